@@ -1,0 +1,30 @@
+/*
+ * hl_limits.h - every fixed capacity of the engine and the daemon, in one place,
+ * each with the reason for its value. Protocol limits (frame and name sizes)
+ * live in proto/hl_proto.h.
+ */
+#ifndef HL_LIMITS_H
+#define HL_LIMITS_H
+
+#define HL_MAX_VOICES      4096 /* logical voices; the mixer stays well inside a period at this count */
+#define HL_DEFAULT_VOICES  64   /* typical game budget */
+#define HL_SLOT_FACTOR     2    /* physical slots = voices * 2: a stolen voice fades in its own slot */
+#define HL_MIX_BLOCK       256  /* internal block: spatial gains are computed once per block */
+#define HL_CMD_RING        8192 /* commands in flight to the audio thread (power of two) */
+#define HL_CMDS_PER_BLOCK  2048 /* drain cap per block: a flood cannot push one callback over budget */
+#define HL_NUM_BUSES       4    /* sfx, music, dialog, ui -> master */
+#define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */
+#define HL_SPEED_OF_SOUND  343.3f       /* m/s, for Doppler from listener velocity */
+#define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */
+#define HL_DOPPLER_MAX     2.0f
+
+#define HL_MAX_CLIENTS     256          /* connections; more are accepted then closed with an error */
+#define HL_OUTQ_PAUSE      (256 * 1024) /* stop reading a client whose unsent replies exceed this */
+#define HL_OUTQ_MAX        (4 * 1024 * 1024) /* a client that lets replies pile past this is dropped */
+#define HL_MAX_SOUNDS      16384        /* named sounds loaded at once */
+#define HL_MAX_SAMPLE_MB   2048         /* default cap on decoded sample memory (MiB), config: max-sample-mb */
+#define HL_MAX_SOUND_SECONDS 3600       /* a preloaded sound longer than an hour is refused (stream it) */
+#define HL_MAX_LOADS_INFLIGHT 64        /* decode jobs queued at once; more get EBUSY */
+#define HL_RECORD_SECONDS  4            /* record tap ring: seconds of audio buffered for the writer */
+
+#endif /* HL_LIMITS_H */

@@ -1,0 +1,200 @@
+/*
+ * hl_mixer.h - the heliod mixer core: voice pool, envelopes, spatial gains,
+ * buses, limiter, and the command/event rings between the main thread and
+ * the audio thread.
+ *
+ * DESIGN
+ *   The mixer has two faces over one block of caller-provided memory:
+ *
+ *     main thread (control)                     audio thread (RT)
+ *     hl_mixer_play/stop/set/...  --cmd ring-->  hl_mixer_process_rt()
+ *     hl_mixer_poll()            <--event ring--   (ended, started)
+ *
+ *   The control side owns the logical view of every voice (slot state,
+ *   generation, priority, age, parameters as last set) and decides admission
+ *   and stealing; it never touches RT state. The RT side owns the DSP state
+ *   (cursor, envelopes, ramps) and only reads commands it was sent. A slot is
+ *   reused only after the control side has seen its ENDED event, so the
+ *   event ring (capacity >= 2 * slots) can never fill.
+ *
+ *   Voice pool: `voices` logical voices in 2*voices physical slots. A play
+ *   when `voices` voices are active (not fading) steals the lowest-priority
+ *   active voice, the oldest among equals, only if the new priority is
+ *   strictly higher; the victim fades out through its release envelope in its
+ *   own slot while the new voice starts in a free slot. If every slot is busy
+ *   fading the play answers HELIOD_ENOVOICES.
+ *
+ *   Handles: ((uint64_t)generation << 32) | slot, generation >= 1, so 0 is
+ *   never a handle. A stale handle answers HELIOD_ENOVOICE.
+ *
+ *   This library depends only on the C library (memcpy/memset) and libm; it
+ *   never allocates, locks, does I/O or logs. tests/test_rt_symbols enforces
+ *   that at link level.
+ */
+#ifndef HL_MIXER_H
+#define HL_MIXER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heliod_errors.h"
+#include "hl_limits.h"
+
+typedef struct hl_mixer hl_mixer_t;
+
+/* Immutable decoded PCM at the engine rate, owned by the caller (the daemon's
+ * sound table); must outlive every voice that plays it (see ENDED events). */
+typedef struct {
+    const float *data; /* interleaved */
+    uint32_t frames;
+    uint32_t channels; /* 1 or 2 */
+} hl_pcm_t;
+
+/* Voice flags (same bit values as HL_PLAY_* on the wire). */
+#define HL_MIX_LOOP   0x1u
+#define HL_MIX_3D     0x2u
+#define HL_MIX_PAUSED 0x8u
+
+/* Buses. */
+#define HL_BUS_SFX    0
+#define HL_BUS_MUSIC  1
+#define HL_BUS_DIALOG 2
+#define HL_BUS_UI     3
+/* "sfx" .. "ui", or NULL if out of range. */
+const char *hl_bus_name(uint32_t bus);
+/* Bus index for a name ("" = sfx), or -1. */
+int hl_bus_find(const char *name);
+
+typedef struct {
+    uint32_t rate;           /* engine rate, Hz */
+    uint32_t voices;         /* logical capacity, 1..HL_MAX_VOICES */
+    uint32_t cmd_capacity;   /* power of two; 0 = HL_CMD_RING */
+    uint32_t cmds_per_block; /* drain cap; 0 = HL_CMDS_PER_BLOCK */
+} hl_mixer_config_t;
+
+/* Bytes of memory hl_mixer_init needs for cfg (0 if cfg is invalid). */
+size_t hl_mixer_size(const hl_mixer_config_t *cfg);
+/* Lays the mixer out in mem (64-byte aligned, `size` >= hl_mixer_size). The
+ * memory is the caller's; nothing else to free. Returns NULL on bad config.
+ * Main thread, before the audio thread runs. */
+hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg);
+
+typedef struct {
+    const hl_pcm_t *pcm;
+    uint32_t flags;         /* HL_MIX_* */
+    float gain;             /* linear */
+    float pan;              /* 2D only, [-1, 1] */
+    float pos[3];           /* 3D only */
+    float pitch;            /* playback rate, [0.25, 4] */
+    int32_t priority;
+    uint32_t attack_frames; /* linear fade-in; 0 = none */
+    float min_distance, max_distance, rolloff;
+    uint32_t model;         /* HL_DIST_* values */
+    uint32_t bus;           /* HL_BUS_* */
+    uint64_t tag;           /* opaque to the mixer (the daemon's owner id); comes back in events */
+} hl_voice_params_t;
+
+/* ---- control side: main thread only ------------------------------------ */
+
+/* Starts a voice. Returns 0 and its handle in *voice (and the stolen voice's
+ * handle in *stolen, or 0), HELIOD_ENOVOICES, or HELIOD_EBUSY (command ring
+ * full: nothing changed). now_ns stamps the command for ring-wait stats. */
+int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, uint64_t *voice,
+                  uint64_t *stolen);
+
+/* Release reasons reported back in ENDED events. */
+#define HL_MIX_END_FINISHED 0
+#define HL_MIX_END_STOPPED  1
+#define HL_MIX_END_STOLEN   2
+#define HL_MIX_END_OWNER    3
+#define HL_MIX_END_SHUTDOWN 4
+
+/* Fades a voice out over release_frames (0 = the shortest click-free fade,
+ * 64 frames) then frees it. A voice already fading keeps its fade (never cut
+ * shorter). Returns 0, HELIOD_ENOVOICE (stale/unknown) or HELIOD_EBUSY. */
+int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
+                  uint64_t now_ns);
+
+#define HL_MIX_SET_GAIN   0x01u
+#define HL_MIX_SET_PAN    0x02u
+#define HL_MIX_SET_POS    0x04u
+#define HL_MIX_SET_PITCH  0x08u
+#define HL_MIX_SET_PAUSE  0x10u /* pause: fades out over ramp, then holds (fades do not advance) */
+#define HL_MIX_SET_RESUME 0x20u /* resume: fades back in over ramp */
+typedef struct {
+    uint32_t mask;
+    float gain, pan, pos[3], pitch;
+    uint32_t ramp_frames; /* every change is ramped over this many frames (>= 1 block-free) */
+} hl_voice_set_t;
+/* Returns 0, HELIOD_ENOVOICE or HELIOD_EBUSY. */
+int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns);
+
+typedef struct {
+    float pos[3], fwd[3], up[3], vel[3];
+} hl_listener_state_t;
+/* Default listener: origin, forward (0,0,-1), up (0,1,0), still. */
+int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns);
+void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l);
+/* bus = HL_BUS_* or -1 for master. Returns 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
+int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
+                          uint64_t now_ns);
+float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus);
+
+#define HL_MIX_EV_ENDED   1
+#define HL_MIX_EV_STARTED 2
+typedef struct {
+    uint32_t type;
+    uint32_t reason;     /* ENDED: HL_MIX_END_* */
+    uint64_t voice;
+    uint64_t tag;
+    const hl_pcm_t *pcm; /* ENDED: the PCM it no longer uses */
+    uint64_t time_ns;    /* STARTED: now_ns of the block that first mixed it */
+} hl_mix_event_t;
+typedef void (*hl_mix_event_fn)(void *user, const hl_mix_event_t *ev);
+/* Drains the event ring; for ENDED the slot is free once cb returns.
+ * Returns the number of events handled. */
+size_t hl_mixer_poll(hl_mixer_t *m, hl_mix_event_fn cb, void *user);
+
+#define HL_MIX_STATE_FREE     0
+#define HL_MIX_STATE_PLAYING  1
+#define HL_MIX_STATE_STOPPING 2
+#define HL_MIX_STATE_PAUSED   3
+typedef struct {
+    uint64_t voice;
+    uint32_t state;
+    hl_voice_params_t params; /* as last set by play/set */
+} hl_voice_view_t;
+/* The logical view of a voice: 0 or HELIOD_ENOVOICE. */
+int hl_mixer_voice(const hl_mixer_t *m, uint64_t voice, hl_voice_view_t *out);
+/* Physical slots (2 * voices); slot_view returns 0 if that slot holds a voice. */
+uint32_t hl_mixer_slots(const hl_mixer_t *m);
+int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out);
+/* Logical voices playing or paused (not fading). */
+uint32_t hl_mixer_active(const hl_mixer_t *m);
+
+/* Snapshot of counters kept by the audio thread (relaxed atomics). */
+#define HL_MIX_WAIT_BUCKETS 16 /* ring wait histogram: bucket i counts waits < 2^i * 64 us */
+typedef struct {
+    uint64_t blocks, frames;
+    uint64_t cmds_applied;
+    uint64_t cmd_cap_hits;    /* blocks that left commands queued because of the drain cap */
+    uint32_t voices_mixed;    /* last block */
+    uint32_t voices_virtual;  /* last block */
+    uint64_t limiter_blocks;  /* blocks where the limiter reduced gain */
+    float peak[2];            /* master output peak of the last block, after the limiter */
+    float bus_peak[HL_NUM_BUSES];
+    uint64_t wait_max_ns;     /* longest time a command waited in the ring */
+    uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
+} hl_mixer_stats_t;
+void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
+
+/* ---- RT side: the audio thread only -------------------------------------- */
+
+/* Applies queued commands (at most cmds_per_block), mixes `frames` frames of
+ * interleaved stereo float into out (overwritten), applies bus and master
+ * gains and the limiter, and pushes events. now_ns is the callback's
+ * CLOCK_MONOTONIC time. Sets flush-to-zero for its own thread on entry.
+ * Never locks, allocates, frees, does I/O or waits. */
+void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t now_ns);
+
+#endif /* HL_MIXER_H */

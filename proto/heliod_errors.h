@@ -1,0 +1,47 @@
+/*
+ * heliod_errors.h - the one table of heliod error codes.
+ *
+ * Every error that crosses the wire, and every error libheliod returns, is one
+ * of these fixed negative numbers. The X-macro generates the enum, the names and
+ * the messages so they can never drift apart. Wire codes are never raw errno
+ * values. Installed with the public client header; safe to include on its own.
+ */
+#ifndef HELIOD_ERRORS_H
+#define HELIOD_ERRORS_H
+
+/* X(NAME, value, message) */
+#define HELIOD_ERRNO_MAP(X)                                                                        \
+    X(OK, 0, "success")                                                                            \
+    X(EPROTO, -1, "malformed frame")                                                               \
+    X(EVERSION, -2, "unsupported protocol version")                                                \
+    X(EBADOP, -3, "unknown opcode")                                                                \
+    X(EINVAL, -4, "invalid argument")                                                              \
+    X(ENOSOUND, -5, "no such sound")                                                               \
+    X(ENOVOICE, -6, "no such voice")                                                               \
+    X(EEXIST, -7, "a sound with that name is already loaded")                                      \
+    X(EBUSY, -8, "engine busy: command queue full, try again")                                     \
+    X(ENOVOICES, -9, "voice pool full and priority too low to steal a voice")                      \
+    X(EFILE, -10, "cannot open file")                                                              \
+    X(EDECODE, -11, "cannot decode file")                                                          \
+    X(EINUSE, -12, "sound is in use by playing voices")                                            \
+    X(ETOOBIG, -13, "frame or field too large")                                                    \
+    X(ENOMEM, -14, "out of memory or over a configured limit")                                     \
+    X(ENAME, -15, "invalid name")                                                                  \
+    X(ENOBUS, -16, "no such bus")                                                                  \
+    X(ENODEV, -17, "no such audio device")                                                         \
+    X(ECONNECT, -18, "cannot connect to the heliod socket")                                        \
+    X(ECLOSED, -19, "connection closed")                                                           \
+    X(EHANDSHAKE, -20, "handshake required before any other request")                              \
+    X(EIO, -21, "input/output error")                                                              \
+    X(ETIMEDOUT, -22, "timed out")                                                                 \
+    X(ESHUTDOWN, -23, "daemon is shutting down")
+
+typedef enum {
+#define HELIOD_ERR_ENUM_(name, val, msg) HELIOD_##name = (val),
+    HELIOD_ERRNO_MAP(HELIOD_ERR_ENUM_)
+#undef HELIOD_ERR_ENUM_
+} heliod_errno_t;
+
+#define HELIOD_ERR_MIN (-23) /* most negative defined code */
+
+#endif /* HELIOD_ERRORS_H */

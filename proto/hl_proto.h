@@ -1,0 +1,370 @@
+/*
+ * hl_proto.h - the heliod wire protocol: limits, opcodes, message layouts and
+ * their encoders/decoders, shared by the daemon and libheliod.
+ *
+ * Everything here works on caller-provided buffers: no malloc, no I/O, no
+ * global state, so the same code is safe in the daemon, the client library,
+ * the fuzzer and the tests. proto/PROTOCOL.md documents the same layouts for
+ * people writing clients in other languages.
+ *
+ * Frame (all integers little-endian, floats IEEE-754 binary32/64 LE):
+ *
+ *   offset size field
+ *   0      4    size   total frame size in bytes, header included,
+ *                      HL_FRAME_HDR <= size <= HL_MAX_FRAME
+ *   4      2    op     opcode (HL_OP_MAP)
+ *   6      2    flags  HL_FLAG_* (unknown bits must be zero)
+ *   8      4    id     request id chosen by the client; replies and the
+ *                      events caused by a request carry it back
+ *   12     ...  body   op-specific, must be consumed exactly
+ *
+ * Strings are u16 length + bytes (no NUL); a name is 1..HL_MAX_NAME bytes of
+ * [A-Za-z0-9_.-]. A decoder rejects (HELIOD_EPROTO) truncated bodies, trailing
+ * bytes, over-long strings and embedded NULs; it never trusts a declared count
+ * to size anything.
+ */
+#ifndef HL_PROTO_H
+#define HL_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heliod_errors.h"
+
+/* ---- limits (each with its reason) ------------------------------------- */
+#define HL_PROTO_VERSION 1
+#define HL_FRAME_HDR     12
+#define HL_MAX_FRAME     65536 /* a path plus every field fits; caps what one peer can make us buffer */
+#define HL_MAX_NAME      63    /* sound, bus and client names: short identifiers, fixed arrays */
+#define HL_MAX_PATH      4095  /* PATH_MAX - 1 on Linux */
+#define HL_MAX_MSG       255   /* error message text in replies and events */
+#define HL_MAX_DEVNAME   255   /* PortAudio device names can be long */
+#define HL_MAX_LIST      1024  /* entries in one list reply; more sets the 'truncated' byte */
+
+/* ---- header flags ------------------------------------------------------- */
+#define HL_FLAG_NOREPLY 0x0001u /* fire-and-forget: success is silent, failure arrives as EVENT_ERROR */
+#define HL_FLAG_MASK    0x0001u
+
+/* ---- opcodes: X(NAME, value, "wire name") ------------------------------- */
+#define HL_OP_MAP(X)                                                                               \
+    X(HELLO, 1, "hello")                                                                           \
+    X(PING, 2, "ping")                                                                             \
+    X(LOAD, 3, "load")                                                                             \
+    X(UNLOAD, 4, "unload")                                                                         \
+    X(SOUNDS, 5, "sounds")                                                                         \
+    X(PLAY, 6, "play")                                                                             \
+    X(STOP, 7, "stop")                                                                             \
+    X(STOP_ALL, 8, "stop-all")                                                                     \
+    X(SET, 9, "set")                                                                               \
+    X(LISTENER, 10, "listener")                                                                    \
+    X(VOICES, 11, "voices")                                                                        \
+    X(DEVICES, 12, "devices")                                                                      \
+    X(STATS, 13, "stats")                                                                          \
+    X(SUBSCRIBE, 14, "subscribe")                                                                  \
+    X(BUS, 15, "bus")                                                                              \
+    X(REPLY, 128, "reply")                                                                         \
+    X(EVENT, 129, "event")
+
+typedef enum {
+#define HL_OP_ENUM_(name, val, str) HL_OP_##name = (val),
+    HL_OP_MAP(HL_OP_ENUM_)
+#undef HL_OP_ENUM_
+} hl_op_t;
+
+/* Name of an opcode ("play"), or NULL if unknown. */
+const char *hl_op_name(uint16_t op);
+/* Message of an error code, never NULL ("unknown error" for others). */
+const char *hl_strerror(int err);
+/* Symbolic name of an error code ("EBUSY"), never NULL. */
+const char *hl_errname(int err);
+
+/* ---- bounded writer / reader over caller buffers ------------------------ */
+typedef struct {
+    uint8_t *buf;
+    size_t cap, len;
+    int err; /* sticky: first error (HELIOD_ETOOBIG) */
+    size_t frame_start;
+} hl_wbuf_t;
+
+typedef struct {
+    const uint8_t *buf;
+    size_t len, off;
+    int err; /* sticky: HELIOD_EPROTO once anything was short or bad */
+} hl_rbuf_t;
+
+void hl_wbuf_init(hl_wbuf_t *w, uint8_t *buf, size_t cap);
+void hl_put_u8(hl_wbuf_t *w, uint8_t v);
+void hl_put_u16(hl_wbuf_t *w, uint16_t v);
+void hl_put_u32(hl_wbuf_t *w, uint32_t v);
+void hl_put_i32(hl_wbuf_t *w, int32_t v);
+void hl_put_u64(hl_wbuf_t *w, uint64_t v);
+void hl_put_f32(hl_wbuf_t *w, float v);
+void hl_put_f64(hl_wbuf_t *w, double v);
+/* String of strlen(s) bytes; ETOOBIG if longer than max. */
+void hl_put_str(hl_wbuf_t *w, const char *s, size_t max);
+
+void hl_rbuf_init(hl_rbuf_t *r, const uint8_t *buf, size_t len);
+uint8_t hl_get_u8(hl_rbuf_t *r);
+uint16_t hl_get_u16(hl_rbuf_t *r);
+uint32_t hl_get_u32(hl_rbuf_t *r);
+int32_t hl_get_i32(hl_rbuf_t *r);
+uint64_t hl_get_u64(hl_rbuf_t *r);
+float hl_get_f32(hl_rbuf_t *r);
+double hl_get_f64(hl_rbuf_t *r);
+/* Copies into dst[cap] NUL-terminated; EPROTO if longer than cap-1 or has NUL. */
+void hl_get_str(hl_rbuf_t *r, char *dst, size_t cap);
+/* 0 if everything was read exactly and nothing failed, else HELIOD_EPROTO. */
+int hl_rbuf_finish(const hl_rbuf_t *r);
+
+/* ---- frames ------------------------------------------------------------- */
+typedef struct {
+    uint32_t size;
+    uint16_t op, flags;
+    uint32_t id;
+} hl_frame_hdr_t;
+
+/* Starts a frame at the writer's current end (several frames may be batched in one buffer). */
+void hl_frame_begin(hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t id);
+/* Patches the size field; returns the frame's size or a negative error (ETOOBIG). */
+int hl_frame_end(hl_wbuf_t *w);
+/*
+ * Looks at the first bytes of a stream: returns 0 and fills *hdr when a valid
+ * header is present (the body may still be incomplete: compare hdr->size with
+ * avail), 1 when fewer than HL_FRAME_HDR bytes are available, or HELIOD_EPROTO
+ * (size out of range, unknown flag bits) / HELIOD_ETOOBIG (size > HL_MAX_FRAME):
+ * the stream cannot be resynchronised.
+ */
+int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
+
+/* ---- message bodies ----------------------------------------------------- */
+/* Requests use op = the request opcode. A REPLY body starts with hl_reply_head_t;
+ * if status < 0 a string message follows, else the op-specific reply body. */
+typedef struct {
+    uint16_t req_op;
+    int32_t status;
+} hl_reply_head_t;
+void hl_put_reply_head(hl_wbuf_t *w, const hl_reply_head_t *h);
+void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h);
+
+typedef struct {
+    uint16_t version;
+    char client_name[HL_MAX_NAME + 1];
+} hl_hello_t;
+typedef struct {
+    uint16_t version;
+    uint32_t rate, period, voices, client_id;
+    char server_version[HL_MAX_NAME + 1];
+} hl_hello_reply_t;
+
+#define HL_LOAD_STREAM 0x1u
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    char path[HL_MAX_PATH + 1];
+    uint32_t flags;
+} hl_load_t;
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint32_t frames; /* at the engine rate */
+    uint16_t channels;
+    uint32_t source_rate;
+    uint32_t flags;   /* HL_LOAD_* */
+    uint32_t playing; /* voices currently playing it */
+} hl_sound_info_t;    /* LOAD reply body and SOUNDS list entry */
+
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+} hl_name_t; /* UNLOAD request */
+
+/* PLAY flags */
+#define HL_PLAY_LOOP     0x1u
+#define HL_PLAY_3D       0x2u /* position is used; pan is ignored */
+#define HL_PLAY_DETACHED 0x4u /* survives its connection */
+#define HL_PLAY_PAUSED   0x8u
+#define HL_PLAY_MASK     0xFu
+/* distance models */
+#define HL_DIST_LINEAR      0
+#define HL_DIST_INVERSE     1
+#define HL_DIST_EXPONENTIAL 2
+typedef struct {
+    char sound[HL_MAX_NAME + 1];
+    uint32_t flags;
+    float gain_db;    /* <= +24 */
+    float pan;        /* [-1, 1] */
+    float pos[3];     /* metres, listener space is world space */
+    float pitch;      /* playback rate, (0.25 .. 4] */
+    int32_t priority; /* higher wins; [-1000, 1000] */
+    float fade_in_ms; /* >= 0; < 0 means the default (HL_DEFAULT_FADE_IN_MS) */
+    float min_distance, max_distance, rolloff;
+    uint8_t model;                 /* HL_DIST_* */
+    char bus[HL_MAX_NAME + 1];     /* "" = "sfx" */
+} hl_play_t;
+typedef struct {
+    uint64_t voice;
+    uint64_t stolen; /* handle of the voice it replaced, 0 if none */
+} hl_play_reply_t;
+
+typedef struct {
+    uint64_t voice;
+    float fade_ms;
+} hl_stop_t;
+typedef struct {
+    float fade_ms;
+} hl_stop_all_t;
+typedef struct {
+    uint32_t count;
+} hl_count_reply_t; /* STOP_ALL reply */
+
+#define HL_SET_GAIN  0x1u
+#define HL_SET_PAN   0x2u
+#define HL_SET_POS   0x4u
+#define HL_SET_PITCH 0x8u
+#define HL_SET_MASK  0xFu
+typedef struct {
+    uint64_t voice;
+    uint32_t mask;
+    float gain_db, pan, pos[3], pitch, ramp_ms;
+} hl_set_t;
+
+#define HL_LIS_POS  0x1u
+#define HL_LIS_FWD  0x2u
+#define HL_LIS_UP   0x4u
+#define HL_LIS_VEL  0x8u
+#define HL_LIS_MASK 0xFu
+typedef struct {
+    uint32_t mask;
+    float pos[3], fwd[3], up[3], vel[3];
+} hl_listener_t;
+
+#define HL_VOICE_PLAYING  0
+#define HL_VOICE_STOPPING 1 /* fading out (stopped, stolen or owner gone) */
+#define HL_VOICE_PAUSED   2
+#define HL_VOICE_VIRTUAL  3 /* beyond max distance: not mixed, still advancing */
+typedef struct {
+    uint64_t voice;
+    char sound[HL_MAX_NAME + 1];
+    uint32_t owner; /* client id */
+    int32_t priority;
+    uint32_t flags; /* HL_PLAY_* */
+    uint8_t state;  /* HL_VOICE_* */
+    float gain_db, pan, pos[3], pitch;
+    char bus[HL_MAX_NAME + 1];
+} hl_voice_info_t; /* VOICES list entry */
+
+#define HL_DEV_DEFAULT 0x1u
+#define HL_DEV_CURRENT 0x2u
+typedef struct {
+    uint32_t index;
+    char name[HL_MAX_DEVNAME + 1];
+    char hostapi[HL_MAX_NAME + 1];
+    uint16_t max_channels;
+    double default_rate;
+    uint8_t flags;
+} hl_device_info_t; /* DEVICES list entry */
+
+typedef struct {
+    char key[HL_MAX_NAME + 1];
+    double value;
+} hl_stat_t; /* STATS list entry */
+
+/* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
+#define HL_SUB_ENDED   0x1u
+#define HL_SUB_STARTED 0x2u
+#define HL_SUB_MASK    0x3u
+typedef struct {
+    uint32_t mask;
+} hl_subscribe_t;
+
+#define HL_BUS_GAIN 0x1u
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint32_t mask;
+    float gain_db, ramp_ms;
+} hl_bus_t;
+
+/* List replies: u16 count, u8 truncated, then count entries. */
+typedef struct {
+    uint16_t count;
+    uint8_t truncated;
+} hl_list_head_t;
+
+/* EVENT bodies: u16 type, then the type's fields. */
+#define HL_EVENT_ERROR   1 /* a NOREPLY request failed: req_op, status, message */
+#define HL_EVENT_ENDED   2 /* voice, reason */
+#define HL_EVENT_STARTED 3 /* voice, mix_time_ns: when its first block was mixed */
+#define HL_END_FINISHED  0 /* reached its end */
+#define HL_END_STOPPED   1 /* stop / stop-all */
+#define HL_END_STOLEN    2 /* preempted by a higher priority voice */
+#define HL_END_OWNER     3 /* its connection closed */
+#define HL_END_SHUTDOWN  4
+typedef struct {
+    uint16_t type;
+    uint16_t req_op;  /* ERROR */
+    int32_t status;   /* ERROR */
+    char message[HL_MAX_MSG + 1];
+    uint64_t voice;   /* ENDED, STARTED */
+    uint8_t reason;   /* ENDED */
+    uint64_t time_ns; /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
+} hl_event_t;
+
+/* Each put writes the body fields in the order documented in PROTOCOL.md;
+ * each get reads them and validates ranges that are part of the wire format
+ * (string lengths, flag bits, enum values); semantic ranges (gain, pitch) are
+ * checked by the daemon with hl_validate_*. */
+void hl_put_hello(hl_wbuf_t *w, const hl_hello_t *m);
+void hl_get_hello(hl_rbuf_t *r, hl_hello_t *m);
+void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m);
+void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m);
+void hl_put_load(hl_wbuf_t *w, const hl_load_t *m);
+void hl_get_load(hl_rbuf_t *r, hl_load_t *m);
+void hl_put_sound_info(hl_wbuf_t *w, const hl_sound_info_t *m);
+void hl_get_sound_info(hl_rbuf_t *r, hl_sound_info_t *m);
+void hl_put_name(hl_wbuf_t *w, const hl_name_t *m);
+void hl_get_name(hl_rbuf_t *r, hl_name_t *m);
+void hl_put_play(hl_wbuf_t *w, const hl_play_t *m);
+void hl_get_play(hl_rbuf_t *r, hl_play_t *m);
+void hl_put_play_reply(hl_wbuf_t *w, const hl_play_reply_t *m);
+void hl_get_play_reply(hl_rbuf_t *r, hl_play_reply_t *m);
+void hl_put_stop(hl_wbuf_t *w, const hl_stop_t *m);
+void hl_get_stop(hl_rbuf_t *r, hl_stop_t *m);
+void hl_put_stop_all(hl_wbuf_t *w, const hl_stop_all_t *m);
+void hl_get_stop_all(hl_rbuf_t *r, hl_stop_all_t *m);
+void hl_put_count_reply(hl_wbuf_t *w, const hl_count_reply_t *m);
+void hl_get_count_reply(hl_rbuf_t *r, hl_count_reply_t *m);
+void hl_put_set(hl_wbuf_t *w, const hl_set_t *m);
+void hl_get_set(hl_rbuf_t *r, hl_set_t *m);
+void hl_put_listener(hl_wbuf_t *w, const hl_listener_t *m);
+void hl_get_listener(hl_rbuf_t *r, hl_listener_t *m);
+void hl_put_voice_info(hl_wbuf_t *w, const hl_voice_info_t *m);
+void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m);
+void hl_put_device_info(hl_wbuf_t *w, const hl_device_info_t *m);
+void hl_get_device_info(hl_rbuf_t *r, hl_device_info_t *m);
+void hl_put_stat(hl_wbuf_t *w, const hl_stat_t *m);
+void hl_get_stat(hl_rbuf_t *r, hl_stat_t *m);
+void hl_put_subscribe(hl_wbuf_t *w, const hl_subscribe_t *m);
+void hl_get_subscribe(hl_rbuf_t *r, hl_subscribe_t *m);
+void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m);
+void hl_get_bus(hl_rbuf_t *r, hl_bus_t *m);
+void hl_put_list_head(hl_wbuf_t *w, const hl_list_head_t *m);
+void hl_get_list_head(hl_rbuf_t *r, hl_list_head_t *m);
+void hl_put_event(hl_wbuf_t *w, const hl_event_t *m);
+void hl_get_event(hl_rbuf_t *r, hl_event_t *m);
+/* PING reply body: u64 server CLOCK_MONOTONIC ns. */
+
+/* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */
+int hl_name_valid(const char *s);
+/* Semantic checks shared by daemon and client: 0 or HELIOD_EINVAL, with a
+ * static reason in *why. */
+int hl_validate_play(const hl_play_t *m, const char **why);
+int hl_validate_set(const hl_set_t *m, const char **why);
+int hl_validate_listener(const hl_listener_t *m, const char **why);
+
+#define HL_DEFAULT_FADE_IN_MS 3.0f /* removes start clicks without softening attacks audibly */
+#define HL_DEFAULT_STOP_MS    10.0f
+#define HL_MAX_FADE_MS        60000.0f
+#define HL_MAX_GAIN_DB        24.0f
+#define HL_MIN_PITCH          0.25f
+#define HL_MAX_PITCH          4.0f
+#define HL_MAX_PRIORITY       1000
+#define HL_MAX_COORD          1.0e6f /* positions beyond a thousand km are a bug */
+
+#endif /* HL_PROTO_H */
