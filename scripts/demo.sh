@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# demo.sh - heliod's main job in one command: install what is missing, build,
+# start the daemon (the real sound device when there is one, else the null
+# driver), play a short scene through heliodctl - an ambient loop, a few panned
+# one-shots and a buzzing drone that circles the listener in 3D - record the
+# mix to a WAV, and stop the daemon cleanly.
+#
+# Usage: scripts/demo.sh [OUT.wav]     (default: ./heliod-demo.wav)
+# Knobs: DRIVER=auto|portaudio|null (default auto), BUILD_DIR (default build).
+set -euo pipefail
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$(realpath -m "${1:-heliod-demo.wav}")"
+BUILD_DIR="${BUILD_DIR:-build}"
+DRIVER="${DRIVER:-auto}"
+
+cd "$top"
+bash scripts/deps.sh
+[ -f "$BUILD_DIR/build.ninja" ] || meson setup "$BUILD_DIR" >/dev/null
+ninja -C "$BUILD_DIR" daemon/heliod client/heliodctl >/dev/null
+
+work="$(mktemp -d)"
+sock="$work/heliod.sock"
+heliod="$BUILD_DIR/daemon/heliod"
+ctl() { "$BUILD_DIR/client/heliodctl" --socket "$sock" "$@"; }
+daemon_pid=""
+cleanup() {
+    [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The scene's sounds, generated here (48 kHz mono WAV).
+sox -q -n -r 48000 -c 1 "$work/ambience.wav" synth 2 brownnoise fade q 0.05 2 0.05 gain -14
+sox -q -n -r 48000 -c 1 "$work/bell.wav" synth 1.2 pluck C5 pluck E5 pluck G5 remix - fade 0 1.2 1.0 gain -3
+sox -q -n -r 44100 -c 1 "$work/drone.wav" synth 1 sawtooth 110 sawtooth 111.5 remix - lowpass 1200 gain -6
+sox -q -n -r 48000 -c 1 "$work/click.wav" synth 0.08 square 900 fade 0 0.08 0.07 gain -6
+
+echo "demo: starting heliod (driver $DRIVER), recording to $out"
+"$heliod" --driver "$DRIVER" --socket "$sock" --record "$out" &
+daemon_pid=$!
+for _ in $(seq 100); do ctl ping >/dev/null 2>&1 && break; sleep 0.05; done
+ctl status
+
+for s in ambience bell drone click; do ctl load "$s" "$work/$s.wav" >/dev/null; done
+ctl sounds
+
+ctl play ambience --loop --gain -6 --bus music --fade-in 500 >/dev/null
+drone=$(ctl play drone --loop --pos 0,0,-2 --min-dist 1 --max-dist 40 --fade-in 200)
+echo "demo: drone is voice $drone; circling the listener"
+
+# Move the drone once around the listener in 4 s (40 steps, pipelined in one batch
+# per step so the command stream stays small), with one-shots panned around it.
+for i in $(seq 0 39); do
+    read -r x z < <(awk -v i="$i" 'BEGIN { a = i / 40 * 6.2831853; printf "%.3f %.3f\n", 3*sin(a), -3*cos(a) }')
+    ctl set "$drone" --pos "$x,0,$z" --ramp 100 >/dev/null
+    case $i in
+        5) ctl play bell --pan -0.8 >/dev/null ;;
+        15) ctl play bell --pan 0.8 --pitch 1.5 >/dev/null ;;
+        25) ctl play click --pan -0.3 >/dev/null; ctl play click --pan 0.3 --pitch 0.8 >/dev/null ;;
+        30) ctl play bell --pos -2,0,0 --pitch 0.75 >/dev/null ;;
+    esac
+    sleep 0.1
+done
+ctl voices
+ctl stop --all --fade 400 >/dev/null
+sleep 0.6
+ctl stats | grep -E '^(callbacks|xruns|callback_load_max|voices_stolen|cmds_applied|peak_l|peak_r) ' || true
+
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+daemon_pid=""
+echo "demo: done; wrote $out ($(soxi -D "$out" 2>/dev/null || echo '?') s)"

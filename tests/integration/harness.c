@@ -1,0 +1,288 @@
+/*
+ * harness.c - start/stop the real daemon, make and read test audio, run
+ * heliodctl. See harness.h.
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <sndfile.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "heliod.h"
+
+void th_sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+int th_daemon_alive(const th_daemon_t *d)
+{
+    return d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == 0;
+}
+
+int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->dir, sizeof d->dir, "/tmp/heliod-test-XXXXXX");
+    if (!mkdtemp(d->dir)) return -1;
+    snprintf(d->sock, sizeof d->sock, "%s/heliod.sock", d->dir);
+    snprintf(d->log, sizeof d->log, "%s/heliod.log", d->dir);
+    if (record) snprintf(d->record, sizeof d->record, "%s/out.wav", d->dir);
+
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = env_or("HELIOD_BIN", "heliod");
+    argv[n++] = "--socket";
+    argv[n++] = d->sock;
+    argv[n++] = "--log-level";
+    argv[n++] = "debug";
+    int has_driver = 0;
+    for (int i = 0; extra_args && extra_args[i]; i++)
+        if (strcmp(extra_args[i], "--driver") == 0) has_driver = 1;
+    if (!has_driver) {
+        argv[n++] = "--driver";
+        argv[n++] = "null";
+    }
+    if (record) {
+        argv[n++] = "--record";
+        argv[n++] = d->record;
+    }
+    for (int i = 0; extra_args && extra_args[i] && n < 62; i++) argv[n++] = extra_args[i];
+    argv[n] = NULL;
+
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int fd = open(d->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    d->pid = pid;
+    /* Wait until it answers a handshake (up to 10 s: sanitizer builds start slowly). */
+    for (int i = 0; i < 400; i++) {
+        heliod_t *h = NULL;
+        if (heliod_connect(&h, d->sock, "harness") == 0) {
+            heliod_close(h);
+            return 0;
+        }
+        if (!th_daemon_alive(d)) break;
+        th_sleep_ms(25);
+    }
+    fprintf(stderr, "harness: heliod did not come up; log %s:\n", d->log);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "cat %s >&2", d->log);
+    if (system(cmd) != 0) fprintf(stderr, "harness: (no log)\n");
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    d->pid = 0;
+    return -1;
+}
+
+int th_daemon_stop(th_daemon_t *d, double *shutdown_s)
+{
+    if (d->pid <= 0) return -1;
+    double t0 = now_s();
+    kill(d->pid, SIGTERM);
+    int status = 0;
+    for (int i = 0; i < 1000; i++) {
+        pid_t r = waitpid(d->pid, &status, WNOHANG);
+        if (r == d->pid) {
+            if (shutdown_s) *shutdown_s = now_s() - t0;
+            d->pid = 0;
+            if (WIFEXITED(status)) return WEXITSTATUS(status);
+            fprintf(stderr, "harness: heliod died by signal %d\n",
+                    WIFSIGNALED(status) ? WTERMSIG(status) : -1);
+            return -1;
+        }
+        th_sleep_ms(10);
+    }
+    kill(d->pid, SIGKILL);
+    waitpid(d->pid, NULL, 0);
+    d->pid = 0;
+    return -1;
+}
+
+void th_daemon_cleanup(th_daemon_t *d)
+{
+    if (d->pid > 0) th_daemon_stop(d, NULL);
+    if (d->dir[0]) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", d->dir);
+        if (system(cmd) != 0) fprintf(stderr, "harness: could not remove %s\n", d->dir);
+        d->dir[0] = 0;
+    }
+}
+
+int th_write_sound(const char *path, int format, int channels, int rate, uint32_t frames,
+                   th_gen_fn gen, void *user)
+{
+    SF_INFO info = {0};
+    info.samplerate = rate;
+    info.channels = channels;
+    info.format = format;
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f) {
+        fprintf(stderr, "harness: sf_open(%s): %s\n", path, sf_strerror(NULL));
+        return -1;
+    }
+    float buf[2 * 1024];
+    uint32_t done = 0;
+    while (done < frames) {
+        uint32_t n = frames - done < 1024 ? frames - done : 1024;
+        for (uint32_t i = 0; i < n; i++) gen(user, done + i, &buf[i * channels], channels);
+        if (sf_writef_float(f, buf, n) != (sf_count_t)n) {
+            sf_close(f);
+            return -1;
+        }
+        done += n;
+    }
+    return sf_close(f) == 0 ? 0 : -1;
+}
+
+typedef struct {
+    double freq, amp;
+    int rate;
+} sine_t;
+
+static void gen_sine(void *user, uint32_t frame, float *out, int channels)
+{
+    const sine_t *s = user;
+    float v = (float)(s->amp * sin(2.0 * M_PI * s->freq * frame / s->rate));
+    for (int c = 0; c < channels; c++) out[c] = v;
+}
+
+int th_write_sine(const char *path, int rate, double seconds, double freq, double amp)
+{
+    sine_t s = {freq, amp, rate};
+    return th_write_sound(path, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, rate,
+                          (uint32_t)(seconds * rate), gen_sine, &s);
+}
+
+int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate)
+{
+    SF_INFO info = {0};
+    SNDFILE *f = sf_open(path, SFM_READ, &info);
+    if (!f) return -1;
+    float *buf = malloc(sizeof(float) * (size_t)info.frames * (size_t)info.channels + 1);
+    if (!buf) {
+        sf_close(f);
+        return -1;
+    }
+    sf_count_t got = sf_readf_float(f, buf, info.frames);
+    sf_close(f);
+    *data = buf;
+    *frames = (size_t)got;
+    *channels = info.channels;
+    *rate = info.samplerate;
+    return 0;
+}
+
+static void drain_fd(int fd, char *dst, size_t cap, size_t *len)
+{
+    char tmp[4096];
+    ssize_t n;
+    while ((n = read(fd, tmp, sizeof tmp)) > 0) {
+        size_t take = (size_t)n;
+        if (dst && *len + take >= cap) take = cap > *len + 1 ? cap - *len - 1 : 0;
+        if (dst && take) {
+            memcpy(dst + *len, tmp, take);
+            *len += take;
+        }
+    }
+}
+
+int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t err_cap,
+           const char *const *args)
+{
+    int po[2], pe[2];
+    if (pipe(po) != 0) return -1;
+    if (pipe(pe) != 0) return -1;
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = env_or("HELIODCTL_BIN", "heliodctl");
+    argv[n++] = "--socket";
+    argv[n++] = d->sock;
+    for (int i = 0; args[i] && n < 63; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[0]);
+        close(pe[0]);
+        close(po[1]);
+        close(pe[1]);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(po[1]);
+    close(pe[1]);
+    size_t ol = 0, el = 0;
+    struct pollfd p[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(p, 2, 10000) <= 0) break;
+        for (int i = 0; i < 2; i++) {
+            if (p[i].fd >= 0 && (p[i].revents & (POLLIN | POLLHUP))) {
+                char tmp[4096];
+                ssize_t r = read(p[i].fd, tmp, sizeof tmp);
+                if (r <= 0) {
+                    close(p[i].fd);
+                    p[i].fd = -1;
+                    open_fds--;
+                    continue;
+                }
+                char *dst = i == 0 ? out : err;
+                size_t cap = i == 0 ? out_cap : err_cap;
+                size_t *len = i == 0 ? &ol : &el;
+                size_t take = (size_t)r;
+                if (dst && *len + take >= cap) take = cap > *len + 1 ? cap - *len - 1 : 0;
+                if (dst && take) {
+                    memcpy(dst + *len, tmp, take);
+                    *len += take;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (p[i].fd >= 0) {
+            drain_fd(p[i].fd, NULL, 0, &ol);
+            close(p[i].fd);
+        }
+    if (out && out_cap) out[ol] = 0;
+    if (err && err_cap) err[el] = 0;
+    int status;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

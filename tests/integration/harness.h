@@ -1,0 +1,55 @@
+/*
+ * harness.h - helpers for the integration tests: start and stop the real
+ * heliod binary in a private directory, generate test audio with libsndfile,
+ * read back what the daemon recorded, and run heliodctl.
+ *
+ * The tests get the paths of the built binaries from the environment that
+ * meson sets (HELIOD_BIN, HELIODCTL_BIN).
+ */
+#ifndef HL_TEST_HARNESS_H
+#define HL_TEST_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct {
+    pid_t pid;
+    char dir[256];    /* private temp dir, removed by th_daemon_stop */
+    char sock[300];   /* socket path inside dir */
+    char record[300]; /* --record path inside dir ("" if none) */
+    char log[300];    /* daemon stderr */
+} th_daemon_t;
+
+/* Starts heliod with the given extra arguments (NULL-terminated, may be NULL)
+ * on its own socket; waits until it answers a ping. Returns 0 or -1. */
+int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args);
+/* SIGTERM, waits; returns the exit status (0 = clean) or -1 if it had to be
+ * killed. Keeps the directory so the recording can be read; see th_daemon_cleanup. */
+int th_daemon_stop(th_daemon_t *d, double *shutdown_s);
+void th_daemon_cleanup(th_daemon_t *d);
+/* 1 if the process is still running. */
+int th_daemon_alive(const th_daemon_t *d);
+
+/* Writes a mono or stereo float/PCM16 file of `frames` frames at `rate` using
+ * libsndfile; format is an SF_FORMAT_* major|minor combination. The sample
+ * generator fills one interleaved frame. Returns 0 or -1. */
+typedef void (*th_gen_fn)(void *user, uint32_t frame, float *out, int channels);
+int th_write_sound(const char *path, int format, int channels, int rate, uint32_t frames,
+                   th_gen_fn gen, void *user);
+/* A sine of `freq` Hz at amplitude amp. */
+int th_write_sine(const char *path, int rate, double seconds, double freq, double amp);
+
+/* Reads a whole sound file as interleaved float; caller frees *data. */
+int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate);
+
+/* Runs heliodctl with --socket d->sock and the given arguments; captures
+ * stdout/stderr (NUL-terminated, truncated to cap) and returns the exit status
+ * (or -1). */
+int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t err_cap,
+           const char *const *args);
+
+/* Sleeps ms milliseconds. */
+void th_sleep_ms(int ms);
+
+#endif /* HL_TEST_HARNESS_H */

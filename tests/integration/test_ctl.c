@@ -1,0 +1,150 @@
+/*
+ * test_ctl.c - heliodctl end to end against the real daemon: every command a
+ * script would use, its output and exit status, and one-line errors for bad
+ * input.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+static th_daemon_t d;
+static char sine[400];
+static char out[65536], err[8192];
+
+static int setup(void **state)
+{
+    (void)state;
+    if (th_daemon_start(&d, 0, NULL) != 0) return -1;
+    snprintf(sine, sizeof sine, "%s/sine.wav", d.dir);
+    return th_write_sine(sine, 44100, 1.0, 440.0, 0.5);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int alive = th_daemon_alive(&d);
+    int rc = th_daemon_stop(&d, NULL);
+    th_daemon_cleanup(&d);
+    return alive && rc == 0 ? 0 : -1;
+}
+
+#define CTL(...) th_ctl(&d, out, sizeof out, err, sizeof err, (const char *const[]){__VA_ARGS__, NULL})
+
+static int one_line(const char *s)
+{
+    const char *nl = strchr(s, '\n');
+    return s[0] && (!nl || nl[1] == 0);
+}
+
+static void test_basic_commands(void **state)
+{
+    (void)state;
+    assert_int_equal(CTL("ping"), 0);
+    assert_int_equal(CTL("status"), 0);
+    assert_non_null(strstr(out, "48000"));
+    assert_int_equal(CTL("load", "tone", sine), 0);
+    assert_int_equal(CTL("sounds"), 0);
+    assert_non_null(strstr(out, "tone"));
+
+    assert_int_equal(CTL("play", "tone", "--loop", "--gain", "-6", "--pan", "-0.5"), 0);
+    char *end = NULL;
+    unsigned long long v = strtoull(out, &end, 10);
+    assert_true(v > 0);
+    char vs[32];
+    snprintf(vs, sizeof vs, "%llu", v);
+
+    assert_int_equal(CTL("set", vs, "--gain", "-12", "--pos", "1,0,-2", "--ramp", "20"), 0);
+    assert_int_equal(CTL("voices"), 0);
+    assert_non_null(strstr(out, vs));
+    assert_int_equal(CTL("--json", "voices"), 0);
+    assert_non_null(strstr(out, "{"));
+    assert_int_equal(CTL("listener", "--pos", "0,0,0", "--forward", "0,0,-1", "--up", "0,1,0"),
+                     0);
+    assert_int_equal(CTL("bus", "sfx", "--gain", "-3", "--ramp", "10"), 0);
+    assert_int_equal(CTL("stats"), 0);
+    assert_non_null(strstr(out, "callbacks"));
+    assert_int_equal(CTL("--json", "stats"), 0);
+    assert_non_null(strstr(out, "\"xruns\""));
+    assert_int_equal(CTL("devices"), 0);
+    assert_int_equal(CTL("stop", vs, "--fade", "10"), 0);
+    th_sleep_ms(100);
+    /* The handle is stale now: a clear one-line error and a non-zero exit. */
+    assert_int_not_equal(CTL("stop", vs), 0);
+    assert_true(one_line(err));
+    assert_non_null(strstr(err, "voice"));
+}
+
+static void test_play_wait_returns_when_voice_ends(void **state)
+{
+    (void)state;
+    assert_int_equal(CTL("play", "tone", "--wait", "--pitch", "2"), 0);
+    assert_int_equal(CTL("voices"), 0);
+    /* The voice is gone once --wait returned. */
+    assert_null(strstr(out, "tone"));
+}
+
+static void test_errors_are_one_line_and_nonzero(void **state)
+{
+    (void)state;
+    assert_int_not_equal(CTL("play", "nosuch"), 0);
+    assert_true(one_line(err));
+    assert_int_not_equal(CTL("play", "tone", "--gain", "loud"), 0);
+    assert_true(one_line(err));
+    assert_int_not_equal(CTL("play", "tone", "--pan", "2"), 0);
+    assert_true(one_line(err));
+    assert_int_not_equal(CTL("frobnicate"), 0);
+    assert_true(one_line(err));
+    assert_int_not_equal(CTL("load", "x", "/nonexistent/file.wav"), 0);
+    assert_true(one_line(err));
+    th_daemon_t gone = d;
+    snprintf(gone.sock, sizeof gone.sock, "%s/nobody.sock", d.dir);
+    assert_int_not_equal(th_ctl(&gone, out, sizeof out, err, sizeof err,
+                                (const char *const[]){"ping", NULL}),
+                         0);
+    assert_true(one_line(err));
+    assert_int_equal(CTL("--help"), 0);
+    assert_non_null(strstr(out, "batch"));
+}
+
+static void test_batch(void **state)
+{
+    (void)state;
+    char path[400];
+    snprintf(path, sizeof path, "%s/cmds.txt", d.dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# a comment\n\nping\nplay tone --gain -20\nplay tone --pan 0.5 --gain -20\n"
+               "listener --pos 0,1,0\nstop --all --fade 5\n");
+    fclose(f);
+    assert_int_equal(CTL("batch", path), 0);
+    /* One result line per command. */
+    int lines = 0;
+    for (const char *p = out; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 5);
+
+    f = fopen(path, "w");
+    fprintf(f, "ping\nplay nosuch\nping\n");
+    fclose(f);
+    assert_int_not_equal(CTL("batch", path), 0);
+    assert_non_null(strstr(err, "2"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic_commands),
+        cmocka_unit_test(test_play_wait_returns_when_voice_ends),
+        cmocka_unit_test(test_errors_are_one_line_and_nonzero),
+        cmocka_unit_test(test_batch),
+    };
+    return cmocka_run_group_tests_name("heliodctl", tests, setup, teardown);
+}

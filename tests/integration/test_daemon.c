@@ -1,0 +1,631 @@
+/*
+ * test_daemon.c - end-to-end tests of the real heliod daemon on the null
+ * driver, driven through libheliod over the real socket: handshake, loading
+ * real files decoded by libsndfile, playback checked in the recorded WAV
+ * (level, pan, fades without clicks), voice stealing, ownership, and every
+ * kind of bad input (missing/corrupt files, unknown names, stale voices,
+ * garbage bytes, a client killed mid-frame, a command flood).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "heliod.h"
+#include "hl_proto.h"
+
+typedef struct {
+    th_daemon_t d;
+    char sine[400];
+    char stereo[400];
+} fixture_t;
+
+static void path_in(const th_daemon_t *d, char *dst, size_t cap, const char *name)
+{
+    snprintf(dst, cap, "%s/%s", d->dir, name);
+}
+
+static int start_with(void **state, int record, const char *const *args)
+{
+    fixture_t *f = calloc(1, sizeof *f);
+    if (!f || th_daemon_start(&f->d, record, args) != 0) return -1;
+    path_in(&f->d, f->sine, sizeof f->sine, "sine.wav");
+    if (th_write_sine(f->sine, 48000, 2.0, 440.0, 0.5) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int setup_plain(void **state)
+{
+    return start_with(state, 0, NULL);
+}
+
+static int setup_record(void **state)
+{
+    return start_with(state, 1, NULL);
+}
+
+static int teardown(void **state)
+{
+    fixture_t *f = *state;
+    if (!f) return 0;
+    int alive = th_daemon_alive(&f->d);
+    int rc = th_daemon_stop(&f->d, NULL);
+    th_daemon_cleanup(&f->d);
+    free(f);
+    /* Every test ends with the daemon still alive and exiting cleanly. */
+    return alive && rc == 0 ? 0 : -1;
+}
+
+static heliod_t *connect_or_fail(fixture_t *f)
+{
+    heliod_t *h = NULL;
+    int rc = heliod_connect(&h, f->d.sock, "test");
+    assert_int_equal(rc, 0);
+    assert_non_null(h);
+    return h;
+}
+
+static double stat_of(heliod_t *h, const char *key)
+{
+    heliod_stat_t st[128];
+    size_t n = 0;
+    assert_true(heliod_stats(h, st, 128, &n, 0) >= 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].key, key) == 0) return st[i].value;
+    fail_msg("stat %s missing", key);
+    return NAN;
+}
+
+/* ---- handshake and basic requests ---------------------------------------- */
+
+static void test_handshake(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    const heliod_server_info_t *si = heliod_server_info(h);
+    assert_int_equal(si->protocol_version, HL_PROTO_VERSION);
+    assert_int_equal(si->rate, 48000);
+    assert_int_equal(si->period, 256);
+    assert_int_equal(si->voices, 64);
+    uint64_t t = 0;
+    assert_int_equal(heliod_ping(h, &t), 0);
+    assert_true(t > 0);
+    heliod_close(h);
+}
+
+static void test_load_list_unload(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    heliod_sound_info_t info;
+    assert_int_equal(heliod_load(h, "sine", f->sine, 0, &info), 0);
+    assert_int_equal(info.channels, 1);
+    assert_int_equal(info.frames, 96000);
+    assert_int_equal(info.source_rate, 48000);
+
+    /* A 22050 Hz stereo FLAC is converted to the engine rate. */
+    char flac[400];
+    path_in(&f->d, flac, sizeof flac, "s.flac");
+    assert_int_equal(th_write_sine(flac, 22050, 1.0, 300.0, 0.3), 0);
+    assert_int_equal(heliod_load(h, "flac-one", flac, 0, &info), 0);
+    assert_int_equal(info.source_rate, 22050);
+    assert_true(info.frames >= 47990 && info.frames <= 48010);
+
+    heliod_sound_info_t list[8];
+    size_t n = 0;
+    assert_true(heliod_sounds(h, list, 8, &n) >= 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(heliod_unload(h, "flac-one"), 0);
+    assert_int_equal(heliod_unload(h, "flac-one"), HELIOD_ENOSOUND);
+    assert_true(heliod_sounds(h, list, 8, &n) >= 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(list[0].name, "sine");
+    heliod_close(h);
+}
+
+/* ---- bad input ------------------------------------------------------------ */
+
+static void test_bad_files_and_names(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+
+    path_in(&f->d, p, sizeof p, "missing.wav");
+    assert_int_equal(heliod_load(h, "missing", p, 0, NULL), HELIOD_EFILE);
+    assert_true(strlen(heliod_last_error(h)) > 0);
+
+    /* A file with a WAV name and garbage inside. */
+    path_in(&f->d, p, sizeof p, "corrupt.wav");
+    FILE *fp = fopen(p, "wb");
+    assert_non_null(fp);
+    for (int i = 0; i < 4096; i++) fputc((i * 7919) & 0xff, fp);
+    fclose(fp);
+    int rc = heliod_load(h, "corrupt", p, 0, NULL);
+    assert_true(rc == HELIOD_EDECODE || rc == HELIOD_EFILE);
+
+    /* A truncated real WAV: header promises more than is there. */
+    path_in(&f->d, p, sizeof p, "trunc.wav");
+    fp = fopen(p, "wb");
+    FILE *src = fopen(f->sine, "rb");
+    assert_non_null(fp);
+    assert_non_null(src);
+    for (int i = 0; i < 30; i++) fputc(fgetc(src), fp);
+    fclose(src);
+    fclose(fp);
+    rc = heliod_load(h, "trunc", p, 0, NULL);
+    assert_true(rc == HELIOD_EDECODE || rc == HELIOD_EFILE);
+
+    assert_int_equal(heliod_load(h, "bad name!", f->sine, 0, NULL), HELIOD_ENAME);
+    assert_int_equal(heliod_load(h, "", f->sine, 0, NULL), HELIOD_ENAME);
+    assert_int_equal(heliod_load(h, "dup", f->sine, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "dup", f->sine, 0, NULL), HELIOD_EEXIST);
+
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "nosuch", &pp, &v, NULL), HELIOD_ENOSOUND);
+    pp.pitch = 9.0f;
+    assert_int_equal(heliod_play(h, "dup", &pp, &v, NULL), HELIOD_EINVAL);
+    heliod_play_params_init(&pp);
+    strcpy(pp.bus, "nobus");
+    assert_int_equal(heliod_play(h, "dup", &pp, &v, NULL), HELIOD_ENOBUS);
+    assert_int_equal(heliod_stop(h, 12345, 10), HELIOD_ENOVOICE);
+
+    /* Unloading a playing sound is refused, then works once it stopped. */
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    assert_int_equal(heliod_play(h, "dup", &pp, &v, NULL), 0);
+    assert_int_equal(heliod_unload(h, "dup"), HELIOD_EINUSE);
+    assert_int_equal(heliod_stop(h, v, 5), 0);
+    int unloaded = -1;
+    for (int i = 0; i < 100 && unloaded != 0; i++) {
+        th_sleep_ms(10);
+        unloaded = heliod_unload(h, "dup");
+    }
+    assert_int_equal(unloaded, 0);
+    /* The handle is stale now. */
+    heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -3};
+    assert_int_equal(heliod_set(h, v, &s), HELIOD_ENOVOICE);
+    heliod_close(h);
+}
+
+static int raw_connect(const char *path)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    return fd;
+}
+
+/* Reads until EOF (or 3 s); returns bytes read into buf. */
+static size_t read_until_close(int fd, uint8_t *buf, size_t cap, int *closed)
+{
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    size_t len = 0;
+    *closed = 0;
+    for (;;) {
+        ssize_t n = recv(fd, buf + len, cap - len, 0);
+        if (n == 0) {
+            *closed = 1;
+            break;
+        }
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            *closed = errno == ECONNRESET;
+            break;
+        }
+        len += (size_t)n;
+        if (len == cap) break;
+    }
+    return len;
+}
+
+static void send_hello(int fd)
+{
+    uint8_t buf[256];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, HL_OP_HELLO, 0, 1);
+    hl_hello_t m = {.version = HL_PROTO_VERSION};
+    strcpy(m.client_name, "raw");
+    hl_put_hello(&w, &m);
+    int n = hl_frame_end(&w);
+    assert_true(n > 0);
+    assert_int_equal(send(fd, buf, (size_t)n, MSG_NOSIGNAL), n);
+}
+
+static void assert_other_clients_served(fixture_t *f)
+{
+    heliod_t *h = connect_or_fail(f);
+    assert_int_equal(heliod_ping(h, NULL), 0);
+    heliod_close(h);
+}
+
+static void test_garbage_bytes(void **state)
+{
+    fixture_t *f = *state;
+    /* 1: a size field far beyond the frame cap: answered EPROTO/ETOOBIG, then closed. */
+    int fd = raw_connect(f->d.sock);
+    send_hello(fd);
+    uint8_t junk[64];
+    memset(junk, 0xff, sizeof junk);
+    assert_int_equal(send(fd, junk, sizeof junk, MSG_NOSIGNAL), (ssize_t)sizeof junk);
+    uint8_t in[4096];
+    int closed = 0;
+    size_t len = read_until_close(fd, in, sizeof in, &closed);
+    assert_true(closed);
+    /* The stream holds the HELLO reply, then an error reply before the close. */
+    hl_frame_hdr_t hdr;
+    size_t off = 0;
+    int saw_error = 0;
+    while (off < len && hl_frame_peek(in + off, len - off, &hdr) == 0 && hdr.size <= len - off) {
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, in + off + HL_FRAME_HDR, hdr.size - HL_FRAME_HDR);
+        if (hdr.op == HL_OP_REPLY) {
+            hl_reply_head_t rh;
+            hl_get_reply_head(&r, &rh);
+            if (rh.status == HELIOD_EPROTO || rh.status == HELIOD_ETOOBIG) saw_error = 1;
+        }
+        off += hdr.size;
+    }
+    assert_true(saw_error);
+    close(fd);
+
+    /* 2: garbage before any handshake. */
+    fd = raw_connect(f->d.sock);
+    const char *text = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+    send(fd, text, strlen(text), MSG_NOSIGNAL);
+    len = read_until_close(fd, in, sizeof in, &closed);
+    assert_true(closed);
+    close(fd);
+
+    /* 3: a valid frame with an unknown opcode is a bad argument: error, stays open. */
+    fd = raw_connect(f->d.sock);
+    send_hello(fd);
+    uint8_t buf[64];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, 77, 0, 9);
+    int n = hl_frame_end(&w);
+    hl_frame_begin(&w, HL_OP_PING, 0, 10);
+    n = hl_frame_end(&w);
+    assert_true(n > 0);
+    assert_int_equal(send(fd, buf, w.len, MSG_NOSIGNAL), (ssize_t)w.len);
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    len = 0;
+    int got_ping = 0, got_badop = 0;
+    while (!got_ping) {
+        ssize_t r = recv(fd, in + len, sizeof in - len, 0);
+        assert_true(r > 0);
+        len += (size_t)r;
+        off = 0;
+        got_badop = 0;
+        while (off < len && hl_frame_peek(in + off, len - off, &hdr) == 0 &&
+               hdr.size <= len - off) {
+            hl_rbuf_t rb;
+            hl_rbuf_init(&rb, in + off + HL_FRAME_HDR, hdr.size - HL_FRAME_HDR);
+            hl_reply_head_t rh;
+            hl_get_reply_head(&rb, &rh);
+            if (hdr.id == 9 && rh.status == HELIOD_EBADOP) got_badop = 1;
+            if (hdr.id == 10 && rh.status == 0) got_ping = 1;
+            off += hdr.size;
+        }
+    }
+    assert_true(got_badop);
+    close(fd);
+
+    assert_other_clients_served(f);
+    heliod_t *h = connect_or_fail(f);
+    assert_true(stat_of(h, "protocol_errors") >= 2);
+    heliod_close(h);
+}
+
+static void test_client_killed_mid_frame(void **state)
+{
+    fixture_t *f = *state;
+    for (int round = 0; round < 3; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+            struct sockaddr_un a = {.sun_family = AF_UNIX};
+            snprintf(a.sun_path, sizeof a.sun_path, "%s", f->d.sock);
+            if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) _exit(1);
+            uint8_t buf[512];
+            hl_wbuf_t w;
+            hl_wbuf_init(&w, buf, sizeof buf);
+            hl_frame_begin(&w, HL_OP_HELLO, 0, 1);
+            hl_hello_t m = {.version = HL_PROTO_VERSION};
+            strcpy(m.client_name, "dying");
+            hl_put_hello(&w, &m);
+            hl_frame_end(&w);
+            hl_frame_begin(&w, HL_OP_PLAY, 0, 2);
+            hl_play_t p = {.pitch = 1, .fade_in_ms = -1, .min_distance = 1, .max_distance = 10};
+            strcpy(p.sound, "x");
+            hl_put_play(&w, &p);
+            hl_frame_end(&w);
+            /* All of HELLO and half of PLAY, then die without closing. */
+            size_t cut = w.len - 20;
+            if (send(fd, buf, cut, MSG_NOSIGNAL) != (ssize_t)cut) _exit(2);
+            kill(getpid(), SIGKILL);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        assert_true(WIFSIGNALED(st));
+    }
+    assert_other_clients_served(f);
+    heliod_t *h = connect_or_fail(f);
+    /* Only this connection remains once the dead ones are reaped. */
+    double clients = 0;
+    for (int i = 0; i < 50; i++) {
+        clients = stat_of(h, "clients");
+        if (clients == 1) break;
+        th_sleep_ms(20);
+    }
+    assert_true(clients == 1);
+    heliod_close(h);
+}
+
+static void on_event_count(void *user, const heliod_event_t *ev)
+{
+    int *counts = user;
+    if (ev->type == HELIOD_EVENT_ERROR) {
+        if (ev->status == HELIOD_EBUSY)
+            counts[0]++;
+        else
+            counts[1]++;
+    }
+}
+
+static void test_flood_every_command_accounted(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    assert_int_equal(heliod_load(h, "flood", f->sine, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.gain_db = -40;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "flood", &pp, &v, NULL), 0);
+    int counts[2] = {0, 0};
+    heliod_set_event_callback(h, on_event_count, counts);
+    double applied0 = stat_of(h, "cmds_applied");
+    const int total = 60000;
+    for (int i = 0; i < total; i++) {
+        heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -40.0f + (float)(i % 7)};
+        assert_true(heliod_set_async(h, v, &s) > 0);
+        if ((i & 1023) == 0) heliod_dispatch(h);
+    }
+    assert_int_equal(heliod_sync(h), 0);
+    heliod_dispatch(h);
+    assert_int_equal(counts[1], 0);
+    /* Let the audio thread drain what is queued, then compare counters. */
+    th_sleep_ms(300);
+    double applied = stat_of(h, "cmds_applied") - applied0;
+    assert_true(applied + counts[0] >= total);
+    assert_int_equal(heliod_stop(h, v, 5), 0);
+    heliod_close(h);
+    assert_other_clients_served(f);
+}
+
+/* ---- voices, stealing, ownership --------------------------------------- */
+
+static int setup_two_voices(void **state)
+{
+    const char *args[] = {"--voices", "2", NULL};
+    return start_with(state, 0, args);
+}
+
+static void test_stealing_and_stale_handles(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    assert_int_equal(heliod_server_info(h)->voices, 2);
+    assert_int_equal(heliod_load(h, "s", f->sine, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t a, b, c, stolen = 0;
+    assert_int_equal(heliod_play(h, "s", &pp, &a, NULL), 0);
+    th_sleep_ms(5);
+    assert_int_equal(heliod_play(h, "s", &pp, &b, NULL), 0);
+    /* Equal priority is refused. */
+    assert_int_equal(heliod_play(h, "s", &pp, &c, NULL), HELIOD_ENOVOICES);
+    /* Strictly higher steals the oldest of the lowest. */
+    pp.priority = 5;
+    assert_int_equal(heliod_play(h, "s", &pp, &c, &stolen), 0);
+    assert_true(stolen == a);
+    heliod_voice_set_t s = {.mask = HELIOD_SET_PAN, .pan = 0.5f};
+    assert_int_equal(heliod_set(h, a, &s), HELIOD_ENOVOICE);
+    assert_int_equal(heliod_set(h, b, &s), 0);
+    /* Now b (priority 0) is the victim of the next higher-priority voice. */
+    heliod_voice_t d;
+    assert_int_equal(heliod_play(h, "s", &pp, &d, &stolen), 0);
+    assert_true(stolen == b);
+    heliod_voice_info_t vi[8];
+    size_t n = 0;
+    assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+    int live = 0;
+    for (size_t i = 0; i < n; i++)
+        if (vi[i].state != HELIOD_VOICE_STOPPING) live++;
+    assert_int_equal(live, 2);
+    assert_true(stat_of(h, "voices_stolen") >= 2);
+    uint32_t count = 0;
+    assert_int_equal(heliod_stop_all(h, 5, 0, &count), 0);
+    assert_int_equal(count, 2);
+    heliod_close(h);
+}
+
+static void test_owner_disconnect_fades_its_voices(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *a = connect_or_fail(f);
+    heliod_t *b = connect_or_fail(f);
+    assert_int_equal(heliod_load(a, "own", f->sine, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t va, vb;
+    assert_int_equal(heliod_play(a, "own", &pp, &va, NULL), 0);
+    pp.flags |= HELIOD_PLAY_DETACHED;
+    assert_int_equal(heliod_play(a, "own", &pp, &vb, NULL), 0);
+    heliod_close(a);
+    th_sleep_ms(400);
+    heliod_voice_info_t vi[8];
+    size_t n = 0;
+    assert_true(heliod_voices(b, vi, 8, &n) >= 0);
+    assert_int_equal(n, 1);
+    assert_true(vi[0].voice == vb);
+    assert_int_equal(heliod_stop(b, vb, 5), 0);
+    heliod_close(b);
+}
+
+/* ---- what the mix sounds like: the recorded WAV ------------------------- */
+
+typedef struct {
+    double rms_l, rms_r, peak_l, peak_r, max_step;
+    size_t first, last; /* first/last frame above -60 dBFS */
+} analysis_t;
+
+static analysis_t analyse(const float *x, size_t frames)
+{
+    analysis_t a = {0};
+    double sl = 0, sr = 0;
+    size_t loud = 0;
+    a.first = (size_t)-1;
+    for (size_t i = 0; i < frames; i++) {
+        float l = x[2 * i], r = x[2 * i + 1];
+        if (fabsf(l) > 1e-3f || fabsf(r) > 1e-3f) {
+            if (a.first == (size_t)-1) a.first = i;
+            a.last = i;
+        }
+        if (fabsf(l) > a.peak_l) a.peak_l = fabsf(l);
+        if (fabsf(r) > a.peak_r) a.peak_r = fabsf(r);
+        if (i > 0) {
+            double dl = fabs((double)l - x[2 * i - 2]), dr = fabs((double)r - x[2 * i - 1]);
+            if (dl > a.max_step) a.max_step = dl;
+            if (dr > a.max_step) a.max_step = dr;
+        }
+    }
+    /* RMS over the loud middle part. */
+    if (a.first != (size_t)-1) {
+        size_t from = a.first + (a.last - a.first) / 4, to = a.last - (a.last - a.first) / 4;
+        for (size_t i = from; i < to; i++) {
+            sl += (double)x[2 * i] * x[2 * i];
+            sr += (double)x[2 * i + 1] * x[2 * i + 1];
+            loud++;
+        }
+    }
+    if (loud) {
+        a.rms_l = sqrt(sl / loud);
+        a.rms_r = sqrt(sr / loud);
+    }
+    return a;
+}
+
+static void play_and_record(void **state, float pan, analysis_t *out, size_t *rate_out)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    assert_int_equal(heliod_load(h, "tone", f->sine, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.pan = pan;
+    pp.fade_in_ms = 20;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "tone", &pp, &v, NULL), 0);
+    th_sleep_ms(400);
+    assert_int_equal(heliod_stop(h, v, 50), 0);
+    th_sleep_ms(200);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+
+    float *x = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_int_equal(rate, 48000);
+    *out = analyse(x, frames);
+    *rate_out = (size_t)rate;
+    free(x);
+}
+
+static void test_record_hard_left_level_and_clean_fades(void **state)
+{
+    analysis_t a;
+    size_t rate;
+    play_and_record(state, -1.0f, &a, &rate);
+    /* A 0.5 amplitude sine hard left: left RMS 0.5/sqrt(2), right silent. */
+    assert_true(fabs(a.rms_l - 0.5 / sqrt(2.0)) < 0.01);
+    assert_true(a.rms_r < 1e-4);
+    assert_true(a.peak_l <= 0.5 + 1e-3);
+    /* No clicks anywhere, start and stop included: the largest step between
+     * samples is that of the sine itself (2*pi*440/48000*0.5 = 0.029). */
+    assert_true(a.max_step < 0.035);
+    /* It sounded for about 400 ms + the 50 ms fade (timing within a few periods). */
+    double dur = (double)(a.last - a.first) / (double)rate;
+    assert_true(dur > 0.35 && dur < 0.60);
+    /* Keep the fixture's daemon pointer consistent for teardown: it was stopped. */
+    fixture_t *f = *state;
+    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+}
+
+static void test_record_centre_pan_equal_power(void **state)
+{
+    analysis_t a;
+    size_t rate;
+    play_and_record(state, 0.0f, &a, &rate);
+    double expect = 0.5 / sqrt(2.0) * 0.70710678;
+    assert_true(fabs(a.rms_l - expect) < 0.01);
+    assert_true(fabs(a.rms_r - expect) < 0.01);
+    assert_true(fabs(a.rms_l - a.rms_r) < 1e-3);
+    fixture_t *f = *state;
+    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest shared[] = {
+        cmocka_unit_test(test_handshake),
+        cmocka_unit_test(test_load_list_unload),
+        cmocka_unit_test(test_bad_files_and_names),
+        cmocka_unit_test(test_garbage_bytes),
+        cmocka_unit_test(test_client_killed_mid_frame),
+        cmocka_unit_test(test_flood_every_command_accounted),
+    };
+    const struct CMUnitTest own[] = {
+        cmocka_unit_test_setup_teardown(test_stealing_and_stale_handles, setup_two_voices,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_owner_disconnect_fades_its_voices, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades,
+                                        setup_record, teardown),
+        cmocka_unit_test_setup_teardown(test_record_centre_pan_equal_power, setup_record,
+                                        teardown),
+    };
+    int failed = cmocka_run_group_tests_name("daemon_shared", shared, setup_plain, teardown);
+    failed += cmocka_run_group_tests_name("daemon_own", own, NULL, NULL);
+    return failed;
+}
