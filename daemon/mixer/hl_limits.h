@@ -6,6 +6,8 @@
 #ifndef HL_LIMITS_H
 #define HL_LIMITS_H
 
+/* clang-format off: a table reads better aligned than wrapped */
+
 #define HL_MAX_VOICES      4096 /* logical voices; the mixer stays well inside a period at this count */
 #define HL_DEFAULT_VOICES  64   /* typical game budget */
 #define HL_SLOT_FACTOR     2    /* physical slots = voices * 2: a stolen voice fades in its own slot */
@@ -17,6 +19,11 @@
 #define HL_SPEED_OF_SOUND  343.3f       /* m/s, for Doppler from listener velocity */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */
 #define HL_DOPPLER_MAX     2.0f
+#define HL_STOP_FADE_MIN   64           /* frames: the shortest fade-out that does not click */
+#define HL_LIMITER_RELEASE_MS 50.0f     /* limiter release: recovers fast, does not pump */
+#define HL_PITCH_MIN       0.25f        /* playback-rate range accepted from clients */
+#define HL_PITCH_MAX       4.0f
+#define HL_MIN_DB          (-144.0f)    /* below 24-bit resolution: treated as silence */
 
 #define HL_MAX_CLIENTS     256          /* connections; more are accepted then closed with an error */
 #define HL_OUTQ_PAUSE      (256 * 1024) /* stop reading a client whose unsent replies exceed this */
@@ -26,5 +33,6 @@
 #define HL_MAX_SOUND_SECONDS 3600       /* a preloaded sound longer than an hour is refused (stream it) */
 #define HL_MAX_LOADS_INFLIGHT 64        /* decode jobs queued at once; more get EBUSY */
 #define HL_RECORD_SECONDS  4            /* record tap ring: seconds of audio buffered for the writer */
+/* clang-format on */
 
 #endif /* HL_LIMITS_H */

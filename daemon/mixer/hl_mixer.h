@@ -28,7 +28,7 @@
  *   never a handle. A stale handle answers HELIOD_ENOVOICE.
  *
  *   This library depends only on the C library (memcpy/memset) and libm; it
- *   never allocates, locks, does I/O or logs. tests/test_rt_symbols enforces
+ *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
  *   that at link level.
  */
 #ifndef HL_MIXER_H
@@ -78,6 +78,11 @@ size_t hl_mixer_size(const hl_mixer_config_t *cfg);
  * memory is the caller's; nothing else to free. Returns NULL on bad config.
  * Main thread, before the audio thread runs. */
 hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg);
+/* Chooses the mix kernels: enable = 1 selects the AVX2+FMA kernels when the
+ * CPU has them (the default after init), 0 the portable ones. Returns 1 if
+ * the SIMD kernels are now in use. Main thread, while the audio thread is
+ * not running (tests and benchmarks). */
+int hl_mixer_use_simd(hl_mixer_t *m, int enable);
 
 typedef struct {
     const hl_pcm_t *pcm;
@@ -97,8 +102,10 @@ typedef struct {
 /* ---- control side: main thread only ------------------------------------ */
 
 /* Starts a voice. Returns 0 and its handle in *voice (and the stolen voice's
- * handle in *stolen, or 0), HELIOD_ENOVOICES, or HELIOD_EBUSY (command ring
- * full: nothing changed). now_ns stamps the command for ring-wait stats. */
+ * handle in *stolen, or 0), HELIOD_ENOVOICES, HELIOD_EBUSY (command ring
+ * full: nothing changed) or HELIOD_EINVAL (no PCM, channels not 1/2, pitch
+ * outside [HL_PITCH_MIN, HL_PITCH_MAX], bad bus/model/pan/gain, 3D distances
+ * not 0 < min <= max). now_ns stamps the command for ring-wait stats. */
 int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, uint64_t *voice,
                   uint64_t *stolen);
 
@@ -126,7 +133,9 @@ typedef struct {
     float gain, pan, pos[3], pitch;
     uint32_t ramp_frames; /* every change is ramped over this many frames (>= 1 block-free) */
 } hl_voice_set_t;
-/* Returns 0, HELIOD_ENOVOICE or HELIOD_EBUSY. */
+/* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
+ * pan out of range in the mask). A stolen voice is stale at once, even while
+ * it still fades in its slot. */
 int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns);
 
 typedef struct {

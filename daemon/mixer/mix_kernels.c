@@ -1,0 +1,191 @@
+/*
+ * mix_kernels.c - the per-sample loops of the mixer (see mix_kernels.h).
+ *
+ * The loops are written once as static inline bodies and instantiated twice:
+ * a generic build the compiler auto-vectorises for the baseline ISA, and an
+ * AVX2+FMA build selected at init when the CPU supports it. Loops have no
+ * per-sample branches and index with plain ints so the vectoriser can work;
+ * interpolation positions are floats relative to the run start
+ * (idx = (int)x, frac = x - idx).
+ */
+#include "mix_kernels.h"
+
+#define HL_RESTRICT __restrict__
+
+#define HL_KERNEL_BODIES(SUFFIX, ATTR)                                                             \
+    ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
+                                       const float *HL_RESTRICT s, uint32_t n,                     \
+                                       const hl_gain_ramp_t *g) {                                  \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(t + 1);                                                              \
+            al[t] += s[t] * (l0 + k * (dl + k * ql));                                              \
+            ar[t] += s[t] * (r0 + k * (dr + k * qr));                                              \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_stereo_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
+                                         const float *HL_RESTRICT s, uint32_t n,                   \
+                                         const hl_gain_ramp_t *g) {                                \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(t + 1);                                                              \
+            al[t] += s[2 * t] * (l0 + k * (dl + k * ql));                                          \
+            ar[t] += s[2 * t + 1] * (r0 + k * (dr + k * qr));                                      \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_downmix_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,            \
+                                          const float *HL_RESTRICT s, uint32_t n,                  \
+                                          const hl_gain_ramp_t *g) {                               \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(t + 1);                                                              \
+            float m = (s[2 * t] + s[2 * t + 1]) * 0.5f;                                            \
+            al[t] += m * (l0 + k * (dl + k * ql));                                                 \
+            ar[t] += m * (r0 + k * (dr + k * qr));                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
+                                          uint32_t n, float f0, float step) {                      \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)k * step;                                                        \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = s[i], b = s[i + 1];                                                          \
+            d[k] = a + f * (b - a);                                                                \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,        \
+                                            const float *HL_RESTRICT s, uint32_t n, float f0,      \
+                                            float step) {                                          \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)k * step;                                                        \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = s[2 * i], b = s[2 * i + 2];                                                  \
+            float c = s[2 * i + 1], e = s[2 * i + 3];                                              \
+            dl_[k] = a + f * (b - a);                                                              \
+            dr_[k] = c + f * (e - c);                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,     \
+                                             uint32_t n, float f0, float step) {                   \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)k * step;                                                        \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = (s[2 * i] + s[2 * i + 1]) * 0.5f;                                            \
+            float b = (s[2 * i + 2] + s[2 * i + 3]) * 0.5f;                                        \
+            d[k] = a + f * (b - a);                                                                \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_mix_mono_ref_##SUFFIX(                                                 \
+        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
+        uint32_t t0, uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                  \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        (void)avail;                                                                               \
+        for (uint32_t t = t0; t < n; t++) {                                                        \
+            float x = f0 + (float)t * step;                                                        \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = s[i], b = s[i + 1];                                                          \
+            float v = a + f * (b - a);                                                             \
+            float k = (float)(t + 1);                                                              \
+            al[t] += v * (l0 + k * (dl + k * ql));                                                 \
+            ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_planar_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
+                                         const float *HL_RESTRICT l, const float *HL_RESTRICT r,   \
+                                         uint32_t n, const hl_gain_ramp_t *g) {                    \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(t + 1);                                                              \
+            al[t] += l[t] * (l0 + k * (dl + k * ql));                                              \
+            ar[t] += r[t] * (r0 + k * (dr + k * qr));                                              \
+        }                                                                                          \
+    }
+
+HL_KERNEL_BODIES(generic, )
+
+static void interp_mix_mono_generic(float *al, float *ar, const float *s, uint32_t avail,
+                                    uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
+    interp_mix_mono_ref_generic(al, ar, s, avail, 0, n, f0, step, g);
+}
+
+const hl_mix_kernels_t hl_mix_kernels_generic = {
+    mix_mono_generic,      mix_stereo_generic,     mix_downmix_generic,     interp_mono_generic,
+    interp_stereo_generic, interp_downmix_generic, interp_mix_mono_generic, mix_planar_generic,
+};
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define HL_AVX2_ATTR  __attribute__((target("avx2,fma")))
+#define HL_AVX2_LANES 8
+HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
+
+/*
+ * The hot path of the engine (mono source resampled to the device rate).
+ * Eight output frames at a time. At step <= 1 the eight source frames they
+ * need lie in a window of nine starting at the first lane's index, so two
+ * unaligned loads and two lane permutes replace a gather; faster steps use
+ * vgatherdps. Float rounding can put the last lane one past the window: the
+ * lane index is clamped and the fraction taken from the clamped index, which
+ * then interpolates to the same value.
+ */
+HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                              const float *HL_RESTRICT s, uint32_t avail,
+                                              uint32_t n, float f0, float step,
+                                              const hl_gain_ramp_t *g) {
+    const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    uint32_t t = 0;
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
+        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)t), iota);
+        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
+        __m256i i = _mm256_cvttps_epi32(x);
+        __m256 a, b, f;
+        if (step <= 1.0f) {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + HL_AVX2_LANES + 1 > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
+            __m256 w0 = _mm256_loadu_ps(s + i0), w1 = _mm256_loadu_ps(s + i0 + 1);
+            a = _mm256_permutevar8x32_ps(w0, rel);
+            b = _mm256_permutevar8x32_ps(w1, rel);
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
+        } else {
+            a = _mm256_i32gather_ps(s, i, sizeof(float));
+            b = _mm256_i32gather_ps(s + 1, i, sizeof(float));
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+        }
+        __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
+        __m256 k = _mm256_add_ps(kf, one);
+        __m256 gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+        __m256 gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        _mm256_storeu_ps(al + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(al + t)));
+        _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(ar + t)));
+    }
+    interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+static const hl_mix_kernels_t kernels_avx2 = {
+    mix_mono_avx2,      mix_stereo_avx2,     mix_downmix_avx2,     interp_mono_avx2,
+    interp_stereo_avx2, interp_downmix_avx2, interp_mix_mono_avx2, mix_planar_avx2,
+};
+const hl_mix_kernels_t *const hl_mix_kernels_avx2 = &kernels_avx2;
+
+int hl_mix_kernels_avx2_usable(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+#else
+const hl_mix_kernels_t *const hl_mix_kernels_avx2 = 0;
+
+int hl_mix_kernels_avx2_usable(void) {
+    return 0;
+}
+#endif

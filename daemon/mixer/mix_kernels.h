@@ -1,0 +1,58 @@
+/*
+ * mix_kernels.h - the inner loops of the mixer, kept apart so they can be
+ * vectorised (and given an AVX2 variant) without the voice logic around them.
+ *
+ * Every kernel works on n <= HL_MIX_BLOCK frames, adds into planar float
+ * accumulators and applies a ramped gain pair, quadratic in time because it
+ * is the product of two linear ramps (envelope x gain/pan):
+ *   gain(t) = g0 + k * (d + k * q),  k = t + 1,  t = 0 .. n-1
+ * where g0 is the value applied before the run (the ramps' previous values),
+ * so ramps that end on the last frame land exactly on their targets and the
+ * result does not depend on where runs are split. No branches per sample.
+ * All RT safe.
+ */
+#ifndef HL_MIX_KERNELS_H
+#define HL_MIX_KERNELS_H
+
+#include <stdint.h>
+
+typedef struct {
+    float l0, dl, ql; /* left gain before the run, linear and quadratic terms */
+    float r0, dr, qr; /* right */
+} hl_gain_ramp_t;
+
+typedef struct {
+    /* acc_l/r += src[t] * gain(t); src mono, contiguous */
+    void (*mix_mono)(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                     const hl_gain_ramp_t *g);
+    /* acc_l += src[2t] * gl(t), acc_r += src[2t+1] * gr(t); interleaved stereo */
+    void (*mix_stereo)(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                       const hl_gain_ramp_t *g);
+    /* mono = (src[2t] + src[2t+1]) / 2 panned with the gain pair */
+    void (*mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                        const hl_gain_ramp_t *g);
+    /* dst[k] = lerp(src, x), x = f0 + k * step, src mono; reads src[0 .. floor(x_max) + 1] */
+    void (*interp_mono)(float *dst, const float *src, uint32_t n, float f0, float step);
+    /* same on interleaved stereo into two planar buffers */
+    void (*interp_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, float f0,
+                          float step);
+    /* same on interleaved stereo, downmixed (L+R)/2 into one buffer */
+    void (*interp_downmix)(float *dst, const float *src, uint32_t n, float f0, float step);
+    /* Fused mono resample + mix: acc += lerp(src, x_t) * gain(t), x_t = f0 + t * step.
+     * avail = frames readable from src (the kernel may read whole windows up to
+     * it); positions never reach avail - 1. */
+    void (*interp_mix_mono)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
+                            uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+    /* acc_l += l[t] * gl(t), acc_r += r[t] * gr(t); planar stereo */
+    void (*mix_planar)(float *acc_l, float *acc_r, const float *l, const float *r, uint32_t n,
+                       const hl_gain_ramp_t *g);
+} hl_mix_kernels_t;
+
+/* The portable kernels (auto-vectorised by the compiler). */
+extern const hl_mix_kernels_t hl_mix_kernels_generic;
+/* AVX2+FMA kernels, or NULL when the build cannot provide them. Callers check
+ * hl_mix_kernels_avx2_usable() (CPU support) before using them. */
+extern const hl_mix_kernels_t *const hl_mix_kernels_avx2;
+int hl_mix_kernels_avx2_usable(void);
+
+#endif /* HL_MIX_KERNELS_H */

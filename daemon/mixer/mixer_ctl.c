@@ -1,0 +1,384 @@
+/*
+ * mixer_ctl.c - the control face of the mixer (hl_mixer.h, main thread only):
+ * memory layout, the logical voice pool (admission, priority stealing,
+ * handles and generations), commands to the audio thread and the event drain.
+ *
+ * The control side never touches RT state: it decides, records its logical
+ * view, and pushes a fixed-size hl_cmd_t. A slot returns to the free stack
+ * only in hl_mixer_poll(), after the audio thread reported its ENDED event,
+ * which is why the event ring can never overflow.
+ */
+#include <string.h>
+
+#include "hl_proto.h"
+#include "mixer_internal.h"
+
+static const char *const bus_names[HL_NUM_BUSES] = {"sfx", "music", "dialog", "ui"};
+
+const char *hl_bus_name(uint32_t bus) {
+    return bus < HL_NUM_BUSES ? bus_names[bus] : NULL;
+}
+
+static int str_eq(const char *a, const char *b) {
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+int hl_bus_find(const char *name) {
+    if (!name) return -1;
+    if (!name[0]) return HL_BUS_SFX;
+    for (int i = 0; i < HL_NUM_BUSES; i++)
+        if (str_eq(name, bus_names[i])) return i;
+    return -1;
+}
+
+/* ---- layout ---------------------------------------------------------------- */
+
+static size_t align_up(size_t v) {
+    return (v + HL_MIX_ALIGN - 1) & ~(size_t)(HL_MIX_ALIGN - 1);
+}
+
+static uint32_t pow2_at_least(uint32_t v) {
+    uint32_t p = 2;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+typedef struct {
+    size_t ctl, rt, free_stack, rt_active, cmd, ev, total;
+    uint32_t slots, ev_capacity, cmd_capacity;
+} layout_t;
+
+static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
+    if (!cfg || cfg->rate == 0 || cfg->voices == 0 || cfg->voices > HL_MAX_VOICES) return -1;
+    uint32_t cmd_cap = cfg->cmd_capacity ? cfg->cmd_capacity : HL_CMD_RING;
+    if (cmd_cap < 2 || (cmd_cap & (cmd_cap - 1)) != 0) return -1;
+    lo->slots = cfg->voices * HL_SLOT_FACTOR;
+    /* Each slot has at most one STARTED and one ENDED event in flight. */
+    lo->ev_capacity = pow2_at_least(2 * lo->slots);
+    lo->cmd_capacity = cmd_cap;
+    size_t off = align_up(sizeof(hl_mixer_t));
+    lo->ctl = off;
+    off = align_up(off + (size_t)lo->slots * sizeof(hl_ctl_voice_t));
+    lo->rt = off;
+    off = align_up(off + (size_t)lo->slots * sizeof(hl_rt_voice_t));
+    lo->free_stack = off;
+    off = align_up(off + (size_t)lo->slots * sizeof(uint32_t));
+    lo->rt_active = off;
+    off = align_up(off + (size_t)lo->slots * sizeof(uint32_t));
+    lo->cmd = off;
+    off = align_up(off + (size_t)hl_ring_storage_size(cmd_cap, sizeof(hl_cmd_t)));
+    lo->ev = off;
+    off = align_up(off + (size_t)hl_ring_storage_size(lo->ev_capacity, sizeof(hl_mix_event_t)));
+    lo->total = off;
+    return 0;
+}
+
+size_t hl_mixer_size(const hl_mixer_config_t *cfg) {
+    layout_t lo;
+    if (config_layout(cfg, &lo) != 0) return 0;
+    return lo.total + HL_MIX_ALIGN; /* slack to align an unaligned block */
+}
+
+hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) {
+    layout_t lo;
+    if (!mem || config_layout(cfg, &lo) != 0) return NULL;
+    uintptr_t p = (uintptr_t)mem;
+    size_t pad = (HL_MIX_ALIGN - (p & (HL_MIX_ALIGN - 1))) & (HL_MIX_ALIGN - 1);
+    if (size < lo.total + pad) return NULL;
+    unsigned char *base = (unsigned char *)mem + pad;
+    memset(base, 0, lo.total);
+    hl_mixer_t *m = (hl_mixer_t *)(void *)base;
+    m->cfg = *cfg;
+    m->cfg.cmd_capacity = lo.cmd_capacity;
+    if (!m->cfg.cmds_per_block) m->cfg.cmds_per_block = HL_CMDS_PER_BLOCK;
+    m->slots = lo.slots;
+    m->ev_capacity = lo.ev_capacity;
+    m->ctl = (hl_ctl_voice_t *)(void *)(base + lo.ctl);
+    m->rt = (hl_rt_voice_t *)(void *)(base + lo.rt);
+    m->free_stack = (uint32_t *)(void *)(base + lo.free_stack);
+    m->rt_active = (uint32_t *)(void *)(base + lo.rt_active);
+    /* Pop order: slot 0 first. */
+    for (uint32_t i = 0; i < lo.slots; i++)
+        m->free_stack[i] = lo.slots - 1 - i;
+    m->n_free = lo.slots;
+    if (hl_ring_init(&m->cmd_ring, base + lo.cmd, lo.cmd_capacity, sizeof(hl_cmd_t)) != 0 ||
+        hl_ring_init(&m->ev_ring, base + lo.ev, lo.ev_capacity, sizeof(hl_mix_event_t)) != 0)
+        return NULL;
+    static const hl_listener_state_t def_listener = {
+        {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+    m->listener_ctl = def_listener;
+    m->listener = def_listener;
+    for (int i = 0; i < HL_NUM_GAINS; i++) {
+        m->bus_gain_ctl[i] = 1.0f;
+        m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
+    }
+    hl_limiter_init(&m->limiter, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, cfg->rate);
+    m->k = hl_mix_kernels_avx2_usable() ? hl_mix_kernels_avx2 : &hl_mix_kernels_generic;
+    return m;
+}
+
+int hl_mixer_use_simd(hl_mixer_t *m, int enable) {
+    if (enable) {
+        if (!hl_mix_kernels_avx2_usable()) return 0;
+        m->k = hl_mix_kernels_avx2;
+        return 1;
+    }
+    m->k = &hl_mix_kernels_generic;
+    return 0;
+}
+
+/* ---- handles --------------------------------------------------------------- */
+
+static uint64_t make_handle(uint32_t gen, uint32_t slot) {
+    return ((uint64_t)gen << 32) | slot;
+}
+
+/* The control record of a live (not stale) voice, or NULL. */
+static hl_ctl_voice_t *lookup(const hl_mixer_t *m, uint64_t voice) {
+    uint32_t slot = (uint32_t)voice, gen = (uint32_t)(voice >> 32);
+    if (gen == 0 || slot >= m->slots) return NULL;
+    hl_ctl_voice_t *c = &m->ctl[slot];
+    if (c->gen != gen || c->state == HL_MIX_STATE_FREE || c->stolen) return NULL;
+    return c;
+}
+
+static int push_cmd(hl_mixer_t *m, const hl_cmd_t *cmd) {
+    return hl_ring_write(&m->cmd_ring, cmd, 1) == 1 ? 0 : HELIOD_EBUSY;
+}
+
+/* ---- play / stop / set ----------------------------------------------------- */
+
+static int params_valid(const hl_voice_params_t *p) {
+    if (!p || !p->pcm || !p->pcm->data || p->pcm->frames == 0) return 0;
+    if (p->pcm->channels != 1 && p->pcm->channels != 2) return 0;
+    if (p->bus >= HL_NUM_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
+    if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
+    if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;
+    if ((p->flags & HL_MIX_3D) && !(p->min_distance > 0.0f && p->max_distance >= p->min_distance))
+        return 0;
+    return 1;
+}
+
+/* Lowest priority active voice, oldest among equals; UINT32_MAX if none. */
+static uint32_t find_victim(const hl_mixer_t *m) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < m->slots; i++) {
+        const hl_ctl_voice_t *c = &m->ctl[i];
+        if ((c->state != HL_MIX_STATE_PLAYING && c->state != HL_MIX_STATE_PAUSED) || c->stolen)
+            continue;
+        if (best == UINT32_MAX || c->params.priority < m->ctl[best].params.priority ||
+            (c->params.priority == m->ctl[best].params.priority && c->seq < m->ctl[best].seq))
+            best = i;
+    }
+    return best;
+}
+
+int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, uint64_t *voice,
+                  uint64_t *stolen) {
+    if (voice) *voice = 0;
+    if (stolen) *stolen = 0;
+    if (!params_valid(p)) return HELIOD_EINVAL;
+    uint32_t victim = UINT32_MAX;
+    if (m->n_active_ctl >= m->cfg.voices) {
+        victim = find_victim(m);
+        if (victim == UINT32_MAX || !(p->priority > m->ctl[victim].params.priority))
+            return HELIOD_ENOVOICES;
+    }
+    if (m->n_free == 0) return HELIOD_ENOVOICES;
+    if (hl_ring_writable(&m->cmd_ring) < (victim != UINT32_MAX ? 2u : 1u)) return HELIOD_EBUSY;
+
+    if (victim != UINT32_MAX) {
+        hl_ctl_voice_t *v = &m->ctl[victim];
+        hl_cmd_t cmd = {.type = HL_CMD_STOP, .slot = victim, .gen = v->gen, .enq_ns = now_ns};
+        cmd.u.stop.release_frames = HL_STOP_FADE_MIN;
+        cmd.u.stop.reason = HL_MIX_END_STOLEN;
+        (void)push_cmd(m, &cmd);
+        v->state = HL_MIX_STATE_STOPPING;
+        v->stolen = 1;
+        m->n_active_ctl--;
+        if (stolen) *stolen = make_handle(v->gen, victim);
+    }
+
+    uint32_t slot = m->free_stack[--m->n_free];
+    hl_ctl_voice_t *c = &m->ctl[slot];
+    c->gen++;
+    if (c->gen == 0) c->gen = 1; /* generation 0 is never a handle */
+    c->state = (p->flags & HL_MIX_PAUSED) ? HL_MIX_STATE_PAUSED : HL_MIX_STATE_PLAYING;
+    c->stolen = 0;
+    c->seq = ++m->seq;
+    c->params = *p;
+    m->n_active_ctl++;
+
+    hl_cmd_t cmd = {.type = HL_CMD_PLAY, .slot = slot, .gen = c->gen, .enq_ns = now_ns};
+    cmd.u.play = *p;
+    (void)push_cmd(m, &cmd);
+    if (voice) *voice = make_handle(c->gen, slot);
+    return 0;
+}
+
+int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
+                  uint64_t now_ns) {
+    hl_ctl_voice_t *c = lookup(m, voice);
+    if (!c) return HELIOD_ENOVOICE;
+    if (c->state == HL_MIX_STATE_STOPPING) return 0; /* already fading: keep that fade */
+    uint32_t slot = (uint32_t)voice;
+    hl_cmd_t cmd = {.type = HL_CMD_STOP, .slot = slot, .gen = c->gen, .enq_ns = now_ns};
+    cmd.u.stop.release_frames =
+        release_frames < HL_STOP_FADE_MIN ? HL_STOP_FADE_MIN : release_frames;
+    cmd.u.stop.reason = reason;
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    c->state = HL_MIX_STATE_STOPPING;
+    m->n_active_ctl--;
+    return 0;
+}
+
+int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns) {
+    hl_ctl_voice_t *c = lookup(m, voice);
+    if (!c) return HELIOD_ENOVOICE;
+    if (!s) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_PITCH) && !(s->pitch >= HL_PITCH_MIN && s->pitch <= HL_PITCH_MAX))
+        return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_SET, .slot = (uint32_t)voice, .gen = c->gen, .enq_ns = now_ns};
+    cmd.u.set = *s;
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    if (s->mask & HL_MIX_SET_GAIN) c->params.gain = s->gain;
+    if (s->mask & HL_MIX_SET_PAN) c->params.pan = s->pan;
+    if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
+    if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
+    if (c->state != HL_MIX_STATE_STOPPING) {
+        if (s->mask & HL_MIX_SET_PAUSE) {
+            c->state = HL_MIX_STATE_PAUSED;
+            c->params.flags |= HL_MIX_PAUSED;
+        } else if (s->mask & HL_MIX_SET_RESUME) {
+            c->state = HL_MIX_STATE_PLAYING;
+            c->params.flags &= ~HL_MIX_PAUSED;
+        }
+    }
+    return 0;
+}
+
+int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns) {
+    if (!l) return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_LISTENER, .enq_ns = now_ns};
+    cmd.u.listener = *l;
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->listener_ctl = *l;
+    return 0;
+}
+
+void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
+    *l = m->listener_ctl;
+}
+
+static int gain_index(int bus) {
+    if (bus == -1) return HL_MASTER;
+    if (bus >= 0 && bus < HL_NUM_BUSES) return bus;
+    return -1;
+}
+
+int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
+                          uint64_t now_ns) {
+    int gi = gain_index(bus);
+    if (gi < 0) return HELIOD_ENOBUS;
+    if (!(gain >= 0.0f)) return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_BUS, .enq_ns = now_ns};
+    cmd.u.bus.bus = gi;
+    cmd.u.bus.gain = gain;
+    cmd.u.bus.ramp_frames = ramp_frames;
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->bus_gain_ctl[gi] = gain;
+    return 0;
+}
+
+float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus) {
+    int gi = gain_index(bus);
+    return gi < 0 ? 0.0f : m->bus_gain_ctl[gi];
+}
+
+/* ---- events ----------------------------------------------------------------- */
+
+size_t hl_mixer_poll(hl_mixer_t *m, hl_mix_event_fn cb, void *user) {
+    size_t handled = 0;
+    hl_mix_event_t ev;
+    while (hl_ring_read(&m->ev_ring, &ev, 1) == 1) {
+        handled++;
+        if (cb) cb(user, &ev);
+        if (ev.type != HL_MIX_EV_ENDED) continue;
+        uint32_t slot = (uint32_t)ev.voice;
+        if (slot >= m->slots) continue;
+        hl_ctl_voice_t *c = &m->ctl[slot];
+        if (c->gen != (uint32_t)(ev.voice >> 32) || c->state == HL_MIX_STATE_FREE) continue;
+        if (c->state != HL_MIX_STATE_STOPPING) m->n_active_ctl--; /* ended on its own */
+        c->state = HL_MIX_STATE_FREE;
+        c->stolen = 0;
+        m->free_stack[m->n_free++] = slot;
+    }
+    return handled;
+}
+
+/* ---- views ------------------------------------------------------------------- */
+
+int hl_mixer_voice(const hl_mixer_t *m, uint64_t voice, hl_voice_view_t *out) {
+    const hl_ctl_voice_t *c = lookup(m, voice);
+    if (!c) return HELIOD_ENOVOICE;
+    if (out) {
+        out->voice = voice;
+        out->state = c->state;
+        out->params = c->params;
+    }
+    return 0;
+}
+
+uint32_t hl_mixer_slots(const hl_mixer_t *m) {
+    return m->slots;
+}
+
+int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out) {
+    if (slot >= m->slots || m->ctl[slot].state == HL_MIX_STATE_FREE) return HELIOD_ENOVOICE;
+    const hl_ctl_voice_t *c = &m->ctl[slot];
+    if (out) {
+        out->voice = make_handle(c->gen, slot);
+        out->state = c->state;
+        out->params = c->params;
+    }
+    return 0;
+}
+
+uint32_t hl_mixer_active(const hl_mixer_t *m) {
+    return m->n_active_ctl;
+}
+
+static float bits_to_float(uint32_t b) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
+    const hl_mix_stats_atomic_t *s = &m->stats;
+    hl_mix_stats_atomic_t *w = (hl_mix_stats_atomic_t *)(uintptr_t)s; /* atomic loads only */
+#define LD(x) atomic_load_explicit(&w->x, memory_order_relaxed)
+    memset(out, 0, sizeof *out);
+    out->blocks = LD(blocks);
+    out->frames = LD(frames);
+    out->cmds_applied = LD(cmds_applied);
+    out->cmd_cap_hits = LD(cmd_cap_hits);
+    out->voices_mixed = LD(voices_mixed);
+    out->voices_virtual = LD(voices_virtual);
+    out->limiter_blocks = LD(limiter_blocks);
+    out->peak[0] = bits_to_float(LD(peak[0]));
+    out->peak[1] = bits_to_float(LD(peak[1]));
+    for (int i = 0; i < HL_NUM_BUSES; i++)
+        out->bus_peak[i] = bits_to_float(LD(bus_peak[i]));
+    out->wait_max_ns = LD(wait_max_ns);
+    for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
+        out->wait_hist[i] = LD(wait_hist[i]);
+#undef LD
+}

@@ -1,0 +1,519 @@
+/*
+ * test_mix.c - unit tests of the mixing path: linear summing before the
+ * limiter (in-phase sines peak 2, anti-phase cancel), output bounded, ramps
+ * independent of the caller's block size, pitch 2 / 0.5, seamless loops,
+ * one-shots ending, stereo balance, 3D virtual voices, the command drain cap,
+ * bus gains, STARTED timing and SIMD vs portable kernels.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hl_limits.h"
+#include "hl_proto.h"
+#include "mix_helpers.h"
+
+#define EPS     1e-5f
+#define NFRAMES 4800
+#define SINE_F  (441.0 / TEST_RATE) /* cycles per frame */
+#define RSCALE  1e-4f               /* ramp source: sample i = i * RSCALE */
+#define LEVEL   0.5f                /* DC level below the limiter threshold */
+
+static float *new_out(uint32_t frames) {
+    return calloc(2 * (size_t)frames, sizeof(float));
+}
+
+static void test_sines_sum_and_cancel(void **state) {
+    (void)state;
+    float *out = new_out(NFRAMES);
+    hl_pcm_t *s0 = test_pcm_sine(NFRAMES, 1, SINE_F, 0.0, 1.0f);
+    hl_pcm_t *s180 = test_pcm_sine(NFRAMES, 1, SINE_F, TEST_PI, 1.0f);
+    uint64_t now = 0;
+    hl_mixer_stats_t st;
+
+    /* in phase, hard left: pre-limiter bus peak 2, output stays in [-1, 1] */
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(s0);
+    p.pan = -1.0f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 1024, 1024, &now);
+    hl_mixer_stats(m, &st);
+    assert_float_equal(st.bus_peak[HL_BUS_SFX], 2.0f, 1e-3f);
+    float pk = 0.0f;
+    for (int i = 0; i < 2 * 1024; i++) {
+        assert_true(out[i] >= -1.0f && out[i] <= 1.0f);
+        pk = fmaxf(pk, fabsf(out[i]));
+    }
+    assert_true(pk > 0.85f && pk <= HL_LIMITER_THRESH + 1e-6f);
+    assert_true(st.limiter_blocks >= 1);
+    assert_float_equal(st.peak[0], pk, 1e-6f);
+    test_mixer_free(m);
+
+    /* anti phase: cancels */
+    m = test_mixer_new(4, 0);
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    p.pcm = s180;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 1024, 1024, &now);
+    hl_mixer_stats(m, &st);
+    assert_true(st.bus_peak[HL_BUS_SFX] < 1e-5f);
+    for (int i = 0; i < 2 * 1024; i++)
+        assert_true(fabsf(out[i]) < 1e-5f);
+    test_mixer_free(m);
+
+    /* one voice below the threshold: output is exactly the source */
+    m = test_mixer_new(4, 0);
+    p.pcm = s0;
+    p.gain = 0.5f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 1024, 1024, &now);
+    for (int i = 0; i < 1024; i++) {
+        assert_true(out[2 * i] == 0.5f * s0->data[i]);
+        assert_true(out[2 * i + 1] == 0.0f);
+    }
+    test_mixer_free(m);
+    test_pcm_free(s0);
+    test_pcm_free(s180);
+    free(out);
+}
+
+/* Renders a DC voice through a gain ramp, a pan ramp and a pitch-free
+ * envelope with process calls of `chunk` frames. */
+static void render_ramped(uint32_t chunk, float *out) {
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_pcm_t *dc = test_pcm_dc(NFRAMES, 1, 0.5f);
+    hl_voice_params_t p = test_params(dc);
+    p.attack_frames = 300;
+    uint64_t v, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    hl_voice_set_t s = {
+        .mask = HL_MIX_SET_GAIN | HL_MIX_SET_PAN, .gain = 0.1f, .pan = 0.6f, .ramp_frames = 1500};
+    assert_int_equal(hl_mixer_set(m, v, &s, now), 0);
+    assert_int_equal(hl_mixer_set_bus_gain(m, -1, 0.5f, 700, now), 0);
+    test_render(m, out, 3000, chunk, &now);
+    test_pcm_free(dc);
+    test_mixer_free(m);
+}
+
+static void test_ramp_block_size(void **state) {
+    (void)state;
+    float *a = new_out(3000), *b = new_out(3000), *c = new_out(3000);
+    render_ramped(64, a);
+    render_ramped(256, b);
+    render_ramped(1000, c);
+    /* the ramp really moves: start, middle and end differ */
+    assert_true(fabsf(a[2 * 10] - a[2 * 1000]) > 0.01f);
+    assert_float_equal(a[2 * 2000 + 1], 0.5f * 0.1f * 0.5f * sinf(0.8f * 0.78539816f * 2.0f),
+                       1e-4f);
+    for (int i = 0; i < 2 * 3000; i++) {
+        if (fabsf(a[i] - b[i]) > 1e-5f || fabsf(a[i] - c[i]) > 1e-5f)
+            print_error("frame %d ch %d: %g %g %g\n", i / 2, i % 2, a[i], b[i], c[i]);
+        assert_float_equal(a[i], b[i], 1e-5f);
+        assert_float_equal(a[i], c[i], 1e-5f);
+    }
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_pitch(void **state) {
+    (void)state;
+    hl_pcm_t *ramp = test_pcm_ramp(8192, RSCALE);
+    float *out = new_out(1000);
+    uint64_t now = 0;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(ramp);
+    p.pan = -1.0f;
+    p.pitch = 2.0f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 1000, 100, &now); /* continuity across calls too */
+    for (int i = 0; i < 1000; i++)
+        assert_float_equal(out[2 * i], RSCALE * 2.0f * i, EPS);
+    test_mixer_free(m);
+
+    m = test_mixer_new(4, 0);
+    p.pitch = 0.5f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 1000, 77, &now);
+    for (int i = 0; i < 1000; i++)
+        assert_float_equal(out[2 * i], RSCALE * 0.5f * i, EPS);
+    test_mixer_free(m);
+
+    /* pitch 1.5 (interpolated, not on the copy path) */
+    m = test_mixer_new(4, 0);
+    p.pitch = 1.5f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 1000, 333, &now);
+    for (int i = 0; i < 1000; i++)
+        assert_float_equal(out[2 * i], RSCALE * 1.5f * i, EPS);
+    test_mixer_free(m);
+    test_pcm_free(ramp);
+    free(out);
+}
+
+static void check_loop(float pitch, uint32_t chunk) {
+    /* 480 frames holding exactly 4 cycles: looping it is one endless sine */
+    const uint32_t len = 480, frames = 9000;
+    const double cyc = 4.0 / len;
+    hl_pcm_t *snd = test_pcm_sine(len, 1, cyc, 0.0, 1.0f);
+    float *out = new_out(frames);
+    uint64_t now = 0, v;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(snd);
+    p.pan = -1.0f;
+    p.gain = 0.8f;
+    p.pitch = pitch;
+    p.flags = HL_MIX_LOOP;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    test_render(m, out, frames, chunk, &now);
+    double maxerr = 0.0;
+    for (uint32_t i = 0; i < frames; i++) {
+        double x = fmod(i * (double)pitch, len);
+        double ref = 0.8 * sin(2.0 * TEST_PI * cyc * x);
+        double err = fabs(out[2 * i] - ref);
+        maxerr = err > maxerr ? err : maxerr;
+    }
+    /* linear interpolation error of a 40-frame-period sine is ~3e-3 */
+    assert_true(maxerr < 5e-3);
+    test_events_t log = {0};
+    test_poll(m, &log);
+    assert_int_equal(test_count(&log, HL_MIX_EV_ENDED, v), 0); /* loops never end */
+    test_mixer_free(m);
+    test_pcm_free(snd);
+    free(out);
+}
+
+static void test_loop_seamless(void **state) {
+    (void)state;
+    check_loop(1.0f, 256);
+    check_loop(1.0f, 100);
+    check_loop(0.7f, 256);
+    check_loop(1.37f, 64);
+    check_loop(3.9f, 1000);
+}
+
+static void test_oneshot_ends(void **state) {
+    (void)state;
+    hl_pcm_t *dc = test_pcm_dc(300, 1, LEVEL);
+    float *out = new_out(1024);
+    uint64_t now = 5, v;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(dc);
+    p.pan = -1.0f;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    test_render(m, out, 1024, 128, &now);
+    for (int i = 0; i < 300; i++)
+        assert_true(out[2 * i] == LEVEL);
+    for (int i = 300; i < 1024; i++)
+        assert_true(out[2 * i] == 0.0f);
+    test_events_t log = {0};
+    test_poll(m, &log);
+    assert_int_equal(log.n, 2);
+    assert_int_equal(log.ev[0].type, HL_MIX_EV_STARTED);
+    assert_int_equal(log.ev[0].time_ns, 5); /* the first block's now_ns */
+    assert_int_equal(test_end_reason(&log, v), HL_MIX_END_FINISHED);
+    assert_true(log.ev[1].pcm == dc);
+    assert_int_equal(hl_mixer_active(m), 0);
+    test_mixer_free(m);
+    test_pcm_free(dc);
+    free(out);
+}
+
+static void test_stereo_balance(void **state) {
+    (void)state;
+    hl_pcm_t *st = test_pcm_dc(1024, 2, 0.25f);
+    float *out = new_out(256);
+    uint64_t now = 0;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(st);
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 256, 256, &now);
+    assert_true(out[0] == 0.25f && out[1] == 0.25f); /* centre: both at unity */
+    test_mixer_free(m);
+    m = test_mixer_new(4, 0);
+    p.pan = -1.0f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 256, 256, &now);
+    assert_true(out[0] == 0.25f && out[1] == 0.0f);
+    test_mixer_free(m);
+    m = test_mixer_new(4, 0);
+    p.pan = 0.5f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    test_render(m, out, 256, 256, &now);
+    assert_float_equal(out[0], 0.125f, EPS);
+    assert_float_equal(out[1], 0.25f, EPS);
+    test_mixer_free(m);
+    test_pcm_free(st);
+    free(out);
+}
+
+static void test_3d_and_virtual(void **state) {
+    (void)state;
+    hl_pcm_t *ramp = test_pcm_ramp(48000, RSCALE);
+    float *out = new_out(1024);
+    uint64_t now = 0, v;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(ramp);
+    p.flags = HL_MIX_3D;
+    p.model = HL_DIST_INVERSE;
+    p.min_distance = 1.0f;
+    p.max_distance = 50.0f;
+    p.pos[0] = 2.0f; /* right of the default listener, d = 2 */
+    p.gain = 1.0f;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    test_render(m, out, 256, 256, &now);
+    /* inverse at d=2: 0.5, hard right */
+    for (int i = 0; i < 256; i++) {
+        assert_true(out[2 * i] == 0.0f);
+        assert_float_equal(out[2 * i + 1], RSCALE * 0.5f * (float)i, EPS);
+    }
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.voices_mixed, 1);
+    assert_int_equal(st.voices_virtual, 0);
+    /* move beyond max distance: ramps to 0, then virtual; the cursor runs on */
+    hl_voice_set_t s = {.mask = HL_MIX_SET_POS, .pos = {80.0f, 0.0f, 0.0f}, .ramp_frames = 1};
+    assert_int_equal(hl_mixer_set(m, v, &s, now), 0);
+    test_render(m, out, 256, 256, &now); /* ramps down across this block */
+    assert_true(out[2 * 255 + 1] == 0.0f);
+    test_render(m, out, 1024, 256, &now);
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.voices_mixed, 0);
+    assert_int_equal(st.voices_virtual, 1);
+    for (int i = 0; i < 2 * 1024; i++)
+        assert_true(out[i] == 0.0f);
+    /* back in range: playback resumes where time put it (256 + 256 + 1024) */
+    s.pos[0] = -2.0f;
+    assert_int_equal(hl_mixer_set(m, v, &s, now), 0);
+    test_render(m, out, 512, 256, &now);
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.voices_virtual, 0);
+    assert_float_equal(out[2 * 300], RSCALE * 0.5f * (1536.0f + 300.0f), EPS); /* hard left */
+    assert_true(out[2 * 300 + 1] == 0.0f);
+    test_mixer_free(m);
+
+    /* Doppler: a listener moving towards the source at c/4 raises pitch 1.25 */
+    m = test_mixer_new(4, 0);
+    p.pos[0] = 0.0f;
+    p.pos[2] = -3.0f; /* ahead */
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    hl_listener_state_t lis;
+    hl_mixer_get_listener(m, &lis);
+    lis.vel[2] = -HL_SPEED_OF_SOUND / 4.0f;
+    assert_int_equal(hl_mixer_set_listener(m, &lis, now), 0);
+    test_render(m, out, 512, 256, &now);
+    float g = RSCALE * (1.0f / 3.0f) * 0.70710678f;
+    assert_float_equal(out[2 * 400], g * 1.25f * 400.0f, EPS);
+    test_mixer_free(m);
+    test_pcm_free(ramp);
+    free(out);
+}
+
+static void test_cmd_cap(void **state) {
+    (void)state;
+    const uint32_t cap = 4;
+    hl_pcm_t *dc = test_pcm_dc(48000, 1, 0.01f);
+    float *out = new_out(64);
+    uint64_t now = 0;
+    hl_mixer_t *m = test_mixer_new(16, cap);
+    hl_voice_params_t p = test_params(dc);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    hl_mixer_stats_t st;
+    test_render(m, out, 64, 64, &now);
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.cmds_applied, 4);
+    assert_int_equal(st.cmd_cap_hits, 1);
+    assert_int_equal(st.voices_mixed, 4);
+    test_render(m, out, 64, 64, &now);
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.cmds_applied, 8);
+    assert_int_equal(st.cmd_cap_hits, 2);
+    test_render(m, out, 64, 64, &now);
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.cmds_applied, 10);
+    assert_int_equal(st.cmd_cap_hits, 2); /* drained below the cap: no hit */
+    assert_int_equal(st.voices_mixed, 10);
+    uint64_t waits = 0;
+    for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
+        waits += st.wait_hist[i];
+    assert_int_equal(waits, 10);
+    assert_int_equal(st.wait_hist[0], 4); /* applied in the block they were sent for */
+    /* the last two waited two 64-frame blocks: 2.67 ms, bucket 6 (< 4096 us) */
+    assert_int_equal(st.wait_hist[6], 2);
+    assert_int_equal(st.wait_max_ns, 2 * 64 * 1000000000ull / TEST_RATE);
+    test_mixer_free(m);
+
+    /* a full ring answers EBUSY and changes nothing */
+    hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = 64, .cmd_capacity = 8};
+    void *mem = malloc(hl_mixer_size(&cfg));
+    m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
+    assert_non_null(m);
+    int rc = 0, n = 0;
+    while ((rc = hl_mixer_play(m, &p, now, NULL, NULL)) == 0)
+        n++;
+    assert_int_equal(rc, HELIOD_EBUSY);
+    assert_int_equal(n, 8);
+    assert_int_equal(hl_mixer_active(m), 8);
+    free(mem);
+    test_pcm_free(dc);
+    free(out);
+}
+
+static void test_bus_gain(void **state) {
+    (void)state;
+    hl_pcm_t *dc = test_pcm_dc(48000, 1, 0.5f);
+    float *out = new_out(512);
+    uint64_t now = 0;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(dc);
+    p.pan = -1.0f;
+    p.bus = HL_BUS_MUSIC;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    p.bus = HL_BUS_UI;
+    p.pan = 1.0f;
+    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    assert_int_equal(hl_mixer_set_bus_gain(m, HL_BUS_MUSIC, 0.5f, 100, now), 0);
+    assert_int_equal(hl_mixer_set_bus_gain(m, 7, 0.5f, 100, now), HELIOD_ENOBUS);
+    assert_float_equal(hl_mixer_get_bus_gain(m, HL_BUS_MUSIC), 0.5f, EPS);
+    assert_float_equal(hl_mixer_get_bus_gain(m, -1), 1.0f, EPS);
+    test_render(m, out, 512, 512, &now);
+    for (int i = 0; i < 100; i++) /* ramped from 1 to 0.5 over 100 frames */
+        assert_float_equal(out[2 * i], 0.5f * (1.0f - 0.5f * (float)(i + 1) / 100.0f), EPS);
+    assert_float_equal(out[2 * 300], 0.25f, EPS);
+    assert_float_equal(out[2 * 300 + 1], 0.5f, EPS); /* ui untouched */
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
+    /* measured after the bus gain, before the limiter: the first frame */
+    assert_float_equal(st.bus_peak[HL_BUS_MUSIC], 0.5f * (1.0f - 0.5f / 100.0f), EPS);
+    assert_float_equal(st.bus_peak[HL_BUS_UI], 0.5f, EPS);
+    assert_true(st.bus_peak[HL_BUS_SFX] == 0.0f);
+    /* master */
+    assert_int_equal(hl_mixer_set_bus_gain(m, -1, 0.0f, 0, now), 0);
+    test_render(m, out, 512, 512, &now);
+    assert_true(out[2 * 300] == 0.0f && out[2 * 300 + 1] == 0.0f); /* after one block */
+    assert_int_equal(hl_bus_find("music"), HL_BUS_MUSIC);
+    assert_int_equal(hl_bus_find(""), HL_BUS_SFX);
+    assert_int_equal(hl_bus_find("nope"), -1);
+    assert_string_equal(hl_bus_name(HL_BUS_DIALOG), "dialog");
+    assert_null(hl_bus_name(HL_NUM_BUSES));
+    test_mixer_free(m);
+    test_pcm_free(dc);
+    free(out);
+}
+
+/* Reference resampler: linear interpolation at t * pitch in double, the loop
+ * start (looping) or silence (one-shot) after the last frame. */
+static double ref_sample(const hl_pcm_t *p, double x, int loop) {
+    if (loop)
+        x = fmod(x, p->frames);
+    else if (x >= p->frames)
+        return 0.0;
+    uint32_t i = (uint32_t)x;
+    double f = x - i;
+    double a = p->data[i];
+    double b = i + 1 < p->frames ? p->data[i + 1] : (loop ? p->data[0] : 0.0);
+    return a + f * (b - a);
+}
+
+/* Short and tiny buffers at every pitch, both kernels, looping and not:
+ * exercises every run split (copy path, windows, gathers, guarded tails). */
+static void test_short_buffers(void **state) {
+    (void)state;
+    const uint32_t sizes[] = {1, 2, 3, 5, 9, 17, 100};
+    const float pitches[] = {0.25f, 0.5f, 0.9f, 1.0f, 1.25f, 2.0f, 3.7f, 4.0f};
+    const uint32_t frames = 600;
+    float *out = new_out(frames);
+    for (int simd = 0; simd < 2; simd++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+            for (size_t pi = 0; pi < sizeof pitches / sizeof pitches[0]; pi++)
+                for (int loop = 0; loop < 2; loop++) {
+                    hl_pcm_t *snd = test_pcm_sine(sizes[si], 1, 0.37, 0.5, 0.5f);
+                    hl_mixer_t *m = test_mixer_new(4, 0);
+                    hl_mixer_use_simd(m, simd);
+                    hl_voice_params_t p = test_params(snd);
+                    p.pan = -1.0f;
+                    p.pitch = pitches[pi];
+                    p.flags = loop ? HL_MIX_LOOP : 0;
+                    uint64_t now = 0;
+                    assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+                    test_render(m, out, frames, 100, &now);
+                    for (uint32_t t = 0; t < frames; t++) {
+                        double ref = ref_sample(snd, (double)t * (double)pitches[pi], loop);
+                        if (fabs(out[2 * t] - ref) > 1e-4)
+                            print_error("size %u pitch %g loop %d simd %d t %u: %g != %g\n",
+                                        sizes[si], (double)pitches[pi], loop, simd, t,
+                                        (double)out[2 * t], ref);
+                        assert_true(fabs(out[2 * t] - ref) <= 1e-4);
+                    }
+                    test_mixer_free(m);
+                    test_pcm_free(snd);
+                }
+    free(out);
+}
+
+/* The same busy mix through the portable and the AVX2 kernels. */
+static void render_busy(int simd, float *out, uint32_t frames) {
+    hl_pcm_t *snd[3] = {test_pcm_sine(5000, 1, 0.013, 0.0, 0.3f),
+                        test_pcm_sine(7000, 2, 0.007, 1.0, 0.2f),
+                        test_pcm_sine(3000, 1, 0.021, 2.0, 0.25f)};
+    hl_mixer_t *m = test_mixer_new(32, 0);
+    hl_mixer_use_simd(m, simd);
+    uint64_t now = 0;
+    for (int i = 0; i < 24; i++) {
+        hl_voice_params_t p = test_params(snd[i % 3]);
+        p.pitch = 0.5f + 0.13f * (float)i;
+        p.pan = -1.0f + (float)i / 12.0f;
+        p.flags = (i & 1 ? HL_MIX_LOOP : 0) | (i % 3 == 1 ? HL_MIX_3D : 0);
+        p.pos[0] = (float)i - 12.0f;
+        p.pos[2] = -2.0f;
+        p.attack_frames = 100u * (uint32_t)i;
+        p.gain = 0.2f;
+        assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    }
+    test_render(m, out, frames, 480, &now);
+    test_mixer_free(m);
+    for (int i = 0; i < 3; i++)
+        test_pcm_free(snd[i]);
+}
+
+static void test_simd_matches_generic(void **state) {
+    (void)state;
+    const uint32_t frames = 9600;
+    float *a = new_out(frames), *b = new_out(frames);
+    render_busy(0, a, frames);
+    render_busy(1, b, frames);
+    double e = 0.0, pk = 0.0;
+    for (uint32_t i = 0; i < 2 * frames; i++) {
+        e = fmax(e, fabs(a[i] - b[i]));
+        pk = fmax(pk, fabs(a[i]));
+    }
+    assert_true(pk > 0.1); /* there is a signal to compare */
+    assert_true(e < 1e-4);
+    free(a);
+    free(b);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sines_sum_and_cancel),
+        cmocka_unit_test(test_ramp_block_size),
+        cmocka_unit_test(test_pitch),
+        cmocka_unit_test(test_loop_seamless),
+        cmocka_unit_test(test_oneshot_ends),
+        cmocka_unit_test(test_stereo_balance),
+        cmocka_unit_test(test_3d_and_virtual),
+        cmocka_unit_test(test_cmd_cap),
+        cmocka_unit_test(test_bus_gain),
+        cmocka_unit_test(test_short_buffers),
+        cmocka_unit_test(test_simd_matches_generic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
