@@ -1,0 +1,73 @@
+/*
+ * backend.h - the one small interface between the engine and an output
+ * device. Two implementations: backend_pa.c (PortAudio) and backend_null.c
+ * (no device: a thread paced by clock_nanosleep that calls the engine in real
+ * time, for machines without sound hardware and for tests).
+ *
+ * A backend calls `render` on its audio thread once per period with an
+ * interleaved stereo float buffer to fill, and says whether the device
+ * reported an xrun since the previous call. Everything it needs is allocated
+ * in open(); start/stop/close run on the main thread.
+ */
+#ifndef HLD_BACKEND_H
+#define HLD_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl_proto.h"
+
+#define HLD_XRUN_UNDERFLOW 0x1u /* the device ran out of samples */
+#define HLD_XRUN_LATE      0x2u /* (null) the callback woke more than a period late */
+
+/* Audio thread: fill `frames` stereo frames of out. Must follow the RT rule. */
+typedef void (*hld_render_fn)(void *user, float *out, uint32_t frames, uint32_t xrun_flags);
+
+typedef struct hld_backend hld_backend_t;
+
+typedef struct {
+    uint32_t rate, period;
+    const char *device; /* NULL/"" = default output */
+    hld_render_fn render;
+    void *user;
+} hld_backend_config_t;
+
+typedef struct {
+    int (*start)(hld_backend_t *b);
+    void (*stop)(hld_backend_t *b);
+    void (*close)(hld_backend_t *b);
+} hld_backend_ops_t;
+
+struct hld_backend {
+    const hld_backend_ops_t *ops;
+    const char *name;                     /* "portaudio" or "null" */
+    char device_name[HL_MAX_DEVNAME + 1]; /* what is open ("" for null) */
+    int device_index;                     /* PortAudio index or -1 */
+    double latency_s;                     /* device output latency */
+    void *impl;
+};
+
+/* Open a backend: 0 or a negative HELIOD_* code (ENODEV, EIO, ENOMEM). On
+ * failure nothing needs closing. Main thread. */
+int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg);
+int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg);
+
+/* Start/stop calling render; close frees. Main thread. */
+static inline int hld_backend_start(hld_backend_t *b) {
+    return b->ops->start(b);
+}
+static inline void hld_backend_stop(hld_backend_t *b) {
+    b->ops->stop(b);
+}
+static inline void hld_backend_close(hld_backend_t *b) {
+    if (b->ops) b->ops->close(b);
+    b->ops = NULL;
+}
+
+/* PortAudio output devices into arr[cap]; *total gets how many exist. Marks
+ * the default (HL_DEV_DEFAULT) and current_index (HL_DEV_CURRENT, -1 for
+ * none). Initialises PortAudio for the call if needed. Returns the number
+ * filled or a negative HELIOD_* code. Main thread. */
+int hld_pa_list_devices(hl_device_info_t *arr, size_t cap, size_t *total, int current_index);
+
+#endif /* HLD_BACKEND_H */

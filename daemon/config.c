@@ -1,0 +1,253 @@
+/*
+ * config.c - defaults, INI file and command-line flags (see config.h).
+ *
+ * The flags are parsed twice: a first pass only looks for --config so the
+ * file can be applied before the flags, which then override it. The INI file
+ * uses the long flag names as keys ("rate = 44100"); "[section]" headers,
+ * blank lines and lines starting with '#' or ';' are ignored.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hl_config.h"
+#include "hl_limits.h"
+#include "hld_limits.h"
+#include "log.h"
+
+enum {
+    OPT_SOCKET = 's',
+    OPT_DRIVER = 'D',
+    OPT_DEVICE = 'd',
+    OPT_RATE = 'r',
+    OPT_PERIOD = 'p',
+    OPT_VOICES = 'n',
+    OPT_RECORD = 'R',
+    OPT_CONFIG = 'c',
+    OPT_HELP = 'h',
+    OPT_VERSION = 'V',
+    OPT_LIST = 256,
+    OPT_LOGLEVEL,
+    OPT_MAXMB,
+};
+
+static const struct option g_opts[] = {
+    {"socket", required_argument, NULL, OPT_SOCKET},
+    {"driver", required_argument, NULL, OPT_DRIVER},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"list-devices", no_argument, NULL, OPT_LIST},
+    {"rate", required_argument, NULL, OPT_RATE},
+    {"period", required_argument, NULL, OPT_PERIOD},
+    {"voices", required_argument, NULL, OPT_VOICES},
+    {"record", required_argument, NULL, OPT_RECORD},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"log-level", required_argument, NULL, OPT_LOGLEVEL},
+    {"max-sample-mb", required_argument, NULL, OPT_MAXMB},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "Usage: heliod [OPTION]...\n"
+            "Real-time game-audio engine daemon: plays sounds for clients on a Unix socket.\n\n"
+            "  --socket PATH        listen here (default $XDG_RUNTIME_DIR/heliod/heliod.sock,\n"
+            "                       or /tmp/heliod-$UID/heliod.sock)\n"
+            "  --driver auto|portaudio|null\n"
+            "                       output driver (default auto: PortAudio, else null)\n"
+            "  --device NAME        PortAudio output device (exact name or substring)\n"
+            "  --list-devices       print the output devices and exit\n"
+            "  --rate HZ            engine sample rate (default %d)\n"
+            "  --period FRAMES      device period (default %d)\n"
+            "  --voices N           voice budget, 1..%d (default %d)\n"
+            "  --record FILE.wav    record the master output\n"
+            "  --config FILE        INI file with the same keys (flags win)\n"
+            "  --log-level LEVEL    error, warn, info (default) or debug\n"
+            "  --max-sample-mb N    cap on decoded sample memory (default %d)\n"
+            "  --help, --version\n",
+            HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES,
+            HL_MAX_SAMPLE_MB);
+}
+
+const char *hld_driver_name(hld_driver_t d) {
+    switch (d) {
+    case HLD_DRIVER_PORTAUDIO: return "portaudio";
+    case HLD_DRIVER_NULL: return "null";
+    default: return "auto";
+    }
+}
+
+int hld_config_default_socket(char *buf, size_t cap) {
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, cap, "%s/heliod/heliod.sock", xdg);
+    else
+        n = snprintf(buf, cap, "/tmp/heliod-%u/heliod.sock", (unsigned)getuid());
+    return (n < 0 || (size_t)n >= cap) ? HELIOD_ETOOBIG : 0;
+}
+
+static int parse_u32(const char *what, const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
+        fprintf(stderr, "heliod: %s must be an integer in %u..%u (got '%s')\n", what, lo, hi, s);
+        return HELIOD_EINVAL;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int copy_str(const char *what, char *dst, size_t cap, const char *s) {
+    size_t n = strlen(s);
+    if (n >= cap) {
+        fprintf(stderr, "heliod: %s is too long (%zu bytes, at most %zu)\n", what, n, cap - 1);
+        return HELIOD_EINVAL;
+    }
+    memcpy(dst, s, n + 1);
+    return 0;
+}
+
+/* Applies one setting by its option code; shared by the INI and the flags. */
+static int apply(hld_config_t *c, int opt, const char *val) {
+    switch (opt) {
+    case OPT_SOCKET: return copy_str("--socket", c->socket_path, sizeof c->socket_path, val);
+    case OPT_DRIVER:
+        if (strcmp(val, "auto") == 0)
+            c->driver = HLD_DRIVER_AUTO;
+        else if (strcmp(val, "portaudio") == 0)
+            c->driver = HLD_DRIVER_PORTAUDIO;
+        else if (strcmp(val, "null") == 0)
+            c->driver = HLD_DRIVER_NULL;
+        else {
+            fprintf(stderr, "heliod: --driver must be auto, portaudio or null (got '%s')\n", val);
+            return HELIOD_EINVAL;
+        }
+        return 0;
+    case OPT_DEVICE: return copy_str("--device", c->device, sizeof c->device, val);
+    case OPT_LIST: c->list_devices = 1; return 0;
+    case OPT_RATE: return parse_u32("--rate", val, HLD_MIN_RATE, HLD_MAX_RATE, &c->rate);
+    case OPT_PERIOD: return parse_u32("--period", val, HLD_MIN_PERIOD, HLD_MAX_PERIOD, &c->period);
+    case OPT_VOICES: return parse_u32("--voices", val, 1, HL_MAX_VOICES, &c->voices);
+    case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
+    case OPT_LOGLEVEL: {
+        int l = hld_log_parse_level(val);
+        if (l < 0) {
+            fprintf(stderr, "heliod: --log-level must be error, warn, info or debug\n");
+            return HELIOD_EINVAL;
+        }
+        c->log_level = l;
+        return 0;
+    }
+    case OPT_MAXMB: return parse_u32("--max-sample-mb", val, 1, UINT32_MAX / 2, &c->max_sample_mb);
+    default: return HELIOD_EINVAL;
+    }
+}
+
+static char *trim(char *s) {
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+static int load_file(hld_config_t *c, const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "heliod: cannot open config %s: %s\n", path, strerror(errno));
+        return HELIOD_EINVAL;
+    }
+    char line[HLD_MAX_CONFIG_LINE];
+    int lineno = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = trim(line);
+        if (!*s || *s == '#' || *s == ';' || *s == '[') continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            fprintf(stderr, "heliod: %s:%d: expected key = value\n", path, lineno);
+            rc = HELIOD_EINVAL;
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        size_t vn = strlen(val);
+        if (vn >= 2 && val[0] == '"' && val[vn - 1] == '"') {
+            val[vn - 1] = '\0';
+            val++;
+        }
+        const struct option *o = g_opts;
+        while (o->name && strcmp(o->name, key) != 0)
+            o++;
+        if (!o->name || o->val == OPT_CONFIG || o->val == OPT_HELP || o->val == OPT_VERSION ||
+            o->val == OPT_LIST) {
+            fprintf(stderr, "heliod: %s:%d: unknown key '%s'\n", path, lineno, key);
+            rc = HELIOD_EINVAL;
+            break;
+        }
+        rc = apply(c, o->val, val);
+        if (rc) fprintf(stderr, "heliod: (in %s:%d)\n", path, lineno);
+    }
+    fclose(f);
+    return rc;
+}
+
+int hld_config_load(hld_config_t *c, int argc, char **argv) {
+    memset(c, 0, sizeof *c);
+    c->driver = HLD_DRIVER_AUTO;
+    c->rate = HLD_DEFAULT_RATE;
+    c->period = HLD_DEFAULT_PERIOD;
+    c->voices = HL_DEFAULT_VOICES;
+    c->log_level = HLD_LOG_INFO;
+    c->max_sample_mb = HL_MAX_SAMPLE_MB;
+
+    const char *config = NULL;
+    int opt;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", g_opts, NULL)) != -1) {
+        if (opt == OPT_CONFIG) config = optarg;
+        if (opt == OPT_HELP) {
+            usage(stdout);
+            return 1;
+        }
+        if (opt == OPT_VERSION) {
+            printf("heliod %s\n", HELIOD_VERSION);
+            return 1;
+        }
+    }
+    if (config) {
+        int rc = load_file(c, config);
+        if (rc) return rc;
+    }
+    opterr = 1;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "", g_opts, NULL)) != -1) {
+        if (opt == '?' || opt == ':') {
+            usage(stderr);
+            return HELIOD_EINVAL;
+        }
+        if (opt == OPT_CONFIG) continue;
+        int rc = apply(c, opt, optarg);
+        if (rc) return rc;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "heliod: unexpected argument '%s'\n", argv[optind]);
+        return HELIOD_EINVAL;
+    }
+    if (!c->socket_path[0] &&
+        hld_config_default_socket(c->socket_path, sizeof c->socket_path) != 0) {
+        fprintf(stderr, "heliod: the default socket path is too long; use --socket\n");
+        return HELIOD_EINVAL;
+    }
+    return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * config.h - the daemon's settings: command-line flags and the same keys in
+ * an INI file given with --config FILE. Flags win over the file; both win
+ * over the built-in defaults, so `heliod --driver null` needs no file at all.
+ */
+#ifndef HLD_CONFIG_H
+#define HLD_CONFIG_H
+
+#include <stdint.h>
+
+#include "hl_proto.h"
+
+typedef enum {
+    HLD_DRIVER_AUTO = 0, /* PortAudio's default output if it opens, else null */
+    HLD_DRIVER_PORTAUDIO,
+    HLD_DRIVER_NULL, /* paced by a timer thread, no device */
+} hld_driver_t;
+
+typedef struct {
+    char socket_path[HL_MAX_PATH + 1]; /* "" = the default path */
+    hld_driver_t driver;
+    char device[HL_MAX_DEVNAME + 1]; /* "" = default output device */
+    int list_devices;
+    uint32_t rate, period, voices;
+    char record[HL_MAX_PATH + 1]; /* "" = no recording */
+    int log_level;                /* hld_log_level_t */
+    uint32_t max_sample_mb;
+} hld_config_t;
+
+/* Fills defaults, then the --config file (if any), then the flags.
+ * Returns 0 to run, 1 when --help/--version was printed (exit 0), or
+ * HELIOD_EINVAL after printing the reason to stderr. Main thread. */
+int hld_config_load(hld_config_t *c, int argc, char **argv);
+
+/* Default socket path ($XDG_RUNTIME_DIR/heliod/heliod.sock, else
+ * /tmp/heliod-$UID/heliod.sock) into buf. Returns 0 or HELIOD_ETOOBIG. */
+int hld_config_default_socket(char *buf, size_t cap);
+
+const char *hld_driver_name(hld_driver_t d);
+
+#endif /* HLD_CONFIG_H */

@@ -1,0 +1,254 @@
+/*
+ * conn.c - client connections (see conn.h): accept, framing, batched writes,
+ * backpressure, close.
+ */
+#include "conn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "hl_limits.h"
+#include "hld_limits.h"
+#include "log.h"
+
+typedef struct {
+    uv_write_t req;
+    uint8_t *data;
+} write_req_t;
+
+static void conn_process(hld_conn_t *c);
+
+hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id) {
+    for (hld_conn_t *c = d->conns; c; c = c->next)
+        if (c->id == id) return c;
+    return NULL;
+}
+
+void hld_conn_ref(hld_conn_t *c) {
+    c->refs++;
+}
+
+void hld_conn_unref(hld_conn_t *c) {
+    if (--c->refs) return;
+    free(c->in);
+    free(c->out);
+    free(c);
+}
+
+static void on_close(uv_handle_t *h) {
+    hld_conn_unref(h->data);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status) {
+    (void)status;
+    hld_conn_t *c = req->data;
+    uv_close((uv_handle_t *)&c->pipe, on_close);
+}
+
+void hld_conn_close(hld_conn_t *c, int graceful) {
+    if (c->closing) return;
+    hld_daemon_t *d = c->d;
+    hld_conn_flush(c);
+    if (c->closing) return; /* the flush itself dropped it */
+    c->closing = 1;
+    if (c->reading) uv_read_stop((uv_stream_t *)&c->pipe);
+    c->reading = 0;
+    /* unlink: it no longer gets events, and its voices become orphans */
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        d->conns = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    d->clients--;
+    hld_debug("client %u (%s) disconnected", c->id, c->name);
+    c->shutdown_req.data = c;
+    if (!graceful || uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->pipe, on_shutdown) != 0)
+        uv_close((uv_handle_t *)&c->pipe, on_close);
+    d->owner_sweep = 1;
+    hld_events_owner_sweep(d);
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
+    (void)hint;
+    hld_conn_t *c = h->data;
+    buf->base = (char *)c->in + c->in_len;
+    buf->len = HL_MAX_FRAME - c->in_len;
+}
+
+static void start_reading(hld_conn_t *c);
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+    (void)buf;
+    hld_conn_t *c = s->data;
+    if (nread < 0) {
+        hld_conn_close(c, 0);
+        return;
+    }
+    c->in_len += (size_t)nread;
+    conn_process(c);
+}
+
+static void start_reading(hld_conn_t *c) {
+    if (c->reading || c->closing || c->paused) return;
+    if (uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) == 0) c->reading = 1;
+}
+
+static void stop_reading(hld_conn_t *c) {
+    if (!c->reading) return;
+    uv_read_stop((uv_stream_t *)&c->pipe);
+    c->reading = 0;
+}
+
+static uint32_t rd_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Dispatches every complete frame in the input buffer. */
+static void conn_process(hld_conn_t *c) {
+    size_t off = 0;
+    while (!c->closing && !c->paused) {
+        hl_frame_hdr_t h;
+        size_t avail = c->in_len - off;
+        int rc = hl_frame_peek(c->in + off, avail, &h);
+        if (rc == 1) break;
+        if (rc < 0) {
+            /* the stream cannot be resynchronised: answer with what we can read, then close */
+            const uint8_t *p = c->in + off;
+            uint16_t op = (uint16_t)(p[4] | p[5] << 8);
+            uint32_t id = avail >= HL_FRAME_HDR ? rd_u32(p + 8) : 0;
+            c->d->n.protocol_errors++;
+            hld_debug("client %u: unparseable frame (%s)", c->id, hl_errname(rc));
+            hld_send_error(c, op, 0, id, HELIOD_EPROTO,
+                           rc == HELIOD_ETOOBIG ? "frame larger than the maximum"
+                                                : "malformed frame header");
+            hld_conn_close(c, 1);
+            return;
+        }
+        if (h.size > avail) break;
+        rc = hld_dispatch(c, &h, c->in + off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        off += h.size;
+        if (rc < 0) {
+            hld_conn_close(c, 1);
+            return;
+        }
+    }
+    if (c->closing) return;
+    if (off) {
+        memmove(c->in, c->in + off, c->in_len - off);
+        c->in_len -= off;
+    }
+    hld_conn_flush(c);
+}
+
+int hld_conn_send(hld_conn_t *c, const void *frame, size_t len) {
+    if (c->closing) return 0;
+    if (c->out_len + len > c->out_cap) {
+        if (c->out_len) hld_conn_flush(c);
+        if (c->closing) return 0;
+        if (!c->out) {
+            size_t cap = len > HLD_WRITE_BATCH ? len : HLD_WRITE_BATCH;
+            c->out = malloc(cap);
+            if (!c->out) return HELIOD_ENOMEM;
+            c->out_cap = cap;
+        }
+    }
+    memcpy(c->out + c->out_len, frame, len);
+    c->out_len += len;
+    return 0;
+}
+
+static void on_write(uv_write_t *req, int status) {
+    write_req_t *w = (write_req_t *)req;
+    hld_conn_t *c = req->data;
+    free(w->data);
+    free(w);
+    if (status < 0 || c->closing) return;
+    if (c->paused && uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) <= HL_OUTQ_PAUSE / 2) {
+        c->paused = 0;
+        hld_debug("client %u: output drained, reading again", c->id);
+        conn_process(c);
+        start_reading(c);
+    }
+}
+
+void hld_conn_flush(hld_conn_t *c) {
+    if (!c->out_len || c->closing) return;
+    write_req_t *w = malloc(sizeof *w);
+    if (!w) {
+        hld_conn_close(c, 0);
+        return;
+    }
+    w->data = c->out;
+    w->req.data = c;
+    uv_buf_t b = uv_buf_init((char *)c->out, (unsigned)c->out_len);
+    c->out = NULL;
+    c->out_len = c->out_cap = 0;
+    if (uv_write(&w->req, (uv_stream_t *)&c->pipe, &b, 1, on_write) != 0) {
+        free(w->data);
+        free(w);
+        hld_conn_close(c, 0);
+        return;
+    }
+    size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
+    if (q > HL_OUTQ_MAX) {
+        hld_warn("client %u (%s): %zu bytes of replies unread, dropping it", c->id, c->name, q);
+        hld_conn_close(c, 0);
+    } else if (q > HL_OUTQ_PAUSE && !c->paused) {
+        hld_debug("client %u: %zu bytes queued, pausing reads", c->id, q);
+        c->paused = 1;
+        stop_reading(c);
+    }
+}
+
+void hld_conn_flush_all(hld_daemon_t *d) {
+    hld_conn_t *c = d->conns;
+    while (c) {
+        hld_conn_t *next = c->next; /* flush may close (unlink) c */
+        hld_conn_flush(c);
+        c = next;
+    }
+}
+
+static void reject(hld_conn_t *c) {
+    c->d->n.clients_rejected++;
+    hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EBUSY, "too many clients");
+    c->closing = 0;
+    hld_conn_flush(c);
+    c->closing = 1;
+    c->shutdown_req.data = c;
+    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->pipe, on_shutdown) != 0)
+        uv_close((uv_handle_t *)&c->pipe, on_close);
+}
+
+void hld_conn_accept(hld_daemon_t *d) {
+    hld_conn_t *c = calloc(1, sizeof *c);
+    if (c) c->in = malloc(HL_MAX_FRAME);
+    if (!c || !c->in || uv_pipe_init(d->loop, &c->pipe, 0) != 0) {
+        if (c) free(c->in);
+        free(c);
+        hld_error("out of memory accepting a client");
+        return;
+    }
+    c->d = d;
+    c->refs = 1;
+    c->pipe.data = c;
+    if (uv_accept((uv_stream_t *)&d->listener, (uv_stream_t *)&c->pipe) != 0) {
+        uv_close((uv_handle_t *)&c->pipe, on_close);
+        return;
+    }
+    if (d->clients >= HL_MAX_CLIENTS || d->shutting_down) {
+        reject(c);
+        return;
+    }
+    c->id = ++d->next_client_id;
+    if (c->id == 0) c->id = ++d->next_client_id; /* 0 means "owned by nobody" */
+    snprintf(c->name, sizeof c->name, "client-%u", c->id);
+    c->next = d->conns;
+    if (d->conns) d->conns->prev = c;
+    d->conns = c;
+    d->clients++;
+    d->n.clients_total++;
+    start_reading(c);
+}

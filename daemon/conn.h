@@ -1,0 +1,57 @@
+/*
+ * conn.h - one client connection: a bounded input buffer that never holds
+ * more than one maximal frame, hl_frame_peek on every frame before its body
+ * is buffered, batched replies, and backpressure.
+ *
+ *   read -> in[HL_MAX_FRAME] -> peek -> dispatch (complete frames only)
+ *   replies/events -> out batch -> one uv_write per batch
+ *   unsent bytes > HL_OUTQ_PAUSE: stop reading until they drain to half
+ *   unsent bytes > HL_OUTQ_MAX:   drop the client
+ *
+ * A connection is freed when its handle is closed and no load job still
+ * refers to it (refs). Main thread only.
+ */
+#ifndef HLD_CONN_H
+#define HLD_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "daemon.h"
+#include "hl_proto.h"
+
+struct hld_conn {
+    uv_pipe_t pipe;
+    uv_shutdown_t shutdown_req;
+    hld_daemon_t *d;
+    hld_conn_t *prev, *next; /* in d->conns while open */
+    uint32_t id;             /* client id, also the owner tag of its voices */
+    uint8_t *in;
+    size_t in_len;
+    uint8_t *out; /* batch not yet handed to uv_write */
+    size_t out_len, out_cap;
+    int hello, closing, paused, reading;
+    uint32_t sub; /* HL_SUB_* */
+    uint32_t refs;
+    char name[HL_MAX_NAME + 1];
+};
+
+/* Accepts one pending connection from the listener (or rejects it when
+ * HL_MAX_CLIENTS are connected). */
+void hld_conn_accept(hld_daemon_t *d);
+/* Appends an encoded frame to the output batch. 0 or HELIOD_ENOMEM. */
+int hld_conn_send(hld_conn_t *c, const void *frame, size_t len);
+/* Hands the batch to libuv and applies backpressure. */
+void hld_conn_flush(hld_conn_t *c);
+/* Closes: graceful = after pending replies are written. Idempotent. */
+void hld_conn_close(hld_conn_t *c, int graceful);
+/* Reference held by an asynchronous job (load); unref may free. */
+void hld_conn_ref(hld_conn_t *c);
+void hld_conn_unref(hld_conn_t *c);
+/* The open connection with that client id, or NULL. */
+hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id);
+/* Flushes every connection with a pending batch. */
+void hld_conn_flush_all(hld_daemon_t *d);
+
+#endif /* HLD_CONN_H */

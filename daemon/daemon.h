@@ -1,0 +1,74 @@
+/*
+ * daemon.h - the daemon's shared state: one hld_daemon_t owned by main(),
+ * touched only on the libuv main thread (the audio thread sees only the
+ * engine's mixer, the workers only their own jobs).
+ *
+ *   main.c      parse, configure, run
+ *   server.c    socket path, listener, socket activation, accept
+ *   conn.c      per-client buffers, framing, batched writes, backpressure
+ *   dispatch.c  one handler per opcode
+ *   events.c    mixer event polling, notifications, owner sweeps, shutdown
+ *   stats.c     the STATS key/value list
+ */
+#ifndef HLD_DAEMON_H
+#define HLD_DAEMON_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "config.h"
+#include "engine.h"
+#include "sounds.h"
+
+typedef struct hld_conn hld_conn_t;
+
+typedef struct {
+    uint64_t clients_total, clients_rejected, protocol_errors;
+    uint64_t cmds_busy, voices_stolen, voices_refused;
+} hld_counters_t;
+
+typedef struct hld_daemon {
+    uv_loop_t *loop;
+    hld_config_t cfg;
+    hld_engine_t engine;
+    hld_sounds_t sounds;
+    hld_counters_t n;
+    uint64_t start_ns;
+
+    /* server */
+    uv_pipe_t listener;
+    int listener_open, unlink_on_exit, activated;
+    uint64_t last_accept_err_log_ns;
+    hld_conn_t *conns; /* live connections (doubly linked) */
+    uint32_t clients;
+    uint32_t next_client_id;
+
+    /* events / lifecycle */
+    uv_timer_t poll_timer;
+    uv_signal_t sig_int, sig_term;
+    int owner_sweep;   /* a connection closed: fade its voices (retried while EBUSY) */
+    int shutting_down; /* 1: fading, 2: closing handles */
+    int shutdown_stop_pending;
+    uint64_t shutdown_start_ns;
+    int exit_code;
+} hld_daemon_t;
+
+/* ---- server.c ---- */
+/* Listens on cfg.socket_path or a socket-activated fd. 0 or a negative
+ * HELIOD_* code after logging why. */
+int hld_server_listen(hld_daemon_t *d);
+/* Stops accepting and removes the socket file we created. Idempotent. */
+void hld_server_close(hld_daemon_t *d);
+
+/* ---- events.c ---- */
+/* Starts the event poll timer and the signal handlers. */
+int hld_events_start(hld_daemon_t *d);
+/* Fades out the voices of connections that are gone (call when one closes). */
+void hld_events_owner_sweep(hld_daemon_t *d);
+/* Begins the graceful shutdown (also what SIGINT/SIGTERM do). */
+void hld_events_shutdown(hld_daemon_t *d);
+
+/* Frames for a duration at the engine rate (rounded, >= 0). */
+uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
+
+#endif /* HLD_DAEMON_H */

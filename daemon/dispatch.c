@@ -1,0 +1,529 @@
+/*
+ * dispatch.c - one handler per opcode (see dispatch.h).
+ *
+ * Every handler decodes its whole body first (a body that does not decode
+ * exactly is a protocol error: EPROTO reply, connection closed after it is
+ * flushed), then validates (a bad argument is an error reply and the
+ * connection stays), then acts. Replies are encoded into one scratch buffer
+ * of HL_MAX_FRAME bytes and copied into the connection's output batch. With
+ * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
+ */
+#include "dispatch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "hl_config.h"
+#include "hl_dsp.h"
+#include "hl_limits.h"
+#include "log.h"
+#include "stats.h"
+
+#define CLOSE_CONN (-1) /* handler result: reply queued, now close */
+
+static uint8_t g_scratch[HL_MAX_FRAME]; /* main thread only */
+
+typedef struct {
+    hld_conn_t *c;
+    const hl_frame_hdr_t *h;
+    hl_rbuf_t r;
+    hl_wbuf_t w; /* reply under construction */
+} req_t;
+
+void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
+                    const char *msg) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, g_scratch, sizeof g_scratch);
+    if (!msg) msg = hl_strerror(status);
+    if (flags & HL_FLAG_NOREPLY) {
+        hl_event_t ev = {.type = HL_EVENT_ERROR, .req_op = op, .status = status};
+        snprintf(ev.message, sizeof ev.message, "%s", msg);
+        hl_frame_begin(&w, HL_OP_EVENT, 0, id);
+        hl_put_event(&w, &ev);
+    } else {
+        hl_reply_head_t rh = {.req_op = op, .status = status};
+        char m[HL_MAX_MSG + 1];
+        snprintf(m, sizeof m, "%s", msg);
+        hl_frame_begin(&w, HL_OP_REPLY, 0, id);
+        hl_put_reply_head(&w, &rh);
+        hl_put_str(&w, m, HL_MAX_MSG);
+    }
+    int n = hl_frame_end(&w);
+    if (n > 0) hld_conn_send(c, g_scratch, (size_t)n);
+}
+
+static int fail(req_t *q, int status, const char *msg) {
+    hld_send_error(q->c, q->h->op, q->h->flags, q->h->id, status, msg);
+    return 0;
+}
+
+/* Starts a success reply in q->w (body follows). */
+static void reply_begin(req_t *q) {
+    hl_wbuf_init(&q->w, g_scratch, sizeof g_scratch);
+    hl_frame_begin(&q->w, HL_OP_REPLY, 0, q->h->id);
+    hl_reply_head_t rh = {.req_op = q->h->op, .status = 0};
+    hl_put_reply_head(&q->w, &rh);
+}
+
+static int reply_end(req_t *q) {
+    int n = hl_frame_end(&q->w);
+    if (n < 0) return fail(q, HELIOD_ETOOBIG, "reply too large");
+    hld_conn_send(q->c, g_scratch, (size_t)n);
+    return 0;
+}
+
+/* Success with an empty body (silent with NOREPLY). */
+static int reply_ok(req_t *q) {
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    reply_begin(q);
+    return reply_end(q);
+}
+
+/* 0 if the body was consumed exactly; else the EPROTO reply is queued. */
+static int body_ok(req_t *q) {
+    if (hl_rbuf_finish(&q->r) == 0) return 1;
+    q->c->d->n.protocol_errors++;
+    hld_send_error(q->c, q->h->op, q->h->flags, q->h->id, HELIOD_EPROTO, "malformed request body");
+    return 0;
+}
+
+/* Mixer result -> reply; counts EBUSY. */
+static int mixer_fail(req_t *q, int rc) {
+    if (rc == HELIOD_EBUSY) q->c->d->n.cmds_busy++;
+    return fail(q, rc, NULL);
+}
+
+static int fade_ok(float ms) {
+    return isfinite(ms) && ms <= HL_MAX_FADE_MS;
+}
+
+uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
+    if (!(ms > 0)) return 0;
+    return (uint32_t)lround((double)ms * d->engine.rate / HLD_MS_PER_S);
+}
+
+/* ---- handlers --------------------------------------------------------------- */
+
+static int op_hello(req_t *q) {
+    hl_hello_t m;
+    hl_get_hello(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    hld_conn_t *c = q->c;
+    if (c->hello) return fail(q, HELIOD_EINVAL, "handshake already done");
+    if (m.version != HL_PROTO_VERSION) {
+        char msg[HL_MAX_MSG + 1];
+        snprintf(msg, sizeof msg, "protocol version %u is not supported (server speaks %d)",
+                 m.version, HL_PROTO_VERSION);
+        hld_send_error(c, q->h->op, q->h->flags & ~HL_FLAG_NOREPLY, q->h->id, HELIOD_EVERSION, msg);
+        return CLOSE_CONN;
+    }
+    c->hello = 1;
+    if (m.client_name[0]) snprintf(c->name, sizeof c->name, "%s", m.client_name);
+    hld_debug("client %u is %s", c->id, c->name);
+    hl_hello_reply_t hr = {
+        .version = HL_PROTO_VERSION,
+        .rate = c->d->engine.rate,
+        .period = c->d->engine.period,
+        .voices = c->d->cfg.voices,
+        .client_id = c->id,
+    };
+    snprintf(hr.server_version, sizeof hr.server_version, "%s", HELIOD_VERSION);
+    reply_begin(q);
+    hl_put_hello_reply(&q->w, &hr);
+    return reply_end(q);
+}
+
+static int op_ping(req_t *q) {
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    reply_begin(q);
+    hl_put_u64(&q->w, hld_now_ns());
+    return reply_end(q);
+}
+
+typedef struct {
+    hld_conn_t *c;
+    uint32_t id;
+    uint16_t flags;
+} load_ctx_t;
+
+static void load_done(void *user, int status, const char *msg, const hld_sound_t *snd) {
+    load_ctx_t *lc = user;
+    hld_conn_t *c = lc->c;
+    if (!c->closing) {
+        if (status < 0) {
+            hld_send_error(c, HL_OP_LOAD, lc->flags, lc->id, status, msg);
+        } else if (!(lc->flags & HL_FLAG_NOREPLY)) {
+            hl_frame_hdr_t h = {.op = HL_OP_LOAD, .flags = lc->flags, .id = lc->id};
+            req_t q = {.c = c, .h = &h};
+            hl_sound_info_t si;
+            hld_sound_info(snd, &si);
+            reply_begin(&q);
+            hl_put_sound_info(&q.w, &si);
+            reply_end(&q);
+        }
+        hld_conn_flush(c);
+    }
+    hld_conn_unref(c);
+    free(lc);
+}
+
+static int op_load(req_t *q) {
+    hl_load_t m;
+    hl_get_load(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    load_ctx_t *lc = malloc(sizeof *lc);
+    if (!lc) return fail(q, HELIOD_ENOMEM, NULL);
+    *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags};
+    const char *msg = NULL;
+    int rc = hld_sounds_load(&q->c->d->sounds, m.name, m.path, m.flags, load_done, lc, &msg);
+    if (rc < 0) {
+        free(lc);
+        q->c->d->sounds.loads_failed++;
+        return fail(q, rc, msg);
+    }
+    hld_conn_ref(q->c);
+    return 0;
+}
+
+static int op_unload(req_t *q) {
+    hl_name_t m;
+    hl_get_name(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    int rc = hld_sounds_unload(&q->c->d->sounds, m.name);
+    if (rc == HELIOD_EINUSE) {
+        hld_sound_t *s = hld_sounds_find(&q->c->d->sounds, m.name);
+        char msg[HL_MAX_MSG + 1];
+        if (s && s->loading)
+            snprintf(msg, sizeof msg, "sound %s is still loading", m.name);
+        else
+            snprintf(msg, sizeof msg, "sound %s is used by %u playing voice(s)", m.name,
+                     s ? s->playing : 0);
+        return fail(q, rc, msg);
+    }
+    if (rc < 0) return fail(q, rc, NULL);
+    return reply_ok(q);
+}
+
+/* List replies: the head is rewritten with the final count; an entry that
+ * does not fit in the frame is rolled back and sets 'truncated'. */
+typedef struct {
+    req_t *q;
+    size_t head_off;
+    hl_list_head_t head;
+} list_t;
+
+static void list_begin(list_t *l, req_t *q) {
+    l->q = q;
+    reply_begin(q);
+    l->head_off = q->w.len;
+    l->head = (hl_list_head_t){0, 0};
+    hl_put_list_head(&q->w, &l->head);
+}
+
+/* Call after putting an entry; returns 0 to continue, 1 when full. */
+static int list_entry_done(list_t *l, size_t before) {
+    hl_wbuf_t *w = &l->q->w;
+    /* keep room for the frame to close */
+    if (w->err || l->head.count >= HL_MAX_LIST) {
+        w->len = before;
+        w->err = 0;
+        l->head.truncated = 1;
+        return 1;
+    }
+    l->head.count++;
+    return 0;
+}
+
+static int list_end(list_t *l) {
+    hl_wbuf_t *w = &l->q->w;
+    size_t end = w->len;
+    w->len = l->head_off;
+    hl_put_list_head(w, &l->head);
+    w->len = end;
+    return reply_end(l->q);
+}
+
+static int sounds_entry(void *user, const hld_sound_t *snd) {
+    list_t *l = user;
+    hl_sound_info_t si;
+    hld_sound_info(snd, &si);
+    size_t before = l->q->w.len;
+    hl_put_sound_info(&l->q->w, &si);
+    return list_entry_done(l, before);
+}
+
+static int op_sounds(req_t *q) {
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    list_t l;
+    list_begin(&l, q);
+    hld_sounds_foreach(&q->c->d->sounds, sounds_entry, &l);
+    return list_end(&l);
+}
+
+static int op_play(req_t *q) {
+    hl_play_t m;
+    hl_get_play(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    hld_daemon_t *d = q->c->d;
+    const char *why = NULL;
+    if (hl_validate_play(&m, &why) != 0) return fail(q, HELIOD_EINVAL, why);
+    hld_sound_t *snd = hld_sounds_find(&d->sounds, m.sound);
+    if (!snd || snd->loading) {
+        char msg[HL_MAX_MSG + 1];
+        snprintf(msg, sizeof msg, "no sound named %s%s", m.sound, snd ? " is loaded yet" : "");
+        return fail(q, HELIOD_ENOSOUND, msg);
+    }
+    int bus = hl_bus_find(m.bus);
+    if (bus < 0) return fail(q, HELIOD_ENOBUS, NULL);
+    hl_voice_params_t p = {
+        .pcm = &snd->pcm,
+        .flags = m.flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_PAUSED),
+        .gain = hl_db_to_lin(m.gain_db),
+        .pan = m.pan,
+        .pos = {m.pos[0], m.pos[1], m.pos[2]},
+        .pitch = m.pitch,
+        .priority = m.priority,
+        .attack_frames =
+            hld_ms_to_frames(d, m.fade_in_ms < 0 ? HL_DEFAULT_FADE_IN_MS : m.fade_in_ms),
+        .min_distance = m.min_distance,
+        .max_distance = m.max_distance,
+        .rolloff = m.rolloff,
+        .model = m.model,
+        .bus = (uint32_t)bus,
+        .tag = (m.flags & HL_PLAY_DETACHED) ? 0 : q->c->id,
+    };
+    uint64_t voice = 0, stolen = 0;
+    int rc = hl_mixer_play(d->engine.mixer, &p, hld_now_ns(), &voice, &stolen);
+    if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
+    if (rc < 0) return mixer_fail(q, rc);
+    snd->playing++;
+    if (stolen) d->n.voices_stolen++;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_play_reply_t pr = {.voice = voice, .stolen = stolen};
+    reply_begin(q);
+    hl_put_play_reply(&q->w, &pr);
+    return reply_end(q);
+}
+
+static int op_stop(req_t *q) {
+    hl_stop_t m;
+    hl_get_stop(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (!fade_ok(m.fade_ms)) return fail(q, HELIOD_EINVAL, "fade_ms out of range");
+    hld_daemon_t *d = q->c->d;
+    float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
+    int rc = hl_mixer_stop(d->engine.mixer, m.voice, hld_ms_to_frames(d, ms), HL_MIX_END_STOPPED,
+                           hld_now_ns());
+    if (rc < 0) return mixer_fail(q, rc);
+    return reply_ok(q);
+}
+
+static int op_stop_all(req_t *q) {
+    hl_stop_all_t m;
+    hl_get_stop_all(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (!fade_ok(m.fade_ms)) return fail(q, HELIOD_EINVAL, "fade_ms out of range");
+    if (m.scope > HL_STOP_ALL_EVERYONE) return fail(q, HELIOD_EINVAL, "unknown scope");
+    hld_daemon_t *d = q->c->d;
+    float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
+    uint32_t frames = hld_ms_to_frames(d, ms), count = 0;
+    uint32_t slots = hl_mixer_slots(d->engine.mixer);
+    uint64_t now = hld_now_ns();
+    for (uint32_t i = 0; i < slots; i++) {
+        hl_voice_view_t v;
+        if (hl_mixer_slot_view(d->engine.mixer, i, &v) != 0) continue;
+        if (v.state != HL_MIX_STATE_PLAYING && v.state != HL_MIX_STATE_PAUSED) continue;
+        if (m.scope == HL_STOP_ALL_MINE && v.params.tag != q->c->id) continue;
+        int rc = hl_mixer_stop(d->engine.mixer, v.voice, frames, HL_MIX_END_STOPPED, now);
+        if (rc == HELIOD_EBUSY) return mixer_fail(q, rc);
+        if (rc == 0) count++;
+    }
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_count_reply_t cr = {.count = count};
+    reply_begin(q);
+    hl_put_count_reply(&q->w, &cr);
+    return reply_end(q);
+}
+
+static int op_set(req_t *q) {
+    hl_set_t m;
+    hl_get_set(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_set(&m, &why) != 0) return fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    hl_voice_set_t s = {
+        .mask = m.mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_POS | HL_MIX_SET_PITCH),
+        .gain = hl_db_to_lin(m.gain_db),
+        .pan = m.pan,
+        .pos = {m.pos[0], m.pos[1], m.pos[2]},
+        .pitch = m.pitch,
+        .ramp_frames = hld_ms_to_frames(d, m.ramp_ms),
+    };
+    int rc = hl_mixer_set(d->engine.mixer, m.voice, &s, hld_now_ns());
+    if (rc < 0) return mixer_fail(q, rc);
+    return reply_ok(q);
+}
+
+static int op_listener(req_t *q) {
+    hl_listener_t m;
+    hl_get_listener(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_listener(&m, &why) != 0) return fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    hl_listener_state_t l;
+    hl_mixer_get_listener(d->engine.mixer, &l);
+    if (m.mask & HL_LIS_POS) memcpy(l.pos, m.pos, sizeof l.pos);
+    if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
+    if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);
+    if (m.mask & HL_LIS_VEL) memcpy(l.vel, m.vel, sizeof l.vel);
+    int rc = hl_mixer_set_listener(d->engine.mixer, &l, hld_now_ns());
+    if (rc < 0) return mixer_fail(q, rc);
+    return reply_ok(q);
+}
+
+static uint8_t voice_state(uint32_t s) {
+    switch (s) {
+    case HL_MIX_STATE_STOPPING: return HL_VOICE_STOPPING;
+    case HL_MIX_STATE_PAUSED: return HL_VOICE_PAUSED;
+    default: return HL_VOICE_PLAYING;
+    }
+}
+
+static int op_voices(req_t *q) {
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_mixer_t *mx = q->c->d->engine.mixer;
+    list_t l;
+    list_begin(&l, q);
+    uint32_t slots = hl_mixer_slots(mx);
+    for (uint32_t i = 0; i < slots; i++) {
+        hl_voice_view_t v;
+        if (hl_mixer_slot_view(mx, i, &v) != 0 || v.state == HL_MIX_STATE_FREE) continue;
+        const hl_voice_params_t *p = &v.params;
+        hl_voice_info_t vi = {
+            .voice = v.voice,
+            .owner = (uint32_t)p->tag,
+            .priority = p->priority,
+            .flags = (p->flags & HL_PLAY_MASK) | (p->tag ? 0 : HL_PLAY_DETACHED),
+            .state = voice_state(v.state),
+            .gain_db = hl_lin_to_db(p->gain),
+            .pan = p->pan,
+            .pos = {p->pos[0], p->pos[1], p->pos[2]},
+            .pitch = p->pitch,
+        };
+        if (p->pcm) snprintf(vi.sound, sizeof vi.sound, "%s", hld_sound_from_pcm(p->pcm)->name);
+        const char *bn = hl_bus_name(p->bus);
+        snprintf(vi.bus, sizeof vi.bus, "%s", bn ? bn : "");
+        size_t before = q->w.len;
+        hl_put_voice_info(&q->w, &vi);
+        if (list_entry_done(&l, before)) break;
+    }
+    return list_end(&l);
+}
+
+static int op_devices(req_t *q) {
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    static hl_device_info_t devs[HL_MAX_LIST];
+    size_t total = 0;
+    int n = hld_pa_list_devices(devs, HL_MAX_LIST, &total, q->c->d->engine.backend.device_index);
+    if (n < 0) n = 0; /* no PortAudio: an empty list, not an error */
+    list_t l;
+    list_begin(&l, q);
+    for (int i = 0; i < n; i++) {
+        size_t before = q->w.len;
+        hl_put_device_info(&q->w, &devs[i]);
+        if (list_entry_done(&l, before)) break;
+    }
+    if (total > (size_t)n) l.head.truncated = 1;
+    return list_end(&l);
+}
+
+static int op_stats(req_t *q) {
+    hl_stats_req_t m = {0};
+    if (q->r.len) hl_get_stats_req(&q->r, &m); /* an empty body means no flags */
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (m.flags & ~(uint32_t)HL_STATS_RESET) return fail(q, HELIOD_EINVAL, "unknown stats flags");
+    hld_daemon_t *d = q->c->d;
+    if (!(q->h->flags & HL_FLAG_NOREPLY)) {
+        static hl_stat_t st[HLD_MAX_STATS];
+        size_t n = hld_stats_collect(d, st, HLD_MAX_STATS);
+        list_t l;
+        list_begin(&l, q);
+        for (size_t i = 0; i < n; i++) {
+            size_t before = q->w.len;
+            hl_put_stat(&q->w, &st[i]);
+            if (list_entry_done(&l, before)) break;
+        }
+        list_end(&l);
+    }
+    if (m.flags & HL_STATS_RESET) hld_engine_reset_stats(&d->engine);
+    return 0;
+}
+
+static int op_subscribe(req_t *q) {
+    hl_subscribe_t m;
+    hl_get_subscribe(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    if (m.mask & ~(uint32_t)HL_SUB_MASK) return fail(q, HELIOD_EINVAL, "unknown event bits");
+    q->c->sub = m.mask;
+    return reply_ok(q);
+}
+
+static int op_bus(req_t *q) {
+    hl_bus_t m;
+    hl_get_bus(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    hld_daemon_t *d = q->c->d;
+    int bus = strcmp(m.name, "master") == 0 ? -1 : hl_bus_find(m.name);
+    if (bus < 0 && strcmp(m.name, "master") != 0) return fail(q, HELIOD_ENOBUS, NULL);
+    if (m.mask & ~(uint32_t)HL_BUS_GAIN) return fail(q, HELIOD_EINVAL, "unknown bus fields");
+    if (m.mask & HL_BUS_GAIN) {
+        if (!(m.gain_db <= HL_MAX_GAIN_DB) || isnan(m.gain_db))
+            return fail(q, HELIOD_EINVAL, "gain_db must be <= +24");
+        if (!fade_ok(m.ramp_ms) || m.ramp_ms < 0)
+            return fail(q, HELIOD_EINVAL, "ramp_ms out of range");
+        int rc = hl_mixer_set_bus_gain(d->engine.mixer, bus, hl_db_to_lin(m.gain_db),
+                                       hld_ms_to_frames(d, m.ramp_ms), hld_now_ns());
+        if (rc < 0) return mixer_fail(q, rc);
+    }
+    return reply_ok(q);
+}
+
+int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+    req_t q = {.c = c, .h = h};
+    hl_rbuf_init(&q.r, body, len);
+    if (c->d->shutting_down && h->op != HL_OP_HELLO) {
+        fail(&q, HELIOD_ESHUTDOWN, NULL);
+        return 0;
+    }
+    if (!c->hello && h->op != HL_OP_HELLO) {
+        fail(&q, HELIOD_EHANDSHAKE, NULL);
+        return 0;
+    }
+    switch (h->op) {
+    case HL_OP_HELLO: return op_hello(&q);
+    case HL_OP_PING: return op_ping(&q);
+    case HL_OP_LOAD: return op_load(&q);
+    case HL_OP_UNLOAD: return op_unload(&q);
+    case HL_OP_SOUNDS: return op_sounds(&q);
+    case HL_OP_PLAY: return op_play(&q);
+    case HL_OP_STOP: return op_stop(&q);
+    case HL_OP_STOP_ALL: return op_stop_all(&q);
+    case HL_OP_SET: return op_set(&q);
+    case HL_OP_LISTENER: return op_listener(&q);
+    case HL_OP_VOICES: return op_voices(&q);
+    case HL_OP_DEVICES: return op_devices(&q);
+    case HL_OP_STATS: return op_stats(&q);
+    case HL_OP_SUBSCRIBE: return op_subscribe(&q);
+    case HL_OP_BUS: return op_bus(&q);
+    default: return fail(&q, HELIOD_EBADOP, NULL);
+    }
+}

@@ -1,0 +1,25 @@
+/*
+ * dispatch.h - the request handlers: one function per opcode, each decoding
+ * its body with the proto codec, validating every field, acting on the
+ * sound table or the mixer, and replying. Main thread only.
+ */
+#ifndef HLD_DISPATCH_H
+#define HLD_DISPATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "hl_proto.h"
+
+/* Handles one complete frame. Returns 0 (the connection stays, whatever the
+ * request's outcome) or a negative code when the connection must be closed
+ * after its replies are flushed (malformed body, version mismatch). */
+int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
+
+/* Queues an error answer to request (op, id): an EVENT_ERROR if the request
+ * had HL_FLAG_NOREPLY, else a REPLY with the status and message. */
+void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
+                    const char *msg);
+
+#endif /* HLD_DISPATCH_H */

@@ -1,0 +1,205 @@
+/*
+ * engine.c - mixer memory, backend choice, the RT render wrapper and its
+ * timing histogram (see engine.h).
+ *
+ * Histogram: bucket index from the position of the top bit of the duration
+ * in ns and the next HLD_CB_HIST_SUB bits below it, i.e. 4 log-spaced buckets
+ * per octave, 256 buckets covering all of uint64. The audio thread only does
+ * relaxed fetch_adds; readers take a snapshot and subtract a baseline, so a
+ * reset never has to write memory the audio thread is incrementing.
+ */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+_Thread_local int heliod_rt_thread_flag;
+
+#define HIST_SUB_BITS 2 /* log2(HLD_CB_HIST_SUB) */
+
+static unsigned hist_bucket(uint64_t ns) {
+    if (ns < 2 * HLD_CB_HIST_SUB) return (unsigned)ns;
+    unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+    return msb * HLD_CB_HIST_SUB +
+           (unsigned)((ns >> (msb - HIST_SUB_BITS)) & (HLD_CB_HIST_SUB - 1));
+}
+
+/* Representative value (ns) of a bucket: the middle of its range. */
+static double hist_value(unsigned b) {
+    if (b < 2 * HLD_CB_HIST_SUB) return (double)b;
+    unsigned msb = b / HLD_CB_HIST_SUB, sub = b % HLD_CB_HIST_SUB;
+    double lo = (double)((uint64_t)(HLD_CB_HIST_SUB + sub) << (msb - HIST_SUB_BITS));
+    double hi = (double)((uint64_t)(HLD_CB_HIST_SUB + sub + 1) << (msb - HIST_SUB_BITS));
+    return (lo + hi) / 2;
+}
+
+/* The audio thread's whole job: called by the backend once per period. */
+static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t xrun) {
+    hld_engine_t *e = user;
+    heliod_rt_thread_flag = 1;
+    uint64_t t0 = hld_now_ns();
+    hl_mixer_process_rt(e->mixer, out, frames, t0);
+    if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
+    uint64_t dur = hld_now_ns() - t0;
+
+    atomic_fetch_add_explicit(&e->callbacks, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->cb_ns_sum, dur, memory_order_relaxed);
+    atomic_fetch_add_explicit(&e->cb_hist[hist_bucket(dur)], 1, memory_order_relaxed);
+    if (dur > atomic_load_explicit(&e->cb_ns_max, memory_order_relaxed))
+        atomic_store_explicit(&e->cb_ns_max, dur, memory_order_relaxed);
+    if (xrun) atomic_fetch_add_explicit(&e->xruns, 1, memory_order_relaxed);
+    if (xrun & HLD_XRUN_UNDERFLOW)
+        atomic_fetch_add_explicit(&e->underruns, 1, memory_order_relaxed);
+    heliod_rt_thread_flag = 0;
+}
+
+static int open_backend(hld_engine_t *e, const hld_config_t *cfg) {
+    hld_backend_config_t bc = {
+        .rate = cfg->rate,
+        .period = cfg->period,
+        .device = cfg->device,
+        .render = engine_render_rt,
+        .user = e,
+    };
+    if (cfg->driver == HLD_DRIVER_NULL) return hld_backend_null_open(&e->backend, &bc);
+    int rc = hld_backend_pa_open(&e->backend, &bc);
+    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO) return rc;
+    hld_warn("no usable PortAudio output device: using the null driver (no sound)");
+    return hld_backend_null_open(&e->backend, &bc);
+}
+
+int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
+    memset(e, 0, sizeof *e);
+    e->rate = cfg->rate;
+    e->period = cfg->period;
+    hl_mixer_config_t mc = {.rate = cfg->rate, .voices = cfg->voices};
+    size_t size = hl_mixer_size(&mc);
+    if (!size) {
+        hld_error("mixer: invalid configuration (rate %u, voices %u)", cfg->rate, cfg->voices);
+        return HELIOD_EINVAL;
+    }
+    size_t align = 64;
+    size = (size + align - 1) / align * align;
+    e->mem = aligned_alloc(align, size);
+    if (!e->mem) return HELIOD_ENOMEM;
+    memset(e->mem, 0, size); /* also faults every page in before the audio thread runs */
+    e->mixer = hl_mixer_init(e->mem, size, &mc);
+    if (!e->mixer) {
+        hld_error("mixer: init failed");
+        free(e->mem);
+        e->mem = NULL;
+        return HELIOD_EINVAL;
+    }
+    int rc = open_backend(e, cfg);
+    if (rc) {
+        hld_error("cannot open the %s output driver: %s", hld_driver_name(cfg->driver),
+                  rc == HELIOD_ENODEV ? "no such device" : "device error");
+        free(e->mem);
+        e->mem = NULL;
+        return rc;
+    }
+    if (cfg->record[0]) {
+        rc = hld_recorder_open(&e->rec, cfg->record, cfg->rate);
+        if (rc) {
+            hld_backend_close(&e->backend);
+            free(e->mem);
+            e->mem = NULL;
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int hld_engine_start(hld_engine_t *e) {
+    int rc = hld_backend_start(&e->backend);
+    if (rc == 0) e->started = 1;
+    return rc;
+}
+
+void hld_engine_stop(hld_engine_t *e) {
+    if (e->started) hld_backend_stop(&e->backend);
+    e->started = 0;
+    hld_recorder_close(e->rec);
+    e->rec = NULL;
+}
+
+void hld_engine_close(hld_engine_t *e) {
+    hld_engine_stop(e);
+    hld_backend_close(&e->backend);
+    free(e->mem);
+    e->mem = NULL;
+    e->mixer = NULL;
+}
+
+static double percentile(const uint64_t *h, uint64_t total, double q) {
+    if (!total) return 0;
+    uint64_t want = (uint64_t)(q * (double)total);
+    if (want < 1) want = 1;
+    uint64_t acc = 0;
+    for (unsigned b = 0; b < HLD_CB_HIST_BUCKETS; b++) {
+        acc += h[b];
+        if (acc >= want) return hist_value(b);
+    }
+    return hist_value(HLD_CB_HIST_BUCKETS - 1);
+}
+
+/* Upper bound (us) of mixer wait bucket i: waits < 2^i * 64 us. */
+static double wait_bound_us(unsigned i) {
+    return (double)(UINT64_C(64) << i);
+}
+
+void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *o) {
+    memset(o, 0, sizeof *o);
+    uint64_t h[HLD_CB_HIST_BUCKETS], total = 0;
+    for (unsigned b = 0; b < HLD_CB_HIST_BUCKETS; b++) {
+        h[b] = atomic_load_explicit(&e->cb_hist[b], memory_order_relaxed) - e->base_hist[b];
+        total += h[b];
+    }
+    o->callbacks = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
+    o->xruns = atomic_load_explicit(&e->xruns, memory_order_relaxed);
+    o->underruns = atomic_load_explicit(&e->underruns, memory_order_relaxed);
+    uint64_t n = o->callbacks - e->base_callbacks;
+    uint64_t sum = atomic_load_explicit(&e->cb_ns_sum, memory_order_relaxed) - e->base_sum;
+    o->avg_us = n ? (double)sum / (double)n / HLD_NS_PER_US : 0;
+    o->p50_us = percentile(h, total, 0.50) / HLD_NS_PER_US;
+    o->p99_us = percentile(h, total, 0.99) / HLD_NS_PER_US;
+    o->max_us = (double)atomic_load_explicit(&e->cb_ns_max, memory_order_relaxed) / HLD_NS_PER_US;
+
+    hl_mixer_stats_t ms;
+    hl_mixer_stats(e->mixer, &ms);
+    uint64_t wtotal = 0, wh[HL_MIX_WAIT_BUCKETS];
+    int top = -1;
+    for (unsigned i = 0; i < HL_MIX_WAIT_BUCKETS; i++) {
+        wh[i] = ms.wait_hist[i] - e->base_wait_hist[i];
+        wtotal += wh[i];
+        if (wh[i]) top = (int)i;
+    }
+    if (wtotal) {
+        uint64_t want = (uint64_t)(0.99 * (double)wtotal), acc = 0;
+        if (want < 1) want = 1;
+        for (unsigned i = 0; i < HL_MIX_WAIT_BUCKETS; i++) {
+            acc += wh[i];
+            if (acc >= want) {
+                o->wait_p99_us = wait_bound_us(i);
+                break;
+            }
+        }
+        /* the mixer's max is never reset: after a reset, bound it by the histogram */
+        double mx = (double)ms.wait_max_ns / HLD_NS_PER_US;
+        double bound = wait_bound_us((unsigned)top);
+        o->wait_max_us = mx < bound ? mx : bound;
+    }
+}
+
+void hld_engine_reset_stats(hld_engine_t *e) {
+    for (unsigned b = 0; b < HLD_CB_HIST_BUCKETS; b++)
+        e->base_hist[b] = atomic_load_explicit(&e->cb_hist[b], memory_order_relaxed);
+    e->base_callbacks = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
+    e->base_sum = atomic_load_explicit(&e->cb_ns_sum, memory_order_relaxed);
+    atomic_store_explicit(&e->cb_ns_max, 0, memory_order_relaxed);
+    hl_mixer_stats_t ms;
+    hl_mixer_stats(e->mixer, &ms);
+    memcpy(e->base_wait_hist, ms.wait_hist, sizeof e->base_wait_hist);
+}

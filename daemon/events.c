@@ -1,0 +1,166 @@
+/*
+ * events.c - the main thread's periodic work and the daemon's lifecycle.
+ *
+ * A uv_timer fires about once per device period: it drains the mixer's event
+ * ring (ENDED releases the sound's voice count and notifies the owner if it
+ * subscribed; STARTED likewise), retries fading out the voices of closed
+ * connections if the command ring was full, and flushes the replies.
+ *
+ * Shutdown (SIGINT/SIGTERM):
+ *   t=0      stop accepting; every voice gets a HLD_OWNER_FADE_MS fade,
+ *            reason SHUTDOWN; sd_notify STOPPING=1
+ *   t<=150ms every HLD_SHUTDOWN_TICK_MS: poll events; once no slot holds a
+ *            voice (or HLD_SHUTDOWN_WAIT_MS passed): stop the device,
+ *            finalise the recording, close every connection and handle, and
+ *            let uv_run return.
+ */
+#include <string.h>
+
+#include "conn.h"
+#include "daemon.h"
+#include "hl_config.h"
+#include "hld_limits.h"
+#include "log.h"
+
+#if HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+static void send_event(hld_conn_t *c, const hl_event_t *ev) {
+    static uint8_t buf[HL_MAX_FRAME / 16]; /* events are small; main thread only */
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
+    hl_put_event(&w, ev);
+    int n = hl_frame_end(&w);
+    if (n > 0) hld_conn_send(c, buf, (size_t)n);
+}
+
+static void on_mix_event(void *user, const hl_mix_event_t *ev) {
+    hld_daemon_t *d = user;
+    hld_conn_t *owner = ev->tag ? hld_conn_find(d, (uint32_t)ev->tag) : NULL;
+    hl_event_t out = {.voice = ev->voice};
+    if (ev->type == HL_MIX_EV_ENDED) {
+        if (ev->pcm) {
+            hld_sound_t *snd = hld_sound_from_pcm(ev->pcm);
+            if (snd->playing) snd->playing--;
+        }
+        if (owner && (owner->sub & HL_SUB_ENDED)) {
+            out.type = HL_EVENT_ENDED;
+            out.reason = (uint8_t)ev->reason;
+            send_event(owner, &out);
+        }
+    } else if (ev->type == HL_MIX_EV_STARTED) {
+        if (owner && (owner->sub & HL_SUB_STARTED)) {
+            out.type = HL_EVENT_STARTED;
+            out.time_ns = ev->time_ns;
+            send_event(owner, &out);
+        }
+    }
+}
+
+/* Stops every active voice matching: orphans (owner gone) or all (shutdown).
+ * Returns 0, or HELIOD_EBUSY if the command ring filled (try again later). */
+static int stop_voices(hld_daemon_t *d, int all, int reason) {
+    hl_mixer_t *mx = d->engine.mixer;
+    uint32_t slots = hl_mixer_slots(mx), frames = hld_ms_to_frames(d, HLD_OWNER_FADE_MS);
+    uint64_t now = hld_now_ns();
+    for (uint32_t i = 0; i < slots; i++) {
+        hl_voice_view_t v;
+        if (hl_mixer_slot_view(mx, i, &v) != 0) continue;
+        if (v.state != HL_MIX_STATE_PLAYING && v.state != HL_MIX_STATE_PAUSED) continue;
+        if (!all && (v.params.tag == 0 || hld_conn_find(d, (uint32_t)v.params.tag))) continue;
+        if (hl_mixer_stop(mx, v.voice, frames, reason, now) == HELIOD_EBUSY) {
+            d->n.cmds_busy++;
+            return HELIOD_EBUSY;
+        }
+    }
+    return 0;
+}
+
+void hld_events_owner_sweep(hld_daemon_t *d) {
+    if (!d->engine.mixer) return;
+    if (stop_voices(d, 0, HL_MIX_END_OWNER) == 0) d->owner_sweep = 0;
+}
+
+static int slots_busy(hld_daemon_t *d) {
+    hl_mixer_t *mx = d->engine.mixer;
+    uint32_t slots = hl_mixer_slots(mx);
+    for (uint32_t i = 0; i < slots; i++) {
+        hl_voice_view_t v;
+        if (hl_mixer_slot_view(mx, i, &v) == 0 && v.state != HL_MIX_STATE_FREE) return 1;
+    }
+    return 0;
+}
+
+static void on_handle_closed(uv_handle_t *h) {
+    (void)h;
+}
+
+static void finish_shutdown(hld_daemon_t *d) {
+    d->shutting_down = 2;
+    hld_engine_stop(&d->engine);
+    hl_mixer_poll(d->engine.mixer, on_mix_event, d);
+    hld_conn_flush_all(d);
+    while (d->conns)
+        hld_conn_close(d->conns, 0);
+    uv_timer_stop(&d->poll_timer);
+    uv_close((uv_handle_t *)&d->poll_timer, on_handle_closed);
+    uv_close((uv_handle_t *)&d->sig_int, on_handle_closed);
+    uv_close((uv_handle_t *)&d->sig_term, on_handle_closed);
+    hld_info("stopped after %.0f ms",
+             (double)(hld_now_ns() - d->shutdown_start_ns) / HLD_NS_PER_MS);
+}
+
+static void on_poll(uv_timer_t *t) {
+    hld_daemon_t *d = t->data;
+    if (d->shutting_down == 2) return;
+    hl_mixer_poll(d->engine.mixer, on_mix_event, d);
+    if (d->owner_sweep) hld_events_owner_sweep(d);
+    if (d->shutting_down) {
+        if (d->shutdown_stop_pending && stop_voices(d, 1, HL_MIX_END_SHUTDOWN) == 0)
+            d->shutdown_stop_pending = 0;
+        uint64_t waited = hld_now_ns() - d->shutdown_start_ns;
+        if ((!d->shutdown_stop_pending && !slots_busy(d)) ||
+            waited >= HLD_SHUTDOWN_WAIT_MS * HLD_NS_PER_MS) {
+            finish_shutdown(d);
+            return;
+        }
+    }
+    hld_conn_flush_all(d);
+}
+
+void hld_events_shutdown(hld_daemon_t *d) {
+    if (d->shutting_down) return;
+    d->shutting_down = 1;
+    d->shutdown_start_ns = hld_now_ns();
+    hld_info("shutting down");
+#if HAVE_LIBSYSTEMD
+    sd_notify(0, "STOPPING=1");
+#endif
+    hld_server_close(d);
+    d->shutdown_stop_pending = stop_voices(d, 1, HL_MIX_END_SHUTDOWN) != 0;
+    uv_timer_stop(&d->poll_timer);
+    uv_timer_start(&d->poll_timer, on_poll, HLD_SHUTDOWN_TICK_MS, HLD_SHUTDOWN_TICK_MS);
+}
+
+static void on_signal(uv_signal_t *s, int signum) {
+    hld_daemon_t *d = s->data;
+    hld_debug("signal %d", signum);
+    hld_events_shutdown(d);
+}
+
+int hld_events_start(hld_daemon_t *d) {
+    uint64_t ms = (uint64_t)d->engine.period * (uint64_t)HLD_MS_PER_S / d->engine.rate;
+    if (ms < HLD_POLL_MIN_MS) ms = HLD_POLL_MIN_MS;
+    uv_timer_init(d->loop, &d->poll_timer);
+    d->poll_timer.data = d;
+    uv_signal_init(d->loop, &d->sig_int);
+    uv_signal_init(d->loop, &d->sig_term);
+    d->sig_int.data = d->sig_term.data = d;
+    if (uv_timer_start(&d->poll_timer, on_poll, ms, ms) != 0 ||
+        uv_signal_start(&d->sig_int, on_signal, SIGINT) != 0 ||
+        uv_signal_start(&d->sig_term, on_signal, SIGTERM) != 0)
+        return HELIOD_EIO;
+    return 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * hld_limits.h - the daemon's own constants (the engine's capacities live in
+ * daemon/mixer/hl_limits.h, the protocol's in proto/hl_proto.h). Each value
+ * carries the reason it is what it is.
+ */
+#ifndef HLD_LIMITS_H
+#define HLD_LIMITS_H
+
+#define HLD_DEFAULT_RATE      48000 /* what most game audio and most devices run at */
+#define HLD_DEFAULT_PERIOD    256   /* 5.3 ms at 48 kHz: low latency, comfortable budget */
+#define HLD_MIN_RATE          8000  /* below this nothing sounds like a game */
+#define HLD_MAX_RATE          192000
+#define HLD_MIN_PERIOD        16    /* smaller periods cost more in wake-ups than they save */
+#define HLD_MAX_PERIOD        8192  /* 170 ms at 48 kHz: beyond that commands feel late */
+#define HLD_CHANNELS          2     /* the engine renders interleaved stereo */
+#define HLD_OWNER_FADE_MS     50.0f /* fade of voices whose connection closed, and at shutdown */
+#define HLD_SHUTDOWN_WAIT_MS  150   /* longest wait for the shutdown fades to end */
+#define HLD_SHUTDOWN_TICK_MS  5     /* how often shutdown checks whether the fades ended */
+#define HLD_POLL_MIN_MS       1     /* event poll timer floor (uv timers are in ms) */
+#define HLD_LISTEN_BACKLOG    128   /* pending connections the kernel queues for us */
+#define HLD_RECORD_POLL_MS    20    /* record writer wake-up: well inside HL_RECORD_SECONDS */
+#define HLD_DECODE_CHUNK      65536 /* frames decoded per sf_readf_float call */
+#define HLD_CB_HIST_SUB       4     /* callback histogram: 4 buckets per octave (19% steps) */
+#define HLD_CB_HIST_BUCKETS   (64 * HLD_CB_HIST_SUB) /* covers every uint64 nanosecond value */
+#define HLD_NS_PER_S          1000000000ull
+#define HLD_NS_PER_MS         1000000ull
+#define HLD_NS_PER_US         1000ull
+#define HLD_MS_PER_S          1000.0
+#define HLD_ERRLOG_INTERVAL_S 10    /* accept errors (EMFILE) are logged at most this often */
+#define HLD_DIR_MODE          0700  /* socket directory: this user only */
+#define HLD_SOCK_MODE         0600  /* socket: this user only */
+#define HLD_MAX_CONFIG_LINE   8192  /* INI lines longer than this are an error */
+#define HLD_WRITE_BATCH       65536 /* replies to one client are batched into writes this big */
+
+#endif /* HLD_LIMITS_H */

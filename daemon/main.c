@@ -1,0 +1,73 @@
+/*
+ * main.c - heliod's entry point: parse the configuration, open the engine,
+ * listen, run the libuv loop until SIGINT/SIGTERM, and tear down. Everything
+ * else lives in its own module (see daemon.h for the map).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "conn.h"
+#include "daemon.h"
+#include "hl_config.h"
+#include "log.h"
+
+#if HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+static int list_devices(void) {
+    static hl_device_info_t devs[HL_MAX_LIST];
+    size_t total = 0;
+    int n = hld_pa_list_devices(devs, HL_MAX_LIST, &total, -1);
+    if (n < 0) {
+        fprintf(stderr, "heliod: PortAudio is not available\n");
+        return 1;
+    }
+    printf("%-5s %-8s %-4s %-10s %s\n", "index", "flags", "ch", "rate", "name (host API)");
+    for (int i = 0; i < n; i++)
+        printf("%-5u %-8s %-4u %-10.0f %s (%s)\n", devs[i].index,
+               (devs[i].flags & HL_DEV_DEFAULT) ? "default" : "", devs[i].max_channels,
+               devs[i].default_rate, devs[i].name, devs[i].hostapi);
+    if (n == 0) printf("(no output devices)\n");
+    return 0;
+}
+
+static void close_walk(uv_handle_t *h, void *arg) {
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+int main(int argc, char **argv) {
+    static hld_daemon_t d; /* large (sound table); static keeps it off the stack */
+    signal(SIGPIPE, SIG_IGN);
+    int rc = hld_config_load(&d.cfg, argc, argv);
+    if (rc) return rc > 0 ? 0 : 2;
+    hld_log_set_level(d.cfg.log_level);
+    if (d.cfg.list_devices) return list_devices();
+
+    d.loop = uv_default_loop();
+    d.start_ns = hld_now_ns();
+    if (hld_engine_open(&d.engine, &d.cfg) != 0) return 1;
+    hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    if (hld_server_listen(&d) != 0 || hld_events_start(&d) != 0 ||
+        hld_engine_start(&d.engine) != 0) {
+        d.exit_code = 1;
+        hld_server_close(&d);
+        uv_walk(d.loop, close_walk, NULL);
+        uv_run(d.loop, UV_RUN_DEFAULT);
+    } else {
+        hld_info("heliod %s: %s driver%s%s, %u Hz, period %u, %u voices", HELIOD_VERSION,
+                 d.engine.backend.name, d.engine.backend.device_name[0] ? " on " : "",
+                 d.engine.backend.device_name, d.cfg.rate, d.cfg.period, d.cfg.voices);
+#if HAVE_LIBSYSTEMD
+        sd_notify(0, "READY=1");
+#endif
+        uv_run(d.loop, UV_RUN_DEFAULT);
+    }
+    hld_engine_close(&d.engine);
+    hld_sounds_close(&d.sounds);
+    if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
+    return d.exit_code;
+}

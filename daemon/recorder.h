@@ -1,0 +1,33 @@
+/*
+ * recorder.h - the --record tap: a copy of the master output written to a
+ * WAV file without ever blocking the audio thread.
+ *
+ *   audio thread                     writer thread ("heliod-record")
+ *   hld_recorder_write_rt() --ring-->  drain every HLD_RECORD_POLL_MS
+ *   (full ring: frames dropped,        sf_writef_float into the file
+ *    counted, never waits)
+ *
+ * The ring holds HL_RECORD_SECONDS of stereo frames (one element = one frame,
+ * so the writer never sees half a frame).
+ */
+#ifndef HLD_RECORDER_H
+#define HLD_RECORDER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct hld_recorder hld_recorder_t;
+
+/* Opens path as a float WAV at rate and starts the writer thread. Returns
+ * 0 and *out, or HELIOD_EFILE / HELIOD_ENOMEM / HELIOD_EIO. Main thread. */
+int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate);
+/* Audio thread: queues frames of interleaved stereo; drops what does not fit. */
+void hld_recorder_write_rt(hld_recorder_t *r, const float *buf, uint32_t frames);
+/* Frames written to the file so far / dropped because the ring was full. Any thread. */
+uint64_t hld_recorder_frames(const hld_recorder_t *r);
+uint64_t hld_recorder_dropped(const hld_recorder_t *r);
+/* Stops the writer after draining the ring, finalises the file, frees.
+ * Call after the audio thread stopped. NULL is fine. Main thread. */
+void hld_recorder_close(hld_recorder_t *r);
+
+#endif /* HLD_RECORDER_H */

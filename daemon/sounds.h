@@ -1,0 +1,75 @@
+/*
+ * sounds.h - the named sound table and the loader.
+ *
+ * A sound is decoded float32 PCM at the engine rate, mono or stereo, owned by
+ * this table. Voices reference it through the hl_pcm_t embedded in the entry;
+ * `playing` counts them (incremented when a PLAY succeeds, decremented on the
+ * mixer's ENDED event), and UNLOAD refuses while it is non-zero, so PCM is
+ * never freed under the audio thread.
+ *
+ * LOAD inserts a placeholder (so a second LOAD of the name answers EEXIST and
+ * PLAY answers ENOSOUND until it is ready), then decodes on the libuv
+ * threadpool: libsndfile (WAV, FLAC, Ogg, Opus, MP3...), more than two
+ * channels downmixed to stereo, libsoxr (high quality) when the file rate
+ * differs from the engine rate. The completion runs on the main thread.
+ * All functions: main thread only.
+ */
+#ifndef HLD_SOUNDS_H
+#define HLD_SOUNDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "hl_mixer.h"
+#include "hl_proto.h"
+
+#define HLD_SOUND_BUCKETS 4096 /* hash chains; HL_MAX_SOUNDS / 4 keeps chains short */
+
+typedef struct hld_sound {
+    struct hld_sound *next; /* hash chain */
+    char name[HL_MAX_NAME + 1];
+    hl_pcm_t pcm; /* data owned by the entry */
+    uint32_t source_rate, flags;
+    uint32_t playing; /* voices using it */
+    size_t bytes;
+    int loading;
+} hld_sound_t;
+
+typedef struct {
+    uv_loop_t *loop;
+    uint32_t rate;
+    uint64_t max_bytes;
+    hld_sound_t *buckets[HLD_SOUND_BUCKETS];
+    uint32_t count;    /* entries, loading ones included */
+    uint64_t bytes;    /* decoded sample bytes held */
+    uint32_t inflight; /* decode jobs queued or running */
+    uint64_t loads_failed;
+} hld_sounds_t;
+
+/* Completion of hld_sounds_load: status 0 and the new sound, or a negative
+ * HELIOD_* code with a message (snd NULL). Main thread. */
+typedef void (*hld_load_done_fn)(void *user, int status, const char *msg, const hld_sound_t *snd);
+
+void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t max_sample_mb);
+/* Frees every sound. Only when no voice plays any of them. */
+void hld_sounds_close(hld_sounds_t *s);
+
+/* The entry called name (loading or not), or NULL. */
+hld_sound_t *hld_sounds_find(hld_sounds_t *s, const char *name);
+/* The entry owning pcm (from a mixer event). */
+hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm);
+
+/* Validates and starts a load. Returns 0 (done will be called exactly once,
+ * later) or a negative HELIOD_* code with *msg set (done is not called). */
+int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_t flags,
+                    hld_load_done_fn done, void *user, const char **msg);
+/* Removes a sound: 0, HELIOD_ENOSOUND or HELIOD_EINUSE (playing or loading). */
+int hld_sounds_unload(hld_sounds_t *s, const char *name);
+
+/* Calls fn for every ready sound, in table order, until fn returns non-zero. */
+void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd), void *user);
+/* Reply/list form of an entry. */
+void hld_sound_info(const hld_sound_t *snd, hl_sound_info_t *out);
+
+#endif /* HLD_SOUNDS_H */

@@ -1,0 +1,91 @@
+/*
+ * stats.c - builds the STATS key/value list (see stats.h). rss_bytes comes
+ * from /proc/self/statm (resident pages times the page size).
+ */
+#include "stats.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hl_dsp.h"
+#include "hld_limits.h"
+
+typedef struct {
+    hl_stat_t *a;
+    size_t n, cap;
+} acc_t;
+
+static void put(acc_t *s, const char *key, double v) {
+    if (s->n >= s->cap) return;
+    snprintf(s->a[s->n].key, sizeof s->a[s->n].key, "%s", key);
+    s->a[s->n].value = v;
+    s->n++;
+}
+
+static double rss_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    unsigned long size = 0, res = 0;
+    int ok = fscanf(f, "%lu %lu", &size, &res) == 2;
+    fclose(f);
+    return ok ? (double)res * (double)sysconf(_SC_PAGESIZE) : 0;
+}
+
+size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
+    acc_t s = {out, 0, cap};
+    hld_engine_t *e = &d->engine;
+    hld_engine_stats_t es;
+    hld_engine_stats(e, &es);
+    hl_mixer_stats_t ms;
+    hl_mixer_stats(e->mixer, &ms);
+    double period_us = (double)e->period * HLD_MS_PER_S * HLD_MS_PER_S / e->rate;
+
+    put(&s, "uptime_s", (double)(hld_now_ns() - d->start_ns) / HLD_NS_PER_S);
+    put(&s, "rate", e->rate);
+    put(&s, "period", e->period);
+    put(&s, "period_us", period_us);
+    put(&s, "clients", d->clients);
+    put(&s, "clients_total", (double)d->n.clients_total);
+    put(&s, "clients_rejected", (double)d->n.clients_rejected);
+    put(&s, "protocol_errors", (double)d->n.protocol_errors);
+    put(&s, "cmds_applied", (double)ms.cmds_applied);
+    put(&s, "cmds_busy", (double)d->n.cmds_busy);
+    put(&s, "cmd_cap_hits", (double)ms.cmd_cap_hits);
+    put(&s, "cmd_wait_us_max", es.wait_max_us);
+    put(&s, "cmd_wait_us_p99", es.wait_p99_us);
+    put(&s, "voices_capacity", d->cfg.voices);
+    put(&s, "voices_active", hl_mixer_active(e->mixer));
+    put(&s, "voices_mixed", ms.voices_mixed);
+    put(&s, "voices_virtual", ms.voices_virtual);
+    put(&s, "voices_stolen", (double)d->n.voices_stolen);
+    put(&s, "voices_refused", (double)d->n.voices_refused);
+    put(&s, "sounds", d->sounds.count);
+    put(&s, "sample_bytes", (double)d->sounds.bytes);
+    put(&s, "loads_failed", (double)d->sounds.loads_failed);
+    put(&s, "callbacks", (double)es.callbacks);
+    put(&s, "xruns", (double)es.xruns);
+    put(&s, "underruns", (double)es.underruns);
+    put(&s, "callback_us_avg", es.avg_us);
+    put(&s, "callback_us_p50", es.p50_us);
+    put(&s, "callback_us_p99", es.p99_us);
+    put(&s, "callback_us_max", es.max_us);
+    put(&s, "callback_load_p99", es.p99_us / period_us);
+    put(&s, "callback_load_max", es.max_us / period_us);
+    put(&s, "limiter_blocks", (double)ms.limiter_blocks);
+    put(&s, "peak_l", ms.peak[0]);
+    put(&s, "peak_r", ms.peak[1]);
+    put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
+    for (uint32_t b = 0; b < HL_NUM_BUSES; b++) {
+        char key[HL_MAX_NAME + 1];
+        const char *name = hl_bus_name(b);
+        snprintf(key, sizeof key, "bus.%s.gain_db", name);
+        put(&s, key, hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, (int)b)));
+        snprintf(key, sizeof key, "bus.%s.peak", name);
+        put(&s, key, ms.bus_peak[b]);
+    }
+    put(&s, "record_frames", (double)hld_recorder_frames(e->rec));
+    put(&s, "record_dropped_frames", (double)hld_recorder_dropped(e->rec));
+    put(&s, "rss_bytes", rss_bytes());
+    return s.n;
+}

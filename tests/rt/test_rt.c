@@ -1,0 +1,271 @@
+/*
+ * test_rt.c - the real-time proof: the real heliod, on the null driver, under
+ * the rt_hook LD_PRELOAD library, driven through libheliod with a workload
+ * that exercises every command path (loads, plays at several priorities so
+ * voices are stolen and refused, stops, gain/pan/position/pitch changes,
+ * listener moves, bus ramps, voices ending on their own, a client that
+ * disconnects with voices playing, fire-and-forget floods), then SIGTERM.
+ * The hook must have counted zero allocator and mutex calls on the audio
+ * thread, while the daemon reports callbacks > 0 and the hook saw the flag.
+ *
+ *   test_rt selftest CANARY HOOK   the hook counts a deliberate violation
+ *   test_rt daemon HELIOD HOOK     the daemon has none
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "heliod.h"
+
+#define TEST_RATE     44100 /* differs from the engine rate: the load resamples */
+#define VOICES        8
+#define CONNECT_TRIES 200
+#define TRY_SLEEP_MS  25
+#define EXIT_WAIT_MS  5000
+#define MAX_STATS     128
+
+static const char *g_mode, *g_prog, *g_hook;
+static char g_dir[256];
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Writes a sine of `seconds` with `channels` channels. */
+static void write_sine(const char *path, int channels, double seconds, double freq) {
+    SF_INFO info = {
+        .samplerate = TEST_RATE, .channels = channels, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    assert_non_null(f);
+    int frames = (int)(seconds * TEST_RATE);
+    for (int i = 0; i < frames; i++) {
+        float s[2];
+        s[0] = s[1] = (float)(0.5 * sin(2 * M_PI * freq * i / TEST_RATE));
+        assert_int_equal(sf_writef_float(f, s, 1), 1);
+    }
+    sf_close(f);
+}
+
+static pid_t spawn(const char *const *argv, const char *out) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LD_PRELOAD", g_hook, 1);
+        setenv("HELIOD_RT_HOOK_OUT", out, 1);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_exit(pid_t pid) {
+    for (int t = 0; t < EXIT_WAIT_MS / TRY_SLEEP_MS; t++) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        sleep_ms(TRY_SLEEP_MS);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return -1;
+}
+
+/* Value of `key` in the hook's output, or -1. */
+static long hook_value(const char *path, const char *key) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char k[64];
+    long v, found = -1;
+    while (fscanf(f, "%63s %ld", k, &v) == 2)
+        if (strcmp(k, key) == 0) found = v;
+    fclose(f);
+    return found;
+}
+
+static void dump(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[128];
+    while (fgets(line, sizeof line, f))
+        fprintf(stderr, "  hook: %s", line);
+    fclose(f);
+}
+
+static void test_selftest(void **state) {
+    (void)state;
+    char out[300];
+    snprintf(out, sizeof out, "%s/canary.out", g_dir);
+    const char *argv[] = {g_prog, NULL};
+    pid_t pid = spawn(argv, out);
+    assert_true(pid > 0);
+    assert_int_equal(wait_exit(pid), 0);
+    dump(out);
+    assert_int_equal(hook_value(out, "flag_resolved"), 1);
+    assert_true(hook_value(out, "malloc") >= 1);
+    assert_true(hook_value(out, "free") >= 1);
+    assert_true(hook_value(out, "mutex_lock") >= 1);
+}
+
+static double stat_of(heliod_t *h, const char *key) {
+    heliod_stat_t st[MAX_STATS];
+    size_t n = 0;
+    assert_true(heliod_stats(h, st, MAX_STATS, &n, 0) >= 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].key, key) == 0) return st[i].value;
+    fail_msg("stat %s missing", key);
+    return -1;
+}
+
+static heliod_t *connect_retry(const char *sock, const char *name) {
+    heliod_t *h = NULL;
+    for (int i = 0; i < CONNECT_TRIES; i++) {
+        if (heliod_connect(&h, sock, name) == 0) return h;
+        sleep_ms(TRY_SLEEP_MS);
+    }
+    fail_msg("cannot connect to %s", sock);
+    return NULL;
+}
+
+static void play(heliod_t *h, const char *snd, uint32_t flags, int prio, heliod_voice_t *v,
+                 int expect) {
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags = flags;
+    p.priority = prio;
+    p.pos[0] = 3;
+    p.pos[2] = -2;
+    heliod_voice_t stolen = 0;
+    int rc = heliod_play(h, snd, &p, v, &stolen);
+    if (rc != expect) fail_msg("play %s prio %d: %d (%s)", snd, prio, rc, heliod_last_error(h));
+}
+
+static void test_daemon(void **state) {
+    (void)state;
+    char sock[300], out[300], beep[300], loop[300];
+    snprintf(sock, sizeof sock, "%s/heliod.sock", g_dir);
+    snprintf(out, sizeof out, "%s/daemon.out", g_dir);
+    snprintf(beep, sizeof beep, "%s/beep.wav", g_dir);
+    snprintf(loop, sizeof loop, "%s/loop.wav", g_dir);
+    write_sine(beep, 1, 0.05, 880);
+    write_sine(loop, 2, 0.5, 220);
+
+    const char *argv[] = {g_prog,     "--driver", "null",        "--voices", "8",
+                          "--socket", sock,       "--log-level", "warn",     NULL};
+    pid_t pid = spawn(argv, out);
+    assert_true(pid > 0);
+    heliod_t *a = connect_retry(sock, "rt-a");
+    assert_int_equal(heliod_load(a, "beep", beep, 0, NULL), 0);
+    assert_int_equal(heliod_load(a, "loop", loop, 0, NULL), 0);
+    assert_int_equal(heliod_subscribe(a, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED), 0);
+
+    /* fill the pool with looping voices, then steal with higher priorities */
+    heliod_voice_t v[3 * VOICES] = {0};
+    for (int i = 0; i < VOICES; i++)
+        play(a, "loop", HELIOD_PLAY_LOOP | (i % 2 ? HELIOD_PLAY_3D : 0), i % 3, &v[i], 0);
+    for (int i = 0; i < VOICES / 2; i++)
+        play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_3D, 10 + i, &v[VOICES + i], 0);
+    heliod_voice_t refused;
+    play(a, "beep", 0, -5, &refused, HELIOD_ENOVOICES);
+    sleep_ms(50);
+
+    /* change everything that can change, while it plays */
+    heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN | HELIOD_SET_PAN | HELIOD_SET_POS |
+                                    HELIOD_SET_PITCH,
+                            .gain_db = -6,
+                            .pan = 0.5f,
+                            .pos = {1, 2, 3},
+                            .pitch = 1.5f,
+                            .ramp_ms = 20};
+    for (int i = VOICES; i < VOICES + VOICES / 2; i++)
+        assert_int_equal(heliod_set(a, v[i], &s), 0);
+    heliod_listener_t lis = {.mask = HELIOD_LIS_POS | HELIOD_LIS_FWD | HELIOD_LIS_VEL,
+                             .pos = {0, 0, 5},
+                             .fwd = {1, 0, 0},
+                             .vel = {3, 0, 0}};
+    assert_int_equal(heliod_set_listener(a, &lis), 0);
+    assert_int_equal(heliod_bus_gain(a, "sfx", -3, 30), 0);
+    assert_int_equal(heliod_bus_gain(a, "master", -1, 10), 0);
+    assert_int_equal(heliod_stop(a, v[VOICES], 5), 0);
+    assert_int_equal(heliod_stop(a, v[VOICES + 1], 0), 0);
+    heliod_voice_info_t vi[2 * VOICES];
+    size_t nv = 0;
+    assert_true(heliod_voices(a, vi, 2 * VOICES, &nv) >= 0);
+    assert_true(nv > 0);
+    assert_int_equal(heliod_unload(a, "loop"), HELIOD_EINUSE);
+    sleep_ms(50);
+
+    /* short voices that end on their own, and a fire-and-forget flood */
+    uint32_t stopped = 0;
+    assert_int_equal(heliod_stop_all(a, 10, 0, &stopped), 0);
+    sleep_ms(30);
+    for (int i = 0; i < 4 * VOICES; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.priority = i % 7;
+        p.pan = (float)(i % 5) / 2 - 1;
+        assert_true(heliod_play_async(a, "beep", &p, NULL, NULL) > 0);
+        heliod_voice_set_t g = {.mask = HELIOD_SET_GAIN, .gain_db = -1};
+        assert_true(heliod_set_async(a, (heliod_voice_t)1 << 32, &g) > 0);
+    }
+    assert_int_equal(heliod_sync(a), 0);
+    sleep_ms(150);
+    heliod_dispatch(a);
+
+    /* a second client disconnects with voices playing: they fade as orphans */
+    heliod_t *b = connect_retry(sock, "rt-b");
+    heliod_voice_t bv;
+    for (int i = 0; i < VOICES / 2; i++)
+        play(b, "loop", HELIOD_PLAY_LOOP, 50, &bv, 0);
+    sleep_ms(30);
+    heliod_close(b);
+    sleep_ms(100);
+
+    /* voices still playing at shutdown fade out on the audio thread */
+    play(a, "loop", HELIOD_PLAY_LOOP, 0, &v[0], 0);
+    play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_DETACHED, 0, &v[1], 0);
+    double callbacks = stat_of(a, "callbacks");
+    double stolen = stat_of(a, "voices_stolen");
+    heliod_close(a);
+
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    assert_int_equal(wait_exit(pid), 0);
+    dump(out);
+    assert_true(callbacks > 0);
+    assert_true(stolen > 0);
+    assert_int_equal(hook_value(out, "flag_resolved"), 1);
+    assert_int_equal(hook_value(out, "total"), 0);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: test_rt selftest|daemon PROGRAM HOOK\n");
+        return 2;
+    }
+    g_mode = argv[1];
+    g_prog = argv[2];
+    g_hook = argv[3];
+    snprintf(g_dir, sizeof g_dir, "/tmp/heliod-rt-XXXXXX");
+    if (!mkdtemp(g_dir)) return 2;
+    const struct CMUnitTest self[] = {cmocka_unit_test(test_selftest)};
+    const struct CMUnitTest daemon[] = {cmocka_unit_test(test_daemon)};
+    int rc = strcmp(g_mode, "selftest") == 0 ? cmocka_run_group_tests(self, NULL, NULL)
+                                             : cmocka_run_group_tests(daemon, NULL, NULL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    return rc;
+}
