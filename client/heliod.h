@@ -78,21 +78,21 @@ int heliod_unload(heliod_t *h, const char *name);
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count);
 
 /* ---- voices ---- */
-#define HELIOD_PLAY_LOOP     0x1u
-#define HELIOD_PLAY_3D       0x2u
-#define HELIOD_PLAY_DETACHED 0x4u
-#define HELIOD_PLAY_PAUSED   0x8u
+#define HELIOD_PLAY_LOOP        0x1u
+#define HELIOD_PLAY_3D          0x2u
+#define HELIOD_PLAY_DETACHED    0x4u
+#define HELIOD_PLAY_PAUSED      0x8u
 #define HELIOD_DIST_LINEAR      0
 #define HELIOD_DIST_INVERSE     1
 #define HELIOD_DIST_EXPONENTIAL 2
 typedef struct {
     uint32_t flags;
-    float gain_db;     /* default 0 */
-    float pan;         /* default 0 (centre) */
-    float pos[3];      /* used with HELIOD_PLAY_3D */
-    float pitch;       /* default 1 */
-    int32_t priority;  /* default 0 */
-    float fade_in_ms;  /* default -1 = the server's short anti-click fade */
+    float gain_db;                             /* default 0 */
+    float pan;                                 /* default 0 (centre) */
+    float pos[3];                              /* used with HELIOD_PLAY_3D */
+    float pitch;                               /* default 1 */
+    int32_t priority;                          /* default 0 */
+    float fade_in_ms;                          /* default -1 = the server's short anti-click fade */
     float min_distance, max_distance, rolloff; /* default 1, 100, 1 */
     int distance_model;                        /* default HELIOD_DIST_INVERSE */
     char bus[64];                              /* default "" = "sfx" */
@@ -103,8 +103,9 @@ void heliod_play_params_init(heliod_play_params_t *p);
 int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
                 heliod_voice_t *voice, heliod_voice_t *stolen);
 int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms);
-/* Stops every voice this connection started; *count may be NULL. */
-int heliod_stop_all(heliod_t *h, float fade_ms, uint32_t *count);
+/* Stops every voice this connection started (everyone = 0) or every voice of
+ * every client (everyone = 1); *count (may be NULL) gets how many. */
+int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count);
 
 #define HELIOD_SET_GAIN  0x1u
 #define HELIOD_SET_PAN   0x2u
@@ -160,21 +161,24 @@ typedef struct {
     char key[64];
     double value;
 } heliod_stat_t;
-int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count);
+/* Statistics as key/value pairs (keys listed in proto/PROTOCOL.md). reset = 1
+ * restarts the callback-time histogram after reading. */
+int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset);
 
 /* ---- events ---- */
 #define HELIOD_SUB_ENDED   0x1u
 #define HELIOD_SUB_STARTED 0x2u
+#define HELIOD_SUB_ALL     0x4u /* events of every client's voices, not only this connection's */
 int heliod_subscribe(heliod_t *h, uint32_t mask);
 
 #define HELIOD_EVENT_ERROR   1
 #define HELIOD_EVENT_ENDED   2
 #define HELIOD_EVENT_STARTED 3
-#define HELIOD_END_FINISHED 0
-#define HELIOD_END_STOPPED  1
-#define HELIOD_END_STOLEN   2
-#define HELIOD_END_OWNER    3
-#define HELIOD_END_SHUTDOWN 4
+#define HELIOD_END_FINISHED  0
+#define HELIOD_END_STOPPED   1
+#define HELIOD_END_STOLEN    2
+#define HELIOD_END_OWNER     3
+#define HELIOD_END_SHUTDOWN  4
 typedef struct {
     int type;
     uint32_t request_id; /* the request it answers (ERROR), or 0 */
@@ -207,8 +211,8 @@ int heliod_dispatch(heliod_t *h);
  * failure arrives as a HELIOD_EVENT_ERROR carrying the request id. */
 typedef struct {
     uint32_t request_id;
-    int status;          /* 0 or heliod_errno_t */
-    const char *message; /* on error */
+    int status;            /* 0 or heliod_errno_t */
+    const char *message;   /* on error */
     heliod_voice_t voice;  /* play */
     heliod_voice_t stolen; /* play */
 } heliod_reply_t;
@@ -218,8 +222,23 @@ int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t
 int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms);
 int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s);
 int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l);
-/* Blocks until every async request sent so far has been answered or failed
- * (it sends a PING and waits for its reply). */
+/* Low-level escape hatch (heliodctl's pipelined batch uses it): appends a
+ * request with an already-encoded body (proto/PROTOCOL.md layouts) to the
+ * batch. fn receives status 0 and the op-specific reply body (after the reply
+ * head; valid during the callback only), or an error status and the server's
+ * message with body NULL. With fn NULL the request is sent NOREPLY. Returns the
+ * request id (> 0) or an error (HELIOD_EBADOP for HELLO, REPLY, EVENT or an
+ * unknown op). Same thread rules as the other async calls. */
+typedef void (*heliod_raw_fn)(void *user, uint32_t request_id, int status, const char *message,
+                              const uint8_t *body, size_t len);
+int heliod_raw_async(heliod_t *h, uint16_t op, const void *body, size_t len, heliod_raw_fn fn,
+                     void *user);
+
+/* Blocks until every async request sent so far has been answered or failed:
+ * sends a PING, waits for its reply, delivers every reply and event that came
+ * before it, then keeps reading until no reply callback is outstanding (the
+ * daemon may answer a LOAD after later requests). Returns 0, HELIOD_ETIMEDOUT
+ * after the connection's timeout, or a connection error. */
 int heliod_sync(heliod_t *h);
 
 #ifdef __cplusplus

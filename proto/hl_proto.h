@@ -34,7 +34,7 @@
 /* ---- limits (each with its reason) ------------------------------------- */
 #define HL_PROTO_VERSION 1
 #define HL_FRAME_HDR     12
-#define HL_MAX_FRAME     65536 /* a path plus every field fits; caps what one peer can make us buffer */
+#define HL_MAX_FRAME     65536 /* a path plus every field fits; caps what a peer makes us buffer */
 #define HL_MAX_NAME      63    /* sound, bus and client names: short identifiers, fixed arrays */
 #define HL_MAX_PATH      4095  /* PATH_MAX - 1 on Linux */
 #define HL_MAX_MSG       255   /* error message text in replies and events */
@@ -42,7 +42,8 @@
 #define HL_MAX_LIST      1024  /* entries in one list reply; more sets the 'truncated' byte */
 
 /* ---- header flags ------------------------------------------------------- */
-#define HL_FLAG_NOREPLY 0x0001u /* fire-and-forget: success is silent, failure arrives as EVENT_ERROR */
+/* fire-and-forget: success is silent, failure arrives as EVENT_ERROR */
+#define HL_FLAG_NOREPLY 0x0001u
 #define HL_FLAG_MASK    0x0001u
 
 /* ---- opcodes: X(NAME, value, "wire name") ------------------------------- */
@@ -195,8 +196,8 @@ typedef struct {
     int32_t priority; /* higher wins; [-1000, 1000] */
     float fade_in_ms; /* >= 0; < 0 means the default (HL_DEFAULT_FADE_IN_MS) */
     float min_distance, max_distance, rolloff;
-    uint8_t model;                 /* HL_DIST_* */
-    char bus[HL_MAX_NAME + 1];     /* "" = "sfx" */
+    uint8_t model;             /* HL_DIST_* */
+    char bus[HL_MAX_NAME + 1]; /* "" = "sfx" */
 } hl_play_t;
 typedef struct {
     uint64_t voice;
@@ -207,8 +208,11 @@ typedef struct {
     uint64_t voice;
     float fade_ms;
 } hl_stop_t;
+#define HL_STOP_ALL_MINE     0 /* voices this connection started */
+#define HL_STOP_ALL_EVERYONE 1 /* every voice of every client (tools, heliodctl) */
 typedef struct {
     float fade_ms;
+    uint8_t scope; /* HL_STOP_ALL_* */
 } hl_stop_all_t;
 typedef struct {
     uint32_t count;
@@ -261,6 +265,10 @@ typedef struct {
     uint8_t flags;
 } hl_device_info_t; /* DEVICES list entry */
 
+#define HL_STATS_RESET 0x1u /* after answering, restart the callback-time histogram and maxima */
+typedef struct {
+    uint32_t flags;
+} hl_stats_req_t; /* STATS request body */
 typedef struct {
     char key[HL_MAX_NAME + 1];
     double value;
@@ -269,7 +277,8 @@ typedef struct {
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
 #define HL_SUB_STARTED 0x2u
-#define HL_SUB_MASK    0x3u
+#define HL_SUB_ALL     0x4u /* ENDED/STARTED of every client's voices, not just our own (tools) */
+#define HL_SUB_MASK    0x7u
 typedef struct {
     uint32_t mask;
 } hl_subscribe_t;
@@ -298,8 +307,8 @@ typedef struct {
 #define HL_END_SHUTDOWN  4
 typedef struct {
     uint16_t type;
-    uint16_t req_op;  /* ERROR */
-    int32_t status;   /* ERROR */
+    uint16_t req_op; /* ERROR */
+    int32_t status;  /* ERROR */
     char message[HL_MAX_MSG + 1];
     uint64_t voice;   /* ENDED, STARTED */
     uint8_t reason;   /* ENDED */
@@ -338,6 +347,8 @@ void hl_put_voice_info(hl_wbuf_t *w, const hl_voice_info_t *m);
 void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m);
 void hl_put_device_info(hl_wbuf_t *w, const hl_device_info_t *m);
 void hl_get_device_info(hl_rbuf_t *r, hl_device_info_t *m);
+void hl_put_stats_req(hl_wbuf_t *w, const hl_stats_req_t *m);
+void hl_get_stats_req(hl_rbuf_t *r, hl_stats_req_t *m);
 void hl_put_stat(hl_wbuf_t *w, const hl_stat_t *m);
 void hl_get_stat(hl_rbuf_t *r, hl_stat_t *m);
 void hl_put_subscribe(hl_wbuf_t *w, const hl_subscribe_t *m);
@@ -357,6 +368,16 @@ int hl_name_valid(const char *s);
 int hl_validate_play(const hl_play_t *m, const char **why);
 int hl_validate_set(const hl_set_t *m, const char **why);
 int hl_validate_listener(const hl_listener_t *m, const char **why);
+int hl_validate_stop(const hl_stop_t *m, const char **why);
+int hl_validate_stop_all(const hl_stop_all_t *m, const char **why);
+int hl_validate_bus(const hl_bus_t *m, const char **why);
+/* 1 if ms is a valid fade length (fade_in_ms, stop fade_ms): exactly -1 (the
+ * server default) or finite in [0, HL_MAX_FADE_MS]; else 0. Ramps (SET, BUS)
+ * have no sentinel: 0 is already the server's one-block ramp, so
+ * hl_validate_set/bus require [0, HL_MAX_FADE_MS]. */
+int hl_fade_valid(float ms);
+/* 1 if db is finite and <= HL_MAX_GAIN_DB; else 0. */
+int hl_gain_valid(float db);
 
 #define HL_DEFAULT_FADE_IN_MS 3.0f /* removes start clicks without softening attacks audibly */
 #define HL_DEFAULT_STOP_MS    10.0f

@@ -1,0 +1,587 @@
+/*
+ * ctl_args.c - heliodctl's command language: strict number parsing, global
+ * options, per-command options turned into wire messages (validated with the
+ * same hl_validate_* the daemon uses), body encoding, and batch line
+ * splitting. No socket I/O, so the unit tests exercise it without a daemon.
+ */
+#include "ctl_args.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- numbers ------------------------------------------------------------ */
+
+int ctl_parse_float(const char *s, float *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || end == s || errno == ERANGE || !isfinite(v) || fabs(v) > (double)3.0e38f) return -1;
+    *out = (float)v;
+    return 0;
+}
+
+int ctl_parse_int(const char *s, long min, long max, long *out) {
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || end == s || errno == ERANGE || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+int ctl_parse_u64(const char *s, uint64_t *out) {
+    if (!s || *s < '0' || *s > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno == ERANGE) return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int ctl_parse_vec3(const char *s, float out[3]) {
+    char buf[256];
+    if (!s || strlen(s) >= sizeof buf) return -1;
+    memcpy(buf, s, strlen(s) + 1);
+    char *p = buf;
+    for (int i = 0; i < 3; i++) {
+        char *comma = strchr(p, ',');
+        if (i < 2) {
+            if (!comma) return -1;
+            *comma = '\0';
+        } else if (comma) {
+            return -1;
+        }
+        if (ctl_parse_float(p, &out[i]) < 0) return -1;
+        p = comma ? comma + 1 : p;
+    }
+    return 0;
+}
+
+/* ---- usage -------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    ctl_kind_t kind;
+    uint16_t op;
+    const char *usage;
+} cmd_desc_t;
+
+static const cmd_desc_t cmds[] = {
+    {"status", CTL_STATUS, HL_OP_STATS,
+     "status\n  Server version, rate, period, voices and key statistics.\n"},
+    {"devices", CTL_DEVICES, HL_OP_DEVICES, "devices\n  Audio output devices.\n"},
+    {"load", CTL_LOAD, HL_OP_LOAD,
+     "load NAME FILE [--stream]\n  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
+     "  --stream   stream from disk instead of preloading\n"},
+    {"unload", CTL_UNLOAD, HL_OP_UNLOAD, "unload NAME\n  Free a loaded sound.\n"},
+    {"sounds", CTL_SOUNDS, HL_OP_SOUNDS, "sounds\n  Loaded sounds.\n"},
+    {"play", CTL_PLAY, HL_OP_PLAY,
+     "play NAME [options]\n  Play a sound; prints the voice handle.\n"
+     "  --gain DB          gain in dB (<= +24, default 0)\n"
+     "  --pan P            stereo pan in [-1, 1] (default 0)\n"
+     "  --pos X,Y,Z        3D position in metres (implies 3D)\n"
+     "  --pitch R          playback rate in [0.25, 4] (default 1)\n"
+     "  --loop             loop until stopped\n"
+     "  --priority N       [-1000, 1000] (default 0)\n"
+     "  --fade-in MS       fade-in length (default: server's anti-click fade)\n"
+     "  --bus NAME         sfx, music, dialog or ui (default sfx)\n"
+     "  --min-dist M       distance where attenuation starts (default 1)\n"
+     "  --max-dist M       distance where it ends (default 100)\n"
+     "  --rolloff R        rolloff factor >= 0 (default 1)\n"
+     "  --model M          linear, inverse or exponential (default inverse)\n"
+     "  --wait             wait until the voice ends (it stops if heliodctl dies);\n"
+     "                     without it the voice is detached and outlives heliodctl\n"},
+    {"stop", CTL_STOP, HL_OP_STOP,
+     "stop VOICE [--fade MS]\nstop --all [--fade MS]\n"
+     "  Stop one voice, or every voice of every client.\n"},
+    {"set", CTL_SET, HL_OP_SET,
+     "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--pitch R] [--ramp MS]\n"
+     "  Change a playing voice; changes ramp over --ramp MS.\n"},
+    {"listener", CTL_LISTENER, HL_OP_LISTENER,
+     "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
+     "  Move or turn the listener.\n"},
+    {"bus", CTL_BUS, HL_OP_BUS, "bus NAME --gain DB [--ramp MS]\n  Set a bus gain.\n"},
+    {"voices", CTL_VOICES, HL_OP_VOICES, "voices\n  Playing voices.\n"},
+    {"stats", CTL_STATS, HL_OP_STATS,
+     "stats [--reset]\n  Every statistic; --reset restarts the callback-time figures.\n"},
+    {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
+    {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
+     "watch\n  Print events (started, ended, errors) until interrupted.\n"},
+    {"batch", CTL_BATCH, 0,
+     "batch [FILE|-]\n  Run one command per line (as on the command line; '#' comments),\n"
+     "  all sent before waiting; prints one result line per command.\n"},
+};
+#define NCMDS (sizeof cmds / sizeof cmds[0])
+
+static const char tool_usage[] =
+    "usage: heliodctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS]\n"
+    "       heliodctl --help | --version | COMMAND --help\n"
+    "commands: status devices load unload sounds play stop set listener bus\n"
+    "          voices stats ping watch batch\n"
+    "  --socket PATH   daemon socket (default $HELIOD_SOCKET, then\n"
+    "                  $XDG_RUNTIME_DIR/heliod/heliod.sock)\n"
+    "  --json          one JSON object per result\n"
+    "  --timeout MS    give up waiting for the daemon after MS (default 5000)\n";
+
+const char *ctl_usage(const char *cmd) {
+    for (size_t i = 0; cmd && i < NCMDS; i++)
+        if (strcmp(cmds[i].name, cmd) == 0) return cmds[i].usage;
+    return tool_usage;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Option matching "--name VALUE" and "--name=VALUE". Returns 1 when argv[*i]
+ * is this option (with *val set, *i advanced past the value), 0 when it is not,
+ * -1 when the value is missing. */
+static int opt_val(int argc, char **argv, int *i, const char *name, const char **val) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return 0;
+    if (a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (a[n] != '\0') return 0;
+    if (*i + 1 >= argc) return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+int ctl_parse_global(int argc, char **argv, ctl_opts_t *o, int *next, char *err, size_t errlen) {
+    memset(o, 0, sizeof *o);
+    o->timeout_ms = CTL_DEFAULT_TIMEOUT_MS;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        int r;
+        if (a[0] != '-') break;
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->help = 1;
+        } else if (strcmp(a, "--version") == 0) {
+            o->version = 1;
+        } else if ((r = opt_val(argc, argv, &i, "--socket", &v)) != 0) {
+            if (r < 0 || !*v) return fail(err, errlen, "--socket needs a path");
+            o->socket = v;
+        } else if ((r = opt_val(argc, argv, &i, "--timeout", &v)) != 0) {
+            long t;
+            if (r < 0 || ctl_parse_int(v, 0, INT_MAX, &t) < 0)
+                return fail(err, errlen, "--timeout needs a number of milliseconds >= 0");
+            o->timeout_ms = (int)t;
+        } else {
+            return fail(err, errlen, "unknown option '%s' (try --help)", a);
+        }
+    }
+    *next = i;
+    return 0;
+}
+
+static const char *model_names[] = {"linear", "inverse", "exponential"};
+
+/* Parses the float value of option `name`. */
+static int num_opt(const char *name, const char *v, float *out, char *err, size_t errlen) {
+    if (ctl_parse_float(v, out) < 0)
+        return fail(err, errlen, "%s: '%s' is not a finite number", name, v);
+    return 0;
+}
+
+static int vec_opt(const char *name, const char *v, float out[3], char *err, size_t errlen) {
+    if (ctl_parse_vec3(v, out) < 0)
+        return fail(err, errlen, "%s: '%s' is not X,Y,Z (three finite numbers)", name, v);
+    return 0;
+}
+
+static int name_arg(const char *what, const char *v, char *dst, size_t cap, char *err,
+                    size_t errlen) {
+    if (!v) return fail(err, errlen, "missing %s", what);
+    if (!hl_name_valid(v))
+        return fail(err, errlen, "invalid %s '%s' (1..63 of [A-Za-z0-9_.-])", what, v);
+    snprintf(dst, cap, "%s", v);
+    return 0;
+}
+
+/* ---- per-command parsers ------------------------------------------------ */
+
+static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_play_t *m = &c->m.play;
+    m->pitch = 1.0f;
+    m->fade_in_ms = -1.0f;
+    m->min_distance = 1.0f;
+    m->max_distance = 100.0f;
+    m->rolloff = 1.0f;
+    m->model = HL_DIST_INVERSE;
+    const char *sound = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        int r;
+        if (a[0] != '-' || a[1] != '-') {
+            if (sound) return fail(err, errlen, "play: unexpected argument '%s'", a);
+            sound = a;
+            continue;
+        }
+        if (strcmp(a, "--loop") == 0) {
+            m->flags |= HL_PLAY_LOOP;
+        } else if (strcmp(a, "--wait") == 0) {
+            c->wait = 1;
+        } else if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
+            if (r < 0 || num_opt("--gain", v, &m->gain_db, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--gain needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--pan", &v)) != 0) {
+            if (r < 0 || num_opt("--pan", v, &m->pan, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--pan needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--pos", &v)) != 0) {
+            if (r < 0 || vec_opt("--pos", v, m->pos, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--pos needs a value") : -1;
+            m->flags |= HL_PLAY_3D;
+        } else if ((r = opt_val(argc, argv, &i, "--pitch", &v)) != 0) {
+            if (r < 0 || num_opt("--pitch", v, &m->pitch, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--pitch needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--priority", &v)) != 0) {
+            long p;
+            if (r < 0 || ctl_parse_int(v, -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &p) < 0)
+                return fail(err, errlen, "--priority needs an integer in [-1000, 1000]");
+            m->priority = (int32_t)p;
+        } else if ((r = opt_val(argc, argv, &i, "--fade-in", &v)) != 0) {
+            if (r < 0 || num_opt("--fade-in", v, &m->fade_in_ms, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--fade-in needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--bus", &v)) != 0) {
+            if (r < 0 || name_arg("bus", v, m->bus, sizeof m->bus, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--bus needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--min-dist", &v)) != 0) {
+            if (r < 0 || num_opt("--min-dist", v, &m->min_distance, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--min-dist needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--max-dist", &v)) != 0) {
+            if (r < 0 || num_opt("--max-dist", v, &m->max_distance, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--max-dist needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--rolloff", &v)) != 0) {
+            if (r < 0 || num_opt("--rolloff", v, &m->rolloff, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--rolloff needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--model", &v)) != 0) {
+            if (r < 0) return fail(err, errlen, "--model needs a value");
+            int found = -1;
+            for (int k = 0; k < 3; k++)
+                if (strcmp(v, model_names[k]) == 0) found = k;
+            if (found < 0)
+                return fail(err, errlen, "--model: '%s' is not linear, inverse or exponential", v);
+            m->model = (uint8_t)found;
+        } else {
+            return fail(err, errlen, "play: unknown option '%s'", a);
+        }
+    }
+    if (name_arg("sound name", sound, m->sound, sizeof m->sound, err, errlen) < 0) return -1;
+    if (!c->wait) m->flags |= HL_PLAY_DETACHED;
+    const char *why;
+    if (hl_validate_play(m, &why) < 0) return fail(err, errlen, "play: %s", why);
+    return 0;
+}
+
+static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    int all = 0;
+    const char *voice = NULL;
+    float fade = HL_DEFAULT_STOP_MS;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if (strcmp(argv[i], "--all") == 0) {
+            all = 1;
+        } else if ((r = opt_val(argc, argv, &i, "--fade", &v)) != 0) {
+            if (r < 0) return fail(err, errlen, "--fade needs a value");
+            if (num_opt("--fade", v, &fade, err, errlen) < 0) return -1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return fail(err, errlen, "stop: unknown option '%s'", argv[i]);
+        } else if (voice) {
+            return fail(err, errlen, "stop: unexpected argument '%s'", argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    const char *why;
+    if (all) {
+        if (voice) return fail(err, errlen, "stop: give a VOICE or --all, not both");
+        c->kind = CTL_STOP_ALL;
+        c->op = HL_OP_STOP_ALL;
+        c->m.stop_all.fade_ms = fade;
+        c->m.stop_all.scope = HL_STOP_ALL_EVERYONE;
+        if (hl_validate_stop_all(&c->m.stop_all, &why) < 0)
+            return fail(err, errlen, "stop: %s", why);
+        return 0;
+    }
+    if (!voice) return fail(err, errlen, "stop: missing VOICE (or --all)");
+    if (ctl_parse_u64(voice, &c->m.stop.voice) < 0 || c->m.stop.voice == 0)
+        return fail(err, errlen, "stop: '%s' is not a voice handle", voice);
+    c->m.stop.fade_ms = fade;
+    if (hl_validate_stop(&c->m.stop, &why) < 0) return fail(err, errlen, "stop: %s", why);
+    return 0;
+}
+
+static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_set_t *m = &c->m.set;
+    const char *voice = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
+            if (r < 0 || num_opt("--gain", v, &m->gain_db, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--gain needs a value") : -1;
+            m->mask |= HL_SET_GAIN;
+        } else if ((r = opt_val(argc, argv, &i, "--pan", &v)) != 0) {
+            if (r < 0 || num_opt("--pan", v, &m->pan, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--pan needs a value") : -1;
+            m->mask |= HL_SET_PAN;
+        } else if ((r = opt_val(argc, argv, &i, "--pos", &v)) != 0) {
+            if (r < 0 || vec_opt("--pos", v, m->pos, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--pos needs a value") : -1;
+            m->mask |= HL_SET_POS;
+        } else if ((r = opt_val(argc, argv, &i, "--pitch", &v)) != 0) {
+            if (r < 0 || num_opt("--pitch", v, &m->pitch, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--pitch needs a value") : -1;
+            m->mask |= HL_SET_PITCH;
+        } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
+            if (r < 0 || num_opt("--ramp", v, &m->ramp_ms, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return fail(err, errlen, "set: unknown option '%s'", argv[i]);
+        } else if (voice) {
+            return fail(err, errlen, "set: unexpected argument '%s'", argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    if (!voice) return fail(err, errlen, "set: missing VOICE");
+    if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
+        return fail(err, errlen, "set: '%s' is not a voice handle", voice);
+    if (!m->mask) return fail(err, errlen, "set: nothing to set (--gain, --pan, --pos or --pitch)");
+    const char *why;
+    if (hl_validate_set(m, &why) < 0) return fail(err, errlen, "set: %s", why);
+    return 0;
+}
+
+static int parse_listener(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_listener_t *m = &c->m.listener;
+    static const struct {
+        const char *opt;
+        uint32_t bit;
+    } vo[] = {{"--pos", HL_LIS_POS},
+              {"--forward", HL_LIS_FWD},
+              {"--up", HL_LIS_UP},
+              {"--vel", HL_LIS_VEL}};
+    float *dst[] = {m->pos, m->fwd, m->up, m->vel};
+    for (int i = 1; i < argc; i++) {
+        int matched = 0;
+        for (int k = 0; k < 4 && !matched; k++) {
+            const char *v;
+            int r = opt_val(argc, argv, &i, vo[k].opt, &v);
+            if (r == 0) continue;
+            if (r < 0) return fail(err, errlen, "%s needs a value", vo[k].opt);
+            if (vec_opt(vo[k].opt, v, dst[k], err, errlen) < 0) return -1;
+            m->mask |= vo[k].bit;
+            matched = 1;
+        }
+        if (!matched) return fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
+    }
+    if (!m->mask)
+        return fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
+    const char *why;
+    if (hl_validate_listener(m, &why) < 0) return fail(err, errlen, "listener: %s", why);
+    return 0;
+}
+
+static int parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_bus_t *m = &c->m.bus;
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
+            if (r < 0 || num_opt("--gain", v, &m->gain_db, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--gain needs a value") : -1;
+            m->mask |= HL_BUS_GAIN;
+        } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
+            if (r < 0 || num_opt("--ramp", v, &m->ramp_ms, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return fail(err, errlen, "bus: unknown option '%s'", argv[i]);
+        } else if (name) {
+            return fail(err, errlen, "bus: unexpected argument '%s'", argv[i]);
+        } else {
+            name = argv[i];
+        }
+    }
+    if (name_arg("bus name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (!(m->mask & HL_BUS_GAIN)) return fail(err, errlen, "bus: --gain DB is required");
+    const char *why;
+    if (hl_validate_bus(m, &why) < 0) return fail(err, errlen, "bus: %s", why);
+    return 0;
+}
+
+static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_load_t *m = &c->m.load;
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--stream") == 0) {
+            m->flags |= HL_LOAD_STREAM;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return fail(err, errlen, "load: unknown option '%s'", argv[i]);
+        } else if (npos == 2) {
+            return fail(err, errlen, "load: unexpected argument '%s'", argv[i]);
+        } else {
+            pos[npos++] = argv[i];
+        }
+    }
+    if (npos < 2) return fail(err, errlen, "load: needs NAME FILE");
+    if (name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
+    const char *path = pos[1];
+    char *abs = path[0] != '/' ? realpath(path, NULL) : NULL;
+    if (abs) path = abs;
+    size_t n = strlen(path);
+    if (n == 0 || n > HL_MAX_PATH) {
+        free(abs);
+        return fail(err, errlen, "load: FILE path empty or longer than %d bytes", HL_MAX_PATH);
+    }
+    memcpy(m->path, path, n + 1);
+    free(abs);
+    return 0;
+}
+
+/* Commands that take no argument except maybe one flag. */
+static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    for (int i = 1; i < argc; i++) {
+        if (c->kind == CTL_STATS && strcmp(argv[i], "--reset") == 0)
+            c->m.stats.flags |= HL_STATS_RESET;
+        else if (c->kind == CTL_BATCH && !c->file &&
+                 (argv[i][0] != '-' || !argv[i][1] || strcmp(argv[i], "-") == 0))
+            c->file = argv[i];
+        else
+            return fail(err, errlen, "%s: unexpected argument '%s'", argv[0], argv[i]);
+    }
+    return 0;
+}
+
+int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    memset(c, 0, sizeof *c);
+    if (argc < 1 || !argv[0]) return fail(err, errlen, "missing command (try --help)");
+    const cmd_desc_t *d = NULL;
+    for (size_t i = 0; i < NCMDS; i++)
+        if (strcmp(cmds[i].name, argv[0]) == 0) d = &cmds[i];
+    if (!d) return fail(err, errlen, "unknown command '%s' (try --help)", argv[0]);
+    c->kind = d->kind;
+    c->op = d->op;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            c->help = 1;
+            return 0;
+        }
+    }
+    switch (c->kind) {
+    case CTL_PLAY: return parse_play(argc, argv, c, err, errlen);
+    case CTL_STOP: return parse_stop(argc, argv, c, err, errlen);
+    case CTL_SET: return parse_set(argc, argv, c, err, errlen);
+    case CTL_LISTENER: return parse_listener(argc, argv, c, err, errlen);
+    case CTL_BUS: return parse_bus(argc, argv, c, err, errlen);
+    case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
+    case CTL_UNLOAD:
+        if (argc != 2) return fail(err, errlen, "unload: needs exactly one NAME");
+        return name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err, errlen);
+    default: return parse_plain(argc, argv, c, err, errlen);
+    }
+}
+
+int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, cap);
+    switch (c->kind) {
+    case CTL_LOAD: hl_put_load(&w, &c->m.load); break;
+    case CTL_UNLOAD: hl_put_name(&w, &c->m.name); break;
+    case CTL_PLAY: hl_put_play(&w, &c->m.play); break;
+    case CTL_STOP: hl_put_stop(&w, &c->m.stop); break;
+    case CTL_STOP_ALL: hl_put_stop_all(&w, &c->m.stop_all); break;
+    case CTL_SET: hl_put_set(&w, &c->m.set); break;
+    case CTL_LISTENER: hl_put_listener(&w, &c->m.listener); break;
+    case CTL_BUS: hl_put_bus(&w, &c->m.bus); break;
+    case CTL_STATS:
+    case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
+    case CTL_WATCH: {
+        hl_subscribe_t s = {.mask = HL_SUB_MASK};
+        hl_put_subscribe(&w, &s);
+        break;
+    }
+    case CTL_DEVICES:
+    case CTL_SOUNDS:
+    case CTL_VOICES:
+    case CTL_PING: break;
+    case CTL_BATCH: return HELIOD_EINVAL;
+    }
+    if (w.err) return w.err;
+    return (int)w.len;
+}
+
+int ctl_split_line(char *line, char **argv, int max, char *err, size_t errlen) {
+    int argc = 0;
+    char *p = line, *out = line;
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p || *p == '#') break;
+        if (argc == max) return fail(err, errlen, "too many words (max %d)", max);
+        argv[argc++] = out;
+        char quote = 0;
+        while (*p) {
+            char ch = *p;
+            if (quote) {
+                if (ch == quote) {
+                    quote = 0;
+                    p++;
+                    continue;
+                }
+                if (ch == '\\' && quote == '"' && p[1]) {
+                    *out++ = p[1];
+                    p += 2;
+                    continue;
+                }
+                *out++ = ch;
+                p++;
+                continue;
+            }
+            if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') break;
+            if (ch == '\'' || ch == '"') {
+                quote = ch;
+                p++;
+                continue;
+            }
+            if (ch == '\\' && p[1]) {
+                *out++ = p[1];
+                p += 2;
+                continue;
+            }
+            *out++ = ch;
+            p++;
+        }
+        if (quote) return fail(err, errlen, "unterminated %c quote", quote);
+        int at_end = (*p == '\0');
+        if (!at_end) p++;
+        *out++ = '\0';
+        if (at_end) break;
+    }
+    return argc;
+}

@@ -1,0 +1,93 @@
+/*
+ * ctl_args.h - heliodctl's command language: global options, per-command
+ * argument parsing into wire messages, request body encoding, and batch line
+ * splitting. Kept apart from heliodctl.c (which talks to the daemon) so it can
+ * be unit-tested without a daemon. Everything here is single-threaded, does no
+ * socket I/O and keeps no global state.
+ */
+#ifndef HL_CTL_ARGS_H
+#define HL_CTL_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl_proto.h"
+
+#define CTL_MAX_ARGS           64  /* words on one batch line */
+#define CTL_ERR_LEN            256 /* room for one error message */
+#define CTL_DEFAULT_TIMEOUT_MS 5000
+
+typedef enum {
+    CTL_STATUS,
+    CTL_DEVICES,
+    CTL_LOAD,
+    CTL_UNLOAD,
+    CTL_SOUNDS,
+    CTL_PLAY,
+    CTL_STOP,
+    CTL_STOP_ALL,
+    CTL_SET,
+    CTL_LISTENER,
+    CTL_BUS,
+    CTL_VOICES,
+    CTL_STATS,
+    CTL_PING,
+    CTL_WATCH,
+    CTL_BATCH,
+} ctl_kind_t;
+
+typedef struct {
+    const char *socket; /* NULL = libheliod's default */
+    int json;
+    int timeout_ms;
+    int help, version;
+} ctl_opts_t;
+
+typedef struct {
+    ctl_kind_t kind;
+    uint16_t op;      /* wire request opcode */
+    int help;         /* "COMMAND --help": print its usage, do nothing */
+    int wait;         /* play --wait */
+    const char *file; /* batch: NULL or "-" = stdin (points into argv) */
+    union {
+        hl_load_t load;
+        hl_name_t name;
+        hl_play_t play;
+        hl_stop_t stop;
+        hl_stop_all_t stop_all;
+        hl_set_t set;
+        hl_listener_t listener;
+        hl_bus_t bus;
+        hl_stats_req_t stats;
+    } m;
+} ctl_cmd_t;
+
+/* Parses the global options in argv[1..]; *next gets the index of the command
+ * word (== argc if none). Returns 0 or -1 with a message in err. */
+int ctl_parse_global(int argc, char **argv, ctl_opts_t *o, int *next, char *err, size_t errlen);
+
+/* Parses one command; argv[0] is the command word. Returns 0 or -1 with a
+ * message in err. Relative load paths are made absolute (the daemon has its
+ * own working directory) when the file exists. */
+int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+
+/* Encodes the request body of c into buf; returns its length or a negative
+ * HELIOD_E* code. */
+int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap);
+
+/* Splits a batch line in place into words (whitespace separated; '...' and
+ * "..." quote, backslash escapes the next character outside single quotes; a
+ * word starting with '#' ends the line). Returns the word count (0 for a blank
+ * or comment line) or -1 with a message in err. */
+int ctl_split_line(char *line, char **argv, int max, char *err, size_t errlen);
+
+/* Strict number parsers: whole string, finite, in range. 0 or -1. */
+int ctl_parse_float(const char *s, float *out);
+int ctl_parse_int(const char *s, long min, long max, long *out);
+int ctl_parse_u64(const char *s, uint64_t *out);
+int ctl_parse_vec3(const char *s, float out[3]);
+
+/* Usage text of a command word, or of the tool when cmd is NULL/unknown. */
+const char *ctl_usage(const char *cmd);
+
+#endif /* HL_CTL_ARGS_H */

@@ -1,0 +1,1064 @@
+/*
+ * heliod.c - libheliod: the C client of the heliod daemon over its Unix socket.
+ *
+ * DESIGN
+ *   One non-blocking SOCK_STREAM socket per connection. Requests are encoded
+ *   with the proto/ codec straight into an output batch; blocking calls append
+ *   their frame behind any batched async requests (so ordering is kept), then
+ *   poll() until the whole batch is written and the reply with their request id
+ *   has arrived, or the timeout passes. Frames that arrive meanwhile (events,
+ *   replies to async requests) are copied to a deferred queue and delivered by
+ *   the next heliod_dispatch()/heliod_sync(), never from inside another call,
+ *   so callbacks may themselves make blocking calls.
+ *
+ *     app ──*_async──▶ out batch ──send(MSG_NOSIGNAL)──▶ daemon
+ *     app ◀─callbacks── deferred queue ◀──recv── in buffer ◀── daemon
+ *
+ *   Every read and write handles partial transfers and EINTR; a closed peer
+ *   turns into HELIOD_ECLOSED (never SIGPIPE); an unparseable frame from the
+ *   daemon turns into HELIOD_EPROTO and closes the connection.
+ *
+ *   Not thread-safe: one connection per thread, or serialise calls.
+ */
+#include "heliod.h"
+
+#include "hl_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLIENT_DEFAULT_TIMEOUT_MS 5000          /* blocking calls give up after this */
+#define CLIENT_AUTOFLUSH_BYTES    (64 * 1024)   /* async batch is flushed past this */
+#define CLIENT_OUT_HARD_BYTES     (1024 * 1024) /* past this an async append waits for the socket */
+#define CLIENT_IN_CAP             (2 * HL_MAX_FRAME) /* one full frame plus the start of the next */
+#define CLIENT_NS_PER_MS          1000000LL
+
+typedef struct deferred {
+    struct deferred *next;
+    hl_frame_hdr_t hdr;
+    size_t len; /* body length */
+    uint8_t body[];
+} deferred_t;
+
+typedef struct {
+    uint32_t id;
+    uint16_t op;
+    heliod_reply_fn fn;
+    heliod_raw_fn raw;
+    void *user;
+} pending_t;
+
+struct heliod {
+    int fd;
+    int closed; /* ECLOSED or EPROTO once the connection is unusable, else 0 */
+    int timeout_ms;
+    uint32_t next_id;
+    heliod_server_info_t info;
+    char last_error[HL_MAX_MSG + 1];
+
+    uint8_t *out; /* batch: bytes [out_off, out_len) not yet written */
+    size_t out_len, out_off, out_cap;
+
+    uint8_t *in; /* received bytes not yet split into frames */
+    size_t in_len;
+
+    deferred_t *dq_head, *dq_tail;
+
+    pending_t *pend; /* async requests waiting for a reply callback */
+    size_t npend, pend_cap;
+
+    heliod_event_fn ev_fn;
+    void *ev_user;
+
+    /* the reply a blocking call waits for */
+    uint32_t wait_id;
+    int wait_done;
+    uint8_t *reply; /* body copy, HL_MAX_FRAME bytes */
+    size_t reply_len;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+const char *heliod_strerror(int err) {
+    return hl_strerror(err);
+}
+
+static int set_error(heliod_t *h, int err, const char *msg) {
+    snprintf(h->last_error, sizeof h->last_error, "%s", msg ? msg : hl_strerror(err));
+    return err;
+}
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / CLIENT_NS_PER_MS;
+}
+
+int heliod_default_socket(char *buf, size_t cap) {
+    const char *env = getenv("HELIOD_SOCKET");
+    int n;
+    if (env && *env) {
+        n = snprintf(buf, cap, "%s", env);
+    } else if ((env = getenv("XDG_RUNTIME_DIR")) && *env) {
+        n = snprintf(buf, cap, "%s/heliod/heliod.sock", env);
+    } else {
+        n = snprintf(buf, cap, "/tmp/heliod-%u/heliod.sock", (unsigned)getuid());
+    }
+    if (n < 0 || (size_t)n >= cap) return HELIOD_EINVAL;
+    return 0;
+}
+
+/* Marks the connection dead; later calls fail with the same code. */
+static int conn_fail(heliod_t *h, int err) {
+    if (!h->closed) h->closed = err;
+    set_error(h, h->closed, NULL);
+    return h->closed;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+/* Ensures room for one more maximal frame in the batch. */
+static int out_reserve(heliod_t *h) {
+    if (h->out_off > 0 && h->out_off == h->out_len) {
+        h->out_off = h->out_len = 0;
+    }
+    if (h->out_cap - h->out_len >= HL_MAX_FRAME) return 0;
+    if (h->out_off > 0) {
+        memmove(h->out, h->out + h->out_off, h->out_len - h->out_off);
+        h->out_len -= h->out_off;
+        h->out_off = 0;
+        if (h->out_cap - h->out_len >= HL_MAX_FRAME) return 0;
+    }
+    size_t ncap = h->out_cap ? h->out_cap * 2 : 2 * HL_MAX_FRAME;
+    while (ncap - h->out_len < HL_MAX_FRAME)
+        ncap *= 2;
+    uint8_t *p = realloc(h->out, ncap);
+    if (!p) return HELIOD_ENOMEM;
+    h->out = p;
+    h->out_cap = ncap;
+    return 0;
+}
+
+size_t heliod_pending(const heliod_t *h) {
+    return h ? h->out_len - h->out_off : 0;
+}
+
+int heliod_fd(const heliod_t *h) {
+    return h ? h->fd : -1;
+}
+
+/* Writes what the socket takes now. 0 all written, 1 some left, or error. */
+static int out_write(heliod_t *h) {
+    while (h->out_off < h->out_len) {
+        ssize_t n = send(h->fd, h->out + h->out_off, h->out_len - h->out_off, MSG_NOSIGNAL);
+        if (n > 0) {
+            h->out_off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 1;
+        return conn_fail(h, HELIOD_ECLOSED);
+    }
+    h->out_off = h->out_len = 0;
+    return 0;
+}
+
+int heliod_flush(heliod_t *h) {
+    if (!h) return HELIOD_EINVAL;
+    if (h->closed) return h->closed;
+    return out_write(h);
+}
+
+/* ---- input -------------------------------------------------------------- */
+
+static void dq_push(heliod_t *h, deferred_t *d) {
+    d->next = NULL;
+    if (h->dq_tail)
+        h->dq_tail->next = d;
+    else
+        h->dq_head = d;
+    h->dq_tail = d;
+}
+
+static deferred_t *dq_pop(heliod_t *h) {
+    deferred_t *d = h->dq_head;
+    if (d) {
+        h->dq_head = d->next;
+        if (!h->dq_head) h->dq_tail = NULL;
+    }
+    return d;
+}
+
+/* Takes one complete frame: the awaited reply is copied to h->reply, anything
+ * else goes to the deferred queue. */
+static int take_frame(heliod_t *h, const hl_frame_hdr_t *hdr, const uint8_t *body, size_t len) {
+    if (hdr->op != HL_OP_REPLY && hdr->op != HL_OP_EVENT) return HELIOD_EPROTO;
+    if (hdr->op == HL_OP_REPLY && h->wait_id != 0 && hdr->id == h->wait_id && !h->wait_done) {
+        memcpy(h->reply, body, len);
+        h->reply_len = len;
+        h->wait_done = 1;
+        return 0;
+    }
+    deferred_t *d = malloc(sizeof *d + len);
+    if (!d) return HELIOD_ENOMEM;
+    d->hdr = *hdr;
+    d->len = len;
+    if (len) memcpy(d->body, body, len);
+    dq_push(h, d);
+    return 0;
+}
+
+/* Splits every complete frame out of the input buffer. */
+static int in_parse(heliod_t *h) {
+    size_t off = 0;
+    int rc = 0;
+    while (h->in_len - off >= HL_FRAME_HDR) {
+        hl_frame_hdr_t hdr;
+        rc = hl_frame_peek(h->in + off, h->in_len - off, &hdr);
+        if (rc < 0) break;
+        if (hdr.size > h->in_len - off) {
+            rc = 0;
+            break;
+        }
+        rc = take_frame(h, &hdr, h->in + off + HL_FRAME_HDR, hdr.size - HL_FRAME_HDR);
+        if (rc < 0) break;
+        off += hdr.size;
+    }
+    if (off) {
+        memmove(h->in, h->in + off, h->in_len - off);
+        h->in_len -= off;
+    }
+    if (rc < 0) return conn_fail(h, rc == HELIOD_ENOMEM ? HELIOD_ENOMEM : HELIOD_EPROTO);
+    return 0;
+}
+
+/* Reads what is available now. 0 = would block, 1 = got bytes, or error. */
+static int in_read(heliod_t *h) {
+    int got = 0;
+    for (;;) {
+        if (h->in_len == CLIENT_IN_CAP) {
+            int rc = in_parse(h);
+            if (rc < 0) return rc;
+            if (h->in_len == CLIENT_IN_CAP) return conn_fail(h, HELIOD_EPROTO);
+        }
+        ssize_t n = recv(h->fd, h->in + h->in_len, CLIENT_IN_CAP - h->in_len, 0);
+        if (n > 0) {
+            h->in_len += (size_t)n;
+            got = 1;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        /* EOF or hard error: keep what was complete, then report closed */
+        in_parse(h);
+        return conn_fail(h, HELIOD_ECLOSED);
+    }
+    int rc = in_parse(h);
+    return rc < 0 ? rc : got;
+}
+
+/*
+ * Runs the socket until h->wait_done (when wait_id != 0) or the batch is fully
+ * written (when wait_id == 0), or the deadline passes. Blocking; main thread of
+ * the caller.
+ */
+static int pump(heliod_t *h, int timeout_ms) {
+    int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : -1;
+    for (;;) {
+        if (h->closed && !(h->wait_id && h->wait_done)) return h->closed;
+        int rc = out_write(h);
+        if (rc < 0) return rc;
+        if (h->wait_id ? h->wait_done : h->out_off == h->out_len) return 0;
+        struct pollfd p = {.fd = h->fd, .events = POLLIN};
+        if (h->out_off < h->out_len) p.events |= POLLOUT;
+        int wait = -1;
+        if (deadline >= 0) {
+            int64_t left = deadline - now_ms();
+            if (left <= 0) return set_error(h, HELIOD_ETIMEDOUT, NULL);
+            wait = (int)left;
+        }
+        int n = poll(&p, 1, wait);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return conn_fail(h, HELIOD_EIO);
+        if (n == 0) continue; /* the deadline check above ends the loop */
+        if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+            rc = in_read(h);
+            if (rc < 0 && !(h->wait_id && h->wait_done)) return rc;
+        }
+    }
+}
+
+/* ---- request plumbing --------------------------------------------------- */
+
+static uint32_t new_id(heliod_t *h) {
+    uint32_t id = h->next_id++;
+    if (h->next_id == 0 || h->next_id > INT32_MAX) h->next_id = 1;
+    return id;
+}
+
+/* Opens a frame at the end of the batch. */
+static int req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t *id) {
+    if (h->closed) return set_error(h, h->closed, NULL);
+    int rc = out_reserve(h);
+    if (rc < 0) return set_error(h, rc, NULL);
+    hl_wbuf_init(w, h->out, h->out_cap);
+    w->len = h->out_len;
+    *id = new_id(h);
+    hl_frame_begin(w, op, flags, *id);
+    return 0;
+}
+
+/* Closes the frame and commits it to the batch (or drops it on error). */
+static int req_end(heliod_t *h, hl_wbuf_t *w) {
+    int rc = hl_frame_end(w);
+    if (rc < 0) return set_error(h, rc, "request too large");
+    h->out_len = w->len;
+    return 0;
+}
+
+/*
+ * Waits for the reply to request `id` and checks its head: returns 0 with an
+ * rbuf positioned on the op-specific body, or the server's error code (message
+ * in last_error), or a transport error.
+ */
+static int wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r) {
+    h->wait_id = id;
+    h->wait_done = 0;
+    int rc = pump(h, h->timeout_ms);
+    int done = h->wait_done;
+    h->wait_id = 0;
+    h->wait_done = 0;
+    if (!done) return set_error(h, rc < 0 ? rc : HELIOD_ETIMEDOUT, NULL);
+    hl_rbuf_init(r, h->reply, h->reply_len);
+    hl_reply_head_t head;
+    hl_get_reply_head(r, &head);
+    if (r->err || head.req_op != op) return conn_fail(h, HELIOD_EPROTO);
+    if (head.status < 0) {
+        char msg[HL_MAX_MSG + 1];
+        hl_get_str(r, msg, sizeof msg);
+        if (hl_rbuf_finish(r) < 0) return conn_fail(h, HELIOD_EPROTO);
+        return set_error(h, head.status, msg[0] ? msg : NULL);
+    }
+    return 0;
+}
+
+/* Checks that a reply body was consumed exactly. */
+static int reply_done(heliod_t *h, const hl_rbuf_t *r) {
+    if (hl_rbuf_finish(r) < 0) return conn_fail(h, HELIOD_EPROTO);
+    return 0;
+}
+
+/* A request with an empty reply body. */
+static int simple_call(heliod_t *h, uint32_t id, uint16_t op) {
+    hl_rbuf_t r;
+    int rc = wait_reply(h, id, op, &r);
+    if (rc < 0) return rc;
+    return reply_done(h, &r);
+}
+
+/* ---- connection --------------------------------------------------------- */
+
+static void free_all(heliod_t *h) {
+    deferred_t *d;
+    while ((d = dq_pop(h)))
+        free(d);
+    free(h->out);
+    free(h->in);
+    free(h->reply);
+    free(h->pend);
+    free(h);
+}
+
+int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
+    char def[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
+    struct sockaddr_un sa;
+    *out = NULL;
+    if (!path) {
+        if (heliod_default_socket(def, sizeof def) < 0) return HELIOD_EINVAL;
+        path = def;
+    }
+    if (strlen(path) >= sizeof sa.sun_path) return HELIOD_EINVAL;
+    if (!client_name) client_name = "libheliod";
+    if (!hl_name_valid(client_name)) return HELIOD_ENAME;
+
+    heliod_t *h = calloc(1, sizeof *h);
+    if (!h) return HELIOD_ENOMEM;
+    h->fd = -1;
+    h->timeout_ms = CLIENT_DEFAULT_TIMEOUT_MS;
+    h->next_id = 1;
+    h->in = malloc(CLIENT_IN_CAP);
+    h->reply = malloc(HL_MAX_FRAME);
+    if (!h->in || !h->reply) {
+        free_all(h);
+        return HELIOD_ENOMEM;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    h->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (h->fd < 0) {
+        free_all(h);
+        return HELIOD_ECONNECT;
+    }
+    int rc;
+    do {
+        rc = connect(h->fd, (struct sockaddr *)&sa, sizeof sa);
+    } while (rc < 0 && errno == EINTR);
+    if (rc < 0 || fcntl(h->fd, F_SETFL, fcntl(h->fd, F_GETFL) | O_NONBLOCK) < 0) {
+        close(h->fd);
+        free_all(h);
+        return HELIOD_ECONNECT;
+    }
+
+    hl_wbuf_t w;
+    uint32_t id;
+    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    snprintf(hello.client_name, sizeof hello.client_name, "%s", client_name);
+    req_begin(h, &w, HL_OP_HELLO, 0, &id);
+    hl_put_hello(&w, &hello);
+    rc = req_end(h, &w);
+    hl_rbuf_t r;
+    if (rc == 0) rc = wait_reply(h, id, HL_OP_HELLO, &r);
+    if (rc == 0) {
+        hl_hello_reply_t hr;
+        hl_get_hello_reply(&r, &hr);
+        rc = reply_done(h, &r);
+        if (rc == 0) {
+            h->info.protocol_version = hr.version;
+            h->info.rate = hr.rate;
+            h->info.period = hr.period;
+            h->info.voices = hr.voices;
+            h->info.client_id = hr.client_id;
+            snprintf(h->info.server_version, sizeof h->info.server_version, "%s",
+                     hr.server_version);
+        }
+    }
+    if (rc < 0) {
+        close(h->fd);
+        free_all(h);
+        return rc;
+    }
+    *out = h;
+    return 0;
+}
+
+void heliod_close(heliod_t *h) {
+    if (!h) return;
+    if (!h->closed && h->out_off < h->out_len) {
+        h->wait_id = 0;
+        pump(h, h->timeout_ms);
+    }
+    if (h->fd >= 0) close(h->fd);
+    free_all(h);
+}
+
+const heliod_server_info_t *heliod_server_info(const heliod_t *h) {
+    return &h->info;
+}
+
+const char *heliod_last_error(const heliod_t *h) {
+    return h ? h->last_error : "no connection";
+}
+
+void heliod_set_timeout(heliod_t *h, int timeout_ms) {
+    h->timeout_ms = timeout_ms;
+}
+
+void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user) {
+    h->ev_fn = fn;
+    h->ev_user = user;
+}
+
+/* ---- blocking requests -------------------------------------------------- */
+
+int heliod_ping(heliod_t *h, uint64_t *server_time_ns) {
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_PING, 0, &id);
+    if (rc < 0 || (rc = req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = wait_reply(h, id, HL_OP_PING, &r)) < 0) return rc;
+    uint64_t t = hl_get_u64(&r);
+    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if (server_time_ns) *server_time_ns = t;
+    return 0;
+}
+
+static void sound_info_out(heliod_sound_info_t *o, const hl_sound_info_t *s) {
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", s->name);
+    o->frames = s->frames;
+    o->channels = s->channels;
+    o->source_rate = s->source_rate;
+    o->flags = s->flags;
+    o->playing = s->playing;
+}
+
+int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
+                heliod_sound_info_t *info) {
+    if (!hl_name_valid(name)) return set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (!path || !*path || strlen(path) > HL_MAX_PATH)
+        return set_error(h, HELIOD_EINVAL, "path empty or too long");
+    if (flags & ~HELIOD_LOAD_STREAM) return set_error(h, HELIOD_EINVAL, "unknown load flags");
+    hl_load_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "%s", name);
+    snprintf(m.path, sizeof m.path, "%s", path);
+    m.flags = flags;
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_LOAD, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_load(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = wait_reply(h, id, HL_OP_LOAD, &r)) < 0) return rc;
+    hl_sound_info_t s;
+    hl_get_sound_info(&r, &s);
+    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if (info) sound_info_out(info, &s);
+    return 0;
+}
+
+int heliod_unload(heliod_t *h, const char *name) {
+    if (!hl_name_valid(name)) return set_error(h, HELIOD_ENAME, "invalid sound name");
+    hl_name_t m;
+    snprintf(m.name, sizeof m.name, "%s", name);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_UNLOAD, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_name(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    return simple_call(h, id, HL_OP_UNLOAD);
+}
+
+/* Sends a request with an empty body (or a STATS request) and reads the list
+ * head of its reply. */
+static int list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_t *r,
+                     hl_list_head_t *head) {
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, op, 0, &id);
+    if (rc < 0) return rc;
+    if (sreq) hl_put_stats_req(&w, sreq);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    if ((rc = wait_reply(h, id, op, r)) < 0) return rc;
+    hl_get_list_head(r, head);
+    if (r->err) return conn_fail(h, HELIOD_EPROTO);
+    return 0;
+}
+
+/* Result of a list call: 1 if anything was left out, else 0. */
+static int list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *head, size_t cap,
+                       size_t *count) {
+    int rc = reply_done(h, r);
+    if (rc < 0) return rc;
+    size_t n = head->count < cap ? head->count : cap;
+    if (count) *count = n;
+    return head->truncated || head->count > cap;
+}
+
+int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = list_call(h, HL_OP_SOUNDS, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_sound_info_t s;
+        hl_get_sound_info(&r, &s);
+        if (i < cap && !r.err) sound_info_out(&arr[i], &s);
+    }
+    return list_result(h, &r, &head, cap, count);
+}
+
+void heliod_play_params_init(heliod_play_params_t *p) {
+    memset(p, 0, sizeof *p);
+    p->pitch = 1.0f;
+    p->fade_in_ms = -1.0f;
+    p->min_distance = 1.0f;
+    p->max_distance = 100.0f;
+    p->rolloff = 1.0f;
+    p->distance_model = HELIOD_DIST_INVERSE;
+}
+
+/* Converts and validates play parameters into the wire struct. */
+static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *p, hl_play_t *m) {
+    heliod_play_params_t def;
+    if (!p) {
+        heliod_play_params_init(&def);
+        p = &def;
+    }
+    if (!sound || !hl_name_valid(sound)) return set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (p->distance_model < HELIOD_DIST_LINEAR || p->distance_model > HELIOD_DIST_EXPONENTIAL)
+        return set_error(h, HELIOD_EINVAL, "model: unknown distance model");
+    if (memchr(p->bus, '\0', sizeof p->bus) == NULL)
+        return set_error(h, HELIOD_EINVAL, "bus: not terminated");
+    memset(m, 0, sizeof *m);
+    snprintf(m->sound, sizeof m->sound, "%s", sound);
+    m->flags = p->flags;
+    m->gain_db = p->gain_db;
+    m->pan = p->pan;
+    memcpy(m->pos, p->pos, sizeof m->pos);
+    m->pitch = p->pitch;
+    m->priority = p->priority;
+    m->fade_in_ms = p->fade_in_ms;
+    m->min_distance = p->min_distance;
+    m->max_distance = p->max_distance;
+    m->rolloff = p->rolloff;
+    m->model = (uint8_t)p->distance_model;
+    snprintf(m->bus, sizeof m->bus, "%s", p->bus);
+    const char *why = NULL;
+    if (hl_validate_play(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                heliod_voice_t *voice, heliod_voice_t *stolen) {
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
+    hl_put_play(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
+    hl_play_reply_t pr;
+    hl_get_play_reply(&r, &pr);
+    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if (voice) *voice = pr.voice;
+    if (stolen) *stolen = pr.stolen;
+    return 0;
+}
+
+static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t *m) {
+    m->voice = voice;
+    m->fade_ms = fade_ms;
+    const char *why = NULL;
+    if (hl_validate_stop(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms) {
+    hl_stop_t m;
+    int rc = stop_msg(h, voice, fade_ms, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
+    hl_put_stop(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    return simple_call(h, id, HL_OP_STOP);
+}
+
+int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
+    hl_stop_all_t m = {.fade_ms = fade_ms,
+                       .scope = everyone ? HL_STOP_ALL_EVERYONE : HL_STOP_ALL_MINE};
+    const char *why = NULL;
+    if (hl_validate_stop_all(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_stop_all(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = wait_reply(h, id, HL_OP_STOP_ALL, &r)) < 0) return rc;
+    hl_count_reply_t c;
+    hl_get_count_reply(&r, &c);
+    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if (count) *count = c.count;
+    return 0;
+}
+
+static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s, hl_set_t *m) {
+    memset(m, 0, sizeof *m);
+    m->voice = voice;
+    m->mask = s->mask;
+    m->gain_db = s->gain_db;
+    m->pan = s->pan;
+    memcpy(m->pos, s->pos, sizeof m->pos);
+    m->pitch = s->pitch;
+    m->ramp_ms = s->ramp_ms;
+    const char *why = NULL;
+    if (hl_validate_set(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
+    hl_set_t m;
+    int rc = set_msg(h, voice, s, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
+    hl_put_set(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    return simple_call(h, id, HL_OP_SET);
+}
+
+static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
+    memset(m, 0, sizeof *m);
+    m->mask = l->mask;
+    memcpy(m->pos, l->pos, sizeof m->pos);
+    memcpy(m->fwd, l->fwd, sizeof m->fwd);
+    memcpy(m->up, l->up, sizeof m->up);
+    memcpy(m->vel, l->vel, sizeof m->vel);
+    const char *why = NULL;
+    if (hl_validate_listener(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
+    hl_listener_t m;
+    int rc = listener_msg(h, l, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
+    hl_put_listener(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    return simple_call(h, id, HL_OP_LISTENER);
+}
+
+int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
+    if (!bus || !hl_name_valid(bus)) return set_error(h, HELIOD_ENAME, "invalid bus name");
+    hl_bus_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "%s", bus);
+    m.mask = HL_BUS_GAIN;
+    m.gain_db = gain_db;
+    m.ramp_ms = ramp_ms;
+    const char *why = NULL;
+    if (hl_validate_bus(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_BUS, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_bus(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    return simple_call(h, id, HL_OP_BUS);
+}
+
+int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = list_call(h, HL_OP_VOICES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_voice_info_t v;
+        hl_get_voice_info(&r, &v);
+        if (i >= cap || r.err) continue;
+        heliod_voice_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        o->voice = v.voice;
+        snprintf(o->sound, sizeof o->sound, "%s", v.sound);
+        o->owner = v.owner;
+        o->priority = v.priority;
+        o->flags = v.flags;
+        o->state = v.state;
+        o->gain_db = v.gain_db;
+        o->pan = v.pan;
+        memcpy(o->pos, v.pos, sizeof o->pos);
+        o->pitch = v.pitch;
+        snprintf(o->bus, sizeof o->bus, "%s", v.bus);
+    }
+    return list_result(h, &r, &head, cap, count);
+}
+
+int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = list_call(h, HL_OP_DEVICES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_device_info_t d;
+        hl_get_device_info(&r, &d);
+        if (i >= cap || r.err) continue;
+        heliod_device_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        o->index = d.index;
+        snprintf(o->name, sizeof o->name, "%s", d.name);
+        snprintf(o->hostapi, sizeof o->hostapi, "%s", d.hostapi);
+        o->max_channels = d.max_channels;
+        o->default_rate = d.default_rate;
+        o->flags = d.flags;
+    }
+    return list_result(h, &r, &head, cap, count);
+}
+
+int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    hl_stats_req_t req = {.flags = reset ? HL_STATS_RESET : 0};
+    int rc = list_call(h, HL_OP_STATS, &req, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_stat_t s;
+        hl_get_stat(&r, &s);
+        if (i >= cap || r.err) continue;
+        snprintf(arr[i].key, sizeof arr[i].key, "%s", s.key);
+        arr[i].value = s.value;
+    }
+    return list_result(h, &r, &head, cap, count);
+}
+
+int heliod_subscribe(heliod_t *h, uint32_t mask) {
+    if (mask & ~(uint32_t)HL_SUB_MASK)
+        return set_error(h, HELIOD_EINVAL, "unknown subscription bits");
+    hl_subscribe_t m = {.mask = mask};
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_subscribe(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    return simple_call(h, id, HL_OP_SUBSCRIBE);
+}
+
+/* ---- async requests and dispatch ---------------------------------------- */
+
+static int pend_add(heliod_t *h, uint32_t id, uint16_t op, heliod_reply_fn fn, void *user) {
+    if (h->npend == h->pend_cap) {
+        size_t ncap = h->pend_cap ? h->pend_cap * 2 : 16;
+        pending_t *p = realloc(h->pend, ncap * sizeof *p);
+        if (!p) return HELIOD_ENOMEM;
+        h->pend = p;
+        h->pend_cap = ncap;
+    }
+    h->pend[h->npend++] = (pending_t){.id = id, .op = op, .fn = fn, .user = user};
+    return 0;
+}
+
+/* Removes and returns the pending entry for id (0 if none). */
+static int pend_take(heliod_t *h, uint32_t id, pending_t *out) {
+    for (size_t i = 0; i < h->npend; i++) {
+        if (h->pend[i].id == id) {
+            *out = h->pend[i];
+            memmove(&h->pend[i], &h->pend[i + 1], (h->npend - i - 1) * sizeof *h->pend);
+            h->npend--;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* After appending an async frame: keeps the batch moving. */
+static int async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id) {
+    int rc = req_end(h, w);
+    if (rc < 0) return rc;
+    if (heliod_pending(h) > CLIENT_AUTOFLUSH_BYTES) {
+        rc = out_write(h);
+        if (rc < 0) return rc;
+        if (heliod_pending(h) > CLIENT_OUT_HARD_BYTES) {
+            uint32_t saved = h->wait_id;
+            h->wait_id = 0;
+            rc = pump(h, h->timeout_ms);
+            h->wait_id = saved;
+            if (rc < 0) return rc;
+        }
+    }
+    return (int)id;
+}
+
+/* Begins an async frame: NOREPLY when no callback will take the answer. */
+static int async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
+                       uint32_t *id) {
+    int rc = req_begin(h, w, op, fn ? 0 : HL_FLAG_NOREPLY, id);
+    if (rc < 0) return rc;
+    if (fn && (rc = pend_add(h, *id, op, fn, user)) < 0) return set_error(h, rc, NULL);
+    return 0;
+}
+
+int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                      heliod_reply_fn fn, void *user) {
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
+    hl_put_play(&w, &m);
+    return async_commit(h, &w, id);
+}
+
+int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
+    hl_stop_t m;
+    int rc = stop_msg(h, voice, fade_ms, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
+    hl_put_stop(&w, &m);
+    return async_commit(h, &w, id);
+}
+
+int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
+    hl_set_t m;
+    int rc = set_msg(h, voice, s, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
+    hl_put_set(&w, &m);
+    return async_commit(h, &w, id);
+}
+
+int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
+    hl_listener_t m;
+    int rc = listener_msg(h, l, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
+    hl_put_listener(&w, &m);
+    return async_commit(h, &w, id);
+}
+
+int heliod_raw_async(heliod_t *h, uint16_t op, const void *body, size_t len, heliod_raw_fn fn,
+                     void *user) {
+    if (!h) return HELIOD_EINVAL;
+    if (!hl_op_name(op) || op >= HL_OP_REPLY || op == HL_OP_HELLO)
+        return set_error(h, HELIOD_EBADOP, NULL);
+    if (len > HL_MAX_FRAME - HL_FRAME_HDR) return set_error(h, HELIOD_ETOOBIG, NULL);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, op, fn ? 0 : HL_FLAG_NOREPLY, &id);
+    if (rc < 0) return rc;
+    if (fn) {
+        if ((rc = pend_add(h, id, op, NULL, user)) < 0) return set_error(h, rc, NULL);
+        h->pend[h->npend - 1].raw = fn;
+    }
+    for (size_t i = 0; i < len; i++)
+        hl_put_u8(&w, ((const uint8_t *)body)[i]);
+    return async_commit(h, &w, id);
+}
+
+/* Delivers one reply to its async callback. */
+static void deliver_reply(heliod_t *h, const deferred_t *d) {
+    pending_t p;
+    if (!pend_take(h, d->hdr.id, &p))
+        return; /* a reply nobody waits for (a blocking call that timed out) */
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, d->body, d->len);
+    hl_reply_head_t head;
+    hl_get_reply_head(&r, &head);
+    char msg[HL_MAX_MSG + 1] = "";
+    int status = (r.err || head.req_op != p.op) ? HELIOD_EPROTO : head.status;
+    if (status < 0 && status != HELIOD_EPROTO) {
+        hl_get_str(&r, msg, sizeof msg);
+        if (hl_rbuf_finish(&r) < 0) status = HELIOD_EPROTO;
+    }
+    if (status < 0 && !msg[0]) snprintf(msg, sizeof msg, "%s", hl_strerror(status));
+    if (p.raw) {
+        if (status < 0)
+            p.raw(p.user, d->hdr.id, status, msg, NULL, 0);
+        else
+            p.raw(p.user, d->hdr.id, 0, NULL, d->body + r.off, d->len - r.off);
+        return;
+    }
+    heliod_reply_t rep = {.request_id = d->hdr.id, .status = status, .message = NULL};
+    if (status < 0) {
+        rep.message = msg;
+    } else if (p.op == HL_OP_PLAY) {
+        hl_play_reply_t pr;
+        hl_get_play_reply(&r, &pr);
+        if (hl_rbuf_finish(&r) < 0) {
+            rep.status = HELIOD_EPROTO;
+            rep.message = hl_strerror(HELIOD_EPROTO);
+        } else {
+            rep.voice = pr.voice;
+            rep.stolen = pr.stolen;
+        }
+    }
+    p.fn(p.user, &rep);
+}
+
+/* Delivers one event to the event callback (dropped if there is none). */
+static void deliver_event(heliod_t *h, const deferred_t *d) {
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, d->body, d->len);
+    hl_event_t e;
+    hl_get_event(&r, &e);
+    if (hl_rbuf_finish(&r) < 0) {
+        conn_fail(h, HELIOD_EPROTO);
+        return;
+    }
+    if (e.type == HL_EVENT_ERROR) {
+        /* a NOREPLY request failed: forget any callback registered for it */
+        pending_t p;
+        if (pend_take(h, d->hdr.id, &p) && p.raw)
+            p.raw(p.user, d->hdr.id, e.status, e.message, NULL, 0);
+    }
+    if (!h->ev_fn) return;
+    heliod_event_t ev = {
+        .type = e.type,
+        .request_id = e.type == HL_EVENT_ERROR ? d->hdr.id : 0,
+        .status = e.status,
+        .message = e.type == HL_EVENT_ERROR ? e.message : NULL,
+        .voice = e.voice,
+        .reason = e.reason,
+        .time_ns = e.time_ns,
+    };
+    h->ev_fn(h->ev_user, &ev);
+}
+
+/* Delivers the deferred queue; returns the number of frames handled. */
+static int deliver_all(heliod_t *h) {
+    int n = 0;
+    deferred_t *d;
+    while ((d = dq_pop(h))) {
+        if (d->hdr.op == HL_OP_REPLY)
+            deliver_reply(h, d);
+        else
+            deliver_event(h, d);
+        free(d);
+        n++;
+    }
+    return n;
+}
+
+int heliod_dispatch(heliod_t *h) {
+    if (!h) return HELIOD_EINVAL;
+    int rc = 0;
+    if (!h->closed) {
+        rc = out_write(h);
+        if (rc >= 0) rc = in_read(h);
+    }
+    int n = deliver_all(h);
+    if (h->closed) return h->closed;
+    return rc < 0 ? rc : n;
+}
+
+int heliod_sync(heliod_t *h) {
+    if (!h) return HELIOD_EINVAL;
+    int rc = heliod_ping(h, NULL);
+    deliver_all(h);
+    /* the daemon answers some requests (LOAD) after later ones: wait for every
+     * reply a callback still expects */
+    int64_t deadline = h->timeout_ms > 0 ? now_ms() + h->timeout_ms : -1;
+    while (rc == 0 && h->npend > 0) {
+        int wait = -1;
+        if (deadline >= 0) {
+            int64_t left = deadline - now_ms();
+            if (left <= 0) return set_error(h, HELIOD_ETIMEDOUT, NULL);
+            wait = (int)left;
+        }
+        struct pollfd p = {.fd = h->fd, .events = POLLIN};
+        if (poll(&p, 1, wait) < 0 && errno != EINTR) return conn_fail(h, HELIOD_EIO);
+        rc = in_read(h);
+        deliver_all(h);
+        if (rc > 0) rc = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,739 @@
+/*
+ * heliodctl.c - command-line control of the heliod daemon for shell scripts,
+ * CI and people: load and play sounds, move them, watch events, read stats.
+ *
+ * Every request command runs through one pipeline: parse (ctl_args.c), encode
+ * the body, send it with heliod_raw_async(), wait until every reply is in, then
+ * print the results in order. A single command is a batch of one; `batch`
+ * sends all its lines before waiting for any reply. `play --wait`, `watch` and
+ * `ping` have their own small loops. Text output is one line per result (lists
+ * print one line per entry, joined with " | " inside a batch); --json prints one
+ * JSON object per result. Errors: one "heliodctl: ..." line on stderr and a
+ * non-zero exit status.
+ */
+#include "ctl_args.h"
+#include "heliod.h"
+#include "hl_config.h"
+#include "hl_proto.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CTL_EXIT_FAIL  1                    /* a request failed or the daemon is unreachable */
+#define CTL_EXIT_USAGE 2                    /* bad command line */
+#define CTL_LINE_MAX   (HL_MAX_PATH + 1024) /* longest batch line: a path plus options */
+
+/* One request in flight and, once answered, its result. */
+typedef struct {
+    ctl_kind_t kind;
+    int line; /* batch line number, 0 for a single command */
+    int sent, done;
+    int status;
+    char *message;
+    uint8_t *body;
+    size_t len;
+    double t_sent, t_done; /* ms, for ping */
+} result_t;
+
+static ctl_opts_t opts;
+
+static double mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void errorf(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("heliodctl: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* ---- output: one line per result, or one JSON object ------------------- */
+
+typedef struct {
+    int joined; /* batch text mode: entries joined on one line */
+    int n;      /* items written on the current line */
+} sink_t;
+
+static void sink_item(sink_t *s, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (s->joined && s->n) fputs(" | ", stdout);
+    vprintf(fmt, ap);
+    if (!s->joined) fputc('\n', stdout);
+    s->n++;
+    va_end(ap);
+}
+
+static void sink_end(sink_t *s) {
+    if (s->joined) fputc('\n', stdout);
+}
+
+static void json_str(const char *s) {
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void json_num(double v) {
+    if (v != v || v > 1e308 || v < -1e308)
+        fputs("null", stdout);
+    else
+        printf("%.15g", v);
+}
+
+static const char *state_name(unsigned s) {
+    static const char *names[] = {"playing", "stopping", "paused", "virtual"};
+    return s < 4 ? names[s] : "unknown";
+}
+
+static const char *reason_name(unsigned r) {
+    static const char *names[] = {"finished", "stopped", "stolen", "owner", "shutdown"};
+    return r < 5 ? names[r] : "unknown";
+}
+
+/* Prints a successful result. Returns 0, or -1 if the reply body is malformed. */
+static int print_ok(heliod_t *h, const result_t *res, int batch) {
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, res->body, res->len);
+    sink_t s = {.joined = batch && !opts.json};
+    int json = opts.json;
+    if (json) printf("{");
+    if (json && res->line) printf("\"line\":%d,", res->line);
+    if (json) printf("\"ok\":true");
+
+    switch (res->kind) {
+    case CTL_PLAY: {
+        hl_play_reply_t pr;
+        hl_get_play_reply(&r, &pr);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"voice\":%llu,\"stolen\":%llu", (unsigned long long)pr.voice,
+                   (unsigned long long)pr.stolen);
+        else
+            printf("%llu\n", (unsigned long long)pr.voice);
+        break;
+    }
+    case CTL_LOAD: {
+        hl_sound_info_t si;
+        hl_get_sound_info(&r, &si);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json) {
+            printf(",\"name\":");
+            json_str(si.name);
+            printf(",\"frames\":%u,\"channels\":%u,\"source_rate\":%u,\"stream\":%s", si.frames,
+                   si.channels, si.source_rate, (si.flags & HL_LOAD_STREAM) ? "true" : "false");
+        } else {
+            printf("%s frames=%u channels=%u source_rate=%u%s\n", si.name, si.frames, si.channels,
+                   si.source_rate, (si.flags & HL_LOAD_STREAM) ? " stream" : "");
+        }
+        break;
+    }
+    case CTL_STOP_ALL: {
+        hl_count_reply_t c;
+        hl_get_count_reply(&r, &c);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"stopped\":%u", c.count);
+        else
+            printf("stopped %u\n", c.count);
+        break;
+    }
+    case CTL_PING: {
+        uint64_t t = hl_get_u64(&r);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        double ms = res->t_done - res->t_sent;
+        if (json)
+            printf(",\"rtt_ms\":%.3f,\"server_time_ns\":%llu", ms, (unsigned long long)t);
+        else
+            printf("%.3f ms\n", ms);
+        break;
+    }
+    case CTL_SOUNDS:
+    case CTL_VOICES:
+    case CTL_DEVICES:
+    case CTL_STATS:
+    case CTL_STATUS: {
+        hl_list_head_t head;
+        hl_get_list_head(&r, &head);
+        if (r.err) return -1;
+        const heliod_server_info_t *si = heliod_server_info(h);
+        if (res->kind == CTL_STATUS) {
+            if (json) {
+                printf(",\"server_version\":");
+                json_str(si->server_version);
+                printf(",\"protocol\":%u,\"rate\":%u,\"period\":%u,\"voices\":%u,"
+                       "\"client_id\":%u,\"stats\":{",
+                       si->protocol_version, si->rate, si->period, si->voices, si->client_id);
+            } else {
+                sink_item(&s, "server %s (protocol %u)", si->server_version, si->protocol_version);
+                sink_item(&s, "rate %u", si->rate);
+                sink_item(&s, "period %u", si->period);
+                sink_item(&s, "voices %u", si->voices);
+            }
+        } else if (json) {
+            static const char *keys[] = {[CTL_SOUNDS] = "sounds",
+                                         [CTL_VOICES] = "voices",
+                                         [CTL_DEVICES] = "devices",
+                                         [CTL_STATS] = "stats"};
+            printf(",\"truncated\":%s,\"%s\":%s", head.truncated ? "true" : "false",
+                   keys[res->kind], res->kind == CTL_STATS ? "{" : "[");
+        }
+        static const char *status_keys[] = {
+            "uptime_s",        "clients",         "voices_active",   "voices_virtual",
+            "sounds",          "sample_bytes",    "cmds_busy",       "xruns",
+            "underruns",       "callback_us_p99", "callback_us_max", "callback_load_max",
+            "protocol_errors", "master_gain_db",
+        };
+        int first = 1;
+        for (unsigned i = 0; i < head.count; i++) {
+            if (res->kind == CTL_SOUNDS) {
+                hl_sound_info_t e;
+                hl_get_sound_info(&r, &e);
+                if (r.err) return -1;
+                if (json) {
+                    printf("%s{\"name\":", first ? "" : ",");
+                    json_str(e.name);
+                    printf(",\"frames\":%u,\"channels\":%u,\"source_rate\":%u,\"stream\":%s,"
+                           "\"playing\":%u}",
+                           e.frames, e.channels, e.source_rate,
+                           (e.flags & HL_LOAD_STREAM) ? "true" : "false", e.playing);
+                } else {
+                    sink_item(&s, "%s frames=%u channels=%u source_rate=%u playing=%u%s", e.name,
+                              e.frames, e.channels, e.source_rate, e.playing,
+                              (e.flags & HL_LOAD_STREAM) ? " stream" : "");
+                }
+            } else if (res->kind == CTL_VOICES) {
+                hl_voice_info_t e;
+                hl_get_voice_info(&r, &e);
+                if (r.err) return -1;
+                if (json) {
+                    printf("%s{\"voice\":%llu,\"sound\":", first ? "" : ",",
+                           (unsigned long long)e.voice);
+                    json_str(e.sound);
+                    printf(",\"owner\":%u,\"priority\":%d,\"flags\":%u,\"state\":\"%s\","
+                           "\"gain_db\":",
+                           e.owner, e.priority, e.flags, state_name(e.state));
+                    json_num(e.gain_db);
+                    printf(",\"pan\":");
+                    json_num(e.pan);
+                    printf(",\"pos\":[");
+                    json_num(e.pos[0]);
+                    putchar(',');
+                    json_num(e.pos[1]);
+                    putchar(',');
+                    json_num(e.pos[2]);
+                    printf("],\"pitch\":");
+                    json_num(e.pitch);
+                    printf(",\"bus\":");
+                    json_str(e.bus);
+                    putchar('}');
+                } else {
+                    sink_item(&s,
+                              "%llu %s owner=%u priority=%d state=%s gain_db=%g pan=%g "
+                              "pos=%g,%g,%g pitch=%g bus=%s%s%s",
+                              (unsigned long long)e.voice, e.sound, e.owner, e.priority,
+                              state_name(e.state), (double)e.gain_db, (double)e.pan,
+                              (double)e.pos[0], (double)e.pos[1], (double)e.pos[2], (double)e.pitch,
+                              e.bus[0] ? e.bus : "sfx", (e.flags & HL_PLAY_LOOP) ? " loop" : "",
+                              (e.flags & HL_PLAY_3D) ? " 3d" : "");
+                }
+            } else if (res->kind == CTL_DEVICES) {
+                hl_device_info_t e;
+                hl_get_device_info(&r, &e);
+                if (r.err) return -1;
+                if (json) {
+                    printf("%s{\"index\":%u,\"name\":", first ? "" : ",", e.index);
+                    json_str(e.name);
+                    printf(",\"hostapi\":");
+                    json_str(e.hostapi);
+                    printf(",\"max_channels\":%u,\"default_rate\":", e.max_channels);
+                    json_num(e.default_rate);
+                    printf(",\"default\":%s,\"current\":%s}",
+                           (e.flags & HL_DEV_DEFAULT) ? "true" : "false",
+                           (e.flags & HL_DEV_CURRENT) ? "true" : "false");
+                } else {
+                    sink_item(&s, "%u %s (%s) channels=%u rate=%g%s%s", e.index, e.name, e.hostapi,
+                              e.max_channels, e.default_rate,
+                              (e.flags & HL_DEV_DEFAULT) ? " default" : "",
+                              (e.flags & HL_DEV_CURRENT) ? " current" : "");
+                }
+            } else {
+                hl_stat_t e;
+                hl_get_stat(&r, &e);
+                if (r.err) return -1;
+                int show = res->kind == CTL_STATS;
+                for (size_t k = 0; !show && k < sizeof status_keys / sizeof *status_keys; k++)
+                    show = strcmp(e.key, status_keys[k]) == 0;
+                if (!show) continue;
+                if (json) {
+                    printf("%s", first ? "" : ",");
+                    json_str(e.key);
+                    putchar(':');
+                    json_num(e.value);
+                } else {
+                    sink_item(&s, "%s %.15g", e.key, e.value);
+                }
+            }
+            first = 0;
+        }
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(res->kind == CTL_STATS || res->kind == CTL_STATUS ? "}" : "]");
+        else if (s.n == 0 && batch)
+            printf("(none)");
+        else if (head.truncated && !json)
+            sink_item(&s, "(list truncated)");
+        if (!json) sink_end(&s);
+        break;
+    }
+    default:
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (!json) printf("ok\n");
+        break;
+    }
+    if (json) printf("}\n");
+    return 0;
+}
+
+/* Reports a failed result: stderr always; stdout too inside a batch so every
+ * command has its result line. */
+static void print_fail(const result_t *res, int batch) {
+    const char *msg = res->message ? res->message : heliod_strerror(res->status);
+    if (res->line)
+        errorf("line %d: %s: %s", res->line, hl_errname(res->status), msg);
+    else
+        errorf("%s: %s", hl_errname(res->status), msg);
+    if (!batch) return;
+    if (opts.json) {
+        printf("{\"line\":%d,\"ok\":false,\"error\":\"%s\",\"code\":%d,\"message\":", res->line,
+               hl_errname(res->status), res->status);
+        json_str(msg);
+        printf("}\n");
+    } else {
+        printf("error %s: %s\n", hl_errname(res->status), msg);
+    }
+}
+
+/* ---- the pipeline -------------------------------------------------------- */
+
+static void on_reply(void *user, uint32_t id, int status, const char *message, const uint8_t *body,
+                     size_t len) {
+    (void)id;
+    result_t *res = user;
+    res->done = 1;
+    res->t_done = mono_ms();
+    res->status = status;
+    if (status < 0) {
+        res->message = strdup(message ? message : heliod_strerror(status));
+        return;
+    }
+    if (len) {
+        res->body = malloc(len);
+        if (!res->body) {
+            res->status = HELIOD_ENOMEM;
+            res->message = strdup("out of memory");
+            return;
+        }
+        memcpy(res->body, body, len);
+    }
+    res->len = len;
+}
+
+static int send_cmd(heliod_t *h, const ctl_cmd_t *c, result_t *res) {
+    static uint8_t body[HL_MAX_FRAME];
+    int len = ctl_encode(c, body, sizeof body);
+    if (len < 0) return len;
+    res->t_sent = mono_ms();
+    int rc = heliod_raw_async(h, c->op, body, (size_t)len, on_reply, res);
+    if (rc < 0) return rc;
+    res->sent = 1;
+    return 0;
+}
+
+/* Pumps the connection until every sent request has its result, or the
+ * timeout passes (then the rest fail with ETIMEDOUT). */
+static int wait_all(heliod_t *h, result_t *res, size_t n) {
+    double deadline = opts.timeout_ms > 0 ? mono_ms() + opts.timeout_ms : -1;
+    for (;;) {
+        int rc = heliod_dispatch(h);
+        size_t left = 0;
+        for (size_t i = 0; i < n; i++)
+            left += res[i].sent && !res[i].done;
+        if (!left) return 0;
+        int fail = rc < 0 ? rc : 0;
+        int wait = -1;
+        if (!fail && deadline >= 0) {
+            double rem = deadline - mono_ms();
+            if (rem <= 0) fail = HELIOD_ETIMEDOUT;
+            wait = (int)rem + 1;
+        }
+        if (fail) {
+            for (size_t i = 0; i < n; i++) {
+                if (res[i].sent && !res[i].done) {
+                    res[i].done = 1;
+                    res[i].status = fail;
+                    res[i].message = strdup(heliod_strerror(fail));
+                }
+            }
+            return fail;
+        }
+        struct pollfd p = {.fd = heliod_fd(h), .events = POLLIN};
+        if (heliod_pending(h)) p.events |= POLLOUT;
+        if (poll(&p, 1, wait) < 0 && errno != EINTR) return HELIOD_EIO;
+    }
+}
+
+static void free_results(result_t *res, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        free(res[i].message);
+        free(res[i].body);
+    }
+    free(res);
+}
+
+/* Prints results in order; returns the number that failed. */
+static int report(heliod_t *h, result_t *res, size_t n, int batch) {
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (res[i].status == 0 && print_ok(h, &res[i], batch) < 0) {
+            res[i].status = HELIOD_EPROTO;
+            res[i].message = strdup("malformed reply from the daemon");
+        }
+        if (res[i].status < 0) {
+            print_fail(&res[i], batch);
+            failed++;
+        }
+    }
+    fflush(stdout);
+    return failed;
+}
+
+static int run_single(heliod_t *h, const ctl_cmd_t *c) {
+    result_t *res = calloc(1, sizeof *res);
+    if (!res) return CTL_EXIT_FAIL;
+    res->kind = c->kind;
+    if (c->kind == CTL_PING) {
+        double t0 = mono_ms();
+        uint64_t ns = 0;
+        int rc = heliod_ping(h, &ns);
+        res->t_sent = t0;
+        res->t_done = mono_ms();
+        res->status = rc;
+        if (rc < 0) {
+            res->message = strdup(heliod_last_error(h));
+        } else {
+            res->body = malloc(sizeof ns);
+            hl_wbuf_t w;
+            hl_wbuf_init(&w, res->body, res->body ? sizeof ns : 0);
+            hl_put_u64(&w, ns);
+            res->len = w.len;
+        }
+    } else {
+        int rc = send_cmd(h, c, res);
+        if (rc < 0) {
+            res->status = rc;
+            res->message = strdup(heliod_last_error(h));
+        } else {
+            wait_all(h, res, 1);
+        }
+    }
+    int failed = report(h, res, 1, 0);
+    free_results(res, 1);
+    return failed ? CTL_EXIT_FAIL : 0;
+}
+
+/* batch: every line parsed and sent before any reply is awaited. */
+static int run_batch(heliod_t *h, const char *file) {
+    FILE *f = stdin;
+    if (file && strcmp(file, "-") != 0) {
+        f = fopen(file, "r");
+        if (!f) {
+            errorf("batch: cannot open '%s': %s", file, strerror(errno));
+            return CTL_EXIT_FAIL;
+        }
+    }
+    size_t cap = 64, n = 0;
+    result_t *res = calloc(cap, sizeof *res);
+    char *line = malloc(CTL_LINE_MAX);
+    ctl_cmd_t *c = malloc(sizeof *c);
+    if (!res || !line || !c) {
+        errorf("out of memory");
+        return CTL_EXIT_FAIL;
+    }
+    int lineno = 0;
+    while (fgets(line, CTL_LINE_MAX, f)) {
+        lineno++;
+        char err[CTL_ERR_LEN] = "";
+        char *argv[CTL_MAX_ARGS];
+        int status = 0;
+        size_t ll = strlen(line);
+        int argc = 0;
+        if (ll == CTL_LINE_MAX - 1 && line[ll - 1] != '\n') {
+            snprintf(err, sizeof err, "line too long");
+            status = HELIOD_ETOOBIG;
+            int ch;
+            while ((ch = fgetc(f)) != EOF && ch != '\n') {
+            }
+        } else {
+            argc = ctl_split_line(line, argv, CTL_MAX_ARGS, err, sizeof err);
+            if (argc == 0) continue;
+            if (argc < 0) status = HELIOD_EINVAL;
+        }
+        if (n == cap) {
+            result_t *nr = realloc(res, 2 * cap * sizeof *res);
+            if (!nr) {
+                errorf("out of memory");
+                break;
+            }
+            memset(nr + cap, 0, cap * sizeof *res);
+            res = nr;
+            cap *= 2;
+        }
+        result_t *r = &res[n++];
+        r->line = lineno;
+        if (status == 0 && ctl_parse_command(argc, argv, c, err, sizeof err) < 0)
+            status = HELIOD_EINVAL;
+        if (status == 0 && (c->help || c->kind == CTL_WATCH || c->kind == CTL_BATCH || c->wait)) {
+            snprintf(err, sizeof err, "'%s%s' cannot run inside a batch", argv[0],
+                     c->wait   ? " --wait"
+                     : c->help ? " --help"
+                               : "");
+            status = HELIOD_EINVAL;
+        }
+        if (status == 0) {
+            r->kind = c->kind;
+            int rc = send_cmd(h, c, r);
+            if (rc < 0) {
+                status = rc;
+                snprintf(err, sizeof err, "%s", heliod_last_error(h));
+            }
+        }
+        if (status < 0) {
+            r->done = 1;
+            r->status = status;
+            r->message = strdup(err);
+        }
+    }
+    int rerr = ferror(f);
+    if (f != stdin) fclose(f);
+    free(line);
+    free(c);
+    wait_all(h, res, n);
+    int failed = report(h, res, n, 1);
+    free_results(res, n);
+    if (rerr) {
+        errorf("batch: read error");
+        return CTL_EXIT_FAIL;
+    }
+    return failed ? CTL_EXIT_FAIL : 0;
+}
+
+/* ---- event loops: watch and play --wait ---------------------------------- */
+
+typedef struct {
+    heliod_voice_t wait_voice;
+    int ended;
+    int reason;
+} evstate_t;
+
+static void print_event(const heliod_event_t *ev) {
+    if (opts.json) {
+        switch (ev->type) {
+        case HELIOD_EVENT_ENDED:
+            printf("{\"event\":\"ended\",\"voice\":%llu,\"reason\":\"%s\"}\n",
+                   (unsigned long long)ev->voice, reason_name((unsigned)ev->reason));
+            break;
+        case HELIOD_EVENT_STARTED:
+            printf("{\"event\":\"started\",\"voice\":%llu,\"time_ns\":%llu}\n",
+                   (unsigned long long)ev->voice, (unsigned long long)ev->time_ns);
+            break;
+        default:
+            printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
+                   ev->request_id, hl_errname(ev->status));
+            json_str(ev->message ? ev->message : "");
+            printf("}\n");
+            break;
+        }
+    } else {
+        switch (ev->type) {
+        case HELIOD_EVENT_ENDED:
+            printf("ended %llu %s\n", (unsigned long long)ev->voice,
+                   reason_name((unsigned)ev->reason));
+            break;
+        case HELIOD_EVENT_STARTED:
+            printf("started %llu %llu\n", (unsigned long long)ev->voice,
+                   (unsigned long long)ev->time_ns);
+            break;
+        default:
+            printf("error %u %s: %s\n", ev->request_id, hl_errname(ev->status),
+                   ev->message ? ev->message : "");
+            break;
+        }
+    }
+    fflush(stdout);
+}
+
+static void on_event(void *user, const heliod_event_t *ev) {
+    evstate_t *st = user;
+    if (!st->wait_voice) {
+        print_event(ev);
+        return;
+    }
+    if (ev->type == HELIOD_EVENT_ENDED && ev->voice == st->wait_voice) {
+        st->ended = 1;
+        st->reason = ev->reason;
+    }
+}
+
+/* Runs the event loop until st->ended (play --wait) or the daemon goes away. */
+static int event_loop(heliod_t *h, evstate_t *st) {
+    for (;;) {
+        int rc = heliod_dispatch(h);
+        if (st->wait_voice && st->ended) return 0;
+        if (rc < 0) return rc;
+        struct pollfd p = {.fd = heliod_fd(h), .events = POLLIN};
+        if (heliod_pending(h)) p.events |= POLLOUT;
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) return HELIOD_EIO;
+    }
+}
+
+static int run_watch(heliod_t *h) {
+    evstate_t st = {0};
+    heliod_set_event_callback(h, on_event, &st);
+    int rc = heliod_subscribe(h, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED | HELIOD_SUB_ALL);
+    if (rc < 0) {
+        errorf("watch: %s", heliod_last_error(h));
+        return CTL_EXIT_FAIL;
+    }
+    rc = event_loop(h, &st);
+    if (rc == HELIOD_ECLOSED) return 0; /* the daemon went away: the watch is over */
+    errorf("watch: %s", heliod_strerror(rc));
+    return CTL_EXIT_FAIL;
+}
+
+static int run_play_wait(heliod_t *h, const ctl_cmd_t *c) {
+    evstate_t st = {0};
+    heliod_set_event_callback(h, on_event, &st);
+    int rc = heliod_subscribe(h, HELIOD_SUB_ENDED);
+    if (rc < 0) {
+        errorf("play: %s", heliod_last_error(h));
+        return CTL_EXIT_FAIL;
+    }
+    const hl_play_t *m = &c->m.play;
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags = m->flags & ~HL_PLAY_DETACHED;
+    p.gain_db = m->gain_db;
+    p.pan = m->pan;
+    memcpy(p.pos, m->pos, sizeof p.pos);
+    p.pitch = m->pitch;
+    p.priority = m->priority;
+    p.fade_in_ms = m->fade_in_ms;
+    p.min_distance = m->min_distance;
+    p.max_distance = m->max_distance;
+    p.rolloff = m->rolloff;
+    p.distance_model = m->model;
+    snprintf(p.bus, sizeof p.bus, "%s", m->bus);
+    heliod_voice_t v = 0, stolen = 0;
+    rc = heliod_play(h, m->sound, &p, &v, &stolen);
+    if (rc < 0) {
+        errorf("%s: %s", hl_errname(rc), heliod_last_error(h));
+        return CTL_EXIT_FAIL;
+    }
+    if (opts.json)
+        printf("{\"ok\":true,\"voice\":%llu,\"stolen\":%llu}\n", (unsigned long long)v,
+               (unsigned long long)stolen);
+    else
+        printf("%llu\n", (unsigned long long)v);
+    fflush(stdout);
+    st.wait_voice = v;
+    rc = event_loop(h, &st);
+    if (rc < 0) {
+        errorf("play --wait: %s", heliod_strerror(rc));
+        return CTL_EXIT_FAIL;
+    }
+    if (opts.json)
+        printf("{\"event\":\"ended\",\"voice\":%llu,\"reason\":\"%s\"}\n", (unsigned long long)v,
+               reason_name((unsigned)st.reason));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    char err[CTL_ERR_LEN];
+    int next;
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (ctl_parse_global(argc, argv, &opts, &next, err, sizeof err) < 0) {
+        errorf("%s", err);
+        return CTL_EXIT_USAGE;
+    }
+    if (opts.version) {
+        printf("heliodctl %s (protocol %d)\n", HELIOD_VERSION, HL_PROTO_VERSION);
+        return 0;
+    }
+    if (opts.help || (next < argc && strcmp(argv[next], "help") == 0)) {
+        fputs(ctl_usage(next + 1 < argc ? argv[next + 1] : NULL), stdout);
+        return 0;
+    }
+    if (next >= argc) {
+        errorf("missing command (try --help)");
+        return CTL_EXIT_USAGE;
+    }
+    ctl_cmd_t *c = calloc(1, sizeof *c);
+    if (!c) return CTL_EXIT_FAIL;
+    if (ctl_parse_command(argc - next, argv + next, c, err, sizeof err) < 0) {
+        errorf("%s", err);
+        free(c);
+        return CTL_EXIT_USAGE;
+    }
+    if (c->help) {
+        fputs(ctl_usage(argv[next]), stdout);
+        free(c);
+        return 0;
+    }
+    heliod_t *h = NULL;
+    int rc = heliod_connect(&h, opts.socket, "heliodctl");
+    if (rc < 0) {
+        char path[256] = "";
+        if (opts.socket)
+            snprintf(path, sizeof path, "%s", opts.socket);
+        else
+            heliod_default_socket(path, sizeof path);
+        if (rc == HELIOD_ECONNECT)
+            errorf("cannot connect to %s: is heliod running?", path);
+        else
+            errorf("%s: %s", path, heliod_strerror(rc));
+        free(c);
+        return CTL_EXIT_FAIL;
+    }
+    heliod_set_timeout(h, opts.timeout_ms);
+    int code;
+    switch (c->kind) {
+    case CTL_WATCH: code = run_watch(h); break;
+    case CTL_BATCH: code = run_batch(h, c->file); break;
+    case CTL_PLAY: code = c->wait ? run_play_wait(h, c) : run_single(h, c); break;
+    default: code = run_single(h, c); break;
+    }
+    heliod_close(h);
+    free(c);
+    return code;
+}

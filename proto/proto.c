@@ -1,0 +1,701 @@
+/*
+ * proto.c - the heliod wire codec: bounded little-endian writer and reader over
+ * caller buffers, frame headers, every message body, and the semantic
+ * validators shared by the daemon and libheliod.
+ *
+ * Nothing here allocates, does I/O or keeps global state, so the same code runs
+ * in the daemon, the client library, the tests and the fuzzer. Decoders are
+ * strict: a short read, an over-long string, an embedded NUL, an unknown flag
+ * bit or an out-of-range enum makes the reader's sticky error HELIOD_EPROTO and
+ * every later read returns zero; a declared count never sizes anything.
+ */
+#include "hl_proto.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- names and messages ------------------------------------------------- */
+
+const char *hl_op_name(uint16_t op) {
+    switch (op) {
+#define HL_OP_NAME_(name, val, str)                                                                \
+    case val: return str;
+        HL_OP_MAP(HL_OP_NAME_)
+#undef HL_OP_NAME_
+    default: return NULL;
+    }
+}
+
+const char *hl_strerror(int err) {
+    switch (err) {
+#define HL_ERR_MSG_(name, val, msg)                                                                \
+    case val: return msg;
+        HELIOD_ERRNO_MAP(HL_ERR_MSG_)
+#undef HL_ERR_MSG_
+    default: return "unknown error";
+    }
+}
+
+const char *hl_errname(int err) {
+    switch (err) {
+#define HL_ERR_NAME_(name, val, msg)                                                               \
+    case val: return #name;
+        HELIOD_ERRNO_MAP(HL_ERR_NAME_)
+#undef HL_ERR_NAME_
+    default: return "EUNKNOWN";
+    }
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+void hl_wbuf_init(hl_wbuf_t *w, uint8_t *buf, size_t cap) {
+    w->buf = buf;
+    w->cap = buf ? cap : 0;
+    w->len = 0;
+    w->err = 0;
+    w->frame_start = 0;
+}
+
+/* Reserves n bytes; NULL (and a sticky ETOOBIG) if they do not fit. */
+static uint8_t *wbuf_reserve(hl_wbuf_t *w, size_t n) {
+    if (w->err) return NULL;
+    if (n > w->cap - w->len) {
+        w->err = HELIOD_ETOOBIG;
+        return NULL;
+    }
+    uint8_t *p = w->buf + w->len;
+    w->len += n;
+    return p;
+}
+
+static void put_le(hl_wbuf_t *w, uint64_t v, size_t n) {
+    uint8_t *p = wbuf_reserve(w, n);
+    if (!p) return;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+void hl_put_u8(hl_wbuf_t *w, uint8_t v) {
+    put_le(w, v, 1);
+}
+void hl_put_u16(hl_wbuf_t *w, uint16_t v) {
+    put_le(w, v, 2);
+}
+void hl_put_u32(hl_wbuf_t *w, uint32_t v) {
+    put_le(w, v, 4);
+}
+void hl_put_i32(hl_wbuf_t *w, int32_t v) {
+    put_le(w, (uint32_t)v, 4);
+}
+void hl_put_u64(hl_wbuf_t *w, uint64_t v) {
+    put_le(w, v, 8);
+}
+void hl_put_f32(hl_wbuf_t *w, float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    put_le(w, u, 4);
+}
+void hl_put_f64(hl_wbuf_t *w, double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    put_le(w, u, 8);
+}
+
+void hl_put_str(hl_wbuf_t *w, const char *s, size_t max) {
+    size_t n = s ? strlen(s) : 0;
+    if (w->err) return;
+    if (n > max || n > UINT16_MAX) {
+        w->err = HELIOD_ETOOBIG;
+        return;
+    }
+    hl_put_u16(w, (uint16_t)n);
+    uint8_t *p = wbuf_reserve(w, n);
+    if (p && n) memcpy(p, s, n);
+}
+
+/* ---- reader ------------------------------------------------------------- */
+
+void hl_rbuf_init(hl_rbuf_t *r, const uint8_t *buf, size_t len) {
+    r->buf = buf;
+    r->len = buf ? len : 0;
+    r->off = 0;
+    r->err = 0;
+}
+
+/* Marks the reader failed; every later read returns zeros. */
+static void rbuf_fail(hl_rbuf_t *r) {
+    r->err = HELIOD_EPROTO;
+}
+
+static const uint8_t *rbuf_take(hl_rbuf_t *r, size_t n) {
+    if (r->err) return NULL;
+    if (n > r->len - r->off) {
+        rbuf_fail(r);
+        return NULL;
+    }
+    const uint8_t *p = r->buf + r->off;
+    r->off += n;
+    return p;
+}
+
+static uint64_t get_le(hl_rbuf_t *r, size_t n) {
+    const uint8_t *p = rbuf_take(r, n);
+    uint64_t v = 0;
+    if (!p) return 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+uint8_t hl_get_u8(hl_rbuf_t *r) {
+    return (uint8_t)get_le(r, 1);
+}
+uint16_t hl_get_u16(hl_rbuf_t *r) {
+    return (uint16_t)get_le(r, 2);
+}
+uint32_t hl_get_u32(hl_rbuf_t *r) {
+    return (uint32_t)get_le(r, 4);
+}
+int32_t hl_get_i32(hl_rbuf_t *r) {
+    return (int32_t)(uint32_t)get_le(r, 4);
+}
+uint64_t hl_get_u64(hl_rbuf_t *r) {
+    return get_le(r, 8);
+}
+float hl_get_f32(hl_rbuf_t *r) {
+    uint32_t u = (uint32_t)get_le(r, 4);
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+double hl_get_f64(hl_rbuf_t *r) {
+    uint64_t u = get_le(r, 8);
+    double v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+void hl_get_str(hl_rbuf_t *r, char *dst, size_t cap) {
+    if (cap) dst[0] = '\0';
+    uint16_t n = hl_get_u16(r);
+    if (r->err) return;
+    if (cap == 0 || n > cap - 1) {
+        rbuf_fail(r);
+        return;
+    }
+    const uint8_t *p = rbuf_take(r, n);
+    if (!p) return;
+    if (n && memchr(p, '\0', n)) {
+        rbuf_fail(r);
+        return;
+    }
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+}
+
+int hl_rbuf_finish(const hl_rbuf_t *r) {
+    if (r->err || r->off != r->len) return HELIOD_EPROTO;
+    return 0;
+}
+
+/* Flag word with only `mask` bits allowed. */
+static uint32_t get_flags32(hl_rbuf_t *r, uint32_t mask) {
+    uint32_t v = hl_get_u32(r);
+    if (v & ~mask) rbuf_fail(r);
+    return v & mask;
+}
+
+/* Enum byte in [0, max]. */
+static uint8_t get_enum8(hl_rbuf_t *r, uint8_t max) {
+    uint8_t v = hl_get_u8(r);
+    if (v > max) {
+        rbuf_fail(r);
+        return 0;
+    }
+    return v;
+}
+
+static void put_vec3(hl_wbuf_t *w, const float v[3]) {
+    for (int i = 0; i < 3; i++)
+        hl_put_f32(w, v[i]);
+}
+static void get_vec3(hl_rbuf_t *r, float v[3]) {
+    for (int i = 0; i < 3; i++)
+        v[i] = hl_get_f32(r);
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+void hl_frame_begin(hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t id) {
+    w->frame_start = w->len;
+    hl_put_u32(w, 0);
+    hl_put_u16(w, op);
+    hl_put_u16(w, flags);
+    hl_put_u32(w, id);
+}
+
+int hl_frame_end(hl_wbuf_t *w) {
+    if (w->err) return w->err;
+    size_t size = w->len - w->frame_start;
+    if (size < HL_FRAME_HDR || size > HL_MAX_FRAME) {
+        w->err = HELIOD_ETOOBIG;
+        return w->err;
+    }
+    uint8_t *p = w->buf + w->frame_start;
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(size >> (8 * i));
+    return (int)size;
+}
+
+int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr) {
+    if (avail < HL_FRAME_HDR) return 1;
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, HL_FRAME_HDR);
+    hl_frame_hdr_t h;
+    h.size = hl_get_u32(&r);
+    h.op = hl_get_u16(&r);
+    h.flags = hl_get_u16(&r);
+    h.id = hl_get_u32(&r);
+    if (h.size > HL_MAX_FRAME) return HELIOD_ETOOBIG;
+    if (h.size < HL_FRAME_HDR || (h.flags & ~HL_FLAG_MASK)) return HELIOD_EPROTO;
+    *hdr = h;
+    return 0;
+}
+
+/* ---- bodies ------------------------------------------------------------- */
+
+void hl_put_reply_head(hl_wbuf_t *w, const hl_reply_head_t *h) {
+    hl_put_u16(w, h->req_op);
+    hl_put_i32(w, h->status);
+}
+void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h) {
+    h->req_op = hl_get_u16(r);
+    h->status = hl_get_i32(r);
+    if (h->status > 0 || h->status < HELIOD_ERR_MIN) rbuf_fail(r);
+}
+
+void hl_put_hello(hl_wbuf_t *w, const hl_hello_t *m) {
+    hl_put_u16(w, m->version);
+    hl_put_str(w, m->client_name, HL_MAX_NAME);
+}
+void hl_get_hello(hl_rbuf_t *r, hl_hello_t *m) {
+    m->version = hl_get_u16(r);
+    hl_get_str(r, m->client_name, sizeof m->client_name);
+}
+
+void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
+    hl_put_u16(w, m->version);
+    hl_put_u32(w, m->rate);
+    hl_put_u32(w, m->period);
+    hl_put_u32(w, m->voices);
+    hl_put_u32(w, m->client_id);
+    hl_put_str(w, m->server_version, HL_MAX_NAME);
+}
+void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
+    m->version = hl_get_u16(r);
+    m->rate = hl_get_u32(r);
+    m->period = hl_get_u32(r);
+    m->voices = hl_get_u32(r);
+    m->client_id = hl_get_u32(r);
+    hl_get_str(r, m->server_version, sizeof m->server_version);
+}
+
+void hl_put_load(hl_wbuf_t *w, const hl_load_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_str(w, m->path, HL_MAX_PATH);
+    hl_put_u32(w, m->flags);
+}
+void hl_get_load(hl_rbuf_t *r, hl_load_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    hl_get_str(r, m->path, sizeof m->path);
+    m->flags = get_flags32(r, HL_LOAD_STREAM);
+}
+
+void hl_put_sound_info(hl_wbuf_t *w, const hl_sound_info_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->frames);
+    hl_put_u16(w, m->channels);
+    hl_put_u32(w, m->source_rate);
+    hl_put_u32(w, m->flags);
+    hl_put_u32(w, m->playing);
+}
+void hl_get_sound_info(hl_rbuf_t *r, hl_sound_info_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    m->frames = hl_get_u32(r);
+    m->channels = hl_get_u16(r);
+    m->source_rate = hl_get_u32(r);
+    m->flags = get_flags32(r, HL_LOAD_STREAM);
+    m->playing = hl_get_u32(r);
+}
+
+void hl_put_name(hl_wbuf_t *w, const hl_name_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+}
+void hl_get_name(hl_rbuf_t *r, hl_name_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+}
+
+void hl_put_play(hl_wbuf_t *w, const hl_play_t *m) {
+    hl_put_str(w, m->sound, HL_MAX_NAME);
+    hl_put_u32(w, m->flags);
+    hl_put_f32(w, m->gain_db);
+    hl_put_f32(w, m->pan);
+    put_vec3(w, m->pos);
+    hl_put_f32(w, m->pitch);
+    hl_put_i32(w, m->priority);
+    hl_put_f32(w, m->fade_in_ms);
+    hl_put_f32(w, m->min_distance);
+    hl_put_f32(w, m->max_distance);
+    hl_put_f32(w, m->rolloff);
+    hl_put_u8(w, m->model);
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+}
+void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
+    hl_get_str(r, m->sound, sizeof m->sound);
+    m->flags = get_flags32(r, HL_PLAY_MASK);
+    m->gain_db = hl_get_f32(r);
+    m->pan = hl_get_f32(r);
+    get_vec3(r, m->pos);
+    m->pitch = hl_get_f32(r);
+    m->priority = hl_get_i32(r);
+    m->fade_in_ms = hl_get_f32(r);
+    m->min_distance = hl_get_f32(r);
+    m->max_distance = hl_get_f32(r);
+    m->rolloff = hl_get_f32(r);
+    m->model = get_enum8(r, HL_DIST_EXPONENTIAL);
+    hl_get_str(r, m->bus, sizeof m->bus);
+}
+
+void hl_put_play_reply(hl_wbuf_t *w, const hl_play_reply_t *m) {
+    hl_put_u64(w, m->voice);
+    hl_put_u64(w, m->stolen);
+}
+void hl_get_play_reply(hl_rbuf_t *r, hl_play_reply_t *m) {
+    m->voice = hl_get_u64(r);
+    m->stolen = hl_get_u64(r);
+}
+
+void hl_put_stop(hl_wbuf_t *w, const hl_stop_t *m) {
+    hl_put_u64(w, m->voice);
+    hl_put_f32(w, m->fade_ms);
+}
+void hl_get_stop(hl_rbuf_t *r, hl_stop_t *m) {
+    m->voice = hl_get_u64(r);
+    m->fade_ms = hl_get_f32(r);
+}
+
+void hl_put_stop_all(hl_wbuf_t *w, const hl_stop_all_t *m) {
+    hl_put_f32(w, m->fade_ms);
+    hl_put_u8(w, m->scope);
+}
+void hl_get_stop_all(hl_rbuf_t *r, hl_stop_all_t *m) {
+    m->fade_ms = hl_get_f32(r);
+    m->scope = get_enum8(r, HL_STOP_ALL_EVERYONE);
+}
+
+void hl_put_count_reply(hl_wbuf_t *w, const hl_count_reply_t *m) {
+    hl_put_u32(w, m->count);
+}
+void hl_get_count_reply(hl_rbuf_t *r, hl_count_reply_t *m) {
+    m->count = hl_get_u32(r);
+}
+
+void hl_put_set(hl_wbuf_t *w, const hl_set_t *m) {
+    hl_put_u64(w, m->voice);
+    hl_put_u32(w, m->mask);
+    hl_put_f32(w, m->gain_db);
+    hl_put_f32(w, m->pan);
+    put_vec3(w, m->pos);
+    hl_put_f32(w, m->pitch);
+    hl_put_f32(w, m->ramp_ms);
+}
+void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
+    m->voice = hl_get_u64(r);
+    m->mask = get_flags32(r, HL_SET_MASK);
+    m->gain_db = hl_get_f32(r);
+    m->pan = hl_get_f32(r);
+    get_vec3(r, m->pos);
+    m->pitch = hl_get_f32(r);
+    m->ramp_ms = hl_get_f32(r);
+}
+
+void hl_put_listener(hl_wbuf_t *w, const hl_listener_t *m) {
+    hl_put_u32(w, m->mask);
+    put_vec3(w, m->pos);
+    put_vec3(w, m->fwd);
+    put_vec3(w, m->up);
+    put_vec3(w, m->vel);
+}
+void hl_get_listener(hl_rbuf_t *r, hl_listener_t *m) {
+    m->mask = get_flags32(r, HL_LIS_MASK);
+    get_vec3(r, m->pos);
+    get_vec3(r, m->fwd);
+    get_vec3(r, m->up);
+    get_vec3(r, m->vel);
+}
+
+void hl_put_voice_info(hl_wbuf_t *w, const hl_voice_info_t *m) {
+    hl_put_u64(w, m->voice);
+    hl_put_str(w, m->sound, HL_MAX_NAME);
+    hl_put_u32(w, m->owner);
+    hl_put_i32(w, m->priority);
+    hl_put_u32(w, m->flags);
+    hl_put_u8(w, m->state);
+    hl_put_f32(w, m->gain_db);
+    hl_put_f32(w, m->pan);
+    put_vec3(w, m->pos);
+    hl_put_f32(w, m->pitch);
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+}
+void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m) {
+    m->voice = hl_get_u64(r);
+    hl_get_str(r, m->sound, sizeof m->sound);
+    m->owner = hl_get_u32(r);
+    m->priority = hl_get_i32(r);
+    m->flags = get_flags32(r, HL_PLAY_MASK);
+    m->state = get_enum8(r, HL_VOICE_VIRTUAL);
+    m->gain_db = hl_get_f32(r);
+    m->pan = hl_get_f32(r);
+    get_vec3(r, m->pos);
+    m->pitch = hl_get_f32(r);
+    hl_get_str(r, m->bus, sizeof m->bus);
+}
+
+#define HL_DEV_MASK (HL_DEV_DEFAULT | HL_DEV_CURRENT)
+void hl_put_device_info(hl_wbuf_t *w, const hl_device_info_t *m) {
+    hl_put_u32(w, m->index);
+    hl_put_str(w, m->name, HL_MAX_DEVNAME);
+    hl_put_str(w, m->hostapi, HL_MAX_NAME);
+    hl_put_u16(w, m->max_channels);
+    hl_put_f64(w, m->default_rate);
+    hl_put_u8(w, m->flags);
+}
+void hl_get_device_info(hl_rbuf_t *r, hl_device_info_t *m) {
+    m->index = hl_get_u32(r);
+    hl_get_str(r, m->name, sizeof m->name);
+    hl_get_str(r, m->hostapi, sizeof m->hostapi);
+    m->max_channels = hl_get_u16(r);
+    m->default_rate = hl_get_f64(r);
+    m->flags = hl_get_u8(r);
+    if (m->flags & ~HL_DEV_MASK) {
+        rbuf_fail(r);
+        m->flags = 0;
+    }
+}
+
+void hl_put_stats_req(hl_wbuf_t *w, const hl_stats_req_t *m) {
+    hl_put_u32(w, m->flags);
+}
+void hl_get_stats_req(hl_rbuf_t *r, hl_stats_req_t *m) {
+    m->flags = get_flags32(r, HL_STATS_RESET);
+}
+
+void hl_put_stat(hl_wbuf_t *w, const hl_stat_t *m) {
+    hl_put_str(w, m->key, HL_MAX_NAME);
+    hl_put_f64(w, m->value);
+}
+void hl_get_stat(hl_rbuf_t *r, hl_stat_t *m) {
+    hl_get_str(r, m->key, sizeof m->key);
+    m->value = hl_get_f64(r);
+}
+
+void hl_put_subscribe(hl_wbuf_t *w, const hl_subscribe_t *m) {
+    hl_put_u32(w, m->mask);
+}
+void hl_get_subscribe(hl_rbuf_t *r, hl_subscribe_t *m) {
+    m->mask = get_flags32(r, HL_SUB_MASK);
+}
+
+void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->mask);
+    hl_put_f32(w, m->gain_db);
+    hl_put_f32(w, m->ramp_ms);
+}
+void hl_get_bus(hl_rbuf_t *r, hl_bus_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    m->mask = get_flags32(r, HL_BUS_GAIN);
+    m->gain_db = hl_get_f32(r);
+    m->ramp_ms = hl_get_f32(r);
+}
+
+void hl_put_list_head(hl_wbuf_t *w, const hl_list_head_t *m) {
+    hl_put_u16(w, m->count);
+    hl_put_u8(w, m->truncated);
+}
+void hl_get_list_head(hl_rbuf_t *r, hl_list_head_t *m) {
+    m->count = hl_get_u16(r);
+    m->truncated = get_enum8(r, 1);
+    if (m->count > HL_MAX_LIST) {
+        rbuf_fail(r);
+        m->count = 0;
+    }
+}
+
+void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
+    hl_put_u16(w, m->type);
+    switch (m->type) {
+    case HL_EVENT_ERROR:
+        hl_put_u16(w, m->req_op);
+        hl_put_i32(w, m->status);
+        hl_put_str(w, m->message, HL_MAX_MSG);
+        break;
+    case HL_EVENT_ENDED:
+        hl_put_u64(w, m->voice);
+        hl_put_u8(w, m->reason);
+        break;
+    case HL_EVENT_STARTED:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->time_ns);
+        break;
+    default:
+        /* an unknown type cannot be encoded */
+        if (!w->err) w->err = HELIOD_EINVAL;
+        break;
+    }
+}
+void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
+    memset(m, 0, sizeof *m);
+    m->type = hl_get_u16(r);
+    switch (m->type) {
+    case HL_EVENT_ERROR:
+        m->req_op = hl_get_u16(r);
+        m->status = hl_get_i32(r);
+        if (m->status >= 0 || m->status < HELIOD_ERR_MIN) rbuf_fail(r);
+        hl_get_str(r, m->message, sizeof m->message);
+        break;
+    case HL_EVENT_ENDED:
+        m->voice = hl_get_u64(r);
+        m->reason = get_enum8(r, HL_END_SHUTDOWN);
+        break;
+    case HL_EVENT_STARTED:
+        m->voice = hl_get_u64(r);
+        m->time_ns = hl_get_u64(r);
+        break;
+    default: rbuf_fail(r); break;
+    }
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+int hl_name_valid(const char *s) {
+    if (!s) return 0;
+    size_t n = 0;
+    for (; s[n]; n++) {
+        char c = s[n];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '.' || c == '-';
+        if (!ok || n >= HL_MAX_NAME) return 0;
+    }
+    return n > 0;
+}
+
+/* Sets *why (if given) and returns HELIOD_EINVAL. */
+static int invalid(const char **why, const char *reason) {
+    if (why) *why = reason;
+    return HELIOD_EINVAL;
+}
+
+static int coord_ok(float v) {
+    return isfinite(v) && fabsf(v) <= HL_MAX_COORD;
+}
+static int vec3_ok(const float v[3]) {
+    return coord_ok(v[0]) && coord_ok(v[1]) && coord_ok(v[2]);
+}
+
+int hl_fade_valid(float ms) {
+    return ms == -1.0f || (isfinite(ms) && ms >= 0.0f && ms <= HL_MAX_FADE_MS);
+}
+
+/* Ramps have no "default" sentinel: 0 already means the server's one-block ramp. */
+static int ramp_ok(float ms) {
+    return isfinite(ms) && ms >= 0.0f && ms <= HL_MAX_FADE_MS;
+}
+
+int hl_gain_valid(float db) {
+    return isfinite(db) && db <= HL_MAX_GAIN_DB;
+}
+
+static int pan_ok(float p) {
+    return isfinite(p) && p >= -1.0f && p <= 1.0f;
+}
+static int pitch_ok(float p) {
+    return isfinite(p) && p >= HL_MIN_PITCH && p <= HL_MAX_PITCH;
+}
+
+int hl_validate_play(const hl_play_t *m, const char **why) {
+    if (!hl_name_valid(m->sound)) return invalid(why, "sound: invalid name");
+    if (m->flags & ~HL_PLAY_MASK) return invalid(why, "flags: unknown bits");
+    if (!hl_gain_valid(m->gain_db)) return invalid(why, "gain_db: must be finite and <= +24");
+    if (!pan_ok(m->pan)) return invalid(why, "pan: must be in [-1, 1]");
+    if (!vec3_ok(m->pos)) return invalid(why, "pos: coordinates must be finite and within 1e6 m");
+    if (!pitch_ok(m->pitch)) return invalid(why, "pitch: must be in [0.25, 4]");
+    if (m->priority < -HL_MAX_PRIORITY || m->priority > HL_MAX_PRIORITY)
+        return invalid(why, "priority: must be in [-1000, 1000]");
+    if (!hl_fade_valid(m->fade_in_ms))
+        return invalid(why, "fade_in_ms: must be -1 (default) or in [0, 60000]");
+    if (!isfinite(m->min_distance) || !(m->min_distance > 0.0f) || m->min_distance > HL_MAX_COORD)
+        return invalid(why, "min_distance: must be > 0");
+    if (!isfinite(m->max_distance) || !(m->max_distance > m->min_distance) ||
+        m->max_distance > HL_MAX_COORD)
+        return invalid(why, "max_distance: must be > min_distance");
+    if (!isfinite(m->rolloff) || !(m->rolloff >= 0.0f))
+        return invalid(why, "rolloff: must be finite and >= 0");
+    if (m->model > HL_DIST_EXPONENTIAL) return invalid(why, "model: unknown distance model");
+    if (m->bus[0] && !hl_name_valid(m->bus)) return invalid(why, "bus: invalid name");
+    return 0;
+}
+
+int hl_validate_set(const hl_set_t *m, const char **why) {
+    if (m->voice == 0) return invalid(why, "voice: 0 is never a voice");
+    if (m->mask & ~HL_SET_MASK) return invalid(why, "mask: unknown bits");
+    if ((m->mask & HL_SET_GAIN) && !hl_gain_valid(m->gain_db))
+        return invalid(why, "gain_db: must be finite and <= +24");
+    if ((m->mask & HL_SET_PAN) && !pan_ok(m->pan)) return invalid(why, "pan: must be in [-1, 1]");
+    if ((m->mask & HL_SET_POS) && !vec3_ok(m->pos))
+        return invalid(why, "pos: coordinates must be finite and within 1e6 m");
+    if ((m->mask & HL_SET_PITCH) && !pitch_ok(m->pitch))
+        return invalid(why, "pitch: must be in [0.25, 4]");
+    if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    return 0;
+}
+
+static int nonzero(const float v[3]) {
+    return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f;
+}
+
+int hl_validate_listener(const hl_listener_t *m, const char **why) {
+    if (m->mask & ~HL_LIS_MASK) return invalid(why, "mask: unknown bits");
+    if ((m->mask & HL_LIS_POS) && !vec3_ok(m->pos))
+        return invalid(why, "pos: coordinates must be finite and within 1e6 m");
+    if ((m->mask & HL_LIS_FWD) && (!vec3_ok(m->fwd) || !nonzero(m->fwd)))
+        return invalid(why, "forward: must be a finite non-zero vector");
+    if ((m->mask & HL_LIS_UP) && (!vec3_ok(m->up) || !nonzero(m->up)))
+        return invalid(why, "up: must be a finite non-zero vector");
+    if ((m->mask & HL_LIS_VEL) && !vec3_ok(m->vel))
+        return invalid(why, "velocity: must be finite and within 1e6 m/s");
+    return 0;
+}
+
+int hl_validate_stop(const hl_stop_t *m, const char **why) {
+    if (m->voice == 0) return invalid(why, "voice: 0 is never a voice");
+    if (!hl_fade_valid(m->fade_ms))
+        return invalid(why, "fade_ms: must be -1 (default) or in [0, 60000]");
+    return 0;
+}
+
+int hl_validate_stop_all(const hl_stop_all_t *m, const char **why) {
+    if (m->scope > HL_STOP_ALL_EVERYONE) return invalid(why, "scope: unknown");
+    if (!hl_fade_valid(m->fade_ms))
+        return invalid(why, "fade_ms: must be -1 (default) or in [0, 60000]");
+    return 0;
+}
+
+int hl_validate_bus(const hl_bus_t *m, const char **why) {
+    if (!hl_name_valid(m->name)) return invalid(why, "name: invalid bus name");
+    if (m->mask & ~HL_BUS_GAIN) return invalid(why, "mask: unknown bits");
+    if ((m->mask & HL_BUS_GAIN) && !hl_gain_valid(m->gain_db))
+        return invalid(why, "gain_db: must be finite and <= +24");
+    if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    return 0;
+}

@@ -1,0 +1,147 @@
+/*
+ * fuzz_decode.c - libFuzzer target for the heliod wire decoder.
+ *
+ * Any bytes are fed to hl_frame_peek as a stream of frames, each complete
+ * frame's body is decoded according to its opcode, and the whole input is also
+ * decoded as the body of every request, reply and event. Invariants checked
+ * (abort() on failure, which libFuzzer and the driver report):
+ *   - decoding never reads out of bounds (ASan) nor trusts a declared count;
+ *   - a body that decodes re-encodes to exactly the same bytes (the encoding
+ *     is canonical, so nothing was silently dropped or clamped);
+ *   - peek never accepts a size outside [HL_FRAME_HDR, HL_MAX_FRAME] or an
+ *     unknown flag bit.
+ * Build with clang -fsanitize=fuzzer,address for real fuzzing; the normal
+ * test suite runs it through fuzz_driver.c.
+ */
+#include "fuzz_decode.h"
+
+#include "hl_proto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t enc_buf[HL_MAX_FRAME];
+
+#define ROUND(type, get, put)                                                                      \
+    do {                                                                                           \
+        type m_;                                                                                   \
+        memset(&m_, 0, sizeof m_);                                                                 \
+        get(r, &m_);                                                                               \
+        if (!r->err) put(w, &m_);                                                                  \
+    } while (0)
+
+/* A list reply: head, then count entries. */
+#define LIST(type, get, put)                                                                       \
+    do {                                                                                           \
+        hl_list_head_t h_;                                                                         \
+        hl_get_list_head(r, &h_);                                                                  \
+        if (r->err) break;                                                                         \
+        hl_put_list_head(w, &h_);                                                                  \
+        for (unsigned i_ = 0; i_ < h_.count && !r->err; i_++)                                      \
+            ROUND(type, get, put);                                                                 \
+    } while (0)
+
+static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
+    switch (op) {
+    case HL_OP_HELLO: ROUND(hl_hello_t, hl_get_hello, hl_put_hello); break;
+    case HL_OP_LOAD: ROUND(hl_load_t, hl_get_load, hl_put_load); break;
+    case HL_OP_UNLOAD: ROUND(hl_name_t, hl_get_name, hl_put_name); break;
+    case HL_OP_PLAY: ROUND(hl_play_t, hl_get_play, hl_put_play); break;
+    case HL_OP_STOP: ROUND(hl_stop_t, hl_get_stop, hl_put_stop); break;
+    case HL_OP_STOP_ALL: ROUND(hl_stop_all_t, hl_get_stop_all, hl_put_stop_all); break;
+    case HL_OP_SET: ROUND(hl_set_t, hl_get_set, hl_put_set); break;
+    case HL_OP_LISTENER: ROUND(hl_listener_t, hl_get_listener, hl_put_listener); break;
+    case HL_OP_STATS: ROUND(hl_stats_req_t, hl_get_stats_req, hl_put_stats_req); break;
+    case HL_OP_SUBSCRIBE: ROUND(hl_subscribe_t, hl_get_subscribe, hl_put_subscribe); break;
+    case HL_OP_BUS: ROUND(hl_bus_t, hl_get_bus, hl_put_bus); break;
+    case HL_OP_EVENT: ROUND(hl_event_t, hl_get_event, hl_put_event); break;
+    case HL_OP_PING:
+    case HL_OP_SOUNDS:
+    case HL_OP_VOICES:
+    case HL_OP_DEVICES: break; /* empty bodies */
+    default: r->err = HELIOD_EPROTO; break;
+    }
+}
+
+static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
+    hl_reply_head_t head;
+    hl_get_reply_head(r, &head);
+    if (r->err) return;
+    hl_put_reply_head(w, &head);
+    if (head.status < 0) {
+        char msg[HL_MAX_MSG + 1];
+        hl_get_str(r, msg, sizeof msg);
+        if (!r->err) hl_put_str(w, msg, HL_MAX_MSG);
+        return;
+    }
+    switch (op) {
+    case HL_OP_HELLO: ROUND(hl_hello_reply_t, hl_get_hello_reply, hl_put_hello_reply); break;
+    case HL_OP_PING: {
+        uint64_t t = hl_get_u64(r);
+        hl_put_u64(w, t);
+        break;
+    }
+    case HL_OP_LOAD: ROUND(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
+    case HL_OP_SOUNDS: LIST(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
+    case HL_OP_PLAY: ROUND(hl_play_reply_t, hl_get_play_reply, hl_put_play_reply); break;
+    case HL_OP_STOP_ALL: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
+    case HL_OP_VOICES: LIST(hl_voice_info_t, hl_get_voice_info, hl_put_voice_info); break;
+    case HL_OP_DEVICES: LIST(hl_device_info_t, hl_get_device_info, hl_put_device_info); break;
+    case HL_OP_STATS: LIST(hl_stat_t, hl_get_stat, hl_put_stat); break;
+    case HL_OP_UNLOAD:
+    case HL_OP_STOP:
+    case HL_OP_SET:
+    case HL_OP_LISTENER:
+    case HL_OP_SUBSCRIBE:
+    case HL_OP_BUS: break;
+    default: r->err = HELIOD_EPROTO; break;
+    }
+}
+
+int hl_fuzz_body(uint16_t op, int as_reply, const uint8_t *data, size_t len) {
+    hl_rbuf_t r;
+    hl_wbuf_t w;
+    hl_rbuf_init(&r, data, len);
+    hl_wbuf_init(&w, enc_buf, sizeof enc_buf);
+    if (as_reply)
+        reply_body(op, &r, &w);
+    else
+        request_body(op, &r, &w);
+    int rc = hl_rbuf_finish(&r);
+    if (rc == 0) {
+        if (w.err || w.len != len || (len && memcmp(enc_buf, data, len) != 0))
+            abort(); /* decoded but not canonical: a field was lost or altered */
+    } else if (rc != HELIOD_EPROTO) {
+        abort();
+    }
+    return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    /* as a stream of frames */
+    size_t off = 0;
+    while (off < size) {
+        hl_frame_hdr_t hdr;
+        int rc = hl_frame_peek(data + off, size - off, &hdr);
+        if (rc != 0) break;
+        if (hdr.size < HL_FRAME_HDR || hdr.size > HL_MAX_FRAME || (hdr.flags & ~HL_FLAG_MASK))
+            abort();
+        if (hdr.size > size - off) break;
+        const uint8_t *body = data + off + HL_FRAME_HDR;
+        size_t blen = hdr.size - HL_FRAME_HDR;
+        if (hdr.op == HL_OP_REPLY) {
+            /* the answered op is in the body: try it */
+            if (blen >= 2) hl_fuzz_body((uint16_t)(body[0] | body[1] << 8), 1, body, blen);
+        } else {
+            hl_fuzz_body(hdr.op, 0, body, blen);
+        }
+        off += hdr.size;
+    }
+    /* as the body of everything */
+    for (uint16_t op = HL_OP_HELLO; op <= HL_OP_BUS; op++) {
+        hl_fuzz_body(op, 0, data, size);
+        hl_fuzz_body(op, 1, data, size);
+    }
+    hl_fuzz_body(HL_OP_EVENT, 0, data, size);
+    return 0;
+}

@@ -1,0 +1,6 @@
+/* header_errors.c - heliod_errors.h compiles on its own. */
+#include "heliod_errors.h"
+
+int main(void) {
+    return HELIOD_OK + (HELIOD_ESHUTDOWN == HELIOD_ERR_MIN ? 0 : 1);
+}

@@ -1,0 +1,258 @@
+/*
+ * test_ctl_args.c - heliodctl's command language without a daemon: strict
+ * number parsing, global options, every command's options into wire messages,
+ * rejections with a message, body encoding, and batch line splitting.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl_args.h"
+
+static char err[CTL_ERR_LEN];
+
+/* Splits a command line written as one string and parses it. */
+static int parse(const char *line, ctl_cmd_t *c) {
+    static char copy[1024];
+    char *argv[CTL_MAX_ARGS];
+    snprintf(copy, sizeof copy, "%s", line);
+    int argc = ctl_split_line(copy, argv, CTL_MAX_ARGS, err, sizeof err);
+    assert_true(argc > 0);
+    err[0] = '\0';
+    int rc = ctl_parse_command(argc, argv, c, err, sizeof err);
+    if (rc < 0) assert_true(err[0] != '\0'); /* every rejection says why */
+    return rc;
+}
+
+static void test_numbers(void **state) {
+    (void)state;
+    float f;
+    long l;
+    uint64_t u;
+    float v[3];
+    assert_int_equal(ctl_parse_float("-6", &f), 0);
+    assert_true(f == -6.0f);
+    assert_int_equal(ctl_parse_float("1e-3", &f), 0);
+    assert_int_equal(ctl_parse_float("", &f), -1);
+    assert_int_equal(ctl_parse_float("1x", &f), -1);
+    assert_int_equal(ctl_parse_float("nan", &f), -1);
+    assert_int_equal(ctl_parse_float("inf", &f), -1);
+    assert_int_equal(ctl_parse_float("1e39", &f), -1);
+    assert_int_equal(ctl_parse_float(" 1", &f), 0); /* strtod skips leading space only */
+    assert_int_equal(ctl_parse_float("1 ", &f), -1);
+    assert_int_equal(ctl_parse_int("1000", -1000, 1000, &l), 0);
+    assert_int_equal(ctl_parse_int("1001", -1000, 1000, &l), -1);
+    assert_int_equal(ctl_parse_int("-1001", -1000, 1000, &l), -1);
+    assert_int_equal(ctl_parse_int("1.5", -1000, 1000, &l), -1);
+    assert_int_equal(ctl_parse_int("99999999999999999999", 0, 10, &l), -1);
+    assert_int_equal(ctl_parse_u64("4294967297", &u), 0);
+    assert_true(u == 4294967297ull);
+    assert_int_equal(ctl_parse_u64("-1", &u), -1);
+    assert_int_equal(ctl_parse_u64("18446744073709551616", &u), -1);
+    assert_int_equal(ctl_parse_u64("12a", &u), -1);
+    assert_int_equal(ctl_parse_vec3("1,-2,3.5", v), 0);
+    assert_true(v[0] == 1 && v[1] == -2 && v[2] == 3.5f);
+    assert_int_equal(ctl_parse_vec3("1,2", v), -1);
+    assert_int_equal(ctl_parse_vec3("1,2,3,4", v), -1);
+    assert_int_equal(ctl_parse_vec3("1,,3", v), -1);
+    assert_int_equal(ctl_parse_vec3("1,2,nan", v), -1);
+}
+
+static void test_global(void **state) {
+    (void)state;
+    ctl_opts_t o;
+    int next;
+    char *a1[] = {"heliodctl", "--socket", "/tmp/s", "--json", "--timeout=250", "ping", NULL};
+    assert_int_equal(ctl_parse_global(6, a1, &o, &next, err, sizeof err), 0);
+    assert_string_equal(o.socket, "/tmp/s");
+    assert_int_equal(o.json, 1);
+    assert_int_equal(o.timeout_ms, 250);
+    assert_int_equal(next, 5);
+    char *a2[] = {"heliodctl", "--timeout", "abc", "ping", NULL};
+    assert_int_equal(ctl_parse_global(4, a2, &o, &next, err, sizeof err), -1);
+    char *a3[] = {"heliodctl", "--frobnicate", NULL};
+    assert_int_equal(ctl_parse_global(2, a3, &o, &next, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--frobnicate"));
+    char *a4[] = {"heliodctl", "--socket", NULL};
+    assert_int_equal(ctl_parse_global(2, a4, &o, &next, err, sizeof err), -1);
+    char *a5[] = {"heliodctl", NULL};
+    assert_int_equal(ctl_parse_global(1, a5, &o, &next, err, sizeof err), 0);
+    assert_int_equal(next, 1);
+    assert_int_equal(o.timeout_ms, CTL_DEFAULT_TIMEOUT_MS);
+}
+
+static void test_play(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    assert_int_equal(parse("play boom", &c), 0);
+    assert_int_equal(c.kind, CTL_PLAY);
+    assert_int_equal(c.op, HL_OP_PLAY);
+    assert_string_equal(c.m.play.sound, "boom");
+    assert_int_equal(c.m.play.flags, HL_PLAY_DETACHED);
+    assert_true(c.m.play.pitch == 1.0f && c.m.play.fade_in_ms == -1.0f);
+    assert_int_equal(c.m.play.model, HL_DIST_INVERSE);
+
+    assert_int_equal(parse("play boom --gain -6 --pan=-0.5 --pos 1,2,3 --pitch 2 --loop "
+                           "--priority -7 --fade-in 20 --bus music --min-dist 2 --max-dist 50 "
+                           "--rolloff 0.5 --model exponential --wait",
+                           &c),
+                     0);
+    assert_true(c.m.play.gain_db == -6.0f && c.m.play.pan == -0.5f);
+    assert_true(c.m.play.pos[2] == 3.0f && c.m.play.pitch == 2.0f);
+    assert_int_equal(c.m.play.flags, HL_PLAY_3D | HL_PLAY_LOOP); /* --wait: not detached */
+    assert_int_equal(c.wait, 1);
+    assert_int_equal(c.m.play.priority, -7);
+    assert_string_equal(c.m.play.bus, "music");
+    assert_int_equal(c.m.play.model, HL_DIST_EXPONENTIAL);
+
+    assert_int_equal(parse("play", &c), -1);
+    assert_int_equal(parse("play a b", &c), -1);
+    assert_int_equal(parse("play 'bad name'", &c), -1);
+    assert_int_equal(parse("play boom --gain", &c), -1);
+    assert_int_equal(parse("play boom --gain loud", &c), -1);
+    assert_int_equal(parse("play boom --gain 25", &c), -1); /* > +24 */
+    assert_int_equal(parse("play boom --pan 1.01", &c), -1);
+    assert_int_equal(parse("play boom --pitch 0.2", &c), -1);
+    assert_int_equal(parse("play boom --priority 1001", &c), -1);
+    assert_int_equal(parse("play boom --model cubic", &c), -1);
+    assert_int_equal(parse("play boom --pos 1,2", &c), -1);
+    assert_int_equal(parse("play boom --min-dist 5 --max-dist 5", &c), -1);
+    assert_int_equal(parse("play boom --volume 3", &c), -1);
+    assert_non_null(strstr(err, "--volume"));
+    assert_int_equal(parse("play boom --help", &c), 0);
+    assert_int_equal(c.help, 1);
+}
+
+static void test_other_commands(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    assert_int_equal(parse("stop 4294967297 --fade 50", &c), 0);
+    assert_int_equal(c.kind, CTL_STOP);
+    assert_true(c.m.stop.voice == 4294967297ull && c.m.stop.fade_ms == 50.0f);
+    assert_int_equal(parse("stop --all", &c), 0);
+    assert_int_equal(c.kind, CTL_STOP_ALL);
+    assert_int_equal(c.op, HL_OP_STOP_ALL);
+    assert_int_equal(c.m.stop_all.scope, HL_STOP_ALL_EVERYONE);
+    assert_int_equal(parse("stop", &c), -1);
+    assert_int_equal(parse("stop 0", &c), -1);
+    assert_int_equal(parse("stop -5", &c), -1);
+    assert_int_equal(parse("stop 1 --all", &c), -1);
+    assert_int_equal(parse("stop 1 --fade 60001", &c), -1);
+
+    assert_int_equal(parse("set 7 --gain -3 --pos 0,0,1 --ramp 20", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_GAIN | HL_SET_POS);
+    assert_true(c.m.set.ramp_ms == 20.0f);
+    assert_int_equal(parse("set 7", &c), -1);
+    assert_int_equal(parse("set --gain 1", &c), -1);
+    assert_int_equal(parse("set 7 --pitch 5", &c), -1);
+
+    assert_int_equal(parse("listener --pos 1,2,3 --forward 0,0,-1 --up 0,1,0 --vel 1,0,0", &c), 0);
+    assert_int_equal(c.m.listener.mask, HL_LIS_MASK);
+    assert_int_equal(parse("listener", &c), -1);
+    assert_int_equal(parse("listener --forward 0,0,0", &c), -1);
+    assert_int_equal(parse("listener --spin 1,2,3", &c), -1);
+
+    assert_int_equal(parse("bus music --gain -12 --ramp 100", &c), 0);
+    assert_string_equal(c.m.bus.name, "music");
+    assert_int_equal(c.m.bus.mask, HL_BUS_GAIN);
+    assert_int_equal(parse("bus music", &c), -1);
+    assert_int_equal(parse("bus --gain 0", &c), -1);
+
+    assert_int_equal(parse("load boom /nonexistent/boom.wav", &c), 0);
+    assert_string_equal(c.m.load.path, "/nonexistent/boom.wav");
+    assert_int_equal(parse("load boom rel.wav --stream", &c), 0);
+    assert_int_equal(c.m.load.flags, HL_LOAD_STREAM);
+    assert_int_equal(parse("load boom", &c), -1);
+    assert_int_equal(parse("load b@d x.wav", &c), -1);
+    assert_int_equal(parse("unload boom", &c), 0);
+    assert_int_equal(parse("unload", &c), -1);
+    assert_int_equal(parse("unload a b", &c), -1);
+
+    assert_int_equal(parse("stats --reset", &c), 0);
+    assert_int_equal(c.m.stats.flags, HL_STATS_RESET);
+    assert_int_equal(parse("stats --now", &c), -1);
+    assert_int_equal(parse("status", &c), 0);
+    assert_int_equal(c.op, HL_OP_STATS);
+    assert_int_equal(parse("voices extra", &c), -1);
+    assert_int_equal(parse("batch cmds.txt", &c), 0);
+    assert_string_equal(c.file, "cmds.txt");
+    assert_int_equal(parse("batch -", &c), 0);
+    assert_int_equal(parse("frobnicate", &c), -1);
+    assert_non_null(strstr(err, "frobnicate"));
+}
+
+static void test_encode(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    uint8_t buf[HL_MAX_FRAME];
+    assert_int_equal(parse("play boom --gain -6", &c), 0);
+    int n = ctl_encode(&c, buf, sizeof buf);
+    assert_true(n > 0);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, (size_t)n);
+    hl_play_t m;
+    hl_get_play(&r, &m);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_string_equal(m.sound, "boom");
+    assert_true(m.gain_db == -6.0f);
+    assert_int_equal(parse("ping", &c), 0);
+    assert_int_equal(ctl_encode(&c, buf, sizeof buf), 0);
+    assert_int_equal(parse("stop --all --fade 5", &c), 0);
+    assert_int_equal(ctl_encode(&c, buf, sizeof buf), 5);
+    assert_int_equal(ctl_encode(&c, buf, 4), HELIOD_ETOOBIG);
+}
+
+static void test_split(void **state) {
+    (void)state;
+    char *argv[CTL_MAX_ARGS];
+    char l1[] = "  play boom   --gain -6\t--loop\n";
+    assert_int_equal(ctl_split_line(l1, argv, CTL_MAX_ARGS, err, sizeof err), 5);
+    assert_string_equal(argv[0], "play");
+    assert_string_equal(argv[3], "-6");
+    assert_string_equal(argv[4], "--loop");
+    char l2[] = "# a comment";
+    assert_int_equal(ctl_split_line(l2, argv, CTL_MAX_ARGS, err, sizeof err), 0);
+    char l3[] = "   \t \r\n";
+    assert_int_equal(ctl_split_line(l3, argv, CTL_MAX_ARGS, err, sizeof err), 0);
+    char l4[] = "load x '/tmp/a b.wav' # trailing comment";
+    assert_int_equal(ctl_split_line(l4, argv, CTL_MAX_ARGS, err, sizeof err), 3);
+    assert_string_equal(argv[2], "/tmp/a b.wav");
+    char l5[] = "load x \"/tmp/q\\\"uote.wav\" a\\ b";
+    assert_int_equal(ctl_split_line(l5, argv, CTL_MAX_ARGS, err, sizeof err), 4);
+    assert_string_equal(argv[2], "/tmp/q\"uote.wav");
+    assert_string_equal(argv[3], "a b");
+    char l6[] = "load x 'unterminated";
+    assert_int_equal(ctl_split_line(l6, argv, CTL_MAX_ARGS, err, sizeof err), -1);
+    char l7[] = "a b c d";
+    assert_int_equal(ctl_split_line(l7, argv, 3, err, sizeof err), -1);
+    char l8[] = "play x#notacomment";
+    assert_int_equal(ctl_split_line(l8, argv, CTL_MAX_ARGS, err, sizeof err), 2);
+    assert_string_equal(argv[1], "x#notacomment");
+    char l9[] = "ping ''";
+    assert_int_equal(ctl_split_line(l9, argv, CTL_MAX_ARGS, err, sizeof err), 2);
+    assert_string_equal(argv[1], "");
+}
+
+static void test_usage(void **state) {
+    (void)state;
+    assert_non_null(strstr(ctl_usage(NULL), "usage: heliodctl"));
+    assert_non_null(strstr(ctl_usage("play"), "--max-dist"));
+    assert_non_null(strstr(ctl_usage("stop"), "--all"));
+    assert_non_null(strstr(ctl_usage("nope"), "usage: heliodctl"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numbers), cmocka_unit_test(test_global),
+        cmocka_unit_test(test_play),    cmocka_unit_test(test_other_commands),
+        cmocka_unit_test(test_encode),  cmocka_unit_test(test_split),
+        cmocka_unit_test(test_usage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,876 @@
+/*
+ * test_proto.c - cmocka tests of the wire codec: every message body and frame
+ * round-trips exactly; every decoder rejects truncation at each byte offset,
+ * trailing bytes, string limits +1, embedded NULs, unknown flag bits and bad
+ * enum values; frame size fields at and around their limits; and the semantic
+ * validators at the edges of each range.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fuzz_decode.h"
+#include "hl_proto.h"
+
+static uint8_t buf[2 * HL_MAX_FRAME];
+
+static void fill(char *dst, size_t n, char c) {
+    memset(dst, c, n);
+    dst[n] = '\0';
+}
+
+/* ---- sample messages: (op, as_reply) with a valid body ------------------- */
+
+typedef struct {
+    uint16_t op;
+    int reply;
+    size_t len;
+} sample_t;
+
+#define NSAMPLES 28
+
+/* Builds sample i into buf; returns its descriptor. */
+static sample_t build_sample(int i) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    sample_t s = {0, 0, 0};
+    hl_reply_head_t ok = {0, 0};
+    hl_list_head_t two = {2, 0};
+    switch (i) {
+    case 0: {
+        hl_hello_t m = {.version = 1};
+        strcpy(m.client_name, "game");
+        hl_put_hello(&w, &m);
+        s.op = HL_OP_HELLO;
+        break;
+    }
+    case 1: s.op = HL_OP_PING; break;
+    case 2: {
+        hl_load_t m = {.flags = HL_LOAD_STREAM};
+        strcpy(m.name, "boom");
+        strcpy(m.path, "/tmp/boom.wav");
+        hl_put_load(&w, &m);
+        s.op = HL_OP_LOAD;
+        break;
+    }
+    case 3: {
+        hl_name_t m = {"boom"};
+        hl_put_name(&w, &m);
+        s.op = HL_OP_UNLOAD;
+        break;
+    }
+    case 4: s.op = HL_OP_SOUNDS; break;
+    case 5: {
+        hl_play_t m = {.flags = HL_PLAY_3D | HL_PLAY_LOOP,
+                       .gain_db = -6,
+                       .pan = 0.5f,
+                       .pos = {1, 2, 3},
+                       .pitch = 1.5f,
+                       .priority = -7,
+                       .fade_in_ms = -1,
+                       .min_distance = 1,
+                       .max_distance = 40,
+                       .rolloff = 2,
+                       .model = 2};
+        strcpy(m.sound, "boom");
+        strcpy(m.bus, "music");
+        hl_put_play(&w, &m);
+        s.op = HL_OP_PLAY;
+        break;
+    }
+    case 6: {
+        hl_stop_t m = {.voice = 0x100000003ull, .fade_ms = 25};
+        hl_put_stop(&w, &m);
+        s.op = HL_OP_STOP;
+        break;
+    }
+    case 7: {
+        hl_stop_all_t m = {.fade_ms = 5, .scope = HL_STOP_ALL_EVERYONE};
+        hl_put_stop_all(&w, &m);
+        s.op = HL_OP_STOP_ALL;
+        break;
+    }
+    case 8: {
+        hl_set_t m = {.voice = 9,
+                      .mask = HL_SET_MASK,
+                      .gain_db = -3,
+                      .pan = -1,
+                      .pos = {4, 5, 6},
+                      .pitch = 0.25f,
+                      .ramp_ms = 50};
+        hl_put_set(&w, &m);
+        s.op = HL_OP_SET;
+        break;
+    }
+    case 9: {
+        hl_listener_t m = {.mask = HL_LIS_MASK,
+                           .pos = {1, 1, 1},
+                           .fwd = {0, 0, -1},
+                           .up = {0, 1, 0},
+                           .vel = {3, 0, 0}};
+        hl_put_listener(&w, &m);
+        s.op = HL_OP_LISTENER;
+        break;
+    }
+    case 10: s.op = HL_OP_VOICES; break;
+    case 11: s.op = HL_OP_DEVICES; break;
+    case 12: {
+        hl_stats_req_t m = {HL_STATS_RESET};
+        hl_put_stats_req(&w, &m);
+        s.op = HL_OP_STATS;
+        break;
+    }
+    case 13: {
+        hl_subscribe_t m = {HL_SUB_MASK};
+        hl_put_subscribe(&w, &m);
+        s.op = HL_OP_SUBSCRIBE;
+        break;
+    }
+    case 14: {
+        hl_bus_t m = {.mask = HL_BUS_GAIN, .gain_db = -12, .ramp_ms = 100};
+        strcpy(m.name, "sfx");
+        hl_put_bus(&w, &m);
+        s.op = HL_OP_BUS;
+        break;
+    }
+    case 15: {
+        hl_event_t m;
+        memset(&m, 0, sizeof m);
+        m.type = HL_EVENT_ERROR;
+        m.req_op = HL_OP_PLAY;
+        m.status = HELIOD_EBUSY;
+        strcpy(m.message, "busy");
+        hl_put_event(&w, &m);
+        s.op = HL_OP_EVENT;
+        break;
+    }
+    case 16: {
+        hl_event_t m;
+        memset(&m, 0, sizeof m);
+        m.type = HL_EVENT_ENDED;
+        m.voice = 77;
+        m.reason = HL_END_STOLEN;
+        hl_put_event(&w, &m);
+        s.op = HL_OP_EVENT;
+        break;
+    }
+    case 17: {
+        hl_event_t m;
+        memset(&m, 0, sizeof m);
+        m.type = HL_EVENT_STARTED;
+        m.voice = 78;
+        m.time_ns = 123456789;
+        hl_put_event(&w, &m);
+        s.op = HL_OP_EVENT;
+        break;
+    }
+    /* replies */
+    case 18: {
+        hl_reply_head_t h = {HL_OP_HELLO, 0};
+        hl_put_reply_head(&w, &h);
+        hl_hello_reply_t m = {
+            .version = 1, .rate = 48000, .period = 256, .voices = 64, .client_id = 5};
+        strcpy(m.server_version, "0.1.0");
+        hl_put_hello_reply(&w, &m);
+        s.op = HL_OP_HELLO;
+        s.reply = 1;
+        break;
+    }
+    case 19: {
+        hl_reply_head_t h = {HL_OP_PING, 0};
+        hl_put_reply_head(&w, &h);
+        hl_put_u64(&w, 42);
+        s.op = HL_OP_PING;
+        s.reply = 1;
+        break;
+    }
+    case 20: {
+        ok.req_op = HL_OP_LOAD;
+        hl_put_reply_head(&w, &ok);
+        hl_sound_info_t m = {.frames = 48000, .channels = 2, .source_rate = 44100};
+        strcpy(m.name, "boom");
+        hl_put_sound_info(&w, &m);
+        s.op = HL_OP_LOAD;
+        s.reply = 1;
+        break;
+    }
+    case 21: {
+        ok.req_op = HL_OP_SOUNDS;
+        hl_put_reply_head(&w, &ok);
+        hl_put_list_head(&w, &two);
+        hl_sound_info_t m = {.frames = 1, .channels = 1, .source_rate = 8000, .playing = 3};
+        strcpy(m.name, "a");
+        hl_put_sound_info(&w, &m);
+        strcpy(m.name, "b");
+        hl_put_sound_info(&w, &m);
+        s.op = HL_OP_SOUNDS;
+        s.reply = 1;
+        break;
+    }
+    case 22: {
+        ok.req_op = HL_OP_PLAY;
+        hl_put_reply_head(&w, &ok);
+        hl_play_reply_t m = {0x100000001ull, 0x200000002ull};
+        hl_put_play_reply(&w, &m);
+        s.op = HL_OP_PLAY;
+        s.reply = 1;
+        break;
+    }
+    case 23: {
+        ok.req_op = HL_OP_STOP_ALL;
+        hl_put_reply_head(&w, &ok);
+        hl_count_reply_t m = {12};
+        hl_put_count_reply(&w, &m);
+        s.op = HL_OP_STOP_ALL;
+        s.reply = 1;
+        break;
+    }
+    case 24: {
+        ok.req_op = HL_OP_VOICES;
+        hl_put_reply_head(&w, &ok);
+        hl_put_list_head(&w, &two);
+        hl_voice_info_t m = {.voice = 1,
+                             .owner = 2,
+                             .priority = 3,
+                             .flags = HL_PLAY_LOOP,
+                             .state = HL_VOICE_VIRTUAL,
+                             .gain_db = -1,
+                             .pan = 0.1f,
+                             .pos = {1, 2, 3},
+                             .pitch = 1};
+        strcpy(m.sound, "x");
+        strcpy(m.bus, "ui");
+        hl_put_voice_info(&w, &m);
+        hl_put_voice_info(&w, &m);
+        s.op = HL_OP_VOICES;
+        s.reply = 1;
+        break;
+    }
+    case 25: {
+        ok.req_op = HL_OP_DEVICES;
+        hl_put_reply_head(&w, &ok);
+        hl_put_list_head(&w, &two);
+        hl_device_info_t m = {.index = 0,
+                              .max_channels = 2,
+                              .default_rate = 48000,
+                              .flags = HL_DEV_DEFAULT | HL_DEV_CURRENT};
+        strcpy(m.name, "pulse");
+        strcpy(m.hostapi, "ALSA");
+        hl_put_device_info(&w, &m);
+        hl_put_device_info(&w, &m);
+        s.op = HL_OP_DEVICES;
+        s.reply = 1;
+        break;
+    }
+    case 26: {
+        ok.req_op = HL_OP_STATS;
+        hl_put_reply_head(&w, &ok);
+        hl_put_list_head(&w, &two);
+        hl_stat_t m = {"xruns", 3};
+        hl_put_stat(&w, &m);
+        hl_put_stat(&w, &m);
+        s.op = HL_OP_STATS;
+        s.reply = 1;
+        break;
+    }
+    default: {
+        hl_reply_head_t h = {HL_OP_PLAY, HELIOD_ENOSOUND};
+        hl_put_reply_head(&w, &h);
+        hl_put_str(&w, "no such sound: boom", HL_MAX_MSG);
+        s.op = HL_OP_PLAY;
+        s.reply = 1;
+        break;
+    }
+    }
+    assert_int_equal(w.err, 0);
+    s.len = w.len;
+    return s;
+}
+
+/* ---- round trips --------------------------------------------------------- */
+
+#define ROUNDTRIP(type, put, get, init)                                                            \
+    do {                                                                                           \
+        type a_, b_;                                                                               \
+        memset(&a_, 0, sizeof a_);                                                                 \
+        memset(&b_, 0x5a, sizeof b_);                                                              \
+        init;                                                                                      \
+        hl_wbuf_t w_;                                                                              \
+        hl_wbuf_init(&w_, buf, sizeof buf);                                                        \
+        put(&w_, &a_);                                                                             \
+        assert_int_equal(w_.err, 0);                                                               \
+        hl_rbuf_t r_;                                                                              \
+        hl_rbuf_init(&r_, buf, w_.len);                                                            \
+        memset(&b_, 0, sizeof b_);                                                                 \
+        get(&r_, &b_);                                                                             \
+        assert_int_equal(hl_rbuf_finish(&r_), 0);                                                  \
+        assert_memory_equal(&a_, &b_, sizeof a_);                                                  \
+    } while (0)
+
+static void test_roundtrip_structs(void **state) {
+    (void)state;
+    ROUNDTRIP(hl_reply_head_t, hl_put_reply_head, hl_get_reply_head,
+              (a_.req_op = 6, a_.status = HELIOD_EBUSY));
+    ROUNDTRIP(hl_hello_t, hl_put_hello, hl_get_hello,
+              (a_.version = 1, fill(a_.client_name, HL_MAX_NAME, 'c')));
+    ROUNDTRIP(hl_hello_reply_t, hl_put_hello_reply, hl_get_hello_reply,
+              (a_.version = 1, a_.rate = 48000, a_.period = 512, a_.voices = 4096,
+               a_.client_id = 0xFFFFFFFFu, fill(a_.server_version, HL_MAX_NAME, 'v')));
+    ROUNDTRIP(hl_load_t, hl_put_load, hl_get_load,
+              (fill(a_.name, HL_MAX_NAME, 'n'), fill(a_.path, HL_MAX_PATH, 'p'),
+               a_.flags = HL_LOAD_STREAM));
+    ROUNDTRIP(hl_sound_info_t, hl_put_sound_info, hl_get_sound_info,
+              (strcpy(a_.name, "s"), a_.frames = 1u << 31, a_.channels = 2, a_.source_rate = 96000,
+               a_.flags = 1, a_.playing = 9));
+    ROUNDTRIP(hl_name_t, hl_put_name, hl_get_name, strcpy(a_.name, "a.b-c_d"));
+    ROUNDTRIP(hl_play_t, hl_put_play, hl_get_play,
+              (strcpy(a_.sound, "boom"), a_.flags = HL_PLAY_MASK, a_.gain_db = -96.5f,
+               a_.pan = -0.25f, a_.pos[0] = 1e6f, a_.pos[1] = -1e6f, a_.pos[2] = 0.125f,
+               a_.pitch = 4, a_.priority = -1000, a_.fade_in_ms = 60000, a_.min_distance = 0.5f,
+               a_.max_distance = 1000, a_.rolloff = 0, a_.model = HL_DIST_LINEAR,
+               strcpy(a_.bus, "dialog")));
+    ROUNDTRIP(hl_play_reply_t, hl_put_play_reply, hl_get_play_reply,
+              (a_.voice = UINT64_MAX, a_.stolen = 1));
+    ROUNDTRIP(hl_stop_t, hl_put_stop, hl_get_stop, (a_.voice = 5, a_.fade_ms = -1));
+    ROUNDTRIP(hl_stop_all_t, hl_put_stop_all, hl_get_stop_all, (a_.fade_ms = 3, a_.scope = 1));
+    ROUNDTRIP(hl_count_reply_t, hl_put_count_reply, hl_get_count_reply, a_.count = 77);
+    ROUNDTRIP(hl_set_t, hl_put_set, hl_get_set,
+              (a_.voice = 3, a_.mask = HL_SET_PAN | HL_SET_POS, a_.pan = 1, a_.pos[2] = -4,
+               a_.pitch = 2, a_.ramp_ms = 0));
+    ROUNDTRIP(hl_listener_t, hl_put_listener, hl_get_listener,
+              (a_.mask = HL_LIS_MASK, a_.pos[0] = 1, a_.fwd[2] = -1, a_.up[1] = 1, a_.vel[0] = 2));
+    ROUNDTRIP(hl_voice_info_t, hl_put_voice_info, hl_get_voice_info,
+              (a_.voice = 8, strcpy(a_.sound, "q"), a_.owner = 4, a_.priority = 1000,
+               a_.flags = HL_PLAY_DETACHED, a_.state = HL_VOICE_STOPPING, a_.gain_db = 3,
+               a_.pitch = 1, strcpy(a_.bus, "sfx")));
+    ROUNDTRIP(hl_device_info_t, hl_put_device_info, hl_get_device_info,
+              (a_.index = 3, fill(a_.name, HL_MAX_DEVNAME, 'd'), strcpy(a_.hostapi, "JACK"),
+               a_.max_channels = 64, a_.default_rate = 44100.0, a_.flags = HL_DEV_CURRENT));
+    ROUNDTRIP(hl_stats_req_t, hl_put_stats_req, hl_get_stats_req, a_.flags = HL_STATS_RESET);
+    ROUNDTRIP(hl_stat_t, hl_put_stat, hl_get_stat,
+              (strcpy(a_.key, "bus.sfx.peak"), a_.value = 0.031));
+    ROUNDTRIP(hl_subscribe_t, hl_put_subscribe, hl_get_subscribe, a_.mask = HL_SUB_ENDED);
+    ROUNDTRIP(hl_bus_t, hl_put_bus, hl_get_bus,
+              (strcpy(a_.name, "master"), a_.mask = HL_BUS_GAIN, a_.gain_db = -6, a_.ramp_ms = 20));
+    ROUNDTRIP(hl_list_head_t, hl_put_list_head, hl_get_list_head,
+              (a_.count = HL_MAX_LIST, a_.truncated = 1));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event,
+              (a_.type = HL_EVENT_ERROR, a_.req_op = HL_OP_SET, a_.status = HELIOD_ENOVOICE,
+               fill(a_.message, HL_MAX_MSG, 'm')));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event,
+              (a_.type = HL_EVENT_ENDED, a_.voice = 99, a_.reason = HL_END_SHUTDOWN));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event,
+              (a_.type = HL_EVENT_STARTED, a_.voice = 99, a_.time_ns = UINT64_MAX));
+}
+
+static void test_roundtrip_samples(void **state) {
+    (void)state;
+    for (int i = 0; i < NSAMPLES; i++) {
+        sample_t s = build_sample(i);
+        assert_int_equal(hl_fuzz_body(s.op, s.reply, buf, s.len), 0);
+    }
+}
+
+static void test_scalars(void **state) {
+    (void)state;
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_u8(&w, 0xAB);
+    hl_put_u16(&w, 0x1234);
+    hl_put_u32(&w, 0xDEADBEEFu);
+    hl_put_i32(&w, -5);
+    hl_put_u64(&w, 0x0102030405060708ull);
+    hl_put_f32(&w, -0.0f);
+    hl_put_f64(&w, 1.0 / 3.0);
+    assert_int_equal(w.err, 0);
+    assert_int_equal(w.len, 1 + 2 + 4 + 4 + 8 + 4 + 8);
+    /* little-endian on the wire */
+    assert_int_equal(buf[1], 0x34);
+    assert_int_equal(buf[2], 0x12);
+    assert_int_equal(buf[11], 0x08);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, w.len);
+    assert_int_equal(hl_get_u8(&r), 0xAB);
+    assert_int_equal(hl_get_u16(&r), 0x1234);
+    assert_int_equal(hl_get_u32(&r), 0xDEADBEEFu);
+    assert_int_equal(hl_get_i32(&r), -5);
+    assert_true(hl_get_u64(&r) == 0x0102030405060708ull);
+    float z = hl_get_f32(&r);
+    assert_true(z == 0.0f && signbit(z));
+    assert_true(hl_get_f64(&r) == 1.0 / 3.0);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    /* reading past the end is sticky and returns zeros */
+    assert_int_equal(hl_get_u32(&r), 0);
+    assert_int_equal(r.err, HELIOD_EPROTO);
+    assert_int_equal(hl_rbuf_finish(&r), HELIOD_EPROTO);
+    /* a full writer is sticky too */
+    uint8_t small[3];
+    hl_wbuf_init(&w, small, sizeof small);
+    hl_put_u16(&w, 1);
+    hl_put_u16(&w, 2);
+    assert_int_equal(w.err, HELIOD_ETOOBIG);
+    assert_int_equal(w.len, 2);
+    hl_put_u8(&w, 3);
+    assert_int_equal(w.len, 2);
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+static void test_frames(void **state) {
+    (void)state;
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, HL_OP_PING, 0, 7);
+    assert_int_equal(hl_frame_end(&w), HL_FRAME_HDR);
+    hl_frame_begin(&w, HL_OP_UNLOAD, HL_FLAG_NOREPLY, 0xFFFFFFFFu);
+    hl_name_t n = {"abc"};
+    hl_put_name(&w, &n);
+    assert_int_equal(hl_frame_end(&w), HL_FRAME_HDR + 2 + 3);
+    /* two frames batched in one buffer */
+    hl_frame_hdr_t h;
+    assert_int_equal(hl_frame_peek(buf, w.len, &h), 0);
+    assert_int_equal(h.size, HL_FRAME_HDR);
+    assert_int_equal(h.op, HL_OP_PING);
+    assert_int_equal(h.flags, 0);
+    assert_int_equal(h.id, 7);
+    assert_int_equal(hl_frame_peek(buf + h.size, w.len - h.size, &h), 0);
+    assert_int_equal(h.size, 17);
+    assert_int_equal(h.op, HL_OP_UNLOAD);
+    assert_int_equal(h.flags, HL_FLAG_NOREPLY);
+    assert_true(h.id == 0xFFFFFFFFu);
+    /* fewer than a header available: "need more" at every short length */
+    for (size_t a = 0; a < HL_FRAME_HDR; a++)
+        assert_int_equal(hl_frame_peek(buf, a, &h), 1);
+    /* a frame body that would exceed HL_MAX_FRAME cannot be ended */
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, HL_OP_PING, 0, 1);
+    for (size_t i = 0; i < HL_MAX_FRAME - HL_FRAME_HDR; i++)
+        hl_put_u8(&w, 0);
+    assert_int_equal(hl_frame_end(&w), HL_MAX_FRAME);
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, HL_OP_PING, 0, 1);
+    for (size_t i = 0; i < HL_MAX_FRAME - HL_FRAME_HDR + 1; i++)
+        hl_put_u8(&w, 0);
+    assert_int_equal(hl_frame_end(&w), HELIOD_ETOOBIG);
+}
+
+static void put_hdr(uint8_t *p, uint32_t size, uint16_t op, uint16_t flags, uint32_t id) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, p, HL_FRAME_HDR);
+    hl_put_u32(&w, size);
+    hl_put_u16(&w, op);
+    hl_put_u16(&w, flags);
+    hl_put_u32(&w, id);
+}
+
+static void test_frame_size_field(void **state) {
+    (void)state;
+    static const struct {
+        uint32_t size;
+        int rc;
+    } t[] = {
+        {0, HELIOD_EPROTO},
+        {11, HELIOD_EPROTO},
+        {12, 0},
+        {HL_MAX_FRAME - 1, 0},
+        {HL_MAX_FRAME, 0},
+        {HL_MAX_FRAME + 1, HELIOD_ETOOBIG},
+        {0x80000000u, HELIOD_ETOOBIG},
+        {0xFFFFFFFFu, HELIOD_ETOOBIG},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        uint8_t hdr[HL_FRAME_HDR];
+        hl_frame_hdr_t h;
+        put_hdr(hdr, t[i].size, HL_OP_PING, 0, 1);
+        assert_int_equal(hl_frame_peek(hdr, sizeof hdr, &h), t[i].rc);
+        if (t[i].rc == 0) assert_int_equal(h.size, t[i].size);
+    }
+}
+
+static void test_frame_flags(void **state) {
+    (void)state;
+    for (unsigned bit = 0; bit < 16; bit++) {
+        uint8_t hdr[HL_FRAME_HDR];
+        hl_frame_hdr_t h;
+        uint16_t flags = (uint16_t)(1u << bit);
+        put_hdr(hdr, HL_FRAME_HDR, HL_OP_PING, flags, 1);
+        int expect = (flags & HL_FLAG_MASK) ? 0 : HELIOD_EPROTO;
+        assert_int_equal(hl_frame_peek(hdr, sizeof hdr, &h), expect);
+    }
+}
+
+/* ---- rejection ----------------------------------------------------------- */
+
+static void test_truncated_every_offset(void **state) {
+    (void)state;
+    static uint8_t copy[2 * HL_MAX_FRAME];
+    for (int i = 0; i < NSAMPLES; i++) {
+        sample_t s = build_sample(i);
+        memcpy(copy, buf, s.len);
+        for (size_t cut = 0; cut < s.len; cut++) {
+            if (hl_fuzz_body(s.op, s.reply, copy, cut) == 0)
+                fail_msg("sample %d (op %u) decoded when cut to %zu of %zu bytes", i, s.op, cut,
+                         s.len);
+        }
+        /* and one trailing byte */
+        copy[s.len] = 0;
+        assert_int_equal(hl_fuzz_body(s.op, s.reply, copy, s.len + 1), HELIOD_EPROTO);
+        assert_int_equal(hl_fuzz_body(s.op, s.reply, copy, s.len), 0);
+    }
+}
+
+/* Encodes a string of n bytes with a raw length prefix, bypassing put_str. */
+static size_t raw_str(uint8_t *p, size_t n, char c) {
+    p[0] = (uint8_t)n;
+    p[1] = (uint8_t)(n >> 8);
+    memset(p + 2, c, n);
+    return n + 2;
+}
+
+static void test_string_limits(void **state) {
+    (void)state;
+    static const size_t maxes[] = {HL_MAX_NAME, HL_MAX_PATH, HL_MAX_MSG, HL_MAX_DEVNAME};
+    static char s[HL_MAX_PATH + 2];
+    static char dst[HL_MAX_PATH + 1];
+    for (size_t k = 0; k < sizeof maxes / sizeof maxes[0]; k++) {
+        size_t max = maxes[k];
+        for (size_t n = max - 1; n <= max + 1; n++) {
+            hl_wbuf_t w;
+            hl_wbuf_init(&w, buf, sizeof buf);
+            fill(s, n, 'x');
+            hl_put_str(&w, s, max);
+            assert_int_equal(w.err, n <= max ? 0 : HELIOD_ETOOBIG);
+            /* decode a raw string of n bytes into a max+1 buffer */
+            size_t len = raw_str(buf, n, 'y');
+            hl_rbuf_t r;
+            hl_rbuf_init(&r, buf, len);
+            hl_get_str(&r, dst, max + 1);
+            assert_int_equal(hl_rbuf_finish(&r), n <= max ? 0 : HELIOD_EPROTO);
+            if (n <= max)
+                assert_int_equal(strlen(dst), n);
+            else
+                assert_int_equal(dst[0], '\0');
+        }
+    }
+    /* empty string round-trips */
+    hl_rbuf_t r;
+    size_t len = raw_str(buf, 0, 'z');
+    hl_rbuf_init(&r, buf, len);
+    hl_get_str(&r, dst, 8);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_string_equal(dst, "");
+    /* a declared length beyond the data */
+    buf[0] = 0xFF;
+    buf[1] = 0xFF;
+    hl_rbuf_init(&r, buf, 10);
+    hl_get_str(&r, dst, sizeof dst);
+    assert_int_equal(hl_rbuf_finish(&r), HELIOD_EPROTO);
+
+    /* every string field of every message at its limit and one over */
+    static const struct {
+        uint16_t op;
+        int reply;
+        size_t max;
+    } fields[] = {
+        {HL_OP_HELLO, 0, HL_MAX_NAME},
+        {HL_OP_UNLOAD, 0, HL_MAX_NAME},
+        {HL_OP_LOAD, 0, HL_MAX_NAME},
+    };
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        for (size_t n = fields[f].max; n <= fields[f].max + 1; n++) {
+            size_t off = 0;
+            if (fields[f].op == HL_OP_HELLO) {
+                buf[0] = 1;
+                buf[1] = 0;
+                off = 2;
+            }
+            off += raw_str(buf + off, n, 'a');
+            if (fields[f].op == HL_OP_LOAD) {
+                off += raw_str(buf + off, 1, '/');
+                memset(buf + off, 0, 4);
+                off += 4;
+            }
+            int rc = hl_fuzz_body(fields[f].op, fields[f].reply, buf, off);
+            assert_int_equal(rc, n <= fields[f].max ? 0 : HELIOD_EPROTO);
+        }
+    }
+    /* load path at HL_MAX_PATH and one over */
+    for (size_t n = HL_MAX_PATH; n <= HL_MAX_PATH + 1; n++) {
+        size_t off = raw_str(buf, 1, 'a');
+        off += raw_str(buf + off, n, 'p');
+        memset(buf + off, 0, 4);
+        off += 4;
+        assert_int_equal(hl_fuzz_body(HL_OP_LOAD, 0, buf, off),
+                         n <= HL_MAX_PATH ? 0 : HELIOD_EPROTO);
+    }
+}
+
+static void test_embedded_nul(void **state) {
+    (void)state;
+    char dst[16];
+    size_t len = raw_str(buf, 5, 'a');
+    buf[4] = '\0';
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, len);
+    hl_get_str(&r, dst, sizeof dst);
+    assert_int_equal(hl_rbuf_finish(&r), HELIOD_EPROTO);
+    /* as an UNLOAD body */
+    assert_int_equal(hl_fuzz_body(HL_OP_UNLOAD, 0, buf, len), HELIOD_EPROTO);
+    buf[4] = 'a';
+    assert_int_equal(hl_fuzz_body(HL_OP_UNLOAD, 0, buf, len), 0);
+}
+
+/* Patches a u32/u8 field in a sample and expects rejection. */
+static void expect_bad(int sample, size_t off, size_t width, uint32_t value) {
+    sample_t s = build_sample(sample);
+    for (size_t i = 0; i < width; i++)
+        buf[off + i] = (uint8_t)(value >> (8 * i));
+    if (hl_fuzz_body(s.op, s.reply, buf, s.len) != HELIOD_EPROTO)
+        fail_msg("sample %d: value 0x%x at offset %zu accepted", sample, value, off);
+}
+
+static void test_flags_and_enums(void **state) {
+    (void)state;
+    /* LOAD: name "boom" (6) path "/tmp/boom.wav" (15) flags */
+    expect_bad(2, 21, 4, 0x2);
+    expect_bad(2, 21, 4, 0x80000000u);
+    /* PLAY: sound (6) flags at 6 */
+    expect_bad(5, 6, 4, 0x10);
+    /* PLAY model byte at 6+4+4+4+12+4+4+4+12 = 54 */
+    expect_bad(5, 54, 1, 3);
+    expect_bad(5, 54, 1, 0xFF);
+    /* STOP_ALL scope at 4 */
+    expect_bad(7, 4, 1, 2);
+    /* SET mask at 8 */
+    expect_bad(8, 8, 4, 0x10);
+    /* LISTENER mask at 0 */
+    expect_bad(9, 0, 4, 0x10);
+    /* STATS flags */
+    expect_bad(12, 0, 4, 0x2);
+    /* SUBSCRIBE mask */
+    expect_bad(13, 0, 4, 0x8);
+    /* BUS: name "sfx" (5) mask */
+    expect_bad(14, 5, 4, 0x2);
+    /* EVENT type 0 and 4, ENDED reason 5 (type 2 + voice 8) */
+    expect_bad(16, 0, 2, 0);
+    expect_bad(16, 0, 2, 4);
+    expect_bad(16, 10, 1, 5);
+    /* EVENT ERROR with a non-negative or unknown status */
+    expect_bad(15, 4, 4, 0);
+    expect_bad(15, 4, 4, (uint32_t)(HELIOD_ERR_MIN - 1));
+    /* reply status > 0 or below the table */
+    expect_bad(22, 2, 4, 1);
+    expect_bad(22, 2, 4, (uint32_t)(HELIOD_ERR_MIN - 1));
+    /* list head: truncated byte 2, count HL_MAX_LIST + 1 */
+    expect_bad(21, 8, 1, 2);
+    expect_bad(21, 6, 2, HL_MAX_LIST + 1);
+    /* list count larger than the entries present */
+    expect_bad(21, 6, 2, 3);
+    /* voice info state 4: voice 8 + sound "x" 3 + owner 4 + prio 4 + flags 4 = 23, after
+     * reply head (6) and list head (3) */
+    expect_bad(24, 6 + 3 + 23, 1, 4);
+    /* device flags 4: after index 4, name 7, hostapi 6, channels 2, rate 8 = 27 */
+    expect_bad(25, 6 + 3 + 27, 1, 4);
+}
+
+static void test_garbage(void **state) {
+    (void)state;
+    uint32_t x = 12345;
+    unsigned accepted = 0;
+    for (int it = 0; it < 2000; it++) {
+        size_t len = (size_t)(it % 97);
+        for (size_t i = 0; i < len; i++) {
+            x = x * 1664525u + 1013904223u;
+            buf[i] = (uint8_t)(x >> 24);
+        }
+        LLVMFuzzerTestOneInput(buf, len);
+        accepted += hl_fuzz_body(HL_OP_PLAY, 0, buf, len) == 0;
+    }
+    /* random bytes essentially never form a valid PLAY body */
+    assert_true(accepted < 5);
+}
+
+/* ---- names, errors, validation ------------------------------------------- */
+
+static void test_names_and_errors(void **state) {
+    (void)state;
+    char s[HL_MAX_NAME + 2];
+    fill(s, HL_MAX_NAME - 1, 'a');
+    assert_true(hl_name_valid(s));
+    fill(s, HL_MAX_NAME, 'a');
+    assert_true(hl_name_valid(s));
+    fill(s, HL_MAX_NAME + 1, 'a');
+    assert_false(hl_name_valid(s));
+    assert_false(hl_name_valid(""));
+    assert_false(hl_name_valid(NULL));
+    assert_false(hl_name_valid("a b"));
+    assert_false(hl_name_valid("a/b"));
+    assert_false(hl_name_valid("\xc3\xa9"));
+    assert_true(hl_name_valid("Az09_.-"));
+
+    assert_string_equal(hl_op_name(HL_OP_PLAY), "play");
+    assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
+    assert_null(hl_op_name(0));
+    assert_null(hl_op_name(16));
+    assert_string_equal(hl_errname(HELIOD_EBUSY), "EBUSY");
+    assert_string_equal(hl_errname(HELIOD_OK), "OK");
+    assert_string_equal(hl_strerror(HELIOD_ENOVOICE), "no such voice");
+    for (int e = 0; e >= HELIOD_ERR_MIN; e--) {
+        assert_string_not_equal(hl_strerror(e), "unknown error");
+        assert_string_not_equal(hl_errname(e), "EUNKNOWN");
+    }
+    assert_string_equal(hl_strerror(HELIOD_ERR_MIN - 1), "unknown error");
+    assert_string_equal(hl_strerror(1), "unknown error");
+}
+
+static hl_play_t good_play(void) {
+    hl_play_t m;
+    memset(&m, 0, sizeof m);
+    strcpy(m.sound, "boom");
+    m.pitch = 1;
+    m.fade_in_ms = -1;
+    m.min_distance = 1;
+    m.max_distance = 100;
+    m.rolloff = 1;
+    m.model = HL_DIST_INVERSE;
+    return m;
+}
+
+#define PLAY_CASE(field, value, ok)                                                                \
+    do {                                                                                           \
+        hl_play_t m_ = good_play();                                                                \
+        m_.field = value;                                                                          \
+        const char *why_ = NULL;                                                                   \
+        int rc_ = hl_validate_play(&m_, &why_);                                                    \
+        if ((ok) ? rc_ != 0 : rc_ != HELIOD_EINVAL)                                                \
+            fail_msg("play %s = %g: got %d (%s)", #field, (double)(value), rc_, why_ ? why_ : ""); \
+        if (!(ok)) assert_non_null(why_);                                                          \
+    } while (0)
+
+static void test_validate_play(void **state) {
+    (void)state;
+    hl_play_t m = good_play();
+    assert_int_equal(hl_validate_play(&m, NULL), 0);
+    PLAY_CASE(gain_db, HL_MAX_GAIN_DB, 1);
+    PLAY_CASE(gain_db, nextafterf(HL_MAX_GAIN_DB, 100), 0);
+    PLAY_CASE(gain_db, -200.0f, 1);
+    PLAY_CASE(gain_db, NAN, 0);
+    PLAY_CASE(gain_db, -INFINITY, 0);
+    PLAY_CASE(pan, -1.0f, 1);
+    PLAY_CASE(pan, 1.0f, 1);
+    PLAY_CASE(pan, nextafterf(1.0f, 2), 0);
+    PLAY_CASE(pan, nextafterf(-1.0f, -2), 0);
+    PLAY_CASE(pan, NAN, 0);
+    PLAY_CASE(pitch, HL_MIN_PITCH, 1);
+    PLAY_CASE(pitch, nextafterf(HL_MIN_PITCH, 0), 0);
+    PLAY_CASE(pitch, HL_MAX_PITCH, 1);
+    PLAY_CASE(pitch, nextafterf(HL_MAX_PITCH, 10), 0);
+    PLAY_CASE(pitch, 0.0f, 0);
+    PLAY_CASE(pos[0], HL_MAX_COORD, 1);
+    PLAY_CASE(pos[1], -HL_MAX_COORD, 1);
+    PLAY_CASE(pos[2], nextafterf(HL_MAX_COORD, INFINITY), 0);
+    PLAY_CASE(pos[2], INFINITY, 0);
+    PLAY_CASE(priority, HL_MAX_PRIORITY, 1);
+    PLAY_CASE(priority, HL_MAX_PRIORITY + 1, 0);
+    PLAY_CASE(priority, -HL_MAX_PRIORITY, 1);
+    PLAY_CASE(priority, -HL_MAX_PRIORITY - 1, 0);
+    PLAY_CASE(fade_in_ms, -1.0f, 1);
+    PLAY_CASE(fade_in_ms, 0.0f, 1);
+    PLAY_CASE(fade_in_ms, -0.5f, 0);
+    PLAY_CASE(fade_in_ms, HL_MAX_FADE_MS, 1);
+    PLAY_CASE(fade_in_ms, HL_MAX_FADE_MS + 1, 0);
+    PLAY_CASE(min_distance, 0.0f, 0);
+    PLAY_CASE(min_distance, 0.001f, 1);
+    PLAY_CASE(min_distance, 100.0f, 0); /* == max_distance */
+    PLAY_CASE(max_distance, 1.0f, 0);   /* == min_distance */
+    PLAY_CASE(max_distance, NAN, 0);
+    PLAY_CASE(rolloff, 0.0f, 1);
+    PLAY_CASE(rolloff, -0.001f, 0);
+    PLAY_CASE(rolloff, INFINITY, 0);
+    PLAY_CASE(model, 2, 1);
+    PLAY_CASE(model, 3, 0);
+    PLAY_CASE(flags, HL_PLAY_MASK, 1);
+    PLAY_CASE(flags, 0x10, 0);
+    m = good_play();
+    strcpy(m.sound, "bad name");
+    assert_int_equal(hl_validate_play(&m, NULL), HELIOD_EINVAL);
+    m = good_play();
+    strcpy(m.bus, "music");
+    assert_int_equal(hl_validate_play(&m, NULL), 0);
+    strcpy(m.bus, "mu sic");
+    assert_int_equal(hl_validate_play(&m, NULL), HELIOD_EINVAL);
+}
+
+static void test_validate_others(void **state) {
+    (void)state;
+    const char *why;
+    hl_set_t s = {.voice = 1, .mask = HL_SET_GAIN, .gain_db = 24, .pitch = 0};
+    assert_int_equal(hl_validate_set(&s, &why), 0); /* pitch not in mask: not checked */
+    s.mask |= HL_SET_PITCH;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.pitch = 1;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.ramp_ms = HL_MAX_FADE_MS + 1;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.ramp_ms = -1; /* ramps have no default sentinel: 0 is the one-block ramp */
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.ramp_ms = HL_MAX_FADE_MS;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.ramp_ms = 0;
+    s.voice = 0;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.voice = 1;
+    s.mask = 0x10;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+
+    hl_listener_t l;
+    memset(&l, 0, sizeof l);
+    l.mask = HL_LIS_POS | HL_LIS_VEL;
+    assert_int_equal(hl_validate_listener(&l, &why), 0);
+    l.mask |= HL_LIS_FWD; /* zero forward vector */
+    assert_int_equal(hl_validate_listener(&l, &why), HELIOD_EINVAL);
+    l.fwd[2] = -1;
+    assert_int_equal(hl_validate_listener(&l, &why), 0);
+    l.vel[0] = NAN;
+    assert_int_equal(hl_validate_listener(&l, &why), HELIOD_EINVAL);
+
+    hl_stop_t st = {.voice = 1, .fade_ms = -1};
+    assert_int_equal(hl_validate_stop(&st, &why), 0);
+    st.fade_ms = -2;
+    assert_int_equal(hl_validate_stop(&st, &why), HELIOD_EINVAL);
+    hl_stop_all_t sa = {.fade_ms = 0, .scope = 2};
+    assert_int_equal(hl_validate_stop_all(&sa, &why), HELIOD_EINVAL);
+    hl_bus_t b = {.name = "sfx", .mask = HL_BUS_GAIN, .gain_db = 25};
+    assert_int_equal(hl_validate_bus(&b, &why), HELIOD_EINVAL);
+    b.gain_db = -6;
+    assert_int_equal(hl_validate_bus(&b, &why), 0);
+    b.ramp_ms = -1;
+    assert_int_equal(hl_validate_bus(&b, &why), HELIOD_EINVAL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_structs),
+        cmocka_unit_test(test_roundtrip_samples),
+        cmocka_unit_test(test_scalars),
+        cmocka_unit_test(test_frames),
+        cmocka_unit_test(test_frame_size_field),
+        cmocka_unit_test(test_frame_flags),
+        cmocka_unit_test(test_truncated_every_offset),
+        cmocka_unit_test(test_string_limits),
+        cmocka_unit_test(test_embedded_nul),
+        cmocka_unit_test(test_flags_and_enums),
+        cmocka_unit_test(test_garbage),
+        cmocka_unit_test(test_names_and_errors),
+        cmocka_unit_test(test_validate_play),
+        cmocka_unit_test(test_validate_others),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
