@@ -36,6 +36,14 @@ static void send_event(hld_conn_t *c, const hl_event_t *ev) {
     if (n > 0) hld_conn_send(c, buf, (size_t)n);
 }
 
+/* Sends ev (of subscription bit `bit`) to the voice's owner if it subscribed,
+ * and to every other connection that watches all voices (HL_SUB_ALL). */
+static void notify(hld_daemon_t *d, hld_conn_t *owner, uint32_t bit, const hl_event_t *ev) {
+    if (owner && (owner->sub & bit)) send_event(owner, ev);
+    for (hld_conn_t *c = d->conns; c; c = c->next)
+        if (c != owner && (c->sub & HL_SUB_ALL) && (c->sub & bit)) send_event(c, ev);
+}
+
 static void on_mix_event(void *user, const hl_mix_event_t *ev) {
     hld_daemon_t *d = user;
     hld_conn_t *owner = ev->tag ? hld_conn_find(d, (uint32_t)ev->tag) : NULL;
@@ -45,17 +53,13 @@ static void on_mix_event(void *user, const hl_mix_event_t *ev) {
             hld_sound_t *snd = hld_sound_from_pcm(ev->pcm);
             if (snd->playing) snd->playing--;
         }
-        if (owner && (owner->sub & HL_SUB_ENDED)) {
-            out.type = HL_EVENT_ENDED;
-            out.reason = (uint8_t)ev->reason;
-            send_event(owner, &out);
-        }
+        out.type = HL_EVENT_ENDED;
+        out.reason = (uint8_t)ev->reason;
+        notify(d, owner, HL_SUB_ENDED, &out);
     } else if (ev->type == HL_MIX_EV_STARTED) {
-        if (owner && (owner->sub & HL_SUB_STARTED)) {
-            out.type = HL_EVENT_STARTED;
-            out.time_ns = ev->time_ns;
-            send_event(owner, &out);
-        }
+        out.type = HL_EVENT_STARTED;
+        out.time_ns = ev->time_ns;
+        notify(d, owner, HL_SUB_STARTED, &out);
     }
 }
 
