@@ -1,0 +1,166 @@
+/*
+ * callback.c - audio callback cost inside the real daemon.
+ *
+ * Starts `heliod --driver D --period P --voices MAX`, loads a generated 1 s
+ * noise WAV, and for each voice count N (ascending) brings the number of
+ * looping 3D voices up to N through libheliod, lets the fades settle, resets
+ * the daemon's callback statistics, waits, and reads them back:
+ *
+ *   callback driver=null voices=N period=256 p99_load=... max_load=...
+ *            p99_us=... max_us=... xruns=... [extras]
+ *
+ * load = callback duration / period duration (the fraction of the real-time
+ * budget used). The worst case (max) is what matters for glitches.
+ *
+ * usage: callback [--heliod PATH] [--driver null|portaudio] [--device NAME]
+ *                 [--period FRAMES] [--counts 0,64,256,1024] [--settle S]
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_daemon.h"
+
+#define CB_DEF_PERIOD  256
+#define CB_DEF_COUNTS  "0,64,256,1024"
+#define CB_DEF_SETTLE  3.0  /* seconds measured per voice count */
+#define CB_FADE_SETTLE 0.25 /* seconds for start fades to finish before the reset */
+#define CB_START_SETTLE                                                                            \
+    1.0 /* seconds after start-up: device/JACK start glitches are not measured */
+#define CB_MAX_COUNTS   16
+#define CB_SOUND_FRAMES BD_RATE /* 1 s */
+#define CB_NUM_LEN      32
+#define CB_GOLDEN       0.61803398874989485
+#define CB_GOLDEN_ANG   2.39996322972865332
+#define CB_MIN_D        1.0 /* voices sit between 1 and 4 m away */
+#define CB_SPAN_D       3.0
+#define CB_MAX_DISTANCE 1000.0f /* nothing virtual: every voice is mixed */
+
+static void position(int i, int n, float pos[3]) {
+    double y = 1.0 - 2.0 * (i + 0.5) / n;
+    double r = sqrt(1.0 - y * y);
+    double phi = CB_GOLDEN_ANG * (i + 0.5);
+    double d = CB_MIN_D + CB_SPAN_D * fmod(0.5 + i * CB_GOLDEN, 1.0);
+    pos[0] = (float)(d * r * cos(phi));
+    pos[1] = (float)(d * y);
+    pos[2] = (float)(d * r * sin(phi));
+}
+
+static void usage(const char *prog) {
+    fprintf(stderr,
+            "usage: %s [--heliod PATH] [--driver null|portaudio] [--device NAME]\n"
+            "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n",
+            prog);
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    const char *heliod_arg = NULL, *driver = "null", *device = NULL, *counts_arg = CB_DEF_COUNTS;
+    int period = CB_DEF_PERIOD;
+    double settle = CB_DEF_SETTLE;
+    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
+                                         {"driver", required_argument, NULL, 'd'},
+                                         {"device", required_argument, NULL, 'D'},
+                                         {"period", required_argument, NULL, 'p'},
+                                         {"counts", required_argument, NULL, 'c'},
+                                         {"settle", required_argument, NULL, 's'},
+                                         {NULL, 0, NULL, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'H': heliod_arg = optarg; break;
+        case 'd': driver = optarg; break;
+        case 'D': device = optarg; break;
+        case 'p': period = atoi(optarg); break;
+        case 'c': counts_arg = optarg; break;
+        case 's': settle = atof(optarg); break;
+        default: usage(argv[0]);
+        }
+    }
+    int counts[CB_MAX_COUNTS], ncounts = 0, max_n = 1;
+    char *list = strdup(counts_arg);
+    for (char *tok = strtok(list, ","); tok && ncounts < CB_MAX_COUNTS; tok = strtok(NULL, ",")) {
+        counts[ncounts] = atoi(tok);
+        if (counts[ncounts] < 0) usage(argv[0]);
+        if (counts[ncounts] > max_n) max_n = counts[ncounts];
+        ncounts++;
+    }
+    free(list);
+    if (ncounts == 0 || period <= 0 || settle <= 0) usage(argv[0]);
+
+    char heliod[BD_PATH_MAX];
+    if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
+    char period_s[CB_NUM_LEN], voices_s[CB_NUM_LEN];
+    snprintf(period_s, sizeof period_s, "%d", period);
+    snprintf(voices_s, sizeof voices_s, "%d", max_n);
+    const char *args[] = {
+        "--driver", driver, "--period", period_s, "--voices", voices_s, device ? "--device" : NULL,
+        device,     NULL};
+
+    bd_daemon_t d;
+    heliod_t *h = NULL;
+    if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
+    const heliod_server_info_t *si = heliod_server_info(h);
+    fprintf(stderr, "# heliod %s rate=%u period=%u voices=%u driver=%s\n", si->server_version,
+            si->rate, si->period, si->voices, driver);
+
+    int rc = 1;
+    char wav[BD_PATH_MAX];
+    snprintf(wav, sizeof wav, "%s/noise.wav", d.dir);
+    if (bd_write_noise_wav(wav, CB_SOUND_FRAMES, 1) != 0) goto out;
+    int err = heliod_load(h, "noise", wav, 0, NULL);
+    if (err != 0) {
+        fprintf(stderr, "load: %s (%s)\n", heliod_strerror(err), heliod_last_error(h));
+        goto out;
+    }
+
+    bd_sleep(CB_START_SETTLE);
+    int playing = 0;
+    for (int c = 0; c < ncounts; c++) {
+        int n = counts[c];
+        if (n < playing) { /* descending list: start over */
+            heliod_stop_all(h, 0.0f, 0, NULL);
+            playing = 0;
+        }
+        for (; playing < n; playing++) {
+            heliod_play_params_t p;
+            heliod_play_params_init(&p);
+            p.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_3D;
+            p.gain_db = (float)(-20.0 * log10((double)max_n));
+            position(playing, max_n, p.pos);
+            p.max_distance = CB_MAX_DISTANCE;
+            heliod_voice_t v;
+            err = heliod_play(h, "noise", &p, &v, NULL);
+            if (err != 0) {
+                fprintf(stderr, "play %d: %s (%s)\n", playing, heliod_strerror(err),
+                        heliod_last_error(h));
+                goto out;
+            }
+        }
+        bd_sleep(CB_FADE_SETTLE);
+        bd_stats_t st;
+        if (bd_stats(h, &st, 1) != 0) goto out;
+        double xr0 = bd_stat(&st, "xruns"), un0 = bd_stat(&st, "underruns");
+        double cb0 = bd_stat(&st, "callbacks");
+        bd_sleep(settle);
+        if (bd_stats(h, &st, 0) != 0) goto out;
+        printf("callback driver=%s voices=%d period=%d p99_load=%.4f max_load=%.4f p99_us=%.1f "
+               "max_us=%.1f xruns=%.0f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
+               "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f\n",
+               driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
+               bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
+               bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
+               bd_stat(&st, "callback_us_avg"), bd_stat(&st, "callback_us_p50"),
+               bd_stat(&st, "period_us"), bd_stat(&st, "callbacks") - cb0,
+               bd_stat(&st, "underruns") - un0, bd_stat(&st, "voices_active"),
+               bd_stat(&st, "voices_mixed"), bd_stat(&st, "voices_virtual"));
+        fflush(stdout);
+    }
+    rc = 0;
+out:
+    heliod_close(h);
+    bd_daemon_stop(&d, rc != 0);
+    return rc;
+}

@@ -1,0 +1,338 @@
+/*
+ * mix.c - heliod's mixing-throughput benchmark: renders the shared peer
+ * workload (the scene defined by the peer harness's mix_workload.h: N looping
+ * mono noise voices at Fibonacci-sphere positions, 1/N gain, inverse clamped
+ * distance, 256-frame blocks at 48 kHz stereo) through the real mixer core
+ * (hl_mixer_init / hl_mixer_play / hl_mixer_process_rt) and prints the same
+ * machine-readable result line as the peer benchmarks, so run_peer.sh can put
+ * heliod in a column next to OpenAL Soft and the "limit" loops.
+ *
+ * This file does not include the peer header: it re-implements the scene from
+ * its specification (same PRNG and seeds, same positions, same start offsets,
+ * same report format), so both render identical input.
+ *
+ * Variants (-r):
+ *   preconv  (default) every source is converted 44.1 kHz -> 48 kHz once with
+ *            libsoxr before timing, as the daemon's loader does; pitch 1.
+ *   pitched  sources stay at 44.1 kHz and each voice plays at
+ *            44100/48000 * (0.9 + 0.2 * frac(i * golden)), so the mixer's own
+ *            interpolator does the rate conversion.
+ *
+ * Start offsets: the mixer API has no start offset, so each source is stored
+ * twice back to back and voice i's hl_pcm_t points `offset` frames into that
+ * doubled buffer with the original length: looping over it is exactly the
+ * source rotated by the offset, without a copy per voice.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <soxr.h>
+
+#include "hl_mixer.h"
+#include "hl_proto.h"
+
+/* ---- the workload specification (mix_workload.h) ------------------------ */
+#define MB_OUT_RATE   48000 /* output sample rate (Hz) */
+#define MB_SRC_RATE   44100 /* source buffer sample rate (Hz) */
+#define MB_SRC_LEN    44100 /* source buffer length: 1 s at the source rate */
+#define MB_BLOCK      256   /* render block (frames) */
+#define MB_MIN_DIST   1.0   /* voice distances lie in [MB_MIN_DIST, MB_MAX_DIST) */
+#define MB_MAX_DIST   4.0
+#define MB_OFFSET_MUL 7919                   /* start offset of voice i: i * 7919 mod MB_SRC_LEN */
+#define MB_SEED_BASE  0x5EED0000ull          /* noise seed of buffer b: base + b * MB_SEED_MUL */
+#define MB_SEED_MUL   0x100000001B3ull       /* (FNV-1a 64-bit prime) */
+#define MB_GOLDEN     0.61803398874989485    /* golden-ratio fraction: distances, pitches */
+#define MB_GOLDEN_ANG 2.39996322972865332    /* pi * (3 - sqrt(5)): Fibonacci sphere step */
+#define MB_I32_SCALE  (1.0f / 2147483648.0f) /* int32 -> [-1, 1) */
+#define MB_DEF_SECS   10.0                   /* default timed audio seconds */
+#define MB_DEF_WARMUP 0.5                    /* default untimed warm-up seconds */
+#define MB_CHANNELS   2                      /* stereo output */
+
+/* ---- heliod scene parameters ------------------------------------------- */
+#define MB_MAX_DISTANCE 1000.0f /* far beyond every voice: nothing goes virtual */
+#define MB_PITCH_SPREAD 0.2     /* pitched variant: pitch factor in [0.9, 1.1) */
+#define MB_PITCH_BASE   0.9
+#define MB_ALIGN        64 /* hl_mixer_init wants 64-byte aligned memory */
+#define MB_EXTRA_LEN    256
+
+typedef struct {
+    int voices;
+    double seconds, warmup;
+    int buffers;
+    const char *variant;
+} mb_args_t;
+
+static void usage(const char *prog) {
+    fprintf(stderr,
+            "usage: %s N [-s seconds] [-w warmup_seconds] [-b buffers] [-r NAME]\n"
+            "  N    number of simultaneous voices (e.g. 1, 64, 256, 1024, 4096)\n"
+            "  -s   seconds of audio to render in the timed loop (default 10)\n"
+            "  -w   seconds of audio to render before timing (default 0.5)\n"
+            "  -b   number of distinct 1 s source buffers, voices use them\n"
+            "       round-robin (default 0 = one distinct buffer per voice)\n"
+            "  -r   variant: preconv (default: sources resampled to 48 kHz at load\n"
+            "       with libsoxr) or pitched (44.1 kHz sources, per-voice pitch)\n",
+            prog);
+    exit(2);
+}
+
+static mb_args_t parse_args(int argc, char **argv) {
+    mb_args_t a = {0, MB_DEF_SECS, MB_DEF_WARMUP, 0, "preconv"};
+    int opt;
+    while ((opt = getopt(argc, argv, "s:w:b:r:h")) != -1) {
+        switch (opt) {
+        case 's': a.seconds = atof(optarg); break;
+        case 'w': a.warmup = atof(optarg); break;
+        case 'b': a.buffers = atoi(optarg); break;
+        case 'r': a.variant = optarg; break;
+        default: usage(argv[0]);
+        }
+    }
+    if (optind >= argc) usage(argv[0]);
+    a.voices = atoi(argv[optind]);
+    if (a.voices < 1 || a.seconds <= 0.0 || a.warmup < 0.0 || a.buffers < 0) usage(argv[0]);
+    if (strcmp(a.variant, "preconv") != 0 && strcmp(a.variant, "pitched") != 0) usage(argv[0]);
+    return a;
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* White noise in [-1, 1) seeded by the buffer id, as the workload defines it. */
+static void fill_noise(float *dst, int len, int buffer_id) {
+    uint64_t s = MB_SEED_BASE + (uint64_t)buffer_id * MB_SEED_MUL;
+    for (int i = 0; i < len; i++)
+        dst[i] = (float)((int32_t)(uint32_t)(splitmix64(&s) >> 32)) * MB_I32_SCALE;
+}
+
+static int start_offset(int i) {
+    return (int)(((int64_t)i * MB_OFFSET_MUL) % MB_SRC_LEN);
+}
+
+/* Fibonacci-sphere direction, golden-ratio distance in [1, 4). */
+static void voice_position(int i, int n, float pos[3]) {
+    double y = 1.0 - 2.0 * (i + 0.5) / n;
+    double r = sqrt(1.0 - y * y);
+    double phi = MB_GOLDEN_ANG * (i + 0.5);
+    double g = fmod(0.5 + i * MB_GOLDEN, 1.0);
+    double d = MB_MIN_DIST + (MB_MAX_DIST - MB_MIN_DIST) * g;
+    pos[0] = (float)(d * r * cos(phi));
+    pos[1] = (float)(d * y);
+    pos[2] = (float)(d * r * sin(phi));
+}
+
+typedef struct {
+    double wall, proc, thread;
+} stamp_t;
+
+static double clock_s(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static stamp_t stamp_now(void) {
+    stamp_t s = {clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_PROCESS_CPUTIME_ID),
+                 clock_s(CLOCK_THREAD_CPUTIME_ID)};
+    return s;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Builds source buffer `id` in its final form: noise at 44.1 kHz, converted
+ * to 48 kHz with soxr for preconv. The result is stored twice back to back
+ * (2 * *len frames) so any rotation is a contiguous window. Returns NULL on
+ * failure. The caller frees.
+ */
+static float *make_source(int id, int preconv, uint32_t *len) {
+    float *src = malloc(sizeof(float) * MB_SRC_LEN);
+    if (!src) return NULL;
+    fill_noise(src, MB_SRC_LEN, id);
+    if (!preconv) {
+        float *dbl = malloc(sizeof(float) * 2 * MB_SRC_LEN);
+        if (dbl) {
+            memcpy(dbl, src, sizeof(float) * MB_SRC_LEN);
+            memcpy(dbl + MB_SRC_LEN, src, sizeof(float) * MB_SRC_LEN);
+        }
+        free(src);
+        *len = MB_SRC_LEN;
+        return dbl;
+    }
+    /* 44100 source frames -> exactly 48000 output frames. */
+    size_t out_len = (size_t)MB_SRC_LEN * MB_OUT_RATE / MB_SRC_RATE;
+    float *dbl = malloc(sizeof(float) * (2 * out_len + MB_EXTRA_LEN));
+    if (!dbl) {
+        free(src);
+        return NULL;
+    }
+    soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
+    soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0);
+    size_t done = 0;
+    soxr_error_t err = soxr_oneshot(MB_SRC_RATE, MB_OUT_RATE, 1, src, MB_SRC_LEN, NULL, dbl,
+                                    out_len, &done, &io, &q, NULL);
+    free(src);
+    if (err || done == 0) {
+        fprintf(stderr, "soxr: %s\n", err ? err : "no output");
+        free(dbl);
+        return NULL;
+    }
+    for (size_t i = done; i < out_len; i++)
+        dbl[i] = 0.0f; /* soxr may return a few short */
+    memcpy(dbl + out_len, dbl, sizeof(float) * out_len);
+    *len = (uint32_t)out_len;
+    return dbl;
+}
+
+static long blocks_for(double seconds) {
+    return (long)ceil(seconds * MB_OUT_RATE / MB_BLOCK);
+}
+
+static double block_energy(const float *buf, int frames) {
+    double e = 0.0;
+    for (int i = 0; i < MB_CHANNELS * frames; i++)
+        e += (double)buf[i] * buf[i];
+    return e;
+}
+
+static void ignore_event(void *user, const hl_mix_event_t *ev) {
+    (void)user;
+    (void)ev;
+}
+
+int main(int argc, char **argv) {
+    mb_args_t a = parse_args(argc, argv);
+    int preconv = strcmp(a.variant, "preconv") == 0;
+    int n = a.voices;
+    if (n > HL_MAX_VOICES) {
+        fprintf(stderr, "# %d voices requested, the mixer caps at %d\n", n, HL_MAX_VOICES);
+        n = HL_MAX_VOICES;
+    }
+    int nbuf = (a.buffers == 0 || a.buffers > n) ? n : a.buffers;
+
+    /* Sources (untimed setup, as the daemon's loader would do it). */
+    float **bufs = calloc((size_t)nbuf, sizeof(*bufs));
+    hl_pcm_t *pcms = calloc((size_t)n, sizeof(*pcms));
+    if (!bufs || !pcms) return 1;
+    uint32_t len = 0;
+    for (int b = 0; b < nbuf; b++) {
+        bufs[b] = make_source(b, preconv, &len);
+        if (!bufs[b]) return 1;
+    }
+
+    hl_mixer_config_t cfg = {0};
+    cfg.rate = MB_OUT_RATE;
+    cfg.voices = (uint32_t)n;
+    cfg.cmd_capacity = HL_CMD_RING;
+    while (cfg.cmd_capacity < (uint32_t)n)
+        cfg.cmd_capacity *= 2;
+    cfg.cmds_per_block = cfg.cmd_capacity; /* every play lands in the first block */
+    size_t size = hl_mixer_size(&cfg);
+    if (size == 0) {
+        fprintf(stderr, "hl_mixer_size: invalid config\n");
+        return 1;
+    }
+    size = (size + MB_ALIGN - 1) / MB_ALIGN * MB_ALIGN;
+    void *mem = aligned_alloc(MB_ALIGN, size);
+    if (!mem) return 1;
+    memset(mem, 0, size);
+    hl_mixer_t *m = hl_mixer_init(mem, size, &cfg);
+    if (!m) {
+        fprintf(stderr, "hl_mixer_init failed\n");
+        return 1;
+    }
+
+    int granted = 0;
+    for (int i = 0; i < n; i++) {
+        int b = i % nbuf;
+        uint32_t off = (uint32_t)start_offset(i);
+        if (preconv) off = (uint32_t)((uint64_t)off * MB_OUT_RATE / MB_SRC_RATE);
+        pcms[i].data = bufs[b] + off;
+        pcms[i].frames = len;
+        pcms[i].channels = 1;
+    }
+    /* Gain is 1/N with N the voices actually playing: count them first. */
+    float gain = 1.0f / (float)n;
+    for (int i = 0; i < n; i++) {
+        hl_voice_params_t p;
+        memset(&p, 0, sizeof p);
+        p.pcm = &pcms[i];
+        p.flags = HL_MIX_LOOP | HL_MIX_3D;
+        p.gain = gain;
+        voice_position(i, n, p.pos);
+        p.pitch = 1.0f;
+        if (!preconv) {
+            double frac = fmod(i * MB_GOLDEN, 1.0);
+            p.pitch = (float)((double)MB_SRC_RATE / MB_OUT_RATE *
+                              (MB_PITCH_BASE + MB_PITCH_SPREAD * frac));
+        }
+        p.min_distance = (float)MB_MIN_DIST;
+        p.max_distance = MB_MAX_DISTANCE;
+        p.rolloff = 1.0f;
+        p.model = HL_DIST_INVERSE;
+        p.bus = HL_BUS_SFX;
+        p.tag = (uint64_t)i;
+        uint64_t voice = 0, stolen = 0;
+        int rc = hl_mixer_play(m, &p, now_ns(), &voice, &stolen);
+        if (rc == 0)
+            granted++;
+        else
+            fprintf(stderr, "# voice %d refused: %d\n", i, rc);
+    }
+    if (granted == 0) return 1;
+    if (granted != n) fprintf(stderr, "# only %d of %d voices granted\n", granted, n);
+
+    float *out = aligned_alloc(MB_ALIGN, sizeof(float) * MB_CHANNELS * MB_BLOCK);
+    if (!out) return 1;
+
+    long wblocks = a.warmup > 0.0 ? blocks_for(a.warmup) : 0;
+    for (long k = 0; k < wblocks; k++)
+        hl_mixer_process_rt(m, out, MB_BLOCK, now_ns());
+    hl_mixer_poll(m, ignore_event, NULL);
+
+    long blocks = blocks_for(a.seconds);
+    double energy = 0.0;
+    uint64_t t = now_ns();
+    stamp_t t0 = stamp_now();
+    for (long k = 0; k < blocks; k++) {
+        hl_mixer_process_rt(m, out, MB_BLOCK, t);
+        energy += block_energy(out, MB_BLOCK);
+        t += (uint64_t)MB_BLOCK * 1000000000ull / MB_OUT_RATE;
+    }
+    stamp_t t1 = stamp_now();
+    hl_mixer_poll(m, ignore_event, NULL);
+
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
+    double rms = sqrt(energy / ((double)blocks * MB_BLOCK * MB_CHANNELS));
+    double audio_s = (double)blocks * MB_BLOCK / MB_OUT_RATE;
+    double cpu = t1.proc - t0.proc;
+    printf("heliod voices=%d granted=%d audio_s=%.3f cpu_s=%.4f realtime_factor=%.2f "
+           "voice_seconds_per_cpu_second=%.1f wall_s=%.4f thread_cpu_s=%.4f variant=%s "
+           "rms=%.3e buffers=%d mixed=%u virtual=%u limiter_blocks=%llu\n",
+           a.voices, granted, audio_s, cpu, audio_s / cpu, granted * audio_s / cpu,
+           t1.wall - t0.wall, t1.thread - t0.thread, a.variant, rms, nbuf, st.voices_mixed,
+           st.voices_virtual, (unsigned long long)st.limiter_blocks);
+    fflush(stdout);
+
+    free(out);
+    free(mem);
+    for (int b = 0; b < nbuf; b++)
+        free(bufs[b]);
+    free(bufs);
+    free(pcms);
+    return 0;
+}
