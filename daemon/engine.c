@@ -166,6 +166,9 @@ void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *o) {
     o->p50_us = percentile(h, total, 0.50) / HLD_NS_PER_US;
     o->p99_us = percentile(h, total, 0.99) / HLD_NS_PER_US;
     o->max_us = (double)atomic_load_explicit(&e->cb_ns_max, memory_order_relaxed) / HLD_NS_PER_US;
+    /* Buckets are ~19% wide: a percentile is the bucket's middle, never above the true max. */
+    if (o->p50_us > o->max_us) o->p50_us = o->max_us;
+    if (o->p99_us > o->max_us) o->p99_us = o->max_us;
 
     hl_mixer_stats_t ms;
     hl_mixer_stats(e->mixer, &ms);
@@ -190,6 +193,7 @@ void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *o) {
         double mx = (double)ms.wait_max_ns / HLD_NS_PER_US;
         double bound = wait_bound_us((unsigned)top);
         o->wait_max_us = mx < bound ? mx : bound;
+        if (o->wait_p99_us > o->wait_max_us) o->wait_p99_us = o->wait_max_us;
     }
 }
 
