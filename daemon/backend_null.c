@@ -10,12 +10,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "hld_limits.h"
+#include "log.h"
 
 typedef struct {
     hld_backend_config_t cfg;
@@ -63,6 +65,13 @@ static int null_start(hld_backend_t *b) {
     atomic_store(&n->quit, 0);
     if (pthread_create(&n->thread, NULL, null_thread_rt, n) != 0) return HELIOD_EIO;
     pthread_setname_np(n->thread, "heliod-audio");
+    /* Real-time scheduling where the user may have it (root, rtprio limit); else stays normal. */
+    struct sched_param sp = {.sched_priority = HLD_RT_PRIORITY};
+    int rc = pthread_setschedparam(n->thread, SCHED_FIFO, &sp);
+    if (rc == 0)
+        hld_info("null driver: audio thread runs SCHED_FIFO priority %d", HLD_RT_PRIORITY);
+    else
+        hld_debug("null driver: no real-time scheduling (%s)", strerror(rc));
     n->running = 1;
     return 0;
 }

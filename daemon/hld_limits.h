@@ -32,4 +32,19 @@
 #define HLD_MAX_CONFIG_LINE   8192  /* INI lines longer than this are an error */
 #define HLD_WRITE_BATCH       65536 /* replies to one client are batched into writes this big */
 
+/* streaming (decoder.c) */
+#define HLD_DECODER_THREADS   2     /* bounded pool: 2 cores keep 16+ Vorbis streams well ahead */
+#define HL_MAX_STREAMS        256   /* streaming voices at once: each holds a fd and ~0.3 MiB */
+#define HLD_STREAM_RING_MS    500   /* ring length (rounded up to a power of two): rides out
+                                     * a decoder that is descheduled for hundreds of ms */
+#define HLD_STREAM_CHUNK      1024  /* source frames per decode step: small enough to interleave
+                                     * streams fairly, big enough to amortise the call */
+#define HLD_STREAM_SLACK      64    /* extra output frames a resampler step may emit */
+#define HLD_STREAM_PREFILL    4096  /* engine frames decoded before a stream voice starts (85 ms
+                                     * at 48 kHz): more than a period at max pitch, no underrun */
+#define HLD_DECODER_WAIT_MS   4     /* idle decoder re-check period: under a period's worth of
+                                     * drain at 4x pitch for a half-second ring */
+
+#define HLD_RT_PRIORITY 70 /* SCHED_FIFO priority of the null driver's thread, when allowed (JACK uses ~70-80) */
+
 #endif /* HLD_LIMITS_H */
