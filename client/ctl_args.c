@@ -89,7 +89,12 @@ static const cmd_desc_t cmds[] = {
      "  --pan P            stereo pan in [-1, 1] (default 0)\n"
      "  --pos X,Y,Z        3D position in metres (implies 3D)\n"
      "  --pitch R          playback rate in [0.25, 4] (default 1)\n"
-     "  --loop             loop until stopped\n"
+     "  --loop             loop until stopped (or --loop-count more times)\n"
+     "  --loop-start F     loop region start, frames at the file's rate (default 0)\n"
+     "  --loop-end F       loop region end, frames at the file's rate (default: end)\n"
+     "  --loop-count N     loop N extra times, then play on to the end (implies --loop)\n"
+     "  --xfade MS         crossfade at the loop end (preloaded sounds; default 0)\n"
+     "  --interp I         linear or cubic interpolation (default linear)\n"
      "  --priority N       [-1000, 1000] (default 0)\n"
      "  --fade-in MS       fade-in length (default: server's anti-click fade)\n"
      "  --bus NAME         sfx, music, dialog or ui (default sfx)\n"
@@ -104,7 +109,16 @@ static const cmd_desc_t cmds[] = {
      "  Stop one voice, or every voice of every client.\n"},
     {"set", CTL_SET, HL_OP_SET,
      "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--pitch R] [--ramp MS]\n"
-     "  Change a playing voice; changes ramp over --ramp MS.\n"},
+     "          [--seek S] [--pause | --resume]\n"
+     "  Change a playing voice; changes ramp over --ramp MS.\n"
+     "  --seek S   jump to S seconds into the sound, click-free\n"
+     "  --pause    fade out and hold; --resume fades back in\n"},
+    {"pause", CTL_PAUSE, HL_OP_SET,
+     "pause VOICE [--ramp MS]\npause --all\n"
+     "  Pause a voice, or every voice of every client (--all).\n"},
+    {"resume", CTL_RESUME, HL_OP_SET,
+     "resume VOICE [--ramp MS]\nresume --all\n"
+     "  Resume a paused voice (it fades in), or every paused voice (--all).\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
      "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
      "  Move or turn the listener.\n"},
@@ -239,8 +253,33 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
             sound = a;
             continue;
         }
+        long n;
         if (strcmp(a, "--loop") == 0) {
             m->flags |= HL_PLAY_LOOP;
+        } else if ((r = opt_val(argc, argv, &i, "--loop-start", &v)) != 0) {
+            if (r < 0 || ctl_parse_int(v, 0, UINT32_MAX, &n) < 0)
+                return fail(err, errlen, "--loop-start needs a frame number >= 0");
+            m->loop_start = (uint32_t)n;
+        } else if ((r = opt_val(argc, argv, &i, "--loop-end", &v)) != 0) {
+            if (r < 0 || ctl_parse_int(v, 1, UINT32_MAX, &n) < 0)
+                return fail(err, errlen, "--loop-end needs a frame number > 0");
+            m->loop_end = (uint32_t)n;
+        } else if ((r = opt_val(argc, argv, &i, "--loop-count", &v)) != 0) {
+            if (r < 0 || ctl_parse_int(v, 1, UINT32_MAX, &n) < 0)
+                return fail(err, errlen, "--loop-count needs a count >= 1");
+            m->loop_count = (uint32_t)n;
+            m->flags |= HL_PLAY_LOOP;
+        } else if ((r = opt_val(argc, argv, &i, "--xfade", &v)) != 0) {
+            if (r < 0 || num_opt("--xfade", v, &m->loop_xfade_ms, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--xfade needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--interp", &v)) != 0) {
+            if (r < 0) return fail(err, errlen, "--interp needs a value");
+            if (strcmp(v, "cubic") == 0)
+                m->flags |= HL_PLAY_CUBIC;
+            else if (strcmp(v, "linear") == 0)
+                m->flags &= ~HL_PLAY_CUBIC;
+            else
+                return fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
         } else if (strcmp(a, "--wait") == 0) {
             c->wait = 1;
         } else if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
@@ -359,6 +398,16 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
             if (r < 0 || num_opt("--ramp", v, &m->ramp_ms, err, errlen) < 0)
                 return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if ((r = opt_val(argc, argv, &i, "--seek", &v)) != 0) {
+            float sk;
+            if (r < 0 || num_opt("--seek", v, &sk, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--seek needs a value") : -1;
+            m->seek_s = sk;
+            m->mask |= HL_SET_SEEK;
+        } else if (strcmp(argv[i], "--pause") == 0) {
+            m->mask |= HL_SET_PAUSE;
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            m->mask |= HL_SET_RESUME;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return fail(err, errlen, "set: unknown option '%s'", argv[i]);
         } else if (voice) {
@@ -370,7 +419,10 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     if (!voice) return fail(err, errlen, "set: missing VOICE");
     if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
         return fail(err, errlen, "set: '%s' is not a voice handle", voice);
-    if (!m->mask) return fail(err, errlen, "set: nothing to set (--gain, --pan, --pos or --pitch)");
+    if (!m->mask)
+        return fail(
+            err, errlen,
+            "set: nothing to set (--gain, --pan, --pos, --pitch, --seek, --pause or --resume)");
     const char *why;
     if (hl_validate_set(m, &why) < 0) return fail(err, errlen, "set: %s", why);
     return 0;
@@ -464,6 +516,48 @@ static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     return 0;
 }
 
+/* pause/resume VOICE [--ramp MS] -> SET; pause/resume --all -> PAUSE (everyone). */
+static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    int all = 0, pause = c->kind == CTL_PAUSE;
+    const char *voice = NULL;
+    float ramp = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int r;
+        if (strcmp(argv[i], "--all") == 0) {
+            all = 1;
+        } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
+            if (r < 0 || num_opt("--ramp", v, &ramp, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return fail(err, errlen, "%s: unknown option '%s'", argv[0], argv[i]);
+        } else if (voice) {
+            return fail(err, errlen, "%s: unexpected argument '%s'", argv[0], argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    if (all) {
+        if (voice) return fail(err, errlen, "%s: give a VOICE or --all, not both", argv[0]);
+        c->kind = CTL_PAUSE_ALL;
+        c->op = HL_OP_PAUSE;
+        c->m.pause.pause = (uint8_t)pause;
+        c->m.pause.scope = HL_PAUSE_EVERYONE;
+        return 0;
+    }
+    if (!voice) return fail(err, errlen, "%s: missing VOICE (or --all)", argv[0]);
+    hl_set_t *m = &c->m.set;
+    if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
+        return fail(err, errlen, "%s: '%s' is not a voice handle", argv[0], voice);
+    c->kind = CTL_SET;
+    m->mask = pause ? HL_SET_PAUSE : HL_SET_RESUME;
+    m->pitch = 1.0f;
+    m->ramp_ms = ramp;
+    const char *why;
+    if (hl_validate_set(m, &why) < 0) return fail(err, errlen, "%s: %s", argv[0], why);
+    return 0;
+}
+
 /* Commands that take no argument except maybe one flag. */
 static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     for (int i = 1; i < argc; i++) {
@@ -500,6 +594,8 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_LISTENER: return parse_listener(argc, argv, c, err, errlen);
     case CTL_BUS: return parse_bus(argc, argv, c, err, errlen);
     case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
+    case CTL_PAUSE:
+    case CTL_RESUME: return parse_pause(argc, argv, c, err, errlen);
     case CTL_UNLOAD:
         if (argc != 2) return fail(err, errlen, "unload: needs exactly one NAME");
         return name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err, errlen);
@@ -517,6 +613,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_STOP: hl_put_stop(&w, &c->m.stop); break;
     case CTL_STOP_ALL: hl_put_stop_all(&w, &c->m.stop_all); break;
     case CTL_SET: hl_put_set(&w, &c->m.set); break;
+    case CTL_PAUSE_ALL: hl_put_pause(&w, &c->m.pause); break;
     case CTL_LISTENER: hl_put_listener(&w, &c->m.listener); break;
     case CTL_BUS: hl_put_bus(&w, &c->m.bus); break;
     case CTL_STATS:
@@ -530,6 +627,8 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_SOUNDS:
     case CTL_VOICES:
     case CTL_PING: break;
+    case CTL_PAUSE:
+    case CTL_RESUME: /* parsed into CTL_SET or CTL_PAUSE_ALL */
     case CTL_BATCH: return HELIOD_EINVAL;
     }
     if (w.err) return w.err;

@@ -34,6 +34,9 @@ typedef enum {
     CTL_PING,
     CTL_WATCH,
     CTL_BATCH,
+    CTL_PAUSE,     /* pause VOICE (-> SET) | pause --all (-> CTL_PAUSE_ALL) */
+    CTL_RESUME,    /* resume VOICE | resume --all */
+    CTL_PAUSE_ALL, /* PAUSE request: pause or resume every voice */
 } ctl_kind_t;
 
 typedef struct {
@@ -59,6 +62,7 @@ typedef struct {
         hl_listener_t listener;
         hl_bus_t bus;
         hl_stats_req_t stats;
+        hl_pause_t pause;
     } m;
 } ctl_cmd_t;
 

@@ -616,6 +616,10 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
     m->rolloff = p->rolloff;
     m->model = (uint8_t)p->distance_model;
     snprintf(m->bus, sizeof m->bus, "%s", p->bus);
+    m->loop_start = p->loop_start;
+    m->loop_end = p->loop_end;
+    m->loop_count = p->loop_count;
+    m->loop_xfade_ms = p->loop_xfade_ms;
     const char *why = NULL;
     if (hl_validate_play(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -681,6 +685,23 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
     return 0;
 }
 
+int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
+    hl_pause_t m = {.pause = pause ? 1 : 0, .scope = everyone ? HL_PAUSE_EVERYONE : HL_PAUSE_MINE};
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_PAUSE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_pause(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = wait_reply(h, id, HL_OP_PAUSE, &r)) < 0) return rc;
+    hl_count_reply_t c;
+    hl_get_count_reply(&r, &c);
+    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if (count) *count = c.count;
+    return 0;
+}
+
 static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s, hl_set_t *m) {
     memset(m, 0, sizeof *m);
     m->voice = voice;
@@ -690,6 +711,7 @@ static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *
     memcpy(m->pos, s->pos, sizeof m->pos);
     m->pitch = s->pitch;
     m->ramp_ms = s->ramp_ms;
+    m->seek_s = s->seek_s;
     const char *why = NULL;
     if (hl_validate_set(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
     return 0;

@@ -59,6 +59,8 @@ const char *heliod_last_error(const heliod_t *h);
 void heliod_set_timeout(heliod_t *h, int timeout_ms);
 
 /* ---- sounds ---- */
+/* HELIOD_LOAD_STREAM: open and validate now, decode while playing (music,
+ * long sounds): each voice gets its own decoder position and a small ring. */
 #define HELIOD_LOAD_STREAM 0x1u
 typedef struct {
     char name[64];
@@ -82,6 +84,7 @@ int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *cou
 #define HELIOD_PLAY_3D          0x2u
 #define HELIOD_PLAY_DETACHED    0x4u
 #define HELIOD_PLAY_PAUSED      0x8u
+#define HELIOD_PLAY_CUBIC       0x10u /* 4-point cubic interpolation (default: linear) */
 #define HELIOD_DIST_LINEAR      0
 #define HELIOD_DIST_INVERSE     1
 #define HELIOD_DIST_EXPONENTIAL 2
@@ -96,6 +99,12 @@ typedef struct {
     float min_distance, max_distance, rolloff; /* default 1, 100, 1 */
     int distance_model;                        /* default HELIOD_DIST_INVERSE */
     char bus[64];                              /* default "" = "sfx" */
+    /* Loop region in frames at the sound's SOURCE rate (0/0 = whole sound),
+     * used with HELIOD_PLAY_LOOP: loop_count 0 = forever, N = N extra passes
+     * then on to the end. loop_xfade_ms: crossfade at the loop end (preloaded
+     * sounds only; 0 = sample-exact). Defaults 0. */
+    uint32_t loop_start, loop_end, loop_count;
+    float loop_xfade_ms;
 } heliod_play_params_t;
 void heliod_play_params_init(heliod_play_params_t *p);
 
@@ -107,16 +116,24 @@ int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms);
  * every client (everyone = 1); *count (may be NULL) gets how many. */
 int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count);
 
-#define HELIOD_SET_GAIN  0x1u
-#define HELIOD_SET_PAN   0x2u
-#define HELIOD_SET_POS   0x4u
-#define HELIOD_SET_PITCH 0x8u
+#define HELIOD_SET_GAIN   0x1u
+#define HELIOD_SET_PAN    0x2u
+#define HELIOD_SET_POS    0x4u
+#define HELIOD_SET_PITCH  0x8u
+#define HELIOD_SET_PAUSE  0x10u /* fade out over ramp_ms, then hold (fades do not advance) */
+#define HELIOD_SET_RESUME 0x20u /* fade back in */
+#define HELIOD_SET_SEEK   0x40u /* jump to seek_s seconds, click-free (preloaded or streamed) */
 typedef struct {
     uint32_t mask;
     float gain_db, pan, pos[3], pitch;
     float ramp_ms; /* every change ramps over this (default 0 = the server's one-block ramp) */
+    double seek_s; /* HELIOD_SET_SEEK: position in seconds from the sound's start */
 } heliod_voice_set_t;
 int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s);
+/* Pauses (pause = 1) or resumes (0) every voice this connection started
+ * (everyone = 0) or every voice of every client (1); *count (may be NULL)
+ * gets how many changed. Blocking. */
+int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count);
 
 #define HELIOD_LIS_POS 0x1u
 #define HELIOD_LIS_FWD 0x2u

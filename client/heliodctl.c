@@ -147,14 +147,16 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
         }
         break;
     }
-    case CTL_STOP_ALL: {
+    case CTL_STOP_ALL:
+    case CTL_PAUSE_ALL: {
         hl_count_reply_t c;
         hl_get_count_reply(&r, &c);
         if (hl_rbuf_finish(&r) < 0) return -1;
+        const char *what = res->kind == CTL_STOP_ALL ? "stopped" : "changed";
         if (json)
-            printf(",\"stopped\":%u", c.count);
+            printf(",\"%s\":%u", what, c.count);
         else
-            printf("stopped %u\n", c.count);
+            printf("%s %u\n", what, c.count);
         break;
     }
     case CTL_PING: {

@@ -9,6 +9,7 @@
  *   dispatch.c  one handler per opcode
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown
  *   stats.c     the STATS key/value list
+ *   decoder.c   the streaming decoder pool (its own threads)
  */
 #ifndef HLD_DAEMON_H
 #define HLD_DAEMON_H
@@ -17,6 +18,7 @@
 #include <uv.h>
 
 #include "config.h"
+#include "decoder.h"
 #include "engine.h"
 #include "sounds.h"
 
@@ -32,6 +34,7 @@ typedef struct hld_daemon {
     hld_config_t cfg;
     hld_engine_t engine;
     hld_sounds_t sounds;
+    hld_decoder_t decoder; /* streaming voices' decoder pool */
     hld_counters_t n;
     uint64_t start_ns;
 

@@ -265,6 +265,22 @@ static int op_sounds(req_t *q) {
     return list_end(&l);
 }
 
+/* Source frames -> engine frames of a preloaded sound (rounded). */
+static uint32_t src_to_engine(const hld_sound_t *snd, uint32_t rate, uint64_t f) {
+    if (snd->source_rate == rate || !snd->source_rate) return (uint32_t)f;
+    uint64_t e = (f * rate + snd->source_rate / 2) / snd->source_rate;
+    return e > snd->pcm.frames ? snd->pcm.frames : (uint32_t)e;
+}
+
+/* Checks the loop region against the sound; 0 or EINVAL reply queued. */
+static int check_loop(req_t *q, const hl_play_t *m, const hld_sound_t *snd) {
+    if (m->loop_end > snd->src_frames)
+        return fail(q, HELIOD_EINVAL, "loop_end: past the end of the sound (source frames)"), -1;
+    if (snd->stream && m->loop_xfade_ms > 0)
+        return fail(q, HELIOD_EINVAL, "loop_xfade_ms: not supported on streamed sounds"), -1;
+    return 0;
+}
+
 static int op_play(req_t *q) {
     hl_play_t m;
     hl_get_play(&q->r, &m);
@@ -280,9 +296,11 @@ static int op_play(req_t *q) {
     }
     int bus = hl_bus_find(m.bus);
     if (bus < 0) return fail(q, HELIOD_ENOBUS, NULL);
+    if (check_loop(q, &m, snd) != 0) return 0;
+    int loop = (m.flags & HL_PLAY_LOOP) != 0;
     hl_voice_params_t p = {
-        .pcm = &snd->pcm,
-        .flags = m.flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_PAUSED),
+        .pcm = snd->stream ? NULL : &snd->pcm,
+        .flags = m.flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_PAUSED | HL_MIX_CUBIC),
         .gain = hl_db_to_lin(m.gain_db),
         .pan = m.pan,
         .pos = {m.pos[0], m.pos[1], m.pos[2]},
@@ -297,10 +315,40 @@ static int op_play(req_t *q) {
         .bus = (uint32_t)bus,
         .tag = (m.flags & HL_PLAY_DETACHED) ? 0 : q->c->id,
     };
+    hld_dstream_t *ds = NULL;
+    if (snd->stream) {
+        /* the decoder loops a stream: the mixer sees one endless (or finite) source */
+        p.flags &= ~HL_MIX_LOOP;
+        hld_stream_opts_t o = {
+            .loop_start = m.loop_start,
+            .loop_end = m.loop_end,
+            .loops = !loop          ? 0
+                     : m.loop_count ? (int64_t)m.loop_count
+                                    : -1,
+        };
+        const char *msg = NULL;
+        int rc = hld_dstream_open(&d->decoder, snd, snd->path, &o, &ds, &msg);
+        if (rc < 0) return fail(q, rc, msg);
+        p.stream = &ds->stream;
+    } else if (loop) {
+        p.loop_start = src_to_engine(snd, d->engine.rate, m.loop_start);
+        p.loop_end = src_to_engine(snd, d->engine.rate, m.loop_end);
+        if ((m.loop_start || m.loop_end) && p.loop_end <= p.loop_start)
+            return fail(q, HELIOD_EINVAL, "loop region shorter than one engine frame");
+        p.loop_count = m.loop_count;
+        p.loop_xfade = hld_ms_to_frames(d, m.loop_xfade_ms);
+        uint32_t region = (p.loop_end ? p.loop_end : snd->pcm.frames) - p.loop_start;
+        if (p.loop_xfade > p.loop_start || p.loop_xfade > region)
+            return fail(q, HELIOD_EINVAL,
+                        "loop_xfade_ms: longer than the audio before loop_start or the region");
+    }
     uint64_t voice = 0, stolen = 0;
     int rc = hl_mixer_play(d->engine.mixer, &p, hld_now_ns(), &voice, &stolen);
     if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
-    if (rc < 0) return mixer_fail(q, rc);
+    if (rc < 0) {
+        hld_dstream_release(&d->decoder, ds); /* the mixer did not take it */
+        return mixer_fail(q, rc);
+    }
     snd->playing++;
     if (stolen) d->n.voices_stolen++;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
@@ -350,6 +398,49 @@ static int op_stop_all(req_t *q) {
     return reply_end(q);
 }
 
+/* The sound a voice plays (its pcm or its stream's), or NULL. */
+static hld_sound_t *voice_sound(const hl_voice_params_t *p) {
+    if (p->stream) return hld_dstream_from(p->stream)->snd;
+    if (p->pcm) return hld_sound_from_pcm(p->pcm);
+    return NULL;
+}
+
+/* SET --seek: pcm voices jump inside their PCM; a stream voice gets a new
+ * stream opened at the position and the mixer switches to it click-free.
+ * Returns 0 or an error already replied (-1). */
+static int seek_voice(req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s) {
+    hld_daemon_t *d = q->c->d;
+    hl_voice_view_t v;
+    if (hl_mixer_voice(d->engine.mixer, voice, &v) != 0) return fail(q, HELIOD_ENOVOICE, NULL), -1;
+    hld_sound_t *snd = voice_sound(&v.params);
+    if (!snd) return fail(q, HELIOD_ENOVOICE, NULL), -1;
+    if (!snd->stream) {
+        double f = seek_s * d->engine.rate;
+        if (f >= snd->pcm.frames)
+            return fail(q, HELIOD_EINVAL, "seek_s: past the end of the sound"), -1;
+        s->mask |= HL_MIX_SET_SEEK;
+        s->seek_frame = (uint32_t)f;
+        return 0;
+    }
+    double f = seek_s * snd->source_rate;
+    if (f >= (double)snd->src_frames)
+        return fail(q, HELIOD_EINVAL, "seek_s: past the end of the sound"), -1;
+    hld_dstream_t *old = hld_dstream_from(v.params.stream);
+    hld_stream_opts_t o = {
+        .start = (uint64_t)f,
+        .loop_start = old->loop_start,
+        .loop_end = old->loop_end == old->src_frames ? 0 : old->loop_end,
+        .loops = old->loops, /* the loop settings it was started with */
+    };
+    hld_dstream_t *ds = NULL;
+    const char *msg = NULL;
+    int rc = hld_dstream_open(&d->decoder, snd, snd->path, &o, &ds, &msg);
+    if (rc < 0) return fail(q, rc, msg), -1;
+    s->mask |= HL_MIX_SET_STREAM;
+    s->stream = &ds->stream;
+    return 0;
+}
+
 static int op_set(req_t *q) {
     hl_set_t m;
     hl_get_set(&q->r, &m);
@@ -358,16 +449,47 @@ static int op_set(req_t *q) {
     if (hl_validate_set(&m, &why) != 0) return fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
     hl_voice_set_t s = {
-        .mask = m.mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_POS | HL_MIX_SET_PITCH),
+        .mask = m.mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_POS | HL_MIX_SET_PITCH |
+                          HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME),
         .gain = hl_db_to_lin(m.gain_db),
         .pan = m.pan,
         .pos = {m.pos[0], m.pos[1], m.pos[2]},
         .pitch = m.pitch,
         .ramp_frames = hld_ms_to_frames(d, m.ramp_ms),
     };
+    if ((m.mask & HL_SET_SEEK) && seek_voice(q, m.voice, m.seek_s, &s) != 0) return 0;
     int rc = hl_mixer_set(d->engine.mixer, m.voice, &s, hld_now_ns());
-    if (rc < 0) return mixer_fail(q, rc);
+    if (rc < 0) {
+        if (s.stream) hld_dstream_release(&d->decoder, hld_dstream_from(s.stream));
+        return mixer_fail(q, rc);
+    }
     return reply_ok(q);
+}
+
+static int op_pause(req_t *q) {
+    hl_pause_t m;
+    hl_get_pause(&q->r, &m);
+    if (!body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_pause(&m, &why) != 0) return fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    hl_voice_set_t s = {.mask = m.pause ? HL_MIX_SET_PAUSE : HL_MIX_SET_RESUME};
+    uint32_t want = m.pause ? HL_MIX_STATE_PLAYING : HL_MIX_STATE_PAUSED, count = 0;
+    uint32_t slots = hl_mixer_slots(d->engine.mixer);
+    uint64_t now = hld_now_ns();
+    for (uint32_t i = 0; i < slots; i++) {
+        hl_voice_view_t v;
+        if (hl_mixer_slot_view(d->engine.mixer, i, &v) != 0 || v.state != want) continue;
+        if (m.scope == HL_PAUSE_MINE && v.params.tag != q->c->id) continue;
+        int rc = hl_mixer_set(d->engine.mixer, v.voice, &s, now);
+        if (rc == HELIOD_EBUSY) return mixer_fail(q, rc);
+        if (rc == 0) count++;
+    }
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_count_reply_t cr = {.count = count};
+    reply_begin(q);
+    hl_put_count_reply(&q->w, &cr);
+    return reply_end(q);
 }
 
 static int op_listener(req_t *q) {
@@ -418,7 +540,8 @@ static int op_voices(req_t *q) {
             .pos = {p->pos[0], p->pos[1], p->pos[2]},
             .pitch = p->pitch,
         };
-        if (p->pcm) snprintf(vi.sound, sizeof vi.sound, "%s", hld_sound_from_pcm(p->pcm)->name);
+        const hld_sound_t *snd = voice_sound(p);
+        if (snd) snprintf(vi.sound, sizeof vi.sound, "%s", snd->name);
         const char *bn = hl_bus_name(p->bus);
         snprintf(vi.bus, sizeof vi.bus, "%s", bn ? bn : "");
         size_t before = q->w.len;
@@ -524,6 +647,7 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
     case HL_OP_STATS: return op_stats(&q);
     case HL_OP_SUBSCRIBE: return op_subscribe(&q);
     case HL_OP_BUS: return op_bus(&q);
+    case HL_OP_PAUSE: return op_pause(&q);
     default: return fail(&q, HELIOD_EBADOP, NULL);
     }
 }

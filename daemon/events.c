@@ -2,8 +2,9 @@
  * events.c - the main thread's periodic work and the daemon's lifecycle.
  *
  * A uv_timer fires about once per device period: it drains the mixer's event
- * ring (ENDED releases the sound's voice count and notifies the owner if it
- * subscribed; STARTED likewise), retries fading out the voices of closed
+ * ring (ENDED releases the sound's voice count and the voice's stream, and
+ * notifies the owner if it subscribed; STARTED likewise; STREAM_RETIRED
+ * frees the stream a seek replaced), retries fading out the voices of closed
  * connections if the command ring was full, and flushes the replies.
  *
  * Shutdown (SIGINT/SIGTERM):
@@ -48,11 +49,19 @@ static void on_mix_event(void *user, const hl_mix_event_t *ev) {
     hld_daemon_t *d = user;
     hld_conn_t *owner = ev->tag ? hld_conn_find(d, (uint32_t)ev->tag) : NULL;
     hl_event_t out = {.voice = ev->voice};
+    if (ev->type == HL_MIX_EV_STREAM_RETIRED) { /* a seek replaced the voice's stream */
+        hld_dstream_release(&d->decoder, ev->stream ? hld_dstream_from(ev->stream) : NULL);
+        return;
+    }
     if (ev->type == HL_MIX_EV_ENDED) {
-        if (ev->pcm) {
-            hld_sound_t *snd = hld_sound_from_pcm(ev->pcm);
-            if (snd->playing) snd->playing--;
+        hld_sound_t *snd = NULL;
+        if (ev->pcm) snd = hld_sound_from_pcm(ev->pcm);
+        if (ev->stream) {
+            hld_dstream_t *ds = hld_dstream_from(ev->stream);
+            if (!snd) snd = ds->snd;
+            hld_dstream_release(&d->decoder, ds);
         }
+        if (snd && snd->playing) snd->playing--;
         out.type = HL_EVENT_ENDED;
         out.reason = (uint8_t)ev->reason;
         notify(d, owner, HL_SUB_ENDED, &out);

@@ -51,8 +51,8 @@ int main(int argc, char **argv) {
     d.start_ns = hld_now_ns();
     if (hld_engine_open(&d.engine, &d.cfg) != 0) return 1;
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
-    if (hld_server_listen(&d) != 0 || hld_events_start(&d) != 0 ||
-        hld_engine_start(&d.engine) != 0) {
+    if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
+        hld_events_start(&d) != 0 || hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
         hld_server_close(&d);
         uv_walk(d.loop, close_walk, NULL);
@@ -67,6 +67,7 @@ int main(int argc, char **argv) {
         uv_run(d.loop, UV_RUN_DEFAULT);
     }
     hld_engine_close(&d.engine);
+    hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
     hld_sounds_close(&d.sounds);
     if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
     return d.exit_code;

@@ -22,6 +22,7 @@
 
 #include "hl_limits.h"
 #include "hld_limits.h"
+#include "decoder.h"
 #include "log.h"
 
 #define FNV_OFFSET 2166136261u
@@ -37,11 +38,14 @@ typedef struct {
     uint64_t budget; /* bytes left under the cap when the job started */
     hld_load_done_fn done;
     void *user;
+    int stream;
     /* results */
     int status;
     char msg[HL_MAX_MSG + 1];
     float *data;
     uint32_t frames, channels, source_rate;
+    uint64_t src_frames;
+    uint32_t src_channels;
 } load_job_t;
 
 static uint32_t hash_name(const char *s) {
@@ -60,6 +64,7 @@ void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t m
 
 static void sound_free(hld_sound_t *snd) {
     free((void *)snd->pcm.data);
+    free(snd->path);
     free(snd);
 }
 
@@ -108,7 +113,7 @@ static void job_fail(load_job_t *j, int status, const char *fmt, const char *det
 
 /* Downmix to stereo with WAV channel order weights: L, R, C and surrounds;
  * LFE (channel 3) is dropped. In place: out never overtakes in. */
-static void downmix(float *d, uint32_t frames, uint32_t ch) {
+void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
     const float c = (float)M_SQRT1_2;
     float wl = 0, wr = 0;
     for (uint32_t k = 0; k < ch; k++) {
@@ -141,6 +146,37 @@ static void downmix(float *d, uint32_t frames, uint32_t ch) {
     }
 }
 
+/* Streamed load: the length must be known (loops, seeks) and the first chunk
+ * must decode; nothing is kept but the description. Closes sf. */
+static void stream_probe(load_job_t *j, SNDFILE *sf, const SF_INFO *info) {
+    uint32_t ch = (uint32_t)info->channels;
+    float *buf = malloc((size_t)HLD_STREAM_CHUNK * ch * sizeof(float));
+    sf_count_t got = buf ? sf_readf_float(sf, buf, HLD_STREAM_CHUNK) : 0;
+    int err = sf_error(sf);
+    free(buf);
+    sf_close(sf);
+    if (!buf) {
+        job_fail(j, HELIOD_ENOMEM, "%s", "out of memory");
+        return;
+    }
+    if (info->frames <= 0 || info->frames >= SF_COUNT_MAX / 2) {
+        job_fail(j, HELIOD_EDECODE, "%s", "cannot stream: the file's length is unknown");
+        return;
+    }
+    if (got <= 0 || err != SF_ERR_NO_ERROR) {
+        job_fail(j, HELIOD_EDECODE, "cannot decode: %s",
+                 err != SF_ERR_NO_ERROR ? sf_error_number(err) : "no frames");
+        return;
+    }
+    j->src_channels = ch;
+    j->channels = ch > 2 ? 2 : ch;
+    j->source_rate = (uint32_t)info->samplerate;
+    j->src_frames = (uint64_t)info->frames;
+    uint64_t eng = (uint64_t)ceil((double)info->frames * j->rate / info->samplerate);
+    j->frames = eng > UINT32_MAX ? UINT32_MAX : (uint32_t)eng;
+    j->status = 0;
+}
+
 static void load_work(uv_work_t *req) {
     load_job_t *j = req->data;
     int fd = open(j->path, O_RDONLY | O_CLOEXEC);
@@ -164,6 +200,10 @@ static void load_work(uv_work_t *req) {
         return;
     }
     uint32_t ch = (uint32_t)info.channels;
+    if (j->stream) {
+        stream_probe(j, sf, &info);
+        return;
+    }
     uint64_t max_frames = (uint64_t)info.samplerate * HL_MAX_SOUND_SECONDS;
     if (info.frames > 0 && (uint64_t)info.frames > max_frames) {
         sf_close(sf);
@@ -210,7 +250,7 @@ static void load_work(uv_work_t *req) {
         return;
     }
     if (ch > 2) {
-        downmix(j->data, (uint32_t)n, ch);
+        hld_downmix(j->data, (uint32_t)n, ch);
         ch = 2;
     }
     j->source_rate = (uint32_t)info.samplerate;
@@ -255,7 +295,7 @@ static void load_after(uv_work_t *req, int status) {
     hld_sound_t *snd = j->snd;
     s->inflight--;
     if (status == UV_ECANCELED) job_fail(j, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
-    size_t bytes = (size_t)j->frames * j->channels * sizeof(float);
+    size_t bytes = j->stream ? 0 : (size_t)j->frames * j->channels * sizeof(float);
     if (j->status == 0 && s->bytes + bytes > s->max_bytes)
         job_fail(j, HELIOD_ENOMEM, "%s", "over the sample memory limit (--max-sample-mb)");
     table_remove(s, snd);
@@ -264,6 +304,8 @@ static void load_after(uv_work_t *req, int status) {
         snd->pcm.frames = j->frames;
         snd->pcm.channels = j->channels;
         snd->source_rate = j->source_rate;
+        snd->src_frames = j->src_frames ? j->src_frames : j->frames;
+        snd->src_channels = j->src_channels ? j->src_channels : j->channels;
         snd->bytes = bytes;
         snd->loading = 0;
         uint32_t h = hash_name(snd->name);
@@ -278,6 +320,7 @@ static void load_after(uv_work_t *req, int status) {
         s->loads_failed++;
         hld_info("load %s failed: %s", snd->name, j->msg);
         j->done(j->user, j->status, j->msg, NULL);
+        free(snd->path);
         free(snd);
     }
     free(j);
@@ -288,10 +331,6 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
     if (!hl_name_valid(name)) {
         *msg = "sound names are 1..63 characters of A-Z a-z 0-9 _ . -";
         return HELIOD_ENAME;
-    }
-    if (flags & HL_LOAD_STREAM) {
-        *msg = "streaming is not supported yet";
-        return HELIOD_EINVAL;
     }
     if (flags & ~(uint32_t)HL_LOAD_STREAM) {
         *msg = "unknown load flags";
@@ -309,7 +348,7 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
         *msg = "too many sounds loaded";
         return HELIOD_ENOMEM;
     }
-    if (s->bytes >= s->max_bytes) {
+    if (!(flags & HL_LOAD_STREAM) && s->bytes >= s->max_bytes) {
         *msg = "over the sample memory limit (--max-sample-mb)";
         return HELIOD_ENOMEM;
     }
@@ -328,6 +367,15 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
     snprintf(snd->name, sizeof snd->name, "%s", name);
     snd->loading = 1;
     snd->flags = flags;
+    snd->stream = (flags & HL_LOAD_STREAM) != 0;
+    snd->path = snd->stream ? strdup(path) : NULL;
+    if (snd->stream && !snd->path) {
+        free(j);
+        free(snd);
+        *msg = "out of memory";
+        return HELIOD_ENOMEM;
+    }
+    j->stream = snd->stream;
     snprintf(j->path, sizeof j->path, "%s", path);
     j->s = s;
     j->snd = snd;
@@ -338,6 +386,7 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
     j->req.data = j;
     if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
         free(j);
+        free(snd->path);
         free(snd);
         *msg = "cannot queue the decode job";
         return HELIOD_EIO;

@@ -34,6 +34,12 @@ typedef struct hld_sound {
     uint32_t playing; /* voices using it */
     size_t bytes;
     int loading;
+    /* streamed (HL_LOAD_STREAM): no PCM (pcm.data NULL; pcm.frames and
+     * pcm.channels describe it at the engine rate), decoded while it plays */
+    int stream;
+    uint32_t src_channels;
+    uint64_t src_frames; /* at source_rate */
+    char *path;
 } hld_sound_t;
 
 typedef struct {

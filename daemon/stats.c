@@ -84,6 +84,11 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
         snprintf(key, sizeof key, "bus.%s.peak", name);
         put(&s, key, ms.bus_peak[b]);
     }
+    put(&s, "streams_active", hld_decoder_active(&d->decoder));
+    put(&s, "stream_underruns", (double)ms.underruns);
+    put(&s, "stream_voices", ms.stream_voices);
+    put(&s, "decoder_cpu_s", hld_decoder_cpu_s(&d->decoder));
+    put(&s, "decoder_wakeups", (double)hld_decoder_wakeups(&d->decoder));
     put(&s, "record_frames", (double)hld_recorder_frames(e->rec));
     put(&s, "record_dropped_frames", (double)hld_recorder_dropped(e->rec));
     put(&s, "rss_bytes", rss_bytes());

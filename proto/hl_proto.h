@@ -63,6 +63,7 @@
     X(STATS, 13, "stats")                                                                          \
     X(SUBSCRIBE, 14, "subscribe")                                                                  \
     X(BUS, 15, "bus")                                                                              \
+    X(PAUSE, 16, "pause")                                                                          \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -181,7 +182,8 @@ typedef struct {
 #define HL_PLAY_3D       0x2u /* position is used; pan is ignored */
 #define HL_PLAY_DETACHED 0x4u /* survives its connection */
 #define HL_PLAY_PAUSED   0x8u
-#define HL_PLAY_MASK     0xFu
+#define HL_PLAY_CUBIC    0x10u /* 4-point cubic interpolator instead of linear */
+#define HL_PLAY_MASK     0x1Fu
 /* distance models */
 #define HL_DIST_LINEAR      0
 #define HL_DIST_INVERSE     1
@@ -198,6 +200,11 @@ typedef struct {
     float min_distance, max_distance, rolloff;
     uint8_t model;             /* HL_DIST_* */
     char bus[HL_MAX_NAME + 1]; /* "" = "sfx" */
+    /* appended (streaming issue): loop region in frames at the sound's SOURCE
+     * rate, 0/0 = the whole sound; loop_count 0 with HL_PLAY_LOOP = forever,
+     * N = N extra passes then on to the end; crossfade at the loop end. */
+    uint32_t loop_start, loop_end, loop_count;
+    float loop_xfade_ms; /* [0, HL_MAX_XFADE_MS] */
 } hl_play_t;
 typedef struct {
     uint64_t voice;
@@ -216,17 +223,28 @@ typedef struct {
 } hl_stop_all_t;
 typedef struct {
     uint32_t count;
-} hl_count_reply_t; /* STOP_ALL reply */
+} hl_count_reply_t; /* STOP_ALL and PAUSE reply */
 
-#define HL_SET_GAIN  0x1u
-#define HL_SET_PAN   0x2u
-#define HL_SET_POS   0x4u
-#define HL_SET_PITCH 0x8u
-#define HL_SET_MASK  0xFu
+#define HL_PAUSE_MINE     0 /* voices this connection started */
+#define HL_PAUSE_EVERYONE 1 /* every voice of every client */
+typedef struct {
+    uint8_t pause; /* 1 pause, 0 resume */
+    uint8_t scope; /* HL_PAUSE_* */
+} hl_pause_t;      /* PAUSE request */
+
+#define HL_SET_GAIN   0x1u
+#define HL_SET_PAN    0x2u
+#define HL_SET_POS    0x4u
+#define HL_SET_PITCH  0x8u
+#define HL_SET_PAUSE  0x10u /* fade out over ramp_ms (>= a click-free minimum), then hold */
+#define HL_SET_RESUME 0x20u /* fade back in; exclusive with HL_SET_PAUSE */
+#define HL_SET_SEEK   0x40u /* jump to seek_s seconds of the sound, click-free */
+#define HL_SET_MASK   0x7Fu
 typedef struct {
     uint64_t voice;
     uint32_t mask;
     float gain_db, pan, pos[3], pitch, ramp_ms;
+    double seek_s; /* appended: HL_SET_SEEK position, seconds, >= 0 */
 } hl_set_t;
 
 #define HL_LIS_POS  0x1u
@@ -353,6 +371,8 @@ void hl_put_stat(hl_wbuf_t *w, const hl_stat_t *m);
 void hl_get_stat(hl_rbuf_t *r, hl_stat_t *m);
 void hl_put_subscribe(hl_wbuf_t *w, const hl_subscribe_t *m);
 void hl_get_subscribe(hl_rbuf_t *r, hl_subscribe_t *m);
+void hl_put_pause(hl_wbuf_t *w, const hl_pause_t *m);
+void hl_get_pause(hl_rbuf_t *r, hl_pause_t *m);
 void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m);
 void hl_get_bus(hl_rbuf_t *r, hl_bus_t *m);
 void hl_put_list_head(hl_wbuf_t *w, const hl_list_head_t *m);
@@ -371,6 +391,7 @@ int hl_validate_listener(const hl_listener_t *m, const char **why);
 int hl_validate_stop(const hl_stop_t *m, const char **why);
 int hl_validate_stop_all(const hl_stop_all_t *m, const char **why);
 int hl_validate_bus(const hl_bus_t *m, const char **why);
+int hl_validate_pause(const hl_pause_t *m, const char **why);
 /* 1 if ms is a valid fade length (fade_in_ms, stop fade_ms): exactly -1 (the
  * server default) or finite in [0, HL_MAX_FADE_MS]; else 0. Ramps (SET, BUS)
  * have no sentinel: 0 is already the server's one-block ramp, so
@@ -386,6 +407,8 @@ int hl_gain_valid(float db);
 #define HL_MIN_PITCH          0.25f
 #define HL_MAX_PITCH          4.0f
 #define HL_MAX_PRIORITY       1000
-#define HL_MAX_COORD          1.0e6f /* positions beyond a thousand km are a bug */
+#define HL_MAX_COORD          1.0e6f   /* positions beyond a thousand km are a bug */
+#define HL_MAX_XFADE_MS       10000.0f /* a loop crossfade longer than 10 s is a mix, not a loop */
+#define HL_MAX_SEEK_S         (24.0 * 3600.0) /* no sound (even streamed) is longer than a day */
 
 #endif /* HL_PROTO_H */

@@ -349,6 +349,10 @@ void hl_put_play(hl_wbuf_t *w, const hl_play_t *m) {
     hl_put_f32(w, m->rolloff);
     hl_put_u8(w, m->model);
     hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_u32(w, m->loop_start);
+    hl_put_u32(w, m->loop_end);
+    hl_put_u32(w, m->loop_count);
+    hl_put_f32(w, m->loop_xfade_ms);
 }
 void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
     hl_get_str(r, m->sound, sizeof m->sound);
@@ -364,6 +368,10 @@ void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
     m->rolloff = hl_get_f32(r);
     m->model = get_enum8(r, HL_DIST_EXPONENTIAL);
     hl_get_str(r, m->bus, sizeof m->bus);
+    m->loop_start = hl_get_u32(r);
+    m->loop_end = hl_get_u32(r);
+    m->loop_count = hl_get_u32(r);
+    m->loop_xfade_ms = hl_get_f32(r);
 }
 
 void hl_put_play_reply(hl_wbuf_t *w, const hl_play_reply_t *m) {
@@ -408,6 +416,7 @@ void hl_put_set(hl_wbuf_t *w, const hl_set_t *m) {
     put_vec3(w, m->pos);
     hl_put_f32(w, m->pitch);
     hl_put_f32(w, m->ramp_ms);
+    hl_put_f64(w, m->seek_s);
 }
 void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
     m->voice = hl_get_u64(r);
@@ -417,6 +426,16 @@ void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
     get_vec3(r, m->pos);
     m->pitch = hl_get_f32(r);
     m->ramp_ms = hl_get_f32(r);
+    m->seek_s = hl_get_f64(r);
+}
+
+void hl_put_pause(hl_wbuf_t *w, const hl_pause_t *m) {
+    hl_put_u8(w, m->pause);
+    hl_put_u8(w, m->scope);
+}
+void hl_get_pause(hl_rbuf_t *r, hl_pause_t *m) {
+    m->pause = get_enum8(r, 1);
+    m->scope = get_enum8(r, HL_PAUSE_EVERYONE);
 }
 
 void hl_put_listener(hl_wbuf_t *w, const hl_listener_t *m) {
@@ -643,6 +662,13 @@ int hl_validate_play(const hl_play_t *m, const char **why) {
         return invalid(why, "rolloff: must be finite and >= 0");
     if (m->model > HL_DIST_EXPONENTIAL) return invalid(why, "model: unknown distance model");
     if (m->bus[0] && !hl_name_valid(m->bus)) return invalid(why, "bus: invalid name");
+    if ((m->loop_start || m->loop_end) && m->loop_end <= m->loop_start)
+        return invalid(why, "loop_end: must be > loop_start (0/0 = the whole sound)");
+    if (m->loop_count && !(m->flags & HL_PLAY_LOOP))
+        return invalid(why, "loop_count: needs the loop flag");
+    if (!isfinite(m->loop_xfade_ms) || m->loop_xfade_ms < 0.0f ||
+        m->loop_xfade_ms > HL_MAX_XFADE_MS)
+        return invalid(why, "loop_xfade_ms: must be in [0, 10000]");
     return 0;
 }
 
@@ -657,6 +683,17 @@ int hl_validate_set(const hl_set_t *m, const char **why) {
     if ((m->mask & HL_SET_PITCH) && !pitch_ok(m->pitch))
         return invalid(why, "pitch: must be in [0.25, 4]");
     if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    if ((m->mask & HL_SET_PAUSE) && (m->mask & HL_SET_RESUME))
+        return invalid(why, "mask: pause and resume together");
+    if ((m->mask & HL_SET_SEEK) &&
+        !(isfinite(m->seek_s) && m->seek_s >= 0.0 && m->seek_s <= HL_MAX_SEEK_S))
+        return invalid(why, "seek_s: must be finite and >= 0");
+    return 0;
+}
+
+int hl_validate_pause(const hl_pause_t *m, const char **why) {
+    if (m->pause > 1) return invalid(why, "pause: must be 0 (resume) or 1 (pause)");
+    if (m->scope > HL_PAUSE_EVERYONE) return invalid(why, "scope: unknown");
     return 0;
 }
 

@@ -24,6 +24,14 @@
 #define HL_PITCH_MIN       0.25f        /* playback-rate range accepted from clients */
 #define HL_PITCH_MAX       4.0f
 #define HL_MIN_DB          (-144.0f)    /* below 24-bit resolution: treated as silence */
+#define HL_UNDERRUN_FADE   64           /* frames: a starved stream decays to 0 (and returns) this fast, no click */
+#define HL_SEEK_FADE       64           /* frames: fade-out at the old position before a seek or stream switch */
+#define HL_SEEK_FADE_IN    64           /* frames: fade-in at the new position */
+#define HL_INTERP_TAPS     4            /* widest interpolator (4-point cubic): frames around the cursor */
+#define HL_STREAM_HIST     3            /* frames a stream voice keeps: the cubic's reach behind and ahead */
+#define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_PITCH_MAX + HL_STREAM_HIST + HL_INTERP_TAPS) /* frames one run linearises */
+#define HL_STREAM_RETIRE_MAX 256        /* stream switches in flight: bounds the events they hand back */
+#define HL_PITCH_GRID      16           /* frames: a pitch ramp steps on this grid of its own frame count */
 
 #define HL_MAX_CLIENTS     256          /* connections; more are accepted then closed with an error */
 #define HL_OUTQ_PAUSE      (256 * 1024) /* stop reading a client whose unsent replies exceed this */

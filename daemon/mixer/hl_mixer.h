@@ -27,6 +27,45 @@
  *   Handles: ((uint64_t)generation << 32) | slot, generation >= 1, so 0 is
  *   never a handle. A stale handle answers HELIOD_ENOVOICE.
  *
+ *   Sources: a voice plays preloaded PCM (`pcm`) or a stream (`stream`,
+ *   hl_stream.h): a decoder thread keeps a per-voice SPSC ring of
+ *   engine-rate frames filled and the audio thread pulls from it.
+ *
+ *     decoder --hl_stream_write--> [stream ring] --pull--> voice --> bus
+ *                                                  |
+ *            last HL_STREAM_HIST frames kept per voice + one shared
+ *            scratch that linearises the frames a run needs
+ *
+ *   Per voice the read cursor is 32.32 fixed point. For a stream it is
+ *   relative to the kept history, so it stays continuous across blocks and
+ *   ring pushes of any size. A ring that runs dry is an underrun episode:
+ *   the voice plays what is there, decays its last sample to zero over
+ *   HL_UNDERRUN_FADE frames, outputs zeros, and fades back in when frames
+ *   return (counted once per episode, per stream and globally). A stream
+ *   whose producer called hl_stream_finish() ends the voice when drained.
+ *   The interpolator's lookahead (HL_STREAM_HIST - 1 frames) plays only once
+ *   the frames after it arrive, or at end of stream. Stream voices are never
+ *   virtualised (a far 3D stream keeps pulling, silently), so the decoder
+ *   and the music stay in step.
+ *
+ *   Interpolation: linear (fast path, AVX2 fused for mono) or 4-point
+ *   Catmull-Rom (HL_MIX_CUBIC). Pitch ramps step on a grid of HL_PITCH_GRID
+ *   frames counted from the ramp's start, so a pitch ramp renders the same
+ *   whatever the process call size.
+ *
+ *   Loop points: [loop_start, loop_end) repeats forever (HL_MIX_LOOP,
+ *   loop_count 0) or loop_count extra times, then plays on to the end; an
+ *   optional crossfade of loop_xfade frames blends the region's tail with the
+ *   frames before loop_start. Seeks (HL_MIX_SET_SEEK) and stream switches
+ *   (HL_MIX_SET_STREAM) fade out over HL_SEEK_FADE, jump, and fade in over
+ *   HL_SEEK_FADE_IN frames. Fades do not advance while a voice is paused.
+ *
+ *   Ownership: the audio thread never frees. Whatever it stops using comes
+ *   back on the event ring: ENDED carries the voice's pcm and stream,
+ *   STREAM_RETIRED an old (or never used) stream after a switch. The control
+ *   side caps switches in flight at HL_STREAM_RETIRE_MAX and sizes the event
+ *   ring for them, so the ring still never fills.
+ *
  *   This library depends only on the C library (memcpy/memset) and libm; it
  *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
  *   that at link level.
@@ -39,6 +78,7 @@
 
 #include "heliod_errors.h"
 #include "hl_limits.h"
+#include "hl_stream.h"
 
 typedef struct hl_mixer hl_mixer_t;
 
@@ -54,6 +94,7 @@ typedef struct {
 #define HL_MIX_LOOP   0x1u
 #define HL_MIX_3D     0x2u
 #define HL_MIX_PAUSED 0x8u
+#define HL_MIX_CUBIC  0x10u /* 4-point Catmull-Rom interpolation (default: linear) */
 
 /* Buses. */
 #define HL_BUS_SFX    0
@@ -86,26 +127,41 @@ int hl_mixer_use_simd(hl_mixer_t *m, int enable);
 
 typedef struct {
     const hl_pcm_t *pcm;
-    uint32_t flags;         /* HL_MIX_* */
-    float gain;             /* linear */
-    float pan;              /* 2D only, [-1, 1] */
-    float pos[3];           /* 3D only */
-    float pitch;            /* playback rate, [0.25, 4] */
+    uint32_t flags; /* HL_MIX_* */
+    float gain;     /* linear */
+    float pan;      /* 2D only, [-1, 1] */
+    float pos[3];   /* 3D only */
+    float pitch;    /* playback rate, [0.25, 4] */
     int32_t priority;
     uint32_t attack_frames; /* linear fade-in; 0 = none */
     float min_distance, max_distance, rolloff;
-    uint32_t model;         /* HL_DIST_* values */
-    uint32_t bus;           /* HL_BUS_* */
-    uint64_t tag;           /* opaque to the mixer (the daemon's owner id); comes back in events */
+    uint32_t model; /* HL_DIST_* values */
+    uint32_t bus;   /* HL_BUS_* */
+    uint64_t tag;   /* opaque to the mixer (the daemon's owner id); comes back in events */
+    /* Streaming source: NULL = play pcm. The stream's channels (1/2) are the
+     * voice's; pcm may then be NULL (it is handed back unused if set). The
+     * stream must outlive the voice: ENDED returns it. */
+    hl_stream_t *stream;
+    /* Loop region of a pcm voice in frames, 0/0 = the whole sound. It repeats
+     * forever when HL_MIX_LOOP is set and loop_count is 0; loop_count N > 0
+     * plays it N extra times, then continues to the end of the sound. */
+    uint32_t loop_start, loop_end;
+    uint32_t loop_count;
+    /* Crossfade at the loop end, frames (<= loop_start and <= the region):
+     * the region's last loop_xfade frames blend into the frames just before
+     * loop_start. 0 = sample-exact seamless loop. */
+    uint32_t loop_xfade;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
 
 /* Starts a voice. Returns 0 and its handle in *voice (and the stolen voice's
  * handle in *stolen, or 0), HELIOD_ENOVOICES, HELIOD_EBUSY (command ring
- * full: nothing changed) or HELIOD_EINVAL (no PCM, channels not 1/2, pitch
- * outside [HL_PITCH_MIN, HL_PITCH_MAX], bad bus/model/pan/gain, 3D distances
- * not 0 < min <= max). now_ns stamps the command for ring-wait stats. */
+ * full: nothing changed) or HELIOD_EINVAL (no PCM and no stream, channels
+ * not 1/2, pitch outside [HL_PITCH_MIN, HL_PITCH_MAX], bad bus/model/pan/gain,
+ * 3D distances not 0 < min <= max, loop points outside the sound or
+ * loop_start >= loop_end, crossfade longer than loop_start or the region). now_ns stamps the
+ * command for ring-wait stats. */
 int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, uint64_t *voice,
                   uint64_t *stolen);
 
@@ -128,14 +184,23 @@ int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int re
 #define HL_MIX_SET_PITCH  0x08u
 #define HL_MIX_SET_PAUSE  0x10u /* pause: fades out over ramp, then holds (fades do not advance) */
 #define HL_MIX_SET_RESUME 0x20u /* resume: fades back in over ramp */
+#define HL_MIX_SET_SEEK   0x40u /* pcm voice: fade out, jump to seek_frame, fade in */
+#define HL_MIX_SET_STREAM 0x80u /* stream voice: fade out, switch to `stream`, fade in */
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
     uint32_t ramp_frames; /* every change is ramped over this many frames (>= 1 block-free) */
+    uint32_t seek_frame;  /* HL_MIX_SET_SEEK: frame of the pcm, < its frames */
+    hl_stream_t *stream;  /* HL_MIX_SET_STREAM: the new source (same channels); the old one
+                           * comes back in HL_MIX_EV_STREAM_RETIRED */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
- * pan out of range in the mask). A stolen voice is stale at once, even while
- * it still fades in its slot. */
+ * pan out of range in the mask, a seek on a stream voice or past the end,
+ * a stream switch on a pcm voice or to a stream of other channels). A
+ * stream switch answers HELIOD_EBUSY while HL_STREAM_RETIRE_MAX switches
+ * are in flight (their STREAM_RETIRED events not yet polled). Whatever the
+ * answer other than 0, the mixer did not take the new stream. A stolen
+ * voice is stale at once, even while it still fades in its slot. */
 int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns);
 
 typedef struct {
@@ -149,15 +214,17 @@ int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_fram
                           uint64_t now_ns);
 float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus);
 
-#define HL_MIX_EV_ENDED   1
-#define HL_MIX_EV_STARTED 2
+#define HL_MIX_EV_ENDED          1
+#define HL_MIX_EV_STARTED        2
+#define HL_MIX_EV_STREAM_RETIRED 3 /* a stream the voice no longer uses: free it */
 typedef struct {
     uint32_t type;
-    uint32_t reason;     /* ENDED: HL_MIX_END_* */
+    uint32_t reason; /* ENDED: HL_MIX_END_* */
     uint64_t voice;
     uint64_t tag;
     const hl_pcm_t *pcm; /* ENDED: the PCM it no longer uses */
     uint64_t time_ns;    /* STARTED: now_ns of the block that first mixed it */
+    hl_stream_t *stream; /* ENDED / STREAM_RETIRED: the stream it no longer uses (or NULL) */
 } hl_mix_event_t;
 typedef void (*hl_mix_event_fn)(void *user, const hl_mix_event_t *ev);
 /* Drains the event ring; for ENDED the slot is free once cb returns.
@@ -186,14 +253,16 @@ uint32_t hl_mixer_active(const hl_mixer_t *m);
 typedef struct {
     uint64_t blocks, frames;
     uint64_t cmds_applied;
-    uint64_t cmd_cap_hits;    /* blocks that left commands queued because of the drain cap */
-    uint32_t voices_mixed;    /* last block */
-    uint32_t voices_virtual;  /* last block */
-    uint64_t limiter_blocks;  /* blocks where the limiter reduced gain */
-    float peak[2];            /* master output peak of the last block, after the limiter */
+    uint64_t cmd_cap_hits;   /* blocks that left commands queued because of the drain cap */
+    uint32_t voices_mixed;   /* last block */
+    uint32_t voices_virtual; /* last block */
+    uint64_t limiter_blocks; /* blocks where the limiter reduced gain */
+    float peak[2];           /* master output peak of the last block, after the limiter */
     float bus_peak[HL_NUM_BUSES];
-    uint64_t wait_max_ns;     /* longest time a command waited in the ring */
+    uint64_t wait_max_ns; /* longest time a command waited in the ring */
     uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
+    uint64_t underruns;     /* stream underrun episodes, all voices */
+    uint32_t stream_voices; /* last block */
 } hl_mixer_stats_t;
 void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
 

@@ -6,7 +6,8 @@
  * AVX2+FMA build selected at init when the CPU supports it. Loops have no
  * per-sample branches and index with plain ints so the vectoriser can work;
  * interpolation positions are floats relative to the run start
- * (idx = (int)x, frac = x - idx).
+ * (idx = (int)x, frac = x - idx). The cubic (Catmull-Rom) bodies are
+ * instantiated the same way, so the AVX2 build vectorises them with gathers.
  */
 #include "mix_kernels.h"
 
@@ -94,6 +95,38 @@
             ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
         }                                                                                          \
     }                                                                                              \
+    ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
+                                         uint32_t n, float f0, float step) {                       \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)k * step;                                                        \
+            int i = (int)x;                                                                        \
+            d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);               \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void cubic_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,         \
+                                           const float *HL_RESTRICT s, uint32_t n, float f0,       \
+                                           float step) {                                           \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)k * step;                                                        \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            const float *p = s + 2 * i;                                                            \
+            dl_[k] = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                   \
+            dr_[k] = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                   \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void cubic_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,      \
+                                            uint32_t n, float f0, float step) {                    \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)k * step;                                                        \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            const float *p = s + 2 * i;                                                            \
+            float l = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                  \
+            float r = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                  \
+            d[k] = (l + r) * 0.5f;                                                                 \
+        }                                                                                          \
+    }                                                                                              \
     ATTR static void mix_planar_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
                                          const float *HL_RESTRICT l, const float *HL_RESTRICT r,   \
                                          uint32_t n, const hl_gain_ramp_t *g) {                    \
@@ -115,6 +148,7 @@ static void interp_mix_mono_generic(float *al, float *ar, const float *s, uint32
 const hl_mix_kernels_t hl_mix_kernels_generic = {
     mix_mono_generic,      mix_stereo_generic,     mix_downmix_generic,     interp_mono_generic,
     interp_stereo_generic, interp_downmix_generic, interp_mix_mono_generic, mix_planar_generic,
+    cubic_mono_generic,    cubic_stereo_generic,   cubic_downmix_generic,
 };
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -175,6 +209,7 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
 static const hl_mix_kernels_t kernels_avx2 = {
     mix_mono_avx2,      mix_stereo_avx2,     mix_downmix_avx2,     interp_mono_avx2,
     interp_stereo_avx2, interp_downmix_avx2, interp_mix_mono_avx2, mix_planar_avx2,
+    cubic_mono_avx2,    cubic_stereo_avx2,   cubic_downmix_avx2,
 };
 const hl_mix_kernels_t *const hl_mix_kernels_avx2 = &kernels_avx2;
 

@@ -46,7 +46,21 @@ typedef struct {
     /* acc_l += l[t] * gl(t), acc_r += r[t] * gr(t); planar stereo */
     void (*mix_planar)(float *acc_l, float *acc_r, const float *l, const float *r, uint32_t n,
                        const hl_gain_ramp_t *g);
+    /* 4-point Catmull-Rom versions of interp_mono/stereo/downmix: read
+     * src[floor(x) - 1 .. floor(x) + 2] (frames), so src[-1] must be valid. */
+    void (*cubic_mono)(float *dst, const float *src, uint32_t n, float f0, float step);
+    void (*cubic_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, float f0,
+                         float step);
+    void (*cubic_downmix)(float *dst, const float *src, uint32_t n, float f0, float step);
 } hl_mix_kernels_t;
+
+/* Catmull-Rom through b (f = 0) and c (f = 1) with outer points a and d.
+ * Shared by the kernels and the mixer's scalar edge path so both agree. */
+static inline float hl_catmull_rom(float a, float b, float c, float d, float f) {
+    return b +
+           0.5f * f *
+               (c - a + f * (2.0f * a - 5.0f * b + 4.0f * c - d + f * (3.0f * (b - c) + d - a)));
+}
 
 /* The portable kernels (auto-vectorised by the compiler). */
 extern const hl_mix_kernels_t hl_mix_kernels_generic;

@@ -6,7 +6,9 @@
  * The control side never touches RT state: it decides, records its logical
  * view, and pushes a fixed-size hl_cmd_t. A slot returns to the free stack
  * only in hl_mixer_poll(), after the audio thread reported its ENDED event,
- * which is why the event ring can never overflow.
+ * which is why the event ring can never overflow. Stream switches add one
+ * STREAM_RETIRED event each; at most HL_STREAM_RETIRE_MAX are in flight
+ * (counted here until polled), and the event ring is sized for them.
  */
 #include <string.h>
 
@@ -58,8 +60,10 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     uint32_t cmd_cap = cfg->cmd_capacity ? cfg->cmd_capacity : HL_CMD_RING;
     if (cmd_cap < 2 || (cmd_cap & (cmd_cap - 1)) != 0) return -1;
     lo->slots = cfg->voices * HL_SLOT_FACTOR;
-    /* Each slot has at most one STARTED and one ENDED event in flight. */
-    lo->ev_capacity = pow2_at_least(2 * lo->slots);
+    /* Each slot has at most one STARTED and one ENDED event in flight, and
+     * each stream switch in flight (at most HL_STREAM_RETIRE_MAX) one
+     * STREAM_RETIRED. */
+    lo->ev_capacity = pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX);
     lo->cmd_capacity = cmd_cap;
     size_t off = align_up(sizeof(hl_mixer_t));
     lo->ctl = off;
@@ -154,8 +158,16 @@ static int push_cmd(hl_mixer_t *m, const hl_cmd_t *cmd) {
 /* ---- play / stop / set ----------------------------------------------------- */
 
 static int params_valid(const hl_voice_params_t *p) {
-    if (!p || !p->pcm || !p->pcm->data || p->pcm->frames == 0) return 0;
-    if (p->pcm->channels != 1 && p->pcm->channels != 2) return 0;
+    if (!p) return 0;
+    if (p->stream) {
+        if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
+    } else {
+        if (!p->pcm || !p->pcm->data || p->pcm->frames == 0) return 0;
+        if (p->pcm->channels != 1 && p->pcm->channels != 2) return 0;
+        uint32_t le = p->loop_end ? p->loop_end : p->pcm->frames;
+        if (le > p->pcm->frames || p->loop_start >= le) return 0;
+        if (p->loop_xfade > p->loop_start || p->loop_xfade > le - p->loop_start) return 0;
+    }
     if (p->bus >= HL_NUM_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
     if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
     if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;
@@ -245,6 +257,16 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
+    const int switching = (s->mask & HL_MIX_SET_STREAM) != 0;
+    if (switching) {
+        if (!c->params.stream || !s->stream || s->stream == c->params.stream ||
+            s->stream->channels != c->params.stream->channels)
+            return HELIOD_EINVAL;
+        if (m->retire_inflight >= HL_STREAM_RETIRE_MAX) return HELIOD_EBUSY;
+    }
+    if ((s->mask & HL_MIX_SET_SEEK) && !switching &&
+        (c->params.stream || s->seek_frame >= c->params.pcm->frames))
+        return HELIOD_EINVAL;
     hl_cmd_t cmd = {.type = HL_CMD_SET, .slot = (uint32_t)voice, .gen = c->gen, .enq_ns = now_ns};
     cmd.u.set = *s;
     if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
@@ -252,6 +274,10 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_PAN) c->params.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
+    if (switching) {
+        c->params.stream = s->stream;
+        m->retire_inflight++;
+    }
     if (c->state != HL_MIX_STATE_STOPPING) {
         if (s->mask & HL_MIX_SET_PAUSE) {
             c->state = HL_MIX_STATE_PAUSED;
@@ -310,6 +336,7 @@ size_t hl_mixer_poll(hl_mixer_t *m, hl_mix_event_fn cb, void *user) {
     while (hl_ring_read(&m->ev_ring, &ev, 1) == 1) {
         handled++;
         if (cb) cb(user, &ev);
+        if (ev.type == HL_MIX_EV_STREAM_RETIRED && m->retire_inflight) m->retire_inflight--;
         if (ev.type != HL_MIX_EV_ENDED) continue;
         uint32_t slot = (uint32_t)ev.voice;
         if (slot >= m->slots) continue;
@@ -372,6 +399,8 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->cmd_cap_hits = LD(cmd_cap_hits);
     out->voices_mixed = LD(voices_mixed);
     out->voices_virtual = LD(voices_virtual);
+    out->stream_voices = LD(stream_voices);
+    out->underruns = LD(underruns);
     out->limiter_blocks = LD(limiter_blocks);
     out->peak[0] = bits_to_float(LD(peak[0]));
     out->peak[1] = bits_to_float(LD(peak[1]));

@@ -8,6 +8,9 @@
  *   [hl_mixer_t][ctl_voice x slots][rt_voice x slots][free stack][rt active list]
  *   [cmd ring storage][event ring storage]
  *
+ * The RT side also holds one shared stream scratch (sbuf) that linearises the
+ * ring frames a stream voice's run needs, after that voice's kept history.
+ *
  * The control arrays are touched by the main thread only, the rt arrays by the
  * audio thread only; the two rings are the only shared memory, plus the stats
  * block (relaxed atomics, written by the audio thread only).
@@ -20,6 +23,7 @@
 #include "hl_dsp.h"
 #include "hl_mixer.h"
 #include "hl_ring.h"
+#include "hl_stream.h"
 #include "mix_kernels.h"
 
 #define HL_MIX_ALIGN 64
@@ -69,24 +73,50 @@ typedef struct {
 } hl_ramp_t;
 
 enum { HL_ENV_RUN = 0, HL_ENV_RELEASE, HL_ENV_PAUSING, HL_ENV_PAUSED };
+/* Seek / stream switch: none, or fading out before the jump. */
+enum { HL_SW_NONE = 0, HL_SW_SEEK, HL_SW_STREAM };
+#define HL_LOOP_FOREVER UINT32_MAX /* loops_left of an endless loop */
+
+/* What a run of the renderer reads: a voice's PCM (kept up to date in the
+ * voice, recomputed only when a loop or seek changes it), or the stream
+ * frames linearised in the shared sbuf (built per run). */
+typedef struct {
+    const float *data;
+    uint64_t end_fp;   /* the cursor wraps (loop_on) or the source ends here */
+    uint64_t lim_fp;   /* the interpolating kernels run for cursors in [lo, lim) */
+    uint32_t frames;   /* readable frames */
+    uint32_t ch;       /* channels, 1 or 2 */
+    uint32_t copy_end; /* the pitch-1 copy path may read frames below this */
+    uint32_t cubic;    /* 4-point interpolation: lo = one frame, else 0 */
+    const struct hl_loop_view *loop; /* read on the scalar path only */
+} hl_src_view_t;
+
+/* The loop as the renderer sees it on this pass (all 0: no loop). */
+typedef struct hl_loop_view {
+    uint32_t on;      /* frames past le continue at ls */
+    uint32_t ls, le;  /* region */
+    uint32_t xfade;   /* crossfade frames before le (0 when off) */
+    uint32_t wrapped; /* looped once: the frame before frame 0 is le - 1 */
+} hl_loop_view_t;
 
 typedef struct {
     /* hot: read every block */
-    const float *data;
-    uint64_t cursor; /* 32.32 source position */
-    uint64_t end_fp; /* frames << 32 */
-    uint32_t frames, channels;
-    uint32_t live; /* 1 while the slot plays (RT view) */
+    hl_src_view_t src;
+    uint64_t cursor;     /* 32.32 source position */
+    hl_stream_t *stream; /* source of a stream voice, else NULL */
     uint32_t flags;
     uint32_t bus;
     uint32_t env_mode;
     uint32_t started;
     uint32_t end_reason;
-    hl_ramp_t env;         /* envelope level 0..1 */
-    hl_ramp_t gl, gr;      /* output gain pair (gain * pan law or spatial), same rem */
-    hl_ramp_t pitch;       /* user pitch */
-    hl_ramp_t gain;        /* user gain (3D voices; 2D folds it into gl/gr) */
-    float gain_2d, pan_2d; /* 2D targets, so gain-only or pan-only sets keep the other */
+    uint32_t sw_mode;              /* HL_SW_*: a jump waits for xf to reach 0 */
+    hl_ramp_t env;                 /* envelope level 0..1 */
+    hl_ramp_t gl, gr;              /* output gain pair (gain * pan law or spatial), same rem */
+    float pitch_from, pitch_to;    /* user pitch ramp, evaluated on the HL_PITCH_GRID */
+    uint32_t pitch_len, pitch_pos; /* ramp length and frames into it (pos >= len: settled) */
+    hl_ramp_t xf;                  /* source fade (seek, switch, underrun recovery); 1 = none */
+    hl_ramp_t gain;                /* user gain (3D voices; 2D folds it into gl/gr) */
+    float gain_2d, pan_2d;         /* 2D targets, so gain-only or pan-only sets keep the other */
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
     float doppler;
@@ -96,11 +126,27 @@ typedef struct {
     uint32_t slot;
     uint64_t tag;
     const hl_pcm_t *pcm;
+    uint32_t live; /* 1 while the slot plays (RT view) */
+    /* cold: loops, seeks, streams */
+    hl_loop_view_t lv;      /* the loop of the current pass, as src.loop sees it */
+    uint32_t loop_on;    /* the loop is taken at its end on this pass */
+    uint32_t loops_left; /* extra passes still to play, HL_LOOP_FOREVER */
+    uint32_t loop_start, loop_end, loop_xfade;
+    uint32_t wrapped; /* looped once: the frame before frame 0 is the loop's last */
+    uint32_t seek_frame;
+    uint32_t channels;
+    hl_stream_t *pending; /* stream to switch to */
+    uint64_t scur;        /* stream cursor, 32.32 relative to hist[0] */
+    uint32_t ur;          /* 1 while in an underrun episode */
+    uint32_t ur_pos;      /* frames into the underrun decay */
+    float hold[2];        /* last output sample per channel (pre-gain), decays on underrun */
+    float hist[HL_STREAM_HIST * 2]; /* last frames consumed from the stream, interleaved */
 } hl_rt_voice_t;
 
 typedef struct {
     _Atomic uint64_t blocks, frames, cmds_applied, cmd_cap_hits, limiter_blocks, wait_max_ns;
-    _Atomic uint32_t voices_mixed, voices_virtual;
+    _Atomic uint64_t underruns;
+    _Atomic uint32_t voices_mixed, voices_virtual, stream_voices;
     _Atomic uint32_t peak[2], bus_peak[HL_NUM_BUSES]; /* float bit patterns */
     _Atomic uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
 } hl_mix_stats_atomic_t;
@@ -116,6 +162,7 @@ struct hl_mixer {
     uint32_t n_free;
     uint32_t n_active_ctl; /* PLAYING + PAUSED, not stolen/stopping */
     uint64_t seq;
+    uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
     float bus_gain_ctl[HL_NUM_GAINS];
 
@@ -133,6 +180,8 @@ struct hl_mixer {
     const hl_mix_kernels_t *k;
     _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_BUSES][2][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
+    /* shared by all stream voices: the frames one run reads, linearised */
+    _Alignas(HL_MIX_ALIGN) float sbuf[HL_STREAM_SCRATCH * 2];
 
     hl_mix_stats_atomic_t stats;
 };

@@ -7,13 +7,19 @@
  * into segments wherever a ramp ends (so every gain is one straight line per
  * segment and results do not depend on the caller's buffer size), and each
  * segment is rendered by the kernels in mix_kernels.c: a straight copy path at
- * pitch 1, otherwise interpolation into a small scratch buffer followed by a
- * multiply-add pass. Buffer ends and loop points split runs; no per-sample
- * checks. Buses are planar float accumulators, gained, summed into master,
- * limited and interleaved at the end.
+ * pitch 1, otherwise interpolation (linear, fused with the mix for mono, or
+ * 4-point cubic) into a small scratch buffer followed by a multiply-add pass.
+ * Buffer ends, loop points, loop crossfades and source fades (seek, stream
+ * switch, underrun recovery) go through one scalar path; the interior never
+ * checks per sample. Stream voices linearise the ring frames a run needs
+ * after their kept history in one shared scratch, then use the same kernels.
+ * Pitch ramps step on a grid counted from the ramp's start, so the output
+ * does not depend on the process call size. Buses are planar float
+ * accumulators, gained, summed into master, limited and interleaved at the end.
  *
  * Nothing here locks, allocates, frees, does I/O, logs or waits; what the
- * audio thread is done with (ended voices) goes back on the event ring.
+ * audio thread is done with (ended voices, their PCM and streams, retired
+ * streams) goes back on the event ring.
  */
 #include <string.h>
 
@@ -62,19 +68,35 @@ static void store_f32(_Atomic uint32_t *a, float f) {
     atomic_store_explicit(a, b, memory_order_relaxed);
 }
 
-static void push_event(hl_mixer_t *m, uint32_t type, uint32_t reason, const hl_rt_voice_t *v,
-                       uint64_t now_ns) {
+static void push_event_raw(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64_t voice,
+                           uint64_t tag, const hl_pcm_t *pcm, hl_stream_t *stream,
+                           uint64_t now_ns) {
     hl_mix_event_t ev = {
         .type = type,
         .reason = reason,
-        .voice = ((uint64_t)v->gen << 32) | v->slot,
-        .tag = v->tag,
-        .pcm = type == HL_MIX_EV_ENDED ? v->pcm : NULL,
+        .voice = voice,
+        .tag = tag,
+        .pcm = pcm,
         .time_ns = now_ns,
+        .stream = stream,
     };
-    /* Cannot fail: capacity >= 2 events per slot and slots are only reused
-     * after their ENDED event was consumed. */
+    /* Cannot fail: capacity >= 2 events per slot plus HL_STREAM_RETIRE_MAX,
+     * slots are only reused after their ENDED event was consumed, and the
+     * control side caps stream switches in flight. */
     (void)hl_ring_write(&m->ev_ring, &ev, 1);
+}
+
+static void push_event(hl_mixer_t *m, uint32_t type, uint32_t reason, const hl_rt_voice_t *v,
+                       uint64_t now_ns) {
+    int ended = type == HL_MIX_EV_ENDED;
+    push_event_raw(m, type, reason, ((uint64_t)v->gen << 32) | v->slot, v->tag,
+                   ended ? v->pcm : NULL, ended ? v->stream : NULL, now_ns);
+}
+
+/* Hands a stream the voice will never read back to the main thread. */
+static void retire_stream(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_t *st, uint64_t now_ns) {
+    push_event_raw(m, HL_MIX_EV_STREAM_RETIRED, 0, ((uint64_t)v->gen << 32) | v->slot, v->tag, NULL,
+                   st, now_ns);
 }
 
 /* Gain pair of a 2D voice: equal power for mono, balance for stereo. */
@@ -116,12 +138,44 @@ static int spatial_3d(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *
     return 0;
 }
 
+static void pcm_view(hl_rt_voice_t *v);
+
 /* ---- commands ---------------------------------------------------------------- */
 
 static hl_rt_voice_t *rt_voice(hl_mixer_t *m, const hl_cmd_t *c) {
     if (c->slot >= m->slots) return NULL;
     hl_rt_voice_t *v = &m->rt[c->slot];
     return v->live && v->gen == c->gen ? v : NULL;
+}
+
+/* Pitch of the grid cell the voice is in: a pure function of the ramp's own
+ * frame count, so it does not depend on how blocks were split. */
+static float pitch_now(const hl_rt_voice_t *v) {
+    if (v->pitch_pos >= v->pitch_len) return v->pitch_to;
+    uint32_t cell = v->pitch_pos - v->pitch_pos % HL_PITCH_GRID; /* the cell's first frame */
+    return v->pitch_from + (v->pitch_to - v->pitch_from) * ((float)cell / (float)v->pitch_len);
+}
+
+static void pitch_advance(hl_rt_voice_t *v, uint32_t n) {
+    if (v->pitch_pos < v->pitch_len)
+        v->pitch_pos = n >= v->pitch_len - v->pitch_pos ? v->pitch_len : v->pitch_pos + n;
+}
+
+/* Frames until the pitch may change (end of the grid cell or the ramp). */
+static uint32_t pitch_run(const hl_rt_voice_t *v, uint32_t n) {
+    if (v->pitch_pos >= v->pitch_len) return n;
+    uint32_t cell = HL_PITCH_GRID - v->pitch_pos % HL_PITCH_GRID;
+    uint32_t left = v->pitch_len - v->pitch_pos;
+    cell = cell < left ? cell : left;
+    return cell < n ? cell : n;
+}
+
+static void stream_reset(hl_rt_voice_t *v) {
+    memset(v->hist, 0, sizeof v->hist);
+    v->hold[0] = v->hold[1] = 0.0f;
+    v->scur = (uint64_t)HL_STREAM_HIST << 32; /* first frame of the ring */
+    v->ur = 0;
+    v->ur_pos = 0;
 }
 
 static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
@@ -133,14 +187,28 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->gen = c->gen;
     v->slot = c->slot;
     v->pcm = p->pcm;
-    v->data = p->pcm->data;
-    v->frames = p->pcm->frames;
-    v->channels = p->pcm->channels;
-    v->end_fp = (uint64_t)v->frames << 32;
+    v->stream = p->stream;
     v->flags = p->flags;
+    if (p->stream) {
+        v->channels = p->stream->channels;
+        stream_reset(v);
+    } else {
+        v->channels = p->pcm->channels;
+        v->src.data = p->pcm->data;
+        v->src.frames = p->pcm->frames;
+        v->src.ch = p->pcm->channels;
+        v->loop_start = p->loop_start;
+        v->loop_end = p->loop_end ? p->loop_end : p->pcm->frames;
+        v->loop_xfade = p->loop_xfade;
+        v->loops_left =
+            p->loop_count ? p->loop_count : ((p->flags & HL_MIX_LOOP) ? HL_LOOP_FOREVER : 0);
+        v->loop_on = v->loops_left != 0;
+        pcm_view(v);
+    }
     v->bus = p->bus < HL_NUM_BUSES ? p->bus : HL_BUS_SFX;
     v->tag = p->tag;
-    v->pitch.cur = v->pitch.target = p->pitch;
+    v->pitch_from = v->pitch_to = p->pitch;
+    v->xf.cur = v->xf.target = 1.0f;
     v->gain.cur = v->gain.target = p->gain;
     v->gain_2d = p->gain;
     v->pan_2d = p->pan;
@@ -183,12 +251,43 @@ static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     v->env_mode = HL_ENV_RELEASE;
 }
 
-static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c) {
-    hl_rt_voice_t *v = rt_voice(m, c);
-    if (!v) return;
+/* Seek or stream switch: fade the source out; the jump happens when the
+ * fade reaches zero (do_switch). A newer request replaces a pending one. */
+static void cmd_jump(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns) {
+    if (s->mask & HL_MIX_SET_STREAM) {
+        if (!v->stream) { /* not a stream voice: refused by the control side */
+            retire_stream(m, v, s->stream, now_ns);
+            return;
+        }
+        if (v->pending) retire_stream(m, v, v->pending, now_ns);
+        v->pending = s->stream;
+        v->sw_mode = HL_SW_STREAM;
+    } else {
+        if (v->stream) return;
+        v->seek_frame = s->seek_frame;
+        v->sw_mode = HL_SW_SEEK;
+    }
+    v->xf.cur = ramp_after(&v->xf, 0);
+    ramp_set(&v->xf, 0.0f, HL_SEEK_FADE);
+}
+
+static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     const hl_voice_set_t *s = &c->u.set;
+    hl_rt_voice_t *v = rt_voice(m, c);
+    if (!v) {
+        /* the voice ended before the switch arrived: the new stream comes back */
+        if ((s->mask & HL_MIX_SET_STREAM) && s->stream)
+            push_event_raw(m, HL_MIX_EV_STREAM_RETIRED, 0, ((uint64_t)c->gen << 32) | c->slot, 0,
+                           NULL, s->stream, now_ns);
+        return;
+    }
     uint32_t len = hl_ramp_len(s->ramp_frames);
-    if (s->mask & HL_MIX_SET_PITCH) ramp_set(&v->pitch, s->pitch, len);
+    if (s->mask & HL_MIX_SET_PITCH) {
+        v->pitch_from = pitch_now(v);
+        v->pitch_to = s->pitch;
+        v->pitch_len = len;
+        v->pitch_pos = 0;
+    }
     if (v->flags & HL_MIX_3D) {
         if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
         if (s->mask & HL_MIX_SET_POS) {
@@ -215,13 +314,14 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c) {
         v->env.target = 1.0f;
         v->env.rem = len;
     }
+    if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
 }
 
 static void apply_cmd(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     switch (c->type) {
     case HL_CMD_PLAY: cmd_play(m, c); break;
     case HL_CMD_STOP: cmd_stop(m, c); break;
-    case HL_CMD_SET: cmd_set(m, c); break;
+    case HL_CMD_SET: cmd_set(m, c, now_ns); break;
     case HL_CMD_LISTENER: m->listener = c->u.listener; break;
     case HL_CMD_BUS:
         if (c->u.bus.bus >= 0 && c->u.bus.bus < HL_NUM_GAINS) {
@@ -259,67 +359,159 @@ static void drain_cmds(hl_mixer_t *m, uint64_t now_ns) {
     if (applied == cap && hl_ring_readable(&m->cmd_ring) > 0) add_u64(&m->stats.cmd_cap_hits, 1);
 }
 
-/* ---- rendering ------------------------------------------------------------------ */
-
-/* Reads the frame after index i (the loop start when looping, silence at the
- * end of a one-shot): used only on the guarded tail of a buffer. */
-static void tail_frame(const hl_rt_voice_t *v, uint32_t i, float *a, float *b) {
-    uint32_t ch = v->channels;
-    if (i < v->frames) {
-        *a = v->data[(size_t)i * ch];
-        *b = v->data[(size_t)i * ch + ch - 1];
-    } else if (v->flags & HL_MIX_LOOP) {
-        *a = v->data[0];
-        *b = v->data[ch - 1];
-    } else {
-        *a = *b = 0.0f;
-    }
+/* ceil(a / b), b > 0, without overflow. */
+static uint64_t ceil_div(uint64_t a, uint64_t b) {
+    return a / b + (a % b != 0);
 }
 
-/* Interpolates k frames near the buffer end, where idx + 1 may leave it. At
- * most a few frames per pass over the end, so scalar code is fine. */
-static void render_tail(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t k, uint64_t step,
-                        int stereo_out) {
-    float *dl = m->scratch[0], *dr = m->scratch[1];
-    uint64_t pos = v->cursor;
-    for (uint32_t j = 0; j < k; j++, pos += step) {
-        uint32_t i = (uint32_t)(pos >> 32);
-        float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
-        float al, ar, bl, br;
-        tail_frame(v, i, &al, &ar);
-        tail_frame(v, i + 1, &bl, &br);
-        float l = al + f * (bl - al), r = ar + f * (br - ar);
-        if (stereo_out) {
-            dl[j] = l;
-            dr[j] = r;
-        } else {
-            dl[j] = v->channels == 2 ? (l + r) * 0.5f : l;
+/* ---- sources ------------------------------------------------------------------- */
+
+typedef hl_src_view_t src_view_t;
+
+/* Frames the interpolator reads after floor(x): 1 (linear) or 2 (cubic),
+ * plus one, so the kernels' guard "position < lim" keeps every read inside. */
+static uint32_t taps_after(uint32_t cubic) {
+    return cubic ? HL_INTERP_TAPS - 1 : HL_INTERP_TAPS / 2;
+}
+
+static void view_limits(src_view_t *s, uint32_t fast_end) {
+    uint32_t ta = taps_after(s->cubic);
+    s->copy_end = fast_end;
+    s->lim_fp = fast_end > ta ? (uint64_t)(fast_end - ta) << 32 : 0;
+}
+
+/* Lowest cursor of the interpolating kernels: cubic reads the frame before. */
+static uint64_t view_lo(const src_view_t *s) {
+    return s->cubic ? HL_FP_ONE : 0;
+}
+
+/* Recomputes the voice's PCM view after a loop or seek changed it. */
+static void pcm_view(hl_rt_voice_t *v) {
+    src_view_t *s = &v->src;
+    s->cubic = (v->flags & HL_MIX_CUBIC) != 0;
+    hl_loop_view_t *lp = &v->lv;
+    lp->on = v->loop_on;
+    lp->ls = v->loop_start;
+    lp->le = v->loop_end;
+    lp->xfade = v->loop_on ? v->loop_xfade : 0;
+    lp->wrapped = v->wrapped;
+    s->loop = lp;
+    s->end_fp = (uint64_t)(v->loop_on ? v->loop_end : s->frames) << 32;
+    view_limits(s, v->loop_on ? v->loop_end - lp->xfade : s->frames);
+}
+
+/* Frame i of the source as (first, last) channel: past the loop end it
+ * continues at the loop start, before frame 0 of a wrapped loop at the loop
+ * end, elsewhere outside the data it is silence. */
+static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
+    const hl_loop_view_t *lp = s->loop;
+    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
+    if (lp->on && i >= (int64_t)lp->le)
+        i = lp->ls + (i - lp->ls) % len;
+    else if (i < 0 && lp->wrapped)
+        i += len;
+    if (i < 0 || i >= (int64_t)s->frames) {
+        *l = *r = 0.0f;
+        return;
+    }
+    const float *p = s->data + (size_t)i * s->ch;
+    *l = p[0];
+    *r = p[s->ch - 1];
+}
+
+/* Interpolated (first, last) channel at fixed-point position pos. */
+static void interp_at(const src_view_t *s, uint64_t pos, float *l, float *r) {
+    int64_t i = (int64_t)(pos >> 32);
+    float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
+    float al, ar, bl, br;
+    fetch(s, i, &al, &ar);
+    fetch(s, i + 1, &bl, &br);
+    if (!s->cubic) {
+        *l = al + f * (bl - al);
+        *r = ar + f * (br - ar);
+        return;
+    }
+    float zl, zr, cl, cr;
+    fetch(s, i - 1, &zl, &zr);
+    fetch(s, i + 2, &cl, &cr);
+    *l = hl_catmull_rom(zl, al, bl, cl, f);
+    *r = hl_catmull_rom(zr, ar, br, cr, f);
+}
+
+/* One output sample (pre-gain) into l/r: the crossfade blends the loop's
+ * tail with the frames before loop_start. */
+static void sample_at(const src_view_t *s, uint64_t pos, float *l, float *r) {
+    interp_at(s, pos, l, r);
+    const hl_loop_view_t *lp = s->loop;
+    if (lp->xfade) {
+        uint64_t xs = (uint64_t)(lp->le - lp->xfade) << 32;
+        if (pos >= xs) {
+            float w = (float)((double)(pos - xs) / (double)((uint64_t)lp->xfade << 32));
+            float l2, r2;
+            interp_at(s, pos - ((uint64_t)(lp->le - lp->ls) << 32), &l2, &r2);
+            *l += w * (l2 - *l);
+            *r += w * (r2 - *r);
         }
     }
 }
 
-/* Renders up to n frames of voice v into acc_l/acc_r with gain ramp g, at
- * fixed-point step. Returns the frames rendered; sets *finished when a
- * one-shot passed its end. */
-static uint32_t render_voice(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *acc_r,
-                             uint32_t n, const hl_gain_ramp_t *g, uint64_t step, int *finished) {
+/* The scalar path: edges (buffer ends, loop points, the frame before 0),
+ * crossfades and source fades (xf). Writes cnt samples into the scratch,
+ * planar when stereo_out, else mono (downmixed). */
+static void render_slow(hl_mixer_t *m, const hl_rt_voice_t *v, const src_view_t *s, uint64_t pos,
+                        uint32_t cnt, uint64_t step, int stereo_out) {
+    float *dl = m->scratch[0], *dr = m->scratch[1];
+    for (uint32_t j = 0; j < cnt; j++, pos += step) {
+        float l, r;
+        sample_at(s, pos, &l, &r);
+        float g = ramp_after(&v->xf, j + 1);
+        if (stereo_out) {
+            dl[j] = l * g;
+            dr[j] = r * g;
+        } else {
+            dl[j] = (s->ch == 2 ? (l + r) * 0.5f : l) * g;
+        }
+    }
+}
+
+/* The cursor passed end_fp: wraps into the loop (returns 1) or ends (0).
+ * s is the voice's own view (only PCM voices loop). */
+static int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
+    const hl_loop_view_t *lp = s->loop;
+    if (!lp->on) return 0;
+    uint64_t len = (uint64_t)(lp->le - lp->ls) << 32;
+    *cur = ((uint64_t)lp->ls << 32) + (*cur - s->end_fp) % len;
+    v->wrapped = 1;
+    if (v->loops_left != HL_LOOP_FOREVER && --v->loops_left == 0) v->loop_on = 0;
+    pcm_view(v);
+    return 1;
+}
+
+/* Renders n frames of source s from *cur into acc_l/acc_r with gain ramp g
+ * at fixed-point step. Returns the frames rendered; sets *finished when the
+ * source ended (loops wrap). Fast kernels in the interior, the scalar path
+ * at the edges and while a source fade runs. */
+static inline __attribute__((always_inline)) uint32_t
+render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float *acc_l,
+           float *acc_r, uint32_t n, const hl_gain_ramp_t *g, uint64_t step, int *finished) {
     const hl_mix_kernels_t *k = m->k;
-    const uint32_t ch = v->channels;
+    const uint32_t ch = s->ch;
     const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D);
-    const uint64_t lim = v->frames >= 2 ? (uint64_t)(v->frames - 2) << 32 : 0;
     uint32_t done = 0;
     while (done < n) {
         uint32_t rest = n - done, cnt;
-        uint32_t idx = (uint32_t)(v->cursor >> 32);
-        uint32_t frac = (uint32_t)(v->cursor & HL_FP_FRAC);
+        const uint64_t c = *cur;
+        uint32_t idx = (uint32_t)(c >> 32);
+        uint32_t frac = (uint32_t)(c & HL_FP_FRAC);
         /* re-base the quadratic on this run's first frame */
         const float dn = (float)done;
         hl_gain_ramp_t gg = {g->l0 + dn * (g->dl + dn * g->ql), g->dl + 2.0f * dn * g->ql, g->ql,
                              g->r0 + dn * (g->dr + dn * g->qr), g->dr + 2.0f * dn * g->qr, g->qr};
-        const float *src = v->data + (size_t)idx * ch;
-        if (step == HL_FP_ONE && frac == 0) {
+        const int fade = v->xf.rem != 0 || v->xf.cur != 1.0f;
+        const float *src = s->data + (size_t)idx * ch;
+        if (!fade && step == HL_FP_ONE && frac == 0 && idx < s->copy_end) {
             /* straight copy path */
-            uint32_t avail = v->frames - idx;
+            uint32_t avail = s->copy_end - idx;
             cnt = rest < avail ? rest : avail;
             if (ch == 1)
                 k->mix_mono(acc_l + done, acc_r + done, src, cnt, &gg);
@@ -327,66 +519,232 @@ static uint32_t render_voice(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, floa
                 k->mix_stereo(acc_l + done, acc_r + done, src, cnt, &gg);
             else
                 k->mix_downmix(acc_l + done, acc_r + done, src, cnt, &gg);
-            v->cursor += (uint64_t)cnt << 32;
+            *cur += (uint64_t)cnt << 32;
         } else {
-            if (v->cursor < lim) {
-                uint64_t c64 = (lim - v->cursor + step - 1) / step;
+            const uint64_t lo = view_lo(s);
+            if (!fade && c >= lo && c < s->lim_fp) {
+                uint64_t c64 = ceil_div(s->lim_fp - c, step);
                 cnt = c64 < rest ? (uint32_t)c64 : rest;
                 float f0 = (float)frac * HL_FP_SCALE, fs = (float)step * HL_FP_SCALE;
-                if (ch == 1) {
+                if (s->cubic) {
+                    if (ch == 1)
+                        k->cubic_mono(m->scratch[0], src, cnt, f0, fs);
+                    else if (stereo_out)
+                        k->cubic_stereo(m->scratch[0], m->scratch[1], src, cnt, f0, fs);
+                    else
+                        k->cubic_downmix(m->scratch[0], src, cnt, f0, fs);
+                } else if (ch == 1) {
                     /* hot path: resample and mix in one pass, no scratch */
-                    k->interp_mix_mono(acc_l + done, acc_r + done, src, v->frames - idx, cnt, f0,
+                    k->interp_mix_mono(acc_l + done, acc_r + done, src, s->frames - idx, cnt, f0,
                                        fs, &gg);
-                    v->cursor += (uint64_t)cnt * step;
+                    *cur += (uint64_t)cnt * step;
                     goto advanced;
-                }
-                if (stereo_out)
+                } else if (stereo_out) {
                     k->interp_stereo(m->scratch[0], m->scratch[1], src, cnt, f0, fs);
-                else
+                } else {
                     k->interp_downmix(m->scratch[0], src, cnt, f0, fs);
+                }
             } else {
-                uint64_t c64 = (v->end_fp - v->cursor + step - 1) / step;
+                /* scalar: up to the interior (or the end), or through the fade */
+                uint64_t stop = (!fade && c < lo) ? lo : s->end_fp;
+                uint64_t c64 = stop > c ? ceil_div(stop - c, step) : 1;
                 cnt = c64 < rest ? (uint32_t)c64 : rest;
-                render_tail(m, v, cnt, step, stereo_out);
+                if (fade && v->xf.rem && v->xf.rem < cnt) cnt = v->xf.rem;
+                render_slow(m, v, s, c, cnt, step, stereo_out);
+                ramp_advance(&v->xf, cnt);
             }
             if (stereo_out)
                 k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1], cnt, &gg);
             else
                 k->mix_mono(acc_l + done, acc_r + done, m->scratch[0], cnt, &gg);
-            v->cursor += (uint64_t)cnt * step;
+            *cur += (uint64_t)cnt * step;
         }
     advanced:
         done += cnt;
-        if (v->cursor >= v->end_fp) {
-            if (!(v->flags & HL_MIX_LOOP)) {
-                *finished = 1;
-                return done;
-            }
-            v->cursor %= v->end_fp;
+        if (*cur >= s->end_fp && !wrap_cursor(v, s, cur)) {
+            *finished = 1;
+            return done;
         }
     }
     return done;
 }
 
-/* Advances the cursor of a voice that is not mixed (virtual). */
-static void skip_voice(hl_rt_voice_t *v, uint32_t n, uint64_t step, int *finished) {
-    v->cursor += (uint64_t)n * step;
-    if (v->cursor >= v->end_fp) {
-        if (v->flags & HL_MIX_LOOP)
-            v->cursor %= v->end_fp;
-        else
+/* ---- streams ------------------------------------------------------------------- */
+
+static const hl_loop_view_t no_loop; /* streams do not loop */
+
+/* Outputs a run of `need_idx`-bounded length: the most frames renderable
+ * from x0 when `a` ring frames follow the kept history (see render_stream). */
+static uint32_t stream_frames_for(uint64_t x0, uint64_t step, uint64_t a) {
+    /* floor(x0 + (cnt-1) * step) <= a and floor(x0 + cnt * step) <= a + 1 */
+    uint64_t lim1 = (a + 1) << 32, lim2 = (a + 2) << 32;
+    if (lim1 <= x0) return 0;
+    uint64_t c1 = (lim1 - x0 - 1) / step + 1;
+    uint64_t c2 = (lim2 - x0 - 1) / step;
+    uint64_t c = c1 < c2 ? c1 : c2;
+    return c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+}
+
+/* The underrun decay: the last sample of each channel falls linearly to 0
+ * over HL_UNDERRUN_FADE frames, then zeros. */
+static void render_decay(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *acc_r, uint32_t cnt,
+                         const hl_gain_ramp_t *gg, int stereo_out) {
+    const float inv = 1.0f / (float)HL_UNDERRUN_FADE;
+    for (uint32_t j = 0; j < cnt; j++) {
+        uint32_t k = v->ur_pos + j + 1;
+        float w = k >= HL_UNDERRUN_FADE ? 0.0f : 1.0f - (float)k * inv;
+        m->scratch[0][j] = v->hold[0] * w;
+        m->scratch[1][j] = v->hold[1] * w;
+    }
+    v->ur_pos = v->ur_pos + cnt > HL_UNDERRUN_FADE ? HL_UNDERRUN_FADE : v->ur_pos + cnt;
+    if (stereo_out)
+        m->k->mix_planar(acc_l, acc_r, m->scratch[0], m->scratch[1], cnt, gg);
+    else
+        m->k->mix_mono(acc_l, acc_r, m->scratch[0], cnt, gg);
+}
+
+static void underrun_begin(hl_mixer_t *m, hl_rt_voice_t *v) {
+    v->ur = 1;
+    v->ur_pos = 0;
+    hl_stream_t *st = v->stream;
+    atomic_store_explicit(&st->underruns,
+                          atomic_load_explicit(&st->underruns, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    add_u64(&m->stats.underruns, 1);
+}
+
+/* Renders n frames of a stream voice. The kept history (HL_STREAM_HIST
+ * frames) and the ring frames a run needs are copied into the shared sbuf;
+ * the cursor is relative to sbuf[0] and is re-based after each run, so it
+ * stays continuous across blocks and pushes. Never waits: a short ring is an
+ * underrun. Sets *finished when the producer finished and the ring drained. */
+static void render_stream(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *acc_r, uint32_t n,
+                          const hl_gain_ramp_t *g, uint64_t step, int *finished) {
+    hl_stream_t *st = v->stream;
+    const uint32_t ch = v->channels, fsz = ch * (uint32_t)sizeof(float);
+    const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D);
+    uint32_t done = 0;
+    while (done < n) {
+        uint32_t rest = n - done;
+        const float dn = (float)done;
+        hl_gain_ramp_t gg = {g->l0 + dn * (g->dl + dn * g->ql), g->dl + 2.0f * dn * g->ql, g->ql,
+                             g->r0 + dn * (g->dr + dn * g->qr), g->dr + 2.0f * dn * g->qr, g->qr};
+        /* eos first (acquire): every frame written before finish is then readable */
+        const int eos = hl_stream_finished(st);
+        hl_ring_spans_t sp;
+        const uint32_t a = hl_ring_read_spans(&st->ring, &sp);
+        const uint64_t x0 = v->scur;
+        uint32_t cnt = stream_frames_for(x0, step, a);
+        if (v->ur) {
+            /* recover only when the whole rest can play (or the source is over) */
+            if (!eos && cnt < rest && hl_ring_writable(&st->ring) > 0) {
+                render_decay(m, v, acc_l + done, acc_r + done, rest, &gg, stereo_out);
+                ramp_advance(&v->xf, rest);
+                return;
+            }
+            v->ur = 0;
+            if (v->sw_mode == HL_SW_NONE) {
+                v->xf.cur = 0.0f;
+                ramp_set(&v->xf, 1.0f, HL_UNDERRUN_FADE);
+            }
+        }
+        const uint64_t end = eos ? (uint64_t)(HL_STREAM_HIST + a) << 32 : UINT64_MAX;
+        if (x0 >= end) {
             *finished = 1;
+            return;
+        }
+        if (eos) { /* past the last frame is silence: render up to the end */
+            uint64_t c64 = ceil_div(end - x0, step);
+            cnt = c64 < UINT32_MAX ? (uint32_t)c64 : UINT32_MAX;
+        }
+        uint32_t cap = stream_frames_for(x0, step, HL_STREAM_SCRATCH - HL_STREAM_HIST - 1);
+        cnt = cnt < rest ? cnt : rest;
+        cnt = cnt < cap ? cnt : cap;
+        if (cnt == 0) {
+            underrun_begin(m, v);
+            continue;
+        }
+        /* linearise: history, then the ring frames this run reads (peeked) */
+        uint64_t xl = x0 + (uint64_t)(cnt - 1) * step, xe = x0 + (uint64_t)cnt * step;
+        uint32_t need_idx = (uint32_t)(xl >> 32) + 2;
+        if ((uint32_t)(xe >> 32) + 1 > need_idx) need_idx = (uint32_t)(xe >> 32) + 1;
+        uint32_t valid = need_idx + 1, from_ring = valid - HL_STREAM_HIST;
+        uint32_t take = from_ring < a ? from_ring : a;
+        float *sb = m->sbuf;
+        memcpy(sb, v->hist, (size_t)HL_STREAM_HIST * fsz);
+        uint32_t t1 = take < sp.n1 ? take : sp.n1;
+        memcpy(sb + HL_STREAM_HIST * ch, sp.p1, (size_t)t1 * fsz);
+        if (take > t1) memcpy(sb + (HL_STREAM_HIST + t1) * ch, sp.p2, (size_t)(take - t1) * fsz);
+        if (take < from_ring) /* eos: zeros past the last frame */
+            memset(sb + (HL_STREAM_HIST + take) * ch, 0, (size_t)(from_ring - take) * fsz);
+        src_view_t s = {
+            .data = sb, .frames = valid, .ch = ch, .cubic = (v->flags & HL_MIX_CUBIC) != 0};
+        s.end_fp = end;
+        s.loop = &no_loop;
+        view_limits(&s, valid);
+        uint64_t x = x0;
+        int fin = 0;
+        (void)render_src(m, v, &s, &x, acc_l + done, acc_r + done, cnt, &gg, step, &fin);
+        /* the last output sample, for an underrun decay */
+        float hl, hr;
+        interp_at(&s, xl, &hl, &hr);
+        float xg = ramp_after(&v->xf, 0);
+        v->hold[0] = (stereo_out || ch == 1 ? hl : (hl + hr) * 0.5f) * xg;
+        v->hold[1] = hr * xg;
+        /* re-base: keep the HL_STREAM_HIST frames from floor(x) - 1 */
+        uint32_t shift = (uint32_t)(x >> 32) - 1;
+        if (shift > a) shift = a;
+        memcpy(v->hist, sb + (size_t)shift * ch, (size_t)HL_STREAM_HIST * fsz);
+        v->scur = x - ((uint64_t)shift << 32);
+        hl_ring_read_advance(&st->ring, shift);
+        atomic_store_explicit(&st->consumed,
+                              atomic_load_explicit(&st->consumed, memory_order_relaxed) + shift,
+                              memory_order_relaxed);
+        done += cnt;
+        if (fin || v->scur >= (eos ? (uint64_t)(HL_STREAM_HIST + a - shift) << 32 : UINT64_MAX)) {
+            *finished = 1;
+            return;
+        }
     }
 }
 
+/* The jump a seek or stream switch waited for, at the bottom of its fade. */
+static void do_switch(hl_mixer_t *m, hl_rt_voice_t *v, uint64_t now_ns) {
+    if (v->sw_mode == HL_SW_STREAM) {
+        retire_stream(m, v, v->stream, now_ns);
+        v->stream = v->pending;
+        v->pending = NULL;
+        stream_reset(v);
+    } else {
+        if (v->loop_on && v->seek_frame >= v->loop_end) { /* past the loop: leave it */
+            v->loop_on = 0;
+            v->loops_left = 0;
+        }
+        v->cursor = (uint64_t)v->seek_frame << 32;
+        pcm_view(v);
+    }
+    v->sw_mode = HL_SW_NONE;
+    v->xf.cur = 0.0f;
+    ramp_set(&v->xf, 1.0f, HL_SEEK_FADE_IN);
+}
+
+/* Advances the cursor of a voice that is not mixed (virtual). */
+static void skip_voice(hl_rt_voice_t *v, uint32_t n, uint64_t step, int *finished) {
+    v->cursor += (uint64_t)n * step;
+    if (v->cursor >= v->src.end_fp && !wrap_cursor(v, &v->src, &v->cursor)) *finished = 1;
+}
+
 static uint64_t voice_step(const hl_rt_voice_t *v) {
-    float p = v->pitch.cur * v->doppler;
+    float p = pitch_now(v) * v->doppler;
     return (uint64_t)((double)p * (double)HL_FP_ONE + 0.5);
 }
 
-/* Ends the voice at position i of the active list (swap-remove). */
+/* Ends the voice at position i of the active list (swap-remove); its
+ * stream, and a stream it was about to switch to, go back to the main thread. */
 static void end_voice(hl_mixer_t *m, uint32_t i, uint32_t reason, uint64_t now_ns) {
     hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+    if (v->pending) retire_stream(m, v, v->pending, now_ns);
+    v->pending = NULL;
     push_event(m, HL_MIX_EV_ENDED, reason, v, now_ns);
     v->live = 0;
     m->rt_active[i] = m->rt_active[--m->n_rt_active];
@@ -421,22 +779,32 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
     }
     int far = (v->flags & HL_MIX_3D) ? update_3d(m, v, n) : 0;
     int finished = 0;
-    if (far && v->gl.cur == 0.0f && v->gr.cur == 0.0f) {
-        /* virtual: inaudible, not mixed, but time goes on */
+    if (far && !v->stream && v->gl.cur == 0.0f && v->gr.cur == 0.0f) {
+        /* virtual: inaudible, not mixed, but time goes on (streams always play) */
         (*virt)++;
-        skip_voice(v, n, voice_step(v), &finished);
-        ramp_advance(&v->pitch, n);
+        for (uint32_t t = 0; t < n && !finished;) {
+            uint32_t seg = pitch_run(v, n - t);
+            skip_voice(v, seg, voice_step(v), &finished);
+            pitch_advance(v, seg);
+            t += seg;
+        }
         ramp_advance(&v->gl, n);
         ramp_advance(&v->gr, n);
         ramp_advance(&v->env, n);
+        ramp_advance(&v->xf, n);
+        if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0) do_switch(m, v, now_ns);
     } else {
         (*mixed)++;
         float *acc_l = m->acc[v->bus][0], *acc_r = m->acc[v->bus][1];
         uint32_t t = 0;
         while (t < n) {
-            uint32_t seg = n - t;
+            if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0 &&
+                (!v->ur || v->ur_pos >= HL_UNDERRUN_FADE))
+                do_switch(m, v, now_ns);
+            uint32_t seg = pitch_run(v, n - t);
             if (v->env.rem && v->env.rem < seg) seg = v->env.rem;
             if (v->gl.rem && v->gl.rem < seg) seg = v->gl.rem;
+            if (v->xf.rem && v->xf.rem < seg) seg = v->xf.rem;
             /* envelope and gain pair are linear over the segment; their
              * product is the exact quadratic the kernels apply */
             const float inv = 1.0f / (float)seg, e0 = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur;
@@ -445,11 +813,16 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
             const float dr = (ramp_after(&v->gr, seg) - r0) * inv;
             hl_gain_ramp_t g = {e0 * l0, e0 * dl + de * l0, de * dl,
                                 e0 * r0, e0 * dr + de * r0, de * dr};
-            (void)render_voice(m, v, acc_l + t, acc_r + t, seg, &g, voice_step(v), &finished);
+            if (v->stream) {
+                render_stream(m, v, acc_l + t, acc_r + t, seg, &g, voice_step(v), &finished);
+            } else {
+                (void)render_src(m, v, &v->src, &v->cursor, acc_l + t, acc_r + t, seg, &g,
+                                 voice_step(v), &finished);
+            }
             ramp_advance(&v->env, seg);
             ramp_advance(&v->gl, seg);
             ramp_advance(&v->gr, seg);
-            ramp_advance(&v->pitch, seg);
+            pitch_advance(v, seg);
             t += seg;
             if (finished || (v->env.rem == 0 && v->env_mode != HL_ENV_RUN)) break;
         }
@@ -494,17 +867,23 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         memset(m->acc[b][0], 0, n * sizeof(float));
         memset(m->acc[b][1], 0, n * sizeof(float));
     }
-    uint32_t mixed = 0, virt = 0;
+    uint32_t mixed = 0, virt = 0, streams = 0;
     uint32_t i = 0;
     while (i < m->n_rt_active) {
-        if (i + 1 < m->n_rt_active) {
+        if (i + 1 < m->n_rt_active && m->rt[m->rt_active[i + 1]].src.data) {
             const hl_rt_voice_t *nv = &m->rt[m->rt_active[i + 1]];
-            const float *p = nv->data + (size_t)(nv->cursor >> 32) * nv->channels;
+            const float *p = nv->src.data + (size_t)(nv->cursor >> 32) * nv->src.ch;
             __builtin_prefetch(p);
             __builtin_prefetch(p + HL_MIX_ALIGN / sizeof(float));
-            if (i + 2 < m->n_rt_active) __builtin_prefetch(&m->rt[m->rt_active[i + 2]]);
+            if (i + 2 < m->n_rt_active) { /* the hot fields span the first three lines */
+                const char *nn = (const char *)&m->rt[m->rt_active[i + 2]];
+                __builtin_prefetch(nn);
+                __builtin_prefetch(nn + HL_MIX_ALIGN);
+                __builtin_prefetch(nn + 2 * HL_MIX_ALIGN);
+            }
         }
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        streams += v->stream != NULL;
         uint32_t end = process_voice(m, v, n, now_ns, &mixed, &virt);
         if (end)
             end_voice(m, i, end - 1, now_ns); /* swapped in: same i again */
@@ -513,6 +892,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     }
     atomic_store_explicit(&m->stats.voices_mixed, mixed, memory_order_relaxed);
     atomic_store_explicit(&m->stats.voices_virtual, virt, memory_order_relaxed);
+    atomic_store_explicit(&m->stats.stream_voices, streams, memory_order_relaxed);
 
     float *ml = m->scratch[0], *mr = m->scratch[1];
     memset(ml, 0, n * sizeof(float));

@@ -50,6 +50,7 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_STOP: ROUND(hl_stop_t, hl_get_stop, hl_put_stop); break;
     case HL_OP_STOP_ALL: ROUND(hl_stop_all_t, hl_get_stop_all, hl_put_stop_all); break;
     case HL_OP_SET: ROUND(hl_set_t, hl_get_set, hl_put_set); break;
+    case HL_OP_PAUSE: ROUND(hl_pause_t, hl_get_pause, hl_put_pause); break;
     case HL_OP_LISTENER: ROUND(hl_listener_t, hl_get_listener, hl_put_listener); break;
     case HL_OP_STATS: ROUND(hl_stats_req_t, hl_get_stats_req, hl_put_stats_req); break;
     case HL_OP_SUBSCRIBE: ROUND(hl_subscribe_t, hl_get_subscribe, hl_put_subscribe); break;
@@ -84,7 +85,8 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_LOAD: ROUND(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
     case HL_OP_SOUNDS: LIST(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
     case HL_OP_PLAY: ROUND(hl_play_reply_t, hl_get_play_reply, hl_put_play_reply); break;
-    case HL_OP_STOP_ALL: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
+    case HL_OP_STOP_ALL:
+    case HL_OP_PAUSE: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
     case HL_OP_VOICES: LIST(hl_voice_info_t, hl_get_voice_info, hl_put_voice_info); break;
     case HL_OP_DEVICES: LIST(hl_device_info_t, hl_get_device_info, hl_put_device_info); break;
     case HL_OP_STATS: LIST(hl_stat_t, hl_get_stat, hl_put_stat); break;

@@ -129,6 +129,67 @@ static void test_play(void **state) {
     assert_int_equal(c.help, 1);
 }
 
+static void test_streaming_options(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    uint8_t buf[HL_MAX_FRAME];
+    assert_int_equal(parse("play music --loop-start 100 --loop-end 48000 --loop-count 3 "
+                           "--xfade 5 --interp cubic",
+                           &c),
+                     0);
+    assert_int_equal(c.m.play.loop_start, 100);
+    assert_int_equal(c.m.play.loop_end, 48000);
+    assert_int_equal(c.m.play.loop_count, 3);
+    assert_true(c.m.play.flags & HL_PLAY_LOOP); /* --loop-count implies --loop */
+    assert_true(c.m.play.flags & HL_PLAY_CUBIC);
+    assert_true(c.m.play.loop_xfade_ms == 5.0f);
+    assert_true(ctl_encode(&c, buf, sizeof buf) > 0);
+    assert_int_equal(parse("play music --interp linear", &c), 0);
+    assert_false(c.m.play.flags & HL_PLAY_CUBIC);
+    assert_int_equal(parse("play music --interp sinc", &c), -1);
+    assert_int_equal(parse("play music --loop --loop-start 10 --loop-end 10", &c), -1);
+    assert_int_equal(parse("play music --loop-end 10 --loop-start 20", &c), -1);
+    assert_int_equal(parse("play music --loop-count 0", &c), -1);
+    assert_int_equal(parse("play music --loop-start -1", &c), -1);
+    assert_int_equal(parse("play music --xfade -1", &c), -1);
+    assert_int_equal(parse("play music --xfade 10001", &c), -1);
+
+    assert_int_equal(parse("set 7 --seek 12.5", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_SEEK);
+    assert_true(c.m.set.seek_s == 12.5);
+    assert_true(ctl_encode(&c, buf, sizeof buf) > 0);
+    assert_int_equal(parse("set 7 --seek -1", &c), -1);
+    assert_int_equal(parse("set 7 --pause", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_PAUSE);
+    assert_int_equal(parse("set 7 --resume --ramp 50", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_RESUME);
+    assert_int_equal(parse("set 7 --pause --resume", &c), -1);
+
+    assert_int_equal(parse("pause 7", &c), 0);
+    assert_int_equal(c.kind, CTL_SET);
+    assert_int_equal(c.op, HL_OP_SET);
+    assert_int_equal(c.m.set.mask, HL_SET_PAUSE);
+    assert_int_equal(parse("resume 7 --ramp 20", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_RESUME);
+    assert_int_equal(parse("pause --all", &c), 0);
+    assert_int_equal(c.kind, CTL_PAUSE_ALL);
+    assert_int_equal(c.op, HL_OP_PAUSE);
+    assert_int_equal(c.m.pause.pause, 1);
+    assert_int_equal(c.m.pause.scope, HL_PAUSE_EVERYONE);
+    int n = ctl_encode(&c, buf, sizeof buf);
+    assert_int_equal(n, 2);
+    assert_int_equal(parse("resume --all", &c), 0);
+    assert_int_equal(c.m.pause.pause, 0);
+    assert_int_equal(parse("pause", &c), -1);
+    assert_int_equal(parse("pause 7 --all", &c), -1);
+    assert_int_equal(parse("resume 0", &c), -1);
+    assert_int_equal(parse("pause 7 --now", &c), -1);
+    assert_int_equal(parse("pause --help", &c), 0);
+    assert_non_null(strstr(ctl_usage("play"), "--loop-start"));
+    assert_non_null(strstr(ctl_usage("set"), "--seek"));
+    assert_non_null(strstr(ctl_usage("resume"), "--all"));
+}
+
 static void test_other_commands(void **state) {
     (void)state;
     ctl_cmd_t c;
@@ -249,9 +310,13 @@ static void test_usage(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_numbers), cmocka_unit_test(test_global),
-        cmocka_unit_test(test_play),    cmocka_unit_test(test_other_commands),
-        cmocka_unit_test(test_encode),  cmocka_unit_test(test_split),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_global),
+        cmocka_unit_test(test_play),
+        cmocka_unit_test(test_other_commands),
+        cmocka_unit_test(test_streaming_options),
+        cmocka_unit_test(test_encode),
+        cmocka_unit_test(test_split),
         cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,7 @@ typedef struct {
     size_t len;
 } sample_t;
 
-#define NSAMPLES 28
+#define NSAMPLES 30
 
 /* Builds sample i into buf; returns its descriptor. */
 static sample_t build_sample(int i) {
@@ -280,6 +280,21 @@ static sample_t build_sample(int i) {
         s.reply = 1;
         break;
     }
+    case 27: {
+        hl_pause_t m = {.pause = 1, .scope = HL_PAUSE_EVERYONE};
+        hl_put_pause(&w, &m);
+        s.op = HL_OP_PAUSE;
+        break;
+    }
+    case 28: {
+        ok.req_op = HL_OP_PAUSE;
+        hl_put_reply_head(&w, &ok);
+        hl_count_reply_t m = {5};
+        hl_put_count_reply(&w, &m);
+        s.op = HL_OP_PAUSE;
+        s.reply = 1;
+        break;
+    }
     default: {
         hl_reply_head_t h = {HL_OP_PLAY, HELIOD_ENOSOUND};
         hl_put_reply_head(&w, &h);
@@ -335,7 +350,9 @@ static void test_roundtrip_structs(void **state) {
                a_.pan = -0.25f, a_.pos[0] = 1e6f, a_.pos[1] = -1e6f, a_.pos[2] = 0.125f,
                a_.pitch = 4, a_.priority = -1000, a_.fade_in_ms = 60000, a_.min_distance = 0.5f,
                a_.max_distance = 1000, a_.rolloff = 0, a_.model = HL_DIST_LINEAR,
-               strcpy(a_.bus, "dialog")));
+               strcpy(a_.bus, "dialog"), a_.loop_start = 7, a_.loop_end = UINT32_MAX,
+               a_.loop_count = 3, a_.loop_xfade_ms = 12.5f));
+    ROUNDTRIP(hl_pause_t, hl_put_pause, hl_get_pause, (a_.pause = 1, a_.scope = 1));
     ROUNDTRIP(hl_play_reply_t, hl_put_play_reply, hl_get_play_reply,
               (a_.voice = UINT64_MAX, a_.stolen = 1));
     ROUNDTRIP(hl_stop_t, hl_put_stop, hl_get_stop, (a_.voice = 5, a_.fade_ms = -1));
@@ -344,6 +361,9 @@ static void test_roundtrip_structs(void **state) {
     ROUNDTRIP(hl_set_t, hl_put_set, hl_get_set,
               (a_.voice = 3, a_.mask = HL_SET_PAN | HL_SET_POS, a_.pan = 1, a_.pos[2] = -4,
                a_.pitch = 2, a_.ramp_ms = 0));
+    ROUNDTRIP(hl_set_t, hl_put_set, hl_get_set,
+              (a_.voice = 4, a_.mask = HL_SET_SEEK | HL_SET_PAUSE, a_.seek_s = 123.456789,
+               a_.ramp_ms = 20));
     ROUNDTRIP(hl_listener_t, hl_put_listener, hl_get_listener,
               (a_.mask = HL_LIS_MASK, a_.pos[0] = 1, a_.fwd[2] = -1, a_.up[1] = 1, a_.vel[0] = 2));
     ROUNDTRIP(hl_voice_info_t, hl_put_voice_info, hl_get_voice_info,
@@ -642,14 +662,17 @@ static void test_flags_and_enums(void **state) {
     expect_bad(2, 21, 4, 0x2);
     expect_bad(2, 21, 4, 0x80000000u);
     /* PLAY: sound (6) flags at 6 */
-    expect_bad(5, 6, 4, 0x10);
+    expect_bad(5, 6, 4, 0x20);
     /* PLAY model byte at 6+4+4+4+12+4+4+4+12 = 54 */
     expect_bad(5, 54, 1, 3);
     expect_bad(5, 54, 1, 0xFF);
     /* STOP_ALL scope at 4 */
     expect_bad(7, 4, 1, 2);
     /* SET mask at 8 */
-    expect_bad(8, 8, 4, 0x10);
+    expect_bad(8, 8, 4, 0x80);
+    /* PAUSE: pause byte 2, scope byte 2 */
+    expect_bad(27, 0, 1, 2);
+    expect_bad(27, 1, 1, 2);
     /* LISTENER mask at 0 */
     expect_bad(9, 0, 4, 0x10);
     /* STATS flags */
@@ -718,7 +741,8 @@ static void test_names_and_errors(void **state) {
     assert_string_equal(hl_op_name(HL_OP_PLAY), "play");
     assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
     assert_null(hl_op_name(0));
-    assert_null(hl_op_name(16));
+    assert_string_equal(hl_op_name(HL_OP_PAUSE), "pause");
+    assert_null(hl_op_name(17));
     assert_string_equal(hl_errname(HELIOD_EBUSY), "EBUSY");
     assert_string_equal(hl_errname(HELIOD_OK), "OK");
     assert_string_equal(hl_strerror(HELIOD_ENOVOICE), "no such voice");
@@ -797,7 +821,25 @@ static void test_validate_play(void **state) {
     PLAY_CASE(model, 2, 1);
     PLAY_CASE(model, 3, 0);
     PLAY_CASE(flags, HL_PLAY_MASK, 1);
-    PLAY_CASE(flags, 0x10, 0);
+    PLAY_CASE(flags, HL_PLAY_CUBIC, 1);
+    PLAY_CASE(flags, 0x20, 0);
+    PLAY_CASE(loop_end, 10, 1);   /* 0 .. 10 */
+    PLAY_CASE(loop_start, 10, 0); /* start without end */
+    PLAY_CASE(loop_count, 3, 0);  /* a count needs the loop flag */
+    PLAY_CASE(loop_xfade_ms, 0.0f, 1);
+    PLAY_CASE(loop_xfade_ms, HL_MAX_XFADE_MS, 1);
+    PLAY_CASE(loop_xfade_ms, nextafterf(HL_MAX_XFADE_MS, INFINITY), 0);
+    PLAY_CASE(loop_xfade_ms, -0.001f, 0);
+    PLAY_CASE(loop_xfade_ms, NAN, 0);
+    m = good_play();
+    m.loop_start = 100;
+    m.loop_end = 100; /* empty region */
+    assert_int_equal(hl_validate_play(&m, NULL), HELIOD_EINVAL);
+    m.loop_end = 101;
+    assert_int_equal(hl_validate_play(&m, NULL), 0);
+    m.flags = HL_PLAY_LOOP;
+    m.loop_count = 2;
+    assert_int_equal(hl_validate_play(&m, NULL), 0);
     m = good_play();
     strcpy(m.sound, "bad name");
     assert_int_equal(hl_validate_play(&m, NULL), HELIOD_EINVAL);
@@ -827,8 +869,34 @@ static void test_validate_others(void **state) {
     s.voice = 0;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.voice = 1;
-    s.mask = 0x10;
+    s.mask = 0x80;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.mask = HL_SET_PAUSE;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.mask = HL_SET_PAUSE | HL_SET_RESUME;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.mask = HL_SET_SEEK;
+    s.seek_s = 0;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.seek_s = -0.001;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.seek_s = NAN;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.seek_s = INFINITY;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.seek_s = 12.5;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.mask = HL_SET_GAIN; /* seek_s not in mask: not checked */
+    s.seek_s = NAN;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+
+    hl_pause_t pz = {.pause = 1, .scope = HL_PAUSE_EVERYONE};
+    assert_int_equal(hl_validate_pause(&pz, &why), 0);
+    pz.scope = 2;
+    assert_int_equal(hl_validate_pause(&pz, &why), HELIOD_EINVAL);
+    pz.scope = 0;
+    pz.pause = 2;
+    assert_int_equal(hl_validate_pause(&pz, &why), HELIOD_EINVAL);
 
     hl_listener_t l;
     memset(&l, 0, sizeof l);

@@ -1,0 +1,516 @@
+/*
+ * test_stream.c - streaming end to end: the real heliod on the null driver
+ * with --record, driven through libheliod. Test audio is generated here with
+ * libsndfile (Ogg Vorbis, FLAC, WAV, and MP3 when this libsndfile can write
+ * it). Checks: clear errors for missing/corrupt streamed files; a streamed
+ * and a preloaded copy of one FLAC, started in one batch hard left / hard
+ * right, match sample for sample; a looped stream whose ends join has no
+ * discontinuity; loop_count N plays N+1 times (streamed and preloaded); seek
+ * and pause/resume are click-free on both kinds; a start/stop storm of
+ * stream voices leaves fds and streams_active where they were, with no xrun.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#define RATE 48000
+#define AMP  0.5
+
+typedef struct {
+    th_daemon_t d;
+} fixture_t;
+
+static void path_in(const th_daemon_t *d, char *dst, size_t cap, const char *name) {
+    snprintf(dst, cap, "%s/%s", d->dir, name);
+}
+
+static int setup(void **state) {
+    fixture_t *f = calloc(1, sizeof *f);
+    if (!f || th_daemon_start(&f->d, 1, NULL) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture_t *f = *state;
+    if (!f) return 0;
+    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
+    th_daemon_cleanup(&f->d);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+static heliod_t *connect_or_fail(fixture_t *f) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "test_stream"), 0);
+    return h;
+}
+
+static double stat_of(heliod_t *h, const char *key) {
+    heliod_stat_t st[128];
+    size_t n = 0;
+    assert_true(heliod_stats(h, st, 128, &n, 0) >= 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(st[i].key, key) == 0) return st[i].value;
+    fail_msg("stat %s missing", key);
+    return NAN;
+}
+
+/* ---- generated audio ------------------------------------------------------ */
+
+typedef struct {
+    double freq;
+} sine_t;
+
+static void gen_sine(void *user, uint32_t i, float *out, int ch) {
+    const sine_t *s = user;
+    float v = (float)(AMP * sin(2 * M_PI * s->freq * i / RATE));
+    for (int c = 0; c < ch; c++)
+        out[c] = v;
+}
+
+/* Music-like test signal: two partials and a slow chirp, never silent. */
+static void gen_music(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    double t = (double)i / RATE;
+    double v = 0.3 * sin(2 * M_PI * 220 * t) + 0.15 * sin(2 * M_PI * 1337 * t + 0.3) +
+               0.1 * sin(2 * M_PI * (300 + 200 * t) * t);
+    for (int c = 0; c < ch; c++)
+        out[c] = (float)v;
+}
+
+static void write_or_fail(const char *path, int fmt, int ch, uint32_t frames, th_gen_fn g,
+                          void *u) {
+    assert_int_equal(th_write_sound(path, fmt, ch, RATE, frames, g, u), 0);
+}
+
+/* ---- the recording --------------------------------------------------------- */
+
+typedef struct {
+    float *x;
+    size_t frames;
+} rec_t;
+
+static void stop_and_read(fixture_t *f, rec_t *r) {
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &r->x, &r->frames, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_int_equal(rate, RATE);
+}
+
+/* First and last frame of channel c above thr, or -1. */
+static long first_above(const rec_t *r, int c, float thr) {
+    for (size_t i = 0; i < r->frames; i++)
+        if (fabsf(r->x[i * 2 + c]) > thr) return (long)i;
+    return -1;
+}
+static long last_above(const rec_t *r, int c, float thr) {
+    for (size_t i = r->frames; i-- > 0;)
+        if (fabsf(r->x[i * 2 + c]) > thr) return (long)i;
+    return -1;
+}
+
+/* Largest sample-to-sample step of channel c. */
+static float max_step(const rec_t *r, int c) {
+    float m = 0;
+    for (size_t i = 1; i < r->frames; i++) {
+        float d = fabsf(r->x[i * 2 + c] - r->x[(i - 1) * 2 + c]);
+        if (d > m) m = d;
+    }
+    return m;
+}
+
+/* Longest run of frames where channel c stays below thr, after `from`. */
+static size_t longest_quiet(const rec_t *r, int c, float thr, size_t from, size_t to) {
+    size_t best = 0, run = 0;
+    for (size_t i = from; i < to && i < r->frames; i++) {
+        if (fabsf(r->x[i * 2 + c]) < thr) {
+            if (++run > best) best = run;
+        } else {
+            run = 0;
+        }
+    }
+    return best;
+}
+
+static heliod_voice_t play_or_fail(heliod_t *h, const char *sound, heliod_play_params_t *p) {
+    heliod_voice_t v = 0;
+    int rc = heliod_play(h, sound, p, &v, NULL);
+    if (rc != 0) fail_msg("play %s: %s (%s)", sound, heliod_strerror(rc), heliod_last_error(h));
+    return v;
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_load_errors_and_formats(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    heliod_sound_info_t si;
+
+    path_in(&f->d, p, sizeof p, "missing.ogg");
+    assert_int_equal(heliod_load(h, "m", p, HELIOD_LOAD_STREAM, NULL), HELIOD_EFILE);
+    assert_non_null(strstr(heliod_last_error(h), "No such file"));
+
+    path_in(&f->d, p, sizeof p, "corrupt.ogg");
+    FILE *c = fopen(p, "wb");
+    assert_non_null(c);
+    for (int i = 0; i < 4096; i++)
+        fputc((i * 7919) & 0xFF, c);
+    fclose(c);
+    assert_int_equal(heliod_load(h, "c", p, HELIOD_LOAD_STREAM, NULL), HELIOD_EDECODE);
+    assert_true(strlen(heliod_last_error(h)) > 0);
+
+    static const struct {
+        const char *file;
+        int fmt;
+    } kinds[] = {
+        {"s.ogg", SF_FORMAT_OGG | SF_FORMAT_VORBIS},
+        {"s.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16},
+        {"s.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16},
+    };
+    sine_t s = {440};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        path_in(&f->d, p, sizeof p, kinds[k].file);
+        write_or_fail(p, kinds[k].fmt, 2, RATE, gen_sine, &s);
+        char name[16];
+        snprintf(name, sizeof name, "k%zu", k);
+        assert_int_equal(heliod_load(h, name, p, HELIOD_LOAD_STREAM, &si), 0);
+        assert_true(si.flags & HELIOD_LOAD_STREAM);
+        assert_int_equal(si.channels, 2);
+        assert_int_equal(si.source_rate, RATE);
+        assert_true(si.frames >= RATE - 2048 && si.frames <= RATE + 2048);
+    }
+    /* MP3: only if this libsndfile can write it (1.1+ with LAME) */
+    path_in(&f->d, p, sizeof p, "s.mp3");
+    if (th_write_sound(p, SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III, 2, RATE, RATE, gen_sine, &s) ==
+        0) {
+        assert_int_equal(heliod_load(h, "mp3", p, HELIOD_LOAD_STREAM, &si), 0);
+        assert_true(si.frames > RATE / 2);
+    } else {
+        print_message("MP3: this libsndfile cannot write MP3, skipped\n");
+    }
+
+    /* validation against the sound: loop end past the end, seek past the end */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.loop_end = RATE * 4;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "k0", &pp, &v, NULL), HELIOD_EINVAL);
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    v = play_or_fail(h, "k0", &pp);
+    heliod_voice_set_t vs = {.mask = HELIOD_SET_SEEK, .seek_s = 5.0};
+    assert_int_equal(heliod_set(h, v, &vs), HELIOD_EINVAL);
+    vs.seek_s = 0.5;
+    assert_int_equal(heliod_set(h, v, &vs), 0);
+    /* a streamed sound in use cannot be unloaded */
+    assert_int_equal(heliod_unload(h, "k0"), HELIOD_EINUSE);
+    assert_int_equal(heliod_stop(h, v, 0), 0);
+    th_sleep_ms(100);
+    assert_int_equal(heliod_unload(h, "k0"), 0);
+    assert_int_equal(stat_of(h, "streams_active"), 0);
+    heliod_close(h);
+}
+
+static void test_streamed_matches_preloaded(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "music.flac");
+    write_or_fail(p, SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 1, RATE * 3 / 2, gen_music, NULL);
+    assert_int_equal(heliod_load(h, "pre", p, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "str", p, HELIOD_LOAD_STREAM, NULL), 0);
+
+    heliod_play_params_t a, b;
+    heliod_play_params_init(&a);
+    heliod_play_params_init(&b);
+    a.pan = 1.0f;  /* streamed: hard right */
+    b.pan = -1.0f; /* preloaded: hard left */
+    /* one batch: both requests reach the daemon in one read */
+    assert_true(heliod_play_async(h, "str", &a, NULL, NULL) > 0);
+    assert_true(heliod_play_async(h, "pre", &b, NULL, NULL) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    th_sleep_ms(1800);
+    double underruns = stat_of(h, "stream_underruns");
+    heliod_close(h);
+    rec_t r;
+    stop_and_read(f, &r);
+    assert_true(underruns == 0);
+
+    long on_l = first_above(&r, 0, 1e-3f), on_r = first_above(&r, 1, 1e-3f);
+    assert_true(on_l >= 0 && on_r >= 0);
+    /* best alignment near the onsets (0 when both started in one block) */
+    long best_lag = 0;
+    double best = INFINITY;
+    for (long lag = -600; lag <= 600; lag++) {
+        double e = 0;
+        for (long i = on_l; i < on_l + 8192; i++) {
+            long j = i + lag;
+            if (j < 0 || (size_t)j >= r.frames || (size_t)i >= r.frames) continue;
+            e += fabs(r.x[i * 2] - r.x[j * 2 + 1]);
+        }
+        if (e < best) {
+            best = e;
+            best_lag = lag;
+        }
+    }
+    print_message("streamed vs preloaded: lag %ld frames\n", best_lag);
+    float worst = 0;
+    size_t n = 0;
+    for (long i = on_l; (size_t)i < r.frames; i++) {
+        long j = i + best_lag;
+        if (j < 0 || (size_t)j >= r.frames) continue;
+        float d = fabsf(r.x[i * 2] - r.x[j * 2 + 1]);
+        if (d > worst) worst = d;
+        n++;
+    }
+    print_message("max |preloaded - streamed| = %g over %zu frames\n", (double)worst, n);
+    assert_true(n > RATE);
+    assert_true(worst < 1e-4f);
+    free(r.x);
+}
+
+static void test_loop_seamless_stream(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "loop.wav");
+    sine_t s = {480}; /* 100 frames per cycle: 120 whole cycles, the ends join */
+    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, 12000, gen_sine, &s);
+    assert_int_equal(heliod_load(h, "loop", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.pan = -1;
+    pp.fade_in_ms = 10;
+    heliod_voice_t v = play_or_fail(h, "loop", &pp);
+    th_sleep_ms(1200); /* about 4.8 loop seams */
+    assert_int_equal(heliod_stop(h, v, 20), 0);
+    th_sleep_ms(100);
+    heliod_close(h);
+    rec_t r;
+    stop_and_read(f, &r);
+    long a = first_above(&r, 0, 1e-3f), b = last_above(&r, 0, 1e-3f);
+    assert_true(b - a > RATE); /* played through several seams */
+    /* a seam that does not join shows as a step far above the sine's own */
+    float step = max_step(&r, 0), bound = (float)(AMP * 2 * M_PI * 480 / RATE) * 1.1f;
+    print_message("looped stream: max step %g (sine's own %g)\n", (double)step,
+                  (double)bound / 1.1);
+    assert_true(step < bound);
+    /* and it never went quiet inside */
+    assert_true(longest_quiet(&r, 0, 1e-4f, (size_t)a, (size_t)b) < 4);
+    free(r.x);
+}
+
+static void test_loop_count(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "burst.wav");
+    sine_t s = {480};
+    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, 4800, gen_sine, &s); /* 0.1 s */
+    assert_int_equal(heliod_load(h, "bs", p, HELIOD_LOAD_STREAM, NULL), 0);
+    assert_int_equal(heliod_load(h, "bp", p, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.loop_count = 2; /* plays 3 times */
+    pp.fade_in_ms = 0;
+    pp.pan = 1;
+    play_or_fail(h, "bs", &pp);
+    pp.pan = -1;
+    play_or_fail(h, "bp", &pp);
+    th_sleep_ms(600);
+    heliod_close(h);
+    rec_t r;
+    stop_and_read(f, &r);
+    for (int c = 0; c < 2; c++) {
+        long a = first_above(&r, c, 1e-3f), b = last_above(&r, c, 1e-3f);
+        print_message("loop_count 2, %s: sounded %ld frames (3 x 4800 = 14400)\n",
+                      c ? "streamed" : "preloaded", b - a);
+        assert_true(a >= 0);
+        assert_true(labs((b - a) - 14400) < 200);
+    }
+    free(r.x);
+}
+
+static void test_seek_click_free(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "long.ogg");
+    sine_t s = {440};
+    write_or_fail(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 1, RATE * 5, gen_sine, &s);
+    assert_int_equal(heliod_load(h, "ls", p, HELIOD_LOAD_STREAM, NULL), 0);
+    assert_int_equal(heliod_load(h, "lp", p, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.fade_in_ms = 10;
+    pp.pan = 1;
+    heliod_voice_t vs = play_or_fail(h, "ls", &pp);
+    pp.pan = -1;
+    heliod_voice_t vp = play_or_fail(h, "lp", &pp);
+    for (int k = 0; k < 4; k++) {
+        th_sleep_ms(150);
+        heliod_voice_set_t set = {.mask = HELIOD_SET_SEEK, .seek_s = 0.5 + 0.77317 * k};
+        assert_int_equal(heliod_set(h, vs, &set), 0);
+        assert_int_equal(heliod_set(h, vp, &set), 0);
+    }
+    th_sleep_ms(200);
+    assert_int_equal(heliod_stop(h, vs, 20), 0);
+    assert_int_equal(heliod_stop(h, vp, 20), 0);
+    th_sleep_ms(100);
+    assert_int_equal(stat_of(h, "streams_active"), 0);
+    heliod_close(h);
+    rec_t r;
+    stop_and_read(f, &r);
+    /* a raw jump at a random phase would step up to 2 * AMP; the seek fades
+     * (64 frames out, 64 in) keep it near the sine's own step (0.029) */
+    for (int c = 0; c < 2; c++) {
+        float st = max_step(&r, c);
+        print_message("seek, %s: max step %g\n", c ? "streamed" : "preloaded", (double)st);
+        assert_true(st < 0.05f);
+        long a = first_above(&r, c, 1e-3f), b = last_above(&r, c, 1e-3f);
+        assert_true(b - a > RATE * 3 / 4);
+    }
+    free(r.x);
+}
+
+static void test_pause_resume(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "pz.flac");
+    sine_t s = {440};
+    write_or_fail(p, SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 1, RATE * 3, gen_sine, &s);
+    assert_int_equal(heliod_load(h, "pz", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.pan = -1;
+    pp.fade_in_ms = 10;
+    heliod_voice_t v = play_or_fail(h, "pz", &pp);
+    th_sleep_ms(200);
+    heliod_voice_set_t set = {.mask = HELIOD_SET_PAUSE, .ramp_ms = 10};
+    assert_int_equal(heliod_set(h, v, &set), 0);
+    th_sleep_ms(400);
+    heliod_voice_info_t vi[8];
+    size_t n = 0;
+    assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(vi[0].state, HELIOD_VOICE_PAUSED);
+    assert_string_equal(vi[0].sound, "pz");
+    uint32_t count = 0;
+    assert_int_equal(heliod_pause_all(h, 0, 0, &count), 0); /* resume mine */
+    assert_int_equal(count, 1);
+    th_sleep_ms(200);
+    assert_int_equal(heliod_pause_all(h, 1, 1, &count), 0); /* pause everyone's */
+    assert_int_equal(count, 1);
+    th_sleep_ms(200);
+    assert_int_equal(stat_of(h, "stream_underruns"), 0);
+    assert_int_equal(heliod_stop(h, v, 10), 0);
+    th_sleep_ms(100);
+    heliod_close(h);
+    rec_t r;
+    stop_and_read(f, &r);
+    long a = first_above(&r, 0, 1e-3f), b = last_above(&r, 0, 1e-3f);
+    assert_true(a >= 0 && b > a);
+    /* held silent for most of the 400 ms pause, no click in or out */
+    size_t quiet = longest_quiet(&r, 0, 1e-4f, (size_t)a, (size_t)b);
+    print_message("pause: silent for %zu frames\n", quiet);
+    assert_true(quiet > RATE * 3 / 10);
+    assert_true(max_step(&r, 0) < 0.035f);
+    free(r.x);
+}
+
+static int count_fds(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void test_start_stop_storm(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "storm.ogg");
+    write_or_fail(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, RATE * 2, gen_music, NULL);
+    assert_int_equal(heliod_load(h, "st", p, HELIOD_LOAD_STREAM, NULL), 0);
+    th_sleep_ms(50);
+    int fds0 = count_fds(f->d.pid);
+    double active0 = stat_of(h, "streams_active");
+    assert_true(fds0 > 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.gain_db = -30;
+    heliod_voice_t live[8] = {0};
+    unsigned starts = 0, refused = 0;
+    double t0 = now_s();
+    while (now_s() - t0 < 2.0) {
+        heliod_voice_t v = 0;
+        int rc = heliod_play(h, "st", &pp, &v, NULL);
+        if (rc == 0) {
+            starts++;
+            unsigned k = starts % 8;
+            if (live[k]) heliod_stop_async(h, live[k], 0);
+            live[k] = v;
+        } else {
+            refused++;
+        }
+    }
+    for (unsigned k = 0; k < 8; k++)
+        if (live[k]) heliod_stop_async(h, live[k], 0);
+    assert_int_equal(heliod_sync(h), 0);
+    double rate = starts / (now_s() - t0);
+    print_message("storm: %u stream starts (%.0f/s), %u refused\n", starts, rate, refused);
+    assert_true(rate > 100);
+    th_sleep_ms(300);
+    assert_true(stat_of(h, "streams_active") == active0);
+    assert_true(stat_of(h, "xruns") == 0);
+    assert_true(stat_of(h, "voices_active") == 0);
+    int fds1 = count_fds(f->d.pid);
+    print_message("storm: daemon fds %d before, %d after\n", fds0, fds1);
+    assert_int_equal(fds1, fds0);
+    heliod_close(h);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_load_errors_and_formats, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_streamed_matches_preloaded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loop_seamless_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_loop_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seek_click_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pause_resume, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_stop_storm, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
