@@ -82,12 +82,12 @@ enum { HL_SW_NONE = 0, HL_SW_SEEK, HL_SW_STREAM };
  * frames linearised in the shared sbuf (built per run). */
 typedef struct {
     const float *data;
-    uint64_t end_fp;   /* the cursor wraps (loop_on) or the source ends here */
-    uint64_t lim_fp;   /* the interpolating kernels run for cursors in [lo, lim) */
-    uint32_t frames;   /* readable frames */
-    uint32_t ch;       /* channels, 1 or 2 */
-    uint32_t copy_end; /* the pitch-1 copy path may read frames below this */
-    uint32_t cubic;    /* 4-point interpolation: lo = one frame, else 0 */
+    uint64_t end_fp;                 /* the cursor wraps (loop_on) or the source ends here */
+    uint64_t lim_fp;                 /* the interpolating kernels run for cursors in [lo, lim) */
+    uint32_t frames;                 /* readable frames */
+    uint32_t ch;                     /* channels, 1 or 2 */
+    uint32_t copy_end;               /* the pitch-1 copy path may read frames below this */
+    uint32_t cubic;                  /* 4-point interpolation: lo = one frame, else 0 */
     const struct hl_loop_view *loop; /* read on the scalar path only */
 } hl_src_view_t;
 
@@ -128,7 +128,7 @@ typedef struct {
     const hl_pcm_t *pcm;
     uint32_t live; /* 1 while the slot plays (RT view) */
     /* cold: loops, seeks, streams */
-    hl_loop_view_t lv;      /* the loop of the current pass, as src.loop sees it */
+    hl_loop_view_t lv;   /* the loop of the current pass, as src.loop sees it */
     uint32_t loop_on;    /* the loop is taken at its end on this pass */
     uint32_t loops_left; /* extra passes still to play, HL_LOOP_FOREVER */
     uint32_t loop_start, loop_end, loop_xfade;

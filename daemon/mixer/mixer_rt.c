@@ -458,8 +458,10 @@ static void sample_at(const src_view_t *s, uint64_t pos, float *l, float *r) {
 /* The scalar path: edges (buffer ends, loop points, the frame before 0),
  * crossfades and source fades (xf). Writes cnt samples into the scratch,
  * planar when stereo_out, else mono (downmixed). */
-static void render_slow(hl_mixer_t *m, const hl_rt_voice_t *v, const src_view_t *s, uint64_t pos,
-                        uint32_t cnt, uint64_t step, int stereo_out) {
+__attribute__((noinline, cold)) static void render_slow(hl_mixer_t *m, const hl_rt_voice_t *v,
+                                                        const src_view_t *s, uint64_t pos,
+                                                        uint32_t cnt, uint64_t step,
+                                                        int stereo_out) {
     float *dl = m->scratch[0], *dr = m->scratch[1];
     for (uint32_t j = 0; j < cnt; j++, pos += step) {
         float l, r;
@@ -573,8 +575,9 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
 
 static const hl_loop_view_t no_loop; /* streams do not loop */
 
-/* Outputs a run of `need_idx`-bounded length: the most frames renderable
- * from x0 when `a` ring frames follow the kept history (see render_stream). */
+/* The most output frames a run from x0 can render when `a` frames follow the
+ * kept history: the interpolator reaches two frames past floor(x) and the
+ * re-based history needs the frame after the final cursor (see render_stream). */
 static uint32_t stream_frames_for(uint64_t x0, uint64_t step, uint64_t a) {
     /* floor(x0 + (cnt-1) * step) <= a and floor(x0 + cnt * step) <= a + 1 */
     uint64_t lim1 = (a + 1) << 32, lim2 = (a + 2) << 32;
@@ -618,8 +621,10 @@ static void underrun_begin(hl_mixer_t *m, hl_rt_voice_t *v) {
  * the cursor is relative to sbuf[0] and is re-based after each run, so it
  * stays continuous across blocks and pushes. Never waits: a short ring is an
  * underrun. Sets *finished when the producer finished and the ring drained. */
-static void render_stream(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *acc_r, uint32_t n,
-                          const hl_gain_ramp_t *g, uint64_t step, int *finished) {
+__attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_voice_t *v,
+                                                          float *acc_l, float *acc_r, uint32_t n,
+                                                          const hl_gain_ramp_t *g, uint64_t step,
+                                                          int *finished) {
     hl_stream_t *st = v->stream;
     const uint32_t ch = v->channels, fsz = ch * (uint32_t)sizeof(float);
     const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D);
@@ -709,7 +714,8 @@ static void render_stream(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *
 }
 
 /* The jump a seek or stream switch waited for, at the bottom of its fade. */
-static void do_switch(hl_mixer_t *m, hl_rt_voice_t *v, uint64_t now_ns) {
+__attribute__((noinline, cold)) static void do_switch(hl_mixer_t *m, hl_rt_voice_t *v,
+                                                      uint64_t now_ns) {
     if (v->sw_mode == HL_SW_STREAM) {
         retire_stream(m, v, v->stream, now_ns);
         v->stream = v->pending;
@@ -770,7 +776,8 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
 
 /* Result of one voice's block: 0 still playing, else an HL_MIX_END_* + 1. */
 static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns,
-                              uint32_t *mixed, uint32_t *virt) {
+                              uint32_t *mixed, uint32_t *virt, uint32_t *streams) {
+    if (v->stream) (*streams)++;
     if (v->env_mode == HL_ENV_RELEASE && v->env.rem == 0) return v->end_reason + 1;
     if (v->env_mode == HL_ENV_PAUSED) return 0; /* holds: no cursor, no fades */
     if (!v->started) {
@@ -875,16 +882,10 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
             const float *p = nv->src.data + (size_t)(nv->cursor >> 32) * nv->src.ch;
             __builtin_prefetch(p);
             __builtin_prefetch(p + HL_MIX_ALIGN / sizeof(float));
-            if (i + 2 < m->n_rt_active) { /* the hot fields span the first three lines */
-                const char *nn = (const char *)&m->rt[m->rt_active[i + 2]];
-                __builtin_prefetch(nn);
-                __builtin_prefetch(nn + HL_MIX_ALIGN);
-                __builtin_prefetch(nn + 2 * HL_MIX_ALIGN);
-            }
+            if (i + 2 < m->n_rt_active) __builtin_prefetch(&m->rt[m->rt_active[i + 2]]);
         }
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        streams += v->stream != NULL;
-        uint32_t end = process_voice(m, v, n, now_ns, &mixed, &virt);
+        uint32_t end = process_voice(m, v, n, now_ns, &mixed, &virt, &streams);
         if (end)
             end_voice(m, i, end - 1, now_ns); /* swapped in: same i again */
         else
