@@ -49,6 +49,11 @@ int th_read_sound(const char *path, float **data, size_t *frames, int *channels,
 int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t err_cap,
            const char *const *args);
 
+/* The value of one STATS key from the daemon; NAN if the request failed or the
+ * key is missing (so any comparison with it fails). */
+struct heliod;
+double th_stat(struct heliod *h, const char *key);
+
 /* Sleeps ms milliseconds. */
 void th_sleep_ms(int ms);
 

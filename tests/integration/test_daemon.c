@@ -79,17 +79,6 @@ static heliod_t *connect_or_fail(fixture_t *f)
     return h;
 }
 
-static double stat_of(heliod_t *h, const char *key)
-{
-    heliod_stat_t st[128];
-    size_t n = 0;
-    assert_true(heliod_stats(h, st, 128, &n, 0) >= 0);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(st[i].key, key) == 0) return st[i].value;
-    fail_msg("stat %s missing", key);
-    return NAN;
-}
-
 /* ---- handshake and basic requests ---------------------------------------- */
 
 static void test_handshake(void **state)
@@ -336,7 +325,7 @@ static void test_garbage_bytes(void **state)
 
     assert_other_clients_served(f);
     heliod_t *h = connect_or_fail(f);
-    assert_true(stat_of(h, "protocol_errors") >= 2);
+    assert_true(th_stat(h, "protocol_errors") >= 2);
     heliod_close(h);
 }
 
@@ -380,7 +369,7 @@ static void test_client_killed_mid_frame(void **state)
     /* Only this connection remains once the dead ones are reaped. */
     double clients = 0;
     for (int i = 0; i < 50; i++) {
-        clients = stat_of(h, "clients");
+        clients = th_stat(h, "clients");
         if (clients == 1) break;
         th_sleep_ms(20);
     }
@@ -412,7 +401,7 @@ static void test_flood_every_command_accounted(void **state)
     assert_int_equal(heliod_play(h, "flood", &pp, &v, NULL), 0);
     int counts[2] = {0, 0};
     heliod_set_event_callback(h, on_event_count, counts);
-    double applied0 = stat_of(h, "cmds_applied");
+    double applied0 = th_stat(h, "cmds_applied");
     const int total = 60000;
     for (int i = 0; i < total; i++) {
         heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -40.0f + (float)(i % 7)};
@@ -424,7 +413,7 @@ static void test_flood_every_command_accounted(void **state)
     assert_int_equal(counts[1], 0);
     /* Let the audio thread drain what is queued, then compare counters. */
     th_sleep_ms(300);
-    double applied = stat_of(h, "cmds_applied") - applied0;
+    double applied = th_stat(h, "cmds_applied") - applied0;
     assert_true(applied + counts[0] >= total);
     assert_int_equal(heliod_stop(h, v, 5), 0);
     heliod_close(h);
@@ -472,7 +461,7 @@ static void test_stealing_and_stale_handles(void **state)
     for (size_t i = 0; i < n; i++)
         if (vi[i].state != HELIOD_VOICE_STOPPING) live++;
     assert_int_equal(live, 2);
-    assert_true(stat_of(h, "voices_stolen") >= 2);
+    assert_true(th_stat(h, "voices_stolen") >= 2);
     uint32_t count = 0;
     assert_int_equal(heliod_stop_all(h, 5, 0, &count), 0);
     assert_int_equal(count, 2);

@@ -70,17 +70,6 @@ static void stop_jackd(void)
     }
 }
 
-static double stat_of(heliod_t *h, const char *key)
-{
-    heliod_stat_t st[128];
-    size_t n = 0;
-    assert_true(heliod_stats(h, st, 128, &n, 0) >= 0);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(st[i].key, key) == 0) return st[i].value;
-    fail_msg("stat %s missing", key);
-    return NAN;
-}
-
 static void test_portaudio_on_jack_dummy(void **state)
 {
     (void)state;
@@ -110,14 +99,14 @@ static void test_portaudio_on_jack_dummy(void **state)
     pp.flags = HELIOD_PLAY_LOOP;
     pp.pan = 1.0f;
     heliod_voice_t v;
-    double cb0 = stat_of(h, "callbacks");
+    double cb0 = th_stat(h, "callbacks");
     assert_int_equal(heliod_play(h, "tone", &pp, &v, NULL), 0);
     th_sleep_ms(600);
-    double cb1 = stat_of(h, "callbacks");
+    double cb1 = th_stat(h, "callbacks");
     /* 600 ms at 256 frames / 48 kHz is ~112 periods: JACK really called us. */
     assert_true(cb1 - cb0 > 50);
-    assert_true(stat_of(h, "peak_r") > 0.3);
-    assert_true(stat_of(h, "peak_l") < 1e-4);
+    assert_true(th_stat(h, "peak_r") > 0.3);
+    assert_true(th_stat(h, "peak_l") < 1e-4);
     assert_int_equal(heliod_stop(h, v, 20), 0);
     th_sleep_ms(100);
     heliod_close(h);
