@@ -10,6 +10,9 @@
  */
 #include "backend.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <portaudio.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -78,10 +81,42 @@ static void pa_close(hld_backend_t *b) {
     b->impl = NULL;
 }
 
+/*
+ * PortAudio's host APIs print their probing (ALSA with no card, JACK with no
+ * server) straight to stderr while they enumerate. Unless debugging, point fd 2
+ * at /dev/null for the duration of Pa_Initialize. Main thread, at open/list time
+ * only; returns the saved descriptor for quiet_end (-1 = nothing to restore).
+ */
+static int quiet_begin(void) {
+    if (hld_log_enabled(HLD_LOG_DEBUG)) return -1;
+    int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (nul < 0) return -1;
+    fflush(stderr);
+    int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved >= 0) dup2(nul, 2);
+    close(nul);
+    return saved;
+}
+
+static void quiet_end(int saved) {
+    if (saved < 0) return;
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
+
+/* Pa_Initialize without the host APIs' probing noise. */
+static PaError pa_init_quiet(void) {
+    int saved = quiet_begin();
+    PaError e = Pa_Initialize();
+    quiet_end(saved);
+    return e;
+}
+
 static const hld_backend_ops_t g_pa_ops = {pa_start, pa_stop, pa_close};
 
 int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
-    PaError e = Pa_Initialize();
+    PaError e = pa_init_quiet();
     if (e != paNoError) {
         hld_warn("portaudio: cannot initialise: %s", Pa_GetErrorText(e));
         return HELIOD_EIO;
@@ -130,7 +165,7 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
 }
 
 int hld_pa_list_devices(hl_device_info_t *arr, size_t cap, size_t *total, int current_index) {
-    PaError e = Pa_Initialize();
+    PaError e = pa_init_quiet();
     if (e != paNoError) {
         *total = 0;
         return HELIOD_EIO;

@@ -17,6 +17,10 @@ void hld_log_set_level(hld_log_level_t level) {
     atomic_store_explicit(&g_level, (int)level, memory_order_relaxed);
 }
 
+int hld_log_enabled(hld_log_level_t level) {
+    return (int)level <= atomic_load_explicit(&g_level, memory_order_relaxed);
+}
+
 int hld_log_parse_level(const char *s) {
     for (int i = 0; i <= HLD_LOG_DEBUG; i++) {
         if (strcasecmp(s, g_names[i]) == 0) return i;

@@ -18,6 +18,8 @@ typedef enum {
 
 /* Sets the most verbose level that is printed (default HLD_LOG_INFO). */
 void hld_log_set_level(hld_log_level_t level);
+/* 1 if messages at `level` are printed. */
+int hld_log_enabled(hld_log_level_t level);
 /* "error", "warn", "info", "debug" -> level; returns the level or -1. */
 int hld_log_parse_level(const char *s);
 /* printf-style message at `level`. Any thread except the audio thread. */
