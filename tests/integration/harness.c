@@ -156,6 +156,8 @@ void th_daemon_cleanup(th_daemon_t *d)
 int th_write_sound(const char *path, int format, int channels, int rate, uint32_t frames,
                    th_gen_fn gen, void *user)
 {
+    enum { MAX_CH = 8, CHUNK = 1024 };
+    if (channels < 1 || channels > MAX_CH) return -1;
     SF_INFO info = {0};
     info.samplerate = rate;
     info.channels = channels;
@@ -165,10 +167,10 @@ int th_write_sound(const char *path, int format, int channels, int rate, uint32_
         fprintf(stderr, "harness: sf_open(%s): %s\n", path, sf_strerror(NULL));
         return -1;
     }
-    float buf[2 * 1024];
+    float buf[MAX_CH * CHUNK];
     uint32_t done = 0;
     while (done < frames) {
-        uint32_t n = frames - done < 1024 ? frames - done : 1024;
+        uint32_t n = frames - done < CHUNK ? frames - done : CHUNK;
         for (uint32_t i = 0; i < n; i++) gen(user, done + i, &buf[i * channels], channels);
         if (sf_writef_float(f, buf, n) != (sf_count_t)n) {
             sf_close(f);

@@ -7,6 +7,7 @@
  * garbage bytes, a client killed mid-frame, a command flood).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -420,6 +421,69 @@ static void test_flood_every_command_accounted(void **state)
     assert_other_clients_served(f);
 }
 
+static void gen_quad(void *user, uint32_t frame, float *out, int channels)
+{
+    (void)user;
+    for (int c = 0; c < channels; c++) out[c] = 0.1f * (float)(c + 1) * (frame % 2 ? 1.f : -1.f);
+}
+
+static void test_multichannel_file_is_downmixed(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "quad.wav");
+    assert_int_equal(th_write_sound(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 4, 48000, 4800, gen_quad,
+                                    NULL),
+                     0);
+    heliod_sound_info_t info;
+    assert_int_equal(heliod_load(h, "quad", p, 0, &info), 0);
+    assert_int_equal(info.channels, 2);
+    assert_int_equal(info.frames, 4800);
+    assert_int_equal(heliod_unload(h, "quad"), 0);
+    heliod_close(h);
+}
+
+static void test_watch_sees_other_clients_voices(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    assert_int_equal(heliod_load(h, "watched", f->sine, 0, NULL), 0);
+    char out_path[400];
+    path_in(&f->d, out_path, sizeof out_path, "watch.txt");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fd, 1);
+        const char *ctl = getenv("HELIODCTL_BIN");
+        execlp(ctl, ctl, "--socket", f->d.sock, "watch", (char *)NULL);
+        _exit(127);
+    }
+    th_sleep_ms(200); /* let it subscribe */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.pitch = 4.0f; /* the 2 s tone ends after 0.5 s */
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "watched", &pp, &v, NULL), 0);
+    char want[64], buf[4096] = "";
+    snprintf(want, sizeof want, "ended %llu finished", (unsigned long long)v);
+    for (int i = 0; i < 300 && !strstr(buf, want); i++) {
+        th_sleep_ms(10);
+        FILE *fp = fopen(out_path, "r");
+        if (!fp) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        buf[n] = 0;
+        fclose(fp);
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    assert_non_null(strstr(buf, want));
+    snprintf(want, sizeof want, "started %llu", (unsigned long long)v);
+    assert_non_null(strstr(buf, want));
+    heliod_close(h);
+}
+
 /* ---- voices, stealing, ownership --------------------------------------- */
 
 static int setup_two_voices(void **state)
@@ -597,6 +661,59 @@ static void test_record_centre_pan_equal_power(void **state)
     assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
 }
 
+static double window_rms(const float *x, size_t from, size_t to, int ch)
+{
+    double e = 0;
+    for (size_t i = from; i < to; i++) e += (double)x[2 * i + ch] * x[2 * i + ch];
+    return sqrt(e / (double)(to - from));
+}
+
+static void test_record_3d_position_pan_and_distance(void **state)
+{
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    assert_int_equal(heliod_load(h, "tone", f->sine, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_3D;
+    pp.pos[0] = 2.0f; /* listener at the origin facing -z: +x is to the right */
+    pp.min_distance = 1.0f;
+    pp.max_distance = 50.0f;
+    pp.distance_model = HELIOD_DIST_INVERSE;
+    pp.fade_in_ms = 5;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "tone", &pp, &v, NULL), 0);
+    th_sleep_ms(300);
+    heliod_voice_set_t s = {.mask = HELIOD_SET_POS, .pos = {-8.0f, 0, 0}, .ramp_ms = 20};
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    th_sleep_ms(300);
+    assert_int_equal(heliod_stop(h, v, 20), 0);
+    th_sleep_ms(100);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+
+    float *x = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
+    analysis_t a = analyse(x, frames);
+    assert_true(a.first != (size_t)-1);
+    /* 2 m away, inverse model (min 1, rolloff 1): gain 1/2, hard right. */
+    size_t w0 = a.first + (size_t)(0.05 * rate), w1 = a.first + (size_t)(0.25 * rate);
+    double sine_rms = 0.5 / sqrt(2.0);
+    assert_true(fabs(window_rms(x, w0, w1, 1) - 0.5 * sine_rms) < 0.1 * 0.5 * sine_rms);
+    assert_true(window_rms(x, w0, w1, 0) < 0.01 * sine_rms);
+    /* Then 8 m away on the left: gain 1/8, hard left. */
+    size_t w2 = a.first + (size_t)(0.40 * rate), w3 = a.first + (size_t)(0.55 * rate);
+    assert_true(w3 < frames);
+    assert_true(fabs(window_rms(x, w2, w3, 0) - 0.125 * sine_rms) < 0.1 * 0.125 * sine_rms);
+    assert_true(window_rms(x, w2, w3, 1) < 0.01 * sine_rms);
+    /* The move itself is ramped: no click. */
+    assert_true(a.max_step < 0.035);
+    free(x);
+    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -607,6 +724,8 @@ int main(void)
         cmocka_unit_test(test_garbage_bytes),
         cmocka_unit_test(test_client_killed_mid_frame),
         cmocka_unit_test(test_flood_every_command_accounted),
+        cmocka_unit_test(test_multichannel_file_is_downmixed),
+        cmocka_unit_test(test_watch_sees_other_clients_voices),
     };
     const struct CMUnitTest own[] = {
         cmocka_unit_test_setup_teardown(test_stealing_and_stale_handles, setup_two_voices,
@@ -616,6 +735,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades,
                                         setup_record, teardown),
         cmocka_unit_test_setup_teardown(test_record_centre_pan_equal_power, setup_record,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_record_3d_position_pan_and_distance, setup_record,
                                         teardown),
     };
     int failed = cmocka_run_group_tests_name("daemon_shared", shared, setup_plain, teardown);
