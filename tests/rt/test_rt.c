@@ -46,10 +46,10 @@ static void sleep_ms(int ms) {
     }
 }
 
-/* Writes a sine of `seconds` with `channels` channels. */
-static void write_sine(const char *path, int channels, double seconds, double freq) {
-    SF_INFO info = {
-        .samplerate = TEST_RATE, .channels = channels, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+/* Writes a sine of `seconds` with `channels` channels in the given libsndfile format. */
+static void write_sine_as(const char *path, int format, int channels, double seconds,
+                          double freq) {
+    SF_INFO info = {.samplerate = TEST_RATE, .channels = channels, .format = format};
     SNDFILE *f = sf_open(path, SFM_WRITE, &info);
     assert_non_null(f);
     int frames = (int)(seconds * TEST_RATE);
@@ -59,6 +59,10 @@ static void write_sine(const char *path, int channels, double seconds, double fr
         assert_int_equal(sf_writef_float(f, s, 1), 1);
     }
     sf_close(f);
+}
+
+static void write_sine(const char *path, int channels, double seconds, double freq) {
+    write_sine_as(path, SF_FORMAT_WAV | SF_FORMAT_PCM_16, channels, seconds, freq);
 }
 
 static pid_t spawn(const char *const *argv, const char *out) {
@@ -155,13 +159,15 @@ static void play(heliod_t *h, const char *snd, uint32_t flags, int prio, heliod_
 
 static void test_daemon(void **state) {
     (void)state;
-    char sock[300], out[300], beep[300], loop[300];
+    char sock[300], out[300], beep[300], loop[300], music[300];
     snprintf(sock, sizeof sock, "%s/heliod.sock", g_dir);
     snprintf(out, sizeof out, "%s/daemon.out", g_dir);
     snprintf(beep, sizeof beep, "%s/beep.wav", g_dir);
     snprintf(loop, sizeof loop, "%s/loop.wav", g_dir);
     write_sine(beep, 1, 0.05, 880);
     write_sine(loop, 2, 0.5, 220);
+    snprintf(music, sizeof music, "%s/music.ogg", g_dir);
+    write_sine_as(music, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, 2.0, 330);
 
     const char *argv[] = {g_prog,     "--driver", "null",        "--voices", "8",
                           "--socket", sock,       "--log-level", "warn",     NULL};
@@ -234,6 +240,57 @@ static void test_daemon(void **state) {
     heliod_close(b);
     sleep_ms(100);
 
+    /* streamed voices (decoder rings pulled by the audio thread), seeks that
+     * switch streams, pause/resume, loop regions, cubic interpolation with a
+     * pitch ramp, and a 3D voice beyond its max distance (virtual) */
+    assert_int_equal(heliod_load(a, "music", music, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_voice_t sv[3];
+    for (int i = 0; i < 3; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.flags = HELIOD_PLAY_LOOP | (i == 2 ? HELIOD_PLAY_CUBIC : 0);
+        p.priority = 100;
+        assert_int_equal(heliod_play(a, "music", &p, &sv[i], NULL), 0);
+    }
+    heliod_play_params_t lp;
+    heliod_play_params_init(&lp);
+    lp.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_CUBIC;
+    lp.priority = 100;
+    lp.loop_start = 1000;
+    lp.loop_end = 9000;
+    lp.loop_count = 3;
+    heliod_voice_t lv, far;
+    assert_int_equal(heliod_play(a, "loop", &lp, &lv, NULL), 0);
+    heliod_play_params_init(&lp);
+    lp.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_3D;
+    lp.priority = 100;
+    lp.pos[0] = 500;
+    lp.max_distance = 100;
+    assert_int_equal(heliod_play(a, "loop", &lp, &far, NULL), 0);
+    sleep_ms(60);
+    heliod_voice_set_t seek = {.mask = HELIOD_SET_SEEK, .seek_s = 1.0};
+    assert_int_equal(heliod_set(a, sv[0], &seek), 0);
+    assert_int_equal(heliod_set(a, lv, &seek), HELIOD_EINVAL); /* past the end of 0.5 s */
+    seek.seek_s = 0.25;
+    assert_int_equal(heliod_set(a, lv, &seek), 0);
+    heliod_voice_set_t pz = {.mask = HELIOD_SET_PAUSE, .ramp_ms = 5};
+    assert_int_equal(heliod_set(a, sv[1], &pz), 0);
+    heliod_voice_set_t pr = {.mask = HELIOD_SET_PITCH, .pitch = 2.5f, .ramp_ms = 40};
+    assert_int_equal(heliod_set(a, sv[2], &pr), 0);
+    sleep_ms(60);
+    pz.mask = HELIOD_SET_RESUME;
+    assert_int_equal(heliod_set(a, sv[1], &pz), 0);
+    uint32_t paused = 0;
+    assert_int_equal(heliod_pause_all(a, 1, 0, &paused), 0);
+    assert_true(paused > 0);
+    sleep_ms(30);
+    assert_int_equal(heliod_pause_all(a, 0, 0, &paused), 0);
+    sleep_ms(60);
+    double virt = stat_of(a, "voices_virtual");
+    double streams = stat_of(a, "streams_active");
+    assert_true(streams >= 3);
+    assert_int_equal(heliod_stop(a, sv[0], 5), 0);
+
     /* voices still playing at shutdown fade out on the audio thread */
     play(a, "loop", HELIOD_PLAY_LOOP, 0, &v[0], 0);
     play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_DETACHED, 0, &v[1], 0);
@@ -246,6 +303,7 @@ static void test_daemon(void **state) {
     dump(out);
     assert_true(callbacks > 0);
     assert_true(stolen > 0);
+    assert_true(virt >= 1);
     assert_int_equal(hook_value(out, "flag_resolved"), 1);
     assert_int_equal(hook_value(out, "total"), 0);
 }
