@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # demo.sh - heliod's main job in one command: install what is missing, build,
 # start the daemon (the real sound device when there is one, else the null
-# driver), play a short scene through heliodctl - an ambient loop, a few panned
-# one-shots and a buzzing drone that circles the listener in 3D - record the
-# mix to a WAV, and stop the daemon cleanly.
+# driver), play a short scene through heliodctl - a streamed Ogg music bed, an
+# ambient loop, a few panned one-shots and a buzzing drone that circles the
+# listener in 3D - record the mix to a WAV, and stop the daemon cleanly.
 #
 # Usage: scripts/demo.sh [OUT.wav]     (default: ./heliod-demo.wav)
 # Knobs: DRIVER=auto|portaudio|null (default auto), BUILD_DIR (default build).
@@ -30,6 +30,8 @@ cleanup() {
 trap cleanup EXIT
 
 # The scene's sounds, generated here (48 kHz mono WAV).
+sox -q -n -r 44100 -c 2 "$work/music.ogg" synth 8 pluck A3 pluck C4 pluck E4 remix 1,2 1,3 \
+    tremolo 0.5 40 reverb 30 fade q 0.02 8 0.02 gain -10
 sox -q -n -r 48000 -c 1 "$work/ambience.wav" synth 2 brownnoise fade q 0.05 2 0.05 gain -14
 sox -q -n -r 48000 -c 1 "$work/bell.wav" synth 1.2 pluck C5 pluck E5 pluck G5 remix - fade 0 1.2 1.0 gain -3
 sox -q -n -r 44100 -c 1 "$work/drone.wav" synth 1 sawtooth 110 sawtooth 111.5 remix - lowpass 1200 gain -6
@@ -42,9 +44,11 @@ for _ in $(seq 100); do ctl ping >/dev/null 2>&1 && break; sleep 0.05; done
 ctl status
 
 for s in ambience bell drone click; do ctl load "$s" "$work/$s.wav" >/dev/null; done
+ctl load music "$work/music.ogg" --stream >/dev/null     # decoded while it plays
 ctl sounds
 
-ctl play ambience --loop --gain -6 --bus music --fade-in 500 >/dev/null
+ctl play ambience --loop --gain -6 --bus sfx --fade-in 500 >/dev/null
+ctl play music --loop --gain -3 --bus music --fade-in 300 >/dev/null
 drone=$(ctl play drone --loop --pos 0,0,-2 --min-dist 1 --max-dist 40 --fade-in 200)
 echo "demo: drone is voice $drone; circling the listener"
 
