@@ -2,7 +2,7 @@
 # demo.sh - heliod's main job in one command: install what is missing, build,
 # start the daemon (the real sound device when there is one, else the null
 # driver), play a short scene through heliodctl - a streamed Ogg music bed, an
-# ambient loop, a few panned one-shots and a buzzing drone that circles the
+# ambient loop, a few panned one-shots and a humming drone that circles the
 # listener in 3D - record the mix to a WAV, and stop the daemon cleanly.
 #
 # Usage: scripts/demo.sh [OUT.wav]     (default: ./heliod-demo.wav)
@@ -32,9 +32,10 @@ trap cleanup EXIT
 # The scene's sounds, generated here (48 kHz mono WAV).
 sox -q -n -r 44100 -c 2 "$work/music.ogg" synth 8 pluck A3 pluck C4 pluck E4 remix 1,2 1,3 \
     tremolo 0.5 40 reverb 30 fade q 0.02 8 0.02 gain -10
-sox -q -n -r 48000 -c 1 "$work/ambience.wav" synth 2 brownnoise fade q 0.05 2 0.05 gain -14
+sox -q -n -r 48000 -c 1 "$work/ambience.wav" synth 2.2 brownnoise gain -14
 sox -q -n -r 48000 -c 1 "$work/bell.wav" synth 1.2 pluck C5 pluck E5 pluck G5 remix - fade 0 1.2 1.0 gain -3
-sox -q -n -r 44100 -c 1 "$work/drone.wav" synth 1 sawtooth 110 sawtooth 111.5 remix - lowpass 1200 gain -6
+# Whole cycles in exactly 1 s at the engine rate: the loop joins sample-exactly.
+sox -q -n -r 48000 -c 1 "$work/drone.wav" synth 1 sine 110 sine 111 sine 330 sine 441 remix - gain -4
 sox -q -n -r 48000 -c 1 "$work/click.wav" synth 0.08 square 900 fade 0 0.08 0.07 gain -6
 
 echo "demo: starting heliod (driver $DRIVER), recording to $out"
@@ -47,7 +48,9 @@ for s in ambience bell drone click; do ctl load "$s" "$work/$s.wav" >/dev/null; 
 ctl load music "$work/music.ogg" --stream >/dev/null     # decoded while it plays
 ctl sounds
 
-ctl play ambience --loop --gain -6 --bus sfx --fade-in 500 >/dev/null
+# Noise has no natural loop point: loop 0.1 s..2.2 s with a 50 ms crossfade.
+ctl play ambience --loop --loop-start 4800 --loop-end 105600 --xfade 50 --gain -6 \
+    --fade-in 500 >/dev/null
 ctl play music --loop --gain -3 --bus music --fade-in 300 >/dev/null
 drone=$(ctl play drone --loop --pos 0,0,-2 --min-dist 1 --max-dist 40 --fade-in 200)
 echo "demo: drone is voice $drone; circling the listener"
