@@ -145,11 +145,6 @@ static double percentile(const uint64_t *h, uint64_t total, double q) {
     return hist_value(HLD_CB_HIST_BUCKETS - 1);
 }
 
-/* Upper bound (us) of mixer wait bucket i: waits < 2^i * 64 us. */
-static double wait_bound_us(unsigned i) {
-    return (double)(UINT64_C(64) << i);
-}
-
 void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *o) {
     memset(o, 0, sizeof *o);
     uint64_t h[HLD_CB_HIST_BUCKETS], total = 0;
@@ -185,13 +180,13 @@ void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *o) {
         for (unsigned i = 0; i < HL_MIX_WAIT_BUCKETS; i++) {
             acc += wh[i];
             if (acc >= want) {
-                o->wait_p99_us = wait_bound_us(i);
+                o->wait_p99_us = hl_mixer_wait_bucket_upper_us(i);
                 break;
             }
         }
         /* the mixer's max is never reset: after a reset, bound it by the histogram */
         double mx = (double)ms.wait_max_ns / HLD_NS_PER_US;
-        double bound = wait_bound_us((unsigned)top);
+        double bound = hl_mixer_wait_bucket_upper_us((unsigned)top);
         o->wait_max_us = mx < bound ? mx : bound;
         if (o->wait_p99_us > o->wait_max_us) o->wait_p99_us = o->wait_max_us;
     }

@@ -32,6 +32,8 @@
 #define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_PITCH_MAX + HL_STREAM_HIST + HL_INTERP_TAPS) /* frames one run linearises */
 #define HL_STREAM_RETIRE_MAX 256        /* stream switches in flight: bounds the events they hand back */
 #define HL_PITCH_GRID      16           /* frames: a pitch ramp steps on this grid of its own frame count */
+#define HL_WAIT_UNIT_NS    2000         /* wait histogram: 2 us units, so the first octave (8-16 us) splits in 4 */
+#define HL_WAIT_SUB_BITS   2            /* wait histogram: 2^2 = 4 buckets per octave */
 
 #define HL_MAX_CLIENTS     256          /* connections; more are accepted then closed with an error */
 #define HL_OUTQ_PAUSE      (256 * 1024) /* stop reading a client whose unsent replies exceed this */

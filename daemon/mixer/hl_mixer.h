@@ -249,7 +249,10 @@ int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out)
 uint32_t hl_mixer_active(const hl_mixer_t *m);
 
 /* Snapshot of counters kept by the audio thread (relaxed atomics). */
-#define HL_MIX_WAIT_BUCKETS 16 /* ring wait histogram: bucket i counts waits < 2^i * 64 us */
+/* Ring wait histogram: bucket 0 counts waits under 8 us, then 4 buckets per
+ * octave (8, 10, 12, 14, 16, 20, ... us), the last one everything longer than
+ * ~393 ms. Bucket bounds: hl_mixer_wait_bucket_upper_us(). */
+#define HL_MIX_WAIT_BUCKETS 64
 typedef struct {
     uint64_t blocks, frames;
     uint64_t cmds_applied;
@@ -265,6 +268,10 @@ typedef struct {
     uint32_t stream_voices; /* last block */
 } hl_mixer_stats_t;
 void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
+/* Exclusive upper bound (us) of wait histogram bucket i: bucket i counts
+ * waits in [upper(i - 1), upper(i)). The last bucket (and any i past it)
+ * is unbounded: INFINITY. Any thread. */
+double hl_mixer_wait_bucket_upper_us(unsigned i);
 
 /* ---- RT side: the audio thread only -------------------------------------- */
 

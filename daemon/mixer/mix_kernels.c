@@ -13,13 +13,27 @@
 
 #define HL_RESTRICT __restrict__
 
+/* 1 when the gain pair is flat over the run (the steady state of a voice):
+ * the kernels then skip the per-sample ramp polynomial, which gives the
+ * same values (g0 + k * 0). */
+static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
+    return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
+}
+
 #define HL_KERNEL_BODIES(SUFFIX, ATTR)                                                             \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
                                        const float *HL_RESTRICT s, uint32_t n,                     \
                                        const hl_gain_ramp_t *g) {                                  \
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        if (hl_gain_is_const(g)) {                                                                 \
+            for (uint32_t t = 0; t < n; t++) {                                                     \
+                al[t] += s[t] * l0;                                                                \
+                ar[t] += s[t] * r0;                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(t + 1);                                                              \
+            float k = (float)(int)(t + 1);                                                         \
             al[t] += s[t] * (l0 + k * (dl + k * ql));                                              \
             ar[t] += s[t] * (r0 + k * (dr + k * qr));                                              \
         }                                                                                          \
@@ -28,8 +42,15 @@
                                          const float *HL_RESTRICT s, uint32_t n,                   \
                                          const hl_gain_ramp_t *g) {                                \
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        if (hl_gain_is_const(g)) {                                                                 \
+            for (uint32_t t = 0; t < n; t++) {                                                     \
+                al[t] += s[2 * t] * l0;                                                            \
+                ar[t] += s[2 * t + 1] * r0;                                                        \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(t + 1);                                                              \
+            float k = (float)(int)(t + 1);                                                         \
             al[t] += s[2 * t] * (l0 + k * (dl + k * ql));                                          \
             ar[t] += s[2 * t + 1] * (r0 + k * (dr + k * qr));                                      \
         }                                                                                          \
@@ -39,7 +60,7 @@
                                           const hl_gain_ramp_t *g) {                               \
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(t + 1);                                                              \
+            float k = (float)(int)(t + 1);                                                         \
             float m = (s[2 * t] + s[2 * t + 1]) * 0.5f;                                            \
             al[t] += m * (l0 + k * (dl + k * ql));                                                 \
             ar[t] += m * (r0 + k * (dr + k * qr));                                                 \
@@ -48,7 +69,7 @@
     ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
                                           uint32_t n, float f0, float step) {                      \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)k * step;                                                        \
+            float x = f0 + (float)(int)k * step;                                                   \
             int i = (int)x;                                                                        \
             float f = x - (float)i;                                                                \
             float a = s[i], b = s[i + 1];                                                          \
@@ -59,7 +80,7 @@
                                             const float *HL_RESTRICT s, uint32_t n, float f0,      \
                                             float step) {                                          \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)k * step;                                                        \
+            float x = f0 + (float)(int)k * step;                                                   \
             int i = (int)x;                                                                        \
             float f = x - (float)i;                                                                \
             float a = s[2 * i], b = s[2 * i + 2];                                                  \
@@ -71,7 +92,7 @@
     ATTR static void interp_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,     \
                                              uint32_t n, float f0, float step) {                   \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)k * step;                                                        \
+            float x = f0 + (float)(int)k * step;                                                   \
             int i = (int)x;                                                                        \
             float f = x - (float)i;                                                                \
             float a = (s[2 * i] + s[2 * i + 1]) * 0.5f;                                            \
@@ -85,12 +106,12 @@
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
         (void)avail;                                                                               \
         for (uint32_t t = t0; t < n; t++) {                                                        \
-            float x = f0 + (float)t * step;                                                        \
+            float x = f0 + (float)(int)t * step;                                                   \
             int i = (int)x;                                                                        \
             float f = x - (float)i;                                                                \
             float a = s[i], b = s[i + 1];                                                          \
             float v = a + f * (b - a);                                                             \
-            float k = (float)(t + 1);                                                              \
+            float k = (float)(int)(t + 1);                                                         \
             al[t] += v * (l0 + k * (dl + k * ql));                                                 \
             ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
         }                                                                                          \
@@ -98,7 +119,7 @@
     ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
                                          uint32_t n, float f0, float step) {                       \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)k * step;                                                        \
+            float x = f0 + (float)(int)k * step;                                                   \
             int i = (int)x;                                                                        \
             d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);               \
         }                                                                                          \
@@ -107,7 +128,7 @@
                                            const float *HL_RESTRICT s, uint32_t n, float f0,       \
                                            float step) {                                           \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)k * step;                                                        \
+            float x = f0 + (float)(int)k * step;                                                   \
             int i = (int)x;                                                                        \
             float f = x - (float)i;                                                                \
             const float *p = s + 2 * i;                                                            \
@@ -118,7 +139,7 @@
     ATTR static void cubic_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,      \
                                             uint32_t n, float f0, float step) {                    \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)k * step;                                                        \
+            float x = f0 + (float)(int)k * step;                                                   \
             int i = (int)x;                                                                        \
             float f = x - (float)i;                                                                \
             const float *p = s + 2 * i;                                                            \
@@ -131,8 +152,15 @@
                                          const float *HL_RESTRICT l, const float *HL_RESTRICT r,   \
                                          uint32_t n, const hl_gain_ramp_t *g) {                    \
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        if (hl_gain_is_const(g)) {                                                                 \
+            for (uint32_t t = 0; t < n; t++) {                                                     \
+                al[t] += l[t] * l0;                                                                \
+                ar[t] += r[t] * r0;                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(t + 1);                                                              \
+            float k = (float)(int)(t + 1);                                                         \
             al[t] += l[t] * (l0 + k * (dl + k * ql));                                              \
             ar[t] += r[t] * (r0 + k * (dr + k * qr));                                              \
         }                                                                                          \
@@ -158,31 +186,23 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
 
-/*
- * The hot path of the engine (mono source resampled to the device rate).
- * Eight output frames at a time. At step <= 1 the eight source frames they
- * need lie in a window of nine starting at the first lane's index, so two
- * unaligned loads and two lane permutes replace a gather; faster steps use
- * vgatherdps. Float rounding can put the last lane one past the window: the
- * lane index is clamped and the fraction taken from the clamped index, which
- * then interpolates to the same value.
- */
-HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                                              const float *HL_RESTRICT s, uint32_t avail,
-                                              uint32_t n, float f0, float step,
-                                              const hl_gain_ramp_t *g) {
+HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                          uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                          const int flat) {
     const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
     const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const int narrow = step <= 1.0f;
     uint32_t t = 0;
     for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
-        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)t), iota);
+        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
         __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
         __m256i i = _mm256_cvttps_epi32(x);
         __m256 a, b, f;
-        if (step <= 1.0f) {
+        if (narrow) {
             int i0 = _mm256_cvtsi256_si32(i);
             if ((uint32_t)i0 + HL_AVX2_LANES + 1 > avail)
                 break; /* the window would leave the buffer: finish in scalar */
@@ -197,12 +217,35 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
             f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
         }
         __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
-        __m256 k = _mm256_add_ps(kf, one);
-        __m256 gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
-        __m256 gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        __m256 gl = l0, gr = r0;
+        if (!flat) {
+            __m256 k = _mm256_add_ps(kf, one);
+            gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+            gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        }
         _mm256_storeu_ps(al + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(al + t)));
         _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(ar + t)));
     }
+    return t;
+}
+
+/*
+ * The hot path of the engine (mono source resampled to the device rate).
+ * Eight output frames at a time. At step <= 1 the eight source frames they
+ * need lie in a window of nine starting at the first lane's index, so two
+ * unaligned loads and two lane permutes replace a gather; faster steps use
+ * vgatherdps. Float rounding can put the last lane one past the window: the
+ * lane index is clamped and the fraction taken from the clamped index, which
+ * then interpolates to the same value. A flat gain pair (the steady state)
+ * gets its own loop without the ramp polynomial.
+ */
+HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                              const float *HL_RESTRICT s, uint32_t avail,
+                                              uint32_t n, float f0, float step,
+                                              const hl_gain_ramp_t *g) {
+    uint32_t t = hl_gain_is_const(g)
+                     ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
+                     : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
     interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 

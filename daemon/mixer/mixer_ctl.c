@@ -10,6 +10,7 @@
  * STREAM_RETIRED event each; at most HL_STREAM_RETIRE_MAX are in flight
  * (counted here until polled), and the event ring is sized for them.
  */
+#include <math.h>
 #include <string.h>
 
 #include "hl_proto.h"
@@ -117,6 +118,8 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
         {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
     m->listener_ctl = def_listener;
     m->listener = def_listener;
+    m->listener_gen = 1;
+    m->bus_dirty = (1u << HL_NUM_BUSES) - 1;
     for (int i = 0; i < HL_NUM_GAINS; i++) {
         m->bus_gain_ctl[i] = 1.0f;
         m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
@@ -410,4 +413,13 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
         out->wait_hist[i] = LD(wait_hist[i]);
 #undef LD
+}
+
+double hl_mixer_wait_bucket_upper_us(unsigned i) {
+    const unsigned sub = 1u << HL_WAIT_SUB_BITS;
+    const double unit_us = HL_WAIT_UNIT_NS / 1000.0;
+    if (i + 1 >= HL_MIX_WAIT_BUCKETS) return INFINITY;
+    if (i == 0) return unit_us * sub;
+    unsigned o = (i - 1) / sub, q = (i - 1) % sub; /* octave above the first, quarter */
+    return unit_us * (double)(sub + q + 1) * (double)(1ull << o);
 }

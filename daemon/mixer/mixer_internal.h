@@ -120,6 +120,9 @@ typedef struct {
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
     float doppler;
+    float sp_l, sp_r; /* 3D gain pair computed for the current position and gain */
+    uint32_t sp_far;  /* ... and whether that position was beyond max distance */
+    uint32_t sp_gen;  /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
     uint32_t gen;
@@ -175,6 +178,8 @@ struct hl_mixer {
     uint32_t *rt_active; /* dense list of live slots */
     uint32_t n_rt_active;
     hl_listener_state_t listener;
+    uint32_t listener_gen; /* bumped by every listener command; never 0 */
+    uint32_t bus_dirty;    /* buses whose accumulators hold last block's mix (bit per bus) */
     hl_ramp_t bus_gain[HL_NUM_GAINS];
     hl_limiter_t limiter;
     const hl_mix_kernels_t *k;

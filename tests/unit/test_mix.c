@@ -346,8 +346,18 @@ static void test_cmd_cap(void **state) {
         waits += st.wait_hist[i];
     assert_int_equal(waits, 10);
     assert_int_equal(st.wait_hist[0], 4); /* applied in the block they were sent for */
-    /* the last two waited two 64-frame blocks: 2.67 ms, bucket 6 (< 4096 us) */
-    assert_int_equal(st.wait_hist[6], 2);
+    /* four waited one 64-frame block (1.33 ms, bucket [1280, 1536) us), the
+     * last two waited two (2.67 ms, bucket [2560, 3072) us) */
+    const double one_us = 64.0 * 1e6 / TEST_RATE, two_us = 2.0 * one_us;
+    for (unsigned i = 1; i < HL_MIX_WAIT_BUCKETS; i++) {
+        double lo = hl_mixer_wait_bucket_upper_us(i - 1), hi = hl_mixer_wait_bucket_upper_us(i);
+        uint64_t want =
+            (lo <= one_us && one_us < hi ? 4 : 0) + (lo <= two_us && two_us < hi ? 2 : 0);
+        assert_int_equal(st.wait_hist[i], want);
+    }
+    /* 666 and 1333 units of 2 us: octaves 9 and 10, second quarter: 1 + 4 * (o - 2) + 1 */
+    assert_int_equal(st.wait_hist[30], 4);
+    assert_int_equal(st.wait_hist[34], 2);
     assert_int_equal(st.wait_max_ns, 2 * 64 * 1000000000ull / TEST_RATE);
     test_mixer_free(m);
 
@@ -365,6 +375,22 @@ static void test_cmd_cap(void **state) {
     free(mem);
     test_pcm_free(dc);
     free(out);
+}
+
+/* The wait histogram: 8 us, then 4 buckets per octave, the last unbounded. */
+static void test_wait_buckets(void **state) {
+    (void)state;
+    assert_true(hl_mixer_wait_bucket_upper_us(0) == 8.0);
+    assert_true(hl_mixer_wait_bucket_upper_us(1) == 10.0);
+    assert_true(hl_mixer_wait_bucket_upper_us(4) == 16.0);
+    assert_true(hl_mixer_wait_bucket_upper_us(8) == 32.0);
+    for (unsigned i = 1; i + 1 < HL_MIX_WAIT_BUCKETS; i++) {
+        double lo = hl_mixer_wait_bucket_upper_us(i - 1), hi = hl_mixer_wait_bucket_upper_us(i);
+        assert_true(hi > lo);
+        assert_true(hi <= lo * 1.25 + 1e-9); /* fine enough for a latency figure */
+    }
+    assert_true(hl_mixer_wait_bucket_upper_us(HL_MIX_WAIT_BUCKETS - 2) > 300000.0);
+    assert_true(isinf(hl_mixer_wait_bucket_upper_us(HL_MIX_WAIT_BUCKETS - 1)));
 }
 
 static void test_bus_gain(void **state) {
@@ -511,6 +537,7 @@ int main(void) {
         cmocka_unit_test(test_stereo_balance),
         cmocka_unit_test(test_3d_and_virtual),
         cmocka_unit_test(test_cmd_cap),
+        cmocka_unit_test(test_wait_buckets),
         cmocka_unit_test(test_bus_gain),
         cmocka_unit_test(test_short_buffers),
         cmocka_unit_test(test_simd_matches_generic),
