@@ -6,7 +6,8 @@
 #ifndef HL_LIMITS_H
 #define HL_LIMITS_H
 
-/* clang-format off: a table reads better aligned than wrapped */
+/* A table reads better aligned than wrapped. */
+/* clang-format off */
 
 #define HL_MAX_VOICES      4096 /* logical voices; the mixer stays well inside a period at this count */
 #define HL_DEFAULT_VOICES  64   /* typical game budget */
