@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <portaudio.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,6 @@
 typedef struct {
     hld_backend_config_t cfg;
     PaStream *stream;
-    int named;
 } pa_impl_t;
 
 static int pa_callback_rt(const void *in, void *out, unsigned long frames,
@@ -34,10 +32,6 @@ static int pa_callback_rt(const void *in, void *out, unsigned long frames,
     (void)in;
     (void)ti;
     pa_impl_t *p = user;
-    if (!p->named) {
-        pthread_setname_np(pthread_self(), "heliod-audio");
-        p->named = 1;
-    }
     uint32_t xrun = (status & paOutputUnderflow) ? HLD_XRUN_UNDERFLOW : 0;
     p->cfg.render(p->cfg.user, out, (uint32_t)frames, xrun);
     return paContinue;
