@@ -93,7 +93,7 @@ static const cmd_desc_t cmds[] = {
      "  --loop-start F     loop region start, frames at the file's rate (default 0)\n"
      "  --loop-end F       loop region end, frames at the file's rate (default: end)\n"
      "  --loop-count N     loop N extra times, then play on to the end (implies --loop)\n"
-     "  --xfade MS         crossfade at the loop end (preloaded sounds; default 0)\n"
+     "  --xfade MS         crossfade at the loop end (default 0: sample-exact)\n"
      "  --interp I         linear or cubic interpolation (default linear)\n"
      "  --priority N       [-1000, 1000] (default 0)\n"
      "  --fade-in MS       fade-in length (default: server's anti-click fade)\n"

@@ -102,7 +102,7 @@ typedef struct {
     /* Loop region in frames at the sound's SOURCE rate (0/0 = whole sound),
      * used with HELIOD_PLAY_LOOP: loop_count 0 = forever, N = N extra passes
      * then on to the end. loop_xfade_ms: crossfade at the loop end (preloaded
-     * sounds only; 0 = sample-exact). Defaults 0. */
+     * and streamed sounds; 0 = sample-exact). Defaults 0. */
     uint32_t loop_start, loop_end, loop_count;
     float loop_xfade_ms;
 } heliod_play_params_t;

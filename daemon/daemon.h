@@ -23,6 +23,7 @@
 #include "sounds.h"
 
 typedef struct hld_conn hld_conn_t;
+struct hld_stream_job;
 
 typedef struct {
     uint64_t clients_total, clients_rejected, protocol_errors;
@@ -46,6 +47,11 @@ typedef struct hld_daemon {
     uint32_t clients;
     uint32_t next_client_id;
 
+    /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */
+    uv_async_t decoder_async; /* a decoder thread finished an open */
+    int decoder_async_open;
+    struct hld_stream_job *stream_jobs; /* in flight (doubly linked) */
+
     /* events / lifecycle */
     uv_timer_t poll_timer;
     uv_signal_t sig_int, sig_term;
@@ -64,7 +70,8 @@ int hld_server_listen(hld_daemon_t *d);
 void hld_server_close(hld_daemon_t *d);
 
 /* ---- events.c ---- */
-/* Starts the event poll timer and the signal handlers. */
+/* Starts the event poll timer, the signal handlers and the decoder pool's
+ * wake-up (uv_async). 0 or HELIOD_EIO. */
 int hld_events_start(hld_daemon_t *d);
 /* Fades out the voices of connections that are gone (call when one closes). */
 void hld_events_owner_sweep(hld_daemon_t *d);

@@ -7,16 +7,34 @@
  * full or the stream ended, retakes the lock and releases the claim; a
  * stream the main thread released meanwhile (detach) is freed right there.
  * After a pass with nothing to do the thread sleeps on the condition
- * variable for HLD_DECODER_WAIT_MS (hld_dstream_open signals it). The audio
- * thread is never involved: it only reads the rings.
+ * variable for HLD_DECODER_WAIT_MS (a new job or stream signals it). The
+ * audio thread is never involved: it only reads the rings.
+ *
+ * Opens are jobs: the main thread allocates the stream object (no file
+ * I/O), queues it, and returns to its loop; a decoder thread takes the
+ * oldest job before its pass over the streams, opens the file, seeks,
+ * prefills, puts the stream in a slot (it keeps being filled from then on),
+ * moves the job to the completion queue and calls the notify hook. The main
+ * thread runs the done callbacks in hld_decoder_complete. One job per
+ * iteration, then a pass over the streams: a burst of opens cannot starve
+ * the voices already playing.
+ *
+ * Loop crossfade (xfade source frames): while the decoder still loops, the
+ * region's last xfade frames are blended with the xfade frames before
+ * loop_start, out = x + w * (pre - x) with w = (i - (loop_end - xfade)) /
+ * xfade for source frame i, the weighting the mixer applies to preloaded
+ * voices (mixer_rt.c sample_at), so a streamed and a preloaded copy match.
+ * The frames before loop_start are read once when the stream opens.
  */
 #include "decoder.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "heliod_errors.h"
 #include "log.h"
@@ -36,6 +54,7 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
     if (ds->soxr) soxr_delete(ds->soxr);
     free(ds->dec);
     free(ds->out);
+    free(ds->xbuf);
     free(ds->storage);
     free(ds);
     atomic_fetch_sub_explicit(&p->active, 1, memory_order_relaxed);
@@ -44,12 +63,52 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
 /* Writes n frames of ds->out (or src) to the ring, resampling first if needed. */
 static void emit(hld_dstream_t *ds, const float *in, uint32_t n) {
     if (!ds->soxr) {
-        hl_stream_write(&ds->stream, in, n);
+        ds->written += hl_stream_write(&ds->stream, in, n);
         return;
     }
     size_t idone = 0, odone = 0;
     soxr_process(ds->soxr, in, n, &idone, ds->out, ds->out_cap, &odone);
-    if (odone) hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+    if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+}
+
+/* A loop jump: remember where it is in the ring, publish the count. */
+static void mark_jump(hld_dstream_t *ds) {
+    uint32_t n = atomic_load_explicit(&ds->jumps, memory_order_relaxed);
+    atomic_store_explicit(&ds->jump_at[n % HLD_LOOP_MARKS], ds->written, memory_order_relaxed);
+    atomic_store_explicit(&ds->loops_now, ds->loops_left, memory_order_relaxed);
+    atomic_store_explicit(&ds->jumps, n + 1, memory_order_release);
+}
+
+int64_t hld_dstream_loops_left(hld_dstream_t *ds) {
+    for (;;) {
+        uint32_t n = atomic_load_explicit(&ds->jumps, memory_order_acquire);
+        int64_t left = atomic_load_explicit(&ds->loops_now, memory_order_relaxed);
+        uint64_t heard = hl_stream_consumed(&ds->stream);
+        if (left >= 0) {
+            uint32_t first = n > HLD_LOOP_MARKS ? n - HLD_LOOP_MARKS : 0;
+            for (uint32_t k = first; k < n; k++)
+                if (atomic_load_explicit(&ds->jump_at[k % HLD_LOOP_MARKS], memory_order_relaxed) >
+                    heard)
+                    left++; /* jumped ahead of the listener: that pass is still to come */
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&ds->jumps, memory_order_relaxed) == n) return left;
+    }
+}
+
+/* Blends the decoded frames [from, from + n) that fall in the loop's last
+ * xfade frames with the frames before loop_start (see the file comment). */
+static void crossfade(hld_dstream_t *ds, uint64_t from, uint32_t n) {
+    uint64_t xs = ds->loop_end - ds->xfade;
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t i = from + k;
+        if (i < xs || i >= ds->loop_end) continue;
+        float w = (float)((double)(i - xs) / (double)ds->xfade);
+        float *x = ds->dec + (size_t)k * ds->ch;
+        const float *pre = ds->xbuf + (size_t)(i - xs) * ds->ch;
+        for (uint32_t c = 0; c < ds->ch; c++)
+            x[c] += w * (pre[c] - x[c]);
+    }
 }
 
 /* One decode step: a chunk of source frames, a loop jump, or the end. The
@@ -58,7 +117,7 @@ static void decode_step(hld_dstream_t *ds) {
     if (ds->flushing) { /* end of input: drain the resampler's tail */
         size_t odone = 0;
         soxr_process(ds->soxr, NULL, 0, NULL, ds->out, ds->out_cap, &odone);
-        if (odone) hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+        if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
         if (odone < ds->out_cap) {
             hl_stream_finish(&ds->stream);
             ds->eos = 1;
@@ -71,8 +130,9 @@ static void decode_step(hld_dstream_t *ds) {
     if (want > HLD_STREAM_CHUNK) want = HLD_STREAM_CHUNK;
     sf_count_t got = want ? sf_readf_float(ds->sf, ds->dec, (sf_count_t)want) : 0;
     if (got > 0) {
-        ds->pos += (uint64_t)got;
         if (ds->src_ch > 2) hld_downmix(ds->dec, (uint32_t)got, ds->src_ch);
+        if (looping && ds->xfade) crossfade(ds, ds->pos, (uint32_t)got);
+        ds->pos += (uint64_t)got;
         emit(ds, ds->dec, (uint32_t)got);
         return;
     }
@@ -80,6 +140,7 @@ static void decode_step(hld_dstream_t *ds) {
         sf_seek(ds->sf, (sf_count_t)ds->loop_start, SEEK_SET) >= 0) {
         ds->pos = ds->loop_start;
         if (ds->loops_left > 0) ds->loops_left--;
+        mark_jump(ds);
         return;
     }
     if (ds->soxr) {
@@ -116,12 +177,129 @@ typedef struct {
 
 static thread_arg_t g_args[HLD_DECODER_THREADS];
 
+/* The job's failure: status and message, for the done callback. */
+static int prime_fail(hld_dstream_t *ds, int rc, const char *m) {
+    ds->status = rc;
+    snprintf(ds->msg, sizeof ds->msg, "%s", m);
+    return rc;
+}
+
+/* Reads the xfade frames before loop_start into ds->xbuf. 0 or an error. */
+static int read_xfade(hld_dstream_t *ds) {
+    ds->xbuf = malloc((size_t)ds->xfade * ds->ch * sizeof(float));
+    if (!ds->xbuf) return prime_fail(ds, HELIOD_ENOMEM, "out of memory for the stream");
+    if (sf_seek(ds->sf, (sf_count_t)(ds->loop_start - ds->xfade), SEEK_SET) < 0)
+        return prime_fail(ds, HELIOD_EDECODE, "cannot seek in the streamed file");
+    uint32_t done = 0;
+    while (done < ds->xfade) {
+        uint32_t want = ds->xfade - done;
+        if (want > HLD_STREAM_CHUNK) want = HLD_STREAM_CHUNK;
+        sf_count_t got = sf_readf_float(ds->sf, ds->dec, (sf_count_t)want);
+        if (got <= 0) return prime_fail(ds, HELIOD_EDECODE, "cannot decode the streamed file");
+        if (ds->src_ch > 2) hld_downmix(ds->dec, (uint32_t)got, ds->src_ch);
+        memcpy(ds->xbuf + (size_t)done * ds->ch, ds->dec, (size_t)got * ds->ch * sizeof(float));
+        done += (uint32_t)got;
+    }
+    return 0;
+}
+
+/* The job (a decoder thread, which owns ds until it is queued as done):
+ * opens the file, sets up the resampler, the ring and the loop, seeks and
+ * prefills. Returns 0, or an error with ds->status/msg set. */
+static int prime(hld_dstream_t *ds) {
+    SF_INFO info = {0};
+    ds->sf = sf_open(ds->path, SFM_READ, &info);
+    if (!ds->sf) {
+        int err = errno;
+        if (access(ds->path, R_OK) != 0) err = errno; /* errno of the open itself may be lost */
+        char m[HL_MAX_MSG + 1];
+        snprintf(m, sizeof m, "cannot open the streamed file %s: %s", ds->path,
+                 err ? strerror(err) : "not a sound file");
+        return prime_fail(ds, HELIOD_EFILE, m);
+    }
+    if (info.channels < 1 || info.samplerate < 1 || info.frames <= 0)
+        return prime_fail(ds, HELIOD_EDECODE, "the streamed file has no audio");
+    ds->src_ch = (uint32_t)info.channels;
+    ds->ch = ds->src_ch > 2 ? 2 : ds->src_ch;
+    ds->src_rate = (uint32_t)info.samplerate;
+    ds->src_frames = (uint64_t)info.frames;
+    if (ds->loop_end == 0 || ds->loop_end > ds->src_frames) ds->loop_end = ds->src_frames;
+    if (ds->loop_start >= ds->loop_end || ds->start >= ds->src_frames)
+        return prime_fail(ds, HELIOD_EDECODE, "the streamed file is shorter than when loaded");
+    if (ds->xfade > ds->loop_start || ds->xfade > ds->loop_end - ds->loop_start) ds->xfade = 0;
+    double ratio = (double)ds->rate / ds->src_rate;
+    ds->out_cap = (uint32_t)ceil(HLD_STREAM_CHUNK * ratio) + HLD_STREAM_SLACK;
+    if (ds->src_rate != ds->rate) {
+        soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
+        soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0); /* as the preload path */
+        soxr_error_t err = NULL;
+        ds->soxr = soxr_create(ds->src_rate, ds->rate, ds->ch, &err, &io, &q, NULL);
+        if (!ds->soxr) return prime_fail(ds, HELIOD_EDECODE, "cannot create the resampler");
+    }
+    uint32_t cap = pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
+    uint64_t least = 2 * (uint64_t)ds->out_cap + HLD_STREAM_PREFILL; /* prefill + a step */
+    if (cap < least) cap = pow2_at_least(least);
+    size_t bytes = hl_stream_size(cap, ds->ch);
+    ds->storage = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
+    ds->dec = malloc((size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float));
+    ds->out = malloc((size_t)ds->out_cap * ds->ch * sizeof(float));
+    if (!ds->storage || !ds->dec || !ds->out ||
+        hl_stream_init(&ds->stream, ds->storage, cap, ds->ch) != 0)
+        return prime_fail(ds, HELIOD_ENOMEM, "out of memory for the stream");
+    if (ds->xfade && ds->loops_left != 0 && read_xfade(ds) != 0) return ds->status;
+    if ((ds->start || ds->xfade) && sf_seek(ds->sf, (sf_count_t)ds->start, SEEK_SET) < 0)
+        return prime_fail(ds, HELIOD_EDECODE, "cannot seek in the streamed file");
+    ds->pos = ds->start;
+    fill(ds, HLD_STREAM_PREFILL);
+    if (sf_error(ds->sf) != SF_ERR_NO_ERROR && hl_stream_readable_rt(&ds->stream) == 0)
+        return prime_fail(ds, HELIOD_EDECODE, "cannot decode the streamed file");
+    return 0;
+}
+
+/* Runs one queued open (lock held on entry and exit, dropped meanwhile). */
+static void run_job(hld_decoder_t *p, hld_dstream_t *ds) {
+    pthread_mutex_unlock(&p->lock);
+    int rc = prime(ds);
+    pthread_mutex_lock(&p->lock);
+    if (rc == 0) {
+        for (int i = 0; i < HL_MAX_STREAMS; i++) { /* active <= HL_MAX_STREAMS: one is free */
+            if (!p->slots[i]) {
+                p->slots[i] = ds;
+                ds->slot = i;
+                break;
+            }
+        }
+        if (ds->slot < 0) prime_fail(ds, HELIOD_ENOVOICES, "too many streams playing");
+    }
+    ds->job_next = NULL;
+    if (p->done_tail)
+        p->done_tail->job_next = ds;
+    else
+        p->done = ds;
+    p->done_tail = ds;
+    if (p->notify) p->notify(p->notify_user);
+}
+
+static hld_dstream_t *job_pop(hld_decoder_t *p) {
+    hld_dstream_t *ds = p->jobs;
+    if (ds) {
+        p->jobs = ds->job_next;
+        if (!p->jobs) p->jobs_tail = NULL;
+    }
+    return ds;
+}
+
 static void *decoder_main(void *arg) {
     thread_arg_t *a = arg;
     hld_decoder_t *p = a->p;
     pthread_mutex_lock(&p->lock);
     while (!p->quit) {
         int worked = 0;
+        hld_dstream_t *job = job_pop(p);
+        if (job) {
+            run_job(p, job);
+            worked = 1;
+        }
         for (int i = 0; i < HL_MAX_STREAMS && !p->quit; i++) {
             hld_dstream_t *ds = p->slots[i];
             if (!ds || !needs_work(ds)) continue;
@@ -138,7 +316,7 @@ static void *decoder_main(void *arg) {
         }
         atomic_fetch_add_explicit(&p->wakeups, 1, memory_order_relaxed);
         atomic_store_explicit(&p->cpu_ns[a->index], thread_cpu_ns(), memory_order_relaxed);
-        if (worked || p->quit) continue;
+        if (worked || p->quit || p->jobs) continue;
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         uint64_t ns = (uint64_t)until.tv_nsec + HLD_DECODER_WAIT_MS * NS_PER_MS;
@@ -177,11 +355,24 @@ void hld_decoder_stop(hld_decoder_t *p) {
     if (!p->rate) return;
     pthread_mutex_lock(&p->lock);
     p->quit = 1;
+    p->notify = NULL;
     pthread_cond_broadcast(&p->cond);
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
     p->nthreads = 0;
+    /* opens never run: answer them (their callbacks release the streams) */
+    hld_dstream_t *ds;
+    while ((ds = job_pop(p))) {
+        prime_fail(ds, HELIOD_ESHUTDOWN, "the daemon is shutting down");
+        ds->job_next = NULL;
+        if (p->done_tail)
+            p->done_tail->job_next = ds;
+        else
+            p->done = ds;
+        p->done_tail = ds;
+    }
+    hld_decoder_complete(p);
     for (int i = 0; i < HL_MAX_STREAMS; i++) {
         if (p->slots[i]) dstream_free(p, p->slots[i]);
         p->slots[i] = NULL;
@@ -191,16 +382,11 @@ void hld_decoder_stop(hld_decoder_t *p) {
     p->rate = 0;
 }
 
-static int open_fail(hld_decoder_t *p, hld_dstream_t *ds, int rc, const char **msg, const char *m) {
-    *msg = m;
-    dstream_free(p, ds);
-    return rc;
-}
-
-int hld_dstream_open(hld_decoder_t *p, struct hld_sound *snd, const char *path,
-                     const hld_stream_opts_t *o, hld_dstream_t **out, const char **msg) {
+int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *path,
+                           const hld_stream_opts_t *o, hld_open_done_fn done, void *user,
+                           const char **msg) {
     if (atomic_load_explicit(&p->active, memory_order_relaxed) >= HL_MAX_STREAMS) {
-        *msg = "too many streams playing (HL_MAX_STREAMS = 256)";
+        *msg = "too many streams playing or starting (HL_MAX_STREAMS = 256)";
         return HELIOD_ENOVOICES;
     }
     hld_dstream_t *ds = calloc(1, sizeof *ds);
@@ -211,58 +397,54 @@ int hld_dstream_open(hld_decoder_t *p, struct hld_sound *snd, const char *path,
     atomic_fetch_add_explicit(&p->active, 1, memory_order_relaxed);
     ds->snd = snd;
     ds->slot = -1;
-    SF_INFO info = {0};
-    ds->sf = sf_open(path, SFM_READ, &info);
-    if (!ds->sf) return open_fail(p, ds, HELIOD_EFILE, msg, "cannot open the streamed file");
-    if (info.channels < 1 || info.samplerate < 1 || info.frames <= 0)
-        return open_fail(p, ds, HELIOD_EDECODE, msg, "the streamed file has no audio");
-    ds->src_ch = (uint32_t)info.channels;
-    ds->ch = ds->src_ch > 2 ? 2 : ds->src_ch;
-    ds->src_rate = (uint32_t)info.samplerate;
+    ds->path = path;
     ds->rate = p->rate;
-    ds->src_frames = (uint64_t)info.frames;
+    ds->start = o->start;
     ds->loop_start = o->loop_start;
-    ds->loop_end = o->loop_end ? o->loop_end : ds->src_frames;
+    ds->loop_end = o->loop_end; /* 0 = the file's end, known once it is open */
     ds->loops_left = ds->loops = o->loops;
-    if (o->start && sf_seek(ds->sf, (sf_count_t)o->start, SEEK_SET) < 0)
-        return open_fail(p, ds, HELIOD_EDECODE, msg, "cannot seek in the streamed file");
-    ds->pos = o->start;
-    double ratio = (double)ds->rate / ds->src_rate;
-    ds->out_cap = (uint32_t)ceil(HLD_STREAM_CHUNK * ratio) + HLD_STREAM_SLACK;
-    if (ds->src_rate != ds->rate) {
-        soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
-        soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0); /* as the preload path */
-        soxr_error_t err = NULL;
-        ds->soxr = soxr_create(ds->src_rate, ds->rate, ds->ch, &err, &io, &q, NULL);
-        if (!ds->soxr) return open_fail(p, ds, HELIOD_EDECODE, msg, "cannot create the resampler");
-    }
-    uint32_t cap = pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
-    uint64_t least = 2 * (uint64_t)ds->out_cap + HLD_STREAM_PREFILL; /* prefill + a step */
-    if (cap < least) cap = pow2_at_least(least);
-    size_t bytes = hl_stream_size(cap, ds->ch);
-    ds->storage = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
-    ds->dec = malloc((size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float));
-    ds->out = malloc((size_t)ds->out_cap * ds->ch * sizeof(float));
-    if (!ds->storage || !ds->dec || !ds->out ||
-        hl_stream_init(&ds->stream, ds->storage, cap, ds->ch) != 0)
-        return open_fail(p, ds, HELIOD_ENOMEM, msg, "out of memory for the stream");
-    fill(ds, HLD_STREAM_PREFILL);
-    if (sf_error(ds->sf) != SF_ERR_NO_ERROR && hl_stream_readable_rt(&ds->stream) == 0)
-        return open_fail(p, ds, HELIOD_EDECODE, msg, "cannot decode the streamed file");
-
+    atomic_store_explicit(&ds->loops_now, o->loops, memory_order_relaxed);
+    ds->xfade = o->xfade;
+    ds->done = done;
+    ds->done_user = user;
     pthread_mutex_lock(&p->lock);
-    for (int i = 0; i < HL_MAX_STREAMS; i++) {
-        if (!p->slots[i]) {
-            p->slots[i] = ds;
-            ds->slot = i;
-            break;
-        }
-    }
+    if (p->jobs_tail)
+        p->jobs_tail->job_next = ds;
+    else
+        p->jobs = ds;
+    p->jobs_tail = ds;
+    p->jobs_queued++;
     pthread_cond_signal(&p->cond);
     pthread_mutex_unlock(&p->lock);
-    if (ds->slot < 0) return open_fail(p, ds, HELIOD_ENOVOICES, msg, "too many streams playing");
-    *out = ds;
     return 0;
+}
+
+int hld_decoder_complete(hld_decoder_t *p) {
+    pthread_mutex_lock(&p->lock);
+    hld_dstream_t *ds = p->done;
+    p->done = p->done_tail = NULL;
+    pthread_mutex_unlock(&p->lock);
+    int n = 0;
+    while (ds) {
+        hld_dstream_t *next = ds->job_next;
+        ds->job_next = NULL;
+        p->jobs_queued--;
+        n++;
+        ds->done(ds->done_user, ds, ds->status, ds->status < 0 ? ds->msg : NULL);
+        ds = next;
+    }
+    return n;
+}
+
+void hld_decoder_set_notify(hld_decoder_t *p, void (*fn)(void *user), void *user) {
+    pthread_mutex_lock(&p->lock);
+    p->notify = fn;
+    p->notify_user = user;
+    pthread_mutex_unlock(&p->lock);
+}
+
+uint32_t hld_decoder_pending(hld_decoder_t *p) {
+    return p->jobs_queued;
 }
 
 void hld_dstream_release(hld_decoder_t *p, hld_dstream_t *ds) {

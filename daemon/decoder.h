@@ -10,17 +10,30 @@
  * loop_start at loop_end, loop count, then hl_stream_finish at the end).
  *
  *   main thread                 decoder threads             audio thread
- *   hld_dstream_open:           wake on signal or every
- *     sf_open, seek, prefill    HLD_DECODER_WAIT_MS, take
- *     -> slot in the pool       a non-busy stream whose     hl_mixer_process_rt
- *   hl_mixer_play(stream)       ring has room, decode,      pulls frames from
+ *   hld_dstream_open_async:     take the oldest job first:
+ *     validate, count, queue --> sf_open, seek, resampler,
+ *     (no file I/O)              prefill HLD_STREAM_PREFILL
+ *                                -> slot in the pool, done
+ *   hld_decoder_complete  <----- queue, notify (uv_async)
+ *     done(): hl_mixer_play     then, like every stream: wake
+ *     (or SET_STREAM), reply    on signal or every
+ *                               HLD_DECODER_WAIT_MS, take
+ *                               a non-busy stream whose     hl_mixer_process_rt
+ *                               ring has room, decode,      pulls frames from
  *   ... ENDED / RETIRED ...     resample, hl_stream_write   the ring
  *   hld_dstream_release ------> unlink (or mark detach if busy: the
  *                               decoder unlinks and frees it when done)
  *
+ * The main thread never opens or decodes a file per play or seek: a slow
+ * disk delays only the request that needs it, never the loop. The job and
+ * completion queues are under the pool lock (decoder threads are not
+ * real-time); the notify hook (uv_async_send in the daemon) is called with
+ * the lock held so hld_decoder_set_notify(p, NULL, NULL) is a clean cut-off.
+ *
  * Lifecycle handshake: a stream is freed only once the mixer handed it back
  * (the main thread calls hld_dstream_release after ENDED / STREAM_RETIRED, or
- * after a play that the mixer refused) AND no decoder thread is working on it
+ * after a play that the mixer refused, or from the done callback of an open
+ * that failed or is no longer wanted) AND no decoder thread is working on it
  * (the pool lock and the busy flag). Freeing closes its SNDFILE, hence its fd.
  */
 #ifndef HLD_DECODER_H
@@ -32,6 +45,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hl_proto.h"
 #include "hl_stream.h"
 #include "hld_limits.h"
 
@@ -41,7 +55,24 @@ typedef struct hld_dstream {
     hl_stream_t stream; /* first member: hl_stream_t * <-> hld_dstream_t * */
     void *storage;
     struct hld_sound *snd; /* the sound it plays (main thread reads it) */
-    int64_t loops;         /* as opened (immutable): what a seek's new stream gets */
+    int64_t loops;         /* as opened (immutable) */
+    /* loop passes as heard, for a seek (hld_dstream_loops_left): the decoder
+     * publishes loops_left and, per loop jump, the frames it had written to
+     * the ring (the mixer's consumed count tells which jumps were heard) */
+    _Atomic int64_t loops_now;
+    _Atomic uint32_t jumps;
+    _Atomic uint64_t jump_at[HLD_LOOP_MARKS];
+    uint64_t written; /* decoder side: frames written to the ring */
+    /* asynchronous open: set by the main thread before queuing, then the job's */
+    const char *path;
+    uint64_t start;
+    uint32_t xfade; /* loop crossfade, source frames (0 = none) */
+    float *xbuf;    /* the xfade frames before loop_start, ch channels */
+    void (*done)(void *user, struct hld_dstream *ds, int status, const char *msg);
+    void *done_user;
+    int status;
+    char msg[HL_MAX_MSG + 1];
+    struct hld_dstream *job_next; /* in the job or the completion queue */
     /* decoder side: touched by one thread at a time (prefill, then the pool) */
     SNDFILE *sf;
     soxr_t soxr;
@@ -61,6 +92,11 @@ typedef struct {
     int nthreads, quit;
     uint32_t rate;
     hld_dstream_t *slots[HL_MAX_STREAMS];
+    hld_dstream_t *jobs, *jobs_tail; /* opens waiting for a decoder thread (FIFO) */
+    hld_dstream_t *done, *done_tail; /* opens finished, for hld_decoder_complete */
+    uint32_t jobs_queued;            /* queued + running + done, not yet completed */
+    void (*notify)(void *user);      /* called (lock held) when `done` gains an entry */
+    void *notify_user;
     _Atomic uint32_t active;  /* streams allocated and not yet freed */
     _Atomic uint64_t wakeups; /* decoder thread passes over the pool */
     _Atomic uint64_t cpu_ns[HLD_DECODER_THREADS];
@@ -71,21 +107,52 @@ typedef struct {
     uint64_t start;                /* first frame to decode (seek) */
     uint64_t loop_start, loop_end; /* 0/0 = whole file */
     int64_t loops;                 /* -1 forever, N extra passes, 0 no loop */
+    uint32_t xfade;                /* loop crossfade in source frames: <= loop_start and
+                                    * <= the region (the caller checks); 0 = none */
 } hld_stream_opts_t;
 
 /* Starts the pool's threads. Returns 0 or HELIOD_EIO. Main thread, once. */
 int hld_decoder_start(hld_decoder_t *p, uint32_t engine_rate);
-/* Joins the threads and frees every stream still in the pool (call after
- * the audio thread stopped). Idempotent. Main thread. */
+/* Joins the threads, completes every open still queued with
+ * HELIOD_ESHUTDOWN (its done callback runs here, on the calling thread) and
+ * frees every stream still in the pool (call after the audio thread
+ * stopped). Idempotent. Main thread. */
 void hld_decoder_stop(hld_decoder_t *p);
 
-/* Opens path for snd, seeks to o->start, decodes HLD_STREAM_PREFILL frames
- * into a new ring and hands it to the pool. Returns 0 and the stream in *out
- * (owned by the caller until hld_dstream_release), or HELIOD_ENOVOICES (too
- * many streams), HELIOD_EFILE, HELIOD_EDECODE, HELIOD_ENOMEM with *msg.
- * Main thread (it does the file I/O of the prefill, bounded). */
-int hld_dstream_open(hld_decoder_t *p, struct hld_sound *snd, const char *path,
-                     const hld_stream_opts_t *o, hld_dstream_t **out, const char **msg);
+/* Completion of hld_dstream_open_async. status 0: the stream is primed
+ * (HLD_STREAM_PREFILL frames, or the whole sound if shorter) and in the
+ * pool, which keeps filling it; else a negative HELIOD_* code (HELIOD_EFILE,
+ * HELIOD_EDECODE, HELIOD_ENOMEM, HELIOD_ESHUTDOWN when the pool stopped
+ * first) and a message. Either way the callee owns ds: it hands it to the
+ * mixer or calls hld_dstream_release (msg lives in ds: use it before
+ * that). Runs on the main thread. */
+typedef void (*hld_open_done_fn)(void *user, hld_dstream_t *ds, int status, const char *msg);
+
+/* Queues the opening of path (which must stay valid until done runs) for
+ * snd: a decoder thread opens it, seeks to o->start, sets up the resampler
+ * and the loop, and prefills the ring; then done(user, ...) runs on the main
+ * thread from hld_decoder_complete (or from hld_decoder_stop). Returns 0
+ * (done will be called exactly once, later), or HELIOD_ENOVOICES (streams
+ * and queued opens together reach HL_MAX_STREAMS), HELIOD_ENOMEM with *msg
+ * (done is not called). No file I/O. Main thread. */
+int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *path,
+                           const hld_stream_opts_t *o, hld_open_done_fn done, void *user,
+                           const char **msg);
+/* Runs the done callbacks of every finished open, oldest first. Returns how
+ * many. Main thread (call it from the notify hook's handler). */
+int hld_decoder_complete(hld_decoder_t *p);
+/* The hook a decoder thread calls (pool lock held, so it must not block or
+ * call back into the pool) after queuing a completion; NULL stops the calls.
+ * Main thread. */
+void hld_decoder_set_notify(hld_decoder_t *p, void (*fn)(void *user), void *user);
+/* Opens queued, running or finished but not yet completed. Main thread. */
+uint32_t hld_decoder_pending(hld_decoder_t *p);
+/* Loop passes still to play as the listener hears it (-1 forever, N more,
+ * 0 none): the decoder's count plus the jumps it made that the mixer has not
+ * played yet (the last HLD_LOOP_MARKS of them). What a seek's new stream
+ * carries on with. Main thread (any thread may call it). */
+int64_t hld_dstream_loops_left(hld_dstream_t *ds);
+
 /* The mixer handed the stream back (or never took it): frees it now, or
  * lets the decoder thread working on it free it when it is done. Main thread. */
 void hld_dstream_release(hld_decoder_t *p, hld_dstream_t *ds);

@@ -7,6 +7,15 @@
  * connection stays), then acts. Replies are encoded into one scratch buffer
  * of HL_MAX_FRAME bytes and copied into the connection's output batch. With
  * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
+ *
+ * Streamed sounds: PLAY and SET --seek validate here, then queue the open
+ * (file, seek, resampler, prefill) on the decoder pool and return to the
+ * loop; stream_done finishes the request when the pool hands the primed
+ * stream back (hl_mixer_play or HL_MIX_SET_STREAM, then the reply). Their
+ * replies may come after those of later requests; libheliod matches by id.
+ * A job holds a reference on its connection: if the client is gone by then
+ * the stream is released (a DETACHED play still starts: it would have
+ * outlived the connection anyway).
  */
 #include "dispatch.h"
 
@@ -200,8 +209,8 @@ static int op_unload(req_t *q) {
         if (s && s->loading)
             snprintf(msg, sizeof msg, "sound %s is still loading", m.name);
         else
-            snprintf(msg, sizeof msg, "sound %s is used by %u playing voice(s)", m.name,
-                     s ? s->playing : 0);
+            snprintf(msg, sizeof msg, "sound %s is used by %u playing or starting voice(s)", m.name,
+                     s ? s->playing + s->pending : 0);
         return fail(q, rc, msg);
     }
     if (rc < 0) return fail(q, rc, NULL);
@@ -276,9 +285,117 @@ static uint32_t src_to_engine(const hld_sound_t *snd, uint32_t rate, uint64_t f)
 static int check_loop(req_t *q, const hl_play_t *m, const hld_sound_t *snd) {
     if (m->loop_end > snd->src_frames)
         return fail(q, HELIOD_EINVAL, "loop_end: past the end of the sound (source frames)"), -1;
-    if (snd->stream && m->loop_xfade_ms > 0)
-        return fail(q, HELIOD_EINVAL, "loop_xfade_ms: not supported on streamed sounds"), -1;
     return 0;
+}
+
+/* A streamed sound's loop crossfade in source frames (rounded). */
+static uint32_t xfade_src_frames(const hld_sound_t *snd, float ms) {
+    if (!(ms > 0)) return 0;
+    return (uint32_t)lround((double)ms * snd->source_rate / HLD_MS_PER_S);
+}
+
+/* ---- streamed plays and seeks: opened on the decoder pool ------------------ */
+
+typedef struct hld_stream_job {
+    struct hld_stream_job *prev, *next; /* d->stream_jobs */
+    hld_daemon_t *d;
+    hld_conn_t *c; /* referenced until the job is done */
+    uint32_t id;
+    uint16_t op, flags;
+    hld_sound_t *snd; /* its `pending` counts this job */
+    int seek;         /* 0: PLAY with p, 1: SET seek of voice */
+    int superseded;   /* seek: a later seek of the voice was queued: drop, answer OK */
+    int cancelled;    /* seek: the request already failed and was answered */
+    uint64_t voice;
+    hl_voice_params_t p;
+} stream_job_t;
+
+static void job_unlink(stream_job_t *j) {
+    hld_daemon_t *d = j->d;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        d->stream_jobs = j->next;
+    if (j->next) j->next->prev = j->prev;
+    j->prev = j->next = NULL;
+}
+
+/* The decoder pool finished opening a job's stream (main thread). */
+static void stream_done(void *user, hld_dstream_t *ds, int status, const char *msg) {
+    stream_job_t *j = user;
+    hld_daemon_t *d = j->d;
+    hld_conn_t *c = j->c;
+    hl_frame_hdr_t h = {.op = j->op, .flags = j->flags, .id = j->id};
+    req_t q = {.c = c, .h = &h};
+    int gone = c->closing;
+    job_unlink(j);
+    if (j->snd->pending) j->snd->pending--;
+    if (status == 0 && d->shutting_down) {
+        status = HELIOD_ESHUTDOWN;
+        msg = NULL;
+    }
+    if (status < 0 || j->cancelled || j->superseded || (gone && !j->seek && j->p.tag)) {
+        if (gone || j->cancelled) {
+            /* nobody to answer */
+        } else if (status < 0) {
+            hld_send_error(c, j->op, j->flags, j->id, status, msg); /* msg lives in ds */
+        } else {
+            reply_ok(&q); /* superseded: the later seek decides where it plays */
+        }
+        hld_dstream_release(&d->decoder, ds);
+    } else if (j->seek) {
+        hl_voice_set_t s = {.mask = HL_MIX_SET_STREAM, .stream = &ds->stream};
+        int rc = hl_mixer_set(d->engine.mixer, j->voice, &s, hld_now_ns());
+        if (rc < 0) {
+            hld_dstream_release(&d->decoder, ds);
+            if (!gone) mixer_fail(&q, rc);
+        } else if (!gone) {
+            reply_ok(&q);
+        }
+    } else {
+        j->p.stream = &ds->stream;
+        uint64_t voice = 0, stolen = 0;
+        int rc = hl_mixer_play(d->engine.mixer, &j->p, hld_now_ns(), &voice, &stolen);
+        if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
+        if (rc < 0) {
+            hld_dstream_release(&d->decoder, ds); /* the mixer did not take it */
+            if (!gone) mixer_fail(&q, rc);
+        } else {
+            j->snd->playing++;
+            if (stolen) d->n.voices_stolen++;
+            if (!gone && !(j->flags & HL_FLAG_NOREPLY)) {
+                hl_play_reply_t pr = {.voice = voice, .stolen = stolen};
+                reply_begin(&q);
+                hl_put_play_reply(&q.w, &pr);
+                reply_end(&q);
+            }
+        }
+    }
+    if (!gone) hld_conn_flush(c);
+    hld_conn_unref(c);
+    free(j);
+}
+
+/* Queues the open of snd's stream for request q. Returns the job (in flight,
+ * its answer will come from stream_done) or NULL after replying the error. */
+static stream_job_t *stream_job_start(req_t *q, hld_sound_t *snd, const hld_stream_opts_t *o) {
+    hld_daemon_t *d = q->c->d;
+    stream_job_t *j = calloc(1, sizeof *j);
+    if (!j) return fail(q, HELIOD_ENOMEM, NULL), NULL;
+    *j = (stream_job_t){
+        .d = d, .c = q->c, .id = q->h->id, .op = q->h->op, .flags = q->h->flags, .snd = snd};
+    const char *msg = NULL;
+    int rc = hld_dstream_open_async(&d->decoder, snd, snd->path, o, stream_done, j, &msg);
+    if (rc < 0) {
+        free(j);
+        return fail(q, rc, msg), NULL;
+    }
+    hld_conn_ref(q->c);
+    snd->pending++;
+    j->next = d->stream_jobs;
+    if (d->stream_jobs) d->stream_jobs->prev = j;
+    d->stream_jobs = j;
+    return j;
 }
 
 static int op_play(req_t *q) {
@@ -315,7 +432,6 @@ static int op_play(req_t *q) {
         .bus = (uint32_t)bus,
         .tag = (m.flags & HL_PLAY_DETACHED) ? 0 : q->c->id,
     };
-    hld_dstream_t *ds = NULL;
     if (snd->stream) {
         /* the decoder loops a stream: the mixer sees one endless (or finite) source */
         p.flags &= ~HL_MIX_LOOP;
@@ -325,12 +441,19 @@ static int op_play(req_t *q) {
             .loops = !loop          ? 0
                      : m.loop_count ? (int64_t)m.loop_count
                                     : -1,
+            .xfade = loop ? xfade_src_frames(snd, m.loop_xfade_ms) : 0,
         };
-        const char *msg = NULL;
-        int rc = hld_dstream_open(&d->decoder, snd, snd->path, &o, &ds, &msg);
-        if (rc < 0) return fail(q, rc, msg);
-        p.stream = &ds->stream;
-    } else if (loop) {
+        uint64_t region = (m.loop_end ? m.loop_end : snd->src_frames) - m.loop_start;
+        if (loop && (m.loop_start || m.loop_end) && m.loop_end <= m.loop_start)
+            return fail(q, HELIOD_EINVAL, "loop region is empty");
+        if (o.xfade > m.loop_start || o.xfade > region)
+            return fail(q, HELIOD_EINVAL,
+                        "loop_xfade_ms: longer than the audio before loop_start or the region");
+        stream_job_t *j = stream_job_start(q, snd, &o);
+        if (j) j->p = p; /* answered by stream_done */
+        return 0;
+    }
+    if (loop) {
         p.loop_start = src_to_engine(snd, d->engine.rate, m.loop_start);
         p.loop_end = src_to_engine(snd, d->engine.rate, m.loop_end);
         if ((m.loop_start || m.loop_end) && p.loop_end <= p.loop_start)
@@ -345,10 +468,7 @@ static int op_play(req_t *q) {
     uint64_t voice = 0, stolen = 0;
     int rc = hl_mixer_play(d->engine.mixer, &p, hld_now_ns(), &voice, &stolen);
     if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
-    if (rc < 0) {
-        hld_dstream_release(&d->decoder, ds); /* the mixer did not take it */
-        return mixer_fail(q, rc);
-    }
+    if (rc < 0) return mixer_fail(q, rc);
     snd->playing++;
     if (stolen) d->n.voices_stolen++;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
@@ -405,9 +525,12 @@ static hld_sound_t *voice_sound(const hl_voice_params_t *p) {
     return NULL;
 }
 
-/* SET --seek: pcm voices jump inside their PCM; a stream voice gets a new
- * stream opened at the position and the mixer switches to it click-free.
- * Returns 0 or an error already replied (-1). */
+/* SET --seek: pcm voices jump inside their PCM (s gets the seek; 0 is
+ * returned and the caller applies s). A stream voice gets a new stream
+ * opened at the position on the decoder pool, which the mixer switches to
+ * click-free once it is primed: the other fields of s are applied now, the
+ * answer comes from stream_done (returns 1). Returns -1 after replying an
+ * error. */
 static int seek_voice(req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s) {
     hld_daemon_t *d = q->c->d;
     hl_voice_view_t v;
@@ -430,15 +553,24 @@ static int seek_voice(req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s
         .start = (uint64_t)f,
         .loop_start = old->loop_start,
         .loop_end = old->loop_end == old->src_frames ? 0 : old->loop_end,
-        .loops = old->loops, /* the loop settings it was started with */
+        .loops = hld_dstream_loops_left(old), /* the passes it has left, not a restart */
+        .xfade = old->xfade,
     };
-    hld_dstream_t *ds = NULL;
-    const char *msg = NULL;
-    int rc = hld_dstream_open(&d->decoder, snd, snd->path, &o, &ds, &msg);
-    if (rc < 0) return fail(q, rc, msg), -1;
-    s->mask |= HL_MIX_SET_STREAM;
-    s->stream = &ds->stream;
-    return 0;
+    /* an earlier seek of this voice still opening loses: this one decides */
+    for (stream_job_t *j = d->stream_jobs; j; j = j->next)
+        if (j->seek && j->voice == voice) j->superseded = 1;
+    stream_job_t *j = stream_job_start(q, snd, &o);
+    if (!j) return -1;
+    j->seek = 1;
+    j->voice = voice;
+    if (s->mask) { /* gain, pan ... now, in request order with later SETs */
+        int rc = hl_mixer_set(d->engine.mixer, voice, s, hld_now_ns());
+        if (rc < 0) {
+            j->cancelled = 1; /* answered here; its stream is dropped when it is primed */
+            return mixer_fail(q, rc), -1;
+        }
+    }
+    return 1;
 }
 
 static int op_set(req_t *q) {
@@ -457,12 +589,12 @@ static int op_set(req_t *q) {
         .pitch = m.pitch,
         .ramp_frames = hld_ms_to_frames(d, m.ramp_ms),
     };
-    if ((m.mask & HL_SET_SEEK) && seek_voice(q, m.voice, m.seek_s, &s) != 0) return 0;
-    int rc = hl_mixer_set(d->engine.mixer, m.voice, &s, hld_now_ns());
-    if (rc < 0) {
-        if (s.stream) hld_dstream_release(&d->decoder, hld_dstream_from(s.stream));
-        return mixer_fail(q, rc);
+    if (m.mask & HL_SET_SEEK) {
+        int rc = seek_voice(q, m.voice, m.seek_s, &s);
+        if (rc != 0) return 0; /* answered, or stream_done will */
     }
+    int rc = hl_mixer_set(d->engine.mixer, m.voice, &s, hld_now_ns());
+    if (rc < 0) return mixer_fail(q, rc);
     return reply_ok(q);
 }
 

@@ -5,15 +5,18 @@
  * ring (ENDED releases the sound's voice count and the voice's stream, and
  * notifies the owner if it subscribed; STARTED likewise; STREAM_RETIRED
  * frees the stream a seek replaced), retries fading out the voices of closed
- * connections if the command ring was full, and flushes the replies.
+ * connections if the command ring was full, and flushes the replies. A
+ * uv_async wakes the loop when the decoder pool finished opening a streamed
+ * play or seek; its handler runs their completions (dispatch.c).
  *
  * Shutdown (SIGINT/SIGTERM):
  *   t=0      stop accepting; every voice gets a HLD_OWNER_FADE_MS fade,
  *            reason SHUTDOWN; sd_notify STOPPING=1
  *   t<=150ms every HLD_SHUTDOWN_TICK_MS: poll events; once no slot holds a
  *            voice (or HLD_SHUTDOWN_WAIT_MS passed): stop the device,
- *            finalise the recording, close every connection and handle, and
- *            let uv_run return.
+ *            finalise the recording, answer the finished stream opens
+ *            (ESHUTDOWN), close every connection and handle, and let uv_run
+ *            return (opens still queued are answered by hld_decoder_stop).
  */
 #include <string.h>
 
@@ -110,10 +113,24 @@ static void on_handle_closed(uv_handle_t *h) {
     (void)h;
 }
 
+/* Decoder thread, pool lock held: wake the loop (uv_async_send is the one
+ * thread-safe libuv call; it coalesces). */
+static void wake_main(void *user) {
+    hld_daemon_t *d = user;
+    uv_async_send(&d->decoder_async);
+}
+
+static void on_decoder_done(uv_async_t *a) {
+    hld_daemon_t *d = a->data;
+    hld_decoder_complete(&d->decoder);
+}
+
 static void finish_shutdown(hld_daemon_t *d) {
     d->shutting_down = 2;
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
+    hld_decoder_set_notify(&d->decoder, NULL, NULL);
+    hld_decoder_complete(&d->decoder);
     hld_conn_flush_all(d);
     while (d->conns)
         hld_conn_close(d->conns, 0);
@@ -121,6 +138,8 @@ static void finish_shutdown(hld_daemon_t *d) {
     uv_close((uv_handle_t *)&d->poll_timer, on_handle_closed);
     uv_close((uv_handle_t *)&d->sig_int, on_handle_closed);
     uv_close((uv_handle_t *)&d->sig_term, on_handle_closed);
+    if (d->decoder_async_open) uv_close((uv_handle_t *)&d->decoder_async, on_handle_closed);
+    d->decoder_async_open = 0;
     hld_info("stopped after %.0f ms",
              (double)(hld_now_ns() - d->shutdown_start_ns) / HLD_NS_PER_MS);
 }
@@ -168,6 +187,10 @@ int hld_events_start(hld_daemon_t *d) {
     if (ms < HLD_POLL_MIN_MS) ms = HLD_POLL_MIN_MS;
     uv_timer_init(d->loop, &d->poll_timer);
     d->poll_timer.data = d;
+    if (uv_async_init(d->loop, &d->decoder_async, on_decoder_done) != 0) return HELIOD_EIO;
+    d->decoder_async.data = d;
+    d->decoder_async_open = 1;
+    hld_decoder_set_notify(&d->decoder, wake_main, d);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_term);
     d->sig_int.data = d->sig_term.data = d;

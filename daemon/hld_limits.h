@@ -42,6 +42,8 @@
 #define HLD_STREAM_SLACK      64    /* extra output frames a resampler step may emit */
 #define HLD_STREAM_PREFILL    4096  /* engine frames decoded before a stream voice starts (85 ms
                                      * at 48 kHz): more than a period at max pitch, no underrun */
+#define HLD_LOOP_MARKS        64    /* loop jumps remembered per stream for a seek's loop count:
+                                     * a half-second ring holds fewer unless the region is < 8 ms */
 #define HLD_DECODER_WAIT_MS   4     /* idle decoder re-check period: under a period's worth of
                                      * drain at 4x pitch for a half-second ring */
 

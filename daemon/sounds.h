@@ -4,8 +4,9 @@
  * A sound is decoded float32 PCM at the engine rate, mono or stereo, owned by
  * this table. Voices reference it through the hl_pcm_t embedded in the entry;
  * `playing` counts them (incremented when a PLAY succeeds, decremented on the
- * mixer's ENDED event), and UNLOAD refuses while it is non-zero, so PCM is
- * never freed under the audio thread.
+ * mixer's ENDED event), `pending` the streamed plays and seeks still being
+ * opened by the decoder pool; UNLOAD refuses while either is non-zero, so
+ * PCM (or a streamed sound's path) is never freed under a user.
  *
  * LOAD inserts a placeholder (so a second LOAD of the name answers EEXIST and
  * PLAY answers ENOSOUND until it is ready), then decodes on the libuv
@@ -32,6 +33,7 @@ typedef struct hld_sound {
     hl_pcm_t pcm; /* data owned by the entry */
     uint32_t source_rate, flags;
     uint32_t playing; /* voices using it */
+    uint32_t pending; /* stream starts and seeks queued on the decoder pool */
     size_t bytes;
     int loading;
     /* streamed (HL_LOAD_STREAM): no PCM (pcm.data NULL; pcm.frames and
