@@ -6,6 +6,9 @@
 #ifndef HLD_LIMITS_H
 #define HLD_LIMITS_H
 
+/* A table reads better aligned than wrapped. */
+/* clang-format off */
+
 #define HLD_DEFAULT_RATE      48000 /* what most game audio and most devices run at */
 #define HLD_DEFAULT_PERIOD    256   /* 5.3 ms at 48 kHz: low latency, comfortable budget */
 #define HLD_MIN_RATE          8000  /* below this nothing sounds like a game */
@@ -48,5 +51,7 @@
                                      * drain at 4x pitch for a half-second ring */
 
 #define HLD_RT_PRIORITY 70 /* SCHED_FIFO priority of the null driver's thread, when allowed (JACK uses ~70-80) */
+
+/* clang-format on */
 
 #endif /* HLD_LIMITS_H */

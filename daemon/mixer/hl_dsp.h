@@ -36,9 +36,9 @@ float hl_spatial_pan(const float src[3], const float lis_pos[3], const float fwd
 
 /* Peak limiter state on the final stereo output. */
 typedef struct {
-    float env;      /* peak envelope */
-    float release;  /* per-sample release coefficient */
-    float thresh;   /* linear threshold */
+    float env;              /* peak envelope */
+    float release;          /* per-sample release coefficient */
+    float thresh;           /* linear threshold */
     uint32_t active_blocks; /* blocks in which it reduced gain */
 } hl_limiter_t;
 void hl_limiter_init(hl_limiter_t *l, float thresh, float release_ms, uint32_t rate);

@@ -31,8 +31,7 @@ typedef struct {
 } hl_ring_t;
 
 /* Bytes of storage a ring of `capacity` elements needs. */
-static inline uint64_t hl_ring_storage_size(uint32_t capacity, uint32_t elem_size)
-{
+static inline uint64_t hl_ring_storage_size(uint32_t capacity, uint32_t elem_size) {
     return (uint64_t)capacity * elem_size;
 }
 

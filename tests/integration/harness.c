@@ -21,15 +21,13 @@
 
 #include "heliod.h"
 
-void th_sleep_ms(int ms)
-{
+void th_sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }
 
-double th_stat(heliod_t *h, const char *key)
-{
+double th_stat(heliod_t *h, const char *key) {
     heliod_stat_t st[128];
     size_t n = 0;
     if (heliod_stats(h, st, 128, &n, 0) < 0) return NAN;
@@ -38,26 +36,22 @@ double th_stat(heliod_t *h, const char *key)
     return NAN;
 }
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static const char *env_or(const char *name, const char *fallback)
-{
+static const char *env_or(const char *name, const char *fallback) {
     const char *v = getenv(name);
     return v && *v ? v : fallback;
 }
 
-int th_daemon_alive(const th_daemon_t *d)
-{
+int th_daemon_alive(const th_daemon_t *d) {
     return d->pid > 0 && waitpid(d->pid, NULL, WNOHANG) == 0;
 }
 
-int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args)
-{
+int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args) {
     memset(d, 0, sizeof *d);
     snprintf(d->dir, sizeof d->dir, "/tmp/heliod-test-XXXXXX");
     if (!mkdtemp(d->dir)) return -1;
@@ -83,7 +77,8 @@ int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args)
         argv[n++] = "--record";
         argv[n++] = d->record;
     }
-    for (int i = 0; extra_args && extra_args[i] && n < 62; i++) argv[n++] = extra_args[i];
+    for (int i = 0; extra_args && extra_args[i] && n < 62; i++)
+        argv[n++] = extra_args[i];
     argv[n] = NULL;
 
     pid_t pid = fork();
@@ -118,8 +113,7 @@ int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args)
     return -1;
 }
 
-int th_daemon_stop(th_daemon_t *d, double *shutdown_s)
-{
+int th_daemon_stop(th_daemon_t *d, double *shutdown_s) {
     if (d->pid <= 0) return -1;
     double t0 = now_s();
     kill(d->pid, SIGTERM);
@@ -142,8 +136,7 @@ int th_daemon_stop(th_daemon_t *d, double *shutdown_s)
     return -1;
 }
 
-void th_daemon_cleanup(th_daemon_t *d)
-{
+void th_daemon_cleanup(th_daemon_t *d) {
     if (d->pid > 0) th_daemon_stop(d, NULL);
     if (d->dir[0]) {
         char cmd[400];
@@ -154,8 +147,7 @@ void th_daemon_cleanup(th_daemon_t *d)
 }
 
 int th_write_sound(const char *path, int format, int channels, int rate, uint32_t frames,
-                   th_gen_fn gen, void *user)
-{
+                   th_gen_fn gen, void *user) {
     enum { MAX_CH = 8, CHUNK = 1024 };
     if (channels < 1 || channels > MAX_CH) return -1;
     SF_INFO info = {0};
@@ -171,7 +163,8 @@ int th_write_sound(const char *path, int format, int channels, int rate, uint32_
     uint32_t done = 0;
     while (done < frames) {
         uint32_t n = frames - done < CHUNK ? frames - done : CHUNK;
-        for (uint32_t i = 0; i < n; i++) gen(user, done + i, &buf[i * channels], channels);
+        for (uint32_t i = 0; i < n; i++)
+            gen(user, done + i, &buf[i * channels], channels);
         if (sf_writef_float(f, buf, n) != (sf_count_t)n) {
             sf_close(f);
             return -1;
@@ -186,22 +179,20 @@ typedef struct {
     int rate;
 } sine_t;
 
-static void gen_sine(void *user, uint32_t frame, float *out, int channels)
-{
+static void gen_sine(void *user, uint32_t frame, float *out, int channels) {
     const sine_t *s = user;
     float v = (float)(s->amp * sin(2.0 * M_PI * s->freq * frame / s->rate));
-    for (int c = 0; c < channels; c++) out[c] = v;
+    for (int c = 0; c < channels; c++)
+        out[c] = v;
 }
 
-int th_write_sine(const char *path, int rate, double seconds, double freq, double amp)
-{
+int th_write_sine(const char *path, int rate, double seconds, double freq, double amp) {
     sine_t s = {freq, amp, rate};
     return th_write_sound(path, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, rate,
                           (uint32_t)(seconds * rate), gen_sine, &s);
 }
 
-int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate)
-{
+int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate) {
     SF_INFO info = {0};
     SNDFILE *f = sf_open(path, SFM_READ, &info);
     if (!f) return -1;
@@ -219,8 +210,7 @@ int th_read_sound(const char *path, float **data, size_t *frames, int *channels,
     return 0;
 }
 
-static void drain_fd(int fd, char *dst, size_t cap, size_t *len)
-{
+static void drain_fd(int fd, char *dst, size_t cap, size_t *len) {
     char tmp[4096];
     ssize_t n;
     while ((n = read(fd, tmp, sizeof tmp)) > 0) {
@@ -234,8 +224,7 @@ static void drain_fd(int fd, char *dst, size_t cap, size_t *len)
 }
 
 int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t err_cap,
-           const char *const *args)
-{
+           const char *const *args) {
     int po[2], pe[2];
     if (pipe(po) != 0) return -1;
     if (pipe(pe) != 0) return -1;
@@ -244,7 +233,8 @@ int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t er
     argv[n++] = env_or("HELIODCTL_BIN", "heliodctl");
     argv[n++] = "--socket";
     argv[n++] = d->sock;
-    for (int i = 0; args[i] && n < 63; i++) argv[n++] = args[i];
+    for (int i = 0; args[i] && n < 63; i++)
+        argv[n++] = args[i];
     argv[n] = NULL;
     pid_t pid = fork();
     if (pid < 0) return -1;

@@ -20,16 +20,14 @@ static th_daemon_t d;
 static char sine[400];
 static char out[65536], err[8192];
 
-static int setup(void **state)
-{
+static int setup(void **state) {
     (void)state;
     if (th_daemon_start(&d, 0, NULL) != 0) return -1;
     snprintf(sine, sizeof sine, "%s/sine.wav", d.dir);
     return th_write_sine(sine, 44100, 1.0, 440.0, 0.5);
 }
 
-static int teardown(void **state)
-{
+static int teardown(void **state) {
     (void)state;
     int alive = th_daemon_alive(&d);
     int rc = th_daemon_stop(&d, NULL);
@@ -37,16 +35,15 @@ static int teardown(void **state)
     return alive && rc == 0 ? 0 : -1;
 }
 
-#define CTL(...) th_ctl(&d, out, sizeof out, err, sizeof err, (const char *const[]){__VA_ARGS__, NULL})
+#define CTL(...)                                                                                   \
+    th_ctl(&d, out, sizeof out, err, sizeof err, (const char *const[]){__VA_ARGS__, NULL})
 
-static int one_line(const char *s)
-{
+static int one_line(const char *s) {
     const char *nl = strchr(s, '\n');
     return s[0] && (!nl || nl[1] == 0);
 }
 
-static void test_basic_commands(void **state)
-{
+static void test_basic_commands(void **state) {
     (void)state;
     assert_int_equal(CTL("ping"), 0);
     assert_int_equal(CTL("status"), 0);
@@ -67,8 +64,7 @@ static void test_basic_commands(void **state)
     assert_non_null(strstr(out, vs));
     assert_int_equal(CTL("--json", "voices"), 0);
     assert_non_null(strstr(out, "{"));
-    assert_int_equal(CTL("listener", "--pos", "0,0,0", "--forward", "0,0,-1", "--up", "0,1,0"),
-                     0);
+    assert_int_equal(CTL("listener", "--pos", "0,0,0", "--forward", "0,0,-1", "--up", "0,1,0"), 0);
     assert_int_equal(CTL("bus", "sfx", "--gain", "-3", "--ramp", "10"), 0);
     assert_int_equal(CTL("stats"), 0);
     assert_non_null(strstr(out, "callbacks"));
@@ -83,8 +79,7 @@ static void test_basic_commands(void **state)
     assert_non_null(strstr(err, "voice"));
 }
 
-static void test_play_wait_returns_when_voice_ends(void **state)
-{
+static void test_play_wait_returns_when_voice_ends(void **state) {
     (void)state;
     assert_int_equal(CTL("play", "tone", "--wait", "--pitch", "2"), 0);
     assert_int_equal(CTL("voices"), 0);
@@ -92,8 +87,7 @@ static void test_play_wait_returns_when_voice_ends(void **state)
     assert_null(strstr(out, "tone"));
 }
 
-static void test_errors_are_one_line_and_nonzero(void **state)
-{
+static void test_errors_are_one_line_and_nonzero(void **state) {
     (void)state;
     assert_int_not_equal(CTL("play", "nosuch"), 0);
     assert_true(one_line(err));
@@ -107,16 +101,14 @@ static void test_errors_are_one_line_and_nonzero(void **state)
     assert_true(one_line(err));
     th_daemon_t gone = d;
     snprintf(gone.sock, sizeof gone.sock, "%s/nobody.sock", d.dir);
-    assert_int_not_equal(th_ctl(&gone, out, sizeof out, err, sizeof err,
-                                (const char *const[]){"ping", NULL}),
-                         0);
+    assert_int_not_equal(
+        th_ctl(&gone, out, sizeof out, err, sizeof err, (const char *const[]){"ping", NULL}), 0);
     assert_true(one_line(err));
     assert_int_equal(CTL("--help"), 0);
     assert_non_null(strstr(out, "batch"));
 }
 
-static void test_batch(void **state)
-{
+static void test_batch(void **state) {
     (void)state;
     char path[400];
     snprintf(path, sizeof path, "%s/cmds.txt", d.dir);
@@ -128,7 +120,8 @@ static void test_batch(void **state)
     assert_int_equal(CTL("batch", path), 0);
     /* One result line per command. */
     int lines = 0;
-    for (const char *p = out; *p; p++) lines += *p == '\n';
+    for (const char *p = out; *p; p++)
+        lines += *p == '\n';
     assert_int_equal(lines, 5);
 
     f = fopen(path, "w");
@@ -138,8 +131,7 @@ static void test_batch(void **state)
     assert_non_null(strstr(err, "2"));
 }
 
-int main(void)
-{
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_commands),
         cmocka_unit_test(test_play_wait_returns_when_voice_ends),

@@ -34,13 +34,11 @@ typedef struct {
     char stereo[400];
 } fixture_t;
 
-static void path_in(const th_daemon_t *d, char *dst, size_t cap, const char *name)
-{
+static void path_in(const th_daemon_t *d, char *dst, size_t cap, const char *name) {
     snprintf(dst, cap, "%s/%s", d->dir, name);
 }
 
-static int start_with(void **state, int record, const char *const *args)
-{
+static int start_with(void **state, int record, const char *const *args) {
     fixture_t *f = calloc(1, sizeof *f);
     if (!f || th_daemon_start(&f->d, record, args) != 0) return -1;
     path_in(&f->d, f->sine, sizeof f->sine, "sine.wav");
@@ -49,18 +47,15 @@ static int start_with(void **state, int record, const char *const *args)
     return 0;
 }
 
-static int setup_plain(void **state)
-{
+static int setup_plain(void **state) {
     return start_with(state, 0, NULL);
 }
 
-static int setup_record(void **state)
-{
+static int setup_record(void **state) {
     return start_with(state, 1, NULL);
 }
 
-static int teardown(void **state)
-{
+static int teardown(void **state) {
     fixture_t *f = *state;
     if (!f) return 0;
     int alive = th_daemon_alive(&f->d);
@@ -71,8 +66,7 @@ static int teardown(void **state)
     return alive && rc == 0 ? 0 : -1;
 }
 
-static heliod_t *connect_or_fail(fixture_t *f)
-{
+static heliod_t *connect_or_fail(fixture_t *f) {
     heliod_t *h = NULL;
     int rc = heliod_connect(&h, f->d.sock, "test");
     assert_int_equal(rc, 0);
@@ -82,8 +76,7 @@ static heliod_t *connect_or_fail(fixture_t *f)
 
 /* ---- handshake and basic requests ---------------------------------------- */
 
-static void test_handshake(void **state)
-{
+static void test_handshake(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     const heliod_server_info_t *si = heliod_server_info(h);
@@ -97,8 +90,7 @@ static void test_handshake(void **state)
     heliod_close(h);
 }
 
-static void test_load_list_unload(void **state)
-{
+static void test_load_list_unload(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     heliod_sound_info_t info;
@@ -129,8 +121,7 @@ static void test_load_list_unload(void **state)
 
 /* ---- bad input ------------------------------------------------------------ */
 
-static void test_bad_files_and_names(void **state)
-{
+static void test_bad_files_and_names(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     char p[400];
@@ -143,7 +134,8 @@ static void test_bad_files_and_names(void **state)
     path_in(&f->d, p, sizeof p, "corrupt.wav");
     FILE *fp = fopen(p, "wb");
     assert_non_null(fp);
-    for (int i = 0; i < 4096; i++) fputc((i * 7919) & 0xff, fp);
+    for (int i = 0; i < 4096; i++)
+        fputc((i * 7919) & 0xff, fp);
     fclose(fp);
     int rc = heliod_load(h, "corrupt", p, 0, NULL);
     assert_true(rc == HELIOD_EDECODE || rc == HELIOD_EFILE);
@@ -154,7 +146,8 @@ static void test_bad_files_and_names(void **state)
     FILE *src = fopen(f->sine, "rb");
     assert_non_null(fp);
     assert_non_null(src);
-    for (int i = 0; i < 30; i++) fputc(fgetc(src), fp);
+    for (int i = 0; i < 30; i++)
+        fputc(fgetc(src), fp);
     fclose(src);
     fclose(fp);
     rc = heliod_load(h, "trunc", p, 0, NULL);
@@ -194,8 +187,7 @@ static void test_bad_files_and_names(void **state)
     heliod_close(h);
 }
 
-static int raw_connect(const char *path)
-{
+static int raw_connect(const char *path) {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     size_t sl = strlen(path);
@@ -206,8 +198,7 @@ static int raw_connect(const char *path)
 }
 
 /* Reads until EOF (or 3 s); returns bytes read into buf. */
-static size_t read_until_close(int fd, uint8_t *buf, size_t cap, int *closed)
-{
+static size_t read_until_close(int fd, uint8_t *buf, size_t cap, int *closed) {
     struct timeval tv = {3, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     size_t len = 0;
@@ -229,8 +220,7 @@ static size_t read_until_close(int fd, uint8_t *buf, size_t cap, int *closed)
     return len;
 }
 
-static void send_hello(int fd)
-{
+static void send_hello(int fd) {
     uint8_t buf[256];
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, sizeof buf);
@@ -243,15 +233,13 @@ static void send_hello(int fd)
     assert_int_equal(send(fd, buf, (size_t)n, MSG_NOSIGNAL), n);
 }
 
-static void assert_other_clients_served(fixture_t *f)
-{
+static void assert_other_clients_served(fixture_t *f) {
     heliod_t *h = connect_or_fail(f);
     assert_int_equal(heliod_ping(h, NULL), 0);
     heliod_close(h);
 }
 
-static void test_garbage_bytes(void **state)
-{
+static void test_garbage_bytes(void **state) {
     fixture_t *f = *state;
     /* 1: a size field far beyond the frame cap: answered EPROTO/ETOOBIG, then closed. */
     int fd = raw_connect(f->d.sock);
@@ -330,8 +318,7 @@ static void test_garbage_bytes(void **state)
     heliod_close(h);
 }
 
-static void test_client_killed_mid_frame(void **state)
-{
+static void test_client_killed_mid_frame(void **state) {
     fixture_t *f = *state;
     for (int round = 0; round < 3; round++) {
         pid_t pid = fork();
@@ -378,8 +365,7 @@ static void test_client_killed_mid_frame(void **state)
     heliod_close(h);
 }
 
-static void on_event_count(void *user, const heliod_event_t *ev)
-{
+static void on_event_count(void *user, const heliod_event_t *ev) {
     int *counts = user;
     if (ev->type == HELIOD_EVENT_ERROR) {
         if (ev->status == HELIOD_EBUSY)
@@ -389,8 +375,7 @@ static void on_event_count(void *user, const heliod_event_t *ev)
     }
 }
 
-static void test_flood_every_command_accounted(void **state)
-{
+static void test_flood_every_command_accounted(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     assert_int_equal(heliod_load(h, "flood", f->sine, 0, NULL), 0);
@@ -421,21 +406,19 @@ static void test_flood_every_command_accounted(void **state)
     assert_other_clients_served(f);
 }
 
-static void gen_quad(void *user, uint32_t frame, float *out, int channels)
-{
+static void gen_quad(void *user, uint32_t frame, float *out, int channels) {
     (void)user;
-    for (int c = 0; c < channels; c++) out[c] = 0.1f * (float)(c + 1) * (frame % 2 ? 1.f : -1.f);
+    for (int c = 0; c < channels; c++)
+        out[c] = 0.1f * (float)(c + 1) * (frame % 2 ? 1.f : -1.f);
 }
 
-static void test_multichannel_file_is_downmixed(void **state)
-{
+static void test_multichannel_file_is_downmixed(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     char p[400];
     path_in(&f->d, p, sizeof p, "quad.wav");
-    assert_int_equal(th_write_sound(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 4, 48000, 4800, gen_quad,
-                                    NULL),
-                     0);
+    assert_int_equal(
+        th_write_sound(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 4, 48000, 4800, gen_quad, NULL), 0);
     heliod_sound_info_t info;
     assert_int_equal(heliod_load(h, "quad", p, 0, &info), 0);
     assert_int_equal(info.channels, 2);
@@ -444,8 +427,7 @@ static void test_multichannel_file_is_downmixed(void **state)
     heliod_close(h);
 }
 
-static void test_watch_sees_other_clients_voices(void **state)
-{
+static void test_watch_sees_other_clients_voices(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     assert_int_equal(heliod_load(h, "watched", f->sine, 0, NULL), 0);
@@ -486,14 +468,12 @@ static void test_watch_sees_other_clients_voices(void **state)
 
 /* ---- voices, stealing, ownership --------------------------------------- */
 
-static int setup_two_voices(void **state)
-{
+static int setup_two_voices(void **state) {
     const char *args[] = {"--voices", "2", NULL};
     return start_with(state, 0, args);
 }
 
-static void test_stealing_and_stale_handles(void **state)
-{
+static void test_stealing_and_stale_handles(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     assert_int_equal(heliod_server_info(h)->voices, 2);
@@ -532,8 +512,7 @@ static void test_stealing_and_stale_handles(void **state)
     heliod_close(h);
 }
 
-static void test_owner_disconnect_fades_its_voices(void **state)
-{
+static void test_owner_disconnect_fades_its_voices(void **state) {
     fixture_t *f = *state;
     heliod_t *a = connect_or_fail(f);
     heliod_t *b = connect_or_fail(f);
@@ -563,8 +542,7 @@ typedef struct {
     size_t first, last; /* first/last frame above -60 dBFS */
 } analysis_t;
 
-static analysis_t analyse(const float *x, size_t frames)
-{
+static analysis_t analyse(const float *x, size_t frames) {
     analysis_t a = {0};
     double sl = 0, sr = 0;
     size_t loud = 0;
@@ -599,8 +577,7 @@ static analysis_t analyse(const float *x, size_t frames)
     return a;
 }
 
-static void play_and_record(void **state, float pan, analysis_t *out, size_t *rate_out)
-{
+static void play_and_record(void **state, float pan, analysis_t *out, size_t *rate_out) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     assert_int_equal(heliod_load(h, "tone", f->sine, 0, NULL), 0);
@@ -628,8 +605,7 @@ static void play_and_record(void **state, float pan, analysis_t *out, size_t *ra
     free(x);
 }
 
-static void test_record_hard_left_level_and_clean_fades(void **state)
-{
+static void test_record_hard_left_level_and_clean_fades(void **state) {
     analysis_t a;
     size_t rate;
     play_and_record(state, -1.0f, &a, &rate);
@@ -648,8 +624,7 @@ static void test_record_hard_left_level_and_clean_fades(void **state)
     assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
 }
 
-static void test_record_centre_pan_equal_power(void **state)
-{
+static void test_record_centre_pan_equal_power(void **state) {
     analysis_t a;
     size_t rate;
     play_and_record(state, 0.0f, &a, &rate);
@@ -661,15 +636,14 @@ static void test_record_centre_pan_equal_power(void **state)
     assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
 }
 
-static double window_rms(const float *x, size_t from, size_t to, int ch)
-{
+static double window_rms(const float *x, size_t from, size_t to, int ch) {
     double e = 0;
-    for (size_t i = from; i < to; i++) e += (double)x[2 * i + ch] * x[2 * i + ch];
+    for (size_t i = from; i < to; i++)
+        e += (double)x[2 * i + ch] * x[2 * i + ch];
     return sqrt(e / (double)(to - from));
 }
 
-static void test_record_3d_position_pan_and_distance(void **state)
-{
+static void test_record_3d_position_pan_and_distance(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
     assert_int_equal(heliod_load(h, "tone", f->sine, 0, NULL), 0);
@@ -714,8 +688,7 @@ static void test_record_3d_position_pan_and_distance(void **state)
     assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
 }
 
-int main(void)
-{
+int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest shared[] = {
         cmocka_unit_test(test_handshake),
@@ -732,10 +705,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_owner_disconnect_fades_its_voices, setup_plain,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades,
-                                        setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_record_centre_pan_equal_power, setup_record,
+        cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades, setup_record,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_record_centre_pan_equal_power, setup_record, teardown),
         cmocka_unit_test_setup_teardown(test_record_3d_position_pan_and_distance, setup_record,
                                         teardown),
     };

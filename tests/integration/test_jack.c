@@ -27,8 +27,7 @@
 static pid_t jackd_pid;
 static char server_name[64];
 
-static int start_jackd(void)
-{
+static int start_jackd(void) {
     snprintf(server_name, sizeof server_name, "heliodtest%d", (int)getpid());
     setenv("JACK_DEFAULT_SERVER", server_name, 1);
     setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
@@ -61,8 +60,7 @@ static int start_jackd(void)
     return waitpid(jackd_pid, NULL, WNOHANG) == 0 ? 0 : -1;
 }
 
-static void stop_jackd(void)
-{
+static void stop_jackd(void) {
     if (jackd_pid > 0) {
         kill(jackd_pid, SIGTERM);
         waitpid(jackd_pid, NULL, 0);
@@ -70,8 +68,7 @@ static void stop_jackd(void)
     }
 }
 
-static void test_portaudio_on_jack_dummy(void **state)
-{
+static void test_portaudio_on_jack_dummy(void **state) {
     (void)state;
     assert_int_equal(start_jackd(), 0);
     th_daemon_t d;
@@ -129,8 +126,7 @@ static void test_portaudio_on_jack_dummy(void **state)
     stop_jackd();
 }
 
-int main(void)
-{
+int main(void) {
     if (system("command -v jackd >/dev/null 2>&1") != 0) {
         fprintf(stderr, "jackd not installed (scripts/deps.sh installs jackd2)\n");
         return 1;

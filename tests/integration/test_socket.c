@@ -26,16 +26,14 @@
 #include "harness.h"
 #include "heliod.h"
 
-static const char *heliod_bin(void)
-{
+static const char *heliod_bin(void) {
     const char *b = getenv("HELIOD_BIN");
     return b && *b ? b : "heliod";
 }
 
 /* Runs heliod --driver null --socket path and returns its exit status if it
  * exits within 3 s, or -1 (still running: it is killed). Its stderr goes to err. */
-static int run_expect_exit(const char *path, char *err, size_t cap)
-{
+static int run_expect_exit(const char *path, char *err, size_t cap) {
     int pe[2];
     assert_int_equal(pipe(pe), 0);
     pid_t pid = fork();
@@ -65,8 +63,7 @@ static int run_expect_exit(const char *path, char *err, size_t cap)
     return exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static void test_live_socket_is_not_stolen(void **state)
-{
+static void test_live_socket_is_not_stolen(void **state) {
     (void)state;
     th_daemon_t d;
     assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
@@ -83,8 +80,7 @@ static void test_live_socket_is_not_stolen(void **state)
     th_daemon_cleanup(&d);
 }
 
-static void test_stale_socket_is_replaced(void **state)
-{
+static void test_stale_socket_is_replaced(void **state) {
     (void)state;
     th_daemon_t d;
     assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
@@ -126,8 +122,7 @@ static void test_stale_socket_is_replaced(void **state)
     th_daemon_cleanup(&d);
 }
 
-static void test_symlink_regular_file_and_long_path_refused(void **state)
-{
+static void test_symlink_regular_file_and_long_path_refused(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-sock-XXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -165,8 +160,7 @@ static void test_symlink_regular_file_and_long_path_refused(void **state)
     rmdir(dir);
 }
 
-static void test_socket_activation(void **state)
-{
+static void test_socket_activation(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-act-XXXXXX";
     assert_non_null(mkdtemp(dir));
@@ -216,8 +210,7 @@ static void test_socket_activation(void **state)
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-int main(void)
-{
+int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_live_socket_is_not_stolen),

@@ -47,8 +47,7 @@ static void sleep_ms(int ms) {
 }
 
 /* Writes a sine of `seconds` with `channels` channels in the given libsndfile format. */
-static void write_sine_as(const char *path, int format, int channels, double seconds,
-                          double freq) {
+static void write_sine_as(const char *path, int format, int channels, double seconds, double freq) {
     SF_INFO info = {.samplerate = TEST_RATE, .channels = channels, .format = format};
     SNDFILE *f = sf_open(path, SFM_WRITE, &info);
     assert_non_null(f);
