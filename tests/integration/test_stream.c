@@ -71,16 +71,6 @@ static heliod_t *connect_or_fail(fixture_t *f) {
     return h;
 }
 
-static double stat_of(heliod_t *h, const char *key) {
-    heliod_stat_t st[128];
-    size_t n = 0;
-    assert_true(heliod_stats(h, st, 128, &n, 0) >= 0);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(st[i].key, key) == 0) return st[i].value;
-    fail_msg("stat %s missing", key);
-    return NAN;
-}
-
 /* ---- generated audio ------------------------------------------------------ */
 
 typedef struct {
@@ -274,7 +264,7 @@ static void test_load_errors_and_formats(void **state) {
     assert_int_equal(heliod_stop(h, v, 0), 0);
     th_sleep_ms(100);
     assert_int_equal(heliod_unload(h, "k0"), 0);
-    assert_int_equal(stat_of(h, "streams_active"), 0);
+    assert_int_equal(th_stat(h, "streams_active"), 0);
     heliod_close(h);
 }
 
@@ -297,7 +287,7 @@ static void test_streamed_matches_preloaded(void **state) {
     assert_true(heliod_play_async(h, "pre", &b, NULL, NULL) > 0);
     assert_int_equal(heliod_sync(h), 0);
     th_sleep_ms(1800);
-    double underruns = stat_of(h, "stream_underruns");
+    double underruns = th_stat(h, "stream_underruns");
     heliod_close(h);
     rec_t r;
     stop_and_read(f, &r);
@@ -444,7 +434,7 @@ static void test_seek_click_free(void **state) {
     assert_int_equal(heliod_stop(h, vs, 20), 0);
     assert_int_equal(heliod_stop(h, vp, 20), 0);
     th_sleep_ms(100);
-    assert_int_equal(stat_of(h, "streams_active"), 0);
+    assert_int_equal(th_stat(h, "streams_active"), 0);
     heliod_close(h);
     rec_t r;
     stop_and_read(f, &r);
@@ -534,7 +524,7 @@ static void test_pause_resume(void **state) {
     assert_int_equal(heliod_pause_all(h, 1, 1, &count), 0); /* pause everyone's */
     assert_int_equal(count, 1);
     th_sleep_ms(200);
-    assert_int_equal(stat_of(h, "stream_underruns"), 0);
+    assert_int_equal(th_stat(h, "stream_underruns"), 0);
     assert_int_equal(heliod_stop(h, v, 10), 0);
     th_sleep_ms(100);
     heliod_close(h);
@@ -578,7 +568,7 @@ static void test_start_stop_storm(void **state) {
     assert_int_equal(heliod_load(h, "st", p, HELIOD_LOAD_STREAM, NULL), 0);
     th_sleep_ms(50);
     int fds0 = count_fds(f->d.pid);
-    double active0 = stat_of(h, "streams_active");
+    double active0 = th_stat(h, "streams_active");
     assert_true(fds0 > 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
@@ -605,9 +595,9 @@ static void test_start_stop_storm(void **state) {
     print_message("storm: %u stream starts (%.0f/s), %u refused\n", starts, rate, refused);
     assert_true(rate > 100);
     th_sleep_ms(300);
-    assert_true(stat_of(h, "streams_active") == active0);
-    assert_true(stat_of(h, "xruns") == 0);
-    assert_true(stat_of(h, "voices_active") == 0);
+    assert_true(th_stat(h, "streams_active") == active0);
+    assert_true(th_stat(h, "xruns") == 0);
+    assert_true(th_stat(h, "voices_active") == 0);
     int fds1 = count_fds(f->d.pid);
     print_message("storm: daemon fds %d before, %d after\n", fds0, fds1);
     assert_int_equal(fds1, fds0);
@@ -654,7 +644,7 @@ static void test_stream_file_deleted_after_load(void **state) {
     assert_int_equal(heliod_load(h, "keep", keep, HELIOD_LOAD_STREAM, NULL), 0);
     th_sleep_ms(50);
     int fds0 = count_fds(f->d.pid);
-    double active0 = stat_of(h, "streams_active");
+    double active0 = th_stat(h, "streams_active");
     assert_int_equal(unlink(gone), 0);
 
     heliod_play_params_t pp;
@@ -695,9 +685,9 @@ static void test_stream_file_deleted_after_load(void **state) {
     assert_int_equal(heliod_ping(h, NULL), 0);
     assert_int_equal(heliod_stop(h, good.voice, 0), 0);
     th_sleep_ms(100);
-    assert_true(stat_of(h, "streams_active") == active0);
-    assert_true(stat_of(h, "stream_opens_pending") == 0);
-    assert_true(stat_of(h, "voices_active") == 0);
+    assert_true(th_stat(h, "streams_active") == active0);
+    assert_true(th_stat(h, "stream_opens_pending") == 0);
+    assert_true(th_stat(h, "voices_active") == 0);
     assert_int_equal(count_fds(f->d.pid), fds0);
     assert_int_equal(heliod_unload(h, "gone"), 0);
     heliod_close(h);
@@ -712,7 +702,7 @@ static void test_disconnect_with_stream_plays_in_flight(void **state) {
     assert_int_equal(heliod_load(h, "dc", p, HELIOD_LOAD_STREAM, NULL), 0);
     th_sleep_ms(50);
     int fds0 = count_fds(f->d.pid);
-    double active0 = stat_of(h, "streams_active");
+    double active0 = th_stat(h, "streams_active");
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     pp.gain_db = -30;
@@ -727,13 +717,13 @@ static void test_disconnect_with_stream_plays_in_flight(void **state) {
     print_message("disconnect: %u stream plays sent by clients that hung up\n", sent);
     th_sleep_ms(400);
     assert_int_equal(heliod_ping(h, NULL), 0);
-    double active1 = stat_of(h, "streams_active");
+    double active1 = th_stat(h, "streams_active");
     int fds1 = count_fds(f->d.pid);
     print_message("disconnect: streams_active %g -> %g, daemon fds %d -> %d\n", active0, active1,
                   fds0, fds1);
     assert_true(active1 == active0);
-    assert_true(stat_of(h, "stream_opens_pending") == 0);
-    assert_true(stat_of(h, "voices_active") == 0);
+    assert_true(th_stat(h, "stream_opens_pending") == 0);
+    assert_true(th_stat(h, "voices_active") == 0);
     assert_int_equal(fds1, fds0);
     /* the sound is free again: nothing holds it */
     assert_int_equal(heliod_unload(h, "dc"), 0);
@@ -785,7 +775,7 @@ static void test_blocked_open_does_not_stall_the_daemon(void **state) {
     double t0 = now_s();
     assert_int_equal(heliod_ping(g, NULL), 0);
     double ping = now_s() - t0;
-    assert_true(stat_of(g, "stream_opens_pending") == 1);
+    assert_true(th_stat(g, "stream_opens_pending") == 1);
     print_message("blocked open: another client's ping answered in %.2f ms\n", ping * 1e3);
     assert_true(ping < 0.1);
     assert_int_equal(r.calls, 0);
@@ -801,8 +791,8 @@ static void test_blocked_open_does_not_stall_the_daemon(void **state) {
     assert_int_equal(r.calls, 1);
     print_message("blocked open: answered %s\n", heliod_strerror(r.status));
     assert_true(r.status < 0);
-    assert_true(stat_of(g, "stream_opens_pending") == 0);
-    assert_true(stat_of(g, "streams_active") == 0);
+    assert_true(th_stat(g, "stream_opens_pending") == 0);
+    assert_true(th_stat(g, "streams_active") == 0);
     heliod_close(g);
     th_sleep_ms(50);
     assert_int_equal(count_fds(f->d.pid), fds0);
