@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
       portaudio19-dev libsndfile1-dev libuv1-dev libsoxr-dev libsystemd-dev libcmocka-dev
-      jackd2 sox binutils)
+      jackd2 sox binutils python3)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -9,9 +9,22 @@ cd "$top"
 bash scripts/deps.sh
 
 BUILD_DIR="${BUILD_DIR:-build}"
+passed=0 failed=0 skipped=0
+# Adds one meson test run's results (from its testlog.json) to the totals.
+count() {
+    read -r p f s < <(python3 -c '
+import json, sys
+c = {"p": 0, "f": 0, "s": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    c["p" if r == "OK" else "s" if r in ("SKIP", "EXPECTEDFAIL") else "f"] += 1
+print(c["p"], c["f"], c["s"])' "$1/meson-logs/testlog.json")
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
 [ -f "$BUILD_DIR/build.ninja" ] || meson setup "$BUILD_DIR" >/dev/null
 ninja -C "$BUILD_DIR"
 meson test -C "$BUILD_DIR" --print-errorlogs --num-processes 2
+count "$BUILD_DIR"
 
 if [ "${SANITIZE:-1}" = 1 ]; then
     SAN_DIR="${BUILD_DIR}-asan"
@@ -23,4 +36,6 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
     export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
     meson test -C "$SAN_DIR" --print-errorlogs --num-processes 2 --timeout-multiplier 3
+    count "$SAN_DIR"
 fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
