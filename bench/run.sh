@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix callback latency throughput memory"]
+#   ONLY             benchmarks to run          ["mix callback latency throughput memory stream"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -22,7 +22,8 @@
 #   TP_RATE          second throughput pass paced at this many cmds/s; 0 = skip  [250000]
 #   MEM_SOUNDS       memory: sounds loaded      [1000]
 #   MEM_VOICES       memory: voices playing     [4096]
-# Default total runtime: about 1.5-2 minutes on a 2-core VM.
+#   STREAM_S         seconds of 16 streamed Ogg voices (the issue's figure is 60)  [20]
+# Default total runtime: about 2-2.5 minutes on a 2-core VM.
 set -Eeuo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,7 +31,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix callback latency throughput memory}"
+ONLY="${ONLY:-mix callback latency throughput memory stream}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -46,6 +47,7 @@ TP_COMMANDS="${TP_COMMANDS:-1000000}"
 TP_RATE="${TP_RATE:-250000}"
 MEM_SOUNDS="${MEM_SOUNDS:-1000}"
 MEM_VOICES="${MEM_VOICES:-4096}"
+STREAM_S="${STREAM_S:-20}"
 
 status=0
 want() { [[ " $ONLY " == *" $1 "* ]]; }
@@ -107,4 +109,5 @@ if want throughput; then
         run "$B/throughput" --clients "$TP_CLIENTS" --commands "$TP_COMMANDS" --rate "$TP_RATE"
 fi
 want memory && run "$B/memory" --sounds "$MEM_SOUNDS" --voices "$MEM_VOICES"
+want stream && run "$B/stream" -s "$STREAM_S"
 exit "$status"
