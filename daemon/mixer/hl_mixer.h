@@ -119,10 +119,13 @@ size_t hl_mixer_size(const hl_mixer_config_t *cfg);
  * memory is the caller's; nothing else to free. Returns NULL on bad config.
  * Main thread, before the audio thread runs. */
 hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg);
-/* Chooses the mix kernels: enable = 1 selects the AVX2+FMA kernels when the
- * CPU has them (the default after init), 0 the portable ones. Returns 1 if
- * the SIMD kernels are now in use. Main thread, while the audio thread is
- * not running (tests and benchmarks). */
+/* Chooses the mix kernels: enable = HL_MIX_SIMD_BEST (1) selects the widest
+ * the CPU has (AVX-512 for the mono kernels over AVX2+FMA, the default after
+ * init), HL_MIX_SIMD_AVX2 (2) the AVX2+FMA ones only, 0 the portable ones.
+ * Returns 1 if SIMD kernels are now in use. Main thread, while the audio
+ * thread is not running (tests and benchmarks). */
+#define HL_MIX_SIMD_BEST 1
+#define HL_MIX_SIMD_AVX2 2
 int hl_mixer_use_simd(hl_mixer_t *m, int enable);
 
 typedef struct {

@@ -8,6 +8,9 @@
  * interpolation positions are floats relative to the run start
  * (idx = (int)x, frac = x - idx). The cubic (Catmull-Rom) bodies are
  * instantiated the same way, so the AVX2 build vectorises them with gathers.
+ * On CPUs with AVX-512 (F + VL) the two kernels every PCM voice runs, the
+ * fused mono resample-mix and the plain mono mix, have 16-lane versions; the
+ * rest of that table is the AVX2 set.
  */
 #include "mix_kernels.h"
 
@@ -249,6 +252,105 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
     interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 
+/* ---- AVX-512 ---------------------------------------------------------------
+ * The hot kernels again at sixteen lanes: interp_mix_mono and the plain mono
+ * mix (the two every PCM voice uses); the rest of the table is AVX2. At
+ * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
+ * right-hand taps lie within 32 frames of the first lane's index, so two
+ * unaligned loads and two two-source permutes replace the gathers. */
+#define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#define HL_AVX512_LANES  16
+#define HL_AVX512_WINDOW 32    /* frames the two loads cover */
+#define HL_AVX512_NARROW 1.75f /* 15 * step + 2 stays below HL_AVX512_WINDOW */
+
+HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                           const float *HL_RESTRICT s, uint32_t n,
+                                           const hl_gain_ramp_t *g) {
+    if (!hl_gain_is_const(g)) {
+        mix_mono_avx2(al, ar, s, n, g);
+        return;
+    }
+    const __m512 l0 = _mm512_set1_ps(g->l0), r0 = _mm512_set1_ps(g->r0);
+    uint32_t t = 0;
+    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES) {
+        __m512 v = _mm512_loadu_ps(s + t);
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, l0, _mm512_loadu_ps(al + t)));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, r0, _mm512_loadu_ps(ar + t)));
+    }
+    for (; t < n; t++) {
+        al[t] += s[t] * g->l0;
+        ar[t] += s[t] * g->r0;
+    }
+}
+
+HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
+interp_mix_mono_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                            const float *HL_RESTRICT s, uint32_t avail, uint32_t n, float f0,
+                            float step, const hl_gain_ramp_t *g, const int flat) {
+    const __m512 iota = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                       10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
+    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
+    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
+    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
+    const __m512i last = _mm512_set1_epi32(HL_AVX512_WINDOW - 2), ione = _mm512_set1_epi32(1);
+    const int narrow = step <= HL_AVX512_NARROW;
+    uint32_t t = 0;
+    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES) {
+        __m512 kf = _mm512_add_ps(_mm512_set1_ps((float)(int)t), iota);
+        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
+        __m512i i = _mm512_cvttps_epi32(x);
+        __m512 a, b, f;
+        if (narrow) {
+            int i0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(i));
+            if ((uint32_t)i0 + HL_AVX512_WINDOW > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            __m512i b0 = _mm512_set1_epi32(i0);
+            __m512i rel = _mm512_min_epi32(_mm512_sub_epi32(i, b0), last);
+            __m512 w0 = _mm512_loadu_ps(s + i0), w1 = _mm512_loadu_ps(s + i0 + HL_AVX512_LANES);
+            a = _mm512_permutex2var_ps(w0, rel, w1);
+            b = _mm512_permutex2var_ps(w0, _mm512_add_epi32(rel, ione), w1);
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(_mm512_add_epi32(rel, b0)));
+        } else {
+            a = _mm512_i32gather_ps(i, s, sizeof(float));
+            b = _mm512_i32gather_ps(i, s + 1, sizeof(float));
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+        }
+        __m512 v = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
+        __m512 gl = l0, gr = r0;
+        if (!flat) {
+            __m512 k = _mm512_add_ps(kf, one);
+            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
+            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, gl, _mm512_loadu_ps(al + t)));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, gr, _mm512_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                                  const float *HL_RESTRICT s, uint32_t avail,
+                                                  uint32_t n, float f0, float step,
+                                                  const hl_gain_ramp_t *g) {
+    uint32_t t = hl_gain_is_const(g)
+                     ? interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 1)
+                     : interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 0);
+    interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+static const hl_mix_kernels_t kernels_avx512 = {
+    mix_mono_avx512,    mix_stereo_avx2,     mix_downmix_avx2,       interp_mono_avx2,
+    interp_stereo_avx2, interp_downmix_avx2, interp_mix_mono_avx512, mix_planar_avx2,
+    cubic_mono_avx2,    cubic_stereo_avx2,   cubic_downmix_avx2,
+};
+const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
+
+int hl_mix_kernels_avx512_usable(void) {
+    __builtin_cpu_init();
+    return hl_mix_kernels_avx2_usable() && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512vl");
+}
+
 static const hl_mix_kernels_t kernels_avx2 = {
     mix_mono_avx2,      mix_stereo_avx2,     mix_downmix_avx2,     interp_mono_avx2,
     interp_stereo_avx2, interp_downmix_avx2, interp_mix_mono_avx2, mix_planar_avx2,
@@ -262,8 +364,13 @@ int hl_mix_kernels_avx2_usable(void) {
 }
 #else
 const hl_mix_kernels_t *const hl_mix_kernels_avx2 = 0;
+const hl_mix_kernels_t *const hl_mix_kernels_avx512 = 0;
 
 int hl_mix_kernels_avx2_usable(void) {
+    return 0;
+}
+
+int hl_mix_kernels_avx512_usable(void) {
     return 0;
 }
 #endif

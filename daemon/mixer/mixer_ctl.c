@@ -125,13 +125,17 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
         m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
     }
     hl_limiter_init(&m->limiter, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, cfg->rate);
-    m->k = hl_mix_kernels_avx2_usable() ? hl_mix_kernels_avx2 : &hl_mix_kernels_generic;
+    m->k = &hl_mix_kernels_generic;
+    (void)hl_mixer_use_simd(m, HL_MIX_SIMD_BEST);
     return m;
 }
 
 int hl_mixer_use_simd(hl_mixer_t *m, int enable) {
-    if (enable) {
-        if (!hl_mix_kernels_avx2_usable()) return 0;
+    if (enable == HL_MIX_SIMD_BEST && hl_mix_kernels_avx512_usable()) {
+        m->k = hl_mix_kernels_avx512;
+        return 1;
+    }
+    if (enable && hl_mix_kernels_avx2_usable()) {
         m->k = hl_mix_kernels_avx2;
         return 1;
     }

@@ -99,10 +99,30 @@ typedef struct hl_loop_view {
     uint32_t wrapped; /* looped once: the frame before frame 0 is le - 1 */
 } hl_loop_view_t;
 
+/* The steady-state cache of a voice: one cache line holding everything the
+ * mixer needs to mix a voice whose envelope, gains, pitch and source fade
+ * are all settled (the state of nearly every voice nearly all the time).
+ * process_voice() fills it after a block that left the voice steady; any
+ * command that touches the voice clears `steady`, a listener move makes
+ * `lgen` stale, and a block that would reach the interior's edge (loop
+ * point, buffer end) takes the full path. The cursor lives here for good. */
+typedef struct {
+    const float *data; /* the source, as src.data */
+    uint64_t cursor;   /* 32.32 source position (authoritative, steady or not) */
+    uint64_t step;     /* 32.32 advance per output frame */
+    uint64_t lim_fp;   /* as src.lim_fp: the interpolating kernel runs below it */
+    float gl, gr;      /* flat gain pair (envelope x gain pair) */
+    uint32_t copy_end; /* as src.copy_end */
+    uint32_t frames;   /* as src.frames */
+    uint32_t lgen;     /* listener_gen the gains hold for (3D), 0 for 2D */
+    uint16_t steady;   /* 1: the fields above describe the voice */
+    uint16_t bus;
+} hl_rt_fast_t;
+
 typedef struct {
     /* hot: read every block */
+    _Alignas(HL_MIX_ALIGN) hl_rt_fast_t f; /* first line: all a steady voice needs */
     hl_src_view_t src;
-    uint64_t cursor;     /* 32.32 source position */
     hl_stream_t *stream; /* source of a stream voice, else NULL */
     uint32_t flags;
     uint32_t bus;

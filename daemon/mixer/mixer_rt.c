@@ -18,11 +18,16 @@
  * accumulators, gained, summed into master, limited and interleaved at the end.
  *
  * Speed (bench/mix): with thousands of voices the mix waits on memory, so the
- * block loop prefetches each voice's hot state and the whole source span it
- * will read a few voices ahead; a 3D voice reuses its gain pair until it, its
- * gain or the listener moves; flat gains take kernels without the ramp
- * polynomial; buses no voice wrote are neither cleared, metered nor summed,
- * and peaks are integer max scans the compiler vectorises.
+ * block loop prefetches each voice's first cache line and the whole source
+ * span it will read a few voices ahead. A voice whose envelope, gains, pitch
+ * and fades have all settled is "steady": its first line (hl_rt_fast_t)
+ * caches everything one block needs, and the loop mixes it from that line
+ * alone with one kernel call (process_fast); any command on the voice, a
+ * listener move or an edge of the source sends it back to the full path. A
+ * 3D voice reuses its gain pair until it, its gain or the listener moves;
+ * flat gains take kernels without the ramp polynomial; buses no voice wrote
+ * are neither cleared, metered nor summed, the first live bus is the master
+ * sum itself, and peaks are SSE max scans over four chains.
  *
  * Nothing here locks, allocates, frees, does I/O, logs or waits; what the
  * audio thread is done with (ended voices, their PCM and streams, retired
@@ -34,6 +39,11 @@
 #include "hl_proto.h"
 #include "mixer_internal.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#else
+#include <math.h>
+#endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <pmmintrin.h>
 #include <xmmintrin.h>
@@ -248,6 +258,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
 static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     hl_rt_voice_t *v = rt_voice(m, c);
     if (!v || v->env_mode == HL_ENV_RELEASE) return; /* gone, or already fading: keep that fade */
+    v->f.steady = 0;
     v->end_reason = (uint32_t)c->u.stop.reason;
     if (v->env_mode == HL_ENV_PAUSED) {
         v->env.cur = v->env.target = 0.0f; /* silent already: ends next block */
@@ -289,6 +300,7 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
                            NULL, s->stream, now_ns);
         return;
     }
+    v->f.steady = 0; /* whatever changes, the full path sees it first */
     uint32_t len = hl_ramp_len(s->ramp_frames);
     if (s->mask & HL_MIX_SET_PITCH) {
         v->pitch_from = pitch_now(v);
@@ -547,8 +559,13 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
         } else {
             const uint64_t lo = view_lo(s);
             if (!fade && c >= lo && c < s->lim_fp) {
-                uint64_t c64 = ceil_div(s->lim_fp - c, step);
-                cnt = c64 < rest ? (uint32_t)c64 : rest;
+                /* the whole rest fits before lim (the usual case): no division */
+                if ((uint64_t)rest * step <= s->lim_fp - c) {
+                    cnt = rest;
+                } else {
+                    uint64_t c64 = ceil_div(s->lim_fp - c, step);
+                    cnt = c64 < rest ? (uint32_t)c64 : rest;
+                }
                 float f0 = (float)frac * HL_FP_SCALE, fs = (float)step * HL_FP_SCALE;
                 if (s->cubic) {
                     if (ch == 1)
@@ -748,7 +765,7 @@ __attribute__((noinline, cold)) static void do_switch(hl_mixer_t *m, hl_rt_voice
             v->loop_on = 0;
             v->loops_left = 0;
         }
-        v->cursor = (uint64_t)v->seek_frame << 32;
+        v->f.cursor = (uint64_t)v->seek_frame << 32;
         pcm_view(v);
     }
     v->sw_mode = HL_SW_NONE;
@@ -758,8 +775,8 @@ __attribute__((noinline, cold)) static void do_switch(hl_mixer_t *m, hl_rt_voice
 
 /* Advances the cursor of a voice that is not mixed (virtual). */
 static void skip_voice(hl_rt_voice_t *v, uint32_t n, uint64_t step, int *finished) {
-    v->cursor += (uint64_t)n * step;
-    if (v->cursor >= v->src.end_fp && !wrap_cursor(v, &v->src, &v->cursor)) *finished = 1;
+    v->f.cursor += (uint64_t)n * step;
+    if (v->f.cursor >= v->src.end_fp && !wrap_cursor(v, &v->src, &v->f.cursor)) *finished = 1;
 }
 
 static uint64_t voice_step(const hl_rt_voice_t *v) {
@@ -806,8 +823,39 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
     }
     v->gl.target = l;
     v->gr.target = r;
-    v->gl.rem = v->gr.rem = n;
+    /* a pair that did not move needs no ramp: the same values, and the
+     * segment loop then skips the ramp arithmetic */
+    v->gl.rem = v->gr.rem = (l == v->gl.cur && r == v->gr.cur) ? 0 : n;
     return far;
+}
+
+/* After a block: caches the voice in its first line when nothing about it
+ * moves (see hl_rt_fast_t); only mono PCM voices with linear interpolation
+ * qualify, the common case, and 3D ones only while audible. */
+static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
+    hl_rt_fast_t *f = &v->f;
+    f->steady = 0;
+    if (v->stream || v->src.ch != 1 || v->src.cubic || v->env_mode != HL_ENV_RUN || v->env.rem ||
+        v->gl.rem || v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
+        v->pitch_pos < v->pitch_len || !v->started)
+        return;
+    if (v->flags & HL_MIX_3D) {
+        if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
+            v->gl.target != v->sp_l || v->gr.target != v->sp_r)
+            return;
+        f->lgen = m->listener_gen;
+    } else {
+        f->lgen = 0;
+    }
+    f->data = v->src.data;
+    f->step = voice_step(v);
+    f->lim_fp = v->src.lim_fp;
+    f->copy_end = v->src.copy_end;
+    f->frames = v->src.frames;
+    f->gl = v->env.cur * v->gl.cur;
+    f->gr = v->env.cur * v->gr.cur;
+    f->bus = (uint16_t)v->bus;
+    f->steady = 1;
 }
 
 /* Result of one voice's block: 0 still playing, else an HL_MIX_END_* + 1. */
@@ -851,16 +899,22 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
             if (v->xf.rem && v->xf.rem < seg) seg = v->xf.rem;
             /* envelope and gain pair are linear over the segment; their
              * product is the exact quadratic the kernels apply */
-            const float inv = 1.0f / (float)seg, e0 = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur;
-            const float de = (ramp_after(&v->env, seg) - e0) * inv;
-            const float dl = (ramp_after(&v->gl, seg) - l0) * inv;
-            const float dr = (ramp_after(&v->gr, seg) - r0) * inv;
-            hl_gain_ramp_t g = {e0 * l0, e0 * dl + de * l0, de * dl,
-                                e0 * r0, e0 * dr + de * r0, de * dr};
+            const float e0 = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur;
+            hl_gain_ramp_t g = {e0 * l0, 0.0f, 0.0f, e0 * r0, 0.0f, 0.0f};
+            if (v->env.rem | v->gl.rem | v->gr.rem) { /* settled voices skip the divisions */
+                const float inv = 1.0f / (float)seg;
+                const float de = (ramp_after(&v->env, seg) - e0) * inv;
+                const float dl = (ramp_after(&v->gl, seg) - l0) * inv;
+                const float dr = (ramp_after(&v->gr, seg) - r0) * inv;
+                g.dl = e0 * dl + de * l0;
+                g.ql = de * dl;
+                g.dr = e0 * dr + de * r0;
+                g.qr = de * dr;
+            }
             if (v->stream) {
                 render_stream(m, v, acc_l + t, acc_r + t, seg, &g, voice_step(v), &finished);
             } else {
-                (void)render_src(m, v, &v->src, &v->cursor, acc_l + t, acc_r + t, seg, &g,
+                (void)render_src(m, v, &v->src, &v->f.cursor, acc_l + t, acc_r + t, seg, &g,
                                  voice_step(v), &finished);
             }
             ramp_advance(&v->env, seg);
@@ -874,7 +928,32 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
     if (finished) return HL_MIX_END_FINISHED + 1;
     if (v->env.rem == 0 && v->env_mode == HL_ENV_RELEASE) return v->end_reason + 1;
     if (v->env.rem == 0 && v->env_mode == HL_ENV_PAUSING) v->env_mode = HL_ENV_PAUSED;
+    fast_refresh(m, v);
     return 0;
+}
+
+/* Mixes a steady voice from its first cache line alone, exactly as the full
+ * path would (flat gains, one kernel run, no edge). Returns 0 when the
+ * block would reach an edge of the interior: the full path takes it. */
+static inline __attribute__((always_inline)) int
+process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32_t *buses) {
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+    const float *src = f->data + idx;
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
+        if (f->copy_end - idx < n) return 0;
+        m->k->mix_mono(acc_l, acc_r, src, n, &g);
+    } else {
+        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
+        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                              (float)step * HL_FP_SCALE, &g);
+    }
+    f->cursor = c + (uint64_t)n * step;
+    (*mixed)++;
+    *buses |= 1u << f->bus;
+    return 1;
 }
 
 /* Scales planar buf by a ramp over n frames (linear while it runs, then flat). */
@@ -897,70 +976,119 @@ static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g) {
         }
 }
 
-/* The sign-cleared bits of a float compare like its magnitude (as int32);
- * this lets gcc vectorise the peak scans (a float max reduction needs
- * -ffast-math). NaN bit patterns count as 0, as the float compare ignored them. */
-typedef int32_t hl_bits_t __attribute__((may_alias));
-#define HL_ABS_MASK 0x7FFFFFFF
-#define HL_INF_BITS 0x7F800000
+#if defined(__SSE2__)
+/* Peaks with SSE2 max: _mm_max_ps(a, b) returns b when a is NaN, so a NaN
+ * sample (always the first operand) is ignored, as a float compare would. */
+#define HL_SSE_LANES 4
+#define HL_ABS_MASK  0x7FFFFFFF /* clears a float's sign bit */
 
-static inline int32_t abs_bits(int32_t b) {
-    b &= HL_ABS_MASK;
-    return b > HL_INF_BITS ? 0 : b;
+static inline __m128 abs_ps(__m128 x) {
+    return _mm_and_ps(x, _mm_castsi128_ps(_mm_set1_epi32(HL_ABS_MASK)));
 }
 
-static inline float bits_float(int32_t b) {
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
+static inline float hmax_ps(__m128 m) {
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ps(m, _mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 1, 1, 1)));
+    return _mm_cvtss_f32(m);
+}
+
+/* Max of |x| over n floats into m, four independent chains (a max has a
+ * latency of several cycles; one chain would wait on it every vector). */
+static inline __m128 max_abs_ps(const float *x, uint32_t *pi, uint32_t n, __m128 m) {
+    __m128 m1 = m, m2 = m, m3 = m;
+    uint32_t i = *pi;
+    for (; i + 4 * HL_SSE_LANES <= n; i += 4 * HL_SSE_LANES) {
+        m = _mm_max_ps(abs_ps(_mm_loadu_ps(x + i)), m);
+        m1 = _mm_max_ps(abs_ps(_mm_loadu_ps(x + i + HL_SSE_LANES)), m1);
+        m2 = _mm_max_ps(abs_ps(_mm_loadu_ps(x + i + 2 * HL_SSE_LANES)), m2);
+        m3 = _mm_max_ps(abs_ps(_mm_loadu_ps(x + i + 3 * HL_SSE_LANES)), m3);
+    }
+    for (; i + HL_SSE_LANES <= n; i += HL_SSE_LANES)
+        m = _mm_max_ps(abs_ps(_mm_loadu_ps(x + i)), m);
+    *pi = i;
+    return _mm_max_ps(_mm_max_ps(m, m1), _mm_max_ps(m2, m3));
 }
 
 static float peak_abs(const float *x, uint32_t n, float pk) {
-    const hl_bits_t *xb = (const hl_bits_t *)x;
-    int32_t mx = 0;
-    for (uint32_t t = 0; t < n; t++) {
-        int32_t a = abs_bits(xb[t]);
-        mx = a > mx ? a : mx;
-    }
-    float f = bits_float(mx);
-    return f > pk ? f : pk;
+    uint32_t t = 0;
+    __m128 m = max_abs_ps(x, &t, n, _mm_set1_ps(pk));
+    for (; t < n; t++)
+        m = _mm_max_ss(abs_ps(_mm_load_ss(x + t)), m);
+    return hmax_ps(m);
 }
 
-/* Peaks of the two channels of interleaved stereo. */
+/* Peaks of the two channels of interleaved stereo: even lanes are left. */
 static void peak_stereo(const float *x, uint32_t frames, float *pl, float *pr) {
-    const hl_bits_t *xb = (const hl_bits_t *)x;
-    int32_t ml = 0, mr = 0;
+    uint32_t i = 0, n = 2 * frames;
+    __m128 m = max_abs_ps(x, &i, n, _mm_setzero_ps());
+    if (i < n) /* one frame left */
+        m = _mm_max_ps(abs_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)(x + i)))),
+                       m);
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m)); /* lanes 0 and 1: left, right */
+    *pl = _mm_cvtss_f32(m);
+    *pr = _mm_cvtss_f32(_mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 1, 1, 1)));
+}
+#else
+static float peak_abs(const float *x, uint32_t n, float pk) {
+    for (uint32_t t = 0; t < n; t++) {
+        float a = fabsf(x[t]);
+        pk = a > pk ? a : pk; /* NaN compares false: ignored */
+    }
+    return pk;
+}
+
+static void peak_stereo(const float *x, uint32_t frames, float *pl, float *pr) {
+    float ml = 0.0f, mr = 0.0f;
     for (uint32_t t = 0; t < frames; t++) {
-        int32_t a = abs_bits(xb[2 * t]), b = abs_bits(xb[2 * t + 1]);
+        float a = fabsf(x[2 * t]), b = fabsf(x[2 * t + 1]);
         ml = a > ml ? a : ml;
         mr = b > mr ? b : mr;
     }
-    *pl = bits_float(ml);
-    *pr = bits_float(mr);
+    *pl = ml;
+    *pr = mr;
 }
+#endif
 
 /* Prefetch distances, in voices of the active list: the RT state of a voice is
  * fetched HL_PF_STATE_AHEAD voices before it is mixed, so that its source
  * span can be fetched HL_PF_SRC_AHEAD voices before (the span needs the
  * cursor). Tuned by measurement with bench/mix at 1024 and 4096 voices. */
-#define HL_PF_STATE_AHEAD 8
-#define HL_PF_SRC_AHEAD   4
+#define HL_PF_STATE_AHEAD 16
+#define HL_PF_SRC_AHEAD   8
 #define HL_PF_LINE        64                          /* cache line, bytes */
 #define HL_PF_HOT_BYTES   offsetof(hl_rt_voice_t, lv) /* the fields read every block */
 
 /* Both prefetch helpers are always_inline: gcc's IPA otherwise finds a
  * function whose only statements are prefetches "pure" and deletes the call. */
 static inline __attribute__((always_inline)) void prefetch_state(const hl_rt_voice_t *v) {
+    __builtin_prefetch(v); /* the steady line: often all the block reads */
+}
+
+/* The rest of the hot state, for a voice that will take the full path
+ * (its first line is in cache by now: prefetch_state ran earlier). */
+static inline __attribute__((always_inline)) void prefetch_rest(const hl_rt_voice_t *v) {
     const char *p = (const char *)v;
-    for (size_t o = 0; o < HL_PF_HOT_BYTES; o += HL_PF_LINE)
+    for (size_t o = HL_PF_LINE; o < HL_PF_HOT_BYTES; o += HL_PF_LINE)
         __builtin_prefetch(p + o);
 }
 
 /* Prefetches the source frames voice v will read over the next n frames at
  * its current pitch (stream voices read the shared scratch: nothing to do). */
 static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice_t *v, uint32_t n) {
+    const hl_rt_fast_t *f = &v->f;
+    if (f->steady) { /* exact span from the steady line alone */
+        uint64_t c = f->cursor, last = ((c + (uint64_t)n * f->step) >> 32) + HL_INTERP_TAPS / 2;
+        last = last < f->frames ? last : f->frames;
+        const char *p = (const char *)(f->data + (c >> 32));
+        const char *e = (const char *)(f->data + last);
+        p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
+        for (; p < e; p += HL_PF_LINE)
+            __builtin_prefetch(p);
+        return;
+    }
+    prefetch_rest(v);
     if (v->stream || !v->src.data) return;
-    uint32_t idx = (uint32_t)(v->cursor >> 32);
+    uint32_t idx = (uint32_t)(v->f.cursor >> 32);
     if (idx >= v->src.frames) return;
     float rate = v->pitch_to * v->doppler;
     rate = rate > 0.0f && rate < HL_PITCH_MAX * HL_DOPPLER_MAX ? rate : HL_PITCH_MAX;
@@ -994,6 +1122,11 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (v->f.steady && (v->f.lgen == 0 || v->f.lgen == m->listener_gen) &&
+            process_fast(m, &v->f, n, &mixed, &buses)) {
+            i++;
+            continue;
+        }
         uint32_t end = process_voice(m, v, n, now_ns, &mixed, &virt, &streams, &buses);
         if (end)
             end_voice(m, i, end - 1, now_ns); /* swapped in: same i again */
@@ -1006,9 +1139,10 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
 
     m->bus_dirty = buses;
 
-    float *ml = m->scratch[0], *mr = m->scratch[1];
-    memset(ml, 0, n * sizeof(float));
-    memset(mr, 0, n * sizeof(float));
+    /* master: the first live bus's accumulators themselves (metered before
+     * the others are added; cleared next block as it is dirty), zeros when
+     * no bus is live */
+    float *ml = NULL, *mr = NULL;
     for (int b = 0; b < HL_NUM_BUSES; b++) {
         float *l = m->acc[b][0], *r = m->acc[b][1];
         if (!(buses & (1u << b))) { /* silent bus: peak 0, adds nothing; its ramp goes on */
@@ -1017,10 +1151,21 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         }
         apply_gain_ramp(l, r, n, &m->bus_gain[b]);
         bus_peak[b] = peak_abs(r, n, peak_abs(l, n, bus_peak[b]));
+        if (!ml) {
+            ml = l;
+            mr = r;
+            continue;
+        }
         for (uint32_t t = 0; t < n; t++) {
             ml[t] += l[t];
             mr[t] += r[t];
         }
+    }
+    if (!ml) {
+        ml = m->scratch[0];
+        mr = m->scratch[1];
+        memset(ml, 0, n * sizeof(float));
+        memset(mr, 0, n * sizeof(float));
     }
     apply_gain_ramp(ml, mr, n, &m->bus_gain[HL_MASTER]);
     for (uint32_t t = 0; t < n; t++) {

@@ -154,11 +154,42 @@ static void test_limiter_transparent(void **state) {
     free(ref);
 }
 
+/* The limiter's quiet-block early out must not change what it does later:
+ * the same signal (quiet, a loud burst, its release, quiet again) limited
+ * in one call (the per-sample loop throughout) and in 256-frame calls (the
+ * early out on the quiet ones) gives the same samples, bit for bit. */
+static void test_limiter_early_out(void **state) {
+    (void)state;
+    const uint32_t blk = 256;
+    hl_limiter_t one, chunked;
+    hl_limiter_init(&one, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, TEST_RATE);
+    hl_limiter_init(&chunked, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, TEST_RATE);
+    float *a = malloc(2 * LIM_FRAMES * sizeof(float));
+    float *b = malloc(2 * LIM_FRAMES * sizeof(float));
+    for (int i = 0; i < LIM_FRAMES; i++) {
+        float amp = (i >= 1100 && i < 1200) ? 2.0f : 0.6f; /* burst inside the 5th block */
+        a[2 * i] = amp * (float)sin(2.0 * TEST_PI * i / 37.0);
+        a[2 * i + 1] = amp * (float)cos(2.0 * TEST_PI * i / 53.0);
+    }
+    a[2 * 4000] = HL_LIMITER_THRESH; /* exactly at the threshold: untouched */
+    memcpy(b, a, 2 * LIM_FRAMES * sizeof(float));
+    assert_int_equal(hl_limiter_process_rt(&one, a, LIM_FRAMES), 1);
+    int changed = 0;
+    for (uint32_t f = 0; f < LIM_FRAMES; f += blk)
+        changed += hl_limiter_process_rt(&chunked, b + 2 * f, blk);
+    assert_true(changed >= 1 && changed < (int)(LIM_FRAMES / blk)); /* some blocks left out */
+    assert_memory_equal(a, b, 2 * LIM_FRAMES * sizeof(float));
+    assert_true(a[2 * 4000] == HL_LIMITER_THRESH);
+    free(a);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_db_to_lin),       cmocka_unit_test(test_pan_law),
-        cmocka_unit_test(test_distance_models), cmocka_unit_test(test_spatial_pan),
-        cmocka_unit_test(test_limiter_bounds),  cmocka_unit_test(test_limiter_transparent),
+        cmocka_unit_test(test_db_to_lin),         cmocka_unit_test(test_pan_law),
+        cmocka_unit_test(test_distance_models),   cmocka_unit_test(test_spatial_pan),
+        cmocka_unit_test(test_limiter_bounds),    cmocka_unit_test(test_limiter_transparent),
+        cmocka_unit_test(test_limiter_early_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -457,7 +457,7 @@ static void test_short_buffers(void **state) {
     const float pitches[] = {0.25f, 0.5f, 0.9f, 1.0f, 1.25f, 2.0f, 3.7f, 4.0f};
     const uint32_t frames = 600;
     float *out = new_out(frames);
-    for (int simd = 0; simd < 2; simd++)
+    for (int simd = 0; simd <= HL_MIX_SIMD_AVX2; simd++) /* portable, widest, AVX2 */
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
             for (size_t pi = 0; pi < sizeof pitches / sizeof pitches[0]; pi++)
                 for (int loop = 0; loop < 2; loop++) {
@@ -482,6 +482,74 @@ static void test_short_buffers(void **state) {
                     test_mixer_free(m);
                     test_pcm_free(snd);
                 }
+    free(out);
+}
+
+/* Voices that settled take the mixer's steady path (one cache line per
+ * voice); every change must still reach them: a gain, a pitch, a listener
+ * move, a stop. A linear ramp source interpolates exactly, so the expected
+ * samples are known in closed form. Runs on every kernel set. */
+static void test_steady_changes(void **state) {
+    (void)state;
+    const uint32_t blk = 256, len = 40000;
+    const float scale = 1e-5f, pitch = 0.75f, pitch2 = 1.25f;
+    float *out = new_out(8 * blk);
+    for (int simd = 0; simd <= HL_MIX_SIMD_AVX2; simd++) {
+        hl_pcm_t *ramp = test_pcm_ramp(len, scale);
+        hl_pcm_t *dc = test_pcm_dc(1000, 1, 0.5f);
+        hl_mixer_t *m = test_mixer_new(4, 0);
+        hl_mixer_use_simd(m, simd);
+        uint64_t now = 0, v2d = 0, v3d = 0;
+        hl_voice_params_t p = test_params(ramp);
+        p.pan = -1.0f; /* left only, gain 1 */
+        p.pitch = pitch;
+        assert_int_equal(hl_mixer_play(m, &p, now, &v2d, NULL), 0);
+        hl_voice_params_t q = test_params(dc);
+        q.flags = HL_MIX_3D | HL_MIX_LOOP;
+        q.pos[2] = -2.0f; /* straight ahead at 2 m: inverse model, gain 1/2, centre */
+        q.model = HL_DIST_INVERSE;
+        q.bus = HL_BUS_MUSIC;
+        assert_int_equal(hl_mixer_play(m, &q, now, &v3d, NULL), 0);
+        /* settled: 2D on the left, 3D centred on both sides */
+        test_render(m, out, 4 * blk, blk, &now);
+        const double c3 = 0.5 * 0.5 * 0.70710678;
+        for (uint32_t t = 2 * blk; t < 4 * blk; t++) {
+            assert_true(fabs(out[2 * t] - ((double)t * pitch * scale + c3)) < 1e-5);
+            assert_true(fabs(out[2 * t + 1] - c3) < 1e-5);
+        }
+        /* gain 0.5 (ramped over one block), pitch 1.25 (one frame) on the 2D voice */
+        hl_voice_set_t s;
+        memset(&s, 0, sizeof s);
+        s.mask = HL_MIX_SET_GAIN | HL_MIX_SET_PAN;
+        s.gain = 0.5f;
+        s.pan = -1.0f;
+        assert_int_equal(hl_mixer_set(m, v2d, &s, now), 0);
+        memset(&s, 0, sizeof s);
+        s.mask = HL_MIX_SET_PITCH;
+        s.pitch = pitch2;
+        s.ramp_frames = 1;
+        assert_int_equal(hl_mixer_set(m, v2d, &s, now), 0);
+        /* the listener steps 1.5 m forward: the 3D voice is at 0.5 m, gain 1 */
+        hl_listener_state_t lis;
+        hl_mixer_get_listener(m, &lis);
+        lis.pos[2] = -1.5f;
+        assert_int_equal(hl_mixer_set_listener(m, &lis, now), 0);
+        test_render(m, out, 4 * blk, blk, &now);
+        const double c3b = 0.5 * 1.0 * 0.70710678;
+        for (uint32_t t = 2 * blk; t + 1 < 4 * blk; t++) {
+            double slope = out[2 * t + 2] - out[2 * t];
+            assert_true(fabs(slope - 0.5 * pitch2 * scale) < 1e-6);
+            assert_true(fabs(out[2 * t + 1] - c3b) < 1e-5);
+        }
+        /* a stop reaches a steady voice: silence after the release */
+        assert_int_equal(hl_mixer_stop(m, v3d, 64, HL_MIX_END_STOPPED, now), 0);
+        test_render(m, out, 2 * blk, blk, &now);
+        for (uint32_t t = blk; t < 2 * blk; t++)
+            assert_true(out[2 * t + 1] == 0.0f);
+        test_mixer_free(m);
+        test_pcm_free(ramp);
+        test_pcm_free(dc);
+    }
     free(out);
 }
 
@@ -510,19 +578,23 @@ static void render_busy(int simd, float *out, uint32_t frames) {
         test_pcm_free(snd[i]);
 }
 
+/* The widest kernels (AVX-512 where the CPU has it) and the AVX2 ones
+ * against the portable ones. */
 static void test_simd_matches_generic(void **state) {
     (void)state;
     const uint32_t frames = 9600;
     float *a = new_out(frames), *b = new_out(frames);
     render_busy(0, a, frames);
-    render_busy(1, b, frames);
-    double e = 0.0, pk = 0.0;
-    for (uint32_t i = 0; i < 2 * frames; i++) {
-        e = fmax(e, fabs(a[i] - b[i]));
-        pk = fmax(pk, fabs(a[i]));
+    for (int simd = HL_MIX_SIMD_BEST; simd <= HL_MIX_SIMD_AVX2; simd++) {
+        render_busy(simd, b, frames);
+        double e = 0.0, pk = 0.0;
+        for (uint32_t i = 0; i < 2 * frames; i++) {
+            e = fmax(e, fabs(a[i] - b[i]));
+            pk = fmax(pk, fabs(a[i]));
+        }
+        assert_true(pk > 0.1); /* there is a signal to compare */
+        assert_true(e < 1e-4);
     }
-    assert_true(pk > 0.1); /* there is a signal to compare */
-    assert_true(e < 1e-4);
     free(a);
     free(b);
 }
@@ -541,6 +613,7 @@ int main(void) {
         cmocka_unit_test(test_bus_gain),
         cmocka_unit_test(test_short_buffers),
         cmocka_unit_test(test_simd_matches_generic),
+        cmocka_unit_test(test_steady_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
