@@ -40,10 +40,44 @@ static void on_close(uv_handle_t *h) {
     hld_conn_unref(h->data);
 }
 
+/* Closes the pipe and the timer now (each holds a reference). Idempotent. */
+static void close_handles(hld_conn_t *c) {
+    if (c->lingering) {
+        hld_daemon_t *d = c->d;
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            d->lingering = c->next;
+        if (c->next) c->next->prev = c->prev;
+        c->prev = c->next = NULL;
+        c->lingering = 0;
+    }
+    if (!uv_is_closing((uv_handle_t *)&c->pipe)) uv_close((uv_handle_t *)&c->pipe, on_close);
+    if (!uv_is_closing((uv_handle_t *)&c->timer)) uv_close((uv_handle_t *)&c->timer, on_close);
+}
+
 static void on_shutdown(uv_shutdown_t *req, int status) {
-    (void)status;
-    hld_conn_t *c = req->data;
-    uv_close((uv_handle_t *)&c->pipe, on_close);
+    (void)status; /* UV_ECANCELED when the linger deadline closed it first */
+    close_handles(req->data);
+}
+
+static void on_timer(uv_timer_t *t);
+
+/* A closing connection: graceful = let the queued replies drain (at most
+ * HLD_LINGER_MS, then the socket is closed anyway), else close now. */
+static void finish_close(hld_conn_t *c, int graceful) {
+    hld_daemon_t *d = c->d;
+    c->shutdown_req.data = c;
+    if (!graceful || uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->pipe, on_shutdown) != 0) {
+        close_handles(c);
+        return;
+    }
+    c->lingering = 1;
+    c->prev = NULL;
+    c->next = d->lingering;
+    if (d->lingering) d->lingering->prev = c;
+    d->lingering = c;
+    uv_timer_start(&c->timer, on_timer, HLD_LINGER_MS, 0);
 }
 
 void hld_conn_close(hld_conn_t *c, int graceful) {
@@ -54,20 +88,29 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
     c->closing = 1;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->pipe);
     c->reading = 0;
-    /* unlink: it no longer gets events, and its voices become orphans */
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        d->conns = c->next;
-    if (c->next) c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-    d->clients--;
+    /* unlink: it no longer gets events, and its voices become orphans (a
+     * rejected connection was never listed) */
+    if (c->listed) {
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            d->conns = c->next;
+        if (c->next) c->next->prev = c->prev;
+        c->prev = c->next = NULL;
+        c->listed = 0;
+        d->clients--;
+    }
     hld_debug("client %u (%s) disconnected", c->id, c->name);
-    c->shutdown_req.data = c;
-    if (!graceful || uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->pipe, on_shutdown) != 0)
-        uv_close((uv_handle_t *)&c->pipe, on_close);
+    finish_close(c, graceful);
     d->owner_sweep = 1;
     hld_events_owner_sweep(d);
+}
+
+void hld_conn_close_all(hld_daemon_t *d) {
+    while (d->conns)
+        hld_conn_close(d->conns, 0);
+    while (d->lingering)
+        close_handles(d->lingering);
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
@@ -105,6 +148,47 @@ static uint32_t rd_u32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* A deadline passed: the linger of a closing connection, the handshake, or
+ * the completion of a started frame. */
+static void on_timer(uv_timer_t *t) {
+    hld_conn_t *c = t->data;
+    if (c->closing) {
+        hld_debug("client %u: last replies not taken within %d ms, closing", c->id, HLD_LINGER_MS);
+        close_handles(c);
+        return;
+    }
+    if (!c->hello) {
+        char msg[HL_MAX_MSG + 1];
+        snprintf(msg, sizeof msg, "no HELLO within %d ms of connecting", HLD_HANDSHAKE_MS);
+        hld_debug("client %u: %s", c->id, msg);
+        hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EHANDSHAKE, msg);
+        hld_conn_close(c, 1);
+        return;
+    }
+    if (!c->in_len || c->paused) return; /* backpressure is our doing, not the client's */
+    const uint8_t *p = c->in;
+    uint16_t op = c->in_len >= HL_FRAME_HDR ? (uint16_t)(p[4] | p[5] << 8) : 0;
+    uint32_t id = c->in_len >= HL_FRAME_HDR ? rd_u32(p + 8) : 0;
+    char msg[HL_MAX_MSG + 1];
+    snprintf(msg, sizeof msg, "frame not completed within %d ms (%zu bytes received)",
+             HLD_FRAME_TIMEOUT_MS, c->in_len);
+    hld_debug("client %u: %s", c->id, msg);
+    c->d->n.protocol_errors++;
+    hld_send_error(c, op, 0, id, HELIOD_EPROTO, msg);
+    hld_conn_close(c, 1);
+}
+
+/* After input was processed (handshake done): a partial frame in the buffer
+ * starts the completion deadline (restarted when frames were consumed, so
+ * it runs from the first byte of the frame now pending); none stops it. */
+static void arm_frame_deadline(hld_conn_t *c, size_t consumed) {
+    if (!c->hello) return; /* the handshake deadline runs from the connect */
+    if (!c->in_len || c->paused)
+        uv_timer_stop(&c->timer);
+    else if (consumed || !uv_is_active((uv_handle_t *)&c->timer))
+        uv_timer_start(&c->timer, on_timer, HLD_FRAME_TIMEOUT_MS, 0);
+}
+
 /* Dispatches every complete frame in the input buffer. */
 static void conn_process(hld_conn_t *c) {
     size_t off = 0;
@@ -139,6 +223,7 @@ static void conn_process(hld_conn_t *c) {
         memmove(c->in, c->in + off, c->in_len - off);
         c->in_len -= off;
     }
+    arm_frame_deadline(c, off);
     hld_conn_flush(c);
 }
 
@@ -214,12 +299,10 @@ void hld_conn_flush_all(hld_daemon_t *d) {
 static void reject(hld_conn_t *c) {
     c->d->n.clients_rejected++;
     hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EBUSY, "too many clients");
-    c->closing = 0;
     hld_conn_flush(c);
+    if (c->closing) return; /* the flush failed and closed it */
     c->closing = 1;
-    c->shutdown_req.data = c;
-    if (uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->pipe, on_shutdown) != 0)
-        uv_close((uv_handle_t *)&c->pipe, on_close);
+    finish_close(c, 1);
 }
 
 void hld_conn_accept(hld_daemon_t *d) {
@@ -232,10 +315,12 @@ void hld_conn_accept(hld_daemon_t *d) {
         return;
     }
     c->d = d;
-    c->refs = 1;
+    c->refs = 2; /* the pipe and the timer */
     c->pipe.data = c;
+    uv_timer_init(d->loop, &c->timer);
+    c->timer.data = c;
     if (uv_accept((uv_stream_t *)&d->listener, (uv_stream_t *)&c->pipe) != 0) {
-        uv_close((uv_handle_t *)&c->pipe, on_close);
+        close_handles(c);
         return;
     }
     if (d->clients >= HL_MAX_CLIENTS || d->shutting_down) {
@@ -248,7 +333,9 @@ void hld_conn_accept(hld_daemon_t *d) {
     c->next = d->conns;
     if (d->conns) d->conns->prev = c;
     d->conns = c;
+    c->listed = 1;
     d->clients++;
     d->n.clients_total++;
+    uv_timer_start(&c->timer, on_timer, HLD_HANDSHAKE_MS, 0);
     start_reading(c);
 }

@@ -8,8 +8,14 @@
  *   unsent bytes > HL_OUTQ_PAUSE: stop reading until they drain to half
  *   unsent bytes > HL_OUTQ_MAX:   drop the client
  *
- * A connection is freed when its handle is closed and no load job still
- * refers to it (refs). Main thread only.
+ * Deadlines (one uv_timer per connection): HELLO within HLD_HANDSHAKE_MS of
+ * connecting; a frame whose first bytes arrived complete within
+ * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure);
+ * after a graceful close (error reply, then shutdown) the peer has
+ * HLD_LINGER_MS to take the reply before the socket is closed anyway.
+ *
+ * A connection is freed when both its handles (pipe, timer) are closed and no
+ * load or stream job still refers to it (refs). Main thread only.
  */
 #ifndef HLD_CONN_H
 #define HLD_CONN_H
@@ -23,16 +29,19 @@
 
 struct hld_conn {
     uv_pipe_t pipe;
+    uv_timer_t timer; /* handshake, frame and linger deadlines */
     uv_shutdown_t shutdown_req;
     hld_daemon_t *d;
-    hld_conn_t *prev, *next; /* in d->conns while open */
+    hld_conn_t *prev, *next; /* in d->conns while open, then in d->lingering */
     uint32_t id;             /* client id, also the owner tag of its voices */
     uint8_t *in;
     size_t in_len;
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    uint32_t sub; /* HL_SUB_* */
+    int listed;    /* in d->conns (counted in d->clients) */
+    int lingering; /* closed gracefully, replies still draining (in d->lingering) */
+    uint32_t sub;  /* HL_SUB_* */
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
 };
@@ -53,5 +62,7 @@ void hld_conn_unref(hld_conn_t *c);
 hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id);
 /* Flushes every connection with a pending batch. */
 void hld_conn_flush_all(hld_daemon_t *d);
+/* Closes every connection now, open or lingering (shutdown). */
+void hld_conn_close_all(hld_daemon_t *d);
 
 #endif /* HLD_CONN_H */

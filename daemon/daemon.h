@@ -43,7 +43,8 @@ typedef struct hld_daemon {
     uv_pipe_t listener;
     int listener_open, unlink_on_exit, activated;
     uint64_t last_accept_err_log_ns;
-    hld_conn_t *conns; /* live connections (doubly linked) */
+    hld_conn_t *conns;     /* live connections (doubly linked) */
+    hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
     uint32_t clients;
     uint32_t next_client_id;
 

@@ -38,6 +38,7 @@
 
 #include "heliod_errors.h"
 #include "log.h"
+#include "sounds.h"
 
 #define NS_PER_S  1000000000ull
 #define NS_PER_MS 1000000ull
@@ -208,13 +209,12 @@ static int read_xfade(hld_dstream_t *ds) {
  * prefills. Returns 0, or an error with ds->status/msg set. */
 static int prime(hld_dstream_t *ds) {
     SF_INFO info = {0};
-    ds->sf = sf_open(ds->path, SFM_READ, &info);
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(ds->path, m, sizeof m); /* a FIFO now would block this thread */
+    if (fd < 0) return prime_fail(ds, fd, m);
+    ds->sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
     if (!ds->sf) {
-        int err = errno;
-        if (access(ds->path, R_OK) != 0) err = errno; /* errno of the open itself may be lost */
-        char m[HL_MAX_MSG + 1];
-        snprintf(m, sizeof m, "cannot open the streamed file %s: %s", ds->path,
-                 err ? strerror(err) : "not a sound file");
+        snprintf(m, sizeof m, "cannot open the streamed file %s: %s", ds->path, sf_strerror(NULL));
         return prime_fail(ds, HELIOD_EFILE, m);
     }
     if (info.channels < 1 || info.samplerate < 1 || info.frames <= 0)

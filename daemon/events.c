@@ -132,8 +132,7 @@ static void finish_shutdown(hld_daemon_t *d) {
     hld_decoder_set_notify(&d->decoder, NULL, NULL);
     hld_decoder_complete(&d->decoder);
     hld_conn_flush_all(d);
-    while (d->conns)
-        hld_conn_close(d->conns, 0);
+    hld_conn_close_all(d);
     uv_timer_stop(&d->poll_timer);
     uv_close((uv_handle_t *)&d->poll_timer, on_handle_closed);
     uv_close((uv_handle_t *)&d->sig_int, on_handle_closed);

@@ -34,6 +34,12 @@
 #define HLD_SOCK_MODE         0600  /* socket: this user only */
 #define HLD_MAX_CONFIG_LINE   8192  /* INI lines longer than this are an error */
 #define HLD_WRITE_BATCH       65536 /* replies to one client are batched into writes this big */
+#define HLD_HANDSHAKE_MS      5000  /* HELLO must arrive this soon after connect: silent sockets
+                                     * cannot sit on the HL_MAX_CLIENTS slots */
+#define HLD_FRAME_TIMEOUT_MS  5000  /* a frame, once its first byte arrived, must be complete this
+                                     * soon (slowloris); a Unix socket delivers it in microseconds */
+#define HLD_LINGER_MS         2000  /* a connection closed after an error reply gets this long to
+                                     * take it; a peer that never reads cannot pin its fd */
 
 /* streaming (decoder.c) */
 #define HLD_DECODER_THREADS   2     /* bounded pool: 2 cores keep 16+ Vorbis streams well ahead */

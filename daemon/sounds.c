@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hl_limits.h"
@@ -35,7 +36,7 @@ typedef struct {
     hld_sound_t *snd; /* the placeholder */
     char path[HL_MAX_PATH + 1];
     uint32_t rate;
-    uint64_t budget; /* bytes left under the cap when the job started */
+    uint64_t reserved; /* bytes this job holds in s->committed */
     hld_load_done_fn done;
     void *user;
     int stream;
@@ -103,6 +104,52 @@ static void table_remove(hld_sounds_t *s, hld_sound_t *snd) {
 }
 
 /* ---- worker side ---------------------------------------------------------- */
+
+int hld_sound_open(const char *path, char *msg, size_t cap) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(msg, cap, "cannot open %s: %s", path, strerror(errno));
+        return HELIOD_EFILE;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(msg, cap, "%s is not a regular file", path);
+        close(fd);
+        return HELIOD_EFILE;
+    }
+    if (st.st_size == 0) { /* also what /proc files report */
+        snprintf(msg, cap, "%s is empty (0 bytes)", path);
+        close(fd);
+        return HELIOD_EDECODE;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return HELIOD_EFILE;
+    }
+    return fd;
+}
+
+/* Reserves bytes of the sample budget before allocating them: 0, or -1 when
+ * that would go over --max-sample-mb (counting the other running loads). */
+static int reserve(load_job_t *j, uint64_t bytes) {
+    uint64_t before = atomic_fetch_add_explicit(&j->s->committed, bytes, memory_order_relaxed);
+    if (before + bytes > j->s->max_bytes) {
+        atomic_fetch_sub_explicit(&j->s->committed, bytes, memory_order_relaxed);
+        return -1;
+    }
+    j->reserved += bytes;
+    return 0;
+}
+
+static void unreserve(load_job_t *j, uint64_t bytes) {
+    if (bytes > j->reserved) bytes = j->reserved;
+    atomic_fetch_sub_explicit(&j->s->committed, bytes, memory_order_relaxed);
+    j->reserved -= bytes;
+}
+
+#define OVER_CAP_MSG "over the sample memory limit (--max-sample-mb)"
 
 static void job_fail(load_job_t *j, int status, const char *fmt, const char *detail) {
     j->status = status;
@@ -179,13 +226,10 @@ static void stream_probe(load_job_t *j, SNDFILE *sf, const SF_INFO *info) {
 
 static void load_work(uv_work_t *req) {
     load_job_t *j = req->data;
-    int fd = open(j->path, O_RDONLY | O_CLOEXEC);
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(j->path, m, sizeof m);
     if (fd < 0) {
-        SF_INFO tmp = {0};
-        SNDFILE *f = sf_open(j->path, SFM_READ, &tmp); /* for libsndfile's own message */
-        const char *m = f ? strerror(errno) : sf_strerror(NULL);
-        if (f) sf_close(f);
-        job_fail(j, HELIOD_EFILE, "%s", m);
+        job_fail(j, fd, "%s", m);
         return;
     }
     SF_INFO info = {0};
@@ -212,6 +256,11 @@ static void load_work(uv_work_t *req) {
     }
     size_t cap = HLD_DECODE_CHUNK, n = 0;
     if (info.frames > 0 && (uint64_t)info.frames < max_frames) cap = (size_t)info.frames + 1;
+    if (reserve(j, (uint64_t)cap * ch * sizeof(float)) != 0) {
+        sf_close(sf);
+        job_fail(j, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
+        return;
+    }
     j->data = malloc(cap * ch * sizeof(float));
     for (;;) {
         if (!j->data) {
@@ -225,6 +274,11 @@ static void load_work(uv_work_t *req) {
                 job_fail(j, HELIOD_ETOOBIG, "%s", "longer than the preload limit (3600 s)");
                 return;
             }
+            if (reserve(j, (uint64_t)cap * ch * sizeof(float)) != 0) {
+                sf_close(sf);
+                job_fail(j, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
+                return;
+            }
             cap *= 2;
             float *nd = realloc(j->data, cap * ch * sizeof(float));
             if (!nd) free(j->data);
@@ -236,11 +290,6 @@ static void load_work(uv_work_t *req) {
         sf_count_t got = sf_readf_float(sf, j->data + n * ch, want);
         if (got <= 0) break;
         n += (size_t)got;
-        if ((uint64_t)n * ch * sizeof(float) > j->budget) {
-            sf_close(sf);
-            job_fail(j, HELIOD_ENOMEM, "%s", "over the sample memory limit (--max-sample-mb)");
-            return;
-        }
     }
     int err = sf_error(sf);
     sf_close(sf);
@@ -257,8 +306,9 @@ static void load_work(uv_work_t *req) {
     if (j->source_rate != j->rate) {
         double ratio = (double)j->rate / j->source_rate;
         size_t olen = (size_t)ceil((double)n * ratio) + 1;
-        if ((uint64_t)olen * ch * sizeof(float) > j->budget) {
-            job_fail(j, HELIOD_ENOMEM, "%s", "over the sample memory limit (--max-sample-mb)");
+        uint64_t in_bytes = j->reserved; /* the decode buffer, freed below */
+        if (reserve(j, (uint64_t)olen * ch * sizeof(float)) != 0) {
+            job_fail(j, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
             return;
         }
         float *out = malloc(olen * ch * sizeof(float));
@@ -272,6 +322,7 @@ static void load_work(uv_work_t *req) {
         soxr_error_t se = soxr_oneshot(j->source_rate, j->rate, ch, j->data, n, NULL, out, olen,
                                        &odone, &io, &q, NULL);
         free(j->data);
+        unreserve(j, in_bytes);
         j->data = out;
         if (se || odone == 0) {
             job_fail(j, HELIOD_EDECODE, "resampling failed: %s", se ? se : "no output");
@@ -294,6 +345,7 @@ static void load_after(uv_work_t *req, int status) {
     hld_sounds_t *s = j->s;
     hld_sound_t *snd = j->snd;
     s->inflight--;
+    unreserve(j, j->reserved); /* what it holds now is counted below, as bytes */
     if (status == UV_ECANCELED) job_fail(j, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
     size_t bytes = j->stream ? 0 : (size_t)j->frames * j->channels * sizeof(float);
     if (j->status == 0 && s->bytes + bytes > s->max_bytes)
@@ -313,6 +365,7 @@ static void load_after(uv_work_t *req, int status) {
         s->buckets[h] = snd;
         s->count++;
         s->bytes += bytes;
+        atomic_fetch_add_explicit(&s->committed, bytes, memory_order_relaxed);
         hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, j->frames, j->channels,
                   j->source_rate);
         j->done(j->user, 0, NULL, snd);
@@ -380,7 +433,6 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
     j->s = s;
     j->snd = snd;
     j->rate = s->rate;
-    j->budget = s->max_bytes - s->bytes;
     j->done = done;
     j->user = user;
     j->req.data = j;
@@ -405,6 +457,7 @@ int hld_sounds_unload(hld_sounds_t *s, const char *name) {
     if (snd->playing || snd->pending || snd->loading) return HELIOD_EINUSE;
     table_remove(s, snd);
     s->bytes -= snd->bytes;
+    atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);
     sound_free(snd);
     return 0;
 }

@@ -18,6 +18,7 @@
 #ifndef HLD_SOUNDS_H
 #define HLD_SOUNDS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -49,8 +50,13 @@ typedef struct {
     uint32_t rate;
     uint64_t max_bytes;
     hld_sound_t *buckets[HLD_SOUND_BUCKETS];
-    uint32_t count;    /* entries, loading ones included */
-    uint64_t bytes;    /* decoded sample bytes held */
+    uint32_t count; /* entries, loading ones included */
+    uint64_t bytes; /* decoded sample bytes held */
+    /* bytes held plus what running decode jobs have allocated: the workers
+     * reserve here before they allocate, so concurrent loads cannot overshoot
+     * max_bytes while they decode (any thread; relaxed is enough: it is a
+     * budget, not a synchronisation) */
+    _Atomic uint64_t committed;
     uint32_t inflight; /* decode jobs queued or running */
     uint64_t loads_failed;
 } hld_sounds_t;
@@ -74,6 +80,12 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
                     hld_load_done_fn done, void *user, const char **msg);
 /* Removes a sound: 0, HELIOD_ENOSOUND or HELIOD_EINUSE (playing or loading). */
 int hld_sounds_unload(hld_sounds_t *s, const char *name);
+
+/* Opens a sound file for reading, refusing what is not a regular file (a
+ * FIFO would block the caller's thread forever, a device or a directory
+ * never ends or never decodes) and empty files. Returns the fd or a negative
+ * HELIOD_EFILE / HELIOD_EDECODE with msg set. Any thread. */
+int hld_sound_open(const char *path, char *msg, size_t cap);
 
 /* Calls fn for every ready sound, in table order, until fn returns non-zero. */
 void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd), void *user);
