@@ -49,11 +49,7 @@
 /* Under AddressSanitizer the daemon's RSS includes the allocator's quarantine
  * and the machine is too slow to promise a timer-paced device no late
  * wake-up: memory is checked by LeakSanitizer there, not by VmRSS. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#else
-#define SANITIZED 0
-#endif
+#define SANITIZED TH_SANITIZED
 
 /* ---- small helpers ---------------------------------------------------------- */
 
