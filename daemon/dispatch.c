@@ -669,6 +669,9 @@ static int op_voices(req_t *q) {
             .pos = {p->pos[0], p->pos[1], p->pos[2]},
             .pitch = p->pitch,
         };
+        /* the decoder, not the mixer, loops a stream: ask it */
+        if (p->stream && hld_dstream_loops_left(hld_dstream_from(p->stream)) != 0)
+            vi.flags |= HL_PLAY_LOOP;
         const hld_sound_t *snd = voice_sound(p);
         if (snd) snprintf(vi.sound, sizeof vi.sound, "%s", snd->name);
         const char *bn = hl_bus_name(p->bus);
