@@ -488,6 +488,15 @@ static int op_stop(req_t *q) {
     return reply_ok(q);
 }
 
+/* Answers a request whose reply is a COUNT (STOP_ALL, PAUSE). */
+static int reply_count(req_t *q, uint32_t count) {
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_count_reply_t cr = {.count = count};
+    reply_begin(q);
+    hl_put_count_reply(&q->w, &cr);
+    return reply_end(q);
+}
+
 static int op_stop_all(req_t *q) {
     hl_stop_all_t m;
     hl_get_stop_all(&q->r, &m);
@@ -508,11 +517,7 @@ static int op_stop_all(req_t *q) {
         if (rc == HELIOD_EBUSY) return mixer_fail(q, rc);
         if (rc == 0) count++;
     }
-    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hl_count_reply_t cr = {.count = count};
-    reply_begin(q);
-    hl_put_count_reply(&q->w, &cr);
-    return reply_end(q);
+    return reply_count(q, count);
 }
 
 /* The sound a voice plays (its pcm or its stream's), or NULL. */
@@ -614,11 +619,7 @@ static int op_pause(req_t *q) {
         if (rc == HELIOD_EBUSY) return mixer_fail(q, rc);
         if (rc == 0) count++;
     }
-    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hl_count_reply_t cr = {.count = count};
-    reply_begin(q);
-    hl_put_count_reply(&q->w, &cr);
-    return reply_end(q);
+    return reply_count(q, count);
 }
 
 static int op_listener(req_t *q) {
