@@ -256,6 +256,17 @@ static int prime(hld_dstream_t *ds) {
     return 0;
 }
 
+/* Appends a finished open to the completion queue (caller holds the lock, or
+ * the decoder threads are gone). */
+static void done_push(hld_decoder_t *p, hld_dstream_t *ds) {
+    ds->job_next = NULL;
+    if (p->done_tail)
+        p->done_tail->job_next = ds;
+    else
+        p->done = ds;
+    p->done_tail = ds;
+}
+
 /* Runs one queued open (lock held on entry and exit, dropped meanwhile). */
 static void run_job(hld_decoder_t *p, hld_dstream_t *ds) {
     pthread_mutex_unlock(&p->lock);
@@ -271,12 +282,7 @@ static void run_job(hld_decoder_t *p, hld_dstream_t *ds) {
         }
         if (ds->slot < 0) prime_fail(ds, HELIOD_ENOVOICES, "too many streams playing");
     }
-    ds->job_next = NULL;
-    if (p->done_tail)
-        p->done_tail->job_next = ds;
-    else
-        p->done = ds;
-    p->done_tail = ds;
+    done_push(p, ds);
     if (p->notify) p->notify(p->notify_user);
 }
 
@@ -365,12 +371,7 @@ void hld_decoder_stop(hld_decoder_t *p) {
     hld_dstream_t *ds;
     while ((ds = job_pop(p))) {
         prime_fail(ds, HELIOD_ESHUTDOWN, "the daemon is shutting down");
-        ds->job_next = NULL;
-        if (p->done_tail)
-            p->done_tail->job_next = ds;
-        else
-            p->done = ds;
-        p->done_tail = ds;
+        done_push(p, ds);
     }
     hld_decoder_complete(p);
     for (int i = 0; i < HL_MAX_STREAMS; i++) {
