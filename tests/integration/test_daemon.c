@@ -577,6 +577,13 @@ static analysis_t analyse(const float *x, size_t frames) {
     return a;
 }
 
+/* A recording test stopped its daemon to read the WAV: remove that daemon's
+ * directory and start a fresh one, so the teardown checks a live daemon. */
+static void restart_for_teardown(fixture_t *f) {
+    th_daemon_cleanup(&f->d);
+    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+}
+
 static void play_and_record(void **state, float pan, analysis_t *out, size_t *rate_out) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
@@ -619,9 +626,7 @@ static void test_record_hard_left_level_and_clean_fades(void **state) {
     /* It sounded for about 400 ms + the 50 ms fade (timing within a few periods). */
     double dur = (double)(a.last - a.first) / (double)rate;
     assert_true(dur > 0.35 && dur < 0.60);
-    /* Keep the fixture's daemon pointer consistent for teardown: it was stopped. */
-    fixture_t *f = *state;
-    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+    restart_for_teardown(*state);
 }
 
 static void test_record_centre_pan_equal_power(void **state) {
@@ -632,8 +637,7 @@ static void test_record_centre_pan_equal_power(void **state) {
     assert_true(fabs(a.rms_l - expect) < 0.01);
     assert_true(fabs(a.rms_r - expect) < 0.01);
     assert_true(fabs(a.rms_l - a.rms_r) < 1e-3);
-    fixture_t *f = *state;
-    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+    restart_for_teardown(*state);
 }
 
 static double window_rms(const float *x, size_t from, size_t to, int ch) {
@@ -685,7 +689,7 @@ static void test_record_3d_position_pan_and_distance(void **state) {
     /* The move itself is ramped: no click. */
     assert_true(a.max_step < 0.035);
     free(x);
-    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+    restart_for_teardown(f);
 }
 
 int main(void) {
