@@ -224,6 +224,28 @@ static int vec_opt(const char *name, const char *v, float out[3], char *err, siz
     return 0;
 }
 
+/* An option taking a number (--gain -6, --gain=-6): 0 if argv[*i] is not
+ * `name`, 1 when *out was set, -1 (message in err) when its value is missing
+ * or not a finite number. */
+static int float_opt(int argc, char **argv, int *i, const char *name, float *out, char *err,
+                     size_t errlen) {
+    const char *v;
+    int r = opt_val(argc, argv, i, name, &v);
+    if (r < 0) return fail(err, errlen, "%s needs a value", name);
+    if (r == 0) return 0;
+    return num_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
+}
+
+/* The same for an X,Y,Z option. */
+static int vec3_opt(int argc, char **argv, int *i, const char *name, float out[3], char *err,
+                    size_t errlen) {
+    const char *v;
+    int r = opt_val(argc, argv, i, name, &v);
+    if (r < 0) return fail(err, errlen, "%s needs a value", name);
+    if (r == 0) return 0;
+    return vec_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
+}
+
 static int name_arg(const char *what, const char *v, char *dst, size_t cap, char *err,
                     size_t errlen) {
     if (!v) return fail(err, errlen, "missing %s", what);
@@ -269,9 +291,9 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
                 return fail(err, errlen, "--loop-count needs a count >= 1");
             m->loop_count = (uint32_t)n;
             m->flags |= HL_PLAY_LOOP;
-        } else if ((r = opt_val(argc, argv, &i, "--xfade", &v)) != 0) {
-            if (r < 0 || num_opt("--xfade", v, &m->loop_xfade_ms, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--xfade needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--xfade", &m->loop_xfade_ms, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
         } else if ((r = opt_val(argc, argv, &i, "--interp", &v)) != 0) {
             if (r < 0) return fail(err, errlen, "--interp needs a value");
             if (strcmp(v, "cubic") == 0)
@@ -282,39 +304,33 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
                 return fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
         } else if (strcmp(a, "--wait") == 0) {
             c->wait = 1;
-        } else if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
-            if (r < 0 || num_opt("--gain", v, &m->gain_db, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--gain needs a value") : -1;
-        } else if ((r = opt_val(argc, argv, &i, "--pan", &v)) != 0) {
-            if (r < 0 || num_opt("--pan", v, &m->pan, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--pan needs a value") : -1;
-        } else if ((r = opt_val(argc, argv, &i, "--pos", &v)) != 0) {
-            if (r < 0 || vec_opt("--pos", v, m->pos, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--pos needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+            if (r < 0) return -1;
             m->flags |= HL_PLAY_3D;
-        } else if ((r = opt_val(argc, argv, &i, "--pitch", &v)) != 0) {
-            if (r < 0 || num_opt("--pitch", v, &m->pitch, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--pitch needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if ((r = opt_val(argc, argv, &i, "--priority", &v)) != 0) {
             long p;
             if (r < 0 || ctl_parse_int(v, -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &p) < 0)
                 return fail(err, errlen, "--priority needs an integer in [-1000, 1000]");
             m->priority = (int32_t)p;
-        } else if ((r = opt_val(argc, argv, &i, "--fade-in", &v)) != 0) {
-            if (r < 0 || num_opt("--fade-in", v, &m->fade_in_ms, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--fade-in needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--fade-in", &m->fade_in_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if ((r = opt_val(argc, argv, &i, "--bus", &v)) != 0) {
             if (r < 0 || name_arg("bus", v, m->bus, sizeof m->bus, err, errlen) < 0)
                 return r < 0 ? fail(err, errlen, "--bus needs a value") : -1;
-        } else if ((r = opt_val(argc, argv, &i, "--min-dist", &v)) != 0) {
-            if (r < 0 || num_opt("--min-dist", v, &m->min_distance, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--min-dist needs a value") : -1;
-        } else if ((r = opt_val(argc, argv, &i, "--max-dist", &v)) != 0) {
-            if (r < 0 || num_opt("--max-dist", v, &m->max_distance, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--max-dist needs a value") : -1;
-        } else if ((r = opt_val(argc, argv, &i, "--rolloff", &v)) != 0) {
-            if (r < 0 || num_opt("--rolloff", v, &m->rolloff, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--rolloff needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--min-dist", &m->min_distance, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
+        } else if ((r = float_opt(argc, argv, &i, "--max-dist", &m->max_distance, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
+        } else if ((r = float_opt(argc, argv, &i, "--rolloff", &m->rolloff, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if ((r = opt_val(argc, argv, &i, "--model", &v)) != 0) {
             if (r < 0) return fail(err, errlen, "--model needs a value");
             int found = -1;
@@ -379,25 +395,20 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
-        if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
-            if (r < 0 || num_opt("--gain", v, &m->gain_db, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--gain needs a value") : -1;
+        if ((r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+            if (r < 0) return -1;
             m->mask |= HL_SET_GAIN;
-        } else if ((r = opt_val(argc, argv, &i, "--pan", &v)) != 0) {
-            if (r < 0 || num_opt("--pan", v, &m->pan, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--pan needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
+            if (r < 0) return -1;
             m->mask |= HL_SET_PAN;
-        } else if ((r = opt_val(argc, argv, &i, "--pos", &v)) != 0) {
-            if (r < 0 || vec_opt("--pos", v, m->pos, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--pos needs a value") : -1;
+        } else if ((r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+            if (r < 0) return -1;
             m->mask |= HL_SET_POS;
-        } else if ((r = opt_val(argc, argv, &i, "--pitch", &v)) != 0) {
-            if (r < 0 || num_opt("--pitch", v, &m->pitch, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--pitch needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
+            if (r < 0) return -1;
             m->mask |= HL_SET_PITCH;
-        } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
-            if (r < 0 || num_opt("--ramp", v, &m->ramp_ms, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if ((r = opt_val(argc, argv, &i, "--seek", &v)) != 0) {
             float sk;
             if (r < 0 || num_opt("--seek", v, &sk, err, errlen) < 0)
@@ -462,15 +473,12 @@ static int parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     hl_bus_t *m = &c->m.bus;
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
-        const char *v;
         int r;
-        if ((r = opt_val(argc, argv, &i, "--gain", &v)) != 0) {
-            if (r < 0 || num_opt("--gain", v, &m->gain_db, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--gain needs a value") : -1;
+        if ((r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+            if (r < 0) return -1;
             m->mask |= HL_BUS_GAIN;
-        } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
-            if (r < 0 || num_opt("--ramp", v, &m->ramp_ms, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return fail(err, errlen, "bus: unknown option '%s'", argv[i]);
         } else if (name) {
@@ -522,13 +530,11 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
     const char *voice = NULL;
     float ramp = 0;
     for (int i = 1; i < argc; i++) {
-        const char *v;
         int r;
         if (strcmp(argv[i], "--all") == 0) {
             all = 1;
-        } else if ((r = opt_val(argc, argv, &i, "--ramp", &v)) != 0) {
-            if (r < 0 || num_opt("--ramp", v, &ramp, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--ramp needs a value") : -1;
+        } else if ((r = float_opt(argc, argv, &i, "--ramp", &ramp, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return fail(err, errlen, "%s: unknown option '%s'", argv[0], argv[i]);
         } else if (voice) {
