@@ -130,25 +130,46 @@ static const cmd_desc_t cmds[] = {
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print events (started, ended, errors) until interrupted.\n"},
     {"batch", CTL_BATCH, 0,
-     "batch [FILE|-]\n  Run one command per line (as on the command line; '#' comments),\n"
-     "  all sent before waiting; prints one result line per command.\n"},
+     "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
+     "  A line reads as on the command line; '#' starts a comment. All are sent\n"
+     "  before waiting; prints one result line per command.\n"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
-static const char tool_usage[] =
+static const char tool_head[] =
     "usage: heliodctl [--socket PATH] [--json] [--timeout MS] COMMAND [ARGS]\n"
     "       heliodctl --help | --version | COMMAND --help\n"
-    "commands: status devices load unload sounds play stop set listener bus\n"
-    "          voices stats ping watch batch\n"
     "  --socket PATH   daemon socket (default $HELIOD_SOCKET, then\n"
     "                  $XDG_RUNTIME_DIR/heliod/heliod.sock)\n"
     "  --json          one JSON object per result\n"
-    "  --timeout MS    give up waiting for the daemon after MS (default 5000)\n";
+    "  --timeout MS    give up waiting for the daemon after MS (default 5000)\n"
+    "commands:\n";
+
+/* The tool's help: the options, then every command of the table with the
+ * first line of its own help, so the list can never miss one. Built once. */
+static const char *tool_usage(void) {
+    static char buf[4096];
+    if (buf[0]) return buf;
+    size_t len = (size_t)snprintf(buf, sizeof buf, "%s", tool_head);
+    for (size_t i = 0; i < NCMDS && len < sizeof buf; i++) {
+        /* the description is the first line indented by two spaces that is
+         * not an option ("  --x"); synopsis continuation lines are deeper */
+        const char *d = cmds[i].usage;
+        while ((d = strchr(d, '\n')) != NULL) {
+            d++;
+            if (d[0] == ' ' && d[1] == ' ' && d[2] != ' ' && d[2] != '-') break;
+        }
+        d = d ? d + 2 : "";
+        int dl = (int)strcspn(d, "\n");
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "  %-9s %.*s\n", cmds[i].name, dl, d);
+    }
+    return buf;
+}
 
 const char *ctl_usage(const char *cmd) {
     for (size_t i = 0; cmd && i < NCMDS; i++)
         if (strcmp(cmds[i].name, cmd) == 0) return cmds[i].usage;
-    return tool_usage;
+    return tool_usage();
 }
 
 /* ---- helpers ------------------------------------------------------------ */

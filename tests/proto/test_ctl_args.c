@@ -303,6 +303,15 @@ static void test_split(void **state) {
 static void test_usage(void **state) {
     (void)state;
     assert_non_null(strstr(ctl_usage(NULL), "usage: heliodctl"));
+    /* the tool's help lists every command */
+    const char *all[] = {"status", "devices", "load",  "unload", "sounds",   "play",
+                         "stop",   "set",     "pause", "resume", "listener", "bus",
+                         "voices", "stats",   "ping",  "watch",  "batch"};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
+        char line[32];
+        snprintf(line, sizeof line, "\n  %s ", all[k]);
+        assert_non_null(strstr(ctl_usage(NULL), line));
+    }
     assert_non_null(strstr(ctl_usage("play"), "--max-dist"));
     assert_non_null(strstr(ctl_usage("stop"), "--all"));
     assert_non_null(strstr(ctl_usage("nope"), "usage: heliodctl"));
