@@ -584,6 +584,18 @@ static void restart_for_teardown(fixture_t *f) {
     assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
 }
 
+/* Stops the fixture's daemon (which finalises its --record WAV) and returns
+ * the recording as interleaved stereo at 48 kHz; the caller frees it. */
+static float *stop_and_read_recording(fixture_t *f, size_t *frames, int *rate) {
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *x = NULL;
+    int ch = 0;
+    assert_int_equal(th_read_sound(f->d.record, &x, frames, &ch, rate), 0);
+    assert_int_equal(ch, 2);
+    assert_int_equal(*rate, 48000);
+    return x;
+}
+
 static void play_and_record(void **state, float pan, analysis_t *out, size_t *rate_out) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
@@ -599,14 +611,9 @@ static void play_and_record(void **state, float pan, analysis_t *out, size_t *ra
     assert_int_equal(heliod_stop(h, v, 50), 0);
     th_sleep_ms(200);
     heliod_close(h);
-    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
-
-    float *x = NULL;
     size_t frames = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
-    assert_int_equal(rate, 48000);
+    int rate = 0;
+    float *x = stop_and_read_recording(f, &frames, &rate);
     *out = analyse(x, frames);
     *rate_out = (size_t)rate;
     free(x);
@@ -668,12 +675,9 @@ static void test_record_3d_position_pan_and_distance(void **state) {
     assert_int_equal(heliod_stop(h, v, 20), 0);
     th_sleep_ms(100);
     heliod_close(h);
-    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
-
-    float *x = NULL;
     size_t frames = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
+    int rate = 0;
+    float *x = stop_and_read_recording(f, &frames, &rate);
     analysis_t a = analyse(x, frames);
     assert_true(a.first != (size_t)-1);
     /* 2 m away, inverse model (min 1, rolloff 1): gain 1/2, hard right. */
