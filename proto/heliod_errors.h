@@ -34,7 +34,13 @@
     X(EHANDSHAKE, -20, "handshake required before any other request")                              \
     X(EIO, -21, "input/output error")                                                              \
     X(ETIMEDOUT, -22, "timed out")                                                                 \
-    X(ESHUTDOWN, -23, "daemon is shutting down")
+    X(ESHUTDOWN, -23, "daemon is shutting down")                                                   \
+    X(EINTERVAL, -24, "cue played again inside its min-interval")                                  \
+    X(EDISTANCE, -25, "beyond the cue's max distance")                                             \
+    X(ECUELIMIT, -26, "cue at its max-instances and its policy refuses")                           \
+    X(ECATLIMIT, -27, "category at its max-instances and its policy refuses")                      \
+    X(ENOCATEGORY, -28, "no such category")                                                        \
+    X(ENOEMITTER, -29, "no such emitter")
 
 typedef enum {
 #define HELIOD_ERR_ENUM_(name, val, msg) HELIOD_##name = (val),
@@ -42,6 +48,6 @@ typedef enum {
 #undef HELIOD_ERR_ENUM_
 } heliod_errno_t;
 
-#define HELIOD_ERR_MIN (-23) /* most negative defined code */
+#define HELIOD_ERR_MIN (-29) /* most negative defined code */
 
 #endif /* HELIOD_ERRORS_H */

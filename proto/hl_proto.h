@@ -64,6 +64,11 @@
     X(SUBSCRIBE, 14, "subscribe")                                                                  \
     X(BUS, 15, "bus")                                                                              \
     X(PAUSE, 16, "pause")                                                                          \
+    X(CUE, 17, "cue")                                                                              \
+    X(CATEGORY, 18, "category")                                                                    \
+    X(CUES, 19, "cues")                                                                            \
+    X(CUES_LOAD, 20, "cues-load")                                                                  \
+    X(EMITTER, 21, "emitter")                                                                      \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -205,7 +210,22 @@ typedef struct {
      * N = N extra passes then on to the end; crossfade at the loop end. */
     uint32_t loop_start, loop_end, loop_count;
     float loop_xfade_ms; /* [0, HL_MAX_XFADE_MS] */
+    /* appended (voice-management issue) */
+    float vel[3];                  /* source velocity, m/s, for Doppler (3D) */
+    char emitter[HL_MAX_NAME + 1]; /* "" = none; else the voice follows that emitter */
+    uint32_t over;                 /* HL_OVER_*: which fields override the cue's (cue plays) */
 } hl_play_t;
+/* PLAY of a cue: `sound` names a cue (looked up first) or a sound. For a cue,
+ * flags LOOP/3D/CUBIC are OR'd with the cue's, gain_db is added to the cue's
+ * (randomised) gain, pitch multiplies the cue's (randomised) pitch, pos, vel,
+ * emitter and DETACHED/PAUSED come from the play; the fields whose HL_OVER_*
+ * bit is set replace the cue's. For a plain sound every field is used as is. */
+#define HL_OVER_PRIORITY 0x1u  /* priority */
+#define HL_OVER_BUS      0x2u  /* bus */
+#define HL_OVER_FADE_IN  0x4u  /* fade_in_ms */
+#define HL_OVER_DISTANCE 0x8u  /* min_distance, max_distance, rolloff, model */
+#define HL_OVER_PAN      0x10u /* pan */
+#define HL_OVER_MASK     0x1Fu
 typedef struct {
     uint64_t voice;
     uint64_t stolen; /* handle of the voice it replaced, 0 if none */
@@ -227,10 +247,13 @@ typedef struct {
 
 #define HL_PAUSE_MINE     0 /* voices this connection started */
 #define HL_PAUSE_EVERYONE 1 /* every voice of every client */
+#define HL_PAUSE_BUS      2 /* every voice on the bus named `group` (any client) */
+#define HL_PAUSE_CATEGORY 3 /* every voice of the category named `group` (any client) */
 typedef struct {
-    uint8_t pause; /* 1 pause, 0 resume */
-    uint8_t scope; /* HL_PAUSE_* */
-} hl_pause_t;      /* PAUSE request */
+    uint8_t pause;                /* 1 pause, 0 resume */
+    uint8_t scope;                /* HL_PAUSE_* */
+    char group[HL_MAX_NAME + 1]; /* appended: bus or category name; "" for MINE/EVERYONE */
+} hl_pause_t;                     /* PAUSE request */
 
 #define HL_SET_GAIN   0x1u
 #define HL_SET_PAN    0x2u
@@ -239,12 +262,14 @@ typedef struct {
 #define HL_SET_PAUSE  0x10u /* fade out over ramp_ms (>= a click-free minimum), then hold */
 #define HL_SET_RESUME 0x20u /* fade back in; exclusive with HL_SET_PAUSE */
 #define HL_SET_SEEK   0x40u /* jump to seek_s seconds of the sound, click-free */
-#define HL_SET_MASK   0x7Fu
+#define HL_SET_VEL    0x80u /* source velocity (Doppler) */
+#define HL_SET_MASK   0xFFu
 typedef struct {
     uint64_t voice;
     uint32_t mask;
     float gain_db, pan, pos[3], pitch, ramp_ms;
     double seek_s; /* appended: HL_SET_SEEK position, seconds, >= 0 */
+    float vel[3];  /* appended: HL_SET_VEL, m/s */
 } hl_set_t;
 
 #define HL_LIS_POS  0x1u
@@ -260,7 +285,8 @@ typedef struct {
 #define HL_VOICE_PLAYING  0
 #define HL_VOICE_STOPPING 1 /* fading out (stopped, stolen or owner gone) */
 #define HL_VOICE_PAUSED   2
-#define HL_VOICE_VIRTUAL  3 /* beyond max distance: not mixed, still advancing */
+#define HL_VOICE_VIRTUAL  3 /* not mixed (inaudible or less important), still advancing */
+#define HL_VOICE_VPAUSED  4 /* virtual and paused */
 typedef struct {
     uint64_t voice;
     char sound[HL_MAX_NAME + 1];
@@ -270,6 +296,12 @@ typedef struct {
     uint8_t state;  /* HL_VOICE_* */
     float gain_db, pan, pos[3], pitch;
     char bus[HL_MAX_NAME + 1];
+    /* appended (voice-management issue) */
+    char cue[HL_MAX_NAME + 1];      /* "" if played as a plain sound */
+    char category[HL_MAX_NAME + 1]; /* "" if none */
+    char emitter[HL_MAX_NAME + 1];  /* "" if none */
+    float audibility_db;            /* gain x distance attenuation the ranking used */
+    double position_s;              /* playback position in the sound, seconds */
 } hl_voice_info_t; /* VOICES list entry */
 
 #define HL_DEV_DEFAULT 0x1u
@@ -296,7 +328,8 @@ typedef struct {
 #define HL_SUB_ENDED   0x1u
 #define HL_SUB_STARTED 0x2u
 #define HL_SUB_ALL     0x4u /* ENDED/STARTED of every client's voices, not just our own (tools) */
-#define HL_SUB_MASK    0x7u
+#define HL_SUB_VIRTUAL 0x8u /* VIRTUAL and REAL events */
+#define HL_SUB_MASK    0xFu
 typedef struct {
     uint32_t mask;
 } hl_subscribe_t;
@@ -318,20 +351,156 @@ typedef struct {
 #define HL_EVENT_ERROR   1 /* a NOREPLY request failed: req_op, status, message */
 #define HL_EVENT_ENDED   2 /* voice, reason */
 #define HL_EVENT_STARTED 3 /* voice, mix_time_ns: when its first block was mixed */
+#define HL_EVENT_VIRTUAL 4 /* voice, reason (HL_VIRT_WHY_*): it stopped being mixed */
+#define HL_EVENT_REAL    5 /* voice: it is mixed again (reason 0) */
 #define HL_END_FINISHED  0 /* reached its end */
 #define HL_END_STOPPED   1 /* stop / stop-all */
 #define HL_END_STOLEN    2 /* preempted by a higher priority voice */
 #define HL_END_OWNER     3 /* its connection closed */
 #define HL_END_SHUTDOWN  4
+#define HL_END_EVICTED   5 /* an overflow policy made room for a newer play */
+#define HL_END_DISTANCE  6 /* beyond max distance with beyond = release */
+#define HL_END_EMITTER   7 /* its emitter was destroyed */
+#define HL_END_KILLED    8 /* virtualised with virtual = kill */
+/* VIRTUAL event reasons */
+#define HL_VIRT_WHY_RANK     0 /* more important voices hold every real voice */
+#define HL_VIRT_WHY_FLOOR    1 /* below the audibility floor */
+#define HL_VIRT_WHY_DISTANCE 2 /* beyond max distance */
+#define HL_VIRT_WHY_PAUSED   3 /* paused while real voices were short */
 typedef struct {
     uint16_t type;
     uint16_t req_op; /* ERROR */
     int32_t status;  /* ERROR */
     char message[HL_MAX_MSG + 1];
     uint64_t voice;   /* ENDED, STARTED */
-    uint8_t reason;   /* ENDED */
+    uint8_t reason;   /* ENDED: HL_END_*; VIRTUAL: HL_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
 } hl_event_t;
+
+/* ---- cues, categories, emitters (voice-management issue) ---------------- */
+#define HL_MAX_CUE_SOUNDS 16 /* variations of one cue: more is a bank, not a cue */
+#define HL_PICK_RANDOM    0
+#define HL_PICK_SHUFFLE   1 /* random, never the same variation twice in a row */
+#define HL_PICK_SEQUENCE  2
+#define HL_OVERFLOW_REFUSE        0
+#define HL_OVERFLOW_STOP_OLDEST   1
+#define HL_OVERFLOW_FADE_OLDEST   2
+#define HL_OVERFLOW_STEAL_LOWEST  3 /* steal-lowest-priority */
+#define HL_OVERFLOW_STEAL_QUIETEST 4
+#define HL_OVERFLOW_STEAL_FARTHEST 5
+#define HL_BEYOND_VIRTUAL 0 /* beyond max distance: virtual (refused at start) */
+#define HL_BEYOND_RELEASE 1 /* beyond max distance: fade out and free (refused at start) */
+#define HL_BEYOND_CLAMP   2 /* keep the gain at max distance */
+#define HL_VIRT_RESUME  0   /* back from virtual at the position it would have reached */
+#define HL_VIRT_RESTART 1   /* back from virtual from the start */
+#define HL_VIRT_KILL    2   /* ends when it would become virtual */
+#define HL_CURVE_LINEAR      0
+#define HL_CURVE_EQUAL_POWER 1
+#define HL_CURVE_LOG         2 /* linear in dB (-60 dB .. 0 dB) */
+/* CUE flags */
+#define HL_CUE_LOOP  HL_PLAY_LOOP
+#define HL_CUE_3D    HL_PLAY_3D
+#define HL_CUE_CUBIC HL_PLAY_CUBIC
+#define HL_CUE_MASK  (HL_CUE_LOOP | HL_CUE_3D | HL_CUE_CUBIC)
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint8_t nsounds; /* 1..HL_MAX_CUE_SOUNDS */
+    char sounds[HL_MAX_CUE_SOUNDS][HL_MAX_NAME + 1];
+    uint8_t pick;    /* HL_PICK_* */
+    uint32_t flags;  /* HL_CUE_* */
+    float gain_db;   /* <= +24 */
+    float gain_rand_db;     /* [0, 48]: each play adds uniform(-r, +r) dB */
+    float pitch;            /* playback rate [0.25, 4] */
+    float pitch_rand_cents; /* [0, 2400]: each play multiplies by 2^(uniform(-c, c)/1200) */
+    char bus[HL_MAX_NAME + 1];      /* "" = sfx */
+    char category[HL_MAX_NAME + 1]; /* "" = none; else a defined category */
+    int32_t priority;
+    float pan; /* 2D */
+    float min_distance, max_distance, rolloff;
+    uint8_t model;          /* HL_DIST_* */
+    float fade_in_ms;       /* -1 = default (HL_DEFAULT_FADE_IN_MS) */
+    float fade_out_ms;      /* eviction and release fade; -1 = the category's, else default */
+    uint8_t fade_curve;     /* HL_CURVE_* of this cue's fades */
+    uint32_t max_instances; /* 0 = unlimited */
+    uint8_t overflow;       /* HL_OVERFLOW_* */
+    float min_interval_ms;  /* [0, 60000]; 0 = none */
+    uint8_t beyond;         /* HL_BEYOND_* */
+    uint8_t virt;           /* HL_VIRT_* */
+    float doppler;          /* factor [0, 10]; 0 = off */
+} hl_cue_t; /* CUE request; CUES entry (kind 0) */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint32_t max_instances; /* 0 = unlimited */
+    uint8_t overflow;       /* HL_OVERFLOW_* */
+    float fade_out_ms;      /* -1 = default (HL_DEFAULT_EVICT_MS) */
+    uint8_t fade_curve;     /* HL_CURVE_* */
+} hl_category_t; /* CATEGORY request; CUES entry (kind 1) */
+/* Defaults: gain 0, pitch 1, sfx, no category, priority 0, pan 0, 2D,
+ * distance 1/100/1 inverse, fade-in -1, fade-out -1, linear curve,
+ * unlimited, refuse, no interval, virtual, resume, doppler 1, random. */
+void hl_cue_init(hl_cue_t *c);
+/* Names of the cue enums, shared by the daemon's cue files and heliodctl:
+ * pick "random" "shuffle" "sequence"; overflow "refuse" "stop-oldest"
+ * "fade-oldest" "steal-lowest-priority" "steal-quietest" "steal-farthest";
+ * beyond "virtual" "release" "clamp"; virt "resume" "restart" "kill";
+ * curve "linear" "equal-power" "log"; model "linear" "inverse" "exponential".
+ * hl_enum_from returns the value or -1; hl_enum_name the name or NULL. */
+typedef enum {
+    HL_ENUM_PICK,
+    HL_ENUM_OVERFLOW,
+    HL_ENUM_BEYOND,
+    HL_ENUM_VIRT,
+    HL_ENUM_CURVE,
+    HL_ENUM_MODEL
+} hl_enum_kind_t;
+int hl_enum_from(hl_enum_kind_t kind, const char *s);
+const char *hl_enum_name(hl_enum_kind_t kind, int v);
+void hl_category_init(hl_category_t *c);
+#define HL_DEFAULT_EVICT_MS 50.0f /* fade-out of an evicted or released voice: no click, quick */
+/* counters kept per cue and per category */
+typedef struct {
+    uint64_t plays;             /* successful plays */
+    uint64_t refused_interval;  /* inside min-interval */
+    uint64_t refused_distance;  /* beyond max distance at start */
+    uint64_t refused_cue_limit; /* cue at max-instances, policy refuse (or nothing to evict) */
+    uint64_t refused_cat_limit; /* category at max-instances, policy refuse (or nothing to evict) */
+    uint64_t refused_no_voice;  /* no logical voice free and nothing lower to steal */
+    uint64_t evicted_cue;       /* voices evicted by the cue's limit */
+    uint64_t evicted_cat;       /* voices evicted by the category's limit */
+    uint64_t stolen;            /* voices stolen for a higher-priority play (no voice free) */
+    uint64_t virtualised;       /* real -> virtual transitions */
+    uint32_t active;            /* counted voices now (playing or paused, real or virtual) */
+    uint32_t virtual_now;       /* of which virtual */
+} hl_cue_counters_t;
+#define HL_CUES_KIND_CUE      0
+#define HL_CUES_KIND_CATEGORY 1
+typedef struct {
+    uint8_t kind;       /* HL_CUES_KIND_* */
+    hl_cue_t cue;       /* kind CUE */
+    hl_category_t cat;  /* kind CATEGORY */
+    hl_cue_counters_t n;
+} hl_cue_info_t; /* CUES list entry: u8 kind, the definition, the counters */
+typedef struct {
+    char path[HL_MAX_PATH + 1];
+} hl_cues_load_t;
+typedef struct {
+    uint32_t cues, categories; /* how many the file defined (or redefined) */
+} hl_cues_load_reply_t;
+#define HL_EMITTER_CREATE  0
+#define HL_EMITTER_SET     1
+#define HL_EMITTER_DESTROY 2
+#define HL_EM_POS      0x1u /* pos is given */
+#define HL_EM_VEL      0x2u /* vel is given */
+#define HL_EM_DETACHED 0x4u /* CREATE: outlives its connection (until destroyed) */
+#define HL_EM_MASK     0x7u
+typedef struct {
+    uint8_t action; /* HL_EMITTER_* */
+    char name[HL_MAX_NAME + 1];
+    uint32_t mask; /* HL_EM_* */
+    float pos[3], vel[3];
+    float ramp_ms; /* SET: position ramp, [0, 60000] */
+    float fade_ms; /* DESTROY: -1 = each voice's cue fade-out, else [0, 60000] */
+} hl_emitter_t; /* EMITTER request; reply: empty (CREATE, SET) or COUNT (DESTROY: voices faded) */
 
 /* Each put writes the body fields in the order documented in PROTOCOL.md;
  * each get reads them and validates ranges that are part of the wire format
@@ -379,6 +548,18 @@ void hl_put_list_head(hl_wbuf_t *w, const hl_list_head_t *m);
 void hl_get_list_head(hl_rbuf_t *r, hl_list_head_t *m);
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m);
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m);
+void hl_put_cue(hl_wbuf_t *w, const hl_cue_t *m);
+void hl_get_cue(hl_rbuf_t *r, hl_cue_t *m);
+void hl_put_category(hl_wbuf_t *w, const hl_category_t *m);
+void hl_get_category(hl_rbuf_t *r, hl_category_t *m);
+void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
+void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
+void hl_put_cues_load(hl_wbuf_t *w, const hl_cues_load_t *m);
+void hl_get_cues_load(hl_rbuf_t *r, hl_cues_load_t *m);
+void hl_put_cues_load_reply(hl_wbuf_t *w, const hl_cues_load_reply_t *m);
+void hl_get_cues_load_reply(hl_rbuf_t *r, hl_cues_load_reply_t *m);
+void hl_put_emitter(hl_wbuf_t *w, const hl_emitter_t *m);
+void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */
@@ -392,6 +573,11 @@ int hl_validate_stop(const hl_stop_t *m, const char **why);
 int hl_validate_stop_all(const hl_stop_all_t *m, const char **why);
 int hl_validate_bus(const hl_bus_t *m, const char **why);
 int hl_validate_pause(const hl_pause_t *m, const char **why);
+/* Every field of a cue / category / emitter request in range (names valid,
+ * 1..16 sounds, enums known, numbers finite and in the documented ranges). */
+int hl_validate_cue(const hl_cue_t *m, const char **why);
+int hl_validate_category(const hl_category_t *m, const char **why);
+int hl_validate_emitter(const hl_emitter_t *m, const char **why);
 /* 1 if ms is a valid fade length (fade_in_ms, stop fade_ms): exactly -1 (the
  * server default) or finite in [0, HL_MAX_FADE_MS]; else 0. Ramps (SET, BUS)
  * have no sentinel: 0 is already the server's one-block ramp, so

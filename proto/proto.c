@@ -736,3 +736,53 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
     if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
     return 0;
 }
+
+/* ---- cue and category defaults ---------------------------------------------- */
+
+void hl_cue_init(hl_cue_t *c) {
+    memset(c, 0, sizeof *c);
+    c->pick = HL_PICK_RANDOM;
+    c->pitch = 1.0f;
+    c->min_distance = 1.0f;
+    c->max_distance = 100.0f;
+    c->rolloff = 1.0f;
+    c->model = HL_DIST_INVERSE;
+    c->fade_in_ms = -1.0f;
+    c->fade_out_ms = -1.0f;
+    c->fade_curve = HL_CURVE_LINEAR;
+    c->overflow = HL_OVERFLOW_REFUSE;
+    c->beyond = HL_BEYOND_VIRTUAL;
+    c->virt = HL_VIRT_RESUME;
+    c->doppler = 1.0f;
+}
+
+void hl_category_init(hl_category_t *c) {
+    memset(c, 0, sizeof *c);
+    c->overflow = HL_OVERFLOW_REFUSE;
+    c->fade_out_ms = -1.0f;
+    c->fade_curve = HL_CURVE_LINEAR;
+}
+
+/* ---- enum names ------------------------------------------------------------- */
+
+static const char *const k_enum_names[][7] = {
+    [HL_ENUM_PICK] = {"random", "shuffle", "sequence", NULL},
+    [HL_ENUM_OVERFLOW] = {"refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority",
+                          "steal-quietest", "steal-farthest", NULL},
+    [HL_ENUM_BEYOND] = {"virtual", "release", "clamp", NULL},
+    [HL_ENUM_VIRT] = {"resume", "restart", "kill", NULL},
+    [HL_ENUM_CURVE] = {"linear", "equal-power", "log", NULL},
+    [HL_ENUM_MODEL] = {"linear", "inverse", "exponential", NULL},
+};
+
+int hl_enum_from(hl_enum_kind_t kind, const char *s) {
+    if ((unsigned)kind > HL_ENUM_MODEL || !s) return -1;
+    for (int i = 0; k_enum_names[kind][i]; i++)
+        if (strcmp(k_enum_names[kind][i], s) == 0) return i;
+    return -1;
+}
+
+const char *hl_enum_name(hl_enum_kind_t kind, int v) {
+    if ((unsigned)kind > HL_ENUM_MODEL || v < 0 || v > 5) return NULL;
+    return k_enum_names[kind][v];
+}

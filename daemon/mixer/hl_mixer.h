@@ -95,6 +95,14 @@ typedef struct {
 #define HL_MIX_3D     0x2u
 #define HL_MIX_PAUSED 0x8u
 #define HL_MIX_CUBIC  0x10u /* 4-point Catmull-Rom interpolation (default: linear) */
+#define HL_MIX_CLAMP  0x20u /* 3D: beyond max distance keep the max-distance gain (never inaudible) */
+
+/* Fade curves (same values as HL_CURVE_* on the wire). A curve shapes the
+ * envelope between its start level and its target; LINEAR is exact per
+ * sample (an attack of 4 frames gives 0.25, 0.5, 0.75, 1). */
+#define HL_FADE_LINEAR      0
+#define HL_FADE_EQUAL_POWER 1 /* sin/cos quarter wave */
+#define HL_FADE_LOG         2 /* linear in dB between -60 dB and the target */
 
 /* Buses. */
 #define HL_BUS_SFX    0
@@ -111,6 +119,7 @@ typedef struct {
     uint32_t voices;         /* logical capacity, 1..HL_MAX_VOICES */
     uint32_t cmd_capacity;   /* power of two; 0 = HL_CMD_RING */
     uint32_t cmds_per_block; /* drain cap; 0 = HL_CMDS_PER_BLOCK */
+    float speed_of_sound;    /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND */
 } hl_mixer_config_t;
 
 /* Bytes of memory hl_mixer_init needs for cfg (0 if cfg is invalid). */
@@ -154,6 +163,12 @@ typedef struct {
      * the region's last loop_xfade frames blend into the frames just before
      * loop_start. 0 = sample-exact seamless loop. */
     uint32_t loop_xfade;
+    /* appended (voice management) */
+    float vel[3];           /* source velocity, m/s (3D Doppler) */
+    float doppler_factor;   /* OpenAL 1.1 DopplerFactor: 0 = no Doppler, 1 = physical */
+    uint32_t start_frame;   /* pcm voice: first frame played, < pcm->frames (a looping
+                             * voice may start inside its loop region); 0 for streams */
+    uint32_t attack_curve;  /* HL_FADE_* of the attack_frames fade-in */
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -180,6 +195,11 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
  * shorter). Returns 0, HELIOD_ENOVOICE (stale/unknown) or HELIOD_EBUSY. */
 int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
                   uint64_t now_ns);
+/* As hl_mixer_stop with a fade curve (HL_FADE_*); the fade starts from the
+ * voice's current level (a stop during a fade-in starts where it is).
+ * `reason` is opaque to the mixer and comes back in the ENDED event. */
+int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
+                        uint32_t curve, uint64_t now_ns);
 
 #define HL_MIX_SET_GAIN   0x01u
 #define HL_MIX_SET_PAN    0x02u
@@ -189,6 +209,7 @@ int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int re
 #define HL_MIX_SET_RESUME 0x20u /* resume: fades back in over ramp */
 #define HL_MIX_SET_SEEK   0x40u /* pcm voice: fade out, jump to seek_frame, fade in */
 #define HL_MIX_SET_STREAM 0x80u /* stream voice: fade out, switch to `stream`, fade in */
+#define HL_MIX_SET_VEL    0x100u /* source velocity (Doppler), not ramped: Doppler is smoothed */
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -196,6 +217,7 @@ typedef struct {
     uint32_t seek_frame;  /* HL_MIX_SET_SEEK: frame of the pcm, < its frames */
     hl_stream_t *stream;  /* HL_MIX_SET_STREAM: the new source (same channels); the old one
                            * comes back in HL_MIX_EV_STREAM_RETIRED */
+    float vel[3];         /* HL_MIX_SET_VEL */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a seek on a stream voice or past the end,
@@ -228,6 +250,12 @@ typedef struct {
     const hl_pcm_t *pcm; /* ENDED: the PCM it no longer uses */
     uint64_t time_ns;    /* STARTED: now_ns of the block that first mixed it */
     hl_stream_t *stream; /* ENDED / STREAM_RETIRED: the stream it no longer uses (or NULL) */
+    /* appended (voice management) */
+    uint64_t frame;  /* STARTED: engine frame (hl_mixer_stats frames) at which its first
+                      * sample was mixed; ENDED: engine frame just after its last block */
+    uint64_t cursor; /* ENDED: source position reached, in frames: for pcm the frame of the
+                      * pcm (engine rate, loops wrapped), for a stream the frames pulled
+                      * from it since the voice started */
 } hl_mix_event_t;
 typedef void (*hl_mix_event_fn)(void *user, const hl_mix_event_t *ev);
 /* Drains the event ring; for ENDED the slot is free once cb returns.

@@ -1,0 +1,98 @@
+/*
+ * cues.h - cue and category definitions: what a game plays.
+ *
+ * A cue is a named definition over 1..HL_MAX_CUE_SOUNDS loaded sounds (its
+ * variations) with the gain, pitch, bus, category, priority, 2D/3D and
+ * distance parameters, limits and policies every play of it uses. A category
+ * groups cues under one instance limit (weapons, footsteps, ui). Both are
+ * defined at run time (CUE / CATEGORY requests) or from an INI file (--cues
+ * FILE at start, CUES_LOAD later); redefining a name updates it in place, so
+ * voices already playing follow the new limits. Neither is ever removed:
+ * indices and pointers stay valid for the daemon's life.
+ *
+ * This module holds definitions, variation picking, per-play randomisation
+ * and the per-cue and per-category counters; admission and the voices
+ * themselves belong to the voice manager (vm.h), which bumps the counters.
+ * Sound names are resolved at play time, so a cue may name sounds that are
+ * not loaded yet. Main thread only; no libuv.
+ */
+#ifndef HLD_CUES_H
+#define HLD_CUES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl_proto.h"
+
+#define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
+#define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
+
+typedef struct hld_category {
+    hl_category_t def;
+    hl_cue_counters_t n;
+    uint32_t index; /* dense, 0..count-1, stable */
+} hld_category_t;
+
+typedef struct hld_cue {
+    hl_cue_t def;
+    hld_category_t *cat; /* def.category resolved, or NULL */
+    hl_cue_counters_t n;
+    uint32_t index;        /* dense, 0..count-1, stable */
+    uint64_t last_play_ns; /* last successful play (min-interval), 0 = never */
+    uint32_t seq_next;     /* HL_PICK_SEQUENCE: next variation */
+    int32_t last_pick;     /* HL_PICK_SHUFFLE: previous variation, -1 none */
+} hld_cue_t;
+
+typedef struct {
+    hld_cue_t *cues[HLD_MAX_CUES]; /* by index */
+    uint32_t ncues;
+    hld_category_t *cats[HLD_MAX_CATEGORIES];
+    uint32_t ncats;
+    uint64_t rng; /* xorshift64* state for picks and random ranges */
+} hld_cues_t;
+
+/* seed 0 picks a fixed default (tests are deterministic). */
+void hld_cues_init(hld_cues_t *c, uint64_t seed);
+void hld_cues_close(hld_cues_t *c);
+
+/* Validates m (every field, like hl_validate_* would) and defines or
+ * redefines the cue. Its category must exist (HELIOD_ENOCATEGORY).
+ * Returns 0, HELIOD_EINVAL (with *why), HELIOD_ENOCATEGORY, HELIOD_ENOMEM
+ * (HLD_MAX_CUES reached). *out (may be NULL) gets the entry. */
+int hld_cues_define(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **out, const char **why);
+/* Same for a category. */
+int hld_cues_define_category(hld_cues_t *c, const hl_category_t *m, hld_category_t **out,
+                             const char **why);
+
+hld_cue_t *hld_cues_find(const hld_cues_t *c, const char *name);
+hld_category_t *hld_cues_find_category(const hld_cues_t *c, const char *name);
+
+/*
+ * Parses an INI cue sheet and applies it all or nothing:
+ *
+ *   [category weapons]            [cue gunshot]
+ *   max-instances = 8             sound = gun1, gun2     (or several sound = lines)
+ *   overflow = fade-oldest        pick = shuffle         category = weapons
+ *   fade-out = 80                 gain = -3              gain-rand = 2
+ *   fade-curve = linear           pitch = 1              pitch-rand = 50   (cents)
+ *                                 3d = true              loop = false
+ *                                 ...                    (keys = heliodctl cue options)
+ *
+ * Categories are applied before cues, so a cue may name a category defined
+ * later in the file. '#' and ';' start comments. On error nothing changes,
+ * HELIOD_EINVAL (or EFILE, ENOCATEGORY, ENOMEM) is returned and err gets
+ * "FILE:LINE: what". *ncues / *ncats (may be NULL) get how many were defined.
+ */
+int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap);
+
+/* The variation the next play uses (its index into def.sounds), per
+ * def.pick: random, shuffle (random, never the previous one when there are
+ * two or more) or sequence (round robin). */
+uint32_t hld_cue_pick(hld_cues_t *c, hld_cue_t *cue);
+/* def.gain_db + uniform(-gain_rand_db, +gain_rand_db). */
+float hld_cue_roll_gain_db(hld_cues_t *c, const hld_cue_t *cue);
+/* def.pitch * 2^(uniform(-pitch_rand_cents, +pitch_rand_cents) / 1200), clamped to [0.25, 4]. */
+float hld_cue_roll_pitch(hld_cues_t *c, const hld_cue_t *cue);
+
+#endif /* HLD_CUES_H */
