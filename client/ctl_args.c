@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- numbers ------------------------------------------------------------ */
 
@@ -84,7 +85,10 @@ static const cmd_desc_t cmds[] = {
     {"unload", CTL_UNLOAD, HL_OP_UNLOAD, "unload NAME\n  Free a loaded sound.\n"},
     {"sounds", CTL_SOUNDS, HL_OP_SOUNDS, "sounds\n  Loaded sounds.\n"},
     {"play", CTL_PLAY, HL_OP_PLAY,
-     "play NAME [options]\n  Play a sound; prints the voice handle.\n"
+     "play NAME [options]\n  Play a cue or a sound; prints the voice handle.\n"
+     "  A cue brings its own settings; --priority, --bus, --fade-in, --pan and the\n"
+     "  distance options given here replace the cue's, --gain adds to its gain and\n"
+     "  --pitch multiplies its pitch.\n"
      "  --gain DB          gain in dB (<= +24, default 0)\n"
      "  --pan P            stereo pan in [-1, 1] (default 0)\n"
      "  --pos X,Y,Z        3D position in metres (implies 3D)\n"
@@ -102,33 +106,94 @@ static const cmd_desc_t cmds[] = {
      "  --max-dist M       distance where it ends (default 100)\n"
      "  --rolloff R        rolloff factor >= 0 (default 1)\n"
      "  --model M          linear, inverse or exponential (default inverse)\n"
+     "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
+     "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
+     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
      "  --wait             wait until the voice ends (it stops if heliodctl dies);\n"
      "                     without it the voice is detached and outlives heliodctl\n"},
     {"stop", CTL_STOP, HL_OP_STOP,
      "stop VOICE [--fade MS]\nstop --all [--fade MS]\n"
      "  Stop one voice, or every voice of every client.\n"},
     {"set", CTL_SET, HL_OP_SET,
-     "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--pitch R] [--ramp MS]\n"
-     "          [--seek S] [--pause | --resume]\n"
+     "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--vel X,Y,Z] [--pitch R]\n"
+     "          [--ramp MS] [--seek S] [--pause | --resume]\n"
      "  Change a playing voice; changes ramp over --ramp MS.\n"
+     "  --vel V    source velocity X,Y,Z in m/s (Doppler)\n"
      "  --seek S   jump to S seconds into the sound, click-free\n"
      "  --pause    fade out and hold; --resume fades back in\n"},
     {"pause", CTL_PAUSE, HL_OP_SET,
-     "pause VOICE [--ramp MS]\npause --all\n"
-     "  Pause a voice, or every voice of every client (--all).\n"},
+     "pause VOICE [--ramp MS]\npause --all | --bus BUS | --category CATEGORY\n"
+     "  Pause a voice, every voice of every client (--all), or every voice on a\n"
+     "  bus or of a category; prints how many changed.\n"},
     {"resume", CTL_RESUME, HL_OP_SET,
-     "resume VOICE [--ramp MS]\nresume --all\n"
-     "  Resume a paused voice (it fades in), or every paused voice (--all).\n"},
+     "resume VOICE [--ramp MS]\nresume --all | --bus BUS | --category CATEGORY\n"
+     "  Resume a paused voice (it fades in), every paused voice (--all), or those\n"
+     "  on a bus or of a category.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
      "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
      "  Move or turn the listener.\n"},
     {"bus", CTL_BUS, HL_OP_BUS, "bus NAME --gain DB [--ramp MS]\n  Set a bus gain.\n"},
-    {"voices", CTL_VOICES, HL_OP_VOICES, "voices\n  Playing voices.\n"},
+    {"voices", CTL_VOICES, HL_OP_VOICES,
+     "voices\n  Playing voices: cue, category, emitter, state (playing, stopping, paused,\n"
+     "  virtual, vpaused), audibility in dB and position in seconds.\n"},
     {"stats", CTL_STATS, HL_OP_STATS,
-     "stats [--reset]\n  Every statistic; --reset restarts the callback-time figures.\n"},
+     "stats [--reset]\nstats --cues [--json]\n"
+     "  Every statistic; --reset restarts the callback-time figures.\n"
+     "  --cues   per-cue and per-category counters instead (same as `cues`)\n"},
+    {"cue", CTL_CUE, HL_OP_CUE,
+     "cue NAME --sound S [--sound S2 ...] [options]\n"
+     "  Define (or redefine) a cue: a sound or up to 16 variations with their\n"
+     "  settings; `play NAME` plays it. Defaults in brackets.\n"
+     "  --sound S            a variation (repeat, 1..16)\n"
+     "  --pick P             random, shuffle or sequence [random]\n"
+     "  --gain DB            gain (<= +24) [0]\n"
+     "  --gain-rand DB       each play adds uniform(-DB, +DB), [0, 48] [0]\n"
+     "  --pitch RATE         [0.25, 4] [1]\n"
+     "  --pitch-rand CENTS   each play detunes by up to +-CENTS, [0, 2400] [0]\n"
+     "  --bus B              [sfx]\n"
+     "  --category C         a defined category [none]\n"
+     "  --priority N         [-1000, 1000] [0]\n"
+     "  --pan P              2D pan [-1, 1] [0]\n"
+     "  --3d                 positional (plays give --pos or --emitter)\n"
+     "  --loop               loop until stopped\n"
+     "  --interp I           linear or cubic [linear]\n"
+     "  --min-distance M     [1]\n"
+     "  --max-distance M     (<= 1e6) [100]\n"
+     "  --rolloff R          >= 0 [1]\n"
+     "  --model M            linear, inverse or exponential [inverse]\n"
+     "  --fade-in MS         [server's anti-click fade]\n"
+     "  --fade-out MS        eviction/release fade [the category's, else 50]\n"
+     "  --fade-curve C       linear, equal-power or log [linear]\n"
+     "  --max-instances N    0 = unlimited, <= 65536 [0]\n"
+     "  --overflow P         refuse, stop-oldest, fade-oldest, steal-lowest-priority,\n"
+     "                       steal-quietest or steal-farthest [refuse]\n"
+     "  --min-interval MS    refuse plays closer than MS to the last one [0]\n"
+     "  --beyond B           past max distance: virtual, release or clamp [virtual]\n"
+     "  --virtual V          back from virtual: resume, restart or kill [resume]\n"
+     "  --doppler F          Doppler factor [0, 10], 0 = off [1]\n"},
+    {"category", CTL_CATEGORY, HL_OP_CATEGORY,
+     "category NAME [--max-instances N] [--overflow P] [--fade-out MS] [--fade-curve C]\n"
+     "  Define (or redefine) a category: a voice limit shared by its cues.\n"
+     "  --max-instances N   0 = unlimited, <= 65536 [0]\n"
+     "  --overflow P        refuse, stop-oldest, fade-oldest, steal-lowest-priority,\n"
+     "                      steal-quietest or steal-farthest [refuse]\n"
+     "  --fade-out MS       eviction fade [50]\n"
+     "  --fade-curve C      linear, equal-power or log [linear]\n"},
+    {"cues", CTL_CUES, HL_OP_CUES,
+     "cues [--json]\ncues load FILE\n"
+     "  List cues and categories with their settings and counters (plays,\n"
+     "  refusals by reason, evictions, steals, virtualisations, active, virtual),\n"
+     "  or load a cue file (prints \"N cues, M categories\").\n"},
+    {"emitter", CTL_EMITTER, HL_OP_EMITTER,
+     "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
+     "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"
+     "emitter destroy ID [--fade MS]\n"
+     "  Create, move or destroy an emitter: a named position that voices played\n"
+     "  with --emitter ID follow. heliodctl's emitters outlive it (detached);\n"
+     "  destroy fades their voices (default: each cue's fade-out) and prints how many.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
-     "watch\n  Print events (started, ended, errors) until interrupted.\n"},
+     "watch\n  Print events (started, ended, virtual, real, errors) until interrupted.\n"},
     {"batch", CTL_BATCH, 0,
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
@@ -230,8 +295,6 @@ int ctl_parse_global(int argc, char **argv, ctl_opts_t *o, int *next, char *err,
     return 0;
 }
 
-static const char *model_names[] = {"linear", "inverse", "exponential"};
-
 /* Parses the float value of option `name`. */
 static int num_opt(const char *name, const char *v, float *out, char *err, size_t errlen) {
     if (ctl_parse_float(v, out) < 0)
@@ -274,6 +337,50 @@ static int name_arg(const char *what, const char *v, char *dst, size_t cap, char
         return fail(err, errlen, "invalid %s '%s' (1..63 of [A-Za-z0-9_.-])", what, v);
     snprintf(dst, cap, "%s", v);
     return 0;
+}
+
+/* An option taking one of the names of an hl_enum_kind_t (--overflow
+ * steal-quietest): 0 if argv[*i] is not `name`, 1 when *out was set, -1 (with
+ * the accepted names in err) when its value is missing or unknown. */
+static int enum_opt(int argc, char **argv, int *i, const char *name, hl_enum_kind_t kind,
+                    uint8_t *out, char *err, size_t errlen) {
+    const char *v;
+    int r = opt_val(argc, argv, i, name, &v);
+    if (r == 0) return 0;
+    char names[160] = "";
+    size_t len = 0;
+    for (int k = 0; hl_enum_name(kind, k) && len < sizeof names; k++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
+                                hl_enum_name(kind, k));
+    if (r < 0) return fail(err, errlen, "%s needs a value (%s)", name, names);
+    int e = hl_enum_from(kind, v);
+    if (e < 0) return fail(err, errlen, "%s: '%s' is not one of %s", name, v, names);
+    *out = (uint8_t)e;
+    return 1;
+}
+
+/* An integer option in [min, max]. */
+static int int_opt(int argc, char **argv, int *i, const char *name, long min, long max, long *out,
+                   char *err, size_t errlen) {
+    const char *v;
+    int r = opt_val(argc, argv, i, name, &v);
+    if (r == 0) return 0;
+    if (r < 0 || ctl_parse_int(v, min, max, out) < 0)
+        return fail(err, errlen, "%s needs an integer in [%ld, %ld]", name, min, max);
+    return 1;
+}
+
+/* A name option (--bus sfx). */
+static int name_opt(int argc, char **argv, int *i, const char *name, char *dst, size_t cap,
+                    char *err, size_t errlen) {
+    const char *v;
+    int r = opt_val(argc, argv, i, name, &v);
+    if (r == 0) return 0;
+    if (r < 0) return fail(err, errlen, "%s needs a value", name);
+    if (!hl_name_valid(v))
+        return fail(err, errlen, "%s: invalid name '%s' (1..63 of [A-Za-z0-9_.-])", name, v);
+    snprintf(dst, cap, "%s", v);
+    return 1;
 }
 
 /* ---- per-command parsers ------------------------------------------------ */
@@ -329,6 +436,7 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
             if (r < 0) return -1;
         } else if ((r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
             if (r < 0) return -1;
+            m->over |= HL_OVER_PAN;
         } else if ((r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->flags |= HL_PLAY_3D;
@@ -339,27 +447,39 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
             if (r < 0 || ctl_parse_int(v, -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &p) < 0)
                 return fail(err, errlen, "--priority needs an integer in [-1000, 1000]");
             m->priority = (int32_t)p;
+            m->over |= HL_OVER_PRIORITY;
         } else if ((r = float_opt(argc, argv, &i, "--fade-in", &m->fade_in_ms, err, errlen)) != 0) {
             if (r < 0) return -1;
+            m->over |= HL_OVER_FADE_IN;
         } else if ((r = opt_val(argc, argv, &i, "--bus", &v)) != 0) {
             if (r < 0 || name_arg("bus", v, m->bus, sizeof m->bus, err, errlen) < 0)
                 return r < 0 ? fail(err, errlen, "--bus needs a value") : -1;
+            m->over |= HL_OVER_BUS;
         } else if ((r = float_opt(argc, argv, &i, "--min-dist", &m->min_distance, err, errlen)) !=
-                   0) {
+                       0 ||
+                   (r = float_opt(argc, argv, &i, "--min-distance", &m->min_distance, err,
+                                  errlen)) != 0) {
             if (r < 0) return -1;
+            m->over |= HL_OVER_DISTANCE;
         } else if ((r = float_opt(argc, argv, &i, "--max-dist", &m->max_distance, err, errlen)) !=
-                   0) {
+                       0 ||
+                   (r = float_opt(argc, argv, &i, "--max-distance", &m->max_distance, err,
+                                  errlen)) != 0) {
             if (r < 0) return -1;
+            m->over |= HL_OVER_DISTANCE;
         } else if ((r = float_opt(argc, argv, &i, "--rolloff", &m->rolloff, err, errlen)) != 0) {
             if (r < 0) return -1;
-        } else if ((r = opt_val(argc, argv, &i, "--model", &v)) != 0) {
-            if (r < 0) return fail(err, errlen, "--model needs a value");
-            int found = -1;
-            for (int k = 0; k < 3; k++)
-                if (strcmp(v, model_names[k]) == 0) found = k;
-            if (found < 0)
-                return fail(err, errlen, "--model: '%s' is not linear, inverse or exponential", v);
-            m->model = (uint8_t)found;
+            m->over |= HL_OVER_DISTANCE;
+        } else if ((r = enum_opt(argc, argv, &i, "--model", HL_ENUM_MODEL, &m->model, err,
+                                 errlen)) != 0) {
+            if (r < 0) return -1;
+            m->over |= HL_OVER_DISTANCE;
+        } else if ((r = vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = opt_val(argc, argv, &i, "--emitter", &v)) != 0) {
+            if (r < 0 || name_arg("emitter", v, m->emitter, sizeof m->emitter, err, errlen) < 0)
+                return r < 0 ? fail(err, errlen, "--emitter needs a value") : -1;
+            m->flags |= HL_PLAY_3D;
         } else {
             return fail(err, errlen, "play: unknown option '%s'", a);
         }
@@ -425,6 +545,9 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         } else if ((r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_POS;
+        } else if ((r = vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->mask |= HL_SET_VEL;
         } else if ((r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_PITCH;
@@ -452,9 +575,9 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
         return fail(err, errlen, "set: '%s' is not a voice handle", voice);
     if (!m->mask)
-        return fail(
-            err, errlen,
-            "set: nothing to set (--gain, --pan, --pos, --pitch, --seek, --pause or --resume)");
+        return fail(err, errlen,
+                    "set: nothing to set (--gain, --pan, --pos, --vel, --pitch, --seek, --pause or "
+                    "--resume)");
     const char *why;
     if (hl_validate_set(m, &why) < 0) return fail(err, errlen, "set: %s", why);
     return 0;
@@ -550,10 +673,21 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
     int all = 0, pause = c->kind == CTL_PAUSE;
     const char *voice = NULL;
     float ramp = 0;
+    uint8_t scope = HL_PAUSE_EVERYONE;
+    char group[HL_MAX_NAME + 1] = "";
     for (int i = 1; i < argc; i++) {
         int r;
         if (strcmp(argv[i], "--all") == 0) {
-            all = 1;
+            all++;
+        } else if ((r = name_opt(argc, argv, &i, "--bus", group, sizeof group, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            all++;
+            scope = HL_PAUSE_BUS;
+        } else if ((r = name_opt(argc, argv, &i, "--category", group, sizeof group, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
+            all++;
+            scope = HL_PAUSE_CATEGORY;
         } else if ((r = float_opt(argc, argv, &i, "--ramp", &ramp, err, errlen)) != 0) {
             if (r < 0) return -1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
@@ -565,14 +699,20 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
         }
     }
     if (all) {
-        if (voice) return fail(err, errlen, "%s: give a VOICE or --all, not both", argv[0]);
+        if (voice || all > 1)
+            return fail(err, errlen, "%s: give one of VOICE, --all, --bus or --category", argv[0]);
         c->kind = CTL_PAUSE_ALL;
         c->op = HL_OP_PAUSE;
         c->m.pause.pause = (uint8_t)pause;
-        c->m.pause.scope = HL_PAUSE_EVERYONE;
+        c->m.pause.scope = scope;
+        memcpy(c->m.pause.group, group, sizeof group);
+        const char *why;
+        if (hl_validate_pause(&c->m.pause, &why) < 0)
+            return fail(err, errlen, "%s: %s", argv[0], why);
         return 0;
     }
-    if (!voice) return fail(err, errlen, "%s: missing VOICE (or --all)", argv[0]);
+    if (!voice)
+        return fail(err, errlen, "%s: missing VOICE (or --all, --bus, --category)", argv[0]);
     hl_set_t *m = &c->m.set;
     if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
         return fail(err, errlen, "%s: '%s' is not a voice handle", argv[0], voice);
@@ -585,9 +725,237 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
     return 0;
 }
 
+/* cue NAME --sound S [--sound S2 ...] [options]: defaults from hl_cue_init. */
+static int parse_cue(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_cue_t *m = &c->m.cue;
+    hl_cue_init(m);
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v;
+        long n;
+        int r;
+        if (a[0] != '-' || a[1] != '-') {
+            if (name) return fail(err, errlen, "cue: unexpected argument '%s'", a);
+            name = a;
+        } else if ((r = opt_val(argc, argv, &i, "--sound", &v)) != 0) {
+            if (r < 0) return fail(err, errlen, "--sound needs a sound name");
+            if (m->nsounds >= HL_MAX_CUE_SOUNDS)
+                return fail(err, errlen, "cue: at most %d --sound", HL_MAX_CUE_SOUNDS);
+            if (name_arg("sound name", v, m->sounds[m->nsounds], sizeof m->sounds[0], err, errlen) <
+                0)
+                return -1;
+            m->nsounds++;
+        } else if ((r = enum_opt(argc, argv, &i, "--pick", HL_ENUM_PICK, &m->pick, err, errlen)) !=
+                       0 ||
+                   (r = enum_opt(argc, argv, &i, "--model", HL_ENUM_MODEL, &m->model, err,
+                                 errlen)) != 0 ||
+                   (r = enum_opt(argc, argv, &i, "--fade-curve", HL_ENUM_CURVE, &m->fade_curve, err,
+                                 errlen)) != 0 ||
+                   (r = enum_opt(argc, argv, &i, "--overflow", HL_ENUM_OVERFLOW, &m->overflow, err,
+                                 errlen)) != 0 ||
+                   (r = enum_opt(argc, argv, &i, "--beyond", HL_ENUM_BEYOND, &m->beyond, err,
+                                 errlen)) != 0 ||
+                   (r = enum_opt(argc, argv, &i, "--virtual", HL_ENUM_VIRT, &m->virt, err,
+                                 errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--gain-rand", &m->gain_rand_db, err, errlen)) !=
+                       0 ||
+                   (r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--pitch-rand", &m->pitch_rand_cents, err,
+                                  errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--min-distance", &m->min_distance, err,
+                                  errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--max-distance", &m->max_distance, err,
+                                  errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--rolloff", &m->rolloff, err, errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--fade-in", &m->fade_in_ms, err, errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--fade-out", &m->fade_out_ms, err, errlen)) !=
+                       0 ||
+                   (r = float_opt(argc, argv, &i, "--min-interval", &m->min_interval_ms, err,
+                                  errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--doppler", &m->doppler, err, errlen)) != 0 ||
+                   (r = name_opt(argc, argv, &i, "--bus", m->bus, sizeof m->bus, err, errlen)) !=
+                       0 ||
+                   (r = name_opt(argc, argv, &i, "--category", m->category, sizeof m->category, err,
+                                 errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = int_opt(argc, argv, &i, "--priority", -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &n,
+                                err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->priority = (int32_t)n;
+        } else if ((r = int_opt(argc, argv, &i, "--max-instances", 0, 65536, &n, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
+            m->max_instances = (uint32_t)n;
+        } else if ((r = opt_val(argc, argv, &i, "--interp", &v)) != 0) {
+            if (r < 0) return fail(err, errlen, "--interp needs a value");
+            if (strcmp(v, "cubic") == 0)
+                m->flags |= HL_CUE_CUBIC;
+            else if (strcmp(v, "linear") == 0)
+                m->flags &= ~HL_CUE_CUBIC;
+            else
+                return fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
+        } else if (strcmp(a, "--3d") == 0) {
+            m->flags |= HL_CUE_3D;
+        } else if (strcmp(a, "--loop") == 0) {
+            m->flags |= HL_CUE_LOOP;
+        } else {
+            return fail(err, errlen, "cue: unknown option '%s'", a);
+        }
+    }
+    if (name_arg("cue name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (m->nsounds == 0) return fail(err, errlen, "cue: needs at least one --sound");
+    const char *why;
+    if (hl_validate_cue(m, &why) < 0) return fail(err, errlen, "cue: %s", why);
+    return 0;
+}
+
+static int parse_category(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_category_t *m = &c->m.category;
+    hl_category_init(m);
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        long n;
+        int r;
+        if (a[0] != '-' || a[1] != '-') {
+            if (name) return fail(err, errlen, "category: unexpected argument '%s'", a);
+            name = a;
+        } else if ((r = int_opt(argc, argv, &i, "--max-instances", 0, 65536, &n, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
+            m->max_instances = (uint32_t)n;
+        } else if ((r = enum_opt(argc, argv, &i, "--overflow", HL_ENUM_OVERFLOW, &m->overflow, err,
+                                 errlen)) != 0 ||
+                   (r = enum_opt(argc, argv, &i, "--fade-curve", HL_ENUM_CURVE, &m->fade_curve, err,
+                                 errlen)) != 0 ||
+                   (r = float_opt(argc, argv, &i, "--fade-out", &m->fade_out_ms, err, errlen)) !=
+                       0) {
+            if (r < 0) return -1;
+        } else {
+            return fail(err, errlen, "category: unknown option '%s'", a);
+        }
+    }
+    if (name_arg("category name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    const char *why;
+    if (hl_validate_category(m, &why) < 0) return fail(err, errlen, "category: %s", why);
+    return 0;
+}
+
+/* cues [--json] | cues load FILE; also stats --cues [--json]. */
+static int parse_cues(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    const char *file = NULL;
+    int load = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            c->json = 1;
+        } else if (strcmp(argv[0], "stats") == 0 && strcmp(a, "--cues") == 0) {
+            /* already known */
+        } else if (a[0] == '-' && a[1] == '-') {
+            return fail(err, errlen, "%s: unknown option '%s'", argv[0], a);
+        } else if (strcmp(argv[0], "cues") == 0 && i == 1 && strcmp(a, "load") == 0) {
+            load = 1;
+        } else if (load && !file) {
+            file = a;
+        } else {
+            return fail(err, errlen, "%s: unexpected argument '%s'", argv[0], a);
+        }
+    }
+    if (!load) return 0;
+    if (c->json) return fail(err, errlen, "cues load: --json is a global option here");
+    if (!file || !*file) return fail(err, errlen, "cues load: needs FILE");
+    c->kind = CTL_CUES_LOAD;
+    c->op = HL_OP_CUES_LOAD;
+    /* the daemon has its own working directory: send an absolute path */
+    char *path = NULL;
+    if (file[0] != '/') {
+        path = realpath(file, NULL);
+        if (!path) {
+            char *cwd = getcwd(NULL, 0);
+            if (!cwd) return fail(err, errlen, "cues load: cannot get the current directory");
+            size_t n = strlen(cwd) + 1 + strlen(file) + 1;
+            path = malloc(n);
+            if (path) snprintf(path, n, "%s/%s", cwd, file);
+            free(cwd);
+            if (!path) return fail(err, errlen, "out of memory");
+        }
+    }
+    const char *p = path ? path : file;
+    size_t n = strlen(p);
+    if (n > HL_MAX_PATH) {
+        free(path);
+        return fail(err, errlen, "cues load: FILE path longer than %d bytes", HL_MAX_PATH);
+    }
+    memcpy(c->m.cues_load.path, p, n + 1);
+    free(path);
+    return 0;
+}
+
+/* emitter create|set|destroy ID [options] */
+static int parse_emitter(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_emitter_t *m = &c->m.emitter;
+    if (argc < 2) return fail(err, errlen, "emitter: needs create, set or destroy");
+    const char *act = argv[1];
+    if (strcmp(act, "create") == 0) {
+        m->action = HL_EMITTER_CREATE;
+        m->mask = HL_EM_DETACHED; /* heliodctl exits at once: its emitters must outlive it */
+    } else if (strcmp(act, "set") == 0) {
+        m->action = HL_EMITTER_SET;
+    } else if (strcmp(act, "destroy") == 0) {
+        m->action = HL_EMITTER_DESTROY;
+        c->kind = CTL_EMITTER_DESTROY;
+    } else {
+        return fail(err, errlen, "emitter: '%s' is not create, set or destroy", act);
+    }
+    m->fade_ms = -1.0f;
+    const char *name = NULL;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        int r;
+        if (a[0] != '-' || a[1] != '-') {
+            if (name) return fail(err, errlen, "emitter %s: unexpected argument '%s'", act, a);
+            name = a;
+        } else if (m->action != HL_EMITTER_DESTROY &&
+                   (r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->mask |= HL_EM_POS;
+        } else if (m->action != HL_EMITTER_DESTROY &&
+                   (r = vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->mask |= HL_EM_VEL;
+        } else if (m->action == HL_EMITTER_SET &&
+                   (r = float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if (m->action == HL_EMITTER_DESTROY &&
+                   (r = float_opt(argc, argv, &i, "--fade", &m->fade_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else {
+            return fail(err, errlen, "emitter %s: unknown option '%s'", act, a);
+        }
+    }
+    if (name_arg("emitter ID", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (m->action == HL_EMITTER_CREATE && !(m->mask & HL_EM_POS))
+        return fail(err, errlen, "emitter create: --pos X,Y,Z is required");
+    if (m->action == HL_EMITTER_SET && !(m->mask & (HL_EM_POS | HL_EM_VEL)))
+        return fail(err, errlen, "emitter set: nothing to set (--pos or --vel)");
+    const char *why;
+    if (hl_validate_emitter(m, &why) < 0) return fail(err, errlen, "emitter %s: %s", act, why);
+    return 0;
+}
+
 /* Commands that take no argument except maybe one flag. */
 static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     for (int i = 1; i < argc; i++) {
+        if (c->kind == CTL_STATS && strcmp(argv[i], "--cues") == 0) {
+            c->kind = CTL_CUES;
+            c->op = HL_OP_CUES;
+            if (c->m.stats.flags)
+                return fail(err, errlen, "stats: --reset does not apply to --cues");
+            return parse_cues(argc, argv, c, err, errlen);
+        }
         if (c->kind == CTL_STATS && strcmp(argv[i], "--reset") == 0)
             c->m.stats.flags |= HL_STATS_RESET;
         else if (c->kind == CTL_BATCH && !c->file &&
@@ -623,6 +991,10 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
     case CTL_PAUSE:
     case CTL_RESUME: return parse_pause(argc, argv, c, err, errlen);
+    case CTL_CUE: return parse_cue(argc, argv, c, err, errlen);
+    case CTL_CATEGORY: return parse_category(argc, argv, c, err, errlen);
+    case CTL_CUES: return parse_cues(argc, argv, c, err, errlen);
+    case CTL_EMITTER: return parse_emitter(argc, argv, c, err, errlen);
     case CTL_UNLOAD:
         if (argc != 2) return fail(err, errlen, "unload: needs exactly one NAME");
         return name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err, errlen);
@@ -643,6 +1015,11 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_PAUSE_ALL: hl_put_pause(&w, &c->m.pause); break;
     case CTL_LISTENER: hl_put_listener(&w, &c->m.listener); break;
     case CTL_BUS: hl_put_bus(&w, &c->m.bus); break;
+    case CTL_CUE: hl_put_cue(&w, &c->m.cue); break;
+    case CTL_CATEGORY: hl_put_category(&w, &c->m.category); break;
+    case CTL_CUES_LOAD: hl_put_cues_load(&w, &c->m.cues_load); break;
+    case CTL_EMITTER:
+    case CTL_EMITTER_DESTROY: hl_put_emitter(&w, &c->m.emitter); break;
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {
@@ -650,6 +1027,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
         hl_put_subscribe(&w, &s);
         break;
     }
+    case CTL_CUES:
     case CTL_DEVICES:
     case CTL_SOUNDS:
     case CTL_VOICES:

@@ -36,7 +36,13 @@ typedef enum {
     CTL_BATCH,
     CTL_PAUSE,     /* pause VOICE (-> SET) | pause --all (-> CTL_PAUSE_ALL) */
     CTL_RESUME,    /* resume VOICE | resume --all */
-    CTL_PAUSE_ALL, /* PAUSE request: pause or resume every voice */
+    CTL_PAUSE_ALL, /* PAUSE request: every voice, or a bus's or a category's (--bus, --category) */
+    CTL_CUE,       /* CUE: define or redefine a cue */
+    CTL_CATEGORY,  /* CATEGORY: define or redefine a category */
+    CTL_CUES,      /* CUES: list cues and categories with counters (also `stats --cues`) */
+    CTL_CUES_LOAD, /* CUES_LOAD: `cues load FILE` */
+    CTL_EMITTER,   /* EMITTER create / set (empty reply) */
+    CTL_EMITTER_DESTROY, /* EMITTER destroy (count reply) */
 } ctl_kind_t;
 
 typedef struct {
@@ -51,6 +57,7 @@ typedef struct {
     uint16_t op;      /* wire request opcode */
     int help;         /* "COMMAND --help": print its usage, do nothing */
     int wait;         /* play --wait */
+    int json;         /* cues --json, stats --cues --json: same as the global --json */
     const char *file; /* batch: NULL or "-" = stdin (points into argv) */
     union {
         hl_load_t load;
@@ -63,6 +70,10 @@ typedef struct {
         hl_bus_t bus;
         hl_stats_req_t stats;
         hl_pause_t pause;
+        hl_cue_t cue;
+        hl_category_t category;
+        hl_cues_load_t cues_load;
+        hl_emitter_t emitter;
     } m;
 } ctl_cmd_t;
 
@@ -72,7 +83,8 @@ int ctl_parse_global(int argc, char **argv, ctl_opts_t *o, int *next, char *err,
 
 /* Parses one command; argv[0] is the command word. Returns 0 or -1 with a
  * message in err. Relative load paths are made absolute (the daemon has its
- * own working directory) when the file exists. */
+ * own working directory) when the file exists; a relative `cues load` FILE is
+ * always made absolute against the current directory. */
 int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 
 /* Encodes the request body of c into buf; returns its length or a negative

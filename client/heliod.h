@@ -105,10 +105,30 @@ typedef struct {
      * and streamed sounds; 0 = sample-exact). Defaults 0. */
     uint32_t loop_start, loop_end, loop_count;
     float loop_xfade_ms;
+    /* Voice management (defaults: zero, "", 0). vel: source velocity in m/s
+     * for Doppler (3D). emitter: "" or the name of an emitter the voice
+     * follows (heliod_emitter_create). over: when `sound` names a cue, the
+     * HELIOD_OVER_* fields given here replace the cue's; without a bit the
+     * cue's own value is used. gain_db adds to the cue's gain and pitch
+     * multiplies its pitch; flags LOOP/3D/CUBIC are OR'd with the cue's. */
+    float vel[3];
+    char emitter[64];
+    uint32_t over;
 } heliod_play_params_t;
+#define HELIOD_OVER_PRIORITY 0x1u  /* priority */
+#define HELIOD_OVER_BUS      0x2u  /* bus */
+#define HELIOD_OVER_FADE_IN  0x4u  /* fade_in_ms */
+#define HELIOD_OVER_DISTANCE 0x8u  /* min_distance, max_distance, rolloff, distance_model */
+#define HELIOD_OVER_PAN      0x10u /* pan */
+/* Defaults identical to a plain play: gain 0, pan 0, pitch 1, priority 0,
+ * server fade-in, distance 1/100/1 inverse, "sfx", no loop region, zero
+ * velocity, no emitter, no overrides. */
 void heliod_play_params_init(heliod_play_params_t *p);
 
-/* Blocking play: *voice gets the handle (stolen may be NULL). */
+/* Blocking play of a cue or a sound (a cue of that name is looked up first):
+ * *voice gets the handle (stolen may be NULL). Cue plays can fail with
+ * HELIOD_EINTERVAL, HELIOD_EDISTANCE, HELIOD_ECUELIMIT, HELIOD_ECATLIMIT or
+ * HELIOD_ENOVOICES; an unknown emitter gives HELIOD_ENOEMITTER. */
 int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
                 heliod_voice_t *voice, heliod_voice_t *stolen);
 int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms);
@@ -123,17 +143,27 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count);
 #define HELIOD_SET_PAUSE  0x10u /* fade out over ramp_ms, then hold (fades do not advance) */
 #define HELIOD_SET_RESUME 0x20u /* fade back in */
 #define HELIOD_SET_SEEK   0x40u /* jump to seek_s seconds, click-free (preloaded or streamed) */
+#define HELIOD_SET_VEL    0x80u /* source velocity (Doppler) */
 typedef struct {
     uint32_t mask;
     float gain_db, pan, pos[3], pitch;
     float ramp_ms; /* every change ramps over this (default 0 = the server's one-block ramp) */
     double seek_s; /* HELIOD_SET_SEEK: position in seconds from the sound's start */
+    float vel[3];  /* HELIOD_SET_VEL: m/s */
 } heliod_voice_set_t;
 int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s);
 /* Pauses (pause = 1) or resumes (0) every voice this connection started
  * (everyone = 0) or every voice of every client (1); *count (may be NULL)
  * gets how many changed. Blocking. */
 int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count);
+#define HELIOD_PAUSE_BUS      2 /* every voice on a bus (any client) */
+#define HELIOD_PAUSE_CATEGORY 3 /* every voice of a category (any client) */
+/* Pauses (pause = 1) or resumes (0) every voice on the bus (scope
+ * HELIOD_PAUSE_BUS) or of the category (HELIOD_PAUSE_CATEGORY) called name,
+ * whoever started it; *count (may be NULL) gets how many changed. Returns 0,
+ * HELIOD_EINVAL (scope or name), HELIOD_ENOBUS / HELIOD_ENOCATEGORY, or a
+ * connection error. Blocking; the connection's thread. */
+int heliod_pause_group(heliod_t *h, int scope, const char *name, int pause, uint32_t *count);
 
 #define HELIOD_LIS_POS 0x1u
 #define HELIOD_LIS_FWD 0x2u
@@ -151,7 +181,8 @@ int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms);
 #define HELIOD_VOICE_PLAYING  0
 #define HELIOD_VOICE_STOPPING 1
 #define HELIOD_VOICE_PAUSED   2
-#define HELIOD_VOICE_VIRTUAL  3
+#define HELIOD_VOICE_VIRTUAL  3 /* not mixed (inaudible or less important), still advancing */
+#define HELIOD_VOICE_VPAUSED  4 /* virtual and paused */
 typedef struct {
     heliod_voice_t voice;
     char sound[64];
@@ -161,6 +192,11 @@ typedef struct {
     uint32_t state;
     float gain_db, pan, pos[3], pitch;
     char bus[64];
+    char cue[64];        /* "" if played as a plain sound */
+    char category[64];   /* "" if none */
+    char emitter[64];    /* "" if none */
+    float audibility_db; /* gain x distance attenuation the virtual-voice ranking used */
+    double position_s;   /* playback position in the sound, seconds */
 } heliod_voice_info_t;
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count);
 
@@ -182,27 +218,174 @@ typedef struct {
  * restarts the callback-time histogram after reading. */
 int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset);
 
+/* ---- cues, categories, emitters ---- */
+/* A cue is a named recipe for a play: 1..16 sound variations plus gain,
+ * pitch, randomisation, bus, category, priority, distance and voice-limit
+ * settings. heliod_play() of its name plays it. A category is a voice limit
+ * shared by every cue that names it. Both live in the daemon until redefined
+ * (defining again replaces the settings; the counters are kept). */
+#define HELIOD_MAX_CUE_SOUNDS          16
+#define HELIOD_PICK_RANDOM             0
+#define HELIOD_PICK_SHUFFLE            1 /* random, never the same variation twice in a row */
+#define HELIOD_PICK_SEQUENCE           2
+#define HELIOD_OVERFLOW_REFUSE         0
+#define HELIOD_OVERFLOW_STOP_OLDEST    1
+#define HELIOD_OVERFLOW_FADE_OLDEST    2
+#define HELIOD_OVERFLOW_STEAL_LOWEST   3 /* steal-lowest-priority */
+#define HELIOD_OVERFLOW_STEAL_QUIETEST 4
+#define HELIOD_OVERFLOW_STEAL_FARTHEST 5
+#define HELIOD_BEYOND_VIRTUAL          0 /* past max distance: virtual (refused at start) */
+#define HELIOD_BEYOND_RELEASE          1 /* past max distance: fade out and free (refused at start) */
+#define HELIOD_BEYOND_CLAMP            2 /* keep the gain at max distance */
+#define HELIOD_VIRT_RESUME             0 /* back from virtual where it would have been */
+#define HELIOD_VIRT_RESTART            1 /* back from virtual from the start */
+#define HELIOD_VIRT_KILL               2 /* ends when it would become virtual */
+#define HELIOD_CURVE_LINEAR            0
+#define HELIOD_CURVE_EQUAL_POWER       1
+#define HELIOD_CURVE_LOG               2 /* linear in dB */
+#define HELIOD_CUE_LOOP                HELIOD_PLAY_LOOP
+#define HELIOD_CUE_3D                  HELIOD_PLAY_3D
+#define HELIOD_CUE_CUBIC               HELIOD_PLAY_CUBIC
+typedef struct {
+    char name[64];
+    uint32_t nsounds;                          /* 1..HELIOD_MAX_CUE_SOUNDS */
+    char sounds[HELIOD_MAX_CUE_SOUNDS][64];    /* loaded sound names */
+    int pick;                                  /* HELIOD_PICK_* (random) */
+    uint32_t flags;                            /* HELIOD_CUE_* (0) */
+    float gain_db;                             /* <= +24 (0) */
+    float gain_rand_db;                        /* [0, 48]: +- this per play (0) */
+    float pitch;                               /* [0.25, 4] (1) */
+    float pitch_rand_cents;                    /* [0, 2400]: +- this per play (0) */
+    char bus[64];                              /* "" = "sfx" */
+    char category[64];                         /* "" = none, else a defined category */
+    int32_t priority;                          /* [-1000, 1000] (0) */
+    float pan;                                 /* 2D, [-1, 1] (0) */
+    float min_distance, max_distance, rolloff; /* (1, 100, 1), max <= 1e6 */
+    int distance_model;                        /* HELIOD_DIST_* (inverse) */
+    float fade_in_ms;                          /* -1 = the server's anti-click fade */
+    float fade_out_ms;                         /* eviction/release fade; -1 = category's/default */
+    int fade_curve;                            /* HELIOD_CURVE_* (linear) */
+    uint32_t max_instances;                    /* 0 = unlimited, <= 65536 */
+    int overflow;                              /* HELIOD_OVERFLOW_* (refuse) */
+    float min_interval_ms;                     /* [0, 60000] (0 = none) */
+    int beyond;                                /* HELIOD_BEYOND_* (virtual) */
+    int virt;                                  /* HELIOD_VIRT_* (resume) */
+    float doppler;                             /* [0, 10], 0 = off (1) */
+} heliod_cue_t;
+/* Fills the defaults shown in brackets above; name and sounds are empty. */
+void heliod_cue_init(heliod_cue_t *c);
+/* Defines or redefines a cue. Returns 0, HELIOD_EINVAL (a field out of range,
+ * checked locally first; heliod_last_error() says which), HELIOD_ENOSOUND,
+ * HELIOD_ENOCATEGORY, HELIOD_ENOBUS, or a connection error. Blocking; the
+ * connection's thread; c is only read during the call. */
+int heliod_cue_define(heliod_t *h, const heliod_cue_t *c);
+
+typedef struct {
+    char name[64];
+    uint32_t max_instances; /* 0 = unlimited, <= 65536 */
+    int overflow;           /* HELIOD_OVERFLOW_* (refuse) */
+    float fade_out_ms;      /* eviction fade; -1 = the server's default (50 ms) */
+    int fade_curve;         /* HELIOD_CURVE_* (linear) */
+} heliod_category_t;
+/* Defaults: unlimited, refuse, fade-out -1, linear; name empty. */
+void heliod_category_init(heliod_category_t *c);
+/* Defines or redefines a category. Returns 0, HELIOD_EINVAL or a connection
+ * error. Blocking; the connection's thread. */
+int heliod_category_define(heliod_t *h, const heliod_category_t *c);
+
+/* Has the daemon read a cue file (path as the daemon sees it: give an
+ * absolute path). *ncues / *ncats (either may be NULL) get how many cues and
+ * categories it defined. Returns 0, HELIOD_EFILE, HELIOD_EINVAL (with the
+ * file's line in heliod_last_error()), or a connection error. Blocking. */
+int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *ncats);
+
+typedef struct {
+    uint64_t plays;             /* successful plays */
+    uint64_t refused_interval;  /* inside min-interval */
+    uint64_t refused_distance;  /* beyond max distance at start */
+    uint64_t refused_cue_limit; /* cue at max-instances */
+    uint64_t refused_cat_limit; /* category at max-instances */
+    uint64_t refused_no_voice;  /* no voice free and nothing lower to steal */
+    uint64_t evicted_cue;       /* voices evicted by the cue's limit */
+    uint64_t evicted_cat;       /* voices evicted by the category's limit */
+    uint64_t stolen;            /* voices stolen for a higher-priority play */
+    uint64_t virtualised;       /* real -> virtual transitions */
+    uint32_t active;            /* counted voices now (playing or paused) */
+    uint32_t virtual_now;       /* of which virtual */
+} heliod_cue_counters_t;
+#define HELIOD_CUES_KIND_CUE      0
+#define HELIOD_CUES_KIND_CATEGORY 1
+typedef struct {
+    int kind;                       /* HELIOD_CUES_KIND_* */
+    heliod_cue_t cue;               /* kind CUE */
+    heliod_category_t category;     /* kind CATEGORY */
+    heliod_cue_counters_t counters; /* both kinds */
+} heliod_cue_info_t;
+/* Lists the defined cues and categories with their counters: fills up to
+ * cap entries (the caller owns arr); *count = entries filled. Returns 0, 1 if
+ * the list was truncated, or an error. Blocking. */
+int heliod_cues(heliod_t *h, heliod_cue_info_t *arr, size_t cap, size_t *count);
+
+/* An emitter is a named moving position: voices played with its name in
+ * heliod_play_params_t.emitter follow it, so one call moves them all. It is
+ * destroyed when its connection closes, unless created HELIOD_EM_DETACHED. */
+#define HELIOD_EM_POS      0x1u /* heliod_emitter_set: pos is given */
+#define HELIOD_EM_VEL      0x2u /* heliod_emitter_set: vel is given */
+#define HELIOD_EM_DETACHED 0x4u /* heliod_emitter_create: outlives the connection */
+/* Creates an emitter at pos (metres) with velocity vel (m/s; NULL = zero).
+ * flags: 0 or HELIOD_EM_DETACHED. Returns 0, HELIOD_EEXIST, HELIOD_EINVAL,
+ * HELIOD_ENOMEM (over the daemon's emitter limit) or a connection error.
+ * Blocking; the connection's thread. */
+int heliod_emitter_create(heliod_t *h, const char *name, const float pos[3], const float vel[3],
+                          uint32_t flags);
+/* Moves an emitter: mask HELIOD_EM_POS and/or HELIOD_EM_VEL says which of
+ * pos / vel are used (the other may be NULL); the position ramps over
+ * ramp_ms ([0, 60000]; 0 = one block). Returns 0, HELIOD_ENOEMITTER,
+ * HELIOD_EINVAL or a connection error. Blocking. */
+int heliod_emitter_set(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                       const float vel[3], float ramp_ms);
+/* The same, fire-and-forget for a game's per-frame updates: returns the
+ * request id (> 0) or an error; a failure arrives as HELIOD_EVENT_ERROR. */
+int heliod_emitter_set_async(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                             const float vel[3], float ramp_ms);
+/* Destroys an emitter; its voices fade out over fade_ms (-1 = each voice's
+ * cue fade-out) and end with HELIOD_END_EMITTER. *count (may be NULL) gets
+ * how many voices it stopped. Returns 0, HELIOD_ENOEMITTER, HELIOD_EINVAL or
+ * a connection error. Blocking. */
+int heliod_emitter_destroy(heliod_t *h, const char *name, float fade_ms, uint32_t *count);
+
 /* ---- events ---- */
 #define HELIOD_SUB_ENDED   0x1u
 #define HELIOD_SUB_STARTED 0x2u
 #define HELIOD_SUB_ALL     0x4u /* events of every client's voices, not only this connection's */
+#define HELIOD_SUB_VIRTUAL 0x8u /* HELIOD_EVENT_VIRTUAL and HELIOD_EVENT_REAL */
 int heliod_subscribe(heliod_t *h, uint32_t mask);
 
-#define HELIOD_EVENT_ERROR   1
-#define HELIOD_EVENT_ENDED   2
-#define HELIOD_EVENT_STARTED 3
-#define HELIOD_END_FINISHED  0
-#define HELIOD_END_STOPPED   1
-#define HELIOD_END_STOLEN    2
-#define HELIOD_END_OWNER     3
-#define HELIOD_END_SHUTDOWN  4
+#define HELIOD_EVENT_ERROR       1
+#define HELIOD_EVENT_ENDED       2
+#define HELIOD_EVENT_STARTED     3
+#define HELIOD_EVENT_VIRTUAL     4 /* the voice stopped being mixed; reason HELIOD_VIRT_WHY_* */
+#define HELIOD_EVENT_REAL        5 /* the voice is mixed again */
+#define HELIOD_END_FINISHED      0
+#define HELIOD_END_STOPPED       1
+#define HELIOD_END_STOLEN        2
+#define HELIOD_END_OWNER         3
+#define HELIOD_END_SHUTDOWN      4
+#define HELIOD_END_EVICTED       5 /* an overflow policy made room for a newer play */
+#define HELIOD_END_DISTANCE      6 /* beyond max distance with beyond = release */
+#define HELIOD_END_EMITTER       7 /* its emitter was destroyed */
+#define HELIOD_END_KILLED        8 /* virtualised with virtual = kill */
+#define HELIOD_VIRT_WHY_RANK     0 /* more important voices hold every real voice */
+#define HELIOD_VIRT_WHY_FLOOR    1 /* below the audibility floor */
+#define HELIOD_VIRT_WHY_DISTANCE 2 /* beyond max distance */
+#define HELIOD_VIRT_WHY_PAUSED   3 /* paused while real voices were short */
 typedef struct {
     int type;
     uint32_t request_id; /* the request it answers (ERROR), or 0 */
     int status;          /* ERROR: the heliod_errno_t code */
     const char *message; /* ERROR: the server's message; valid during the callback */
     heliod_voice_t voice;
-    int reason;       /* ENDED: HELIOD_END_* */
+    int reason;       /* ENDED: HELIOD_END_*; VIRTUAL: HELIOD_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: server CLOCK_MONOTONIC when its first block was mixed */
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);

@@ -101,13 +101,139 @@ static void json_num(double v) {
 }
 
 static const char *state_name(unsigned s) {
-    static const char *names[] = {"playing", "stopping", "paused", "virtual"};
-    return s < 4 ? names[s] : "unknown";
+    static const char *names[] = {"playing", "stopping", "paused", "virtual", "vpaused"};
+    return s < 5 ? names[s] : "unknown";
 }
 
 static const char *reason_name(unsigned r) {
-    static const char *names[] = {"finished", "stopped", "stolen", "owner", "shutdown"};
-    return r < 5 ? names[r] : "unknown";
+    static const char *names[] = {"finished", "stopped",  "stolen",  "owner", "shutdown",
+                                  "evicted",  "distance", "emitter", "killed"};
+    return r < 9 ? names[r] : "unknown";
+}
+
+/* Why a voice became virtual (HL_VIRT_WHY_*). */
+static const char *virt_reason_name(unsigned r) {
+    static const char *names[] = {"rank", "floor", "distance", "paused"};
+    return r < 4 ? names[r] : "unknown";
+}
+
+static const char *dash(const char *s) {
+    return s[0] ? s : "-";
+}
+
+static const char *enum_str(hl_enum_kind_t kind, int v) {
+    const char *n = hl_enum_name(kind, v);
+    return n ? n : "unknown";
+}
+
+static void json_key_num(const char *key, double v) {
+    printf(",\"%s\":", key);
+    json_num(v);
+}
+
+static void json_key_str(const char *key, const char *v) {
+    printf(",\"%s\":", key);
+    json_str(v);
+}
+
+/* Table header of `cues` (text, not in a batch). */
+static void cues_header(void) {
+    printf("%-8s %-20s %-8s %-12s %5s %5s %-21s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s\n",
+           "KIND", "NAME", "BUS", "CATEGORY", "PRIO", "MAX", "OVERFLOW", "PLAYS", "R_INTVL",
+           "R_DIST", "R_CUE", "R_CAT", "R_VOICE", "EV_CUE", "EV_CAT", "STOLEN", "VIRTLSD", "ACTIVE",
+           "VIRTUAL");
+}
+
+/* One CUES entry: a table row, a key=value item (batch) or a JSON object. */
+static void print_cue_entry(sink_t *s, const hl_cue_info_t *e, int json, int first, int batch) {
+    int cue = e->kind == HL_CUES_KIND_CUE;
+    const char *name = cue ? e->cue.name : e->cat.name;
+    uint32_t max = cue ? e->cue.max_instances : e->cat.max_instances;
+    int overflow = cue ? e->cue.overflow : e->cat.overflow;
+    const hl_cue_counters_t *n = &e->n;
+    if (json) {
+        printf("%s{\"kind\":\"%s\",\"name\":", first ? "" : ",", cue ? "cue" : "category");
+        json_str(name);
+        if (cue) {
+            const hl_cue_t *c = &e->cue;
+            printf(",\"sounds\":[");
+            for (unsigned i = 0; i < c->nsounds; i++) {
+                if (i) putchar(',');
+                json_str(c->sounds[i]);
+            }
+            printf("]");
+            json_key_str("pick", enum_str(HL_ENUM_PICK, c->pick));
+            printf(",\"loop\":%s,\"3d\":%s,\"interp\":\"%s\"",
+                   (c->flags & HL_CUE_LOOP) ? "true" : "false",
+                   (c->flags & HL_CUE_3D) ? "true" : "false",
+                   (c->flags & HL_CUE_CUBIC) ? "cubic" : "linear");
+            json_key_num("gain_db", c->gain_db);
+            json_key_num("gain_rand_db", c->gain_rand_db);
+            json_key_num("pitch", c->pitch);
+            json_key_num("pitch_rand_cents", c->pitch_rand_cents);
+            json_key_str("bus", c->bus[0] ? c->bus : "sfx");
+            json_key_str("category", c->category);
+            printf(",\"priority\":%d", c->priority);
+            json_key_num("pan", c->pan);
+            json_key_num("min_distance", c->min_distance);
+            json_key_num("max_distance", c->max_distance);
+            json_key_num("rolloff", c->rolloff);
+            json_key_str("model", enum_str(HL_ENUM_MODEL, c->model));
+            json_key_num("fade_in_ms", c->fade_in_ms);
+            json_key_num("fade_out_ms", c->fade_out_ms);
+            json_key_str("fade_curve", enum_str(HL_ENUM_CURVE, c->fade_curve));
+            json_key_num("min_interval_ms", c->min_interval_ms);
+            json_key_str("beyond", enum_str(HL_ENUM_BEYOND, c->beyond));
+            json_key_str("virtual", enum_str(HL_ENUM_VIRT, c->virt));
+            json_key_num("doppler", c->doppler);
+        } else {
+            json_key_num("fade_out_ms", e->cat.fade_out_ms);
+            json_key_str("fade_curve", enum_str(HL_ENUM_CURVE, e->cat.fade_curve));
+        }
+        printf(",\"max_instances\":%u", max);
+        json_key_str("overflow", enum_str(HL_ENUM_OVERFLOW, overflow));
+        printf(",\"counters\":{\"plays\":%llu,\"refused_interval\":%llu,"
+               "\"refused_distance\":%llu,\"refused_cue_limit\":%llu,"
+               "\"refused_cat_limit\":%llu,\"refused_no_voice\":%llu,\"evicted_cue\":%llu,"
+               "\"evicted_cat\":%llu,\"stolen\":%llu,\"virtualised\":%llu,\"active\":%u,"
+               "\"virtual\":%u}}",
+               (unsigned long long)n->plays, (unsigned long long)n->refused_interval,
+               (unsigned long long)n->refused_distance, (unsigned long long)n->refused_cue_limit,
+               (unsigned long long)n->refused_cat_limit, (unsigned long long)n->refused_no_voice,
+               (unsigned long long)n->evicted_cue, (unsigned long long)n->evicted_cat,
+               (unsigned long long)n->stolen, (unsigned long long)n->virtualised, n->active,
+               n->virtual_now);
+        return;
+    }
+    if (batch) {
+        sink_item(s,
+                  "%s %s max=%u overflow=%s plays=%llu refused_interval=%llu "
+                  "refused_distance=%llu refused_cue_limit=%llu refused_cat_limit=%llu "
+                  "refused_no_voice=%llu evicted_cue=%llu evicted_cat=%llu stolen=%llu "
+                  "virtualised=%llu active=%u virtual=%u",
+                  cue ? "cue" : "category", name, max, enum_str(HL_ENUM_OVERFLOW, overflow),
+                  (unsigned long long)n->plays, (unsigned long long)n->refused_interval,
+                  (unsigned long long)n->refused_distance, (unsigned long long)n->refused_cue_limit,
+                  (unsigned long long)n->refused_cat_limit, (unsigned long long)n->refused_no_voice,
+                  (unsigned long long)n->evicted_cue, (unsigned long long)n->evicted_cat,
+                  (unsigned long long)n->stolen, (unsigned long long)n->virtualised, n->active,
+                  n->virtual_now);
+        return;
+    }
+    char prio[16] = "-", maxs[16] = "-";
+    if (cue) snprintf(prio, sizeof prio, "%d", e->cue.priority);
+    if (max) snprintf(maxs, sizeof maxs, "%u", max);
+    printf("%-8s %-20s %-8s %-12s %5s %5s %-21s %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu "
+           "%8llu %8llu %7u %7u\n",
+           cue ? "cue" : "category", name, cue ? (e->cue.bus[0] ? e->cue.bus : "sfx") : "-",
+           cue ? dash(e->cue.category) : "-", prio, maxs, enum_str(HL_ENUM_OVERFLOW, overflow),
+           (unsigned long long)n->plays, (unsigned long long)n->refused_interval,
+           (unsigned long long)n->refused_distance, (unsigned long long)n->refused_cue_limit,
+           (unsigned long long)n->refused_cat_limit, (unsigned long long)n->refused_no_voice,
+           (unsigned long long)n->evicted_cue, (unsigned long long)n->evicted_cat,
+           (unsigned long long)n->stolen, (unsigned long long)n->virtualised, n->active,
+           n->virtual_now);
+    s->n++;
 }
 
 /* Prints a successful result. Returns 0, or -1 if the reply body is malformed. */
@@ -147,12 +273,23 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
         }
         break;
     }
+    case CTL_CUES_LOAD: {
+        hl_cues_load_reply_t lr;
+        hl_get_cues_load_reply(&r, &lr);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"cues\":%u,\"categories\":%u", lr.cues, lr.categories);
+        else
+            printf("%u cues, %u categories\n", lr.cues, lr.categories);
+        break;
+    }
     case CTL_STOP_ALL:
+    case CTL_EMITTER_DESTROY:
     case CTL_PAUSE_ALL: {
         hl_count_reply_t c;
         hl_get_count_reply(&r, &c);
         if (hl_rbuf_finish(&r) < 0) return -1;
-        const char *what = res->kind == CTL_STOP_ALL ? "stopped" : "changed";
+        const char *what = res->kind == CTL_PAUSE_ALL ? "changed" : "stopped";
         if (json)
             printf(",\"%s\":%u", what, c.count);
         else
@@ -172,6 +309,7 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
     case CTL_SOUNDS:
     case CTL_VOICES:
     case CTL_DEVICES:
+    case CTL_CUES:
     case CTL_STATS:
     case CTL_STATUS: {
         hl_list_head_t head;
@@ -195,7 +333,8 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             static const char *keys[] = {[CTL_SOUNDS] = "sounds",
                                          [CTL_VOICES] = "voices",
                                          [CTL_DEVICES] = "devices",
-                                         [CTL_STATS] = "stats"};
+                                         [CTL_STATS] = "stats",
+                                         [CTL_CUES] = "cues"};
             printf(",\"truncated\":%s,\"%s\":%s", head.truncated ? "true" : "false",
                    keys[res->kind], res->kind == CTL_STATS ? "{" : "[");
         }
@@ -247,17 +386,31 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
                     json_num(e.pitch);
                     printf(",\"bus\":");
                     json_str(e.bus);
+                    json_key_str("cue", e.cue);
+                    json_key_str("category", e.category);
+                    json_key_str("emitter", e.emitter);
+                    json_key_num("audibility_db", e.audibility_db);
+                    json_key_num("position_s", e.position_s);
                     putchar('}');
                 } else {
                     sink_item(&s,
                               "%llu %s owner=%u priority=%d state=%s gain_db=%g pan=%g "
-                              "pos=%g,%g,%g pitch=%g bus=%s%s%s",
+                              "pos=%g,%g,%g pitch=%g bus=%s cue=%s category=%s emitter=%s "
+                              "audibility_db=%.1f position_s=%.3f%s%s",
                               (unsigned long long)e.voice, e.sound, e.owner, e.priority,
                               state_name(e.state), (double)e.gain_db, (double)e.pan,
                               (double)e.pos[0], (double)e.pos[1], (double)e.pos[2], (double)e.pitch,
-                              e.bus[0] ? e.bus : "sfx", (e.flags & HL_PLAY_LOOP) ? " loop" : "",
+                              e.bus[0] ? e.bus : "sfx", dash(e.cue), dash(e.category),
+                              dash(e.emitter), (double)e.audibility_db, e.position_s,
+                              (e.flags & HL_PLAY_LOOP) ? " loop" : "",
                               (e.flags & HL_PLAY_3D) ? " 3d" : "");
                 }
+            } else if (res->kind == CTL_CUES) {
+                hl_cue_info_t e;
+                hl_get_cue_info(&r, &e);
+                if (r.err) return -1;
+                if (first && !json && !batch) cues_header();
+                print_cue_entry(&s, &e, json, first, batch);
             } else if (res->kind == CTL_DEVICES) {
                 hl_device_info_t e;
                 hl_get_device_info(&r, &e);
@@ -568,6 +721,13 @@ static void print_event(const heliod_event_t *ev) {
             printf("{\"event\":\"started\",\"voice\":%llu,\"time_ns\":%llu}\n",
                    (unsigned long long)ev->voice, (unsigned long long)ev->time_ns);
             break;
+        case HELIOD_EVENT_VIRTUAL:
+            printf("{\"event\":\"virtual\",\"voice\":%llu,\"reason\":\"%s\"}\n",
+                   (unsigned long long)ev->voice, virt_reason_name((unsigned)ev->reason));
+            break;
+        case HELIOD_EVENT_REAL:
+            printf("{\"event\":\"real\",\"voice\":%llu}\n", (unsigned long long)ev->voice);
+            break;
         default:
             printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
                    ev->request_id, hl_errname(ev->status));
@@ -585,6 +745,11 @@ static void print_event(const heliod_event_t *ev) {
             printf("started %llu %llu\n", (unsigned long long)ev->voice,
                    (unsigned long long)ev->time_ns);
             break;
+        case HELIOD_EVENT_VIRTUAL:
+            printf("virtual %llu %s\n", (unsigned long long)ev->voice,
+                   virt_reason_name((unsigned)ev->reason));
+            break;
+        case HELIOD_EVENT_REAL: printf("real %llu\n", (unsigned long long)ev->voice); break;
         default:
             printf("error %u %s: %s\n", ev->request_id, hl_errname(ev->status),
                    ev->message ? ev->message : "");
@@ -621,7 +786,8 @@ static int event_loop(heliod_t *h, evstate_t *st) {
 static int run_watch(heliod_t *h) {
     evstate_t st = {0};
     heliod_set_event_callback(h, on_event, &st);
-    int rc = heliod_subscribe(h, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED | HELIOD_SUB_ALL);
+    int rc = heliod_subscribe(h, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED | HELIOD_SUB_ALL |
+                                     HELIOD_SUB_VIRTUAL);
     if (rc < 0) {
         errorf("watch: %s", heliod_last_error(h));
         return CTL_EXIT_FAIL;
@@ -655,6 +821,13 @@ static int run_play_wait(heliod_t *h, const ctl_cmd_t *c) {
     p.rolloff = m->rolloff;
     p.distance_model = m->model;
     snprintf(p.bus, sizeof p.bus, "%s", m->bus);
+    p.loop_start = m->loop_start;
+    p.loop_end = m->loop_end;
+    p.loop_count = m->loop_count;
+    p.loop_xfade_ms = m->loop_xfade_ms;
+    memcpy(p.vel, m->vel, sizeof p.vel);
+    snprintf(p.emitter, sizeof p.emitter, "%s", m->emitter);
+    p.over = m->over;
     heliod_voice_t v = 0, stolen = 0;
     rc = heliod_play(h, m->sound, &p, &v, &stolen);
     if (rc < 0) {
@@ -712,6 +885,7 @@ int main(int argc, char **argv) {
         free(c);
         return 0;
     }
+    if (c->json) opts.json = 1; /* cues --json, stats --cues --json */
     heliod_t *h = NULL;
     int rc = heliod_connect(&h, opts.socket, "heliodctl");
     if (rc < 0) {

@@ -19,6 +19,7 @@
 #include "hl_limits.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "vm.h"
 
 enum {
     OPT_SOCKET = 's',
@@ -34,6 +35,10 @@ enum {
     OPT_LIST = 256,
     OPT_LOGLEVEL,
     OPT_MAXMB,
+    OPT_VIRTUAL,
+    OPT_CUES,
+    OPT_SOUNDSPEED,
+    OPT_FLOOR,
 };
 
 static const struct option g_opts[] = {
@@ -48,6 +53,10 @@ static const struct option g_opts[] = {
     {"config", required_argument, NULL, OPT_CONFIG},
     {"log-level", required_argument, NULL, OPT_LOGLEVEL},
     {"max-sample-mb", required_argument, NULL, OPT_MAXMB},
+    {"virtual-voices", required_argument, NULL, OPT_VIRTUAL},
+    {"cues", required_argument, NULL, OPT_CUES},
+    {"speed-of-sound", required_argument, NULL, OPT_SOUNDSPEED},
+    {"audibility-floor", required_argument, NULL, OPT_FLOOR},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -65,14 +74,18 @@ static void usage(FILE *f) {
             "  --list-devices       print the output devices and exit\n"
             "  --rate HZ            engine sample rate (default %d)\n"
             "  --period FRAMES      device period (default %d)\n"
-            "  --voices N           voice budget, 1..%d (default %d)\n"
+            "  --voices N           real (mixed) voices, 1..%d (default %d)\n"
+            "  --virtual-voices M   logical voices, real or virtual, N..%d (default 4 x N)\n"
+            "  --cues FILE          cue sheet (INI: [cue NAME], [category NAME]) to load\n"
+            "  --speed-of-sound M_S for Doppler, m/s (default 343.3)\n"
+            "  --audibility-floor DB  quieter voices are virtual (default -60)\n"
             "  --record FILE.wav    record the master output\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    cap on decoded sample memory (default %d)\n"
             "  --help, --version\n",
             HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES,
-            HL_MAX_SAMPLE_MB);
+            HLD_MAX_LOGICAL, HL_MAX_SAMPLE_MB);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -102,6 +115,18 @@ static int parse_u32(const char *what, const char *s, uint32_t lo, uint32_t hi, 
         return HELIOD_EINVAL;
     }
     *out = (uint32_t)v;
+    return 0;
+}
+
+static int parse_float(const char *what, const char *s, double lo, double hi, float *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "heliod: %s must be a number in %g..%g (got '%s')\n", what, lo, hi, s);
+        return HELIOD_EINVAL;
+    }
+    *out = (float)v;
     return 0;
 }
 
@@ -147,6 +172,12 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return 0;
     }
     case OPT_MAXMB: return parse_u32("--max-sample-mb", val, 1, UINT32_MAX / 2, &c->max_sample_mb);
+    case OPT_VIRTUAL:
+        return parse_u32("--virtual-voices", val, 1, HLD_MAX_LOGICAL, &c->virtual_voices);
+    case OPT_CUES: return copy_str("--cues", c->cues, sizeof c->cues, val);
+    case OPT_SOUNDSPEED:
+        return parse_float("--speed-of-sound", val, 1.0, 100000.0, &c->speed_of_sound);
+    case OPT_FLOOR: return parse_float("--audibility-floor", val, -144.0, 0.0, &c->floor_db);
     default: return HELIOD_EINVAL;
     }
 }
@@ -209,6 +240,8 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     c->voices = HL_DEFAULT_VOICES;
     c->log_level = HLD_LOG_INFO;
     c->max_sample_mb = HL_MAX_SAMPLE_MB;
+    c->speed_of_sound = HL_SPEED_OF_SOUND;
+    c->floor_db = HLD_VM_FLOOR_DB;
 
     const char *config = NULL;
     int opt;
@@ -242,6 +275,13 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     }
     if (optind < argc) {
         fprintf(stderr, "heliod: unexpected argument '%s'\n", argv[optind]);
+        return HELIOD_EINVAL;
+    }
+    if (c->virtual_voices == 0)
+        c->virtual_voices = c->voices * 4 > HLD_MAX_LOGICAL ? HLD_MAX_LOGICAL : c->voices * 4;
+    if (c->virtual_voices < c->voices) {
+        fprintf(stderr, "heliod: --virtual-voices (%u) must be at least --voices (%u)\n",
+                c->virtual_voices, c->voices);
         return HELIOD_EINVAL;
     }
     if (!c->socket_path[0] &&

@@ -26,6 +26,9 @@
 
 #define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
 #define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
+/* name hash tables (open addressing, never deleted from): twice the caps, powers of two */
+#define HLD_CUE_SLOTS (2 * HLD_MAX_CUES)
+#define HLD_CAT_SLOTS (2 * HLD_MAX_CATEGORIES)
 
 typedef struct hld_category {
     hl_category_t def;
@@ -48,7 +51,9 @@ typedef struct {
     uint32_t ncues;
     hld_category_t *cats[HLD_MAX_CATEGORIES];
     uint32_t ncats;
-    uint64_t rng; /* xorshift64* state for picks and random ranges */
+    uint64_t rng;                     /* xorshift64* state for picks and random ranges */
+    uint16_t cue_slot[HLD_CUE_SLOTS]; /* FNV-1a of the name -> index + 1; 0 = empty */
+    uint16_t cat_slot[HLD_CAT_SLOTS];
 } hld_cues_t;
 
 /* seed 0 picks a fixed default (tests are deterministic). */
@@ -83,8 +88,8 @@ hld_category_t *hld_cues_find_category(const hld_cues_t *c, const char *name);
  * HELIOD_EINVAL (or EFILE, ENOCATEGORY, ENOMEM) is returned and err gets
  * "FILE:LINE: what". *ncues / *ncats (may be NULL) get how many were defined.
  */
-int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats,
-                       char *err, size_t errcap);
+int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats, char *err,
+                       size_t errcap);
 
 /* The variation the next play uses (its index into def.sounds), per
  * def.pick: random, shuffle (random, never the previous one when there are

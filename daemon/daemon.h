@@ -6,7 +6,12 @@
  *   main.c      parse, configure, run
  *   server.c    socket path, listener, socket activation, accept
  *   conn.c      per-client buffers, framing, batched writes, backpressure
- *   dispatch.c  one handler per opcode
+ *   dispatch.c  framing, replies, the opcode table, sound/listener/bus/stats ops
+ *   voice_ops.c PLAY, STOP, SET, PAUSE, VOICES: requests on logical voices
+ *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
+ *   emitter_ops.c EMITTER
+ *   cues.c      cue and category definitions, cue sheets
+ *   vm.c        the voice manager: admission, policies, virtual voices, emitters
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown
  *   stats.c     the STATS key/value list
  *   decoder.c   the streaming decoder pool (its own threads)
@@ -18,9 +23,11 @@
 #include <uv.h>
 
 #include "config.h"
+#include "cues.h"
 #include "decoder.h"
 #include "engine.h"
 #include "sounds.h"
+#include "vm.h"
 
 typedef struct hld_conn hld_conn_t;
 struct hld_stream_job;
@@ -36,6 +43,8 @@ typedef struct hld_daemon {
     hld_engine_t engine;
     hld_sounds_t sounds;
     hld_decoder_t decoder; /* streaming voices' decoder pool */
+    hld_cues_t cues;       /* cue and category definitions */
+    hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
     hld_counters_t n;
     uint64_t start_ns;
 
@@ -76,8 +85,17 @@ void hld_server_close(hld_daemon_t *d);
 int hld_events_start(hld_daemon_t *d);
 /* Fades out the voices of connections that are gone (call when one closes). */
 void hld_events_owner_sweep(hld_daemon_t *d);
+/* Creates the voice manager over the engine's mixer (after hld_engine_open).
+ * 0 or HELIOD_ENOMEM. */
+int hld_events_vm_open(hld_daemon_t *d);
 /* Begins the graceful shutdown (also what SIGINT/SIGTERM do). */
 void hld_events_shutdown(hld_daemon_t *d);
+
+/* ---- voice_ops.c ---- */
+/* hld_vm_ops_t.open_stream: opens a virtual stream voice's stream at its
+ * position on the decoder pool (user = the daemon). */
+int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, uint64_t start,
+                          int64_t loops);
 
 /* Frames for a duration at the engine rate (rounded, >= 0). */
 uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);

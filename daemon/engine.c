@@ -74,7 +74,8 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     memset(e, 0, sizeof *e);
     e->rate = cfg->rate;
     e->period = cfg->period;
-    hl_mixer_config_t mc = {.rate = cfg->rate, .voices = cfg->voices};
+    hl_mixer_config_t mc = {
+        .rate = cfg->rate, .voices = cfg->voices, .speed_of_sound = cfg->speed_of_sound};
     size_t size = hl_mixer_size(&mc);
     if (!size) {
         hld_error("mixer: invalid configuration (rate %u, voices %u)", cfg->rate, cfg->voices);

@@ -2,10 +2,11 @@
  * events.c - the main thread's periodic work and the daemon's lifecycle.
  *
  * A uv_timer fires about once per device period: it drains the mixer's event
- * ring (ENDED releases the sound's voice count and the voice's stream, and
- * notifies the owner if it subscribed; STARTED likewise; STREAM_RETIRED
- * frees the stream a seek replaced), retries fading out the voices of closed
- * connections if the command ring was full, and flushes the replies. A
+ * ring (ENDED and STREAM_RETIRED free the stream the mixer let go of; ENDED
+ * and STARTED go to the voice manager, which notifies owners and watchers
+ * through vm_notify), retries fading out the voices of closed connections if
+ * the command ring was full, runs the voice manager's tick (ranking, virtual
+ * voices) and flushes the replies. A
  * uv_async wakes the loop when the decoder pool finished opening a streamed
  * play or seek; its handler runs their completions (dispatch.c).
  *
@@ -48,55 +49,62 @@ static void notify(hld_daemon_t *d, hld_conn_t *owner, uint32_t bit, const hl_ev
         if (c != owner && (c->sub & HL_SUB_ALL) && (c->sub & bit)) send_event(c, ev);
 }
 
+/* hld_vm_ops_t.notify: a logical voice's event to its owner and watchers. */
+static void vm_notify(void *user, uint32_t owner_id, uint16_t type, uint64_t voice,
+                      uint8_t reason, uint64_t time_ns) {
+    hld_daemon_t *d = user;
+    hld_conn_t *owner = owner_id ? hld_conn_find(d, owner_id) : NULL;
+    hl_event_t out = {.type = type, .voice = voice, .reason = reason, .time_ns = time_ns};
+    uint32_t bit = type == HL_EVENT_ENDED     ? HL_SUB_ENDED
+                   : type == HL_EVENT_STARTED ? HL_SUB_STARTED
+                                              : HL_SUB_VIRTUAL;
+    notify(d, owner, bit, &out);
+}
+
+/* hld_vm_ops_t.release_stream */
+static void vm_release_stream(void *user, hl_stream_t *s) {
+    hld_daemon_t *d = user;
+    if (s) hld_dstream_release(&d->decoder, hld_dstream_from(s));
+}
+
 static void on_mix_event(void *user, const hl_mix_event_t *ev) {
     hld_daemon_t *d = user;
-    hld_conn_t *owner = ev->tag ? hld_conn_find(d, (uint32_t)ev->tag) : NULL;
-    hl_event_t out = {.voice = ev->voice};
-    if (ev->type == HL_MIX_EV_STREAM_RETIRED) { /* a seek replaced the voice's stream */
-        hld_dstream_release(&d->decoder, ev->stream ? hld_dstream_from(ev->stream) : NULL);
-        return;
-    }
-    if (ev->type == HL_MIX_EV_ENDED) {
-        hld_sound_t *snd = NULL;
-        if (ev->pcm) snd = hld_sound_from_pcm(ev->pcm);
-        if (ev->stream) {
-            hld_dstream_t *ds = hld_dstream_from(ev->stream);
-            if (!snd) snd = ds->snd;
-            hld_dstream_release(&d->decoder, ds);
-        }
-        if (snd && snd->playing) snd->playing--;
-        out.type = HL_EVENT_ENDED;
-        out.reason = (uint8_t)ev->reason;
-        notify(d, owner, HL_SUB_ENDED, &out);
-    } else if (ev->type == HL_MIX_EV_STARTED) {
-        out.type = HL_EVENT_STARTED;
-        out.time_ns = ev->time_ns;
-        notify(d, owner, HL_SUB_STARTED, &out);
-    }
+    /* the mixer is done with a stream (a voice ended or a seek replaced it) */
+    if ((ev->type == HL_MIX_EV_STREAM_RETIRED || ev->type == HL_MIX_EV_ENDED) && ev->stream)
+        hld_dstream_release(&d->decoder, hld_dstream_from(ev->stream));
+    if (ev->type != HL_MIX_EV_STREAM_RETIRED) hld_vm_on_mix_event(d->vm, ev);
+}
+
+static int owner_gone(void *user, const hld_lvoice_t *lv) {
+    hld_daemon_t *d = user;
+    return lv->owner != 0 && !hld_conn_find(d, lv->owner);
+}
+
+static int owner_id_gone(void *user, uint32_t owner) {
+    hld_daemon_t *d = user;
+    return owner != 0 && !hld_conn_find(d, owner);
 }
 
 /* Stops every active voice matching: orphans (owner gone) or all (shutdown).
  * Returns 0, or HELIOD_EBUSY if the command ring filled (try again later). */
 static int stop_voices(hld_daemon_t *d, int all, int reason) {
-    hl_mixer_t *mx = d->engine.mixer;
-    uint32_t slots = hl_mixer_slots(mx), frames = hld_ms_to_frames(d, HLD_OWNER_FADE_MS);
     uint64_t now = hld_now_ns();
-    for (uint32_t i = 0; i < slots; i++) {
-        hl_voice_view_t v;
-        if (hl_mixer_slot_view(mx, i, &v) != 0) continue;
-        if (v.state != HL_MIX_STATE_PLAYING && v.state != HL_MIX_STATE_PAUSED) continue;
-        if (!all && (v.params.tag == 0 || hld_conn_find(d, (uint32_t)v.params.tag))) continue;
-        if (hl_mixer_stop(mx, v.voice, frames, reason, now) == HELIOD_EBUSY) {
-            d->n.cmds_busy++;
-            return HELIOD_EBUSY;
-        }
+    if (!all && hld_vm_emitters_drop(d->vm, owner_id_gone, d, now) == HELIOD_EBUSY) {
+        d->n.cmds_busy++;
+        return HELIOD_EBUSY;
+    }
+    int rc = hld_vm_stop_matching(d->vm, all ? NULL : owner_gone, d,
+                                  hld_ms_to_frames(d, HLD_OWNER_FADE_MS), reason, now);
+    if (rc == HELIOD_EBUSY) {
+        d->n.cmds_busy++;
+        return rc;
     }
     return 0;
 }
 
 void hld_events_owner_sweep(hld_daemon_t *d) {
-    if (!d->engine.mixer) return;
-    if (stop_voices(d, 0, HL_MIX_END_OWNER) == 0) d->owner_sweep = 0;
+    if (!d->engine.mixer || !d->vm) return;
+    if (stop_voices(d, 0, HL_END_OWNER) == 0) d->owner_sweep = 0;
 }
 
 static int slots_busy(hld_daemon_t *d) {
@@ -106,7 +114,25 @@ static int slots_busy(hld_daemon_t *d) {
         hl_voice_view_t v;
         if (hl_mixer_slot_view(mx, i, &v) == 0 && v.state != HL_MIX_STATE_FREE) return 1;
     }
-    return 0;
+    return hld_vm_busy(d->vm);
+}
+
+/* The voice manager: logical voices over the mixer's real ones. */
+int hld_events_vm_open(hld_daemon_t *d) {
+    hld_vm_config_t vc = {
+        .logical = d->cfg.virtual_voices,
+        .floor_db = d->cfg.floor_db,
+        .rate = d->engine.rate,
+        .period = d->engine.period,
+    };
+    hld_vm_ops_t ops = {
+        .user = d,
+        .notify = vm_notify,
+        .open_stream = hld_voice_open_stream,
+        .release_stream = vm_release_stream,
+    };
+    d->vm = hld_vm_create(&vc, d->engine.mixer, &d->cues, &ops);
+    return d->vm ? 0 : HELIOD_ENOMEM;
 }
 
 static void on_handle_closed(uv_handle_t *h) {
@@ -148,8 +174,9 @@ static void on_poll(uv_timer_t *t) {
     if (d->shutting_down == 2) return;
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     if (d->owner_sweep) hld_events_owner_sweep(d);
+    if (!d->shutting_down) hld_vm_tick(d->vm, hld_now_ns());
     if (d->shutting_down) {
-        if (d->shutdown_stop_pending && stop_voices(d, 1, HL_MIX_END_SHUTDOWN) == 0)
+        if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
             d->shutdown_stop_pending = 0;
         uint64_t waited = hld_now_ns() - d->shutdown_start_ns;
         if ((!d->shutdown_stop_pending && !slots_busy(d)) ||
@@ -170,7 +197,7 @@ void hld_events_shutdown(hld_daemon_t *d) {
     sd_notify(0, "STOPPING=1");
 #endif
     hld_server_close(d);
-    d->shutdown_stop_pending = stop_voices(d, 1, HL_MIX_END_SHUTDOWN) != 0;
+    d->shutdown_stop_pending = stop_voices(d, 1, HL_END_SHUTDOWN) != 0;
     uv_timer_stop(&d->poll_timer);
     uv_timer_start(&d->poll_timer, on_poll, HLD_SHUTDOWN_TICK_MS, HLD_SHUTDOWN_TICK_MS);
 }

@@ -47,9 +47,24 @@ int main(int argc, char **argv) {
     hld_log_set_level(d.cfg.log_level);
     if (d.cfg.list_devices) return list_devices();
 
+    hld_cues_init(&d.cues, 0);
+    if (d.cfg.cues[0]) {
+        char err[HL_MAX_MSG + 1];
+        uint32_t nc = 0, ncat = 0;
+        if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
+            fprintf(stderr, "heliod: --cues: %s\n", err);
+            hld_cues_close(&d.cues);
+            return 2;
+        }
+        hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
+    }
     d.loop = uv_default_loop();
     d.start_ns = hld_now_ns();
-    if (hld_engine_open(&d.engine, &d.cfg) != 0) return 1;
+    if (hld_engine_open(&d.engine, &d.cfg) != 0 || hld_events_vm_open(&d) != 0) {
+        hld_engine_close(&d.engine);
+        hld_cues_close(&d.cues);
+        return 1;
+    }
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
     if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
         hld_events_start(&d) != 0 || hld_engine_start(&d.engine) != 0) {
@@ -58,9 +73,10 @@ int main(int argc, char **argv) {
         uv_walk(d.loop, close_walk, NULL);
         uv_run(d.loop, UV_RUN_DEFAULT);
     } else {
-        hld_info("heliod %s: %s driver%s%s, %u Hz, period %u, %u voices", HELIOD_VERSION,
-                 d.engine.backend.name, d.engine.backend.device_name[0] ? " on " : "",
-                 d.engine.backend.device_name, d.cfg.rate, d.cfg.period, d.cfg.voices);
+        hld_info("heliod %s: %s driver%s%s, %u Hz, period %u, %u voices (%u logical)",
+                 HELIOD_VERSION, d.engine.backend.name,
+                 d.engine.backend.device_name[0] ? " on " : "", d.engine.backend.device_name,
+                 d.cfg.rate, d.cfg.period, d.cfg.voices, d.cfg.virtual_voices);
 #if HAVE_LIBSYSTEMD
         sd_notify(0, "READY=1");
 #endif
@@ -68,6 +84,8 @@ int main(int argc, char **argv) {
     }
     hld_engine_close(&d.engine);
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
+    hld_vm_destroy(d.vm);
+    hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
     if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
     return d.exit_code;

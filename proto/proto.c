@@ -353,6 +353,9 @@ void hl_put_play(hl_wbuf_t *w, const hl_play_t *m) {
     hl_put_u32(w, m->loop_end);
     hl_put_u32(w, m->loop_count);
     hl_put_f32(w, m->loop_xfade_ms);
+    put_vec3(w, m->vel);
+    hl_put_str(w, m->emitter, HL_MAX_NAME);
+    hl_put_u32(w, m->over);
 }
 void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
     hl_get_str(r, m->sound, sizeof m->sound);
@@ -372,6 +375,9 @@ void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
     m->loop_end = hl_get_u32(r);
     m->loop_count = hl_get_u32(r);
     m->loop_xfade_ms = hl_get_f32(r);
+    get_vec3(r, m->vel);
+    hl_get_str(r, m->emitter, sizeof m->emitter);
+    m->over = get_flags32(r, HL_OVER_MASK);
 }
 
 void hl_put_play_reply(hl_wbuf_t *w, const hl_play_reply_t *m) {
@@ -417,6 +423,7 @@ void hl_put_set(hl_wbuf_t *w, const hl_set_t *m) {
     hl_put_f32(w, m->pitch);
     hl_put_f32(w, m->ramp_ms);
     hl_put_f64(w, m->seek_s);
+    put_vec3(w, m->vel);
 }
 void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
     m->voice = hl_get_u64(r);
@@ -427,15 +434,18 @@ void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
     m->pitch = hl_get_f32(r);
     m->ramp_ms = hl_get_f32(r);
     m->seek_s = hl_get_f64(r);
+    get_vec3(r, m->vel);
 }
 
 void hl_put_pause(hl_wbuf_t *w, const hl_pause_t *m) {
     hl_put_u8(w, m->pause);
     hl_put_u8(w, m->scope);
+    hl_put_str(w, m->group, HL_MAX_NAME);
 }
 void hl_get_pause(hl_rbuf_t *r, hl_pause_t *m) {
     m->pause = get_enum8(r, 1);
-    m->scope = get_enum8(r, HL_PAUSE_EVERYONE);
+    m->scope = get_enum8(r, HL_PAUSE_CATEGORY);
+    hl_get_str(r, m->group, sizeof m->group);
 }
 
 void hl_put_listener(hl_wbuf_t *w, const hl_listener_t *m) {
@@ -465,6 +475,11 @@ void hl_put_voice_info(hl_wbuf_t *w, const hl_voice_info_t *m) {
     put_vec3(w, m->pos);
     hl_put_f32(w, m->pitch);
     hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_str(w, m->cue, HL_MAX_NAME);
+    hl_put_str(w, m->category, HL_MAX_NAME);
+    hl_put_str(w, m->emitter, HL_MAX_NAME);
+    hl_put_f32(w, m->audibility_db);
+    hl_put_f64(w, m->position_s);
 }
 void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m) {
     m->voice = hl_get_u64(r);
@@ -472,12 +487,17 @@ void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m) {
     m->owner = hl_get_u32(r);
     m->priority = hl_get_i32(r);
     m->flags = get_flags32(r, HL_PLAY_MASK);
-    m->state = get_enum8(r, HL_VOICE_VIRTUAL);
+    m->state = get_enum8(r, HL_VOICE_VPAUSED);
     m->gain_db = hl_get_f32(r);
     m->pan = hl_get_f32(r);
     get_vec3(r, m->pos);
     m->pitch = hl_get_f32(r);
     hl_get_str(r, m->bus, sizeof m->bus);
+    hl_get_str(r, m->cue, sizeof m->cue);
+    hl_get_str(r, m->category, sizeof m->category);
+    hl_get_str(r, m->emitter, sizeof m->emitter);
+    m->audibility_db = hl_get_f32(r);
+    m->position_s = hl_get_f64(r);
 }
 
 #define HL_DEV_MASK (HL_DEV_DEFAULT | HL_DEV_CURRENT)
@@ -567,6 +587,11 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_u64(w, m->voice);
         hl_put_u64(w, m->time_ns);
         break;
+    case HL_EVENT_VIRTUAL:
+        hl_put_u64(w, m->voice);
+        hl_put_u8(w, m->reason);
+        break;
+    case HL_EVENT_REAL: hl_put_u64(w, m->voice); break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -585,14 +610,188 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         break;
     case HL_EVENT_ENDED:
         m->voice = hl_get_u64(r);
-        m->reason = get_enum8(r, HL_END_SHUTDOWN);
+        m->reason = get_enum8(r, HL_END_KILLED);
         break;
     case HL_EVENT_STARTED:
         m->voice = hl_get_u64(r);
         m->time_ns = hl_get_u64(r);
         break;
+    case HL_EVENT_VIRTUAL:
+        m->voice = hl_get_u64(r);
+        m->reason = get_enum8(r, HL_VIRT_WHY_PAUSED);
+        break;
+    case HL_EVENT_REAL: m->voice = hl_get_u64(r); break;
     default: rbuf_fail(r); break;
     }
+}
+
+/* ---- cues, categories, emitters ------------------------------------------ */
+
+void hl_put_cue(hl_wbuf_t *w, const hl_cue_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u8(w, m->nsounds);
+    for (unsigned i = 0; i < m->nsounds && i < HL_MAX_CUE_SOUNDS; i++)
+        hl_put_str(w, m->sounds[i], HL_MAX_NAME);
+    if (m->nsounds > HL_MAX_CUE_SOUNDS && !w->err) w->err = HELIOD_ETOOBIG;
+    hl_put_u8(w, m->pick);
+    hl_put_u32(w, m->flags);
+    hl_put_f32(w, m->gain_db);
+    hl_put_f32(w, m->gain_rand_db);
+    hl_put_f32(w, m->pitch);
+    hl_put_f32(w, m->pitch_rand_cents);
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_str(w, m->category, HL_MAX_NAME);
+    hl_put_i32(w, m->priority);
+    hl_put_f32(w, m->pan);
+    hl_put_f32(w, m->min_distance);
+    hl_put_f32(w, m->max_distance);
+    hl_put_f32(w, m->rolloff);
+    hl_put_u8(w, m->model);
+    hl_put_f32(w, m->fade_in_ms);
+    hl_put_f32(w, m->fade_out_ms);
+    hl_put_u8(w, m->fade_curve);
+    hl_put_u32(w, m->max_instances);
+    hl_put_u8(w, m->overflow);
+    hl_put_f32(w, m->min_interval_ms);
+    hl_put_u8(w, m->beyond);
+    hl_put_u8(w, m->virt);
+    hl_put_f32(w, m->doppler);
+}
+void hl_get_cue(hl_rbuf_t *r, hl_cue_t *m) {
+    memset(m, 0, sizeof *m);
+    hl_get_str(r, m->name, sizeof m->name);
+    uint8_t n = hl_get_u8(r);
+    /* checked before any string is read: the count never drives a loop past the array */
+    if (n < 1 || n > HL_MAX_CUE_SOUNDS) {
+        rbuf_fail(r);
+        n = 0;
+    }
+    m->nsounds = n;
+    for (unsigned i = 0; i < n; i++)
+        hl_get_str(r, m->sounds[i], sizeof m->sounds[i]);
+    m->pick = get_enum8(r, HL_PICK_SEQUENCE);
+    m->flags = get_flags32(r, HL_CUE_MASK);
+    m->gain_db = hl_get_f32(r);
+    m->gain_rand_db = hl_get_f32(r);
+    m->pitch = hl_get_f32(r);
+    m->pitch_rand_cents = hl_get_f32(r);
+    hl_get_str(r, m->bus, sizeof m->bus);
+    hl_get_str(r, m->category, sizeof m->category);
+    m->priority = hl_get_i32(r);
+    m->pan = hl_get_f32(r);
+    m->min_distance = hl_get_f32(r);
+    m->max_distance = hl_get_f32(r);
+    m->rolloff = hl_get_f32(r);
+    m->model = get_enum8(r, HL_DIST_EXPONENTIAL);
+    m->fade_in_ms = hl_get_f32(r);
+    m->fade_out_ms = hl_get_f32(r);
+    m->fade_curve = get_enum8(r, HL_CURVE_LOG);
+    m->max_instances = hl_get_u32(r);
+    m->overflow = get_enum8(r, HL_OVERFLOW_STEAL_FARTHEST);
+    m->min_interval_ms = hl_get_f32(r);
+    m->beyond = get_enum8(r, HL_BEYOND_CLAMP);
+    m->virt = get_enum8(r, HL_VIRT_KILL);
+    m->doppler = hl_get_f32(r);
+}
+
+void hl_put_category(hl_wbuf_t *w, const hl_category_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->max_instances);
+    hl_put_u8(w, m->overflow);
+    hl_put_f32(w, m->fade_out_ms);
+    hl_put_u8(w, m->fade_curve);
+}
+void hl_get_category(hl_rbuf_t *r, hl_category_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    m->max_instances = hl_get_u32(r);
+    m->overflow = get_enum8(r, HL_OVERFLOW_STEAL_FARTHEST);
+    m->fade_out_ms = hl_get_f32(r);
+    m->fade_curve = get_enum8(r, HL_CURVE_LOG);
+}
+
+static void put_counters(hl_wbuf_t *w, const hl_cue_counters_t *n) {
+    hl_put_u64(w, n->plays);
+    hl_put_u64(w, n->refused_interval);
+    hl_put_u64(w, n->refused_distance);
+    hl_put_u64(w, n->refused_cue_limit);
+    hl_put_u64(w, n->refused_cat_limit);
+    hl_put_u64(w, n->refused_no_voice);
+    hl_put_u64(w, n->evicted_cue);
+    hl_put_u64(w, n->evicted_cat);
+    hl_put_u64(w, n->stolen);
+    hl_put_u64(w, n->virtualised);
+    hl_put_u32(w, n->active);
+    hl_put_u32(w, n->virtual_now);
+}
+static void get_counters(hl_rbuf_t *r, hl_cue_counters_t *n) {
+    n->plays = hl_get_u64(r);
+    n->refused_interval = hl_get_u64(r);
+    n->refused_distance = hl_get_u64(r);
+    n->refused_cue_limit = hl_get_u64(r);
+    n->refused_cat_limit = hl_get_u64(r);
+    n->refused_no_voice = hl_get_u64(r);
+    n->evicted_cue = hl_get_u64(r);
+    n->evicted_cat = hl_get_u64(r);
+    n->stolen = hl_get_u64(r);
+    n->virtualised = hl_get_u64(r);
+    n->active = hl_get_u32(r);
+    n->virtual_now = hl_get_u32(r);
+}
+
+void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m) {
+    hl_put_u8(w, m->kind);
+    if (m->kind == HL_CUES_KIND_CUE)
+        hl_put_cue(w, &m->cue);
+    else if (m->kind == HL_CUES_KIND_CATEGORY)
+        hl_put_category(w, &m->cat);
+    else if (!w->err)
+        w->err = HELIOD_EINVAL; /* an unknown kind cannot be encoded */
+    put_counters(w, &m->n);
+}
+void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m) {
+    memset(m, 0, sizeof *m);
+    m->kind = get_enum8(r, HL_CUES_KIND_CATEGORY);
+    if (r->err) return;
+    if (m->kind == HL_CUES_KIND_CUE)
+        hl_get_cue(r, &m->cue);
+    else
+        hl_get_category(r, &m->cat);
+    get_counters(r, &m->n);
+}
+
+void hl_put_cues_load(hl_wbuf_t *w, const hl_cues_load_t *m) {
+    hl_put_str(w, m->path, HL_MAX_PATH);
+}
+void hl_get_cues_load(hl_rbuf_t *r, hl_cues_load_t *m) {
+    hl_get_str(r, m->path, sizeof m->path);
+}
+
+void hl_put_cues_load_reply(hl_wbuf_t *w, const hl_cues_load_reply_t *m) {
+    hl_put_u32(w, m->cues);
+    hl_put_u32(w, m->categories);
+}
+void hl_get_cues_load_reply(hl_rbuf_t *r, hl_cues_load_reply_t *m) {
+    m->cues = hl_get_u32(r);
+    m->categories = hl_get_u32(r);
+}
+
+void hl_put_emitter(hl_wbuf_t *w, const hl_emitter_t *m) {
+    hl_put_u8(w, m->action);
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->mask);
+    put_vec3(w, m->pos);
+    put_vec3(w, m->vel);
+    hl_put_f32(w, m->ramp_ms);
+    hl_put_f32(w, m->fade_ms);
+}
+void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m) {
+    m->action = get_enum8(r, HL_EMITTER_DESTROY);
+    hl_get_str(r, m->name, sizeof m->name);
+    m->mask = get_flags32(r, HL_EM_MASK);
+    get_vec3(r, m->pos);
+    get_vec3(r, m->vel);
+    m->ramp_ms = hl_get_f32(r);
+    m->fade_ms = hl_get_f32(r);
 }
 
 /* ---- validation --------------------------------------------------------- */
@@ -669,6 +868,9 @@ int hl_validate_play(const hl_play_t *m, const char **why) {
     if (!isfinite(m->loop_xfade_ms) || m->loop_xfade_ms < 0.0f ||
         m->loop_xfade_ms > HL_MAX_XFADE_MS)
         return invalid(why, "loop_xfade_ms: must be in [0, 10000]");
+    if (!vec3_ok(m->vel)) return invalid(why, "vel: must be finite and within 1e6 m/s");
+    if (m->emitter[0] && !hl_name_valid(m->emitter)) return invalid(why, "emitter: invalid name");
+    if (m->over & ~HL_OVER_MASK) return invalid(why, "over: unknown bits");
     return 0;
 }
 
@@ -688,12 +890,20 @@ int hl_validate_set(const hl_set_t *m, const char **why) {
     if ((m->mask & HL_SET_SEEK) &&
         !(isfinite(m->seek_s) && m->seek_s >= 0.0 && m->seek_s <= HL_MAX_SEEK_S))
         return invalid(why, "seek_s: must be finite and >= 0");
+    if ((m->mask & HL_SET_VEL) && !vec3_ok(m->vel))
+        return invalid(why, "vel: must be finite and within 1e6 m/s");
     return 0;
 }
 
 int hl_validate_pause(const hl_pause_t *m, const char **why) {
     if (m->pause > 1) return invalid(why, "pause: must be 0 (resume) or 1 (pause)");
-    if (m->scope > HL_PAUSE_EVERYONE) return invalid(why, "scope: unknown");
+    if (m->scope > HL_PAUSE_CATEGORY) return invalid(why, "scope: unknown");
+    if (m->scope == HL_PAUSE_BUS || m->scope == HL_PAUSE_CATEGORY) {
+        if (!hl_name_valid(m->group))
+            return invalid(why, "group: a bus or category scope needs a valid name");
+    } else if (m->group[0]) {
+        return invalid(why, "group: must be empty for the mine and everyone scopes");
+    }
     return 0;
 }
 
@@ -734,6 +944,84 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
     if ((m->mask & HL_BUS_GAIN) && !hl_gain_valid(m->gain_db))
         return invalid(why, "gain_db: must be finite and <= +24");
     if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    return 0;
+}
+
+static int ms_ok(float ms) {
+    return isfinite(ms) && ms >= 0.0f && ms <= HL_MAX_FADE_MS;
+}
+
+int hl_validate_cue(const hl_cue_t *m, const char **why) {
+    if (!hl_name_valid(m->name)) return invalid(why, "name: invalid cue name");
+    if (m->nsounds < 1 || m->nsounds > HL_MAX_CUE_SOUNDS)
+        return invalid(why, "sounds: a cue needs 1 to 16 sounds");
+    for (unsigned i = 0; i < m->nsounds; i++)
+        if (!hl_name_valid(m->sounds[i])) return invalid(why, "sounds: invalid sound name");
+    if (m->pick > HL_PICK_SEQUENCE)
+        return invalid(why, "pick: unknown (random, shuffle, sequence)");
+    if (m->flags & ~HL_CUE_MASK) return invalid(why, "flags: unknown bits");
+    if (!hl_gain_valid(m->gain_db)) return invalid(why, "gain_db: must be finite and <= +24");
+    if (!isfinite(m->gain_rand_db) || m->gain_rand_db < 0.0f || m->gain_rand_db > 48.0f)
+        return invalid(why, "gain_rand_db: must be in [0, 48]");
+    if (!pitch_ok(m->pitch)) return invalid(why, "pitch: must be in [0.25, 4]");
+    if (!isfinite(m->pitch_rand_cents) || m->pitch_rand_cents < 0.0f ||
+        m->pitch_rand_cents > 2400.0f)
+        return invalid(why, "pitch_rand_cents: must be in [0, 2400]");
+    if (m->bus[0] && !hl_name_valid(m->bus)) return invalid(why, "bus: invalid name");
+    if (m->category[0] && !hl_name_valid(m->category))
+        return invalid(why, "category: invalid name");
+    if (m->priority < -HL_MAX_PRIORITY || m->priority > HL_MAX_PRIORITY)
+        return invalid(why, "priority: must be in [-1000, 1000]");
+    if (!pan_ok(m->pan)) return invalid(why, "pan: must be in [-1, 1]");
+    if (!isfinite(m->min_distance) || !(m->min_distance > 0.0f) || m->min_distance > HL_MAX_COORD)
+        return invalid(why, "min_distance: must be > 0");
+    if (!isfinite(m->max_distance) || !(m->max_distance > m->min_distance) ||
+        m->max_distance > HL_MAX_COORD)
+        return invalid(why, "max_distance: must be > min_distance and <= 1e6");
+    if (!isfinite(m->rolloff) || !(m->rolloff >= 0.0f))
+        return invalid(why, "rolloff: must be finite and >= 0");
+    if (m->model > HL_DIST_EXPONENTIAL) return invalid(why, "model: unknown distance model");
+    if (!hl_fade_valid(m->fade_in_ms))
+        return invalid(why, "fade_in_ms: must be -1 (default) or in [0, 60000]");
+    if (!hl_fade_valid(m->fade_out_ms))
+        return invalid(why, "fade_out_ms: must be -1 (default) or in [0, 60000]");
+    if (m->fade_curve > HL_CURVE_LOG)
+        return invalid(why, "fade_curve: unknown (linear, equal-power, log)");
+    if (m->max_instances > 65536) return invalid(why, "max_instances: must be <= 65536");
+    if (m->overflow > HL_OVERFLOW_STEAL_FARTHEST) return invalid(why, "overflow: unknown policy");
+    if (!ms_ok(m->min_interval_ms)) return invalid(why, "min_interval_ms: must be in [0, 60000]");
+    if (m->beyond > HL_BEYOND_CLAMP)
+        return invalid(why, "beyond: unknown (virtual, release, clamp)");
+    if (m->virt > HL_VIRT_KILL) return invalid(why, "virt: unknown (resume, restart, kill)");
+    if (!isfinite(m->doppler) || m->doppler < 0.0f || m->doppler > 10.0f)
+        return invalid(why, "doppler: must be in [0, 10]");
+    return 0;
+}
+
+int hl_validate_category(const hl_category_t *m, const char **why) {
+    if (!hl_name_valid(m->name)) return invalid(why, "name: invalid category name");
+    if (m->max_instances > 65536) return invalid(why, "max_instances: must be <= 65536");
+    if (m->overflow > HL_OVERFLOW_STEAL_FARTHEST) return invalid(why, "overflow: unknown policy");
+    if (!hl_fade_valid(m->fade_out_ms))
+        return invalid(why, "fade_out_ms: must be -1 (default) or in [0, 60000]");
+    if (m->fade_curve > HL_CURVE_LOG)
+        return invalid(why, "fade_curve: unknown (linear, equal-power, log)");
+    return 0;
+}
+
+int hl_validate_emitter(const hl_emitter_t *m, const char **why) {
+    if (m->action > HL_EMITTER_DESTROY) return invalid(why, "action: unknown");
+    if (!hl_name_valid(m->name)) return invalid(why, "name: invalid emitter name");
+    if (m->mask & ~HL_EM_MASK) return invalid(why, "mask: unknown bits");
+    if ((m->mask & HL_EM_POS) && !vec3_ok(m->pos))
+        return invalid(why, "pos: coordinates must be finite and within 1e6 m");
+    if ((m->mask & HL_EM_VEL) && !vec3_ok(m->vel))
+        return invalid(why, "vel: must be finite and within 1e6 m/s");
+    if (!ms_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    if (!hl_fade_valid(m->fade_ms))
+        return invalid(why, "fade_ms: must be -1 (the cue's fade-out) or in [0, 60000]");
+    if (m->action == HL_EMITTER_CREATE && !(m->mask & HL_EM_POS))
+        return invalid(why, "pos: create needs a position");
     return 0;
 }
 

@@ -20,6 +20,10 @@
 #define HL_SPEED_OF_SOUND  343.3f       /* m/s, for Doppler from listener velocity */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */
 #define HL_DOPPLER_MAX     2.0f
+#define HL_DOPPLER_TAU_MS  30.0f        /* Doppler smoothing time constant: glides, no zipper steps */
+#define HL_DOPPLER_SNAP    1e-4f        /* relative distance at which the smoothed Doppler lands on its target */
+#define HL_FADE_GRID       16           /* frames: curved fades are exact at points this far apart, straight between */
+#define HL_FADE_FLOOR_DB   (-60.0f)     /* log fades run linearly in dB between this and the level */
 #define HL_STOP_FADE_MIN   64           /* frames: the shortest fade-out that does not click */
 #define HL_LIMITER_RELEASE_MS 50.0f     /* limiter release: recovers fast, does not pump */
 #define HL_PITCH_MIN       0.25f        /* playback-rate range accepted from clients */

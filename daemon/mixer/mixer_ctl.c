@@ -10,6 +10,7 @@
  * STREAM_RETIRED event each; at most HL_STREAM_RETIRE_MAX are in flight
  * (counted here until polled), and the event ring is sized for them.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -58,6 +59,7 @@ typedef struct {
 
 static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     if (!cfg || cfg->rate == 0 || cfg->voices == 0 || cfg->voices > HL_MAX_VOICES) return -1;
+    if (!(cfg->speed_of_sound >= 0.0f && cfg->speed_of_sound <= FLT_MAX)) return -1;
     uint32_t cmd_cap = cfg->cmd_capacity ? cfg->cmd_capacity : HL_CMD_RING;
     if (cmd_cap < 2 || (cmd_cap & (cmd_cap - 1)) != 0) return -1;
     lo->slots = cfg->voices * HL_SLOT_FACTOR;
@@ -125,6 +127,10 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
         m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
     }
     hl_limiter_init(&m->limiter, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, cfg->rate);
+    m->sound_speed = cfg->speed_of_sound > 0.0f ? cfg->speed_of_sound : HL_SPEED_OF_SOUND;
+    /* one-pole smoothing stepped every HL_PITCH_GRID frames: time constant HL_DOPPLER_TAU_MS */
+    m->dop_coef = (float)(1.0 - exp(-(double)HL_PITCH_GRID /
+                                    (HL_DOPPLER_TAU_MS * 1e-3 * (double)cfg->rate)));
     m->k = &hl_mix_kernels_generic;
     (void)hl_mixer_use_simd(m, HL_MIX_SIMD_BEST);
     return m;
@@ -164,17 +170,28 @@ static int push_cmd(hl_mixer_t *m, const hl_cmd_t *cmd) {
 
 /* ---- play / stop / set ----------------------------------------------------- */
 
+static int finite3(const float v[3]) {
+    for (int a = 0; a < 3; a++)
+        if (!(v[a] >= -FLT_MAX && v[a] <= FLT_MAX)) return 0;
+    return 1;
+}
+
 static int params_valid(const hl_voice_params_t *p) {
     if (!p) return 0;
     if (p->stream) {
         if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
+        if (p->start_frame != 0) return 0;
     } else {
         if (!p->pcm || !p->pcm->data || p->pcm->frames == 0) return 0;
         if (p->pcm->channels != 1 && p->pcm->channels != 2) return 0;
         uint32_t le = p->loop_end ? p->loop_end : p->pcm->frames;
         if (le > p->pcm->frames || p->loop_start >= le) return 0;
         if (p->loop_xfade > p->loop_start || p->loop_xfade > le - p->loop_start) return 0;
+        if (p->start_frame >= p->pcm->frames) return 0;
     }
+    if (p->attack_curve > HL_FADE_LOG) return 0;
+    if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel))
+        return 0;
     if (p->bus >= HL_NUM_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
     if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
     if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;
@@ -242,14 +259,21 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
 
 int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
                   uint64_t now_ns) {
+    return hl_mixer_stop_curve(m, voice, release_frames, reason, HL_FADE_LINEAR, now_ns);
+}
+
+int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
+                        uint32_t curve, uint64_t now_ns) {
     hl_ctl_voice_t *c = lookup(m, voice);
     if (!c) return HELIOD_ENOVOICE;
+    if (curve > HL_FADE_LOG) return HELIOD_EINVAL;
     if (c->state == HL_MIX_STATE_STOPPING) return 0; /* already fading: keep that fade */
     uint32_t slot = (uint32_t)voice;
     hl_cmd_t cmd = {.type = HL_CMD_STOP, .slot = slot, .gen = c->gen, .enq_ns = now_ns};
     cmd.u.stop.release_frames =
         release_frames < HL_STOP_FADE_MIN ? HL_STOP_FADE_MIN : release_frames;
-    cmd.u.stop.reason = reason;
+    cmd.u.stop.reason = (uint32_t)reason;
+    cmd.u.stop.curve = curve;
     if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
     c->state = HL_MIX_STATE_STOPPING;
     m->n_active_ctl--;
@@ -264,6 +288,7 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
     const int switching = (s->mask & HL_MIX_SET_STREAM) != 0;
     if (switching) {
         if (!c->params.stream || !s->stream || s->stream == c->params.stream ||
@@ -281,6 +306,7 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_PAN) c->params.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
+    if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
     if (switching) {
         c->params.stream = s->stream;
         m->retire_inflight++;

@@ -44,7 +44,8 @@ typedef struct {
         hl_voice_params_t play;
         struct {
             uint32_t release_frames;
-            int32_t reason;
+            uint32_t reason; /* opaque: comes back unchanged in ENDED */
+            uint32_t curve;  /* HL_FADE_* */
         } stop;
         hl_voice_set_t set;
         hl_listener_state_t listener;
@@ -139,7 +140,9 @@ typedef struct {
     float gain_2d, pan_2d;         /* 2D targets, so gain-only or pan-only sets keep the other */
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
-    float doppler;
+    float doppler;    /* Doppler pitch factor in use (smoothed towards dop_target) */
+    float dop_target; /* the OpenAL 1.1 value for the last computed geometry */
+    uint32_t dop_phase; /* frames into the current HL_PITCH_GRID cell of the smoothing */
     float sp_l, sp_r; /* 3D gain pair computed for the current position and gain */
     uint32_t sp_far;  /* ... and whether that position was beyond max distance */
     uint32_t sp_gen;  /* listener_gen the pair is valid for; 0 = recompute */
@@ -163,6 +166,16 @@ typedef struct {
     uint32_t ur;          /* 1 while in an underrun episode */
     uint32_t ur_pos;      /* frames into the underrun decay */
     float hold[2];        /* last output sample per channel (pre-gain), decays on underrun */
+    float vel[3];         /* source velocity (3D Doppler) */
+    float dop_factor;     /* DopplerFactor: 0 = no Doppler */
+    uint64_t spulled;     /* frames taken from the current stream's ring since it began */
+    /* curved envelope fade (HL_FADE_EQUAL_POWER / LOG): env runs as straight
+     * segments between exact curve points HL_FADE_GRID frames apart */
+    uint32_t fcurve;     /* HL_FADE_* of the fade in progress (flen > 0) */
+    uint32_t fpos, flen; /* frames of the fade covered by env's segments so far, its length */
+    uint32_t fup;        /* 1: fading in to 1, 0: fading out to 0 */
+    float fs, fbase, fk; /* start level; log fades: level(t) = fbase * e^(fk * t) */
+    uint64_t end_frame;  /* ENDED: engine frame just after the voice's last block */
     float hist[HL_STREAM_HIST * 2]; /* last frames consumed from the stream, interleaved */
 } hl_rt_voice_t;
 
@@ -198,6 +211,9 @@ struct hl_mixer {
     uint32_t *rt_active; /* dense list of live slots */
     uint32_t n_rt_active;
     hl_listener_state_t listener;
+    uint64_t clock;         /* engine frames rendered before the current internal block */
+    float sound_speed;      /* m/s (cfg, or HL_SPEED_OF_SOUND) */
+    float dop_coef;         /* Doppler one-pole coefficient per HL_PITCH_GRID frames */
     uint32_t listener_gen; /* bumped by every listener command; never 0 */
     uint32_t bus_dirty;    /* buses whose accumulators hold last block's mix (bit per bus) */
     hl_ramp_t bus_gain[HL_NUM_GAINS];

@@ -33,6 +33,7 @@
  * audio thread is done with (ended voices, their PCM and streams, retired
  * streams) goes back on the event ring.
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -41,8 +42,6 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#else
-#include <math.h>
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <pmmintrin.h>
@@ -88,7 +87,7 @@ static void store_f32(_Atomic uint32_t *a, float f) {
 
 static void push_event_raw(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64_t voice,
                            uint64_t tag, const hl_pcm_t *pcm, hl_stream_t *stream,
-                           uint64_t now_ns) {
+                           uint64_t now_ns, uint64_t frame, uint64_t cursor) {
     hl_mix_event_t ev = {
         .type = type,
         .reason = reason,
@@ -97,6 +96,8 @@ static void push_event_raw(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64
         .pcm = pcm,
         .time_ns = now_ns,
         .stream = stream,
+        .frame = frame,
+        .cursor = cursor,
     };
     /* Cannot fail: capacity >= 2 events per slot plus HL_STREAM_RETIRE_MAX,
      * slots are only reused after their ENDED event was consumed, and the
@@ -105,16 +106,16 @@ static void push_event_raw(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64
 }
 
 static void push_event(hl_mixer_t *m, uint32_t type, uint32_t reason, const hl_rt_voice_t *v,
-                       uint64_t now_ns) {
+                       uint64_t now_ns, uint64_t frame, uint64_t cursor) {
     int ended = type == HL_MIX_EV_ENDED;
     push_event_raw(m, type, reason, ((uint64_t)v->gen << 32) | v->slot, v->tag,
-                   ended ? v->pcm : NULL, ended ? v->stream : NULL, now_ns);
+                   ended ? v->pcm : NULL, ended ? v->stream : NULL, now_ns, frame, cursor);
 }
 
 /* Hands a stream the voice will never read back to the main thread. */
 static void retire_stream(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_t *st, uint64_t now_ns) {
     push_event_raw(m, HL_MIX_EV_STREAM_RETIRED, 0, ((uint64_t)v->gen << 32) | v->slot, v->tag, NULL,
-                   st, now_ns);
+                   st, now_ns, m->clock, 0);
 }
 
 /* Gain pair of a 2D voice: equal power for mono, balance for stereo. */
@@ -129,23 +130,43 @@ static void pair_2d(const hl_rt_voice_t *v, float gain, float pan, float *l, flo
     }
 }
 
-/* Target gain pair and Doppler of a 3D voice at position pos; returns 1 when
- * the voice is at or beyond max distance (inaudible). */
+/* OpenAL 1.1 Doppler pitch factor of a source at distance d (> 0) from the
+ * listener: with SL = listener - source, vls and vss the listener's and the
+ * source's velocities along SL, each at most ss / df,
+ *   (ss - df * vls) / (ss - df * vss), clamped to [HL_DOPPLER_MIN, HL_DOPPLER_MAX]. */
+static float doppler_of(const hl_mixer_t *m, const hl_rt_voice_t *v, float d) {
+    const hl_listener_state_t *lis = &m->listener;
+    const float df = v->dop_factor, ss = m->sound_speed;
+    if (!(df > 0.0f) || !(d > 1e-6f)) return 1.0f;
+    float sl[3], vls = 0.0f, vss = 0.0f;
+    for (int a = 0; a < 3; a++) {
+        sl[a] = lis->pos[a] - v->pos[a];
+        vls += sl[a] * lis->vel[a];
+        vss += sl[a] * v->vel[a];
+    }
+    const float vmax = ss / df;
+    vls /= d;
+    vss /= d;
+    vls = vls < vmax ? vls : vmax;
+    vss = vss < vmax ? vss : vmax;
+    const float num = ss - df * vls, den = ss - df * vss;
+    float dop = den > 0.0f ? num / den : HL_DOPPLER_MAX;
+    if (!(dop == dop)) return 1.0f; /* NaN from extreme inputs */
+    return dop < HL_DOPPLER_MIN ? HL_DOPPLER_MIN : dop > HL_DOPPLER_MAX ? HL_DOPPLER_MAX : dop;
+}
+
+/* Target gain pair and Doppler target of a 3D voice at position pos; returns
+ * 1 when the voice is at or beyond max distance and inaudible (never with
+ * HL_MIX_CLAMP: it keeps the gain it has at max distance). */
 static int spatial_3d(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r) {
     const hl_listener_state_t *lis = &m->listener;
     float pan;
     float d = hl_spatial_pan(v->pos, lis->pos, lis->fwd, lis->up, &pan);
-    float dop = 1.0f;
-    if (d > 1e-6f) {
-        float along =
-            ((v->pos[0] - lis->pos[0]) * lis->vel[0] + (v->pos[1] - lis->pos[1]) * lis->vel[1] +
-             (v->pos[2] - lis->pos[2]) * lis->vel[2]) /
-            d;
-        dop = (HL_SPEED_OF_SOUND + along) / HL_SPEED_OF_SOUND;
-        dop = dop < HL_DOPPLER_MIN ? HL_DOPPLER_MIN : dop > HL_DOPPLER_MAX ? HL_DOPPLER_MAX : dop;
-    }
-    v->doppler = dop;
-    if (d >= v->max_d) {
+    const float dop = doppler_of(m, v, d);
+    /* a new target starts the smoothing's grid afresh (see dop_advance) */
+    if (v->doppler == v->dop_target && dop != v->dop_target) v->dop_phase = 0;
+    v->dop_target = dop;
+    if (d >= v->max_d && !(v->flags & HL_MIX_CLAMP)) {
         *l = *r = 0.0f;
         return 1;
     }
@@ -188,10 +209,113 @@ static uint32_t pitch_run(const hl_rt_voice_t *v, uint32_t n) {
     return cell < n ? cell : n;
 }
 
+/* Doppler smoothing: while the factor in use differs from its target it
+ * moves a fixed fraction (dop_coef, a one-pole filter with time constant
+ * HL_DOPPLER_TAU_MS) of the way there at every HL_PITCH_GRID frames counted
+ * from the smoothing's start, and lands on the target exactly once within
+ * HL_DOPPLER_SNAP of it. Between grid points it is constant, like a pitch
+ * ramp, so the output does not depend on how blocks are split. */
+static void dop_advance(const hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
+    if (v->doppler == v->dop_target) return;
+    v->dop_phase += n; /* segments stop at the grid: at most one step */
+    if (v->dop_phase < HL_PITCH_GRID) return;
+    v->dop_phase = 0;
+    const float t = v->dop_target, d = v->doppler + m->dop_coef * (t - v->doppler);
+    v->doppler = fabsf(t - d) <= HL_DOPPLER_SNAP * t ? t : d;
+}
+
+/* Frames until the rate may change: pitch grid cell or ramp end, Doppler grid. */
+static uint32_t rate_run(const hl_rt_voice_t *v, uint32_t n) {
+    uint32_t seg = pitch_run(v, n);
+    if (v->doppler != v->dop_target) {
+        uint32_t g = HL_PITCH_GRID - v->dop_phase;
+        seg = g < seg ? g : seg;
+    }
+    return seg;
+}
+
+static void rate_advance(const hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
+    pitch_advance(v, n);
+    dop_advance(m, v, n);
+}
+
+/* ---- envelope fades -------------------------------------------------------------
+ * LINEAR is env itself, one ramp (exact per sample). The other curves run env
+ * as straight segments between exact curve points HL_FADE_GRID frames apart,
+ * counted from the fade's start: click-free, one curve evaluation per point,
+ * and nothing at all once the envelope has settled. */
+
+#define HL_LN10 2.302585093f
+
+/* Level of the curved fade at fraction t (0 < t <= 1) of its length. */
+static float fade_level(const hl_rt_voice_t *v, float t) {
+    if (t >= 1.0f) return v->fup ? 1.0f : 0.0f;
+    if (v->fcurve == HL_FADE_EQUAL_POWER) {
+        const float q = t * 1.57079632679f; /* quarter wave */
+        return v->fup ? v->fs + (1.0f - v->fs) * sinf(q) : v->fs * cosf(q);
+    }
+    return v->fbase * expf(v->fk * t); /* log: straight in dB */
+}
+
+/* Points env at the next curve point of the fade (env.rem was 0). */
+static void fade_next(hl_rt_voice_t *v) {
+    const uint32_t len = v->flen - v->fpos < HL_FADE_GRID ? v->flen - v->fpos : HL_FADE_GRID;
+    v->fpos += len;
+    v->env.target = fade_level(v, (float)v->fpos / (float)v->flen);
+    v->env.rem = len;
+    if (v->fpos >= v->flen) v->flen = 0; /* the last segment: a plain ramp now */
+}
+
+/* Starts a fade of env from its current level to `up` (1) or 0 over frames
+ * (>= 1) with curve (HL_FADE_*). */
+static void fade_start(hl_rt_voice_t *v, uint32_t up, uint32_t frames, uint32_t curve) {
+    const float s = v->env.cur;
+    v->env.target = up ? 1.0f : 0.0f;
+    v->env.rem = frames;
+    v->flen = 0;
+    if (curve != HL_FADE_EQUAL_POWER && curve != HL_FADE_LOG) return; /* linear: one ramp */
+    v->fcurve = curve;
+    v->fup = up;
+    v->fs = s;
+    if (curve == HL_FADE_LOG) {
+        const float db = hl_lin_to_db(s);
+        if (up) { /* from max(level, floor) dB up to 0 dB */
+            const float d0 = db > HL_FADE_FLOOR_DB ? db : HL_FADE_FLOOR_DB;
+            if (d0 >= 0.0f) return; /* nothing to shape */
+            v->fbase = expf(HL_LN10 * d0 / 20.0f);
+            v->fk = -HL_LN10 * d0 / 20.0f;
+        } else { /* from the level down to the floor, then 0 at the end */
+            if (db <= HL_FADE_FLOOR_DB) return; /* too quiet to shape: linear */
+            v->fbase = s;
+            v->fk = HL_LN10 * (HL_FADE_FLOOR_DB - db) / 20.0f;
+        }
+    }
+    v->fpos = 0;
+    v->flen = frames;
+    fade_next(v);
+}
+
+/* After env advanced: a curved fade whose segment ended goes on to the next. */
+static inline void fade_step(hl_rt_voice_t *v) {
+    if (v->env.rem == 0 && v->flen) fade_next(v);
+}
+
+/* Advances env over n frames through as many curve segments as it takes. */
+static void env_advance(hl_rt_voice_t *v, uint32_t n) {
+    for (;;) {
+        const uint32_t k = v->env.rem && v->env.rem < n ? v->env.rem : n;
+        ramp_advance(&v->env, k);
+        fade_step(v);
+        n -= k;
+        if (n == 0 || v->env.rem == 0) return;
+    }
+}
+
 static void stream_reset(hl_rt_voice_t *v) {
     memset(v->hist, 0, sizeof v->hist);
     v->hold[0] = v->hold[1] = 0.0f;
     v->scur = (uint64_t)HL_STREAM_HIST << 32; /* first frame of the ring */
+    v->spulled = 0;
     v->ur = 0;
     v->ur_pos = 0;
 }
@@ -221,6 +345,9 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
         v->loops_left =
             p->loop_count ? p->loop_count : ((p->flags & HL_MIX_LOOP) ? HL_LOOP_FOREVER : 0);
         v->loop_on = v->loops_left != 0;
+        /* a start past the loop region never reaches the loop (as a seek there) */
+        if (v->loop_on && p->start_frame >= v->loop_end) v->loop_on = v->loops_left = 0;
+        v->f.cursor = (uint64_t)p->start_frame << 32;
         pcm_view(v);
     }
     v->bus = p->bus < HL_NUM_BUSES ? p->bus : HL_BUS_SFX;
@@ -236,19 +363,22 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->max_d = p->max_distance;
     v->rolloff = p->rolloff;
     v->model = p->model;
-    v->doppler = 1.0f;
+    memcpy(v->vel, p->vel, sizeof v->vel);
+    v->dop_factor = p->doppler_factor;
+    v->doppler = v->dop_target = 1.0f;
     float l, r;
-    if (v->flags & HL_MIX_3D)
+    if (v->flags & HL_MIX_3D) {
         (void)spatial_3d(m, v, p->gain, &l, &r);
-    else
+        v->doppler = v->dop_target; /* the first block plays at the formula's value */
+    } else {
         pair_2d(v, p->gain, p->pan, &l, &r);
+    }
     v->gl.cur = v->gl.target = l;
     v->gr.cur = v->gr.target = r;
     if (v->flags & HL_MIX_PAUSED) {
         v->env_mode = HL_ENV_PAUSED;
     } else if (p->attack_frames) {
-        v->env.target = 1.0f;
-        v->env.rem = p->attack_frames;
+        fade_start(v, 1, p->attack_frames, p->attack_curve);
     } else {
         v->env.cur = v->env.target = 1.0f;
     }
@@ -259,13 +389,14 @@ static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     hl_rt_voice_t *v = rt_voice(m, c);
     if (!v || v->env_mode == HL_ENV_RELEASE) return; /* gone, or already fading: keep that fade */
     v->f.steady = 0;
-    v->end_reason = (uint32_t)c->u.stop.reason;
+    v->end_reason = c->u.stop.reason;
     if (v->env_mode == HL_ENV_PAUSED) {
         v->env.cur = v->env.target = 0.0f; /* silent already: ends next block */
         v->env.rem = 0;
-    } else {
-        v->env.target = 0.0f;
-        v->env.rem = c->u.stop.release_frames ? c->u.stop.release_frames : HL_STOP_FADE_MIN;
+        v->flen = 0;
+    } else { /* from the level it is at, e.g. part way through a fade-in */
+        fade_start(v, 0, c->u.stop.release_frames ? c->u.stop.release_frames : HL_STOP_FADE_MIN,
+                   c->u.stop.curve);
     }
     v->env_mode = HL_ENV_RELEASE;
 }
@@ -297,7 +428,7 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         /* the voice ended before the switch arrived: the new stream comes back */
         if ((s->mask & HL_MIX_SET_STREAM) && s->stream)
             push_event_raw(m, HL_MIX_EV_STREAM_RETIRED, 0, ((uint64_t)c->gen << 32) | c->slot, 0,
-                           NULL, s->stream, now_ns);
+                           NULL, s->stream, now_ns, m->clock, 0);
         return;
     }
     v->f.steady = 0; /* whatever changes, the full path sees it first */
@@ -309,7 +440,8 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->pitch_pos = 0;
     }
     if (v->flags & HL_MIX_3D) {
-        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS)) v->sp_gen = 0;
+        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL)) v->sp_gen = 0;
+        if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
         if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
         if (s->mask & HL_MIX_SET_POS) {
             memcpy(v->pos_from, v->pos, sizeof v->pos);
@@ -327,13 +459,11 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     if ((s->mask & HL_MIX_SET_PAUSE) &&
         (v->env_mode == HL_ENV_RUN || v->env_mode == HL_ENV_PAUSING)) {
         v->env_mode = HL_ENV_PAUSING;
-        v->env.target = 0.0f;
-        v->env.rem = len;
+        fade_start(v, 0, len, HL_FADE_LINEAR);
     } else if ((s->mask & HL_MIX_SET_RESUME) &&
                (v->env_mode == HL_ENV_PAUSED || v->env_mode == HL_ENV_PAUSING)) {
         v->env_mode = HL_ENV_RUN;
-        v->env.target = 1.0f;
-        v->env.rem = len;
+        fade_start(v, 1, len, HL_FADE_LINEAR);
     }
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
 }
@@ -744,6 +874,7 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
         atomic_store_explicit(&st->consumed,
                               atomic_load_explicit(&st->consumed, memory_order_relaxed) + shift,
                               memory_order_relaxed);
+        v->spulled += shift;
         done += cnt;
         if (fin || v->scur >= (eos ? (uint64_t)(HL_STREAM_HIST + a - shift) << 32 : UINT64_MAX)) {
             *finished = 1;
@@ -784,13 +915,27 @@ static uint64_t voice_step(const hl_rt_voice_t *v) {
     return (uint64_t)((double)p * (double)HL_FP_ONE + 0.5);
 }
 
+/* Source position of a voice in whole frames: the pcm frame under the cursor
+ * (at most the pcm's length), or for a stream the frame of the current
+ * stream under the cursor, counted from the voice's (or switch's) start. */
+static uint64_t voice_position(const hl_rt_voice_t *v) {
+    if (v->stream) {
+        uint64_t at = v->spulled + (v->scur >> 32);
+        return at > HL_STREAM_HIST ? at - HL_STREAM_HIST : 0;
+    }
+    uint64_t at = v->f.cursor >> 32;
+    return at < v->src.frames ? at : v->src.frames;
+}
+
 /* Ends the voice at position i of the active list (swap-remove); its
- * stream, and a stream it was about to switch to, go back to the main thread. */
-static void end_voice(hl_mixer_t *m, uint32_t i, uint32_t reason, uint64_t now_ns) {
+ * stream, and a stream it was about to switch to, go back to the main thread.
+ * The ENDED event carries v->end_reason unchanged, v->end_frame and the
+ * source position. */
+static void end_voice(hl_mixer_t *m, uint32_t i, uint64_t now_ns) {
     hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
     if (v->pending) retire_stream(m, v, v->pending, now_ns);
     v->pending = NULL;
-    push_event(m, HL_MIX_EV_ENDED, reason, v, now_ns);
+    push_event(m, HL_MIX_EV_ENDED, v->end_reason, v, now_ns, v->end_frame, voice_position(v));
     v->live = 0;
     m->rt_active[i] = m->rt_active[--m->n_rt_active];
 }
@@ -837,7 +982,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->steady = 0;
     if (v->stream || v->src.ch != 1 || v->src.cubic || v->env_mode != HL_ENV_RUN || v->env.rem ||
         v->gl.rem || v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
-        v->pitch_pos < v->pitch_len || !v->started)
+        v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target)
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
@@ -858,15 +1003,19 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->steady = 1;
 }
 
-/* Result of one voice's block: 0 still playing, else an HL_MIX_END_* + 1. */
-static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns,
-                              uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
+/* One voice's block: returns 1 when the voice ended (end_reason and
+ * end_frame set for its ENDED event), 0 while it plays. */
+static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns,
+                         uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
     if (v->stream) (*streams)++;
-    if (v->env_mode == HL_ENV_RELEASE && v->env.rem == 0) return v->end_reason + 1;
+    if (v->env_mode == HL_ENV_RELEASE && v->env.rem == 0) { /* stopped while paused */
+        v->end_frame = m->clock;
+        return 1;
+    }
     if (v->env_mode == HL_ENV_PAUSED) return 0; /* holds: no cursor, no fades */
     if (!v->started) {
         v->started = 1;
-        push_event(m, HL_MIX_EV_STARTED, 0, v, now_ns);
+        push_event(m, HL_MIX_EV_STARTED, 0, v, now_ns, m->clock, 0);
     }
     int far = (v->flags & HL_MIX_3D) ? update_3d(m, v, n) : 0;
     int finished = 0;
@@ -874,14 +1023,14 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
         /* virtual: inaudible, not mixed, but time goes on (streams always play) */
         (*virt)++;
         for (uint32_t t = 0; t < n && !finished;) {
-            uint32_t seg = pitch_run(v, n - t);
+            uint32_t seg = rate_run(v, n - t);
             skip_voice(v, seg, voice_step(v), &finished);
-            pitch_advance(v, seg);
+            rate_advance(m, v, seg);
             t += seg;
         }
         ramp_advance(&v->gl, n);
         ramp_advance(&v->gr, n);
-        ramp_advance(&v->env, n);
+        env_advance(v, n);
         ramp_advance(&v->xf, n);
         if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0) do_switch(m, v, now_ns);
     } else {
@@ -893,7 +1042,7 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
             if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0 &&
                 (!v->ur || v->ur_pos >= HL_UNDERRUN_FADE))
                 do_switch(m, v, now_ns);
-            uint32_t seg = pitch_run(v, n - t);
+            uint32_t seg = rate_run(v, n - t);
             if (v->env.rem && v->env.rem < seg) seg = v->env.rem;
             if (v->gl.rem && v->gl.rem < seg) seg = v->gl.rem;
             if (v->xf.rem && v->xf.rem < seg) seg = v->xf.rem;
@@ -918,15 +1067,36 @@ static uint32_t process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint6
                                  voice_step(v), &finished);
             }
             ramp_advance(&v->env, seg);
+            fade_step(v);
             ramp_advance(&v->gl, seg);
             ramp_advance(&v->gr, seg);
-            pitch_advance(v, seg);
+            rate_advance(m, v, seg);
             t += seg;
             if (finished || (v->env.rem == 0 && v->env_mode != HL_ENV_RUN)) break;
         }
+        if (!finished && t < n && v->env_mode == HL_ENV_RELEASE) {
+            /* faded out part way: the source goes on silently to the block's
+             * end, so the ENDED event's position belongs to its frame */
+            static const hl_gain_ramp_t silent;
+            int past_end = 0;
+            while (t < n && !past_end) {
+                uint32_t seg = rate_run(v, n - t);
+                if (v->stream)
+                    render_stream(m, v, acc_l + t, acc_r + t, seg, &silent, voice_step(v),
+                                  &past_end);
+                else
+                    skip_voice(v, seg, voice_step(v), &past_end);
+                rate_advance(m, v, seg);
+                t += seg;
+            }
+        }
     }
-    if (finished) return HL_MIX_END_FINISHED + 1;
-    if (v->env.rem == 0 && v->env_mode == HL_ENV_RELEASE) return v->end_reason + 1;
+    v->end_frame = m->clock + n;
+    if (finished) {
+        v->end_reason = HL_MIX_END_FINISHED;
+        return 1;
+    }
+    if (v->env.rem == 0 && v->env_mode == HL_ENV_RELEASE) return 1;
     if (v->env.rem == 0 && v->env_mode == HL_ENV_PAUSING) v->env_mode = HL_ENV_PAUSED;
     fast_refresh(m, v);
     return 0;
@@ -1127,9 +1297,8 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
             i++;
             continue;
         }
-        uint32_t end = process_voice(m, v, n, now_ns, &mixed, &virt, &streams, &buses);
-        if (end)
-            end_voice(m, i, end - 1, now_ns); /* swapped in: same i again */
+        if (process_voice(m, v, n, now_ns, &mixed, &virt, &streams, &buses))
+            end_voice(m, i, now_ns); /* swapped in: same i again */
         else
             i++;
     }
@@ -1172,6 +1341,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         out[2 * t] = ml[t];
         out[2 * t + 1] = mr[t];
     }
+    m->clock += n;
 }
 
 void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t now_ns) {

@@ -56,6 +56,11 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SUBSCRIBE: ROUND(hl_subscribe_t, hl_get_subscribe, hl_put_subscribe); break;
     case HL_OP_BUS: ROUND(hl_bus_t, hl_get_bus, hl_put_bus); break;
     case HL_OP_EVENT: ROUND(hl_event_t, hl_get_event, hl_put_event); break;
+    case HL_OP_CUE: ROUND(hl_cue_t, hl_get_cue, hl_put_cue); break;
+    case HL_OP_CATEGORY: ROUND(hl_category_t, hl_get_category, hl_put_category); break;
+    case HL_OP_CUES_LOAD: ROUND(hl_cues_load_t, hl_get_cues_load, hl_put_cues_load); break;
+    case HL_OP_EMITTER: ROUND(hl_emitter_t, hl_get_emitter, hl_put_emitter); break;
+    case HL_OP_CUES:
     case HL_OP_PING:
     case HL_OP_SOUNDS:
     case HL_OP_VOICES:
@@ -90,6 +95,15 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_VOICES: LIST(hl_voice_info_t, hl_get_voice_info, hl_put_voice_info); break;
     case HL_OP_DEVICES: LIST(hl_device_info_t, hl_get_device_info, hl_put_device_info); break;
     case HL_OP_STATS: LIST(hl_stat_t, hl_get_stat, hl_put_stat); break;
+    case HL_OP_CUES: LIST(hl_cue_info_t, hl_get_cue_info, hl_put_cue_info); break;
+    case HL_OP_CUES_LOAD:
+        ROUND(hl_cues_load_reply_t, hl_get_cues_load_reply, hl_put_cues_load_reply);
+        break;
+    case HL_OP_EMITTER: /* empty (create, set) or a count (destroy) */
+        if (r->off < r->len) ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply);
+        break;
+    case HL_OP_CUE:
+    case HL_OP_CATEGORY:
     case HL_OP_UNLOAD:
     case HL_OP_STOP:
     case HL_OP_SET:
@@ -140,7 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         off += hdr.size;
     }
     /* as the body of everything */
-    for (uint16_t op = HL_OP_HELLO; op <= HL_OP_BUS; op++) {
+    for (uint16_t op = HL_OP_HELLO; op <= HL_OP_EMITTER; op++) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);
     }

@@ -39,6 +39,41 @@ static void rnd_name(char *dst, size_t maxlen) {
     dst[n] = '\0';
 }
 
+static void gen_cue(hl_cue_t *m) {
+    hl_cue_init(m);
+    rnd_name(m->name, HL_MAX_NAME);
+    m->nsounds = (uint8_t)(1 + rnd() % HL_MAX_CUE_SOUNDS);
+    for (unsigned i = 0; i < m->nsounds; i++)
+        rnd_name(m->sounds[i], 12);
+    m->pick = rnd() % 3;
+    m->flags = rnd() & HL_CUE_MASK;
+    m->gain_db = rndf(-40, 6);
+    m->gain_rand_db = rndf(0, 6);
+    m->pitch = rndf(0.25f, 4);
+    m->pitch_rand_cents = rndf(0, 200);
+    if (rnd() % 2) rnd_name(m->bus, 8);
+    if (rnd() % 2) rnd_name(m->category, 8);
+    m->priority = (int32_t)(rnd() % 2001) - 1000;
+    m->pan = rndf(-1, 1);
+    m->model = rnd() % 3;
+    m->fade_curve = rnd() % 3;
+    m->max_instances = rnd() % 64;
+    m->overflow = rnd() % 6;
+    m->min_interval_ms = rndf(0, 100);
+    m->beyond = rnd() % 3;
+    m->virt = rnd() % 3;
+    m->doppler = rndf(0, 2);
+}
+
+static void gen_category(hl_category_t *m) {
+    hl_category_init(m);
+    rnd_name(m->name, HL_MAX_NAME);
+    m->max_instances = rnd() % 64;
+    m->overflow = rnd() % 6;
+    m->fade_out_ms = rndf(0, 500);
+    m->fade_curve = rnd() % 3;
+}
+
 /* Writes a random valid body for (op, as_reply). */
 static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
     if (as_reply) {
@@ -84,6 +119,7 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
             hl_put_play_reply(w, &m);
             break;
         }
+        case HL_OP_PAUSE:
         case HL_OP_STOP_ALL: {
             hl_count_reply_t m = {.count = rnd()};
             hl_put_count_reply(w, &m);
@@ -96,12 +132,17 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
                                      .owner = rnd(),
                                      .priority = (int32_t)rnd(),
                                      .flags = rnd() & HL_PLAY_MASK,
-                                     .state = rnd() % 4,
+                                     .state = rnd() % 5,
+                                     .audibility_db = rndf(-90, 0),
+                                     .position_s = rndf(0, 100),
                                      .gain_db = rndf(-60, 24),
                                      .pan = rndf(-1, 1),
                                      .pitch = rndf(0.25f, 4)};
                 rnd_name(m.sound, HL_MAX_NAME);
                 rnd_name(m.bus, 8);
+                if (rnd() % 2) rnd_name(m.cue, HL_MAX_NAME);
+                if (rnd() % 2) rnd_name(m.category, 8);
+                if (rnd() % 2) rnd_name(m.emitter, 8);
                 hl_put_voice_info(w, &m);
             }
             break;
@@ -123,6 +164,36 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
                 hl_stat_t m = {.value = rndf(0, 1e6f)};
                 rnd_name(m.key, HL_MAX_NAME);
                 hl_put_stat(w, &m);
+            }
+            break;
+        case HL_OP_CUES:
+            hl_put_list_head(w, &lh);
+            for (unsigned i = 0; i < n; i++) {
+                hl_cue_info_t m;
+                memset(&m, 0, sizeof m);
+                m.kind = rnd() % 2;
+                if (m.kind == HL_CUES_KIND_CUE)
+                    gen_cue(&m.cue);
+                else
+                    gen_category(&m.cat);
+                m.n.plays = ((uint64_t)rnd() << 32) | rnd();
+                m.n.refused_interval = rnd();
+                m.n.stolen = rnd();
+                m.n.virtualised = rnd();
+                m.n.active = rnd();
+                m.n.virtual_now = rnd();
+                hl_put_cue_info(w, &m);
+            }
+            break;
+        case HL_OP_CUES_LOAD: {
+            hl_cues_load_reply_t m = {.cues = rnd(), .categories = rnd()};
+            hl_put_cues_load_reply(w, &m);
+            break;
+        }
+        case HL_OP_EMITTER:
+            if (rnd() % 2) {
+                hl_count_reply_t m = {.count = rnd()};
+                hl_put_count_reply(w, &m);
             }
             break;
         default: break;
@@ -160,8 +231,11 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
                        .min_distance = 1,
                        .max_distance = 50,
                        .rolloff = rndf(0, 4),
-                       .model = rnd() % 3};
+                       .model = rnd() % 3,
+                       .vel = {rndf(-50, 50), rndf(-50, 50), 0},
+                       .over = rnd() & HL_OVER_MASK};
         rnd_name(m.sound, HL_MAX_NAME);
+        if (rnd() % 2) rnd_name(m.emitter, HL_MAX_NAME);
         hl_put_play(w, &m);
         break;
     }
@@ -181,7 +255,8 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
                       .gain_db = rndf(-20, 0),
                       .pan = rndf(-1, 1),
                       .pitch = 1,
-                      .ramp_ms = 5};
+                      .ramp_ms = 5,
+                      .vel = {rndf(-50, 50), 0, rndf(-50, 50)}};
         hl_put_set(w, &m);
         break;
     }
@@ -209,9 +284,10 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
     case HL_OP_EVENT: {
         hl_event_t m;
         memset(&m, 0, sizeof m);
-        m.type = (uint16_t)(1 + rnd() % 3);
+        m.type = (uint16_t)(1 + rnd() % 5);
         m.voice = rnd();
-        m.reason = rnd() % 5;
+        m.reason = m.type == HL_EVENT_VIRTUAL ? rnd() % 4 : rnd() % 9;
+        if (m.type == HL_EVENT_REAL) m.reason = 0;
         m.time_ns = rnd();
         m.req_op = HL_OP_PLAY;
         m.status = HELIOD_EBUSY;
@@ -219,14 +295,50 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
         hl_put_event(w, &m);
         break;
     }
+    case HL_OP_PAUSE: {
+        hl_pause_t m = {.pause = rnd() % 2, .scope = rnd() % 4};
+        if (m.scope >= HL_PAUSE_BUS) rnd_name(m.group, HL_MAX_NAME);
+        hl_put_pause(w, &m);
+        break;
+    }
+    case HL_OP_CUE: {
+        hl_cue_t m;
+        gen_cue(&m);
+        hl_put_cue(w, &m);
+        break;
+    }
+    case HL_OP_CATEGORY: {
+        hl_category_t m;
+        gen_category(&m);
+        hl_put_category(w, &m);
+        break;
+    }
+    case HL_OP_CUES_LOAD: {
+        hl_cues_load_t m;
+        rnd_name(m.path, 200);
+        hl_put_cues_load(w, &m);
+        break;
+    }
+    case HL_OP_EMITTER: {
+        hl_emitter_t m = {.action = rnd() % 3,
+                          .mask = rnd() & HL_EM_MASK,
+                          .pos = {rndf(-100, 100), rndf(-100, 100), rndf(-100, 100)},
+                          .vel = {rndf(-10, 10), 0, 0},
+                          .ramp_ms = rndf(0, 100),
+                          .fade_ms = -1};
+        rnd_name(m.name, HL_MAX_NAME);
+        hl_put_emitter(w, &m);
+        break;
+    }
     default: break; /* empty bodies */
     }
 }
 
-static const uint16_t ops[] = {HL_OP_HELLO,  HL_OP_PING,      HL_OP_LOAD,   HL_OP_UNLOAD,
-                               HL_OP_SOUNDS, HL_OP_PLAY,      HL_OP_STOP,   HL_OP_STOP_ALL,
-                               HL_OP_SET,    HL_OP_LISTENER,  HL_OP_VOICES, HL_OP_DEVICES,
-                               HL_OP_STATS,  HL_OP_SUBSCRIBE, HL_OP_BUS,    HL_OP_EVENT};
+static const uint16_t ops[] = {
+    HL_OP_HELLO, HL_OP_PING,      HL_OP_LOAD,    HL_OP_UNLOAD,   HL_OP_SOUNDS, HL_OP_PLAY,
+    HL_OP_STOP,  HL_OP_STOP_ALL,  HL_OP_SET,     HL_OP_LISTENER, HL_OP_VOICES, HL_OP_DEVICES,
+    HL_OP_STATS, HL_OP_SUBSCRIBE, HL_OP_BUS,     HL_OP_PAUSE,    HL_OP_CUE,    HL_OP_CATEGORY,
+    HL_OP_CUES,  HL_OP_CUES_LOAD, HL_OP_EMITTER, HL_OP_EVENT};
 #define NOPS (sizeof ops / sizeof ops[0])
 
 static uint8_t buf[2 * HL_MAX_FRAME];

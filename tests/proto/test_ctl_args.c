@@ -177,7 +177,7 @@ static void test_streaming_options(void **state) {
     assert_int_equal(c.m.pause.pause, 1);
     assert_int_equal(c.m.pause.scope, HL_PAUSE_EVERYONE);
     int n = ctl_encode(&c, buf, sizeof buf);
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 4); /* pause, scope, empty group */
     assert_int_equal(parse("resume --all", &c), 0);
     assert_int_equal(c.m.pause.pause, 0);
     assert_int_equal(parse("pause", &c), -1);
@@ -248,6 +248,297 @@ static void test_other_commands(void **state) {
     assert_non_null(strstr(err, "frobnicate"));
 }
 
+/* Parses line, encodes it and decodes the body back with decoder `get`. */
+#define ENCODE_BACK(type, get, line, out)                                                          \
+    do {                                                                                           \
+        ctl_cmd_t c_;                                                                              \
+        uint8_t b_[HL_MAX_FRAME];                                                                  \
+        assert_int_equal(parse(line, &c_), 0);                                                     \
+        int n_ = ctl_encode(&c_, b_, sizeof b_);                                                   \
+        assert_true(n_ >= 0);                                                                      \
+        hl_rbuf_t r_;                                                                              \
+        hl_rbuf_init(&r_, b_, (size_t)n_);                                                         \
+        get(&r_, out);                                                                             \
+        assert_int_equal(hl_rbuf_finish(&r_), 0);                                                  \
+    } while (0)
+
+static void test_cue(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    hl_cue_t def;
+    hl_cue_init(&def);
+    assert_int_equal(parse("cue step --sound step1", &c), 0);
+    assert_int_equal(c.kind, CTL_CUE);
+    assert_int_equal(c.op, HL_OP_CUE);
+    assert_string_equal(c.m.cue.name, "step");
+    assert_int_equal(c.m.cue.nsounds, 1);
+    assert_string_equal(c.m.cue.sounds[0], "step1");
+    /* defaults from hl_cue_init */
+    hl_cue_t got = c.m.cue;
+    memset(got.name, 0, sizeof got.name);
+    memset(got.sounds, 0, sizeof got.sounds);
+    got.nsounds = 0;
+    assert_memory_equal(&got, &def, sizeof def);
+
+    assert_int_equal(
+        parse("cue gun --sound g1 --sound g2 --sound=g3 --pick shuffle --gain -3 --gain-rand 2 "
+              "--pitch 1.5 --pitch-rand 50 --bus sfx --category weapons --priority 20 --pan -0.5 "
+              "--3d --loop --interp cubic --min-distance 2 --max-distance 80 --rolloff 0.5 "
+              "--model linear --fade-in 5 --fade-out 120 --fade-curve equal-power "
+              "--max-instances 4 --overflow steal-quietest --min-interval 30 --beyond clamp "
+              "--virtual restart --doppler 0.5",
+              &c),
+        0);
+    hl_cue_t *m = &c.m.cue;
+    assert_int_equal(m->nsounds, 3);
+    assert_string_equal(m->sounds[2], "g3");
+    assert_int_equal(m->pick, HL_PICK_SHUFFLE);
+    assert_true(m->gain_db == -3.0f && m->gain_rand_db == 2.0f);
+    assert_true(m->pitch == 1.5f && m->pitch_rand_cents == 50.0f);
+    assert_string_equal(m->bus, "sfx");
+    assert_string_equal(m->category, "weapons");
+    assert_int_equal(m->priority, 20);
+    assert_true(m->pan == -0.5f);
+    assert_int_equal(m->flags, HL_CUE_3D | HL_CUE_LOOP | HL_CUE_CUBIC);
+    assert_true(m->min_distance == 2.0f && m->max_distance == 80.0f && m->rolloff == 0.5f);
+    assert_int_equal(m->model, HL_DIST_LINEAR);
+    assert_true(m->fade_in_ms == 5.0f && m->fade_out_ms == 120.0f);
+    assert_int_equal(m->fade_curve, HL_CURVE_EQUAL_POWER);
+    assert_int_equal(m->max_instances, 4);
+    assert_int_equal(m->overflow, HL_OVERFLOW_STEAL_QUIETEST);
+    assert_true(m->min_interval_ms == 30.0f);
+    assert_int_equal(m->beyond, HL_BEYOND_CLAMP);
+    assert_int_equal(m->virt, HL_VIRT_RESTART);
+    assert_true(m->doppler == 0.5f);
+    hl_cue_t back;
+    ENCODE_BACK(hl_cue_t, hl_get_cue, "cue gun --sound g1 --sound g2 --overflow fade-oldest",
+                &back);
+    assert_int_equal(back.nsounds, 2);
+    assert_int_equal(back.overflow, HL_OVERFLOW_FADE_OLDEST);
+
+    /* every overflow name */
+    const char *pol[] = {"refuse",         "stop-oldest",   "fade-oldest", "steal-lowest-priority",
+                         "steal-quietest", "steal-farthest"};
+    for (int k = 0; k < 6; k++) {
+        char line[128];
+        snprintf(line, sizeof line, "cue x --sound s --overflow %s", pol[k]);
+        assert_int_equal(parse(line, &c), 0);
+        assert_int_equal(c.m.cue.overflow, k);
+    }
+
+    /* 16 sounds are fine, 17 are refused */
+    char line[1024];
+    size_t len = (size_t)snprintf(line, sizeof line, "cue many");
+    for (int k = 0; k < HL_MAX_CUE_SOUNDS; k++)
+        len += (size_t)snprintf(line + len, sizeof line - len, " --sound s%d", k);
+    assert_int_equal(parse(line, &c), 0);
+    assert_int_equal(c.m.cue.nsounds, HL_MAX_CUE_SOUNDS);
+    snprintf(line + len, sizeof line - len, " --sound s16");
+    assert_int_equal(parse(line, &c), -1);
+    assert_non_null(strstr(err, "16"));
+
+    assert_int_equal(parse("cue", &c), -1);
+    assert_int_equal(parse("cue x", &c), -1); /* no --sound */
+    assert_non_null(strstr(err, "--sound"));
+    assert_int_equal(parse("cue x y --sound s", &c), -1);
+    assert_int_equal(parse("cue 'bad name' --sound s", &c), -1);
+    assert_int_equal(parse("cue x --sound", &c), -1);
+    assert_int_equal(parse("cue x --sound b@d", &c), -1);
+    assert_int_equal(parse("cue x --sound s --pick often", &c), -1);
+    assert_non_null(strstr(err, "sequence")); /* lists the accepted names */
+    assert_int_equal(parse("cue x --sound s --overflow steal", &c), -1);
+    assert_non_null(strstr(err, "steal-farthest"));
+    assert_int_equal(parse("cue x --sound s --overflow", &c), -1);
+    assert_int_equal(parse("cue x --sound s --beyond far", &c), -1);
+    assert_int_equal(parse("cue x --sound s --virtual pause", &c), -1);
+    assert_int_equal(parse("cue x --sound s --fade-curve cosine", &c), -1);
+    assert_int_equal(parse("cue x --sound s --model cubic", &c), -1);
+    assert_int_equal(parse("cue x --sound s --interp sinc", &c), -1);
+    assert_int_equal(parse("cue x --sound s --gain 24", &c), 0);
+    assert_int_equal(parse("cue x --sound s --gain 24.01", &c), -1);
+    assert_int_equal(parse("cue x --sound s --gain-rand 48", &c), 0);
+    assert_int_equal(parse("cue x --sound s --gain-rand 49", &c), -1);
+    assert_int_equal(parse("cue x --sound s --gain-rand -1", &c), -1);
+    assert_int_equal(parse("cue x --sound s --pitch-rand 2401", &c), -1);
+    assert_int_equal(parse("cue x --sound s --pitch 0.24", &c), -1);
+    assert_int_equal(parse("cue x --sound s --priority 1001", &c), -1);
+    assert_int_equal(parse("cue x --sound s --priority -1000", &c), 0);
+    assert_int_equal(parse("cue x --sound s --max-instances 65536", &c), 0);
+    assert_int_equal(parse("cue x --sound s --max-instances 65537", &c), -1);
+    assert_int_equal(parse("cue x --sound s --max-instances -1", &c), -1);
+    assert_int_equal(parse("cue x --sound s --min-interval 60001", &c), -1);
+    assert_int_equal(parse("cue x --sound s --min-interval -1", &c), -1);
+    assert_int_equal(parse("cue x --sound s --doppler 10.5", &c), -1);
+    assert_int_equal(parse("cue x --sound s --min-distance 0", &c), -1);
+    assert_int_equal(parse("cue x --sound s --max-distance 1000001", &c), -1);
+    assert_int_equal(parse("cue x --sound s --fade-out -2", &c), -1);
+    assert_int_equal(parse("cue x --sound s --fade-out -1", &c), 0);
+    assert_int_equal(parse("cue x --sound s --pan 2", &c), -1);
+    assert_int_equal(parse("cue x --sound s --category 'a b'", &c), -1);
+    assert_int_equal(parse("cue x --sound s --volume 3", &c), -1);
+    assert_non_null(strstr(err, "--volume"));
+    assert_int_equal(parse("cue --help", &c), 0);
+    assert_int_equal(c.help, 1);
+
+    /* category */
+    assert_int_equal(parse("category foot", &c), 0);
+    assert_int_equal(c.kind, CTL_CATEGORY);
+    assert_int_equal(c.op, HL_OP_CATEGORY);
+    assert_int_equal(c.m.category.max_instances, 0);
+    assert_int_equal(c.m.category.overflow, HL_OVERFLOW_REFUSE);
+    assert_true(c.m.category.fade_out_ms == -1.0f);
+    assert_int_equal(parse("category foot --max-instances 8 --overflow steal-farthest "
+                           "--fade-out 80 --fade-curve log",
+                           &c),
+                     0);
+    assert_int_equal(c.m.category.max_instances, 8);
+    assert_int_equal(c.m.category.overflow, HL_OVERFLOW_STEAL_FARTHEST);
+    assert_true(c.m.category.fade_out_ms == 80.0f);
+    assert_int_equal(c.m.category.fade_curve, HL_CURVE_LOG);
+    hl_category_t cat;
+    ENCODE_BACK(hl_category_t, hl_get_category, "category foot --max-instances 2", &cat);
+    assert_int_equal(cat.max_instances, 2);
+    assert_int_equal(parse("category", &c), -1);
+    assert_int_equal(parse("category foot --overflow never", &c), -1);
+    assert_int_equal(parse("category foot --fade-curve", &c), -1);
+    assert_int_equal(parse("category foot --max-instances 65537", &c), -1);
+    assert_int_equal(parse("category foot --fade-out 60001", &c), -1);
+    assert_int_equal(parse("category foot --sound s", &c), -1);
+}
+
+static void test_cues_and_emitters(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    uint8_t buf[HL_MAX_FRAME];
+    assert_int_equal(parse("cues", &c), 0);
+    assert_int_equal(c.kind, CTL_CUES);
+    assert_int_equal(c.op, HL_OP_CUES);
+    assert_int_equal(ctl_encode(&c, buf, sizeof buf), 0);
+    assert_int_equal(c.json, 0);
+    assert_int_equal(parse("cues --json", &c), 0);
+    assert_int_equal(c.json, 1);
+    assert_int_equal(parse("stats --cues", &c), 0);
+    assert_int_equal(c.kind, CTL_CUES);
+    assert_int_equal(c.op, HL_OP_CUES);
+    assert_int_equal(parse("stats --cues --json", &c), 0);
+    assert_int_equal(c.json, 1);
+    assert_int_equal(parse("stats --reset --cues", &c), -1);
+    assert_int_equal(parse("stats --cues --reset", &c), -1);
+    assert_int_equal(parse("cues extra", &c), -1);
+    assert_int_equal(parse("cues --all", &c), -1);
+
+    assert_int_equal(parse("cues load /etc/cues.ini", &c), 0);
+    assert_int_equal(c.kind, CTL_CUES_LOAD);
+    assert_int_equal(c.op, HL_OP_CUES_LOAD);
+    assert_string_equal(c.m.cues_load.path, "/etc/cues.ini");
+    assert_int_equal(parse("cues load no/such/cues.ini", &c), 0); /* absolute even if missing */
+    assert_int_equal(c.m.cues_load.path[0], '/');
+    assert_non_null(strstr(c.m.cues_load.path, "/no/such/cues.ini"));
+    hl_cues_load_t cl;
+    ENCODE_BACK(hl_cues_load_t, hl_get_cues_load, "cues load /x.ini", &cl);
+    assert_string_equal(cl.path, "/x.ini");
+    assert_int_equal(parse("cues load", &c), -1);
+    assert_int_equal(parse("cues load a b", &c), -1);
+
+    /* emitters: heliodctl's are detached */
+    assert_int_equal(parse("emitter create car --pos 1,2,3", &c), 0);
+    assert_int_equal(c.kind, CTL_EMITTER);
+    assert_int_equal(c.op, HL_OP_EMITTER);
+    assert_int_equal(c.m.emitter.action, HL_EMITTER_CREATE);
+    assert_string_equal(c.m.emitter.name, "car");
+    assert_int_equal(c.m.emitter.mask, HL_EM_POS | HL_EM_DETACHED);
+    assert_true(c.m.emitter.pos[2] == 3.0f);
+    assert_int_equal(parse("emitter create car --pos 1,2,3 --vel 0,0,-20", &c), 0);
+    assert_int_equal(c.m.emitter.mask, HL_EM_POS | HL_EM_VEL | HL_EM_DETACHED);
+    assert_true(c.m.emitter.vel[2] == -20.0f);
+    hl_emitter_t em;
+    ENCODE_BACK(hl_emitter_t, hl_get_emitter, "emitter set car --pos 4,5,6 --ramp 100", &em);
+    assert_int_equal(em.action, HL_EMITTER_SET);
+    assert_int_equal(em.mask, HL_EM_POS);
+    assert_true(em.ramp_ms == 100.0f && em.pos[0] == 4.0f);
+    assert_int_equal(parse("emitter set car --vel 1,0,0", &c), 0);
+    assert_int_equal(c.m.emitter.mask, HL_EM_VEL);
+    assert_int_equal(parse("emitter destroy car", &c), 0);
+    assert_int_equal(c.kind, CTL_EMITTER_DESTROY);
+    assert_int_equal(c.op, HL_OP_EMITTER);
+    assert_true(c.m.emitter.fade_ms == -1.0f);
+    assert_int_equal(parse("emitter destroy car --fade 300", &c), 0);
+    assert_true(c.m.emitter.fade_ms == 300.0f);
+    assert_int_equal(parse("emitter", &c), -1);
+    assert_int_equal(parse("emitter move car --pos 1,2,3", &c), -1);
+    assert_int_equal(parse("emitter create car", &c), -1); /* --pos required */
+    assert_int_equal(parse("emitter create --pos 1,2,3", &c), -1);
+    assert_int_equal(parse("emitter create car --pos 1,2", &c), -1);
+    assert_int_equal(parse("emitter create car --pos 2e6,0,0", &c), -1);
+    assert_int_equal(parse("emitter create car --pos 1,2,3 --ramp 5", &c), -1);
+    assert_int_equal(parse("emitter set car", &c), -1); /* nothing to set */
+    assert_int_equal(parse("emitter set car --pos 1,2,3 --ramp 60001", &c), -1);
+    assert_int_equal(parse("emitter set car --pos", &c), -1);
+    assert_int_equal(parse("emitter destroy car --fade -2", &c), -1);
+    assert_int_equal(parse("emitter destroy car --pos 1,2,3", &c), -1);
+    assert_int_equal(parse("emitter destroy a b", &c), -1);
+    assert_int_equal(parse("emitter destroy b@d", &c), -1);
+
+    /* play: emitter, velocity and the override bits */
+    assert_int_equal(parse("play step", &c), 0);
+    assert_int_equal(c.m.play.over, 0);
+    assert_int_equal(c.m.play.emitter[0], '\0');
+    assert_int_equal(parse("play step --emitter car --vel 1,2,3", &c), 0);
+    assert_string_equal(c.m.play.emitter, "car");
+    assert_true(c.m.play.vel[1] == 2.0f);
+    assert_true(c.m.play.flags & HL_PLAY_3D);
+    assert_int_equal(c.m.play.over, 0);
+    assert_int_equal(parse("play step --priority 5", &c), 0);
+    assert_int_equal(c.m.play.over, HL_OVER_PRIORITY);
+    assert_int_equal(parse("play step --bus ui --fade-in 2 --pan 0.5", &c), 0);
+    assert_int_equal(c.m.play.over, HL_OVER_BUS | HL_OVER_FADE_IN | HL_OVER_PAN);
+    assert_int_equal(parse("play step --max-distance 50", &c), 0);
+    assert_int_equal(c.m.play.over, HL_OVER_DISTANCE);
+    assert_true(c.m.play.max_distance == 50.0f);
+    assert_int_equal(parse("play step --min-dist 2", &c), 0);
+    assert_int_equal(c.m.play.over, HL_OVER_DISTANCE);
+    assert_int_equal(parse("play step --rolloff 2", &c), 0);
+    assert_int_equal(c.m.play.over, HL_OVER_DISTANCE);
+    assert_int_equal(parse("play step --model linear", &c), 0);
+    assert_int_equal(c.m.play.over, HL_OVER_DISTANCE);
+    assert_int_equal(parse("play step --gain -3 --pitch 2 --pos 1,0,0", &c), 0);
+    assert_int_equal(c.m.play.over, 0); /* gain adds, pitch multiplies, pos is the play's */
+    hl_play_t pl;
+    ENCODE_BACK(hl_play_t, hl_get_play, "play step --emitter car --priority 3", &pl);
+    assert_string_equal(pl.emitter, "car");
+    assert_int_equal(pl.over, HL_OVER_PRIORITY);
+    assert_int_equal(parse("play step --emitter", &c), -1);
+    assert_int_equal(parse("play step --emitter 'c r'", &c), -1);
+    assert_int_equal(parse("play step --vel 1,2", &c), -1);
+    assert_int_equal(parse("play step --vel 1,2,nan", &c), -1);
+
+    /* set --vel */
+    assert_int_equal(parse("set 7 --vel 0,0,-10", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_VEL);
+    assert_true(c.m.set.vel[2] == -10.0f);
+    assert_int_equal(parse("set 7 --vel 1,2", &c), -1);
+    assert_int_equal(parse("set 7 --vel 2e6,0,0", &c), -1);
+
+    /* pause / resume of a bus or a category */
+    assert_int_equal(parse("pause --bus music", &c), 0);
+    assert_int_equal(c.kind, CTL_PAUSE_ALL);
+    assert_int_equal(c.op, HL_OP_PAUSE);
+    assert_int_equal(c.m.pause.pause, 1);
+    assert_int_equal(c.m.pause.scope, HL_PAUSE_BUS);
+    assert_string_equal(c.m.pause.group, "music");
+    hl_pause_t pz;
+    ENCODE_BACK(hl_pause_t, hl_get_pause, "resume --category foot", &pz);
+    assert_int_equal(pz.pause, 0);
+    assert_int_equal(pz.scope, HL_PAUSE_CATEGORY);
+    assert_string_equal(pz.group, "foot");
+    assert_int_equal(parse("pause --bus", &c), -1);
+    assert_int_equal(parse("pause --bus 'a b'", &c), -1);
+    assert_int_equal(parse("pause --bus music --category foot", &c), -1);
+    assert_int_equal(parse("pause --all --bus music", &c), -1);
+    assert_int_equal(parse("pause 7 --category foot", &c), -1);
+    assert_int_equal(parse("resume --category", &c), -1);
+}
+
 static void test_encode(void **state) {
     (void)state;
     ctl_cmd_t c;
@@ -304,9 +595,10 @@ static void test_usage(void **state) {
     (void)state;
     assert_non_null(strstr(ctl_usage(NULL), "usage: heliodctl"));
     /* the tool's help lists every command */
-    const char *all[] = {"status", "devices", "load",  "unload", "sounds",   "play",
-                         "stop",   "set",     "pause", "resume", "listener", "bus",
-                         "voices", "stats",   "ping",  "watch",  "batch"};
+    const char *all[] = {"status",   "devices", "load",   "unload", "sounds",   "play",
+                         "stop",     "set",     "pause",  "resume", "listener", "bus",
+                         "voices",   "stats",   "ping",   "watch",  "batch",    "cue",
+                         "category", "cues",    "emitter"};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         char line[32];
         snprintf(line, sizeof line, "\n  %s ", all[k]);
@@ -314,6 +606,15 @@ static void test_usage(void **state) {
     }
     assert_non_null(strstr(ctl_usage("play"), "--max-dist"));
     assert_non_null(strstr(ctl_usage("stop"), "--all"));
+    assert_non_null(strstr(ctl_usage("cue"), "--overflow"));
+    assert_non_null(strstr(ctl_usage("cue"), "steal-lowest-priority"));
+    assert_non_null(strstr(ctl_usage("category"), "--max-instances"));
+    assert_non_null(strstr(ctl_usage("cues"), "cues load FILE"));
+    assert_non_null(strstr(ctl_usage("emitter"), "destroy ID [--fade MS]"));
+    assert_non_null(strstr(ctl_usage("play"), "--emitter"));
+    assert_non_null(strstr(ctl_usage("set"), "--vel"));
+    assert_non_null(strstr(ctl_usage("pause"), "--category"));
+    assert_non_null(strstr(ctl_usage("stats"), "--cues"));
     assert_non_null(strstr(ctl_usage("nope"), "usage: heliodctl"));
 }
 
@@ -324,6 +625,8 @@ int main(void) {
         cmocka_unit_test(test_play),
         cmocka_unit_test(test_other_commands),
         cmocka_unit_test(test_streaming_options),
+        cmocka_unit_test(test_cue),
+        cmocka_unit_test(test_cues_and_emitters),
         cmocka_unit_test(test_encode),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_usage),

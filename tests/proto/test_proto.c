@@ -34,7 +34,39 @@ typedef struct {
     size_t len;
 } sample_t;
 
-#define NSAMPLES 30
+#define NSAMPLES 40
+
+/* A cue using every field: name "c", 2 sounds "a" and "bb". */
+static void sample_cue(hl_cue_t *m) {
+    hl_cue_init(m);
+    strcpy(m->name, "c");
+    m->nsounds = 2;
+    strcpy(m->sounds[0], "a");
+    strcpy(m->sounds[1], "bb");
+    m->pick = HL_PICK_SHUFFLE;
+    m->flags = HL_CUE_MASK;
+    m->gain_db = -3;
+    m->gain_rand_db = 2;
+    m->pitch = 1.25f;
+    m->pitch_rand_cents = 50;
+    strcpy(m->bus, "sfx");
+    strcpy(m->category, "footsteps");
+    m->priority = 10;
+    m->pan = -0.5f;
+    m->min_distance = 2;
+    m->max_distance = 50;
+    m->rolloff = 1.5f;
+    m->model = HL_DIST_EXPONENTIAL;
+    m->fade_in_ms = 5;
+    m->fade_out_ms = 200;
+    m->fade_curve = HL_CURVE_LOG;
+    m->max_instances = 4;
+    m->overflow = HL_OVERFLOW_FADE_OLDEST;
+    m->min_interval_ms = 30;
+    m->beyond = HL_BEYOND_CLAMP;
+    m->virt = HL_VIRT_KILL;
+    m->doppler = 0.5f;
+}
 
 /* Builds sample i into buf; returns its descriptor. */
 static sample_t build_sample(int i) {
@@ -295,6 +327,103 @@ static sample_t build_sample(int i) {
         s.reply = 1;
         break;
     }
+    case 29: {
+        hl_cue_t m;
+        sample_cue(&m);
+        hl_put_cue(&w, &m);
+        s.op = HL_OP_CUE;
+        break;
+    }
+    case 30: {
+        hl_category_t m;
+        hl_category_init(&m);
+        strcpy(m.name, "footsteps");
+        m.max_instances = 8;
+        m.overflow = HL_OVERFLOW_STEAL_QUIETEST;
+        m.fade_curve = HL_CURVE_EQUAL_POWER;
+        hl_put_category(&w, &m);
+        s.op = HL_OP_CATEGORY;
+        break;
+    }
+    case 31: s.op = HL_OP_CUES; break;
+    case 32: {
+        hl_cues_load_t m;
+        strcpy(m.path, "/srv/cues.ini");
+        hl_put_cues_load(&w, &m);
+        s.op = HL_OP_CUES_LOAD;
+        break;
+    }
+    case 33: {
+        hl_emitter_t m = {.action = HL_EMITTER_SET,
+                          .mask = HL_EM_POS | HL_EM_VEL,
+                          .pos = {1, 2, 3},
+                          .vel = {-4, 0, 5},
+                          .ramp_ms = 50,
+                          .fade_ms = -1};
+        strcpy(m.name, "car1");
+        hl_put_emitter(&w, &m);
+        s.op = HL_OP_EMITTER;
+        break;
+    }
+    case 34: {
+        hl_pause_t m = {.pause = 1, .scope = HL_PAUSE_CATEGORY};
+        strcpy(m.group, "footsteps");
+        hl_put_pause(&w, &m);
+        s.op = HL_OP_PAUSE;
+        break;
+    }
+    case 35: {
+        hl_event_t m;
+        memset(&m, 0, sizeof m);
+        m.type = HL_EVENT_VIRTUAL;
+        m.voice = 79;
+        m.reason = HL_VIRT_WHY_DISTANCE;
+        hl_put_event(&w, &m);
+        s.op = HL_OP_EVENT;
+        break;
+    }
+    case 36: {
+        hl_event_t m;
+        memset(&m, 0, sizeof m);
+        m.type = HL_EVENT_REAL;
+        m.voice = 79;
+        hl_put_event(&w, &m);
+        s.op = HL_OP_EVENT;
+        break;
+    }
+    case 37: {
+        ok.req_op = HL_OP_CUES;
+        hl_put_reply_head(&w, &ok);
+        hl_put_list_head(&w, &two);
+        hl_cue_info_t m;
+        memset(&m, 0, sizeof m);
+        m.kind = HL_CUES_KIND_CUE;
+        sample_cue(&m.cue);
+        m.n.plays = 10;
+        m.n.refused_interval = 2;
+        m.n.virtualised = 3;
+        m.n.active = 4;
+        m.n.virtual_now = 1;
+        hl_put_cue_info(&w, &m);
+        memset(&m, 0, sizeof m);
+        m.kind = HL_CUES_KIND_CATEGORY;
+        hl_category_init(&m.cat);
+        strcpy(m.cat.name, "cat");
+        m.n.evicted_cat = 5;
+        hl_put_cue_info(&w, &m);
+        s.op = HL_OP_CUES;
+        s.reply = 1;
+        break;
+    }
+    case 38: {
+        ok.req_op = HL_OP_CUES_LOAD;
+        hl_put_reply_head(&w, &ok);
+        hl_cues_load_reply_t m = {12, 3};
+        hl_put_cues_load_reply(&w, &m);
+        s.op = HL_OP_CUES_LOAD;
+        s.reply = 1;
+        break;
+    }
     default: {
         hl_reply_head_t h = {HL_OP_PLAY, HELIOD_ENOSOUND};
         hl_put_reply_head(&w, &h);
@@ -310,6 +439,11 @@ static sample_t build_sample(int i) {
 }
 
 /* ---- round trips --------------------------------------------------------- */
+
+static void fill_sounds(hl_cue_t *c) {
+    for (int i = 0; i < HL_MAX_CUE_SOUNDS; i++)
+        fill(c->sounds[i], HL_MAX_NAME, (char)('a' + i));
+}
 
 #define ROUNDTRIP(type, put, get, init)                                                            \
     do {                                                                                           \
@@ -388,6 +522,73 @@ static void test_roundtrip_structs(void **state) {
               (a_.type = HL_EVENT_ENDED, a_.voice = 99, a_.reason = HL_END_SHUTDOWN));
     ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event,
               (a_.type = HL_EVENT_STARTED, a_.voice = 99, a_.time_ns = UINT64_MAX));
+}
+
+static void test_roundtrip_voice_mgmt(void **state) {
+    (void)state;
+    ROUNDTRIP(hl_play_t, hl_put_play, hl_get_play,
+              (strcpy(a_.sound, "step"), a_.pitch = 1, a_.vel[0] = -343, a_.vel[2] = 1e6f,
+               fill(a_.emitter, HL_MAX_NAME, 'e'), a_.over = HL_OVER_MASK));
+    ROUNDTRIP(hl_set_t, hl_put_set, hl_get_set,
+              (a_.voice = 4, a_.mask = HL_SET_VEL, a_.vel[0] = 1, a_.vel[1] = -2, a_.vel[2] = 3));
+    ROUNDTRIP(hl_pause_t, hl_put_pause, hl_get_pause,
+              (a_.pause = 0, a_.scope = HL_PAUSE_BUS, fill(a_.group, HL_MAX_NAME, 'g')));
+    ROUNDTRIP(hl_voice_info_t, hl_put_voice_info, hl_get_voice_info,
+              (a_.voice = 8, strcpy(a_.sound, "q"), a_.state = HL_VOICE_VPAUSED, a_.pitch = 1,
+               strcpy(a_.bus, "sfx"), fill(a_.cue, HL_MAX_NAME, 'c'), strcpy(a_.category, "cat"),
+               strcpy(a_.emitter, "em"), a_.audibility_db = -42.5f, a_.position_s = 1234.5));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event,
+              (a_.type = HL_EVENT_VIRTUAL, a_.voice = 7, a_.reason = HL_VIRT_WHY_PAUSED));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event, (a_.type = HL_EVENT_REAL, a_.voice = 7));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event,
+              (a_.type = HL_EVENT_ENDED, a_.voice = 9, a_.reason = HL_END_KILLED));
+    ROUNDTRIP(hl_cue_t, hl_put_cue, hl_get_cue, sample_cue(&a_));
+    ROUNDTRIP(hl_cue_t, hl_put_cue, hl_get_cue,
+              (sample_cue(&a_), a_.nsounds = HL_MAX_CUE_SOUNDS, fill_sounds(&a_),
+               a_.max_instances = 65536, a_.priority = -1000, a_.doppler = 10));
+    ROUNDTRIP(hl_category_t, hl_put_category, hl_get_category,
+              (hl_category_init(&a_), fill(a_.name, HL_MAX_NAME, 'k'), a_.max_instances = 3,
+               a_.overflow = HL_OVERFLOW_STEAL_FARTHEST, a_.fade_out_ms = 60000,
+               a_.fade_curve = HL_CURVE_LOG));
+    ROUNDTRIP(hl_cue_info_t, hl_put_cue_info, hl_get_cue_info,
+              (a_.kind = HL_CUES_KIND_CUE, sample_cue(&a_.cue), a_.n.plays = UINT64_MAX,
+               a_.n.refused_interval = 1, a_.n.refused_distance = 2, a_.n.refused_cue_limit = 3,
+               a_.n.refused_cat_limit = 4, a_.n.refused_no_voice = 5, a_.n.evicted_cue = 6,
+               a_.n.evicted_cat = 7, a_.n.stolen = 8, a_.n.virtualised = 9, a_.n.active = 10,
+               a_.n.virtual_now = UINT32_MAX));
+    ROUNDTRIP(hl_cue_info_t, hl_put_cue_info, hl_get_cue_info,
+              (a_.kind = HL_CUES_KIND_CATEGORY, hl_category_init(&a_.cat), strcpy(a_.cat.name, "x"),
+               a_.n.evicted_cat = 1));
+    ROUNDTRIP(hl_cues_load_t, hl_put_cues_load, hl_get_cues_load, fill(a_.path, HL_MAX_PATH, 'p'));
+    ROUNDTRIP(hl_cues_load_reply_t, hl_put_cues_load_reply, hl_get_cues_load_reply,
+              (a_.cues = 100, a_.categories = 7));
+    ROUNDTRIP(hl_emitter_t, hl_put_emitter, hl_get_emitter,
+              (a_.action = HL_EMITTER_DESTROY, strcpy(a_.name, "car"), a_.mask = HL_EM_MASK,
+               a_.pos[0] = 1, a_.vel[2] = -1, a_.ramp_ms = 3, a_.fade_ms = -1));
+}
+
+static void test_emitter_reply(void **state) {
+    (void)state;
+    /* EMITTER replies: empty (create, set) or a count (destroy) */
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_reply_head_t h = {HL_OP_EMITTER, 0};
+    hl_put_reply_head(&w, &h);
+    assert_int_equal(hl_fuzz_body(HL_OP_EMITTER, 1, buf, w.len), 0);
+    hl_count_reply_t c = {3};
+    hl_put_count_reply(&w, &c);
+    assert_int_equal(hl_fuzz_body(HL_OP_EMITTER, 1, buf, w.len), 0);
+    for (size_t cut = w.len - 3; cut < w.len; cut++)
+        assert_int_equal(hl_fuzz_body(HL_OP_EMITTER, 1, buf, cut), HELIOD_EPROTO);
+    buf[w.len] = 0;
+    assert_int_equal(hl_fuzz_body(HL_OP_EMITTER, 1, buf, w.len + 1), HELIOD_EPROTO);
+    /* CUE and CATEGORY replies are empty */
+    hl_wbuf_init(&w, buf, sizeof buf);
+    h.req_op = HL_OP_CUE;
+    hl_put_reply_head(&w, &h);
+    assert_int_equal(hl_fuzz_body(HL_OP_CUE, 1, buf, w.len), 0);
+    buf[w.len] = 0;
+    assert_int_equal(hl_fuzz_body(HL_OP_CUE, 1, buf, w.len + 1), HELIOD_EPROTO);
 }
 
 static void test_roundtrip_samples(void **state) {
@@ -669,22 +870,24 @@ static void test_flags_and_enums(void **state) {
     /* STOP_ALL scope at 4 */
     expect_bad(7, 4, 1, 2);
     /* SET mask at 8 */
-    expect_bad(8, 8, 4, 0x80);
+    expect_bad(8, 8, 4, 0x100);
     /* PAUSE: pause byte 2, scope byte 2 */
     expect_bad(27, 0, 1, 2);
-    expect_bad(27, 1, 1, 2);
+    expect_bad(27, 1, 1, 4);
     /* LISTENER mask at 0 */
     expect_bad(9, 0, 4, 0x10);
     /* STATS flags */
     expect_bad(12, 0, 4, 0x2);
     /* SUBSCRIBE mask */
-    expect_bad(13, 0, 4, 0x8);
+    expect_bad(13, 0, 4, 0x10);
     /* BUS: name "sfx" (5) mask */
     expect_bad(14, 5, 4, 0x2);
-    /* EVENT type 0 and 4, ENDED reason 5 (type 2 + voice 8) */
+    /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
     expect_bad(16, 0, 2, 0);
-    expect_bad(16, 0, 2, 4);
-    expect_bad(16, 10, 1, 5);
+    expect_bad(16, 0, 2, 6);
+    expect_bad(16, 10, 1, HL_END_KILLED + 1);
+    /* VIRTUAL reason 4 */
+    expect_bad(35, 10, 1, HL_VIRT_WHY_PAUSED + 1);
     /* EVENT ERROR with a non-negative or unknown status */
     expect_bad(15, 4, 4, 0);
     expect_bad(15, 4, 4, (uint32_t)(HELIOD_ERR_MIN - 1));
@@ -696,9 +899,9 @@ static void test_flags_and_enums(void **state) {
     expect_bad(21, 6, 2, HL_MAX_LIST + 1);
     /* list count larger than the entries present */
     expect_bad(21, 6, 2, 3);
-    /* voice info state 4: voice 8 + sound "x" 3 + owner 4 + prio 4 + flags 4 = 23, after
+    /* voice info state 5: voice 8 + sound "x" 3 + owner 4 + prio 4 + flags 4 = 23, after
      * reply head (6) and list head (3) */
-    expect_bad(24, 6 + 3 + 23, 1, 4);
+    expect_bad(24, 6 + 3 + 23, 1, HL_VOICE_VPAUSED + 1);
     /* device flags 4: after index 4, name 7, hostapi 6, channels 2, rate 8 = 27 */
     expect_bad(25, 6 + 3 + 27, 1, 4);
 }
@@ -742,7 +945,11 @@ static void test_names_and_errors(void **state) {
     assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
     assert_null(hl_op_name(0));
     assert_string_equal(hl_op_name(HL_OP_PAUSE), "pause");
-    assert_null(hl_op_name(17));
+    assert_null(hl_op_name(22));
+    assert_string_equal(hl_op_name(HL_OP_CUE), "cue");
+    assert_string_equal(hl_op_name(HL_OP_CUES_LOAD), "cues-load");
+    assert_string_equal(hl_op_name(HL_OP_EMITTER), "emitter");
+    assert_string_equal(hl_errname(HELIOD_ENOEMITTER), "ENOEMITTER");
     assert_string_equal(hl_errname(HELIOD_EBUSY), "EBUSY");
     assert_string_equal(hl_errname(HELIOD_OK), "OK");
     assert_string_equal(hl_strerror(HELIOD_ENOVOICE), "no such voice");
@@ -869,7 +1076,7 @@ static void test_validate_others(void **state) {
     s.voice = 0;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.voice = 1;
-    s.mask = 0x80;
+    s.mask = 0x100;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.mask = HL_SET_PAUSE;
     assert_int_equal(hl_validate_set(&s, &why), 0);
@@ -923,6 +1130,358 @@ static void test_validate_others(void **state) {
     assert_int_equal(hl_validate_bus(&b, &why), HELIOD_EINVAL);
 }
 
+/* ---- voice management: hostile input and validators --------------------- */
+
+/* Encodes m with put (which does not validate) and expects the decoder to refuse it. */
+#define DECODE_BAD(type, put, op, init)                                                            \
+    do {                                                                                           \
+        type m_;                                                                                   \
+        init;                                                                                      \
+        hl_wbuf_t w_;                                                                              \
+        hl_wbuf_init(&w_, buf, sizeof buf);                                                        \
+        put(&w_, &m_);                                                                             \
+        assert_int_equal(w_.err, 0);                                                               \
+        if (hl_fuzz_body(op, 0, buf, w_.len) != HELIOD_EPROTO)                                     \
+            fail_msg("%s: decoded %s", #put, #init);                                               \
+    } while (0)
+
+static void test_hostile_voice_mgmt(void **state) {
+    (void)state;
+    hl_cue_t c;
+    hl_wbuf_t w;
+    /* nsounds: 16 decodes; 0 and 17 are refused even when 17 strings follow */
+    static uint8_t tail[256];
+    sample_cue(&c);
+    c.nsounds = 0;
+    hl_wbuf_init(&w, tail, sizeof tail);
+    hl_put_cue(&w, &c);
+    assert_int_equal(w.err, 0);
+    size_t tail_len = w.len - 4; /* after name "c" (3) and the count (1) */
+    for (unsigned n = 0; n <= HL_MAX_CUE_SOUNDS + 1; n++) {
+        hl_wbuf_init(&w, buf, sizeof buf);
+        hl_put_str(&w, "c", HL_MAX_NAME);
+        hl_put_u8(&w, (uint8_t)n);
+        for (unsigned i = 0; i < n; i++)
+            hl_put_str(&w, "snd", HL_MAX_NAME);
+        for (size_t i = 0; i < tail_len; i++)
+            hl_put_u8(&w, tail[4 + i]);
+        int expect = (n >= 1 && n <= HL_MAX_CUE_SOUNDS) ? 0 : HELIOD_EPROTO;
+        if (hl_fuzz_body(HL_OP_CUE, 0, buf, w.len) != expect)
+            fail_msg("cue with nsounds %u: expected %d", n, expect);
+    }
+    /* a count of 255 with nothing after it: refused, nothing read past the end */
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_str(&w, "c", HL_MAX_NAME);
+    hl_put_u8(&w, 255);
+    assert_int_equal(hl_fuzz_body(HL_OP_CUE, 0, buf, w.len), HELIOD_EPROTO);
+    /* the encoder refuses more than HL_MAX_CUE_SOUNDS */
+    sample_cue(&c);
+    c.nsounds = HL_MAX_CUE_SOUNDS + 1;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_cue(&w, &c);
+    assert_int_equal(w.err, HELIOD_ETOOBIG);
+    /* a sound name one over the limit */
+    sample_cue(&c);
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_cue(&w, &c);
+    buf[4] = HL_MAX_NAME + 1; /* first sound's length */
+    assert_int_equal(hl_fuzz_body(HL_OP_CUE, 0, buf, w.len), HELIOD_EPROTO);
+
+    /* unknown enum values and flag bits, one past the last known */
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.pick = 3));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.flags = HL_PLAY_DETACHED));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.flags = HL_PLAY_PAUSED));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.flags = 0x20));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.model = 3));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.fade_curve = 3));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.overflow = 6));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.beyond = 3));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.virt = 3));
+    DECODE_BAD(hl_cue_t, hl_put_cue, HL_OP_CUE, (sample_cue(&m_), m_.virt = 0xFF));
+    DECODE_BAD(hl_category_t, hl_put_category, HL_OP_CATEGORY,
+               (hl_category_init(&m_), strcpy(m_.name, "k"), m_.overflow = 6));
+    DECODE_BAD(hl_category_t, hl_put_category, HL_OP_CATEGORY,
+               (hl_category_init(&m_), strcpy(m_.name, "k"), m_.fade_curve = 3));
+    DECODE_BAD(hl_emitter_t, hl_put_emitter, HL_OP_EMITTER,
+               (memset(&m_, 0, sizeof m_), strcpy(m_.name, "e"), m_.action = 3));
+    DECODE_BAD(hl_emitter_t, hl_put_emitter, HL_OP_EMITTER,
+               (memset(&m_, 0, sizeof m_), strcpy(m_.name, "e"), m_.mask = 0x8));
+    DECODE_BAD(hl_pause_t, hl_put_pause, HL_OP_PAUSE,
+               (memset(&m_, 0, sizeof m_), m_.scope = HL_PAUSE_CATEGORY + 1));
+    DECODE_BAD(hl_play_t, hl_put_play, HL_OP_PLAY,
+               (memset(&m_, 0, sizeof m_), strcpy(m_.sound, "s"), m_.over = HL_OVER_MASK + 1));
+    DECODE_BAD(hl_set_t, hl_put_set, HL_OP_SET,
+               (memset(&m_, 0, sizeof m_), m_.voice = 1, m_.mask = HL_SET_MASK + 1));
+
+    /* CUES entry of an unknown kind */
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_reply_head_t ok = {HL_OP_CUES, 0};
+    hl_list_head_t one = {1, 0};
+    hl_put_reply_head(&w, &ok);
+    hl_put_list_head(&w, &one);
+    size_t kind_at = w.len;
+    hl_cue_info_t ci;
+    memset(&ci, 0, sizeof ci);
+    ci.kind = HL_CUES_KIND_CATEGORY;
+    hl_category_init(&ci.cat);
+    strcpy(ci.cat.name, "k");
+    hl_put_cue_info(&w, &ci);
+    assert_int_equal(hl_fuzz_body(HL_OP_CUES, 1, buf, w.len), 0);
+    buf[kind_at] = 2;
+    assert_int_equal(hl_fuzz_body(HL_OP_CUES, 1, buf, w.len), HELIOD_EPROTO);
+    buf[kind_at] = HL_CUES_KIND_CUE; /* a category body read as a cue */
+    assert_int_equal(hl_fuzz_body(HL_OP_CUES, 1, buf, w.len), HELIOD_EPROTO);
+    ci.kind = 2; /* and it cannot be encoded */
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_cue_info(&w, &ci);
+    assert_int_equal(w.err, HELIOD_EINVAL);
+    /* events of an unknown type cannot be encoded either */
+    hl_event_t ev;
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_REAL + 1;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, &ev);
+    assert_int_equal(w.err, HELIOD_EINVAL);
+    /* every voice state up to VPAUSED decodes */
+    for (uint8_t st = 0; st <= HL_VOICE_VPAUSED; st++) {
+        hl_voice_info_t v;
+        memset(&v, 0, sizeof v);
+        v.state = st;
+        strcpy(v.sound, "s");
+        hl_wbuf_init(&w, buf, sizeof buf);
+        hl_put_voice_info(&w, &v);
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, buf, w.len);
+        hl_get_voice_info(&r, &v);
+        assert_int_equal(hl_rbuf_finish(&r), 0);
+    }
+}
+
+#define CUE_CASE(field, value, ok)                                                                 \
+    do {                                                                                           \
+        hl_cue_t m_;                                                                               \
+        good_cue(&m_);                                                                             \
+        m_.field = value;                                                                          \
+        const char *why_ = NULL;                                                                   \
+        int rc_ = hl_validate_cue(&m_, &why_);                                                     \
+        if ((ok) ? rc_ != 0 : rc_ != HELIOD_EINVAL)                                                \
+            fail_msg("cue %s = %g: got %d (%s)", #field, (double)(value), rc_, why_ ? why_ : "");  \
+        if (!(ok)) assert_non_null(why_);                                                          \
+    } while (0)
+
+static void good_cue(hl_cue_t *c) {
+    hl_cue_init(c);
+    strcpy(c->name, "step");
+    c->nsounds = 1;
+    strcpy(c->sounds[0], "step1");
+}
+
+static void test_validate_cue(void **state) {
+    (void)state;
+    hl_cue_t c;
+    good_cue(&c);
+    assert_int_equal(hl_validate_cue(&c, NULL), 0);
+    sample_cue(&c);
+    assert_int_equal(hl_validate_cue(&c, NULL), 0);
+    CUE_CASE(nsounds, 0, 0);
+    CUE_CASE(nsounds, HL_MAX_CUE_SOUNDS + 1, 0);
+    CUE_CASE(gain_db, 24.0f, 1);
+    CUE_CASE(gain_db, nextafterf(24.0f, 100), 0);
+    CUE_CASE(gain_db, NAN, 0);
+    CUE_CASE(gain_rand_db, 0.0f, 1);
+    CUE_CASE(gain_rand_db, -0.001f, 0);
+    CUE_CASE(gain_rand_db, 48.0f, 1);
+    CUE_CASE(gain_rand_db, nextafterf(48.0f, 100), 0);
+    CUE_CASE(pitch, 0.25f, 1);
+    CUE_CASE(pitch, nextafterf(0.25f, 0), 0);
+    CUE_CASE(pitch, 4.0f, 1);
+    CUE_CASE(pitch, nextafterf(4.0f, 10), 0);
+    CUE_CASE(pitch_rand_cents, 0.0f, 1);
+    CUE_CASE(pitch_rand_cents, -1.0f, 0);
+    CUE_CASE(pitch_rand_cents, 2400.0f, 1);
+    CUE_CASE(pitch_rand_cents, 2401.0f, 0);
+    CUE_CASE(priority, -1000, 1);
+    CUE_CASE(priority, -1001, 0);
+    CUE_CASE(priority, 1000, 1);
+    CUE_CASE(priority, 1001, 0);
+    CUE_CASE(pan, -1.0f, 1);
+    CUE_CASE(pan, nextafterf(-1.0f, -2), 0);
+    CUE_CASE(pan, 1.0f, 1);
+    CUE_CASE(pan, nextafterf(1.0f, 2), 0);
+    CUE_CASE(min_distance, 0.0f, 0);
+    CUE_CASE(min_distance, 0.001f, 1);
+    CUE_CASE(min_distance, 100.0f, 0); /* == max_distance */
+    CUE_CASE(max_distance, 1.0f, 0);   /* == min_distance */
+    CUE_CASE(max_distance, 1e6f, 1);
+    CUE_CASE(max_distance, nextafterf(1e6f, INFINITY), 0);
+    CUE_CASE(rolloff, 0.0f, 1);
+    CUE_CASE(rolloff, -0.001f, 0);
+    CUE_CASE(rolloff, INFINITY, 0);
+    CUE_CASE(model, 3, 0);
+    CUE_CASE(fade_in_ms, -1.0f, 1);
+    CUE_CASE(fade_in_ms, -0.5f, 0);
+    CUE_CASE(fade_in_ms, 0.0f, 1);
+    CUE_CASE(fade_in_ms, 60000.0f, 1);
+    CUE_CASE(fade_in_ms, 60001.0f, 0);
+    CUE_CASE(fade_out_ms, -1.0f, 1);
+    CUE_CASE(fade_out_ms, -2.0f, 0);
+    CUE_CASE(fade_out_ms, 60000.0f, 1);
+    CUE_CASE(fade_out_ms, 60001.0f, 0);
+    CUE_CASE(fade_curve, HL_CURVE_LOG, 1);
+    CUE_CASE(fade_curve, HL_CURVE_LOG + 1, 0);
+    CUE_CASE(max_instances, 0, 1);
+    CUE_CASE(max_instances, 65536, 1);
+    CUE_CASE(max_instances, 65537, 0);
+    CUE_CASE(overflow, HL_OVERFLOW_STEAL_FARTHEST, 1);
+    CUE_CASE(overflow, HL_OVERFLOW_STEAL_FARTHEST + 1, 0);
+    CUE_CASE(min_interval_ms, 0.0f, 1);
+    CUE_CASE(min_interval_ms, -1.0f, 0); /* no default sentinel */
+    CUE_CASE(min_interval_ms, 60000.0f, 1);
+    CUE_CASE(min_interval_ms, 60001.0f, 0);
+    CUE_CASE(min_interval_ms, NAN, 0);
+    CUE_CASE(beyond, HL_BEYOND_CLAMP, 1);
+    CUE_CASE(beyond, HL_BEYOND_CLAMP + 1, 0);
+    CUE_CASE(virt, HL_VIRT_KILL, 1);
+    CUE_CASE(virt, HL_VIRT_KILL + 1, 0);
+    CUE_CASE(pick, HL_PICK_SEQUENCE, 1);
+    CUE_CASE(pick, HL_PICK_SEQUENCE + 1, 0);
+    CUE_CASE(flags, HL_CUE_MASK, 1);
+    CUE_CASE(flags, HL_PLAY_DETACHED, 0);
+    CUE_CASE(doppler, 0.0f, 1);
+    CUE_CASE(doppler, -0.001f, 0);
+    CUE_CASE(doppler, 10.0f, 1);
+    CUE_CASE(doppler, nextafterf(10.0f, 100), 0);
+    CUE_CASE(doppler, NAN, 0);
+    good_cue(&c);
+    strcpy(c.name, "bad name");
+    assert_int_equal(hl_validate_cue(&c, NULL), HELIOD_EINVAL);
+    good_cue(&c);
+    c.nsounds = 2; /* second sound empty */
+    assert_int_equal(hl_validate_cue(&c, NULL), HELIOD_EINVAL);
+    strcpy(c.sounds[1], "x/y");
+    assert_int_equal(hl_validate_cue(&c, NULL), HELIOD_EINVAL);
+    strcpy(c.sounds[1], "step2");
+    assert_int_equal(hl_validate_cue(&c, NULL), 0);
+    strcpy(c.bus, "mu sic");
+    assert_int_equal(hl_validate_cue(&c, NULL), HELIOD_EINVAL);
+    c.bus[0] = '\0';
+    strcpy(c.category, "a,b");
+    assert_int_equal(hl_validate_cue(&c, NULL), HELIOD_EINVAL);
+
+    hl_category_t k;
+    const char *why;
+    hl_category_init(&k);
+    assert_int_equal(hl_validate_category(&k, &why), HELIOD_EINVAL); /* no name */
+    strcpy(k.name, "foot");
+    assert_int_equal(hl_validate_category(&k, &why), 0);
+    k.max_instances = 65537;
+    assert_int_equal(hl_validate_category(&k, &why), HELIOD_EINVAL);
+    k.max_instances = 65536;
+    k.overflow = 6;
+    assert_int_equal(hl_validate_category(&k, &why), HELIOD_EINVAL);
+    k.overflow = 5;
+    k.fade_out_ms = -0.5f;
+    assert_int_equal(hl_validate_category(&k, &why), HELIOD_EINVAL);
+    k.fade_out_ms = 60000;
+    k.fade_curve = 3;
+    assert_int_equal(hl_validate_category(&k, &why), HELIOD_EINVAL);
+    k.fade_curve = 2;
+    assert_int_equal(hl_validate_category(&k, &why), 0);
+}
+
+static void test_validate_voice_mgmt(void **state) {
+    (void)state;
+    const char *why;
+    hl_emitter_t e;
+    memset(&e, 0, sizeof e);
+    strcpy(e.name, "car");
+    e.action = HL_EMITTER_CREATE;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL); /* create needs a position */
+    e.mask = HL_EM_POS | HL_EM_DETACHED;
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.pos[0] = nextafterf(HL_MAX_COORD, INFINITY);
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.pos[0] = -HL_MAX_COORD;
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.vel[1] = NAN; /* not in the mask: not checked */
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.mask |= HL_EM_VEL;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.vel[1] = 340;
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.mask = 0x8 | HL_EM_POS;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.mask = HL_EM_POS;
+    e.action = 3;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.action = HL_EMITTER_SET;
+    e.mask = 0; /* set with nothing is harmless */
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.ramp_ms = -1;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.ramp_ms = 60000;
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.ramp_ms = 60001;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.ramp_ms = 0;
+    e.action = HL_EMITTER_DESTROY;
+    e.fade_ms = -1;
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.fade_ms = -0.5f;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.fade_ms = 60000;
+    assert_int_equal(hl_validate_emitter(&e, &why), 0);
+    e.fade_ms = 60001;
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+    e.fade_ms = 0;
+    strcpy(e.name, "");
+    assert_int_equal(hl_validate_emitter(&e, &why), HELIOD_EINVAL);
+
+    /* play: velocity, emitter, override mask */
+    PLAY_CASE(vel[0], HL_MAX_COORD, 1);
+    PLAY_CASE(vel[1], nextafterf(-HL_MAX_COORD, -INFINITY), 0);
+    PLAY_CASE(vel[2], NAN, 0);
+    PLAY_CASE(over, HL_OVER_MASK, 1);
+    PLAY_CASE(over, HL_OVER_MASK + 1, 0);
+    hl_play_t p = good_play();
+    strcpy(p.emitter, "car");
+    assert_int_equal(hl_validate_play(&p, &why), 0);
+    strcpy(p.emitter, "c r");
+    assert_int_equal(hl_validate_play(&p, &why), HELIOD_EINVAL);
+
+    /* set: velocity only checked with HL_SET_VEL */
+    hl_set_t s = {.voice = 1, .mask = HL_SET_GAIN, .vel = {NAN, 0, 0}};
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.mask |= HL_SET_VEL;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.vel[0] = HL_MAX_COORD;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+
+    /* pause: group name for the bus and category scopes, empty otherwise */
+    hl_pause_t pz = {.pause = 1, .scope = HL_PAUSE_BUS};
+    assert_int_equal(hl_validate_pause(&pz, &why), HELIOD_EINVAL);
+    strcpy(pz.group, "music");
+    assert_int_equal(hl_validate_pause(&pz, &why), 0);
+    pz.scope = HL_PAUSE_CATEGORY;
+    assert_int_equal(hl_validate_pause(&pz, &why), 0);
+    pz.scope = HL_PAUSE_CATEGORY + 1;
+    assert_int_equal(hl_validate_pause(&pz, &why), HELIOD_EINVAL);
+    pz.scope = HL_PAUSE_EVERYONE;
+    assert_int_equal(hl_validate_pause(&pz, &why), HELIOD_EINVAL);
+    pz.group[0] = '\0';
+    assert_int_equal(hl_validate_pause(&pz, &why), 0);
+    pz.scope = HL_PAUSE_CATEGORY;
+    strcpy(pz.group, "a b");
+    assert_int_equal(hl_validate_pause(&pz, &why), HELIOD_EINVAL);
+
+    /* enum names */
+    assert_int_equal(hl_enum_from(HL_ENUM_OVERFLOW, "steal-lowest-priority"),
+                     HL_OVERFLOW_STEAL_LOWEST);
+    assert_int_equal(hl_enum_from(HL_ENUM_OVERFLOW, "steal"), -1);
+    assert_string_equal(hl_enum_name(HL_ENUM_VIRT, HL_VIRT_KILL), "kill");
+    assert_null(hl_enum_name(HL_ENUM_BEYOND, 3));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_structs),
@@ -939,6 +1498,11 @@ int main(void) {
         cmocka_unit_test(test_names_and_errors),
         cmocka_unit_test(test_validate_play),
         cmocka_unit_test(test_validate_others),
+        cmocka_unit_test(test_roundtrip_voice_mgmt),
+        cmocka_unit_test(test_emitter_reply),
+        cmocka_unit_test(test_hostile_voice_mgmt),
+        cmocka_unit_test(test_validate_cue),
+        cmocka_unit_test(test_validate_voice_mgmt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,83 @@
+/*
+ * cue_ops.c - the requests on cue definitions: CUE and CATEGORY define or
+ * redefine one (cues.h validates every field), CUES lists every cue and
+ * category with its counters, CUES_LOAD applies a cue sheet from a file all
+ * or nothing. Admission itself is the voice manager's (vm.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dispatch_int.h"
+#include "hl_mixer.h"
+
+/* The bus of a cue must exist; cues.c does not know the buses. */
+static int bus_ok(hld_req_t *q, const char *bus) {
+    if (hl_bus_find(bus) >= 0) return 1;
+    char msg[HL_MAX_MSG + 1];
+    snprintf(msg, sizeof msg, "bus: no bus named %s", bus);
+    hld_fail(q, HELIOD_ENOBUS, msg);
+    return 0;
+}
+
+int hld_op_cue(hld_req_t *q) {
+    hl_cue_t m;
+    hl_get_cue(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_cue(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    if (!bus_ok(q, m.bus)) return 0;
+    int rc = hld_cues_define(&q->c->d->cues, &m, NULL, &why);
+    if (rc < 0) return hld_fail(q, rc, why);
+    return hld_reply_ok(q);
+}
+
+int hld_op_category(hld_req_t *q) {
+    hl_category_t m;
+    hl_get_category(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_category(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    int rc = hld_cues_define_category(&q->c->d->cues, &m, NULL, &why);
+    if (rc < 0) return hld_fail(q, rc, why);
+    return hld_reply_ok(q);
+}
+
+int hld_op_cues(hld_req_t *q) {
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hld_cues_t *cs = &q->c->d->cues;
+    hld_list_t l;
+    hld_list_begin(&l, q);
+    int full = 0;
+    for (uint32_t i = 0; i < cs->ncats && !full; i++) {
+        hl_cue_info_t ci = {.kind = HL_CUES_KIND_CATEGORY, .n = cs->cats[i]->n};
+        hl_cue_init(&ci.cue);
+        ci.cat = cs->cats[i]->def;
+        size_t before = q->w.len;
+        hl_put_cue_info(&q->w, &ci);
+        full = hld_list_entry_done(&l, before);
+    }
+    for (uint32_t i = 0; i < cs->ncues && !full; i++) {
+        hl_cue_info_t ci = {.kind = HL_CUES_KIND_CUE, .cue = cs->cues[i]->def, .n = cs->cues[i]->n};
+        hl_category_init(&ci.cat);
+        size_t before = q->w.len;
+        hl_put_cue_info(&q->w, &ci);
+        full = hld_list_entry_done(&l, before);
+    }
+    return hld_list_end(&l);
+}
+
+int hld_op_cues_load(hld_req_t *q) {
+    hl_cues_load_t m;
+    hl_get_cues_load(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (!m.path[0]) return hld_fail(q, HELIOD_EINVAL, "path: empty");
+    char err[HL_MAX_MSG + 1] = "";
+    hl_cues_load_reply_t r = {0};
+    int rc = hld_cues_load_file(&q->c->d->cues, m.path, &r.cues, &r.categories, err, sizeof err);
+    if (rc < 0) return hld_fail(q, rc, err[0] ? err : NULL);
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hld_reply_begin(q);
+    hl_put_cues_load_reply(&q->w, &r);
+    return hld_reply_end(q);
+}

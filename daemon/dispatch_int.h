@@ -1,0 +1,76 @@
+/*
+ * dispatch_int.h - what a request handler needs, shared by dispatch.c and the
+ * domain modules that own their opcodes (voice_ops.c, cue_ops.c,
+ * emitter_ops.c): the request being handled, reply and list helpers.
+ *
+ * A handler decodes its whole body first (hld_body_ok false: the EPROTO
+ * reply is queued, return HLD_CLOSE_CONN), validates (an error reply via
+ * hld_fail, the connection stays), then acts and replies. With
+ * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
+ * Main thread only.
+ */
+#ifndef HLD_DISPATCH_INT_H
+#define HLD_DISPATCH_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "daemon.h"
+#include "hl_proto.h"
+
+#define HLD_CLOSE_CONN (-1) /* handler result: reply queued, now close */
+#define CLOSE_CONN     HLD_CLOSE_CONN
+#define HLD_OPS        32 /* opcode table size: every request opcode is below it */
+
+typedef struct {
+    hld_conn_t *c;
+    const hl_frame_hdr_t *h;
+    hl_rbuf_t r;
+    hl_wbuf_t w; /* reply under construction */
+} hld_req_t;
+
+typedef int (*hld_op_fn)(hld_req_t *q);
+
+/* Queues the error answer to q; returns 0 (the handler's result). */
+int hld_fail(hld_req_t *q, int status, const char *msg);
+/* Starts a success reply in q->w (the body follows), then ends and queues it. */
+void hld_reply_begin(hld_req_t *q);
+int hld_reply_end(hld_req_t *q);
+/* Success with an empty body (silent with NOREPLY). */
+int hld_reply_ok(hld_req_t *q);
+/* A COUNT reply (silent with NOREPLY). */
+int hld_reply_count(hld_req_t *q, uint32_t count);
+/* 1 if the body was consumed exactly; else the EPROTO reply is queued: 0. */
+int hld_body_ok(hld_req_t *q);
+/* Mixer or voice-manager result -> error reply; counts EBUSY. */
+int hld_mixer_fail(hld_req_t *q, int rc);
+
+/* List replies: the head is rewritten with the final count; an entry that
+ * does not fit in the frame is rolled back and sets 'truncated'. */
+typedef struct {
+    hld_req_t *q;
+    size_t head_off;
+    hl_list_head_t head;
+} hld_list_t;
+void hld_list_begin(hld_list_t *l, hld_req_t *q);
+/* Call after putting an entry; returns 0 to continue, 1 when full. */
+int hld_list_entry_done(hld_list_t *l, size_t before);
+int hld_list_end(hld_list_t *l);
+
+/* voice_ops.c */
+int hld_op_play(hld_req_t *q);
+int hld_op_stop(hld_req_t *q);
+int hld_op_stop_all(hld_req_t *q);
+int hld_op_set(hld_req_t *q);
+int hld_op_pause(hld_req_t *q);
+int hld_op_voices(hld_req_t *q);
+/* cue_ops.c */
+int hld_op_cue(hld_req_t *q);
+int hld_op_category(hld_req_t *q);
+int hld_op_cues(hld_req_t *q);
+int hld_op_cues_load(hld_req_t *q);
+/* emitter_ops.c */
+int hld_op_emitter(hld_req_t *q);
+
+#endif /* HLD_DISPATCH_INT_H */

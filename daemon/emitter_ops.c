@@ -1,0 +1,48 @@
+/*
+ * emitter_ops.c - the EMITTER request: create, move or destroy a named
+ * emitter (a moving object that voices follow; the voices and the emitter
+ * table belong to the voice manager, vm.c). One SET moves every voice on the
+ * emitter. An emitter belongs to the connection that created it and is
+ * destroyed when it closes (its voices fade out), unless created detached
+ * (heliodctl does: the next heliodctl can play on it).
+ */
+#include <stdio.h>
+
+#include "dispatch_int.h"
+
+int hld_op_emitter(hld_req_t *q) {
+    hl_emitter_t m;
+    hl_get_emitter(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_emitter(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    char msg[HL_MAX_MSG + 1];
+    uint64_t now = hld_now_ns();
+    if (m.action == HL_EMITTER_CREATE) {
+        uint32_t owner = (m.mask & HL_EM_DETACHED) ? 0 : q->c->id;
+        int rc = hld_vm_emitter_create(d->vm, m.name, owner, m.pos,
+                                       (m.mask & HL_EM_VEL) ? m.vel : NULL, NULL);
+        if (rc == HELIOD_EEXIST) {
+            snprintf(msg, sizeof msg, "an emitter named %s already exists", m.name);
+            return hld_fail(q, rc, msg);
+        }
+        if (rc < 0) return hld_fail(q, rc, rc == HELIOD_ENOMEM ? "too many emitters" : NULL);
+        return hld_reply_ok(q);
+    }
+    hld_emitter_t *em = hld_vm_emitter_find(d->vm, m.name);
+    if (!em) {
+        snprintf(msg, sizeof msg, "no emitter named %s", m.name);
+        return hld_fail(q, HELIOD_ENOEMITTER, msg);
+    }
+    if (m.action == HL_EMITTER_SET) {
+        int rc = hld_vm_emitter_set(d->vm, em, m.mask, m.pos, m.vel,
+                                    hld_ms_to_frames(d, m.ramp_ms), now);
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        return hld_reply_ok(q);
+    }
+    int64_t fade = m.fade_ms < 0 ? -1 : (int64_t)hld_ms_to_frames(d, m.fade_ms);
+    int n = hld_vm_emitter_destroy(d->vm, em, fade, now);
+    if (n < 0) return hld_mixer_fail(q, n);
+    return hld_reply_count(q, (uint32_t)n);
+}

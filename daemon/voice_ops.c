@@ -1,0 +1,582 @@
+/*
+ * voice_ops.c - the requests on voices: PLAY (of a cue or a sound), STOP,
+ * STOP_ALL, SET, PAUSE (per client, everyone, bus or category) and VOICES.
+ *
+ * A handle a client holds names a logical voice of the voice manager (vm.h),
+ * real or virtual. PLAY resolves the name (a cue first, else a sound), builds
+ * the mixer parameters from the cue and the request's overrides, and hands
+ * the admission to hld_vm_play.
+ *
+ * Streamed sounds: the open (file, seek, resampler, prefill) runs on the
+ * decoder pool, never on the loop. A first PLAY of a stream that ranks real
+ * is answered when the pool hands the primed stream back (stream_done); its
+ * reply may come after those of later requests (libheliod matches by id). A
+ * virtual stream voice decodes nothing; when it ranks real again the voice
+ * manager asks for an open at its position (open_stream_cb) and no request
+ * waits for it. SET --seek of a real stream voice opens a new stream at the
+ * position and the mixer switches to it click-free. A job holds a reference
+ * on its connection: if the client is gone by then the stream is released.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "dispatch_int.h"
+#include "hl_dsp.h"
+#include "hl_limits.h"
+
+/* Source frames -> engine frames of a preloaded sound (rounded). */
+static uint32_t src_to_engine(const hld_sound_t *snd, uint32_t rate, uint64_t f) {
+    if (snd->source_rate == rate || !snd->source_rate) return (uint32_t)f;
+    uint64_t e = (f * rate + snd->source_rate / 2) / snd->source_rate;
+    return e > snd->pcm.frames ? snd->pcm.frames : (uint32_t)e;
+}
+
+/* A streamed sound's loop crossfade in source frames (rounded). */
+static uint32_t xfade_src_frames(const hld_sound_t *snd, float ms) {
+    if (!(ms > 0)) return 0;
+    return (uint32_t)lround((double)ms * snd->source_rate / HLD_MS_PER_S);
+}
+
+/* ---- stream opens on the decoder pool ------------------------------------- */
+
+#define JOB_PLAY    0 /* first play of a stream voice: the request waits */
+#define JOB_SEEK    1 /* SET --seek of a real stream voice: the request waits */
+#define JOB_REALISE 2 /* a virtual stream voice ranked real: nobody waits */
+
+typedef struct hld_stream_job {
+    struct hld_stream_job *prev, *next; /* d->stream_jobs */
+    hld_daemon_t *d;
+    hld_conn_t *c; /* referenced until the job is done; NULL for JOB_REALISE */
+    uint32_t id;
+    uint16_t op, flags;
+    hld_sound_t *snd; /* its `pending` counts this job */
+    int kind;
+    int superseded; /* seek: a later seek of the voice was queued: drop, answer OK */
+    int cancelled;  /* seek: the request already failed and was answered */
+    uint64_t voice; /* logical handle */
+    double seek_pos;
+} stream_job_t;
+
+static void job_unlink(stream_job_t *j) {
+    hld_daemon_t *d = j->d;
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        d->stream_jobs = j->next;
+    if (j->next) j->next->prev = j->prev;
+    j->prev = j->next = NULL;
+}
+
+static void reply_play(hld_req_t *q, uint64_t voice, uint64_t stolen) {
+    if (q->h->flags & HL_FLAG_NOREPLY) return;
+    hl_play_reply_t pr = {.voice = voice, .stolen = stolen};
+    hld_reply_begin(q);
+    hl_put_play_reply(&q->w, &pr);
+    hld_reply_end(q);
+}
+
+/* The decoder pool finished opening a job's stream (main thread). */
+static void stream_done(void *user, hld_dstream_t *ds, int status, const char *msg) {
+    stream_job_t *j = user;
+    hld_daemon_t *d = j->d;
+    hld_conn_t *c = j->c;
+    hl_frame_hdr_t h = {.op = j->op, .flags = j->flags, .id = j->id};
+    hld_req_t q = {.c = c, .h = &h};
+    int gone = !c || c->closing;
+    job_unlink(j);
+    if (j->snd->pending) j->snd->pending--;
+    if (status == 0 && d->shutting_down) {
+        status = HELIOD_ESHUTDOWN;
+        msg = NULL;
+    }
+    uint64_t now = hld_now_ns();
+    if (j->kind == JOB_REALISE) {
+        if (status < 0) {
+            hld_dstream_release(&d->decoder, ds);
+            hld_vm_stream_failed(d->vm, j->voice);
+        } else {
+            hld_vm_stream_ready(d->vm, j->voice, &ds->stream, now);
+        }
+    } else if (j->kind == JOB_PLAY) {
+        if (status < 0) {
+            hld_dstream_release(&d->decoder, ds);
+            hld_vm_stream_failed(d->vm, j->voice);
+            if (!gone) hld_send_error(c, j->op, j->flags, j->id, status, msg);
+        } else {
+            int rc = hld_vm_stream_ready(d->vm, j->voice, &ds->stream, now);
+            if (!gone) {
+                if (rc < 0)
+                    hld_mixer_fail(&q, rc == HELIOD_ENOVOICE ? HELIOD_ENOVOICES : rc);
+                else
+                    reply_play(&q, j->voice, 0);
+            }
+        }
+    } else { /* JOB_SEEK */
+        int drop = status < 0 || j->cancelled || j->superseded;
+        hld_lvoice_t *lv = drop ? NULL : hld_vm_get(d->vm, j->voice);
+        int rc = HELIOD_ENOVOICE;
+        if (lv && lv->real && lv->mix) {
+            hl_voice_set_t s = {.mask = HL_MIX_SET_STREAM, .stream = &ds->stream};
+            rc = hl_mixer_set(d->engine.mixer, lv->mix, &s, now);
+            if (rc == 0) hld_vm_seek(d->vm, j->voice, j->seek_pos, 1, now);
+        } else if (lv) { /* went virtual meanwhile: it resumes there when real */
+            rc = hld_vm_seek(d->vm, j->voice, j->seek_pos, 1, now);
+            hld_dstream_release(&d->decoder, ds);
+            ds = NULL;
+        }
+        if (drop || rc < 0) {
+            if (ds) hld_dstream_release(&d->decoder, ds);
+            if (!gone && !j->cancelled) {
+                if (status < 0)
+                    hld_send_error(c, j->op, j->flags, j->id, status, msg);
+                else if (j->superseded)
+                    hld_reply_ok(&q); /* the later seek decides where it plays */
+                else
+                    hld_mixer_fail(&q, rc);
+            }
+        } else if (!gone) {
+            hld_reply_ok(&q);
+        }
+    }
+    if (c) {
+        if (!gone) hld_conn_flush(c);
+        hld_conn_unref(c);
+    }
+    free(j);
+}
+
+/* Queues the open of snd's stream. c may be NULL (realise). Returns the job
+ * or NULL with *err set (and *msg). */
+static stream_job_t *job_start(hld_daemon_t *d, hld_conn_t *c, const hl_frame_hdr_t *h,
+                               hld_sound_t *snd, const hld_stream_opts_t *o, int kind,
+                               uint64_t voice, int *err, const char **msg) {
+    stream_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        *err = HELIOD_ENOMEM;
+        return NULL;
+    }
+    *j = (stream_job_t){.d = d, .c = c, .snd = snd, .kind = kind, .voice = voice};
+    if (h) {
+        j->id = h->id;
+        j->op = h->op;
+        j->flags = h->flags;
+    }
+    int rc = hld_dstream_open_async(&d->decoder, snd, snd->path, o, stream_done, j, msg);
+    if (rc < 0) {
+        free(j);
+        *err = rc;
+        return NULL;
+    }
+    if (c) hld_conn_ref(c);
+    snd->pending++;
+    j->next = d->stream_jobs;
+    if (d->stream_jobs) d->stream_jobs->prev = j;
+    d->stream_jobs = j;
+    return j;
+}
+
+/* The loop options of a stream voice, from its logical record. */
+static void stream_opts(const hld_lvoice_t *lv, uint64_t start, int64_t loops,
+                        hld_stream_opts_t *o) {
+    *o = (hld_stream_opts_t){
+        .start = start,
+        .loop_start = (uint64_t)lv->ls,
+        .loop_end = lv->le >= lv->len ? 0 : (uint64_t)lv->le,
+        .loops = loops,
+        .xfade = lv->p.loop_xfade, /* source frames for a stream voice */
+    };
+    if (o->loop_start == 0 && o->loop_end == 0) o->loop_start = 0;
+}
+
+/* hld_vm_ops_t.open_stream: a virtual stream voice ranked real. */
+int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, uint64_t start,
+                          int64_t loops) {
+    hld_daemon_t *d = user;
+    if (d->shutting_down) return HELIOD_ESHUTDOWN;
+    hld_stream_opts_t o;
+    stream_opts(lv, start, loops, &o);
+    int err = 0;
+    const char *msg = NULL;
+    return job_start(d, NULL, NULL, lv->snd, &o, JOB_REALISE, voice, &err, &msg) ? 0 : err;
+}
+
+/* ---- PLAY ------------------------------------------------------------------- */
+
+/* Resolves the play's name and builds the voice manager's request. Returns
+ * 0, or replies the error and returns -1. */
+static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
+    hld_daemon_t *d = q->c->d;
+    char msg[HL_MAX_MSG + 1];
+    memset(pl, 0, sizeof *pl);
+    hld_cue_t *cue = hld_cues_find(&d->cues, m->sound);
+    const char *sound = m->sound;
+    if (cue) sound = cue->def.sounds[hld_cue_pick(&d->cues, cue)];
+    hld_sound_t *snd = hld_sounds_find(&d->sounds, sound);
+    if (!snd || snd->loading) {
+        if (cue)
+            snprintf(msg, sizeof msg, "cue %s: sound %s is not loaded%s", m->sound, sound,
+                     snd ? " yet" : "");
+        else
+            snprintf(msg, sizeof msg, "no sound or cue named %s%s", m->sound,
+                     snd ? " is loaded yet" : "");
+        return hld_fail(q, HELIOD_ENOSOUND, msg), -1;
+    }
+    uint32_t over = cue ? m->over : HL_OVER_MASK;
+    const hl_cue_t *cd = cue ? &cue->def : NULL;
+    const char *busname = (over & HL_OVER_BUS) || !cd ? m->bus : cd->bus;
+    int bus = hl_bus_find(busname);
+    if (bus < 0) {
+        snprintf(msg, sizeof msg, "no bus named %s", busname);
+        return hld_fail(q, HELIOD_ENOBUS, msg), -1;
+    }
+    hld_emitter_t *em = NULL;
+    if (m->emitter[0]) {
+        em = hld_vm_emitter_find(d->vm, m->emitter);
+        if (!em) {
+            snprintf(msg, sizeof msg, "no emitter named %s", m->emitter);
+            return hld_fail(q, HELIOD_ENOEMITTER, msg), -1;
+        }
+    }
+    uint32_t flags = m->flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_PAUSED | HL_MIX_CUBIC);
+    float gain_db = m->gain_db, pitch = m->pitch, fade_in = m->fade_in_ms;
+    if (cd) {
+        flags |= cd->flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_CUBIC);
+        gain_db += hld_cue_roll_gain_db(&d->cues, cue);
+        pitch *= hld_cue_roll_pitch(&d->cues, cue);
+        if (pitch < HL_PITCH_MIN) pitch = HL_PITCH_MIN;
+        if (pitch > HL_PITCH_MAX) pitch = HL_PITCH_MAX;
+        if (gain_db > HL_MAX_GAIN_DB) gain_db = HL_MAX_GAIN_DB;
+        if (!(over & HL_OVER_FADE_IN)) fade_in = cd->fade_in_ms;
+    }
+    if (em) flags |= HL_MIX_3D;
+    int dist_from_play = (over & HL_OVER_DISTANCE) || !cd;
+    hl_voice_params_t *p = &pl->p;
+    *p = (hl_voice_params_t){
+        .pcm = snd->stream ? NULL : &snd->pcm,
+        .flags = flags,
+        .gain = hl_db_to_lin(gain_db),
+        .pan = (over & HL_OVER_PAN) || !cd ? m->pan : cd->pan,
+        .pos = {m->pos[0], m->pos[1], m->pos[2]},
+        .pitch = pitch,
+        .priority = (over & HL_OVER_PRIORITY) || !cd ? m->priority : cd->priority,
+        .attack_frames = hld_ms_to_frames(d, fade_in < 0 ? HL_DEFAULT_FADE_IN_MS : fade_in),
+        .min_distance = dist_from_play ? m->min_distance : cd->min_distance,
+        .max_distance = dist_from_play ? m->max_distance : cd->max_distance,
+        .rolloff = dist_from_play ? m->rolloff : cd->rolloff,
+        .model = dist_from_play ? m->model : cd->model,
+        .bus = (uint32_t)bus,
+        .vel = {m->vel[0], m->vel[1], m->vel[2]},
+        .doppler_factor = cd ? cd->doppler : 1.0f,
+        .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
+    };
+    if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
+    pl->cue = cue;
+    pl->snd = snd;
+    pl->em = em;
+    pl->owner = (m->flags & HL_PLAY_DETACHED) ? 0 : q->c->id;
+    float fo = cd ? cd->fade_out_ms : -1.0f;
+    if (fo < 0 && cue && cue->cat && cue->cat->def.fade_out_ms >= 0) fo = cue->cat->def.fade_out_ms;
+    pl->fade_out_frames = hld_ms_to_frames(d, fo < 0 ? HL_DEFAULT_EVICT_MS : fo);
+    pl->fade_curve = cd ? cd->fade_curve : HL_CURVE_LINEAR;
+    pl->beyond = cd ? cd->beyond : HL_BEYOND_VIRTUAL;
+    pl->virt = cd ? cd->virt : HL_VIRT_RESUME;
+
+    int loop = (flags & HL_MIX_LOOP) != 0;
+    pl->loops = !loop ? 0 : m->loop_count ? (int64_t)m->loop_count : -1;
+    if (m->loop_end > snd->src_frames)
+        return hld_fail(q, HELIOD_EINVAL, "loop_end: past the end of the sound (source frames)"),
+               -1;
+    if (snd->stream) {
+        pl->stream = 1;
+        p->flags &= ~HL_MIX_LOOP; /* the decoder loops a stream */
+        uint64_t region = (m->loop_end ? m->loop_end : snd->src_frames) - m->loop_start;
+        if (loop && (m->loop_start || m->loop_end) && m->loop_end <= m->loop_start)
+            return hld_fail(q, HELIOD_EINVAL, "loop region is empty"), -1;
+        p->loop_xfade = loop ? xfade_src_frames(snd, m->loop_xfade_ms) : 0;
+        if (p->loop_xfade > m->loop_start || p->loop_xfade > region)
+            return hld_fail(q, HELIOD_EINVAL,
+                            "loop_xfade_ms: longer than the audio before loop_start or the region"),
+                   -1;
+        pl->rate = (double)pitch * snd->source_rate / d->engine.rate;
+        pl->len = (double)snd->src_frames;
+        pl->ls = loop ? m->loop_start : 0;
+        pl->le = loop && m->loop_end ? m->loop_end : (double)snd->src_frames;
+        return 0;
+    }
+    if (loop) {
+        p->loop_start = src_to_engine(snd, d->engine.rate, m->loop_start);
+        p->loop_end = src_to_engine(snd, d->engine.rate, m->loop_end);
+        if ((m->loop_start || m->loop_end) && p->loop_end <= p->loop_start)
+            return hld_fail(q, HELIOD_EINVAL, "loop region shorter than one engine frame"), -1;
+        p->loop_count = m->loop_count;
+        p->loop_xfade = hld_ms_to_frames(d, m->loop_xfade_ms);
+        uint32_t region = (p->loop_end ? p->loop_end : snd->pcm.frames) - p->loop_start;
+        if (p->loop_xfade > p->loop_start || p->loop_xfade > region)
+            return hld_fail(q, HELIOD_EINVAL,
+                            "loop_xfade_ms: longer than the audio before loop_start or the region"),
+                   -1;
+    }
+    pl->rate = pitch;
+    pl->len = snd->pcm.frames;
+    pl->ls = loop ? p->loop_start : 0;
+    pl->le = loop && p->loop_end ? p->loop_end : snd->pcm.frames;
+    return 0;
+}
+
+static const char *refusal_msg(int rc, const hld_cue_t *cue, char *buf, size_t cap) {
+    const char *name = cue ? cue->def.name : "sound";
+    switch (rc) {
+    case HELIOD_EINTERVAL:
+        snprintf(buf, cap, "cue %s: played again within its min-interval of %g ms", name,
+                 cue ? cue->def.min_interval_ms : 0.0);
+        return buf;
+    case HELIOD_EDISTANCE:
+        snprintf(buf, cap, "%s %s: beyond its max distance at start", cue ? "cue" : "sound",
+                 name);
+        return buf;
+    case HELIOD_ECUELIMIT:
+        snprintf(buf, cap, "cue %s: %u instances playing (max-instances)", name,
+                 cue ? cue->def.max_instances : 0);
+        return buf;
+    case HELIOD_ECATLIMIT:
+        snprintf(buf, cap, "category %s: %u instances playing (max-instances)",
+                 cue && cue->cat ? cue->cat->def.name : "?",
+                 cue && cue->cat ? cue->cat->def.max_instances : 0);
+        return buf;
+    default: return NULL;
+    }
+}
+
+int hld_op_play(hld_req_t *q) {
+    hl_play_t m;
+    hl_get_play(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    hld_daemon_t *d = q->c->d;
+    const char *why = NULL;
+    if (hl_validate_play(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_vm_play_t pl;
+    if (build_play(q, &m, &pl) != 0) return 0;
+    uint64_t voice = 0, stolen = 0;
+    int rc = hld_vm_play(d->vm, &pl, hld_now_ns(), &voice, &stolen);
+    if (rc < 0) {
+        char msg[HL_MAX_MSG + 1];
+        if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
+        if (rc == HELIOD_EBUSY) d->n.cmds_busy++;
+        return hld_fail(q, rc, refusal_msg(rc, pl.cue, msg, sizeof msg));
+    }
+    if (stolen) d->n.voices_stolen++;
+    hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
+    if (lv && lv->state == HLD_LV_OPENING) { /* a stream that ranks real: open it first */
+        hld_stream_opts_t o;
+        stream_opts(lv, 0, lv->loops_left, &o);
+        int err = 0;
+        const char *msg = NULL;
+        if (!job_start(d, q->c, q->h, pl.snd, &o, JOB_PLAY, voice, &err, &msg)) {
+            hld_vm_stream_failed(d->vm, voice);
+            return hld_fail(q, err, msg);
+        }
+        return 0; /* answered by stream_done */
+    }
+    reply_play(q, voice, stolen);
+    return 0;
+}
+
+/* ---- STOP, STOP_ALL ---------------------------------------------------------- */
+
+int hld_op_stop(hld_req_t *q) {
+    hl_stop_t m;
+    hl_get_stop(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (!hl_fade_valid(m.fade_ms)) /* a handle of 0 is left to the manager: ENOVOICE */
+        return hld_fail(q, HELIOD_EINVAL, "fade_ms: must be -1 (default) or in [0, 60000]");
+    hld_daemon_t *d = q->c->d;
+    float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
+    hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+    uint32_t curve = lv ? lv->fade_curve : HL_FADE_LINEAR;
+    int rc = hld_vm_stop(d->vm, m.voice, hld_ms_to_frames(d, ms), curve, HL_END_STOPPED,
+                         hld_now_ns());
+    if (rc < 0) return hld_mixer_fail(q, rc);
+    return hld_reply_ok(q);
+}
+
+static int match_owner(void *user, const hld_lvoice_t *lv) {
+    return lv->owner == *(const uint32_t *)user;
+}
+
+int hld_op_stop_all(hld_req_t *q) {
+    hl_stop_all_t m;
+    hl_get_stop_all(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_stop_all(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
+    uint32_t id = q->c->id;
+    int n = hld_vm_stop_matching(d->vm, m.scope == HL_STOP_ALL_MINE ? match_owner : NULL, &id,
+                                 hld_ms_to_frames(d, ms), HL_END_STOPPED, hld_now_ns());
+    if (n < 0) return hld_mixer_fail(q, n);
+    return hld_reply_count(q, (uint32_t)n);
+}
+
+/* ---- SET --------------------------------------------------------------------- */
+
+/* SET --seek: pcm voices jump inside their PCM, virtual voices just move
+ * their position; a real stream voice gets a new stream opened at the
+ * position on the decoder pool, switched to when primed (the other fields
+ * of s are applied now and the answer comes from stream_done: returns 1).
+ * Returns 0 when the caller replies, -1 after replying an error. */
+static int seek_voice(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s) {
+    hld_daemon_t *d = q->c->d;
+    hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
+    if (!lv || !lv->snd) return hld_fail(q, HELIOD_ENOVOICE, NULL), -1;
+    hld_sound_t *snd = lv->snd;
+    double f = seek_s * (snd->stream ? snd->source_rate : d->engine.rate);
+    if (f >= lv->len) return hld_fail(q, HELIOD_EINVAL, "seek_s: past the end of the sound"), -1;
+    if (!snd->stream || !lv->real) {
+        int rc = hld_vm_seek(d->vm, voice, f, 0, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc), -1;
+        return 0;
+    }
+    hld_stream_opts_t o;
+    stream_opts(lv, (uint64_t)f, lv->loops_left, &o);
+    /* an earlier seek of this voice still opening loses: this one decides */
+    for (stream_job_t *j = d->stream_jobs; j; j = j->next)
+        if (j->kind == JOB_SEEK && j->voice == voice) j->superseded = 1;
+    int err = 0;
+    const char *msg = NULL;
+    stream_job_t *j = job_start(d, q->c, q->h, snd, &o, JOB_SEEK, voice, &err, &msg);
+    if (!j) return hld_fail(q, err, msg), -1;
+    j->seek_pos = f;
+    if (s->mask) { /* gain, pan ... now, in request order with later SETs */
+        int rc = hld_vm_set(d->vm, voice, s, hld_now_ns());
+        if (rc < 0) {
+            j->cancelled = 1; /* answered here; its stream is dropped when it is primed */
+            return hld_mixer_fail(q, rc), -1;
+        }
+    }
+    return 1;
+}
+
+int hld_op_set(hld_req_t *q) {
+    hl_set_t m;
+    hl_get_set(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_set(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    hl_voice_set_t s = {
+        .mask = m.mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_POS | HL_MIX_SET_PITCH |
+                          HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME),
+        .gain = hl_db_to_lin(m.gain_db),
+        .pan = m.pan,
+        .pos = {m.pos[0], m.pos[1], m.pos[2]},
+        .pitch = m.pitch,
+        .ramp_frames = hld_ms_to_frames(d, m.ramp_ms),
+        .vel = {m.vel[0], m.vel[1], m.vel[2]},
+    };
+    if (m.mask & HL_SET_VEL) s.mask |= HL_MIX_SET_VEL;
+    if (m.mask & HL_SET_SEEK) {
+        int rc = seek_voice(q, m.voice, m.seek_s, &s);
+        if (rc != 0) return 0; /* answered, or stream_done will */
+    }
+    int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
+    if (rc < 0) return hld_mixer_fail(q, rc);
+    return hld_reply_ok(q);
+}
+
+/* ---- PAUSE ----------------------------------------------------------------- */
+
+typedef struct {
+    int scope;
+    uint32_t owner;
+    int bus;
+    const hld_category_t *cat;
+} pause_match_t;
+
+static int match_pause(void *user, const hld_lvoice_t *lv) {
+    const pause_match_t *pm = user;
+    switch (pm->scope) {
+    case HL_PAUSE_MINE: return lv->owner == pm->owner;
+    case HL_PAUSE_BUS: return (int)lv->p.bus == pm->bus;
+    case HL_PAUSE_CATEGORY: return lv->cat == pm->cat;
+    default: return 1;
+    }
+}
+
+int hld_op_pause(hld_req_t *q) {
+    hl_pause_t m;
+    hl_get_pause(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_pause(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    pause_match_t pm = {.scope = m.scope, .owner = q->c->id};
+    char msg[HL_MAX_MSG + 1];
+    if (m.scope == HL_PAUSE_BUS) {
+        pm.bus = hl_bus_find(m.group);
+        if (pm.bus < 0) {
+            snprintf(msg, sizeof msg, "no bus named %s", m.group);
+            return hld_fail(q, HELIOD_ENOBUS, msg);
+        }
+    } else if (m.scope == HL_PAUSE_CATEGORY) {
+        pm.cat = hld_cues_find_category(&d->cues, m.group);
+        if (!pm.cat) {
+            snprintf(msg, sizeof msg, "no category named %s", m.group);
+            return hld_fail(q, HELIOD_ENOCATEGORY, msg);
+        }
+    }
+    int n = hld_vm_pause_matching(d->vm, match_pause, &pm, m.pause, hld_now_ns());
+    if (n < 0) return hld_mixer_fail(q, n);
+    return hld_reply_count(q, (uint32_t)n);
+}
+
+/* ---- VOICES ---------------------------------------------------------------- */
+
+typedef struct {
+    hld_req_t *q;
+    hld_list_t l;
+    hld_daemon_t *d;
+} voices_ctx_t;
+
+static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
+    voices_ctx_t *x = user;
+    const hl_voice_params_t *p = &lv->p;
+    hl_voice_info_t vi = {
+        .voice = voice,
+        .owner = lv->owner,
+        .priority = p->priority,
+        .flags = (p->flags & HL_PLAY_MASK) | (lv->owner ? 0 : HL_PLAY_DETACHED),
+        .state = hld_vm_state(lv),
+        .gain_db = hl_lin_to_db(p->gain),
+        .pan = p->pan,
+        .pos = {p->pos[0], p->pos[1], p->pos[2]},
+        .pitch = p->pitch,
+        .audibility_db = hl_lin_to_db(lv->aud),
+    };
+    if (lv->loops_left != 0) vi.flags |= HL_PLAY_LOOP;
+    if (lv->snd) {
+        snprintf(vi.sound, sizeof vi.sound, "%s", lv->snd->name);
+        double r = lv->snd->stream ? lv->snd->source_rate : x->d->engine.rate;
+        vi.position_s = r > 0 ? hld_vm_position(x->d->vm, lv) / r : 0.0;
+    }
+    if (lv->cue) snprintf(vi.cue, sizeof vi.cue, "%s", lv->cue->def.name);
+    if (lv->cat) snprintf(vi.category, sizeof vi.category, "%s", lv->cat->def.name);
+    if (lv->em) snprintf(vi.emitter, sizeof vi.emitter, "%s", lv->em->name);
+    const char *bn = hl_bus_name(p->bus);
+    snprintf(vi.bus, sizeof vi.bus, "%s", bn ? bn : "");
+    size_t before = x->q->w.len;
+    hl_put_voice_info(&x->q->w, &vi);
+    return hld_list_entry_done(&x->l, before);
+}
+
+int hld_op_voices(hld_req_t *q) {
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    voices_ctx_t x = {.q = q, .d = q->c->d};
+    hld_list_begin(&x.l, q);
+    hld_vm_foreach(x.d->vm, voice_entry, &x);
+    return hld_list_end(&x.l);
+}
