@@ -123,27 +123,30 @@ static const cmd_desc_t cmds[] = {
      "  --pause    fade out and hold; --resume fades back in\n"},
     {"pause", CTL_PAUSE, HL_OP_SET,
      "pause VOICE [--ramp MS]\npause --all | --bus BUS | --category CATEGORY\n"
-     "  Pause a voice, every voice of every client (--all), or every voice on a\n"
-     "  bus or of a category; prints how many changed.\n"},
+     "  Pause a voice, every voice (--all), or a bus's or category's voices.\n"
+     "  --all, --bus and --category act on every client's voices and print how\n"
+     "  many changed.\n"},
     {"resume", CTL_RESUME, HL_OP_SET,
      "resume VOICE [--ramp MS]\nresume --all | --bus BUS | --category CATEGORY\n"
-     "  Resume a paused voice (it fades in), every paused voice (--all), or those\n"
-     "  on a bus or of a category.\n"},
+     "  Resume a voice, all voices (--all), or a bus's or category's voices.\n"
+     "  A resumed voice fades back in.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
      "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
      "  Move or turn the listener.\n"},
     {"bus", CTL_BUS, HL_OP_BUS, "bus NAME --gain DB [--ramp MS]\n  Set a bus gain.\n"},
     {"voices", CTL_VOICES, HL_OP_VOICES,
-     "voices\n  Playing voices: cue, category, emitter, state (playing, stopping, paused,\n"
-     "  virtual, vpaused), audibility in dB and position in seconds.\n"},
+     "voices\n  Playing voices with their cue, category, emitter and state.\n"
+     "  Each line: handle, sound, owner, priority, state (playing, stopping, paused,\n"
+     "  virtual or vpaused), gain, pan, position, pitch, bus, cue, category,\n"
+     "  emitter, audibility in dB and playback position in seconds.\n"},
     {"stats", CTL_STATS, HL_OP_STATS,
      "stats [--reset]\nstats --cues [--json]\n"
      "  Every statistic; --reset restarts the callback-time figures.\n"
      "  --cues   per-cue and per-category counters instead (same as `cues`)\n"},
     {"cue", CTL_CUE, HL_OP_CUE,
      "cue NAME --sound S [--sound S2 ...] [options]\n"
-     "  Define (or redefine) a cue: a sound or up to 16 variations with their\n"
-     "  settings; `play NAME` plays it. Defaults in brackets.\n"
+     "  Define or redefine a cue: up to 16 sound variations and settings.\n"
+     "  `play NAME` plays it. Defaults in brackets.\n"
      "  --sound S            a variation (repeat, 1..16)\n"
      "  --pick P             random, shuffle or sequence [random]\n"
      "  --gain DB            gain (<= +24) [0]\n"
@@ -181,19 +184,22 @@ static const cmd_desc_t cmds[] = {
      "  --fade-curve C      linear, equal-power or log [linear]\n"},
     {"cues", CTL_CUES, HL_OP_CUES,
      "cues [--json]\ncues load FILE\n"
-     "  List cues and categories with their settings and counters (plays,\n"
-     "  refusals by reason, evictions, steals, virtualisations, active, virtual),\n"
-     "  or load a cue file (prints \"N cues, M categories\").\n"},
+     "  List cues and categories with their counters, or load a cue file.\n"
+     "  The list shows key settings and plays, refusals by reason (interval,\n"
+     "  distance, cue limit, category limit, no voice), evictions, steals,\n"
+     "  virtualisations, active and virtual voices. `cues load` prints\n"
+     "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"},
     {"emitter", CTL_EMITTER, HL_OP_EMITTER,
      "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
      "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"
      "emitter destroy ID [--fade MS]\n"
-     "  Create, move or destroy an emitter: a named position that voices played\n"
-     "  with --emitter ID follow. heliodctl's emitters outlive it (detached);\n"
-     "  destroy fades their voices (default: each cue's fade-out) and prints how many.\n"},
+     "  Create, move or destroy an emitter that voices can follow.\n"
+     "  Voices played with --emitter ID move with it. heliodctl's emitters outlive\n"
+     "  it (detached). destroy fades their voices out (default: each cue's\n"
+     "  fade-out) and prints how many it stopped.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
-     "watch\n  Print events (started, ended, virtual, real, errors) until interrupted.\n"},
+     "watch\n  Print events (started, ended, virtual, real, errors) until stopped.\n"},
     {"batch", CTL_BATCH, 0,
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"

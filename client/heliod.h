@@ -333,9 +333,9 @@ int heliod_cues(heliod_t *h, heliod_cue_info_t *arr, size_t cap, size_t *count);
 #define HELIOD_EM_VEL      0x2u /* heliod_emitter_set: vel is given */
 #define HELIOD_EM_DETACHED 0x4u /* heliod_emitter_create: outlives the connection */
 /* Creates an emitter at pos (metres) with velocity vel (m/s; NULL = zero).
- * flags: 0 or HELIOD_EM_DETACHED. Returns 0, HELIOD_EEXIST, HELIOD_EINVAL,
- * HELIOD_ENOMEM (over the daemon's emitter limit) or a connection error.
- * Blocking; the connection's thread. */
+ * flags: 0 or HELIOD_EM_DETACHED. Returns 0, HELIOD_ENAME / HELIOD_EINVAL
+ * (checked locally, nothing sent), the daemon's error (an existing name, its
+ * emitter limit) or a connection error. Blocking; the connection's thread. */
 int heliod_emitter_create(heliod_t *h, const char *name, const float pos[3], const float vel[3],
                           uint32_t flags);
 /* Moves an emitter: mask HELIOD_EM_POS and/or HELIOD_EM_VEL says which of

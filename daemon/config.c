@@ -84,8 +84,8 @@ static void usage(FILE *f) {
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    cap on decoded sample memory (default %d)\n"
             "  --help, --version\n",
-            HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES,
-            HLD_MAX_LOGICAL, HL_MAX_SAMPLE_MB);
+            HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES, HLD_MAX_LOGICAL,
+            HL_MAX_SAMPLE_MB);
 }
 
 const char *hld_driver_name(hld_driver_t d) {

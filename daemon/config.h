@@ -25,10 +25,10 @@ typedef struct {
     char record[HL_MAX_PATH + 1]; /* "" = no recording */
     int log_level;                /* hld_log_level_t */
     uint32_t max_sample_mb;
-    uint32_t virtual_voices;  /* logical voices (0 before load: 4 x voices) */
+    uint32_t virtual_voices;    /* logical voices (0 before load: 4 x voices) */
     char cues[HL_MAX_PATH + 1]; /* cue sheet loaded at start, "" = none */
-    float speed_of_sound;     /* m/s, Doppler */
-    float floor_db;           /* audibility floor of virtual voices */
+    float speed_of_sound;       /* m/s, Doppler */
+    float floor_db;             /* audibility floor of virtual voices */
 } hld_config_t;
 
 /* Fills defaults, then the --config file (if any), then the flags.

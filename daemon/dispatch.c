@@ -299,7 +299,8 @@ static int op_stats(hld_req_t *q) {
     hl_stats_req_t m = {0};
     if (q->r.len) hl_get_stats_req(&q->r, &m); /* an empty body means no flags */
     if (!hld_body_ok(q)) return CLOSE_CONN;
-    if (m.flags & ~(uint32_t)HL_STATS_RESET) return hld_fail(q, HELIOD_EINVAL, "unknown stats flags");
+    if (m.flags & ~(uint32_t)HL_STATS_RESET)
+        return hld_fail(q, HELIOD_EINVAL, "unknown stats flags");
     hld_daemon_t *d = q->c->d;
     if (!(q->h->flags & HL_FLAG_NOREPLY)) {
         static hl_stat_t st[HLD_MAX_STATS];

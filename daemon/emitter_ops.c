@@ -36,8 +36,8 @@ int hld_op_emitter(hld_req_t *q) {
         return hld_fail(q, HELIOD_ENOEMITTER, msg);
     }
     if (m.action == HL_EMITTER_SET) {
-        int rc = hld_vm_emitter_set(d->vm, em, m.mask, m.pos, m.vel,
-                                    hld_ms_to_frames(d, m.ramp_ms), now);
+        int rc = hld_vm_emitter_set(d->vm, em, m.mask, m.pos, m.vel, hld_ms_to_frames(d, m.ramp_ms),
+                                    now);
         if (rc < 0) return hld_mixer_fail(q, rc);
         return hld_reply_ok(q);
     }

@@ -50,8 +50,8 @@ static void notify(hld_daemon_t *d, hld_conn_t *owner, uint32_t bit, const hl_ev
 }
 
 /* hld_vm_ops_t.notify: a logical voice's event to its owner and watchers. */
-static void vm_notify(void *user, uint32_t owner_id, uint16_t type, uint64_t voice,
-                      uint8_t reason, uint64_t time_ns) {
+static void vm_notify(void *user, uint32_t owner_id, uint16_t type, uint64_t voice, uint8_t reason,
+                      uint64_t time_ns) {
     hld_daemon_t *d = user;
     hld_conn_t *owner = owner_id ? hld_conn_find(d, owner_id) : NULL;
     hl_event_t out = {.type = type, .voice = voice, .reason = reason, .time_ns = time_ns};

@@ -332,8 +332,10 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
         vm->free_stack[i] = vm->cap - 1 - i;
     }
     vm->n_free = vm->cap;
-    for (uint32_t i = 0; i < HLD_MAX_CUES; i++) vm->cue_head[i] = HLD_NIL;
-    for (uint32_t i = 0; i < HLD_MAX_CATEGORIES; i++) vm->cat_head[i] = HLD_NIL;
+    for (uint32_t i = 0; i < HLD_MAX_CUES; i++)
+        vm->cue_head[i] = HLD_NIL;
+    for (uint32_t i = 0; i < HLD_MAX_CATEGORIES; i++)
+        vm->cat_head[i] = HLD_NIL;
     vm->real_cap = hl_mixer_slots(mx) / HL_SLOT_FACTOR;
     vm->floor_lin = hl_db_to_lin(cfg->floor_db);
     return vm;
@@ -345,7 +347,8 @@ void hld_vm_destroy(hld_vm_t *vm) {
         for (uint32_t i = 0; i < vm->cap; i++)
             if (vm->lv[i].state != HLD_LV_FREE && vm->lv[i].snd && vm->lv[i].snd->playing)
                 vm->lv[i].snd->playing--;
-    for (uint32_t i = 0; i < vm->n_em; i++) free(vm->em[i]);
+    for (uint32_t i = 0; i < vm->n_em; i++)
+        free(vm->em[i]);
     free(vm->lv);
     free(vm->free_stack);
     free(vm->rank);
@@ -380,8 +383,7 @@ static uint32_t pick_victim(hld_vm_t *vm, uint32_t head, int cat_list, int polic
         case HL_OVERFLOW_STEAL_FARTHEST: key = -distance_to_listener(vm, v); break;
         default: key = 0.0f; break; /* oldest */
         }
-        if (best == HLD_NIL || key < best_key ||
-            (key == best_key && v->seq < vm->lv[best].seq)) {
+        if (best == HLD_NIL || key < best_key || (key == best_key && v->seq < vm->lv[best].seq)) {
             best = i;
             best_key = key;
         }
@@ -841,8 +843,10 @@ static void select_top(rank_t *r, uint32_t n, uint32_t k) {
         rank_t pivot = r[lo + (hi - lo) / 2];
         uint32_t i = lo, j = hi - 1;
         while (i <= j) {
-            while (rank_before(&r[i], &pivot)) i++;
-            while (rank_before(&pivot, &r[j])) j--;
+            while (rank_before(&r[i], &pivot))
+                i++;
+            while (rank_before(&pivot, &r[j]))
+                j--;
             if (i <= j) {
                 rank_t t = r[i];
                 r[i] = r[j];
@@ -895,8 +899,7 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         int incumbent = v->real || v->opening;
         if (beyond && v->beyond == HL_BEYOND_RELEASE) {
             uint64_t h = handle_of(vm, v);
-            if (hld_vm_stop(vm, h, v->fade_out_frames, v->fade_curve, HL_END_DISTANCE, now_ns) ==
-                0)
+            if (hld_vm_stop(vm, h, v->fade_out_frames, v->fade_curve, HL_END_DISTANCE, now_ns) == 0)
                 vm->n.released_distance++;
             continue;
         }
@@ -905,9 +908,9 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         v->imp = importance(v->aud, v->p.priority);
         if (!eligible) {
             if (incumbent) {
-                uint8_t why = beyond        ? HL_VIRT_WHY_DISTANCE
-                              : v->paused   ? HL_VIRT_WHY_PAUSED
-                                            : HL_VIRT_WHY_FLOOR;
+                uint8_t why = beyond      ? HL_VIRT_WHY_DISTANCE
+                              : v->paused ? HL_VIRT_WHY_PAUSED
+                                          : HL_VIRT_WHY_FLOOR;
                 if (v->virt == HL_VIRT_KILL) {
                     hld_vm_stop(vm, handle_of(vm, v), v->fade_out_frames, v->fade_curve,
                                 HL_END_KILLED, now_ns);
@@ -917,9 +920,8 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
             }
             continue;
         }
-        vm->rank[n++] = (rank_t){.imp = incumbent ? v->imp * HLD_VM_HYST : v->imp,
-                                 .idx = i,
-                                 .seq = v->seq};
+        vm->rank[n++] =
+            (rank_t){.imp = incumbent ? v->imp * HLD_VM_HYST : v->imp, .idx = i, .seq = v->seq};
     }
     uint32_t k = n < vm->real_cap ? n : vm->real_cap;
     if (n > k) select_top(vm->rank, n, k);
@@ -966,8 +968,10 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
     vm->n_weak = w;
     vm->weak_pos = 0;
     /* per cue / category virtual counts */
-    for (uint32_t c = 0; c < vm->cues->ncues; c++) vm->cues->cues[c]->n.virtual_now = 0;
-    for (uint32_t c = 0; c < vm->cues->ncats; c++) vm->cues->cats[c]->n.virtual_now = 0;
+    for (uint32_t c = 0; c < vm->cues->ncues; c++)
+        vm->cues->cues[c]->n.virtual_now = 0;
+    for (uint32_t c = 0; c < vm->cues->ncats; c++)
+        vm->cues->cats[c]->n.virtual_now = 0;
     for (uint32_t i = 0; i < vm->cap; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE || v->real || v->opening) continue;
@@ -1085,8 +1089,7 @@ static void emitter_free(hld_vm_t *vm, hld_emitter_t *em) {
     free(em);
 }
 
-int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames,
-                           uint64_t now_ns) {
+int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns) {
     int count = 0;
     while (em->first != HLD_NIL) {
         hld_lvoice_t *v = &vm->lv[em->first];

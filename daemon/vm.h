@@ -71,47 +71,47 @@ typedef struct hld_emitter {
 } hld_emitter_t;
 
 /* Logical voice states. */
-#define HLD_LV_FREE   0
-#define HLD_LV_ACTIVE 1 /* playing or paused, real or virtual: counted */
-#define HLD_LV_FADING 2 /* fading out: retired handle, not counted, slot kept until silent */
+#define HLD_LV_FREE    0
+#define HLD_LV_ACTIVE  1 /* playing or paused, real or virtual: counted */
+#define HLD_LV_FADING  2 /* fading out: retired handle, not counted, slot kept until silent */
 #define HLD_LV_OPENING 3 /* first play of a stream: waiting for its decoder (counted) */
 
 typedef struct {
-    uint32_t gen;   /* handle generation, bumped when freed */
-    uint8_t state;  /* HLD_LV_* */
+    uint32_t gen;  /* handle generation, bumped when freed */
+    uint8_t state; /* HLD_LV_* */
     uint8_t paused;
-    uint8_t real;      /* holds the mixer voice `mix` (playing or paused in the mixer) */
-    uint8_t opening;   /* a stream open for realising is in flight */
-    uint8_t why;       /* HL_VIRT_WHY_* of the last virtualisation */
+    uint8_t real;    /* holds the mixer voice `mix` (playing or paused in the mixer) */
+    uint8_t opening; /* a stream open for realising is in flight */
+    uint8_t why;     /* HL_VIRT_WHY_* of the last virtualisation */
     uint8_t beyond, virt;
     uint8_t fade_curve;
-    uint8_t is_stream;    /* source is streamed: realising opens a stream */
-    uint8_t seq_started;  /* admitted (restart applies to later realisations only) */
-    uint8_t started_sent; /* STARTED was notified */
-    uint8_t want_real;    /* first stream open: ranked real at admission */
-    uint8_t end_reason;   /* FADING: HL_END_* to report when silent */
-    uint64_t mix;      /* mixer handle while real or fading in the mixer, else 0 */
-    uint64_t vmix;     /* mixer voice still fading out after going virtual, else 0 */
-    uint32_t attack_next; /* fade-in of a stream realisation in flight */
-    hld_cue_t *cue;         /* NULL for a plain sound */
-    hld_category_t *cat;    /* NULL if none */
-    struct hld_sound *snd;  /* holds one `playing` reference */
-    hld_emitter_t *em;      /* NULL if none */
-    uint32_t owner;         /* client id; 0 = detached */
+    uint8_t is_stream;     /* source is streamed: realising opens a stream */
+    uint8_t seq_started;   /* admitted (restart applies to later realisations only) */
+    uint8_t started_sent;  /* STARTED was notified */
+    uint8_t want_real;     /* first stream open: ranked real at admission */
+    uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
+    uint64_t mix;          /* mixer handle while real or fading in the mixer, else 0 */
+    uint64_t vmix;         /* mixer voice still fading out after going virtual, else 0 */
+    uint32_t attack_next;  /* fade-in of a stream realisation in flight */
+    hld_cue_t *cue;        /* NULL for a plain sound */
+    hld_category_t *cat;   /* NULL if none */
+    struct hld_sound *snd; /* holds one `playing` reference */
+    hld_emitter_t *em;     /* NULL if none */
+    uint32_t owner;        /* client id; 0 = detached */
     uint32_t fade_out_frames;
-    uint64_t seq; /* start order */
+    uint64_t seq;        /* start order */
     hl_voice_params_t p; /* what the mixer is (or would be) given; p.tag = handle */
     /* position, in source units (pcm: engine frames; stream: source frames) */
     double anchor_pos;
     uint64_t anchor_frame;
-    double rate;   /* source frames per engine frame at the nominal pitch */
-    double rate_base; /* rate at pitch 1 */
-    double len;    /* source frames */
-    double ls, le; /* loop region (le = len when the whole sound) */
+    double rate;        /* source frames per engine frame at the nominal pitch */
+    double rate_base;   /* rate at pitch 1 */
+    double len;         /* source frames */
+    double ls, le;      /* loop region (le = len when the whole sound) */
     int64_t loops_left; /* -1 forever, 0 none (plays to the end), N extra passes */
     int64_t loops_initial, loops_at_start;
-    double start_pos;   /* stream: where the current stream started (for ENDED cursors) */
-    float aud, imp;     /* last ranking */
+    double start_pos; /* stream: where the current stream started (for ENDED cursors) */
+    float aud, imp;   /* last ranking */
     /* intrusive lists (indices, HLD_NIL ends) */
     uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next;
 } hld_lvoice_t;
@@ -138,10 +138,10 @@ typedef struct {
 } hld_vm_ops_t;
 
 typedef struct {
-    uint32_t logical;       /* capacity of logical voices */
-    float floor_db;         /* audibility floor */
-    uint32_t rate;          /* engine rate */
-    uint32_t period;        /* engine period (frames) */
+    uint32_t logical; /* capacity of logical voices */
+    float floor_db;   /* audibility floor */
+    uint32_t rate;    /* engine rate */
+    uint32_t period;  /* engine period (frames) */
 } hld_vm_config_t;
 
 /* Global counters (also per cue / category in their hl_cue_counters_t). */
@@ -169,8 +169,8 @@ typedef struct {
     uint8_t fade_curve, beyond, virt;
     /* position model */
     double rate, len, ls, le;
-    int64_t loops;     /* -1 forever, 0 none, N */
-    int stream;        /* 1: first realisation opens a stream (OPENING until ready) */
+    int64_t loops; /* -1 forever, 0 none, N */
+    int stream;    /* 1: first realisation opens a stream (OPENING until ready) */
 } hld_vm_play_t;
 
 /* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to
@@ -210,8 +210,7 @@ double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *lv);
 typedef int (*hld_vm_match_fn)(void *user, const hld_lvoice_t *lv);
 int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,
                          int reason, uint64_t now_ns);
-int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause,
-                          uint64_t now_ns);
+int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause, uint64_t now_ns);
 
 /* Listener moved (or bus gains changed): re-rank at the next tick. */
 void hld_vm_mark_dirty(hld_vm_t *vm);
@@ -232,8 +231,7 @@ int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const flo
                        const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
 /* Fades every voice out (fade_frames, or each voice's fade-out when
  * fade_frames < 0) and frees the emitter. Returns the voice count or EBUSY. */
-int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames,
-                           uint64_t now_ns);
+int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns);
 /* Destroys every emitter whose owner `gone` says is gone (its connection
  * closed); their voices fade out with their cue's fade-out. 0 or EBUSY. */
 int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), void *user,

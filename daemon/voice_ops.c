@@ -58,6 +58,7 @@ typedef struct hld_stream_job {
     int cancelled;  /* seek: the request already failed and was answered */
     uint64_t voice; /* logical handle */
     double seek_pos;
+    int64_t loops; /* seek: the passes the new stream plays */
 } stream_job_t;
 
 static void job_unlink(stream_job_t *j) {
@@ -102,9 +103,9 @@ static void stream_done(void *user, hld_dstream_t *ds, int status, const char *m
         }
     } else if (j->kind == JOB_PLAY) {
         if (status < 0) {
-            hld_dstream_release(&d->decoder, ds);
             hld_vm_stream_failed(d->vm, j->voice);
-            if (!gone) hld_send_error(c, j->op, j->flags, j->id, status, msg);
+            if (!gone) hld_send_error(c, j->op, j->flags, j->id, status, msg); /* msg is in ds */
+            hld_dstream_release(&d->decoder, ds);
         } else {
             int rc = hld_vm_stream_ready(d->vm, j->voice, &ds->stream, now);
             if (!gone) {
@@ -121,22 +122,25 @@ static void stream_done(void *user, hld_dstream_t *ds, int status, const char *m
         if (lv && lv->real && lv->mix) {
             hl_voice_set_t s = {.mask = HL_MIX_SET_STREAM, .stream = &ds->stream};
             rc = hl_mixer_set(d->engine.mixer, lv->mix, &s, now);
-            if (rc == 0) hld_vm_seek(d->vm, j->voice, j->seek_pos, 1, now);
+            if (rc == 0) {
+                hld_vm_seek(d->vm, j->voice, j->seek_pos, 1, now);
+                lv->loops_left = lv->loops_at_start = j->loops;
+            }
         } else if (lv) { /* went virtual meanwhile: it resumes there when real */
             rc = hld_vm_seek(d->vm, j->voice, j->seek_pos, 1, now);
             hld_dstream_release(&d->decoder, ds);
             ds = NULL;
         }
         if (drop || rc < 0) {
-            if (ds) hld_dstream_release(&d->decoder, ds);
             if (!gone && !j->cancelled) {
                 if (status < 0)
-                    hld_send_error(c, j->op, j->flags, j->id, status, msg);
+                    hld_send_error(c, j->op, j->flags, j->id, status, msg); /* msg is in ds */
                 else if (j->superseded)
                     hld_reply_ok(&q); /* the later seek decides where it plays */
                 else
                     hld_mixer_fail(&q, rc);
             }
+            if (ds) hld_dstream_release(&d->decoder, ds);
         } else if (!gone) {
             hld_reply_ok(&q);
         }
@@ -334,8 +338,7 @@ static const char *refusal_msg(int rc, const hld_cue_t *cue, char *buf, size_t c
                  cue ? cue->def.min_interval_ms : 0.0);
         return buf;
     case HELIOD_EDISTANCE:
-        snprintf(buf, cap, "%s %s: beyond its max distance at start", cue ? "cue" : "sound",
-                 name);
+        snprintf(buf, cap, "%s %s: beyond its max distance at start", cue ? "cue" : "sound", name);
         return buf;
     case HELIOD_ECUELIMIT:
         snprintf(buf, cap, "cue %s: %u instances playing (max-instances)", name,
@@ -396,8 +399,8 @@ int hld_op_stop(hld_req_t *q) {
     float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
     uint32_t curve = lv ? lv->fade_curve : HL_FADE_LINEAR;
-    int rc = hld_vm_stop(d->vm, m.voice, hld_ms_to_frames(d, ms), curve, HL_END_STOPPED,
-                         hld_now_ns());
+    int rc =
+        hld_vm_stop(d->vm, m.voice, hld_ms_to_frames(d, ms), curve, HL_END_STOPPED, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);
     return hld_reply_ok(q);
 }
@@ -440,8 +443,13 @@ static int seek_voice(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_
         if (rc < 0) return hld_mixer_fail(q, rc), -1;
         return 0;
     }
+    /* the passes it has left as heard (the old stream's count), not a restart */
+    int64_t loops = lv->loops_left;
+    hl_voice_view_t vv;
+    if (hl_mixer_voice(d->engine.mixer, lv->mix, &vv) == 0 && vv.params.stream)
+        loops = hld_dstream_loops_left(hld_dstream_from(vv.params.stream));
     hld_stream_opts_t o;
-    stream_opts(lv, (uint64_t)f, lv->loops_left, &o);
+    stream_opts(lv, (uint64_t)f, loops, &o);
     /* an earlier seek of this voice still opening loses: this one decides */
     for (stream_job_t *j = d->stream_jobs; j; j = j->next)
         if (j->kind == JOB_SEEK && j->voice == voice) j->superseded = 1;
@@ -450,6 +458,7 @@ static int seek_voice(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_
     stream_job_t *j = job_start(d, q->c, q->h, snd, &o, JOB_SEEK, voice, &err, &msg);
     if (!j) return hld_fail(q, err, msg), -1;
     j->seek_pos = f;
+    j->loops = loops;
     if (s->mask) { /* gain, pan ... now, in request order with later SETs */
         int rc = hld_vm_set(d->vm, voice, s, hld_now_ns());
         if (rc < 0) {

@@ -250,10 +250,10 @@ typedef struct {
 #define HL_PAUSE_BUS      2 /* every voice on the bus named `group` (any client) */
 #define HL_PAUSE_CATEGORY 3 /* every voice of the category named `group` (any client) */
 typedef struct {
-    uint8_t pause;                /* 1 pause, 0 resume */
-    uint8_t scope;                /* HL_PAUSE_* */
+    uint8_t pause;               /* 1 pause, 0 resume */
+    uint8_t scope;               /* HL_PAUSE_* */
     char group[HL_MAX_NAME + 1]; /* appended: bus or category name; "" for MINE/EVERYONE */
-} hl_pause_t;                     /* PAUSE request */
+} hl_pause_t;                    /* PAUSE request */
 
 #define HL_SET_GAIN   0x1u
 #define HL_SET_PAN    0x2u
@@ -302,7 +302,7 @@ typedef struct {
     char emitter[HL_MAX_NAME + 1];  /* "" if none */
     float audibility_db;            /* gain x distance attenuation the ranking used */
     double position_s;              /* playback position in the sound, seconds */
-} hl_voice_info_t; /* VOICES list entry */
+} hl_voice_info_t;                  /* VOICES list entry */
 
 #define HL_DEV_DEFAULT 0x1u
 #define HL_DEV_CURRENT 0x2u
@@ -378,25 +378,25 @@ typedef struct {
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
-#define HL_MAX_CUE_SOUNDS 16 /* variations of one cue: more is a bank, not a cue */
-#define HL_PICK_RANDOM    0
-#define HL_PICK_SHUFFLE   1 /* random, never the same variation twice in a row */
-#define HL_PICK_SEQUENCE  2
-#define HL_OVERFLOW_REFUSE        0
-#define HL_OVERFLOW_STOP_OLDEST   1
-#define HL_OVERFLOW_FADE_OLDEST   2
-#define HL_OVERFLOW_STEAL_LOWEST  3 /* steal-lowest-priority */
+#define HL_MAX_CUE_SOUNDS          16 /* variations of one cue: more is a bank, not a cue */
+#define HL_PICK_RANDOM             0
+#define HL_PICK_SHUFFLE            1 /* random, never the same variation twice in a row */
+#define HL_PICK_SEQUENCE           2
+#define HL_OVERFLOW_REFUSE         0
+#define HL_OVERFLOW_STOP_OLDEST    1
+#define HL_OVERFLOW_FADE_OLDEST    2
+#define HL_OVERFLOW_STEAL_LOWEST   3 /* steal-lowest-priority */
 #define HL_OVERFLOW_STEAL_QUIETEST 4
 #define HL_OVERFLOW_STEAL_FARTHEST 5
-#define HL_BEYOND_VIRTUAL 0 /* beyond max distance: virtual (refused at start) */
-#define HL_BEYOND_RELEASE 1 /* beyond max distance: fade out and free (refused at start) */
-#define HL_BEYOND_CLAMP   2 /* keep the gain at max distance */
-#define HL_VIRT_RESUME  0   /* back from virtual at the position it would have reached */
-#define HL_VIRT_RESTART 1   /* back from virtual from the start */
-#define HL_VIRT_KILL    2   /* ends when it would become virtual */
-#define HL_CURVE_LINEAR      0
-#define HL_CURVE_EQUAL_POWER 1
-#define HL_CURVE_LOG         2 /* linear in dB (-60 dB .. 0 dB) */
+#define HL_BEYOND_VIRTUAL          0 /* beyond max distance: virtual (refused at start) */
+#define HL_BEYOND_RELEASE          1 /* beyond max distance: fade out and free (refused at start) */
+#define HL_BEYOND_CLAMP            2 /* keep the gain at max distance */
+#define HL_VIRT_RESUME             0 /* back from virtual at the position it would have reached */
+#define HL_VIRT_RESTART            1 /* back from virtual from the start */
+#define HL_VIRT_KILL               2 /* ends when it would become virtual */
+#define HL_CURVE_LINEAR            0
+#define HL_CURVE_EQUAL_POWER       1
+#define HL_CURVE_LOG               2 /* linear in dB (-60 dB .. 0 dB) */
 /* CUE flags */
 #define HL_CUE_LOOP  HL_PLAY_LOOP
 #define HL_CUE_3D    HL_PLAY_3D
@@ -406,12 +406,12 @@ typedef struct {
     char name[HL_MAX_NAME + 1];
     uint8_t nsounds; /* 1..HL_MAX_CUE_SOUNDS */
     char sounds[HL_MAX_CUE_SOUNDS][HL_MAX_NAME + 1];
-    uint8_t pick;    /* HL_PICK_* */
-    uint32_t flags;  /* HL_CUE_* */
-    float gain_db;   /* <= +24 */
-    float gain_rand_db;     /* [0, 48]: each play adds uniform(-r, +r) dB */
-    float pitch;            /* playback rate [0.25, 4] */
-    float pitch_rand_cents; /* [0, 2400]: each play multiplies by 2^(uniform(-c, c)/1200) */
+    uint8_t pick;                   /* HL_PICK_* */
+    uint32_t flags;                 /* HL_CUE_* */
+    float gain_db;                  /* <= +24 */
+    float gain_rand_db;             /* [0, 48]: each play adds uniform(-r, +r) dB */
+    float pitch;                    /* playback rate [0.25, 4] */
+    float pitch_rand_cents;         /* [0, 2400]: each play multiplies by 2^(uniform(-c, c)/1200) */
     char bus[HL_MAX_NAME + 1];      /* "" = sfx */
     char category[HL_MAX_NAME + 1]; /* "" = none; else a defined category */
     int32_t priority;
@@ -427,14 +427,14 @@ typedef struct {
     uint8_t beyond;         /* HL_BEYOND_* */
     uint8_t virt;           /* HL_VIRT_* */
     float doppler;          /* factor [0, 10]; 0 = off */
-} hl_cue_t; /* CUE request; CUES entry (kind 0) */
+} hl_cue_t;                 /* CUE request; CUES entry (kind 0) */
 typedef struct {
     char name[HL_MAX_NAME + 1];
     uint32_t max_instances; /* 0 = unlimited */
     uint8_t overflow;       /* HL_OVERFLOW_* */
     float fade_out_ms;      /* -1 = default (HL_DEFAULT_EVICT_MS) */
     uint8_t fade_curve;     /* HL_CURVE_* */
-} hl_category_t; /* CATEGORY request; CUES entry (kind 1) */
+} hl_category_t;            /* CATEGORY request; CUES entry (kind 1) */
 /* Defaults: gain 0, pitch 1, sfx, no category, priority 0, pan 0, 2D,
  * distance 1/100/1 inverse, fade-in -1, fade-out -1, linear curve,
  * unlimited, refuse, no interval, virtual, resume, doppler 1, random. */
@@ -475,9 +475,9 @@ typedef struct {
 #define HL_CUES_KIND_CUE      0
 #define HL_CUES_KIND_CATEGORY 1
 typedef struct {
-    uint8_t kind;       /* HL_CUES_KIND_* */
-    hl_cue_t cue;       /* kind CUE */
-    hl_category_t cat;  /* kind CATEGORY */
+    uint8_t kind;      /* HL_CUES_KIND_* */
+    hl_cue_t cue;      /* kind CUE */
+    hl_category_t cat; /* kind CATEGORY */
     hl_cue_counters_t n;
 } hl_cue_info_t; /* CUES list entry: u8 kind, the definition, the counters */
 typedef struct {
@@ -489,10 +489,10 @@ typedef struct {
 #define HL_EMITTER_CREATE  0
 #define HL_EMITTER_SET     1
 #define HL_EMITTER_DESTROY 2
-#define HL_EM_POS      0x1u /* pos is given */
-#define HL_EM_VEL      0x2u /* vel is given */
-#define HL_EM_DETACHED 0x4u /* CREATE: outlives its connection (until destroyed) */
-#define HL_EM_MASK     0x7u
+#define HL_EM_POS          0x1u /* pos is given */
+#define HL_EM_VEL          0x2u /* vel is given */
+#define HL_EM_DETACHED     0x4u /* CREATE: outlives its connection (until destroyed) */
+#define HL_EM_MASK         0x7u
 typedef struct {
     uint8_t action; /* HL_EMITTER_* */
     char name[HL_MAX_NAME + 1];

@@ -17,7 +17,7 @@
 #define HL_CMDS_PER_BLOCK  2048 /* drain cap per block: a flood cannot push one callback over budget */
 #define HL_NUM_BUSES       4    /* sfx, music, dialog, ui -> master */
 #define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */
-#define HL_SPEED_OF_SOUND  343.3f       /* m/s, for Doppler from listener velocity */
+#define HL_SPEED_OF_SOUND  343.3f       /* m/s, Doppler's default speed of sound (hl_mixer_config_t) */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */
 #define HL_DOPPLER_MAX     2.0f
 #define HL_DOPPLER_TAU_MS  30.0f        /* Doppler smoothing time constant: glides, no zipper steps */

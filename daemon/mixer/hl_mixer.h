@@ -53,12 +53,52 @@
  *   frames counted from the ramp's start, so a pitch ramp renders the same
  *   whatever the process call size.
  *
+ *   Doppler (3D voices, OpenAL 1.1): with SL = listener - source, vls and
+ *   vss the listener's and the source's velocity along SL, each clamped to at
+ *   most ss / df, the factor is (ss - df * vls) / (ss - df * vss) clamped to
+ *   [HL_DOPPLER_MIN, HL_DOPPLER_MAX]; doppler_factor (df) 0 = exactly 1. It
+ *   is computed with the 3D gains (once per block, only when the voice, its
+ *   velocity or the listener changed) as a target; the factor in use glides
+ *   to it by a one-pole step (time constant HL_DOPPLER_TAU_MS) every
+ *   HL_PITCH_GRID frames counted from the glide's start, is constant between
+ *   those points, and lands exactly on the target within HL_DOPPLER_SNAP of
+ *   it. A voice starts at its target. HL_MIX_CLAMP keeps a 3D voice beyond
+ *   max distance at the gain it has there (mixed, never virtual).
+ *
  *   Loop points: [loop_start, loop_end) repeats forever (HL_MIX_LOOP,
  *   loop_count 0) or loop_count extra times, then plays on to the end; an
  *   optional crossfade of loop_xfade frames blends the region's tail with the
- *   frames before loop_start. Seeks (HL_MIX_SET_SEEK) and stream switches
- *   (HL_MIX_SET_STREAM) fade out over HL_SEEK_FADE, jump, and fade in over
- *   HL_SEEK_FADE_IN frames. Fades do not advance while a voice is paused.
+ *   frames before loop_start. A pcm voice starts at start_frame: before or
+ *   inside the loop region it loops when it reaches loop_end (a start inside
+ *   counts as not yet wrapped: loop_count passes follow the partial one);
+ *   past the region it plays on to the end, as a seek there does. Seeks
+ *   (HL_MIX_SET_SEEK) and stream switches (HL_MIX_SET_STREAM) fade out over
+ *   HL_SEEK_FADE, jump, and fade in over HL_SEEK_FADE_IN frames. Fades do
+ *   not advance while a voice is paused.
+ *
+ *   Envelope fades (attack, stop, pause, resume) start from the level the
+ *   envelope is at. LINEAR is one straight ramp, exact per sample; pause and
+ *   resume are always linear. EQUAL_POWER and LOG are evaluated exactly
+ *   every HL_FADE_GRID frames from the fade's start and straight between
+ *   (click-free, one sinf/cosf/expf per point); a settled envelope costs
+ *   nothing. Equal power: in s + (1 - s) sin(t pi/2), out s cos(t pi/2), s
+ *   the start level. Log: straight in dB, in from max(level, -60 dB) to
+ *   0 dB, out from the level to -60 dB, reaching 0 on the fade's last frame
+ *   (a fade-out starting at or below -60 dB is linear).
+ *
+ *   Events: STARTED.frame is the engine frame (hl_mixer_stats frames, the
+ *   count of frames rendered before) of the block that first mixes the voice:
+ *   its first sample is output there (voices start on block boundaries).
+ *   ENDED.frame is the engine frame at the end of the block the voice ended
+ *   in, or that block's start when it ended without playing in it (stopped
+ *   while paused). ENDED.cursor is the source position at ENDED.frame in
+ *   whole frames: for pcm the frame under the cursor (loops wrapped, at most
+ *   the pcm's length); for a stream the frames of its current stream played
+ *   through since the voice started (or switched to it). A voice whose fade-
+ *   out ends part way through a block is advanced silently to the block's
+ *   end (a stream keeps pulling), so cursor and frame agree; a paused voice's
+ *   cursor holds. ENDED.reason is the stop's reason, carried unchanged
+ *   (any value), or HL_MIX_END_FINISHED when the source ran out.
  *
  *   Ownership: the audio thread never frees. Whatever it stops using comes
  *   back on the event ring: ENDED carries the voice's pcm and stream,
@@ -95,7 +135,7 @@ typedef struct {
 #define HL_MIX_3D     0x2u
 #define HL_MIX_PAUSED 0x8u
 #define HL_MIX_CUBIC  0x10u /* 4-point Catmull-Rom interpolation (default: linear) */
-#define HL_MIX_CLAMP  0x20u /* 3D: beyond max distance keep the max-distance gain (never inaudible) */
+#define HL_MIX_CLAMP  0x20u /* 3D: past max distance keep the max-distance gain, never virtual */
 
 /* Fade curves (same values as HL_CURVE_* on the wire). A curve shapes the
  * envelope between its start level and its target; LINEAR is exact per
@@ -119,7 +159,7 @@ typedef struct {
     uint32_t voices;         /* logical capacity, 1..HL_MAX_VOICES */
     uint32_t cmd_capacity;   /* power of two; 0 = HL_CMD_RING */
     uint32_t cmds_per_block; /* drain cap; 0 = HL_CMDS_PER_BLOCK */
-    float speed_of_sound;    /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND */
+    float speed_of_sound;    /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND, < 0 invalid */
 } hl_mixer_config_t;
 
 /* Bytes of memory hl_mixer_init needs for cfg (0 if cfg is invalid). */
@@ -145,7 +185,7 @@ typedef struct {
     float pos[3];   /* 3D only */
     float pitch;    /* playback rate, [0.25, 4] */
     int32_t priority;
-    uint32_t attack_frames; /* linear fade-in; 0 = none */
+    uint32_t attack_frames; /* fade-in (attack_curve); 0 = none */
     float min_distance, max_distance, rolloff;
     uint32_t model; /* HL_DIST_* values */
     uint32_t bus;   /* HL_BUS_* */
@@ -164,11 +204,11 @@ typedef struct {
      * loop_start. 0 = sample-exact seamless loop. */
     uint32_t loop_xfade;
     /* appended (voice management) */
-    float vel[3];           /* source velocity, m/s (3D Doppler) */
-    float doppler_factor;   /* OpenAL 1.1 DopplerFactor: 0 = no Doppler, 1 = physical */
-    uint32_t start_frame;   /* pcm voice: first frame played, < pcm->frames (a looping
-                             * voice may start inside its loop region); 0 for streams */
-    uint32_t attack_curve;  /* HL_FADE_* of the attack_frames fade-in */
+    float vel[3];          /* source velocity, m/s (3D Doppler) */
+    float doppler_factor;  /* OpenAL 1.1 DopplerFactor: 0 = no Doppler, 1 = physical */
+    uint32_t start_frame;  /* pcm voice: first frame played, < pcm->frames (a looping
+                            * voice may start inside its loop region); 0 for streams */
+    uint32_t attack_curve; /* HL_FADE_* of the attack_frames fade-in */
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -178,8 +218,10 @@ typedef struct {
  * full: nothing changed) or HELIOD_EINVAL (no PCM and no stream, channels
  * not 1/2, pitch outside [HL_PITCH_MIN, HL_PITCH_MAX], bad bus/model/pan/gain,
  * 3D distances not 0 < min <= max, loop points outside the sound or
- * loop_start >= loop_end, crossfade longer than loop_start or the region). now_ns stamps the
- * command for ring-wait stats. */
+ * loop_start >= loop_end, crossfade longer than loop_start or the region,
+ * start_frame >= the pcm's frames or non-zero for a stream, attack_curve not
+ * an HL_FADE_*, doppler_factor negative or not finite, vel not finite).
+ * now_ns stamps the command for ring-wait stats. */
 int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, uint64_t *voice,
                   uint64_t *stolen);
 
@@ -195,9 +237,10 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
  * shorter). Returns 0, HELIOD_ENOVOICE (stale/unknown) or HELIOD_EBUSY. */
 int hl_mixer_stop(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
                   uint64_t now_ns);
-/* As hl_mixer_stop with a fade curve (HL_FADE_*); the fade starts from the
- * voice's current level (a stop during a fade-in starts where it is).
- * `reason` is opaque to the mixer and comes back in the ENDED event. */
+/* As hl_mixer_stop with a fade curve (HL_FADE_*; hl_mixer_stop is LINEAR);
+ * the fade starts from the voice's current level (a stop during a fade-in
+ * starts where it is). `reason` is opaque to the mixer and comes back in the
+ * ENDED event unchanged. Also HELIOD_EINVAL for an unknown curve. */
 int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, int reason,
                         uint32_t curve, uint64_t now_ns);
 
@@ -205,10 +248,10 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_PAN    0x02u
 #define HL_MIX_SET_POS    0x04u
 #define HL_MIX_SET_PITCH  0x08u
-#define HL_MIX_SET_PAUSE  0x10u /* pause: fades out over ramp, then holds (fades do not advance) */
-#define HL_MIX_SET_RESUME 0x20u /* resume: fades back in over ramp */
-#define HL_MIX_SET_SEEK   0x40u /* pcm voice: fade out, jump to seek_frame, fade in */
-#define HL_MIX_SET_STREAM 0x80u /* stream voice: fade out, switch to `stream`, fade in */
+#define HL_MIX_SET_PAUSE  0x10u  /* pause: fades out over ramp, then holds (fades do not advance) */
+#define HL_MIX_SET_RESUME 0x20u  /* resume: fades back in over ramp */
+#define HL_MIX_SET_SEEK   0x40u  /* pcm voice: fade out, jump to seek_frame, fade in */
+#define HL_MIX_SET_STREAM 0x80u  /* stream voice: fade out, switch to `stream`, fade in */
 #define HL_MIX_SET_VEL    0x100u /* source velocity (Doppler), not ramped: Doppler is smoothed */
 typedef struct {
     uint32_t mask;
@@ -220,7 +263,8 @@ typedef struct {
     float vel[3];         /* HL_MIX_SET_VEL */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
- * pan out of range in the mask, a seek on a stream voice or past the end,
+ * pan out of range in the mask, a velocity not finite, a seek on a stream
+ * voice or past the end,
  * a stream switch on a pcm voice or to a stream of other channels). A
  * stream switch answers HELIOD_EBUSY while HL_STREAM_RETIRE_MAX switches
  * are in flight (their STREAM_RETIRED events not yet polled). Whatever the
@@ -252,10 +296,12 @@ typedef struct {
     hl_stream_t *stream; /* ENDED / STREAM_RETIRED: the stream it no longer uses (or NULL) */
     /* appended (voice management) */
     uint64_t frame;  /* STARTED: engine frame (hl_mixer_stats frames) at which its first
-                      * sample was mixed; ENDED: engine frame just after its last block */
-    uint64_t cursor; /* ENDED: source position reached, in frames: for pcm the frame of the
-                      * pcm (engine rate, loops wrapped), for a stream the frames pulled
-                      * from it since the voice started */
+                      * sample was mixed; ENDED: engine frame just after its last block
+                      * (see DESIGN, "Events") */
+    uint64_t cursor; /* ENDED: source position at `frame`, in frames: for pcm the frame of
+                      * the pcm (engine rate, loops wrapped, <= its frames), for a stream
+                      * the frames of its current stream played since the voice started
+                      * (or switched to that stream) */
 } hl_mix_event_t;
 typedef void (*hl_mix_event_fn)(void *user, const hl_mix_event_t *ev);
 /* Drains the event ring; for ENDED the slot is free once cb returns.

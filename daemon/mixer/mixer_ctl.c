@@ -129,8 +129,8 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     hl_limiter_init(&m->limiter, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, cfg->rate);
     m->sound_speed = cfg->speed_of_sound > 0.0f ? cfg->speed_of_sound : HL_SPEED_OF_SOUND;
     /* one-pole smoothing stepped every HL_PITCH_GRID frames: time constant HL_DOPPLER_TAU_MS */
-    m->dop_coef = (float)(1.0 - exp(-(double)HL_PITCH_GRID /
-                                    (HL_DOPPLER_TAU_MS * 1e-3 * (double)cfg->rate)));
+    m->dop_coef =
+        (float)(1.0 - exp(-(double)HL_PITCH_GRID / (HL_DOPPLER_TAU_MS * 1e-3 * (double)cfg->rate)));
     m->k = &hl_mix_kernels_generic;
     (void)hl_mixer_use_simd(m, HL_MIX_SIMD_BEST);
     return m;
@@ -190,8 +190,7 @@ static int params_valid(const hl_voice_params_t *p) {
         if (p->start_frame >= p->pcm->frames) return 0;
     }
     if (p->attack_curve > HL_FADE_LOG) return 0;
-    if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel))
-        return 0;
+    if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel)) return 0;
     if (p->bus >= HL_NUM_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
     if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
     if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;

@@ -140,12 +140,12 @@ typedef struct {
     float gain_2d, pan_2d;         /* 2D targets, so gain-only or pan-only sets keep the other */
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
-    float doppler;    /* Doppler pitch factor in use (smoothed towards dop_target) */
-    float dop_target; /* the OpenAL 1.1 value for the last computed geometry */
+    float doppler;      /* Doppler pitch factor in use (smoothed towards dop_target) */
+    float dop_target;   /* the OpenAL 1.1 value for the last computed geometry */
     uint32_t dop_phase; /* frames into the current HL_PITCH_GRID cell of the smoothing */
-    float sp_l, sp_r; /* 3D gain pair computed for the current position and gain */
-    uint32_t sp_far;  /* ... and whether that position was beyond max distance */
-    uint32_t sp_gen;  /* listener_gen the pair is valid for; 0 = recompute */
+    float sp_l, sp_r;   /* 3D gain pair computed for the current position and gain */
+    uint32_t sp_far;    /* ... and whether that position was beyond max distance */
+    uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
     uint32_t gen;
@@ -211,9 +211,9 @@ struct hl_mixer {
     uint32_t *rt_active; /* dense list of live slots */
     uint32_t n_rt_active;
     hl_listener_state_t listener;
-    uint64_t clock;         /* engine frames rendered before the current internal block */
-    float sound_speed;      /* m/s (cfg, or HL_SPEED_OF_SOUND) */
-    float dop_coef;         /* Doppler one-pole coefficient per HL_PITCH_GRID frames */
+    uint64_t clock;        /* engine frames rendered before the current internal block */
+    float sound_speed;     /* m/s (cfg, or HL_SPEED_OF_SOUND) */
+    float dop_coef;        /* Doppler one-pole coefficient per HL_PITCH_GRID frames */
     uint32_t listener_gen; /* bumped by every listener command; never 0 */
     uint32_t bus_dirty;    /* buses whose accumulators hold last block's mix (bit per bus) */
     hl_ramp_t bus_gain[HL_NUM_GAINS];

@@ -14,7 +14,14 @@
  * checks per sample. Stream voices linearise the ring frames a run needs
  * after their kept history in one shared scratch, then use the same kernels.
  * Pitch ramps step on a grid counted from the ramp's start, so the output
- * does not depend on the process call size. Buses are planar float
+ * does not depend on the process call size; the Doppler factor glides to its
+ * per-block target on the same kind of grid (one-pole, counted from the
+ * glide's start) and lands on it exactly. Curved envelope fades (equal power,
+ * log) are straight segments between exact curve points HL_FADE_GRID frames
+ * apart, so the kernels still see one straight envelope per segment. The
+ * engine clock (frames rendered) stamps STARTED and ENDED events; a voice
+ * whose fade-out ends inside a block is advanced silently to the block's end
+ * so its ENDED cursor belongs to the ENDED frame. Buses are planar float
  * accumulators, gained, summed into master, limited and interleaved at the end.
  *
  * Speed (bench/mix): with thousands of voices the mix waits on memory, so the
@@ -86,8 +93,8 @@ static void store_f32(_Atomic uint32_t *a, float f) {
 }
 
 static void push_event_raw(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64_t voice,
-                           uint64_t tag, const hl_pcm_t *pcm, hl_stream_t *stream,
-                           uint64_t now_ns, uint64_t frame, uint64_t cursor) {
+                           uint64_t tag, const hl_pcm_t *pcm, hl_stream_t *stream, uint64_t now_ns,
+                           uint64_t frame, uint64_t cursor) {
     hl_mix_event_t ev = {
         .type = type,
         .reason = reason,

@@ -469,7 +469,7 @@ static void test_watch_sees_other_clients_voices(void **state) {
 /* ---- voices, stealing, ownership --------------------------------------- */
 
 static int setup_two_voices(void **state) {
-    const char *args[] = {"--voices", "2", NULL};
+    const char *args[] = {"--voices", "2", "--virtual-voices", "2", NULL};
     return start_with(state, 0, args);
 }
 

@@ -666,6 +666,10 @@ static size_t enc_play(uint8_t *b, size_t cap, const char *sound, uint32_t flags
     put_str_raw(&w, m.bus, strlen(m.bus));
     for (int i = 0; i < 4; i++)
         hl_put_u32(&w, 0);
+    for (int i = 0; i < 3; i++) /* vel */
+        hl_put_f32(&w, 0);
+    put_str_raw(&w, "", 0); /* emitter */
+    hl_put_u32(&w, 0);      /* over */
     return w.len;
 }
 
@@ -690,6 +694,8 @@ static size_t enc_set(uint8_t *b, uint64_t voice, uint32_t mask, float gain, flo
     hl_put_f32(&w, pitch);
     hl_put_f32(&w, ramp);
     hl_put_f64(&w, seek);
+    for (int i = 0; i < 3; i++) /* vel */
+        hl_put_f32(&w, 0);
     return w.len;
 }
 
@@ -764,8 +770,8 @@ static void test_malformed_bodies(void **state) {
     struct {
         uint16_t op;
         size_t len;
-    } fixed[] = {{HL_OP_STOP, 12},     {HL_OP_STOP_ALL, 5}, {HL_OP_SET, 48}, {HL_OP_LISTENER, 52},
-                 {HL_OP_SUBSCRIBE, 4}, {HL_OP_PAUSE, 2},    {HL_OP_PING, 0}, {HL_OP_SOUNDS, 0},
+    } fixed[] = {{HL_OP_STOP, 12},     {HL_OP_STOP_ALL, 5}, {HL_OP_SET, 60}, {HL_OP_LISTENER, 52},
+                 {HL_OP_SUBSCRIBE, 4}, {HL_OP_PAUSE, 4},    {HL_OP_PING, 0}, {HL_OP_SOUNDS, 0},
                  {HL_OP_VOICES, 0},    {HL_OP_DEVICES, 0},  {HL_OP_STATS, 4}};
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
         if (fixed[k].len) {
@@ -1149,7 +1155,7 @@ static void test_load_flood(void **state) {
 static void test_races_and_storms(void **state) {
     (void)state;
     static fx_t x;
-    const char *args[] = {"--voices", "4", NULL};
+    const char *args[] = {"--voices", "4", "--virtual-voices", "4", NULL};
     fx_start(&x, args);
     char p[400];
     snprintf(p, sizeof p, "%s/blip.wav", x.d.dir);

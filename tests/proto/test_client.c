@@ -236,6 +236,95 @@ static void serve(int fd) {
             hl_put_stat(&w, &s3);
             break;
         }
+        case HL_OP_CUE: {
+            hl_cue_t m;
+            hl_get_cue(&r, &m);
+            const char *why;
+            if (hl_rbuf_finish(&r) < 0 || hl_validate_cue(&m, &why) < 0) {
+                send_error(c, &h, HELIOD_EINVAL, "bad cue");
+                continue;
+            }
+            if (strcmp(m.category, "nocat") == 0) {
+                send_error(c, &h, HELIOD_ENOCATEGORY, "no such category: nocat");
+                continue;
+            }
+            hl_put_reply_head(&w, &ok);
+            break;
+        }
+        case HL_OP_CUES: {
+            hl_put_reply_head(&w, &ok);
+            hl_list_head_t lh = {2, 0};
+            hl_put_list_head(&w, &lh);
+            hl_cue_info_t e;
+            memset(&e, 0, sizeof e);
+            e.kind = HL_CUES_KIND_CUE;
+            hl_cue_init(&e.cue);
+            strcpy(e.cue.name, "step");
+            e.cue.nsounds = 2;
+            strcpy(e.cue.sounds[0], "step1");
+            strcpy(e.cue.sounds[1], "step2");
+            strcpy(e.cue.category, "foot");
+            e.cue.max_instances = 4;
+            e.cue.overflow = HL_OVERFLOW_STEAL_QUIETEST;
+            e.n.plays = 12;
+            e.n.refused_interval = 3;
+            e.n.virtualised = 2;
+            e.n.active = 4;
+            e.n.virtual_now = 1;
+            hl_put_cue_info(&w, &e);
+            memset(&e, 0, sizeof e);
+            e.kind = HL_CUES_KIND_CATEGORY;
+            hl_category_init(&e.cat);
+            strcpy(e.cat.name, "foot");
+            e.cat.max_instances = 8;
+            e.n.evicted_cat = 5;
+            hl_put_cue_info(&w, &e);
+            break;
+        }
+        case HL_OP_CUES_LOAD: {
+            hl_cues_load_t m;
+            hl_get_cues_load(&r, &m);
+            if (m.path[0] != '/') {
+                send_error(c, &h, HELIOD_EINVAL, "relative path");
+                continue;
+            }
+            hl_put_reply_head(&w, &ok);
+            hl_cues_load_reply_t lr = {3, 1};
+            hl_put_cues_load_reply(&w, &lr);
+            break;
+        }
+        case HL_OP_EMITTER: {
+            hl_emitter_t m;
+            hl_get_emitter(&r, &m);
+            const char *why;
+            if (hl_rbuf_finish(&r) < 0 || hl_validate_emitter(&m, &why) < 0) {
+                send_error(c, &h, HELIOD_EINVAL, "bad emitter");
+                continue;
+            }
+            if (strcmp(m.name, "ghost") == 0) {
+                send_error(c, &h, HELIOD_ENOEMITTER, "no such emitter: ghost");
+                continue;
+            }
+            hl_put_reply_head(&w, &ok);
+            if (m.action == HL_EMITTER_DESTROY) {
+                hl_count_reply_t cr = {2};
+                hl_put_count_reply(&w, &cr);
+            }
+            break;
+        }
+        case HL_OP_PAUSE: {
+            hl_pause_t m;
+            hl_get_pause(&r, &m);
+            const char *why;
+            if (hl_rbuf_finish(&r) < 0 || hl_validate_pause(&m, &why) < 0) {
+                send_error(c, &h, HELIOD_EINVAL, "bad pause");
+                continue;
+            }
+            hl_put_reply_head(&w, &ok);
+            hl_count_reply_t cr = {m.scope == HL_PAUSE_CATEGORY ? 4u : 6u};
+            hl_put_count_reply(&w, &cr);
+            break;
+        }
         default: hl_put_reply_head(&w, &ok); break;
         }
         if (hl_frame_end(&w) < 0) break;
@@ -572,6 +661,115 @@ static int run_ctl(const char *const *args, const char *input, char *out, size_t
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static void test_voice_management(void **state) {
+    (void)state;
+    heliod_t *h = conn();
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    assert_true(cue.pitch == 1.0f && cue.fade_in_ms == -1.0f && cue.doppler == 1.0f);
+    assert_int_equal(cue.distance_model, HELIOD_DIST_INVERSE);
+    assert_int_equal(cue.overflow, HELIOD_OVERFLOW_REFUSE);
+    strcpy(cue.name, "step");
+    /* checked locally: no sound */
+    assert_int_equal(heliod_cue_define(h, &cue), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "sounds"));
+    cue.nsounds = 2;
+    strcpy(cue.sounds[0], "step1");
+    strcpy(cue.sounds[1], "step2");
+    cue.overflow = 6;
+    assert_int_equal(heliod_cue_define(h, &cue), HELIOD_EINVAL);
+    cue.overflow = 256; /* would wrap to 0 on the wire */
+    assert_int_equal(heliod_cue_define(h, &cue), HELIOD_EINVAL);
+    cue.overflow = HELIOD_OVERFLOW_FADE_OLDEST;
+    cue.max_instances = 4;
+    assert_int_equal(heliod_cue_define(h, &cue), 0);
+    strcpy(cue.category, "nocat");
+    assert_int_equal(heliod_cue_define(h, &cue), HELIOD_ENOCATEGORY);
+
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    assert_int_equal(heliod_category_define(h, &cat), HELIOD_EINVAL); /* no name */
+    strcpy(cat.name, "foot");
+    cat.max_instances = 8;
+    assert_int_equal(heliod_category_define(h, &cat), 0);
+
+    uint32_t nc = 0, nk = 0;
+    assert_int_equal(heliod_cues_load(h, "/tmp/cues.ini", &nc, &nk), 0);
+    assert_int_equal(nc, 3);
+    assert_int_equal(nk, 1);
+    assert_int_equal(heliod_cues_load(h, "rel.ini", NULL, NULL), HELIOD_EINVAL);
+
+    heliod_cue_info_t info[4];
+    size_t n = 0;
+    assert_int_equal(heliod_cues(h, info, 4, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(info[0].kind, HELIOD_CUES_KIND_CUE);
+    assert_string_equal(info[0].cue.name, "step");
+    assert_int_equal(info[0].cue.nsounds, 2);
+    assert_string_equal(info[0].cue.sounds[1], "step2");
+    assert_int_equal(info[0].cue.overflow, HELIOD_OVERFLOW_STEAL_QUIETEST);
+    assert_true(info[0].counters.plays == 12 && info[0].counters.refused_interval == 3);
+    assert_int_equal(info[0].counters.virtual_now, 1);
+    assert_int_equal(info[1].kind, HELIOD_CUES_KIND_CATEGORY);
+    assert_string_equal(info[1].category.name, "foot");
+    assert_int_equal(info[1].category.max_instances, 8);
+    assert_true(info[1].counters.evicted_cat == 5);
+    assert_int_equal(heliod_cues(h, info, 1, &n), 1); /* more than cap */
+    assert_int_equal(n, 1);
+
+    float pos[3] = {1, 2, 3}, vel[3] = {0, 0, -10};
+    assert_int_equal(heliod_emitter_create(h, "car", pos, NULL, 0), 0);
+    assert_int_equal(heliod_emitter_create(h, "car", pos, vel, HELIOD_EM_DETACHED), 0);
+    assert_int_equal(heliod_emitter_create(h, "car", NULL, NULL, 0), HELIOD_EINVAL);
+    assert_int_equal(heliod_emitter_create(h, "car", pos, NULL, 0x8), HELIOD_EINVAL);
+    assert_int_equal(heliod_emitter_create(h, "c r", pos, NULL, 0), HELIOD_ENAME);
+    assert_int_equal(heliod_emitter_set(h, "car", HELIOD_EM_POS, pos, NULL, 50), 0);
+    assert_int_equal(heliod_emitter_set(h, "car", HELIOD_EM_VEL, NULL, NULL, 0), HELIOD_EINVAL);
+    assert_int_equal(heliod_emitter_set(h, "car", HELIOD_EM_POS, pos, NULL, -1), HELIOD_EINVAL);
+    assert_int_equal(heliod_emitter_set(h, "ghost", HELIOD_EM_POS, pos, NULL, 0),
+                     HELIOD_ENOEMITTER);
+    assert_true(heliod_emitter_set_async(h, "car", HELIOD_EM_POS | HELIOD_EM_VEL, pos, vel, 16) >
+                0);
+    pos[0] = 2e6f;
+    assert_int_equal(heliod_emitter_set_async(h, "car", HELIOD_EM_POS, pos, NULL, 0),
+                     HELIOD_EINVAL);
+    uint32_t count = 0;
+    assert_int_equal(heliod_emitter_destroy(h, "car", -1, &count), 0);
+    assert_int_equal(count, 2);
+    assert_int_equal(heliod_emitter_destroy(h, "car", -2, &count), HELIOD_EINVAL);
+    assert_int_equal(heliod_emitter_destroy(h, "ghost", 0, NULL), HELIOD_ENOEMITTER);
+
+    assert_int_equal(heliod_pause_group(h, HELIOD_PAUSE_CATEGORY, "foot", 1, &count), 0);
+    assert_int_equal(count, 4);
+    assert_int_equal(heliod_pause_group(h, HELIOD_PAUSE_BUS, "music", 0, &count), 0);
+    assert_int_equal(count, 6);
+    assert_int_equal(heliod_pause_group(h, 1, "music", 0, &count), HELIOD_EINVAL);
+    assert_int_equal(heliod_pause_group(h, HELIOD_PAUSE_BUS, "", 0, &count), HELIOD_ENAME);
+
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    assert_int_equal(p.over, 0);
+    assert_int_equal(p.emitter[0], '\0');
+    assert_true(p.vel[0] == 0 && p.vel[1] == 0 && p.vel[2] == 0);
+    strcpy(p.emitter, "car");
+    p.over = HELIOD_OVER_PRIORITY | HELIOD_OVER_BUS;
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "step", &p, &v, NULL), 0);
+    p.over = 0x20;
+    assert_int_equal(heliod_play(h, "step", &p, &v, NULL), HELIOD_EINVAL);
+    p.over = 0;
+    strcpy(p.emitter, "c r");
+    assert_int_equal(heliod_play(h, "step", &p, &v, NULL), HELIOD_EINVAL);
+
+    heliod_voice_set_t st = {.mask = HELIOD_SET_VEL, .vel = {1, 0, 0}};
+    assert_int_equal(heliod_set(h, v, &st), 0);
+    st.vel[0] = 1.0f / 0.0f;
+    assert_int_equal(heliod_set(h, v, &st), HELIOD_EINVAL);
+    assert_int_equal(heliod_subscribe(h, HELIOD_SUB_ENDED | HELIOD_SUB_VIRTUAL), 0);
+    assert_int_equal(heliod_sync(h), 0);
+    heliod_close(h);
+}
+
 static void test_heliodctl(void **state) {
     (void)state;
     char out[8192], err[4096];
@@ -625,6 +823,37 @@ static void test_heliodctl(void **state) {
     assert_non_null(strstr(err, "line 4: ENOSOUND"));
     assert_non_null(strstr(err, "line 6: EINVAL"));
 
+    const char *cues[] = {"cues", NULL};
+    assert_int_equal(run_ctl(cues, NULL, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "KIND"));
+    assert_non_null(strstr(out, "PLAYS"));
+    assert_non_null(strstr(out, "cue      step "));
+    assert_non_null(strstr(out, "steal-quietest"));
+    assert_non_null(strstr(out, "category foot "));
+    const char *cues_json[] = {"stats", "--cues", "--json", NULL};
+    assert_int_equal(run_ctl(cues_json, NULL, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "{\"ok\":true,\"truncated\":false,\"cues\":[{\"kind\":\"cue\","
+                                "\"name\":\"step\",\"sounds\":[\"step1\",\"step2\"]"));
+    assert_non_null(strstr(out, "\"plays\":12,\"refused_interval\":3"));
+    assert_non_null(strstr(out, "{\"kind\":\"category\",\"name\":\"foot\""));
+    const char *load[] = {"cues", "load", "rel/cues.ini", NULL}; /* made absolute */
+    assert_int_equal(run_ctl(load, NULL, out, sizeof out, err, sizeof err), 0);
+    assert_string_equal(out, "3 cues, 1 categories\n");
+    const char *destroy[] = {"emitter", "destroy", "car", NULL};
+    assert_int_equal(run_ctl(destroy, NULL, out, sizeof out, err, sizeof err), 0);
+    assert_string_equal(out, "stopped 2\n");
+    const char *ghost[] = {"emitter", "set", "ghost", "--pos", "1,2,3", NULL};
+    assert_int_equal(run_ctl(ghost, NULL, out, sizeof out, err, sizeof err), 1);
+    assert_non_null(strstr(err, "heliodctl: ENOEMITTER: no such emitter: ghost"));
+    const char *pausecat[] = {"pause", "--category", "foot", NULL};
+    assert_int_equal(run_ctl(pausecat, NULL, out, sizeof out, err, sizeof err), 0);
+    assert_string_equal(out, "changed 4\n");
+    const char *cue17[] = {"cue", "x", "--sound", "a", "--sound", "b", "--pick", "never", NULL};
+    assert_int_equal(run_ctl(cue17, NULL, out, sizeof out, err, sizeof err), 2);
+    const char *voices[] = {"voices", NULL};
+    assert_int_equal(run_ctl(voices, NULL, out, sizeof out, err, sizeof err), 0);
+    assert_non_null(strstr(out, "cue=- category=- emitter=- audibility_db="));
+
     const char *nodaemon[] = {"--socket", "/nonexistent/x.sock", "ping", NULL};
     assert_int_equal(run_ctl(nodaemon, NULL, out, sizeof out, err, sizeof err), 1);
     assert_non_null(strstr(err, "is heliod running?"));
@@ -638,6 +867,7 @@ int main(void) {
         cmocka_unit_test(test_partial_reads),
         cmocka_unit_test(test_daemon_disappears),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_voice_management),
         cmocka_unit_test(test_heliodctl),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -168,8 +168,8 @@ static void test_daemon(void **state) {
     snprintf(music, sizeof music, "%s/music.ogg", g_dir);
     write_sine_as(music, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, 2.0, 330);
 
-    const char *argv[] = {g_prog,     "--driver", "null",        "--voices", "8",
-                          "--socket", sock,       "--log-level", "warn",     NULL};
+    const char *argv[] = {g_prog, "--driver", "null", "--voices",    "8",    "--virtual-voices",
+                          "24",   "--socket", sock,   "--log-level", "warn", NULL};
     pid_t pid = spawn(argv, out);
     assert_true(pid > 0);
     heliod_t *a = connect_retry(sock, "rt-a");
@@ -177,14 +177,17 @@ static void test_daemon(void **state) {
     assert_int_equal(heliod_load(a, "loop", loop, 0, NULL), 0);
     assert_int_equal(heliod_subscribe(a, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED), 0);
 
-    /* fill the pool with looping voices, then steal with higher priorities */
-    heliod_voice_t v[3 * VOICES] = {0};
-    for (int i = 0; i < VOICES; i++)
-        play(a, "loop", HELIOD_PLAY_LOOP | (i % 2 ? HELIOD_PLAY_3D : 0), i % 3, &v[i], 0);
+    /* fill the logical pool (8 real + 16 virtual) with looping voices, then
+     * steal with higher priorities (virtual voices become real and back) */
+    heliod_voice_t v[4 * VOICES] = {0};
+    for (int i = 0; i < 3 * VOICES; i++)
+        play(a, "loop", HELIOD_PLAY_LOOP | (i % 2 ? HELIOD_PLAY_3D : 0), i % 3,
+             &v[i < VOICES ? i : 2 * VOICES + i % VOICES], 0);
     for (int i = 0; i < VOICES / 2; i++)
         play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_3D, 10 + i, &v[VOICES + i], 0);
     heliod_voice_t refused;
     play(a, "beep", 0, -5, &refused, HELIOD_ENOVOICES);
+    double virt = stat_of(a, "voices_virtual"); /* 24 logical on 8 real */
     sleep_ms(50);
 
     /* change everything that can change, while it plays */
@@ -206,9 +209,9 @@ static void test_daemon(void **state) {
     assert_int_equal(heliod_bus_gain(a, "master", -1, 10), 0);
     assert_int_equal(heliod_stop(a, v[VOICES], 5), 0);
     assert_int_equal(heliod_stop(a, v[VOICES + 1], 0), 0);
-    heliod_voice_info_t vi[2 * VOICES];
+    heliod_voice_info_t vi[4 * VOICES];
     size_t nv = 0;
-    assert_true(heliod_voices(a, vi, 2 * VOICES, &nv) >= 0);
+    assert_true(heliod_voices(a, vi, 4 * VOICES, &nv) >= 0);
     assert_true(nv > 0);
     assert_int_equal(heliod_unload(a, "loop"), HELIOD_EINUSE);
     sleep_ms(50);
@@ -265,7 +268,8 @@ static void test_daemon(void **state) {
     lp.priority = 100;
     lp.pos[0] = 500;
     lp.max_distance = 100;
-    assert_int_equal(heliod_play(a, "loop", &lp, &far, NULL), 0);
+    /* beyond its max distance at start: refused (it would be inaudible) */
+    assert_int_equal(heliod_play(a, "loop", &lp, &far, NULL), HELIOD_EDISTANCE);
     sleep_ms(60);
     heliod_voice_set_t seek = {.mask = HELIOD_SET_SEEK, .seek_s = 1.0};
     assert_int_equal(heliod_set(a, sv[0], &seek), 0);
@@ -285,10 +289,78 @@ static void test_daemon(void **state) {
     sleep_ms(30);
     assert_int_equal(heliod_pause_all(a, 0, 0, &paused), 0);
     sleep_ms(60);
-    double virt = stat_of(a, "voices_virtual");
     double streams = stat_of(a, "streams_active");
     assert_true(streams >= 3);
     assert_int_equal(heliod_stop(a, sv[0], 5), 0);
+    assert_int_equal(heliod_stop_all(a, 5, 0, &stopped), 0);
+    sleep_ms(40);
+
+    /* voice management: a category and cues with every overflow policy,
+     * virtual voices coming and going as the listener moves, an emitter
+     * carrying voices moved by one command, then destroyed */
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "weapons");
+    cat.max_instances = 6;
+    cat.overflow = HELIOD_OVERFLOW_FADE_OLDEST;
+    cat.fade_out_ms = 20;
+    assert_int_equal(heliod_category_define(a, &cat), 0);
+    for (int pol = 0; pol <= HELIOD_OVERFLOW_STEAL_FARTHEST; pol++) {
+        heliod_cue_t cue;
+        heliod_cue_init(&cue);
+        snprintf(cue.name, sizeof cue.name, "cue%d", pol);
+        cue.nsounds = 2;
+        snprintf(cue.sounds[0], sizeof cue.sounds[0], "loop");
+        snprintf(cue.sounds[1], sizeof cue.sounds[1], "beep");
+        cue.pick = HELIOD_PICK_SHUFFLE;
+        cue.flags = HELIOD_CUE_LOOP | HELIOD_CUE_3D;
+        cue.max_instances = 2;
+        cue.overflow = pol;
+        cue.fade_out_ms = pol % 2 ? 0 : 15;
+        cue.fade_curve = pol % 3;
+        cue.gain_rand_db = 3;
+        cue.pitch_rand_cents = 100;
+        cue.max_distance = 40;
+        cue.virt = pol % 3; /* resume, restart, kill */
+        if (pol >= 3) snprintf(cue.category, sizeof cue.category, "weapons");
+        assert_int_equal(heliod_cue_define(a, &cue), 0);
+        for (int k = 0; k < 4; k++) {
+            heliod_play_params_t p;
+            heliod_play_params_init(&p);
+            p.pos[0] = (float)(5 * k + pol);
+            p.vel[2] = 10;
+            heliod_voice_t cv;
+            (void)heliod_play(a, cue.name, &p, &cv, NULL); /* refusals are expected */
+        }
+    }
+    float epos[3] = {2, 0, 0}, evel[3] = {0, 0, 30};
+    assert_int_equal(heliod_emitter_create(a, "car", epos, evel, 0), 0);
+    for (int k = 0; k < 6; k++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.flags = HELIOD_PLAY_LOOP;
+        snprintf(p.emitter, sizeof p.emitter, "car");
+        heliod_voice_t ev;
+        assert_int_equal(heliod_play(a, "loop", &p, &ev, NULL), 0);
+    }
+    for (int step = 0; step < 10; step++) {
+        float np[3] = {2.0f + 10.0f * (float)step, 0, 0};
+        assert_int_equal(heliod_emitter_set(a, "car", HELIOD_EM_POS | HELIOD_EM_VEL, np, evel, 20),
+                         0);
+        heliod_listener_t lm = {.mask = HELIOD_LIS_POS, .pos = {(float)(step % 4) * 15, 0, 0}};
+        assert_int_equal(heliod_set_listener(a, &lm), 0);
+        sleep_ms(25);
+    }
+    uint32_t paused_n = 0;
+    assert_int_equal(heliod_pause_group(a, HELIOD_PAUSE_CATEGORY, "weapons", 1, &paused_n), 0);
+    sleep_ms(30);
+    assert_int_equal(heliod_pause_group(a, HELIOD_PAUSE_CATEGORY, "weapons", 0, &paused_n), 0);
+    double virtualised = stat_of(a, "voices_virtualised");
+    double realised = stat_of(a, "voices_realised");
+    uint32_t destroyed = 0;
+    assert_int_equal(heliod_emitter_destroy(a, "car", -1, &destroyed), 0);
+    assert_true(destroyed > 0);
+    sleep_ms(60);
 
     /* voices still playing at shutdown fade out on the audio thread */
     play(a, "loop", HELIOD_PLAY_LOOP, 0, &v[0], 0);
@@ -302,7 +374,9 @@ static void test_daemon(void **state) {
     dump(out);
     assert_true(callbacks > 0);
     assert_true(stolen > 0);
-    assert_true(virt >= 1);
+    assert_true(virt >= 2 * VOICES);
+    assert_true(virtualised >= 1);
+    assert_true(realised >= 1);
     assert_int_equal(hook_value(out, "flag_resolved"), 1);
     assert_int_equal(hook_value(out, "total"), 0);
 }
