@@ -430,8 +430,8 @@ static int make_room(hld_vm_t *vm, const hld_vm_play_t *pl, int cat_scope, uint6
     uint32_t f = fade != HLD_NIL ? fade : v->fade_out_frames;
     if (policy == HL_OVERFLOW_STOP_OLDEST) f = 0;
     if (policy == HL_OVERFLOW_FADE_OLDEST && f > 0 && !v->paused && (v->real || v->opening) &&
-        vm->n_free < 2)
-        return HELIOD_ENOVOICES; /* the fade needs its slot and the new voice another */
+        vm->n_free == 0)
+        return HELIOD_ENOVOICES; /* the fade keeps its slot and the new voice needs another */
     *evicted = handle_of(vm, v);
     hld_cue_t *vc = v->cue;
     hld_category_t *vcat = v->cat;
@@ -906,6 +906,8 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         float floor = incumbent ? vm->floor_lin : vm->floor_lin * HLD_VM_HYST;
         int eligible = !beyond && v->aud >= floor && !(v->paused && !incumbent);
         v->imp = importance(v->aud, v->p.priority);
+        /* a paused voice keeps its real voice only while nobody audible needs it */
+        if (v->paused) v->imp *= HLD_VM_PAUSED_WEIGHT;
         if (!eligible) {
             if (incumbent) {
                 uint8_t why = beyond      ? HL_VIRT_WHY_DISTANCE
@@ -929,6 +931,10 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
     for (uint32_t j = k; j < n; j++) {
         hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
         if (!(v->real || v->opening)) continue;
+        if (v->paused) {
+            virtualise(vm, v, HL_VIRT_WHY_PAUSED, now_ns);
+            continue;
+        }
         if (v->virt == HL_VIRT_KILL) {
             hld_vm_stop(vm, handle_of(vm, v), v->fade_out_frames, v->fade_curve, HL_END_KILLED,
                         now_ns);

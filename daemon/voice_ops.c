@@ -109,8 +109,10 @@ static void stream_done(void *user, hld_dstream_t *ds, int status, const char *m
         } else {
             int rc = hld_vm_stream_ready(d->vm, j->voice, &ds->stream, now);
             if (!gone) {
-                if (rc < 0)
-                    hld_mixer_fail(&q, rc == HELIOD_ENOVOICE ? HELIOD_ENOVOICES : rc);
+                if (rc == HELIOD_ENOVOICE)
+                    hld_fail(&q, rc, "stopped before its stream was ready");
+                else if (rc < 0)
+                    hld_mixer_fail(&q, rc);
                 else
                     reply_play(&q, j->voice, 0);
             }

@@ -44,9 +44,11 @@
  *   return (counted once per episode, per stream and globally). A stream
  *   whose producer called hl_stream_finish() ends the voice when drained.
  *   The interpolator's lookahead (HL_STREAM_HIST - 1 frames) plays only once
- *   the frames after it arrive, or at end of stream. Stream voices are never
- *   virtualised (a far 3D stream keeps pulling, silently), so the decoder
- *   and the music stay in step.
+ *   the frames after it arrive, or at end of stream. The mixer never
+ *   virtualises a stream voice itself (a far 3D stream keeps pulling,
+ *   silently, so decoder and voice stay in step); the daemon's voice manager
+ *   virtualises streams above the mixer by ending the voice and reopening
+ *   the stream at its position when it is real again.
  *
  *   Interpolation: linear (fast path, AVX2 fused for mono) or 4-point
  *   Catmull-Rom (HL_MIX_CUBIC). Pitch ramps step on a grid of HL_PITCH_GRID
