@@ -202,7 +202,7 @@ static int op_unload(hld_req_t *q) {
             snprintf(msg, sizeof msg, "sound %s is still loading", m.name);
         else
             snprintf(msg, sizeof msg, "sound %s is used by %u playing or starting voice(s)", m.name,
-                     s ? s->playing + s->pending : 0);
+                     s ? (s->playing > s->mixing ? s->playing : s->mixing) + s->pending : 0);
         return hld_fail(q, rc, msg);
     }
     if (rc < 0) return hld_fail(q, rc, NULL);

@@ -454,7 +454,7 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
 int hld_sounds_unload(hld_sounds_t *s, const char *name) {
     hld_sound_t *snd = hld_sounds_find(s, name);
     if (!snd) return HELIOD_ENOSOUND;
-    if (snd->playing || snd->pending || snd->loading) return HELIOD_EINUSE;
+    if (snd->playing || snd->mixing || snd->pending || snd->loading) return HELIOD_EINUSE;
     table_remove(s, snd);
     s->bytes -= snd->bytes;
     atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);

@@ -4,9 +4,10 @@
  * A sound is decoded float32 PCM at the engine rate, mono or stereo, owned by
  * this table. Voices reference it through the hl_pcm_t embedded in the entry;
  * `playing` counts them (incremented when a PLAY succeeds, decremented on the
- * mixer's ENDED event), `pending` the streamed plays and seeks still being
- * opened by the decoder pool; UNLOAD refuses while either is non-zero, so
- * PCM (or a streamed sound's path) is never freed under a user.
+ * voice manager frees the logical voice), `mixing` the mixer voices reading
+ * it (until the mixer's ENDED event), `pending` the streamed plays and seeks
+ * still being opened by the decoder pool; UNLOAD refuses while any is
+ * non-zero, so PCM (or a streamed sound's path) is never freed under a user.
  *
  * LOAD inserts a placeholder (so a second LOAD of the name answers EEXIST and
  * PLAY answers ENOSOUND until it is ready), then decodes on the libuv
@@ -33,7 +34,9 @@ typedef struct hld_sound {
     char name[HL_MAX_NAME + 1];
     hl_pcm_t pcm; /* data owned by the entry */
     uint32_t source_rate, flags;
-    uint32_t playing; /* voices using it */
+    uint32_t playing; /* logical voices using it (real or virtual) */
+    uint32_t mixing;  /* mixer voices reading it: held until the mixer's ENDED, so a
+                       * voice fading out after its logical voice ended keeps it */
     uint32_t pending; /* stream starts and seeks queued on the decoder pool */
     size_t bytes;
     int loading;

@@ -49,6 +49,8 @@ struct hld_vm {
     uint64_t last_tick_ns;
     int dirty;
     float floor_lin;
+    struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
+    uint32_t n_slots;
     hld_vm_counters_t n;
     hl_listener_state_t lis; /* copy taken per ranking / admission */
 };
@@ -155,6 +157,23 @@ static void lv_free(hld_vm_t *vm, hld_lvoice_t *v) {
     v->gen++;
     if (v->gen == 0) v->gen = 1;
     vm->free_stack[vm->n_free++] = (uint32_t)(v - vm->lv);
+}
+
+/* A mixer voice now reads snd: it holds a `mixing` reference until its ENDED. */
+static void mix_ref(hld_vm_t *vm, uint64_t mix, struct hld_sound *snd) {
+    uint32_t slot = (uint32_t)mix;
+    if (!snd || slot >= vm->n_slots) return;
+    vm->slot_snd[slot] = snd;
+    snd->mixing++;
+}
+
+/* The mixer voice of `slot` ended: its reference goes. */
+static void mix_unref(hld_vm_t *vm, uint32_t slot) {
+    if (slot >= vm->n_slots || !vm->slot_snd[slot]) return;
+    struct hld_sound *snd = vm->slot_snd[slot];
+    vm->slot_snd[slot] = NULL;
+    if (snd->mixing) snd->mixing--;
+    if (vm->ops.sound_released) vm->ops.sound_released(vm->ops.user, snd);
 }
 
 /* ---- position ---------------------------------------------------------------- */
@@ -277,6 +296,7 @@ static int realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_
     v->anchor_pos = (double)p.start_frame;
     v->anchor_frame = f;
     v->mix = mix;
+    mix_ref(vm, mix, v->snd);
     v->real = 1;
     vm->n_real++;
     (void)stolen; /* the voice manager never exceeds the mixer's budget */
@@ -337,6 +357,12 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
     for (uint32_t i = 0; i < HLD_MAX_CATEGORIES; i++)
         vm->cat_head[i] = HLD_NIL;
     vm->real_cap = hl_mixer_slots(mx) / HL_SLOT_FACTOR;
+    vm->n_slots = hl_mixer_slots(mx);
+    vm->slot_snd = calloc(vm->n_slots, sizeof *vm->slot_snd);
+    if (!vm->slot_snd) {
+        hld_vm_destroy(vm);
+        return NULL;
+    }
     vm->floor_lin = hl_db_to_lin(cfg->floor_db);
     return vm;
 }
@@ -347,6 +373,9 @@ void hld_vm_destroy(hld_vm_t *vm) {
         for (uint32_t i = 0; i < vm->cap; i++)
             if (vm->lv[i].state != HLD_LV_FREE && vm->lv[i].snd && vm->lv[i].snd->playing)
                 vm->lv[i].snd->playing--;
+    if (vm->slot_snd)
+        for (uint32_t i = 0; i < vm->n_slots; i++)
+            if (vm->slot_snd[i] && vm->slot_snd[i]->mixing) vm->slot_snd[i]->mixing--;
     for (uint32_t i = 0; i < vm->n_em; i++)
         free(vm->em[i]);
     free(vm->lv);
@@ -354,6 +383,7 @@ void hld_vm_destroy(hld_vm_t *vm) {
     free(vm->rank);
     free(vm->weak);
     free(vm->weak_imp);
+    free(vm->slot_snd);
     free(vm);
 }
 
@@ -432,6 +462,9 @@ static int make_room(hld_vm_t *vm, const hld_vm_play_t *pl, int cat_scope, uint6
     if (policy == HL_OVERFLOW_FADE_OLDEST && f > 0 && !v->paused && (v->real || v->opening) &&
         vm->n_free == 0)
         return HELIOD_ENOVOICES; /* the fade keeps its slot and the new voice needs another */
+    /* a steal policy in a full pool: the new voice needs the victim's slot now
+     * (a fade would keep it, and step 6 would then steal a second voice) */
+    if (policy != HL_OVERFLOW_FADE_OLDEST && vm->n_free == 0) f = 0;
     *evicted = handle_of(vm, v);
     hld_cue_t *vc = v->cue;
     hld_category_t *vcat = v->cat;
@@ -503,13 +536,14 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     int rc = 0;
     hl_mixer_get_listener(vm->mx, &vm->lis);
     /* 2: min-interval since the last successful play */
-    if (cue && cue->def.min_interval_ms > 0 && cue->last_play_ns &&
+    if (cue && cue->def.min_interval_ms > 0 && cue->n.plays > 0 &&
         now_ns - cue->last_play_ns < (uint64_t)(cue->def.min_interval_ms * 1e6))
         rc = HELIOD_EINTERVAL;
     /* 3: beyond max distance at start */
-    if (!rc && (pl->p.flags & HL_MIX_3D) && pl->beyond != HL_BEYOND_CLAMP) {
-        float dx = pl->p.pos[0] - vm->lis.pos[0], dy = pl->p.pos[1] - vm->lis.pos[1],
-              dz = pl->p.pos[2] - vm->lis.pos[2];
+    if (!rc && ((pl->p.flags & HL_MIX_3D) || pl->em) && pl->beyond != HL_BEYOND_CLAMP) {
+        const float *pos = pl->em ? pl->em->pos : pl->p.pos; /* where the voice will be */
+        float dx = pos[0] - vm->lis.pos[0], dy = pos[1] - vm->lis.pos[1],
+              dz = pos[2] - vm->lis.pos[2];
         if (sqrtf(dx * dx + dy * dy + dz * dz) >= pl->p.max_distance) rc = HELIOD_EDISTANCE;
     }
     uint64_t evicted = 0;
@@ -591,7 +625,9 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->aud = audibility(vm, v, &beyond);
     v->imp = importance(v->aud, v->p.priority);
     int eligible = !beyond && v->aud >= vm->floor_lin && !v->paused;
-    uint8_t why = beyond ? HL_VIRT_WHY_DISTANCE : HL_VIRT_WHY_FLOOR;
+    uint8_t why = beyond                                 ? HL_VIRT_WHY_DISTANCE
+                  : v->paused && v->aud >= vm->floor_lin ? HL_VIRT_WHY_PAUSED
+                                                         : HL_VIRT_WHY_FLOOR;
     hld_lvoice_t *weak = NULL;
     if (eligible && vm->n_real >= vm->real_cap) {
         float wimp = 0.0f;
@@ -599,6 +635,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         if (!weak || !(v->imp > wimp * HLD_VM_HYST)) {
             eligible = 0;
             why = HL_VIRT_WHY_RANK;
+            if (!weak) vm->dirty = 1; /* no ranking yet: rank at the next poll */
         }
     }
     if (!eligible && v->virt == HL_VIRT_KILL && !v->paused) {
@@ -608,7 +645,19 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         refuse_count(vm, cue, HELIOD_ENOVOICES);
         return HELIOD_ENOVOICES;
     }
-    if (eligible && weak && virtualise(vm, weak, HL_VIRT_WHY_RANK, now_ns) == 0) vm->weak_pos++;
+    if (eligible && weak) { /* displaced: virtual, or ended when it is virt = kill */
+        int wrc = weak->virt == HL_VIRT_KILL
+                      ? hld_vm_stop(vm, handle_of(vm, weak), weak->fade_out_frames,
+                                    weak->fade_curve, HL_END_KILLED, now_ns)
+                      : virtualise(vm, weak, HL_VIRT_WHY_RANK, now_ns);
+        if (wrc == 0) {
+            vm->weak_pos++;
+        } else { /* the ring is full: the budget holds, the new voice starts virtual */
+            eligible = 0;
+            why = HL_VIRT_WHY_RANK;
+            vm->dirty = 1;
+        }
+    }
     if (v->state == HLD_LV_OPENING && !eligible) {
         v->state = HLD_LV_ACTIVE; /* virtual from the start: nothing to open yet */
         vm->n_opening--;
@@ -689,6 +738,7 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
         notify(vm, v, HL_EVENT_REAL, 0, 0);
     }
     v->mix = mix;
+    mix_ref(vm, mix, v->snd);
     v->real = 1;
     v->start_pos = v->anchor_pos;
     v->loops_at_start = v->loops_left;
@@ -919,6 +969,8 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
                     continue;
                 }
                 virtualise(vm, v, why, now_ns);
+            } else if (v->virt == HL_VIRT_KILL && !v->paused) {
+                end_virtual(vm, v, HL_END_KILLED); /* resumed but not important enough */
             }
             continue;
         }
@@ -930,7 +982,10 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
     /* the losers first: their mixer voices make room */
     for (uint32_t j = k; j < n; j++) {
         hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
-        if (!(v->real || v->opening)) continue;
+        if (!(v->real || v->opening)) {
+            if (v->virt == HL_VIRT_KILL && !v->paused) end_virtual(vm, v, HL_END_KILLED);
+            continue;
+        }
         if (v->paused) {
             virtualise(vm, v, HL_VIRT_WHY_PAUSED, now_ns);
             continue;
@@ -999,6 +1054,7 @@ void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
 /* ---- mixer events -------------------------------------------------------------- */
 
 int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
+    if (ev->type == HL_MIX_EV_ENDED) mix_unref(vm, (uint32_t)ev->voice);
     hld_lvoice_t *v = get_any(vm, ev->tag);
     if (!v) return 0;
     if (ev->type == HL_MIX_EV_STARTED) {
@@ -1014,7 +1070,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
     if (ev->type != HL_MIX_EV_ENDED) return 1;
     if (ev->voice == v->vmix) { /* a virtualisation fade finished */
         v->vmix = 0;
-        if (v->state == HLD_LV_ACTIVE && !v->real && !v->opening && !v->is_stream &&
+        if (v->state == HLD_LV_ACTIVE && !v->real && !v->opening && !v->is_stream && !v->paused &&
             (double)ev->cursor < v->len) {
             reanchor(v, ev->frame);
             v->anchor_pos = (double)ev->cursor; /* the mixer's cursor wins over arithmetic */

@@ -176,7 +176,9 @@ typedef struct {
 
 /* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to
  * make room, else 0), or HELIOD_EINTERVAL / EDISTANCE / ECUELIMIT /
- * ECATLIMIT / ENOVOICES / EBUSY (nothing changed). For a stream play the
+ * ECATLIMIT / ENOVOICES / EBUSY. A refusal at steps 2-6 changes nothing; a
+ * virt = kill play that is not important enough to be mixed is refused
+ * (ENOVOICES) after the evictions its limits made. For a stream play the
  * voice is OPENING: the caller opens the stream and calls
  * hld_vm_stream_ready (or hld_vm_stream_failed). now_ns: CLOCK_MONOTONIC. */
 int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t *voice,
