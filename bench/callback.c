@@ -37,6 +37,7 @@
 #define CB_MIN_D        1.0 /* voices sit between 1 and 4 m away */
 #define CB_SPAN_D       3.0
 #define CB_MAX_DISTANCE 1000.0f /* nothing virtual: every voice is mixed */
+#define CB_FLOOR_DB     "-144"  /* --audibility-floor: its minimum */
 
 static void position(int i, int n, float pos[3]) {
     double y = 1.0 - 2.0 * (i + 0.5) / n;
@@ -95,9 +96,20 @@ int main(int argc, char **argv) {
     char period_s[CB_NUM_LEN], voices_s[CB_NUM_LEN];
     snprintf(period_s, sizeof period_s, "%d", period);
     snprintf(voices_s, sizeof voices_s, "%d", max_n);
-    const char *args[] = {
-        "--driver", driver, "--period", period_s, "--voices", voices_s, device ? "--device" : NULL,
-        device,     NULL};
+    /* Every voice is mixed: at gain 1/max_n and 1..4 m the quietest voices sit
+     * near -72 dB, below the voice manager's default -60 dB audibility floor,
+     * so the floor goes to its minimum (else they would all be virtual). */
+    const char *args[] = {"--driver",
+                          driver,
+                          "--period",
+                          period_s,
+                          "--voices",
+                          voices_s,
+                          "--audibility-floor",
+                          CB_FLOOR_DB,
+                          device ? "--device" : NULL,
+                          device,
+                          NULL};
 
     bd_daemon_t d;
     heliod_t *h = NULL;

@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix callback latency throughput memory stream"]
+#   ONLY             benchmarks to run          ["mix callback latency throughput memory stream vm vm_callback"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -23,7 +23,15 @@
 #   MEM_SOUNDS       memory: sounds loaded      [1000]
 #   MEM_VOICES       memory: voices playing     [4096]
 #   STREAM_S         seconds of 16 streamed Ogg voices (the issue's figure is 60)  [20]
-# Default total runtime: about 2-2.5 minutes on a 2-core VM.
+#   VM_REAL          vm admission runs: real (mixer) voices, 4096 logical  ["64 256"]
+#   VM_PLAYS         vm admission: timed plays per run  [200000]
+#   VM_CUES          vm: cues sharing the logical pool (limit = logical / cues)  [128]
+#   VM_RANK_SIZES    vm ranking runs, LOGICAL:REAL  ["4096:64 65536:1024"]
+#   VM_RANKS         vm ranking passes timed per run  [100]
+#   VMCB_LOGICAL     vm_callback: logical voices playing  [65536]
+#   VMCB_REAL        vm_callback: real voices (--voices)  [1024]
+#   VMCB_S           vm_callback: seconds measured (the issue's figure is 10)  [5]
+# Default total runtime: about 2.5 minutes on a 2-core VM.
 set -Eeuo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,7 +39,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix callback latency throughput memory stream}"
+ONLY="${ONLY:-mix callback latency throughput memory stream vm vm_callback}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -48,6 +56,14 @@ TP_RATE="${TP_RATE:-250000}"
 MEM_SOUNDS="${MEM_SOUNDS:-1000}"
 MEM_VOICES="${MEM_VOICES:-4096}"
 STREAM_S="${STREAM_S:-20}"
+VM_REAL="${VM_REAL:-64 256}"
+VM_PLAYS="${VM_PLAYS:-200000}"
+VM_CUES="${VM_CUES:-128}"
+VM_RANK_SIZES="${VM_RANK_SIZES:-4096:64 65536:1024}"
+VM_RANKS="${VM_RANKS:-100}"
+VMCB_LOGICAL="${VMCB_LOGICAL:-65536}"
+VMCB_REAL="${VMCB_REAL:-1024}"
+VMCB_S="${VMCB_S:-5}"
 
 status=0
 want() { [[ " $ONLY " == *" $1 "* ]]; }
@@ -110,4 +126,15 @@ if want throughput; then
 fi
 want memory && run "$B/memory" --sounds "$MEM_SOUNDS" --voices "$MEM_VOICES"
 want stream && run "$B/stream" -s "$STREAM_S"
+if want vm; then
+    for r in $VM_REAL; do
+        run "$B/vm" --logical 4096 --real "$r" --cues "$VM_CUES" --plays "$VM_PLAYS" --ranks 0
+    done
+    for lr in $VM_RANK_SIZES; do
+        run "$B/vm" --logical "${lr%%:*}" --real "${lr##*:}" --cues "$VM_CUES" --plays 0 \
+            --ranks "$VM_RANKS"
+    done
+fi
+want vm_callback && run "$B/vm_callback" --driver null --logical "$VMCB_LOGICAL" \
+    --real "$VMCB_REAL" --seconds "$VMCB_S"
 exit "$status"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <sndfile.h>
@@ -356,11 +357,75 @@ static void test_heliodctl_cues(void **state) {
     assert_non_null(strstr(out, "1"));
 }
 
+/* --cues FILE at start: applied before the first client; a broken sheet
+ * stops the daemon with the file and line. */
+static void test_cues_at_start(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-cues-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char good[300], bad[300];
+    snprintf(good, sizeof good, "%s/good.ini", dir);
+    snprintf(bad, sizeof bad, "%s/bad.ini", dir);
+    FILE *fp = fopen(good, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[category ui]\nmax-instances = 3\n[cue click]\nsound = c1, c2\n"
+                "category = ui\nbus = ui\npick = sequence\n");
+    fclose(fp);
+    fp = fopen(bad, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[cue click]\nsound = c1\nmax-instances = lots\n");
+    fclose(fp);
+
+    th_daemon_t d;
+    const char *args[] = {"--cues", good, NULL};
+    assert_int_equal(th_daemon_start(&d, 0, args), 0);
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "cues-at-start"), 0);
+    heliod_cue_info_t ci[8];
+    size_t n = 0;
+    assert_true(heliod_cues(h, ci, 8, &n) >= 0);
+    assert_int_equal(n, 2);
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE && strcmp(ci[i].cue.name, "click") == 0 &&
+            ci[i].cue.nsounds == 2 && strcmp(ci[i].cue.category, "ui") == 0)
+            found = 1;
+    assert_true(found);
+    /* a cue whose sounds are not loaded yet: a clear error, nothing plays */
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "click", &p, &v, NULL), HELIOD_ENOSOUND);
+    assert_non_null(strstr(heliod_last_error(h), "not loaded"));
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+
+    /* the broken sheet: heliod exits 2 and says where */
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "'%s' --driver null --socket %s/s.sock --cues %s 2>%s/err.txt",
+             getenv("HELIOD_BIN"), dir, bad, dir);
+    int rc = system(cmd);
+    assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 2);
+    char errpath[300], msg[512] = "";
+    snprintf(errpath, sizeof errpath, "%s/err.txt", dir);
+    fp = fopen(errpath, "r");
+    assert_non_null(fp);
+    size_t got = fread(msg, 1, sizeof msg - 1, fp);
+    msg[got] = 0;
+    fclose(fp);
+    print_message("broken sheet: %s", msg);
+    assert_non_null(strstr(msg, "bad.ini:3"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_4096_logical_on_64_real, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emitter_100_voices, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heliodctl_cues, setup, teardown),
+        cmocka_unit_test(test_cues_at_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
