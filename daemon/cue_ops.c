@@ -46,6 +46,7 @@ int hld_op_cues(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     hld_cues_t *cs = &q->c->d->cues;
+    hld_vm_count_virtual(q->c->d->vm);
     hld_list_t l;
     hld_list_begin(&l, q);
     int full = 0;

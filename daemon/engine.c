@@ -49,6 +49,8 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     atomic_fetch_add_explicit(&e->cb_hist[hist_bucket(dur)], 1, memory_order_relaxed);
     if (dur > atomic_load_explicit(&e->cb_ns_max, memory_order_relaxed))
         atomic_store_explicit(&e->cb_ns_max, dur, memory_order_relaxed);
+    if (dur > e->period_ns) /* the callback itself missed its deadline: our cost, not the OS */
+        atomic_fetch_add_explicit(&e->overruns, 1, memory_order_relaxed);
     if (xrun) atomic_fetch_add_explicit(&e->xruns, 1, memory_order_relaxed);
     if (xrun & HLD_XRUN_UNDERFLOW)
         atomic_fetch_add_explicit(&e->underruns, 1, memory_order_relaxed);
@@ -74,6 +76,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     memset(e, 0, sizeof *e);
     e->rate = cfg->rate;
     e->period = cfg->period;
+    e->period_ns = (uint64_t)cfg->period * HLD_NS_PER_S / cfg->rate;
     hl_mixer_config_t mc = {
         .rate = cfg->rate, .voices = cfg->voices, .speed_of_sound = cfg->speed_of_sound};
     size_t size = hl_mixer_size(&mc);
@@ -155,6 +158,7 @@ void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *o) {
     }
     o->callbacks = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
     o->xruns = atomic_load_explicit(&e->xruns, memory_order_relaxed);
+    o->overruns = atomic_load_explicit(&e->overruns, memory_order_relaxed);
     o->underruns = atomic_load_explicit(&e->underruns, memory_order_relaxed);
     uint64_t n = o->callbacks - e->base_callbacks;
     uint64_t sum = atomic_load_explicit(&e->cb_ns_sum, memory_order_relaxed) - e->base_sum;

@@ -41,6 +41,8 @@ typedef struct {
 
     /* written by the audio thread (relaxed) */
     _Atomic uint64_t callbacks, xruns, underruns, cb_ns_sum, cb_ns_max;
+    _Atomic uint64_t overruns; /* callbacks that took longer than a period */
+    uint64_t period_ns;        /* set before the audio thread starts */
     _Atomic uint64_t cb_hist[HLD_CB_HIST_BUCKETS];
 
     /* main thread: baselines taken by hld_engine_reset_stats */
@@ -51,6 +53,7 @@ typedef struct {
 
 typedef struct {
     uint64_t callbacks, xruns, underruns;
+    uint64_t overruns; /* xruns the callback's own duration explains (the rest: late wake-ups) */
     double avg_us, p50_us, p99_us, max_us;
     double wait_max_us, wait_p99_us;
 } hld_engine_stats_t;

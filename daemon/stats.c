@@ -84,6 +84,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "loads_failed", (double)d->sounds.loads_failed);
     put(&s, "callbacks", (double)es.callbacks);
     put(&s, "xruns", (double)es.xruns);
+    put(&s, "callback_overruns", (double)es.overruns);
     put(&s, "underruns", (double)es.underruns);
     put(&s, "callback_us_avg", es.avg_us);
     put(&s, "callback_us_p50", es.p50_us);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hl_dsp.h"
 #include "sounds.h"
@@ -20,10 +21,13 @@
 /* Mixer stop reason of a voice going virtual: never reported to clients. */
 #define VM_END_VIRTUAL 100u
 
+#define RANK_INCUMBENT 0x1u /* real (or opening) when ranked */
+#define RANK_KILL      0x2u /* virt = kill and not paused: ends rather than go virtual */
 typedef struct {
     float imp;
     uint32_t idx;
     uint64_t seq;
+    uint32_t flags; /* RANK_*: what the passes after the selection need without the record */
 } rank_t;
 
 struct hld_vm {
@@ -47,13 +51,21 @@ struct hld_vm {
     uint32_t n_weak, weak_pos;
     float *weak_imp;
     uint64_t last_tick_ns;
+    uint64_t last_rank_ns; /* how long the last ranking pass took */
     int dirty;
     float floor_lin;
     struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
     uint32_t n_slots;
     hld_vm_counters_t n;
-    hl_listener_state_t lis; /* copy taken per ranking / admission */
+    hl_listener_state_t lis;      /* copy taken per ranking / admission */
+    float bus_gain[HL_NUM_BUSES]; /* likewise */
 };
+
+static uint64_t clock_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
 /* ---- small helpers --------------------------------------------------------- */
 
@@ -237,7 +249,7 @@ static float distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
  * (and not clamped). */
 static float audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
     *beyond = 0;
-    float g = v->p.gain * hl_mixer_get_bus_gain(vm->mx, (int)v->p.bus);
+    float g = v->p.gain * vm->bus_gain[v->p.bus < HL_NUM_BUSES ? v->p.bus : 0];
     if (v->p.flags & HL_MIX_3D) {
         float d = distance_to_listener(vm, v);
         if (d >= v->p.max_distance) {
@@ -253,8 +265,12 @@ static float audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) 
     return g;
 }
 
-static float importance(float aud, int32_t priority) {
-    return aud * exp2f((float)priority / 100.0f);
+/* The listener and bus gains that audibility() reads, from the mixer's
+ * control side. */
+static void snapshot(hld_vm_t *vm) {
+    hl_mixer_get_listener(vm->mx, &vm->lis);
+    for (uint32_t b = 0; b < HL_NUM_BUSES; b++)
+        vm->bus_gain[b] = hl_mixer_get_bus_gain(vm->mx, (int)b);
 }
 
 /* ---- real <-> virtual ------------------------------------------------------- */
@@ -534,7 +550,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     if (stolen) *stolen = 0;
     hld_cue_t *cue = pl->cue;
     int rc = 0;
-    hl_mixer_get_listener(vm->mx, &vm->lis);
+    snapshot(vm);
     /* 2: min-interval since the last successful play */
     if (cue && cue->def.min_interval_ms > 0 && cue->n.plays > 0 &&
         now_ns - cue->last_play_ns < (uint64_t)(cue->def.min_interval_ms * 1e6))
@@ -623,7 +639,8 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     /* real now, or virtual? */
     int beyond;
     v->aud = audibility(vm, v, &beyond);
-    v->imp = importance(v->aud, v->p.priority);
+    v->pw = exp2f((float)v->p.priority / 100.0f);
+    v->imp = v->aud * v->pw;
     int eligible = !beyond && v->aud >= vm->floor_lin && !v->paused;
     uint8_t why = beyond                                 ? HL_VIRT_WHY_DISTANCE
                   : v->paused && v->aud >= vm->floor_lin ? HL_VIRT_WHY_PAUSED
@@ -930,14 +947,14 @@ static void end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason) {
 }
 
 static void rank(hld_vm_t *vm, uint64_t now_ns) {
-    hl_mixer_get_listener(vm->mx, &vm->lis);
+    snapshot(vm);
     uint64_t f = now_frame(vm);
     uint32_t n = 0;
     for (uint32_t i = 0; i < vm->cap; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE) continue;
-        if (!v->real && !v->opening && !v->paused) {
-            int ended;
+        if (!v->real && !v->opening && !v->paused && v->loops_left >= 0) {
+            int ended; /* (a voice that loops forever never ends) */
             (void)pos_at(v, f, &ended);
             if (ended) {
                 end_virtual(vm, v, HL_END_FINISHED);
@@ -955,7 +972,7 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         }
         float floor = incumbent ? vm->floor_lin : vm->floor_lin * HLD_VM_HYST;
         int eligible = !beyond && v->aud >= floor && !(v->paused && !incumbent);
-        v->imp = importance(v->aud, v->p.priority);
+        v->imp = v->aud * v->pw;
         /* a paused voice keeps its real voice only while nobody audible needs it */
         if (v->paused) v->imp *= HLD_VM_PAUSED_WEIGHT;
         if (!eligible) {
@@ -974,16 +991,21 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
             }
             continue;
         }
-        vm->rank[n++] =
-            (rank_t){.imp = incumbent ? v->imp * HLD_VM_HYST : v->imp, .idx = i, .seq = v->seq};
+        vm->rank[n++] = (rank_t){.imp = incumbent ? v->imp * HLD_VM_HYST : v->imp,
+                                 .idx = i,
+                                 .seq = v->seq,
+                                 .flags = (incumbent ? RANK_INCUMBENT : 0u) |
+                                          (v->virt == HL_VIRT_KILL && !v->paused ? RANK_KILL : 0u)};
     }
     uint32_t k = n < vm->real_cap ? n : vm->real_cap;
     if (n > k) select_top(vm->rank, n, k);
     /* the losers first: their mixer voices make room */
     for (uint32_t j = k; j < n; j++) {
+        uint32_t rf = vm->rank[j].flags;
+        if (!(rf & (RANK_INCUMBENT | RANK_KILL))) continue; /* virtual and staying so */
         hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
-        if (!(v->real || v->opening)) {
-            if (v->virt == HL_VIRT_KILL && !v->paused) end_virtual(vm, v, HL_END_KILLED);
+        if (!(rf & RANK_INCUMBENT)) {
+            end_virtual(vm, v, HL_END_KILLED);
             continue;
         }
         if (v->paused) {
@@ -999,6 +1021,7 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
     }
     uint32_t attack = ms_frames(vm, HLD_VM_REAL_FADE_MS);
     for (uint32_t j = 0; j < k; j++) {
+        if (vm->rank[j].flags & RANK_INCUMBENT) continue; /* real already */
         hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
         if (v->real || v->opening || v->state != HLD_LV_ACTIVE) continue;
         if (vm->n_real >= vm->real_cap) break;
@@ -1028,7 +1051,10 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
     }
     vm->n_weak = w;
     vm->weak_pos = 0;
-    /* per cue / category virtual counts */
+    vm->n.ticks++;
+}
+
+void hld_vm_count_virtual(hld_vm_t *vm) {
     for (uint32_t c = 0; c < vm->cues->ncues; c++)
         vm->cues->cues[c]->n.virtual_now = 0;
     for (uint32_t c = 0; c < vm->cues->ncats; c++)
@@ -1039,16 +1065,26 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         if (v->cue) v->cue->n.virtual_now++;
         if (v->cat) v->cat->n.virtual_now++;
     }
-    vm->n.ticks++;
+}
+
+void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns) {
+    vm->last_tick_ns = now_ns;
+    vm->dirty = 0;
+    uint64_t t0 = clock_ns();
+    rank(vm, now_ns);
+    vm->last_rank_ns = clock_ns() - t0;
 }
 
 void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
+    /* A ranking pass costs ~45 ns a logical voice (3 ms at 65,536): the
+     * period stretches so that it never takes more than a tenth of the main
+     * thread, and a change (dirty) ranks at most every 4 passes' worth. */
     uint64_t since = now_ns - vm->last_tick_ns;
-    if (since < (uint64_t)HLD_VM_TICK_MS * 1000000ull && !(vm->dirty && since >= 5000000ull))
-        return;
-    vm->last_tick_ns = now_ns;
-    vm->dirty = 0;
-    rank(vm, now_ns);
+    uint64_t period = (uint64_t)HLD_VM_TICK_MS * 1000000ull, gap = 5000000ull;
+    if (vm->last_rank_ns * 10 > period) period = vm->last_rank_ns * 10;
+    if (vm->last_rank_ns * 4 > gap) gap = vm->last_rank_ns * 4;
+    if (since < period && !(vm->dirty && since >= gap)) return;
+    hld_vm_rank(vm, now_ns);
 }
 
 /* ---- mixer events -------------------------------------------------------------- */

@@ -113,6 +113,7 @@ typedef struct {
     int64_t loops_initial, loops_at_start;
     double start_pos; /* stream: where the current stream started (for ENDED cursors) */
     float aud, imp;   /* last ranking */
+    float pw;         /* priority weight 2^(priority/100), set at admission */
     /* intrusive lists (indices, HLD_NIL ends) */
     uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next;
 } hld_lvoice_t;
@@ -219,8 +220,15 @@ int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int paus
 void hld_vm_mark_dirty(hld_vm_t *vm);
 /* Periodic work: ranks, virtualises/realises, ends virtual voices that reached
  * their end, releases voices beyond max distance. Call every poll; it ranks
- * when HLD_VM_TICK_MS passed or when dirty. */
+ * when HLD_VM_TICK_MS passed (stretched to ten times the last pass's cost,
+ * so ranking never takes more than a tenth of the main thread), or sooner
+ * when dirty (at most every 5 ms, or every four passes' cost). */
 void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns);
+/* One ranking pass now, whatever the period (benchmarks, tests). */
+void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns);
+/* Brings every cue's and category's `virtual_now` counter up to date (a
+ * scan of the logical voices: called when they are listed, not per tick). */
+void hld_vm_count_virtual(hld_vm_t *vm);
 /* Routes a mixer event (ENDED / STARTED) to its logical voice. Returns 1 if
  * the event belonged to the voice manager. */
 int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);

@@ -63,6 +63,14 @@ int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t er
 struct heliod;
 double th_stat(struct heliod *h, const char *key);
 
+/* The deadline check of a test, against counts taken before it: a callback
+ * that itself ran past its period (STATS callback_overruns) is heliod's cost
+ * and fails (outside sanitizer builds); an xrun from a late wake-up is the
+ * machine's (a shared VM can deschedule even a SCHED_FIFO thread for
+ * milliseconds) and is printed, failing only with HELIOD_TEST_XRUNS_STRICT=1.
+ * The figures themselves are measured by bench/. Returns 1 if it passes. */
+int th_deadlines_ok(struct heliod *h, double xruns0, double overruns0);
+
 /* Sleeps ms milliseconds. */
 void th_sleep_ms(int ms);
 

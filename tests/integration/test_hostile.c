@@ -6,8 +6,10 @@
  * stealing, and clients that vanish in the middle of requests.
  *
  * After every attack a probe connection opened before it must still be served
- * promptly (ping round trip), the daemon must be alive, its xruns must not
- * have grown, and its resident memory and descriptor count must stay within
+ * promptly (ping round trip), the daemon must be alive, no callback may have
+ * run past its period (th_deadlines_ok: late wake-ups of a descheduled
+ * machine are printed, not failed, unless HELIOD_TEST_XRUNS_STRICT=1), and
+ * its resident memory and descriptor count must stay within
  * bounds read from /proc. Raw frames are built with the proto codec so that
  * every malformation is deliberate.
  */
@@ -272,7 +274,7 @@ typedef struct {
     heliod_t *probe;
     long rss0;
     int fds0;
-    double xruns0;
+    double xruns0, overruns0;
     double worst_ping_ms;
 } fx_t;
 
@@ -287,13 +289,14 @@ static void fx_start(fx_t *x, const char *const *args) {
     x->rss0 = rss_kb(x->d.pid);
     x->fds0 = fd_count(x->d.pid);
     x->xruns0 = th_stat(x->probe, "xruns");
+    x->overruns0 = th_stat(x->probe, "callback_overruns");
     assert_true(x->rss0 > 0);
     assert_true(x->fds0 > 0);
     assert_false(isnan(x->xruns0));
 }
 
-/* The daemon's xruns may only grow when the machine is too loaded to pace a
- * timer (sanitizer builds, parallel suites): HOSTILE_XRUNS_OK=1 relaxes it. */
+/* Sanitizer builds run several times slower: deadlines are not checked
+ * there, nor with HOSTILE_XRUNS_OK=1. */
 static int xruns_relaxed(void) {
     const char *e = getenv("HOSTILE_XRUNS_OK");
     return SANITIZED || (e && *e == '1');
@@ -317,7 +320,7 @@ static void fx_check(fx_t *x, const char *what, long rss_slack_kb) {
     fprintf(stderr, "# %-28s ping %.2f ms, rss %ld kB (+%ld), fds %d (base %d), xruns %.0f\n", what,
             rtt, rss, rss - x->rss0, fds, x->fds0, xr);
     assert_true(rtt < PING_BUDGET_MS);
-    if (!xruns_relaxed()) assert_true(xr <= x->xruns0);
+    if (!xruns_relaxed()) assert_true(th_deadlines_ok(x->probe, x->xruns0, x->overruns0));
     if (!SANITIZED) assert_true(rss - x->rss0 < rss_slack_kb);
     assert_true(fds <= x->fds0 + FD_SLACK);
 }
