@@ -1141,16 +1141,24 @@ int heliod_emitter_create(heliod_t *h, const char *name, const float pos[3], con
     return emitter_call(h, &m, NULL);
 }
 
-int heliod_emitter_set(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
-                       const float vel[3], float ramp_ms) {
+/* The checked SET message of heliod_emitter_set(_async). */
+static int emitter_set_msg(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                           const float vel[3], float ramp_ms, hl_emitter_t *m) {
     if (mask & ~(uint32_t)(HELIOD_EM_POS | HELIOD_EM_VEL))
         return set_error(h, HELIOD_EINVAL, "mask: HELIOD_EM_POS and/or HELIOD_EM_VEL");
-    hl_emitter_t m;
-    int rc = emitter_msg(h, HL_EMITTER_SET, name, mask, pos, vel, &m);
+    int rc = emitter_msg(h, HL_EMITTER_SET, name, mask, pos, vel, m);
     if (rc < 0) return rc;
-    m.ramp_ms = ramp_ms;
+    m->ramp_ms = ramp_ms;
     const char *why = NULL;
-    if (hl_validate_emitter(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_emitter(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_emitter_set(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                       const float vel[3], float ramp_ms) {
+    hl_emitter_t m;
+    int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
+    if (rc < 0) return rc;
     return emitter_call(h, &m, NULL);
 }
 
@@ -1278,14 +1286,9 @@ int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
 
 int heliod_emitter_set_async(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
                              const float vel[3], float ramp_ms) {
-    if (mask & ~(uint32_t)(HELIOD_EM_POS | HELIOD_EM_VEL))
-        return set_error(h, HELIOD_EINVAL, "mask: HELIOD_EM_POS and/or HELIOD_EM_VEL");
     hl_emitter_t m;
-    int rc = emitter_msg(h, HL_EMITTER_SET, name, mask, pos, vel, &m);
+    int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
     if (rc < 0) return rc;
-    m.ramp_ms = ramp_ms;
-    const char *why = NULL;
-    if (hl_validate_emitter(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
     uint32_t id;
     if ((rc = async_begin(h, &w, HL_OP_EMITTER, NULL, NULL, &id)) < 0) return rc;
