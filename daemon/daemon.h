@@ -11,7 +11,9 @@
  *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
  *   emitter_ops.c EMITTER
  *   cues.c      cue and category definitions, cue sheets
- *   vm.c        the voice manager: admission, policies, virtual voices, emitters
+ *   vm.c        the voice manager: the pool, admission and policies (vm.h)
+ *   vm_rank.c   positions, audibility, ranking into real and virtual voices
+ *   emitters.c  emitters that carry voices
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown
  *   stats.c     the STATS key/value list
  *   decoder.c   the streaming decoder pool (its own threads)

@@ -1,14 +1,14 @@
 /*
- * vm.c - the voice manager (see vm.h for the design): logical voices on top
- * of the mixer's real ones, admission with per-cue and per-category limits
- * and overflow policies, virtual voices ranked by audibility and priority,
- * and emitters that carry voices.
+ * vm.c - the voice manager (see vm.h for the design): the pool of logical
+ * voices, their lists per cue, category and emitter, admission with
+ * per-cue and per-category limits and overflow policies, stop / set / seek /
+ * pause, streams being opened, and the mixer's events. Positions, audibility
+ * and the ranking into real and virtual voices are in vm_rank.c, emitters in
+ * emitters.c.
  *
  * Every mixer call that can answer EBUSY (command ring full) is made before
  * the logical state changes, so a busy ring leaves the voice as it was.
  */
-#include "vm.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,65 +17,15 @@
 
 #include "hl_dsp.h"
 #include "sounds.h"
+#include "vm_internal.h"
 
-/* Mixer stop reason of a voice going virtual: never reported to clients. */
-#define VM_END_VIRTUAL 100u
-
-#define RANK_INCUMBENT 0x1u /* real (or opening) when ranked */
-#define RANK_KILL      0x2u /* virt = kill and not paused: ends rather than go virtual */
-typedef struct {
-    float imp;
-    uint32_t idx;
-    uint64_t seq;
-    uint32_t flags; /* RANK_*: what the passes after the selection need without the record */
-} rank_t;
-
-struct hld_vm {
-    hld_vm_config_t cfg;
-    hl_mixer_t *mx;
-    hld_cues_t *cues;
-    hld_vm_ops_t ops;
-    hld_lvoice_t *lv;
-    uint32_t cap;
-    uint32_t *free_stack;
-    uint32_t n_free;
-    uint32_t real_cap; /* mixer voices */
-    uint64_t seq;
-    uint32_t n_counted, n_real, n_fading, n_opening;
-    uint32_t cue_head[HLD_MAX_CUES];
-    uint32_t cat_head[HLD_MAX_CATEGORIES];
-    hld_emitter_t *em[HLD_MAX_EMITTERS];
-    uint32_t n_em;
-    rank_t *rank;
-    uint32_t *weak; /* real voices, weakest first, from the last ranking */
-    uint32_t n_weak, weak_pos;
-    float *weak_imp;
-    uint64_t last_tick_ns;
-    uint64_t last_rank_ns; /* how long the last ranking pass took */
-    int dirty;
-    float floor_lin;
-    struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
-    uint32_t n_slots;
-    hld_vm_counters_t n;
-    hl_listener_state_t lis;      /* copy taken per ranking / admission */
-    float bus_gain[HL_NUM_BUSES]; /* likewise */
-};
-
-static uint64_t clock_ns(void) {
+uint64_t vm_clock_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
 /* ---- small helpers --------------------------------------------------------- */
-
-static uint64_t handle_of(const hld_vm_t *vm, const hld_lvoice_t *v) {
-    return ((uint64_t)v->gen << 32) | (uint32_t)(v - vm->lv);
-}
-
-static uint64_t now_frame(const hld_vm_t *vm) {
-    return hl_mixer_frames(vm->mx);
-}
 
 hld_lvoice_t *hld_vm_get(hld_vm_t *vm, uint64_t voice) {
     uint32_t idx = (uint32_t)voice, gen = (uint32_t)(voice >> 32);
@@ -86,17 +36,17 @@ hld_lvoice_t *hld_vm_get(hld_vm_t *vm, uint64_t voice) {
 }
 
 /* Any state but FREE (ENDED events of fading voices find them). */
-static hld_lvoice_t *get_any(hld_vm_t *vm, uint64_t voice) {
+hld_lvoice_t *vm_get_any(hld_vm_t *vm, uint64_t voice) {
     uint32_t idx = (uint32_t)voice, gen = (uint32_t)(voice >> 32);
     if (gen == 0 || idx >= vm->cap) return NULL;
     hld_lvoice_t *v = &vm->lv[idx];
     return v->gen == gen && v->state != HLD_LV_FREE ? v : NULL;
 }
 
-static void notify(hld_vm_t *vm, const hld_lvoice_t *v, uint16_t type, uint8_t reason,
-                   uint64_t time_ns) {
+void vm_notify(hld_vm_t *vm, const hld_lvoice_t *v, uint16_t type, uint8_t reason,
+               uint64_t time_ns) {
     if (vm->ops.notify)
-        vm->ops.notify(vm->ops.user, v->owner, type, handle_of(vm, v), reason, time_ns);
+        vm->ops.notify(vm->ops.user, v->owner, type, vm_handle_of(vm, v), reason, time_ns);
 }
 
 /* Intrusive doubly linked lists through (prev, next) fields of hld_lvoice_t. */
@@ -120,7 +70,7 @@ static void notify(hld_vm_t *vm, const hld_lvoice_t *v, uint16_t type, uint8_t r
     } while (0)
 
 /* Counts a voice in its cue, category and emitter. */
-static void count_in(hld_vm_t *vm, uint32_t idx) {
+void vm_count_in(hld_vm_t *vm, uint32_t idx) {
     hld_lvoice_t *v = &vm->lv[idx];
     if (v->cue) {
         LIST_LINK(vm, vm->cue_head[v->cue->index], idx, cue_prev, cue_next);
@@ -137,7 +87,7 @@ static void count_in(hld_vm_t *vm, uint32_t idx) {
     vm->n_counted++;
 }
 
-static void count_out(hld_vm_t *vm, uint32_t idx) {
+void vm_count_out(hld_vm_t *vm, uint32_t idx) {
     hld_lvoice_t *v = &vm->lv[idx];
     if (v->cue) {
         LIST_UNLINK(vm, vm->cue_head[v->cue->index], idx, cue_prev, cue_next);
@@ -156,7 +106,7 @@ static void count_out(hld_vm_t *vm, uint32_t idx) {
 }
 
 /* Frees a logical voice that is no longer counted: drops its sound. */
-static void lv_free(hld_vm_t *vm, hld_lvoice_t *v) {
+void vm_lv_free(hld_vm_t *vm, hld_lvoice_t *v) {
     if (v->state == HLD_LV_FADING && vm->n_fading) vm->n_fading--;
     if (v->snd) {
         if (v->snd->playing) v->snd->playing--;
@@ -172,7 +122,7 @@ static void lv_free(hld_vm_t *vm, hld_lvoice_t *v) {
 }
 
 /* A mixer voice now reads snd: it holds a `mixing` reference until its ENDED. */
-static void mix_ref(hld_vm_t *vm, uint64_t mix, struct hld_sound *snd) {
+void vm_mix_ref(hld_vm_t *vm, uint64_t mix, struct hld_sound *snd) {
     uint32_t slot = (uint32_t)mix;
     if (!snd || slot >= vm->n_slots) return;
     vm->slot_snd[slot] = snd;
@@ -180,166 +130,12 @@ static void mix_ref(hld_vm_t *vm, uint64_t mix, struct hld_sound *snd) {
 }
 
 /* The mixer voice of `slot` ended: its reference goes. */
-static void mix_unref(hld_vm_t *vm, uint32_t slot) {
+void vm_mix_unref(hld_vm_t *vm, uint32_t slot) {
     if (slot >= vm->n_slots || !vm->slot_snd[slot]) return;
     struct hld_sound *snd = vm->slot_snd[slot];
     vm->slot_snd[slot] = NULL;
     if (snd->mixing) snd->mixing--;
     if (vm->ops.sound_released) vm->ops.sound_released(vm->ops.user, snd);
-}
-
-/* ---- position ---------------------------------------------------------------- */
-
-/* Wraps pos by the loop region; *used = loop passes taken; *ended = past the end. */
-static double wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used,
-                       int *ended) {
-    *used = 0;
-    *ended = 0;
-    double L = v->le - v->ls;
-    if (loops != 0 && L > 0.0 && pos >= v->le) {
-        double n = floor((pos - v->le) / L) + 1.0;
-        if (loops < 0 || n <= (double)loops) {
-            pos = v->ls + fmod(pos - v->le, L);
-            *used = loops < 0 ? 0 : (int64_t)n;
-        } else {
-            pos -= (double)loops * L;
-            *used = loops;
-        }
-    }
-    if (pos >= v->len) *ended = 1;
-    return pos;
-}
-
-static double pos_at(const hld_lvoice_t *v, uint64_t f, int *ended) {
-    double pos = v->anchor_pos;
-    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    return wrap_pos(v, pos, v->loops_left, &used, ended);
-}
-
-/* Moves the anchor to engine frame f (loop passes taken are spent). */
-static int reanchor(hld_lvoice_t *v, uint64_t f) {
-    double pos = v->anchor_pos;
-    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    int ended;
-    pos = wrap_pos(v, pos, v->loops_left, &used, &ended);
-    if (v->loops_left > 0) v->loops_left -= used;
-    v->anchor_pos = ended ? v->len : pos;
-    if (f > v->anchor_frame || v->paused) v->anchor_frame = f;
-    return ended;
-}
-
-double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *v) {
-    int ended;
-    double p = pos_at(v, now_frame(vm), &ended);
-    return ended ? v->len : p;
-}
-
-/* ---- audibility -------------------------------------------------------------- */
-
-static float distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
-    if (!(v->p.flags & HL_MIX_3D)) return 0.0f;
-    float dx = v->p.pos[0] - vm->lis.pos[0], dy = v->p.pos[1] - vm->lis.pos[1],
-          dz = v->p.pos[2] - vm->lis.pos[2];
-    return sqrtf(dx * dx + dy * dy + dz * dz);
-}
-
-/* Gain x bus gain x distance attenuation; *beyond = 3D past max distance
- * (and not clamped). */
-static float audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
-    *beyond = 0;
-    float g = v->p.gain * vm->bus_gain[v->p.bus < HL_NUM_BUSES ? v->p.bus : 0];
-    if (v->p.flags & HL_MIX_3D) {
-        float d = distance_to_listener(vm, v);
-        if (d >= v->p.max_distance) {
-            if (v->beyond != HL_BEYOND_CLAMP) {
-                *beyond = 1;
-                return 0.0f;
-            }
-            d = v->p.max_distance;
-        }
-        g *= hl_distance_gain((int)v->p.model, d, v->p.min_distance, v->p.max_distance,
-                              v->p.rolloff);
-    }
-    return g;
-}
-
-/* The listener and bus gains that audibility() reads, from the mixer's
- * control side. */
-static void snapshot(hld_vm_t *vm) {
-    hl_mixer_get_listener(vm->mx, &vm->lis);
-    for (uint32_t b = 0; b < HL_NUM_BUSES; b++)
-        vm->bus_gain[b] = hl_mixer_get_bus_gain(vm->mx, (int)b);
-}
-
-/* ---- real <-> virtual ------------------------------------------------------- */
-
-/* Starts the mixer voice of v at its current position with a fade-in of
- * attack frames. 0, or a negative code (v stays virtual). */
-static int realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) {
-    uint64_t f = now_frame(vm);
-    if (v->virt == HL_VIRT_RESTART && v->seq_started) {
-        v->anchor_pos = 0.0;
-        v->anchor_frame = f;
-        v->loops_left = v->loops_initial;
-    }
-    if (reanchor(v, f)) return HELIOD_ENOVOICE; /* past its end: the tick ends it */
-    if (v->is_stream) {
-        if (!vm->ops.open_stream) return HELIOD_EIO;
-        int rc = vm->ops.open_stream(vm->ops.user, handle_of(vm, v), v, (uint64_t)v->anchor_pos,
-                                     v->loops_left);
-        if (rc < 0) return rc;
-        v->opening = 1;
-        v->attack_next = attack;
-        vm->n_real++;
-        return 0;
-    }
-    hl_voice_params_t p = v->p;
-    p.start_frame = (uint32_t)v->anchor_pos;
-    if (p.pcm && p.start_frame >= p.pcm->frames) return HELIOD_ENOVOICE;
-    p.attack_frames = attack;
-    p.flags &= ~HL_MIX_LOOP;
-    p.loop_count = 0;
-    if (v->loops_left != 0) {
-        p.flags |= HL_MIX_LOOP;
-        p.loop_count = v->loops_left < 0 ? 0 : (uint32_t)v->loops_left;
-    }
-    if (v->paused) p.flags |= HL_MIX_PAUSED;
-    uint64_t mix = 0, stolen = 0;
-    int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
-    if (rc < 0) return rc;
-    v->anchor_pos = (double)p.start_frame;
-    v->anchor_frame = f;
-    v->mix = mix;
-    mix_ref(vm, mix, v->snd);
-    v->real = 1;
-    vm->n_real++;
-    (void)stolen; /* the voice manager never exceeds the mixer's budget */
-    return 0;
-}
-
-/* Fades the mixer voice of v out; v becomes virtual. 0 or EBUSY. */
-static int virtualise(hld_vm_t *vm, hld_lvoice_t *v, uint8_t why, uint64_t now_ns) {
-    if (v->opening) { /* its stream arrives later: it will be given back */
-        v->opening = 0;
-        if (vm->n_real) vm->n_real--;
-    } else if (v->real) {
-        uint32_t fade = v->paused ? 0 : (uint32_t)(HLD_VM_VIRT_FADE_MS * vm->cfg.rate / 1000.0f);
-        int rc = hl_mixer_stop(vm->mx, v->mix, fade, (int)VM_END_VIRTUAL, now_ns);
-        if (rc == HELIOD_EBUSY) return rc;
-        reanchor(v, now_frame(vm));
-        v->vmix = v->mix;
-        v->mix = 0;
-        v->real = 0;
-        if (vm->n_real) vm->n_real--;
-    }
-    v->why = why;
-    vm->n.virtualised++;
-    if (v->cue) v->cue->n.virtualised++;
-    if (v->cat) v->cat->n.virtualised++;
-    notify(vm, v, HL_EVENT_VIRTUAL, why, 0);
-    return 0;
 }
 
 /* ---- create / destroy ------------------------------------------------------ */
@@ -423,10 +219,10 @@ static uint32_t pick_victim(hld_vm_t *vm, uint32_t head, int cat_list, int polic
             break;
         case HL_OVERFLOW_STEAL_QUIETEST: {
             int beyond;
-            key = audibility(vm, v, &beyond);
+            key = vm_audibility(vm, v, &beyond);
             break;
         }
-        case HL_OVERFLOW_STEAL_FARTHEST: key = -distance_to_listener(vm, v); break;
+        case HL_OVERFLOW_STEAL_FARTHEST: key = -vm_distance_to_listener(vm, v); break;
         default: key = 0.0f; break; /* oldest */
         }
         if (best == HLD_NIL || key < best_key || (key == best_key && v->seq < vm->lv[best].seq)) {
@@ -442,10 +238,10 @@ static uint32_t pick_victim(hld_vm_t *vm, uint32_t head, int cat_list, int polic
 static int evict(hld_vm_t *vm, uint32_t idx, uint32_t fade, uint32_t curve, int reason,
                  uint64_t now_ns) {
     hld_lvoice_t *v = &vm->lv[idx];
-    return hld_vm_stop(vm, handle_of(vm, v), fade, curve, reason, now_ns);
+    return hld_vm_stop(vm, vm_handle_of(vm, v), fade, curve, reason, now_ns);
 }
 
-static uint32_t ms_frames(const hld_vm_t *vm, float ms) {
+uint32_t vm_ms_frames(const hld_vm_t *vm, float ms) {
     return ms > 0 ? (uint32_t)lroundf(ms * (float)vm->cfg.rate / 1000.0f) : 0;
 }
 
@@ -461,7 +257,7 @@ static int make_room(hld_vm_t *vm, const hld_vm_play_t *pl, int cat_scope, uint6
         policy = c->def.overflow;
         head = vm->cat_head[c->index];
         curve = c->def.fade_curve;
-        fade = c->def.fade_out_ms >= 0 ? ms_frames(vm, c->def.fade_out_ms) : HLD_NIL;
+        fade = c->def.fade_out_ms >= 0 ? vm_ms_frames(vm, c->def.fade_out_ms) : HLD_NIL;
     } else {
         policy = pl->cue->def.overflow;
         head = vm->cue_head[pl->cue->index];
@@ -481,7 +277,7 @@ static int make_room(hld_vm_t *vm, const hld_vm_play_t *pl, int cat_scope, uint6
     /* a steal policy in a full pool: the new voice needs the victim's slot now
      * (a fade would keep it, and step 6 would then steal a second voice) */
     if (policy != HL_OVERFLOW_FADE_OLDEST && vm->n_free == 0) f = 0;
-    *evicted = handle_of(vm, v);
+    *evicted = vm_handle_of(vm, v);
     hld_cue_t *vc = v->cue;
     hld_category_t *vcat = v->cat;
     int rc = evict(vm, victim, f, cat_scope ? curve : v->fade_curve, HL_END_EVICTED, now_ns);
@@ -550,7 +346,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     if (stolen) *stolen = 0;
     hld_cue_t *cue = pl->cue;
     int rc = 0;
-    snapshot(vm);
+    vm_snapshot(vm);
     /* 2: min-interval since the last successful play */
     if (cue && cue->def.min_interval_ms > 0 && cue->n.plays > 0 &&
         now_ns - cue->last_play_ns < (uint64_t)(cue->def.min_interval_ms * 1e6))
@@ -578,7 +374,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
             rc = HELIOD_ENOVOICES;
         } else {
             hld_lvoice_t *v = &vm->lv[victim];
-            uint64_t h = handle_of(vm, v);
+            uint64_t h = vm_handle_of(vm, v);
             hld_cue_t *vc = v->cue;
             /* its logical slot is needed now: it fades in the mixer, retired */
             rc = hld_vm_stop(vm, h, 0, HL_FADE_LINEAR, HL_END_STOLEN, now_ns);
@@ -615,7 +411,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->virt = pl->virt;
     v->seq = ++vm->seq;
     v->p = pl->p;
-    v->p.tag = handle_of(vm, v);
+    v->p.tag = vm_handle_of(vm, v);
     v->paused = (pl->p.flags & HL_MIX_PAUSED) != 0;
     v->rate = pl->rate;
     v->rate_base = pl->p.pitch > 0 ? pl->rate / pl->p.pitch : pl->rate;
@@ -625,7 +421,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->loops_left = v->loops_initial = pl->loops;
     v->is_stream = pl->stream;
     v->anchor_pos = pl->p.start_frame;
-    v->anchor_frame = now_frame(vm);
+    v->anchor_frame = vm_now_frame(vm);
     v->cue_prev = v->cue_next = v->cat_prev = v->cat_next = v->em_prev = v->em_next = HLD_NIL;
     if (v->em) {
         memcpy(v->p.pos, v->em->pos, sizeof v->p.pos);
@@ -633,12 +429,12 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         v->p.flags |= HL_MIX_3D;
     }
     if (v->snd) v->snd->playing++;
-    count_in(vm, idx);
+    vm_count_in(vm, idx);
     if (v->state == HLD_LV_OPENING) vm->n_opening++;
 
     /* real now, or virtual? */
     int beyond;
-    v->aud = audibility(vm, v, &beyond);
+    v->aud = vm_audibility(vm, v, &beyond);
     v->pw = exp2f((float)v->p.priority / 100.0f);
     v->imp = v->aud * v->pw;
     int eligible = !beyond && v->aud >= vm->floor_lin && !v->paused;
@@ -656,17 +452,17 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         }
     }
     if (!eligible && v->virt == HL_VIRT_KILL && !v->paused) {
-        count_out(vm, idx);
+        vm_count_out(vm, idx);
         if (v->state == HLD_LV_OPENING) vm->n_opening--;
-        lv_free(vm, v);
+        vm_lv_free(vm, v);
         refuse_count(vm, cue, HELIOD_ENOVOICES);
         return HELIOD_ENOVOICES;
     }
     if (eligible && weak) { /* displaced: virtual, or ended when it is virt = kill */
         int wrc = weak->virt == HL_VIRT_KILL
-                      ? hld_vm_stop(vm, handle_of(vm, weak), weak->fade_out_frames,
+                      ? hld_vm_stop(vm, vm_handle_of(vm, weak), weak->fade_out_frames,
                                     weak->fade_curve, HL_END_KILLED, now_ns)
-                      : virtualise(vm, weak, HL_VIRT_WHY_RANK, now_ns);
+                      : vm_virtualise(vm, weak, HL_VIRT_WHY_RANK, now_ns);
         if (wrc == 0) {
             vm->weak_pos++;
         } else { /* the ring is full: the budget holds, the new voice starts virtual */
@@ -685,10 +481,10 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         v->opening = 1;
         vm->n_real++;
     } else if (eligible) {
-        rc = realise(vm, v, pl->p.attack_frames, now_ns);
+        rc = vm_realise(vm, v, pl->p.attack_frames, now_ns);
         if (rc == HELIOD_EBUSY && !evicted && !stole) {
-            count_out(vm, idx);
-            lv_free(vm, v);
+            vm_count_out(vm, idx);
+            vm_lv_free(vm, v);
             return HELIOD_EBUSY; /* nothing changed */
         }
         if (rc < 0) {
@@ -705,9 +501,9 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         if (cue->cat) cue->cat->n.plays++;
     }
     vm->n.plays++;
-    *voice = handle_of(vm, v);
+    *voice = vm_handle_of(vm, v);
     if (!v->real && !v->opening && v->state == HLD_LV_ACTIVE)
-        notify(vm, v, HL_EVENT_VIRTUAL, v->why, 0);
+        vm_notify(vm, v, HL_EVENT_VIRTUAL, v->why, 0);
     return 0;
 }
 
@@ -719,7 +515,7 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
         if (first) { /* admitted virtual: it stays virtual until ranked real */
             v->state = HLD_LV_ACTIVE;
             vm->n_opening--;
-            notify(vm, v, HL_EVENT_VIRTUAL, v->why, 0);
+            vm_notify(vm, v, HL_EVENT_VIRTUAL, v->why, 0);
             return 0;
         }
         return v ? 0 : HELIOD_ENOVOICE;
@@ -739,9 +535,9 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
         if (vm->ops.release_stream) vm->ops.release_stream(vm->ops.user, s);
         if (vm->n_real) vm->n_real--;
         if (first) {
-            count_out(vm, (uint32_t)(v - vm->lv));
+            vm_count_out(vm, (uint32_t)(v - vm->lv));
             vm->n_opening--;
-            lv_free(vm, v);
+            vm_lv_free(vm, v);
             return rc;
         }
         vm->n.realise_failed++;
@@ -752,14 +548,14 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
         vm->n_opening--;
     } else {
         vm->n.realised++;
-        notify(vm, v, HL_EVENT_REAL, 0, 0);
+        vm_notify(vm, v, HL_EVENT_REAL, 0, 0);
     }
     v->mix = mix;
-    mix_ref(vm, mix, v->snd);
+    vm_mix_ref(vm, mix, v->snd);
     v->real = 1;
     v->start_pos = v->anchor_pos;
     v->loops_at_start = v->loops_left;
-    v->anchor_frame = now_frame(vm);
+    v->anchor_frame = vm_now_frame(vm);
     return 0;
 }
 
@@ -769,9 +565,9 @@ void hld_vm_stream_failed(hld_vm_t *vm, uint64_t voice) {
     if (v->opening && vm->n_real) vm->n_real--;
     v->opening = 0;
     if (v->state == HLD_LV_OPENING) {
-        count_out(vm, (uint32_t)(v - vm->lv));
+        vm_count_out(vm, (uint32_t)(v - vm->lv));
         vm->n_opening--;
-        lv_free(vm, v);
+        vm_lv_free(vm, v);
         return;
     }
     vm->n.realise_failed++;
@@ -790,7 +586,7 @@ int hld_vm_stop(hld_vm_t *vm, uint64_t voice, uint32_t fade_frames, uint32_t cur
         if (rc == HELIOD_EBUSY) return rc;
         if (vm->n_real) vm->n_real--;
         v->real = 0;
-        count_out(vm, idx);
+        vm_count_out(vm, idx);
         v->end_reason = (uint8_t)reason;
         if (rc == 0 && fade_frames > 0 && !v->paused) {
             v->state = HLD_LV_FADING; /* keeps its slot until silent */
@@ -798,16 +594,16 @@ int hld_vm_stop(hld_vm_t *vm, uint64_t voice, uint32_t fade_frames, uint32_t cur
             return 0;
         }
         /* fade 0 or paused: free now; the mixer's short tail is not ours */
-        notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
-        lv_free(vm, v);
+        vm_notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
+        vm_lv_free(vm, v);
         return 0;
     }
     if (v->opening && vm->n_real) vm->n_real--;
     v->opening = 0;
     if (v->state == HLD_LV_OPENING) vm->n_opening--;
-    count_out(vm, idx);
-    notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
-    lv_free(vm, v);
+    vm_count_out(vm, idx);
+    vm_notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
+    vm_lv_free(vm, v);
     return 0;
 }
 
@@ -820,18 +616,18 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
         int rc = hl_mixer_set(vm->mx, v->mix, &ms, now_ns);
         if (rc < 0) return rc;
     }
-    uint64_t f = now_frame(vm);
+    uint64_t f = vm_now_frame(vm);
     if (s->mask & HL_MIX_SET_GAIN) v->p.gain = s->gain;
     if (s->mask & HL_MIX_SET_PAN) v->p.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(v->p.pos, s->pos, sizeof v->p.pos);
     if (s->mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s->vel, sizeof v->p.vel);
     if (s->mask & HL_MIX_SET_PITCH) {
-        reanchor(v, f);
+        vm_reanchor(v, f);
         v->p.pitch = s->pitch;
         v->rate = v->rate_base * s->pitch;
     }
     if ((s->mask & HL_MIX_SET_PAUSE) && !v->paused) {
-        reanchor(v, f);
+        vm_reanchor(v, f);
         v->paused = 1;
         v->p.flags |= HL_MIX_PAUSED;
     } else if ((s->mask & HL_MIX_SET_RESUME) && v->paused) {
@@ -852,9 +648,9 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
         int rc = hl_mixer_set(vm->mx, v->mix, &s, now_ns);
         if (rc < 0) return rc;
     }
-    reanchor(v, now_frame(vm)); /* spends loop passes up to now */
+    vm_reanchor(v, vm_now_frame(vm)); /* spends loop passes up to now */
     v->anchor_pos = pos;
-    v->anchor_frame = now_frame(vm);
+    v->anchor_frame = vm_now_frame(vm);
     if (v->is_stream && v->real) {
         v->start_pos = pos;
         v->loops_at_start = v->loops_left;
@@ -869,7 +665,7 @@ int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t 
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (fn && !fn(user, v)) continue;
-        int rc = hld_vm_stop(vm, handle_of(vm, v), fade_frames, HL_FADE_LINEAR, reason, now_ns);
+        int rc = hld_vm_stop(vm, vm_handle_of(vm, v), fade_frames, HL_FADE_LINEAR, reason, now_ns);
         if (rc == HELIOD_EBUSY) return rc;
         if (rc == 0) count++;
     }
@@ -885,213 +681,18 @@ int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int paus
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (v->paused == (pause != 0)) continue;
         if (fn && !fn(user, v)) continue;
-        int rc = hld_vm_set(vm, handle_of(vm, v), &s, now_ns);
+        int rc = hld_vm_set(vm, vm_handle_of(vm, v), &s, now_ns);
         if (rc == HELIOD_EBUSY) return rc;
         if (rc == 0) count++;
     }
     return count;
 }
 
-/* ---- ranking ------------------------------------------------------------------- */
-
-void hld_vm_mark_dirty(hld_vm_t *vm) {
-    vm->dirty = 1;
-}
-
-/* a before b: more important, older on ties */
-static int rank_before(const rank_t *a, const rank_t *b) {
-    return a->imp > b->imp || (a->imp == b->imp && a->seq < b->seq);
-}
-
-/* Partially orders r[0..n) so that r[0..k) are the k most important. */
-static void select_top(rank_t *r, uint32_t n, uint32_t k) {
-    uint32_t lo = 0, hi = n;
-    while (hi - lo > 1) {
-        rank_t pivot = r[lo + (hi - lo) / 2];
-        uint32_t i = lo, j = hi - 1;
-        while (i <= j) {
-            while (rank_before(&r[i], &pivot))
-                i++;
-            while (rank_before(&pivot, &r[j]))
-                j--;
-            if (i <= j) {
-                rank_t t = r[i];
-                r[i] = r[j];
-                r[j] = t;
-                i++;
-                if (j == 0) break;
-                j--;
-            }
-        }
-        if (k <= j) {
-            hi = j + 1;
-        } else if (k >= i) {
-            lo = i;
-        } else {
-            return;
-        }
-    }
-}
-
-static int cmp_imp_asc(const void *a, const void *b) {
-    const rank_t *x = a, *y = b;
-    if (x->imp < y->imp) return -1;
-    if (x->imp > y->imp) return 1;
-    return x->seq > y->seq ? -1 : x->seq < y->seq;
-}
-
-static void end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason) {
-    count_out(vm, (uint32_t)(v - vm->lv));
-    notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
-    lv_free(vm, v);
-}
-
-static void rank(hld_vm_t *vm, uint64_t now_ns) {
-    snapshot(vm);
-    uint64_t f = now_frame(vm);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
-        hld_lvoice_t *v = &vm->lv[i];
-        if (v->state != HLD_LV_ACTIVE) continue;
-        if (!v->real && !v->opening && !v->paused && v->loops_left >= 0) {
-            int ended; /* (a voice that loops forever never ends) */
-            (void)pos_at(v, f, &ended);
-            if (ended) {
-                end_virtual(vm, v, HL_END_FINISHED);
-                continue;
-            }
-        }
-        int beyond;
-        v->aud = audibility(vm, v, &beyond);
-        int incumbent = v->real || v->opening;
-        if (beyond && v->beyond == HL_BEYOND_RELEASE) {
-            uint64_t h = handle_of(vm, v);
-            if (hld_vm_stop(vm, h, v->fade_out_frames, v->fade_curve, HL_END_DISTANCE, now_ns) == 0)
-                vm->n.released_distance++;
-            continue;
-        }
-        float floor = incumbent ? vm->floor_lin : vm->floor_lin * HLD_VM_HYST;
-        int eligible = !beyond && v->aud >= floor && !(v->paused && !incumbent);
-        v->imp = v->aud * v->pw;
-        /* a paused voice keeps its real voice only while nobody audible needs it */
-        if (v->paused) v->imp *= HLD_VM_PAUSED_WEIGHT;
-        if (!eligible) {
-            if (incumbent) {
-                uint8_t why = beyond      ? HL_VIRT_WHY_DISTANCE
-                              : v->paused ? HL_VIRT_WHY_PAUSED
-                                          : HL_VIRT_WHY_FLOOR;
-                if (v->virt == HL_VIRT_KILL) {
-                    hld_vm_stop(vm, handle_of(vm, v), v->fade_out_frames, v->fade_curve,
-                                HL_END_KILLED, now_ns);
-                    continue;
-                }
-                virtualise(vm, v, why, now_ns);
-            } else if (v->virt == HL_VIRT_KILL && !v->paused) {
-                end_virtual(vm, v, HL_END_KILLED); /* resumed but not important enough */
-            }
-            continue;
-        }
-        vm->rank[n++] = (rank_t){.imp = incumbent ? v->imp * HLD_VM_HYST : v->imp,
-                                 .idx = i,
-                                 .seq = v->seq,
-                                 .flags = (incumbent ? RANK_INCUMBENT : 0u) |
-                                          (v->virt == HL_VIRT_KILL && !v->paused ? RANK_KILL : 0u)};
-    }
-    uint32_t k = n < vm->real_cap ? n : vm->real_cap;
-    if (n > k) select_top(vm->rank, n, k);
-    /* the losers first: their mixer voices make room */
-    for (uint32_t j = k; j < n; j++) {
-        uint32_t rf = vm->rank[j].flags;
-        if (!(rf & (RANK_INCUMBENT | RANK_KILL))) continue; /* virtual and staying so */
-        hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
-        if (!(rf & RANK_INCUMBENT)) {
-            end_virtual(vm, v, HL_END_KILLED);
-            continue;
-        }
-        if (v->paused) {
-            virtualise(vm, v, HL_VIRT_WHY_PAUSED, now_ns);
-            continue;
-        }
-        if (v->virt == HL_VIRT_KILL) {
-            hld_vm_stop(vm, handle_of(vm, v), v->fade_out_frames, v->fade_curve, HL_END_KILLED,
-                        now_ns);
-            continue;
-        }
-        virtualise(vm, v, HL_VIRT_WHY_RANK, now_ns);
-    }
-    uint32_t attack = ms_frames(vm, HLD_VM_REAL_FADE_MS);
-    for (uint32_t j = 0; j < k; j++) {
-        if (vm->rank[j].flags & RANK_INCUMBENT) continue; /* real already */
-        hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
-        if (v->real || v->opening || v->state != HLD_LV_ACTIVE) continue;
-        if (vm->n_real >= vm->real_cap) break;
-        int rc = realise(vm, v, attack, now_ns);
-        if (rc == 0) {
-            if (!v->opening) {
-                vm->n.realised++;
-                notify(vm, v, HL_EVENT_REAL, 0, 0);
-            }
-        } else if (rc == HELIOD_ENOVOICE) {
-            end_virtual(vm, v, HL_END_FINISHED);
-        } else {
-            vm->n.realise_failed++;
-            if (rc == HELIOD_EBUSY) break;
-        }
-    }
-    /* weakest real first, for admission until the next ranking */
-    uint32_t w = 0;
-    for (uint32_t j = 0; j < k; j++) {
-        hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
-        if (v->state == HLD_LV_ACTIVE && v->real) vm->rank[w++] = vm->rank[j];
-    }
-    qsort(vm->rank, w, sizeof *vm->rank, cmp_imp_asc);
-    for (uint32_t j = 0; j < w; j++) {
-        vm->weak[j] = vm->rank[j].idx;
-        vm->weak_imp[j] = vm->lv[vm->rank[j].idx].imp; /* without the incumbent bonus */
-    }
-    vm->n_weak = w;
-    vm->weak_pos = 0;
-    vm->n.ticks++;
-}
-
-void hld_vm_count_virtual(hld_vm_t *vm) {
-    for (uint32_t c = 0; c < vm->cues->ncues; c++)
-        vm->cues->cues[c]->n.virtual_now = 0;
-    for (uint32_t c = 0; c < vm->cues->ncats; c++)
-        vm->cues->cats[c]->n.virtual_now = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
-        hld_lvoice_t *v = &vm->lv[i];
-        if (v->state != HLD_LV_ACTIVE || v->real || v->opening) continue;
-        if (v->cue) v->cue->n.virtual_now++;
-        if (v->cat) v->cat->n.virtual_now++;
-    }
-}
-
-void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns) {
-    vm->last_tick_ns = now_ns;
-    vm->dirty = 0;
-    uint64_t t0 = clock_ns();
-    rank(vm, now_ns);
-    vm->last_rank_ns = clock_ns() - t0;
-}
-
-void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
-    /* A ranking pass costs ~45 ns a logical voice (3 ms at 65,536): the
-     * period stretches so that it never takes more than a tenth of the main
-     * thread, and a change (dirty) ranks at most every 4 passes' worth. */
-    uint64_t since = now_ns - vm->last_tick_ns;
-    uint64_t period = (uint64_t)HLD_VM_TICK_MS * 1000000ull, gap = 5000000ull;
-    if (vm->last_rank_ns * 10 > period) period = vm->last_rank_ns * 10;
-    if (vm->last_rank_ns * 4 > gap) gap = vm->last_rank_ns * 4;
-    if (since < period && !(vm->dirty && since >= gap)) return;
-    hld_vm_rank(vm, now_ns);
-}
-
 /* ---- mixer events -------------------------------------------------------------- */
 
 int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
-    if (ev->type == HL_MIX_EV_ENDED) mix_unref(vm, (uint32_t)ev->voice);
-    hld_lvoice_t *v = get_any(vm, ev->tag);
+    if (ev->type == HL_MIX_EV_ENDED) vm_mix_unref(vm, (uint32_t)ev->voice);
+    hld_lvoice_t *v = vm_get_any(vm, ev->tag);
     if (!v) return 0;
     if (ev->type == HL_MIX_EV_STARTED) {
         if (ev->voice != v->mix) return 1;
@@ -1099,7 +700,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         if (ev->frame > v->anchor_frame || !v->started_sent) v->anchor_frame = ev->frame;
         if (!v->started_sent) {
             v->started_sent = 1;
-            notify(vm, v, HL_EVENT_STARTED, 0, ev->time_ns);
+            vm_notify(vm, v, HL_EVENT_STARTED, 0, ev->time_ns);
         }
         return 1;
     }
@@ -1108,7 +709,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         v->vmix = 0;
         if (v->state == HLD_LV_ACTIVE && !v->real && !v->opening && !v->is_stream && !v->paused &&
             (double)ev->cursor < v->len) {
-            reanchor(v, ev->frame);
+            vm_reanchor(v, ev->frame);
             v->anchor_pos = (double)ev->cursor; /* the mixer's cursor wins over arithmetic */
         }
         return 1;
@@ -1116,101 +717,18 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
     if (ev->voice != v->mix) return 1;
     v->mix = 0;
     if (v->state == HLD_LV_FADING) {
-        notify(vm, v, HL_EVENT_ENDED, v->end_reason, 0);
-        lv_free(vm, v);
+        vm_notify(vm, v, HL_EVENT_ENDED, v->end_reason, 0);
+        vm_lv_free(vm, v);
         return 1;
     }
     /* it ended by itself (reached its end, a stream ran out) or was cut */
     if (v->real && vm->n_real) vm->n_real--;
     v->real = 0;
     uint8_t reason = ev->reason == VM_END_VIRTUAL ? HL_END_FINISHED : (uint8_t)ev->reason;
-    count_out(vm, (uint32_t)(v - vm->lv));
-    notify(vm, v, HL_EVENT_ENDED, reason, 0);
-    lv_free(vm, v);
+    vm_count_out(vm, (uint32_t)(v - vm->lv));
+    vm_notify(vm, v, HL_EVENT_ENDED, reason, 0);
+    vm_lv_free(vm, v);
     return 1;
-}
-
-/* ---- emitters ------------------------------------------------------------------ */
-
-hld_emitter_t *hld_vm_emitter_find(hld_vm_t *vm, const char *name) {
-    for (uint32_t i = 0; i < vm->n_em; i++)
-        if (strcmp(vm->em[i]->name, name) == 0) return vm->em[i];
-    return NULL;
-}
-
-int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
-                          const float vel[3], hld_emitter_t **out) {
-    if (hld_vm_emitter_find(vm, name)) return HELIOD_EEXIST;
-    if (vm->n_em >= HLD_MAX_EMITTERS) return HELIOD_ENOMEM;
-    hld_emitter_t *e = calloc(1, sizeof *e);
-    if (!e) return HELIOD_ENOMEM;
-    snprintf(e->name, sizeof e->name, "%s", name);
-    e->owner = owner;
-    memcpy(e->pos, pos, sizeof e->pos);
-    if (vel) memcpy(e->vel, vel, sizeof e->vel);
-    e->first = HLD_NIL;
-    e->index = vm->n_em;
-    vm->em[vm->n_em++] = e;
-    if (out) *out = e;
-    return 0;
-}
-
-int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
-                       const float vel[3], uint32_t ramp_frames, uint64_t now_ns) {
-    hl_voice_set_t s = {.ramp_frames = ramp_frames};
-    if (mask & HL_EM_POS) {
-        s.mask |= HL_MIX_SET_POS;
-        memcpy(s.pos, pos, sizeof s.pos);
-    }
-    if (mask & HL_EM_VEL) {
-        s.mask |= HL_MIX_SET_VEL;
-        memcpy(s.vel, vel, sizeof s.vel);
-    }
-    int busy = 0;
-    for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next) {
-        hld_lvoice_t *v = &vm->lv[i];
-        if (v->real && v->mix && hl_mixer_set(vm->mx, v->mix, &s, now_ns) == HELIOD_EBUSY)
-            busy = 1; /* the tick's ranking still sees the new position */
-        if (s.mask & HL_MIX_SET_POS) memcpy(v->p.pos, s.pos, sizeof v->p.pos);
-        if (s.mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s.vel, sizeof v->p.vel);
-    }
-    if (mask & HL_EM_POS) memcpy(em->pos, pos, sizeof em->pos);
-    if (mask & HL_EM_VEL) memcpy(em->vel, vel, sizeof em->vel);
-    vm->dirty = 1;
-    return busy ? HELIOD_EBUSY : 0;
-}
-
-static void emitter_free(hld_vm_t *vm, hld_emitter_t *em) {
-    uint32_t i = em->index;
-    vm->em[i] = vm->em[--vm->n_em];
-    vm->em[i]->index = i;
-    free(em);
-}
-
-int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns) {
-    int count = 0;
-    while (em->first != HLD_NIL) {
-        hld_lvoice_t *v = &vm->lv[em->first];
-        uint32_t f = fade_frames >= 0 ? (uint32_t)fade_frames : v->fade_out_frames;
-        int rc = hld_vm_stop(vm, handle_of(vm, v), f, v->fade_curve, HL_END_EMITTER, now_ns);
-        if (rc == HELIOD_EBUSY) return rc;
-        count++;
-    }
-    emitter_free(vm, em);
-    return count;
-}
-
-int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), void *user,
-                         uint64_t now_ns) {
-    for (uint32_t i = 0; i < vm->n_em;) {
-        hld_emitter_t *e = vm->em[i];
-        if (e->owner != 0 && gone(user, e->owner)) {
-            if (hld_vm_emitter_destroy(vm, e, -1, now_ns) == HELIOD_EBUSY) return HELIOD_EBUSY;
-            continue; /* slot i now holds another emitter */
-        }
-        i++;
-    }
-    return 0;
 }
 
 /* ---- views --------------------------------------------------------------------- */
@@ -1220,7 +738,7 @@ void hld_vm_foreach(hld_vm_t *vm, int (*fn)(void *user, uint64_t voice, const hl
     for (uint32_t i = 0; i < vm->cap; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state == HLD_LV_FREE) continue;
-        if (fn(user, handle_of(vm, v), v)) return;
+        if (fn(user, vm_handle_of(vm, v), v)) return;
     }
 }
 

@@ -1,0 +1,95 @@
+/*
+ * emitters.c - named positions that voices follow (a moving object: a car,
+ * a door, a monster). A voice played on an emitter takes its position and
+ * velocity; moving the emitter moves every voice on it with one request;
+ * destroying it fades them out. Emitters belong to a connection unless
+ * detached. The voices themselves are the voice manager's (vm.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vm_internal.h"
+
+/* ---- emitters ------------------------------------------------------------------ */
+
+hld_emitter_t *hld_vm_emitter_find(hld_vm_t *vm, const char *name) {
+    for (uint32_t i = 0; i < vm->n_em; i++)
+        if (strcmp(vm->em[i]->name, name) == 0) return vm->em[i];
+    return NULL;
+}
+
+int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
+                          const float vel[3], hld_emitter_t **out) {
+    if (hld_vm_emitter_find(vm, name)) return HELIOD_EEXIST;
+    if (vm->n_em >= HLD_MAX_EMITTERS) return HELIOD_ENOMEM;
+    hld_emitter_t *e = calloc(1, sizeof *e);
+    if (!e) return HELIOD_ENOMEM;
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->owner = owner;
+    memcpy(e->pos, pos, sizeof e->pos);
+    if (vel) memcpy(e->vel, vel, sizeof e->vel);
+    e->first = HLD_NIL;
+    e->index = vm->n_em;
+    vm->em[vm->n_em++] = e;
+    if (out) *out = e;
+    return 0;
+}
+
+int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
+                       const float vel[3], uint32_t ramp_frames, uint64_t now_ns) {
+    hl_voice_set_t s = {.ramp_frames = ramp_frames};
+    if (mask & HL_EM_POS) {
+        s.mask |= HL_MIX_SET_POS;
+        memcpy(s.pos, pos, sizeof s.pos);
+    }
+    if (mask & HL_EM_VEL) {
+        s.mask |= HL_MIX_SET_VEL;
+        memcpy(s.vel, vel, sizeof s.vel);
+    }
+    int busy = 0;
+    for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next) {
+        hld_lvoice_t *v = &vm->lv[i];
+        if (v->real && v->mix && hl_mixer_set(vm->mx, v->mix, &s, now_ns) == HELIOD_EBUSY)
+            busy = 1; /* the tick's ranking still sees the new position */
+        if (s.mask & HL_MIX_SET_POS) memcpy(v->p.pos, s.pos, sizeof v->p.pos);
+        if (s.mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s.vel, sizeof v->p.vel);
+    }
+    if (mask & HL_EM_POS) memcpy(em->pos, pos, sizeof em->pos);
+    if (mask & HL_EM_VEL) memcpy(em->vel, vel, sizeof em->vel);
+    vm->dirty = 1;
+    return busy ? HELIOD_EBUSY : 0;
+}
+
+static void emitter_free(hld_vm_t *vm, hld_emitter_t *em) {
+    uint32_t i = em->index;
+    vm->em[i] = vm->em[--vm->n_em];
+    vm->em[i]->index = i;
+    free(em);
+}
+
+int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns) {
+    int count = 0;
+    while (em->first != HLD_NIL) {
+        hld_lvoice_t *v = &vm->lv[em->first];
+        uint32_t f = fade_frames >= 0 ? (uint32_t)fade_frames : v->fade_out_frames;
+        int rc = hld_vm_stop(vm, vm_handle_of(vm, v), f, v->fade_curve, HL_END_EMITTER, now_ns);
+        if (rc == HELIOD_EBUSY) return rc;
+        count++;
+    }
+    emitter_free(vm, em);
+    return count;
+}
+
+int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), void *user,
+                         uint64_t now_ns) {
+    for (uint32_t i = 0; i < vm->n_em;) {
+        hld_emitter_t *e = vm->em[i];
+        if (e->owner != 0 && gone(user, e->owner)) {
+            if (hld_vm_emitter_destroy(vm, e, -1, now_ns) == HELIOD_EBUSY) return HELIOD_EBUSY;
+            continue; /* slot i now holds another emitter */
+        }
+        i++;
+    }
+    return 0;
+}

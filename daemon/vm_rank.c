@@ -1,0 +1,362 @@
+/*
+ * vm_rank.c - where a logical voice is and how much it matters: position
+ * arithmetic on the engine clock (loop regions and counts), audibility
+ * (gain x bus gain x distance attenuation) and importance, the moves between
+ * real and virtual (a mixer voice started at the computed position, or faded
+ * out), and the periodic ranking that keeps the most important voices real.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hl_dsp.h"
+#include "sounds.h"
+#include "vm_internal.h"
+
+/* ---- position ---------------------------------------------------------------- */
+
+/* Wraps pos by the loop region; *used = loop passes taken; *ended = past the end. */
+double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended) {
+    *used = 0;
+    *ended = 0;
+    double L = v->le - v->ls;
+    if (loops != 0 && L > 0.0 && pos >= v->le) {
+        double n = floor((pos - v->le) / L) + 1.0;
+        if (loops < 0 || n <= (double)loops) {
+            pos = v->ls + fmod(pos - v->le, L);
+            *used = loops < 0 ? 0 : (int64_t)n;
+        } else {
+            pos -= (double)loops * L;
+            *used = loops;
+        }
+    }
+    if (pos >= v->len) *ended = 1;
+    return pos;
+}
+
+double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended) {
+    double pos = v->anchor_pos;
+    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
+    int64_t used;
+    return vm_wrap_pos(v, pos, v->loops_left, &used, ended);
+}
+
+/* Moves the anchor to engine frame f (loop passes taken are spent). */
+int vm_reanchor(hld_lvoice_t *v, uint64_t f) {
+    double pos = v->anchor_pos;
+    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
+    int64_t used;
+    int ended;
+    pos = vm_wrap_pos(v, pos, v->loops_left, &used, &ended);
+    if (v->loops_left > 0) v->loops_left -= used;
+    v->anchor_pos = ended ? v->len : pos;
+    if (f > v->anchor_frame || v->paused) v->anchor_frame = f;
+    return ended;
+}
+
+double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *v) {
+    int ended;
+    double p = vm_pos_at(v, vm_now_frame(vm), &ended);
+    return ended ? v->len : p;
+}
+
+/* ---- audibility -------------------------------------------------------------- */
+
+float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
+    if (!(v->p.flags & HL_MIX_3D)) return 0.0f;
+    float dx = v->p.pos[0] - vm->lis.pos[0], dy = v->p.pos[1] - vm->lis.pos[1],
+          dz = v->p.pos[2] - vm->lis.pos[2];
+    return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+/* Gain x bus gain x distance attenuation; *beyond = 3D past max distance
+ * (and not clamped). */
+float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
+    *beyond = 0;
+    float g = v->p.gain * vm->bus_gain[v->p.bus < HL_NUM_BUSES ? v->p.bus : 0];
+    if (v->p.flags & HL_MIX_3D) {
+        float d = vm_distance_to_listener(vm, v);
+        if (d >= v->p.max_distance) {
+            if (v->beyond != HL_BEYOND_CLAMP) {
+                *beyond = 1;
+                return 0.0f;
+            }
+            d = v->p.max_distance;
+        }
+        g *= hl_distance_gain((int)v->p.model, d, v->p.min_distance, v->p.max_distance,
+                              v->p.rolloff);
+    }
+    return g;
+}
+
+/* The listener and bus gains that vm_audibility() reads, from the mixer's
+ * control side. */
+void vm_snapshot(hld_vm_t *vm) {
+    hl_mixer_get_listener(vm->mx, &vm->lis);
+    for (uint32_t b = 0; b < HL_NUM_BUSES; b++)
+        vm->bus_gain[b] = hl_mixer_get_bus_gain(vm->mx, (int)b);
+}
+
+/* ---- real <-> virtual ------------------------------------------------------- */
+
+/* Starts the mixer voice of v at its current position with a fade-in of
+ * attack frames. 0, or a negative code (v stays virtual). */
+int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) {
+    uint64_t f = vm_now_frame(vm);
+    if (v->virt == HL_VIRT_RESTART && v->seq_started) {
+        v->anchor_pos = 0.0;
+        v->anchor_frame = f;
+        v->loops_left = v->loops_initial;
+    }
+    if (vm_reanchor(v, f)) return HELIOD_ENOVOICE; /* past its end: the tick ends it */
+    if (v->is_stream) {
+        if (!vm->ops.open_stream) return HELIOD_EIO;
+        int rc = vm->ops.open_stream(vm->ops.user, vm_handle_of(vm, v), v, (uint64_t)v->anchor_pos,
+                                     v->loops_left);
+        if (rc < 0) return rc;
+        v->opening = 1;
+        v->attack_next = attack;
+        vm->n_real++;
+        return 0;
+    }
+    hl_voice_params_t p = v->p;
+    p.start_frame = (uint32_t)v->anchor_pos;
+    if (p.pcm && p.start_frame >= p.pcm->frames) return HELIOD_ENOVOICE;
+    p.attack_frames = attack;
+    p.flags &= ~HL_MIX_LOOP;
+    p.loop_count = 0;
+    if (v->loops_left != 0) {
+        p.flags |= HL_MIX_LOOP;
+        p.loop_count = v->loops_left < 0 ? 0 : (uint32_t)v->loops_left;
+    }
+    if (v->paused) p.flags |= HL_MIX_PAUSED;
+    uint64_t mix = 0, stolen = 0;
+    int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
+    if (rc < 0) return rc;
+    v->anchor_pos = (double)p.start_frame;
+    v->anchor_frame = f;
+    v->mix = mix;
+    vm_mix_ref(vm, mix, v->snd);
+    v->real = 1;
+    vm->n_real++;
+    (void)stolen; /* the voice manager never exceeds the mixer's budget */
+    return 0;
+}
+
+/* Fades the mixer voice of v out; v becomes virtual. 0 or EBUSY. */
+int vm_virtualise(hld_vm_t *vm, hld_lvoice_t *v, uint8_t why, uint64_t now_ns) {
+    if (v->opening) { /* its stream arrives later: it will be given back */
+        v->opening = 0;
+        if (vm->n_real) vm->n_real--;
+    } else if (v->real) {
+        uint32_t fade = v->paused ? 0 : (uint32_t)(HLD_VM_VIRT_FADE_MS * vm->cfg.rate / 1000.0f);
+        int rc = hl_mixer_stop(vm->mx, v->mix, fade, (int)VM_END_VIRTUAL, now_ns);
+        if (rc == HELIOD_EBUSY) return rc;
+        vm_reanchor(v, vm_now_frame(vm));
+        v->vmix = v->mix;
+        v->mix = 0;
+        v->real = 0;
+        if (vm->n_real) vm->n_real--;
+    }
+    v->why = why;
+    vm->n.virtualised++;
+    if (v->cue) v->cue->n.virtualised++;
+    if (v->cat) v->cat->n.virtualised++;
+    vm_notify(vm, v, HL_EVENT_VIRTUAL, why, 0);
+    return 0;
+}
+
+/* ---- ranking ------------------------------------------------------------------- */
+
+void hld_vm_mark_dirty(hld_vm_t *vm) {
+    vm->dirty = 1;
+}
+
+/* a before b: more important, older on ties */
+static int rank_before(const rank_t *a, const rank_t *b) {
+    return a->imp > b->imp || (a->imp == b->imp && a->seq < b->seq);
+}
+
+/* Partially orders r[0..n) so that r[0..k) are the k most important. */
+static void select_top(rank_t *r, uint32_t n, uint32_t k) {
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        rank_t pivot = r[lo + (hi - lo) / 2];
+        uint32_t i = lo, j = hi - 1;
+        while (i <= j) {
+            while (rank_before(&r[i], &pivot))
+                i++;
+            while (rank_before(&pivot, &r[j]))
+                j--;
+            if (i <= j) {
+                rank_t t = r[i];
+                r[i] = r[j];
+                r[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j) {
+            hi = j + 1;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            return;
+        }
+    }
+}
+
+static int cmp_imp_asc(const void *a, const void *b) {
+    const rank_t *x = a, *y = b;
+    if (x->imp < y->imp) return -1;
+    if (x->imp > y->imp) return 1;
+    return x->seq > y->seq ? -1 : x->seq < y->seq;
+}
+
+void vm_end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason) {
+    vm_count_out(vm, (uint32_t)(v - vm->lv));
+    vm_notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
+    vm_lv_free(vm, v);
+}
+
+static void rank(hld_vm_t *vm, uint64_t now_ns) {
+    vm_snapshot(vm);
+    uint64_t f = vm_now_frame(vm);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < vm->cap; i++) {
+        hld_lvoice_t *v = &vm->lv[i];
+        if (v->state != HLD_LV_ACTIVE) continue;
+        if (!v->real && !v->opening && !v->paused && v->loops_left >= 0) {
+            int ended; /* (a voice that loops forever never ends) */
+            (void)vm_pos_at(v, f, &ended);
+            if (ended) {
+                vm_end_virtual(vm, v, HL_END_FINISHED);
+                continue;
+            }
+        }
+        int beyond;
+        v->aud = vm_audibility(vm, v, &beyond);
+        int incumbent = v->real || v->opening;
+        if (beyond && v->beyond == HL_BEYOND_RELEASE) {
+            uint64_t h = vm_handle_of(vm, v);
+            if (hld_vm_stop(vm, h, v->fade_out_frames, v->fade_curve, HL_END_DISTANCE, now_ns) == 0)
+                vm->n.released_distance++;
+            continue;
+        }
+        float floor = incumbent ? vm->floor_lin : vm->floor_lin * HLD_VM_HYST;
+        int eligible = !beyond && v->aud >= floor && !(v->paused && !incumbent);
+        v->imp = v->aud * v->pw;
+        /* a paused voice keeps its real voice only while nobody audible needs it */
+        if (v->paused) v->imp *= HLD_VM_PAUSED_WEIGHT;
+        if (!eligible) {
+            if (incumbent) {
+                uint8_t why = beyond      ? HL_VIRT_WHY_DISTANCE
+                              : v->paused ? HL_VIRT_WHY_PAUSED
+                                          : HL_VIRT_WHY_FLOOR;
+                if (v->virt == HL_VIRT_KILL) {
+                    hld_vm_stop(vm, vm_handle_of(vm, v), v->fade_out_frames, v->fade_curve,
+                                HL_END_KILLED, now_ns);
+                    continue;
+                }
+                vm_virtualise(vm, v, why, now_ns);
+            } else if (v->virt == HL_VIRT_KILL && !v->paused) {
+                vm_end_virtual(vm, v, HL_END_KILLED); /* resumed but not important enough */
+            }
+            continue;
+        }
+        vm->rank[n++] = (rank_t){.imp = incumbent ? v->imp * HLD_VM_HYST : v->imp,
+                                 .idx = i,
+                                 .seq = v->seq,
+                                 .flags = (incumbent ? RANK_INCUMBENT : 0u) |
+                                          (v->virt == HL_VIRT_KILL && !v->paused ? RANK_KILL : 0u)};
+    }
+    uint32_t k = n < vm->real_cap ? n : vm->real_cap;
+    if (n > k) select_top(vm->rank, n, k);
+    /* the losers first: their mixer voices make room */
+    for (uint32_t j = k; j < n; j++) {
+        uint32_t rf = vm->rank[j].flags;
+        if (!(rf & (RANK_INCUMBENT | RANK_KILL))) continue; /* virtual and staying so */
+        hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
+        if (!(rf & RANK_INCUMBENT)) {
+            vm_end_virtual(vm, v, HL_END_KILLED);
+            continue;
+        }
+        if (v->paused) {
+            vm_virtualise(vm, v, HL_VIRT_WHY_PAUSED, now_ns);
+            continue;
+        }
+        if (v->virt == HL_VIRT_KILL) {
+            hld_vm_stop(vm, vm_handle_of(vm, v), v->fade_out_frames, v->fade_curve, HL_END_KILLED,
+                        now_ns);
+            continue;
+        }
+        vm_virtualise(vm, v, HL_VIRT_WHY_RANK, now_ns);
+    }
+    uint32_t attack = vm_ms_frames(vm, HLD_VM_REAL_FADE_MS);
+    for (uint32_t j = 0; j < k; j++) {
+        if (vm->rank[j].flags & RANK_INCUMBENT) continue; /* real already */
+        hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
+        if (v->real || v->opening || v->state != HLD_LV_ACTIVE) continue;
+        if (vm->n_real >= vm->real_cap) break;
+        int rc = vm_realise(vm, v, attack, now_ns);
+        if (rc == 0) {
+            if (!v->opening) {
+                vm->n.realised++;
+                vm_notify(vm, v, HL_EVENT_REAL, 0, 0);
+            }
+        } else if (rc == HELIOD_ENOVOICE) {
+            vm_end_virtual(vm, v, HL_END_FINISHED);
+        } else {
+            vm->n.realise_failed++;
+            if (rc == HELIOD_EBUSY) break;
+        }
+    }
+    /* weakest real first, for admission until the next ranking */
+    uint32_t w = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        hld_lvoice_t *v = &vm->lv[vm->rank[j].idx];
+        if (v->state == HLD_LV_ACTIVE && v->real) vm->rank[w++] = vm->rank[j];
+    }
+    qsort(vm->rank, w, sizeof *vm->rank, cmp_imp_asc);
+    for (uint32_t j = 0; j < w; j++) {
+        vm->weak[j] = vm->rank[j].idx;
+        vm->weak_imp[j] = vm->lv[vm->rank[j].idx].imp; /* without the incumbent bonus */
+    }
+    vm->n_weak = w;
+    vm->weak_pos = 0;
+    vm->n.ticks++;
+}
+
+void hld_vm_count_virtual(hld_vm_t *vm) {
+    for (uint32_t c = 0; c < vm->cues->ncues; c++)
+        vm->cues->cues[c]->n.virtual_now = 0;
+    for (uint32_t c = 0; c < vm->cues->ncats; c++)
+        vm->cues->cats[c]->n.virtual_now = 0;
+    for (uint32_t i = 0; i < vm->cap; i++) {
+        hld_lvoice_t *v = &vm->lv[i];
+        if (v->state != HLD_LV_ACTIVE || v->real || v->opening) continue;
+        if (v->cue) v->cue->n.virtual_now++;
+        if (v->cat) v->cat->n.virtual_now++;
+    }
+}
+
+void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns) {
+    vm->last_tick_ns = now_ns;
+    vm->dirty = 0;
+    uint64_t t0 = vm_clock_ns();
+    rank(vm, now_ns);
+    vm->last_rank_ns = vm_clock_ns() - t0;
+}
+
+void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
+    /* A ranking pass costs ~45 ns a logical voice (3 ms at 65,536): the
+     * period stretches so that it never takes more than a tenth of the main
+     * thread, and a change (dirty) ranks at most every 4 passes' worth. */
+    uint64_t since = now_ns - vm->last_tick_ns;
+    uint64_t period = (uint64_t)HLD_VM_TICK_MS * 1000000ull, gap = 5000000ull;
+    if (vm->last_rank_ns * 10 > period) period = vm->last_rank_ns * 10;
+    if (vm->last_rank_ns * 4 > gap) gap = vm->last_rank_ns * 4;
+    if (since < period && !(vm->dirty && since >= gap)) return;
+    hld_vm_rank(vm, now_ns);
+}
