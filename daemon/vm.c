@@ -70,8 +70,45 @@ void vm_notify(hld_vm_t *vm, const hld_lvoice_t *v, uint16_t type, uint8_t reaso
     } while (0)
 
 /* Counts a voice in its cue, category and emitter. */
+/* Priority buckets: every counted voice sits in the bucket of its priority,
+ * oldest at the head, so the steal of step 6 (lowest priority, oldest among
+ * equals) looks at a few heads, not at every logical voice. */
+static uint32_t prio_bucket(const hld_lvoice_t *v) {
+    int32_t p = v->p.priority;
+    p = p < -HL_MAX_PRIORITY ? -HL_MAX_PRIORITY : p > HL_MAX_PRIORITY ? HL_MAX_PRIORITY : p;
+    return (uint32_t)(p + HL_MAX_PRIORITY);
+}
+
+static void prio_link(hld_vm_t *vm, uint32_t idx) {
+    hld_lvoice_t *v = &vm->lv[idx];
+    uint32_t b = prio_bucket(v);
+    v->prio_prev = vm->prio_tail[b];
+    v->prio_next = HLD_NIL;
+    if (vm->prio_tail[b] != HLD_NIL)
+        vm->lv[vm->prio_tail[b]].prio_next = idx;
+    else
+        vm->prio_head[b] = idx;
+    vm->prio_tail[b] = idx;
+    if (b < vm->prio_min) vm->prio_min = b;
+}
+
+static void prio_unlink(hld_vm_t *vm, uint32_t idx) {
+    hld_lvoice_t *v = &vm->lv[idx];
+    uint32_t b = prio_bucket(v);
+    if (v->prio_prev != HLD_NIL)
+        vm->lv[v->prio_prev].prio_next = v->prio_next;
+    else
+        vm->prio_head[b] = v->prio_next;
+    if (v->prio_next != HLD_NIL)
+        vm->lv[v->prio_next].prio_prev = v->prio_prev;
+    else
+        vm->prio_tail[b] = v->prio_prev;
+    v->prio_prev = v->prio_next = HLD_NIL;
+}
+
 void vm_count_in(hld_vm_t *vm, uint32_t idx) {
     hld_lvoice_t *v = &vm->lv[idx];
+    prio_link(vm, idx);
     if (v->cue) {
         LIST_LINK(vm, vm->cue_head[v->cue->index], idx, cue_prev, cue_next);
         v->cue->n.active++;
@@ -89,6 +126,7 @@ void vm_count_in(hld_vm_t *vm, uint32_t idx) {
 
 void vm_count_out(hld_vm_t *vm, uint32_t idx) {
     hld_lvoice_t *v = &vm->lv[idx];
+    prio_unlink(vm, idx);
     if (v->cue) {
         LIST_UNLINK(vm, vm->cue_head[v->cue->index], idx, cue_prev, cue_next);
         v->cue->n.active--;
@@ -168,6 +206,9 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
         vm->cue_head[i] = HLD_NIL;
     for (uint32_t i = 0; i < HLD_MAX_CATEGORIES; i++)
         vm->cat_head[i] = HLD_NIL;
+    for (uint32_t i = 0; i < HLD_PRIO_BUCKETS; i++)
+        vm->prio_head[i] = vm->prio_tail[i] = HLD_NIL;
+    vm->prio_min = HLD_PRIO_BUCKETS;
     vm->real_cap = hl_mixer_slots(mx) / HL_SLOT_FACTOR;
     vm->n_slots = hl_mixer_slots(mx);
     vm->slot_snd = calloc(vm->n_slots, sizeof *vm->slot_snd);
@@ -295,16 +336,16 @@ static int make_room(hld_vm_t *vm, const hld_vm_play_t *pl, int cat_scope, uint6
 
 /* Strictly lower priority counted voice, oldest among the lowest. */
 static uint32_t global_victim(hld_vm_t *vm, int32_t priority) {
-    uint32_t best = HLD_NIL;
-    for (uint32_t i = 0; i < vm->cap; i++) {
-        hld_lvoice_t *v = &vm->lv[i];
-        if (v->state != HLD_LV_ACTIVE) continue;
-        if (!(v->p.priority < priority)) continue;
-        if (best == HLD_NIL || v->p.priority < vm->lv[best].p.priority ||
-            (v->p.priority == vm->lv[best].p.priority && v->seq < vm->lv[best].seq))
-            best = i;
+    int32_t lim = priority + HL_MAX_PRIORITY; /* buckets strictly below the new priority */
+    for (uint32_t b = vm->prio_min; (int32_t)b < lim && b < HLD_PRIO_BUCKETS; b++) {
+        if (vm->prio_head[b] == HLD_NIL) {
+            if (b == vm->prio_min) vm->prio_min = b + 1; /* lazily skip emptied buckets */
+            continue;
+        }
+        for (uint32_t i = vm->prio_head[b]; i != HLD_NIL; i = vm->lv[i].prio_next)
+            if (vm->lv[i].state == HLD_LV_ACTIVE) return i; /* oldest first */
     }
-    return best;
+    return HLD_NIL;
 }
 
 static void refuse_count(hld_vm_t *vm, hld_cue_t *cue, int rc) {
@@ -423,6 +464,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->anchor_pos = pl->p.start_frame;
     v->anchor_frame = vm_now_frame(vm);
     v->cue_prev = v->cue_next = v->cat_prev = v->cat_next = v->em_prev = v->em_next = HLD_NIL;
+    v->prio_prev = v->prio_next = HLD_NIL;
     if (v->em) {
         memcpy(v->p.pos, v->em->pos, sizeof v->p.pos);
         memcpy(v->p.vel, v->em->vel, sizeof v->p.vel);

@@ -115,7 +115,7 @@ typedef struct {
     float aud, imp;   /* last ranking */
     float pw;         /* priority weight 2^(priority/100), set at admission */
     /* intrusive lists (indices, HLD_NIL ends) */
-    uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next;
+    uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next, prio_prev, prio_next;
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;

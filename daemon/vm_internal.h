@@ -14,6 +14,8 @@
 
 struct hld_sound;
 
+#define HLD_PRIO_BUCKETS (2 * HL_MAX_PRIORITY + 1) /* one per priority */
+
 /* Mixer stop reason of a voice going virtual: never reported to clients. */
 #define VM_END_VIRTUAL 100u
 
@@ -40,6 +42,8 @@ struct hld_vm {
     uint32_t n_counted, n_real, n_fading, n_opening;
     uint32_t cue_head[HLD_MAX_CUES];
     uint32_t cat_head[HLD_MAX_CATEGORIES];
+    uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
+    uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */
     hld_emitter_t *em[HLD_MAX_EMITTERS];
     uint32_t n_em;
     rank_t *rank;
