@@ -77,6 +77,9 @@ typedef struct hld_emitter {
 #define HLD_LV_FADING  2 /* fading out: retired handle, not counted, slot kept until silent */
 #define HLD_LV_OPENING 3 /* first play of a stream: waiting for its decoder (counted) */
 
+/* The ranking reads every voice 50 times a second: what it needs (the flags,
+ * the ranking figures, the loop count, then the first fields of p: flags, gain,
+ * position, distances, bus) comes first, in the record's first cache lines. */
 typedef struct {
     uint32_t gen;  /* handle generation, bumped when freed */
     uint8_t state; /* HLD_LV_* */
@@ -91,6 +94,11 @@ typedef struct {
     uint8_t started_sent;  /* STARTED was notified */
     uint8_t want_real;     /* first stream open: ranked real at admission */
     uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
+    float aud, imp;        /* last ranking */
+    float pw;              /* priority weight 2^(priority/100), set at admission */
+    uint64_t seq;          /* start order */
+    int64_t loops_left;    /* -1 forever, 0 none (plays to the end), N extra passes */
+    hl_voice_params_t p;   /* what the mixer is (or would be) given; p.tag = handle */
     uint64_t mix;          /* mixer handle while real or fading in the mixer, else 0 */
     uint64_t vmix;         /* mixer voice still fading out after going virtual, else 0 */
     uint32_t attack_next;  /* fade-in of a stream realisation in flight */
@@ -100,20 +108,15 @@ typedef struct {
     hld_emitter_t *em;     /* NULL if none */
     uint32_t owner;        /* client id; 0 = detached */
     uint32_t fade_out_frames;
-    uint64_t seq;        /* start order */
-    hl_voice_params_t p; /* what the mixer is (or would be) given; p.tag = handle */
     /* position, in source units (pcm: engine frames; stream: source frames) */
     double anchor_pos;
     uint64_t anchor_frame;
-    double rate;        /* source frames per engine frame at the nominal pitch */
-    double rate_base;   /* rate at pitch 1 */
-    double len;         /* source frames */
-    double ls, le;      /* loop region (le = len when the whole sound) */
-    int64_t loops_left; /* -1 forever, 0 none (plays to the end), N extra passes */
+    double rate;      /* source frames per engine frame at the nominal pitch */
+    double rate_base; /* rate at pitch 1 */
+    double len;       /* source frames */
+    double ls, le;    /* loop region (le = len when the whole sound) */
     int64_t loops_initial, loops_at_start;
     double start_pos; /* stream: where the current stream started (for ENDED cursors) */
-    float aud, imp;   /* last ranking */
-    float pw;         /* priority weight 2^(priority/100), set at admission */
     /* intrusive lists (indices, HLD_NIL ends) */
     uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next, prio_prev, prio_next;
 } hld_lvoice_t;
