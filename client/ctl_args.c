@@ -112,8 +112,9 @@ static const cmd_desc_t cmds[] = {
      "  --wait             wait until the voice ends (it stops if heliodctl dies);\n"
      "                     without it the voice is detached and outlives heliodctl\n"},
     {"stop", CTL_STOP, HL_OP_STOP,
-     "stop VOICE [--fade MS]\nstop --all [--fade MS]\n"
-     "  Stop one voice, or every voice of every client.\n"},
+     "stop VOICE [--fade MS] [--curve linear|equal-power|log]\nstop --all [--fade MS]\n"
+     "  Stop one voice, or every voice of every client.\n"
+     "  --curve C  the fade's shape (default: the voice's cue's, linear for a sound)\n"},
     {"set", CTL_SET, HL_OP_SET,
      "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--vel X,Y,Z] [--pitch R]\n"
      "          [--ramp MS] [--seek S] [--pause | --resume]\n"
@@ -498,7 +499,7 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
 }
 
 static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    int all = 0;
+    int all = 0, curve = -1;
     const char *voice = NULL;
     float fade = HL_DEFAULT_STOP_MS;
     for (int i = 1; i < argc; i++) {
@@ -509,6 +510,11 @@ static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
         } else if ((r = opt_val(argc, argv, &i, "--fade", &v)) != 0) {
             if (r < 0) return fail(err, errlen, "--fade needs a value");
             if (num_opt("--fade", v, &fade, err, errlen) < 0) return -1;
+        } else if ((r = opt_val(argc, argv, &i, "--curve", &v)) != 0) {
+            if (r < 0) return fail(err, errlen, "--curve needs a value");
+            curve = hl_enum_from(HL_ENUM_CURVE, v);
+            if (curve < 0)
+                return fail(err, errlen, "stop: --curve must be linear, equal-power or log");
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return fail(err, errlen, "stop: unknown option '%s'", argv[i]);
         } else if (voice) {
@@ -520,6 +526,7 @@ static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     const char *why;
     if (all) {
         if (voice) return fail(err, errlen, "stop: give a VOICE or --all, not both");
+        if (curve >= 0) return fail(err, errlen, "stop: --curve is for one VOICE");
         c->kind = CTL_STOP_ALL;
         c->op = HL_OP_STOP_ALL;
         c->m.stop_all.fade_ms = fade;
@@ -532,6 +539,7 @@ static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     if (ctl_parse_u64(voice, &c->m.stop.voice) < 0 || c->m.stop.voice == 0)
         return fail(err, errlen, "stop: '%s' is not a voice handle", voice);
     c->m.stop.fade_ms = fade;
+    c->m.stop.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
     if (hl_validate_stop(&c->m.stop, &why) < 0) return fail(err, errlen, "stop: %s", why);
     return 0;
 }

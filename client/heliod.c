@@ -651,6 +651,7 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
 }
 
 static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t *m) {
+    memset(m, 0, sizeof *m);
     m->voice = voice;
     m->fade_ms = fade_ms;
     const char *why = NULL;
@@ -659,8 +660,15 @@ static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t 
 }
 
 int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms) {
+    return heliod_stop_curve(h, voice, fade_ms, -1);
+}
+
+int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curve) {
+    if (curve < -1 || curve > HELIOD_CURVE_LOG)
+        return set_error(h, HELIOD_EINVAL, "curve: -1 or a HELIOD_CURVE_* value");
     hl_stop_t m;
     int rc = stop_msg(h, voice, fade_ms, &m);
+    m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;

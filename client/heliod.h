@@ -132,6 +132,10 @@ void heliod_play_params_init(heliod_play_params_t *p);
 int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
                 heliod_voice_t *voice, heliod_voice_t *stolen);
 int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms);
+/* heliod_stop with the fade's curve: HELIOD_CURVE_LINEAR / _EQUAL_POWER / _LOG,
+ * or -1 for the voice's own (its cue's curve; linear for a plain sound, which
+ * is what heliod_stop uses). Blocking. */
+int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curve);
 /* Stops every voice this connection started (everyone = 0) or every voice of
  * every client (everyone = 1); *count (may be NULL) gets how many. */
 int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count);

@@ -400,7 +400,7 @@ int hld_op_stop(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
-    uint32_t curve = lv ? lv->fade_curve : HL_FADE_LINEAR;
+    uint32_t curve = m.curve ? (uint32_t)m.curve - 1u : lv ? lv->fade_curve : HL_FADE_LINEAR;
     int rc =
         hld_vm_stop(d->vm, m.voice, hld_ms_to_frames(d, ms), curve, HL_END_STOPPED, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);

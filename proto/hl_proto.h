@@ -234,8 +234,11 @@ typedef struct {
 typedef struct {
     uint64_t voice;
     float fade_ms;
+    uint8_t curve; /* appended: 0 = the voice's own (its cue's curve; linear for a
+                    * plain sound), else HL_CURVE_* + 1 (HL_STOP_CURVE) */
 } hl_stop_t;
-#define HL_STOP_ALL_MINE     0 /* voices this connection started */
+#define HL_STOP_CURVE(c)     ((uint8_t)((c) + 1)) /* STOP curve field of an HL_CURVE_* */
+#define HL_STOP_ALL_MINE     0                    /* voices this connection started */
 #define HL_STOP_ALL_EVERYONE 1 /* every voice of every client (tools, heliodctl) */
 typedef struct {
     float fade_ms;

@@ -392,10 +392,12 @@ void hl_get_play_reply(hl_rbuf_t *r, hl_play_reply_t *m) {
 void hl_put_stop(hl_wbuf_t *w, const hl_stop_t *m) {
     hl_put_u64(w, m->voice);
     hl_put_f32(w, m->fade_ms);
+    hl_put_u8(w, m->curve);
 }
 void hl_get_stop(hl_rbuf_t *r, hl_stop_t *m) {
     m->voice = hl_get_u64(r);
     m->fade_ms = hl_get_f32(r);
+    m->curve = get_enum8(r, HL_STOP_CURVE(HL_CURVE_LOG));
 }
 
 void hl_put_stop_all(hl_wbuf_t *w, const hl_stop_all_t *m) {
@@ -928,6 +930,8 @@ int hl_validate_stop(const hl_stop_t *m, const char **why) {
     if (m->voice == 0) return invalid(why, "voice: 0 is never a voice");
     if (!hl_fade_valid(m->fade_ms))
         return invalid(why, "fade_ms: must be -1 (default) or in [0, 60000]");
+    if (m->curve > HL_STOP_CURVE(HL_CURVE_LOG))
+        return invalid(why, "curve: 0 (the voice's own) or a curve + 1");
     return 0;
 }
 

@@ -681,6 +681,7 @@ static size_t enc_stop(uint8_t *b, uint64_t voice, float fade) {
     hl_wbuf_init(&w, b, 64);
     hl_put_u64(&w, voice);
     hl_put_f32(&w, fade);
+    hl_put_u8(&w, 0); /* curve: the voice's own */
     return w.len;
 }
 
@@ -773,7 +774,7 @@ static void test_malformed_bodies(void **state) {
     struct {
         uint16_t op;
         size_t len;
-    } fixed[] = {{HL_OP_STOP, 12},     {HL_OP_STOP_ALL, 5}, {HL_OP_SET, 60}, {HL_OP_LISTENER, 52},
+    } fixed[] = {{HL_OP_STOP, 13},     {HL_OP_STOP_ALL, 5}, {HL_OP_SET, 60}, {HL_OP_LISTENER, 52},
                  {HL_OP_SUBSCRIBE, 4}, {HL_OP_PAUSE, 4},    {HL_OP_PING, 0}, {HL_OP_SOUNDS, 0},
                  {HL_OP_VOICES, 0},    {HL_OP_DEVICES, 0},  {HL_OP_STATS, 4}};
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {

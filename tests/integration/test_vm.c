@@ -345,6 +345,17 @@ static void test_heliodctl_cues(void **state) {
     assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, step), 1);
     assert_non_null(strstr(err, "min-interval"));
 
+    /* a stop with its own fade curve; a curve that does not exist is a usage error */
+    const char *pl[] = {"play", "tick", "--loop", NULL};
+    assert_int_equal(ctl(f, out, sizeof out, pl), 0);
+    char handle[32];
+    snprintf(handle, sizeof handle, "%.*s", (int)strcspn(out, "\n"), out);
+    const char *sc_bad[] = {"stop", handle, "--curve", "cubic", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, sc_bad), 2);
+    const char *sc[] = {"stop", handle, "--fade", "40", "--curve", "equal-power", NULL};
+    assert_int_equal(ctl(f, out, sizeof out, sc), 0);
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, sc), 1); /* retired */
+
     /* emitters from the shell: create, play on it, move, destroy */
     const char *ec[] = {"emitter", "create", "door", "--pos", "1,0,-2", NULL};
     assert_int_equal(ctl(f, out, sizeof out, ec), 0);
