@@ -263,6 +263,7 @@ int main(int argc, char **argv) {
         pcms[i].data = bufs[b] + off;
         pcms[i].frames = len;
         pcms[i].channels = 1;
+        pcms[i].finite = 1; /* generated: every sample finite, as the loader guarantees */
     }
     /* Gain is 1/N with N the voices actually playing: count them first. */
     float gain = 1.0f / (float)n;

@@ -204,7 +204,8 @@ static int bench_init(bench_t *b, uint32_t logical, uint32_t real, uint32_t ncue
     for (uint32_t i = 0; i < VM_SOUND_FRAMES; i++)
         b->pcm_data[i] = (float)(0.5 * (2.0 * uniform(&ns) - 1.0));
     snprintf(b->snd.name, sizeof b->snd.name, "noise");
-    b->snd.pcm = (hl_pcm_t){.data = b->pcm_data, .frames = VM_SOUND_FRAMES, .channels = 1};
+    b->snd.pcm =
+        (hl_pcm_t){.data = b->pcm_data, .frames = VM_SOUND_FRAMES, .channels = 1, .finite = 1};
     b->snd.source_rate = VM_RATE;
     b->snd.src_frames = VM_SOUND_FRAMES;
 

@@ -79,6 +79,11 @@ static const cmd_desc_t cmds[] = {
     {"status", CTL_STATUS, HL_OP_STATS,
      "status\n  Server version, rate, period, voices and key statistics.\n"},
     {"devices", CTL_DEVICES, HL_OP_DEVICES, "devices\n  Audio output devices.\n"},
+    {"device", CTL_DEVICE, HL_OP_DEVICE,
+     "device NAME\n  Switch the output device while everything plays on (a few ms of fade).\n"
+     "  NAME as --device takes it: a device name or a substring of one (see\n"
+     "  `devices`), \"null\" for the null driver, \"default\" for the default output.\n"
+     "  Prints the driver, device, rate and period now in use.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
      "load NAME FILE [--stream]\n  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
      "  --stream   stream from disk instead of preloading\n"},
@@ -200,7 +205,8 @@ static const cmd_desc_t cmds[] = {
      "  fade-out) and prints how many it stopped.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
-     "watch\n  Print events (started, ended, virtual, real, errors) until stopped.\n"},
+     "watch\n  Print events (started, ended, virtual, real, device-lost, device-back,\n"
+     "  errors) until stopped.\n"},
     {"batch", CTL_BATCH, 0,
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
@@ -1009,6 +1015,13 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_CATEGORY: return parse_category(argc, argv, c, err, errlen);
     case CTL_CUES: return parse_cues(argc, argv, c, err, errlen);
     case CTL_EMITTER: return parse_emitter(argc, argv, c, err, errlen);
+    case CTL_DEVICE:
+        if (argc != 2 || !argv[1][0])
+            return fail(err, errlen, "device: needs exactly one NAME (or null, default)");
+        if (strlen(argv[1]) > HL_MAX_DEVNAME)
+            return fail(err, errlen, "device: NAME longer than %d bytes", HL_MAX_DEVNAME);
+        snprintf(c->m.device.name, sizeof c->m.device.name, "%s", argv[1]);
+        return 0;
     case CTL_UNLOAD:
         if (argc != 2) return fail(err, errlen, "unload: needs exactly one NAME");
         return name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err, errlen);
@@ -1034,6 +1047,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_CUES_LOAD: hl_put_cues_load(&w, &c->m.cues_load); break;
     case CTL_EMITTER:
     case CTL_EMITTER_DESTROY: hl_put_emitter(&w, &c->m.emitter); break;
+    case CTL_DEVICE: hl_put_device_req(&w, &c->m.device); break;
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {

@@ -43,6 +43,7 @@ typedef enum {
     CTL_CUES_LOAD, /* CUES_LOAD: `cues load FILE` */
     CTL_EMITTER,   /* EMITTER create / set (empty reply) */
     CTL_EMITTER_DESTROY, /* EMITTER destroy (count reply) */
+    CTL_DEVICE,          /* DEVICE NAME: switch the output device */
 } ctl_kind_t;
 
 typedef struct {
@@ -74,6 +75,7 @@ typedef struct {
         hl_category_t category;
         hl_cues_load_t cues_load;
         hl_emitter_t emitter;
+        hl_device_req_t device;
     } m;
 } ctl_cmd_t;
 

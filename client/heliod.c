@@ -22,11 +22,13 @@
  */
 #include "heliod.h"
 
+#include "hl_paths.h"
 #include "hl_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,16 +105,44 @@ static int64_t now_ms(void) {
 }
 
 int heliod_default_socket(char *buf, size_t cap) {
-    const char *env = getenv("HELIOD_SOCKET");
-    int n;
-    if (env && *env) {
-        n = snprintf(buf, cap, "%s", env);
-    } else if ((env = getenv("XDG_RUNTIME_DIR")) && *env) {
-        n = snprintf(buf, cap, "%s/heliod/heliod.sock", env);
-    } else {
-        n = snprintf(buf, cap, "/tmp/heliod-%u/heliod.sock", (unsigned)getuid());
+    /* the daemon computes its default with the same function */
+    return hl_default_socket_path(buf, cap, NULL) == 0 ? 0 : HELIOD_EINVAL;
+}
+
+/* Why the last heliod_connect() of this thread failed: heliod_last_error(NULL). */
+static _Thread_local char g_connect_error[HL_MAX_MSG + 1];
+
+static int connect_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int connect_error(int err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_connect_error, sizeof g_connect_error, fmt, ap);
+    va_end(ap);
+    return err;
+}
+
+/* An absolute form of path into *out (malloc'd; NULL when path already is
+ * absolute): the daemon has its own working directory and refuses relative
+ * paths. realpath() when the file exists, else the working directory joined
+ * with path (the daemon then reports the missing file by its full name). */
+static int absolute_path(heliod_t *h, const char *path, char **out) {
+    *out = NULL;
+    if (path[0] == '/') return 0;
+    char *p = realpath(path, NULL);
+    if (!p) {
+        char *cwd = getcwd(NULL, 0);
+        if (!cwd) return set_error(h, HELIOD_EINVAL, "relative path and no working directory");
+        size_t n = strlen(cwd) + 1 + strlen(path) + 1;
+        p = malloc(n);
+        if (p) snprintf(p, n, "%s/%s", cwd, path);
+        free(cwd);
+        if (!p) return set_error(h, HELIOD_ENOMEM, NULL);
     }
-    if (n < 0 || (size_t)n >= cap) return HELIOD_EINVAL;
+    if (strlen(p) > HL_MAX_PATH) {
+        free(p);
+        return set_error(h, HELIOD_EINVAL, "path too long once made absolute");
+    }
+    *out = p;
     return 0;
 }
 
@@ -377,20 +407,44 @@ static void free_all(heliod_t *h) {
     free(h);
 }
 
+/* The handshake failed on the transport (the daemon closed): it may have said
+ * why first, in an error reply with request id 0 (server full, handshake
+ * timeout, peer refused), possibly before it read our HELLO. Reads what is
+ * left and returns that reply's code (message in last_error), else err. */
+static int handshake_refusal(heliod_t *h, int err) {
+    h->wait_id = 0;
+    in_read(h); /* the connection is already failed: only collects frames */
+    for (deferred_t *d = h->dq_head; d; d = d->next) {
+        if (d->hdr.op != HL_OP_REPLY || d->hdr.id != 0) continue;
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, d->body, d->len);
+        hl_reply_head_t head;
+        hl_get_reply_head(&r, &head);
+        char msg[HL_MAX_MSG + 1];
+        hl_get_str(&r, msg, sizeof msg);
+        if (hl_rbuf_finish(&r) < 0 || head.status >= 0) continue;
+        return set_error(h, head.status, msg[0] ? msg : NULL);
+    }
+    return err;
+}
+
 int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     char def[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
     struct sockaddr_un sa;
     *out = NULL;
+    g_connect_error[0] = '\0';
     if (!path) {
-        if (heliod_default_socket(def, sizeof def) < 0) return HELIOD_EINVAL;
+        if (heliod_default_socket(def, sizeof def) < 0)
+            return connect_error(HELIOD_EINVAL, "default socket path too long");
         path = def;
     }
-    if (strlen(path) >= sizeof sa.sun_path) return HELIOD_EINVAL;
+    if (strlen(path) >= sizeof sa.sun_path)
+        return connect_error(HELIOD_EINVAL, "socket path too long: %s", path);
     if (!client_name) client_name = "libheliod";
-    if (!hl_name_valid(client_name)) return HELIOD_ENAME;
+    if (!hl_name_valid(client_name)) return connect_error(HELIOD_ENAME, "invalid client name");
 
     heliod_t *h = calloc(1, sizeof *h);
-    if (!h) return HELIOD_ENOMEM;
+    if (!h) return connect_error(HELIOD_ENOMEM, "out of memory");
     h->fd = -1;
     h->timeout_ms = CLIENT_DEFAULT_TIMEOUT_MS;
     h->next_id = 1;
@@ -398,7 +452,7 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     h->reply = malloc(HL_MAX_FRAME);
     if (!h->in || !h->reply) {
         free_all(h);
-        return HELIOD_ENOMEM;
+        return connect_error(HELIOD_ENOMEM, "out of memory");
     }
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
@@ -406,16 +460,17 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     h->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (h->fd < 0) {
         free_all(h);
-        return HELIOD_ECONNECT;
+        return connect_error(HELIOD_ECONNECT, "socket: %s", strerror(errno));
     }
     int rc;
     do {
         rc = connect(h->fd, (struct sockaddr *)&sa, sizeof sa);
     } while (rc < 0 && errno == EINTR);
     if (rc < 0 || fcntl(h->fd, F_SETFL, fcntl(h->fd, F_GETFL) | O_NONBLOCK) < 0) {
+        int e = errno;
         close(h->fd);
         free_all(h);
-        return HELIOD_ECONNECT;
+        return connect_error(HELIOD_ECONNECT, "cannot connect to %s: %s", path, strerror(e));
     }
 
     hl_wbuf_t w;
@@ -427,6 +482,8 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     rc = req_end(h, &w);
     hl_rbuf_t r;
     if (rc == 0) rc = wait_reply(h, id, HL_OP_HELLO, &r);
+    if (rc == HELIOD_ECLOSED || rc == HELIOD_EPROTO || (rc < 0 && h->closed))
+        rc = handshake_refusal(h, rc);
     if (rc == 0) {
         hl_hello_reply_t hr;
         hl_get_hello_reply(&r, &hr);
@@ -442,6 +499,7 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
         }
     }
     if (rc < 0) {
+        snprintf(g_connect_error, sizeof g_connect_error, "%s", h->last_error);
         close(h->fd);
         free_all(h);
         return rc;
@@ -465,7 +523,8 @@ const heliod_server_info_t *heliod_server_info(const heliod_t *h) {
 }
 
 const char *heliod_last_error(const heliod_t *h) {
-    return h ? h->last_error : "no connection";
+    if (h) return h->last_error;
+    return g_connect_error[0] ? g_connect_error : "no connection";
 }
 
 void heliod_set_timeout(heliod_t *h, int timeout_ms) {
@@ -508,14 +567,18 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
         return set_error(h, HELIOD_EINVAL, "path empty or too long");
     if (flags & ~HELIOD_LOAD_STREAM) return set_error(h, HELIOD_EINVAL, "unknown load flags");
+    char *abs;
+    int rc = absolute_path(h, path, &abs);
+    if (rc < 0) return rc;
     hl_load_t m;
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "%s", name);
-    snprintf(m.path, sizeof m.path, "%s", path);
+    snprintf(m.path, sizeof m.path, "%s", abs ? abs : path);
+    free(abs);
     m.flags = flags;
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_LOAD, 0, &id);
+    rc = req_begin(h, &w, HL_OP_LOAD, 0, &id);
     if (rc < 0) return rc;
     hl_put_load(&w, &m);
     if ((rc = req_end(h, &w)) < 0) return rc;
@@ -836,6 +899,32 @@ int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *c
         o->flags = d.flags;
     }
     return list_result(h, &r, &head, cap, count);
+}
+
+int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
+    if (!name || !name[0] || strlen(name) > HL_MAX_DEVNAME)
+        return set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
+    hl_device_req_t m;
+    snprintf(m.name, sizeof m.name, "%s", name);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = req_begin(h, &w, HL_OP_DEVICE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_device_req(&w, &m);
+    if ((rc = req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
+    hl_device_reply_t dr;
+    hl_get_device_reply(&r, &dr);
+    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if (out) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->driver, sizeof out->driver, "%s", dr.driver);
+        snprintf(out->name, sizeof out->name, "%s", dr.name);
+        out->rate = dr.rate;
+        out->period = dr.period;
+    }
+    return 0;
 }
 
 int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset) {
@@ -1384,7 +1473,10 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .type = e.type,
         .request_id = e.type == HL_EVENT_ERROR ? d->hdr.id : 0,
         .status = e.status,
-        .message = e.type == HL_EVENT_ERROR ? e.message : NULL,
+        .message = e.type == HL_EVENT_ERROR || e.type == HL_EVENT_DEVICE_LOST ||
+                           e.type == HL_EVENT_DEVICE_BACK
+                       ? e.message
+                       : NULL,
         .voice = e.voice,
         .reason = e.reason,
         .time_ns = e.time_ns,

@@ -36,7 +36,8 @@ typedef uint64_t heliod_voice_t; /* 0 is never a valid voice */
 /* Message for any heliod_errno_t code; never NULL. */
 const char *heliod_strerror(int err);
 
-/* Default socket path: $HELIOD_SOCKET, else $XDG_RUNTIME_DIR/heliod/heliod.sock,
+/* Default socket path, the same one heliod listens on by default (both use
+ * proto/hl_paths.h): $HELIOD_SOCKET, else $XDG_RUNTIME_DIR/heliod/heliod.sock,
  * else /tmp/heliod-$UID/heliod.sock. Writes into buf; returns 0 or HELIOD_EINVAL. */
 int heliod_default_socket(char *buf, size_t cap);
 
@@ -48,12 +49,20 @@ typedef struct {
 } heliod_server_info_t;
 
 /* Connects and performs the handshake. path NULL = heliod_default_socket().
- * client_name NULL = "libheliod". Blocking. */
+ * client_name NULL = "libheliod". Blocking. On failure returns the daemon's own
+ * code when it refused the connection (HELIOD_EBUSY "server full ...",
+ * HELIOD_EHANDSHAKE for a handshake timeout or a peer of another user,
+ * HELIOD_ESHUTDOWN), HELIOD_ECONNECT when nothing listens or the socket cannot
+ * be reached, or another transport error; heliod_last_error(NULL) then gives
+ * the message (the daemon's, or e.g. "cannot connect to PATH: Permission
+ * denied"), per thread, until the next heliod_connect() of that thread. */
 int heliod_connect(heliod_t **out, const char *path, const char *client_name);
 /* Flushes pending async requests (best effort), closes, frees. NULL is fine. */
 void heliod_close(heliod_t *h);
 const heliod_server_info_t *heliod_server_info(const heliod_t *h);
-/* Server's message for the last failed request (or a local one); never NULL. */
+/* Server's message for the last failed request (or a local one); never NULL.
+ * h NULL: why this thread's last heliod_connect() failed ("no connection" if
+ * it did not). */
 const char *heliod_last_error(const heliod_t *h);
 /* Timeout for blocking calls in ms (default 5000; <= 0 = wait forever). */
 void heliod_set_timeout(heliod_t *h, int timeout_ms);
@@ -71,7 +80,9 @@ typedef struct {
     uint32_t playing;
 } heliod_sound_info_t;
 int heliod_ping(heliod_t *h, uint64_t *server_time_ns);
-/* Decodes path (any format libsndfile reads) into a named sound. info may be NULL. */
+/* Decodes path (any format libsndfile reads) into a named sound. info may be NULL.
+ * A relative path is resolved against the caller's working directory first
+ * (the daemon has its own and takes absolute paths only). */
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info);
 int heliod_unload(heliod_t *h, const char *name);
@@ -213,6 +224,19 @@ typedef struct {
     uint32_t flags; /* 1 = default, 2 = in use */
 } heliod_device_info_t;
 int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count);
+
+typedef struct {
+    char driver[64]; /* "portaudio" or "null" */
+    char name[256];  /* the device now open ("" for null) */
+    uint32_t rate, period;
+} heliod_device_reply_t;
+/* Switches the output device while everything plays on (a few ms of fade-out
+ * and fade-in): name is a device name or a substring of one (as --device),
+ * "null" for the null driver, "default" for the default output. *out (may be
+ * NULL) gets what is now open. Returns 0, HELIOD_ENODEV (no such device),
+ * HELIOD_EINVAL (the device does not run at the engine rate), HELIOD_EIO,
+ * HELIOD_EBUSY (a switch is in progress) or a connection error. Blocking. */
+int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out);
 
 typedef struct {
     char key[64];
@@ -361,8 +385,9 @@ int heliod_emitter_destroy(heliod_t *h, const char *name, float fade_ms, uint32_
 /* ---- events ---- */
 #define HELIOD_SUB_ENDED   0x1u
 #define HELIOD_SUB_STARTED 0x2u
-#define HELIOD_SUB_ALL     0x4u /* events of every client's voices, not only this connection's */
-#define HELIOD_SUB_VIRTUAL 0x8u /* HELIOD_EVENT_VIRTUAL and HELIOD_EVENT_REAL */
+#define HELIOD_SUB_ALL     0x4u  /* events of every client's voices, not only this connection's */
+#define HELIOD_SUB_VIRTUAL 0x8u  /* HELIOD_EVENT_VIRTUAL and HELIOD_EVENT_REAL */
+#define HELIOD_SUB_DEVICE  0x10u /* HELIOD_EVENT_DEVICE_LOST and HELIOD_EVENT_DEVICE_BACK */
 int heliod_subscribe(heliod_t *h, uint32_t mask);
 
 #define HELIOD_EVENT_ERROR       1
@@ -383,11 +408,18 @@ int heliod_subscribe(heliod_t *h, uint32_t mask);
 #define HELIOD_VIRT_WHY_FLOOR    1 /* below the audibility floor */
 #define HELIOD_VIRT_WHY_DISTANCE 2 /* beyond max distance */
 #define HELIOD_VIRT_WHY_PAUSED   3 /* paused while real voices were short */
+/* HELIOD_EVENT_DEVICE_LOST: the output device stopped (message: its name;
+ * time_ns: its last callback); the engine runs on the null driver's clock
+ * meanwhile. HELIOD_EVENT_DEVICE_BACK: it is back (message: its name;
+ * time_ns: when audio resumed). Subscription HELIOD_SUB_DEVICE. */
+#define HELIOD_EVENT_DEVICE_LOST 6
+#define HELIOD_EVENT_DEVICE_BACK 7
 typedef struct {
     int type;
     uint32_t request_id; /* the request it answers (ERROR), or 0 */
     int status;          /* ERROR: the heliod_errno_t code */
-    const char *message; /* ERROR: the server's message; valid during the callback */
+    const char *message; /* ERROR: the server's message; DEVICE_*: the device name;
+                            valid during the callback */
     heliod_voice_t voice;
     int reason;       /* ENDED: HELIOD_END_*; VIRTUAL: HELIOD_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: server CLOCK_MONOTONIC when its first block was mixed */

@@ -283,6 +283,22 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             printf("%u cues, %u categories\n", lr.cues, lr.categories);
         break;
     }
+    case CTL_DEVICE: {
+        hl_device_reply_t dr;
+        hl_get_device_reply(&r, &dr);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json) {
+            printf(",\"driver\":");
+            json_str(dr.driver);
+            printf(",\"device\":");
+            json_str(dr.name);
+            printf(",\"rate\":%u,\"period\":%u", dr.rate, dr.period);
+        } else {
+            printf("%s%s%s rate=%u period=%u\n", dr.driver, dr.name[0] ? " " : "", dr.name, dr.rate,
+                   dr.period);
+        }
+        break;
+    }
     case CTL_STOP_ALL:
     case CTL_EMITTER_DESTROY:
     case CTL_PAUSE_ALL: {
@@ -728,6 +744,13 @@ static void print_event(const heliod_event_t *ev) {
         case HELIOD_EVENT_REAL:
             printf("{\"event\":\"real\",\"voice\":%llu}\n", (unsigned long long)ev->voice);
             break;
+        case HELIOD_EVENT_DEVICE_LOST:
+        case HELIOD_EVENT_DEVICE_BACK:
+            printf("{\"event\":\"%s\",\"device\":",
+                   ev->type == HELIOD_EVENT_DEVICE_LOST ? "device-lost" : "device-back");
+            json_str(ev->message ? ev->message : "");
+            printf(",\"time_ns\":%llu}\n", (unsigned long long)ev->time_ns);
+            break;
         default:
             printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
                    ev->request_id, hl_errname(ev->status));
@@ -750,6 +773,12 @@ static void print_event(const heliod_event_t *ev) {
                    virt_reason_name((unsigned)ev->reason));
             break;
         case HELIOD_EVENT_REAL: printf("real %llu\n", (unsigned long long)ev->voice); break;
+        case HELIOD_EVENT_DEVICE_LOST:
+        case HELIOD_EVENT_DEVICE_BACK:
+            printf("%s %s %llu\n",
+                   ev->type == HELIOD_EVENT_DEVICE_LOST ? "device-lost" : "device-back",
+                   ev->message ? ev->message : "", (unsigned long long)ev->time_ns);
+            break;
         default:
             printf("error %u %s: %s\n", ev->request_id, hl_errname(ev->status),
                    ev->message ? ev->message : "");
@@ -787,7 +816,7 @@ static int run_watch(heliod_t *h) {
     evstate_t st = {0};
     heliod_set_event_callback(h, on_event, &st);
     int rc = heliod_subscribe(h, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED | HELIOD_SUB_ALL |
-                                     HELIOD_SUB_VIRTUAL);
+                                     HELIOD_SUB_VIRTUAL | HELIOD_SUB_DEVICE);
     if (rc < 0) {
         errorf("watch: %s", heliod_last_error(h));
         return CTL_EXIT_FAIL;
@@ -894,10 +923,12 @@ int main(int argc, char **argv) {
             snprintf(path, sizeof path, "%s", opts.socket);
         else
             heliod_default_socket(path, sizeof path);
+        /* the daemon's own refusal ("server full ...") or the system's reason */
+        const char *why = heliod_last_error(NULL);
         if (rc == HELIOD_ECONNECT)
-            errorf("cannot connect to %s: is heliod running?", path);
+            errorf("%s: is heliod running?", why);
         else
-            errorf("%s: %s", path, heliod_strerror(rc));
+            errorf("%s: %s: %s", path, hl_errname(rc), why);
         free(c);
         return CTL_EXIT_FAIL;
     }

@@ -36,6 +36,9 @@ typedef struct {
     int (*start)(hld_backend_t *b);
     void (*stop)(hld_backend_t *b);
     void (*close)(hld_backend_t *b);
+    /* 1 once the device said it stopped by itself (stream error, finished
+     * callback); NULL = never. Any thread (reads an atomic). */
+    int (*lost)(hld_backend_t *b);
 } hld_backend_ops_t;
 
 struct hld_backend {
@@ -44,20 +47,29 @@ struct hld_backend {
     char device_name[HL_MAX_DEVNAME + 1]; /* what is open ("" for null) */
     int device_index;                     /* PortAudio index or -1 */
     double latency_s;                     /* device output latency */
+    int dead;     /* set before stop when the device is gone: abort, do not drain */
+    uint32_t gen; /* the engine's port generation this backend renders through */
     void *impl;
 };
 
-/* Open a backend: 0 or a negative HELIOD_* code (ENODEV, EIO, ENOMEM). On
- * failure nothing needs closing. Main thread. */
+/* Open a backend: 0 or a negative HELIOD_* code (ENODEV, EIO, ENOMEM; the
+ * PortAudio one EINVAL when the device exists but does not run at cfg->rate).
+ * On failure nothing needs closing. The main thread at start-up, then the
+ * device worker (device.c): PortAudio is only ever used by one thread at a
+ * time. */
 int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg);
 int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg);
 
-/* Start/stop calling render; close frees. Main thread. */
+/* Start/stop calling render; close frees. The thread that opened it (or the
+ * main thread once the device worker is joined). */
 static inline int hld_backend_start(hld_backend_t *b) {
     return b->ops->start(b);
 }
 static inline void hld_backend_stop(hld_backend_t *b) {
     b->ops->stop(b);
+}
+static inline int hld_backend_lost(hld_backend_t *b) {
+    return b->ops && b->ops->lost ? b->ops->lost(b) : 0;
 }
 static inline void hld_backend_close(hld_backend_t *b) {
     if (b->ops) b->ops->close(b);
@@ -67,7 +79,9 @@ static inline void hld_backend_close(hld_backend_t *b) {
 /* PortAudio output devices into arr[cap]; *total gets how many exist. Marks
  * the default (HL_DEV_DEFAULT) and current_index (HL_DEV_CURRENT, -1 for
  * none). Initialises PortAudio for the call if needed. Returns the number
- * filled or a negative HELIOD_* code. Main thread. */
+ * filled or a negative HELIOD_* code. The device worker (device.c): it
+ * initialises PortAudio and briefly captures fd 2, forwarding heliod's own
+ * log lines and dropping the host APIs' probing noise. */
 int hld_pa_list_devices(hl_device_info_t *arr, size_t cap, size_t *total, int current_index);
 
 #endif /* HLD_BACKEND_H */

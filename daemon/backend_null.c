@@ -92,7 +92,7 @@ static void null_close(hld_backend_t *b) {
     b->impl = NULL;
 }
 
-static const hld_backend_ops_t g_null_ops = {null_start, null_stop, null_close};
+static const hld_backend_ops_t g_null_ops = {null_start, null_stop, null_close, NULL};
 
 int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     null_impl_t *n = calloc(1, sizeof *n);

@@ -7,10 +7,15 @@
  * thread: it only forwards to the engine's render function with the
  * underflow flag. PortAudio reference-counts Pa_Initialize/Pa_Terminate, so
  * listing devices while a stream is open is safe.
+ *
+ * A stream that stops by itself (the finished callback: JACK went away, the
+ * device was unplugged) raises `finished`, which the main loop reads through
+ * ops->lost (device.c). A lost stream is aborted, never drained.
  */
 #include "backend.h"
 
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include <portaudio.h>
@@ -24,7 +29,20 @@
 typedef struct {
     hld_backend_config_t cfg;
     PaStream *stream;
+    atomic_int finished; /* the stream stopped without being asked (finished callback) */
+    int stopping;        /* we asked: the finished callback is expected */
 } pa_impl_t;
+
+/* PortAudio's finished callback (its thread): the stream became inactive. */
+static void pa_finished(void *user) {
+    pa_impl_t *p = user;
+    if (!p->stopping) atomic_store_explicit(&p->finished, 1, memory_order_release);
+}
+
+static int pa_lost(hld_backend_t *b) {
+    pa_impl_t *p = b->impl;
+    return p && atomic_load_explicit(&p->finished, memory_order_acquire);
+}
 
 static int pa_callback_rt(const void *in, void *out, unsigned long frames,
                           const PaStreamCallbackTimeInfo *ti, PaStreamCallbackFlags status,
@@ -53,6 +71,7 @@ static PaDeviceIndex find_device(const char *name) {
 
 static int pa_start(hld_backend_t *b) {
     pa_impl_t *p = b->impl;
+    p->stopping = 0;
     PaError e = Pa_StartStream(p->stream);
     if (e != paNoError) {
         hld_error("portaudio: cannot start stream: %s", Pa_GetErrorText(e));
@@ -63,7 +82,11 @@ static int pa_start(hld_backend_t *b) {
 
 static void pa_stop(hld_backend_t *b) {
     pa_impl_t *p = b->impl;
-    if (Pa_IsStreamActive(p->stream) == 1) Pa_StopStream(p->stream);
+    p->stopping = 1;
+    if (b->dead || atomic_load_explicit(&p->finished, memory_order_acquire))
+        Pa_AbortStream(p->stream); /* nothing to drain into a device that is gone */
+    else if (Pa_IsStreamActive(p->stream) == 1)
+        Pa_StopStream(p->stream);
 }
 
 static void pa_close(hld_backend_t *b) {
@@ -78,36 +101,70 @@ static void pa_close(hld_backend_t *b) {
 /*
  * PortAudio's host APIs print their probing (ALSA with no card, JACK with no
  * server) straight to stderr while they enumerate. Unless debugging, point fd 2
- * at /dev/null for the duration of Pa_Initialize. Main thread, at open/list time
- * only; returns the saved descriptor for quiet_end (-1 = nothing to restore).
+ * at a pipe for the duration of Pa_Initialize, then forward the lines that are
+ * heliod's own log (other threads keep logging meanwhile: the device worker
+ * runs this) and drop the rest. The pipe's write end is non-blocking, so a
+ * flood of noise loses lines instead of blocking a writer.
  */
-static int quiet_begin(void) {
-    if (hld_log_enabled(HLD_LOG_DEBUG)) return -1;
-    int nul = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    if (nul < 0) return -1;
+typedef struct {
+    int saved; /* the real fd 2, -1 = nothing redirected */
+    int rd;    /* the pipe's read end */
+} quiet_t;
+
+static quiet_t quiet_begin(void) {
+    quiet_t q = {-1, -1};
+    if (hld_log_enabled(HLD_LOG_DEBUG)) return q;
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return q;
+    fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* best effort */
     fflush(stderr);
-    int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-    if (saved >= 0) dup2(nul, 2);
-    close(nul);
-    return saved;
+    q.saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (q.saved < 0 || dup2(fds[1], 2) < 0) {
+        if (q.saved >= 0) close(q.saved);
+        close(fds[0]);
+        close(fds[1]);
+        q.saved = -1;
+        return q;
+    }
+    close(fds[1]);
+    q.rd = fds[0];
+    return q;
 }
 
-static void quiet_end(int saved) {
-    if (saved < 0) return;
+static void quiet_end(quiet_t q) {
+    if (q.saved < 0) return;
     fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    dup2(q.saved, 2); /* also closes the last write end: read sees EOF */
+    close(q.saved);
+    static char buf[1 << 16];
+    size_t len = 0;
+    for (;;) {
+        ssize_t n = read(q.rd, buf + len, sizeof buf - 1 - len);
+        if (n > 0) len += (size_t)n;
+        if (n <= 0 || len == sizeof buf - 1) {
+            buf[len] = '\0';
+            for (char *line = buf, *nl; line < buf + len; line = nl + 1) {
+                nl = strchr(line, '\n');
+                if (!nl) nl = buf + len;
+                if (strncmp(line, "heliod: ", 8) == 0)
+                    (void)!write(2, line, (size_t)(nl - line) + (nl < buf + len));
+            }
+            len = 0;
+            if (n <= 0) break;
+        }
+    }
+    close(q.rd);
 }
 
 /* Pa_Initialize without the host APIs' probing noise. */
 static PaError pa_init_quiet(void) {
-    int saved = quiet_begin();
+    quiet_t q = quiet_begin();
     PaError e = Pa_Initialize();
-    quiet_end(saved);
+    quiet_end(q);
     return e;
 }
 
-static const hld_backend_ops_t g_pa_ops = {pa_start, pa_stop, pa_close};
+static const hld_backend_ops_t g_pa_ops = {pa_start, pa_stop, pa_close, pa_lost};
 
 int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     PaError e = pa_init_quiet();
@@ -139,8 +196,18 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
         .suggestedLatency = di->defaultLowOutputLatency,
         .hostApiSpecificStreamInfo = NULL,
     };
+    /* The mixer runs at the engine rate: a device that cannot run at it is
+     * refused (EINVAL), never opened at another rate (that would shift pitch). */
+    if (Pa_IsFormatSupported(NULL, &op, cfg->rate) == paInvalidSampleRate) {
+        hld_warn("portaudio: '%s' does not run at %u Hz (the engine rate)", di->name, cfg->rate);
+        free(p);
+        Pa_Terminate();
+        return HELIOD_EINVAL;
+    }
     e = Pa_OpenStream(&p->stream, NULL, &op, cfg->rate, cfg->period, paClipOff, pa_callback_rt, p);
+    if (e == paNoError) e = Pa_SetStreamFinishedCallback(p->stream, pa_finished);
     if (e != paNoError) {
+        if (p->stream) Pa_CloseStream(p->stream);
         hld_warn("portaudio: cannot open '%s' at %u Hz: %s", di->name, cfg->rate,
                  Pa_GetErrorText(e));
         free(p);

@@ -17,6 +17,7 @@
 
 #include "hl_config.h"
 #include "hl_limits.h"
+#include "hl_paths.h"
 #include "hld_limits.h"
 #include "log.h"
 #include "vm.h"
@@ -39,6 +40,7 @@ enum {
     OPT_CUES,
     OPT_SOUNDSPEED,
     OPT_FLOOR,
+    OPT_MAXCLIENTS,
 };
 
 static const struct option g_opts[] = {
@@ -57,6 +59,7 @@ static const struct option g_opts[] = {
     {"cues", required_argument, NULL, OPT_CUES},
     {"speed-of-sound", required_argument, NULL, OPT_SOUNDSPEED},
     {"audibility-floor", required_argument, NULL, OPT_FLOOR},
+    {"max-clients", required_argument, NULL, OPT_MAXCLIENTS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -66,8 +69,10 @@ static void usage(FILE *f) {
     fprintf(f,
             "Usage: heliod [OPTION]...\n"
             "Real-time game-audio engine daemon: plays sounds for clients on a Unix socket.\n\n"
-            "  --socket PATH        listen here (default $XDG_RUNTIME_DIR/heliod/heliod.sock,\n"
-            "                       or /tmp/heliod-$UID/heliod.sock)\n"
+            "  --socket PATH        listen here (default $HELIOD_SOCKET, else\n"
+            "                       $XDG_RUNTIME_DIR/heliod/heliod.sock, else\n"
+            "                       /tmp/heliod-$UID/heliod.sock: that directory must be\n"
+            "                       ours with mode 0700)\n"
             "  --driver auto|portaudio|null\n"
             "                       output driver (default auto: PortAudio, else null)\n"
             "  --device NAME        PortAudio output device (exact name or substring)\n"
@@ -83,9 +88,11 @@ static void usage(FILE *f) {
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    cap on decoded sample memory (default %d)\n"
+            "  --max-clients N      connections at once, 1..%d (default %d); more are\n"
+            "                       refused with \"server full\"\n"
             "  --help, --version\n",
             HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES, HLD_MAX_LOGICAL,
-            HL_MAX_SAMPLE_MB);
+            HL_MAX_SAMPLE_MB, HL_MAX_CLIENTS, HL_MAX_CLIENTS);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -97,13 +104,7 @@ const char *hld_driver_name(hld_driver_t d) {
 }
 
 int hld_config_default_socket(char *buf, size_t cap) {
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    int n;
-    if (xdg && xdg[0] == '/')
-        n = snprintf(buf, cap, "%s/heliod/heliod.sock", xdg);
-    else
-        n = snprintf(buf, cap, "/tmp/heliod-%u/heliod.sock", (unsigned)getuid());
-    return (n < 0 || (size_t)n >= cap) ? HELIOD_ETOOBIG : 0;
+    return hl_default_socket_path(buf, cap, NULL) == 0 ? 0 : HELIOD_ETOOBIG;
 }
 
 static int parse_u32(const char *what, const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
@@ -178,6 +179,7 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_SOUNDSPEED:
         return parse_float("--speed-of-sound", val, 1.0, 100000.0, &c->speed_of_sound);
     case OPT_FLOOR: return parse_float("--audibility-floor", val, -144.0, 0.0, &c->floor_db);
+    case OPT_MAXCLIENTS: return parse_u32("--max-clients", val, 1, HL_MAX_CLIENTS, &c->max_clients);
     default: return HELIOD_EINVAL;
     }
 }
@@ -242,6 +244,7 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     c->max_sample_mb = HL_MAX_SAMPLE_MB;
     c->speed_of_sound = HL_SPEED_OF_SOUND;
     c->floor_db = HLD_VM_FLOOR_DB;
+    c->max_clients = HL_MAX_CLIENTS;
 
     const char *config = NULL;
     int opt;

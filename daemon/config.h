@@ -29,6 +29,7 @@ typedef struct {
     char cues[HL_MAX_PATH + 1]; /* cue sheet loaded at start, "" = none */
     float speed_of_sound;       /* m/s, Doppler */
     float floor_db;             /* audibility floor of virtual voices */
+    uint32_t max_clients;       /* connections at once, 1..HL_MAX_CLIENTS */
 } hld_config_t;
 
 /* Fills defaults, then the --config file (if any), then the flags.
@@ -36,8 +37,9 @@ typedef struct {
  * HELIOD_EINVAL after printing the reason to stderr. Main thread. */
 int hld_config_load(hld_config_t *c, int argc, char **argv);
 
-/* Default socket path ($XDG_RUNTIME_DIR/heliod/heliod.sock, else
- * /tmp/heliod-$UID/heliod.sock) into buf. Returns 0 or HELIOD_ETOOBIG. */
+/* Default socket path into buf: $HELIOD_SOCKET, else
+ * $XDG_RUNTIME_DIR/heliod/heliod.sock, else /tmp/heliod-$UID/heliod.sock; the
+ * same rule as libheliod's (proto/hl_paths.h). Returns 0 or HELIOD_ETOOBIG. */
 int hld_config_default_socket(char *buf, size_t cap);
 
 const char *hld_driver_name(hld_driver_t d);

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dispatch.h"
 #include "hl_limits.h"
@@ -18,6 +19,12 @@ typedef struct {
 } write_req_t;
 
 static void conn_process(hld_conn_t *c);
+static void flush(hld_conn_t *c, int force);
+
+/* Unsent output: queued in libuv plus the batch not yet handed to it. */
+static size_t outq(hld_conn_t *c) {
+    return uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) + c->out_len;
+}
 
 hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id) {
     for (hld_conn_t *c = d->conns; c; c = c->next)
@@ -83,7 +90,7 @@ static void finish_close(hld_conn_t *c, int graceful) {
 void hld_conn_close(hld_conn_t *c, int graceful) {
     if (c->closing) return;
     hld_daemon_t *d = c->d;
-    hld_conn_flush(c);
+    flush(c, 1);
     if (c->closing) return; /* the flush itself dropped it */
     c->closing = 1;
     if (c->reading) uv_read_stop((uv_stream_t *)&c->pipe);
@@ -126,7 +133,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     (void)buf;
     hld_conn_t *c = s->data;
     if (nread < 0) {
-        hld_conn_close(c, 0);
+        /* EOF: the peer may only have shut down its write side after its last
+         * request; the replies already queued are still delivered (graceful
+         * close, bounded by HLD_LINGER_MS). Any other error: it is gone. */
+        hld_conn_close(c, nread == UV_EOF);
         return;
     }
     c->in_len += (size_t)nread;
@@ -230,7 +240,7 @@ static void conn_process(hld_conn_t *c) {
 int hld_conn_send(hld_conn_t *c, const void *frame, size_t len) {
     if (c->closing) return 0;
     if (c->out_len + len > c->out_cap) {
-        if (c->out_len) hld_conn_flush(c);
+        if (c->out_len) flush(c, 1);
         if (c->closing) return 0;
         if (!c->out) {
             size_t cap = len > HLD_WRITE_BATCH ? len : HLD_WRITE_BATCH;
@@ -250,7 +260,9 @@ static void on_write(uv_write_t *req, int status) {
     free(w->data);
     free(w);
     if (status < 0 || c->closing) return;
-    if (c->paused && uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) <= HL_OUTQ_PAUSE / 2) {
+    flush(c, 0); /* the batch held back while this write was queued */
+    if (c->closing) return;
+    if (c->paused && outq(c) <= HL_OUTQ_PAUSE / 2) {
         c->paused = 0;
         hld_debug("client %u: output drained, reading again", c->id);
         conn_process(c);
@@ -258,8 +270,54 @@ static void on_write(uv_write_t *req, int status) {
     }
 }
 
-void hld_conn_flush(hld_conn_t *c) {
+/* The daemon-wide bound on unsent output (HLD_OUTQ_TOTAL_MAX): while all the
+ * queues together exceed it, the biggest non-reading client (paused by
+ * backpressure, or already closing and lingering) is dropped; if the biggest
+ * is still reading, it is paused instead, which stops its replies growing. A
+ * client that reads its replies keeps its queue under HL_OUTQ_PAUSE and is
+ * never chosen while a non-reader is bigger. O(clients), and only run when one
+ * queue passed HLD_OUTQ_TOTAL_CHECK. */
+static void enforce_total(hld_daemon_t *d) {
+    for (;;) {
+        size_t total = 0, big = 0;
+        hld_conn_t *victim = NULL;
+        for (int list = 0; list < 2; list++)
+            for (hld_conn_t *c = list ? d->lingering : d->conns; c; c = c->next) {
+                size_t q = outq(c);
+                total += q;
+                if (q > big) {
+                    big = q;
+                    victim = c;
+                }
+            }
+        if (total <= HLD_OUTQ_TOTAL_MAX || !victim) return;
+        if (!victim->closing && !victim->paused) {
+            hld_debug("client %u: %zu bytes queued, all clients %zu: pausing reads", victim->id,
+                      big, total);
+            victim->paused = 1;
+            stop_reading(victim);
+            return;
+        }
+        hld_warn("client %u (%s): %zu bytes of replies unread while all clients hold %zu "
+                 "(cap %u): dropping it",
+                 victim->id, victim->name, big, total, (unsigned)HLD_OUTQ_TOTAL_MAX);
+        if (victim->closing)
+            close_handles(victim); /* lingering: its deadline comes early */
+        else
+            hld_conn_close(victim, 0);
+    }
+}
+
+/* Hands the batch to libuv and applies backpressure. Unless force, a batch
+ * under half of HLD_WRITE_BATCH waits while an earlier write is still queued
+ * (on_write sends it when that one completes): a client that does not read
+ * then costs one buffer per batch of bytes, not one (of HLD_WRITE_BATCH
+ * bytes) per event tick, so its memory is what the queue limits count. */
+static void flush(hld_conn_t *c, int force) {
     if (!c->out_len || c->closing) return;
+    if (!force && c->out_len < HLD_WRITE_BATCH / 2 &&
+        uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) > 0)
+        return;
     write_req_t *w = malloc(sizeof *w);
     if (!w) {
         hld_conn_close(c, 0);
@@ -276,15 +334,22 @@ void hld_conn_flush(hld_conn_t *c) {
         hld_conn_close(c, 0);
         return;
     }
-    size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
+    size_t q = outq(c);
     if (q > HL_OUTQ_MAX) {
         hld_warn("client %u (%s): %zu bytes of replies unread, dropping it", c->id, c->name, q);
         hld_conn_close(c, 0);
-    } else if (q > HL_OUTQ_PAUSE && !c->paused) {
+        return;
+    }
+    if (q > HL_OUTQ_PAUSE && !c->paused) {
         hld_debug("client %u: %zu bytes queued, pausing reads", c->id, q);
         c->paused = 1;
         stop_reading(c);
     }
+    if (q > HLD_OUTQ_TOTAL_CHECK) enforce_total(c->d);
+}
+
+void hld_conn_flush(hld_conn_t *c) {
+    flush(c, 0);
 }
 
 void hld_conn_flush_all(hld_daemon_t *d) {
@@ -292,25 +357,35 @@ void hld_conn_flush_all(hld_daemon_t *d) {
     while (c) {
         hld_conn_t *next = c->next; /* flush may close (unlink) c */
         hld_conn_flush(c);
+        if (next && !next->listed) next = d->conns; /* the total cap dropped it: start over */
         c = next;
     }
 }
 
 static void reject(hld_conn_t *c) {
-    c->d->n.clients_rejected++;
-    hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EBUSY, "too many clients");
-    hld_conn_flush(c);
+    hld_daemon_t *d = c->d;
+    d->n.clients_rejected++;
+    char msg[HL_MAX_MSG + 1];
+    if (d->shutting_down)
+        snprintf(msg, sizeof msg, "daemon is shutting down");
+    else
+        snprintf(msg, sizeof msg, "server full: too many clients (%u connected, --max-clients %u)",
+                 d->clients, d->cfg.max_clients);
+    hld_send_error(c, HL_OP_HELLO, 0, 0, d->shutting_down ? HELIOD_ESHUTDOWN : HELIOD_EBUSY, msg);
+    flush(c, 1);
     if (c->closing) return; /* the flush failed and closed it */
     c->closing = 1;
     finish_close(c, 1);
 }
 
-void hld_conn_accept(hld_daemon_t *d) {
+void hld_conn_accept(hld_daemon_t *d, int fd) {
     hld_conn_t *c = calloc(1, sizeof *c);
     if (c) c->in = malloc(HL_MAX_FRAME);
     if (!c || !c->in || uv_pipe_init(d->loop, &c->pipe, 0) != 0) {
         if (c) free(c->in);
         free(c);
+        close(fd);
+        d->n.clients_rejected++;
         hld_error("out of memory accepting a client");
         return;
     }
@@ -319,11 +394,14 @@ void hld_conn_accept(hld_daemon_t *d) {
     c->pipe.data = c;
     uv_timer_init(d->loop, &c->timer);
     c->timer.data = c;
-    if (uv_accept((uv_stream_t *)&d->listener, (uv_stream_t *)&c->pipe) != 0) {
+    if (uv_pipe_open(&c->pipe, fd) != 0) {
+        close(fd);
+        d->n.clients_rejected++;
         close_handles(c);
         return;
     }
-    if (d->clients >= HL_MAX_CLIENTS || d->shutting_down) {
+    uint32_t max = d->cfg.max_clients ? d->cfg.max_clients : HL_MAX_CLIENTS;
+    if (d->clients >= max || d->shutting_down) {
         reject(c);
         return;
     }

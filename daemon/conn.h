@@ -7,12 +7,15 @@
  *   replies/events -> out batch -> one uv_write per batch
  *   unsent bytes > HL_OUTQ_PAUSE: stop reading until they drain to half
  *   unsent bytes > HL_OUTQ_MAX:   drop the client
+ *   all clients' unsent bytes > HLD_OUTQ_TOTAL_MAX: drop the biggest
+ *     non-reading clients first (pause the biggest if it still reads)
  *
  * Deadlines (one uv_timer per connection): HELLO within HLD_HANDSHAKE_MS of
  * connecting; a frame whose first bytes arrived complete within
  * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure);
- * after a graceful close (error reply, then shutdown) the peer has
- * HLD_LINGER_MS to take the reply before the socket is closed anyway.
+ * after a graceful close (error reply, then shutdown; or the peer's EOF, which
+ * may be a half-close after its last request) the peer has HLD_LINGER_MS to
+ * take the queued replies before the socket is closed anyway.
  *
  * A connection is freed when both its handles (pipe, timer) are closed and no
  * load or stream job still refers to it (refs). Main thread only.
@@ -46,9 +49,10 @@ struct hld_conn {
     char name[HL_MAX_NAME + 1];
 };
 
-/* Accepts one pending connection from the listener (or rejects it when
- * HL_MAX_CLIENTS are connected). */
-void hld_conn_accept(hld_daemon_t *d);
+/* Takes over fd, a connection accepted by server.c (peer credentials already
+ * checked), or rejects it with a "server full" error reply when
+ * cfg.max_clients are connected. Closes fd on failure. */
+void hld_conn_accept(hld_daemon_t *d, int fd);
 /* Appends an encoded frame to the output batch. 0 or HELIOD_ENOMEM. */
 int hld_conn_send(hld_conn_t *c, const void *frame, size_t len);
 /* Hands the batch to libuv and applies backpressure. */

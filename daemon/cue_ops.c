@@ -72,7 +72,8 @@ int hld_op_cues_load(hld_req_t *q) {
     hl_cues_load_t m;
     hl_get_cues_load(&q->r, &m);
     if (!hld_body_ok(q)) return CLOSE_CONN;
-    if (!m.path[0]) return hld_fail(q, HELIOD_EINVAL, "path: empty");
+    if (m.path[0] != '/') /* the daemon's working directory is not the client's */
+        return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
     char err[HL_MAX_MSG + 1] = "";
     hl_cues_load_reply_t r = {0};
     int rc = hld_cues_load_file(&q->c->d->cues, m.path, &r.cues, &r.categories, err, sizeof err);

@@ -37,6 +37,7 @@ struct hld_stream_job;
 typedef struct {
     uint64_t clients_total, clients_rejected, protocol_errors;
     uint64_t cmds_busy, voices_stolen, voices_refused;
+    uint64_t clients_refused_uid; /* peers of another user (SO_PEERCRED), closed at accept */
 } hld_counters_t;
 
 typedef struct hld_daemon {
@@ -47,6 +48,8 @@ typedef struct hld_daemon {
     hld_decoder_t decoder; /* streaming voices' decoder pool */
     hld_cues_t cues;       /* cue and category definitions */
     hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
+    /* device switch, loss and recovery (device.c); NULL until first used */
+    struct hld_device *device;
     hld_counters_t n;
     uint64_t start_ns;
 

@@ -50,7 +50,20 @@ static uint32_t pow2_at_least(uint64_t n) {
     return c;
 }
 
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * NS_PER_S + (uint64_t)t.tv_nsec;
+}
+
 static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
+    if (ds->nonfinite)
+        hld_warn("stream of %s: %llu non-finite samples zeroed", ds->name,
+                 (unsigned long long)ds->nonfinite);
+    if (ds->owner && ds->budget_bytes) {
+        hld_sounds_unreserve(ds->owner, ds->budget_bytes);
+        atomic_fetch_sub_explicit(&ds->owner->stream_bytes, ds->budget_bytes, memory_order_relaxed);
+    }
     if (ds->sf) sf_close(ds->sf);
     if (ds->soxr) soxr_delete(ds->soxr);
     free(ds->dec);
@@ -61,28 +74,40 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
     atomic_fetch_sub_explicit(&p->active, 1, memory_order_relaxed);
 }
 
-/* Writes n frames of ds->out (or src) to the ring, resampling first if needed. */
-static void emit(hld_dstream_t *ds, const float *in, uint32_t n) {
-    if (!ds->soxr) {
-        ds->written += hl_stream_write(&ds->stream, in, n);
-        return;
-    }
+/* Resamples the decoded frames soxr has not taken yet (pend_n from
+ * pend_off in dec) into at most out_cap frames of the ring. soxr takes only
+ * as much input as out_cap can hold (idone): the rest stays pending for the
+ * next step, never dropped. */
+static void emit_pending(hld_dstream_t *ds) {
     size_t idone = 0, odone = 0;
-    soxr_process(ds->soxr, in, n, &idone, ds->out, ds->out_cap, &odone);
+    soxr_process(ds->soxr, ds->dec + (size_t)ds->pend_off * ds->ch, ds->pend_n, &idone, ds->out,
+                 ds->out_cap, &odone);
     if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+    if (idone > ds->pend_n || (idone == 0 && odone == 0)) idone = ds->pend_n; /* never spin */
+    ds->pend_off += (uint32_t)idone;
+    ds->pend_n -= (uint32_t)idone;
+    if (ds->pend_n == 0) ds->pend_off = 0;
 }
 
-/* A loop jump: remember where it is in the ring, publish the count. */
+/* A loop jump: remember where it is in the ring, publish the count. One
+ * writer (the thread filling the stream); readers use the seqlock: seq is
+ * odd while the three fields change, so no reader takes a mix of two jumps. */
 static void mark_jump(hld_dstream_t *ds) {
+    uint32_t q = atomic_load_explicit(&ds->seq, memory_order_relaxed);
+    atomic_store_explicit(&ds->seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release); /* odd before any field changes */
     uint32_t n = atomic_load_explicit(&ds->jumps, memory_order_relaxed);
     atomic_store_explicit(&ds->jump_at[n % HLD_LOOP_MARKS], ds->written, memory_order_relaxed);
     atomic_store_explicit(&ds->loops_now, ds->loops_left, memory_order_relaxed);
-    atomic_store_explicit(&ds->jumps, n + 1, memory_order_release);
+    atomic_store_explicit(&ds->jumps, n + 1, memory_order_relaxed);
+    atomic_store_explicit(&ds->seq, q + 2, memory_order_release);
 }
 
 int64_t hld_dstream_loops_left(hld_dstream_t *ds) {
     for (;;) {
-        uint32_t n = atomic_load_explicit(&ds->jumps, memory_order_acquire);
+        uint32_t q = atomic_load_explicit(&ds->seq, memory_order_acquire);
+        if (q & 1) continue; /* a jump is being published */
+        uint32_t n = atomic_load_explicit(&ds->jumps, memory_order_relaxed);
         int64_t left = atomic_load_explicit(&ds->loops_now, memory_order_relaxed);
         uint64_t heard = hl_stream_consumed(&ds->stream);
         if (left >= 0) {
@@ -93,7 +118,7 @@ int64_t hld_dstream_loops_left(hld_dstream_t *ds) {
                     left++; /* jumped ahead of the listener: that pass is still to come */
         }
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&ds->jumps, memory_order_relaxed) == n) return left;
+        if (atomic_load_explicit(&ds->seq, memory_order_relaxed) == q) return left;
     }
 }
 
@@ -115,6 +140,10 @@ static void crossfade(hld_dstream_t *ds, uint64_t from, uint32_t n) {
 /* One decode step: a chunk of source frames, a loop jump, or the end. The
  * caller made sure the ring has room for out_cap frames. */
 static void decode_step(hld_dstream_t *ds) {
+    if (ds->pend_n) { /* what the resampler could not take last step comes first */
+        emit_pending(ds);
+        return;
+    }
     if (ds->flushing) { /* end of input: drain the resampler's tail */
         size_t odone = 0;
         soxr_process(ds->soxr, NULL, 0, NULL, ds->out, ds->out_cap, &odone);
@@ -128,13 +157,20 @@ static void decode_step(hld_dstream_t *ds) {
     int looping = ds->loops_left != 0 && ds->pos <= ds->loop_end;
     uint64_t limit = looping ? ds->loop_end : ds->src_frames;
     uint64_t want = limit > ds->pos ? limit - ds->pos : 0;
-    if (want > HLD_STREAM_CHUNK) want = HLD_STREAM_CHUNK;
+    if (want > ds->step) want = ds->step;
     sf_count_t got = want ? sf_readf_float(ds->sf, ds->dec, (sf_count_t)want) : 0;
     if (got > 0) {
+        ds->nonfinite += hld_sanitize(ds->dec, (size_t)got * ds->src_ch);
         if (ds->src_ch > 2) hld_downmix(ds->dec, (uint32_t)got, ds->src_ch);
         if (looping && ds->xfade) crossfade(ds, ds->pos, (uint32_t)got);
         ds->pos += (uint64_t)got;
-        emit(ds, ds->dec, (uint32_t)got);
+        if (!ds->soxr) {
+            ds->written += hl_stream_write(&ds->stream, ds->dec, (uint32_t)got);
+            return;
+        }
+        ds->pend_off = 0;
+        ds->pend_n = (uint32_t)got;
+        emit_pending(ds);
         return;
     }
     if (looping && ds->pos > ds->loop_start &&
@@ -197,6 +233,7 @@ static int read_xfade(hld_dstream_t *ds) {
         if (want > HLD_STREAM_CHUNK) want = HLD_STREAM_CHUNK;
         sf_count_t got = sf_readf_float(ds->sf, ds->dec, (sf_count_t)want);
         if (got <= 0) return prime_fail(ds, HELIOD_EDECODE, "cannot decode the streamed file");
+        ds->nonfinite += hld_sanitize(ds->dec, (size_t)got * ds->src_ch);
         if (ds->src_ch > 2) hld_downmix(ds->dec, (uint32_t)got, ds->src_ch);
         memcpy(ds->xbuf + (size_t)done * ds->ch, ds->dec, (size_t)got * ds->ch * sizeof(float));
         done += (uint32_t)got;
@@ -204,21 +241,28 @@ static int read_xfade(hld_dstream_t *ds) {
     return 0;
 }
 
-/* The job (a decoder thread, which owns ds until it is queued as done):
+/* The job (an opener thread, which owns ds until it is queued as done):
  * opens the file, sets up the resampler, the ring and the loop, seeks and
  * prefills. Returns 0, or an error with ds->status/msg set. */
-static int prime(hld_dstream_t *ds) {
+static int prime(hld_decoder_t *p, hld_dstream_t *ds) {
     SF_INFO info = {0};
     char m[HL_MAX_MSG + 1];
+    if (p->test_delay_ms && strstr(ds->path, p->test_delay_match)) { /* tests only */
+        struct timespec t = {(time_t)(p->test_delay_ms / 1000),
+                             (long)(p->test_delay_ms % 1000) * (long)NS_PER_MS};
+        while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+        }
+    }
     int fd = hld_sound_open(ds->path, m, sizeof m); /* a FIFO now would block this thread */
     if (fd < 0) return prime_fail(ds, fd, m);
     ds->sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
-    if (!ds->sf) {
-        snprintf(m, sizeof m, "cannot open the streamed file %s: %s", ds->path, sf_strerror(NULL));
+    if (!ds->sf) { /* not sf_strerror(NULL): a buffer every thread shares */
+        snprintf(m, sizeof m, "cannot open the streamed file %s: %s", ds->path,
+                 sf_error_number(sf_error(NULL)));
         return prime_fail(ds, HELIOD_EFILE, m);
     }
-    if (info.channels < 1 || info.samplerate < 1 || info.frames <= 0)
-        return prime_fail(ds, HELIOD_EDECODE, "the streamed file has no audio");
+    int rc = hld_sound_check_info(&info, 1, m, sizeof m);
+    if (rc < 0) return prime_fail(ds, rc, m);
     ds->src_ch = (uint32_t)info.channels;
     ds->ch = ds->src_ch > 2 ? 2 : ds->src_ch;
     ds->src_rate = (uint32_t)info.samplerate;
@@ -227,8 +271,15 @@ static int prime(hld_dstream_t *ds) {
     if (ds->loop_start >= ds->loop_end || ds->start >= ds->src_frames)
         return prime_fail(ds, HELIOD_EDECODE, "the streamed file is shorter than when loaded");
     if (ds->xfade > ds->loop_start || ds->xfade > ds->loop_end - ds->loop_start) ds->xfade = 0;
+    /* a step's output is about HLD_STREAM_CHUNK engine frames whatever the
+     * ratio: upsampling reads fewer source frames per step */
     double ratio = (double)ds->rate / ds->src_rate;
-    ds->out_cap = (uint32_t)ceil(HLD_STREAM_CHUNK * ratio) + HLD_STREAM_SLACK;
+    ds->step = HLD_STREAM_CHUNK;
+    if (ratio > 1.0) {
+        ds->step = (uint32_t)(HLD_STREAM_CHUNK / ratio);
+        if (ds->step < 16) ds->step = 16;
+    }
+    ds->out_cap = (uint32_t)ceil(ds->step * ratio) + HLD_STREAM_SLACK;
     if (ds->src_rate != ds->rate) {
         soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
         soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0); /* as the preload path */
@@ -239,14 +290,26 @@ static int prime(hld_dstream_t *ds) {
     uint32_t cap = pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
     uint64_t least = 2 * (uint64_t)ds->out_cap + HLD_STREAM_PREFILL; /* prefill + a step */
     if (cap < least) cap = pow2_at_least(least);
-    size_t bytes = hl_stream_size(cap, ds->ch);
-    ds->storage = bytes ? aligned_alloc(64, (bytes + 63) / 64 * 64) : NULL;
-    ds->dec = malloc((size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float));
-    ds->out = malloc((size_t)ds->out_cap * ds->ch * sizeof(float));
+    size_t bytes = (hl_stream_size(cap, ds->ch) + 63) / 64 * 64;
+    size_t dec_bytes = (size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float);
+    size_t out_bytes = (size_t)ds->out_cap * ds->ch * sizeof(float);
+    int want_xfade = ds->xfade && ds->loops_left != 0;
+    size_t xf_bytes = want_xfade ? (size_t)ds->xfade * ds->ch * sizeof(float) : 0;
+    uint64_t total = (uint64_t)bytes + dec_bytes + out_bytes + xf_bytes;
+    if (ds->owner) { /* counted against --max-sample-mb while the stream exists */
+        if (hld_sounds_reserve(ds->owner, total) != 0)
+            return prime_fail(ds, HELIOD_ENOMEM,
+                              "over the sample memory limit (--max-sample-mb) for the stream");
+        ds->budget_bytes = total;
+        atomic_fetch_add_explicit(&ds->owner->stream_bytes, total, memory_order_relaxed);
+    }
+    ds->storage = bytes ? aligned_alloc(64, bytes) : NULL;
+    ds->dec = malloc(dec_bytes);
+    ds->out = malloc(out_bytes);
     if (!ds->storage || !ds->dec || !ds->out ||
         hl_stream_init(&ds->stream, ds->storage, cap, ds->ch) != 0)
         return prime_fail(ds, HELIOD_ENOMEM, "out of memory for the stream");
-    if (ds->xfade && ds->loops_left != 0 && read_xfade(ds) != 0) return ds->status;
+    if (want_xfade && read_xfade(ds) != 0) return ds->status;
     if ((ds->start || ds->xfade) && sf_seek(ds->sf, (sf_count_t)ds->start, SEEK_SET) < 0)
         return prime_fail(ds, HELIOD_EDECODE, "cannot seek in the streamed file");
     ds->pos = ds->start;
@@ -267,11 +330,8 @@ static void done_push(hld_decoder_t *p, hld_dstream_t *ds) {
     p->done_tail = ds;
 }
 
-/* Runs one queued open (lock held on entry and exit, dropped meanwhile). */
-static void run_job(hld_decoder_t *p, hld_dstream_t *ds) {
-    pthread_mutex_unlock(&p->lock);
-    int rc = prime(ds);
-    pthread_mutex_lock(&p->lock);
+/* A finished open (lock held): into a slot of the pool, then answered. */
+static void finish_job(hld_decoder_t *p, hld_dstream_t *ds, int rc) {
     if (rc == 0) {
         for (int i = 0; i < HL_MAX_STREAMS; i++) { /* active <= HL_MAX_STREAMS: one is free */
             if (!p->slots[i]) {
@@ -286,6 +346,33 @@ static void run_job(hld_decoder_t *p, hld_dstream_t *ds) {
     if (p->notify) p->notify(p->notify_user);
 }
 
+#define TIMEOUT_MSG "opening the streamed file took longer than the open budget (2 s)"
+
+/* Answers ds ETIMEDOUT (lock held). Its opener, if any, still holds it
+ * (busy): hld_dstream_release then only marks it, and the opener frees it. */
+static void answer_timeout(hld_decoder_t *p, hld_dstream_t *ds) {
+    ds->timed_out = 1;
+    atomic_fetch_add_explicit(&p->open_timeouts, 1, memory_order_relaxed);
+    done_push(p, ds);
+    if (p->notify) p->notify(p->notify_user);
+}
+
+static void *opener_main(void *arg);
+
+/* Starts an opener thread in place i (lock held). 0 or -1. */
+static int spawn_opener(hld_decoder_t *p, int i) {
+    hld_opener_t *o = calloc(1, sizeof *o);
+    if (!o) return -1;
+    o->p = p;
+    o->index = i;
+    if (pthread_create(&o->th, NULL, opener_main, o) != 0) {
+        free(o);
+        return -1;
+    }
+    p->openers[i] = o;
+    return 0;
+}
+
 static hld_dstream_t *job_pop(hld_decoder_t *p) {
     hld_dstream_t *ds = p->jobs;
     if (ds) {
@@ -295,17 +382,82 @@ static hld_dstream_t *job_pop(hld_decoder_t *p) {
     return ds;
 }
 
+/* An opener: takes the oldest queued open and runs it. One that the
+ * watchdog abandoned meanwhile (its open timed out) frees the stream if it
+ * was released already, starts a fresh opener in an empty place, and ends. */
+static void *opener_main(void *arg) {
+    hld_opener_t *o = arg;
+    hld_decoder_t *p = o->p;
+    pthread_mutex_lock(&p->lock);
+    while (!p->quit && !o->abandoned) {
+        hld_dstream_t *ds = job_pop(p);
+        if (!ds) {
+            pthread_cond_wait(&p->open_cond, &p->lock);
+            continue;
+        }
+        o->job = ds;
+        o->started_ns = now_ns();
+        ds->busy = 1;
+        pthread_mutex_unlock(&p->lock);
+        int rc = prime(p, ds);
+        pthread_mutex_lock(&p->lock);
+        o->job = NULL;
+        ds->busy = 0;
+        if (!o->abandoned) {
+            finish_job(p, ds, rc);
+            continue;
+        }
+        if (ds->detach) dstream_free(p, ds); /* else hld_dstream_release frees it */
+    }
+    if (o->abandoned) {
+        p->abandoned--;
+        for (int i = 0; i < HLD_OPEN_THREADS && !p->quit; i++)
+            if (!p->openers[i]) spawn_opener(p, i);
+        pthread_cond_broadcast(&p->open_cond); /* hld_decoder_stop may wait for this */
+        pthread_mutex_unlock(&p->lock);
+        free(o);
+        return NULL;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* The open budget (lock held; decoding threads call it every pass): opens
+ * queued or running for longer than HLD_OPEN_TIMEOUT_MS are answered
+ * ETIMEDOUT; a running one's opener is abandoned and replaced while at most
+ * HLD_OPEN_ABANDON_MAX are. */
+static void check_opens(hld_decoder_t *p) {
+    const uint64_t now = now_ns(), budget = HLD_OPEN_TIMEOUT_MS * NS_PER_MS;
+    int live = 0;
+    for (int i = 0; i < HLD_OPEN_THREADS; i++) {
+        hld_opener_t *o = p->openers[i];
+        if (o) live++;
+        if (!o || !o->job || now - o->started_ns <= budget) continue;
+        hld_dstream_t *ds = o->job;
+        o->abandoned = 1;
+        o->job = NULL;
+        p->openers[i] = NULL;
+        p->abandoned++;
+        pthread_detach(o->th);
+        hld_warn("stream open of %s: no answer after %d ms, its thread is left behind (%d)",
+                 ds->path, HLD_OPEN_TIMEOUT_MS, p->abandoned);
+        answer_timeout(p, ds);
+        if (p->abandoned <= HLD_OPEN_ABANDON_MAX && spawn_opener(p, i) == 0) live++;
+        live--;
+    }
+    /* a burst of queued opens waits its turn; only with no opener left (all
+     * abandoned, at the cap) does the queue itself time out */
+    while (!live && p->jobs && now - p->jobs->queued_ns > budget)
+        answer_timeout(p, job_pop(p));
+}
+
 static void *decoder_main(void *arg) {
     thread_arg_t *a = arg;
     hld_decoder_t *p = a->p;
     pthread_mutex_lock(&p->lock);
     while (!p->quit) {
         int worked = 0;
-        hld_dstream_t *job = job_pop(p);
-        if (job) {
-            run_job(p, job);
-            worked = 1;
-        }
+        check_opens(p);
         for (int i = 0; i < HL_MAX_STREAMS && !p->quit; i++) {
             hld_dstream_t *ds = p->slots[i];
             if (!ds || !needs_work(ds)) continue;
@@ -322,7 +474,7 @@ static void *decoder_main(void *arg) {
         }
         atomic_fetch_add_explicit(&p->wakeups, 1, memory_order_relaxed);
         atomic_store_explicit(&p->cpu_ns[a->index], thread_cpu_ns(), memory_order_relaxed);
-        if (worked || p->quit || p->jobs) continue;
+        if (worked || p->quit) continue;
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         uint64_t ns = (uint64_t)until.tv_nsec + HLD_DECODER_WAIT_MS * NS_PER_MS;
@@ -337,10 +489,22 @@ static void *decoder_main(void *arg) {
 int hld_decoder_start(hld_decoder_t *p, uint32_t engine_rate) {
     memset(p, 0, sizeof *p);
     p->rate = engine_rate;
+    const char *td = getenv("HELIOD_TEST_OPEN_DELAY"); /* "MS:TEXT", tests only (decoder.h) */
+    if (td) {
+        char *end = NULL;
+        unsigned long ms = strtoul(td, &end, 10);
+        if (end && *end == ':' && end[1] && ms > 0 && ms < 600000) {
+            p->test_delay_ms = (uint32_t)ms;
+            snprintf(p->test_delay_match, sizeof p->test_delay_match, "%s", end + 1);
+            hld_warn("HELIOD_TEST_OPEN_DELAY: opens of *%s* sleep %lu ms (tests only)",
+                     p->test_delay_match, ms);
+        }
+    }
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    if (pthread_mutex_init(&p->lock, NULL) != 0 || pthread_cond_init(&p->cond, &ca) != 0) {
+    if (pthread_mutex_init(&p->lock, NULL) != 0 || pthread_cond_init(&p->cond, &ca) != 0 ||
+        pthread_cond_init(&p->open_cond, &ca) != 0) {
         pthread_condattr_destroy(&ca);
         return HELIOD_EIO;
     }
@@ -354,6 +518,16 @@ int hld_decoder_start(hld_decoder_t *p, uint32_t engine_rate) {
         }
         p->nthreads++;
     }
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < HLD_OPEN_THREADS; i++) {
+        if (spawn_opener(p, i) != 0) {
+            pthread_mutex_unlock(&p->lock);
+            hld_error("cannot start stream opener thread %d: %s", i, strerror(errno));
+            hld_decoder_stop(p);
+            return HELIOD_EIO;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
     return 0;
 }
 
@@ -363,10 +537,42 @@ void hld_decoder_stop(hld_decoder_t *p) {
     p->quit = 1;
     p->notify = NULL;
     pthread_cond_broadcast(&p->cond);
+    pthread_cond_broadcast(&p->open_cond);
+    hld_opener_t *op[HLD_OPEN_THREADS];
+    for (int i = 0; i < HLD_OPEN_THREADS; i++) {
+        op[i] = p->openers[i];
+        p->openers[i] = NULL;
+        if (op[i] && op[i]->job) { /* still opening: not waited for (it may hang) */
+            hld_opener_t *o = op[i];
+            hld_dstream_t *ds = o->job;
+            o->abandoned = 1;
+            o->job = NULL;
+            p->abandoned++;
+            pthread_detach(o->th);
+            answer_timeout(p, ds);
+            op[i] = NULL;
+        }
+    }
     pthread_mutex_unlock(&p->lock);
     for (int i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
     p->nthreads = 0;
+    for (int i = 0; i < HLD_OPEN_THREADS; i++) {
+        if (!op[i]) continue;
+        pthread_join(op[i]->th, NULL); /* idle: it sees quit at once */
+        free(op[i]);
+    }
+    /* abandoned openers: give them the open budget to come back, then leave
+     * them (and the lock they will take) to the process's exit */
+    pthread_mutex_lock(&p->lock);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += HLD_OPEN_TIMEOUT_MS / 1000 + 1;
+    while (p->abandoned > 0 &&
+           pthread_cond_timedwait(&p->open_cond, &p->lock, &until) != ETIMEDOUT) {
+    }
+    int left = p->abandoned;
+    pthread_mutex_unlock(&p->lock);
     /* opens never run: answer them (their callbacks release the streams) */
     hld_dstream_t *ds;
     while ((ds = job_pop(p))) {
@@ -378,8 +584,13 @@ void hld_decoder_stop(hld_decoder_t *p) {
         if (p->slots[i]) dstream_free(p, p->slots[i]);
         p->slots[i] = NULL;
     }
-    pthread_cond_destroy(&p->cond);
-    pthread_mutex_destroy(&p->lock);
+    if (left) {
+        hld_warn("%d stream opens still hung at exit", left);
+    } else {
+        pthread_cond_destroy(&p->cond);
+        pthread_cond_destroy(&p->open_cond);
+        pthread_mutex_destroy(&p->lock);
+    }
     p->rate = 0;
 }
 
@@ -397,6 +608,9 @@ int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *
     }
     atomic_fetch_add_explicit(&p->active, 1, memory_order_relaxed);
     ds->snd = snd;
+    ds->owner = snd ? snd->owner : NULL;
+    if (snd) snprintf(ds->name, sizeof ds->name, "%s", snd->name);
+    ds->queued_ns = now_ns();
     ds->slot = -1;
     ds->path = path;
     ds->rate = p->rate;
@@ -415,7 +629,7 @@ int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *
         p->jobs = ds;
     p->jobs_tail = ds;
     p->jobs_queued++;
-    pthread_cond_signal(&p->cond);
+    pthread_cond_signal(&p->open_cond);
     pthread_mutex_unlock(&p->lock);
     return 0;
 }
@@ -431,7 +645,10 @@ int hld_decoder_complete(hld_decoder_t *p) {
         ds->job_next = NULL;
         p->jobs_queued--;
         n++;
-        ds->done(ds->done_user, ds, ds->status, ds->status < 0 ? ds->msg : NULL);
+        if (ds->timed_out) /* its opener may still write status and msg: not read here */
+            ds->done(ds->done_user, ds, HELIOD_ETIMEDOUT, TIMEOUT_MSG);
+        else
+            ds->done(ds->done_user, ds, ds->status, ds->status < 0 ? ds->msg : NULL);
         ds = next;
     }
     return n;
@@ -474,4 +691,8 @@ double hld_decoder_cpu_s(hld_decoder_t *p) {
 
 uint64_t hld_decoder_wakeups(hld_decoder_t *p) {
     return atomic_load_explicit(&p->wakeups, memory_order_relaxed);
+}
+
+uint64_t hld_decoder_open_timeouts(hld_decoder_t *p) {
+    return atomic_load_explicit(&p->open_timeouts, memory_order_relaxed);
 }

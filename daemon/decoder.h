@@ -30,6 +30,33 @@
  * real-time); the notify hook (uv_async_send in the daemon) is called with
  * the lock held so hld_decoder_set_notify(p, NULL, NULL) is a clean cut-off.
  *
+ * Opens are not run by the decoding threads: HLD_OPEN_THREADS opener threads
+ * take the jobs, so a slow or hung open (a dead network mount, a disk
+ * retrying) never stops the streams already playing. Every open has a time
+ * budget, HLD_OPEN_TIMEOUT_MS from when an opener took it: the decoding
+ * threads (they wake every HLD_DECODER_WAIT_MS) answer an open past it
+ * ETIMEDOUT and abandon its opener thread (detached; the stream object stays
+ * with it and is freed when the open finally returns, through the usual
+ * busy/detach handshake); a fresh opener takes its place while at most
+ * HLD_OPEN_ABANDON_MAX threads are abandoned. Past that the place stays
+ * empty until an abandoned thread comes back and starts a fresh opener in
+ * it; with no opener left at all, queued opens are answered ETIMEDOUT after
+ * the same budget (a burst of opens otherwise just waits its turn). So hung
+ * opens hold at most HLD_OPEN_THREADS + HLD_OPEN_ABANDON_MAX threads (and
+ * their file descriptors), and never a decoding thread.
+ *
+ * Test-only hook: HELIOD_TEST_OPEN_DELAY="MS:TEXT", read once by
+ * hld_decoder_start, makes every open of a path containing TEXT sleep MS
+ * milliseconds first (a slow disk without a slow disk). Unset, it costs
+ * nothing; it is not an option and not documented for users.
+ *
+ * Memory: a stream's ring, decode, resampler-output and crossfade buffers are
+ * reserved from the sounds' sample budget (--max-sample-mb, sounds.c
+ * hld_sounds_reserve) before they are allocated and given back when it is
+ * freed; a decode step reads at most ceil(HLD_STREAM_CHUNK / ratio) source
+ * frames so its output, and the ring, stay bounded at any file rate (the
+ * file's rate is within HLD_MIN_SRC_RATE..HLD_MAX_SRC_RATE anyway).
+ *
  * Lifecycle handshake: a stream is freed only once the mixer handed it back
  * (the main thread calls hld_dstream_release after ENDED / STREAM_RETIRED, or
  * after a play that the mixer refused, or from the done callback of an open
@@ -61,10 +88,15 @@ typedef struct hld_dstream {
      * the ring (the mixer's consumed count tells which jumps were heard) */
     _Atomic int64_t loops_now;
     _Atomic uint32_t jumps;
+    _Atomic uint32_t seq; /* seqlock over loops_now, jumps, jump_at: odd while written */
     _Atomic uint64_t jump_at[HLD_LOOP_MARKS];
     uint64_t written; /* decoder side: frames written to the ring */
     /* asynchronous open: set by the main thread before queuing, then the job's */
     const char *path;
+    struct hld_sounds *owner;   /* the budget its buffers count against (NULL: none) */
+    char name[HL_MAX_NAME + 1]; /* the sound's, for the log (snd may go before ds) */
+    uint64_t queued_ns;         /* when the open was queued (its deadline's start) */
+    int timed_out;              /* pool lock: answered ETIMEDOUT, the opener still holds it */
     uint64_t start;
     uint32_t xfade; /* loop crossfade, source frames (0 = none) */
     float *xbuf;    /* the xfade frames before loop_start, ch channels */
@@ -77,6 +109,10 @@ typedef struct hld_dstream {
     SNDFILE *sf;
     soxr_t soxr;
     uint32_t src_ch, ch, src_rate, rate, out_cap;
+    uint32_t step;             /* source frames per decode step: out_cap bounded at any rate */
+    uint32_t pend_off, pend_n; /* decoded frames in dec the resampler has not taken yet */
+    uint64_t budget_bytes;     /* reserved from owner while it exists */
+    uint64_t nonfinite;        /* NaN/Inf samples zeroed (logged when freed) */
     uint64_t src_frames, pos, loop_start, loop_end;
     int64_t loops_left; /* -1 forever, N more passes, 0 none */
     int flushing, eos;
@@ -85,11 +121,25 @@ typedef struct hld_dstream {
     int slot, busy, detach;
 } hld_dstream_t;
 
-typedef struct {
+/* One opener thread (heap: an abandoned one keeps its record). */
+typedef struct hld_opener {
+    struct hld_decoder *p;
+    pthread_t th;
+    int index;           /* in p->openers while it is not abandoned */
+    int abandoned;       /* pool lock: its open timed out, the pool moved on */
+    hld_dstream_t *job;  /* pool lock: the open it runs, or NULL */
+    uint64_t started_ns; /* when it took job */
+} hld_opener_t;
+
+typedef struct hld_decoder {
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t cond, open_cond;
     pthread_t threads[HLD_DECODER_THREADS];
     int nthreads, quit;
+    hld_opener_t *openers[HLD_OPEN_THREADS]; /* NULL: none in that place (abandoned at the cap) */
+    int abandoned;                           /* opener threads stuck in a timed-out open */
+    uint32_t test_delay_ms;                  /* HELIOD_TEST_OPEN_DELAY (tests only) */
+    char test_delay_match[64];
     uint32_t rate;
     hld_dstream_t *slots[HL_MAX_STREAMS];
     hld_dstream_t *jobs, *jobs_tail; /* opens waiting for a decoder thread (FIFO) */
@@ -100,6 +150,7 @@ typedef struct {
     _Atomic uint32_t active;  /* streams allocated and not yet freed */
     _Atomic uint64_t wakeups; /* decoder thread passes over the pool */
     _Atomic uint64_t cpu_ns[HLD_DECODER_THREADS];
+    _Atomic uint64_t open_timeouts; /* opens answered ETIMEDOUT */
 } hld_decoder_t;
 
 /* Where and how a stream voice plays: positions in SOURCE frames. */
@@ -123,7 +174,8 @@ void hld_decoder_stop(hld_decoder_t *p);
  * (HLD_STREAM_PREFILL frames, or the whole sound if shorter) and in the
  * pool, which keeps filling it; else a negative HELIOD_* code (HELIOD_EFILE,
  * HELIOD_EDECODE, HELIOD_ENOMEM, HELIOD_ESHUTDOWN when the pool stopped
- * first) and a message. Either way the callee owns ds: it hands it to the
+ * first, HELIOD_ETIMEDOUT when the open took longer than
+ * HLD_OPEN_TIMEOUT_MS) and a message. Either way the callee owns ds: it hands it to the
  * mixer or calls hld_dstream_release (msg lives in ds: use it before
  * that). Runs on the main thread. */
 typedef void (*hld_open_done_fn)(void *user, hld_dstream_t *ds, int status, const char *msg);
@@ -165,6 +217,8 @@ static inline hld_dstream_t *hld_dstream_from(hl_stream_t *s) {
 uint32_t hld_decoder_active(hld_decoder_t *p);
 double hld_decoder_cpu_s(hld_decoder_t *p);
 uint64_t hld_decoder_wakeups(hld_decoder_t *p);
+/* Opens answered ETIMEDOUT so far. Any thread. */
+uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);
 
 /* Downmix (sounds.c): interleaved frames of ch > 2 channels to stereo, in place. */
 void hld_downmix(float *d, uint32_t frames, uint32_t ch);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "device.h"
 #include "hl_config.h"
 #include "hl_dsp.h"
 #include "hl_limits.h"
@@ -176,6 +177,8 @@ static int op_load(hld_req_t *q) {
     hl_load_t m;
     hl_get_load(&q->r, &m);
     if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (m.path[0] != '/') /* the daemon's working directory is not the client's */
+        return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
     load_ctx_t *lc = malloc(sizeof *lc);
     if (!lc) return hld_fail(q, HELIOD_ENOMEM, NULL);
     *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags};
@@ -277,24 +280,6 @@ static int op_listener(hld_req_t *q) {
     return hld_reply_ok(q);
 }
 
-static int op_devices(hld_req_t *q) {
-    if (!hld_body_ok(q)) return CLOSE_CONN;
-    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    static hl_device_info_t devs[HL_MAX_LIST];
-    size_t total = 0;
-    int n = hld_pa_list_devices(devs, HL_MAX_LIST, &total, q->c->d->engine.backend.device_index);
-    if (n < 0) n = 0; /* no PortAudio: an empty list, not an error */
-    hld_list_t l;
-    hld_list_begin(&l, q);
-    for (int i = 0; i < n; i++) {
-        size_t before = q->w.len;
-        hl_put_device_info(&q->w, &devs[i]);
-        if (hld_list_entry_done(&l, before)) break;
-    }
-    if (total > (size_t)n) l.head.truncated = 1;
-    return hld_list_end(&l);
-}
-
 static int op_stats(hld_req_t *q) {
     hl_stats_req_t m = {0};
     if (q->r.len) hl_get_stats_req(&q->r, &m); /* an empty body means no flags */
@@ -359,7 +344,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_SET] = hld_op_set,
     [HL_OP_LISTENER] = op_listener,
     [HL_OP_VOICES] = hld_op_voices,
-    [HL_OP_DEVICES] = op_devices,
+    [HL_OP_DEVICES] = hld_op_devices, /* device.c: from the worker's cache */
     [HL_OP_STATS] = op_stats,
     [HL_OP_SUBSCRIBE] = op_subscribe,
     [HL_OP_BUS] = op_bus,
@@ -369,6 +354,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CUES] = hld_op_cues,
     [HL_OP_CUES_LOAD] = hld_op_cues_load,
     [HL_OP_EMITTER] = hld_op_emitter,
+    [HL_OP_DEVICE] = hld_op_device,
 };
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

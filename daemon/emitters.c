@@ -47,18 +47,21 @@ int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const flo
         s.mask |= HL_MIX_SET_VEL;
         memcpy(s.vel, vel, sizeof s.vel);
     }
-    int busy = 0;
+    /* one command per real voice: all of them fit or nothing moves */
+    uint64_t need = 0;
+    for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next)
+        need += s.mask && vm->lv[i].real && vm->lv[i].mix;
+    if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY;
     for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next) {
         hld_lvoice_t *v = &vm->lv[i];
-        if (v->real && v->mix && hl_mixer_set(vm->mx, v->mix, &s, now_ns) == HELIOD_EBUSY)
-            busy = 1; /* the tick's ranking still sees the new position */
+        if (s.mask && v->real && v->mix) (void)hl_mixer_set(vm->mx, v->mix, &s, now_ns);
         if (s.mask & HL_MIX_SET_POS) memcpy(v->p.pos, s.pos, sizeof v->p.pos);
         if (s.mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s.vel, sizeof v->p.vel);
     }
     if (mask & HL_EM_POS) memcpy(em->pos, pos, sizeof em->pos);
     if (mask & HL_EM_VEL) memcpy(em->vel, vel, sizeof em->vel);
     vm->dirty = 1;
-    return busy ? HELIOD_EBUSY : 0;
+    return 0;
 }
 
 static void emitter_free(hld_vm_t *vm, hld_emitter_t *em) {
@@ -69,6 +72,11 @@ static void emitter_free(hld_vm_t *vm, hld_emitter_t *em) {
 }
 
 int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns) {
+    /* one command per real voice: all of them fit or nothing stops */
+    uint64_t need = 0;
+    for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next)
+        need += vm->lv[i].real && vm->lv[i].mix;
+    if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY;
     int count = 0;
     while (em->first != HLD_NIL) {
         hld_lvoice_t *v = &vm->lv[em->first];

@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 
@@ -35,13 +36,43 @@ static double hist_value(unsigned b) {
     return (lo + hi) / 2;
 }
 
+/* The output fade of device switches: a linear ramp towards the target; free
+ * once settled at 1, a memset at 0. */
+static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
+    int target = atomic_load_explicit(&e->fade_target, memory_order_acquire);
+    float g = e->fade_gain;
+    if (target && g >= 1.0f) return;
+    if (!target && g <= 0.0f) {
+        memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float));
+        atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
+        return;
+    }
+    float step = target ? e->fade_step : -e->fade_step;
+    for (uint32_t i = 0; i < frames; i++) {
+        g += step;
+        g = g < 0.0f ? 0.0f : g > 1.0f ? 1.0f : g;
+        for (unsigned c = 0; c < HLD_CHANNELS; c++)
+            out[i * HLD_CHANNELS + c] *= g;
+    }
+    e->fade_gain = g;
+    if (!target && g <= 0.0f) atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
+}
+
 /* The audio thread's whole job: called by the backend once per period. */
 static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t xrun) {
-    hld_engine_t *e = user;
+    hld_engine_port_t *port = user;
+    hld_engine_t *e = port->e;
+    if (port->gen != atomic_load_explicit(&e->active_gen, memory_order_acquire) ||
+        atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire)) {
+        memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float)); /* a retired backend */
+        return;
+    }
     heliod_rt_thread_flag = 1;
     uint64_t t0 = hld_now_ns();
+    atomic_store_explicit(&e->last_cb_ns, t0, memory_order_relaxed);
     hl_mixer_process_rt(e->mixer, out, frames, t0);
     if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
+    fade_rt(e, out, frames);
     uint64_t dur = hld_now_ns() - t0;
 
     atomic_fetch_add_explicit(&e->callbacks, 1, memory_order_relaxed);
@@ -55,21 +86,101 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     if (xrun & HLD_XRUN_UNDERFLOW)
         atomic_fetch_add_explicit(&e->underruns, 1, memory_order_relaxed);
     heliod_rt_thread_flag = 0;
+    atomic_store_explicit(&e->in_render, 0, memory_order_release);
+}
+
+int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device,
+                            hld_backend_t *out) {
+    uint32_t gen = ++e->next_gen;
+    hld_engine_port_t *port = &e->ports[gen % HLD_ENGINE_PORTS];
+    port->e = e;
+    port->gen = gen;
+    hld_backend_config_t bc = {
+        .rate = e->rate,
+        .period = e->period,
+        .device = device,
+        .render = engine_render_rt,
+        .user = port,
+    };
+    int rc = null_driver ? hld_backend_null_open(out, &bc) : hld_backend_pa_open(out, &bc);
+    if (rc == 0) out->gen = gen;
+    return rc;
+}
+
+static int open_backend_any(hld_engine_t *e, const hld_config_t *cfg) {
+    if (cfg->driver == HLD_DRIVER_NULL) return hld_engine_backend_open(e, 1, NULL, &e->backend);
+    int rc = hld_engine_backend_open(e, 0, cfg->device, &e->backend);
+    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO) return rc;
+    hld_warn("no usable PortAudio output device: using the null driver (no sound)");
+    return hld_engine_backend_open(e, 1, NULL, &e->backend);
 }
 
 static int open_backend(hld_engine_t *e, const hld_config_t *cfg) {
-    hld_backend_config_t bc = {
-        .rate = cfg->rate,
-        .period = cfg->period,
-        .device = cfg->device,
-        .render = engine_render_rt,
-        .user = e,
-    };
-    if (cfg->driver == HLD_DRIVER_NULL) return hld_backend_null_open(&e->backend, &bc);
-    int rc = hld_backend_pa_open(&e->backend, &bc);
-    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO) return rc;
-    hld_warn("no usable PortAudio output device: using the null driver (no sound)");
-    return hld_backend_null_open(&e->backend, &bc);
+    int rc = open_backend_any(e, cfg);
+    if (rc == 0) atomic_store(&e->active_gen, e->backend.gen);
+    return rc;
+}
+
+static void sleep_ns(uint64_t ns) {
+    struct timespec t = {.tv_sec = (time_t)(ns / HLD_NS_PER_S),
+                         .tv_nsec = (long)(ns % HLD_NS_PER_S)};
+    while (nanosleep(&t, &t) != 0) {
+    }
+}
+
+int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mutex_t *lock) {
+    int was_started = e->started;
+    if (was_started && !old_lost) {
+        /* fade out, then let the device play what it holds (the ramp's tail) */
+        atomic_store_explicit(&e->fade_silent, 0, memory_order_release);
+        atomic_store_explicit(&e->fade_target, 0, memory_order_release);
+        uint64_t deadline = hld_now_ns() + 100 * HLD_NS_PER_MS;
+        while (!atomic_load_explicit(&e->fade_silent, memory_order_acquire) &&
+               hld_now_ns() < deadline)
+            sleep_ns(HLD_NS_PER_MS);
+        double lat = e->backend.latency_s < 0.05 ? e->backend.latency_s : 0.05;
+        sleep_ns((uint64_t)(lat * HLD_NS_PER_S) + e->period_ns);
+    }
+    hld_backend_t old = e->backend;
+    old.dead = old_lost;
+    /* a lost backend is abandoned (not stopped): retire its generation */
+    atomic_store_explicit(&e->active_gen, nb->gen, memory_order_release);
+    if (was_started && !old_lost) hld_backend_stop(&old);
+    /* No audio thread runs now: this thread is the engine's audio thread until
+     * nb starts. Render the periods wall time passed since the last callback,
+     * silently (the recording gets them), so the engine clock keeps time. */
+    e->fade_gain = 0.0f;
+    atomic_store_explicit(&e->fade_target, 0, memory_order_release);
+    while (atomic_load_explicit(&e->in_render, memory_order_acquire)) /* a late stale callback */
+        sleep_ns(HLD_NS_PER_MS / 10);
+    if (was_started && e->scratch) {
+        uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
+        uint64_t now = hld_now_ns();
+        uint64_t gap = last && now > last ? now - last : 0;
+        uint64_t blocks = gap / e->period_ns;
+        blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
+        uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
+        if (blocks > cap) blocks = cap;
+        for (uint64_t i = 0; i < blocks; i++)
+            engine_render_rt(e, e->scratch, e->period, 0);
+    }
+    if (lock) pthread_mutex_lock(lock);
+    e->backend = *nb;
+    if (lock) pthread_mutex_unlock(lock);
+    atomic_store_explicit(&e->fade_target, 1, memory_order_release);
+    int rc = was_started ? hld_backend_start(&e->backend) : 0;
+    if (rc != 0) {
+        hld_backend_close(&e->backend);
+        if (lock) pthread_mutex_lock(lock);
+        e->backend = old;
+        e->backend.dead = 0;
+        if (lock) pthread_mutex_unlock(lock);
+        atomic_store_explicit(&e->active_gen, old.gen, memory_order_release);
+        if (!old_lost && hld_backend_start(&e->backend) != 0) e->started = 0;
+        return HELIOD_EIO;
+    }
+    if (!old_lost) hld_backend_close(&old); /* a lost one is leaked: PortAudio still holds it */
+    return 0;
 }
 
 int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
@@ -77,6 +188,9 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     e->rate = cfg->rate;
     e->period = cfg->period;
     e->period_ns = (uint64_t)cfg->period * HLD_NS_PER_S / cfg->rate;
+    e->fade_gain = 1.0f;
+    e->fade_step = 1.0f / ((float)cfg->rate * HLD_ENGINE_FADE_MS / 1000.0f);
+    atomic_store(&e->fade_target, 1);
     hl_mixer_config_t mc = {
         .rate = cfg->rate, .voices = cfg->voices, .speed_of_sound = cfg->speed_of_sound};
     size_t size = hl_mixer_size(&mc);
@@ -113,6 +227,11 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
             return rc;
         }
     }
+    e->scratch = calloc((size_t)cfg->period * HLD_CHANNELS, sizeof(float));
+    if (!e->scratch) {
+        hld_engine_close(e);
+        return HELIOD_ENOMEM;
+    }
     return 0;
 }
 
@@ -135,6 +254,8 @@ void hld_engine_close(hld_engine_t *e) {
     free(e->mem);
     e->mem = NULL;
     e->mixer = NULL;
+    free(e->scratch);
+    e->scratch = NULL;
 }
 
 static double percentile(const uint64_t *h, uint64_t total, double q) {

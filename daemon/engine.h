@@ -8,7 +8,12 @@
  *        hl_mixer_process_rt(out)   -> commands applied, voices mixed
  *        hld_recorder_write_rt(out) -> tap ring (never blocks)
  *        duration -> log-spaced histogram of relaxed atomics, max, sum
+ *        output fade (device switches): a linear ramp of HLD_ENGINE_FADE_MS
+ *          towards fade_target, after the record tap (the recording is not faded)
  *        heliod_rt_thread_flag = 0
+ *
+ * The mixer and the recorder do not depend on the backend: hld_engine_swap
+ * replaces the device under a running engine (device.c's worker calls it).
  *
  * The main thread reads the counters (p50/p99/max) and can restart them.
  * heliod_rt_thread_flag is exported (the executable links with
@@ -18,6 +23,7 @@
 #ifndef HLD_ENGINE_H
 #define HLD_ENGINE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -28,10 +34,22 @@
 #include "hld_limits.h"
 #include "recorder.h"
 
+#define HLD_ENGINE_PORTS 16 /* render ports: one per backend generation, reused round-robin */
+
 /* 1 on the audio thread while the render wrapper runs, else 0. */
 extern _Thread_local int heliod_rt_thread_flag;
 
+struct hld_engine;
+/* What a backend's render callback gets: the engine and the generation of
+ * the backend. Only the active generation renders; a stale one (a stream
+ * abandoned because its device died and PortAudio cannot stop it) outputs
+ * silence. */
 typedef struct {
+    struct hld_engine *e;
+    uint32_t gen;
+} hld_engine_port_t;
+
+typedef struct hld_engine {
     hl_mixer_t *mixer;
     void *mem;
     uint32_t rate, period;
@@ -44,6 +62,19 @@ typedef struct {
     _Atomic uint64_t overruns; /* callbacks that took longer than a period */
     uint64_t period_ns;        /* set before the audio thread starts */
     _Atomic uint64_t cb_hist[HLD_CB_HIST_BUCKETS];
+
+    _Atomic uint64_t last_cb_ns; /* CLOCK_MONOTONIC when the last callback began */
+    _Atomic uint32_t active_gen; /* the backend generation allowed to render */
+    atomic_int in_render;        /* one thread in the mixer at a time (never waits: skips) */
+    uint32_t next_gen;
+    hld_engine_port_t ports[HLD_ENGINE_PORTS];
+
+    /* output fade: the target is set by the thread that swaps backends; the
+     * gain belongs to the audio thread (and to the swapper while none runs) */
+    atomic_int fade_target; /* 1 = sound, 0 = silence */
+    atomic_int fade_silent; /* the audio thread reached 0 with target 0 */
+    float fade_gain, fade_step;
+    float *scratch; /* period x 2 floats: the frames rendered while no device runs */
 
     /* main thread: baselines taken by hld_engine_reset_stats */
     uint64_t base_callbacks, base_sum;
@@ -65,6 +96,8 @@ static inline uint64_t hld_now_ns(void) {
     return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
+#define HLD_ENGINE_FADE_MS 5.0f /* a device switch's fade-out and fade-in */
+
 /* Allocates the mixer, opens the backend chosen by cfg (auto falls back to
  * null with a warning) and the recorder. Returns 0 or a negative HELIOD_*
  * code after logging why. Main thread; the engine is not running yet. */
@@ -75,6 +108,24 @@ int hld_engine_start(hld_engine_t *e);
 void hld_engine_stop(hld_engine_t *e);
 /* Stops if needed and frees everything. Main thread. */
 void hld_engine_close(hld_engine_t *e);
+
+/* Opens a backend at the engine's rate and period that calls the engine's
+ * render: the null driver if null_driver, else PortAudio's device (NULL/""
+ * = the default output). 0 or the backend's error. Not started. */
+int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device,
+                            hld_backend_t *out);
+/* Replaces the running backend by nb: fades the output out over
+ * HLD_ENGINE_FADE_MS and lets the device play the fade, stops the old
+ * backend (a lost one is abandoned instead: PortAudio's JACK host API blocks
+ * for minutes stopping a stream whose server died; its generation is retired
+ * so a late callback renders silence and never enters the mixer), renders the periods
+ * that wall time passed meanwhile into a scratch buffer (so voice, stream and
+ * recording positions keep wall time), starts nb with a fade-in, closes the
+ * old one. The assignment of e->backend happens under `lock` (may be NULL).
+ * If nb does not start it is closed, the old backend is restarted (unless
+ * lost) and HELIOD_EIO returned. Never two audio threads at once. The thread
+ * that owns the backends (device worker). */
+int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mutex_t *lock);
 
 /* Callback-time and command-wait figures since start or the last reset. Main thread. */
 void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *out);

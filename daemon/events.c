@@ -18,11 +18,28 @@
  *            finalise the recording, answer the finished stream opens
  *            (ESHUTDOWN), close every connection and handle, and let uv_run
  *            return (opens still queued are answered by hld_decoder_stop).
+ *   t=750ms  if the process is still there (a loader or decoder thread hung
+ *            in I/O keeps uv_run or a join from returning), the shutdown
+ *            guard thread started at t=0 finalises the recording (bounded,
+ *            HLD_SHUTDOWN_FINAL_MS), logs shutdown_ms and calls _exit: the
+ *            process is gone within 1 s whatever its threads are stuck in.
+ *
+ * systemd watchdog (Type=notify, WatchdogSec=): a uv_timer at half of
+ * WATCHDOG_USEC sends WATCHDOG=1 only if the engine's callback counter moved
+ * since the last ping, so a ping proves both the event loop (the timer ran)
+ * and the audio thread (it rendered) are alive.
  */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "conn.h"
 #include "daemon.h"
+#include "device.h"
 #include "hl_config.h"
 #include "hld_limits.h"
 #include "log.h"
@@ -151,8 +168,132 @@ static void on_decoder_done(uv_async_t *a) {
     hld_decoder_complete(&d->decoder);
 }
 
+/* ---- systemd watchdog ---------------------------------------------------- */
+
+static uv_timer_t g_wd_timer;
+static int g_wd_open, g_wd_stall_logged;
+static uint64_t g_wd_last_callbacks, g_wd_interval_ms;
+
+#if HAVE_LIBSYSTEMD
+static void on_watchdog(uv_timer_t *t) {
+    hld_daemon_t *d = t->data;
+    uint64_t cb = atomic_load_explicit(&d->engine.callbacks, memory_order_relaxed);
+    if (cb != g_wd_last_callbacks) {
+        g_wd_last_callbacks = cb;
+        g_wd_stall_logged = 0;
+        sd_notify(0, "WATCHDOG=1");
+    } else if (!g_wd_stall_logged) {
+        hld_warn("audio thread stalled (no callback in %llu ms): withholding the watchdog ping",
+                 (unsigned long long)g_wd_interval_ms);
+        g_wd_stall_logged = 1;
+    }
+}
+#endif
+
+static int watchdog_start(hld_daemon_t *d) {
+#if HAVE_LIBSYSTEMD
+    uint64_t usec = 0;
+    if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0) return 0;
+    g_wd_interval_ms = usec / 2 / 1000;
+    if (g_wd_interval_ms < HLD_WATCHDOG_MIN_MS) g_wd_interval_ms = HLD_WATCHDOG_MIN_MS;
+    uv_timer_init(d->loop, &g_wd_timer);
+    g_wd_timer.data = d;
+    g_wd_open = 1;
+    g_wd_last_callbacks = atomic_load_explicit(&d->engine.callbacks, memory_order_relaxed);
+    if (uv_timer_start(&g_wd_timer, on_watchdog, g_wd_interval_ms, g_wd_interval_ms) != 0)
+        return HELIOD_EIO;
+    hld_info("systemd watchdog: WATCHDOG=1 every %llu ms while the audio thread runs",
+             (unsigned long long)g_wd_interval_ms);
+#else
+    (void)d;
+#endif
+    return 0;
+}
+
+static void watchdog_close(void) {
+    if (!g_wd_open) return;
+    uv_timer_stop(&g_wd_timer);
+    uv_close((uv_handle_t *)&g_wd_timer, on_handle_closed);
+    g_wd_open = 0;
+}
+
+/* ---- shutdown guard ------------------------------------------------------- */
+
+static uint64_t g_guard_start_ns;
+static int g_guard_exit_code;
+static unsigned g_test_stall_ms; /* HELIOD_TEST_SHUTDOWN_STALL_MS (tests only) */
+static sem_t g_final_done;
+static atomic_int g_final_rc;
+
+static void sleep_until_ns(uint64_t t) {
+    struct timespec ts = {(time_t)(t / HLD_NS_PER_S), (long)(t % HLD_NS_PER_S)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+}
+
+static void *final_thread(void *arg) {
+    (void)arg;
+    atomic_store(&g_final_rc, hld_recorder_finalise_live(HLD_SHUTDOWN_FINAL_MS));
+    sem_post(&g_final_done);
+    return NULL;
+}
+
+/* Sleeps until HLD_SHUTDOWN_HARD_MS after the shutdown began; if the process
+ * still exists then, the orderly teardown is stuck (a thread in hung I/O):
+ * finalise the recording on a helper thread, waiting at most
+ * HLD_SHUTDOWN_FINAL_MS for it (sf_close itself may hang), and exit. */
+static void *guard_thread(void *arg) {
+    (void)arg;
+    sleep_until_ns(g_guard_start_ns + HLD_SHUTDOWN_HARD_MS * HLD_NS_PER_MS);
+    hld_warn("shutdown: teardown still running after %d ms: exiting without waiting for it",
+             HLD_SHUTDOWN_HARD_MS);
+    atomic_store(&g_final_rc, -1);
+    pthread_t t;
+    int fin = -1;
+    if (sem_init(&g_final_done, 0, 0) == 0 && pthread_create(&t, NULL, final_thread, NULL) == 0) {
+        pthread_detach(t);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until); /* sem_timedwait's clock */
+        uint64_t ns = (uint64_t)until.tv_nsec + HLD_SHUTDOWN_FINAL_MS * HLD_NS_PER_MS;
+        until.tv_sec += (time_t)(ns / HLD_NS_PER_S);
+        until.tv_nsec = (long)(ns % HLD_NS_PER_S);
+        while ((fin = sem_timedwait(&g_final_done, &until)) != 0 && errno == EINTR) {
+        }
+        if (fin == 0) fin = atomic_load(&g_final_rc);
+    }
+    hld_info("stopped (hard exit), shutdown_ms=%.0f, %s",
+             (double)(hld_now_ns() - g_guard_start_ns) / HLD_NS_PER_MS,
+             fin == 0   ? "recording finalised"
+             : fin == 1 ? "no recording open"
+                        : "recording NOT finalised");
+    fflush(stderr);
+    _exit(g_guard_exit_code);
+}
+
+static void guard_start(hld_daemon_t *d) {
+    g_guard_start_ns = d->shutdown_start_ns;
+    g_guard_exit_code = d->exit_code;
+    pthread_t t;
+    pthread_attr_t a;
+    if (pthread_attr_init(&a) != 0) return;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, HLD_GUARD_STACK);
+    if (pthread_create(&t, &a, guard_thread, NULL) != 0)
+        hld_warn("shutdown: cannot start the guard thread: shutdown is not time-bounded");
+    else
+        pthread_setname_np(t, "heliod-guard");
+    pthread_attr_destroy(&a);
+}
+
 static void finish_shutdown(hld_daemon_t *d) {
     d->shutting_down = 2;
+    if (g_test_stall_ms) { /* tests: a teardown that hangs before the recording is final */
+        struct timespec ts = {(time_t)(g_test_stall_ms / 1000),
+                              (long)(g_test_stall_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+    }
+    watchdog_close();
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     hld_decoder_set_notify(&d->decoder, NULL, NULL);
@@ -165,13 +306,14 @@ static void finish_shutdown(hld_daemon_t *d) {
     uv_close((uv_handle_t *)&d->sig_term, on_handle_closed);
     if (d->decoder_async_open) uv_close((uv_handle_t *)&d->decoder_async, on_handle_closed);
     d->decoder_async_open = 0;
-    hld_info("stopped after %.0f ms",
-             (double)(hld_now_ns() - d->shutdown_start_ns) / HLD_NS_PER_MS);
+    hld_debug("handles closed after %.0f ms",
+              (double)(hld_now_ns() - d->shutdown_start_ns) / HLD_NS_PER_MS);
 }
 
 static void on_poll(uv_timer_t *t) {
     hld_daemon_t *d = t->data;
     if (d->shutting_down == 2) return;
+    hld_device_tick(d); /* device watchdog (device.c); stops its worker at shutdown */
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     if (d->owner_sweep) hld_events_owner_sweep(d);
     if (!d->shutting_down) hld_vm_tick(d->vm, hld_now_ns());
@@ -192,6 +334,7 @@ void hld_events_shutdown(hld_daemon_t *d) {
     if (d->shutting_down) return;
     d->shutting_down = 1;
     d->shutdown_start_ns = hld_now_ns();
+    guard_start(d);
     hld_info("shutting down");
 #if HAVE_LIBSYSTEMD
     sd_notify(0, "STOPPING=1");
@@ -217,6 +360,9 @@ int hld_events_start(hld_daemon_t *d) {
     d->decoder_async.data = d;
     d->decoder_async_open = 1;
     hld_decoder_set_notify(&d->decoder, wake_main, d);
+    const char *stall = getenv("HELIOD_TEST_SHUTDOWN_STALL_MS");
+    if (stall && *stall) g_test_stall_ms = (unsigned)strtoul(stall, NULL, 10);
+    if (watchdog_start(d) != 0) return HELIOD_EIO;
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_term);
     d->sig_int.data = d->sig_term.data = d;

@@ -58,6 +58,40 @@
 
 #define HLD_RT_PRIORITY 70 /* SCHED_FIFO priority of the null driver's thread, when allowed (JACK uses ~70-80) */
 
+/* systemd watchdog, shutdown bound (events.c, recorder.c) */
+#define HLD_SHUTDOWN_HARD_MS  750   /* from SIGTERM: past this the shutdown guard finalises the
+                                     * recording and exits (_exit) even if a thread hangs in I/O */
+#define HLD_SHUTDOWN_FINAL_MS 150   /* the guard's budget for finalising the recording: the
+                                     * process is gone within 900 ms, under the 1 s promise */
+#define HLD_RECORD_CLOSE_MS   300   /* longest wait for the record writer at close (hung disk) */
+#define HLD_RECORD_FINAL_DRAINS 8   /* drains after quit: enough to empty a stopped ring, bounded
+                                     * if the audio thread still writes (hard exit) */
+#define HLD_GUARD_STACK       (64 * 1024) /* the guard thread only sleeps, logs, exits */
+#define HLD_WATCHDOG_MIN_MS   10    /* floor of the watchdog ping interval (WATCHDOG_USEC / 2) */
+
+/* connections and the socket (server.c, conn.c) */
+#define HLD_OUTQ_TOTAL_MAX    (64u * 1024 * 1024) /* unsent output of all clients together:
+                                     * HL_MAX_CLIENTS readers paused at HL_OUTQ_PAUSE fit in it,
+                                     * while 256 non-readers at HL_OUTQ_MAX would pin 1 GiB; past it
+                                     * the biggest non-reading clients are dropped first */
+#define HLD_OUTQ_TOTAL_CHECK  HLD_WRITE_BATCH /* the total is summed only when one client's queue
+                                     * passes this: smaller queues add at most 16 MiB unnoticed */
+#define HLD_ACCEPT_BATCH      64    /* connections accepted per listener wake-up (fairness) */
+#define HLD_ACCEPT_BACKOFF_MS 100   /* out of descriptors with no spare left to shed pending
+                                     * connections: stop accepting this long instead of spinning */
+#define HLD_BIND_UMASK        0177  /* around bind(): the socket is created 0600, never wider */
+
+/* clang-format on */
+
+/* decoding untrusted files (sounds.c, decoder.c) */
+/* clang-format off */
+#define HLD_MAX_SRC_CHANNELS   8      /* 7.1 is the most a game ships; more is refused, > 2 downmixed */
+#define HLD_MIN_SRC_RATE       8000   /* telephone quality; lower is a broken or hostile header */
+#define HLD_MAX_SRC_RATE       384000 /* the highest rate real converters use */
+#define HLD_MAX_STREAM_SECONDS 86400  /* a day: a streamed file's length is only a loop bound */
+#define HLD_OPEN_THREADS       2      /* stream opens run on these, apart from the decoding threads */
+#define HLD_OPEN_TIMEOUT_MS    2000   /* an open (queued or running) answered ETIMEDOUT after this */
+#define HLD_OPEN_ABANDON_MAX   4      /* opener threads left behind in a hung open, at most */
 /* clang-format on */
 
 #endif /* HLD_LIMITS_H */

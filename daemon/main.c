@@ -1,7 +1,10 @@
 /*
  * main.c - heliod's entry point: parse the configuration, open the engine,
- * listen, run the libuv loop until SIGINT/SIGTERM, and tear down. Everything
- * else lives in its own module (see daemon.h for the map).
+ * lock memory for the audio path (rt_prep.c), listen, run the libuv loop
+ * until SIGINT/SIGTERM, and tear down. Everything else lives in its own
+ * module (see daemon.h for the map). The shutdown is time-bounded by the
+ * guard thread events.c starts at SIGTERM: if a join below hangs (a decoder
+ * or loader thread stuck in I/O), the guard ends the process within 1 s.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include "daemon.h"
 #include "hl_config.h"
 #include "log.h"
+#include "rt_prep.h"
 
 #if HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
@@ -65,6 +69,7 @@ int main(int argc, char **argv) {
         hld_cues_close(&d.cues);
         return 1;
     }
+    hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
     if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
         hld_events_start(&d) != 0 || hld_engine_start(&d.engine) != 0) {
@@ -88,5 +93,8 @@ int main(int argc, char **argv) {
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
     if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
+    if (d.shutdown_start_ns)
+        hld_info("stopped, shutdown_ms=%.0f",
+                 (double)(hld_now_ns() - d.shutdown_start_ns) / HLD_NS_PER_MS);
     return d.exit_code;
 }

@@ -2,6 +2,14 @@
  * recorder.c - WAV tap of the master output (see recorder.h). The writer
  * thread polls instead of being woken so the audio thread never makes a
  * system call for it.
+ *
+ * Every page of the ring is written (and, where RLIMIT_MEMLOCK allows,
+ * locked) before the audio thread can see it, so its first writes never
+ * take a page fault. Finalising is bounded: the writer is joined with a
+ * deadline, so a file system that hangs delays shutdown by at most that long
+ * (the file is then left as it is, and the writer is abandoned). The one open
+ * recorder is also reachable through hld_recorder_finalise_live() for the
+ * shutdown guard (events.c), which finalises it before a hard exit.
  */
 #include "recorder.h"
 
@@ -10,7 +18,9 @@
 #include <sndfile.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "heliod_errors.h"
 #include "hl_limits.h"
@@ -21,11 +31,20 @@
 struct hld_recorder {
     hl_ring_t ring;
     void *storage;
+    size_t storage_bytes;
+    int locked;
     SNDFILE *sf;
     pthread_t thread;
     atomic_int quit;
+    int finalised; /* under g_fin_lock */
     _Atomic uint64_t frames, dropped;
 };
+
+/* Finalisation may be asked for by the main thread (hld_recorder_close) and by
+ * the shutdown guard thread at once: g_fin_lock makes it happen once, and
+ * g_live is the open recorder (NULL once closed). */
+static pthread_mutex_t g_fin_lock = PTHREAD_MUTEX_INITIALIZER;
+static hld_recorder_t *g_live;
 
 static uint32_t pow2_at_least(uint64_t n) {
     uint32_t p = 2;
@@ -54,9 +73,26 @@ static void *writer_thread(void *arg) {
         drain(r);
         nanosleep(&ts, NULL);
     }
-    while (drain(r)) {
+    /* Normally the audio thread has stopped and one or two drains empty the
+     * ring; if it still runs (a hard exit), do not chase it forever. */
+    for (int i = 0; i < HLD_RECORD_FINAL_DRAINS && drain(r); i++) {
     }
     return NULL;
+}
+
+/* Writes one byte in every page so the pages exist before the audio thread
+ * touches them (calloc's zero pages would fault on first write), then locks
+ * them if the limit allows (mlockall may already have). Main thread. */
+static void prefault(hld_recorder_t *r) {
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) page = 4096;
+    volatile unsigned char *p = r->storage;
+    for (size_t off = 0; off < r->storage_bytes; off += (size_t)page)
+        p[off] = 0;
+    if (r->storage_bytes) p[r->storage_bytes - 1] = 0;
+    r->locked = mlock(r->storage, r->storage_bytes) == 0;
+    if (!r->locked)
+        hld_debug("record: ring not locked in memory (%s); pre-faulted only", strerror(errno));
 }
 
 int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate) {
@@ -64,12 +100,14 @@ int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate) {
     if (!r) return HELIOD_ENOMEM;
     uint32_t frame_bytes = HLD_CHANNELS * sizeof(float);
     uint32_t cap = pow2_at_least((uint64_t)rate * HL_RECORD_SECONDS);
+    r->storage_bytes = (size_t)cap * frame_bytes;
     r->storage = calloc(cap, frame_bytes);
     if (!r->storage || hl_ring_init(&r->ring, r->storage, cap, frame_bytes) != 0) {
         free(r->storage);
         free(r);
         return HELIOD_ENOMEM;
     }
+    prefault(r);
     SF_INFO info = {.samplerate = (int)rate,
                     .channels = HLD_CHANNELS,
                     .format = SF_FORMAT_WAV | SF_FORMAT_FLOAT};
@@ -87,6 +125,9 @@ int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate) {
         return HELIOD_EIO;
     }
     pthread_setname_np(r->thread, "heliod-record");
+    pthread_mutex_lock(&g_fin_lock);
+    g_live = r;
+    pthread_mutex_unlock(&g_fin_lock);
     *out = r;
     return 0;
 }
@@ -105,11 +146,47 @@ uint64_t hld_recorder_dropped(const hld_recorder_t *r) {
     return r ? atomic_load_explicit(&r->dropped, memory_order_relaxed) : 0;
 }
 
+static void deadline_in(struct timespec *t, unsigned ms) {
+    clock_gettime(CLOCK_REALTIME, t); /* pthread_timedjoin_np and timedlock use CLOCK_REALTIME */
+    uint64_t ns = (uint64_t)t->tv_nsec + (uint64_t)ms * HLD_NS_PER_MS;
+    t->tv_sec += (time_t)(ns / HLD_NS_PER_S);
+    t->tv_nsec = (long)(ns % HLD_NS_PER_S);
+}
+
+/* Stops the writer (bounded by `until`), closes the file. g_fin_lock held.
+ * 0 if the file is finalised, -1 if the writer did not finish in time. */
+static int finalise_locked(hld_recorder_t *r, const struct timespec *until) {
+    if (r->finalised) return 0;
+    atomic_store_explicit(&r->quit, 1, memory_order_release);
+    if (pthread_timedjoin_np(r->thread, NULL, until) != 0) {
+        hld_warn("record: the writer is stuck in I/O; the recording is left unfinished");
+        return -1;
+    }
+    if (sf_close(r->sf) != 0) hld_warn("record: closing the file failed");
+    r->sf = NULL;
+    r->finalised = 1;
+    return 0;
+}
+
+int hld_recorder_finalise_live(unsigned timeout_ms) {
+    struct timespec until;
+    deadline_in(&until, timeout_ms);
+    if (pthread_mutex_timedlock(&g_fin_lock, &until) != 0) return -1;
+    int rc = g_live ? finalise_locked(g_live, &until) : 1;
+    pthread_mutex_unlock(&g_fin_lock);
+    return rc;
+}
+
 void hld_recorder_close(hld_recorder_t *r) {
     if (!r) return;
-    atomic_store_explicit(&r->quit, 1, memory_order_release);
-    pthread_join(r->thread, NULL);
-    if (sf_close(r->sf) != 0) hld_warn("record: closing the file failed");
+    struct timespec until;
+    deadline_in(&until, HLD_RECORD_CLOSE_MS);
+    if (pthread_mutex_timedlock(&g_fin_lock, &until) != 0) return; /* a finaliser is stuck */
+    int rc = finalise_locked(r, &until);
+    if (g_live == r) g_live = NULL;
+    pthread_mutex_unlock(&g_fin_lock);
+    if (rc != 0) return; /* the writer still uses r: leave it (the process is exiting) */
+    if (r->locked) munlock(r->storage, r->storage_bytes);
     free(r->storage);
     free(r);
 }

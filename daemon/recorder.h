@@ -8,7 +8,8 @@
  *    counted, never waits)
  *
  * The ring holds HL_RECORD_SECONDS of stereo frames (one element = one frame,
- * so the writer never sees half a frame).
+ * so the writer never sees half a frame). Its pages are touched, and locked
+ * where RLIMIT_MEMLOCK allows, at open: the audio thread never faults on it.
  */
 #ifndef HLD_RECORDER_H
 #define HLD_RECORDER_H
@@ -27,7 +28,14 @@ void hld_recorder_write_rt(hld_recorder_t *r, const float *buf, uint32_t frames)
 uint64_t hld_recorder_frames(const hld_recorder_t *r);
 uint64_t hld_recorder_dropped(const hld_recorder_t *r);
 /* Stops the writer after draining the ring, finalises the file, frees.
- * Call after the audio thread stopped. NULL is fine. Main thread. */
+ * Call after the audio thread stopped. NULL is fine. Main thread. Bounded:
+ * a writer stuck in I/O for HLD_RECORD_CLOSE_MS is abandoned (and r leaked). */
 void hld_recorder_close(hld_recorder_t *r);
+/* Finalises the open recorder, if any, within timeout_ms (the shutdown guard
+ * calls it before a hard exit; the audio thread may still be running: its
+ * last frames are then not written). 0 if finalised, 1 if none is open
+ * (or it was already closed), -1 if it could not be in time. Any thread; r stays allocated until
+ * hld_recorder_close. */
+int hld_recorder_finalise_live(unsigned timeout_ms);
 
 #endif /* HLD_RECORDER_H */

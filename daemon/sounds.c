@@ -35,18 +35,9 @@ typedef struct {
     hld_sounds_t *s;
     hld_sound_t *snd; /* the placeholder */
     char path[HL_MAX_PATH + 1];
-    uint32_t rate;
-    uint64_t reserved; /* bytes this job holds in s->committed */
     hld_load_done_fn done;
     void *user;
-    int stream;
-    /* results */
-    int status;
-    char msg[HL_MAX_MSG + 1];
-    float *data;
-    uint32_t frames, channels, source_rate;
-    uint64_t src_frames;
-    uint32_t src_channels;
+    hld_decode_t d; /* the decode and its results */
 } load_job_t;
 
 static uint32_t hash_name(const char *s) {
@@ -131,31 +122,84 @@ int hld_sound_open(const char *path, char *msg, size_t cap) {
     return fd;
 }
 
-/* Reserves bytes of the sample budget before allocating them: 0, or -1 when
- * that would go over --max-sample-mb (counting the other running loads). */
-static int reserve(load_job_t *j, uint64_t bytes) {
-    uint64_t before = atomic_fetch_add_explicit(&j->s->committed, bytes, memory_order_relaxed);
-    if (before + bytes > j->s->max_bytes) {
-        atomic_fetch_sub_explicit(&j->s->committed, bytes, memory_order_relaxed);
+int hld_sounds_reserve(hld_sounds_t *s, uint64_t bytes) {
+    uint64_t before = atomic_fetch_add_explicit(&s->committed, bytes, memory_order_relaxed);
+    if (before + bytes > s->max_bytes || before + bytes < before) {
+        atomic_fetch_sub_explicit(&s->committed, bytes, memory_order_relaxed);
         return -1;
     }
-    j->reserved += bytes;
     return 0;
 }
 
-static void unreserve(load_job_t *j, uint64_t bytes) {
-    if (bytes > j->reserved) bytes = j->reserved;
-    atomic_fetch_sub_explicit(&j->s->committed, bytes, memory_order_relaxed);
-    j->reserved -= bytes;
+void hld_sounds_unreserve(hld_sounds_t *s, uint64_t bytes) {
+    atomic_fetch_sub_explicit(&s->committed, bytes, memory_order_relaxed);
+}
+
+/* The decode's share of the budget: reserve before allocating, give back. */
+static int reserve(hld_decode_t *d, uint64_t bytes) {
+    if (d->budget && hld_sounds_reserve(d->budget, bytes) != 0) return -1;
+    d->reserved += bytes;
+    return 0;
+}
+
+static void unreserve(hld_decode_t *d, uint64_t bytes) {
+    if (bytes > d->reserved) bytes = d->reserved;
+    if (d->budget) hld_sounds_unreserve(d->budget, bytes);
+    d->reserved -= bytes;
 }
 
 #define OVER_CAP_MSG "over the sample memory limit (--max-sample-mb)"
 
-static void job_fail(load_job_t *j, int status, const char *fmt, const char *detail) {
-    j->status = status;
-    snprintf(j->msg, sizeof j->msg, fmt, detail);
-    free(j->data);
-    j->data = NULL;
+static int decode_fail(hld_decode_t *d, int status, const char *fmt, const char *detail) {
+    d->status = status;
+    snprintf(d->msg, sizeof d->msg, fmt, detail);
+    free(d->data);
+    d->data = NULL;
+    unreserve(d, d->reserved);
+    return status;
+}
+
+uint64_t hld_sanitize(float *x, size_t n) {
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            x[i] = 0.0f;
+            bad++;
+        }
+    }
+    return bad;
+}
+
+int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap) {
+    if (info->channels < 1) {
+        snprintf(msg, cap, "no audio in the file");
+        return HELIOD_EDECODE;
+    }
+    if (info->channels > HLD_MAX_SRC_CHANNELS) {
+        snprintf(msg, cap, "%d channels: at most %d are accepted", info->channels,
+                 HLD_MAX_SRC_CHANNELS);
+        return HELIOD_ETOOBIG;
+    }
+    if (info->samplerate < HLD_MIN_SRC_RATE || info->samplerate > HLD_MAX_SRC_RATE) {
+        snprintf(msg, cap, "sample rate %d Hz outside %d..%d Hz", info->samplerate,
+                 HLD_MIN_SRC_RATE, HLD_MAX_SRC_RATE);
+        return HELIOD_EDECODE;
+    }
+    if (info->frames < 0 || info->frames == SF_COUNT_MAX) {
+        snprintf(msg, cap, "the file's length is unknown");
+        return HELIOD_EDECODE;
+    }
+    if (info->frames == 0) {
+        snprintf(msg, cap, "cannot decode: no frames");
+        return HELIOD_EDECODE;
+    }
+    uint64_t secs = stream ? HLD_MAX_STREAM_SECONDS : HL_MAX_SOUND_SECONDS;
+    if ((uint64_t)info->frames > (uint64_t)info->samplerate * secs) {
+        snprintf(msg, cap, "longer than the %s limit (%llu s)", stream ? "stream" : "preload",
+                 (unsigned long long)secs);
+        return HELIOD_ETOOBIG;
+    }
+    return 0;
 }
 
 /* Downmix to stereo with WAV channel order weights: L, R, C and surrounds;
@@ -193,171 +237,133 @@ void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
     }
 }
 
-/* Streamed load: the length must be known (loops, seeks) and the first chunk
- * must decode; nothing is kept but the description. Closes sf. */
-static void stream_probe(load_job_t *j, SNDFILE *sf, const SF_INFO *info) {
+/* Streamed load: the first chunk must decode; nothing is kept but the
+ * description (the caps were checked). */
+static int stream_probe(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     uint32_t ch = (uint32_t)info->channels;
     float *buf = malloc((size_t)HLD_STREAM_CHUNK * ch * sizeof(float));
-    sf_count_t got = buf ? sf_readf_float(sf, buf, HLD_STREAM_CHUNK) : 0;
+    if (!buf) return decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
+    sf_count_t got = sf_readf_float(sf, buf, HLD_STREAM_CHUNK);
     int err = sf_error(sf);
     free(buf);
-    sf_close(sf);
-    if (!buf) {
-        job_fail(j, HELIOD_ENOMEM, "%s", "out of memory");
-        return;
-    }
-    if (info->frames <= 0 || info->frames >= SF_COUNT_MAX / 2) {
-        job_fail(j, HELIOD_EDECODE, "%s", "cannot stream: the file's length is unknown");
-        return;
-    }
-    if (got <= 0 || err != SF_ERR_NO_ERROR) {
-        job_fail(j, HELIOD_EDECODE, "cannot decode: %s",
-                 err != SF_ERR_NO_ERROR ? sf_error_number(err) : "no frames");
-        return;
-    }
-    j->src_channels = ch;
-    j->channels = ch > 2 ? 2 : ch;
-    j->source_rate = (uint32_t)info->samplerate;
-    j->src_frames = (uint64_t)info->frames;
-    uint64_t eng = (uint64_t)ceil((double)info->frames * j->rate / info->samplerate);
-    j->frames = eng > UINT32_MAX ? UINT32_MAX : (uint32_t)eng;
-    j->status = 0;
+    if (got <= 0 || err != SF_ERR_NO_ERROR)
+        return decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                           err != SF_ERR_NO_ERROR ? sf_error_number(err) : "no frames");
+    d->src_channels = ch;
+    d->channels = ch > 2 ? 2 : ch;
+    d->source_rate = (uint32_t)info->samplerate;
+    d->src_frames = (uint64_t)info->frames;
+    uint64_t eng = (uint64_t)ceil((double)info->frames * d->rate / info->samplerate);
+    d->frames = eng > UINT32_MAX ? UINT32_MAX : (uint32_t)eng;
+    d->status = 0;
+    return 0;
 }
 
-static void load_work(uv_work_t *req) {
-    load_job_t *j = req->data;
+int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
+    d->data = NULL;
+    d->nonfinite = 0;
     char m[HL_MAX_MSG + 1];
-    int fd = hld_sound_open(j->path, m, sizeof m);
-    if (fd < 0) {
-        job_fail(j, fd, "%s", m);
-        return;
-    }
-    SF_INFO info = {0};
-    SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
-    if (!sf) {
-        job_fail(j, HELIOD_EDECODE, "cannot decode: %s", sf_strerror(NULL));
-        return;
-    }
-    if (info.channels < 1 || info.samplerate < 1) {
-        sf_close(sf);
-        job_fail(j, HELIOD_EDECODE, "%s", "no audio in the file");
-        return;
-    }
-    uint32_t ch = (uint32_t)info.channels;
-    if (j->stream) {
-        stream_probe(j, sf, &info);
-        return;
-    }
-    uint64_t max_frames = (uint64_t)info.samplerate * HL_MAX_SOUND_SECONDS;
-    if (info.frames > 0 && (uint64_t)info.frames > max_frames) {
-        sf_close(sf);
-        job_fail(j, HELIOD_ETOOBIG, "%s", "longer than the preload limit (3600 s)");
-        return;
-    }
-    size_t cap = HLD_DECODE_CHUNK, n = 0;
-    if (info.frames > 0 && (uint64_t)info.frames < max_frames) cap = (size_t)info.frames + 1;
-    if (reserve(j, (uint64_t)cap * ch * sizeof(float)) != 0) {
-        sf_close(sf);
-        job_fail(j, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
-        return;
-    }
-    j->data = malloc(cap * ch * sizeof(float));
-    for (;;) {
-        if (!j->data) {
-            sf_close(sf);
-            job_fail(j, HELIOD_ENOMEM, "%s", "out of memory decoding");
-            return;
-        }
-        if (n == cap) {
-            if (cap >= max_frames) {
-                sf_close(sf);
-                job_fail(j, HELIOD_ETOOBIG, "%s", "longer than the preload limit (3600 s)");
-                return;
-            }
-            if (reserve(j, (uint64_t)cap * ch * sizeof(float)) != 0) {
-                sf_close(sf);
-                job_fail(j, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
-                return;
-            }
-            cap *= 2;
-            float *nd = realloc(j->data, cap * ch * sizeof(float));
-            if (!nd) free(j->data);
-            j->data = nd;
-            continue;
-        }
+    int rc = hld_sound_check_info(info, d->stream, m, sizeof m);
+    if (rc < 0) return decode_fail(d, rc, "%s", m);
+    if (d->stream) return stream_probe(d, sf, info);
+    /* the caps bound every size below: frames <= 384000 x 3600, 8 channels */
+    uint32_t ch = (uint32_t)info->channels, och = ch > 2 ? 2 : ch;
+    uint32_t srate = (uint32_t)info->samplerate;
+    size_t cap = (size_t)info->frames;
+    uint64_t dec_bytes = (uint64_t)cap * ch * sizeof(float);
+    size_t olen = srate != d->rate ? (size_t)ceil((double)cap * d->rate / srate) + 1 : 0;
+    uint64_t out_bytes = (uint64_t)olen * och * sizeof(float);
+    /* the whole decoded size (and the resampler's output beside it) is
+     * reserved before the first byte is allocated or read */
+    if (reserve(d, dec_bytes + out_bytes) != 0)
+        return decode_fail(d, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
+    d->data = malloc(dec_bytes);
+    if (!d->data) return decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory decoding");
+    size_t n = 0;
+    while (n < cap) {
         sf_count_t want = (sf_count_t)(cap - n);
         if (want > HLD_DECODE_CHUNK) want = HLD_DECODE_CHUNK;
-        sf_count_t got = sf_readf_float(sf, j->data + n * ch, want);
+        sf_count_t got = sf_readf_float(sf, d->data + n * ch, want);
         if (got <= 0) break;
         n += (size_t)got;
     }
     int err = sf_error(sf);
-    sf_close(sf);
-    if (err != SF_ERR_NO_ERROR || n == 0) {
-        job_fail(j, HELIOD_EDECODE, "cannot decode: %s",
-                 n == 0 ? "no frames" : sf_error_number(err));
-        return;
-    }
+    if (err != SF_ERR_NO_ERROR || n == 0)
+        return decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                           n == 0 ? "no frames" : sf_error_number(err));
+    d->nonfinite = hld_sanitize(d->data, n * ch);
     if (ch > 2) {
-        hld_downmix(j->data, (uint32_t)n, ch);
+        hld_downmix(d->data, (uint32_t)n, ch);
         ch = 2;
     }
-    j->source_rate = (uint32_t)info.samplerate;
-    if (j->source_rate != j->rate) {
-        double ratio = (double)j->rate / j->source_rate;
-        size_t olen = (size_t)ceil((double)n * ratio) + 1;
-        uint64_t in_bytes = j->reserved; /* the decode buffer, freed below */
-        if (reserve(j, (uint64_t)olen * ch * sizeof(float)) != 0) {
-            job_fail(j, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
-            return;
-        }
+    d->source_rate = srate;
+    if (srate != d->rate) {
+        olen = (size_t)ceil((double)n * d->rate / srate) + 1;
         float *out = malloc(olen * ch * sizeof(float));
-        if (!out) {
-            job_fail(j, HELIOD_ENOMEM, "%s", "out of memory resampling");
-            return;
-        }
+        if (!out) return decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory resampling");
         soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
         soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0);
         size_t odone = 0;
-        soxr_error_t se = soxr_oneshot(j->source_rate, j->rate, ch, j->data, n, NULL, out, olen,
-                                       &odone, &io, &q, NULL);
-        free(j->data);
-        unreserve(j, in_bytes);
-        j->data = out;
-        if (se || odone == 0) {
-            job_fail(j, HELIOD_EDECODE, "resampling failed: %s", se ? se : "no output");
-            return;
-        }
+        soxr_error_t se =
+            soxr_oneshot(srate, d->rate, ch, d->data, n, NULL, out, olen, &odone, &io, &q, NULL);
+        free(d->data);
+        d->data = out;
+        if (se || odone == 0)
+            return decode_fail(d, HELIOD_EDECODE, "resampling failed: %s", se ? se : "no output");
         n = odone;
-    } else {
-        float *shrunk = realloc(j->data, n * ch * sizeof(float));
-        if (shrunk) j->data = shrunk;
+        d->nonfinite += hld_sanitize(d->data, n * ch); /* finite in, finite out; cheap */
     }
-    j->frames = (uint32_t)n;
-    j->channels = ch;
-    j->status = 0;
+    float *shrunk = realloc(d->data, n * ch * sizeof(float));
+    if (shrunk) d->data = shrunk;
+    unreserve(d, d->reserved - (uint64_t)n * ch * sizeof(float)); /* keep what is kept */
+    d->frames = (uint32_t)n;
+    d->channels = ch;
+    d->src_channels = (uint32_t)info->channels;
+    d->src_frames = (uint64_t)info->frames;
+    d->status = 0;
+    return 0;
+}
+
+static void load_work(uv_work_t *req) {
+    load_job_t *j = req->data;
+    hld_decode_t *d = &j->d;
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(j->path, m, sizeof m);
+    if (fd < 0) {
+        decode_fail(d, fd, "%s", m);
+        return;
+    }
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+    if (!sf) { /* sf_strerror(NULL) reads a buffer shared by every thread: the code is not */
+        decode_fail(d, HELIOD_EDECODE, "cannot decode: %s", sf_error_number(sf_error(NULL)));
+        return;
+    }
+    hld_decode_sndfile(d, sf, &info);
+    sf_close(sf);
 }
 
 /* ---- main thread ---------------------------------------------------------- */
 
 static void load_after(uv_work_t *req, int status) {
     load_job_t *j = req->data;
+    hld_decode_t *d = &j->d;
     hld_sounds_t *s = j->s;
     hld_sound_t *snd = j->snd;
     s->inflight--;
-    unreserve(j, j->reserved); /* what it holds now is counted below, as bytes */
-    if (status == UV_ECANCELED) job_fail(j, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
-    size_t bytes = j->stream ? 0 : (size_t)j->frames * j->channels * sizeof(float);
-    if (j->status == 0 && s->bytes + bytes > s->max_bytes)
-        job_fail(j, HELIOD_ENOMEM, "%s", "over the sample memory limit (--max-sample-mb)");
+    if (status == UV_ECANCELED) decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
+    /* a preloaded sound keeps its reservation (exactly its PCM) as its bytes */
+    size_t bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    if (d->status == 0 && d->reserved != bytes) unreserve(d, d->reserved - bytes);
     table_remove(s, snd);
-    if (j->status == 0) {
-        snd->pcm.data = j->data;
-        snd->pcm.frames = j->frames;
-        snd->pcm.channels = j->channels;
-        snd->source_rate = j->source_rate;
-        snd->src_frames = j->src_frames ? j->src_frames : j->frames;
-        snd->src_channels = j->src_channels ? j->src_channels : j->channels;
+    if (d->status == 0) {
+        snd->pcm.data = d->data;
+        snd->pcm.frames = d->frames;
+        snd->pcm.channels = d->channels;
+        snd->pcm.finite = 1; /* the decode zeroed every non-finite sample */
+        snd->source_rate = d->source_rate;
+        snd->src_frames = d->src_frames ? d->src_frames : d->frames;
+        snd->src_channels = d->src_channels ? d->src_channels : d->channels;
         snd->bytes = bytes;
         snd->loading = 0;
         uint32_t h = hash_name(snd->name);
@@ -365,14 +371,17 @@ static void load_after(uv_work_t *req, int status) {
         s->buckets[h] = snd;
         s->count++;
         s->bytes += bytes;
-        atomic_fetch_add_explicit(&s->committed, bytes, memory_order_relaxed);
-        hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, j->frames, j->channels,
-                  j->source_rate);
+        if (d->nonfinite)
+            hld_warn("sound %s: %llu non-finite samples zeroed", snd->name,
+                     (unsigned long long)d->nonfinite);
+        hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, d->frames, d->channels,
+                  d->source_rate);
         j->done(j->user, 0, NULL, snd);
     } else {
+        unreserve(d, d->reserved);
         s->loads_failed++;
-        hld_info("load %s failed: %s", snd->name, j->msg);
-        j->done(j->user, j->status, j->msg, NULL);
+        hld_info("load %s failed: %s", snd->name, d->msg);
+        j->done(j->user, d->status, d->msg, NULL);
         free(snd->path);
         free(snd);
     }
@@ -401,7 +410,8 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
         *msg = "too many sounds loaded";
         return HELIOD_ENOMEM;
     }
-    if (!(flags & HL_LOAD_STREAM) && s->bytes >= s->max_bytes) {
+    if (!(flags & HL_LOAD_STREAM) &&
+        atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes) {
         *msg = "over the sample memory limit (--max-sample-mb)";
         return HELIOD_ENOMEM;
     }
@@ -428,11 +438,13 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
         *msg = "out of memory";
         return HELIOD_ENOMEM;
     }
-    j->stream = snd->stream;
+    snd->owner = s;
+    j->d.stream = snd->stream;
+    j->d.rate = s->rate;
+    j->d.budget = s;
     snprintf(j->path, sizeof j->path, "%s", path);
     j->s = s;
     j->snd = snd;
-    j->rate = s->rate;
     j->done = done;
     j->user = user;
     j->req.data = j;

@@ -19,6 +19,7 @@
 #ifndef HLD_SOUNDS_H
 #define HLD_SOUNDS_H
 
+#include <sndfile.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,8 +30,11 @@
 
 #define HLD_SOUND_BUCKETS 4096 /* hash chains; HL_MAX_SOUNDS / 4 keeps chains short */
 
+struct hld_sounds;
+
 typedef struct hld_sound {
-    struct hld_sound *next; /* hash chain */
+    struct hld_sound *next;   /* hash chain */
+    struct hld_sounds *owner; /* the table (its budget outlives every stream) */
     char name[HL_MAX_NAME + 1];
     hl_pcm_t pcm; /* data owned by the entry */
     uint32_t source_rate, flags;
@@ -48,7 +52,7 @@ typedef struct hld_sound {
     char *path;
 } hld_sound_t;
 
-typedef struct {
+typedef struct hld_sounds {
     uv_loop_t *loop;
     uint32_t rate;
     uint64_t max_bytes;
@@ -60,7 +64,8 @@ typedef struct {
      * max_bytes while they decode (any thread; relaxed is enough: it is a
      * budget, not a synchronisation) */
     _Atomic uint64_t committed;
-    uint32_t inflight; /* decode jobs queued or running */
+    _Atomic uint64_t stream_bytes; /* of committed: the rings and buffers of streams alive */
+    uint32_t inflight;             /* decode jobs queued or running */
     uint64_t loads_failed;
 } hld_sounds_t;
 
@@ -89,6 +94,46 @@ int hld_sounds_unload(hld_sounds_t *s, const char *name);
  * never ends or never decodes) and empty files. Returns the fd or a negative
  * HELIOD_EFILE / HELIOD_EDECODE with msg set. Any thread. */
 int hld_sound_open(const char *path, char *msg, size_t cap);
+
+/* The sample-memory budget (--max-sample-mb), any thread: reserves bytes
+ * in committed before they are allocated (0, or -1 when that would go over
+ * max_bytes), and gives them back. Streams reserve their ring and buffers
+ * while they exist (decoder.c). */
+int hld_sounds_reserve(hld_sounds_t *s, uint64_t bytes);
+void hld_sounds_unreserve(hld_sounds_t *s, uint64_t bytes);
+
+/* Checks what sf_open reported before anything is allocated: 1..8
+ * channels (HLD_MAX_SRC_CHANNELS), a rate of HLD_MIN_SRC_RATE..
+ * HLD_MAX_SRC_RATE, a known, sane length (not SF_COUNT_MAX, not negative,
+ * not 0) of at most HL_MAX_SOUND_SECONDS (preloaded) or
+ * HLD_MAX_STREAM_SECONDS (stream). 0 or HELIOD_EDECODE / HELIOD_ETOOBIG
+ * with msg set. Any thread. */
+int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap);
+
+/* Replaces every NaN or infinite sample of x[0..n) by 0; returns how many. */
+uint64_t hld_sanitize(float *x, size_t n);
+
+/* One decode, the loader's whole path from an open SNDFILE (also what
+ * tests/fuzz drives over libsndfile's virtual I/O): caps, then the decoded
+ * size is reserved from budget before any allocation, then decode, zero
+ * non-finite samples, downmix, resample to rate. Any thread. */
+typedef struct {
+    /* in */
+    uint32_t rate; /* engine rate */
+    int stream;    /* 1: only check and probe the first chunk, keep nothing */
+    hld_sounds_t *budget;
+    /* out */
+    uint64_t reserved; /* bytes held in budget->committed (the caller gives them back) */
+    int status;        /* 0 or a negative HELIOD_* code with msg */
+    char msg[HL_MAX_MSG + 1];
+    float *data; /* preloaded: frames x channels at rate (caller frees) */
+    uint32_t frames, channels, source_rate, src_channels;
+    uint64_t src_frames;
+    uint64_t nonfinite; /* samples zeroed */
+} hld_decode_t;
+
+/* Fills d from sf (which the caller closes). Returns d->status. */
+int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info);
 
 /* Calls fn for every ready sound, in table order, until fn returns non-zero. */
 void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd), void *user);

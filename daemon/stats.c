@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "device.h"
 #include "hl_dsp.h"
 #include "hld_limits.h"
 
@@ -48,6 +49,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "clients", d->clients);
     put(&s, "clients_total", (double)d->n.clients_total);
     put(&s, "clients_rejected", (double)d->n.clients_rejected);
+    put(&s, "clients_refused_uid", (double)d->n.clients_refused_uid);
     put(&s, "protocol_errors", (double)d->n.protocol_errors);
     put(&s, "cmds_applied", (double)ms.cmds_applied);
     put(&s, "cmds_busy", (double)d->n.cmds_busy);
@@ -86,6 +88,17 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "xruns", (double)es.xruns);
     put(&s, "callback_overruns", (double)es.overruns);
     put(&s, "underruns", (double)es.underruns);
+    hld_device_stats_t ds;
+    hld_device_stats(d, &ds);
+    put(&s, "device_portaudio", ds.driver_portaudio);
+    put(&s, "device_index", ds.index);
+    put(&s, "device_state", ds.state);
+    put(&s, "device_switches", (double)ds.switches);
+    put(&s, "device_lost", (double)ds.lost);
+    put(&s, "device_back", (double)ds.back);
+    put(&s, "device_lost_ms_last", ds.lost_ms_last);
+    put(&s, "device_recover_ms_last", ds.recover_ms_last);
+    put(&s, "device_rate_refused", (double)ds.rate_refused);
     put(&s, "callback_us_avg", es.avg_us);
     put(&s, "callback_us_p50", es.p50_us);
     put(&s, "callback_us_p99", es.p99_us);

@@ -283,7 +283,7 @@ static int evict(hld_vm_t *vm, uint32_t idx, uint32_t fade, uint32_t curve, int 
 }
 
 uint32_t vm_ms_frames(const hld_vm_t *vm, float ms) {
-    return ms > 0 ? (uint32_t)lroundf(ms * (float)vm->cfg.rate / 1000.0f) : 0;
+    return hld_frames_u32(round((double)ms * vm->cfg.rate / 1000.0)); /* NaN, <= 0: 0 */
 }
 
 /* Applies the overflow policy of a full scope. Returns 0 (room made),
@@ -381,6 +381,60 @@ static hld_lvoice_t *weakest_real(hld_vm_t *vm, float *imp) {
     return NULL;
 }
 
+/* 1 if the list (cue or category) holds a voice with a mixer voice (or one
+ * on its way): evicting it would free a real voice. */
+static int list_has_real(const hld_vm_t *vm, uint32_t head, int cat_list) {
+    for (uint32_t i = head; i != HLD_NIL; i = cat_list ? vm->lv[i].cat_next : vm->lv[i].cue_next)
+        if (vm->lv[i].real || vm->lv[i].opening) return 1;
+    return 0;
+}
+
+/* A limit's victim would be a real voice, or the limit refuses by itself
+ * (policy refuse, no victim): admission goes on and decides after it. */
+static int scope_may_free_real(hld_vm_t *vm, const hld_vm_play_t *pl, int cat_scope) {
+    int policy = cat_scope ? pl->cue->cat->def.overflow : pl->cue->def.overflow;
+    uint32_t head = cat_scope ? vm->cat_head[pl->cue->cat->index] : vm->cue_head[pl->cue->index];
+    if (policy == HL_OVERFLOW_REFUSE) return 1;
+    if (pick_victim(vm, head, cat_scope, policy, pl->p.priority) == HLD_NIL) return 1;
+    return list_has_real(vm, head, cat_scope);
+}
+
+/* A virt = kill play (not paused) that cannot be real whatever its limits
+ * evict: 1 when it is to be refused before they evict anything. Exact: the
+ * evictions it would cause all end virtual voices (so the real voices and
+ * their ranking stay as they are), and the new voice is below the floor, or
+ * every real voice is taken by one it does not beat. */
+static int kill_play_futile(hld_vm_t *vm, const hld_vm_play_t *pl) {
+    if (pl->virt != HL_VIRT_KILL || (pl->p.flags & HL_MIX_PAUSED)) return 0;
+    hld_cue_t *cue = pl->cue;
+    int cue_full = cue && cue->def.max_instances && cue->n.active >= cue->def.max_instances;
+    int cat_full = cue && cue->cat && cue->cat->def.max_instances &&
+                   cue->cat->n.active >= cue->cat->def.max_instances;
+    if (!cue_full && !cat_full && vm->n_free > 0) return 0; /* evicts nothing: decided after */
+    if (cue_full && scope_may_free_real(vm, pl, 0)) return 0;
+    if (cat_full && scope_may_free_real(vm, pl, 1)) return 0;
+    if (vm->n_free == 0 && !cue_full && !cat_full) {
+        uint32_t gv = global_victim(vm, pl->p.priority);
+        if (gv == HLD_NIL || vm->lv[gv].real || vm->lv[gv].opening) return 0;
+    }
+    hld_lvoice_t t; /* the voice as admission would build it, for audibility */
+    memset(&t, 0, sizeof t);
+    t.p = pl->p;
+    t.beyond = pl->beyond;
+    if (pl->em) {
+        memcpy(t.p.pos, pl->em->pos, sizeof t.p.pos);
+        t.p.flags |= HL_MIX_3D;
+    }
+    int beyond;
+    float aud = vm_audibility(vm, &t, &beyond);
+    if (beyond || !(aud >= vm->floor_lin)) return 1;
+    if (vm->n_real < vm->real_cap) return 0;
+    float wimp = 0.0f;
+    hld_lvoice_t *weak = weakest_real(vm, &wimp);
+    float imp = aud * exp2f((float)pl->p.priority / 100.0f);
+    return !weak || !(imp > wimp * HLD_VM_HYST);
+}
+
 int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t *voice,
                 uint64_t *stolen) {
     *voice = 0;
@@ -390,7 +444,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     vm_snapshot(vm);
     /* 2: min-interval since the last successful play */
     if (cue && cue->def.min_interval_ms > 0 && cue->n.plays > 0 &&
-        now_ns - cue->last_play_ns < (uint64_t)(cue->def.min_interval_ms * 1e6))
+        now_ns - cue->last_play_ns < hld_frames_u64((double)cue->def.min_interval_ms * 1e6))
         rc = HELIOD_EINTERVAL;
     /* 3: beyond max distance at start */
     if (!rc && ((pl->p.flags & HL_MIX_3D) || pl->em) && pl->beyond != HL_BEYOND_CLAMP) {
@@ -399,6 +453,8 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
               dz = pos[2] - vm->lis.pos[2];
         if (sqrtf(dx * dx + dy * dy + dz * dz) >= pl->p.max_distance) rc = HELIOD_EDISTANCE;
     }
+    /* a kill play that cannot be real is refused before its limits evict */
+    if (!rc && kill_play_futile(vm, pl)) rc = HELIOD_ENOVOICES;
     uint64_t evicted = 0;
     /* 4: cue limit */
     if (!rc && cue && cue->def.max_instances && cue->n.active >= cue->def.max_instances)
@@ -686,7 +742,7 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
     if (!v) return HELIOD_ENOVOICE;
     if (!(pos >= 0.0) || pos >= v->len) return HELIOD_EINVAL;
     if (v->real && v->mix && !real_done && !v->is_stream) {
-        hl_voice_set_t s = {.mask = HL_MIX_SET_SEEK, .seek_frame = (uint32_t)pos};
+        hl_voice_set_t s = {.mask = HL_MIX_SET_SEEK, .seek_frame = hld_frames_u32(pos)};
         int rc = hl_mixer_set(vm->mx, v->mix, &s, now_ns);
         if (rc < 0) return rc;
     }
@@ -700,15 +756,34 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
     return 0;
 }
 
+/* Mixer commands hld_vm_stop / a pause or resume hld_vm_set of v takes: one
+ * while it holds a mixer voice. */
+static uint32_t cmds_of(const hld_lvoice_t *v) {
+    return v->real && v->mix ? 1u : 0u;
+}
+
+/* Whether the command ring takes n more commands now. Only the main thread
+ * produces, so room counted before a loop is still there during it. */
+int vm_ring_has_room(const hld_vm_t *vm, uint64_t n) {
+    return n <= hl_mixer_cmd_room(vm->mx);
+}
+
 int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,
                          int reason, uint64_t now_ns) {
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < vm->cap; i++) {
+        const hld_lvoice_t *v = &vm->lv[i];
+        if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
+        if (fn && !fn(user, v)) continue;
+        need += cmds_of(v);
+    }
+    if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY; /* nothing stopped */
     int count = 0;
     for (uint32_t i = 0; i < vm->cap; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (fn && !fn(user, v)) continue;
         int rc = hld_vm_stop(vm, vm_handle_of(vm, v), fade_frames, HL_FADE_LINEAR, reason, now_ns);
-        if (rc == HELIOD_EBUSY) return rc;
         if (rc == 0) count++;
     }
     return count;
@@ -716,6 +791,15 @@ int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t 
 
 int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause,
                           uint64_t now_ns) {
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < vm->cap; i++) {
+        const hld_lvoice_t *v = &vm->lv[i];
+        if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
+        if (v->paused == (pause != 0)) continue;
+        if (fn && !fn(user, v)) continue;
+        need += cmds_of(v);
+    }
+    if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY; /* nothing paused or resumed */
     int count = 0;
     hl_voice_set_t s = {.mask = pause ? HL_MIX_SET_PAUSE : HL_MIX_SET_RESUME};
     for (uint32_t i = 0; i < vm->cap; i++) {
@@ -724,7 +808,6 @@ int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int paus
         if (v->paused == (pause != 0)) continue;
         if (fn && !fn(user, v)) continue;
         int rc = hld_vm_set(vm, vm_handle_of(vm, v), &s, now_ns);
-        if (rc == HELIOD_EBUSY) return rc;
         if (rc == 0) count++;
     }
     return count;

@@ -62,6 +62,19 @@ struct hld_sound;
 
 #define HLD_NIL 0xFFFFFFFFu
 
+/* Frame counts and positions computed in double (rates x seconds, ms x
+ * rate, positions) converted to integers: clamped first, as a double out of
+ * the target's range (or NaN) converted is undefined behaviour. NaN and
+ * negatives give 0, too large the maximum. */
+static inline uint32_t hld_frames_u32(double f) {
+    if (!(f > 0.0)) return 0;
+    return f >= 4294967295.0 ? UINT32_MAX : (uint32_t)f;
+}
+static inline uint64_t hld_frames_u64(double f) {
+    if (!(f > 0.0)) return 0;
+    return f >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)f;
+}
+
 typedef struct hld_emitter {
     char name[HL_MAX_NAME + 1];
     uint32_t owner; /* client id; 0 = detached */
@@ -180,9 +193,13 @@ typedef struct {
 
 /* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to
  * make room, else 0), or HELIOD_EINTERVAL / EDISTANCE / ECUELIMIT /
- * ECATLIMIT / ENOVOICES / EBUSY. A refusal at steps 2-6 changes nothing; a
- * virt = kill play that is not important enough to be mixed is refused
- * (ENOVOICES) after the evictions its limits made. For a stream play the
+ * ECATLIMIT / ENOVOICES / EBUSY. A refusal at steps 2-6 changes nothing;
+ * a virt = kill play (not paused) that cannot be mixed (below the floor, or
+ * beaten by every real voice while its limits would only evict virtual
+ * ones) is refused (ENOVOICES) before those limits evict anything. Only
+ * when its evictions freed a real voice does it go on; should the voice it
+ * then displaces not take its stop (EBUSY, command ring full) it is refused
+ * after them, the one case left. For a stream play the
  * voice is OPENING: the caller opens the stream and calls
  * hld_vm_stream_ready (or hld_vm_stream_failed). now_ns: CLOCK_MONOTONIC. */
 int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t *voice,
@@ -212,8 +229,10 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
 /* Where the voice is now, in source units. */
 double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *lv);
 
-/* Voices matched by fn get stopped (stop = 1; fade, reason) or paused/resumed.
- * Return the count, or HELIOD_EBUSY (part may have happened; retry). */
+/* Voices matched by fn get stopped (fade, reason) or paused/resumed. All or
+ * nothing: each real voice matched takes one mixer command, and when the
+ * command ring cannot take them all they return HELIOD_EBUSY before any
+ * voice changed (retry). Else the count of voices changed. */
 typedef int (*hld_vm_match_fn)(void *user, const hld_lvoice_t *lv);
 int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,
                          int reason, uint64_t now_ns);
@@ -240,14 +259,19 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
                           const float vel[3], hld_emitter_t **out);
 hld_emitter_t *hld_vm_emitter_find(hld_vm_t *vm, const char *name);
-/* Moves the emitter and every voice on it (mask HL_EM_POS / HL_EM_VEL). */
+/* Moves the emitter and every voice on it (mask HL_EM_POS / HL_EM_VEL).
+ * 0, or HELIOD_EBUSY when the command ring cannot take one command per real
+ * voice on it: then nothing moved (not the emitter either). */
 int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
                        const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
 /* Fades every voice out (fade_frames, or each voice's fade-out when
- * fade_frames < 0) and frees the emitter. Returns the voice count or EBUSY. */
+ * fade_frames < 0) and frees the emitter. Returns the voice count, or EBUSY
+ * (one command per real voice does not fit: nothing stopped, the emitter
+ * stays). */
 int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns);
 /* Destroys every emitter whose owner `gone` says is gone (its connection
- * closed); their voices fade out with their cue's fade-out. 0 or EBUSY. */
+ * closed); their voices fade out with their cue's fade-out. 0 or EBUSY (each
+ * emitter all or nothing; those destroyed before stay so: call again). */
 int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), void *user,
                          uint64_t now_ns);
 

@@ -84,6 +84,9 @@ void vm_lv_free(hld_vm_t *vm, hld_lvoice_t *v);
 void vm_mix_ref(hld_vm_t *vm, uint64_t mix, struct hld_sound *snd);
 void vm_mix_unref(hld_vm_t *vm, uint32_t slot);
 uint32_t vm_ms_frames(const hld_vm_t *vm, float ms);
+/* 1 if the mixer's command ring takes n more commands now (a request that
+ * needs n checks first, so it applies all or nothing). */
+int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
 
 /* ---- vm_rank.c: positions, audibility, real <-> virtual ---- */
 /* pos wrapped by the loop region: *used passes taken, *ended past the end. */

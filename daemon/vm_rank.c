@@ -24,7 +24,8 @@ double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *us
         double n = floor((pos - v->le) / L) + 1.0;
         if (loops < 0 || n <= (double)loops) {
             pos = v->ls + fmod(pos - v->le, L);
-            *used = loops < 0 ? 0 : (int64_t)n;
+            /* converted only below (double)loops, which can round up to 2^63 */
+            *used = loops < 0 ? 0 : n < (double)loops ? (int64_t)n : loops;
         } else {
             pos -= (double)loops * L;
             *used = loops;
@@ -111,8 +112,8 @@ int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) 
     if (vm_reanchor(v, f)) return HELIOD_ENOVOICE; /* past its end: the tick ends it */
     if (v->is_stream) {
         if (!vm->ops.open_stream) return HELIOD_EIO;
-        int rc = vm->ops.open_stream(vm->ops.user, vm_handle_of(vm, v), v, (uint64_t)v->anchor_pos,
-                                     v->loops_left);
+        int rc = vm->ops.open_stream(vm->ops.user, vm_handle_of(vm, v), v,
+                                     hld_frames_u64(v->anchor_pos), v->loops_left);
         if (rc < 0) return rc;
         v->opening = 1;
         v->attack_next = attack;
@@ -120,7 +121,7 @@ int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) 
         return 0;
     }
     hl_voice_params_t p = v->p;
-    p.start_frame = (uint32_t)v->anchor_pos;
+    p.start_frame = hld_frames_u32(v->anchor_pos); /* past a pcm's end: refused below */
     if (p.pcm && p.start_frame >= p.pcm->frames) return HELIOD_ENOVOICE;
     p.attack_frames = attack;
     p.flags &= ~HL_MIX_LOOP;
@@ -149,7 +150,7 @@ int vm_virtualise(hld_vm_t *vm, hld_lvoice_t *v, uint8_t why, uint64_t now_ns) {
         v->opening = 0;
         if (vm->n_real) vm->n_real--;
     } else if (v->real) {
-        uint32_t fade = v->paused ? 0 : (uint32_t)(HLD_VM_VIRT_FADE_MS * vm->cfg.rate / 1000.0f);
+        uint32_t fade = v->paused ? 0 : vm_ms_frames(vm, HLD_VM_VIRT_FADE_MS);
         int rc = hl_mixer_stop(vm->mx, v->mix, fade, (int)VM_END_VIRTUAL, now_ns);
         if (rc == HELIOD_EBUSY) return rc;
         vm_reanchor(v, vm_now_frame(vm));

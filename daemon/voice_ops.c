@@ -29,15 +29,18 @@
 
 /* Source frames -> engine frames of a preloaded sound (rounded). */
 static uint32_t src_to_engine(const hld_sound_t *snd, uint32_t rate, uint64_t f) {
-    if (snd->source_rate == rate || !snd->source_rate) return (uint32_t)f;
+    if (snd->source_rate == rate || !snd->source_rate)
+        return f > snd->pcm.frames ? snd->pcm.frames : (uint32_t)f;
     uint64_t e = (f * rate + snd->source_rate / 2) / snd->source_rate;
     return e > snd->pcm.frames ? snd->pcm.frames : (uint32_t)e;
 }
 
-/* A streamed sound's loop crossfade in source frames (rounded). */
+/* A streamed sound's loop crossfade in source frames (rounded; clamped
+ * before the conversion: a file's rate times 10 s can pass UINT32_MAX, and
+ * a wrapped count would pass the checks against the loop region). */
 static uint32_t xfade_src_frames(const hld_sound_t *snd, float ms) {
     if (!(ms > 0)) return 0;
-    return (uint32_t)lround((double)ms * snd->source_rate / HLD_MS_PER_S);
+    return hld_frames_u32(round((double)ms * snd->source_rate / HLD_MS_PER_S));
 }
 
 /* ---- stream opens on the decoder pool ------------------------------------- */
@@ -189,8 +192,8 @@ static void stream_opts(const hld_lvoice_t *lv, uint64_t start, int64_t loops,
                         hld_stream_opts_t *o) {
     *o = (hld_stream_opts_t){
         .start = start,
-        .loop_start = (uint64_t)lv->ls,
-        .loop_end = lv->le >= lv->len ? 0 : (uint64_t)lv->le,
+        .loop_start = hld_frames_u64(lv->ls),
+        .loop_end = lv->le >= lv->len ? 0 : hld_frames_u64(lv->le),
         .loops = loops,
         .xfade = lv->p.loop_xfade, /* source frames for a stream voice */
     };
@@ -451,14 +454,11 @@ static int seek_voice(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_
     if (hl_mixer_voice(d->engine.mixer, lv->mix, &vv) == 0 && vv.params.stream)
         loops = hld_dstream_loops_left(hld_dstream_from(vv.params.stream));
     hld_stream_opts_t o;
-    stream_opts(lv, (uint64_t)f, loops, &o);
-    /* an earlier seek of this voice still opening loses: this one decides */
-    for (stream_job_t *j = d->stream_jobs; j; j = j->next)
-        if (j->kind == JOB_SEEK && j->voice == voice) j->superseded = 1;
+    stream_opts(lv, hld_frames_u64(f), loops, &o);
     int err = 0;
     const char *msg = NULL;
     stream_job_t *j = job_start(d, q->c, q->h, snd, &o, JOB_SEEK, voice, &err, &msg);
-    if (!j) return hld_fail(q, err, msg), -1;
+    if (!j) return hld_fail(q, err, msg), -1; /* an earlier seek still opening stands */
     j->seek_pos = f;
     j->loops = loops;
     if (s->mask) { /* gain, pan ... now, in request order with later SETs */
@@ -468,6 +468,11 @@ static int seek_voice(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_
             return hld_mixer_fail(q, rc), -1;
         }
     }
+    /* queued and accepted: an earlier seek of this voice still opening loses
+     * (it answers OK when primed), this one decides. Only now: a seek that
+     * failed above replaces nothing, so it must not drop the earlier one. */
+    for (stream_job_t *e = d->stream_jobs; e; e = e->next)
+        if (e != j && e->kind == JOB_SEEK && e->voice == voice) e->superseded = 1;
     return 1;
 }
 

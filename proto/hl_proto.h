@@ -69,6 +69,7 @@
     X(CUES, 19, "cues")                                                                            \
     X(CUES_LOAD, 20, "cues-load")                                                                  \
     X(EMITTER, 21, "emitter")                                                                      \
+    X(DEVICE, 22, "device")                                                                        \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -318,6 +319,18 @@ typedef struct {
     uint8_t flags;
 } hl_device_info_t; /* DEVICES list entry */
 
+/* DEVICE: switch the output device at run time. name as --device takes it:
+ * an exact PortAudio device name or a substring, "null" for the null driver,
+ * "default" for the default output. Reply: hl_device_reply_t. */
+typedef struct {
+    char name[HL_MAX_DEVNAME + 1];
+} hl_device_req_t;
+typedef struct {
+    char driver[HL_MAX_NAME + 1];  /* "portaudio" or "null" */
+    char name[HL_MAX_DEVNAME + 1]; /* the device now open ("" for null) */
+    uint32_t rate, period;         /* the engine's (the device runs at them) */
+} hl_device_reply_t;
+
 #define HL_STATS_RESET 0x1u /* after answering, restart the callback-time histogram and maxima */
 typedef struct {
     uint32_t flags;
@@ -330,9 +343,10 @@ typedef struct {
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
 #define HL_SUB_STARTED 0x2u
-#define HL_SUB_ALL     0x4u /* ENDED/STARTED of every client's voices, not just our own (tools) */
-#define HL_SUB_VIRTUAL 0x8u /* VIRTUAL and REAL events */
-#define HL_SUB_MASK    0xFu
+#define HL_SUB_ALL     0x4u  /* ENDED/STARTED of every client's voices, not just our own (tools) */
+#define HL_SUB_VIRTUAL 0x8u  /* VIRTUAL and REAL events */
+#define HL_SUB_DEVICE  0x10u /* DEVICE_LOST and DEVICE_BACK events */
+#define HL_SUB_MASK    0x1Fu
 typedef struct {
     uint32_t mask;
 } hl_subscribe_t;
@@ -370,6 +384,9 @@ typedef struct {
 #define HL_VIRT_WHY_FLOOR    1 /* below the audibility floor */
 #define HL_VIRT_WHY_DISTANCE 2 /* beyond max distance */
 #define HL_VIRT_WHY_PAUSED   3 /* paused while real voices were short */
+/* device events (subscription HL_SUB_DEVICE) */
+#define HL_EVENT_DEVICE_LOST 6 /* message = device name, time_ns = its last callback */
+#define HL_EVENT_DEVICE_BACK 7 /* message = device name, time_ns = when audio resumed */
 typedef struct {
     uint16_t type;
     uint16_t req_op; /* ERROR */
@@ -563,6 +580,10 @@ void hl_put_cues_load_reply(hl_wbuf_t *w, const hl_cues_load_reply_t *m);
 void hl_get_cues_load_reply(hl_rbuf_t *r, hl_cues_load_reply_t *m);
 void hl_put_emitter(hl_wbuf_t *w, const hl_emitter_t *m);
 void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m);
+void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m);
+void hl_get_device_req(hl_rbuf_t *r, hl_device_req_t *m);
+void hl_put_device_reply(hl_wbuf_t *w, const hl_device_reply_t *m);
+void hl_get_device_reply(hl_rbuf_t *r, hl_device_reply_t *m);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */

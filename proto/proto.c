@@ -594,6 +594,11 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_u8(w, m->reason);
         break;
     case HL_EVENT_REAL: hl_put_u64(w, m->voice); break;
+    case HL_EVENT_DEVICE_LOST:
+    case HL_EVENT_DEVICE_BACK:
+        hl_put_str(w, m->message, HL_MAX_MSG);
+        hl_put_u64(w, m->time_ns);
+        break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -623,6 +628,11 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         m->reason = get_enum8(r, HL_VIRT_WHY_PAUSED);
         break;
     case HL_EVENT_REAL: m->voice = hl_get_u64(r); break;
+    case HL_EVENT_DEVICE_LOST:
+    case HL_EVENT_DEVICE_BACK:
+        hl_get_str(r, m->message, sizeof m->message);
+        m->time_ns = hl_get_u64(r);
+        break;
     default: rbuf_fail(r); break;
     }
 }
@@ -794,6 +804,25 @@ void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m) {
     get_vec3(r, m->vel);
     m->ramp_ms = hl_get_f32(r);
     m->fade_ms = hl_get_f32(r);
+}
+
+void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m) {
+    hl_put_str(w, m->name, HL_MAX_DEVNAME);
+}
+void hl_get_device_req(hl_rbuf_t *r, hl_device_req_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+}
+void hl_put_device_reply(hl_wbuf_t *w, const hl_device_reply_t *m) {
+    hl_put_str(w, m->driver, HL_MAX_NAME);
+    hl_put_str(w, m->name, HL_MAX_DEVNAME);
+    hl_put_u32(w, m->rate);
+    hl_put_u32(w, m->period);
+}
+void hl_get_device_reply(hl_rbuf_t *r, hl_device_reply_t *m) {
+    hl_get_str(r, m->driver, sizeof m->driver);
+    hl_get_str(r, m->name, sizeof m->name);
+    m->rate = hl_get_u32(r);
+    m->period = hl_get_u32(r);
 }
 
 /* ---- validation --------------------------------------------------------- */

@@ -130,6 +130,9 @@ typedef struct {
     const float *data; /* interleaved */
     uint32_t frames;
     uint32_t channels; /* 1 or 2 */
+    uint32_t finite;   /* 1: the owner checked that every sample is finite (the loader
+                        * zeroes NaN and Inf): voices may take the steady path, which
+                        * reads samples unchecked; 0: every block is guarded */
 } hl_pcm_t;
 
 /* Voice flags (same bit values as HL_PLAY_* on the wire). */

@@ -747,6 +747,56 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
     return done;
 }
 
+_Static_assert(HL_STREAM_SCRATCH * 2 >= 2 * HL_MIX_BLOCK, "sbuf holds a PCM voice's own pair");
+
+/* ---- non-finite guard ------------------------------------------------------------ */
+
+/* The loader and the decoder zero NaN and infinite samples, so this is the
+ * second line: one voice must never turn a bus into NaN for everyone.
+ * 1 if every x[0..n) is finite (or the sum of a span of huge finite values
+ * overflows, which only garbage does: muted too). One add per four samples:
+ * Inf and NaN survive any sum of the others. */
+static inline __attribute__((always_inline)) int span_finite(const float *x, uint32_t n) {
+    uint32_t i = 0;
+#if defined(__SSE2__)
+    /* eight chains: bound by loads, not by the adds' latency */
+    __m128 a0 = _mm_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (; i + 32 <= n; i += 32) {
+        a0 = _mm_add_ps(a0, _mm_loadu_ps(x + i));
+        a1 = _mm_add_ps(a1, _mm_loadu_ps(x + i + 4));
+        a2 = _mm_add_ps(a2, _mm_loadu_ps(x + i + 8));
+        a3 = _mm_add_ps(a3, _mm_loadu_ps(x + i + 12));
+        a4 = _mm_add_ps(a4, _mm_loadu_ps(x + i + 16));
+        a5 = _mm_add_ps(a5, _mm_loadu_ps(x + i + 20));
+        a6 = _mm_add_ps(a6, _mm_loadu_ps(x + i + 24));
+        a7 = _mm_add_ps(a7, _mm_loadu_ps(x + i + 28));
+    }
+    for (; i + 4 <= n; i += 4)
+        a0 = _mm_add_ps(a0, _mm_loadu_ps(x + i));
+    a0 = _mm_add_ps(_mm_add_ps(_mm_add_ps(a0, a1), _mm_add_ps(a2, a3)),
+                    _mm_add_ps(_mm_add_ps(a4, a5), _mm_add_ps(a6, a7)));
+    a0 = _mm_mul_ps(a0, _mm_setzero_ps()); /* 0, or NaN for Inf/NaN */
+    if (_mm_movemask_ps(_mm_cmpunord_ps(a0, a0))) return 0;
+#endif
+    float t = 0.0f;
+    for (; i < n; i++)
+        t += x[i];
+    return t - t == 0.0f;
+}
+
+/* A stream's linearised frames are the mixer's own copy: zero what is not
+ * finite there (cold: streams already take the full path). */
+static void span_sanitize(float *x, uint32_t n) {
+    if (span_finite(x, n)) return;
+    for (uint32_t i = 0; i < n; i++)
+        if (x[i] - x[i] != 0.0f) x[i] = 0.0f;
+}
+
+static int gains_finite(const hl_gain_ramp_t *g) {
+    float t = g->l0 + g->dl + g->ql + g->r0 + g->dr + g->qr;
+    return t - t == 0.0f;
+}
+
 /* ---- streams ------------------------------------------------------------------- */
 
 static const hl_loop_view_t no_loop; /* streams do not loop */
@@ -858,6 +908,7 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
         if (take > t1) memcpy(sb + (HL_STREAM_HIST + t1) * ch, sp.p2, (size_t)(take - t1) * fsz);
         if (take < from_ring) /* eos: zeros past the last frame */
             memset(sb + (HL_STREAM_HIST + take) * ch, 0, (size_t)(from_ring - take) * fsz);
+        span_sanitize(sb, valid * ch);
         src_view_t s = {
             .data = sb, .frames = valid, .ch = ch, .cubic = (v->flags & HL_MIX_CUBIC) != 0};
         s.end_fp = end;
@@ -989,7 +1040,8 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->steady = 0;
     if (v->stream || v->src.ch != 1 || v->src.cubic || v->env_mode != HL_ENV_RUN || v->env.rem ||
         v->gl.rem || v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
-        v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target)
+        v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
+        !v->pcm->finite) /* unchecked samples stay on the guarded path */
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
@@ -1006,6 +1058,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->frames = v->src.frames;
     f->gl = v->env.cur * v->gl.cur;
     f->gr = v->env.cur * v->gr.cur;
+    if ((f->gl + f->gr) - (f->gl + f->gr) != 0.0f) return; /* non-finite: the full path mutes */
     f->bus = (uint16_t)v->bus;
     f->steady = 1;
 }
@@ -1044,6 +1097,16 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         (*mixed)++;
         *buses |= 1u << v->bus;
         float *acc_l = m->acc[v->bus][0], *acc_r = m->acc[v->bus][1];
+        /* a PCM voice on the full path mixes into its own pair (the stream
+         * scratch, which PCM voices never use) that joins the bus only if it
+         * is finite; a stream's frames are sanitised as they are copied */
+        float *own = v->stream ? NULL : m->sbuf;
+        if (own) {
+            acc_l = own;
+            acc_r = own + HL_MIX_BLOCK;
+            memset(acc_l, 0, n * sizeof(float));
+            memset(acc_r, 0, n * sizeof(float));
+        }
         uint32_t t = 0;
         while (t < n) {
             if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0 &&
@@ -1068,7 +1131,9 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
                 g.qr = de * dr;
             }
             if (v->stream) {
-                render_stream(m, v, acc_l + t, acc_r + t, seg, &g, voice_step(v), &finished);
+                static const hl_gain_ramp_t mute;
+                render_stream(m, v, acc_l + t, acc_r + t, seg, gains_finite(&g) ? &g : &mute,
+                              voice_step(v), &finished);
             } else {
                 (void)render_src(m, v, &v->src, &v->f.cursor, acc_l + t, acc_r + t, seg, &g,
                                  voice_step(v), &finished);
@@ -1097,6 +1162,13 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
                 t += seg;
             }
         }
+        if (own && span_finite(own, n) && span_finite(own + HL_MIX_BLOCK, n)) {
+            float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+            for (uint32_t k = 0; k < n; k++) {
+                bl[k] += own[k];
+                br[k] += own[HL_MIX_BLOCK + k];
+            }
+        }
     }
     v->end_frame = m->clock + n;
     if (finished) {
@@ -1121,6 +1193,9 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     const float *src = f->data + idx;
     if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
         if (f->copy_end - idx < n) return 0;
+        /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
+         * the loader zeroed every NaN and Inf) and finite gains reach the
+         * steady path; everything else is guarded on the full path */
         m->k->mix_mono(acc_l, acc_r, src, n, &g);
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;

@@ -3,7 +3,10 @@
  * a live daemon's socket is never stolen, a stale one (daemon killed) is
  * replaced, a symlink or a regular file at the path is refused, a path longer
  * than sun_path fails clearly, and a socket passed by systemd socket
- * activation (LISTEN_FDS) is used as is.
+ * activation (LISTEN_FDS) is used as is. The fallback directory
+ * /tmp/heliod-$UID is used only when it is ours with mode 0700, the socket is
+ * 0600 whatever the umask, and with no --socket the daemon listens where
+ * $HELIOD_SOCKET says, where heliodctl finds it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +213,175 @@ static void test_socket_activation(void **state) {
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* Starts heliod --driver null with no --socket, as uid (when >= 0, we are
+ * root) and with $HELIOD_SOCKET = env_sock (NULL: unset), XDG_RUNTIME_DIR
+ * unset; stderr to errfd (or /dev/null). Returns the pid. */
+static pid_t spawn_default(int uid, const char *env_sock, int errfd) {
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (errfd < 0) errfd = open("/dev/null", O_WRONLY);
+        dup2(errfd, 2);
+        unsetenv("XDG_RUNTIME_DIR");
+        if (env_sock)
+            setenv("HELIOD_SOCKET", env_sock, 1);
+        else
+            unsetenv("HELIOD_SOCKET");
+        if (uid >= 0 && (setgid((gid_t)uid) != 0 || setuid((uid_t)uid) != 0)) _exit(126);
+        execlp(heliod_bin(), heliod_bin(), "--driver", "null", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* 1 once a handshake on path succeeds (within 3 s). */
+static int comes_up(const char *path) {
+    for (int i = 0; i < 300; i++) {
+        heliod_t *h = NULL;
+        if (heliod_connect(&h, path, "probe") == 0) {
+            heliod_close(h);
+            return 1;
+        }
+        th_sleep_ms(10);
+    }
+    return 0;
+}
+
+/* Runs heliod as uid with the fallback socket directory in its given state:
+ * its exit status within 3 s (stderr in err), or 0 if it came up and
+ * answered on sock (it is then stopped). */
+static int run_fallback(int uid, const char *sock, char *err, size_t cap) {
+    int pe[2];
+    assert_int_equal(pipe(pe), 0);
+    pid_t pid = spawn_default(uid, NULL, pe[1]);
+    close(pe[1]);
+    int rc;
+    int status = 0;
+    for (int i = 0;; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            break;
+        }
+        heliod_t *h = NULL;
+        if (heliod_connect(&h, sock, "probe") == 0) {
+            heliod_close(h);
+            kill(pid, SIGTERM);
+            waitpid(pid, NULL, 0);
+            rc = 0;
+            break;
+        }
+        if (i == 300) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            rc = -1;
+            break;
+        }
+        th_sleep_ms(10);
+    }
+    ssize_t n = read(pe[0], err, cap - 1);
+    err[n > 0 ? n : 0] = 0;
+    close(pe[0]);
+    return rc;
+}
+
+/* The fallback directory (no XDG_RUNTIME_DIR) may have been created by anyone
+ * before us: heliod uses it only if it belongs to its user with mode 0700.
+ * Needs root, to play both the daemon's user and the other one. */
+static void test_fallback_dir_must_be_ours(void **state) {
+    (void)state;
+    if (geteuid() != 0) skip();
+    const int uid = 65533; /* a uid with no files: the fallback dir is ours to stage */
+    char dir[64], sock[128], err[4096];
+    snprintf(dir, sizeof dir, "/tmp/heliod-%d", uid);
+    snprintf(sock, sizeof sock, "%s/heliod.sock", dir);
+    unlink(sock);
+    rmdir(dir);
+
+    /* world-writable, owned by root (another user, for the daemon) */
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_true(run_fallback(uid, sock, err, sizeof err) > 0);
+    assert_non_null(strstr(err, dir));
+    assert_non_null(strstr(err, "0700"));
+    assert_int_not_equal(access(sock, F_OK), 0);
+
+    /* owned by root, 0700: foreign */
+    assert_int_equal(chmod(dir, 0700), 0);
+    assert_true(run_fallback(uid, sock, err, sizeof err) > 0);
+    assert_non_null(strstr(err, "owned by uid"));
+
+    /* ours but world-writable */
+    assert_int_equal(chown(dir, (uid_t)uid, (gid_t)uid), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_true(run_fallback(uid, sock, err, sizeof err) > 0);
+    assert_non_null(strstr(err, dir));
+
+    /* ours and 0700: used */
+    assert_int_equal(chmod(dir, 0700), 0);
+    assert_int_equal(run_fallback(uid, sock, err, sizeof err), 0);
+    unlink(sock);
+    assert_int_equal(rmdir(dir), 0);
+
+    /* missing: created 0700 and used */
+    assert_int_equal(run_fallback(uid, sock, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(lstat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+    assert_int_equal(st.st_uid, (uid_t)uid);
+    unlink(sock);
+    rmdir(dir);
+}
+
+/* The socket is created 0600 whatever the umask the daemon was started with
+ * (bound under umask 0177, not chmod-ed afterwards). */
+static void test_socket_mode_under_open_umask(void **state) {
+    (void)state;
+    mode_t old = umask(0);
+    th_daemon_t d;
+    int rc = th_daemon_start(&d, 0, NULL);
+    umask(old);
+    assert_int_equal(rc, 0);
+    struct stat st;
+    assert_int_equal(lstat(d.sock, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+}
+
+/* With no --socket the daemon listens at $HELIOD_SOCKET, and heliodctl and
+ * libheliod, with no --socket either, find it there. */
+static void test_heliod_socket_env(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-env-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/from-env.sock", dir);
+    pid_t pid = spawn_default(-1, path, -1);
+    int up = comes_up(path);
+
+    setenv("HELIOD_SOCKET", path, 1);
+    heliod_t *h = NULL;
+    int lib_rc = heliod_connect(&h, NULL, "env");
+    if (lib_rc == 0) lib_rc = heliod_ping(h, NULL);
+    heliod_close(h);
+    const char *ctl = getenv("HELIODCTL_BIN");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s ping >/dev/null 2>&1", ctl && *ctl ? ctl : "heliodctl");
+    int ctl_rc = system(cmd);
+    unsetenv("HELIOD_SOCKET");
+
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    unlink(path);
+    rmdir(dir);
+    assert_true(up);
+    assert_int_equal(lib_rc, 0);
+    assert_int_equal(ctl_rc, 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
@@ -217,6 +389,9 @@ int main(void) {
         cmocka_unit_test(test_stale_socket_is_replaced),
         cmocka_unit_test(test_symlink_regular_file_and_long_path_refused),
         cmocka_unit_test(test_socket_activation),
+        cmocka_unit_test(test_fallback_dir_must_be_ours),
+        cmocka_unit_test(test_socket_mode_under_open_umask),
+        cmocka_unit_test(test_heliod_socket_env),
     };
     return cmocka_run_group_tests_name("socket", tests, NULL, NULL);
 }

@@ -494,6 +494,122 @@ static void test_seek_keeps_loop_count(void **state) {
     free(r.x);
 }
 
+typedef struct {
+    int errors, enovoices;
+} err_count_t;
+
+static void on_error_event(void *user, const heliod_event_t *ev) {
+    err_count_t *e = user;
+    if (ev->type != HELIOD_EVENT_ERROR) return;
+    e->errors++;
+    if (ev->status == HELIOD_ENOVOICES) e->enovoices++;
+}
+
+/* A seek that fails after an earlier seek of the voice was queued (here: no
+ * stream left for its decoder, HL_MAX_STREAMS = 256) must not drop that
+ * earlier one, which was or will be answered OK: the voice plays from the
+ * earlier seek's position. One batch: the voice's own stream and 255 seeks
+ * to 8 s hold every stream; the seeks to 1 s after them fail. */
+static void test_failed_seek_keeps_earlier_seek(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "seekfail.wav");
+    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE * 20, gen_music, NULL);
+    assert_int_equal(heliod_load(h, "sf", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = play_or_fail(h, "sf", &pp);
+    err_count_t e = {0};
+    heliod_set_event_callback(h, on_error_event, &e);
+    enum { GOOD = 255, BAD = 8 };
+    heliod_voice_set_t good = {.mask = HELIOD_SET_SEEK, .seek_s = 8.0};
+    heliod_voice_set_t bad = {.mask = HELIOD_SET_SEEK, .seek_s = 1.0};
+    for (int i = 0; i < GOOD + BAD; i++)
+        assert_true(heliod_set_async(h, v, i < GOOD ? &good : &bad) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    for (int i = 0; i < 100 && th_stat(h, "streams_active") > 1; i++)
+        th_sleep_ms(20);
+    assert_int_equal(th_stat(h, "streams_active"), 1);
+    print_message("failed seeks: %d errors, %d ENOVOICES\n", e.errors, e.enovoices);
+    assert_true(e.enovoices >= 1);
+    assert_int_equal(e.errors, e.enovoices);
+    heliod_voice_info_t vi[8];
+    size_t n = 0;
+    assert_int_equal(heliod_voices(h, vi, 8, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(vi[0].voice == v);
+    print_message("position after the failed seeks: %.3f s\n", vi[0].position_s);
+    assert_true(vi[0].position_s > 7.9 && vi[0].position_s < 12.0);
+    assert_int_equal(heliod_stop(h, v, 0), 0);
+    heliod_close(h);
+}
+
+static int setup_192k(void **state) {
+    fixture_t *f = calloc(1, sizeof *f);
+    const char *const args[] = {"--rate", "192000", NULL};
+    if (!f || th_daemon_start(&f->d, 0, args) != 0) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+/* The largest values every field accepts, at 192 kHz: a seek a day in
+ * (86400 s), fades and ramps of 60 s, a 10 s loop crossfade, loop points
+ * at UINT32_MAX. Each is answered (EINVAL where it is past the sound) and
+ * the daemon keeps serving; the sanitizer build checks that no frame count
+ * was converted out of its type's range on the way. */
+static void test_huge_values_192k(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char p[400];
+    path_in(&f->d, p, sizeof p, "huge.wav");
+    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE * 3, gen_music, NULL);
+    assert_int_equal(heliod_load(h, "hs", p, HELIOD_LOAD_STREAM, NULL), 0);
+    assert_int_equal(heliod_load(h, "hp", p, 0, NULL), 0);
+    const char *names[] = {"hs", "hp"};
+    for (int k = 0; k < 2; k++) {
+        heliod_play_params_t pp;
+        heliod_play_params_init(&pp);
+        heliod_voice_t v = 0;
+        pp.flags = HELIOD_PLAY_LOOP;
+        pp.loop_start = UINT32_MAX - 1;
+        pp.loop_end = UINT32_MAX;
+        assert_int_equal(heliod_play(h, names[k], &pp, &v, NULL), HELIOD_EINVAL);
+        pp.loop_start = RATE;
+        pp.loop_end = 2 * RATE;
+        pp.loop_xfade_ms = 10000;
+        assert_int_equal(heliod_play(h, names[k], &pp, &v, NULL), HELIOD_EINVAL);
+        pp.loop_xfade_ms = 0;
+        pp.loop_count = UINT32_MAX;
+        pp.fade_in_ms = 60000;
+        v = play_or_fail(h, names[k], &pp);
+        heliod_voice_set_t s = {.mask = HELIOD_SET_SEEK, .seek_s = 86400.0};
+        assert_int_equal(heliod_set(h, v, &s), HELIOD_EINVAL);
+        s = (heliod_voice_set_t){.mask = HELIOD_SET_SEEK | HELIOD_SET_GAIN,
+                                 .seek_s = 2.5,
+                                 .gain_db = -6,
+                                 .ramp_ms = 60000};
+        assert_int_equal(heliod_set(h, v, &s), 0);
+        th_sleep_ms(50);
+        s = (heliod_voice_set_t){.mask = HELIOD_SET_PAUSE, .ramp_ms = 60000};
+        assert_int_equal(heliod_set(h, v, &s), 0);
+        s.mask = HELIOD_SET_RESUME;
+        assert_int_equal(heliod_set(h, v, &s), 0);
+        assert_int_equal(heliod_stop(h, v, 60000), 0);
+    }
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    play_or_fail(h, "hp", &pp);
+    uint32_t n = 0;
+    assert_int_equal(heliod_stop_all(h, 60000, 1, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(heliod_ping(h, NULL), 0);
+    heliod_close(h);
+}
+
 static void test_pause_resume(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
@@ -804,6 +920,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_loop_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_seek_click_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_seek_keeps_loop_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_seek_keeps_earlier_seek, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_values_192k, setup_192k, teardown),
         cmocka_unit_test_setup_teardown(test_pause_resume, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_stop_storm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_file_deleted_after_load, setup, teardown),

@@ -60,6 +60,7 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_CATEGORY: ROUND(hl_category_t, hl_get_category, hl_put_category); break;
     case HL_OP_CUES_LOAD: ROUND(hl_cues_load_t, hl_get_cues_load, hl_put_cues_load); break;
     case HL_OP_EMITTER: ROUND(hl_emitter_t, hl_get_emitter, hl_put_emitter); break;
+    case HL_OP_DEVICE: ROUND(hl_device_req_t, hl_get_device_req, hl_put_device_req); break;
     case HL_OP_CUES:
     case HL_OP_PING:
     case HL_OP_SOUNDS:
@@ -96,6 +97,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_DEVICES: LIST(hl_device_info_t, hl_get_device_info, hl_put_device_info); break;
     case HL_OP_STATS: LIST(hl_stat_t, hl_get_stat, hl_put_stat); break;
     case HL_OP_CUES: LIST(hl_cue_info_t, hl_get_cue_info, hl_put_cue_info); break;
+    case HL_OP_DEVICE: ROUND(hl_device_reply_t, hl_get_device_reply, hl_put_device_reply); break;
     case HL_OP_CUES_LOAD:
         ROUND(hl_cues_load_reply_t, hl_get_cues_load_reply, hl_put_cues_load_reply);
         break;

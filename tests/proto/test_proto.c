@@ -879,7 +879,7 @@ static void test_flags_and_enums(void **state) {
     /* STATS flags */
     expect_bad(12, 0, 4, 0x2);
     /* SUBSCRIBE mask */
-    expect_bad(13, 0, 4, 0x10);
+    expect_bad(13, 0, 4, 0x20);
     /* BUS: name "sfx" (5) mask */
     expect_bad(14, 5, 4, 0x2);
     /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
@@ -945,7 +945,7 @@ static void test_names_and_errors(void **state) {
     assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
     assert_null(hl_op_name(0));
     assert_string_equal(hl_op_name(HL_OP_PAUSE), "pause");
-    assert_null(hl_op_name(22));
+    assert_null(hl_op_name(HL_OP_DEVICE + 1));
     assert_string_equal(hl_op_name(HL_OP_CUE), "cue");
     assert_string_equal(hl_op_name(HL_OP_CUES_LOAD), "cues-load");
     assert_string_equal(hl_op_name(HL_OP_EMITTER), "emitter");
@@ -1238,7 +1238,7 @@ static void test_hostile_voice_mgmt(void **state) {
     /* events of an unknown type cannot be encoded either */
     hl_event_t ev;
     memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_REAL + 1;
+    ev.type = HL_EVENT_DEVICE_BACK + 1;
     hl_wbuf_init(&w, buf, sizeof buf);
     hl_put_event(&w, &ev);
     assert_int_equal(w.err, HELIOD_EINVAL);

@@ -9,7 +9,12 @@
  * thread, while the daemon reports callbacks > 0 and the hook saw the flag.
  *
  *   test_rt selftest CANARY HOOK   the hook counts a deliberate violation
- *   test_rt daemon HELIOD HOOK     the daemon has none
+ *   test_rt daemon HELIOD HOOK     the daemon has none (null driver)
+ *   test_rt record HELIOD HOOK     the same with --record (the record tap on
+ *                                  the audio thread), and the WAV is checked
+ *   test_rt jack HELIOD HOOK       the same on PortAudio against a JACK dummy
+ *                                  server (jackd -d dummy): the PortAudio
+ *                                  callback path; exit 77 without jackd
  */
 #include <errno.h>
 #include <math.h>
@@ -39,6 +44,46 @@
 
 static const char *g_mode, *g_prog, *g_hook;
 static char g_dir[256];
+static pid_t g_jackd;
+
+/* A private JACK server with the dummy backend, as tests/integration/test_jack.c
+ * starts it: it calls PortAudio's JACK client in real time like a sound card. */
+static int start_jackd(void) {
+    static char server[64];
+    snprintf(server, sizeof server, "heliodrt%d", (int)getpid());
+    setenv("JACK_DEFAULT_SERVER", server, 1);
+    setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
+    g_jackd = fork();
+    if (g_jackd < 0) return -1;
+    if (g_jackd == 0) {
+        FILE *devnull = freopen("/dev/null", "w", stdout);
+        (void)devnull;
+        execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256",
+               (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100; i++) {
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+        if (waitpid(g_jackd, NULL, WNOHANG) != 0) return -1;
+        char path[256];
+        snprintf(path, sizeof path, "/dev/shm/jack-%d/%s", (int)getuid(), server);
+        if (access(path, F_OK) == 0) break;
+        snprintf(path, sizeof path, "/dev/shm/jack_%s_%d_0", server, (int)getuid());
+        if (access(path, F_OK) == 0) break;
+    }
+    struct timespec ts = {0, 200 * 1000000L};
+    nanosleep(&ts, NULL);
+    return waitpid(g_jackd, NULL, WNOHANG) == 0 ? 0 : -1;
+}
+
+static void stop_jackd(void) {
+    if (g_jackd > 0) {
+        kill(g_jackd, SIGTERM);
+        waitpid(g_jackd, NULL, 0);
+        g_jackd = 0;
+    }
+}
 
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -168,8 +213,24 @@ static void test_daemon(void **state) {
     snprintf(music, sizeof music, "%s/music.ogg", g_dir);
     write_sine_as(music, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, 2.0, 330);
 
-    const char *argv[] = {g_prog, "--driver", "null", "--voices",    "8",    "--virtual-voices",
-                          "24",   "--socket", sock,   "--log-level", "warn", NULL};
+    char rec[300];
+    snprintf(rec, sizeof rec, "%s/out.wav", g_dir);
+    int jack = strcmp(g_mode, "jack") == 0, record = strcmp(g_mode, "record") == 0;
+    const char *argv[24] = {g_prog, "--voices",    "8",   "--virtual-voices", "24", "--socket",
+                            sock,   "--log-level", "warn"};
+    int an = 9;
+    argv[an++] = "--driver";
+    argv[an++] = jack ? "portaudio" : "null";
+    if (jack) {
+        argv[an++] = "--device";
+        argv[an++] = "system";
+        assert_int_equal(start_jackd(), 0);
+    }
+    if (record) {
+        argv[an++] = "--record";
+        argv[an++] = rec;
+    }
+    argv[an] = NULL;
     pid_t pid = spawn(argv, out);
     assert_true(pid > 0);
     heliod_t *a = connect_retry(sock, "rt-a");
@@ -379,16 +440,29 @@ static void test_daemon(void **state) {
     assert_true(realised >= 1);
     assert_int_equal(hook_value(out, "flag_resolved"), 1);
     assert_int_equal(hook_value(out, "total"), 0);
+    if (record) { /* the tap really ran: the file holds the session */
+        SF_INFO info = {0};
+        SNDFILE *f = sf_open(rec, SFM_READ, &info);
+        assert_non_null(f);
+        sf_close(f);
+        fprintf(stderr, "  record: %lld frames\n", (long long)info.frames);
+        assert_true(info.frames > 48000 / 2);
+    }
+    stop_jackd();
 }
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: test_rt selftest|daemon PROGRAM HOOK\n");
+        fprintf(stderr, "usage: test_rt selftest|daemon|record|jack PROGRAM HOOK\n");
         return 2;
     }
     g_mode = argv[1];
     g_prog = argv[2];
     g_hook = argv[3];
+    if (strcmp(g_mode, "jack") == 0 && system("command -v jackd >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "jackd not installed: skipped\n");
+        return 77;
+    }
     snprintf(g_dir, sizeof g_dir, "/tmp/heliod-rt-XXXXXX");
     if (!mkdtemp(g_dir)) return 2;
     const struct CMUnitTest self[] = {cmocka_unit_test(test_selftest)};
@@ -398,5 +472,6 @@ int main(int argc, char **argv) {
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", g_dir);
+    stop_jackd();
     return rc;
 }

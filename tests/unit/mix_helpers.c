@@ -51,6 +51,7 @@ static hl_pcm_t *pcm_alloc(uint32_t frames, uint32_t channels) {
     p->data = d;
     p->frames = frames;
     p->channels = channels;
+    p->finite = 1; /* every generator below writes finite samples */
     return p;
 }
 

@@ -91,10 +91,11 @@ static void make_sound(hld_sound_t *s, const char *name, uint32_t frames, int ra
     s->source_rate = RATE;
 }
 
-/* A mixer with `real` voices, a cue table and a voice manager with `logical`. */
-static void fx_open(uint32_t real, uint32_t logical) {
+/* A mixer with `real` voices and a command ring of cmd_cap (0 = the
+ * default), a cue table and a voice manager with `logical`. */
+static void fx_open_cmd(uint32_t real, uint32_t logical, uint32_t cmd_cap) {
     memset(&F, 0, sizeof F);
-    hl_mixer_config_t mc = {.rate = RATE, .voices = real};
+    hl_mixer_config_t mc = {.rate = RATE, .voices = real, .cmd_capacity = cmd_cap};
     size_t size = hl_mixer_size(&mc);
     assert_true(size > 0);
     F.mem = aligned_alloc(64, (size + 63) / 64 * 64);
@@ -115,6 +116,10 @@ static void fx_open(uint32_t real, uint32_t logical) {
     make_sound(&snd_dc, "dc", DC_FRAMES, 0);
     make_sound(&snd_ramp, "ramp", RAMP_N, 1);
     make_sound(&snd_short, "short", SHORT_N, 0);
+}
+
+static void fx_open(uint32_t real, uint32_t logical) {
+    fx_open_cmd(real, logical, 0);
 }
 
 static int fx_close(void **state) {
@@ -1366,6 +1371,163 @@ static void test_pause_matching(void **state) {
     assert_int_equal(stats().active, NV - 2);
 }
 
+/* ---- a full command ring: all or nothing ---------------------------------------- */
+
+/* Queues gain sets on v until the command ring has `room` places left. */
+static void fill_ring(uint64_t v, uint32_t room) {
+    while (hl_mixer_cmd_room(F.mx) > room)
+        assert_int_equal(set_gain(v, 0.9f), 0);
+    assert_int_equal(hl_mixer_cmd_room(F.mx), room);
+}
+
+/* STOP_ALL, PAUSE, EMITTER set and destroy need one command per real voice
+ * they touch: when the ring cannot take them all they answer EBUSY and
+ * nothing changed (no voice stopped, paused or moved, the emitter kept);
+ * virtual voices need no command. */
+static void test_busy_ring_all_or_nothing(void **state) {
+    (void)state;
+    fx_open_cmd(8, 16, 32);
+    float p0[3] = {1.0f, 0.0f, -5.0f}, p1[3] = {-2.0f, 0.0f, -3.0f};
+    hld_emitter_t *e = NULL;
+    assert_int_equal(hld_vm_emitter_create(F.vm, "car", 1, p0, NULL, &e), 0);
+    enum { NV = 6, NE = 4 };
+    uint64_t v[NV];
+    for (int i = 0; i < NV; i++) {
+        hld_vm_play_t pl = mkplay(&snd_dc, NULL);
+        if (i < NE) pl.em = e;
+        v[i] = play_ok(&pl);
+        assert_true(is_real(v[i]));
+    }
+    hld_vm_play_t pp = mkplay(&snd_dc, NULL);
+    pp.p.flags |= HL_MIX_PAUSED; /* virtual from the start: no command needed */
+    uint64_t vp = play_ok(&pp);
+    assert_false(is_real(vp));
+    render(BLOCK);
+    uint64_t filler = v[NV - 1];
+    size_t nrec = F.nrec;
+
+    fill_ring(filler, NV - 1); /* one short for the real voices */
+    assert_int_equal(hld_vm_stop_matching(F.vm, NULL, NULL, 0, HL_END_STOPPED, F.now),
+                     HELIOD_EBUSY);
+    assert_int_equal(stats().active, NV + 1);
+    assert_int_equal(stats().real, NV);
+    assert_int_equal(F.nrec, nrec);
+    assert_int_equal(hl_mixer_cmd_room(F.mx), NV - 1);
+    assert_int_equal(hld_vm_pause_matching(F.vm, NULL, NULL, 1, F.now), HELIOD_EBUSY);
+    for (int i = 0; i < NV; i++) {
+        assert_false(hld_vm_get(F.vm, v[i])->paused);
+        assert_int_equal(mix_view(v[i]).state, HL_MIX_STATE_PLAYING);
+    }
+    assert_int_equal(hl_mixer_cmd_room(F.mx), NV - 1);
+
+    fill_ring(filler, NE - 1);
+    assert_int_equal(hld_vm_emitter_set(F.vm, e, HL_EM_POS, p1, NULL, 0, F.now), HELIOD_EBUSY);
+    assert_memory_equal(e->pos, p0, sizeof p0);
+    for (int i = 0; i < NE; i++) {
+        assert_memory_equal(hld_vm_get(F.vm, v[i])->p.pos, p0, sizeof p0);
+        assert_memory_equal(mix_view(v[i]).params.pos, p0, sizeof p0);
+    }
+    assert_int_equal(hld_vm_emitter_destroy(F.vm, e, 0, F.now), HELIOD_EBUSY);
+    assert_ptr_equal(hld_vm_emitter_find(F.vm, "car"), e);
+    assert_int_equal(e->count, NE);
+    for (int i = 0; i < NE; i++)
+        assert_true(is_real(v[i]));
+    assert_int_equal(F.nrec, nrec);
+    assert_int_equal(hl_mixer_cmd_room(F.mx), NE - 1);
+
+    /* exactly enough room: every voice changes */
+    render(BLOCK);
+    fill_ring(filler, NE);
+    assert_int_equal(hld_vm_emitter_set(F.vm, e, HL_EM_POS, p1, NULL, 0, F.now), 0);
+    for (int i = 0; i < NE; i++)
+        assert_memory_equal(mix_view(v[i]).params.pos, p1, sizeof p1);
+    assert_int_equal(hl_mixer_cmd_room(F.mx), 0);
+    render(BLOCK);
+    fill_ring(filler, NV);
+    assert_int_equal(hld_vm_pause_matching(F.vm, NULL, NULL, 1, F.now), NV); /* vp is paused */
+    render(BLOCK);
+    fill_ring(filler, NE);
+    assert_int_equal(hld_vm_emitter_destroy(F.vm, e, 0, F.now), NE);
+    assert_null(hld_vm_emitter_find(F.vm, "car"));
+    render(BLOCK);
+    fill_ring(filler, NV - NE);
+    assert_int_equal(hld_vm_stop_matching(F.vm, NULL, NULL, 0, HL_END_STOPPED, F.now), NV - NE + 1);
+    assert_int_equal(stats().active, 0);
+}
+
+/* A virt = kill play that cannot be real is refused before its cue's
+ * overflow policy evicts anything; one whose eviction frees a real voice
+ * still plays (real). */
+static void test_kill_refused_without_evicting(void **state) {
+    (void)state;
+    fx_open(1, 8);
+    hld_cue_t *c = def_cue("k", NULL, 1, HL_OVERFLOW_STOP_OLDEST, 0.0f);
+    hld_vm_play_t lp = mkplay(&snd_dc, NULL);
+    lp.p.gain = 2.0f;
+    uint64_t loud = play_ok(&lp);
+    tick();
+    assert_true(is_real(loud));
+    hld_vm_play_t first = mkplay(&snd_dc, c);
+    first.p.gain = 0.5f; /* virt resume: virtual, counted in its cue */
+    uint64_t a = play_ok(&first);
+    assert_false(is_real(a));
+    size_t nrec = F.nrec;
+    hld_vm_play_t kp = mkplay(&snd_dc, c);
+    kp.virt = HL_VIRT_KILL;
+    /* loses to the loud real voice, and the victim is virtual: nothing to gain */
+    kp.p.gain = 0.25f;
+    assert_int_equal(play_rc(&kp), HELIOD_ENOVOICES);
+    /* below the floor: never real */
+    kp.p.gain = 1e-4f;
+    assert_int_equal(play_rc(&kp), HELIOD_ENOVOICES);
+    assert_non_null(hld_vm_get(F.vm, a));
+    assert_int_equal(c->n.active, 1);
+    assert_int_equal(c->n.evicted_cue, 0);
+    assert_int_equal(stats().n.evicted, 0);
+    assert_int_equal(c->n.refused_no_voice, 2);
+    assert_int_equal(F.nrec, nrec);
+    /* the victim is real: evicting it frees the real voice the kill play takes */
+    assert_int_equal(hld_vm_stop(F.vm, loud, 0, 0, HL_END_STOPPED, F.now), 0);
+    assert_int_equal(hld_vm_stop(F.vm, a, 0, 0, HL_END_STOPPED, F.now), 0);
+    first.p.gain = 2.0f;
+    uint64_t b = play_ok(&first);
+    tick();
+    assert_true(is_real(b));
+    kp.p.gain = 0.25f;
+    uint64_t k = play_ok(&kp);
+    assert_true(is_real(k));
+    assert_null(hld_vm_get(F.vm, b));
+    assert_int_equal(c->n.evicted_cue, 1);
+}
+
+/* Positions past what the integer fields hold (a bogus length, a seek or an
+ * anchor beyond UINT32_MAX frames) are clamped before they are converted:
+ * the mixer refuses them as past the end instead of the daemon computing
+ * an undefined conversion (the UBSan build checks). */
+static void test_huge_positions_clamped(void **state) {
+    (void)state;
+    fx_open(2, 8);
+    hld_vm_play_t pl = mkplay(&snd_dc, NULL);
+    pl.len = pl.le = 1e10; /* longer than any pcm: the mixer has the last word */
+    pl.ls = 4294967000.0;
+    pl.loops = INT64_MAX;
+    uint64_t v = play_ok(&pl);
+    assert_true(is_real(v));
+    assert_int_equal(hld_vm_seek(F.vm, v, 5e9, 0, F.now), HELIOD_EINVAL); /* seek_frame >= frames */
+    assert_int_equal(hld_vm_seek(F.vm, v, 1e10, 0, F.now), HELIOD_EINVAL); /* >= len */
+    assert_true(hld_vm_position(F.vm, hld_vm_get(F.vm, v)) < (double)DC_FRAMES);
+    /* a virtual voice moved past UINT32_MAX frames cannot come back: it ends */
+    pl.p.flags |= HL_MIX_PAUSED;
+    uint64_t w = play_ok(&pl);
+    assert_false(is_real(w));
+    assert_int_equal(hld_vm_seek(F.vm, w, 6e9, 0, F.now), 0);
+    assert_int_equal(set_mask(w, HL_MIX_SET_RESUME), 0);
+    tick();
+    assert_null(hld_vm_get(F.vm, w));
+    assert_int_equal(nev(HL_EVENT_ENDED, w, HL_END_FINISHED), 1);
+    assert_non_null(hld_vm_get(F.vm, v));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_admission_interval, fx_close),
@@ -1392,6 +1554,9 @@ int main(void) {
         cmocka_unit_test_teardown(test_beyond_release_and_virtual, fx_close),
         cmocka_unit_test_teardown(test_emitters, fx_close),
         cmocka_unit_test_teardown(test_pause_matching, fx_close),
+        cmocka_unit_test_teardown(test_busy_ring_all_or_nothing, fx_close),
+        cmocka_unit_test_teardown(test_kill_refused_without_evicting, fx_close),
+        cmocka_unit_test_teardown(test_huge_positions_clamped, fx_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
