@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix callback latency throughput memory stream vm vm_callback"]
+#   ONLY             benchmarks to run          ["mix callback latency throughput memory connect stream vm vm_callback"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -39,7 +39,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix callback latency throughput memory stream vm vm_callback}"
+ONLY="${ONLY:-mix callback latency throughput memory connect stream vm vm_callback}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -125,6 +125,7 @@ if want throughput; then
         run "$B/throughput" --clients "$TP_CLIENTS" --commands "$TP_COMMANDS" --rate "$TP_RATE"
 fi
 want memory && run "$B/memory" --sounds "$MEM_SOUNDS" --voices "$MEM_VOICES"
+want connect && run "$B/connect" --seconds "${CONNECT_S:-5}"
 want stream && run "$B/stream" -s "$STREAM_S"
 if want vm; then
     for r in $VM_REAL; do
