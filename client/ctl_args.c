@@ -205,8 +205,9 @@ static const cmd_desc_t cmds[] = {
      "  fade-out) and prints how many it stopped.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
-     "watch\n  Print events (started, ended, virtual, real, device-lost, device-back,\n"
-     "  errors) until stopped.\n"},
+     "watch\n  Print voice, device and error events until stopped.\n"
+     "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
+     "  and the errors of fire-and-forget requests, one a line.\n"},
     {"batch", CTL_BATCH, 0,
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
