@@ -19,8 +19,13 @@
  *   daemon turns into HELIOD_EPROTO and closes the connection.
  *
  *   Not thread-safe: one connection per thread, or serialise calls.
+ *
+ *   The voice-management calls (cues, categories, emitters, group pause) are
+ *   in heliod_vm.c, on the request helpers this file exports to it through
+ *   heliod_int.h.
  */
 #include "heliod.h"
+#include "heliod_int.h"
 
 #include "hl_paths.h"
 #include "hl_proto.h"
@@ -93,7 +98,7 @@ const char *heliod_strerror(int err) {
     return hl_strerror(err);
 }
 
-static int set_error(heliod_t *h, int err, const char *msg) {
+int hlc_set_error(heliod_t *h, int err, const char *msg) {
     snprintf(h->last_error, sizeof h->last_error, "%s", msg ? msg : hl_strerror(err));
     return err;
 }
@@ -131,16 +136,16 @@ static int absolute_path(heliod_t *h, const char *path, char **out) {
     char *p = realpath(path, NULL);
     if (!p) {
         char *cwd = getcwd(NULL, 0);
-        if (!cwd) return set_error(h, HELIOD_EINVAL, "relative path and no working directory");
+        if (!cwd) return hlc_set_error(h, HELIOD_EINVAL, "relative path and no working directory");
         size_t n = strlen(cwd) + 1 + strlen(path) + 1;
         p = malloc(n);
         if (p) snprintf(p, n, "%s/%s", cwd, path);
         free(cwd);
-        if (!p) return set_error(h, HELIOD_ENOMEM, NULL);
+        if (!p) return hlc_set_error(h, HELIOD_ENOMEM, NULL);
     }
     if (strlen(p) > HL_MAX_PATH) {
         free(p);
-        return set_error(h, HELIOD_EINVAL, "path too long once made absolute");
+        return hlc_set_error(h, HELIOD_EINVAL, "path too long once made absolute");
     }
     *out = p;
     return 0;
@@ -149,7 +154,7 @@ static int absolute_path(heliod_t *h, const char *path, char **out) {
 /* Marks the connection dead; later calls fail with the same code. */
 static int conn_fail(heliod_t *h, int err) {
     if (!h->closed) h->closed = err;
-    set_error(h, h->closed, NULL);
+    hlc_set_error(h, h->closed, NULL);
     return h->closed;
 }
 
@@ -312,7 +317,7 @@ static int pump(heliod_t *h, int timeout_ms) {
         int wait = -1;
         if (deadline >= 0) {
             int64_t left = deadline - now_ms();
-            if (left <= 0) return set_error(h, HELIOD_ETIMEDOUT, NULL);
+            if (left <= 0) return hlc_set_error(h, HELIOD_ETIMEDOUT, NULL);
             wait = (int)left;
         }
         int n = poll(&p, 1, wait);
@@ -335,10 +340,10 @@ static uint32_t new_id(heliod_t *h) {
 }
 
 /* Opens a frame at the end of the batch. */
-static int req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t *id) {
-    if (h->closed) return set_error(h, h->closed, NULL);
+int hlc_req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t *id) {
+    if (h->closed) return hlc_set_error(h, h->closed, NULL);
     int rc = out_reserve(h);
-    if (rc < 0) return set_error(h, rc, NULL);
+    if (rc < 0) return hlc_set_error(h, rc, NULL);
     hl_wbuf_init(w, h->out, h->out_cap);
     w->len = h->out_len;
     *id = new_id(h);
@@ -347,9 +352,9 @@ static int req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uin
 }
 
 /* Closes the frame and commits it to the batch (or drops it on error). */
-static int req_end(heliod_t *h, hl_wbuf_t *w) {
+int hlc_req_end(heliod_t *h, hl_wbuf_t *w) {
     int rc = hl_frame_end(w);
-    if (rc < 0) return set_error(h, rc, "request too large");
+    if (rc < 0) return hlc_set_error(h, rc, "request too large");
     h->out_len = w->len;
     return 0;
 }
@@ -359,14 +364,14 @@ static int req_end(heliod_t *h, hl_wbuf_t *w) {
  * rbuf positioned on the op-specific body, or the server's error code (message
  * in last_error), or a transport error.
  */
-static int wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r) {
+int hlc_wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r) {
     h->wait_id = id;
     h->wait_done = 0;
     int rc = pump(h, h->timeout_ms);
     int done = h->wait_done;
     h->wait_id = 0;
     h->wait_done = 0;
-    if (!done) return set_error(h, rc < 0 ? rc : HELIOD_ETIMEDOUT, NULL);
+    if (!done) return hlc_set_error(h, rc < 0 ? rc : HELIOD_ETIMEDOUT, NULL);
     hl_rbuf_init(r, h->reply, h->reply_len);
     hl_reply_head_t head;
     hl_get_reply_head(r, &head);
@@ -375,23 +380,23 @@ static int wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r) {
         char msg[HL_MAX_MSG + 1];
         hl_get_str(r, msg, sizeof msg);
         if (hl_rbuf_finish(r) < 0) return conn_fail(h, HELIOD_EPROTO);
-        return set_error(h, head.status, msg[0] ? msg : NULL);
+        return hlc_set_error(h, head.status, msg[0] ? msg : NULL);
     }
     return 0;
 }
 
 /* Checks that a reply body was consumed exactly. */
-static int reply_done(heliod_t *h, const hl_rbuf_t *r) {
+int hlc_reply_done(heliod_t *h, const hl_rbuf_t *r) {
     if (hl_rbuf_finish(r) < 0) return conn_fail(h, HELIOD_EPROTO);
     return 0;
 }
 
 /* A request with an empty reply body. */
-static int simple_call(heliod_t *h, uint32_t id, uint16_t op) {
+int hlc_simple_call(heliod_t *h, uint32_t id, uint16_t op) {
     hl_rbuf_t r;
-    int rc = wait_reply(h, id, op, &r);
+    int rc = hlc_wait_reply(h, id, op, &r);
     if (rc < 0) return rc;
-    return reply_done(h, &r);
+    return hlc_reply_done(h, &r);
 }
 
 /* ---- connection --------------------------------------------------------- */
@@ -423,7 +428,7 @@ static int handshake_refusal(heliod_t *h, int err) {
         char msg[HL_MAX_MSG + 1];
         hl_get_str(&r, msg, sizeof msg);
         if (hl_rbuf_finish(&r) < 0 || head.status >= 0) continue;
-        return set_error(h, head.status, msg[0] ? msg : NULL);
+        return hlc_set_error(h, head.status, msg[0] ? msg : NULL);
     }
     return err;
 }
@@ -477,17 +482,17 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     uint32_t id;
     hl_hello_t hello = {.version = HL_PROTO_VERSION};
     snprintf(hello.client_name, sizeof hello.client_name, "%s", client_name);
-    req_begin(h, &w, HL_OP_HELLO, 0, &id);
+    hlc_req_begin(h, &w, HL_OP_HELLO, 0, &id);
     hl_put_hello(&w, &hello);
-    rc = req_end(h, &w);
+    rc = hlc_req_end(h, &w);
     hl_rbuf_t r;
-    if (rc == 0) rc = wait_reply(h, id, HL_OP_HELLO, &r);
+    if (rc == 0) rc = hlc_wait_reply(h, id, HL_OP_HELLO, &r);
     if (rc == HELIOD_ECLOSED || rc == HELIOD_EPROTO || (rc < 0 && h->closed))
         rc = handshake_refusal(h, rc);
     if (rc == 0) {
         hl_hello_reply_t hr;
         hl_get_hello_reply(&r, &hr);
-        rc = reply_done(h, &r);
+        rc = hlc_reply_done(h, &r);
         if (rc == 0) {
             h->info.protocol_version = hr.version;
             h->info.rate = hr.rate;
@@ -541,12 +546,12 @@ void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user) {
 int heliod_ping(heliod_t *h, uint64_t *server_time_ns) {
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_PING, 0, &id);
-    if (rc < 0 || (rc = req_end(h, &w)) < 0) return rc;
+    int rc = hlc_req_begin(h, &w, HL_OP_PING, 0, &id);
+    if (rc < 0 || (rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_PING, &r)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_PING, &r)) < 0) return rc;
     uint64_t t = hl_get_u64(&r);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (server_time_ns) *server_time_ns = t;
     return 0;
 }
@@ -563,10 +568,10 @@ static void sound_info_out(heliod_sound_info_t *o, const hl_sound_info_t *s) {
 
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info) {
-    if (!hl_name_valid(name)) return set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
-        return set_error(h, HELIOD_EINVAL, "path empty or too long");
-    if (flags & ~HELIOD_LOAD_STREAM) return set_error(h, HELIOD_EINVAL, "unknown load flags");
+        return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
+    if (flags & ~HELIOD_LOAD_STREAM) return hlc_set_error(h, HELIOD_EINVAL, "unknown load flags");
     char *abs;
     int rc = absolute_path(h, path, &abs);
     if (rc < 0) return rc;
@@ -578,52 +583,52 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     m.flags = flags;
     hl_wbuf_t w;
     uint32_t id;
-    rc = req_begin(h, &w, HL_OP_LOAD, 0, &id);
+    rc = hlc_req_begin(h, &w, HL_OP_LOAD, 0, &id);
     if (rc < 0) return rc;
     hl_put_load(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_LOAD, &r)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_LOAD, &r)) < 0) return rc;
     hl_sound_info_t s;
     hl_get_sound_info(&r, &s);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (info) sound_info_out(info, &s);
     return 0;
 }
 
 int heliod_unload(heliod_t *h, const char *name) {
-    if (!hl_name_valid(name)) return set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     hl_name_t m;
     snprintf(m.name, sizeof m.name, "%s", name);
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_UNLOAD, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_UNLOAD, 0, &id);
     if (rc < 0) return rc;
     hl_put_name(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_UNLOAD);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_UNLOAD);
 }
 
 /* Sends a request with an empty body (or a STATS request) and reads the list
  * head of its reply. */
-static int list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_t *r,
-                     hl_list_head_t *head) {
+int hlc_list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_t *r,
+                  hl_list_head_t *head) {
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, op, 0, &id);
+    int rc = hlc_req_begin(h, &w, op, 0, &id);
     if (rc < 0) return rc;
     if (sreq) hl_put_stats_req(&w, sreq);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    if ((rc = wait_reply(h, id, op, r)) < 0) return rc;
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, op, r)) < 0) return rc;
     hl_get_list_head(r, head);
     if (r->err) return conn_fail(h, HELIOD_EPROTO);
     return 0;
 }
 
 /* Result of a list call: 1 if anything was left out, else 0. */
-static int list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *head, size_t cap,
-                       size_t *count) {
-    int rc = reply_done(h, r);
+int hlc_list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *head, size_t cap,
+                    size_t *count) {
+    int rc = hlc_reply_done(h, r);
     if (rc < 0) return rc;
     size_t n = head->count < cap ? head->count : cap;
     if (count) *count = n;
@@ -633,14 +638,14 @@ static int list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *he
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count) {
     hl_rbuf_t r;
     hl_list_head_t head;
-    int rc = list_call(h, HL_OP_SOUNDS, NULL, &r, &head);
+    int rc = hlc_list_call(h, HL_OP_SOUNDS, NULL, &r, &head);
     if (rc < 0) return rc;
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_sound_info_t s;
         hl_get_sound_info(&r, &s);
         if (i < cap && !r.err) sound_info_out(&arr[i], &s);
     }
-    return list_result(h, &r, &head, cap, count);
+    return hlc_list_result(h, &r, &head, cap, count);
 }
 
 void heliod_play_params_init(heliod_play_params_t *p) {
@@ -660,13 +665,14 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
         heliod_play_params_init(&def);
         p = &def;
     }
-    if (!sound || !hl_name_valid(sound)) return set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (!sound || !hl_name_valid(sound))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (p->distance_model < HELIOD_DIST_LINEAR || p->distance_model > HELIOD_DIST_EXPONENTIAL)
-        return set_error(h, HELIOD_EINVAL, "model: unknown distance model");
+        return hlc_set_error(h, HELIOD_EINVAL, "model: unknown distance model");
     if (memchr(p->bus, '\0', sizeof p->bus) == NULL)
-        return set_error(h, HELIOD_EINVAL, "bus: not terminated");
+        return hlc_set_error(h, HELIOD_EINVAL, "bus: not terminated");
     if (memchr(p->emitter, '\0', sizeof p->emitter) == NULL)
-        return set_error(h, HELIOD_EINVAL, "emitter: not terminated");
+        return hlc_set_error(h, HELIOD_EINVAL, "emitter: not terminated");
     memset(m, 0, sizeof *m);
     snprintf(m->sound, sizeof m->sound, "%s", sound);
     m->flags = p->flags;
@@ -689,7 +695,7 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
     snprintf(m->emitter, sizeof m->emitter, "%s", p->emitter);
     m->over = p->over;
     const char *why = NULL;
-    if (hl_validate_play(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_play(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
 }
 
@@ -700,14 +706,14 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
     hl_put_play(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
     hl_play_reply_t pr;
     hl_get_play_reply(&r, &pr);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (voice) *voice = pr.voice;
     if (stolen) *stolen = pr.stolen;
     return 0;
@@ -718,7 +724,7 @@ static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t 
     m->voice = voice;
     m->fade_ms = fade_ms;
     const char *why = NULL;
-    if (hl_validate_stop(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_stop(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
 }
 
@@ -728,35 +734,35 @@ int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms) {
 
 int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curve) {
     if (curve < -1 || curve > HELIOD_CURVE_LOG)
-        return set_error(h, HELIOD_EINVAL, "curve: -1 or a HELIOD_CURVE_* value");
+        return hlc_set_error(h, HELIOD_EINVAL, "curve: -1 or a HELIOD_CURVE_* value");
     hl_stop_t m;
     int rc = stop_msg(h, voice, fade_ms, &m);
     m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
     hl_put_stop(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_STOP);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_STOP);
 }
 
 int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
     hl_stop_all_t m = {.fade_ms = fade_ms,
                        .scope = everyone ? HL_STOP_ALL_EVERYONE : HL_STOP_ALL_MINE};
     const char *why = NULL;
-    if (hl_validate_stop_all(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_stop_all(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
     if (rc < 0) return rc;
     hl_put_stop_all(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_STOP_ALL, &r)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_STOP_ALL, &r)) < 0) return rc;
     hl_count_reply_t c;
     hl_get_count_reply(&r, &c);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (count) *count = c.count;
     return 0;
 }
@@ -765,15 +771,15 @@ int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
     hl_pause_t m = {.pause = pause ? 1 : 0, .scope = everyone ? HL_PAUSE_EVERYONE : HL_PAUSE_MINE};
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_PAUSE, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
     if (rc < 0) return rc;
     hl_put_pause(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_PAUSE, &r)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_PAUSE, &r)) < 0) return rc;
     hl_count_reply_t c;
     hl_get_count_reply(&r, &c);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (count) *count = c.count;
     return 0;
 }
@@ -790,7 +796,7 @@ static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *
     m->seek_s = s->seek_s;
     memcpy(m->vel, s->vel, sizeof m->vel);
     const char *why = NULL;
-    if (hl_validate_set(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_set(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
 }
 
@@ -800,10 +806,10 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
     hl_put_set(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_SET);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_SET);
 }
 
 static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
@@ -814,7 +820,7 @@ static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *
     memcpy(m->up, l->up, sizeof m->up);
     memcpy(m->vel, l->vel, sizeof m->vel);
     const char *why = NULL;
-    if (hl_validate_listener(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_listener(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
 }
 
@@ -824,14 +830,14 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
     hl_put_listener(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_LISTENER);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_LISTENER);
 }
 
 int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
-    if (!bus || !hl_name_valid(bus)) return set_error(h, HELIOD_ENAME, "invalid bus name");
+    if (!bus || !hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
     hl_bus_t m;
     memset(&m, 0, sizeof m);
     snprintf(m.name, sizeof m.name, "%s", bus);
@@ -839,20 +845,20 @@ int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) 
     m.gain_db = gain_db;
     m.ramp_ms = ramp_ms;
     const char *why = NULL;
-    if (hl_validate_bus(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_bus(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_BUS, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_BUS, 0, &id);
     if (rc < 0) return rc;
     hl_put_bus(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_BUS);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_BUS);
 }
 
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
     hl_rbuf_t r;
     hl_list_head_t head;
-    int rc = list_call(h, HL_OP_VOICES, NULL, &r, &head);
+    int rc = hlc_list_call(h, HL_OP_VOICES, NULL, &r, &head);
     if (rc < 0) return rc;
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_voice_info_t v;
@@ -877,13 +883,13 @@ int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *cou
         o->audibility_db = v.audibility_db;
         o->position_s = v.position_s;
     }
-    return list_result(h, &r, &head, cap, count);
+    return hlc_list_result(h, &r, &head, cap, count);
 }
 
 int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count) {
     hl_rbuf_t r;
     hl_list_head_t head;
-    int rc = list_call(h, HL_OP_DEVICES, NULL, &r, &head);
+    int rc = hlc_list_call(h, HL_OP_DEVICES, NULL, &r, &head);
     if (rc < 0) return rc;
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_device_info_t d;
@@ -898,25 +904,25 @@ int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *c
         o->default_rate = d.default_rate;
         o->flags = d.flags;
     }
-    return list_result(h, &r, &head, cap, count);
+    return hlc_list_result(h, &r, &head, cap, count);
 }
 
 int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
     if (!name || !name[0] || strlen(name) > HL_MAX_DEVNAME)
-        return set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
+        return hlc_set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
     hl_device_req_t m;
     snprintf(m.name, sizeof m.name, "%s", name);
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_DEVICE, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_DEVICE, 0, &id);
     if (rc < 0) return rc;
     hl_put_device_req(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
     hl_device_reply_t dr;
     hl_get_device_reply(&r, &dr);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (out) {
         memset(out, 0, sizeof *out);
         snprintf(out->driver, sizeof out->driver, "%s", dr.driver);
@@ -931,7 +937,7 @@ int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int
     hl_rbuf_t r;
     hl_list_head_t head;
     hl_stats_req_t req = {.flags = reset ? HL_STATS_RESET : 0};
-    int rc = list_call(h, HL_OP_STATS, &req, &r, &head);
+    int rc = hlc_list_call(h, HL_OP_STATS, &req, &r, &head);
     if (rc < 0) return rc;
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_stat_t s;
@@ -940,346 +946,20 @@ int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int
         snprintf(arr[i].key, sizeof arr[i].key, "%s", s.key);
         arr[i].value = s.value;
     }
-    return list_result(h, &r, &head, cap, count);
-}
-
-int heliod_pause_group(heliod_t *h, int scope, const char *name, int pause, uint32_t *count) {
-    if (scope != HELIOD_PAUSE_BUS && scope != HELIOD_PAUSE_CATEGORY)
-        return set_error(h, HELIOD_EINVAL, "scope: HELIOD_PAUSE_BUS or HELIOD_PAUSE_CATEGORY");
-    if (!name || !hl_name_valid(name)) return set_error(h, HELIOD_ENAME, "invalid group name");
-    hl_pause_t m;
-    memset(&m, 0, sizeof m);
-    m.pause = pause ? 1 : 0;
-    m.scope = (uint8_t)scope;
-    snprintf(m.group, sizeof m.group, "%s", name);
-    const char *why = NULL;
-    if (hl_validate_pause(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_PAUSE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_pause(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_PAUSE, &r)) < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
-}
-
-/* ---- cues, categories, emitters ----------------------------------------- */
-
-/* 1 if the public char array holds a NUL (so it can be read as a string). */
-static int terminated(const char *s, size_t cap) {
-    return memchr(s, '\0', cap) != NULL;
-}
-
-/* An int enum of the public API into a wire byte; -1 if it cannot be one. */
-static int enum8(int v) {
-    return v >= 0 && v <= 255 ? v : -1;
-}
-
-void heliod_cue_init(heliod_cue_t *c) {
-    hl_cue_t d;
-    hl_cue_init(&d);
-    memset(c, 0, sizeof *c);
-    c->pick = d.pick;
-    c->flags = d.flags;
-    c->gain_db = d.gain_db;
-    c->gain_rand_db = d.gain_rand_db;
-    c->pitch = d.pitch;
-    c->pitch_rand_cents = d.pitch_rand_cents;
-    c->priority = d.priority;
-    c->pan = d.pan;
-    c->min_distance = d.min_distance;
-    c->max_distance = d.max_distance;
-    c->rolloff = d.rolloff;
-    c->distance_model = d.model;
-    c->fade_in_ms = d.fade_in_ms;
-    c->fade_out_ms = d.fade_out_ms;
-    c->fade_curve = d.fade_curve;
-    c->max_instances = d.max_instances;
-    c->overflow = d.overflow;
-    c->min_interval_ms = d.min_interval_ms;
-    c->beyond = d.beyond;
-    c->virt = d.virt;
-    c->doppler = d.doppler;
-}
-
-static int cue_msg(heliod_t *h, const heliod_cue_t *c, hl_cue_t *m) {
-    if (!c) return set_error(h, HELIOD_EINVAL, "no cue");
-    if (!terminated(c->name, sizeof c->name) || !terminated(c->bus, sizeof c->bus) ||
-        !terminated(c->category, sizeof c->category))
-        return set_error(h, HELIOD_EINVAL, "cue: a name is not terminated");
-    if (c->nsounds < 1 || c->nsounds > HELIOD_MAX_CUE_SOUNDS)
-        return set_error(h, HELIOD_EINVAL, "sounds: a cue needs 1 to 16 sounds");
-    for (uint32_t i = 0; i < c->nsounds; i++)
-        if (!terminated(c->sounds[i], sizeof c->sounds[i]))
-            return set_error(h, HELIOD_EINVAL, "sounds: a name is not terminated");
-    int pick = enum8(c->pick), model = enum8(c->distance_model), curve = enum8(c->fade_curve),
-        overflow = enum8(c->overflow), beyond = enum8(c->beyond), virt = enum8(c->virt);
-    if (pick < 0 || model < 0 || curve < 0 || overflow < 0 || beyond < 0 || virt < 0)
-        return set_error(h, HELIOD_EINVAL, "cue: an enum field is out of range");
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", c->name);
-    m->nsounds = (uint8_t)c->nsounds;
-    for (uint32_t i = 0; i < c->nsounds; i++)
-        snprintf(m->sounds[i], sizeof m->sounds[i], "%s", c->sounds[i]);
-    m->pick = (uint8_t)pick;
-    m->flags = c->flags;
-    m->gain_db = c->gain_db;
-    m->gain_rand_db = c->gain_rand_db;
-    m->pitch = c->pitch;
-    m->pitch_rand_cents = c->pitch_rand_cents;
-    snprintf(m->bus, sizeof m->bus, "%s", c->bus);
-    snprintf(m->category, sizeof m->category, "%s", c->category);
-    m->priority = c->priority;
-    m->pan = c->pan;
-    m->min_distance = c->min_distance;
-    m->max_distance = c->max_distance;
-    m->rolloff = c->rolloff;
-    m->model = (uint8_t)model;
-    m->fade_in_ms = c->fade_in_ms;
-    m->fade_out_ms = c->fade_out_ms;
-    m->fade_curve = (uint8_t)curve;
-    m->max_instances = c->max_instances;
-    m->overflow = (uint8_t)overflow;
-    m->min_interval_ms = c->min_interval_ms;
-    m->beyond = (uint8_t)beyond;
-    m->virt = (uint8_t)virt;
-    m->doppler = c->doppler;
-    const char *why = NULL;
-    if (hl_validate_cue(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-static void cue_out(heliod_cue_t *o, const hl_cue_t *m) {
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", m->name);
-    o->nsounds = m->nsounds;
-    for (unsigned i = 0; i < m->nsounds && i < HELIOD_MAX_CUE_SOUNDS; i++)
-        snprintf(o->sounds[i], sizeof o->sounds[i], "%s", m->sounds[i]);
-    o->pick = m->pick;
-    o->flags = m->flags;
-    o->gain_db = m->gain_db;
-    o->gain_rand_db = m->gain_rand_db;
-    o->pitch = m->pitch;
-    o->pitch_rand_cents = m->pitch_rand_cents;
-    snprintf(o->bus, sizeof o->bus, "%s", m->bus);
-    snprintf(o->category, sizeof o->category, "%s", m->category);
-    o->priority = m->priority;
-    o->pan = m->pan;
-    o->min_distance = m->min_distance;
-    o->max_distance = m->max_distance;
-    o->rolloff = m->rolloff;
-    o->distance_model = m->model;
-    o->fade_in_ms = m->fade_in_ms;
-    o->fade_out_ms = m->fade_out_ms;
-    o->fade_curve = m->fade_curve;
-    o->max_instances = m->max_instances;
-    o->overflow = m->overflow;
-    o->min_interval_ms = m->min_interval_ms;
-    o->beyond = m->beyond;
-    o->virt = m->virt;
-    o->doppler = m->doppler;
-}
-
-int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {
-    hl_cue_t m;
-    int rc = cue_msg(h, c, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = req_begin(h, &w, HL_OP_CUE, 0, &id)) < 0) return rc;
-    hl_put_cue(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_CUE);
-}
-
-void heliod_category_init(heliod_category_t *c) {
-    hl_category_t d;
-    hl_category_init(&d);
-    memset(c, 0, sizeof *c);
-    c->max_instances = d.max_instances;
-    c->overflow = d.overflow;
-    c->fade_out_ms = d.fade_out_ms;
-    c->fade_curve = d.fade_curve;
-}
-
-int heliod_category_define(heliod_t *h, const heliod_category_t *c) {
-    if (!c || !terminated(c->name, sizeof c->name))
-        return set_error(h, HELIOD_EINVAL, "category: name not terminated");
-    int overflow = enum8(c->overflow), curve = enum8(c->fade_curve);
-    if (overflow < 0 || curve < 0)
-        return set_error(h, HELIOD_EINVAL, "category: an enum field is out of range");
-    hl_category_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "%s", c->name);
-    m.max_instances = c->max_instances;
-    m.overflow = (uint8_t)overflow;
-    m.fade_out_ms = c->fade_out_ms;
-    m.fade_curve = (uint8_t)curve;
-    const char *why = NULL;
-    if (hl_validate_category(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_CATEGORY, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_category(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_CATEGORY);
-}
-
-int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *ncats) {
-    if (!path || !*path || strlen(path) > HL_MAX_PATH)
-        return set_error(h, HELIOD_EINVAL, "path empty or too long");
-    hl_cues_load_t m;
-    snprintf(m.path, sizeof m.path, "%s", path);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_CUES_LOAD, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_cues_load(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_CUES_LOAD, &r)) < 0) return rc;
-    hl_cues_load_reply_t lr;
-    hl_get_cues_load_reply(&r, &lr);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
-    if (ncues) *ncues = lr.cues;
-    if (ncats) *ncats = lr.categories;
-    return 0;
-}
-
-int heliod_cues(heliod_t *h, heliod_cue_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = list_call(h, HL_OP_CUES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_cue_info_t e;
-        hl_get_cue_info(&r, &e);
-        if (i >= cap || r.err) continue;
-        heliod_cue_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        o->kind = e.kind;
-        if (e.kind == HL_CUES_KIND_CUE) {
-            cue_out(&o->cue, &e.cue);
-        } else {
-            snprintf(o->category.name, sizeof o->category.name, "%s", e.cat.name);
-            o->category.max_instances = e.cat.max_instances;
-            o->category.overflow = e.cat.overflow;
-            o->category.fade_out_ms = e.cat.fade_out_ms;
-            o->category.fade_curve = e.cat.fade_curve;
-        }
-        heliod_cue_counters_t *n = &o->counters;
-        n->plays = e.n.plays;
-        n->refused_interval = e.n.refused_interval;
-        n->refused_distance = e.n.refused_distance;
-        n->refused_cue_limit = e.n.refused_cue_limit;
-        n->refused_cat_limit = e.n.refused_cat_limit;
-        n->refused_no_voice = e.n.refused_no_voice;
-        n->evicted_cue = e.n.evicted_cue;
-        n->evicted_cat = e.n.evicted_cat;
-        n->stolen = e.n.stolen;
-        n->virtualised = e.n.virtualised;
-        n->active = e.n.active;
-        n->virtual_now = e.n.virtual_now;
-    }
-    return list_result(h, &r, &head, cap, count);
-}
-
-/* Builds and validates an EMITTER request. */
-static int emitter_msg(heliod_t *h, uint8_t action, const char *name, uint32_t mask,
-                       const float pos[3], const float vel[3], hl_emitter_t *m) {
-    if (!name || !hl_name_valid(name)) return set_error(h, HELIOD_ENAME, "invalid emitter name");
-    if (((mask & HL_EM_POS) && !pos) || ((mask & HL_EM_VEL) && !vel))
-        return set_error(h, HELIOD_EINVAL, "emitter: a vector in the mask is NULL");
-    memset(m, 0, sizeof *m);
-    m->action = action;
-    snprintf(m->name, sizeof m->name, "%s", name);
-    m->mask = mask;
-    if (mask & HL_EM_POS) memcpy(m->pos, pos, sizeof m->pos);
-    if (mask & HL_EM_VEL) memcpy(m->vel, vel, sizeof m->vel);
-    const char *why = NULL;
-    if (hl_validate_emitter(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-/* A blocking EMITTER request; *count gets a DESTROY's count. */
-static int emitter_call(heliod_t *h, const hl_emitter_t *m, uint32_t *count) {
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_EMITTER, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_emitter(&w, m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    if (m->action != HL_EMITTER_DESTROY) return simple_call(h, id, HL_OP_EMITTER);
-    hl_rbuf_t r;
-    if ((rc = wait_reply(h, id, HL_OP_EMITTER, &r)) < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
-}
-
-int heliod_emitter_create(heliod_t *h, const char *name, const float pos[3], const float vel[3],
-                          uint32_t flags) {
-    if (flags & ~(uint32_t)HELIOD_EM_DETACHED)
-        return set_error(h, HELIOD_EINVAL, "flags: only HELIOD_EM_DETACHED");
-    if (!pos) return set_error(h, HELIOD_EINVAL, "pos: create needs a position");
-    hl_emitter_t m;
-    uint32_t mask = HL_EM_POS | (vel ? HL_EM_VEL : 0) | flags;
-    int rc = emitter_msg(h, HL_EMITTER_CREATE, name, mask, pos, vel, &m);
-    if (rc < 0) return rc;
-    return emitter_call(h, &m, NULL);
-}
-
-/* The checked SET message of heliod_emitter_set(_async). */
-static int emitter_set_msg(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
-                           const float vel[3], float ramp_ms, hl_emitter_t *m) {
-    if (mask & ~(uint32_t)(HELIOD_EM_POS | HELIOD_EM_VEL))
-        return set_error(h, HELIOD_EINVAL, "mask: HELIOD_EM_POS and/or HELIOD_EM_VEL");
-    int rc = emitter_msg(h, HL_EMITTER_SET, name, mask, pos, vel, m);
-    if (rc < 0) return rc;
-    m->ramp_ms = ramp_ms;
-    const char *why = NULL;
-    if (hl_validate_emitter(m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-int heliod_emitter_set(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
-                       const float vel[3], float ramp_ms) {
-    hl_emitter_t m;
-    int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
-    if (rc < 0) return rc;
-    return emitter_call(h, &m, NULL);
-}
-
-int heliod_emitter_destroy(heliod_t *h, const char *name, float fade_ms, uint32_t *count) {
-    hl_emitter_t m;
-    int rc = emitter_msg(h, HL_EMITTER_DESTROY, name, 0, NULL, NULL, &m);
-    if (rc < 0) return rc;
-    m.fade_ms = fade_ms;
-    const char *why = NULL;
-    if (hl_validate_emitter(&m, &why) < 0) return set_error(h, HELIOD_EINVAL, why);
-    return emitter_call(h, &m, count);
+    return hlc_list_result(h, &r, &head, cap, count);
 }
 
 int heliod_subscribe(heliod_t *h, uint32_t mask) {
     if (mask & ~(uint32_t)HL_SUB_MASK)
-        return set_error(h, HELIOD_EINVAL, "unknown subscription bits");
+        return hlc_set_error(h, HELIOD_EINVAL, "unknown subscription bits");
     hl_subscribe_t m = {.mask = mask};
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
     if (rc < 0) return rc;
     hl_put_subscribe(&w, &m);
-    if ((rc = req_end(h, &w)) < 0) return rc;
-    return simple_call(h, id, HL_OP_SUBSCRIBE);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_SUBSCRIBE);
 }
 
 /* ---- async requests and dispatch ---------------------------------------- */
@@ -1310,8 +990,8 @@ static int pend_take(heliod_t *h, uint32_t id, pending_t *out) {
 }
 
 /* After appending an async frame: keeps the batch moving. */
-static int async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id) {
-    int rc = req_end(h, w);
+int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id) {
+    int rc = hlc_req_end(h, w);
     if (rc < 0) return rc;
     if (heliod_pending(h) > CLIENT_AUTOFLUSH_BYTES) {
         rc = out_write(h);
@@ -1328,11 +1008,11 @@ static int async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id) {
 }
 
 /* Begins an async frame: NOREPLY when no callback will take the answer. */
-static int async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
-                       uint32_t *id) {
-    int rc = req_begin(h, w, op, fn ? 0 : HL_FLAG_NOREPLY, id);
+int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
+                    uint32_t *id) {
+    int rc = hlc_req_begin(h, w, op, fn ? 0 : HL_FLAG_NOREPLY, id);
     if (rc < 0) return rc;
-    if (fn && (rc = pend_add(h, *id, op, fn, user)) < 0) return set_error(h, rc, NULL);
+    if (fn && (rc = pend_add(h, *id, op, fn, user)) < 0) return hlc_set_error(h, rc, NULL);
     return 0;
 }
 
@@ -1343,9 +1023,9 @@ int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
     hl_put_play(&w, &m);
-    return async_commit(h, &w, id);
+    return hlc_async_commit(h, &w, id);
 }
 
 int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
@@ -1354,9 +1034,9 @@ int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
     hl_put_stop(&w, &m);
-    return async_commit(h, &w, id);
+    return hlc_async_commit(h, &w, id);
 }
 
 int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
@@ -1365,9 +1045,9 @@ int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
     hl_put_set(&w, &m);
-    return async_commit(h, &w, id);
+    return hlc_async_commit(h, &w, id);
 }
 
 int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
@@ -1376,40 +1056,28 @@ int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
     if (rc < 0) return rc;
     hl_wbuf_t w;
     uint32_t id;
-    if ((rc = async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
     hl_put_listener(&w, &m);
-    return async_commit(h, &w, id);
-}
-
-int heliod_emitter_set_async(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
-                             const float vel[3], float ramp_ms) {
-    hl_emitter_t m;
-    int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = async_begin(h, &w, HL_OP_EMITTER, NULL, NULL, &id)) < 0) return rc;
-    hl_put_emitter(&w, &m);
-    return async_commit(h, &w, id);
+    return hlc_async_commit(h, &w, id);
 }
 
 int heliod_raw_async(heliod_t *h, uint16_t op, const void *body, size_t len, heliod_raw_fn fn,
                      void *user) {
     if (!h) return HELIOD_EINVAL;
     if (!hl_op_name(op) || op >= HL_OP_REPLY || op == HL_OP_HELLO)
-        return set_error(h, HELIOD_EBADOP, NULL);
-    if (len > HL_MAX_FRAME - HL_FRAME_HDR) return set_error(h, HELIOD_ETOOBIG, NULL);
+        return hlc_set_error(h, HELIOD_EBADOP, NULL);
+    if (len > HL_MAX_FRAME - HL_FRAME_HDR) return hlc_set_error(h, HELIOD_ETOOBIG, NULL);
     hl_wbuf_t w;
     uint32_t id;
-    int rc = req_begin(h, &w, op, fn ? 0 : HL_FLAG_NOREPLY, &id);
+    int rc = hlc_req_begin(h, &w, op, fn ? 0 : HL_FLAG_NOREPLY, &id);
     if (rc < 0) return rc;
     if (fn) {
-        if ((rc = pend_add(h, id, op, NULL, user)) < 0) return set_error(h, rc, NULL);
+        if ((rc = pend_add(h, id, op, NULL, user)) < 0) return hlc_set_error(h, rc, NULL);
         h->pend[h->npend - 1].raw = fn;
     }
     for (size_t i = 0; i < len; i++)
         hl_put_u8(&w, ((const uint8_t *)body)[i]);
-    return async_commit(h, &w, id);
+    return hlc_async_commit(h, &w, id);
 }
 
 /* Delivers one reply to its async callback. */
@@ -1522,7 +1190,7 @@ int heliod_sync(heliod_t *h) {
         int wait = -1;
         if (deadline >= 0) {
             int64_t left = deadline - now_ms();
-            if (left <= 0) return set_error(h, HELIOD_ETIMEDOUT, NULL);
+            if (left <= 0) return hlc_set_error(h, HELIOD_ETIMEDOUT, NULL);
             wait = (int)left;
         }
         struct pollfd p = {.fd = h->fd, .events = POLLIN};

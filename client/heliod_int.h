@@ -1,0 +1,44 @@
+/*
+ * heliod_int.h - libheliod's request helpers, shared by its source files
+ * (heliod.c: the connection, handshake, sounds, voices, events; heliod_vm.c:
+ * cues, categories, emitters, group pause). Not installed; the `hlc_` names
+ * stay inside the library (libheliod.map exports heliod_* only).
+ *
+ * Every helper returns 0 (or a request id, a count) or a negative
+ * heliod_errno_t, and records the message heliod_last_error() gives.
+ */
+#ifndef HELIOD_INT_H
+#define HELIOD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heliod.h"
+#include "hl_proto.h"
+
+/* Records err and its message (msg, or the code's own) as the last error; returns err. */
+int hlc_set_error(heliod_t *h, int err, const char *msg);
+/* Starts a request frame of op in the output batch: *id gets its request id. */
+int hlc_req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t *id);
+/* Closes the frame begun by hlc_req_begin. */
+int hlc_req_end(heliod_t *h, hl_wbuf_t *w);
+/* Flushes and waits for the reply to request id (events meanwhile are queued):
+ * 0 with r over its body, or the server's error code. */
+int hlc_wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r);
+/* The reply body was read exactly: 0, else the connection is failed (EPROTO). */
+int hlc_reply_done(heliod_t *h, const hl_rbuf_t *r);
+/* Waits for an empty-bodied reply. */
+int hlc_simple_call(heliod_t *h, uint32_t id, uint16_t op);
+/* Sends an empty-bodied request (or a STATS one) and reads its list head. */
+int hlc_list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_t *r,
+                  hl_list_head_t *head);
+/* Finishes a list: *count = entries kept (<= cap); 1 if any were left out. */
+int hlc_list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *head, size_t cap,
+                    size_t *count);
+/* Async: begins a request whose reply goes to fn (NULL: fire-and-forget) ... */
+int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
+                    uint32_t *id);
+/* ... and queues it: returns the request id. */
+int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id);
+
+#endif /* HELIOD_INT_H */

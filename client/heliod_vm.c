@@ -1,0 +1,350 @@
+/*
+ * heliod_vm.c - libheliod's voice-management calls: group pause, cue and
+ * category definitions, cue sheets and their counters, emitters. Built on the
+ * request helpers of heliod_int.h; the connection itself is heliod.c's.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "heliod.h"
+#include "heliod_int.h"
+#include "hl_proto.h"
+
+int heliod_pause_group(heliod_t *h, int scope, const char *name, int pause, uint32_t *count) {
+    if (scope != HELIOD_PAUSE_BUS && scope != HELIOD_PAUSE_CATEGORY)
+        return hlc_set_error(h, HELIOD_EINVAL, "scope: HELIOD_PAUSE_BUS or HELIOD_PAUSE_CATEGORY");
+    if (!name || !hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid group name");
+    hl_pause_t m;
+    memset(&m, 0, sizeof m);
+    m.pause = pause ? 1 : 0;
+    m.scope = (uint8_t)scope;
+    snprintf(m.group, sizeof m.group, "%s", name);
+    const char *why = NULL;
+    if (hl_validate_pause(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_pause(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_PAUSE, &r)) < 0) return rc;
+    hl_count_reply_t c;
+    hl_get_count_reply(&r, &c);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (count) *count = c.count;
+    return 0;
+}
+
+/* ---- cues, categories, emitters ----------------------------------------- */
+
+/* 1 if the public char array holds a NUL (so it can be read as a string). */
+static int terminated(const char *s, size_t cap) {
+    return memchr(s, '\0', cap) != NULL;
+}
+
+/* An int enum of the public API into a wire byte; -1 if it cannot be one. */
+static int enum8(int v) {
+    return v >= 0 && v <= 255 ? v : -1;
+}
+
+void heliod_cue_init(heliod_cue_t *c) {
+    hl_cue_t d;
+    hl_cue_init(&d);
+    memset(c, 0, sizeof *c);
+    c->pick = d.pick;
+    c->flags = d.flags;
+    c->gain_db = d.gain_db;
+    c->gain_rand_db = d.gain_rand_db;
+    c->pitch = d.pitch;
+    c->pitch_rand_cents = d.pitch_rand_cents;
+    c->priority = d.priority;
+    c->pan = d.pan;
+    c->min_distance = d.min_distance;
+    c->max_distance = d.max_distance;
+    c->rolloff = d.rolloff;
+    c->distance_model = d.model;
+    c->fade_in_ms = d.fade_in_ms;
+    c->fade_out_ms = d.fade_out_ms;
+    c->fade_curve = d.fade_curve;
+    c->max_instances = d.max_instances;
+    c->overflow = d.overflow;
+    c->min_interval_ms = d.min_interval_ms;
+    c->beyond = d.beyond;
+    c->virt = d.virt;
+    c->doppler = d.doppler;
+}
+
+static int cue_msg(heliod_t *h, const heliod_cue_t *c, hl_cue_t *m) {
+    if (!c) return hlc_set_error(h, HELIOD_EINVAL, "no cue");
+    if (!terminated(c->name, sizeof c->name) || !terminated(c->bus, sizeof c->bus) ||
+        !terminated(c->category, sizeof c->category))
+        return hlc_set_error(h, HELIOD_EINVAL, "cue: a name is not terminated");
+    if (c->nsounds < 1 || c->nsounds > HELIOD_MAX_CUE_SOUNDS)
+        return hlc_set_error(h, HELIOD_EINVAL, "sounds: a cue needs 1 to 16 sounds");
+    for (uint32_t i = 0; i < c->nsounds; i++)
+        if (!terminated(c->sounds[i], sizeof c->sounds[i]))
+            return hlc_set_error(h, HELIOD_EINVAL, "sounds: a name is not terminated");
+    int pick = enum8(c->pick), model = enum8(c->distance_model), curve = enum8(c->fade_curve),
+        overflow = enum8(c->overflow), beyond = enum8(c->beyond), virt = enum8(c->virt);
+    if (pick < 0 || model < 0 || curve < 0 || overflow < 0 || beyond < 0 || virt < 0)
+        return hlc_set_error(h, HELIOD_EINVAL, "cue: an enum field is out of range");
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", c->name);
+    m->nsounds = (uint8_t)c->nsounds;
+    for (uint32_t i = 0; i < c->nsounds; i++)
+        snprintf(m->sounds[i], sizeof m->sounds[i], "%s", c->sounds[i]);
+    m->pick = (uint8_t)pick;
+    m->flags = c->flags;
+    m->gain_db = c->gain_db;
+    m->gain_rand_db = c->gain_rand_db;
+    m->pitch = c->pitch;
+    m->pitch_rand_cents = c->pitch_rand_cents;
+    snprintf(m->bus, sizeof m->bus, "%s", c->bus);
+    snprintf(m->category, sizeof m->category, "%s", c->category);
+    m->priority = c->priority;
+    m->pan = c->pan;
+    m->min_distance = c->min_distance;
+    m->max_distance = c->max_distance;
+    m->rolloff = c->rolloff;
+    m->model = (uint8_t)model;
+    m->fade_in_ms = c->fade_in_ms;
+    m->fade_out_ms = c->fade_out_ms;
+    m->fade_curve = (uint8_t)curve;
+    m->max_instances = c->max_instances;
+    m->overflow = (uint8_t)overflow;
+    m->min_interval_ms = c->min_interval_ms;
+    m->beyond = (uint8_t)beyond;
+    m->virt = (uint8_t)virt;
+    m->doppler = c->doppler;
+    const char *why = NULL;
+    if (hl_validate_cue(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+static void cue_out(heliod_cue_t *o, const hl_cue_t *m) {
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", m->name);
+    o->nsounds = m->nsounds;
+    for (unsigned i = 0; i < m->nsounds && i < HELIOD_MAX_CUE_SOUNDS; i++)
+        snprintf(o->sounds[i], sizeof o->sounds[i], "%s", m->sounds[i]);
+    o->pick = m->pick;
+    o->flags = m->flags;
+    o->gain_db = m->gain_db;
+    o->gain_rand_db = m->gain_rand_db;
+    o->pitch = m->pitch;
+    o->pitch_rand_cents = m->pitch_rand_cents;
+    snprintf(o->bus, sizeof o->bus, "%s", m->bus);
+    snprintf(o->category, sizeof o->category, "%s", m->category);
+    o->priority = m->priority;
+    o->pan = m->pan;
+    o->min_distance = m->min_distance;
+    o->max_distance = m->max_distance;
+    o->rolloff = m->rolloff;
+    o->distance_model = m->model;
+    o->fade_in_ms = m->fade_in_ms;
+    o->fade_out_ms = m->fade_out_ms;
+    o->fade_curve = m->fade_curve;
+    o->max_instances = m->max_instances;
+    o->overflow = m->overflow;
+    o->min_interval_ms = m->min_interval_ms;
+    o->beyond = m->beyond;
+    o->virt = m->virt;
+    o->doppler = m->doppler;
+}
+
+int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {
+    hl_cue_t m;
+    int rc = cue_msg(h, c, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_CUE, 0, &id)) < 0) return rc;
+    hl_put_cue(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_CUE);
+}
+
+void heliod_category_init(heliod_category_t *c) {
+    hl_category_t d;
+    hl_category_init(&d);
+    memset(c, 0, sizeof *c);
+    c->max_instances = d.max_instances;
+    c->overflow = d.overflow;
+    c->fade_out_ms = d.fade_out_ms;
+    c->fade_curve = d.fade_curve;
+}
+
+int heliod_category_define(heliod_t *h, const heliod_category_t *c) {
+    if (!c || !terminated(c->name, sizeof c->name))
+        return hlc_set_error(h, HELIOD_EINVAL, "category: name not terminated");
+    int overflow = enum8(c->overflow), curve = enum8(c->fade_curve);
+    if (overflow < 0 || curve < 0)
+        return hlc_set_error(h, HELIOD_EINVAL, "category: an enum field is out of range");
+    hl_category_t m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "%s", c->name);
+    m.max_instances = c->max_instances;
+    m.overflow = (uint8_t)overflow;
+    m.fade_out_ms = c->fade_out_ms;
+    m.fade_curve = (uint8_t)curve;
+    const char *why = NULL;
+    if (hl_validate_category(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CATEGORY, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_category(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_CATEGORY);
+}
+
+int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *ncats) {
+    if (!path || !*path || strlen(path) > HL_MAX_PATH)
+        return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
+    hl_cues_load_t m;
+    snprintf(m.path, sizeof m.path, "%s", path);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CUES_LOAD, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_cues_load(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_CUES_LOAD, &r)) < 0) return rc;
+    hl_cues_load_reply_t lr;
+    hl_get_cues_load_reply(&r, &lr);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (ncues) *ncues = lr.cues;
+    if (ncats) *ncats = lr.categories;
+    return 0;
+}
+
+int heliod_cues(heliod_t *h, heliod_cue_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_CUES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_cue_info_t e;
+        hl_get_cue_info(&r, &e);
+        if (i >= cap || r.err) continue;
+        heliod_cue_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        o->kind = e.kind;
+        if (e.kind == HL_CUES_KIND_CUE) {
+            cue_out(&o->cue, &e.cue);
+        } else {
+            snprintf(o->category.name, sizeof o->category.name, "%s", e.cat.name);
+            o->category.max_instances = e.cat.max_instances;
+            o->category.overflow = e.cat.overflow;
+            o->category.fade_out_ms = e.cat.fade_out_ms;
+            o->category.fade_curve = e.cat.fade_curve;
+        }
+        heliod_cue_counters_t *n = &o->counters;
+        n->plays = e.n.plays;
+        n->refused_interval = e.n.refused_interval;
+        n->refused_distance = e.n.refused_distance;
+        n->refused_cue_limit = e.n.refused_cue_limit;
+        n->refused_cat_limit = e.n.refused_cat_limit;
+        n->refused_no_voice = e.n.refused_no_voice;
+        n->evicted_cue = e.n.evicted_cue;
+        n->evicted_cat = e.n.evicted_cat;
+        n->stolen = e.n.stolen;
+        n->virtualised = e.n.virtualised;
+        n->active = e.n.active;
+        n->virtual_now = e.n.virtual_now;
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+/* Builds and validates an EMITTER request. */
+static int emitter_msg(heliod_t *h, uint8_t action, const char *name, uint32_t mask,
+                       const float pos[3], const float vel[3], hl_emitter_t *m) {
+    if (!name || !hl_name_valid(name))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid emitter name");
+    if (((mask & HL_EM_POS) && !pos) || ((mask & HL_EM_VEL) && !vel))
+        return hlc_set_error(h, HELIOD_EINVAL, "emitter: a vector in the mask is NULL");
+    memset(m, 0, sizeof *m);
+    m->action = action;
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->mask = mask;
+    if (mask & HL_EM_POS) memcpy(m->pos, pos, sizeof m->pos);
+    if (mask & HL_EM_VEL) memcpy(m->vel, vel, sizeof m->vel);
+    const char *why = NULL;
+    if (hl_validate_emitter(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+/* A blocking EMITTER request; *count gets a DESTROY's count. */
+static int emitter_call(heliod_t *h, const hl_emitter_t *m, uint32_t *count) {
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_EMITTER, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_emitter(&w, m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if (m->action != HL_EMITTER_DESTROY) return hlc_simple_call(h, id, HL_OP_EMITTER);
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_EMITTER, &r)) < 0) return rc;
+    hl_count_reply_t c;
+    hl_get_count_reply(&r, &c);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (count) *count = c.count;
+    return 0;
+}
+
+int heliod_emitter_create(heliod_t *h, const char *name, const float pos[3], const float vel[3],
+                          uint32_t flags) {
+    if (flags & ~(uint32_t)HELIOD_EM_DETACHED)
+        return hlc_set_error(h, HELIOD_EINVAL, "flags: only HELIOD_EM_DETACHED");
+    if (!pos) return hlc_set_error(h, HELIOD_EINVAL, "pos: create needs a position");
+    hl_emitter_t m;
+    uint32_t mask = HL_EM_POS | (vel ? HL_EM_VEL : 0) | flags;
+    int rc = emitter_msg(h, HL_EMITTER_CREATE, name, mask, pos, vel, &m);
+    if (rc < 0) return rc;
+    return emitter_call(h, &m, NULL);
+}
+
+/* The checked SET message of heliod_emitter_set(_async). */
+static int emitter_set_msg(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                           const float vel[3], float ramp_ms, hl_emitter_t *m) {
+    if (mask & ~(uint32_t)(HELIOD_EM_POS | HELIOD_EM_VEL))
+        return hlc_set_error(h, HELIOD_EINVAL, "mask: HELIOD_EM_POS and/or HELIOD_EM_VEL");
+    int rc = emitter_msg(h, HL_EMITTER_SET, name, mask, pos, vel, m);
+    if (rc < 0) return rc;
+    m->ramp_ms = ramp_ms;
+    const char *why = NULL;
+    if (hl_validate_emitter(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_emitter_set(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                       const float vel[3], float ramp_ms) {
+    hl_emitter_t m;
+    int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
+    if (rc < 0) return rc;
+    return emitter_call(h, &m, NULL);
+}
+
+int heliod_emitter_destroy(heliod_t *h, const char *name, float fade_ms, uint32_t *count) {
+    hl_emitter_t m;
+    int rc = emitter_msg(h, HL_EMITTER_DESTROY, name, 0, NULL, NULL, &m);
+    if (rc < 0) return rc;
+    m.fade_ms = fade_ms;
+    const char *why = NULL;
+    if (hl_validate_emitter(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return emitter_call(h, &m, count);
+}
+
+int heliod_emitter_set_async(heliod_t *h, const char *name, uint32_t mask, const float pos[3],
+                             const float vel[3], float ramp_ms) {
+    hl_emitter_t m;
+    int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_EMITTER, NULL, NULL, &id)) < 0) return rc;
+    hl_put_emitter(&w, &m);
+    return hlc_async_commit(h, &w, id);
+}
