@@ -11,7 +11,8 @@
  *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
  *   emitter_ops.c EMITTER
  *   cues.c      cue and category definitions, cue sheets
- *   vm.c        the voice manager: the pool, admission and policies (vm.h)
+ *   vm.c        the voice manager: the pool, stop/set/pause, mixer events (vm.h)
+ *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
  *   emitters.c  emitters that carry voices
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown

@@ -1,7 +1,8 @@
 /*
  * vm_internal.h - what the voice manager's files share (vm.c: the pool,
- * admission, stop/set and mixer events; vm_rank.c: positions, audibility,
- * real <-> virtual and the ranking; emitters.c: emitters). Not for use
+ * stop/set and mixer events; vm_admit.c: admission and overflow policies;
+ * vm_rank.c: positions, audibility, real <-> virtual and the ranking;
+ * emitters.c: emitters). Not for use
  * outside them: the daemon talks to vm.h.
  */
 #ifndef HLD_VM_INTERNAL_H
