@@ -21,19 +21,7 @@ int heliod_pause_group(heliod_t *h, int scope, const char *name, int pause, uint
     snprintf(m.group, sizeof m.group, "%s", name);
     const char *why = NULL;
     if (hl_validate_pause(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_pause(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    hl_rbuf_t r;
-    if ((rc = hlc_wait_reply(h, id, HL_OP_PAUSE, &r)) < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
+    return hlc_pause_call(h, &m, count);
 }
 
 /* ---- cues, categories, emitters ----------------------------------------- */
@@ -285,13 +273,7 @@ static int emitter_call(heliod_t *h, const hl_emitter_t *m, uint32_t *count) {
     hl_put_emitter(&w, m);
     if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     if (m->action != HL_EMITTER_DESTROY) return hlc_simple_call(h, id, HL_OP_EMITTER);
-    hl_rbuf_t r;
-    if ((rc = hlc_wait_reply(h, id, HL_OP_EMITTER, &r)) < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
+    return hlc_count_call(h, id, HL_OP_EMITTER, count);
 }
 
 int heliod_emitter_create(heliod_t *h, const char *name, const float pos[3], const float vel[3],
