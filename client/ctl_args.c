@@ -3,8 +3,12 @@
  * options, per-command options turned into wire messages (validated with the
  * same hl_validate_* the daemon uses), body encoding, and batch line
  * splitting. No socket I/O, so the unit tests exercise it without a daemon.
+ * The voice-management commands (cue, category, cues, emitter) are parsed in
+ * ctl_args_vm.c with the option helpers this file shares through
+ * ctl_args_int.h.
  */
 #include "ctl_args.h"
+#include "ctl_args_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -253,7 +257,7 @@ const char *ctl_usage(const char *cmd) {
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
+int ctl__fail(char *err, size_t errlen, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
@@ -264,7 +268,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 /* Option matching "--name VALUE" and "--name=VALUE". Returns 1 when argv[*i]
  * is this option (with *val set, *i advanced past the value), 0 when it is not,
  * -1 when the value is missing. */
-static int opt_val(int argc, char **argv, int *i, const char *name, const char **val) {
+int ctl__opt_val(int argc, char **argv, int *i, const char *name, const char **val) {
     const char *a = argv[*i];
     size_t n = strlen(name);
     if (strncmp(a, name, n) != 0) return 0;
@@ -293,16 +297,16 @@ int ctl_parse_global(int argc, char **argv, ctl_opts_t *o, int *next, char *err,
             o->help = 1;
         } else if (strcmp(a, "--version") == 0) {
             o->version = 1;
-        } else if ((r = opt_val(argc, argv, &i, "--socket", &v)) != 0) {
-            if (r < 0 || !*v) return fail(err, errlen, "--socket needs a path");
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--socket", &v)) != 0) {
+            if (r < 0 || !*v) return ctl__fail(err, errlen, "--socket needs a path");
             o->socket = v;
-        } else if ((r = opt_val(argc, argv, &i, "--timeout", &v)) != 0) {
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--timeout", &v)) != 0) {
             long t;
             if (r < 0 || ctl_parse_int(v, 0, INT_MAX, &t) < 0)
-                return fail(err, errlen, "--timeout needs a number of milliseconds >= 0");
+                return ctl__fail(err, errlen, "--timeout needs a number of milliseconds >= 0");
             o->timeout_ms = (int)t;
         } else {
-            return fail(err, errlen, "unknown option '%s' (try --help)", a);
+            return ctl__fail(err, errlen, "unknown option '%s' (try --help)", a);
         }
     }
     *next = i;
@@ -310,45 +314,45 @@ int ctl_parse_global(int argc, char **argv, ctl_opts_t *o, int *next, char *err,
 }
 
 /* Parses the float value of option `name`. */
-static int num_opt(const char *name, const char *v, float *out, char *err, size_t errlen) {
+int ctl__num_opt(const char *name, const char *v, float *out, char *err, size_t errlen) {
     if (ctl_parse_float(v, out) < 0)
-        return fail(err, errlen, "%s: '%s' is not a finite number", name, v);
+        return ctl__fail(err, errlen, "%s: '%s' is not a finite number", name, v);
     return 0;
 }
 
-static int vec_opt(const char *name, const char *v, float out[3], char *err, size_t errlen) {
+int ctl__vec_opt(const char *name, const char *v, float out[3], char *err, size_t errlen) {
     if (ctl_parse_vec3(v, out) < 0)
-        return fail(err, errlen, "%s: '%s' is not X,Y,Z (three finite numbers)", name, v);
+        return ctl__fail(err, errlen, "%s: '%s' is not X,Y,Z (three finite numbers)", name, v);
     return 0;
 }
 
 /* An option taking a number (--gain -6, --gain=-6): 0 if argv[*i] is not
  * `name`, 1 when *out was set, -1 (message in err) when its value is missing
  * or not a finite number. */
-static int float_opt(int argc, char **argv, int *i, const char *name, float *out, char *err,
-                     size_t errlen) {
+int ctl__float_opt(int argc, char **argv, int *i, const char *name, float *out, char *err,
+                   size_t errlen) {
     const char *v;
-    int r = opt_val(argc, argv, i, name, &v);
-    if (r < 0) return fail(err, errlen, "%s needs a value", name);
+    int r = ctl__opt_val(argc, argv, i, name, &v);
+    if (r < 0) return ctl__fail(err, errlen, "%s needs a value", name);
     if (r == 0) return 0;
-    return num_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
+    return ctl__num_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
 }
 
 /* The same for an X,Y,Z option. */
-static int vec3_opt(int argc, char **argv, int *i, const char *name, float out[3], char *err,
-                    size_t errlen) {
+int ctl__vec3_opt(int argc, char **argv, int *i, const char *name, float out[3], char *err,
+                  size_t errlen) {
     const char *v;
-    int r = opt_val(argc, argv, i, name, &v);
-    if (r < 0) return fail(err, errlen, "%s needs a value", name);
+    int r = ctl__opt_val(argc, argv, i, name, &v);
+    if (r < 0) return ctl__fail(err, errlen, "%s needs a value", name);
     if (r == 0) return 0;
-    return vec_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
+    return ctl__vec_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
 }
 
-static int name_arg(const char *what, const char *v, char *dst, size_t cap, char *err,
-                    size_t errlen) {
-    if (!v) return fail(err, errlen, "missing %s", what);
+int ctl__name_arg(const char *what, const char *v, char *dst, size_t cap, char *err,
+                  size_t errlen) {
+    if (!v) return ctl__fail(err, errlen, "missing %s", what);
     if (!hl_name_valid(v))
-        return fail(err, errlen, "invalid %s '%s' (1..63 of [A-Za-z0-9_.-])", what, v);
+        return ctl__fail(err, errlen, "invalid %s '%s' (1..63 of [A-Za-z0-9_.-])", what, v);
     snprintf(dst, cap, "%s", v);
     return 0;
 }
@@ -356,43 +360,43 @@ static int name_arg(const char *what, const char *v, char *dst, size_t cap, char
 /* An option taking one of the names of an hl_enum_kind_t (--overflow
  * steal-quietest): 0 if argv[*i] is not `name`, 1 when *out was set, -1 (with
  * the accepted names in err) when its value is missing or unknown. */
-static int enum_opt(int argc, char **argv, int *i, const char *name, hl_enum_kind_t kind,
-                    uint8_t *out, char *err, size_t errlen) {
+int ctl__enum_opt(int argc, char **argv, int *i, const char *name, hl_enum_kind_t kind,
+                  uint8_t *out, char *err, size_t errlen) {
     const char *v;
-    int r = opt_val(argc, argv, i, name, &v);
+    int r = ctl__opt_val(argc, argv, i, name, &v);
     if (r == 0) return 0;
     char names[160] = "";
     size_t len = 0;
     for (int k = 0; hl_enum_name(kind, k) && len < sizeof names; k++)
         len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
                                 hl_enum_name(kind, k));
-    if (r < 0) return fail(err, errlen, "%s needs a value (%s)", name, names);
+    if (r < 0) return ctl__fail(err, errlen, "%s needs a value (%s)", name, names);
     int e = hl_enum_from(kind, v);
-    if (e < 0) return fail(err, errlen, "%s: '%s' is not one of %s", name, v, names);
+    if (e < 0) return ctl__fail(err, errlen, "%s: '%s' is not one of %s", name, v, names);
     *out = (uint8_t)e;
     return 1;
 }
 
 /* An integer option in [min, max]. */
-static int int_opt(int argc, char **argv, int *i, const char *name, long min, long max, long *out,
-                   char *err, size_t errlen) {
+int ctl__int_opt(int argc, char **argv, int *i, const char *name, long min, long max, long *out,
+                 char *err, size_t errlen) {
     const char *v;
-    int r = opt_val(argc, argv, i, name, &v);
+    int r = ctl__opt_val(argc, argv, i, name, &v);
     if (r == 0) return 0;
     if (r < 0 || ctl_parse_int(v, min, max, out) < 0)
-        return fail(err, errlen, "%s needs an integer in [%ld, %ld]", name, min, max);
+        return ctl__fail(err, errlen, "%s needs an integer in [%ld, %ld]", name, min, max);
     return 1;
 }
 
 /* A name option (--bus sfx). */
-static int name_opt(int argc, char **argv, int *i, const char *name, char *dst, size_t cap,
-                    char *err, size_t errlen) {
+int ctl__name_opt(int argc, char **argv, int *i, const char *name, char *dst, size_t cap, char *err,
+                  size_t errlen) {
     const char *v;
-    int r = opt_val(argc, argv, i, name, &v);
+    int r = ctl__opt_val(argc, argv, i, name, &v);
     if (r == 0) return 0;
-    if (r < 0) return fail(err, errlen, "%s needs a value", name);
+    if (r < 0) return ctl__fail(err, errlen, "%s needs a value", name);
     if (!hl_name_valid(v))
-        return fail(err, errlen, "%s: invalid name '%s' (1..63 of [A-Za-z0-9_.-])", name, v);
+        return ctl__fail(err, errlen, "%s: invalid name '%s' (1..63 of [A-Za-z0-9_.-])", name, v);
     snprintf(dst, cap, "%s", v);
     return 1;
 }
@@ -413,95 +417,98 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
         const char *v;
         int r;
         if (a[0] != '-' || a[1] != '-') {
-            if (sound) return fail(err, errlen, "play: unexpected argument '%s'", a);
+            if (sound) return ctl__fail(err, errlen, "play: unexpected argument '%s'", a);
             sound = a;
             continue;
         }
         long n;
         if (strcmp(a, "--loop") == 0) {
             m->flags |= HL_PLAY_LOOP;
-        } else if ((r = opt_val(argc, argv, &i, "--loop-start", &v)) != 0) {
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--loop-start", &v)) != 0) {
             if (r < 0 || ctl_parse_int(v, 0, UINT32_MAX, &n) < 0)
-                return fail(err, errlen, "--loop-start needs a frame number >= 0");
+                return ctl__fail(err, errlen, "--loop-start needs a frame number >= 0");
             m->loop_start = (uint32_t)n;
-        } else if ((r = opt_val(argc, argv, &i, "--loop-end", &v)) != 0) {
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--loop-end", &v)) != 0) {
             if (r < 0 || ctl_parse_int(v, 1, UINT32_MAX, &n) < 0)
-                return fail(err, errlen, "--loop-end needs a frame number > 0");
+                return ctl__fail(err, errlen, "--loop-end needs a frame number > 0");
             m->loop_end = (uint32_t)n;
-        } else if ((r = opt_val(argc, argv, &i, "--loop-count", &v)) != 0) {
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--loop-count", &v)) != 0) {
             if (r < 0 || ctl_parse_int(v, 1, UINT32_MAX, &n) < 0)
-                return fail(err, errlen, "--loop-count needs a count >= 1");
+                return ctl__fail(err, errlen, "--loop-count needs a count >= 1");
             m->loop_count = (uint32_t)n;
             m->flags |= HL_PLAY_LOOP;
-        } else if ((r = float_opt(argc, argv, &i, "--xfade", &m->loop_xfade_ms, err, errlen)) !=
-                   0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--xfade", &m->loop_xfade_ms, err,
+                                       errlen)) != 0) {
             if (r < 0) return -1;
-        } else if ((r = opt_val(argc, argv, &i, "--interp", &v)) != 0) {
-            if (r < 0) return fail(err, errlen, "--interp needs a value");
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--interp", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "--interp needs a value");
             if (strcmp(v, "cubic") == 0)
                 m->flags |= HL_PLAY_CUBIC;
             else if (strcmp(v, "linear") == 0)
                 m->flags &= ~HL_PLAY_CUBIC;
             else
-                return fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
+                return ctl__fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
         } else if (strcmp(a, "--wait") == 0) {
             c->wait = 1;
-        } else if ((r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
             if (r < 0) return -1;
-        } else if ((r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->over |= HL_OVER_PAN;
-        } else if ((r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+        } else if ((r = ctl__vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->flags |= HL_PLAY_3D;
-        } else if ((r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
             if (r < 0) return -1;
-        } else if ((r = opt_val(argc, argv, &i, "--priority", &v)) != 0) {
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--priority", &v)) != 0) {
             long p;
             if (r < 0 || ctl_parse_int(v, -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &p) < 0)
-                return fail(err, errlen, "--priority needs an integer in [-1000, 1000]");
+                return ctl__fail(err, errlen, "--priority needs an integer in [-1000, 1000]");
             m->priority = (int32_t)p;
             m->over |= HL_OVER_PRIORITY;
-        } else if ((r = float_opt(argc, argv, &i, "--fade-in", &m->fade_in_ms, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--fade-in", &m->fade_in_ms, err, errlen)) !=
+                   0) {
             if (r < 0) return -1;
             m->over |= HL_OVER_FADE_IN;
-        } else if ((r = opt_val(argc, argv, &i, "--bus", &v)) != 0) {
-            if (r < 0 || name_arg("bus", v, m->bus, sizeof m->bus, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--bus needs a value") : -1;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--bus", &v)) != 0) {
+            if (r < 0 || ctl__name_arg("bus", v, m->bus, sizeof m->bus, err, errlen) < 0)
+                return r < 0 ? ctl__fail(err, errlen, "--bus needs a value") : -1;
             m->over |= HL_OVER_BUS;
-        } else if ((r = float_opt(argc, argv, &i, "--min-dist", &m->min_distance, err, errlen)) !=
-                       0 ||
-                   (r = float_opt(argc, argv, &i, "--min-distance", &m->min_distance, err,
-                                  errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--min-dist", &m->min_distance, err,
+                                       errlen)) != 0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--min-distance", &m->min_distance, err,
+                                       errlen)) != 0) {
             if (r < 0) return -1;
             m->over |= HL_OVER_DISTANCE;
-        } else if ((r = float_opt(argc, argv, &i, "--max-dist", &m->max_distance, err, errlen)) !=
-                       0 ||
-                   (r = float_opt(argc, argv, &i, "--max-distance", &m->max_distance, err,
-                                  errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--max-dist", &m->max_distance, err,
+                                       errlen)) != 0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--max-distance", &m->max_distance, err,
+                                       errlen)) != 0) {
             if (r < 0) return -1;
             m->over |= HL_OVER_DISTANCE;
-        } else if ((r = float_opt(argc, argv, &i, "--rolloff", &m->rolloff, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--rolloff", &m->rolloff, err, errlen)) !=
+                   0) {
             if (r < 0) return -1;
             m->over |= HL_OVER_DISTANCE;
-        } else if ((r = enum_opt(argc, argv, &i, "--model", HL_ENUM_MODEL, &m->model, err,
-                                 errlen)) != 0) {
+        } else if ((r = ctl__enum_opt(argc, argv, &i, "--model", HL_ENUM_MODEL, &m->model, err,
+                                      errlen)) != 0) {
             if (r < 0) return -1;
             m->over |= HL_OVER_DISTANCE;
-        } else if ((r = vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
+        } else if ((r = ctl__vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
             if (r < 0) return -1;
-        } else if ((r = opt_val(argc, argv, &i, "--emitter", &v)) != 0) {
-            if (r < 0 || name_arg("emitter", v, m->emitter, sizeof m->emitter, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--emitter needs a value") : -1;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--emitter", &v)) != 0) {
+            if (r < 0 ||
+                ctl__name_arg("emitter", v, m->emitter, sizeof m->emitter, err, errlen) < 0)
+                return r < 0 ? ctl__fail(err, errlen, "--emitter needs a value") : -1;
             m->flags |= HL_PLAY_3D;
         } else {
-            return fail(err, errlen, "play: unknown option '%s'", a);
+            return ctl__fail(err, errlen, "play: unknown option '%s'", a);
         }
     }
-    if (name_arg("sound name", sound, m->sound, sizeof m->sound, err, errlen) < 0) return -1;
+    if (ctl__name_arg("sound name", sound, m->sound, sizeof m->sound, err, errlen) < 0) return -1;
     if (!c->wait) m->flags |= HL_PLAY_DETACHED;
     const char *why;
-    if (hl_validate_play(m, &why) < 0) return fail(err, errlen, "play: %s", why);
+    if (hl_validate_play(m, &why) < 0) return ctl__fail(err, errlen, "play: %s", why);
     return 0;
 }
 
@@ -514,40 +521,40 @@ static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
         int r;
         if (strcmp(argv[i], "--all") == 0) {
             all = 1;
-        } else if ((r = opt_val(argc, argv, &i, "--fade", &v)) != 0) {
-            if (r < 0) return fail(err, errlen, "--fade needs a value");
-            if (num_opt("--fade", v, &fade, err, errlen) < 0) return -1;
-        } else if ((r = opt_val(argc, argv, &i, "--curve", &v)) != 0) {
-            if (r < 0) return fail(err, errlen, "--curve needs a value");
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--fade", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "--fade needs a value");
+            if (ctl__num_opt("--fade", v, &fade, err, errlen) < 0) return -1;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--curve", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "--curve needs a value");
             curve = hl_enum_from(HL_ENUM_CURVE, v);
             if (curve < 0)
-                return fail(err, errlen, "stop: --curve must be linear, equal-power or log");
+                return ctl__fail(err, errlen, "stop: --curve must be linear, equal-power or log");
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return fail(err, errlen, "stop: unknown option '%s'", argv[i]);
+            return ctl__fail(err, errlen, "stop: unknown option '%s'", argv[i]);
         } else if (voice) {
-            return fail(err, errlen, "stop: unexpected argument '%s'", argv[i]);
+            return ctl__fail(err, errlen, "stop: unexpected argument '%s'", argv[i]);
         } else {
             voice = argv[i];
         }
     }
     const char *why;
     if (all) {
-        if (voice) return fail(err, errlen, "stop: give a VOICE or --all, not both");
-        if (curve >= 0) return fail(err, errlen, "stop: --curve is for one VOICE");
+        if (voice) return ctl__fail(err, errlen, "stop: give a VOICE or --all, not both");
+        if (curve >= 0) return ctl__fail(err, errlen, "stop: --curve is for one VOICE");
         c->kind = CTL_STOP_ALL;
         c->op = HL_OP_STOP_ALL;
         c->m.stop_all.fade_ms = fade;
         c->m.stop_all.scope = HL_STOP_ALL_EVERYONE;
         if (hl_validate_stop_all(&c->m.stop_all, &why) < 0)
-            return fail(err, errlen, "stop: %s", why);
+            return ctl__fail(err, errlen, "stop: %s", why);
         return 0;
     }
-    if (!voice) return fail(err, errlen, "stop: missing VOICE (or --all)");
+    if (!voice) return ctl__fail(err, errlen, "stop: missing VOICE (or --all)");
     if (ctl_parse_u64(voice, &c->m.stop.voice) < 0 || c->m.stop.voice == 0)
-        return fail(err, errlen, "stop: '%s' is not a voice handle", voice);
+        return ctl__fail(err, errlen, "stop: '%s' is not a voice handle", voice);
     c->m.stop.fade_ms = fade;
     c->m.stop.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
-    if (hl_validate_stop(&c->m.stop, &why) < 0) return fail(err, errlen, "stop: %s", why);
+    if (hl_validate_stop(&c->m.stop, &why) < 0) return ctl__fail(err, errlen, "stop: %s", why);
     return 0;
 }
 
@@ -557,27 +564,27 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
-        if ((r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+        if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_GAIN;
-        } else if ((r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_PAN;
-        } else if ((r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+        } else if ((r = ctl__vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_POS;
-        } else if ((r = vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
+        } else if ((r = ctl__vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_VEL;
-        } else if ((r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_PITCH;
-        } else if ((r = float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
             if (r < 0) return -1;
-        } else if ((r = opt_val(argc, argv, &i, "--seek", &v)) != 0) {
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--seek", &v)) != 0) {
             float sk;
-            if (r < 0 || num_opt("--seek", v, &sk, err, errlen) < 0)
-                return r < 0 ? fail(err, errlen, "--seek needs a value") : -1;
+            if (r < 0 || ctl__num_opt("--seek", v, &sk, err, errlen) < 0)
+                return r < 0 ? ctl__fail(err, errlen, "--seek needs a value") : -1;
             m->seek_s = sk;
             m->mask |= HL_SET_SEEK;
         } else if (strcmp(argv[i], "--pause") == 0) {
@@ -585,22 +592,23 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         } else if (strcmp(argv[i], "--resume") == 0) {
             m->mask |= HL_SET_RESUME;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return fail(err, errlen, "set: unknown option '%s'", argv[i]);
+            return ctl__fail(err, errlen, "set: unknown option '%s'", argv[i]);
         } else if (voice) {
-            return fail(err, errlen, "set: unexpected argument '%s'", argv[i]);
+            return ctl__fail(err, errlen, "set: unexpected argument '%s'", argv[i]);
         } else {
             voice = argv[i];
         }
     }
-    if (!voice) return fail(err, errlen, "set: missing VOICE");
+    if (!voice) return ctl__fail(err, errlen, "set: missing VOICE");
     if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
-        return fail(err, errlen, "set: '%s' is not a voice handle", voice);
+        return ctl__fail(err, errlen, "set: '%s' is not a voice handle", voice);
     if (!m->mask)
-        return fail(err, errlen,
-                    "set: nothing to set (--gain, --pan, --pos, --vel, --pitch, --seek, --pause or "
-                    "--resume)");
+        return ctl__fail(
+            err, errlen,
+            "set: nothing to set (--gain, --pan, --pos, --vel, --pitch, --seek, --pause or "
+            "--resume)");
     const char *why;
-    if (hl_validate_set(m, &why) < 0) return fail(err, errlen, "set: %s", why);
+    if (hl_validate_set(m, &why) < 0) return ctl__fail(err, errlen, "set: %s", why);
     return 0;
 }
 
@@ -618,19 +626,19 @@ static int parse_listener(int argc, char **argv, ctl_cmd_t *c, char *err, size_t
         int matched = 0;
         for (int k = 0; k < 4 && !matched; k++) {
             const char *v;
-            int r = opt_val(argc, argv, &i, vo[k].opt, &v);
+            int r = ctl__opt_val(argc, argv, &i, vo[k].opt, &v);
             if (r == 0) continue;
-            if (r < 0) return fail(err, errlen, "%s needs a value", vo[k].opt);
-            if (vec_opt(vo[k].opt, v, dst[k], err, errlen) < 0) return -1;
+            if (r < 0) return ctl__fail(err, errlen, "%s needs a value", vo[k].opt);
+            if (ctl__vec_opt(vo[k].opt, v, dst[k], err, errlen) < 0) return -1;
             m->mask |= vo[k].bit;
             matched = 1;
         }
-        if (!matched) return fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
+        if (!matched) return ctl__fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
     }
     if (!m->mask)
-        return fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
+        return ctl__fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
     const char *why;
-    if (hl_validate_listener(m, &why) < 0) return fail(err, errlen, "listener: %s", why);
+    if (hl_validate_listener(m, &why) < 0) return ctl__fail(err, errlen, "listener: %s", why);
     return 0;
 }
 
@@ -639,23 +647,23 @@ static int parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
         int r;
-        if ((r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+        if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_BUS_GAIN;
-        } else if ((r = float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
             if (r < 0) return -1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return fail(err, errlen, "bus: unknown option '%s'", argv[i]);
+            return ctl__fail(err, errlen, "bus: unknown option '%s'", argv[i]);
         } else if (name) {
-            return fail(err, errlen, "bus: unexpected argument '%s'", argv[i]);
+            return ctl__fail(err, errlen, "bus: unexpected argument '%s'", argv[i]);
         } else {
             name = argv[i];
         }
     }
-    if (name_arg("bus name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
-    if (!(m->mask & HL_BUS_GAIN)) return fail(err, errlen, "bus: --gain DB is required");
+    if (ctl__name_arg("bus name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (!(m->mask & HL_BUS_GAIN)) return ctl__fail(err, errlen, "bus: --gain DB is required");
     const char *why;
-    if (hl_validate_bus(m, &why) < 0) return fail(err, errlen, "bus: %s", why);
+    if (hl_validate_bus(m, &why) < 0) return ctl__fail(err, errlen, "bus: %s", why);
     return 0;
 }
 
@@ -667,22 +675,22 @@ static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
         if (strcmp(argv[i], "--stream") == 0) {
             m->flags |= HL_LOAD_STREAM;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return fail(err, errlen, "load: unknown option '%s'", argv[i]);
+            return ctl__fail(err, errlen, "load: unknown option '%s'", argv[i]);
         } else if (npos == 2) {
-            return fail(err, errlen, "load: unexpected argument '%s'", argv[i]);
+            return ctl__fail(err, errlen, "load: unexpected argument '%s'", argv[i]);
         } else {
             pos[npos++] = argv[i];
         }
     }
-    if (npos < 2) return fail(err, errlen, "load: needs NAME FILE");
-    if (name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (npos < 2) return ctl__fail(err, errlen, "load: needs NAME FILE");
+    if (ctl__name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
     const char *path = pos[1];
     char *abs = path[0] != '/' ? realpath(path, NULL) : NULL;
     if (abs) path = abs;
     size_t n = strlen(path);
     if (n == 0 || n > HL_MAX_PATH) {
         free(abs);
-        return fail(err, errlen, "load: FILE path empty or longer than %d bytes", HL_MAX_PATH);
+        return ctl__fail(err, errlen, "load: FILE path empty or longer than %d bytes", HL_MAX_PATH);
     }
     memcpy(m->path, path, n + 1);
     free(abs);
@@ -700,28 +708,30 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
         int r;
         if (strcmp(argv[i], "--all") == 0) {
             all++;
-        } else if ((r = name_opt(argc, argv, &i, "--bus", group, sizeof group, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            all++;
-            scope = HL_PAUSE_BUS;
-        } else if ((r = name_opt(argc, argv, &i, "--category", group, sizeof group, err, errlen)) !=
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--bus", group, sizeof group, err, errlen)) !=
                    0) {
             if (r < 0) return -1;
             all++;
+            scope = HL_PAUSE_BUS;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--category", group, sizeof group, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            all++;
             scope = HL_PAUSE_CATEGORY;
-        } else if ((r = float_opt(argc, argv, &i, "--ramp", &ramp, err, errlen)) != 0) {
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &ramp, err, errlen)) != 0) {
             if (r < 0) return -1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return fail(err, errlen, "%s: unknown option '%s'", argv[0], argv[i]);
+            return ctl__fail(err, errlen, "%s: unknown option '%s'", argv[0], argv[i]);
         } else if (voice) {
-            return fail(err, errlen, "%s: unexpected argument '%s'", argv[0], argv[i]);
+            return ctl__fail(err, errlen, "%s: unexpected argument '%s'", argv[0], argv[i]);
         } else {
             voice = argv[i];
         }
     }
     if (all) {
         if (voice || all > 1)
-            return fail(err, errlen, "%s: give one of VOICE, --all, --bus or --category", argv[0]);
+            return ctl__fail(err, errlen, "%s: give one of VOICE, --all, --bus or --category",
+                             argv[0]);
         c->kind = CTL_PAUSE_ALL;
         c->op = HL_OP_PAUSE;
         c->m.pause.pause = (uint8_t)pause;
@@ -729,241 +739,20 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
         memcpy(c->m.pause.group, group, sizeof group);
         const char *why;
         if (hl_validate_pause(&c->m.pause, &why) < 0)
-            return fail(err, errlen, "%s: %s", argv[0], why);
+            return ctl__fail(err, errlen, "%s: %s", argv[0], why);
         return 0;
     }
     if (!voice)
-        return fail(err, errlen, "%s: missing VOICE (or --all, --bus, --category)", argv[0]);
+        return ctl__fail(err, errlen, "%s: missing VOICE (or --all, --bus, --category)", argv[0]);
     hl_set_t *m = &c->m.set;
     if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
-        return fail(err, errlen, "%s: '%s' is not a voice handle", argv[0], voice);
+        return ctl__fail(err, errlen, "%s: '%s' is not a voice handle", argv[0], voice);
     c->kind = CTL_SET;
     m->mask = pause ? HL_SET_PAUSE : HL_SET_RESUME;
     m->pitch = 1.0f;
     m->ramp_ms = ramp;
     const char *why;
-    if (hl_validate_set(m, &why) < 0) return fail(err, errlen, "%s: %s", argv[0], why);
-    return 0;
-}
-
-/* cue NAME --sound S [--sound S2 ...] [options]: defaults from hl_cue_init. */
-static int parse_cue(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    hl_cue_t *m = &c->m.cue;
-    hl_cue_init(m);
-    const char *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v;
-        long n;
-        int r;
-        if (a[0] != '-' || a[1] != '-') {
-            if (name) return fail(err, errlen, "cue: unexpected argument '%s'", a);
-            name = a;
-        } else if ((r = opt_val(argc, argv, &i, "--sound", &v)) != 0) {
-            if (r < 0) return fail(err, errlen, "--sound needs a sound name");
-            if (m->nsounds >= HL_MAX_CUE_SOUNDS)
-                return fail(err, errlen, "cue: at most %d --sound", HL_MAX_CUE_SOUNDS);
-            if (name_arg("sound name", v, m->sounds[m->nsounds], sizeof m->sounds[0], err, errlen) <
-                0)
-                return -1;
-            m->nsounds++;
-        } else if ((r = enum_opt(argc, argv, &i, "--pick", HL_ENUM_PICK, &m->pick, err, errlen)) !=
-                       0 ||
-                   (r = enum_opt(argc, argv, &i, "--model", HL_ENUM_MODEL, &m->model, err,
-                                 errlen)) != 0 ||
-                   (r = enum_opt(argc, argv, &i, "--fade-curve", HL_ENUM_CURVE, &m->fade_curve, err,
-                                 errlen)) != 0 ||
-                   (r = enum_opt(argc, argv, &i, "--overflow", HL_ENUM_OVERFLOW, &m->overflow, err,
-                                 errlen)) != 0 ||
-                   (r = enum_opt(argc, argv, &i, "--beyond", HL_ENUM_BEYOND, &m->beyond, err,
-                                 errlen)) != 0 ||
-                   (r = enum_opt(argc, argv, &i, "--virtual", HL_ENUM_VIRT, &m->virt, err,
-                                 errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--gain-rand", &m->gain_rand_db, err, errlen)) !=
-                       0 ||
-                   (r = float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--pitch-rand", &m->pitch_rand_cents, err,
-                                  errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--pan", &m->pan, err, errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--min-distance", &m->min_distance, err,
-                                  errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--max-distance", &m->max_distance, err,
-                                  errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--rolloff", &m->rolloff, err, errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--fade-in", &m->fade_in_ms, err, errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--fade-out", &m->fade_out_ms, err, errlen)) !=
-                       0 ||
-                   (r = float_opt(argc, argv, &i, "--min-interval", &m->min_interval_ms, err,
-                                  errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--doppler", &m->doppler, err, errlen)) != 0 ||
-                   (r = name_opt(argc, argv, &i, "--bus", m->bus, sizeof m->bus, err, errlen)) !=
-                       0 ||
-                   (r = name_opt(argc, argv, &i, "--category", m->category, sizeof m->category, err,
-                                 errlen)) != 0) {
-            if (r < 0) return -1;
-        } else if ((r = int_opt(argc, argv, &i, "--priority", -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &n,
-                                err, errlen)) != 0) {
-            if (r < 0) return -1;
-            m->priority = (int32_t)n;
-        } else if ((r = int_opt(argc, argv, &i, "--max-instances", 0, 65536, &n, err, errlen)) !=
-                   0) {
-            if (r < 0) return -1;
-            m->max_instances = (uint32_t)n;
-        } else if ((r = opt_val(argc, argv, &i, "--interp", &v)) != 0) {
-            if (r < 0) return fail(err, errlen, "--interp needs a value");
-            if (strcmp(v, "cubic") == 0)
-                m->flags |= HL_CUE_CUBIC;
-            else if (strcmp(v, "linear") == 0)
-                m->flags &= ~HL_CUE_CUBIC;
-            else
-                return fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
-        } else if (strcmp(a, "--3d") == 0) {
-            m->flags |= HL_CUE_3D;
-        } else if (strcmp(a, "--loop") == 0) {
-            m->flags |= HL_CUE_LOOP;
-        } else {
-            return fail(err, errlen, "cue: unknown option '%s'", a);
-        }
-    }
-    if (name_arg("cue name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
-    if (m->nsounds == 0) return fail(err, errlen, "cue: needs at least one --sound");
-    const char *why;
-    if (hl_validate_cue(m, &why) < 0) return fail(err, errlen, "cue: %s", why);
-    return 0;
-}
-
-static int parse_category(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    hl_category_t *m = &c->m.category;
-    hl_category_init(m);
-    const char *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        long n;
-        int r;
-        if (a[0] != '-' || a[1] != '-') {
-            if (name) return fail(err, errlen, "category: unexpected argument '%s'", a);
-            name = a;
-        } else if ((r = int_opt(argc, argv, &i, "--max-instances", 0, 65536, &n, err, errlen)) !=
-                   0) {
-            if (r < 0) return -1;
-            m->max_instances = (uint32_t)n;
-        } else if ((r = enum_opt(argc, argv, &i, "--overflow", HL_ENUM_OVERFLOW, &m->overflow, err,
-                                 errlen)) != 0 ||
-                   (r = enum_opt(argc, argv, &i, "--fade-curve", HL_ENUM_CURVE, &m->fade_curve, err,
-                                 errlen)) != 0 ||
-                   (r = float_opt(argc, argv, &i, "--fade-out", &m->fade_out_ms, err, errlen)) !=
-                       0) {
-            if (r < 0) return -1;
-        } else {
-            return fail(err, errlen, "category: unknown option '%s'", a);
-        }
-    }
-    if (name_arg("category name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
-    const char *why;
-    if (hl_validate_category(m, &why) < 0) return fail(err, errlen, "category: %s", why);
-    return 0;
-}
-
-/* cues [--json] | cues load FILE; also stats --cues [--json]. */
-static int parse_cues(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    const char *file = NULL;
-    int load = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
-            c->json = 1;
-        } else if (strcmp(argv[0], "stats") == 0 && strcmp(a, "--cues") == 0) {
-            /* already known */
-        } else if (a[0] == '-' && a[1] == '-') {
-            return fail(err, errlen, "%s: unknown option '%s'", argv[0], a);
-        } else if (strcmp(argv[0], "cues") == 0 && i == 1 && strcmp(a, "load") == 0) {
-            load = 1;
-        } else if (load && !file) {
-            file = a;
-        } else {
-            return fail(err, errlen, "%s: unexpected argument '%s'", argv[0], a);
-        }
-    }
-    if (!load) return 0;
-    if (c->json) return fail(err, errlen, "cues load: --json is a global option here");
-    if (!file || !*file) return fail(err, errlen, "cues load: needs FILE");
-    c->kind = CTL_CUES_LOAD;
-    c->op = HL_OP_CUES_LOAD;
-    /* the daemon has its own working directory: send an absolute path */
-    char *path = NULL;
-    if (file[0] != '/') {
-        path = realpath(file, NULL);
-        if (!path) {
-            char *cwd = getcwd(NULL, 0);
-            if (!cwd) return fail(err, errlen, "cues load: cannot get the current directory");
-            size_t n = strlen(cwd) + 1 + strlen(file) + 1;
-            path = malloc(n);
-            if (path) snprintf(path, n, "%s/%s", cwd, file);
-            free(cwd);
-            if (!path) return fail(err, errlen, "out of memory");
-        }
-    }
-    const char *p = path ? path : file;
-    size_t n = strlen(p);
-    if (n > HL_MAX_PATH) {
-        free(path);
-        return fail(err, errlen, "cues load: FILE path longer than %d bytes", HL_MAX_PATH);
-    }
-    memcpy(c->m.cues_load.path, p, n + 1);
-    free(path);
-    return 0;
-}
-
-/* emitter create|set|destroy ID [options] */
-static int parse_emitter(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    hl_emitter_t *m = &c->m.emitter;
-    if (argc < 2) return fail(err, errlen, "emitter: needs create, set or destroy");
-    const char *act = argv[1];
-    if (strcmp(act, "create") == 0) {
-        m->action = HL_EMITTER_CREATE;
-        m->mask = HL_EM_DETACHED; /* heliodctl exits at once: its emitters must outlive it */
-    } else if (strcmp(act, "set") == 0) {
-        m->action = HL_EMITTER_SET;
-    } else if (strcmp(act, "destroy") == 0) {
-        m->action = HL_EMITTER_DESTROY;
-        c->kind = CTL_EMITTER_DESTROY;
-    } else {
-        return fail(err, errlen, "emitter: '%s' is not create, set or destroy", act);
-    }
-    m->fade_ms = -1.0f;
-    const char *name = NULL;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        int r;
-        if (a[0] != '-' || a[1] != '-') {
-            if (name) return fail(err, errlen, "emitter %s: unexpected argument '%s'", act, a);
-            name = a;
-        } else if (m->action != HL_EMITTER_DESTROY &&
-                   (r = vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            m->mask |= HL_EM_POS;
-        } else if (m->action != HL_EMITTER_DESTROY &&
-                   (r = vec3_opt(argc, argv, &i, "--vel", m->vel, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            m->mask |= HL_EM_VEL;
-        } else if (m->action == HL_EMITTER_SET &&
-                   (r = float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
-            if (r < 0) return -1;
-        } else if (m->action == HL_EMITTER_DESTROY &&
-                   (r = float_opt(argc, argv, &i, "--fade", &m->fade_ms, err, errlen)) != 0) {
-            if (r < 0) return -1;
-        } else {
-            return fail(err, errlen, "emitter %s: unknown option '%s'", act, a);
-        }
-    }
-    if (name_arg("emitter ID", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
-    if (m->action == HL_EMITTER_CREATE && !(m->mask & HL_EM_POS))
-        return fail(err, errlen, "emitter create: --pos X,Y,Z is required");
-    if (m->action == HL_EMITTER_SET && !(m->mask & (HL_EM_POS | HL_EM_VEL)))
-        return fail(err, errlen, "emitter set: nothing to set (--pos or --vel)");
-    const char *why;
-    if (hl_validate_emitter(m, &why) < 0) return fail(err, errlen, "emitter %s: %s", act, why);
+    if (hl_validate_set(m, &why) < 0) return ctl__fail(err, errlen, "%s: %s", argv[0], why);
     return 0;
 }
 
@@ -974,8 +763,8 @@ static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
             c->kind = CTL_CUES;
             c->op = HL_OP_CUES;
             if (c->m.stats.flags)
-                return fail(err, errlen, "stats: --reset does not apply to --cues");
-            return parse_cues(argc, argv, c, err, errlen);
+                return ctl__fail(err, errlen, "stats: --reset does not apply to --cues");
+            return ctl__parse_cues(argc, argv, c, err, errlen);
         }
         if (c->kind == CTL_STATS && strcmp(argv[i], "--reset") == 0)
             c->m.stats.flags |= HL_STATS_RESET;
@@ -983,18 +772,18 @@ static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
                  (argv[i][0] != '-' || !argv[i][1] || strcmp(argv[i], "-") == 0))
             c->file = argv[i];
         else
-            return fail(err, errlen, "%s: unexpected argument '%s'", argv[0], argv[i]);
+            return ctl__fail(err, errlen, "%s: unexpected argument '%s'", argv[0], argv[i]);
     }
     return 0;
 }
 
 int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
-    if (argc < 1 || !argv[0]) return fail(err, errlen, "missing command (try --help)");
+    if (argc < 1 || !argv[0]) return ctl__fail(err, errlen, "missing command (try --help)");
     const cmd_desc_t *d = NULL;
     for (size_t i = 0; i < NCMDS; i++)
         if (strcmp(cmds[i].name, argv[0]) == 0) d = &cmds[i];
-    if (!d) return fail(err, errlen, "unknown command '%s' (try --help)", argv[0]);
+    if (!d) return ctl__fail(err, errlen, "unknown command '%s' (try --help)", argv[0]);
     c->kind = d->kind;
     c->op = d->op;
     for (int i = 1; i < argc; i++) {
@@ -1012,20 +801,21 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
     case CTL_PAUSE:
     case CTL_RESUME: return parse_pause(argc, argv, c, err, errlen);
-    case CTL_CUE: return parse_cue(argc, argv, c, err, errlen);
-    case CTL_CATEGORY: return parse_category(argc, argv, c, err, errlen);
-    case CTL_CUES: return parse_cues(argc, argv, c, err, errlen);
-    case CTL_EMITTER: return parse_emitter(argc, argv, c, err, errlen);
+    case CTL_CUE: return ctl__parse_cue(argc, argv, c, err, errlen);
+    case CTL_CATEGORY: return ctl__parse_category(argc, argv, c, err, errlen);
+    case CTL_CUES: return ctl__parse_cues(argc, argv, c, err, errlen);
+    case CTL_EMITTER: return ctl__parse_emitter(argc, argv, c, err, errlen);
     case CTL_DEVICE:
         if (argc != 2 || !argv[1][0])
-            return fail(err, errlen, "device: needs exactly one NAME (or null, default)");
+            return ctl__fail(err, errlen, "device: needs exactly one NAME (or null, default)");
         if (strlen(argv[1]) > HL_MAX_DEVNAME)
-            return fail(err, errlen, "device: NAME longer than %d bytes", HL_MAX_DEVNAME);
+            return ctl__fail(err, errlen, "device: NAME longer than %d bytes", HL_MAX_DEVNAME);
         snprintf(c->m.device.name, sizeof c->m.device.name, "%s", argv[1]);
         return 0;
     case CTL_UNLOAD:
-        if (argc != 2) return fail(err, errlen, "unload: needs exactly one NAME");
-        return name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err, errlen);
+        if (argc != 2) return ctl__fail(err, errlen, "unload: needs exactly one NAME");
+        return ctl__name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err,
+                             errlen);
     default: return parse_plain(argc, argv, c, err, errlen);
     }
 }
@@ -1076,7 +866,7 @@ int ctl_split_line(char *line, char **argv, int max, char *err, size_t errlen) {
         while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
             p++;
         if (!*p || *p == '#') break;
-        if (argc == max) return fail(err, errlen, "too many words (max %d)", max);
+        if (argc == max) return ctl__fail(err, errlen, "too many words (max %d)", max);
         argv[argc++] = out;
         char quote = 0;
         while (*p) {
@@ -1110,7 +900,7 @@ int ctl_split_line(char *line, char **argv, int max, char *err, size_t errlen) {
             *out++ = ch;
             p++;
         }
-        if (quote) return fail(err, errlen, "unterminated %c quote", quote);
+        if (quote) return ctl__fail(err, errlen, "unterminated %c quote", quote);
         int at_end = (*p == '\0');
         if (!at_end) p++;
         *out++ = '\0';
