@@ -7,7 +7,8 @@
  * A backend calls `render` on its audio thread once per period with an
  * interleaved stereo float buffer to fill, and says whether the device
  * reported an xrun since the previous call. Everything it needs is allocated
- * in open(); start/stop/close run on the main thread.
+ * in open(); start/stop/close run on the thread that owns the backend (the
+ * main thread at start-up and shutdown, the device worker in between).
  */
 #ifndef HLD_BACKEND_H
 #define HLD_BACKEND_H
@@ -47,13 +48,14 @@ struct hld_backend {
     char device_name[HL_MAX_DEVNAME + 1]; /* what is open ("" for null) */
     int device_index;                     /* PortAudio index or -1 */
     double latency_s;                     /* device output latency */
-    int dead;     /* set before stop when the device is gone: abort, do not drain */
+    int dead;     /* the device is gone: stop does nothing, close aborts (off-thread) */
     uint32_t gen; /* the engine's port generation this backend renders through */
     void *impl;
 };
 
 /* Open a backend: 0 or a negative HELIOD_* code (ENODEV, EIO, ENOMEM; the
- * PortAudio one EINVAL when the device exists but does not run at cfg->rate).
+ * PortAudio one EINVAL when the device exists but does not run at cfg->rate,
+ * EBUSY while a lost stream is still being closed: see hld_pa_busy).
  * On failure nothing needs closing. The main thread at start-up, then the
  * device worker (device.c): PortAudio is only ever used by one thread at a
  * time. */
@@ -61,7 +63,20 @@ int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg);
 int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg);
 
 /* Start/stop calling render; close frees. The thread that opened it (or the
- * main thread once the device worker is joined). */
+ * main thread once the device worker is joined).
+ *
+ * A PortAudio backend that is lost (b->dead set, or ops->lost says so) is
+ * neither stopped nor closed on the caller's thread: stop returns at once,
+ * and close hands the stream to a closer thread that aborts and closes it and
+ * releases PortAudio (so that the next open really rescans the devices).
+ * close waits up to 250 ms for it (a JACK server that died: ~20 ms), then
+ * returns anyway; the closer may take as long as PortAudio does (a frozen,
+ * not dead, server: up to PortAudio's own 10 minute timeout). Until it is
+ * done hld_pa_busy() is 1 and PortAudio is not used: hld_backend_pa_open and
+ * hld_pa_list_devices answer HELIOD_EBUSY, and stop/close of any other
+ * PortAudio backend also go through the closer. There is at most one closer
+ * thread, and as nothing opens while it runs, at most the streams open when
+ * it started wait for it (one; two when a DEVICE switch lost the old one). */
 static inline int hld_backend_start(hld_backend_t *b) {
     return b->ops->start(b);
 }
@@ -79,9 +94,16 @@ static inline void hld_backend_close(hld_backend_t *b) {
 /* PortAudio output devices into arr[cap]; *total gets how many exist. Marks
  * the default (HL_DEV_DEFAULT) and current_index (HL_DEV_CURRENT, -1 for
  * none). Initialises PortAudio for the call if needed. Returns the number
- * filled or a negative HELIOD_* code. The device worker (device.c): it
- * initialises PortAudio and briefly captures fd 2, forwarding heliod's own
- * log lines and dropping the host APIs' probing noise. */
+ * filled or a negative HELIOD_* code (EBUSY: see hld_pa_busy). The device
+ * worker (device.c): it initialises PortAudio and briefly captures fd 2,
+ * forwarding heliod's own log lines and dropping the host APIs' probing
+ * noise. */
 int hld_pa_list_devices(hl_device_info_t *arr, size_t cap, size_t *total, int current_index);
+
+/* 1 while a lost PortAudio stream is still being closed (see close above),
+ * else 0. Each call also wakes PortAudio's JACK host API out of a wait for a
+ * process callback that a dead server will never send, and starts the closer
+ * thread if it could not be started before. The device worker. */
+int hld_pa_busy(void);
 
 #endif /* HLD_BACKEND_H */

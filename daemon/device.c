@@ -95,14 +95,27 @@ static int callbacks_run(hld_engine_t *e, unsigned ms) {
     return atomic_load_explicit(&e->callbacks, memory_order_relaxed) != c0;
 }
 
-/* Leaves the current backend for the null driver (the old one is gone). */
-static int to_null(hld_device_t *v, int old_lost) {
+/* Leaves the current backend, which stopped (lost, or never called back),
+ * for the null driver, then closes it. hld_engine_swap abandons a lost
+ * backend without stopping it; this closes the worker's copy: the stream is
+ * aborted and PortAudio released on backend_pa.c's closer thread (waits at
+ * most 250 ms here), so the next try re-initialises PortAudio for real. */
+static int to_null(hld_device_t *v) {
     hld_engine_t *e = &v->d->engine;
+    hld_backend_t old = e->backend; /* the worker is the only writer */
     hld_backend_t nb;
     int rc = hld_engine_backend_open(e, 1, NULL, &nb);
-    if (rc == 0) rc = hld_engine_swap(e, &nb, old_lost, &v->lock);
-    if (rc) hld_error("device: cannot start the null driver: %s", hl_strerror(rc));
-    return rc;
+    if (rc == 0) rc = hld_engine_swap(e, &nb, 1, &v->lock);
+    if (rc) {
+        hld_error("device: cannot start the null driver: %s", hl_strerror(rc));
+        return rc; /* old is still the engine's */
+    }
+    old.dead = 1;
+    uint64_t t0 = hld_now_ns();
+    hld_backend_close(&old);
+    hld_debug("device: lost backend handed over in %.1f ms%s",
+              (double)(hld_now_ns() - t0) / HLD_NS_PER_MS, hld_pa_busy() ? " (still closing)" : "");
+    return 0;
 }
 
 /* Opens `device` (NULL = default, or null_driver) and swaps it in; for a
@@ -118,7 +131,7 @@ static int open_and_swap(hld_device_t *v, int null_driver, const char *device, i
     if (rc) return rc;
     if (!null_driver && !callbacks_run(e, HLD_DEVICE_CONFIRM_MS)) {
         hld_warn("device: '%s' started but never called back", e->backend.device_name);
-        to_null(v, 1);
+        to_null(v);
         *fell_back = 1;
         return HELIOD_EIO;
     }
@@ -147,7 +160,7 @@ static void do_lost(hld_device_t *v) {
     if (!is_pa(&e->backend)) return;
     snprintf(v->want, sizeof v->want, "%s", e->backend.device_name);
     hld_warn("device: '%s' stopped; running on the null driver's clock, retrying", v->want);
-    to_null(v, 1);
+    to_null(v);
     begin_recovery(v);
     pthread_mutex_lock(&v->lock);
     v->went_null = 1;
@@ -220,6 +233,14 @@ static void do_scan(hld_device_t *v) {
     size_t total = 0;
     int n = hld_pa_list_devices(v->scan_buf, HL_MAX_LIST, &total, -1);
     pthread_mutex_lock(&v->lock);
+    if (n == HELIOD_EBUSY && v->cache_valid) {
+        /* PortAudio is still closing a lost stream: keep the last list */
+        v->scanning = 0;
+        v->scan_done = 1;
+        pthread_mutex_unlock(&v->lock);
+        wake_main(v);
+        return;
+    }
     if (n < 0) {
         n = 0; /* no PortAudio: an empty list, not an error */
         total = 0;
@@ -399,6 +420,7 @@ static void on_async(uv_async_t *a) {
             snprintf(msg, sizeof msg, "%s",
                      rc == HELIOD_ENODEV   ? "no output device matches (see `heliodctl devices`)"
                      : rc == HELIOD_EINVAL ? "the device does not run at the engine rate"
+                     : rc == HELIOD_EBUSY  ? "the lost device is still being closed; try again"
                                            : "cannot open or start the device");
             hld_fail(&q, rc, msg);
         } else if (!(p.flags & HL_FLAG_NOREPLY)) {
@@ -465,6 +487,8 @@ void hld_device_tick(hld_daemon_t *d) {
         v->watch_cb = cb;
         v->watch_ns = now;
     }
+    /* before the worker is told: its catch-up renders move last_cb_ns */
+    uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
     pthread_mutex_lock(&v->lock);
     int pa = is_pa(&e->backend);
     int gone = pa && (hld_backend_lost(&e->backend) ||
@@ -477,7 +501,6 @@ void hld_device_tick(hld_daemon_t *d) {
     }
     pthread_mutex_unlock(&v->lock);
     if (!gone) return;
-    uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
     v->state = ST_LOST;
     v->n_lost++;
     v->lost_at_ns = now;

@@ -4,15 +4,25 @@
  *
  *   main thread (poll tick)            device worker ("heliod-device")
  *   watchdog: callbacks stalled for    owns PortAudio once the loop runs:
- *   HLD_DEVICE_WATCHDOG_MS, or the     - switch: open the new backend, swap
- *   stream's finished callback           it in under the engine (fade-out,
- *     -> DEVICE_LOST, job LOST   ---->    catch-up, fade-in: hld_engine_swap)
- *                                      - lost: abort the stream, run on the
- *   uv_async: replies, DEVICE_BACK <---   null driver's clock, then retry with
+ *   HLD_DEVICE_WATCHDOG_MS, the        - switch: open the new backend, swap
+ *   stream's finished callback, or       it in under the engine (fade-out,
+ *   libjack's shutdown callback          catch-up, fade-in: hld_engine_swap)
+ *     -> DEVICE_LOST, job LOST   ---->  - lost: run on the null driver's
+ *                                         clock, hand the dead stream to
+ *   uv_async: replies, DEVICE_BACK <---   backend_pa.c's closer thread (abort,
+ *                                         close, Pa_Terminate: ~20 ms for a
+ *                                         dead JACK server), then retry with
  *                                         backoff (each try a full
  *                                         Pa_Initialize/Pa_Terminate, which is
  *                                         what notices a device that came back)
  *                                      - scan: refresh the device list cache
+ *
+ * Recovery: the device that was lost (same name; or the default output if it
+ * was opened as the default) is tried HLD_DEVICE_RETRY_MIN_MS after the loss,
+ * then with doubling backoff up to HLD_DEVICE_RETRY_MAX_MS, so a device back
+ * plays again within ~0.5 s of being there (DEVICE_BACK to subscribers).
+ * While a close of the lost stream is still running (a server that froze
+ * instead of dying), tries answer HELIOD_EBUSY and the engine stays on null.
  *
  * The engine's rate is fixed: a device that comes back (or is asked for) at
  * a rate it cannot run at is refused and the engine stays on the null
