@@ -89,8 +89,13 @@ static const cmd_desc_t cmds[] = {
      "  `devices`), \"null\" for the null driver, \"default\" for the default output.\n"
      "  Prints the driver, device, rate and period now in use.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
-     "load NAME FILE [--stream]\n  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
-     "  --stream   stream from disk instead of preloading\n"},
+     "load NAME FILE [--stream] [--shared|--private]\n"
+     "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
+     "  --stream   stream from disk instead of preloading\n"
+     "  --shared   every client sees it (the default here: heliodctl's connection\n"
+     "             ends with the command; only its loader or a control client\n"
+     "             such as heliodctl unloads it)\n"
+     "  --private  this connection's own, gone when it closes (use in batch)\n"},
     {"unload", CTL_UNLOAD, HL_OP_UNLOAD, "unload NAME\n  Free a loaded sound.\n"},
     {"sounds", CTL_SOUNDS, HL_OP_SOUNDS, "sounds\n  Loaded sounds.\n"},
     {"play", CTL_PLAY, HL_OP_PLAY,
@@ -670,10 +675,14 @@ static int parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
 static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_load_t *m = &c->m.load;
     const char *pos[2] = {NULL, NULL};
-    int npos = 0;
+    int npos = 0, priv = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stream") == 0) {
             m->flags |= HL_LOAD_STREAM;
+        } else if (strcmp(argv[i], "--shared") == 0) {
+            priv = 0;
+        } else if (strcmp(argv[i], "--private") == 0) {
+            priv = 1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return ctl__fail(err, errlen, "load: unknown option '%s'", argv[i]);
         } else if (npos == 2) {
@@ -683,6 +692,7 @@ static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
         }
     }
     if (npos < 2) return ctl__fail(err, errlen, "load: needs NAME FILE");
+    if (!priv) m->flags |= HL_LOAD_SHARED;
     if (ctl__name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
     const char *path = pos[1];
     char *abs = path[0] != '/' ? realpath(path, NULL) : NULL;

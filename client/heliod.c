@@ -433,7 +433,16 @@ static int handshake_refusal(heliod_t *h, int err) {
     return err;
 }
 
+_Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED,
+               "load flags are the protocol's");
+_Static_assert(HELIOD_CONNECT_CONTROL == HL_HELLO_CONTROL, "connect flags are HELLO's");
+
 int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
+    return heliod_connect_flags(out, path, client_name, 0);
+}
+
+int heliod_connect_flags(heliod_t **out, const char *path, const char *client_name,
+                         uint32_t flags) {
     char def[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
     struct sockaddr_un sa;
     *out = NULL;
@@ -447,6 +456,8 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
         return connect_error(HELIOD_EINVAL, "socket path too long: %s", path);
     if (!client_name) client_name = "libheliod";
     if (!hl_name_valid(client_name)) return connect_error(HELIOD_ENAME, "invalid client name");
+    if (flags & ~(uint32_t)HELIOD_CONNECT_CONTROL)
+        return connect_error(HELIOD_EINVAL, "unknown connect flags");
 
     heliod_t *h = calloc(1, sizeof *h);
     if (!h) return connect_error(HELIOD_ENOMEM, "out of memory");
@@ -480,7 +491,7 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
 
     hl_wbuf_t w;
     uint32_t id;
-    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags};
     snprintf(hello.client_name, sizeof hello.client_name, "%s", client_name);
     hlc_req_begin(h, &w, HL_OP_HELLO, 0, &id);
     hl_put_hello(&w, &hello);
@@ -499,6 +510,7 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
             h->info.period = hr.period;
             h->info.voices = hr.voices;
             h->info.client_id = hr.client_id;
+            h->info.flags = hr.flags;
             snprintf(h->info.server_version, sizeof h->info.server_version, "%s",
                      hr.server_version);
         }
@@ -564,6 +576,7 @@ static void sound_info_out(heliod_sound_info_t *o, const hl_sound_info_t *s) {
     o->source_rate = s->source_rate;
     o->flags = s->flags;
     o->playing = s->playing;
+    o->owner = s->owner;
 }
 
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
@@ -571,7 +584,8 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
         return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
-    if (flags & ~HELIOD_LOAD_STREAM) return hlc_set_error(h, HELIOD_EINVAL, "unknown load flags");
+    if (flags & ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED))
+        return hlc_set_error(h, HELIOD_EINVAL, "unknown load flags");
     char *abs;
     int rc = absolute_path(h, path, &abs);
     if (rc < 0) return rc;

@@ -46,7 +46,15 @@ typedef struct {
     uint32_t rate, period, voices;
     uint32_t client_id;
     char server_version[64];
+    uint32_t flags; /* HELIOD_CONNECT_* granted */
 } heliod_server_info_t;
+
+/* heliod_connect_flags: a control client (tools such as heliodctl, an
+ * editor) may stop, change and pause every client's voices, unload every
+ * shared sound, move every emitter, and uses the places the daemon keeps
+ * above --max-clients. A game connects without it: its requests reach its
+ * own voices, sounds and emitters only (see PROTOCOL.md, "Clients"). */
+#define HELIOD_CONNECT_CONTROL 0x1u
 
 /* Connects and performs the handshake. path NULL = heliod_default_socket().
  * client_name NULL = "libheliod". Blocking. On failure returns the daemon's own
@@ -57,6 +65,8 @@ typedef struct {
  * the message (the daemon's, or e.g. "cannot connect to PATH: Permission
  * denied"), per thread, until the next heliod_connect() of that thread. */
 int heliod_connect(heliod_t **out, const char *path, const char *client_name);
+/* heliod_connect with HELIOD_CONNECT_* flags. */
+int heliod_connect_flags(heliod_t **out, const char *path, const char *client_name, uint32_t flags);
 /* Flushes pending async requests (best effort), closes, frees. NULL is fine. */
 void heliod_close(heliod_t *h);
 const heliod_server_info_t *heliod_server_info(const heliod_t *h);
@@ -71,13 +81,19 @@ void heliod_set_timeout(heliod_t *h, int timeout_ms);
 /* HELIOD_LOAD_STREAM: open and validate now, decode while playing (music,
  * long sounds): each voice gets its own decoder position and a small ring. */
 #define HELIOD_LOAD_STREAM 0x1u
+/* HELIOD_LOAD_SHARED: visible to every client under its name (default: this
+ * connection's own, gone when it closes). Only the loader or a control
+ * client may unload it. A client's own sound hides a shared one of the same
+ * name from that client. */
+#define HELIOD_LOAD_SHARED 0x2u
 typedef struct {
     char name[64];
     uint32_t frames; /* at the engine rate */
     uint32_t channels;
     uint32_t source_rate;
-    uint32_t flags;
+    uint32_t flags; /* HELIOD_LOAD_* */
     uint32_t playing;
+    uint32_t owner; /* client id of the connection that loaded it */
 } heliod_sound_info_t;
 int heliod_ping(heliod_t *h, uint64_t *server_time_ns);
 /* Decodes path (any format libsndfile reads) into a named sound. info may be NULL.
@@ -404,6 +420,7 @@ int heliod_subscribe(heliod_t *h, uint32_t mask);
 #define HELIOD_END_DISTANCE      6 /* beyond max distance with beyond = release */
 #define HELIOD_END_EMITTER       7 /* its emitter was destroyed */
 #define HELIOD_END_KILLED        8 /* virtualised with virtual = kill */
+#define HELIOD_END_LIFETIME      9 /* a detached loop reached the daemon's --detached-loop-max-s */
 #define HELIOD_VIRT_WHY_RANK     0 /* more important voices hold every real voice */
 #define HELIOD_VIRT_WHY_FLOOR    1 /* below the audibility floor */
 #define HELIOD_VIRT_WHY_DISTANCE 2 /* beyond max distance */

@@ -106,9 +106,9 @@ static const char *state_name(unsigned s) {
 }
 
 static const char *reason_name(unsigned r) {
-    static const char *names[] = {"finished", "stopped",  "stolen",  "owner", "shutdown",
-                                  "evicted",  "distance", "emitter", "killed"};
-    return r < 9 ? names[r] : "unknown";
+    static const char *names[] = {"finished", "stopped",  "stolen",  "owner",  "shutdown",
+                                  "evicted",  "distance", "emitter", "killed", "lifetime"};
+    return r < sizeof names / sizeof names[0] ? names[r] : "unknown";
 }
 
 /* Why a voice became virtual (HL_VIRT_WHY_*). */
@@ -370,12 +370,15 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
                     printf("%s{\"name\":", first ? "" : ",");
                     json_str(e.name);
                     printf(",\"frames\":%u,\"channels\":%u,\"source_rate\":%u,\"stream\":%s,"
-                           "\"playing\":%u}",
+                           "\"playing\":%u,\"shared\":%s,\"owner\":%u}",
                            e.frames, e.channels, e.source_rate,
-                           (e.flags & HL_LOAD_STREAM) ? "true" : "false", e.playing);
+                           (e.flags & HL_LOAD_STREAM) ? "true" : "false", e.playing,
+                           (e.flags & HL_LOAD_SHARED) ? "true" : "false", e.owner);
                 } else {
-                    sink_item(&s, "%s frames=%u channels=%u source_rate=%u playing=%u%s", e.name,
-                              e.frames, e.channels, e.source_rate, e.playing,
+                    sink_item(&s,
+                              "%s frames=%u channels=%u source_rate=%u playing=%u %s owner=%u%s",
+                              e.name, e.frames, e.channels, e.source_rate, e.playing,
+                              (e.flags & HL_LOAD_SHARED) ? "shared" : "private", e.owner,
                               (e.flags & HL_LOAD_STREAM) ? " stream" : "");
                 }
             } else if (res->kind == CTL_VOICES) {
@@ -916,7 +919,8 @@ int main(int argc, char **argv) {
     }
     if (c->json) opts.json = 1; /* cues --json, stats --cues --json */
     heliod_t *h = NULL;
-    int rc = heliod_connect(&h, opts.socket, "heliodctl");
+    /* a control client: people and scripts act on every client's voices */
+    int rc = heliod_connect_flags(&h, opts.socket, "heliodctl", HELIOD_CONNECT_CONTROL);
     if (rc < 0) {
         char path[256] = "";
         if (opts.socket)

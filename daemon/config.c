@@ -41,6 +41,12 @@ enum {
     OPT_SOUNDSPEED,
     OPT_FLOOR,
     OPT_MAXCLIENTS,
+    OPT_CVOICES,
+    OPT_CDETACHED,
+    OPT_CSTREAMS,
+    OPT_CLOADS,
+    OPT_CSAMPLEMB,
+    OPT_LOOPLIFE,
 };
 
 static const struct option g_opts[] = {
@@ -60,6 +66,12 @@ static const struct option g_opts[] = {
     {"speed-of-sound", required_argument, NULL, OPT_SOUNDSPEED},
     {"audibility-floor", required_argument, NULL, OPT_FLOOR},
     {"max-clients", required_argument, NULL, OPT_MAXCLIENTS},
+    {"client-voices", required_argument, NULL, OPT_CVOICES},
+    {"client-detached", required_argument, NULL, OPT_CDETACHED},
+    {"client-streams", required_argument, NULL, OPT_CSTREAMS},
+    {"client-loads", required_argument, NULL, OPT_CLOADS},
+    {"client-sample-mb", required_argument, NULL, OPT_CSAMPLEMB},
+    {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -89,10 +101,23 @@ static void usage(FILE *f) {
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    cap on decoded sample memory (default %d)\n"
             "  --max-clients N      connections at once, 1..%d (default %d); more are\n"
-            "                       refused with \"server full\"\n"
+            "                       refused with \"server full\" (%d more places are kept\n"
+            "                       for control clients such as heliodctl)\n"
+            "Per-client quotas (a refusal is EQUOTA naming the quota):\n"
+            "  --client-voices N    voices one client holds, detached ones included\n"
+            "                       (default half of --virtual-voices)\n"
+            "  --client-detached N  detached voices one client holds (default 1/16 of\n"
+            "                       --virtual-voices)\n"
+            "  --client-streams N   streamed voices one client holds, 1..%d (default %d)\n"
+            "  --client-loads N     loads one client has decoding, 1..%d (default %d)\n"
+            "  --client-sample-mb N decoded sample memory of one client's sounds\n"
+            "                       (default half of --max-sample-mb)\n"
+            "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
             HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES, HLD_MAX_LOGICAL,
-            HL_MAX_SAMPLE_MB, HL_MAX_CLIENTS, HL_MAX_CLIENTS);
+            HL_MAX_SAMPLE_MB, HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
+            HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
+            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -180,6 +205,18 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return parse_float("--speed-of-sound", val, 1.0, 100000.0, &c->speed_of_sound);
     case OPT_FLOOR: return parse_float("--audibility-floor", val, -144.0, 0.0, &c->floor_db);
     case OPT_MAXCLIENTS: return parse_u32("--max-clients", val, 1, HL_MAX_CLIENTS, &c->max_clients);
+    case OPT_CVOICES:
+        return parse_u32("--client-voices", val, 1, HLD_MAX_LOGICAL, &c->client_voices);
+    case OPT_CDETACHED:
+        return parse_u32("--client-detached", val, 1, HLD_MAX_LOGICAL, &c->client_detached);
+    case OPT_CSTREAMS:
+        return parse_u32("--client-streams", val, 1, HL_MAX_STREAMS, &c->client_streams);
+    case OPT_CLOADS:
+        return parse_u32("--client-loads", val, 1, HL_MAX_LOADS_INFLIGHT, &c->client_loads);
+    case OPT_CSAMPLEMB:
+        return parse_u32("--client-sample-mb", val, 1, UINT32_MAX / 2, &c->client_sample_mb);
+    case OPT_LOOPLIFE:
+        return parse_float("--detached-loop-max-s", val, 0.0, 1e7, &c->detached_loop_max_s);
     default: return HELIOD_EINVAL;
     }
 }
@@ -287,6 +324,17 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
                 c->virtual_voices, c->voices);
         return HELIOD_EINVAL;
     }
+    /* quotas: the defaults leave every shared resource at least half free */
+    uint32_t L = c->virtual_voices;
+    if (!c->client_voices)
+        c->client_voices = L / HLD_QUOTA_VOICES_DIV ? L / HLD_QUOTA_VOICES_DIV : 1;
+    if (!c->client_detached)
+        c->client_detached = L / HLD_QUOTA_DETACHED_DIV ? L / HLD_QUOTA_DETACHED_DIV : 1;
+    if (!c->client_streams) c->client_streams = HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV;
+    if (!c->client_loads) c->client_loads = HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV;
+    if (!c->client_sample_mb)
+        c->client_sample_mb =
+            c->max_sample_mb / HLD_QUOTA_BYTES_DIV ? c->max_sample_mb / HLD_QUOTA_BYTES_DIV : 1;
     if (!c->socket_path[0] &&
         hld_config_default_socket(c->socket_path, sizeof c->socket_path) != 0) {
         fprintf(stderr, "heliod: the default socket path is too long; use --socket\n");

@@ -30,6 +30,9 @@ typedef struct {
     float speed_of_sound;       /* m/s, Doppler */
     float floor_db;             /* audibility floor of virtual voices */
     uint32_t max_clients;       /* connections at once, 1..HL_MAX_CLIENTS */
+    /* per-client quotas (0 before load: the defaults of hld_limits.h) */
+    uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
+    float detached_loop_max_s; /* 0 = detached loops play until stopped */
 } hld_config_t;
 
 /* Fills defaults, then the --config file (if any), then the flags.

@@ -106,6 +106,12 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         c->prev = c->next = NULL;
         c->listed = 0;
         d->clients--;
+        if (c->hello && !c->control) d->plain--;
+    }
+    if (c->cl) { /* its private sounds go; what it still holds stays charged to it */
+        hld_sounds_drop_client(&d->sounds, c->id);
+        hld_clients_disconnect(c->cl);
+        c->cl = NULL;
     }
     hld_debug("client %u (%s) disconnected", c->id, c->name);
     finish_close(c, graceful);
@@ -369,8 +375,10 @@ static void reject(hld_conn_t *c) {
     if (d->shutting_down)
         snprintf(msg, sizeof msg, "daemon is shutting down");
     else
-        snprintf(msg, sizeof msg, "server full: too many clients (%u connected, --max-clients %u)",
-                 d->clients, d->cfg.max_clients);
+        snprintf(msg, sizeof msg,
+                 "server full: too many clients (%u connected, --max-clients %u and %d places "
+                 "kept for control clients)",
+                 d->clients, d->cfg.max_clients, HLD_CONTROL_PLACES);
     hld_send_error(c, HL_OP_HELLO, 0, 0, d->shutting_down ? HELIOD_ESHUTDOWN : HELIOD_EBUSY, msg);
     flush(c, 1);
     if (c->closing) return; /* the flush failed and closed it */
@@ -400,13 +408,23 @@ void hld_conn_accept(hld_daemon_t *d, int fd) {
         close_handles(c);
         return;
     }
+    /* plain clients are held to max at HELLO; the places above it are kept for
+     * control clients, so heliodctl gets in when games fill the daemon */
     uint32_t max = d->cfg.max_clients ? d->cfg.max_clients : HL_MAX_CLIENTS;
-    if (d->clients >= max || d->shutting_down) {
+    if (d->clients >= max + HLD_CONTROL_PLACES || d->shutting_down) {
         reject(c);
         return;
     }
     c->id = ++d->next_client_id;
     if (c->id == 0) c->id = ++d->next_client_id; /* 0 means "owned by nobody" */
+    c->cl = hld_clients_open(&d->ledger, c->id);
+    if (!c->cl) {
+        d->n.clients_rejected++;
+        hld_error("out of memory accepting a client");
+        c->closing = 1;
+        finish_close(c, 0);
+        return;
+    }
     snprintf(c->name, sizeof c->name, "client-%u", c->id);
     c->next = d->conns;
     if (d->conns) d->conns->prev = c;

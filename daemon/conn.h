@@ -37,6 +37,8 @@ struct hld_conn {
     hld_daemon_t *d;
     hld_conn_t *prev, *next; /* in d->conns while open, then in d->lingering */
     uint32_t id;             /* client id, also the owner tag of its voices */
+    hld_client_t *cl;        /* its ledger record (quotas) */
+    int control;             /* HELLO said HL_HELLO_CONTROL */
     uint8_t *in;
     size_t in_len;
     uint8_t *out; /* batch not yet handed to uv_write */
@@ -62,6 +64,11 @@ void hld_conn_close(hld_conn_t *c, int graceful);
 /* Reference held by an asynchronous job (load); unref may free. */
 void hld_conn_ref(hld_conn_t *c);
 void hld_conn_unref(hld_conn_t *c);
+/* May c act on what client `owner` created (its voice, sound, emitter)?
+ * Its own, or anything for a control client. */
+static inline int hld_conn_may(const hld_conn_t *c, uint32_t owner) {
+    return c->control || c->id == owner;
+}
 /* The open connection with that client id, or NULL. */
 hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id);
 /* Flushes every connection with a pending batch. */

@@ -11,6 +11,7 @@
  *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
  *   emitter_ops.c EMITTER
  *   cues.c      cue and category definitions, cue sheets
+ *   clients.c   the per-client ledger: quotas, control clients
  *   vm.c        the voice manager: the pool, stop/set/pause, mixer events (vm.h)
  *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
@@ -25,6 +26,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "clients.h"
 #include "config.h"
 #include "cues.h"
 #include "decoder.h"
@@ -39,6 +41,8 @@ typedef struct {
     uint64_t clients_total, clients_rejected, protocol_errors;
     uint64_t cmds_busy, voices_stolen, voices_refused;
     uint64_t clients_refused_uid; /* peers of another user (SO_PEERCRED), closed at accept */
+    uint64_t denied;              /* EPERM: acts on another client's voice, sound or emitter */
+    uint64_t detached_expired;    /* detached loops ended by --detached-loop-max-s */
 } hld_counters_t;
 
 typedef struct hld_daemon {
@@ -48,6 +52,7 @@ typedef struct hld_daemon {
     hld_sounds_t sounds;
     hld_decoder_t decoder; /* streaming voices' decoder pool */
     hld_cues_t cues;       /* cue and category definitions */
+    hld_clients_t ledger;  /* per-client ledger and quotas (clients.c) */
     hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
     /* device switch, loss and recovery (device.c); NULL until first used */
     struct hld_device *device;
@@ -60,7 +65,8 @@ typedef struct hld_daemon {
     uint64_t last_accept_err_log_ns;
     hld_conn_t *conns;     /* live connections (doubly linked) */
     hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
-    uint32_t clients;
+    uint32_t clients;      /* listed connections (control ones included) */
+    uint32_t plain;        /* of those, past HELLO and not control: at most cfg.max_clients */
     uint32_t next_client_id;
 
     /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */
@@ -71,8 +77,9 @@ typedef struct hld_daemon {
     /* events / lifecycle */
     uv_timer_t poll_timer;
     uv_signal_t sig_int, sig_term;
-    int owner_sweep;   /* a connection closed: fade its voices (retried while EBUSY) */
-    int shutting_down; /* 1: fading, 2: closing handles */
+    int owner_sweep;         /* a connection closed: fade its voices (retried while EBUSY) */
+    uint64_t expire_next_ns; /* next check of detached loops against --detached-loop-max-s */
+    int shutting_down;       /* 1: fading, 2: closing handles */
     int shutdown_stop_pending;
     uint64_t shutdown_start_ns;
     int exit_code;

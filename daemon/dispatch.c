@@ -122,15 +122,32 @@ static int op_hello(hld_req_t *q) {
         hld_send_error(c, q->h->op, q->h->flags & ~HL_FLAG_NOREPLY, q->h->id, HELIOD_EVERSION, msg);
         return CLOSE_CONN;
     }
+    hld_daemon_t *d = c->d;
+    int control = (m.flags & HL_HELLO_CONTROL) != 0;
+    uint32_t max = d->cfg.max_clients ? d->cfg.max_clients : HL_MAX_CLIENTS;
+    if (!control && d->plain >= max) { /* the places above max are for control clients */
+        char msg[HL_MAX_MSG + 1];
+        d->n.clients_rejected++;
+        snprintf(msg, sizeof msg, "server full: too many clients (%u, --max-clients %u)", d->plain,
+                 max);
+        /* id 0, as the refusal at accept: the same answer either way */
+        hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EBUSY, msg);
+        return CLOSE_CONN;
+    }
     c->hello = 1;
+    c->control = control;
+    if (!control) d->plain++;
+    if (c->cl) c->cl->control = control;
     if (m.client_name[0]) snprintf(c->name, sizeof c->name, "%s", m.client_name);
-    hld_debug("client %u is %s", c->id, c->name);
+    if (c->cl) snprintf(c->cl->name, sizeof c->cl->name, "%s", c->name);
+    hld_debug("client %u is %s%s", c->id, c->name, control ? " (control)" : "");
     hl_hello_reply_t hr = {
         .version = HL_PROTO_VERSION,
         .rate = c->d->engine.rate,
         .period = c->d->engine.period,
         .voices = c->d->cfg.voices,
         .client_id = c->id,
+        .flags = control ? HL_HELLO_CONTROL : 0,
     };
     snprintf(hr.server_version, sizeof hr.server_version, "%s", HELIOD_VERSION);
     hld_reply_begin(q);
@@ -182,8 +199,9 @@ static int op_load(hld_req_t *q) {
     load_ctx_t *lc = malloc(sizeof *lc);
     if (!lc) return hld_fail(q, HELIOD_ENOMEM, NULL);
     *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags};
-    const char *msg = NULL;
-    int rc = hld_sounds_load(&q->c->d->sounds, m.name, m.path, m.flags, load_done, lc, &msg);
+    char msg[HL_MAX_MSG + 1];
+    int rc = hld_sounds_load(&q->c->d->sounds, q->c->cl, m.name, m.path, m.flags, load_done, lc,
+                             msg, sizeof msg);
     if (rc < 0) {
         free(lc);
         q->c->d->sounds.loads_failed++;
@@ -197,11 +215,23 @@ static int op_unload(hld_req_t *q) {
     hl_name_t m;
     hl_get_name(&q->r, &m);
     if (!hld_body_ok(q)) return CLOSE_CONN;
-    int rc = hld_sounds_unload(&q->c->d->sounds, m.name);
+    hld_conn_t *c = q->c;
+    hld_sound_t *s = hld_sounds_lookup(&c->d->sounds, c->id, m.name);
+    char msg[HL_MAX_MSG + 1];
+    if (!s) {
+        snprintf(msg, sizeof msg, "no sound named %s", m.name);
+        return hld_fail(q, HELIOD_ENOSOUND, msg);
+    }
+    if (!hld_conn_may(c, s->loader)) { /* shared, loaded by another client */
+        c->d->n.denied++;
+        snprintf(msg, sizeof msg,
+                 "sound %s is shared by client %u: only it or a control client may unload it",
+                 m.name, s->loader);
+        return hld_fail(q, HELIOD_EPERM, msg);
+    }
+    int rc = hld_sounds_unload(&c->d->sounds, s);
     if (rc == HELIOD_EINUSE) {
-        hld_sound_t *s = hld_sounds_find(&q->c->d->sounds, m.name);
-        char msg[HL_MAX_MSG + 1];
-        if (s && s->loading)
+        if (s->loading)
             snprintf(msg, sizeof msg, "sound %s is still loading", m.name);
         else
             snprintf(msg, sizeof msg, "sound %s is used by %u playing or starting voice(s)", m.name,
@@ -243,8 +273,16 @@ int hld_list_end(hld_list_t *l) {
     return hld_reply_end(l->q);
 }
 
+typedef struct {
+    hld_list_t l;
+    const hld_conn_t *c;
+} sounds_ctx_t;
+
+/* A client lists its own and the shared sounds; a control client all. */
 static int sounds_entry(void *user, const hld_sound_t *snd) {
-    hld_list_t *l = user;
+    sounds_ctx_t *x = user;
+    hld_list_t *l = &x->l;
+    if (snd->ns && !hld_conn_may(x->c, snd->ns)) return 0;
     hl_sound_info_t si;
     hld_sound_info(snd, &si);
     size_t before = l->q->w.len;
@@ -255,10 +293,10 @@ static int sounds_entry(void *user, const hld_sound_t *snd) {
 static int op_sounds(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hld_list_t l;
-    hld_list_begin(&l, q);
-    hld_sounds_foreach(&q->c->d->sounds, sounds_entry, &l);
-    return hld_list_end(&l);
+    sounds_ctx_t x = {.c = q->c};
+    hld_list_begin(&x.l, q);
+    hld_sounds_foreach(&q->c->d->sounds, sounds_entry, &x);
+    return hld_list_end(&x.l);
 }
 
 static int op_listener(hld_req_t *q) {

@@ -4,7 +4,8 @@
  * table belong to the voice manager, vm.c). One SET moves every voice on the
  * emitter. An emitter belongs to the connection that created it and is
  * destroyed when it closes (its voices fade out), unless created detached
- * (heliodctl does: the next heliodctl can play on it).
+ * (heliodctl does: the next heliodctl can play on it). Any client may play
+ * on an emitter; only its creator or a control client moves or destroys it.
  */
 #include <stdio.h>
 
@@ -21,8 +22,10 @@ int hld_op_emitter(hld_req_t *q) {
     uint64_t now = hld_now_ns();
     if (m.action == HL_EMITTER_CREATE) {
         uint32_t owner = (m.mask & HL_EM_DETACHED) ? 0 : q->c->id;
+        hld_emitter_t *em = NULL;
         int rc = hld_vm_emitter_create(d->vm, m.name, owner, m.pos,
-                                       (m.mask & HL_EM_VEL) ? m.vel : NULL, NULL);
+                                       (m.mask & HL_EM_VEL) ? m.vel : NULL, &em);
+        if (rc == 0 && em) em->creator = q->c->id;
         if (rc == HELIOD_EEXIST) {
             snprintf(msg, sizeof msg, "an emitter named %s already exists", m.name);
             return hld_fail(q, rc, msg);
@@ -34,6 +37,13 @@ int hld_op_emitter(hld_req_t *q) {
     if (!em) {
         snprintf(msg, sizeof msg, "no emitter named %s", m.name);
         return hld_fail(q, HELIOD_ENOEMITTER, msg);
+    }
+    if (!hld_conn_may(q->c, em->creator)) {
+        d->n.denied++;
+        snprintf(msg, sizeof msg,
+                 "emitter %s belongs to client %u: only it or a control client may %s it", m.name,
+                 em->creator, m.action == HL_EMITTER_SET ? "move" : "destroy");
+        return hld_fail(q, HELIOD_EPERM, msg);
     }
     if (m.action == HL_EMITTER_SET) {
         int rc = hld_vm_emitter_set(d->vm, em, m.mask, m.pos, m.vel, hld_ms_to_frames(d, m.ramp_ms),

@@ -149,10 +149,10 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
     /* No audio thread runs now: this thread is the engine's audio thread until
      * nb starts. Render the periods wall time passed since the last callback,
      * silently (the recording gets them), so the engine clock keeps time. */
-    e->fade_gain = 0.0f;
     atomic_store_explicit(&e->fade_target, 0, memory_order_release);
     while (atomic_load_explicit(&e->in_render, memory_order_acquire)) /* a late stale callback */
         sleep_ns(HLD_NS_PER_MS / 10);
+    e->fade_gain = 0.0f; /* only now: a late callback may still have been fading it */
     if (was_started && e->scratch) {
         uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
         uint64_t now = hld_now_ns();
@@ -179,7 +179,9 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
         if (!old_lost && hld_backend_start(&e->backend) != 0) e->started = 0;
         return HELIOD_EIO;
     }
-    if (!old_lost) hld_backend_close(&old); /* a lost one is leaked: PortAudio still holds it */
+    /* a lost one is closed by the device worker (its copy), on PortAudio's
+     * closer thread (backend_pa.c) */
+    if (!old_lost) hld_backend_close(&old);
     return 0;
 }
 

@@ -116,9 +116,10 @@ int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device
                             hld_backend_t *out);
 /* Replaces the running backend by nb: fades the output out over
  * HLD_ENGINE_FADE_MS and lets the device play the fade, stops the old
- * backend (a lost one is abandoned instead: PortAudio's JACK host API blocks
- * for minutes stopping a stream whose server died; its generation is retired
- * so a late callback renders silence and never enters the mixer), renders the periods
+ * backend (a lost one is not stopped here: PortAudio's JACK host API blocks
+ * stopping a stream whose server died; its generation is retired so a late
+ * callback renders silence and never enters the mixer, and the caller closes
+ * it on backend_pa.c's closer thread), renders the periods
  * that wall time passed meanwhile into a scratch buffer (so voice, stream and
  * recording positions keep wall time), starts nb with a fade-in, closes the
  * old one. The assignment of e->backend happens under `lock` (may be NULL).

@@ -79,6 +79,18 @@ static void vm_notify(void *user, uint32_t owner_id, uint16_t type, uint64_t voi
 }
 
 /* hld_vm_ops_t.release_stream */
+/* hld_vm_ops_t.charge: the ledger follows every logical voice's life. */
+static void vm_charge(void *user, const hld_lvoice_t *lv, int delta) {
+    hld_daemon_t *d = user;
+    hld_clients_charge_voice(&d->ledger, lv->creator, lv->owner == 0, lv->is_stream, delta);
+}
+
+/* hld_vm_ops_t.sound_released: an orphaned private sound goes with its last voice. */
+static void vm_sound_released(void *user, struct hld_sound *snd) {
+    hld_daemon_t *d = user;
+    hld_sounds_release(&d->sounds, snd);
+}
+
 static void vm_release_stream(void *user, hl_stream_t *s) {
     hld_daemon_t *d = user;
     if (s) hld_dstream_release(&d->decoder, hld_dstream_from(s));
@@ -119,6 +131,38 @@ static int stop_voices(hld_daemon_t *d, int all, int reason) {
     return 0;
 }
 
+/* --detached-loop-max-s: detached voices looping forever end (with their
+ * fade-out) once they are older than the cap; collected first, stopped
+ * after the walk, at most EXPIRE_BATCH per check (the rest next time). */
+#define EXPIRE_BATCH 64
+typedef struct {
+    uint64_t now, cap_ns;
+    uint64_t voice[EXPIRE_BATCH];
+    uint32_t n;
+} expire_t;
+
+static int expire_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
+    expire_t *x = user;
+    if (lv->owner == 0 && lv->loops_left < 0 && lv->state != HLD_LV_FADING &&
+        x->now - lv->born_ns >= x->cap_ns)
+        x->voice[x->n++] = voice;
+    return x->n == EXPIRE_BATCH;
+}
+
+static void expire_detached_loops(hld_daemon_t *d, uint64_t now) {
+    if (!(d->cfg.detached_loop_max_s > 0) || now < d->expire_next_ns) return;
+    d->expire_next_ns = now + HLD_LIFETIME_CHECK_MS * HLD_NS_PER_MS;
+    expire_t x = {.now = now, .cap_ns = hld_frames_u64(d->cfg.detached_loop_max_s * 1e9)};
+    hld_vm_foreach(d->vm, expire_entry, &x);
+    for (uint32_t i = 0; i < x.n; i++) {
+        hld_lvoice_t *lv = hld_vm_get(d->vm, x.voice[i]);
+        if (!lv) continue;
+        if (hld_vm_stop(d->vm, x.voice[i], lv->fade_out_frames, lv->fade_curve, HL_END_LIFETIME,
+                        now) == 0)
+            d->n.detached_expired++;
+    }
+}
+
 void hld_events_owner_sweep(hld_daemon_t *d) {
     if (!d->engine.mixer || !d->vm) return;
     if (stop_voices(d, 0, HL_END_OWNER) == 0) d->owner_sweep = 0;
@@ -147,6 +191,8 @@ int hld_events_vm_open(hld_daemon_t *d) {
         .notify = vm_notify,
         .open_stream = hld_voice_open_stream,
         .release_stream = vm_release_stream,
+        .sound_released = vm_sound_released,
+        .charge = vm_charge,
     };
     d->vm = hld_vm_create(&vc, d->engine.mixer, &d->cues, &ops);
     return d->vm ? 0 : HELIOD_ENOMEM;
@@ -316,7 +362,11 @@ static void on_poll(uv_timer_t *t) {
     hld_device_tick(d); /* device watchdog (device.c); stops its worker at shutdown */
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     if (d->owner_sweep) hld_events_owner_sweep(d);
-    if (!d->shutting_down) hld_vm_tick(d->vm, hld_now_ns());
+    if (!d->shutting_down) {
+        uint64_t now = hld_now_ns();
+        hld_vm_tick(d->vm, now);
+        expire_detached_loops(d, now);
+    }
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
             d->shutdown_stop_pending = 0;

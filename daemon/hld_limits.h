@@ -80,6 +80,18 @@
 #define HLD_ACCEPT_BACKOFF_MS 100   /* out of descriptors with no spare left to shed pending
                                      * connections: stop accepting this long instead of spinning */
 #define HLD_BIND_UMASK        0177  /* around bind(): the socket is created 0600, never wider */
+#define HLD_CONTROL_PLACES    4     /* connections above --max-clients kept for control clients:
+                                     * an operator's heliodctl gets in when games fill the rest */
+
+/* per-client quotas (clients.c): defaults leave every shared resource at
+ * least half free for the other clients */
+#define HLD_QUOTA_VOICES_DIV   2    /* voices: half of the logical pool */
+#define HLD_QUOTA_DETACHED_DIV 16   /* detached voices: 1/16 of the pool (64 of 1024): a client
+                                     * that leaves its loops behind cannot fill the pool */
+#define HLD_QUOTA_STREAMS_DIV  4    /* streamed voices: a quarter of HL_MAX_STREAMS */
+#define HLD_QUOTA_LOADS_DIV    4    /* loads in flight: a quarter of HL_MAX_LOADS_INFLIGHT */
+#define HLD_QUOTA_BYTES_DIV    2    /* sample memory: half of --max-sample-mb */
+#define HLD_LIFETIME_CHECK_MS  250  /* detached loops are checked against their cap this often */
 
 /* clang-format on */
 

@@ -71,6 +71,14 @@ int main(int argc, char **argv) {
     }
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    hld_quota_t quota = {
+        .voices = d.cfg.client_voices,
+        .detached = d.cfg.client_detached,
+        .streams = d.cfg.client_streams,
+        .loads = d.cfg.client_loads,
+        .bytes = (uint64_t)d.cfg.client_sample_mb * 1024 * 1024,
+    };
+    hld_clients_init(&d.ledger, &quota);
     if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
         hld_events_start(&d) != 0 || hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
@@ -92,6 +100,7 @@ int main(int argc, char **argv) {
     hld_vm_destroy(d.vm);
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
+    hld_clients_close(&d.ledger); /* after the sounds charged to clients */
     if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
     if (d.shutdown_start_ns)
         hld_info("stopped, shutdown_ms=%.0f",

@@ -40,8 +40,10 @@ typedef struct {
     hld_decode_t d; /* the decode and its results */
 } load_job_t;
 
-static uint32_t hash_name(const char *s) {
+static uint32_t hash_name(uint32_t ns, const char *s) {
     uint32_t h = FNV_OFFSET;
+    for (int i = 0; i < 4; i++, ns >>= 8)
+        h = (h ^ (ns & 0xffu)) * FNV_PRIME;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * FNV_PRIME;
     return h & (HLD_SOUND_BUCKETS - 1);
@@ -54,7 +56,13 @@ void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t m
     s->max_bytes = (uint64_t)max_sample_mb * MIB;
 }
 
+/* Frees an entry already out of the table, giving its bytes back to the
+ * table's budget and to the client charged with them. */
 static void sound_free(hld_sound_t *snd) {
+    if (snd->cl) {
+        hld_client_unreserve_bytes(snd->cl, snd->bytes);
+        hld_client_sound_gone(snd->cl);
+    }
     free((void *)snd->pcm.data);
     free(snd->path);
     free(snd);
@@ -65,7 +73,10 @@ void hld_sounds_close(hld_sounds_t *s) {
         hld_sound_t *n = s->buckets[b];
         while (n) {
             hld_sound_t *next = n->next;
-            if (!n->loading) sound_free(n); /* a loading one is freed by its completion */
+            if (!n->loading) { /* a loading one is freed by its completion */
+                atomic_fetch_sub_explicit(&s->committed, n->bytes, memory_order_relaxed);
+                sound_free(n);
+            }
             n = next;
         }
         s->buckets[b] = NULL;
@@ -74,10 +85,15 @@ void hld_sounds_close(hld_sounds_t *s) {
     s->bytes = 0;
 }
 
-hld_sound_t *hld_sounds_find(hld_sounds_t *s, const char *name) {
-    for (hld_sound_t *n = s->buckets[hash_name(name)]; n; n = n->next)
-        if (strcmp(n->name, name) == 0) return n;
+hld_sound_t *hld_sounds_find(hld_sounds_t *s, uint32_t ns, const char *name) {
+    for (hld_sound_t *n = s->buckets[hash_name(ns, name)]; n; n = n->next)
+        if (n->ns == ns && strcmp(n->name, name) == 0) return n;
     return NULL;
+}
+
+hld_sound_t *hld_sounds_lookup(hld_sounds_t *s, uint32_t client, const char *name) {
+    hld_sound_t *snd = client ? hld_sounds_find(s, client, name) : NULL;
+    return snd ? snd : hld_sounds_find(s, 0, name);
 }
 
 hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm) {
@@ -85,7 +101,7 @@ hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm) {
 }
 
 static void table_remove(hld_sounds_t *s, hld_sound_t *snd) {
-    hld_sound_t **pp = &s->buckets[hash_name(snd->name)];
+    hld_sound_t **pp = &s->buckets[hash_name(snd->ns, snd->name)];
     while (*pp && *pp != snd)
         pp = &(*pp)->next;
     if (*pp) {
@@ -136,8 +152,15 @@ void hld_sounds_unreserve(hld_sounds_t *s, uint64_t bytes) {
 }
 
 /* The decode's share of the budget: reserve before allocating, give back. */
+/* Reserves against the daemon's budget, then the client's quota: 0, or
+ * HELIOD_ENOMEM (the daemon is full) / HELIOD_EQUOTA (this client has its
+ * share) with nothing reserved. */
 static int reserve(hld_decode_t *d, uint64_t bytes) {
-    if (d->budget && hld_sounds_reserve(d->budget, bytes) != 0) return -1;
+    if (d->budget && hld_sounds_reserve(d->budget, bytes) != 0) return HELIOD_ENOMEM;
+    if (d->quota && hld_client_reserve_bytes(d->quota, bytes) != 0) {
+        if (d->budget) hld_sounds_unreserve(d->budget, bytes);
+        return HELIOD_EQUOTA;
+    }
     d->reserved += bytes;
     return 0;
 }
@@ -145,10 +168,12 @@ static int reserve(hld_decode_t *d, uint64_t bytes) {
 static void unreserve(hld_decode_t *d, uint64_t bytes) {
     if (bytes > d->reserved) bytes = d->reserved;
     if (d->budget) hld_sounds_unreserve(d->budget, bytes);
+    if (d->quota) hld_client_unreserve_bytes(d->quota, bytes);
     d->reserved -= bytes;
 }
 
-#define OVER_CAP_MSG "over the sample memory limit (--max-sample-mb)"
+#define OVER_CAP_MSG   "over the sample memory limit (--max-sample-mb)"
+#define OVER_QUOTA_MSG "client quota: over this client's sample memory (--client-sample-mb)"
 
 static int decode_fail(hld_decode_t *d, int status, const char *fmt, const char *detail) {
     d->status = status;
@@ -275,8 +300,9 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     uint64_t out_bytes = (uint64_t)olen * och * sizeof(float);
     /* the whole decoded size (and the resampler's output beside it) is
      * reserved before the first byte is allocated or read */
-    if (reserve(d, dec_bytes + out_bytes) != 0)
-        return decode_fail(d, HELIOD_ENOMEM, "%s", OVER_CAP_MSG);
+    int rr = reserve(d, dec_bytes + out_bytes);
+    if (rr != 0)
+        return decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
     d->data = malloc(dec_bytes);
     if (!d->data) return decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory decoding");
     size_t n = 0;
@@ -345,11 +371,27 @@ static void load_work(uv_work_t *req) {
 
 /* ---- main thread ---------------------------------------------------------- */
 
+/* Takes an entry out of the table and frees it with its bytes. */
+static void sound_drop(hld_sounds_t *s, hld_sound_t *snd) {
+    table_remove(s, snd);
+    s->bytes -= snd->bytes;
+    atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);
+    sound_free(snd);
+}
+
+static void table_insert(hld_sounds_t *s, hld_sound_t *snd) {
+    uint32_t h = hash_name(snd->ns, snd->name);
+    snd->next = s->buckets[h];
+    s->buckets[h] = snd;
+    s->count++;
+}
+
 static void load_after(uv_work_t *req, int status) {
     load_job_t *j = req->data;
     hld_decode_t *d = &j->d;
     hld_sounds_t *s = j->s;
     hld_sound_t *snd = j->snd;
+    hld_client_t *cl = snd->cl;
     s->inflight--;
     if (status == UV_ECANCELED) decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
     /* a preloaded sound keeps its reservation (exactly its PCM) as its bytes */
@@ -366,10 +408,7 @@ static void load_after(uv_work_t *req, int status) {
         snd->src_channels = d->src_channels ? d->src_channels : d->channels;
         snd->bytes = bytes;
         snd->loading = 0;
-        uint32_t h = hash_name(snd->name);
-        snd->next = s->buckets[h];
-        s->buckets[h] = snd;
-        s->count++;
+        table_insert(s, snd);
         s->bytes += bytes;
         if (d->nonfinite)
             hld_warn("sound %s: %llu non-finite samples zeroed", snd->name,
@@ -377,71 +416,65 @@ static void load_after(uv_work_t *req, int status) {
         hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, d->frames, d->channels,
                   d->source_rate);
         j->done(j->user, 0, NULL, snd);
+        if (snd->orphan) sound_drop(s, snd); /* its client left while it decoded */
     } else {
         unreserve(d, d->reserved);
         s->loads_failed++;
+        if (d->status == HELIOD_EQUOTA && cl) hld_client_refused(cl, HLD_QUOTA_BYTES);
         hld_info("load %s failed: %s", snd->name, d->msg);
         j->done(j->user, d->status, d->msg, NULL);
-        free(snd->path);
-        free(snd);
+        snd->bytes = 0;
+        sound_free(snd);
     }
+    if (cl) hld_client_load_ended(cl); /* after the entry: a gone client's record may go */
     free(j);
 }
 
-int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_t flags,
-                    hld_load_done_fn done, void *user, const char **msg) {
-    if (!hl_name_valid(name)) {
-        *msg = "sound names are 1..63 characters of A-Z a-z 0-9 _ . -";
-        return HELIOD_ENAME;
-    }
-    if (flags & ~(uint32_t)HL_LOAD_STREAM) {
-        *msg = "unknown load flags";
-        return HELIOD_EINVAL;
-    }
-    if (!path[0]) {
-        *msg = "empty path";
-        return HELIOD_EINVAL;
-    }
-    if (hld_sounds_find(s, name)) {
-        *msg = "a sound with that name is already loaded";
-        return HELIOD_EEXIST;
-    }
-    if (s->count >= HL_MAX_SOUNDS) {
-        *msg = "too many sounds loaded";
-        return HELIOD_ENOMEM;
-    }
+int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                    uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+#define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
+    if (!hl_name_valid(name))
+        FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
+    if (flags & ~(uint32_t)HL_LOAD_MASK) FAIL(HELIOD_EINVAL, "unknown load flags");
+    if (!path[0]) FAIL(HELIOD_EINVAL, "empty path");
+    uint32_t ns = (flags & HL_LOAD_SHARED) || !cl ? 0 : cl->id;
+    if (hld_sounds_find(s, ns, name))
+        FAIL(HELIOD_EEXIST, "a %s sound named %s is already loaded", ns ? "private" : "shared",
+             name);
+    if (s->count >= HL_MAX_SOUNDS) FAIL(HELIOD_ENOMEM, "too many sounds loaded");
     if (!(flags & HL_LOAD_STREAM) &&
-        atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes) {
-        *msg = "over the sample memory limit (--max-sample-mb)";
-        return HELIOD_ENOMEM;
-    }
-    if (s->inflight >= HL_MAX_LOADS_INFLIGHT) {
-        *msg = "too many loads in progress, try again";
-        return HELIOD_EBUSY;
+        atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes)
+        FAIL(HELIOD_ENOMEM, "over the sample memory limit (--max-sample-mb)");
+    if (s->inflight >= HL_MAX_LOADS_INFLIGHT)
+        FAIL(HELIOD_EBUSY, "too many loads in progress, try again");
+    if (cl) {
+        int rc = hld_client_check_load(cl, msg, cap);
+        if (rc < 0) return rc;
     }
     load_job_t *j = calloc(1, sizeof *j);
     hld_sound_t *snd = calloc(1, sizeof *snd);
     if (!j || !snd) {
         free(j);
         free(snd);
-        *msg = "out of memory";
-        return HELIOD_ENOMEM;
+        FAIL(HELIOD_ENOMEM, "out of memory");
     }
     snprintf(snd->name, sizeof snd->name, "%s", name);
+    snd->ns = ns;
+    snd->loader = cl ? cl->id : 0;
     snd->loading = 1;
-    snd->flags = flags;
+    snd->flags = flags | (ns ? 0 : HL_LOAD_SHARED);
     snd->stream = (flags & HL_LOAD_STREAM) != 0;
     snd->path = snd->stream ? strdup(path) : NULL;
     if (snd->stream && !snd->path) {
         free(j);
         free(snd);
-        *msg = "out of memory";
-        return HELIOD_ENOMEM;
+        FAIL(HELIOD_ENOMEM, "out of memory");
     }
     snd->owner = s;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
     j->d.budget = s;
+    j->d.quota = cl;
     snprintf(j->path, sizeof j->path, "%s", path);
     j->s = s;
     j->snd = snd;
@@ -452,26 +485,43 @@ int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_
         free(j);
         free(snd->path);
         free(snd);
-        *msg = "cannot queue the decode job";
-        return HELIOD_EIO;
+        FAIL(HELIOD_EIO, "cannot queue the decode job");
     }
-    uint32_t h = hash_name(name);
-    snd->next = s->buckets[h];
-    s->buckets[h] = snd;
-    s->count++;
+#undef FAIL
+    if (cl) {
+        snd->cl = cl;
+        hld_client_sound_added(cl);
+        hld_client_load_started(cl);
+    }
+    table_insert(s, snd);
     s->inflight++;
     return 0;
 }
 
-int hld_sounds_unload(hld_sounds_t *s, const char *name) {
-    hld_sound_t *snd = hld_sounds_find(s, name);
-    if (!snd) return HELIOD_ENOSOUND;
+int hld_sounds_unload(hld_sounds_t *s, hld_sound_t *snd) {
     if (snd->playing || snd->mixing || snd->pending || snd->loading) return HELIOD_EINUSE;
-    table_remove(s, snd);
-    s->bytes -= snd->bytes;
-    atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);
-    sound_free(snd);
+    sound_drop(s, snd);
     return 0;
+}
+
+void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client) {
+    if (!client) return;
+    for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++) {
+        hld_sound_t *n = s->buckets[b];
+        while (n) {
+            hld_sound_t *next = n->next;
+            if (n->ns == client) {
+                n->orphan = 1;
+                hld_sounds_release(s, n);
+            }
+            n = next;
+        }
+    }
+}
+
+void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->orphan && !snd->playing && !snd->mixing && !snd->pending && !snd->loading)
+        sound_drop(s, snd);
 }
 
 void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd),
@@ -489,4 +539,5 @@ void hld_sound_info(const hld_sound_t *snd, hl_sound_info_t *o) {
     o->source_rate = snd->source_rate;
     o->flags = snd->flags;
     o->playing = snd->playing;
+    o->owner = snd->loader;
 }

@@ -2,12 +2,17 @@
  * sounds.h - the named sound table and the loader.
  *
  * A sound is decoded float32 PCM at the engine rate, mono or stereo, owned by
- * this table. Voices reference it through the hl_pcm_t embedded in the entry;
- * `playing` counts them (incremented when a PLAY succeeds, decremented on the
- * voice manager frees the logical voice), `mixing` the mixer voices reading
- * it (until the mixer's ENDED event), `pending` the streamed plays and seeks
- * still being opened by the decoder pool; UNLOAD refuses while any is
- * non-zero, so PCM (or a streamed sound's path) is never freed under a user.
+ * this table. Names live in namespaces: a client's own (private, the
+ * default: ns = its client id) and the shared one (ns 0, HL_LOAD_SHARED). A
+ * client's name lookup sees its own sounds first, then the shared ones. A
+ * private sound ends with its client: unloaded when it disconnects, or
+ * when the last voice using it (a detached one) lets it go. Each sound's
+ * bytes are charged to the client that loaded it (clients.h). Voices reference it through the
+ * hl_pcm_t embedded in the entry; `playing` counts them (incremented when a PLAY succeeds,
+ * decremented on the voice manager frees the logical voice), `mixing` the mixer voices reading it
+ * (until the mixer's ENDED event), `pending` the streamed plays and seeks still being opened by the
+ * decoder pool; UNLOAD refuses while any is non-zero, so PCM (or a streamed sound's path) is never
+ * freed under a user.
  *
  * LOAD inserts a placeholder (so a second LOAD of the name answers EEXIST and
  * PLAY answers ENOSOUND until it is ready), then decodes on the libuv
@@ -25,6 +30,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "clients.h"
 #include "hl_mixer.h"
 #include "hl_proto.h"
 
@@ -36,7 +42,11 @@ typedef struct hld_sound {
     struct hld_sound *next;   /* hash chain */
     struct hld_sounds *owner; /* the table (its budget outlives every stream) */
     char name[HL_MAX_NAME + 1];
-    hl_pcm_t pcm; /* data owned by the entry */
+    uint32_t ns;      /* namespace: 0 shared, else the client id whose private sound it is */
+    uint32_t loader;  /* client id that loaded it (0: the daemon) */
+    hld_client_t *cl; /* charged with its bytes and entry (NULL: nobody) */
+    int orphan;       /* private sound of a client that left: freed when unused */
+    hl_pcm_t pcm;     /* data owned by the entry */
     uint32_t source_rate, flags;
     uint32_t playing; /* logical voices using it (real or virtual) */
     uint32_t mixing;  /* mixer voices reading it: held until the mixer's ENDED, so a
@@ -77,17 +87,27 @@ void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t m
 /* Frees every sound. Only when no voice plays any of them. */
 void hld_sounds_close(hld_sounds_t *s);
 
-/* The entry called name (loading or not), or NULL. */
-hld_sound_t *hld_sounds_find(hld_sounds_t *s, const char *name);
+/* The entry called name in namespace ns (loading or not), or NULL. */
+hld_sound_t *hld_sounds_find(hld_sounds_t *s, uint32_t ns, const char *name);
+/* What client `client` means by name: its own sound, else the shared one. */
+hld_sound_t *hld_sounds_lookup(hld_sounds_t *s, uint32_t client, const char *name);
 /* The entry owning pcm (from a mixer event). */
 hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm);
 
-/* Validates and starts a load. Returns 0 (done will be called exactly once,
- * later) or a negative HELIOD_* code with *msg set (done is not called). */
-int hld_sounds_load(hld_sounds_t *s, const char *name, const char *path, uint32_t flags,
-                    hld_load_done_fn done, void *user, const char **msg);
-/* Removes a sound: 0, HELIOD_ENOSOUND or HELIOD_EINUSE (playing or loading). */
-int hld_sounds_unload(hld_sounds_t *s, const char *name);
+/* Validates and starts a load for client cl (NULL: the daemon's own, shared
+ * and charged to nobody): into cl's namespace, or the shared one with
+ * HL_LOAD_SHARED. Returns 0 (done will be called exactly once, later) or a
+ * negative HELIOD_* code with msg set (done is not called). */
+int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                    uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
+/* Removes a sound: 0 or HELIOD_EINUSE (playing or loading). */
+int hld_sounds_unload(hld_sounds_t *s, hld_sound_t *snd);
+/* Client `client` left: its private sounds are freed now, or marked orphan
+ * and freed by hld_sounds_release when their last user lets go. */
+void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client);
+/* Call after a sound's playing, mixing or pending count went down: frees
+ * an unused orphan. */
+void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd);
 
 /* Opens a sound file for reading, refusing what is not a regular file (a
  * FIFO would block the caller's thread forever, a device or a directory
@@ -122,8 +142,9 @@ typedef struct {
     uint32_t rate; /* engine rate */
     int stream;    /* 1: only check and probe the first chunk, keep nothing */
     hld_sounds_t *budget;
+    hld_client_t *quota; /* the loading client's sample-byte quota, or NULL */
     /* out */
-    uint64_t reserved; /* bytes held in budget->committed (the caller gives them back) */
+    uint64_t reserved; /* bytes held in budget->committed and quota (the caller gives them back) */
     int status;        /* 0 or a negative HELIOD_* code with msg */
     char msg[HL_MAX_MSG + 1];
     float *data; /* preloaded: frames x channels at rate (caller frees) */

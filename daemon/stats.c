@@ -51,6 +51,25 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "clients_rejected", (double)d->n.clients_rejected);
     put(&s, "clients_refused_uid", (double)d->n.clients_refused_uid);
     put(&s, "protocol_errors", (double)d->n.protocol_errors);
+    put(&s, "clients_control", d->clients - d->plain);
+    put(&s, "client_records", d->ledger.count); /* connected, or still holding voices/sounds */
+    put(&s, "denied", (double)d->n.denied);
+    static const char *const quota_key[HLD_QUOTA_KINDS] = {
+        [HLD_QUOTA_VOICES] = "voices",      [HLD_QUOTA_DETACHED] = "detached",
+        [HLD_QUOTA_STREAMS] = "streams",    [HLD_QUOTA_LOADS] = "loads",
+        [HLD_QUOTA_BYTES] = "sample_bytes",
+    };
+    const hld_quota_t *qt = &d->ledger.quota;
+    const double quota_val[HLD_QUOTA_KINDS] = {qt->voices, qt->detached, qt->streams, qt->loads,
+                                               (double)qt->bytes};
+    for (int k = 0; k < HLD_QUOTA_KINDS; k++) {
+        char key[HL_MAX_NAME + 1];
+        snprintf(key, sizeof key, "quota_%s", quota_key[k]);
+        put(&s, key, quota_val[k]);
+        snprintf(key, sizeof key, "quota_refused_%s", quota_key[k]);
+        put(&s, key, (double)d->ledger.refused[k]);
+    }
+    put(&s, "detached_expired", (double)d->n.detached_expired);
     put(&s, "cmds_applied", (double)ms.cmds_applied);
     put(&s, "cmds_busy", (double)d->n.cmds_busy);
     put(&s, "cmd_cap_hits", (double)ms.cmd_cap_hits);

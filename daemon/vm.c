@@ -145,6 +145,7 @@ void vm_count_out(hld_vm_t *vm, uint32_t idx) {
 /* Frees a logical voice that is no longer counted: drops its sound. */
 void vm_lv_free(hld_vm_t *vm, hld_lvoice_t *v) {
     if (v->state == HLD_LV_FADING && vm->n_fading) vm->n_fading--;
+    if (vm->ops.charge) vm->ops.charge(vm->ops.user, v, -1);
     if (v->snd) {
         if (v->snd->playing) v->snd->playing--;
         if (vm->ops.sound_released) vm->ops.sound_released(vm->ops.user, v->snd);

@@ -77,7 +77,8 @@ static inline uint64_t hld_frames_u64(double f) {
 
 typedef struct hld_emitter {
     char name[HL_MAX_NAME + 1];
-    uint32_t owner; /* client id; 0 = detached */
+    uint32_t owner;   /* client id; 0 = detached */
+    uint32_t creator; /* client id that created it: it (or a control client) moves it */
     float pos[3], vel[3];
     uint32_t first; /* its voices (intrusive list through em_next) */
     uint32_t count;
@@ -120,7 +121,9 @@ typedef struct {
     struct hld_sound *snd; /* holds one `playing` reference */
     hld_emitter_t *em;     /* NULL if none */
     uint32_t owner;        /* client id; 0 = detached */
+    uint32_t creator;      /* client id that started it (detached too); charged with it */
     uint32_t fade_out_frames;
+    uint64_t born_ns; /* admission time (detached loops' lifetime cap) */
     /* position, in source units (pcm: engine frames; stream: source frames) */
     double anchor_pos;
     uint64_t anchor_frame;
@@ -153,6 +156,9 @@ typedef struct {
     void (*release_stream)(void *user, hl_stream_t *s);
     /* The voice freed its sound reference (sound->playing was decremented). */
     void (*sound_released)(void *user, struct hld_sound *snd);
+    /* A logical voice was admitted (delta +1) or freed (-1): charge its
+     * creator (lv->creator, lv->owner == 0 for detached, lv->is_stream). */
+    void (*charge)(void *user, const hld_lvoice_t *lv, int delta);
 } hld_vm_ops_t;
 
 typedef struct {
@@ -182,6 +188,7 @@ typedef struct {
     struct hld_sound *snd; /* the variation picked */
     hl_voice_params_t p;   /* mixer params built from cue + play (pcm set, stream NULL) */
     uint32_t owner;        /* 0 detached */
+    uint32_t creator;      /* client id that asks (charged while the voice lives) */
     hld_emitter_t *em;
     uint32_t fade_out_frames; /* eviction / release fade */
     uint8_t fade_curve, beyond, virt;
@@ -274,6 +281,11 @@ int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames,
  * emitter all or nothing; those destroyed before stay so: call again). */
 int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), void *user,
                          uint64_t now_ns);
+
+/* The voice a client at its voice quota gives up for a play of `priority`:
+ * its counted voice of the lowest priority strictly below it, the oldest of
+ * those; 0 if none. Walks only the priority buckets below `priority`. */
+uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
 
 /* Iteration over live logical voices (ACTIVE, OPENING, FADING). fn returns
  * non-zero to stop. */

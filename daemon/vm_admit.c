@@ -118,6 +118,15 @@ static uint32_t global_victim(hld_vm_t *vm, int32_t priority) {
     return HLD_NIL;
 }
 
+uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority) {
+    int32_t lim = priority + HL_MAX_PRIORITY; /* buckets strictly below the new priority */
+    for (uint32_t b = vm->prio_min; (int32_t)b < lim && b < HLD_PRIO_BUCKETS; b++)
+        for (uint32_t i = vm->prio_head[b]; i != HLD_NIL; i = vm->lv[i].prio_next)
+            if (vm->lv[i].creator == creator && vm->lv[i].state != HLD_LV_FADING)
+                return vm_handle_of(vm, &vm->lv[i]); /* oldest first */
+    return 0;
+}
+
 static void refuse_count(hld_vm_t *vm, hld_cue_t *cue, int rc) {
     hl_cue_counters_t *a = cue ? &cue->n : NULL, *b = cue && cue->cat ? &cue->cat->n : NULL;
 #define BUMP(field)                                                                                \
@@ -272,6 +281,8 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->snd = pl->snd;
     v->em = pl->em;
     v->owner = pl->owner;
+    v->creator = pl->creator;
+    v->born_ns = now_ns;
     v->fade_out_frames = pl->fade_out_frames;
     v->fade_curve = pl->fade_curve;
     v->beyond = pl->beyond;
@@ -297,6 +308,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
         v->p.flags |= HL_MIX_3D;
     }
     if (v->snd) v->snd->playing++;
+    if (vm->ops.charge) vm->ops.charge(vm->ops.user, v, +1);
     vm_count_in(vm, idx);
     if (v->state == HLD_LV_OPENING) vm->n_opening++;
 

@@ -223,7 +223,7 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     hld_cue_t *cue = hld_cues_find(&d->cues, m->sound);
     const char *sound = m->sound;
     if (cue) sound = cue->def.sounds[hld_cue_pick(&d->cues, cue)];
-    hld_sound_t *snd = hld_sounds_find(&d->sounds, sound);
+    hld_sound_t *snd = hld_sounds_lookup(&d->sounds, q->c->id, sound);
     if (!snd || snd->loading) {
         if (cue)
             snprintf(msg, sizeof msg, "cue %s: sound %s is not loaded%s", m->sound, sound,
@@ -286,6 +286,7 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     pl->snd = snd;
     pl->em = em;
     pl->owner = (m->flags & HL_PLAY_DETACHED) ? 0 : q->c->id;
+    pl->creator = q->c->id;
     float fo = cd ? cd->fade_out_ms : -1.0f;
     if (fo < 0 && cue && cue->cat && cue->cat->def.fade_out_ms >= 0) fo = cue->cat->def.fade_out_ms;
     pl->fade_out_frames = hld_ms_to_frames(d, fo < 0 ? HL_DEFAULT_EVICT_MS : fo);
@@ -358,6 +359,25 @@ static const char *refusal_msg(int rc, const hld_cue_t *cue, char *buf, size_t c
     }
 }
 
+/* The client's quotas come before the voice manager's limits. At its
+ * voice quota a client is its own small pool: a play of strictly higher
+ * priority replaces the client's lowest-priority voice (the oldest of
+ * them), as a full pool does. *victim is that voice, to stop once the play
+ * is admitted (a play refused later replaces nothing); it ends within a
+ * block, so the client passes its quota by one meanwhile. Returns 0, or
+ * replies the refusal (EQUOTA naming the quota) and returns -1. */
+static int quota_admit(hld_req_t *q, const hld_vm_play_t *pl, uint64_t *victim) {
+    hld_daemon_t *d = q->c->d;
+    hld_client_t *cl = q->c->cl;
+    char msg[HL_MAX_MSG + 1];
+    int rc = hld_client_check_play(cl, pl->owner == 0, pl->stream, msg, sizeof msg);
+    if (rc < 0) return hld_fail(q, rc, msg), -1;
+    if (!hld_client_voices_full(cl)) return 0;
+    *victim = hld_vm_victim_of(d->vm, q->c->id, pl->p.priority);
+    if (!*victim) return hld_fail(q, hld_client_refuse_voices(cl, msg, sizeof msg), msg), -1;
+    return 0;
+}
+
 int hld_op_play(hld_req_t *q) {
     hl_play_t m;
     hl_get_play(&q->r, &m);
@@ -367,6 +387,8 @@ int hld_op_play(hld_req_t *q) {
     if (hl_validate_play(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_vm_play_t pl;
     if (build_play(q, &m, &pl) != 0) return 0;
+    uint64_t qvictim = 0; /* a voice of this client's it replaces to stay in its quota */
+    if (q->c->cl && quota_admit(q, &pl, &qvictim) != 0) return 0;
     uint64_t voice = 0, stolen = 0;
     int rc = hld_vm_play(d->vm, &pl, hld_now_ns(), &voice, &stolen);
     if (rc < 0) {
@@ -376,6 +398,11 @@ int hld_op_play(hld_req_t *q) {
         return hld_fail(q, rc, refusal_msg(rc, pl.cue, msg, sizeof msg));
     }
     if (stolen) d->n.voices_stolen++;
+    if (qvictim && qvictim != stolen &&
+        hld_vm_stop(d->vm, qvictim, 0, HL_FADE_LINEAR, HL_END_STOLEN, hld_now_ns()) == 0) {
+        d->n.voices_stolen++;
+        if (!stolen) stolen = qvictim;
+    }
     hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
     if (lv && lv->state == HLD_LV_OPENING) { /* a stream that ranks real: open it first */
         hld_stream_opts_t o;
@@ -394,6 +421,19 @@ int hld_op_play(hld_req_t *q) {
 
 /* ---- STOP, STOP_ALL ---------------------------------------------------------- */
 
+/* A voice request may act on the voices its client started (detached ones
+ * too); a control client on every voice. Returns 0, or replies EPERM and
+ * returns -1. An unknown handle is left to the voice manager (ENOVOICE). */
+static int may_touch(hld_req_t *q, const hld_lvoice_t *lv, uint64_t voice) {
+    if (!lv || hld_conn_may(q->c, lv->creator)) return 0;
+    char msg[HL_MAX_MSG + 1];
+    q->c->d->n.denied++;
+    snprintf(msg, sizeof msg,
+             "voice %llu belongs to client %u: only it or a control client may change it",
+             (unsigned long long)voice, lv->creator);
+    return hld_fail(q, HELIOD_EPERM, msg), -1;
+}
+
 int hld_op_stop(hld_req_t *q) {
     hl_stop_t m;
     hl_get_stop(&q->r, &m);
@@ -403,6 +443,7 @@ int hld_op_stop(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+    if (may_touch(q, lv, m.voice) != 0) return 0;
     uint32_t curve = m.curve ? (uint32_t)m.curve - 1u : lv ? lv->fade_curve : HL_FADE_LINEAR;
     int rc =
         hld_vm_stop(d->vm, m.voice, hld_ms_to_frames(d, ms), curve, HL_END_STOPPED, hld_now_ns());
@@ -410,8 +451,8 @@ int hld_op_stop(hld_req_t *q) {
     return hld_reply_ok(q);
 }
 
-static int match_owner(void *user, const hld_lvoice_t *lv) {
-    return lv->owner == *(const uint32_t *)user;
+static int match_creator(void *user, const hld_lvoice_t *lv) {
+    return lv->creator == *(const uint32_t *)user;
 }
 
 int hld_op_stop_all(hld_req_t *q) {
@@ -423,7 +464,13 @@ int hld_op_stop_all(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     float ms = m.fade_ms < 0 ? HL_DEFAULT_STOP_MS : m.fade_ms;
     uint32_t id = q->c->id;
-    int n = hld_vm_stop_matching(d->vm, m.scope == HL_STOP_ALL_MINE ? match_owner : NULL, &id,
+    if (m.scope == HL_STOP_ALL_EVERYONE && !q->c->control) {
+        d->n.denied++;
+        return hld_fail(q, HELIOD_EPERM,
+                        "stopping every client's voices needs a control client (heliodctl "
+                        "stop --all); scope mine stops this client's own");
+    }
+    int n = hld_vm_stop_matching(d->vm, m.scope == HL_STOP_ALL_MINE ? match_creator : NULL, &id,
                                  hld_ms_to_frames(d, ms), HL_END_STOPPED, hld_now_ns());
     if (n < 0) return hld_mixer_fail(q, n);
     return hld_reply_count(q, (uint32_t)n);
@@ -494,6 +541,7 @@ int hld_op_set(hld_req_t *q) {
         .vel = {m.vel[0], m.vel[1], m.vel[2]},
     };
     if (m.mask & HL_SET_VEL) s.mask |= HL_MIX_SET_VEL;
+    if (may_touch(q, hld_vm_get(d->vm, m.voice), m.voice) != 0) return 0;
     if (m.mask & HL_SET_SEEK) {
         int rc = seek_voice(q, m.voice, m.seek_s, &s);
         if (rc != 0) return 0; /* answered, or stream_done will */
@@ -507,15 +555,17 @@ int hld_op_set(hld_req_t *q) {
 
 typedef struct {
     int scope;
-    uint32_t owner;
+    uint32_t creator;
+    int control; /* else bus and category scopes reach only the client's own voices */
     int bus;
     const hld_category_t *cat;
 } pause_match_t;
 
 static int match_pause(void *user, const hld_lvoice_t *lv) {
     const pause_match_t *pm = user;
+    if (!pm->control && lv->creator != pm->creator) return 0;
     switch (pm->scope) {
-    case HL_PAUSE_MINE: return lv->owner == pm->owner;
+    case HL_PAUSE_MINE: return lv->creator == pm->creator;
     case HL_PAUSE_BUS: return (int)lv->p.bus == pm->bus;
     case HL_PAUSE_CATEGORY: return lv->cat == pm->cat;
     default: return 1;
@@ -529,8 +579,14 @@ int hld_op_pause(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_pause(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
-    pause_match_t pm = {.scope = m.scope, .owner = q->c->id};
+    pause_match_t pm = {.scope = m.scope, .creator = q->c->id, .control = q->c->control};
     char msg[HL_MAX_MSG + 1];
+    if (m.scope == HL_PAUSE_EVERYONE && !q->c->control) {
+        d->n.denied++;
+        return hld_fail(q, HELIOD_EPERM,
+                        "pausing every client's voices needs a control client; scope mine, bus "
+                        "or category pauses this client's own");
+    }
     if (m.scope == HL_PAUSE_BUS) {
         pm.bus = hl_bus_find(m.group);
         if (pm.bus < 0) {

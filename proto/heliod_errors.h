@@ -40,7 +40,9 @@
     X(ECUELIMIT, -26, "cue at its max-instances and its policy refuses")                           \
     X(ECATLIMIT, -27, "category at its max-instances and its policy refuses")                      \
     X(ENOCATEGORY, -28, "no such category")                                                        \
-    X(ENOEMITTER, -29, "no such emitter")
+    X(ENOEMITTER, -29, "no such emitter")                                                          \
+    X(EPERM, -30, "not permitted: it belongs to another client")                                   \
+    X(EQUOTA, -31, "over a per-client quota")
 
 typedef enum {
 #define HELIOD_ERR_ENUM_(name, val, msg) HELIOD_##name = (val),
@@ -48,6 +50,6 @@ typedef enum {
 #undef HELIOD_ERR_ENUM_
 } heliod_errno_t;
 
-#define HELIOD_ERR_MIN (-29) /* most negative defined code */
+#define HELIOD_ERR_MIN (-31) /* most negative defined code */
 
 #endif /* HELIOD_ERRORS_H */

@@ -154,17 +154,26 @@ typedef struct {
 void hl_put_reply_head(hl_wbuf_t *w, const hl_reply_head_t *h);
 void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h);
 
+/* HELLO flags. */
+#define HL_HELLO_CONTROL                                                                           \
+    0x1u /* a control client (heliodctl, tools): acts on every client's                            \
+          * voices and shared sounds, may use the reserved places */
+#define HL_HELLO_MASK HL_HELLO_CONTROL
 typedef struct {
     uint16_t version;
     char client_name[HL_MAX_NAME + 1];
+    uint32_t flags; /* HL_HELLO_* */
 } hl_hello_t;
 typedef struct {
     uint16_t version;
     uint32_t rate, period, voices, client_id;
     char server_version[HL_MAX_NAME + 1];
+    uint32_t flags; /* HL_HELLO_* granted */
 } hl_hello_reply_t;
 
 #define HL_LOAD_STREAM 0x1u
+#define HL_LOAD_SHARED 0x2u /* visible to every client (default: this connection's own) */
+#define HL_LOAD_MASK   (HL_LOAD_STREAM | HL_LOAD_SHARED)
 typedef struct {
     char name[HL_MAX_NAME + 1];
     char path[HL_MAX_PATH + 1];
@@ -177,6 +186,7 @@ typedef struct {
     uint32_t source_rate;
     uint32_t flags;   /* HL_LOAD_* */
     uint32_t playing; /* voices currently playing it */
+    uint32_t owner;   /* client id of the connection that loaded it (0: the daemon) */
 } hl_sound_info_t;    /* LOAD reply body and SOUNDS list entry */
 
 typedef struct {
@@ -379,6 +389,7 @@ typedef struct {
 #define HL_END_DISTANCE  6 /* beyond max distance with beyond = release */
 #define HL_END_EMITTER   7 /* its emitter was destroyed */
 #define HL_END_KILLED    8 /* virtualised with virtual = kill */
+#define HL_END_LIFETIME  9 /* a detached loop reached --detached-loop-max-s */
 /* VIRTUAL event reasons */
 #define HL_VIRT_WHY_RANK     0 /* more important voices hold every real voice */
 #define HL_VIRT_WHY_FLOOR    1 /* below the audibility floor */

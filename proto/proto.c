@@ -277,10 +277,12 @@ void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h) {
 void hl_put_hello(hl_wbuf_t *w, const hl_hello_t *m) {
     hl_put_u16(w, m->version);
     hl_put_str(w, m->client_name, HL_MAX_NAME);
+    hl_put_u32(w, m->flags);
 }
 void hl_get_hello(hl_rbuf_t *r, hl_hello_t *m) {
     m->version = hl_get_u16(r);
     hl_get_str(r, m->client_name, sizeof m->client_name);
+    m->flags = get_flags32(r, HL_HELLO_MASK);
 }
 
 void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
@@ -290,6 +292,7 @@ void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
     hl_put_u32(w, m->voices);
     hl_put_u32(w, m->client_id);
     hl_put_str(w, m->server_version, HL_MAX_NAME);
+    hl_put_u32(w, m->flags);
 }
 void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
     m->version = hl_get_u16(r);
@@ -298,6 +301,7 @@ void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
     m->voices = hl_get_u32(r);
     m->client_id = hl_get_u32(r);
     hl_get_str(r, m->server_version, sizeof m->server_version);
+    m->flags = get_flags32(r, HL_HELLO_MASK);
 }
 
 void hl_put_load(hl_wbuf_t *w, const hl_load_t *m) {
@@ -308,7 +312,7 @@ void hl_put_load(hl_wbuf_t *w, const hl_load_t *m) {
 void hl_get_load(hl_rbuf_t *r, hl_load_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
     hl_get_str(r, m->path, sizeof m->path);
-    m->flags = get_flags32(r, HL_LOAD_STREAM);
+    m->flags = get_flags32(r, HL_LOAD_MASK);
 }
 
 void hl_put_sound_info(hl_wbuf_t *w, const hl_sound_info_t *m) {
@@ -318,14 +322,16 @@ void hl_put_sound_info(hl_wbuf_t *w, const hl_sound_info_t *m) {
     hl_put_u32(w, m->source_rate);
     hl_put_u32(w, m->flags);
     hl_put_u32(w, m->playing);
+    hl_put_u32(w, m->owner);
 }
 void hl_get_sound_info(hl_rbuf_t *r, hl_sound_info_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
     m->frames = hl_get_u32(r);
     m->channels = hl_get_u16(r);
     m->source_rate = hl_get_u32(r);
-    m->flags = get_flags32(r, HL_LOAD_STREAM);
+    m->flags = get_flags32(r, HL_LOAD_MASK);
     m->playing = hl_get_u32(r);
+    m->owner = hl_get_u32(r);
 }
 
 void hl_put_name(hl_wbuf_t *w, const hl_name_t *m) {
@@ -617,7 +623,7 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         break;
     case HL_EVENT_ENDED:
         m->voice = hl_get_u64(r);
-        m->reason = get_enum8(r, HL_END_KILLED);
+        m->reason = get_enum8(r, HL_END_LIFETIME);
         break;
     case HL_EVENT_STARTED:
         m->voice = hl_get_u64(r);

@@ -469,7 +469,7 @@ static void test_watch_sees_other_clients_voices(void **state) {
 /* ---- voices, stealing, ownership --------------------------------------- */
 
 static int setup_two_voices(void **state) {
-    const char *args[] = {"--voices", "2", "--virtual-voices", "2", NULL};
+    const char *args[] = {"--voices", "2", "--virtual-voices", "2", "--client-voices", "4", NULL};
     return start_with(state, 0, args);
 }
 
@@ -531,7 +531,13 @@ static void test_owner_disconnect_fades_its_voices(void **state) {
     assert_true(heliod_voices(b, vi, 8, &n) >= 0);
     assert_int_equal(n, 1);
     assert_true(vi[0].voice == vb);
-    assert_int_equal(heliod_stop(b, vb, 5), 0);
+    /* b is a plain client: a's detached voice is not b's to stop */
+    assert_int_equal(heliod_stop(b, vb, 5), HELIOD_EPERM);
+    assert_non_null(strstr(heliod_last_error(b), "belongs to client"));
+    heliod_t *ctl = NULL;
+    assert_int_equal(heliod_connect_flags(&ctl, f->d.sock, "ctl", HELIOD_CONNECT_CONTROL), 0);
+    assert_int_equal(heliod_stop(ctl, vb, 5), 0);
+    heliod_close(ctl);
     heliod_close(b);
 }
 

@@ -218,13 +218,17 @@ static int send_raw(int fd, uint16_t op, uint16_t flags, uint32_t id, const void
     return write_all(fd, g_buf, (size_t)n);
 }
 
-static size_t enc_hello(uint8_t *b, size_t cap) {
+static size_t enc_hello_flags(uint8_t *b, size_t cap, uint32_t flags) {
     hl_wbuf_t w;
     hl_wbuf_init(&w, b, cap);
-    hl_hello_t m = {.version = HL_PROTO_VERSION};
+    hl_hello_t m = {.version = HL_PROTO_VERSION, .flags = flags};
     snprintf(m.client_name, sizeof m.client_name, "hostile");
     hl_put_hello(&w, &m);
     return w.len;
+}
+
+static size_t enc_hello(uint8_t *b, size_t cap) {
+    return enc_hello_flags(b, cap, 0);
 }
 
 /* Connects and says HELLO: the fd, or -1. */
@@ -284,7 +288,10 @@ static void fx_start(fx_t *x, const char *const *args) {
     memset(x, 0, sizeof *x);
     g_fx = x;
     assert_int_equal(th_daemon_start(&x->d, 0, args), 0);
-    assert_int_equal(heliod_connect(&x->probe, x->d.sock, "probe"), 0);
+    /* the probe watches like an operator's tool: a control client (it may
+     * stop everyone's voices, and it has a place kept when games fill up) */
+    assert_int_equal(heliod_connect_flags(&x->probe, x->d.sock, "probe", HELIOD_CONNECT_CONTROL),
+                     0);
     heliod_set_timeout(x->probe, RX_TIMEOUT_MS);
     x->rss0 = rss_kb(x->d.pid);
     x->fds0 = fd_count(x->d.pid);
@@ -532,26 +539,56 @@ static void test_slowloris(void **state) {
     fx_stop(&x);
 }
 
-/* More than HL_MAX_CLIENTS connections: the extra ones get an error frame
- * and are closed, counted in clients_rejected; the first ones keep working. */
+/* More than HL_MAX_CLIENTS clients: HL_MAX_CLIENTS plain clients handshake;
+ * the next plain HELLO is answered "server full" (EBUSY) and closed; the
+ * CONTROL_PLACES places above are kept for control clients (the probe is
+ * one), which still get in; connections beyond those get the error frame
+ * at accept. Every refusal is counted in clients_rejected; the first
+ * clients keep working. */
+#define CONTROL_PLACES 4 /* HLD_CONTROL_PLACES */
 static void test_too_many_clients(void **state) {
     (void)state;
     static fx_t x;
     fx_start(&x, NULL);
     double rej0 = th_stat(x.probe, "clients_rejected");
     enum { EXTRA = 20 };
-    int fds[MAX_CLIENTS + EXTRA];
+    int fds[MAX_CLIENTS + CONTROL_PLACES];
     int n = 0;
-    for (int i = 0; i < MAX_CLIENTS - 1; i++) { /* the probe is one */
-        fds[n] = raw_connect(x.d.sock);
-        assert_true(fds[n] >= 0);
-        n++;
-    }
-    th_sleep_ms(100);
+    uint8_t b[128];
+    size_t hb = enc_hello(b, sizeof b);
     frame_t *f = malloc(sizeof *f);
     assert_non_null(f);
+    for (int i = 0; i < MAX_CLIENTS; i++) { /* every plain place */
+        fds[n] = raw_connect(x.d.sock);
+        assert_true(fds[n] >= 0);
+        assert_int_equal(send_raw(fds[n], HL_OP_HELLO, 0, 1, b, hb), 0);
+        assert_int_equal(read_reply(fds[n], 1, f, RX_TIMEOUT_MS), 1);
+        assert_int_equal(f->status, 0);
+        n++;
+    }
+    /* one plain client more: server full at HELLO */
+    int fd = raw_connect(x.d.sock);
+    assert_true(fd >= 0);
+    assert_int_equal(send_raw(fd, HL_OP_HELLO, 0, 1, b, hb), 0);
+    assert_int_equal(read_frame(fd, f, RX_TIMEOUT_MS), 1); /* id 0, as at accept */
+    assert_int_equal(f->op, HL_OP_REPLY);
+    assert_int_equal(f->status, HELIOD_EBUSY);
+    assert_non_null(strstr(f->msg, "server full"));
+    assert_true(closed_by_peer(fd, 1000));
+    close(fd);
+    /* control clients take the kept places (the probe holds one) */
+    size_t hc = enc_hello_flags(b, sizeof b, HL_HELLO_CONTROL);
+    for (int i = 0; i < CONTROL_PLACES - 1; i++) {
+        fds[n] = raw_connect(x.d.sock);
+        assert_true(fds[n] >= 0);
+        assert_int_equal(send_raw(fds[n], HL_OP_HELLO, 0, 1, b, hc), 0);
+        assert_int_equal(read_reply(fds[n], 1, f, RX_TIMEOUT_MS), 1);
+        assert_int_equal(f->status, 0);
+        n++;
+    }
+    /* now every place is taken: refused at accept */
     for (int i = 0; i < EXTRA; i++) {
-        int fd = raw_connect(x.d.sock);
+        fd = raw_connect(x.d.sock);
         assert_true(fd >= 0);
         assert_int_equal(read_frame(fd, f, RX_TIMEOUT_MS), 1);
         assert_int_equal(f->op, HL_OP_REPLY);
@@ -561,12 +598,12 @@ static void test_too_many_clients(void **state) {
         close(fd);
     }
     assert_true(probe_ping_ms(&x) < PING_BUDGET_MS);
-    assert_int_equal(th_stat(x.probe, "clients_rejected") - rej0, EXTRA);
-    /* the accepted ones still handshake */
-    uint8_t b[128];
-    size_t hb = enc_hello(b, sizeof b);
-    assert_int_equal(send_raw(fds[0], HL_OP_HELLO, 0, 1, b, hb), 0);
-    assert_int_equal(read_reply(fds[0], 1, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(th_stat(x.probe, "clients_rejected") - rej0, EXTRA + 1);
+    assert_int_equal(th_stat(x.probe, "clients"), MAX_CLIENTS + CONTROL_PLACES);
+    assert_int_equal(th_stat(x.probe, "clients_control"), CONTROL_PLACES);
+    /* the accepted ones still work */
+    assert_int_equal(send_raw(fds[0], HL_OP_PING, 0, 2, NULL, 0), 0);
+    assert_int_equal(read_reply(fds[0], 2, f, RX_TIMEOUT_MS), 1);
     assert_int_equal(f->status, 0);
     free(f);
     for (int i = 0; i < n; i++)
@@ -750,7 +787,7 @@ static void test_malformed_bodies(void **state) {
     char path[400];
     snprintf(path, sizeof path, "%s/s.wav", x.d.dir);
     assert_int_equal(th_write_sine(path, 48000, 0.5, 440, 0.2), 0);
-    assert_int_equal(heliod_load(x.probe, "s", path, 0, NULL), 0);
+    assert_int_equal(heliod_load(x.probe, "s", path, HELIOD_LOAD_SHARED, NULL), 0);
     heliod_voice_t stale = 0;
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
@@ -830,7 +867,7 @@ static void test_malformed_bodies(void **state) {
     hl_wbuf_init(&w, t[n].body, 256);
     put_str_raw(&w, "s", 1);
     put_str_raw(&w, path, strlen(path));
-    hl_put_u32(&w, 0);
+    hl_put_u32(&w, HL_LOAD_SHARED); /* the probe loaded a shared "s" */
     t[n].len = w.len;
     ADD("load: existing name", HL_OP_LOAD, HELIOD_EEXIST, 0);
     /* PLAY: NaN, Inf, huge, enums, flags, names */
@@ -929,6 +966,7 @@ static void test_malformed_bodies(void **state) {
     hl_wbuf_init(&w, t[n].body, 256);
     hl_put_u16(&w, 1);
     put_str_raw(&w, "x", 1);
+    hl_put_u32(&w, 0); /* flags */
     t[n].len = w.len;
     ADD("second hello", HL_OP_HELLO, I, 0);
 #undef ADD
@@ -1103,7 +1141,10 @@ static void test_load_flood(void **state) {
     (void)state;
     enum { CAP_MB = 24, LOADS = 300 };
     static fx_t x;
-    const char *args[] = {"--max-sample-mb", "24", NULL};
+    /* one client floods: its quotas are opened up to the daemon's limits,
+     * which are what this attack tests (test_isolation covers the quotas) */
+    const char *args[] = {
+        "--max-sample-mb", "24", "--client-sample-mb", "24", "--client-loads", "64", NULL};
     fx_start(&x, args);
     char big[400];
     snprintf(big, sizeof big, "%s/big.wav", x.d.dir);
@@ -1159,7 +1200,7 @@ static void test_load_flood(void **state) {
 static void test_races_and_storms(void **state) {
     (void)state;
     static fx_t x;
-    const char *args[] = {"--voices", "4", "--virtual-voices", "4", NULL};
+    const char *args[] = {"--voices", "4", "--virtual-voices", "4", "--client-voices", "8", NULL};
     fx_start(&x, args);
     char p[400];
     snprintf(p, sizeof p, "%s/blip.wav", x.d.dir);

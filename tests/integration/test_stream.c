@@ -65,9 +65,10 @@ static int teardown(void **state) {
     return rc == 0 ? 0 : -1;
 }
 
+/* A control client: the pause and stop tests act on everyone's voices. */
 static heliod_t *connect_or_fail(fixture_t *f) {
     heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test_stream"), 0);
+    assert_int_equal(heliod_connect_flags(&h, f->d.sock, "test_stream", HELIOD_CONNECT_CONTROL), 0);
     return h;
 }
 

@@ -52,7 +52,9 @@ static void gen_filler(void *user, uint32_t i, float *out, int ch) {
 
 static int setup(void **state) {
     fixture_t *f = calloc(1, sizeof *f);
-    const char *args[] = {"--voices", "64", "--virtual-voices", "4096", "--period", "256", NULL};
+    const char *args[] = {"--voices", "64",  "--virtual-voices", "4096",
+                          "--period", "256", "--client-voices",  "4096",
+                          NULL};
     if (!f || th_daemon_start(&f->d, 1, args) != 0) return -1;
     snprintf(f->probe, sizeof f->probe, "%s/probe.wav", f->d.dir);
     snprintf(f->filler, sizeof f->filler, "%s/filler.wav", f->d.dir);
@@ -213,7 +215,7 @@ static void test_4096_logical_on_64_real(void **state) {
 static void test_emitter_100_voices(void **state) {
     fixture_t *f = *state;
     heliod_t *h = connect_or_fail(f);
-    assert_int_equal(heliod_load(h, "filler", f->filler, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "filler", f->filler, HELIOD_LOAD_SHARED, NULL), 0);
     float pos[3] = {3, 0, -4}, vel[3] = {0, 0, 0};
     assert_int_equal(heliod_emitter_create(h, "truck", pos, vel, 0), 0);
     assert_int_equal(heliod_emitter_create(h, "truck", pos, vel, 0), HELIOD_EEXIST);

@@ -15,7 +15,8 @@ _Static_assert(HELIOD_END_SHUTDOWN == HL_END_SHUTDOWN && HELIOD_EVENT_STARTED ==
 _Static_assert(sizeof(((heliod_sound_info_t *)0)->name) == HL_MAX_NAME + 1, "name size");
 _Static_assert(HELIOD_SET_VEL == HL_SET_VEL && HELIOD_SUB_VIRTUAL == HL_SUB_VIRTUAL &&
                    HELIOD_EVENT_VIRTUAL == HL_EVENT_VIRTUAL && HELIOD_EVENT_REAL == HL_EVENT_REAL &&
-                   HELIOD_END_KILLED == HL_END_KILLED && HELIOD_END_EVICTED == HL_END_EVICTED &&
+                   HELIOD_END_KILLED == HL_END_KILLED && HELIOD_END_LIFETIME == HL_END_LIFETIME &&
+                   HELIOD_END_EVICTED == HL_END_EVICTED &&
                    HELIOD_VIRT_WHY_PAUSED == HL_VIRT_WHY_PAUSED &&
                    HELIOD_VOICE_VPAUSED == HL_VOICE_VPAUSED,
                "voice-management events mirror the wire");

@@ -121,7 +121,7 @@ static void serve(int fd) {
                 goto out;
             }
             hl_put_reply_head(&w, &ok);
-            hl_hello_reply_t hr = {HL_PROTO_VERSION, 48000, 256, 64, 7, "fake-0.1"};
+            hl_hello_reply_t hr = {HL_PROTO_VERSION, 48000, 256, 64, 7, "fake-0.1", 0};
             hl_put_hello_reply(&w, &hr);
             break;
         }
@@ -814,7 +814,8 @@ static void test_heliodctl(void **state) {
     const char *expect_prefix = "4294967296\nerror ENOSOUND: no such sound: missing\nok\n"
                                 "error EINVAL: ";
     assert_true(strncmp(out, expect_prefix, strlen(expect_prefix)) == 0);
-    assert_non_null(strstr(out, "s0 frames=0 channels=2 source_rate=48000 playing=0 | s1"));
+    assert_non_null(
+        strstr(out, "s0 frames=0 channels=2 source_rate=48000 playing=0 private owner=0 | s1"));
     assert_non_null(strstr(out, " ms\n"));
     int lines = 0;
     for (const char *p = out; *p; p++)

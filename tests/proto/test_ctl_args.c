@@ -227,8 +227,13 @@ static void test_other_commands(void **state) {
 
     assert_int_equal(parse("load boom /nonexistent/boom.wav", &c), 0);
     assert_string_equal(c.m.load.path, "/nonexistent/boom.wav");
+    assert_int_equal(c.m.load.flags, HL_LOAD_SHARED); /* heliodctl's connection ends: shared */
     assert_int_equal(parse("load boom rel.wav --stream", &c), 0);
+    assert_int_equal(c.m.load.flags, HL_LOAD_STREAM | HL_LOAD_SHARED);
+    assert_int_equal(parse("load boom rel.wav --private --stream", &c), 0);
     assert_int_equal(c.m.load.flags, HL_LOAD_STREAM);
+    assert_int_equal(parse("load boom rel.wav --private --shared", &c), 0);
+    assert_int_equal(c.m.load.flags, HL_LOAD_SHARED);
     assert_int_equal(parse("load boom", &c), -1);
     assert_int_equal(parse("load b@d x.wav", &c), -1);
     assert_int_equal(parse("unload boom", &c), 0);

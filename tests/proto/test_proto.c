@@ -813,6 +813,10 @@ static void test_string_limits(void **state) {
                 off = 2;
             }
             off += raw_str(buf + off, n, 'a');
+            if (fields[f].op == HL_OP_HELLO) { /* flags */
+                memset(buf + off, 0, 4);
+                off += 4;
+            }
             if (fields[f].op == HL_OP_LOAD) {
                 off += raw_str(buf + off, 1, '/');
                 memset(buf + off, 0, 4);
@@ -860,7 +864,7 @@ static void expect_bad(int sample, size_t off, size_t width, uint32_t value) {
 static void test_flags_and_enums(void **state) {
     (void)state;
     /* LOAD: name "boom" (6) path "/tmp/boom.wav" (15) flags */
-    expect_bad(2, 21, 4, 0x2);
+    expect_bad(2, 21, 4, 0x4);
     expect_bad(2, 21, 4, 0x80000000u);
     /* PLAY: sound (6) flags at 6 */
     expect_bad(5, 6, 4, 0x20);
@@ -885,7 +889,7 @@ static void test_flags_and_enums(void **state) {
     /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
     expect_bad(16, 0, 2, 0);
     expect_bad(16, 0, 2, 6);
-    expect_bad(16, 10, 1, HL_END_KILLED + 1);
+    expect_bad(16, 10, 1, HL_END_LIFETIME + 1);
     /* VIRTUAL reason 4 */
     expect_bad(35, 10, 1, HL_VIRT_WHY_PAUSED + 1);
     /* EVENT ERROR with a non-negative or unknown status */

@@ -216,9 +216,11 @@ static void test_daemon(void **state) {
     char rec[300];
     snprintf(rec, sizeof rec, "%s/out.wav", g_dir);
     int jack = strcmp(g_mode, "jack") == 0, record = strcmp(g_mode, "record") == 0;
-    const char *argv[24] = {g_prog, "--voices",    "8",   "--virtual-voices", "24", "--socket",
-                            sock,   "--log-level", "warn"};
-    int an = 9;
+    /* one client drives every path: its voice quota is above the pool, so
+     * the pool's own refusals and steals are what it meets */
+    const char *argv[24] = {g_prog, "--voices", "8",  "--virtual-voices", "24",  "--client-voices",
+                            "48",   "--socket", sock, "--log-level",      "warn"};
+    int an = 11;
     argv[an++] = "--driver";
     argv[an++] = jack ? "portaudio" : "null";
     if (jack) {
@@ -234,8 +236,8 @@ static void test_daemon(void **state) {
     pid_t pid = spawn(argv, out);
     assert_true(pid > 0);
     heliod_t *a = connect_retry(sock, "rt-a");
-    assert_int_equal(heliod_load(a, "beep", beep, 0, NULL), 0);
-    assert_int_equal(heliod_load(a, "loop", loop, 0, NULL), 0);
+    assert_int_equal(heliod_load(a, "beep", beep, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(heliod_load(a, "loop", loop, HELIOD_LOAD_SHARED, NULL), 0);
     assert_int_equal(heliod_subscribe(a, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED), 0);
 
     /* fill the logical pool (8 real + 16 virtual) with looping voices, then
@@ -306,7 +308,8 @@ static void test_daemon(void **state) {
     /* streamed voices (decoder rings pulled by the audio thread), seeks that
      * switch streams, pause/resume, loop regions, cubic interpolation with a
      * pitch ramp, and a 3D voice beyond its max distance (virtual) */
-    assert_int_equal(heliod_load(a, "music", music, HELIOD_LOAD_STREAM, NULL), 0);
+    assert_int_equal(heliod_load(a, "music", music, HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED, NULL),
+                     0);
     heliod_voice_t sv[3];
     for (int i = 0; i < 3; i++) {
         heliod_play_params_t p;
