@@ -220,7 +220,8 @@ static const cmd_desc_t cmds[] = {
     {"batch", CTL_BATCH, 0,
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
-     "  before waiting; prints one result line per command.\n"},
+     "  before waiting, except that a load is waited for before the next line\n"
+     "  (which may play it); prints one result line per command.\n"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

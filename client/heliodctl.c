@@ -635,7 +635,8 @@ static int run_single(heliod_t *h, const ctl_cmd_t *c) {
     return failed ? CTL_EXIT_FAIL : 0;
 }
 
-/* batch: every line parsed and sent before any reply is awaited. */
+/* batch: every line parsed and sent before any reply is awaited, except
+ * that a LOAD's reply is awaited before the next line is sent. */
 static int run_batch(heliod_t *h, const char *file) {
     FILE *f = stdin;
     if (file && strcmp(file, "-") != 0) {
@@ -673,6 +674,8 @@ static int run_batch(heliod_t *h, const char *file) {
             if (argc < 0) status = HELIOD_EINVAL;
         }
         if (n == cap) {
+            /* the replies in flight point into res: take them before it moves */
+            wait_all(h, res, n);
             result_t *nr = realloc(res, 2 * cap * sizeof *res);
             if (!nr) {
                 errorf("out of memory");
@@ -699,6 +702,10 @@ static int run_batch(heliod_t *h, const char *file) {
             if (rc < 0) {
                 status = rc;
                 snprintf(err, sizeof err, "%s", heliod_last_error(h));
+            } else if (c->kind == CTL_LOAD) {
+                /* a load decodes on the daemon's threads: the lines after it
+                 * (play, unload, sounds) see the sound once it is answered */
+                wait_all(h, res, n);
             }
         }
         if (status < 0) {

@@ -129,6 +129,25 @@ static void test_batch(void **state) {
     fclose(f);
     assert_int_not_equal(CTL("batch", path), 0);
     assert_non_null(strstr(err, "2"));
+
+    /* a private load is the batch connection's own, and is waited for: the
+     * next line plays it; many lines (the result table grows while replies
+     * are in flight) */
+    f = fopen(path, "w");
+    fprintf(f, "load mine %s --private\nplay mine --gain -30\nsounds\n", sine);
+    for (int i = 0; i < 300; i++)
+        fprintf(f, "ping\n");
+    fclose(f);
+    assert_int_equal(CTL("batch", path), 0);
+    assert_non_null(strstr(out, "mine frames="));
+    assert_non_null(strstr(out, "private"));
+    lines = 0;
+    for (const char *p = out; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 303);
+    th_sleep_ms(1300); /* the 1 s play (detached: heliodctl's) ends, then the sound goes */
+    assert_int_equal(CTL("sounds"), 0);
+    assert_null(strstr(out, "mine"));
 }
 
 int main(void) {
