@@ -12,8 +12,16 @@
  * load = callback duration / period duration (the fraction of the real-time
  * budget used). The worst case (max) is what matters for glitches.
  *
+ * Scenes (--scene): easy (the voices above, pitch 1), pitched (each voice
+ * its own pitch, 0.9..1.1: the linear interpolator), worst (pitched and the
+ * cubic interpolator: the most any client may ask for). --cpu-budget PCT is
+ * passed to the daemon (its default 70; 0 turns the governor off, to see the
+ * raw cost); the line then also says how many voices the governor made
+ * virtual.
+ *
  * usage: callback [--heliod PATH] [--driver null|portaudio] [--device NAME]
  *                 [--period FRAMES] [--counts 0,64,256,1024] [--settle S]
+ *                 [--scene easy|pitched|worst] [--cpu-budget PCT]
  */
 #include <getopt.h>
 #include <math.h>
@@ -61,12 +69,15 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL, *driver = "null", *device = NULL, *counts_arg = CB_DEF_COUNTS;
     int period = CB_DEF_PERIOD;
     double settle = CB_DEF_SETTLE;
+    const char *scene = "easy", *budget = NULL;
     static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
                                          {"driver", required_argument, NULL, 'd'},
                                          {"device", required_argument, NULL, 'D'},
                                          {"period", required_argument, NULL, 'p'},
                                          {"counts", required_argument, NULL, 'c'},
                                          {"settle", required_argument, NULL, 's'},
+                                         {"scene", required_argument, NULL, 'S'},
+                                         {"cpu-budget", required_argument, NULL, 'B'},
                                          {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -77,6 +88,8 @@ int main(int argc, char **argv) {
         case 'p': period = atoi(optarg); break;
         case 'c': counts_arg = optarg; break;
         case 's': settle = atof(optarg); break;
+        case 'S': scene = optarg; break;
+        case 'B': budget = optarg; break;
         default: usage(argv[0]);
         }
     }
@@ -89,13 +102,16 @@ int main(int argc, char **argv) {
         ncounts++;
     }
     free(list);
-    if (ncounts == 0 || period <= 0 || settle <= 0) usage(argv[0]);
+    int pitched = strcmp(scene, "pitched") == 0, worst = strcmp(scene, "worst") == 0;
+    if (ncounts == 0 || period <= 0 || settle <= 0 || (!pitched && !worst && strcmp(scene, "easy")))
+        usage(argv[0]);
 
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
-    char period_s[CB_NUM_LEN], voices_s[CB_NUM_LEN];
+    char period_s[CB_NUM_LEN], voices_s[CB_NUM_LEN], logical_s[CB_NUM_LEN];
     snprintf(period_s, sizeof period_s, "%d", period);
     snprintf(voices_s, sizeof voices_s, "%d", max_n);
+    snprintf(logical_s, sizeof logical_s, "%d", max_n * 2); /* one client holds them all */
     /* Every voice is mixed: at gain 1/max_n and 1..4 m the quietest voices sit
      * near -72 dB, below the voice manager's default -60 dB audibility floor,
      * so the floor goes to its minimum (else they would all be virtual). */
@@ -107,6 +123,12 @@ int main(int argc, char **argv) {
                           voices_s,
                           "--audibility-floor",
                           CB_FLOOR_DB,
+                          "--virtual-voices",
+                          logical_s,
+                          "--client-voices",
+                          voices_s,
+                          "--cpu-budget",
+                          budget ? budget : "70",
                           device ? "--device" : NULL,
                           device,
                           NULL};
@@ -139,7 +161,9 @@ int main(int argc, char **argv) {
         for (; playing < n; playing++) {
             heliod_play_params_t p;
             heliod_play_params_init(&p);
-            p.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_3D;
+            p.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_3D | (worst ? HELIOD_PLAY_CUBIC : 0u);
+            if (pitched || worst) /* golden-ratio spread over 0.9..1.1 */
+                p.pitch = (float)(0.9 + 0.2 * fmod(playing * CB_GOLDEN, 1.0));
             p.gain_db = (float)(-20.0 * log10((double)max_n));
             position(playing, max_n, p.pos);
             p.max_distance = CB_MAX_DISTANCE;
@@ -155,19 +179,22 @@ int main(int argc, char **argv) {
         bd_stats_t st;
         if (bd_stats(h, &st, 1) != 0) goto out;
         double xr0 = bd_stat(&st, "xruns"), un0 = bd_stat(&st, "underruns");
-        double cb0 = bd_stat(&st, "callbacks");
+        double cb0 = bd_stat(&st, "callbacks"), ov0 = bd_stat(&st, "callback_overruns");
         bd_sleep(settle);
         if (bd_stats(h, &st, 0) != 0) goto out;
         printf("callback driver=%s voices=%d period=%d p99_load=%.4f max_load=%.4f p99_us=%.1f "
                "max_us=%.1f xruns=%.0f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
-               "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f\n",
+               "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f "
+               "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f\n",
                driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
                bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
                bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
                bd_stat(&st, "callback_us_avg"), bd_stat(&st, "callback_us_p50"),
                bd_stat(&st, "period_us"), bd_stat(&st, "callbacks") - cb0,
                bd_stat(&st, "underruns") - un0, bd_stat(&st, "voices_active"),
-               bd_stat(&st, "voices_mixed"), bd_stat(&st, "voices_virtual"));
+               bd_stat(&st, "voices_mixed"), bd_stat(&st, "voices_virtual"), scene,
+               bd_stat(&st, "voices_governed"), bd_stat(&st, "governor_hits"),
+               bd_stat(&st, "callback_overruns") - ov0);
         fflush(stdout);
     }
     rc = 0;

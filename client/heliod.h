@@ -425,6 +425,7 @@ int heliod_subscribe(heliod_t *h, uint32_t mask);
 #define HELIOD_VIRT_WHY_FLOOR    1 /* below the audibility floor */
 #define HELIOD_VIRT_WHY_DISTANCE 2 /* beyond max distance */
 #define HELIOD_VIRT_WHY_PAUSED   3 /* paused while real voices were short */
+#define HELIOD_VIRT_WHY_GOVERNED 4 /* the daemon's CPU budget could not afford it */
 /* HELIOD_EVENT_DEVICE_LOST: the output device stopped (message: its name;
  * time_ns: its last callback); the engine runs on the null driver's clock
  * meanwhile. HELIOD_EVENT_DEVICE_BACK: it is back (message: its name;

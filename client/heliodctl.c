@@ -113,8 +113,8 @@ static const char *reason_name(unsigned r) {
 
 /* Why a voice became virtual (HL_VIRT_WHY_*). */
 static const char *virt_reason_name(unsigned r) {
-    static const char *names[] = {"rank", "floor", "distance", "paused"};
-    return r < 4 ? names[r] : "unknown";
+    static const char *names[] = {"rank", "floor", "distance", "paused", "governed"};
+    return r < sizeof names / sizeof names[0] ? names[r] : "unknown";
 }
 
 static const char *dash(const char *s) {

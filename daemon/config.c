@@ -47,6 +47,7 @@ enum {
     OPT_CLOADS,
     OPT_CSAMPLEMB,
     OPT_LOOPLIFE,
+    OPT_CPUBUDGET,
 };
 
 static const struct option g_opts[] = {
@@ -72,6 +73,7 @@ static const struct option g_opts[] = {
     {"client-loads", required_argument, NULL, OPT_CLOADS},
     {"client-sample-mb", required_argument, NULL, OPT_CSAMPLEMB},
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
+    {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -96,6 +98,9 @@ static void usage(FILE *f) {
             "  --cues FILE          cue sheet (INI: [cue NAME], [category NAME]) to load\n"
             "  --speed-of-sound M_S for Doppler, m/s (default 343.3)\n"
             "  --audibility-floor DB  quieter voices are virtual (default -60)\n"
+            "  --cpu-budget PCT     keep the audio callback under PCT%% of the period by\n"
+            "                       making the least important voices virtual (default %d;\n"
+            "                       10..95, or 0 for no governor)\n"
             "  --record FILE.wav    record the master output\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
@@ -115,9 +120,9 @@ static void usage(FILE *f) {
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
             HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES, HLD_MAX_LOGICAL,
-            HL_MAX_SAMPLE_MB, HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
-            HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
-            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
+            HLD_GOV_DEFAULT_PCT, HL_MAX_SAMPLE_MB, HL_MAX_CLIENTS, HL_MAX_CLIENTS,
+            HLD_CONTROL_PLACES, HL_MAX_STREAMS, HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV,
+            HL_MAX_LOADS_INFLIGHT, HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -215,6 +220,14 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return parse_u32("--client-loads", val, 1, HL_MAX_LOADS_INFLIGHT, &c->client_loads);
     case OPT_CSAMPLEMB:
         return parse_u32("--client-sample-mb", val, 1, UINT32_MAX / 2, &c->client_sample_mb);
+    case OPT_CPUBUDGET: {
+        int rc = parse_float("--cpu-budget", val, 0.0, 95.0, &c->cpu_budget);
+        if (rc == 0 && c->cpu_budget > 0 && c->cpu_budget < 10) {
+            fprintf(stderr, "heliod: --cpu-budget must be 0 (off) or 10..95 (got '%s')\n", val);
+            return HELIOD_EINVAL;
+        }
+        return rc;
+    }
     case OPT_LOOPLIFE:
         return parse_float("--detached-loop-max-s", val, 0.0, 1e7, &c->detached_loop_max_s);
     default: return HELIOD_EINVAL;
@@ -282,6 +295,7 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     c->speed_of_sound = HL_SPEED_OF_SOUND;
     c->floor_db = HLD_VM_FLOOR_DB;
     c->max_clients = HL_MAX_CLIENTS;
+    c->cpu_budget = HLD_GOV_DEFAULT_PCT;
 
     const char *config = NULL;
     int opt;

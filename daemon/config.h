@@ -33,6 +33,7 @@ typedef struct {
     /* per-client quotas (0 before load: the defaults of hld_limits.h) */
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
+    float cpu_budget;          /* % of the period the callback may use; 0 = no governor */
 } hld_config_t;
 
 /* Fills defaults, then the --config file (if any), then the flags.

@@ -12,6 +12,7 @@
  *   emitter_ops.c EMITTER
  *   cues.c      cue and category definitions, cue sheets
  *   clients.c   the per-client ledger: quotas, control clients
+ *   governor.c  the CPU-budget governor: how many voices may be real
  *   vm.c        the voice manager: the pool, stop/set/pause, mixer events (vm.h)
  *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
@@ -31,6 +32,7 @@
 #include "cues.h"
 #include "decoder.h"
 #include "engine.h"
+#include "governor.h"
 #include "sounds.h"
 #include "vm.h"
 
@@ -50,10 +52,11 @@ typedef struct hld_daemon {
     hld_config_t cfg;
     hld_engine_t engine;
     hld_sounds_t sounds;
-    hld_decoder_t decoder; /* streaming voices' decoder pool */
-    hld_cues_t cues;       /* cue and category definitions */
-    hld_clients_t ledger;  /* per-client ledger and quotas (clients.c) */
-    hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
+    hld_decoder_t decoder;   /* streaming voices' decoder pool */
+    hld_cues_t cues;         /* cue and category definitions */
+    hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
+    hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
+    hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
     /* device switch, loss and recovery (device.c); NULL until first used */
     struct hld_device *device;
     hld_counters_t n;

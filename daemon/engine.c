@@ -80,6 +80,8 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     atomic_fetch_add_explicit(&e->cb_hist[hist_bucket(dur)], 1, memory_order_relaxed);
     if (dur > atomic_load_explicit(&e->cb_ns_max, memory_order_relaxed))
         atomic_store_explicit(&e->cb_ns_max, dur, memory_order_relaxed);
+    if (dur > atomic_load_explicit(&e->cb_ns_recent, memory_order_relaxed))
+        atomic_store_explicit(&e->cb_ns_recent, dur, memory_order_relaxed); /* governor.c */
     if (dur > e->period_ns) /* the callback itself missed its deadline: our cost, not the OS */
         atomic_fetch_add_explicit(&e->overruns, 1, memory_order_relaxed);
     if (xrun) atomic_fetch_add_explicit(&e->xruns, 1, memory_order_relaxed);

@@ -59,8 +59,9 @@ typedef struct hld_engine {
 
     /* written by the audio thread (relaxed) */
     _Atomic uint64_t callbacks, xruns, underruns, cb_ns_sum, cb_ns_max;
-    _Atomic uint64_t overruns; /* callbacks that took longer than a period */
-    uint64_t period_ns;        /* set before the audio thread starts */
+    _Atomic uint64_t overruns;     /* callbacks that took longer than a period */
+    _Atomic uint64_t cb_ns_recent; /* longest callback since the governor last took it */
+    uint64_t period_ns;            /* set before the audio thread starts */
     _Atomic uint64_t cb_hist[HLD_CB_HIST_BUCKETS];
 
     _Atomic uint64_t last_cb_ns; /* CLOCK_MONOTONIC when the last callback began */

@@ -364,6 +364,7 @@ static void on_poll(uv_timer_t *t) {
     if (d->owner_sweep) hld_events_owner_sweep(d);
     if (!d->shutting_down) {
         uint64_t now = hld_now_ns();
+        hld_governor_tick(d);
         hld_vm_tick(d->vm, now);
         expire_detached_loops(d, now);
     }

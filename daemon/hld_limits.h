@@ -93,6 +93,21 @@
 #define HLD_QUOTA_BYTES_DIV    2    /* sample memory: half of --max-sample-mb */
 #define HLD_LIFETIME_CHECK_MS  250  /* detached loops are checked against their cap this often */
 
+/* CPU-budget governor (governor.c) */
+#define HLD_GOV_DEFAULT_PCT    70   /* callback budget, % of the period: headroom for the OS */
+#define HLD_GOV_CALIB_VOICES   256  /* worst-case voices rendered at start-up to price one */
+#define HLD_GOV_CALIB_BLOCKS   12   /* blocks timed (the cheapest counts) */
+#define HLD_GOV_CALIB_SAFETY   2.0  /* a cache-warm private mixer prices a voice low: the daemon's
+                                     * memory traffic and a busy machine cost up to twice that */
+#define HLD_GOV_START          0.25 /* slow start: a quarter of what the price says fits; the limit
+                                     * grows from there as measured costs allow (~100 ms) */
+#define HLD_GOV_CUT_TO         0.85 /* over budget: cut to what fits in 85% of it */
+#define HLD_GOV_GROW_TO        0.85 /* grow towards what the cost per voice fits in 85% */
+#define HLD_GOV_LOW            0.75 /* grow only while the worst block is under 75% */
+#define HLD_GOV_MIN_STEP       16   /* growth per poll: a quarter of the limit, at least this */
+#define HLD_GOV_MIN_SAMPLE     16   /* real voices needed to measure the cost of one */
+#define HLD_GOV_DECAY          0.02 /* per poll: how fast a lower cost per voice is believed */
+
 /* clang-format on */
 
 /* decoding untrusted files (sounds.c, decoder.c) */

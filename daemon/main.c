@@ -69,6 +69,7 @@ int main(int argc, char **argv) {
         hld_cues_close(&d.cues);
         return 1;
     }
+    hld_governor_init(&d); /* prices a worst-case voice before the audio thread runs */
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
     hld_quota_t quota = {

@@ -83,6 +83,13 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "voices_real", vs.real);
     put(&s, "voices_virtual", vs.virtual_now);
     put(&s, "voices_fading", vs.fading);
+    put(&s, "voices_governed", vs.governed);
+    put(&s, "voices_real_cap", vs.real_cap);
+    put(&s, "governor_budget_us", d->governor.budget_ns / 1e3);
+    put(&s, "governor_hits", (double)d->governor.hits);
+    put(&s, "governor_cuts", (double)d->governor.cuts);
+    put(&s, "governor_voice_us", d->governor.voice_ns / 1e3);
+    put(&s, "governor_calib_voice_us", d->governor.calib_ns / 1e3);
     put(&s, "voices_mixed", ms.voices_mixed);
     put(&s, "voices_stolen", (double)vs.n.stolen);
     put(&s, "voices_refused", (double)d->n.voices_refused);

@@ -213,7 +213,7 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
     for (uint32_t i = 0; i < HLD_PRIO_BUCKETS; i++)
         vm->prio_head[i] = vm->prio_tail[i] = HLD_NIL;
     vm->prio_min = HLD_PRIO_BUCKETS;
-    vm->real_cap = hl_mixer_slots(mx) / HL_SLOT_FACTOR;
+    vm->real_cap = vm->slot_cap = hl_mixer_slots(mx) / HL_SLOT_FACTOR;
     vm->n_slots = hl_mixer_slots(mx);
     vm->slot_snd = calloc(vm->n_slots, sizeof *vm->slot_snd);
     if (!vm->slot_snd) {
@@ -456,9 +456,25 @@ void hld_vm_stats(const hld_vm_t *vm, hld_vm_stats_t *out) {
     out->fading = vm->n_fading;
     out->opening = vm->n_opening;
     out->emitters = vm->n_em;
+    out->real_cap = vm->real_cap;
+    out->governed = vm->n_governed;
     out->n = vm->n;
 }
 
 int hld_vm_busy(const hld_vm_t *vm) {
     return vm->n_counted > 0 || vm->n_fading > 0;
+}
+
+uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit) {
+    uint32_t cap = limit < vm->slot_cap ? limit : vm->slot_cap;
+    if (cap < 1) cap = 1;
+    if (cap != vm->real_cap) {
+        vm->real_cap = cap;
+        vm->dirty = 1; /* rank soon: over the new cap, the least important go virtual */
+    }
+    return cap;
+}
+
+uint32_t hld_vm_real_count(const hld_vm_t *vm) {
+    return vm->n_real;
 }

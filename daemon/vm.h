@@ -287,6 +287,15 @@ int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), 
  * those; 0 if none. Walks only the priority buckets below `priority`. */
 uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
 
+/* The CPU-budget governor's limit on real voices (daemon/governor.c): the
+ * real cap becomes min(mixer voices, limit), at least 1. Lowering it marks
+ * the pool dirty: the next ranking virtualises the least important real
+ * voices beyond it (VIRTUAL reason GOVERNED, with their fade), and they are
+ * realised again (at their position) when the limit rises. Returns the cap. */
+uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
+/* Voices holding a mixer voice now. */
+uint32_t hld_vm_real_count(const hld_vm_t *vm);
+
 /* Iteration over live logical voices (ACTIVE, OPENING, FADING). fn returns
  * non-zero to stop. */
 void hld_vm_foreach(hld_vm_t *vm, int (*fn)(void *user, uint64_t voice, const hld_lvoice_t *lv),
@@ -296,6 +305,7 @@ uint8_t hld_vm_state(const hld_lvoice_t *lv);
 
 typedef struct {
     uint32_t logical, active, real, virtual_now, fading, opening, emitters;
+    uint32_t real_cap, governed; /* the real cap now; voices virtual only for the governor */
     hld_vm_counters_t n;
 } hld_vm_stats_t;
 void hld_vm_stats(const hld_vm_t *vm, hld_vm_stats_t *out);

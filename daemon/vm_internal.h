@@ -38,7 +38,9 @@ struct hld_vm {
     uint32_t cap;
     uint32_t *free_stack;
     uint32_t n_free;
-    uint32_t real_cap; /* mixer voices */
+    uint32_t real_cap;   /* real voices now: min(slot_cap, the governor's limit) */
+    uint32_t slot_cap;   /* mixer voices */
+    uint32_t n_governed; /* last ranking: voices real but for the governor's limit */
     uint64_t seq;
     uint32_t n_counted, n_real, n_fading, n_opening;
     uint32_t cue_head[HLD_MAX_CUES];

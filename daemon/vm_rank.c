@@ -273,6 +273,8 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
                                           (v->virt == HL_VIRT_KILL && !v->paused ? RANK_KILL : 0u)};
     }
     uint32_t k = n < vm->real_cap ? n : vm->real_cap;
+    uint32_t k_slots = n < vm->slot_cap ? n : vm->slot_cap; /* what the mixer could hold */
+    vm->n_governed = k_slots - k;
     if (n > k) select_top(vm->rank, n, k);
     /* the losers first: their mixer voices make room */
     for (uint32_t j = k; j < n; j++) {
@@ -292,7 +294,8 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
                         now_ns);
             continue;
         }
-        vm_virtualise(vm, v, HL_VIRT_WHY_RANK, now_ns);
+        /* the ranks between k and k_slots would be real but for the governor */
+        vm_virtualise(vm, v, j < k_slots ? HL_VIRT_WHY_GOVERNED : HL_VIRT_WHY_RANK, now_ns);
     }
     uint32_t attack = vm_ms_frames(vm, HLD_VM_REAL_FADE_MS);
     for (uint32_t j = 0; j < k; j++) {

@@ -395,6 +395,7 @@ typedef struct {
 #define HL_VIRT_WHY_FLOOR    1 /* below the audibility floor */
 #define HL_VIRT_WHY_DISTANCE 2 /* beyond max distance */
 #define HL_VIRT_WHY_PAUSED   3 /* paused while real voices were short */
+#define HL_VIRT_WHY_GOVERNED 4 /* the CPU-budget governor could not afford it (--cpu-budget) */
 /* device events (subscription HL_SUB_DEVICE) */
 #define HL_EVENT_DEVICE_LOST 6 /* message = device name, time_ns = its last callback */
 #define HL_EVENT_DEVICE_BACK 7 /* message = device name, time_ns = when audio resumed */

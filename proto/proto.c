@@ -631,7 +631,7 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         break;
     case HL_EVENT_VIRTUAL:
         m->voice = hl_get_u64(r);
-        m->reason = get_enum8(r, HL_VIRT_WHY_PAUSED);
+        m->reason = get_enum8(r, HL_VIRT_WHY_GOVERNED);
         break;
     case HL_EVENT_REAL: m->voice = hl_get_u64(r); break;
     case HL_EVENT_DEVICE_LOST:

@@ -28,9 +28,9 @@ void th_sleep_ms(int ms) {
 }
 
 double th_stat(heliod_t *h, const char *key) {
-    heliod_stat_t st[128];
+    heliod_stat_t st[192];
     size_t n = 0;
-    if (heliod_stats(h, st, 128, &n, 0) < 0) return NAN;
+    if (heliod_stats(h, st, sizeof st / sizeof st[0], &n, 0) < 0) return NAN;
     for (size_t i = 0; i < n; i++)
         if (strcmp(st[i].key, key) == 0) return st[i].value;
     return NAN;

@@ -18,6 +18,7 @@ _Static_assert(HELIOD_SET_VEL == HL_SET_VEL && HELIOD_SUB_VIRTUAL == HL_SUB_VIRT
                    HELIOD_END_KILLED == HL_END_KILLED && HELIOD_END_LIFETIME == HL_END_LIFETIME &&
                    HELIOD_END_EVICTED == HL_END_EVICTED &&
                    HELIOD_VIRT_WHY_PAUSED == HL_VIRT_WHY_PAUSED &&
+                   HELIOD_VIRT_WHY_GOVERNED == HL_VIRT_WHY_GOVERNED &&
                    HELIOD_VOICE_VPAUSED == HL_VOICE_VPAUSED,
                "voice-management events mirror the wire");
 _Static_assert(HELIOD_OVER_PRIORITY == HL_OVER_PRIORITY && HELIOD_OVER_PAN == HL_OVER_PAN &&

@@ -890,8 +890,8 @@ static void test_flags_and_enums(void **state) {
     expect_bad(16, 0, 2, 0);
     expect_bad(16, 0, 2, 6);
     expect_bad(16, 10, 1, HL_END_LIFETIME + 1);
-    /* VIRTUAL reason 4 */
-    expect_bad(35, 10, 1, HL_VIRT_WHY_PAUSED + 1);
+    /* VIRTUAL reason 5 */
+    expect_bad(35, 10, 1, HL_VIRT_WHY_GOVERNED + 1);
     /* EVENT ERROR with a non-negative or unknown status */
     expect_bad(15, 4, 4, 0);
     expect_bad(15, 4, 4, (uint32_t)(HELIOD_ERR_MIN - 1));

@@ -1,0 +1,47 @@
+/*
+ * governor.h - the CPU-budget governor: keeps the audio callback inside a
+ * budget (--cpu-budget, default 70% of the period) by limiting how many
+ * voices are real. The voices it cannot afford become virtual with their
+ * fade (VIRTUAL reason GOVERNED) in the voice manager's importance order
+ * (audibility x priority), keep their position, and come back when there is
+ * room again.
+ *
+ *   audio thread: engine.c records the longest callback since the last look
+ *   main thread (every poll tick):
+ *     over budget      -> limit = real voices x budget / cost (at once)
+ *     under 75% of it  -> limit grows towards what the measured cost per
+ *                         voice says fits in 85%, a quarter at a time
+ *   at start-up a private mixer renders worst-case voices (3D, looping,
+ *   pitched, cubic) to estimate the cost of one; the limit starts at a
+ *   quarter of what that says fits (a busy machine costs more) and grows as
+ *   measured costs allow, so a burst of plays before any measurement is
+ *   already limited.
+ *
+ * Main thread only.
+ */
+#ifndef HLD_GOVERNOR_H
+#define HLD_GOVERNOR_H
+
+#include <stdint.h>
+
+struct hld_daemon;
+
+typedef struct {
+    double budget_ns;  /* the callback budget; 0 = the governor is off */
+    double voice_ns;   /* estimated cost of one real voice per callback */
+    double base_ns;    /* cost of a callback with no voice */
+    double calib_ns;   /* the start-up worst-case estimate of voice_ns */
+    uint32_t limit;    /* real voices allowed now */
+    uint64_t hits;     /* polls that found a callback over the budget */
+    uint64_t cuts;     /* times the limit went down */
+    uint64_t last_cb;  /* engine callbacks at the last look */
+    uint64_t last_sum; /* and their summed duration */
+} hld_governor_t;
+
+/* Sets the budget from cfg.cpu_budget and measures the worst-case voice
+ * cost (a few ms of rendering, before the audio thread starts). */
+void hld_governor_init(struct hld_daemon *d);
+/* Once per poll tick: reads the callback costs, moves the limit. */
+void hld_governor_tick(struct hld_daemon *d);
+
+#endif /* HLD_GOVERNOR_H */

@@ -1,0 +1,223 @@
+/*
+ * test_governor.c - the CPU-budget governor on the real daemon (null driver,
+ * or PortAudio on a JACK dummy server with argv[1] = "jack"): the worst-case
+ * scene (every voice 3D, looping, its own pitch, cubic) at the daemon's
+ * maximum voice count. The callback stays inside the period (no overrun: the
+ * audio thread's own cost never misses a deadline), the voices it cannot
+ * afford are virtual (voices_governed, governor_hits), and when most voices
+ * stop, the governed ones come back real at the position they would have
+ * reached had they played all along.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#define VOICES 4096 /* HL_MAX_VOICES: the most --voices accepts */
+#define SRC_S  20.0 /* long enough that no voice wraps during the test */
+#define BUDGET "40" /* % of the period: low, so this machine must govern */
+
+static const char *g_mode = "null";
+static pid_t g_jackd = -1;
+static th_daemon_t g_d;
+static int g_d_running;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A JACK dummy server of our own name; up when its entry exists. */
+static int start_jackd(void) {
+    char name[64];
+    snprintf(name, sizeof name, "heliodgov%d", (int)getpid());
+    setenv("JACK_DEFAULT_SERVER", name, 1);
+    setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
+    g_jackd = fork();
+    if (g_jackd < 0) return -1;
+    if (g_jackd == 0) {
+        FILE *devnull = freopen("/dev/null", "w", stdout);
+        (void)devnull;
+        execlp("jackd", "jackd", "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", "256",
+               (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100; i++) {
+        th_sleep_ms(50);
+        if (waitpid(g_jackd, NULL, WNOHANG) != 0) return -1;
+        char path[256]; /* jackd2's per-server shared memory */
+        snprintf(path, sizeof path, "/dev/shm/jack_%s_%d_0", name, (int)getuid());
+        if (access(path, F_OK) == 0) {
+            th_sleep_ms(200);
+            return 0;
+        }
+    }
+    return waitpid(g_jackd, NULL, WNOHANG) == 0 ? 0 : -1; /* running: assume it is up */
+}
+
+static heliod_voice_t g_voice[VOICES];
+
+static void on_play(void *user, const heliod_reply_t *r) {
+    if (r->status == 0) *(heliod_voice_t *)user = r->voice;
+}
+
+static void test_worst_case_scene_is_governed(void **state) {
+    (void)state;
+    int jack = strcmp(g_mode, "jack") == 0;
+    if (jack) {
+        if (system("command -v jackd >/dev/null 2>&1") != 0) skip();
+        assert_int_equal(start_jackd(), 0);
+    }
+    th_daemon_t *dp = &g_d, d;
+    const char *args[] = {"--voices",
+                          "4096",
+                          "--virtual-voices",
+                          "4096",
+                          "--client-voices",
+                          "4096",
+                          "--cpu-budget",
+                          BUDGET,
+                          "--driver",
+                          jack ? "portaudio" : "null",
+                          jack ? "--device" : NULL,
+                          "system",
+                          NULL};
+    assert_int_equal(th_daemon_start(dp, 0, args), 0);
+    g_d_running = 1;
+    d = *dp;
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "governor"), 0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/noise.wav", d.dir);
+    assert_int_equal(th_write_sine(path, 44100, SRC_S, 997, 0.2), 0);
+    assert_int_equal(heliod_load(h, "src", path, 0, NULL), 0);
+    double xr0 = th_stat(h, "xruns"), ov0 = th_stat(h, "callback_overruns");
+    fprintf(stderr, "# start-up price of a worst-case voice: %.2f us, budget %.0f us\n",
+            th_stat(h, "governor_calib_voice_us"), th_stat(h, "governor_budget_us"));
+
+    double t0 = now_s();
+    for (int i = 0; i < VOICES; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.flags = HELIOD_PLAY_3D | HELIOD_PLAY_LOOP | HELIOD_PLAY_CUBIC;
+        double a = i * 2.399963, r = 2.0 + (i % 7);
+        p.pos[0] = (float)(r * cos(a));
+        p.pos[2] = (float)(r * sin(a));
+        p.pitch = (float)(0.9 + 0.2 * fmod(i * 0.6180339887, 1.0));
+        p.gain_db = -20;
+        p.priority = i % 5;
+        p.fade_in_ms = 0;
+        assert_true(heliod_play_async(h, "src", &p, on_play, &g_voice[i]) > 0);
+    }
+    assert_int_equal(heliod_sync(h), 0);
+    th_sleep_ms(3000);
+    double governed = th_stat(h, "voices_governed"), real = th_stat(h, "voices_real");
+    fprintf(stderr,
+            "# %d worst-case voices: %.0f real, %.0f governed, cap %.0f, hits %.0f, cuts %.0f, "
+            "voice %.2f us, callback p99 %.0f us max %.0f us (period %.0f us), "
+            "overruns %.0f, xruns %.0f\n",
+            VOICES, real, governed, th_stat(h, "voices_real_cap"), th_stat(h, "governor_hits"),
+            th_stat(h, "governor_cuts"), th_stat(h, "governor_voice_us"),
+            th_stat(h, "callback_us_p99"), th_stat(h, "callback_us_max"), th_stat(h, "period_us"),
+            th_stat(h, "callback_overruns") - ov0, th_stat(h, "xruns") - xr0);
+    assert_true(th_stat(h, "voices_active") == VOICES);
+    assert_true(governed > 0);
+    /* the audio thread's own cost never missed a deadline (late wake-ups of a
+     * shared VM are reported by th_deadlines_ok, not counted as ours) */
+    assert_true(th_stat(h, "callback_overruns") - ov0 == 0);
+    assert_true(th_deadlines_ok(h, xr0, ov0));
+
+    /* keep 32 voices that the governor made virtual, stop the rest: they
+     * come back real where they would be had they played all along */
+    heliod_voice_info_t *vi = calloc(VOICES, sizeof *vi);
+    assert_non_null(vi);
+    size_t n = 0;
+    assert_true(heliod_voices(h, vi, VOICES, &n) >= 0); /* the first HL_MAX_LIST of them */
+    heliod_voice_t keep[32];
+    float keep_pitch[32];
+    int nk = 0;
+    for (size_t i = 0; i < n && nk < 32; i++) {
+        if (vi[i].state == HELIOD_VOICE_VIRTUAL) {
+            keep_pitch[nk] = vi[i].pitch;
+            keep[nk++] = vi[i].voice;
+        }
+    }
+    assert_int_equal(nk, 32);
+    for (int i = 0; i < VOICES; i++) {
+        int kept = 0;
+        for (int k = 0; k < nk; k++)
+            kept |= keep[k] == g_voice[i];
+        assert_true(g_voice[i] != 0);
+        if (!kept) assert_true(heliod_stop_async(h, g_voice[i], 5) > 0);
+    }
+    assert_int_equal(heliod_sync(h), 0);
+    /* the stopped voices fade out, the next rankings bring the kept ones back */
+    double t = 0;
+    int back = 0;
+    for (int tries = 0; tries < 40 && back < nk; tries++) {
+        th_sleep_ms(100);
+        assert_true(heliod_voices(h, vi, VOICES, &n) >= 0);
+        t = now_s() - t0;
+        back = 0;
+        for (size_t i = 0; i < n; i++)
+            back += vi[i].state == HELIOD_VOICE_PLAYING;
+    }
+    fprintf(stderr, "# %d of %d kept voices real again after %.1f s\n", back, nk, t);
+    assert_int_equal(n, 32);
+    double worst_err = 0;
+    for (size_t i = 0; i < n; i++) {
+        int k = 0;
+        while (k < nk && keep[k] != vi[i].voice)
+            k++;
+        assert_true(k < nk);
+        assert_int_equal(vi[i].state, HELIOD_VOICE_PLAYING); /* real again */
+        double expect = t * keep_pitch[k];
+        double err = fabs(vi[i].position_s - expect);
+        if (err > worst_err) worst_err = err;
+    }
+    fprintf(stderr, "# governed voices back: worst position error %.1f ms after %.1f s\n",
+            worst_err * 1e3, t);
+    /* the plays were sent over ~0.1 s, and t0 is before the first */
+    assert_true(worst_err < 0.25);
+    free(vi);
+    heliod_close(h);
+}
+
+/* After the test, passed or failed: the daemon, then the JACK server. */
+static int teardown(void **state) {
+    (void)state;
+    int rc = 0;
+    if (g_d_running) {
+        rc = th_daemon_stop(&g_d, NULL);
+        th_daemon_cleanup(&g_d);
+        g_d_running = 0;
+    }
+    if (g_jackd > 0) {
+        kill(g_jackd, SIGTERM);
+        waitpid(g_jackd, NULL, 0);
+        g_jackd = -1;
+    }
+    return rc == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) g_mode = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_worst_case_scene_is_governed, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
