@@ -16,7 +16,11 @@
  *            libsoxr before timing, as the daemon's loader does; pitch 1.
  *   pitched  sources stay at 44.1 kHz and each voice plays at
  *            44100/48000 * (0.9 + 0.2 * frac(i * golden)), so the mixer's own
- *            interpolator does the rate conversion.
+ *            interpolator does the rate conversion (linear interpolation).
+ *   worst    the pitched scene (every voice 3D, looping, its own pitch) with
+ *            the 4-point Catmull-Rom interpolator (HL_MIX_CUBIC) on every
+ *            voice: the dearest voice kind. `worst` vs `pitched` is cubic vs
+ *            linear on the same scene.
  *
  * Start offsets: the mixer API has no start offset, so each source is stored
  * twice back to back and voice i's hl_pcm_t points `offset` frames into that
@@ -76,7 +80,8 @@ static void usage(const char *prog) {
             "  -b   number of distinct 1 s source buffers, voices use them\n"
             "       round-robin (default 0 = one distinct buffer per voice)\n"
             "  -r   variant: preconv (default: sources resampled to 48 kHz at load\n"
-            "       with libsoxr) or pitched (44.1 kHz sources, per-voice pitch)\n",
+            "       with libsoxr), pitched (44.1 kHz sources, per-voice pitch, linear\n"
+            "       interpolation) or worst (pitched with cubic interpolation)\n",
             prog);
     exit(2);
 }
@@ -96,7 +101,9 @@ static mb_args_t parse_args(int argc, char **argv) {
     if (optind >= argc) usage(argv[0]);
     a.voices = atoi(argv[optind]);
     if (a.voices < 1 || a.seconds <= 0.0 || a.warmup < 0.0 || a.buffers < 0) usage(argv[0]);
-    if (strcmp(a.variant, "preconv") != 0 && strcmp(a.variant, "pitched") != 0) usage(argv[0]);
+    if (strcmp(a.variant, "preconv") != 0 && strcmp(a.variant, "pitched") != 0 &&
+        strcmp(a.variant, "worst") != 0)
+        usage(argv[0]);
     return a;
 }
 
@@ -216,6 +223,7 @@ static void ignore_event(void *user, const hl_mix_event_t *ev) {
 int main(int argc, char **argv) {
     mb_args_t a = parse_args(argc, argv);
     int preconv = strcmp(a.variant, "preconv") == 0;
+    int cubic = strcmp(a.variant, "worst") == 0; /* pitched + Catmull-Rom */
     int n = a.voices;
     if (n > HL_MAX_VOICES) {
         fprintf(stderr, "# %d voices requested, the mixer caps at %d\n", n, HL_MAX_VOICES);
@@ -271,7 +279,7 @@ int main(int argc, char **argv) {
         hl_voice_params_t p;
         memset(&p, 0, sizeof p);
         p.pcm = &pcms[i];
-        p.flags = HL_MIX_LOOP | HL_MIX_3D;
+        p.flags = HL_MIX_LOOP | HL_MIX_3D | (cubic ? HL_MIX_CUBIC : 0u);
         p.gain = gain;
         voice_position(i, n, p.pos);
         p.pitch = 1.0f;

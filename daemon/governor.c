@@ -101,9 +101,13 @@ void hld_governor_tick(hld_daemon_t *d) {
     if (!ncb || !worst) return; /* no callback since the last look */
     uint32_t real = hld_vm_real_count(d->vm);
     /* the cost of a voice, from the mean (a preempted block says nothing
-     * about voices): rises at once, decays slowly */
-    if (real >= HLD_GOV_MIN_SAMPLE) {
-        double per = (mean - g->base_ns) / real;
+     * about voices) over the voices mixed (real ones and those still fading
+     * out after going virtual): rises at once, decays slowly */
+    hl_mixer_stats_t ms;
+    hl_mixer_stats(e->mixer, &ms);
+    uint32_t mixed = ms.voices_mixed > real ? ms.voices_mixed : real;
+    if (mixed >= HLD_GOV_MIN_SAMPLE) {
+        double per = (mean - g->base_ns) / mixed;
         if (per > g->voice_ns)
             g->voice_ns = per;
         else
@@ -118,11 +122,19 @@ void hld_governor_tick(hld_daemon_t *d) {
          * mean is fine) cuts by a tenth at most */
         double scale = g->budget_ns * HLD_GOV_CUT_TO / (double)worst;
         if (mean < g->budget_ns * HLD_GOV_LOW && scale < 0.9) scale = 0.9;
+        /* the voices cut fade out on the full path, costing more for a few
+         * blocks: a quarter of them at most per poll */
+        if (scale < HLD_GOV_CUT_MIN) scale = HLD_GOV_CUT_MIN;
         uint32_t want = (uint32_t)(real * scale);
         if (want < limit) limit = want;
     } else if ((double)worst < g->budget_ns * HLD_GOV_LOW && g->voice_ns > 0) {
         double fit = (g->budget_ns * HLD_GOV_GROW_TO - g->base_ns) / g->voice_ns;
+        /* the voices a step brings in fade in on the full path: what the
+         * headroom pays for at that price, a quarter of the limit at most */
+        double room =
+            (g->budget_ns * HLD_GOV_GROW_TO - (double)worst) / (g->voice_ns * HLD_GOV_TRANSITION);
         uint32_t step = limit / 4 > HLD_GOV_MIN_STEP ? limit / 4 : HLD_GOV_MIN_STEP;
+        if (room < step) step = room > 1 ? (uint32_t)room : 1;
         if (fit > limit) limit = fit > (double)limit + step ? limit + step : (uint32_t)fit;
     }
     if (limit < 1) limit = 1;

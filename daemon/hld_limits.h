@@ -102,9 +102,13 @@
 #define HLD_GOV_START          0.25 /* slow start: a quarter of what the price says fits; the limit
                                      * grows from there as measured costs allow (~100 ms) */
 #define HLD_GOV_CUT_TO         0.85 /* over budget: cut to what fits in 85% of it */
+#define HLD_GOV_CUT_MIN        0.75 /* ... but by a quarter at most per poll (fade-outs cost) */
 #define HLD_GOV_GROW_TO        0.85 /* grow towards what the cost per voice fits in 85% */
 #define HLD_GOV_LOW            0.75 /* grow only while the worst block is under 75% */
 #define HLD_GOV_MIN_STEP       16   /* growth per poll: a quarter of the limit, at least this */
+#define HLD_GOV_TRANSITION     4.0  /* a voice fading in or out runs the full path: until it
+                                     * settles it costs up to 4 steady voices; growth is sized so
+                                     * the voices it brings in fit the headroom at that price */
 #define HLD_GOV_MIN_SAMPLE     16   /* real voices needed to measure the cost of one */
 #define HLD_GOV_DECAY          0.02 /* per poll: how fast a lower cost per voice is believed */
 

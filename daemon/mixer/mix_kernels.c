@@ -11,8 +11,15 @@
  * On CPUs with AVX-512 (F + VL) the two kernels every PCM voice runs, the
  * fused mono resample-mix and the plain mono mix, have 16-lane versions; the
  * rest of that table is the AVX2 set.
+ * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
+ * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
+ * AVX2 ones are written with intrinsics: at step <= 1 they read windows of
+ * contiguous frames and permute lanes instead of gathering; the portable
+ * ones (other than linear mono) run two passes over a stack block.
  */
 #include "mix_kernels.h"
+
+#include "hl_limits.h"
 
 #define HL_RESTRICT __restrict__
 
@@ -176,11 +183,133 @@ static void interp_mix_mono_generic(float *al, float *ar, const float *s, uint32
     interp_mix_mono_ref_generic(al, ar, s, avail, 0, n, f0, step, g);
 }
 
+/*
+ * The other portable fused kernels run two passes over a block on the stack
+ * (interpolate, then mix): at the baseline ISA that measured faster than one
+ * scalar pass, as the mix pass vectorises. n <= HL_MIX_BLOCK, so one chunk;
+ * a longer run would go on in chunks with the quadratic re-based.
+ */
+static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
+    const float d = (float)done;
+    hl_gain_ramp_t r = {g->l0 + d * (g->dl + d * g->ql), g->dl + 2.0f * d * g->ql, g->ql,
+                        g->r0 + d * (g->dr + d * g->qr), g->dr + 2.0f * d * g->qr, g->qr};
+    return done ? r : *g;
+}
+
+static void cubic_mix_mono_generic(float *al, float *ar, const float *s, uint32_t avail, uint32_t n,
+                                   float f0, float step, const hl_gain_ramp_t *g) {
+    float tmp[HL_MIX_BLOCK];
+    (void)avail;
+    for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {
+        uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;
+        hl_gain_ramp_t gg = rebase(g, done);
+        cubic_mono_generic(tmp, s, cnt, f0 + (float)(int)done * step, step);
+        mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);
+    }
+}
+
+static void cubic_mix_stereo_generic(float *al, float *ar, const float *s, uint32_t avail,
+                                     uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
+    float tl[HL_MIX_BLOCK], tr[HL_MIX_BLOCK];
+    (void)avail;
+    for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {
+        uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;
+        hl_gain_ramp_t gg = rebase(g, done);
+        cubic_stereo_generic(tl, tr, s, cnt, f0 + (float)(int)done * step, step);
+        mix_planar_generic(al + done, ar + done, tl, tr, cnt, &gg);
+    }
+}
+
+static void cubic_mix_downmix_generic(float *al, float *ar, const float *s, uint32_t avail,
+                                      uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
+    float tmp[HL_MIX_BLOCK];
+    (void)avail;
+    for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {
+        uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;
+        hl_gain_ramp_t gg = rebase(g, done);
+        cubic_downmix_generic(tmp, s, cnt, f0 + (float)(int)done * step, step);
+        mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);
+    }
+}
+
+static void interp_mix_stereo_generic(float *al, float *ar, const float *s, uint32_t avail,
+                                      uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
+    float tl[HL_MIX_BLOCK], tr[HL_MIX_BLOCK];
+    (void)avail;
+    for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {
+        uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;
+        hl_gain_ramp_t gg = rebase(g, done);
+        interp_stereo_generic(tl, tr, s, cnt, f0 + (float)(int)done * step, step);
+        mix_planar_generic(al + done, ar + done, tl, tr, cnt, &gg);
+    }
+}
+
+static void interp_mix_downmix_generic(float *al, float *ar, const float *s, uint32_t avail,
+                                       uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
+    float tmp[HL_MIX_BLOCK];
+    (void)avail;
+    for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {
+        uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;
+        hl_gain_ramp_t gg = rebase(g, done);
+        interp_downmix_generic(tmp, s, cnt, f0 + (float)(int)done * step, step);
+        mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);
+    }
+}
+
 const hl_mix_kernels_t hl_mix_kernels_generic = {
-    mix_mono_generic,      mix_stereo_generic,     mix_downmix_generic,     interp_mono_generic,
-    interp_stereo_generic, interp_downmix_generic, interp_mix_mono_generic, mix_planar_generic,
-    cubic_mono_generic,    cubic_stereo_generic,   cubic_downmix_generic,
+    mix_mono_generic,           mix_stereo_generic,        mix_downmix_generic,
+    interp_mono_generic,        interp_stereo_generic,     interp_downmix_generic,
+    interp_mix_mono_generic,    mix_planar_generic,        cubic_mono_generic,
+    cubic_stereo_generic,       cubic_downmix_generic,     cubic_mix_mono_generic,
+    cubic_mix_stereo_generic,   cubic_mix_downmix_generic, interp_mix_stereo_generic,
+    interp_mix_downmix_generic,
 };
+
+/* Scalar resample + mix from output frame t0 (Catmull-Rom mono, linear or
+ * Catmull-Rom stereo): the tails of the SIMD fused kernels (the portable
+ * ones run two passes, above). */
+#define HL_FUSED_MIX_TAILS(SUFFIX, ATTR)                                                           \
+    ATTR static void cubic_mix_mono_ref_##SUFFIX(                                                  \
+        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
+        uint32_t t0, uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                  \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        (void)avail;                                                                               \
+        for (uint32_t t = t0; t < n; t++) {                                                        \
+            float x = f0 + (float)(int)t * step;                                                   \
+            int i = (int)x;                                                                        \
+            float v = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);            \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += v * (l0 + k * (dl + k * ql));                                                 \
+            ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void stereo_mix_ref_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,         \
+                                             const float *HL_RESTRICT s, uint32_t t0, uint32_t n,  \
+                                             float f0, float step, const hl_gain_ramp_t *g,        \
+                                             const int cubic, const int down) {                    \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = t0; t < n; t++) {                                                        \
+            float x = f0 + (float)(int)t * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            const float *p = s + 2 * i;                                                            \
+            float vl, vr;                                                                          \
+            if (!cubic && down) {                                                                  \
+                float a = (p[0] + p[1]) * 0.5f, b = (p[2] + p[3]) * 0.5f;                          \
+                vl = vr = a + f * (b - a);                                                         \
+            } else if (!cubic) {                                                                   \
+                vl = p[0] + f * (p[2] - p[0]);                                                     \
+                vr = p[1] + f * (p[3] - p[1]);                                                     \
+            } else {                                                                               \
+                vl = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                   \
+                vr = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                   \
+                if (down) vl = vr = (vl + vr) * 0.5f;                                              \
+            }                                                                                      \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += vl * (l0 + k * (dl + k * ql));                                                \
+            ar[t] += vr * (r0 + k * (dr + k * qr));                                                \
+        }                                                                                          \
+    }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -188,6 +317,7 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
 #define HL_AVX2_ATTR  __attribute__((target("avx2,fma")))
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
+HL_FUSED_MIX_TAILS(avx2, HL_AVX2_ATTR)
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
@@ -251,6 +381,194 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
                      : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
     interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
+
+/* Catmull-Rom through b (f = 0) and c (f = 1), eight lanes, the same
+ * polynomial as hl_catmull_rom with fused multiply-adds. */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256
+catmull_rom_avx2(__m256 a, __m256 b, __m256 c, __m256 d, __m256 f) {
+    const __m256 two = _mm256_set1_ps(2.0f), three = _mm256_set1_ps(3.0f);
+    const __m256 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f);
+    __m256 p1 = _mm256_sub_ps(c, a);
+    __m256 p2 = _mm256_fmadd_ps(two, a, _mm256_fmsub_ps(four, c, _mm256_fmadd_ps(five, b, d)));
+    __m256 p3 = _mm256_fmadd_ps(three, _mm256_sub_ps(b, c), _mm256_sub_ps(d, a));
+    __m256 inner = _mm256_fmadd_ps(f, _mm256_fmadd_ps(f, p3, p2), p1);
+    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), f), inner, b);
+}
+
+HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                         uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                         const int flat) {
+    const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const int narrow = step <= 1.0f;
+    uint32_t t = 0;
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
+        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
+        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
+        __m256i i = _mm256_cvttps_epi32(x);
+        __m256 a, b, c, d, f;
+        if (narrow) {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + HL_AVX2_LANES + 2 > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
+            const float *w = s + i0;
+            a = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w - 1), rel);
+            b = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rel);
+            c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 1), rel);
+            d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 2), rel);
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
+        } else {
+            a = _mm256_i32gather_ps(s - 1, i, sizeof(float));
+            b = _mm256_i32gather_ps(s, i, sizeof(float));
+            c = _mm256_i32gather_ps(s + 1, i, sizeof(float));
+            d = _mm256_i32gather_ps(s + 2, i, sizeof(float));
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+        }
+        __m256 v = catmull_rom_avx2(a, b, c, d, f);
+        __m256 gl = l0, gr = r0;
+        if (!flat) {
+            __m256 k = _mm256_add_ps(kf, one);
+            gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+            gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm256_storeu_ps(al + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(al + t)));
+        _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+/*
+ * Mono cubic resample + mix in one pass (no scratch), as interp_mix_mono
+ * does for linear. At step <= 1 the eight positions' taps lie in
+ * s[i0 - 1 .. i0 + 9]: four unaligned loads and four lane permutes replace
+ * the four gathers; the last lane's index is clamped as in the linear kernel
+ * (at f = 1 Catmull-Rom lands exactly on c, the next frame's value).
+ */
+HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                             const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
+                                             float f0, float step, const hl_gain_ramp_t *g) {
+    uint32_t t = hl_gain_is_const(g)
+                     ? cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
+                     : cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
+    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+/*
+ * Interleaved stereo sources cubic-resampled and mixed in one pass, eight
+ * output frames at a time, into the two accumulators (2D) or downmixed
+ * (L+R)/2 and panned (down, 3D). At step <= 1 the taps of the eight
+ * positions lie in frames i0 - 1 .. i0 + 9: for each tap offset two
+ * unaligned loads cover eight frames, two shuffles split them into left and
+ * right (frames in lane order 0 1 4 5 2 3 6 7, folded into the lane index)
+ * and two permutes pick the lanes, instead of eight gathers; faster steps
+ * gather (a frame's index doubled). `flat` and `down` are constants in
+ * each instance below.
+ */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                     uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                     const int flat, const int cubic, const int down) {
+    const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    /* lane holding frame r of a window after the deinterleave below */
+    const __m256i lane_of = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    const int narrow = step <= 1.0f;
+    uint32_t t = 0;
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
+        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
+        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
+        __m256i i = _mm256_cvttps_epi32(x);
+        __m256 vl, vr;
+        if (narrow) {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + HL_AVX2_LANES + 2 > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
+            __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rel);
+            __m256 f =
+                _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
+            __m256 tl[4], tr[4];
+            const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
+            for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
+                const float *w = s + 2 * (i0 + first + o);
+                __m256 v0 = _mm256_loadu_ps(w), v1 = _mm256_loadu_ps(w + HL_AVX2_LANES);
+                /* frames 0 1 4 5 2 3 6 7 of the window, left and right */
+                tl[o] = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(v0, v1, 0x88), lane);
+                tr[o] = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(v0, v1, 0xDD), lane);
+            }
+            if (cubic) {
+                vl = catmull_rom_avx2(tl[0], tl[1], tl[2], tl[3], f);
+                vr = catmull_rom_avx2(tr[0], tr[1], tr[2], tr[3], f);
+            } else if (down) {
+                __m256 a = _mm256_mul_ps(_mm256_add_ps(tl[0], tr[0]), half);
+                __m256 b = _mm256_mul_ps(_mm256_add_ps(tl[1], tr[1]), half);
+                vl = vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
+            } else {
+                vl = _mm256_fmadd_ps(f, _mm256_sub_ps(tl[1], tl[0]), tl[0]);
+                vr = _mm256_fmadd_ps(f, _mm256_sub_ps(tr[1], tr[0]), tr[0]);
+            }
+        } else {
+            __m256i i2 = _mm256_add_epi32(i, i);
+            __m256 f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+            if (cubic) {
+                vl = catmull_rom_avx2(_mm256_i32gather_ps(s - 2, i2, sizeof(float)),
+                                      _mm256_i32gather_ps(s, i2, sizeof(float)),
+                                      _mm256_i32gather_ps(s + 2, i2, sizeof(float)),
+                                      _mm256_i32gather_ps(s + 4, i2, sizeof(float)), f);
+                vr = catmull_rom_avx2(_mm256_i32gather_ps(s - 1, i2, sizeof(float)),
+                                      _mm256_i32gather_ps(s + 1, i2, sizeof(float)),
+                                      _mm256_i32gather_ps(s + 3, i2, sizeof(float)),
+                                      _mm256_i32gather_ps(s + 5, i2, sizeof(float)), f);
+            } else {
+                __m256 a0 = _mm256_i32gather_ps(s, i2, sizeof(float));
+                __m256 a1 = _mm256_i32gather_ps(s + 1, i2, sizeof(float));
+                __m256 b0 = _mm256_i32gather_ps(s + 2, i2, sizeof(float));
+                __m256 b1 = _mm256_i32gather_ps(s + 3, i2, sizeof(float));
+                if (down) {
+                    __m256 a = _mm256_mul_ps(_mm256_add_ps(a0, a1), half);
+                    __m256 b = _mm256_mul_ps(_mm256_add_ps(b0, b1), half);
+                    vl = vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
+                } else {
+                    vl = _mm256_fmadd_ps(f, _mm256_sub_ps(b0, a0), a0);
+                    vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b1, a1), a1);
+                }
+            }
+        }
+        if (cubic && down) vl = vr = _mm256_mul_ps(_mm256_add_ps(vl, vr), half);
+        __m256 gl = l0, gr = r0;
+        if (!flat) {
+            __m256 k = _mm256_add_ps(kf, one);
+            gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+            gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm256_storeu_ps(al + t, _mm256_fmadd_ps(vl, gl, _mm256_loadu_ps(al + t)));
+        _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(vr, gr, _mm256_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+#define HL_STEREO_MIX_AVX2(NAME, CUBIC, DOWN)                                                      \
+    HL_AVX2_ATTR static void NAME##_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
+                                         const float *HL_RESTRICT s, uint32_t avail, uint32_t n,   \
+                                         float f0, float step, const hl_gain_ramp_t *g) {          \
+        uint32_t t = hl_gain_is_const(g)                                                           \
+                         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, CUBIC, DOWN)  \
+                         : stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, CUBIC, DOWN); \
+        stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
+    }
+HL_STEREO_MIX_AVX2(cubic_mix_stereo, 1, 0)
+HL_STEREO_MIX_AVX2(cubic_mix_downmix, 1, 1)
+HL_STEREO_MIX_AVX2(interp_mix_stereo, 0, 0)
+HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
 
 /* ---- AVX-512 ---------------------------------------------------------------
  * The hot kernels again at sixteen lanes: interp_mix_mono and the plain mono
@@ -339,9 +657,10 @@ HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *
 }
 
 static const hl_mix_kernels_t kernels_avx512 = {
-    mix_mono_avx512,    mix_stereo_avx2,     mix_downmix_avx2,       interp_mono_avx2,
-    interp_stereo_avx2, interp_downmix_avx2, interp_mix_mono_avx512, mix_planar_avx2,
-    cubic_mono_avx2,    cubic_stereo_avx2,   cubic_downmix_avx2,
+    mix_mono_avx512,       mix_stereo_avx2,        mix_downmix_avx2,       interp_mono_avx2,
+    interp_stereo_avx2,    interp_downmix_avx2,    interp_mix_mono_avx512, mix_planar_avx2,
+    cubic_mono_avx2,       cubic_stereo_avx2,      cubic_downmix_avx2,     cubic_mix_mono_avx2,
+    cubic_mix_stereo_avx2, cubic_mix_downmix_avx2, interp_mix_stereo_avx2, interp_mix_downmix_avx2,
 };
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
@@ -352,9 +671,10 @@ int hl_mix_kernels_avx512_usable(void) {
 }
 
 static const hl_mix_kernels_t kernels_avx2 = {
-    mix_mono_avx2,      mix_stereo_avx2,     mix_downmix_avx2,     interp_mono_avx2,
-    interp_stereo_avx2, interp_downmix_avx2, interp_mix_mono_avx2, mix_planar_avx2,
-    cubic_mono_avx2,    cubic_stereo_avx2,   cubic_downmix_avx2,
+    mix_mono_avx2,         mix_stereo_avx2,        mix_downmix_avx2,       interp_mono_avx2,
+    interp_stereo_avx2,    interp_downmix_avx2,    interp_mix_mono_avx2,   mix_planar_avx2,
+    cubic_mono_avx2,       cubic_stereo_avx2,      cubic_downmix_avx2,     cubic_mix_mono_avx2,
+    cubic_mix_stereo_avx2, cubic_mix_downmix_avx2, interp_mix_stereo_avx2, interp_mix_downmix_avx2,
 };
 const hl_mix_kernels_t *const hl_mix_kernels_avx2 = &kernels_avx2;
 

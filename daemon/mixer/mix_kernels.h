@@ -52,6 +52,24 @@ typedef struct {
     void (*cubic_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, float f0,
                          float step);
     void (*cubic_downmix)(float *dst, const float *src, uint32_t n, float f0, float step);
+    /* Fused mono cubic resample + mix: acc += catmull_rom(src, x_t) * gain(t),
+     * x_t = f0 + t * step. Reads src[floor(x) - 1 .. floor(x) + 2], so src[-1]
+     * must be valid; avail = frames readable from src (the kernel may read
+     * whole windows up to it); positions never reach avail - 2. */
+    void (*cubic_mix_mono)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
+                           float f0, float step, const hl_gain_ramp_t *g);
+    /* Fused interleaved-stereo resample + mix, Catmull-Rom and linear: left
+     * into acc_l with gl(t), right into acc_r with gr(t) (2D voices), or
+     * downmixed (L+R)/2 and panned with the gain pair (3D voices). Same reads
+     * and avail (in frames) as cubic_mix_mono / interp_mix_mono. */
+    void (*cubic_mix_stereo)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
+                             uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+    void (*cubic_mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
+                              uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+    void (*interp_mix_stereo)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
+                              uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+    void (*interp_mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
+                               uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
 } hl_mix_kernels_t;
 
 /* Catmull-Rom through b (f = 0) and c (f = 1) with outer points a and d.

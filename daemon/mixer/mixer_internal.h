@@ -116,7 +116,8 @@ typedef struct {
     uint32_t copy_end; /* as src.copy_end */
     uint32_t frames;   /* as src.frames */
     uint32_t lgen;     /* listener_gen the gains hold for (3D), 0 for 2D */
-    uint16_t steady;   /* 1: the fields above describe the voice */
+    uint32_t cubic;
+    uint16_t steady; /* 1: the fields above describe the voice */
     uint16_t bus;
 } hl_rt_fast_t;
 

@@ -7,8 +7,8 @@
  * into segments wherever a ramp ends (so every gain is one straight line per
  * segment and results do not depend on the caller's buffer size), and each
  * segment is rendered by the kernels in mix_kernels.c: a straight copy path at
- * pitch 1, otherwise interpolation (linear, fused with the mix for mono, or
- * 4-point cubic) into a small scratch buffer followed by a multiply-add pass.
+ * pitch 1, otherwise interpolation (linear or 4-point cubic) fused with the
+ * multiply-add into the accumulators, one pass for every source kind.
  * Buffer ends, loop points, loop crossfades and source fades (seek, stream
  * switch, underrun recovery) go through one scalar path; the interior never
  * checks per sample. Stream voices linearise the ring frames a run needs
@@ -704,23 +704,22 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
                     cnt = c64 < rest ? (uint32_t)c64 : rest;
                 }
                 float f0 = (float)frac * HL_FP_SCALE, fs = (float)step * HL_FP_SCALE;
+                float *fl = acc_l + done, *fr = acc_r + done;
+                const uint32_t avail = s->frames - idx;
+                /* resample and mix in one pass, no scratch */
                 if (s->cubic) {
                     if (ch == 1)
-                        k->cubic_mono(m->scratch[0], src, cnt, f0, fs);
+                        k->cubic_mix_mono(fl, fr, src, avail, cnt, f0, fs, &gg);
                     else if (stereo_out)
-                        k->cubic_stereo(m->scratch[0], m->scratch[1], src, cnt, f0, fs);
+                        k->cubic_mix_stereo(fl, fr, src, avail, cnt, f0, fs, &gg);
                     else
-                        k->cubic_downmix(m->scratch[0], src, cnt, f0, fs);
+                        k->cubic_mix_downmix(fl, fr, src, avail, cnt, f0, fs, &gg);
                 } else if (ch == 1) {
-                    /* hot path: resample and mix in one pass, no scratch */
-                    k->interp_mix_mono(acc_l + done, acc_r + done, src, s->frames - idx, cnt, f0,
-                                       fs, &gg);
-                    *cur += (uint64_t)cnt * step;
-                    goto advanced;
+                    k->interp_mix_mono(fl, fr, src, avail, cnt, f0, fs, &gg);
                 } else if (stereo_out) {
-                    k->interp_stereo(m->scratch[0], m->scratch[1], src, cnt, f0, fs);
+                    k->interp_mix_stereo(fl, fr, src, avail, cnt, f0, fs, &gg);
                 } else {
-                    k->interp_downmix(m->scratch[0], src, cnt, f0, fs);
+                    k->interp_mix_downmix(fl, fr, src, avail, cnt, f0, fs, &gg);
                 }
             } else {
                 /* scalar: up to the interior (or the end), or through the fade */
@@ -730,14 +729,14 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
                 if (fade && v->xf.rem && v->xf.rem < cnt) cnt = v->xf.rem;
                 render_slow(m, v, s, c, cnt, step, stereo_out);
                 ramp_advance(&v->xf, cnt);
+                if (stereo_out)
+                    k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1], cnt,
+                                  &gg);
+                else
+                    k->mix_mono(acc_l + done, acc_r + done, m->scratch[0], cnt, &gg);
             }
-            if (stereo_out)
-                k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1], cnt, &gg);
-            else
-                k->mix_mono(acc_l + done, acc_r + done, m->scratch[0], cnt, &gg);
             *cur += (uint64_t)cnt * step;
         }
-    advanced:
         done += cnt;
         if (*cur >= s->end_fp && !wrap_cursor(v, s, cur)) {
             *finished = 1;
@@ -1038,8 +1037,8 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
 static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     hl_rt_fast_t *f = &v->f;
     f->steady = 0;
-    if (v->stream || v->src.ch != 1 || v->src.cubic || v->env_mode != HL_ENV_RUN || v->env.rem ||
-        v->gl.rem || v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
+    if (v->stream || v->src.ch != 1 || v->env_mode != HL_ENV_RUN || v->env.rem || v->gl.rem ||
+        v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
         !v->pcm->finite) /* unchecked samples stay on the guarded path */
         return;
@@ -1056,6 +1055,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->lim_fp = v->src.lim_fp;
     f->copy_end = v->src.copy_end;
     f->frames = v->src.frames;
+    f->cubic = v->src.cubic;
     f->gl = v->env.cur * v->gl.cur;
     f->gr = v->env.cur * v->gr.cur;
     if ((f->gl + f->gr) - (f->gl + f->gr) != 0.0f) return; /* non-finite: the full path mutes */
@@ -1199,8 +1199,14 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
         m->k->mix_mono(acc_l, acc_r, src, n, &g);
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                              (float)step * HL_FP_SCALE, &g);
+        if (f->cubic) {
+            if (c < HL_FP_ONE) return 0;
+            m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                                 (float)step * HL_FP_SCALE, &g);
+        } else {
+            m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                                  (float)step * HL_FP_SCALE, &g);
+        }
     }
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;

@@ -3,7 +3,8 @@
  * limiter (in-phase sines peak 2, anti-phase cancel), output bounded, ramps
  * independent of the caller's block size, pitch 2 / 0.5, seamless loops,
  * one-shots ending, stereo balance, 3D virtual voices, the command drain cap,
- * bus gains, STARTED timing and SIMD vs portable kernels.
+ * bus gains, STARTED timing and SIMD vs portable kernels (also for every
+ * pitched voice kind: mono / stereo, 2D / 3D, linear / cubic).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -603,6 +604,53 @@ static void test_simd_matches_generic(void **state) {
     free(b);
 }
 
+/* Every pitched voice kind (mono / stereo source, 2D / 3D, linear / cubic,
+ * pitch below and above 1, looping or not, ramped then flat gains) through
+ * the given kernels. */
+static void render_kinds(int simd, float *out, uint32_t frames) {
+    hl_pcm_t *snd[2] = {test_pcm_sine(6000, 1, 0.011, 0.5, 0.4f),
+                        test_pcm_sine(6500, 2, 0.017, 1.5, 0.3f)};
+    hl_mixer_t *m = test_mixer_new(32, 0);
+    hl_mixer_use_simd(m, simd);
+    uint64_t now = 0;
+    for (int i = 0; i < 32; i++) {
+        hl_voice_params_t p = test_params(snd[i & 1]);
+        p.pitch = 0.6f + 0.061f * (float)i; /* 0.6 .. 2.5 */
+        p.pan = -1.0f + (float)i / 16.0f;
+        p.flags = (i & 2 ? HL_MIX_3D : 0) | (i & 4 ? HL_MIX_CUBIC : 0) | (i & 8 ? HL_MIX_LOOP : 0);
+        p.pos[0] = (float)i - 16.0f;
+        p.pos[2] = -2.0f;
+        p.attack_frames = 37u * (uint32_t)i;
+        p.gain = 0.1f;
+        assert_int_equal(hl_mixer_play(m, &p, now, NULL, NULL), 0);
+    }
+    test_render(m, out, frames, 480, &now);
+    test_mixer_free(m);
+    test_pcm_free(snd[0]);
+    test_pcm_free(snd[1]);
+}
+
+/* The fused pitched kernels (cubic mono / stereo / downmix, linear mono)
+ * and the two-pass ones, SIMD against portable, at the mixer level. */
+static void test_simd_matches_generic_kinds(void **state) {
+    (void)state;
+    const uint32_t frames = 14400;
+    float *a = new_out(frames), *b = new_out(frames);
+    render_kinds(0, a, frames);
+    for (int simd = HL_MIX_SIMD_BEST; simd <= HL_MIX_SIMD_AVX2; simd++) {
+        render_kinds(simd, b, frames);
+        double e = 0.0, pk = 0.0;
+        for (uint32_t i = 0; i < 2 * frames; i++) {
+            e = fmax(e, fabs(a[i] - b[i]));
+            pk = fmax(pk, fabs(a[i]));
+        }
+        assert_true(pk > 0.1); /* there is a signal to compare */
+        assert_true(e < 1e-4);
+    }
+    free(a);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sines_sum_and_cancel),
@@ -617,6 +665,7 @@ int main(void) {
         cmocka_unit_test(test_bus_gain),
         cmocka_unit_test(test_short_buffers),
         cmocka_unit_test(test_simd_matches_generic),
+        cmocka_unit_test(test_simd_matches_generic_kinds),
         cmocka_unit_test(test_steady_changes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

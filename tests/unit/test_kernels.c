@@ -1,0 +1,217 @@
+/*
+ * test_kernels.c - the fused pitched kernels (resample + mix in one pass:
+ * linear and Catmull-Rom, mono, stereo and downmixed stereo sources, flat
+ * and ramped gains) of every SIMD table this CPU runs (AVX2, AVX-512)
+ * against the portable ones, and the portable fused kernels against the
+ * two-pass path they replace (interpolate into a buffer, then mix). Sources
+ * are allocated to exactly the frames the kernel may read (one frame before
+ * for cubic, `avail` from the start), so a sanitizer build catches any read
+ * outside; accumulators carry a sentinel past n.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hl_limits.h"
+#include "mix_kernels.h"
+
+#define TOL      1e-4 /* as the mixer-level SIMD tests */
+#define MAXN     256  /* HL_MIX_BLOCK */
+#define SENTINEL 12345.0f
+
+typedef void (*fused_fn)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
+                         float f0, float step, const hl_gain_ramp_t *g);
+
+typedef struct {
+    const char *name;
+    size_t off; /* offset of the kernel in hl_mix_kernels_t */
+    uint32_t ch, cubic;
+} fused_t;
+
+static const fused_t fused[] = {
+    {"interp_mix_mono", offsetof(hl_mix_kernels_t, interp_mix_mono), 1, 0},
+    {"cubic_mix_mono", offsetof(hl_mix_kernels_t, cubic_mix_mono), 1, 1},
+    {"cubic_mix_stereo", offsetof(hl_mix_kernels_t, cubic_mix_stereo), 2, 1},
+    {"cubic_mix_downmix", offsetof(hl_mix_kernels_t, cubic_mix_downmix), 2, 1},
+    {"interp_mix_stereo", offsetof(hl_mix_kernels_t, interp_mix_stereo), 2, 0},
+    {"interp_mix_downmix", offsetof(hl_mix_kernels_t, interp_mix_downmix), 2, 0},
+};
+#define NFUSED (sizeof fused / sizeof fused[0])
+
+static fused_fn get(const hl_mix_kernels_t *k, const fused_t *f) {
+    fused_fn fn;
+    memcpy(&fn, (const char *)k + f->off, sizeof fn);
+    return fn;
+}
+
+static const float steps[] = {0.25f,   0.5f,  0.8269f, 0.91875f, 0.99999f, 1.0f,
+                              1.0106f, 1.25f, 1.75f,   2.0f,     3.7f,     4.0f};
+static const float starts[] = {0.0f, 0.37f, 0.99999994f};
+static const uint32_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 256};
+static const hl_gain_ramp_t gains[] = {
+    {0.7f, 0.0f, 0.0f, -0.45f, 0.0f, 0.0f},       /* flat (the steady state) */
+    {0.7f, -0.002f, 1e-5f, 0.1f, 0.003f, -4e-6f}, /* ramped, quadratic */
+    {0.0f, 0.004f, 0.0f, 1.0f, -0.004f, 0.0f},    /* linear ramps */
+};
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static float noise(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (float)((int32_t)(uint32_t)(rng >> 32)) * (1.0f / 2147483648.0f);
+}
+
+/* Frames a run of n outputs may read from src: the last tap after the
+ * last position, plus one frame of margin, as the mixer's lim keeps. */
+static uint32_t avail_for(uint32_t n, float f0, float step, uint32_t cubic) {
+    double xl = n ? (double)f0 + (double)(n - 1) * (double)step : 0.0;
+    return (uint32_t)floor(xl) + (cubic ? 4u : 3u);
+}
+
+/* A source of `avail` frames (and one before it for cubic) in its own
+ * allocation; *base is what to free. */
+static float *new_src(uint32_t avail, uint32_t ch, float **base) {
+    size_t pre = ch; /* the frame before src[0] */
+    float *b = malloc(sizeof(float) * (pre + (size_t)avail * ch));
+    assert_non_null(b);
+    for (size_t i = 0; i < pre + (size_t)avail * ch; i++)
+        b[i] = noise();
+    *base = b;
+    return b + pre;
+}
+
+static void fill_acc(float *l, float *r) {
+    for (uint32_t t = 0; t < MAXN + 8; t++) {
+        l[t] = t < MAXN ? noise() : SENTINEL;
+        r[t] = t < MAXN ? noise() : SENTINEL;
+    }
+}
+
+/* Runs kernel `f` of table k and of the portable table on the same input;
+ * returns the largest difference. Checks the sentinels. */
+static double compare(const hl_mix_kernels_t *k, const fused_t *f, uint32_t n, float f0, float step,
+                      const hl_gain_ramp_t *g) {
+    float al[MAXN + 8], ar[MAXN + 8], bl[MAXN + 8], br[MAXN + 8], *base;
+    uint32_t avail = avail_for(n, f0, step, f->cubic);
+    const float *src = new_src(avail, f->ch, &base);
+    fill_acc(al, ar);
+    memcpy(bl, al, sizeof al);
+    memcpy(br, ar, sizeof ar);
+    get(&hl_mix_kernels_generic, f)(al, ar, src, avail, n, f0, step, g);
+    get(k, f)(bl, br, src, avail, n, f0, step, g);
+    double e = 0.0;
+    for (uint32_t t = 0; t < n; t++) {
+        e = fmax(e, fabs((double)al[t] - bl[t]));
+        e = fmax(e, fabs((double)ar[t] - br[t]));
+    }
+    for (uint32_t t = n; t < MAXN + 8; t++) {
+        if (t >= MAXN) {
+            assert_true(bl[t] == SENTINEL && br[t] == SENTINEL);
+            assert_true(al[t] == SENTINEL && ar[t] == SENTINEL);
+        } else {
+            assert_true(bl[t] == al[t] && br[t] == ar[t]); /* untouched past n */
+        }
+    }
+    free(base);
+    return e;
+}
+
+static void check_table(const hl_mix_kernels_t *k, const char *table) {
+    for (size_t fi = 0; fi < NFUSED; fi++)
+        for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++)
+            for (size_t oi = 0; oi < sizeof starts / sizeof starts[0]; oi++)
+                for (size_t ni = 0; ni < sizeof counts / sizeof counts[0]; ni++)
+                    for (size_t gi = 0; gi < sizeof gains / sizeof gains[0]; gi++) {
+                        double e =
+                            compare(k, &fused[fi], counts[ni], starts[oi], steps[si], &gains[gi]);
+                        if (e > TOL)
+                            print_error("%s %s: n %u f0 %g step %g gains %zu: error %g\n", table,
+                                        fused[fi].name, counts[ni], (double)starts[oi],
+                                        (double)steps[si], gi, e);
+                        assert_true(e <= TOL);
+                    }
+}
+
+static void test_avx2_matches_generic(void **state) {
+    (void)state;
+    if (!hl_mix_kernels_avx2 || !hl_mix_kernels_avx2_usable()) skip();
+    check_table(hl_mix_kernels_avx2, "avx2");
+}
+
+static void test_avx512_matches_generic(void **state) {
+    (void)state;
+    if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
+    check_table(hl_mix_kernels_avx512, "avx512");
+}
+
+/* The portable fused kernels give what the two-pass path gave: interpolate
+ * (interp_* / cubic_*) into a buffer, then mix it (mix_mono / mix_planar). */
+static void test_fused_matches_two_pass(void **state) {
+    (void)state;
+    const hl_mix_kernels_t *k = &hl_mix_kernels_generic;
+    float tl[MAXN], tr[MAXN];
+    for (size_t fi = 0; fi < NFUSED; fi++)
+        for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++)
+            for (size_t gi = 0; gi < sizeof gains / sizeof gains[0]; gi++) {
+                const fused_t *f = &fused[fi];
+                const uint32_t n = MAXN;
+                const float f0 = 0.37f, step = steps[si];
+                float al[MAXN + 8], ar[MAXN + 8], bl[MAXN + 8], br[MAXN + 8], *base;
+                uint32_t avail = avail_for(n, f0, step, f->cubic);
+                const float *src = new_src(avail, f->ch, &base);
+                fill_acc(al, ar);
+                memcpy(bl, al, sizeof al);
+                memcpy(br, ar, sizeof ar);
+                get(k, f)(al, ar, src, avail, n, f0, step, &gains[gi]);
+                int planar = 0;
+                if (f->ch == 1) {
+                    (f->cubic ? k->cubic_mono : k->interp_mono)(tl, src, n, f0, step);
+                } else if (strstr(f->name, "downmix")) {
+                    (f->cubic ? k->cubic_downmix : k->interp_downmix)(tl, src, n, f0, step);
+                } else {
+                    (f->cubic ? k->cubic_stereo : k->interp_stereo)(tl, tr, src, n, f0, step);
+                    planar = 1;
+                }
+                if (planar)
+                    k->mix_planar(bl, br, tl, tr, n, &gains[gi]);
+                else
+                    k->mix_mono(bl, br, tl, n, &gains[gi]);
+                for (uint32_t t = 0; t < MAXN + 8; t++) {
+                    assert_true(fabs((double)al[t] - bl[t]) <= 1e-6);
+                    assert_true(fabs((double)ar[t] - br[t]) <= 1e-6);
+                }
+                free(base);
+            }
+}
+
+/* Catmull-Rom at the kernels' clamped last lane: a position that float
+ * rounding puts on the next frame gives that frame's sample exactly (the
+ * window kernels rely on it). And the interpolator passes through its
+ * points and reproduces a straight line. */
+static void test_catmull_rom_points(void **state) {
+    (void)state;
+    const float a = 0.3f, b = -0.7f, c = 0.9f, d = 0.1f;
+    assert_true(hl_catmull_rom(a, b, c, d, 0.0f) == b);
+    assert_true(fabsf(hl_catmull_rom(a, b, c, d, 1.0f) - c) <= 1e-7f);
+    for (int i = 0; i <= 8; i++) {
+        float f = (float)i / 8.0f;
+        assert_true(fabsf(hl_catmull_rom(1.0f, 2.0f, 3.0f, 4.0f, f) - (2.0f + f)) <= 1e-6f);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_catmull_rom_points),
+        cmocka_unit_test(test_fused_matches_two_pass),
+        cmocka_unit_test(test_avx2_matches_generic),
+        cmocka_unit_test(test_avx512_matches_generic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
