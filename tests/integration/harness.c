@@ -300,3 +300,50 @@ int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t er
     if (waitpid(pid, &status, 0) != pid) return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+/* ---- a JACK dummy server ------------------------------------------------------ */
+
+static pid_t g_jackd_pid;
+
+int th_jackd_start(const char *prefix, int period, int realtime) {
+    char name[64], per[16];
+    snprintf(name, sizeof name, "%s%d", prefix, (int)getpid());
+    snprintf(per, sizeof per, "%d", period);
+    setenv("JACK_DEFAULT_SERVER", name, 1);
+    setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
+    g_jackd_pid = fork();
+    if (g_jackd_pid < 0) return -1;
+    if (g_jackd_pid == 0) {
+        FILE *devnull = freopen("/dev/null", "w", stdout);
+        (void)devnull;
+        if (realtime)
+            execlp("jackd", "jackd", "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", per,
+                   (char *)NULL);
+        else
+            execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", per,
+                   (char *)NULL);
+        _exit(127);
+    }
+    /* up when its shared memory (jackd2) or socket directory entry exists */
+    for (int i = 0; i < 100; i++) {
+        th_sleep_ms(50);
+        if (waitpid(g_jackd_pid, NULL, WNOHANG) != 0) return -1;
+        char path[256];
+        snprintf(path, sizeof path, "/dev/shm/jack_%s_%d_0", name, (int)getuid());
+        int up = access(path, F_OK) == 0;
+        snprintf(path, sizeof path, "/dev/shm/jack-%d/%s", (int)getuid(), name);
+        if (up || access(path, F_OK) == 0) {
+            th_sleep_ms(200);
+            return 0;
+        }
+    }
+    return waitpid(g_jackd_pid, NULL, WNOHANG) == 0 ? 0 : -1; /* running: assume up */
+}
+
+void th_jackd_stop(void) {
+    if (g_jackd_pid > 0) {
+        kill(g_jackd_pid, SIGTERM);
+        waitpid(g_jackd_pid, NULL, 0);
+        g_jackd_pid = 0;
+    }
+}

@@ -74,4 +74,12 @@ int th_deadlines_ok(struct heliod *h, double xruns0, double overruns0);
 /* Sleeps ms milliseconds. */
 void th_sleep_ms(int ms);
 
+/* A JACK dummy server of this test's own (named PREFIX<pid>, made the
+ * default for PortAudio through JACK_DEFAULT_SERVER) at 48 kHz and `period`
+ * frames; realtime 1 runs its process thread SCHED_FIFO (-R -P 70), as a
+ * real setup does. Waits until it is up (5 s at most). 0 or -1. */
+int th_jackd_start(const char *prefix, int period, int realtime);
+/* Stops the server th_jackd_start started (SIGTERM, waits). Idempotent. */
+void th_jackd_stop(void);
+
 #endif /* HL_TEST_HARNESS_H */

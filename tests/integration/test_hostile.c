@@ -111,7 +111,12 @@ static int raw_connect(const char *sock) {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock);
+    size_t len = strlen(sock); /* a truncated path would reach another socket */
+    if (len >= sizeof sa.sun_path) {
+        close(fd);
+        return -1;
+    }
+    memcpy(sa.sun_path, sock, len + 1);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
         close(fd);
         return -1;

@@ -24,57 +24,13 @@
 #include "harness.h"
 #include "heliod.h"
 
-static pid_t jackd_pid;
-static char server_name[64];
-
-static int start_jackd(void) {
-    snprintf(server_name, sizeof server_name, "heliodtest%d", (int)getpid());
-    setenv("JACK_DEFAULT_SERVER", server_name, 1);
-    setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
-    jackd_pid = fork();
-    if (jackd_pid < 0) return -1;
-    if (jackd_pid == 0) {
-        FILE *devnull = freopen("/dev/null", "w", stdout);
-        (void)devnull;
-        execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256",
-               (char *)NULL);
-        _exit(127);
-    }
-    /* The server is up when its socket directory entry exists; give it 5 s. */
-    for (int i = 0; i < 100; i++) {
-        th_sleep_ms(50);
-        if (waitpid(jackd_pid, NULL, WNOHANG) != 0) return -1;
-        char path[256];
-        snprintf(path, sizeof path, "/dev/shm/jack-%d/%s", (int)getuid(), server_name);
-        if (access(path, F_OK) == 0) {
-            th_sleep_ms(200);
-            return 0;
-        }
-        snprintf(path, sizeof path, "/dev/shm/jack_%s_%d_0", server_name, (int)getuid());
-        if (access(path, F_OK) == 0) {
-            th_sleep_ms(200);
-            return 0;
-        }
-    }
-    /* No marker file found: assume it is up if still running. */
-    return waitpid(jackd_pid, NULL, WNOHANG) == 0 ? 0 : -1;
-}
-
-static void stop_jackd(void) {
-    if (jackd_pid > 0) {
-        kill(jackd_pid, SIGTERM);
-        waitpid(jackd_pid, NULL, 0);
-        jackd_pid = 0;
-    }
-}
-
 static void test_portaudio_on_jack_dummy(void **state) {
     (void)state;
-    assert_int_equal(start_jackd(), 0);
+    assert_int_equal(th_jackd_start("heliodtest", 256, 0), 0);
     th_daemon_t d;
     const char *args[] = {"--driver", "portaudio", "--device", "system", NULL};
     int started = th_daemon_start(&d, 1, args);
-    if (started != 0) stop_jackd();
+    if (started != 0) th_jackd_stop();
     assert_int_equal(started, 0);
 
     heliod_t *h = NULL;
@@ -123,7 +79,7 @@ static void test_portaudio_on_jack_dummy(void **state) {
     assert_true(frames > 48000 / 4);
     assert_true(er > 100.0 * (el + 1e-9));
     th_daemon_cleanup(&d);
-    stop_jackd();
+    th_jackd_stop();
 }
 
 int main(void) {
@@ -135,6 +91,6 @@ int main(void) {
         cmocka_unit_test(test_portaudio_on_jack_dummy),
     };
     int rc = cmocka_run_group_tests_name("jack", tests, NULL, NULL);
-    stop_jackd();
+    th_jackd_stop();
     return rc;
 }
