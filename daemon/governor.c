@@ -116,6 +116,7 @@ void hld_governor_tick(hld_daemon_t *d) {
         g->base_ns = mean;
     }
     uint32_t limit = g->limit;
+    uint64_t now = hld_now_ns();
     if ((double)worst > g->budget_ns && real > 0) {
         g->hits++;
         /* cut to what the worst block says fits; a single late block (the
@@ -127,13 +128,14 @@ void hld_governor_tick(hld_daemon_t *d) {
         if (scale < HLD_GOV_CUT_MIN) scale = HLD_GOV_CUT_MIN;
         uint32_t want = (uint32_t)(real * scale);
         if (want < limit) limit = want;
-    } else if ((double)worst < g->budget_ns * HLD_GOV_LOW && g->voice_ns > 0) {
+        g->hold_ns = now + HLD_GOV_HOLD_MS * HLD_NS_PER_MS;
+    } else if ((double)worst < g->budget_ns * HLD_GOV_LOW && g->voice_ns > 0 && now >= g->hold_ns) {
         double fit = (g->budget_ns * HLD_GOV_GROW_TO - g->base_ns) / g->voice_ns;
         /* the voices a step brings in fade in on the full path: what the
-         * headroom pays for at that price, a quarter of the limit at most */
+         * headroom pays for at that price, an eighth of the limit at most */
         double room =
             (g->budget_ns * HLD_GOV_GROW_TO - (double)worst) / (g->voice_ns * HLD_GOV_TRANSITION);
-        uint32_t step = limit / 4 > HLD_GOV_MIN_STEP ? limit / 4 : HLD_GOV_MIN_STEP;
+        uint32_t step = limit / 8 > HLD_GOV_MIN_STEP ? limit / 8 : HLD_GOV_MIN_STEP;
         if (room < step) step = room > 1 ? (uint32_t)room : 1;
         if (fit > limit) limit = fit > (double)limit + step ? limit + step : (uint32_t)fit;
     }

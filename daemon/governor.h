@@ -36,6 +36,7 @@ typedef struct {
     uint64_t cuts;     /* times the limit went down */
     uint64_t last_cb;  /* engine callbacks at the last look */
     uint64_t last_sum; /* and their summed duration */
+    uint64_t hold_ns;  /* no growth before this: set by a cut (hysteresis) */
 } hld_governor_t;
 
 /* Sets the budget from cfg.cpu_budget and measures the worst-case voice

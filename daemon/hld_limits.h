@@ -105,7 +105,9 @@
 #define HLD_GOV_CUT_MIN        0.75 /* ... but by a quarter at most per poll (fade-outs cost) */
 #define HLD_GOV_GROW_TO        0.85 /* grow towards what the cost per voice fits in 85% */
 #define HLD_GOV_LOW            0.75 /* grow only while the worst block is under 75% */
-#define HLD_GOV_MIN_STEP       16   /* growth per poll: a quarter of the limit, at least this */
+#define HLD_GOV_MIN_STEP       16   /* growth per poll: an eighth of the limit, at least this */
+#define HLD_GOV_HOLD_MS        1000 /* after a cut the limit holds this long before it grows: no
+                                     * cut-grow oscillation, whose fades cost blocks */
 #define HLD_GOV_TRANSITION     4.0  /* a voice fading in or out runs the full path: until it
                                      * settles it costs up to 4 steady voices; growth is sized so
                                      * the voices it brings in fit the headroom at that price */
