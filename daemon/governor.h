@@ -8,9 +8,10 @@
  *
  *   audio thread: engine.c records the longest callback since the last look
  *   main thread (every poll tick):
- *     over budget      -> limit = real voices x budget / cost (at once)
+ *     over budget      -> limit = real voices x budget / cost (at once,
+ *                         a quarter at most), then held for 1 s
  *     under 75% of it  -> limit grows towards what the measured cost per
- *                         voice says fits in 85%, a quarter at a time
+ *                         voice says fits in 85%, an eighth at a time
  *   at start-up a private mixer renders worst-case voices (3D, looping,
  *   pitched, cubic) to estimate the cost of one; the limit starts at a
  *   quarter of what that says fits (a busy machine costs more) and grows as
