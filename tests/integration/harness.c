@@ -347,3 +347,20 @@ void th_jackd_stop(void) {
         g_jackd_pid = 0;
     }
 }
+
+int th_raw_connect(const char *sock) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    size_t len = strlen(sock);
+    if (len >= sizeof sa.sun_path) {
+        close(fd);
+        return -1;
+    }
+    memcpy(sa.sun_path, sock, len + 1);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}

@@ -74,6 +74,11 @@ int th_deadlines_ok(struct heliod *h, double xruns0, double overruns0);
 /* Sleeps ms milliseconds. */
 void th_sleep_ms(int ms);
 
+/* A plain Unix-socket connection to sock, no handshake (for tests that
+ * speak the wire protocol themselves): the fd, or -1 (a path longer than
+ * sun_path is refused: truncated, it would name another socket). */
+int th_raw_connect(const char *sock);
+
 /* A JACK dummy server of this test's own (named PREFIX<pid>, made the
  * default for PortAudio through JACK_DEFAULT_SERVER) at 48 kHz and `period`
  * frames; realtime 1 runs its process thread SCHED_FIFO (-R -P 70), as a

@@ -107,23 +107,6 @@ static double cpu_s(pid_t pid) {
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static int raw_connect(const char *sock) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    size_t len = strlen(sock); /* a truncated path would reach another socket */
-    if (len >= sizeof sa.sun_path) {
-        close(fd);
-        return -1;
-    }
-    memcpy(sa.sun_path, sock, len + 1);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 static int write_all(int fd, const void *buf, size_t len) {
     const uint8_t *p = buf;
     while (len) {
@@ -238,7 +221,7 @@ static size_t enc_hello(uint8_t *b, size_t cap) {
 
 /* Connects and says HELLO: the fd, or -1. */
 static int raw_open(const char *sock) {
-    int fd = raw_connect(sock);
+    int fd = th_raw_connect(sock);
     if (fd < 0) return -1;
     uint8_t b[128];
     size_t n = enc_hello(b, sizeof b);
@@ -481,8 +464,8 @@ static void test_slowloris(void **state) {
     uint8_t hframe[128];
     memcpy(hframe, g_buf, (size_t)hlen);
     for (int i = 0; i < N; i++) {
-        silent[i] = raw_connect(x.d.sock);
-        slow[i] = raw_connect(x.d.sock);
+        silent[i] = th_raw_connect(x.d.sock);
+        slow[i] = th_raw_connect(x.d.sock);
         slow_hello[i] = raw_open(x.d.sock); /* handshaken, then dribbles a PING header */
         assert_true(silent[i] >= 0 && slow[i] >= 0 && slow_hello[i] >= 0);
     }
@@ -523,7 +506,7 @@ static void test_slowloris(void **state) {
     }
     assert_int_equal(th_stat(x.probe, "clients"), 1);
     /* a silent connection gets an EHANDSHAKE error before it is closed */
-    int s = raw_connect(x.d.sock);
+    int s = th_raw_connect(x.d.sock);
     frame_t *f = malloc(sizeof *f);
     assert_non_null(f);
     double ts = now_ms();
@@ -564,7 +547,7 @@ static void test_too_many_clients(void **state) {
     frame_t *f = malloc(sizeof *f);
     assert_non_null(f);
     for (int i = 0; i < MAX_CLIENTS; i++) { /* every plain place */
-        fds[n] = raw_connect(x.d.sock);
+        fds[n] = th_raw_connect(x.d.sock);
         assert_true(fds[n] >= 0);
         assert_int_equal(send_raw(fds[n], HL_OP_HELLO, 0, 1, b, hb), 0);
         assert_int_equal(read_reply(fds[n], 1, f, RX_TIMEOUT_MS), 1);
@@ -572,7 +555,7 @@ static void test_too_many_clients(void **state) {
         n++;
     }
     /* one plain client more: server full at HELLO */
-    int fd = raw_connect(x.d.sock);
+    int fd = th_raw_connect(x.d.sock);
     assert_true(fd >= 0);
     assert_int_equal(send_raw(fd, HL_OP_HELLO, 0, 1, b, hb), 0);
     assert_int_equal(read_frame(fd, f, RX_TIMEOUT_MS), 1); /* id 0, as at accept */
@@ -584,7 +567,7 @@ static void test_too_many_clients(void **state) {
     /* control clients take the kept places (the probe holds one) */
     size_t hc = enc_hello_flags(b, sizeof b, HL_HELLO_CONTROL);
     for (int i = 0; i < CONTROL_PLACES - 1; i++) {
-        fds[n] = raw_connect(x.d.sock);
+        fds[n] = th_raw_connect(x.d.sock);
         assert_true(fds[n] >= 0);
         assert_int_equal(send_raw(fds[n], HL_OP_HELLO, 0, 1, b, hc), 0);
         assert_int_equal(read_reply(fds[n], 1, f, RX_TIMEOUT_MS), 1);
@@ -593,7 +576,7 @@ static void test_too_many_clients(void **state) {
     }
     /* now every place is taken: refused at accept */
     for (int i = 0; i < EXTRA; i++) {
-        fd = raw_connect(x.d.sock);
+        fd = th_raw_connect(x.d.sock);
         assert_true(fd >= 0);
         assert_int_equal(read_frame(fd, f, RX_TIMEOUT_MS), 1);
         assert_int_equal(f->op, HL_OP_REPLY);
@@ -634,7 +617,7 @@ static void test_fd_exhaustion(void **state) {
     enum { N = 80 };
     int fds[N];
     for (int i = 0; i < N; i++)
-        fds[i] = raw_connect(x.d.sock); /* backlog accepts at kernel level */
+        fds[i] = th_raw_connect(x.d.sock); /* backlog accepts at kernel level */
     double c0 = cpu_s(x.d.pid);
     double worst = 0;
     for (int i = 0; i < 15; i++) {

@@ -84,23 +84,6 @@ static int log_count(const th_daemon_t *d, const char *s) {
     return n;
 }
 
-static int raw_connect(const char *sock) {
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    size_t len = strlen(sock); /* a truncated path would reach another socket */
-    if (len >= sizeof sa.sun_path) {
-        close(fd);
-        return -1;
-    }
-    memcpy(sa.sun_path, sock, len + 1);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 static int write_all(int fd, const void *p, size_t n) {
     const uint8_t *b = p;
     while (n) {
@@ -311,7 +294,7 @@ static void test_half_close_gets_every_reply(void **state) {
         assert_true(n > 0);
         len += (size_t)n;
     }
-    int fd = raw_connect(d.sock);
+    int fd = th_raw_connect(d.sock);
     assert_true(fd >= 0);
     assert_int_equal(write_all(fd, reqs, len), 0);
     assert_int_equal(shutdown(fd, SHUT_WR), 0);
@@ -348,7 +331,7 @@ static void test_emfile_counted_and_logged_once(void **state) {
     int fds[2 * N];
     for (int burst = 0; burst < 2; burst++) {
         for (int i = 0; i < N; i++)
-            fds[burst * N + i] = raw_connect(d.sock);
+            fds[burst * N + i] = th_raw_connect(d.sock);
         th_sleep_ms(300);
     }
     double rejected = th_stat(probe, "clients_rejected") - rej0;
@@ -396,7 +379,7 @@ static void test_total_output_bounded(void **state) {
     static uint8_t buf[HL_FRAME_HDR * 4 + 256 + FLOOD * (HL_FRAME_HDR + 4)];
     int fds[NONREADERS];
     for (int i = 0; i < NONREADERS; i++) {
-        fds[i] = raw_connect(d.sock);
+        fds[i] = th_raw_connect(d.sock);
         assert_true(fds[i] >= 0);
         size_t len = 0;
         int n = enc_hello(buf, sizeof buf, 1);
