@@ -92,6 +92,9 @@ static void stream_done(void *user, hld_dstream_t *ds, int status, const char *m
     int gone = !c || c->closing;
     job_unlink(j);
     if (j->snd->pending) j->snd->pending--;
+    /* a private sound whose client left goes once nothing uses it; a voice
+     * still starting or seeking holds it (j->snd is not used below) */
+    hld_sounds_release(&d->sounds, j->snd);
     if (status == 0 && d->shutting_down) {
         status = HELIOD_ESHUTDOWN;
         msg = NULL;
