@@ -117,8 +117,16 @@ void hld_governor_tick(hld_daemon_t *d) {
     }
     uint32_t limit = g->limit;
     uint64_t now = hld_now_ns();
+    /* what the voices are believed to cost: a late block while they cost
+     * well under the budget (a preempted thread, a stalled machine) is not
+     * theirs to pay for, and cutting them would not make it on time */
+    double explained = g->base_ns + mixed * g->voice_ns;
     if ((double)worst > g->budget_ns && real > 0) {
         g->hits++;
+        if (explained < g->budget_ns * HLD_GOV_LOW && mean < g->budget_ns * HLD_GOV_LOW) {
+            g->spikes++;
+            return;
+        }
         /* cut to what the worst block says fits; a single late block (the
          * mean is fine) cuts by a tenth at most */
         double scale = g->budget_ns * HLD_GOV_CUT_TO / (double)worst;

@@ -9,7 +9,10 @@
  *   audio thread: engine.c records the longest callback since the last look
  *   main thread (every poll tick):
  *     over budget      -> limit = real voices x budget / cost (at once,
- *                         a quarter at most), then held for 1 s
+ *                         a quarter at most), then held for 1 s; unless
+ *                         the voices' measured cost is under 75% of the
+ *                         budget: a late block they do not explain (the
+ *                         thread was preempted) is counted, not cut for
  *     under 75% of it  -> limit grows towards what the measured cost per
  *                         voice says fits in 85%, an eighth at a time
  *   at start-up a private mixer renders worst-case voices (3D, looping,
@@ -35,6 +38,7 @@ typedef struct {
     uint32_t limit;    /* real voices allowed now */
     uint64_t hits;     /* polls that found a callback over the budget */
     uint64_t cuts;     /* times the limit went down */
+    uint64_t spikes;   /* hits the voices could not explain (no cut) */
     uint64_t last_cb;  /* engine callbacks at the last look */
     uint64_t last_sum; /* and their summed duration */
     uint64_t hold_ns;  /* no growth before this: set by a cut (hysteresis) */

@@ -88,6 +88,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "governor_budget_us", d->governor.budget_ns / 1e3);
     put(&s, "governor_hits", (double)d->governor.hits);
     put(&s, "governor_cuts", (double)d->governor.cuts);
+    put(&s, "governor_spikes", (double)d->governor.spikes);
     put(&s, "governor_voice_us", d->governor.voice_ns / 1e3);
     put(&s, "governor_calib_voice_us", d->governor.calib_ns / 1e3);
     put(&s, "voices_mixed", ms.voices_mixed);

@@ -107,11 +107,12 @@ static void test_worst_case_scene_is_governed(void **state) {
     double governed = th_stat(h, "voices_governed"), real = th_stat(h, "voices_real");
     fprintf(stderr,
             "# %d worst-case voices: %.0f real, %.0f governed, cap %.0f, hits %.0f, cuts %.0f, "
-            "voice %.2f us, callback p99 %.0f us max %.0f us (period %.0f us), "
+            "spikes %.0f, voice %.2f us, callback p99 %.0f us max %.0f us (period %.0f us), "
             "overruns %.0f (first second: %.0f), xruns %.0f\n",
             VOICES, real, governed, th_stat(h, "voices_real_cap"), th_stat(h, "governor_hits"),
-            th_stat(h, "governor_cuts"), th_stat(h, "governor_voice_us"),
-            th_stat(h, "callback_us_p99"), th_stat(h, "callback_us_max"), th_stat(h, "period_us"),
+            th_stat(h, "governor_cuts"), th_stat(h, "governor_spikes"),
+            th_stat(h, "governor_voice_us"), th_stat(h, "callback_us_p99"),
+            th_stat(h, "callback_us_max"), th_stat(h, "period_us"),
             th_stat(h, "callback_overruns") - ov0, ov_burst, th_stat(h, "xruns") - xr0);
     assert_true(th_stat(h, "voices_active") == VOICES);
     assert_true(governed > 0);
