@@ -74,6 +74,7 @@ void hld_governor_init(hld_daemon_t *d) {
     hld_vm_stats_t vs;
     hld_vm_stats(d->vm, &vs);
     g->limit = vs.real_cap;
+    g->cubic_limit = UINT32_MAX;
     if (d->cfg.cpu_budget <= 0) return; /* off */
     g->budget_ns = (double)d->engine.period_ns * d->cfg.cpu_budget / 100.0;
     g->calib_ns = calibrate(d->engine.rate, d->engine.period, d->cfg.speed_of_sound);
@@ -85,6 +86,12 @@ void hld_governor_init(hld_daemon_t *d) {
     hld_info("cpu budget %.0f us of %.0f us: a worst-case voice costs %.2f us, %u real voices "
              "allowed to start",
              g->budget_ns / 1e3, (double)d->engine.period_ns / 1e3, g->voice_ns / 1e3, g->limit);
+}
+
+static uint32_t governed(hld_daemon_t *d) {
+    hld_vm_stats_t vs;
+    hld_vm_stats(d->vm, &vs);
+    return vs.governed;
 }
 
 void hld_governor_tick(hld_daemon_t *d) {
@@ -127,6 +134,21 @@ void hld_governor_tick(hld_daemon_t *d) {
             g->spikes++;
             return;
         }
+        /* quality before voices: real voices on the cubic interpolator step
+         * down to linear (the least important first) as far as that saves
+         * what the worst block is over */
+        uint32_t cubic = hld_vm_cubic_count(d->vm);
+        uint32_t hq = g->cubic_limit < cubic ? g->cubic_limit : cubic;
+        if (hq > 0) {
+            double over = (double)worst - g->budget_ns * HLD_GOV_CUT_TO;
+            double per = g->voice_ns * HLD_GOV_CUBIC_SAVING;
+            double steps = per > 0 ? over / per + 1 : hq;
+            g->cubic_limit = steps >= hq ? 0 : hq - (uint32_t)steps;
+            g->steps_down++;
+            g->hold_ns = now + HLD_GOV_HOLD_MS * HLD_NS_PER_MS;
+            hld_vm_set_cubic_limit(d->vm, g->cubic_limit);
+            return;
+        }
         /* cut to what the worst block says fits; a single late block (the
          * mean is fine) cuts by a tenth at most */
         double scale = g->budget_ns * HLD_GOV_CUT_TO / (double)worst;
@@ -145,7 +167,20 @@ void hld_governor_tick(hld_daemon_t *d) {
             (g->budget_ns * HLD_GOV_GROW_TO - (double)worst) / (g->voice_ns * HLD_GOV_TRANSITION);
         uint32_t step = limit / 8 > HLD_GOV_MIN_STEP ? limit / 8 : HLD_GOV_MIN_STEP;
         if (room < step) step = room > 1 ? (uint32_t)room : 1;
-        if (fit > limit) limit = fit > (double)limit + step ? limit + step : (uint32_t)fit;
+        if (fit > limit) {
+            limit = fit > (double)limit + step ? limit + step : (uint32_t)fit;
+        } else if (g->cubic_limit != UINT32_MAX && hld_vm_lowq_count(d->vm) > 0 &&
+                   governed(d) == 0) {
+            /* every voice that can be is real: quality comes back, the most
+             * important voices first, as far as the headroom pays for */
+            double q = (g->budget_ns * HLD_GOV_GROW_TO - (double)worst) /
+                       (g->voice_ns * HLD_GOV_CUBIC_SAVING);
+            uint32_t hq = g->cubic_limit,
+                     qs = hq / 8 > HLD_GOV_MIN_STEP ? hq / 8 : HLD_GOV_MIN_STEP;
+            if (q < qs) qs = q > 1 ? (uint32_t)q : 1;
+            g->cubic_limit = hq + qs >= hld_vm_cubic_count(d->vm) ? UINT32_MAX : hq + qs;
+            hld_vm_set_cubic_limit(d->vm, g->cubic_limit);
+        }
     }
     if (limit < 1) limit = 1;
     if (limit != g->limit) {

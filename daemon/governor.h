@@ -8,13 +8,19 @@
  *
  *   audio thread: engine.c records the longest callback since the last look
  *   main thread (every poll tick):
- *     over budget      -> limit = real voices x budget / cost (at once,
+ *     over budget      -> first the quality step: the least important
+ *                         cubic voices go linear, as many as the excess
+ *                         needs (a cubic voice costs ~1/3 more); when no
+ *                         cubic voice is left:
+ *                         limit = real voices x budget / cost (at once,
  *                         a quarter at most), then held for 1 s; unless
  *                         the voices' measured cost is under 75% of the
  *                         budget: a late block they do not explain (the
  *                         thread was preempted) is counted, not cut for
  *     under 75% of it  -> limit grows towards what the measured cost per
- *                         voice says fits in 85%, an eighth at a time
+ *                         voice says fits in 85%, an eighth at a time;
+ *                         with no voice left governed, the cubic voices
+ *                         step back up, the most important first
  *   at start-up a private mixer renders worst-case voices (3D, looping,
  *   pitched, cubic) to estimate the cost of one; the limit starts at a
  *   quarter of what that says fits (a busy machine costs more) and grows as
@@ -31,17 +37,19 @@
 struct hld_daemon;
 
 typedef struct {
-    double budget_ns;  /* the callback budget; 0 = the governor is off */
-    double voice_ns;   /* estimated cost of one real voice per callback */
-    double base_ns;    /* cost of a callback with no voice */
-    double calib_ns;   /* the start-up worst-case estimate of voice_ns */
-    uint32_t limit;    /* real voices allowed now */
-    uint64_t hits;     /* polls that found a callback over the budget */
-    uint64_t cuts;     /* times the limit went down */
-    uint64_t spikes;   /* hits the voices could not explain (no cut) */
-    uint64_t last_cb;  /* engine callbacks at the last look */
-    uint64_t last_sum; /* and their summed duration */
-    uint64_t hold_ns;  /* no growth before this: set by a cut (hysteresis) */
+    double budget_ns;     /* the callback budget; 0 = the governor is off */
+    double voice_ns;      /* estimated cost of one real voice per callback */
+    double base_ns;       /* cost of a callback with no voice */
+    double calib_ns;      /* the start-up worst-case estimate of voice_ns */
+    uint32_t limit;       /* real voices allowed now */
+    uint32_t cubic_limit; /* real voices that may keep the cubic interpolator (UINT32_MAX: all) */
+    uint64_t steps_down;  /* over-budget polls answered by the quality step alone */
+    uint64_t hits;        /* polls that found a callback over the budget */
+    uint64_t cuts;        /* times the limit went down */
+    uint64_t spikes;      /* hits the voices could not explain (no cut) */
+    uint64_t last_cb;     /* engine callbacks at the last look */
+    uint64_t last_sum;    /* and their summed duration */
+    uint64_t hold_ns;     /* no growth before this: set by a cut (hysteresis) */
 } hld_governor_t;
 
 /* Sets the budget from cfg.cpu_budget and measures the worst-case voice

@@ -108,6 +108,8 @@
 #define HLD_GOV_MIN_STEP       16   /* growth per poll: an eighth of the limit, at least this */
 #define HLD_GOV_HOLD_MS        1000 /* after a cut the limit holds this long before it grows: no
                                      * cut-grow oscillation, whose fades cost blocks */
+#define HLD_GOV_CUBIC_SAVING   0.25 /* a cubic voice stepped down to linear saves this much of a voice's cost
+                                      * (bench/mix: cubic costs 1.36-1.74x linear, so 26-43%; the low end) */
 #define HLD_GOV_TRANSITION     4.0  /* a voice fading in or out runs the full path: until it
                                      * settles it costs up to 4 steady voices; growth is sized so
                                      * the voices it brings in fit the headroom at that price */

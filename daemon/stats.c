@@ -85,6 +85,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "voices_fading", vs.fading);
     put(&s, "voices_governed", vs.governed);
     put(&s, "voices_real_cap", vs.real_cap);
+    put(&s, "voices_lowq", vs.lowq);
+    put(&s, "governor_steps_down", (double)d->governor.steps_down);
     put(&s, "governor_budget_us", d->governor.budget_ns / 1e3);
     put(&s, "governor_hits", (double)d->governor.hits);
     put(&s, "governor_cuts", (double)d->governor.cuts);

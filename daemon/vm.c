@@ -214,6 +214,7 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
         vm->prio_head[i] = vm->prio_tail[i] = HLD_NIL;
     vm->prio_min = HLD_PRIO_BUCKETS;
     vm->real_cap = vm->slot_cap = hl_mixer_slots(mx) / HL_SLOT_FACTOR;
+    vm->cubic_cap = UINT32_MAX;
     vm->n_slots = hl_mixer_slots(mx);
     vm->slot_snd = calloc(vm->n_slots, sizeof *vm->slot_snd);
     if (!vm->slot_snd) {
@@ -458,6 +459,8 @@ void hld_vm_stats(const hld_vm_t *vm, hld_vm_stats_t *out) {
     out->emitters = vm->n_em;
     out->real_cap = vm->real_cap;
     out->governed = vm->n_governed;
+    out->cubic_real = vm->n_cubic;
+    out->lowq = vm->n_lowq;
     out->n = vm->n;
 }
 
@@ -473,6 +476,21 @@ uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit) {
         vm->dirty = 1; /* rank soon: over the new cap, the least important go virtual */
     }
     return cap;
+}
+
+void hld_vm_set_cubic_limit(hld_vm_t *vm, uint32_t limit) {
+    if (limit != vm->cubic_cap) {
+        vm->cubic_cap = limit;
+        vm->dirty = 1;
+    }
+}
+
+uint32_t hld_vm_cubic_count(const hld_vm_t *vm) {
+    return vm->n_cubic;
+}
+
+uint32_t hld_vm_lowq_count(const hld_vm_t *vm) {
+    return vm->n_lowq;
 }
 
 uint32_t hld_vm_real_count(const hld_vm_t *vm) {

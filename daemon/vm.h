@@ -108,6 +108,7 @@ typedef struct {
     uint8_t started_sent;  /* STARTED was notified */
     uint8_t want_real;     /* first stream open: ranked real at admission */
     uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
+    uint8_t lowq;          /* asked for cubic, mixed linear for the governor (quality step) */
     float aud, imp;        /* last ranking */
     float pw;              /* priority weight 2^(priority/100), set at admission */
     uint64_t seq;          /* start order */
@@ -295,6 +296,17 @@ uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
 uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
 /* Voices holding a mixer voice now. */
 uint32_t hld_vm_real_count(const hld_vm_t *vm);
+/* The governor's quality step, taken before any voice is made virtual: of
+ * the real voices that asked for the cubic interpolator and resample (pitch
+ * or Doppler), only the `limit` most important keep it; the others are
+ * mixed linear (no fade: the two interpolate the same signal) until the
+ * limit rises. UINT32_MAX = no step. Applied by the next ranking (marks the
+ * pool dirty). */
+void hld_vm_set_cubic_limit(hld_vm_t *vm, uint32_t limit);
+/* From the last ranking: real voices that asked for cubic and resample,
+ * and how many of them are stepped down to linear now. */
+uint32_t hld_vm_cubic_count(const hld_vm_t *vm);
+uint32_t hld_vm_lowq_count(const hld_vm_t *vm);
 
 /* Iteration over live logical voices (ACTIVE, OPENING, FADING). fn returns
  * non-zero to stop. */
@@ -306,6 +318,7 @@ uint8_t hld_vm_state(const hld_lvoice_t *lv);
 typedef struct {
     uint32_t logical, active, real, virtual_now, fading, opening, emitters;
     uint32_t real_cap, governed; /* the real cap now; voices virtual only for the governor */
+    uint32_t cubic_real, lowq;   /* real voices asking for cubic; of them stepped down to linear */
     hld_vm_counters_t n;
 } hld_vm_stats_t;
 void hld_vm_stats(const hld_vm_t *vm, hld_vm_stats_t *out);

@@ -41,6 +41,9 @@ struct hld_vm {
     uint32_t real_cap;   /* real voices now: min(slot_cap, the governor's limit) */
     uint32_t slot_cap;   /* mixer voices */
     uint32_t n_governed; /* last ranking: voices real but for the governor's limit */
+    uint32_t cubic_cap;  /* governor: real voices that may keep the cubic interpolator */
+    uint32_t n_cubic;    /* last ranking: real voices asking for cubic (and resampling) */
+    uint32_t n_lowq;     /* last ranking: of those, mixed linear for the governor */
     uint64_t seq;
     uint32_t n_counted, n_real, n_fading, n_opening;
     uint32_t cue_head[HLD_MAX_CUES];
@@ -108,6 +111,9 @@ void vm_snapshot(hld_vm_t *vm);
 int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns);
 /* Fades the mixer voice out: the voice is virtual. 0 or EBUSY. */
 int vm_virtualise(hld_vm_t *vm, hld_lvoice_t *v, uint8_t why, uint64_t now_ns);
+/* 1 if v asked for the cubic interpolator and resamples (pitch or Doppler):
+ * the voices the governor's quality step applies to. */
+int vm_wants_cubic(const hld_lvoice_t *v);
 /* Ends a voice that is not real (ENDED with reason) and frees it. */
 void vm_end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason);
 

@@ -131,6 +131,7 @@ int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) 
         p.loop_count = v->loops_left < 0 ? 0 : (uint32_t)v->loops_left;
     }
     if (v->paused) p.flags |= HL_MIX_PAUSED;
+    if (v->lowq) p.flags &= ~HL_MIX_CUBIC;
     uint64_t mix = 0, stolen = 0;
     int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
     if (rc < 0) return rc;
@@ -220,6 +221,8 @@ void vm_end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason) {
     vm_notify(vm, v, HL_EVENT_ENDED, (uint8_t)reason, 0);
     vm_lv_free(vm, v);
 }
+
+static void step_quality(hld_vm_t *vm, uint64_t now_ns);
 
 static void rank(hld_vm_t *vm, uint64_t now_ns) {
     vm_snapshot(vm);
@@ -328,8 +331,37 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         vm->weak_imp[j] = vm->lv[vm->rank[j].idx].imp; /* without the incumbent bonus */
     }
     vm->n_weak = w;
+    step_quality(vm, now_ns);
     vm->weak_pos = 0;
     vm->n.ticks++;
+}
+
+int vm_wants_cubic(const hld_lvoice_t *v) {
+    if (!(v->p.flags & HL_MIX_CUBIC)) return 0;
+    return v->p.pitch != 1.0f || ((v->p.flags & HL_MIX_3D) && v->p.doppler_factor > 0.0f);
+}
+
+/* The governor's quality step over the real voices, strongest first: the
+ * first cubic_cap that ask for cubic keep it, the rest are mixed linear. A
+ * switch the ring cannot take now is tried again at the next ranking. */
+static void step_quality(hld_vm_t *vm, uint64_t now_ns) {
+    uint32_t n_cubic = 0, n_lowq = 0;
+    for (uint32_t j = vm->n_weak; j-- > 0;) {
+        hld_lvoice_t *v = &vm->lv[vm->weak[j]];
+        if (!vm_wants_cubic(v)) {
+            v->lowq = 0;
+            continue;
+        }
+        int low = n_cubic++ >= vm->cubic_cap;
+        if (low != v->lowq && v->mix) {
+            hl_voice_set_t s = {.mask = HL_MIX_SET_INTERP, .cubic = !low};
+            if (hl_mixer_set(vm->mx, v->mix, &s, now_ns) != 0) low = v->lowq;
+        }
+        v->lowq = (uint8_t)low;
+        n_lowq += (uint32_t)low;
+    }
+    vm->n_cubic = n_cubic;
+    vm->n_lowq = n_lowq;
 }
 
 void hld_vm_count_virtual(hld_vm_t *vm) {

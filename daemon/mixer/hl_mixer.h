@@ -258,6 +258,9 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_SEEK   0x40u  /* pcm voice: fade out, jump to seek_frame, fade in */
 #define HL_MIX_SET_STREAM 0x80u  /* stream voice: fade out, switch to `stream`, fade in */
 #define HL_MIX_SET_VEL    0x100u /* source velocity (Doppler), not ramped: Doppler is smoothed */
+#define HL_MIX_SET_INTERP                                                                          \
+    0x200u /* interpolator: `cubic` 1 = Catmull-Rom, 0 = linear, from the                          \
+            * next block (the CPU governor's quality step) */
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -266,6 +269,7 @@ typedef struct {
     hl_stream_t *stream;  /* HL_MIX_SET_STREAM: the new source (same channels); the old one
                            * comes back in HL_MIX_EV_STREAM_RETIRED */
     float vel[3];         /* HL_MIX_SET_VEL */
+    uint32_t cubic;       /* HL_MIX_SET_INTERP */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream

@@ -306,6 +306,9 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
     if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
+    if (s->mask & HL_MIX_SET_INTERP)
+        c->params.flags =
+            s->cubic ? c->params.flags | HL_MIX_CUBIC : c->params.flags & ~HL_MIX_CUBIC;
     if (switching) {
         c->params.stream = s->stream;
         m->retire_inflight++;

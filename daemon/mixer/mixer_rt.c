@@ -472,6 +472,10 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->env_mode = HL_ENV_RUN;
         fade_start(v, 1, len, HL_FADE_LINEAR);
     }
+    if (s->mask & HL_MIX_SET_INTERP) {
+        v->flags = s->cubic ? v->flags | HL_MIX_CUBIC : v->flags & ~HL_MIX_CUBIC;
+        if (!v->stream) pcm_view(v); /* a stream's run reads the flag */
+    }
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
 }
 

@@ -651,6 +651,60 @@ static void test_simd_matches_generic_kinds(void **state) {
     free(b);
 }
 
+/* The governor's quality step: HL_MIX_SET_INTERP switches a pitched voice
+ * between cubic and linear from the next block. Before the first block the
+ * switched voice renders exactly as one played linear; switched back, the
+ * cubic one again; in between, no step beyond the signal's own. */
+static void test_set_interp(void **state) {
+    (void)state;
+    enum { N = 4096 };
+    hl_pcm_t *pcm = test_pcm_sine(48000, 1, 3000.0 / TEST_RATE, 0.0, 0.5f);
+    float *ref_lin = calloc(2 * N, sizeof(float)), *ref_cub = calloc(2 * N, sizeof(float));
+    float *out = calloc(2 * N, sizeof(float));
+    assert_non_null(ref_lin);
+    assert_non_null(ref_cub);
+    assert_non_null(out);
+    for (int cubic = 0; cubic < 2; cubic++) {
+        hl_mixer_t *m = test_mixer_new(4, 0);
+        hl_voice_params_t p = test_params(pcm);
+        p.pitch = 0.9f;
+        p.flags = cubic ? HL_MIX_CUBIC : 0;
+        uint64_t v = 0, st = 0, now = 0;
+        assert_int_equal(hl_mixer_play(m, &p, 0, &v, &st), 0);
+        test_render(m, cubic ? ref_cub : ref_lin, N, 256, &now);
+        test_mixer_free(m);
+    }
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(pcm);
+    p.pitch = 0.9f;
+    p.flags = HL_MIX_CUBIC;
+    uint64_t v = 0, st = 0, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, &st), 0);
+    hl_voice_set_t s = {.mask = HL_MIX_SET_INTERP, .cubic = 0};
+    assert_int_equal(hl_mixer_set(m, v, &s, 0), 0);
+    hl_voice_view_t vv;
+    assert_int_equal(hl_mixer_voice(m, v, &vv), 0);
+    assert_int_equal(vv.params.flags & HL_MIX_CUBIC, 0);
+    test_render(m, out, N / 2, 256, &now);
+    assert_memory_equal(out, ref_lin, N * sizeof(float)); /* the first N/2 frames */
+    s.cubic = 1;
+    assert_int_equal(hl_mixer_set(m, v, &s, 0), 0);
+    test_render(m, out + N, N / 2, 256, &now);
+    assert_memory_equal(out + N, ref_cub + N, N * sizeof(float));
+    double max_step = 0, max_ref = 0;
+    for (int i = 1; i < N; i++) {
+        double d = fabs(out[2 * i] - out[2 * i - 2]), r = fabs(ref_cub[2 * i] - ref_cub[2 * i - 2]);
+        if (d > max_step) max_step = d;
+        if (r > max_ref) max_ref = r;
+    }
+    assert_true(max_step < max_ref * 1.05);
+    test_mixer_free(m);
+    free(out);
+    free(ref_lin);
+    free(ref_cub);
+    test_pcm_free(pcm);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sines_sum_and_cancel),
@@ -667,6 +721,7 @@ int main(void) {
         cmocka_unit_test(test_simd_matches_generic),
         cmocka_unit_test(test_simd_matches_generic_kinds),
         cmocka_unit_test(test_steady_changes),
+        cmocka_unit_test(test_set_interp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
