@@ -6,6 +6,7 @@ set -euo pipefail
 
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
       portaudio19-dev libsndfile1-dev libuv1-dev libsoxr-dev libsystemd-dev libcmocka-dev
+      libmysofa-dev libebur128-dev
       jackd2 sox binutils python3)
 
 missing=()

@@ -15,7 +15,12 @@
 #define HL_MIX_BLOCK       256  /* internal block: spatial gains are computed once per block */
 #define HL_CMD_RING        8192 /* commands in flight to the audio thread (power of two) */
 #define HL_CMDS_PER_BLOCK  2048 /* drain cap per block: a flood cannot push one callback over budget */
-#define HL_NUM_BUSES       4    /* sfx, music, dialog, ui -> master */
+#define HL_NUM_BUSES       4    /* the default buses: sfx, music, dialog, ui -> master */
+#define HL_MAX_BUSES       32   /* buses in the tree (defaults included): a game mixes in a dozen or two */
+#define HL_MAX_FX          8    /* insert effects per bus (master too) */
+#define HL_MAX_SENDS       2    /* per-voice sends (e.g. a room reverb and a zone reverb) */
+#define HL_MAX_DUCKS       16   /* ducking rules */
+#define HL_FX_RETIRE_MAX   64   /* effects detached but not yet handed back: bounds the events */
 #define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */
 #define HL_SPEED_OF_SOUND  343.3f       /* m/s, Doppler's default speed of sound (hl_mixer_config_t) */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */

@@ -119,6 +119,7 @@
 #include <stdint.h>
 
 #include "heliod_errors.h"
+#include "hl_fx.h"
 #include "hl_limits.h"
 #include "hl_stream.h"
 
@@ -149,7 +150,8 @@ typedef struct {
 #define HL_FADE_EQUAL_POWER 1 /* sin/cos quarter wave */
 #define HL_FADE_LOG         2 /* linear in dB between -60 dB and the target */
 
-/* Buses. */
+/* Buses: up to HL_MAX_BUSES in a tree under the master (hl_mixer_bus_graph);
+ * the first four are the default buses, each a child of the master. */
 #define HL_BUS_SFX    0
 #define HL_BUS_MUSIC  1
 #define HL_BUS_DIALOG 2
@@ -214,6 +216,11 @@ typedef struct {
     uint32_t start_frame;  /* pcm voice: first frame played, < pcm->frames (a looping
                             * voice may start inside its loop region); 0 for streams */
     uint32_t attack_curve; /* HL_FADE_* of the attack_frames fade-in */
+    /* appended (mixer graph): the post stage, all 0 = none */
+    float lp_hz, hp_hz;              /* per-voice low-pass / high-pass (hl_vfilter_t); 0 = off */
+    float occ_db;                    /* occlusion gain, dB <= 0 (0 = none) */
+    uint32_t send_bus[HL_MAX_SENDS]; /* buses the voice is also sent to */
+    float send_gain[HL_MAX_SENDS];   /* linear send levels, post fader; 0 = no send */
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -258,18 +265,26 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_SEEK   0x40u  /* pcm voice: fade out, jump to seek_frame, fade in */
 #define HL_MIX_SET_STREAM 0x80u  /* stream voice: fade out, switch to `stream`, fade in */
 #define HL_MIX_SET_VEL    0x100u /* source velocity (Doppler), not ramped: Doppler is smoothed */
-#define HL_MIX_SET_INTERP                                                                          \
-    0x200u /* interpolator: `cubic` 1 = Catmull-Rom, 0 = linear, from the                          \
-            * next block (the CPU governor's quality step) */
+/* HL_MIX_SET_INTERP: `cubic` 1 = Catmull-Rom, 0 = linear, from the next block
+ * (the CPU governor's quality step). HL_MIX_SET_FILTER: lp_hz, hp_hz, occ_db:
+ * the cutoffs glide and the gain ramps over ramp_frames. HL_MIX_SET_SENDS:
+ * send_bus, send_gain: the levels ramp (a send moved to another bus starts
+ * there from silence). */
+#define HL_MIX_SET_INTERP 0x200u
+#define HL_MIX_SET_FILTER 0x400u
+#define HL_MIX_SET_SENDS  0x800u
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
-    uint32_t ramp_frames; /* every change is ramped over this many frames (>= 1 block-free) */
-    uint32_t seek_frame;  /* HL_MIX_SET_SEEK: frame of the pcm, < its frames */
-    hl_stream_t *stream;  /* HL_MIX_SET_STREAM: the new source (same channels); the old one
-                           * comes back in HL_MIX_EV_STREAM_RETIRED */
-    float vel[3];         /* HL_MIX_SET_VEL */
-    uint32_t cubic;       /* HL_MIX_SET_INTERP */
+    uint32_t ramp_frames;       /* every change is ramped over this many frames (>= 1 block-free) */
+    uint32_t seek_frame;        /* HL_MIX_SET_SEEK: frame of the pcm, < its frames */
+    hl_stream_t *stream;        /* HL_MIX_SET_STREAM: the new source (same channels); the old one
+                                 * comes back in HL_MIX_EV_STREAM_RETIRED */
+    float vel[3];               /* HL_MIX_SET_VEL */
+    uint32_t cubic;             /* HL_MIX_SET_INTERP */
+    float lp_hz, hp_hz, occ_db; /* HL_MIX_SET_FILTER */
+    uint32_t send_bus[HL_MAX_SENDS]; /* HL_MIX_SET_SENDS */
+    float send_gain[HL_MAX_SENDS];
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream
@@ -291,10 +306,59 @@ void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l);
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns);
 float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus);
+/* Mutes (1) or unmutes (0) a bus (or -1 master) with a ramp: the bus gain
+ * is kept. 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
+int hl_mixer_set_bus_mute(hl_mixer_t *m, int bus, int mute, uint32_t ramp_frames, uint64_t now_ns);
+int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus);
+
+/* The bus tree: parent[b] is bus b's parent (a bus index or -1 = master)
+ * for each bus whose bit is set in `live`; bits 0..3 (the default buses)
+ * must stay set. The audio thread processes every bus after its children
+ * (their sums, inserts, gain, mute and ducking, then into the parent).
+ * Returns 0, HELIOD_EINVAL (a parent not live, a cycle, a default bus
+ * missing, a bus removed while a voice or send of a voice still uses it or
+ * while it has effects) or HELIOD_EBUSY. */
+int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_t live,
+                       uint64_t now_ns);
+/* 1 if bus (0..HL_MAX_BUSES-1) is live. */
+int hl_mixer_bus_live(const hl_mixer_t *m, int bus);
+
+/* A bus's (or -1 master's) insert chain becomes fx[0..n) in order. Each
+ * effect is set up off the audio thread (hl_eq_init, hl_comp_init,
+ * hl_reverb_init) in memory the caller owns; an effect no longer in the
+ * chain comes back in an HL_MIX_EV_FX_RETIRED event, after which the caller
+ * frees it. 0, HELIOD_ENOBUS, HELIOD_EINVAL (n > HL_MAX_FX, a NULL entry, an
+ * effect already on another bus) or HELIOD_EBUSY (ring full, or
+ * HL_FX_RETIRE_MAX effects already retiring). */
+int hl_mixer_bus_fx(hl_mixer_t *m, int bus, hl_fx_t *const *fx, uint32_t n, uint64_t now_ns);
+
+/* New parameters for an attached effect, applied on the audio thread with
+ * the effect's own glide (hl_eq_set_rt, hl_comp_set_rt, hl_reverb_set_rt). */
+typedef struct {
+    int kind;                               /* HL_FX_*: must match the effect */
+    int eq_type;                            /* HL_BQ_* */
+    float freq, q, gain_db;                 /* eq */
+    float threshold_db, ratio, knee_db;     /* compressor */
+    float attack_ms, release_ms, makeup_db; /* compressor */
+    hl_reverb_params_t rev;                 /* reverb */
+    uint32_t ramp_frames;                   /* eq glide */
+} hl_fx_params_t;
+/* 0, HELIOD_EINVAL (kind mismatch) or HELIOD_EBUSY. */
+int hl_mixer_fx_param(hl_mixer_t *m, hl_fx_t *fx, const hl_fx_params_t *p, uint64_t now_ns);
+
+/* Ducking rule `index` (< HL_MAX_DUCKS): while bus `side` is above
+ * threshold_db (or, threshold_db <= -144, has voices), bus `target` goes
+ * down depth_db with attack, hold and release (hl_duck.h); on = 0 removes
+ * it (the target returns to 0 dB over the release). Rules on one target
+ * multiply. 0, HELIOD_EINVAL or HELIOD_EBUSY. */
+int hl_mixer_duck(hl_mixer_t *m, uint32_t index, int on, uint32_t side, uint32_t target,
+                  float depth_db, float threshold_db, float attack_ms, float hold_ms,
+                  float release_ms, uint64_t now_ns);
 
 #define HL_MIX_EV_ENDED          1
 #define HL_MIX_EV_STARTED        2
 #define HL_MIX_EV_STREAM_RETIRED 3 /* a stream the voice no longer uses: free it */
+#define HL_MIX_EV_FX_RETIRED     4 /* an effect no longer in any chain (`fx`): free it */
 typedef struct {
     uint32_t type;
     uint32_t reason; /* ENDED: HL_MIX_END_* */
@@ -311,6 +375,7 @@ typedef struct {
                       * the pcm (engine rate, loops wrapped, <= its frames), for a stream
                       * the frames of its current stream played since the voice started
                       * (or switched to that stream) */
+    hl_fx_t *fx;     /* FX_RETIRED */
 } hl_mix_event_t;
 typedef void (*hl_mix_event_fn)(void *user, const hl_mix_event_t *ev);
 /* Drains the event ring; for ENDED the slot is free once cb returns.
@@ -347,13 +412,14 @@ uint32_t hl_mixer_active(const hl_mixer_t *m);
 typedef struct {
     uint64_t blocks, frames;
     uint64_t cmds_applied;
-    uint64_t cmd_cap_hits;   /* blocks that left commands queued because of the drain cap */
-    uint32_t voices_mixed;   /* last block */
-    uint32_t voices_virtual; /* last block */
-    uint64_t limiter_blocks; /* blocks where the limiter reduced gain */
-    float peak[2];           /* master output peak of the last block, after the limiter */
-    float bus_peak[HL_NUM_BUSES];
-    uint64_t wait_max_ns; /* longest time a command waited in the ring */
+    uint64_t cmd_cap_hits;         /* blocks that left commands queued because of the drain cap */
+    uint32_t voices_mixed;         /* last block */
+    uint32_t voices_virtual;       /* last block */
+    uint64_t limiter_blocks;       /* blocks where the limiter reduced gain */
+    float peak[2];                 /* master output peak of the last block, after the limiter */
+    float bus_peak[HL_MAX_BUSES];  /* last block, after inserts, gain, mute and ducking */
+    float duck_gain[HL_MAX_BUSES]; /* ducking gain of each bus now (1 = not ducked) */
+    uint64_t wait_max_ns;          /* longest time a command waited in the ring */
     uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
     uint64_t underruns;     /* stream underrun episodes, all voices */
     uint32_t stream_voices; /* last block */

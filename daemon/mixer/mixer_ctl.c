@@ -66,7 +66,7 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     /* Each slot has at most one STARTED and one ENDED event in flight, and
      * each stream switch in flight (at most HL_STREAM_RETIRE_MAX) one
      * STREAM_RETIRED. */
-    lo->ev_capacity = pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX);
+    lo->ev_capacity = pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX + HL_FX_RETIRE_MAX);
     lo->cmd_capacity = cmd_cap;
     size_t off = align_up(sizeof(hl_mixer_t));
     lo->ctl = off;
@@ -124,8 +124,21 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     m->bus_dirty = (1u << HL_NUM_BUSES) - 1;
     for (int i = 0; i < HL_NUM_GAINS; i++) {
         m->bus_gain_ctl[i] = 1.0f;
+        m->bus_mute_ctl[i] = 0.0f;
         m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
+        m->bus[i].mute.cur = m->bus[i].mute.target = 1.0f;
+        m->bus[i].duck.cur = m->bus[i].duck.target = 1.0f;
     }
+    /* the default buses, children of the master */
+    for (int i = 0; i < HL_MAX_BUSES; i++)
+        m->graph_ctl.parent[i] = -1;
+    for (int i = 0; i < HL_NUM_BUSES; i++)
+        m->graph_ctl.order[i] = (uint8_t)i;
+    m->graph_ctl.n_order = HL_NUM_BUSES;
+    m->graph_ctl.live = (1u << HL_NUM_BUSES) - 1;
+    m->graph = m->graph_ctl;
+    for (int i = 0; i < HL_MAX_BUSES; i++)
+        atomic_store_explicit(&m->stats.duck_gain[i], 0x3f800000u, memory_order_relaxed); /* 1.0f */
     hl_limiter_init(&m->limiter, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, cfg->rate);
     m->sound_speed = cfg->speed_of_sound > 0.0f ? cfg->speed_of_sound : HL_SPEED_OF_SOUND;
     /* one-pole smoothing stepped every HL_PITCH_GRID frames: time constant HL_DOPPLER_TAU_MS */
@@ -191,7 +204,12 @@ static int params_valid(const hl_voice_params_t *p) {
     }
     if (p->attack_curve > HL_FADE_LOG) return 0;
     if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel)) return 0;
-    if (p->bus >= HL_NUM_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
+    if (p->bus >= HL_MAX_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
+    if (!(p->lp_hz >= 0.0f) || !(p->hp_hz >= 0.0f) || !(p->occ_db <= 0.0f)) return 0;
+    for (int i = 0; i < HL_MAX_SENDS; i++)
+        if (!(p->send_gain[i] >= 0.0f && p->send_gain[i] <= 16.0f) ||
+            p->send_bus[i] >= HL_MAX_BUSES)
+            return 0;
     if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
     if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;
     if ((p->flags & HL_MIX_3D) && !(p->min_distance > 0.0f && p->max_distance >= p->min_distance))
@@ -217,7 +235,8 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
                   uint64_t *stolen) {
     if (voice) *voice = 0;
     if (stolen) *stolen = 0;
-    if (!params_valid(p)) return HELIOD_EINVAL;
+    if (!params_valid(p) || !hl_mixer_routes_live(m, p->bus, p->send_bus, p->send_gain))
+        return HELIOD_EINVAL;
     uint32_t victim = UINT32_MAX;
     if (m->n_active_ctl >= m->cfg.voices) {
         victim = find_victim(m);
@@ -288,6 +307,17 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_FILTER) &&
+        (!(s->lp_hz >= 0.0f) || !(s->hp_hz >= 0.0f) || !(s->occ_db <= 0.0f)))
+        return HELIOD_EINVAL;
+    if (s->mask & HL_MIX_SET_SENDS) {
+        for (int i = 0; i < HL_MAX_SENDS; i++)
+            if (!(s->send_gain[i] >= 0.0f && s->send_gain[i] <= 16.0f) ||
+                s->send_bus[i] >= HL_MAX_BUSES)
+                return HELIOD_EINVAL;
+        if (!hl_mixer_routes_live(m, c->params.bus, s->send_bus, s->send_gain))
+            return HELIOD_EINVAL;
+    }
     const int switching = (s->mask & HL_MIX_SET_STREAM) != 0;
     if (switching) {
         if (!c->params.stream || !s->stream || s->stream == c->params.stream ||
@@ -306,6 +336,15 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
     if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
+    if (s->mask & HL_MIX_SET_FILTER) {
+        c->params.lp_hz = s->lp_hz;
+        c->params.hp_hz = s->hp_hz;
+        c->params.occ_db = s->occ_db;
+    }
+    if (s->mask & HL_MIX_SET_SENDS) {
+        memcpy(c->params.send_bus, s->send_bus, sizeof c->params.send_bus);
+        memcpy(c->params.send_gain, s->send_gain, sizeof c->params.send_gain);
+    }
     if (s->mask & HL_MIX_SET_INTERP)
         c->params.flags =
             s->cubic ? c->params.flags | HL_MIX_CUBIC : c->params.flags & ~HL_MIX_CUBIC;
@@ -338,15 +377,15 @@ void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
     *l = m->listener_ctl;
 }
 
-static int gain_index(int bus) {
+int hl_mixer_gain_index(const hl_mixer_t *m, int bus) {
     if (bus == -1) return HL_MASTER;
-    if (bus >= 0 && bus < HL_NUM_BUSES) return bus;
+    if (bus >= 0 && bus < HL_MAX_BUSES && (m->graph_ctl.live >> bus & 1u)) return bus;
     return -1;
 }
 
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns) {
-    int gi = gain_index(bus);
+    int gi = hl_mixer_gain_index(m, bus);
     if (gi < 0) return HELIOD_ENOBUS;
     if (!(gain >= 0.0f)) return HELIOD_EINVAL;
     hl_cmd_t cmd = {.type = HL_CMD_BUS, .enq_ns = now_ns};
@@ -359,7 +398,7 @@ int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_fram
 }
 
 float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus) {
-    int gi = gain_index(bus);
+    int gi = hl_mixer_gain_index(m, bus);
     return gi < 0 ? 0.0f : m->bus_gain_ctl[gi];
 }
 
@@ -372,6 +411,7 @@ size_t hl_mixer_poll(hl_mixer_t *m, hl_mix_event_fn cb, void *user) {
         handled++;
         if (cb) cb(user, &ev);
         if (ev.type == HL_MIX_EV_STREAM_RETIRED && m->retire_inflight) m->retire_inflight--;
+        if (ev.type == HL_MIX_EV_FX_RETIRED && m->fx_inflight) m->fx_inflight--;
         if (ev.type != HL_MIX_EV_ENDED) continue;
         uint32_t slot = (uint32_t)ev.voice;
         if (slot >= m->slots) continue;
@@ -439,8 +479,10 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->limiter_blocks = LD(limiter_blocks);
     out->peak[0] = bits_to_float(LD(peak[0]));
     out->peak[1] = bits_to_float(LD(peak[1]));
-    for (int i = 0; i < HL_NUM_BUSES; i++)
+    for (int i = 0; i < HL_MAX_BUSES; i++) {
         out->bus_peak[i] = bits_to_float(LD(bus_peak[i]));
+        out->duck_gain[i] = bits_to_float(LD(duck_gain[i]));
+    }
     out->wait_max_ns = LD(wait_max_ns);
     for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
         out->wait_hist[i] = LD(wait_hist[i]);

@@ -21,6 +21,8 @@
 #include <stdatomic.h>
 
 #include "hl_dsp.h"
+#include "hl_duck.h"
+#include "hl_fx.h"
 #include "hl_mixer.h"
 #include "hl_ring.h"
 #include "hl_stream.h"
@@ -28,11 +30,29 @@
 
 #define HL_MIX_ALIGN 64
 #define HL_FP_ONE    ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
-#define HL_NUM_GAINS (HL_NUM_BUSES + 1)  /* bus gains then the master gain */
-#define HL_MASTER    HL_NUM_BUSES
+#define HL_NUM_GAINS (HL_MAX_BUSES + 1)  /* bus gains then the master gain */
+#define HL_MASTER    HL_MAX_BUSES        /* the master's index in the bus arrays */
 
 /* ---- commands (main -> audio) ------------------------------------------- */
-enum { HL_CMD_PLAY = 1, HL_CMD_STOP, HL_CMD_SET, HL_CMD_LISTENER, HL_CMD_BUS };
+enum {
+    HL_CMD_PLAY = 1,
+    HL_CMD_STOP,
+    HL_CMD_SET,
+    HL_CMD_LISTENER,
+    HL_CMD_BUS,
+    HL_CMD_GRAPH,    /* the bus tree: parents and the processing order */
+    HL_CMD_FX,       /* a bus's insert chain: the new list of effects */
+    HL_CMD_FX_PARAM, /* new parameters for one attached effect */
+    HL_CMD_DUCK,     /* a ducking rule on or off */
+};
+
+/* The bus tree as the audio thread runs it: children before parents. */
+typedef struct {
+    int8_t parent[HL_MAX_BUSES]; /* bus index, or -1 = master */
+    uint8_t order[HL_MAX_BUSES]; /* live buses, each after all of its children */
+    uint32_t n_order;
+    uint32_t live; /* bit per bus */
+} hl_graph_t;
 
 typedef struct {
     uint32_t type;
@@ -50,10 +70,26 @@ typedef struct {
         hl_voice_set_t set;
         hl_listener_state_t listener;
         struct {
-            int32_t bus; /* 0..HL_NUM_BUSES-1, or HL_MASTER */
+            int32_t bus; /* 0..HL_MAX_BUSES-1, or HL_MASTER */
             float gain;
             uint32_t ramp_frames;
+            uint32_t mute; /* 1: gain is the mute gain (0 muted, 1 not), else the bus gain */
         } bus;
+        hl_graph_t graph;
+        struct {
+            int32_t bus;
+            uint32_t n;
+            hl_fx_t *fx[HL_MAX_FX]; /* the whole new chain; ones dropped come back retired */
+        } fx;
+        struct {
+            hl_fx_t *fx;
+            hl_fx_params_t p;
+        } fxp;
+        struct {
+            uint32_t index, on;
+            uint32_t side, target; /* bus indices */
+            float depth_db, threshold_db, attack_ms, hold_ms, release_ms;
+        } duck;
     } u;
 } hl_cmd_t;
 
@@ -116,7 +152,8 @@ typedef struct {
     uint32_t copy_end; /* as src.copy_end */
     uint32_t frames;   /* as src.frames */
     uint32_t lgen;     /* listener_gen the gains hold for (3D), 0 for 2D */
-    uint32_t cubic;
+    uint16_t cubic;
+    uint16_t post;   /* 1: mixed into the voice pair, then filtered and sent (voice_post) */
     uint16_t steady; /* 1: the fields above describe the voice */
     uint16_t bus;
 } hl_rt_fast_t;
@@ -178,13 +215,35 @@ typedef struct {
     float fs, fbase, fk; /* start level; log fades: level(t) = fbase * e^(fk * t) */
     uint64_t end_frame;  /* ENDED: engine frame just after the voice's last block */
     float hist[HL_STREAM_HIST * 2]; /* last frames consumed from the stream, interleaved */
+    /* post stage: per-voice filter, occlusion gain, sends (voice_post) */
+    hl_vfilter_t vf;
+    hl_ramp_t occ;                  /* occlusion gain (1 = none) */
+    hl_ramp_t send[HL_MAX_SENDS];   /* send levels (0 = none) */
+    uint8_t send_bus[HL_MAX_SENDS]; /* bus indices */
+    uint32_t post;                  /* the voice needs the post stage now */
 } hl_rt_voice_t;
+
+/* RT state of a bus (index HL_MASTER: the master). */
+typedef struct {
+    hl_fx_t *fx[HL_MAX_FX]; /* insert chain in order (the control side owns the memory) */
+    uint32_t n_fx;
+    hl_ramp_t mute;  /* 1 = audible, 0 = muted, ramped */
+    hl_ramp_t duck;  /* ducking gain, ramped over each block to the rules' target */
+    float peak;      /* this block's peak (post gain) */
+    uint32_t voices; /* voices mixed into it this block (ducking's voice mode) */
+} hl_rt_bus_t;
+
+typedef struct {
+    uint32_t on, side, target;
+    hl_duck_t d;
+} hl_rt_duck_t;
 
 typedef struct {
     _Atomic uint64_t blocks, frames, cmds_applied, cmd_cap_hits, limiter_blocks, wait_max_ns;
     _Atomic uint64_t underruns;
     _Atomic uint32_t voices_mixed, voices_virtual, stream_voices;
-    _Atomic uint32_t peak[2], bus_peak[HL_NUM_BUSES]; /* float bit patterns */
+    _Atomic uint32_t peak[2], bus_peak[HL_MAX_BUSES]; /* float bit patterns */
+    _Atomic uint32_t duck_gain[HL_MAX_BUSES];         /* float bit patterns */
     _Atomic uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
 } hl_mix_stats_atomic_t;
 
@@ -202,6 +261,11 @@ struct hl_mixer {
     uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
     float bus_gain_ctl[HL_NUM_GAINS];
+    float bus_mute_ctl[HL_NUM_GAINS];
+    hl_graph_t graph_ctl;
+    hl_fx_t *fx_ctl[HL_NUM_GAINS][HL_MAX_FX]; /* the chains as last sent */
+    uint32_t n_fx_ctl[HL_NUM_GAINS];
+    uint32_t fx_inflight; /* effects dropped from a chain whose FX_RETIRED was not polled yet */
 
     /* rings */
     hl_ring_t cmd_ring;
@@ -218,15 +282,34 @@ struct hl_mixer {
     uint32_t listener_gen; /* bumped by every listener command; never 0 */
     uint32_t bus_dirty;    /* buses whose accumulators hold last block's mix (bit per bus) */
     hl_ramp_t bus_gain[HL_NUM_GAINS];
+    hl_rt_bus_t bus[HL_NUM_GAINS];
+    hl_graph_t graph;
+    hl_rt_duck_t duck[HL_MAX_DUCKS];
     hl_limiter_t limiter;
     const hl_mix_kernels_t *k;
-    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_BUSES][2][HL_MIX_BLOCK];
+    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
+    _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
     /* shared by all stream voices: the frames one run reads, linearised */
     _Alignas(HL_MIX_ALIGN) float sbuf[HL_STREAM_SCRATCH * 2];
 
     hl_mix_stats_atomic_t stats;
 };
+
+/* mixer_ctl.c: the gain-array index of a bus (-1 = master), or -1 if it is not live. */
+int hl_mixer_gain_index(const hl_mixer_t *m, int bus);
+/* mixer_bus.c: 1 if bus and every send with a level are live buses. */
+int hl_mixer_routes_live(const hl_mixer_t *m, uint32_t bus, const uint32_t *send_bus,
+                         const float *send_gain);
+/* mixer_bus.c, audio thread: applies a GRAPH, FX, FX_PARAM or DUCK command. */
+void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
+/* mixer_bus.c, audio thread: runs the bus tree over the block's bus sums
+ * (`buses`: bits of the buses voices reached) into interleaved out. */
+void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
+                      float bus_peak[HL_MAX_BUSES]);
+
+/* mixer_rt.c, audio thread: max(pk, max |x[t]|); NaN samples are ignored. */
+float hl_peak_abs_rt(const float *x, uint32_t n, float pk);
 
 /* Frames to ramp over for a requested ramp (0 -> one internal block). */
 static inline uint32_t hl_ramp_len(uint32_t frames) {

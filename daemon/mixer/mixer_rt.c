@@ -327,6 +327,15 @@ static void stream_reset(hl_rt_voice_t *v) {
     v->ur_pos = 0;
 }
 
+/* 1 while the voice needs its post stage: a filter on or gliding, an
+ * occlusion gain, a send. */
+static uint32_t post_needed(const hl_rt_voice_t *v) {
+    uint32_t p = hl_vfilter_active(&v->vf) || v->occ.cur != 1.0f || v->occ.target != 1.0f;
+    for (int i = 0; i < HL_MAX_SENDS; i++)
+        p |= v->send[i].cur != 0.0f || v->send[i].target != 0.0f;
+    return p;
+}
+
 static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     if (c->slot >= m->slots || m->rt[c->slot].live) return;
     const hl_voice_params_t *p = &c->u.play;
@@ -357,8 +366,15 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
         v->f.cursor = (uint64_t)p->start_frame << 32;
         pcm_view(v);
     }
-    v->bus = p->bus < HL_NUM_BUSES ? p->bus : HL_BUS_SFX;
+    v->bus = p->bus < HL_MAX_BUSES ? p->bus : HL_BUS_SFX;
     v->tag = p->tag;
+    hl_vfilter_init(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
+    v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
+    for (int i = 0; i < HL_MAX_SENDS; i++) {
+        v->send[i].cur = v->send[i].target = p->send_gain[i];
+        v->send_bus[i] = (uint8_t)(p->send_bus[i] < HL_MAX_BUSES ? p->send_bus[i] : 0);
+    }
+    v->post = post_needed(v);
     v->pitch_from = v->pitch_to = p->pitch;
     v->xf.cur = v->xf.target = 1.0f;
     v->gain.cur = v->gain.target = p->gain;
@@ -472,6 +488,21 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->env_mode = HL_ENV_RUN;
         fade_start(v, 1, len, HL_FADE_LINEAR);
     }
+    if (s->mask & HL_MIX_SET_FILTER) {
+        hl_vfilter_set_rt(&v->vf, s->lp_hz, s->hp_hz, len);
+        v->occ.cur = ramp_after(&v->occ, 0);
+        ramp_set(&v->occ, s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f, len);
+    }
+    if (s->mask & HL_MIX_SET_SENDS)
+        for (int i = 0; i < HL_MAX_SENDS; i++) {
+            uint8_t b = (uint8_t)(s->send_bus[i] < HL_MAX_BUSES ? s->send_bus[i] : 0);
+            if (b != v->send_bus[i]) { /* moved: starts on the new bus from silence */
+                v->send_bus[i] = b;
+                v->send[i].cur = 0.0f;
+            }
+            ramp_set(&v->send[i], s->send_gain[i], len);
+        }
+    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = post_needed(v) | 1u;
     if (s->mask & HL_MIX_SET_INTERP) {
         v->flags = s->cubic ? v->flags | HL_MIX_CUBIC : v->flags & ~HL_MIX_CUBIC;
         if (!v->stream) pcm_view(v); /* a stream's run reads the flag */
@@ -503,11 +534,15 @@ static void apply_cmd(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         break;
     case HL_CMD_BUS:
         if (c->u.bus.bus >= 0 && c->u.bus.bus < HL_NUM_GAINS) {
-            hl_ramp_t *g = &m->bus_gain[c->u.bus.bus];
+            hl_ramp_t *g = c->u.bus.mute ? &m->bus[c->u.bus.bus].mute : &m->bus_gain[c->u.bus.bus];
             g->cur = ramp_after(g, 0);
             ramp_set(g, c->u.bus.gain, hl_ramp_len(c->u.bus.ramp_frames));
         }
         break;
+    case HL_CMD_GRAPH:
+    case HL_CMD_FX:
+    case HL_CMD_FX_PARAM:
+    case HL_CMD_DUCK: hl_bus_apply_rt(m, c, now_ns); break;
     default: break;
     }
     uint64_t wait = now_ns > c->enq_ns ? now_ns - c->enq_ns : 0;
@@ -1064,7 +1099,49 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->gr = v->env.cur * v->gr.cur;
     if ((f->gl + f->gr) - (f->gl + f->gr) != 0.0f) return; /* non-finite: the full path mutes */
     f->bus = (uint16_t)v->bus;
+    f->post = (uint16_t)v->post;
     f->steady = 1;
+}
+
+static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g);
+
+/* The post stage of a voice whose block was mixed into its own pair l/r:
+ * filter, occlusion gain, then into its bus and its sends (each send's
+ * level ramped per frame). */
+static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                       uint32_t *buses) {
+    if (hl_vfilter_active(&v->vf)) {
+        float *ch[2] = {l, r};
+        hl_vfilter_process_rt(&v->vf, ch, 2, n);
+    }
+    apply_gain_ramp(l, r, n, &v->occ);
+    for (int i = 0; i < HL_MAX_SENDS; i++) {
+        hl_ramp_t *g = &v->send[i];
+        if (g->cur == 0.0f && g->target == 0.0f) continue;
+        const uint32_t b = v->send_bus[i];
+        float *sl = m->acc[b][0], *sr = m->acc[b][1];
+        const uint32_t rn = g->rem < n ? g->rem : n;
+        const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
+        for (uint32_t t = 0; t < rn; t++) {
+            const float gt = g0 + (float)(t + 1) * d;
+            sl[t] += l[t] * gt;
+            sr[t] += r[t] * gt;
+        }
+        ramp_advance(g, rn);
+        const float gc = g->cur;
+        for (uint32_t t = rn; t < n; t++) {
+            sl[t] += l[t] * gc;
+            sr[t] += r[t] * gc;
+        }
+        *buses |= 1u << b;
+    }
+    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    for (uint32_t k = 0; k < n; k++) {
+        bl[k] += l[k];
+        br[k] += r[k];
+    }
+    v->post = post_needed(v);
+    v->f.post = (uint16_t)v->post;
 }
 
 /* One voice's block: returns 1 when the voice ended (end_reason and
@@ -1100,11 +1177,13 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     } else {
         (*mixed)++;
         *buses |= 1u << v->bus;
+        m->bus[v->bus].voices++;
         float *acc_l = m->acc[v->bus][0], *acc_r = m->acc[v->bus][1];
         /* a PCM voice on the full path mixes into its own pair (the stream
          * scratch, which PCM voices never use) that joins the bus only if it
-         * is finite; a stream's frames are sanitised as they are copied */
-        float *own = v->stream ? NULL : m->sbuf;
+         * is finite; a stream's frames are sanitised as they are copied (a
+         * stream voice with a post stage mixes into vbuf) */
+        float *own = v->stream ? (v->post ? m->vbuf[0] : NULL) : m->sbuf;
         if (own) {
             acc_l = own;
             acc_r = own + HL_MIX_BLOCK;
@@ -1167,10 +1246,14 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             }
         }
         if (own && span_finite(own, n) && span_finite(own + HL_MIX_BLOCK, n)) {
-            float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
-            for (uint32_t k = 0; k < n; k++) {
-                bl[k] += own[k];
-                br[k] += own[HL_MIX_BLOCK + k];
+            if (v->post) {
+                voice_post(m, v, own, own + HL_MIX_BLOCK, n, buses);
+            } else {
+                float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+                for (uint32_t k = 0; k < n; k++) {
+                    bl[k] += own[k];
+                    br[k] += own[HL_MIX_BLOCK + k];
+                }
             }
         }
     }
@@ -1193,6 +1276,12 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
     float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    if (f->post) { /* its own pair first: filter and sends follow */
+        acc_l = m->vbuf[0];
+        acc_r = m->vbuf[1];
+        memset(acc_l, 0, n * sizeof(float));
+        memset(acc_r, 0, n * sizeof(float));
+    }
     const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
     const float *src = f->data + idx;
     if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
@@ -1215,6 +1304,8 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;
     *buses |= 1u << f->bus;
+    m->bus[f->bus].voices++;
+    if (f->post) voice_post(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, n, buses);
     return 1;
 }
 
@@ -1271,7 +1362,7 @@ static inline __m128 max_abs_ps(const float *x, uint32_t *pi, uint32_t n, __m128
     return _mm_max_ps(_mm_max_ps(m, m1), _mm_max_ps(m2, m3));
 }
 
-static float peak_abs(const float *x, uint32_t n, float pk) {
+float hl_peak_abs_rt(const float *x, uint32_t n, float pk) {
     uint32_t t = 0;
     __m128 m = max_abs_ps(x, &t, n, _mm_set1_ps(pk));
     for (; t < n; t++)
@@ -1291,7 +1382,7 @@ static void peak_stereo(const float *x, uint32_t frames, float *pl, float *pr) {
     *pr = _mm_cvtss_f32(_mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 1, 1, 1)));
 }
 #else
-static float peak_abs(const float *x, uint32_t n, float pk) {
+float hl_peak_abs_rt(const float *x, uint32_t n, float pk) {
     for (uint32_t t = 0; t < n; t++) {
         float a = fabsf(x[t]);
         pk = a > pk ? a : pk; /* NaN compares false: ignored */
@@ -1364,13 +1455,15 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
 }
 
 static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
-                         float bus_peak[HL_NUM_BUSES]) {
+                         float bus_peak[HL_MAX_BUSES]) {
     /* only the buses written last block need clearing: the others are zero */
-    for (int b = 0; b < HL_NUM_BUSES; b++)
+    for (int b = 0; b < HL_MAX_BUSES; b++) {
+        m->bus[b].voices = 0;
         if (m->bus_dirty & (1u << b)) {
             memset(m->acc[b][0], 0, sizeof m->acc[b][0]);
             memset(m->acc[b][1], 0, sizeof m->acc[b][1]);
         }
+    }
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
     uint32_t i = 0;
     /* warm-up: the voices the loop below starts with */
@@ -1398,41 +1491,8 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     atomic_store_explicit(&m->stats.voices_virtual, virt, memory_order_relaxed);
     atomic_store_explicit(&m->stats.stream_voices, streams, memory_order_relaxed);
 
-    m->bus_dirty = buses;
-
-    /* master: the first live bus's accumulators themselves (metered before
-     * the others are added; cleared next block as it is dirty), zeros when
-     * no bus is live */
-    float *ml = NULL, *mr = NULL;
-    for (int b = 0; b < HL_NUM_BUSES; b++) {
-        float *l = m->acc[b][0], *r = m->acc[b][1];
-        if (!(buses & (1u << b))) { /* silent bus: peak 0, adds nothing; its ramp goes on */
-            if (m->bus_gain[b].rem) ramp_advance(&m->bus_gain[b], n);
-            continue;
-        }
-        apply_gain_ramp(l, r, n, &m->bus_gain[b]);
-        bus_peak[b] = peak_abs(r, n, peak_abs(l, n, bus_peak[b]));
-        if (!ml) {
-            ml = l;
-            mr = r;
-            continue;
-        }
-        for (uint32_t t = 0; t < n; t++) {
-            ml[t] += l[t];
-            mr[t] += r[t];
-        }
-    }
-    if (!ml) {
-        ml = m->scratch[0];
-        mr = m->scratch[1];
-        memset(ml, 0, n * sizeof(float));
-        memset(mr, 0, n * sizeof(float));
-    }
-    apply_gain_ramp(ml, mr, n, &m->bus_gain[HL_MASTER]);
-    for (uint32_t t = 0; t < n; t++) {
-        out[2 * t] = ml[t];
-        out[2 * t + 1] = mr[t];
-    }
+    /* the bus tree: inserts, gains, ducking, into the master and out */
+    hl_bus_render_rt(m, out, n, buses, bus_peak);
     m->clock += n;
 }
 
@@ -1442,7 +1502,7 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     drain_cmds(m, now_ns);
-    float bus_peak[HL_NUM_BUSES] = {0};
+    float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
     for (uint32_t done = 0; done < frames;) {
         uint32_t n = frames - done < HL_MIX_BLOCK ? frames - done : HL_MIX_BLOCK;
@@ -1458,6 +1518,6 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     if (limited) add_u64(&st->limiter_blocks, 1);
     store_f32(&st->peak[0], pl);
     store_f32(&st->peak[1], pr);
-    for (int b = 0; b < HL_NUM_BUSES; b++)
+    for (int b = 0; b < HL_MAX_BUSES; b++)
         store_f32(&st->bus_peak[b], bus_peak[b]);
 }

@@ -1,0 +1,498 @@
+/*
+ * fx_biquad.c - the filters of the effects DSP (hl_fx.h): RBJ cookbook
+ * biquads, the one-band EQ insert that glides between settings, the
+ * per-voice low-pass/high-pass filter and the occlusion/obstruction curve.
+ *
+ * Biquads are designed in double (the cookbook's formulas, with 1 - cos w
+ * written as 2 sin^2(w/2) so low corners keep their precision) and run in
+ * transposed direct form II in float: two state words per channel, the
+ * form with the least rounding noise for its cost. The EQ glides its
+ * parameters (log frequency, dB gain, linear Q) in steps on the HL_FX_GRID
+ * frame grid, redesigning once per step, and redesigns nothing once settled.
+ *
+ * The per-voice filter instead uses the trapezoidal state-variable filter
+ * (Zavalishin's TPT / Simper's linear trapezoidal SVF): with k = 1/Q it has
+ * exactly the bilinear Butterworth response of the cookbook biquad, but its
+ * state is the integrators' charge rather than a mix of past inputs and
+ * outputs, so a cutoff that moves every 16 frames (occlusion sweeps, distance
+ * filtering) never zippers, and coefficients cost one tanf and a division.
+ * The cutoff glides geometrically (a constant factor per grid step, i.e.
+ * linear in log frequency); the coefficient g = tan(pi f / rate) computed at
+ * each grid point is interpolated linearly across the cell, frame by frame
+ * (a1 follows with one division): with the 16-frame steps alone, a 20 kHz ->
+ * 500 Hz sweep left a 100 Hz tone's largest sample step 0.3% above the
+ * tone's own; interpolated, it stays below it. A stage that is off costs nothing; turning one on
+ * starts it from the off position (low-pass 0.45 * rate, high-pass 10 Hz) with
+ * the low-pass integrator seeded from the signal, so it fades in without a
+ * step, and crossfades from the dry signal over HL_VF_FADE frames while it
+ * glides; turning one off glides it there, then crossfades to the dry signal
+ * over HL_VF_FADE frames (at 10 Hz a high-pass still turns a 100 Hz tone by
+ * 8 degrees, and the seed cannot know the signal's slope: switching straight
+ * would step the waveform) and bypasses it.
+ *
+ * Denormals: every filter state under 1e-20 (-400 dB) is flushed to zero at
+ * the end of a call. A slowly decaying state cannot cross from there into the
+ * subnormal range within one block, and a fast one passes through it in a few
+ * samples, so nothing stalls even without FTZ/DAZ.
+ */
+#include "hl_fx.h"
+
+#include <math.h>
+
+#define HL_PI          3.14159265358979323846
+#define FX_FLUSH       1e-20f      /* states below this are flushed to 0 at block ends */
+#define FX_STATE_MAX   1e30f       /* states above this (or NaN) are reset at block ends */
+#define FX_SQRT2       1.41421356f /* k = 1/Q for Q = 0.7071: Butterworth */
+#define BQ_MIN_HZ      10.0f
+#define BQ_MAX_FRAC    0.49f
+#define BQ_MIN_Q       0.1f
+#define BQ_MAX_Q       40.0f
+#define BQ_DEF_Q       0.70710678f
+#define BQ_MAX_DB      48.0f
+#define VF_MAX_STEPS   65535u /* hl_vf_stage_t.steps is 16 bits: ~21 s glides at 48 kHz */
+#define VF_FADE_CELLS  (HL_VF_FADE / HL_FX_GRID)
+#define VF_HP_IN_CELLS 1 /* a high-pass fades in over one cell (see vf_fade_cells) */
+#define OCC_GAIN_DB    (-24.0f)
+#define OCC_TOP_HZ     20000.0f
+#define OCC_RATIO      (1.0f / 40.0f) /* 20 kHz -> 500 Hz at x = 1 */
+#define OCC_OBS_K      0.81211702f    /* ln 20 / ln 40: obstruction alone reaches 1 kHz */
+
+static inline float clampf(float x, float lo, float hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Block-end state hygiene: tiny -> 0 (denormals), and NaN, Inf or absurd
+ * (> 1e30) -> 0, so a bad input sample cannot lock a filter up for good. */
+static inline float flush(float x) {
+    float a = fabsf(x);
+    return (a < FX_FLUSH || !(a <= FX_STATE_MAX)) ? 0.0f : x;
+}
+
+/* ---- biquad -------------------------------------------------------------- */
+
+void hl_bq_design(hl_bq_coef_t *c, int type, float rate, float freq, float q, float gain_db) {
+    if (!(rate > 0.0f)) rate = 48000.0f;
+    if (!(freq == freq)) freq = 1000.0f;
+    freq = clampf(freq, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
+    if (!(q == q)) q = BQ_DEF_Q;
+    q = clampf(q, BQ_MIN_Q, BQ_MAX_Q);
+    if (!(gain_db == gain_db)) gain_db = 0.0f;
+    gain_db = clampf(gain_db, -BQ_MAX_DB, BQ_MAX_DB);
+
+    double w = 2.0 * HL_PI * (double)freq / (double)rate;
+    double sh = sin(0.5 * w);
+    double cw = 1.0 - 2.0 * sh * sh; /* cos w */
+    double omc = 2.0 * sh * sh;      /* 1 - cos w, exact near 0 */
+    double alpha = sin(w) / (2.0 * (double)q);
+    double A = pow(10.0, (double)gain_db / 40.0);
+    double b0, b1, b2, a0, a1, a2;
+    switch (type) {
+    case HL_BQ_LOWPASS:
+        b0 = b2 = 0.5 * omc;
+        b1 = omc;
+        a0 = 1.0 + alpha;
+        a1 = -2.0 * cw;
+        a2 = 1.0 - alpha;
+        break;
+    case HL_BQ_HIGHPASS:
+        b0 = b2 = 0.5 * (2.0 - omc);
+        b1 = -(2.0 - omc);
+        a0 = 1.0 + alpha;
+        a1 = -2.0 * cw;
+        a2 = 1.0 - alpha;
+        break;
+    case HL_BQ_PEAK:
+        b0 = 1.0 + alpha * A;
+        b1 = -2.0 * cw;
+        b2 = 1.0 - alpha * A;
+        a0 = 1.0 + alpha / A;
+        a1 = -2.0 * cw;
+        a2 = 1.0 - alpha / A;
+        break;
+    case HL_BQ_LOWSHELF: {
+        double sa = 2.0 * sqrt(A) * alpha;
+        b0 = A * ((A + 1.0) - (A - 1.0) * cw + sa);
+        b1 = 2.0 * A * ((A - 1.0) - (A + 1.0) * cw);
+        b2 = A * ((A + 1.0) - (A - 1.0) * cw - sa);
+        a0 = (A + 1.0) + (A - 1.0) * cw + sa;
+        a1 = -2.0 * ((A - 1.0) + (A + 1.0) * cw);
+        a2 = (A + 1.0) + (A - 1.0) * cw - sa;
+        break;
+    }
+    case HL_BQ_HIGHSHELF: {
+        double sa = 2.0 * sqrt(A) * alpha;
+        b0 = A * ((A + 1.0) + (A - 1.0) * cw + sa);
+        b1 = -2.0 * A * ((A - 1.0) + (A + 1.0) * cw);
+        b2 = A * ((A + 1.0) + (A - 1.0) * cw - sa);
+        a0 = (A + 1.0) - (A - 1.0) * cw + sa;
+        a1 = 2.0 * ((A - 1.0) - (A + 1.0) * cw);
+        a2 = (A + 1.0) - (A - 1.0) * cw - sa;
+        break;
+    }
+    default: b0 = a0 = 1.0, b1 = b2 = a1 = a2 = 0.0; break;
+    }
+    c->b0 = (float)(b0 / a0);
+    c->b1 = (float)(b1 / a0);
+    c->b2 = (float)(b2 / a0);
+    c->a1 = (float)(a1 / a0);
+    c->a2 = (float)(a2 / a0);
+}
+
+void hl_bq_process_rt(const hl_bq_coef_t *c, hl_bq_state_t *s, float *x, uint32_t n) {
+    const float b0 = c->b0, b1 = c->b1, b2 = c->b2, a1 = c->a1, a2 = c->a2;
+    float s1 = s->s1, s2 = s->s2;
+    for (uint32_t i = 0; i < n; i++) {
+        float in = x[i];
+        float y = b0 * in + s1;
+        s1 = b1 * in - a1 * y + s2;
+        s2 = b2 * in - a2 * y;
+        x[i] = y;
+    }
+    s->s1 = flush(s1);
+    s->s2 = flush(s2);
+}
+
+/* ---- EQ insert ----------------------------------------------------------- */
+
+static void eq_design(hl_eq_t *e) {
+    hl_bq_design(&e->c, e->type, e->rate, expf(e->cur_lf), e->cur_q, e->cur_db);
+}
+
+/* Clamps the targets into the ranges hl_bq_design uses, so the glide runs
+ * between points it will actually reach. */
+static void eq_targets(hl_eq_t *e, int type, float freq, float q, float gain_db) {
+    if (!(freq == freq)) freq = 1000.0f;
+    if (!(q == q)) q = BQ_DEF_Q;
+    if (!(gain_db == gain_db)) gain_db = 0.0f;
+    e->type = type;
+    e->freq = clampf(freq, BQ_MIN_HZ, BQ_MAX_FRAC * e->rate);
+    e->q = clampf(q, BQ_MIN_Q, BQ_MAX_Q);
+    e->gain_db = clampf(gain_db, -BQ_MAX_DB, BQ_MAX_DB);
+}
+
+static void eq_settle(hl_eq_t *e) {
+    e->cur_lf = logf(e->freq);
+    e->cur_q = e->q;
+    e->cur_db = e->gain_db;
+    e->steps = 0;
+    eq_design(e);
+}
+
+void hl_eq_init(hl_eq_t *e, float rate, int type, float freq, float q, float gain_db) {
+    e->rate = rate > 0.0f ? rate : 48000.0f;
+    eq_targets(e, type, freq, q, gain_db);
+    e->d_lf = e->d_q = e->d_db = 0.0f;
+    e->grid_pos = 0;
+    hl_bq_reset(&e->st[0]);
+    hl_bq_reset(&e->st[1]);
+    eq_settle(e);
+}
+
+void hl_eq_set_rt(hl_eq_t *e, int type, float freq, float q, float gain_db, uint32_t ramp_frames) {
+    int jump = type != e->type || ramp_frames == 0;
+    eq_targets(e, type, freq, q, gain_db);
+    if (jump) {
+        eq_settle(e);
+        return;
+    }
+    uint32_t steps = (ramp_frames + HL_FX_GRID - 1) / HL_FX_GRID;
+    float inv = 1.0f / (float)steps;
+    e->d_lf = (logf(e->freq) - e->cur_lf) * inv;
+    e->d_q = (e->q - e->cur_q) * inv;
+    e->d_db = (e->gain_db - e->cur_db) * inv;
+    e->steps = steps;
+    e->grid_pos = 0; /* the first step is taken at once */
+}
+
+/* One grid step of the glide; the last lands exactly on the targets. */
+static void eq_step(hl_eq_t *e) {
+    if (--e->steps == 0) {
+        eq_settle(e);
+        return;
+    }
+    e->cur_lf += e->d_lf;
+    e->cur_q += e->d_q;
+    e->cur_db += e->d_db;
+    eq_design(e);
+}
+
+void hl_eq_process_rt(hl_eq_t *e, float *l, float *r, uint32_t n) {
+    while (n > 0) {
+        uint32_t m = n;
+        if (e->steps > 0) {
+            if (e->grid_pos == 0) eq_step(e);
+            if (m > HL_FX_GRID - e->grid_pos) m = HL_FX_GRID - e->grid_pos;
+            e->grid_pos = (e->grid_pos + m) % HL_FX_GRID;
+        }
+        hl_bq_process_rt(&e->c, &e->st[0], l, m);
+        hl_bq_process_rt(&e->c, &e->st[1], r, m);
+        l += m;
+        r += m;
+        n -= m;
+    }
+}
+
+/* ---- per-voice filter --------------------------------------------------- */
+
+static inline float vf_rate(const hl_vfilter_t *f) {
+    return (float)HL_PI / f->pi_rate;
+}
+
+static inline float vf_a1(float g) {
+    return 1.0f / (1.0f + g * (g + FX_SQRT2));
+}
+
+/* Coefficient at the stage's cutoff, reached at once (no interpolation). */
+static void vf_design(hl_vf_stage_t *st, float pi_rate) {
+    st->g = st->g0 = tanf(st->f * pi_rate);
+}
+
+static float vf_lp_off(const hl_vfilter_t *f) {
+    return HL_VF_LP_OFF_FRAC * vf_rate(f);
+}
+
+/* Target of the low-pass: 0 = off, else the clamped cutoff. */
+static float vf_lp_target(const hl_vfilter_t *f, float hz) {
+    float rate = vf_rate(f);
+    if (!(hz > 0.0f) || hz >= HL_VF_LP_MAX_FRAC * rate) return 0.0f;
+    return clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
+}
+
+static float vf_hp_target(const hl_vfilter_t *f, float hz) {
+    if (!(hz > HL_VF_HP_OFF_HZ)) return 0.0f;
+    return clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * vf_rate(f));
+}
+
+static void vf_clear(hl_vfilter_t *f, int stage) {
+    for (int c = 0; c < 2; c++)
+        f->s[stage][c][0] = f->s[stage][c][1] = 0.0f;
+}
+
+/* Cells of a crossfade. Fading out, and the low-pass fading in: HL_VF_FADE
+ * frames. The high-pass fades in over one cell only: started from a zero
+ * state at 10 Hz it differs from its input by ~g k x at first (0.2% of the
+ * sample), which one cell hides, while its start-up transient (a slow sag of
+ * a few % over ~20 ms) is smoother left alone than crossfaded. */
+static inline uint32_t vf_fade_cells(int stage, int out) {
+    return (out || stage == 0) ? VF_FADE_CELLS : VF_HP_IN_CELLS;
+}
+
+/* Counter of a reversed crossfade (in <-> out) that starts from the mix the
+ * old one has reached: k cells left of from_total leave the mix at
+ * (from_total - k) / from_total of the way, i.e. the new one has that share
+ * of to_total left. */
+static inline uint8_t vf_flip(uint32_t k, uint32_t from_total, uint32_t to_total) {
+    return (uint8_t)(((from_total - k) * to_total + from_total / 2) / from_total);
+}
+
+/* Points a stage at `target` (0 = off; its off position is `off_hz`). */
+static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
+                         uint32_t ramp_frames) {
+    hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
+    uint32_t steps = (ramp_frames + HL_FX_GRID - 1) / HL_FX_GRID;
+    if (steps > VF_MAX_STEPS) steps = VF_MAX_STEPS;
+    if (target > 0.0f) {
+        if (st->mode == HL_VF_OFF) { /* glide in from the off position, fading in */
+            st->f = off_hz;
+            vf_clear(f, stage);
+            st->mode = stage == 0 ? HL_VF_SEED : HL_VF_ON; /* a zeroed high-pass passes x */
+            st->fade = (uint8_t)vf_fade_cells(stage, 0);
+        } else if (st->mode == HL_VF_FADING) { /* fade back in from where the mix is */
+            st->mode = HL_VF_ON;
+            st->fade = vf_flip(st->fade, VF_FADE_CELLS, vf_fade_cells(stage, 0));
+        } else if (st->mode == HL_VF_ENDING) {
+            st->mode = HL_VF_ON;
+        }
+    } else {
+        if (st->mode == HL_VF_OFF || st->mode == HL_VF_FADING) return;
+        if (steps == 0 || st->f == off_hz) { /* off now: fade out where it stands */
+            st->mode = HL_VF_FADING;
+            st->fade = vf_flip(st->fade, vf_fade_cells(stage, 0), VF_FADE_CELLS);
+            st->steps = 0;
+            st->g0 = st->g;
+            return;
+        }
+        st->mode = HL_VF_ENDING;
+        target = off_hz;
+    }
+    st->target = target;
+    if (steps == 0 || st->f == target) {
+        st->steps = 0;
+        st->f = target;
+        vf_design(st, f->pi_rate);
+        return;
+    }
+    st->steps = (uint16_t)steps;
+    st->mul = powf(target / st->f, 1.0f / (float)steps);
+    vf_design(st, f->pi_rate); /* the glide starts from f */
+}
+
+void hl_vfilter_init(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
+    if (!(rate >= 1000.0f)) rate = 48000.0f;
+    *f = (hl_vfilter_t){0};
+    f->pi_rate = (float)HL_PI / rate;
+    f->lp.mode = f->hp.mode = HL_VF_OFF;
+    f->lp.f = vf_lp_off(f);
+    f->hp.f = HL_VF_HP_OFF_HZ;
+    vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), 0);
+    vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, 0);
+    f->lp.fade = f->hp.fade = 0; /* a new voice starts from silence: no fade-in */
+    if (f->lp.mode == HL_VF_SEED) f->lp.mode = HL_VF_ON;
+}
+
+void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames) {
+    vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), ramp_frames);
+    vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, ramp_frames);
+    f->grid_pos = 0;
+}
+
+int hl_vfilter_active(const hl_vfilter_t *f) {
+    return f->lp.mode != HL_VF_OFF || f->hp.mode != HL_VF_OFF;
+}
+
+/* Still moving: gliding, interpolating its last step, or crossfading. */
+static inline int vf_busy(const hl_vf_stage_t *st) {
+    return st->steps > 0 || st->g0 != st->g || st->fade > 0 || st->mode == HL_VF_FADING;
+}
+
+/* One grid step, at a cell's first frame: a fade-out that has run its course
+ * turns the stage off; the glide moves (the last step lands on the target;
+ * an ending glide then starts the fade-out with this cell). g0 -> g is what
+ * the cell interpolates. A fade counter k (cells left, this one included,
+ * counted down as each cell completes) makes the cell's mix run from
+ * k / cells to (k - 1) / cells (out) or from 1 - k / cells to
+ * 1 - (k - 1) / cells (in). */
+static void vf_step(hl_vfilter_t *f, int stage) {
+    hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
+    st->g0 = st->g;
+    if (st->mode == HL_VF_FADING) {
+        if (st->fade == 0) {
+            st->mode = HL_VF_OFF;
+            vf_clear(f, stage);
+        }
+        return;
+    }
+    if (st->steps == 0) return;
+    if (--st->steps == 0) {
+        st->f = st->target;
+        if (st->mode == HL_VF_ENDING) {
+            st->mode = HL_VF_FADING; /* an unfinished fade-in is cut short */
+            st->fade = VF_FADE_CELLS;
+        }
+    } else {
+        st->f *= st->mul;
+    }
+    st->g = tanf(st->f * f->pi_rate);
+}
+
+/* Trapezoidal SVF, one stage, one channel, n frames: low-pass output
+ * (hp = 0) or high-pass (x - k v1 - v2). The settled case runs with fixed
+ * coefficients. Otherwise g moves by dg a frame (from g at the first frame,
+ * to reach the cell's target at its last) with a1 recomputed each frame, and
+ * a fading stage outputs x + mix (filtered - x), mix falling by dmix. */
+static void svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
+                    float dmix) {
+    float ic1 = s[0], ic2 = s[1];
+    if (dg == 0.0f && !fade) {
+        const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
+        if (hp) {
+            for (uint32_t i = 0; i < n; i++) {
+                float v0 = x[i];
+                float v3 = v0 - ic2;
+                float v1 = a1 * ic1 + a2 * v3;
+                float v2 = ic2 + a2 * ic1 + a3 * v3;
+                ic1 = 2.0f * v1 - ic1;
+                ic2 = 2.0f * v2 - ic2;
+                x[i] = v0 - FX_SQRT2 * v1 - v2;
+            }
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                float v3 = x[i] - ic2;
+                float v1 = a1 * ic1 + a2 * v3;
+                float v2 = ic2 + a2 * ic1 + a3 * v3;
+                ic1 = 2.0f * v1 - ic1;
+                ic2 = 2.0f * v2 - ic2;
+                x[i] = v2;
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
+            float v0 = x[i];
+            float v3 = v0 - ic2;
+            float v1 = a1 * ic1 + a2 * v3;
+            float v2 = ic2 + a2 * ic1 + a3 * v3;
+            ic1 = 2.0f * v1 - ic1;
+            ic2 = 2.0f * v2 - ic2;
+            float y = hp ? v0 - FX_SQRT2 * v1 - v2 : v2;
+            x[i] = fade ? v0 + mix * (y - v0) : y;
+            g += dg;
+            mix -= dmix;
+        }
+    }
+    s[0] = ic1;
+    s[1] = ic2;
+}
+
+/* Runs one stage over a chunk starting gp frames into its grid cell. */
+static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t nch, uint32_t off,
+                         uint32_t m, uint32_t gp) {
+    const hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
+    const float inv_grid = 1.0f / (float)HL_FX_GRID;
+    float dg = (st->g - st->g0) * inv_grid;
+    float g = st->g0 + dg * (float)(gp + 1); /* the cell's last frame gets g exactly */
+    if (dg == 0.0f) g = st->g;
+    int out = st->mode == HL_VF_FADING, fade = out || st->fade > 0;
+    float dmix = 1.0f / (float)(vf_fade_cells(stage, out) * HL_FX_GRID);
+    float mix = (float)(st->fade * HL_FX_GRID - gp) * dmix; /* fade-out mix at frame 0 */
+    if (!out) mix = 1.0f - mix;                             /* fading in */
+    for (uint32_t c = 0; c < nch; c++)
+        svf_run(f->s[stage][c], ch[c] + off, m, stage == 1, g, dg, fade, mix, out ? dmix : -dmix);
+}
+
+void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
+    if (!hl_vfilter_active(f) || n == 0) return;
+    if (nch > 2) nch = 2;
+    uint32_t done = 0;
+    while (done < n) {
+        uint32_t m = n - done, gp = f->grid_pos;
+        if (vf_busy(&f->lp) || vf_busy(&f->hp)) {
+            if (gp == 0) {
+                vf_step(f, 0);
+                vf_step(f, 1);
+                if (!hl_vfilter_active(f)) return; /* the fades ended: bypass from here */
+            }
+            if (m > HL_FX_GRID - gp) m = HL_FX_GRID - gp;
+            f->grid_pos = (gp + m) % HL_FX_GRID;
+        }
+        if (f->lp.mode == HL_VF_SEED) { /* DC steady state at the first sample: no step */
+            for (uint32_t c = 0; c < nch; c++) {
+                f->s[0][c][0] = 0.0f;
+                f->s[0][c][1] = ch[c][done];
+            }
+            f->lp.mode = HL_VF_ON;
+        }
+        if (f->hp.mode != HL_VF_OFF) vf_run_stage(f, 1, ch, nch, done, m, gp);
+        if (f->lp.mode != HL_VF_OFF) vf_run_stage(f, 0, ch, nch, done, m, gp);
+        if (gp + m == HL_FX_GRID) { /* a cell completed: the crossfades move on */
+            if (f->lp.fade > 0) f->lp.fade--;
+            if (f->hp.fade > 0) f->hp.fade--;
+        }
+        done += m;
+    }
+    for (int st = 0; st < 2; st++)
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 2; k++)
+                f->s[st][c][k] = flush(f->s[st][c][k]);
+}
+
+/* ---- occlusion / obstruction curve ---------------------------------------- */
+
+void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gain, float *lp_hz) {
+    float occ = occlusion == occlusion ? clampf(occlusion, 0.0f, 1.0f) : 0.0f;
+    float obs = obstruction == obstruction ? clampf(obstruction, 0.0f, 1.0f) : 0.0f;
+    *gain = occ > 0.0f ? powf(10.0f, OCC_GAIN_DB * occ / 20.0f) : 1.0f;
+    float x = 1.0f - (1.0f - occ) * (1.0f - OCC_OBS_K * obs);
+    float hz = OCC_TOP_HZ * powf(OCC_RATIO, x);
+    *lp_hz = (x > 0.0f && hz < HL_VF_LP_OFF_FRAC * rate) ? hz : 0.0f;
+}

@@ -1,0 +1,256 @@
+/*
+ * hl_fx.h - the mixer's effects DSP: RBJ biquads, a one-band EQ insert, the
+ * per-voice low-pass/high-pass filter with the occlusion/obstruction curve,
+ * a stereo-linked compressor, an 8-line feedback-delay-network reverb and a
+ * small tagged wrapper so a bus can hold a chain of inserts.
+ *
+ * Real-time rules as in the rest of daemon/mixer: no allocation, no locks,
+ * no I/O; the only outside calls are libm and memcpy/memset. All state lives
+ * in structs (or, for the reverb, memory) the caller owns. Functions suffixed
+ * _rt run on the audio thread; the others (init, design, presets, the
+ * occlusion map) are cheap and allocation-free too, so they may also be
+ * called there.
+ *
+ * Buffers are planar float (one array per channel), processed in place.
+ * Blocks of any length work; the mixer passes at most HL_MIX_BLOCK frames.
+ * Rates from 8000 to 192000 Hz. The caller sets FTZ/DAZ on the audio thread,
+ * but every feedback path here is also denormal-safe without it: tiny
+ * filter states are flushed to zero at block ends, and the reverb quantises
+ * its loop and diffuser states (x + 1e-18 - 1e-18) so they never go
+ * subnormal. NaN/Inf: the reverb turns such input into 0, so its output is
+ * always finite; the filters pass a bad sample on, but a state that is not
+ * finite (or beyond 1e30) is reset at the block's end, so one bad block
+ * cannot silence a bus for good; the compressor's detector ignores NaN and
+ * clamps Inf to +120 dBFS.
+ *
+ * Parameter changes glide. Coefficients of the filters are recomputed on a
+ * grid of HL_FX_GRID frames while a glide runs and not at all once settled;
+ * gains glide per sample.
+ */
+#ifndef HL_FX_H
+#define HL_FX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A table reads better aligned than wrapped. */
+/* clang-format off */
+#define HL_FX_GRID        16     /* frames: filter coefficients step on this grid in a glide */
+#define HL_FX_GLIDE_MS    50.0f  /* comp makeup, reverb decay/damping/wet/dry glide time */
+#define HL_VF_LP_OFF_FRAC 0.45f  /* low-pass "off" position: 0.45 * rate */
+#define HL_VF_LP_MAX_FRAC 0.49f  /* lp_hz >= 0.49 * rate (or <= 0) turns the low-pass off */
+#define HL_VF_HP_OFF_HZ   10.0f  /* high-pass "off" position; hp_hz <= 10 turns it off */
+#define HL_VF_FADE        256    /* frames: crossfade of a stage turned on or off */
+#define HL_REVERB_LINES   8
+#define HL_REVERB_MAX_PREDELAY_MS 200.0f
+#define HL_REVERB_MIN_SIZE 0.25f
+#define HL_REVERB_MAX_SIZE 2.0f
+#define HL_REVERB_MIN_RT60 0.1f
+#define HL_REVERB_MAX_RT60 20.0f
+/* clang-format on */
+
+/* ---- 1. Biquad (RBJ Audio EQ Cookbook) ----------------------------------- */
+
+enum { HL_BQ_LOWPASS, HL_BQ_HIGHPASS, HL_BQ_LOWSHELF, HL_BQ_HIGHSHELF, HL_BQ_PEAK };
+
+/* Normalised (a0 = 1) coefficients: y = b0 x + b1 x1 + b2 x2 - a1 y1 - a2 y2. */
+typedef struct {
+    float b0, b1, b2, a1, a2;
+} hl_bq_coef_t;
+
+/* Designs a cookbook filter (computed in double, rounded to float).
+ * freq is clamped to [10, 0.49 * rate]; q to [0.1, 40] (NaN -> 0.7071);
+ * gain_db to [-48, 48] and used by the shelves and the peak only.
+ * Low/high-pass: Q as given (0.7071 = Butterworth, -3 dB at freq).
+ * Shelves: q is the cookbook's Q (0.7071 = the steepest slope without
+ * overshoot, S = 1); freq is the shelf midpoint (gain_db / 2 there).
+ * Peak: gain_db at freq, bandwidth from q (constant-Q form of the cookbook).
+ * An unknown type gives the identity. */
+void hl_bq_design(hl_bq_coef_t *c, int type, float rate, float freq, float q, float gain_db);
+
+/* Transposed direct form II state, one channel. */
+typedef struct {
+    float s1, s2;
+} hl_bq_state_t;
+static inline void hl_bq_reset(hl_bq_state_t *s) {
+    s->s1 = s->s2 = 0.0f;
+}
+/* In place over n samples. At the end a state under 1e-20 is flushed to 0
+ * and one that is NaN, Inf or over 1e30 is reset to 0. */
+void hl_bq_process_rt(const hl_bq_coef_t *c, hl_bq_state_t *s, float *x, uint32_t n);
+
+/* ---- 2. EQ insert (one band, stereo) -------------------------------------- */
+
+typedef struct {
+    int type; /* targets, as last set */
+    float freq, q, gain_db;
+    float rate;
+    float cur_lf, cur_q, cur_db; /* current point of the glide: log(freq), Q, dB */
+    float d_lf, d_q, d_db;       /* per-grid-step increments */
+    uint32_t steps;              /* grid steps left in the glide (0 = settled) */
+    uint32_t grid_pos;           /* frames into the current grid cell */
+    hl_bq_coef_t c;
+    hl_bq_state_t st[2];
+} hl_eq_t;
+
+void hl_eq_init(hl_eq_t *e, float rate, int type, float freq, float q, float gain_db);
+/* Glides to the new settings over ramp_frames (0 = at once): frequency in
+ * log space, gain in dB, Q linearly, in ceil(ramp_frames / HL_FX_GRID)
+ * steps, each recomputing the coefficients; none are recomputed once it
+ * has settled. A type change jumps straight to the new settings (filter
+ * state kept: it may click; change type while the bus is silent). */
+void hl_eq_set_rt(hl_eq_t *e, int type, float freq, float q, float gain_db, uint32_t ramp_frames);
+void hl_eq_process_rt(hl_eq_t *e, float *l, float *r, uint32_t n);
+
+/* ---- 3. Per-voice filter ------------------------------------------------ */
+
+/* One stage (the low-pass or the high-pass): a 2nd-order Butterworth
+ * (Q = 0.7071, -3 dB at the cutoff) as a trapezoidal state-variable filter
+ * (Simper/Zavalishin): the same bilinear response as the cookbook biquad,
+ * but its state is the integrators' charge, so it stays smooth however the
+ * cutoff moves. Settled, a stage costs ~10 flops a sample; gliding, one
+ * division more (a1 = 1 / (1 + g (g + k)) follows the interpolated g). */
+typedef struct {
+    float f;        /* current cutoff (Hz) */
+    float mul;      /* per-grid-step cutoff factor during a glide (log-frequency glide) */
+    float target;   /* where the glide ends */
+    float g0, g;    /* SVF coefficient g = tan(pi f / rate) at the start and end of the grid
+                       cell: g moves linearly between them frame by frame, the cutoff itself
+                       is recomputed (tanf) once a cell */
+    uint16_t steps; /* grid steps left in the glide (0 = settled) */
+    uint8_t mode;   /* HL_VF_OFF / _ON / _SEED / _ENDING / _FADING */
+    uint8_t fade;   /* grid cells left in the crossfade: out when FADING, else in */
+} hl_vf_stage_t;
+
+/* OFF: bypassed. ON. SEED: on, low-pass state to be seeded from the next
+ * input sample. ENDING: gliding to the off position. FADING: at the off
+ * position, crossfading to the dry signal over HL_VF_FADE frames (the
+ * filter's small phase shift there would otherwise step the waveform). A
+ * stage turned on crossfades from the dry signal the same way while it
+ * starts gliding. */
+enum { HL_VF_OFF, HL_VF_ON, HL_VF_SEED, HL_VF_ENDING, HL_VF_FADING };
+
+typedef struct {
+    float pi_rate;        /* pi / rate */
+    uint32_t grid_pos;    /* frames into the current grid cell */
+    hl_vf_stage_t lp, hp; /* low-pass, high-pass */
+    float s[2][2][2];     /* [stage lp/hp][channel][ic1eq, ic2eq] */
+} hl_vfilter_t;
+
+/* lp_hz >= 0.49 * rate or <= 0 (or NaN): low-pass off (bypassed, costs
+ * nothing); hp_hz <= 10 Hz: high-pass off. Cutoffs otherwise clamped to
+ * [10, 0.49 * rate]. State cleared. */
+void hl_vfilter_init(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz);
+/* Glides the cutoffs in log-frequency over ramp_frames (0 = at once):
+ * coefficients recomputed every HL_FX_GRID frames and interpolated linearly
+ * frame by frame in between, so no step of the glide shows in the output. Turning a stage on starts
+ * it from its off position (lp at 0.45 * rate, hp at 10 Hz, where it is all
+ * but transparent), crossfading from the dry signal over its first
+ * HL_VF_FADE frames; turning one off glides it to that position, crossfades
+ * to the dry signal over HL_VF_FADE frames and then bypasses it. The
+ * crossfades run also when ramp_frames is 0 (turned off at once, a stage
+ * fades out at the cutoff it had). */
+void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames);
+/* In place over nch planar channels (1 or 2; more are left untouched). */
+void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n);
+/* 0 when both stages are off and settled: the caller may skip the call. */
+int hl_vfilter_active(const hl_vfilter_t *f);
+
+/* The game-facing curve, occlusion (a wall between: gain and low-pass) and
+ * obstruction (something in the direct path: low-pass only), both clamped to
+ * [0, 1] (NaN -> 0):
+ *   gain   = 10^(-24 * occ / 20)                    (linear in dB, -24 dB at 1)
+ *   x      = 1 - (1 - occ) * (1 - K * obs),  K = ln(20) / ln(40) = 0.8121
+ *   cutoff = 20000 * (1/40)^x                      (log-frequency: 20 kHz .. 500 Hz)
+ *   lp_hz  = 0 (off) when x == 0 or cutoff >= 0.45 * rate, else cutoff
+ * so occlusion alone reaches 500 Hz at 1, obstruction alone 1 kHz at 1, both
+ * combine like independent losses (never past 500 Hz); 0/0 gives gain 1 and
+ * the low-pass off. Monotonic in both arguments. */
+void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gain, float *lp_hz);
+
+/* ---- 4. Compressor ------------------------------------------------------ */
+
+/* Stereo-linked feed-forward compressor after Giannoulis, Massberg & Reiss
+ * (JAES 2012): level xG = 20 log10(max(|l|, |r|)), soft-knee gain computer,
+ * xL = xG - yG smoothed in dB by their smooth decoupled peak detector (an
+ * instant-attack release one-pole, then an attack one-pole), gain =
+ * makeup - yL dB. A steady tone settles on the static curve at its peaks. */
+typedef struct {
+    float threshold_db, ratio, knee_db, attack_ms, release_ms, makeup_db; /* settings */
+    float rate;
+    float att, rel;       /* one-pole coefficients exp(-1 / (t * rate)) */
+    float slope;          /* 1 / ratio - 1 */
+    float peak_db;        /* detector's release stage y1 (dB, >= 0) */
+    float env_db;         /* smoothed gain reduction yL (dB, >= 0) */
+    float makeup_cur;     /* makeup in dB, gliding to makeup_db */
+    float makeup_step;    /* per-sample dB step of the glide */
+    uint32_t makeup_left; /* samples left in the glide */
+} hl_comp_t;
+
+/* Defaults: threshold -20 dB, ratio 4, knee 6 dB, attack 5 ms, release
+ * 100 ms, makeup 0 dB. */
+void hl_comp_init(hl_comp_t *c, float rate);
+/* threshold clamped to [-80, 0] dB, ratio to [1, 100], knee to [0, 24] dB,
+ * attack to [0.05, 500] ms, release to [1, 5000] ms, makeup to [-24, 24] dB.
+ * Takes effect at once except makeup, which glides over HL_FX_GLIDE_MS. */
+void hl_comp_set_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db, float attack_ms,
+                    float release_ms, float makeup_db);
+void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n);
+/* Current gain reduction in dB, >= 0 (a meter shows it as -x); makeup excluded. */
+float hl_comp_reduction_db(const hl_comp_t *c);
+
+/* ---- 5. Reverb ---------------------------------------------------------- */
+
+/* Stereo FDN reverb, see fx_reverb.c. Opaque; lives at the start of the
+ * memory passed to hl_reverb_init. */
+typedef struct hl_reverb hl_reverb_t;
+
+typedef struct {
+    float rt60_s;      /* broadband decay time at damping 0 (low-frequency RT60): 0.1..20 s */
+    float damping;     /* 0..1: high-frequency RT60 = rt60 * (1 - 0.9 * damping) */
+    float predelay_ms; /* 0..200 */
+    float size;        /* 0.25..2: delay-length scale (1 = 30..70 ms lines) */
+    float wet, dry;    /* linear gains 0..1 */
+} hl_reverb_params_t;
+
+/* Bytes hl_reverb_init needs at this rate (largest size and pre-delay). */
+size_t hl_reverb_size(float rate);
+/* Lays the reverb out in mem (any alignment; bytes >= hl_reverb_size(rate)),
+ * clears it and loads the "hall" preset. NULL if mem is NULL, bytes is too
+ * small or rate is outside 8000..192000. Call off the audio thread (it
+ * clears the whole block). */
+hl_reverb_t *hl_reverb_init(void *mem, size_t bytes, float rate);
+/* Values clamped to their ranges. rt60, damping, wet and dry glide over
+ * HL_FX_GLIDE_MS; size and pre-delay apply at once (may click). */
+void hl_reverb_set_rt(hl_reverb_t *r, const hl_reverb_params_t *p);
+void hl_reverb_get(const hl_reverb_t *r, hl_reverb_params_t *p);
+/* "room", "hall", "cave", "outdoor" (ASCII case-insensitive): fills *p, 0;
+ * else -1 and *p untouched. Presets have dry = 1 (insert use); set dry = 0
+ * for a send/return bus. */
+int hl_reverb_preset(const char *name, hl_reverb_params_t *p);
+/* Preset names by index, NULL past the end. */
+const char *hl_reverb_preset_name(int i);
+/* In place, stereo. Never outputs NaN/Inf (bad input samples count as 0). */
+void hl_reverb_process_rt(hl_reverb_t *r, float *l, float *r_, uint32_t n);
+/* Clears the delay memory and filter states (tail cut). Cost ~ size. */
+void hl_reverb_clear(hl_reverb_t *r);
+
+/* ---- 6. Insert wrapper -------------------------------------------------- */
+
+enum { HL_FX_NONE = 0, HL_FX_EQ = 1, HL_FX_COMP, HL_FX_REVERB };
+
+typedef struct hl_fx {
+    int kind;   /* HL_FX_*; HL_FX_NONE (or an unknown kind) passes through */
+    int bypass; /* non-zero: passes through, state frozen */
+    union {
+        hl_eq_t eq;
+        hl_comp_t comp;
+        hl_reverb_t *rev; /* in caller memory (hl_reverb_init) */
+    } u;
+} hl_fx_t;
+
+void hl_fx_process_rt(hl_fx_t *fx, float *l, float *r, uint32_t n);
+/* Runs count inserts in order. */
+void hl_fx_chain_process_rt(hl_fx_t *chain, uint32_t count, float *l, float *r, uint32_t n);
+
+#endif /* HL_FX_H */

@@ -1,0 +1,369 @@
+/*
+ * mixer_bus.c - the mixer graph: a tree of up to HL_MAX_BUSES buses under
+ * the master, each with an insert chain (hl_fx.h), gain, mute and ducking,
+ * and the ducking rules between them. Both faces of one concept:
+ *
+ *   main thread (hl_mixer_bus_graph, _bus_fx, _fx_param, _duck, _set_bus_mute)
+ *     validates, keeps the control view, pushes one command each
+ *   audio thread (hl_bus_apply_rt, hl_bus_render_rt)
+ *     applies the command, then per block:
+ *
+ *     ducks: each rule steps on the sidechain's previous block (peak and
+ *            voices) -> each target's duck gain ramps over this block
+ *     for b in graph.order (children before parents):
+ *         acc[b] -> inserts -> gain x mute x duck (ramped) -> peak
+ *                -> added into acc[parent] (or the master's)
+ *     master: acc[HL_MASTER] -> inserts -> master gain x mute -> out
+ *
+ * A bus with inserts runs every block, silent or not (a reverb's tail, a
+ * compressor's release); one without runs only when something reached it.
+ * Effects are set up in memory the caller owns; the audio thread never
+ * frees: an effect that leaves every chain comes back in an FX_RETIRED
+ * event (at most HL_FX_RETIRE_MAX in flight, so the event ring cannot
+ * fill), after which the caller frees it. Removing a bus the voices or
+ * their sends still use, or that still has inserts or children, is
+ * refused by the control side.
+ */
+#include <string.h>
+
+#include "mixer_internal.h"
+
+/* ---- control side ------------------------------------------------------ */
+
+static int push(hl_mixer_t *m, const hl_cmd_t *c) {
+    return hl_ring_write(&m->cmd_ring, c, 1) == 1 ? 0 : HELIOD_EBUSY;
+}
+
+int hl_mixer_routes_live(const hl_mixer_t *m, uint32_t bus, const uint32_t *send_bus,
+                         const float *send_gain) {
+    uint32_t live = m->graph_ctl.live;
+    if (bus >= HL_MAX_BUSES || !(live >> bus & 1u)) return 0;
+    for (int i = 0; i < HL_MAX_SENDS; i++)
+        if (send_gain[i] > 0.0f && (send_bus[i] >= HL_MAX_BUSES || !(live >> send_bus[i] & 1u)))
+            return 0;
+    return 1;
+}
+
+int hl_mixer_bus_live(const hl_mixer_t *m, int bus) {
+    return bus >= 0 && bus < HL_MAX_BUSES && (m->graph_ctl.live >> bus & 1u);
+}
+
+/* 1 if a voice in any slot (playing, paused or fading) routes to `bus`. */
+static int bus_in_use(const hl_mixer_t *m, uint32_t bus) {
+    for (uint32_t i = 0; i < m->slots; i++) {
+        const hl_ctl_voice_t *c = &m->ctl[i];
+        if (c->state == HL_MIX_STATE_FREE) continue;
+        if (c->params.bus == bus) return 1;
+        for (int s = 0; s < HL_MAX_SENDS; s++)
+            if (c->params.send_gain[s] > 0.0f && c->params.send_bus[s] == bus) return 1;
+    }
+    return 0;
+}
+
+/* Post-order of the tree: every bus after its children. 0, or -1 on a
+ * cycle or a parent that is not live. */
+static int graph_order(hl_graph_t *g) {
+    uint32_t done = 0;
+    g->n_order = 0;
+    /* repeated passes: a bus goes once all of its live children went */
+    for (int pass = 0; pass < HL_MAX_BUSES + 1; pass++) {
+        int progress = 0;
+        for (int b = 0; b < HL_MAX_BUSES; b++) {
+            if (!(g->live >> b & 1u) || (done >> b & 1u)) continue;
+            int ready = 1;
+            for (int c = 0; c < HL_MAX_BUSES && ready; c++)
+                if ((g->live >> c & 1u) && !(done >> c & 1u) && g->parent[c] == b) ready = 0;
+            if (!ready) continue;
+            g->order[g->n_order++] = (uint8_t)b;
+            done |= 1u << b;
+            progress = 1;
+        }
+        if (done == g->live) return 0;
+        if (!progress) return -1; /* a cycle */
+    }
+    return -1;
+}
+
+int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_t live,
+                       uint64_t now_ns) {
+    const uint32_t defaults = (1u << HL_NUM_BUSES) - 1;
+    if ((live & defaults) != defaults) return HELIOD_EINVAL;
+    hl_graph_t g = {.live = live};
+    for (int b = 0; b < HL_MAX_BUSES; b++) {
+        g.parent[b] = (live >> b & 1u) ? parent[b] : -1;
+        if (!(live >> b & 1u)) continue;
+        int p = parent[b];
+        if (p == b || p < -1 || p >= HL_MAX_BUSES || (p >= 0 && !(live >> p & 1u)))
+            return HELIOD_EINVAL;
+    }
+    if (graph_order(&g) != 0) return HELIOD_EINVAL;
+    uint32_t gone = m->graph_ctl.live & ~live;
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        if ((gone >> b & 1u) && (m->n_fx_ctl[b] || bus_in_use(m, (uint32_t)b)))
+            return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_GRAPH, .enq_ns = now_ns};
+    cmd.u.graph = g;
+    if (push(m, &cmd) != 0) return HELIOD_EBUSY;
+    /* a bus created again starts at unity, unmuted */
+    uint32_t born = live & ~m->graph_ctl.live;
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        if (born >> b & 1u) {
+            m->bus_gain_ctl[b] = 1.0f;
+            m->bus_mute_ctl[b] = 0.0f;
+        }
+    m->graph_ctl = g;
+    return 0;
+}
+
+int hl_mixer_set_bus_mute(hl_mixer_t *m, int bus, int mute, uint32_t ramp_frames, uint64_t now_ns) {
+    int gi = hl_mixer_gain_index(m, bus);
+    if (gi < 0) return HELIOD_ENOBUS;
+    hl_cmd_t cmd = {.type = HL_CMD_BUS, .enq_ns = now_ns};
+    cmd.u.bus.bus = gi;
+    cmd.u.bus.gain = mute ? 0.0f : 1.0f;
+    cmd.u.bus.ramp_frames = ramp_frames;
+    cmd.u.bus.mute = 1;
+    if (push(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->bus_mute_ctl[gi] = mute ? 1.0f : 0.0f;
+    return 0;
+}
+
+int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus) {
+    int gi = hl_mixer_gain_index(m, bus);
+    return gi >= 0 && m->bus_mute_ctl[gi] != 0.0f;
+}
+
+int hl_mixer_bus_fx(hl_mixer_t *m, int bus, hl_fx_t *const *fx, uint32_t n, uint64_t now_ns) {
+    int gi = hl_mixer_gain_index(m, bus);
+    if (gi < 0) return HELIOD_ENOBUS;
+    if (n > HL_MAX_FX || (n && !fx)) return HELIOD_EINVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!fx[i]) return HELIOD_EINVAL;
+        for (uint32_t j = 0; j < i; j++)
+            if (fx[j] == fx[i]) return HELIOD_EINVAL;
+        for (int b = 0; b < HL_NUM_GAINS; b++)
+            if (b != gi)
+                for (uint32_t k = 0; k < m->n_fx_ctl[b]; k++)
+                    if (m->fx_ctl[b][k] == fx[i]) return HELIOD_EINVAL;
+    }
+    uint32_t dropped = 0;
+    for (uint32_t k = 0; k < m->n_fx_ctl[gi]; k++) {
+        int kept = 0;
+        for (uint32_t i = 0; i < n; i++)
+            kept |= fx[i] == m->fx_ctl[gi][k];
+        dropped += !kept;
+    }
+    if (m->fx_inflight + dropped > HL_FX_RETIRE_MAX) return HELIOD_EBUSY;
+    hl_cmd_t cmd = {.type = HL_CMD_FX, .enq_ns = now_ns};
+    cmd.u.fx.bus = gi;
+    cmd.u.fx.n = n;
+    for (uint32_t i = 0; i < n; i++)
+        cmd.u.fx.fx[i] = fx[i];
+    if (push(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->fx_inflight += dropped;
+    for (uint32_t i = 0; i < n; i++)
+        m->fx_ctl[gi][i] = fx[i];
+    m->n_fx_ctl[gi] = n;
+    return 0;
+}
+
+int hl_mixer_fx_param(hl_mixer_t *m, hl_fx_t *fx, const hl_fx_params_t *p, uint64_t now_ns) {
+    if (!fx || !p || p->kind != fx->kind) return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_FX_PARAM, .enq_ns = now_ns};
+    cmd.u.fxp.fx = fx;
+    cmd.u.fxp.p = *p;
+    return push(m, &cmd);
+}
+
+int hl_mixer_duck(hl_mixer_t *m, uint32_t index, int on, uint32_t side, uint32_t target,
+                  float depth_db, float threshold_db, float attack_ms, float hold_ms,
+                  float release_ms, uint64_t now_ns) {
+    if (index >= HL_MAX_DUCKS) return HELIOD_EINVAL;
+    if (on && (!hl_mixer_bus_live(m, (int)side) || !hl_mixer_bus_live(m, (int)target) ||
+               side == target || !(depth_db >= 0.0f && depth_db <= 60.0f) ||
+               !(attack_ms >= 0.0f && attack_ms <= 10000.0f) ||
+               !(hold_ms >= 0.0f && hold_ms <= 10000.0f) ||
+               !(release_ms >= 0.0f && release_ms <= 10000.0f) || !(threshold_db <= 0.0f)))
+        return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_DUCK, .enq_ns = now_ns};
+    cmd.u.duck.index = index;
+    cmd.u.duck.on = on != 0;
+    cmd.u.duck.side = side;
+    cmd.u.duck.target = target;
+    cmd.u.duck.depth_db = depth_db;
+    cmd.u.duck.threshold_db = threshold_db;
+    cmd.u.duck.attack_ms = attack_ms;
+    cmd.u.duck.hold_ms = hold_ms;
+    cmd.u.duck.release_ms = release_ms;
+    return push(m, &cmd);
+}
+
+/* ---- audio thread ------------------------------------------------------- */
+
+static void retire_fx_rt(hl_mixer_t *m, hl_fx_t *fx, uint64_t now_ns) {
+    hl_mix_event_t ev = {
+        .type = HL_MIX_EV_FX_RETIRED, .fx = fx, .time_ns = now_ns, .frame = m->clock};
+    (void)hl_ring_write(&m->ev_ring, &ev, 1); /* sized for HL_FX_RETIRE_MAX: cannot fail */
+}
+
+static void fx_param_rt(hl_fx_t *fx, const hl_fx_params_t *p) {
+    switch (fx->kind) {
+    case HL_FX_EQ:
+        hl_eq_set_rt(&fx->u.eq, p->eq_type, p->freq, p->q, p->gain_db, p->ramp_frames);
+        break;
+    case HL_FX_COMP:
+        hl_comp_set_rt(&fx->u.comp, p->threshold_db, p->ratio, p->knee_db, p->attack_ms,
+                       p->release_ms, p->makeup_db);
+        break;
+    case HL_FX_REVERB: hl_reverb_set_rt(fx->u.rev, &p->rev); break;
+    default: break;
+    }
+}
+
+void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+    switch (c->type) {
+    case HL_CMD_GRAPH: m->graph = c->u.graph; break;
+    case HL_CMD_FX: {
+        hl_rt_bus_t *b = &m->bus[c->u.fx.bus];
+        for (uint32_t k = 0; k < b->n_fx; k++) {
+            int kept = 0;
+            for (uint32_t i = 0; i < c->u.fx.n; i++)
+                kept |= c->u.fx.fx[i] == b->fx[k];
+            if (!kept) retire_fx_rt(m, b->fx[k], now_ns);
+        }
+        for (uint32_t i = 0; i < c->u.fx.n; i++)
+            b->fx[i] = c->u.fx.fx[i];
+        b->n_fx = c->u.fx.n;
+        break;
+    }
+    case HL_CMD_FX_PARAM: fx_param_rt(c->u.fxp.fx, &c->u.fxp.p); break;
+    case HL_CMD_DUCK: {
+        hl_rt_duck_t *d = &m->duck[c->u.duck.index];
+        if (!c->u.duck.on) {
+            d->on = 0;
+            break;
+        }
+        if (d->on && d->side == c->u.duck.side && d->target == c->u.duck.target) {
+            hl_duck_set_rt(&d->d, c->u.duck.depth_db, c->u.duck.threshold_db, c->u.duck.attack_ms,
+                           c->u.duck.hold_ms, c->u.duck.release_ms);
+        } else {
+            hl_duck_init(&d->d, (float)m->cfg.rate, c->u.duck.depth_db, c->u.duck.threshold_db,
+                         c->u.duck.attack_ms, c->u.duck.hold_ms, c->u.duck.release_ms);
+            d->side = c->u.duck.side;
+            d->target = c->u.duck.target;
+            d->on = 1;
+        }
+        break;
+    }
+    default: break;
+    }
+}
+
+static float ramp_after(const hl_ramp_t *r, uint32_t n) {
+    if (r->rem == 0 || n >= r->rem) return r->target;
+    return r->cur + (r->target - r->cur) * (float)n / (float)r->rem;
+}
+
+static void ramp_advance(hl_ramp_t *r, uint32_t n) {
+    r->cur = ramp_after(r, n);
+    r->rem = n >= r->rem ? 0 : r->rem - n;
+}
+
+/* Scales planar l/r by the product of three ramps over n frames: each is
+ * linear while it runs, so the product is exact at every frame's end. */
+static void gain3(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {
+    if (!(a->rem | b->rem | c->rem)) {
+        const float g = a->cur * b->cur * c->cur;
+        if (g != 1.0f)
+            for (uint32_t t = 0; t < n; t++) {
+                l[t] *= g;
+                r[t] *= g;
+            }
+        return;
+    }
+    const float a0 = a->cur, b0 = b->cur, c0 = c->cur;
+    const uint32_t an = a->rem < n ? a->rem : n, bn = b->rem < n ? b->rem : n,
+                   cn = c->rem < n ? c->rem : n;
+    const float da = an ? (ramp_after(a, an) - a0) / (float)an : 0.0f;
+    const float db = bn ? (ramp_after(b, bn) - b0) / (float)bn : 0.0f;
+    const float dc = cn ? (ramp_after(c, cn) - c0) / (float)cn : 0.0f;
+    for (uint32_t t = 0; t < n; t++) {
+        const float k = (float)(t + 1);
+        const float ga = t < an ? a0 + k * da : ramp_after(a, an);
+        const float gb = t < bn ? b0 + k * db : ramp_after(b, bn);
+        const float gc = t < cn ? c0 + k * dc : ramp_after(c, cn);
+        const float g = ga * gb * gc;
+        l[t] *= g;
+        r[t] *= g;
+    }
+    ramp_advance(a, n);
+    ramp_advance(b, n);
+    ramp_advance(c, n);
+}
+
+static void store_bits(_Atomic uint32_t *a, float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    atomic_store_explicit(a, u, memory_order_relaxed);
+}
+
+void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
+                      float bus_peak[HL_MAX_BUSES]) {
+    /* ducking: each rule from its sidechain's last block */
+    float duck[HL_MAX_BUSES];
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        duck[b] = 1.0f;
+    for (int i = 0; i < HL_MAX_DUCKS; i++) {
+        hl_rt_duck_t *d = &m->duck[i];
+        if (!d->on) continue;
+        const hl_rt_bus_t *s = &m->bus[d->side];
+        duck[d->target] *= hl_duck_step_rt(&d->d, s->peak, s->voices, n);
+    }
+    for (int b = 0; b < HL_MAX_BUSES; b++) {
+        hl_rt_bus_t *bs = &m->bus[b];
+        if (duck[b] != bs->duck.target || bs->duck.rem) {
+            bs->duck.target = duck[b];
+            bs->duck.rem = n;
+        }
+        store_bits(&m->stats.duck_gain[b], duck[b]);
+    }
+    float *ml = m->acc[HL_MASTER][0], *mr = m->acc[HL_MASTER][1];
+    memset(ml, 0, n * sizeof(float));
+    memset(mr, 0, n * sizeof(float));
+    uint32_t dirty = 0;
+    for (uint32_t k = 0; k < m->graph.n_order; k++) {
+        const uint32_t b = m->graph.order[k];
+        hl_rt_bus_t *bs = &m->bus[b];
+        float *l = m->acc[b][0], *r = m->acc[b][1];
+        if (!(buses >> b & 1u) && bs->n_fx == 0) { /* silent: its ramps go on */
+            ramp_advance(&m->bus_gain[b], n);
+            ramp_advance(&bs->mute, n);
+            ramp_advance(&bs->duck, n);
+            bs->peak = 0.0f;
+            continue;
+        }
+        dirty |= 1u << b;
+        for (uint32_t i = 0; i < bs->n_fx; i++)
+            hl_fx_process_rt(bs->fx[i], l, r, n);
+        gain3(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
+        bs->peak = hl_peak_abs_rt(r, n, hl_peak_abs_rt(l, n, 0.0f));
+        if (bs->peak > bus_peak[b]) bus_peak[b] = bs->peak;
+        int p = m->graph.parent[b];
+        float *pl = p >= 0 ? m->acc[p][0] : ml, *pr = p >= 0 ? m->acc[p][1] : mr;
+        for (uint32_t t = 0; t < n; t++) {
+            pl[t] += l[t];
+            pr[t] += r[t];
+        }
+        if (p >= 0) buses |= 1u << p; /* later in the order: it runs */
+    }
+    m->bus_dirty = dirty;
+    hl_rt_bus_t *ms = &m->bus[HL_MASTER];
+    for (uint32_t i = 0; i < ms->n_fx; i++)
+        hl_fx_process_rt(ms->fx[i], ml, mr, n);
+    hl_ramp_t one = {1.0f, 1.0f, 0};
+    gain3(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+    for (uint32_t t = 0; t < n; t++) {
+        out[2 * t] = ml[t];
+        out[2 * t + 1] = mr[t];
+    }
+}
