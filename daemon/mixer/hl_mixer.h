@@ -316,8 +316,8 @@ int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus);
  * must stay set. The audio thread processes every bus after its children
  * (their sums, inserts, gain, mute and ducking, then into the parent).
  * Returns 0, HELIOD_EINVAL (a parent not live, a cycle, a default bus
- * missing, a bus removed while a voice or send of a voice still uses it or
- * while it has effects) or HELIOD_EBUSY. */
+ * missing, a bus removed while a voice or send of a voice still uses it,
+ * while it has effects or while a ducking rule names it) or HELIOD_EBUSY. */
 int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_t live,
                        uint64_t now_ns);
 /* 1 if bus (0..HL_MAX_BUSES-1) is live. */

@@ -21,8 +21,8 @@
  * frees: an effect that leaves every chain comes back in an FX_RETIRED
  * event (at most HL_FX_RETIRE_MAX in flight, so the event ring cannot
  * fill), after which the caller frees it. Removing a bus the voices or
- * their sends still use, or that still has inserts or children, is
- * refused by the control side.
+ * their sends still use, or that still has inserts, children or a ducking
+ * rule, is refused by the control side.
  */
 #include <string.h>
 
@@ -101,6 +101,8 @@ int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_
     for (int b = 0; b < HL_MAX_BUSES; b++)
         if ((gone >> b & 1u) && (m->n_fx_ctl[b] || bus_in_use(m, (uint32_t)b)))
             return HELIOD_EINVAL;
+    for (int i = 0; i < HL_MAX_DUCKS; i++)
+        if (m->duck_buses_ctl[i] & gone) return HELIOD_EINVAL; /* a ducking rule uses it */
     hl_cmd_t cmd = {.type = HL_CMD_GRAPH, .enq_ns = now_ns};
     cmd.u.graph = g;
     if (push(m, &cmd) != 0) return HELIOD_EBUSY;
@@ -195,7 +197,9 @@ int hl_mixer_duck(hl_mixer_t *m, uint32_t index, int on, uint32_t side, uint32_t
     cmd.u.duck.attack_ms = attack_ms;
     cmd.u.duck.hold_ms = hold_ms;
     cmd.u.duck.release_ms = release_ms;
-    return push(m, &cmd);
+    if (push(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->duck_buses_ctl[index] = on ? (1u << side) | (1u << target) : 0u;
+    return 0;
 }
 
 /* ---- audio thread ------------------------------------------------------- */

@@ -266,6 +266,7 @@ struct hl_mixer {
     hl_fx_t *fx_ctl[HL_NUM_GAINS][HL_MAX_FX]; /* the chains as last sent */
     uint32_t n_fx_ctl[HL_NUM_GAINS];
     uint32_t fx_inflight; /* effects dropped from a chain whose FX_RETIRED was not polled yet */
+    uint32_t duck_buses_ctl[HL_MAX_DUCKS]; /* per rule: bits of its sidechain and target, 0 = off */
 
     /* rings */
     hl_ring_t cmd_ring;

@@ -173,6 +173,11 @@ static void test_send_filter_occlusion(void **state) {
     assert_int_equal(hl_mixer_set(m, v, &s, 0), 0);
     test_render(m, out, N, 256, &now);
     assert_float_equal(rms_l(out, N / 2, N) / ref, 1.0, 1e-3);
+    /* nor can a bus a ducking rule names, until the rule goes */
+    assert_int_equal(hl_mixer_duck(m, 1, 1, 4, HL_BUS_SFX, 6.0f, -40.0f, 10.0f, 0.0f, 10.0f, 0), 0);
+    assert_int_equal(hl_mixer_bus_graph(m, parent, 0x0F, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_duck(m, 1, 0, 0, 0, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0), 0);
+    assert_int_equal(hl_mixer_bus_graph(m, parent, 0x0F, 0), 0);
     /* a low-pass at the tone's frequency: -3 dB; occlusion -6 dB on top */
     hl_voice_set_t f = {.mask = HL_MIX_SET_FILTER, .lp_hz = 1000.0f, .ramp_frames = 2400};
     assert_int_equal(hl_mixer_set(m, v, &f, 0), 0);
