@@ -263,16 +263,6 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     }
 }
 
-static float ramp_after(const hl_ramp_t *r, uint32_t n) {
-    if (r->rem == 0 || n >= r->rem) return r->target;
-    return r->cur + (r->target - r->cur) * (float)n / (float)r->rem;
-}
-
-static void ramp_advance(hl_ramp_t *r, uint32_t n) {
-    r->cur = ramp_after(r, n);
-    r->rem = n >= r->rem ? 0 : r->rem - n;
-}
-
 /* Scales planar l/r by the product of three ramps over n frames: each is
  * linear while it runs, so the product is exact at every frame's end. */
 static void gain3(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {

@@ -312,6 +312,24 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
 /* mixer_rt.c, audio thread: max(pk, max |x[t]|); NaN samples are ignored. */
 float hl_peak_abs_rt(const float *x, uint32_t n, float pk);
 
+/* Ramps (mixer_rt.c and mixer_bus.c, audio thread): linear from cur to
+ * target over rem frames. */
+static inline float ramp_after(const hl_ramp_t *r, uint32_t n) {
+    if (r->rem == 0 || n >= r->rem) return r->target;
+    return r->cur + (r->target - r->cur) * ((float)n / (float)r->rem);
+}
+
+static inline void ramp_advance(hl_ramp_t *r, uint32_t n) {
+    r->cur = ramp_after(r, n);
+    r->rem = n >= r->rem ? 0 : r->rem - n;
+}
+
+static inline void ramp_set(hl_ramp_t *r, float target, uint32_t frames) {
+    r->target = target;
+    r->rem = frames;
+    if (frames == 0) r->cur = target;
+}
+
 /* Frames to ramp over for a requested ramp (0 -> one internal block). */
 static inline uint32_t hl_ramp_len(uint32_t frames) {
     return frames ? frames : HL_MIX_BLOCK;

@@ -61,22 +61,6 @@
 
 /* ---- small helpers ----------------------------------------------------------- */
 
-static float ramp_after(const hl_ramp_t *r, uint32_t n) {
-    if (r->rem == 0 || n >= r->rem) return r->target;
-    return r->cur + (r->target - r->cur) * ((float)n / (float)r->rem);
-}
-
-static void ramp_advance(hl_ramp_t *r, uint32_t n) {
-    r->cur = ramp_after(r, n);
-    r->rem = n >= r->rem ? 0 : r->rem - n;
-}
-
-static void ramp_set(hl_ramp_t *r, float target, uint32_t frames) {
-    r->target = target;
-    r->rem = frames;
-    if (frames == 0) r->cur = target;
-}
-
 static void store_u64(_Atomic uint64_t *a, uint64_t v) {
     atomic_store_explicit(a, v, memory_order_relaxed);
 }
