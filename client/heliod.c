@@ -708,6 +708,7 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
     memcpy(m->vel, p->vel, sizeof m->vel);
     snprintf(m->emitter, sizeof m->emitter, "%s", p->emitter);
     m->over = p->over;
+    hlc_post_to_wire(&p->post, &m->post);
     const char *why = NULL;
     if (hl_validate_play(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -812,6 +813,7 @@ static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *
     m->ramp_ms = s->ramp_ms;
     m->seek_s = s->seek_s;
     memcpy(m->vel, s->vel, sizeof m->vel);
+    hlc_post_to_wire(&s->post, &m->post);
     const char *why = NULL;
     if (hl_validate_set(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -853,25 +855,6 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     return hlc_simple_call(h, id, HL_OP_LISTENER);
 }
 
-int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
-    if (!bus || !hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
-    hl_bus_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "%s", bus);
-    m.mask = HL_BUS_GAIN;
-    m.gain_db = gain_db;
-    m.ramp_ms = ramp_ms;
-    const char *why = NULL;
-    if (hl_validate_bus(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_BUS, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_bus(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_BUS);
-}
-
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
     hl_rbuf_t r;
     hl_list_head_t head;
@@ -899,6 +882,7 @@ int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *cou
         snprintf(o->emitter, sizeof o->emitter, "%s", v.emitter);
         o->audibility_db = v.audibility_db;
         o->position_s = v.position_s;
+        hlc_post_from_wire(&v.post, &o->post);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }

@@ -107,6 +107,21 @@ int heliod_unload(heliod_t *h, const char *name);
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count);
 
 /* ---- voices ---- */
+/* A voice's post stage: filters, occlusion and sends (all zero = none).
+ * occlusion (a wall between: quieter and duller) and obstruction (something
+ * in the direct path: duller only) are in [0, 1] and map to a gain and a
+ * low-pass cutoff by the curve in proto/PROTOCOL.md; lp_hz/hp_hz are plain
+ * cutoffs (0 = off; the lower of lp_hz and the occlusion's cutoff wins).
+ * send[i] names a bus the voice also feeds at send_db (e.g. a reverb bus),
+ * "" = no send. */
+#define HELIOD_SENDS 2
+typedef struct {
+    float lp_hz, hp_hz;
+    float occlusion, obstruction;
+    char send[HELIOD_SENDS][64];
+    float send_db[HELIOD_SENDS];
+} heliod_post_t;
+
 #define HELIOD_PLAY_LOOP        0x1u
 #define HELIOD_PLAY_3D          0x2u
 #define HELIOD_PLAY_DETACHED    0x4u
@@ -141,12 +156,15 @@ typedef struct {
     float vel[3];
     char emitter[64];
     uint32_t over;
+    heliod_post_t post; /* filters, occlusion, sends (default none) */
 } heliod_play_params_t;
 #define HELIOD_OVER_PRIORITY 0x1u  /* priority */
 #define HELIOD_OVER_BUS      0x2u  /* bus */
 #define HELIOD_OVER_FADE_IN  0x4u  /* fade_in_ms */
 #define HELIOD_OVER_DISTANCE 0x8u  /* min_distance, max_distance, rolloff, distance_model */
 #define HELIOD_OVER_PAN      0x10u /* pan */
+#define HELIOD_OVER_FILTER   0x20u /* post.lp_hz, hp_hz, occlusion, obstruction */
+#define HELIOD_OVER_SENDS    0x40u /* post.send, send_db */
 /* Defaults identical to a plain play: gain 0, pan 0, pitch 1, priority 0,
  * server fade-in, distance 1/100/1 inverse, "sfx", no loop region, zero
  * velocity, no emitter, no overrides. */
@@ -175,12 +193,19 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count);
 #define HELIOD_SET_RESUME 0x20u /* fade back in */
 #define HELIOD_SET_SEEK   0x40u /* jump to seek_s seconds, click-free (preloaded or streamed) */
 #define HELIOD_SET_VEL    0x80u /* source velocity (Doppler) */
+/* the post stage (post.*), each gliding over ramp_ms: */
+#define HELIOD_SET_LP          0x100u
+#define HELIOD_SET_HP          0x200u
+#define HELIOD_SET_OCCLUSION   0x400u
+#define HELIOD_SET_OBSTRUCTION 0x800u
+#define HELIOD_SET_SENDS       0x1000u /* both sends: names and levels */
 typedef struct {
     uint32_t mask;
     float gain_db, pan, pos[3], pitch;
-    float ramp_ms; /* every change ramps over this (default 0 = the server's one-block ramp) */
-    double seek_s; /* HELIOD_SET_SEEK: position in seconds from the sound's start */
-    float vel[3];  /* HELIOD_SET_VEL: m/s */
+    float ramp_ms;      /* every change ramps over this (default 0 = the server's one-block ramp) */
+    double seek_s;      /* HELIOD_SET_SEEK: position in seconds from the sound's start */
+    float vel[3];       /* HELIOD_SET_VEL: m/s */
+    heliod_post_t post; /* HELIOD_SET_LP .. HELIOD_SET_SENDS */
 } heliod_voice_set_t;
 int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s);
 /* Pauses (pause = 1) or resumes (0) every voice this connection started
@@ -206,8 +231,92 @@ typedef struct {
 } heliod_listener_t;
 int heliod_set_listener(heliod_t *h, const heliod_listener_t *l);
 
-/* Bus gain ("sfx", "music", "dialog", "ui", "master"). */
+/* ---- the mixer graph: buses, effects, ducking ---- */
+/* Bus gain ("sfx", "music", "dialog", "ui", "master", or a bus you created). */
 int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms);
+/* Mutes (1) or unmutes (0) a bus with a ramp; its gain is kept. */
+int heliod_bus_mute(heliod_t *h, const char *bus, int mute, float ramp_ms);
+/* A new bus under parent ("" or "master" = the master). Up to 32 buses,
+ * the four defaults included. HELIOD_EEXIST if the name is taken. */
+int heliod_bus_create(heliod_t *h, const char *name, const char *parent);
+/* Removes a bus you created, with its effects and the ducking rules naming
+ * it. HELIOD_EBUSINUSE while voices play on it or send to it, or it has
+ * child buses. */
+int heliod_bus_remove(heliod_t *h, const char *name);
+/* Moves a bus under another parent (HELIOD_EINVAL if that makes a loop). */
+int heliod_bus_parent(heliod_t *h, const char *name, const char *parent);
+typedef struct {
+    char name[64];
+    char parent[64]; /* "" for the master */
+    float gain_db;
+    int mute;
+    uint32_t fx;        /* insert effects */
+    uint32_t voices;    /* voices on it (real and virtual) */
+    uint32_t sends;     /* voices sending to it */
+    float duck_db;      /* ducking now (0 = none) */
+    float path_gain_db; /* its faders and every ancestor's: what a voice on it gets */
+} heliod_bus_info_t;
+/* Master first, then parents before children. */
+int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
+
+#define HELIOD_FX_EQ     1
+#define HELIOD_FX_COMP   2
+#define HELIOD_FX_REVERB 3
+#define HELIOD_FX_TYPE   0x100u /* mask bit: `type` is given */
+/* An insert effect's settings. p[i] is given when bit i of mask is set (on
+ * add, others keep the defaults; on set, their current value). Parameters
+ * by kind (proto/PROTOCOL.md, FX, has the ranges and defaults):
+ *   eq     (type lowpass 0, highpass 1, lowshelf 2, highshelf 3, peak 4):
+ *          p0 freq Hz, p1 q, p2 gain dB
+ *   comp:  p0 threshold dB, p1 ratio, p2 knee dB, p3 attack ms,
+ *          p4 release ms, p5 makeup dB
+ *   reverb (type = preset room 0, hall 1, cave 2, outdoor 3): p0 rt60 s,
+ *          p1 damping, p2 predelay ms, p3 size, p4 wet, p5 dry (linear) */
+typedef struct {
+    int kind; /* HELIOD_FX_* */
+    int type;
+    uint32_t mask;
+    float p[8];
+    float ramp_ms; /* set: eq changes glide over this */
+} heliod_fx_t;
+/* Parses "KIND --PARAM VALUE ..." as heliodctl writes it ("eq --type peak
+ * --freq 1000 --q 1 --gain -6", "reverb --preset cave --wet 0.4") into fx.
+ * 0, or HELIOD_EINVAL with heliod_last_error()'s message (h may be NULL:
+ * then the message goes to err[cap] only, if given). */
+int heliod_fx_parse(heliod_t *h, const char *text, heliod_fx_t *fx, char *err, size_t cap);
+/* Inserts an effect at index (>= the chain's length: at the end) on a bus
+ * (or "master"); *index_out (may be NULL) gets where it went. */
+int heliod_fx_add(heliod_t *h, const char *bus, uint32_t index, const heliod_fx_t *fx,
+                  uint32_t *index_out);
+/* Changes the effect at index (same kind). */
+int heliod_fx_set(heliod_t *h, const char *bus, uint32_t index, const heliod_fx_t *fx);
+/* Takes it out (HELIOD_ENOFX if there is none at index). */
+int heliod_fx_remove(heliod_t *h, const char *bus, uint32_t index);
+typedef struct {
+    char bus[64];
+    uint32_t index;
+    int kind, type;
+    float p[8]; /* every parameter of its kind, as set */
+} heliod_fx_info_t;
+/* Effects of one bus, or of every bus (bus NULL or ""). */
+int heliod_fx_list(heliod_t *h, const char *bus, heliod_fx_info_t *arr, size_t cap, size_t *count);
+
+/* Ducking: while bus `by` is above threshold_db (or, threshold_db <= -144,
+ * has voices), `bus` goes down depth_db with attack, hold and release. */
+typedef struct {
+    char bus[64], by[64];
+    float depth_db, threshold_db, attack_ms, hold_ms, release_ms;
+} heliod_duck_t;
+/* Defaults: depth 9 dB, threshold -40 dBFS, attack 80, hold 200, release 600 ms. */
+void heliod_duck_init(heliod_duck_t *d);
+/* Adds or updates the rule for (bus, by). */
+int heliod_duck(heliod_t *h, const heliod_duck_t *d);
+int heliod_duck_remove(heliod_t *h, const char *bus, const char *by);
+typedef struct {
+    heliod_duck_t rule;
+    float gain_db; /* the ducking applied to rule.bus now */
+} heliod_duck_info_t;
+int heliod_ducks(heliod_t *h, heliod_duck_info_t *arr, size_t cap, size_t *count);
 
 #define HELIOD_VOICE_PLAYING  0
 #define HELIOD_VOICE_STOPPING 1
@@ -228,6 +337,7 @@ typedef struct {
     char emitter[64];    /* "" if none */
     float audibility_db; /* gain x distance attenuation the virtual-voice ranking used */
     double position_s;   /* playback position in the sound, seconds */
+    heliod_post_t post;  /* filters, occlusion, sends now */
 } heliod_voice_info_t;
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count);
 
@@ -315,6 +425,7 @@ typedef struct {
     int beyond;                                /* HELIOD_BEYOND_* (virtual) */
     int virt;                                  /* HELIOD_VIRT_* (resume) */
     float doppler;                             /* [0, 10], 0 = off (1) */
+    heliod_post_t post;                        /* filters, occlusion, sends (none) */
 } heliod_cue_t;
 /* Fills the defaults shown in brackets above; name and sounds are empty. */
 void heliod_cue_init(heliod_cue_t *c);

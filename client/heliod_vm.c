@@ -105,6 +105,7 @@ static int cue_msg(heliod_t *h, const heliod_cue_t *c, hl_cue_t *m) {
     m->beyond = (uint8_t)beyond;
     m->virt = (uint8_t)virt;
     m->doppler = c->doppler;
+    hlc_post_to_wire(&c->post, &m->post);
     const char *why = NULL;
     if (hl_validate_cue(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -139,6 +140,7 @@ static void cue_out(heliod_cue_t *o, const hl_cue_t *m) {
     o->beyond = m->beyond;
     o->virt = m->virt;
     o->doppler = m->doppler;
+    hlc_post_from_wire(&m->post, &o->post);
 }
 
 int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {

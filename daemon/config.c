@@ -3,8 +3,10 @@
  *
  * The flags are parsed twice: a first pass only looks for --config so the
  * file can be applied before the flags, which then override it. The INI file
- * uses the long flag names as keys ("rate = 44100"); "[section]" headers,
- * blank lines and lines starting with '#' or ';' are ignored.
+ * uses the long flag names as keys ("rate = 44100"); blank lines and lines
+ * starting with '#' or ';' are ignored. A "[bus NAME]" section defines a
+ * bus (hld_config_bus_t) up to the next header; other "[section]" headers
+ * are ignored.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include "hl_config.h"
 #include "hl_limits.h"
 #include "hl_paths.h"
+#include "hl_proto.h"
 #include "hld_limits.h"
 #include "log.h"
 #include "vm.h"
@@ -243,6 +246,89 @@ static char *trim(char *s) {
     return s;
 }
 
+/* "[bus NAME]" starts a bus section (*bus = it); any other header ends one. */
+static int bus_section(hld_config_t *c, char *s, const char *path, int lineno,
+                       hld_config_bus_t **bus) {
+    *bus = NULL;
+    size_t n = strlen(s);
+    if (s[n - 1] != ']') {
+        fprintf(stderr, "heliod: %s:%d: a section header ends with ]\n", path, lineno);
+        return HELIOD_EINVAL;
+    }
+    s[n - 1] = '\0';
+    char *h = trim(s + 1);
+    if (strncmp(h, "bus", 3) != 0 || (h[3] != ' ' && h[3] != '\t')) return 0;
+    char *name = trim(h + 3);
+    if (!hl_name_valid(name) || strcmp(name, "master") == 0) {
+        fprintf(stderr, "heliod: %s:%d: [bus %s]: not a valid bus name\n", path, lineno, name);
+        return HELIOD_EINVAL;
+    }
+    if (c->n_buses >= HL_MAX_BUSES) {
+        fprintf(stderr, "heliod: %s:%d: more than %d buses\n", path, lineno, HL_MAX_BUSES);
+        return HELIOD_EINVAL;
+    }
+    hld_config_bus_t *nb = realloc(c->buses, (c->n_buses + 1) * sizeof *nb);
+    if (!nb) return HELIOD_ENOMEM;
+    c->buses = nb;
+    *bus = &nb[c->n_buses++];
+    memset(*bus, 0, sizeof **bus);
+    snprintf((*bus)->name, sizeof(*bus)->name, "%s", name);
+    snprintf((*bus)->file, sizeof(*bus)->file, "%s", path);
+    (*bus)->line = lineno;
+    (*bus)->duck[0] = HL_DUCK_DEPTH_DB;
+    (*bus)->duck[1] = HL_DUCK_THRESHOLD_DB;
+    (*bus)->duck[2] = HL_DUCK_ATTACK_MS;
+    (*bus)->duck[3] = HL_DUCK_HOLD_MS;
+    (*bus)->duck[4] = HL_DUCK_RELEASE_MS;
+    return 0;
+}
+
+static int bus_key(hld_config_bus_t *b, const char *key, const char *val) {
+    static const char *const duck_keys[5] = {"duck-depth", "duck-threshold", "duck-attack",
+                                             "duck-hold", "duck-release"};
+    char *end = NULL;
+    if (strcmp(key, "parent") == 0 || strcmp(key, "duck-by") == 0) {
+        if (!hl_name_valid(val)) {
+            fprintf(stderr, "heliod: [bus %s] %s = %s: not a bus name\n", b->name, key, val);
+            return HELIOD_EINVAL;
+        }
+        snprintf(key[0] == 'p' ? b->parent : b->duck_by, HL_MAX_NAME + 1, "%s", val);
+        return 0;
+    }
+    if (strcmp(key, "fx") == 0) {
+        if (b->nfx >= HLD_MAX_CONFIG_FX || strlen(val) >= sizeof b->fx[0]) {
+            fprintf(stderr, "heliod: [bus %s]: too many or too long fx lines\n", b->name);
+            return HELIOD_EINVAL;
+        }
+        snprintf(b->fx[b->nfx++], sizeof b->fx[0], "%s", val);
+        return 0;
+    }
+    float v = strtof(val, &end);
+    if (!end || end == val || *end) {
+        fprintf(stderr, "heliod: [bus %s] %s = %s: not a number\n", b->name, key, val);
+        return HELIOD_EINVAL;
+    }
+    if (strcmp(key, "gain") == 0) {
+        b->gain_db = v;
+        b->has_gain = 1;
+        return 0;
+    }
+    if (strcmp(key, "mute") == 0) {
+        b->mute = v != 0.0f;
+        return 0;
+    }
+    for (int i = 0; i < 5; i++)
+        if (strcmp(key, duck_keys[i]) == 0) {
+            b->duck[i] = v;
+            return 0;
+        }
+    fprintf(stderr,
+            "heliod: [bus %s]: unknown key '%s' (parent, gain, mute, fx, duck-by, duck-depth, "
+            "duck-threshold, duck-attack, duck-hold, duck-release)\n",
+            b->name, key);
+    return HELIOD_EINVAL;
+}
+
 static int load_file(hld_config_t *c, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -251,10 +337,15 @@ static int load_file(hld_config_t *c, const char *path) {
     }
     char line[HLD_MAX_CONFIG_LINE];
     int lineno = 0, rc = 0;
+    hld_config_bus_t *bus = NULL; /* inside a [bus NAME] section */
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         char *s = trim(line);
-        if (!*s || *s == '#' || *s == ';' || *s == '[') continue;
+        if (!*s || *s == '#' || *s == ';') continue;
+        if (*s == '[') {
+            rc = bus_section(c, s, path, lineno, &bus);
+            continue;
+        }
         char *eq = strchr(s, '=');
         if (!eq) {
             fprintf(stderr, "heliod: %s:%d: expected key = value\n", path, lineno);
@@ -267,6 +358,11 @@ static int load_file(hld_config_t *c, const char *path) {
         if (vn >= 2 && val[0] == '"' && val[vn - 1] == '"') {
             val[vn - 1] = '\0';
             val++;
+        }
+        if (bus) {
+            rc = bus_key(bus, key, val);
+            if (rc) fprintf(stderr, "heliod: (in %s:%d)\n", path, lineno);
+            continue;
         }
         const struct option *o = g_opts;
         while (o->name && strcmp(o->name, key) != 0)
@@ -282,6 +378,12 @@ static int load_file(hld_config_t *c, const char *path) {
     }
     fclose(f);
     return rc;
+}
+
+void hld_config_free(hld_config_t *c) {
+    free(c->buses);
+    c->buses = NULL;
+    c->n_buses = 0;
 }
 
 int hld_config_load(hld_config_t *c, int argc, char **argv) {

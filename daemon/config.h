@@ -34,7 +34,30 @@ typedef struct {
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
     float cpu_budget;          /* % of the period the callback may use; 0 = no governor */
+    /* [bus NAME] sections of the config file, in file order (config_bus_t) */
+    struct hld_config_bus *buses;
+    uint32_t n_buses;
 } hld_config_t;
+
+/* One [bus NAME] section: applied once the mixer exists (hld_config_buses).
+ * Keys: parent, gain (dB), mute (0/1), fx (repeatable: "KIND --PARAM V ..."),
+ * duck-by, duck-depth, duck-threshold, duck-attack, duck-hold, duck-release. */
+#define HLD_MAX_CONFIG_FX 8
+typedef struct hld_config_bus {
+    char name[HL_MAX_NAME + 1];
+    char parent[HL_MAX_NAME + 1];
+    float gain_db;
+    int has_gain, mute;
+    char fx[HLD_MAX_CONFIG_FX][256];
+    uint32_t nfx;
+    char duck_by[HL_MAX_NAME + 1];
+    float duck[5]; /* depth, threshold, attack, hold, release */
+    int line;      /* where the section starts, for messages */
+    char file[HL_MAX_PATH + 1];
+} hld_config_bus_t;
+
+/* Frees what hld_config_load allocated (the bus sections). */
+void hld_config_free(hld_config_t *c);
 
 /* Fills defaults, then the --config file (if any), then the flags.
  * Returns 0 to run, 1 when --help/--version was printed (exit 0), or

@@ -10,11 +10,16 @@
 #include "dispatch_int.h"
 #include "hl_mixer.h"
 
-/* The bus of a cue must exist; cues.c does not know the buses. */
-static int bus_ok(hld_req_t *q, const char *bus) {
-    if (hl_bus_find(bus) >= 0) return 1;
+/* The bus and the send buses of a cue must exist; cues.c does not know
+ * the buses. */
+static int bus_ok(hld_req_t *q, const hl_cue_t *m) {
+    const hld_buses_t *b = &q->c->d->buses;
+    const char *bad = hld_bus_index(b, m->bus) < 0 ? m->bus : NULL;
+    for (int i = 0; i < HL_VOICE_SENDS && !bad; i++)
+        if (m->post.send[i][0] && hld_bus_index(b, m->post.send[i]) < 0) bad = m->post.send[i];
+    if (!bad) return 1;
     char msg[HL_MAX_MSG + 1];
-    snprintf(msg, sizeof msg, "bus: no bus named %s", bus);
+    snprintf(msg, sizeof msg, "bus: no bus named %s", bad);
     hld_fail(q, HELIOD_ENOBUS, msg);
     return 0;
 }
@@ -25,7 +30,7 @@ int hld_op_cue(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const char *why = NULL;
     if (hl_validate_cue(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    if (!bus_ok(q, m.bus)) return 0;
+    if (!bus_ok(q, &m)) return 0;
     int rc = hld_cues_define(&q->c->d->cues, &m, NULL, &why);
     if (rc < 0) return hld_fail(q, rc, why);
     return hld_reply_ok(q);

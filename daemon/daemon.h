@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "buses.h"
 #include "clients.h"
 #include "config.h"
 #include "cues.h"
@@ -56,6 +57,7 @@ typedef struct hld_daemon {
     hld_cues_t cues;         /* cue and category definitions */
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
+    hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
     hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
     /* device switch, loss and recovery (device.c); NULL until first used */
     struct hld_device *device;
@@ -115,5 +117,8 @@ int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, ui
 
 /* Frames for a duration at the engine rate (rounded, >= 0). */
 uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
+/* bus_ops.c: creates the config file's [bus NAME] sections (buses, effects,
+ * ducking) once the mixer exists. 0, or -1 after printing why. */
+int hld_config_buses(hld_daemon_t *d);
 
 #endif /* HLD_DAEMON_H */

@@ -350,26 +350,8 @@ static int op_subscribe(hld_req_t *q) {
     return hld_reply_ok(q);
 }
 
-static int op_bus(hld_req_t *q) {
-    hl_bus_t m;
-    hl_get_bus(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
-    hld_daemon_t *d = q->c->d;
-    int bus = strcmp(m.name, "master") == 0 ? -1 : hl_bus_find(m.name);
-    if (bus < 0 && strcmp(m.name, "master") != 0) return hld_fail(q, HELIOD_ENOBUS, NULL);
-    const char *why = NULL;
-    if (hl_validate_bus(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    if (m.mask & HL_BUS_GAIN) {
-        int rc = hl_mixer_set_bus_gain(d->engine.mixer, bus, hl_db_to_lin(m.gain_db),
-                                       hld_ms_to_frames(d, m.ramp_ms), hld_now_ns());
-        if (rc < 0) return hld_mixer_fail(q, rc);
-        hld_vm_mark_dirty(d->vm);
-    }
-    return hld_reply_ok(q);
-}
-
 /* The opcode table: each handler lives with its domain (voice_ops.c,
- * cue_ops.c, emitter_ops.c); dispatch keeps framing, ids and replies. */
+ * cue_ops.c, emitter_ops.c, bus_ops.c); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_HELLO] = op_hello,
     [HL_OP_PING] = op_ping,
@@ -385,7 +367,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_DEVICES] = hld_op_devices, /* device.c: from the worker's cache */
     [HL_OP_STATS] = op_stats,
     [HL_OP_SUBSCRIBE] = op_subscribe,
-    [HL_OP_BUS] = op_bus,
+    [HL_OP_BUS] = hld_op_bus,
     [HL_OP_PAUSE] = hld_op_pause,
     [HL_OP_CUE] = hld_op_cue,
     [HL_OP_CATEGORY] = hld_op_category,
@@ -393,6 +375,11 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CUES_LOAD] = hld_op_cues_load,
     [HL_OP_EMITTER] = hld_op_emitter,
     [HL_OP_DEVICE] = hld_op_device,
+    [HL_OP_BUSES] = hld_op_buses,
+    [HL_OP_FX] = hld_op_fx,
+    [HL_OP_FX_LIST] = hld_op_fx_list,
+    [HL_OP_DUCK] = hld_op_duck,
+    [HL_OP_DUCKS] = hld_op_ducks,
 };
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

@@ -72,5 +72,12 @@ int hld_op_cues(hld_req_t *q);
 int hld_op_cues_load(hld_req_t *q);
 /* emitter_ops.c */
 int hld_op_emitter(hld_req_t *q);
+/* bus_ops.c */
+int hld_op_bus(hld_req_t *q);
+int hld_op_buses(hld_req_t *q);
+int hld_op_fx(hld_req_t *q);
+int hld_op_fx_list(hld_req_t *q);
+int hld_op_duck(hld_req_t *q);
+int hld_op_ducks(hld_req_t *q);
 
 #endif /* HLD_DISPATCH_INT_H */

@@ -101,6 +101,10 @@ static void on_mix_event(void *user, const hl_mix_event_t *ev) {
     /* the mixer is done with a stream (a voice ended or a seek replaced it) */
     if ((ev->type == HL_MIX_EV_STREAM_RETIRED || ev->type == HL_MIX_EV_ENDED) && ev->stream)
         hld_dstream_release(&d->decoder, hld_dstream_from(ev->stream));
+    if (ev->type == HL_MIX_EV_FX_RETIRED) {
+        hld_buses_fx_retired(&d->buses, ev->fx);
+        return;
+    }
     if (ev->type != HL_MIX_EV_STREAM_RETIRED) hld_vm_on_mix_event(d->vm, ev);
 }
 

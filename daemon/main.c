@@ -69,6 +69,14 @@ int main(int argc, char **argv) {
         hld_cues_close(&d.cues);
         return 1;
     }
+    hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
+    if (hld_config_buses(&d) != 0) {
+        hld_engine_close(&d.engine);
+        hld_buses_close(&d.buses);
+        hld_vm_destroy(d.vm);
+        hld_cues_close(&d.cues);
+        return 2;
+    }
     hld_governor_init(&d); /* prices a worst-case voice before the audio thread runs */
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
@@ -97,12 +105,14 @@ int main(int argc, char **argv) {
         uv_run(d.loop, UV_RUN_DEFAULT);
     }
     hld_engine_close(&d.engine);
+    hld_buses_close(&d.buses);    /* the audio thread is gone: free every effect */
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
     hld_vm_destroy(d.vm);
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
     hld_clients_close(&d.ledger); /* after the sounds charged to clients */
     if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
+    hld_config_free(&d.cfg);
     if (d.shutdown_start_ns)
         hld_info("stopped, shutdown_ms=%.0f",
                  (double)(hld_now_ns() - d.shutdown_start_ns) / HLD_NS_PER_MS);

@@ -138,9 +138,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "peak_l", ms.peak[0]);
     put(&s, "peak_r", ms.peak[1]);
     put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
-    for (uint32_t b = 0; b < HL_NUM_BUSES; b++) {
+    for (int b = 0; b < HL_MAX_BUSES; b++) {
         char key[HL_MAX_NAME + 1];
-        const char *name = hl_bus_name(b);
+        const char *name = hld_bus_name(&d->buses, b);
+        if (!name) continue;
         snprintf(key, sizeof key, "bus.%s.gain_db", name);
         put(&s, key, hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, (int)b)));
         snprintf(key, sizeof key, "bus.%s.peak", name);

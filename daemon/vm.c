@@ -293,6 +293,15 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
     if (s->mask & HL_MIX_SET_PAN) v->p.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(v->p.pos, s->pos, sizeof v->p.pos);
     if (s->mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s->vel, sizeof v->p.vel);
+    if (s->mask & HL_MIX_SET_FILTER) {
+        v->p.lp_hz = s->lp_hz;
+        v->p.hp_hz = s->hp_hz;
+        v->p.occ_db = s->occ_db;
+    }
+    if (s->mask & HL_MIX_SET_SENDS) {
+        memcpy(v->p.send_bus, s->send_bus, sizeof v->p.send_bus);
+        memcpy(v->p.send_gain, s->send_gain, sizeof v->p.send_gain);
+    }
     if (s->mask & HL_MIX_SET_PITCH) {
         vm_reanchor(v, f);
         v->p.pitch = s->pitch;

@@ -136,6 +136,9 @@ typedef struct {
     double start_pos; /* stream: where the current stream started (for ENDED cursors) */
     /* intrusive lists (indices, HLD_NIL ends) */
     uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next, prio_prev, prio_next;
+    /* the post stage as the client gave it: lp_hz, hp_hz, occlusion, obstruction
+     * (p.lp_hz, p.hp_hz and p.occ_db are what they map to) */
+    float post_user[4];
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;
@@ -195,8 +198,9 @@ typedef struct {
     uint8_t fade_curve, beyond, virt;
     /* position model */
     double rate, len, ls, le;
-    int64_t loops; /* -1 forever, 0 none, N */
-    int stream;    /* 1: first realisation opens a stream (OPENING until ready) */
+    int64_t loops;      /* -1 forever, 0 none, N */
+    int stream;         /* 1: first realisation opens a stream (OPENING until ready) */
+    float post_user[4]; /* the post stage as asked (hld_lvoice_t.post_user) */
 } hld_vm_play_t;
 
 /* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to

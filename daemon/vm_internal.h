@@ -64,7 +64,7 @@ struct hld_vm {
     uint32_t n_slots;
     hld_vm_counters_t n;
     hl_listener_state_t lis;      /* copy taken per ranking / admission */
-    float bus_gain[HL_NUM_BUSES]; /* likewise */
+    float bus_gain[HL_MAX_BUSES]; /* likewise: each bus's path gain (its faders to the master) */
 };
 
 static inline uint64_t vm_handle_of(const hld_vm_t *vm, const hld_lvoice_t *v) {

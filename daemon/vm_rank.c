@@ -74,7 +74,8 @@ float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
  * (and not clamped). */
 float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
     *beyond = 0;
-    float g = v->p.gain * vm->bus_gain[v->p.bus < HL_NUM_BUSES ? v->p.bus : 0];
+    float g = v->p.gain * vm->bus_gain[v->p.bus < HL_MAX_BUSES ? v->p.bus : 0];
+    if (v->p.occ_db < 0.0f) g *= hl_db_to_lin(v->p.occ_db); /* a wall between is quieter */
     if (v->p.flags & HL_MIX_3D) {
         float d = vm_distance_to_listener(vm, v);
         if (d >= v->p.max_distance) {
@@ -94,8 +95,8 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
  * control side. */
 void vm_snapshot(hld_vm_t *vm) {
     hl_mixer_get_listener(vm->mx, &vm->lis);
-    for (uint32_t b = 0; b < HL_NUM_BUSES; b++)
-        vm->bus_gain[b] = hl_mixer_get_bus_gain(vm->mx, (int)b);
+    for (uint32_t b = 0; b < HL_MAX_BUSES; b++)
+        vm->bus_gain[b] = hl_mixer_bus_path_gain(vm->mx, (int)b);
 }
 
 /* ---- real <-> virtual ------------------------------------------------------- */

@@ -217,6 +217,43 @@ int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, ui
 
 /* ---- PLAY ------------------------------------------------------------------- */
 
+/* ---- the post stage: filters, occlusion, sends ---------------------------------- */
+
+/* lp/hp cutoffs and occlusion/obstruction as the client gives them -> the
+ * mixer's lp_hz, hp_hz and occ_db (hl_occlusion_map's documented curve):
+ * the lower of the explicit low-pass and the occlusion's. */
+static void post_map(const hld_daemon_t *d, const float u[4], float *lp, float *hp, float *occ_db) {
+    float g = 1.0f, lpo = 0.0f;
+    hl_occlusion_map(u[2], u[3], (float)d->engine.rate, &g, &lpo);
+    float eff = u[0] > 0.0f ? u[0] : 0.0f;
+    if (lpo > 0.0f && (eff == 0.0f || lpo < eff)) eff = lpo;
+    *lp = eff;
+    *hp = u[1];
+    *occ_db = g < 1.0f ? hl_lin_to_db(g) : 0.0f;
+}
+
+/* Send names and levels -> bus indices and linear gains. 0, or replies
+ * ENOBUS and returns -1. */
+static int sends_resolve(hld_req_t *q, const hl_vpost_t *m, uint32_t bus[HL_MAX_SENDS],
+                         float gain[HL_MAX_SENDS]) {
+    hld_daemon_t *d = q->c->d;
+    for (int i = 0; i < HL_MAX_SENDS; i++) {
+        bus[i] = 0;
+        gain[i] = 0.0f;
+        if (i >= HL_VOICE_SENDS || !m->send[i][0]) continue;
+        int b = hld_bus_index(&d->buses, m->send[i]);
+        if (b < 0) {
+            char msg[HL_MAX_MSG + 1];
+            snprintf(msg, sizeof msg, "send: no bus named %s%s", m->send[i],
+                     b == HLD_BUS_MASTER ? " (voices send to a bus, not the master)" : "");
+            return hld_fail(q, HELIOD_ENOBUS, msg), -1;
+        }
+        bus[i] = (uint32_t)b;
+        gain[i] = m->send_db[i] <= HL_MIN_DB ? 0.0f : hl_db_to_lin(m->send_db[i]);
+    }
+    return 0;
+}
+
 /* Resolves the play's name and builds the voice manager's request. Returns
  * 0, or replies the error and returns -1. */
 static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
@@ -239,9 +276,10 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     uint32_t over = cue ? m->over : HL_OVER_MASK;
     const hl_cue_t *cd = cue ? &cue->def : NULL;
     const char *busname = (over & HL_OVER_BUS) || !cd ? m->bus : cd->bus;
-    int bus = hl_bus_find(busname);
+    int bus = hld_bus_index(&d->buses, busname);
     if (bus < 0) {
-        snprintf(msg, sizeof msg, "no bus named %s", busname);
+        snprintf(msg, sizeof msg, "no bus named %s%s", busname,
+                 bus == HLD_BUS_MASTER ? " (voices play on a bus, not the master)" : "");
         return hld_fail(q, HELIOD_ENOBUS, msg), -1;
     }
     hld_emitter_t *em = NULL;
@@ -285,6 +323,14 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
+    const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;
+    const hl_vpost_t *ps = (over & HL_OVER_SENDS) || !cd ? &m->post : &cd->post;
+    pl->post_user[0] = pf->lp_hz;
+    pl->post_user[1] = pf->hp_hz;
+    pl->post_user[2] = pf->occlusion;
+    pl->post_user[3] = pf->obstruction;
+    post_map(d, pl->post_user, &p->lp_hz, &p->hp_hz, &p->occ_db);
+    if (sends_resolve(q, ps, p->send_bus, p->send_gain) != 0) return -1;
     pl->cue = cue;
     pl->snd = snd;
     pl->em = em;
@@ -544,13 +590,30 @@ int hld_op_set(hld_req_t *q) {
         .vel = {m.vel[0], m.vel[1], m.vel[2]},
     };
     if (m.mask & HL_SET_VEL) s.mask |= HL_MIX_SET_VEL;
-    if (may_touch(q, hld_vm_get(d->vm, m.voice), m.voice) != 0) return 0;
+    hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+    if (may_touch(q, lv, m.voice) != 0) return 0;
+    const uint32_t filter_bits = HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION;
+    float u[4] = {0};
+    if (lv) memcpy(u, lv->post_user, sizeof u); /* else hld_vm_set answers ENOVOICE */
+    if (m.mask & filter_bits) {
+        const float given[4] = {m.post.lp_hz, m.post.hp_hz, m.post.occlusion, m.post.obstruction};
+        for (int i = 0; i < 4; i++)
+            if (m.mask & (HL_SET_LP << i)) u[i] = given[i];
+        post_map(d, u, &s.lp_hz, &s.hp_hz, &s.occ_db);
+        s.mask |= HL_MIX_SET_FILTER;
+    }
+    if (m.mask & HL_SET_SENDS) {
+        if (sends_resolve(q, &m.post, s.send_bus, s.send_gain) != 0) return 0;
+        s.mask |= HL_MIX_SET_SENDS;
+    }
     if (m.mask & HL_SET_SEEK) {
         int rc = seek_voice(q, m.voice, m.seek_s, &s);
         if (rc != 0) return 0; /* answered, or stream_done will */
     }
     int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);
+    lv = hld_vm_get(d->vm, m.voice);
+    if (lv) memcpy(lv->post_user, u, sizeof u);
     return hld_reply_ok(q);
 }
 
@@ -591,7 +654,7 @@ int hld_op_pause(hld_req_t *q) {
                         "or category pauses this client's own");
     }
     if (m.scope == HL_PAUSE_BUS) {
-        pm.bus = hl_bus_find(m.group);
+        pm.bus = hld_bus_index(&d->buses, m.group);
         if (pm.bus < 0) {
             snprintf(msg, sizeof msg, "no bus named %s", m.group);
             return hld_fail(q, HELIOD_ENOBUS, msg);
@@ -640,8 +703,18 @@ static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     if (lv->cue) snprintf(vi.cue, sizeof vi.cue, "%s", lv->cue->def.name);
     if (lv->cat) snprintf(vi.category, sizeof vi.category, "%s", lv->cat->def.name);
     if (lv->em) snprintf(vi.emitter, sizeof vi.emitter, "%s", lv->em->name);
-    const char *bn = hl_bus_name(p->bus);
+    const char *bn = hld_bus_name(&x->d->buses, (int)p->bus);
     snprintf(vi.bus, sizeof vi.bus, "%s", bn ? bn : "");
+    vi.post.lp_hz = lv->post_user[0];
+    vi.post.hp_hz = lv->post_user[1];
+    vi.post.occlusion = lv->post_user[2];
+    vi.post.obstruction = lv->post_user[3];
+    for (int i = 0; i < HL_VOICE_SENDS && i < HL_MAX_SENDS; i++) {
+        const char *sn =
+            p->send_gain[i] > 0.0f ? hld_bus_name(&x->d->buses, (int)p->send_bus[i]) : NULL;
+        snprintf(vi.post.send[i], sizeof vi.post.send[i], "%s", sn ? sn : "");
+        vi.post.send_db[i] = sn ? hl_lin_to_db(p->send_gain[i]) : HL_MIN_DB;
+    }
     size_t before = x->q->w.len;
     hl_put_voice_info(&x->q->w, &vi);
     return hld_list_entry_done(&x->l, before);

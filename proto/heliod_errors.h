@@ -18,7 +18,7 @@
     X(EINVAL, -4, "invalid argument")                                                              \
     X(ENOSOUND, -5, "no such sound")                                                               \
     X(ENOVOICE, -6, "no such voice")                                                               \
-    X(EEXIST, -7, "a sound with that name is already loaded")                                      \
+    X(EEXIST, -7, "a sound or bus with that name already exists")                                  \
     X(EBUSY, -8, "engine busy: command queue full, try again")                                     \
     X(ENOVOICES, -9, "voice pool full and priority too low to steal a voice")                      \
     X(EFILE, -10, "cannot open file")                                                              \
@@ -42,7 +42,9 @@
     X(ENOCATEGORY, -28, "no such category")                                                        \
     X(ENOEMITTER, -29, "no such emitter")                                                          \
     X(EPERM, -30, "not permitted: it belongs to another client")                                   \
-    X(EQUOTA, -31, "over a per-client quota")
+    X(EQUOTA, -31, "over a per-client quota")                                                      \
+    X(EBUSINUSE, -32, "bus is in use (voices, sends, effects, child buses or ducking)")            \
+    X(ENOFX, -33, "no such effect on that bus")
 
 typedef enum {
 #define HELIOD_ERR_ENUM_(name, val, msg) HELIOD_##name = (val),
@@ -50,6 +52,6 @@ typedef enum {
 #undef HELIOD_ERR_ENUM_
 } heliod_errno_t;
 
-#define HELIOD_ERR_MIN (-31) /* most negative defined code */
+#define HELIOD_ERR_MIN (-33) /* most negative defined code */
 
 #endif /* HELIOD_ERRORS_H */

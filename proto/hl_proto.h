@@ -70,6 +70,11 @@
     X(CUES_LOAD, 20, "cues-load")                                                                  \
     X(EMITTER, 21, "emitter")                                                                      \
     X(DEVICE, 22, "device")                                                                        \
+    X(BUSES, 23, "buses")                                                                          \
+    X(FX, 24, "fx")                                                                                \
+    X(FX_LIST, 25, "fx-list")                                                                      \
+    X(DUCK, 26, "duck")                                                                            \
+    X(DUCKS, 27, "ducks")                                                                          \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -193,6 +198,21 @@ typedef struct {
     char name[HL_MAX_NAME + 1];
 } hl_name_t; /* UNLOAD request */
 
+/* The per-voice post stage (mixer-graph issue): filters, occlusion and
+ * sends. Wire: f32 lp_hz, f32 hp_hz, f32 occlusion, f32 obstruction, then
+ * HL_VOICE_SENDS x (string bus, f32 db). */
+#define HL_VOICE_SENDS 2 /* a room reverb and a zone reverb */
+#define HL_MAX_LP_HZ   96000.0f
+#define HL_MAX_HP_HZ   20000.0f
+typedef struct {
+    float lp_hz;       /* low-pass cutoff, Hz; 0 = off; [0, 96000] (>= 0.49 x rate is off) */
+    float hp_hz;       /* high-pass cutoff, Hz; 0 = off; [0, 20000] */
+    float occlusion;   /* [0, 1]: gain and low-pass together (a wall between) */
+    float obstruction; /* [0, 1]: low-pass only (something in the direct path) */
+    char send[HL_VOICE_SENDS][HL_MAX_NAME + 1]; /* bus the voice also feeds; "" = none */
+    float send_db[HL_VOICE_SENDS];              /* send level, dB <= +24, post voice gain */
+} hl_vpost_t;
+
 /* PLAY flags */
 #define HL_PLAY_LOOP     0x1u
 #define HL_PLAY_3D       0x2u /* position is used; pan is ignored */
@@ -225,6 +245,8 @@ typedef struct {
     float vel[3];                  /* source velocity, m/s, for Doppler (3D) */
     char emitter[HL_MAX_NAME + 1]; /* "" = none; else the voice follows that emitter */
     uint32_t over;                 /* HL_OVER_*: which fields override the cue's (cue plays) */
+    /* appended (mixer-graph issue) */
+    hl_vpost_t post; /* filters, occlusion, sends (HL_OVER_FILTER / HL_OVER_SENDS for cues) */
 } hl_play_t;
 /* PLAY of a cue: `sound` names a cue (looked up first) or a sound. For a cue,
  * flags LOOP/3D/CUBIC are OR'd with the cue's, gain_db is added to the cue's
@@ -236,7 +258,9 @@ typedef struct {
 #define HL_OVER_FADE_IN  0x4u  /* fade_in_ms */
 #define HL_OVER_DISTANCE 0x8u  /* min_distance, max_distance, rolloff, model */
 #define HL_OVER_PAN      0x10u /* pan */
-#define HL_OVER_MASK     0x1Fu
+#define HL_OVER_FILTER   0x20u /* post.lp_hz, hp_hz, occlusion, obstruction */
+#define HL_OVER_SENDS    0x40u /* post.send, send_db */
+#define HL_OVER_MASK     0x7Fu
 typedef struct {
     uint64_t voice;
     uint64_t stolen; /* handle of the voice it replaced, 0 if none */
@@ -277,13 +301,20 @@ typedef struct {
 #define HL_SET_RESUME 0x20u /* fade back in; exclusive with HL_SET_PAUSE */
 #define HL_SET_SEEK   0x40u /* jump to seek_s seconds of the sound, click-free */
 #define HL_SET_VEL    0x80u /* source velocity (Doppler) */
-#define HL_SET_MASK   0xFFu
+/* appended (mixer-graph issue): each glides over ramp_ms */
+#define HL_SET_LP          0x100u  /* post.lp_hz */
+#define HL_SET_HP          0x200u  /* post.hp_hz */
+#define HL_SET_OCCLUSION   0x400u  /* post.occlusion */
+#define HL_SET_OBSTRUCTION 0x800u  /* post.obstruction */
+#define HL_SET_SENDS       0x1000u /* post.send and post.send_db (both sends) */
+#define HL_SET_MASK        0x1FFFu
 typedef struct {
     uint64_t voice;
     uint32_t mask;
     float gain_db, pan, pos[3], pitch, ramp_ms;
-    double seek_s; /* appended: HL_SET_SEEK position, seconds, >= 0 */
-    float vel[3];  /* appended: HL_SET_VEL, m/s */
+    double seek_s;   /* appended: HL_SET_SEEK position, seconds, >= 0 */
+    float vel[3];    /* appended: HL_SET_VEL, m/s */
+    hl_vpost_t post; /* appended: HL_SET_LP .. HL_SET_SENDS */
 } hl_set_t;
 
 #define HL_LIS_POS  0x1u
@@ -316,6 +347,7 @@ typedef struct {
     char emitter[HL_MAX_NAME + 1];  /* "" if none */
     float audibility_db;            /* gain x distance attenuation the ranking used */
     double position_s;              /* playback position in the sound, seconds */
+    hl_vpost_t post;                /* appended (mixer-graph issue) */
 } hl_voice_info_t;                  /* VOICES list entry */
 
 #define HL_DEV_DEFAULT 0x1u
@@ -361,12 +393,123 @@ typedef struct {
     uint32_t mask;
 } hl_subscribe_t;
 
-#define HL_BUS_GAIN 0x1u
+/* BUS: what to do with bus `name` ("master" for the master bus), in this
+ * order: CREATE (under `parent`, "" = master), PARENT (move it under
+ * `parent`), GAIN, MUTE. REMOVE goes alone. */
+#define HL_BUS_GAIN   0x1u
+#define HL_BUS_MUTE   0x2u /* mute = 1 mutes, 0 unmutes, ramped over ramp_ms; the gain is kept */
+#define HL_BUS_CREATE 0x4u /* a new bus (HELIOD_EEXIST if the name is taken) */
+#define HL_BUS_REMOVE                                                                              \
+    0x8u /* HELIOD_EBUSINUSE while voices, sends, effects, children or ducking use it */
+#define HL_BUS_PARENT 0x10u /* re-parent (HELIOD_EINVAL for a cycle) */
+#define HL_BUS_MASK   0x1Fu
 typedef struct {
     char name[HL_MAX_NAME + 1];
     uint32_t mask;
     float gain_db, ramp_ms;
+    uint8_t mute;                 /* appended (mixer-graph issue) */
+    char parent[HL_MAX_NAME + 1]; /* appended: CREATE / PARENT; "" = master */
 } hl_bus_t;
+/* BUSES list entry (master first, then every bus, parents before children). */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    char parent[HL_MAX_NAME + 1]; /* "" for the master */
+    float gain_db;                /* the bus's own fader */
+    uint8_t mute;
+    uint8_t fx;         /* insert effects */
+    uint32_t voices;    /* voices routed to it (real and virtual) */
+    uint32_t sends;     /* voices sending to it */
+    float duck_db;      /* ducking applied now (0 = none) */
+    float path_gain_db; /* fader x mute of the bus and every ancestor: what a voice on it gets */
+} hl_bus_info_t;
+
+/* FX: insert effects on a bus's chain (master included). Parameters travel
+ * as p[0..8) whose meaning depends on the kind; `mask` bit i says p[i] is
+ * given (others keep the defaults on ADD, the current value on SET), and
+ * HL_FXP_TYPE that `type` is given.
+ *   eq:     type HL_EQ_* (default peak); p0 freq Hz [10, 24000] (1000),
+ *           p1 q [0.1, 40] (0.7071), p2 gain_db [-48, 48] (0; shelves, peak)
+ *   comp:   p0 threshold_db [-80, 0] (-20), p1 ratio [1, 100] (4), p2 knee_db
+ *           [0, 24] (6), p3 attack_ms [0.05, 500] (5), p4 release_ms [1, 5000]
+ *           (100), p5 makeup_db [-24, 24] (0)
+ *   reverb: type HL_REV_* preset loaded first (default hall); p0 rt60_s
+ *           [0.1, 20], p1 damping [0, 1], p2 predelay_ms [0, 200], p3 size
+ *           [0.25, 2], p4 wet [0, 1], p5 dry [0, 1] (linear gains)
+ * ADD puts it at `index` (>= the chain's length = the end; reply COUNT =
+ * where it went); SET changes the effect at `index` (its kind must match,
+ * eq gains and frequencies glide over ramp_ms); REMOVE takes it out. */
+#define HL_FX_ADD       0
+#define HL_FX_SET       1
+#define HL_FX_REMOVE    2
+#define HL_FXK_EQ       1
+#define HL_FXK_COMP     2
+#define HL_FXK_REVERB   3
+#define HL_EQ_LOWPASS   0
+#define HL_EQ_HIGHPASS  1
+#define HL_EQ_LOWSHELF  2
+#define HL_EQ_HIGHSHELF 3
+#define HL_EQ_PEAK      4
+#define HL_REV_ROOM     0
+#define HL_REV_HALL     1
+#define HL_REV_CAVE     2
+#define HL_REV_OUTDOOR  3
+#define HL_FX_PARAMS    8
+#define HL_FXP_TYPE     0x100u
+#define HL_FXP_MASK     0x1FFu
+typedef struct {
+    uint8_t action; /* HL_FX_ADD / SET / REMOVE */
+    char bus[HL_MAX_NAME + 1];
+    uint32_t index;
+    uint8_t kind; /* HL_FXK_*: ADD, SET (must match) */
+    uint8_t type; /* HL_EQ_* / HL_REV_* */
+    uint32_t mask;
+    float p[HL_FX_PARAMS];
+    float ramp_ms;
+} hl_fx_req_t;
+/* FX_LIST request: a bus name, "" = every bus. Entry: */
+typedef struct {
+    char bus[HL_MAX_NAME + 1];
+    uint32_t index;
+    uint8_t kind, type;
+    float p[HL_FX_PARAMS]; /* every parameter of its kind, as set */
+} hl_fx_info_t;
+/* Names shared by the daemon's config and heliodctl: kinds "eq" "comp"
+ * "reverb"; eq types "lowpass" "highpass" "lowshelf" "highshelf" "peak";
+ * reverb presets "room" "hall" "cave" "outdoor". -1 / NULL if unknown. */
+int hl_fx_kind_from(const char *s);
+const char *hl_fx_kind_name(int kind);
+int hl_fx_type_from(int kind, const char *s);
+const char *hl_fx_type_name(int kind, int type);
+/* Name of parameter i of a kind ("freq", "threshold", "rt60", ...), NULL past the last. */
+const char *hl_fx_param_name(int kind, int i);
+/* Parses an effect as heliodctl and the config file write it: args[0..n)
+ * = "--type T" (eq) / "--preset P" (reverb) / "--PARAM VALUE" pairs
+ * (hl_fx_param_name; "--ramp MS" too) into m->type, m->mask, m->p and
+ * m->ramp_ms for m->kind (set by the caller). 0, or -1 with a message in
+ * err[cap]. Ranges are checked by hl_validate_fx. */
+int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t cap);
+
+/* DUCK: while bus `by` is above threshold_db (or, threshold_db <= -144,
+ * has voices), bus `bus` goes down depth_db, with attack, hold and release.
+ * on = 1 adds or updates the rule for (bus, by); 0 removes it. */
+#define HL_DUCK_DEPTH_DB     9.0f
+#define HL_DUCK_THRESHOLD_DB (-40.0f)
+#define HL_DUCK_ATTACK_MS    80.0f
+#define HL_DUCK_HOLD_MS      200.0f
+#define HL_DUCK_RELEASE_MS   600.0f
+typedef struct {
+    char bus[HL_MAX_NAME + 1]; /* the ducked bus */
+    char by[HL_MAX_NAME + 1];  /* the sidechain */
+    uint8_t on;
+    float depth_db, threshold_db, attack_ms, hold_ms, release_ms;
+} hl_duck_rule_t;
+/* DUCKS list entry: the rule and its gain now (dB <= 0). */
+typedef struct {
+    hl_duck_rule_t rule;
+    float gain_db;
+} hl_duck_info_t;
+/* Defaults above, on = 1. */
+void hl_duck_rule_init(hl_duck_rule_t *d);
 
 /* List replies: u16 count, u8 truncated, then count entries. */
 typedef struct {
@@ -459,6 +602,7 @@ typedef struct {
     uint8_t beyond;         /* HL_BEYOND_* */
     uint8_t virt;           /* HL_VIRT_* */
     float doppler;          /* factor [0, 10]; 0 = off */
+    hl_vpost_t post;        /* appended (mixer-graph issue): the cue's filters and sends */
 } hl_cue_t;                 /* CUE request; CUES entry (kind 0) */
 typedef struct {
     char name[HL_MAX_NAME + 1];
@@ -592,6 +736,16 @@ void hl_put_cues_load_reply(hl_wbuf_t *w, const hl_cues_load_reply_t *m);
 void hl_get_cues_load_reply(hl_rbuf_t *r, hl_cues_load_reply_t *m);
 void hl_put_emitter(hl_wbuf_t *w, const hl_emitter_t *m);
 void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m);
+void hl_put_bus_info(hl_wbuf_t *w, const hl_bus_info_t *m);
+void hl_get_bus_info(hl_rbuf_t *r, hl_bus_info_t *m);
+void hl_put_fx_req(hl_wbuf_t *w, const hl_fx_req_t *m);
+void hl_get_fx_req(hl_rbuf_t *r, hl_fx_req_t *m);
+void hl_put_fx_info(hl_wbuf_t *w, const hl_fx_info_t *m);
+void hl_get_fx_info(hl_rbuf_t *r, hl_fx_info_t *m);
+void hl_put_duck_rule(hl_wbuf_t *w, const hl_duck_rule_t *m);
+void hl_get_duck_rule(hl_rbuf_t *r, hl_duck_rule_t *m);
+void hl_put_duck_info(hl_wbuf_t *w, const hl_duck_info_t *m);
+void hl_get_duck_info(hl_rbuf_t *r, hl_duck_info_t *m);
 void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m);
 void hl_get_device_req(hl_rbuf_t *r, hl_device_req_t *m);
 void hl_put_device_reply(hl_wbuf_t *w, const hl_device_reply_t *m);
@@ -609,6 +763,10 @@ int hl_validate_stop(const hl_stop_t *m, const char **why);
 int hl_validate_stop_all(const hl_stop_all_t *m, const char **why);
 int hl_validate_bus(const hl_bus_t *m, const char **why);
 int hl_validate_pause(const hl_pause_t *m, const char **why);
+int hl_validate_fx(const hl_fx_req_t *m, const char **why);
+int hl_validate_duck(const hl_duck_rule_t *m, const char **why);
+/* The post-stage fields: cutoffs, occlusion/obstruction, send names and levels. */
+int hl_validate_vpost(const hl_vpost_t *m, const char **why);
 /* Every field of a cue / category / emitter request in range (names valid,
  * 1..16 sounds, enums known, numbers finite and in the documented ranges). */
 int hl_validate_cue(const hl_cue_t *m, const char **why);

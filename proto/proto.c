@@ -12,6 +12,8 @@
 #include "hl_proto.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- names and messages ------------------------------------------------- */
@@ -226,6 +228,27 @@ static void get_vec3(hl_rbuf_t *r, float v[3]) {
 
 /* ---- frames ------------------------------------------------------------- */
 
+static void put_vpost(hl_wbuf_t *w, const hl_vpost_t *m) {
+    hl_put_f32(w, m->lp_hz);
+    hl_put_f32(w, m->hp_hz);
+    hl_put_f32(w, m->occlusion);
+    hl_put_f32(w, m->obstruction);
+    for (int i = 0; i < HL_VOICE_SENDS; i++) {
+        hl_put_str(w, m->send[i], HL_MAX_NAME);
+        hl_put_f32(w, m->send_db[i]);
+    }
+}
+static void get_vpost(hl_rbuf_t *r, hl_vpost_t *m) {
+    m->lp_hz = hl_get_f32(r);
+    m->hp_hz = hl_get_f32(r);
+    m->occlusion = hl_get_f32(r);
+    m->obstruction = hl_get_f32(r);
+    for (int i = 0; i < HL_VOICE_SENDS; i++) {
+        hl_get_str(r, m->send[i], sizeof m->send[i]);
+        m->send_db[i] = hl_get_f32(r);
+    }
+}
+
 void hl_frame_begin(hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t id) {
     w->frame_start = w->len;
     hl_put_u32(w, 0);
@@ -362,6 +385,7 @@ void hl_put_play(hl_wbuf_t *w, const hl_play_t *m) {
     put_vec3(w, m->vel);
     hl_put_str(w, m->emitter, HL_MAX_NAME);
     hl_put_u32(w, m->over);
+    put_vpost(w, &m->post);
 }
 void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
     hl_get_str(r, m->sound, sizeof m->sound);
@@ -384,6 +408,7 @@ void hl_get_play(hl_rbuf_t *r, hl_play_t *m) {
     get_vec3(r, m->vel);
     hl_get_str(r, m->emitter, sizeof m->emitter);
     m->over = get_flags32(r, HL_OVER_MASK);
+    get_vpost(r, &m->post);
 }
 
 void hl_put_play_reply(hl_wbuf_t *w, const hl_play_reply_t *m) {
@@ -432,6 +457,7 @@ void hl_put_set(hl_wbuf_t *w, const hl_set_t *m) {
     hl_put_f32(w, m->ramp_ms);
     hl_put_f64(w, m->seek_s);
     put_vec3(w, m->vel);
+    put_vpost(w, &m->post);
 }
 void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
     m->voice = hl_get_u64(r);
@@ -443,6 +469,7 @@ void hl_get_set(hl_rbuf_t *r, hl_set_t *m) {
     m->ramp_ms = hl_get_f32(r);
     m->seek_s = hl_get_f64(r);
     get_vec3(r, m->vel);
+    get_vpost(r, &m->post);
 }
 
 void hl_put_pause(hl_wbuf_t *w, const hl_pause_t *m) {
@@ -488,6 +515,7 @@ void hl_put_voice_info(hl_wbuf_t *w, const hl_voice_info_t *m) {
     hl_put_str(w, m->emitter, HL_MAX_NAME);
     hl_put_f32(w, m->audibility_db);
     hl_put_f64(w, m->position_s);
+    put_vpost(w, &m->post);
 }
 void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m) {
     m->voice = hl_get_u64(r);
@@ -506,6 +534,7 @@ void hl_get_voice_info(hl_rbuf_t *r, hl_voice_info_t *m) {
     hl_get_str(r, m->emitter, sizeof m->emitter);
     m->audibility_db = hl_get_f32(r);
     m->position_s = hl_get_f64(r);
+    get_vpost(r, &m->post);
 }
 
 #define HL_DEV_MASK (HL_DEV_DEFAULT | HL_DEV_CURRENT)
@@ -558,12 +587,116 @@ void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m) {
     hl_put_u32(w, m->mask);
     hl_put_f32(w, m->gain_db);
     hl_put_f32(w, m->ramp_ms);
+    hl_put_u8(w, m->mute);
+    hl_put_str(w, m->parent, HL_MAX_NAME);
 }
 void hl_get_bus(hl_rbuf_t *r, hl_bus_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
-    m->mask = get_flags32(r, HL_BUS_GAIN);
+    m->mask = get_flags32(r, HL_BUS_MASK);
     m->gain_db = hl_get_f32(r);
     m->ramp_ms = hl_get_f32(r);
+    m->mute = get_enum8(r, 1);
+    hl_get_str(r, m->parent, sizeof m->parent);
+}
+
+void hl_put_bus_info(hl_wbuf_t *w, const hl_bus_info_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_str(w, m->parent, HL_MAX_NAME);
+    hl_put_f32(w, m->gain_db);
+    hl_put_u8(w, m->mute);
+    hl_put_u8(w, m->fx);
+    hl_put_u32(w, m->voices);
+    hl_put_u32(w, m->sends);
+    hl_put_f32(w, m->duck_db);
+    hl_put_f32(w, m->path_gain_db);
+}
+void hl_get_bus_info(hl_rbuf_t *r, hl_bus_info_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    hl_get_str(r, m->parent, sizeof m->parent);
+    m->gain_db = hl_get_f32(r);
+    m->mute = get_enum8(r, 1);
+    m->fx = hl_get_u8(r);
+    m->voices = hl_get_u32(r);
+    m->sends = hl_get_u32(r);
+    m->duck_db = hl_get_f32(r);
+    m->path_gain_db = hl_get_f32(r);
+}
+
+void hl_put_fx_req(hl_wbuf_t *w, const hl_fx_req_t *m) {
+    hl_put_u8(w, m->action);
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_u32(w, m->index);
+    hl_put_u8(w, m->kind);
+    hl_put_u8(w, m->type);
+    hl_put_u32(w, m->mask);
+    for (int i = 0; i < HL_FX_PARAMS; i++)
+        hl_put_f32(w, m->p[i]);
+    hl_put_f32(w, m->ramp_ms);
+}
+void hl_get_fx_req(hl_rbuf_t *r, hl_fx_req_t *m) {
+    m->action = get_enum8(r, HL_FX_REMOVE);
+    hl_get_str(r, m->bus, sizeof m->bus);
+    m->index = hl_get_u32(r);
+    m->kind = get_enum8(r, HL_FXK_REVERB);
+    m->type = get_enum8(r, HL_EQ_PEAK);
+    m->mask = get_flags32(r, HL_FXP_MASK);
+    for (int i = 0; i < HL_FX_PARAMS; i++)
+        m->p[i] = hl_get_f32(r);
+    m->ramp_ms = hl_get_f32(r);
+}
+void hl_put_fx_info(hl_wbuf_t *w, const hl_fx_info_t *m) {
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_u32(w, m->index);
+    hl_put_u8(w, m->kind);
+    hl_put_u8(w, m->type);
+    for (int i = 0; i < HL_FX_PARAMS; i++)
+        hl_put_f32(w, m->p[i]);
+}
+void hl_get_fx_info(hl_rbuf_t *r, hl_fx_info_t *m) {
+    hl_get_str(r, m->bus, sizeof m->bus);
+    m->index = hl_get_u32(r);
+    m->kind = get_enum8(r, HL_FXK_REVERB);
+    m->type = get_enum8(r, HL_EQ_PEAK);
+    for (int i = 0; i < HL_FX_PARAMS; i++)
+        m->p[i] = hl_get_f32(r);
+}
+
+void hl_put_duck_rule(hl_wbuf_t *w, const hl_duck_rule_t *m) {
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_str(w, m->by, HL_MAX_NAME);
+    hl_put_u8(w, m->on);
+    hl_put_f32(w, m->depth_db);
+    hl_put_f32(w, m->threshold_db);
+    hl_put_f32(w, m->attack_ms);
+    hl_put_f32(w, m->hold_ms);
+    hl_put_f32(w, m->release_ms);
+}
+void hl_get_duck_rule(hl_rbuf_t *r, hl_duck_rule_t *m) {
+    hl_get_str(r, m->bus, sizeof m->bus);
+    hl_get_str(r, m->by, sizeof m->by);
+    m->on = get_enum8(r, 1);
+    m->depth_db = hl_get_f32(r);
+    m->threshold_db = hl_get_f32(r);
+    m->attack_ms = hl_get_f32(r);
+    m->hold_ms = hl_get_f32(r);
+    m->release_ms = hl_get_f32(r);
+}
+void hl_put_duck_info(hl_wbuf_t *w, const hl_duck_info_t *m) {
+    hl_put_duck_rule(w, &m->rule);
+    hl_put_f32(w, m->gain_db);
+}
+void hl_get_duck_info(hl_rbuf_t *r, hl_duck_info_t *m) {
+    hl_get_duck_rule(r, &m->rule);
+    m->gain_db = hl_get_f32(r);
+}
+void hl_duck_rule_init(hl_duck_rule_t *d) {
+    memset(d, 0, sizeof *d);
+    d->on = 1;
+    d->depth_db = HL_DUCK_DEPTH_DB;
+    d->threshold_db = HL_DUCK_THRESHOLD_DB;
+    d->attack_ms = HL_DUCK_ATTACK_MS;
+    d->hold_ms = HL_DUCK_HOLD_MS;
+    d->release_ms = HL_DUCK_RELEASE_MS;
 }
 
 void hl_put_list_head(hl_wbuf_t *w, const hl_list_head_t *m) {
@@ -674,6 +807,7 @@ void hl_put_cue(hl_wbuf_t *w, const hl_cue_t *m) {
     hl_put_u8(w, m->beyond);
     hl_put_u8(w, m->virt);
     hl_put_f32(w, m->doppler);
+    put_vpost(w, &m->post);
 }
 void hl_get_cue(hl_rbuf_t *r, hl_cue_t *m) {
     memset(m, 0, sizeof *m);
@@ -710,6 +844,7 @@ void hl_get_cue(hl_rbuf_t *r, hl_cue_t *m) {
     m->beyond = get_enum8(r, HL_BEYOND_CLAMP);
     m->virt = get_enum8(r, HL_VIRT_KILL);
     m->doppler = hl_get_f32(r);
+    get_vpost(r, &m->post);
 }
 
 void hl_put_category(hl_wbuf_t *w, const hl_category_t *m) {
@@ -878,6 +1013,7 @@ static int pitch_ok(float p) {
     return isfinite(p) && p >= HL_MIN_PITCH && p <= HL_MAX_PITCH;
 }
 
+static int vpost_filter_ok(const hl_vpost_t *m, uint32_t set_mask, const char **why);
 int hl_validate_play(const hl_play_t *m, const char **why) {
     if (!hl_name_valid(m->sound)) return invalid(why, "sound: invalid name");
     if (m->flags & ~HL_PLAY_MASK) return invalid(why, "flags: unknown bits");
@@ -908,7 +1044,7 @@ int hl_validate_play(const hl_play_t *m, const char **why) {
     if (!vec3_ok(m->vel)) return invalid(why, "vel: must be finite and within 1e6 m/s");
     if (m->emitter[0] && !hl_name_valid(m->emitter)) return invalid(why, "emitter: invalid name");
     if (m->over & ~HL_OVER_MASK) return invalid(why, "over: unknown bits");
-    return 0;
+    return hl_validate_vpost(&m->post, why);
 }
 
 int hl_validate_set(const hl_set_t *m, const char **why) {
@@ -929,7 +1065,7 @@ int hl_validate_set(const hl_set_t *m, const char **why) {
         return invalid(why, "seek_s: must be finite and >= 0");
     if ((m->mask & HL_SET_VEL) && !vec3_ok(m->vel))
         return invalid(why, "vel: must be finite and within 1e6 m/s");
-    return 0;
+    return vpost_filter_ok(&m->post, m->mask, why);
 }
 
 int hl_validate_pause(const hl_pause_t *m, const char **why) {
@@ -979,11 +1115,192 @@ int hl_validate_stop_all(const hl_stop_all_t *m, const char **why) {
 
 int hl_validate_bus(const hl_bus_t *m, const char **why) {
     if (!hl_name_valid(m->name)) return invalid(why, "name: invalid bus name");
-    if (m->mask & ~HL_BUS_GAIN) return invalid(why, "mask: unknown bits");
+    if (m->mask & ~HL_BUS_MASK) return invalid(why, "mask: unknown bits");
+    if (m->mask == 0) return invalid(why, "mask: nothing to do");
+    if ((m->mask & HL_BUS_REMOVE) && m->mask != HL_BUS_REMOVE)
+        return invalid(why, "mask: remove goes alone");
+    if ((m->mask & HL_BUS_CREATE) && (m->mask & HL_BUS_PARENT))
+        return invalid(why, "mask: create already takes the parent");
+    int master = strcmp(m->name, "master") == 0;
+    if (master && (m->mask & (HL_BUS_CREATE | HL_BUS_REMOVE | HL_BUS_PARENT)))
+        return invalid(why, "name: the master bus cannot be created, removed or moved");
     if ((m->mask & HL_BUS_GAIN) && !hl_gain_valid(m->gain_db))
         return invalid(why, "gain_db: must be finite and <= +24");
     if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    if (m->mute > 1) return invalid(why, "mute: must be 0 or 1");
+    if (m->parent[0] && !hl_name_valid(m->parent)) return invalid(why, "parent: invalid bus name");
+    if ((m->mask & (HL_BUS_CREATE | HL_BUS_PARENT)) && strcmp(m->parent, m->name) == 0)
+        return invalid(why, "parent: a bus cannot be its own parent");
     return 0;
+}
+
+static int ms_ok(float ms);
+static int vpost_filter_ok(const hl_vpost_t *m, uint32_t set_mask, const char **why);
+static int in_range(float v, float lo, float hi) {
+    return isfinite(v) && v >= lo && v <= hi;
+}
+
+static int vpost_filter_ok(const hl_vpost_t *m, uint32_t set_mask, const char **why) {
+    if ((set_mask & HL_SET_LP) && !in_range(m->lp_hz, 0.0f, HL_MAX_LP_HZ))
+        return invalid(why, "lp_hz: must be in [0, 96000] (0 = off)");
+    if ((set_mask & HL_SET_HP) && !in_range(m->hp_hz, 0.0f, HL_MAX_HP_HZ))
+        return invalid(why, "hp_hz: must be in [0, 20000] (0 = off)");
+    if ((set_mask & HL_SET_OCCLUSION) && !in_range(m->occlusion, 0.0f, 1.0f))
+        return invalid(why, "occlusion: must be in [0, 1]");
+    if ((set_mask & HL_SET_OBSTRUCTION) && !in_range(m->obstruction, 0.0f, 1.0f))
+        return invalid(why, "obstruction: must be in [0, 1]");
+    if (set_mask & HL_SET_SENDS) {
+        for (int i = 0; i < HL_VOICE_SENDS; i++) {
+            if (m->send[i][0] && !hl_name_valid(m->send[i]))
+                return invalid(why, "send: invalid bus name");
+            if (!hl_gain_valid(m->send_db[i]) || m->send_db[i] < -144.0f)
+                return invalid(why, "send_db: must be in [-144, +24]");
+        }
+        if (m->send[0][0] && strcmp(m->send[0], m->send[1]) == 0)
+            return invalid(why, "send: the two sends name the same bus");
+    }
+    return 0;
+}
+
+int hl_validate_vpost(const hl_vpost_t *m, const char **why) {
+    return vpost_filter_ok(
+        m, HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION | HL_SET_SENDS, why);
+}
+
+/* Parameters per kind, and their ranges {lo, hi}. */
+static const int k_fx_nparams[4] = {0, 3, 6, 6};
+static const float k_fx_range[4][HL_FX_PARAMS][2] = {
+    [HL_FXK_EQ] = {{10.0f, 24000.0f}, {0.1f, 40.0f}, {-48.0f, 48.0f}},
+    [HL_FXK_COMP] = {{-80.0f, 0.0f},
+                     {1.0f, 100.0f},
+                     {0.0f, 24.0f},
+                     {0.05f, 500.0f},
+                     {1.0f, 5000.0f},
+                     {-24.0f, 24.0f}},
+    [HL_FXK_REVERB] =
+        {{0.1f, 20.0f}, {0.0f, 1.0f}, {0.0f, 200.0f}, {0.25f, 2.0f}, {0.0f, 1.0f}, {0.0f, 1.0f}},
+};
+static const char *const k_fx_pnames[4][HL_FX_PARAMS] = {
+    [HL_FXK_EQ] = {"freq", "q", "gain"},
+    [HL_FXK_COMP] = {"threshold", "ratio", "knee", "attack", "release", "makeup"},
+    [HL_FXK_REVERB] = {"rt60", "damping", "predelay", "size", "wet", "dry"},
+};
+static const char *const k_fx_kinds[4] = {NULL, "eq", "comp", "reverb"};
+static const char *const k_eq_types[] = {"lowpass",   "highpass", "lowshelf",
+                                         "highshelf", "peak",     NULL};
+static const char *const k_rev_presets[] = {"room", "hall", "cave", "outdoor", NULL};
+
+int hl_validate_fx(const hl_fx_req_t *m, const char **why) {
+    if (!hl_name_valid(m->bus)) return invalid(why, "bus: invalid bus name");
+    if (m->action > HL_FX_REMOVE) return invalid(why, "action: unknown");
+    if (m->mask & ~HL_FXP_MASK) return invalid(why, "mask: unknown bits");
+    if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    if (m->action == HL_FX_REMOVE) return 0;
+    if (m->kind < HL_FXK_EQ || m->kind > HL_FXK_REVERB)
+        return invalid(why, "kind: unknown (eq, comp, reverb)");
+    if (m->mask & HL_FXP_TYPE) {
+        if (m->kind == HL_FXK_EQ && m->type > HL_EQ_PEAK)
+            return invalid(why, "type: unknown eq type");
+        if (m->kind == HL_FXK_REVERB && m->type > HL_REV_OUTDOOR)
+            return invalid(why, "type: unknown reverb preset");
+        if (m->kind == HL_FXK_COMP) return invalid(why, "type: a compressor has no type");
+    }
+    for (int i = 0; i < HL_FX_PARAMS; i++) {
+        if (!(m->mask & (1u << i))) continue;
+        if (i >= k_fx_nparams[m->kind])
+            return invalid(why, "mask: a parameter this kind does not have");
+        const float *rg = k_fx_range[m->kind][i];
+        if (!in_range(m->p[i], rg[0], rg[1]))
+            return invalid(why, "p: a parameter outside its range (see PROTOCOL.md, FX)");
+    }
+    return 0;
+}
+
+int hl_validate_duck(const hl_duck_rule_t *m, const char **why) {
+    if (!hl_name_valid(m->bus)) return invalid(why, "bus: invalid bus name");
+    if (!hl_name_valid(m->by)) return invalid(why, "by: invalid bus name");
+    if (strcmp(m->bus, m->by) == 0) return invalid(why, "by: a bus cannot duck itself");
+    if (m->on > 1) return invalid(why, "on: must be 0 or 1");
+    if (!in_range(m->depth_db, 0.0f, 96.0f)) return invalid(why, "depth_db: must be in [0, 96]");
+    if (!in_range(m->threshold_db, -144.0f, 0.0f))
+        return invalid(why, "threshold_db: must be in [-144, 0] (-144 = while it has voices)");
+    if (!ms_ok(m->attack_ms) || !ms_ok(m->hold_ms) || !ms_ok(m->release_ms))
+        return invalid(why, "attack/hold/release: must be in [0, 60000] ms");
+    return 0;
+}
+
+int hl_fx_kind_from(const char *s) {
+    for (int k = HL_FXK_EQ; s && k <= HL_FXK_REVERB; k++)
+        if (strcmp(k_fx_kinds[k], s) == 0) return k;
+    return -1;
+}
+const char *hl_fx_kind_name(int kind) {
+    return kind >= HL_FXK_EQ && kind <= HL_FXK_REVERB ? k_fx_kinds[kind] : NULL;
+}
+static const char *const *fx_types(int kind) {
+    return kind == HL_FXK_EQ ? k_eq_types : kind == HL_FXK_REVERB ? k_rev_presets : NULL;
+}
+int hl_fx_type_from(int kind, const char *s) {
+    const char *const *t = fx_types(kind);
+    for (int i = 0; t && s && t[i]; i++)
+        if (strcmp(t[i], s) == 0) return i;
+    return -1;
+}
+const char *hl_fx_type_name(int kind, int type) {
+    const char *const *t = fx_types(kind);
+    int n = kind == HL_FXK_EQ ? 5 : 4;
+    return t && type >= 0 && type < n ? t[type] : NULL;
+}
+int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t cap) {
+    for (int i = 0; i < n; i += 2) {
+        const char *a = args[i];
+        if (strncmp(a, "--", 2) != 0 || i + 1 >= n) {
+            snprintf(err, cap, "%s: expected --NAME VALUE", a);
+            return -1;
+        }
+        const char *key = a + 2, *val = args[i + 1];
+        if ((m->kind == HL_FXK_EQ && strcmp(key, "type") == 0) ||
+            (m->kind == HL_FXK_REVERB && strcmp(key, "preset") == 0)) {
+            int t = hl_fx_type_from(m->kind, val);
+            if (t < 0) {
+                snprintf(err, cap, "--%s %s: unknown (%s)", key, val,
+                         m->kind == HL_FXK_EQ ? "lowpass, highpass, lowshelf, highshelf, peak"
+                                              : "room, hall, cave, outdoor");
+                return -1;
+            }
+            m->type = (uint8_t)t;
+            m->mask |= HL_FXP_TYPE;
+            continue;
+        }
+        char *end = NULL;
+        float v = strtof(val, &end);
+        if (!end || end == val || *end || !isfinite(v)) {
+            snprintf(err, cap, "--%s %s: not a number", key, val);
+            return -1;
+        }
+        if (strcmp(key, "ramp") == 0) {
+            m->ramp_ms = v;
+            continue;
+        }
+        int k = -1;
+        for (int j = 0; j < HL_FX_PARAMS && k < 0; j++) {
+            const char *pn = hl_fx_param_name(m->kind, j);
+            if (pn && strcmp(pn, key) == 0) k = j;
+        }
+        if (k < 0) {
+            snprintf(err, cap, "--%s: not a parameter of %s", key,
+                     hl_fx_kind_name(m->kind) ? hl_fx_kind_name(m->kind) : "this effect");
+            return -1;
+        }
+        m->p[k] = v;
+        m->mask |= 1u << k;
+    }
+    return 0;
+}
+
+const char *hl_fx_param_name(int kind, int i) {
+    if (kind < HL_FXK_EQ || kind > HL_FXK_REVERB || i < 0 || i >= HL_FX_PARAMS) return NULL;
+    return k_fx_pnames[kind][i];
 }
 
 static int ms_ok(float ms) {
@@ -1034,7 +1351,7 @@ int hl_validate_cue(const hl_cue_t *m, const char **why) {
     if (m->virt > HL_VIRT_KILL) return invalid(why, "virt: unknown (resume, restart, kill)");
     if (!isfinite(m->doppler) || m->doppler < 0.0f || m->doppler > 10.0f)
         return invalid(why, "doppler: must be in [0, 10]");
-    return 0;
+    return hl_validate_vpost(&m->post, why);
 }
 
 int hl_validate_category(const hl_category_t *m, const char **why) {

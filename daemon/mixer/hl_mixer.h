@@ -310,6 +310,10 @@ float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus);
  * is kept. 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
 int hl_mixer_set_bus_mute(hl_mixer_t *m, int bus, int mute, uint32_t ramp_frames, uint64_t now_ns);
 int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus);
+/* Gain a voice on `bus` gets from the faders: the bus's gain x mute and
+ * every ancestor's up to and including the master's (ducking excluded: it
+ * comes and goes). 0 for a bus that is not live. Main thread. */
+float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus);
 
 /* The bus tree: parent[b] is bus b's parent (a bus index or -1 = master)
  * for each bus whose bit is set in `live`; bits 0..3 (the default buses)

@@ -135,6 +135,18 @@ int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus) {
     return gi >= 0 && m->bus_mute_ctl[gi] != 0.0f;
 }
 
+float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus) {
+    if (hl_mixer_gain_index(m, bus) < 0) return 0.0f;
+    float g = 1.0f;
+    /* at most HL_MAX_BUSES steps: the graph has no cycle (hl_mixer_bus_graph) */
+    for (int b = bus, steps = 0; b >= 0 && steps <= HL_MAX_BUSES; steps++) {
+        int mute = m->bus_mute_ctl[b] != 0.0f;
+        g *= mute ? 0.0f : m->bus_gain_ctl[b];
+        b = m->graph_ctl.parent[b];
+    }
+    return g * (m->bus_mute_ctl[HL_MASTER] != 0.0f ? 0.0f : m->bus_gain_ctl[HL_MASTER]);
+}
+
 int hl_mixer_bus_fx(hl_mixer_t *m, int bus, hl_fx_t *const *fx, uint32_t n, uint64_t now_ns) {
     int gi = hl_mixer_gain_index(m, bus);
     if (gi < 0) return HELIOD_ENOBUS;

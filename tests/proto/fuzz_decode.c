@@ -61,6 +61,11 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_CUES_LOAD: ROUND(hl_cues_load_t, hl_get_cues_load, hl_put_cues_load); break;
     case HL_OP_EMITTER: ROUND(hl_emitter_t, hl_get_emitter, hl_put_emitter); break;
     case HL_OP_DEVICE: ROUND(hl_device_req_t, hl_get_device_req, hl_put_device_req); break;
+    case HL_OP_FX: ROUND(hl_fx_req_t, hl_get_fx_req, hl_put_fx_req); break;
+    case HL_OP_FX_LIST: ROUND(hl_name_t, hl_get_name, hl_put_name); break;
+    case HL_OP_DUCK: ROUND(hl_duck_rule_t, hl_get_duck_rule, hl_put_duck_rule); break;
+    case HL_OP_BUSES:
+    case HL_OP_DUCKS:
     case HL_OP_CUES:
     case HL_OP_PING:
     case HL_OP_SOUNDS:
@@ -101,6 +106,10 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_CUES_LOAD:
         ROUND(hl_cues_load_reply_t, hl_get_cues_load_reply, hl_put_cues_load_reply);
         break;
+    case HL_OP_BUSES: LIST(hl_bus_info_t, hl_get_bus_info, hl_put_bus_info); break;
+    case HL_OP_FX_LIST: LIST(hl_fx_info_t, hl_get_fx_info, hl_put_fx_info); break;
+    case HL_OP_DUCKS: LIST(hl_duck_info_t, hl_get_duck_info, hl_put_duck_info); break;
+    case HL_OP_FX: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
     case HL_OP_EMITTER: /* empty (create, set) or a count (destroy) */
         if (r->off < r->len) ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply);
         break;
@@ -111,6 +120,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SET:
     case HL_OP_LISTENER:
     case HL_OP_SUBSCRIBE:
+    case HL_OP_DUCK:
     case HL_OP_BUS: break;
     default: r->err = HELIOD_EPROTO; break;
     }

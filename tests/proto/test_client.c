@@ -755,8 +755,16 @@ static void test_voice_management(void **state) {
     p.over = HELIOD_OVER_PRIORITY | HELIOD_OVER_BUS;
     heliod_voice_t v = 0;
     assert_int_equal(heliod_play(h, "step", &p, &v, NULL), 0);
-    p.over = 0x20;
+    p.over = 0x80;
     assert_int_equal(heliod_play(h, "step", &p, &v, NULL), HELIOD_EINVAL);
+    p.over = HELIOD_OVER_FILTER | HELIOD_OVER_SENDS;
+    p.post.occlusion = 1.5f; /* outside [0, 1]: refused before it is sent */
+    assert_int_equal(heliod_play(h, "step", &p, &v, NULL), HELIOD_EINVAL);
+    p.post.occlusion = 0.5f;
+    strcpy(p.post.send[0], "reverb");
+    p.post.send_db[0] = -12.0f;
+    assert_int_equal(heliod_play(h, "step", &p, &v, NULL), 0);
+    memset(&p.post, 0, sizeof p.post);
     p.over = 0;
     strcpy(p.emitter, "c r");
     assert_int_equal(heliod_play(h, "step", &p, &v, NULL), HELIOD_EINVAL);

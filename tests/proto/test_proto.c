@@ -874,7 +874,7 @@ static void test_flags_and_enums(void **state) {
     /* STOP_ALL scope at 4 */
     expect_bad(7, 4, 1, 2);
     /* SET mask at 8 */
-    expect_bad(8, 8, 4, 0x100);
+    expect_bad(8, 8, 4, 0x2000);
     /* PAUSE: pause byte 2, scope byte 2 */
     expect_bad(27, 0, 1, 2);
     expect_bad(27, 1, 1, 4);
@@ -885,7 +885,7 @@ static void test_flags_and_enums(void **state) {
     /* SUBSCRIBE mask */
     expect_bad(13, 0, 4, 0x20);
     /* BUS: name "sfx" (5) mask */
-    expect_bad(14, 5, 4, 0x2);
+    expect_bad(14, 5, 4, 0x20);
     /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
     expect_bad(16, 0, 2, 0);
     expect_bad(16, 0, 2, 6);
@@ -949,7 +949,7 @@ static void test_names_and_errors(void **state) {
     assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
     assert_null(hl_op_name(0));
     assert_string_equal(hl_op_name(HL_OP_PAUSE), "pause");
-    assert_null(hl_op_name(HL_OP_DEVICE + 1));
+    assert_null(hl_op_name(HL_OP_DUCKS + 1));
     assert_string_equal(hl_op_name(HL_OP_CUE), "cue");
     assert_string_equal(hl_op_name(HL_OP_CUES_LOAD), "cues-load");
     assert_string_equal(hl_op_name(HL_OP_EMITTER), "emitter");
@@ -1080,7 +1080,7 @@ static void test_validate_others(void **state) {
     s.voice = 0;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.voice = 1;
-    s.mask = 0x100;
+    s.mask = 0x2000;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.mask = HL_SET_PAUSE;
     assert_int_equal(hl_validate_set(&s, &why), 0);

@@ -1,0 +1,321 @@
+/*
+ * heliod_graph.c - libheliod's mixer-graph calls: buses (create, remove,
+ * parent, gain, mute, list), insert effects and ducking rules, and the
+ * post-stage conversion the voice calls share (heliod_int.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "heliod_int.h"
+
+/* Copies a fixed char array that may lack its NUL: at most cap - 1 bytes. */
+static void copy_name(char *dst, size_t cap, const char *src, size_t src_cap) {
+    size_t n = strnlen(src, src_cap);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+void hlc_post_to_wire(const heliod_post_t *p, hl_vpost_t *w) {
+    memset(w, 0, sizeof *w);
+    w->lp_hz = p->lp_hz;
+    w->hp_hz = p->hp_hz;
+    w->occlusion = p->occlusion;
+    w->obstruction = p->obstruction;
+    for (int i = 0; i < HELIOD_SENDS && i < HL_VOICE_SENDS; i++) {
+        copy_name(w->send[i], sizeof w->send[i], p->send[i], sizeof p->send[i]);
+        w->send_db[i] = p->send_db[i];
+    }
+}
+
+void hlc_post_from_wire(const hl_vpost_t *w, heliod_post_t *p) {
+    memset(p, 0, sizeof *p);
+    p->lp_hz = w->lp_hz;
+    p->hp_hz = w->hp_hz;
+    p->occlusion = w->occlusion;
+    p->obstruction = w->obstruction;
+    for (int i = 0; i < HELIOD_SENDS && i < HL_VOICE_SENDS; i++) {
+        snprintf(p->send[i], sizeof p->send[i], "%s", w->send[i]);
+        p->send_db[i] = w->send_db[i];
+    }
+}
+
+/* ---- buses ------------------------------------------------------------------ */
+
+static int bus_call(heliod_t *h, const hl_bus_t *m) {
+    const char *why = NULL;
+    if (hl_validate_bus(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_BUS, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_bus(&w, m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_BUS);
+}
+
+/* A BUS request for `name` (and `parent`, "master" meaning the master). */
+static int bus_msg(heliod_t *h, hl_bus_t *m, const char *name, const char *parent) {
+    memset(m, 0, sizeof *m);
+    if (!name || !hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
+    snprintf(m->name, sizeof m->name, "%s", name);
+    if (parent && parent[0] && strcmp(parent, "master") != 0) {
+        if (!hl_name_valid(parent)) return hlc_set_error(h, HELIOD_ENAME, "invalid parent name");
+        snprintf(m->parent, sizeof m->parent, "%s", parent);
+    }
+    return 0;
+}
+
+int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
+    hl_bus_t m;
+    int rc = bus_msg(h, &m, bus, NULL);
+    if (rc < 0) return rc;
+    m.mask = HL_BUS_GAIN;
+    m.gain_db = gain_db;
+    m.ramp_ms = ramp_ms;
+    return bus_call(h, &m);
+}
+
+int heliod_bus_mute(heliod_t *h, const char *bus, int mute, float ramp_ms) {
+    hl_bus_t m;
+    int rc = bus_msg(h, &m, bus, NULL);
+    if (rc < 0) return rc;
+    m.mask = HL_BUS_MUTE;
+    m.mute = mute ? 1 : 0;
+    m.ramp_ms = ramp_ms;
+    return bus_call(h, &m);
+}
+
+int heliod_bus_create(heliod_t *h, const char *name, const char *parent) {
+    hl_bus_t m;
+    int rc = bus_msg(h, &m, name, parent);
+    if (rc < 0) return rc;
+    m.mask = HL_BUS_CREATE;
+    return bus_call(h, &m);
+}
+
+int heliod_bus_remove(heliod_t *h, const char *name) {
+    hl_bus_t m;
+    int rc = bus_msg(h, &m, name, NULL);
+    if (rc < 0) return rc;
+    m.mask = HL_BUS_REMOVE;
+    return bus_call(h, &m);
+}
+
+int heliod_bus_parent(heliod_t *h, const char *name, const char *parent) {
+    hl_bus_t m;
+    int rc = bus_msg(h, &m, name, parent);
+    if (rc < 0) return rc;
+    m.mask = HL_BUS_PARENT;
+    return bus_call(h, &m);
+}
+
+int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_BUSES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_bus_info_t b;
+        hl_get_bus_info(&r, &b);
+        if (i >= cap || r.err) continue;
+        heliod_bus_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", b.name);
+        snprintf(o->parent, sizeof o->parent, "%s", b.parent);
+        o->gain_db = b.gain_db;
+        o->mute = b.mute;
+        o->fx = b.fx;
+        o->voices = b.voices;
+        o->sends = b.sends;
+        o->duck_db = b.duck_db;
+        o->path_gain_db = b.path_gain_db;
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+/* ---- effects ---------------------------------------------------------------- */
+
+int heliod_fx_parse(heliod_t *h, const char *text, heliod_fx_t *fx, char *err, size_t cap) {
+    char buf[512], *args[64], msg[HL_MAX_MSG + 1] = "";
+    int n = 0;
+    if (!text || !fx || strlen(text) >= sizeof buf) {
+        snprintf(msg, sizeof msg, "effect: missing or longer than %zu bytes", sizeof buf - 1);
+    } else {
+        snprintf(buf, sizeof buf, "%s", text);
+        for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && n < 64;
+             t = strtok_r(NULL, " \t", &save))
+            args[n++] = t;
+        int kind = n ? hl_fx_kind_from(args[0]) : -1;
+        hl_fx_req_t m = {.kind = (uint8_t)(kind < 0 ? 0 : kind)};
+        const char *why = NULL;
+        if (kind < 0)
+            snprintf(msg, sizeof msg, "effect %s: unknown kind (eq, comp, reverb)",
+                     n ? args[0] : "");
+        else if (hl_fx_parse_args(&m, n - 1, args + 1, msg, sizeof msg) == 0) {
+            snprintf(m.bus, sizeof m.bus, "x"); /* any valid name: ranges only */
+            if (hl_validate_fx(&m, &why) != 0)
+                snprintf(msg, sizeof msg, "%s", why);
+            else {
+                memset(fx, 0, sizeof *fx);
+                fx->kind = m.kind;
+                fx->type = m.type;
+                fx->mask = m.mask;
+                memcpy(fx->p, m.p, sizeof fx->p);
+                fx->ramp_ms = m.ramp_ms;
+                return 0;
+            }
+        }
+    }
+    if (err && cap) snprintf(err, cap, "%s", msg);
+    return h ? hlc_set_error(h, HELIOD_EINVAL, msg) : HELIOD_EINVAL;
+}
+
+static int fx_call(heliod_t *h, uint8_t action, const char *bus, uint32_t index,
+                   const heliod_fx_t *fx, uint32_t *index_out) {
+    hl_fx_req_t m;
+    memset(&m, 0, sizeof m);
+    if (!bus || !hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
+    snprintf(m.bus, sizeof m.bus, "%s", bus);
+    m.action = action;
+    m.index = index;
+    if (fx) {
+        if (fx->kind < HELIOD_FX_EQ || fx->kind > HELIOD_FX_REVERB || fx->type < 0 ||
+            fx->type > 255)
+            return hlc_set_error(h, HELIOD_EINVAL, "kind or type out of range");
+        m.kind = (uint8_t)fx->kind;
+        m.type = (uint8_t)fx->type;
+        m.mask = fx->mask;
+        memcpy(m.p, fx->p, sizeof m.p);
+        m.ramp_ms = fx->ramp_ms;
+    }
+    const char *why = NULL;
+    if (hl_validate_fx(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_FX, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_fx_req(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_count_call(h, id, HL_OP_FX, index_out);
+}
+
+int heliod_fx_add(heliod_t *h, const char *bus, uint32_t index, const heliod_fx_t *fx,
+                  uint32_t *index_out) {
+    if (!fx) return hlc_set_error(h, HELIOD_EINVAL, "no effect");
+    return fx_call(h, HL_FX_ADD, bus, index, fx, index_out);
+}
+
+int heliod_fx_set(heliod_t *h, const char *bus, uint32_t index, const heliod_fx_t *fx) {
+    if (!fx) return hlc_set_error(h, HELIOD_EINVAL, "no effect");
+    return fx_call(h, HL_FX_SET, bus, index, fx, NULL);
+}
+
+int heliod_fx_remove(heliod_t *h, const char *bus, uint32_t index) {
+    return fx_call(h, HL_FX_REMOVE, bus, index, NULL, NULL);
+}
+
+int heliod_fx_list(heliod_t *h, const char *bus, heliod_fx_info_t *arr, size_t cap, size_t *count) {
+    hl_name_t n = {{0}};
+    if (bus && bus[0]) {
+        if (!hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
+        snprintf(n.name, sizeof n.name, "%s", bus);
+    }
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_FX_LIST, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_name(&w, &n);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_FX_LIST, &r)) < 0) return rc;
+    hl_list_head_t head;
+    hl_get_list_head(&r, &head);
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_fx_info_t f;
+        hl_get_fx_info(&r, &f);
+        if (i >= cap || r.err) continue;
+        heliod_fx_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        snprintf(o->bus, sizeof o->bus, "%s", f.bus);
+        o->index = f.index;
+        o->kind = f.kind;
+        o->type = f.type;
+        memcpy(o->p, f.p, sizeof o->p);
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+/* ---- ducking ---------------------------------------------------------------- */
+
+void heliod_duck_init(heliod_duck_t *d) {
+    hl_duck_rule_t r;
+    hl_duck_rule_init(&r);
+    memset(d, 0, sizeof *d);
+    d->depth_db = r.depth_db;
+    d->threshold_db = r.threshold_db;
+    d->attack_ms = r.attack_ms;
+    d->hold_ms = r.hold_ms;
+    d->release_ms = r.release_ms;
+}
+
+static int duck_call(heliod_t *h, const heliod_duck_t *d, int on) {
+    hl_duck_rule_t m;
+    hl_duck_rule_init(&m);
+    if (!d) return hlc_set_error(h, HELIOD_EINVAL, "no rule");
+    copy_name(m.bus, sizeof m.bus, d->bus, sizeof d->bus);
+    copy_name(m.by, sizeof m.by, d->by, sizeof d->by);
+    m.on = on ? 1 : 0;
+    if (on) {
+        m.depth_db = d->depth_db;
+        m.threshold_db = d->threshold_db;
+        m.attack_ms = d->attack_ms;
+        m.hold_ms = d->hold_ms;
+        m.release_ms = d->release_ms;
+    }
+    const char *why = NULL;
+    if (hl_validate_duck(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_DUCK, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_duck_rule(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_DUCK);
+}
+
+int heliod_duck(heliod_t *h, const heliod_duck_t *d) {
+    return duck_call(h, d, 1);
+}
+
+int heliod_duck_remove(heliod_t *h, const char *bus, const char *by) {
+    heliod_duck_t d;
+    heliod_duck_init(&d);
+    if (!bus || !by) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
+    snprintf(d.bus, sizeof d.bus, "%s", bus);
+    snprintf(d.by, sizeof d.by, "%s", by);
+    return duck_call(h, &d, 0);
+}
+
+int heliod_ducks(heliod_t *h, heliod_duck_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_DUCKS, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_duck_info_t d;
+        hl_get_duck_info(&r, &d);
+        if (i >= cap || r.err) continue;
+        heliod_duck_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        snprintf(o->rule.bus, sizeof o->rule.bus, "%s", d.rule.bus);
+        snprintf(o->rule.by, sizeof o->rule.by, "%s", d.rule.by);
+        o->rule.depth_db = d.rule.depth_db;
+        o->rule.threshold_db = d.rule.threshold_db;
+        o->rule.attack_ms = d.rule.attack_ms;
+        o->rule.hold_ms = d.rule.hold_ms;
+        o->rule.release_ms = d.rule.release_ms;
+        o->gain_db = d.gain_db;
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}

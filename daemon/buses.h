@@ -1,0 +1,97 @@
+/*
+ * buses.h - the daemon's face of the mixer graph: bus names and the tree,
+ * insert effects with their settings, and ducking rules (main thread only).
+ *
+ * The mixer knows buses by index (hl_mixer_bus_graph); this registry owns
+ * the names, allocates the indices, owns every effect's memory (allocated
+ * and set up here, handed to the mixer in a chain, freed only after the
+ * mixer hands it back in an FX_RETIRED event, or at shutdown once the audio
+ * thread is gone) and keeps the settings each effect was given, so listings
+ * never read audio-thread state. The four default buses (sfx, music,
+ * dialog, ui) always exist; "master" names the master bus.
+ *
+ * Every change is all-or-nothing: the mixer command is pushed first and the
+ * registry changes only if it was taken (a full ring answers HELIOD_EBUSY
+ * and leaves everything as it was).
+ */
+#ifndef HLD_BUSES_H
+#define HLD_BUSES_H
+
+#include <stdint.h>
+
+#include "hl_fx.h"
+#include "hl_limits.h"
+#include "hl_mixer.h"
+#include "hl_proto.h"
+
+#define HLD_BUS_MASTER (-1) /* hld_bus_index: "master" */
+#define HLD_BUS_NONE   (-2) /* hld_bus_index: no such bus */
+
+typedef struct hld_fx {
+    hl_fx_t fx;    /* what the mixer runs (first: FX_RETIRED gives it back) */
+    void *rev_mem; /* the reverb's memory (hl_reverb_init), else NULL */
+    uint8_t kind;  /* HL_FXK_* */
+    uint8_t type;  /* HL_EQ_* / HL_REV_* (the preset last loaded) */
+    float p[HL_FX_PARAMS];
+    struct hld_fx *next_retiring;
+} hld_fx_t;
+
+typedef struct {
+    char name[HL_MAX_NAME + 1]; /* "" = free index */
+    int parent;                 /* bus index or HLD_BUS_MASTER */
+    hld_fx_t *fx[HL_MAX_FX];
+    uint32_t nfx;
+} hld_bus_t;
+
+typedef struct {
+    hld_bus_t bus[HL_MAX_BUSES];
+    hld_bus_t master; /* name "master"; parent unused */
+    hl_duck_rule_t duck[HL_MAX_DUCKS];
+    uint8_t duck_used[HL_MAX_DUCKS];
+    hld_fx_t *retiring; /* detached, waiting for FX_RETIRED */
+    hl_mixer_t *mx;
+    float rate;
+} hld_buses_t;
+
+/* Default buses under the master, no effects, no rules. */
+void hld_buses_init(hld_buses_t *b, hl_mixer_t *mx, uint32_t rate);
+/* Frees every effect. Only once the audio thread is stopped. */
+void hld_buses_close(hld_buses_t *b);
+
+/* Index of a bus name: >= 0, HLD_BUS_MASTER for "master", HLD_BUS_NONE.
+ * "" is the default bus, sfx. */
+int hld_bus_index(const hld_buses_t *b, const char *name);
+/* Name of an index (HLD_BUS_MASTER = "master"), or NULL. */
+const char *hld_bus_name(const hld_buses_t *b, int bus);
+
+/* Usage of each bus by logical voices (real and virtual): what a voice or a
+ * send routes to. Filled by the caller (voice_ops.c) for remove and lists. */
+typedef struct {
+    uint32_t voices[HL_MAX_BUSES];
+    uint32_t sends[HL_MAX_BUSES];
+} hld_bus_usage_t;
+
+/* Each returns 0 or a negative HELIOD_* code with a message in msg[cap]. */
+int hld_buses_create(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
+/* Refused (EBUSINUSE) while voices or sends use it or it has children; its
+ * effects and the ducking rules naming it go with it. */
+int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *use, char *msg,
+                     size_t cap);
+int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
+
+/* FX request (already validated with hl_validate_fx). ADD sets *index to
+ * where the effect went. */
+int hld_buses_fx(hld_buses_t *b, const hl_fx_req_t *m, uint32_t *index, char *msg, size_t cap);
+/* The mixer handed an effect back: free it. */
+void hld_buses_fx_retired(hld_buses_t *b, hl_fx_t *fx);
+/* Listing entries of bus `bus` (an index or HLD_BUS_MASTER). */
+uint32_t hld_buses_fx_info(const hld_buses_t *b, int bus, hl_fx_info_t *out, uint32_t cap);
+
+/* DUCK request (validated). */
+int hld_buses_duck(hld_buses_t *b, const hl_duck_rule_t *m, char *msg, size_t cap);
+
+/* BUSES entries: master first, then parents before children. Returns the count. */
+uint32_t hld_buses_list(const hld_buses_t *b, const hld_bus_usage_t *use,
+                        hl_bus_info_t out[HL_MAX_BUSES + 1]);
+
+#endif /* HLD_BUSES_H */
