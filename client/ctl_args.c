@@ -115,14 +115,14 @@ static const cmd_desc_t cmds[] = {
      "  --interp I         linear or cubic interpolation (default linear)\n"
      "  --priority N       [-1000, 1000] (default 0)\n"
      "  --fade-in MS       fade-in length (default: server's anti-click fade)\n"
-     "  --bus NAME         sfx, music, dialog or ui (default sfx)\n"
+     "  --bus NAME         sfx, music, dialog, ui or a bus you made (default sfx)\n"
      "  --min-dist M       distance where attenuation starts (default 1)\n"
      "  --max-dist M       distance where it ends (default 100)\n"
      "  --rolloff R        rolloff factor >= 0 (default 1)\n"
      "  --model M          linear, inverse or exponential (default inverse)\n"
      "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
      "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
-     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
+     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n" CTL_POST_USAGE
      "  --wait             wait until the voice ends (it stops if heliodctl dies);\n"
      "                     without it the voice is detached and outlives heliodctl\n"},
     {"stop", CTL_STOP, HL_OP_STOP,
@@ -131,8 +131,9 @@ static const cmd_desc_t cmds[] = {
      "  --curve C  the fade's shape (default: the voice's cue's, linear for a sound)\n"},
     {"set", CTL_SET, HL_OP_SET,
      "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--vel X,Y,Z] [--pitch R]\n"
-     "          [--ramp MS] [--seek S] [--pause | --resume]\n"
-     "  Change a playing voice; changes ramp over --ramp MS.\n"
+     "          [--ramp MS] [--seek S] [--pause | --resume] [--lp HZ] [--hp HZ]\n"
+     "          [--occlusion X] [--obstruction X] [--send BUS:DB]...\n"
+     "  Change a playing voice; changes ramp over --ramp MS.\n" CTL_POST_USAGE
      "  --vel V    source velocity X,Y,Z in m/s (Doppler)\n"
      "  --seek S   jump to S seconds into the sound, click-free\n"
      "  --pause    fade out and hold; --resume fades back in\n"},
@@ -148,7 +149,42 @@ static const cmd_desc_t cmds[] = {
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
      "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
      "  Move or turn the listener.\n"},
-    {"bus", CTL_BUS, HL_OP_BUS, "bus NAME --gain DB [--ramp MS]\n  Set a bus gain.\n"},
+    {"bus", CTL_BUS, HL_OP_BUS,
+     "bus NAME [--gain DB] [--mute | --unmute] [--parent P] [--ramp MS]\n"
+     "bus create NAME [--parent P] [--gain DB] [--mute]\nbus remove NAME\n"
+     "  Change, create or remove a bus (\"master\" is the master bus).\n"
+     "  --gain DB    the bus fader (<= +24), ramped over --ramp MS\n"
+     "  --mute       mute it (ramped; the gain is kept); --unmute undoes it\n"
+     "  --parent P   the bus it mixes into (default master); moves an existing bus\n"
+     "  create makes a new bus (at most 32 with sfx, music, dialog and ui);\n"
+     "  remove takes out a bus you made, with its effects and ducking rules; it is\n"
+     "  refused while voices play on it or send to it, or it has child buses.\n"},
+    {"buses", CTL_BUSES, HL_OP_BUSES,
+     "buses\n  The bus tree: each bus with its parent, gain, mute, effects, voices on it,\n"
+     "  sends into it, ducking now and its path gain (its faders and its\n"
+     "  ancestors').\n"},
+    {"fx", CTL_FX, HL_OP_FX,
+     "fx add BUS KIND [--at N] [PARAMS]\nfx set BUS INDEX KIND [PARAMS] [--ramp MS]\n"
+     "fx remove BUS INDEX\nfx list [BUS]\n"
+     "  Insert effects on a bus (or master), applied in chain order (INDEX from 0,\n"
+     "  see fx list). At most 8 per bus. PARAMS by KIND (defaults in brackets):\n"
+     "  eq      --type lowpass|highpass|lowshelf|highshelf|peak [peak]\n"
+     "          --freq HZ [1000] --q Q [0.707] --gain DB [0] (shelves and peak)\n"
+     "  comp    --threshold DB [-20] --ratio R [4] --knee DB [6] --attack MS [5]\n"
+     "          --release MS [100] --makeup DB [0]\n"
+     "  reverb  --preset room|hall|cave|outdoor [hall] --rt60 S --damping 0..1\n"
+     "          --predelay MS --size 0.25..2 --wet 0..1 --dry 0..1\n"
+     "          (presets pass the dry signal: use --dry 0 on a bus fed by sends)\n"
+     "  set changes only the PARAMS given (a --preset reloads the whole preset);\n"
+     "  eq changes glide over --ramp MS.\n"},
+    {"duck", CTL_DUCK, HL_OP_DUCK,
+     "duck BUS --by SIDE [--depth DB] [--threshold DB | --voices] [--attack MS]\n"
+     "          [--hold MS] [--release MS]\nduck BUS --by SIDE --off\n"
+     "  While SIDE is above --threshold (or, with --voices, has any voice), BUS goes\n"
+     "  down --depth dB: attack, then hold once SIDE is quiet, then release.\n"
+     "  Defaults: depth 9, threshold -40 dBFS, attack 80, hold 200, release 600 ms\n"
+     "  (no audible pumping on speech over music). --off removes the rule.\n"},
+    {"ducks", CTL_DUCKS, HL_OP_DUCKS, "ducks\n  The ducking rules, each with its gain now.\n"},
     {"voices", CTL_VOICES, HL_OP_VOICES,
      "voices\n  Playing voices with their cue, category, emitter and state.\n"
      "  Each line: handle, sound, owner, priority, state (playing, stopping, paused,\n"
@@ -181,6 +217,8 @@ static const cmd_desc_t cmds[] = {
      "  --model M            linear, inverse or exponential [inverse]\n"
      "  --fade-in MS         [server's anti-click fade]\n"
      "  --fade-out MS        eviction/release fade [the category's, else 50]\n"
+     "  --lp HZ, --hp HZ, --occlusion X, --obstruction X, --send BUS:DB\n"
+     "                       the cue's filters and sends, as for play [none]\n"
      "  --fade-curve C       linear, equal-power or log [linear]\n"
      "  --max-instances N    0 = unlimited, <= 65536 [0]\n"
      "  --overflow P         refuse, stop-oldest, fade-oldest, steal-lowest-priority,\n"
@@ -418,6 +456,8 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     m->rolloff = 1.0f;
     m->model = HL_DIST_INVERSE;
     const char *sound = NULL;
+    uint32_t post_mask = 0;
+    int nsend = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v;
@@ -507,6 +547,12 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
                 ctl__name_arg("emitter", v, m->emitter, sizeof m->emitter, err, errlen) < 0)
                 return r < 0 ? ctl__fail(err, errlen, "--emitter needs a value") : -1;
             m->flags |= HL_PLAY_3D;
+        } else if ((r = ctl__post_opt(argc, argv, &i, &m->post, &post_mask, &nsend, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
+            if (post_mask & (HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION))
+                m->over |= HL_OVER_FILTER;
+            if (post_mask & HL_SET_SENDS) m->over |= HL_OVER_SENDS;
         } else {
             return ctl__fail(err, errlen, "play: unknown option '%s'", a);
         }
@@ -567,6 +613,7 @@ static int parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
 static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_set_t *m = &c->m.set;
     const char *voice = NULL;
+    int nsend = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -597,6 +644,9 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
             m->mask |= HL_SET_PAUSE;
         } else if (strcmp(argv[i], "--resume") == 0) {
             m->mask |= HL_SET_RESUME;
+        } else if ((r = ctl__post_opt(argc, argv, &i, &m->post, &m->mask, &nsend, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return ctl__fail(err, errlen, "set: unknown option '%s'", argv[i]);
         } else if (voice) {
@@ -645,31 +695,6 @@ static int parse_listener(int argc, char **argv, ctl_cmd_t *c, char *err, size_t
         return ctl__fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
     const char *why;
     if (hl_validate_listener(m, &why) < 0) return ctl__fail(err, errlen, "listener: %s", why);
-    return 0;
-}
-
-static int parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    hl_bus_t *m = &c->m.bus;
-    const char *name = NULL;
-    for (int i = 1; i < argc; i++) {
-        int r;
-        if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            m->mask |= HL_BUS_GAIN;
-        } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
-            if (r < 0) return -1;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return ctl__fail(err, errlen, "bus: unknown option '%s'", argv[i]);
-        } else if (name) {
-            return ctl__fail(err, errlen, "bus: unexpected argument '%s'", argv[i]);
-        } else {
-            name = argv[i];
-        }
-    }
-    if (ctl__name_arg("bus name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
-    if (!(m->mask & HL_BUS_GAIN)) return ctl__fail(err, errlen, "bus: --gain DB is required");
-    const char *why;
-    if (hl_validate_bus(m, &why) < 0) return ctl__fail(err, errlen, "bus: %s", why);
     return 0;
 }
 
@@ -808,7 +833,9 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_STOP: return parse_stop(argc, argv, c, err, errlen);
     case CTL_SET: return parse_set(argc, argv, c, err, errlen);
     case CTL_LISTENER: return parse_listener(argc, argv, c, err, errlen);
-    case CTL_BUS: return parse_bus(argc, argv, c, err, errlen);
+    case CTL_BUS: return ctl__parse_bus(argc, argv, c, err, errlen);
+    case CTL_FX: return ctl__parse_fx(argc, argv, c, err, errlen);
+    case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
     case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
     case CTL_PAUSE:
     case CTL_RESUME: return parse_pause(argc, argv, c, err, errlen);
@@ -850,6 +877,9 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_EMITTER:
     case CTL_EMITTER_DESTROY: hl_put_emitter(&w, &c->m.emitter); break;
     case CTL_DEVICE: hl_put_device_req(&w, &c->m.device); break;
+    case CTL_FX: hl_put_fx_req(&w, &c->m.fx); break;
+    case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
+    case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {
@@ -857,6 +887,8 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
         hl_put_subscribe(&w, &s);
         break;
     }
+    case CTL_BUSES:
+    case CTL_DUCKS:
     case CTL_CUES:
     case CTL_DEVICES:
     case CTL_SOUNDS:

@@ -44,6 +44,11 @@ typedef enum {
     CTL_EMITTER,   /* EMITTER create / set (empty reply) */
     CTL_EMITTER_DESTROY, /* EMITTER destroy (count reply) */
     CTL_DEVICE,          /* DEVICE NAME: switch the output device */
+    CTL_BUSES,           /* BUSES: the bus tree */
+    CTL_FX,              /* FX add / set / remove (count reply: the index) */
+    CTL_FX_LIST,         /* FX_LIST [BUS] */
+    CTL_DUCK,            /* DUCK: a ducking rule on or off */
+    CTL_DUCKS,           /* DUCKS: the rules */
 } ctl_kind_t;
 
 typedef struct {
@@ -76,6 +81,8 @@ typedef struct {
         hl_cues_load_t cues_load;
         hl_emitter_t emitter;
         hl_device_req_t device;
+        hl_fx_req_t fx;
+        hl_duck_rule_t duck;
     } m;
 } ctl_cmd_t;
 

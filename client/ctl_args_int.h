@@ -48,4 +48,19 @@ int ctl__parse_category(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
 int ctl__parse_cues(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_emitter(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 
+/* ctl_args_graph.c: the mixer-graph commands, and the post-stage options of
+ * play, set and cue (--lp, --hp, --occlusion, --obstruction, --send BUS:DB;
+ * *set_mask gets HL_SET_* bits of what was given, *nsend counts sends). */
+int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_fx(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__post_opt(int argc, char **argv, int *i, hl_vpost_t *p, uint32_t *set_mask, int *nsend,
+                  char *err, size_t errlen);
+#define CTL_POST_USAGE                                                                             \
+    "  --lp HZ            low-pass cutoff (0 = off)\n"                                             \
+    "  --hp HZ            high-pass cutoff (0 = off)\n"                                            \
+    "  --occlusion X      [0, 1]: a wall between (quieter and duller; -24 dB, 500 Hz at 1)\n"      \
+    "  --obstruction X    [0, 1]: something in the direct path (duller; 1 kHz at 1)\n"             \
+    "  --send BUS:DB      also feed BUS at DB (e.g. reverb_hall:-12); up to 2\n"
+
 #endif /* CTL_ARGS_INT_H */

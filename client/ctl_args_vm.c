@@ -18,6 +18,8 @@ int ctl__parse_cue(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
     hl_cue_t *m = &c->m.cue;
     hl_cue_init(m);
     const char *name = NULL;
+    uint32_t post_mask = 0;
+    int nsend = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v;
@@ -92,6 +94,9 @@ int ctl__parse_cue(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
             m->flags |= HL_CUE_3D;
         } else if (strcmp(a, "--loop") == 0) {
             m->flags |= HL_CUE_LOOP;
+        } else if ((r = ctl__post_opt(argc, argv, &i, &m->post, &post_mask, &nsend, err, errlen)) !=
+                   0) {
+            if (r < 0) return -1;
         } else {
             return ctl__fail(err, errlen, "cue: unknown option '%s'", a);
         }

@@ -237,6 +237,118 @@ static void print_cue_entry(sink_t *s, const hl_cue_info_t *e, int json, int fir
 }
 
 /* Prints a successful result. Returns 0, or -1 if the reply body is malformed. */
+/* FX parameters of a kind as "name=value" pairs (or JSON members). */
+static void print_fx_params(const hl_fx_info_t *e, int json, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < HL_FX_PARAMS; k++) {
+        const char *pn = hl_fx_param_name(e->kind, k);
+        if (!pn) break;
+        if (json) {
+            json_key_num(pn, e->p[k]);
+        } else if (len < cap) {
+            int n = snprintf(buf + len, cap - len, " %s=%g", pn, (double)e->p[k]);
+            if (n > 0) len += (size_t)n;
+        }
+    }
+}
+
+/* BUSES, FX_LIST and DUCKS replies. */
+static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) {
+    hl_list_head_t head;
+    hl_get_list_head(r, &head);
+    if (r->err) return -1;
+    sink_t s = {.joined = batch && !json};
+    if (json)
+        printf(",\"truncated\":%s,\"%s\":[", head.truncated ? "true" : "false",
+               kind == CTL_BUSES   ? "buses"
+               : kind == CTL_DUCKS ? "ducks"
+                                   : "fx");
+    for (unsigned i = 0; i < head.count; i++) {
+        if (json && i) putchar(',');
+        if (kind == CTL_BUSES) {
+            hl_bus_info_t e;
+            hl_get_bus_info(r, &e);
+            if (r->err) return -1;
+            if (json) {
+                printf("{\"name\":");
+                json_str(e.name);
+                json_key_str("parent", e.parent);
+                json_key_num("gain_db", e.gain_db);
+                printf(",\"mute\":%s,\"fx\":%u,\"voices\":%u,\"sends\":%u",
+                       e.mute ? "true" : "false", e.fx, e.voices, e.sends);
+                json_key_num("duck_db", e.duck_db);
+                json_key_num("path_gain_db", e.path_gain_db);
+                putchar('}');
+            } else {
+                sink_item(&s,
+                          "%s parent=%s gain_db=%.1f%s fx=%u voices=%u sends=%u duck_db=%.1f "
+                          "path_gain_db=%.1f",
+                          e.name, e.parent[0] ? e.parent : "-", (double)e.gain_db,
+                          e.mute ? " muted" : "", e.fx, e.voices, e.sends, (double)e.duck_db,
+                          (double)e.path_gain_db);
+            }
+        } else if (kind == CTL_FX_LIST) {
+            hl_fx_info_t e;
+            hl_get_fx_info(r, &e);
+            if (r->err) return -1;
+            const char *kn = hl_fx_kind_name(e.kind), *tn = hl_fx_type_name(e.kind, e.type);
+            char params[256];
+            if (json) {
+                printf("{\"bus\":");
+                json_str(e.bus);
+                printf(",\"index\":%u", e.index);
+                json_key_str("kind", kn ? kn : "?");
+                if (tn) json_key_str(e.kind == HL_FXK_REVERB ? "preset" : "type", tn);
+                print_fx_params(&e, 1, params, sizeof params);
+                putchar('}');
+            } else {
+                print_fx_params(&e, 0, params, sizeof params);
+                sink_item(&s, "%s %u %s%s%s%s", e.bus, e.index, kn ? kn : "?",
+                          tn ? (e.kind == HL_FXK_REVERB ? " preset=" : " type=") : "", tn ? tn : "",
+                          params);
+            }
+        } else {
+            hl_duck_info_t e;
+            hl_get_duck_info(r, &e);
+            if (r->err) return -1;
+            const hl_duck_rule_t *d = &e.rule;
+            if (json) {
+                printf("{\"bus\":");
+                json_str(d->bus);
+                json_key_str("by", d->by);
+                json_key_num("depth_db", d->depth_db);
+                json_key_num("threshold_db", d->threshold_db);
+                json_key_num("attack_ms", d->attack_ms);
+                json_key_num("hold_ms", d->hold_ms);
+                json_key_num("release_ms", d->release_ms);
+                json_key_num("gain_db", e.gain_db);
+                putchar('}');
+            } else {
+                char thr[32];
+                if (d->threshold_db <= -144.0f)
+                    snprintf(thr, sizeof thr, "voices");
+                else
+                    snprintf(thr, sizeof thr, "%g", (double)d->threshold_db);
+                sink_item(&s,
+                          "%s by=%s depth_db=%g threshold=%s attack_ms=%g hold_ms=%g "
+                          "release_ms=%g gain_db=%.1f",
+                          d->bus, d->by, (double)d->depth_db, thr, (double)d->attack_ms,
+                          (double)d->hold_ms, (double)d->release_ms, (double)e.gain_db);
+            }
+        }
+    }
+    if (hl_rbuf_finish(r) < 0) return -1;
+    if (json)
+        printf("]");
+    else if (s.n == 0)
+        sink_item(&s, "(none)");
+    else if (head.truncated)
+        sink_item(&s, "(list truncated)");
+    if (!json) sink_end(&s);
+    return 0;
+}
+
 static int print_ok(heliod_t *h, const result_t *res, int batch) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, res->body, res->len);
@@ -322,6 +434,21 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             printf("%.3f ms\n", ms);
         break;
     }
+    case CTL_FX: {
+        hl_count_reply_t c;
+        hl_get_count_reply(&r, &c);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"index\":%u", c.count);
+        else
+            printf("index %u\n", c.count);
+        break;
+    }
+    case CTL_BUSES:
+    case CTL_FX_LIST:
+    case CTL_DUCKS:
+        if (print_graph_list(&r, res->kind, json, batch) < 0) return -1;
+        break;
     case CTL_SOUNDS:
     case CTL_VOICES:
     case CTL_DEVICES:
@@ -410,19 +537,44 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
                     json_key_str("emitter", e.emitter);
                     json_key_num("audibility_db", e.audibility_db);
                     json_key_num("position_s", e.position_s);
-                    putchar('}');
+                    json_key_num("lp_hz", e.post.lp_hz);
+                    json_key_num("hp_hz", e.post.hp_hz);
+                    json_key_num("occlusion", e.post.occlusion);
+                    json_key_num("obstruction", e.post.obstruction);
+                    printf(",\"sends\":[");
+                    for (int k = 0, n = 0; k < HL_VOICE_SENDS; k++) {
+                        if (!e.post.send[k][0]) continue;
+                        printf("%s{\"bus\":", n++ ? "," : "");
+                        json_str(e.post.send[k]);
+                        json_key_num("db", e.post.send_db[k]);
+                        putchar('}');
+                    }
+                    printf("]}");
                 } else {
+                    char post[200] = "";
+                    size_t pl = 0;
+                    const float pv[4] = {e.post.lp_hz, e.post.hp_hz, e.post.occlusion,
+                                         e.post.obstruction};
+                    static const char *const pn[4] = {"lp_hz", "hp_hz", "occlusion", "obstruction"};
+                    for (int k = 0; k < 4 && pl < sizeof post; k++)
+                        if (pv[k] != 0.0f)
+                            pl += (size_t)snprintf(post + pl, sizeof post - pl, " %s=%g", pn[k],
+                                                   (double)pv[k]);
+                    for (int k = 0; k < HL_VOICE_SENDS && pl < sizeof post; k++)
+                        if (e.post.send[k][0])
+                            pl += (size_t)snprintf(post + pl, sizeof post - pl, " send=%s:%g",
+                                                   e.post.send[k], (double)e.post.send_db[k]);
                     sink_item(&s,
                               "%llu %s owner=%u priority=%d state=%s gain_db=%g pan=%g "
                               "pos=%g,%g,%g pitch=%g bus=%s cue=%s category=%s emitter=%s "
-                              "audibility_db=%.1f position_s=%.3f%s%s",
+                              "audibility_db=%.1f position_s=%.3f%s%s%s",
                               (unsigned long long)e.voice, e.sound, e.owner, e.priority,
                               state_name(e.state), (double)e.gain_db, (double)e.pan,
                               (double)e.pos[0], (double)e.pos[1], (double)e.pos[2], (double)e.pitch,
                               e.bus[0] ? e.bus : "sfx", dash(e.cue), dash(e.category),
                               dash(e.emitter), (double)e.audibility_db, e.position_s,
                               (e.flags & HL_PLAY_LOOP) ? " loop" : "",
-                              (e.flags & HL_PLAY_3D) ? " 3d" : "");
+                              (e.flags & HL_PLAY_3D) ? " 3d" : "", post);
                 }
             } else if (res->kind == CTL_CUES) {
                 hl_cue_info_t e;

@@ -1,0 +1,190 @@
+/*
+ * ctl_args_graph.c - heliodctl's mixer-graph commands (bus, buses, fx,
+ * duck, ducks) and the post-stage options play, set and cue share
+ * (--lp, --hp, --occlusion, --obstruction, --send BUS:DB).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_args_int.h"
+
+int ctl__post_opt(int argc, char **argv, int *i, hl_vpost_t *p, uint32_t *set_mask, int *nsend,
+                  char *err, size_t errlen) {
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } nums[] = {{"--lp", HL_SET_LP},
+                {"--hp", HL_SET_HP},
+                {"--occlusion", HL_SET_OCCLUSION},
+                {"--obstruction", HL_SET_OBSTRUCTION}};
+    float *dst[] = {&p->lp_hz, &p->hp_hz, &p->occlusion, &p->obstruction};
+    int r;
+    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
+        if ((r = ctl__float_opt(argc, argv, i, nums[k].name, dst[k], err, errlen)) != 0) {
+            if (r > 0) *set_mask |= nums[k].bit;
+            return r;
+        }
+    }
+    const char *v;
+    if ((r = ctl__opt_val(argc, argv, i, "--send", &v)) == 0) return 0;
+    if (r < 0) return ctl__fail(err, errlen, "--send needs BUS:DB (e.g. reverb_hall:-12)");
+    if (*nsend >= HL_VOICE_SENDS)
+        return ctl__fail(err, errlen, "--send: at most %d sends per voice", HL_VOICE_SENDS);
+    const char *colon = strrchr(v, ':');
+    char name[HL_MAX_NAME + 1];
+    size_t n = colon ? (size_t)(colon - v) : 0;
+    if (!colon || n == 0 || n > HL_MAX_NAME)
+        return ctl__fail(err, errlen, "--send %s: expected BUS:DB (e.g. reverb_hall:-12)", v);
+    memcpy(name, v, n);
+    name[n] = '\0';
+    if (ctl__name_arg("send bus", name, p->send[*nsend], sizeof p->send[*nsend], err, errlen) < 0)
+        return -1;
+    if (ctl_parse_float(colon + 1, &p->send_db[*nsend]) < 0)
+        return ctl__fail(err, errlen, "--send %s: the level after ':' must be dB", v);
+    (*nsend)++;
+    *set_mask |= HL_SET_SENDS;
+    return 1;
+}
+
+/* bus NAME [--gain DB] [--mute|--unmute] [--parent P] [--ramp MS]
+ * bus create NAME [--parent P] [--gain DB] [--mute]
+ * bus remove NAME */
+int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_bus_t *m = &c->m.bus;
+    int a = 1;
+    if (argc > 1 && strcmp(argv[1], "create") == 0) {
+        m->mask |= HL_BUS_CREATE;
+        a = 2;
+    } else if (argc > 1 && strcmp(argv[1], "remove") == 0) {
+        m->mask |= HL_BUS_REMOVE;
+        a = 2;
+    }
+    const char *name = NULL;
+    for (int i = a; i < argc; i++) {
+        int r;
+        if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->mask |= HL_BUS_GAIN;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--parent", m->parent, sizeof m->parent, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            if (strcmp(m->parent, "master") == 0) m->parent[0] = '\0';
+            if (!(m->mask & HL_BUS_CREATE)) m->mask |= HL_BUS_PARENT;
+        } else if (strcmp(argv[i], "--mute") == 0 || strcmp(argv[i], "--unmute") == 0) {
+            m->mask |= HL_BUS_MUTE;
+            m->mute = argv[i][2] == 'm';
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "bus: unknown option '%s'", argv[i]);
+        } else if (name) {
+            return ctl__fail(err, errlen, "bus: unexpected argument '%s'", argv[i]);
+        } else {
+            name = argv[i];
+        }
+    }
+    if (ctl__name_arg("bus name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (!m->mask)
+        return ctl__fail(err, errlen,
+                         "bus: nothing to do (--gain DB, --mute, --unmute, --parent P; or bus "
+                         "create / bus remove)");
+    const char *why;
+    if (hl_validate_bus(m, &why) < 0) return ctl__fail(err, errlen, "bus: %s", why);
+    return 0;
+}
+
+/* fx add BUS KIND [--at N] [params] | fx set BUS INDEX KIND [params] |
+ * fx remove BUS INDEX | fx list [BUS] */
+int ctl__parse_fx(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    if (argc < 2) return ctl__fail(err, errlen, "fx: add, set, remove or list (try fx --help)");
+    const char *verb = argv[1];
+    if (strcmp(verb, "list") == 0) {
+        c->kind = CTL_FX_LIST;
+        c->op = HL_OP_FX_LIST;
+        if (argc > 3) return ctl__fail(err, errlen, "fx list: at most one BUS");
+        if (argc == 3)
+            return ctl__name_arg("bus name", argv[2], c->m.name.name, sizeof c->m.name.name, err,
+                                 errlen);
+        return 0;
+    }
+    hl_fx_req_t *m = &c->m.fx;
+    int a;
+    if (strcmp(verb, "add") == 0) {
+        m->action = HL_FX_ADD;
+        m->index = UINT32_MAX;
+        a = 3;
+    } else if (strcmp(verb, "set") == 0 || strcmp(verb, "remove") == 0) {
+        m->action = verb[0] == 's' ? HL_FX_SET : HL_FX_REMOVE;
+        long n;
+        if (argc < 4 || ctl_parse_int(argv[3], 0, HL_FX_PARAMS * 1000, &n) < 0)
+            return ctl__fail(err, errlen, "fx %s: needs BUS INDEX (see fx list)", verb);
+        m->index = (uint32_t)n;
+        a = 4;
+    } else {
+        return ctl__fail(err, errlen, "fx: unknown action '%s' (add, set, remove, list)", verb);
+    }
+    if (argc < 3 || ctl__name_arg("bus name", argv[2], m->bus, sizeof m->bus, err, errlen) < 0)
+        return ctl__fail(err, errlen, "fx %s: needs a BUS", verb);
+    if (m->action != HL_FX_REMOVE) {
+        int kind = a < argc ? hl_fx_kind_from(argv[a]) : -1;
+        if (kind < 0) return ctl__fail(err, errlen, "fx %s: needs a KIND (eq, comp, reverb)", verb);
+        m->kind = (uint8_t)kind;
+        a++;
+        /* --at N (add only) may sit anywhere among the parameters */
+        char *rest[64];
+        int nrest = 0;
+        for (int i = a; i < argc; i++) {
+            if (m->action == HL_FX_ADD && strcmp(argv[i], "--at") == 0 && i + 1 < argc) {
+                long n;
+                if (ctl_parse_int(argv[i + 1], 0, 1000, &n) < 0)
+                    return ctl__fail(err, errlen, "--at needs a position >= 0");
+                m->index = (uint32_t)n;
+                i++;
+            } else if (nrest < 64) {
+                rest[nrest++] = argv[i];
+            }
+        }
+        if (hl_fx_parse_args(m, nrest, rest, err, errlen) < 0) return -1;
+    } else if (argc > a) {
+        return ctl__fail(err, errlen, "fx remove: unexpected argument '%s'", argv[a]);
+    }
+    const char *why;
+    if (hl_validate_fx(m, &why) < 0) return ctl__fail(err, errlen, "fx: %s", why);
+    return 0;
+}
+
+/* duck BUS --by SIDE [--depth DB] [--threshold DB | --voices] [--attack MS]
+ *      [--hold MS] [--release MS] [--off] */
+int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_duck_rule_t *m = &c->m.duck;
+    hl_duck_rule_init(m);
+    const char *bus = NULL;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = ctl__name_opt(argc, argv, &i, "--by", m->by, sizeof m->by, err, errlen)) != 0 ||
+            (r = ctl__float_opt(argc, argv, &i, "--depth", &m->depth_db, err, errlen)) != 0 ||
+            (r = ctl__float_opt(argc, argv, &i, "--threshold", &m->threshold_db, err, errlen)) !=
+                0 ||
+            (r = ctl__float_opt(argc, argv, &i, "--attack", &m->attack_ms, err, errlen)) != 0 ||
+            (r = ctl__float_opt(argc, argv, &i, "--hold", &m->hold_ms, err, errlen)) != 0 ||
+            (r = ctl__float_opt(argc, argv, &i, "--release", &m->release_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if (strcmp(argv[i], "--voices") == 0) {
+            m->threshold_db = -144.0f;
+        } else if (strcmp(argv[i], "--off") == 0) {
+            m->on = 0;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "duck: unknown option '%s'", argv[i]);
+        } else if (bus) {
+            return ctl__fail(err, errlen, "duck: unexpected argument '%s'", argv[i]);
+        } else {
+            bus = argv[i];
+        }
+    }
+    if (ctl__name_arg("bus name", bus, m->bus, sizeof m->bus, err, errlen) < 0) return -1;
+    if (!m->by[0]) return ctl__fail(err, errlen, "duck: --by BUS (the sidechain) is required");
+    const char *why;
+    if (hl_validate_duck(m, &why) < 0) return ctl__fail(err, errlen, "duck: %s", why);
+    return 0;
+}
