@@ -74,7 +74,13 @@ float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
  * (and not clamped). */
 float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
     *beyond = 0;
-    float g = v->p.gain * vm->bus_gain[v->p.bus < HL_MAX_BUSES ? v->p.bus : 0];
+    /* heard through its bus or, as loud, through a send (a voice on a muted
+     * bus that feeds a reverb is still heard, as the reverb) */
+    float bus_g = vm->bus_gain[v->p.bus < HL_MAX_BUSES ? v->p.bus : 0];
+    for (int i = 0; i < HL_MAX_SENDS; i++)
+        if (v->p.send_gain[i] > 0.0f && v->p.send_bus[i] < HL_MAX_BUSES)
+            bus_g = fmaxf(bus_g, v->p.send_gain[i] * vm->bus_gain[v->p.send_bus[i]]);
+    float g = v->p.gain * bus_g;
     if (v->p.occ_db < 0.0f) g *= hl_db_to_lin(v->p.occ_db); /* a wall between is quieter */
     if (v->p.flags & HL_MIX_3D) {
         float d = vm_distance_to_listener(vm, v);

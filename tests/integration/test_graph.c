@@ -1,0 +1,492 @@
+/*
+ * test_graph.c - the mixer graph through the real daemon, socket and
+ * libheliod: the bus tree and its refusals, filter and EQ magnitudes
+ * measured on recorded tones, ducking's envelope over time, and the reverb's
+ * RT60 by Schroeder backward integration of an impulse response.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#define RATE 48000
+
+typedef struct {
+    th_daemon_t d;
+} fixture_t;
+
+static int setup_record(void **state) {
+    fixture_t *f = calloc(1, sizeof *f);
+    if (!f || th_daemon_start(&f->d, 1, NULL) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture_t *f = *state;
+    if (!f) return 0;
+    if (th_daemon_alive(&f->d)) th_daemon_stop(&f->d, NULL);
+    th_daemon_cleanup(&f->d);
+    free(f);
+    return 0;
+}
+
+static heliod_t *connect_or_fail(fixture_t *f) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "test_graph"), 0);
+    return h;
+}
+
+static void sine_file(fixture_t *f, const char *name, double freq, double amp, char *path,
+                      size_t cap) {
+    snprintf(path, cap, "%s/%s", f->d.dir, name);
+    assert_int_equal(th_write_sine(path, RATE, 2.0, freq, amp), 0);
+}
+
+static float *stop_and_read(fixture_t *f, size_t *frames) {
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *x = NULL;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &x, frames, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_int_equal(rate, RATE);
+    return x;
+}
+
+/* Segments of the recording louder than thr (left channel, 10 ms windows):
+ * up to max [start, end) frame pairs. */
+static int segments(const float *x, size_t frames, float thr, size_t seg[][2], int max) {
+    int n = 0, in = 0;
+    const size_t w = RATE / 100;
+    for (size_t i = 0; i + w <= frames && n < max; i += w) {
+        float pk = 0;
+        for (size_t k = i; k < i + w; k++)
+            pk = fmaxf(pk, fabsf(x[2 * k]));
+        if (pk > thr && !in) {
+            seg[n][0] = i;
+            in = 1;
+        } else if (pk <= thr && in) {
+            seg[n++][1] = i;
+            in = 0;
+        }
+    }
+    return n;
+}
+
+/* RMS in dB of the left channel over the middle half of a segment (away
+ * from the fades and the filter's settling). */
+static double mid_rms_db(const float *x, const size_t s[2]) {
+    size_t len = s[1] - s[0], a = s[0] + len / 4, b = s[1] - len / 4;
+    double e = 0;
+    for (size_t k = a; k < b; k++)
+        e += (double)x[2 * k] * x[2 * k];
+    return 10.0 * log10(e / (double)(b - a) + 1e-30);
+}
+
+/* Plays `sound` looping on `bus` with the post stage p for 500 ms, then a
+ * 300 ms gap. */
+static void burst(heliod_t *h, const char *sound, const char *bus, const heliod_post_t *p) {
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.fade_in_ms = 10;
+    snprintf(pp.bus, sizeof pp.bus, "%s", bus);
+    if (p) pp.post = *p;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, sound, &pp, &v, NULL), 0);
+    th_sleep_ms(500);
+    assert_int_equal(heliod_stop(h, v, 10), 0);
+    th_sleep_ms(300);
+}
+
+/* ---- the bus tree ----------------------------------------------------------- */
+
+static int find_bus(const heliod_bus_info_t *b, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(b[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+static void test_bus_tree(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char tone[512];
+    sine_file(f, "t.wav", 440, 0.25, tone, sizeof tone);
+    assert_int_equal(heliod_load(h, "t", tone, 0, NULL), 0);
+
+    assert_int_equal(heliod_bus_create(h, "world", NULL), 0);
+    assert_int_equal(heliod_bus_create(h, "steps", "world"), 0);
+    assert_int_equal(heliod_bus_create(h, "world", NULL), HELIOD_EEXIST);
+    assert_int_equal(heliod_bus_create(h, "x", "nope"), HELIOD_ENOBUS);
+    assert_int_equal(heliod_bus_parent(h, "world", "steps"), HELIOD_EINVAL); /* a loop */
+    assert_int_equal(heliod_bus_remove(h, "music"), HELIOD_EINVAL);          /* a default */
+    assert_int_equal(heliod_bus_remove(h, "world"), HELIOD_EBUSINUSE);       /* has a child */
+    assert_int_equal(heliod_bus_gain(h, "world", -6, 0), 0);
+    assert_int_equal(heliod_bus_gain(h, "steps", -6, 0), 0);
+
+    heliod_bus_info_t b[40];
+    size_t n = 0;
+    assert_int_equal(heliod_buses(h, b, 40, &n), 0);
+    assert_int_equal(n, 7);
+    assert_string_equal(b[0].name, "master");
+    int w = find_bus(b, n, "world"), s = find_bus(b, n, "steps");
+    assert_true(w > 0 && s > w); /* parents before children */
+    assert_string_equal(b[s].parent, "world");
+    assert_true(fabsf(b[s].path_gain_db + 12.0f) < 0.01f);
+
+    /* a voice on it, real or virtual, keeps it */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    snprintf(pp.bus, sizeof pp.bus, "steps");
+    heliod_voice_t real, quiet;
+    assert_int_equal(heliod_play(h, "t", &pp, &real, NULL), 0);
+    assert_int_equal(heliod_bus_remove(h, "steps"), HELIOD_EBUSINUSE);
+    assert_non_null(strstr(heliod_last_error(h), "voices"));
+    assert_int_equal(heliod_stop(h, real, 5), 0);
+    pp.gain_db = -140; /* below the audibility floor: virtual at once */
+    assert_int_equal(heliod_play(h, "t", &pp, &quiet, NULL), 0);
+    heliod_voice_info_t vi[8];
+    size_t nv = 0;
+    assert_true(heliod_voices(h, vi, 8, &nv) >= 0);
+    int virt = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (vi[i].voice == quiet) virt = vi[i].state == HELIOD_VOICE_VIRTUAL;
+    assert_true(virt);
+    assert_int_equal(heliod_bus_remove(h, "steps"), HELIOD_EBUSINUSE);
+    assert_int_equal(heliod_stop(h, quiet, 0), 0);
+
+    /* a send into it keeps it too */
+    pp.gain_db = 0;
+    snprintf(pp.bus, sizeof pp.bus, "sfx");
+    snprintf(pp.post.send[0], sizeof pp.post.send[0], "steps");
+    pp.post.send_db[0] = -12;
+    heliod_voice_t sender;
+    assert_int_equal(heliod_play(h, "t", &pp, &sender, NULL), 0);
+    assert_int_equal(heliod_bus_remove(h, "steps"), HELIOD_EBUSINUSE);
+    assert_int_equal(heliod_stop(h, sender, 5), 0);
+    th_sleep_ms(100);
+
+    /* effects and ducking rules go with the bus */
+    heliod_fx_t fx;
+    assert_int_equal(heliod_fx_parse(h, "eq --type peak --freq 500 --gain 3", &fx, NULL, 0), 0);
+    assert_int_equal(heliod_fx_add(h, "steps", 99, &fx, NULL), 0);
+    heliod_duck_t dk;
+    heliod_duck_init(&dk);
+    snprintf(dk.bus, sizeof dk.bus, "steps");
+    snprintf(dk.by, sizeof dk.by, "dialog");
+    assert_int_equal(heliod_duck(h, &dk), 0);
+    assert_int_equal(heliod_bus_remove(h, "steps"), 0);
+    heliod_duck_info_t di[4];
+    assert_int_equal(heliod_ducks(h, di, 4, &n), 0);
+    assert_int_equal(n, 0);
+    heliod_fx_info_t fi[4];
+    assert_int_equal(heliod_fx_list(h, NULL, fi, 4, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(heliod_bus_remove(h, "world"), 0);
+    assert_int_equal(heliod_buses(h, b, 40, &n), 0);
+    assert_int_equal(n, 5);
+    /* the index is free again: a new bus starts at unity */
+    assert_int_equal(heliod_bus_create(h, "again", NULL), 0);
+    assert_int_equal(heliod_buses(h, b, 40, &n), 0);
+    assert_true(fabsf(b[find_bus(b, n, "again")].gain_db) < 0.01f);
+
+    /* bad effects are refused before they reach the daemon */
+    assert_int_equal(heliod_fx_parse(h, "eq --freq 5", &fx, NULL, 0), HELIOD_EINVAL);
+    assert_int_equal(heliod_fx_parse(h, "comp --q 1", &fx, NULL, 0), HELIOD_EINVAL);
+    assert_int_equal(heliod_fx_parse(h, "flanger", &fx, NULL, 0), HELIOD_EINVAL);
+    assert_int_equal(heliod_fx_remove(h, "music", 0), HELIOD_ENOFX);
+    heliod_close(h);
+}
+
+/* ---- magnitudes ----------------------------------------------------------------- */
+
+/* The recording's bursts in order: their level relative to the first. */
+static void burst_levels(fixture_t *f, int expect, double *db) {
+    size_t frames = 0;
+    float *x = stop_and_read(f, &frames);
+    size_t seg[16][2];
+    int n = segments(x, frames, 1e-4f, seg, 16);
+    assert_int_equal(n, expect);
+    for (int i = 0; i < n; i++)
+        db[i] = mid_rms_db(x, seg[i]);
+    for (int i = n - 1; i >= 0; i--)
+        db[i] -= db[0];
+    free(x);
+}
+
+static void test_filter_magnitude(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char k1[512], k4[512];
+    sine_file(f, "k1.wav", 1000, 0.25, k1, sizeof k1);
+    sine_file(f, "k4.wav", 4000, 0.25, k4, sizeof k4);
+    assert_int_equal(heliod_load(h, "k1", k1, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "k4", k4, 0, NULL), 0);
+    heliod_post_t lp = {.lp_hz = 1000}, hp = {.hp_hz = 1000}, far = {.lp_hz = 250};
+    burst(h, "k1", "sfx", NULL); /* reference */
+    burst(h, "k1", "sfx", &lp);  /* low-pass at the tone: -3 dB */
+    burst(h, "k1", "sfx", &hp);  /* high-pass at the tone: -3 dB */
+    burst(h, "k4", "sfx", &far); /* 4 octaves above a 12 dB/oct low-pass: about -48 dB */
+    /* bus EQ on music: a peak of -6 dB at the tone, then a high shelf of
+     * -6 dB whose midpoint is 4 octaves below the tone (its full gain) */
+    heliod_fx_t fx;
+    assert_int_equal(heliod_fx_parse(h, "eq --type peak --freq 1000 --q 1 --gain -6", &fx, NULL, 0),
+                     0);
+    assert_int_equal(heliod_fx_add(h, "music", 0, &fx, NULL), 0);
+    th_sleep_ms(50);
+    burst(h, "k1", "music", NULL); /* peak: -6 dB */
+    assert_int_equal(heliod_fx_parse(h, "eq --type highshelf --freq 62 --gain -6", &fx, NULL, 0),
+                     0);
+    assert_int_equal(heliod_fx_set(h, "music", 0, &fx), 0);
+    th_sleep_ms(100);
+    burst(h, "k1", "music", NULL); /* 4 octaves above a high shelf's midpoint: -6 dB */
+    heliod_close(h);
+
+    double db[6];
+    burst_levels(f, 6, db);
+    printf("lp@fc %.2f dB, hp@fc %.2f dB, lp 4 octaves %.1f dB, peak %.2f dB, shelf %.2f dB\n",
+           db[1], db[2], db[3], db[4], db[5]);
+    assert_true(fabs(db[1] + 3.01) < 0.5);
+    assert_true(fabs(db[2] + 3.01) < 0.5);
+    assert_true(db[3] < -40.0);
+    assert_true(fabs(db[4] + 6.0) < 0.2);
+    assert_true(fabs(db[5] + 6.0) < 0.2);
+}
+
+static void test_occlusion_curve(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char lo[512];
+    sine_file(f, "lo.wav", 100, 0.25, lo, sizeof lo);
+    assert_int_equal(heliod_load(h, "lo", lo, 0, NULL), 0);
+    /* at 100 Hz the occlusion's low-pass (500 Hz at 1) barely acts: the
+     * gain is the curve's -24 dB x occlusion; obstruction is filter only */
+    heliod_post_t half = {.occlusion = 0.5f}, full = {.occlusion = 1.0f},
+                  obs = {.obstruction = 1.0f};
+    burst(h, "lo", "sfx", NULL);
+    burst(h, "lo", "sfx", &half);
+    burst(h, "lo", "sfx", &full);
+    burst(h, "lo", "sfx", &obs);
+    heliod_close(h);
+    double db[4];
+    burst_levels(f, 4, db);
+    printf("occlusion 0.5 %.2f dB, 1.0 %.2f dB, obstruction 1.0 %.2f dB\n", db[1], db[2], db[3]);
+    assert_true(fabs(db[1] + 12.0) < 0.3);
+    assert_true(fabs(db[2] + 24.0) < 0.6); /* + the 500 Hz low-pass at 100 Hz: ~-0.0x dB */
+    assert_true(db[3] > -0.3 && db[3] < 0.1);
+}
+
+/* ---- ducking ---------------------------------------------------------------- */
+
+/* Amplitude of freq over [a, a + n) by correlation with a sine and cosine
+ * (n a whole number of its periods). */
+static double tone_amp(const float *x, size_t a, size_t n, double freq) {
+    double s = 0, c = 0;
+    for (size_t k = 0; k < n; k++) {
+        double ph = 2.0 * M_PI * freq * (double)(a + k) / RATE;
+        s += x[2 * (a + k)] * sin(ph);
+        c += x[2 * (a + k)] * cos(ph);
+    }
+    return 2.0 * sqrt(s * s + c * c) / (double)n;
+}
+
+static void test_ducking(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char mus[512], dia[512], sil[512];
+    sine_file(f, "m.wav", 100, 0.25, mus, sizeof mus);
+    sine_file(f, "d.wav", 4000, 0.25, dia, sizeof dia);
+    sine_file(f, "s.wav", 1000, 0.0, sil, sizeof sil);
+    assert_int_equal(heliod_load(h, "mus", mus, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "dia", dia, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "sil", sil, 0, NULL), 0);
+    heliod_duck_t dk;
+    heliod_duck_init(&dk);
+    snprintf(dk.bus, sizeof dk.bus, "music");
+    snprintf(dk.by, sizeof dk.by, "dialog");
+    assert_int_equal(heliod_duck(h, &dk), 0); /* defaults: 9 dB, 80 / 200 / 600 ms */
+
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.fade_in_ms = 0;
+    snprintf(pp.bus, sizeof pp.bus, "music");
+    heliod_voice_t m, d, s;
+    assert_int_equal(heliod_play(h, "mus", &pp, &m, NULL), 0);
+    th_sleep_ms(300);
+    /* a silent voice on the sidechain never ducks (threshold -40 dBFS) */
+    snprintf(pp.bus, sizeof pp.bus, "dialog");
+    assert_int_equal(heliod_play(h, "sil", &pp, &s, NULL), 0);
+    th_sleep_ms(300);
+    heliod_duck_info_t di[2];
+    size_t n = 0;
+    assert_int_equal(heliod_ducks(h, di, 2, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(di[0].gain_db > -0.01f);
+    assert_int_equal(heliod_stop(h, s, 0), 0);
+    th_sleep_ms(100);
+    pp.fade_in_ms = 0;
+    assert_int_equal(heliod_play(h, "dia", &pp, &d, NULL), 0);
+    th_sleep_ms(500);
+    assert_int_equal(heliod_ducks(h, di, 2, &n), 0);
+    assert_true(fabsf(di[0].gain_db + 9.0f) < 0.1f);
+    assert_int_equal(heliod_stop(h, d, 0), 0);
+    th_sleep_ms(1200);
+    assert_int_equal(heliod_stop(h, m, 10), 0);
+    th_sleep_ms(100);
+    heliod_close(h);
+
+    size_t frames = 0;
+    float *x = stop_and_read(f, &frames);
+    const size_t w = RATE / 100; /* 10 ms: one period of 100 Hz, 40 of 4 kHz */
+    size_t nw = frames / w;
+    double *mu = calloc(nw, sizeof *mu), *dl = calloc(nw, sizeof *dl);
+    for (size_t i = 0; i < nw; i++) {
+        mu[i] = 20.0 * log10(tone_amp(x, i * w, w, 100.0) + 1e-12);
+        dl[i] = tone_amp(x, i * w, w, 4000.0);
+    }
+    size_t on = 0, off = 0;
+    for (size_t i = 0; i < nw && !off; i++) {
+        if (!on && dl[i] > 0.01) on = i;
+        if (on && i > on && dl[i] < 0.001) off = i;
+    }
+    assert_true(on > 0 && off > on);
+    size_t base_w = on > 20 ? on - 20 : 0;
+    double ref = mu[base_w];
+    /* level of the music relative to before the dialogue, at time t ms after
+     * the dialogue started (window centres) */
+#define REL(i) (mu[(i)] - ref)
+    /* attack: linear in dB over 80 ms -> half depth 40 ms in (+-1 window + 1 block) */
+    size_t half = 0;
+    for (size_t i = on; i < off && !half; i++)
+        if (REL(i) < -4.5) half = i;
+    double t_half = ((double)half - (double)on) * 10.0;
+    printf("duck: half depth after %.0f ms, depth %.2f dB, ", t_half, REL(off - 2));
+    assert_true(t_half >= 25.0 && t_half <= 60.0);
+    assert_true(fabs(REL(off - 2) + 9.0) < 0.3);
+    /* hold: still fully down 150 ms after the dialogue ended */
+    assert_true(fabs(REL(off + 15) + 9.0) < 0.3);
+    /* release: half way back 200 + 300 ms after, back to 0 after 200 + 600 ms */
+    double mid = REL(off + 50), back = REL(off + 90);
+    printf("half release %.2f dB, back %.2f dB\n", mid, back);
+    assert_true(fabs(mid + 4.5) < 1.2);
+    assert_true(fabs(back) < 0.3);
+    free(mu);
+    free(dl);
+    free(x);
+}
+
+/* ---- reverb ----------------------------------------------------------------- */
+
+static void click_gen(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    for (int c = 0; c < channels; c++)
+        out[c] = frame == 0 ? 0.9f : 0.0f;
+}
+
+/* RT60 from an impulse response by Schroeder backward integration, the
+ * decay fitted between -5 and -25 dB (T20, x 3). */
+static double rt60_of(const float *x, size_t a, size_t n) {
+    double *edc = calloc(n, sizeof *edc), acc = 0;
+    for (size_t k = n; k-- > 0;) {
+        double l = x[2 * (a + k)], r = x[2 * (a + k) + 1];
+        acc += l * l + r * r;
+        edc[k] = acc;
+    }
+    double t5 = -1, t25 = -1;
+    for (size_t k = 0; k < n; k++) {
+        double db = 10.0 * log10(edc[k] / edc[0] + 1e-300);
+        if (t5 < 0 && db <= -5.0) t5 = (double)k / RATE;
+        if (t25 < 0 && db <= -25.0) t25 = (double)k / RATE;
+    }
+    free(edc);
+    return t5 < 0 || t25 < 0 ? -1.0 : 3.0 * (t25 - t5);
+}
+
+static void test_reverb_rt60(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char click[512];
+    snprintf(click, sizeof click, "%s/click.wav", f->d.dir);
+    assert_int_equal(
+        th_write_sound(click, 0x010006 /* WAV float */, 1, RATE, RATE / 10, click_gen, NULL), 0);
+    assert_int_equal(heliod_load(h, "click", click, 0, NULL), 0);
+    /* the dry path on a muted bus: only the reverb's return reaches the output */
+    assert_int_equal(heliod_bus_create(h, "dry", NULL), 0);
+    assert_int_equal(heliod_bus_mute(h, "dry", 1, 0), 0);
+    assert_int_equal(heliod_bus_create(h, "verb", NULL), 0);
+    heliod_fx_t fx;
+    assert_int_equal(heliod_fx_parse(h,
+                                     "reverb --preset hall --rt60 1.5 --damping 0 --predelay 0 "
+                                     "--dry 0 --wet 1",
+                                     &fx, NULL, 0),
+                     0);
+    assert_int_equal(heliod_fx_add(h, "verb", 0, &fx, NULL), 0);
+    double over0 = th_stat(h, "callback_overruns");
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.fade_in_ms = 0;
+    snprintf(pp.bus, sizeof pp.bus, "dry");
+    snprintf(pp.post.send[0], sizeof pp.post.send[0], "verb");
+    pp.post.send_db[0] = 0;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "click", &pp, &v, NULL), 0);
+    th_sleep_ms(3000);
+    /* the longest decay stays bounded: play into it for 3 s */
+    fx.mask = 1; /* rt60 only */
+    fx.p[0] = 20.0f;
+    assert_int_equal(heliod_fx_set(h, "verb", 0, &fx), 0);
+    assert_int_equal(heliod_play(h, "click", &pp, &v, NULL), 0);
+    th_sleep_ms(3000);
+    double max_load = th_stat(h, "callback_load_max");
+    assert_true(th_deadlines_ok(h, 0, over0)); /* no denormal stall pushed a block late */
+    heliod_close(h);
+
+    size_t frames = 0;
+    float *x = stop_and_read(f, &frames);
+    for (size_t k = 0; k < 2 * frames; k++)
+        assert_true(isfinite(x[k]));
+    size_t seg[4][2];
+    int n = segments(x, frames, 1e-4f, seg, 4);
+    assert_true(n >= 1);
+    size_t start = seg[0][0];
+    double rt = rt60_of(x, start, (size_t)(2.8 * RATE));
+    printf("reverb: RT60 %.3f s for 1.5 s; callback_load_max %.2f\n", rt, max_load);
+    assert_true(fabs(rt - 1.5) <= 0.15);
+    /* 20 s decay: the second impulse's tail never grows (energy in its last
+     * 0.5 s at most that of its first 0.5 s) */
+    size_t s2 = start + (size_t)(3.0 * RATE), best = s2;
+    for (size_t k = s2; k < s2 + RATE / 2 && k < frames; k++)
+        if (fabsf(x[2 * k]) > 1e-3f) {
+            best = k;
+            break;
+        }
+    double e_first = 0, e_last = 0;
+    for (size_t k = best; k < best + RATE / 2 && k < frames; k++)
+        e_first += (double)x[2 * k] * x[2 * k];
+    for (size_t k = best + (size_t)(2.0 * RATE); k < best + (size_t)(2.5 * RATE) && k < frames; k++)
+        e_last += (double)x[2 * k] * x[2 * k];
+    printf("reverb 20 s: first 0.5 s energy %.3g, 2 s later %.3g\n", e_first, e_last);
+    assert_true(e_first > 0 && e_last <= e_first);
+    free(x);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bus_tree, setup_record, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_magnitude, setup_record, teardown),
+        cmocka_unit_test_setup_teardown(test_occlusion_curve, setup_record, teardown),
+        cmocka_unit_test_setup_teardown(test_ducking, setup_record, teardown),
+        cmocka_unit_test_setup_teardown(test_reverb_rt60, setup_record, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
