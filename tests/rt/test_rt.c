@@ -426,6 +426,64 @@ static void test_daemon(void **state) {
     assert_true(destroyed > 0);
     sleep_ms(60);
 
+    /* the mixer graph changes under playing voices: buses made and
+     * re-parented, effects added, changed and removed, ducking, filters and
+     * sends moving; the audio thread takes and hands back, never allocates */
+    assert_int_equal(heliod_bus_create(a, "room", NULL), 0);
+    assert_int_equal(heliod_bus_create(a, "hall", "room"), 0);
+    const char *fxs[] = {"reverb --preset cave --dry 0 --wet 0.6", "eq --type lowshelf --gain 4",
+                         "comp --threshold -18 --ratio 3"};
+    for (int i = 0; i < 3; i++) {
+        heliod_fx_t fx;
+        assert_int_equal(heliod_fx_parse(a, fxs[i], &fx, NULL, 0), 0);
+        assert_int_equal(heliod_fx_add(a, i == 0 ? "hall" : "music", 99, &fx, NULL), 0);
+    }
+    heliod_duck_t dk;
+    heliod_duck_init(&dk);
+    snprintf(dk.bus, sizeof dk.bus, "music");
+    snprintf(dk.by, sizeof dk.by, "sfx");
+    dk.threshold_db = -144; /* while sfx has voices */
+    assert_int_equal(heliod_duck(a, &dk), 0);
+    heliod_voice_t gv[8];
+    for (int i = 0; i < 8; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.flags = HELIOD_PLAY_LOOP;
+        snprintf(p.bus, sizeof p.bus, "%s", i % 2 ? "music" : "sfx");
+        p.post.lp_hz = 800.0f + 300.0f * (float)i;
+        p.post.occlusion = 0.1f * (float)i;
+        snprintf(p.post.send[0], sizeof p.post.send[0], "hall");
+        p.post.send_db[0] = -10;
+        assert_int_equal(heliod_play(a, "loop", &p, &gv[i], NULL), 0);
+    }
+    for (int round = 0; round < 10; round++) {
+        heliod_voice_set_t s = {.mask = HELIOD_SET_OCCLUSION | HELIOD_SET_HP | HELIOD_SET_SENDS,
+                                .ramp_ms = 20};
+        s.post.occlusion = (float)(round % 5) / 5.0f;
+        s.post.hp_hz = round % 2 ? 200.0f : 0.0f;
+        snprintf(s.post.send[0], sizeof s.post.send[0], "%s", round % 2 ? "room" : "hall");
+        s.post.send_db[0] = -6;
+        assert_int_equal(heliod_set(a, gv[round % 8], &s), 0);
+        heliod_fx_t eq;
+        assert_int_equal(
+            heliod_fx_parse(a, round % 2 ? "eq --gain -3 --ramp 20" : "eq --gain 2", &eq, NULL, 0),
+            0);
+        assert_int_equal(heliod_fx_set(a, "music", 0, &eq), 0);
+        assert_int_equal(heliod_bus_parent(a, "hall", round % 2 ? "sfx" : "room"), 0);
+        assert_int_equal(heliod_bus_mute(a, "room", round % 2, 10), 0);
+        heliod_fx_t tmp;
+        assert_int_equal(heliod_fx_parse(a, "reverb --preset room", &tmp, NULL, 0), 0);
+        assert_int_equal(heliod_fx_add(a, "room", 0, &tmp, NULL), 0);
+        sleep_ms(15);
+        assert_int_equal(heliod_fx_remove(a, "room", 0), 0); /* handed back, freed here */
+    }
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(heliod_stop(a, gv[i], 5), 0);
+    sleep_ms(60);
+    assert_int_equal(heliod_bus_remove(a, "hall"), 0);
+    assert_int_equal(heliod_bus_remove(a, "room"), 0);
+    assert_int_equal(heliod_fx_remove(a, "music", 1), 0);
+
     /* voices still playing at shutdown fade out on the audio thread */
     play(a, "loop", HELIOD_PLAY_LOOP, 0, &v[0], 0);
     play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_DETACHED, 0, &v[1], 0);
