@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -480,6 +481,77 @@ static void test_reverb_rt60(void **state) {
     free(x);
 }
 
+/* ---- [bus NAME] sections of the config file ----------------------------------- */
+
+static void test_config_buses(void **state) {
+    (void)state;
+    char path[] = "/tmp/heliod-graph-conf-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = "# a game's mix\n"
+                       "voices = 64\n"
+                       "[bus reverb_hall]\n"
+                       "parent = amb\n" /* defined further down */
+                       "fx = reverb --preset hall --dry 0\n"
+                       "[bus amb]\n"
+                       "gain = -6\n"
+                       "fx = eq --type highpass --freq 80\n"
+                       "fx = comp --threshold -24 --ratio 2\n"
+                       "[bus music]\n"
+                       "duck-by = dialog\n"
+                       "duck-depth = 12\n"
+                       "duck-release = 900\n";
+    assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+    th_daemon_t d;
+    const char *args[] = {"--config", path, NULL};
+    assert_int_equal(th_daemon_start(&d, 0, args), 0);
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "conf"), 0);
+    heliod_bus_info_t b[40];
+    size_t n = 0;
+    assert_int_equal(heliod_buses(h, b, 40, &n), 0);
+    assert_int_equal(n, 7);
+    int amb = find_bus(b, n, "amb"), hall = find_bus(b, n, "reverb_hall");
+    assert_true(amb > 0 && hall > amb);
+    assert_string_equal(b[hall].parent, "amb");
+    assert_true(fabsf(b[amb].gain_db + 6.0f) < 0.01f);
+    assert_int_equal(b[amb].fx, 2);
+    heliod_fx_info_t fi[8];
+    assert_int_equal(heliod_fx_list(h, "amb", fi, 8, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(fi[0].kind, HELIOD_FX_EQ);
+    assert_int_equal(fi[0].type, 1); /* highpass */
+    assert_int_equal(fi[1].kind, HELIOD_FX_COMP);
+    heliod_duck_info_t di[2];
+    assert_int_equal(heliod_ducks(h, di, 2, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(di[0].rule.depth_db == 12.0f && di[0].rule.release_ms == 900.0f);
+    assert_true(di[0].rule.attack_ms == 80.0f); /* the default */
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+
+    /* a bad section stops the daemon at start with a message naming it */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("[bus amb]\nfx = eq --type notch\n", f);
+    fclose(f);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "\"%s\" --driver null --config %s --socket %s.sock 2>&1",
+             getenv("HELIOD_BIN"), path, path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[1024] = "";
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    int status = pclose(p);
+    assert_true(status != 0);
+    assert_non_null(strstr(out, "[bus amb]"));
+    assert_non_null(strstr(out, "notch"));
+    unlink(path);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bus_tree, setup_record, teardown),
@@ -487,6 +559,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_occlusion_curve, setup_record, teardown),
         cmocka_unit_test_setup_teardown(test_ducking, setup_record, teardown),
         cmocka_unit_test_setup_teardown(test_reverb_rt60, setup_record, teardown),
+        cmocka_unit_test(test_config_buses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
