@@ -125,6 +125,12 @@ static const struct {
     {"beyond", "beyond"},
     {"virt", "virtual"},
     {"doppler", "doppler"},
+    {"lp_hz", "lp"},
+    {"hp_hz", "hp"},
+    {"occlusion", "occlusion"},
+    {"obstruction", "obstruction"},
+    {"send", "send"},
+    {"send_db", "send"},
 };
 
 /* The cue-file key of the field a reason names ("field: ..."), or NULL. */
@@ -314,6 +320,7 @@ typedef enum {
     K_NAME,   /* char[HL_MAX_NAME + 1], "" allowed */
     K_BOOL,   /* flag bit arg in flags */
     K_INTERP, /* linear | cubic: HL_CUE_CUBIC in flags */
+    K_SEND,   /* "BUS:DB[, BUS:DB]": the cue's sends (hl_vpost_t) */
 } ktype_t;
 
 typedef struct {
@@ -355,8 +362,13 @@ static const ini_key_t k_cue_keys[] = {
     CUE_KEY("beyond", K_ENUM, HL_ENUM_BEYOND, beyond),
     CUE_KEY("virtual", K_ENUM, HL_ENUM_VIRT, virt),
     CUE_KEY("doppler", K_FLOAT, 0, doppler),
+    CUE_KEY("lp", K_FLOAT, 0, post.lp_hz),
+    CUE_KEY("hp", K_FLOAT, 0, post.hp_hz),
+    CUE_KEY("occlusion", K_FLOAT, 0, post.occlusion),
+    CUE_KEY("obstruction", K_FLOAT, 0, post.obstruction),
+    CUE_KEY("send", K_SEND, 0, post),
 };
-#define NCUE_KEYS 26
+#define NCUE_KEYS 31
 _Static_assert(sizeof k_cue_keys / sizeof k_cue_keys[0] == NCUE_KEYS, "NCUE_KEYS");
 
 static const ini_key_t k_cat_keys[] = {
@@ -475,6 +487,32 @@ static int add_sounds(ld_t *L, hl_cue_t *m, char *v) {
     }
 }
 
+/* "BUS:DB[, BUS:DB]" -> the sends of p (replacing them). */
+static int set_sends(ld_t *L, hl_vpost_t *p, char *v) {
+    for (int i = 0; i < HL_VOICE_SENDS; i++) {
+        p->send[i][0] = '\0';
+        p->send_db[i] = 0.0f;
+    }
+    char *tok = v;
+    for (int i = 0; tok; i++) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
+        char *item = trim(tok), *colon = strrchr(item, ':');
+        float db;
+        if (i >= HL_VOICE_SENDS)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "send: more than %d sends", HL_VOICE_SENDS);
+        if (!colon) return ld_fail(L, L->line, HELIOD_EINVAL, "send: '%.64s' is not BUS:DB", item);
+        *colon = '\0';
+        char *name = trim(item);
+        if (!hl_name_valid(name) || parse_float(trim(colon + 1), &db))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "send: '%.64s' is not BUS:DB", name);
+        memcpy(p->send[i], name, strlen(name) + 1);
+        p->send_db[i] = db;
+        tok = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
 /* Sets one key of obj (an hl_cue_t or hl_category_t) from value v. */
 static int set_key(ld_t *L, const ini_key_t *k, void *obj, char *v) {
     char *f = (char *)obj + k->off;
@@ -484,6 +522,7 @@ static int set_key(ld_t *L, const ini_key_t *k, void *obj, char *v) {
     if (!*v && k->type != K_NAME) return ld_fail(L, L->line, HELIOD_EINVAL, "%s: no value", k->key);
     switch (k->type) {
     case K_SOUND: return add_sounds(L, obj, v);
+    case K_SEND: return set_sends(L, (hl_vpost_t *)(void *)f, v);
     case K_ENUM:
         e = hl_enum_from((hl_enum_kind_t)k->arg, v);
         if (e < 0) return bad_enum(L, k->key, (hl_enum_kind_t)k->arg, v);

@@ -636,6 +636,11 @@ static const char k_good[] = "# a cue sheet\n"
                              "beyond = clamp\n"
                              "virtual = restart\n"
                              "doppler = 0.5\n"
+                             "lp = 5000\n"
+                             "hp = 80\n"
+                             "occlusion = 0.25\n"
+                             "obstruction = 0.5\n"
+                             "send = reverb_hall:-12, room : -6.5\n"
                              "\n"
                              "[cue click]\n"
                              "sound = ui_click\n"
@@ -685,6 +690,11 @@ static void test_ini_good(void **state) {
     assert_int_equal(d->beyond, HL_BEYOND_CLAMP);
     assert_int_equal(d->virt, HL_VIRT_RESTART);
     assert_true(d->doppler == 0.5f);
+    assert_true(d->post.lp_hz == 5000.0f && d->post.hp_hz == 80.0f);
+    assert_true(d->post.occlusion == 0.25f && d->post.obstruction == 0.5f);
+    assert_string_equal(d->post.send[0], "reverb_hall");
+    assert_string_equal(d->post.send[1], "room");
+    assert_true(d->post.send_db[0] == -12.0f && d->post.send_db[1] == -6.5f);
     assert_int_equal(w->def.max_instances, 8);
     assert_int_equal(w->def.overflow, HL_OVERFLOW_FADE_OLDEST);
     assert_true(w->def.fade_out_ms == 80.0f);
@@ -759,6 +769,12 @@ static void test_ini_errors(void **state) {
          "overflow: unknown value 'steal'"},
         {"bad bool", "[cue keep]\nsound = s\n3d = maybe\n", HELIOD_EINVAL, 3, "3d:"},
         {"bad interp", "[cue keep]\nsound = s\ninterp = sinc\n", HELIOD_EINVAL, 3, "interp:"},
+        {"bad send", "[cue keep]\nsound = s\nsend = hall\n", HELIOD_EINVAL, 3,
+         "send: 'hall' is not BUS:DB"},
+        {"three sends", "[cue keep]\nsound = s\nsend = a:-1, b:-2, c:-3\n", HELIOD_EINVAL, 3,
+         "send: more than 2 sends"},
+        {"occlusion range", "[cue keep]\nsound = s\n\nocclusion = 1.5\n", HELIOD_EINVAL, 4,
+         "occlusion"},
         {"missing sound", "[cue keep]\nsound = s\n[cue nosound]\ngain = 1\n", HELIOD_EINVAL, 3,
          "cue nosound: no sound"},
         {"bad sound name", "[cue keep]\nsound = a, b c\n", HELIOD_EINVAL, 2,
