@@ -222,7 +222,7 @@ static void test_other_commands(void **state) {
     assert_int_equal(parse("bus music --gain -12 --ramp 100", &c), 0);
     assert_string_equal(c.m.bus.name, "music");
     assert_int_equal(c.m.bus.mask, HL_BUS_GAIN);
-    assert_int_equal(parse("bus music", &c), -1);
+    assert_int_equal(parse("bus music", &c), -1); /* nothing to do */
     assert_int_equal(parse("bus --gain 0", &c), -1);
 
     assert_int_equal(parse("load boom /nonexistent/boom.wav", &c), 0);
@@ -596,14 +596,95 @@ static void test_split(void **state) {
     assert_string_equal(argv[1], "");
 }
 
+static void test_graph(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    assert_int_equal(parse("bus create reverb_hall --parent sfx", &c), 0);
+    assert_int_equal(c.m.bus.mask, HL_BUS_CREATE);
+    assert_string_equal(c.m.bus.parent, "sfx");
+    assert_int_equal(parse("bus create world --parent master --gain -3 --mute", &c), 0);
+    assert_int_equal(c.m.bus.mask, HL_BUS_CREATE | HL_BUS_GAIN | HL_BUS_MUTE);
+    assert_string_equal(c.m.bus.parent, ""); /* master */
+    assert_int_equal(parse("bus remove world", &c), 0);
+    assert_int_equal(c.m.bus.mask, HL_BUS_REMOVE);
+    assert_int_equal(parse("bus remove world --gain 1", &c), -1); /* remove goes alone */
+    assert_int_equal(parse("bus world --parent music --unmute --ramp 50", &c), 0);
+    assert_int_equal(c.m.bus.mask, HL_BUS_PARENT | HL_BUS_MUTE);
+    assert_int_equal(c.m.bus.mute, 0);
+    assert_int_equal(parse("bus world --parent world", &c), -1);
+    assert_int_equal(parse("bus create master", &c), -1);
+    assert_int_equal(parse("buses", &c), 0);
+    assert_int_equal(c.op, HL_OP_BUSES);
+
+    assert_int_equal(parse("fx add music eq --type peak --freq 1000 --q 1 --gain -6", &c), 0);
+    assert_int_equal(c.kind, CTL_FX);
+    assert_int_equal(c.m.fx.action, HL_FX_ADD);
+    assert_int_equal(c.m.fx.kind, HL_FXK_EQ);
+    assert_int_equal(c.m.fx.type, HL_EQ_PEAK);
+    assert_int_equal(c.m.fx.mask, HL_FXP_TYPE | 0x7);
+    assert_true(c.m.fx.p[0] == 1000.0f && c.m.fx.p[1] == 1.0f && c.m.fx.p[2] == -6.0f);
+    assert_int_equal(c.m.fx.index, UINT32_MAX);
+    assert_int_equal(parse("fx add master comp --at 0 --threshold -12 --ratio 3", &c), 0);
+    assert_int_equal(c.m.fx.index, 0);
+    assert_int_equal(c.m.fx.mask, 0x3);
+    assert_int_equal(parse("fx add hall reverb --preset cave --dry 0", &c), 0);
+    assert_int_equal(c.m.fx.type, HL_REV_CAVE);
+    assert_int_equal(c.m.fx.mask, HL_FXP_TYPE | 0x20);
+    assert_int_equal(parse("fx set music 2 eq --gain -3 --ramp 100", &c), 0);
+    assert_int_equal(c.m.fx.action, HL_FX_SET);
+    assert_int_equal(c.m.fx.index, 2);
+    assert_true(c.m.fx.ramp_ms == 100.0f);
+    assert_int_equal(parse("fx remove music 1", &c), 0);
+    assert_int_equal(c.m.fx.action, HL_FX_REMOVE);
+    assert_int_equal(parse("fx list", &c), 0);
+    assert_int_equal(c.op, HL_OP_FX_LIST);
+    assert_int_equal(parse("fx list music", &c), 0);
+    assert_string_equal(c.m.name.name, "music");
+    assert_int_equal(parse("fx add music eq --freq 5", &c), -1);     /* below 10 Hz */
+    assert_int_equal(parse("fx add music eq --type notch", &c), -1); /* no such type */
+    assert_int_equal(parse("fx add music comp --q 1", &c), -1);      /* not a comp param */
+    assert_int_equal(parse("fx add music flanger", &c), -1);         /* no such kind */
+    assert_int_equal(parse("fx set music eq --gain 1", &c), -1);     /* no INDEX */
+    assert_int_equal(parse("fx add music reverb --wet 2", &c), -1);  /* range */
+    assert_int_equal(parse("fx add music eq --gain", &c), -1);       /* no value */
+    assert_int_equal(parse("fx spin music", &c), -1);
+
+    assert_int_equal(parse("duck music --by dialog --depth 9 --attack 80 --release 600", &c), 0);
+    assert_int_equal(c.kind, CTL_DUCK);
+    assert_int_equal(c.m.duck.on, 1);
+    assert_true(c.m.duck.depth_db == 9.0f && c.m.duck.hold_ms == HL_DUCK_HOLD_MS);
+    assert_int_equal(parse("duck music --by dialog --voices", &c), 0);
+    assert_true(c.m.duck.threshold_db == -144.0f);
+    assert_int_equal(parse("duck music --by dialog --off", &c), 0);
+    assert_int_equal(c.m.duck.on, 0);
+    assert_int_equal(parse("duck music", &c), -1);
+    assert_int_equal(parse("duck music --by music", &c), -1);
+    assert_int_equal(parse("duck music --by dialog --depth -3", &c), -1);
+
+    assert_int_equal(parse("play boom --occlusion 0.7 --send reverb_hall:-12 --send room:-6", &c),
+                     0);
+    assert_int_equal(c.m.play.over, HL_OVER_FILTER | HL_OVER_SENDS);
+    assert_true(c.m.play.post.occlusion == 0.7f);
+    assert_string_equal(c.m.play.post.send[1], "room");
+    assert_true(c.m.play.post.send_db[1] == -6.0f);
+    assert_int_equal(parse("play boom --send a:-1 --send b:-2 --send c:-3", &c), -1);
+    assert_int_equal(parse("play boom --send hall", &c), -1);
+    assert_int_equal(parse("play boom --occlusion 2", &c), -1);
+    assert_int_equal(parse("set 7 --occlusion 0.2 --ramp 100", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_OCCLUSION);
+    assert_int_equal(parse("set 7 --lp 2000 --hp 100 --obstruction 1 --send hall:0", &c), 0);
+    assert_int_equal(c.m.set.mask, HL_SET_LP | HL_SET_HP | HL_SET_OBSTRUCTION | HL_SET_SENDS);
+    assert_int_equal(parse("set 7 --hp 30000", &c), -1);
+}
+
 static void test_usage(void **state) {
     (void)state;
     assert_non_null(strstr(ctl_usage(NULL), "usage: heliodctl"));
     /* the tool's help lists every command */
-    const char *all[] = {"status",   "devices", "load",   "unload", "sounds",   "play",
-                         "stop",     "set",     "pause",  "resume", "listener", "bus",
-                         "voices",   "stats",   "ping",   "watch",  "batch",    "cue",
-                         "category", "cues",    "emitter"};
+    const char *all[] = {"status", "devices", "load",   "unload",   "sounds",   "play",   "stop",
+                         "set",    "pause",   "resume", "listener", "bus",      "voices", "stats",
+                         "ping",   "watch",   "batch",  "cue",      "category", "cues",   "emitter",
+                         "buses",  "fx",      "duck",   "ducks"};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         char line[32];
         snprintf(line, sizeof line, "\n  %s ", all[k]);
@@ -634,6 +715,7 @@ int main(void) {
         cmocka_unit_test(test_cues_and_emitters),
         cmocka_unit_test(test_encode),
         cmocka_unit_test(test_split),
+        cmocka_unit_test(test_graph),
         cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
