@@ -19,6 +19,7 @@
 #define HL_MAX_BUSES       32   /* buses in the tree (defaults included): a game mixes in a dozen or two */
 #define HL_MAX_FX          8    /* insert effects per bus (master too) */
 #define HL_MAX_SENDS       2    /* per-voice sends (e.g. a room reverb and a zone reverb) */
+#define HL_BUS_SENDS       4    /* per-bus sends: the reverb zones audible at once from one feed */
 #define HL_MAX_DUCKS       16   /* ducking rules */
 #define HL_FX_RETIRE_MAX   64   /* effects detached but not yet handed back: bounds the events */
 #define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */

@@ -327,6 +327,17 @@ int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_
 /* 1 if bus (0..HL_MAX_BUSES-1) is live. */
 int hl_mixer_bus_live(const hl_mixer_t *m, int bus);
 
+/* Bus send `slot` (< HL_BUS_SENDS) of `bus` feeds bus `target` (-1: none)
+ * at `gain` (linear, ramped over ramp_frames; a send moved to another
+ * target starts there from silence). Sends tap after the bus's inserts,
+ * before its fader, mute and ducking (pre-fader); the processing order puts
+ * every target after its senders. 0, HELIOD_ENOBUS, HELIOD_EINVAL (a slot
+ * or gain out of range, a target not live or the bus itself, a loop through
+ * parents and sends) or HELIOD_EBUSY. A bus another bus sends to cannot be
+ * removed (hl_mixer_bus_graph: EINVAL) until the send goes. */
+int hl_mixer_bus_send(hl_mixer_t *m, int bus, uint32_t slot, int target, float gain,
+                      uint32_t ramp_frames, uint64_t now_ns);
+
 /* A bus's (or -1 master's) insert chain becomes fx[0..n) in order. Each
  * effect is set up off the audio thread (hl_eq_init, hl_comp_init,
  * hl_reverb_init) in memory the caller owns; an effect no longer in the

@@ -60,8 +60,19 @@ static int bus_in_use(const hl_mixer_t *m, uint32_t bus) {
     return 0;
 }
 
-/* Post-order of the tree: every bus after its children. 0, or -1 on a
- * cycle or a parent that is not live. */
+/* 1 if a live bus other than b sends to b and is not done yet. */
+static int send_pending(const hl_graph_t *g, int b, uint32_t done) {
+    for (int s = 0; s < HL_MAX_BUSES; s++) {
+        if (!(g->live >> s & 1u) || (done >> s & 1u)) continue;
+        for (int k = 0; k < HL_BUS_SENDS; k++)
+            if (g->send_to[s][k] == b) return 1;
+    }
+    return 0;
+}
+
+/* Post-order of the tree: every bus after its children and after every bus
+ * that sends to it. 0, or -1 on a cycle (through parents or sends) or a
+ * parent that is not live. */
 static int graph_order(hl_graph_t *g) {
     uint32_t done = 0;
     g->n_order = 0;
@@ -73,7 +84,7 @@ static int graph_order(hl_graph_t *g) {
             int ready = 1;
             for (int c = 0; c < HL_MAX_BUSES && ready; c++)
                 if ((g->live >> c & 1u) && !(done >> c & 1u) && g->parent[c] == b) ready = 0;
-            if (!ready) continue;
+            if (!ready || send_pending(g, b, done)) continue;
             g->order[g->n_order++] = (uint8_t)b;
             done |= 1u << b;
             progress = 1;
@@ -90,6 +101,12 @@ int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_
     if ((live & defaults) != defaults) return HELIOD_EINVAL;
     hl_graph_t g = {.live = live};
     for (int b = 0; b < HL_MAX_BUSES; b++) {
+        /* sends stay; a removed bus loses its own, and may not be a target */
+        for (int k = 0; k < HL_BUS_SENDS; k++) {
+            int t = m->graph_ctl.send_to[b][k];
+            g.send_to[b][k] = (int8_t)((live >> b & 1u) ? t : -1);
+            if ((live >> b & 1u) && t >= 0 && !(live >> t & 1u)) return HELIOD_EINVAL;
+        }
         g.parent[b] = (live >> b & 1u) ? parent[b] : -1;
         if (!(live >> b & 1u)) continue;
         int p = parent[b];
@@ -106,12 +123,14 @@ int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_
     hl_cmd_t cmd = {.type = HL_CMD_GRAPH, .enq_ns = now_ns};
     cmd.u.graph = g;
     if (push(m, &cmd) != 0) return HELIOD_EBUSY;
-    /* a bus created again starts at unity, unmuted */
+    /* a bus created again starts at unity, unmuted, with no sends */
     uint32_t born = live & ~m->graph_ctl.live;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         if (born >> b & 1u) {
             m->bus_gain_ctl[b] = 1.0f;
             m->bus_mute_ctl[b] = 0.0f;
+            for (int k = 0; k < HL_BUS_SENDS; k++)
+                m->bus_send_ctl[b][k] = 0.0f;
         }
     m->graph_ctl = g;
     return 0;
@@ -145,6 +164,36 @@ float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus) {
         b = m->graph_ctl.parent[b];
     }
     return g * (m->bus_mute_ctl[HL_MASTER] != 0.0f ? 0.0f : m->bus_gain_ctl[HL_MASTER]);
+}
+
+int hl_mixer_bus_send(hl_mixer_t *m, int bus, uint32_t slot, int target, float gain,
+                      uint32_t ramp_frames, uint64_t now_ns) {
+    if (!hl_mixer_bus_live(m, bus)) return HELIOD_ENOBUS;
+    if (slot >= HL_BUS_SENDS || !(gain >= 0.0f && gain <= 64.0f)) return HELIOD_EINVAL;
+    if (target >= 0 && (!hl_mixer_bus_live(m, target) || target == bus)) return HELIOD_EINVAL;
+    if (target < 0) {
+        target = -1;
+        gain = 0.0f;
+    }
+    hl_graph_t g = m->graph_ctl;
+    int moved = g.send_to[bus][slot] != target;
+    if (moved) {
+        g.send_to[bus][slot] = (int8_t)target;
+        if (graph_order(&g) != 0) return HELIOD_EINVAL; /* a loop through sends */
+        if (hl_mixer_cmd_room(m) < 2) return HELIOD_EBUSY;
+        hl_cmd_t gc = {.type = HL_CMD_GRAPH, .enq_ns = now_ns};
+        gc.u.graph = g;
+        push(m, &gc);
+    }
+    hl_cmd_t cmd = {.type = HL_CMD_BUS_SEND, .enq_ns = now_ns};
+    cmd.u.bsend.bus = (uint32_t)bus;
+    cmd.u.bsend.slot = slot;
+    cmd.u.bsend.gain = gain;
+    cmd.u.bsend.ramp_frames = ramp_frames;
+    if (push(m, &cmd) != 0) return HELIOD_EBUSY; /* (room was checked when moved) */
+    m->graph_ctl = g;
+    m->bus_send_ctl[bus][slot] = gain;
+    return 0;
 }
 
 int hl_mixer_bus_fx(hl_mixer_t *m, int bus, hl_fx_t *const *fx, uint32_t n, uint64_t now_ns) {
@@ -238,7 +287,20 @@ static void fx_param_rt(hl_fx_t *fx, const hl_fx_params_t *p) {
 
 void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     switch (c->type) {
-    case HL_CMD_GRAPH: m->graph = c->u.graph; break;
+    case HL_CMD_GRAPH:
+        /* a send that changed target starts there from silence */
+        for (int b = 0; b < HL_MAX_BUSES; b++)
+            for (int k = 0; k < HL_BUS_SENDS; k++)
+                if (c->u.graph.send_to[b][k] != m->graph.send_to[b][k])
+                    m->bus_send[b][k] = (hl_ramp_t){0.0f, 0.0f, 0};
+        m->graph = c->u.graph;
+        break;
+    case HL_CMD_BUS_SEND: {
+        hl_ramp_t *g = &m->bus_send[c->u.bsend.bus][c->u.bsend.slot];
+        g->cur = ramp_after(g, 0);
+        ramp_set(g, c->u.bsend.gain, hl_ramp_len(c->u.bsend.ramp_frames));
+        break;
+    }
     case HL_CMD_FX: {
         hl_rt_bus_t *b = &m->bus[c->u.fx.bus];
         for (uint32_t k = 0; k < b->n_fx; k++) {
@@ -307,6 +369,20 @@ static void gain3(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl
     ramp_advance(c, n);
 }
 
+/* dl/dr += l/r x the ramp g over n frames (exact per frame), g advanced. */
+static void send_add(float *dl, float *dr, const float *l, const float *r, uint32_t n,
+                     hl_ramp_t *g) {
+    const float g0 = g->cur;
+    const uint32_t gn = g->rem < n ? g->rem : n;
+    const float end = ramp_after(g, gn), dg = gn ? (end - g0) / (float)gn : 0.0f;
+    for (uint32_t t = 0; t < n; t++) {
+        const float k = t < gn ? g0 + (float)(t + 1) * dg : end;
+        dl[t] += k * l[t];
+        dr[t] += k * r[t];
+    }
+    ramp_advance(g, n);
+}
+
 static void store_bits(_Atomic uint32_t *a, float f) {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
@@ -345,12 +421,26 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
             ramp_advance(&m->bus_gain[b], n);
             ramp_advance(&bs->mute, n);
             ramp_advance(&bs->duck, n);
+            for (int k = 0; k < HL_BUS_SENDS; k++)
+                ramp_advance(&m->bus_send[b][k], n);
             bs->peak = 0.0f;
             continue;
         }
         dirty |= 1u << b;
         for (uint32_t i = 0; i < bs->n_fx; i++)
             hl_fx_process_rt(bs->fx[i], l, r, n);
+        /* sends: after the inserts, before the fader (pre-fader, as a voice's
+         * own sends), into buses later in the order */
+        for (int k = 0; k < HL_BUS_SENDS; k++) {
+            const int t = m->graph.send_to[b][k];
+            hl_ramp_t *g = &m->bus_send[b][k];
+            if (t < 0 || (g->cur == 0.0f && g->target == 0.0f)) {
+                ramp_advance(g, n);
+                continue;
+            }
+            send_add(m->acc[t][0], m->acc[t][1], l, r, n, g);
+            buses |= 1u << t;
+        }
         gain3(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
         bs->peak = hl_peak_abs_rt(r, n, hl_peak_abs_rt(l, n, 0.0f));
         if (bs->peak > bus_peak[b]) bus_peak[b] = bs->peak;

@@ -130,8 +130,11 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
         m->bus[i].duck.cur = m->bus[i].duck.target = 1.0f;
     }
     /* the default buses, children of the master */
-    for (int i = 0; i < HL_MAX_BUSES; i++)
+    for (int i = 0; i < HL_MAX_BUSES; i++) {
         m->graph_ctl.parent[i] = -1;
+        for (int s = 0; s < HL_BUS_SENDS; s++)
+            m->graph_ctl.send_to[i][s] = -1;
+    }
     for (int i = 0; i < HL_NUM_BUSES; i++)
         m->graph_ctl.order[i] = (uint8_t)i;
     m->graph_ctl.n_order = HL_NUM_BUSES;

@@ -44,6 +44,7 @@ enum {
     HL_CMD_FX,       /* a bus's insert chain: the new list of effects */
     HL_CMD_FX_PARAM, /* new parameters for one attached effect */
     HL_CMD_DUCK,     /* a ducking rule on or off */
+    HL_CMD_BUS_SEND, /* a bus send's level (its target is in the graph) */
 };
 
 /* The bus tree as the audio thread runs it: children before parents. */
@@ -51,7 +52,9 @@ typedef struct {
     int8_t parent[HL_MAX_BUSES]; /* bus index, or -1 = master */
     uint8_t order[HL_MAX_BUSES]; /* live buses, each after all of its children */
     uint32_t n_order;
-    uint32_t live; /* bit per bus */
+    uint32_t live;                              /* bit per bus */
+    int8_t send_to[HL_MAX_BUSES][HL_BUS_SENDS]; /* bus sends' targets, -1 = none; the order
+                                                 * puts every target after its senders */
 } hl_graph_t;
 
 typedef struct {
@@ -90,6 +93,11 @@ typedef struct {
             uint32_t side, target; /* bus indices */
             float depth_db, threshold_db, attack_ms, hold_ms, release_ms;
         } duck;
+        struct {
+            uint32_t bus, slot;
+            float gain;
+            uint32_t ramp_frames;
+        } bsend;
     } u;
 } hl_cmd_t;
 
@@ -267,6 +275,7 @@ struct hl_mixer {
     uint32_t n_fx_ctl[HL_NUM_GAINS];
     uint32_t fx_inflight; /* effects dropped from a chain whose FX_RETIRED was not polled yet */
     uint32_t duck_buses_ctl[HL_MAX_DUCKS]; /* per rule: bits of its sidechain and target, 0 = off */
+    float bus_send_ctl[HL_MAX_BUSES][HL_BUS_SENDS]; /* bus send levels as last sent */
 
     /* rings */
     hl_ring_t cmd_ring;
@@ -285,6 +294,7 @@ struct hl_mixer {
     hl_ramp_t bus_gain[HL_NUM_GAINS];
     hl_rt_bus_t bus[HL_NUM_GAINS];
     hl_graph_t graph;
+    hl_ramp_t bus_send[HL_MAX_BUSES][HL_BUS_SENDS]; /* bus send levels, ramped */
     hl_rt_duck_t duck[HL_MAX_DUCKS];
     hl_limiter_t limiter;
     const hl_mix_kernels_t *k;

@@ -526,7 +526,8 @@ static void apply_cmd(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     case HL_CMD_GRAPH:
     case HL_CMD_FX:
     case HL_CMD_FX_PARAM:
-    case HL_CMD_DUCK: hl_bus_apply_rt(m, c, now_ns); break;
+    case HL_CMD_DUCK:
+    case HL_CMD_BUS_SEND: hl_bus_apply_rt(m, c, now_ns); break;
     default: break;
     }
     uint64_t wait = now_ns > c->enq_ns ? now_ns - c->enq_ns : 0;

@@ -660,6 +660,16 @@ static void put_str_raw(hl_wbuf_t *w, const char *s, size_t n) {
         hl_put_u8(w, (uint8_t)s[i]);
 }
 
+/* An empty post stage (PLAY, SET): no filters, no sends. */
+static void put_post_none(hl_wbuf_t *w) {
+    for (int i = 0; i < 4; i++)
+        hl_put_f32(w, 0);
+    for (int i = 0; i < HL_VOICE_SENDS; i++) {
+        put_str_raw(w, "", 0);
+        hl_put_f32(w, 0);
+    }
+}
+
 static size_t enc_play(uint8_t *b, size_t cap, const char *sound, uint32_t flags, float gain,
                        float pan, float pitch, int32_t prio, float fade, float mind, float maxd,
                        uint8_t model, const char *bus) {
@@ -698,6 +708,7 @@ static size_t enc_play(uint8_t *b, size_t cap, const char *sound, uint32_t flags
         hl_put_f32(&w, 0);
     put_str_raw(&w, "", 0); /* emitter */
     hl_put_u32(&w, 0);      /* over */
+    put_post_none(&w);
     return w.len;
 }
 
@@ -713,7 +724,7 @@ static size_t enc_stop(uint8_t *b, uint64_t voice, float fade) {
 static size_t enc_set(uint8_t *b, uint64_t voice, uint32_t mask, float gain, float pitch,
                       float ramp, double seek) {
     hl_wbuf_t w;
-    hl_wbuf_init(&w, b, 64);
+    hl_wbuf_init(&w, b, 128);
     hl_put_u64(&w, voice);
     hl_put_u32(&w, mask);
     hl_put_f32(&w, gain);
@@ -725,6 +736,7 @@ static size_t enc_set(uint8_t *b, uint64_t voice, uint32_t mask, float gain, flo
     hl_put_f64(&w, seek);
     for (int i = 0; i < 3; i++) /* vel */
         hl_put_f32(&w, 0);
+    put_post_none(&w);
     return w.len;
 }
 
@@ -735,6 +747,8 @@ static size_t enc_bus(uint8_t *b, const char *name, uint32_t mask, float gain, f
     hl_put_u32(&w, mask);
     hl_put_f32(&w, gain);
     hl_put_f32(&w, ramp);
+    hl_put_u8(&w, 0);       /* mute */
+    put_str_raw(&w, "", 0); /* parent */
     return w.len;
 }
 
@@ -799,7 +813,7 @@ static void test_malformed_bodies(void **state) {
     struct {
         uint16_t op;
         size_t len;
-    } fixed[] = {{HL_OP_STOP, 13},     {HL_OP_STOP_ALL, 5}, {HL_OP_SET, 60}, {HL_OP_LISTENER, 52},
+    } fixed[] = {{HL_OP_STOP, 13},     {HL_OP_STOP_ALL, 5}, {HL_OP_SET, 88}, {HL_OP_LISTENER, 52},
                  {HL_OP_SUBSCRIBE, 4}, {HL_OP_PAUSE, 4},    {HL_OP_PING, 0}, {HL_OP_SOUNDS, 0},
                  {HL_OP_VOICES, 0},    {HL_OP_DEVICES, 0},  {HL_OP_STATS, 4}};
     for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) {
@@ -906,7 +920,7 @@ static void test_malformed_bodies(void **state) {
     ADD("set: seek NaN", HL_OP_SET, I, 0);
     t[n].len = enc_set(t[n].body, stale, HL_SET_GAIN, 0, 1, 1e9f, 0);
     ADD("set: ramp huge", HL_OP_SET, I, 0);
-    t[n].len = enc_set(t[n].body, stale, 0x1000, 0, 1, 0, 0);
+    t[n].len = enc_set(t[n].body, stale, 0x2000, 0, 1, 0, 0);
     ADD("set: unknown mask", HL_OP_SET, P, 1);
     t[n].len = enc_bus(t[n].body, "sfx", HL_BUS_GAIN, -INFINITY, 0);
     ADD("bus: gain -Inf", HL_OP_BUS, I, 0);
@@ -916,7 +930,7 @@ static void test_malformed_bodies(void **state) {
     ADD("bus: ramp negative", HL_OP_BUS, I, 0);
     t[n].len = enc_bus(t[n].body, "nobus", HL_BUS_GAIN, 0, 0);
     ADD("bus: unknown bus", HL_OP_BUS, HELIOD_ENOBUS, 0);
-    t[n].len = enc_bus(t[n].body, "sfx", 0x10, 0, 0);
+    t[n].len = enc_bus(t[n].body, "sfx", 0x40, 0, 0);
     ADD("bus: unknown mask", HL_OP_BUS, P, 1);
     t[n].len = enc_listener(t[n].body, HL_LIS_POS, NAN);
     ADD("listener: pos NaN", HL_OP_LISTENER, I, 0);

@@ -248,12 +248,70 @@ static void test_ducking(void **state) {
     test_mixer_free(m);
 }
 
+/* Bus sends: pre-fader, into a target that may come earlier in the tree's
+ * own order, ramped, and guarded against loops and removal. */
+static void test_bus_sends(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    hl_pcm_t *pcm = test_pcm_dc(48000, 1, 0.5f);
+    float *out = calloc(2 * N, sizeof(float));
+    assert_non_null(out);
+    /* bus 4 (the target) and bus 5 (the sender), both under the master;
+     * without the send, 4 would be processed before 5 */
+    int8_t parent[HL_MAX_BUSES];
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        parent[b] = -1;
+    assert_int_equal(hl_mixer_bus_graph(m, parent, 0x3F, 0), 0);
+    hl_voice_params_t p = test_params(pcm);
+    p.bus = 5;
+    p.flags = HL_MIX_LOOP;
+    uint64_t v = 0, st = 0, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, &st), 0);
+    const float centre = 0.5f * 0.70710678f;
+    /* the sender's fader at 0 and a send of 0.5 into 4: only the send is heard */
+    assert_int_equal(hl_mixer_set_bus_gain(m, 5, 0.0f, 0, 0), 0);
+    assert_int_equal(hl_mixer_bus_send(m, 5, 0, 4, 0.5f, 0, 0), 0);
+    test_render(m, out, 1024, 256, &now);
+    assert_float_equal(out[2 * 1023], centre * 0.5f, 1e-6);
+    /* the target's fader applies to what it receives */
+    assert_int_equal(hl_mixer_set_bus_gain(m, 4, 0.5f, 0, 0), 0);
+    test_render(m, out, 1024, 256, &now);
+    assert_float_equal(out[2 * 1023], centre * 0.25f, 1e-6);
+    /* a ramped level: monotonic, no step larger than the ramp's */
+    assert_int_equal(hl_mixer_bus_send(m, 5, 0, 4, 1.0f, 480, 0), 0);
+    test_render(m, out, 1024, 256, &now);
+    float maxstep = 0;
+    for (int i = 1; i < 1024; i++)
+        maxstep = fmaxf(maxstep, fabsf(out[2 * i] - out[2 * i - 2]));
+    assert_true(maxstep < centre * 0.5f * 0.5f / 400.0f);
+    assert_float_equal(out[2 * 1023], centre * 0.5f, 1e-6);
+    /* loops through sends (4 -> 5 while 5 -> 4), or into itself, are refused */
+    assert_int_equal(hl_mixer_bus_send(m, 4, 0, 5, 1.0f, 0, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_bus_send(m, 4, 0, 4, 1.0f, 0, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_bus_send(m, 4, HL_BUS_SENDS, 1, 1.0f, 0, 0), HELIOD_EINVAL);
+    /* nor through a parent: 4 under 5 while 5 sends to 4 */
+    parent[4] = 5;
+    assert_int_equal(hl_mixer_bus_graph(m, parent, 0x3F, 0), HELIOD_EINVAL);
+    parent[4] = -1;
+    /* the target cannot go while the send is there */
+    assert_int_equal(hl_mixer_stop(m, v, 0, HL_MIX_END_STOPPED, 0), 0);
+    test_render(m, out, 1024, 256, &now);
+    assert_int_equal(hl_mixer_bus_graph(m, parent, 0x2F, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_bus_send(m, 5, 0, -1, 0.0f, 0, 0), 0);
+    assert_int_equal(hl_mixer_bus_graph(m, parent, 0x2F, 0), 0);
+    test_render(m, out, 256, 256, &now);
+    free(out);
+    test_pcm_free(pcm);
+    test_mixer_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_gains_and_mute),
         cmocka_unit_test(test_insert_eq_and_retire),
         cmocka_unit_test(test_send_filter_occlusion),
         cmocka_unit_test(test_ducking),
+        cmocka_unit_test(test_bus_sends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
