@@ -49,6 +49,8 @@ typedef enum {
     CTL_FX_LIST,         /* FX_LIST [BUS] */
     CTL_DUCK,            /* DUCK: a ducking rule on or off */
     CTL_DUCKS,           /* DUCKS: the rules */
+    CTL_ZONE,            /* ZONE set / remove */
+    CTL_ZONES,           /* ZONES: the reverb zones */
 } ctl_kind_t;
 
 typedef struct {
@@ -83,6 +85,7 @@ typedef struct {
         hl_device_req_t device;
         hl_fx_req_t fx;
         hl_duck_rule_t duck;
+        hl_zone_t zone;
     } m;
 } ctl_cmd_t;
 

@@ -62,6 +62,7 @@ int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
     }
     const char *name = NULL;
     for (int i = a; i < argc; i++) {
+        const char *v;
         int r;
         if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {
             if (r < 0) return -1;
@@ -73,6 +74,19 @@ int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
             if (r < 0) return -1;
             if (strcmp(m->parent, "master") == 0) m->parent[0] = '\0';
             if (!(m->mask & HL_BUS_CREATE)) m->mask |= HL_BUS_PARENT;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--send", &v)) != 0) {
+            const char *colon = r > 0 ? strrchr(v, ':') : NULL;
+            size_t n = colon ? (size_t)(colon - v) : 0;
+            if (!colon || n == 0 || n > HL_MAX_NAME)
+                return ctl__fail(err, errlen, "--send needs TARGET:DB or TARGET:off");
+            memcpy(m->send, v, n);
+            m->send[n] = '\0';
+            if (strcmp(colon + 1, "off") == 0)
+                m->send_db = -144.0f;
+            else if (ctl_parse_float(colon + 1, &m->send_db) < 0)
+                return ctl__fail(err, errlen, "--send %s: the level after ':' must be dB or off",
+                                 v);
+            m->mask |= HL_BUS_SEND;
         } else if (strcmp(argv[i], "--mute") == 0 || strcmp(argv[i], "--unmute") == 0) {
             m->mask |= HL_BUS_MUTE;
             m->mute = argv[i][2] == 'm';
@@ -186,5 +200,52 @@ int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     if (!m->by[0]) return ctl__fail(err, errlen, "duck: --by BUS (the sidechain) is required");
     const char *why;
     if (hl_validate_duck(m, &why) < 0) return ctl__fail(err, errlen, "duck: %s", why);
+    return 0;
+}
+
+/* zone NAME --pos X,Y,Z --radius R [--fade M] [--bus B] [--feed F] [--preset P]
+ * zone remove NAME */
+int ctl__parse_zone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_zone_t *m = &c->m.zone;
+    m->preset = HL_REV_HALL;
+    int a = 1, has_pos = 0, has_radius = 0;
+    if (argc > 1 && strcmp(argv[1], "remove") == 0) {
+        m->action = HL_ZONE_REMOVE;
+        if (argc != 3) return ctl__fail(err, errlen, "zone remove: needs exactly one NAME");
+        return ctl__name_arg("zone name", argv[2], m->name, sizeof m->name, err, errlen);
+    }
+    const char *name = NULL;
+    for (int i = a; i < argc; i++) {
+        const char *v;
+        int r;
+        if ((r = ctl__vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            has_pos = 1;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--radius", &m->radius, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            has_radius = 1;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--fade", &m->fade, err, errlen)) != 0 ||
+                   (r = ctl__name_opt(argc, argv, &i, "--bus", m->bus, sizeof m->bus, err,
+                                      errlen)) != 0 ||
+                   (r = ctl__name_opt(argc, argv, &i, "--feed", m->feed, sizeof m->feed, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--preset", &v)) != 0) {
+            int t = r > 0 ? hl_fx_type_from(HL_FXK_REVERB, v) : -1;
+            if (t < 0) return ctl__fail(err, errlen, "--preset: room, hall, cave or outdoor");
+            m->preset = (uint8_t)t;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "zone: unknown option '%s'", argv[i]);
+        } else if (name) {
+            return ctl__fail(err, errlen, "zone: unexpected argument '%s'", argv[i]);
+        } else {
+            name = argv[i];
+        }
+    }
+    if (ctl__name_arg("zone name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
+    if (!has_pos || !has_radius)
+        return ctl__fail(err, errlen, "zone: --pos and --radius are required");
+    const char *why;
+    if (hl_validate_zone(m, &why) < 0) return ctl__fail(err, errlen, "zone: %s", why);
     return 0;
 }

@@ -255,7 +255,38 @@ typedef struct {
     uint32_t sends;     /* voices sending to it */
     float duck_db;      /* ducking now (0 = none) */
     float path_gain_db; /* its faders and every ancestor's: what a voice on it gets */
+    char send[4][64];   /* its sends' targets ("" = none) */
+    float send_db[4];
 } heliod_bus_info_t;
+/* Bus `bus` also feeds `target` at db, tapped after its effects and before
+ * its fader (pre-fader); up to 4 sends per bus; db <= -144 removes it.
+ * HELIOD_EINVAL for a loop through parents and sends. */
+int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, float ramp_ms);
+
+/* Reverb zones: a sphere whose reverb bus is fed from a feed bus (voices
+ * send to it: post.send "zones") at a level following the listener: 1 inside
+ * the radius, falling to 0 at radius + fade, overlapping zones normalised.
+ * bus "" = a bus named after the zone, made with a reverb of `preset`
+ * (HELIOD_REV_*, dry 0) if missing; feed "" = "zones", made muted if missing. */
+#define HELIOD_REV_ROOM    0
+#define HELIOD_REV_HALL    1
+#define HELIOD_REV_CAVE    2
+#define HELIOD_REV_OUTDOOR 3
+typedef struct {
+    char name[64];
+    float pos[3];
+    float radius, fade; /* metres; radius > 0, fade >= 0 */
+    char bus[64], feed[64];
+    int preset;
+} heliod_zone_t;
+int heliod_zone_set(heliod_t *h, const heliod_zone_t *z);
+int heliod_zone_remove(heliod_t *h, const char *name);
+typedef struct {
+    heliod_zone_t zone; /* bus and feed resolved */
+    float weight;       /* 0..1 from the listener's distance */
+    float send_db;      /* the feed's send level into its bus now (-144 = not heard) */
+} heliod_zone_info_t;
+int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count);
 /* Master first, then parents before children. */
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
 

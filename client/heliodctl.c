@@ -263,6 +263,7 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
         printf(",\"truncated\":%s,\"%s\":[", head.truncated ? "true" : "false",
                kind == CTL_BUSES   ? "buses"
                : kind == CTL_DUCKS ? "ducks"
+               : kind == CTL_ZONES ? "zones"
                                    : "fx");
     for (unsigned i = 0; i < head.count; i++) {
         if (json && i) putchar(',');
@@ -279,14 +280,58 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
                        e.mute ? "true" : "false", e.fx, e.voices, e.sends);
                 json_key_num("duck_db", e.duck_db);
                 json_key_num("path_gain_db", e.path_gain_db);
+                printf(",\"bus_sends\":[");
+                for (int k = 0, nk = 0; k < HL_BUS_SENDS_MAX; k++) {
+                    if (!e.send[k][0]) continue;
+                    printf("%s{\"bus\":", nk++ ? "," : "");
+                    json_str(e.send[k]);
+                    json_key_num("db", e.send_db[k]);
+                    putchar('}');
+                }
+                printf("]}");
+            } else {
+                char sends[300] = "";
+                size_t sl = 0;
+                for (int k = 0; k < HL_BUS_SENDS_MAX && sl < sizeof sends; k++)
+                    if (e.send[k][0])
+                        sl += (size_t)snprintf(sends + sl, sizeof sends - sl, " send=%s:%.1f",
+                                               e.send[k], (double)e.send_db[k]);
+                sink_item(&s,
+                          "%s parent=%s gain_db=%.1f%s fx=%u voices=%u sends=%u duck_db=%.1f "
+                          "path_gain_db=%.1f%s",
+                          e.name, e.parent[0] ? e.parent : "-", (double)e.gain_db,
+                          e.mute ? " muted" : "", e.fx, e.voices, e.sends, (double)e.duck_db,
+                          (double)e.path_gain_db, sends);
+            }
+        } else if (kind == CTL_ZONES) {
+            hl_zone_info_t e;
+            hl_get_zone_info(r, &e);
+            if (r->err) return -1;
+            const hl_zone_t *z = &e.zone;
+            if (json) {
+                printf("{\"name\":");
+                json_str(z->name);
+                printf(",\"pos\":[");
+                json_num(z->pos[0]);
+                putchar(',');
+                json_num(z->pos[1]);
+                putchar(',');
+                json_num(z->pos[2]);
+                putchar(']');
+                json_key_num("radius", z->radius);
+                json_key_num("fade", z->fade);
+                json_key_str("bus", z->bus);
+                json_key_str("feed", z->feed);
+                json_key_num("weight", e.weight);
+                json_key_num("send_db", e.send_db);
                 putchar('}');
             } else {
                 sink_item(&s,
-                          "%s parent=%s gain_db=%.1f%s fx=%u voices=%u sends=%u duck_db=%.1f "
-                          "path_gain_db=%.1f",
-                          e.name, e.parent[0] ? e.parent : "-", (double)e.gain_db,
-                          e.mute ? " muted" : "", e.fx, e.voices, e.sends, (double)e.duck_db,
-                          (double)e.path_gain_db);
+                          "%s pos=%g,%g,%g radius=%g fade=%g bus=%s feed=%s weight=%.2f "
+                          "send_db=%.1f",
+                          z->name, (double)z->pos[0], (double)z->pos[1], (double)z->pos[2],
+                          (double)z->radius, (double)z->fade, z->bus, z->feed, (double)e.weight,
+                          (double)e.send_db);
             }
         } else if (kind == CTL_FX_LIST) {
             hl_fx_info_t e;
@@ -447,6 +492,7 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
     case CTL_BUSES:
     case CTL_FX_LIST:
     case CTL_DUCKS:
+    case CTL_ZONES:
         if (print_graph_list(&r, res->kind, json, batch) < 0) return -1;
         break;
     case CTL_SOUNDS:

@@ -38,6 +38,12 @@ int hld_op_bus(hld_req_t *q) {
     char msg[HL_MAX_MSG + 1];
     int rc = 0;
     if (m.mask & HL_BUS_REMOVE) {
+        const hld_zone_t *z = hld_zones_using(&d->zones, m.name);
+        if (z) {
+            snprintf(msg, sizeof msg, "bus %s: reverb zone %s uses it (zone remove %s first)",
+                     m.name, z->z.name, z->z.name);
+            return hld_fail(q, HELIOD_EBUSINUSE, msg);
+        }
         hld_bus_usage_t u;
         bus_usage(d, &u);
         rc = hld_buses_remove(b, m.name, &u, msg, sizeof msg);
@@ -63,6 +69,15 @@ int hld_op_bus(hld_req_t *q) {
     if (m.mask & HL_BUS_MUTE) {
         rc = hl_mixer_set_bus_mute(d->engine.mixer, bus, m.mute, ramp, hld_now_ns());
         if (rc < 0) return hld_mixer_fail(q, rc);
+    }
+    if (m.mask & HL_BUS_SEND) {
+        int t = hld_bus_index(b, m.send);
+        if (t < 0) {
+            snprintf(msg, sizeof msg, "send: no bus named %s", m.send);
+            return hld_fail(q, HELIOD_ENOBUS, msg);
+        }
+        rc = hld_buses_send(b, bus, t, m.send_db, ramp, msg, sizeof msg);
+        if (rc != 0) return hld_fail(q, rc, msg);
     }
     hld_vm_mark_dirty(d->vm); /* path gains changed: re-rank */
     return hld_reply_ok(q);
@@ -263,4 +278,35 @@ int hld_config_buses(hld_daemon_t *d) {
         }
     }
     return 0;
+}
+
+/* ---- reverb zones ------------------------------------------------------------ */
+
+int hld_op_zone(hld_req_t *q) {
+    hl_zone_t m;
+    hl_get_zone(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_zone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    char msg[HL_MAX_MSG + 1];
+    int rc = m.action == HL_ZONE_SET ? hld_zones_set(&d->zones, &m, msg, sizeof msg)
+                                     : hld_zones_remove(&d->zones, m.name, msg, sizeof msg);
+    if (rc != 0) return hld_fail(q, rc, msg);
+    return hld_reply_ok(q);
+}
+
+int hld_op_zones(hld_req_t *q) {
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_zone_info_t info[HL_MAX_ZONES];
+    uint32_t n = hld_zones_list(&q->c->d->zones, info, HL_MAX_ZONES);
+    hld_list_t l;
+    hld_list_begin(&l, q);
+    for (uint32_t i = 0; i < n; i++) {
+        size_t before = q->w.len;
+        hl_put_zone_info(&q->w, &info[i]);
+        if (hld_list_entry_done(&l, before)) break;
+    }
+    return hld_list_end(&l);
 }

@@ -19,8 +19,11 @@ void hld_buses_init(hld_buses_t *b, hl_mixer_t *mx, uint32_t rate) {
     memset(b, 0, sizeof *b);
     b->mx = mx;
     b->rate = (float)rate;
-    for (int i = 0; i < HL_MAX_BUSES; i++)
+    for (int i = 0; i < HL_MAX_BUSES; i++) {
         b->bus[i].parent = HLD_BUS_MASTER;
+        for (int k = 0; k < HL_BUS_SENDS; k++)
+            b->bus[i].send_to[k] = -1;
+    }
     for (int i = 0; i < HL_NUM_BUSES; i++)
         snprintf(b->bus[i].name, sizeof b->bus[i].name, "%s", k_default[i]);
     snprintf(b->master.name, sizeof b->master.name, "master");
@@ -118,7 +121,56 @@ int hld_buses_create(hld_buses_t *b, const char *name, const char *parent, char 
     memset(nb, 0, sizeof *nb);
     snprintf(nb->name, sizeof nb->name, "%s", name);
     nb->parent = par;
+    for (int k = 0; k < HL_BUS_SENDS; k++)
+        nb->send_to[k] = -1;
     return 0;
+}
+
+int hld_buses_send(hld_buses_t *b, int bus, int target, float db, uint32_t ramp_frames, char *msg,
+                   size_t cap) {
+    if (bus < 0 || bus >= HL_MAX_BUSES || !b->bus[bus].name[0] || target < 0 ||
+        target >= HL_MAX_BUSES || !b->bus[target].name[0])
+        return fail(msg, cap, HELIOD_ENOBUS, "bus send: no such bus%s%s", "", "");
+    hld_bus_t *e = &b->bus[bus];
+    int slot = -1, free_slot = -1;
+    for (int k = 0; k < HL_BUS_SENDS; k++) {
+        if (e->send_to[k] == target) slot = k;
+        if (e->send_to[k] < 0 && free_slot < 0) free_slot = k;
+    }
+    int off = db <= HL_MIN_DB;
+    if (off && slot < 0)
+        return fail(msg, cap, HELIOD_EINVAL, "%s does not send to %s", e->name,
+                    b->bus[target].name);
+    if (slot < 0) slot = free_slot;
+    if (slot < 0) return fail(msg, cap, HELIOD_ENOMEM, "%s already has %s sends", e->name, "4");
+    int rc = hl_mixer_bus_send(b->mx, bus, (uint32_t)slot, off ? -1 : target,
+                               off ? 0.0f : hl_db_to_lin(db), ramp_frames, hld_now_ns());
+    if (rc != 0)
+        return fail(msg, cap, rc, "send %s -> %s: a loop through parents and sends, or busy",
+                    e->name, b->bus[target].name);
+    e->send_to[slot] = off ? -1 : target;
+    e->send_db[slot] = off ? HL_MIN_DB : db;
+    return 0;
+}
+
+int hld_buses_send_fade(hld_buses_t *b, int bus, int target, uint32_t ramp_frames) {
+    if (bus < 0 || bus >= HL_MAX_BUSES) return -1;
+    hld_bus_t *e = &b->bus[bus];
+    for (int k = 0; k < HL_BUS_SENDS; k++) {
+        if (e->send_to[k] != target) continue;
+        if (hl_mixer_bus_send(b->mx, bus, (uint32_t)k, target, 0.0f, ramp_frames, hld_now_ns()))
+            return -1;
+        e->send_db[k] = HL_MIN_DB;
+        return 0;
+    }
+    return -1;
+}
+
+float hld_buses_send_db(const hld_buses_t *b, int bus, int target) {
+    if (bus < 0 || bus >= HL_MAX_BUSES) return HL_MIN_DB;
+    for (int k = 0; k < HL_BUS_SENDS; k++)
+        if (b->bus[bus].send_to[k] == target) return b->bus[bus].send_db[k];
+    return HL_MIN_DB;
 }
 
 int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg,
@@ -138,9 +190,17 @@ int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, cha
     return 0;
 }
 
-/* Detaches every effect of `bus` and every ducking rule naming it. */
+/* Detaches every effect of `bus`, every ducking rule naming it and every
+ * other bus's send into it. */
 static int strip_bus(hld_buses_t *b, int bus) {
     hld_bus_t *e = bus_at(b, bus);
+    for (int s = 0; s < HL_MAX_BUSES && bus >= 0; s++)
+        for (int k = 0; k < HL_BUS_SENDS; k++)
+            if (b->bus[s].name[0] && b->bus[s].send_to[k] == bus) {
+                int rc = hl_mixer_bus_send(b->mx, s, (uint32_t)k, -1, 0.0f, 0, hld_now_ns());
+                if (rc != 0) return rc;
+                b->bus[s].send_to[k] = -1;
+            }
     if (e->nfx) {
         int rc = hl_mixer_bus_fx(b->mx, bus, NULL, 0, hld_now_ns());
         if (rc != 0) return rc;
@@ -185,7 +245,23 @@ int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *us
                                        : "a voice still fading out uses it; try again");
     memset(&b->bus[bus], 0, sizeof b->bus[bus]);
     b->bus[bus].parent = HLD_BUS_MASTER;
+    for (int k = 0; k < HL_BUS_SENDS; k++)
+        b->bus[bus].send_to[k] = -1;
     return 0;
+}
+
+int hld_buses_create_reverb(hld_buses_t *b, const char *name, int preset, char *msg, size_t cap) {
+    int rc = hld_buses_create(b, name, "", msg, cap);
+    if (rc != 0) return rc;
+    hl_fx_req_t m = {.action = HL_FX_ADD,
+                     .index = 0,
+                     .kind = HL_FXK_REVERB,
+                     .type = (uint8_t)preset,
+                     .mask = HL_FXP_TYPE | (1u << 4) | (1u << 5),
+                     .p = {[4] = 1.0f, [5] = 0.0f}};
+    snprintf(m.bus, sizeof m.bus, "%s", name);
+    uint32_t index = 0;
+    return hld_buses_fx(b, &m, &index, msg, cap);
 }
 
 /* ---- effects ---------------------------------------------------------------- */
@@ -423,6 +499,11 @@ static void info_of(const hld_buses_t *b, int bus, const hld_bus_usage_t *use,
         o->duck_db = lin_to_db(st->duck_gain[bus]);
     }
     o->path_gain_db = lin_to_db(hl_mixer_bus_path_gain(b->mx, bus));
+    for (int k = 0; bus >= 0 && k < HL_BUS_SENDS && k < HL_BUS_SENDS_MAX; k++) {
+        const char *t = e->send_to[k] >= 0 ? hld_bus_name(b, e->send_to[k]) : NULL;
+        snprintf(o->send[k], sizeof o->send[k], "%s", t ? t : "");
+        o->send_db[k] = t ? e->send_db[k] : HL_MIN_DB;
+    }
 }
 
 uint32_t hld_buses_list(const hld_buses_t *b, const hld_bus_usage_t *use,

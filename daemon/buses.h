@@ -41,6 +41,8 @@ typedef struct {
     int parent;                 /* bus index or HLD_BUS_MASTER */
     hld_fx_t *fx[HL_MAX_FX];
     uint32_t nfx;
+    int send_to[HL_BUS_SENDS]; /* bus sends' targets, -1 = free slot */
+    float send_db[HL_BUS_SENDS];
 } hld_bus_t;
 
 typedef struct {
@@ -78,6 +80,22 @@ int hld_buses_create(hld_buses_t *b, const char *name, const char *parent, char 
 int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *use, char *msg,
                      size_t cap);
 int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
+
+/* Bus `bus` sends to `target` at db (pre-fader), ramped over ramp_frames:
+ * the slot already sending there, else a free one (ENOMEM when all
+ * HL_BUS_SENDS are taken). db <= -144 removes the send (EINVAL if there is
+ * none). 0 or a negative code with a message. */
+int hld_buses_send(hld_buses_t *b, int bus, int target, float db, uint32_t ramp_frames, char *msg,
+                   size_t cap);
+/* Fades the send from bus to target to silence over ramp_frames, keeping its
+ * slot (hld_buses_send with -144 lets it go later). 0, or -1 if there is no
+ * such send or the engine is busy. */
+int hld_buses_send_fade(hld_buses_t *b, int bus, int target, uint32_t ramp_frames);
+/* Level of the send from bus to target in dB, or HL_MIN_DB if none. */
+float hld_buses_send_db(const hld_buses_t *b, int bus, int target);
+/* Creates bus `name` under the master with a reverb of `preset` (dry 0,
+ * wet 1): a reverb return. 0 or a negative code with a message. */
+int hld_buses_create_reverb(hld_buses_t *b, const char *name, int preset, char *msg, size_t cap);
 
 /* FX request (already validated with hl_validate_fx). ADD sets *index to
  * where the effect went. */

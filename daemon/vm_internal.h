@@ -63,8 +63,9 @@ struct hld_vm {
     struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
     uint32_t n_slots;
     hld_vm_counters_t n;
-    hl_listener_state_t lis;      /* copy taken per ranking / admission */
-    float bus_gain[HL_MAX_BUSES]; /* likewise: each bus's path gain (its faders to the master) */
+    hl_listener_state_t lis; /* copy taken per ranking / admission */
+    float
+        bus_gain[HL_MAX_BUSES]; /* likewise: how loud each bus is heard (hl_mixer_bus_heard_gain) */
 };
 
 static inline uint64_t vm_handle_of(const hld_vm_t *vm, const hld_lvoice_t *v) {

@@ -102,7 +102,7 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
 void vm_snapshot(hld_vm_t *vm) {
     hl_mixer_get_listener(vm->mx, &vm->lis);
     for (uint32_t b = 0; b < HL_MAX_BUSES; b++)
-        vm->bus_gain[b] = hl_mixer_bus_path_gain(vm->mx, (int)b);
+        vm->bus_gain[b] = hl_mixer_bus_heard_gain(vm->mx, (int)b);
 }
 
 /* ---- real <-> virtual ------------------------------------------------------- */

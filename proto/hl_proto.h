@@ -75,6 +75,8 @@
     X(FX_LIST, 25, "fx-list")                                                                      \
     X(DUCK, 26, "duck")                                                                            \
     X(DUCKS, 27, "ducks")                                                                          \
+    X(ZONE, 28, "zone")                                                                            \
+    X(ZONES, 29, "zones")                                                                          \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -401,14 +403,18 @@ typedef struct {
 #define HL_BUS_CREATE 0x4u /* a new bus (HELIOD_EEXIST if the name is taken) */
 #define HL_BUS_REMOVE                                                                              \
     0x8u /* HELIOD_EBUSINUSE while voices, sends, effects, children or ducking use it */
-#define HL_BUS_PARENT 0x10u /* re-parent (HELIOD_EINVAL for a cycle) */
-#define HL_BUS_MASK   0x1Fu
+#define HL_BUS_PARENT    0x10u /* re-parent (HELIOD_EINVAL for a cycle) */
+#define HL_BUS_SEND      0x20u /* send to bus `send` at send_db (pre-fader); <= -144 removes it */
+#define HL_BUS_MASK      0x3Fu
+#define HL_BUS_SENDS_MAX 4 /* sends per bus */
 typedef struct {
     char name[HL_MAX_NAME + 1];
     uint32_t mask;
     float gain_db, ramp_ms;
     uint8_t mute;                 /* appended (mixer-graph issue) */
     char parent[HL_MAX_NAME + 1]; /* appended: CREATE / PARENT; "" = master */
+    char send[HL_MAX_NAME + 1];   /* appended: SEND target */
+    float send_db;                /* appended: SEND level, [-144, +24]; -144 removes */
 } hl_bus_t;
 /* BUSES list entry (master first, then every bus, parents before children). */
 typedef struct {
@@ -421,7 +427,37 @@ typedef struct {
     uint32_t sends;     /* voices sending to it */
     float duck_db;      /* ducking applied now (0 = none) */
     float path_gain_db; /* fader x mute of the bus and every ancestor: what a voice on it gets */
+    char send[HL_BUS_SENDS_MAX][HL_MAX_NAME + 1]; /* its sends' targets, "" = none */
+    float send_db[HL_BUS_SENDS_MAX];
 } hl_bus_info_t;
+
+/* ZONE: a reverb zone, a sphere (pos, radius) whose reverb bus `bus` is fed
+ * from bus `feed` (a bus send) at a level that follows the listener: 1
+ * inside the radius, falling linearly to 0 at radius + fade; zones that
+ * overlap share one unit (levels normalised to sum <= 1). bus "" = a bus
+ * named after the zone, created with a reverb of `preset` (dry 0) if it does
+ * not exist; feed "" = "zones", created muted if it does not exist (voices
+ * send to it: --send zones:-6). At most HL_BUS_SENDS_MAX zones per feed are
+ * heard at once (the nearest). */
+#define HL_ZONE_SET    0
+#define HL_ZONE_REMOVE 1
+#define HL_MAX_ZONES   64
+typedef struct {
+    uint8_t action; /* HL_ZONE_* */
+    char name[HL_MAX_NAME + 1];
+    float pos[3];
+    float radius; /* > 0 */
+    float fade;   /* >= 0, metres of blend outside the radius */
+    char bus[HL_MAX_NAME + 1];
+    char feed[HL_MAX_NAME + 1];
+    uint8_t preset; /* HL_REV_*: the reverb of a bus made for the zone */
+} hl_zone_t;
+/* ZONES list entry */
+typedef struct {
+    hl_zone_t zone; /* action 0, bus and feed resolved */
+    float weight;   /* 0..1 from the listener's distance */
+    float send_db;  /* the feed's send level to its bus now (-144 = not heard) */
+} hl_zone_info_t;
 
 /* FX: insert effects on a bus's chain (master included). Parameters travel
  * as p[0..8) whose meaning depends on the kind; `mask` bit i says p[i] is
@@ -746,6 +782,11 @@ void hl_put_duck_rule(hl_wbuf_t *w, const hl_duck_rule_t *m);
 void hl_get_duck_rule(hl_rbuf_t *r, hl_duck_rule_t *m);
 void hl_put_duck_info(hl_wbuf_t *w, const hl_duck_info_t *m);
 void hl_get_duck_info(hl_rbuf_t *r, hl_duck_info_t *m);
+void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m);
+void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m);
+void hl_put_zone_info(hl_wbuf_t *w, const hl_zone_info_t *m);
+void hl_get_zone_info(hl_rbuf_t *r, hl_zone_info_t *m);
+int hl_validate_zone(const hl_zone_t *m, const char **why);
 void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m);
 void hl_get_device_req(hl_rbuf_t *r, hl_device_req_t *m);
 void hl_put_device_reply(hl_wbuf_t *w, const hl_device_reply_t *m);

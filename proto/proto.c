@@ -589,6 +589,8 @@ void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m) {
     hl_put_f32(w, m->ramp_ms);
     hl_put_u8(w, m->mute);
     hl_put_str(w, m->parent, HL_MAX_NAME);
+    hl_put_str(w, m->send, HL_MAX_NAME);
+    hl_put_f32(w, m->send_db);
 }
 void hl_get_bus(hl_rbuf_t *r, hl_bus_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
@@ -597,6 +599,8 @@ void hl_get_bus(hl_rbuf_t *r, hl_bus_t *m) {
     m->ramp_ms = hl_get_f32(r);
     m->mute = get_enum8(r, 1);
     hl_get_str(r, m->parent, sizeof m->parent);
+    hl_get_str(r, m->send, sizeof m->send);
+    m->send_db = hl_get_f32(r);
 }
 
 void hl_put_bus_info(hl_wbuf_t *w, const hl_bus_info_t *m) {
@@ -609,6 +613,10 @@ void hl_put_bus_info(hl_wbuf_t *w, const hl_bus_info_t *m) {
     hl_put_u32(w, m->sends);
     hl_put_f32(w, m->duck_db);
     hl_put_f32(w, m->path_gain_db);
+    for (int i = 0; i < HL_BUS_SENDS_MAX; i++) {
+        hl_put_str(w, m->send[i], HL_MAX_NAME);
+        hl_put_f32(w, m->send_db[i]);
+    }
 }
 void hl_get_bus_info(hl_rbuf_t *r, hl_bus_info_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
@@ -620,6 +628,41 @@ void hl_get_bus_info(hl_rbuf_t *r, hl_bus_info_t *m) {
     m->sends = hl_get_u32(r);
     m->duck_db = hl_get_f32(r);
     m->path_gain_db = hl_get_f32(r);
+    for (int i = 0; i < HL_BUS_SENDS_MAX; i++) {
+        hl_get_str(r, m->send[i], sizeof m->send[i]);
+        m->send_db[i] = hl_get_f32(r);
+    }
+}
+
+void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m) {
+    hl_put_u8(w, m->action);
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    put_vec3(w, m->pos);
+    hl_put_f32(w, m->radius);
+    hl_put_f32(w, m->fade);
+    hl_put_str(w, m->bus, HL_MAX_NAME);
+    hl_put_str(w, m->feed, HL_MAX_NAME);
+    hl_put_u8(w, m->preset);
+}
+void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m) {
+    m->action = get_enum8(r, HL_ZONE_REMOVE);
+    hl_get_str(r, m->name, sizeof m->name);
+    get_vec3(r, m->pos);
+    m->radius = hl_get_f32(r);
+    m->fade = hl_get_f32(r);
+    hl_get_str(r, m->bus, sizeof m->bus);
+    hl_get_str(r, m->feed, sizeof m->feed);
+    m->preset = get_enum8(r, HL_REV_OUTDOOR);
+}
+void hl_put_zone_info(hl_wbuf_t *w, const hl_zone_info_t *m) {
+    hl_put_zone(w, &m->zone);
+    hl_put_f32(w, m->weight);
+    hl_put_f32(w, m->send_db);
+}
+void hl_get_zone_info(hl_rbuf_t *r, hl_zone_info_t *m) {
+    hl_get_zone(r, &m->zone);
+    m->weight = hl_get_f32(r);
+    m->send_db = hl_get_f32(r);
 }
 
 void hl_put_fx_req(hl_wbuf_t *w, const hl_fx_req_t *m) {
@@ -1014,6 +1057,7 @@ static int pitch_ok(float p) {
 }
 
 static int vpost_filter_ok(const hl_vpost_t *m, uint32_t set_mask, const char **why);
+static int in_range(float v, float lo, float hi);
 int hl_validate_play(const hl_play_t *m, const char **why) {
     if (!hl_name_valid(m->sound)) return invalid(why, "sound: invalid name");
     if (m->flags & ~HL_PLAY_MASK) return invalid(why, "flags: unknown bits");
@@ -1131,6 +1175,29 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
     if (m->parent[0] && !hl_name_valid(m->parent)) return invalid(why, "parent: invalid bus name");
     if ((m->mask & (HL_BUS_CREATE | HL_BUS_PARENT)) && strcmp(m->parent, m->name) == 0)
         return invalid(why, "parent: a bus cannot be its own parent");
+    if (m->mask & HL_BUS_SEND) {
+        if (master) return invalid(why, "send: the master has no sends");
+        if (!hl_name_valid(m->send) || strcmp(m->send, m->name) == 0 ||
+            strcmp(m->send, "master") == 0)
+            return invalid(why, "send: a bus other than this one and the master");
+        if (!hl_gain_valid(m->send_db) || m->send_db < -144.0f)
+            return invalid(why, "send_db: must be in [-144, +24] (-144 removes the send)");
+    }
+    return 0;
+}
+
+int hl_validate_zone(const hl_zone_t *m, const char **why) {
+    if (!hl_name_valid(m->name)) return invalid(why, "name: invalid zone name");
+    if (m->action > HL_ZONE_REMOVE) return invalid(why, "action: unknown");
+    if (m->action == HL_ZONE_REMOVE) return 0;
+    if (!vec3_ok(m->pos)) return invalid(why, "pos: coordinates must be finite and within 1e6 m");
+    if (!in_range(m->radius, 1e-3f, HL_MAX_COORD)) return invalid(why, "radius: must be > 0");
+    if (!in_range(m->fade, 0.0f, HL_MAX_COORD)) return invalid(why, "fade: must be >= 0");
+    if (m->bus[0] && (!hl_name_valid(m->bus) || strcmp(m->bus, "master") == 0))
+        return invalid(why, "bus: a bus name other than master");
+    if (m->feed[0] && (!hl_name_valid(m->feed) || strcmp(m->feed, "master") == 0))
+        return invalid(why, "feed: a bus name other than master");
+    if (m->preset > HL_REV_OUTDOOR) return invalid(why, "preset: unknown reverb preset");
     return 0;
 }
 

@@ -314,6 +314,11 @@ int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus);
  * every ancestor's up to and including the master's (ducking excluded: it
  * comes and goes). 0 for a bus that is not live. Main thread. */
 float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus);
+/* The gain at which what reaches `bus` is heard at the output: its path gain,
+ * or through its sends (pre-fader) what their targets make of it, whichever
+ * is larger. A muted feed bus that sends to a reverb is heard through the
+ * reverb. Main thread (the voice manager's audibility). */
+float hl_mixer_bus_heard_gain(const hl_mixer_t *m, int bus);
 
 /* The bus tree: parent[b] is bus b's parent (a bus index or -1 = master)
  * for each bus whose bit is set in `live`; bits 0..3 (the default buses)

@@ -24,6 +24,7 @@
  * their sends still use, or that still has inserts, children or a ducking
  * rule, is refused by the control side.
  */
+#include <math.h>
 #include <string.h>
 
 #include "mixer_internal.h"
@@ -152,6 +153,24 @@ int hl_mixer_set_bus_mute(hl_mixer_t *m, int bus, int mute, uint32_t ramp_frames
 int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus) {
     int gi = hl_mixer_gain_index(m, bus);
     return gi >= 0 && m->bus_mute_ctl[gi] != 0.0f;
+}
+
+/* heard(b) = max(path gain of b, send_k x heard(target_k)): sends tap before
+ * the fader, so a muted bus is still heard through them. depth bounds the
+ * walk (the graph has no cycle, so HL_MAX_BUSES levels always suffice). */
+static float heard(const hl_mixer_t *m, int bus, int depth) {
+    float g = hl_mixer_bus_path_gain(m, bus);
+    if (bus < 0 || depth > HL_MAX_BUSES) return g;
+    for (int k = 0; k < HL_BUS_SENDS; k++) {
+        int t = m->graph_ctl.send_to[bus][k];
+        if (t >= 0 && m->bus_send_ctl[bus][k] > 0.0f)
+            g = fmaxf(g, m->bus_send_ctl[bus][k] * heard(m, t, depth + 1));
+    }
+    return g;
+}
+
+float hl_mixer_bus_heard_gain(const hl_mixer_t *m, int bus) {
+    return hl_mixer_gain_index(m, bus) < 0 ? 0.0f : heard(m, bus, 0);
 }
 
 float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus) {

@@ -79,6 +79,7 @@ static int segments(const float *x, size_t frames, float thr, size_t seg[][2], i
             in = 0;
         }
     }
+    if (in && n < max) seg[n++][1] = frames / w * w; /* still sounding at the end */
     return n;
 }
 
@@ -481,6 +482,152 @@ static void test_reverb_rt60(void **state) {
     free(x);
 }
 
+/* ---- reverb zones ---------------------------------------------------------- */
+
+static void make_return(heliod_t *h, const char *name, const char *rt60) {
+    char text[200];
+    snprintf(text, sizeof text,
+             "reverb --preset room --rt60 %s --damping 0 --predelay 0 "
+             "--dry 0 --wet 1",
+             rt60);
+    heliod_fx_t fx;
+    assert_int_equal(heliod_bus_create(h, name, NULL), 0);
+    assert_int_equal(heliod_fx_parse(h, text, &fx, NULL, 0), 0);
+    assert_int_equal(heliod_fx_add(h, name, 0, &fx, NULL), 0);
+}
+
+static void listener_at(heliod_t *h, float x) {
+    heliod_listener_t l = {.mask = HELIOD_LIS_POS, .pos = {x, 0, 0}};
+    assert_int_equal(heliod_set_listener(h, &l), 0);
+}
+
+static void test_reverb_zones(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char click[512];
+    snprintf(click, sizeof click, "%s/click.wav", f->d.dir);
+    assert_int_equal(th_write_sound(click, 0x010006, 1, RATE, RATE / 10, click_gen, NULL), 0);
+    assert_int_equal(heliod_load(h, "click", click, 0, NULL), 0);
+    make_return(h, "short", "0.6");
+    make_return(h, "long", "1.8");
+    assert_int_equal(heliod_bus_create(h, "dry", NULL), 0);
+    assert_int_equal(heliod_bus_mute(h, "dry", 1, 0), 0);
+    heliod_zone_t za = {.name = "a", .pos = {0, 0, 0}, .radius = 5, .fade = 10, .bus = "short"};
+    heliod_zone_t zb = {.name = "b", .pos = {40, 0, 0}, .radius = 5, .fade = 10, .bus = "long"};
+    assert_int_equal(heliod_zone_set(h, &za), 0);
+    assert_int_equal(heliod_zone_set(h, &zb), 0);
+    heliod_zone_t bad = za;
+    snprintf(bad.name, sizeof bad.name, "c");
+    snprintf(bad.bus, sizeof bad.bus, "nope");
+    snprintf(bad.feed, sizeof bad.feed, "nofeed");
+    assert_int_equal(heliod_zone_set(h, &bad), HELIOD_ENOBUS);
+    /* the weights follow the listener: inside a, between (a fading, b rising), inside b */
+    heliod_zone_info_t zi[4];
+    size_t n = 0;
+    const float xs[3] = {0, 30, 40};
+    const float wa[3] = {1, 0, 0}, wb[3] = {0, 0.5f, 1};
+    for (int k = 0; k < 3; k++) {
+        listener_at(h, xs[k]);
+        assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+        assert_int_equal(n, 2);
+        printf("listener x=%g: a %.2f (%.1f dB), b %.2f (%.1f dB)\n", (double)xs[k],
+               (double)zi[0].weight, (double)zi[0].send_db, (double)zi[1].weight,
+               (double)zi[1].send_db);
+        assert_true(fabsf(zi[0].weight - wa[k]) < 1e-4f);
+        assert_true(fabsf(zi[1].weight - wb[k]) < 1e-4f);
+    }
+    listener_at(h, 12); /* a at 0.3, b at 0.0: only a is heard */
+    assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+    assert_true(fabsf(zi[0].send_db - 20.0f * log10f(0.3f)) < 0.05f);
+    assert_true(zi[1].send_db <= -144.0f);
+
+    /* what is heard: a click in zone a rings 0.6 s, in zone b 1.8 s */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.fade_in_ms = 0;
+    snprintf(pp.bus, sizeof pp.bus, "dry");
+    snprintf(pp.post.send[0], sizeof pp.post.send[0], "zones");
+    heliod_voice_t v;
+    listener_at(h, 0);
+    th_sleep_ms(300);
+    assert_int_equal(heliod_play(h, "click", &pp, &v, NULL), 0);
+    th_sleep_ms(2500);
+    listener_at(h, 40);
+    th_sleep_ms(600); /* the glide, and a's tail out of the way */
+    assert_int_equal(heliod_play(h, "click", &pp, &v, NULL), 0);
+    th_sleep_ms(4000);
+    heliod_close(h);
+    size_t frames = 0;
+    float *x = stop_and_read(f, &frames);
+    size_t seg[8][2];
+    int ns = segments(x, frames, 1e-3f, seg, 8);
+    assert_true(ns >= 2);
+    /* the second click: the first onset well after the first's */
+    size_t b0 = 0;
+    for (int i = 1; i < ns && !b0; i++)
+        if (seg[i][0] > seg[0][0] + (size_t)(1.5 * RATE)) b0 = seg[i][0];
+    assert_true(b0 > 0 && b0 + (size_t)(3.5 * RATE) <= frames);
+    double rt_a = rt60_of(x, seg[0][0], (size_t)(2.0 * RATE));
+    double rt_b = rt60_of(x, b0, (size_t)(3.5 * RATE));
+    printf("zone a RT60 %.3f s (0.6), zone b RT60 %.3f s (1.8)\n", rt_a, rt_b);
+    assert_true(fabs(rt_a - 0.6) <= 0.06);
+    assert_true(fabs(rt_b - 1.8) <= 0.18);
+    free(x);
+}
+
+/* Walking between two zones while a tone feeds them: the crossfade of the
+ * two reverbs never steps (no sample-to-sample jump beyond the signal's). */
+static void test_zone_walk_is_smooth(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    char tone[512];
+    sine_file(f, "t.wav", 220, 0.5, tone, sizeof tone);
+    assert_int_equal(heliod_load(h, "t", tone, 0, NULL), 0);
+    make_return(h, "short", "0.5");
+    make_return(h, "long", "2.5");
+    heliod_zone_t za = {.name = "a", .pos = {0, 0, 0}, .radius = 2, .fade = 6, .bus = "short"};
+    heliod_zone_t zb = {.name = "b", .pos = {10, 0, 0}, .radius = 2, .fade = 6, .bus = "long"};
+    assert_int_equal(heliod_zone_set(h, &za), 0);
+    assert_int_equal(heliod_zone_set(h, &zb), 0);
+    assert_int_equal(heliod_bus_create(h, "dry", NULL), 0);
+    assert_int_equal(heliod_bus_mute(h, "dry", 1, 0), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    snprintf(pp.bus, sizeof pp.bus, "dry");
+    snprintf(pp.post.send[0], sizeof pp.post.send[0], "zones");
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "t", &pp, &v, NULL), 0);
+    th_sleep_ms(800);
+    for (int step = 0; step <= 50; step++) { /* 10 m in 1.5 s, and a jump back */
+        listener_at(h, 0.2f * (float)step);
+        th_sleep_ms(30);
+    }
+    listener_at(h, 0);
+    th_sleep_ms(800);
+    assert_int_equal(heliod_stop(h, v, 50), 0);
+    th_sleep_ms(100);
+    heliod_close(h);
+    size_t frames = 0;
+    float *x = stop_and_read(f, &frames);
+    size_t seg[4][2];
+    int ns = segments(x, frames, 1e-3f, seg, 4);
+    assert_true(ns >= 1);
+    /* a 220 Hz sine of amplitude A moves at most 2 pi 220 A / 48000 per
+     * sample; the reverbs' sum stays within about the tone's own level */
+    double peak = 0, step = 0;
+    for (size_t k = seg[0][0] + RATE / 2; k + 1 < seg[0][1]; k++) {
+        peak = fmax(peak, fabs(x[2 * k]));
+        step = fmax(step, fabs(x[2 * (k + 1)] - x[2 * k]));
+    }
+    double sine_step = 2.0 * M_PI * 220.0 / RATE * peak;
+    printf("walk: peak %.3f, largest step %.4f (a %g-peak 220 Hz sine's: %.4f)\n", peak, step, peak,
+           sine_step);
+    assert_true(peak > 0.01);
+    assert_true(step <= 2.0 * sine_step);
+    free(x);
+}
+
 /* ---- [bus NAME] sections of the config file ----------------------------------- */
 
 static void test_config_buses(void **state) {
@@ -560,6 +707,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_ducking, setup_record, teardown),
         cmocka_unit_test_setup_teardown(test_reverb_rt60, setup_record, teardown),
         cmocka_unit_test(test_config_buses),
+        cmocka_unit_test_setup_teardown(test_reverb_zones, setup_record, teardown),
+        cmocka_unit_test_setup_teardown(test_zone_walk_is_smooth, setup_record, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
