@@ -44,6 +44,7 @@ typedef enum {
     CTL_EMITTER,   /* EMITTER create / set (empty reply) */
     CTL_EMITTER_DESTROY, /* EMITTER destroy (count reply) */
     CTL_DEVICE,          /* DEVICE NAME: switch the output device */
+    CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
 } ctl_kind_t;
 
 typedef struct {
@@ -76,6 +77,10 @@ typedef struct {
         hl_cues_load_t cues_load;
         hl_emitter_t emitter;
         hl_device_req_t device;
+        struct {
+            float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
+            long count; /* --count: stop after this many events (0 = until stopped) */
+        } meter;
     } m;
 } ctl_cmd_t;
 
