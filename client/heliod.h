@@ -259,7 +259,8 @@ typedef struct {
     double value;
 } heliod_stat_t;
 /* Statistics as key/value pairs (keys listed in proto/PROTOCOL.md). reset = 1
- * restarts the callback-time histogram after reading. */
+ * restarts the callback-time histogram, and the integrated loudness and
+ * loudness range, after reading. */
 int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset);
 
 /* ---- cues, categories, emitters ---- */

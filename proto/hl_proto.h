@@ -341,7 +341,9 @@ typedef struct {
     uint32_t rate, period;         /* the engine's (the device runs at them) */
 } hl_device_reply_t;
 
-#define HL_STATS_RESET 0x1u /* after answering, restart the callback-time histogram and maxima */
+/* after answering, restart the callback-time histogram and maxima, and the
+ * integrated loudness and loudness range */
+#define HL_STATS_RESET 0x1u
 typedef struct {
     uint32_t flags;
 } hl_stats_req_t; /* STATS request body */

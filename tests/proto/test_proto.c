@@ -558,7 +558,7 @@ static void test_roundtrip_structs(void **state) {
                a_.max_channels = 64, a_.default_rate = 44100.0, a_.flags = HL_DEV_CURRENT));
     ROUNDTRIP(hl_stats_req_t, hl_put_stats_req, hl_get_stats_req, a_.flags = HL_STATS_RESET);
     ROUNDTRIP(hl_stat_t, hl_put_stat, hl_get_stat,
-              (strcpy(a_.key, "bus.sfx.peak"), a_.value = 0.031));
+              (strcpy(a_.key, "bus.sfx.peak_db"), a_.value = -30.2));
     ROUNDTRIP(hl_subscribe_t, hl_put_subscribe, hl_get_subscribe, a_.mask = HL_SUB_ENDED);
     ROUNDTRIP(hl_subscribe_t, hl_put_subscribe, hl_get_subscribe,
               (a_.mask = HL_SUB_METER | HL_SUB_ENDED, a_.meter_hz = 37.5f));
