@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix fixed callback latency throughput memory connect stream vm vm_callback"]
+#   ONLY             benchmarks to run          ["mix fixed meter callback latency throughput memory connect stream vm vm_callback"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -39,7 +39,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix fixed callback latency throughput memory connect stream vm vm_callback}"
+ONLY="${ONLY:-mix fixed meter callback latency throughput memory connect stream vm vm_callback}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -89,6 +89,7 @@ if want mix; then
 fi
 
 want fixed && [ -x "$B/fixed" ] && run "$B/fixed"
+want meter && [ -x "$B/meter" ] && run "$B/meter"
 
 if want callback; then
     run "$B/callback" --driver null --counts "$CB_COUNTS" --settle "$CB_SETTLE"

@@ -270,6 +270,15 @@ static const cmd_desc_t cmds[] = {
      "watch\n  Print voice, device and error events until stopped.\n"
      "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
      "  and the errors of fire-and-forget requests, one a line.\n"},
+    {"meter", CTL_METER, HL_OP_SUBSCRIBE,
+     "meter [--rate HZ] [--count N] [--json]\n"
+     "  Print the master and bus meters and the loudness, one line per event.\n"
+     "  Each line: master, then every bus, as NAME peak/hold/rms in dBFS (the\n"
+     "  louder channel; -144 is silence), then the EBU R128 loudness: M (400 ms),\n"
+     "  S (3 s) and I (integrated, since start or `stats --reset`) in LUFS and\n"
+     "  LRA in LU. --json prints one object per event with both channels.\n"
+     "  --rate HZ    events per second, 1..100 [20]\n"
+     "  --count N    stop after N events [until stopped]\n"},
     {"batch", CTL_BATCH, 0,
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
@@ -807,6 +816,31 @@ static int parse_pause(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
     return 0;
 }
 
+/* meter [--rate HZ] [--count N] [--json] */
+static int parse_meter(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if (strcmp(argv[i], "--json") == 0) {
+            c->json = 1;
+            continue;
+        }
+        if ((r = ctl__float_opt(argc, argv, &i, "--rate", &c->m.meter.hz, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            hl_subscribe_t s = {.mask = HL_SUB_METER, .meter_hz = c->m.meter.hz};
+            if (hl_validate_subscribe(&s, NULL) != 0 || c->m.meter.hz == 0.0f)
+                return ctl__fail(err, errlen, "meter: --rate must be 1..100 events per second");
+            continue;
+        }
+        if ((r = ctl__int_opt(argc, argv, &i, "--count", 1, 1000000000L, &c->m.meter.count, err,
+                              errlen)) != 0) {
+            if (r < 0) return -1;
+            continue;
+        }
+        return ctl__fail(err, errlen, "meter: unexpected argument '%s'", argv[i]);
+    }
+    return 0;
+}
+
 /* Commands that take no argument except maybe one flag. */
 static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     for (int i = 1; i < argc; i++) {
@@ -866,6 +900,7 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
             return ctl__fail(err, errlen, "device: NAME longer than %d bytes", HL_MAX_DEVNAME);
         snprintf(c->m.device.name, sizeof c->m.device.name, "%s", argv[1]);
         return 0;
+    case CTL_METER: return parse_meter(argc, argv, c, err, errlen);
     case CTL_UNLOAD:
         if (argc != 2) return ctl__fail(err, errlen, "unload: needs exactly one NAME");
         return ctl__name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err,
@@ -900,7 +935,12 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {
-        hl_subscribe_t s = {.mask = HL_SUB_MASK};
+        hl_subscribe_t s = {.mask = HL_SUB_MASK & ~HL_SUB_METER}; /* meters: `meter` */
+        hl_put_subscribe(&w, &s);
+        break;
+    }
+    case CTL_METER: {
+        hl_subscribe_t s = {.mask = HL_SUB_METER, .meter_hz = c->m.meter.hz};
         hl_put_subscribe(&w, &s);
         break;
     }

@@ -51,6 +51,7 @@ typedef enum {
     CTL_DUCKS,           /* DUCKS: the rules */
     CTL_ZONE,            /* ZONE set / remove */
     CTL_ZONES,           /* ZONES: the reverb zones */
+    CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
 } ctl_kind_t;
 
 typedef struct {
@@ -86,6 +87,10 @@ typedef struct {
         hl_fx_req_t fx;
         hl_duck_rule_t duck;
         hl_zone_t zone;
+        struct {
+            float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
+            long count; /* --count: stop after this many events (0 = until stopped) */
+        } meter;
     } m;
 } ctl_cmd_t;
 

@@ -436,6 +436,9 @@ static int handshake_refusal(heliod_t *h, int err) {
 _Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED,
                "load flags are the protocol's");
 _Static_assert(HELIOD_CONNECT_CONTROL == HL_HELLO_CONTROL, "connect flags are HELLO's");
+_Static_assert(HELIOD_SUB_METER == HL_SUB_METER && HELIOD_EVENT_METER == HL_EVENT_METER &&
+                   HELIOD_METER_MAX_BUSES == HL_METER_MAX_BUSES,
+               "meter subscription and event are the wire's");
 
 int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     return heliod_connect_flags(out, path, client_name, 0);
@@ -951,9 +954,14 @@ int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int
 }
 
 int heliod_subscribe(heliod_t *h, uint32_t mask) {
-    if (mask & ~(uint32_t)HL_SUB_MASK)
-        return hlc_set_error(h, HELIOD_EINVAL, "unknown subscription bits");
-    hl_subscribe_t m = {.mask = mask};
+    return heliod_subscribe_meter(h, mask, 0.0f);
+}
+
+int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz) {
+    if (!h) return HELIOD_EINVAL;
+    hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz};
+    const char *why = NULL;
+    if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
     uint32_t id;
     int rc = hlc_req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
@@ -1121,11 +1129,35 @@ static void deliver_reply(heliod_t *h, const deferred_t *d) {
     p.fn(p.user, &rep);
 }
 
+/* The public form of a METER event's levels. */
+static void level_out(heliod_level_t *o, const hl_meter_level_t *l, const char *name) {
+    snprintf(o->name, sizeof o->name, "%s", name);
+    for (int c = 0; c < 2; c++) {
+        o->peak_db[c] = l->peak_db[c];
+        o->peak_hold_db[c] = l->peak_hold_db[c];
+        o->rms_db[c] = l->rms_db[c];
+    }
+}
+
+static void meter_out(heliod_meter_t *o, const hl_meter_t *m) {
+    memset(o, 0, sizeof *o);
+    o->frame = m->frame;
+    level_out(&o->master, &m->master, "master");
+    o->nbuses = m->nbuses;
+    for (unsigned i = 0; i < m->nbuses && i < HELIOD_METER_MAX_BUSES; i++)
+        level_out(&o->bus[i], &m->bus[i], m->bus[i].name);
+    o->momentary = m->momentary;
+    o->short_term = m->short_term;
+    o->integrated = m->integrated;
+    o->range = m->range;
+}
+
 /* Delivers one event to the event callback (dropped if there is none). */
 static void deliver_event(heliod_t *h, const deferred_t *d) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, d->body, d->len);
-    hl_event_t e;
+    hl_event_t e;         /* ~3 KiB each with a METER body; on the stack, so a callback may */
+    heliod_meter_t meter; /* call back into the library (reentrant) */
     hl_get_event(&r, &e);
     if (hl_rbuf_finish(&r) < 0) {
         conn_fail(h, HELIOD_EPROTO);
@@ -1150,6 +1182,10 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .reason = e.reason,
         .time_ns = e.time_ns,
     };
+    if (e.type == HL_EVENT_METER) {
+        meter_out(&meter, &e.meter);
+        ev.meter = &meter;
+    }
     h->ev_fn(h->ev_user, &ev);
 }
 

@@ -400,7 +400,8 @@ typedef struct {
     double value;
 } heliod_stat_t;
 /* Statistics as key/value pairs (keys listed in proto/PROTOCOL.md). reset = 1
- * restarts the callback-time histogram after reading. */
+ * restarts the callback-time histogram, and the integrated loudness and
+ * loudness range, after reading. */
 int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset);
 
 /* ---- cues, categories, emitters ---- */
@@ -546,7 +547,11 @@ int heliod_emitter_destroy(heliod_t *h, const char *name, float fade_ms, uint32_
 #define HELIOD_SUB_ALL     0x4u  /* events of every client's voices, not only this connection's */
 #define HELIOD_SUB_VIRTUAL 0x8u  /* HELIOD_EVENT_VIRTUAL and HELIOD_EVENT_REAL */
 #define HELIOD_SUB_DEVICE  0x10u /* HELIOD_EVENT_DEVICE_LOST and HELIOD_EVENT_DEVICE_BACK */
+#define HELIOD_SUB_METER   0x20u /* HELIOD_EVENT_METER, at the rate heliod_subscribe_meter sets */
 int heliod_subscribe(heliod_t *h, uint32_t mask);
+/* As heliod_subscribe, with the rate of METER events: meter_hz 0 = 20 per
+ * second, else 1..100. Returns 0, HELIOD_EINVAL or a connection error. Blocking. */
+int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz);
 
 #define HELIOD_EVENT_ERROR       1
 #define HELIOD_EVENT_ENDED       2
@@ -574,6 +579,27 @@ int heliod_subscribe(heliod_t *h, uint32_t mask);
  * time_ns: when audio resumed). Subscription HELIOD_SUB_DEVICE. */
 #define HELIOD_EVENT_DEVICE_LOST 6
 #define HELIOD_EVENT_DEVICE_BACK 7
+/* HELIOD_EVENT_METER (subscription HELIOD_SUB_METER): the daemon's meters.
+ * Levels are dBFS per channel (0 left, 1 right), -144 for silence: the peak
+ * bar (jumps to each peak, falls 20 dB/s), the peak-hold marker (held 1.5 s,
+ * then falls) and the rms over the last 300 ms. The master is metered after
+ * the limiter (what the device plays), each bus where it joins its parent.
+ * Loudness (EBU R128, the master): momentary (400 ms), short-term (3 s) and
+ * integrated (gated, since the daemon started or a STATS reset) in LUFS,
+ * -144 until measurable; range (LRA) in LU. */
+#define HELIOD_EVENT_METER     8
+#define HELIOD_METER_MAX_BUSES 32
+typedef struct {
+    char name[64]; /* the bus name; "master" for the master */
+    float peak_db[2], peak_hold_db[2], rms_db[2];
+} heliod_level_t;
+typedef struct {
+    uint64_t frame; /* engine frame the readings are as of */
+    heliod_level_t master;
+    unsigned nbuses;
+    heliod_level_t bus[HELIOD_METER_MAX_BUSES];
+    float momentary, short_term, integrated, range;
+} heliod_meter_t;
 typedef struct {
     int type;
     uint32_t request_id; /* the request it answers (ERROR), or 0 */
@@ -583,6 +609,7 @@ typedef struct {
     heliod_voice_t voice;
     int reason;       /* ENDED: HELIOD_END_*; VIRTUAL: HELIOD_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: server CLOCK_MONOTONIC when its first block was mixed */
+    const heliod_meter_t *meter; /* METER: the readings, valid during the callback */
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
 void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user);

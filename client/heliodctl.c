@@ -528,10 +528,23 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
                    keys[res->kind], res->kind == CTL_STATS ? "{" : "[");
         }
         static const char *status_keys[] = {
-            "uptime_s",        "clients",         "voices_active",   "voices_virtual",
-            "sounds",          "sample_bytes",    "cmds_busy",       "xruns",
-            "underruns",       "callback_us_p99", "callback_us_max", "callback_load_max",
-            "protocol_errors", "master_gain_db",
+            "uptime_s",
+            "clients",
+            "voices_active",
+            "voices_virtual",
+            "sounds",
+            "sample_bytes",
+            "cmds_busy",
+            "xruns",
+            "underruns",
+            "callback_us_p99",
+            "callback_us_max",
+            "callback_load_max",
+            "protocol_errors",
+            "master_gain_db",
+            "master.peak_db",
+            "master.rms_db",
+            "loudness.short_term",
         };
         int first = 1;
         for (unsigned i = 0; i < head.count; i++) {
@@ -887,7 +900,8 @@ static int run_batch(heliod_t *h, const char *file) {
         r->line = lineno;
         if (status == 0 && ctl_parse_command(argc, argv, c, err, sizeof err) < 0)
             status = HELIOD_EINVAL;
-        if (status == 0 && (c->help || c->kind == CTL_WATCH || c->kind == CTL_BATCH || c->wait)) {
+        if (status == 0 && (c->help || c->kind == CTL_WATCH || c->kind == CTL_METER ||
+                            c->kind == CTL_BATCH || c->wait)) {
             snprintf(err, sizeof err, "'%s%s' cannot run inside a batch", argv[0],
                      c->wait   ? " --wait"
                      : c->help ? " --help"
@@ -1035,6 +1049,98 @@ static int run_watch(heliod_t *h) {
     return CTL_EXIT_FAIL;
 }
 
+/* ---- meter: one line per METER event ----------------------------------- */
+
+typedef struct {
+    long left; /* events still to print (--count), or -1 */
+} meterstate_t;
+
+static float louder(const float v[2]) {
+    return v[0] > v[1] ? v[0] : v[1];
+}
+
+static void json_level(const heliod_level_t *l) {
+    printf("{\"name\":");
+    json_str(l->name);
+    static const char *const key[3] = {"peak_db", "peak_hold_db", "rms_db"};
+    const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
+    for (int k = 0; k < 3; k++) {
+        printf(",\"%s\":[", key[k]);
+        json_num(v[k][0]);
+        putchar(',');
+        json_num(v[k][1]);
+        putchar(']');
+    }
+    putchar('}');
+}
+
+static void print_meter(const heliod_meter_t *m) {
+    if (opts.json) {
+        printf("{\"event\":\"meter\",\"frame\":%llu,\"master\":", (unsigned long long)m->frame);
+        json_level(&m->master);
+        printf(",\"buses\":[");
+        for (unsigned i = 0; i < m->nbuses; i++) {
+            if (i) putchar(',');
+            json_level(&m->bus[i]);
+        }
+        printf("],\"loudness\":{\"momentary\":");
+        json_num(m->momentary);
+        printf(",\"short_term\":");
+        json_num(m->short_term);
+        printf(",\"integrated\":");
+        json_num(m->integrated);
+        printf(",\"range\":");
+        json_num(m->range);
+        printf("}}\n");
+    } else {
+        const heliod_level_t *l = &m->master;
+        printf("master %.1f/%.1f/%.1f", (double)louder(l->peak_db), (double)louder(l->peak_hold_db),
+               (double)louder(l->rms_db));
+        for (unsigned i = 0; i < m->nbuses; i++) {
+            l = &m->bus[i];
+            printf(" %s %.1f/%.1f/%.1f", l->name, (double)louder(l->peak_db),
+                   (double)louder(l->peak_hold_db), (double)louder(l->rms_db));
+        }
+        printf(" M %.1f S %.1f I %.1f LRA %.1f\n", (double)m->momentary, (double)m->short_term,
+               (double)m->integrated, (double)m->range);
+    }
+    fflush(stdout);
+}
+
+static void on_meter_event(void *user, const heliod_event_t *ev) {
+    meterstate_t *st = user;
+    if (ev->type == HELIOD_EVENT_METER && ev->meter && st->left != 0) {
+        print_meter(ev->meter);
+        if (st->left > 0) st->left--;
+    } else if (ev->type == HELIOD_EVENT_ERROR) {
+        print_event(ev);
+    }
+}
+
+static int run_meter(heliod_t *h, const ctl_cmd_t *c) {
+    meterstate_t st = {.left = c->m.meter.count > 0 ? c->m.meter.count : -1};
+    heliod_set_event_callback(h, on_meter_event, &st);
+    int rc = heliod_subscribe_meter(h, HELIOD_SUB_METER, c->m.meter.hz);
+    if (rc < 0) {
+        errorf("meter: %s", heliod_last_error(h));
+        return CTL_EXIT_FAIL;
+    }
+    while (st.left != 0) {
+        rc = heliod_dispatch(h);
+        if (rc < 0) break;
+        if (st.left == 0) break;
+        struct pollfd p = {.fd = heliod_fd(h), .events = POLLIN};
+        if (heliod_pending(h)) p.events |= POLLOUT;
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+            rc = HELIOD_EIO;
+            break;
+        }
+    }
+    if (st.left == 0 || rc == HELIOD_ECLOSED) return 0; /* done, or the daemon went away */
+    errorf("meter: %s", heliod_strerror(rc));
+    return CTL_EXIT_FAIL;
+}
+
 static int run_play_wait(heliod_t *h, const ctl_cmd_t *c) {
     evstate_t st = {0};
     heliod_set_event_callback(h, on_event, &st);
@@ -1145,6 +1251,7 @@ int main(int argc, char **argv) {
     int code;
     switch (c->kind) {
     case CTL_WATCH: code = run_watch(h); break;
+    case CTL_METER: code = run_meter(h, c); break;
     case CTL_BATCH: code = run_batch(h, c->file); break;
     case CTL_PLAY: code = c->wait ? run_play_wait(h, c) : run_single(h, c); break;
     default: code = run_single(h, c); break;

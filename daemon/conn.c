@@ -26,6 +26,19 @@ static size_t outq(hld_conn_t *c) {
     return uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe) + c->out_len;
 }
 
+size_t hld_conn_outq(hld_conn_t *c) {
+    return outq(c);
+}
+
+size_t hld_conn_outq_total(hld_daemon_t *d) {
+    size_t total = 0;
+    for (hld_conn_t *c = d->conns; c; c = c->next)
+        total += outq(c);
+    for (hld_conn_t *c = d->lingering; c; c = c->next)
+        total += outq(c);
+    return total;
+}
+
 hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id) {
     for (hld_conn_t *c = d->conns; c; c = c->next)
         if (c->id == id) return c;

@@ -44,9 +44,11 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    int listed;    /* in d->conns (counted in d->clients) */
-    int lingering; /* closed gracefully, replies still draining (in d->lingering) */
-    uint32_t sub;  /* HL_SUB_* */
+    int listed;             /* in d->conns (counted in d->clients) */
+    int lingering;          /* closed gracefully, replies still draining (in d->lingering) */
+    uint32_t sub;           /* HL_SUB_* */
+    float meter_hz;         /* METER events per second (0 = the default), metering.c */
+    uint64_t meter_next_ns; /* when its next METER event is due */
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
 };
@@ -71,6 +73,10 @@ static inline int hld_conn_may(const hld_conn_t *c, uint32_t owner) {
 }
 /* The open connection with that client id, or NULL. */
 hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id);
+/* Bytes queued for c and not yet written to its socket. */
+size_t hld_conn_outq(hld_conn_t *c);
+/* The same over every connection, open or lingering (STATS outq_bytes). */
+size_t hld_conn_outq_total(hld_daemon_t *d);
 /* Flushes every connection with a pending batch. */
 void hld_conn_flush_all(hld_daemon_t *d);
 /* Closes every connection now, open or lingering (shutdown). */

@@ -19,6 +19,8 @@
  *   emitters.c  emitters that carry voices
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown
  *   stats.c     the STATS key/value list
+ *   metering.c  meters and loudness on the main thread; METER events (meter_tap.c: the
+ *               audio thread's side)
  *   decoder.c   the streaming decoder pool (its own threads)
  */
 #ifndef HLD_DAEMON_H

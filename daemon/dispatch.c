@@ -27,6 +27,7 @@
 #include "hl_dsp.h"
 #include "hl_limits.h"
 #include "log.h"
+#include "metering.h"
 #include "stats.h"
 
 static uint8_t g_scratch[HL_MAX_FRAME]; /* main thread only */
@@ -338,16 +339,27 @@ static int op_stats(hld_req_t *q) {
         }
         hld_list_end(&l);
     }
-    if (m.flags & HL_STATS_RESET) hld_engine_reset_stats(&d->engine);
+    if (m.flags & HL_STATS_RESET) {
+        hld_engine_reset_stats(&d->engine);
+        hld_metering_reset_loudness(d);
+    }
     return 0;
 }
 
 static int op_subscribe(hld_req_t *q) {
-    hl_subscribe_t m;
-    hl_get_subscribe(&q->r, &m);
+    hl_subscribe_t m = {0};
+    if (q->r.len == sizeof(uint32_t)) { /* a client from before meter_hz: the mask alone */
+        m.mask = hl_get_u32(&q->r);
+        if (m.mask & ~(uint32_t)HL_SUB_MASK) q->r.err = HELIOD_EPROTO; /* as the codec's */
+    } else {
+        hl_get_subscribe(&q->r, &m);
+    }
     if (!hld_body_ok(q)) return CLOSE_CONN;
-    if (m.mask & ~(uint32_t)HL_SUB_MASK) return hld_fail(q, HELIOD_EINVAL, "unknown event bits");
+    const char *why = NULL;
+    if (hl_validate_subscribe(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     q->c->sub = m.mask;
+    q->c->meter_hz = m.meter_hz;
+    hld_metering_subscribed(q->c->d, q->c);
     return hld_reply_ok(q);
 }
 

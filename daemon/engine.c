@@ -72,6 +72,7 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     atomic_store_explicit(&e->last_cb_ns, t0, memory_order_relaxed);
     hl_mixer_process_rt(e->mixer, out, frames, t0);
     if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
+    if (e->tap) hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames);
     fade_rt(e, out, frames);
     uint64_t dur = hld_now_ns() - t0;
 
@@ -231,6 +232,11 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
             return rc;
         }
     }
+    rc = hld_meter_tap_open(&e->tap, cfg->rate);
+    if (rc) {
+        hld_engine_close(e);
+        return rc;
+    }
     e->scratch = calloc((size_t)cfg->period * HLD_CHANNELS, sizeof(float));
     if (!e->scratch) {
         hld_engine_close(e);
@@ -260,6 +266,8 @@ void hld_engine_close(hld_engine_t *e) {
     e->mixer = NULL;
     free(e->scratch);
     e->scratch = NULL;
+    hld_meter_tap_close(e->tap); /* after the backend: the audio thread is gone */
+    e->tap = NULL;
 }
 
 static double percentile(const uint64_t *h, uint64_t total, double q) {

@@ -7,6 +7,7 @@
  *        t0 = CLOCK_MONOTONIC (vDSO, no syscall)
  *        hl_mixer_process_rt(out)   -> commands applied, voices mixed
  *        hld_recorder_write_rt(out) -> tap ring (never blocks)
+ *        hld_meter_tap_write_rt()   -> level records + output for the meters
  *        duration -> log-spaced histogram of relaxed atomics, max, sum
  *        output fade (device switches): a linear ramp of HLD_ENGINE_FADE_MS
  *          towards fade_target, after the record tap (the recording is not faded)
@@ -32,6 +33,7 @@
 #include "config.h"
 #include "hl_mixer.h"
 #include "hld_limits.h"
+#include "meter_tap.h"
 #include "recorder.h"
 
 #define HLD_ENGINE_PORTS 16 /* render ports: one per backend generation, reused round-robin */
@@ -56,6 +58,7 @@ typedef struct hld_engine {
     hld_backend_t backend;
     int started;
     hld_recorder_t *rec;
+    hld_meter_tap_t *tap; /* level figures and the output, for the meters (metering.c) */
 
     /* written by the audio thread (relaxed) */
     _Atomic uint64_t callbacks, xruns, underruns, cb_ns_sum, cb_ns_max;

@@ -43,6 +43,7 @@
 #include "hl_config.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "metering.h"
 
 #if HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
@@ -344,6 +345,7 @@ static void finish_shutdown(hld_daemon_t *d) {
         }
     }
     watchdog_close();
+    hld_metering_close(d);
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     hld_decoder_set_notify(&d->decoder, NULL, NULL);
@@ -365,6 +367,7 @@ static void on_poll(uv_timer_t *t) {
     if (d->shutting_down == 2) return;
     hld_device_tick(d); /* device watchdog (device.c); stops its worker at shutdown */
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
+    hld_metering_poll(d); /* meters and loudness keep up whether or not anyone listens */
     if (d->owner_sweep) hld_events_owner_sweep(d);
     if (!d->shutting_down) {
         uint64_t now = hld_now_ns();
@@ -419,6 +422,7 @@ int hld_events_start(hld_daemon_t *d) {
     const char *stall = getenv("HELIOD_TEST_SHUTDOWN_STALL_MS");
     if (stall && *stall) g_test_stall_ms = (unsigned)strtoul(stall, NULL, 10);
     if (watchdog_start(d) != 0) return HELIOD_EIO;
+    if (hld_metering_open(d) != 0) return HELIOD_ENOMEM;
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_term);
     d->sig_int.data = d->sig_term.data = d;

@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "hl_config.h"
 #include "log.h"
+#include "metering.h"
 #include "rt_prep.h"
 
 #if HAVE_LIBSYSTEMD
@@ -106,7 +107,8 @@ int main(int argc, char **argv) {
         uv_run(d.loop, UV_RUN_DEFAULT);
     }
     hld_engine_close(&d.engine);
-    hld_buses_close(&d.buses);    /* the audio thread is gone: free every effect */
+    hld_buses_close(&d.buses); /* the audio thread is gone: free every effect */
+    hld_metering_free();
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
     hld_vm_destroy(d.vm);
     hld_cues_close(&d.cues);

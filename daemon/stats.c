@@ -8,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "device.h"
 #include "hl_dsp.h"
 #include "hld_limits.h"
+#include "metering.h"
 
 typedef struct {
     hl_stat_t *a;
@@ -31,6 +33,47 @@ static double rss_bytes(void) {
     int ok = fscanf(f, "%lu %lu", &size, &res) == 2;
     fclose(f);
     return ok ? (double)res * (double)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* The held meter figures (metering.c), in dBFS: the louder channel of the
+ * peak bar, the peak-hold marker and the 300 ms rms of the master (also per
+ * channel) and of every live bus; the master's EBU R128 loudness. */
+static void put_level(acc_t *s, const char *who, const hl_meter_level_t *l, int channels) {
+    char key[HL_MAX_NAME + 1];
+    static const char *const what[3] = {"peak", "peak_hold", "rms"};
+    const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
+    for (int k = 0; k < 3; k++) {
+        snprintf(key, sizeof key, "%s.%s_db", who, what[k]);
+        put(s, key, v[k][0] > v[k][1] ? v[k][0] : v[k][1]);
+        if (!channels) continue;
+        snprintf(key, sizeof key, "%s.%s_l_db", who, what[k]);
+        put(s, key, v[k][0]);
+        snprintf(key, sizeof key, "%s.%s_r_db", who, what[k]);
+        put(s, key, v[k][1]);
+    }
+}
+
+static void put_meters(acc_t *s, hld_daemon_t *d) {
+    static hl_meter_t m; /* ~3 KiB: off the stack; main thread only */
+    hld_metering_poll(d);
+    hld_metering_read(d, &m);
+    put_level(s, "master", &m.master, 1);
+    for (unsigned i = 0; i < m.nbuses; i++) {
+        char who[HL_MAX_NAME + 1];
+        snprintf(who, sizeof who, "bus.%.50s", m.bus[i].name);
+        put_level(s, who, &m.bus[i], 0);
+    }
+    put(s, "loudness.momentary", m.momentary);
+    put(s, "loudness.short_term", m.short_term);
+    put(s, "loudness.integrated", m.integrated);
+    put(s, "loudness.range", m.range);
+    hld_metering_stats_t ms;
+    hld_metering_stats(d, &ms);
+    put(s, "meter_events", (double)ms.events_sent);
+    put(s, "meter_events_skipped", (double)ms.events_skipped);
+    put(s, "meter_coalesced", (double)ms.coalesced);
+    put(s, "loudness_dropped_frames", (double)ms.pcm_dropped);
+    put(s, "outq_bytes", (double)hld_conn_outq_total(d));
 }
 
 size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
@@ -135,8 +178,6 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "callback_load_p99", es.p99_us / period_us);
     put(&s, "callback_load_max", es.max_us / period_us);
     put(&s, "limiter_blocks", (double)ms.limiter_blocks);
-    put(&s, "peak_l", ms.peak[0]);
-    put(&s, "peak_r", ms.peak[1]);
     put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
     for (int b = 0; b < HL_MAX_BUSES; b++) {
         char key[HL_MAX_NAME + 1];
@@ -144,9 +185,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
         if (!name) continue;
         snprintf(key, sizeof key, "bus.%s.gain_db", name);
         put(&s, key, hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, (int)b)));
-        snprintf(key, sizeof key, "bus.%s.peak", name);
-        put(&s, key, ms.bus_peak[b]);
     }
+    put_meters(&s, d);
     put(&s, "streams_active", hld_decoder_active(&d->decoder));
     put(&s, "stream_opens_pending", hld_decoder_pending(&d->decoder));
     put(&s, "stream_underruns", (double)ms.underruns);

@@ -375,7 +375,9 @@ typedef struct {
     uint32_t rate, period;         /* the engine's (the device runs at them) */
 } hl_device_reply_t;
 
-#define HL_STATS_RESET 0x1u /* after answering, restart the callback-time histogram and maxima */
+/* after answering, restart the callback-time histogram and maxima, and the
+ * integrated loudness and loudness range */
+#define HL_STATS_RESET 0x1u
 typedef struct {
     uint32_t flags;
 } hl_stats_req_t; /* STATS request body */
@@ -390,10 +392,16 @@ typedef struct {
 #define HL_SUB_ALL     0x4u  /* ENDED/STARTED of every client's voices, not just our own (tools) */
 #define HL_SUB_VIRTUAL 0x8u  /* VIRTUAL and REAL events */
 #define HL_SUB_DEVICE  0x10u /* DEVICE_LOST and DEVICE_BACK events */
-#define HL_SUB_MASK    0x1Fu
+#define HL_SUB_METER   0x20u /* METER events, meter_hz times a second */
+#define HL_SUB_MASK    0x3Fu
 typedef struct {
     uint32_t mask;
+    float meter_hz; /* appended (meters): METER events per second, 0 = HL_METER_DEFAULT_HZ,
+                     * else [HL_METER_MIN_HZ, HL_METER_MAX_HZ] */
 } hl_subscribe_t;
+#define HL_METER_DEFAULT_HZ 20.0f  /* a meter's usual refresh */
+#define HL_METER_MIN_HZ     1.0f   /* slower is a poll: use STATS */
+#define HL_METER_MAX_HZ     100.0f /* faster than any display refreshes a meter */
 
 /* BUS: what to do with bus `name` ("master" for the master bus), in this
  * order: CREATE (under `parent`, "" = master), PARENT (move it under
@@ -578,6 +586,26 @@ typedef struct {
 /* device events (subscription HL_SUB_DEVICE) */
 #define HL_EVENT_DEVICE_LOST 6 /* message = device name, time_ns = its last callback */
 #define HL_EVENT_DEVICE_BACK 7 /* message = device name, time_ns = when audio resumed */
+/* METER event (subscription HL_SUB_METER): levels in dBFS, >= HL_METER_FLOOR_DB
+ * (silence), per channel (0 left, 1 right): the peak bar (falls 20 dB/s), the
+ * peak-hold marker (held 1.5 s, then falls) and the rms over 300 ms; the
+ * master's after the limiter, each bus's where it joins its parent. */
+#define HL_EVENT_METER     8
+#define HL_METER_MAX_BUSES 32        /* buses in one METER event: the mixer's tree holds 32 */
+#define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
+#define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
+typedef struct {
+    char name[HL_MAX_NAME + 1]; /* bus name ("" for the master: not on the wire) */
+    float peak_db[2], peak_hold_db[2], rms_db[2];
+} hl_meter_level_t;
+typedef struct {
+    uint64_t frame;              /* engine frame the readings are as of */
+    float momentary, short_term; /* LUFS (EBU R128, 400 ms and 3 s), floor -144 */
+    float integrated, range;     /* LUFS (gated, since start or STATS reset), LU */
+    hl_meter_level_t master;     /* name "" */
+    uint8_t nbuses;              /* 0..HL_METER_MAX_BUSES */
+    hl_meter_level_t bus[HL_METER_MAX_BUSES];
+} hl_meter_t;
 typedef struct {
     uint16_t type;
     uint16_t req_op; /* ERROR */
@@ -586,6 +614,7 @@ typedef struct {
     uint64_t voice;   /* ENDED, STARTED */
     uint8_t reason;   /* ENDED: HL_END_*; VIRTUAL: HL_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
+    hl_meter_t meter; /* appended: METER */
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
@@ -808,6 +837,8 @@ int hl_validate_fx(const hl_fx_req_t *m, const char **why);
 int hl_validate_duck(const hl_duck_rule_t *m, const char **why);
 /* The post-stage fields: cutoffs, occlusion/obstruction, send names and levels. */
 int hl_validate_vpost(const hl_vpost_t *m, const char **why);
+/* Known bits; meter_hz 0 or finite in [HL_METER_MIN_HZ, HL_METER_MAX_HZ]. */
+int hl_validate_subscribe(const hl_subscribe_t *m, const char **why);
 /* Every field of a cue / category / emitter request in range (names valid,
  * 1..16 sounds, enums known, numbers finite and in the documented ranges). */
 int hl_validate_cue(const hl_cue_t *m, const char **why);

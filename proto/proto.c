@@ -577,9 +577,11 @@ void hl_get_stat(hl_rbuf_t *r, hl_stat_t *m) {
 
 void hl_put_subscribe(hl_wbuf_t *w, const hl_subscribe_t *m) {
     hl_put_u32(w, m->mask);
+    hl_put_f32(w, m->meter_hz);
 }
 void hl_get_subscribe(hl_rbuf_t *r, hl_subscribe_t *m) {
     m->mask = get_flags32(r, HL_SUB_MASK);
+    m->meter_hz = hl_get_f32(r);
 }
 
 void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m) {
@@ -755,6 +757,75 @@ void hl_get_list_head(hl_rbuf_t *r, hl_list_head_t *m) {
     }
 }
 
+/* ---- METER events ---------------------------------------------------- */
+
+/* A level in dB as the wire allows it: finite, in [floor, HL_METER_MAX_DB]. */
+static float get_db(hl_rbuf_t *r, float floor) {
+    float v = hl_get_f32(r);
+    if (!(v >= floor && v <= HL_METER_MAX_DB)) { /* NaN too */
+        rbuf_fail(r);
+        return 0.0f;
+    }
+    return v;
+}
+
+static void put_level(hl_wbuf_t *w, const hl_meter_level_t *l) {
+    for (int c = 0; c < 2; c++)
+        hl_put_f32(w, l->peak_db[c]);
+    for (int c = 0; c < 2; c++)
+        hl_put_f32(w, l->peak_hold_db[c]);
+    for (int c = 0; c < 2; c++)
+        hl_put_f32(w, l->rms_db[c]);
+}
+
+static void get_level(hl_rbuf_t *r, hl_meter_level_t *l) {
+    for (int c = 0; c < 2; c++)
+        l->peak_db[c] = get_db(r, HL_METER_FLOOR_DB);
+    for (int c = 0; c < 2; c++)
+        l->peak_hold_db[c] = get_db(r, HL_METER_FLOOR_DB);
+    for (int c = 0; c < 2; c++)
+        l->rms_db[c] = get_db(r, HL_METER_FLOOR_DB);
+}
+
+static void put_meter(hl_wbuf_t *w, const hl_meter_t *m) {
+    hl_put_u64(w, m->frame);
+    hl_put_f32(w, m->momentary);
+    hl_put_f32(w, m->short_term);
+    hl_put_f32(w, m->integrated);
+    hl_put_f32(w, m->range);
+    put_level(w, &m->master);
+    if (m->nbuses > HL_METER_MAX_BUSES) {
+        if (!w->err) w->err = HELIOD_ETOOBIG;
+        return;
+    }
+    hl_put_u8(w, m->nbuses);
+    for (unsigned i = 0; i < m->nbuses; i++) {
+        if (!hl_name_valid(m->bus[i].name) && !w->err) w->err = HELIOD_EINVAL;
+        hl_put_str(w, m->bus[i].name, HL_MAX_NAME);
+        put_level(w, &m->bus[i]);
+    }
+}
+
+static void get_meter(hl_rbuf_t *r, hl_meter_t *m) {
+    m->frame = hl_get_u64(r);
+    m->momentary = get_db(r, HL_METER_FLOOR_DB);
+    m->short_term = get_db(r, HL_METER_FLOOR_DB);
+    m->integrated = get_db(r, HL_METER_FLOOR_DB);
+    m->range = get_db(r, 0.0f);
+    get_level(r, &m->master);
+    m->nbuses = hl_get_u8(r);
+    if (m->nbuses > HL_METER_MAX_BUSES) {
+        rbuf_fail(r);
+        m->nbuses = 0;
+        return;
+    }
+    for (unsigned i = 0; i < m->nbuses && !r->err; i++) {
+        hl_get_str(r, m->bus[i].name, sizeof m->bus[i].name);
+        if (!r->err && !hl_name_valid(m->bus[i].name)) rbuf_fail(r);
+        get_level(r, &m->bus[i]);
+    }
+}
+
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
     hl_put_u16(w, m->type);
     switch (m->type) {
@@ -781,6 +852,7 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_str(w, m->message, HL_MAX_MSG);
         hl_put_u64(w, m->time_ns);
         break;
+    case HL_EVENT_METER: put_meter(w, &m->meter); break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -815,6 +887,7 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         hl_get_str(r, m->message, sizeof m->message);
         m->time_ns = hl_get_u64(r);
         break;
+    case HL_EVENT_METER: get_meter(r, &m->meter); break;
     default: rbuf_fail(r); break;
     }
 }
@@ -1121,6 +1194,13 @@ int hl_validate_pause(const hl_pause_t *m, const char **why) {
     } else if (m->group[0]) {
         return invalid(why, "group: must be empty for the mine and everyone scopes");
     }
+    return 0;
+}
+
+int hl_validate_subscribe(const hl_subscribe_t *m, const char **why) {
+    if (m->mask & ~HL_SUB_MASK) return invalid(why, "mask: unknown event bits");
+    if (m->meter_hz != 0.0f && !(m->meter_hz >= HL_METER_MIN_HZ && m->meter_hz <= HL_METER_MAX_HZ))
+        return invalid(why, "meter_hz: 0 (the default, 20) or 1..100 events per second");
     return 0;
 }
 

@@ -87,7 +87,7 @@ ctl cues
 ctl emitter destroy craft --fade 400 >/dev/null
 ctl stop --all --fade 400 >/dev/null
 sleep 0.6
-ctl stats | grep -E '^(callbacks|xruns|callback_load_max|voices_stolen|cmds_applied|peak_l|peak_r) ' || true
+ctl stats | grep -E '^(callbacks|xruns|callback_load_max|voices_stolen|cmds_applied|master.peak_db|master.rms_db|loudness.momentary) ' || true
 
 kill -TERM "$daemon_pid"
 wait "$daemon_pid"

@@ -450,6 +450,27 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
  * is unbounded: INFINITY. Any thread. */
 double hl_mixer_wait_bucket_upper_us(unsigned i);
 
+/* ---- meters: what the audio thread measured in its last call ------------ */
+
+/* Level figures of one hl_mixer_process_rt() call, for meters kept off the
+ * audio thread (the daemon's daemon/meters.c): per bus (index 0..HL_MAX_BUSES-1,
+ * after inserts, gain, mute and ducking, the point where the bus joins its
+ * parent) and for the master (index HL_MIX_METER_MASTER, the output after the
+ * limiter), per channel the peak (max |x|, NaN ignored) and the sum of squares
+ * of the call's frames. A bus that did not run in the call reads 0. */
+#define HL_MIX_METERS       (HL_MAX_BUSES + 1)
+#define HL_MIX_METER_MASTER HL_MAX_BUSES
+typedef struct {
+    float peak[HL_MIX_METERS][2];
+    double sumsq[HL_MIX_METERS][2];
+    uint32_t frames; /* frames of the call */
+    uint32_t pad_;
+    uint64_t now_frames; /* engine frame just after the call's last frame */
+} hl_mix_meter_t;
+/* The figures of the last hl_mixer_process_rt() call. Audio thread only (the
+ * struct is rewritten by the next call); copy it out before the next. */
+const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m);
+
 /* ---- RT side: the audio thread only -------------------------------------- */
 
 /* Applies queued commands (at most cmds_per_block), mixes `frames` frames of

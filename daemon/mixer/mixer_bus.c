@@ -461,8 +461,15 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
             buses |= 1u << t;
         }
         gain3(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
-        bs->peak = hl_peak_abs_rt(r, n, hl_peak_abs_rt(l, n, 0.0f));
+        const float pkl = hl_peak_abs_rt(l, n, 0.0f), pkr = hl_peak_abs_rt(r, n, 0.0f);
+        bs->peak = pkl > pkr ? pkl : pkr;
         if (bs->peak > bus_peak[b]) bus_peak[b] = bs->peak;
+        /* the meters see the bus where it joins its parent */
+        hl_mix_meter_t *mt = &m->meter;
+        if (pkl > mt->peak[b][0]) mt->peak[b][0] = pkl;
+        if (pkr > mt->peak[b][1]) mt->peak[b][1] = pkr;
+        mt->sumsq[b][0] += hl_sumsq_rt(l, n);
+        mt->sumsq[b][1] += hl_sumsq_rt(r, n);
         int p = m->graph.parent[b];
         float *pl = p >= 0 ? m->acc[p][0] : ml, *pr = p >= 0 ? m->acc[p][1] : mr;
         for (uint32_t t = 0; t < n; t++) {

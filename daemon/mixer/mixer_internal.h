@@ -304,6 +304,8 @@ struct hl_mixer {
     /* shared by all stream voices: the frames one run reads, linearised */
     _Alignas(HL_MIX_ALIGN) float sbuf[HL_STREAM_SCRATCH * 2];
 
+    hl_mix_meter_t meter; /* this call's level figures (hl_mixer_meter_rt) */
+
     hl_mix_stats_atomic_t stats;
 };
 
@@ -318,6 +320,9 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
  * (`buses`: bits of the buses voices reached) into interleaved out. */
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
+
+/* mixer_rt.c, audio thread: sum of x[t]^2 over n samples (4 partial sums). */
+double hl_sumsq_rt(const float *x, uint32_t n);
 
 /* mixer_rt.c, audio thread: max(pk, max |x[t]|); NaN samples are ignored. */
 float hl_peak_abs_rt(const float *x, uint32_t n, float pk);

@@ -1481,11 +1481,55 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     m->clock += n;
 }
 
+double hl_sumsq_rt(const float *x, uint32_t n) {
+    /* four float chains over at most one block (256 samples: float keeps 24
+     * bits, plenty for a meter), added in double */
+    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    uint32_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+        a0 += x[t] * x[t];
+        a1 += x[t + 1] * x[t + 1];
+        a2 += x[t + 2] * x[t + 2];
+        a3 += x[t + 3] * x[t + 3];
+    }
+    for (; t < n; t++)
+        a0 += x[t] * x[t];
+    return (double)a0 + (double)a1 + (double)a2 + (double)a3;
+}
+
+/* Sum of squares of each channel of interleaved stereo, one block at a time. */
+static void sumsq_stereo(const float *x, uint32_t frames, double *sl, double *sr) {
+    for (uint32_t done = 0; done < frames;) {
+        uint32_t n = frames - done < HL_MIX_BLOCK ? frames - done : HL_MIX_BLOCK;
+        const float *p = x + 2 * (size_t)done;
+        float l0 = 0.0f, r0 = 0.0f, l1 = 0.0f, r1 = 0.0f;
+        uint32_t t = 0;
+        for (; t + 2 <= n; t += 2) {
+            l0 += p[2 * t] * p[2 * t];
+            r0 += p[2 * t + 1] * p[2 * t + 1];
+            l1 += p[2 * t + 2] * p[2 * t + 2];
+            r1 += p[2 * t + 3] * p[2 * t + 3];
+        }
+        if (t < n) {
+            l0 += p[2 * t] * p[2 * t];
+            r0 += p[2 * t + 1] * p[2 * t + 1];
+        }
+        *sl += (double)l0 + (double)l1;
+        *sr += (double)r0 + (double)r1;
+        done += n;
+    }
+}
+
+const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m) {
+    return &m->meter;
+}
+
 void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t now_ns) {
 #ifdef HL_HAVE_MXCSR
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
+    memset(&m->meter, 0, sizeof m->meter); /* the buses add into it as they run */
     drain_cmds(m, now_ns);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
@@ -1503,6 +1547,13 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     if (limited) add_u64(&st->limiter_blocks, 1);
     store_f32(&st->peak[0], pl);
     store_f32(&st->peak[1], pr);
+    hl_mix_meter_t *mt = &m->meter;
+    mt->peak[HL_MIX_METER_MASTER][0] = pl;
+    mt->peak[HL_MIX_METER_MASTER][1] = pr;
+    sumsq_stereo(out, frames, &mt->sumsq[HL_MIX_METER_MASTER][0],
+                 &mt->sumsq[HL_MIX_METER_MASTER][1]);
+    mt->frames = frames;
+    mt->now_frames = m->clock;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         store_f32(&st->bus_peak[b], bus_peak[b]);
 }

@@ -271,7 +271,8 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
         break;
     }
     case HL_OP_SUBSCRIBE: {
-        hl_subscribe_t m = {.mask = rnd() & HL_SUB_MASK};
+        hl_subscribe_t m = {.mask = rnd() & HL_SUB_MASK,
+                            .meter_hz = rnd() % 2 ? 0.0f : rndf(1, 100)};
         hl_put_subscribe(w, &m);
         break;
     }
@@ -282,8 +283,28 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
         break;
     }
     case HL_OP_EVENT: {
-        hl_event_t m;
+        static hl_event_t m; /* ~3 KiB */
         memset(&m, 0, sizeof m);
+        if (rnd() % 4 == 0) { /* METER: random levels, 0..32 buses */
+            m.type = HL_EVENT_METER;
+            m.meter.frame = rnd();
+            m.meter.momentary = rndf(-144, 0);
+            m.meter.short_term = rndf(-144, 0);
+            m.meter.integrated = rndf(-144, 0);
+            m.meter.range = rndf(0, 40);
+            m.meter.nbuses = (uint8_t)(rnd() % (HL_METER_MAX_BUSES + 1));
+            for (int b = -1; b < m.meter.nbuses; b++) {
+                hl_meter_level_t *l = b < 0 ? &m.meter.master : &m.meter.bus[b];
+                if (b >= 0) rnd_name(l->name, HL_MAX_NAME);
+                for (int c = 0; c < 2; c++) {
+                    l->peak_db[c] = rndf(-144, 24);
+                    l->peak_hold_db[c] = rndf(-144, 24);
+                    l->rms_db[c] = rndf(-144, 24);
+                }
+            }
+            hl_put_event(w, &m);
+            break;
+        }
         m.type = (uint16_t)(1 + rnd() % 5);
         m.voice = rnd();
         m.reason = m.type == HL_EVENT_VIRTUAL ? rnd() % 4 : rnd() % 9;

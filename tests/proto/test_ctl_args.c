@@ -677,6 +677,51 @@ static void test_graph(void **state) {
     assert_int_equal(parse("set 7 --hp 30000", &c), -1);
 }
 
+static void test_meter(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    uint8_t b[64];
+    assert_int_equal(parse("meter", &c), 0);
+    assert_int_equal(c.kind, CTL_METER);
+    assert_int_equal(c.op, HL_OP_SUBSCRIBE);
+    assert_true(c.m.meter.hz == 0.0f && c.m.meter.count == 0);
+    /* the body: the METER bit alone, and the rate */
+    int n = ctl_encode(&c, b, sizeof b);
+    assert_int_equal(n, 8);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, b, (size_t)n);
+    hl_subscribe_t m;
+    hl_get_subscribe(&r, &m);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_int_equal(m.mask, HL_SUB_METER);
+    assert_true(m.meter_hz == 0.0f);
+    assert_int_equal(parse("meter --rate 50 --count 3 --json", &c), 0);
+    assert_true(c.m.meter.hz == 50.0f && c.m.meter.count == 3 && c.json);
+    n = ctl_encode(&c, b, sizeof b);
+    hl_rbuf_init(&r, b, (size_t)n);
+    hl_get_subscribe(&r, &m);
+    assert_true(m.meter_hz == 50.0f);
+    assert_int_equal(parse("meter --rate=1", &c), 0);
+    assert_int_equal(parse("meter --rate 100", &c), 0);
+    assert_int_equal(parse("meter --rate 0", &c), -1);
+    assert_int_equal(parse("meter --rate 0.5", &c), -1);
+    assert_int_equal(parse("meter --rate 101", &c), -1);
+    assert_int_equal(parse("meter --rate x", &c), -1);
+    assert_int_equal(parse("meter --count 0", &c), -1);
+    assert_int_equal(parse("meter --count -1", &c), -1);
+    assert_int_equal(parse("meter --count", &c), -1);
+    assert_int_equal(parse("meter sfx", &c), -1);
+    /* watch never asks for meters: they have their own command */
+    assert_int_equal(parse("watch", &c), 0);
+    n = ctl_encode(&c, b, sizeof b);
+    hl_rbuf_init(&r, b, (size_t)n);
+    hl_get_subscribe(&r, &m);
+    assert_int_equal(m.mask & HL_SUB_METER, 0);
+    assert_int_equal(m.mask, HL_SUB_MASK & ~HL_SUB_METER);
+    assert_non_null(strstr(ctl_usage("meter"), "--rate HZ"));
+    assert_non_null(strstr(ctl_usage("meter"), "--count N"));
+}
+
 static void test_usage(void **state) {
     (void)state;
     assert_non_null(strstr(ctl_usage(NULL), "usage: heliodctl"));
@@ -684,7 +729,7 @@ static void test_usage(void **state) {
     const char *all[] = {"status", "devices", "load",   "unload",   "sounds",   "play",   "stop",
                          "set",    "pause",   "resume", "listener", "bus",      "voices", "stats",
                          "ping",   "watch",   "batch",  "cue",      "category", "cues",   "emitter",
-                         "buses",  "fx",      "duck",   "ducks"};
+                         "buses",  "fx",      "duck",   "ducks",    "meter",    "zone",   "zones"};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         char line[32];
         snprintf(line, sizeof line, "\n  %s ", all[k]);
@@ -716,6 +761,7 @@ int main(void) {
         cmocka_unit_test(test_encode),
         cmocka_unit_test(test_split),
         cmocka_unit_test(test_graph),
+        cmocka_unit_test(test_meter),
         cmocka_unit_test(test_usage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

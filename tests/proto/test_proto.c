@@ -34,7 +34,7 @@ typedef struct {
     size_t len;
 } sample_t;
 
-#define NSAMPLES 40
+#define NSAMPLES 41
 
 /* A cue using every field: name "c", 2 sounds "a" and "bb". */
 static void sample_cue(hl_cue_t *m) {
@@ -69,6 +69,48 @@ static void sample_cue(hl_cue_t *m) {
 }
 
 /* Builds sample i into buf; returns its descriptor. */
+/* A METER event with the master and the four default buses. */
+static void sample_meter(hl_event_t *m) {
+    memset(m, 0, sizeof *m);
+    m->type = HL_EVENT_METER;
+    m->meter.frame = 480000;
+    m->meter.momentary = -23.0f;
+    m->meter.short_term = -23.5f;
+    m->meter.integrated = HL_METER_FLOOR_DB;
+    m->meter.range = 4.5f;
+    static const char *const names[] = {"sfx", "music", "dialog", "ui"};
+    for (int c = 0; c < 2; c++) {
+        m->meter.master.peak_db[c] = -6.0f;
+        m->meter.master.peak_hold_db[c] = -3.0f;
+        m->meter.master.rms_db[c] = -9.0f - (float)c;
+    }
+    m->meter.nbuses = 4;
+    for (int b = 0; b < 4; b++) {
+        strcpy(m->meter.bus[b].name, names[b]);
+        for (int c = 0; c < 2; c++) {
+            m->meter.bus[b].peak_db[c] = b ? HL_METER_FLOOR_DB : 12.5f; /* a bus may exceed 0 */
+            m->meter.bus[b].peak_hold_db[c] = b ? HL_METER_FLOOR_DB : 13.0f;
+            m->meter.bus[b].rms_db[c] = b ? HL_METER_FLOOR_DB : 9.5f;
+        }
+    }
+}
+
+/* Every bus a METER event can carry, the last with the longest name. */
+static void full_meter(hl_event_t *m) {
+    sample_meter(m);
+    m->meter.nbuses = HL_METER_MAX_BUSES;
+    for (int b = 0; b < HL_METER_MAX_BUSES; b++) {
+        memset(m->meter.bus[b].name, 0, sizeof m->meter.bus[b].name);
+        snprintf(m->meter.bus[b].name, sizeof m->meter.bus[b].name, "b%d", b);
+        for (int c = 0; c < 2; c++) {
+            m->meter.bus[b].peak_db[c] = HL_METER_MAX_DB - (float)b;
+            m->meter.bus[b].peak_hold_db[c] = HL_METER_FLOOR_DB + (float)b;
+            m->meter.bus[b].rms_db[c] = -20.0f;
+        }
+    }
+    fill(m->meter.bus[HL_METER_MAX_BUSES - 1].name, HL_MAX_NAME, 'z');
+}
+
 static sample_t build_sample(int i) {
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, sizeof buf);
@@ -160,7 +202,7 @@ static sample_t build_sample(int i) {
         break;
     }
     case 13: {
-        hl_subscribe_t m = {HL_SUB_MASK};
+        hl_subscribe_t m = {HL_SUB_MASK, 50.0f};
         hl_put_subscribe(&w, &m);
         s.op = HL_OP_SUBSCRIBE;
         break;
@@ -424,6 +466,13 @@ static sample_t build_sample(int i) {
         s.reply = 1;
         break;
     }
+    case 40: {
+        hl_event_t m;
+        sample_meter(&m);
+        hl_put_event(&w, &m);
+        s.op = HL_OP_EVENT;
+        break;
+    }
     default: {
         hl_reply_head_t h = {HL_OP_PLAY, HELIOD_ENOSOUND};
         hl_put_reply_head(&w, &h);
@@ -509,8 +558,12 @@ static void test_roundtrip_structs(void **state) {
                a_.max_channels = 64, a_.default_rate = 44100.0, a_.flags = HL_DEV_CURRENT));
     ROUNDTRIP(hl_stats_req_t, hl_put_stats_req, hl_get_stats_req, a_.flags = HL_STATS_RESET);
     ROUNDTRIP(hl_stat_t, hl_put_stat, hl_get_stat,
-              (strcpy(a_.key, "bus.sfx.peak"), a_.value = 0.031));
+              (strcpy(a_.key, "bus.sfx.peak_db"), a_.value = -30.2));
     ROUNDTRIP(hl_subscribe_t, hl_put_subscribe, hl_get_subscribe, a_.mask = HL_SUB_ENDED);
+    ROUNDTRIP(hl_subscribe_t, hl_put_subscribe, hl_get_subscribe,
+              (a_.mask = HL_SUB_METER | HL_SUB_ENDED, a_.meter_hz = 37.5f));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event, sample_meter(&a_));
+    ROUNDTRIP(hl_event_t, hl_put_event, hl_get_event, full_meter(&a_));
     ROUNDTRIP(hl_bus_t, hl_put_bus, hl_get_bus,
               (strcpy(a_.name, "master"), a_.mask = HL_BUS_GAIN, a_.gain_db = -6, a_.ramp_ms = 20));
     ROUNDTRIP(hl_list_head_t, hl_put_list_head, hl_get_list_head,
@@ -883,7 +936,7 @@ static void test_flags_and_enums(void **state) {
     /* STATS flags */
     expect_bad(12, 0, 4, 0x2);
     /* SUBSCRIBE mask */
-    expect_bad(13, 0, 4, 0x20);
+    expect_bad(13, 0, 4, 0x40);
     /* BUS: name "sfx" (5) mask */
     expect_bad(14, 5, 4, 0x20);
     /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
@@ -1242,7 +1295,7 @@ static void test_hostile_voice_mgmt(void **state) {
     /* events of an unknown type cannot be encoded either */
     hl_event_t ev;
     memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_DEVICE_BACK + 1;
+    ev.type = HL_EVENT_METER + 1;
     hl_wbuf_init(&w, buf, sizeof buf);
     hl_put_event(&w, &ev);
     assert_int_equal(w.err, HELIOD_EINVAL);
@@ -1259,6 +1312,106 @@ static void test_hostile_voice_mgmt(void **state) {
         hl_get_voice_info(&r, &v);
         assert_int_equal(hl_rbuf_finish(&r), 0);
     }
+}
+
+/* Offset of the first byte of field `f` of a METER body as sample_meter
+ * encodes it (after the u16 type): frame 8, four loudness f32, the master's
+ * six f32, u8 nbuses, then per bus str name + six f32. */
+#define MTR_LOUD   (2 + 8)
+#define MTR_MASTER (MTR_LOUD + 16)
+#define MTR_NBUSES (MTR_MASTER + 24)
+#define MTR_BUS0   (MTR_NBUSES + 1)
+
+static size_t put_f32_at(uint8_t *b, size_t off, float v) {
+    memcpy(b + off, &v, sizeof v); /* little-endian host (the codec is LE) */
+    return off;
+}
+
+static void test_meter_hostile(void **state) {
+    (void)state;
+    static uint8_t b[HL_MAX_FRAME];
+    hl_wbuf_t w;
+    hl_event_t ev;
+    sample_meter(&ev);
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_put_event(&w, &ev);
+    assert_int_equal(w.err, 0);
+    size_t len = w.len;
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, b, len), 0);
+    /* the layout documented in PROTOCOL.md: first bus name "sfx" after the master */
+    assert_int_equal(b[MTR_NBUSES], 4);
+    assert_int_equal(b[MTR_BUS0], 3);
+    assert_memory_equal(b + MTR_BUS0 + 2, "sfx", 3);
+    static uint8_t c[HL_MAX_FRAME];
+    /* every level and loudness figure: NaN, inf, below the floor, above the cap */
+    const float bad[] = {NAN, INFINITY, -INFINITY, -144.01f, 800.5f};
+    const size_t at[] = {MTR_LOUD,       MTR_LOUD + 4,    MTR_LOUD + 8,    MTR_MASTER,
+                         MTR_MASTER + 8, MTR_MASTER + 20, MTR_BUS0 + 5 + 4};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+        for (size_t j = 0; j < sizeof bad / sizeof bad[0]; j++) {
+            memcpy(c, b, len);
+            put_f32_at(c, at[k], bad[j]);
+            if (hl_fuzz_body(HL_OP_EVENT, 0, c, len) != HELIOD_EPROTO)
+                fail_msg("meter field at %zu = %g decoded", at[k], (double)bad[j]);
+        }
+    /* the limits themselves decode */
+    memcpy(c, b, len);
+    put_f32_at(c, MTR_MASTER, HL_METER_FLOOR_DB);
+    put_f32_at(c, MTR_MASTER + 4, HL_METER_MAX_DB);
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), 0);
+    /* the range is in LU, >= 0 */
+    memcpy(c, b, len);
+    put_f32_at(c, MTR_LOUD + 12, -0.01f);
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), HELIOD_EPROTO);
+    put_f32_at(c, MTR_LOUD + 12, 0.0f);
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), 0);
+    /* a bus count above the cap, or not matching the buses that follow */
+    memcpy(c, b, len);
+    c[MTR_NBUSES] = HL_METER_MAX_BUSES + 1;
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), HELIOD_EPROTO);
+    c[MTR_NBUSES] = 5;
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), HELIOD_EPROTO);
+    c[MTR_NBUSES] = 3;
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), HELIOD_EPROTO);
+    /* bus names: a character outside the name set, or empty */
+    memcpy(c, b, len);
+    c[MTR_BUS0 + 3] = ' ';
+    assert_int_equal(hl_fuzz_body(HL_OP_EVENT, 0, c, len), HELIOD_EPROTO);
+    hl_event_t e2 = ev;
+    e2.meter.bus[1].name[0] = '\0';
+    hl_wbuf_init(&w, c, sizeof c);
+    hl_put_event(&w, &e2);
+    assert_int_equal(w.err, HELIOD_EINVAL); /* cannot be encoded */
+    e2 = ev;
+    e2.meter.nbuses = HL_METER_MAX_BUSES + 1;
+    hl_wbuf_init(&w, c, sizeof c);
+    hl_put_event(&w, &e2);
+    assert_int_equal(w.err, HELIOD_ETOOBIG);
+    /* SUBSCRIBE: unknown bits are a protocol error; a mask alone is short */
+    hl_subscribe_t sub = {.mask = HL_SUB_METER, .meter_hz = 20.0f};
+    hl_wbuf_init(&w, c, sizeof c);
+    hl_put_subscribe(&w, &sub);
+    assert_int_equal(w.len, 8);
+    assert_int_equal(hl_fuzz_body(HL_OP_SUBSCRIBE, 0, c, 8), 0);
+    assert_int_equal(hl_fuzz_body(HL_OP_SUBSCRIBE, 0, c, 4), HELIOD_EPROTO);
+    c[0] = 0x40;
+    assert_int_equal(hl_fuzz_body(HL_OP_SUBSCRIBE, 0, c, 8), HELIOD_EPROTO);
+    /* meter_hz: 0 (default) or 1..100 */
+    const struct {
+        float hz;
+        int ok;
+    } hz[] = {{0.0f, 1},    {1.0f, 1},  {100.0f, 1}, {20.0f, 1},    {0.99f, 0},
+              {100.01f, 0}, {-1.0f, 0}, {NAN, 0},    {INFINITY, 0}, {-0.0f, 1}};
+    for (size_t k = 0; k < sizeof hz / sizeof hz[0]; k++) {
+        hl_subscribe_t m = {.mask = HL_SUB_METER, .meter_hz = hz[k].hz};
+        const char *why = NULL;
+        int rc = hl_validate_subscribe(&m, &why);
+        if (hz[k].ok ? rc != 0 : rc != HELIOD_EINVAL)
+            fail_msg("meter_hz %g: got %d", (double)hz[k].hz, rc);
+        if (!hz[k].ok) assert_non_null(why);
+    }
+    hl_subscribe_t m = {.mask = 0x40};
+    assert_int_equal(hl_validate_subscribe(&m, NULL), HELIOD_EINVAL);
 }
 
 #define CUE_CASE(field, value, ok)                                                                 \
@@ -1490,6 +1643,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_structs),
         cmocka_unit_test(test_roundtrip_samples),
+        cmocka_unit_test(test_meter_hostile),
         cmocka_unit_test(test_scalars),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_frame_size_field),

@@ -305,6 +305,59 @@ static void test_bus_sends(void **state) {
     test_mixer_free(m);
 }
 
+/* The figures the meters get (hl_mixer_meter_rt): per call, for each bus
+ * where it joins its parent and for the master after the limiter, the peak
+ * and the sum of squares of each channel over the call's frames (a call of
+ * 600 frames spans three internal blocks); a bus that did not run reads 0. */
+static void test_meter_figures(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    hl_pcm_t *pcm = test_pcm_dc(48000, 1, 0.5f);
+    static float out[2 * 600];
+    tree(m);
+    hl_voice_params_t p = test_params(pcm);
+    p.bus = 5;
+    p.flags = HL_MIX_LOOP;
+    uint64_t v = 0, st = 0, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, &st), 0);
+    test_render(m, out, 512, 256, &now); /* past any ramp */
+    const double c = 0.5 * 0.70710678;   /* centre pan, each channel */
+    hl_mixer_process_rt(m, out, 600, 0);
+    const hl_mix_meter_t *mt = hl_mixer_meter_rt(m);
+    assert_int_equal(mt->frames, 600);
+    assert_true(mt->now_frames == 512 + 600);
+    const int carry[] = {5, 4, HL_BUS_MUSIC, HL_MIX_METER_MASTER};
+    for (int k = 0; k < 4; k++)
+        for (int ch = 0; ch < 2; ch++) {
+            assert_float_equal(mt->peak[carry[k]][ch], c, 1e-6);
+            assert_float_equal(mt->sumsq[carry[k]][ch], 600 * c * c, 1e-3);
+        }
+    assert_true(mt->peak[HL_BUS_SFX][0] == 0.0f && mt->sumsq[HL_BUS_SFX][1] == 0.0);
+    assert_true(mt->peak[HL_BUS_DIALOG][1] == 0.0f);
+    /* half the gain on bus 4: bus 5 is metered before it, its parents after */
+    assert_int_equal(hl_mixer_set_bus_gain(m, 4, 0.5f, 0, 0), 0);
+    hl_mixer_process_rt(m, out, 600, 0); /* the ramp (one block) */
+    hl_mixer_process_rt(m, out, 600, 0);
+    mt = hl_mixer_meter_rt(m);
+    assert_float_equal(mt->peak[5][0], c, 1e-6);
+    assert_float_equal(mt->sumsq[5][1], 600 * c * c, 1e-3);
+    for (int k = 1; k < 4; k++) {
+        assert_float_equal(mt->peak[carry[k]][0], 0.5 * c, 1e-6);
+        assert_float_equal(mt->sumsq[carry[k]][1], 600 * 0.25 * c * c, 1e-3);
+    }
+    /* hard left: the right channel reads nothing */
+    hl_voice_set_t s = {.mask = HL_MIX_SET_PAN, .pan = -1.0f, .ramp_frames = 1};
+    assert_int_equal(hl_mixer_set(m, v, &s, 0), 0);
+    hl_mixer_process_rt(m, out, 600, 0);
+    hl_mixer_process_rt(m, out, 600, 0);
+    mt = hl_mixer_meter_rt(m);
+    assert_float_equal(mt->peak[HL_MIX_METER_MASTER][0], 0.25, 1e-6);
+    assert_true(mt->peak[HL_MIX_METER_MASTER][1] == 0.0f);
+    assert_true(mt->sumsq[HL_MIX_METER_MASTER][1] == 0.0);
+    test_mixer_free(m);
+    test_pcm_free(pcm);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_gains_and_mute),
@@ -312,6 +365,7 @@ int main(void) {
         cmocka_unit_test(test_send_filter_occlusion),
         cmocka_unit_test(test_ducking),
         cmocka_unit_test(test_bus_sends),
+        cmocka_unit_test(test_meter_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
