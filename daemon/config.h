@@ -34,6 +34,9 @@ typedef struct {
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
     float cpu_budget;          /* % of the period the callback may use; 0 = no governor */
+    /* headphones: binaural 3D voices (--hrtf) */
+    int hrtf;                        /* 1: on */
+    char hrtf_path[HL_MAX_PATH + 1]; /* SOFA file, "" = the libmysofa default set */
 } hld_config_t;
 
 /* Fills defaults, then the --config file (if any), then the flags.

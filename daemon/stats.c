@@ -134,6 +134,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "callback_us_max", es.max_us);
     put(&s, "callback_load_p99", es.p99_us / period_us);
     put(&s, "callback_load_max", es.max_us / period_us);
+    put(&s, "hrtf", e->hrtf != NULL);       /* --hrtf: 3D voices binaural */
+    put(&s, "hrtf_voices", ms.hrtf_voices); /* rendered binaurally, last block */
     put(&s, "limiter_blocks", (double)ms.limiter_blocks);
     put(&s, "peak_l", ms.peak[0]);
     put(&s, "peak_r", ms.peak[1]);
