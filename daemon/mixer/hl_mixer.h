@@ -192,7 +192,10 @@ int hl_mixer_use_simd(hl_mixer_t *m, int enable);
  * (hl_hrtf.h) for the direction of the source in the listener's frame; the
  * post stage (filter, occlusion, sends) takes the binaural pair. A moving
  * source or listener crossfades the filter over each block. 2D voices and
- * buses are unchanged. `set` is read-only to the mixer, at the engine rate
+ * buses are unchanged. A binaural voice whose source ends on its own plays
+ * its convolver's ring-out (at most HL_HRTF_HIST frames) before it ends: its
+ * ENDED event comes that much later, with the frame and cursor of the block
+ * the source ended in. `set` is read-only to the mixer, at the engine rate
  * (set->rate == cfg.rate), and must outlive every voice that uses it; NULL
  * turns it off for voices started afterwards. The per-voice state (one
  * hl_hrtf_voice_t per physical slot, reset whenever a slot starts a voice)

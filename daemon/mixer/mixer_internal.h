@@ -223,8 +223,9 @@ typedef struct {
     uint8_t send_bus[HL_MAX_SENDS]; /* bus indices */
     uint32_t post;                  /* the voice needs the post stage now */
     /* binaural (hl_mixer_set_hrtf): the convolver state is m->hrtf_v[slot] */
-    uint32_t hrtf; /* 1: a 3D voice started with HRTF on (then post is always 1) */
-    float hdir[3]; /* source direction in the listener's frame, with the 3D gains */
+    uint32_t hrtf;  /* 1: a 3D voice started with HRTF on (then post is always 1) */
+    uint32_t htail; /* frames of convolver ring-out still to play after the source ended */
+    float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
 } hl_rt_voice_t;
 
 /* RT state of a bus (index HL_MASTER: the master). */

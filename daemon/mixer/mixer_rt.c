@@ -438,7 +438,9 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
 
 static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     hl_rt_voice_t *v = rt_voice(m, c);
-    if (!v || v->env_mode == HL_ENV_RELEASE) return; /* gone, or already fading: keep that fade */
+    /* gone, already fading (keep that fade), or its source already over and
+     * the binaural ring-out playing (it ends on its own, FINISHED) */
+    if (!v || v->env_mode == HL_ENV_RELEASE || v->htail) return;
     v->f.steady = 0;
     v->end_reason = c->u.stop.reason;
     if (v->env_mode == HL_ENV_PAUSED) {
@@ -1184,11 +1186,29 @@ static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint
     v->f.post = (uint16_t)v->post;
 }
 
+/* The blocks after a binaural voice's source ran out: its convolver still
+ * holds up to HL_HRTF_HIST frames of it (the far ear's delay plus the
+ * HRIR), which ring out through the post stage before the voice ends;
+ * cut, a sound that stops loud would lose its last milliseconds in the far
+ * ear. Returns 1 once done. The ENDED event keeps the frame and cursor of
+ * the block the source ended in. */
+__attribute__((noinline, cold)) static int hrtf_ring_out(hl_mixer_t *m, hl_rt_voice_t *v,
+                                                         uint32_t n, uint32_t *buses) {
+    float *l = m->vbuf[0], *r = m->vbuf[1];
+    memset(l, 0, n * sizeof(float));
+    memset(r, 0, n * sizeof(float));
+    *buses |= 1u << v->bus;
+    voice_post(m, v, l, r, n, buses);
+    v->htail = n >= v->htail ? 0 : v->htail - n;
+    return v->htail == 0;
+}
+
 /* One voice's block: returns 1 when the voice ended (end_reason and
  * end_frame set for its ENDED event), 0 while it plays. */
 static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns,
                          uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
     if (v->stream) (*streams)++;
+    if (v->htail) return hrtf_ring_out(m, v, n, buses);
     if (v->env_mode == HL_ENV_RELEASE && v->env.rem == 0) { /* stopped while paused */
         v->end_frame = m->clock;
         return 1;
@@ -1303,7 +1323,10 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     v->end_frame = m->clock + n;
     if (finished) {
         v->end_reason = HL_MIX_END_FINISHED;
-        return 1;
+        if (!v->hrtf || !m->hrtf_v[v->slot].valid) return 1;
+        v->htail = HL_HRTF_HIST; /* the source is over; its sound is not yet */
+        v->f.steady = 0;
+        return 0;
     }
     if (v->env.rem == 0 && v->env_mode == HL_ENV_RELEASE) return 1;
     if (v->env.rem == 0 && v->env_mode == HL_ENV_PAUSING) v->env_mode = HL_ENV_PAUSED;

@@ -4,8 +4,10 @@
  * equal to the convolver run by hand on its mono mix (direction from the
  * listener frame, distance gain, the pan law's centre level), a turned
  * listener moving the source to the other ear, the post stage (occlusion)
- * applied to the binaural pair, and the convolver state reset when a slot
- * starts a new voice.
+ * applied to the binaural pair, the convolver state reset when a slot
+ * starts a new voice, and the convolver's ring-out played after a source
+ * that ends on its own (ENDED then one block later, with the frame and
+ * cursor of the block the source ended in).
  *
  * The set is built by hand on a small grid (hl_hrtf_set_init) with
  * different left and right filters and delays, so the tests do not depend
@@ -195,15 +197,17 @@ static void render_3d(hmix_t *h, const hl_pcm_t *pcm, const float pos[3], float 
     render(h->m, out, frames);
 }
 
-/* The same by hand: the looped source x level through a fresh convolver at dir. */
-static void expect_3d(const hl_pcm_t *pcm, const float dir[3], float level, float *out,
-                      uint32_t frames) {
+/* The same by hand: the source (looped, or followed by silence) x level
+ * through a fresh convolver at dir. */
+static void expect_3d_src(const hl_pcm_t *pcm, int loop, const float dir[3], float level,
+                          float *out, uint32_t frames) {
     hl_hrtf_voice_t st;
     hl_hrtf_voice_reset(&st);
     float in[BLOCK], l[BLOCK], r[BLOCK];
     for (uint32_t done = 0; done < frames; done += BLOCK) {
         for (uint32_t t = 0; t < BLOCK; t++)
-            in[t] = pcm->data[(done + t) % pcm->frames] * level;
+            in[t] =
+                loop || done + t < pcm->frames ? pcm->data[(done + t) % pcm->frames] * level : 0.0f;
         memset(l, 0, sizeof l);
         memset(r, 0, sizeof r);
         hl_hrtf_process_rt(g_set, &st, in, BLOCK, dir, 1.0f, l, r);
@@ -212,6 +216,11 @@ static void expect_3d(const hl_pcm_t *pcm, const float dir[3], float level, floa
             out[2 * (done + t) + 1] = r[t];
         }
     }
+}
+
+static void expect_3d(const hl_pcm_t *pcm, const float dir[3], float level, float *out,
+                      uint32_t frames) {
+    expect_3d_src(pcm, 1, dir, level, out, frames);
 }
 
 static double max_diff(const float *a, const float *b, size_t n) {
@@ -291,27 +300,30 @@ static void log_ev(void *user, const hl_mix_event_t *ev) {
 
 static void test_state_reset_on_reuse(void **state) {
     (void)state;
-    /* A: loud noise that ends 20 frames before the end of its third block,
-     * so its convolver's history is mostly noise when the slot frees */
-    hl_pcm_t *loud = test_pcm_dc(3 * BLOCK - 20, 1, 0.0f);
+    /* A: loud looping noise stopped with a fade of exactly one block, so it
+     * ends with its convolver's history full of the fade's last frames */
+    hl_pcm_t *loud = test_pcm_dc(3 * BLOCK, 1, 0.0f);
     for (uint32_t i = 0; i < loud->frames; i++)
         ((float *)loud->data)[i] = 0.5f * noise();
     hl_pcm_t *silent = test_pcm_dc(4 * BLOCK, 1, 0.0f);
     hmix_t h = hmix_new(1, 1, 1);
     hl_voice_params_t p = test_params(loud);
-    p.flags = HL_MIX_3D;
+    p.flags = HL_MIX_3D | HL_MIX_LOOP;
     p.pos[0] = -1.0f;
     p.model = HL_DIST_INVERSE;
     uint64_t a, b, ended = 0;
     assert_int_equal(hl_mixer_play(h.m, &p, 0, &a, NULL), 0);
     float out[2 * 3 * BLOCK];
-    render(h.m, out, 3 * BLOCK); /* the third block ends it */
+    render(h.m, out, 2 * BLOCK);
+    assert_int_equal(hl_mixer_stop(h.m, a, BLOCK, HL_MIX_END_STOPPED, 0), 0);
+    render(h.m, out, BLOCK); /* the fade, and the end */
     assert_true(hl_mixer_poll(h.m, log_ev, &ended) > 0);
     assert_int_equal(ended, a);
 
     /* B in the same slot plays silence: a history left from A would ring
      * into its first block */
     p.pcm = silent;
+    p.flags = HL_MIX_3D;
     assert_int_equal(hl_mixer_play(h.m, &p, 0, &b, NULL), 0);
     assert_int_equal((uint32_t)b, (uint32_t)a); /* same slot, new generation */
     render(h.m, out, 2 * BLOCK);
@@ -325,12 +337,58 @@ static void test_state_reset_on_reuse(void **state) {
     test_pcm_free(silent);
 }
 
+/* ---- the convolver rings out after the source ends ------------------------------ */
+
+static void keep_ended(void *user, const hl_mix_event_t *ev) {
+    if (ev->type == HL_MIX_EV_ENDED) *(hl_mix_event_t *)user = *ev;
+}
+
+static void test_ring_out_after_natural_end(void **state) {
+    (void)state;
+    enum { FRAMES = 4 * BLOCK };
+    /* noise ending 5 frames before the end of its second block, loud to the
+     * last sample: the far ear's delay and the HRIR hold ~50 more frames */
+    hl_pcm_t *src = test_pcm_dc(2 * BLOCK - 5, 1, 0.0f);
+    for (uint32_t i = 0; i < src->frames; i++)
+        ((float *)src->data)[i] = 0.4f * noise();
+    hmix_t h = hmix_new(2, 1, 1);
+    hl_voice_params_t p = test_params(src);
+    p.flags = HL_MIX_3D;
+    p.pos[0] = -1.0f;
+    p.model = HL_DIST_INVERSE;
+    uint64_t v, ended = 0;
+    assert_int_equal(hl_mixer_play(h.m, &p, 0, &v, NULL), 0);
+    float *got = calloc(2 * FRAMES, sizeof(float)), *want = calloc(2 * FRAMES, sizeof(float));
+    render(h.m, got, 2 * BLOCK);
+    assert_int_equal(hl_mixer_poll(h.m, log_ev, &ended), 1); /* STARTED only: still ringing */
+    assert_int_equal(ended, 0);
+    render(h.m, got + 4 * BLOCK, 2 * BLOCK);
+    const float left[3] = {-1.0f, 0.0f, 0.0f};
+    expect_3d_src(src, 0, left, CENTRE_L, want, FRAMES);
+    double tail = 0;
+    for (size_t i = 2 * BLOCK; i < 3 * BLOCK; i++)
+        tail += fabs((double)want[2 * i]) + fabs((double)want[2 * i + 1]);
+    assert_true(tail > 0.1); /* there is a ring-out to lose */
+    assert_true(max_diff(got, want, 2 * FRAMES) < 1e-6);
+    hl_mix_event_t end = {0};
+    assert_int_equal(hl_mixer_poll(h.m, keep_ended, &end), 1);
+    assert_int_equal(end.voice, v);
+    assert_int_equal(end.reason, HL_MIX_END_FINISHED);
+    assert_int_equal(end.frame, 2 * BLOCK); /* the block its source ended in */
+    assert_int_equal(end.cursor, src->frames);
+    hmix_free(&h);
+    free(got);
+    free(want);
+    test_pcm_free(src);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_size_and_api),
         cmocka_unit_test(test_2d_bit_identical),
         cmocka_unit_test(test_3d_is_the_convolver),
         cmocka_unit_test(test_state_reset_on_reuse),
+        cmocka_unit_test(test_ring_out_after_natural_end),
     };
     return cmocka_run_group_tests_name("mix_hrtf", tests, group_setup, group_teardown);
 }
