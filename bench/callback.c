@@ -17,11 +17,13 @@
  * cubic interpolator: the most any client may ask for). --cpu-budget PCT is
  * passed to the daemon (its default 70; 0 turns the governor off, to see the
  * raw cost); the line then also says how many voices the governor made
- * virtual.
+ * virtual. --hrtf starts the daemon with --hrtf (the default SOFA set):
+ * every voice is then binaural, and the line says how many were
+ * (hrtf_voices).
  *
  * usage: callback [--heliod PATH] [--driver null|portaudio] [--device NAME]
  *                 [--period FRAMES] [--counts 0,64,256,1024] [--settle S]
- *                 [--scene easy|pitched|worst] [--cpu-budget PCT]
+ *                 [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]
  */
 #include <getopt.h>
 #include <math.h>
@@ -70,15 +72,13 @@ int main(int argc, char **argv) {
     int period = CB_DEF_PERIOD;
     double settle = CB_DEF_SETTLE;
     const char *scene = "easy", *budget = NULL;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"driver", required_argument, NULL, 'd'},
-                                         {"device", required_argument, NULL, 'D'},
-                                         {"period", required_argument, NULL, 'p'},
-                                         {"counts", required_argument, NULL, 'c'},
-                                         {"settle", required_argument, NULL, 's'},
-                                         {"scene", required_argument, NULL, 'S'},
-                                         {"cpu-budget", required_argument, NULL, 'B'},
-                                         {NULL, 0, NULL, 0}};
+    int hrtf = 0;
+    static const struct option opts[] = {
+        {"heliod", required_argument, NULL, 'H'}, {"driver", required_argument, NULL, 'd'},
+        {"device", required_argument, NULL, 'D'}, {"period", required_argument, NULL, 'p'},
+        {"counts", required_argument, NULL, 'c'}, {"settle", required_argument, NULL, 's'},
+        {"scene", required_argument, NULL, 'S'},  {"cpu-budget", required_argument, NULL, 'B'},
+        {"hrtf", no_argument, NULL, 'R'},         {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
@@ -90,6 +90,7 @@ int main(int argc, char **argv) {
         case 's': settle = atof(optarg); break;
         case 'S': scene = optarg; break;
         case 'B': budget = optarg; break;
+        case 'R': hrtf = 1; break;
         default: usage(argv[0]);
         }
     }
@@ -129,9 +130,16 @@ int main(int argc, char **argv) {
                           voices_s,
                           "--cpu-budget",
                           budget ? budget : "70",
-                          device ? "--device" : NULL,
-                          device,
+                          NULL,
+                          NULL,
+                          NULL,
                           NULL};
+    int na = 14;
+    if (hrtf) args[na++] = "--hrtf";
+    if (device) {
+        args[na++] = "--device";
+        args[na++] = device;
+    }
 
     bd_daemon_t d;
     heliod_t *h = NULL;
@@ -185,7 +193,8 @@ int main(int argc, char **argv) {
         printf("callback driver=%s voices=%d period=%d p99_load=%.4f max_load=%.4f p99_us=%.1f "
                "max_us=%.1f xruns=%.0f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
                "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f "
-               "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f\n",
+               "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f hrtf=%.0f "
+               "hrtf_voices=%.0f\n",
                driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
                bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
                bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
@@ -194,7 +203,8 @@ int main(int argc, char **argv) {
                bd_stat(&st, "underruns") - un0, bd_stat(&st, "voices_active"),
                bd_stat(&st, "voices_mixed"), bd_stat(&st, "voices_virtual"), scene,
                bd_stat(&st, "voices_governed"), bd_stat(&st, "governor_hits"),
-               bd_stat(&st, "callback_overruns") - ov0);
+               bd_stat(&st, "callback_overruns") - ov0, bd_stat(&st, "hrtf"),
+               bd_stat(&st, "hrtf_voices"));
         fflush(stdout);
     }
     rc = 0;

@@ -11,7 +11,15 @@
  *           FIR passes per ear and the crossfade, every block
  *
  * Each mode runs once with the kernels hl_hrtf_process_rt picks (auto) and
- * once with the portable ones. Timing is thread CPU time over at least
+ * once with the portable ones. Then the same voices through the real mixer
+ * (hl_mixer_process_rt with hl_mixer_set_hrtf): 3D looping mono noise 2 m
+ * away, static, or moving (every voice gets a new position each block,
+ * ramped over the block, so every convolver crossfades every block), with
+ * HRTF on and, for the difference, off (the same voices panned):
+ *   hrtf-mixer voices=V period=P mode=M hrtf=on|off ns_per_voice_frame=X
+ *              load_pct_of_period=Y
+ * The mixer lines are the daemon's cost: envelope, distance gains, the mono
+ * mix, the convolver, the bus tree and the limiter. Timing is thread CPU time over at least
  * -s seconds (default 0.5) after a warm-up; the result lines are
  *   hrtf voices=V period=P mode=M isa=I ns_per_voice_frame=X load_pct_of_period=Y
  * where load_pct_of_period is the CPU time of one period's rendering over
@@ -29,6 +37,8 @@
 
 #include "hl_hrtf.h"
 #include "hl_limits.h"
+#include "hl_mixer.h"
+#include "hl_proto.h"
 #include "hrtf_load.h"
 
 #define RATE 48000u
@@ -89,6 +99,90 @@ static double run(const hl_hrtf_set_t *set, hl_hrtf_voice_t *voices, src_t *src,
         blocks++;
     }
     return (thread_cpu_s() - t0) / (double)(blocks - warm);
+}
+
+/* Fibonacci-sphere direction i of n, 2 m away, in listener coordinates
+ * (the default listener: origin, facing -z), turned by `turn` radians. */
+static void pos_of(int i, int n, float turn, float p[3]) {
+    float y = 1.0f - 2.0f * ((float)i + 0.5f) / (float)n;
+    src_t s = {fmodf((float)i * 2.39996323f, 2.0f * PI_F) + turn, asinf(y), 1.0f};
+    dir_of(&s, p);
+    for (int a = 0; a < 3; a++)
+        p[a] *= 2.0f;
+}
+
+/* The real mixer with nv 3D voices, HRTF on (set) or off (NULL): CPU
+ * seconds per process call of `period` frames, after a warm-up. */
+static double run_mixer(const hl_hrtf_set_t *set, int nv, uint32_t period, const float *in,
+                        uint32_t in_frames, int moving, double seconds, float *sink) {
+    uint32_t cap = 2;
+    while (cap < 4u * (uint32_t)nv)
+        cap <<= 1;
+    hl_mixer_config_t cfg = {.rate = RATE,
+                             .voices = (uint32_t)nv,
+                             .cmd_capacity = cap,
+                             .cmds_per_block = 2u * (uint32_t)nv,
+                             .hrtf = 1};
+    size_t size = hl_mixer_size(&cfg);
+    void *mem = size ? aligned_alloc(64, (size + 63) / 64 * 64) : NULL;
+    float *out = malloc(sizeof(float) * 2 * period);
+    hl_mixer_t *m = mem ? hl_mixer_init(mem, (size + 63) / 64 * 64, &cfg) : NULL;
+    if (!m || !out || hl_mixer_set_hrtf(m, set) != 0) {
+        fprintf(stderr, "hrtf: mixer setup failed\n");
+        exit(1);
+    }
+    hl_pcm_t pcm = {.data = in, .frames = in_frames, .channels = 1, .finite = 1};
+    uint64_t *h = malloc(sizeof(uint64_t) * (size_t)nv);
+    for (int i = 0; i < nv; i++) {
+        hl_voice_params_t p = {.pcm = &pcm,
+                               .flags = HL_MIX_LOOP | HL_MIX_3D,
+                               .gain = 0.5f / (float)nv,
+                               .pitch = 1.0f,
+                               .min_distance = 1.0f,
+                               .max_distance = 100.0f,
+                               .rolloff = 1.0f,
+                               .model = HL_DIST_INVERSE,
+                               .start_frame = (uint32_t)i * 997u % in_frames};
+        pos_of(i, nv, 0.0f, p.pos);
+        if (!h || hl_mixer_play(m, &p, 0, &h[i], NULL) != 0) {
+            fprintf(stderr, "hrtf: play failed\n");
+            exit(1);
+        }
+    }
+    uint64_t blocks = 0, warm = 50;
+    double cpu = 0.0, wall0 = thread_cpu_s();
+    float turn = 0.0f;
+    for (;;) {
+        if (blocks == warm) {
+            cpu = 0.0;
+            wall0 = thread_cpu_s();
+        }
+        if (blocks > warm && (blocks - warm) % 64 == 0 && thread_cpu_s() - wall0 >= seconds) break;
+        if (moving) { /* a new position for every voice, ramped over this block */
+            turn += 0.035f;
+            for (int i = 0; i < nv; i++) {
+                hl_voice_set_t st = {.mask = HL_MIX_SET_POS, .ramp_frames = period};
+                pos_of(i, nv, turn, st.pos);
+                (void)hl_mixer_set(m, h[i], &st, 0);
+            }
+        }
+        double t0 = thread_cpu_s();
+        hl_mixer_process_rt(m, out, period, blocks);
+        cpu += thread_cpu_s() - t0;
+        *sink += out[blocks % (2 * period)];
+        blocks++;
+    }
+    hl_mixer_stats_t ms;
+    hl_mixer_stats(m, &ms);
+    if (ms.hrtf_voices != (set ? (uint32_t)nv : 0u) || ms.voices_mixed != (uint32_t)nv) {
+        fprintf(stderr, "hrtf: expected %d voices mixed (binaural: %s), got %u (%u)\n", nv,
+                set ? "all" : "none", ms.voices_mixed, ms.hrtf_voices);
+        exit(1);
+    }
+    free(h);
+    free(out);
+    free(mem);
+    return cpu / (double)(blocks - warm);
 }
 
 int main(int argc, char **argv) {
@@ -160,6 +254,16 @@ int main(int argc, char **argv) {
                    "load_pct_of_period=%.2f\n",
                    nv, period, modes[mode], isa_names[k], per_block * 1e9 / ((double)nv * period),
                    100.0 * per_block / period_s);
+        }
+    }
+    for (int mode = 0; mode < 2; mode++) {
+        for (int on = 1; on >= 0; on--) {
+            double per_block =
+                run_mixer(on ? set : NULL, nv, period, in, in_frames, mode, seconds, &sink);
+            printf("hrtf-mixer voices=%d period=%u mode=%s hrtf=%s ns_per_voice_frame=%.2f "
+                   "load_pct_of_period=%.2f\n",
+                   nv, period, modes[mode], on ? "on" : "off",
+                   per_block * 1e9 / ((double)nv * period), 100.0 * per_block / period_s);
         }
     }
     if (sink == 12345.0f) printf("#\n"); /* keeps the rendering observable */

@@ -22,6 +22,7 @@
 #include "hl_paths.h"
 #include "hl_proto.h"
 #include "hld_limits.h"
+#include "hrtf_load.h"
 #include "log.h"
 #include "vm.h"
 
@@ -51,6 +52,7 @@ enum {
     OPT_CSAMPLEMB,
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
+    OPT_HRTF,
 };
 
 static const struct option g_opts[] = {
@@ -77,6 +79,7 @@ static const struct option g_opts[] = {
     {"client-sample-mb", required_argument, NULL, OPT_CSAMPLEMB},
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
+    {"hrtf", optional_argument, NULL, OPT_HRTF},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -104,6 +107,10 @@ static void usage(FILE *f) {
             "  --cpu-budget PCT     keep the audio callback under PCT%% of the period by\n"
             "                       making the least important voices virtual (default %d;\n"
             "                       10..95, or 0 for no governor)\n"
+            "  --hrtf[=FILE.sofa]   headphones: render 3D voices binaurally with the HRTF\n"
+            "                       of a SOFA file (default: libmysofa's default set,\n"
+            "                       " HLD_HRTF_DEFAULT_PATH ");\n"
+            "                       off unless given (config: hrtf = off|default|FILE)\n"
             "  --record FILE.wav    record the master output\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
@@ -231,6 +238,19 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         }
         return rc;
     }
+    case OPT_HRTF: /* no value (the bare flag) or "default": the libmysofa set */
+        if (!val || !val[0] || strcmp(val, "default") == 0 || strcmp(val, "on") == 0) {
+            c->hrtf = 1;
+            c->hrtf_path[0] = '\0';
+            return 0;
+        }
+        if (strcmp(val, "off") == 0) {
+            c->hrtf = 0;
+            c->hrtf_path[0] = '\0';
+            return 0;
+        }
+        c->hrtf = 1;
+        return copy_str("--hrtf", c->hrtf_path, sizeof c->hrtf_path, val);
     case OPT_LOOPLIFE:
         return parse_float("--detached-loop-max-s", val, 0.0, 1e7, &c->detached_loop_max_s);
     default: return HELIOD_EINVAL;

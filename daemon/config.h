@@ -37,6 +37,9 @@ typedef struct {
     /* [bus NAME] sections of the config file, in file order (config_bus_t) */
     struct hld_config_bus *buses;
     uint32_t n_buses;
+    /* headphones: binaural 3D voices (--hrtf) */
+    int hrtf;                        /* 1: on */
+    char hrtf_path[HL_MAX_PATH + 1]; /* SOFA file, "" = the libmysofa default set */
 } hld_config_t;
 
 /* One [bus NAME] section: applied once the mixer exists (hld_config_buses).

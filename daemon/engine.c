@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hrtf_load.h"
 #include "log.h"
 
 _Thread_local int heliod_rt_thread_flag;
@@ -196,23 +197,44 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     e->fade_gain = 1.0f;
     e->fade_step = 1.0f / ((float)cfg->rate * HLD_ENGINE_FADE_MS / 1000.0f);
     atomic_store(&e->fade_target, 1);
-    hl_mixer_config_t mc = {
-        .rate = cfg->rate, .voices = cfg->voices, .speed_of_sound = cfg->speed_of_sound};
+    if (cfg->hrtf) {
+        char err[256];
+        hl_hrtf_set_t *set = NULL;
+        uint64_t t0 = hld_now_ns();
+        const char *path = cfg->hrtf_path[0] ? cfg->hrtf_path : NULL;
+        int rc = hld_hrtf_load(path, cfg->rate, &e->hrtf_mem, &set, err, sizeof err);
+        if (rc) {
+            hld_error("%s", err);
+            return rc;
+        }
+        e->hrtf = set;
+        hld_info("hrtf: %s at %u Hz, %u x %u directions, %d taps, loaded in %.0f ms",
+                 path ? path : HLD_HRTF_DEFAULT_PATH, set->rate, set->n_az, set->n_el, HL_HRTF_TAPS,
+                 (double)(hld_now_ns() - t0) / HLD_NS_PER_MS);
+    }
+    hl_mixer_config_t mc = {.rate = cfg->rate,
+                            .voices = cfg->voices,
+                            .speed_of_sound = cfg->speed_of_sound,
+                            .hrtf = e->hrtf != NULL};
     size_t size = hl_mixer_size(&mc);
     if (!size) {
         hld_error("mixer: invalid configuration (rate %u, voices %u)", cfg->rate, cfg->voices);
+        hld_engine_close(e);
         return HELIOD_EINVAL;
     }
     size_t align = 64;
     size = (size + align - 1) / align * align;
     e->mem = aligned_alloc(align, size);
-    if (!e->mem) return HELIOD_ENOMEM;
+    if (!e->mem) {
+        hld_engine_close(e);
+        return HELIOD_ENOMEM;
+    }
     memset(e->mem, 0, size); /* also faults every page in before the audio thread runs */
     e->mixer = hl_mixer_init(e->mem, size, &mc);
-    if (!e->mixer) {
+    if (!e->mixer || hl_mixer_set_hrtf(e->mixer, e->hrtf) != 0) {
         hld_error("mixer: init failed");
-        free(e->mem);
-        e->mem = NULL;
+        e->mixer = NULL;
+        hld_engine_close(e);
         return HELIOD_EINVAL;
     }
     int rc = open_backend(e, cfg);
@@ -221,6 +243,10 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
                   rc == HELIOD_ENODEV ? "no such device" : "device error");
         free(e->mem);
         e->mem = NULL;
+        e->mixer = NULL;
+        hld_hrtf_free(e->hrtf_mem);
+        e->hrtf_mem = NULL;
+        e->hrtf = NULL;
         return rc;
     }
     if (cfg->record[0]) {
@@ -229,6 +255,10 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
             hld_backend_close(&e->backend);
             free(e->mem);
             e->mem = NULL;
+            e->mixer = NULL;
+            hld_hrtf_free(e->hrtf_mem);
+            e->hrtf_mem = NULL;
+            e->hrtf = NULL;
             return rc;
         }
     }
@@ -268,6 +298,9 @@ void hld_engine_close(hld_engine_t *e) {
     e->scratch = NULL;
     hld_meter_tap_close(e->tap); /* after the backend: the audio thread is gone */
     e->tap = NULL;
+    hld_hrtf_free(e->hrtf_mem); /* the audio thread is gone: no voice reads it */
+    e->hrtf_mem = NULL;
+    e->hrtf = NULL;
 }
 
 static double percentile(const uint64_t *h, uint64_t total, double q) {

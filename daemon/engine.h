@@ -58,7 +58,9 @@ typedef struct hld_engine {
     hld_backend_t backend;
     int started;
     hld_recorder_t *rec;
-    hld_meter_tap_t *tap; /* level figures and the output, for the meters (metering.c) */
+    hld_meter_tap_t *tap;      /* level figures and the output, for the meters (metering.c) */
+    void *hrtf_mem;            /* --hrtf: the set's block (hld_hrtf_load), freed at close */
+    const hl_hrtf_set_t *hrtf; /* the set inside it, given to the mixer; NULL = off */
 
     /* written by the audio thread (relaxed) */
     _Atomic uint64_t callbacks, xruns, underruns, cb_ns_sum, cb_ns_max;
@@ -102,9 +104,12 @@ static inline uint64_t hld_now_ns(void) {
 
 #define HLD_ENGINE_FADE_MS 5.0f /* a device switch's fade-out and fade-in */
 
-/* Allocates the mixer, opens the backend chosen by cfg (auto falls back to
- * null with a warning) and the recorder. Returns 0 or a negative HELIOD_*
- * code after logging why. Main thread; the engine is not running yet. */
+/* Loads the HRTF set when cfg asks for one (at the engine rate, off the
+ * audio thread: it is not running yet), allocates the mixer, opens the
+ * backend chosen by cfg (auto falls back to null with a warning) and the
+ * recorder. Returns 0 or a negative HELIOD_* code after logging why (an HRTF
+ * file that cannot be loaded is an error: never a daemon without the
+ * rendering it was asked for). Main thread; the engine is not running yet. */
 int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg);
 /* Starts the audio thread. 0 or HELIOD_EIO. Main thread. */
 int hld_engine_start(hld_engine_t *e);

@@ -14,21 +14,25 @@
 /* ---- start-up estimate --------------------------------------------------------- */
 
 /* Renders HLD_GOV_CALIB_VOICES worst-case voices (3D, looping, pitch 1.37
- * with Doppler, cubic, mono noise) on a private mixer and returns the
- * cheapest block's cost per voice (the cheapest: preemption only adds). */
-static double calibrate(uint32_t rate, uint32_t period, float speed_of_sound) {
+ * with Doppler, cubic, mono noise; binaural when the daemon runs with an
+ * HRTF set) on a private mixer and returns the cheapest block's cost per
+ * voice (the cheapest: preemption only adds). */
+static double calibrate(uint32_t rate, uint32_t period, float speed_of_sound,
+                        const hl_hrtf_set_t *hrtf) {
     enum { SRC_FRAMES = 48000 };
     hl_mixer_config_t mc = {.rate = rate,
                             .voices = HLD_GOV_CALIB_VOICES,
                             .cmd_capacity = 2 * HLD_GOV_CALIB_VOICES, /* every play at once */
                             .cmds_per_block = 2 * HLD_GOV_CALIB_VOICES,
-                            .speed_of_sound = speed_of_sound};
+                            .speed_of_sound = speed_of_sound,
+                            .hrtf = hrtf != NULL};
     size_t size = hl_mixer_size(&mc);
     void *mem = size ? aligned_alloc(64, (size + 63) / 64 * 64) : NULL;
     float *src = malloc(SRC_FRAMES * sizeof *src);
     float *out = malloc((size_t)period * HLD_CHANNELS * sizeof *out);
     double best = 0;
     hl_mixer_t *mx = mem ? hl_mixer_init(mem, size, &mc) : NULL;
+    if (mx && hl_mixer_set_hrtf(mx, hrtf) != 0) mx = NULL;
     if (mx && src && out) {
         uint32_t x = 12345u;
         for (int i = 0; i < SRC_FRAMES; i++) {
@@ -77,7 +81,8 @@ void hld_governor_init(hld_daemon_t *d) {
     g->cubic_limit = UINT32_MAX;
     if (d->cfg.cpu_budget <= 0) return; /* off */
     g->budget_ns = (double)d->engine.period_ns * d->cfg.cpu_budget / 100.0;
-    g->calib_ns = calibrate(d->engine.rate, d->engine.period, d->cfg.speed_of_sound);
+    g->calib_ns =
+        calibrate(d->engine.rate, d->engine.period, d->cfg.speed_of_sound, d->engine.hrtf);
     g->voice_ns = g->calib_ns * HLD_GOV_CALIB_SAFETY;
     if (g->voice_ns > 0) {
         double fit = g->budget_ns * HLD_GOV_GROW_TO / g->voice_ns * HLD_GOV_START;

@@ -34,10 +34,14 @@ int hld_rt_lock_memory(const hld_engine_t *e, const hld_config_t *cfg) {
     /* The mixer's memory: voices, buses, scratch. The engine allocated it
      * rounded up to a cache line; the pages of the hl_mixer_size bytes are
      * what the audio thread touches. */
-    hl_mixer_config_t mc = {
-        .rate = cfg->rate, .voices = cfg->voices, .speed_of_sound = cfg->speed_of_sound};
+    hl_mixer_config_t mc = {.rate = cfg->rate,
+                            .voices = cfg->voices,
+                            .speed_of_sound = cfg->speed_of_sound,
+                            .hrtf = e->hrtf != NULL};
     size_t bytes = e->mem ? hl_mixer_size(&mc) : 0;
     int ok = bytes && mlock(e->mem, bytes) == 0;
+    /* the HRTF set (read by every binaural voice's filter build) */
+    if (ok && e->hrtf) ok = mlock(e->hrtf_mem, hl_hrtf_set_size(e->hrtf->n_az, e->hrtf->n_el)) == 0;
     int err = errno;
     if (rl.rlim_cur != RLIM_INFINITY)
         hld_info("RLIMIT_MEMLOCK is %llu KiB, not unlimited: no mlockall; mixer memory "

@@ -120,6 +120,7 @@
 
 #include "heliod_errors.h"
 #include "hl_fx.h"
+#include "hl_hrtf.h"
 #include "hl_limits.h"
 #include "hl_stream.h"
 
@@ -167,6 +168,7 @@ typedef struct {
     uint32_t cmd_capacity;   /* power of two; 0 = HL_CMD_RING */
     uint32_t cmds_per_block; /* drain cap; 0 = HL_CMDS_PER_BLOCK */
     float speed_of_sound;    /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND, < 0 invalid */
+    uint32_t hrtf;           /* 1: reserve per-slot HRTF state (hl_mixer_set_hrtf); 0: none */
 } hl_mixer_config_t;
 
 /* Bytes of memory hl_mixer_init needs for cfg (0 if cfg is invalid). */
@@ -183,6 +185,26 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg);
 #define HL_MIX_SIMD_BEST 1
 #define HL_MIX_SIMD_AVX2 2
 int hl_mixer_use_simd(hl_mixer_t *m, int enable);
+
+/* Binaural rendering of 3D voices (headphones). With a set, every 3D voice
+ * started afterwards mixes its source to mono (downmixing stereo) with the
+ * envelope and distance gain as usual, then through its own HRTF convolver
+ * (hl_hrtf.h) for the direction of the source in the listener's frame; the
+ * post stage (filter, occlusion, sends) takes the binaural pair. A moving
+ * source or listener crossfades the filter over each block. 2D voices and
+ * buses are unchanged. A binaural voice whose source ends on its own plays
+ * its convolver's ring-out (at most HL_HRTF_HIST frames) before it ends: its
+ * ENDED event comes that much later, with the frame and cursor of the block
+ * the source ended in. `set` is read-only to the mixer, at the engine rate
+ * (set->rate == cfg.rate), and must outlive every voice that uses it; NULL
+ * turns it off for voices started afterwards. The per-voice state (one
+ * hl_hrtf_voice_t per physical slot, reset whenever a slot starts a voice)
+ * exists only in a mixer sized with cfg.hrtf = 1. Returns 0 or
+ * HELIOD_EINVAL (no HRTF state in this mixer, a rate or tap count that does
+ * not match). Main thread, while the audio thread is not running. */
+int hl_mixer_set_hrtf(hl_mixer_t *m, const hl_hrtf_set_t *set);
+/* The set in use, or NULL. Main thread. */
+const hl_hrtf_set_t *hl_mixer_hrtf(const hl_mixer_t *m);
 
 typedef struct {
     const hl_pcm_t *pcm;
@@ -443,6 +465,7 @@ typedef struct {
     uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
     uint64_t underruns;     /* stream underrun episodes, all voices */
     uint32_t stream_voices; /* last block */
+    uint32_t hrtf_voices;   /* last block: voices rendered binaurally */
 } hl_mixer_stats_t;
 void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
 /* Exclusive upper bound (us) of wait histogram bucket i: bucket i counts

@@ -53,7 +53,7 @@ static uint32_t pow2_at_least(uint32_t v) {
 }
 
 typedef struct {
-    size_t ctl, rt, free_stack, rt_active, cmd, ev, total;
+    size_t ctl, rt, free_stack, rt_active, cmd, ev, hrtf, total;
     uint32_t slots, ev_capacity, cmd_capacity;
 } layout_t;
 
@@ -81,6 +81,11 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     off = align_up(off + (size_t)hl_ring_storage_size(cmd_cap, sizeof(hl_cmd_t)));
     lo->ev = off;
     off = align_up(off + (size_t)hl_ring_storage_size(lo->ev_capacity, sizeof(hl_mix_event_t)));
+    /* HRTF state per slot, only when asked for: indexed like the slots, so
+     * a voice finds its state without a pool to manage on the audio thread,
+     * and every 3D voice (fading ones too) can be binaural */
+    lo->hrtf = off;
+    if (cfg->hrtf) off = align_up(off + (size_t)lo->slots * sizeof(hl_hrtf_voice_t));
     lo->total = off;
     return 0;
 }
@@ -109,6 +114,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     m->rt = (hl_rt_voice_t *)(void *)(base + lo.rt);
     m->free_stack = (uint32_t *)(void *)(base + lo.free_stack);
     m->rt_active = (uint32_t *)(void *)(base + lo.rt_active);
+    m->hrtf_v = cfg->hrtf ? (hl_hrtf_voice_t *)(void *)(base + lo.hrtf) : NULL;
     /* Pop order: slot 0 first. */
     for (uint32_t i = 0; i < lo.slots; i++)
         m->free_stack[i] = lo.slots - 1 - i;
@@ -163,6 +169,17 @@ int hl_mixer_use_simd(hl_mixer_t *m, int enable) {
     }
     m->k = &hl_mix_kernels_generic;
     return 0;
+}
+
+int hl_mixer_set_hrtf(hl_mixer_t *m, const hl_hrtf_set_t *set) {
+    if (set && (!m->hrtf_v || set->rate != m->cfg.rate || set->taps != HL_HRTF_TAPS))
+        return HELIOD_EINVAL;
+    m->hrtf = set;
+    return 0;
+}
+
+const hl_hrtf_set_t *hl_mixer_hrtf(const hl_mixer_t *m) {
+    return m->hrtf;
 }
 
 /* ---- handles --------------------------------------------------------------- */
@@ -478,6 +495,7 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->voices_mixed = LD(voices_mixed);
     out->voices_virtual = LD(voices_virtual);
     out->stream_voices = LD(stream_voices);
+    out->hrtf_voices = LD(hrtf_voices);
     out->underruns = LD(underruns);
     out->limiter_blocks = LD(limiter_blocks);
     out->peak[0] = bits_to_float(LD(peak[0]));

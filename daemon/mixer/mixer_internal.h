@@ -6,7 +6,7 @@
  * 64-byte aligned arrays:
  *
  *   [hl_mixer_t][ctl_voice x slots][rt_voice x slots][free stack][rt active list]
- *   [cmd ring storage][event ring storage]
+ *   [cmd ring storage][event ring storage][hrtf voice state x slots (cfg.hrtf only)]
  *
  * The RT side also holds one shared stream scratch (sbuf) that linearises the
  * ring frames a stream voice's run needs, after that voice's kept history.
@@ -23,6 +23,7 @@
 #include "hl_dsp.h"
 #include "hl_duck.h"
 #include "hl_fx.h"
+#include "hl_hrtf.h"
 #include "hl_mixer.h"
 #include "hl_ring.h"
 #include "hl_stream.h"
@@ -229,6 +230,10 @@ typedef struct {
     hl_ramp_t send[HL_MAX_SENDS];   /* send levels (0 = none) */
     uint8_t send_bus[HL_MAX_SENDS]; /* bus indices */
     uint32_t post;                  /* the voice needs the post stage now */
+    /* binaural (hl_mixer_set_hrtf): the convolver state is m->hrtf_v[slot] */
+    uint32_t hrtf;  /* 1: a 3D voice started with HRTF on (then post is always 1) */
+    uint32_t htail; /* frames of convolver ring-out still to play after the source ended */
+    float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
 } hl_rt_voice_t;
 
 /* RT state of a bus (index HL_MASTER: the master). */
@@ -249,7 +254,7 @@ typedef struct {
 typedef struct {
     _Atomic uint64_t blocks, frames, cmds_applied, cmd_cap_hits, limiter_blocks, wait_max_ns;
     _Atomic uint64_t underruns;
-    _Atomic uint32_t voices_mixed, voices_virtual, stream_voices;
+    _Atomic uint32_t voices_mixed, voices_virtual, stream_voices, hrtf_voices;
     _Atomic uint32_t peak[2], bus_peak[HL_MAX_BUSES]; /* float bit patterns */
     _Atomic uint32_t duck_gain[HL_MAX_BUSES];         /* float bit patterns */
     _Atomic uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
@@ -298,9 +303,13 @@ struct hl_mixer {
     hl_rt_duck_t duck[HL_MAX_DUCKS];
     hl_limiter_t limiter;
     const hl_mix_kernels_t *k;
+    const hl_hrtf_set_t *hrtf; /* binaural 3D voices (NULL: off); set before the audio thread */
+    hl_hrtf_voice_t *hrtf_v;   /* one per slot when cfg.hrtf, else NULL */
+    uint32_t hrtf_mixed;       /* voices rendered binaurally in the current block */
     _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
+    _Alignas(HL_MIX_ALIGN) float hbuf[2][HL_MIX_BLOCK]; /* a binaural voice's ear pair */
     /* shared by all stream voices: the frames one run reads, linearised */
     _Alignas(HL_MIX_ALIGN) float sbuf[HL_STREAM_SCRATCH * 2];
 

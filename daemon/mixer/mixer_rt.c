@@ -146,6 +146,40 @@ static float doppler_of(const hl_mixer_t *m, const hl_rt_voice_t *v, float d) {
     return dop < HL_DOPPLER_MIN ? HL_DOPPLER_MIN : dop > HL_DOPPLER_MAX ? HL_DOPPLER_MAX : dop;
 }
 
+/* Level of each ear's input of a binaural voice: the pan law's centre value,
+ * so that a source straight ahead, which the HRTF set renders at unity power
+ * per ear at 1 kHz (daemon/hrtf_load.c normalises it so), is as loud in each
+ * ear as the same source panned to the centre without HRTF. */
+#define HL_HRTF_LEVEL 0.70710678f
+
+/* Direction of a source at pos in the listener's frame, as hl_hrtf.h takes
+ * it (x right, y up, -z forward). The listener's up is made orthogonal to
+ * its forward here (a game's frame may drift); a degenerate frame gives
+ * zeros, which the renderer takes as straight ahead. */
+static void listener_dir(const hl_listener_state_t *lis, const float pos[3], float dir[3]) {
+    float rel[3], f[3], r[3], u[3];
+    for (int a = 0; a < 3; a++) {
+        rel[a] = pos[a] - lis->pos[a];
+        f[a] = lis->fwd[a];
+    }
+    r[0] = f[1] * lis->up[2] - f[2] * lis->up[1]; /* right = forward x up */
+    r[1] = f[2] * lis->up[0] - f[0] * lis->up[2];
+    r[2] = f[0] * lis->up[1] - f[1] * lis->up[0];
+    u[0] = r[1] * f[2] - r[2] * f[1]; /* up' = right x forward */
+    u[1] = r[2] * f[0] - r[0] * f[2];
+    u[2] = r[0] * f[1] - r[1] * f[0];
+    const float fl = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+    const float rl = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    const float ul = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (!(fl > 1e-12f && rl > 1e-12f && ul > 1e-12f)) {
+        dir[0] = dir[1] = dir[2] = 0.0f;
+        return;
+    }
+    dir[0] = (rel[0] * r[0] + rel[1] * r[1] + rel[2] * r[2]) / rl;
+    dir[1] = (rel[0] * u[0] + rel[1] * u[1] + rel[2] * u[2]) / ul;
+    dir[2] = -(rel[0] * f[0] + rel[1] * f[1] + rel[2] * f[2]) / fl;
+}
+
 /* Target gain pair and Doppler target of a 3D voice at position pos; returns
  * 1 when the voice is at or beyond max distance and inaudible (never with
  * HL_MIX_CLAMP: it keeps the gain it has at max distance). */
@@ -157,11 +191,16 @@ static int spatial_3d(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *
     /* a new target starts the smoothing's grid afresh (see dop_advance) */
     if (v->doppler == v->dop_target && dop != v->dop_target) v->dop_phase = 0;
     v->dop_target = dop;
+    if (v->hrtf) listener_dir(lis, v->pos, v->hdir);
     if (d >= v->max_d && !(v->flags & HL_MIX_CLAMP)) {
         *l = *r = 0.0f;
         return 1;
     }
     float g = gain * hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff);
+    if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
+        *l = *r = g * HL_HRTF_LEVEL;
+        return 0;
+    }
     hl_pan_equal_power(pan, l, r);
     *l *= g;
     *r *= g;
@@ -311,10 +350,11 @@ static void stream_reset(hl_rt_voice_t *v) {
     v->ur_pos = 0;
 }
 
-/* 1 while the voice needs its post stage: a filter on or gliding, an
- * occlusion gain, a send. */
+/* 1 while the voice needs its post stage: binaural rendering, a filter on
+ * or gliding, an occlusion gain, a send. */
 static uint32_t post_needed(const hl_rt_voice_t *v) {
-    uint32_t p = hl_vfilter_active(&v->vf) || v->occ.cur != 1.0f || v->occ.target != 1.0f;
+    uint32_t p =
+        v->hrtf || hl_vfilter_active(&v->vf) || v->occ.cur != 1.0f || v->occ.target != 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++)
         p |= v->send[i].cur != 0.0f || v->send[i].target != 0.0f;
     return p;
@@ -352,6 +392,10 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     }
     v->bus = p->bus < HL_MAX_BUSES ? p->bus : HL_BUS_SFX;
     v->tag = p->tag;
+    /* binaural from the first block on a fresh convolver: nothing of the
+     * slot's previous voice (a stolen or ended one) rings into this one */
+    v->hrtf = (p->flags & HL_MIX_3D) && m->hrtf;
+    if (v->hrtf) hl_hrtf_voice_reset(&m->hrtf_v[c->slot]);
     hl_vfilter_init(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
     v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++) {
@@ -394,7 +438,9 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
 
 static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     hl_rt_voice_t *v = rt_voice(m, c);
-    if (!v || v->env_mode == HL_ENV_RELEASE) return; /* gone, or already fading: keep that fade */
+    /* gone, already fading (keep that fade), or its source already over and
+     * the binaural ring-out playing (it ends on its own, FINISHED) */
+    if (!v || v->env_mode == HL_ENV_RELEASE || v->htail) return;
     v->f.steady = 0;
     v->end_reason = c->u.stop.reason;
     if (v->env_mode == HL_ENV_PAUSED) {
@@ -1091,10 +1137,22 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
 static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g);
 
 /* The post stage of a voice whose block was mixed into its own pair l/r:
- * filter, occlusion gain, then into its bus and its sends (each send's
- * level ramped per frame). */
+ * binaural rendering (the pair is then the mono input in l, r the same,
+ * and the ear pair replaces it), filter, occlusion gain, then into its bus
+ * and its sends (each send's level ramped per frame). */
 static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                        uint32_t *buses) {
+    if (v->hrtf) {
+        float *el = m->hbuf[0], *er = m->hbuf[1];
+        memset(el, 0, n * sizeof(float));
+        memset(er, 0, n * sizeof(float));
+        /* gain 1: the distance gain and envelope are in the input, ramped per
+         * frame; the filter changes (and crossfades) only with the direction */
+        hl_hrtf_process_rt(m->hrtf, &m->hrtf_v[v->slot], l, n, v->hdir, 1.0f, el, er);
+        l = el;
+        r = er;
+        m->hrtf_mixed++;
+    }
     if (hl_vfilter_active(&v->vf)) {
         float *ch[2] = {l, r};
         hl_vfilter_process_rt(&v->vf, ch, 2, n);
@@ -1129,11 +1187,29 @@ static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint
     v->f.post = (uint16_t)v->post;
 }
 
+/* The blocks after a binaural voice's source ran out: its convolver still
+ * holds up to HL_HRTF_HIST frames of it (the far ear's delay plus the
+ * HRIR), which ring out through the post stage before the voice ends;
+ * cut, a sound that stops loud would lose its last milliseconds in the far
+ * ear. Returns 1 once done. The ENDED event keeps the frame and cursor of
+ * the block the source ended in. */
+__attribute__((noinline, cold)) static int hrtf_ring_out(hl_mixer_t *m, hl_rt_voice_t *v,
+                                                         uint32_t n, uint32_t *buses) {
+    float *l = m->vbuf[0], *r = m->vbuf[1];
+    memset(l, 0, n * sizeof(float));
+    memset(r, 0, n * sizeof(float));
+    *buses |= 1u << v->bus;
+    voice_post(m, v, l, r, n, buses);
+    v->htail = n >= v->htail ? 0 : v->htail - n;
+    return v->htail == 0;
+}
+
 /* One voice's block: returns 1 when the voice ended (end_reason and
  * end_frame set for its ENDED event), 0 while it plays. */
 static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns,
                          uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
     if (v->stream) (*streams)++;
+    if (v->htail) return hrtf_ring_out(m, v, n, buses);
     if (v->env_mode == HL_ENV_RELEASE && v->env.rem == 0) { /* stopped while paused */
         v->end_frame = m->clock;
         return 1;
@@ -1148,6 +1224,9 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     if (far && !v->stream && v->gl.cur == 0.0f && v->gr.cur == 0.0f) {
         /* virtual: inaudible, not mixed, but time goes on (streams always play) */
         (*virt)++;
+        /* its convolver's history is stale by the time it is heard again:
+         * start that block afresh (the gains ramp up from 0) */
+        if (v->hrtf && m->hrtf_v[v->slot].valid) hl_hrtf_voice_reset(&m->hrtf_v[v->slot]);
         for (uint32_t t = 0; t < n && !finished;) {
             uint32_t seg = rate_run(v, n - t);
             skip_voice(v, seg, voice_step(v), &finished);
@@ -1245,7 +1324,10 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     v->end_frame = m->clock + n;
     if (finished) {
         v->end_reason = HL_MIX_END_FINISHED;
-        return 1;
+        if (!v->hrtf || !m->hrtf_v[v->slot].valid) return 1;
+        v->htail = HL_HRTF_HIST; /* the source is over; its sound is not yet */
+        v->f.steady = 0;
+        return 0;
     }
     if (v->env.rem == 0 && v->env_mode == HL_ENV_RELEASE) return 1;
     if (v->env.rem == 0 && v->env_mode == HL_ENV_PAUSING) v->env_mode = HL_ENV_PAUSED;
@@ -1451,6 +1533,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     }
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
     uint32_t i = 0;
+    m->hrtf_mixed = 0;
     /* warm-up: the voices the loop below starts with */
     for (uint32_t j = 0; j < HL_PF_STATE_AHEAD && j < m->n_rt_active; j++) {
         prefetch_state(&m->rt[m->rt_active[j]]);
@@ -1475,6 +1558,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     atomic_store_explicit(&m->stats.voices_mixed, mixed, memory_order_relaxed);
     atomic_store_explicit(&m->stats.voices_virtual, virt, memory_order_relaxed);
     atomic_store_explicit(&m->stats.stream_voices, streams, memory_order_relaxed);
+    atomic_store_explicit(&m->stats.hrtf_voices, m->hrtf_mixed, memory_order_relaxed);
 
     /* the bus tree: inserts, gains, ducking, into the master and out */
     hl_bus_render_rt(m, out, n, buses, bus_peak);

@@ -15,6 +15,8 @@
  *   test_rt jack HELIOD HOOK       the same on PortAudio against a JACK dummy
  *                                  server (jackd -d dummy): the PortAudio
  *                                  callback path; exit 77 without jackd
+ *   test_rt hrtf HELIOD HOOK       the same with --hrtf: every 3D voice binaural,
+ *                                  played, moved round the head, stolen, ended
  */
 #include <errno.h>
 #include <math.h>
@@ -216,6 +218,7 @@ static void test_daemon(void **state) {
     char rec[300];
     snprintf(rec, sizeof rec, "%s/out.wav", g_dir);
     int jack = strcmp(g_mode, "jack") == 0, record = strcmp(g_mode, "record") == 0;
+    int hrtf = strcmp(g_mode, "hrtf") == 0;
     /* one client drives every path: its voice quota is above the pool, so
      * the pool's own refusals and steals are what it meets */
     const char *argv[24] = {g_prog, "--voices", "8",  "--virtual-voices", "24",  "--client-voices",
@@ -232,6 +235,7 @@ static void test_daemon(void **state) {
         argv[an++] = "--record";
         argv[an++] = rec;
     }
+    if (hrtf) argv[an++] = "--hrtf"; /* the default set, loaded before the audio thread */
     argv[an] = NULL;
     pid_t pid = spawn(argv, out);
     assert_true(pid > 0);
@@ -483,6 +487,34 @@ static void test_daemon(void **state) {
     assert_int_equal(heliod_bus_remove(a, "hall"), 0);
     assert_int_equal(heliod_bus_remove(a, "room"), 0);
     assert_int_equal(heliod_fx_remove(a, "music", 1), 0);
+    /* 3D voices (binaural with --hrtf) moving round the head in ramped
+     * steps while the listener turns: the convolvers crossfade every block */
+    heliod_listener_t home = {.mask = HELIOD_LIS_POS | HELIOD_LIS_FWD, .fwd = {0, 0, -1}};
+    assert_int_equal(heliod_set_listener(a, &home), 0);
+    heliod_voice_t mv[4];
+    for (int i = 0; i < 4; i++)
+        play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_3D, 200, &mv[i], 0);
+    for (int step = 0; step < 24; step++) {
+        for (int i = 0; i < 4; i++) {
+            double az = (step * 30 + i * 90) * M_PI / 180.0;
+            heliod_voice_set_t mp = {.mask = HELIOD_SET_POS, .ramp_ms = 10};
+            mp.pos[0] = (float)(-2 * sin(az));
+            mp.pos[1] = (float)(step % 3 - 1);
+            mp.pos[2] = (float)(-2 * cos(az));
+            assert_int_equal(heliod_set(a, mv[i], &mp), 0);
+        }
+        if (step % 6 == 5) {
+            double t = step * 0.2;
+            heliod_listener_t turn = {.mask = HELIOD_LIS_FWD,
+                                      .fwd = {(float)sin(t), 0, (float)-cos(t)}};
+            assert_int_equal(heliod_set_listener(a, &turn), 0);
+        }
+        sleep_ms(10);
+    }
+    double hrtf_on = stat_of(a, "hrtf"), hrtf_voices = stat_of(a, "hrtf_voices");
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(heliod_stop(a, mv[i], i * 5), 0);
+    sleep_ms(30);
 
     /* voices still playing at shutdown fade out on the audio thread */
     play(a, "loop", HELIOD_PLAY_LOOP, 0, &v[0], 0);
@@ -499,6 +531,8 @@ static void test_daemon(void **state) {
     assert_true(virt >= 2 * VOICES);
     assert_true(virtualised >= 1);
     assert_true(realised >= 1);
+    assert_true(hrtf_on == (hrtf ? 1.0 : 0.0));
+    assert_true(hrtf ? hrtf_voices >= 1 : hrtf_voices == 0);
     assert_int_equal(hook_value(out, "flag_resolved"), 1);
     assert_int_equal(hook_value(out, "total"), 0);
     if (record) { /* the tap really ran: the file holds the session */
@@ -514,7 +548,7 @@ static void test_daemon(void **state) {
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: test_rt selftest|daemon|record|jack PROGRAM HOOK\n");
+        fprintf(stderr, "usage: test_rt selftest|daemon|record|jack|hrtf PROGRAM HOOK\n");
         return 2;
     }
     g_mode = argv[1];
