@@ -3,8 +3,9 @@
  *
  * The flags are parsed twice: a first pass only looks for --config so the
  * file can be applied before the flags, which then override it. The INI file
- * uses the long flag names as keys ("rate = 44100"); blank lines and lines
- * starting with '#' or ';' are ignored. A "[bus NAME]" section defines a
+ * uses the long flag names as keys ("rate = 44100"); blank lines, lines
+ * starting with '#' or ';', and the rest of a line from a '#' or ';' that
+ * follows whitespace (an inline comment) are ignored. A "[bus NAME]" section defines a
  * bus (hld_config_bus_t) up to the next header; other "[section]" headers
  * are ignored.
  */
@@ -362,6 +363,13 @@ static int load_file(hld_config_t *c, const char *path) {
         lineno++;
         char *s = trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
+        /* an inline comment: '#' or ';' after whitespace ends the line */
+        for (char *c = s + 1; *c; c++)
+            if ((*c == '#' || *c == ';') && (c[-1] == ' ' || c[-1] == '\t')) {
+                *c = '\0';
+                s = trim(s);
+                break;
+            }
         if (*s == '[') {
             rc = bus_section(c, s, path, lineno, &bus);
             continue;

@@ -640,8 +640,8 @@ static void test_config_buses(void **state) {
                        "[bus reverb_hall]\n"
                        "parent = amb\n" /* defined further down */
                        "fx = reverb --preset hall --dry 0\n"
-                       "[bus amb]\n"
-                       "gain = -6\n"
+                       "[bus amb]    # inline comments, as in the README\n"
+                       "gain = -6    ; quieter\n"
                        "fx = eq --type highpass --freq 80\n"
                        "fx = comp --threshold -24 --ratio 2\n"
                        "[bus music]\n"
