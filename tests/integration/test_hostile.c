@@ -749,6 +749,8 @@ static size_t enc_bus(uint8_t *b, const char *name, uint32_t mask, float gain, f
     hl_put_f32(&w, ramp);
     hl_put_u8(&w, 0);       /* mute */
     put_str_raw(&w, "", 0); /* parent */
+    put_str_raw(&w, "", 0); /* send */
+    hl_put_f32(&w, 0);      /* send_db */
     return w.len;
 }
 
@@ -930,7 +932,7 @@ static void test_malformed_bodies(void **state) {
     ADD("bus: ramp negative", HL_OP_BUS, I, 0);
     t[n].len = enc_bus(t[n].body, "nobus", HL_BUS_GAIN, 0, 0);
     ADD("bus: unknown bus", HL_OP_BUS, HELIOD_ENOBUS, 0);
-    t[n].len = enc_bus(t[n].body, "sfx", 0x40, 0, 0);
+    t[n].len = enc_bus(t[n].body, "sfx", 0x80, 0, 0);
     ADD("bus: unknown mask", HL_OP_BUS, P, 1);
     t[n].len = enc_listener(t[n].body, HL_LIS_POS, NAN);
     ADD("listener: pos NaN", HL_OP_LISTENER, I, 0);

@@ -938,7 +938,7 @@ static void test_flags_and_enums(void **state) {
     /* SUBSCRIBE mask */
     expect_bad(13, 0, 4, 0x40);
     /* BUS: name "sfx" (5) mask */
-    expect_bad(14, 5, 4, 0x20);
+    expect_bad(14, 5, 4, 0x40);
     /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
     expect_bad(16, 0, 2, 0);
     expect_bad(16, 0, 2, 6);
