@@ -1089,6 +1089,96 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
 
 static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g);
 
+/* A send: sl/sr += l/r times the send level, ramped per frame (linear
+ * while the ramp runs, then flat), advancing the ramp. */
+static void post_send_ramped(float *sl, float *sr, const float *l, const float *r, uint32_t n,
+                             hl_ramp_t *g) {
+    const uint32_t rn = g->rem < n ? g->rem : n;
+    const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
+    for (uint32_t t = 0; t < rn; t++) {
+        const float gt = g0 + (float)(t + 1) * d;
+        sl[t] += l[t] * gt;
+        sr[t] += r[t] * gt;
+    }
+    ramp_advance(g, rn);
+    const float gc = g->cur;
+    for (uint32_t t = rn; t < n; t++) {
+        sl[t] += l[t] * gc;
+        sr[t] += r[t] * gc;
+    }
+}
+
+/* The sends of a voice that are on (level or target not 0), at most
+ * HL_MAX_SENDS; returns how many, and whether any of them ramps. */
+static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_t *ramping) {
+    uint32_t k = 0;
+    *ramping = 0;
+    for (uint32_t i = 0; i < HL_MAX_SENDS; i++) {
+        const hl_ramp_t *g = &v->send[i];
+        if (g->cur == 0.0f && g->target == 0.0f) continue;
+        *ramping |= g->rem != 0;
+        idx[k++] = i;
+    }
+    return k;
+}
+
+/* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
+ * pass while no level ramps (each frame: y = x * occ, send += y * level,
+ * bus += y: the same products and sums, in the same order, as the passes
+ * below, so both give the same bits), else one pass per stage. */
+static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                     uint32_t *buses) {
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = post_sends(v, idx, &ramping);
+    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    for (uint32_t i = 0; i < ns; i++)
+        *buses |= 1u << v->send_bus[idx[i]];
+    if (v->occ.rem == 0 && !ramping) {
+        const float o = v->occ.cur;
+        if (ns == 0) {
+            for (uint32_t t = 0; t < n; t++) {
+                bl[t] += l[t] * o;
+                br[t] += r[t] * o;
+            }
+        } else if (ns == 1) {
+            const uint32_t b0 = v->send_bus[idx[0]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            const float g0 = v->send[idx[0]].cur;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = l[t] * o, yr = r[t] * o;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = l[t] * o, yr = r[t] * o;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                s1l[t] += yl * g1;
+                s1r[t] += yr * g1;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        }
+        return;
+    }
+    apply_gain_ramp(l, r, n, &v->occ);
+    for (uint32_t i = 0; i < ns; i++) {
+        const uint32_t b = v->send_bus[idx[i]];
+        post_send_ramped(m->acc[b][0], m->acc[b][1], l, r, n, &v->send[idx[i]]);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        bl[k] += l[k];
+        br[k] += r[k];
+    }
+}
+
 /* The post stage of a voice whose block was mixed into its own pair l/r:
  * filter, occlusion gain, then into its bus and its sends (each send's
  * level ramped per frame). */
@@ -1098,31 +1188,50 @@ static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint
         float *ch[2] = {l, r};
         hl_vfilter_process_rt(&v->vf, ch, 2, n);
     }
-    apply_gain_ramp(l, r, n, &v->occ);
-    for (int i = 0; i < HL_MAX_SENDS; i++) {
-        hl_ramp_t *g = &v->send[i];
-        if (g->cur == 0.0f && g->target == 0.0f) continue;
-        const uint32_t b = v->send_bus[i];
-        float *sl = m->acc[b][0], *sr = m->acc[b][1];
-        const uint32_t rn = g->rem < n ? g->rem : n;
-        const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
-        for (uint32_t t = 0; t < rn; t++) {
-            const float gt = g0 + (float)(t + 1) * d;
-            sl[t] += l[t] * gt;
-            sr[t] += r[t] * gt;
+    post_mix(m, v, l, r, n, buses);
+    v->post = post_needed(v);
+    v->f.post = (uint16_t)v->post;
+}
+
+/* The post stage of a steady mono voice whose block, not yet panned, is in
+ * u (the source span, interpolated): the filter runs once on it before the
+ * pan (hl_vfilter_process_mono_rt: the same output as filtering the panned
+ * pair, within rounding), then one pass pans it with the flat gain pair
+ * into the bus and the sends, times the occlusion gain. Ramping occlusion
+ * or send levels go through the pair and post_mix instead. */
+static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, float *u, uint32_t n, float gl,
+                            float gr, uint32_t *buses) {
+    if (hl_vfilter_active(&v->vf)) hl_vfilter_process_mono_rt(&v->vf, u, u, n, gl, gr);
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = post_sends(v, idx, &ramping);
+    if (v->occ.rem || ramping || ns > 1) {
+        float *l = m->vbuf[0], *r = m->vbuf[1]; /* u is vbuf[0]: r first */
+        for (uint32_t t = 0; t < n; t++)
+            r[t] = u[t] * gr;
+        for (uint32_t t = 0; t < n; t++)
+            l[t] = u[t] * gl;
+        post_mix(m, v, l, r, n, buses);
+    } else {
+        float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+        const float o = v->occ.cur, ol = gl * o, or_ = gr * o;
+        if (ns == 0) {
+            for (uint32_t t = 0; t < n; t++) {
+                bl[t] += u[t] * ol;
+                br[t] += u[t] * or_;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            const float g0 = v->send[idx[0]].cur;
+            *buses |= 1u << b0;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = u[t] * ol, yr = u[t] * or_;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
         }
-        ramp_advance(g, rn);
-        const float gc = g->cur;
-        for (uint32_t t = rn; t < n; t++) {
-            sl[t] += l[t] * gc;
-            sr[t] += r[t] * gc;
-        }
-        *buses |= 1u << b;
-    }
-    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
-    for (uint32_t k = 0; k < n; k++) {
-        bl[k] += l[k];
-        br[k] += r[k];
     }
     v->post = post_needed(v);
     v->f.post = (uint16_t)v->post;
@@ -1252,6 +1361,35 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     return 0;
 }
 
+/* A steady voice with a post stage whose filter can run before the pan:
+ * the source span (interpolated, unpanned) into vbuf[0], then
+ * voice_post_mono. The same reads, bounds and cursor as process_fast. */
+static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed,
+                             uint32_t *buses) {
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    const float *src = f->data + idx;
+    float *u = m->vbuf[0];
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
+        if (f->copy_end - idx < n) return 0;
+        memcpy(u, src, n * sizeof(float));
+    } else {
+        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
+        if (f->cubic) {
+            if (c < HL_FP_ONE) return 0;
+            m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        } else {
+            m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        }
+    }
+    f->cursor = c + (uint64_t)n * step;
+    (*mixed)++;
+    *buses |= 1u << f->bus;
+    m->bus[f->bus].voices++;
+    voice_post_mono(m, (hl_rt_voice_t *)(void *)f, u, n, f->gl, f->gr, buses);
+    return 1;
+}
+
 /* Mixes a steady voice from its first cache line alone, exactly as the full
  * path would (flat gains, one kernel run, no edge). Returns 0 when the
  * block would reach an edge of the interior: the full path takes it. */
@@ -1260,6 +1398,8 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
     float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    if (f->post && hl_vfilter_mono_ok(&((hl_rt_voice_t *)(void *)f)->vf, f->gl, f->gr))
+        return process_fast_mono(m, f, n, mixed, buses);
     if (f->post) { /* its own pair first: filter and sends follow */
         acc_l = m->vbuf[0];
         acc_r = m->vbuf[1];
