@@ -767,17 +767,18 @@ static inline int vf_mono_ref(float gl, float gr, float *ratio) {
 
 int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr) {
     if (!vf_mono_stage_ok(&f->lp) || !vf_mono_stage_ok(&f->hp)) return 0;
-    if (!(fabsf(gl) >= VF_MONO_MIN_G || fabsf(gr) >= VF_MONO_MIN_G)) return 0; /* NaN too */
+    if (!(gl - gl == 0.0f && gr - gr == 0.0f)) return 0; /* NaN or Inf */
+    if (!(fabsf(gl) >= VF_MONO_MIN_G || fabsf(gr) >= VF_MONO_MIN_G)) return 0;
     float ratio;
     const int c = vf_mono_ref(gl, gr, &ratio);
-    if (!(ratio - ratio == 0.0f)) return 0;
     for (int st = 0; st < 2; st++) {
         if ((st == 0 ? f->lp.mode : f->hp.mode) == HL_VF_OFF) continue;
-        for (int k = 0; k < 2; k++) {
-            const float ref = f->s[st][c][k] * ratio, other = f->s[st][1 - c][k];
-            if (!(fabsf(other - ref) <= VF_MONO_TOL * (fabsf(ref) + fabsf(other)) + FX_FLUSH))
-                return 0;
-        }
+        /* measured against the louder channel's state: what the quieter
+         * one would be left with is a free response that far below it */
+        const float tol =
+            VF_MONO_TOL * fmaxf(fabsf(f->s[st][c][0]), fabsf(f->s[st][c][1])) + FX_FLUSH;
+        for (int k = 0; k < 2; k++)
+            if (!(fabsf(f->s[st][1 - c][k] - f->s[st][c][k] * ratio) <= tol)) return 0;
     }
     return 1;
 }

@@ -163,9 +163,10 @@ int hl_vfilter_active(const hl_vfilter_t *f);
  * hl_vfilter_mono_ok: 1 when that is exact to within float rounding: every
  * stage that is on has settled (no glide, no crossfade, no seed pending),
  * max(|gl|, |gr|) >= 1e-12, and the two channels' states are the pan of one
- * state (each state word within 1e-6 of the other channel's times gr / gl;
- * a gain ramp leaves them apart, and a settled filter brings them back as
- * the difference, a free response, dies away). */
+ * state (the quieter channel's state words within 1e-6 of the louder one's
+ * state, -120 dB, of the louder one's times the gain ratio; a gain ramp
+ * leaves them apart, and a settled filter brings them back as the
+ * difference, a free response, dies away). */
 int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr);
 /* Filters mono in[0..n) into out (in == out allowed, else no overlap) so
  * that gl out and gr out are what hl_vfilter_process_rt would have given on
