@@ -452,7 +452,7 @@ static void svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, i
  * chain (the state) per four. It is the same filter with the same state (the
  * integrators' charge), so it hands over to and from the per-sample form at
  * any frame; only the rounding differs (the block matrices are computed in
- * double from the stage's g, a few float ulps from the per-sample run). */
+ * double from the per-sample form's float coefficients). */
 #define VF_BLK 4
 
 typedef struct {
@@ -462,46 +462,79 @@ typedef struct {
     __m128 q1, q2;    /* ... from ic1, ic2: A^4 columns, (ic1, ic2, ic1, ic2) */
 } vf_blk_t;
 
-/* One sample of the SVF in double (for the block matrices). */
-static inline double vf_step_d(double x, double *s1, double *s2, double a1, double a2, double a3,
-                               int hp) {
-    double v3 = x - *s2;
-    double v1 = a1 * *s1 + a2 * v3;
-    double v2 = *s2 + a2 * *s1 + a3 * v3;
-    *s1 = 2.0 * v1 - *s1;
-    *s2 = 2.0 * v2 - *s2;
-    return hp ? x - (double)FX_SQRT2 * v1 - v2 : v2;
+#define VF_DMAX 8 /* the longest block form */
+
+/* The block matrices of a settled stage, as floats: everything both block
+ * forms load. */
+typedef struct {
+    float hz[2 * VF_DMAX];          /* VF_DMAX zeros, then h[0..VF_DMAX): from hz + VF_DMAX - j,
+                                       column j of the lower-triangular Toeplitz matrix of h */
+    float st[VF_DMAX + 1][2];       /* A^(m-1) B: the state m samples after a unit impulse */
+    float n1[VF_DMAX], n2[VF_DMAX]; /* C A^i: output i's response to ic1, ic2 */
+    float a4[2][2], a8[2][2];       /* A^4 and A^8, [row][column] */
+} vf_design_t;
+
+static inline void mat2_mul(double r[2][2], double x[2][2], double y[2][2]) {
+    double t[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            t[i][j] = x[i][0] * y[0][j] + x[i][1] * y[1][j];
+    memcpy(r, t, sizeof t);
 }
 
-/* The block matrices of a stage with coefficient g: three four-sample runs
- * (an impulse, then each state word alone at 1). */
+/* From the stage's own float coefficients (those the per-sample form uses),
+ * in double: one step of the SVF is
+ *   s1' = (2 a1 - 1) s1 - 2 a2 s2 + 2 a2 x,  s2' = 2 a2 s1 + (1 - 2 a3) s2 + 2 a3 x
+ *   low-pass  y = a2 s1 + (1 - a3) s2 + a3 x
+ *   high-pass y = x - k v1 - v2 = -(k a1 + a2) s1 + (k a2 - 1 + a3) s2 + (1 - k a2 - a3) x
+ * and the rest are powers of A (a short chain of 2x2 products, cheaper than
+ * running the filter on impulses). */
+static void vf_blk_matrices(vf_design_t *d, float g, int hp) {
+    const float a1f = vf_a1(g), a2f = g * a1f, a3f = g * a2f;
+    const double a1 = a1f, a2 = a2f, a3 = a3f, k = (double)FX_SQRT2;
+    double A[2][2] = {{2.0 * a1 - 1.0, -2.0 * a2}, {2.0 * a2, 1.0 - 2.0 * a3}};
+    const double c0 = hp ? -(k * a1 + a2) : a2, c1 = hp ? k * a2 - 1.0 + a3 : 1.0 - a3;
+    const double dd = hp ? 1.0 - k * a2 - a3 : a3;
+    double s0 = 2.0 * a2, s1 = 2.0 * a3, r0 = c0, r1 = c1;
+    d->st[0][0] = d->st[0][1] = 0.0f;
+    for (int m = 0; m < VF_DMAX; m++) {
+        d->hz[m] = 0.0f;
+        d->hz[VF_DMAX + m] = (float)(m == 0 ? dd : c0 * d->st[m][0] + c1 * d->st[m][1]);
+        d->st[m + 1][0] = (float)s0;
+        d->st[m + 1][1] = (float)s1;
+        d->n1[m] = (float)r0;
+        d->n2[m] = (float)r1;
+        const double t0 = A[0][0] * s0 + A[0][1] * s1, t1 = A[1][0] * s0 + A[1][1] * s1;
+        const double u0 = r0 * A[0][0] + r1 * A[1][0], u1 = r0 * A[0][1] + r1 * A[1][1];
+        s0 = t0;
+        s1 = t1;
+        r0 = u0;
+        r1 = u1;
+    }
+    double p2[2][2], p4[2][2], p8[2][2];
+    mat2_mul(p2, A, A);
+    mat2_mul(p4, p2, p2);
+    mat2_mul(p8, p4, p4);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            d->a4[i][j] = (float)p4[i][j];
+            d->a8[i][j] = (float)p8[i][j];
+        }
+}
+
+/* The four-sample form's vectors. */
 static void vf_blk_design(vf_blk_t *b, float g, int hp) {
-    const double gd = g, a1 = 1.0 / (1.0 + gd * (gd + (double)FX_SQRT2)), a2 = gd * a1,
-                 a3 = gd * a2;
-    double h[VF_BLK], st[VF_BLK + 1][2] = {{0.0, 0.0}}, n1[VF_BLK], n2[VF_BLK];
-    double s1 = 0.0, s2 = 0.0;
-    for (int i = 0; i < VF_BLK; i++) {
-        h[i] = vf_step_d(i == 0 ? 1.0 : 0.0, &s1, &s2, a1, a2, a3, hp);
-        st[i + 1][0] = s1;
-        st[i + 1][1] = s2;
-    }
-    double e1a = 1.0, e1b = 0.0, e2a = 0.0, e2b = 1.0;
-    for (int i = 0; i < VF_BLK; i++) {
-        n1[i] = vf_step_d(0.0, &e1a, &e1b, a1, a2, a3, hp);
-        n2[i] = vf_step_d(0.0, &e2a, &e2b, a1, a2, a3, hp);
-    }
+    vf_design_t d;
+    vf_blk_matrices(&d, g, hp);
     for (int j = 0; j < VF_BLK; j++) {
-        float col[VF_BLK];
-        for (int i = 0; i < VF_BLK; i++)
-            col[i] = i >= j ? (float)h[i - j] : 0.0f;
-        b->h[j] = _mm_loadu_ps(col);
-        const double *pj = st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
-        b->p[j] = _mm_setr_ps((float)pj[0], (float)pj[1], (float)pj[0], (float)pj[1]);
+        b->h[j] = _mm_loadu_ps(d.hz + VF_DMAX - j);
+        const float *pj = d.st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
+        b->p[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
     }
-    b->n1 = _mm_setr_ps((float)n1[0], (float)n1[1], (float)n1[2], (float)n1[3]);
-    b->n2 = _mm_setr_ps((float)n2[0], (float)n2[1], (float)n2[2], (float)n2[3]);
-    b->q1 = _mm_setr_ps((float)e1a, (float)e1b, (float)e1a, (float)e1b);
-    b->q2 = _mm_setr_ps((float)e2a, (float)e2b, (float)e2a, (float)e2b);
+    b->n1 = _mm_loadu_ps(d.n1);
+    b->n2 = _mm_loadu_ps(d.n2);
+    b->q1 = _mm_setr_ps(d.a4[0][0], d.a4[1][0], d.a4[0][0], d.a4[1][0]);
+    b->q2 = _mm_setr_ps(d.a4[0][1], d.a4[1][1], d.a4[0][1], d.a4[1][1]);
 }
 
 #define VF_BC(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
@@ -591,32 +624,18 @@ VF_AVX2_ATTR static uint32_t vf_run_mono_avx2(float s[2], const float *in, float
                                               int hp, float g) {
     const uint32_t nb = n / VF_BLK8 * VF_BLK8;
     if (nb == 0) return 0;
-    const double gd = g, a1 = 1.0 / (1.0 + gd * (gd + (double)FX_SQRT2)), a2 = gd * a1,
-                 a3 = gd * a2;
-    double h[VF_BLK8], st[VF_BLK8 + 1][2] = {{0.0, 0.0}}, n1[VF_BLK8], n2[VF_BLK8];
-    double s1 = 0.0, s2 = 0.0, e1a = 1.0, e1b = 0.0, e2a = 0.0, e2b = 1.0;
-    for (int i = 0; i < VF_BLK8; i++) {
-        h[i] = vf_step_d(i == 0 ? 1.0 : 0.0, &s1, &s2, a1, a2, a3, hp);
-        st[i + 1][0] = s1;
-        st[i + 1][1] = s2;
-        n1[i] = vf_step_d(0.0, &e1a, &e1b, a1, a2, a3, hp);
-        n2[i] = vf_step_d(0.0, &e2a, &e2b, a1, a2, a3, hp);
-    }
+    vf_design_t d;
+    vf_blk_matrices(&d, g, hp);
     __m256 hc[VF_BLK8];
     __m128 pc[VF_BLK8];
-    float col[VF_BLK8], v1[VF_BLK8], v2[VF_BLK8];
     for (int j = 0; j < VF_BLK8; j++) {
-        for (int i = 0; i < VF_BLK8; i++)
-            col[i] = i >= j ? (float)h[i - j] : 0.0f;
-        hc[j] = _mm256_loadu_ps(col);
-        const double *pj = st[VF_BLK8 - j];
-        pc[j] = _mm_setr_ps((float)pj[0], (float)pj[1], (float)pj[0], (float)pj[1]);
-        v1[j] = (float)n1[j];
-        v2[j] = (float)n2[j];
+        hc[j] = _mm256_loadu_ps(d.hz + VF_DMAX - j);
+        const float *pj = d.st[VF_BLK8 - j];
+        pc[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
     }
-    const __m256 nv1 = _mm256_loadu_ps(v1), nv2 = _mm256_loadu_ps(v2);
-    const __m128 q1 = _mm_setr_ps((float)e1a, (float)e1b, (float)e1a, (float)e1b);
-    const __m128 q2 = _mm_setr_ps((float)e2a, (float)e2b, (float)e2a, (float)e2b);
+    const __m256 nv1 = _mm256_loadu_ps(d.n1), nv2 = _mm256_loadu_ps(d.n2);
+    const __m128 q1 = _mm_setr_ps(d.a8[0][0], d.a8[1][0], d.a8[0][0], d.a8[1][0]);
+    const __m128 q2 = _mm_setr_ps(d.a8[0][1], d.a8[1][1], d.a8[0][1], d.a8[1][1]);
     __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
     const __m128 pc0 = pc[0], pc1 = pc[1], pc2 = pc[2], pc3 = pc[3];
     const __m128 pc4 = pc[4], pc5 = pc[5], pc6 = pc[6], pc7 = pc[7];
