@@ -30,6 +30,12 @@
  * 8 degrees, and the seed cannot know the signal's slope: switching straight
  * would step the waveform) and bypasses it.
  *
+ * A settled stage (no glide, no crossfade) runs in blocks of four (SSE) or
+ * eight (AVX2 + FMA) samples in state-space form, the same filter with the
+ * same state but without the per-sample dependency chain (see "settled
+ * stage" below); a panned mono voice may run it once before the pan
+ * (hl_vfilter_process_mono_rt) while its channels' states agree.
+ *
  * Denormals: every filter state under 1e-20 (-400 dB) is flushed to zero at
  * the end of a call. A slowly decaying state cannot cross from there into the
  * subnormal range within one block, and a fast one passes through it in a few
@@ -615,13 +621,14 @@ static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, ui
 #define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
 #define VF_BLK8      8
 
-/* The mono form with AVX2 and FMA, eight samples a block: the state chain
- * (the only dependent part) is then one step per eight samples instead of
- * per four, and each output row is one eight-wide multiply-add. Reads in,
- * writes out (may be the same buffer); whole blocks only, returns the
- * frames done. */
-VF_AVX2_ATTR static uint32_t vf_run_mono_avx2(float s[2], const float *in, float *out, uint32_t n,
-                                              int hp, float g) {
+/* The form with AVX2 and FMA, eight samples a block, one channel after the
+ * other: the state chain (the only dependent part) is then one step per
+ * eight samples instead of per four, and each output row is one eight-wide
+ * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
+ * buffer) with state st[c]; whole blocks only, returns the frames done. */
+VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
+                                         float *const outs[], uint32_t nch, uint32_t n, int hp,
+                                         float g) {
     const uint32_t nb = n / VF_BLK8 * VF_BLK8;
     if (nb == 0) return 0;
     vf_design_t d;
@@ -636,47 +643,52 @@ VF_AVX2_ATTR static uint32_t vf_run_mono_avx2(float s[2], const float *in, float
     const __m256 nv1 = _mm256_loadu_ps(d.n1), nv2 = _mm256_loadu_ps(d.n2);
     const __m128 q1 = _mm_setr_ps(d.a8[0][0], d.a8[1][0], d.a8[0][0], d.a8[1][0]);
     const __m128 q2 = _mm_setr_ps(d.a8[0][1], d.a8[1][1], d.a8[0][1], d.a8[1][1]);
-    __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
     const __m128 pc0 = pc[0], pc1 = pc[1], pc2 = pc[2], pc3 = pc[3];
     const __m128 pc4 = pc[4], pc5 = pc[5], pc6 = pc[6], pc7 = pc[7];
     const __m256 h0 = hc[0], h1 = hc[1], h2 = hc[2], h3 = hc[3];
     const __m256 h4 = hc[4], h5 = hc[5], h6 = hc[6], h7 = hc[7];
-    for (uint32_t i = 0; i < nb; i += VF_BLK8) {
-        const float *x = in + i;
-        const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
-        const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
-        const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
-        const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
-        /* the inputs' share of the next state: off the chain */
-        __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), pc0);
-        __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), pc1);
-        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), pc2, p0);
-        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), pc3, p1);
-        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), pc4, p0);
-        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), pc5, p1);
-        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), pc6, p0);
-        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), pc7, p1);
-        const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
-        const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
-        /* outputs: three independent sums */
-        __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), nv1);
-        __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), nv2);
-        __m256 y2 = _mm256_mul_ps(x0, h0);
-        y0 = _mm256_fmadd_ps(x1, h1, y0);
-        y1 = _mm256_fmadd_ps(x2, h2, y1);
-        y2 = _mm256_fmadd_ps(x3, h3, y2);
-        y0 = _mm256_fmadd_ps(x4, h4, y0);
-        y1 = _mm256_fmadd_ps(x5, h5, y1);
-        y2 = _mm256_fmadd_ps(x6, h6, y2);
-        y0 = _mm256_fmadd_ps(x7, h7, y0);
-        /* the chain: two products of the state and one add */
-        sv = _mm_add_ps(_mm_fmadd_ps(sb, q2, _mm_add_ps(p0, p1)), _mm_mul_ps(sa, q1));
-        _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+    for (uint32_t c = 0; c < nch; c++) { /* the channels share the matrices */
+        const float *in = ins[c];
+        float *out = outs[c];
+        float *s = st[c];
+        __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK8) {
+            const float *x = in + i;
+            const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+            const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+            const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+            const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+            /* the inputs' share of the next state: off the chain */
+            __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), pc0);
+            __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), pc1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), pc2, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), pc3, p1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), pc4, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), pc5, p1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), pc6, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), pc7, p1);
+            const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
+            const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
+            /* outputs: three independent sums */
+            __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), nv1);
+            __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), nv2);
+            __m256 y2 = _mm256_mul_ps(x0, h0);
+            y0 = _mm256_fmadd_ps(x1, h1, y0);
+            y1 = _mm256_fmadd_ps(x2, h2, y1);
+            y2 = _mm256_fmadd_ps(x3, h3, y2);
+            y0 = _mm256_fmadd_ps(x4, h4, y0);
+            y1 = _mm256_fmadd_ps(x5, h5, y1);
+            y2 = _mm256_fmadd_ps(x6, h6, y2);
+            y0 = _mm256_fmadd_ps(x7, h7, y0);
+            /* the chain: two products of the state and one add */
+            sv = _mm_add_ps(_mm_fmadd_ps(sb, q2, _mm_add_ps(p0, p1)), _mm_mul_ps(sa, q1));
+            _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+        }
+        float o4[4];
+        _mm_storeu_ps(o4, sv);
+        s[0] = o4[0];
+        s[1] = o4[1];
     }
-    float o4[4];
-    _mm_storeu_ps(o4, sv);
-    s[0] = o4[0];
-    s[1] = o4[1];
     return nb;
 }
 #endif
@@ -721,7 +733,15 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
     if (!out) mix = 1.0f - mix;                             /* fading in */
 #if defined(__SSE2__)
     if (dg == 0.0f && !fade && vf_level_now() >= 1) { /* settled: whole blocks, then the tail */
-        const uint32_t done = vf_run_blocks(f->s[stage], ch, nch, off, m, stage == 1, g);
+        uint32_t done;
+#if defined(VF_HAVE_AVX2)
+        if (vf_level_now() >= 2) {
+            const float *ins[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
+            float *outs[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
+            done = vf_run_avx2(f->s[stage], ins, outs, nch, m, stage == 1, g);
+        } else
+#endif
+            done = vf_run_blocks(f->s[stage], ch, nch, off, m, stage == 1, g);
         off += done;
         m -= done;
     }
@@ -808,7 +828,14 @@ static void vf_run_mono(float s[2], const float *in, float *out, uint32_t n, int
     uint32_t done = 0;
     const int level = vf_level_now();
 #if defined(VF_HAVE_AVX2)
-    if (level >= 2) done = vf_run_mono_avx2(s, in, out, n, hp, g);
+    if (level >= 2) {
+        float sa[1][2] = {{s[0], s[1]}};
+        const float *ins[1] = {in};
+        float *outs[1] = {out};
+        done = vf_run_avx2(sa, ins, outs, 1, n, hp, g);
+        s[0] = sa[0][0];
+        s[1] = sa[0][1];
+    }
 #endif
 #if defined(__SSE2__)
     if (level == 1) {
