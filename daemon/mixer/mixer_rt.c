@@ -1197,14 +1197,14 @@ static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint
  * u (the source span, interpolated): the filter runs once on it before the
  * pan (hl_vfilter_process_mono_rt: the same output as filtering the panned
  * pair, within rounding), then one pass pans it with the flat gain pair
- * into the bus and the sends, times the occlusion gain. Ramping occlusion
- * or send levels go through the pair and post_mix instead. */
+ * times the occlusion gain into the bus and the sends. Ramping occlusion or
+ * send levels go through the pair and post_mix instead. */
 static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, float *u, uint32_t n, float gl,
                             float gr, uint32_t *buses) {
     if (hl_vfilter_active(&v->vf)) hl_vfilter_process_mono_rt(&v->vf, u, u, n, gl, gr);
     uint32_t idx[HL_MAX_SENDS], ramping;
     const uint32_t ns = post_sends(v, idx, &ramping);
-    if (v->occ.rem || ramping || ns > 1) {
+    if (v->occ.rem || ramping) {
         float *l = m->vbuf[0], *r = m->vbuf[1]; /* u is vbuf[0]: r first */
         for (uint32_t t = 0; t < n; t++)
             r[t] = u[t] * gr;
@@ -1219,7 +1219,7 @@ static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, float *u, uint32_t 
                 bl[t] += u[t] * ol;
                 br[t] += u[t] * or_;
             }
-        } else {
+        } else if (ns == 1) {
             const uint32_t b0 = v->send_bus[idx[0]];
             float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
             const float g0 = v->send[idx[0]].cur;
@@ -1228,6 +1228,21 @@ static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, float *u, uint32_t 
                 const float yl = u[t] * ol, yr = u[t] * or_;
                 s0l[t] += yl * g0;
                 s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+            *buses |= (1u << b0) | (1u << b1);
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = u[t] * ol, yr = u[t] * or_;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                s1l[t] += yl * g1;
+                s1r[t] += yr * g1;
                 bl[t] += yl;
                 br[t] += yr;
             }

@@ -11,7 +11,7 @@
  *     sends, steady voices filtered before the pan) against the same voice
  *     rendered dry by a second mixer and post-processed here in double:
  *     2D and 3D, pitch 1, linear and cubic interpolation, with a pan or
- *     position ramp in the middle.
+ *     position ramp in the middle, and occlusion and send levels ramping.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -272,7 +272,11 @@ typedef struct {
     uint32_t flags;
     int sends;
     float hp;
+    int ramp_levels; /* with the pan/position ramp, occlusion and send levels ramp too */
 } pm_case_t;
+
+#define PM_LEVEL_RAMP 700
+#define PM_OCC2_DB    (-12.0f)
 
 /* Renders the voice dry in one mixer and with its post stage in another;
  * returns the largest difference between the second and the first run
@@ -284,7 +288,7 @@ static float post_case(const pm_case_t *c) {
     float *wet = calloc(2 * PM_FRAMES, sizeof(float));
     assert_non_null(dry);
     assert_non_null(wet);
-    const float send[2] = {0.25f, 0.125f};
+    const float send[2] = {0.25f, 0.125f}, send2[2] = {0.5f, 0.0f};
     for (int pass = 0; pass < 2; pass++) {
         hl_mixer_t *m = test_mixer_new(4, 0);
         send_buses(m);
@@ -317,20 +321,39 @@ static float post_case(const pm_case_t *c) {
                             .pos = {-1.0f, 0.5f, 1.5f},
                             .ramp_frames = PM_RAMP};
         assert_int_equal(hl_mixer_set(m, v, &s, now), 0);
+        if (pass == 1 && c->ramp_levels) {
+            hl_voice_set_t f = {.mask = HL_MIX_SET_FILTER | HL_MIX_SET_SENDS,
+                                .lp_hz = PM_LP,
+                                .hp_hz = c->hp,
+                                .occ_db = PM_OCC2_DB,
+                                .ramp_frames = PM_LEVEL_RAMP};
+            for (int k = 0; k < HL_MAX_SENDS; k++) {
+                f.send_bus[k] = p.send_bus[k];
+                f.send_gain[k] = k < c->sends ? send2[k] : 0.0f;
+            }
+            assert_int_equal(hl_mixer_set(m, v, &f, now), 0);
+        }
         test_render(m, out + 2 * PM_SET_AT, PM_FRAMES - PM_SET_AT, 256, &now);
         test_mixer_free(m);
     }
     ref_stage_t lp[2], hp[2];
-    double k = pow(10.0, PM_OCC_DB / 20.0);
-    double ks = 1.0;
-    for (int s = 0; s < c->sends; s++)
-        ks += send[s];
+    const double k0 = pow(10.0, PM_OCC_DB / 20.0), k1 = pow(10.0, PM_OCC2_DB / 20.0);
+    double ks0 = 1.0, ks1 = 1.0;
+    for (int s = 0; s < c->sends; s++) {
+        ks0 += send[s];
+        ks1 += send2[s];
+    }
     for (int ch = 0; ch < 2; ch++) {
         ref_stage_init(&lp[ch], PM_LP, 0);
         ref_stage_init(&hp[ch], c->hp, 1);
     }
     float worst = 0.0f, peak = 0.0f;
     for (uint32_t i = 0; i < PM_FRAMES; i++) {
+        /* the levels' ramps: linear per frame, landing on the last frame */
+        double a = 0.0;
+        if (c->ramp_levels && i >= PM_SET_AT)
+            a = i - PM_SET_AT < PM_LEVEL_RAMP ? (double)(i - PM_SET_AT + 1) / PM_LEVEL_RAMP : 1.0;
+        const double k = k0 + (k1 - k0) * a, ks = ks0 + (ks1 - ks0) * a;
         for (int ch = 0; ch < 2; ch++) {
             double y = ref_stage_run(&lp[ch], ref_stage_run(&hp[ch], dry[2 * i + ch]));
             float want = (float)(y * k * ks), d = fabsf(wet[2 * i + ch] - want);
@@ -350,10 +373,15 @@ static float post_case(const pm_case_t *c) {
 static void test_mixer_post(void **state) {
     (void)state;
     static const pm_case_t cases[] = {
-        {"2d", 0, 1.0f, 0u, 1, 0.0f},          {"2d-2sends-hp", 0, 1.0f, 0u, 2, PM_HP},
-        {"2d-pitched", 0, 0.93f, 0u, 1, 0.0f}, {"2d-cubic", 0, 1.07f, HL_MIX_CUBIC, 1, 0.0f},
-        {"3d", 1, 1.0f, 0u, 1, 0.0f},          {"3d-pitched-2sends", 1, 0.93f, 0u, 2, PM_HP},
-        {"2d-nosend", 0, 1.0f, 0u, 0, 0.0f},
+        {"2d", 0, 1.0f, 0u, 1, 0.0f, 0},
+        {"2d-2sends-hp", 0, 1.0f, 0u, 2, PM_HP, 0},
+        {"2d-pitched", 0, 0.93f, 0u, 1, 0.0f, 0},
+        {"2d-cubic", 0, 1.07f, HL_MIX_CUBIC, 1, 0.0f, 0},
+        {"3d", 1, 1.0f, 0u, 1, 0.0f, 0},
+        {"3d-pitched-2sends", 1, 0.93f, 0u, 2, PM_HP, 0},
+        {"2d-nosend", 0, 1.0f, 0u, 0, 0.0f, 0},
+        {"2d-level-ramps", 0, 1.0f, 0u, 2, 0.0f, 1},
+        {"3d-level-ramps", 1, 0.93f, 0u, 1, PM_HP, 1},
     };
     const int best = hl_vfilter_simd(-1);
     for (int level = 0; level <= best; level++) {
