@@ -1194,18 +1194,23 @@ static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint
 }
 
 /* The post stage of a steady mono voice whose block, not yet panned, is in
- * u (the source span, interpolated): the filter runs once on it before the
+ * `in` (the source span itself at pitch 1, else interpolated into vbuf[0]);
+ * the filter (into vbuf[0]) runs once on it before the
  * pan (hl_vfilter_process_mono_rt: the same output as filtering the panned
  * pair, within rounding), then one pass pans it with the flat gain pair
  * times the occlusion gain into the bus and the sends. Ramping occlusion or
  * send levels go through the pair and post_mix instead. */
-static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, float *u, uint32_t n, float gl,
+static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
                             float gr, uint32_t *buses) {
-    if (hl_vfilter_active(&v->vf)) hl_vfilter_process_mono_rt(&v->vf, u, u, n, gl, gr);
+    const float *u = in;
+    if (hl_vfilter_active(&v->vf)) {
+        hl_vfilter_process_mono_rt(&v->vf, in, m->vbuf[0], n, gl, gr);
+        u = m->vbuf[0];
+    }
     uint32_t idx[HL_MAX_SENDS], ramping;
     const uint32_t ns = post_sends(v, idx, &ramping);
     if (v->occ.rem || ramping) {
-        float *l = m->vbuf[0], *r = m->vbuf[1]; /* u is vbuf[0]: r first */
+        float *l = m->vbuf[0], *r = m->vbuf[1]; /* u may be vbuf[0]: r first */
         for (uint32_t t = 0; t < n; t++)
             r[t] = u[t] * gr;
         for (uint32_t t = 0; t < n; t++)
@@ -1377,17 +1382,18 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
 }
 
 /* A steady voice with a post stage whose filter can run before the pan:
- * the source span (interpolated, unpanned) into vbuf[0], then
- * voice_post_mono. The same reads, bounds and cursor as process_fast. */
+ * the source span (read in place at pitch 1, else interpolated, unpanned,
+ * into vbuf[0]), then voice_post_mono. The same reads, bounds and cursor as
+ * process_fast. */
 static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed,
                              uint32_t *buses) {
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
-    const float *src = f->data + idx;
+    const float *src = f->data + idx, *in = m->vbuf[0];
     float *u = m->vbuf[0];
     if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
         if (f->copy_end - idx < n) return 0;
-        memcpy(u, src, n * sizeof(float));
+        in = src; /* read in place: the source is the block */
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
         if (f->cubic) {
@@ -1401,7 +1407,7 @@ static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_
     (*mixed)++;
     *buses |= 1u << f->bus;
     m->bus[f->bus].voices++;
-    voice_post_mono(m, (hl_rt_voice_t *)(void *)f, u, n, f->gl, f->gr, buses);
+    voice_post_mono(m, (hl_rt_voice_t *)(void *)f, in, n, f->gl, f->gr, buses);
     return 1;
 }
 
@@ -1564,10 +1570,20 @@ static inline __attribute__((always_inline)) void prefetch_rest(const hl_rt_voic
         __builtin_prefetch(p + o);
 }
 
+/* The post stage's state (filter, occlusion, sends) at the record's cold
+ * end, for a voice that has one (f.post, read from its first line). */
+static inline __attribute__((always_inline)) void prefetch_post(const hl_rt_voice_t *v) {
+    const char *p = (const char *)&v->vf, *e = (const char *)(v + 1);
+    p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
+    for (; p < e; p += HL_PF_LINE)
+        __builtin_prefetch(p);
+}
+
 /* Prefetches the source frames voice v will read over the next n frames at
  * its current pitch (stream voices read the shared scratch: nothing to do). */
 static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice_t *v, uint32_t n) {
     const hl_rt_fast_t *f = &v->f;
+    if (f->post) prefetch_post(v);
     if (f->steady) { /* exact span from the steady line alone */
         uint64_t c = f->cursor, last = ((c + (uint64_t)n * f->step) >> 32) + HL_INTERP_TAPS / 2;
         last = last < f->frames ? last : f->frames;
