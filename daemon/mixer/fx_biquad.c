@@ -792,7 +792,7 @@ void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uin
 #define VF_MONO_MIN_G 1e-12f /* below this pan gain the mono state is not recoverable */
 
 /* A stage the mono path can run: off, or on and settled. */
-static inline int vf_mono_stage_ok(const hl_vf_stage_t *st) {
+static inline int vf_stage_settled(const hl_vf_stage_t *st) {
     return st->mode == HL_VF_OFF || (st->mode == HL_VF_ON && !vf_busy(st));
 }
 
@@ -805,7 +805,6 @@ static inline int vf_mono_ref(float gl, float gr, float *ratio) {
 }
 
 int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr) {
-    if (!vf_mono_stage_ok(&f->lp) || !vf_mono_stage_ok(&f->hp)) return 0;
     if (!(gl - gl == 0.0f && gr - gr == 0.0f)) return 0; /* NaN or Inf */
     if (!(fabsf(gl) >= VF_MONO_MIN_G || fabsf(gr) >= VF_MONO_MIN_G)) return 0;
     float ratio;
@@ -858,6 +857,24 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
     float ratio;
     const int c = vf_mono_ref(gl, gr, &ratio);
     const float gref = c ? gr : gl, inv = 1.0f / gref;
+    if (!vf_stage_settled(&f->lp) || !vf_stage_settled(&f->hp)) {
+        /* a glide, a crossfade or a seed: the filter is still linear in its
+         * input and state (only time-varying), so the stereo machinery runs
+         * on one channel holding the mono state */
+        if (out != in) memcpy(out, in, n * sizeof(float));
+        for (int st = 0; st < 2; st++)
+            for (int k = 0; k < 2; k++)
+                f->s[st][0][k] = f->s[st][c][k] * inv;
+        float *ch[1] = {out};
+        hl_vfilter_process_rt(f, ch, 1, n);
+        for (int st = 0; st < 2; st++)
+            for (int k = 0; k < 2; k++) {
+                const float sm = f->s[st][0][k];
+                f->s[st][0][k] = flush(sm * gl);
+                f->s[st][1][k] = flush(sm * gr);
+            }
+        return;
+    }
     int first = 1;
     for (int st = 1; st >= 0; st--) { /* high-pass first, as hl_vfilter_process_rt */
         const hl_vf_stage_t *sg = st == 0 ? &f->lp : &f->hp;

@@ -158,11 +158,10 @@ int hl_vfilter_active(const hl_vfilter_t *f);
 
 /* A voice panned from a mono source: its stereo filter (two channels, as
  * hl_vfilter_process_rt runs it) fed with l = gl x and r = gr x can run once
- * on x instead, before the pan (the filter is linear and time-invariant
- * while settled, and the gains are constant).
- * hl_vfilter_mono_ok: 1 when that is exact to within float rounding: every
- * stage that is on has settled (no glide, no crossfade, no seed pending),
- * max(|gl|, |gr|) >= 1e-12, and the two channels' states are the pan of one
+ * on x instead, before the pan (the filter is linear in its input and state,
+ * gliding or not, and the gains are constant).
+ * hl_vfilter_mono_ok: 1 when that is exact to within float rounding: gl and
+ * gr finite, max(|gl|, |gr|) >= 1e-12, and the two channels' states are the pan of one
  * state (the quieter channel's state words within 1e-6 of the louder one's
  * state, -120 dB, of the louder one's times the gain ratio; a gain ramp
  * leaves them apart, and a settled filter brings them back as the
