@@ -5,6 +5,10 @@
  *   fx kind=biquad        one channel through a cookbook peak biquad
  *   fx kind=vfilter       one mono voice, low-pass at 2 kHz (settled)
  *   fx kind=vfilter_sweep the same with its cutoff gliding all the time
+ *   fx kind=vfilter_stereo a voice's panned pair, low-pass at 2 kHz (settled):
+ *                         the post stage's form for voices not steady
+ *   fx kind=vfilter_mono  the same filter run once before the pan
+ *                         (hl_vfilter_process_mono_rt): steady mono voices
  *   fx kind=eq            one stereo bus, one peak band (settled)
  *   fx kind=eq_sweep      the same, gain gliding all the time
  *   fx kind=comp          one stereo bus, signal above the threshold
@@ -92,6 +96,21 @@ static void run_vfilter(void *ctx, float *l, float *r) {
     hl_vfilter_process_rt(&v->f, ch, 1, FB_BLOCK);
 }
 
+static void run_vfilter_stereo(void *ctx, float *l, float *r) {
+    fb_vf_t *v = ctx;
+    float *ch[2] = {l, r};
+    hl_vfilter_process_rt(&v->f, ch, 2, FB_BLOCK);
+}
+
+#define FB_PAN_L 0.6f /* vfilter_mono: the pan the stereo state is kept for */
+#define FB_PAN_R 0.8f
+
+static void run_vfilter_mono(void *ctx, float *l, float *r) {
+    fb_vf_t *v = ctx;
+    (void)r;
+    hl_vfilter_process_mono_rt(&v->f, l, l, FB_BLOCK, FB_PAN_L, FB_PAN_R);
+}
+
 typedef struct {
     hl_eq_t e;
     int sweep;
@@ -168,9 +187,15 @@ int main(int argc, char **argv) {
 
     fb_bq_t bq = {.s = {0}};
     hl_bq_design(&bq.c, HL_BQ_PEAK, FB_RATE, 1000.0f, 1.0f, 6.0f);
-    fb_vf_t vf = {.sweep = 0}, vfs = {.sweep = 1};
+    fb_vf_t vf = {.sweep = 0}, vfs = {.sweep = 1}, vf2 = {.sweep = 0}, vfm = {.sweep = 0};
     hl_vfilter_init(&vf.f, FB_RATE, 2000.0f, 0.0f);
     hl_vfilter_init(&vfs.f, FB_RATE, 2000.0f, 0.0f);
+    hl_vfilter_init(&vf2.f, FB_RATE, 2000.0f, 0.0f);
+    hl_vfilter_init(&vfm.f, FB_RATE, 2000.0f, 0.0f);
+    if (!hl_vfilter_mono_ok(&vfm.f, FB_PAN_L, FB_PAN_R)) {
+        fprintf(stderr, "vfilter_mono: the mono path is shut\n");
+        return 1;
+    }
     fb_eq_t eq = {.sweep = 0}, eqs = {.sweep = 1};
     hl_eq_init(&eq.e, FB_RATE, HL_BQ_PEAK, 1000.0f, 1.0f, 6.0f);
     hl_eq_init(&eqs.e, FB_RATE, HL_BQ_PEAK, 1000.0f, 1.0f, 6.0f);
@@ -189,10 +214,15 @@ int main(int argc, char **argv) {
     hl_reverb_set_rt(rev, &hall);
 
     const fb_case_t cases[] = {
-        {"biquad", 1, run_biquad, &bq},          {"vfilter", 1, run_vfilter, &vf},
-        {"vfilter_sweep", 1, run_vfilter, &vfs}, {"eq", 2, run_eq, &eq},
-        {"eq_sweep", 2, run_eq, &eqs},           {"comp", 2, run_comp, &comp},
+        {"biquad", 1, run_biquad, &bq},
+        {"vfilter", 1, run_vfilter, &vf},
+        {"vfilter_sweep", 1, run_vfilter, &vfs},
+        {"eq", 2, run_eq, &eq},
+        {"eq_sweep", 2, run_eq, &eqs},
+        {"comp", 2, run_comp, &comp},
         {"reverb", 2, run_reverb, rev},
+        {"vfilter_stereo", 2, run_vfilter_stereo, &vf2},
+        {"vfilter_mono", 1, run_vfilter_mono, &vfm},
     };
     printf("# hl_fx: sizeof(hl_vfilter_t)=%zu sizeof(hl_eq_t)=%zu sizeof(hl_comp_t)=%zu "
            "hl_reverb_size(48000)=%zu\n",

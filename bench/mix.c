@@ -21,6 +21,13 @@
  *            the 4-point Catmull-Rom interpolator (HL_MIX_CUBIC) on every
  *            voice: the dearest voice kind. `worst` vs `pitched` is cubic vs
  *            linear on the same scene.
+ *   post     the preconv scene with every voice's post stage on: a low-pass
+ *            at 2 kHz, an occlusion gain of -6 dB and one send at -12 dB to
+ *            a reverb bus (bus 4 under the master, the "hall" FDN as its only
+ *            insert, dry 0, wet 1: a send/return bus). The same result line,
+ *            then a `heliod-post` line with the audio thread's cost as a
+ *            fraction of a 256-frame period at 48 kHz and in ns per voice
+ *            and block.
  *
  * Start offsets: the mixer API has no start offset, so each source is stored
  * twice back to back and voice i's hl_pcm_t points `offset` frames into that
@@ -37,6 +44,7 @@
 
 #include <soxr.h>
 
+#include "hl_fx.h"
 #include "hl_mixer.h"
 #include "hl_proto.h"
 
@@ -63,6 +71,11 @@
 #define MB_PITCH_BASE   0.9
 #define MB_ALIGN        64 /* hl_mixer_init wants 64-byte aligned memory */
 #define MB_EXTRA_LEN    256
+/* post variant: every voice low-passed, occluded and sent to a reverb bus */
+#define MB_POST_LP_HZ   2000.0f
+#define MB_POST_OCC_DB  (-6.0f)
+#define MB_POST_SEND_DB (-12.0f)
+#define MB_POST_BUS     4 /* the reverb bus: the first bus past the four defaults */
 
 typedef struct {
     int voices;
@@ -81,7 +94,9 @@ static void usage(const char *prog) {
             "       round-robin (default 0 = one distinct buffer per voice)\n"
             "  -r   variant: preconv (default: sources resampled to 48 kHz at load\n"
             "       with libsoxr), pitched (44.1 kHz sources, per-voice pitch, linear\n"
-            "       interpolation) or worst (pitched with cubic interpolation)\n",
+            "       interpolation), worst (pitched with cubic interpolation) or post\n"
+            "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"
+            "       to a reverb bus on every voice)\n",
             prog);
     exit(2);
 }
@@ -102,7 +117,7 @@ static mb_args_t parse_args(int argc, char **argv) {
     a.voices = atoi(argv[optind]);
     if (a.voices < 1 || a.seconds <= 0.0 || a.warmup < 0.0 || a.buffers < 0) usage(argv[0]);
     if (strcmp(a.variant, "preconv") != 0 && strcmp(a.variant, "pitched") != 0 &&
-        strcmp(a.variant, "worst") != 0)
+        strcmp(a.variant, "worst") != 0 && strcmp(a.variant, "post") != 0)
         usage(argv[0]);
     return a;
 }
@@ -222,7 +237,8 @@ static void ignore_event(void *user, const hl_mix_event_t *ev) {
 
 int main(int argc, char **argv) {
     mb_args_t a = parse_args(argc, argv);
-    int preconv = strcmp(a.variant, "preconv") == 0;
+    int post = strcmp(a.variant, "post") == 0;
+    int preconv = strcmp(a.variant, "preconv") == 0 || post;
     int cubic = strcmp(a.variant, "worst") == 0; /* pitched + Catmull-Rom */
     int n = a.voices;
     if (n > HL_MAX_VOICES) {
@@ -263,6 +279,31 @@ int main(int argc, char **argv) {
         return 1;
     }
 
+    /* post: the reverb bus (send/return: dry 0, wet 1) before any voice plays */
+    void *rev_mem = NULL;
+    hl_fx_t *rev_fx = NULL;
+    if (post) {
+        int8_t parent[HL_MAX_BUSES];
+        for (int b = 0; b < HL_MAX_BUSES; b++)
+            parent[b] = -1;
+        size_t rsz = hl_reverb_size((float)MB_OUT_RATE);
+        rev_mem = malloc(rsz);
+        rev_fx = calloc(1, sizeof *rev_fx);
+        if (!rev_mem || !rev_fx) return 1;
+        rev_fx->kind = HL_FX_REVERB;
+        rev_fx->u.rev = hl_reverb_init(rev_mem, rsz, (float)MB_OUT_RATE);
+        hl_reverb_params_t hall;
+        if (!rev_fx->u.rev || hl_reverb_preset("hall", &hall) != 0) return 1;
+        hall.dry = 0.0f;
+        hall.wet = 1.0f;
+        hl_reverb_set_rt(rev_fx->u.rev, &hall);
+        if (hl_mixer_bus_graph(m, parent, (1u << (MB_POST_BUS + 1)) - 1u, now_ns()) != 0 ||
+            hl_mixer_bus_fx(m, MB_POST_BUS, &rev_fx, 1, now_ns()) != 0) {
+            fprintf(stderr, "post: the reverb bus could not be set up\n");
+            return 1;
+        }
+    }
+
     int granted = 0;
     for (int i = 0; i < n; i++) {
         int b = i % nbuf;
@@ -294,6 +335,12 @@ int main(int argc, char **argv) {
         p.model = HL_DIST_INVERSE;
         p.bus = HL_BUS_SFX;
         p.tag = (uint64_t)i;
+        if (post) {
+            p.lp_hz = MB_POST_LP_HZ;
+            p.occ_db = MB_POST_OCC_DB;
+            p.send_bus[0] = MB_POST_BUS;
+            p.send_gain[0] = powf(10.0f, MB_POST_SEND_DB / 20.0f);
+        }
         uint64_t voice = 0, stolen = 0;
         int rc = hl_mixer_play(m, &p, now_ns(), &voice, &stolen);
         if (rc == 0)
@@ -335,8 +382,22 @@ int main(int argc, char **argv) {
            a.voices, granted, audio_s, cpu, audio_s / cpu, granted * audio_s / cpu,
            t1.wall - t0.wall, t1.thread - t0.thread, a.variant, rms, nbuf, st.voices_mixed,
            st.voices_virtual, (unsigned long long)st.limiter_blocks);
+    if (post) {
+        /* the audio thread's cost per 256-frame period (CPU time per block) */
+        double period_s = (double)MB_BLOCK / MB_OUT_RATE;
+        double block_s = cpu / (double)blocks;
+        printf("heliod-post voices=%d granted=%d period=%d lp_hz=%.0f occ_db=%.0f send_db=%.0f "
+               "reverb_buses=1 block_us=%.1f period_us=%.1f period_load=%.4f "
+               "ns_per_voice_block=%.1f ns_per_voice_frame=%.3f\n",
+               a.voices, granted, MB_BLOCK, (double)MB_POST_LP_HZ, (double)MB_POST_OCC_DB,
+               (double)MB_POST_SEND_DB, block_s * 1e6, period_s * 1e6, block_s / period_s,
+               block_s * 1e9 / granted, block_s * 1e9 / granted / MB_BLOCK);
+    }
     fflush(stdout);
 
+    hl_mixer_poll(m, ignore_event, NULL);
+    free(rev_fx); /* still attached to the mixer, which goes with mem */
+    free(rev_mem);
     free(out);
     free(mem);
     for (int b = 0; b < nbuf; b++)

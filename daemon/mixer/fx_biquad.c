@@ -30,6 +30,12 @@
  * 8 degrees, and the seed cannot know the signal's slope: switching straight
  * would step the waveform) and bypasses it.
  *
+ * A settled stage (no glide, no crossfade) runs in blocks of four (SSE) or
+ * eight (AVX2 + FMA) samples in state-space form, the same filter with the
+ * same state but without the per-sample dependency chain (see "settled
+ * stage" below); a panned mono voice may run it once before the pan
+ * (hl_vfilter_process_mono_rt) while its channels' states agree.
+ *
  * Denormals: every filter state under 1e-20 (-400 dB) is flushed to zero at
  * the end of a call. A slowly decaying state cannot cross from there into the
  * subnormal range within one block, and a fast one passes through it in a few
@@ -38,6 +44,10 @@
 #include "hl_fx.h"
 
 #include <math.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #define HL_PI          3.14159265358979323846
 #define FX_FLUSH       1e-20f      /* states below this are flushed to 0 at block ends */
@@ -434,6 +444,281 @@ static void svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, i
     s[1] = ic2;
 }
 
+#if defined(__SSE2__)
+/* ---- settled stage, four frames at a time --------------------------------
+
+ * The SVF's recursion is a chain of about five dependent operations per
+ * sample, so a settled stage run sample by sample waits on latency, not on
+ * arithmetic. Written as a state-space system (state s = (ic1, ic2)),
+ *   s' = A s + B x,  y = C s + D x,
+ * four samples at once are
+ *   y[i]  = C A^i s + sum_{j <= i} h[i - j] x[j]   (h[0] = D, h[k] = C A^(k-1) B)
+ *   s_end = A^4 s + sum_j A^(3-j) B x[j]
+ * i.e. a few independent multiply-adds per sample and one short dependent
+ * chain (the state) per four. It is the same filter with the same state (the
+ * integrators' charge), so it hands over to and from the per-sample form at
+ * any frame; only the rounding differs (the block matrices are computed in
+ * double from the per-sample form's float coefficients). */
+#define VF_BLK 4
+
+typedef struct {
+    __m128 h[VF_BLK]; /* column j: the response of y[0..3] to x[j] */
+    __m128 n1, n2;    /* the response of y[0..3] to ic1, ic2 */
+    __m128 p[VF_BLK]; /* state at the block's end from x[j]: (ic1, ic2, ic1, ic2) */
+    __m128 q1, q2;    /* ... from ic1, ic2: A^4 columns, (ic1, ic2, ic1, ic2) */
+} vf_blk_t;
+
+#define VF_DMAX 8 /* the longest block form */
+
+/* The block matrices of a settled stage, as floats: everything both block
+ * forms load. */
+typedef struct {
+    float hz[2 * VF_DMAX];          /* VF_DMAX zeros, then h[0..VF_DMAX): from hz + VF_DMAX - j,
+                                       column j of the lower-triangular Toeplitz matrix of h */
+    float st[VF_DMAX + 1][2];       /* A^(m-1) B: the state m samples after a unit impulse */
+    float n1[VF_DMAX], n2[VF_DMAX]; /* C A^i: output i's response to ic1, ic2 */
+    float a4[2][2], a8[2][2];       /* A^4 and A^8, [row][column] */
+} vf_design_t;
+
+static inline void mat2_mul(double r[2][2], double x[2][2], double y[2][2]) {
+    double t[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            t[i][j] = x[i][0] * y[0][j] + x[i][1] * y[1][j];
+    memcpy(r, t, sizeof t);
+}
+
+/* From the stage's own float coefficients (those the per-sample form uses),
+ * in double: one step of the SVF is
+ *   s1' = (2 a1 - 1) s1 - 2 a2 s2 + 2 a2 x,  s2' = 2 a2 s1 + (1 - 2 a3) s2 + 2 a3 x
+ *   low-pass  y = a2 s1 + (1 - a3) s2 + a3 x
+ *   high-pass y = x - k v1 - v2 = -(k a1 + a2) s1 + (k a2 - 1 + a3) s2 + (1 - k a2 - a3) x
+ * and the rest are powers of A (a short chain of 2x2 products, cheaper than
+ * running the filter on impulses). */
+static void vf_blk_matrices(vf_design_t *d, float g, int hp) {
+    const float a1f = vf_a1(g), a2f = g * a1f, a3f = g * a2f;
+    const double a1 = a1f, a2 = a2f, a3 = a3f, k = (double)FX_SQRT2;
+    double A[2][2] = {{2.0 * a1 - 1.0, -2.0 * a2}, {2.0 * a2, 1.0 - 2.0 * a3}};
+    const double c0 = hp ? -(k * a1 + a2) : a2, c1 = hp ? k * a2 - 1.0 + a3 : 1.0 - a3;
+    const double dd = hp ? 1.0 - k * a2 - a3 : a3;
+    double s0 = 2.0 * a2, s1 = 2.0 * a3, r0 = c0, r1 = c1;
+    d->st[0][0] = d->st[0][1] = 0.0f;
+    for (int m = 0; m < VF_DMAX; m++) {
+        d->hz[m] = 0.0f;
+        d->hz[VF_DMAX + m] = (float)(m == 0 ? dd : c0 * d->st[m][0] + c1 * d->st[m][1]);
+        d->st[m + 1][0] = (float)s0;
+        d->st[m + 1][1] = (float)s1;
+        d->n1[m] = (float)r0;
+        d->n2[m] = (float)r1;
+        const double t0 = A[0][0] * s0 + A[0][1] * s1, t1 = A[1][0] * s0 + A[1][1] * s1;
+        const double u0 = r0 * A[0][0] + r1 * A[1][0], u1 = r0 * A[0][1] + r1 * A[1][1];
+        s0 = t0;
+        s1 = t1;
+        r0 = u0;
+        r1 = u1;
+    }
+    double p2[2][2], p4[2][2], p8[2][2];
+    mat2_mul(p2, A, A);
+    mat2_mul(p4, p2, p2);
+    mat2_mul(p8, p4, p4);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            d->a4[i][j] = (float)p4[i][j];
+            d->a8[i][j] = (float)p8[i][j];
+        }
+}
+
+/* The four-sample form's vectors. */
+static void vf_blk_design(vf_blk_t *b, float g, int hp) {
+    vf_design_t d;
+    vf_blk_matrices(&d, g, hp);
+    for (int j = 0; j < VF_BLK; j++) {
+        b->h[j] = _mm_loadu_ps(d.hz + VF_DMAX - j);
+        const float *pj = d.st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
+        b->p[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
+    }
+    b->n1 = _mm_loadu_ps(d.n1);
+    b->n2 = _mm_loadu_ps(d.n2);
+    b->q1 = _mm_setr_ps(d.a4[0][0], d.a4[1][0], d.a4[0][0], d.a4[1][0]);
+    b->q2 = _mm_setr_ps(d.a4[0][1], d.a4[1][1], d.a4[0][1], d.a4[1][1]);
+}
+
+#define VF_BC(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
+
+/* The response of four outputs to the block's inputs x and states sa, sb
+ * (each broadcast): a balanced sum, so the four products run in parallel. */
+static inline __m128 vf_blk_out(const vf_blk_t *b, __m128 x, __m128 sa, __m128 sb) {
+    __m128 t0 = _mm_add_ps(_mm_mul_ps(VF_BC(x, 0), b->h[0]), _mm_mul_ps(VF_BC(x, 1), b->h[1]));
+    __m128 t1 = _mm_add_ps(_mm_mul_ps(VF_BC(x, 2), b->h[2]), _mm_mul_ps(VF_BC(x, 3), b->h[3]));
+    __m128 t2 = _mm_add_ps(_mm_mul_ps(sa, b->n1), _mm_mul_ps(sb, b->n2));
+    return _mm_add_ps(_mm_add_ps(t0, t1), t2);
+}
+
+/* State at the block's end from the inputs (lane pairs: xs_j holds x[j] of
+ * the channel whose state the pair is) and the broadcast states; the
+ * inputs' share does not wait on the previous block. */
+static inline __m128 vf_blk_state(const vf_blk_t *b, __m128 x0, __m128 x1, __m128 x2, __m128 x3,
+                                  __m128 sa, __m128 sb) {
+    __m128 t0 = _mm_add_ps(_mm_mul_ps(x0, b->p[0]), _mm_mul_ps(x1, b->p[1]));
+    __m128 t1 = _mm_add_ps(_mm_mul_ps(x2, b->p[2]), _mm_mul_ps(x3, b->p[3]));
+    __m128 t2 = _mm_add_ps(_mm_mul_ps(sa, b->q1), _mm_mul_ps(sb, b->q2));
+    return _mm_add_ps(_mm_add_ps(t0, t1), t2);
+}
+
+/* A settled stage over n frames of one or two channels in place, whole
+ * blocks only; returns the frames done (a multiple of VF_BLK). */
+static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off,
+                              uint32_t n, int hp, float g) {
+    const uint32_t nb = n / VF_BLK * VF_BLK;
+    if (nb == 0) return 0;
+    vf_blk_t b;
+    vf_blk_design(&b, g, hp);
+    if (nch == 2) {
+        float *l = ch[0] + off, *r = ch[1] + off;
+        /* lanes: ic1 L, ic2 L, ic1 R, ic2 R */
+        __m128 st = _mm_setr_ps(s[0][0], s[0][1], s[1][0], s[1][1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK) {
+            const __m128 xl = _mm_loadu_ps(l + i), xr = _mm_loadu_ps(r + i);
+            const __m128 yl = vf_blk_out(&b, xl, VF_BC(st, 0), VF_BC(st, 1));
+            const __m128 yr = vf_blk_out(&b, xr, VF_BC(st, 2), VF_BC(st, 3));
+            st = vf_blk_state(&b, _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(0, 0, 0, 0)),
+                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(1, 1, 1, 1)),
+                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(2, 2, 2, 2)),
+                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(3, 3, 3, 3)),
+                              _mm_shuffle_ps(st, st, _MM_SHUFFLE(2, 2, 0, 0)),
+                              _mm_shuffle_ps(st, st, _MM_SHUFFLE(3, 3, 1, 1)));
+            _mm_storeu_ps(l + i, yl);
+            _mm_storeu_ps(r + i, yr);
+        }
+        float out[4];
+        _mm_storeu_ps(out, st);
+        s[0][0] = out[0];
+        s[0][1] = out[1];
+        s[1][0] = out[2];
+        s[1][1] = out[3];
+    } else {
+        float *x = ch[0] + off;
+        __m128 st = _mm_setr_ps(s[0][0], s[0][1], s[0][0], s[0][1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK) {
+            const __m128 xv = _mm_loadu_ps(x + i);
+            const __m128 sa = VF_BC(st, 0), sb = VF_BC(st, 1);
+            const __m128 y = vf_blk_out(&b, xv, sa, sb);
+            st = vf_blk_state(&b, VF_BC(xv, 0), VF_BC(xv, 1), VF_BC(xv, 2), VF_BC(xv, 3), sa, sb);
+            _mm_storeu_ps(x + i, y);
+        }
+        float out[4];
+        _mm_storeu_ps(out, st);
+        s[0][0] = out[0];
+        s[0][1] = out[1];
+    }
+    return nb;
+}
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define VF_HAVE_AVX2 1
+#define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
+#define VF_BLK8      8
+
+/* The form with AVX2 and FMA, eight samples a block, one channel after the
+ * other: the state chain (the only dependent part) is then one step per
+ * eight samples instead of per four, and each output row is one eight-wide
+ * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
+ * buffer) with state st[c]; whole blocks only, returns the frames done. */
+VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
+                                         float *const outs[], uint32_t nch, uint32_t n, int hp,
+                                         float g) {
+    const uint32_t nb = n / VF_BLK8 * VF_BLK8;
+    if (nb == 0) return 0;
+    vf_design_t d;
+    vf_blk_matrices(&d, g, hp);
+    __m256 hc[VF_BLK8];
+    __m128 pc[VF_BLK8];
+    for (int j = 0; j < VF_BLK8; j++) {
+        hc[j] = _mm256_loadu_ps(d.hz + VF_DMAX - j);
+        const float *pj = d.st[VF_BLK8 - j];
+        pc[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
+    }
+    const __m256 nv1 = _mm256_loadu_ps(d.n1), nv2 = _mm256_loadu_ps(d.n2);
+    const __m128 q1 = _mm_setr_ps(d.a8[0][0], d.a8[1][0], d.a8[0][0], d.a8[1][0]);
+    const __m128 q2 = _mm_setr_ps(d.a8[0][1], d.a8[1][1], d.a8[0][1], d.a8[1][1]);
+    const __m128 pc0 = pc[0], pc1 = pc[1], pc2 = pc[2], pc3 = pc[3];
+    const __m128 pc4 = pc[4], pc5 = pc[5], pc6 = pc[6], pc7 = pc[7];
+    const __m256 h0 = hc[0], h1 = hc[1], h2 = hc[2], h3 = hc[3];
+    const __m256 h4 = hc[4], h5 = hc[5], h6 = hc[6], h7 = hc[7];
+    for (uint32_t c = 0; c < nch; c++) { /* the channels share the matrices */
+        const float *in = ins[c];
+        float *out = outs[c];
+        float *s = st[c];
+        __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK8) {
+            const float *x = in + i;
+            const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+            const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+            const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+            const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+            /* the inputs' share of the next state: off the chain */
+            __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), pc0);
+            __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), pc1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), pc2, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), pc3, p1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), pc4, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), pc5, p1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), pc6, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), pc7, p1);
+            const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
+            const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
+            /* outputs: three independent sums */
+            __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), nv1);
+            __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), nv2);
+            __m256 y2 = _mm256_mul_ps(x0, h0);
+            y0 = _mm256_fmadd_ps(x1, h1, y0);
+            y1 = _mm256_fmadd_ps(x2, h2, y1);
+            y2 = _mm256_fmadd_ps(x3, h3, y2);
+            y0 = _mm256_fmadd_ps(x4, h4, y0);
+            y1 = _mm256_fmadd_ps(x5, h5, y1);
+            y2 = _mm256_fmadd_ps(x6, h6, y2);
+            y0 = _mm256_fmadd_ps(x7, h7, y0);
+            /* the chain: two products of the state and one add */
+            sv = _mm_add_ps(_mm_fmadd_ps(sb, q2, _mm_add_ps(p0, p1)), _mm_mul_ps(sa, q1));
+            _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+        }
+        float o4[4];
+        _mm_storeu_ps(o4, sv);
+        s[0] = o4[0];
+        s[1] = o4[1];
+    }
+    return nb;
+}
+#endif
+
+/* Which form the settled stages take: 0 per sample, 1 four-sample blocks
+ * (SSE), 2 eight-sample blocks (AVX2 + FMA, mono path); -1 = the best this
+ * CPU runs. */
+static int vf_level = -1;
+
+static int vf_best_level(void) {
+#if defined(VF_HAVE_AVX2)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 2;
+#endif
+#if defined(__SSE2__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int hl_vfilter_simd(int level) {
+    const int best = vf_best_level();
+    vf_level = level < 0 || level > best ? best : level;
+    return vf_level;
+}
+
+static inline int vf_level_now(void) {
+    return vf_level < 0 ? vf_best_level() : vf_level;
+}
+
 /* Runs one stage over a chunk starting gp frames into its grid cell. */
 static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t nch, uint32_t off,
                          uint32_t m, uint32_t gp) {
@@ -446,6 +731,21 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
     float dmix = 1.0f / (float)(vf_fade_cells(stage, out) * HL_FX_GRID);
     float mix = (float)(st->fade * HL_FX_GRID - gp) * dmix; /* fade-out mix at frame 0 */
     if (!out) mix = 1.0f - mix;                             /* fading in */
+#if defined(__SSE2__)
+    if (dg == 0.0f && !fade && vf_level_now() >= 1) { /* settled: whole blocks, then the tail */
+        uint32_t done;
+#if defined(VF_HAVE_AVX2)
+        if (vf_level_now() >= 2) {
+            const float *ins[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
+            float *outs[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
+            done = vf_run_avx2(f->s[stage], ins, outs, nch, m, stage == 1, g);
+        } else
+#endif
+            done = vf_run_blocks(f->s[stage], ch, nch, off, m, stage == 1, g);
+        off += done;
+        m -= done;
+    }
+#endif
     for (uint32_t c = 0; c < nch; c++)
         svf_run(f->s[stage][c], ch[c] + off, m, stage == 1, g, dg, fade, mix, out ? dmix : -dmix);
 }
@@ -484,6 +784,110 @@ void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uin
         for (int c = 0; c < 2; c++)
             for (int k = 0; k < 2; k++)
                 f->s[st][c][k] = flush(f->s[st][c][k]);
+}
+
+/* ---- the same filter before the pan ---------------------------------------- */
+
+#define VF_MONO_TOL   1e-6f  /* relative state mismatch the mono path accepts */
+#define VF_MONO_MIN_G 1e-12f /* below this pan gain the mono state is not recoverable */
+
+/* A stage the mono path can run: off, or on and settled. */
+static inline int vf_stage_settled(const hl_vf_stage_t *st) {
+    return st->mode == HL_VF_OFF || (st->mode == HL_VF_ON && !vf_busy(st));
+}
+
+/* Which channel the mono state is read from (the louder one) and the ratio
+ * other / reference. */
+static inline int vf_mono_ref(float gl, float gr, float *ratio) {
+    const int c = fabsf(gr) > fabsf(gl);
+    *ratio = c ? gl / gr : gr / gl;
+    return c;
+}
+
+int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr) {
+    if (!(gl - gl == 0.0f && gr - gr == 0.0f)) return 0; /* NaN or Inf */
+    if (!(fabsf(gl) >= VF_MONO_MIN_G || fabsf(gr) >= VF_MONO_MIN_G)) return 0;
+    float ratio;
+    const int c = vf_mono_ref(gl, gr, &ratio);
+    for (int st = 0; st < 2; st++) {
+        if ((st == 0 ? f->lp.mode : f->hp.mode) == HL_VF_OFF) continue;
+        /* measured against the louder channel's state: what the quieter
+         * one would be left with is a free response that far below it */
+        const float tol =
+            VF_MONO_TOL * fmaxf(fabsf(f->s[st][c][0]), fabsf(f->s[st][c][1])) + FX_FLUSH;
+        for (int k = 0; k < 2; k++)
+            if (!(fabsf(f->s[st][1 - c][k] - f->s[st][c][k] * ratio) <= tol)) return 0;
+    }
+    return 1;
+}
+
+/* One settled stage over mono input in, into out (may be in), with mono
+ * state s (ic1, ic2). */
+static void vf_run_mono(float s[2], const float *in, float *out, uint32_t n, int hp, float g) {
+    uint32_t done = 0;
+    const int level = vf_level_now();
+#if defined(VF_HAVE_AVX2)
+    if (level >= 2) {
+        float sa[1][2] = {{s[0], s[1]}};
+        const float *ins[1] = {in};
+        float *outs[1] = {out};
+        done = vf_run_avx2(sa, ins, outs, 1, n, hp, g);
+        s[0] = sa[0][0];
+        s[1] = sa[0][1];
+    }
+#endif
+#if defined(__SSE2__)
+    if (level == 1) {
+        float sb[1][2] = {{s[0], s[1]}};
+        if (out != in) memcpy(out, in, n * sizeof(float));
+        float *ch[1] = {out};
+        done = vf_run_blocks(sb, ch, 1, 0, n, hp, g);
+        s[0] = sb[0][0];
+        s[1] = sb[0][1];
+    }
+#endif
+    if (done < n) {
+        if (out != in) memcpy(out + done, in + done, (n - done) * sizeof(float));
+        svf_run(s, out + done, n - done, hp, g, 0.0f, 0, 0.0f, 0.0f);
+    }
+}
+
+void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
+                                float gr) {
+    float ratio;
+    const int c = vf_mono_ref(gl, gr, &ratio);
+    const float gref = c ? gr : gl, inv = 1.0f / gref;
+    if (!vf_stage_settled(&f->lp) || !vf_stage_settled(&f->hp)) {
+        /* a glide, a crossfade or a seed: the filter is still linear in its
+         * input and state (only time-varying), so the stereo machinery runs
+         * on one channel holding the mono state */
+        if (out != in) memcpy(out, in, n * sizeof(float));
+        for (int st = 0; st < 2; st++)
+            for (int k = 0; k < 2; k++)
+                f->s[st][0][k] = f->s[st][c][k] * inv;
+        float *ch[1] = {out};
+        hl_vfilter_process_rt(f, ch, 1, n);
+        for (int st = 0; st < 2; st++)
+            for (int k = 0; k < 2; k++) {
+                const float sm = f->s[st][0][k];
+                f->s[st][0][k] = flush(sm * gl);
+                f->s[st][1][k] = flush(sm * gr);
+            }
+        return;
+    }
+    int first = 1;
+    for (int st = 1; st >= 0; st--) { /* high-pass first, as hl_vfilter_process_rt */
+        const hl_vf_stage_t *sg = st == 0 ? &f->lp : &f->hp;
+        if (sg->mode == HL_VF_OFF) continue;
+        float sm[2] = {f->s[st][c][0] * inv, f->s[st][c][1] * inv};
+        vf_run_mono(sm, first ? in : out, out, n, st == 1, sg->g);
+        first = 0;
+        for (int k = 0; k < 2; k++) {
+            f->s[st][0][k] = flush(sm[k] * gl);
+            f->s[st][1][k] = flush(sm[k] * gr);
+        }
+    }
+    if (first && out != in) memcpy(out, in, n * sizeof(float));
 }
 
 /* ---- occlusion / obstruction curve ---------------------------------------- */

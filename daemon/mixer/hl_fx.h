@@ -156,6 +156,32 @@ void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uin
 /* 0 when both stages are off and settled: the caller may skip the call. */
 int hl_vfilter_active(const hl_vfilter_t *f);
 
+/* A voice panned from a mono source: its stereo filter (two channels, as
+ * hl_vfilter_process_rt runs it) fed with l = gl x and r = gr x can run once
+ * on x instead, before the pan (the filter is linear in its input and state,
+ * gliding or not, and the gains are constant).
+ * hl_vfilter_mono_ok: 1 when that is exact to within float rounding: gl and
+ * gr finite, max(|gl|, |gr|) >= 1e-12, and the two channels' states are the pan of one
+ * state (the quieter channel's state words within 1e-6 of the louder one's
+ * state, -120 dB, of the louder one's times the gain ratio; a gain ramp
+ * leaves them apart, and a settled filter brings them back as the
+ * difference, a free response, dies away). */
+int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr);
+/* Filters mono in[0..n) into out (in == out allowed, else no overlap) so
+ * that gl out and gr out are what hl_vfilter_process_rt would have given on
+ * (gl in, gr in); the stereo state is kept (as gl and gr times the mono
+ * state), so the next block may take either path. Only after
+ * hl_vfilter_mono_ok said 1. */
+void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
+                                float gr);
+/* How settled stages run: 0 sample by sample (the reference form), 1 in
+ * four-sample blocks (SSE), 2 in eight-sample blocks (AVX2 + FMA); -1 (the
+ * default) or a level the CPU lacks picks the best it has. Glides and
+ * crossfades always run sample by sample.
+ * Returns the level now in use. For tests and benchmarks: call while no
+ * filter runs (it sets a process-wide switch). */
+int hl_vfilter_simd(int level);
+
 /* The game-facing curve, occlusion (a wall between: gain and low-pass) and
  * obstruction (something in the direct path: low-pass only), both clamped to
  * [0, 1] (NaN -> 0):

@@ -1136,6 +1136,96 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
 
 static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g);
 
+/* A send: sl/sr += l/r times the send level, ramped per frame (linear
+ * while the ramp runs, then flat), advancing the ramp. */
+static void post_send_ramped(float *sl, float *sr, const float *l, const float *r, uint32_t n,
+                             hl_ramp_t *g) {
+    const uint32_t rn = g->rem < n ? g->rem : n;
+    const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
+    for (uint32_t t = 0; t < rn; t++) {
+        const float gt = g0 + (float)(t + 1) * d;
+        sl[t] += l[t] * gt;
+        sr[t] += r[t] * gt;
+    }
+    ramp_advance(g, rn);
+    const float gc = g->cur;
+    for (uint32_t t = rn; t < n; t++) {
+        sl[t] += l[t] * gc;
+        sr[t] += r[t] * gc;
+    }
+}
+
+/* The sends of a voice that are on (level or target not 0), at most
+ * HL_MAX_SENDS; returns how many, and whether any of them ramps. */
+static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_t *ramping) {
+    uint32_t k = 0;
+    *ramping = 0;
+    for (uint32_t i = 0; i < HL_MAX_SENDS; i++) {
+        const hl_ramp_t *g = &v->send[i];
+        if (g->cur == 0.0f && g->target == 0.0f) continue;
+        *ramping |= g->rem != 0;
+        idx[k++] = i;
+    }
+    return k;
+}
+
+/* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
+ * pass while no level ramps (each frame: y = x * occ, send += y * level,
+ * bus += y: the same products and sums, in the same order, as the passes
+ * below, so both give the same bits), else one pass per stage. */
+static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                     uint32_t *buses) {
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = post_sends(v, idx, &ramping);
+    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    for (uint32_t i = 0; i < ns; i++)
+        *buses |= 1u << v->send_bus[idx[i]];
+    if (v->occ.rem == 0 && !ramping) {
+        const float o = v->occ.cur;
+        if (ns == 0) {
+            for (uint32_t t = 0; t < n; t++) {
+                bl[t] += l[t] * o;
+                br[t] += r[t] * o;
+            }
+        } else if (ns == 1) {
+            const uint32_t b0 = v->send_bus[idx[0]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            const float g0 = v->send[idx[0]].cur;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = l[t] * o, yr = r[t] * o;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = l[t] * o, yr = r[t] * o;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                s1l[t] += yl * g1;
+                s1r[t] += yr * g1;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        }
+        return;
+    }
+    apply_gain_ramp(l, r, n, &v->occ);
+    for (uint32_t i = 0; i < ns; i++) {
+        const uint32_t b = v->send_bus[idx[i]];
+        post_send_ramped(m->acc[b][0], m->acc[b][1], l, r, n, &v->send[idx[i]]);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        bl[k] += l[k];
+        br[k] += r[k];
+    }
+}
+
 /* The post stage of a voice whose block was mixed into its own pair l/r:
  * binaural rendering (the pair is then the mono input in l, r the same,
  * and the ear pair replaces it), filter, occlusion gain, then into its bus
@@ -1157,31 +1247,70 @@ static void voice_post(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint
         float *ch[2] = {l, r};
         hl_vfilter_process_rt(&v->vf, ch, 2, n);
     }
-    apply_gain_ramp(l, r, n, &v->occ);
-    for (int i = 0; i < HL_MAX_SENDS; i++) {
-        hl_ramp_t *g = &v->send[i];
-        if (g->cur == 0.0f && g->target == 0.0f) continue;
-        const uint32_t b = v->send_bus[i];
-        float *sl = m->acc[b][0], *sr = m->acc[b][1];
-        const uint32_t rn = g->rem < n ? g->rem : n;
-        const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
-        for (uint32_t t = 0; t < rn; t++) {
-            const float gt = g0 + (float)(t + 1) * d;
-            sl[t] += l[t] * gt;
-            sr[t] += r[t] * gt;
-        }
-        ramp_advance(g, rn);
-        const float gc = g->cur;
-        for (uint32_t t = rn; t < n; t++) {
-            sl[t] += l[t] * gc;
-            sr[t] += r[t] * gc;
-        }
-        *buses |= 1u << b;
+    post_mix(m, v, l, r, n, buses);
+    v->post = post_needed(v);
+    v->f.post = (uint16_t)v->post;
+}
+
+/* The post stage of a steady mono voice whose block, not yet panned, is in
+ * `in` (the source span itself at pitch 1, else interpolated into vbuf[0]);
+ * the filter (into vbuf[0]) runs once on it before the
+ * pan (hl_vfilter_process_mono_rt: the same output as filtering the panned
+ * pair, within rounding), then one pass pans it with the flat gain pair
+ * times the occlusion gain into the bus and the sends. Ramping occlusion or
+ * send levels go through the pair and post_mix instead. */
+static void voice_post_mono(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
+                            float gr, uint32_t *buses) {
+    const float *u = in;
+    if (hl_vfilter_active(&v->vf)) {
+        hl_vfilter_process_mono_rt(&v->vf, in, m->vbuf[0], n, gl, gr);
+        u = m->vbuf[0];
     }
-    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
-    for (uint32_t k = 0; k < n; k++) {
-        bl[k] += l[k];
-        br[k] += r[k];
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = post_sends(v, idx, &ramping);
+    if (v->occ.rem || ramping) {
+        float *l = m->vbuf[0], *r = m->vbuf[1]; /* u may be vbuf[0]: r first */
+        for (uint32_t t = 0; t < n; t++)
+            r[t] = u[t] * gr;
+        for (uint32_t t = 0; t < n; t++)
+            l[t] = u[t] * gl;
+        post_mix(m, v, l, r, n, buses);
+    } else {
+        float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+        const float o = v->occ.cur, ol = gl * o, or_ = gr * o;
+        if (ns == 0) {
+            for (uint32_t t = 0; t < n; t++) {
+                bl[t] += u[t] * ol;
+                br[t] += u[t] * or_;
+            }
+        } else if (ns == 1) {
+            const uint32_t b0 = v->send_bus[idx[0]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            const float g0 = v->send[idx[0]].cur;
+            *buses |= 1u << b0;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = u[t] * ol, yr = u[t] * or_;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+            *buses |= (1u << b0) | (1u << b1);
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = u[t] * ol, yr = u[t] * or_;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                s1l[t] += yl * g1;
+                s1r[t] += yr * g1;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        }
     }
     v->post = post_needed(v);
     v->f.post = (uint16_t)v->post;
@@ -1335,6 +1464,36 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     return 0;
 }
 
+/* A steady voice with a post stage whose filter can run before the pan:
+ * the source span (read in place at pitch 1, else interpolated, unpanned,
+ * into vbuf[0]), then voice_post_mono. The same reads, bounds and cursor as
+ * process_fast. */
+static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed,
+                             uint32_t *buses) {
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    const float *src = f->data + idx, *in = m->vbuf[0];
+    float *u = m->vbuf[0];
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
+        if (f->copy_end - idx < n) return 0;
+        in = src; /* read in place: the source is the block */
+    } else {
+        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
+        if (f->cubic) {
+            if (c < HL_FP_ONE) return 0;
+            m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        } else {
+            m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        }
+    }
+    f->cursor = c + (uint64_t)n * step;
+    (*mixed)++;
+    *buses |= 1u << f->bus;
+    m->bus[f->bus].voices++;
+    voice_post_mono(m, (hl_rt_voice_t *)(void *)f, in, n, f->gl, f->gr, buses);
+    return 1;
+}
+
 /* Mixes a steady voice from its first cache line alone, exactly as the full
  * path would (flat gains, one kernel run, no edge). Returns 0 when the
  * block would reach an edge of the interior: the full path takes it. */
@@ -1343,6 +1502,11 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
     float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    /* filter before the pan: not for a binaural voice (its pair comes from
+     * the HRTF convolver in voice_post, not from pan gains) */
+    if (f->post && !((hl_rt_voice_t *)(void *)f)->hrtf &&
+        hl_vfilter_mono_ok(&((hl_rt_voice_t *)(void *)f)->vf, f->gl, f->gr))
+        return process_fast_mono(m, f, n, mixed, buses);
     if (f->post) { /* its own pair first: filter and sends follow */
         acc_l = m->vbuf[0];
         acc_r = m->vbuf[1];
@@ -1492,10 +1656,20 @@ static inline __attribute__((always_inline)) void prefetch_rest(const hl_rt_voic
         __builtin_prefetch(p + o);
 }
 
+/* The post stage's state (filter, occlusion, sends) at the record's cold
+ * end, for a voice that has one (f.post, read from its first line). */
+static inline __attribute__((always_inline)) void prefetch_post(const hl_rt_voice_t *v) {
+    const char *p = (const char *)&v->vf, *e = (const char *)(v + 1);
+    p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
+    for (; p < e; p += HL_PF_LINE)
+        __builtin_prefetch(p);
+}
+
 /* Prefetches the source frames voice v will read over the next n frames at
  * its current pitch (stream voices read the shared scratch: nothing to do). */
 static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice_t *v, uint32_t n) {
     const hl_rt_fast_t *f = &v->f;
+    if (f->post) prefetch_post(v);
     if (f->steady) { /* exact span from the steady line alone */
         uint64_t c = f->cursor, last = ((c + (uint64_t)n * f->step) >> 32) + HL_INTERP_TAPS / 2;
         last = last < f->frames ? last : f->frames;
