@@ -675,6 +675,35 @@ static void test_graph(void **state) {
     assert_int_equal(parse("set 7 --lp 2000 --hp 100 --obstruction 1 --send hall:0", &c), 0);
     assert_int_equal(c.m.set.mask, HL_SET_LP | HL_SET_HP | HL_SET_OBSTRUCTION | HL_SET_SENDS);
     assert_int_equal(parse("set 7 --hp 30000", &c), -1);
+
+    assert_int_equal(parse("bus amb --send reverb_hall:-9 --ramp 50", &c), 0);
+    assert_int_equal(c.m.bus.mask, HL_BUS_SEND);
+    assert_string_equal(c.m.bus.send, "reverb_hall");
+    assert_true(c.m.bus.send_db == -9.0f);
+    assert_int_equal(parse("bus amb --send reverb_hall:off", &c), 0);
+    assert_true(c.m.bus.send_db == -144.0f);
+    assert_int_equal(parse("bus amb --send amb:-3", &c), -1);    /* itself */
+    assert_int_equal(parse("bus amb --send master:-3", &c), -1); /* the master */
+    assert_int_equal(parse("bus master --send amb:-3", &c), -1); /* the master has none */
+    assert_int_equal(parse("bus amb --send hall", &c), -1);
+
+    assert_int_equal(parse("zone cave --pos 0,0,-30 --radius 12 --fade 6 --preset cave", &c), 0);
+    assert_int_equal(c.kind, CTL_ZONE);
+    assert_int_equal(c.m.zone.action, HL_ZONE_SET);
+    assert_true(c.m.zone.pos[2] == -30.0f && c.m.zone.radius == 12.0f && c.m.zone.fade == 6.0f);
+    assert_int_equal(c.m.zone.preset, HL_REV_CAVE);
+    assert_int_equal(parse("zone hall --pos 1,2,3 --radius 5 --bus verb --feed amb", &c), 0);
+    assert_string_equal(c.m.zone.bus, "verb");
+    assert_string_equal(c.m.zone.feed, "amb");
+    assert_int_equal(c.m.zone.preset, HL_REV_HALL); /* the default */
+    assert_int_equal(parse("zone remove cave", &c), 0);
+    assert_int_equal(c.m.zone.action, HL_ZONE_REMOVE);
+    assert_int_equal(parse("zone cave --radius 3", &c), -1); /* no --pos */
+    assert_int_equal(parse("zone cave --pos 0,0,0 --radius 0", &c), -1);
+    assert_int_equal(parse("zone cave --pos 0,0,0 --radius 1 --fade -1", &c), -1);
+    assert_int_equal(parse("zone cave --pos 0,0,0 --radius 1 --preset plate", &c), -1);
+    assert_int_equal(parse("zones", &c), 0);
+    assert_int_equal(c.op, HL_OP_ZONES);
 }
 
 static void test_meter(void **state) {
