@@ -162,14 +162,15 @@ static const cmd_desc_t cmds[] = {
      "  remove takes out a bus you made, with its effects and ducking rules; it is\n"
      "  refused while voices play on it or send to it, or it has child buses.\n"},
     {"buses", CTL_BUSES, HL_OP_BUSES,
-     "buses\n  The bus tree: each bus with its parent, gain, mute, effects, voices on it,\n"
-     "  sends into it, ducking now and its path gain (its faders and its\n"
-     "  ancestors').\n"},
+     "buses\n  The bus tree, each bus with its gain, mute, effects, voices and sends.\n"
+     "  Each line: name, parent, gain, mute, effects, voices on it, voice sends into\n"
+     "  it, ducking now, path gain (its faders and its ancestors') and its own sends.\n"},
     {"fx", CTL_FX, HL_OP_FX,
      "fx add BUS KIND [--at N] [PARAMS]\nfx set BUS INDEX KIND [PARAMS] [--ramp MS]\n"
      "fx remove BUS INDEX\nfx list [BUS]\n"
-     "  Insert effects on a bus (or master), applied in chain order (INDEX from 0,\n"
-     "  see fx list). At most 8 per bus. PARAMS by KIND (defaults in brackets):\n"
+     "  Insert effects (EQ, compressor, reverb) on a bus or the master.\n"
+     "  They run in chain order (INDEX from 0, see fx list), at most 8 per bus.\n"
+     "  PARAMS by KIND (defaults in brackets):\n"
      "  eq      --type lowpass|highpass|lowshelf|highshelf|peak [peak]\n"
      "          --freq HZ [1000] --q Q [0.707] --gain DB [0] (shelves and peak)\n"
      "  comp    --threshold DB [-20] --ratio R [4] --knee DB [6] --attack MS [5]\n"
@@ -182,6 +183,7 @@ static const cmd_desc_t cmds[] = {
     {"duck", CTL_DUCK, HL_OP_DUCK,
      "duck BUS --by SIDE [--depth DB] [--threshold DB | --voices] [--attack MS]\n"
      "          [--hold MS] [--release MS]\nduck BUS --by SIDE --off\n"
+     "  Duck one bus while another sounds (music under dialogue).\n"
      "  While SIDE is above --threshold (or, with --voices, has any voice), BUS goes\n"
      "  down --depth dB: attack, then hold once SIDE is quiet, then release.\n"
      "  Defaults: depth 9, threshold -40 dBFS, attack 80, hold 200, release 600 ms\n"
