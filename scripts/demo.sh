@@ -51,12 +51,17 @@ for s in ambience bell bell2 drone click; do ctl load "$s" "$work/$s.wav" >/dev/
 ctl load music "$work/music.ogg" --stream >/dev/null     # decoded while it plays
 ctl sounds
 
+# The mixer graph: a hall reverb zone around the listener (the chimes send
+# to it) and a gentle high-shelf EQ on the music bus.
+ctl zone hall --pos 0,0,0 --radius 8 --fade 4 --preset hall >/dev/null
+ctl fx add music eq --type highshelf --freq 6000 --gain -3 >/dev/null
+
 # A cue: two variations, never the same twice in a row, a little random pitch
 # and gain, in a category that holds two chimes at once (a third fades the
 # oldest out).
 ctl category chimes --max-instances 2 --overflow fade-oldest --fade-out 300
 ctl cue chime --sound bell --sound bell2 --pick shuffle --pitch-rand 60 --gain-rand 2 \
-    --category chimes --3d --max-distance 40
+    --category chimes --3d --max-distance 40 --send zones:-6
 
 # Noise has no natural loop point: loop 0.1 s..2.2 s with a 50 ms crossfade.
 ctl play ambience --loop --loop-start 4800 --loop-end 105600 --xfade 50 --gain -6 \
@@ -84,6 +89,7 @@ for i in $(seq 0 39); do
 done
 ctl voices
 ctl cues
+ctl buses
 ctl emitter destroy craft --fade 400 >/dev/null
 ctl stop --all --fade 400 >/dev/null
 sleep 0.6
