@@ -189,19 +189,19 @@ static const cmd_desc_t cmds[] = {
      "  Defaults: depth 9, threshold -40 dBFS, attack 80, hold 200, release 600 ms\n"
      "  (no audible pumping on speech over music). --off removes the rule.\n"},
     {"ducks", CTL_DUCKS, HL_OP_DUCKS, "ducks\n  The ducking rules, each with its gain now.\n"},
-    {"zone", CTL_ZONE, HL_OP_ZONE,
-     "zone NAME --pos X,Y,Z --radius R [--fade M] [--preset P | --bus BUS] [--feed BUS]\n"
-     "zone remove NAME\n"
+    {"reverb-zone", CTL_RZONE, HL_OP_RZONE,
+     "reverb-zone NAME --pos X,Y,Z --radius R [--fade M] [--preset P | --bus BUS] [--feed BUS]\n"
+     "reverb-zone remove NAME\n"
      "  A reverb zone: a sphere whose reverb is heard while the listener is in it.\n"
-     "  Voices send to the feed bus (default \"zones\", made muted if missing:\n"
-     "  play ... --send zones:-6); the feed sends to the zone's reverb bus at a level\n"
+     "  Voices send to the feed bus (default \"reverb_zones\", made muted if missing:\n"
+     "  play ... --send reverb_zones:-6); the feed sends to the zone's reverb bus at a level\n"
      "  of 1 inside --radius, falling to 0 at radius + --fade (default 0), gliding\n"
      "  over 100 ms; overlapping zones share the level (sum <= 1). --bus names an\n"
      "  existing reverb bus; without it a bus named NAME is made with a reverb of\n"
      "  --preset room|hall|cave|outdoor (default hall, dry 0). At most 4 zones per\n"
      "  feed are heard at once (the nearest); 64 zones in all.\n"},
-    {"zones", CTL_ZONES, HL_OP_ZONES,
-     "zones\n  The reverb zones, each with its weight and send level now.\n"},
+    {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
+     "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
     {"voices", CTL_VOICES, HL_OP_VOICES,
      "voices\n  Playing voices with their cue, category, emitter and state.\n"
      "  Each line: handle, sound, owner, priority, state (playing, stopping, paused,\n"
@@ -887,7 +887,7 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_BUS: return ctl__parse_bus(argc, argv, c, err, errlen);
     case CTL_FX: return ctl__parse_fx(argc, argv, c, err, errlen);
     case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
-    case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
+    case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
     case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
     case CTL_PAUSE:
     case CTL_RESUME: return parse_pause(argc, argv, c, err, errlen);
@@ -933,7 +933,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_FX: hl_put_fx_req(&w, &c->m.fx); break;
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
-    case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
+    case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {
@@ -947,7 +947,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
         break;
     }
     case CTL_BUSES:
-    case CTL_ZONES:
+    case CTL_RZONES:
     case CTL_DUCKS:
     case CTL_CUES:
     case CTL_DEVICES:

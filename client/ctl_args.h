@@ -49,8 +49,8 @@ typedef enum {
     CTL_FX_LIST,         /* FX_LIST [BUS] */
     CTL_DUCK,            /* DUCK: a ducking rule on or off */
     CTL_DUCKS,           /* DUCKS: the rules */
-    CTL_ZONE,            /* ZONE set / remove */
-    CTL_ZONES,           /* ZONES: the reverb zones */
+    CTL_RZONE,           /* ZONE set / remove */
+    CTL_RZONES,          /* ZONES: the reverb zones */
     CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
 } ctl_kind_t;
 
@@ -86,7 +86,7 @@ typedef struct {
         hl_device_req_t device;
         hl_fx_req_t fx;
         hl_duck_rule_t duck;
-        hl_zone_t zone;
+        hl_rzone_t rzone;
         struct {
             float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
             long count; /* --count: stop after this many events (0 = until stopped) */

@@ -203,15 +203,15 @@ int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     return 0;
 }
 
-/* zone NAME --pos X,Y,Z --radius R [--fade M] [--bus B] [--feed F] [--preset P]
- * zone remove NAME */
-int ctl__parse_zone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
-    hl_zone_t *m = &c->m.zone;
+/* reverb-zone NAME --pos X,Y,Z --radius R [--fade M] [--bus B] [--feed F] [--preset P]
+ * reverb-zone remove NAME */
+int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_rzone_t *m = &c->m.rzone;
     m->preset = HL_REV_HALL;
     int a = 1, has_pos = 0, has_radius = 0;
     if (argc > 1 && strcmp(argv[1], "remove") == 0) {
-        m->action = HL_ZONE_REMOVE;
-        if (argc != 3) return ctl__fail(err, errlen, "zone remove: needs exactly one NAME");
+        m->action = HL_RZONE_REMOVE;
+        if (argc != 3) return ctl__fail(err, errlen, "reverb-zone remove: needs exactly one NAME");
         return ctl__name_arg("zone name", argv[2], m->name, sizeof m->name, err, errlen);
     }
     const char *name = NULL;
@@ -235,17 +235,17 @@ int ctl__parse_zone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
             if (t < 0) return ctl__fail(err, errlen, "--preset: room, hall, cave or outdoor");
             m->preset = (uint8_t)t;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            return ctl__fail(err, errlen, "zone: unknown option '%s'", argv[i]);
+            return ctl__fail(err, errlen, "reverb-zone: unknown option '%s'", argv[i]);
         } else if (name) {
-            return ctl__fail(err, errlen, "zone: unexpected argument '%s'", argv[i]);
+            return ctl__fail(err, errlen, "reverb-zone: unexpected argument '%s'", argv[i]);
         } else {
             name = argv[i];
         }
     }
     if (ctl__name_arg("zone name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
     if (!has_pos || !has_radius)
-        return ctl__fail(err, errlen, "zone: --pos and --radius are required");
+        return ctl__fail(err, errlen, "reverb-zone: --pos and --radius are required");
     const char *why;
-    if (hl_validate_zone(m, &why) < 0) return ctl__fail(err, errlen, "zone: %s", why);
+    if (hl_validate_rzone(m, &why) < 0) return ctl__fail(err, errlen, "reverb-zone: %s", why);
     return 0;
 }

@@ -264,10 +264,10 @@ typedef struct {
 int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, float ramp_ms);
 
 /* Reverb zones: a sphere whose reverb bus is fed from a feed bus (voices
- * send to it: post.send "zones") at a level following the listener: 1 inside
+ * send to it: post.send "reverb_zones") at a level following the listener: 1 inside
  * the radius, falling to 0 at radius + fade, overlapping zones normalised.
  * bus "" = a bus named after the zone, made with a reverb of `preset`
- * (HELIOD_REV_*, dry 0) if missing; feed "" = "zones", made muted if missing. */
+ * (HELIOD_REV_*, dry 0) if missing; feed "" = "reverb_zones", made muted if missing. */
 #define HELIOD_REV_ROOM    0
 #define HELIOD_REV_HALL    1
 #define HELIOD_REV_CAVE    2
@@ -278,15 +278,15 @@ typedef struct {
     float radius, fade; /* metres; radius > 0, fade >= 0 */
     char bus[64], feed[64];
     int preset;
-} heliod_zone_t;
-int heliod_zone_set(heliod_t *h, const heliod_zone_t *z);
-int heliod_zone_remove(heliod_t *h, const char *name);
+} heliod_reverb_zone_t;
+int heliod_reverb_zone_set(heliod_t *h, const heliod_reverb_zone_t *z);
+int heliod_reverb_zone_remove(heliod_t *h, const char *name);
 typedef struct {
-    heliod_zone_t zone; /* bus and feed resolved */
-    float weight;       /* 0..1 from the listener's distance */
-    float send_db;      /* the feed's send level into its bus now (-144 = not heard) */
-} heliod_zone_info_t;
-int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count);
+    heliod_reverb_zone_t zone; /* bus and feed resolved */
+    float weight;              /* 0..1 from the listener's distance */
+    float send_db;             /* the feed's send level into its bus now (-144 = not heard) */
+} heliod_reverb_zone_info_t;
+int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap, size_t *count);
 /* Master first, then parents before children. */
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
 

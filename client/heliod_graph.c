@@ -153,48 +153,48 @@ int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, 
 
 /* ---- reverb zones ------------------------------------------------------------ */
 
-static int zone_call(heliod_t *h, const hl_zone_t *m) {
+static int rzone_call(heliod_t *h, const hl_rzone_t *m) {
     const char *why = NULL;
-    if (hl_validate_zone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    if (hl_validate_rzone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_ZONE, 0, &id);
+    int rc = hlc_req_begin(h, &w, HL_OP_RZONE, 0, &id);
     if (rc < 0) return rc;
-    hl_put_zone(&w, m);
+    hl_put_rzone(&w, m);
     if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_ZONE);
+    return hlc_simple_call(h, id, HL_OP_RZONE);
 }
 
-int heliod_zone_set(heliod_t *h, const heliod_zone_t *z) {
+int heliod_reverb_zone_set(heliod_t *h, const heliod_reverb_zone_t *z) {
     if (!z) return hlc_set_error(h, HELIOD_EINVAL, "no zone");
     if (z->preset < 0 || z->preset > HL_REV_OUTDOOR)
         return hlc_set_error(h, HELIOD_EINVAL, "preset: unknown reverb preset");
-    hl_zone_t m = {.action = HL_ZONE_SET, .radius = z->radius, .fade = z->fade};
+    hl_rzone_t m = {.action = HL_RZONE_SET, .radius = z->radius, .fade = z->fade};
     copy_name(m.name, sizeof m.name, z->name, sizeof z->name);
     copy_name(m.bus, sizeof m.bus, z->bus, sizeof z->bus);
     copy_name(m.feed, sizeof m.feed, z->feed, sizeof z->feed);
     memcpy(m.pos, z->pos, sizeof m.pos);
     m.preset = (uint8_t)z->preset;
-    return zone_call(h, &m);
+    return rzone_call(h, &m);
 }
 
-int heliod_zone_remove(heliod_t *h, const char *name) {
-    hl_zone_t m = {.action = HL_ZONE_REMOVE};
+int heliod_reverb_zone_remove(heliod_t *h, const char *name) {
+    hl_rzone_t m = {.action = HL_RZONE_REMOVE};
     if (!name || !hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid zone name");
     snprintf(m.name, sizeof m.name, "%s", name);
-    return zone_call(h, &m);
+    return rzone_call(h, &m);
 }
 
-int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count) {
+int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap, size_t *count) {
     hl_rbuf_t r;
     hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_ZONES, NULL, &r, &head);
+    int rc = hlc_list_call(h, HL_OP_RZONES, NULL, &r, &head);
     if (rc < 0) return rc;
     for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_zone_info_t z;
-        hl_get_zone_info(&r, &z);
+        hl_rzone_info_t z;
+        hl_get_rzone_info(&r, &z);
         if (i >= cap || r.err) continue;
-        heliod_zone_info_t *o = &arr[i];
+        heliod_reverb_zone_info_t *o = &arr[i];
         memset(o, 0, sizeof *o);
         snprintf(o->zone.name, sizeof o->zone.name, "%s", z.zone.name);
         memcpy(o->zone.pos, z.zone.pos, sizeof o->zone.pos);

@@ -261,10 +261,10 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
     sink_t s = {.joined = batch && !json};
     if (json)
         printf(",\"truncated\":%s,\"%s\":[", head.truncated ? "true" : "false",
-               kind == CTL_BUSES   ? "buses"
-               : kind == CTL_DUCKS ? "ducks"
-               : kind == CTL_ZONES ? "zones"
-                                   : "fx");
+               kind == CTL_BUSES    ? "buses"
+               : kind == CTL_DUCKS  ? "ducks"
+               : kind == CTL_RZONES ? "reverb_zones"
+                                    : "fx");
     for (unsigned i = 0; i < head.count; i++) {
         if (json && i) putchar(',');
         if (kind == CTL_BUSES) {
@@ -303,11 +303,11 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
                           e.mute ? " muted" : "", e.fx, e.voices, e.sends, (double)e.duck_db,
                           (double)e.path_gain_db, sends);
             }
-        } else if (kind == CTL_ZONES) {
-            hl_zone_info_t e;
-            hl_get_zone_info(r, &e);
+        } else if (kind == CTL_RZONES) {
+            hl_rzone_info_t e;
+            hl_get_rzone_info(r, &e);
             if (r->err) return -1;
-            const hl_zone_t *z = &e.zone;
+            const hl_rzone_t *z = &e.zone;
             if (json) {
                 printf("{\"name\":");
                 json_str(z->name);
@@ -492,7 +492,7 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
     case CTL_BUSES:
     case CTL_FX_LIST:
     case CTL_DUCKS:
-    case CTL_ZONES:
+    case CTL_RZONES:
         if (print_graph_list(&r, res->kind, json, batch) < 0) return -1;
         break;
     case CTL_SOUNDS:

@@ -38,10 +38,11 @@ int hld_op_bus(hld_req_t *q) {
     char msg[HL_MAX_MSG + 1];
     int rc = 0;
     if (m.mask & HL_BUS_REMOVE) {
-        const hld_zone_t *z = hld_zones_using(&d->zones, m.name);
+        const hld_rzone_t *z = hld_rzones_using(&d->rzones, m.name);
         if (z) {
-            snprintf(msg, sizeof msg, "bus %s: reverb zone %s uses it (zone remove %s first)",
-                     m.name, z->z.name, z->z.name);
+            snprintf(msg, sizeof msg,
+                     "bus %s: reverb zone %s uses it (reverb-zone remove %s first)", m.name,
+                     z->z.name, z->z.name);
             return hld_fail(q, HELIOD_EBUSINUSE, msg);
         }
         hld_bus_usage_t u;
@@ -282,30 +283,30 @@ int hld_config_buses(hld_daemon_t *d) {
 
 /* ---- reverb zones ------------------------------------------------------------ */
 
-int hld_op_zone(hld_req_t *q) {
-    hl_zone_t m;
-    hl_get_zone(&q->r, &m);
+int hld_op_rzone(hld_req_t *q) {
+    hl_rzone_t m;
+    hl_get_rzone(&q->r, &m);
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const char *why = NULL;
-    if (hl_validate_zone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    if (hl_validate_rzone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
-    int rc = m.action == HL_ZONE_SET ? hld_zones_set(&d->zones, &m, msg, sizeof msg)
-                                     : hld_zones_remove(&d->zones, m.name, msg, sizeof msg);
+    int rc = m.action == HL_RZONE_SET ? hld_rzones_set(&d->rzones, &m, msg, sizeof msg)
+                                      : hld_rzones_remove(&d->rzones, m.name, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
     return hld_reply_ok(q);
 }
 
-int hld_op_zones(hld_req_t *q) {
+int hld_op_rzones(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hl_zone_info_t info[HL_MAX_ZONES];
-    uint32_t n = hld_zones_list(&q->c->d->zones, info, HL_MAX_ZONES);
+    hl_rzone_info_t info[HL_MAX_RZONES];
+    uint32_t n = hld_rzones_list(&q->c->d->rzones, info, HL_MAX_RZONES);
     hld_list_t l;
     hld_list_begin(&l, q);
     for (uint32_t i = 0; i < n; i++) {
         size_t before = q->w.len;
-        hl_put_zone_info(&q->w, &info[i]);
+        hl_put_rzone_info(&q->w, &info[i]);
         if (hld_list_entry_done(&l, before)) break;
     }
     return hld_list_end(&l);

@@ -38,7 +38,7 @@
 #include "governor.h"
 #include "sounds.h"
 #include "vm.h"
-#include "zones.h"
+#include "reverb_zones.h"
 
 typedef struct hld_conn hld_conn_t;
 struct hld_stream_job;
@@ -61,7 +61,7 @@ typedef struct hld_daemon {
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
-    hld_zones_t zones;       /* reverb zones following the listener (zones.c) */
+    hld_rzones_t rzones;     /* reverb zones following the listener (zones.c) */
     hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
     /* device switch, loss and recovery (device.c); NULL until first used */
     struct hld_device *device;

@@ -316,7 +316,7 @@ static int op_listener(hld_req_t *q) {
     int rc = hl_mixer_set_listener(d->engine.mixer, &l, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);
     hld_vm_mark_dirty(d->vm); /* audibility changed: re-rank soon */
-    if (m.mask & HL_LIS_POS) hld_zones_update(&d->zones, l.pos, hld_now_ns());
+    if (m.mask & HL_LIS_POS) hld_rzones_update(&d->rzones, l.pos, hld_now_ns());
     return hld_reply_ok(q);
 }
 
@@ -393,8 +393,8 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_FX_LIST] = hld_op_fx_list,
     [HL_OP_DUCK] = hld_op_duck,
     [HL_OP_DUCKS] = hld_op_ducks,
-    [HL_OP_ZONE] = hld_op_zone,
-    [HL_OP_ZONES] = hld_op_zones,
+    [HL_OP_RZONE] = hld_op_rzone,
+    [HL_OP_RZONES] = hld_op_rzones,
 };
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

@@ -79,7 +79,7 @@ int hld_op_fx(hld_req_t *q);
 int hld_op_fx_list(hld_req_t *q);
 int hld_op_duck(hld_req_t *q);
 int hld_op_ducks(hld_req_t *q);
-int hld_op_zone(hld_req_t *q);
-int hld_op_zones(hld_req_t *q);
+int hld_op_rzone(hld_req_t *q);
+int hld_op_rzones(hld_req_t *q);
 
 #endif /* HLD_DISPATCH_INT_H */

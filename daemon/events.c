@@ -373,7 +373,7 @@ static void on_poll(uv_timer_t *t) {
         uint64_t now = hld_now_ns();
         hld_governor_tick(d);
         hld_vm_tick(d->vm, now);
-        hld_zones_tick(&d->zones, now);
+        hld_rzones_tick(&d->rzones, now);
         expire_detached_loops(d, now);
     }
     if (d->shutting_down) {

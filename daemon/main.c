@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
-    hld_zones_init(&d.zones, &d.buses, d.cfg.rate);
+    hld_rzones_init(&d.rzones, &d.buses, d.cfg.rate);
     if (hld_config_buses(&d) != 0) {
         hld_engine_close(&d.engine);
         hld_buses_close(&d.buses);

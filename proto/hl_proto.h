@@ -75,8 +75,8 @@
     X(FX_LIST, 25, "fx-list")                                                                      \
     X(DUCK, 26, "duck")                                                                            \
     X(DUCKS, 27, "ducks")                                                                          \
-    X(ZONE, 28, "zone")                                                                            \
-    X(ZONES, 29, "zones")                                                                          \
+    X(RZONE, 28, "reverb-zone")                                                                    \
+    X(RZONES, 29, "reverb-zones")                                                                  \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -444,12 +444,12 @@ typedef struct {
  * inside the radius, falling linearly to 0 at radius + fade; zones that
  * overlap share one unit (levels normalised to sum <= 1). bus "" = a bus
  * named after the zone, created with a reverb of `preset` (dry 0) if it does
- * not exist; feed "" = "zones", created muted if it does not exist (voices
- * send to it: --send zones:-6). At most HL_BUS_SENDS_MAX zones per feed are
+ * not exist; feed "" = "reverb_zones", created muted if it does not exist (voices
+ * send to it: --send reverb_zones:-6). At most HL_BUS_SENDS_MAX zones per feed are
  * heard at once (the nearest). */
-#define HL_ZONE_SET    0
-#define HL_ZONE_REMOVE 1
-#define HL_MAX_ZONES   64
+#define HL_RZONE_SET    0
+#define HL_RZONE_REMOVE 1
+#define HL_MAX_RZONES   64
 typedef struct {
     uint8_t action; /* HL_ZONE_* */
     char name[HL_MAX_NAME + 1];
@@ -459,13 +459,13 @@ typedef struct {
     char bus[HL_MAX_NAME + 1];
     char feed[HL_MAX_NAME + 1];
     uint8_t preset; /* HL_REV_*: the reverb of a bus made for the zone */
-} hl_zone_t;
+} hl_rzone_t;
 /* ZONES list entry */
 typedef struct {
-    hl_zone_t zone; /* action 0, bus and feed resolved */
-    float weight;   /* 0..1 from the listener's distance */
-    float send_db;  /* the feed's send level to its bus now (-144 = not heard) */
-} hl_zone_info_t;
+    hl_rzone_t zone; /* action 0, bus and feed resolved */
+    float weight;    /* 0..1 from the listener's distance */
+    float send_db;   /* the feed's send level to its bus now (-144 = not heard) */
+} hl_rzone_info_t;
 
 /* FX: insert effects on a bus's chain (master included). Parameters travel
  * as p[0..8) whose meaning depends on the kind; `mask` bit i says p[i] is
@@ -811,11 +811,11 @@ void hl_put_duck_rule(hl_wbuf_t *w, const hl_duck_rule_t *m);
 void hl_get_duck_rule(hl_rbuf_t *r, hl_duck_rule_t *m);
 void hl_put_duck_info(hl_wbuf_t *w, const hl_duck_info_t *m);
 void hl_get_duck_info(hl_rbuf_t *r, hl_duck_info_t *m);
-void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m);
-void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m);
-void hl_put_zone_info(hl_wbuf_t *w, const hl_zone_info_t *m);
-void hl_get_zone_info(hl_rbuf_t *r, hl_zone_info_t *m);
-int hl_validate_zone(const hl_zone_t *m, const char **why);
+void hl_put_rzone(hl_wbuf_t *w, const hl_rzone_t *m);
+void hl_get_rzone(hl_rbuf_t *r, hl_rzone_t *m);
+void hl_put_rzone_info(hl_wbuf_t *w, const hl_rzone_info_t *m);
+void hl_get_rzone_info(hl_rbuf_t *r, hl_rzone_info_t *m);
+int hl_validate_rzone(const hl_rzone_t *m, const char **why);
 void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m);
 void hl_get_device_req(hl_rbuf_t *r, hl_device_req_t *m);
 void hl_put_device_reply(hl_wbuf_t *w, const hl_device_reply_t *m);

@@ -636,7 +636,7 @@ void hl_get_bus_info(hl_rbuf_t *r, hl_bus_info_t *m) {
     }
 }
 
-void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m) {
+void hl_put_rzone(hl_wbuf_t *w, const hl_rzone_t *m) {
     hl_put_u8(w, m->action);
     hl_put_str(w, m->name, HL_MAX_NAME);
     put_vec3(w, m->pos);
@@ -646,8 +646,8 @@ void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m) {
     hl_put_str(w, m->feed, HL_MAX_NAME);
     hl_put_u8(w, m->preset);
 }
-void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m) {
-    m->action = get_enum8(r, HL_ZONE_REMOVE);
+void hl_get_rzone(hl_rbuf_t *r, hl_rzone_t *m) {
+    m->action = get_enum8(r, HL_RZONE_REMOVE);
     hl_get_str(r, m->name, sizeof m->name);
     get_vec3(r, m->pos);
     m->radius = hl_get_f32(r);
@@ -656,13 +656,13 @@ void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m) {
     hl_get_str(r, m->feed, sizeof m->feed);
     m->preset = get_enum8(r, HL_REV_OUTDOOR);
 }
-void hl_put_zone_info(hl_wbuf_t *w, const hl_zone_info_t *m) {
-    hl_put_zone(w, &m->zone);
+void hl_put_rzone_info(hl_wbuf_t *w, const hl_rzone_info_t *m) {
+    hl_put_rzone(w, &m->zone);
     hl_put_f32(w, m->weight);
     hl_put_f32(w, m->send_db);
 }
-void hl_get_zone_info(hl_rbuf_t *r, hl_zone_info_t *m) {
-    hl_get_zone(r, &m->zone);
+void hl_get_rzone_info(hl_rbuf_t *r, hl_rzone_info_t *m) {
+    hl_get_rzone(r, &m->zone);
     m->weight = hl_get_f32(r);
     m->send_db = hl_get_f32(r);
 }
@@ -1266,10 +1266,10 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
     return 0;
 }
 
-int hl_validate_zone(const hl_zone_t *m, const char **why) {
+int hl_validate_rzone(const hl_rzone_t *m, const char **why) {
     if (!hl_name_valid(m->name)) return invalid(why, "name: invalid zone name");
-    if (m->action > HL_ZONE_REMOVE) return invalid(why, "action: unknown");
-    if (m->action == HL_ZONE_REMOVE) return 0;
+    if (m->action > HL_RZONE_REMOVE) return invalid(why, "action: unknown");
+    if (m->action == HL_RZONE_REMOVE) return 0;
     if (!vec3_ok(m->pos)) return invalid(why, "pos: coordinates must be finite and within 1e6 m");
     if (!in_range(m->radius, 1e-3f, HL_MAX_COORD)) return invalid(why, "radius: must be > 0");
     if (!in_range(m->fade, 0.0f, HL_MAX_COORD)) return invalid(why, "fade: must be >= 0");

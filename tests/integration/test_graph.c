@@ -512,23 +512,25 @@ static void test_reverb_zones(void **state) {
     make_return(h, "long", "1.8");
     assert_int_equal(heliod_bus_create(h, "dry", NULL), 0);
     assert_int_equal(heliod_bus_mute(h, "dry", 1, 0), 0);
-    heliod_zone_t za = {.name = "a", .pos = {0, 0, 0}, .radius = 5, .fade = 10, .bus = "short"};
-    heliod_zone_t zb = {.name = "b", .pos = {40, 0, 0}, .radius = 5, .fade = 10, .bus = "long"};
-    assert_int_equal(heliod_zone_set(h, &za), 0);
-    assert_int_equal(heliod_zone_set(h, &zb), 0);
-    heliod_zone_t bad = za;
+    heliod_reverb_zone_t za = {
+        .name = "a", .pos = {0, 0, 0}, .radius = 5, .fade = 10, .bus = "short"};
+    heliod_reverb_zone_t zb = {
+        .name = "b", .pos = {40, 0, 0}, .radius = 5, .fade = 10, .bus = "long"};
+    assert_int_equal(heliod_reverb_zone_set(h, &za), 0);
+    assert_int_equal(heliod_reverb_zone_set(h, &zb), 0);
+    heliod_reverb_zone_t bad = za;
     snprintf(bad.name, sizeof bad.name, "c");
     snprintf(bad.bus, sizeof bad.bus, "nope");
     snprintf(bad.feed, sizeof bad.feed, "nofeed");
-    assert_int_equal(heliod_zone_set(h, &bad), HELIOD_ENOBUS);
+    assert_int_equal(heliod_reverb_zone_set(h, &bad), HELIOD_ENOBUS);
     /* the weights follow the listener: inside a, between (a fading, b rising), inside b */
-    heliod_zone_info_t zi[4];
+    heliod_reverb_zone_info_t zi[4];
     size_t n = 0;
     const float xs[3] = {0, 30, 40};
     const float wa[3] = {1, 0, 0}, wb[3] = {0, 0.5f, 1};
     for (int k = 0; k < 3; k++) {
         listener_at(h, xs[k]);
-        assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+        assert_int_equal(heliod_reverb_zones(h, zi, 4, &n), 0);
         assert_int_equal(n, 2);
         printf("listener x=%g: a %.2f (%.1f dB), b %.2f (%.1f dB)\n", (double)xs[k],
                (double)zi[0].weight, (double)zi[0].send_db, (double)zi[1].weight,
@@ -537,7 +539,7 @@ static void test_reverb_zones(void **state) {
         assert_true(fabsf(zi[1].weight - wb[k]) < 1e-4f);
     }
     listener_at(h, 12); /* a at 0.3, b at 0.0: only a is heard */
-    assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+    assert_int_equal(heliod_reverb_zones(h, zi, 4, &n), 0);
     assert_true(fabsf(zi[0].send_db - 20.0f * log10f(0.3f)) < 0.05f);
     assert_true(zi[1].send_db <= -144.0f);
 
@@ -546,7 +548,7 @@ static void test_reverb_zones(void **state) {
     heliod_play_params_init(&pp);
     pp.fade_in_ms = 0;
     snprintf(pp.bus, sizeof pp.bus, "dry");
-    snprintf(pp.post.send[0], sizeof pp.post.send[0], "zones");
+    snprintf(pp.post.send[0], sizeof pp.post.send[0], "reverb_zones");
     heliod_voice_t v;
     listener_at(h, 0);
     th_sleep_ms(300);
@@ -585,17 +587,19 @@ static void test_zone_walk_is_smooth(void **state) {
     assert_int_equal(heliod_load(h, "t", tone, 0, NULL), 0);
     make_return(h, "short", "0.5");
     make_return(h, "long", "2.5");
-    heliod_zone_t za = {.name = "a", .pos = {0, 0, 0}, .radius = 2, .fade = 6, .bus = "short"};
-    heliod_zone_t zb = {.name = "b", .pos = {10, 0, 0}, .radius = 2, .fade = 6, .bus = "long"};
-    assert_int_equal(heliod_zone_set(h, &za), 0);
-    assert_int_equal(heliod_zone_set(h, &zb), 0);
+    heliod_reverb_zone_t za = {
+        .name = "a", .pos = {0, 0, 0}, .radius = 2, .fade = 6, .bus = "short"};
+    heliod_reverb_zone_t zb = {
+        .name = "b", .pos = {10, 0, 0}, .radius = 2, .fade = 6, .bus = "long"};
+    assert_int_equal(heliod_reverb_zone_set(h, &za), 0);
+    assert_int_equal(heliod_reverb_zone_set(h, &zb), 0);
     assert_int_equal(heliod_bus_create(h, "dry", NULL), 0);
     assert_int_equal(heliod_bus_mute(h, "dry", 1, 0), 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     pp.flags = HELIOD_PLAY_LOOP;
     snprintf(pp.bus, sizeof pp.bus, "dry");
-    snprintf(pp.post.send[0], sizeof pp.post.send[0], "zones");
+    snprintf(pp.post.send[0], sizeof pp.post.send[0], "reverb_zones");
     heliod_voice_t v;
     assert_int_equal(heliod_play(h, "t", &pp, &v, NULL), 0);
     th_sleep_ms(800);

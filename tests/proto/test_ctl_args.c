@@ -687,23 +687,24 @@ static void test_graph(void **state) {
     assert_int_equal(parse("bus master --send amb:-3", &c), -1); /* the master has none */
     assert_int_equal(parse("bus amb --send hall", &c), -1);
 
-    assert_int_equal(parse("zone cave --pos 0,0,-30 --radius 12 --fade 6 --preset cave", &c), 0);
-    assert_int_equal(c.kind, CTL_ZONE);
-    assert_int_equal(c.m.zone.action, HL_ZONE_SET);
-    assert_true(c.m.zone.pos[2] == -30.0f && c.m.zone.radius == 12.0f && c.m.zone.fade == 6.0f);
-    assert_int_equal(c.m.zone.preset, HL_REV_CAVE);
-    assert_int_equal(parse("zone hall --pos 1,2,3 --radius 5 --bus verb --feed amb", &c), 0);
-    assert_string_equal(c.m.zone.bus, "verb");
-    assert_string_equal(c.m.zone.feed, "amb");
-    assert_int_equal(c.m.zone.preset, HL_REV_HALL); /* the default */
-    assert_int_equal(parse("zone remove cave", &c), 0);
-    assert_int_equal(c.m.zone.action, HL_ZONE_REMOVE);
-    assert_int_equal(parse("zone cave --radius 3", &c), -1); /* no --pos */
-    assert_int_equal(parse("zone cave --pos 0,0,0 --radius 0", &c), -1);
-    assert_int_equal(parse("zone cave --pos 0,0,0 --radius 1 --fade -1", &c), -1);
-    assert_int_equal(parse("zone cave --pos 0,0,0 --radius 1 --preset plate", &c), -1);
-    assert_int_equal(parse("zones", &c), 0);
-    assert_int_equal(c.op, HL_OP_ZONES);
+    assert_int_equal(parse("reverb-zone cave --pos 0,0,-30 --radius 12 --fade 6 --preset cave", &c),
+                     0);
+    assert_int_equal(c.kind, CTL_RZONE);
+    assert_int_equal(c.m.rzone.action, HL_RZONE_SET);
+    assert_true(c.m.rzone.pos[2] == -30.0f && c.m.rzone.radius == 12.0f && c.m.rzone.fade == 6.0f);
+    assert_int_equal(c.m.rzone.preset, HL_REV_CAVE);
+    assert_int_equal(parse("reverb-zone hall --pos 1,2,3 --radius 5 --bus verb --feed amb", &c), 0);
+    assert_string_equal(c.m.rzone.bus, "verb");
+    assert_string_equal(c.m.rzone.feed, "amb");
+    assert_int_equal(c.m.rzone.preset, HL_REV_HALL); /* the default */
+    assert_int_equal(parse("reverb-zone remove cave", &c), 0);
+    assert_int_equal(c.m.rzone.action, HL_RZONE_REMOVE);
+    assert_int_equal(parse("reverb-zone cave --radius 3", &c), -1); /* no --pos */
+    assert_int_equal(parse("reverb-zone cave --pos 0,0,0 --radius 0", &c), -1);
+    assert_int_equal(parse("reverb-zone cave --pos 0,0,0 --radius 1 --fade -1", &c), -1);
+    assert_int_equal(parse("reverb-zone cave --pos 0,0,0 --radius 1 --preset plate", &c), -1);
+    assert_int_equal(parse("reverb-zones", &c), 0);
+    assert_int_equal(c.op, HL_OP_RZONES);
 }
 
 static void test_meter(void **state) {
@@ -755,10 +756,11 @@ static void test_usage(void **state) {
     (void)state;
     assert_non_null(strstr(ctl_usage(NULL), "usage: heliodctl"));
     /* the tool's help lists every command */
-    const char *all[] = {"status", "devices", "load",   "unload",   "sounds",   "play",   "stop",
-                         "set",    "pause",   "resume", "listener", "bus",      "voices", "stats",
-                         "ping",   "watch",   "batch",  "cue",      "category", "cues",   "emitter",
-                         "buses",  "fx",      "duck",   "ducks",    "meter",    "zone",   "zones"};
+    const char *all[] = {"status",   "devices", "load",        "unload",      "sounds",   "play",
+                         "stop",     "set",     "pause",       "resume",      "listener", "bus",
+                         "voices",   "stats",   "ping",        "watch",       "batch",    "cue",
+                         "category", "cues",    "emitter",     "buses",       "fx",       "duck",
+                         "ducks",    "meter",   "reverb-zone", "reverb-zones"};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) {
         char line[32];
         snprintf(line, sizeof line, "\n  %s ", all[k]);

@@ -1,7 +1,7 @@
 /*
- * zones.c - reverb zones following the listener (see zones.h).
+ * reverb_zones.c - reverb zones following the listener (see zones.h).
  */
-#include "zones.h"
+#include "reverb_zones.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,26 +11,26 @@
 #include "heliod_errors.h"
 #include "hl_dsp.h"
 
-#define DEFAULT_FEED "zones"
+#define DEFAULT_FEED "reverb_zones"
 
-void hld_zones_init(hld_zones_t *z, hld_buses_t *buses, uint32_t rate) {
+void hld_rzones_init(hld_rzones_t *z, hld_buses_t *buses, uint32_t rate) {
     memset(z, 0, sizeof *z);
     z->buses = buses;
     z->rate = rate;
 }
 
-static hld_zone_t *find(hld_zones_t *z, const char *name) {
+static hld_rzone_t *find(hld_rzones_t *z, const char *name) {
     for (uint32_t i = 0; i < z->n; i++)
         if (strcmp(z->zone[i].z.name, name) == 0) return &z->zone[i];
     return NULL;
 }
 
-static uint32_t ramp_frames(const hld_zones_t *z) {
-    return (uint32_t)lroundf(HLD_ZONE_RAMP_MS * (float)z->rate / 1000.0f);
+static uint32_t ramp_frames(const hld_rzones_t *z) {
+    return (uint32_t)lroundf(HLD_RZONE_RAMP_MS * (float)z->rate / 1000.0f);
 }
 
 /* Lets go of zone e's send (already silent). */
-static void release(hld_zones_t *z, hld_zone_t *e) {
+static void release(hld_rzones_t *z, hld_rzone_t *e) {
     if (!e->sending) return;
     char msg[HL_MAX_MSG + 1];
     int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);
@@ -42,30 +42,30 @@ static void release(hld_zones_t *z, hld_zone_t *e) {
 }
 
 /* An update at the listener's current position. */
-static void update_here(hld_zones_t *z) {
+static void update_here(hld_rzones_t *z) {
     hl_listener_state_t l;
     hl_mixer_get_listener(z->buses->mx, &l);
-    hld_zones_update(z, l.pos, hld_now_ns());
+    hld_rzones_update(z, l.pos, hld_now_ns());
 }
 
-int hld_zones_set(hld_zones_t *z, const hl_zone_t *m, char *msg, size_t cap) {
-    hld_zone_t *e = find(z, m->name);
-    if (!e && z->n >= HL_MAX_ZONES) {
-        snprintf(msg, cap, "already %d zones", HL_MAX_ZONES);
+int hld_rzones_set(hld_rzones_t *z, const hl_rzone_t *m, char *msg, size_t cap) {
+    hld_rzone_t *e = find(z, m->name);
+    if (!e && z->n >= HL_MAX_RZONES) {
+        snprintf(msg, cap, "already %d zones", HL_MAX_RZONES);
         return HELIOD_ENOMEM;
     }
-    hl_zone_t r = *m;
+    hl_rzone_t r = *m;
     if (!r.bus[0]) snprintf(r.bus, sizeof r.bus, "%s", r.name);
     if (!r.feed[0]) snprintf(r.feed, sizeof r.feed, DEFAULT_FEED);
     if (strcmp(r.bus, r.feed) == 0) {
-        snprintf(msg, cap, "zone %s: its bus and its feed are the same bus", r.name);
+        snprintf(msg, cap, "reverb zone %s: its bus and its feed are the same bus", r.name);
         return HELIOD_EINVAL;
     }
     int made_bus = 0, rc;
     if (hld_bus_index(z->buses, r.feed) == HLD_BUS_NONE) {
         /* the default feed: a muted bus voices send to; only its sends are heard */
         if (strcmp(r.feed, DEFAULT_FEED) != 0) {
-            snprintf(msg, cap, "zone %s: no bus named %s (its feed)", r.name, r.feed);
+            snprintf(msg, cap, "reverb zone %s: no bus named %s (its feed)", r.name, r.feed);
             return HELIOD_ENOBUS;
         }
         if ((rc = hld_buses_create(z->buses, r.feed, "", msg, cap)) != 0) return rc;
@@ -88,13 +88,13 @@ int hld_zones_set(hld_zones_t *z, const hl_zone_t *m, char *msg, size_t cap) {
     }
     e->owns_bus = made_bus || (e->owns_bus && strcmp(e->z.bus, r.bus) == 0);
     e->z = r;
-    e->z.action = HL_ZONE_SET;
+    e->z.action = HL_RZONE_SET;
     update_here(z);
     return 0;
 }
 
-int hld_zones_remove(hld_zones_t *z, const char *name, char *msg, size_t cap) {
-    hld_zone_t *e = find(z, name);
+int hld_rzones_remove(hld_rzones_t *z, const char *name, char *msg, size_t cap) {
+    hld_rzone_t *e = find(z, name);
     if (!e) {
         snprintf(msg, cap, "no zone named %s", name);
         return HELIOD_EINVAL;
@@ -115,7 +115,7 @@ int hld_zones_remove(hld_zones_t *z, const char *name, char *msg, size_t cap) {
     return 0;
 }
 
-static float weight_of(const hl_zone_t *m, const float lis[3]) {
+static float weight_of(const hl_rzone_t *m, const float lis[3]) {
     float dx = lis[0] - m->pos[0], dy = lis[1] - m->pos[1], dz = lis[2] - m->pos[2];
     float d = sqrtf(dx * dx + dy * dy + dz * dz);
     if (d <= m->radius) return 1.0f;
@@ -123,18 +123,18 @@ static float weight_of(const hl_zone_t *m, const float lis[3]) {
     return (m->radius + m->fade - d) / m->fade;
 }
 
-void hld_zones_update(hld_zones_t *z, const float lis[3], uint64_t now_ns) {
+void hld_rzones_update(hld_rzones_t *z, const float lis[3], uint64_t now_ns) {
     memcpy(z->lis, lis, sizeof z->lis);
     char msg[HL_MAX_MSG + 1];
     for (uint32_t i = 0; i < z->n; i++)
         z->zone[i].weight = weight_of(&z->zone[i].z, lis);
     /* per feed: the heaviest HL_BUS_SENDS zones are heard, normalised */
     for (uint32_t i = 0; i < z->n; i++) {
-        hld_zone_t *e = &z->zone[i];
+        hld_rzone_t *e = &z->zone[i];
         float sum = 0.0f;
         int rank = 0; /* zones on the same feed heavier than e (ties: earlier first) */
         for (uint32_t j = 0; j < z->n; j++) {
-            const hld_zone_t *o = &z->zone[j];
+            const hld_rzone_t *o = &z->zone[j];
             if (strcmp(o->z.feed, e->z.feed) != 0) continue;
             sum += o->weight;
             if (j != i && (o->weight > e->weight || (o->weight == e->weight && j < i))) rank++;
@@ -143,7 +143,7 @@ void hld_zones_update(hld_zones_t *z, const float lis[3], uint64_t now_ns) {
     }
     for (int pass = 0; pass < 2; pass++) { /* silence first, so slots free up for the rest */
         for (uint32_t i = 0; i < z->n; i++) {
-            hld_zone_t *e = &z->zone[i];
+            hld_rzone_t *e = &z->zone[i];
             if ((pass == 0) != (e->level == 0.0f)) continue;
             int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);
             if (feed < 0 || bus < 0) continue; /* a bus removed under it: inert */
@@ -163,30 +163,30 @@ void hld_zones_update(hld_zones_t *z, const float lis[3], uint64_t now_ns) {
     }
 }
 
-void hld_zones_tick(hld_zones_t *z, uint64_t now_ns) {
-    const uint64_t hold = (uint64_t)(HLD_ZONE_RAMP_MS * 1e6f) + 20000000ull; /* + 20 ms margin */
+void hld_rzones_tick(hld_rzones_t *z, uint64_t now_ns) {
+    const uint64_t hold = (uint64_t)(HLD_RZONE_RAMP_MS * 1e6f) + 20000000ull; /* + 20 ms margin */
     int freed = 0;
     for (uint32_t i = 0; i < z->n; i++) {
-        hld_zone_t *e = &z->zone[i];
+        hld_rzone_t *e = &z->zone[i];
         if (e->sending && e->silent_ns && now_ns - e->silent_ns >= hold) {
             release(z, e);
             freed = 1;
         }
     }
-    if (freed) hld_zones_update(z, z->lis, now_ns); /* a zone waiting for a slot gets it */
+    if (freed) hld_rzones_update(z, z->lis, now_ns); /* a zone waiting for a slot gets it */
 }
 
-const hld_zone_t *hld_zones_using(const hld_zones_t *z, const char *name) {
+const hld_rzone_t *hld_rzones_using(const hld_rzones_t *z, const char *name) {
     for (uint32_t i = 0; i < z->n; i++)
         if (strcmp(z->zone[i].z.bus, name) == 0 || strcmp(z->zone[i].z.feed, name) == 0)
             return &z->zone[i];
     return NULL;
 }
 
-uint32_t hld_zones_list(const hld_zones_t *z, hl_zone_info_t *out, uint32_t cap) {
+uint32_t hld_rzones_list(const hld_rzones_t *z, hl_rzone_info_t *out, uint32_t cap) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < z->n && n < cap; i++, n++) {
-        const hld_zone_t *e = &z->zone[i];
+        const hld_rzone_t *e = &z->zone[i];
         out[n].zone = e->z;
         out[n].weight = e->weight;
         int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);

@@ -1,6 +1,6 @@
 /*
- * zones.h - reverb zones: spheres in the world whose reverb bus is fed from a
- * feed bus (voices send to the feed: --send zones:-6) at a level that follows
+ * reverb_zones.h - reverb zones: spheres in the world whose reverb bus is fed from a
+ * feed bus (voices send to the feed: --send reverb_zones:-6) at a level that follows
  * the listener's distance to the zone. Main thread only.
  *
  *   weight w = 1 inside the radius, falling linearly to 0 at radius + fade
@@ -9,48 +9,48 @@
  * so walking from one zone into the next crossfades their reverbs and two
  * overlapping zones never add up to more than one. Each heard zone holds one
  * of its feed bus's HL_BUS_SENDS sends (the heaviest zones win when more
- * overlap); the levels glide over HLD_ZONE_RAMP_MS, and a zone that stops
+ * overlap); the levels glide over HLD_RZONE_RAMP_MS, and a zone that stops
  * being heard keeps its send, fading to silence, for that long before the
  * send is let go, so a jump of the listener never cuts a tail off.
  */
-#ifndef HLD_ZONES_H
-#define HLD_ZONES_H
+#ifndef HLD_REVERB_ZONES_H
+#define HLD_REVERB_ZONES_H
 
 #include <stdint.h>
 
 #include "buses.h"
 #include "hl_proto.h"
 
-#define HLD_ZONE_RAMP_MS 100.0f /* 14 cm of walking at 1.4 m/s: smooth, yet follows */
+#define HLD_RZONE_RAMP_MS 100.0f /* 14 cm of walking at 1.4 m/s: smooth, yet follows */
 
 typedef struct {
-    hl_zone_t z;         /* bus and feed resolved to names */
+    hl_rzone_t z;        /* bus and feed resolved to names */
     int owns_bus;        /* the bus was made for the zone: removed with it */
     float weight, level; /* last update */
     int sending;         /* holds a send on its feed */
     uint64_t silent_ns;  /* when its level went to 0 while sending, else 0 */
-} hld_zone_t;
+} hld_rzone_t;
 
 typedef struct {
-    hld_zone_t zone[HL_MAX_ZONES];
+    hld_rzone_t zone[HL_MAX_RZONES];
     uint32_t n;
     hld_buses_t *buses;
     uint32_t rate;
     float lis[3]; /* listener position of the last update */
-} hld_zones_t;
+} hld_rzones_t;
 
-void hld_zones_init(hld_zones_t *z, hld_buses_t *buses, uint32_t rate);
-/* Adds or changes a zone (validated with hl_validate_zone). 0 or a code
+void hld_rzones_init(hld_rzones_t *z, hld_buses_t *buses, uint32_t rate);
+/* Adds or changes a zone (validated with hl_validate_rzone). 0 or a code
  * with a message. */
-int hld_zones_set(hld_zones_t *z, const hl_zone_t *m, char *msg, size_t cap);
-int hld_zones_remove(hld_zones_t *z, const char *name, char *msg, size_t cap);
+int hld_rzones_set(hld_rzones_t *z, const hl_rzone_t *m, char *msg, size_t cap);
+int hld_rzones_remove(hld_rzones_t *z, const char *name, char *msg, size_t cap);
 /* The listener moved (or a zone changed): new weights and send levels. */
-void hld_zones_update(hld_zones_t *z, const float lis[3], uint64_t now_ns);
+void hld_rzones_update(hld_rzones_t *z, const float lis[3], uint64_t now_ns);
 /* Lets go of sends that have been silent for a ramp (call periodically). */
-void hld_zones_tick(hld_zones_t *z, uint64_t now_ns);
+void hld_rzones_tick(hld_rzones_t *z, uint64_t now_ns);
 /* The zone using bus `name` as its reverb or feed, or NULL. */
-const hld_zone_t *hld_zones_using(const hld_zones_t *z, const char *name);
+const hld_rzone_t *hld_rzones_using(const hld_rzones_t *z, const char *name);
 /* ZONES entries; returns the count. */
-uint32_t hld_zones_list(const hld_zones_t *z, hl_zone_info_t *out, uint32_t cap);
+uint32_t hld_rzones_list(const hld_rzones_t *z, hl_rzone_info_t *out, uint32_t cap);
 
-#endif /* HLD_ZONES_H */
+#endif /* HLD_REVERB_ZONES_H */
