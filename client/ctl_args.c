@@ -89,13 +89,16 @@ static const cmd_desc_t cmds[] = {
      "  `devices`), \"null\" for the null driver, \"default\" for the default output.\n"
      "  Prints the driver, device, rate and period now in use.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
-     "load NAME FILE [--stream] [--shared|--private]\n"
+     "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
      "  --stream   stream from disk instead of preloading\n"
      "  --shared   every client sees it (the default here: heliodctl's connection\n"
      "             ends with the command; only its loader or a control client\n"
      "             such as heliodctl unloads it)\n"
-     "  --private  this connection's own, gone when it closes (use in batch)\n"},
+     "  --private  this connection's own, gone when it closes (use in batch)\n"
+     "  --pin      never evicted by the sample-memory budget (--max-sample-mb): when\n"
+     "             a load needs room, sounds no voice plays are evicted least\n"
+     "             recently played first, pinned ones never\n"},
     {"unload", CTL_UNLOAD, HL_OP_UNLOAD, "unload NAME\n  Free a loaded sound.\n"},
     {"sounds", CTL_SOUNDS, HL_OP_SOUNDS, "sounds\n  Loaded sounds.\n"},
     {"play", CTL_PLAY, HL_OP_PLAY,
@@ -200,6 +203,26 @@ static const cmd_desc_t cmds[] = {
      "  existing reverb bus; without it a bus named NAME is made with a reverb of\n"
      "  --preset room|hall|cave|outdoor (default hall, dry 0). At most 4 zones per\n"
      "  feed are heard at once (the nearest); 64 zones in all.\n"},
+    {"bank", CTL_BANK, HL_OP_BANK,
+     "bank load FILE [--no-wait]\nbank unload NAME\n"
+     "  Load a bank (a manifest of sounds) or unload one.\n"
+     "  load waits until every sound is decoded, with a progress bar on a terminal\n"
+     "  (plain lines otherwise); --no-wait returns at once. A play of one of its\n"
+     "  sounds before then answers ELOADING. unload drops each sound as soon as no\n"
+     "  voice plays it. Manifest (INI): name = NAME, cues = FILE, then per sound\n"
+     "  [sound NAME] with path = FILE (relative to the manifest), stream = yes|no,\n"
+     "  pin = yes|no (pinned sounds are never evicted by --max-sample-mb).\n"},
+    {"banks", CTL_BANKS, HL_OP_BANKS,
+     "banks\n  The banks: state, sounds loaded of listed, failures, bytes, first error.\n"},
+    {"zone", CTL_ZONE, HL_OP_ZONE,
+     "zone add NAME --bank FILE --pos X,Y,Z --radius R\nzone remove NAME\n"
+     "  A world zone: its bank loads when the listener comes within R metres of it\n"
+     "  (nearest first, within --zone-budget-kb of decoding per tick and\n"
+     "  --zone-cap-mb resident) and unloads beyond 1.25 x R; a load overtaken by\n"
+     "  the listener is cancelled.\n"},
+    {"zones", CTL_ZONES, HL_OP_ZONES,
+     "zones [--watch]\n  The world zones (state, bytes, distance); --watch prints every\n"
+     "  scheduler tick's report until stopped.\n"},
     {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
      "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
     {"voices", CTL_VOICES, HL_OP_VOICES,
@@ -735,6 +758,8 @@ static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
             priv = 0;
         } else if (strcmp(argv[i], "--private") == 0) {
             priv = 1;
+        } else if (strcmp(argv[i], "--pin") == 0) {
+            m->flags |= HL_LOAD_PIN;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {
             return ctl__fail(err, errlen, "load: unknown option '%s'", argv[i]);
         } else if (npos == 2) {
@@ -888,6 +913,9 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     case CTL_FX: return ctl__parse_fx(argc, argv, c, err, errlen);
     case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
     case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
+    case CTL_BANK: return ctl__parse_bank(argc, argv, c, err, errlen);
+    case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
+    case CTL_ZONES: return ctl__parse_zones(argc, argv, c, err, errlen);
     case CTL_LOAD: return parse_load(argc, argv, c, err, errlen);
     case CTL_PAUSE:
     case CTL_RESUME: return parse_pause(argc, argv, c, err, errlen);
@@ -934,6 +962,8 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
     case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
+    case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
+    case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {
@@ -947,6 +977,8 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
         break;
     }
     case CTL_BUSES:
+    case CTL_BANKS:
+    case CTL_ZONES:
     case CTL_RZONES:
     case CTL_DUCKS:
     case CTL_CUES:

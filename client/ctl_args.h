@@ -49,8 +49,12 @@ typedef enum {
     CTL_FX_LIST,         /* FX_LIST [BUS] */
     CTL_DUCK,            /* DUCK: a ducking rule on or off */
     CTL_DUCKS,           /* DUCKS: the rules */
-    CTL_RZONE,           /* ZONE set / remove */
-    CTL_RZONES,          /* ZONES: the reverb zones */
+    CTL_RZONE,           /* RZONE set / remove: a reverb zone */
+    CTL_RZONES,          /* RZONES: the reverb zones */
+    CTL_BANK,            /* BANK load (waits with progress unless --no-wait) / unload */
+    CTL_BANKS,           /* BANKS */
+    CTL_ZONE,            /* ZONE add / remove: a world zone */
+    CTL_ZONES,           /* ZONES, or --watch: the scheduler's per-tick reports */
     CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
 } ctl_kind_t;
 
@@ -87,6 +91,8 @@ typedef struct {
         hl_fx_req_t fx;
         hl_duck_rule_t duck;
         hl_rzone_t rzone;
+        hl_bank_t bank;
+        hl_zone_t zone;
         struct {
             float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
             long count; /* --count: stop after this many events (0 = until stopped) */

@@ -55,6 +55,10 @@ int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
 int ctl__parse_fx(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+/* ctl_args_assets.c: banks and world zones. */
+int ctl__parse_bank(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_zone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_zones(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__post_opt(int argc, char **argv, int *i, hl_vpost_t *p, uint32_t *set_mask, int *nsend,
                   char *err, size_t errlen);
 #define CTL_POST_USAGE                                                                             \

@@ -436,6 +436,10 @@ static int handshake_refusal(heliod_t *h, int err) {
 _Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED,
                "load flags are the protocol's");
 _Static_assert(HELIOD_CONNECT_CONTROL == HL_HELLO_CONTROL, "connect flags are HELLO's");
+_Static_assert(HELIOD_SUB_BANK == HL_SUB_BANK && HELIOD_SUB_ZONES == HL_SUB_ZONES &&
+                   HELIOD_EVENT_BANK == HL_EVENT_BANK &&
+                   HELIOD_EVENT_ZONE_TICK == HL_EVENT_ZONE_TICK && HELIOD_LOAD_PIN == HL_LOAD_PIN,
+               "asset subscriptions, events and flags are the wire's");
 _Static_assert(HELIOD_SUB_METER == HL_SUB_METER && HELIOD_EVENT_METER == HL_EVENT_METER &&
                    HELIOD_METER_MAX_BUSES == HL_METER_MAX_BUSES,
                "meter subscription and event are the wire's");
@@ -1177,7 +1181,8 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .message = e.type == HL_EVENT_ERROR || e.type == HL_EVENT_DEVICE_LOST ||
                            e.type == HL_EVENT_DEVICE_BACK
                        ? e.message
-                       : NULL,
+                   : e.type == HL_EVENT_ZONE_TICK ? e.report
+                                                  : NULL,
         .voice = e.voice,
         .reason = e.reason,
         .time_ns = e.time_ns,
@@ -1185,6 +1190,11 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
     if (e.type == HL_EVENT_METER) {
         meter_out(&meter, &e.meter);
         ev.meter = &meter;
+    }
+    heliod_bank_info_t bank; /* on the stack, like meter: callbacks may re-enter */
+    if (e.type == HL_EVENT_BANK) {
+        hlc_bank_out(&e.bank, &bank);
+        ev.bank = &bank;
     }
     h->ev_fn(h->ev_user, &ev);
 }

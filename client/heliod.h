@@ -548,6 +548,8 @@ int heliod_emitter_destroy(heliod_t *h, const char *name, float fade_ms, uint32_
 #define HELIOD_SUB_VIRTUAL 0x8u  /* HELIOD_EVENT_VIRTUAL and HELIOD_EVENT_REAL */
 #define HELIOD_SUB_DEVICE  0x10u /* HELIOD_EVENT_DEVICE_LOST and HELIOD_EVENT_DEVICE_BACK */
 #define HELIOD_SUB_METER   0x20u /* HELIOD_EVENT_METER, at the rate heliod_subscribe_meter sets */
+#define HELIOD_SUB_BANK    0x40u /* HELIOD_EVENT_BANK: a bank's state and progress */
+#define HELIOD_SUB_ZONES   0x80u /* HELIOD_EVENT_ZONE_TICK: the world-zone scheduler's reports */
 int heliod_subscribe(heliod_t *h, uint32_t mask);
 /* As heliod_subscribe, with the rate of METER events: meter_hz 0 = 20 per
  * second, else 1..100. Returns 0, HELIOD_EINVAL or a connection error. Blocking. */
@@ -588,6 +590,8 @@ int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz);
  * integrated (gated, since the daemon started or a STATS reset) in LUFS,
  * -144 until measurable; range (LRA) in LU. */
 #define HELIOD_EVENT_METER     8
+#define HELIOD_EVENT_BANK      9  /* bank: a bank's state or progress changed */
+#define HELIOD_EVENT_ZONE_TICK 10 /* message: one world-zone scheduler tick's report */
 #define HELIOD_METER_MAX_BUSES 32
 typedef struct {
     char name[64]; /* the bus name; "master" for the master */
@@ -609,9 +613,48 @@ typedef struct {
     heliod_voice_t voice;
     int reason;       /* ENDED: HELIOD_END_*; VIRTUAL: HELIOD_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: server CLOCK_MONOTONIC when its first block was mixed */
-    const heliod_meter_t *meter; /* METER: the readings, valid during the callback */
+    const heliod_meter_t *meter;         /* METER: the readings, valid during the callback */
+    const struct heliod_bank_info *bank; /* BANK: valid during the callback */
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
+
+/* ---- assets: banks and world zones ---- */
+#define HELIOD_LOAD_PIN       0x4u /* never evicted by the sample-memory budget */
+#define HELIOD_BANK_LOADING   0
+#define HELIOD_BANK_LOADED    1
+#define HELIOD_BANK_FAILED    2
+#define HELIOD_BANK_UNLOADING 3
+#define HELIOD_BANK_GONE      4 /* (events only) unloaded */
+typedef struct heliod_bank_info {
+    char name[64];
+    char path[4096];
+    int state;                     /* HELIOD_BANK_* */
+    uint32_t sounds, done, failed; /* listed, loaded, failed */
+    uint64_t bytes;                /* decoded bytes of its loaded sounds */
+    char error[256];               /* the first failure, "" if none */
+} heliod_bank_info_t;
+/* Starts loading the bank manifest at path (read by the daemon: an absolute
+ * path); *out (may be NULL) gets its state now (loading). Progress and the
+ * end come as HELIOD_EVENT_BANK (HELIOD_SUB_BANK); a play of one of its
+ * sounds meanwhile answers HELIOD_ELOADING. */
+int heliod_bank_load(heliod_t *h, const char *path, heliod_bank_info_t *out);
+/* Unloads a bank: each sound goes when its last voice ends. */
+int heliod_bank_unload(heliod_t *h, const char *name);
+int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count);
+/* A world zone: the bank at `bank` loads when the listener comes within
+ * radius of pos and unloads beyond 1.25 x radius (see README). */
+int heliod_zone_add(heliod_t *h, const char *name, const char *bank, const float pos[3],
+                    float radius);
+int heliod_zone_remove(heliod_t *h, const char *name);
+typedef struct {
+    char name[64];
+    char bank[4096];
+    float pos[3], radius;
+    int state;      /* 0 out, 1 loading, 2 loaded */
+    uint64_t bytes; /* its bank's decoded size (estimated until loaded) */
+    float distance; /* from the listener at the last tick */
+} heliod_zone_info_t;
+int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count);
 void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user);
 
 /* ---- non-blocking use ---- */

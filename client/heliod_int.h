@@ -48,5 +48,7 @@ int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id);
 /* heliod_graph.c: the post stage between the public and the wire form. */
 void hlc_post_to_wire(const heliod_post_t *p, hl_vpost_t *w);
 void hlc_post_from_wire(const hl_vpost_t *w, heliod_post_t *p);
+/* heliod_assets.c: a bank's wire form to the public one. */
+void hlc_bank_out(const hl_bank_info_t *w, heliod_bank_info_t *o);
 
 #endif /* HELIOD_INT_H */

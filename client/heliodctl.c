@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CTL_EXIT_FAIL  1                    /* a request failed or the daemon is unreachable */
 #define CTL_EXIT_USAGE 2                    /* bad command line */
@@ -237,6 +238,29 @@ static void print_cue_entry(sink_t *s, const hl_cue_info_t *e, int json, int fir
 }
 
 /* Prints a successful result. Returns 0, or -1 if the reply body is malformed. */
+static const char *bank_state(int s) {
+    static const char *const n[] = {"loading", "loaded", "failed", "unloading", "unloaded"};
+    return s >= 0 && s <= 4 ? n[s] : "?";
+}
+
+/* One bank as a text line or a JSON object. */
+static void print_bank(sink_t *s, const hl_bank_info_t *e, int json) {
+    if (json) {
+        printf("{\"name\":");
+        json_str(e->name);
+        json_key_str("path", e->path);
+        json_key_str("state", bank_state(e->state));
+        printf(",\"sounds\":%u,\"done\":%u,\"failed\":%u,\"bytes\":%llu", e->sounds, e->done,
+               e->failed, (unsigned long long)e->bytes);
+        json_key_str("error", e->error);
+        putchar('}');
+    } else {
+        sink_item(s, "%s %s sounds=%u/%u failed=%u bytes=%llu%s%s", e->name, bank_state(e->state),
+                  e->done, e->sounds, e->failed, (unsigned long long)e->bytes,
+                  e->error[0] ? " error=" : "", e->error);
+    }
+}
+
 /* FX parameters of a kind as "name=value" pairs (or JSON members). */
 static void print_fx_params(const hl_fx_info_t *e, int json, char *buf, size_t cap) {
     size_t len = 0;
@@ -264,6 +288,8 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
                kind == CTL_BUSES    ? "buses"
                : kind == CTL_DUCKS  ? "ducks"
                : kind == CTL_RZONES ? "reverb_zones"
+               : kind == CTL_BANKS  ? "banks"
+               : kind == CTL_ZONES  ? "zones"
                                     : "fx");
     for (unsigned i = 0; i < head.count; i++) {
         if (json && i) putchar(',');
@@ -302,6 +328,39 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
                           e.name, e.parent[0] ? e.parent : "-", (double)e.gain_db,
                           e.mute ? " muted" : "", e.fx, e.voices, e.sends, (double)e.duck_db,
                           (double)e.path_gain_db, sends);
+            }
+        } else if (kind == CTL_BANKS) {
+            hl_bank_info_t e;
+            hl_get_bank_info(r, &e);
+            if (r->err) return -1;
+            print_bank(&s, &e, json);
+        } else if (kind == CTL_ZONES) {
+            hl_zone_info_t e;
+            hl_get_zone_info(r, &e);
+            if (r->err) return -1;
+            static const char *const st[3] = {"out", "loading", "loaded"};
+            const char *sn = e.state < 3 ? st[e.state] : "?";
+            if (json) {
+                printf("{\"name\":");
+                json_str(e.zone.name);
+                json_key_str("bank", e.zone.bank);
+                printf(",\"pos\":[");
+                json_num(e.zone.pos[0]);
+                putchar(',');
+                json_num(e.zone.pos[1]);
+                putchar(',');
+                json_num(e.zone.pos[2]);
+                putchar(']');
+                json_key_num("radius", e.zone.radius);
+                json_key_str("state", sn);
+                json_key_num("bytes", (double)e.bytes);
+                json_key_num("distance", e.distance);
+                putchar('}');
+            } else {
+                sink_item(&s, "%s %s bytes=%llu distance=%.1f radius=%g pos=%g,%g,%g bank=%s",
+                          e.zone.name, sn, (unsigned long long)e.bytes, (double)e.distance,
+                          (double)e.zone.radius, (double)e.zone.pos[0], (double)e.zone.pos[1],
+                          (double)e.zone.pos[2], e.zone.bank);
             }
         } else if (kind == CTL_RZONES) {
             hl_rzone_info_t e;
@@ -489,6 +548,22 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             printf("index %u\n", c.count);
         break;
     }
+    case CTL_BANK:
+        if (r.len > r.off) { /* load: the bank's state; unload: empty */
+            hl_bank_info_t b;
+            hl_get_bank_info(&r, &b);
+            if (hl_rbuf_finish(&r) < 0) return -1;
+            sink_t bs = {0};
+            if (json) putchar(',');
+            if (json) printf("\"bank\":");
+            print_bank(&bs, &b, json);
+        } else {
+            if (hl_rbuf_finish(&r) < 0) return -1;
+            if (!json) printf("ok\n");
+        }
+        break;
+    case CTL_BANKS:
+    case CTL_ZONES:
     case CTL_BUSES:
     case CTL_FX_LIST:
     case CTL_DUCKS:
@@ -1141,6 +1216,98 @@ static int run_meter(heliod_t *h, const ctl_cmd_t *c) {
     return CTL_EXIT_FAIL;
 }
 
+/* ---- bank load (waits, with progress) and zones --watch ---------------------- */
+
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    int done; /* 1 loaded, -1 failed */
+    int tty;
+    heliod_bank_info_t last;
+} bankstate_t;
+
+static void on_bank_event(void *user, const heliod_event_t *ev) {
+    bankstate_t *st = user;
+    if (ev->type != HELIOD_EVENT_BANK || !ev->bank || strcmp(ev->bank->name, st->name) != 0) return;
+    const heliod_bank_info_t *b = ev->bank;
+    st->last = *b;
+    uint32_t n = b->done + b->failed;
+    if (st->tty) { /* a bar, redrawn in place */
+        int w = 30, fill = b->sounds ? (int)((uint64_t)w * n / b->sounds) : w;
+        fprintf(stderr, "\r%s [%.*s%*s] %u/%u sounds %.1f MB", b->name, fill,
+                "##############################", w - fill, "", n, b->sounds,
+                (double)b->bytes / 1048576.0);
+    } else {
+        fprintf(stderr, "bank %s: %u/%u sounds, %llu bytes, %s\n", b->name, n, b->sounds,
+                (unsigned long long)b->bytes, bank_state(b->state));
+    }
+    if (b->state == HELIOD_BANK_LOADED) st->done = 1;
+    if (b->state == HELIOD_BANK_FAILED) st->done = -1;
+}
+
+static int run_bank_wait(heliod_t *h, const ctl_cmd_t *c) {
+    bankstate_t st = {.tty = isatty(2)};
+    heliod_set_event_callback(h, on_bank_event, &st);
+    int rc = heliod_subscribe(h, HELIOD_SUB_BANK);
+    heliod_bank_info_t b;
+    if (rc == 0) rc = heliod_bank_load(h, c->m.bank.arg, &b);
+    if (rc < 0) {
+        errorf("bank load: %s: %s", hl_errname(rc), heliod_last_error(h));
+        return CTL_EXIT_FAIL;
+    }
+    snprintf(st.name, sizeof st.name, "%s", b.name);
+    if (b.state == HELIOD_BANK_FAILED) st.done = -1, st.last = b;
+    while (!st.done) {
+        rc = heliod_dispatch(h);
+        if (rc < 0 || st.done) break;
+        struct pollfd p = {.fd = heliod_fd(h), .events = POLLIN};
+        if (heliod_pending(h)) p.events |= POLLOUT;
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) break;
+    }
+    if (st.tty) fputc('\n', stderr);
+    if (st.done == 1) {
+        if (opts.json)
+            printf("{\"ok\":true,\"bank\":\"%s\",\"sounds\":%u,\"bytes\":%llu}\n", st.name,
+                   st.last.done, (unsigned long long)st.last.bytes);
+        else
+            printf("%s loaded: %u sounds, %llu bytes\n", st.name, st.last.done,
+                   (unsigned long long)st.last.bytes);
+        return 0;
+    }
+    errorf("bank %s: %s", st.name[0] ? st.name : c->m.bank.arg,
+           st.done < 0 ? (st.last.error[0] ? st.last.error : "failed") : heliod_strerror(rc));
+    return CTL_EXIT_FAIL;
+}
+
+static void on_zone_tick(void *user, const heliod_event_t *ev) {
+    (void)user;
+    if (ev->type == HELIOD_EVENT_ZONE_TICK && ev->message) {
+        printf("%s\n", ev->message);
+        fflush(stdout);
+    }
+}
+
+static int run_zones_watch(heliod_t *h) {
+    heliod_set_event_callback(h, on_zone_tick, NULL);
+    int rc = heliod_subscribe(h, HELIOD_SUB_ZONES);
+    if (rc < 0) {
+        errorf("zones --watch: %s", heliod_last_error(h));
+        return CTL_EXIT_FAIL;
+    }
+    for (;;) {
+        rc = heliod_dispatch(h);
+        if (rc < 0) break;
+        struct pollfd p = {.fd = heliod_fd(h), .events = POLLIN};
+        if (heliod_pending(h)) p.events |= POLLOUT;
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+            rc = HELIOD_EIO;
+            break;
+        }
+    }
+    if (rc == HELIOD_ECLOSED) return 0;
+    errorf("zones --watch: %s", heliod_strerror(rc));
+    return CTL_EXIT_FAIL;
+}
+
 static int run_play_wait(heliod_t *h, const ctl_cmd_t *c) {
     evstate_t st = {0};
     heliod_set_event_callback(h, on_event, &st);
@@ -1254,6 +1421,10 @@ int main(int argc, char **argv) {
     case CTL_METER: code = run_meter(h, c); break;
     case CTL_BATCH: code = run_batch(h, c->file); break;
     case CTL_PLAY: code = c->wait ? run_play_wait(h, c) : run_single(h, c); break;
+    case CTL_BANK:
+        code = c->wait && c->m.bank.action == HL_BANK_LOAD ? run_bank_wait(h, c) : run_single(h, c);
+        break;
+    case CTL_ZONES: code = c->wait ? run_zones_watch(h) : run_single(h, c); break;
     default: code = run_single(h, c); break;
     }
     heliod_close(h);

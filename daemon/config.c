@@ -54,6 +54,10 @@ enum {
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
     OPT_HRTF,
+    OPT_ZBUDGET,
+    OPT_ZCAP,
+    OPT_ZPIN,
+    OPT_ZHZ,
 };
 
 static const struct option g_opts[] = {
@@ -81,6 +85,10 @@ static const struct option g_opts[] = {
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
     {"hrtf", optional_argument, NULL, OPT_HRTF},
+    {"zone-budget-kb", required_argument, NULL, OPT_ZBUDGET},
+    {"zone-cap-mb", required_argument, NULL, OPT_ZCAP},
+    {"zone-pin-radius", required_argument, NULL, OPT_ZPIN},
+    {"zone-tick-hz", required_argument, NULL, OPT_ZHZ},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -115,7 +123,12 @@ static void usage(FILE *f) {
             "  --record FILE.wav    record the master output\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
-            "  --max-sample-mb N    cap on decoded sample memory (default %d)\n"
+            "  --max-sample-mb N    sample-memory budget: over it, unplayed unpinned sounds\n"
+            "                       are evicted least recently played first (default %d)\n"
+            "  --zone-budget-kb N   world zones: decoding started per tick (default 4096)\n"
+            "  --zone-cap-mb N      world zones: resident + loading cap (default 256)\n"
+            "  --zone-pin-radius M  world zones this near are never evicted (default 0)\n"
+            "  --zone-tick-hz N     world-zone scheduler ticks a second (default 20)\n"
             "  --max-clients N      connections at once, 1..%d (default %d); more are\n"
             "                       refused with \"server full\" (%d more places are kept\n"
             "                       for control clients such as heliodctl)\n"
@@ -231,6 +244,11 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return parse_u32("--client-loads", val, 1, HL_MAX_LOADS_INFLIGHT, &c->client_loads);
     case OPT_CSAMPLEMB:
         return parse_u32("--client-sample-mb", val, 1, UINT32_MAX / 2, &c->client_sample_mb);
+    case OPT_ZBUDGET:
+        return parse_u32("--zone-budget-kb", val, 1, UINT32_MAX / 2, &c->zone_budget_kb);
+    case OPT_ZCAP: return parse_u32("--zone-cap-mb", val, 1, UINT32_MAX / 2, &c->zone_cap_mb);
+    case OPT_ZPIN: return parse_float("--zone-pin-radius", val, 0.0, 1e6, &c->zone_pin_radius);
+    case OPT_ZHZ: return parse_u32("--zone-tick-hz", val, 1, 1000, &c->zone_tick_hz);
     case OPT_CPUBUDGET: {
         int rc = parse_float("--cpu-budget", val, 0.0, 95.0, &c->cpu_budget);
         if (rc == 0 && c->cpu_budget > 0 && c->cpu_budget < 10) {

@@ -34,6 +34,9 @@ typedef struct {
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
     float cpu_budget;          /* % of the period the callback may use; 0 = no governor */
+    /* world zones (0 before load: the scheduler's defaults) */
+    uint32_t zone_budget_kb, zone_cap_mb, zone_tick_hz;
+    float zone_pin_radius;
     /* [bus NAME] sections of the config file, in file order (config_bus_t) */
     struct hld_config_bus *buses;
     uint32_t n_buses;

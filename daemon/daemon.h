@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "banks.h"
 #include "buses.h"
 #include "clients.h"
 #include "config.h"
@@ -38,6 +39,7 @@
 #include "governor.h"
 #include "sounds.h"
 #include "vm.h"
+#include "world_zones.h"
 #include "reverb_zones.h"
 
 typedef struct hld_conn hld_conn_t;
@@ -61,8 +63,12 @@ typedef struct hld_daemon {
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
-    hld_rzones_t rzones;     /* reverb zones following the listener (zones.c) */
-    hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
+    hld_rzones_t rzones;
+    hld_banks_t banks; /* sound banks (banks.c) */
+    hld_wzones_t wzones;
+        /* world zones: banks loaded by the listener's position */ /* reverb zones following the
+                                                                      listener (zones.c) */
+    hld_vm_t *vm; /* logical voices: admission, virtual voices, emitters */
     /* device switch, loss and recovery (device.c); NULL until first used */
     struct hld_device *device;
     hld_counters_t n;
@@ -124,5 +130,7 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
 /* bus_ops.c: creates the config file's [bus NAME] sections (buses, effects,
  * ducking) once the mixer exists. 0, or -1 after printing why. */
 int hld_config_buses(hld_daemon_t *d);
+/* asset_ops.c: banks.c's change callback (BANK events, world zones). */
+void hld_assets_bank_changed(void *user, const hld_bank_t *b);
 
 #endif /* HLD_DAEMON_H */

@@ -395,6 +395,10 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_DUCKS] = hld_op_ducks,
     [HL_OP_RZONE] = hld_op_rzone,
     [HL_OP_RZONES] = hld_op_rzones,
+    [HL_OP_BANK] = hld_op_bank,
+    [HL_OP_BANKS] = hld_op_banks,
+    [HL_OP_ZONE] = hld_op_zone,
+    [HL_OP_ZONES] = hld_op_zones,
 };
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

@@ -21,7 +21,7 @@
 
 #define HLD_CLOSE_CONN (-1) /* handler result: reply queued, now close */
 #define CLOSE_CONN     HLD_CLOSE_CONN
-#define HLD_OPS        32 /* opcode table size: every request opcode is below it */
+#define HLD_OPS        64 /* opcode table size: every request opcode is below it */
 
 typedef struct {
     hld_conn_t *c;
@@ -81,5 +81,10 @@ int hld_op_duck(hld_req_t *q);
 int hld_op_ducks(hld_req_t *q);
 int hld_op_rzone(hld_req_t *q);
 int hld_op_rzones(hld_req_t *q);
+/* asset_ops.c */
+int hld_op_bank(hld_req_t *q);
+int hld_op_banks(hld_req_t *q);
+int hld_op_zone(hld_req_t *q);
+int hld_op_zones(hld_req_t *q);
 
 #endif /* HLD_DISPATCH_INT_H */

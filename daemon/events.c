@@ -374,6 +374,7 @@ static void on_poll(uv_timer_t *t) {
         hld_governor_tick(d);
         hld_vm_tick(d->vm, now);
         hld_rzones_tick(&d->rzones, now);
+        hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         expire_detached_loops(d, now);
     }
     if (d->shutting_down) {

@@ -82,6 +82,11 @@ int main(int argc, char **argv) {
     hld_governor_init(&d); /* prices a worst-case voice before the audio thread runs */
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
+    if (hld_wzones_init(&d.wzones, &d) != 0) {
+        hld_engine_close(&d.engine);
+        return 1;
+    }
     hld_quota_t quota = {
         .voices = d.cfg.client_voices,
         .detached = d.cfg.client_detached,
@@ -91,7 +96,8 @@ int main(int argc, char **argv) {
     };
     hld_clients_init(&d.ledger, &quota);
     if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
-        hld_events_start(&d) != 0 || hld_engine_start(&d.engine) != 0) {
+        hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
+        hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
         hld_server_close(&d);
         uv_walk(d.loop, close_walk, NULL);
@@ -111,6 +117,8 @@ int main(int argc, char **argv) {
     hld_metering_free();
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
     hld_vm_destroy(d.vm);
+    hld_wzones_close(&d.wzones);
+    hld_banks_close(&d.banks);
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
     hld_clients_close(&d.ledger); /* after the sounds charged to clients */

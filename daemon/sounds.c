@@ -38,6 +38,7 @@ typedef struct {
     hld_load_done_fn done;
     void *user;
     hld_decode_t d; /* the decode and its results */
+    int retried;    /* went round once more after an eviction */
 } load_job_t;
 
 static uint32_t hash_name(uint32_t ns, const char *s) {
@@ -301,14 +302,18 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     /* the whole decoded size (and the resampler's output beside it) is
      * reserved before the first byte is allocated or read */
     int rr = reserve(d, dec_bytes + out_bytes);
-    if (rr != 0)
+    if (rr != 0) {
+        d->wanted = dec_bytes + out_bytes;
         return decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
+    }
     d->data = malloc(dec_bytes);
     if (!d->data) return decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory decoding");
     size_t n = 0;
     while (n < cap) {
         sf_count_t want = (sf_count_t)(cap - n);
         if (want > HLD_DECODE_CHUNK) want = HLD_DECODE_CHUNK;
+        if (d->cancel && atomic_load_explicit(d->cancel, memory_order_relaxed))
+            return decode_fail(d, HELIOD_ECANCELED, "%s", "load cancelled");
         sf_count_t got = sf_readf_float(sf, d->data + n * ch, want);
         if (got <= 0) break;
         n += (size_t)got;
@@ -386,6 +391,27 @@ static void table_insert(hld_sounds_t *s, hld_sound_t *snd) {
     s->count++;
 }
 
+static void load_work(uv_work_t *req);
+static void load_after(uv_work_t *req, int status);
+
+/* Queues a job again after an eviction made room: 0 or -1. */
+static int requeue(load_job_t *j) {
+    hld_decode_t keep = j->d;
+    memset(&j->d, 0, sizeof j->d);
+    j->d.stream = keep.stream;
+    j->d.rate = keep.rate;
+    j->d.budget = keep.budget;
+    j->d.quota = keep.quota;
+    j->d.cancel = keep.cancel;
+    j->retried = 1;
+    if (uv_queue_work(j->s->loop, &j->req, load_work, load_after) != 0) {
+        j->d = keep;
+        return -1;
+    }
+    j->s->inflight++;
+    return 0;
+}
+
 static void load_after(uv_work_t *req, int status) {
     load_job_t *j = req->data;
     hld_decode_t *d = &j->d;
@@ -417,6 +443,13 @@ static void load_after(uv_work_t *req, int status) {
                   d->source_rate);
         j->done(j->user, 0, NULL, snd);
         if (snd->orphan) sound_drop(s, snd); /* its client left while it decoded */
+    } else if (d->status == HELIOD_ENOMEM && d->wanted && !j->retried && !snd->orphan &&
+               !atomic_load_explicit(&snd->cancel, memory_order_relaxed) &&
+               hld_sounds_evict(s, d->wanted) > 0 && requeue(j) == 0) {
+        /* the budget made room by evicting least recently played sounds:
+         * one more try (the placeholder stays; the job goes round again) */
+        table_insert(s, snd);
+        return;
     } else {
         unreserve(d, d->reserved);
         s->loads_failed++;
@@ -443,8 +476,9 @@ int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const c
              name);
     if (s->count >= HL_MAX_SOUNDS) FAIL(HELIOD_ENOMEM, "too many sounds loaded");
     if (!(flags & HL_LOAD_STREAM) &&
-        atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes)
-        FAIL(HELIOD_ENOMEM, "over the sample memory limit (--max-sample-mb)");
+        atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes &&
+        hld_sounds_evict(s, 1) == 0)
+        FAIL(HELIOD_ENOMEM, "over the sample memory limit (--max-sample-mb), nothing evictable");
     if (s->inflight >= HL_MAX_LOADS_INFLIGHT)
         FAIL(HELIOD_EBUSY, "too many loads in progress, try again");
     if (cl) {
@@ -475,6 +509,8 @@ int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const c
     j->d.rate = s->rate;
     j->d.budget = s;
     j->d.quota = cl;
+    j->d.cancel = &snd->cancel;
+    snd->pinned = (flags & HL_LOAD_PIN) != 0;
     snprintf(j->path, sizeof j->path, "%s", path);
     j->s = s;
     j->snd = snd;
@@ -522,6 +558,49 @@ void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client) {
 void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd) {
     if (snd->orphan && !snd->playing && !snd->mixing && !snd->pending && !snd->loading)
         sound_drop(s, snd);
+}
+
+void hld_sounds_touch(hld_sounds_t *s, hld_sound_t *snd) {
+    snd->last_used = ++s->use_clock;
+}
+
+int hld_sound_evictable(const hld_sound_t *snd) {
+    return !snd->pinned && !snd->stream && !snd->loading && !snd->playing && !snd->mixing &&
+           !snd->pending && snd->bytes > 0;
+}
+
+uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need) {
+    uint64_t freed = 0;
+    for (;;) {
+        uint64_t committed = atomic_load_explicit(&s->committed, memory_order_relaxed);
+        if (committed + need <= s->max_bytes) break;
+        /* the least recently played evictable sound (a scan: evictions are rare) */
+        hld_sound_t *lru = NULL;
+        for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
+            for (hld_sound_t *n = s->buckets[b]; n; n = n->next)
+                if (hld_sound_evictable(n) && (!lru || n->last_used < lru->last_used)) lru = n;
+        if (!lru) break;
+        hld_info("budget: evicting %s (%llu bytes, unused since play %llu)", lru->name,
+                 (unsigned long long)lru->bytes, (unsigned long long)lru->last_used);
+        freed += lru->bytes;
+        s->evictions++;
+        s->evicted_bytes += lru->bytes;
+        sound_drop(s, lru);
+    }
+    return freed;
+}
+
+void hld_sounds_budget(const hld_sounds_t *s, uint64_t *pinned, uint64_t *evictable) {
+    *pinned = *evictable = 0;
+    for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
+        for (const hld_sound_t *n = s->buckets[b]; n; n = n->next) {
+            if (n->pinned && !n->loading) *pinned += n->bytes;
+            if (hld_sound_evictable(n)) *evictable += n->bytes;
+        }
+}
+
+void hld_sounds_cancel(hld_sound_t *snd) {
+    if (snd->loading) atomic_store_explicit(&snd->cancel, 1, memory_order_relaxed);
 }
 
 void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd),

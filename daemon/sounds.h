@@ -60,6 +60,11 @@ typedef struct hld_sound {
     uint32_t src_channels;
     uint64_t src_frames; /* at source_rate */
     char *path;
+    /* the budget (asset issue) */
+    int pinned;            /* HL_LOAD_PIN: never evicted */
+    uint64_t last_used;    /* the table's use clock at its last play (LRU eviction) */
+    _Atomic int cancel;    /* set while loading: the decode stops at its next chunk */
+    struct hld_bank *bank; /* the bank it came from, or NULL */
 } hld_sound_t;
 
 typedef struct hld_sounds {
@@ -77,6 +82,8 @@ typedef struct hld_sounds {
     _Atomic uint64_t stream_bytes; /* of committed: the rings and buffers of streams alive */
     uint32_t inflight;             /* decode jobs queued or running */
     uint64_t loads_failed;
+    uint64_t use_clock;                /* bumped by every play (hld_sounds_touch) */
+    uint64_t evictions, evicted_bytes; /* sounds the budget evicted, and their bytes */
 } hld_sounds_t;
 
 /* Completion of hld_sounds_load: status 0 and the new sound, or a negative
@@ -139,8 +146,9 @@ uint64_t hld_sanitize(float *x, size_t n);
  * non-finite samples, downmix, resample to rate. Any thread. */
 typedef struct {
     /* in */
-    uint32_t rate; /* engine rate */
-    int stream;    /* 1: only check and probe the first chunk, keep nothing */
+    uint32_t rate;       /* engine rate */
+    int stream;          /* 1: only check and probe the first chunk, keep nothing */
+    _Atomic int *cancel; /* non-zero: stop at the next chunk (HELIOD_ECANCELED); may be NULL */
     hld_sounds_t *budget;
     hld_client_t *quota; /* the loading client's sample-byte quota, or NULL */
     /* out */
@@ -151,10 +159,26 @@ typedef struct {
     uint32_t frames, channels, source_rate, src_channels;
     uint64_t src_frames;
     uint64_t nonfinite; /* samples zeroed */
+    uint64_t wanted;    /* with ENOMEM from the budget: the bytes it tried to reserve */
 } hld_decode_t;
 
 /* Fills d from sf (which the caller closes). Returns d->status. */
 int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info);
+
+/* The budget: a play marks the sound used (least recently used goes first). */
+void hld_sounds_touch(hld_sounds_t *s, hld_sound_t *snd);
+/* 1 if snd may be evicted: preloaded, loaded, unpinned, no voice or stream
+ * start or seek using it. */
+int hld_sound_evictable(const hld_sound_t *snd);
+/* Evicts evictable sounds, least recently played first, until `need`
+ * more bytes fit under --max-sample-mb; returns the bytes freed (maybe
+ * less than needed: then nothing more can go). */
+uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need);
+/* Bytes held by pinned and by evictable sounds (STATS). */
+void hld_sounds_budget(const hld_sounds_t *s, uint64_t *pinned, uint64_t *evictable);
+/* Stops a load in flight: its decode stops at the next chunk and completes
+ * with HELIOD_ECANCELED, giving its memory back. No effect on a loaded sound. */
+void hld_sounds_cancel(hld_sound_t *snd);
 
 /* Calls fn for every ready sound, in table order, until fn returns non-zero. */
 void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd), void *user);

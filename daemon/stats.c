@@ -155,6 +155,31 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "categories", d->cues.ncats);
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
+    uint64_t pinned = 0, evictable = 0;
+    hld_sounds_budget(&d->sounds, &pinned, &evictable);
+    put(&s, "samples_resident_bytes", (double)d->sounds.bytes);
+    put(&s, "samples_committed_bytes",
+        (double)atomic_load_explicit(&d->sounds.committed, memory_order_relaxed));
+    put(&s, "samples_pinned_bytes", (double)pinned);
+    put(&s, "samples_evictable_bytes", (double)evictable);
+    put(&s, "samples_budget_bytes", (double)d->sounds.max_bytes);
+    put(&s, "samples_evictions", (double)d->sounds.evictions);
+    put(&s, "samples_evicted_bytes", (double)d->sounds.evicted_bytes);
+    uint32_t nbanks = 0;
+    for (int i = 0; i < HLD_MAX_BANKS; i++)
+        nbanks += d->banks.bank[i] != NULL;
+    put(&s, "banks", nbanks);
+    const hld_zs_totals_t *zt = &d->wzones.zs.tot;
+    put(&s, "zones_ticks", (double)zt->ticks);
+    put(&s, "zones_requested", (double)zt->requested);
+    put(&s, "zones_completed", (double)zt->completed);
+    put(&s, "zones_failed", (double)zt->failed);
+    put(&s, "zones_cancelled", (double)zt->cancelled);
+    put(&s, "zones_unloaded", (double)zt->unloaded);
+    put(&s, "zones_evicted", (double)zt->evicted);
+    put(&s, "zones_peak_resident_bytes", (double)zt->peak_resident_bytes);
+    put(&s, "zones_peak_in_flight", (double)zt->peak_in_flight);
+    put(&s, "zones_largest_tick_bytes", (double)zt->largest_tick_bytes);
     put(&s, "loads_failed", (double)d->sounds.loads_failed);
     put(&s, "callbacks", (double)es.callbacks);
     put(&s, "xruns", (double)es.xruns);

@@ -264,13 +264,21 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     const char *sound = m->sound;
     if (cue) sound = cue->def.sounds[hld_cue_pick(&d->cues, cue)];
     hld_sound_t *snd = hld_sounds_lookup(&d->sounds, q->c->id, sound);
-    if (!snd || snd->loading) {
+    if (snd && snd->loading) { /* its own answer: asked too early, not a missing sound */
         if (cue)
-            snprintf(msg, sizeof msg, "cue %s: sound %s is not loaded%s", m->sound, sound,
-                     snd ? " yet" : "");
+            snprintf(msg, sizeof msg, "cue %s: sound %s is still loading%s%s", m->sound, sound,
+                     snd->bank ? " (bank " : "", snd->bank ? hld_bank_name(snd->bank) : "");
         else
-            snprintf(msg, sizeof msg, "no sound or cue named %s%s", m->sound,
-                     snd ? " is loaded yet" : "");
+            snprintf(msg, sizeof msg, "sound %s is still loading%s%s", sound,
+                     snd->bank ? " (bank " : "", snd->bank ? hld_bank_name(snd->bank) : "");
+        if (snd->bank) strncat(msg, ")", sizeof msg - strlen(msg) - 1);
+        return hld_fail(q, HELIOD_ELOADING, msg), -1;
+    }
+    if (!snd) {
+        if (cue)
+            snprintf(msg, sizeof msg, "cue %s: sound %s is not loaded", m->sound, sound);
+        else
+            snprintf(msg, sizeof msg, "no sound or cue named %s", m->sound);
         return hld_fail(q, HELIOD_ENOSOUND, msg), -1;
     }
     uint32_t over = cue ? m->over : HL_OVER_MASK;
@@ -447,6 +455,7 @@ int hld_op_play(hld_req_t *q) {
         return hld_fail(q, rc, refusal_msg(rc, pl.cue, msg, sizeof msg));
     }
     if (stolen) d->n.voices_stolen++;
+    hld_sounds_touch(&d->sounds, pl.snd); /* recently played: evicted last */
     if (qvictim && qvictim != stolen &&
         hld_vm_stop(d->vm, qvictim, 0, HL_FADE_LINEAR, HL_END_STOLEN, hld_now_ns()) == 0) {
         d->n.voices_stolen++;

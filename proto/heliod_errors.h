@@ -44,7 +44,9 @@
     X(EPERM, -30, "not permitted: it belongs to another client")                                   \
     X(EQUOTA, -31, "over a per-client quota")                                                      \
     X(EBUSINUSE, -32, "bus is in use (voices, sends, effects, child buses or ducking)")            \
-    X(ENOFX, -33, "no such effect on that bus")
+    X(ENOFX, -33, "no such effect on that bus")                                                    \
+    X(ELOADING, -34, "still loading: its sound or bank is not ready yet")                          \
+    X(ECANCELED, -35, "load cancelled")
 
 typedef enum {
 #define HELIOD_ERR_ENUM_(name, val, msg) HELIOD_##name = (val),
@@ -52,6 +54,6 @@ typedef enum {
 #undef HELIOD_ERR_ENUM_
 } heliod_errno_t;
 
-#define HELIOD_ERR_MIN (-33) /* most negative defined code */
+#define HELIOD_ERR_MIN (-35) /* most negative defined code */
 
 #endif /* HELIOD_ERRORS_H */

@@ -77,6 +77,10 @@
     X(DUCKS, 27, "ducks")                                                                          \
     X(RZONE, 28, "reverb-zone")                                                                    \
     X(RZONES, 29, "reverb-zones")                                                                  \
+    X(BANK, 30, "bank")                                                                            \
+    X(BANKS, 31, "banks")                                                                          \
+    X(ZONE, 32, "zone")                                                                            \
+    X(ZONES, 33, "zones")                                                                          \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -180,7 +184,8 @@ typedef struct {
 
 #define HL_LOAD_STREAM 0x1u
 #define HL_LOAD_SHARED 0x2u /* visible to every client (default: this connection's own) */
-#define HL_LOAD_MASK   (HL_LOAD_STREAM | HL_LOAD_SHARED)
+#define HL_LOAD_PIN    0x4u /* never evicted by the sample-memory budget (only unloaded) */
+#define HL_LOAD_MASK   (HL_LOAD_STREAM | HL_LOAD_SHARED | HL_LOAD_PIN)
 typedef struct {
     char name[HL_MAX_NAME + 1];
     char path[HL_MAX_PATH + 1];
@@ -386,6 +391,46 @@ typedef struct {
     double value;
 } hl_stat_t; /* STATS list entry */
 
+/* ---- assets: banks and world zones ------------------------------------ */
+#define HL_BANK_LOAD   0
+#define HL_BANK_UNLOAD 1
+typedef struct {
+    uint8_t action;            /* HL_BANK_* */
+    char arg[HL_MAX_PATH + 1]; /* LOAD: the manifest's path; UNLOAD: the bank's name */
+} hl_bank_t;
+#define HL_BANK_STATE_LOADING   0
+#define HL_BANK_STATE_LOADED    1
+#define HL_BANK_STATE_FAILED    2
+#define HL_BANK_STATE_UNLOADING 3
+#define HL_BANK_STATE_GONE      4 /* BANK event only: unloaded */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    char path[HL_MAX_PATH + 1];
+    uint8_t state;                 /* HL_BANK_STATE_* */
+    uint32_t sounds, done, failed; /* listed, loaded, failed */
+    uint64_t bytes;                /* decoded bytes of its loaded sounds */
+    char error[HL_MAX_MSG + 1];    /* the first failure, "" if none */
+} hl_bank_info_t;                  /* BANK reply, BANKS entry, BANK event */
+#define HL_ZONE_ADD    0
+#define HL_ZONE_REMOVE 1
+typedef struct {
+    uint8_t action; /* HL_ZONE_* */
+    char name[HL_MAX_NAME + 1];
+    char bank[HL_MAX_PATH + 1]; /* ADD: the bank manifest loaded when the listener comes near */
+    float pos[3];
+    float radius; /* ADD: load radius, > 0 */
+} hl_zone_t;
+#define HL_ZONE_STATE_OUT     0
+#define HL_ZONE_STATE_LOADING 1
+#define HL_ZONE_STATE_LOADED  2
+typedef struct {
+    hl_zone_t zone;        /* action 0 */
+    uint8_t state;         /* HL_ZONE_STATE_* */
+    uint64_t bytes;        /* its bank's decoded size (estimated until loaded) */
+    float distance;        /* from the listener at the last tick */
+} hl_zone_info_t;          /* ZONES entry */
+#define HL_MAX_REPORT 2047 /* a ZONE_TICK report line */
+
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
 #define HL_SUB_STARTED 0x2u
@@ -393,7 +438,9 @@ typedef struct {
 #define HL_SUB_VIRTUAL 0x8u  /* VIRTUAL and REAL events */
 #define HL_SUB_DEVICE  0x10u /* DEVICE_LOST and DEVICE_BACK events */
 #define HL_SUB_METER   0x20u /* METER events, meter_hz times a second */
-#define HL_SUB_MASK    0x3Fu
+#define HL_SUB_BANK    0x40u /* BANK events: a bank's state and progress */
+#define HL_SUB_ZONES   0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
+#define HL_SUB_MASK    0xFFu
 typedef struct {
     uint32_t mask;
     float meter_hz; /* appended (meters): METER events per second, 0 = HL_METER_DEFAULT_HZ,
@@ -591,6 +638,8 @@ typedef struct {
  * peak-hold marker (held 1.5 s, then falls) and the rms over 300 ms; the
  * master's after the limiter, each bus's where it joins its parent. */
 #define HL_EVENT_METER     8
+#define HL_EVENT_BANK      9         /* bank: a bank's state or progress changed (HL_SUB_BANK) */
+#define HL_EVENT_ZONE_TICK 10        /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
 #define HL_METER_MAX_BUSES 32        /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
@@ -611,10 +660,12 @@ typedef struct {
     uint16_t req_op; /* ERROR */
     int32_t status;  /* ERROR */
     char message[HL_MAX_MSG + 1];
-    uint64_t voice;   /* ENDED, STARTED */
-    uint8_t reason;   /* ENDED: HL_END_*; VIRTUAL: HL_VIRT_WHY_*; REAL: 0 */
-    uint64_t time_ns; /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
-    hl_meter_t meter; /* appended: METER */
+    uint64_t voice;                 /* ENDED, STARTED */
+    uint8_t reason;                 /* ENDED: HL_END_*; VIRTUAL: HL_VIRT_WHY_*; REAL: 0 */
+    uint64_t time_ns;               /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
+    hl_meter_t meter;               /* appended: METER */
+    hl_bank_info_t bank;            /* appended: BANK */
+    char report[HL_MAX_REPORT + 1]; /* appended: ZONE_TICK (the scheduler's report line) */
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
@@ -816,6 +867,15 @@ void hl_get_rzone(hl_rbuf_t *r, hl_rzone_t *m);
 void hl_put_rzone_info(hl_wbuf_t *w, const hl_rzone_info_t *m);
 void hl_get_rzone_info(hl_rbuf_t *r, hl_rzone_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
+void hl_put_bank(hl_wbuf_t *w, const hl_bank_t *m);
+void hl_get_bank(hl_rbuf_t *r, hl_bank_t *m);
+void hl_put_bank_info(hl_wbuf_t *w, const hl_bank_info_t *m);
+void hl_get_bank_info(hl_rbuf_t *r, hl_bank_info_t *m);
+void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m);
+void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m);
+void hl_put_zone_info(hl_wbuf_t *w, const hl_zone_info_t *m);
+void hl_get_zone_info(hl_rbuf_t *r, hl_zone_info_t *m);
+int hl_validate_zone(const hl_zone_t *m, const char **why);
 void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m);
 void hl_get_device_req(hl_rbuf_t *r, hl_device_req_t *m);
 void hl_put_device_reply(hl_wbuf_t *w, const hl_device_reply_t *m);

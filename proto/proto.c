@@ -853,6 +853,8 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_u64(w, m->time_ns);
         break;
     case HL_EVENT_METER: put_meter(w, &m->meter); break;
+    case HL_EVENT_BANK: hl_put_bank_info(w, &m->bank); break;
+    case HL_EVENT_ZONE_TICK: hl_put_str(w, m->report, HL_MAX_REPORT); break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -888,6 +890,8 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         m->time_ns = hl_get_u64(r);
         break;
     case HL_EVENT_METER: get_meter(r, &m->meter); break;
+    case HL_EVENT_BANK: hl_get_bank_info(r, &m->bank); break;
+    case HL_EVENT_ZONE_TICK: hl_get_str(r, m->report, sizeof m->report); break;
     default: rbuf_fail(r); break;
     }
 }
@@ -1061,6 +1065,61 @@ void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m) {
     get_vec3(r, m->vel);
     m->ramp_ms = hl_get_f32(r);
     m->fade_ms = hl_get_f32(r);
+}
+
+void hl_put_bank(hl_wbuf_t *w, const hl_bank_t *m) {
+    hl_put_u8(w, m->action);
+    hl_put_str(w, m->arg, HL_MAX_PATH);
+}
+void hl_get_bank(hl_rbuf_t *r, hl_bank_t *m) {
+    m->action = get_enum8(r, HL_BANK_UNLOAD);
+    hl_get_str(r, m->arg, sizeof m->arg);
+}
+void hl_put_bank_info(hl_wbuf_t *w, const hl_bank_info_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_str(w, m->path, HL_MAX_PATH);
+    hl_put_u8(w, m->state);
+    hl_put_u32(w, m->sounds);
+    hl_put_u32(w, m->done);
+    hl_put_u32(w, m->failed);
+    hl_put_u64(w, m->bytes);
+    hl_put_str(w, m->error, HL_MAX_MSG);
+}
+void hl_get_bank_info(hl_rbuf_t *r, hl_bank_info_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    hl_get_str(r, m->path, sizeof m->path);
+    m->state = get_enum8(r, HL_BANK_STATE_GONE);
+    m->sounds = hl_get_u32(r);
+    m->done = hl_get_u32(r);
+    m->failed = hl_get_u32(r);
+    m->bytes = hl_get_u64(r);
+    hl_get_str(r, m->error, sizeof m->error);
+}
+void hl_put_zone(hl_wbuf_t *w, const hl_zone_t *m) {
+    hl_put_u8(w, m->action);
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_str(w, m->bank, HL_MAX_PATH);
+    put_vec3(w, m->pos);
+    hl_put_f32(w, m->radius);
+}
+void hl_get_zone(hl_rbuf_t *r, hl_zone_t *m) {
+    m->action = get_enum8(r, HL_ZONE_REMOVE);
+    hl_get_str(r, m->name, sizeof m->name);
+    hl_get_str(r, m->bank, sizeof m->bank);
+    get_vec3(r, m->pos);
+    m->radius = hl_get_f32(r);
+}
+void hl_put_zone_info(hl_wbuf_t *w, const hl_zone_info_t *m) {
+    hl_put_zone(w, &m->zone);
+    hl_put_u8(w, m->state);
+    hl_put_u64(w, m->bytes);
+    hl_put_f32(w, m->distance);
+}
+void hl_get_zone_info(hl_rbuf_t *r, hl_zone_info_t *m) {
+    hl_get_zone(r, &m->zone);
+    m->state = get_enum8(r, HL_ZONE_STATE_LOADED);
+    m->bytes = hl_get_u64(r);
+    m->distance = hl_get_f32(r);
 }
 
 void hl_put_device_req(hl_wbuf_t *w, const hl_device_req_t *m) {
@@ -1263,6 +1322,16 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
         if (!hl_gain_valid(m->send_db) || m->send_db < -144.0f)
             return invalid(why, "send_db: must be in [-144, +24] (-144 removes the send)");
     }
+    return 0;
+}
+
+int hl_validate_zone(const hl_zone_t *m, const char **why) {
+    if (!hl_name_valid(m->name)) return invalid(why, "name: invalid zone name");
+    if (m->action > HL_ZONE_REMOVE) return invalid(why, "action: unknown");
+    if (m->action == HL_ZONE_REMOVE) return 0;
+    if (!m->bank[0]) return invalid(why, "bank: the path of a bank manifest is required");
+    if (!vec3_ok(m->pos)) return invalid(why, "pos: coordinates must be finite and within 1e6 m");
+    if (!in_range(m->radius, 1e-3f, HL_MAX_COORD)) return invalid(why, "radius: must be > 0");
     return 0;
 }
 

@@ -2,5 +2,5 @@
 #include "heliod_errors.h"
 
 int main(void) {
-    return HELIOD_OK + (HELIOD_ENOFX == HELIOD_ERR_MIN ? 0 : 1);
+    return HELIOD_OK + (HELIOD_ECANCELED == HELIOD_ERR_MIN ? 0 : 1);
 }

@@ -1,0 +1,113 @@
+/*
+ * heliod_assets.c - libheliod's asset calls: banks and world zones.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "heliod_int.h"
+
+void hlc_bank_out(const hl_bank_info_t *w, heliod_bank_info_t *o) {
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", w->name);
+    snprintf(o->path, sizeof o->path, "%s", w->path);
+    o->state = w->state;
+    o->sounds = w->sounds;
+    o->done = w->done;
+    o->failed = w->failed;
+    o->bytes = w->bytes;
+    snprintf(o->error, sizeof o->error, "%s", w->error);
+}
+
+static int bank_call(heliod_t *h, uint8_t action, const char *arg, heliod_bank_info_t *out) {
+    if (!arg || !arg[0] || strlen(arg) > HL_MAX_PATH)
+        return hlc_set_error(h, HELIOD_EINVAL, "a manifest path or a bank name is required");
+    hl_bank_t m = {.action = action};
+    snprintf(m.arg, sizeof m.arg, "%s", arg);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_BANK, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_bank(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if (action == HL_BANK_UNLOAD) return hlc_simple_call(h, id, HL_OP_BANK);
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_BANK, &r)) < 0) return rc;
+    hl_bank_info_t info;
+    hl_get_bank_info(&r, &info);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (out) hlc_bank_out(&info, out);
+    return 0;
+}
+
+int heliod_bank_load(heliod_t *h, const char *path, heliod_bank_info_t *out) {
+    return bank_call(h, HL_BANK_LOAD, path, out);
+}
+
+int heliod_bank_unload(heliod_t *h, const char *name) {
+    return bank_call(h, HL_BANK_UNLOAD, name, NULL);
+}
+
+int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_BANKS, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_bank_info_t b;
+        hl_get_bank_info(&r, &b);
+        if (i < cap && !r.err) hlc_bank_out(&b, &arr[i]);
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+static int zone_call(heliod_t *h, const hl_zone_t *m) {
+    const char *why = NULL;
+    if (hl_validate_zone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_ZONE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_zone(&w, m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_ZONE);
+}
+
+int heliod_zone_add(heliod_t *h, const char *name, const char *bank, const float pos[3],
+                    float radius) {
+    if (!name || !bank || !pos || strlen(bank) > HL_MAX_PATH || !hl_name_valid(name))
+        return hlc_set_error(h, HELIOD_EINVAL, "a zone needs a name, a bank path and a position");
+    hl_zone_t m = {.action = HL_ZONE_ADD, .radius = radius};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    snprintf(m.bank, sizeof m.bank, "%s", bank);
+    memcpy(m.pos, pos, sizeof m.pos);
+    return zone_call(h, &m);
+}
+
+int heliod_zone_remove(heliod_t *h, const char *name) {
+    if (!name || !hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid zone name");
+    hl_zone_t m = {.action = HL_ZONE_REMOVE};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    return zone_call(h, &m);
+}
+
+int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_ZONES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_zone_info_t z;
+        hl_get_zone_info(&r, &z);
+        if (i >= cap || r.err) continue;
+        heliod_zone_info_t *o = &arr[i];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", z.zone.name);
+        snprintf(o->bank, sizeof o->bank, "%s", z.zone.bank);
+        memcpy(o->pos, z.zone.pos, sizeof o->pos);
+        o->radius = z.zone.radius;
+        o->state = z.state;
+        o->bytes = z.bytes;
+        o->distance = z.distance;
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}

@@ -1,0 +1,176 @@
+/*
+ * world_zones.c - the world-zone loading scheduler in the daemon (see
+ * world_zones.h): the loader behind zone_sched.c's decisions, the tick
+ * timer, the reports.
+ */
+#include "world_zones.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "daemon.h"
+#include "log.h"
+
+/* ---- the loader zone_sched.c drives ---------------------------------------------- */
+
+static int zl_load(void *user, uint32_t i) {
+    hld_wzones_t *w = user;
+    char msg[HL_MAX_MSG + 1];
+    hld_bank_t *b = NULL;
+    int rc = hld_banks_load(&w->d->banks, w->bank_path[i], &b, msg, sizeof msg);
+    if (rc != 0) {
+        hld_warn("zone %s: %s", w->zs.zone[i].name, msg);
+        return rc;
+    }
+    if (b->state == HLD_BANK_FAILED) { /* no sound could even start: a failure, retried */
+        hld_warn("zone %s: bank %s: %s", w->zs.zone[i].name, b->name, b->error);
+        hld_banks_unload(&w->d->banks, b->name, msg, sizeof msg);
+        return HELIOD_EFILE;
+    }
+    w->bank[i] = b;
+    b->tag = &w->zs.zone[i];
+    return 0;
+}
+
+static void zl_drop(void *user, uint32_t i) {
+    hld_wzones_t *w = user;
+    hld_bank_t *b = w->bank[i];
+    if (!b) return;
+    b->tag = NULL;
+    w->bank[i] = NULL;
+    char msg[HL_MAX_MSG + 1];
+    /* a load in flight is cancelled (decodes stop, memory comes back); a
+     * loaded bank goes as its voices end */
+    hld_banks_unload(&w->d->banks, b->name, msg, sizeof msg);
+}
+
+void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b) {
+    if (!b->tag) return;
+    uint32_t i = (uint32_t)((const hld_zs_zone_t *)b->tag - w->zs.zone);
+    if (i >= w->zs.n || w->bank[i] != b) return;
+    if (b->state == HLD_BANK_LOADED) hld_zs_done(&w->zs, i, 1, b->bytes);
+    if (b->state == HLD_BANK_FAILED) {
+        hld_zs_done(&w->zs, i, 0, 0);
+        zl_drop(w, i); /* what loaded of it goes; the scheduler retries with backoff */
+    }
+}
+
+/* ---- ticks ----------------------------------------------------------------------- */
+
+static void broadcast(hld_wzones_t *w, const char *line) {
+    static hl_event_t ev; /* large (the meter body): not on the stack */
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_ZONE_TICK;
+    snprintf(ev.report, sizeof ev.report, "%s", line);
+    static uint8_t buf[HL_MAX_REPORT + 64];
+    hl_wbuf_t wb;
+    hl_wbuf_init(&wb, buf, sizeof buf);
+    hl_frame_begin(&wb, HL_OP_EVENT, 0, 0);
+    hl_put_event(&wb, &ev);
+    int n = hl_frame_end(&wb);
+    if (n <= 0) return;
+    for (hld_conn_t *c = w->d->conns; c; c = c->next)
+        if (c->sub & HL_SUB_ZONES) hld_conn_send(c, buf, (size_t)n);
+}
+
+static void on_tick(uv_timer_t *t) {
+    hld_wzones_t *w = t->data;
+    if (w->d->shutting_down) return;
+    hl_listener_state_t l;
+    hl_mixer_get_listener(w->d->engine.mixer, &l);
+    hld_zs_report_t rep;
+    hld_zs_tick(&w->zs, l.pos, &rep);
+    for (uint32_t i = 0; i < w->zs.n; i++) {
+        const hld_zs_zone_t *e = &w->zs.zone[i];
+        float dx = e->pos[0] - l.pos[0], dy = e->pos[1] - l.pos[1], dz = e->pos[2] - l.pos[2];
+        w->last_dist[i] = sqrtf(dx * dx + dy * dy + dz * dz);
+    }
+    if (rep.n_requested | rep.n_completed | rep.n_failed | rep.n_cancelled | rep.n_unloaded |
+        rep.n_evicted)
+        w->ticks_with_work++;
+    static char line[HL_MAX_REPORT + 1];
+    hld_zs_report_text(&w->zs, &rep, line, sizeof line);
+    broadcast(w, line);
+}
+
+int hld_wzones_init(hld_wzones_t *w, hld_daemon_t *d) {
+    memset(w, 0, sizeof *w);
+    w->d = d;
+    w->bank_path = calloc(HLD_ZS_MAX_ZONES, sizeof *w->bank_path);
+    if (!w->bank_path) return -1;
+    hld_zs_config_t c;
+    hld_zs_config_default(&c);
+    if (d->cfg.zone_budget_kb) c.budget_bytes = (uint64_t)d->cfg.zone_budget_kb * 1024u;
+    if (d->cfg.zone_cap_mb) c.cap_bytes = (uint64_t)d->cfg.zone_cap_mb * 1024u * 1024u;
+    c.pin_radius = d->cfg.zone_pin_radius;
+    hld_zs_ops_t ops = {.user = w, .load = zl_load, .cancel = zl_drop, .unload = zl_drop};
+    hld_zs_init(&w->zs, &c, &ops);
+    return 0;
+}
+
+int hld_wzones_start(hld_wzones_t *w) {
+    uint32_t hz = w->d->cfg.zone_tick_hz ? w->d->cfg.zone_tick_hz : 20;
+    uint64_t ms = 1000 / hz ? 1000 / hz : 1;
+    if (uv_timer_init(w->d->loop, &w->timer) != 0) return -1;
+    w->timer_init = 1;
+    w->timer.data = w;
+    return uv_timer_start(&w->timer, on_tick, ms, ms) == 0 ? 0 : -1;
+}
+
+void hld_wzones_close(hld_wzones_t *w) {
+    if (w->timer_init && !uv_is_closing((uv_handle_t *)&w->timer)) {
+        uv_timer_stop(&w->timer);
+        uv_close((uv_handle_t *)&w->timer, NULL);
+    }
+    free(w->bank_path);
+    w->bank_path = NULL;
+}
+
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, char *msg, size_t cap) {
+    if (hld_zs_find(&w->zs, m->name) >= 0) {
+        snprintf(msg, cap, "a zone named %s exists (zone remove %s first)", m->name, m->name);
+        return HELIOD_EEXIST;
+    }
+    uint64_t bytes = 0;
+    int rc = hld_bank_estimate(m->bank, w->d->engine.rate, &bytes, msg, cap);
+    if (rc != 0) return rc;
+    int i = hld_zs_add(&w->zs, m->name, m->pos, m->radius, bytes);
+    if (i < 0) {
+        snprintf(msg, cap, "already %d zones", HLD_ZS_MAX_ZONES);
+        return HELIOD_ENOMEM;
+    }
+    snprintf(w->bank_path[i], sizeof w->bank_path[i], "%s", m->bank);
+    w->bank[i] = NULL;
+    return 0;
+}
+
+int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap) {
+    int i = hld_zs_find(&w->zs, name);
+    if (i < 0) {
+        snprintf(msg, cap, "no zone named %s", name);
+        return HELIOD_EINVAL;
+    }
+    hld_zs_remove(&w->zs, (uint32_t)i); /* cancels or unloads through the loader */
+    return 0;
+}
+
+uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < w->zs.n && n < cap; i++) {
+        const hld_zs_zone_t *e = &w->zs.zone[i];
+        if (!e->used) continue;
+        hl_zone_info_t *o = &out[n++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->zone.name, sizeof o->zone.name, "%s", e->name);
+        snprintf(o->zone.bank, sizeof o->zone.bank, "%s", w->bank_path[i]);
+        memcpy(o->zone.pos, e->pos, sizeof o->zone.pos);
+        o->zone.radius = e->radius;
+        o->state = (uint8_t)e->state;
+        o->bytes = e->bytes;
+        o->distance = w->last_dist[i];
+    }
+    return n;
+}

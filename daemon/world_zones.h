@@ -1,0 +1,41 @@
+/*
+ * world_zones.h - the world-zone loading scheduler in the daemon: zones are
+ * banks with a position and a radius, loaded and dropped from the
+ * listener's position by zone_sched.c's core, ticked by a libuv timer
+ * (--zone-tick-hz), with banks.c as the loader. Each tick's report goes to
+ * ZONE_TICK subscribers; the totals go to STATS. Main thread only.
+ */
+#ifndef HLD_WORLD_ZONES_H
+#define HLD_WORLD_ZONES_H
+
+#include <uv.h>
+
+#include "banks.h"
+#include "hl_proto.h"
+#include "zone_sched.h"
+
+struct hld_daemon;
+
+typedef struct {
+    hld_zs_t zs;
+    char (*bank_path)[HL_MAX_PATH + 1]; /* per zone slot */
+    hld_bank_t *bank[HLD_ZS_MAX_ZONES]; /* its bank while loading or loaded */
+    float last_dist[HLD_ZS_MAX_ZONES];
+    uv_timer_t timer;
+    int timer_init;
+    struct hld_daemon *d;
+    uint64_t ticks_with_work;
+} hld_wzones_t;
+
+/* Sets up the scheduler from the config (budget, cap, pin radius, rate). */
+int hld_wzones_init(hld_wzones_t *w, struct hld_daemon *d);
+/* Starts the tick timer. */
+int hld_wzones_start(hld_wzones_t *w);
+void hld_wzones_close(hld_wzones_t *w);
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, char *msg, size_t cap);
+int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap);
+/* A bank changed (banks.c's callback): a zone's load completed or failed. */
+void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b);
+uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap);
+
+#endif /* HLD_WORLD_ZONES_H */
