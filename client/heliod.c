@@ -591,7 +591,7 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
         return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
-    if (flags & ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED))
+    if (flags & ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN))
         return hlc_set_error(h, HELIOD_EINVAL, "unknown load flags");
     char *abs;
     int rc = absolute_path(h, path, &abs);

@@ -1,0 +1,345 @@
+/*
+ * test_assets.c - banks, the sample-memory budget and world zones through
+ * the real daemon, socket, libheliod and heliodctl, with files made here
+ * by libsndfile.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+typedef struct {
+    th_daemon_t d;
+} fixture_t;
+
+static int start(void **state, const char *budget_mb) {
+    fixture_t *f = calloc(1, sizeof *f);
+    const char *args[] = {"--max-sample-mb",
+                          budget_mb,
+                          "--client-sample-mb",
+                          budget_mb,
+                          "--zone-tick-hz",
+                          "50",
+                          NULL};
+    if (!f || th_daemon_start(&f->d, 0, args) != 0) return -1;
+    *state = f;
+    return 0;
+}
+static int setup(void **state) {
+    return start(state, "64");
+}
+static int setup_small(void **state) {
+    return start(state, "2"); /* 2 MiB: three 3 s mono sounds at 48 kHz (576 kB each) fit */
+}
+
+static int teardown(void **state) {
+    fixture_t *f = *state;
+    if (!f) return 0;
+    if (th_daemon_alive(&f->d)) th_daemon_stop(&f->d, NULL);
+    th_daemon_cleanup(&f->d);
+    free(f);
+    return 0;
+}
+
+static heliod_t *conn(fixture_t *f) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "test_assets"), 0);
+    return h;
+}
+
+static void tone(fixture_t *f, const char *name, double seconds, char *path, size_t cap) {
+    snprintf(path, cap, "%s/%s.wav", f->d.dir, name);
+    assert_int_equal(th_write_sine(path, 48000, seconds, 440.0, 0.2), 0);
+}
+
+static void manifest(const char *path, const char *text) {
+    FILE *m = fopen(path, "w");
+    assert_non_null(m);
+    fputs(text, m);
+    fclose(m);
+}
+
+typedef struct {
+    int loaded, failed, gone, events;
+} bank_ev_t;
+
+static void on_bank(void *user, const heliod_event_t *ev) {
+    bank_ev_t *b = user;
+    if (ev->type != HELIOD_EVENT_BANK || !ev->bank) return;
+    b->events++;
+    b->loaded |= ev->bank->state == HELIOD_BANK_LOADED;
+    b->failed |= ev->bank->state == HELIOD_BANK_FAILED;
+    b->gone |= ev->bank->state == HELIOD_BANK_GONE;
+}
+
+/* Waits (dispatching events) until cond or ~5 s. */
+#define WAIT_FOR(h, cond)                                                                          \
+    for (int w_ = 0; w_ < 500 && !(cond); w_++) {                                                  \
+        heliod_dispatch(h);                                                                        \
+        th_sleep_ms(10);                                                                           \
+    }
+
+static int find_bank(heliod_t *h, const char *name, heliod_bank_info_t *out) {
+    static heliod_bank_info_t b[8];
+    size_t n = 0;
+    assert_true(heliod_banks(h, b, 8, &n) >= 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(b[i].name, name) == 0) {
+            if (out) *out = b[i];
+            return 1;
+        }
+    return 0;
+}
+
+/* A bank of real files loads (events report progress), plays, and unloads
+ * only after its last voice ends. */
+static void test_bank_lifecycle(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    char p[400], man[400];
+    tone(f, "b1", 2.0, p, sizeof p);
+    tone(f, "b2", 2.0, p, sizeof p);
+    snprintf(man, sizeof man, "%s/forest.ini", f->d.dir);
+    manifest(man, "# the forest\nname = forest\n[sound birds]\npath = b1.wav\n"
+                  "[sound wind]\npath = b2.wav\npin = yes\n");
+    bank_ev_t ev = {0};
+    heliod_set_event_callback(h, on_bank, &ev);
+    assert_int_equal(heliod_subscribe(h, HELIOD_SUB_BANK), 0);
+    heliod_bank_info_t info;
+    assert_int_equal(heliod_bank_load(h, man, &info), 0);
+    assert_string_equal(info.name, "forest");
+    assert_int_equal(info.sounds, 2);
+    WAIT_FOR(h, ev.loaded);
+    assert_true(ev.loaded);
+    assert_true(ev.events >= 2); /* progress, then loaded */
+    assert_true(find_bank(h, "forest", &info));
+    assert_int_equal(info.state, HELIOD_BANK_LOADED);
+    assert_int_equal(info.done, 2);
+    assert_int_equal(info.bytes, 2u * 96000u * 4u);
+    assert_int_equal(heliod_bank_load(h, man, NULL), HELIOD_EEXIST);
+
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "birds", &pp, &v, NULL), 0);
+    assert_int_equal(heliod_bank_unload(h, "forest"), 0);
+    th_sleep_ms(100);
+    assert_true(find_bank(h, "forest", &info)); /* birds still plays */
+    assert_int_equal(info.state, HELIOD_BANK_UNLOADING);
+    assert_int_equal(info.bytes, 96000u * 4u);
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(h, "wind", &pp, NULL, NULL), HELIOD_ENOSOUND); /* gone */
+    assert_int_equal(heliod_stop(h, v, 5), 0);
+    WAIT_FOR(h, ev.gone);
+    assert_true(ev.gone);
+    assert_false(find_bank(h, "forest", NULL));
+    assert_int_equal(heliod_bank_unload(h, "forest"), HELIOD_ENOSOUND);
+
+    /* a bad manifest: a clear error naming the line */
+    manifest(man, "name = forest\n[sound birds]\npath = b1.wav\ncolour = green\n");
+    assert_int_equal(heliod_bank_load(h, man, NULL), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), ":4:"));
+    /* a missing file in it: the bank fails with that sound's error */
+    manifest(man, "name = broken\n[sound a]\npath = b1.wav\n[sound b]\npath = nope.wav\n");
+    ev.failed = 0;
+    assert_int_equal(heliod_bank_load(h, man, NULL), 0);
+    WAIT_FOR(h, ev.failed);
+    assert_true(ev.failed);
+    assert_true(find_bank(h, "broken", &info));
+    assert_int_equal(info.failed, 1);
+    assert_non_null(strstr(info.error, "nope.wav"));
+    heliod_close(h);
+}
+
+/* A play of a sound whose bank is still loading answers ELOADING, never a
+ * silent drop. The file is long and at 44.1 kHz (decoded, then resampled:
+ * hundreds of ms), the play goes out at once. */
+static void test_play_while_loading(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    char p[400], man[400];
+    snprintf(p, sizeof p, "%s/long.wav", f->d.dir);
+    assert_int_equal(th_write_sine(p, 44100, 90.0, 220.0, 0.2), 0);
+    snprintf(man, sizeof man, "%s/level.ini", f->d.dir);
+    manifest(man, "[sound ambience]\npath = long.wav\n");
+    assert_int_equal(heliod_bank_load(h, man, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    int rc = heliod_play(h, "ambience", &pp, NULL, NULL);
+    assert_int_equal(rc, HELIOD_ELOADING);
+    assert_non_null(strstr(heliod_last_error(h), "bank level"));
+    heliod_bank_info_t info;
+    for (int i = 0; i < 1000 && find_bank(h, "level", &info) && info.state != HELIOD_BANK_LOADED;
+         i++)
+        th_sleep_ms(10);
+    assert_int_equal(info.state, HELIOD_BANK_LOADED);
+    assert_int_equal(heliod_play(h, "ambience", &pp, NULL, NULL), 0);
+    heliod_close(h);
+}
+
+static double stat(heliod_t *h, const char *key) {
+    return th_stat(h, key);
+}
+
+/* The budget evicts what no voice plays, least recently played first, and
+ * never a pinned sound; a load that cannot fit is refused clearly. */
+static void test_budget_eviction(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    char p[400];
+    const char *names[] = {"pinned", "a", "b", "c", "d"};
+    for (int i = 0; i < 5; i++) {
+        tone(f, names[i], 3.0, p, sizeof p); /* 576,000 bytes each decoded */
+    }
+    snprintf(p, sizeof p, "%s/pinned.wav", f->d.dir);
+    assert_int_equal(heliod_load(h, "pinned", p, HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN, NULL), 0);
+    for (int i = 1; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s.wav", f->d.dir, names[i]);
+        assert_int_equal(heliod_load(h, names[i], p, HELIOD_LOAD_SHARED, NULL), 0);
+    }
+    /* played order: b, then a: a is the most recent */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "b", &pp, &v, NULL), 0);
+    assert_int_equal(heliod_stop(h, v, 0), 0);
+    assert_int_equal(heliod_play(h, "a", &pp, &v, NULL), 0);
+    assert_int_equal(heliod_stop(h, v, 0), 0);
+    th_sleep_ms(100);
+    assert_true(stat(h, "samples_pinned_bytes") == 576000.0);
+    assert_true(stat(h, "samples_evictable_bytes") == 1152000.0);
+    assert_true(stat(h, "samples_evictions") == 0.0);
+    /* c does not fit in 2 MiB beside the three: b goes (played before a) */
+    snprintf(p, sizeof p, "%s/c.wav", f->d.dir);
+    assert_int_equal(heliod_load(h, "c", p, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(heliod_play(h, "b", &pp, NULL, NULL), HELIOD_ENOSOUND);
+    assert_int_equal(heliod_play(h, "a", &pp, &v, NULL), 0); /* still there, now playing */
+    assert_int_equal(heliod_play(h, "pinned", &pp, NULL, NULL), 0);
+    assert_true(stat(h, "samples_evictions") == 1.0);
+    /* d: a and pinned play, c is the only candidate, so c goes */
+    snprintf(p, sizeof p, "%s/d.wav", f->d.dir);
+    assert_int_equal(heliod_load(h, "d", p, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(heliod_play(h, "c", &pp, NULL, NULL), HELIOD_ENOSOUND);
+    assert_true(stat(h, "samples_evictions") == 2.0);
+    /* nothing evictable left (a, pinned play; d is playing now too): refused */
+    assert_int_equal(heliod_play(h, "d", &pp, NULL, NULL), 0);
+    snprintf(p, sizeof p, "%s/b.wav", f->d.dir);
+    int rc = heliod_load(h, "b2", p, HELIOD_LOAD_SHARED, NULL);
+    assert_int_equal(rc, HELIOD_ENOMEM);
+    assert_non_null(strstr(heliod_last_error(h), "max-sample-mb"));
+    heliod_close(h);
+}
+
+/* World zones through the daemon: the listener walks to a zone, its bank
+ * loads; away beyond 1.25 x the radius, it unloads; the scheduler's reports
+ * arrive as events and its totals in STATS. */
+typedef struct {
+    int ticks;
+    int saw_request, saw_unload;
+} zone_ev_t;
+
+static void on_zone(void *user, const heliod_event_t *ev) {
+    zone_ev_t *z = user;
+    if (ev->type != HELIOD_EVENT_ZONE_TICK || !ev->message) return;
+    z->ticks++;
+    if (strstr(ev->message, "requested=near")) z->saw_request = 1;
+    if (strstr(ev->message, "unloaded=near")) z->saw_unload = 1;
+}
+
+static void test_world_zones(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    char p[400], man[400];
+    tone(f, "z1", 1.0, p, sizeof p);
+    snprintf(man, sizeof man, "%s/near.ini", f->d.dir);
+    manifest(man, "name = near\n[sound zone_hum]\npath = z1.wav\n");
+    const float pos[3] = {100, 0, 0};
+    assert_int_equal(heliod_zone_add(h, "near", man, pos, 20.0f), 0);
+    assert_int_equal(heliod_zone_add(h, "near", man, pos, 20.0f), HELIOD_EEXIST);
+    zone_ev_t ze = {0};
+    heliod_set_event_callback(h, on_zone, &ze);
+    assert_int_equal(heliod_subscribe(h, HELIOD_SUB_ZONES), 0);
+    heliod_zone_info_t zi[4];
+    size_t n = 0;
+    assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(zi[0].state, 0);
+    assert_int_equal(zi[0].bytes, 48000u * 4u); /* estimated from the header */
+    heliod_listener_t l = {.mask = HELIOD_LIS_POS, .pos = {90, 0, 0}};
+    assert_int_equal(heliod_set_listener(h, &l), 0);
+    for (int i = 0; i < 300; i++) {
+        heliod_dispatch(h);
+        assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+        if (zi[0].state == 2) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(zi[0].state, 2);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(h, "zone_hum", &pp, NULL, NULL), 0);
+    /* 24 m away: inside 1.25 x 20, it stays */
+    l.pos[0] = 76;
+    assert_int_equal(heliod_set_listener(h, &l), 0);
+    th_sleep_ms(200);
+    assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+    assert_int_equal(zi[0].state, 2);
+    /* far away: unloaded */
+    l.pos[0] = 0;
+    assert_int_equal(heliod_set_listener(h, &l), 0);
+    for (int i = 0; i < 300; i++) {
+        heliod_dispatch(h);
+        assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+        if (zi[0].state == 0 && ze.saw_unload) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(zi[0].state, 0);
+    assert_true(ze.ticks > 10 && ze.saw_request && ze.saw_unload);
+    assert_true(th_stat(h, "zones_completed") >= 1.0);
+    assert_true(th_stat(h, "zones_unloaded") >= 1.0);
+    assert_int_equal(heliod_zone_remove(h, "near"), 0);
+    assert_int_equal(heliod_zone_remove(h, "near"), HELIOD_EINVAL);
+    heliod_close(h);
+}
+
+/* heliodctl bank load waits and reports progress (plain lines off a tty). */
+static void test_ctl_bank(void **state) {
+    fixture_t *f = *state;
+    char p[400], man[400];
+    tone(f, "c1", 1.0, p, sizeof p);
+    snprintf(man, sizeof man, "%s/ui.ini", f->d.dir);
+    manifest(man, "name = ui\n[sound click]\npath = c1.wav\n");
+    char out[4096], err[4096];
+    const char *load[] = {"bank", "load", man, NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, load), 0);
+    assert_non_null(strstr(out, "ui loaded: 1 sounds"));
+    assert_non_null(strstr(err, "bank ui: 1/1 sounds"));
+    const char *banks[] = {"banks", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, banks), 0);
+    assert_non_null(strstr(out, "ui loaded sounds=1/1"));
+    const char *unload[] = {"bank", "unload", "ui", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, unload), 0);
+    const char *bad[] = {"bank", "load", "/nonexistent/x.ini", NULL};
+    assert_int_not_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, bad), 0);
+    assert_non_null(strstr(err, "cannot open bank"));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bank_lifecycle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_play_while_loading, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_eviction, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_world_zones, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctl_bank, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
