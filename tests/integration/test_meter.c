@@ -517,7 +517,7 @@ static void test_wire(void **state) {
     assert_int_equal(raw_send(fd, HL_OP_PING, 4, NULL, 0), 0);
     assert_int_equal(raw_status(fd, 4), 0);
     /* an unknown bit in the mask alone: EPROTO, then the daemon closes */
-    const uint8_t bad[4] = {0x40, 0, 0, 0};
+    const uint8_t bad[4] = {0, 0x02, 0, 0}; /* 0x200 */
     assert_int_equal(raw_send(fd, HL_OP_SUBSCRIBE, 5, bad, 4), 0);
     assert_int_equal(raw_status(fd, 5), HELIOD_EPROTO);
     while (raw_frame(fd, &h, body, &n) == 0) {

@@ -65,6 +65,10 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_FX_LIST: ROUND(hl_name_t, hl_get_name, hl_put_name); break;
     case HL_OP_DUCK: ROUND(hl_duck_rule_t, hl_get_duck_rule, hl_put_duck_rule); break;
     case HL_OP_RZONE: ROUND(hl_rzone_t, hl_get_rzone, hl_put_rzone); break;
+    case HL_OP_BANK: ROUND(hl_bank_t, hl_get_bank, hl_put_bank); break;
+    case HL_OP_ZONE: ROUND(hl_zone_t, hl_get_zone, hl_put_zone); break;
+    case HL_OP_BANKS:
+    case HL_OP_ZONES:
     case HL_OP_RZONES:
     case HL_OP_BUSES:
     case HL_OP_DUCKS:
@@ -112,6 +116,11 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_FX_LIST: LIST(hl_fx_info_t, hl_get_fx_info, hl_put_fx_info); break;
     case HL_OP_DUCKS: LIST(hl_duck_info_t, hl_get_duck_info, hl_put_duck_info); break;
     case HL_OP_RZONES: LIST(hl_rzone_info_t, hl_get_rzone_info, hl_put_rzone_info); break;
+    case HL_OP_BANKS: LIST(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info); break;
+    case HL_OP_ZONES: LIST(hl_zone_info_t, hl_get_zone_info, hl_put_zone_info); break;
+    case HL_OP_BANK: /* load: the bank's state; unload: empty */
+        if (r->off < r->len) ROUND(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info);
+        break;
     case HL_OP_FX: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
     case HL_OP_EMITTER: /* empty (create, set) or a count (destroy) */
         if (r->off < r->len) ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply);
@@ -125,6 +134,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SUBSCRIBE:
     case HL_OP_DUCK:
     case HL_OP_RZONE:
+    case HL_OP_ZONE:
     case HL_OP_BUS: break;
     default: r->err = HELIOD_EPROTO; break;
     }
