@@ -23,12 +23,16 @@
 
 #include "hl_limits.h"
 #include "hld_limits.h"
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "decoder.h"
 #include "log.h"
 
-#define FNV_OFFSET 2166136261u
-#define FNV_PRIME  16777619u
-#define MIB        (1024ull * 1024ull)
+#define FNV_OFFSET      2166136261u
+#define FNV_PRIME       16777619u
+#define MIB             (1024ull * 1024ull)
+#define HLD_DECODE_NICE 10 /* decode workers below the event loop (nice 0) */
 
 typedef struct {
     uv_work_t req;
@@ -355,7 +359,18 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     return 0;
 }
 
+/* A decode worker runs at a lower priority than the event loop (nice +10,
+ * this thread only): a big bank decoding on every core must not delay the
+ * loop's replies (the audio thread is SCHED_FIFO and unaffected either way). */
+static void lower_priority_once(void) {
+    static _Thread_local int done;
+    if (done) return;
+    done = 1;
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), HLD_DECODE_NICE);
+}
+
 static void load_work(uv_work_t *req) {
+    lower_priority_once();
     load_job_t *j = req->data;
     hld_decode_t *d = &j->d;
     char m[HL_MAX_MSG + 1];
