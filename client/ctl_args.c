@@ -91,6 +91,8 @@ static const cmd_desc_t cmds[] = {
     {"load", CTL_LOAD, HL_OP_LOAD,
      "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
+     "  FILE - sends the file from stdin over the socket (a daemon that cannot\n"
+     "  read your files: sandboxed or remote; up to 256 MiB, not streamed)\n"
      "  --stream   stream from disk instead of preloading\n"
      "  --shared   every client sees it (the default here: heliodctl's connection\n"
      "             ends with the command; only its loader or a control client\n"
@@ -772,6 +774,12 @@ static int parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     if (!priv) m->flags |= HL_LOAD_SHARED;
     if (ctl__name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
     const char *path = pos[1];
+    if (strcmp(path, "-") == 0) { /* the file's bytes from stdin, uploaded over the socket */
+        if (m->flags & HL_LOAD_STREAM)
+            return ctl__fail(err, errlen, "load: an upload (FILE -) is preloaded, not streamed");
+        c->file = "-";
+        return 0;
+    }
     char *abs = path[0] != '/' ? realpath(path, NULL) : NULL;
     if (abs) path = abs;
     size_t n = strlen(path);

@@ -617,6 +617,39 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     return 0;
 }
 
+int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t size, uint32_t flags,
+                       heliod_sound_info_t *info) {
+    if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (!data || size == 0 || size > HL_MAX_UPLOAD)
+        return hlc_set_error(h, HELIOD_EINVAL, "upload: 1 byte to 256 MiB of an encoded file");
+    if (flags & ~(HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN))
+        return hlc_set_error(h, HELIOD_EINVAL, "upload: shared and pin are the only flags");
+    hl_load_data_t m = {.flags = flags, .total = size};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    int rc = 0;
+    for (uint64_t off = 0; off < size; off += m.len) {
+        m.offset = off;
+        m.len = (uint32_t)(size - off < HL_MAX_CHUNK ? size - off : HL_MAX_CHUNK);
+        m.data = (const uint8_t *)data + off;
+        hl_wbuf_t w;
+        uint32_t id;
+        if ((rc = hlc_req_begin(h, &w, HL_OP_LOAD_DATA, 0, &id)) < 0) return rc;
+        hl_put_load_data(&w, &m);
+        if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+        hl_rbuf_t r;
+        if ((rc = hlc_wait_reply(h, id, HL_OP_LOAD_DATA, &r)) < 0) return rc;
+        if (off + m.len < size) { /* a chunk: empty reply */
+            if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+            continue;
+        }
+        hl_sound_info_t s; /* the last: the sound, decoded */
+        hl_get_sound_info(&r, &s);
+        if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+        if (info) sound_info_out(info, &s);
+    }
+    return 0;
+}
+
 int heliod_unload(heliod_t *h, const char *name) {
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     hl_name_t m;

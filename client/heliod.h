@@ -102,6 +102,14 @@ int heliod_ping(heliod_t *h, uint64_t *server_time_ns);
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info);
 int heliod_unload(heliod_t *h, const char *name);
+/* Loads a sound from an encoded file in memory (Ogg, FLAC, WAV ... as
+ * heliod_load reads them), sent over the socket: for games that do not share
+ * a filesystem with the daemon. Up to 256 MiB, counted against the
+ * daemon's sample-memory budget before it allocates anything. flags:
+ * HELIOD_LOAD_SHARED, HELIOD_LOAD_PIN (an upload is preloaded, never
+ * streamed). Blocking: returns when the sound is decoded. */
+int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t size, uint32_t flags,
+                       heliod_sound_info_t *info);
 /* Fills up to cap entries; *count = entries filled. Returns 0 or 1 if the
  * server's list was truncated, or an error. */
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count);

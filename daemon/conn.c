@@ -51,6 +51,10 @@ void hld_conn_ref(hld_conn_t *c) {
 
 void hld_conn_unref(hld_conn_t *c) {
     if (--c->refs) return;
+    if (c->up_data) { /* an upload the connection left unfinished */
+        free(c->up_data);
+        hld_sounds_unreserve(&c->d->sounds, c->up_reserved);
+    }
     free(c->in);
     free(c->out);
     free(c);

@@ -51,6 +51,11 @@ struct hld_conn {
     uint64_t meter_next_ns; /* when its next METER event is due */
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
+    /* an upload in progress (LOAD_DATA), at most one per connection */
+    uint8_t *up_data;
+    uint64_t up_total, up_have, up_reserved;
+    uint32_t up_flags;
+    char up_name[HL_MAX_NAME + 1];
 };
 
 /* Takes over fd, a connection accepted by server.c (peer credentials already

@@ -66,8 +66,8 @@ typedef struct hld_daemon {
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */
     hld_wzones_t wzones;
-        /* world zones: banks loaded by the listener's position */ /* reverb zones following the
-                                                                      listener (zones.c) */
+    /* world zones: banks loaded by the listener's position */ /* reverb zones following the
+                                                                  listener (zones.c) */
     hld_vm_t *vm; /* logical voices: admission, virtual voices, emitters */
     /* device switch, loss and recovery (device.c); NULL until first used */
     struct hld_device *device;

@@ -168,6 +168,7 @@ typedef struct {
     hld_conn_t *c;
     uint32_t id;
     uint16_t flags;
+    uint16_t op; /* LOAD or LOAD_DATA: the request the reply answers */
 } load_ctx_t;
 
 static void load_done(void *user, int status, const char *msg, const hld_sound_t *snd) {
@@ -175,9 +176,9 @@ static void load_done(void *user, int status, const char *msg, const hld_sound_t
     hld_conn_t *c = lc->c;
     if (!c->closing) {
         if (status < 0) {
-            hld_send_error(c, HL_OP_LOAD, lc->flags, lc->id, status, msg);
+            hld_send_error(c, lc->op, lc->flags, lc->id, status, msg);
         } else if (!(lc->flags & HL_FLAG_NOREPLY)) {
-            hl_frame_hdr_t h = {.op = HL_OP_LOAD, .flags = lc->flags, .id = lc->id};
+            hl_frame_hdr_t h = {.op = lc->op, .flags = lc->flags, .id = lc->id};
             hld_req_t q = {.c = c, .h = &h};
             hl_sound_info_t si;
             hld_sound_info(snd, &si);
@@ -199,7 +200,7 @@ static int op_load(hld_req_t *q) {
         return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
     load_ctx_t *lc = malloc(sizeof *lc);
     if (!lc) return hld_fail(q, HELIOD_ENOMEM, NULL);
-    *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags};
+    *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags, .op = HL_OP_LOAD};
     char msg[HL_MAX_MSG + 1];
     int rc = hld_sounds_load(&q->c->d->sounds, q->c->cl, m.name, m.path, m.flags, load_done, lc,
                              msg, sizeof msg);
@@ -209,6 +210,74 @@ static int op_load(hld_req_t *q) {
         return hld_fail(q, rc, msg);
     }
     hld_conn_ref(q->c);
+    return 0;
+}
+
+/* Drops the connection's upload in progress, giving its memory back. */
+static void upload_drop(hld_conn_t *c) {
+    if (!c->up_data) return;
+    free(c->up_data);
+    hld_sounds_unreserve(&c->d->sounds, c->up_reserved);
+    c->up_data = NULL;
+    c->up_total = c->up_have = c->up_reserved = 0;
+}
+
+static int op_load_data(hld_req_t *q) {
+    hl_load_data_t m;
+    hl_get_load_data(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    hld_conn_t *c = q->c;
+    hld_sounds_t *s = &c->d->sounds;
+    char msg[HL_MAX_MSG + 1];
+    if (m.offset == 0) { /* a new upload (one in progress is dropped) */
+        upload_drop(c);
+        if (!hl_name_valid(m.name)) return hld_fail(q, HELIOD_ENAME, "invalid sound name");
+        /* the budget first: the encoded bytes count until decoded */
+        if (hld_sounds_reserve(s, m.total) != 0 &&
+            (hld_sounds_evict(s, m.total) == 0 || hld_sounds_reserve(s, m.total) != 0)) {
+            snprintf(msg, sizeof msg,
+                     "upload of %llu bytes: over the sample memory limit (--max-sample-mb)",
+                     (unsigned long long)m.total);
+            return hld_fail(q, HELIOD_ENOMEM, msg);
+        }
+        c->up_data = malloc(m.total);
+        if (!c->up_data) {
+            hld_sounds_unreserve(s, m.total);
+            return hld_fail(q, HELIOD_ENOMEM, "out of memory for the upload");
+        }
+        c->up_total = m.total;
+        c->up_reserved = m.total;
+        c->up_have = 0;
+        c->up_flags = m.flags;
+        snprintf(c->up_name, sizeof c->up_name, "%s", m.name);
+    } else if (!c->up_data || m.offset != c->up_have || m.total != c->up_total ||
+               strcmp(m.name, c->up_name) != 0) {
+        upload_drop(c);
+        return hld_fail(q, HELIOD_EINVAL,
+                        "upload: a chunk out of order (each chunk continues where the last "
+                        "ended, same name and total; offset 0 starts an upload)");
+    }
+    memcpy(c->up_data + c->up_have, m.data, m.len);
+    c->up_have += m.len;
+    if (c->up_have < c->up_total) return hld_reply_ok(q);
+    /* complete: decode it (the LOAD reply comes when it is done) */
+    load_ctx_t *lc = malloc(sizeof *lc);
+    if (!lc) {
+        upload_drop(c);
+        return hld_fail(q, HELIOD_ENOMEM, NULL);
+    }
+    *lc = (load_ctx_t){.c = c, .id = q->h->id, .flags = q->h->flags, .op = HL_OP_LOAD_DATA};
+    int rc = hld_sounds_load_mem(s, c->cl, c->up_name, c->up_data, c->up_total, c->up_reserved,
+                                 c->up_flags, load_done, lc, msg, sizeof msg);
+    if (rc < 0) {
+        free(lc);
+        upload_drop(c);
+        s->loads_failed++;
+        return hld_fail(q, rc, msg);
+    }
+    c->up_data = NULL; /* the load owns it and its reservation now */
+    c->up_total = c->up_have = c->up_reserved = 0;
+    hld_conn_ref(c);
     return 0;
 }
 
@@ -370,6 +439,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_PING] = op_ping,
     [HL_OP_LOAD] = op_load,
     [HL_OP_UNLOAD] = op_unload,
+    [HL_OP_LOAD_DATA] = op_load_data,
     [HL_OP_SOUNDS] = op_sounds,
     [HL_OP_PLAY] = hld_op_play,
     [HL_OP_STOP] = hld_op_stop,

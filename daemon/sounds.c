@@ -43,7 +43,44 @@ typedef struct {
     void *user;
     hld_decode_t d; /* the decode and its results */
     int retried;    /* went round once more after an eviction */
+    /* an upload (LOAD_DATA): the encoded file in memory, decoded through
+     * libsndfile's virtual I/O; freed, and its reservation given back, when
+     * the decode is done */
+    uint8_t *mem;
+    size_t mem_len, mem_pos;
+    uint64_t mem_reserved;
 } load_job_t;
+
+/* ---- libsndfile virtual I/O over an upload ---------------------------------- */
+
+static sf_count_t vio_len(void *u) {
+    return (sf_count_t)((load_job_t *)u)->mem_len;
+}
+static sf_count_t vio_seek(sf_count_t off, int whence, void *u) {
+    load_job_t *j = u;
+    sf_count_t base = whence == SEEK_CUR   ? (sf_count_t)j->mem_pos
+                      : whence == SEEK_END ? (sf_count_t)j->mem_len
+                                           : 0;
+    sf_count_t p = base + off;
+    if (p < 0 || p > (sf_count_t)j->mem_len) return -1;
+    j->mem_pos = (size_t)p;
+    return p;
+}
+static sf_count_t vio_read(void *ptr, sf_count_t n, void *u) {
+    load_job_t *j = u;
+    size_t left = j->mem_len - j->mem_pos, k = n < 0 ? 0 : (size_t)n;
+    if (k > left) k = left;
+    memcpy(ptr, j->mem + j->mem_pos, k);
+    j->mem_pos += k;
+    return (sf_count_t)k;
+}
+static sf_count_t vio_write(const void *ptr, sf_count_t n, void *u) {
+    (void)ptr, (void)n, (void)u;
+    return 0; /* read only */
+}
+static sf_count_t vio_tell(void *u) {
+    return (sf_count_t)((load_job_t *)u)->mem_pos;
+}
 
 static uint32_t hash_name(uint32_t ns, const char *s) {
     uint32_t h = FNV_OFFSET;
@@ -374,6 +411,19 @@ static void load_work(uv_work_t *req) {
     load_job_t *j = req->data;
     hld_decode_t *d = &j->d;
     char m[HL_MAX_MSG + 1];
+    if (j->mem) {
+        SF_VIRTUAL_IO vio = {vio_len, vio_seek, vio_read, vio_write, vio_tell};
+        SF_INFO info = {0};
+        j->mem_pos = 0;
+        SNDFILE *sf = sf_open_virtual(&vio, SFM_READ, &info, j);
+        if (!sf) {
+            decode_fail(d, HELIOD_EDECODE, "cannot decode: %s", sf_error_number(sf_error(NULL)));
+            return;
+        }
+        hld_decode_sndfile(d, sf, &info);
+        sf_close(sf);
+        return;
+    }
     int fd = hld_sound_open(j->path, m, sizeof m);
     if (fd < 0) {
         decode_fail(d, fd, "%s", m);
@@ -475,11 +525,35 @@ static void load_after(uv_work_t *req, int status) {
         sound_free(snd);
     }
     if (cl) hld_client_load_ended(cl); /* after the entry: a gone client's record may go */
+    if (j->mem) {
+        free(j->mem);
+        hld_sounds_unreserve(s, j->mem_reserved);
+    }
     free(j);
 }
 
+static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, uint32_t flags,
+                      hld_load_done_fn done, void *user, char *msg, size_t cap);
+
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+    return start_load(s, cl, name, path, NULL, 0, 0, flags, done, user, msg, cap);
+}
+
+int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
+                        size_t len, uint64_t reserved, uint32_t flags, hld_load_done_fn done,
+                        void *user, char *msg, size_t cap) {
+    if (flags & HL_LOAD_STREAM) {
+        snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
+        return HELIOD_EINVAL;
+    }
+    return start_load(s, cl, name, "(upload)", mem, len, reserved, flags, done, user, msg, cap);
+}
+
+static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, uint32_t flags,
+                      hld_load_done_fn done, void *user, char *msg, size_t cap) {
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
         FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
@@ -531,6 +605,9 @@ int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const c
     j->snd = snd;
     j->done = done;
     j->user = user;
+    j->mem = mem;
+    j->mem_len = mem_len;
+    j->mem_reserved = mem_reserved;
     j->req.data = j;
     if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
         free(j);

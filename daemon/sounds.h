@@ -107,6 +107,14 @@ hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm);
  * negative HELIOD_* code with msg set (done is not called). */
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
+/* As hld_sounds_load for an encoded file in memory (an upload): decoded
+ * through libsndfile's virtual I/O. On 0 it takes mem (malloc'd, len bytes)
+ * and `reserved` bytes already reserved from the budget for it, and frees
+ * and gives both back once decoded; on an error the caller keeps them.
+ * Preloaded only (HL_LOAD_STREAM: EINVAL). */
+int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
+                        size_t len, uint64_t reserved, uint32_t flags, hld_load_done_fn done,
+                        void *user, char *msg, size_t cap);
 /* Removes a sound: 0 or HELIOD_EINUSE (playing or loading). */
 int hld_sounds_unload(hld_sounds_t *s, hld_sound_t *snd);
 /* Client `client` left: its private sounds are freed now, or marked orphan

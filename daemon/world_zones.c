@@ -120,11 +120,14 @@ int hld_wzones_start(hld_wzones_t *w) {
     return uv_timer_start(&w->timer, on_tick, ms, ms) == 0 ? 0 : -1;
 }
 
-void hld_wzones_close(hld_wzones_t *w) {
+void hld_wzones_stop(hld_wzones_t *w) {
     if (w->timer_init && !uv_is_closing((uv_handle_t *)&w->timer)) {
         uv_timer_stop(&w->timer);
         uv_close((uv_handle_t *)&w->timer, NULL);
     }
+}
+
+void hld_wzones_close(hld_wzones_t *w) {
     free(w->bank_path);
     w->bank_path = NULL;
 }

@@ -31,6 +31,9 @@ typedef struct {
 int hld_wzones_init(hld_wzones_t *w, struct hld_daemon *d);
 /* Starts the tick timer. */
 int hld_wzones_start(hld_wzones_t *w);
+/* Closes the tick timer (shutdown). */
+void hld_wzones_stop(hld_wzones_t *w);
+/* Frees what init allocated (after the loop ran down). */
 void hld_wzones_close(hld_wzones_t *w);
 int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, char *msg, size_t cap);
 int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap);

@@ -81,6 +81,7 @@
     X(BANKS, 31, "banks")                                                                          \
     X(ZONE, 32, "zone")                                                                            \
     X(ZONES, 33, "zones")                                                                          \
+    X(LOAD_DATA, 34, "load-data")                                                                  \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -430,6 +431,23 @@ typedef struct {
     float distance;        /* from the listener at the last tick */
 } hl_zone_info_t;          /* ZONES entry */
 #define HL_MAX_REPORT 2047 /* a ZONE_TICK report line */
+/* LOAD_DATA: an encoded file sent over the socket, in order, in chunks (for
+ * clients that do not share a filesystem with the daemon). The first chunk
+ * (offset 0) starts the upload: total is checked against HL_MAX_UPLOAD and
+ * reserved from the sample-memory budget before anything is allocated; the
+ * chunk that completes it starts the decode, and its reply is the LOAD
+ * reply (SOUND_INFO) once decoded. One upload per connection at a time. */
+#define HL_MAX_UPLOAD                                                                              \
+    (256u << 20)            /* an encoded sound larger than 256 MiB is a stream, not an upload */
+#define HL_MAX_CHUNK 60000u /* bytes of file per frame: fits HL_MAX_FRAME with the header */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint32_t flags;      /* HL_LOAD_SHARED, HL_LOAD_PIN (not STREAM) */
+    uint64_t total;      /* the file's size, 1..HL_MAX_UPLOAD */
+    uint64_t offset;     /* where this chunk goes: the bytes sent before it */
+    uint32_t len;        /* 1..HL_MAX_CHUNK */
+    const uint8_t *data; /* len bytes (decoded: points into the frame) */
+} hl_load_data_t;
 
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
@@ -867,6 +885,8 @@ void hl_get_rzone(hl_rbuf_t *r, hl_rzone_t *m);
 void hl_put_rzone_info(hl_wbuf_t *w, const hl_rzone_info_t *m);
 void hl_get_rzone_info(hl_rbuf_t *r, hl_rzone_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
+void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m);
+void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m);
 void hl_put_bank(hl_wbuf_t *w, const hl_bank_t *m);
 void hl_get_bank(hl_rbuf_t *r, hl_bank_t *m);
 void hl_put_bank_info(hl_wbuf_t *w, const hl_bank_info_t *m);

@@ -1067,6 +1067,35 @@ void hl_get_emitter(hl_rbuf_t *r, hl_emitter_t *m) {
     m->fade_ms = hl_get_f32(r);
 }
 
+void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->flags);
+    hl_put_u64(w, m->total);
+    hl_put_u64(w, m->offset);
+    hl_put_u32(w, m->len);
+    if (m->len > HL_MAX_CHUNK) {
+        if (!w->err) w->err = HELIOD_ETOOBIG;
+        return;
+    }
+    uint8_t *p = wbuf_reserve(w, m->len);
+    if (p) memcpy(p, m->data, m->len);
+}
+void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    m->flags = get_flags32(r, HL_LOAD_SHARED | HL_LOAD_PIN);
+    m->total = hl_get_u64(r);
+    m->offset = hl_get_u64(r);
+    m->len = hl_get_u32(r);
+    /* sizes are part of the wire format: checked before anything trusts them */
+    if (m->len < 1 || m->len > HL_MAX_CHUNK || m->total < 1 || m->total > HL_MAX_UPLOAD ||
+        m->offset >= m->total || m->len > m->total - m->offset) {
+        rbuf_fail(r);
+        m->data = NULL;
+        return;
+    }
+    m->data = rbuf_take(r, m->len);
+}
+
 void hl_put_bank(hl_wbuf_t *w, const hl_bank_t *m) {
     hl_put_u8(w, m->action);
     hl_put_str(w, m->arg, HL_MAX_PATH);

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sndfile.h>
 
 #include "harness.h"
 #include "heliod.h"
+#include "hl_proto.h"
 
 typedef struct {
     th_daemon_t d;
@@ -311,6 +313,61 @@ static void test_world_zones(void **state) {
     heliod_close(h);
 }
 
+/* An Ogg file uploaded over the socket (LOAD_DATA chunks): decoded from
+ * memory, playable; out-of-order chunks and oversize totals refused; the
+ * CLI's `load NAME -` reads stdin. */
+static void test_upload(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    char p[400];
+    snprintf(p, sizeof p, "%s/up.ogg", f->d.dir);
+    SF_INFO info = {.samplerate = 44100, .channels = 2, .format = SF_FORMAT_OGG | SF_FORMAT_VORBIS};
+    SNDFILE *sf = sf_open(p, SFM_WRITE, &info);
+    assert_non_null(sf);
+    static float buf[2 * 44100 * 8];
+    uint32_t seed = 12345; /* noise: Vorbis cannot squeeze it below a chunk */
+    for (int i = 0; i < 44100 * 8; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        buf[2 * i] = 0.2f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
+        seed = seed * 1664525u + 1013904223u;
+        buf[2 * i + 1] = 0.2f * ((float)(seed >> 8) / 8388608.0f - 1.0f);
+    }
+    sf_writef_float(sf, buf, 44100 * 8);
+    sf_close(sf);
+    FILE *in = fopen(p, "rb");
+    assert_non_null(in);
+    static unsigned char file[1 << 20];
+    size_t n = fread(file, 1, sizeof file, in);
+    fclose(in);
+    assert_true(n > 65536); /* more than one chunk */
+    heliod_sound_info_t si;
+    assert_int_equal(heliod_load_memory(h, "up", file, n, HELIOD_LOAD_SHARED, &si), 0);
+    assert_string_equal(si.name, "up");
+    assert_int_equal(si.channels, 2);
+    assert_int_equal(si.source_rate, 44100);
+    assert_true(si.frames >= 383990 && si.frames <= 384010); /* 8 s at 48 kHz */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(h, "up", &pp, NULL, NULL), 0);
+    /* garbage decodes to a clear error */
+    memset(file, 0x5a, 4096);
+    assert_int_equal(heliod_load_memory(h, "junk", file, 4096, 0, NULL), HELIOD_EDECODE);
+    assert_int_equal(heliod_load_memory(h, "big", file, (size_t)HL_MAX_UPLOAD + 1, 0, NULL),
+                     HELIOD_EINVAL);
+    /* the CLI: stdin */
+    char cmd[1200], out[512];
+    snprintf(cmd, sizeof cmd, "\"%s\" --socket %s load up2 - < %s", getenv("HELIODCTL_BIN"),
+             f->d.sock, p);
+    FILE *pc = popen(cmd, "r");
+    assert_non_null(pc);
+    size_t got = fread(out, 1, sizeof out - 1, pc);
+    out[got] = '\0';
+    assert_int_equal(pclose(pc), 0);
+    assert_non_null(strstr(out, "up2 frames="));
+    assert_non_null(strstr(out, "uploaded"));
+    heliod_close(h);
+}
+
 /* heliodctl bank load waits and reports progress (plain lines off a tty). */
 static void test_ctl_bank(void **state) {
     fixture_t *f = *state;
@@ -340,6 +397,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_budget_eviction, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_world_zones, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_bank, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

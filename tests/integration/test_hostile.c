@@ -958,7 +958,7 @@ static void test_malformed_bodies(void **state) {
     t[n].len = w.len;
     ADD("pause: pause 5", HL_OP_PAUSE, P, 1);
     hl_wbuf_init(&w, t[n].body, 256);
-    hl_put_u32(&w, 0x80);
+    hl_put_u32(&w, 0x200);
     t[n].len = w.len;
     ADD("subscribe: unknown bit", HL_OP_SUBSCRIBE, P, 1);
     hl_wbuf_init(&w, t[n].body, 256);
@@ -1188,7 +1188,13 @@ static void test_load_flood(void **state) {
     free(f);
     fprintf(stderr, "# load flood: %d ok, %d EBUSY, %d ENOMEM, %d other; rss peak +%ld kB\n", ok,
             busy, nomem, other, peak - x.rss0);
-    assert_true(ok >= 1 && ok <= CAP_MB / 3);
+    /* the budget evicts loaded sounds nobody plays to make room, so more than
+     * CAP_MB / 3 may succeed one after another; what bounds memory is that
+     * at most the budget is ever held (the RSS check below) */
+    double evictions = th_stat(x.probe, "samples_evictions");
+    fprintf(stderr, "# load flood: %.0f evictions\n", evictions);
+    assert_true(ok >= 1);
+    assert_true(ok <= CAP_MB / 3 || evictions >= ok - CAP_MB / 3);
     assert_true(busy > 0);
     assert_true(nomem > 0);
     assert_int_equal(other, 0);
