@@ -52,6 +52,7 @@ void hld_conn_ref(hld_conn_t *c) {
 void hld_conn_unref(hld_conn_t *c) {
     if (--c->refs) return;
     free(c->in);
+    free(c->bundle);
     free(c->out);
     free(c);
 }

@@ -51,6 +51,10 @@ struct hld_conn {
     uint64_t meter_next_ns; /* when its next METER event is due */
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
+    /* time_ops.c: the requests held between BUNDLE_BEGIN and BUNDLE_END */
+    uint8_t *bundle; /* NULL: no bundle open */
+    size_t bundle_len;
+    uint32_t bundle_n;
 };
 
 /* Takes over fd, a connection accepted by server.c (peer credentials already

@@ -410,7 +410,12 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
     if (!first) p.attack_frames = v->attack_next;
     if (v->paused) p.flags |= HL_MIX_PAUSED;
     uint64_t mix = 0, stolen = 0;
+    /* a stream opened before its scheduled start still starts there */
+    uint64_t at_saved = hl_mixer_at_frame(vm->mx);
+    if (v->anchor_frame > vm_now_frame(vm)) hl_mixer_at(vm->mx, v->anchor_frame);
     int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
+    uint64_t start = vm_now_frame(vm);
+    hl_mixer_at(vm->mx, at_saved);
     v->opening = 0;
     if (rc < 0) {
         if (vm->ops.release_stream) vm->ops.release_stream(vm->ops.user, s);
@@ -436,7 +441,7 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
     v->real = 1;
     v->start_pos = v->anchor_pos;
     v->loops_at_start = v->loops_left;
-    v->anchor_frame = vm_now_frame(vm);
+    v->anchor_frame = start;
     return 0;
 }
 
