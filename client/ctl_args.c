@@ -919,11 +919,12 @@ uint64_t ctl_at_resolve(const ctl_at_t *at, uint64_t origin_frame, uint32_t rate
 
 /* Takes the time options out of argv (any position after the command word)
  * into c->at; the command's own parser sees the rest. */
-static int take_time_opts(int *argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+static int take_time_opts(int *argc, char **argv, ctl_cmd_t *c, int with_at, char *err,
+                          size_t errlen) {
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         const char *o = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
-        if (strcmp(o, "--at") == 0 || strcmp(o, "--at-frame") == 0) {
+        if ((with_at && strcmp(o, "--at") == 0) || strcmp(o, "--at-frame") == 0) {
             if (!v) return ctl__fail(err, errlen, "%s: needs a value", o);
             if (strcmp(o, "--at-frame") == 0 && v[0] == '+')
                 return ctl__fail(err, errlen, "--at-frame: needs an engine frame");
@@ -951,8 +952,15 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
 int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
     if (argc < 1 || !argv[0]) return ctl__fail(err, errlen, "missing command (try --help)");
-    /* time options: any command takes them, only the schedulable ones accept them */
-    if (strcmp(argv[0], "batch") != 0 && take_time_opts(&argc, argv, c, err, errlen) < 0) return -1;
+    /* time options: the schedulable commands take them (other commands are
+     * refused below, but for --at, which `fx add` has as its own option) */
+    static const char *const timed[] = {"play",     "stop",  "set",   "bus",
+                                        "listener", "pause", "resume"};
+    int with_at = 0;
+    for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
+        with_at |= strcmp(argv[0], timed[k]) == 0;
+    if (strcmp(argv[0], "batch") != 0 && take_time_opts(&argc, argv, c, with_at, err, errlen) < 0)
+        return -1;
     ctl_at_t at = c->at;
     if (parse_command(argc, argv, c, err, errlen) < 0) return -1;
     c->at = at;
