@@ -295,7 +295,8 @@ static const cmd_desc_t cmds[] = {
      "  --at +MS|+MSms|+Ss|FRAME   apply MS from now, or at engine FRAME, exactly\n"
      "  --at-frame FRAME           the same as --at FRAME\n"
      "  --quantize FRAMES          move the time to the next multiple of FRAMES ...\n"
-     "  --quantize-ref FRAME       ... counted from engine FRAME [0]\n"},
+     "  --quantize-ref FRAME|VOICE ... counted from engine FRAME [0], or from the\n"
+     "                             frame VOICE started on (e.g. the music's bar 1)\n"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

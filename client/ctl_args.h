@@ -140,6 +140,12 @@ int ctl_parse_at(const char *s, ctl_at_t *at, char *err, size_t errlen);
  * multiple of at->quantize counted from at->qref when quantising. */
 uint64_t ctl_at_resolve(const ctl_at_t *at, uint64_t origin_frame, uint32_t rate);
 
+/* A --quantize-ref value names a voice (a handle: generation >= 1 in its
+ * high 32 bits) rather than an engine frame (below 2^32: 24 h at 48 kHz). */
+static inline int ctl_at_ref_is_voice(uint64_t ref) {
+    return ref >> 32 != 0;
+}
+
 /* Strict number parsers: whole string, finite, in range. 0 or -1. */
 int ctl_parse_float(const char *s, float *out);
 int ctl_parse_int(const char *s, long min, long max, long *out);

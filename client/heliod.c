@@ -1292,6 +1292,24 @@ int heliod_clock(heliod_t *h, heliod_clock_t *out) {
     return 0;
 }
 
+int heliod_voice_start_frame(heliod_t *h, heliod_voice_t voice, uint64_t *frame) {
+    if (!h || !frame) return HELIOD_EINVAL;
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CLOCK, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_u64(&w, voice);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_CLOCK, &r)) < 0) return rc;
+    hl_clock_t k;
+    hl_get_clock(&r, &k);
+    uint64_t f = hl_get_u64(&r);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    *frame = f;
+    return 0;
+}
+
 uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns) {
     if (!c || !c->rate) return 0;
     if (time_ns <= c->time_ns) return c->frame;

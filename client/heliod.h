@@ -676,6 +676,10 @@ typedef struct {
     uint64_t output_latency_ns;
 } heliod_clock_t;
 int heliod_clock(heliod_t *h, heliod_clock_t *out);
+/* The engine frame voice started on (its STARTED frame; for a voice not yet
+ * started, the frame it is scheduled for), e.g. the reference of a musical
+ * grid. 0 or HELIOD_ENOVOICE. */
+int heliod_voice_start_frame(heliod_t *h, heliod_voice_t voice, uint64_t *frame);
 /* The engine frame due at CLOCK_MONOTONIC time time_ns by clock c (exact
  * integer arithmetic; times before c->time_ns give c->frame). */
 uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns);

@@ -796,7 +796,12 @@ static int time_of(heliod_t *h, const ctl_cmd_t *c, uint64_t *frame) {
     if (rc < 0) return rc;
     /* quantised with no time: from two periods ahead, so it is not late */
     uint64_t origin = tbase.origin + (c->at.kind == CTL_AT_NONE ? 2u * tbase.period : 0u);
-    *frame = ctl_at_resolve(&c->at, origin, tbase.rate);
+    ctl_at_t at = c->at;
+    if (at.quantize && ctl_at_ref_is_voice(at.qref)) { /* a voice: its start frame */
+        rc = heliod_voice_start_frame(h, at.qref, &at.qref);
+        if (rc < 0) return rc;
+    }
+    *frame = ctl_at_resolve(&at, origin, tbase.rate);
     return 0;
 }
 

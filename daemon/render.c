@@ -155,6 +155,10 @@ static int score_load(score_t *s, const char *path, uint32_t rate) {
                         memcpy(it.body, body, (size_t)len);
                     /* a quantised start: onto its grid at parse time */
                     if (c->at.quantize) it.at = ctl_at_resolve(&c->at, t, rate);
+                    if (c->at.quantize && ctl_at_ref_is_voice(c->at.qref)) {
+                        snprintf(err, sizeof err, "--quantize-ref: a score's grid is a frame");
+                        argc = -1;
+                    }
                 }
             }
         }

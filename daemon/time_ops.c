@@ -27,10 +27,16 @@
 #include "dispatch.h"
 #include "dispatch_int.h"
 #include "engine.h"
+#include "vm.h"
 
 int hld_op_clock(hld_req_t *q) {
+    /* an optional voice handle: its start frame follows the clock */
+    int with_voice = q->r.len == sizeof(uint64_t);
+    uint64_t voice = with_voice ? hl_get_u64(&q->r) : 0;
     if (!hld_body_ok(q)) return CLOSE_CONN;
     hld_daemon_t *d = q->c->d;
+    const hld_lvoice_t *lv = with_voice ? hld_vm_get(d->vm, voice) : NULL;
+    if (with_voice && !lv) return hld_fail(q, HELIOD_ENOVOICE, NULL);
     hl_clock_t k = {0};
     hl_mixer_clock(d->engine.mixer, &k.frame, &k.time_ns);
     if (k.time_ns == 0) { /* no period rendered yet: frame 0 is about to start */
@@ -45,6 +51,7 @@ int hld_op_clock(hld_req_t *q) {
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     hld_reply_begin(q);
     hl_put_clock(&q->w, &k);
+    if (lv) hl_put_u64(&q->w, lv->start_frame);
     return hld_reply_end(q);
 }
 

@@ -409,6 +409,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         if (ev->frame > v->anchor_frame || !v->started_sent) v->anchor_frame = ev->frame;
         if (!v->started_sent) {
             v->started_sent = 1;
+            v->start_frame = ev->frame;
             vm_notify(vm, v, HL_EVENT_STARTED, 0, ev->time_ns);
         }
         return 1;

@@ -143,6 +143,9 @@ typedef struct {
      * until then the ranker keeps a real voice real, so a fade scheduled to
      * silence does not virtualise it before the fade even starts */
     uint64_t sched_hold;
+    /* engine frame it started on: its STARTED frame, or (never real yet)
+     * the frame it was admitted for; a musical grid's reference (CLOCK) */
+    uint64_t start_frame;
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;

@@ -301,6 +301,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->is_stream = pl->stream;
     v->anchor_pos = pl->p.start_frame;
     v->anchor_frame = vm_now_frame(vm);
+    v->start_frame = v->anchor_frame;
     v->cue_prev = v->cue_next = v->cat_prev = v->cat_next = v->em_prev = v->em_next = HLD_NIL;
     v->prio_prev = v->prio_next = HLD_NIL;
     if (v->em) {

@@ -441,7 +441,10 @@ int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out)
 /* Engine frames rendered so far (the clock: the next block starts there).
  * Any thread (relaxed atomic). */
 uint64_t hl_mixer_frames(const hl_mixer_t *m);
-/* Commands the ring can take right now. Main thread (the producer). */
+/* Commands that can be pushed right now: the ring's room, less what an open
+ * bundle already holds (and at most what the bundle still takes), and at
+ * most the schedule's room while a frame is set (hl_mixer_at). Main thread
+ * (the producer). */
 uint32_t hl_mixer_cmd_room(const hl_mixer_t *m);
 /* Logical voices playing or paused (not fading). */
 uint32_t hl_mixer_active(const hl_mixer_t *m);

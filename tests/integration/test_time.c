@@ -369,6 +369,44 @@ static void test_ctl(void **state) {
     free(x);
 }
 
+/* Quantised to a voice: B starts on a multiple of 4800 frames from the
+ * frame A started on (heliodctl --quantize 4800 --quantize-ref A). */
+static void test_quantize_voice(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load_len(f, h, "dc", gen_dc, 4 * RATE);
+    heliod_play_params_t p = left_params();
+    heliod_voice_t a = 0;
+    assert_int_equal(heliod_play(h, "dc", &p, &a, NULL), 0);
+    th_sleep_ms(50);
+    uint64_t sa = 0;
+    assert_int_equal(heliod_voice_start_frame(h, a, &sa), 0);
+    assert_int_equal(heliod_voice_start_frame(h, a + 1, &sa), HELIOD_ENOVOICE);
+    assert_int_equal(heliod_voice_start_frame(h, a, &sa), 0);
+    char av[32], out[1024], err[1024];
+    snprintf(av, sizeof av, "%llu", (unsigned long long)a);
+    const char *args[] = {"play",       "dc",   "--pan",          "1", "--fade-in", "0",
+                          "--quantize", "4800", "--quantize-ref", av,  NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, args), 0);
+    th_sleep_ms(300);
+    size_t n = 0;
+    assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *data = NULL;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &data, &n, &ch, &rate), 0);
+    size_t l = 0, r = 0;
+    while (l < n && data[2 * l] == 0.0f)
+        l++;
+    while (r < n && data[2 * r + 1] == 0.0f)
+        r++;
+    assert_int_equal(l, sa); /* the recording's frame is the engine frame */
+    assert_true(r < n && r > l);
+    assert_int_equal((r - l) % 4800, 0);
+    free(data);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_exact_start, setup, teardown),
@@ -377,6 +415,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_full_schedule, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bundle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quantize_voice, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
