@@ -179,6 +179,24 @@ static void test_quantize(void **state) {
         first++;
     assert_int_equal(first, 100 + 10 * 4800); /* 48000 is not on the grid: the next point */
     free(x);
+    /* two voices for one frame, one on each side: the same first sample */
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\n@50000 play dc --fade-in 0 --pan -1\n"
+            "@50000 play dc --fade-in 0 --pan 1\n@60000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, out, NULL), 0);
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    size_t l = 0, r = 0;
+    while (l < n && x[2 * l] == 0.0f)
+        l++;
+    while (r < n && x[2 * r + 1] == 0.0f)
+        r++;
+    assert_int_equal(l, 50000);
+    assert_int_equal(r, 50000);
+    free(x);
     /* a line that does not parse: nothing renders */
     f = fopen(score, "w");
     assert_non_null(f);
