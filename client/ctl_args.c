@@ -122,7 +122,10 @@ static const cmd_desc_t cmds[] = {
      "  --model M          linear, inverse or exponential (default inverse)\n"
      "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
      "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
-     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n" CTL_POST_USAGE
+     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
+     "  --at +MS|FRAME     start on that engine frame exactly (also --at-frame,\n"
+     "                     --quantize, --quantize-ref; stop, set, bus and listener\n"
+     "                     take them too: see `clock --help`)\n" CTL_POST_USAGE
      "  --wait             wait until the voice ends (it stops if heliodctl dies);\n"
      "                     without it the voice is detached and outlives heliodctl\n"},
     {"stop", CTL_STOP, HL_OP_STOP,
