@@ -444,8 +444,11 @@ static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     if (!v || v->env_mode == HL_ENV_RELEASE || v->htail) return;
     v->f.steady = 0;
     v->end_reason = c->u.stop.reason;
-    if (v->env_mode == HL_ENV_PAUSED) {
-        v->env.cur = v->env.target = 0.0f; /* silent already: ends next block */
+    if (v->env_mode == HL_ENV_PAUSED || (!v->started && c->at_frame)) {
+        /* paused, or stopped on the very frame its scheduled start was for
+         * (a scheduled play cancelled before it began: the stop was held
+         * for it): silent already, it ends next block without a sound */
+        v->env.cur = v->env.target = 0.0f;
         v->env.rem = 0;
         v->flen = 0;
     } else { /* from the level it is at, e.g. part way through a fade-in */

@@ -135,13 +135,26 @@ static void test_stop_waits_for_start(void **state) {
     assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     hl_mixer_at(m, 0);
     assert_int_equal(hl_mixer_stop(m, v, 64, HL_MIX_END_STOPPED, now), 0); /* "now" */
+    /* a second voice at 500, stopped (scheduled) at 600 */
+    uint64_t w = 0;
+    hl_mixer_at(m, 500);
+    assert_int_equal(hl_mixer_play(m, &p, now, &w, NULL), 0);
+    hl_mixer_at(m, 600);
+    assert_int_equal(hl_mixer_stop(m, w, 64, HL_MIX_END_STOPPED, now), 0);
+    hl_mixer_at(m, 0);
     test_render(m, out, 2048, 256, &now);
+    /* the first was stopped before it began: held for its start and ended
+     * there without a sound; the second sounds from 500 and fades from 600 */
     assert_int_equal(first_nonzero(out, 2048), 500);
-    assert_true(out[2 * 600] == 0.0f); /* the 64-frame fade from 500 is over */
+    assert_true(out[2 * 599] == LEVEL);
+    assert_true(out[2 * 620] < LEVEL && out[2 * 620] > 0.0f);
+    assert_true(out[2 * 664] == 0.0f);
     test_events_t log = {0};
     test_poll(m, &log);
-    assert_int_equal(started_frame(&log, v), 500);
+    assert_int_equal(started_frame(&log, v), UINT64_MAX); /* it never began: ENDED only */
     assert_int_equal(test_end_reason(&log, v), HL_MIX_END_STOPPED);
+    assert_int_equal(started_frame(&log, w), 500);
+    assert_int_equal(test_end_reason(&log, w), HL_MIX_END_STOPPED);
     free(out);
     test_mixer_free(m);
     test_pcm_free(dc);
