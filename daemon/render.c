@@ -7,7 +7,8 @@
  * @+MS (engine frames from the render's start; a line without a time takes
  * the previous line's), '{' and '}' lines bracket a bundle, and a line
  * '@TIME end' stops the render there (else it stops once the last line's
- * time has passed and no voice plays nor anything is scheduled).
+ * time has passed and no voice plays nor anything is scheduled); a first
+ * line 'seed N' seeds the cues' random picks and variations (as --seed).
  *
  * The requests go through a real connection: one end of a socketpair is
  * accepted like any client (conn.c, dispatch, the voice manager), the other
@@ -67,7 +68,8 @@ typedef struct {
 typedef struct {
     item_t *it;
     size_t n, cap;
-    uint64_t end; /* '@TIME end', 0 = none */
+    uint64_t end;  /* '@TIME end', 0 = none */
+    uint64_t seed; /* 'seed N': the cues' random state, 0 = --seed's */
 } score_t;
 
 static void score_free(score_t *s) {
@@ -131,6 +133,15 @@ static int score_load(score_t *s, const char *path, uint32_t rate) {
         } else if (argc == 1 && !strcmp(argv[0], "end")) {
             s->end = t ? t : 1;
             continue;
+        } else if (argc == 2 && !strcmp(argv[0], "seed")) {
+            uint64_t v;
+            if (ctl_parse_u64(argv[1], &v) < 0 || v == 0 || s->n) {
+                snprintf(err, sizeof err, "seed: a number >= 1, before the first request");
+                argc = -1;
+            } else {
+                s->seed = v;
+                continue;
+            }
         } else if (argc > 0) {
             if (ctl_parse_command(argc, argv, c, err, sizeof err) < 0) {
                 argc = -1;
@@ -373,6 +384,7 @@ int hld_render_run(hld_daemon_t *d) {
     c->d = d;
     c->fd = sv[1];
     c->s = &s;
+    if (s.seed) d->cues.rng = s.seed; /* the score's own seed wins over --seed */
     (void)fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
     atomic_store(&hld_virtual_ns, RENDER_VIRTUAL_T0);
     hld_conn_accept(d, sv[0]);

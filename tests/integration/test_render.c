@@ -205,6 +205,39 @@ static void test_quantize(void **state) {
     assert_int_equal(render(score, out, NULL), 2);
 }
 
+/* Cue variations follow the seed: the same seed (--seed or the score's
+ * `seed` line) renders the same bytes, another seed other ones. */
+static void test_seed(void **state) {
+    (void)state;
+    char score[300], a[300], b[300], c[300], dc[300];
+    path_of(score, sizeof score, "score_seed.txt");
+    path_of(a, sizeof a, "s1.wav");
+    path_of(b, sizeof b, "s2.wav");
+    path_of(c, sizeof c, "s3.wav");
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\ncue hit --sound dc --gain-rand 12 --pitch-rand 300\n"
+            "@1000 play hit\n@9000 play hit\n@17000 play hit\n@40000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, a, "--seed=11"), 0);
+    assert_int_equal(render(score, b, "--seed=12"), 0);
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "seed 11\nload dc %s\ncue hit --sound dc --gain-rand 12 --pitch-rand 300\n"
+            "@1000 play hit\n@9000 play hit\n@17000 play hit\n@40000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, c, "--seed=99"), 0);
+    size_t la, lb, lc;
+    uint64_t ha = fnv1a_file(a, &la), hb = fnv1a_file(b, &lb), hc = fnv1a_file(c, &lc);
+    assert_true(ha != hb);
+    assert_true(ha == hc && la == lc);
+}
+
 /* The same score in real time through heliodctl batch: sample-identical. */
 static void test_equals_real_time(void **state) {
     (void)state;
@@ -261,6 +294,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_quantize),
+        cmocka_unit_test(test_seed),
         cmocka_unit_test(test_equals_real_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
