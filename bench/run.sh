@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix fixed meter callback latency throughput memory connect stream vm vm_callback"]
+#   ONLY             benchmarks to run          ["mix fixed meter callback latency throughput memory connect stream vm vm_callback time"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -39,7 +39,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix fixed meter callback latency throughput memory connect stream vm vm_callback}"
+ONLY="${ONLY:-mix fixed meter callback latency throughput memory connect stream vm vm_callback time}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -141,4 +141,7 @@ if want vm; then
 fi
 want vm_callback && run "$B/vm_callback" --driver null --logical "$VMCB_LOGICAL" \
     --real "$VMCB_REAL" --seconds "$VMCB_S"
+# time: scheduled-start jitter over 10,000 plays, render speed of the 1024-voice scene
+want time && run "$B/time" jitter -n 10000
+want time && run "$B/time" render -v 1024 -s 10 --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
 exit "$status"

@@ -127,7 +127,10 @@ static const cmd_desc_t cmds[] = {
      "  --model M          linear, inverse or exponential (default inverse)\n"
      "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
      "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
-     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n" CTL_POST_USAGE
+     "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
+     "  --at +MS|FRAME     start on that engine frame exactly (also --at-frame,\n"
+     "                     --quantize, --quantize-ref; stop, set, bus and listener\n"
+     "                     take them too: see `clock --help`)\n" CTL_POST_USAGE
      "  --wait             wait until the voice ends (it stops if heliodctl dies);\n"
      "                     without it the voice is detached and outlives heliodctl\n"},
     {"stop", CTL_STOP, HL_OP_STOP,
@@ -310,7 +313,20 @@ static const cmd_desc_t cmds[] = {
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
      "  before waiting, except that a load is waited for before the next line\n"
-     "  (which may play it); prints one result line per command.\n"},
+     "  (which may play it); prints one result line per command.\n"
+     "  Time: a first word @FRAME schedules the line at that engine frame,\n"
+     "  @+MS (or @+MSms, @+Ss) MS after the batch's first timed line. A line\n"
+     "  '{' opens a bundle and '}' closes it: the play, stop, set, bus and\n"
+     "  listener lines between apply together in one audio block (at most 64).\n"},
+    {"clock", CTL_CLOCK, HL_OP_CLOCK,
+     "clock\n  The engine clock: frame, its CLOCK_MONOTONIC time, rate, period, latency.\n"
+     "  Engine frame F is due at about time_ns + (F - frame) * 1e9 / rate.\n"
+     "  play, stop, set, bus and listener take (before or after their arguments):\n"
+     "  --at +MS|+MSms|+Ss|FRAME   apply MS from now, or at engine FRAME, exactly\n"
+     "  --at-frame FRAME           the same as --at FRAME\n"
+     "  --quantize FRAMES          move the time to the next multiple of FRAMES ...\n"
+     "  --quantize-ref FRAME|VOICE ... counted from engine FRAME [0], or from the\n"
+     "                             frame VOICE started on (e.g. the music's bar 1)\n"},
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 
@@ -897,9 +913,103 @@ static int parse_plain(int argc, char **argv, ctl_cmd_t *c, char *err, size_t er
     return 0;
 }
 
+/* ---- time ------------------------------------------------------------------ */
+
+int ctl_parse_at(const char *s, ctl_at_t *at, char *err, size_t errlen) {
+    if (s && s[0] == '+') {
+        char num[64];
+        size_t n = strlen(s + 1);
+        double scale = 1.0;
+        if (n > 2 && strcmp(s + 1 + n - 2, "ms") == 0) {
+            n -= 2;
+        } else if (n > 1 && s[n] == 's') {
+            n -= 1;
+            scale = 1000.0;
+        }
+        float v;
+        if (n == 0 || n >= sizeof num) return ctl__fail(err, errlen, "bad time '%s'", s);
+        memcpy(num, s + 1, n);
+        num[n] = 0;
+        if (ctl_parse_float(num, &v) < 0 || v < 0.0f || (double)v * scale > 86400000.0)
+            return ctl__fail(err, errlen, "bad time '%s' (+MS, +MSms, +Ss or FRAME)", s);
+        at->kind = CTL_AT_MS;
+        at->ms = (double)v * scale;
+        return 0;
+    }
+    uint64_t f;
+    if (!s || ctl_parse_u64(s, &f) < 0 || f == 0)
+        return ctl__fail(err, errlen, "bad time '%s' (+MS, +MSms, +Ss or FRAME >= 1)", s ? s : "");
+    at->kind = CTL_AT_FRAME;
+    at->frame = f;
+    return 0;
+}
+
+uint64_t ctl_at_resolve(const ctl_at_t *at, uint64_t origin_frame, uint32_t rate) {
+    uint64_t f = origin_frame;
+    if (at->kind == CTL_AT_FRAME) f = at->frame;
+    if (at->kind == CTL_AT_MS) f = origin_frame + (uint64_t)(at->ms * rate / 1000.0 + 0.5);
+    if (at->quantize) {
+        uint64_t q = at->quantize, ref = at->qref;
+        if (f <= ref) return ref;
+        f = ref + (f - ref + q - 1) / q * q;
+    }
+    return f;
+}
+
+/* Takes the time options out of argv (any position after the command word)
+ * into c->at; the command's own parser sees the rest. */
+static int take_time_opts(int *argc, char **argv, ctl_cmd_t *c, int with_at, char *err,
+                          size_t errlen) {
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *o = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
+        if ((with_at && strcmp(o, "--at") == 0) || strcmp(o, "--at-frame") == 0) {
+            if (!v) return ctl__fail(err, errlen, "%s: needs a value", o);
+            if (strcmp(o, "--at-frame") == 0 && v[0] == '+')
+                return ctl__fail(err, errlen, "--at-frame: needs an engine frame");
+            if (ctl_parse_at(v, &c->at, err, errlen) < 0) return -1;
+            i++;
+        } else if (strcmp(o, "--quantize") == 0 || strcmp(o, "--quantize-ref") == 0) {
+            uint64_t n;
+            if (!v || ctl_parse_u64(v, &n) < 0 || (o[10] == 0 && n == 0))
+                return ctl__fail(err, errlen, "%s: needs a frame count", o);
+            if (o[10] == 0)
+                c->at.quantize = n;
+            else
+                c->at.qref = n;
+            i++;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    *argc = out;
+    return 0;
+}
+
+static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+
 int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     memset(c, 0, sizeof *c);
     if (argc < 1 || !argv[0]) return ctl__fail(err, errlen, "missing command (try --help)");
+    /* time options: the schedulable commands take them (other commands are
+     * refused below, but for --at, which `fx add` has as its own option) */
+    static const char *const timed[] = {"play",     "stop",  "set",   "bus",
+                                        "listener", "pause", "resume"};
+    int with_at = 0;
+    for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
+        with_at |= strcmp(argv[0], timed[k]) == 0;
+    if (strcmp(argv[0], "batch") != 0 && take_time_opts(&argc, argv, c, with_at, err, errlen) < 0)
+        return -1;
+    ctl_at_t at = c->at;
+    if (parse_command(argc, argv, c, err, errlen) < 0) return -1;
+    c->at = at;
+    if ((at.kind != CTL_AT_NONE || at.quantize) && !c->help && !hl_op_schedulable(c->op))
+        return ctl__fail(err, errlen, "%s: cannot be scheduled (play, stop, set, bus, listener)",
+                         argv[0]);
+    return 0;
+}
+
+static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     const cmd_desc_t *d = NULL;
     for (size_t i = 0; i < NCMDS; i++)
         if (strcmp(cmds[i].name, argv[0]) == 0) d = &cmds[i];
@@ -984,6 +1094,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
         hl_put_subscribe(&w, &s);
         break;
     }
+    case CTL_CLOCK:
     case CTL_BUSES:
     case CTL_BANKS:
     case CTL_ZONES:

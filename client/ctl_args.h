@@ -56,7 +56,23 @@ typedef enum {
     CTL_ZONE,            /* ZONE add / remove: a world zone */
     CTL_ZONES,           /* ZONES, or --watch: the scheduler's per-tick reports */
     CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
+    CTL_CLOCK,           /* CLOCK: the engine clock */
 } ctl_kind_t;
+
+/* time: when a play, stop, set, bus or listener command applies (--at,
+ * --at-frame, --quantize; a batch line's @ prefix) */
+typedef enum {
+    CTL_AT_NONE = 0,
+    CTL_AT_FRAME, /* engine frame `frame` */
+    CTL_AT_MS,    /* `ms` after now (a batch: after the batch's first timed line) */
+} ctl_at_kind_t;
+typedef struct {
+    ctl_at_kind_t kind;
+    uint64_t frame;
+    double ms;
+    uint64_t quantize; /* frames; 0 = off: the start moves to the next multiple from ref */
+    uint64_t qref;     /* reference frame of the grid */
+} ctl_at_t;
 
 typedef struct {
     const char *socket; /* NULL = libheliod's default */
@@ -98,6 +114,7 @@ typedef struct {
             long count; /* --count: stop after this many events (0 = until stopped) */
         } meter;
     } m;
+    ctl_at_t at; /* time options (all zero: now) */
 } ctl_cmd_t;
 
 /* Parses the global options in argv[1..]; *next gets the index of the command
@@ -119,6 +136,21 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap);
  * word starting with '#' ends the line). Returns the word count (0 for a blank
  * or comment line) or -1 with a message in err. */
 int ctl_split_line(char *line, char **argv, int max, char *err, size_t errlen);
+
+/* A time: "+MS", "+MSms", "+Ss" (after now) or "FRAME" (an engine frame).
+ * 0 or -1 with a message in err. */
+int ctl_parse_at(const char *s, ctl_at_t *at, char *err, size_t errlen);
+/* The frame a command's time resolves to: now_frame + ms for CTL_AT_MS
+ * (origin_frame is the frame "now" means), the frame itself for
+ * CTL_AT_FRAME, origin_frame for CTL_AT_NONE; then moved up to the next
+ * multiple of at->quantize counted from at->qref when quantising. */
+uint64_t ctl_at_resolve(const ctl_at_t *at, uint64_t origin_frame, uint32_t rate);
+
+/* A --quantize-ref value names a voice (a handle: generation >= 1 in its
+ * high 32 bits) rather than an engine frame (below 2^32: 24 h at 48 kHz). */
+static inline int ctl_at_ref_is_voice(uint64_t ref) {
+    return ref >> 32 != 0;
+}
 
 /* Strict number parsers: whole string, finite, in range. 0 or -1. */
 int ctl_parse_float(const char *s, float *out);

@@ -90,6 +90,12 @@ struct heliod {
     int wait_done;
     uint8_t *reply; /* body copy, HL_MAX_FRAME bytes */
     size_t reply_len;
+
+    /* time (heliod_time.c) */
+    uint64_t at_frame;  /* schedulable requests carry HL_FLAG_AT and this frame; 0 = none */
+    uint64_t last_late; /* the late-frames trailer of the last scheduled reply taken */
+    int in_bundle;      /* between heliod_bundle_begin and _end: blocking calls refused */
+    int req_async;      /* the request being begun is an async one */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -236,6 +242,15 @@ static deferred_t *dq_pop(heliod_t *h) {
  * else goes to the deferred queue. */
 static int take_frame(heliod_t *h, const hl_frame_hdr_t *hdr, const uint8_t *body, size_t len) {
     if (hdr->op != HL_OP_REPLY && hdr->op != HL_OP_EVENT) return HELIOD_EPROTO;
+    if (hdr->op == HL_OP_REPLY && (hdr->flags & HL_FLAG_AT)) {
+        /* the reply to a scheduled request ends with how late it was */
+        if (len < 8) return HELIOD_EPROTO;
+        len -= 8;
+        uint64_t late = 0;
+        for (int i = 7; i >= 0; i--)
+            late = late << 8 | body[len + (size_t)i];
+        h->last_late = late;
+    }
     if (hdr->op == HL_OP_REPLY && h->wait_id != 0 && hdr->id == h->wait_id && !h->wait_done) {
         memcpy(h->reply, body, len);
         h->reply_len = len;
@@ -342,11 +357,21 @@ static uint32_t new_id(heliod_t *h) {
 /* Opens a frame at the end of the batch. */
 int hlc_req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t *id) {
     if (h->closed) return hlc_set_error(h, h->closed, NULL);
+    /* inside a bundle a blocking call would wait for a reply that only comes
+     * at its end: refused before anything is sent */
+    if (h->in_bundle && !h->req_async && op != HL_OP_BUNDLE_END)
+        return hlc_set_error(h, HELIOD_EINVAL,
+                             "blocking call inside a bundle: use the async calls");
     int rc = out_reserve(h);
     if (rc < 0) return hlc_set_error(h, rc, NULL);
     hl_wbuf_init(w, h->out, h->out_cap);
     w->len = h->out_len;
     *id = new_id(h);
+    if (h->at_frame && hl_op_schedulable(op)) { /* heliod_at_frame: the frame first */
+        hl_frame_begin(w, op, flags | HL_FLAG_AT, *id);
+        hl_put_u64(w, h->at_frame);
+        return 0;
+    }
     hl_frame_begin(w, op, flags, *id);
     return 0;
 }
@@ -365,6 +390,9 @@ int hlc_req_end(heliod_t *h, hl_wbuf_t *w) {
  * in last_error), or a transport error.
  */
 int hlc_wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r) {
+    if (h->in_bundle && op != HL_OP_BUNDLE_END) /* its reply only comes at the bundle's end */
+        return hlc_set_error(h, HELIOD_EINVAL,
+                             "blocking call inside a bundle: use the async calls");
     h->wait_id = id;
     h->wait_done = 0;
     int rc = pump(h, h->timeout_ms);
@@ -1056,7 +1084,9 @@ int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id) {
 /* Begins an async frame: NOREPLY when no callback will take the answer. */
 int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
                     uint32_t *id) {
+    h->req_async = 1;
     int rc = hlc_req_begin(h, w, op, fn ? 0 : HL_FLAG_NOREPLY, id);
+    h->req_async = 0;
     if (rc < 0) return rc;
     if (fn && (rc = pend_add(h, *id, op, fn, user)) < 0) return hlc_set_error(h, rc, NULL);
     return 0;
@@ -1115,7 +1145,9 @@ int heliod_raw_async(heliod_t *h, uint16_t op, const void *body, size_t len, hel
     if (len > HL_MAX_FRAME - HL_FRAME_HDR) return hlc_set_error(h, HELIOD_ETOOBIG, NULL);
     hl_wbuf_t w;
     uint32_t id;
+    h->req_async = 1;
     int rc = hlc_req_begin(h, &w, op, fn ? 0 : HL_FLAG_NOREPLY, &id);
+    h->req_async = 0;
     if (rc < 0) return rc;
     if (fn) {
         if ((rc = pend_add(h, id, op, NULL, user)) < 0) return hlc_set_error(h, rc, NULL);
@@ -1279,5 +1311,104 @@ int heliod_sync(heliod_t *h) {
         deliver_all(h);
         if (rc > 0) rc = 0;
     }
+    return rc;
+}
+
+/* ---- time: the clock, scheduled requests, bundles ------------------------- */
+
+int heliod_clock(heliod_t *h, heliod_clock_t *out) {
+    if (!h || !out) return HELIOD_EINVAL;
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CLOCK, 0, &id);
+    if (rc < 0 || (rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_CLOCK, &r)) < 0) return rc;
+    hl_clock_t k;
+    hl_get_clock(&r, &k);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    out->frame = k.frame;
+    out->time_ns = k.time_ns;
+    out->rate = k.rate;
+    out->period = k.period;
+    out->output_latency_ns = k.output_latency_ns;
+    return 0;
+}
+
+int heliod_voice_start_frame(heliod_t *h, heliod_voice_t voice, uint64_t *frame) {
+    if (!h || !frame) return HELIOD_EINVAL;
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CLOCK, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_u64(&w, voice);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_CLOCK, &r)) < 0) return rc;
+    hl_clock_t k;
+    hl_get_clock(&r, &k);
+    uint64_t f = hl_get_u64(&r);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    *frame = f;
+    return 0;
+}
+
+uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns) {
+    if (!c || !c->rate) return 0;
+    if (time_ns <= c->time_ns) return c->frame;
+    /* exact integer arithmetic: (dt * rate) / 1e9, dt split to avoid overflow */
+    uint64_t dt = time_ns - c->time_ns, s = dt / 1000000000u, ns = dt % 1000000000u;
+    return c->frame + s * c->rate + ns * c->rate / 1000000000u;
+}
+
+void heliod_at_frame(heliod_t *h, uint64_t frame) {
+    if (h) h->at_frame = frame;
+}
+
+int heliod_at_ms(heliod_t *h, double ms, uint64_t *frame) {
+    if (!h || !(ms >= 0.0 && ms <= 86400000.0)) return HELIOD_EINVAL;
+    uint64_t saved = h->at_frame;
+    h->at_frame = 0;
+    heliod_clock_t c;
+    int rc = heliod_clock(h, &c);
+    h->at_frame = saved;
+    if (rc < 0) return rc;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t now = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+    uint64_t f = heliod_clock_frame_at(&c, now) + (uint64_t)(ms * c.rate / 1000.0 + 0.5);
+    h->at_frame = f ? f : 1;
+    if (frame) *frame = h->at_frame;
+    return 0;
+}
+
+uint64_t heliod_late_frames(const heliod_t *h) {
+    return h ? h->last_late : 0;
+}
+
+int heliod_bundle_begin(heliod_t *h) {
+    if (!h) return HELIOD_EINVAL;
+    if (h->in_bundle) return hlc_set_error(h, HELIOD_EINVAL, "a bundle is already open");
+    hl_wbuf_t w;
+    uint32_t id;
+    /* no reply: a failure arrives as an ERROR event (and BUNDLE_END says so) */
+    int rc = hlc_req_begin(h, &w, HL_OP_BUNDLE_BEGIN, HL_FLAG_NOREPLY, &id);
+    if (rc < 0 || (rc = hlc_req_end(h, &w)) < 0) return rc;
+    h->in_bundle = 1;
+    return 0;
+}
+
+int heliod_bundle_end(heliod_t *h, uint32_t *count) {
+    if (!h) return HELIOD_EINVAL;
+    if (!h->in_bundle) return hlc_set_error(h, HELIOD_EINVAL, "no bundle open");
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_BUNDLE_END, 0, &id);
+    if (rc < 0 || (rc = hlc_req_end(h, &w)) < 0) {
+        h->in_bundle = 0;
+        return rc;
+    }
+    rc = hlc_count_call(h, id, HL_OP_BUNDLE_END, count);
+    h->in_bundle = 0;
     return rc;
 }

@@ -715,6 +715,46 @@ int heliod_raw_async(heliod_t *h, uint16_t op, const void *body, size_t len, hel
  * after the connection's timeout, or a connection error. */
 int heliod_sync(heliod_t *h);
 
+/* ---- time: the clock, scheduled requests, bundles ---- */
+
+/* The engine clock: engine frame `frame` began playing into the device
+ * buffer at CLOCK_MONOTONIC time time_ns (the start of the audio thread's
+ * latest period) and reaches the output output_latency_ns later. */
+typedef struct {
+    uint64_t frame;
+    uint64_t time_ns;
+    uint32_t rate, period;
+    uint64_t output_latency_ns;
+} heliod_clock_t;
+int heliod_clock(heliod_t *h, heliod_clock_t *out);
+/* The engine frame voice started on (its STARTED frame; for a voice not yet
+ * started, the frame it is scheduled for), e.g. the reference of a musical
+ * grid. 0 or HELIOD_ENOVOICE. */
+int heliod_voice_start_frame(heliod_t *h, heliod_voice_t voice, uint64_t *frame);
+/* The engine frame due at CLOCK_MONOTONIC time time_ns by clock c (exact
+ * integer arithmetic; times before c->time_ns give c->frame). */
+uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns);
+/* Schedules every play, stop, set, bus and listener request sent after this
+ * call (blocking or async) for engine frame `frame`: the daemon applies it
+ * on that exact sample. 0 turns scheduling off. Other requests are not
+ * affected. */
+void heliod_at_frame(heliod_t *h, uint64_t frame);
+/* As heliod_at_frame for the frame `ms` milliseconds from now (one CLOCK
+ * round trip); *frame (may be NULL) gets it. */
+int heliod_at_ms(heliod_t *h, double ms, uint64_t *frame);
+/* Frames the last scheduled request answered was already late when the
+ * daemon got it (0: on time); such a request is applied at once. */
+uint64_t heliod_late_frames(const heliod_t *h);
+/* Bundles: the play, stop, set, bus and listener requests sent between
+ * begin and end are applied together, in one audio block (each at its own
+ * frame when scheduled), never split. Inside a bundle use the async calls:
+ * a blocking call answers HELIOD_EINVAL, as its reply only comes at the end.
+ * At most 64 requests. heliod_bundle_end sends the bundle and waits for it:
+ * *count (may be NULL) gets the number of requests it carried; HELIOD_EBUSY
+ * when the daemon had no room for all of them (then none was applied). */
+int heliod_bundle_begin(heliod_t *h);
+int heliod_bundle_end(heliod_t *h, uint32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

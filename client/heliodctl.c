@@ -528,6 +528,21 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             printf("%s %u\n", what, c.count);
         break;
     }
+    case CTL_CLOCK: {
+        hl_clock_t k;
+        hl_get_clock(&r, &k);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"frame\":%llu,\"time_ns\":%llu,\"rate\":%u,\"period\":%u,"
+                   "\"output_latency_ns\":%llu",
+                   (unsigned long long)k.frame, (unsigned long long)k.time_ns, k.rate, k.period,
+                   (unsigned long long)k.output_latency_ns);
+        else
+            printf("frame=%llu time_ns=%llu rate=%u period=%u latency_ms=%.3f\n",
+                   (unsigned long long)k.frame, (unsigned long long)k.time_ns, k.rate, k.period,
+                   (double)k.output_latency_ns / 1e6);
+        break;
+    }
     case CTL_PING: {
         uint64_t t = hl_get_u64(&r);
         if (hl_rbuf_finish(&r) < 0) return -1;
@@ -818,12 +833,64 @@ static void on_reply(void *user, uint32_t id, int status, const char *message, c
     res->len = len;
 }
 
+/* Time: the engine frame "now" means for --at +MS and @+MS. A single command
+ * reads the clock for itself; a batch reads it once, at its first timed
+ * line, so a score keeps its relative times. */
+typedef struct {
+    int have;
+    uint64_t origin; /* engine frame of "now" */
+    uint32_t rate, period;
+} timebase_t;
+static timebase_t tbase;
+
+static int timebase_read(heliod_t *h) {
+    if (tbase.have) return 0;
+    heliod_clock_t k;
+    int rc = heliod_clock(h, &k);
+    if (rc < 0) return rc;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    tbase.origin =
+        heliod_clock_frame_at(&k, (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
+    tbase.rate = k.rate;
+    tbase.period = k.period;
+    tbase.have = 1;
+    return 0;
+}
+
+/* The frame c applies at (0: now, unscheduled). */
+static int time_of(heliod_t *h, const ctl_cmd_t *c, uint64_t *frame) {
+    *frame = 0;
+    if (c->at.kind == CTL_AT_NONE && !c->at.quantize) return 0;
+    if (!hl_op_schedulable(c->op)) return HELIOD_EINVAL;
+    if (c->at.kind == CTL_AT_FRAME && !c->at.quantize) {
+        *frame = c->at.frame;
+        return 0;
+    }
+    int rc = timebase_read(h);
+    if (rc < 0) return rc;
+    /* quantised with no time: from two periods ahead, so it is not late */
+    uint64_t origin = tbase.origin + (c->at.kind == CTL_AT_NONE ? 2u * tbase.period : 0u);
+    ctl_at_t at = c->at;
+    if (at.quantize && ctl_at_ref_is_voice(at.qref)) { /* a voice: its start frame */
+        rc = heliod_voice_start_frame(h, at.qref, &at.qref);
+        if (rc < 0) return rc;
+    }
+    *frame = ctl_at_resolve(&at, origin, tbase.rate);
+    return 0;
+}
+
 static int send_cmd(heliod_t *h, const ctl_cmd_t *c, result_t *res) {
     static uint8_t body[HL_MAX_FRAME];
     int len = ctl_encode(c, body, sizeof body);
     if (len < 0) return len;
+    uint64_t at = 0;
+    int rc = time_of(h, c, &at);
+    if (rc < 0) return rc;
     res->t_sent = mono_ms();
-    int rc = heliod_raw_async(h, c->op, body, (size_t)len, on_reply, res);
+    heliod_at_frame(h, at);
+    rc = heliod_raw_async(h, c->op, body, (size_t)len, on_reply, res);
+    heliod_at_frame(h, 0);
     if (rc < 0) return rc;
     res->sent = 1;
     return 0;
@@ -911,9 +978,14 @@ static int run_single(heliod_t *h, const ctl_cmd_t *c) {
         int rc = send_cmd(h, c, res);
         if (rc < 0) {
             res->status = rc;
-            res->message = strdup(heliod_last_error(h));
+            res->message = strdup(rc == HELIOD_EINVAL && !hl_op_schedulable(c->op)
+                                      ? "this command cannot be scheduled"
+                                      : heliod_last_error(h));
         } else {
             wait_all(h, res, 1);
+            if (res->status == 0 && heliod_late_frames(h))
+                errorf("late by %llu frames: applied at once",
+                       (unsigned long long)heliod_late_frames(h));
         }
     }
     int failed = report(h, res, 1, 0);
@@ -940,7 +1012,7 @@ static int run_batch(heliod_t *h, const char *file) {
         errorf("out of memory");
         return CTL_EXIT_FAIL;
     }
-    int lineno = 0;
+    int lineno = 0, in_bundle = 0, bundle_lines = 0;
     while (fgets(line, CTL_LINE_MAX, f)) {
         lineno++;
         char err[CTL_ERR_LEN] = "";
@@ -959,6 +1031,63 @@ static int run_batch(heliod_t *h, const char *file) {
             if (argc == 0) continue;
             if (argc < 0) status = HELIOD_EINVAL;
         }
+        /* time: '{' and '}' lines bracket a bundle, '@TIME' starts a timed line */
+        int brace = status == 0 && argc == 1 && (!strcmp(argv[0], "{") || !strcmp(argv[0], "}"));
+        if (brace && argv[0][0] == '{') {
+            if (in_bundle) {
+                snprintf(err, sizeof err, "a bundle is already open");
+                status = HELIOD_EINVAL;
+            } else {
+                /* room for a whole bundle's results now: growing waits for replies,
+                 * and a bundle's replies only come at its end */
+                if (cap - n < HL_BUNDLE_REQS + 2) {
+                    wait_all(h, res, n);
+                    result_t *nr = realloc(res, (cap + HL_BUNDLE_REQS + 2) * sizeof *res);
+                    if (!nr) {
+                        errorf("out of memory");
+                        break;
+                    }
+                    memset(nr + cap, 0, (HL_BUNDLE_REQS + 2) * sizeof *res);
+                    res = nr;
+                    cap += HL_BUNDLE_REQS + 2;
+                }
+                (void)timebase_read(h); /* a blocking call: not inside the bundle */
+                int rc = heliod_bundle_begin(h);
+                if (rc < 0) {
+                    snprintf(err, sizeof err, "%s", heliod_last_error(h));
+                    status = rc;
+                } else {
+                    in_bundle = 1;
+                    bundle_lines = 0;
+                    continue;
+                }
+            }
+        } else if (brace) {
+            if (!in_bundle) {
+                snprintf(err, sizeof err, "'}' without '{'");
+                status = HELIOD_EINVAL;
+            } else {
+                in_bundle = 0;
+                int rc = heliod_bundle_end(h, NULL);
+                if (rc >= 0) continue;
+                snprintf(err, sizeof err, "bundle: %s", heliod_last_error(h));
+                status = rc;
+            }
+        } else if (in_bundle && ++bundle_lines > HL_BUNDLE_REQS) {
+            snprintf(err, sizeof err, "bundle full (%d requests)", HL_BUNDLE_REQS);
+            status = HELIOD_EBUSY;
+        }
+        ctl_at_t line_at = {0};
+        if (status == 0 && argc > 0 && argv[0][0] == '@') {
+            if (ctl_parse_at(argv[0] + 1, &line_at, err, sizeof err) < 0) status = HELIOD_EINVAL;
+            for (int k = 1; k < argc; k++)
+                argv[k - 1] = argv[k];
+            argc--;
+            if (status == 0 && argc == 0) {
+                snprintf(err, sizeof err, "a time with no command");
+                status = HELIOD_EINVAL;
+            }
+        }
         if (n == cap) {
             /* the replies in flight point into res: take them before it moves */
             wait_all(h, res, n);
@@ -975,6 +1104,15 @@ static int run_batch(heliod_t *h, const char *file) {
         r->line = lineno;
         if (status == 0 && ctl_parse_command(argc, argv, c, err, sizeof err) < 0)
             status = HELIOD_EINVAL;
+        if (status == 0 && line_at.kind != CTL_AT_NONE) {
+            if (!hl_op_schedulable(c->op)) {
+                snprintf(err, sizeof err, "'%s' cannot be scheduled", argv[0]);
+                status = HELIOD_EINVAL;
+            }
+            c->at.kind = line_at.kind;
+            c->at.frame = line_at.frame;
+            c->at.ms = line_at.ms;
+        }
         if (status == 0 && (c->help || c->kind == CTL_WATCH || c->kind == CTL_METER ||
                             c->kind == CTL_BATCH || c->wait || (c->kind == CTL_LOAD && c->file))) {
             snprintf(err, sizeof err, "'%s%s' cannot run inside a batch", argv[0],
@@ -1001,6 +1139,8 @@ static int run_batch(heliod_t *h, const char *file) {
             r->message = strdup(err);
         }
     }
+    if (in_bundle && heliod_bundle_end(h, NULL) < 0) /* an unclosed bundle still goes out */
+        errorf("batch: bundle: %s", heliod_last_error(h));
     int rerr = ferror(f);
     if (f != stdin) fclose(f);
     free(line);

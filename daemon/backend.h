@@ -61,6 +61,11 @@ struct hld_backend {
  * time. */
 int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg);
 int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg);
+/* The render driver (backend_render.c, `heliod --render`): start and stop do
+ * nothing; the caller renders each period with hld_backend_render_pull on
+ * its own thread, which then follows the RT rule for the call. */
+int hld_backend_render_open(hld_backend_t *b, const hld_backend_config_t *cfg);
+void hld_backend_render_pull(hld_backend_t *b, float *out, uint32_t frames);
 
 /* Start/stop calling render; close frees. The thread that opened it (or the
  * main thread once the device worker is joined).

@@ -58,6 +58,9 @@ enum {
     OPT_ZCAP,
     OPT_ZPIN,
     OPT_ZHZ,
+    OPT_RENDER,
+    OPT_OUT,
+    OPT_SEED,
 };
 
 static const struct option g_opts[] = {
@@ -89,6 +92,9 @@ static const struct option g_opts[] = {
     {"zone-cap-mb", required_argument, NULL, OPT_ZCAP},
     {"zone-pin-radius", required_argument, NULL, OPT_ZPIN},
     {"zone-tick-hz", required_argument, NULL, OPT_ZHZ},
+    {"render", required_argument, NULL, OPT_RENDER},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"seed", required_argument, NULL, OPT_SEED},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -121,6 +127,14 @@ static void usage(FILE *f) {
             "                       " HLD_HRTF_DEFAULT_PATH ");\n"
             "                       off unless given (config: hrtf = off|default|FILE)\n"
             "  --record FILE.wav    record the master output\n"
+            "  --render SCORE --out FILE.wav [--seed N]\n"
+            "                       render a score offline, as fast as the CPU allows, and\n"
+            "                       exit: a heliodctl batch file whose lines may start\n"
+            "                       with @FRAME or @+MS (from the render's start), '{' '}'\n"
+            "                       bundles, an optional last line '@TIME end' and first\n"
+            "                       line 'seed N'; no\n"
+            "                       socket, no device; the same score and build give a\n"
+            "                       byte-identical file (--seed: cue variations)\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    sample-memory budget: over it, unplayed unpinned sounds\n"
@@ -153,6 +167,7 @@ const char *hld_driver_name(hld_driver_t d) {
     switch (d) {
     case HLD_DRIVER_PORTAUDIO: return "portaudio";
     case HLD_DRIVER_NULL: return "null";
+    case HLD_DRIVER_RENDER: return "render";
     default: return "auto";
     }
 }
@@ -217,6 +232,19 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_PERIOD: return parse_u32("--period", val, HLD_MIN_PERIOD, HLD_MAX_PERIOD, &c->period);
     case OPT_VOICES: return parse_u32("--voices", val, 1, HL_MAX_VOICES, &c->voices);
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
+    case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
+    case OPT_OUT: return copy_str("--out", c->out, sizeof c->out, val);
+    case OPT_SEED: {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(val, &end, 10);
+        if (errno || end == val || *end || val[0] == '-') {
+            fprintf(stderr, "heliod: --seed must be a non-negative integer (got '%s')\n", val);
+            return HELIOD_EINVAL;
+        }
+        c->seed = v;
+        return 0;
+    }
     case OPT_LOGLEVEL: {
         int l = hld_log_parse_level(val);
         if (l < 0) {
@@ -479,6 +507,16 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         fprintf(stderr, "heliod: unexpected argument '%s'\n", argv[optind]);
         return HELIOD_EINVAL;
     }
+    if (c->render[0] || c->out[0]) {
+        if (!c->render[0] || !c->out[0]) {
+            fprintf(stderr, "heliod: --render SCORE and --out FILE.wav go together\n");
+            return HELIOD_EINVAL;
+        }
+        /* no device; and no governor: it would shed voices by how long the
+         * CPU took, which is not the same from one render to the next */
+        c->driver = HLD_DRIVER_RENDER;
+        c->cpu_budget = 0;
+    }
     if (c->virtual_voices == 0)
         c->virtual_voices = c->voices * 4 > HLD_MAX_LOGICAL ? HLD_MAX_LOGICAL : c->voices * 4;
     if (c->virtual_voices < c->voices) {
@@ -492,6 +530,8 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         c->client_voices = L / HLD_QUOTA_VOICES_DIV ? L / HLD_QUOTA_VOICES_DIV : 1;
     if (!c->client_detached)
         c->client_detached = L / HLD_QUOTA_DETACHED_DIV ? L / HLD_QUOTA_DETACHED_DIV : 1;
+    if (c->driver == HLD_DRIVER_RENDER) /* one client, the score: the whole pool is its */
+        c->client_voices = c->client_detached = L;
     if (!c->client_streams) c->client_streams = HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV;
     if (!c->client_loads) c->client_loads = HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV;
     if (!c->client_sample_mb)

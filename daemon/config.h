@@ -13,7 +13,8 @@
 typedef enum {
     HLD_DRIVER_AUTO = 0, /* PortAudio's default output if it opens, else null */
     HLD_DRIVER_PORTAUDIO,
-    HLD_DRIVER_NULL, /* paced by a timer thread, no device */
+    HLD_DRIVER_NULL,   /* paced by a timer thread, no device */
+    HLD_DRIVER_RENDER, /* --render: no device, no pacing (render.c pulls the periods) */
 } hld_driver_t;
 
 typedef struct {
@@ -43,6 +44,10 @@ typedef struct {
     /* headphones: binaural 3D voices (--hrtf) */
     int hrtf;                        /* 1: on */
     char hrtf_path[HL_MAX_PATH + 1]; /* SOFA file, "" = the libmysofa default set */
+    /* offline render (render.c): a score in, a WAV out, no socket, no device */
+    char render[HL_MAX_PATH + 1]; /* --render SCORE, "" = serve clients */
+    char out[HL_MAX_PATH + 1];    /* --out FILE.wav */
+    uint64_t seed;                /* --seed N: cue variations (0 = the built-in seed) */
 } hld_config_t;
 
 /* One [bus NAME] section: applied once the mixer exists (hld_config_buses).

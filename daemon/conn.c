@@ -56,6 +56,7 @@ void hld_conn_unref(hld_conn_t *c) {
         hld_sounds_unreserve(&c->d->sounds, c->up_reserved);
     }
     free(c->in);
+    free(c->bundle);
     free(c->out);
     free(c);
 }

@@ -56,6 +56,10 @@ struct hld_conn {
     uint64_t up_total, up_have, up_reserved;
     uint32_t up_flags;
     char up_name[HL_MAX_NAME + 1];
+    /* time_ops.c: the requests held between BUNDLE_BEGIN and BUNDLE_END */
+    uint8_t *bundle; /* NULL: no bundle open */
+    size_t bundle_len;
+    uint32_t bundle_n;
 };
 
 /* Takes over fd, a connection accepted by server.c (peer credentials already

@@ -118,6 +118,10 @@ void hld_events_owner_sweep(hld_daemon_t *d);
 int hld_events_vm_open(hld_daemon_t *d);
 /* Begins the graceful shutdown (also what SIGINT/SIGTERM do). */
 void hld_events_shutdown(hld_daemon_t *d);
+/* One poll tick (what the poll timer runs): mixer events, meters, the voice
+ * manager's and the zones' ticks. The renderer (render.c) calls it after
+ * every period instead of the timer. Main thread. */
+void hld_events_poll(hld_daemon_t *d);
 
 /* ---- voice_ops.c ---- */
 /* hld_vm_ops_t.open_stream: opens a virtual stream voice's stream at its

@@ -661,6 +661,18 @@ void hld_decoder_set_notify(hld_decoder_t *p, void (*fn)(void *user), void *user
     pthread_mutex_unlock(&p->lock);
 }
 
+int hld_decoder_settled(hld_decoder_t *p) {
+    pthread_mutex_lock(&p->lock);
+    int settled = p->jobs_queued == 0;
+    for (int i = 0; i < HL_MAX_STREAMS && settled; i++) {
+        hld_dstream_t *ds = p->slots[i];
+        if (ds && (ds->busy || needs_work(ds))) settled = 0;
+    }
+    if (!settled) pthread_cond_broadcast(&p->cond); /* no waiting out a decoder's nap */
+    pthread_mutex_unlock(&p->lock);
+    return settled;
+}
+
 uint32_t hld_decoder_pending(hld_decoder_t *p) {
     return p->jobs_queued;
 }

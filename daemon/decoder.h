@@ -199,6 +199,11 @@ int hld_decoder_complete(hld_decoder_t *p);
 void hld_decoder_set_notify(hld_decoder_t *p, void (*fn)(void *user), void *user);
 /* Opens queued, running or finished but not yet completed. Main thread. */
 uint32_t hld_decoder_pending(hld_decoder_t *p);
+/* 1 when no open is pending and every stream's ring is as full as the
+ * decoder keeps it (or its file ended); else 0, and the decoder threads are
+ * woken. The renderer waits for this before each period, so streamed voices
+ * never underrun and render the same every time. Any thread. */
+int hld_decoder_settled(hld_decoder_t *p);
 /* Loop passes still to play as the listener hears it (-1 forever, N more,
  * 0 none): the decoder's count plus the jumps it made that the mixer has not
  * played yet (the last HLD_LOOP_MARKS of them). What a seek's new stream

@@ -556,6 +556,7 @@ void hld_device_stats(hld_daemon_t *d, hld_device_stats_t *o) {
     if (v) pthread_mutex_lock(&v->lock);
     o->driver_portaudio = is_pa(&e->backend);
     o->index = e->backend.device_index;
+    o->latency_s = e->backend.latency_s;
     if (v) {
         o->rate_refused = v->rate_refused;
         pthread_mutex_unlock(&v->lock);

@@ -48,6 +48,7 @@ typedef struct {
     int state;            /* 0 running, 1 switching, 2 lost (on the null clock, retrying) */
     uint64_t lost, back, switches, rate_refused;
     double lost_ms_last, recover_ms_last;
+    double latency_s; /* the output latency the device reports (CLOCK) */
 } hld_device_stats_t;
 
 /* Once per poll tick (events.c): the watchdog; at shutdown stops the worker

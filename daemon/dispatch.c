@@ -68,6 +68,10 @@ void hld_reply_begin(hld_req_t *q) {
 }
 
 int hld_reply_end(hld_req_t *q) {
+    if (q->h->flags & HL_FLAG_AT) { /* a scheduled request: how late it was, at the end */
+        hl_put_u64(&q->w, q->late);
+        if (q->w.len >= q->w.frame_start + 8) q->w.buf[q->w.frame_start + 6] |= HL_FLAG_AT;
+    }
     int n = hl_frame_end(&q->w);
     if (n < 0) return hld_fail(q, HELIOD_ETOOBIG, "reply too large");
     hld_conn_send(q->c, g_scratch, (size_t)n);
@@ -469,6 +473,9 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_BANKS] = hld_op_banks,
     [HL_OP_ZONE] = hld_op_zone,
     [HL_OP_ZONES] = hld_op_zones,
+    [HL_OP_CLOCK] = hld_op_clock,
+    [HL_OP_BUNDLE_BEGIN] = hld_op_bundle_begin,
+    [HL_OP_BUNDLE_END] = hld_op_bundle_end,
 };
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -482,7 +489,9 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
         hld_fail(&q, HELIOD_EHANDSHAKE, NULL);
         return 0;
     }
+    if (c->bundle && h->op != HL_OP_BUNDLE_END) return hld_bundle_hold(&q);
     hld_op_fn fn = h->op < HLD_OPS ? g_ops[h->op] : NULL;
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
+    if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
     return fn(&q);
 }

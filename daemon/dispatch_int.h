@@ -27,7 +27,8 @@ typedef struct {
     hld_conn_t *c;
     const hl_frame_hdr_t *h;
     hl_rbuf_t r;
-    hl_wbuf_t w; /* reply under construction */
+    hl_wbuf_t w;   /* reply under construction */
+    uint64_t late; /* HL_FLAG_AT: frames the requested frame was behind at dispatch */
 } hld_req_t;
 
 typedef int (*hld_op_fn)(hld_req_t *q);
@@ -86,5 +87,14 @@ int hld_op_bank(hld_req_t *q);
 int hld_op_banks(hld_req_t *q);
 int hld_op_zone(hld_req_t *q);
 int hld_op_zones(hld_req_t *q);
+/* time_ops.c: the clock, scheduled requests (HL_FLAG_AT) and bundles */
+int hld_op_clock(hld_req_t *q);
+int hld_op_bundle_begin(hld_req_t *q);
+int hld_op_bundle_end(hld_req_t *q);
+/* A request with HL_FLAG_AT: reads the frame, runs fn with the mixer's
+ * commands scheduled for it. */
+int hld_dispatch_at(hld_req_t *q, hld_op_fn fn);
+/* A request arriving while c holds a bundle open: kept for BUNDLE_END. */
+int hld_bundle_hold(hld_req_t *q);
 
 #endif /* HLD_DISPATCH_INT_H */

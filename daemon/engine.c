@@ -59,6 +59,8 @@ static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
     if (!target && g <= 0.0f) atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
 }
 
+_Atomic uint64_t hld_virtual_ns;
+
 /* The audio thread's whole job: called by the backend once per period. */
 static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t xrun) {
     hld_engine_port_t *port = user;
@@ -106,13 +108,17 @@ int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device
         .render = engine_render_rt,
         .user = port,
     };
-    int rc = null_driver ? hld_backend_null_open(out, &bc) : hld_backend_pa_open(out, &bc);
+    int rc = null_driver == HLD_BACKEND_RENDER ? hld_backend_render_open(out, &bc)
+             : null_driver                     ? hld_backend_null_open(out, &bc)
+                                               : hld_backend_pa_open(out, &bc);
     if (rc == 0) out->gen = gen;
     return rc;
 }
 
 static int open_backend_any(hld_engine_t *e, const hld_config_t *cfg) {
     if (cfg->driver == HLD_DRIVER_NULL) return hld_engine_backend_open(e, 1, NULL, &e->backend);
+    if (cfg->driver == HLD_DRIVER_RENDER)
+        return hld_engine_backend_open(e, HLD_BACKEND_RENDER, NULL, &e->backend);
     int rc = hld_engine_backend_open(e, 0, cfg->device, &e->backend);
     if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO) return rc;
     hld_warn("no usable PortAudio output device: using the null driver (no sound)");

@@ -96,7 +96,16 @@ typedef struct {
 } hld_engine_stats_t;
 
 /* CLOCK_MONOTONIC in ns. Any thread (RT safe: vDSO). */
+/* The render driver's clock (render.c): while non-zero, hld_now_ns() is this
+ * virtual time (engine frames at the engine rate), so whatever the daemon
+ * decides by the clock (the voice manager's ticks, cue retrigger limits)
+ * follows the rendered audio, not the wall. 0 = the real clock. */
+extern _Atomic uint64_t hld_virtual_ns;
+#define HLD_BACKEND_RENDER 2 /* hld_engine_backend_open's null_driver: the render driver */
+
 static inline uint64_t hld_now_ns(void) {
+    uint64_t v = atomic_load_explicit(&hld_virtual_ns, memory_order_relaxed);
+    if (v) return v;
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;

@@ -364,7 +364,10 @@ static void finish_shutdown(hld_daemon_t *d) {
 }
 
 static void on_poll(uv_timer_t *t) {
-    hld_daemon_t *d = t->data;
+    hld_events_poll(t->data);
+}
+
+void hld_events_poll(hld_daemon_t *d) {
     if (d->shutting_down == 2) return;
     hld_device_tick(d); /* device watchdog (device.c); stops its worker at shutdown */
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);

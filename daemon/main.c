@@ -16,6 +16,7 @@
 #include "hl_config.h"
 #include "log.h"
 #include "metering.h"
+#include "render.h"
 #include "rt_prep.h"
 
 #if HAVE_LIBSYSTEMD
@@ -52,7 +53,7 @@ int main(int argc, char **argv) {
     hld_log_set_level(d.cfg.log_level);
     if (d.cfg.list_devices) return list_devices();
 
-    hld_cues_init(&d.cues, 0);
+    hld_cues_init(&d.cues, d.cfg.seed); /* 0: the built-in seed */
     if (d.cfg.cues[0]) {
         char err[HL_MAX_MSG + 1];
         uint32_t nc = 0, ncat = 0;
@@ -95,9 +96,19 @@ int main(int argc, char **argv) {
         .bytes = (uint64_t)d.cfg.client_sample_mb * 1024 * 1024,
     };
     hld_clients_init(&d.ledger, &quota);
-    if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
-        hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
-        hld_engine_start(&d.engine) != 0) {
+    if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
+        if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
+            hld_engine_start(&d.engine) != 0) {
+            d.exit_code = 1;
+        } else {
+            uv_timer_stop(&d.poll_timer);
+            d.exit_code = hld_render_run(&d);
+        }
+        hld_events_shutdown(&d);
+        uv_run(d.loop, UV_RUN_DEFAULT);
+    } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
+               hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
+               hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
         hld_server_close(&d);
         uv_walk(d.loop, close_walk, NULL);

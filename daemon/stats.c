@@ -118,6 +118,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "cmd_cap_hits", (double)ms.cmd_cap_hits);
     put(&s, "cmd_wait_us_max", es.wait_max_us);
     put(&s, "cmd_wait_us_p99", es.wait_p99_us);
+    /* time: scheduled commands (daemon/mixer/mixer_sched.c) */
+    put(&s, "sched_pending", ms.sched_pending);
+    put(&s, "sched_late", (double)ms.sched_late);
+    put(&s, "sched_late_max_frames", (double)ms.sched_late_max_frames);
     hld_vm_stats_t vs;
     hld_vm_stats(d->vm, &vs);
     put(&s, "voices_capacity", d->cfg.voices);

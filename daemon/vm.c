@@ -289,6 +289,7 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
         if (rc < 0) return rc;
     }
     uint64_t f = vm_now_frame(vm);
+    if (f > hl_mixer_frames(vm->mx) && f > v->sched_hold) v->sched_hold = f;
     if (s->mask & HL_MIX_SET_GAIN) v->p.gain = s->gain;
     if (s->mask & HL_MIX_SET_PAN) v->p.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(v->p.pos, s->pos, sizeof v->p.pos);
@@ -408,6 +409,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         if (ev->frame > v->anchor_frame || !v->started_sent) v->anchor_frame = ev->frame;
         if (!v->started_sent) {
             v->started_sent = 1;
+            v->start_frame = ev->frame;
             vm_notify(vm, v, HL_EVENT_STARTED, 0, ev->time_ns);
         }
         return 1;

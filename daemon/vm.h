@@ -139,6 +139,13 @@ typedef struct {
     /* the post stage as the client gave it: lp_hz, hp_hz, occlusion, obstruction
      * (p.lp_hz, p.hp_hz and p.occ_db are what they map to) */
     float post_user[4];
+    /* engine frame of its latest scheduled change (SET at a later frame):
+     * until then the ranker keeps a real voice real, so a fade scheduled to
+     * silence does not virtualise it before the fade even starts */
+    uint64_t sched_hold;
+    /* engine frame it started on: its STARTED frame, or (never real yet)
+     * the frame it was admitted for; a musical grid's reference (CLOCK) */
+    uint64_t start_frame;
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;

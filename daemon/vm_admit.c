@@ -301,6 +301,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->is_stream = pl->stream;
     v->anchor_pos = pl->p.start_frame;
     v->anchor_frame = vm_now_frame(vm);
+    v->start_frame = v->anchor_frame;
     v->cue_prev = v->cue_next = v->cat_prev = v->cat_next = v->em_prev = v->em_next = HLD_NIL;
     v->prio_prev = v->prio_next = HLD_NIL;
     if (v->em) {
@@ -410,7 +411,12 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
     if (!first) p.attack_frames = v->attack_next;
     if (v->paused) p.flags |= HL_MIX_PAUSED;
     uint64_t mix = 0, stolen = 0;
+    /* a stream opened before its scheduled start still starts there */
+    uint64_t at_saved = hl_mixer_at_frame(vm->mx);
+    if (v->anchor_frame > vm_now_frame(vm)) hl_mixer_at(vm->mx, v->anchor_frame);
     int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
+    uint64_t start = vm_now_frame(vm);
+    hl_mixer_at(vm->mx, at_saved);
     v->opening = 0;
     if (rc < 0) {
         if (vm->ops.release_stream) vm->ops.release_stream(vm->ops.user, s);
@@ -436,7 +442,7 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
     v->real = 1;
     v->start_pos = v->anchor_pos;
     v->loops_at_start = v->loops_left;
-    v->anchor_frame = vm_now_frame(vm);
+    v->anchor_frame = start;
     return 0;
 }
 

@@ -72,8 +72,12 @@ static inline uint64_t vm_handle_of(const hld_vm_t *vm, const hld_lvoice_t *v) {
     return ((uint64_t)v->gen << 32) | (uint32_t)(v - vm->lv);
 }
 
+/* The engine frame what is decided now takes effect at: the clock, or the
+ * later frame a scheduled request is for (hl_mixer_at), so a scheduled play
+ * anchors its position arithmetic at its start and a virtual voice does not
+ * advance before it. */
 static inline uint64_t vm_now_frame(const hld_vm_t *vm) {
-    return hl_mixer_frames(vm->mx);
+    return hl_mixer_effect_frame(vm->mx);
 }
 
 /* ---- vm.c: the pool ---- */

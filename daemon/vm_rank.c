@@ -109,7 +109,7 @@ void vm_snapshot(hld_vm_t *vm) {
 
 /* Starts the mixer voice of v at its current position with a fade-in of
  * attack frames. 0, or a negative code (v stays virtual). */
-int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) {
+static int realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) {
     uint64_t f = vm_now_frame(vm);
     if (v->virt == HL_VIRT_RESTART && v->seq_started) {
         v->anchor_pos = 0.0;
@@ -150,6 +150,16 @@ int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) 
     vm->n_real++;
     (void)stolen; /* the voice manager never exceeds the mixer's budget */
     return 0;
+}
+
+int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns) {
+    /* a voice whose scheduled start is still ahead (a scheduled play
+     * admitted virtual) starts there, not now */
+    uint64_t at_saved = hl_mixer_at_frame(vm->mx);
+    if (v->anchor_frame > vm_now_frame(vm)) hl_mixer_at(vm->mx, v->anchor_frame);
+    int rc = realise(vm, v, attack, now_ns);
+    hl_mixer_at(vm->mx, at_saved);
+    return rc;
 }
 
 /* Fades the mixer voice of v out; v becomes virtual. 0 or EBUSY. */
@@ -257,6 +267,8 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
         }
         float floor = incumbent ? vm->floor_lin : vm->floor_lin * HLD_VM_HYST;
         int eligible = !beyond && v->aud >= floor && !(v->paused && !incumbent);
+        /* a scheduled change still ahead: judged once it applies */
+        if (incumbent && v->sched_hold > hl_mixer_frames(vm->mx)) eligible = 1;
         v->imp = v->aud * v->pw;
         /* a paused voice keeps its real voice only while nobody audible needs it */
         if (v->paused) v->imp *= HLD_VM_PAUSED_WEIGHT;

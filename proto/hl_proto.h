@@ -44,7 +44,11 @@
 /* ---- header flags ------------------------------------------------------- */
 /* fire-and-forget: success is silent, failure arrives as EVENT_ERROR */
 #define HL_FLAG_NOREPLY 0x0001u
-#define HL_FLAG_MASK    0x0001u
+/* time: on a request (PLAY, STOP, SET, BUS, LISTENER only) the body starts
+ * with a u64 engine frame to apply it at, before the op's own body; on the
+ * reply to such a request the body ends with a u64: frames late (0: on time) */
+#define HL_FLAG_AT   0x0002u
+#define HL_FLAG_MASK 0x0003u
 
 /* ---- opcodes: X(NAME, value, "wire name") ------------------------------- */
 #define HL_OP_MAP(X)                                                                               \
@@ -82,6 +86,9 @@
     X(ZONE, 32, "zone")                                                                            \
     X(ZONES, 33, "zones")                                                                          \
     X(LOAD_DATA, 34, "load-data")                                                                  \
+    X(CLOCK, 40, "clock")               /* time: the engine clock */                               \
+    X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
+    X(BUNDLE_END, 42, "bundle-end")                                                                \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -931,6 +938,26 @@ int hl_validate_emitter(const hl_emitter_t *m, const char **why);
 int hl_fade_valid(float ms);
 /* 1 if db is finite and <= HL_MAX_GAIN_DB; else 0. */
 int hl_gain_valid(float db);
+
+/* ---- time: the clock and scheduled requests ---------------------------- */
+/* CLOCK reply: engine frame `frame` was the first frame of the audio
+ * thread's latest period, begun at CLOCK_MONOTONIC time time_ns; the frame
+ * reaches the speaker output_latency_ns after that. An engine frame F is
+ * due at about time_ns + (F - frame) * 1e9 / rate. */
+typedef struct {
+    uint64_t frame;
+    uint64_t time_ns;
+    uint32_t rate;
+    uint32_t period;
+    uint64_t output_latency_ns;
+} hl_clock_t;
+void hl_put_clock(hl_wbuf_t *w, const hl_clock_t *m);
+void hl_get_clock(hl_rbuf_t *r, hl_clock_t *m);
+/* 1 if op takes HL_FLAG_AT (PLAY, STOP, SET, BUS, LISTENER), else 0; these
+ * are also the requests a bundle may hold. */
+int hl_op_schedulable(uint16_t op);
+#define HL_BUNDLE_REQS                                                                             \
+    64 /* requests in one bundle: the mixer applies a bundle whole in one block */
 
 #define HL_DEFAULT_FADE_IN_MS 3.0f /* removes start clicks without softening attacks audibly */
 #define HL_DEFAULT_STOP_MS    10.0f

@@ -1675,3 +1675,26 @@ const char *hl_enum_name(hl_enum_kind_t kind, int v) {
     if ((unsigned)kind > HL_ENUM_MODEL || v < 0 || v > 5) return NULL;
     return k_enum_names[kind][v];
 }
+
+/* ---- time: the clock and scheduled requests ------------------------------ */
+
+void hl_put_clock(hl_wbuf_t *w, const hl_clock_t *m) {
+    hl_put_u64(w, m->frame);
+    hl_put_u64(w, m->time_ns);
+    hl_put_u32(w, m->rate);
+    hl_put_u32(w, m->period);
+    hl_put_u64(w, m->output_latency_ns);
+}
+
+void hl_get_clock(hl_rbuf_t *r, hl_clock_t *m) {
+    m->frame = hl_get_u64(r);
+    m->time_ns = hl_get_u64(r);
+    m->rate = hl_get_u32(r);
+    m->period = hl_get_u32(r);
+    m->output_latency_ns = hl_get_u64(r);
+}
+
+int hl_op_schedulable(uint16_t op) {
+    return op == HL_OP_PLAY || op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_BUS ||
+           op == HL_OP_LISTENER;
+}

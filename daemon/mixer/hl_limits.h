@@ -22,6 +22,8 @@
 #define HL_BUS_SENDS       4    /* per-bus sends: the reverb zones audible at once from one feed */
 #define HL_MAX_DUCKS       16   /* ducking rules */
 #define HL_FX_RETIRE_MAX   64   /* effects detached but not yet handed back: bounds the events */
+#define HL_SCHED_MAX       4096 /* scheduled commands waiting for their frame: a whole song section of notes */
+#define HL_BUNDLE_MAX      64   /* commands in one bundle: a bundle is applied whole in one block */
 #define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */
 #define HL_SPEED_OF_SOUND  343.3f       /* m/s, Doppler's default speed of sound (hl_mixer_config_t) */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */

@@ -441,7 +441,10 @@ int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out)
 /* Engine frames rendered so far (the clock: the next block starts there).
  * Any thread (relaxed atomic). */
 uint64_t hl_mixer_frames(const hl_mixer_t *m);
-/* Commands the ring can take right now. Main thread (the producer). */
+/* Commands that can be pushed right now: the ring's room, less what an open
+ * bundle already holds (and at most what the bundle still takes), and at
+ * most the schedule's room while a frame is set (hl_mixer_at). Main thread
+ * (the producer). */
 uint32_t hl_mixer_cmd_room(const hl_mixer_t *m);
 /* Logical voices playing or paused (not fading). */
 uint32_t hl_mixer_active(const hl_mixer_t *m);
@@ -463,15 +466,55 @@ typedef struct {
     float duck_gain[HL_MAX_BUSES]; /* ducking gain of each bus now (1 = not ducked) */
     uint64_t wait_max_ns;          /* longest time a command waited in the ring */
     uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
-    uint64_t underruns;     /* stream underrun episodes, all voices */
-    uint32_t stream_voices; /* last block */
-    uint32_t hrtf_voices;   /* last block: voices rendered binaurally */
+    uint64_t underruns;             /* stream underrun episodes, all voices */
+    uint32_t stream_voices;         /* last block */
+    uint32_t hrtf_voices;           /* last block: voices rendered binaurally */
+    uint64_t sched_late;            /* scheduled commands the audio thread got after their frame */
+    uint64_t sched_late_max_frames; /* ... and the latest of them, in frames */
+    uint32_t sched_pending;         /* scheduled commands not applied yet (control side's count) */
 } hl_mixer_stats_t;
 void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
 /* Exclusive upper bound (us) of wait histogram bucket i: bucket i counts
  * waits in [upper(i - 1), upper(i)). The last bucket (and any i past it)
  * is unbounded: INFINITY. Any thread. */
 double hl_mixer_wait_bucket_upper_us(unsigned i);
+
+/* ---- time: scheduled commands and bundles (mixer_sched.c) --------------- */
+
+/* Every command pushed after this call (play, stop, set, listener, bus and
+ * graph changes) is applied by the audio thread at engine frame at_frame,
+ * exactly: the block is split there, so a voice starts on that sample and a
+ * ramp starts there. 0 = as soon as the audio thread drains it (the default).
+ * A frame the audio thread has already passed is applied at once and counted
+ * late (stats sched_late, sched_late_max_frames). Commands for one voice
+ * never overtake its PLAY: a command on a voice whose start is scheduled
+ * later is held until that frame. While a frame is set, a push answers
+ * HELIOD_EBUSY when HL_SCHED_MAX scheduled commands are in flight.
+ * Main thread. */
+void hl_mixer_at(hl_mixer_t *m, uint64_t at_frame);
+uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
+/* The engine frame commands pushed now take effect at: the frame set with
+ * hl_mixer_at if it is later than hl_mixer_frames(), else hl_mixer_frames(). */
+uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
+/* Frames the frame set with hl_mixer_at is already behind the clock (an
+ * estimate: the audio thread may pass more before it drains it). */
+uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
+/* Scheduled commands that can still be pushed. Main thread. */
+uint32_t hl_mixer_sched_room(const hl_mixer_t *m);
+
+/* Bundles: the commands pushed between begin and end reach the audio thread
+ * in one ring write and are applied in the same drain, never split by the
+ * per-block cap (each at its own frame when scheduled). At most
+ * HL_BUNDLE_MAX commands (then pushes answer HELIOD_EBUSY); end publishes
+ * them (0, or HELIOD_EINVAL when no bundle is open). Nested begins are
+ * HELIOD_EINVAL. Main thread. */
+int hl_mixer_bundle_begin(hl_mixer_t *m);
+int hl_mixer_bundle_end(hl_mixer_t *m);
+
+/* The clock: the engine frame at which the audio thread's last call began
+ * and that call's CLOCK_MONOTONIC time (ns), read as one consistent pair
+ * (0, 0 before the first call). Any thread. */
+void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
 
 /* ---- meters: what the audio thread measured in its last call ------------ */
 

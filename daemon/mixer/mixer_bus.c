@@ -31,8 +31,8 @@
 
 /* ---- control side ------------------------------------------------------ */
 
-static int push(hl_mixer_t *m, const hl_cmd_t *c) {
-    return hl_ring_write(&m->cmd_ring, c, 1) == 1 ? 0 : HELIOD_EBUSY;
+static int push(hl_mixer_t *m, hl_cmd_t *c) {
+    return hl_cmd_push(m, c);
 }
 
 int hl_mixer_routes_live(const hl_mixer_t *m, uint32_t bus, const uint32_t *send_bus,

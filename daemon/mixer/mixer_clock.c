@@ -9,7 +9,3 @@
 uint64_t hl_mixer_frames(const hl_mixer_t *m) {
     return atomic_load_explicit(&m->stats.frames, memory_order_relaxed);
 }
-
-uint32_t hl_mixer_cmd_room(const hl_mixer_t *m) {
-    return hl_ring_writable((hl_ring_t *)&m->cmd_ring);
-}

@@ -53,7 +53,7 @@ static uint32_t pow2_at_least(uint32_t v) {
 }
 
 typedef struct {
-    size_t ctl, rt, free_stack, rt_active, cmd, ev, hrtf, total;
+    size_t ctl, rt, free_stack, rt_active, cmd, ev, hrtf, bundle, heap, pool, pool_free, total;
     uint32_t slots, ev_capacity, cmd_capacity;
 } layout_t;
 
@@ -86,6 +86,15 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
      * and every 3D voice (fading ones too) can be binaural */
     lo->hrtf = off;
     if (cfg->hrtf) off = align_up(off + (size_t)lo->slots * sizeof(hl_hrtf_voice_t));
+    /* time: the bundle being built, the schedule's heap and its command pool */
+    lo->bundle = off;
+    off = align_up(off + (size_t)(HL_BUNDLE_MAX + 1) * sizeof(hl_cmd_t));
+    lo->heap = off;
+    off = align_up(off + (size_t)HL_SCHED_MAX * sizeof(hl_sched_ent_t));
+    lo->pool = off;
+    off = align_up(off + (size_t)HL_SCHED_MAX * sizeof(hl_cmd_t));
+    lo->pool_free = off;
+    off = align_up(off + (size_t)HL_SCHED_MAX * sizeof(uint32_t));
     lo->total = off;
     return 0;
 }
@@ -115,6 +124,13 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     m->free_stack = (uint32_t *)(void *)(base + lo.free_stack);
     m->rt_active = (uint32_t *)(void *)(base + lo.rt_active);
     m->hrtf_v = cfg->hrtf ? (hl_hrtf_voice_t *)(void *)(base + lo.hrtf) : NULL;
+    m->bundle = (hl_cmd_t *)(void *)(base + lo.bundle);
+    m->heap = (hl_sched_ent_t *)(void *)(base + lo.heap);
+    m->pool = (hl_cmd_t *)(void *)(base + lo.pool);
+    m->pool_free = (uint32_t *)(void *)(base + lo.pool_free);
+    for (uint32_t i = 0; i < HL_SCHED_MAX; i++)
+        m->pool_free[i] = HL_SCHED_MAX - 1 - i;
+    m->n_pool_free = HL_SCHED_MAX;
     /* Pop order: slot 0 first. */
     for (uint32_t i = 0; i < lo.slots; i++)
         m->free_stack[i] = lo.slots - 1 - i;
@@ -197,8 +213,8 @@ static hl_ctl_voice_t *lookup(const hl_mixer_t *m, uint64_t voice) {
     return c;
 }
 
-static int push_cmd(hl_mixer_t *m, const hl_cmd_t *cmd) {
-    return hl_ring_write(&m->cmd_ring, cmd, 1) == 1 ? 0 : HELIOD_EBUSY;
+static int push_cmd(hl_mixer_t *m, hl_cmd_t *cmd) {
+    return hl_cmd_push(m, cmd);
 }
 
 /* ---- play / stop / set ----------------------------------------------------- */
@@ -264,7 +280,7 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
             return HELIOD_ENOVOICES;
     }
     if (m->n_free == 0) return HELIOD_ENOVOICES;
-    if (hl_ring_writable(&m->cmd_ring) < (victim != UINT32_MAX ? 2u : 1u)) return HELIOD_EBUSY;
+    if (hl_mixer_cmd_room(m) < (victim != UINT32_MAX ? 2u : 1u)) return HELIOD_EBUSY;
 
     if (victim != UINT32_MAX) {
         hl_ctl_voice_t *v = &m->ctl[victim];
@@ -505,6 +521,9 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
         out->duck_gain[i] = bits_to_float(LD(duck_gain[i]));
     }
     out->wait_max_ns = LD(wait_max_ns);
+    out->sched_late = LD(sched_late);
+    out->sched_late_max_frames = LD(sched_late_max);
+    out->sched_pending = HL_SCHED_MAX - hl_mixer_sched_room(m);
     for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
         out->wait_hist[i] = LD(wait_hist[i]);
 #undef LD

@@ -46,6 +46,7 @@ enum {
     HL_CMD_FX_PARAM, /* new parameters for one attached effect */
     HL_CMD_DUCK,     /* a ducking rule on or off */
     HL_CMD_BUS_SEND, /* a bus send's level (its target is in the graph) */
+    HL_CMD_BUNDLE,   /* header: the next u.bundle.n commands are one bundle (never split) */
 };
 
 /* The bus tree as the audio thread runs it: children before parents. */
@@ -99,8 +100,22 @@ typedef struct {
             float gain;
             uint32_t ramp_frames;
         } bsend;
+        struct {
+            uint32_t n; /* commands after this header */
+        } bundle;
     } u;
+    uint64_t at_frame; /* engine frame to apply at; 0 = as soon as drained */
 } hl_cmd_t;
+
+/* One scheduled command waiting in the audio thread's min-heap: ordered by
+ * frame, then by arrival (seq), so commands for the same frame apply in the
+ * order they were sent. */
+typedef struct {
+    uint64_t at;
+    uint64_t seq;
+    uint32_t idx; /* into the command pool */
+    uint32_t pad_;
+} hl_sched_ent_t;
 
 /* ---- control view of a slot ---------------------------------------------- */
 typedef struct {
@@ -110,6 +125,7 @@ typedef struct {
     uint32_t pad_;
     uint64_t seq; /* play order, for "oldest among equals" */
     hl_voice_params_t params;
+    uint64_t start_at; /* engine frame its PLAY was scheduled for (0: at once) */
 } hl_ctl_voice_t;
 
 /* ---- RT state of a slot --------------------------------------------------- */
@@ -258,6 +274,9 @@ typedef struct {
     _Atomic uint32_t peak[2], bus_peak[HL_MAX_BUSES]; /* float bit patterns */
     _Atomic uint32_t duck_gain[HL_MAX_BUSES];         /* float bit patterns */
     _Atomic uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
+    _Atomic uint64_t sched_late, sched_late_max; /* scheduled commands drained after their frame */
+    _Atomic uint64_t
+        sched_done; /* scheduled commands applied (the control side counts in flight) */
 } hl_mix_stats_atomic_t;
 
 struct hl_mixer {
@@ -316,6 +335,24 @@ struct hl_mixer {
     hl_mix_meter_t meter; /* this call's level figures (hl_mixer_meter_rt) */
 
     hl_mix_stats_atomic_t stats;
+
+    /* time (mixer_sched.c). Control side: the frame the commands pushed now
+     * are for, scheduled commands pushed so far, the open bundle (slot 0
+     * holds its header, so the whole bundle is one ring write). */
+    uint64_t at_ctl;
+    uint64_t sched_pushed;
+    hl_cmd_t *bundle; /* HL_BUNDLE_MAX + 1 */
+    uint32_t bundle_open, n_bundle;
+    /* RT side: the schedule, a binary min-heap over a pool of commands */
+    hl_sched_ent_t *heap; /* HL_SCHED_MAX */
+    hl_cmd_t *pool;       /* HL_SCHED_MAX */
+    uint32_t *pool_free;  /* stack of free pool indices */
+    uint32_t n_heap, n_pool_free;
+    uint64_t sched_seq;
+    /* the clock: (frame, CLOCK_MONOTONIC ns) of the last call's start, a
+     * seqlock so a reader never sees one without the other */
+    _Atomic uint32_t clk_seq;
+    _Atomic uint64_t clk_frame, clk_ns;
 };
 
 /* mixer_ctl.c: the gain-array index of a bus (-1 = master), or -1 if it is not live. */
@@ -329,6 +366,20 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
  * (`buses`: bits of the buses voices reached) into interleaved out. */
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
+
+/* mixer_rt.c, audio thread: applies one command now. */
+void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
+/* mixer_sched.c, audio thread: drains the ring (bundles whole; commands for
+ * a later frame go to the schedule), applies scheduled commands due at or
+ * before m->clock, the frame of the next scheduled command (UINT64_MAX:
+ * none), and publishes the clock. */
+void hl_sched_drain_rt(hl_mixer_t *m, uint64_t now_ns);
+void hl_sched_due_rt(hl_mixer_t *m, uint64_t now_ns);
+uint64_t hl_sched_next_rt(const hl_mixer_t *m);
+void hl_sched_clock_rt(hl_mixer_t *m, uint64_t now_ns);
+/* mixer_sched.c, control side: every command goes out through here (the
+ * bundle being built, or the ring), stamped with its frame. */
+int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c);
 
 /* mixer_rt.c, audio thread: sum of x[t]^2 over n samples (4 partial sums). */
 double hl_sumsq_rt(const float *x, uint32_t n);

@@ -2,7 +2,8 @@
  * mixer_rt.c - the audio-thread face of the mixer: hl_mixer_process_rt().
  *
  * Per call: set FTZ/DAZ, drain at most cmds_per_block commands, then render in
- * internal blocks of at most HL_MIX_BLOCK frames. Per block and per voice the
+ * internal blocks of at most HL_MIX_BLOCK frames, cut at every frame a
+ * scheduled command is due (mixer_sched.c), where it is applied. Per block and per voice the
  * parameters are computed once (3D gains, Doppler, pitch), the block is cut
  * into segments wherever a ramp ends (so every gain is one straight line per
  * segment and results do not depend on the caller's buffer size), and each
@@ -443,8 +444,11 @@ static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     if (!v || v->env_mode == HL_ENV_RELEASE || v->htail) return;
     v->f.steady = 0;
     v->end_reason = c->u.stop.reason;
-    if (v->env_mode == HL_ENV_PAUSED) {
-        v->env.cur = v->env.target = 0.0f; /* silent already: ends next block */
+    if (v->env_mode == HL_ENV_PAUSED || (!v->started && c->at_frame)) {
+        /* paused, or stopped on the very frame its scheduled start was for
+         * (a scheduled play cancelled before it began: the stop was held
+         * for it): silent already, it ends next block without a sound */
+        v->env.cur = v->env.target = 0.0f;
         v->env.rem = 0;
         v->flen = 0;
     } else { /* from the level it is at, e.g. part way through a fade-in */
@@ -553,7 +557,7 @@ static uint32_t wait_bucket(uint64_t wait_ns) {
     return b < HL_MIX_WAIT_BUCKETS ? (uint32_t)b : HL_MIX_WAIT_BUCKETS - 1;
 }
 
-static void apply_cmd(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     switch (c->type) {
     case HL_CMD_PLAY: cmd_play(m, c); break;
     case HL_CMD_STOP: cmd_stop(m, c); break;
@@ -581,23 +585,6 @@ static void apply_cmd(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     if (wait > atomic_load_explicit(&st->wait_max_ns, memory_order_relaxed))
         store_u64(&st->wait_max_ns, wait);
     add_u64(&st->wait_hist[wait_bucket(wait)], 1);
-}
-
-static void drain_cmds(hl_mixer_t *m, uint64_t now_ns) {
-    uint32_t cap = m->cfg.cmds_per_block, applied = 0;
-    hl_ring_spans_t s;
-    while (applied < cap) {
-        uint32_t n = hl_ring_read_spans(&m->cmd_ring, &s);
-        if (n == 0) break;
-        uint32_t take = s.n1 < cap - applied ? s.n1 : cap - applied;
-        const hl_cmd_t *c = s.p1;
-        for (uint32_t i = 0; i < take; i++)
-            apply_cmd(m, &c[i], now_ns);
-        hl_ring_read_advance(&m->cmd_ring, take);
-        applied += take;
-    }
-    add_u64(&m->stats.cmds_applied, applied);
-    if (applied == cap && hl_ring_readable(&m->cmd_ring) > 0) add_u64(&m->stats.cmd_cap_hits, 1);
 }
 
 /* ceil(a / b), b > 0, without overflow. */
@@ -1788,14 +1775,22 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     memset(&m->meter, 0, sizeof m->meter); /* the buses add into it as they run */
-    drain_cmds(m, now_ns);
+    hl_sched_clock_rt(m, now_ns);
+    /* what was scheduled for this very frame first, then the ring: a
+     * command sent "now" on a voice whose start is due here finds it */
+    hl_sched_due_rt(m, now_ns);
+    hl_sched_drain_rt(m, now_ns);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
     for (uint32_t done = 0; done < frames;) {
         uint32_t n = frames - done < HL_MIX_BLOCK ? frames - done : HL_MIX_BLOCK;
+        /* cut the block at the next scheduled frame (always > clock here) */
+        uint64_t next = hl_sched_next_rt(m);
+        if (next - m->clock < n) n = (uint32_t)(next - m->clock);
         render_block(m, out + 2 * (size_t)done, n, now_ns, bus_peak);
         limited |= hl_limiter_process_rt(&m->limiter, out + 2 * (size_t)done, n);
         done += n;
+        hl_sched_due_rt(m, now_ns);
     }
     float pl, pr;
     peak_stereo(out, frames, &pl, &pr);

@@ -1357,6 +1357,93 @@ static void test_vanishing_clients(void **state) {
     fx_stop(&x);
 }
 
+/* Time requests from a hostile client: HL_FLAG_AT on a request that cannot
+ * be scheduled (EINVAL, the connection stays), an AT frame cut short
+ * (EPROTO, closed), BUNDLE_END with no bundle, a nested BUNDLE_BEGIN, a
+ * LOAD inside a bundle, a bundle past HL_BUNDLE_REQS (EBUSY for the extra
+ * request at once, the held ones answered at the end), a CLOCK with a body
+ * (EPROTO, closed); the daemon keeps its deadlines and leaks nothing. */
+static void test_time_hostile(void **state) {
+    (void)state;
+    static fx_t x;
+    fx_start(&x, NULL);
+    frame_t *f = malloc(sizeof *f);
+    assert_non_null(f);
+    int fd = raw_open(x.d.sock);
+    assert_true(fd >= 0);
+    uint8_t b[512];
+    hl_wbuf_t w;
+    /* STOP_ALL with AT: EINVAL */
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_put_u64(&w, 123456);
+    hl_stop_all_t sa = {.fade_ms = 0};
+    hl_put_stop_all(&w, &sa);
+    assert_int_equal(send_raw(fd, HL_OP_STOP_ALL, HL_FLAG_AT, 2, b, w.len), 0);
+    assert_int_equal(read_reply(fd, 2, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EINVAL);
+    /* a scheduled PLAY of a missing sound: ENOSOUND, no lateness trailer */
+    size_t pl = enc_play(b + 8, sizeof b - 8, "nosuch", 0, 0, 0, 1, 0, -1, 1, 100, 1, "");
+    memset(b, 0, 8);
+    b[0] = 1;
+    assert_int_equal(send_raw(fd, HL_OP_PLAY, HL_FLAG_AT, 3, b, pl + 8), 0);
+    assert_int_equal(read_reply(fd, 3, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_ENOSOUND);
+    /* BUNDLE_END with none open; BEGIN twice; LOAD inside; 65 requests */
+    assert_int_equal(send_raw(fd, HL_OP_BUNDLE_END, 0, 4, NULL, 0), 0);
+    assert_int_equal(read_reply(fd, 4, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EINVAL);
+    assert_int_equal(send_raw(fd, HL_OP_BUNDLE_BEGIN, 0, 5, NULL, 0), 0);
+    assert_int_equal(read_reply(fd, 5, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, 0);
+    assert_int_equal(send_raw(fd, HL_OP_BUNDLE_BEGIN, 0, 6, NULL, 0), 0);
+    assert_int_equal(read_reply(fd, 6, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EINVAL);
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_load_t ld = {.flags = 0};
+    snprintf(ld.name, sizeof ld.name, "x");
+    snprintf(ld.path, sizeof ld.path, "/nonexistent.wav");
+    hl_put_load(&w, &ld);
+    assert_int_equal(send_raw(fd, HL_OP_LOAD, 0, 7, b, w.len), 0);
+    assert_int_equal(read_reply(fd, 7, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EINVAL);
+    pl = enc_play(b, sizeof b, "nosuch", 0, 0, 0, 1, 0, -1, 1, 100, 1, "");
+    for (uint32_t i = 0; i < HL_BUNDLE_REQS + 1; i++)
+        assert_int_equal(send_raw(fd, HL_OP_PLAY, 0, 100 + i, b, pl), 0);
+    /* the one over the bound is answered at once; the others are held */
+    assert_int_equal(read_reply(fd, 100 + HL_BUNDLE_REQS, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EBUSY);
+    assert_int_equal(send_raw(fd, HL_OP_BUNDLE_END, 0, 8, NULL, 0), 0);
+    for (uint32_t i = 0; i < HL_BUNDLE_REQS; i++) {
+        assert_int_equal(read_reply(fd, 100 + i, f, RX_TIMEOUT_MS), 1);
+        assert_int_equal(f->status, HELIOD_ENOSOUND);
+    }
+    assert_int_equal(read_reply(fd, 8, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, 0);
+    assert_true(raw_ping_ms(fd, 9) >= 0);
+    /* a scheduled frame cut short: EPROTO, closed */
+    assert_int_equal(send_raw(fd, HL_OP_STOP, HL_FLAG_AT, 10, b, 4), 0);
+    assert_int_equal(read_reply(fd, 10, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EPROTO);
+    assert_true(closed_by_peer(fd, RX_TIMEOUT_MS));
+    close(fd);
+    /* a bundle left open by a client that goes away: freed with it */
+    fd = raw_open(x.d.sock);
+    assert_true(fd >= 0);
+    assert_int_equal(send_raw(fd, HL_OP_BUNDLE_BEGIN, HL_FLAG_NOREPLY, 2, NULL, 0), 0);
+    assert_int_equal(send_raw(fd, HL_OP_PLAY, 0, 3, b, pl), 0);
+    close(fd);
+    /* CLOCK with a body: EPROTO, closed */
+    fd = raw_open(x.d.sock);
+    assert_true(fd >= 0);
+    assert_int_equal(send_raw(fd, HL_OP_CLOCK, 0, 2, b, 1), 0);
+    assert_int_equal(read_reply(fd, 2, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EPROTO);
+    assert_true(closed_by_peer(fd, RX_TIMEOUT_MS));
+    close(fd);
+    free(f);
+    fx_stop(&x);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const char *only = getenv("HOSTILE_ONLY"); /* e.g. HOSTILE_ONLY=test_slowloris */
@@ -1371,6 +1458,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_fd_exhaustion, teardown),
         cmocka_unit_test_teardown(test_unread_replies, teardown),
         cmocka_unit_test_teardown(test_slowloris, teardown),
+        cmocka_unit_test_teardown(test_time_hostile, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

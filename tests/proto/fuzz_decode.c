@@ -76,6 +76,9 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_PING:
     case HL_OP_SOUNDS:
     case HL_OP_VOICES:
+    case HL_OP_CLOCK:
+    case HL_OP_BUNDLE_BEGIN:
+    case HL_OP_BUNDLE_END:
     case HL_OP_DEVICES: break; /* empty bodies */
     default: r->err = HELIOD_EPROTO; break;
     }
@@ -122,6 +125,9 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         if (r->off < r->len) ROUND(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info);
         break;
     case HL_OP_FX: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
+    case HL_OP_CLOCK: ROUND(hl_clock_t, hl_get_clock, hl_put_clock); break;
+    case HL_OP_BUNDLE_END: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
+    case HL_OP_BUNDLE_BEGIN: break;
     case HL_OP_EMITTER: /* empty (create, set) or a count (destroy) */
         if (r->off < r->len) ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply);
         break;
@@ -171,6 +177,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (hdr.size > size - off) break;
         const uint8_t *body = data + off + HL_FRAME_HDR;
         size_t blen = hdr.size - HL_FRAME_HDR;
+        /* HL_FLAG_AT: a request's frame comes first, a reply's lateness last */
+        if ((hdr.flags & HL_FLAG_AT) && blen >= 8) {
+            if (hdr.op != HL_OP_REPLY) body += 8;
+            blen -= 8;
+        }
         if (hdr.op == HL_OP_REPLY) {
             /* the answered op is in the body: try it */
             if (blen >= 2) hl_fuzz_body((uint16_t)(body[0] | body[1] << 8), 1, body, blen);
@@ -180,6 +191,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         off += hdr.size;
     }
     /* as the body of everything */
+    for (uint16_t op = HL_OP_CLOCK; op <= HL_OP_BUNDLE_END; op++) { /* time */
+        hl_fuzz_body(op, 0, data, size);
+        hl_fuzz_body(op, 1, data, size);
+    }
     for (uint16_t op = HL_OP_HELLO; op <= HL_OP_EMITTER; op++) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);

@@ -30,6 +30,59 @@ static int parse(const char *line, ctl_cmd_t *c) {
     return rc;
 }
 
+/* Time options: --at in its three forms, --at-frame, --quantize, the
+ * commands that cannot be scheduled, and how a time resolves to a frame. */
+static void test_time(void **state) {
+    (void)state;
+    ctl_cmd_t c;
+    assert_int_equal(parse("play boom --at +20ms --gain -3", &c), 0);
+    assert_int_equal(c.at.kind, CTL_AT_MS);
+    assert_true(c.at.ms == 20.0);
+    assert_true(c.m.play.gain_db == -3.0f);
+    assert_int_equal(parse("play boom --at +1.5s", &c), 0);
+    assert_true(c.at.ms == 1500.0);
+    assert_int_equal(parse("play boom --at +7", &c), 0);
+    assert_true(c.at.ms == 7.0);
+    assert_int_equal(parse("stop 42 --at 123456", &c), 0);
+    assert_int_equal(c.at.kind, CTL_AT_FRAME);
+    assert_int_equal(c.at.frame, 123456);
+    assert_int_equal(parse("--at-frame 9 set 42 --gain -6", &c), -1); /* the command comes first */
+    assert_int_equal(parse("set 42 --at-frame 9 --gain -6", &c), 0);
+    assert_int_equal(c.at.frame, 9);
+    assert_int_equal(parse("bus sfx --gain -6 --at +0ms", &c), 0);
+    assert_int_equal(parse("listener --pos 1,2,3 --at 5", &c), 0);
+    assert_int_equal(parse("play boom --quantize 4800 --quantize-ref 100", &c), 0);
+    assert_int_equal(c.at.kind, CTL_AT_NONE);
+    assert_int_equal(c.at.quantize, 4800);
+    assert_int_equal(c.at.qref, 100);
+    /* refused: bad times, a time on what cannot be scheduled */
+    assert_int_equal(parse("play boom --at", &c), -1);
+    assert_int_equal(parse("play boom --at 0", &c), -1);
+    assert_int_equal(parse("play boom --at -5", &c), -1);
+    assert_int_equal(parse("play boom --at +5min", &c), -1);
+    assert_int_equal(parse("play boom --at +ms", &c), -1);
+    assert_int_equal(parse("play boom --at-frame +5ms", &c), -1);
+    assert_int_equal(parse("play boom --quantize 0", &c), -1);
+    assert_int_equal(parse("stop --all --at +5ms", &c), -1);
+    assert_int_equal(parse("load x /tmp/x.wav --at-frame 5", &c), -1);
+    assert_int_equal(parse("sounds --quantize 10", &c), -1);
+    assert_int_equal(parse("fx add master comp --at 0 --threshold -12", &c), 0); /* its own --at */
+    assert_int_equal(parse("clock", &c), 0);
+    assert_int_equal(c.op, HL_OP_CLOCK);
+    /* resolving */
+    ctl_at_t a = {.kind = CTL_AT_MS, .ms = 20.0};
+    assert_int_equal(ctl_at_resolve(&a, 1000, 48000), 1000 + 960);
+    a = (ctl_at_t){.kind = CTL_AT_FRAME, .frame = 5000};
+    assert_int_equal(ctl_at_resolve(&a, 1000, 48000), 5000);
+    a.quantize = 4800;
+    a.qref = 100;
+    assert_int_equal(ctl_at_resolve(&a, 0, 48000), 100 + 2 * 4800); /* 5000 -> 9700 */
+    a.frame = 4900;                                                 /* on the grid: stays */
+    assert_int_equal(ctl_at_resolve(&a, 0, 48000), 4900);
+    a.frame = 50; /* before the reference: the reference */
+    assert_int_equal(ctl_at_resolve(&a, 0, 48000), 100);
+}
+
 static void test_numbers(void **state) {
     (void)state;
     float f;
@@ -794,6 +847,7 @@ int main(void) {
         cmocka_unit_test(test_graph),
         cmocka_unit_test(test_meter),
         cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

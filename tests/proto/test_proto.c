@@ -914,6 +914,61 @@ static void expect_bad(int sample, size_t off, size_t width, uint32_t value) {
         fail_msg("sample %d: value 0x%x at offset %zu accepted", sample, value, off);
 }
 
+/* Time: the CLOCK reply's exact layout, its truncations and trailing bytes,
+ * the AT header flag accepted and the next bit refused, the op table. */
+static void test_time_codec(void **state) {
+    (void)state;
+    uint8_t buf[128];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_clock_t k = {.frame = 0x0102030405060708ull,
+                    .time_ns = 0x1112131415161718ull,
+                    .rate = 48000,
+                    .period = 256,
+                    .output_latency_ns = 5333333};
+    hl_put_clock(&w, &k);
+    assert_int_equal(w.len, 8 + 8 + 4 + 4 + 8);
+    assert_int_equal(buf[0], 0x08); /* little-endian */
+    assert_int_equal(buf[7], 0x01);
+    hl_rbuf_t r;
+    hl_clock_t back;
+    hl_rbuf_init(&r, buf, w.len);
+    hl_get_clock(&r, &back);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_memory_equal(&back, &k, sizeof k);
+    for (size_t n = 0; n < w.len; n++) { /* every truncation */
+        hl_rbuf_init(&r, buf, n);
+        hl_get_clock(&r, &back);
+        assert_int_equal(hl_rbuf_finish(&r), HELIOD_EPROTO);
+    }
+    buf[w.len] = 0;
+    hl_rbuf_init(&r, buf, w.len + 1); /* a trailing byte */
+    hl_get_clock(&r, &back);
+    assert_int_equal(hl_rbuf_finish(&r), HELIOD_EPROTO);
+    /* header flags: NOREPLY | AT pass, the next bit does not */
+    hl_frame_hdr_t h;
+    for (uint16_t fl = 0; fl <= 8; fl++) {
+        hl_wbuf_init(&w, buf, sizeof buf);
+        hl_frame_begin(&w, HL_OP_PLAY, fl, 7);
+        hl_put_u64(&w, 12345);
+        assert_true(hl_frame_end(&w) > 0);
+        assert_int_equal(hl_frame_peek(buf, w.len, &h), fl <= 3 ? 0 : HELIOD_EPROTO);
+    }
+    assert_int_equal(HL_FLAG_AT, 0x0002);
+    assert_int_equal(HL_FLAG_MASK, 0x0003);
+    static const uint16_t sched[] = {HL_OP_PLAY, HL_OP_STOP, HL_OP_SET, HL_OP_BUS, HL_OP_LISTENER};
+    int n_sched = 0;
+    for (uint32_t op = 0; op < 256; op++)
+        n_sched += hl_op_schedulable((uint16_t)op);
+    assert_int_equal(n_sched, 5);
+    for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++)
+        assert_true(hl_op_schedulable(sched[i]));
+    assert_string_equal(hl_op_name(HL_OP_CLOCK), "clock");
+    assert_string_equal(hl_op_name(HL_OP_BUNDLE_BEGIN), "bundle-begin");
+    assert_string_equal(hl_op_name(HL_OP_BUNDLE_END), "bundle-end");
+    assert_true(HL_OP_CLOCK >= 40 && HL_OP_BUNDLE_END < HL_OP_REPLY);
+}
+
 static void test_flags_and_enums(void **state) {
     (void)state;
     /* LOAD: name "boom" (6) path "/tmp/boom.wav" (15) flags */
@@ -1663,6 +1718,7 @@ int main(void) {
         cmocka_unit_test(test_hostile_voice_mgmt),
         cmocka_unit_test(test_validate_cue),
         cmocka_unit_test(test_validate_voice_mgmt),
+        cmocka_unit_test(test_time_codec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

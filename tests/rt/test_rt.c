@@ -516,6 +516,58 @@ static void test_daemon(void **state) {
         assert_int_equal(heliod_stop(a, mv[i], i * 5), 0);
     sleep_ms(30);
 
+    /* time: plays, sets, stops, bus and listener changes scheduled at exact
+     * frames inside coming blocks (the audio thread splits its blocks and
+     * keeps them in its preallocated schedule), late ones, a full schedule,
+     * and bundles: the schedule's heap and pool are the mixer's own memory */
+    heliod_clock_t clk;
+    assert_int_equal(heliod_clock(a, &clk), 0);
+    uint64_t t = clk.frame + clk.rate / 20, sched0 = (uint64_t)stat_of(a, "sched_late");
+    heliod_voice_t tv[6];
+    for (int i = 0; i < 6; i++) {
+        heliod_at_frame(a, t + (uint64_t)i * 37);
+        play(a, i % 2 ? "beep" : "loop", i % 2 ? 0 : HELIOD_PLAY_LOOP, 100, &tv[i], 0);
+        heliod_voice_set_t ts = {.mask = HELIOD_SET_GAIN | HELIOD_SET_PITCH,
+                                 .gain_db = -6,
+                                 .pitch = 1.25f,
+                                 .ramp_ms = 5};
+        heliod_at_frame(a, t + 500 + (uint64_t)i * 11);
+        assert_int_equal(heliod_set(a, tv[i], &ts), 0);
+        heliod_at_frame(a, t + 4000 + (uint64_t)i * 3);
+        assert_int_equal(heliod_stop(a, tv[i], 2), 0);
+    }
+    heliod_at_frame(a, t + 1234);
+    assert_int_equal(heliod_bus_gain(a, "sfx", -3, 5), 0);
+    heliod_listener_t tl = {.mask = HELIOD_LIS_POS, .pos = {0.5f, 0, 0}};
+    assert_int_equal(heliod_set_listener(a, &tl), 0);
+    heliod_at_frame(a, 5); /* long past: applied at once, counted late */
+    assert_int_equal(heliod_bus_gain(a, "sfx", 0, 5), 0);
+    heliod_at_frame(a, 0);
+    for (int round = 0; round < 4; round++) {
+        assert_int_equal(heliod_bundle_begin(a), 0);
+        heliod_play_params_t bp;
+        heliod_play_params_init(&bp);
+        for (int i = 0; i < 8; i++)
+            assert_true(heliod_play_async(a, "beep", &bp, NULL, NULL) > 0);
+        uint32_t bn = 0;
+        assert_int_equal(heliod_bundle_end(a, &bn), 0);
+        assert_int_equal(bn, 8);
+        sleep_ms(20);
+    }
+    /* fill the schedule past its bound: the rest is refused busy */
+    heliod_voice_t fv = 0;
+    play(a, "loop", HELIOD_PLAY_LOOP, 300, &fv, 0);
+    heliod_at_frame(a, t + 10 * clk.rate);
+    heliod_voice_set_t fset = {.mask = HELIOD_SET_GAIN, .gain_db = -1};
+    int busy = 0;
+    for (int i = 0; i < 4200 && !busy; i++)
+        busy = heliod_set(a, fv, &fset) == HELIOD_EBUSY;
+    heliod_at_frame(a, 0);
+    assert_true(busy);
+    assert_int_equal(heliod_stop(a, fv, 5), 0); /* held until its sets are done */
+    sleep_ms(150);
+    assert_true(stat_of(a, "sched_late") >= (double)sched0 + 1);
+
     /* voices still playing at shutdown fade out on the audio thread */
     play(a, "loop", HELIOD_PLAY_LOOP, 0, &v[0], 0);
     play(a, "loop", HELIOD_PLAY_LOOP | HELIOD_PLAY_DETACHED, 0, &v[1], 0);

@@ -1,0 +1,260 @@
+/*
+ * time.c - heliod's time figures.
+ *
+ *   time jitter [-n PLAYS]   scheduled-start jitter: the real mixer core with
+ *                            an audio thread paced in real time (256-frame
+ *                            periods at 48 kHz, clock_nanosleep like the null
+ *                            driver) while the main thread schedules PLAYS
+ *                            (default 10000) plays, each for a frame 5..25 ms
+ *                            ahead of the clock (any offset inside a period),
+ *                            and compares every STARTED event's frame with the
+ *                            frame asked for. Prints
+ *                            `heliod-sched plays=N on_time=N late=N
+ *                             jitter_max_frames=J jitter_mean_frames=M
+ *                             late_max_frames=L` (target: jitter 0 for every
+ *                            on-time play; a late one starts at once and is
+ *                            counted apart).
+ *   time render [-v VOICES] [-s SECONDS] [--heliod PATH]
+ *                            render speed: `heliod --render` of the standard
+ *                            scene (bench/mix.c: VOICES (1024) looping mono
+ *                            noise voices at Fibonacci-sphere positions,
+ *                            gain 1/N, inverse distance, 1 s 44.1 kHz sources
+ *                            converted at load; here 16 distinct sources
+ *                            round-robin and no start offsets, as a score
+ *                            names sounds; --audibility-floor -144 so no
+ *                            voice at -60 dB goes virtual), SECONDS (10) of
+ *                            audio, timed from start to exit. Prints
+ *                            `heliod-render voices=N audio_s=S wall_s=W
+ *                             realtime_factor=S/W bytes=B`.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sndfile.h>
+
+#include "hl_mixer.h"
+#include "hl_proto.h"
+
+#define RATE       48000
+#define PERIOD     256
+#define SRC_RATE   44100
+#define N_SOURCES  16
+#define GOLDEN     0.61803398874989485
+#define GOLDEN_ANG 2.39996322972865332
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* ---- jitter ------------------------------------------------------------------ */
+
+typedef struct {
+    hl_mixer_t *m;
+    atomic_int quit;
+} rt_t;
+
+static void *audio_thread(void *arg) {
+    rt_t *rt = arg;
+    float out[2 * PERIOD];
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    const long period_ns = (long)PERIOD * 1000000000L / RATE;
+    while (!atomic_load(&rt->quit)) {
+        hl_mixer_process_rt(rt->m, out, PERIOD, now_ns());
+        next.tv_nsec += period_ns;
+        if (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0) {
+        }
+    }
+    return NULL;
+}
+
+typedef struct {
+    uint64_t *want; /* by slot */
+    uint64_t started, on_time, late, jmax, late_max;
+    double jsum;
+} jit_t;
+
+static void on_event(void *user, const hl_mix_event_t *ev) {
+    jit_t *j = user;
+    if (ev->type != HL_MIX_EV_STARTED) return;
+    uint64_t want = j->want[(uint32_t)ev->voice];
+    j->started++;
+    if (ev->frame > want) { /* it came after its frame: applied at once */
+        j->late++;
+        if (ev->frame - want > j->late_max) j->late_max = ev->frame - want;
+        return;
+    }
+    uint64_t d = want - ev->frame; /* starting early would be a bug too */
+    j->on_time++;
+    j->jsum += (double)d;
+    if (d > j->jmax) j->jmax = d;
+}
+
+static int run_jitter(int plays) {
+    hl_mixer_config_t cfg = {.rate = RATE, .voices = 256};
+    size_t size = hl_mixer_size(&cfg);
+    void *mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    hl_mixer_t *m = mem ? hl_mixer_init(mem, size, &cfg) : NULL;
+    if (!m) return 1;
+    static float click[64];
+    for (int i = 0; i < 64; i++)
+        click[i] = 0.5f;
+    hl_pcm_t pcm = {.data = click, .frames = 64, .channels = 1, .finite = 1};
+    jit_t j = {.want = calloc(hl_mixer_slots(m), sizeof(uint64_t))};
+    rt_t rt = {.m = m};
+    pthread_t th;
+    if (!j.want || pthread_create(&th, NULL, audio_thread, &rt) != 0) return 1;
+    uint64_t rng = 0x5EEDull;
+    for (int i = 0; i < plays;) {
+        hl_mixer_poll(m, on_event, &j);
+        uint64_t now = hl_mixer_frames(m);
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t at = now + RATE / 200 + (rng >> 33) % (RATE / 50); /* 5..25 ms ahead */
+        hl_voice_params_t p = {.pcm = &pcm, .gain = 0.01f, .pitch = 1.0f, .bus = HL_BUS_SFX};
+        hl_mixer_at(m, at);
+        uint64_t v = 0;
+        int rc = hl_mixer_play(m, &p, now_ns(), &v, NULL);
+        hl_mixer_at(m, 0);
+        if (rc == 0) {
+            j.want[(uint32_t)v] = at;
+            i++;
+        }
+        struct timespec ts = {0, 400000}; /* ~2500 plays/s */
+        nanosleep(&ts, NULL);
+    }
+    for (int k = 0; k < 100 && j.started < (uint64_t)plays; k++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        hl_mixer_poll(m, on_event, &j);
+    }
+    atomic_store(&rt.quit, 1);
+    pthread_join(th, NULL);
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
+    printf("heliod-sched plays=%d on_time=%llu late=%llu jitter_max_frames=%llu "
+           "jitter_mean_frames=%.3f late_max_frames=%llu mixer_sched_late=%llu\n",
+           plays, (unsigned long long)j.on_time, (unsigned long long)j.late,
+           (unsigned long long)j.jmax, j.on_time ? j.jsum / (double)j.on_time : 0.0,
+           (unsigned long long)j.late_max, (unsigned long long)st.sched_late);
+    free(j.want);
+    free(mem);
+    return j.started == (uint64_t)plays ? 0 : 1;
+}
+
+/* ---- render ------------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int write_noise(const char *path, int id) {
+    SF_INFO info = {
+        .samplerate = SRC_RATE, .channels = 1, .format = SF_FORMAT_WAV | SF_FORMAT_FLOAT};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f) return -1;
+    float *buf = malloc(SRC_RATE * sizeof(float));
+    uint64_t s = 0x5EED0000ull + (uint64_t)id * 0x100000001B3ull;
+    for (int i = 0; i < SRC_RATE && buf; i++)
+        buf[i] = (float)((int32_t)(uint32_t)(splitmix64(&s) >> 32)) * (1.0f / 2147483648.0f);
+    int ok = buf && sf_writef_float(f, buf, SRC_RATE) == SRC_RATE;
+    free(buf);
+    sf_close(f);
+    return ok ? 0 : -1;
+}
+
+static int run_render(int voices, double seconds, const char *heliod) {
+    char dir[] = "/tmp/heliod-bench-time-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    char score[256], out[256], path[256];
+    snprintf(score, sizeof score, "%s/scene.txt", dir);
+    snprintf(out, sizeof out, "%s/scene.wav", dir);
+    FILE *sf = fopen(score, "w");
+    if (!sf) return 1;
+    for (int b = 0; b < N_SOURCES; b++) {
+        snprintf(path, sizeof path, "%s/n%d.wav", dir, b);
+        if (write_noise(path, b) != 0) return 1;
+        fprintf(sf, "load n%d %s\n", b, path);
+    }
+    double gain_db = 20.0 * log10(1.0 / voices);
+    for (int i = 0; i < voices; i++) {
+        double y = 1.0 - 2.0 * (i + 0.5) / voices, r = sqrt(1.0 - y * y);
+        double phi = GOLDEN_ANG * (i + 0.5), g = fmod(0.5 + i * GOLDEN, 1.0), d = 1.0 + 3.0 * g;
+        fprintf(sf,
+                "play n%d --loop --fade-in 0 --gain %.4f --pos %.5f,%.5f,%.5f "
+                "--min-dist 1 --max-dist 1000 --model inverse\n",
+                i % N_SOURCES, gain_db, d * r * cos(phi), d * y, d * r * sin(phi));
+    }
+    fprintf(sf, "@%llu end\n", (unsigned long long)(seconds * RATE));
+    fclose(sf);
+    char vs[16], vv[16];
+    snprintf(vs, sizeof vs, "%d", voices);
+    snprintf(vv, sizeof vv, "%d", voices * 4 > 4096 ? voices * 4 : 4096);
+    uint64_t t0 = now_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(heliod, heliod, "--render", score, "--out", out, "--voices", vs, "--virtual-voices",
+              vv, "--audibility-floor", "-144", "--log-level", "warn", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    double wall = (double)(now_ns() - t0) / 1e9;
+    FILE *o = fopen(out, "rb");
+    long bytes = 0;
+    if (o) {
+        fseek(o, 0, SEEK_END);
+        bytes = ftell(o);
+        fclose(o);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "time render: heliod exited with %d (files kept in %s)\n",
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1, dir);
+        return 1;
+    }
+    printf("heliod-render voices=%d audio_s=%.2f wall_s=%.3f realtime_factor=%.2f bytes=%ld\n",
+           voices, seconds, wall, seconds / wall, bytes);
+    return system(cmd) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    int plays = 10000, voices = 1024;
+    double seconds = 10.0;
+    const char *heliod = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "build/daemon/heliod";
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-n"))
+            plays = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-v"))
+            voices = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-s"))
+            seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--heliod"))
+            heliod = argv[i + 1];
+    }
+    if (!strcmp(mode, "jitter") && plays > 0) return run_jitter(plays);
+    if (!strcmp(mode, "render") && voices > 0 && seconds > 0)
+        return run_render(voices, seconds, heliod);
+    fprintf(stderr,
+            "usage: %s jitter [-n PLAYS] | render [-v VOICES] [-s SECONDS] [--heliod PATH]\n",
+            argv[0]);
+    return 2;
+}

@@ -1,0 +1,301 @@
+/*
+ * test_render.c - the offline renderer (`heliod --render SCORE --out FILE`):
+ * two renders of a score (preloaded and streamed sounds, a bundle, pitch,
+ * bus ramps) are byte-identical (hashed); the same score, timed in engine
+ * frames, played in real time through heliodctl batch on the null driver
+ * with --record gives the same samples exactly (both files are float WAV
+ * starting at engine frame 0, the mixer runs the same periods and applies
+ * each line on its frame); a quantised play lands on its grid; a score that
+ * does not parse is refused before anything renders.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#define RATE 48000
+#define LEN  24000
+#define END  120000 /* frames the comparison covers */
+
+static char g_dir[256];
+
+static void gen_dc(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = 0.2f;
+}
+
+static void gen_mix(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    for (int c = 0; c < ch; c++)
+        out[c] = (float)(0.3 * sin(2.0 * M_PI * 441.0 * i / RATE + c) * (double)(i + 1) / LEN);
+}
+
+static void path_of(char *buf, size_t cap, const char *name) {
+    snprintf(buf, cap, "%s/%s", g_dir, name);
+}
+
+/* Runs heliod --render SCORE --out OUT [extra]; returns its exit status. */
+static int render(const char *score, const char *out, const char *extra) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
+        char logp[300];
+        path_of(logp, sizeof logp, "render.log");
+        FILE *lf = freopen(logp, "a", stderr);
+        (void)lf;
+        if (extra)
+            execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", extra,
+                   (char *)NULL);
+        else
+            execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static uint64_t fnv1a_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint64_t h = 1469598103934665603ull;
+    int ch;
+    *len = 0;
+    while ((ch = fgetc(f)) != EOF) {
+        h = (h ^ (uint64_t)(unsigned char)ch) * 1099511628211ull;
+        (*len)++;
+    }
+    fclose(f);
+    return h;
+}
+
+/* The score: sounds, then lines at engine frames (plus an end line for the
+ * renderer; heliodctl stops at the file's end). */
+static void write_score(const char *path, int with_end, int stream) {
+    char dc[300], mix[300];
+    path_of(dc, sizeof dc, "dc.wav");
+    path_of(mix, sizeof mix, "mix.wav");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "# a score in engine frames\nload dc %s\nload mix %s\n", dc, mix);
+    if (stream) fprintf(f, "load mixs %s --stream\n", mix);
+    fprintf(f, "@72037 play dc --pan -1 --fade-in 0\n"
+               "{\n"
+               "@80000 play mix --pan 0.3\n"
+               "@80011 play dc --gain -12 --pitch 1.5\n"
+               "}\n"
+               "@90000 bus sfx --gain -6 --ramp 20\n"
+               "@96001 play mix --pitch 0.7\n");
+    if (stream) fprintf(f, "@85000 play mixs --gain -3\n");
+    fprintf(f, "@100000 bus sfx --gain 0 --ramp 5\n");
+    if (with_end) fprintf(f, "@%d end\n", END);
+    fclose(f);
+}
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/heliod-render-XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    char p[300];
+    path_of(p, sizeof p, "dc.wav");
+    if (th_write_sound(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, LEN, gen_dc, NULL) != 0)
+        return -1;
+    path_of(p, sizeof p, "mix.wav");
+    if (th_write_sound(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 2, RATE, 2 * LEN, gen_mix, NULL) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_deterministic(void **state) {
+    (void)state;
+    char score[300], a[300], b[300];
+    path_of(score, sizeof score, "score_stream.txt");
+    path_of(a, sizeof a, "a.wav");
+    path_of(b, sizeof b, "b.wav");
+    write_score(score, 1, 1);
+    assert_int_equal(render(score, a, NULL), 0);
+    assert_int_equal(render(score, b, NULL), 0);
+    size_t la = 0, lb = 0;
+    uint64_t ha = fnv1a_file(a, &la), hb = fnv1a_file(b, &lb);
+    assert_true(la > (size_t)END * 8);
+    assert_int_equal(la, lb);
+    assert_true(ha == hb);
+    /* and it holds sound where the score says */
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(a, &x, &n, &ch, &rate), 0);
+    assert_int_equal(n, END);
+    assert_int_equal(rate, RATE);
+    size_t first = 0;
+    while (first < n && x[2 * first] == 0.0f)
+        first++;
+    assert_int_equal(first, 72037);
+    free(x);
+}
+
+static void test_quantize(void **state) {
+    (void)state;
+    char score[300], out[300], dc[300];
+    path_of(score, sizeof score, "score_q.txt");
+    path_of(out, sizeof out, "q.wav");
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\n@+1000ms play dc --fade-in 0 --quantize 4800 --quantize-ref 100\n"
+            "@100000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, out, "--seed=7"), 0);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    size_t first = 0;
+    while (first < n && x[2 * first] == 0.0f)
+        first++;
+    assert_int_equal(first, 100 + 10 * 4800); /* 48000 is not on the grid: the next point */
+    free(x);
+    /* two voices for one frame, one on each side: the same first sample */
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\n@50000 play dc --fade-in 0 --pan -1\n"
+            "@50000 play dc --fade-in 0 --pan 1\n@60000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, out, NULL), 0);
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    size_t l = 0, r = 0;
+    while (l < n && x[2 * l] == 0.0f)
+        l++;
+    while (r < n && x[2 * r + 1] == 0.0f)
+        r++;
+    assert_int_equal(l, 50000);
+    assert_int_equal(r, 50000);
+    free(x);
+    /* a line that does not parse: nothing renders */
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "@10 play\n");
+    fclose(f);
+    assert_int_equal(render(score, out, NULL), 2);
+}
+
+/* Cue variations follow the seed: the same seed (--seed or the score's
+ * `seed` line) renders the same bytes, another seed other ones. */
+static void test_seed(void **state) {
+    (void)state;
+    char score[300], a[300], b[300], c[300], dc[300];
+    path_of(score, sizeof score, "score_seed.txt");
+    path_of(a, sizeof a, "s1.wav");
+    path_of(b, sizeof b, "s2.wav");
+    path_of(c, sizeof c, "s3.wav");
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\ncue hit --sound dc --gain-rand 12 --pitch-rand 300\n"
+            "@1000 play hit\n@9000 play hit\n@17000 play hit\n@40000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, a, "--seed=11"), 0);
+    assert_int_equal(render(score, b, "--seed=12"), 0);
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "seed 11\nload dc %s\ncue hit --sound dc --gain-rand 12 --pitch-rand 300\n"
+            "@1000 play hit\n@9000 play hit\n@17000 play hit\n@40000 end\n",
+            dc);
+    fclose(f);
+    assert_int_equal(render(score, c, "--seed=99"), 0);
+    size_t la, lb, lc;
+    uint64_t ha = fnv1a_file(a, &la), hb = fnv1a_file(b, &lb), hc = fnv1a_file(c, &lc);
+    assert_true(ha != hb);
+    assert_true(ha == hc && la == lc);
+}
+
+/* The same score in real time through heliodctl batch: sample-identical. */
+static void test_equals_real_time(void **state) {
+    (void)state;
+    char score[300], rscore[300], out[300];
+    path_of(score, sizeof score, "score_rt.txt");
+    path_of(rscore, sizeof rscore, "score_r.txt");
+    path_of(out, sizeof out, "r.wav");
+    write_score(score, 0, 0);
+    write_score(rscore, 1, 0);
+    assert_int_equal(render(rscore, out, NULL), 0);
+
+    th_daemon_t d;
+    assert_int_equal(th_daemon_start(&d, 1, NULL), 0);
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "test_render"), 0);
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    assert_true(k.frame < 60000); /* the score's first line is still ahead */
+    char o[4096], e[4096];
+    const char *args[] = {"batch", score, NULL};
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, args), 0);
+    do {
+        th_sleep_ms(100);
+        assert_int_equal(heliod_clock(h, &k), 0);
+    } while (k.frame < END + 4800);
+    assert_true(th_stat(h, "sched_late") == 0.0);
+    assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+
+    float *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &nx, &ch, &rate), 0);
+    assert_int_equal(th_read_sound(d.record, &y, &ny, &ch, &rate), 0);
+    assert_int_equal(nx, END);
+    assert_true(ny >= END);
+    size_t diff = 0, first = SIZE_MAX;
+    for (size_t i = 0; i < 2 * (size_t)END; i++) {
+        if (x[i] != y[i]) {
+            diff++;
+            if (first == SIZE_MAX) first = i / 2;
+        }
+    }
+    if (diff)
+        fail_msg("%zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
+                 x[2 * first], y[2 * first]);
+    free(x);
+    free(y);
+    th_daemon_cleanup(&d);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_quantize),
+        cmocka_unit_test(test_seed),
+        cmocka_unit_test(test_equals_real_time),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

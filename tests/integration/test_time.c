@@ -1,0 +1,421 @@
+/*
+ * test_time.c - time through the real daemon (null driver, --record), the
+ * real socket, libheliod and heliodctl: the clock, plays scheduled for one
+ * engine frame starting on that exact sample of the recording (two at once
+ * sum sample for sample from their first frame), a scheduled gain change,
+ * a scheduled voice's position not advancing before its start, late
+ * requests answered with their lateness and counted, an overfull schedule
+ * answered EBUSY, bundles of 8 plays never split while another client
+ * floods the command ring, and heliodctl's --at, clock and batch '@' and
+ * '{ }' lines.
+ *
+ * The recording's frame k is engine frame k: the recorder opens before the
+ * engine starts and takes every period the mixer renders (also the silent
+ * ones of a device switch), so with record_dropped_frames 0 the mapping is
+ * exact; each test checks that.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "heliod.h"
+#include "hl_proto.h"
+
+#define RATE   48000
+#define LEN    24000 /* frames of the test sounds */
+#define DC_AMP 0.25f
+
+typedef struct {
+    th_daemon_t d;
+} fixture_t;
+
+static int setup(void **state) {
+    fixture_t *f = calloc(1, sizeof *f);
+    if (!f || th_daemon_start(&f->d, 1, NULL) != 0) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture_t *f = *state;
+    if (!f) return 0;
+    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
+    th_daemon_cleanup(&f->d);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+static heliod_t *conn(fixture_t *f) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "test_time"), 0);
+    return h;
+}
+
+static void gen_dc(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = DC_AMP;
+}
+
+/* a ramp that never repeats a value: a one-frame offset shows */
+static void gen_ramp(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    for (int c = 0; c < ch; c++)
+        out[c] = 0.25f * (float)(i + 1) / LEN;
+}
+
+/* Shared: every connection of the test may play it. */
+static void load_len(fixture_t *f, heliod_t *h, const char *name, th_gen_fn gen, uint32_t len) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.wav", f->d.dir, name);
+    assert_int_equal(th_write_sound(path, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, len, gen, NULL),
+                     0);
+    assert_int_equal(heliod_load(h, name, path, HELIOD_LOAD_SHARED, NULL), 0);
+}
+
+static void load(fixture_t *f, heliod_t *h, const char *name, th_gen_fn gen) {
+    load_len(f, h, name, gen, LEN);
+}
+
+/* Hard left, no fade-in: the left channel is the source sample for sample. */
+static heliod_play_params_t left_params(void) {
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.pan = -1.0f;
+    p.fade_in_ms = 0.0f;
+    return p;
+}
+
+static uint64_t frame_in(heliod_t *h, double ms) {
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    assert_int_equal(k.rate, RATE);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t now =
+        heliod_clock_frame_at(&k, (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec);
+    return now + (uint64_t)(ms * RATE / 1000.0);
+}
+
+/* Stops the daemon and reads its recording (left channel). */
+static float *recording(fixture_t *f, heliod_t *h, size_t *frames) {
+    assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *data = NULL;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &data, frames, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    for (size_t i = 0; i < *frames; i++)
+        data[i] = data[2 * i];
+    return data;
+}
+
+/* Two plays scheduled for frame F: silence up to F, then exactly dc + ramp
+ * from F on (one starting a frame late would leave a sample without the
+ * other); a third voice at G alone starts on G. */
+static void test_exact_start(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    load(f, h, "ramp", gen_ramp);
+    heliod_play_params_t p = left_params();
+    uint64_t F = frame_in(h, 150) | 37; /* inside a period, not on its edge */
+    uint64_t G = F + 12345;
+    heliod_at_frame(h, F);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
+    assert_int_equal(heliod_late_frames(h), 0);
+    assert_int_equal(heliod_play(h, "ramp", &p, NULL, NULL), 0);
+    heliod_at_frame(h, G);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
+    heliod_at_frame(h, 0);
+    th_sleep_ms(150 + 1000 * (int)(12345 + 2 * LEN) / RATE + 200);
+    assert_true(th_stat(h, "sched_late") == 0.0);
+    size_t n = 0;
+    float *x = recording(f, h, &n);
+    assert_true(n > G + LEN);
+    for (uint64_t i = F - 2000; i < F; i++)
+        assert_true(x[i] == 0.0f);
+    for (uint64_t k = 0; k < G - F; k++) {
+        float want = DC_AMP + 0.25f * (float)(k + 1) / LEN;
+        if (fabsf(x[F + k] - want) > 1e-6f)
+            fail_msg("frame F+%llu: %.9f, want %.9f", (unsigned long long)k, x[F + k], want);
+    }
+    /* at G the third voice joins: the sum steps up by DC_AMP on that sample */
+    assert_true(fabsf(x[G] - x[G - 1] - DC_AMP) < 1e-4f);
+    assert_true(fabsf(x[G - 1] - x[G - 2]) < 1e-4f);
+    free(x);
+}
+
+/* A gain change scheduled at frame F: unchanged up to F, ramping after. */
+static void test_scheduled_set(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    p.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    uint64_t F = frame_in(h, 150) | 101;
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -144.0f;
+    s.ramp_ms = 10.0f;
+    heliod_at_frame(h, F);
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    heliod_at_frame(h, 0);
+    th_sleep_ms(400);
+    size_t n = 0;
+    float *x = recording(f, h, &n);
+    /* a ramp set at F takes its first step on sample F */
+    for (uint64_t i = F - 1000; i < F; i++)
+        assert_true(x[i] == DC_AMP);
+    assert_true(x[F] < DC_AMP);
+    assert_true(x[F + 1] < DC_AMP);
+    assert_true(fabsf(x[F + 480 + 10]) < 1e-6f); /* 10 ms later: silent */
+    free(x);
+}
+
+/* Lateness: a frame already past is applied at once, the reply says how
+ * late, and STATS counts it. */
+static void test_late(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    th_sleep_ms(100);
+    heliod_at_frame(h, 10);
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    heliod_at_frame(h, 0);
+    assert_true(v != 0);
+    assert_true(heliod_late_frames(h) >= RATE / 10 - 10);
+    th_sleep_ms(50);
+    assert_true(th_stat(h, "sched_late") == 1.0);
+    assert_true(th_stat(h, "sched_late_max_frames") >= RATE / 10 - 10);
+    heliod_close(h);
+}
+
+/* The schedule holds HL_SCHED_MAX (4096) commands: the next is EBUSY, and
+ * the room comes back once they apply. A scheduled voice's position stays
+ * at 0 until its start. */
+static void test_full_schedule(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load_len(f, h, "dc", gen_dc, 4 * RATE); /* longer than the test: no wrap */
+    heliod_play_params_t p = left_params();
+    p.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    uint64_t start = frame_in(h, 600);
+    heliod_at_frame(h, start);
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    heliod_at_frame(h, 0);
+    heliod_voice_info_t vi[4];
+    size_t nv = 0;
+    th_sleep_ms(200);
+    assert_int_equal(heliod_voices(h, vi, 4, &nv), 0);
+    assert_int_equal(nv, 1);
+    assert_true(vi[0].position_s == 0.0); /* not started: not advancing */
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -6.0f;
+    heliod_at_frame(h, start + RATE / 2);
+    for (int i = 1; i < 4096; i++) /* the play holds one place */
+        assert_true(heliod_set_async(h, v, &s) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
+    heliod_at_frame(h, 0);
+    assert_true(th_stat(h, "sched_pending") == 4096.0);
+    /* unscheduled requests are still taken (a set on v is held for its
+     * start, so it needs the schedule too: EBUSY) */
+    assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
+    assert_int_equal(heliod_bus_gain(h, "sfx", -1.0f, 0.0f), 0);
+    th_sleep_ms(1300);
+    assert_true(th_stat(h, "sched_pending") == 0.0);
+    assert_true(th_stat(h, "sched_late") == 0.0);
+    /* the position counts from the scheduled start */
+    uint64_t now = frame_in(h, 0);
+    assert_int_equal(heliod_voices(h, vi, 4, &nv), 0);
+    double want = (double)(now - start) / RATE;
+    if (fabs(vi[0].position_s - want) > 0.03)
+        fail_msg("position %.4f s, want %.4f s", vi[0].position_s, want);
+    heliod_at_frame(h, start + RATE);
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    heliod_at_frame(h, 0);
+    heliod_close(h);
+}
+
+typedef struct {
+    uint64_t started_ns[64];
+    heliod_voice_t voice[64];
+    int n;
+} started_t;
+
+static void on_event(void *user, const heliod_event_t *ev) {
+    started_t *st = user;
+    if (ev->type == HELIOD_EVENT_STARTED && st->n < 64) {
+        st->voice[st->n] = ev->voice;
+        st->started_ns[st->n++] = ev->time_ns;
+    }
+}
+
+/* Bundles of 8 plays, sent while another client floods the ring with
+ * thousands of sets: every bundle's 8 voices start in the same audio
+ * callback (the same STARTED time). */
+static void test_bundle(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f), *flood = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    p.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t fv = 0;
+    assert_int_equal(heliod_play(flood, "dc", &p, &fv, NULL), 0);
+    assert_int_equal(heliod_subscribe(h, HELIOD_SUB_STARTED), 0);
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -20.0f;
+    p.flags = 0;
+    p.gain_db = -40.0f;
+    for (int round = 0; round < 5; round++) {
+        started_t st = {0};
+        heliod_set_event_callback(h, on_event, &st);
+        for (int i = 0; i < 3000; i++)
+            (void)heliod_set_async(flood, fv, &s);
+        (void)heliod_flush(flood);
+        assert_int_equal(heliod_bundle_begin(h), 0);
+        heliod_voice_t tmp;
+        assert_int_equal(heliod_play(h, "dc", &p, &tmp, NULL), HELIOD_EINVAL); /* blocking */
+        for (int i = 0; i < 8; i++)
+            assert_true(heliod_play_async(h, "dc", &p, NULL, NULL) > 0);
+        uint32_t count = 0;
+        assert_int_equal(heliod_bundle_end(h, &count), 0);
+        assert_int_equal(count, 8);
+        assert_int_equal(heliod_sync(flood), 0);
+        for (int tries = 0; tries < 100 && st.n < 8; tries++) {
+            th_sleep_ms(10);
+            assert_true(heliod_dispatch(h) >= 0);
+        }
+        assert_int_equal(st.n, 8);
+        for (int i = 1; i < 8; i++)
+            assert_true(st.started_ns[i] == st.started_ns[0]);
+        heliod_set_event_callback(h, NULL, NULL);
+    }
+    assert_int_equal(heliod_bundle_end(h, NULL), HELIOD_EINVAL); /* none open */
+    heliod_close(flood);
+    heliod_close(h);
+}
+
+/* heliodctl: clock, --at, batch with '@' lines and a '{ }' bundle. */
+static void test_ctl(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    char out[4096], err[4096];
+    const char *clk[] = {"clock", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, clk), 0);
+    assert_non_null(strstr(out, "frame="));
+    assert_non_null(strstr(out, "rate=48000"));
+    const char *at[] = {"play", "dc", "--pan", "-1", "--fade-in", "0", "--at", "+100ms", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, at), 0);
+    const char *bad[] = {"stop-all", "--at", "+10ms", NULL};
+    assert_true(th_ctl(&f->d, out, sizeof out, err, sizeof err, bad) != 0);
+    th_sleep_ms(700); /* the first play is over */
+    char path[512];
+    snprintf(path, sizeof path, "%s/score.txt", f->d.dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "# a score\n{\n@+300 play dc --pan -1 --fade-in 0\n"
+                "@+300 play dc --pan -1 --fade-in 0\n}\n@+310ms bus sfx --gain -6\n");
+    fclose(fp);
+    const char *batch[] = {"batch", path, NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, batch), 0);
+    th_sleep_ms(600);
+    assert_true(th_stat(h, "sched_late") == 0.0);
+    size_t n = 0;
+    float *x = recording(f, h, &n);
+    /* the single play: DC_AMP from its first sample */
+    size_t a = 0;
+    while (a < n && x[a] == 0.0f)
+        a++;
+    assert_true(a < n && x[a] == DC_AMP);
+    while (a < n && x[a] != 0.0f)
+        a++;
+    /* the bundle: both voices from one sample, 10 ms later the bus ramps */
+    while (a < n && x[a] == 0.0f)
+        a++;
+    assert_true(a + 2000 < n);
+    assert_true(x[a] == 2.0f * DC_AMP);
+    /* (a bus gain's ramp takes its first step on its own frame) */
+    assert_true(x[a + 479] == 2.0f * DC_AMP);
+    assert_true(x[a + 480] < 2.0f * DC_AMP);
+    assert_true(fabsf(x[a + 1000] - 2.0f * DC_AMP * powf(10.0f, -6.0f / 20.0f)) < 1e-4f);
+    free(x);
+}
+
+/* Quantised to a voice: B starts on a multiple of 4800 frames from the
+ * frame A started on (heliodctl --quantize 4800 --quantize-ref A). */
+static void test_quantize_voice(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load_len(f, h, "dc", gen_dc, 4 * RATE);
+    heliod_play_params_t p = left_params();
+    heliod_voice_t a = 0;
+    assert_int_equal(heliod_play(h, "dc", &p, &a, NULL), 0);
+    th_sleep_ms(50);
+    uint64_t sa = 0;
+    assert_int_equal(heliod_voice_start_frame(h, a, &sa), 0);
+    assert_int_equal(heliod_voice_start_frame(h, a + 1, &sa), HELIOD_ENOVOICE);
+    assert_int_equal(heliod_voice_start_frame(h, a, &sa), 0);
+    char av[32], out[1024], err[1024];
+    snprintf(av, sizeof av, "%llu", (unsigned long long)a);
+    const char *args[] = {"play",       "dc",   "--pan",          "1", "--fade-in", "0",
+                          "--quantize", "4800", "--quantize-ref", av,  NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, args), 0);
+    th_sleep_ms(300);
+    size_t n = 0;
+    assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *data = NULL;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &data, &n, &ch, &rate), 0);
+    size_t l = 0, r = 0;
+    while (l < n && data[2 * l] == 0.0f)
+        l++;
+    while (r < n && data[2 * r + 1] == 0.0f)
+        r++;
+    assert_int_equal(l, sa); /* the recording's frame is the engine frame */
+    assert_true(r < n && r > l);
+    assert_int_equal((r - l) % 4800, 0);
+    free(data);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_exact_start, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scheduled_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_schedule, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bundle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctl, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quantize_voice, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
