@@ -364,3 +364,29 @@ int th_raw_connect(const char *sock) {
     }
     return fd;
 }
+
+/* ---- the per-test daemon fixture ------------------------------------------------- */
+
+int th_fixture_start(void **state, int record, const char *const *args) {
+    th_fixture_t *f = calloc(1, sizeof *f);
+    if (!f || th_daemon_start(&f->d, record, args) != 0) {
+        free(f);
+        return -1;
+    }
+    *state = f;
+    return 0;
+}
+
+int th_fixture_teardown(void **state) {
+    th_fixture_t *f = *state;
+    if (!f) return 0;
+    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
+    th_daemon_cleanup(&f->d);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+heliod_t *th_fixture_connect(th_fixture_t *f, const char *name) {
+    heliod_t *h = NULL;
+    return heliod_connect(&h, f->d.sock, name) == 0 ? h : NULL;
+}

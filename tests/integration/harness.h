@@ -40,6 +40,18 @@ void th_daemon_cleanup(th_daemon_t *d);
 /* 1 if the process is still running. */
 int th_daemon_alive(const th_daemon_t *d);
 
+/* A cmocka fixture of one daemon per test: th_fixture_start (in a setup)
+ * starts it (record: with --record; args: extra flags, may be NULL) into
+ * *state, th_fixture_teardown stops it (failing when it did not exit
+ * cleanly) and frees it, th_fixture_connect opens a libheliod client on
+ * it (the caller closes it). */
+typedef struct {
+    th_daemon_t d;
+} th_fixture_t;
+int th_fixture_start(void **state, int record, const char *const *args);
+int th_fixture_teardown(void **state);
+struct heliod *th_fixture_connect(th_fixture_t *f, const char *name);
+
 /* Writes a mono or stereo float/PCM16 file of `frames` frames at `rate` using
  * libsndfile; format is an SF_FORMAT_* major|minor combination. The sample
  * generator fills one interleaved frame. Returns 0 or -1. */

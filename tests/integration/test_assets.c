@@ -19,12 +19,9 @@
 #include "heliod.h"
 #include "hl_proto.h"
 
-typedef struct {
-    th_daemon_t d;
-} fixture_t;
+typedef th_fixture_t fixture_t;
 
 static int start(void **state, const char *budget_mb) {
-    fixture_t *f = calloc(1, sizeof *f);
     const char *args[] = {"--max-sample-mb",
                           budget_mb,
                           "--client-sample-mb",
@@ -32,9 +29,7 @@ static int start(void **state, const char *budget_mb) {
                           "--zone-tick-hz",
                           "50",
                           NULL};
-    if (!f || th_daemon_start(&f->d, 0, args) != 0) return -1;
-    *state = f;
-    return 0;
+    return th_fixture_start(state, 0, args);
 }
 static int setup(void **state) {
     return start(state, "64");
@@ -44,17 +39,12 @@ static int setup_small(void **state) {
 }
 
 static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    if (th_daemon_alive(&f->d)) th_daemon_stop(&f->d, NULL);
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return 0;
+    return th_fixture_teardown(state);
 }
 
 static heliod_t *conn(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test_assets"), 0);
+    heliod_t *h = th_fixture_connect(f, "test_assets");
+    assert_non_null(h);
     return h;
 }
 

@@ -20,29 +20,19 @@
 
 #define RATE 48000
 
-typedef struct {
-    th_daemon_t d;
-} fixture_t;
+typedef th_fixture_t fixture_t;
 
 static int setup_record(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 1, NULL) != 0) return -1;
-    *state = f;
-    return 0;
+    return th_fixture_start(state, 1, NULL);
 }
 
 static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    if (th_daemon_alive(&f->d)) th_daemon_stop(&f->d, NULL);
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return 0;
+    return th_fixture_teardown(state);
 }
 
 static heliod_t *connect_or_fail(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test_graph"), 0);
+    heliod_t *h = th_fixture_connect(f, "test_graph");
+    assert_non_null(h);
     return h;
 }
 

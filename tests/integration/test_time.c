@@ -35,32 +35,19 @@
 #define LEN    24000 /* frames of the test sounds */
 #define DC_AMP 0.25f
 
-typedef struct {
-    th_daemon_t d;
-} fixture_t;
+typedef th_fixture_t fixture_t;
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 1, NULL) != 0) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
+    return th_fixture_start(state, 1, NULL);
 }
 
 static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
+    return th_fixture_teardown(state);
 }
 
 static heliod_t *conn(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test_time"), 0);
+    heliod_t *h = th_fixture_connect(f, "test_time");
+    assert_non_null(h);
     return h;
 }
 
