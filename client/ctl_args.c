@@ -702,7 +702,7 @@ static int parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
             if (r < 0) return -1;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--seek", &v)) != 0) {
-            float sk;
+            float sk = 0.0f;
             if (r < 0 || ctl__num_opt("--seek", v, &sk, err, errlen) < 0)
                 return r < 0 ? ctl__fail(err, errlen, "--seek needs a value") : -1;
             m->seek_s = sk;

@@ -43,7 +43,7 @@ static void put_level(acc_t *s, const char *who, const hl_meter_level_t *l, int 
     static const char *const what[3] = {"peak", "peak_hold", "rms"};
     const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
     for (int k = 0; k < 3; k++) {
-        snprintf(key, sizeof key, "%s.%s_db", who, what[k]);
+        snprintf(key, sizeof key, "%.49s.%s_db", who, what[k]);
         put(s, key, v[k][0] > v[k][1] ? v[k][0] : v[k][1]);
         if (!channels) continue;
         snprintf(key, sizeof key, "%s.%s_l_db", who, what[k]);
@@ -60,7 +60,7 @@ static void put_meters(acc_t *s, hld_daemon_t *d) {
     put_level(s, "master", &m.master, 1);
     for (unsigned i = 0; i < m.nbuses; i++) {
         char who[HL_MAX_NAME + 1];
-        snprintf(who, sizeof who, "bus.%.50s", m.bus[i].name);
+        snprintf(who, sizeof who, "bus.%.40s", m.bus[i].name);
         put_level(s, who, &m.bus[i], 0);
     }
     put(s, "loudness.momentary", m.momentary);
@@ -214,7 +214,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
         char key[HL_MAX_NAME + 1];
         const char *name = hld_bus_name(&d->buses, b);
         if (!name) continue;
-        snprintf(key, sizeof key, "bus.%s.gain_db", name);
+        snprintf(key, sizeof key, "bus.%.48s.gain_db", name); /* a key fits HL_MAX_NAME */
         put(&s, key, hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, (int)b)));
     }
     put_meters(&s, d);

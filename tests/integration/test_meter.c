@@ -475,7 +475,7 @@ static void test_wire(void **state) {
     static uint8_t body[HL_MAX_FRAME];
     static hl_event_t ev;
     hl_frame_hdr_t h;
-    size_t n;
+    size_t n = 0;
     int meters = 0;
     double t0 = now_s();
     while (meters < 10) {
