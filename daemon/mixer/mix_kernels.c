@@ -13,9 +13,10 @@
  * rest of that table is the AVX2 set.
  * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
  * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
- * AVX2 ones are written with intrinsics: at step <= 1 they read windows of
- * contiguous frames and permute lanes instead of gathering; the portable
- * ones (other than linear mono) run two passes over a stack block.
+ * AVX2 ones are written with intrinsics: at step <= 1 (Catmull-Rom: 9/8)
+ * they read windows of contiguous frames and permute lanes instead of
+ * gathering; the portable ones (other than linear mono) run two passes over
+ * a stack block.
  */
 #include "mix_kernels.h"
 
