@@ -6,11 +6,12 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix fixed meter callback latency throughput memory connect stream vm vm_callback time"]
+#   ONLY             benchmarks to run          ["mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
 #   MIX_BUFFERS      mix -b (0 = one buffer per voice)  [0]
+#   KERNEL_VOICES    kernels -v: voices (sources) visited in turn  ["1 1024"]
 #   CB_COUNTS        callback voice counts      [0,64,256,1024]
 #   CB_SETTLE        seconds measured per count [3]
 #   JACK             PortAudio-on-JACK-dummy callback run: auto|0|1  [auto]
@@ -39,11 +40,12 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix fixed meter callback latency throughput memory connect stream vm vm_callback time}"
+ONLY="${ONLY:-mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
 MIX_BUFFERS="${MIX_BUFFERS:-0}"
+KERNEL_VOICES="${KERNEL_VOICES:-1 1024}"
 CB_COUNTS="${CB_COUNTS:-0,64,256,1024}"
 CB_SETTLE="${CB_SETTLE:-3}"
 JACK="${JACK:-auto}"
@@ -88,6 +90,11 @@ if want mix; then
     done
 fi
 
+if want kernels && [ -x "$B/kernels" ]; then
+    for n in $KERNEL_VOICES; do
+        run "$B/kernels" -v "$n" -k all
+    done
+fi
 want fixed && [ -x "$B/fixed" ] && run "$B/fixed"
 want meter && [ -x "$B/meter" ] && run "$B/meter"
 

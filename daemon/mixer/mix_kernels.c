@@ -13,9 +13,10 @@
  * rest of that table is the AVX2 set.
  * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
  * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
- * AVX2 ones are written with intrinsics: at step <= 1 they read windows of
- * contiguous frames and permute lanes instead of gathering; the portable
- * ones (other than linear mono) run two passes over a stack block.
+ * AVX2 ones are written with intrinsics: at step <= 1 (Catmull-Rom: 9/8)
+ * they read windows of contiguous frames and permute lanes instead of
+ * gathering; the portable ones (other than linear mono) run two passes over
+ * a stack block.
  */
 #include "mix_kernels.h"
 
@@ -368,39 +369,73 @@ catmull_rom_avx2(__m256 a, __m256 b, __m256 c, __m256 d, __m256 f) {
     return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), f), inner, b);
 }
 
+/* How an iteration's eight lanes find their taps; a constant in each
+ * instance of the window loops. */
+#define HL_REACH_GATHER 0 /* step > 9/8: one gather per tap */
+#define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
+#define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
+#define HL_STEP_REACH_9 1.125f
+
+static inline int hl_reach(float step) {
+    return step <= 1.0f ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
+}
+
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
                          uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                         const int flat) {
-    const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+                         const int flat, const int reach) {
     const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 eight = _mm256_set1_ps((float)HL_AVX2_LANES);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
-    const int narrow = step <= 1.0f;
+    const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const __m256i last = _mm256_set1_epi32(reach == HL_REACH_9 ? HL_AVX2_LANES : HL_AVX2_LANES - 1);
+    /* frames the window loads read from s + i0 on: taps i0 - 1 .. i0 + last + 2 */
+    const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
+    /* t + lane as floats, moved on by 8 each iteration (exact below 2^24) */
+    __m256 kf = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
     uint32_t t = 0;
-    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
-        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
+#pragma GCC unroll 2
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, kf = _mm256_add_ps(kf, eight)) {
         __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
         __m256i i = _mm256_cvttps_epi32(x);
         __m256 a, b, c, d, f;
-        if (narrow) {
-            int i0 = _mm256_cvtsi256_si32(i);
-            if ((uint32_t)i0 + HL_AVX2_LANES + 2 > avail)
-                break; /* the window would leave the buffer: finish in scalar */
-            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
-            const float *w = s + i0;
-            a = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w - 1), rel);
-            b = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rel);
-            c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 1), rel);
-            d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 2), rel);
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
-        } else {
+        if (reach == HL_REACH_GATHER) {
             a = _mm256_i32gather_ps(s - 1, i, sizeof(float));
             b = _mm256_i32gather_ps(s, i, sizeof(float));
             c = _mm256_i32gather_ps(s + 1, i, sizeof(float));
             d = _mm256_i32gather_ps(s + 2, i, sizeof(float));
             f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+        } else {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + span > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            const __m256i vi0 = _mm256_set1_epi32(i0);
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, vi0), last);
+            const float *w = s + i0 - 1;
+            if (reach == HL_REACH_8) {
+                a = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rel);
+                b = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 1), rel);
+                c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 2), rel);
+                d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 3), rel);
+            } else {
+                /* a lane at offset 8 (only the last can be) takes lane 7 of
+                 * the window one frame on: five windows, each tap a blend
+                 * of two neighbours */
+                const __m256i over = _mm256_cmpgt_epi32(rel, seven);
+                const __m256 m = _mm256_castsi256_ps(over);
+                const __m256i rc = _mm256_add_epi32(rel, over); /* 8 -> 7 */
+                __m256 p0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rc);
+                __m256 p1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 1), rc);
+                __m256 p2 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 2), rc);
+                __m256 p3 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 3), rc);
+                __m256 p4 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 4), rc);
+                a = _mm256_blendv_ps(p0, p1, m);
+                b = _mm256_blendv_ps(p1, p2, m);
+                c = _mm256_blendv_ps(p2, p3, m);
+                d = _mm256_blendv_ps(p3, p4, m);
+            }
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, vi0)));
         }
         __m256 v = catmull_rom_avx2(a, b, c, d, f);
         __m256 gl = l0, gr = r0;
@@ -420,103 +455,120 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
  * does for linear. At step <= 1 the eight positions' taps lie in
  * s[i0 - 1 .. i0 + 9]: four unaligned loads and four lane permutes replace
  * the four gathers; the last lane's index is clamped as in the linear kernel
- * (at f = 1 Catmull-Rom lands exactly on c, the next frame's value).
+ * (at f = 1 Catmull-Rom lands exactly on c, the next frame's value). Up to
+ * step 9/8 (a voice pitched a little up, Doppler) only the last lane can
+ * reach one frame further: a fifth window and four blends, still far
+ * cheaper than four gathers. Each (flat gains, reach) pair is its own loop,
+ * so nothing is decided per iteration but the window's bound.
  */
 HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                              const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
                                              float f0, float step, const hl_gain_ramp_t *g) {
-    uint32_t t = hl_gain_is_const(g)
-                     ? cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
-                     : cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
+    const int flat = hl_gain_is_const(g), reach = hl_reach(step);
+    uint32_t t;
+    if (flat && reach == HL_REACH_8)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_8);
+    else if (flat && reach == HL_REACH_9)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_9);
+    else if (flat)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_GATHER);
+    else if (reach == HL_REACH_8)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_8);
+    else if (reach == HL_REACH_9)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_9);
+    else
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_GATHER);
     cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 
 /*
- * Interleaved stereo sources cubic-resampled and mixed in one pass, eight
- * output frames at a time, into the two accumulators (2D) or downmixed
- * (L+R)/2 and panned (down, 3D). At step <= 1 the taps of the eight
- * positions lie in frames i0 - 1 .. i0 + 9: for each tap offset two
+ * Interleaved stereo sources resampled (Catmull-Rom or linear) and mixed in
+ * one pass, eight output frames at a time, into the two accumulators (2D) or
+ * downmixed (L+R)/2 and panned (down, 3D). At step <= 1 the taps of the
+ * eight positions lie in frames i0 - 1 .. i0 + 9: for each tap offset two
  * unaligned loads cover eight frames, two shuffles split them into left and
  * right (frames in lane order 0 1 4 5 2 3 6 7, folded into the lane index)
- * and two permutes pick the lanes, instead of eight gathers; faster steps
- * gather (a frame's index doubled). `flat` and `down` are constants in
- * each instance below.
+ * and two permutes pick the lanes, instead of eight gathers. Catmull-Rom
+ * also keeps windows up to step 9/8, where only the last lane can reach one
+ * frame further (a fifth window, blends); faster steps gather (a frame's
+ * index doubled). A downmixed Catmull-Rom voice sums left and right taps
+ * first and runs the polynomial once (it is linear in the taps). `flat`,
+ * `cubic`, `down` and `reach` are constants in each instance below.
  */
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
                      uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                     const int flat, const int cubic, const int down) {
-    const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+                     const int flat, const int cubic, const int down, const int reach) {
     const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
-    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256 half = _mm256_set1_ps(0.5f), eight = _mm256_set1_ps((float)HL_AVX2_LANES);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const __m256i last = _mm256_set1_epi32(reach == HL_REACH_9 ? HL_AVX2_LANES : HL_AVX2_LANES - 1);
     /* lane holding frame r of a window after the deinterleave below */
     const __m256i lane_of = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
-    const int narrow = step <= 1.0f;
+    const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
+    const int windows = taps + (reach == HL_REACH_9);
+    /* frames from i0 on that the windows may read (linear keeps its margin) */
+    const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
+    __m256 kf = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
     uint32_t t = 0;
-    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
-        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, kf = _mm256_add_ps(kf, eight)) {
         __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
         __m256i i = _mm256_cvttps_epi32(x);
-        __m256 vl, vr;
-        if (narrow) {
+        __m256 tl[5], tr[5], f;
+        if (reach != HL_REACH_GATHER) {
             int i0 = _mm256_cvtsi256_si32(i);
-            if ((uint32_t)i0 + HL_AVX2_LANES + 2 > avail)
+            if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
-            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
-            __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rel);
-            __m256 f =
-                _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
-            __m256 tl[4], tr[4];
-            const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
-            for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
+            const __m256i vi0 = _mm256_set1_epi32(i0);
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, vi0), last);
+            __m256i over = _mm256_setzero_si256(), rc = rel;
+            if (reach == HL_REACH_9) {
+                over = _mm256_cmpgt_epi32(rel, seven);
+                rc = _mm256_add_epi32(rel, over); /* 8 -> 7, taken from the next window */
+            }
+            __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rc);
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, vi0)));
+            for (int o = 0; o < windows; o++) { /* taps floor(x) + first + o */
                 const float *w = s + 2 * (i0 + first + o);
                 __m256 v0 = _mm256_loadu_ps(w), v1 = _mm256_loadu_ps(w + HL_AVX2_LANES);
                 /* frames 0 1 4 5 2 3 6 7 of the window, left and right */
                 tl[o] = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(v0, v1, 0x88), lane);
                 tr[o] = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(v0, v1, 0xDD), lane);
             }
-            if (cubic) {
-                vl = catmull_rom_avx2(tl[0], tl[1], tl[2], tl[3], f);
-                vr = catmull_rom_avx2(tr[0], tr[1], tr[2], tr[3], f);
-            } else if (down) {
-                __m256 a = _mm256_mul_ps(_mm256_add_ps(tl[0], tr[0]), half);
-                __m256 b = _mm256_mul_ps(_mm256_add_ps(tl[1], tr[1]), half);
-                vl = vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
-            } else {
-                vl = _mm256_fmadd_ps(f, _mm256_sub_ps(tl[1], tl[0]), tl[0]);
-                vr = _mm256_fmadd_ps(f, _mm256_sub_ps(tr[1], tr[0]), tr[0]);
+            if (reach == HL_REACH_9) {
+                const __m256 m = _mm256_castsi256_ps(over);
+                for (int o = 0; o < taps; o++) {
+                    tl[o] = _mm256_blendv_ps(tl[o], tl[o + 1], m);
+                    tr[o] = _mm256_blendv_ps(tr[o], tr[o + 1], m);
+                }
             }
         } else {
             __m256i i2 = _mm256_add_epi32(i, i);
-            __m256 f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
-            if (cubic) {
-                vl = catmull_rom_avx2(_mm256_i32gather_ps(s - 2, i2, sizeof(float)),
-                                      _mm256_i32gather_ps(s, i2, sizeof(float)),
-                                      _mm256_i32gather_ps(s + 2, i2, sizeof(float)),
-                                      _mm256_i32gather_ps(s + 4, i2, sizeof(float)), f);
-                vr = catmull_rom_avx2(_mm256_i32gather_ps(s - 1, i2, sizeof(float)),
-                                      _mm256_i32gather_ps(s + 1, i2, sizeof(float)),
-                                      _mm256_i32gather_ps(s + 3, i2, sizeof(float)),
-                                      _mm256_i32gather_ps(s + 5, i2, sizeof(float)), f);
-            } else {
-                __m256 a0 = _mm256_i32gather_ps(s, i2, sizeof(float));
-                __m256 a1 = _mm256_i32gather_ps(s + 1, i2, sizeof(float));
-                __m256 b0 = _mm256_i32gather_ps(s + 2, i2, sizeof(float));
-                __m256 b1 = _mm256_i32gather_ps(s + 3, i2, sizeof(float));
-                if (down) {
-                    __m256 a = _mm256_mul_ps(_mm256_add_ps(a0, a1), half);
-                    __m256 b = _mm256_mul_ps(_mm256_add_ps(b0, b1), half);
-                    vl = vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
-                } else {
-                    vl = _mm256_fmadd_ps(f, _mm256_sub_ps(b0, a0), a0);
-                    vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b1, a1), a1);
-                }
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+            for (int o = 0; o < taps; o++) {
+                tl[o] = _mm256_i32gather_ps(s + 2 * (first + o), i2, sizeof(float));
+                tr[o] = _mm256_i32gather_ps(s + 2 * (first + o) + 1, i2, sizeof(float));
             }
         }
-        if (cubic && down) vl = vr = _mm256_mul_ps(_mm256_add_ps(vl, vr), half);
+        __m256 vl, vr;
+        if (cubic && down) {
+            vl = vr = _mm256_mul_ps(
+                catmull_rom_avx2(_mm256_add_ps(tl[0], tr[0]), _mm256_add_ps(tl[1], tr[1]),
+                                 _mm256_add_ps(tl[2], tr[2]), _mm256_add_ps(tl[3], tr[3]), f),
+                half);
+        } else if (cubic) {
+            vl = catmull_rom_avx2(tl[0], tl[1], tl[2], tl[3], f);
+            vr = catmull_rom_avx2(tr[0], tr[1], tr[2], tr[3], f);
+        } else if (down) {
+            __m256 a = _mm256_mul_ps(_mm256_add_ps(tl[0], tr[0]), half);
+            __m256 b = _mm256_mul_ps(_mm256_add_ps(tl[1], tr[1]), half);
+            vl = vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
+        } else {
+            vl = _mm256_fmadd_ps(f, _mm256_sub_ps(tl[1], tl[0]), tl[0]);
+            vr = _mm256_fmadd_ps(f, _mm256_sub_ps(tr[1], tr[0]), tr[0]);
+        }
         __m256 gl = l0, gr = r0;
         if (!flat) {
             __m256 k = _mm256_add_ps(kf, one);
@@ -529,13 +581,23 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
     return t;
 }
 
+/* One instance per (flat gains, reach): linear keeps its windows to
+ * step <= 1 and gathers above. */
+#define HL_STEREO_LOOP(FLAT, CUBIC, DOWN)                                                          \
+    (reach == HL_REACH_8                                                                           \
+         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN, HL_REACH_8)   \
+     : reach == HL_REACH_9                                                                         \
+         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN, HL_REACH_9)   \
+         : stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN,               \
+                                HL_REACH_GATHER))
 #define HL_STEREO_MIX_AVX2(NAME, CUBIC, DOWN)                                                      \
     HL_AVX2_ATTR static void NAME##_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
                                          const float *HL_RESTRICT s, uint32_t avail, uint32_t n,   \
                                          float f0, float step, const hl_gain_ramp_t *g) {          \
-        uint32_t t = hl_gain_is_const(g)                                                           \
-                         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, CUBIC, DOWN)  \
-                         : stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, CUBIC, DOWN); \
+        int reach = hl_reach(step);                                                                \
+        if (!(CUBIC) && reach == HL_REACH_9) reach = HL_REACH_GATHER;                              \
+        uint32_t t =                                                                               \
+            hl_gain_is_const(g) ? HL_STEREO_LOOP(1, CUBIC, DOWN) : HL_STEREO_LOOP(0, CUBIC, DOWN); \
         stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
     }
 HL_STEREO_MIX_AVX2(cubic_mix_stereo, 1, 0)
