@@ -151,4 +151,5 @@ want vm_callback && run "$B/vm_callback" --driver null --logical "$VMCB_LOGICAL"
 # time: scheduled-start jitter over 10,000 plays, render speed of the 1024-voice scene
 want time && run "$B/time" jitter -n 10000
 want time && run "$B/time" render -v 1024 -s 10 --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
+want assets && run "$B/assets" --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
 exit "$status"
