@@ -937,8 +937,12 @@ int ctl_parse_at(const char *s, ctl_at_t *at, char *err, size_t errlen) {
         return 0;
     }
     uint64_t f;
+    if (s && strcmp(s, "0") == 0) { /* frame 0: the start of a score, or "now" */
+        at->kind = CTL_AT_NONE;
+        return 0;
+    }
     if (!s || ctl_parse_u64(s, &f) < 0 || f == 0)
-        return ctl__fail(err, errlen, "bad time '%s' (+MS, +MSms, +Ss or FRAME >= 1)", s ? s : "");
+        return ctl__fail(err, errlen, "bad time '%s' (+MS, +MSms, +Ss or FRAME)", s ? s : "");
     at->kind = CTL_AT_FRAME;
     at->frame = f;
     return 0;

@@ -57,7 +57,8 @@ static void test_time(void **state) {
     assert_int_equal(c.at.qref, 100);
     /* refused: bad times, a time on what cannot be scheduled */
     assert_int_equal(parse("play boom --at", &c), -1);
-    assert_int_equal(parse("play boom --at 0", &c), -1);
+    assert_int_equal(parse("play boom --at 0", &c), 0); /* frame 0: now (a score's start) */
+    assert_int_equal(c.at.kind, CTL_AT_NONE);
     assert_int_equal(parse("play boom --at -5", &c), -1);
     assert_int_equal(parse("play boom --at +5min", &c), -1);
     assert_int_equal(parse("play boom --at +ms", &c), -1);
