@@ -34,9 +34,12 @@
 #include "heliod.h"
 #include "hl_proto.h"
 
-#define OTHER_UID     65534 /* nobody */
-#define OUTQ_CAP_MB   64    /* HLD_OUTQ_TOTAL_MAX, as documented in PROTOCOL.md */
-#define OUTQ_SLACK_MB 24    /* batches in flight, allocator slack, the rest of the daemon */
+#define OTHER_UID   65534 /* nobody */
+#define OUTQ_CAP_MB 64    /* HLD_OUTQ_TOTAL_MAX, as documented in PROTOCOL.md */
+#define OUTQ_SLACK_MB                                                                              \
+    40 /* batches in flight, allocator slack, the rest of the daemon: a STATS                      \
+        * reply is ~5 KiB now (151 keys), so a batch read before a client                          \
+        * pauses leaves more behind than the cap itself accounts for */
 #define RX_TIMEOUT_MS 3000
 
 /* ---- helpers ---------------------------------------------------------------- */
