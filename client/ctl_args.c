@@ -208,6 +208,8 @@ static const cmd_desc_t cmds[] = {
      "  existing reverb bus; without it a bus named NAME is made with a reverb of\n"
      "  --preset room|hall|cave|outdoor (default hall, dry 0). At most 4 zones per\n"
      "  feed are heard at once (the nearest); 64 zones in all.\n"},
+    {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
+     "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -221,15 +223,14 @@ static const cmd_desc_t cmds[] = {
      "banks\n  The banks: state, sounds loaded of listed, failures, bytes, first error.\n"},
     {"zone", CTL_ZONE, HL_OP_ZONE,
      "zone add NAME --bank FILE --pos X,Y,Z --radius R\nzone remove NAME\n"
-     "  A world zone: its bank loads when the listener comes within R metres of it\n"
+     "  A world zone: a bank loaded while the listener is near it.\n"
+     "  Its bank loads when the listener comes within R metres of it\n"
      "  (nearest first, within --zone-budget-kb of decoding per tick and\n"
      "  --zone-cap-mb resident) and unloads beyond 1.25 x R; a load overtaken by\n"
      "  the listener is cancelled.\n"},
     {"zones", CTL_ZONES, HL_OP_ZONES,
-     "zones [--watch]\n  The world zones (state, bytes, distance); --watch prints every\n"
-     "  scheduler tick's report until stopped.\n"},
-    {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
-     "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
+     "zones [--watch]\n  The world zones: state, bytes, distance; --watch follows the scheduler.\n"
+     "  --watch prints every scheduler tick's report until stopped.\n"},
     {"voices", CTL_VOICES, HL_OP_VOICES,
      "voices\n  Playing voices with their cue, category, emitter and state.\n"
      "  Each line: handle, sound, owner, priority, state (playing, stopping, paused,\n"
