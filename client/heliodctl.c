@@ -12,6 +12,7 @@
  * non-zero exit status.
  */
 #include "ctl_args.h"
+#include "ctl_ui.h"
 #include "heliod.h"
 #include "hl_config.h"
 #include "hl_proto.h"
@@ -1216,6 +1217,10 @@ int main(int argc, char **argv) {
         errorf("missing command (try --help)");
         return CTL_EXIT_USAGE;
     }
+    /* the event-driven views parse their own options (ctl_ui.h) */
+    if (strcmp(argv[next], "top") == 0) return ctl_top_main(argc - next, argv + next, opts.socket);
+    if (strcmp(argv[next], "profile") == 0)
+        return ctl_profile_main(argc - next, argv + next, opts.socket);
     ctl_cmd_t *c = calloc(1, sizeof *c);
     if (!c) return CTL_EXIT_FAIL;
     if (ctl_parse_command(argc - next, argv + next, c, err, sizeof err) < 0) {

@@ -202,7 +202,7 @@ static sample_t build_sample(int i) {
         break;
     }
     case 13: {
-        hl_subscribe_t m = {HL_SUB_MASK, 50.0f};
+        hl_subscribe_t m = {HL_SUB_MASK, 50.0f, 25.0f};
         hl_put_subscribe(&w, &m);
         s.op = HL_OP_SUBSCRIBE;
         break;

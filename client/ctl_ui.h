@@ -1,0 +1,22 @@
+/*
+ * ctl_ui.h - heliodctl's two event-driven views, kept out of heliodctl.c:
+ * `profile` records PROFILE events to a JSON file (ctl_profile.c) and `top`
+ * draws them live on the terminal (ctl_top.c). Each takes the command's own
+ * argv (argv[0] is the command name) and the global --socket (NULL for the
+ * default); each returns heliodctl's exit code (0, 1 failure, 2 usage).
+ */
+#ifndef HL_CTL_UI_H
+#define HL_CTL_UI_H
+
+#include <stdio.h>
+
+#include "heliod.h"
+
+int ctl_profile_main(int argc, char **argv, const char *socket);
+int ctl_top_main(int argc, char **argv, const char *socket);
+
+/* One PROFILE event as a JSON object (no newline): the recording's sample
+ * format, documented in README "Profiling". */
+void ctl_profile_json(FILE *f, const heliod_profile_t *p);
+
+#endif /* HL_CTL_UI_H */
