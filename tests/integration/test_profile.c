@@ -1,0 +1,293 @@
+/*
+ * test_profile.c - the profiler and the live view through the real daemon
+ * (null driver), the real socket, libheliod and heliodctl:
+ *   - PROFILE events at the rate a client chose, carrying the voice that
+ *     plays on its bus (real count per bus and in total), a bus level that
+ *     matches the sine, a load histogram that accounts for every callback of
+ *     its window, and a rate outside 1..100 refused;
+ *   - `heliodctl profile --out` records valid JSON that
+ *     bench/plot_profile.py draws as a PNG;
+ *   - `heliodctl top` in a tmux pane: shows the buses and the voice, follows
+ *     a resize, changes the sort on `s`, says so when the daemon goes away,
+ *     and `q` gives back a working shell; without a terminal it refuses and
+ *     points at `stats --json`.
+ * Test sounds are written with libsndfile here.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#define RATE 48000
+
+typedef struct {
+    th_daemon_t d;
+    char wav[400];
+} fixture_t;
+
+static int setup(void **state) {
+    fixture_t *f = calloc(1, sizeof *f);
+    if (!f || th_daemon_start(&f->d, 0, NULL) != 0) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->wav, sizeof f->wav, "%s/tone.wav", f->d.dir);
+    /* 1 kHz loops seamlessly at 48 kHz; peak 0.5 = -6 dBFS */
+    if (th_write_sine(f->wav, RATE, 2.0, 1000.0, 0.5) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    fixture_t *f = *state;
+    if (!f) return 0;
+    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
+    th_daemon_cleanup(&f->d);
+    free(f);
+    return rc == 0 ? 0 : -1;
+}
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Loads the tone and plays it looping on bus `bus`; returns the connection. */
+static heliod_t *play_tone(fixture_t *f, const char *bus) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "test_profile"), 0);
+    assert_int_equal(heliod_load(h, "tone", f->wav, 0, NULL), 0);
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags = HELIOD_PLAY_LOOP;
+    snprintf(p.bus, sizeof p.bus, "%s", bus);
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "tone", &p, &v, NULL), 0);
+    assert_true(v != 0);
+    return h;
+}
+
+typedef struct {
+    int n;
+    heliod_profile_t last;
+    int hist_ok, bus_ok;
+} prof_t;
+
+static void on_profile(void *user, const heliod_event_t *ev) {
+    prof_t *p = user;
+    if (ev->type != HELIOD_EVENT_PROFILE) return;
+    assert_non_null(ev->profile);
+    p->n++;
+    p->last = *ev->profile;
+    uint64_t sum = 0;
+    for (int k = 0; k < HELIOD_PROFILE_HIST; k++)
+        sum += ev->profile->hist[k];
+    p->hist_ok += sum == ev->profile->callbacks;
+}
+
+static void pump(heliod_t *h, double seconds) {
+    double end = now_s() + seconds;
+    while (now_s() < end) {
+        assert_true(heliod_dispatch(h) >= 0);
+        th_sleep_ms(5);
+    }
+}
+
+static void test_profile_event(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = play_tone(f, "music");
+    prof_t p = {0};
+    heliod_set_event_callback(h, on_profile, &p);
+    assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 20.0f), 0);
+    pump(h, 0.4); /* the meters settle (300 ms rms) */
+    int n0 = p.n;
+    pump(h, 1.0);
+    int got = p.n - n0;
+    /* 20 a second, kept on average (5 ms timer jitter) */
+    assert_in_range(got, 16, 24);
+    assert_int_equal(p.hist_ok, p.n);
+    const heliod_profile_t *q = &p.last;
+    assert_true(q->callbacks > 0);
+    assert_true(q->load_now > 0.0f && q->load_now < 1.0f);
+    assert_true(q->load_peak >= q->load_now * 0.8f); /* bucket resolution */
+    assert_true(q->load_max >= q->load_p99);
+    assert_true(fabs(q->period_us - 256.0 * 1e6 / RATE) < 1.0);
+    assert_int_equal(q->voices_real, 1);
+    assert_int_equal(q->voices_virtual, 0);
+    int music = -1;
+    unsigned real_sum = 0;
+    for (unsigned i = 0; i < q->nbuses; i++) {
+        real_sum += q->bus[i].real;
+        if (!strcmp(q->bus[i].name, "music")) music = (int)i;
+    }
+    assert_true(music >= 0);
+    assert_int_equal(q->bus[music].real, 1);
+    assert_int_equal(real_sum, 1);
+    /* a mono -6 dBFS sine panned centre (equal power: -3 dB): peak ~ -9 dBFS */
+    assert_true(q->bus[music].peak_db > -12.0f && q->bus[music].peak_db < -6.0f);
+    assert_true(q->bus[music].rms_db < q->bus[music].peak_db);
+    assert_true(q->master_peak_db > -12.0f);
+
+    /* unsubscribed: no more PROFILE events (one in flight may still come) */
+    assert_int_equal(heliod_subscribe(h, 0), 0);
+    pump(h, 0.1);
+    int n1 = p.n;
+    pump(h, 0.5);
+    assert_int_equal(p.n, n1);
+
+    /* rates outside 1..100 are refused */
+    assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 0.5f), HELIOD_EINVAL);
+    assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 101.0f), HELIOD_EINVAL);
+    assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, NAN), HELIOD_EINVAL);
+    heliod_close(h);
+}
+
+/* Runs a shell command, returns its exit status; its stdout into out. */
+static int sh(char *out, size_t cap, const char *fmt, ...) {
+    char cmd[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    size_t n = 0;
+    if (out && cap) {
+        n = fread(out, 1, cap - 1, p);
+        out[n] = 0;
+    } else {
+        char tmp[4096];
+        while (fread(tmp, 1, sizeof tmp, p) > 0) {
+        }
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_ctl_profile_plot(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = play_tone(f, "sfx");
+    char out[4096], err[4096], json[400], png[400];
+    snprintf(json, sizeof json, "%s/prof.json", f->d.dir);
+    snprintf(png, sizeof png, "%s/prof.png", f->d.dir);
+    const char *args[] = {"profile", "--seconds", "1", "--hz", "20", "--out", json, NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, args), 0);
+    assert_non_null(strstr(err, "samples in"));
+    const char *bad[] = {"profile", "--hz", "500", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, bad), 2);
+    const char *plot = getenv("PLOT_PROFILE");
+    if (!plot || sh(NULL, 0, "command -v python3 >/dev/null") != 0) {
+        heliod_close(h);
+        skip(); /* python3 is not installed: the recording was checked above */
+    }
+    /* python3 reads it as JSON (the plotter's json.load) and draws it */
+    char line[1024];
+    assert_int_equal(sh(line, sizeof line, "python3 %s %s %s", plot, json, png), 0);
+    assert_non_null(strstr(line, "voices max 1"));
+    assert_non_null(strstr(line, "sfx"));
+    int samples = atoi(strstr(line, "plot_profile: ") + 14);
+    assert_in_range(samples, 15, 25);
+    FILE *pf = fopen(png, "rb");
+    assert_non_null(pf);
+    unsigned char sig[8];
+    assert_int_equal(fread(sig, 1, 8, pf), 8);
+    fclose(pf);
+    assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+    heliod_close(h);
+}
+
+static void test_top_not_tty(void **state) {
+    fixture_t *f = *state;
+    char out[1024], err[1024];
+    const char *args[] = {"top", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, args), 1);
+    assert_non_null(strstr(err, "stats --json"));
+}
+
+/* Waits until the pane shows `want` (or `gone` is absent); 1 if it did. */
+static int pane_has(const char *tsock, const char *want, int present, double seconds) {
+    static char screen[65536];
+    double end = now_s() + seconds;
+    do {
+        sh(screen, sizeof screen, "tmux -S %s capture-pane -p -t top", tsock);
+        if ((strstr(screen, want) != NULL) == present) return 1;
+        th_sleep_ms(50);
+    } while (now_s() < end);
+    fprintf(stderr, "pane (wanted %s\"%s\"):\n%s\n", present ? "" : "no ", want, screen);
+    return 0;
+}
+
+static void test_top_tmux(void **state) {
+    fixture_t *f = *state;
+    if (sh(NULL, 0, "command -v tmux >/dev/null") != 0) skip(); /* scripts/deps.sh installs it */
+    heliod_t *h = play_tone(f, "music");
+    const char *ctl = getenv("HELIODCTL_BIN");
+    assert_non_null(ctl);
+    char tsock[400]; /* outside the daemon's dir: the test stops the daemon */
+    snprintf(tsock, sizeof tsock, "/tmp/heliod-test-top-%ld.sock", (long)getpid());
+    assert_int_equal(
+        sh(NULL, 0, "tmux -S %s -f /dev/null new-session -d -s top -x 120 -y 40 'sh'", tsock), 0);
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top '%s --socket %s top' Enter", tsock,
+                        ctl, f->d.sock),
+                     0);
+    assert_true(pane_has(tsock, "heliod top", 1, 5.0));
+    assert_true(pane_has(tsock, "music", 1, 3.0));
+    assert_true(pane_has(tsock, "tone", 1, 3.0)); /* the voice in the table */
+    assert_true(pane_has(tsock, "audio p99", 1, 3.0));
+    /* resize: the frame follows (narrower header, nothing scrolled off) */
+    assert_int_equal(sh(NULL, 0, "tmux -S %s resize-window -t top -x 72 -y 22", tsock), 0);
+    th_sleep_ms(400);
+    char screen[65536];
+    sh(screen, sizeof screen, "tmux -S %s capture-pane -p -t top", tsock);
+    assert_true(strncmp(screen, "heliod top", 10) == 0);
+    assert_non_null(strstr(screen, "VOICES"));
+    for (char *l = screen; *l;) { /* no line wider than the pane */
+        char *nl = strchr(l, '\n');
+        size_t len = nl ? (size_t)(nl - l) : strlen(l);
+        assert_true(len <= 72);
+        if (!nl) break;
+        l = nl + 1;
+    }
+    /* s: the next sort; p: paused */
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top s", tsock), 0);
+    assert_true(pane_has(tsock, "sorted by gain", 1, 2.0));
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top p", tsock), 0);
+    assert_true(pane_has(tsock, "[PAUSED]", 1, 2.0) || pane_has(tsock, "sorted by gain", 1, 0.1));
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top p", tsock), 0);
+    /* the daemon goes away: top says so and waits */
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    assert_true(pane_has(tsock, "went away", 1, 5.0) || pane_has(tsock, "not running", 1, 1.0));
+    /* q: back to a shell that echoes and reads lines again */
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top q", tsock), 0);
+    assert_true(pane_has(tsock, "heliod top", 0, 3.0));
+    assert_int_equal(
+        sh(NULL, 0, "tmux -S %s send-keys -t top 'echo CLEAN-$((20+22))' Enter", tsock), 0);
+    assert_true(pane_has(tsock, "CLEAN-42", 1, 3.0));
+    sh(screen, sizeof screen, "tmux -S %s display -p -t top '#{alternate_on}'", tsock);
+    assert_int_equal(atoi(screen), 0); /* the main screen is back */
+    sh(NULL, 0, "tmux -S %s kill-server", tsock);
+    unlink(tsock);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_profile_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctl_profile_plot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_top_not_tty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_top_tmux, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
