@@ -14,6 +14,8 @@
 
 int ctl_profile_main(int argc, char **argv, const char *socket);
 int ctl_top_main(int argc, char **argv, const char *socket);
+/* `wait VOICE`: json = the global --json (ctl_wait.c). */
+int ctl_wait_main(int argc, char **argv, const char *socket, int json);
 
 /* One PROFILE event as a JSON object (no newline): the recording's sample
  * format, documented in README "Profiling". */

@@ -1221,6 +1221,12 @@ int main(int argc, char **argv) {
     if (strcmp(argv[next], "top") == 0) return ctl_top_main(argc - next, argv + next, opts.socket);
     if (strcmp(argv[next], "profile") == 0)
         return ctl_profile_main(argc - next, argv + next, opts.socket);
+    if (strcmp(argv[next], "wait") == 0)
+        return ctl_wait_main(argc - next, argv + next, opts.socket, opts.json);
+    if (strcmp(argv[next], "events") == 0) { /* `watch --json` under the name scripts expect */
+        opts.json = 1;
+        argv[next] = "watch";
+    }
     ctl_cmd_t *c = calloc(1, sizeof *c);
     if (!c) return CTL_EXIT_FAIL;
     if (ctl_parse_command(argc - next, argv + next, c, err, sizeof err) < 0) {

@@ -10,7 +10,9 @@
  *   - `heliodctl top` in a tmux pane: shows the buses and the voice, follows
  *     a resize, changes the sort on `s`, says so when the daemon goes away,
  *     and `q` gives back a working shell; without a terminal it refuses and
- *     points at `stats --json`.
+ *     points at `stats --json`;
+ *   - `heliodctl wait VOICE` returns when the voice ends, with the reason;
+ *     `heliodctl events` prints the watch events as JSON lines.
  * Test sounds are written with libsndfile here.
  */
 #include <math.h>
@@ -68,7 +70,8 @@ static double now_s(void) {
 static heliod_t *play_tone(fixture_t *f, const char *bus) {
     heliod_t *h = NULL;
     assert_int_equal(heliod_connect(&h, f->d.sock, "test_profile"), 0);
-    assert_int_equal(heliod_load(h, "tone", f->wav, 0, NULL), 0);
+    assert_int_equal(heliod_load(h, "tone", f->wav, HELIOD_LOAD_SHARED, NULL),
+                     0); /* heliodctl plays it too */
     heliod_play_params_t p;
     heliod_play_params_init(&p);
     p.flags = HELIOD_PLAY_LOOP;
@@ -282,12 +285,77 @@ static void test_top_tmux(void **state) {
     unlink(tsock);
 }
 
+static void test_ctl_wait_and_events(void **state) {
+    fixture_t *f = *state;
+    char out[4096], err[4096], vbuf[64], log[400];
+    heliod_t *h = play_tone(f, "sfx"); /* loads "tone" (2 s), plays it looping */
+    const char *play[] = {"play", "tone", NULL};
+    /* events: `watch --json` under another name, in the background meanwhile */
+    snprintf(log, sizeof log, "%s/events.log", f->d.dir);
+    assert_int_equal(sh(NULL, 0, "(timeout 4 %s --socket %s events > %s 2>&1 &)",
+                        getenv("HELIODCTL_BIN"), f->d.sock, log),
+                     0);
+    th_sleep_ms(300);
+    double t0 = now_s();
+    assert_int_equal(th_ctl(&f->d, vbuf, sizeof vbuf, err, sizeof err, play), 0);
+    const char *wait[] = {"wait", vbuf, NULL};
+    vbuf[strcspn(vbuf, "\n")] = 0;
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, wait), 0);
+    double took = now_s() - t0;
+    assert_string_equal(out, "finished\n");
+    assert_true(took > 1.8 && took < 3.5); /* the 2 s sound, played to its end */
+    /* no such voice; a loop outlasting --max-s */
+    const char *none[] = {"wait", "4294967295", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, none), 1);
+    assert_non_null(strstr(err, "not playing"));
+    heliod_voice_t loop = 0;
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags = HELIOD_PLAY_LOOP;
+    assert_int_equal(heliod_play(h, "tone", &p, &loop, NULL), 0);
+    char lv[32];
+    snprintf(lv, sizeof lv, "%llu", (unsigned long long)loop);
+    const char *capped[] = {"wait", lv, "--max-s", "0.3", NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, capped), 1);
+    assert_non_null(strstr(err, "still playing"));
+    /* --json, stopped while waiting */
+    char wj[400];
+    snprintf(wj, sizeof wj, "%s/wait.json", f->d.dir);
+    assert_int_equal(sh(NULL, 0, "(%s --socket %s --json wait %s > %s 2>&1 &)",
+                        getenv("HELIODCTL_BIN"), f->d.sock, lv, wj),
+                     0);
+    th_sleep_ms(400);
+    assert_int_equal(heliod_stop(h, loop, 0.0f), 0);
+    th_sleep_ms(400);
+    FILE *jf = fopen(wj, "r");
+    assert_non_null(jf);
+    size_t jn = fread(out, 1, sizeof out - 1, jf);
+    out[jn] = 0;
+    fclose(jf);
+    char jwant[128];
+    snprintf(jwant, sizeof jwant, "{\"event\":\"ended\",\"voice\":%s,\"reason\":\"stopped\"}\n",
+             lv);
+    assert_string_equal(out, jwant);
+    th_sleep_ms(1500); /* the events recorder times out */
+    FILE *ef = fopen(log, "r");
+    assert_non_null(ef);
+    size_t n = fread(out, 1, sizeof out - 1, ef);
+    out[n] = 0;
+    fclose(ef);
+    char want[128];
+    snprintf(want, sizeof want, "{\"event\":\"ended\",\"voice\":%s,\"reason\":\"finished\"", vbuf);
+    assert_non_null(strstr(out, want));
+    assert_non_null(strstr(out, "\"event\":\"started\""));
+    heliod_close(h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_profile_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_profile_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_top_not_tty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_top_tmux, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctl_wait_and_events, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
