@@ -90,7 +90,7 @@ static void on_event(void *user, const heliod_event_t *ev) {
     r->samples++;
 }
 
-static const char usage[] =
+const char ctl_profile_usage[] =
     "usage: heliodctl profile [--seconds S] [--hz H] [--out FILE]\n"
     "  Records PROFILE events (callback load, voices, streams, bus levels) for S\n"
     "  seconds (default 10; Ctrl-C ends it early) at H events per second (1..100,\n"
@@ -110,11 +110,11 @@ int ctl_profile_main(int argc, char **argv, const char *socket) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage, stdout);
+            fputs(ctl_profile_usage, stdout);
             return 0;
         }
         if (i + 1 >= argc) {
-            fprintf(stderr, "heliodctl: profile: %s needs a value\n%s", a, usage);
+            fprintf(stderr, "heliodctl: profile: %s needs a value\n%s", a, ctl_profile_usage);
             return 2;
         }
         const char *v = argv[++i];
@@ -135,7 +135,7 @@ int ctl_profile_main(int argc, char **argv, const char *socket) {
         } else if (!strcmp(a, "--out")) {
             out = v;
         } else {
-            fprintf(stderr, "heliodctl: profile: unknown option %s\n%s", a, usage);
+            fprintf(stderr, "heliodctl: profile: unknown option %s\n%s", a, ctl_profile_usage);
             return 2;
         }
     }

@@ -416,7 +416,7 @@ static void read_keys(top_t *t) {
     }
 }
 
-static const char usage[] =
+const char ctl_top_usage[] =
     "usage: heliodctl top\n"
     "  A live full-screen view of the daemon: load, buses, voices, streams.\n"
     "  Keys: q quits, s changes the voice sort (audibility, gain, priority, age,\n"
@@ -426,10 +426,10 @@ static const char usage[] =
 int ctl_top_main(int argc, char **argv, const char *socket) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
+            fputs(ctl_top_usage, stdout);
             return 0;
         }
-        fprintf(stderr, "heliodctl: top: unknown option %s\n%s", argv[i], usage);
+        fprintf(stderr, "heliodctl: top: unknown option %s\n%s", argv[i], ctl_top_usage);
         return 2;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

@@ -61,10 +61,10 @@ static int pump(heliod_t *h, wait_t *w, double seconds) {
     return 0;
 }
 
-static const char usage[] = "usage: heliodctl wait VOICE [--max-s S]\n"
-                            "  Waits until VOICE ends, then prints why (finished, stopped,\n"
-                            "  stolen, ...). Exit 0 when it ended, 1 if it was not playing,\n"
-                            "  the daemon went away, or S seconds passed first.\n";
+const char ctl_wait_usage[] = "usage: heliodctl wait VOICE [--max-s S]\n"
+                              "  Waits until VOICE ends, then prints why (finished, stopped,\n"
+                              "  stolen, ...). Exit 0 when it ended, 1 if it was not playing,\n"
+                              "  the daemon went away, or S seconds passed first.\n";
 
 int ctl_wait_main(int argc, char **argv, const char *socket, int json) {
     wait_t w = {0};
@@ -72,7 +72,7 @@ int ctl_wait_main(int argc, char **argv, const char *socket, int json) {
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
+            fputs(ctl_wait_usage, stdout);
             return 0;
         }
         if (!strcmp(argv[i], "--max-s") && i + 1 < argc) {
@@ -89,12 +89,12 @@ int ctl_wait_main(int argc, char **argv, const char *socket, int json) {
             }
             w.voice = (heliod_voice_t)v;
         } else {
-            fprintf(stderr, "heliodctl: wait: unexpected %s\n%s", argv[i], usage);
+            fprintf(stderr, "heliodctl: wait: unexpected %s\n%s", argv[i], ctl_wait_usage);
             return 2;
         }
     }
     if (!w.voice) {
-        fprintf(stderr, "heliodctl: wait: which voice?\n%s", usage);
+        fprintf(stderr, "heliodctl: wait: which voice?\n%s", ctl_wait_usage);
         return 2;
     }
     heliod_t *h = NULL;

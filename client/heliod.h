@@ -648,8 +648,10 @@ typedef struct {
     heliod_voice_t voice;
     int reason;       /* ENDED: HELIOD_END_*; VIRTUAL: HELIOD_VIRT_WHY_*; REAL: 0 */
     uint64_t time_ns; /* STARTED: server CLOCK_MONOTONIC when its first block was mixed */
-    const heliod_meter_t *meter;     /* METER: the readings, valid during the callback */
-    const heliod_profile_t *profile; /* PROFILE: the figures, valid during the callback */
+    const heliod_meter_t *meter; /* METER: the readings, valid during the callback */
+
+    /* PROFILE: the figures, valid during the callback */
+    const heliod_profile_t *profile;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
 void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user);

@@ -1210,7 +1210,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (opts.help || (next < argc && strcmp(argv[next], "help") == 0)) {
-        fputs(ctl_usage(next + 1 < argc ? argv[next + 1] : NULL), stdout);
+        const char *topic = next + 1 < argc ? argv[next + 1] : NULL;
+        const char *ui = ctl_ui_usage(topic); /* top, profile, wait, events (ctl_ui.h) */
+        fputs(topic && ui ? ui : ctl_usage(topic), stdout);
+        if (!topic) fputs(ui, stdout);
         return 0;
     }
     if (next >= argc) {

@@ -17,7 +17,7 @@ _heliodctl_words() {
     commands)
         heliodctl --help 2>/dev/null | awk '/^commands:/ {c = 1; next}
             c && /^  [a-z]+ / {print $1}'
-        printf '%s\n' top profile wait events help
+        echo help
         ;;
     options)
         local cmd=$1

@@ -44,13 +44,16 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    int listed;               /* in d->conns (counted in d->clients) */
-    int lingering;            /* closed gracefully, replies still draining (in d->lingering) */
-    uint32_t sub;             /* HL_SUB_* */
-    float meter_hz;           /* METER events per second (0 = the default), metering.c */
-    uint64_t meter_next_ns;   /* when its next METER event is due */
-    float profile_hz;         /* PROFILE events per second (0 = the default), profile.c */
-    uint64_t profile_next_ns; /* when its next PROFILE event is due */
+    int listed;             /* in d->conns (counted in d->clients) */
+    int lingering;          /* closed gracefully, replies still draining (in d->lingering) */
+    uint32_t sub;           /* HL_SUB_* */
+    float meter_hz;         /* METER events per second (0 = the default), metering.c */
+    uint64_t meter_next_ns; /* when its next METER event is due */
+
+    /* PROFILE events per second (0 = the default) and the next one's due
+     * time (profile.c) */
+    float profile_hz;
+    uint64_t profile_next_ns;
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
 };

@@ -389,18 +389,21 @@ typedef struct {
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
 #define HL_SUB_STARTED 0x2u
-#define HL_SUB_ALL     0x4u   /* ENDED/STARTED of every client's voices, not just our own (tools) */
-#define HL_SUB_VIRTUAL 0x8u   /* VIRTUAL and REAL events */
-#define HL_SUB_DEVICE  0x10u  /* DEVICE_LOST and DEVICE_BACK events */
-#define HL_SUB_METER   0x20u  /* METER events, meter_hz times a second */
-#define HL_SUB_PROFILE 0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
+#define HL_SUB_ALL     0x4u  /* ENDED/STARTED of every client's voices, not just our own (tools) */
+#define HL_SUB_VIRTUAL 0x8u  /* VIRTUAL and REAL events */
+#define HL_SUB_DEVICE  0x10u /* DEVICE_LOST and DEVICE_BACK events */
+#define HL_SUB_METER   0x20u /* METER events, meter_hz times a second */
 #define HL_SUB_MASK    (0x3Fu | HL_SUB_PROFILE)
+
+#define HL_SUB_PROFILE 0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 typedef struct {
     uint32_t mask;
-    float meter_hz;   /* appended (meters): METER events per second, 0 = HL_METER_DEFAULT_HZ,
-                       * else [HL_METER_MIN_HZ, HL_METER_MAX_HZ] */
-    float profile_hz; /* appended, optional on the wire (profiler): PROFILE events per second,
-                       * 0 = HL_PROFILE_DEFAULT_HZ, else [HL_PROFILE_MIN_HZ, HL_PROFILE_MAX_HZ] */
+    float meter_hz; /* appended (meters): METER events per second, 0 = HL_METER_DEFAULT_HZ,
+                     * else [HL_METER_MIN_HZ, HL_METER_MAX_HZ] */
+
+    /* appended, optional on the wire (profiler): PROFILE events per second,
+     * 0 = HL_PROFILE_DEFAULT_HZ, else [HL_PROFILE_MIN_HZ, HL_PROFILE_MAX_HZ] */
+    float profile_hz;
 } hl_subscribe_t;
 #define HL_METER_DEFAULT_HZ 20.0f  /* a meter's usual refresh */
 #define HL_METER_MIN_HZ     1.0f   /* slower is a poll: use STATS */
@@ -654,11 +657,13 @@ typedef struct {
     uint16_t req_op; /* ERROR */
     int32_t status;  /* ERROR */
     char message[HL_MAX_MSG + 1];
-    uint64_t voice;       /* ENDED, STARTED */
-    uint8_t reason;       /* ENDED: HL_END_*; VIRTUAL: HL_VIRT_WHY_*; REAL: 0 */
-    uint64_t time_ns;     /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
-    hl_meter_t meter;     /* appended: METER */
-    hl_profile_t profile; /* appended: PROFILE */
+    uint64_t voice;   /* ENDED, STARTED */
+    uint8_t reason;   /* ENDED: HL_END_*; VIRTUAL: HL_VIRT_WHY_*; REAL: 0 */
+    uint64_t time_ns; /* STARTED: CLOCK_MONOTONIC of the callback that mixed it */
+    hl_meter_t meter; /* appended: METER */
+
+    /* appended: PROFILE (profiler issue) */
+    hl_profile_t profile;
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */

@@ -17,7 +17,7 @@ for page in "$src"/docs/man/*.[0-9]; do
     fi
     head -1 "$page" | grep -q "^\.TH " || { echo "$page: no .TH"; status=1; }
 done
-for cmd in $("$ctl" --help | awk '/^commands:/ {c = 1; next} c && /^  [a-z]+ / {print $1}') top profile; do
+for cmd in $("$ctl" --help | awk '/^commands:/ {c = 1; next} c && /^  [a-z]+ / {print $1}'); do
     grep -q "^\.SS $cmd\$" "$src/docs/man/heliodctl.1" || {
         echo "heliodctl.1: no section for the command $cmd"
         status=1

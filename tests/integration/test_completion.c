@@ -98,7 +98,11 @@ static void test_bash(void **state) {
     assert_false(has_line(out, "stop"));
     complete("heliodctl ", out, sizeof out);
     assert_true(has_line(out, "top") && has_line(out, "profile") && has_line(out, "stats") &&
-                has_line(out, "meter"));
+                has_line(out, "meter") && has_line(out, "wait") && has_line(out, "events"));
+    size_t tops = 0; /* each once */
+    for (const char *p = out; (p = strstr(p, "top\n")) != NULL; p += 4)
+        tops += p == out || p[-1] == '\n';
+    assert_int_equal(tops, 1);
     complete("heliodctl play --lo", out, sizeof out);
     assert_true(has_line(out, "--loop") && has_line(out, "--loop-start"));
     assert_false(has_line(out, "--gain"));
