@@ -4,7 +4,8 @@
  *   - PROFILE events at the rate a client chose, carrying the voice that
  *     plays on its bus (real count per bus and in total), a bus level that
  *     matches the sine, a load histogram that accounts for every callback of
- *     its window, and a rate outside 1..100 refused;
+ *     its window, and a rate outside 1..100 refused; a streamed voice's
+ *     sound and ring fill;
  *   - `heliodctl profile --out` records valid JSON that
  *     bench/plot_profile.py draws as a PNG;
  *   - `heliodctl top` in a tmux pane: shows the buses and the voice, follows
@@ -154,6 +155,38 @@ static void test_profile_event(void **state) {
     assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 0.5f), HELIOD_EINVAL);
     assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 101.0f), HELIOD_EINVAL);
     assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, NAN), HELIOD_EINVAL);
+    heliod_close(h);
+}
+
+/* A streamed voice shows in PROFILE with its sound and a primed ring. */
+static void test_profile_streams(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "test_profile"), 0);
+    assert_int_equal(heliod_load(h, "bed", f->wav, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "bed", &p, &v, NULL), 0);
+    prof_t pr = {0};
+    heliod_set_event_callback(h, on_profile, &pr);
+    assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 50.0f), 0);
+    pump(h, 0.5);
+    assert_true(pr.n >= 10);
+    const heliod_profile_t *q = &pr.last;
+    assert_int_equal(q->streams, 1);
+    assert_int_equal(q->nstreams, 1);
+    assert_string_equal(q->stream[0].sound, "bed");
+    /* the decoder keeps the ring well ahead of the mixer */
+    assert_true(q->stream[0].fill > 0.25f && q->stream[0].fill <= 1.0f);
+    assert_true(q->decode_load >= 0.0f && q->decode_load < 1.0f);
+    assert_int_equal(q->underruns, 0);
+    /* stopped: the stream goes with its voice */
+    assert_int_equal(heliod_stop(h, v, 0.0f), 0);
+    pump(h, 0.5);
+    assert_int_equal(pr.last.streams, 0);
+    assert_int_equal(pr.last.nstreams, 0);
     heliod_close(h);
 }
 
@@ -352,6 +385,7 @@ static void test_ctl_wait_and_events(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_profile_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_profile_streams, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_profile_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_top_not_tty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_top_tmux, setup, teardown),
