@@ -69,9 +69,9 @@ static void read_window(hld_engine_t *e, hl_profile_t *out) {
     uint64_t sum = atomic_load_explicit(&e->cb_ns_sum, memory_order_relaxed);
     double period_ns = (double)e->period * HLD_NS_PER_S / e->rate;
     uint64_t n = cbs - g.callbacks;
-    out->callbacks = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
     out->load_now = n ? (float)((double)(sum - g.cb_sum) / (double)n / period_ns) : 0.0f;
     double longest = 0.0;
+    uint64_t total = 0;
     for (unsigned b = 0; b < HLD_CB_HIST_BUCKETS; b++) {
         uint64_t h = atomic_load_explicit(&e->cb_hist[b], memory_order_relaxed);
         uint64_t dh = h - g.hist[b];
@@ -83,7 +83,12 @@ static void read_window(hld_engine_t *e, hl_profile_t *out) {
         unsigned k = bin >= HL_PROFILE_HIST - 1 ? HL_PROFILE_HIST - 1 : (unsigned)bin;
         uint64_t acc = out->hist[k] + dh;
         out->hist[k] = acc > UINT32_MAX ? UINT32_MAX : (uint32_t)acc;
+        total += dh;
     }
+    /* the count is the histogram's own: the audio thread bumps the callback
+     * counter and the histogram one after the other, so reading both could
+     * straddle a callback; the bins then add up to callbacks by construction */
+    out->callbacks = total > UINT32_MAX ? UINT32_MAX : (uint32_t)total;
     /* the bucket's middle may sit above the true maximum */
     double max_ns = (double)atomic_load_explicit(&e->cb_ns_max, memory_order_relaxed);
     if (longest > max_ns) longest = max_ns;
