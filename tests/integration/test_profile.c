@@ -54,8 +54,16 @@ static int setup(void **state) {
     return 0;
 }
 
+static char g_tsock[400]; /* the tmux server of test_top_tmux, while it runs */
+
 static int teardown(void **state) {
     fixture_t *f = *state;
+    if (g_tsock[0]) { /* a failed top test leaves no tmux server (nor top) behind */
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "tmux -S %s kill-server 2>/dev/null; rm -f %s", g_tsock, g_tsock);
+        if (system(cmd) != 0) fprintf(stderr, "could not stop tmux at %s\n", g_tsock);
+        g_tsock[0] = 0;
+    }
     if (!f) return 0;
     int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
     th_daemon_cleanup(&f->d);
@@ -273,8 +281,8 @@ static void test_top_tmux(void **state) {
     heliod_t *h = play_tone(f, "music");
     const char *ctl = getenv("HELIODCTL_BIN");
     assert_non_null(ctl);
-    char tsock[400]; /* outside the daemon's dir: the test stops the daemon */
-    snprintf(tsock, sizeof tsock, "/tmp/heliod-test-top-%ld.sock", (long)getpid());
+    char *tsock = g_tsock; /* outside the daemon's dir: the test stops the daemon */
+    snprintf(g_tsock, sizeof g_tsock, "/tmp/heliod-test-top-%ld.sock", (long)getpid());
     assert_int_equal(
         sh(NULL, 0, "tmux -S %s -f /dev/null new-session -d -s top -x 120 -y 40 'sh'", tsock), 0);
     assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top '%s --socket %s top' Enter", tsock,
@@ -335,6 +343,7 @@ static void test_top_tmux(void **state) {
     assert_int_equal(atoi(screen), 0); /* the main screen is back */
     sh(NULL, 0, "tmux -S %s kill-server", tsock);
     unlink(tsock);
+    g_tsock[0] = 0;
 }
 
 static void test_ctl_wait_and_events(void **state) {
