@@ -59,7 +59,7 @@ static char g_tsock[400]; /* the tmux server of test_top_tmux, while it runs */
 static int teardown(void **state) {
     fixture_t *f = *state;
     if (g_tsock[0]) { /* a failed top test leaves no tmux server (nor top) behind */
-        char cmd[512];
+        char cmd[2 * sizeof g_tsock + 64];
         snprintf(cmd, sizeof cmd, "tmux -S %s kill-server 2>/dev/null; rm -f %s", g_tsock, g_tsock);
         if (system(cmd) != 0) fprintf(stderr, "could not stop tmux at %s\n", g_tsock);
         g_tsock[0] = 0;
