@@ -1023,8 +1023,12 @@ int heliod_subscribe(heliod_t *h, uint32_t mask) {
 }
 
 int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz) {
+    return heliod_subscribe_profile(h, mask, meter_hz, 0.0f);
+}
+
+int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float profile_hz) {
     if (!h) return HELIOD_EINVAL;
-    hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz};
+    hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz, .profile_hz = profile_hz};
     const char *why = NULL;
     if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
@@ -1221,6 +1225,47 @@ static void meter_out(heliod_meter_t *o, const hl_meter_t *m) {
     o->range = m->range;
 }
 
+_Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == HL_EVENT_PROFILE &&
+                   HELIOD_PROFILE_HIST == HL_PROFILE_HIST &&
+                   HELIOD_PROFILE_MAX_STREAMS == HL_PROFILE_MAX_STREAMS &&
+                   HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
+               "profile subscription and event are the wire's");
+
+static void profile_out(heliod_profile_t *o, const hl_profile_t *m) {
+    memset(o, 0, sizeof *o);
+    o->time_ns = m->time_ns;
+    o->period_us = m->period_us;
+    o->callbacks = m->callbacks;
+    o->load_now = m->load_now;
+    o->load_peak = m->load_peak;
+    o->load_p99 = m->load_p99;
+    o->load_max = m->load_max;
+    memcpy(o->hist, m->hist, sizeof o->hist);
+    o->xruns = m->xruns;
+    o->underruns = m->underruns;
+    o->voices_real = m->voices_real;
+    o->voices_virtual = m->voices_virtual;
+    o->decode_load = m->decode_load;
+    o->streams = m->streams;
+    o->nstreams = m->nstreams;
+    for (unsigned i = 0; i < m->nstreams; i++) {
+        snprintf(o->stream[i].sound, sizeof o->stream[i].sound, "%s", m->stream[i].sound);
+        o->stream[i].fill = m->stream[i].fill;
+    }
+    o->master_peak_db = m->master_peak_db;
+    o->master_rms_db = m->master_rms_db;
+    o->nbuses = m->nbuses;
+    for (unsigned i = 0; i < m->nbuses; i++) {
+        heliod_profile_bus_t *b = &o->bus[i];
+        snprintf(b->name, sizeof b->name, "%s", m->bus[i].name);
+        b->peak_db = m->bus[i].peak_db;
+        b->peak_hold_db = m->bus[i].peak_hold_db;
+        b->rms_db = m->bus[i].rms_db;
+        b->real = m->bus[i].real;
+        b->virt = m->bus[i].virt;
+    }
+}
+
 /* Delivers one event to the event callback (dropped if there is none). */
 static void deliver_event(heliod_t *h, const deferred_t *d) {
     hl_rbuf_t r;
@@ -1256,10 +1301,29 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         meter_out(&meter, &e.meter);
         ev.meter = &meter;
     }
-    heliod_bank_info_t bank; /* on the stack, like meter: callbacks may re-enter */
     if (e.type == HL_EVENT_BANK) {
-        hlc_bank_out(&e.bank, &bank);
-        ev.bank = &bank;
+        heliod_bank_info_t *bank = malloc(sizeof *bank); /* ~4 KiB (a path): not on the stack */
+        if (!bank) {
+            conn_fail(h, HELIOD_ENOMEM);
+            return;
+        }
+        hlc_bank_out(&e.bank, bank);
+        ev.bank = bank;
+        h->ev_fn(h->ev_user, &ev);
+        free(bank);
+        return;
+    }
+    if (e.type == HL_EVENT_PROFILE) {
+        heliod_profile_t *prof = malloc(sizeof *prof); /* ~5 KiB: the stack holds two events */
+        if (!prof) {
+            conn_fail(h, HELIOD_ENOMEM);
+            return;
+        }
+        profile_out(prof, &e.profile);
+        ev.profile = prof;
+        h->ev_fn(h->ev_user, &ev);
+        free(prof);
+        return;
     }
     h->ev_fn(h->ev_user, &ev);
 }

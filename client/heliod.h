@@ -612,6 +612,45 @@ typedef struct {
     heliod_level_t bus[HELIOD_METER_MAX_BUSES];
     float momentary, short_term, integrated, range;
 } heliod_meter_t;
+/* ---- profiler: HELIOD_EVENT_PROFILE (subscription HELIOD_SUB_PROFILE) ----
+ * What the engine did in the window since the daemon's previous PROFILE
+ * event, and where it stands now. Loads are callback durations over the
+ * period: 1.0 is the deadline. */
+#define HELIOD_SUB_PROFILE         0x100u
+#define HELIOD_EVENT_PROFILE       20
+#define HELIOD_PROFILE_HIST        8
+#define HELIOD_PROFILE_MAX_STREAMS 16
+#define HELIOD_PROFILE_MAX_BUSES   32
+typedef struct {
+    char name[64];
+    float peak_db, peak_hold_db, rms_db; /* the louder channel, dBFS (-144 silence) */
+    unsigned real, virt;                 /* voices on the bus: mixed / virtual */
+} heliod_profile_bus_t;
+typedef struct {
+    uint64_t time_ns;                   /* daemon uptime */
+    float period_us;                    /* the deadline */
+    uint32_t callbacks;                 /* callbacks in the window */
+    float load_now, load_peak;          /* the window's mean and longest callback / period */
+    float load_p99, load_max;           /* since start or STATS reset */
+    uint32_t hist[HELIOD_PROFILE_HIST]; /* window callbacks by load in 1/8 periods (last: >= 7/8) */
+    uint64_t xruns, underruns;          /* device xruns, stream underruns (totals) */
+    unsigned voices_real, voices_virtual;
+    float decode_load; /* decoder CPU seconds per second over the window */
+    unsigned streams;  /* streams open; the first nstreams are listed */
+    unsigned nstreams;
+    struct {
+        char sound[64];
+        float fill; /* ring fill, 0..1 */
+    } stream[HELIOD_PROFILE_MAX_STREAMS];
+    float master_peak_db, master_rms_db;
+    unsigned nbuses;
+    heliod_profile_bus_t bus[HELIOD_PROFILE_MAX_BUSES];
+} heliod_profile_t;
+/* As heliod_subscribe_meter, with the rate of PROFILE events: profile_hz 0 =
+ * 10 per second, else 1..100. Returns 0, HELIOD_EINVAL or a connection
+ * error. Blocking. */
+int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float profile_hz);
+
 typedef struct {
     int type;
     uint32_t request_id; /* the request it answers (ERROR), or 0 */
@@ -623,6 +662,9 @@ typedef struct {
     uint64_t time_ns; /* STARTED: server CLOCK_MONOTONIC when its first block was mixed */
     const heliod_meter_t *meter;         /* METER: the readings, valid during the callback */
     const struct heliod_bank_info *bank; /* BANK: valid during the callback */
+
+    /* PROFILE: the figures, valid during the callback */
+    const heliod_profile_t *profile;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
 

@@ -12,6 +12,7 @@
  * non-zero exit status.
  */
 #include "ctl_args.h"
+#include "ctl_ui.h"
 #include "heliod.h"
 #include "hl_config.h"
 #include "hl_proto.h"
@@ -1558,12 +1559,25 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (opts.help || (next < argc && strcmp(argv[next], "help") == 0)) {
-        fputs(ctl_usage(next + 1 < argc ? argv[next + 1] : NULL), stdout);
+        const char *topic = next + 1 < argc ? argv[next + 1] : NULL;
+        const char *ui = ctl_ui_usage(topic); /* top, profile, wait, events (ctl_ui.h) */
+        fputs(topic && ui ? ui : ctl_usage(topic), stdout);
+        if (!topic) fputs(ui, stdout);
         return 0;
     }
     if (next >= argc) {
         errorf("missing command (try --help)");
         return CTL_EXIT_USAGE;
+    }
+    /* the event-driven views parse their own options (ctl_ui.h) */
+    if (strcmp(argv[next], "top") == 0) return ctl_top_main(argc - next, argv + next, opts.socket);
+    if (strcmp(argv[next], "profile") == 0)
+        return ctl_profile_main(argc - next, argv + next, opts.socket);
+    if (strcmp(argv[next], "wait") == 0)
+        return ctl_wait_main(argc - next, argv + next, opts.socket, opts.json);
+    if (strcmp(argv[next], "events") == 0) { /* `watch --json` under the name scripts expect */
+        opts.json = 1;
+        argv[next] = "watch";
     }
     ctl_cmd_t *c = calloc(1, sizeof *c);
     if (!c) return CTL_EXIT_FAIL;

@@ -49,6 +49,11 @@ struct hld_conn {
     uint32_t sub;           /* HL_SUB_* */
     float meter_hz;         /* METER events per second (0 = the default), metering.c */
     uint64_t meter_next_ns; /* when its next METER event is due */
+
+    /* PROFILE events per second (0 = the default) and the next one's due
+     * time (profile.c) */
+    float profile_hz;
+    uint64_t profile_next_ns;
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
     /* an upload in progress (LOAD_DATA), at most one per connection */

@@ -701,6 +701,28 @@ double hld_decoder_cpu_s(hld_decoder_t *p) {
     return (double)ns / NS_PER_S;
 }
 
+uint32_t hld_decoder_fills(hld_decoder_t *p, char (*name)[HL_MAX_NAME + 1], float *fill,
+                           uint32_t cap) {
+    uint32_t n = 0;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < HL_MAX_STREAMS; i++) {
+        hld_dstream_t *ds = p->slots[i];
+        if (!ds) continue;
+        if (n < cap) {
+            const hl_ring_t *r = &ds->stream.ring;
+            uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+            uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+            uint32_t used = head - tail;
+            float f = r->capacity ? (float)used / (float)r->capacity : 0.0f;
+            fill[n] = f < 0.0f ? 0.0f : f > 1.0f ? 1.0f : f;
+            snprintf(name[n], HL_MAX_NAME + 1, "%s", ds->name);
+        }
+        n++;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return n;
+}
+
 uint64_t hld_decoder_wakeups(hld_decoder_t *p) {
     return atomic_load_explicit(&p->wakeups, memory_order_relaxed);
 }

@@ -221,6 +221,13 @@ static inline hld_dstream_t *hld_dstream_from(hl_stream_t *s) {
 /* Streams alive, decoder threads' CPU seconds and wake-ups. Any thread. */
 uint32_t hld_decoder_active(hld_decoder_t *p);
 double hld_decoder_cpu_s(hld_decoder_t *p);
+/* The profiler's view of the open streams: up to cap of them, the sound's
+ * name (name[i], HL_MAX_NAME + 1 bytes each) and how full its ring is
+ * (fill[i], 0..1, read from the ring's indices without disturbing either
+ * side). Returns how many streams are open (may exceed cap). Takes the pool
+ * lock briefly; main thread. */
+uint32_t hld_decoder_fills(hld_decoder_t *p, char (*name)[HL_MAX_NAME + 1], float *fill,
+                           uint32_t cap);
 uint64_t hld_decoder_wakeups(hld_decoder_t *p);
 /* Opens answered ETIMEDOUT so far. Any thread. */
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);

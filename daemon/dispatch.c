@@ -28,6 +28,7 @@
 #include "hl_limits.h"
 #include "log.h"
 #include "metering.h"
+#include "profile.h"
 #include "stats.h"
 
 static uint8_t g_scratch[HL_MAX_FRAME]; /* main thread only */
@@ -433,6 +434,8 @@ static int op_subscribe(hld_req_t *q) {
     q->c->sub = m.mask;
     q->c->meter_hz = m.meter_hz;
     hld_metering_subscribed(q->c->d, q->c);
+    q->c->profile_hz = m.profile_hz;
+    hld_profile_subscribed(q->c->d, q->c);
     return hld_reply_ok(q);
 }
 

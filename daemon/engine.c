@@ -37,6 +37,10 @@ static double hist_value(unsigned b) {
     return (lo + hi) / 2;
 }
 
+double hld_engine_hist_ns(unsigned b) {
+    return b < HLD_CB_HIST_BUCKETS ? hist_value(b) : 0.0;
+}
+
 /* The output fade of device switches: a linear ramp towards the target; free
  * once settled at 1, a memset at 0. */
 static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {

@@ -95,6 +95,10 @@ typedef struct {
     double wait_max_us, wait_p99_us;
 } hld_engine_stats_t;
 
+/* Representative duration (ns) of bucket b of cb_hist, the middle of its
+ * ~19% range (the profiler reads the raw counters for its windows). Any thread. */
+double hld_engine_hist_ns(unsigned b);
+
 /* CLOCK_MONOTONIC in ns. Any thread (RT safe: vDSO). */
 /* The render driver's clock (render.c): while non-zero, hld_now_ns() is this
  * virtual time (engine frames at the engine rate), so whatever the daemon

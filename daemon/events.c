@@ -44,6 +44,7 @@
 #include "hld_limits.h"
 #include "log.h"
 #include "metering.h"
+#include "profile.h"
 
 #if HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
@@ -347,6 +348,7 @@ static void finish_shutdown(hld_daemon_t *d) {
     watchdog_close();
     hld_metering_close(d);
     hld_wzones_stop(&d->wzones); /* its tick timer would keep the loop alive */
+    hld_profile_close(d);
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     hld_decoder_set_notify(&d->decoder, NULL, NULL);
@@ -428,6 +430,7 @@ int hld_events_start(hld_daemon_t *d) {
     if (stall && *stall) g_test_stall_ms = (unsigned)strtoul(stall, NULL, 10);
     if (watchdog_start(d) != 0) return HELIOD_EIO;
     if (hld_metering_open(d) != 0) return HELIOD_ENOMEM;
+    hld_profile_open(d);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_term);
     d->sig_int.data = d->sig_term.data = d;

@@ -459,17 +459,22 @@ typedef struct {
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
 #define HL_SUB_STARTED 0x2u
-#define HL_SUB_ALL     0x4u  /* ENDED/STARTED of every client's voices, not just our own (tools) */
-#define HL_SUB_VIRTUAL 0x8u  /* VIRTUAL and REAL events */
-#define HL_SUB_DEVICE  0x10u /* DEVICE_LOST and DEVICE_BACK events */
-#define HL_SUB_METER   0x20u /* METER events, meter_hz times a second */
-#define HL_SUB_BANK    0x40u /* BANK events: a bank's state and progress */
-#define HL_SUB_ZONES   0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
-#define HL_SUB_MASK    0xFFu
+#define HL_SUB_ALL     0x4u   /* ENDED/STARTED of every client's voices, not just our own (tools) */
+#define HL_SUB_VIRTUAL 0x8u   /* VIRTUAL and REAL events */
+#define HL_SUB_DEVICE  0x10u  /* DEVICE_LOST and DEVICE_BACK events */
+#define HL_SUB_METER   0x20u  /* METER events, meter_hz times a second */
+#define HL_SUB_BANK    0x40u  /* BANK events: a bank's state and progress */
+#define HL_SUB_ZONES   0x80u  /* ZONE_TICK events: the world-zone scheduler's per-tick report */
+#define HL_SUB_PROFILE 0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
+#define HL_SUB_MASK    0x1FFu
 typedef struct {
     uint32_t mask;
     float meter_hz; /* appended (meters): METER events per second, 0 = HL_METER_DEFAULT_HZ,
                      * else [HL_METER_MIN_HZ, HL_METER_MAX_HZ] */
+
+    /* appended, optional on the wire (profiler): PROFILE events per second,
+     * 0 = HL_PROFILE_DEFAULT_HZ, else [HL_PROFILE_MIN_HZ, HL_PROFILE_MAX_HZ] */
+    float profile_hz;
 } hl_subscribe_t;
 #define HL_METER_DEFAULT_HZ 20.0f  /* a meter's usual refresh */
 #define HL_METER_MIN_HZ     1.0f   /* slower is a poll: use STATS */
@@ -680,6 +685,46 @@ typedef struct {
     uint8_t nbuses;              /* 0..HL_METER_MAX_BUSES */
     hl_meter_level_t bus[HL_METER_MAX_BUSES];
 } hl_meter_t;
+/* ---- PROFILE event (profiler issue) --------------------------------------
+ * Subscription HL_SUB_PROFILE: what the engine did since the previous
+ * PROFILE event the daemon encoded (the "window"), plus where it stands now.
+ * Loads are callback durations over the period (1.0 = the deadline). */
+#define HL_EVENT_PROFILE       20
+#define HL_PROFILE_DEFAULT_HZ  10.0f  /* a live view's refresh */
+#define HL_PROFILE_MIN_HZ      1.0f   /* slower is a poll: use STATS */
+#define HL_PROFILE_MAX_HZ      100.0f /* one event per 10 ms: finer is the callback histogram */
+#define HL_PROFILE_HIST        8      /* window histogram bins: 1/8 of the period each */
+#define HL_PROFILE_MAX_STREAMS 16     /* stream fills listed (the rest only counted) */
+#define HL_PROFILE_MAX_BUSES   32     /* every bus of the mixer's tree */
+#define HL_PROFILE_MAX_LOAD    1.0e6f /* a load the wire accepts: a million periods */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    float peak_db, peak_hold_db, rms_db; /* the louder channel, as METER's */
+    uint16_t real, virt;                 /* voices on the bus: mixed, not mixed */
+} hl_profile_bus_t;
+typedef struct {
+    char sound[HL_MAX_NAME + 1]; /* the streamed sound */
+    float fill;                  /* decoded frames waiting in its ring / ring size, [0, 1] */
+} hl_profile_stream_t;
+typedef struct {
+    uint64_t time_ns;         /* daemon uptime when the event was built */
+    float period_us;          /* the deadline */
+    uint32_t callbacks;       /* audio callbacks in the window */
+    float load_now;           /* mean callback of the window / period */
+    float load_peak;          /* longest callback of the window / period (histogram bucket, ~19%) */
+    float load_p99, load_max; /* since start or STATS reset (= STATS callback_load_*) */
+    uint32_t hist[HL_PROFILE_HIST]; /* window's callbacks by load; the last bin also holds > 1 */
+    uint64_t xruns, underruns;      /* totals: device xruns, stream underruns */
+    uint32_t voices_real, voices_virtual;
+    float decode_load; /* decoder threads' CPU seconds per second over the window */
+    uint16_t streams;  /* streams open (may exceed nstreams) */
+    uint8_t nstreams;  /* 0..HL_PROFILE_MAX_STREAMS */
+    hl_profile_stream_t stream[HL_PROFILE_MAX_STREAMS];
+    float master_peak_db, master_rms_db;
+    uint8_t nbuses; /* 0..HL_PROFILE_MAX_BUSES */
+    hl_profile_bus_t bus[HL_PROFILE_MAX_BUSES];
+} hl_profile_t;
+
 typedef struct {
     uint16_t type;
     uint16_t req_op; /* ERROR */
@@ -691,6 +736,9 @@ typedef struct {
     hl_meter_t meter;               /* appended: METER */
     hl_bank_info_t bank;            /* appended: BANK */
     char report[HL_MAX_REPORT + 1]; /* appended: ZONE_TICK (the scheduler's report line) */
+
+    /* appended: PROFILE (profiler issue) */
+    hl_profile_t profile;
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
@@ -924,7 +972,8 @@ int hl_validate_fx(const hl_fx_req_t *m, const char **why);
 int hl_validate_duck(const hl_duck_rule_t *m, const char **why);
 /* The post-stage fields: cutoffs, occlusion/obstruction, send names and levels. */
 int hl_validate_vpost(const hl_vpost_t *m, const char **why);
-/* Known bits; meter_hz 0 or finite in [HL_METER_MIN_HZ, HL_METER_MAX_HZ]. */
+/* Known bits; meter_hz 0 or finite in [HL_METER_MIN_HZ, HL_METER_MAX_HZ];
+ * profile_hz 0 or finite in [HL_PROFILE_MIN_HZ, HL_PROFILE_MAX_HZ]. */
 int hl_validate_subscribe(const hl_subscribe_t *m, const char **why);
 /* Every field of a cue / category / emitter request in range (names valid,
  * 1..16 sounds, enums known, numbers finite and in the documented ranges). */

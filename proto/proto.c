@@ -578,10 +578,12 @@ void hl_get_stat(hl_rbuf_t *r, hl_stat_t *m) {
 void hl_put_subscribe(hl_wbuf_t *w, const hl_subscribe_t *m) {
     hl_put_u32(w, m->mask);
     hl_put_f32(w, m->meter_hz);
+    if (m->profile_hz != 0.0f) hl_put_f32(w, m->profile_hz); /* optional: 0 when absent */
 }
 void hl_get_subscribe(hl_rbuf_t *r, hl_subscribe_t *m) {
     m->mask = get_flags32(r, HL_SUB_MASK);
     m->meter_hz = hl_get_f32(r);
+    m->profile_hz = r->len - r->off >= sizeof(float) ? hl_get_f32(r) : 0.0f;
 }
 
 void hl_put_bus(hl_wbuf_t *w, const hl_bus_t *m) {
@@ -826,6 +828,106 @@ static void get_meter(hl_rbuf_t *r, hl_meter_t *m) {
     }
 }
 
+/* ---- PROFILE events (profiler issue) ------------------------------------ */
+
+static float get_load(hl_rbuf_t *r) {
+    float v = hl_get_f32(r);
+    if (!(v >= 0.0f && v <= HL_PROFILE_MAX_LOAD)) { /* NaN too */
+        rbuf_fail(r);
+        return 0.0f;
+    }
+    return v;
+}
+
+static void put_profile(hl_wbuf_t *w, const hl_profile_t *m) {
+    hl_put_u64(w, m->time_ns);
+    hl_put_f32(w, m->period_us);
+    hl_put_u32(w, m->callbacks);
+    hl_put_f32(w, m->load_now);
+    hl_put_f32(w, m->load_peak);
+    hl_put_f32(w, m->load_p99);
+    hl_put_f32(w, m->load_max);
+    for (int k = 0; k < HL_PROFILE_HIST; k++)
+        hl_put_u32(w, m->hist[k]);
+    hl_put_u64(w, m->xruns);
+    hl_put_u64(w, m->underruns);
+    hl_put_u32(w, m->voices_real);
+    hl_put_u32(w, m->voices_virtual);
+    hl_put_f32(w, m->decode_load);
+    hl_put_u16(w, m->streams);
+    if (m->nstreams > HL_PROFILE_MAX_STREAMS || m->nbuses > HL_PROFILE_MAX_BUSES) {
+        if (!w->err) w->err = HELIOD_ETOOBIG;
+        return;
+    }
+    hl_put_u8(w, m->nstreams);
+    for (unsigned i = 0; i < m->nstreams; i++) {
+        hl_put_str(w, m->stream[i].sound, HL_MAX_NAME);
+        hl_put_f32(w, m->stream[i].fill);
+    }
+    hl_put_f32(w, m->master_peak_db);
+    hl_put_f32(w, m->master_rms_db);
+    hl_put_u8(w, m->nbuses);
+    for (unsigned i = 0; i < m->nbuses; i++) {
+        const hl_profile_bus_t *b = &m->bus[i];
+        if (!hl_name_valid(b->name) && !w->err) w->err = HELIOD_EINVAL;
+        hl_put_str(w, b->name, HL_MAX_NAME);
+        hl_put_f32(w, b->peak_db);
+        hl_put_f32(w, b->peak_hold_db);
+        hl_put_f32(w, b->rms_db);
+        hl_put_u16(w, b->real);
+        hl_put_u16(w, b->virt);
+    }
+}
+
+static void get_profile(hl_rbuf_t *r, hl_profile_t *m) {
+    m->time_ns = hl_get_u64(r);
+    m->period_us = hl_get_f32(r);
+    if (!(m->period_us > 0.0f && m->period_us <= HL_PROFILE_MAX_LOAD)) rbuf_fail(r);
+    m->callbacks = hl_get_u32(r);
+    m->load_now = get_load(r);
+    m->load_peak = get_load(r);
+    m->load_p99 = get_load(r);
+    m->load_max = get_load(r);
+    for (int k = 0; k < HL_PROFILE_HIST; k++)
+        m->hist[k] = hl_get_u32(r);
+    m->xruns = hl_get_u64(r);
+    m->underruns = hl_get_u64(r);
+    m->voices_real = hl_get_u32(r);
+    m->voices_virtual = hl_get_u32(r);
+    m->decode_load = get_load(r);
+    m->streams = hl_get_u16(r);
+    m->nstreams = hl_get_u8(r);
+    if (m->nstreams > HL_PROFILE_MAX_STREAMS) {
+        rbuf_fail(r);
+        m->nstreams = 0;
+        return;
+    }
+    for (unsigned i = 0; i < m->nstreams && !r->err; i++) {
+        hl_get_str(r, m->stream[i].sound, sizeof m->stream[i].sound);
+        float f = hl_get_f32(r);
+        if (!(f >= 0.0f && f <= 1.0f)) rbuf_fail(r);
+        m->stream[i].fill = f;
+    }
+    m->master_peak_db = get_db(r, HL_METER_FLOOR_DB);
+    m->master_rms_db = get_db(r, HL_METER_FLOOR_DB);
+    m->nbuses = hl_get_u8(r);
+    if (m->nbuses > HL_PROFILE_MAX_BUSES) {
+        rbuf_fail(r);
+        m->nbuses = 0;
+        return;
+    }
+    for (unsigned i = 0; i < m->nbuses && !r->err; i++) {
+        hl_profile_bus_t *b = &m->bus[i];
+        hl_get_str(r, b->name, sizeof b->name);
+        if (!r->err && !hl_name_valid(b->name)) rbuf_fail(r);
+        b->peak_db = get_db(r, HL_METER_FLOOR_DB);
+        b->peak_hold_db = get_db(r, HL_METER_FLOOR_DB);
+        b->rms_db = get_db(r, HL_METER_FLOOR_DB);
+        b->real = hl_get_u16(r);
+        b->virt = hl_get_u16(r);
+    }
+}
+
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
     hl_put_u16(w, m->type);
     switch (m->type) {
@@ -855,6 +957,7 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
     case HL_EVENT_METER: put_meter(w, &m->meter); break;
     case HL_EVENT_BANK: hl_put_bank_info(w, &m->bank); break;
     case HL_EVENT_ZONE_TICK: hl_put_str(w, m->report, HL_MAX_REPORT); break;
+    case HL_EVENT_PROFILE: put_profile(w, &m->profile); break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -892,6 +995,7 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
     case HL_EVENT_METER: get_meter(r, &m->meter); break;
     case HL_EVENT_BANK: hl_get_bank_info(r, &m->bank); break;
     case HL_EVENT_ZONE_TICK: hl_get_str(r, m->report, sizeof m->report); break;
+    case HL_EVENT_PROFILE: get_profile(r, &m->profile); break;
     default: rbuf_fail(r); break;
     }
 }
@@ -1289,6 +1393,9 @@ int hl_validate_subscribe(const hl_subscribe_t *m, const char **why) {
     if (m->mask & ~HL_SUB_MASK) return invalid(why, "mask: unknown event bits");
     if (m->meter_hz != 0.0f && !(m->meter_hz >= HL_METER_MIN_HZ && m->meter_hz <= HL_METER_MAX_HZ))
         return invalid(why, "meter_hz: 0 (the default, 20) or 1..100 events per second");
+    if (m->profile_hz != 0.0f &&
+        !(m->profile_hz >= HL_PROFILE_MIN_HZ && m->profile_hz <= HL_PROFILE_MAX_HZ))
+        return invalid(why, "profile_hz: 0 (the default, 10) or 1..100 events per second");
     return 0;
 }
 

@@ -7,7 +7,8 @@ set -euo pipefail
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
       portaudio19-dev libsndfile1-dev libuv1-dev libsoxr-dev libsystemd-dev libcmocka-dev
       libmysofa-dev libebur128-dev
-      jackd2 sox binutils python3)
+      jackd2 sox binutils python3
+      tmux groff-base man-db zsh)  # tests: heliodctl top in tmux, man pages, completions
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -202,7 +202,8 @@ static sample_t build_sample(int i) {
         break;
     }
     case 13: {
-        hl_subscribe_t m = {HL_SUB_MASK, 50.0f};
+        hl_subscribe_t m = {HL_SUB_MASK, 50.0f,
+                            0.0f}; /* profile_hz: optional, test_profile_codec.c */
         hl_put_subscribe(&w, &m);
         s.op = HL_OP_SUBSCRIBE;
         break;
