@@ -100,6 +100,9 @@ static void test_worst_case_scene_is_governed(void **state) {
         assert_true(heliod_play_async(h, "src", &p, on_play, &g_voice[i]) > 0);
     }
     assert_int_equal(heliod_sync(h), 0);
+    /* every play was admitted (and its voice started counting) between t0
+     * and now: the bound on how far a voice's start is from t0 */
+    const double t_burst = now_s() - t0;
     /* the governor converges on a burst of 4096 plays within about a second
      * (slow start, then cuts and growth); what it holds after that is the
      * steady state the deadline is checked on */
@@ -185,10 +188,14 @@ static void test_worst_case_scene_is_governed(void **state) {
         double err = fabs(vi[i].position_s - expect);
         if (err > worst_err) worst_err = err;
     }
-    fprintf(stderr, "# governed voices back: worst position error %.1f ms after %.1f s\n",
-            worst_err * 1e3, t);
-    /* the plays were sent over ~0.1 s, and t0 is before the first */
-    assert_true(worst_err < 0.25);
+    fprintf(stderr,
+            "# governed voices back: worst position error %.1f ms after %.1f s (the plays "
+            "took %.0f ms)\n",
+            worst_err * 1e3, t, t_burst * 1e3);
+    /* t0 is before the first play and each voice started by t_burst: a voice
+     * back at its position is off by at most that, plus a ranking tick and a
+     * block or two of scheduling (0.1 s) */
+    assert_true(worst_err < t_burst + 0.1);
     free(vi);
 }
 
