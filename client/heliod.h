@@ -399,7 +399,7 @@ typedef struct {
  * and fade-in): name is a device name or a substring of one (as --device),
  * "null" for the null driver, "default" for the default output. *out (may be
  * NULL) gets what is now open. Returns 0, HELIOD_ENODEV (no such device),
- * HELIOD_EINVAL (the device does not run at the engine rate), HELIOD_EIO,
+ * HELIOD_EINVAL (the device runs at no rate heliod converts to), HELIOD_EIO,
  * HELIOD_EBUSY (a switch is in progress) or a connection error. Blocking. */
 int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out);
 

@@ -48,13 +48,16 @@ struct hld_backend {
     char device_name[HL_MAX_DEVNAME + 1]; /* what is open ("" for null) */
     int device_index;                     /* PortAudio index or -1 */
     double latency_s;                     /* device output latency */
-    int dead;     /* the device is gone: stop does nothing, close aborts (off-thread) */
-    uint32_t gen; /* the engine's port generation this backend renders through */
+    uint32_t rate; /* the device's rate (the engine's, or another: resampled) */
+    int dead;      /* the device is gone: stop does nothing, close aborts (off-thread) */
+    uint32_t gen;  /* the engine's port generation this backend renders through */
     void *impl;
 };
 
 /* Open a backend: 0 or a negative HELIOD_* code (ENODEV, EIO, ENOMEM; the
- * PortAudio one EINVAL when the device exists but does not run at cfg->rate,
+ * PortAudio one opens the device at cfg->rate, else at its own default rate
+ * when the engine can convert to it (b->rate says which: the engine then
+ * resamples, see hl_resample.h), and answers EINVAL when neither works,
  * EBUSY while a lost stream is still being closed: see hld_pa_busy).
  * On failure nothing needs closing. The main thread at start-up, then the
  * device worker (device.c): PortAudio is only ever used by one thread at a

@@ -108,6 +108,7 @@ int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     b->name = "null";
     b->device_index = -1;
     b->latency_s = (double)cfg->period / cfg->rate;
+    b->rate = cfg->rate;
     b->impl = n;
     return 0;
 }

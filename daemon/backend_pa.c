@@ -60,6 +60,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -71,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hl_resample.h"
 #include "hld_limits.h"
 #include "log.h"
 
@@ -492,20 +494,36 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
         .suggestedLatency = di->defaultLowOutputLatency,
         .hostApiSpecificStreamInfo = NULL,
     };
-    /* The mixer runs at the engine rate: a device that cannot run at it is
-     * refused (EINVAL), never opened at another rate (that would shift pitch). */
+    /* The engine rate if the device runs at it; else the device's own
+     * default rate, which the engine converts to (hld_engine_backend_open:
+     * voices, streams and the clock keep the engine rate, so nothing changes
+     * pitch). A device that does neither, or whose rate is out of the
+     * converter's range, is refused (EINVAL). */
+    uint32_t rate = cfg->rate, period = cfg->period;
     if (Pa_IsFormatSupported(NULL, &op, cfg->rate) == paInvalidSampleRate) {
-        pa_fail(HLD_LOG_WARN, "portaudio: '%s' does not run at %u Hz (the engine rate)", di->name,
-                cfg->rate);
-        free(p);
-        Pa_Terminate();
-        return HELIOD_EINVAL;
+        double dr = di->defaultSampleRate;
+        uint32_t alt = dr >= HL_RS_MIN_RATE && dr <= HL_RS_MAX_RATE ? (uint32_t)lround(dr) : 0;
+        if (!alt || !hl_resample_size(cfg->rate, alt, cfg->period) ||
+            Pa_IsFormatSupported(NULL, &op, alt) != paFormatIsSupported) {
+            pa_fail(HLD_LOG_WARN,
+                    "portaudio: '%s' runs neither at %u Hz (the engine rate) nor at a rate "
+                    "heliod converts to (its default: %.0f Hz)",
+                    di->name, cfg->rate, dr);
+            free(p);
+            Pa_Terminate();
+            return HELIOD_EINVAL;
+        }
+        rate = alt;
+        period = (uint32_t)(((uint64_t)cfg->period * alt + cfg->rate / 2) / cfg->rate);
+        if (period < 16) period = 16;
+        hld_info("portaudio: '%s' runs at %u Hz, not %u: converting the engine's output to it",
+                 di->name, alt, cfg->rate);
     }
-    e = Pa_OpenStream(&p->stream, NULL, &op, cfg->rate, cfg->period, paClipOff, pa_callback_rt, p);
+    e = Pa_OpenStream(&p->stream, NULL, &op, rate, period, paClipOff, pa_callback_rt, p);
     if (e == paNoError) e = Pa_SetStreamFinishedCallback(p->stream, pa_finished);
     if (e != paNoError) {
         if (p->stream) Pa_CloseStream(p->stream);
-        pa_fail(HLD_LOG_WARN, "portaudio: cannot open '%s' at %u Hz: %s", di->name, cfg->rate,
+        pa_fail(HLD_LOG_WARN, "portaudio: cannot open '%s' at %u Hz: %s", di->name, rate,
                 Pa_GetErrorText(e));
         free(p);
         Pa_Terminate();
@@ -518,6 +536,7 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     b->device_index = dev;
     const PaStreamInfo *si = Pa_GetStreamInfo(p->stream);
     b->latency_s = si ? si->outputLatency : 0.0;
+    b->rate = rate;
     b->impl = p;
     g_last_fail[0] = '\0';
     return 0;

@@ -38,6 +38,7 @@ int hld_backend_render_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     b->name = "render";
     b->device_index = -1;
     b->latency_s = 0.0;
+    b->rate = cfg->rate;
     b->impl = r;
     return 0;
 }

@@ -184,7 +184,8 @@ static void do_retry(hld_device_t *v) {
         return;
     }
     if (rc == HELIOD_EINVAL) {
-        /* back at another rate: stay on null (no resampling), try again slowly */
+        /* back at a rate the engine cannot convert to: stay on null, try
+         * again slowly */
         pthread_mutex_lock(&v->lock);
         v->rate_refused++;
         pthread_mutex_unlock(&v->lock);
@@ -418,10 +419,12 @@ static void on_async(uv_async_t *a) {
         } else if (rc < 0) {
             char msg[HL_MAX_MSG + 1];
             snprintf(msg, sizeof msg, "%s",
-                     rc == HELIOD_ENODEV   ? "no output device matches (see `heliodctl devices`)"
-                     : rc == HELIOD_EINVAL ? "the device does not run at the engine rate"
-                     : rc == HELIOD_EBUSY  ? "the lost device is still being closed; try again"
-                                           : "cannot open or start the device");
+                     rc == HELIOD_ENODEV ? "no output device matches (see `heliodctl devices`)"
+                     : rc == HELIOD_EINVAL
+                         ? "the device runs neither at the engine rate nor at one "
+                           "heliod converts to (8-384 kHz, at most 4:1 down)"
+                     : rc == HELIOD_EBUSY ? "the lost device is still being closed; try again"
+                                          : "cannot open or start the device");
             hld_fail(&q, rc, msg);
         } else if (!(p.flags & HL_FLAG_NOREPLY)) {
             hld_reply_begin(&q);
@@ -557,6 +560,7 @@ void hld_device_stats(hld_daemon_t *d, hld_device_stats_t *o) {
     o->driver_portaudio = is_pa(&e->backend);
     o->index = e->backend.device_index;
     o->latency_s = e->backend.latency_s;
+    o->device_rate = e->backend.rate ? e->backend.rate : e->rate;
     if (v) {
         o->rate_refused = v->rate_refused;
         pthread_mutex_unlock(&v->lock);

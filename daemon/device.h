@@ -45,6 +45,7 @@
 typedef struct {
     int driver_portaudio; /* 1 = PortAudio, 0 = null */
     int index;            /* PortAudio device index or -1 */
+    uint32_t device_rate; /* the device's rate: the engine's, or another it is converted to */
     int state;            /* 0 running, 1 switching, 2 lost (on the null clock, retrying) */
     uint64_t lost, back, switches, rate_refused;
     double lost_ms_last, recover_ms_last;

@@ -65,6 +65,25 @@ static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
 
 _Atomic uint64_t hld_virtual_ns;
 
+/* The engine's output for `frames` frames at the engine rate: the mixer,
+ * then the recording and the meters' tap (both at the engine rate). */
+static void render_block_rt(hld_engine_t *e, float *out, uint32_t frames, uint64_t t0) {
+    hl_mixer_process_rt(e->mixer, out, frames, t0);
+    if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
+    if (e->tap) hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames);
+}
+
+typedef struct {
+    hld_engine_t *e;
+    uint64_t t0;
+} pull_ctx_t;
+
+/* The converter's input: engine blocks (a device at another rate). */
+static void pull_block_rt(void *user, float *buf, uint32_t frames) {
+    pull_ctx_t *c = user;
+    render_block_rt(c->e, buf, frames, c->t0);
+}
+
 /* The audio thread's whole job: called by the backend once per period. */
 static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t xrun) {
     hld_engine_port_t *port = user;
@@ -77,9 +96,12 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     heliod_rt_thread_flag = 1;
     uint64_t t0 = hld_now_ns();
     atomic_store_explicit(&e->last_cb_ns, t0, memory_order_relaxed);
-    hl_mixer_process_rt(e->mixer, out, frames, t0);
-    if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
-    if (e->tap) hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames);
+    if (port->rs) {
+        pull_ctx_t c = {e, t0};
+        hl_resample_process_rt(port->rs, out, frames, pull_block_rt, &c);
+    } else {
+        render_block_rt(e, out, frames, t0);
+    }
     fade_rt(e, out, frames);
     uint64_t dur = hld_now_ns() - t0;
 
@@ -99,6 +121,28 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     atomic_store_explicit(&e->in_render, 0, memory_order_release);
 }
 
+/* The port's converter for a backend at another rate (off the audio thread:
+ * the port's generation is not active yet). 0 or HELIOD_ENOMEM. */
+static int port_converter(hld_engine_t *e, hld_engine_port_t *port, uint32_t dev_rate) {
+    free(port->rs_mem); /* a generation HLD_ENGINE_PORTS switches old: long retired */
+    port->rs_mem = NULL;
+    port->rs = NULL;
+    if (dev_rate == 0 || dev_rate == e->rate) return 0;
+    size_t size = hl_resample_size(e->rate, dev_rate, e->period);
+    if (!size) return HELIOD_EINVAL;
+    port->rs_mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    if (!port->rs_mem) return HELIOD_ENOMEM;
+    port->rs = hl_resample_init(port->rs_mem, size, e->rate, dev_rate, e->period);
+    if (!port->rs) {
+        free(port->rs_mem);
+        port->rs_mem = NULL;
+        return HELIOD_EINVAL;
+    }
+    hld_info("output: converting %u Hz to the device's %u Hz (%.1f frames of delay)", e->rate,
+             dev_rate, hl_resample_delay_frames(port->rs));
+    return 0;
+}
+
 int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device,
                             hld_backend_t *out) {
     uint32_t gen = ++e->next_gen;
@@ -115,8 +159,14 @@ int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device
     int rc = null_driver == HLD_BACKEND_RENDER ? hld_backend_render_open(out, &bc)
              : null_driver                     ? hld_backend_null_open(out, &bc)
                                                : hld_backend_pa_open(out, &bc);
-    if (rc == 0) out->gen = gen;
-    return rc;
+    if (rc != 0) return rc;
+    rc = port_converter(e, port, out->rate);
+    if (rc != 0) {
+        hld_backend_close(out); /* opened, never started */
+        return rc;
+    }
+    out->gen = gen;
+    return 0;
 }
 
 static int open_backend_any(hld_engine_t *e, const hld_config_t *cfg) {
@@ -175,8 +225,10 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
         blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
         uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
         if (blocks > cap) blocks = cap;
+        heliod_rt_thread_flag = 1; /* the RT rule holds here too (tests/rt checks) */
         for (uint64_t i = 0; i < blocks; i++)
-            engine_render_rt(e, e->scratch, e->period, 0);
+            render_block_rt(e, e->scratch, e->period, hld_now_ns());
+        heliod_rt_thread_flag = 0;
     }
     if (lock) pthread_mutex_lock(lock);
     e->backend = *nb;
@@ -306,6 +358,11 @@ void hld_engine_close(hld_engine_t *e) {
     e->mixer = NULL;
     free(e->scratch);
     e->scratch = NULL;
+    for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++) {
+        free(e->ports[i].rs_mem);
+        e->ports[i].rs_mem = NULL;
+        e->ports[i].rs = NULL;
+    }
     hld_meter_tap_close(e->tap); /* after the backend: the audio thread is gone */
     e->tap = NULL;
     hld_hrtf_free(e->hrtf_mem); /* the audio thread is gone: no voice reads it */

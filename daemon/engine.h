@@ -33,6 +33,7 @@
 #include "config.h"
 #include "hl_mixer.h"
 #include "hld_limits.h"
+#include "hl_resample.h"
 #include "meter_tap.h"
 #include "recorder.h"
 
@@ -49,6 +50,11 @@ struct hld_engine;
 typedef struct {
     struct hld_engine *e;
     uint32_t gen;
+    /* a device at another rate than the engine: the converter from the
+     * engine rate to the device's (set up by hld_engine_backend_open before
+     * the backend starts, freed when the port is reused or at close), else NULL */
+    hl_resample_t *rs;
+    void *rs_mem;
 } hld_engine_port_t;
 
 typedef struct hld_engine {

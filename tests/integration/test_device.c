@@ -11,9 +11,12 @@
  * daemon keeps answering (STATS, VOICES, a new PLAY) and voices and callbacks
  * advance on the null driver's clock. After 1 and 2 DEVICE_BACK must arrive
  * within 2 s of the server being up and the callbacks run on PortAudio again;
- * after 3 the device is refused (no resampling, no pitch error: STATS
- * device_rate_refused) and the engine stays on null at 48 kHz. xruns and
- * underruns of the transitions are printed (counted, never a crash).
+ * after 3 too, with the engine still at 48 kHz and its output converted to
+ * the server's 44.1 kHz (STATS device_rate, device_resampled): jack_rec
+ * records heliod's JACK ports while a 1 kHz tone plays, and the recording's
+ * strongest frequency must be 1 kHz (played unconverted it would be 919 Hz).
+ * xruns and underruns of the transitions are printed (counted, never a
+ * crash).
  * Prints detection and recovery times.
  *
  * The server runs under a private name; a server killed and not restarted
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sndfile.h>
 
 #include "harness.h"
 #include "heliod.h"
@@ -204,15 +208,15 @@ static void lose_device(ctx_t *c, int nth) {
 }
 
 /* jackd back: DEVICE_BACK within BACK_WITHIN_MS, callbacks on PortAudio. */
-static void recover_device(ctx_t *c, const char *period, int nth) {
+static void recover_device(ctx_t *c, const char *rate, const char *period, int nth) {
     double up = 0;
-    assert_int_equal(start_jackd("48000", period, &up), 0);
+    assert_int_equal(start_jackd(rate, period, &up), 0);
     pump(c->w, &c->ev.back, nth, BACK_WITHIN_MS + 1000);
     assert_int_equal(c->ev.back, nth);
     double took = c->ev.back_at - up;
-    printf("# recovery %d (period %s): DEVICE_BACK %.1f ms after jackd was up (daemon: %.1f ms "
-           "after the loss was detected)\n",
-           nth, period, took, th_stat(c->h, "device_recover_ms_last"));
+    printf("# recovery %d (%s Hz, period %s): DEVICE_BACK %.1f ms after jackd was up (daemon: "
+           "%.1f ms after the loss was detected)\n",
+           nth, rate, period, took, th_stat(c->h, "device_recover_ms_last"));
     assert_true(took < BACK_WITHIN_MS);
     assert_true(th_stat(c->h, "device_portaudio") == 1);
     assert_true(th_stat(c->h, "device_state") == 0);
@@ -227,6 +231,73 @@ static void recover_device(ctx_t *c, const char *period, int nth) {
     assert_true(th_stat(c->h, "device_portaudio") == 1);
     assert_true(advanced(p1, p2, 0.15));
     print_xruns(c, "the recovery");
+}
+
+/* The strongest frequency between lo and hi (0.5 Hz steps, Goertzel) of
+ * channel 0 of a WAV file. */
+static double peak_freq(const char *path, double lo, double hi, double *rate_out) {
+    SF_INFO info = {0};
+    SNDFILE *f = sf_open(path, SFM_READ, &info);
+    if (!f) return -1;
+    size_t n = (size_t)info.frames;
+    float *buf = malloc(n * (size_t)info.channels * sizeof(float));
+    if (!buf) {
+        sf_close(f);
+        return -1;
+    }
+    n = (size_t)sf_readf_float(f, buf, (sf_count_t)n);
+    sf_close(f);
+    *rate_out = info.samplerate;
+    double best = -1, best_p = -1;
+    for (double fr = lo; fr <= hi; fr += 0.5) {
+        double w = 2 * M_PI * fr / info.samplerate, k = 2 * cos(w), s1 = 0, s2 = 0;
+        for (size_t i = 0; i < n; i++) {
+            double s0 = buf[i * (size_t)info.channels] + k * s1 - s2;
+            s2 = s1;
+            s1 = s0;
+        }
+        double p = s1 * s1 + s2 * s2 - k * s1 * s2;
+        if (p > best_p) {
+            best_p = p;
+            best = fr;
+        }
+    }
+    free(buf);
+    return best;
+}
+
+/* Plays a 1 kHz tone and records heliod's JACK output port for a second with
+ * jack_rec: the peak must be at 1 kHz (unconverted, 48 kHz samples played at
+ * 44.1 kHz would put it at 918.75 Hz). */
+static void check_pitch(ctx_t *c) {
+    FILE *p = popen("jack_lsp 2>/dev/null", "r");
+    assert_non_null(p);
+    char line[256], port[256] = "";
+    while (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!port[0] && strncmp(line, "system:", 7) != 0 && strchr(line, ':'))
+            snprintf(port, sizeof port, "%s", line);
+    }
+    pclose(p);
+    printf("# heliod's JACK port: %s\n", port);
+    assert_true(port[0] != '\0');
+    char tone[400], wav[400], cmd[1200];
+    snprintf(tone, sizeof tone, "%s/k1.wav", g_daemon.dir);
+    snprintf(wav, sizeof wav, "%s/jack_rec.wav", g_daemon.dir);
+    assert_int_equal(th_write_sine(tone, 48000, 3.0, 1000.0, 0.5), 0);
+    assert_int_equal(heliod_load(c->h, "k1", tone, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(c->h, "k1", &pp, &v, NULL), 0);
+    th_sleep_ms(200);
+    snprintf(cmd, sizeof cmd, "jack_rec -f '%s' -d 1 -b 32 '%s' >/dev/null 2>&1", wav, port);
+    assert_int_equal(system(cmd), 0);
+    heliod_stop(c->h, v, 5);
+    double rate = 0, f = peak_freq(wav, 850.0, 1150.0, &rate);
+    printf("# a 1 kHz tone recorded from JACK at %.0f Hz: peak at %.1f Hz\n", rate, f);
+    assert_true(rate == 44100);
+    assert_true(fabs(f - 1000.0) <= 2.0);
 }
 
 static void test_device_switch_loss_recovery(void **state) {
@@ -277,31 +348,23 @@ static void test_device_switch_loss_recovery(void **state) {
 
     /* 1: back at the same rate and period */
     lose_device(&c, 1);
-    recover_device(&c, "256", 1);
+    recover_device(&c, "48000", "256", 1);
 
     /* 2: back with another period (PortAudio adapts its buffers; the engine
      * period stays 256) */
     lose_device(&c, 2);
-    recover_device(&c, "512", 2);
+    recover_device(&c, "48000", "512", 2);
 
-    /* 3: back at another rate: refused, the engine stays on null at 48 kHz */
+    /* 3: back at another rate: the engine stays at 48 kHz, its output is
+     * converted to the server's 44.1 kHz, and a tone keeps its pitch */
+    assert_true(th_stat(c.h, "device_resampled") == 0);
     lose_device(&c, 3);
-    double up = 0;
-    assert_int_equal(start_jackd("44100", "256", &up), 0);
-    double refused0 = th_stat(c.h, "device_rate_refused");
-    pump(c.w, &c.ev.back, 3, 1200); /* retries every 400 ms: two or three tries */
-    assert_int_equal(c.ev.back, 2);
-    double refused = th_stat(c.h, "device_rate_refused");
-    printf("# a 44.1 kHz server: refused %.0f time(s) in %.0f ms, no DEVICE_BACK\n", refused,
-           now_ms() - up);
-    assert_true(refused >= 1 && refused >= refused0);
-    assert_true(th_stat(c.h, "device_portaudio") == 0);
-    assert_true(th_stat(c.h, "device_state") == 2);
+    recover_device(&c, "44100", "256", 3);
     assert_true(th_stat(c.h, "rate") == 48000);
-    double cb = th_stat(c.h, "callbacks");
-    th_sleep_ms(100);
-    assert_true(th_stat(c.h, "callbacks") > cb + 5);
-    print_xruns(&c, "the refusal");
+    assert_true(th_stat(c.h, "device_rate") == 44100);
+    assert_true(th_stat(c.h, "device_resampled") == 1);
+    check_pitch(&c);
+    print_xruns(&c, "the tone at 44.1 kHz");
 
     /* still a daemon: answers, switches to null on request */
     assert_int_equal(heliod_device(c.h, "null", &r), 0);
