@@ -133,7 +133,9 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     out->streams = open > UINT16_MAX ? UINT16_MAX : (uint16_t)open;
     out->nstreams = (uint8_t)(open < HL_PROFILE_MAX_STREAMS ? open : HL_PROFILE_MAX_STREAMS);
     for (unsigned i = 0; i < out->nstreams; i++) {
-        snprintf(out->stream[i].sound, sizeof out->stream[i].sound, "%s", names[i]);
+        /* a longer name is cut (the event's field is 63 bytes) */
+        snprintf(out->stream[i].sound, sizeof out->stream[i].sound, "%.*s",
+                 (int)sizeof out->stream[i].sound - 1, names[i]);
         out->stream[i].fill = fill[i];
     }
 
