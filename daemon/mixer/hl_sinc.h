@@ -30,12 +30,12 @@
 
 #include "mix_kernels.h"
 
-#define HL_SINC_HALF     16  /* taps each side at steps <= 1 */
-#define HL_SINC_LEVELS   17  /* steps up to 2^(16/8) = 4 */
-#define HL_SINC_PHASES   256 /* rows per level (linear interpolation between them) */
-#define HL_SINC_MAX_HALF 64  /* HL_SINC_HALF x 4 */
+#define HL_SINC_HALF     12 /* taps each side at steps <= 1 */
+#define HL_SINC_LEVELS   17 /* steps up to 2^(16/8) = 4 */
+#define HL_SINC_PHASES   64 /* rows per level (linear interpolation between them) */
+#define HL_SINC_MAX_HALF 48 /* HL_SINC_HALF x 4 */
 #define HL_SINC_CUTOFF   0.94
-#define HL_SINC_BETA     9.5 /* Kaiser: stopband ~ -95 dB */
+#define HL_SINC_BETA     9.5 /* Kaiser: sidelobes ~ -95 dB */
 
 typedef struct {
     uint32_t half, taps; /* taps = 2 half */

@@ -1154,10 +1154,9 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
 static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     hl_rt_fast_t *f = &v->f;
     f->steady = 0;
-    if (v->stream || v->src.ch != 1 || (v->flags & HL_MIX_SINC) || v->env_mode != HL_ENV_RUN ||
-        v->env.rem || v->gl.rem || v->gr.rem || v->xf.rem || v->xf.cur != 1.0f ||
-        v->sw_mode != HL_SW_NONE || v->pitch_pos < v->pitch_len || !v->started ||
-        v->doppler != v->dop_target || !v->pcm ||
+    if (v->stream || v->src.ch != 1 || v->env_mode != HL_ENV_RUN || v->env.rem || v->gl.rem ||
+        v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
+        v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
         !v->pcm->finite) /* unchecked samples stay on the guarded path */
         return;
     if (v->flags & HL_MIX_3D) {
@@ -1170,6 +1169,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     }
     f->data = v->src.data;
     f->step = voice_step(v);
+    sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
     f->lim_fp = v->src.lim_fp;
     f->copy_end = v->src.copy_end;
     f->frames = v->src.frames;
@@ -1527,7 +1527,13 @@ static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_
         in = src; /* read in place: the source is the block */
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        if (f->cubic) {
+        if (f->cubic == HL_INTERP_SINC) {
+            const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+            if (c < (uint64_t)(sl->half - 1) << 32) return 0;
+            static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+            memset(u, 0, n * sizeof(float));
+            m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
+        } else if (f->cubic) {
             if (c < HL_FP_ONE) return 0;
             m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
         } else {
@@ -1571,7 +1577,11 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
         m->k->mix_mono(acc_l, acc_r, src, n, &g);
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        if (f->cubic) {
+        if (f->cubic == HL_INTERP_SINC) {
+            const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+            if (c < (uint64_t)(sl->half - 1) << 32) return 0;
+            m->sk->mono(acc_l, acc_r, src, n, frac, step, &g, sl);
+        } else if (f->cubic) {
             if (c < HL_FP_ONE) return 0;
             m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
                                  (float)step * HL_FP_SCALE, &g);

@@ -23,9 +23,10 @@
 #define HL_SINC_X86 1
 #endif
 
-#define PHASE_BITS 8 /* log2 HL_SINC_PHASES */
+#define PHASE_BITS 6 /* log2 HL_SINC_PHASES */
 _Static_assert((1u << PHASE_BITS) == HL_SINC_PHASES, "phase bits");
-#define W_SCALE (1.0f / 16777216.0f) /* the 24 bits below the phase index */
+#define FRAC_MASK ((1u << (32 - PHASE_BITS)) - 1u) /* the bits below the phase index */
+#define W_SCALE   (1.0f / (float)(1u << (32 - PHASE_BITS)))
 
 static uint32_t level_half(unsigned k) {
     double scale = pow(2.0, (double)k / 8.0);
@@ -111,7 +112,7 @@ const hl_sinc_t *hl_sinc_init(void *mem, size_t size) {
 void hl_sinc_kernel(const hl_sinc_level_t *lv, uint32_t frac, float *k) {
     const uint32_t taps = lv->taps;
     const float *row = lv->rows + (size_t)(frac >> (32 - PHASE_BITS)) * 2 * taps;
-    const float w = (float)(frac & 0xFFFFFFu) * W_SCALE;
+    const float w = (float)(frac & FRAC_MASK) * W_SCALE;
     for (uint32_t j = 0; j < taps; j++)
         k[j] = row[j] + w * row[taps + j];
 }
@@ -146,7 +147,7 @@ static inline void dot_stereo(const float *row, uint32_t taps, float w, const fl
 }
 
 #define ROW_OF(lv, f) ((lv)->rows + (size_t)((f) >> (32 - PHASE_BITS)) * 2 * (lv)->taps)
-#define W_OF(f)       ((float)((f)&0xFFFFFFu) * W_SCALE)
+#define W_OF(f)       ((float)((f)&FRAC_MASK) * W_SCALE)
 
 static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
                              uint64_t step, const hl_gain_ramp_t *g, const hl_sinc_level_t *lv) {
@@ -203,32 +204,73 @@ AVX2 static inline float hsum256(__m256 v) {
     return _mm_cvtss_f32(a);
 }
 
+/* Eight vectors of partial sums to one vector of their eight totals. */
+AVX2 static inline __m256 reduce8(const __m256 s[8]) {
+    __m256 a01 = _mm256_hadd_ps(s[0], s[1]), a23 = _mm256_hadd_ps(s[2], s[3]);
+    __m256 a45 = _mm256_hadd_ps(s[4], s[5]), a67 = _mm256_hadd_ps(s[6], s[7]);
+    __m256 b0 = _mm256_hadd_ps(a01, a23), b1 = _mm256_hadd_ps(a45, a67);
+    return _mm256_add_ps(_mm256_permute2f128_ps(b0, b1, 0x20),
+                         _mm256_permute2f128_ps(b0, b1, 0x31));
+}
+
+/* One output's 8 partial sums (mono) for a kernel of nv x 8 taps, nv a
+ * constant where it is inlined (the loop unrolls). */
+AVX2 static inline __attribute__((always_inline)) __m256
+dotn_mono(const float *row, uint32_t taps, __m256 w, const float *x, const uint32_t nv) {
+    __m256 a = _mm256_setzero_ps();
+#pragma GCC unroll 16
+    for (uint32_t i = 0; i < nv; i++) {
+        __m256 c =
+            _mm256_fmadd_ps(w, _mm256_loadu_ps(row + taps + 8 * i), _mm256_loadu_ps(row + 8 * i));
+        a = _mm256_fmadd_ps(c, _mm256_loadu_ps(x + 8 * i), a);
+    }
+    return a;
+}
+
+/* Eight outputs at a time: their dot products reduced together, the gain
+ * ramp evaluated as a vector. */
+AVX2 static inline __attribute__((always_inline)) void
+mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,
+         const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const uint32_t nv) {
+    const uint32_t taps = lv->taps, back = lv->half - 1;
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+    const __m256 eight = _mm256_set1_ps(8.0f);
+    uint32_t t = 0;
+    for (; t + 8 <= n; t += 8, k = _mm256_add_ps(k, eight)) {
+        __m256 s[8];
+#pragma GCC unroll 8
+        for (int u = 0; u < 8; u++, pos += step) {
+            uint32_t f = (uint32_t)pos;
+            s[u] = dotn_mono(ROW_OF(lv, f), taps, _mm256_set1_ps(W_OF(f)),
+                             src + (int64_t)(pos >> 32) - back, nv);
+        }
+        __m256 v = reduce8(s);
+        __m256 gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+        __m256 gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        _mm256_storeu_ps(acc_l + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(acc_l + t)));
+        _mm256_storeu_ps(acc_r + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(acc_r + t)));
+    }
+    for (; t < n; t++, pos += step) {
+        uint32_t f = (uint32_t)pos;
+        float v = hsum256(dotn_mono(ROW_OF(lv, f), taps, _mm256_set1_ps(W_OF(f)),
+                                    src + (int64_t)(pos >> 32) - back, nv));
+        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
+        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+    }
+}
+
+/* The common kernel lengths get their own unrolled loops. */
 AVX2 static void mix_mono_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n,
                                uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
                                const hl_sinc_level_t *lv) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
-    for (uint32_t t = 0; t < n; t++, pos += step) {
-        uint32_t f = (uint32_t)pos;
-        const float *row = ROW_OF(lv, f), *x = src + (int64_t)(pos >> 32) - back;
-        const __m256 w = _mm256_set1_ps(W_OF(f));
-        __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-        uint32_t j = 0;
-        for (; j + 16 <= taps; j += 16) {
-            __m256 c0 =
-                _mm256_fmadd_ps(w, _mm256_loadu_ps(row + taps + j), _mm256_loadu_ps(row + j));
-            __m256 c1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + taps + j + 8),
-                                        _mm256_loadu_ps(row + j + 8));
-            a0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(x + j), a0);
-            a1 = _mm256_fmadd_ps(c1, _mm256_loadu_ps(x + j + 8), a1);
-        }
-        for (; j < taps; j += 8) {
-            __m256 c0 =
-                _mm256_fmadd_ps(w, _mm256_loadu_ps(row + taps + j), _mm256_loadu_ps(row + j));
-            a0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(x + j), a0);
-        }
-        float v = hsum256(_mm256_add_ps(a0, a1));
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+    switch (lv->taps) {
+    case 24: mono_run(acc_l, acc_r, src, n, pos, step, g, lv, 3); break;
+    case 32: mono_run(acc_l, acc_r, src, n, pos, step, g, lv, 4); break;
+    case 40: mono_run(acc_l, acc_r, src, n, pos, step, g, lv, 5); break;
+    case 48: mono_run(acc_l, acc_r, src, n, pos, step, g, lv, 6); break;
+    default: mono_run(acc_l, acc_r, src, n, pos, step, g, lv, lv->taps / 8); break;
     }
 }
 
