@@ -417,6 +417,8 @@ class ClientTest(unittest.TestCase):
                              [("lvl", "loaded", 2, 0)])
             self.assertGreater(b[0]["bytes"], 0)
             self.assertNotEqual(c.play("b1"), 0)
+            pinned = c.load("pinned", self.wav, pin=True)
+            self.assertTrue(pinned["flags"] & heliod.LOAD_PIN)
             self.assertEqual(self.errname(c.bank_load, os.path.join(self.d.dir, "none.ini")), "EFILE")
             c.bank_unload("lvl")
             self.assertTrue(wait_for(lambda: not c.banks()))
@@ -476,6 +478,13 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(c.voice_start_frame(v), at)
             started = [e for e in c.events(timeout=1.0) if e.type == "started" and e.voice == v]
             self.assertEqual(len(started), 1)
+            # bus and listener changes scheduled too
+            k = c.clock()
+            soon = heliod.frame_at(k, time.monotonic_ns()) + 4800
+            c.bus_gain("music", -3, ramp_ms=10, at=soon)
+            self.assertEqual(c.late_frames, 0)
+            c.listener(pos=(0, 0, 1), at=soon)
+            self.assertEqual(c.late_frames, 0)
             # late: a frame long past is applied at once and says how late
             c.play("tone", at=1)
             self.assertGreater(c.late_frames, 0)
