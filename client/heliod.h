@@ -475,9 +475,11 @@ typedef struct {
 /* Fills the defaults shown in brackets above; name and sounds are empty. */
 void heliod_cue_init(heliod_cue_t *c);
 /* Defines or redefines a cue. Returns 0, HELIOD_EINVAL (a field out of range,
- * checked locally first; heliod_last_error() says which), HELIOD_ENOSOUND,
- * HELIOD_ENOCATEGORY, HELIOD_ENOBUS, or a connection error. Blocking; the
- * connection's thread; c is only read during the call. */
+ * checked locally first; heliod_last_error() says which), HELIOD_ENOCATEGORY,
+ * HELIOD_ENOBUS, or a connection error. The sounds are looked up when the cue
+ * plays (a missing one is ENOSOUND then), so a cue may name sounds a bank
+ * loads later. Blocking; the connection's thread; c is only read during the
+ * call. */
 int heliod_cue_define(heliod_t *h, const heliod_cue_t *c);
 
 typedef struct {

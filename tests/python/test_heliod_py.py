@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """test_heliod_py.py - the pure-Python client (client/python/heliod) against
 the real daemon (HELIOD_BIN, null driver, a private socket): handshake,
-load/sounds, play/voices/set/listener/stop, stats, events (ENDED, METER,
-PROFILE), errors with the protocol's codes, the asyncio variant, a daemon
-that goes away, and the example demo scene. Sounds are written here with
-the standard library's wave module and decoded by the daemon (libsndfile).
+load/sounds, play/voices/set/listener/stop, stats, events (ENDED, STARTED,
+VIRTUAL, METER, BANK, ZONE_TICK, PROFILE, ERROR), errors with the protocol's
+codes; cues, categories and per-play overrides, emitters, pause/resume/seek
+by voice, bus, category and all; buses, effects, ducking and reverb zones;
+banks, world zones and uploads (LOAD_DATA); devices; the clock, scheduled
+plays and bundles; the asyncio variant, a daemon that goes away, and the
+example demo scene. Sounds are written here with the standard library's
+wave module and decoded by the daemon (libsndfile).
 """
 import asyncio
+import io
 import math
 import os
 import shutil
@@ -24,13 +29,31 @@ sys.path.insert(0, os.path.join(SRC, "client", "python"))
 import heliod  # noqa: E402
 
 
-def write_sine(path, seconds=1.0, freq=1000.0, amp=0.5, rate=48000):
-    with wave.open(path, "wb") as w:
+def sine_wav(seconds=1.0, freq=1000.0, amp=0.5, rate=48000):
+    """A mono 16-bit WAV file's bytes."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(rate)
         w.writeframes(b"".join(struct.pack("<h", int(32767 * amp * math.sin(2 * math.pi * freq * i / rate)))
                                for i in range(int(seconds * rate))))
+    return out.getvalue()
+
+
+def write_sine(path, seconds=1.0, freq=1000.0, amp=0.5, rate=48000):
+    with open(path, "wb") as f:
+        f.write(sine_wav(seconds, freq, amp, rate))
+
+
+def wait_for(fn, timeout=3.0, step=0.02):
+    """Polls fn() until it returns something true; returns it (or the last value)."""
+    end = time.monotonic() + timeout
+    v = fn()
+    while not v and time.monotonic() < end:
+        time.sleep(step)
+        v = fn()
+    return v
 
 
 class Daemon:
@@ -177,6 +200,360 @@ class ClientTest(unittest.TestCase):
         if isinstance(e.exception, heliod.HeliodError):
             self.assertEqual(e.exception.name, "ECLOSED")
         c.close()
+
+    def errname(self, fn, *a, **kw):
+        """The HeliodError name fn(*a, **kw) raises (fails the test if none)."""
+        with self.assertRaises(heliod.HeliodError) as e:
+            fn(*a, **kw)
+        self.assertTrue(e.exception.message)
+        return e.exception.name
+
+    def voice(self, c, v):
+        return next(x for x in c.voices() if x["voice"] == v)
+
+    def test_cues_categories_overrides(self):
+        with heliod.Client(self.d.sock) as c:
+            c.load("t1", self.wav)
+            c.load("t2", self.wav)
+            c.category_define("feet", max_instances=2, overflow="refuse", fade_out_ms=40,
+                              fade_curve="log")
+            c.cue_define("step", ["t1", "t2"], pick="shuffle", category="feet", bus="music",
+                         gain_db=-3, loop=True, priority=5, max_instances=8,
+                         overflow="steal-quietest", min_interval_ms=0)
+            v1, v2 = c.play("step"), c.play("step")
+            x = self.voice(c, v1)
+            self.assertEqual((x["cue"], x["category"], x["bus"], x["priority"]),
+                             ("step", "feet", "music", 5))
+            self.assertIn(x["sound"], ("t1", "t2"))
+            self.assertNotEqual(self.voice(c, v2)["sound"], x["sound"])  # shuffle
+            self.assertEqual(self.errname(c.play, "step"), "ECATLIMIT")
+            # per-play overrides: the fields given replace the cue's, the others are its own
+            c.cue_define("ovr", "t1", bus="music", priority=3, loop=True)
+            vo = c.play("ovr", bus="ui", priority=9, gain_db=-6)
+            vp = c.play("ovr")
+            self.assertEqual((self.voice(c, vo)["bus"], self.voice(c, vo)["priority"]), ("ui", 9))
+            self.assertEqual((self.voice(c, vp)["bus"], self.voice(c, vp)["priority"]), ("music", 3))
+            cues = {e["name"]: e for e in c.cues()}
+            self.assertEqual(cues["feet"]["kind"], "category")
+            self.assertEqual((cues["feet"]["max_instances"], cues["feet"]["fade_curve"]), (2, "log"))
+            st = cues["step"]
+            self.assertEqual((st["kind"], st["pick"], st["sounds"], st["overflow"], st["loop"]),
+                             ("cue", "shuffle", ["t1", "t2"], "steal-quietest", True))
+            self.assertEqual((st["counters"]["plays"], st["counters"]["refused_cat_limit"],
+                              st["counters"]["active"]), (2, 1, 2))
+            # pause and resume a category, then a bus
+            self.assertEqual(c.pause_category("feet"), 2)
+            self.assertEqual(self.voice(c, v1)["state"], "paused")
+            self.assertEqual(c.resume_category("feet"), 2)
+            self.assertEqual(self.voice(c, v1)["state"], "playing")
+            self.assertEqual(c.pause_bus("ui"), 1)
+            self.assertEqual(self.voice(c, vo)["state"], "paused")
+            self.assertEqual(c.resume_bus("ui"), 1)
+            self.assertEqual(self.errname(c.pause_category, "nocat"), "ENOCATEGORY")
+            # a cue sheet
+            sheet = os.path.join(self.d.dir, "cues.ini")
+            with open(sheet, "w") as f:
+                f.write("[category ui2]\nmax-instances = 3\n[cue click]\nsound = t1, t2\n"
+                        "pick = sequence\ncategory = ui2\n")
+            self.assertEqual(c.cues_load(sheet), (1, 1))
+            click = next(e for e in c.cues() if e["name"] == "click")
+            self.assertEqual((click["pick"], click["category"]), ("sequence", "ui2"))
+            vc = c.play("click")
+            self.assertEqual(self.voice(c, vc)["cue"], "click")
+            self.assertEqual(self.errname(c.cues_load, os.path.join(self.d.dir, "none.ini")),
+                             "EFILE")
+            self.assertEqual(self.errname(c.cue_define, "bad", "t1", overflow="sometimes"),
+                             "EINVAL")  # refused here: an enum out of range is a protocol error
+            c.cue_define("bad", "nosuch")  # variations are looked up when it plays
+            self.assertEqual(self.errname(c.play, "bad"), "ENOSOUND")
+            self.assertEqual(self.errname(c.cue_define, "bad", "t1", bus="nobus"), "ENOBUS")
+            self.assertGreater(c.ping(), 0)
+
+    def test_emitters_pause_seek_post(self):
+        with heliod.Client(self.d.sock) as c:
+            c.load("tone", self.wav)
+            c.subscribe(heliod.SUB_ENDED)
+            c.emitter_create("car", pos=(5, 0, 0), vel=(0, 0, -1))
+            v = c.play("tone", loop=True, emitter="car", pos=(0, 0, 0))
+            self.assertEqual(self.voice(c, v)["emitter"], "car")
+            c.emitter_set("car", pos=(1, 0, -1))
+            self.assertTrue(wait_for(lambda: tuple(self.voice(c, v)["pos"]) == (1.0, 0.0, -1.0)))
+            c.emitter_set("car", pos=(2, 0, -2), noreply=True)
+            c.sync()
+            self.assertTrue(wait_for(lambda: tuple(self.voice(c, v)["pos"]) == (2.0, 0.0, -2.0)))
+            self.assertEqual(self.errname(c.emitter_set, "nocar", pos=(0, 0, 0)), "ENOEMITTER")
+            self.assertEqual(self.errname(c.emitter_create, "car", pos=(0, 0, 0)), "EEXIST")
+            # one voice: pause, resume, seek, the post stage
+            w = c.play("tone", loop=True, bus="music")
+            c.pause(w)
+            self.assertEqual(self.voice(c, w)["state"], "paused")
+            c.resume(w)
+            self.assertEqual(self.voice(c, w)["state"], "playing")
+            c.pause(v)
+            c.seek(v, 0.5)
+            self.assertAlmostEqual(wait_for(lambda: abs(self.voice(c, v)["position_s"] - 0.5) < 0.01
+                                            and self.voice(c, v)["position_s"]), 0.5, places=2)
+            c.resume(v)
+            c.set(w, lp_hz=800, occlusion=0.5, sends=[("dialog", -6)])
+            post = self.voice(c, w)["post"]
+            self.assertEqual((post["lp_hz"], post["occlusion"], post["sends"][0]), (800, 0.5, ("dialog", -6)))
+            self.assertEqual(c.pause_all(), 2)
+            self.assertEqual({x["state"] for x in c.voices()}, {"paused"})
+            self.assertEqual(c.resume_all(), 2)
+            self.assertEqual(self.errname(c.seek, w, 5.0), "EINVAL")  # past the sound's end
+            self.assertEqual(c.emitter_destroy("car", fade_ms=0), 1)
+            ended = [e for e in c.events(timeout=1.0) if e.type == "ended" and e.voice == v]
+            self.assertEqual([e.reason for e in ended], ["emitter"])
+            c.stop(w, fade_ms=0, curve="equal-power")
+            # VIRTUAL and REAL: a 3D voice the listener leaves behind, then comes back to
+            c.subscribe(heliod.SUB_VIRTUAL)
+            far = c.play("tone", loop=True, pos=(0, 0, -2), max_distance=10)
+            c.listener(pos=(0, 0, 100))
+            ev = [e for e in c.events(timeout=0.5, duration=1.0) if e.voice == far]
+            self.assertEqual([(e.type, e.reason) for e in ev], [("virtual", "distance")])
+            self.assertEqual(self.voice(c, far)["state"], "virtual")
+            c.listener(pos=(0, 0, 0))
+            ev = [e for e in c.events(timeout=0.5, duration=1.0) if e.voice == far]
+            self.assertEqual([e.type for e in ev], ["real"])
+            c.stop(far, fade_ms=0)
+            c.subscribe(heliod.SUB_ENDED)
+            self.assertEqual(self.errname(c.stop, w), "ENOVOICE")
+            # a noreply request that fails: an ERROR event with its request's id
+            c.set(w, gain_db=-1, noreply=True)
+            c.sync()
+            errs = [e for e in c.events(timeout=0.2) if e.type == "error"]
+            self.assertEqual([(e.name, e.req_op) for e in errs], [("ENOVOICE", 9)])
+            self.assertGreater(errs[0].id, 0)
+
+    def test_graph(self):
+        with heliod.Client(self.d.sock) as c:
+            c.load("tone", self.wav)
+            c.bus_create("amb", parent="music")
+            c.bus_create("rev")
+            buses = {b["name"]: b for b in c.buses()}
+            self.assertEqual(list(buses)[0], "master")
+            self.assertEqual((buses["amb"]["parent"], buses["rev"]["parent"]), ("music", "master"))
+            self.assertEqual(self.errname(c.bus_create, "amb"), "EEXIST")
+            c.bus_gain("amb", -6)
+            c.bus_mute("rev", True)
+            c.bus_parent("amb", "sfx")
+            c.bus_send("amb", "rev", -12)
+            buses = {b["name"]: b for b in c.buses()}
+            self.assertEqual((buses["amb"]["parent"], buses["amb"]["gain_db"]), ("sfx", -6.0))
+            self.assertTrue(buses["rev"]["mute"])
+            self.assertEqual(buses["amb"]["bus_sends"], [("rev", -12.0)])
+            self.assertEqual(self.errname(c.bus_parent, "sfx", "amb"), "EINVAL")  # a loop
+            # effects
+            self.assertEqual(c.fx_add("amb", "eq", type="peak", freq=1000, gain=-6), 0)
+            self.assertEqual(c.fx_add("amb", "reverb --preset cave --wet 0.4"), 1)
+            self.assertEqual(c.fx_add("amb", "comp", index=0, threshold=-30, ratio=8), 0)
+            fx = c.fx_list("amb")
+            self.assertEqual([(f["index"], f["kind"]) for f in fx], [(0, "comp"), (1, "eq"), (2, "reverb")])
+            self.assertEqual((fx[1]["type"], fx[1]["params"]["freq"], fx[1]["params"]["gain"]),
+                             ("peak", 1000.0, -6.0))
+            self.assertAlmostEqual(fx[2]["params"]["wet"], 0.4, places=5)
+            self.assertEqual(fx[0]["params"]["ratio"], 8.0)
+            c.fx_set("amb", 1, "eq", gain=-3, ramp_ms=10)
+            self.assertEqual(c.fx_list("amb")[1]["params"]["gain"], -3.0)
+            c.fx_remove("amb", 2)
+            self.assertEqual(len(c.fx_list("amb")), 2)
+            self.assertEqual(c.buses()[[b["name"] for b in c.buses()].index("amb")]["fx"], 2)
+            self.assertEqual(self.errname(c.fx_remove, "amb", 5), "ENOFX")
+            self.assertEqual(self.errname(c.fx_add, "amb", "eq", q=100), "EINVAL")
+            self.assertEqual(self.errname(c.fx_add, "amb", "eq", rt60=1), "EINVAL")
+            # ducking
+            c.duck("music", "dialog", depth_db=12, threshold_db=-144)
+            d = c.ducks()
+            self.assertEqual([(x["bus"], x["by"], x["depth_db"]) for x in d], [("music", "dialog", 12.0)])
+            c.duck_remove("music", "dialog")
+            self.assertEqual(c.ducks(), [])
+            self.assertEqual(self.errname(c.duck_remove, "music", "dialog"), "EINVAL")
+            # reverb zones
+            c.listener(pos=(0, 0, 0))
+            c.reverb_zone_set("cave", (0, 0, -2), 10, fade=5, preset="cave")
+            z = c.reverb_zones()
+            self.assertEqual([(x["name"], x["bus"], x["feed"], x["preset"]) for x in z],
+                             [("cave", "cave", "reverb_zones", "cave")])
+            self.assertEqual(z[0]["weight"], 1.0)
+            self.assertIn("cave", [b["name"] for b in c.buses()])
+            c.listener(pos=(0, 0, 100))
+            self.assertEqual(c.reverb_zones()[0]["weight"], 0.0)
+            c.reverb_zone_remove("cave")
+            self.assertEqual(c.reverb_zones(), [])
+            # a bus in use cannot go
+            v = c.play("tone", loop=True, bus="amb")
+            self.assertEqual(self.errname(c.bus_remove, "amb"), "EBUSINUSE")
+            c.stop(v, fade_ms=0)
+
+            def removed():
+                try:
+                    return c.bus_remove("amb") or True
+                except heliod.HeliodError as e:  # the voice's anti-click fade still runs
+                    self.assertEqual(e.name, "EBUSINUSE")
+            self.assertTrue(wait_for(removed))
+            self.assertNotIn("amb", [b["name"] for b in c.buses()])
+            self.assertEqual(self.errname(c.bus_gain, "amb", 0), "ENOBUS")
+
+    def write_bank(self, name, sounds):
+        path = os.path.join(self.d.dir, name + ".ini")
+        with open(path, "w") as f:
+            f.write("name = %s\n" % name)
+            for s in sounds:
+                write_sine(os.path.join(self.d.dir, s + ".wav"), seconds=0.5)
+                f.write("[sound %s]\npath = %s.wav\n" % (s, s))
+        return path
+
+    def test_assets(self):
+        with heliod.Client(self.d.sock) as c:
+            c.subscribe(heliod.SUB_BANK | heliod.SUB_ZONES | heliod.SUB_ENDED)
+            info = c.bank_load(self.write_bank("lvl", ["b1", "b2"]))
+            self.assertEqual((info["name"], info["sounds"]), ("lvl", 2))
+            self.assertIn(info["state"], ("loading", "loaded"))
+            states = [e.bank["state"] for e in c.events(timeout=1.0, duration=1.0)
+                      if e.type == "bank" and e.name == "lvl"]
+            self.assertEqual(states[-1], "loaded")
+            b = c.banks()
+            self.assertEqual([(x["name"], x["state"], x["done"], x["failed"]) for x in b],
+                             [("lvl", "loaded", 2, 0)])
+            self.assertGreater(b[0]["bytes"], 0)
+            self.assertNotEqual(c.play("b1"), 0)
+            pinned = c.load("pinned", self.wav, pin=True)
+            self.assertTrue(pinned["flags"] & heliod.LOAD_PIN)
+            self.assertEqual(self.errname(c.bank_load, os.path.join(self.d.dir, "none.ini")), "EFILE")
+            c.bank_unload("lvl")
+            self.assertTrue(wait_for(lambda: not c.banks()))
+            self.assertEqual(self.errname(c.bank_unload, "lvl"), "ENOSOUND")
+            # a world zone loads when the listener comes near
+            c.zone_add("forest", self.write_bank("forest", ["f1"]), (0, 0, -50), 10)
+            z = c.zones()
+            self.assertEqual([(x["name"], x["state"], x["radius"]) for x in z], [("forest", "out", 10.0)])
+            self.assertEqual(self.errname(c.zone_add, "forest", z[0]["bank"], (0, 0, 0), 1), "EEXIST")
+            c.listener(pos=(0, 0, -48))
+            self.assertTrue(wait_for(lambda: c.zones()[0]["state"] == "loaded"))
+            self.assertLess(c.zones()[0]["distance"], 3.0)
+            ticks = [e.report for e in c.events(timeout=0.3, duration=0.3) if e.type == "zone_tick"]
+            self.assertTrue(ticks and all(t.startswith("tick ") for t in ticks))
+            c.zone_remove("forest")
+            self.assertEqual(c.zones(), [])
+            c.subscribe(heliod.SUB_ENDED)  # the scheduler ticks 20 times a second
+            # an upload: a WAV made here, larger than one LOAD_DATA chunk
+            data = sine_wav(seconds=1.5, freq=440)
+            self.assertGreater(len(data), 2 * 60000)
+            up = c.load_memory("up", data)
+            self.assertEqual((up["name"], up["frames"], up["channels"]), ("up", 72000, 1))
+            self.assertIn("up", [s["name"] for s in c.sounds()])
+            v = c.play("up", gain_db=-6)
+            ended = [e for e in c.events(timeout=3.0, duration=3.0)
+                     if e.type == "ended" and e.voice == v]
+            self.assertEqual(ended[0].reason, "finished")
+            self.assertEqual(self.errname(c.load_memory, "junk", b"not audio at all" * 10), "EDECODE")
+            self.assertGreater(c.ping(), 0)
+
+    def test_devices(self):
+        with heliod.Client(self.d.sock) as c:
+            devs = c.devices()
+            self.assertIsInstance(devs, list)
+            for dev in devs:
+                self.assertTrue(dev["name"])
+            r = c.device("null")
+            self.assertEqual((r["driver"], r["rate"], r["period"]), ("null", 48000, 256))
+            self.assertEqual(c.stats()["device_portaudio"], 0)
+            self.assertEqual(self.errname(c.device, "no-such-device-xyz"), "ENODEV")
+
+    def test_time(self):
+        with heliod.Client(self.d.sock) as c:
+            c.load("tone", self.wav)
+            k1 = c.clock()
+            time.sleep(0.5)
+            k2 = c.clock()
+            self.assertEqual((k1["rate"], k1["period"]), (48000, 256))
+            rate = (k2["frame"] - k1["frame"]) / ((k2["time_ns"] - k1["time_ns"]) / 1e9)
+            self.assertLess(abs(rate - 48000), 48000 * 0.05)
+            self.assertLess(abs(k2["frame"] - k1["frame"] - 24000), 12000)
+            # a play scheduled on an exact frame
+            c.subscribe(heliod.SUB_STARTED)
+            at = heliod.frame_at(k2, time.monotonic_ns()) + 9600
+            v = c.play("tone", at=at)
+            self.assertEqual(c.late_frames, 0)
+            self.assertEqual(c.voice_start_frame(v), at)
+            started = [e for e in c.events(timeout=1.0) if e.type == "started" and e.voice == v]
+            self.assertEqual(len(started), 1)
+            # bus and listener changes scheduled too
+            k = c.clock()
+            soon = heliod.frame_at(k, time.monotonic_ns()) + 4800
+            c.bus_gain("music", -3, ramp_ms=10, at=soon)
+            self.assertEqual(c.late_frames, 0)
+            c.listener(pos=(0, 0, 1), at=soon)
+            self.assertEqual(c.late_frames, 0)
+            # late: a frame long past is applied at once and says how late
+            c.play("tone", at=1)
+            self.assertGreater(c.late_frames, 0)
+            # the sticky frame, for every schedulable call that follows
+            f = c.at_ms(100)
+            a, b = c.play("tone"), c.play("tone", pan=0.5)
+            c.at_frame(0)
+            self.assertEqual((c.voice_start_frame(a), c.voice_start_frame(b)), (f, f))
+            self.assertEqual(heliod.quantize(f, 4800, ref=f - 100), f + 4700)
+            # a bundle: its plays land in the same block
+            with c.bundle() as bd:
+                p1 = c.play("tone")
+                time.sleep(0.05)  # ~9 periods: unbundled, the plays would start apart
+                p2 = c.play("tone", pan=-0.5)
+                c.listener(pos=(0, 0, 0))
+                self.assertEqual(self.errname(c.sounds), "EINVAL")  # not bundleable
+                self.assertFalse(p1.done())
+            self.assertEqual(bd.count, 3)
+            s1, s2 = c.voice_start_frame(p1.result()), c.voice_start_frame(p2.result())
+            self.assertEqual(s1, s2)
+            self.assertEqual(self.errname(c.bundle_end), "EINVAL")
+            c.bundle_begin()
+            p3 = c.play("nosuch")
+            self.assertEqual(c.bundle_end(), 1)
+            with self.assertRaises(heliod.HeliodError) as e:
+                p3.result()
+            self.assertEqual(e.exception.name, "ENOSOUND")
+            self.assertGreater(c.ping(), 0)
+
+    def test_async_new_calls(self):
+        async def run():
+            c = await heliod.AsyncClient.connect(self.d.sock, "pyasync")
+            up = await c.load_memory("up", sine_wav(seconds=0.5))
+            self.assertEqual(up["frames"], 24000)
+            await c.bus_create("amb", "music")
+            self.assertIn(("amb", "music"), [(b["name"], b["parent"]) for b in await c.buses()])
+            await c.cue_define("q", "up", bus="amb", loop=True)
+            await c.emitter_create("e", pos=(1, 0, 0))
+            k = await c.clock()
+            self.assertEqual(k["rate"], 48000)
+            f = await c.at_ms(50)
+            v = await c.play("q", emitter="e")
+            c.at_frame(0)
+            self.assertEqual(await c.voice_start_frame(v), f)
+            async with c.bundle() as b:
+                p1 = c.play("up")
+                await asyncio.sleep(0.05)
+                p2 = c.play("up", pan=1)
+            self.assertEqual(b.count, 2)
+            v1, v2 = await p1, await p2
+            self.assertEqual(await c.voice_start_frame(v1), await c.voice_start_frame(v2))
+            self.assertEqual(await c.pause_bus("amb"), 1)
+            with self.assertRaises(heliod.HeliodError) as e:
+                await c.fx_remove("amb", 0)
+            self.assertEqual(e.exception.name, "ENOFX")
+            self.assertEqual(await c.emitter_destroy("e", fade_ms=0), 1)
+            await c.close()
+
+        asyncio.run(run())
+
+    def test_device_events_decode(self):
+        # DEVICE_LOST / DEVICE_BACK cannot happen on the null driver: their
+        # bodies as proto.c encodes them (str(255) name, u64 time_ns)
+        for t, name in ((6, "device_lost"), (7, "device_back")):
+            e = heliod.Event(0, struct.pack("<HH", t, 5) + b"pulse" + struct.pack("<Q", 77))
+            self.assertEqual((e.type, e.device, e.time_ns), (name, "pulse", 77))
+        with self.assertRaises(heliod.HeliodError) as e:
+            heliod.Event(0, struct.pack("<H", 11))
+        self.assertEqual(e.exception.name, "EPROTO")
 
     def test_demo_scene_example(self):
         ex = os.path.join(SRC, "client", "python", "examples", "demo_scene.py")

@@ -1,0 +1,105 @@
+"""events - EVENT frames (op 129) decoded into Event objects, every type
+PROTOCOL.md defines: ERROR, ENDED, STARTED, VIRTUAL, REAL, DEVICE_LOST,
+DEVICE_BACK, METER, BANK, ZONE_TICK and PROFILE."""
+
+from ._bodies import END_REASONS, VIRT_REASONS, get_bank_info
+from ._wire import ERRORS, EPROTO, HeliodError, R
+
+EVENT_TYPES = {1: "error", 2: "ended", 3: "started", 4: "virtual", 5: "real",
+               6: "device_lost", 7: "device_back", 8: "meter", 9: "bank", 10: "zone_tick",
+               20: "profile"}
+
+
+def _level(r):
+    """A METER level block: per channel (left, right) dBFS."""
+    return {"peak_db": r.take("<ff"), "peak_hold_db": r.take("<ff"), "rms_db": r.take("<ff")}
+
+
+class Event:
+    """One EVENT frame: .type (a name of EVENT_TYPES), .id (the failed
+    request's for "error", else 0) and the type's fields as attributes:
+
+    error        req_op, status, name (e.g. "ENOSOUND"), message
+    ended        voice, reason ("finished", "stopped", "stolen", "owner", ...)
+    started      voice, time_ns (CLOCK_MONOTONIC of its first block)
+    virtual      voice, reason ("rank", "floor", "distance", "paused", "governed")
+    real         voice
+    device_lost  device, time_ns (its last callback)
+    device_back  device, time_ns (when audio resumed)
+    meter        frame, momentary, short_term, integrated, range, master,
+                 buses {name: level}; a level is {peak_db, peak_hold_db, rms_db},
+                 each a (left, right) pair in dBFS
+    bank         bank: {name, path, state, sounds, done, failed, bytes, error};
+                 also name and state as attributes
+    zone_tick    report: the world-zone scheduler's line for one tick
+    profile      time_ns, period_us, callbacks, load_now, load_peak, load_p99,
+                 load_max, hist, xruns, underruns, voices_real, voices_virtual,
+                 decode_load, streams, stream [(sound, fill)], master_peak_db,
+                 master_rms_db, buses {name: {peak_db, peak_hold_db, rms_db,
+                 real, virtual}}
+    """
+
+    def __init__(self, rid, body):
+        r = R(body)
+        t = r.u16()
+        if t not in EVENT_TYPES:
+            raise HeliodError(EPROTO, "unknown event type %d" % t)
+        self.id = rid
+        self.type = EVENT_TYPES[t]
+        getattr(self, "_" + self.type)(r)
+        r.done()
+
+    def _error(self, r):
+        self.req_op, self.status, self.message = r.u16(), r.i32(), r.str()
+        self.name = ERRORS.get(self.status, "E%d" % self.status)
+
+    def _ended(self, r):
+        self.voice, self.reason = r.u64(), r.enum(END_REASONS)
+
+    def _started(self, r):
+        self.voice, self.time_ns = r.u64(), r.u64()
+
+    def _virtual(self, r):
+        self.voice, self.reason = r.u64(), r.enum(VIRT_REASONS)
+
+    def _real(self, r):
+        self.voice = r.u64()
+
+    def _device_lost(self, r):
+        self.device, self.time_ns = r.str(), r.u64()
+
+    _device_back = _device_lost
+
+    def _meter(self, r):
+        self.frame = r.u64()
+        self.momentary, self.short_term, self.integrated, self.range = r.take("<ffff")
+        self.master = _level(r)
+        self.buses = {}
+        for _ in range(r.u8()):
+            name = r.str()
+            self.buses[name] = _level(r)
+
+    def _bank(self, r):
+        self.bank = get_bank_info(r)
+        self.name, self.state = self.bank["name"], self.bank["state"]
+
+    def _zone_tick(self, r):
+        self.report = r.str()
+
+    def _profile(self, r):
+        self.time_ns, self.period_us, self.callbacks = r.u64(), r.f32(), r.u32()
+        self.load_now, self.load_peak, self.load_p99, self.load_max = r.take("<ffff")
+        self.hist = list(r.take("<8I"))
+        self.xruns, self.underruns = r.u64(), r.u64()
+        self.voices_real, self.voices_virtual = r.u32(), r.u32()
+        self.decode_load, self.streams = r.f32(), r.u16()
+        self.stream = [(r.str(), r.f32()) for _ in range(r.u8())]
+        self.master_peak_db, self.master_rms_db = r.f32(), r.f32()
+        self.buses = {}
+        for _ in range(r.u8()):
+            name = r.str()
+            self.buses[name] = {"peak_db": r.f32(), "peak_hold_db": r.f32(), "rms_db": r.f32(),
+                                "real": r.u16(), "virtual": r.u16()}
+
+    def __repr__(self):
+        return "Event(%s)" % ", ".join("%s=%r" % kv for kv in sorted(vars(self).items()))
