@@ -5,11 +5,12 @@
  * A table set holds HL_SINC_LEVELS kernels. Level k is for steps (pitch x
  * Doppler) up to 2^(k/8): its cutoff is HL_SINC_CUTOFF / 2^(k/8) of the
  * source's Nyquist (so at pitch > 1 nothing above the output's Nyquist folds
- * back) and it is 2 x ceil(HL_SINC_HALF x 2^(k/8)) taps long (the transition
- * band keeps its width in output terms). Level 0 serves every step <= 1.
- * Steps above 2^(16/8) = 4 use the last level (band-limited to a quarter of
- * the source's Nyquist: a pitch of 4 with a Doppler shift up is the only way
- * there).
+ * back) and it is 2 x HL_SINC_HALF x 2^(k/8) taps long, rounded up to a
+ * multiple of 8 (the transition band keeps its width in output terms: 24
+ * taps at level 0, 96 at level 16). Level 0 serves every step <= 1. Steps
+ * above 2^(16/8) = 4 (only a pitch of 4 with a Doppler shift up gets there)
+ * use the last level: what lies between the source's Nyquist / step and /4
+ * can then fold back.
  *
  * Each level has HL_SINC_PHASES rows over the fractional position; a row is
  * the kernel's taps followed by the difference to the next row, so the
@@ -19,8 +20,8 @@
  * Positions are 32.32 fixed point (the mixer's cursor), never float: a float
  * position 2000 frames into a block would already cost 60 dB of SINAD.
  *
- * hl_sinc_size/hl_sinc_init build the tables off the audio thread (a few
- * tens of ms); the rest is RT safe.
+ * hl_sinc_size/hl_sinc_init build the tables off the audio thread (0.5 MB,
+ * about 4 ms); the rest is RT safe.
  */
 #ifndef HL_SINC_H
 #define HL_SINC_H
