@@ -417,7 +417,9 @@ static void test_cue(void **state) {
     assert_int_equal(parse("cue x --sound s --virtual pause", &c), -1);
     assert_int_equal(parse("cue x --sound s --fade-curve cosine", &c), -1);
     assert_int_equal(parse("cue x --sound s --model cubic", &c), -1);
-    assert_int_equal(parse("cue x --sound s --interp sinc", &c), -1);
+    assert_int_equal(parse("cue x --sound s --interp lanczos", &c), -1);
+    assert_int_equal(parse("cue x --sound s --interp sinc", &c), 0);
+    assert_int_equal(c.m.cue.flags & HL_PLAY_INTERP, HL_CUE_SINC);
     assert_int_equal(parse("cue x --sound s --gain 24", &c), 0);
     assert_int_equal(parse("cue x --sound s --gain 24.01", &c), -1);
     assert_int_equal(parse("cue x --sound s --gain-rand 48", &c), 0);
