@@ -117,7 +117,8 @@ static const cmd_desc_t cmds[] = {
      "  --loop-end F       loop region end, frames at the file's rate (default: end)\n"
      "  --loop-count N     loop N extra times, then play on to the end (implies --loop)\n"
      "  --xfade MS         crossfade at the loop end (default 0: sample-exact)\n"
-     "  --interp I         linear or cubic interpolation (default linear)\n"
+     "  --interp I         linear, cubic or sinc (band-limited, best) interpolation\n"
+     "                     (default: the cue's, else the daemon's --interp)\n"
      "  --priority N       [-1000, 1000] (default 0)\n"
      "  --fade-in MS       fade-in length (default: server's anti-click fade)\n"
      "  --bus NAME         sfx, music, dialog, ui or a bus you made (default sfx)\n"
@@ -256,7 +257,7 @@ static const cmd_desc_t cmds[] = {
      "  --pan P              2D pan [-1, 1] [0]\n"
      "  --3d                 positional (plays give --pos or --emitter)\n"
      "  --loop               loop until stopped\n"
-     "  --interp I           linear or cubic [linear]\n"
+     "  --interp I           linear, cubic or sinc [the daemon's --interp]\n"
      "  --min-distance M     [1]\n"
      "  --max-distance M     (<= 1e6) [100]\n"
      "  --rolloff R          >= 0 [1]\n"
@@ -556,12 +557,12 @@ static int parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
             if (r < 0) return -1;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--interp", &v)) != 0) {
             if (r < 0) return ctl__fail(err, errlen, "--interp needs a value");
-            if (strcmp(v, "cubic") == 0)
-                m->flags |= HL_PLAY_CUBIC;
-            else if (strcmp(v, "linear") == 0)
-                m->flags &= ~HL_PLAY_CUBIC;
-            else
-                return ctl__fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
+            uint32_t f = strcmp(v, "sinc") == 0     ? HL_PLAY_SINC
+                         : strcmp(v, "cubic") == 0  ? HL_PLAY_CUBIC
+                         : strcmp(v, "linear") == 0 ? HL_PLAY_LINEAR
+                                                    : 0;
+            if (!f) return ctl__fail(err, errlen, "--interp: '%s' is not linear, cubic or sinc", v);
+            m->flags = (m->flags & ~(uint32_t)HL_PLAY_INTERP) | f;
         } else if (strcmp(a, "--wait") == 0) {
             c->wait = 1;
         } else if ((r = ctl__float_opt(argc, argv, &i, "--gain", &m->gain_db, err, errlen)) != 0) {

@@ -84,12 +84,12 @@ int ctl__parse_cue(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
             m->max_instances = (uint32_t)n;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--interp", &v)) != 0) {
             if (r < 0) return ctl__fail(err, errlen, "--interp needs a value");
-            if (strcmp(v, "cubic") == 0)
-                m->flags |= HL_CUE_CUBIC;
-            else if (strcmp(v, "linear") == 0)
-                m->flags &= ~HL_CUE_CUBIC;
-            else
-                return ctl__fail(err, errlen, "--interp: '%s' is not linear or cubic", v);
+            uint32_t f = strcmp(v, "sinc") == 0     ? HL_CUE_SINC
+                         : strcmp(v, "cubic") == 0  ? HL_CUE_CUBIC
+                         : strcmp(v, "linear") == 0 ? HL_CUE_LINEAR
+                                                    : 0;
+            if (!f) return ctl__fail(err, errlen, "--interp: '%s' is not linear, cubic or sinc", v);
+            m->flags = (m->flags & ~(uint32_t)HL_PLAY_INTERP) | f;
         } else if (strcmp(a, "--3d") == 0) {
             m->flags |= HL_CUE_3D;
         } else if (strcmp(a, "--loop") == 0) {

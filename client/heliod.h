@@ -130,11 +130,14 @@ typedef struct {
     float send_db[HELIOD_SENDS];
 } heliod_post_t;
 
-#define HELIOD_PLAY_LOOP        0x1u
-#define HELIOD_PLAY_3D          0x2u
-#define HELIOD_PLAY_DETACHED    0x4u
-#define HELIOD_PLAY_PAUSED      0x8u
-#define HELIOD_PLAY_CUBIC       0x10u /* 4-point cubic interpolation (default: linear) */
+#define HELIOD_PLAY_LOOP     0x1u
+#define HELIOD_PLAY_3D       0x2u
+#define HELIOD_PLAY_DETACHED 0x4u
+#define HELIOD_PLAY_PAUSED   0x8u
+#define HELIOD_PLAY_CUBIC    0x10u /* 4-point cubic interpolation */
+#define HELIOD_PLAY_SINC     0x40u /* band-limited windowed sinc: the best quality */
+#define HELIOD_PLAY_LINEAR   0x80u /* linear, whatever the cue or daemon default */
+/* No interpolator flag: the cue's, else the daemon's default (--interp, linear). */
 #define HELIOD_DIST_LINEAR      0
 #define HELIOD_DIST_INVERSE     1
 #define HELIOD_DIST_EXPONENTIAL 2
@@ -440,6 +443,8 @@ int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int
 #define HELIOD_CUE_LOOP                HELIOD_PLAY_LOOP
 #define HELIOD_CUE_3D                  HELIOD_PLAY_3D
 #define HELIOD_CUE_CUBIC               HELIOD_PLAY_CUBIC
+#define HELIOD_CUE_SINC                HELIOD_PLAY_SINC
+#define HELIOD_CUE_LINEAR              HELIOD_PLAY_LINEAR
 typedef struct {
     char name[64];
     uint32_t nsounds;                          /* 1..HELIOD_MAX_CUE_SOUNDS */

@@ -168,7 +168,10 @@ static void print_cue_entry(sink_t *s, const hl_cue_info_t *e, int json, int fir
             printf(",\"loop\":%s,\"3d\":%s,\"interp\":\"%s\"",
                    (c->flags & HL_CUE_LOOP) ? "true" : "false",
                    (c->flags & HL_CUE_3D) ? "true" : "false",
-                   (c->flags & HL_CUE_CUBIC) ? "cubic" : "linear");
+                   (c->flags & HL_CUE_SINC)     ? "sinc"
+                   : (c->flags & HL_CUE_CUBIC)  ? "cubic"
+                   : (c->flags & HL_CUE_LINEAR) ? "linear"
+                                                : "default");
             json_key_num("gain_db", c->gain_db);
             json_key_num("gain_rand_db", c->gain_rand_db);
             json_key_num("pitch", c->pitch);

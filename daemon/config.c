@@ -44,6 +44,7 @@ enum {
     OPT_VIRTUAL,
     OPT_CUES,
     OPT_SOUNDSPEED,
+    OPT_INTERP,
     OPT_FLOOR,
     OPT_MAXCLIENTS,
     OPT_CVOICES,
@@ -78,6 +79,7 @@ static const struct option g_opts[] = {
     {"virtual-voices", required_argument, NULL, OPT_VIRTUAL},
     {"cues", required_argument, NULL, OPT_CUES},
     {"speed-of-sound", required_argument, NULL, OPT_SOUNDSPEED},
+    {"interp", required_argument, NULL, OPT_INTERP},
     {"audibility-floor", required_argument, NULL, OPT_FLOOR},
     {"max-clients", required_argument, NULL, OPT_MAXCLIENTS},
     {"client-voices", required_argument, NULL, OPT_CVOICES},
@@ -118,6 +120,9 @@ static void usage(FILE *f) {
             "  --virtual-voices M   logical voices, real or virtual, N..%d (default 4 x N)\n"
             "  --cues FILE          cue sheet (INI: [cue NAME], [category NAME]) to load\n"
             "  --speed-of-sound M_S for Doppler, m/s (default 343.3)\n"
+            "  --interp I           interpolator of plays and cues that name none: linear,\n"
+            "                       cubic or sinc (band-limited; README: which when) (default\n"
+            "                       linear)\n"
             "  --audibility-floor DB  quieter voices are virtual (default -60)\n"
             "  --cpu-budget PCT     keep the audio callback under PCT%% of the period by\n"
             "                       making the least important voices virtual (default %d;\n"
@@ -260,6 +265,18 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_CUES: return copy_str("--cues", c->cues, sizeof c->cues, val);
     case OPT_SOUNDSPEED:
         return parse_float("--speed-of-sound", val, 1.0, 100000.0, &c->speed_of_sound);
+    case OPT_INTERP:
+        if (strcmp(val, "linear") == 0)
+            c->interp_flags = 0;
+        else if (strcmp(val, "cubic") == 0)
+            c->interp_flags = HL_PLAY_CUBIC;
+        else if (strcmp(val, "sinc") == 0)
+            c->interp_flags = HL_PLAY_SINC;
+        else {
+            fprintf(stderr, "heliod: --interp must be linear, cubic or sinc\n");
+            return HELIOD_EINVAL;
+        }
+        return 0;
     case OPT_FLOOR: return parse_float("--audibility-floor", val, -144.0, 0.0, &c->floor_db);
     case OPT_MAXCLIENTS: return parse_u32("--max-clients", val, 1, HL_MAX_CLIENTS, &c->max_clients);
     case OPT_CVOICES:

@@ -29,6 +29,7 @@ typedef struct {
     uint32_t virtual_voices;    /* logical voices (0 before load: 4 x voices) */
     char cues[HL_MAX_PATH + 1]; /* cue sheet loaded at start, "" = none */
     float speed_of_sound;       /* m/s, Doppler */
+    uint32_t interp_flags;      /* --interp: HL_PLAY_CUBIC, HL_PLAY_SINC or 0 (linear) */
     float floor_db;             /* audibility floor of virtual voices */
     uint32_t max_clients;       /* connections at once, 1..HL_MAX_CLIENTS */
     /* per-client quotas (0 before load: the defaults of hld_limits.h) */

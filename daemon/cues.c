@@ -319,7 +319,7 @@ typedef enum {
     K_U32,    /* uint32_t */
     K_NAME,   /* char[HL_MAX_NAME + 1], "" allowed */
     K_BOOL,   /* flag bit arg in flags */
-    K_INTERP, /* linear | cubic: HL_CUE_CUBIC in flags */
+    K_INTERP, /* linear | cubic | sinc: HL_CUE_LINEAR/CUBIC/SINC in flags */
     K_SEND,   /* "BUS:DB[, BUS:DB]": the cue's sends (hl_vpost_t) */
 } ktype_t;
 
@@ -560,15 +560,17 @@ static int set_key(ld_t *L, const ini_key_t *k, void *obj, char *v) {
         else
             *(uint32_t *)f &= ~(uint32_t)k->arg;
         return 0;
-    case K_INTERP:
-        if (strcmp(v, "cubic") == 0)
-            *(uint32_t *)f |= HL_CUE_CUBIC;
-        else if (strcmp(v, "linear") == 0)
-            *(uint32_t *)f &= ~(uint32_t)HL_CUE_CUBIC;
-        else
-            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: '%.64s' is not linear or cubic", k->key,
-                           v);
+    case K_INTERP: {
+        uint32_t m = strcmp(v, "sinc") == 0     ? HL_CUE_SINC
+                     : strcmp(v, "cubic") == 0  ? HL_CUE_CUBIC
+                     : strcmp(v, "linear") == 0 ? HL_CUE_LINEAR
+                                                : 0;
+        if (!m)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: '%.64s' is not linear, cubic or sinc",
+                           k->key, v);
+        *(uint32_t *)f = (*(uint32_t *)f & ~(uint32_t)HL_PLAY_INTERP) | m;
         return 0;
+    }
     default: return ld_fail(L, L->line, HELIOD_EINVAL, "%s: internal error", k->key);
     }
 }

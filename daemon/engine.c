@@ -293,7 +293,13 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     }
     memset(e->mem, 0, size); /* also faults every page in before the audio thread runs */
     e->mixer = hl_mixer_init(e->mem, size, &mc);
-    if (!e->mixer || hl_mixer_set_hrtf(e->mixer, e->hrtf) != 0) {
+    /* the sinc interpolator's tables (0.5 MB, ~4 ms): built here, before
+     * the audio thread, and faulted in by being written */
+    size_t ssize = hl_sinc_size();
+    e->sinc_mem = aligned_alloc(64, (ssize + 63) / 64 * 64);
+    const hl_sinc_t *sinc = e->sinc_mem ? hl_sinc_init(e->sinc_mem, ssize) : NULL;
+    if (e->mixer) hl_mixer_set_sinc(e->mixer, sinc);
+    if (!e->mixer || !sinc || hl_mixer_set_hrtf(e->mixer, e->hrtf) != 0) {
         hld_error("mixer: init failed");
         e->mixer = NULL;
         hld_engine_close(e);
@@ -306,6 +312,8 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
         free(e->mem);
         e->mem = NULL;
         e->mixer = NULL;
+        free(e->sinc_mem);
+        e->sinc_mem = NULL;
         hld_hrtf_free(e->hrtf_mem);
         e->hrtf_mem = NULL;
         e->hrtf = NULL;
@@ -318,6 +326,8 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
             free(e->mem);
             e->mem = NULL;
             e->mixer = NULL;
+            free(e->sinc_mem);
+            e->sinc_mem = NULL;
             hld_hrtf_free(e->hrtf_mem);
             e->hrtf_mem = NULL;
             e->hrtf = NULL;
@@ -356,6 +366,8 @@ void hld_engine_close(hld_engine_t *e) {
     free(e->mem);
     e->mem = NULL;
     e->mixer = NULL;
+    free(e->sinc_mem); /* the mixer that read it is gone */
+    e->sinc_mem = NULL;
     free(e->scratch);
     e->scratch = NULL;
     for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++) {

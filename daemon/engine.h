@@ -34,6 +34,7 @@
 #include "hl_mixer.h"
 #include "hld_limits.h"
 #include "hl_resample.h"
+#include "hl_sinc.h"
 #include "meter_tap.h"
 #include "recorder.h"
 
@@ -66,6 +67,7 @@ typedef struct hld_engine {
     hld_recorder_t *rec;
     hld_meter_tap_t *tap;      /* level figures and the output, for the meters (metering.c) */
     void *hrtf_mem;            /* --hrtf: the set's block (hld_hrtf_load), freed at close */
+    void *sinc_mem;            /* the sinc interpolator's tables (hl_sinc.h) */
     const hl_hrtf_set_t *hrtf; /* the set inside it, given to the mixer; NULL = off */
 
     /* written by the audio thread (relaxed) */

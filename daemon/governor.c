@@ -139,7 +139,7 @@ void hld_governor_tick(hld_daemon_t *d) {
             g->spikes++;
             return;
         }
-        /* quality before voices: real voices on the cubic interpolator step
+        /* quality before voices: real voices on the sinc or cubic interpolator step
          * down to linear (the least important first) as far as that saves
          * what the worst block is over */
         uint32_t cubic = hld_vm_cubic_count(d->vm);

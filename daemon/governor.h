@@ -9,9 +9,9 @@
  *   audio thread: engine.c records the longest callback since the last look
  *   main thread (every poll tick):
  *     over budget      -> first the quality step: the least important
- *                         cubic voices go linear, as many as the excess
- *                         needs (a cubic voice costs ~1/3 more); when no
- *                         cubic voice is left:
+ *                         sinc voices go cubic and cubic voices go linear
+ *                         (a voice's sinc first, then its cubic), as many
+ *                         steps as the excess needs; when no step is left:
  *                         limit = real voices x budget / cost (at once,
  *                         a quarter at most), then held for 1 s; unless
  *                         the voices' measured cost is under 75% of the
@@ -19,8 +19,8 @@
  *                         thread was preempted) is counted, not cut for
  *     under 75% of it  -> limit grows towards what the measured cost per
  *                         voice says fits in 85%, an eighth at a time;
- *                         with no voice left governed, the cubic voices
- *                         step back up, the most important first
+ *                         with no voice left governed, the stepped-down
+ *                         voices step back up, the most important first
  *   at start-up a private mixer renders worst-case voices (3D, looping,
  *   pitched, cubic) to estimate the cost of one; the limit starts at a
  *   quarter of what that says fits (a busy machine costs more) and grows as
@@ -42,7 +42,7 @@ typedef struct {
     double base_ns;       /* cost of a callback with no voice */
     double calib_ns;      /* the start-up worst-case estimate of voice_ns */
     uint32_t limit;       /* real voices allowed now */
-    uint32_t cubic_limit; /* real voices that may keep the cubic interpolator (UINT32_MAX: all) */
+    uint32_t cubic_limit; /* quality steps real voices keep (sinc 2, cubic 1; UINT32_MAX: all) */
     uint64_t steps_down;  /* over-budget polls answered by the quality step alone */
     uint64_t hits;        /* polls that found a callback over the budget */
     uint64_t cuts;        /* times the limit went down */

@@ -108,7 +108,7 @@ typedef struct {
     uint8_t started_sent;  /* STARTED was notified */
     uint8_t want_real;     /* first stream open: ranked real at admission */
     uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
-    uint8_t lowq;          /* asked for cubic, mixed linear for the governor (quality step) */
+    uint8_t lowq;          /* quality steps the governor took away (sinc -> cubic -> linear) */
     float aud, imp;        /* last ranking */
     float pw;              /* priority weight 2^(priority/100), set at admission */
     uint64_t seq;          /* start order */
@@ -308,14 +308,16 @@ uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
 /* Voices holding a mixer voice now. */
 uint32_t hld_vm_real_count(const hld_vm_t *vm);
 /* The governor's quality step, taken before any voice is made virtual: of
- * the real voices that asked for the cubic interpolator and resample (pitch
- * or Doppler), only the `limit` most important keep it; the others are
- * mixed linear (no fade: the two interpolate the same signal) until the
+ * the real voices that asked for the sinc or cubic interpolator and resample
+ * (pitch or Doppler), `limit` quality steps are kept (a sinc voice holds two,
+ * sinc over cubic over linear; a cubic one holds one), the most important
+ * voices first; the others step down, the least important first, sinc ->
+ * cubic -> linear (no fade: they interpolate the same signal) until the
  * limit rises. UINT32_MAX = no step. Applied by the next ranking (marks the
  * pool dirty). */
 void hld_vm_set_cubic_limit(hld_vm_t *vm, uint32_t limit);
-/* From the last ranking: real voices that asked for cubic and resample,
- * and how many of them are stepped down to linear now. */
+/* From the last ranking: quality steps the real voices that resample asked
+ * for (2 per sinc voice, 1 per cubic), and how many voices are stepped down. */
 uint32_t hld_vm_cubic_count(const hld_vm_t *vm);
 uint32_t hld_vm_lowq_count(const hld_vm_t *vm);
 
@@ -329,7 +331,7 @@ uint8_t hld_vm_state(const hld_lvoice_t *lv);
 typedef struct {
     uint32_t logical, active, real, virtual_now, fading, opening, emitters;
     uint32_t real_cap, governed; /* the real cap now; voices virtual only for the governor */
-    uint32_t cubic_real, lowq;   /* real voices asking for cubic; of them stepped down to linear */
+    uint32_t cubic_real, lowq;   /* quality steps asked (sinc 2, cubic 1); voices stepped down */
     hld_vm_counters_t n;
 } hld_vm_stats_t;
 void hld_vm_stats(const hld_vm_t *vm, hld_vm_stats_t *out);

@@ -119,6 +119,8 @@ int vm_virtualise(hld_vm_t *vm, hld_lvoice_t *v, uint8_t why, uint64_t now_ns);
 /* 1 if v asked for the cubic interpolator and resamples (pitch or Doppler):
  * the voices the governor's quality step applies to. */
 int vm_wants_cubic(const hld_lvoice_t *v);
+/* flags with the interpolator the governor's quality step leaves v. */
+uint32_t vm_interp_flags(const hld_lvoice_t *v, uint32_t flags);
 /* Ends a voice that is not real (ENDED with reason) and frees it. */
 void vm_end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason);
 

@@ -138,7 +138,7 @@ static int realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_
         p.loop_count = v->loops_left < 0 ? 0 : (uint32_t)v->loops_left;
     }
     if (v->paused) p.flags |= HL_MIX_PAUSED;
-    if (v->lowq) p.flags &= ~HL_MIX_CUBIC;
+    p.flags = vm_interp_flags(v, p.flags);
     uint64_t mix = 0, stolen = 0;
     int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
     if (rc < 0) return rc;
@@ -356,30 +356,47 @@ static void rank(hld_vm_t *vm, uint64_t now_ns) {
 }
 
 int vm_wants_cubic(const hld_lvoice_t *v) {
-    if (!(v->p.flags & HL_MIX_CUBIC)) return 0;
-    return v->p.pitch != 1.0f || ((v->p.flags & HL_MIX_3D) && v->p.doppler_factor > 0.0f);
+    if (!(v->p.flags & (HL_MIX_CUBIC | HL_MIX_SINC))) return 0;
+    if (v->p.pitch == 1.0f && !((v->p.flags & HL_MIX_3D) && v->p.doppler_factor > 0.0f)) return 0;
+    return (v->p.flags & HL_MIX_SINC) ? 2 : 1;
 }
 
-/* The governor's quality step over the real voices, strongest first: the
- * first cubic_cap that ask for cubic keep it, the rest are mixed linear. A
- * switch the ring cannot take now is tried again at the next ranking. */
+uint32_t vm_interp_flags(const hld_lvoice_t *v, uint32_t flags) {
+    uint32_t want = (uint32_t)vm_wants_cubic(v);
+    if (!v->lowq || !want) return flags;
+    uint32_t grant = want > v->lowq ? want - v->lowq : 0; /* 2 sinc, 1 cubic, 0 linear */
+    flags &= ~(HL_MIX_CUBIC | HL_MIX_SINC);
+    return flags | (grant == 2 ? HL_MIX_SINC : grant == 1 ? HL_MIX_CUBIC : 0);
+}
+
+/* The governor's quality step over the real voices, strongest first.
+ * cubic_cap counts quality steps above linear: a sinc voice asks for two
+ * (cubic, then sinc), a cubic one for one. Walking from the most important,
+ * each voice keeps what the steps left pay for, so as the cap falls the
+ * least important voice goes sinc -> cubic -> linear before the next one
+ * loses anything. A switch the ring cannot take now is tried again at the
+ * next ranking. */
 static void step_quality(hld_vm_t *vm, uint64_t now_ns) {
-    uint32_t n_cubic = 0, n_lowq = 0;
+    uint32_t n_steps = 0, n_lowq = 0, left = vm->cubic_cap;
     for (uint32_t j = vm->n_weak; j-- > 0;) {
         hld_lvoice_t *v = &vm->lv[vm->weak[j]];
-        if (!vm_wants_cubic(v)) {
+        uint32_t want = (uint32_t)vm_wants_cubic(v);
+        if (!want) {
             v->lowq = 0;
             continue;
         }
-        int low = n_cubic++ >= vm->cubic_cap;
+        n_steps += want;
+        uint32_t grant = want < left ? want : left;
+        left -= grant;
+        uint32_t low = want - grant;
         if (low != v->lowq && v->mix) {
-            hl_voice_set_t s = {.mask = HL_MIX_SET_INTERP, .cubic = !low};
+            hl_voice_set_t s = {.mask = HL_MIX_SET_INTERP, .cubic = grant};
             if (hl_mixer_set(vm->mx, v->mix, &s, now_ns) != 0) low = v->lowq;
         }
         v->lowq = (uint8_t)low;
-        n_lowq += (uint32_t)low;
+        n_lowq += low != 0;
     }
-    vm->n_cubic = n_cubic;
+    vm->n_cubic = n_steps;
     vm->n_lowq = n_lowq;
 }
 

@@ -298,10 +298,15 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
             return hld_fail(q, HELIOD_ENOEMITTER, msg), -1;
         }
     }
-    uint32_t flags = m->flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_PAUSED | HL_MIX_CUBIC);
+    uint32_t flags = m->flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_PAUSED);
+    /* the interpolator: the play's, else the cue's, else the daemon's */
+    uint32_t interp = m->flags & HL_PLAY_INTERP;
+    if (!interp && cd) interp = cd->flags & HL_PLAY_INTERP;
+    if (!interp) interp = d->cfg.interp_flags;
+    flags |= (interp & HL_PLAY_SINC) ? HL_MIX_SINC : (interp & HL_PLAY_CUBIC) ? HL_MIX_CUBIC : 0;
     float gain_db = m->gain_db, pitch = m->pitch, fade_in = m->fade_in_ms;
     if (cd) {
-        flags |= cd->flags & (HL_MIX_LOOP | HL_MIX_3D | HL_MIX_CUBIC);
+        flags |= cd->flags & (HL_MIX_LOOP | HL_MIX_3D);
         gain_db += hld_cue_roll_gain_db(&d->cues, cue);
         pitch *= hld_cue_roll_pitch(&d->cues, cue);
         if (pitch < HL_PITCH_MIN) pitch = HL_PITCH_MIN;

@@ -233,8 +233,11 @@ typedef struct {
 #define HL_PLAY_3D       0x2u /* position is used; pan is ignored */
 #define HL_PLAY_DETACHED 0x4u /* survives its connection */
 #define HL_PLAY_PAUSED   0x8u
-#define HL_PLAY_CUBIC    0x10u /* 4-point cubic interpolator instead of linear */
-#define HL_PLAY_MASK     0x1Fu
+#define HL_PLAY_CUBIC    0x10u /* 4-point cubic interpolator */
+#define HL_PLAY_SINC     0x40u /* band-limited windowed sinc (wins over CUBIC) */
+#define HL_PLAY_LINEAR   0x80u /* linear, even where the cue or the daemon default says otherwise */
+#define HL_PLAY_INTERP   (HL_PLAY_CUBIC | HL_PLAY_SINC | HL_PLAY_LINEAR)
+#define HL_PLAY_MASK     0xDFu
 /* distance models */
 #define HL_DIST_LINEAR      0
 #define HL_DIST_INVERSE     1
@@ -762,10 +765,12 @@ typedef struct {
 #define HL_CURVE_EQUAL_POWER       1
 #define HL_CURVE_LOG               2 /* linear in dB (-60 dB .. 0 dB) */
 /* CUE flags */
-#define HL_CUE_LOOP  HL_PLAY_LOOP
-#define HL_CUE_3D    HL_PLAY_3D
-#define HL_CUE_CUBIC HL_PLAY_CUBIC
-#define HL_CUE_MASK  (HL_CUE_LOOP | HL_CUE_3D | HL_CUE_CUBIC)
+#define HL_CUE_LOOP   HL_PLAY_LOOP
+#define HL_CUE_3D     HL_PLAY_3D
+#define HL_CUE_CUBIC  HL_PLAY_CUBIC
+#define HL_CUE_SINC   HL_PLAY_SINC
+#define HL_CUE_LINEAR HL_PLAY_LINEAR
+#define HL_CUE_MASK   (HL_CUE_LOOP | HL_CUE_3D | HL_CUE_CUBIC | HL_CUE_SINC | HL_CUE_LINEAR)
 typedef struct {
     char name[HL_MAX_NAME + 1];
     uint8_t nsounds; /* 1..HL_MAX_CUE_SOUNDS */

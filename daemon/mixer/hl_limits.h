@@ -41,8 +41,10 @@
 #define HL_SEEK_FADE       64           /* frames: fade-out at the old position before a seek or stream switch */
 #define HL_SEEK_FADE_IN    64           /* frames: fade-in at the new position */
 #define HL_INTERP_TAPS     4            /* widest interpolator (4-point cubic): frames around the cursor */
-#define HL_STREAM_HIST     3            /* frames a stream voice keeps: the cubic's reach behind and ahead */
-#define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_PITCH_MAX + HL_STREAM_HIST + HL_INTERP_TAPS) /* frames one run linearises */
+#define HL_STREAM_BACK     47           /* frames a stream keeps before the cursor's: the widest sinc's reach behind */
+#define HL_STREAM_HIST     (HL_STREAM_BACK + 2) /* kept history: those, the cursor's frame and the next */
+#define HL_STREAM_REACH    48           /* frames an interpolator reads after the cursor's (the widest sinc) */
+#define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_PITCH_MAX + HL_STREAM_HIST + HL_STREAM_REACH + 2) /* frames one run linearises */
 #define HL_STREAM_RETIRE_MAX 256        /* stream switches in flight: bounds the events they hand back */
 #define HL_PITCH_GRID      16           /* frames: a pitch ramp steps on this grid of its own frame count */
 #define HL_WAIT_UNIT_NS    2000         /* wait histogram: 2 us units, so the first octave (8-16 us) splits in 4 */

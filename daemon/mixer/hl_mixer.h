@@ -143,6 +143,9 @@ typedef struct {
 #define HL_MIX_PAUSED 0x8u
 #define HL_MIX_CUBIC  0x10u /* 4-point Catmull-Rom interpolation (default: linear) */
 #define HL_MIX_CLAMP  0x20u /* 3D: past max distance keep the max-distance gain, never virtual */
+#define HL_MIX_SINC                                                                                \
+    0x40u /* band-limited windowed sinc (hl_sinc.h); wins over CUBIC; cubic                        \
+           * when the mixer has no tables (hl_mixer_set_sinc) */
 
 /* Fade curves (same values as HL_CURVE_* on the wire). A curve shapes the
  * envelope between its start level and its target; LINEAR is exact per
@@ -203,6 +206,10 @@ int hl_mixer_use_simd(hl_mixer_t *m, int enable);
  * HELIOD_EINVAL (no HRTF state in this mixer, a rate or tap count that does
  * not match). Main thread, while the audio thread is not running. */
 int hl_mixer_set_hrtf(hl_mixer_t *m, const hl_hrtf_set_t *set);
+/* The sinc tables (hl_sinc_init) HL_MIX_SINC voices use, or NULL (they then
+ * use cubic). Before the audio thread starts; the tables outlive the mixer. */
+struct hl_sinc;
+void hl_mixer_set_sinc(hl_mixer_t *m, const struct hl_sinc *tables);
 /* The set in use, or NULL. Main thread. */
 const hl_hrtf_set_t *hl_mixer_hrtf(const hl_mixer_t *m);
 
@@ -287,8 +294,8 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_SEEK   0x40u  /* pcm voice: fade out, jump to seek_frame, fade in */
 #define HL_MIX_SET_STREAM 0x80u  /* stream voice: fade out, switch to `stream`, fade in */
 #define HL_MIX_SET_VEL    0x100u /* source velocity (Doppler), not ramped: Doppler is smoothed */
-/* HL_MIX_SET_INTERP: `cubic` 1 = Catmull-Rom, 0 = linear, from the next block
- * (the CPU governor's quality step). HL_MIX_SET_FILTER: lp_hz, hp_hz, occ_db:
+/* HL_MIX_SET_INTERP: `cubic` 2 = sinc, 1 = Catmull-Rom, 0 = linear, from the
+ * next block (the CPU governor's quality step). HL_MIX_SET_FILTER: lp_hz, hp_hz, occ_db:
  * the cutoffs glide and the gain ramps over ramp_frames. HL_MIX_SET_SENDS:
  * send_bus, send_gain: the levels ramp (a send moved to another bus starts
  * there from silence). */
@@ -303,7 +310,7 @@ typedef struct {
     hl_stream_t *stream;        /* HL_MIX_SET_STREAM: the new source (same channels); the old one
                                  * comes back in HL_MIX_EV_STREAM_RETIRED */
     float vel[3];               /* HL_MIX_SET_VEL */
-    uint32_t cubic;             /* HL_MIX_SET_INTERP */
+    uint32_t cubic;             /* HL_MIX_SET_INTERP: HL_INTERP_* */
     float lp_hz, hp_hz, occ_db; /* HL_MIX_SET_FILTER */
     uint32_t send_bus[HL_MAX_SENDS]; /* HL_MIX_SET_SENDS */
     float send_gain[HL_MAX_SENDS];

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hl_limits.h"
 #include "hl_ring.h"
 
 typedef struct hl_stream {
@@ -38,6 +39,9 @@ typedef struct hl_stream {
     _Alignas(64) _Atomic uint32_t eos;       /* set once by the producer */
     _Alignas(64) _Atomic uint64_t underruns; /* written by the audio thread only */
     _Atomic uint64_t consumed;               /* frames, written by the audio thread only */
+    /* the audio thread's: the last HL_STREAM_HIST frames the voice consumed
+     * (interleaved), what its interpolator reads behind the ring */
+    _Alignas(64) float hist[HL_STREAM_HIST * 2];
 } hl_stream_t;
 
 /* Bytes of storage a stream of capacity_frames (a power of two >= 2) frames

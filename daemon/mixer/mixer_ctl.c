@@ -194,6 +194,11 @@ int hl_mixer_set_hrtf(hl_mixer_t *m, const hl_hrtf_set_t *set) {
     return 0;
 }
 
+void hl_mixer_set_sinc(hl_mixer_t *m, const hl_sinc_t *tables) {
+    m->sinc = tables;
+    m->sk = tables ? hl_sinc_kernels_best() : NULL;
+}
+
 const hl_hrtf_set_t *hl_mixer_hrtf(const hl_mixer_t *m) {
     return m->hrtf;
 }
@@ -381,9 +386,7 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
         memcpy(c->params.send_bus, s->send_bus, sizeof c->params.send_bus);
         memcpy(c->params.send_gain, s->send_gain, sizeof c->params.send_gain);
     }
-    if (s->mask & HL_MIX_SET_INTERP)
-        c->params.flags =
-            s->cubic ? c->params.flags | HL_MIX_CUBIC : c->params.flags & ~HL_MIX_CUBIC;
+    if (s->mask & HL_MIX_SET_INTERP) c->params.flags = hl_interp_flags(c->params.flags, s->cubic);
     if (switching) {
         c->params.stream = s->stream;
         m->retire_inflight++;

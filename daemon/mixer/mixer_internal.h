@@ -26,6 +26,7 @@
 #include "hl_hrtf.h"
 #include "hl_mixer.h"
 #include "hl_ring.h"
+#include "hl_sinc.h"
 #include "hl_stream.h"
 #include "mix_kernels.h"
 
@@ -128,6 +129,19 @@ typedef struct {
     uint64_t start_at; /* engine frame its PLAY was scheduled for (0: at once) */
 } hl_ctl_voice_t;
 
+/* Interpolators, as hl_src_view_t.cubic and HL_MIX_SET_INTERP's value. */
+#define HL_INTERP_LINEAR 0u
+#define HL_INTERP_CUBIC  1u
+#define HL_INTERP_SINC   2u
+
+/* flags with the interpolator bits set for HL_INTERP_* mode */
+static inline uint32_t hl_interp_flags(uint32_t flags, uint32_t mode) {
+    flags &= ~(HL_MIX_CUBIC | HL_MIX_SINC);
+    return mode == HL_INTERP_SINC    ? flags | HL_MIX_SINC
+           : mode == HL_INTERP_CUBIC ? flags | HL_MIX_CUBIC
+                                     : flags;
+}
+
 /* ---- RT state of a slot --------------------------------------------------- */
 typedef struct {
     float cur, target;
@@ -149,7 +163,8 @@ typedef struct {
     uint32_t frames;                 /* readable frames */
     uint32_t ch;                     /* channels, 1 or 2 */
     uint32_t copy_end;               /* the pitch-1 copy path may read frames below this */
-    uint32_t cubic;                  /* 4-point interpolation: lo = one frame, else 0 */
+    uint32_t cubic;                  /* HL_INTERP_*: linear, cubic (lo = one frame), sinc */
+    const hl_sinc_level_t *sl;       /* sinc: the level lim_fp and lo were set for */
     const struct hl_loop_view *loop; /* read on the scalar path only */
 } hl_src_view_t;
 
@@ -225,7 +240,7 @@ typedef struct {
     uint32_t seek_frame;
     uint32_t channels;
     hl_stream_t *pending; /* stream to switch to */
-    uint64_t scur;        /* stream cursor, 32.32 relative to hist[0] */
+    uint64_t scur;        /* stream cursor, 32.32 relative to stream->hist[0] */
     uint32_t ur;          /* 1 while in an underrun episode */
     uint32_t ur_pos;      /* frames into the underrun decay */
     float hold[2];        /* last output sample per channel (pre-gain), decays on underrun */
@@ -239,7 +254,6 @@ typedef struct {
     uint32_t fup;        /* 1: fading in to 1, 0: fading out to 0 */
     float fs, fbase, fk; /* start level; log fades: level(t) = fbase * e^(fk * t) */
     uint64_t end_frame;  /* ENDED: engine frame just after the voice's last block */
-    float hist[HL_STREAM_HIST * 2]; /* last frames consumed from the stream, interleaved */
     /* post stage: per-voice filter, occlusion gain, sends (voice_post) */
     hl_vfilter_t vf;
     hl_ramp_t occ;                  /* occlusion gain (1 = none) */
@@ -322,9 +336,11 @@ struct hl_mixer {
     hl_rt_duck_t duck[HL_MAX_DUCKS];
     hl_limiter_t limiter;
     const hl_mix_kernels_t *k;
-    const hl_hrtf_set_t *hrtf; /* binaural 3D voices (NULL: off); set before the audio thread */
-    hl_hrtf_voice_t *hrtf_v;   /* one per slot when cfg.hrtf, else NULL */
-    uint32_t hrtf_mixed;       /* voices rendered binaurally in the current block */
+    const hl_hrtf_set_t *hrtf;   /* binaural 3D voices (NULL: off); set before the audio thread */
+    const hl_sinc_t *sinc;       /* HL_MIX_SINC tables (NULL: sinc voices use cubic) */
+    const hl_sinc_kernels_t *sk; /* their kernels */
+    hl_hrtf_voice_t *hrtf_v;     /* one per slot when cfg.hrtf, else NULL */
+    uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
     _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];

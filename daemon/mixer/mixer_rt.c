@@ -343,7 +343,7 @@ static void env_advance(hl_rt_voice_t *v, uint32_t n) {
 }
 
 static void stream_reset(hl_rt_voice_t *v) {
-    memset(v->hist, 0, sizeof v->hist);
+    memset(v->stream->hist, 0, sizeof v->stream->hist);
     v->hold[0] = v->hold[1] = 0.0f;
     v->scur = (uint64_t)HL_STREAM_HIST << 32; /* first frame of the ring */
     v->spulled = 0;
@@ -372,6 +372,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->pcm = p->pcm;
     v->stream = p->stream;
     v->flags = p->flags;
+    if ((v->flags & HL_MIX_SINC) && !m->sinc) v->flags = hl_interp_flags(v->flags, HL_INTERP_CUBIC);
     if (p->stream) {
         v->channels = p->stream->channels;
         stream_reset(v);
@@ -538,7 +539,8 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         }
     if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = post_needed(v) | 1u;
     if (s->mask & HL_MIX_SET_INTERP) {
-        v->flags = s->cubic ? v->flags | HL_MIX_CUBIC : v->flags & ~HL_MIX_CUBIC;
+        v->flags = hl_interp_flags(
+            v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
         if (!v->stream) pcm_view(v); /* a stream's run reads the flag */
     }
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
@@ -596,27 +598,52 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) {
 
 typedef hl_src_view_t src_view_t;
 
-/* Frames the interpolator reads after floor(x): 1 (linear) or 2 (cubic),
- * plus one, so the kernels' guard "position < lim" keeps every read inside. */
-static uint32_t taps_after(uint32_t cubic) {
-    return cubic ? HL_INTERP_TAPS - 1 : HL_INTERP_TAPS / 2;
+/* Frames the interpolator reads after floor(x): 1 (linear), 2 (cubic) or
+ * half (sinc), plus one, so the kernels' guard "position < lim" keeps every
+ * read inside. */
+static uint32_t taps_after(const src_view_t *s) {
+    if (s->cubic == HL_INTERP_SINC) return (s->sl ? s->sl->half : HL_SINC_MAX_HALF) + 1;
+    return s->cubic ? HL_INTERP_TAPS - 1 : HL_INTERP_TAPS / 2;
 }
 
 static void view_limits(src_view_t *s, uint32_t fast_end) {
-    uint32_t ta = taps_after(s->cubic);
+    uint32_t ta = taps_after(s);
     s->copy_end = fast_end;
     s->lim_fp = fast_end > ta ? (uint64_t)(fast_end - ta) << 32 : 0;
 }
 
-/* Lowest cursor of the interpolating kernels: cubic reads the frame before. */
+/* Lowest cursor of the interpolating kernels: cubic reads the frame before,
+ * sinc half - 1 frames before. */
 static uint64_t view_lo(const src_view_t *s) {
+    if (s->cubic == HL_INTERP_SINC)
+        return (uint64_t)((s->sl ? s->sl->half : HL_SINC_MAX_HALF) - 1) << 32;
     return s->cubic ? HL_FP_ONE : 0;
+}
+
+/* The view's interpolator from the voice's flags (SINC is only set when the
+ * mixer has tables: cmd_play and HL_MIX_SET_INTERP see to it). */
+static uint32_t interp_mode(uint32_t flags) {
+    return (flags & HL_MIX_SINC)    ? HL_INTERP_SINC
+           : (flags & HL_MIX_CUBIC) ? HL_INTERP_CUBIC
+                                    : HL_INTERP_LINEAR;
+}
+
+/* A sinc view follows the step: the level (kernel width) for it, and the
+ * limits that width gives. */
+static inline void sinc_follow(const hl_mixer_t *m, src_view_t *s, uint64_t step) {
+    if (s->cubic != HL_INTERP_SINC) return;
+    const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+    if (sl != s->sl) {
+        s->sl = sl;
+        view_limits(s, s->copy_end);
+    }
 }
 
 /* Recomputes the voice's PCM view after a loop or seek changed it. */
 static void pcm_view(hl_rt_voice_t *v) {
     src_view_t *s = &v->src;
-    s->cubic = (v->flags & HL_MIX_CUBIC) != 0;
+    s->cubic = interp_mode(v->flags);
+    s->sl = NULL; /* sinc: the widest reach until render_src picks the level */
     hl_loop_view_t *lp = &v->lv;
     lp->on = v->loop_on;
     lp->ls = v->loop_start;
@@ -651,6 +678,21 @@ static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
 static void interp_at(const src_view_t *s, uint64_t pos, float *l, float *r) {
     int64_t i = (int64_t)(pos >> 32);
     float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
+    if (s->cubic == HL_INTERP_SINC && s->sl) {
+        const hl_sinc_level_t *sl = s->sl;
+        float k[2 * HL_SINC_MAX_HALF], sl_l = 0.0f, sl_r = 0.0f;
+        hl_sinc_kernel(sl, (uint32_t)pos, k);
+        int64_t base = i - (int64_t)(sl->half - 1);
+        for (uint32_t j = 0; j < sl->taps; j++) {
+            float x, y;
+            fetch(s, base + j, &x, &y);
+            sl_l += k[j] * x;
+            sl_r += k[j] * y;
+        }
+        *l = sl_l;
+        *r = sl_r;
+        return;
+    }
     float al, ar, bl, br;
     fetch(s, i, &al, &ar);
     fetch(s, i + 1, &bl, &br);
@@ -729,6 +771,7 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
     const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D);
     uint32_t done = 0;
     while (done < n) {
+        sinc_follow(m, s, step); /* a wrap recomputes the view */
         uint32_t rest = n - done, cnt;
         const uint64_t c = *cur;
         uint32_t idx = (uint32_t)(c >> 32);
@@ -764,7 +807,15 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
                 float *fl = acc_l + done, *fr = acc_r + done;
                 const uint32_t avail = s->frames - idx;
                 /* resample and mix in one pass, no scratch */
-                if (s->cubic) {
+                if (s->cubic == HL_INTERP_SINC) {
+                    const hl_sinc_kernels_t *sk = m->sk;
+                    if (ch == 1)
+                        sk->mono(fl, fr, src, cnt, frac, step, &gg, s->sl);
+                    else if (stereo_out)
+                        sk->stereo(fl, fr, src, cnt, frac, step, &gg, s->sl);
+                    else
+                        sk->downmix(fl, fr, src, cnt, frac, step, &gg, s->sl);
+                } else if (s->cubic) {
                     if (ch == 1)
                         k->cubic_mix_mono(fl, fr, src, avail, cnt, f0, fs, &gg);
                     else if (stereo_out)
@@ -857,12 +908,18 @@ static int gains_finite(const hl_gain_ramp_t *g) {
 
 static const hl_loop_view_t no_loop; /* streams do not loop */
 
+_Static_assert(HL_STREAM_BACK + 1 == HL_SINC_MAX_HALF && HL_STREAM_REACH == HL_SINC_MAX_HALF,
+               "a stream's history covers the widest sinc kernel");
+
 /* The most output frames a run from x0 can render when `a` frames follow the
- * kept history: the interpolator reaches two frames past floor(x) and the
- * re-based history needs the frame after the final cursor (see render_stream). */
-static uint32_t stream_frames_for(uint64_t x0, uint64_t step, uint64_t a) {
-    /* floor(x0 + (cnt-1) * step) <= a and floor(x0 + cnt * step) <= a + 1 */
-    uint64_t lim1 = (a + 1) << 32, lim2 = (a + 2) << 32;
+ * kept history: the interpolator reaches `reach` frames past floor(x) (2 for
+ * linear and cubic, the kernel's half for sinc) and the re-based history
+ * needs the frame after the final cursor (see render_stream). */
+static uint32_t stream_frames_for(uint64_t x0, uint64_t step, uint64_t a, uint32_t reach) {
+    /* floor(x0 + (cnt-1) * step) + reach <= HIST + a - 1 and
+     * floor(x0 + cnt * step) <= a + BACK */
+    if (a + HL_STREAM_HIST < (uint64_t)reach + 1) return 0;
+    uint64_t lim1 = (a + HL_STREAM_HIST - reach) << 32, lim2 = (a + HL_STREAM_BACK + 1) << 32;
     if (lim1 <= x0) return 0;
     uint64_t c1 = (lim1 - x0 - 1) / step + 1;
     uint64_t c2 = (lim2 - x0 - 1) / step;
@@ -910,6 +967,10 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
     hl_stream_t *st = v->stream;
     const uint32_t ch = v->channels, fsz = ch * (uint32_t)sizeof(float);
     const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D);
+    const uint32_t mode = interp_mode(v->flags);
+    /* sinc: the kernel for this step, and how far it reads ahead */
+    const hl_sinc_level_t *sl = mode == HL_INTERP_SINC ? hl_sinc_level(m->sinc, step) : NULL;
+    const uint32_t reach = sl ? sl->half : 2;
     uint32_t done = 0;
     while (done < n) {
         uint32_t rest = n - done;
@@ -921,7 +982,7 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
         hl_ring_spans_t sp;
         const uint32_t a = hl_ring_read_spans(&st->ring, &sp);
         const uint64_t x0 = v->scur;
-        uint32_t cnt = stream_frames_for(x0, step, a);
+        uint32_t cnt = stream_frames_for(x0, step, a, reach);
         if (v->ur) {
             /* recover only when the whole rest can play (or the source is over) */
             if (!eos && cnt < rest && hl_ring_writable(&st->ring) > 0) {
@@ -944,7 +1005,7 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
             uint64_t c64 = ceil_div(end - x0, step);
             cnt = c64 < UINT32_MAX ? (uint32_t)c64 : UINT32_MAX;
         }
-        uint32_t cap = stream_frames_for(x0, step, HL_STREAM_SCRATCH - HL_STREAM_HIST - 1);
+        uint32_t cap = stream_frames_for(x0, step, HL_STREAM_SCRATCH - HL_STREAM_HIST - 1, reach);
         cnt = cnt < rest ? cnt : rest;
         cnt = cnt < cap ? cnt : cap;
         if (cnt == 0) {
@@ -953,20 +1014,19 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
         }
         /* linearise: history, then the ring frames this run reads (peeked) */
         uint64_t xl = x0 + (uint64_t)(cnt - 1) * step, xe = x0 + (uint64_t)cnt * step;
-        uint32_t need_idx = (uint32_t)(xl >> 32) + 2;
+        uint32_t need_idx = (uint32_t)(xl >> 32) + reach;
         if ((uint32_t)(xe >> 32) + 1 > need_idx) need_idx = (uint32_t)(xe >> 32) + 1;
         uint32_t valid = need_idx + 1, from_ring = valid - HL_STREAM_HIST;
         uint32_t take = from_ring < a ? from_ring : a;
         float *sb = m->sbuf;
-        memcpy(sb, v->hist, (size_t)HL_STREAM_HIST * fsz);
+        memcpy(sb, st->hist, (size_t)HL_STREAM_HIST * fsz);
         uint32_t t1 = take < sp.n1 ? take : sp.n1;
         memcpy(sb + HL_STREAM_HIST * ch, sp.p1, (size_t)t1 * fsz);
         if (take > t1) memcpy(sb + (HL_STREAM_HIST + t1) * ch, sp.p2, (size_t)(take - t1) * fsz);
         if (take < from_ring) /* eos: zeros past the last frame */
             memset(sb + (HL_STREAM_HIST + take) * ch, 0, (size_t)(from_ring - take) * fsz);
         span_sanitize(sb, valid * ch);
-        src_view_t s = {
-            .data = sb, .frames = valid, .ch = ch, .cubic = (v->flags & HL_MIX_CUBIC) != 0};
+        src_view_t s = {.data = sb, .frames = valid, .ch = ch, .cubic = mode, .sl = sl};
         s.end_fp = end;
         s.loop = &no_loop;
         view_limits(&s, valid);
@@ -979,10 +1039,10 @@ __attribute__((noinline, cold)) static void render_stream(hl_mixer_t *m, hl_rt_v
         float xg = ramp_after(&v->xf, 0);
         v->hold[0] = (stereo_out || ch == 1 ? hl : (hl + hr) * 0.5f) * xg;
         v->hold[1] = hr * xg;
-        /* re-base: keep the HL_STREAM_HIST frames from floor(x) - 1 */
-        uint32_t shift = (uint32_t)(x >> 32) - 1;
+        /* re-base: keep the HL_STREAM_HIST frames from floor(x) - BACK */
+        uint32_t shift = (uint32_t)(x >> 32) - HL_STREAM_BACK;
         if (shift > a) shift = a;
-        memcpy(v->hist, sb + (size_t)shift * ch, (size_t)HL_STREAM_HIST * fsz);
+        memcpy(st->hist, sb + (size_t)shift * ch, (size_t)HL_STREAM_HIST * fsz);
         v->scur = x - ((uint64_t)shift << 32);
         hl_ring_read_advance(&st->ring, shift);
         atomic_store_explicit(&st->consumed,
@@ -1109,6 +1169,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     }
     f->data = v->src.data;
     f->step = voice_step(v);
+    sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
     f->lim_fp = v->src.lim_fp;
     f->copy_end = v->src.copy_end;
     f->frames = v->src.frames;
@@ -1466,7 +1527,13 @@ static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_
         in = src; /* read in place: the source is the block */
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        if (f->cubic) {
+        if (f->cubic == HL_INTERP_SINC) {
+            const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+            if (c < (uint64_t)(sl->half - 1) << 32) return 0;
+            static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+            memset(u, 0, n * sizeof(float));
+            m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
+        } else if (f->cubic) {
             if (c < HL_FP_ONE) return 0;
             m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
         } else {
@@ -1510,7 +1577,11 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
         m->k->mix_mono(acc_l, acc_r, src, n, &g);
     } else {
         if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        if (f->cubic) {
+        if (f->cubic == HL_INTERP_SINC) {
+            const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+            if (c < (uint64_t)(sl->half - 1) << 32) return 0;
+            m->sk->mono(acc_l, acc_r, src, n, frac, step, &g, sl);
+        } else if (f->cubic) {
             if (c < HL_FP_ONE) return 0;
             m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
                                  (float)step * HL_FP_SCALE, &g);

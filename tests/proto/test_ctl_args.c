@@ -199,8 +199,13 @@ static void test_streaming_options(void **state) {
     assert_true(c.m.play.loop_xfade_ms == 5.0f);
     assert_true(ctl_encode(&c, buf, sizeof buf) > 0);
     assert_int_equal(parse("play music --interp linear", &c), 0);
-    assert_false(c.m.play.flags & HL_PLAY_CUBIC);
-    assert_int_equal(parse("play music --interp sinc", &c), -1);
+    assert_int_equal(c.m.play.flags & HL_PLAY_INTERP, HL_PLAY_LINEAR);
+    assert_int_equal(parse("play music --interp sinc", &c), 0);
+    assert_int_equal(c.m.play.flags & HL_PLAY_INTERP, HL_PLAY_SINC);
+    assert_int_equal(parse("play music --interp cubic --interp sinc", &c), 0);
+    assert_int_equal(c.m.play.flags & HL_PLAY_INTERP, HL_PLAY_SINC); /* the last one */
+    assert_true(ctl_encode(&c, buf, sizeof buf) > 0);
+    assert_int_equal(parse("play music --interp lanczos", &c), -1);
     assert_int_equal(parse("play music --loop --loop-start 10 --loop-end 10", &c), -1);
     assert_int_equal(parse("play music --loop-end 10 --loop-start 20", &c), -1);
     assert_int_equal(parse("play music --loop-count 0", &c), -1);
@@ -412,7 +417,9 @@ static void test_cue(void **state) {
     assert_int_equal(parse("cue x --sound s --virtual pause", &c), -1);
     assert_int_equal(parse("cue x --sound s --fade-curve cosine", &c), -1);
     assert_int_equal(parse("cue x --sound s --model cubic", &c), -1);
-    assert_int_equal(parse("cue x --sound s --interp sinc", &c), -1);
+    assert_int_equal(parse("cue x --sound s --interp lanczos", &c), -1);
+    assert_int_equal(parse("cue x --sound s --interp sinc", &c), 0);
+    assert_int_equal(c.m.cue.flags & HL_PLAY_INTERP, HL_CUE_SINC);
     assert_int_equal(parse("cue x --sound s --gain 24", &c), 0);
     assert_int_equal(parse("cue x --sound s --gain 24.01", &c), -1);
     assert_int_equal(parse("cue x --sound s --gain-rand 48", &c), 0);

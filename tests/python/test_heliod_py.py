@@ -233,7 +233,12 @@ class ClientTest(unittest.TestCase):
             vp = c.play("ovr")
             self.assertEqual((self.voice(c, vo)["bus"], self.voice(c, vo)["priority"]), ("ui", 9))
             self.assertEqual((self.voice(c, vp)["bus"], self.voice(c, vp)["priority"]), ("music", 3))
+            # the interpolator: a cue's, overridden per play; a bad name is refused locally
+            c.cue_define("hq", "t1", interp="sinc", pitch=0.9)
+            self.assertTrue(c.play("hq", interp="linear") > 0)
+            self.assertEqual(self.errname(c.play, "hq", interp="lanczos"), "EINVAL")
             cues = {e["name"]: e for e in c.cues()}
+            self.assertEqual(cues["hq"]["interp"], "sinc")
             self.assertEqual(cues["feet"]["kind"], "category")
             self.assertEqual((cues["feet"]["max_instances"], cues["feet"]["fade_curve"]), (2, "log"))
             st = cues["step"]

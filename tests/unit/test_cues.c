@@ -646,6 +646,7 @@ static const char k_good[] = "# a cue sheet\n"
                              "sound = ui_click\n"
                              "category = ui\n"
                              "loop = true\n"
+                             "interp = sinc\n"
                              "\n"
                              "[category weapons]\n"
                              "max-instances = 8\n"
@@ -701,7 +702,7 @@ static void test_ini_good(void **state) {
     assert_int_equal(w->def.fade_curve, HL_CURVE_LOG);
     hld_cue_t *k = hld_cues_find(f->c, "click");
     assert_non_null(k);
-    assert_int_equal(k->def.flags, HL_CUE_LOOP);
+    assert_int_equal(k->def.flags, HL_CUE_LOOP | HL_CUE_SINC);
     assert_ptr_equal(k->cat, hld_cues_find_category(f->c, "ui"));
     /* defaults where the file says nothing */
     hl_category_t dflt;
@@ -768,7 +769,7 @@ static void test_ini_errors(void **state) {
         {"bad enum in category", "[category kept]\noverflow = steal\n", HELIOD_EINVAL, 2,
          "overflow: unknown value 'steal'"},
         {"bad bool", "[cue keep]\nsound = s\n3d = maybe\n", HELIOD_EINVAL, 3, "3d:"},
-        {"bad interp", "[cue keep]\nsound = s\ninterp = sinc\n", HELIOD_EINVAL, 3, "interp:"},
+        {"bad interp", "[cue keep]\nsound = s\ninterp = lanczos\n", HELIOD_EINVAL, 3, "interp:"},
         {"bad send", "[cue keep]\nsound = s\nsend = hall\n", HELIOD_EINVAL, 3,
          "send: 'hall' is not BUS:DB"},
         {"three sends", "[cue keep]\nsound = s\nsend = a:-1, b:-2, c:-3\n", HELIOD_EINVAL, 3,

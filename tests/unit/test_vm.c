@@ -875,6 +875,53 @@ static int all_voices(void *user, const hld_lvoice_t *lv) {
 
 /* With N real voices and many logical ones, exactly the N most important are
  * real after a tick; the others get VIRTUAL (rank). */
+/* The governor's quality ladder: a sinc voice holds two steps (sinc over
+ * cubic over linear), a cubic one one; as the cap falls the least important
+ * voice goes sinc -> cubic -> linear before the next one loses anything, and
+ * quality comes back, the most important first, as it rises. */
+static void test_quality_ladder(void **state) {
+    (void)state;
+    fx_open(4, 16);
+    uint64_t v[3];
+    for (int i = 0; i < 3; i++) { /* v[0] the least important */
+        hld_vm_play_t pl = mkplay(&snd_dc, NULL);
+        pl.p.gain = hl_db_to_lin(-20.0f + 6.0f * (float)i);
+        pl.p.pitch = 0.9f;
+        pl.p.flags |= HL_MIX_SINC | HL_MIX_LOOP;
+        v[i] = play_ok(&pl);
+    }
+    /* a voice at pitch 1 asks for nothing (it does not resample) */
+    hld_vm_play_t p1 = mkplay(&snd_dc, NULL);
+    p1.p.flags |= HL_MIX_SINC | HL_MIX_LOOP;
+    p1.p.gain = hl_db_to_lin(-40.0f);
+    uint64_t flat = play_ok(&p1);
+    tick();
+    assert_int_equal(hld_vm_cubic_count(F.vm), 6);
+    /* cap: steps kept -> interpolator of v[0], v[1], v[2] (2 sinc, 1 cubic, 0 linear) */
+    const struct {
+        uint32_t cap;
+        int want[3];
+        uint32_t lowq;
+    } ladder[] = {
+        {UINT32_MAX, {2, 2, 2}, 0}, {5, {1, 2, 2}, 1},          {4, {0, 2, 2}, 1},
+        {3, {0, 1, 2}, 2},          {1, {0, 0, 1}, 3},          {0, {0, 0, 0}, 3},
+        {4, {0, 2, 2}, 1},          {UINT32_MAX, {2, 2, 2}, 0},
+    };
+    for (unsigned s = 0; s < sizeof ladder / sizeof ladder[0]; s++) {
+        hld_vm_set_cubic_limit(F.vm, ladder[s].cap);
+        tick();
+        for (int i = 0; i < 3; i++) {
+            uint32_t f = mix_view(v[i]).params.flags;
+            int got = (f & HL_MIX_SINC) ? 2 : (f & HL_MIX_CUBIC) ? 1 : 0;
+            if (got != ladder[s].want[i])
+                fail_msg("cap %u: voice %d mixed with %d, want %d", ladder[s].cap, i, got,
+                         ladder[s].want[i]);
+        }
+        assert_int_equal(hld_vm_lowq_count(F.vm), ladder[s].lowq);
+        assert_true(mix_view(flat).params.flags & HL_MIX_SINC); /* never stepped */
+    }
+}
+
 static void test_rank_top_n(void **state) {
     (void)state;
     enum { N = 8, M = 40 };
@@ -1530,6 +1577,7 @@ static void test_huge_positions_clamped(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_quality_ladder, fx_close),
         cmocka_unit_test_teardown(test_admission_interval, fx_close),
         cmocka_unit_test_teardown(test_admission_distance, fx_close),
         cmocka_unit_test_teardown(test_admission_refusals, fx_close),

@@ -9,6 +9,23 @@ from ._wire import EINVAL, HeliodError, W, dec_list
 
 # PLAY flags, SET mask, LISTENER mask, SUBSCRIBE mask, LOAD flags
 PLAY_LOOP, PLAY_3D, PLAY_DETACHED, PLAY_PAUSED, PLAY_CUBIC = 0x1, 0x2, 0x4, 0x8, 0x10
+PLAY_SINC, PLAY_LINEAR = 0x40, 0x80
+INTERPS = {"linear": PLAY_LINEAR, "cubic": PLAY_CUBIC, "sinc": PLAY_SINC}
+
+
+def _interp_flags(interp, cubic):
+    """The interpolator's flag: interp "linear", "cubic" or "sinc" (None:
+    the cue's, else the daemon's --interp); cubic=True is interp="cubic"."""
+    if interp is None:
+        return PLAY_CUBIC if cubic else 0
+    if interp not in INTERPS:
+        raise HeliodError(EINVAL, "interp: '%s' is not linear, cubic or sinc" % interp)
+    return INTERPS[interp]
+
+
+def _interp_name(flags):
+    return ("sinc" if flags & PLAY_SINC else "cubic" if flags & PLAY_CUBIC else
+            "linear" if flags & PLAY_LINEAR else None)
 SET_GAIN, SET_PAN, SET_POS, SET_PITCH, SET_PAUSE, SET_RESUME, SET_SEEK, SET_VEL = (
     0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80)
 SET_LP, SET_HP, SET_OCCLUSION, SET_OBSTRUCTION, SET_SENDS = 0x100, 0x200, 0x400, 0x800, 0x1000
@@ -103,6 +120,7 @@ def _post_kw(kw):
 def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, priority=None,
              fade_in_ms=None, min_distance=None, max_distance=None, rolloff=None, model=None,
              bus=None, detached=False, paused=False, cubic=False, vel=(0, 0, 0), emitter="",
+             interp=None,
              loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, **post):
     """PLAY. Fields left None take the plain defaults (pan 0, priority 0,
     fade-in -1, distances 1/100/1 inverse, bus "sfx", no filters or sends);
@@ -122,7 +140,7 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
     over |= OVER_SENDS if sends is not None else 0
     flags = (PLAY_LOOP if loop else 0) | (PLAY_3D if pos is not None else 0)
     flags |= (PLAY_DETACHED if detached else 0) | (PLAY_PAUSED if paused else 0)
-    flags |= PLAY_CUBIC if cubic else 0
+    flags |= _interp_flags(interp, cubic)
     w = W().str(name(sound, "sound")).u32(flags).f32(gain_db).f32(pan or 0.0)
     w.vec3(pos or (0, 0, 0)).f32(pitch).i32(priority or 0)
     w.f32(-1.0 if fade_in_ms is None else fade_in_ms)
@@ -270,7 +288,8 @@ def lister(entry):
 
 # ---- cues, categories, emitters -----------------------------------------------------
 
-def enc_cue(cue, sounds, pick="random", loop=False, spatial=False, cubic=False, gain_db=0.0,
+def enc_cue(cue, sounds, pick="random", loop=False, spatial=False, cubic=False, interp=None,
+            gain_db=0.0,
             gain_rand_db=0.0, pitch=1.0, pitch_rand_cents=0.0, bus="", category="", priority=0,
             pan=0.0, min_distance=1.0, max_distance=100.0, rolloff=1.0, model="inverse",
             fade_in_ms=-1.0, fade_out_ms=-1.0, fade_curve="linear", max_instances=0,
@@ -283,8 +302,7 @@ def enc_cue(cue, sounds, pick="random", loop=False, spatial=False, cubic=False, 
     w = W().str(name(cue, "cue")).u8(len(sounds))
     for s in sounds:
         w.str(name(s, "sound"))
-    flags = (PLAY_LOOP if loop else 0) | (PLAY_3D if spatial else 0) | (
-        PLAY_CUBIC if cubic else 0)
+    flags = (PLAY_LOOP if loop else 0) | (PLAY_3D if spatial else 0) | _interp_flags(interp, cubic)
     w.u8(enum(PICKS, pick, "pick")).u32(flags).f32(gain_db).f32(gain_rand_db).f32(pitch)
     w.f32(pitch_rand_cents).str(name(bus, "bus", empty=True))
     w.str(name(category, "category", empty=True)).i32(priority).f32(pan).f32(min_distance)
@@ -310,7 +328,7 @@ def _get_cue(r):
     c["pick"] = r.enum(PICKS)
     flags = r.u32()
     c.update(flags=flags, loop=bool(flags & PLAY_LOOP), spatial=bool(flags & PLAY_3D),
-             cubic=bool(flags & PLAY_CUBIC))
+             cubic=bool(flags & PLAY_CUBIC), interp=_interp_name(flags))
     c.update(gain_db=r.f32(), gain_rand_db=r.f32(), pitch=r.f32(), pitch_rand_cents=r.f32(),
              bus=r.str(), category=r.str(), priority=r.i32(), pan=r.f32(),
              min_distance=r.f32(), max_distance=r.f32(), rolloff=r.f32(), model=r.enum(MODELS),

@@ -94,11 +94,12 @@ class _Calls:
     def play(self, sound, at=None, **kw):
         """Plays a cue or a sound (a cue of that name first); returns the
         voice handle. Keywords: gain_db, pan, pos (x, y, z: makes it 3D),
-        pitch, loop, loop_start, loop_end, loop_count, loop_xfade_ms, cubic,
-        priority, fade_in_ms, min_distance, max_distance, rolloff, model,
+        pitch, loop, loop_start, loop_end, loop_count, loop_xfade_ms, interp
+        ("linear", "cubic" or "sinc"; default: the cue's, else the daemon's
+        --interp; cubic=True is interp="cubic"), priority, fade_in_ms, min_distance, max_distance, rolloff, model,
         bus, detached, paused, vel, emitter, lp_hz, hp_hz, occlusion,
         obstruction, sends [(bus, db), ...]. For a cue, gain adds, pitch
-        multiplies, loop/3D/cubic are OR'd, and every other field given
+        multiplies, loop/3D are OR'd, an interp given wins, and every other field given
         replaces the cue's (its OVER_* bit is set; `over` adds bits)."""
         return self._call("play", B.enc_play(sound, **kw), B.dec_play_reply, at=at)
 
@@ -169,7 +170,7 @@ class _Calls:
     def cue_define(self, name, sounds, **kw):
         """Defines or redefines a cue: 1..16 sound variations (a name or a
         list) and the keywords pick ("random", "shuffle", "sequence"), loop,
-        spatial (3D), cubic, gain_db, gain_rand_db, pitch, pitch_rand_cents,
+        spatial (3D), interp ("linear", "cubic", "sinc"), gain_db, gain_rand_db, pitch, pitch_rand_cents,
         bus, category, priority, pan, min_distance, max_distance, rolloff,
         model, fade_in_ms, fade_out_ms, fade_curve, max_instances, overflow
         ("refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority",
