@@ -146,8 +146,9 @@ static inline void dot_stereo(const float *row, uint32_t taps, float w, const fl
     *r = ((b[0] + b[4]) + (b[1] + b[5])) + ((b[2] + b[6]) + (b[3] + b[7]));
 }
 
-#define ROW_OF(lv, f) ((lv)->rows + (size_t)((f) >> (32 - PHASE_BITS)) * 2 * (lv)->taps)
-#define W_OF(f)       ((float)((f)&FRAC_MASK) * W_SCALE)
+#define ROW_OF(lv, f)      ROW_T(lv, f, (lv)->taps)
+#define ROW_T(lv, f, taps) ((lv)->rows + (size_t)((f) >> (32 - PHASE_BITS)) * 2 * (taps))
+#define W_OF(f)            ((float)((f)&FRAC_MASK) * W_SCALE)
 
 static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
                              uint64_t step, const hl_gain_ramp_t *g, const hl_sinc_level_t *lv) {
@@ -232,7 +233,7 @@ dotn_mono(const float *row, uint32_t taps, __m256 w, const float *x, const uint3
 AVX2 static inline __attribute__((always_inline)) void
 mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,
          const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const uint32_t nv) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
+    const uint32_t taps = 8 * nv, back = taps / 2 - 1; /* constants where inlined */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
@@ -243,7 +244,7 @@ mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
 #pragma GCC unroll 8
         for (int u = 0; u < 8; u++, pos += step) {
             uint32_t f = (uint32_t)pos;
-            s[u] = dotn_mono(ROW_OF(lv, f), taps, _mm256_set1_ps(W_OF(f)),
+            s[u] = dotn_mono(ROW_T(lv, f, taps), taps, _mm256_set1_ps(W_OF(f)),
                              src + (int64_t)(pos >> 32) - back, nv);
         }
         __m256 v = reduce8(s);
@@ -254,7 +255,7 @@ mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
     }
     for (; t < n; t++, pos += step) {
         uint32_t f = (uint32_t)pos;
-        float v = hsum256(dotn_mono(ROW_OF(lv, f), taps, _mm256_set1_ps(W_OF(f)),
+        float v = hsum256(dotn_mono(ROW_T(lv, f, taps), taps, _mm256_set1_ps(W_OF(f)),
                                     src + (int64_t)(pos >> 32) - back, nv));
         acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
         acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
