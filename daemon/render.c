@@ -18,9 +18,11 @@
  * it is rendered. Then, per period:
  *
  *   wait until the decoder pool is settled (no open pending, every stream's
- *   ring full or ended) -> set the virtual clock -> pull one period through
- *   the render backend -> write it -> one poll tick (mixer events, voice
- *   manager) -> run the loop's ready handles
+ *   ring full or ended) and no world zone's bank is loading -> set the
+ *   virtual clock -> pull one period through the render backend -> write
+ *   it -> one poll tick (mixer events, voice manager) -> the world zones'
+ *   ticks the rendered time passed (--zone-tick-hz) -> run the loop's
+ *   ready handles
  *
  * so nothing depends on how fast the CPU, the disk or the threads were: two
  * renders of a score give byte-identical files (float WAV, no PEAK chunk,
@@ -50,9 +52,10 @@
 #include "engine.h"
 #include "log.h"
 
-#define RENDER_MAX_FRAMES (48000ull * 3600ull * 4ull) /* a score's end: 4 hours at 48 kHz */
-#define RENDER_LINE_MAX   (HL_MAX_PATH + 1024)
-#define RENDER_VIRTUAL_T0 1000000000ull /* virtual clock at frame 0 (never 0: 0 = real) */
+#define RENDER_MAX_FRAMES  (48000ull * 3600ull * 4ull) /* a score's end: 4 hours at 48 kHz */
+#define RENDER_LINE_MAX    (HL_MAX_PATH + 1024)
+#define RENDER_VIRTUAL_T0  1000000000ull /* virtual clock at frame 0 (never 0: 0 = real) */
+#define RENDER_ZONE_WAIT_S 30            /* the longest a render waits for a zone's bank (wall s) */
 
 typedef enum { IT_CMD, IT_BEGIN, IT_END } item_kind_t;
 
@@ -339,7 +342,17 @@ static int vm_idle(const hld_vm_t *vm) {
 }
 
 static void wait_settled(hld_daemon_t *d) {
-    while (!hld_decoder_settled(&d->decoder)) {
+    /* a zone's bank completes on the loop too; a hung one (its opens have a
+     * time budget of their own) is not waited for past RENDER_ZONE_WAIT_S */
+    struct timespec w0, w;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    for (;;) {
+        int zones = hld_wzones_loading(&d->wzones);
+        if (zones) {
+            clock_gettime(CLOCK_MONOTONIC, &w);
+            if (w.tv_sec - w0.tv_sec > RENDER_ZONE_WAIT_S) zones = 0;
+        }
+        if (hld_decoder_settled(&d->decoder) && !zones) break;
         uv_run(d->loop, UV_RUN_NOWAIT); /* stream opens complete on the loop */
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
@@ -391,6 +404,7 @@ int hld_render_run(hld_daemon_t *d) {
     int rc = say_hello(c);
     int tty = isatty(STDERR_FILENO);
     uint64_t frame = 0, t0 = hld_now_ns(), period = cfg->period;
+    uint64_t zone_tick = hld_wzones_tick_ns(&d->wzones), next_zone = t0 + zone_tick;
     size_t next = 0;
     struct timespec w0;
     clock_gettime(CLOCK_MONOTONIC, &w0);
@@ -413,6 +427,10 @@ int hld_render_run(hld_daemon_t *d) {
         frame += period;
         atomic_store(&hld_virtual_ns, t0 + frame * HLD_NS_PER_S / cfg->rate);
         hld_events_poll(d);
+        /* world zones tick on the rendered time, as the timer would */
+        uint64_t vnow = t0 + frame * HLD_NS_PER_S / cfg->rate;
+        for (; next_zone <= vnow; next_zone += zone_tick)
+            if (d->wzones.zs.n) hld_wzones_tick(&d->wzones);
         uv_run(d->loop, UV_RUN_NOWAIT);
         if (read_replies(c) < 0) rc = -1;
         if (tty && frame % (cfg->rate * 2 / period * period) == 0) {

@@ -79,6 +79,10 @@ static void broadcast(hld_wzones_t *w, const char *line) {
 static void on_tick(uv_timer_t *t) {
     hld_wzones_t *w = t->data;
     if (w->d->shutting_down) return;
+    hld_wzones_tick(w);
+}
+
+void hld_wzones_tick(hld_wzones_t *w) {
     hl_listener_state_t l;
     hl_mixer_get_listener(w->d->engine.mixer, &l);
     hld_zs_report_t rep;
@@ -94,6 +98,17 @@ static void on_tick(uv_timer_t *t) {
     static char line[HL_MAX_REPORT + 1];
     hld_zs_report_text(&w->zs, &rep, line, sizeof line);
     broadcast(w, line);
+}
+
+int hld_wzones_loading(const hld_wzones_t *w) {
+    for (uint32_t i = 0; i < w->zs.n; i++)
+        if (w->zs.zone[i].state == HLD_ZS_LOADING && !w->zs.zone[i].done_pending) return 1;
+    return 0;
+}
+
+uint64_t hld_wzones_tick_ns(const hld_wzones_t *w) {
+    uint32_t hz = w->d->cfg.zone_tick_hz ? w->d->cfg.zone_tick_hz : 20;
+    return HLD_NS_PER_S / hz;
 }
 
 int hld_wzones_init(hld_wzones_t *w, hld_daemon_t *d) {

@@ -2,7 +2,9 @@
  * world_zones.h - the world-zone loading scheduler in the daemon: zones are
  * banks with a position and a radius, loaded and dropped from the
  * listener's position by zone_sched.c's core, ticked by a libuv timer
- * (--zone-tick-hz), with banks.c as the loader. Each tick's report goes to
+ * (--zone-tick-hz; in `heliod --render`, by the renderer on its virtual
+ * clock, each load completing before the next period), with banks.c as the
+ * loader. Each tick's report goes to
  * ZONE_TICK subscribers; the totals go to STATS. Main thread only.
  */
 #ifndef HLD_WORLD_ZONES_H
@@ -31,6 +33,13 @@ typedef struct {
 int hld_wzones_init(hld_wzones_t *w, struct hld_daemon *d);
 /* Starts the tick timer. */
 int hld_wzones_start(hld_wzones_t *w);
+/* One tick now: what the timer does (the renderer calls it on its virtual
+ * clock instead, so a render with zones is deterministic). */
+void hld_wzones_tick(hld_wzones_t *w);
+/* 1 while a zone's bank is loading (its result not in yet: the next tick takes it). */
+int hld_wzones_loading(const hld_wzones_t *w);
+/* The tick interval (--zone-tick-hz), ns. */
+uint64_t hld_wzones_tick_ns(const hld_wzones_t *w);
 /* Closes the tick timer (shutdown). */
 void hld_wzones_stop(hld_wzones_t *w);
 /* Frees what init allocated (after the loop ran down). */

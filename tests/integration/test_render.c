@@ -6,7 +6,8 @@
  * with --record gives the same samples exactly (both files are float WAV
  * starting at engine frame 0, the mixer runs the same periods and applies
  * each line on its frame); a quantised play lands on its grid; a score that
- * does not parse is refused before anything renders.
+ * does not parse is refused before anything renders; world zones tick on the
+ * rendered time (a bank loads as the listener walks in, deterministically).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -290,11 +291,65 @@ static void test_equals_real_time(void **state) {
     th_daemon_cleanup(&d);
 }
 
+/* World zones tick on the rendered time: the listener walks into a zone,
+ * its bank loads (each load completes before the next period), a sound of
+ * the bank plays where the score says; walking out unloads it, and a play
+ * after that fails (exit 3). Two renders are byte-identical. */
+static void test_zones(void **state) {
+    (void)state;
+    char score[300], man[300], a[300], b[300];
+    path_of(score, sizeof score, "score_zone.txt");
+    path_of(man, sizeof man, "zone.bank");
+    path_of(a, sizeof a, "z1.wav");
+    path_of(b, sizeof b, "z2.wav");
+    FILE *f = fopen(man, "w");
+    assert_non_null(f);
+    fprintf(f, "name = glade\n[sound birds]\npath = dc.wav\n");
+    fclose(f);
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "listener --pos 100,0,0\n"
+            "zone add glade --bank %s --pos 0,0,0 --radius 10\n"
+            "@12000 listener --pos 5,0,0\n"
+            "@36000 play birds --fade-in 0\n"
+            "@60000 end\n",
+            man);
+    fclose(f);
+    assert_int_equal(render(score, a, NULL), 0);
+    assert_int_equal(render(score, b, NULL), 0);
+    size_t la = 0, lb = 0;
+    assert_true(fnv1a_file(a, &la) == fnv1a_file(b, &lb));
+    assert_int_equal(la, lb);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(a, &x, &n, &ch, &rate), 0);
+    size_t first = 0;
+    while (first < n && x[2 * first] == 0.0f)
+        first++;
+    assert_int_equal(first, 36000);
+    free(x);
+    /* out of the zone (beyond 1.25 x R) the bank unloads: the play fails */
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "listener --pos 5,0,0\n"
+            "zone add glade --bank %s --pos 0,0,0 --radius 10\n"
+            "@12000 listener --pos 100,0,0\n"
+            "@36000 play birds --fade-in 0\n"
+            "@60000 end\n",
+            man);
+    fclose(f);
+    assert_int_equal(render(score, a, NULL), 3);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_quantize),
         cmocka_unit_test(test_seed),
+        cmocka_unit_test(test_zones),
         cmocka_unit_test(test_equals_real_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
