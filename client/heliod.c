@@ -466,7 +466,8 @@ _Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_
 _Static_assert(HELIOD_CONNECT_CONTROL == HL_HELLO_CONTROL, "connect flags are HELLO's");
 _Static_assert(HELIOD_SUB_BANK == HL_SUB_BANK && HELIOD_SUB_ZONES == HL_SUB_ZONES &&
                    HELIOD_EVENT_BANK == HL_EVENT_BANK &&
-                   HELIOD_EVENT_ZONE_TICK == HL_EVENT_ZONE_TICK && HELIOD_LOAD_PIN == HL_LOAD_PIN,
+                   HELIOD_EVENT_ZONE_TICK == HL_EVENT_ZONE_TICK && HELIOD_LOAD_PIN == HL_LOAD_PIN &&
+                   HELIOD_EVENT_RELOAD == HL_EVENT_RELOAD,
                "asset subscriptions, events and flags are the wire's");
 _Static_assert(HELIOD_SUB_METER == HL_SUB_METER && HELIOD_EVENT_METER == HL_EVENT_METER &&
                    HELIOD_METER_MAX_BUSES == HL_METER_MAX_BUSES,
@@ -1289,13 +1290,15 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .request_id = e.type == HL_EVENT_ERROR ? d->hdr.id : 0,
         .status = e.status,
         .message = e.type == HL_EVENT_ERROR || e.type == HL_EVENT_DEVICE_LOST ||
-                           e.type == HL_EVENT_DEVICE_BACK
+                           e.type == HL_EVENT_DEVICE_BACK || e.type == HL_EVENT_RELOAD
                        ? e.message
                    : e.type == HL_EVENT_ZONE_TICK ? e.report
                                                   : NULL,
         .voice = e.voice,
         .reason = e.reason,
         .time_ns = e.time_ns,
+        .sound = e.type == HL_EVENT_RELOAD ? e.sound : NULL,
+        .frames = e.frames,
     };
     if (e.type == HL_EVENT_METER) {
         meter_out(&meter, &e.meter);

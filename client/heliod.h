@@ -600,6 +600,12 @@ int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz);
 #define HELIOD_EVENT_METER     8
 #define HELIOD_EVENT_BANK      9  /* bank: a bank's state or progress changed */
 #define HELIOD_EVENT_ZONE_TICK 10 /* message: one world-zone scheduler tick's report */
+/* HELIOD_EVENT_RELOAD (subscription HELIOD_SUB_BANK; a daemon run with
+ * --watch-assets): a loaded sound's file changed and was decoded again.
+ * sound: its name; status 0: new plays get the new data (frames: its new
+ * length at the engine rate; voices already playing finish on the old);
+ * status < 0: the reload failed, the old data stays (message says why). */
+#define HELIOD_EVENT_RELOAD    11
 #define HELIOD_METER_MAX_BUSES 32
 typedef struct {
     char name[64]; /* the bus name; "master" for the master */
@@ -665,6 +671,11 @@ typedef struct {
 
     /* PROFILE: the figures, valid during the callback */
     const heliod_profile_t *profile;
+
+    /* RELOAD: the sound's name (valid during the callback) and its frames;
+     * status and message as above */
+    const char *sound;
+    uint32_t frames;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
 

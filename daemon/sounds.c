@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,17 @@ typedef struct {
     uint8_t *mem;
     size_t mem_len, mem_pos;
     uint64_t mem_reserved;
+    /* --watch-assets: the worker's realpath of the file and the inotify
+     * watch it added for its directory (wpath NULL, wd -1: not watched) */
+    char *wpath;
+    int wd;
+    /* a hot reload (snd NULL): the entry it is for, found again by name and
+     * generation when it completes (it may have been unloaded meanwhile) */
+    int reload;
+    uint32_t rns;
+    char rname[HL_MAX_NAME + 1];
+    uint64_t rgen;
+    hld_client_t *rcl;
 } load_job_t;
 
 /* ---- libsndfile virtual I/O over an upload ---------------------------------- */
@@ -96,11 +108,77 @@ void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t m
     s->loop = loop;
     s->rate = rate;
     s->max_bytes = (uint64_t)max_sample_mb * MIB;
+    s->watch_fd = -1;
+}
+
+/* ---- watched directories (--watch-assets) ----------------------------------
+ * A worker adds the directory of each file it loaded to the inotify fd
+ * (inotify_add_watch gives the same wd for the same directory); the main
+ * thread counts the entries using each wd and removes a watch nobody uses.
+ * It does so only while no load is in flight, since a worker could be adding
+ * the same directory at that moment (a watch left behind only costs events
+ * that match no sound). */
+static hld_watch_dir_t *wdir_find(hld_sounds_t *s, int wd) {
+    for (uint32_t i = 0; i < s->nwdirs; i++)
+        if (s->wdirs[i].wd == wd) return &s->wdirs[i];
+    return NULL;
+}
+
+static int wdir_ref(hld_sounds_t *s, int wd) {
+    hld_watch_dir_t *w = wdir_find(s, wd);
+    if (!w) {
+        if (s->nwdirs == s->cap_wdirs) {
+            uint32_t cap = s->cap_wdirs ? s->cap_wdirs * 2 : 16;
+            hld_watch_dir_t *n = realloc(s->wdirs, cap * sizeof *n);
+            if (!n) return -1;
+            s->wdirs = n;
+            s->cap_wdirs = cap;
+        }
+        w = &s->wdirs[s->nwdirs++];
+        *w = (hld_watch_dir_t){.wd = wd, .refs = 0};
+    }
+    w->refs++;
+    return 0;
+}
+
+static void wdir_unref(hld_sounds_t *s, int wd) {
+    hld_watch_dir_t *w = wdir_find(s, wd);
+    if (!w || !w->refs) return;
+    if (--w->refs || s->inflight) return;
+    if (s->watch_fd >= 0) (void)inotify_rm_watch(s->watch_fd, wd);
+    *w = s->wdirs[--s->nwdirs];
+}
+
+/* Worker: the canonical path of a file just decoded and a watch on its
+ * directory, for the completion to record. */
+static void watch_add(load_job_t *j) {
+    int fd = j->s->watch_fd;
+    if (fd < 0 || j->reload) return;
+    char *rp = realpath(j->path, NULL);
+    if (!rp) return;
+    char *slash = strrchr(rp, '/');
+    if (!slash || !slash[1]) {
+        free(rp);
+        return;
+    }
+    *slash = '\0';
+    int wd =
+        inotify_add_watch(fd, slash == rp ? "/" : rp, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+    *slash = '/';
+    if (wd < 0) {
+        hld_warn("--watch-assets: cannot watch the directory of %s: %s", rp, strerror(errno));
+        free(rp);
+        return;
+    }
+    j->wpath = rp;
+    j->wd = wd;
 }
 
 /* Frees an entry already out of the table, giving its bytes back to the
  * table's budget and to the client charged with them. */
 static void sound_free(hld_sound_t *snd) {
+    if (snd->wd >= 0 && snd->owner) wdir_unref(snd->owner, snd->wd);
+    free(snd->wpath);
     if (snd->cl) {
         hld_client_unreserve_bytes(snd->cl, snd->bytes);
         hld_client_sound_gone(snd->cl);
@@ -123,8 +201,18 @@ void hld_sounds_close(hld_sounds_t *s) {
         }
         s->buckets[b] = NULL;
     }
+    while (s->retired) { /* no voice plays any more: what a reload replaced goes too */
+        hld_sound_t *n = s->retired;
+        s->retired = n->retired_next;
+        atomic_fetch_sub_explicit(&s->committed, n->bytes, memory_order_relaxed);
+        sound_free(n);
+    }
+    s->nretired = 0;
     s->count = 0;
     s->bytes = 0;
+    free(s->wdirs);
+    s->wdirs = NULL;
+    s->nwdirs = s->cap_wdirs = 0;
 }
 
 hld_sound_t *hld_sounds_find(hld_sounds_t *s, uint32_t ns, const char *name) {
@@ -437,13 +525,24 @@ static void load_work(uv_work_t *req) {
     }
     hld_decode_sndfile(d, sf, &info);
     sf_close(sf);
+    if (d->status == 0) watch_add(j);
 }
 
 /* ---- main thread ---------------------------------------------------------- */
 
 /* Takes an entry out of the table and frees it with its bytes. */
 static void sound_drop(hld_sounds_t *s, hld_sound_t *snd) {
-    table_remove(s, snd);
+    if (snd->retired) {
+        hld_sound_t **pp = &s->retired;
+        while (*pp && *pp != snd)
+            pp = &(*pp)->retired_next;
+        if (*pp) {
+            *pp = snd->retired_next;
+            s->nretired--;
+        }
+    } else {
+        table_remove(s, snd);
+    }
     s->bytes -= snd->bytes;
     atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);
     sound_free(snd);
@@ -477,8 +576,14 @@ static int requeue(load_job_t *j) {
     return 0;
 }
 
+static void reload_after(load_job_t *j, int status);
+
 static void load_after(uv_work_t *req, int status) {
     load_job_t *j = req->data;
+    if (j->reload) {
+        reload_after(j, status);
+        return;
+    }
     hld_decode_t *d = &j->d;
     hld_sounds_t *s = j->s;
     hld_sound_t *snd = j->snd;
@@ -499,6 +604,11 @@ static void load_after(uv_work_t *req, int status) {
         snd->src_channels = d->src_channels ? d->src_channels : d->channels;
         snd->bytes = bytes;
         snd->loading = 0;
+        if (j->wpath && wdir_ref(s, j->wd) == 0) {
+            snd->wpath = j->wpath; /* watched: its file's changes reload it */
+            snd->wd = j->wd;
+            j->wpath = NULL;
+        }
         table_insert(s, snd);
         s->bytes += bytes;
         if (d->nonfinite)
@@ -529,6 +639,141 @@ static void load_after(uv_work_t *req, int status) {
         free(j->mem);
         hld_sounds_unreserve(s, j->mem_reserved);
     }
+    free(j->wpath);
+    free(j);
+}
+
+/* ---- hot reload (--watch-assets) ----------------------------------------- */
+
+void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->loading || snd->retired || snd->orphan) return;
+    if (snd->reloading) {
+        snd->reload_again = 1; /* changed again while it decodes: once more after */
+        return;
+    }
+    const char *path = snd->stream ? snd->path : snd->wpath;
+    if (!path) return;
+    load_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        s->reload_failures++;
+        if (s->reload_done) s->reload_done(s->reload_user, snd, HELIOD_ENOMEM, "out of memory");
+        return;
+    }
+    snprintf(j->path, sizeof j->path, "%s", path);
+    j->s = s;
+    j->reload = 1;
+    j->rns = snd->ns;
+    snprintf(j->rname, sizeof j->rname, "%s", snd->name);
+    j->rgen = snd->gen;
+    j->rcl = snd->cl;
+    j->wd = -1;
+    j->d.stream = snd->stream;
+    j->d.rate = s->rate;
+    j->d.budget = s;
+    j->d.quota = snd->cl; /* old and new data both count while both are alive */
+    j->req.data = j;
+    if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
+        free(j);
+        s->reload_failures++;
+        if (s->reload_done)
+            s->reload_done(s->reload_user, snd, HELIOD_EIO, "cannot queue the decode job");
+        return;
+    }
+    snd->reloading = 1;
+    s->inflight++;
+    if (snd->cl) hld_client_load_started(snd->cl); /* keeps the quota's record alive */
+}
+
+/* The reload's entry: it takes over the table place of old. */
+static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, const hld_decode_t *d) {
+    hld_sound_t *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    if (old->path && !(n->path = strdup(old->path))) goto fail;
+    if (old->wpath && !(n->wpath = strdup(old->wpath))) goto fail;
+    if (old->wd >= 0 && wdir_ref(s, old->wd) != 0) goto fail;
+    n->wd = old->wd;
+    memcpy(n->name, old->name, sizeof n->name);
+    n->owner = s;
+    n->ns = old->ns;
+    n->loader = old->loader;
+    n->cl = old->cl;
+    n->flags = old->flags;
+    n->stream = old->stream;
+    n->pinned = old->pinned;
+    n->last_used = old->last_used;
+    n->bank = old->bank;
+    n->gen = ++s->gen_clock;
+    n->pcm.data = d->data;
+    n->pcm.frames = d->frames;
+    n->pcm.channels = d->channels;
+    n->pcm.finite = 1;
+    n->source_rate = d->source_rate;
+    n->src_frames = d->src_frames ? d->src_frames : d->frames;
+    n->src_channels = d->src_channels ? d->src_channels : d->channels;
+    n->bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    return n;
+fail:
+    free(n->path);
+    free(n->wpath);
+    free(n);
+    return NULL;
+}
+
+static void reload_after(load_job_t *j, int status) {
+    hld_decode_t *d = &j->d;
+    hld_sounds_t *s = j->s;
+    s->inflight--;
+    if (status == UV_ECANCELED) decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
+    hld_sound_t *old = hld_sounds_find(s, j->rns, j->rname);
+    if (!old || old->gen != j->rgen || old->orphan || old->loading) {
+        /* unloaded (or replaced, or its client left) while it decoded */
+        free(d->data);
+        d->data = NULL;
+        unreserve(d, d->reserved);
+    } else {
+        old->reloading = 0;
+        hld_sound_t *n = d->status == 0 ? reload_entry(s, old, d) : NULL;
+        if (d->status == 0 && !n) {
+            free(d->data);
+            d->data = NULL;
+            unreserve(d, d->reserved);
+            d->status = HELIOD_ENOMEM;
+            snprintf(d->msg, sizeof d->msg, "out of memory");
+        }
+        if (!n) {
+            s->reload_failures++;
+            hld_warn("reload %s failed, the old data stays: %s", old->name, d->msg);
+            if (s->reload_done) s->reload_done(s->reload_user, old, d->status, d->msg);
+            if (old->reload_again) {
+                old->reload_again = 0;
+                hld_sounds_reload(s, old);
+            }
+        } else {
+            if (d->reserved != n->bytes) unreserve(d, d->reserved - n->bytes);
+            int again = old->reload_again;
+            table_remove(s, old);
+            table_insert(s, n);
+            s->bytes += n->bytes;
+            if (n->cl) hld_client_sound_added(n->cl);
+            old->retired = 1;
+            old->retired_next = s->retired;
+            s->retired = old;
+            s->nretired++;
+            s->reloads++;
+            hld_info("reloaded %s: %u frames, %u ch, %u Hz (%llu bytes; the old data stays "
+                     "while voices use it)",
+                     n->name, n->pcm.frames, n->pcm.channels, n->source_rate,
+                     (unsigned long long)n->bytes);
+            if (d->nonfinite)
+                hld_warn("sound %s: %llu non-finite samples zeroed", n->name,
+                         (unsigned long long)d->nonfinite);
+            hld_sounds_release(s, old); /* freed now if no voice uses it */
+            if (s->reload_done) s->reload_done(s->reload_user, n, 0, NULL);
+            if (again) hld_sounds_reload(s, n);
+        }
+    }
+    if (j->rcl) hld_client_load_ended(j->rcl);
+    free(j->wpath);
     free(j);
 }
 
@@ -594,6 +839,9 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
         FAIL(HELIOD_ENOMEM, "out of memory");
     }
     snd->owner = s;
+    snd->gen = ++s->gen_clock;
+    snd->wd = -1;
+    j->wd = -1;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
     j->d.budget = s;
@@ -648,7 +896,8 @@ void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client) {
 }
 
 void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd) {
-    if (snd->orphan && !snd->playing && !snd->mixing && !snd->pending && !snd->loading)
+    if ((snd->orphan || snd->retired) && !snd->playing && !snd->mixing && !snd->pending &&
+        !snd->loading)
         sound_drop(s, snd);
 }
 

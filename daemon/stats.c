@@ -185,6 +185,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "zones_peak_in_flight", (double)zt->peak_in_flight);
     put(&s, "zones_largest_tick_bytes", (double)zt->largest_tick_bytes);
     put(&s, "loads_failed", (double)d->sounds.loads_failed);
+    put(&s, "reloads", (double)d->sounds.reloads);
+    put(&s, "reload_failures", (double)d->sounds.reload_failures);
+    put(&s, "reload_events", (double)d->watch.events);
+    put(&s, "sounds_retired", d->sounds.nretired);
     put(&s, "callbacks", (double)es.callbacks);
     put(&s, "xruns", (double)es.xruns);
     put(&s, "callback_overruns", (double)es.overruns);

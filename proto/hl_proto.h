@@ -463,7 +463,7 @@ typedef struct {
 #define HL_SUB_VIRTUAL 0x8u   /* VIRTUAL and REAL events */
 #define HL_SUB_DEVICE  0x10u  /* DEVICE_LOST and DEVICE_BACK events */
 #define HL_SUB_METER   0x20u  /* METER events, meter_hz times a second */
-#define HL_SUB_BANK    0x40u  /* BANK events: a bank's state and progress */
+#define HL_SUB_BANK    0x40u  /* BANK and RELOAD events: banks' state and progress, hot reloads */
 #define HL_SUB_ZONES   0x80u  /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE 0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 #define HL_SUB_MASK    0x1FFu
@@ -668,9 +668,10 @@ typedef struct {
  * peak-hold marker (held 1.5 s, then falls) and the rms over 300 ms; the
  * master's after the limiter, each bus's where it joins its parent. */
 #define HL_EVENT_METER     8
-#define HL_EVENT_BANK      9         /* bank: a bank's state or progress changed (HL_SUB_BANK) */
-#define HL_EVENT_ZONE_TICK 10        /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
-#define HL_METER_MAX_BUSES 32        /* buses in one METER event: the mixer's tree holds 32 */
+#define HL_EVENT_BANK      9  /* bank: a bank's state or progress changed (HL_SUB_BANK) */
+#define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
+#define HL_EVENT_RELOAD    11 /* sound, status, frames, message: a hot reload (HL_SUB_BANK) */
+#define HL_METER_MAX_BUSES 32 /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
 typedef struct {
@@ -739,6 +740,10 @@ typedef struct {
 
     /* appended: PROFILE (profiler issue) */
     hl_profile_t profile;
+    /* appended: RELOAD (--watch-assets): the sound, status 0 (reloaded: its
+     * new frames) or < 0 (the old data stays; message says why) */
+    char sound[HL_MAX_NAME + 1];
+    uint32_t frames;
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */

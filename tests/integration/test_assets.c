@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -33,6 +35,10 @@ static int start(void **state, const char *budget_mb) {
 }
 static int setup(void **state) {
     return start(state, "64");
+}
+static int setup_watch(void **state) {
+    const char *args[] = {"--watch-assets", "--max-sample-mb", "64", NULL};
+    return th_fixture_start(state, 0, args);
 }
 static int setup_small(void **state) {
     return start(state, "2"); /* 2 MiB: three 3 s mono sounds at 48 kHz (576 kB each) fit */
@@ -358,6 +364,175 @@ static void test_upload(void **state) {
     heliod_close(h);
 }
 
+/* ---- hot reload (--watch-assets) ------------------------------------------ */
+
+typedef struct {
+    int ok, failed;
+    uint32_t frames;
+    int status;
+    char msg[256];
+} reload_ev_t;
+
+static void on_reload(void *user, const heliod_event_t *ev) {
+    reload_ev_t *r = user;
+    if (ev->type != HELIOD_EVENT_RELOAD || !ev->sound || strcmp(ev->sound, "hot") != 0) return;
+    if (ev->status == 0)
+        r->ok++;
+    else
+        r->failed++;
+    r->frames = ev->frames;
+    r->status = ev->status;
+    snprintf(r->msg, sizeof r->msg, "%s", ev->message ? ev->message : "");
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static uint32_t sound_frames(heliod_t *h, const char *name) {
+    static heliod_sound_info_t si[64];
+    size_t n = 0;
+    assert_true(heliod_sounds(h, si, 64, &n) >= 0);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(si[i].name, name) == 0) return si[i].frames;
+    return 0;
+}
+
+/* Waits (dispatching events) until STATS key reaches want, up to ~10 s
+ * (sanitizer builds decode slower); returns the value seen. */
+static double wait_stat(heliod_t *h, const char *key, double want) {
+    double v = th_stat(h, key);
+    for (int i = 0; i < 1000 && v < want; i++) {
+        heliod_dispatch(h);
+        th_sleep_ms(10);
+        v = th_stat(h, key);
+    }
+    heliod_dispatch(h);
+    return v;
+}
+
+/* A loaded file that changes on disk is decoded again: written to a
+ * temporary name and renamed over (an editor's save), then rewritten in
+ * place (five times at once: one reload), then corrupted (the old data
+ * stays, the error is reported). New plays get the new data; a voice that
+ * was playing keeps the old, which is freed once it ends; both count in the
+ * budget meanwhile. A streamed sound's description follows its file too. */
+static void test_hot_reload(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    char p[400], tmp[400];
+    snprintf(p, sizeof p, "%s/hot.wav", f->d.dir);
+    snprintf(tmp, sizeof tmp, "%s/.hot.wav.tmp", f->d.dir);
+    assert_int_equal(th_write_sine(p, 48000, 1.0, 440.0, 0.2), 0);
+    assert_int_equal(heliod_load(h, "hot", p, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(sound_frames(h, "hot"), 48000);
+    reload_ev_t rev = {0};
+    heliod_set_event_callback(h, on_reload, &rev);
+    assert_int_equal(heliod_subscribe(h, HELIOD_SUB_BANK), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t old;
+    assert_int_equal(heliod_play(h, "hot", &pp, &old, NULL), 0);
+    th_sleep_ms(100);
+
+    /* 1: write a temporary file, rename it over the loaded one */
+    assert_int_equal(th_write_sine(tmp, 48000, 0.5, 880.0, 0.2), 0);
+    double t0 = now_ms();
+    assert_int_equal(rename(tmp, p), 0);
+    assert_true(wait_stat(h, "reloads", 1) == 1.0);
+    double took = now_ms() - t0;
+    print_message("hot reload: rename to new plays in %.0f ms (debounce 150 ms)\n", took);
+    assert_true(took < 10000);
+    WAIT_FOR(h, rev.ok == 1);
+    assert_int_equal(rev.ok, 1);
+    assert_int_equal(rev.frames, 24000);
+    assert_int_equal(sound_frames(h, "hot"), 24000); /* SOUNDS: the new data */
+    /* the old data lives on for the voice playing it, and counts */
+    assert_true(th_stat(h, "sounds_retired") == 1.0);
+    assert_true(th_stat(h, "samples_resident_bytes") == (48000.0 + 24000.0) * 4.0);
+    /* the old voice loops over the old second: its position passes 0.5 s */
+    double maxpos = 0;
+    for (int i = 0; i < 150 && maxpos < 0.6; i++) {
+        heliod_voice_info_t vi[8];
+        size_t n = 0;
+        assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+        for (size_t k = 0; k < n; k++)
+            if (vi[k].voice == old && vi[k].position_s > maxpos) maxpos = vi[k].position_s;
+        th_sleep_ms(20);
+    }
+    assert_true(maxpos > 0.6);
+    /* a new play gets the new data: it ends after 0.5 s */
+    heliod_play_params_init(&pp);
+    heliod_voice_t nv;
+    assert_int_equal(heliod_play(h, "hot", &pp, &nv, NULL), 0);
+    th_sleep_ms(50);
+    {
+        heliod_voice_info_t vi[8];
+        size_t n = 0;
+        assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+        int seen = 0;
+        for (size_t k = 0; k < n; k++)
+            if (vi[k].voice == nv) seen = vi[k].position_s < 0.5;
+        assert_true(seen);
+    }
+
+    /* 2: rewritten in place, five times in quick succession: one reload */
+    double ev0 = th_stat(h, "reload_events");
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(th_write_sine(p, 48000, 0.75, 660.0, 0.2), 0);
+    assert_true(wait_stat(h, "reloads", 2) == 2.0);
+    th_sleep_ms(400); /* longer than the debounce: no second reload follows */
+    assert_true(th_stat(h, "reloads") == 2.0);
+    assert_true(th_stat(h, "reload_events") >= ev0 + 5);
+    assert_int_equal(sound_frames(h, "hot"), 36000);
+    /* the old voice still plays the first data; the 0.5 s one was unused */
+    assert_true(th_stat(h, "sounds_retired") == 1.0);
+
+    /* the old voice ends: its data goes */
+    assert_int_equal(heliod_stop(h, old, 0), 0);
+    for (int i = 0; i < 500 && th_stat(h, "sounds_retired") > 0; i++)
+        th_sleep_ms(10);
+    assert_true(th_stat(h, "sounds_retired") == 0.0);
+    assert_true(th_stat(h, "samples_resident_bytes") == 36000.0 * 4.0);
+
+    /* 3: a corrupt rewrite: the old data stays, the error is reported */
+    FILE *c = fopen(p, "wb");
+    assert_non_null(c);
+    for (int i = 0; i < 4096; i++)
+        fputc(0x5a, c);
+    fclose(c);
+    assert_true(wait_stat(h, "reload_failures", 1) == 1.0);
+    WAIT_FOR(h, rev.failed == 1);
+    assert_int_equal(rev.failed, 1);
+    assert_int_equal(rev.status, HELIOD_EDECODE);
+    assert_non_null(strstr(rev.msg, "decode"));
+    assert_int_equal(sound_frames(h, "hot"), 36000);
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(h, "hot", &pp, NULL, NULL), 0);
+    assert_true(th_stat(h, "reloads") == 2.0);
+
+    /* a streamed sound: new plays open the new file; SOUNDS follows it */
+    snprintf(p, sizeof p, "%s/music.wav", f->d.dir);
+    assert_int_equal(th_write_sine(p, 48000, 2.0, 220.0, 0.2), 0);
+    assert_int_equal(heliod_load(h, "music", p, HELIOD_LOAD_SHARED | HELIOD_LOAD_STREAM, NULL), 0);
+    assert_int_equal(sound_frames(h, "music"), 96000);
+    snprintf(tmp, sizeof tmp, "%s/music.new", f->d.dir);
+    assert_int_equal(th_write_sine(tmp, 48000, 3.0, 330.0, 0.2), 0);
+    assert_int_equal(rename(tmp, p), 0);
+    assert_true(wait_stat(h, "reloads", 3) == 3.0);
+    assert_int_equal(sound_frames(h, "music"), 144000);
+    assert_int_equal(heliod_play(h, "music", &pp, NULL, NULL), 0);
+    /* unwatched: a file that is not loaded changes, nothing happens */
+    snprintf(tmp, sizeof tmp, "%s/other.wav", f->d.dir);
+    assert_int_equal(th_write_sine(tmp, 48000, 0.1, 220.0, 0.2), 0);
+    th_sleep_ms(300);
+    assert_true(th_stat(h, "reloads") == 3.0);
+    heliod_close(h);
+}
+
 /* heliodctl bank load waits and reports progress (plain lines off a tty). */
 static void test_ctl_bank(void **state) {
     fixture_t *f = *state;
@@ -388,6 +563,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_world_zones, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hot_reload, setup_watch, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
