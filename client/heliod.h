@@ -107,7 +107,13 @@ int heliod_unload(heliod_t *h, const char *name);
  * a filesystem with the daemon. Up to 256 MiB, counted against the
  * daemon's sample-memory budget before it allocates anything. flags:
  * HELIOD_LOAD_SHARED, HELIOD_LOAD_PIN (an upload is preloaded, never
- * streamed). Blocking: returns when the sound is decoded. */
+ * streamed). Blocking: returns when the sound is decoded.
+ * How it travels: the bytes are copied into a sealed memfd whose descriptor
+ * goes with one LOAD_FD frame (SCM_RIGHTS; the daemon reads it, nothing is
+ * copied through the socket); when that is not available (memfd_create
+ * fails, a daemon that answers LOAD_FD with EBADOP, or the environment
+ * variable HELIOD_UPLOAD=chunks) in LOAD_DATA chunks of 60000 bytes. The
+ * daemon's STATS uploads_fd and uploads_chunked count each way. */
 int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t size, uint32_t flags,
                        heliod_sound_info_t *info);
 /* Fills up to cap entries; *count = entries filled. Returns 0 or 1 if the

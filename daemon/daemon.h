@@ -52,6 +52,9 @@ typedef struct {
     uint64_t clients_refused_uid; /* peers of another user (SO_PEERCRED), closed at accept */
     uint64_t denied;              /* EPERM: acts on another client's voice, sound or emitter */
     uint64_t detached_expired;    /* detached loops ended by --detached-loop-max-s */
+    uint64_t fds_received;        /* descriptors received (SCM_RIGHTS) */
+    uint64_t fds_closed;          /* of those, closed unconsumed (refused, disconnect) */
+    uint64_t uploads_fd, uploads_chunked; /* uploads decoded: LOAD_FD, LOAD_DATA */
 } hld_counters_t;
 
 typedef struct hld_daemon {

@@ -50,6 +50,10 @@ typedef struct {
     uint8_t *mem;
     size_t mem_len, mem_pos;
     uint64_t mem_reserved;
+    /* an upload as a descriptor (LOAD_FD): read with pread through the same
+     * virtual I/O (mem_len: its declared size, mem_pos: the cursor); closed
+     * by the completion. -1: none */
+    int fd;
     /* --watch-assets: the worker's realpath of the file and the inotify
      * watch it added for its directory (wpath NULL, wd -1: not watched) */
     char *wpath;
@@ -85,6 +89,21 @@ static sf_count_t vio_read(void *ptr, sf_count_t n, void *u) {
     memcpy(ptr, j->mem + j->mem_pos, k);
     j->mem_pos += k;
     return (sf_count_t)k;
+}
+/* pread, not mmap: a client that truncates its file while it is decoded
+ * gets a short read (a decode error), never a SIGBUS in the daemon */
+static sf_count_t vio_fd_read(void *ptr, sf_count_t n, void *u) {
+    load_job_t *j = u;
+    size_t left = j->mem_len - j->mem_pos, k = n < 0 ? 0 : (size_t)n, got = 0;
+    if (k > left) k = left;
+    while (got < k) {
+        ssize_t r = pread(j->fd, (char *)ptr + got, k - got, (off_t)(j->mem_pos + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    j->mem_pos += got;
+    return (sf_count_t)got;
 }
 static sf_count_t vio_write(const void *ptr, sf_count_t n, void *u) {
     (void)ptr, (void)n, (void)u;
@@ -499,8 +518,23 @@ static void load_work(uv_work_t *req) {
     load_job_t *j = req->data;
     hld_decode_t *d = &j->d;
     char m[HL_MAX_MSG + 1];
-    if (j->mem) {
-        SF_VIRTUAL_IO vio = {vio_len, vio_seek, vio_read, vio_write, vio_tell};
+    if (j->fd >= 0) { /* LOAD_FD: what the descriptor is, checked before reading it */
+        struct stat st;
+        if (fstat(j->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            decode_fail(d, HELIOD_EINVAL, "%s",
+                        "the descriptor is not a regular file (send a memfd or a file)");
+            return;
+        }
+        if ((uint64_t)st.st_size != (uint64_t)j->mem_len) {
+            snprintf(m, sizeof m, "the descriptor holds %lld bytes, the frame said %zu",
+                     (long long)st.st_size, j->mem_len);
+            decode_fail(d, HELIOD_EINVAL, "%s", m);
+            return;
+        }
+    }
+    if (j->mem || j->fd >= 0) {
+        SF_VIRTUAL_IO vio = {vio_len, vio_seek, j->fd >= 0 ? vio_fd_read : vio_read, vio_write,
+                             vio_tell};
         SF_INFO info = {0};
         j->mem_pos = 0;
         SNDFILE *sf = sf_open_virtual(&vio, SFM_READ, &info, j);
@@ -639,6 +673,7 @@ static void load_after(uv_work_t *req, int status) {
         free(j->mem);
         hld_sounds_unreserve(s, j->mem_reserved);
     }
+    if (j->fd >= 0) close(j->fd);
     free(j->wpath);
     free(j);
 }
@@ -667,6 +702,7 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     j->rgen = snd->gen;
     j->rcl = snd->cl;
     j->wd = -1;
+    j->fd = -1;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
     j->d.budget = s;
@@ -778,12 +814,12 @@ static void reload_after(load_job_t *j, int status) {
 }
 
 static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, uint32_t flags,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
                       hld_load_done_fn done, void *user, char *msg, size_t cap);
 
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
-    return start_load(s, cl, name, path, NULL, 0, 0, flags, done, user, msg, cap);
+    return start_load(s, cl, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
 }
 
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
@@ -793,11 +829,20 @@ int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uin
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, name, "(upload)", mem, len, reserved, flags, done, user, msg, cap);
+    return start_load(s, cl, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg, cap);
+}
+
+int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
+                       uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+    if (flags & HL_LOAD_STREAM) {
+        snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
+        return HELIOD_EINVAL;
+    }
+    return start_load(s, cl, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
 }
 
 static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, uint32_t flags,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
                       hld_load_done_fn done, void *user, char *msg, size_t cap) {
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
@@ -856,6 +901,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
     j->mem = mem;
     j->mem_len = mem_len;
     j->mem_reserved = mem_reserved;
+    j->fd = fd;
     j->req.data = j;
     if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
         free(j);

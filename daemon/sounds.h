@@ -146,6 +146,14 @@ int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const c
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
                         size_t len, uint64_t reserved, uint32_t flags, hld_load_done_fn done,
                         void *user, char *msg, size_t cap);
+/* As hld_sounds_load_mem for an upload passed as a descriptor (LOAD_FD):
+ * on 0 it takes fd (size: the size the client declared, already checked
+ * against HL_MAX_UPLOAD); the worker checks it is a regular file of that
+ * size, decodes it with pread through libsndfile's virtual I/O (nothing of
+ * the encoded size is allocated or mapped) and the completion closes it.
+ * On an error the caller keeps fd. */
+int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
+                       uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
 /* Removes a sound: 0 or HELIOD_EINUSE (playing or loading). */
 int hld_sounds_unload(hld_sounds_t *s, hld_sound_t *snd);
 /* Client `client` left: its private sounds are freed now, or marked orphan

@@ -94,6 +94,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "clients_rejected", (double)d->n.clients_rejected);
     put(&s, "clients_refused_uid", (double)d->n.clients_refused_uid);
     put(&s, "protocol_errors", (double)d->n.protocol_errors);
+    put(&s, "fds_received", (double)d->n.fds_received);
+    put(&s, "fds_closed", (double)d->n.fds_closed);
+    put(&s, "uploads_fd", (double)d->n.uploads_fd);
+    put(&s, "uploads_chunked", (double)d->n.uploads_chunked);
     put(&s, "clients_control", d->clients - d->plain);
     put(&s, "client_records", d->ledger.count); /* connected, or still holding voices/sounds */
     put(&s, "denied", (double)d->n.denied);

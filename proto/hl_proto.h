@@ -86,7 +86,8 @@
     X(ZONE, 32, "zone")                                                                            \
     X(ZONES, 33, "zones")                                                                          \
     X(LOAD_DATA, 34, "load-data")                                                                  \
-    X(CLOCK, 40, "clock")               /* time: the engine clock */                               \
+    X(LOAD_FD, 35, "load-fd") /* an upload as a descriptor (SCM_RIGHTS), e.g. a sealed memfd */    \
+    X(CLOCK, 40, "clock")     /* time: the engine clock */                                         \
     X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
     X(BUNDLE_END, 42, "bundle-end")                                                                \
     X(REPLY, 128, "reply")                                                                         \
@@ -455,6 +456,16 @@ typedef struct {
     uint32_t len;        /* 1..HL_MAX_CHUNK */
     const uint8_t *data; /* len bytes (decoded: points into the frame) */
 } hl_load_data_t;
+/* LOAD_FD: the same upload as one descriptor passed with SCM_RIGHTS on the
+ * frame's first byte (a memfd, sealed by libheliod): exactly one descriptor
+ * per LOAD_FD frame. size must equal the descriptor's size (fstat) and be
+ * 1..HL_MAX_UPLOAD; the daemon reads it with pread on a load worker and
+ * closes it. The reply is the LOAD reply (SOUND_INFO) once decoded. */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint32_t flags; /* HL_LOAD_SHARED, HL_LOAD_PIN (not STREAM) */
+    uint64_t size;  /* the file's size in bytes */
+} hl_load_fd_t;
 
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
@@ -947,6 +958,8 @@ void hl_get_rzone_info(hl_rbuf_t *r, hl_rzone_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
 void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m);
 void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m);
+void hl_put_load_fd(hl_wbuf_t *w, const hl_load_fd_t *m);
+void hl_get_load_fd(hl_rbuf_t *r, hl_load_fd_t *m);
 void hl_put_bank(hl_wbuf_t *w, const hl_bank_t *m);
 void hl_get_bank(hl_rbuf_t *r, hl_bank_t *m);
 void hl_put_bank_info(hl_wbuf_t *w, const hl_bank_info_t *m);

@@ -1197,6 +1197,16 @@ void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m) {
     uint8_t *p = wbuf_reserve(w, m->len);
     if (p) memcpy(p, m->data, m->len);
 }
+void hl_put_load_fd(hl_wbuf_t *w, const hl_load_fd_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->flags);
+    hl_put_u64(w, m->size);
+}
+void hl_get_load_fd(hl_rbuf_t *r, hl_load_fd_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    m->flags = get_flags32(r, HL_LOAD_SHARED | HL_LOAD_PIN);
+    m->size = hl_get_u64(r); /* checked by the daemon (EINVAL, ETOOBIG): a clear error */
+}
 void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
     m->flags = get_flags32(r, HL_LOAD_SHARED | HL_LOAD_PIN);

@@ -3,7 +3,11 @@
  * the real daemon, socket, libheliod and heliodctl, with files made here
  * by libsndfile.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +15,8 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,6 +344,10 @@ static void test_upload(void **state) {
     assert_true(n > 65536); /* more than one chunk */
     heliod_sound_info_t si;
     assert_int_equal(heliod_load_memory(h, "up", file, n, HELIOD_LOAD_SHARED, &si), 0);
+    /* it went as a memfd (LOAD_FD), not in chunks */
+    assert_true(th_stat(h, "uploads_fd") == 1.0);
+    assert_true(th_stat(h, "uploads_chunked") == 0.0);
+    assert_true(th_stat(h, "fds_received") == 1.0);
     assert_string_equal(si.name, "up");
     assert_int_equal(si.channels, 2);
     assert_int_equal(si.source_rate, 44100);
@@ -345,6 +355,16 @@ static void test_upload(void **state) {
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     assert_int_equal(heliod_play(h, "up", &pp, NULL, NULL), 0);
+    /* the fallback: chunks (as when memfd_create fails or an older daemon
+     * answers LOAD_FD with EBADOP) decode the same file the same way */
+    setenv("HELIOD_UPLOAD", "chunks", 1);
+    heliod_sound_info_t sc;
+    assert_int_equal(heliod_load_memory(h, "upc", file, n, HELIOD_LOAD_SHARED, &sc), 0);
+    unsetenv("HELIOD_UPLOAD");
+    assert_int_equal(sc.frames, si.frames);
+    assert_true(th_stat(h, "uploads_chunked") == 1.0);
+    assert_true(th_stat(h, "uploads_fd") == 1.0);
+    assert_int_equal(heliod_play(h, "upc", &pp, NULL, NULL), 0);
     /* garbage decodes to a clear error */
     memset(file, 0x5a, 4096);
     assert_int_equal(heliod_load_memory(h, "junk", file, 4096, 0, NULL), HELIOD_EDECODE);
@@ -361,6 +381,8 @@ static void test_upload(void **state) {
     assert_int_equal(pclose(pc), 0);
     assert_non_null(strstr(out, "up2 frames="));
     assert_non_null(strstr(out, "uploaded"));
+    assert_true(th_stat(h, "uploads_fd") == 3.0); /* up, junk, up2 */
+    assert_true(th_stat(h, "fds_received") == 3.0);
     heliod_close(h);
 }
 
@@ -533,6 +555,257 @@ static void test_hot_reload(void **state) {
     heliod_close(h);
 }
 
+/* ---- descriptors (LOAD_FD) on a raw connection ------------------------------ */
+
+static int fd_count(pid_t pid) {
+    char p[64];
+    snprintf(p, sizeof p, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(p);
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+/* Sends buf with nfds descriptors on its first byte. 0 or -1. */
+static int send_with_fds(int sock, const void *buf, size_t len, const int *fds, int nfds) {
+    union {
+        char b[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {.iov_base = (void *)(uintptr_t)buf, .iov_len = len};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds > 0) {
+        msg.msg_control = ctl.b;
+        msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+        memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+    }
+    return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+/* A frame of op with body into b: its length. */
+static size_t frame(uint8_t *b, size_t cap, uint16_t op, uint32_t id, const hl_load_fd_t *lf,
+                    int truncate) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, b, cap);
+    hl_frame_begin(&w, op, 0, id);
+    if (op == HL_OP_HELLO) {
+        hl_hello_t m = {.version = HL_PROTO_VERSION};
+        snprintf(m.client_name, sizeof m.client_name, "fds");
+        hl_put_hello(&w, &m);
+    } else if (lf) {
+        hl_put_load_fd(&w, lf);
+        if (truncate) w.len -= 4; /* the size's last bytes missing: malformed */
+    }
+    int n = hl_frame_end(&w);
+    if (truncate && n > 0) { /* fix the size field to what is really there */
+        b[0] = (uint8_t)n;
+        b[1] = (uint8_t)(n >> 8);
+    }
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* Reads frames until the reply or ERROR event of id: its status (0 ok),
+ * msg filled; 1 on EOF (the daemon closed), 2 on timeout. */
+static uint8_t g_rx[HL_MAX_FRAME]; /* one raw connection at a time: what was read ahead */
+static size_t g_rx_have;
+static int raw_reply(int sock, uint32_t id, char *msg, size_t cap) {
+    uint8_t *buf = g_rx;
+    size_t have = g_rx_have;
+    msg[0] = 0;
+    for (;;) {
+        hl_frame_hdr_t h;
+        while (have < HL_FRAME_HDR || hl_frame_peek(buf, have, &h) == 1 ||
+               (hl_frame_peek(buf, have, &h) == 0 && h.size > have)) {
+            struct pollfd p = {.fd = sock, .events = POLLIN};
+            g_rx_have = have;
+            if (poll(&p, 1, 10000) <= 0) return 2;
+            ssize_t n = recv(sock, buf + have, sizeof g_rx - have, 0);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) return 1;
+            have += (size_t)n;
+        }
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, buf + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        int status = 0, mine = h.id == id || (id == 0 && h.op == HL_OP_EVENT);
+        if (h.op == HL_OP_REPLY) {
+            hl_reply_head_t rh;
+            hl_get_reply_head(&r, &rh);
+            status = rh.status;
+            if (status < 0) hl_get_str(&r, msg, cap);
+        } else if (h.op == HL_OP_EVENT) {
+            static hl_event_t ev;
+            hl_get_event(&r, &ev);
+            status = ev.status;
+            snprintf(msg, cap, "%s", ev.message);
+            mine = mine && ev.type == HL_EVENT_ERROR;
+        }
+        memmove(buf, buf + h.size, have - h.size);
+        have -= h.size;
+        g_rx_have = have;
+        if (mine) return status;
+    }
+}
+
+static int raw_hello(const char *sock) {
+    int fd = th_raw_connect(sock);
+    assert_true(fd >= 0);
+    g_rx_have = 0;
+    uint8_t b[256];
+    char msg[256];
+    size_t n = frame(b, sizeof b, HL_OP_HELLO, 1, NULL, 0);
+    assert_int_equal(send_with_fds(fd, b, n, NULL, 0), 0);
+    assert_int_equal(raw_reply(fd, 1, msg, sizeof msg), 0);
+    return fd;
+}
+
+static int memfd_of(size_t size) {
+    int fd = memfd_create("t", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)size), 0); /* sparse: nothing is written */
+    return fd;
+}
+
+/* Hostile descriptors: an oversized file, a size that lies, a pipe, a frame
+ * without its descriptor, two at once, one on a malformed frame or on a
+ * PING, one left with a half-sent frame: each refused with a clear error
+ * (EPROTO closes the connection), and the daemon holds no more descriptors
+ * afterwards than before. A good one loads. */
+static void test_fd_hygiene(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    int base = fd_count(f->d.pid);
+    assert_true(base > 0);
+    uint8_t b[512];
+    char msg[256];
+    hl_load_fd_t lf = {.flags = 0};
+    snprintf(lf.name, sizeof lf.name, "x");
+    int sent = 0, refused = 0;
+
+    int s = raw_hello(f->d.sock);
+    /* 1: larger than HL_MAX_UPLOAD (a sparse memfd): ETOOBIG, nothing mapped */
+    int m = memfd_of((size_t)HL_MAX_UPLOAD + 1);
+    lf.size = (uint64_t)HL_MAX_UPLOAD + 1;
+    size_t n = frame(b, sizeof b, HL_OP_LOAD_FD, 10, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, n, &m, 1), 0);
+    assert_int_equal(raw_reply(s, 10, msg, sizeof msg), HELIOD_ETOOBIG);
+    assert_non_null(strstr(msg, "upload limit"));
+    close(m);
+    sent++, refused++;
+    /* 2: the frame says 200 bytes, the file holds 100: EINVAL */
+    m = memfd_of(100);
+    lf.size = 200;
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 11, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, n, &m, 1), 0);
+    assert_int_equal(raw_reply(s, 11, msg, sizeof msg), HELIOD_EINVAL);
+    assert_non_null(strstr(msg, "holds 100 bytes"));
+    close(m);
+    sent++; /* taken by the load, closed by its completion */
+    /* 3: a pipe is not a file */
+    int pp[2];
+    assert_int_equal(pipe(pp), 0);
+    lf.size = 100;
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 12, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, n, &pp[0], 1), 0);
+    assert_int_equal(raw_reply(s, 12, msg, sizeof msg), HELIOD_EINVAL);
+    assert_non_null(strstr(msg, "not a regular file"));
+    close(pp[0]);
+    close(pp[1]);
+    sent++;
+    /* 4: no descriptor at all */
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 13, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, n, NULL, 0), 0);
+    assert_int_equal(raw_reply(s, 13, msg, sizeof msg), HELIOD_EINVAL);
+    assert_non_null(strstr(msg, "no descriptor"));
+    /* 5: a good one (a WAV in a memfd) loads, on the same connection */
+    char p[400];
+    tone(f, "viafd", 0.5, p, sizeof p);
+    FILE *in = fopen(p, "rb");
+    assert_non_null(in);
+    static uint8_t wav[200000];
+    size_t wl = fread(wav, 1, sizeof wav, in);
+    fclose(in);
+    m = memfd_create("wav", MFD_CLOEXEC);
+    assert_int_equal(write(m, wav, wl), (ssize_t)wl);
+    snprintf(lf.name, sizeof lf.name, "viafd");
+    lf.size = wl;
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 14, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, n, &m, 1), 0);
+    assert_int_equal(raw_reply(s, 14, msg, sizeof msg), 0);
+    close(m);
+    sent++;
+    heliod_play_params_t pl;
+    heliod_play_params_init(&pl);
+    assert_int_equal(heliod_play(h, "viafd", &pl, NULL, NULL), HELIOD_ENOSOUND); /* private */
+    close(s);
+
+    /* 6: two descriptors with one frame: EPROTO, closed */
+    s = raw_hello(f->d.sock);
+    int two[2] = {memfd_of(10), memfd_of(10)};
+    lf.size = 10;
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 20, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, n, two, 2), 0);
+    assert_int_equal(raw_reply(s, 0, msg, sizeof msg), HELIOD_EPROTO);
+    assert_non_null(strstr(msg, "more than one descriptor"));
+    assert_int_equal(raw_reply(s, 20, msg, sizeof msg), 1); /* closed */
+    close(two[0]);
+    close(two[1]);
+    close(s);
+    sent += 2, refused += 2;
+    /* 7: a descriptor on a PING: EPROTO, closed */
+    s = raw_hello(f->d.sock);
+    m = memfd_of(10);
+    n = frame(b, sizeof b, HL_OP_PING, 30, NULL, 0);
+    assert_int_equal(send_with_fds(s, b, n, &m, 1), 0);
+    int rc = raw_reply(s, 30, msg, sizeof msg); /* the PING's reply, then the error */
+    if (rc == 0) rc = raw_reply(s, 0, msg, sizeof msg);
+    assert_int_equal(rc, HELIOD_EPROTO);
+    assert_non_null(strstr(msg, "other than LOAD_FD"));
+    close(m);
+    close(s);
+    sent++, refused++;
+    /* 8: a malformed LOAD_FD body with its descriptor: EPROTO, closed */
+    s = raw_hello(f->d.sock);
+    m = memfd_of(10);
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 40, &lf, 1);
+    assert_int_equal(send_with_fds(s, b, n, &m, 1), 0);
+    assert_int_equal(raw_reply(s, 40, msg, sizeof msg), HELIOD_EPROTO);
+    close(m);
+    close(s);
+    sent++, refused++;
+    /* 9: half a frame with its descriptor, then gone */
+    s = raw_hello(f->d.sock);
+    m = memfd_of(10);
+    n = frame(b, sizeof b, HL_OP_LOAD_FD, 50, &lf, 0);
+    assert_int_equal(send_with_fds(s, b, 5, &m, 1), 0);
+    th_sleep_ms(100);
+    close(m);
+    close(s);
+    sent++, refused++;
+
+    /* every descriptor is gone again (closing connections linger up to 2 s) */
+    int now = fd_count(f->d.pid);
+    for (int i = 0; i < 400 && now > base; i++) {
+        th_sleep_ms(10);
+        now = fd_count(f->d.pid);
+    }
+    print_message("fd hygiene: daemon fds %d before, %d after; STATS fds_received=%.0f "
+                  "fds_closed=%.0f\n",
+                  base, now, th_stat(h, "fds_received"), th_stat(h, "fds_closed"));
+    assert_int_equal(now, base);
+    assert_true(th_stat(h, "fds_received") == (double)sent);
+    assert_true(th_stat(h, "fds_closed") == (double)refused);
+    assert_true(th_stat(h, "uploads_fd") == 3.0); /* 2, 3 and 5 reached the loader */
+    heliod_close(h);
+}
+
 /* heliodctl bank load waits and reports progress (plain lines off a tty). */
 static void test_ctl_bank(void **state) {
     fixture_t *f = *state;
@@ -564,6 +837,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_ctl_bank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hot_reload, setup_watch, teardown),
+        cmocka_unit_test_setup_teardown(test_fd_hygiene, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1058,7 +1058,7 @@ static void test_names_and_errors(void **state) {
     assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
     assert_null(hl_op_name(0));
     assert_string_equal(hl_op_name(HL_OP_PAUSE), "pause");
-    assert_null(hl_op_name(HL_OP_LOAD_DATA + 1));
+    assert_null(hl_op_name(HL_OP_LOAD_FD + 1));
     assert_string_equal(hl_op_name(HL_OP_CUE), "cue");
     assert_string_equal(hl_op_name(HL_OP_CUES_LOAD), "cues-load");
     assert_string_equal(hl_op_name(HL_OP_EMITTER), "emitter");
