@@ -27,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "banks.h"
 #include "decoder.h"
 #include "log.h"
 
@@ -791,6 +792,11 @@ static void reload_after(load_job_t *j, int status) {
             table_insert(s, n);
             s->bytes += n->bytes;
             if (n->cl) hld_client_sound_added(n->cl);
+            if (n->bank) { /* its bank's size follows (an unloading bank recounts) */
+                uint64_t *kb = &n->bank->bytes;
+                *kb = *kb >= old->bytes ? *kb - old->bytes + n->bytes : n->bytes;
+            }
+            old->bank = NULL; /* the bank knows its sounds by name: this is no longer one */
             old->retired = 1;
             old->retired_next = s->retired;
             s->retired = old;

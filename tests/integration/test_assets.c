@@ -547,11 +547,30 @@ static void test_hot_reload(void **state) {
     assert_true(wait_stat(h, "reloads", 3) == 3.0);
     assert_int_equal(sound_frames(h, "music"), 144000);
     assert_int_equal(heliod_play(h, "music", &pp, NULL, NULL), 0);
+    /* a bank's sound: the bank's size follows */
+    char man[400];
+    snprintf(p, sizeof p, "%s/bk.wav", f->d.dir);
+    assert_int_equal(th_write_sine(p, 48000, 1.0, 220.0, 0.2), 0);
+    snprintf(man, sizeof man, "%s/hotbank.ini", f->d.dir);
+    manifest(man, "name = hotbank\n[sound bk]\npath = bk.wav\n");
+    assert_int_equal(heliod_bank_load(h, man, NULL), 0);
+    heliod_bank_info_t bi;
+    for (int i = 0; i < 500 && (!find_bank(h, "hotbank", &bi) || bi.state != HELIOD_BANK_LOADED);
+         i++)
+        th_sleep_ms(10);
+    assert_int_equal(bi.bytes, 48000u * 4u);
+    snprintf(tmp, sizeof tmp, "%s/bk.new", f->d.dir);
+    assert_int_equal(th_write_sine(tmp, 48000, 0.25, 220.0, 0.2), 0);
+    assert_int_equal(rename(tmp, p), 0);
+    assert_true(wait_stat(h, "reloads", 4) == 4.0);
+    assert_true(find_bank(h, "hotbank", &bi));
+    assert_int_equal(bi.bytes, 12000u * 4u);
+    assert_int_equal(sound_frames(h, "bk"), 12000);
     /* unwatched: a file that is not loaded changes, nothing happens */
     snprintf(tmp, sizeof tmp, "%s/other.wav", f->d.dir);
     assert_int_equal(th_write_sine(tmp, 48000, 0.1, 220.0, 0.2), 0);
     th_sleep_ms(300);
-    assert_true(th_stat(h, "reloads") == 3.0);
+    assert_true(th_stat(h, "reloads") == 4.0);
     heliod_close(h);
 }
 
