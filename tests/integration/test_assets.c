@@ -546,7 +546,20 @@ static void test_hot_reload(void **state) {
     assert_int_equal(rename(tmp, p), 0);
     assert_true(wait_stat(h, "reloads", 3) == 3.0);
     assert_int_equal(sound_frames(h, "music"), 144000);
-    assert_int_equal(heliod_play(h, "music", &pp, NULL, NULL), 0);
+    /* the new play reads the new file: still playing after the old one's 2 s
+     * (a decoder that read the old file would have ended it at its EOF) */
+    heliod_voice_t mv;
+    assert_int_equal(heliod_play(h, "music", &pp, &mv, NULL), 0);
+    th_sleep_ms(2400);
+    {
+        heliod_voice_info_t vi[8];
+        size_t n = 0;
+        assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+        int playing = 0;
+        for (size_t k = 0; k < n; k++)
+            if (vi[k].voice == mv) playing = vi[k].position_s > 2.0;
+        assert_true(playing);
+    }
     /* a bank's sound: the bank's size follows */
     char man[400];
     snprintf(p, sizeof p, "%s/bk.wav", f->d.dir);
