@@ -299,9 +299,10 @@ static const cmd_desc_t cmds[] = {
      "  fade-out) and prints how many it stopped.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
-     "watch\n  Print voice, device and error events until stopped.\n"
+     "watch\n  Print voice, device, reload and error events until stopped.\n"
      "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
-     "  and the errors of fire-and-forget requests, one a line.\n"},
+     "  reload (a sound's file changed: heliod --watch-assets), and the errors of\n"
+     "  fire-and-forget requests, one a line.\n"},
     {"meter", CTL_METER, HL_OP_SUBSCRIBE,
      "meter [--rate HZ] [--count N] [--json]\n"
      "  Print the master and bus meters and the loudness, one line per event.\n"

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <poll.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -520,7 +522,22 @@ static void test_hot_reload(void **state) {
     assert_true(th_stat(h, "sounds_retired") == 0.0);
     assert_true(th_stat(h, "samples_resident_bytes") == 36000.0 * 4.0);
 
-    /* 3: a corrupt rewrite: the old data stays, the error is reported */
+    /* 3: a corrupt rewrite: the old data stays, the error is reported (also
+     * to `heliodctl watch`) */
+    char wout[400];
+    snprintf(wout, sizeof wout, "%s/watch.out", f->d.dir);
+    double clients0 = th_stat(h, "clients");
+    pid_t wp = fork();
+    assert_true(wp >= 0);
+    if (wp == 0) {
+        int o = open(wout, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (o < 0 || dup2(o, 1) < 0) _exit(127);
+        execl(getenv("HELIODCTL_BIN"), "heliodctl", "--socket", f->d.sock, "watch", (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 500 && th_stat(h, "clients") <= clients0; i++)
+        th_sleep_ms(10);
+    th_sleep_ms(200); /* its SUBSCRIBE follows its HELLO */
     FILE *c = fopen(p, "wb");
     assert_non_null(c);
     for (int i = 0; i < 4096; i++)
@@ -535,6 +552,18 @@ static void test_hot_reload(void **state) {
     heliod_play_params_init(&pp);
     assert_int_equal(heliod_play(h, "hot", &pp, NULL, NULL), 0);
     assert_true(th_stat(h, "reloads") == 2.0);
+    char wtext[2048] = "";
+    for (int i = 0; i < 300 && !strstr(wtext, "reload hot failed EDECODE"); i++) {
+        th_sleep_ms(10);
+        FILE *wf = fopen(wout, "r");
+        if (!wf) continue;
+        size_t got = fread(wtext, 1, sizeof wtext - 1, wf);
+        wtext[got] = '\0';
+        fclose(wf);
+    }
+    kill(wp, SIGTERM);
+    waitpid(wp, NULL, 0);
+    assert_non_null(strstr(wtext, "reload hot failed EDECODE"));
 
     /* a streamed sound: new plays open the new file; SOUNDS follows it */
     snprintf(p, sizeof p, "%s/music.wav", f->d.dir);
