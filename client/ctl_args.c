@@ -92,7 +92,8 @@ static const cmd_desc_t cmds[] = {
      "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
      "  FILE - sends the file from stdin over the socket (a daemon that cannot\n"
-     "  read your files: sandboxed or remote; up to 256 MiB, not streamed)\n"
+     "  read your files: sandboxed or remote; up to 256 MiB, not streamed), as a\n"
+     "  sealed memfd's descriptor, or in chunks if the daemon cannot take one\n"
      "  --stream   stream from disk instead of preloading\n"
      "  --shared   every client sees it (the default here: heliodctl's connection\n"
      "             ends with the command; only its loader or a control client\n"
@@ -299,9 +300,10 @@ static const cmd_desc_t cmds[] = {
      "  fade-out) and prints how many it stopped.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
-     "watch\n  Print voice, device and error events until stopped.\n"
+     "watch\n  Print voice, device, reload and error events until stopped.\n"
      "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
-     "  and the errors of fire-and-forget requests, one a line.\n"},
+     "  reload (a sound's file changed: heliod --watch-assets), and the errors of\n"
+     "  fire-and-forget requests, one a line.\n"},
     {"meter", CTL_METER, HL_OP_SUBSCRIBE,
      "meter [--rate HZ] [--count N] [--json]\n"
      "  Print the master and bus meters and the loudness, one line per event.\n"

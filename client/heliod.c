@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -466,7 +467,8 @@ _Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_
 _Static_assert(HELIOD_CONNECT_CONTROL == HL_HELLO_CONTROL, "connect flags are HELLO's");
 _Static_assert(HELIOD_SUB_BANK == HL_SUB_BANK && HELIOD_SUB_ZONES == HL_SUB_ZONES &&
                    HELIOD_EVENT_BANK == HL_EVENT_BANK &&
-                   HELIOD_EVENT_ZONE_TICK == HL_EVENT_ZONE_TICK && HELIOD_LOAD_PIN == HL_LOAD_PIN,
+                   HELIOD_EVENT_ZONE_TICK == HL_EVENT_ZONE_TICK && HELIOD_LOAD_PIN == HL_LOAD_PIN &&
+                   HELIOD_EVENT_RELOAD == HL_EVENT_RELOAD,
                "asset subscriptions, events and flags are the wire's");
 _Static_assert(HELIOD_SUB_METER == HL_SUB_METER && HELIOD_EVENT_METER == HL_EVENT_METER &&
                    HELIOD_METER_MAX_BUSES == HL_METER_MAX_BUSES,
@@ -645,6 +647,111 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     return 0;
 }
 
+/* Writes the whole output batch, waiting for the socket (blocking). 0 or error. */
+static int out_drain(heliod_t *h) {
+    for (;;) {
+        int rc = out_write(h);
+        if (rc <= 0) return rc;
+        struct pollfd p = {.fd = h->fd, .events = POLLOUT};
+        int n = poll(&p, 1, h->timeout_ms > 0 ? h->timeout_ms : -1);
+        if (n == 0) return hlc_set_error(h, HELIOD_ETIMEDOUT, NULL);
+        if (n < 0 && errno != EINTR) return conn_fail(h, HELIOD_ECLOSED);
+    }
+}
+
+/* The bytes in a sealed memfd (NULL-free: -1 when memfd_create or a write
+ * fails, so the caller falls back to chunks). */
+static int upload_memfd(const void *data, size_t size) {
+    int fd = memfd_create("heliod-upload", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    for (size_t off = 0; off < size;) {
+        ssize_t n = write(fd, (const char *)data + off, size - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    /* sealed: the daemon reads exactly what we wrote (best effort: it reads
+     * with pread, so even an unsealed file cannot hurt it) */
+    (void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    return fd;
+}
+
+/* The upload as a descriptor (LOAD_FD). Returns 0 with *fallback = 1 when
+ * fd passing is not available (memfd_create failed, HELIOD_UPLOAD=chunks,
+ * or a daemon that does not know LOAD_FD: EBADOP); else the result. */
+static int load_fd(heliod_t *h, const char *name, const void *data, size_t size, uint32_t flags,
+                   heliod_sound_info_t *info, int *fallback) {
+    *fallback = 1;
+    const char *how = getenv("HELIOD_UPLOAD");
+    if (how && strcmp(how, "chunks") == 0) return 0;
+    int mfd = upload_memfd(data, size);
+    if (mfd < 0) return 0;
+    *fallback = 0;
+    int rc = out_drain(h); /* the descriptor goes with the frame's first byte: send it alone */
+    if (rc < 0) {
+        close(mfd);
+        return rc;
+    }
+    hl_load_fd_t m = {.flags = flags, .size = size};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_LOAD_FD, 0, &id)) < 0) {
+        close(mfd);
+        return rc;
+    }
+    hl_put_load_fd(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) {
+        close(mfd);
+        return rc;
+    }
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = {.iov_base = h->out + h->out_off, .iov_len = h->out_len - h->out_off};
+    struct msghdr msg = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &mfd, sizeof(int));
+    for (;;) {
+        ssize_t n = sendmsg(h->fd, &msg, MSG_NOSIGNAL);
+        if (n > 0) {
+            h->out_off += (size_t)n; /* the rest (if any) goes out as usual */
+            break;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {.fd = h->fd, .events = POLLOUT};
+            int pn = poll(&p, 1, h->timeout_ms > 0 ? h->timeout_ms : -1);
+            if (pn > 0 || (pn < 0 && errno == EINTR)) continue;
+        }
+        close(mfd);
+        return conn_fail(h, HELIOD_ECLOSED);
+    }
+    close(mfd); /* the daemon has its own now */
+    if (h->out_off == h->out_len) h->out_off = h->out_len = 0;
+    hl_rbuf_t r;
+    rc = hlc_wait_reply(h, id, HL_OP_LOAD_FD, &r);
+    if (rc == HELIOD_EBADOP) { /* an older daemon: chunks */
+        *fallback = 1;
+        return 0;
+    }
+    if (rc < 0) return rc;
+    hl_sound_info_t s;
+    hl_get_sound_info(&r, &s);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (info) sound_info_out(info, &s);
+    return 0;
+}
+
 int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t size, uint32_t flags,
                        heliod_sound_info_t *info) {
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
@@ -652,6 +759,11 @@ int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t s
         return hlc_set_error(h, HELIOD_EINVAL, "upload: 1 byte to 256 MiB of an encoded file");
     if (flags & ~(HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN))
         return hlc_set_error(h, HELIOD_EINVAL, "upload: shared and pin are the only flags");
+    if (!h->in_bundle) {
+        int fallback = 0;
+        int frc = load_fd(h, name, data, size, flags, info, &fallback);
+        if (!fallback) return frc;
+    }
     hl_load_data_t m = {.flags = flags, .total = size};
     snprintf(m.name, sizeof m.name, "%s", name);
     int rc = 0;
@@ -1289,13 +1401,15 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .request_id = e.type == HL_EVENT_ERROR ? d->hdr.id : 0,
         .status = e.status,
         .message = e.type == HL_EVENT_ERROR || e.type == HL_EVENT_DEVICE_LOST ||
-                           e.type == HL_EVENT_DEVICE_BACK
+                           e.type == HL_EVENT_DEVICE_BACK || e.type == HL_EVENT_RELOAD
                        ? e.message
                    : e.type == HL_EVENT_ZONE_TICK ? e.report
                                                   : NULL,
         .voice = e.voice,
         .reason = e.reason,
         .time_ns = e.time_ns,
+        .sound = e.type == HL_EVENT_RELOAD ? e.sound : NULL,
+        .frames = e.frames,
     };
     if (e.type == HL_EVENT_METER) {
         meter_out(&meter, &e.meter);

@@ -107,7 +107,13 @@ int heliod_unload(heliod_t *h, const char *name);
  * a filesystem with the daemon. Up to 256 MiB, counted against the
  * daemon's sample-memory budget before it allocates anything. flags:
  * HELIOD_LOAD_SHARED, HELIOD_LOAD_PIN (an upload is preloaded, never
- * streamed). Blocking: returns when the sound is decoded. */
+ * streamed). Blocking: returns when the sound is decoded.
+ * How it travels: the bytes are copied into a sealed memfd whose descriptor
+ * goes with one LOAD_FD frame (SCM_RIGHTS; the daemon reads it, nothing is
+ * copied through the socket); when that is not available (memfd_create
+ * fails, a daemon that answers LOAD_FD with EBADOP, or the environment
+ * variable HELIOD_UPLOAD=chunks) in LOAD_DATA chunks of 60000 bytes. The
+ * daemon's STATS uploads_fd and uploads_chunked count each way. */
 int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t size, uint32_t flags,
                        heliod_sound_info_t *info);
 /* Fills up to cap entries; *count = entries filled. Returns 0 or 1 if the
@@ -607,6 +613,12 @@ int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz);
 #define HELIOD_EVENT_METER     8
 #define HELIOD_EVENT_BANK      9  /* bank: a bank's state or progress changed */
 #define HELIOD_EVENT_ZONE_TICK 10 /* message: one world-zone scheduler tick's report */
+/* HELIOD_EVENT_RELOAD (subscription HELIOD_SUB_BANK; a daemon run with
+ * --watch-assets): a loaded sound's file changed and was decoded again.
+ * sound: its name; status 0: new plays get the new data (frames: its new
+ * length at the engine rate; voices already playing finish on the old);
+ * status < 0: the reload failed, the old data stays (message says why). */
+#define HELIOD_EVENT_RELOAD    11
 #define HELIOD_METER_MAX_BUSES 32
 typedef struct {
     char name[64]; /* the bus name; "master" for the master */
@@ -672,6 +684,11 @@ typedef struct {
 
     /* PROFILE: the figures, valid during the callback */
     const heliod_profile_t *profile;
+
+    /* RELOAD: the sound's name (valid during the callback) and its frames;
+     * status and message as above */
+    const char *sound;
+    uint32_t frames;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
 

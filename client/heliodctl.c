@@ -1192,6 +1192,15 @@ static void print_event(const heliod_event_t *ev) {
             json_str(ev->message ? ev->message : "");
             printf(",\"time_ns\":%llu}\n", (unsigned long long)ev->time_ns);
             break;
+        case HELIOD_EVENT_RELOAD:
+            printf("{\"event\":\"reload\",\"sound\":");
+            json_str(ev->sound ? ev->sound : "");
+            printf(",\"status\":\"%s\",\"frames\":%u,\"message\":",
+                   ev->status ? hl_errname(ev->status) : "ok", ev->frames);
+            json_str(ev->message ? ev->message : "");
+            printf("}\n");
+            break;
+        case HELIOD_EVENT_BANK: break; /* bank load prints those */
         default:
             printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
                    ev->request_id, hl_errname(ev->status));
@@ -1220,6 +1229,14 @@ static void print_event(const heliod_event_t *ev) {
                    ev->type == HELIOD_EVENT_DEVICE_LOST ? "device-lost" : "device-back",
                    ev->message ? ev->message : "", (unsigned long long)ev->time_ns);
             break;
+        case HELIOD_EVENT_RELOAD:
+            if (ev->status == 0)
+                printf("reload %s frames=%u\n", ev->sound ? ev->sound : "", ev->frames);
+            else
+                printf("reload %s failed %s: %s (the old data stays)\n", ev->sound ? ev->sound : "",
+                       hl_errname(ev->status), ev->message ? ev->message : "");
+            break;
+        case HELIOD_EVENT_BANK: break;
         default:
             printf("error %u %s: %s\n", ev->request_id, hl_errname(ev->status),
                    ev->message ? ev->message : "");
@@ -1257,7 +1274,7 @@ static int run_watch(heliod_t *h) {
     evstate_t st = {0};
     heliod_set_event_callback(h, on_event, &st);
     int rc = heliod_subscribe(h, HELIOD_SUB_ENDED | HELIOD_SUB_STARTED | HELIOD_SUB_ALL |
-                                     HELIOD_SUB_VIRTUAL | HELIOD_SUB_DEVICE);
+                                     HELIOD_SUB_VIRTUAL | HELIOD_SUB_DEVICE | HELIOD_SUB_BANK);
     if (rc < 0) {
         errorf("watch: %s", heliod_last_error(h));
         return CTL_EXIT_FAIL;

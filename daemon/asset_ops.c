@@ -28,6 +28,29 @@ void hld_assets_bank_changed(void *user, const hld_bank_t *b) {
     if (b->tag) hld_wzones_bank_changed(&d->wzones, b);
 }
 
+/* sounds.c's reload callback: a RELOAD event to BANK subscribers who may
+ * see the sound (its own client's private sound, or a shared one). */
+void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg) {
+    hld_daemon_t *d = user;
+    static hl_event_t ev; /* large (the meter body): not on the stack */
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_RELOAD;
+    snprintf(ev.sound, sizeof ev.sound, "%s", snd->name);
+    ev.status = status;
+    ev.frames = snd->pcm.frames;
+    snprintf(ev.message, sizeof ev.message, "%s", msg ? msg : "");
+    uint8_t buf[HL_MAX_NAME + HL_MAX_MSG + 64];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
+    hl_put_event(&w, &ev);
+    int n = hl_frame_end(&w);
+    if (n > 0)
+        for (hld_conn_t *c = d->conns; c; c = c->next)
+            if ((c->sub & HL_SUB_BANK) && (snd->ns == 0 || snd->ns == c->id))
+                hld_conn_send(c, buf, (size_t)n);
+}
+
 int hld_op_bank(hld_req_t *q) {
     hl_bank_t m;
     hl_get_bank(&q->r, &m);

@@ -62,6 +62,7 @@ enum {
     OPT_RENDER,
     OPT_OUT,
     OPT_SEED,
+    OPT_WATCH,
 };
 
 static const struct option g_opts[] = {
@@ -97,6 +98,7 @@ static const struct option g_opts[] = {
     {"render", required_argument, NULL, OPT_RENDER},
     {"out", required_argument, NULL, OPT_OUT},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"watch-assets", optional_argument, NULL, OPT_WATCH},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -144,6 +146,12 @@ static void usage(FILE *f) {
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    sample-memory budget: over it, unplayed unpinned sounds\n"
             "                       are evicted least recently played first (default %d)\n"
+            "  --watch-assets[=yes|no]\n"
+            "                       hot reload: a loaded file (preloaded or streamed) that\n"
+            "                       changes on disk (rewritten, or renamed over) is decoded\n"
+            "                       again in the background; new plays get the new data,\n"
+            "                       voices playing finish on the old (default no;\n"
+            "                       config: watch-assets = yes)\n"
             "  --zone-budget-kb N   world zones: decoding started per tick (default 4096)\n"
             "  --zone-cap-mb N      world zones: resident + loading cap (default 256)\n"
             "  --zone-pin-radius M  world zones this near are never evicted (default 0)\n"
@@ -315,6 +323,18 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         }
         c->hrtf = 1;
         return copy_str("--hrtf", c->hrtf_path, sizeof c->hrtf_path, val);
+    case OPT_WATCH: /* the bare flag, or yes|no (the config file's form) */
+        if (!val || !val[0] || strcmp(val, "yes") == 0 || strcmp(val, "on") == 0 ||
+            strcmp(val, "1") == 0) {
+            c->watch_assets = 1;
+            return 0;
+        }
+        if (strcmp(val, "no") == 0 || strcmp(val, "off") == 0 || strcmp(val, "0") == 0) {
+            c->watch_assets = 0;
+            return 0;
+        }
+        fprintf(stderr, "heliod: --watch-assets: '%s' is not yes or no\n", val);
+        return HELIOD_EINVAL;
     case OPT_LOOPLIFE:
         return parse_float("--detached-loop-max-s", val, 0.0, 1e7, &c->detached_loop_max_s);
     default: return HELIOD_EINVAL;

@@ -49,6 +49,7 @@ typedef struct {
     char render[HL_MAX_PATH + 1]; /* --render SCORE, "" = serve clients */
     char out[HL_MAX_PATH + 1];    /* --out FILE.wav */
     uint64_t seed;                /* --seed N: cue variations (0 = the built-in seed) */
+    int watch_assets;             /* --watch-assets: reload loaded files that change */
 } hld_config_t;
 
 /* One [bus NAME] section: applied once the mixer exists (hld_config_buses).

@@ -4,6 +4,7 @@
  */
 #include "conn.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,8 +50,69 @@ void hld_conn_ref(hld_conn_t *c) {
     c->refs++;
 }
 
+/* Closes a descriptor the connection holds (none consumed it). */
+static void rx_fd_drop(hld_conn_t *c) {
+    if (c->rx_fd < 0) return;
+    close(c->rx_fd);
+    c->rx_fd = -1;
+    c->d->n.fds_closed++;
+}
+
+int hld_conn_take_fd(hld_conn_t *c) {
+    int fd = c->rx_fd;
+    c->rx_fd = -1;
+    return fd;
+}
+
+static void on_fd_pipe_closed(uv_handle_t *h) {
+    free(h);
+}
+
+/* Takes every descriptor libuv queued on the pipe during the last read:
+ * accepted into a scratch pipe handle (libuv's only public way out),
+ * duplicated, and the handle closed (closing the original). 0, or -1 when
+ * more than one is held now (the extra ones are closed). */
+static int take_fds(hld_conn_t *c) {
+    int excess = 0;
+    while (uv_pipe_pending_count(&c->pipe) > 0) {
+        uv_pipe_t *tmp = malloc(sizeof *tmp);
+        int fd = -1;
+        if (tmp && uv_pipe_init(c->d->loop, tmp, 0) == 0) {
+            uv_os_fd_t ofd;
+            if (uv_accept((uv_stream_t *)&c->pipe, (uv_stream_t *)tmp) == 0 &&
+                uv_fileno((uv_handle_t *)tmp, &ofd) == 0)
+                fd = fcntl(ofd, F_DUPFD_CLOEXEC, 3);
+            uv_close((uv_handle_t *)tmp, on_fd_pipe_closed);
+        } else {
+            free(tmp);
+            excess = 1; /* cannot take it out: the connection goes, and libuv closes it */
+            break;
+        }
+        if (fd < 0) continue;
+        c->d->n.fds_received++;
+        if (c->rx_fd >= 0) {
+            close(fd);
+            c->d->n.fds_closed++;
+            excess = 1;
+        } else {
+            c->rx_fd = fd;
+        }
+    }
+    return excess ? -1 : 0;
+}
+
+/* A descriptor arrived that no LOAD_FD frame can take: EPROTO, close. */
+static void fd_violation(hld_conn_t *c, const char *why) {
+    rx_fd_drop(c);
+    c->d->n.protocol_errors++;
+    hld_debug("client %u: %s", c->id, why);
+    hld_send_error(c, HL_OP_LOAD_FD, 0, 0, HELIOD_EPROTO, why);
+    hld_conn_close(c, 1);
+}
+
 void hld_conn_unref(hld_conn_t *c) {
     if (--c->refs) return;
+    rx_fd_drop(c);
     if (c->up_data) { /* an upload the connection left unfinished */
         free(c->up_data);
         hld_sounds_unreserve(&c->d->sounds, c->up_reserved);
@@ -111,6 +173,7 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
     flush(c, 1);
     if (c->closing) return; /* the flush itself dropped it */
     c->closing = 1;
+    rx_fd_drop(c); /* libuv closes what it still queues with the pipe */
     if (c->reading) uv_read_stop((uv_stream_t *)&c->pipe);
     c->reading = 0;
     /* unlink: it no longer gets events, and its voices become orphans (a
@@ -164,6 +227,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         return;
     }
     c->in_len += (size_t)nread;
+    if (take_fds(c) != 0) {
+        fd_violation(c, "more than one descriptor at once (one per LOAD_FD frame)");
+        return;
+    }
     conn_process(c);
 }
 
@@ -252,10 +319,17 @@ static void conn_process(hld_conn_t *c) {
             return;
         }
     }
-    if (c->closing) return;
+    if (c->closing) {
+        rx_fd_drop(c);
+        return;
+    }
     if (off) {
         memmove(c->in, c->in + off, c->in_len - off);
         c->in_len -= off;
+    }
+    if (c->rx_fd >= 0 && !c->in_len && !c->paused) {
+        fd_violation(c, "a descriptor came with a frame other than LOAD_FD");
+        return;
     }
     arm_frame_deadline(c, off);
     hld_conn_flush(c);
@@ -407,7 +481,8 @@ static void reject(hld_conn_t *c) {
 void hld_conn_accept(hld_daemon_t *d, int fd) {
     hld_conn_t *c = calloc(1, sizeof *c);
     if (c) c->in = malloc(HL_MAX_FRAME);
-    if (!c || !c->in || uv_pipe_init(d->loop, &c->pipe, 0) != 0) {
+    /* an IPC pipe: libuv reads with recvmsg and keeps descriptors (LOAD_FD) */
+    if (!c || !c->in || uv_pipe_init(d->loop, &c->pipe, 1) != 0) {
         if (c) free(c->in);
         free(c);
         close(fd);
@@ -416,6 +491,7 @@ void hld_conn_accept(hld_daemon_t *d, int fd) {
         return;
     }
     c->d = d;
+    c->rx_fd = -1;
     c->refs = 2; /* the pipe and the timer */
     c->pipe.data = c;
     uv_timer_init(d->loop, &c->timer);

@@ -17,6 +17,15 @@
  * may be a half-close after its last request) the peer has HLD_LINGER_MS to
  * take the queued replies before the socket is closed anyway.
  *
+ * Descriptors (SCM_RIGHTS, for LOAD_FD): the pipe is a libuv IPC pipe, so
+ * libuv reads with recvmsg and queues what arrives; after every read the
+ * connection takes them out at once. One may be held, for the LOAD_FD frame
+ * it came with (the kernel delivers it with that frame's first byte, so it
+ * is held before the frame is dispatched); a second one, or one still held
+ * once every buffered frame was dispatched (it came with another frame), is
+ * a protocol error: closed, EPROTO, the connection closed. Whatever is held
+ * or queued when the connection closes is closed with it.
+ *
  * A connection is freed when both its handles (pipe, timer) are closed and no
  * load or stream job still refers to it (refs). Main thread only.
  */
@@ -61,6 +70,9 @@ struct hld_conn {
     uint64_t up_total, up_have, up_reserved;
     uint32_t up_flags;
     char up_name[HL_MAX_NAME + 1];
+    /* a descriptor that came with SCM_RIGHTS, held for the LOAD_FD frame it
+     * was sent with (-1: none); at most one: see conn.c */
+    int rx_fd;
     /* time_ops.c: the requests held between BUNDLE_BEGIN and BUNDLE_END */
     uint8_t *bundle; /* NULL: no bundle open */
     size_t bundle_len;
@@ -73,6 +85,9 @@ struct hld_conn {
 void hld_conn_accept(hld_daemon_t *d, int fd);
 /* Appends an encoded frame to the output batch. 0 or HELIOD_ENOMEM. */
 int hld_conn_send(hld_conn_t *c, const void *frame, size_t len);
+/* Takes the descriptor received with the LOAD_FD frame being dispatched
+ * (the caller closes it), or -1 if none came. */
+int hld_conn_take_fd(hld_conn_t *c);
 /* Hands the batch to libuv and applies backpressure. */
 void hld_conn_flush(hld_conn_t *c);
 /* Closes: graceful = after pending replies are written. Idempotent. */

@@ -38,6 +38,7 @@
 #include "engine.h"
 #include "governor.h"
 #include "sounds.h"
+#include "sounds_watch.h"
 #include "vm.h"
 #include "world_zones.h"
 #include "reverb_zones.h"
@@ -51,6 +52,9 @@ typedef struct {
     uint64_t clients_refused_uid; /* peers of another user (SO_PEERCRED), closed at accept */
     uint64_t denied;              /* EPERM: acts on another client's voice, sound or emitter */
     uint64_t detached_expired;    /* detached loops ended by --detached-loop-max-s */
+    uint64_t fds_received;        /* descriptors received (SCM_RIGHTS) */
+    uint64_t fds_closed;          /* of those, closed unconsumed (refused, disconnect) */
+    uint64_t uploads_fd, uploads_chunked; /* uploads decoded: LOAD_FD, LOAD_DATA */
 } hld_counters_t;
 
 typedef struct hld_daemon {
@@ -65,6 +69,7 @@ typedef struct hld_daemon {
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */
+    hld_watch_t watch; /* --watch-assets: hot reload (sounds_watch.c) */
     hld_wzones_t wzones;
     /* world zones: banks loaded by the listener's position */ /* reverb zones following the
                                                                   listener (zones.c) */
@@ -136,5 +141,8 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
 int hld_config_buses(hld_daemon_t *d);
 /* asset_ops.c: banks.c's change callback (BANK events, world zones). */
 void hld_assets_bank_changed(void *user, const hld_bank_t *b);
+/* asset_ops.c: sounds.c's reload callback (a log line is sounds.c's; this
+ * sends RELOAD events to BANK subscribers). */
+void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg);
 
 #endif /* HLD_DAEMON_H */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "device.h"
@@ -282,6 +283,51 @@ static int op_load_data(hld_req_t *q) {
     }
     c->up_data = NULL; /* the load owns it and its reservation now */
     c->up_total = c->up_have = c->up_reserved = 0;
+    c->d->n.uploads_chunked++;
+    hld_conn_ref(c);
+    return 0;
+}
+
+/* LOAD_FD: the upload as one descriptor (SCM_RIGHTS), e.g. a sealed memfd.
+ * The size cap and the budget are checked before anything is queued; the
+ * load worker checks what the descriptor is (fstat: a regular file of the
+ * declared size), reads it with pread and the completion closes it. Any
+ * failure here closes it at once (hld_dispatch closes one not taken). */
+static int op_load_fd(hld_req_t *q) {
+    hl_load_fd_t m;
+    hl_get_load_fd(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    hld_conn_t *c = q->c;
+    char msg[HL_MAX_MSG + 1];
+    if (!hl_name_valid(m.name)) return hld_fail(q, HELIOD_ENAME, "invalid sound name");
+    if (m.size == 0) return hld_fail(q, HELIOD_EINVAL, "load-fd: size 0 (an empty file)");
+    if (m.size > HL_MAX_UPLOAD) {
+        snprintf(msg, sizeof msg, "load-fd: %llu bytes: over the upload limit (%u MiB)",
+                 (unsigned long long)m.size, HL_MAX_UPLOAD >> 20);
+        return hld_fail(q, HELIOD_ETOOBIG, msg);
+    }
+    int fd = hld_conn_take_fd(c);
+    if (fd < 0)
+        return hld_fail(q, HELIOD_EINVAL,
+                        "load-fd: no descriptor came with the frame (SCM_RIGHTS, one per frame)");
+    load_ctx_t *lc = malloc(sizeof *lc);
+    if (!lc) {
+        close(fd);
+        c->d->n.fds_closed++;
+        return hld_fail(q, HELIOD_ENOMEM, NULL);
+    }
+    *lc = (load_ctx_t){.c = c, .id = q->h->id, .flags = q->h->flags, .op = HL_OP_LOAD_FD};
+    hld_sounds_t *s = &c->d->sounds;
+    int rc = hld_sounds_load_fd(s, c->cl, m.name, fd, (size_t)m.size, m.flags, load_done, lc, msg,
+                                sizeof msg);
+    if (rc < 0) {
+        free(lc);
+        close(fd);
+        c->d->n.fds_closed++;
+        s->loads_failed++;
+        return hld_fail(q, rc, msg);
+    }
+    c->d->n.uploads_fd++;
     hld_conn_ref(c);
     return 0;
 }
@@ -447,6 +493,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_LOAD] = op_load,
     [HL_OP_UNLOAD] = op_unload,
     [HL_OP_LOAD_DATA] = op_load_data,
+    [HL_OP_LOAD_FD] = op_load_fd,
     [HL_OP_SOUNDS] = op_sounds,
     [HL_OP_PLAY] = hld_op_play,
     [HL_OP_STOP] = hld_op_stop,
@@ -481,7 +528,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_BUNDLE_END] = hld_op_bundle_end,
 };
 
-int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
     hl_rbuf_init(&q.r, body, len);
     if (c->d->shutting_down && h->op != HL_OP_HELLO) {
@@ -497,4 +544,16 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
     if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
     return fn(&q);
+}
+
+int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+    int rc = dispatch(c, h, body, len);
+    if (h->op == HL_OP_LOAD_FD) { /* refused before its handler took the descriptor */
+        int fd = hld_conn_take_fd(c);
+        if (fd >= 0) {
+            close(fd);
+            c->d->n.fds_closed++;
+        }
+    }
+    return rc;
 }

@@ -348,6 +348,7 @@ static void finish_shutdown(hld_daemon_t *d) {
     watchdog_close();
     hld_metering_close(d);
     hld_wzones_stop(&d->wzones); /* its tick timer would keep the loop alive */
+    hld_watch_stop(&d->watch);
     hld_profile_close(d);
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);

@@ -84,6 +84,11 @@ int main(int argc, char **argv) {
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
     hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
+    d.sounds.reload_done = hld_assets_reloaded;
+    d.sounds.reload_user = &d;
+    d.watch.fd = -1;
+    if (d.cfg.watch_assets && !d.cfg.render[0]) /* a render's files do not change under it */
+        (void)hld_watch_start(&d.watch, &d.sounds, d.loop);
     if (hld_wzones_init(&d.wzones, &d) != 0) {
         hld_engine_close(&d.engine);
         return 1;
@@ -132,6 +137,7 @@ int main(int argc, char **argv) {
     hld_banks_close(&d.banks);
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
+    hld_watch_close(&d.watch);    /* after the sounds: no worker adds a watch any more */
     hld_clients_close(&d.ledger); /* after the sounds charged to clients */
     if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
     hld_config_free(&d.cfg);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "banks.h"
 #include "decoder.h"
 #include "log.h"
 
@@ -49,6 +51,21 @@ typedef struct {
     uint8_t *mem;
     size_t mem_len, mem_pos;
     uint64_t mem_reserved;
+    /* an upload as a descriptor (LOAD_FD): read with pread through the same
+     * virtual I/O (mem_len: its declared size, mem_pos: the cursor); closed
+     * by the completion. -1: none */
+    int fd;
+    /* --watch-assets: the worker's realpath of the file and the inotify
+     * watch it added for its directory (wpath NULL, wd -1: not watched) */
+    char *wpath;
+    int wd;
+    /* a hot reload (snd NULL): the entry it is for, found again by name and
+     * generation when it completes (it may have been unloaded meanwhile) */
+    int reload;
+    uint32_t rns;
+    char rname[HL_MAX_NAME + 1];
+    uint64_t rgen;
+    hld_client_t *rcl;
 } load_job_t;
 
 /* ---- libsndfile virtual I/O over an upload ---------------------------------- */
@@ -74,6 +91,21 @@ static sf_count_t vio_read(void *ptr, sf_count_t n, void *u) {
     j->mem_pos += k;
     return (sf_count_t)k;
 }
+/* pread, not mmap: a client that truncates its file while it is decoded
+ * gets a short read (a decode error), never a SIGBUS in the daemon */
+static sf_count_t vio_fd_read(void *ptr, sf_count_t n, void *u) {
+    load_job_t *j = u;
+    size_t left = j->mem_len - j->mem_pos, k = n < 0 ? 0 : (size_t)n, got = 0;
+    if (k > left) k = left;
+    while (got < k) {
+        ssize_t r = pread(j->fd, (char *)ptr + got, k - got, (off_t)(j->mem_pos + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    j->mem_pos += got;
+    return (sf_count_t)got;
+}
 static sf_count_t vio_write(const void *ptr, sf_count_t n, void *u) {
     (void)ptr, (void)n, (void)u;
     return 0; /* read only */
@@ -96,11 +128,77 @@ void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t m
     s->loop = loop;
     s->rate = rate;
     s->max_bytes = (uint64_t)max_sample_mb * MIB;
+    s->watch_fd = -1;
+}
+
+/* ---- watched directories (--watch-assets) ----------------------------------
+ * A worker adds the directory of each file it loaded to the inotify fd
+ * (inotify_add_watch gives the same wd for the same directory); the main
+ * thread counts the entries using each wd and removes a watch nobody uses.
+ * It does so only while no load is in flight, since a worker could be adding
+ * the same directory at that moment (a watch left behind only costs events
+ * that match no sound). */
+static hld_watch_dir_t *wdir_find(hld_sounds_t *s, int wd) {
+    for (uint32_t i = 0; i < s->nwdirs; i++)
+        if (s->wdirs[i].wd == wd) return &s->wdirs[i];
+    return NULL;
+}
+
+static int wdir_ref(hld_sounds_t *s, int wd) {
+    hld_watch_dir_t *w = wdir_find(s, wd);
+    if (!w) {
+        if (s->nwdirs == s->cap_wdirs) {
+            uint32_t cap = s->cap_wdirs ? s->cap_wdirs * 2 : 16;
+            hld_watch_dir_t *n = realloc(s->wdirs, cap * sizeof *n);
+            if (!n) return -1;
+            s->wdirs = n;
+            s->cap_wdirs = cap;
+        }
+        w = &s->wdirs[s->nwdirs++];
+        *w = (hld_watch_dir_t){.wd = wd, .refs = 0};
+    }
+    w->refs++;
+    return 0;
+}
+
+static void wdir_unref(hld_sounds_t *s, int wd) {
+    hld_watch_dir_t *w = wdir_find(s, wd);
+    if (!w || !w->refs) return;
+    if (--w->refs || s->inflight) return;
+    if (s->watch_fd >= 0) (void)inotify_rm_watch(s->watch_fd, wd);
+    *w = s->wdirs[--s->nwdirs];
+}
+
+/* Worker: the canonical path of a file just decoded and a watch on its
+ * directory, for the completion to record. */
+static void watch_add(load_job_t *j) {
+    int fd = j->s->watch_fd;
+    if (fd < 0 || j->reload) return;
+    char *rp = realpath(j->path, NULL);
+    if (!rp) return;
+    char *slash = strrchr(rp, '/');
+    if (!slash || !slash[1]) {
+        free(rp);
+        return;
+    }
+    *slash = '\0';
+    int wd =
+        inotify_add_watch(fd, slash == rp ? "/" : rp, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+    *slash = '/';
+    if (wd < 0) {
+        hld_warn("--watch-assets: cannot watch the directory of %s: %s", rp, strerror(errno));
+        free(rp);
+        return;
+    }
+    j->wpath = rp;
+    j->wd = wd;
 }
 
 /* Frees an entry already out of the table, giving its bytes back to the
  * table's budget and to the client charged with them. */
 static void sound_free(hld_sound_t *snd) {
+    if (snd->wd >= 0 && snd->owner) wdir_unref(snd->owner, snd->wd);
+    free(snd->wpath);
     if (snd->cl) {
         hld_client_unreserve_bytes(snd->cl, snd->bytes);
         hld_client_sound_gone(snd->cl);
@@ -123,8 +221,18 @@ void hld_sounds_close(hld_sounds_t *s) {
         }
         s->buckets[b] = NULL;
     }
+    while (s->retired) { /* no voice plays any more: what a reload replaced goes too */
+        hld_sound_t *n = s->retired;
+        s->retired = n->retired_next;
+        atomic_fetch_sub_explicit(&s->committed, n->bytes, memory_order_relaxed);
+        sound_free(n);
+    }
+    s->nretired = 0;
     s->count = 0;
     s->bytes = 0;
+    free(s->wdirs);
+    s->wdirs = NULL;
+    s->nwdirs = s->cap_wdirs = 0;
 }
 
 hld_sound_t *hld_sounds_find(hld_sounds_t *s, uint32_t ns, const char *name) {
@@ -411,8 +519,23 @@ static void load_work(uv_work_t *req) {
     load_job_t *j = req->data;
     hld_decode_t *d = &j->d;
     char m[HL_MAX_MSG + 1];
-    if (j->mem) {
-        SF_VIRTUAL_IO vio = {vio_len, vio_seek, vio_read, vio_write, vio_tell};
+    if (j->fd >= 0) { /* LOAD_FD: what the descriptor is, checked before reading it */
+        struct stat st;
+        if (fstat(j->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            decode_fail(d, HELIOD_EINVAL, "%s",
+                        "the descriptor is not a regular file (send a memfd or a file)");
+            return;
+        }
+        if ((uint64_t)st.st_size != (uint64_t)j->mem_len) {
+            snprintf(m, sizeof m, "the descriptor holds %lld bytes, the frame said %zu",
+                     (long long)st.st_size, j->mem_len);
+            decode_fail(d, HELIOD_EINVAL, "%s", m);
+            return;
+        }
+    }
+    if (j->mem || j->fd >= 0) {
+        SF_VIRTUAL_IO vio = {vio_len, vio_seek, j->fd >= 0 ? vio_fd_read : vio_read, vio_write,
+                             vio_tell};
         SF_INFO info = {0};
         j->mem_pos = 0;
         SNDFILE *sf = sf_open_virtual(&vio, SFM_READ, &info, j);
@@ -437,13 +560,24 @@ static void load_work(uv_work_t *req) {
     }
     hld_decode_sndfile(d, sf, &info);
     sf_close(sf);
+    if (d->status == 0) watch_add(j);
 }
 
 /* ---- main thread ---------------------------------------------------------- */
 
 /* Takes an entry out of the table and frees it with its bytes. */
 static void sound_drop(hld_sounds_t *s, hld_sound_t *snd) {
-    table_remove(s, snd);
+    if (snd->retired) {
+        hld_sound_t **pp = &s->retired;
+        while (*pp && *pp != snd)
+            pp = &(*pp)->retired_next;
+        if (*pp) {
+            *pp = snd->retired_next;
+            s->nretired--;
+        }
+    } else {
+        table_remove(s, snd);
+    }
     s->bytes -= snd->bytes;
     atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);
     sound_free(snd);
@@ -477,8 +611,14 @@ static int requeue(load_job_t *j) {
     return 0;
 }
 
+static void reload_after(load_job_t *j, int status);
+
 static void load_after(uv_work_t *req, int status) {
     load_job_t *j = req->data;
+    if (j->reload) {
+        reload_after(j, status);
+        return;
+    }
     hld_decode_t *d = &j->d;
     hld_sounds_t *s = j->s;
     hld_sound_t *snd = j->snd;
@@ -499,6 +639,11 @@ static void load_after(uv_work_t *req, int status) {
         snd->src_channels = d->src_channels ? d->src_channels : d->channels;
         snd->bytes = bytes;
         snd->loading = 0;
+        if (j->wpath && wdir_ref(s, j->wd) == 0) {
+            snd->wpath = j->wpath; /* watched: its file's changes reload it */
+            snd->wd = j->wd;
+            j->wpath = NULL;
+        }
         table_insert(s, snd);
         s->bytes += bytes;
         if (d->nonfinite)
@@ -529,16 +674,158 @@ static void load_after(uv_work_t *req, int status) {
         free(j->mem);
         hld_sounds_unreserve(s, j->mem_reserved);
     }
+    if (j->fd >= 0) close(j->fd);
+    free(j->wpath);
+    free(j);
+}
+
+/* ---- hot reload (--watch-assets) ----------------------------------------- */
+
+void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->loading || snd->retired || snd->orphan) return;
+    if (snd->reloading) {
+        snd->reload_again = 1; /* changed again while it decodes: once more after */
+        return;
+    }
+    const char *path = snd->stream ? snd->path : snd->wpath;
+    if (!path) return;
+    load_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        s->reload_failures++;
+        if (s->reload_done) s->reload_done(s->reload_user, snd, HELIOD_ENOMEM, "out of memory");
+        return;
+    }
+    snprintf(j->path, sizeof j->path, "%s", path);
+    j->s = s;
+    j->reload = 1;
+    j->rns = snd->ns;
+    snprintf(j->rname, sizeof j->rname, "%s", snd->name);
+    j->rgen = snd->gen;
+    j->rcl = snd->cl;
+    j->wd = -1;
+    j->fd = -1;
+    j->d.stream = snd->stream;
+    j->d.rate = s->rate;
+    j->d.budget = s;
+    j->d.quota = snd->cl; /* old and new data both count while both are alive */
+    j->req.data = j;
+    if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
+        free(j);
+        s->reload_failures++;
+        if (s->reload_done)
+            s->reload_done(s->reload_user, snd, HELIOD_EIO, "cannot queue the decode job");
+        return;
+    }
+    snd->reloading = 1;
+    s->inflight++;
+    if (snd->cl) hld_client_load_started(snd->cl); /* keeps the quota's record alive */
+}
+
+/* The reload's entry: it takes over the table place of old. */
+static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, const hld_decode_t *d) {
+    hld_sound_t *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    if (old->path && !(n->path = strdup(old->path))) goto fail;
+    if (old->wpath && !(n->wpath = strdup(old->wpath))) goto fail;
+    if (old->wd >= 0 && wdir_ref(s, old->wd) != 0) goto fail;
+    n->wd = old->wd;
+    memcpy(n->name, old->name, sizeof n->name);
+    n->owner = s;
+    n->ns = old->ns;
+    n->loader = old->loader;
+    n->cl = old->cl;
+    n->flags = old->flags;
+    n->stream = old->stream;
+    n->pinned = old->pinned;
+    n->last_used = old->last_used;
+    n->bank = old->bank;
+    n->gen = ++s->gen_clock;
+    n->pcm.data = d->data;
+    n->pcm.frames = d->frames;
+    n->pcm.channels = d->channels;
+    n->pcm.finite = 1;
+    n->source_rate = d->source_rate;
+    n->src_frames = d->src_frames ? d->src_frames : d->frames;
+    n->src_channels = d->src_channels ? d->src_channels : d->channels;
+    n->bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    return n;
+fail:
+    free(n->path);
+    free(n->wpath);
+    free(n);
+    return NULL;
+}
+
+static void reload_after(load_job_t *j, int status) {
+    hld_decode_t *d = &j->d;
+    hld_sounds_t *s = j->s;
+    s->inflight--;
+    if (status == UV_ECANCELED) decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
+    hld_sound_t *old = hld_sounds_find(s, j->rns, j->rname);
+    if (!old || old->gen != j->rgen || old->orphan || old->loading) {
+        /* unloaded (or replaced, or its client left) while it decoded */
+        free(d->data);
+        d->data = NULL;
+        unreserve(d, d->reserved);
+    } else {
+        old->reloading = 0;
+        hld_sound_t *n = d->status == 0 ? reload_entry(s, old, d) : NULL;
+        if (d->status == 0 && !n) {
+            free(d->data);
+            d->data = NULL;
+            unreserve(d, d->reserved);
+            d->status = HELIOD_ENOMEM;
+            snprintf(d->msg, sizeof d->msg, "out of memory");
+        }
+        if (!n) {
+            s->reload_failures++;
+            hld_warn("reload %s failed, the old data stays: %s", old->name, d->msg);
+            if (s->reload_done) s->reload_done(s->reload_user, old, d->status, d->msg);
+            if (old->reload_again) {
+                old->reload_again = 0;
+                hld_sounds_reload(s, old);
+            }
+        } else {
+            if (d->reserved != n->bytes) unreserve(d, d->reserved - n->bytes);
+            int again = old->reload_again;
+            table_remove(s, old);
+            table_insert(s, n);
+            s->bytes += n->bytes;
+            if (n->cl) hld_client_sound_added(n->cl);
+            if (n->bank) { /* its bank's size follows (an unloading bank recounts) */
+                uint64_t *kb = &n->bank->bytes;
+                *kb = *kb >= old->bytes ? *kb - old->bytes + n->bytes : n->bytes;
+            }
+            old->bank = NULL; /* the bank knows its sounds by name: this is no longer one */
+            old->retired = 1;
+            old->retired_next = s->retired;
+            s->retired = old;
+            s->nretired++;
+            s->reloads++;
+            hld_info("reloaded %s: %u frames, %u ch, %u Hz (%llu bytes; the old data stays "
+                     "while voices use it)",
+                     n->name, n->pcm.frames, n->pcm.channels, n->source_rate,
+                     (unsigned long long)n->bytes);
+            if (d->nonfinite)
+                hld_warn("sound %s: %llu non-finite samples zeroed", n->name,
+                         (unsigned long long)d->nonfinite);
+            hld_sounds_release(s, old); /* freed now if no voice uses it */
+            if (s->reload_done) s->reload_done(s->reload_user, n, 0, NULL);
+            if (again) hld_sounds_reload(s, n);
+        }
+    }
+    if (j->rcl) hld_client_load_ended(j->rcl);
+    free(j->wpath);
     free(j);
 }
 
 static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, uint32_t flags,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
                       hld_load_done_fn done, void *user, char *msg, size_t cap);
 
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
-    return start_load(s, cl, name, path, NULL, 0, 0, flags, done, user, msg, cap);
+    return start_load(s, cl, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
 }
 
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
@@ -548,11 +835,20 @@ int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uin
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, name, "(upload)", mem, len, reserved, flags, done, user, msg, cap);
+    return start_load(s, cl, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg, cap);
+}
+
+int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
+                       uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+    if (flags & HL_LOAD_STREAM) {
+        snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
+        return HELIOD_EINVAL;
+    }
+    return start_load(s, cl, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
 }
 
 static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, uint32_t flags,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
                       hld_load_done_fn done, void *user, char *msg, size_t cap) {
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
@@ -594,6 +890,9 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
         FAIL(HELIOD_ENOMEM, "out of memory");
     }
     snd->owner = s;
+    snd->gen = ++s->gen_clock;
+    snd->wd = -1;
+    j->wd = -1;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
     j->d.budget = s;
@@ -608,6 +907,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
     j->mem = mem;
     j->mem_len = mem_len;
     j->mem_reserved = mem_reserved;
+    j->fd = fd;
     j->req.data = j;
     if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
         free(j);
@@ -648,7 +948,8 @@ void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client) {
 }
 
 void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd) {
-    if (snd->orphan && !snd->playing && !snd->mixing && !snd->pending && !snd->loading)
+    if ((snd->orphan || snd->retired) && !snd->playing && !snd->mixing && !snd->pending &&
+        !snd->loading)
         sound_drop(s, snd);
 }
 

@@ -65,7 +65,25 @@ typedef struct hld_sound {
     uint64_t last_used;    /* the table's use clock at its last play (LRU eviction) */
     _Atomic int cancel;    /* set while loading: the decode stops at its next chunk */
     struct hld_bank *bank; /* the bank it came from, or NULL */
+    /* hot reload (--watch-assets, sounds_watch.c) */
+    uint64_t gen;     /* unique per entry: a reload completes only on the entry it started on */
+    char *wpath;      /* the file's canonical path (realpath), NULL when not watched */
+    int wd;           /* inotify watch of its directory, -1: none */
+    int dirty;        /* the file changed: reload when the debounce timer fires */
+    int reloading;    /* a reload decode is in flight */
+    int reload_again; /* it changed again while reloading: reload once more after */
+    int retired;      /* replaced by a reload: out of the table, freed when unused */
+    struct hld_sound *retired_next; /* hld_sounds_t.retired */
 } hld_sound_t;
+
+struct hld_watch;
+typedef struct hld_watch_dir {
+    int wd;        /* inotify watch descriptor */
+    uint32_t refs; /* entries (in the table or retired) with this wd */
+} hld_watch_dir_t;
+/* A reload finished (status 0: new plays get the new data; < 0: the old
+ * data is kept, msg says why). snd: the entry now in the table. Main thread. */
+typedef void (*hld_reload_fn)(void *user, const hld_sound_t *snd, int status, const char *msg);
 
 typedef struct hld_sounds {
     uv_loop_t *loop;
@@ -84,6 +102,19 @@ typedef struct hld_sounds {
     uint64_t loads_failed;
     uint64_t use_clock;                /* bumped by every play (hld_sounds_touch) */
     uint64_t evictions, evicted_bytes; /* sounds the budget evicted, and their bytes */
+    uint64_t gen_clock;                /* hld_sound_t.gen */
+    /* hot reload (--watch-assets): the watcher (NULL: off) and its inotify
+     * fd, which the load workers add a file's directory to (the path lookup
+     * stays off the loop) */
+    struct hld_watch *watch;
+    int watch_fd;                /* -1: off */
+    struct hld_watch_dir *wdirs; /* watched directories (by wd) and their users */
+    uint32_t nwdirs, cap_wdirs;
+    hld_sound_t *retired; /* entries replaced by a reload that voices still use */
+    uint32_t nretired;
+    uint64_t reloads, reload_failures;
+    hld_reload_fn reload_done;
+    void *reload_user;
 } hld_sounds_t;
 
 /* Completion of hld_sounds_load: status 0 and the new sound, or a negative
@@ -115,6 +146,14 @@ int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const c
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
                         size_t len, uint64_t reserved, uint32_t flags, hld_load_done_fn done,
                         void *user, char *msg, size_t cap);
+/* As hld_sounds_load_mem for an upload passed as a descriptor (LOAD_FD):
+ * on 0 it takes fd (size: the size the client declared, already checked
+ * against HL_MAX_UPLOAD); the worker checks it is a regular file of that
+ * size, decodes it with pread through libsndfile's virtual I/O (nothing of
+ * the encoded size is allocated or mapped) and the completion closes it.
+ * On an error the caller keeps fd. */
+int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
+                       uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
 /* Removes a sound: 0 or HELIOD_EINUSE (playing or loading). */
 int hld_sounds_unload(hld_sounds_t *s, hld_sound_t *snd);
 /* Client `client` left: its private sounds are freed now, or marked orphan
@@ -187,6 +226,14 @@ void hld_sounds_budget(const hld_sounds_t *s, uint64_t *pinned, uint64_t *evicta
 /* Stops a load in flight: its decode stops at the next chunk and completes
  * with HELIOD_ECANCELED, giving its memory back. No effect on a loaded sound. */
 void hld_sounds_cancel(hld_sound_t *snd);
+
+/* Hot reload: decodes snd's file again on the load workers (a reload
+ * already in flight is marked to run once more when it ends). On success
+ * a new entry with the same name replaces snd in the table: new plays get
+ * the new data; snd is retired and freed when its last voice, mixer voice
+ * or stream open lets go (its bytes count in the budget until then). On a
+ * failure snd stays as it was. Either way s->reload_done is called. */
+void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd);
 
 /* Calls fn for every ready sound, in table order, until fn returns non-zero. */
 void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd), void *user);

@@ -94,6 +94,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "clients_rejected", (double)d->n.clients_rejected);
     put(&s, "clients_refused_uid", (double)d->n.clients_refused_uid);
     put(&s, "protocol_errors", (double)d->n.protocol_errors);
+    put(&s, "fds_received", (double)d->n.fds_received);
+    put(&s, "fds_closed", (double)d->n.fds_closed);
+    put(&s, "uploads_fd", (double)d->n.uploads_fd);
+    put(&s, "uploads_chunked", (double)d->n.uploads_chunked);
     put(&s, "clients_control", d->clients - d->plain);
     put(&s, "client_records", d->ledger.count); /* connected, or still holding voices/sounds */
     put(&s, "denied", (double)d->n.denied);
@@ -185,6 +189,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "zones_peak_in_flight", (double)zt->peak_in_flight);
     put(&s, "zones_largest_tick_bytes", (double)zt->largest_tick_bytes);
     put(&s, "loads_failed", (double)d->sounds.loads_failed);
+    put(&s, "reloads", (double)d->sounds.reloads);
+    put(&s, "reload_failures", (double)d->sounds.reload_failures);
+    put(&s, "reload_events", (double)d->watch.events);
+    put(&s, "sounds_retired", d->sounds.nretired);
     put(&s, "callbacks", (double)es.callbacks);
     put(&s, "xruns", (double)es.xruns);
     put(&s, "callback_overruns", (double)es.overruns);

@@ -86,7 +86,8 @@
     X(ZONE, 32, "zone")                                                                            \
     X(ZONES, 33, "zones")                                                                          \
     X(LOAD_DATA, 34, "load-data")                                                                  \
-    X(CLOCK, 40, "clock")               /* time: the engine clock */                               \
+    X(LOAD_FD, 35, "load-fd") /* an upload as a descriptor (SCM_RIGHTS), e.g. a sealed memfd */    \
+    X(CLOCK, 40, "clock")     /* time: the engine clock */                                         \
     X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
     X(BUNDLE_END, 42, "bundle-end")                                                                \
     X(REPLY, 128, "reply")                                                                         \
@@ -458,6 +459,16 @@ typedef struct {
     uint32_t len;        /* 1..HL_MAX_CHUNK */
     const uint8_t *data; /* len bytes (decoded: points into the frame) */
 } hl_load_data_t;
+/* LOAD_FD: the same upload as one descriptor passed with SCM_RIGHTS on the
+ * frame's first byte (a memfd, sealed by libheliod): exactly one descriptor
+ * per LOAD_FD frame. size must equal the descriptor's size (fstat) and be
+ * 1..HL_MAX_UPLOAD; the daemon reads it with pread on a load worker and
+ * closes it. The reply is the LOAD reply (SOUND_INFO) once decoded. */
+typedef struct {
+    char name[HL_MAX_NAME + 1];
+    uint32_t flags; /* HL_LOAD_SHARED, HL_LOAD_PIN (not STREAM) */
+    uint64_t size;  /* the file's size in bytes */
+} hl_load_fd_t;
 
 /* SUBSCRIBE: which events this connection wants (EVENT_ERROR always comes) */
 #define HL_SUB_ENDED   0x1u
@@ -466,7 +477,7 @@ typedef struct {
 #define HL_SUB_VIRTUAL 0x8u   /* VIRTUAL and REAL events */
 #define HL_SUB_DEVICE  0x10u  /* DEVICE_LOST and DEVICE_BACK events */
 #define HL_SUB_METER   0x20u  /* METER events, meter_hz times a second */
-#define HL_SUB_BANK    0x40u  /* BANK events: a bank's state and progress */
+#define HL_SUB_BANK    0x40u  /* BANK and RELOAD events: banks' state and progress, hot reloads */
 #define HL_SUB_ZONES   0x80u  /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE 0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 #define HL_SUB_MASK    0x1FFu
@@ -671,9 +682,10 @@ typedef struct {
  * peak-hold marker (held 1.5 s, then falls) and the rms over 300 ms; the
  * master's after the limiter, each bus's where it joins its parent. */
 #define HL_EVENT_METER     8
-#define HL_EVENT_BANK      9         /* bank: a bank's state or progress changed (HL_SUB_BANK) */
-#define HL_EVENT_ZONE_TICK 10        /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
-#define HL_METER_MAX_BUSES 32        /* buses in one METER event: the mixer's tree holds 32 */
+#define HL_EVENT_BANK      9  /* bank: a bank's state or progress changed (HL_SUB_BANK) */
+#define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
+#define HL_EVENT_RELOAD    11 /* sound, status, frames, message: a hot reload (HL_SUB_BANK) */
+#define HL_METER_MAX_BUSES 32 /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
 typedef struct {
@@ -742,6 +754,10 @@ typedef struct {
 
     /* appended: PROFILE (profiler issue) */
     hl_profile_t profile;
+    /* appended: RELOAD (--watch-assets): the sound, status 0 (reloaded: its
+     * new frames) or < 0 (the old data stays; message says why) */
+    char sound[HL_MAX_NAME + 1];
+    uint32_t frames;
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
@@ -947,6 +963,8 @@ void hl_get_rzone_info(hl_rbuf_t *r, hl_rzone_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
 void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m);
 void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m);
+void hl_put_load_fd(hl_wbuf_t *w, const hl_load_fd_t *m);
+void hl_get_load_fd(hl_rbuf_t *r, hl_load_fd_t *m);
 void hl_put_bank(hl_wbuf_t *w, const hl_bank_t *m);
 void hl_get_bank(hl_rbuf_t *r, hl_bank_t *m);
 void hl_put_bank_info(hl_wbuf_t *w, const hl_bank_info_t *m);

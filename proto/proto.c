@@ -957,6 +957,12 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
     case HL_EVENT_METER: put_meter(w, &m->meter); break;
     case HL_EVENT_BANK: hl_put_bank_info(w, &m->bank); break;
     case HL_EVENT_ZONE_TICK: hl_put_str(w, m->report, HL_MAX_REPORT); break;
+    case HL_EVENT_RELOAD:
+        hl_put_str(w, m->sound, HL_MAX_NAME);
+        hl_put_i32(w, m->status);
+        hl_put_u32(w, m->frames);
+        hl_put_str(w, m->message, HL_MAX_MSG);
+        break;
     case HL_EVENT_PROFILE: put_profile(w, &m->profile); break;
     default:
         /* an unknown type cannot be encoded */
@@ -995,6 +1001,13 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
     case HL_EVENT_METER: get_meter(r, &m->meter); break;
     case HL_EVENT_BANK: hl_get_bank_info(r, &m->bank); break;
     case HL_EVENT_ZONE_TICK: hl_get_str(r, m->report, sizeof m->report); break;
+    case HL_EVENT_RELOAD:
+        hl_get_str(r, m->sound, sizeof m->sound);
+        m->status = hl_get_i32(r);
+        if (m->status > 0 || m->status < HELIOD_ERR_MIN) rbuf_fail(r);
+        m->frames = hl_get_u32(r);
+        hl_get_str(r, m->message, sizeof m->message);
+        break;
     case HL_EVENT_PROFILE: get_profile(r, &m->profile); break;
     default: rbuf_fail(r); break;
     }
@@ -1183,6 +1196,16 @@ void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m) {
     }
     uint8_t *p = wbuf_reserve(w, m->len);
     if (p) memcpy(p, m->data, m->len);
+}
+void hl_put_load_fd(hl_wbuf_t *w, const hl_load_fd_t *m) {
+    hl_put_str(w, m->name, HL_MAX_NAME);
+    hl_put_u32(w, m->flags);
+    hl_put_u64(w, m->size);
+}
+void hl_get_load_fd(hl_rbuf_t *r, hl_load_fd_t *m) {
+    hl_get_str(r, m->name, sizeof m->name);
+    m->flags = get_flags32(r, HL_LOAD_SHARED | HL_LOAD_PIN);
+    m->size = hl_get_u64(r); /* checked by the daemon (EINVAL, ETOOBIG): a clear error */
 }
 void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
     hl_get_str(r, m->name, sizeof m->name);

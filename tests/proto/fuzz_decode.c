@@ -45,6 +45,7 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     switch (op) {
     case HL_OP_HELLO: ROUND(hl_hello_t, hl_get_hello, hl_put_hello); break;
     case HL_OP_LOAD: ROUND(hl_load_t, hl_get_load, hl_put_load); break;
+    case HL_OP_LOAD_FD: ROUND(hl_load_fd_t, hl_get_load_fd, hl_put_load_fd); break;
     case HL_OP_UNLOAD: ROUND(hl_name_t, hl_get_name, hl_put_name); break;
     case HL_OP_PLAY: ROUND(hl_play_t, hl_get_play, hl_put_play); break;
     case HL_OP_STOP: ROUND(hl_stop_t, hl_get_stop, hl_put_stop); break;
@@ -102,7 +103,8 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         hl_put_u64(w, t);
         break;
     }
-    case HL_OP_LOAD: ROUND(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
+    case HL_OP_LOAD:
+    case HL_OP_LOAD_FD: ROUND(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
     case HL_OP_SOUNDS: LIST(hl_sound_info_t, hl_get_sound_info, hl_put_sound_info); break;
     case HL_OP_PLAY: ROUND(hl_play_reply_t, hl_get_play_reply, hl_put_play_reply); break;
     case HL_OP_STOP_ALL:

@@ -1058,7 +1058,7 @@ static void test_names_and_errors(void **state) {
     assert_string_equal(hl_op_name(HL_OP_STOP_ALL), "stop-all");
     assert_null(hl_op_name(0));
     assert_string_equal(hl_op_name(HL_OP_PAUSE), "pause");
-    assert_null(hl_op_name(HL_OP_LOAD_DATA + 1));
+    assert_null(hl_op_name(HL_OP_LOAD_FD + 1));
     assert_string_equal(hl_op_name(HL_OP_CUE), "cue");
     assert_string_equal(hl_op_name(HL_OP_CUES_LOAD), "cues-load");
     assert_string_equal(hl_op_name(HL_OP_EMITTER), "emitter");
@@ -1351,10 +1351,36 @@ static void test_hostile_voice_mgmt(void **state) {
     /* events of an unknown type cannot be encoded either */
     hl_event_t ev;
     memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_ZONE_TICK + 1;
+    ev.type = HL_EVENT_RELOAD + 1;
     hl_wbuf_init(&w, buf, sizeof buf);
     hl_put_event(&w, &ev);
     assert_int_equal(w.err, HELIOD_EINVAL);
+    /* RELOAD round-trips; a positive status is malformed */
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_RELOAD;
+    strcpy(ev.sound, "hot");
+    ev.status = HELIOD_EDECODE;
+    ev.frames = 36000;
+    strcpy(ev.message, "cannot decode");
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, &ev);
+    assert_int_equal(w.err, 0);
+    {
+        static hl_event_t back;
+        hl_rbuf_t rr;
+        hl_rbuf_init(&rr, buf, w.len);
+        hl_get_event(&rr, &back);
+        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        assert_string_equal(back.sound, "hot");
+        assert_int_equal(back.status, HELIOD_EDECODE);
+        assert_int_equal(back.frames, 36000);
+        assert_string_equal(back.message, "cannot decode");
+        buf[2 + 2 + 3] = 1; /* status +1 (little-endian low byte after type, str "hot") */
+        buf[2 + 2 + 3 + 1] = buf[2 + 2 + 3 + 2] = buf[2 + 2 + 3 + 3] = 0;
+        hl_rbuf_init(&rr, buf, w.len);
+        hl_get_event(&rr, &back);
+        assert_true(hl_rbuf_finish(&rr) < 0);
+    }
     /* every voice state up to VPAUSED decodes */
     for (uint8_t st = 0; st <= HL_VOICE_VPAUSED; st++) {
         hl_voice_info_t v;
