@@ -145,7 +145,11 @@ static void usage(FILE *f) {
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    sample-memory budget: over it, unplayed unpinned sounds\n"
-            "                       are evicted least recently played first (default %d)\n"
+            "                       are evicted least recently played first (default %d)\n",
+            HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES, HLD_MAX_LOGICAL,
+            HLD_GOV_DEFAULT_PCT, HL_MAX_SAMPLE_MB);
+    /* in two parts: C11 promises string literals of 4095 bytes, no more */
+    fprintf(f,
             "  --watch-assets[=yes|no]\n"
             "                       hot reload: a loaded file (preloaded or streamed) that\n"
             "                       changes on disk (rewritten, or renamed over) is decoded\n"
@@ -170,10 +174,9 @@ static void usage(FILE *f) {
             "                       (default half of --max-sample-mb)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
-            HLD_DEFAULT_RATE, HLD_DEFAULT_PERIOD, HL_MAX_VOICES, HL_DEFAULT_VOICES, HLD_MAX_LOGICAL,
-            HLD_GOV_DEFAULT_PCT, HL_MAX_SAMPLE_MB, HL_MAX_CLIENTS, HL_MAX_CLIENTS,
-            HLD_CONTROL_PLACES, HL_MAX_STREAMS, HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV,
-            HL_MAX_LOADS_INFLIGHT, HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
+            HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
+            HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
+            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
