@@ -556,8 +556,12 @@ class ClientTest(unittest.TestCase):
         for t, name in ((6, "device_lost"), (7, "device_back")):
             e = heliod.Event(0, struct.pack("<HH", t, 5) + b"pulse" + struct.pack("<Q", 77))
             self.assertEqual((e.type, e.device, e.time_ns), (name, "pulse", 77))
+        # RELOAD (heliod --watch-assets): str(63) sound, i32 status, u32 frames, str message
+        e = heliod.Event(0, struct.pack("<HH", 11, 4) + b"boom" + struct.pack("<iIH", 0, 24000, 0))
+        self.assertEqual((e.type, e.sound, e.status, e.name, e.frames), ("reload", "boom", 0, "OK",
+                                                                         24000))
         with self.assertRaises(heliod.HeliodError) as e:
-            heliod.Event(0, struct.pack("<H", 11))
+            heliod.Event(0, struct.pack("<H", 12))
         self.assertEqual(e.exception.name, "EPROTO")
 
     def test_demo_scene_example(self):
