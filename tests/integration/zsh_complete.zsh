@@ -28,12 +28,14 @@ compdir=$1 bindir=$2 line=$3
 tmp=$(mktemp -d) || exit 1
 trap 'zpty -d c 2>/dev/null; rm -rf -- $tmp' EXIT
 
-# Reads what the shell wrote until $1 appears (or 10 s pass); 0 if it did.
+# Everything the shell has written so far (for wait_for and a failure report).
 screen=
 drain() {
     local chunk
     while zpty -rt c chunk 2>/dev/null; do screen+=$chunk; done
 }
+
+# Reads what the shell wrote until $1 appears (or 10 s pass); 0 if it did.
 wait_for() {
     local end=$(( EPOCHREALTIME + 10 ))
     while (( EPOCHREALTIME < end )); do
