@@ -16,7 +16,7 @@ _heliodctl_words() {
     case $what in
     commands)
         heliodctl --help 2>/dev/null | awk '/^commands:/ {c = 1; next}
-            c && /^  [a-z]+ / {print $1}'
+            c && /^  [a-z][a-z-]* / {print $1}'
         echo help
         ;;
     options)

@@ -4,7 +4,8 @@
  * function, COMPREPLY) against the real heliodctl and a real daemon: the
  * commands, a command's options, the sounds and cues loaded in the daemon
  * (named through --socket), files for load; and nothing (quickly) when the
- * daemon is not there. The zsh one is checked for syntax by zsh itself.
+ * daemon is not there. The zsh one is checked for syntax by zsh itself here
+ * and run by zsh in a pseudo-terminal in test_completion_zsh.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,6 +104,8 @@ static void test_bash(void **state) {
     for (const char *p = out; (p = strstr(p, "top\n")) != NULL; p += 4)
         tops += p == out || p[-1] == '\n';
     assert_int_equal(tops, 1);
+    complete("heliodctl rev", out, sizeof out); /* hyphenated commands too */
+    assert_true(has_line(out, "reverb-zone") && has_line(out, "reverb-zones"));
     complete("heliodctl play --lo", out, sizeof out);
     assert_true(has_line(out, "--loop") && has_line(out, "--loop-start"));
     assert_false(has_line(out, "--gain"));
