@@ -162,33 +162,33 @@ static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint3
     }
 }
 
-static void mix_stereo_generic(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                               uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                               const hl_sinc_level_t *lv) {
+/* Interleaved stereo: left and right with their own gains, or (down)
+ * their mean panned with the pair (a 3D voice). */
+static inline __attribute__((always_inline)) void
+stereo_generic(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
+               uint64_t step, const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {
     const uint32_t taps = lv->taps, back = lv->half - 1;
     for (uint32_t t = 0; t < n; t++, pos += step) {
         uint32_t f = (uint32_t)pos;
         const float *x = src + 2 * ((int64_t)(pos >> 32) - back);
         float l, r;
         dot_stereo(ROW_OF(lv, f), taps, W_OF(f), x, &l, &r);
+        if (down) l = r = (l + r) * 0.5f;
         acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);
         acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);
     }
 }
 
+static void mix_stereo_generic(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                               uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
+                               const hl_sinc_level_t *lv) {
+    stereo_generic(acc_l, acc_r, src, n, pos, step, g, lv, 0);
+}
+
 static void mix_downmix_generic(float *acc_l, float *acc_r, const float *src, uint32_t n,
                                 uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
                                 const hl_sinc_level_t *lv) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
-    for (uint32_t t = 0; t < n; t++, pos += step) {
-        uint32_t f = (uint32_t)pos;
-        const float *x = src + 2 * ((int64_t)(pos >> 32) - back);
-        float l, r;
-        dot_stereo(ROW_OF(lv, f), taps, W_OF(f), x, &l, &r);
-        float v = (l + r) * 0.5f;
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
-    }
+    stereo_generic(acc_l, acc_r, src, n, pos, step, g, lv, 1);
 }
 
 const hl_sinc_kernels_t hl_sinc_kernels_generic = {mix_mono_generic, mix_stereo_generic,
@@ -295,33 +295,31 @@ AVX2 static inline void dot_stereo_avx2(const float *row, uint32_t taps, float w
     *r = _mm_cvtss_f32(_mm_shuffle_ps(s, s, 1));
 }
 
-AVX2 static void mix_stereo_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                                 uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                                 const hl_sinc_level_t *lv) {
+AVX2 static inline __attribute__((always_inline)) void
+stereo_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,
+            const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {
     const uint32_t taps = lv->taps, back = lv->half - 1;
     for (uint32_t t = 0; t < n; t++, pos += step) {
         uint32_t f = (uint32_t)pos;
         float l, r;
         dot_stereo_avx2(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l,
                         &r);
+        if (down) l = r = (l + r) * 0.5f;
         acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);
         acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);
     }
 }
 
+AVX2 static void mix_stereo_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                                 uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
+                                 const hl_sinc_level_t *lv) {
+    stereo_avx2(acc_l, acc_r, src, n, pos, step, g, lv, 0);
+}
+
 AVX2 static void mix_downmix_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n,
                                   uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
                                   const hl_sinc_level_t *lv) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
-    for (uint32_t t = 0; t < n; t++, pos += step) {
-        uint32_t f = (uint32_t)pos;
-        float l, r;
-        dot_stereo_avx2(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l,
-                        &r);
-        float v = (l + r) * 0.5f;
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
-    }
+    stereo_avx2(acc_l, acc_r, src, n, pos, step, g, lv, 1);
 }
 
 static const hl_sinc_kernels_t g_avx2 = {mix_mono_avx2, mix_stereo_avx2, mix_downmix_avx2};

@@ -24,6 +24,7 @@
 
 #include "harness.h"
 #include "heliod.h"
+#include "../unit/sinad.h"
 
 #define RATE 48000
 #define SLOT (RATE * 7 / 10) /* frames between starts */
@@ -38,40 +39,9 @@ typedef struct {
     const char *cue; /* play this cue instead (NULL: the sound) */
 } tone_t;
 
-/* Least-squares a sin + b cos + c at freq; SINAD in dB, *amp the amplitude. */
+/* SINAD (dB) of the left channel of interleaved stereo x at freq. */
 static double sinad_db(const float *x, size_t n, double freq, double *amp) {
-    double m[3][3] = {{0}}, y[3] = {0};
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / RATE, b[3] = {sin(w), cos(w), 1.0};
-        for (int r = 0; r < 3; r++) {
-            y[r] += b[r] * x[2 * i];
-            for (int c = 0; c < 3; c++)
-                m[r][c] += b[r] * b[c];
-        }
-    }
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    double co[3];
-    for (int k = 0; k < 3; k++) {
-        double a[3][3];
-        memcpy(a, m, sizeof a);
-        for (int r = 0; r < 3; r++)
-            a[r][k] = y[r];
-        co[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-                 a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-                 a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
-                det;
-    }
-    double sig = 0, res = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / RATE;
-        double fit = co[0] * sin(w) + co[1] * cos(w), e = x[2 * i] - fit - co[2];
-        sig += fit * fit;
-        res += e * e;
-    }
-    *amp = sqrt(co[0] * co[0] + co[1] * co[1]);
-    return 10 * log10(sig / (res > 1e-30 ? res : 1e-30));
+    return test_sinad_db(x, 2, n, freq, RATE, amp);
 }
 
 /* Plays tones[0..n) one per SLOT from a frame a little ahead, each for DUR

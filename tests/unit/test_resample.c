@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "hl_resample.h"
+#include "sinad.h"
 
 typedef struct {
     double freq, rate, amp;
@@ -46,30 +47,9 @@ static hl_resample_t *make(uint32_t in, uint32_t out, uint32_t block, void **mem
     return r;
 }
 
-/* Least-squares fit of a*sin + b*cos + c at freq over x[0..n) (rate fs); the
- * SINAD is the fitted sine's power over the residual's, in dB. */
 static double sinad_db(const float *x, size_t stride, size_t n, double freq, double fs,
                        double *amp) {
-    double ss = 0, sc = 0, cc = 0, xs = 0, xc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / fs, s = sin(w), c = cos(w), v = x[i * stride];
-        ss += s * s;
-        sc += s * c;
-        cc += c * c;
-        xs += v * s;
-        xc += v * c;
-    }
-    double det = ss * cc - sc * sc;
-    double a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det;
-    double sig = 0, res = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / fs;
-        double fit = a * sin(w) + b * cos(w), v = x[i * stride];
-        sig += fit * fit;
-        res += (v - fit) * (v - fit);
-    }
-    *amp = sqrt(a * a + b * b);
-    return 10 * log10(sig / (res > 1e-30 ? res : 1e-30));
+    return test_sinad_db(x, stride, n, freq, fs, amp);
 }
 
 /* One second of a tone through the converter: the output fits a sine at the

@@ -26,6 +26,7 @@
 #include "hl_sinc.h"
 #include "hl_stream.h"
 #include "mix_helpers.h"
+#include "sinad.h"
 
 static void *g_mem;
 static const hl_sinc_t *g_sinc;
@@ -110,44 +111,9 @@ static void test_avx2_matches_generic(void **state) {
 
 /* ---- quality through the mixer ---------------------------------------------------- */
 
-/* Least-squares a sin + b cos + c at freq; SINAD = fitted sine's power over the
- * residual's (dB); *amp = the fitted amplitude. */
 static double sinad_db(const float *x, size_t stride, size_t n, double freq, double fs,
                        double *amp) {
-    double m[3][3] = {{0}}, y[3] = {0};
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / fs, b[3] = {sin(w), cos(w), 1.0};
-        for (int r = 0; r < 3; r++) {
-            y[r] += b[r] * x[i * stride];
-            for (int c = 0; c < 3; c++)
-                m[r][c] += b[r] * b[c];
-        }
-    }
-    /* solve the 3x3 system (Cramer) */
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    double co[3];
-    for (int k = 0; k < 3; k++) {
-        double a[3][3];
-        memcpy(a, m, sizeof a);
-        for (int r = 0; r < 3; r++)
-            a[r][k] = y[r];
-        co[k] = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-                 a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-                 a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])) /
-                det;
-    }
-    double sig = 0, res = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / fs;
-        double fit = co[0] * sin(w) + co[1] * cos(w);
-        double e = x[i * stride] - fit - co[2];
-        sig += fit * fit;
-        res += e * e;
-    }
-    *amp = sqrt(co[0] * co[0] + co[1] * co[1]);
-    return 10 * log10(sig / (res > 1e-30 ? res : 1e-30));
+    return test_sinad_db(x, stride, n, freq, fs, amp);
 }
 
 enum { Q_SKIP = 4800, Q_LEN = 38400 }; /* skip 0.1 s, measure 0.8 s */
