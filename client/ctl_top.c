@@ -193,9 +193,12 @@ static double age_of(const top_t *t, heliod_voice_t v, double now) {
     return s ? now - s->first_s : 0.0;
 }
 
+static double g_lis[3]; /* the listener's position (STATS; the origin if absent), set by refresh */
+
+/* Distance of a voice from the listener. */
 static double dist_of(const heliod_voice_info_t *v) {
-    return sqrt((double)v->pos[0] * v->pos[0] + (double)v->pos[1] * v->pos[1] +
-                (double)v->pos[2] * v->pos[2]);
+    double dx = v->pos[0] - g_lis[0], dy = v->pos[1] - g_lis[1], dz = v->pos[2] - g_lis[2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
 static top_t *g_sort_top; /* qsort has no user pointer */
@@ -227,6 +230,9 @@ static void refresh(top_t *t) {
         return;
     }
     t->nstats = n < TOP_MAX_STATS ? n : TOP_MAX_STATS;
+    g_lis[0] = stat(t, "listener_x");
+    g_lis[1] = stat(t, "listener_y");
+    g_lis[2] = stat(t, "listener_z");
     n = 0;
     if (heliod_voices(t->h, t->voices, TOP_MAX_VOICES, &n) < 0) {
         disconnect(t, "heliod went away");
@@ -421,7 +427,7 @@ const char ctl_top_usage[] =
     "usage: heliodctl top\n"
     "  A live full-screen view of the daemon: load, buses, voices, streams.\n"
     "  Keys: q quits, s changes the voice sort (audibility, gain, priority, age,\n"
-    "  distance from the origin), p pauses the view. Needs a terminal: for\n"
+    "  distance from the listener), p pauses the view. Needs a terminal: for\n"
     "  scripts use `heliodctl stats --json` or `heliodctl profile`.\n";
 
 int ctl_top_main(int argc, char **argv, const char *socket) {

@@ -87,6 +87,11 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
 
     put(&s, "uptime_s", (double)(hld_now_ns() - d->start_ns) / HLD_NS_PER_S);
     put(&s, "rate", e->rate);
+    hl_listener_state_t lis;
+    hl_mixer_get_listener(e->mixer, &lis);
+    put(&s, "listener_x", lis.pos[0]);
+    put(&s, "listener_y", lis.pos[1]);
+    put(&s, "listener_z", lis.pos[2]);
     put(&s, "period", e->period);
     put(&s, "period_us", period_us);
     put(&s, "clients", d->clients);

@@ -64,10 +64,15 @@ static void test_basic_commands(void **state) {
     assert_non_null(strstr(out, vs));
     assert_int_equal(CTL("--json", "voices"), 0);
     assert_non_null(strstr(out, "{"));
-    assert_int_equal(CTL("listener", "--pos", "0,0,0", "--forward", "0,0,-1", "--up", "0,1,0"), 0);
+    assert_int_equal(CTL("listener", "--pos", "3,4,-5", "--forward", "0,0,-1", "--up", "0,1,0"), 0);
     assert_int_equal(CTL("bus", "sfx", "--gain", "-3", "--ramp", "10"), 0);
     assert_int_equal(CTL("stats"), 0);
     assert_non_null(strstr(out, "callbacks"));
+    /* the listener's position (top's distances are from it) */
+    assert_non_null(strstr(out, "listener_x 3\n"));
+    assert_non_null(strstr(out, "listener_y 4\n"));
+    assert_non_null(strstr(out, "listener_z -5\n"));
+    assert_int_equal(CTL("listener", "--pos", "0,0,0"), 0);
     assert_int_equal(CTL("--json", "stats"), 0);
     assert_non_null(strstr(out, "\"xruns\""));
     assert_int_equal(CTL("devices"), 0);
