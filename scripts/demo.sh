@@ -57,11 +57,12 @@ ctl reverb-zone hall --pos 0,0,0 --radius 8 --fade 4 --preset hall >/dev/null
 ctl fx add music eq --type highshelf --freq 6000 --gain -3 >/dev/null
 
 # A cue: two variations, never the same twice in a row, a little random pitch
-# and gain, in a category that holds two chimes at once (a third fades the
+# and gain (resampled by the band-limited sinc interpolator: bells are
+# bright), in a category that holds two chimes at once (a third fades the
 # oldest out).
 ctl category chimes --max-instances 2 --overflow fade-oldest --fade-out 300
 ctl cue chime --sound bell --sound bell2 --pick shuffle --pitch-rand 60 --gain-rand 2 \
-    --category chimes --3d --max-distance 40 --send reverb_zones:-6
+    --category chimes --3d --max-distance 40 --send reverb_zones:-6 --interp sinc
 
 # Noise has no natural loop point: loop 0.1 s..2.2 s with a 50 ms crossfade.
 ctl play ambience --loop --loop-start 4800 --loop-end 105600 --xfade 50 --gain -6 \
