@@ -444,8 +444,19 @@ class ClientTest(unittest.TestCase):
             # an upload: a WAV made here, larger than one LOAD_DATA chunk
             data = sine_wav(seconds=1.5, freq=440)
             self.assertGreater(len(data), 2 * 60000)
+            st0 = c.stats()
             up = c.load_memory("up", data)
             self.assertEqual((up["name"], up["frames"], up["channels"]), ("up", 72000, 1))
+            st1 = c.stats()  # it went as a sealed memfd (LOAD_FD), not in chunks
+            self.assertEqual(st1["uploads_fd"] - st0["uploads_fd"], 1)
+            self.assertEqual(st1["uploads_chunked"], st0["uploads_chunked"])
+            os.environ["HELIOD_UPLOAD"] = "chunks"  # the fallback: LOAD_DATA frames
+            try:
+                again = c.load_memory("up2", data)
+            finally:
+                del os.environ["HELIOD_UPLOAD"]
+            self.assertEqual(again["frames"], 72000)
+            self.assertEqual(c.stats()["uploads_chunked"] - st1["uploads_chunked"], 1)
             self.assertIn("up", [s["name"] for s in c.sounds()])
             v = c.play("up", gain_db=-6)
             ended = [e for e in c.events(timeout=3.0, duration=3.0)

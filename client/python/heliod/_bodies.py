@@ -248,6 +248,11 @@ def dec_sound(r):
     return s
 
 
+def enc_load_fd(sound, flags, size):
+    """LOAD_FD: the upload's size; the descriptor goes with the frame (SCM_RIGHTS)."""
+    return W().str(name(sound, "sound")).u32(flags).u64(size).b
+
+
 def enc_load_data(sound, flags, total, offset, chunk):
     return W().str(name(sound, "sound")).u32(flags).u64(total).u64(offset).u32(
         len(chunk)).raw(chunk).b

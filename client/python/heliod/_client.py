@@ -2,14 +2,16 @@
 Client (blocking sockets) and AsyncClient (asyncio streams)."""
 
 import asyncio
+import fcntl
+import os
 import socket as _socket
 import struct
 import time
 
-from ._bodies import dec_count, dec_hello, hello_body
+from ._bodies import LOAD_PIN, LOAD_SHARED, dec_count, dec_hello, dec_sound, enc_load_fd, hello_body
 from ._wire import (ECLOSED, ECONNECT, EINVAL, EPROTO, ETIMEDOUT, FLAG_NOREPLY, FRAME_HDR,
-                    MAX_FRAME, OP, OP_EVENT, OP_REPLY, SCHEDULABLE, HeliodError, default_socket,
-                    frame, reply_reader)
+                    MAX_FRAME, MAX_UPLOAD, OP, OP_EVENT, OP_REPLY, SCHEDULABLE, HeliodError,
+                    default_socket, frame, reply_reader)
 from ._calls import _Calls
 from .events import Event
 
@@ -138,7 +140,9 @@ class Client(_Calls):
                 self.late_frames = late
 
     def _request(self, op, body, decode, flags):
-        rid = self._send(op, body, flags)
+        return self._await_reply(self._send(op, body, flags), op, decode)
+
+    def _await_reply(self, rid, op, decode):
         deadline = time.monotonic() + self.timeout
         while True:
             left = deadline - time.monotonic()
@@ -167,6 +171,49 @@ class Client(_Calls):
             self._send(OP[name], body, flags)
             return None
         return self._request(OP[name], body, decode, flags)
+
+    def load_memory(self, name, data, shared=False, pin=False):
+        """Uploads an encoded file (bytes) as heliod_load_memory() does: in a
+        sealed memfd passed with SCM_RIGHTS (LOAD_FD), or in LOAD_DATA
+        chunks where that is not available (no memfd_create, inside a
+        bundle, HELIOD_UPLOAD=chunks, a daemon without LOAD_FD). Returns the
+        SOUND_INFO dict once the daemon decoded it."""
+        data = bytes(data)
+        if (self._bundle is None and os.environ.get("HELIOD_UPLOAD") != "chunks"
+                and 1 <= len(data) <= MAX_UPLOAD and hasattr(os, "memfd_create")
+                and hasattr(_socket, "send_fds")):
+            try:
+                fd = os.memfd_create("heliod-upload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            except OSError:
+                fd = -1
+            if fd >= 0:
+                try:
+                    info = self._load_fd(fd, name, data, shared, pin)
+                finally:
+                    os.close(fd)  # the daemon holds its own once sent
+                if info is not None:
+                    return info
+        return super().load_memory(name, data, shared, pin)
+
+    def _load_fd(self, fd, name, data, shared, pin):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+        flags = (LOAD_SHARED if shared else 0) | (LOAD_PIN if pin else 0)
+        self._id = self._id % 0xFFFFFFFF + 1
+        rid = self._id
+        f = frame(OP["load_fd"], rid, enc_load_fd(name, flags, len(data)), 0)
+        sent = _socket.send_fds(self._s, [f], [fd])  # the descriptor rides on the first byte
+        if sent < len(f):
+            self._s.sendall(f[sent:])
+        try:
+            return self._await_reply(rid, OP["load_fd"], dec_sound)
+        except HeliodError as e:
+            if e.name == "EBADOP":  # an older daemon: chunks
+                return None
+            raise
 
     def _run(self, gen):
         """Drives a multi-request call (a generator of (name, body, decode))."""
