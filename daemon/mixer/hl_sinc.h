@@ -82,7 +82,9 @@ typedef struct {
  * call of hl_sinc_kernels_best; call it off the audio thread first). */
 extern const hl_sinc_kernels_t hl_sinc_kernels_generic;
 const hl_sinc_kernels_t *hl_sinc_kernels_best(void);
-/* AVX2+FMA kernels, or NULL when the build or the CPU lacks them. */
+/* AVX2+FMA kernels, and AVX-512 (F + VL) ones, or NULL when the build or
+ * the CPU lacks them. */
 const hl_sinc_kernels_t *hl_sinc_kernels_avx2(void);
+const hl_sinc_kernels_t *hl_sinc_kernels_avx512(void);
 
 #endif /* HL_SINC_H */

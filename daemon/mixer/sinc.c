@@ -9,9 +9,9 @@
  *
  * The portable kernels keep eight partial sums so the compiler vectorises
  * them without reassociating floats; the AVX2+FMA ones do the same with
- * intrinsics (8 lanes, two rows blended with one FMA). Both compute the same
- * sums in a different order: they agree within float rounding
- * (tests/unit/test_sinc.c).
+ * intrinsics (8 lanes, two rows blended with one FMA), and the AVX-512 ones
+ * at 16 lanes. All compute the same sums in a different order: they agree
+ * within float rounding (tests/unit/test_sinc.c).
  */
 #include "hl_sinc.h"
 
@@ -327,13 +327,149 @@ static const hl_sinc_kernels_t g_avx2 = {mix_mono_avx2, mix_stereo_avx2, mix_dow
 const hl_sinc_kernels_t *hl_sinc_kernels_avx2(void) {
     return hl_mix_kernels_avx2_usable() ? &g_avx2 : NULL;
 }
+
+/* ---- AVX-512 (F + VL) -------------------------------------------------------------
+ * The same loops with sixteen taps per multiply-add: a kernel of 8 nv taps
+ * is nv / 2 sixteen-lane blocks plus, for odd nv (24 and 40 taps), one
+ * eight-lane block. The mono loop still reduces eight outputs together
+ * (each output's sixteen partial sums folded to eight first); stereo
+ * duplicates each coefficient onto its frame's L and R lanes with one
+ * permute. */
+#define AVX512 __attribute__((target("avx512f,avx512vl,avx2,fma")))
+
+/* The upper eight lanes (F only: no DQ needed). */
+AVX512 static inline __m256 hi256(__m512 a) {
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1));
+}
+
+AVX512 static inline __attribute__((always_inline)) __m256
+dotn_mono_avx512(const float *row, uint32_t taps, float wf, const float *x, const uint32_t nv) {
+    const __m512 w = _mm512_set1_ps(wf);
+    __m512 a = _mm512_setzero_ps();
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i + 2 <= nv; i += 2) {
+        __m512 c =
+            _mm512_fmadd_ps(w, _mm512_loadu_ps(row + taps + 8 * i), _mm512_loadu_ps(row + 8 * i));
+        a = _mm512_fmadd_ps(c, _mm512_loadu_ps(x + 8 * i), a);
+    }
+    __m256 r = _mm256_add_ps(_mm512_castps512_ps256(a), hi256(a));
+    if (nv & 1) {
+        const uint32_t i = nv - 1;
+        __m256 c = _mm256_fmadd_ps(_mm512_castps512_ps256(w), _mm256_loadu_ps(row + taps + 8 * i),
+                                   _mm256_loadu_ps(row + 8 * i));
+        r = _mm256_fmadd_ps(c, _mm256_loadu_ps(x + 8 * i), r);
+    }
+    return r;
+}
+
+AVX512 static inline __attribute__((always_inline)) void
+mono_run_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
+                uint64_t step, const hl_gain_ramp_t *g, const hl_sinc_level_t *lv,
+                const uint32_t nv) {
+    const uint32_t taps = 8 * nv, back = taps / 2 - 1;
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+    const __m256 eight = _mm256_set1_ps(8.0f);
+    uint32_t t = 0;
+    for (; t + 8 <= n; t += 8, k = _mm256_add_ps(k, eight)) {
+        __m256 s[8];
+#pragma GCC unroll 8
+        for (int u = 0; u < 8; u++, pos += step) {
+            uint32_t f = (uint32_t)pos;
+            s[u] = dotn_mono_avx512(ROW_T(lv, f, taps), taps, W_OF(f),
+                                    src + (int64_t)(pos >> 32) - back, nv);
+        }
+        __m256 v = reduce8(s);
+        __m256 gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+        __m256 gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        _mm256_storeu_ps(acc_l + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(acc_l + t)));
+        _mm256_storeu_ps(acc_r + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(acc_r + t)));
+    }
+    for (; t < n; t++, pos += step) {
+        uint32_t f = (uint32_t)pos;
+        float v = hsum256(dotn_mono_avx512(ROW_T(lv, f, taps), taps, W_OF(f),
+                                           src + (int64_t)(pos >> 32) - back, nv));
+        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
+        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+    }
+}
+
+AVX512 static void mix_mono_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                                   uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
+                                   const hl_sinc_level_t *lv) {
+    switch (lv->taps) {
+    case 24: mono_run_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 3); break;
+    case 32: mono_run_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 4); break;
+    case 40: mono_run_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 5); break;
+    case 48: mono_run_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 6); break;
+    default: mono_run_avx512(acc_l, acc_r, src, n, pos, step, g, lv, lv->taps / 8); break;
+    }
+}
+
+/* Eight frames (sixteen floats) per load; each of eight coefficients
+ * duplicated onto its frame's L and R lanes. */
+AVX512 static inline void dot_stereo_avx512(const float *row, uint32_t taps, float wf,
+                                            const float *x, float *l, float *r) {
+    const __m256 w = _mm256_set1_ps(wf);
+    const __m512i dup = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    __m512 a = _mm512_setzero_ps();
+    for (uint32_t j = 0; j < taps; j += 8) {
+        __m256 c = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + taps + j), _mm256_loadu_ps(row + j));
+        a = _mm512_fmadd_ps(_mm512_permutexvar_ps(dup, _mm512_castps256_ps512(c)),
+                            _mm512_loadu_ps(x + 2 * j), a);
+    }
+    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(a), hi256(a));
+    __m128 q = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    q = _mm_add_ps(q, _mm_movehl_ps(q, q)); /* L R . . */
+    *l = _mm_cvtss_f32(q);
+    *r = _mm_cvtss_f32(_mm_shuffle_ps(q, q, 1));
+}
+
+AVX512 static inline __attribute__((always_inline)) void
+stereo_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,
+              const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {
+    const uint32_t taps = lv->taps, back = lv->half - 1;
+    for (uint32_t t = 0; t < n; t++, pos += step) {
+        uint32_t f = (uint32_t)pos;
+        float l, r;
+        dot_stereo_avx512(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l,
+                          &r);
+        if (down) l = r = (l + r) * 0.5f;
+        acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);
+        acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);
+    }
+}
+
+AVX512 static void mix_stereo_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                                     uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
+                                     const hl_sinc_level_t *lv) {
+    stereo_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 0);
+}
+
+AVX512 static void mix_downmix_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n,
+                                      uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
+                                      const hl_sinc_level_t *lv) {
+    stereo_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 1);
+}
+
+static const hl_sinc_kernels_t g_avx512 = {mix_mono_avx512, mix_stereo_avx512, mix_downmix_avx512};
+
+const hl_sinc_kernels_t *hl_sinc_kernels_avx512(void) {
+    return hl_mix_kernels_avx512_usable() ? &g_avx512 : NULL;
+}
 #else
 const hl_sinc_kernels_t *hl_sinc_kernels_avx2(void) {
+    return NULL;
+}
+
+const hl_sinc_kernels_t *hl_sinc_kernels_avx512(void) {
     return NULL;
 }
 #endif
 
 const hl_sinc_kernels_t *hl_sinc_kernels_best(void) {
-    const hl_sinc_kernels_t *k = hl_sinc_kernels_avx2();
+    const hl_sinc_kernels_t *k = hl_sinc_kernels_avx512();
+    if (!k) k = hl_sinc_kernels_avx2();
     return k ? k : &hl_sinc_kernels_generic;
 }
