@@ -24,6 +24,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #define MAX_ARGS 256
@@ -49,6 +50,10 @@ static char *slurp(const char *path, size_t *len) {
 static _Noreturn void power_off(int status) {
     printf("HELIOD-EMU-EXIT %d\n", status);
     fflush(stdout);
+    /* The console is a serial port: written data sits in the tty buffer until
+     * the emulated UART has sent it. Wait for that, or the power-off cuts off
+     * the end of the output (and the marker). */
+    tcdrain(STDOUT_FILENO);
     sync();
     reboot(RB_POWER_OFF);
     /* Only if the power-off failed: the host script has seen the marker and
