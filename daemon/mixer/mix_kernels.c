@@ -8,9 +8,11 @@
  * interpolation positions are floats relative to the run start
  * (idx = (int)x, frac = x - idx). The cubic (Catmull-Rom) bodies are
  * instantiated the same way, so the AVX2 build vectorises them with gathers.
- * On CPUs with AVX-512 (F + VL) the two kernels every PCM voice runs, the
- * fused mono resample-mix and the plain mono mix, have 16-lane versions; the
- * rest of that table is the AVX2 set.
+ * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
+ * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
+ * 16-lane versions; the rest of that table (the unfused interpolators and
+ * the pitch-1 stereo mixes) is the AVX2 set. On a machine without AVX-512,
+ * scripts/avx512-emu.sh runs their tests on an emulated CPU.
  * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
  * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
  * AVX2 ones are written with intrinsics: at step <= 1 (Catmull-Rom: 9/8)
@@ -606,8 +608,8 @@ HL_STEREO_MIX_AVX2(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
 
 /* ---- AVX-512 ---------------------------------------------------------------
- * The hot kernels again at sixteen lanes: interp_mix_mono and the plain mono
- * mix (the two every PCM voice uses); the rest of the table is AVX2. At
+ * The linear mono kernel and the plain mono mix at sixteen lanes (the
+ * other pitched kernels follow, in one loop body). At
  * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
  * right-hand taps lie within 32 frames of the first lane's index, so two
  * unaligned loads and two two-source permutes replace the gathers. */
