@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets"]
+#   ONLY             benchmarks to run          ["wakeup mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -40,7 +40,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets}"
+ONLY="${ONLY:-wakeup mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -95,6 +95,7 @@ if want kernels && [ -x "$B/kernels" ]; then
         run "$B/kernels" -v "$n" -k all
     done
 fi
+want wakeup && [ -x "$B/wakeup" ] && run "$B/wakeup" -s 5
 want fixed && [ -x "$B/fixed" ] && run "$B/fixed"
 want meter && [ -x "$B/meter" ] && run "$B/meter"
 

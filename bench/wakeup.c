@@ -1,0 +1,118 @@
+/*
+ * wakeup.c - the platform's floor for small periods: how late a real-time
+ * thread that does nothing but wake once per period is woken.
+ *
+ * An audio callback can only be on time if the thread that runs it is
+ * woken on time. This measures that alone, with no mixing and no device: a
+ * thread at SCHED_FIFO (when permitted) with its memory locked sleeps to
+ * absolute deadlines one period apart (CLOCK_MONOTONIC, clock_nanosleep)
+ * and records how late each wake-up is. A wake-up later than a whole period
+ * is a block an audio device would have missed whatever the engine did; if
+ * this machine shows any, `--period` that small cannot run with 0 xruns on
+ * it (a busy or shared VM typically shows several per minute).
+ *
+ * Usage: wakeup [-s seconds] [-p frames]... [-r rate]
+ *   defaults: 10 s per period, periods 64 128 256, rate 48000
+ * One line per period:
+ *   wakeup period=64 period_us=1333.3 seconds=10 rt=1 wakeups=7500
+ *          mean_late_us=... p99_late_us=... max_late_us=...
+ *          late_over_half=... late_over_period=...
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void usage(const char *argv0) {
+    fprintf(stderr,
+            "usage: %s [-s seconds] [-p frames]... [-r rate]\n"
+            "  -s   seconds to measure per period (default 10)\n"
+            "  -p   a period in frames; repeat for several (default 64 128 256)\n"
+            "  -r   sample rate the periods are at (default 48000)\n"
+            "Prints one line per period: how late a SCHED_FIFO thread doing nothing\n"
+            "but waking once per period is woken (mean, p99, max; and how many\n"
+            "wake-ups were later than half a period and than a whole one).\n",
+            argv0);
+    exit(2);
+}
+
+static void measure(double seconds, long frames, double rate, int rt) {
+    const long period_ns = (long)((double)frames * 1e9 / rate + 0.5);
+    const long n = (long)(seconds * 1e9 / (double)period_ns);
+    double *late = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!late || n <= 0) {
+        fprintf(stderr, "wakeup: nothing to measure\n");
+        exit(1);
+    }
+    struct timespec next, now;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    long over_half = 0, over_period = 0;
+    double sum = 0.0;
+    for (long i = 0; i < n; i++) {
+        next.tv_nsec += period_ns;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double us =
+            (double)(now.tv_sec - next.tv_sec) * 1e6 + (double)(now.tv_nsec - next.tv_nsec) / 1e3;
+        late[i] = us;
+        sum += us;
+        if (us * 1e3 > (double)period_ns / 2) over_half++;
+        if (us * 1e3 > (double)period_ns) over_period++;
+    }
+    qsort(late, (size_t)n, sizeof(double), cmp_double);
+    printf("wakeup period=%ld period_us=%.1f seconds=%g rt=%d wakeups=%ld mean_late_us=%.1f "
+           "p99_late_us=%.1f max_late_us=%.1f late_over_half=%ld late_over_period=%ld\n",
+           frames, (double)period_ns / 1e3, seconds, rt, n, sum / (double)n,
+           late[(size_t)((double)(n - 1) * 0.99)], late[n - 1], over_half, over_period);
+    fflush(stdout);
+    free(late);
+}
+
+int main(int argc, char **argv) {
+    double seconds = 10.0, rate = 48000.0;
+    long periods[16];
+    int np = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-s") && i + 1 < argc)
+            seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+            rate = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-p") && i + 1 < argc && np < 16)
+            periods[np++] = atol(argv[++i]);
+        else
+            usage(argv[0]);
+    }
+    if (seconds <= 0.0 || rate < 8000.0) usage(argv[0]);
+    for (int i = 0; i < np; i++)
+        if (periods[i] < 16 || periods[i] > 8192) usage(argv[0]);
+    if (np == 0) {
+        periods[np++] = 64;
+        periods[np++] = 128;
+        periods[np++] = 256;
+    }
+    (void)mlockall(MCL_CURRENT | MCL_FUTURE); /* best effort, as the daemon */
+    struct sched_param sp = {.sched_priority = 70};
+    int rt = sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+    if (!rt)
+        fprintf(stderr, "wakeup: no SCHED_FIFO here (%s): measuring at normal priority\n",
+                strerror(errno));
+    for (int i = 0; i < np; i++)
+        measure(seconds, periods[i], rate, rt);
+    return 0;
+}
