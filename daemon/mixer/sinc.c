@@ -162,34 +162,35 @@ static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint3
     }
 }
 
-/* Interleaved stereo: left and right with their own gains, or (down)
- * their mean panned with the pair (a 3D voice). */
-static inline __attribute__((always_inline)) void
-stereo_generic(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
-               uint64_t step, const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
-    for (uint32_t t = 0; t < n; t++, pos += step) {
-        uint32_t f = (uint32_t)pos;
-        const float *x = src + 2 * ((int64_t)(pos >> 32) - back);
-        float l, r;
-        dot_stereo(ROW_OF(lv, f), taps, W_OF(f), x, &l, &r);
-        if (down) l = r = (l + r) * 0.5f;
-        acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);
+/* Interleaved stereo, one output at a time with the dot product DOT: left
+ * and right with their own gains, or (mix_downmix) their mean panned with
+ * the pair (a 3D voice). One body for every instruction set. */
+#define HL_SINC_STEREO_KERNELS(SUFFIX, ATTR, DOT)                                                  \
+    ATTR static inline __attribute__((always_inline)) void stereo_##SUFFIX(                        \
+        float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,     \
+        const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {                      \
+        const uint32_t taps = lv->taps, back = lv->half - 1;                                       \
+        for (uint32_t t = 0; t < n; t++, pos += step) {                                            \
+            uint32_t f = (uint32_t)pos;                                                            \
+            float l, r;                                                                            \
+            DOT(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l, &r);    \
+            if (down) l = r = (l + r) * 0.5f;                                                      \
+            acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);                                       \
+            acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);                                       \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_stereo_##SUFFIX(float *acc_l, float *acc_r, const float *src, uint32_t n, \
+                                         uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,     \
+                                         const hl_sinc_level_t *lv) {                              \
+        stereo_##SUFFIX(acc_l, acc_r, src, n, pos, step, g, lv, 0);                                \
+    }                                                                                              \
+    ATTR static void mix_downmix_##SUFFIX(float *acc_l, float *acc_r, const float *src,            \
+                                          uint32_t n, uint64_t pos, uint64_t step,                 \
+                                          const hl_gain_ramp_t *g, const hl_sinc_level_t *lv) {    \
+        stereo_##SUFFIX(acc_l, acc_r, src, n, pos, step, g, lv, 1);                                \
     }
-}
 
-static void mix_stereo_generic(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                               uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                               const hl_sinc_level_t *lv) {
-    stereo_generic(acc_l, acc_r, src, n, pos, step, g, lv, 0);
-}
-
-static void mix_downmix_generic(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                                uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                                const hl_sinc_level_t *lv) {
-    stereo_generic(acc_l, acc_r, src, n, pos, step, g, lv, 1);
-}
+HL_SINC_STEREO_KERNELS(generic, , dot_stereo)
 
 const hl_sinc_kernels_t hl_sinc_kernels_generic = {mix_mono_generic, mix_stereo_generic,
                                                    mix_downmix_generic};
@@ -331,32 +332,7 @@ AVX2 static inline void dot_stereo_avx2(const float *row, uint32_t taps, float w
     *r = _mm_cvtss_f32(_mm_shuffle_ps(s, s, 1));
 }
 
-AVX2 static inline __attribute__((always_inline)) void
-stereo_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,
-            const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
-    for (uint32_t t = 0; t < n; t++, pos += step) {
-        uint32_t f = (uint32_t)pos;
-        float l, r;
-        dot_stereo_avx2(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l,
-                        &r);
-        if (down) l = r = (l + r) * 0.5f;
-        acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);
-    }
-}
-
-AVX2 static void mix_stereo_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                                 uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                                 const hl_sinc_level_t *lv) {
-    stereo_avx2(acc_l, acc_r, src, n, pos, step, g, lv, 0);
-}
-
-AVX2 static void mix_downmix_avx2(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                                  uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                                  const hl_sinc_level_t *lv) {
-    stereo_avx2(acc_l, acc_r, src, n, pos, step, g, lv, 1);
-}
+HL_SINC_STEREO_KERNELS(avx2, AVX2, dot_stereo_avx2)
 
 static const hl_sinc_kernels_t g_avx2 = {mix_mono_avx2, mix_stereo_avx2, mix_downmix_avx2};
 
@@ -462,32 +438,7 @@ AVX512 static inline void dot_stereo_avx512(const float *row, uint32_t taps, flo
     *r = _mm_cvtss_f32(_mm_shuffle_ps(q, q, 1));
 }
 
-AVX512 static inline __attribute__((always_inline)) void
-stereo_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos, uint64_t step,
-              const hl_gain_ramp_t *g, const hl_sinc_level_t *lv, const int down) {
-    const uint32_t taps = lv->taps, back = lv->half - 1;
-    for (uint32_t t = 0; t < n; t++, pos += step) {
-        uint32_t f = (uint32_t)pos;
-        float l, r;
-        dot_stereo_avx512(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l,
-                          &r);
-        if (down) l = r = (l + r) * 0.5f;
-        acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);
-    }
-}
-
-AVX512 static void mix_stereo_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                                     uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                                     const hl_sinc_level_t *lv) {
-    stereo_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 0);
-}
-
-AVX512 static void mix_downmix_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n,
-                                      uint64_t pos, uint64_t step, const hl_gain_ramp_t *g,
-                                      const hl_sinc_level_t *lv) {
-    stereo_avx512(acc_l, acc_r, src, n, pos, step, g, lv, 1);
-}
+HL_SINC_STEREO_KERNELS(avx512, AVX512, dot_stereo_avx512)
 
 static const hl_sinc_kernels_t g_avx512 = {mix_mono_avx512, mix_stereo_avx512, mix_downmix_avx512};
 
