@@ -58,7 +58,8 @@ static _Noreturn void power_off(int status) {
     reboot(RB_POWER_OFF);
     /* Only if the power-off failed: the host script has seen the marker and
      * kills Bochs anyway; do not return (that would panic the kernel). */
-    for (;;) pause();
+    for (;;)
+        pause();
 }
 
 /* Prints the avx512* words of the first "flags" line of /proc/cpuinfo, so the
@@ -115,14 +116,20 @@ int main(void) {
     }
     char *argv[MAX_ARGS + 1];
     int argc = 0;
-    for (size_t i = 0; i < len && argc < MAX_ARGS; i += strlen(args + i) + 1) argv[argc++] = args + i;
+    for (size_t i = 0; i < len && argc < MAX_ARGS; i += strlen(args + i) + 1)
+        argv[argc++] = args + i;
     argv[argc] = NULL;
 
     char *cwd = slurp("/heliod-emu/cwd", NULL);
-    if (cwd && *cwd && chdir(cwd) != 0) printf("heliod-emu init: chdir %s: %s\n", cwd, strerror(errno));
+    if (cwd && *cwd && chdir(cwd) != 0)
+        printf("heliod-emu init: chdir %s: %s\n", cwd, strerror(errno));
 
-    char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp",
-                    "TERM=dumb", "LANG=C.UTF-8", NULL};
+    char *envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                    "HOME=/tmp",
+                    "TMPDIR=/tmp",
+                    "TERM=dumb",
+                    "LANG=C.UTF-8",
+                    NULL};
     pid_t pid = fork();
     if (pid == 0) {
         execve(argv[0], argv, envp);
