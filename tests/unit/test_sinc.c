@@ -88,12 +88,15 @@ static void check_kernels(const hl_sinc_kernels_t *a) {
     for (unsigned si = 0; si < sizeof steps / sizeof steps[0]; si++) {
         uint64_t step = (uint64_t)(steps[si] * 4294967296.0);
         const hl_sinc_level_t *lv = hl_sinc_level(g_sinc, step);
-        hl_gain_ramp_t gr = {0.5f, 0.001f, -0.000001f, 0.25f, 0.002f, 0.0f};
-        for (int kind = 0; kind < 6; kind++) {
+        /* ramped gains, and flat ones (the kernels' steady-state loops) */
+        const hl_gain_ramp_t grs[2] = {{0.5f, 0.001f, -0.000001f, 0.25f, 0.002f, 0.0f},
+                                       {0.5f, 0.0f, 0.0f, -0.75f, 0.0f, 0.0f}};
+        for (int kind = 0; kind < 12; kind++) {
+            const hl_gain_ramp_t gr = grs[kind / 6];
             float al[N] = {0}, ar[N] = {0}, bl[N] = {0}, br[N] = {0};
             const float *s = src + 2 * HL_SINC_MAX_HALF * 2;
             uint64_t pos = 0x9E3779B9u;
-            uint32_t n = kind < 3 ? N : 37; /* 4 x 8 outputs and a tail of 5 */
+            uint32_t n = kind % 6 < 3 ? N : 37; /* 4 x 8 outputs and a tail of 5 */
             hl_sinc_mix_fn fg = kind % 3 == 0 ? g->mono : kind % 3 == 1 ? g->stereo : g->downmix;
             hl_sinc_mix_fn fa = kind % 3 == 0 ? a->mono : kind % 3 == 1 ? a->stereo : a->downmix;
             fg(al, ar, s, n, pos, step, &gr, lv);
