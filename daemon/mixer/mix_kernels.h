@@ -86,7 +86,8 @@ extern const hl_mix_kernels_t hl_mix_kernels_generic;
  * hl_mix_kernels_avx2_usable() (CPU support) before using them. */
 extern const hl_mix_kernels_t *const hl_mix_kernels_avx2;
 int hl_mix_kernels_avx2_usable(void);
-/* AVX-512 (F + VL) versions of the mono kernels over the AVX2 table, or NULL;
+/* AVX-512 (F + VL) kernels: the plain mono mix and every fused pitched
+ * kernel at 16 lanes, the rest of the table AVX2; or NULL.
  * hl_mix_kernels_avx512_usable() says whether the CPU runs them. */
 extern const hl_mix_kernels_t *const hl_mix_kernels_avx512;
 int hl_mix_kernels_avx512_usable(void);
