@@ -62,7 +62,19 @@ static void position(int i, int n, float pos[3]) {
 static void usage(const char *prog) {
     fprintf(stderr,
             "usage: %s [--heliod PATH] [--driver null|portaudio] [--device NAME]\n"
-            "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n",
+            "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"
+            "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"
+            "  --heliod      the daemon to start (default: the build's)\n"
+            "  --driver      null (default) or portaudio; --device picks the output\n"
+            "  --period      frames per callback (default 256)\n"
+            "  --counts      voice counts to measure, ascending (default 0,64,256,1024)\n"
+            "  --settle      seconds measured per count (default 3)\n"
+            "  --scene       easy: 3D looping voices at pitch 1 (default); pitched:\n"
+            "                each its own pitch (linear); worst: pitched and cubic\n"
+            "  --cpu-budget  the daemon's governor budget, %% of the period (0: off)\n"
+            "  --hrtf        start the daemon with --hrtf: every voice binaural\n"
+            "Prints one line per count: callback p99/max load and time, xruns,\n"
+            "underruns, overruns and the governor's figures.\n",
             prog);
     exit(2);
 }
@@ -73,12 +85,17 @@ int main(int argc, char **argv) {
     double settle = CB_DEF_SETTLE;
     const char *scene = "easy", *budget = NULL;
     int hrtf = 0;
-    static const struct option opts[] = {
-        {"heliod", required_argument, NULL, 'H'}, {"driver", required_argument, NULL, 'd'},
-        {"device", required_argument, NULL, 'D'}, {"period", required_argument, NULL, 'p'},
-        {"counts", required_argument, NULL, 'c'}, {"settle", required_argument, NULL, 's'},
-        {"scene", required_argument, NULL, 'S'},  {"cpu-budget", required_argument, NULL, 'B'},
-        {"hrtf", no_argument, NULL, 'R'},         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
+                                         {"driver", required_argument, NULL, 'd'},
+                                         {"device", required_argument, NULL, 'D'},
+                                         {"period", required_argument, NULL, 'p'},
+                                         {"counts", required_argument, NULL, 'c'},
+                                         {"settle", required_argument, NULL, 's'},
+                                         {"scene", required_argument, NULL, 'S'},
+                                         {"cpu-budget", required_argument, NULL, 'B'},
+                                         {"hrtf", no_argument, NULL, 'R'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {

@@ -93,12 +93,6 @@ void hld_governor_init(hld_daemon_t *d) {
              g->budget_ns / 1e3, (double)d->engine.period_ns / 1e3, g->voice_ns / 1e3, g->limit);
 }
 
-static uint32_t governed(hld_daemon_t *d) {
-    hld_vm_stats_t vs;
-    hld_vm_stats(d->vm, &vs);
-    return vs.governed;
-}
-
 void hld_governor_tick(hld_daemon_t *d) {
     hld_governor_t *g = &d->governor;
     if (g->budget_ns <= 0 || d->shutting_down) return;
@@ -107,89 +101,22 @@ void hld_governor_tick(hld_daemon_t *d) {
     uint64_t cb = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
     uint64_t sum = atomic_load_explicit(&e->cb_ns_sum, memory_order_relaxed);
     uint64_t ncb = cb - g->last_cb;
-    double mean = ncb ? (double)(sum - g->last_sum) / (double)ncb : 0;
+    hld_gov_sample_t in = {.worst_ns = worst,
+                           .mean_ns = ncb ? (double)(sum - g->last_sum) / (double)ncb : 0,
+                           .callbacks = ncb,
+                           .now_ns = hld_now_ns()};
     g->last_cb = cb;
     g->last_sum = sum;
-    if (!ncb || !worst) return; /* no callback since the last look */
-    uint32_t real = hld_vm_real_count(d->vm);
-    /* the cost of a voice, from the mean (a preempted block says nothing
-     * about voices) over the voices mixed (real ones and those still fading
-     * out after going virtual): rises at once, decays slowly */
+    hld_vm_stats_t vs;
+    hld_vm_stats(d->vm, &vs);
     hl_mixer_stats_t ms;
     hl_mixer_stats(e->mixer, &ms);
-    uint32_t mixed = ms.voices_mixed > real ? ms.voices_mixed : real;
-    if (mixed >= HLD_GOV_MIN_SAMPLE) {
-        double per = (mean - g->base_ns) / mixed;
-        if (per > g->voice_ns)
-            g->voice_ns = per;
-        else
-            g->voice_ns += (per - g->voice_ns) * HLD_GOV_DECAY;
-    } else if (real == 0) {
-        g->base_ns = mean;
-    }
-    uint32_t limit = g->limit;
-    uint64_t now = hld_now_ns();
-    /* what the voices are believed to cost: a late block while they cost
-     * well under the budget (a preempted thread, a stalled machine) is not
-     * theirs to pay for, and cutting them would not make it on time */
-    double explained = g->base_ns + mixed * g->voice_ns;
-    if ((double)worst > g->budget_ns && real > 0) {
-        g->hits++;
-        if (explained < g->budget_ns * HLD_GOV_LOW && mean < g->budget_ns * HLD_GOV_LOW) {
-            g->spikes++;
-            return;
-        }
-        /* quality before voices: real voices on the sinc or cubic interpolator step
-         * down to linear (the least important first) as far as that saves
-         * what the worst block is over */
-        uint32_t cubic = hld_vm_cubic_count(d->vm);
-        uint32_t hq = g->cubic_limit < cubic ? g->cubic_limit : cubic;
-        if (hq > 0) {
-            double over = (double)worst - g->budget_ns * HLD_GOV_CUT_TO;
-            double per = g->voice_ns * HLD_GOV_CUBIC_SAVING;
-            double steps = per > 0 ? over / per + 1 : hq;
-            g->cubic_limit = steps >= hq ? 0 : hq - (uint32_t)steps;
-            g->steps_down++;
-            g->hold_ns = now + HLD_GOV_HOLD_MS * HLD_NS_PER_MS;
-            hld_vm_set_cubic_limit(d->vm, g->cubic_limit);
-            return;
-        }
-        /* cut to what the worst block says fits; a single late block (the
-         * mean is fine) cuts by a tenth at most */
-        double scale = g->budget_ns * HLD_GOV_CUT_TO / (double)worst;
-        if (mean < g->budget_ns * HLD_GOV_LOW && scale < 0.9) scale = 0.9;
-        /* the voices cut fade out on the full path, costing more for a few
-         * blocks: a quarter of them at most per poll */
-        if (scale < HLD_GOV_CUT_MIN) scale = HLD_GOV_CUT_MIN;
-        uint32_t want = (uint32_t)(real * scale);
-        if (want < limit) limit = want;
-        g->hold_ns = now + HLD_GOV_HOLD_MS * HLD_NS_PER_MS;
-    } else if ((double)worst < g->budget_ns * HLD_GOV_LOW && g->voice_ns > 0 && now >= g->hold_ns) {
-        double fit = (g->budget_ns * HLD_GOV_GROW_TO - g->base_ns) / g->voice_ns;
-        /* the voices a step brings in fade in on the full path: what the
-         * headroom pays for at that price, an eighth of the limit at most */
-        double room =
-            (g->budget_ns * HLD_GOV_GROW_TO - (double)worst) / (g->voice_ns * HLD_GOV_TRANSITION);
-        uint32_t step = limit / 8 > HLD_GOV_MIN_STEP ? limit / 8 : HLD_GOV_MIN_STEP;
-        if (room < step) step = room > 1 ? (uint32_t)room : 1;
-        if (fit > limit) {
-            limit = fit > (double)limit + step ? limit + step : (uint32_t)fit;
-        } else if (g->cubic_limit != UINT32_MAX && hld_vm_lowq_count(d->vm) > 0 &&
-                   governed(d) == 0) {
-            /* every voice that can be is real: quality comes back, the most
-             * important voices first, as far as the headroom pays for */
-            double q = (g->budget_ns * HLD_GOV_GROW_TO - (double)worst) /
-                       (g->voice_ns * HLD_GOV_CUBIC_SAVING);
-            uint32_t hq = g->cubic_limit,
-                     qs = hq / 8 > HLD_GOV_MIN_STEP ? hq / 8 : HLD_GOV_MIN_STEP;
-            if (q < qs) qs = q > 1 ? (uint32_t)q : 1;
-            g->cubic_limit = hq + qs >= hld_vm_cubic_count(d->vm) ? UINT32_MAX : hq + qs;
-            hld_vm_set_cubic_limit(d->vm, g->cubic_limit);
-        }
-    }
-    if (limit < 1) limit = 1;
-    if (limit != g->limit) {
-        if (limit < g->limit) g->cuts++;
-        g->limit = hld_vm_set_real_limit(d->vm, limit);
-    }
+    in.real = vs.real;
+    in.mixed = ms.voices_mixed;
+    in.hq = vs.cubic_real;
+    in.lowq = vs.lowq;
+    in.governed = vs.governed;
+    unsigned act = hld_governor_step(g, &in);
+    if (act & HLD_GOV_SET_QUALITY) hld_vm_set_cubic_limit(d->vm, g->cubic_limit);
+    if (act & HLD_GOV_SET_LIMIT) g->limit = hld_vm_set_real_limit(d->vm, g->limit);
 }

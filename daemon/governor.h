@@ -7,16 +7,25 @@
  * room again.
  *
  *   audio thread: engine.c records the longest callback since the last look
- *   main thread (every poll tick):
+ *   main thread (every poll tick, about one period):
+ *     the typical block: the median of the last HLD_GOV_WINDOW ticks' mean
+ *                         block costs. A preempted block (a busy or
+ *                         virtual machine stalls a thread for several ms)
+ *                         is one tick's mean and moves neither the median
+ *                         nor the cost per voice taken from it; a real
+ *                         rise in cost moves the median within half the
+ *                         window.
  *     over budget      -> first the quality step: the least important
  *                         sinc voices go cubic and cubic voices go linear
  *                         (a voice's sinc first, then its cubic), as many
  *                         steps as the excess needs; when no step is left:
  *                         limit = real voices x budget / cost (at once,
  *                         a quarter at most), then held for 1 s; unless
- *                         the voices' measured cost is under 75% of the
- *                         budget: a late block they do not explain (the
- *                         thread was preempted) is counted, not cut for
+ *                         the voices' measured cost and the typical block
+ *                         are under 75% of the budget and so was the
+ *                         tick before: a late block they do not explain
+ *                         (the thread was preempted) is counted, not cut
+ *                         for
  *     under 75% of it  -> limit grows towards what the measured cost per
  *                         voice says fits in 85%, an eighth at a time;
  *                         with no voice left governed, the stepped-down
@@ -34,6 +43,8 @@
 
 #include <stdint.h>
 
+#include "hld_limits.h"
+
 struct hld_daemon;
 
 typedef struct {
@@ -50,7 +61,30 @@ typedef struct {
     uint64_t last_cb;     /* engine callbacks at the last look */
     uint64_t last_sum;    /* and their summed duration */
     uint64_t hold_ns;     /* no growth before this: set by a cut (hysteresis) */
+    double window[HLD_GOV_WINDOW]; /* the last ticks' mean block costs (ns), a ring */
+    uint32_t window_n, window_at;  /* how many are in it; where the next goes */
 } hld_governor_t;
+
+/* One poll's figures, as governor.c reads them from the engine and the
+ * voice manager. */
+typedef struct {
+    uint64_t worst_ns;  /* the longest callback since the last poll */
+    double mean_ns;     /* the mean callback since then */
+    uint64_t callbacks; /* how many callbacks that was */
+    uint64_t now_ns;    /* CLOCK_MONOTONIC */
+    uint32_t real;      /* real voices */
+    uint32_t mixed;     /* voices the mixer mixed (real, and virtual ones still fading) */
+    uint32_t hq;        /* real voices on sinc or cubic */
+    uint32_t lowq;      /* voices the quality step holds down */
+    uint32_t governed;  /* voices virtual for the budget */
+} hld_gov_sample_t;
+
+enum { HLD_GOV_SET_LIMIT = 1, HLD_GOV_SET_QUALITY = 2 };
+
+/* The policy (governor_policy.c; no daemon state): moves g->limit and
+ * g->cubic_limit for one poll and returns which of them the voice manager
+ * must be told (HLD_GOV_SET_*). */
+unsigned hld_governor_step(hld_governor_t *g, const hld_gov_sample_t *in);
 
 /* Sets the budget from cfg.cpu_budget and measures the worst-case voice
  * cost (a few ms of rendering, before the audio thread starts). */

@@ -115,6 +115,8 @@
                                      * the voices it brings in fit the headroom at that price */
 #define HLD_GOV_MIN_SAMPLE     16   /* real voices needed to measure the cost of one */
 #define HLD_GOV_DECAY          0.02 /* per poll: how fast a lower cost per voice is believed */
+#define HLD_GOV_WINDOW         9    /* polls whose median block cost is the typical block: up to 4
+                                       preempted blocks among 9 move neither it nor the cost per voice */
 
 /* clang-format on */
 
