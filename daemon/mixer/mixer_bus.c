@@ -484,8 +484,5 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
         hl_fx_process_rt(ms->fx[i], ml, mr, n);
     hl_ramp_t one = {1.0f, 1.0f, 0};
     gain3(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
-    for (uint32_t t = 0; t < n; t++) {
-        out[2 * t] = ml[t];
-        out[2 * t + 1] = mr[t];
-    }
+    hl_interleave_rt(out, ml, mr, n);
 }
