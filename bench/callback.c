@@ -59,8 +59,8 @@ static void position(int i, int n, float pos[3]) {
     pos[2] = (float)(d * r * sin(phi));
 }
 
-static void usage(const char *prog) {
-    fprintf(stderr,
+static void usage_to(FILE *f, int rc, const char *prog) {
+    fprintf(f,
             "usage: %s [--heliod PATH] [--driver null|portaudio] [--device NAME]\n"
             "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"
             "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"
@@ -76,7 +76,11 @@ static void usage(const char *prog) {
             "Prints one line per count: callback p99/max load and time, xruns,\n"
             "underruns, overruns and the governor's figures.\n",
             prog);
-    exit(2);
+    exit(rc);
+}
+
+static void usage(const char *prog) {
+    usage_to(stderr, 2, prog);
 }
 
 int main(int argc, char **argv) {
@@ -108,6 +112,7 @@ int main(int argc, char **argv) {
         case 'S': scene = optarg; break;
         case 'B': budget = optarg; break;
         case 'R': hrtf = 1; break;
+        case 'h': usage_to(stdout, 0, argv[0]); break;
         default: usage(argv[0]);
         }
     }

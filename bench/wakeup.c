@@ -47,8 +47,8 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void usage(const char *argv0) {
-    fprintf(stderr,
+static void usage_to(FILE *f, int rc, const char *argv0) {
+    fprintf(f,
             "usage: %s [-s seconds] [-p frames]... [-r rate] [-d device]\n"
             "  -s   seconds to measure per period (default 10)\n"
             "  -p   a period in frames; repeat for several (default 64 128 256)\n"
@@ -61,7 +61,11 @@ static void usage(const char *argv0) {
             "wake-ups were later than half a period and than a whole one); with -d,\n"
             "the idle client's callbacks, underruns and longest gap between callbacks.\n",
             argv0);
-    exit(2);
+    exit(rc);
+}
+
+static void usage(const char *argv0) {
+    usage_to(stderr, 2, argv0);
 }
 
 static void measure(double seconds, long frames, double rate, int rt) {
@@ -194,6 +198,8 @@ int main(int argc, char **argv) {
             rate = atof(argv[++i]);
         else if (!strcmp(argv[i], "-p") && i + 1 < argc && np < 16)
             periods[np++] = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            usage_to(stdout, 0, argv[0]);
         else if (!strcmp(argv[i], "-d") && i + 1 < argc)
             device = argv[++i];
         else
