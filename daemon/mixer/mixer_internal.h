@@ -397,14 +397,20 @@ void hl_sched_clock_rt(hl_mixer_t *m, uint64_t now_ns);
  * bundle being built, or the ring), stamped with its frame. */
 int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c);
 
-/* mixer_rt.c, audio thread: sum of x[t]^2 over n samples (partial sums). */
+/* levels.c, audio thread: sum of x[t]^2 over n samples (partial sums). */
 double hl_sumsq_rt(const float *x, uint32_t n);
+/* levels.c, audio thread: each channel's sum of squares of interleaved
+ * stereo, added to *sl and *sr. */
+void hl_sumsq_stereo_rt(const float *x, uint32_t frames, double *sl, double *sr);
 
-/* mixer_rt.c, audio thread: out[2t] = l[t], out[2t + 1] = r[t] for n frames. */
+/* levels.c, audio thread: out[2t] = l[t], out[2t + 1] = r[t] for n frames. */
 void hl_interleave_rt(float *out, const float *l, const float *r, uint32_t n);
 
-/* mixer_rt.c, audio thread: max(pk, max |x[t]|); NaN samples are ignored. */
+/* levels.c, audio thread: max(pk, max |x[t]|); NaN samples are ignored. */
 float hl_peak_abs_rt(const float *x, uint32_t n, float pk);
+/* levels.c, audio thread: the peak of each channel of interleaved stereo
+ * (NaN samples ignored). */
+void hl_peak_stereo_rt(const float *x, uint32_t frames, float *pl, float *pr);
 
 /* Ramps (mixer_rt.c and mixer_bus.c, audio thread): linear from cur to
  * target over rem frames. */
