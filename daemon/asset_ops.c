@@ -60,6 +60,10 @@ int hld_op_bank(hld_req_t *q) {
     if (!m.arg[0])
         return hld_fail(q, HELIOD_EINVAL, "a manifest path (load) or bank name (unload)");
     if (m.action == HL_BANK_UNLOAD) {
+        /* its loader's, or a control client's; a world zone's bank is the
+         * zone scheduler's (ZONE remove) */
+        const hld_bank_t *k = hld_banks_find(&d->banks, m.arg);
+        if (k && !hld_may_change(q, k->tag ? 0 : k->client, "bank", m.arg)) return 0;
         int rc = hld_banks_unload(&d->banks, m.arg, msg, sizeof msg);
         if (rc != 0) return hld_fail(q, rc, msg);
         return hld_reply_ok(q);
@@ -67,6 +71,7 @@ int hld_op_bank(hld_req_t *q) {
     hld_bank_t *b = NULL;
     int rc = hld_banks_load(&d->banks, m.arg, &b, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
+    b->client = q->c->id;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     hl_bank_info_t info;
     hld_bank_info(b, &info);
@@ -100,9 +105,13 @@ int hld_op_zone(hld_req_t *q) {
     if (hl_validate_zone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     char msg[HL_MAX_MSG + 1];
     hld_daemon_t *d = q->c->d;
+    int slot = hld_zs_find(&d->wzones.zs, m.name);
+    if (slot >= 0 && !hld_may_change(q, d->wzones.owner[slot], "zone", m.name)) return 0;
     int rc = m.action == HL_ZONE_ADD ? hld_wzones_add(&d->wzones, &m, msg, sizeof msg)
                                      : hld_wzones_remove(&d->wzones, m.name, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
+    if (m.action == HL_ZONE_ADD && slot < 0 && (slot = hld_zs_find(&d->wzones.zs, m.name)) >= 0)
+        d->wzones.owner[slot] = q->c->id;
     return hld_reply_ok(q);
 }
 

@@ -45,6 +45,7 @@ typedef struct hld_bank {
     char cues[HL_MAX_PATH + 1]; /* cue sheet to load when the sounds are in, "" = none */
     struct hld_banks *owner;
     void *tag; /* the world-zone scheduler's (zones.c), or NULL */
+    uint32_t client; /* client id that loaded it (asset_ops.c), 0: the daemon's (zones) */
 } hld_bank_t;
 
 /* Called after every change of a bank's state or progress (a sound done). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buses.h"
+#include "clients.h"
 #include "dispatch_int.h"
 #include "hl_dsp.h"
 
@@ -27,6 +28,26 @@ static void bus_usage(hld_daemon_t *d, hld_bus_usage_t *u) {
     hld_vm_foreach(d->vm, usage_entry, u);
 }
 
+/* May q's client change bus `bus` (its record; name for the message)? */
+static int bus_may(hld_req_t *q, const hld_bus_t *bus, const char *name) {
+    return hld_may_change(q, bus->owner, "bus", name);
+}
+
+/* The same by name: 1 for no such bus (the caller reports that). */
+static int bus_may_name(hld_req_t *q, const char *name) {
+    hld_buses_t *b = &q->c->d->buses;
+    const hld_bus_t *bus = hld_bus_at(b, hld_bus_index(b, name));
+    return !bus || bus_may(q, bus, name);
+}
+
+/* Room for one more bus in the client's quota, else the EQUOTA reply. */
+static int bus_room(hld_req_t *q) {
+    char msg[HL_MAX_MSG + 1];
+    int rc = q->c->cl ? hld_client_check_obj(q->c->cl, HLD_QUOTA_BUSES, msg, sizeof msg) : 0;
+    if (rc < 0) return hld_fail(q, rc, msg), 0;
+    return 1;
+}
+
 int hld_op_bus(hld_req_t *q) {
     hl_bus_t m;
     hl_get_bus(&q->r, &m);
@@ -37,6 +58,11 @@ int hld_op_bus(hld_req_t *q) {
     hld_buses_t *b = &d->buses;
     char msg[HL_MAX_MSG + 1];
     int rc = 0;
+    /* changing or removing a bus is its owner's (the master and the default
+     * buses: a control client's); a new one is the creator's, in its quota */
+    hld_bus_t *own = hld_bus_at(b, hld_bus_index(b, m.name));
+    if (own && !(m.mask & HL_BUS_CREATE) && !bus_may(q, own, m.name)) return 0;
+    if ((m.mask & HL_BUS_CREATE) && !own && !bus_room(q)) return 0;
     if (m.mask & HL_BUS_REMOVE) {
         const hld_rzone_t *z = hld_rzones_using(&d->rzones, m.name);
         if (z) {
@@ -47,12 +73,18 @@ int hld_op_bus(hld_req_t *q) {
         }
         hld_bus_usage_t u;
         bus_usage(d, &u);
+        uint32_t owner = own ? own->owner : 0;
         rc = hld_buses_remove(b, m.name, &u, msg, sizeof msg);
         if (rc != 0) return hld_fail(q, rc, msg);
+        hld_clients_obj_gone(&d->ledger, owner, HLD_QUOTA_BUSES);
         hld_vm_mark_dirty(d->vm);
         return hld_reply_ok(q);
     }
-    if (m.mask & HL_BUS_CREATE) rc = hld_buses_create(b, m.name, m.parent, msg, sizeof msg);
+    if (m.mask & HL_BUS_CREATE) {
+        rc = hld_buses_create(b, m.name, m.parent, msg, sizeof msg);
+        hld_bus_t *nb = rc == 0 ? hld_bus_at(b, hld_bus_index(b, m.name)) : NULL;
+        if (nb) hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
+    }
     if (rc == 0 && (m.mask & HL_BUS_PARENT))
         rc = hld_buses_reparent(b, m.name, m.parent, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
@@ -108,6 +140,7 @@ int hld_op_fx(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const char *why = NULL;
     if (hl_validate_fx(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    if (!bus_may_name(q, m.bus)) return 0; /* an effect can silence its bus */
     char msg[HL_MAX_MSG + 1];
     uint32_t index = 0;
     int rc = hld_buses_fx(&q->c->d->buses, &m, &index, msg, sizeof msg);
@@ -152,6 +185,7 @@ int hld_op_duck(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const char *why = NULL;
     if (hl_validate_duck(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    if (!bus_may_name(q, m.bus)) return 0; /* a rule lowers the ducked bus */
     char msg[HL_MAX_MSG + 1];
     int rc = hld_buses_duck(&q->c->d->buses, &m, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
@@ -291,9 +325,35 @@ int hld_op_rzone(hld_req_t *q) {
     if (hl_validate_rzone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
-    int rc = m.action == HL_RZONE_SET ? hld_rzones_set(&d->rzones, &m, msg, sizeof msg)
-                                      : hld_rzones_remove(&d->rzones, m.name, msg, sizeof msg);
+    hld_rzone_t *old = hld_rzones_find(&d->rzones, m.name);
+    if (old && !hld_may_change(q, old->owner, "reverb zone", m.name)) return 0;
+    if (m.action != HL_RZONE_SET) {
+        uint32_t owner = old ? old->owner : 0;
+        char bus[HL_MAX_NAME + 1] = "";
+        if (old && old->owns_bus) snprintf(bus, sizeof bus, "%s", old->z.bus);
+        int rc = hld_rzones_remove(&d->rzones, m.name, msg, sizeof msg);
+        if (rc != 0) return hld_fail(q, rc, msg);
+        hld_clients_obj_gone(&d->ledger, owner, HLD_QUOTA_RZONES);
+        if (bus[0] && hld_bus_index(&d->buses, bus) == HLD_BUS_NONE) /* its bus went with it */
+            hld_clients_obj_gone(&d->ledger, owner, HLD_QUOTA_BUSES);
+        return hld_reply_ok(q);
+    }
+    /* the zone's sends are its feed's: a feed of another client's is not
+     * this one's to take (the default feed is shared) */
+    if (m.feed[0] && !bus_may_name(q, m.feed)) return 0;
+    const char *busname = m.bus[0] ? m.bus : m.name;
+    int new_bus = hld_bus_index(&d->buses, busname) == HLD_BUS_NONE;
+    if (!old) {
+        int rc = q->c->cl ? hld_client_check_obj(q->c->cl, HLD_QUOTA_RZONES, msg, sizeof msg) : 0;
+        if (rc < 0) return hld_fail(q, rc, msg);
+    }
+    if (new_bus && !bus_room(q)) return 0;
+    int rc = hld_rzones_set(&d->rzones, &m, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
+    hld_rzone_t *z = hld_rzones_find(&d->rzones, m.name);
+    if (z) hld_take_ownership(q, &z->owner, HLD_QUOTA_RZONES, !old);
+    hld_bus_t *nb = new_bus ? hld_bus_at(&d->buses, hld_bus_index(&d->buses, busname)) : NULL;
+    if (nb) hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
     return hld_reply_ok(q);
 }
 

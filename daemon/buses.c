@@ -59,6 +59,12 @@ int hld_bus_index(const hld_buses_t *b, const char *name) {
     return HLD_BUS_NONE;
 }
 
+hld_bus_t *hld_bus_at(hld_buses_t *b, int bus) {
+    if (bus == HLD_BUS_MASTER) return &b->master;
+    if (bus < 0 || bus >= HL_MAX_BUSES || !b->bus[bus].name[0]) return NULL;
+    return &b->bus[bus];
+}
+
 const char *hld_bus_name(const hld_buses_t *b, int bus) {
     if (bus == HLD_BUS_MASTER) return b->master.name;
     if (bus < 0 || bus >= HL_MAX_BUSES || !b->bus[bus].name[0]) return NULL;

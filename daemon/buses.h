@@ -43,6 +43,8 @@ typedef struct {
     uint32_t nfx;
     int send_to[HL_BUS_SENDS]; /* bus sends' targets, -1 = free slot */
     float send_db[HL_BUS_SENDS];
+    uint32_t owner; /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
+                     * config, the reverb zones' feed) */
 } hld_bus_t;
 
 typedef struct {
@@ -63,6 +65,8 @@ void hld_buses_close(hld_buses_t *b);
 /* Index of a bus name: >= 0, HLD_BUS_MASTER for "master", HLD_BUS_NONE.
  * "" is the default bus, sfx. */
 int hld_bus_index(const hld_buses_t *b, const char *name);
+/* The record of bus index `bus` (HLD_BUS_MASTER: the master), or NULL. */
+hld_bus_t *hld_bus_at(hld_buses_t *b, int bus);
 /* Name of an index (HLD_BUS_MASTER = "master"), or NULL. */
 const char *hld_bus_name(const hld_buses_t *b, int bus);
 

@@ -1,7 +1,8 @@
 /*
  * clients.c - the per-client ledger (see clients.h): a small hash of
- * records by client id, counters charged and discharged by the voice
- * manager and the loader, and the quota checks of admission and LOAD.
+ * records by client id, each pointing at its process's record (by peer
+ * pid), counters charged and discharged by the voice manager and the
+ * loader, and the quota checks of admission, LOAD and object creation.
  */
 #include "clients.h"
 
@@ -15,6 +16,22 @@
 
 static unsigned bucket_of(uint32_t id) {
     return (id * 2654435761u) >> 24 & (HLD_CLIENT_BUCKETS - 1);
+}
+
+uint64_t hld_quota_limit(const hld_quota_t *q, int k) {
+    switch (k) {
+    case HLD_QUOTA_VOICES: return q->voices;
+    case HLD_QUOTA_DETACHED: return q->detached;
+    case HLD_QUOTA_STREAMS: return q->streams;
+    case HLD_QUOTA_LOADS: return q->loads;
+    case HLD_QUOTA_BYTES: return q->bytes;
+    case HLD_QUOTA_CUES: return q->cues;
+    case HLD_QUOTA_CATEGORIES: return q->categories;
+    case HLD_QUOTA_EMITTERS: return q->emitters;
+    case HLD_QUOTA_BUSES: return q->buses;
+    case HLD_QUOTA_RZONES: return q->rzones;
+    default: return 0;
+    }
 }
 
 void hld_clients_init(hld_clients_t *t, const hld_quota_t *quota) {
@@ -32,7 +49,12 @@ void hld_clients_close(hld_clients_t *t) {
         }
         t->buckets[b] = NULL;
     }
-    t->count = 0;
+    while (t->procs) {
+        hld_proc_t *p = t->procs;
+        t->procs = p->next;
+        free(p);
+    }
+    t->count = t->nprocs = 0;
 }
 
 hld_client_t *hld_clients_get(hld_clients_t *t, uint32_t id) {
@@ -41,9 +63,42 @@ hld_client_t *hld_clients_get(hld_clients_t *t, uint32_t id) {
     return NULL;
 }
 
-hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id) {
+/* The record of process pid (a new one for pid 0), one more client on it. */
+static hld_proc_t *proc_get(hld_clients_t *t, uint32_t pid) {
+    hld_proc_t *p = NULL;
+    if (pid)
+        for (p = t->procs; p && p->pid != pid; p = p->next) {
+        }
+    if (!p) {
+        p = calloc(1, sizeof *p);
+        if (!p) return NULL;
+        p->pid = pid;
+        p->next = t->procs;
+        t->procs = p;
+        t->nprocs++;
+    }
+    p->records++;
+    return p;
+}
+
+static void proc_put(hld_clients_t *t, hld_proc_t *p) {
+    if (--p->records) return;
+    hld_proc_t **pp = &t->procs;
+    while (*pp && *pp != p)
+        pp = &(*pp)->next;
+    if (*pp) *pp = p->next;
+    t->nprocs--;
+    free(p);
+}
+
+hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id, uint32_t pid) {
     hld_client_t *c = calloc(1, sizeof *c);
     if (!c) return NULL;
+    c->proc = proc_get(t, pid);
+    if (!c->proc) {
+        free(c);
+        return NULL;
+    }
     c->table = t;
     c->id = id;
     c->connected = 1;
@@ -55,7 +110,9 @@ hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id) {
     return c;
 }
 
-/* Frees a record nothing is charged to any more. */
+/* Frees a record nothing is charged to any more. The objects it created
+ * stay (cues, buses ...: any client may adopt them now), so they stop
+ * counting against its process. */
 static void maybe_free(hld_client_t *c) {
     if (c->connected || c->voices || c->loads || c->sounds ||
         atomic_load_explicit(&c->bytes, memory_order_relaxed))
@@ -66,6 +123,9 @@ static void maybe_free(hld_client_t *c) {
         pp = &(*pp)->next;
     if (*pp) *pp = c->next;
     t->count--;
+    for (int k = 0; k < HLD_OBJ_KINDS; k++)
+        c->proc->objs[k] -= c->objs[k] < c->proc->objs[k] ? c->objs[k] : c->proc->objs[k];
+    proc_put(t, c->proc);
     free(c);
 }
 
@@ -81,13 +141,13 @@ void hld_client_refused(hld_client_t *c, int kind) {
 static int refuse(hld_client_t *c, int kind, char *msg, size_t cap, const char *what,
                   uint64_t limit, const char *option) {
     hld_client_refused(c, kind);
-    snprintf(msg, cap, "client quota: %s %llu reached (%s)", what, (unsigned long long)limit,
-             option);
+    snprintf(msg, cap, "client quota: %s %llu reached (%s; one budget per process)", what,
+             (unsigned long long)limit, option);
     return HELIOD_EQUOTA;
 }
 
 int hld_client_voices_full(const hld_client_t *c) {
-    return c->voices >= c->table->quota.voices;
+    return c->proc->voices >= c->table->quota.voices;
 }
 
 int hld_client_refuse_voices(hld_client_t *c, char *msg, size_t cap) {
@@ -97,37 +157,56 @@ int hld_client_refuse_voices(hld_client_t *c, char *msg, size_t cap) {
 
 int hld_client_check_play(hld_client_t *c, int detached, int stream, char *msg, size_t cap) {
     const hld_quota_t *q = &c->table->quota;
-    if (detached && c->detached >= q->detached)
+    if (detached && c->proc->detached >= q->detached)
         return refuse(c, HLD_QUOTA_DETACHED, msg, cap, "detached voices", q->detached,
                       "--client-detached");
-    if (stream && c->streams >= q->streams)
+    if (stream && c->proc->streams >= q->streams)
         return refuse(c, HLD_QUOTA_STREAMS, msg, cap, "streamed voices", q->streams,
                       "--client-streams");
     return 0;
 }
 
+static void dec(uint32_t *v) {
+    if (*v) (*v)--;
+}
+
 void hld_clients_charge_voice(hld_clients_t *t, uint32_t id, int detached, int stream, int delta) {
     hld_client_t *c = hld_clients_get(t, id);
     if (!c) return; /* the daemon's own voices (tests) are charged to nobody */
+    hld_proc_t *p = c->proc;
     if (delta > 0) {
         c->voices++;
+        p->voices++;
         c->detached += detached != 0;
+        p->detached += detached != 0;
         c->streams += stream != 0;
+        p->streams += stream != 0;
         return;
     }
-    if (c->voices) c->voices--;
-    if (detached && c->detached) c->detached--;
-    if (stream && c->streams) c->streams--;
+    if (c->voices) {
+        c->voices--;
+        dec(&p->voices);
+    }
+    if (detached && c->detached) {
+        c->detached--;
+        dec(&p->detached);
+    }
+    if (stream && c->streams) {
+        c->streams--;
+        dec(&p->streams);
+    }
     maybe_free(c);
 }
 
 int hld_client_check_load(hld_client_t *c, char *msg, size_t cap) {
     const hld_quota_t *q = &c->table->quota;
-    if (c->loads >= q->loads)
+    if (c->proc->loads >= q->loads)
         return refuse(c, HLD_QUOTA_LOADS, msg, cap, "loads in flight", q->loads, "--client-loads");
-    if (atomic_load_explicit(&c->bytes, memory_order_relaxed) >= q->bytes) {
+    if (atomic_load_explicit(&c->proc->bytes, memory_order_relaxed) >= q->bytes) {
         hld_client_refused(c, HLD_QUOTA_BYTES);
-        snprintf(msg, cap, "client quota: sample memory %.0f MiB reached (--client-sample-mb)",
+        snprintf(msg, cap,
+                 "client quota: sample memory %.0f MiB reached (--client-sample-mb; one budget "
+                 "per process)",
                  (double)q->bytes / MIB);
         return HELIOD_EQUOTA;
     }
@@ -136,10 +215,14 @@ int hld_client_check_load(hld_client_t *c, char *msg, size_t cap) {
 
 void hld_client_load_started(hld_client_t *c) {
     c->loads++;
+    c->proc->loads++;
 }
 
 void hld_client_load_ended(hld_client_t *c) {
-    if (c->loads) c->loads--;
+    if (c->loads) {
+        c->loads--;
+        dec(&c->proc->loads);
+    }
     maybe_free(c);
 }
 
@@ -154,14 +237,47 @@ void hld_client_sound_gone(hld_client_t *c) {
 
 int hld_client_reserve_bytes(hld_client_t *c, uint64_t bytes) {
     uint64_t max = c->table->quota.bytes;
-    uint64_t before = atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_relaxed);
+    _Atomic uint64_t *pb = &c->proc->bytes;
+    uint64_t before = atomic_fetch_add_explicit(pb, bytes, memory_order_relaxed);
     if (before + bytes > max || before + bytes < before) {
-        atomic_fetch_sub_explicit(&c->bytes, bytes, memory_order_relaxed);
+        atomic_fetch_sub_explicit(pb, bytes, memory_order_relaxed);
         return -1;
     }
+    atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_relaxed);
     return 0;
 }
 
 void hld_client_unreserve_bytes(hld_client_t *c, uint64_t bytes) {
     atomic_fetch_sub_explicit(&c->bytes, bytes, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&c->proc->bytes, bytes, memory_order_relaxed);
+}
+
+static const char *const obj_what[HLD_OBJ_KINDS] = {"cues",  "categories", "emitters",
+                                                    "buses", "reverb zones"};
+static const char *const obj_option[HLD_OBJ_KINDS] = {
+    "--client-cues", "--client-categories", "--client-emitters", "--client-buses",
+    "--client-reverb-zones"};
+
+int hld_client_check_obj(hld_client_t *c, int kind, char *msg, size_t cap) {
+    int k = kind - HLD_QUOTA_OBJ0;
+    if (k < 0 || k >= HLD_OBJ_KINDS) return 0;
+    uint64_t limit = hld_quota_limit(&c->table->quota, kind);
+    if (c->proc->objs[k] < limit) return 0;
+    return refuse(c, kind, msg, cap, obj_what[k], limit, obj_option[k]);
+}
+
+void hld_clients_obj_add(hld_clients_t *t, uint32_t id, int kind) {
+    int k = kind - HLD_QUOTA_OBJ0;
+    hld_client_t *c = id ? hld_clients_get(t, id) : NULL;
+    if (!c || k < 0 || k >= HLD_OBJ_KINDS) return;
+    c->objs[k]++;
+    c->proc->objs[k]++;
+}
+
+void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind) {
+    int k = kind - HLD_QUOTA_OBJ0;
+    hld_client_t *c = id ? hld_clients_get(t, id) : NULL;
+    if (!c || k < 0 || k >= HLD_OBJ_KINDS || !c->objs[k]) return;
+    c->objs[k]--;
+    dec(&c->proc->objs[k]);
 }

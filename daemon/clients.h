@@ -3,12 +3,19 @@
  * detached voices, streams, loads in flight, sample bytes) against its
  * quotas, and whether it is a control client.
  *
- * A client is one connection (its client id). Its record lives while the
- * connection is open and after it closes for as long as anything is still
- * charged to it: its detached voices, the voices fading out after it left,
- * its sounds (shared ones outlive it) and its loads in flight. So a client
- * cannot shed what it holds by going away, and a vanished client's voices
- * and sounds stay accounted until they end.
+ * A client record is one connection (its client id). Its record lives while
+ * the connection is open and after it closes for as long as anything is
+ * still charged to it: its detached voices, the voices fading out after it
+ * left, its sounds (shared ones outlive it) and its loads in flight. So a
+ * client cannot shed what it holds by going away, and a vanished client's
+ * voices and sounds stay accounted until they end.
+ *
+ * Quotas are charged per process: every record points at the process
+ * record (hld_proc_t) of its peer's pid (SO_PEERCRED), shared by all the
+ * connections of that process, and the checks read the process's counts.
+ * A game opening 20 connections has one budget. A peer whose pid is unknown
+ * gets a process record of its own. A process record lives while a client
+ * record points at it.
  *
  *   admission (voice_ops.c) -> hld_client_check_play: EQUOTA naming the quota
  *   voice manager charge    -> hld_clients_charge_voice (+1 at admission,
@@ -37,8 +44,17 @@ enum {
     HLD_QUOTA_STREAMS,
     HLD_QUOTA_LOADS,
     HLD_QUOTA_BYTES,
+    /* named objects a process has created and holds (cue_ops.c,
+     * emitter_ops.c, bus_ops.c): one process cannot fill a shared table */
+    HLD_QUOTA_CUES,
+    HLD_QUOTA_CATEGORIES,
+    HLD_QUOTA_EMITTERS,
+    HLD_QUOTA_BUSES,
+    HLD_QUOTA_RZONES,
     HLD_QUOTA_KINDS
 };
+#define HLD_QUOTA_OBJ0 HLD_QUOTA_CUES /* first object kind: objs[kind - HLD_QUOTA_OBJ0] */
+#define HLD_OBJ_KINDS  (HLD_QUOTA_KINDS - HLD_QUOTA_OBJ0)
 
 typedef struct {
     uint32_t voices;   /* logical voices held (real, virtual, opening, fading) */
@@ -46,9 +62,24 @@ typedef struct {
     uint32_t streams;  /* of those, streamed */
     uint32_t loads;    /* loads decoding at once */
     uint64_t bytes;    /* decoded sample bytes (its sounds and loads in flight) */
+    uint32_t cues, categories, emitters, buses, rzones; /* objects created and held */
 } hld_quota_t;
 
+/* The limit of quota kind k (HLD_QUOTA_*). */
+uint64_t hld_quota_limit(const hld_quota_t *q, int k);
+
 struct hld_clients;
+
+/* What one process holds: the counts every quota is checked against. */
+typedef struct hld_proc {
+    struct hld_proc *next;
+    uint32_t pid;     /* SO_PEERCRED pid; 0: unknown (a record per connection) */
+    uint32_t records; /* client records pointing here */
+    uint32_t voices, detached, streams, loads;
+    _Atomic uint64_t bytes;         /* sample bytes reserved (any thread) */
+    uint32_t objs[HLD_OBJ_KINDS];   /* named objects held, by HLD_QUOTA_* - HLD_QUOTA_OBJ0 */
+    uint32_t reserved;              /* connection places above --max-clients held (<= 1) */
+} hld_proc_t;
 
 typedef struct hld_client {
     struct hld_client *next; /* hash chain */
@@ -60,11 +91,15 @@ typedef struct hld_client {
     uint32_t sounds;        /* sound entries charged to it (loading or loaded) */
     _Atomic uint64_t bytes; /* sample bytes reserved (decode workers add, any thread) */
     char name[64];          /* for messages about its voices and sounds */
+    hld_proc_t *proc;       /* its process: the quotas are checked against it */
+    uint32_t objs[HLD_OBJ_KINDS]; /* of its process's objects, those it created (given back
+                                   * when the record goes: they can then be adopted) */
 } hld_client_t;
 
 typedef struct hld_clients {
     hld_client_t *buckets[HLD_CLIENT_BUCKETS];
-    uint32_t count;
+    hld_proc_t *procs; /* process records (few: a list) */
+    uint32_t count, nprocs;
     hld_quota_t quota;
     uint64_t refused[HLD_QUOTA_KINDS];
 } hld_clients_t;
@@ -73,8 +108,9 @@ void hld_clients_init(hld_clients_t *t, const hld_quota_t *quota);
 /* Frees every record (shutdown, after voices and sounds are gone). */
 void hld_clients_close(hld_clients_t *t);
 
-/* A new connection's record (connected). NULL when out of memory. */
-hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id);
+/* A new connection's record (connected), charged to process pid (0:
+ * unknown, a process record of its own). NULL when out of memory. */
+hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id, uint32_t pid);
 /* The record of client id (connected or still holding something), or NULL. */
 hld_client_t *hld_clients_get(hld_clients_t *t, uint32_t id);
 /* The connection closed: the record stays while anything is charged to it. */
@@ -105,5 +141,14 @@ void hld_client_sound_gone(hld_client_t *c);
 int hld_client_reserve_bytes(hld_client_t *c, uint64_t bytes);
 void hld_client_unreserve_bytes(hld_client_t *c, uint64_t bytes);
 void hld_client_refused(hld_client_t *c, int kind);
+
+/* Named objects (kind HLD_QUOTA_CUES ... HLD_QUOTA_RZONES): 0 if c's
+ * process may create one more, else HELIOD_EQUOTA with msg naming the quota
+ * and its option (counted). obj_add / obj_gone charge and discharge the
+ * process of the client id that created the object (an id with no record
+ * any more: nothing to charge). */
+int hld_client_check_obj(hld_client_t *c, int kind, char *msg, size_t cap);
+void hld_clients_obj_add(hld_clients_t *t, uint32_t id, int kind);
+void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind);
 
 #endif /* HLD_CLIENTS_H */

@@ -25,6 +25,7 @@
 #include "hld_limits.h"
 #include "hrtf_load.h"
 #include "log.h"
+#include "cues.h"
 #include "vm.h"
 
 enum {
@@ -52,6 +53,11 @@ enum {
     OPT_CSTREAMS,
     OPT_CLOADS,
     OPT_CSAMPLEMB,
+    OPT_CCUES,
+    OPT_CCATS,
+    OPT_CEMITTERS,
+    OPT_CBUSES,
+    OPT_CRZONES,
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
     OPT_HRTF,
@@ -88,6 +94,11 @@ static const struct option g_opts[] = {
     {"client-streams", required_argument, NULL, OPT_CSTREAMS},
     {"client-loads", required_argument, NULL, OPT_CLOADS},
     {"client-sample-mb", required_argument, NULL, OPT_CSAMPLEMB},
+    {"client-cues", required_argument, NULL, OPT_CCUES},
+    {"client-categories", required_argument, NULL, OPT_CCATS},
+    {"client-emitters", required_argument, NULL, OPT_CEMITTERS},
+    {"client-buses", required_argument, NULL, OPT_CBUSES},
+    {"client-reverb-zones", required_argument, NULL, OPT_CRZONES},
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
     {"hrtf", optional_argument, NULL, OPT_HRTF},
@@ -166,17 +177,23 @@ static void usage(FILE *f) {
             "Per-client quotas (a refusal is EQUOTA naming the quota):\n"
             "  --client-voices N    voices one client holds, detached ones included\n"
             "                       (default half of --virtual-voices)\n"
-            "  --client-detached N  detached voices one client holds (default 1/16 of\n"
+            "  --client-detached N  detached voices one client holds (default half of\n"
             "                       --virtual-voices)\n"
             "  --client-streams N   streamed voices one client holds, 1..%d (default %d)\n"
             "  --client-loads N     loads one client has decoding, 1..%d (default %d)\n"
             "  --client-sample-mb N decoded sample memory of one client's sounds\n"
             "                       (default half of --max-sample-mb)\n"
+            "  --client-cues N, --client-categories N, --client-emitters N,\n"
+            "  --client-buses N, --client-reverb-zones N\n"
+            "                       named objects one client process creates and holds\n"
+            "                       (defaults %d, %d, %d, %d, %d: a quarter of each table)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
             HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
             HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
-            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
+            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV, HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV,
+            HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV, HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV,
+            HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV, HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -300,6 +317,14 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return parse_u32("--client-loads", val, 1, HL_MAX_LOADS_INFLIGHT, &c->client_loads);
     case OPT_CSAMPLEMB:
         return parse_u32("--client-sample-mb", val, 1, UINT32_MAX / 2, &c->client_sample_mb);
+    case OPT_CCUES: return parse_u32("--client-cues", val, 1, HLD_MAX_CUES, &c->client_cues);
+    case OPT_CCATS:
+        return parse_u32("--client-categories", val, 1, HLD_MAX_CATEGORIES, &c->client_categories);
+    case OPT_CEMITTERS:
+        return parse_u32("--client-emitters", val, 1, HLD_MAX_EMITTERS, &c->client_emitters);
+    case OPT_CBUSES: return parse_u32("--client-buses", val, 1, HL_MAX_BUSES, &c->client_buses);
+    case OPT_CRZONES:
+        return parse_u32("--client-reverb-zones", val, 1, HL_MAX_RZONES, &c->client_rzones);
     case OPT_ZBUDGET:
         return parse_u32("--zone-budget-kb", val, 1, UINT32_MAX / 2, &c->zone_budget_kb);
     case OPT_ZCAP: return parse_u32("--zone-cap-mb", val, 1, UINT32_MAX / 2, &c->zone_cap_mb);
@@ -557,8 +582,10 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         c->driver = HLD_DRIVER_RENDER;
         c->cpu_budget = 0;
     }
-    if (c->virtual_voices == 0)
-        c->virtual_voices = c->voices * 4 > HLD_MAX_LOGICAL ? HLD_MAX_LOGICAL : c->voices * 4;
+    if (c->virtual_voices == 0) { /* 4 per real voice, at least 1024: virtual ones are cheap */
+        uint32_t v = c->voices * 4 > HLD_DEFAULT_LOGICAL_MIN ? c->voices * 4 : HLD_DEFAULT_LOGICAL_MIN;
+        c->virtual_voices = v > HLD_MAX_LOGICAL ? HLD_MAX_LOGICAL : v;
+    }
     if (c->virtual_voices < c->voices) {
         fprintf(stderr, "heliod: --virtual-voices (%u) must be at least --voices (%u)\n",
                 c->virtual_voices, c->voices);
@@ -577,6 +604,11 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     if (!c->client_sample_mb)
         c->client_sample_mb =
             c->max_sample_mb / HLD_QUOTA_BYTES_DIV ? c->max_sample_mb / HLD_QUOTA_BYTES_DIV : 1;
+    if (!c->client_cues) c->client_cues = HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV;
+    if (!c->client_categories) c->client_categories = HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV;
+    if (!c->client_emitters) c->client_emitters = HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV;
+    if (!c->client_buses) c->client_buses = HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV;
+    if (!c->client_rzones) c->client_rzones = HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV;
     if (!c->socket_path[0] &&
         hld_config_default_socket(c->socket_path, sizeof c->socket_path) != 0) {
         fprintf(stderr, "heliod: the default socket path is too long; use --socket\n");

@@ -5,6 +5,7 @@
 #include "conn.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -188,7 +189,11 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         c->listed = 0;
         d->clients--;
         if (c->hello && !c->control) d->plain--;
+        if (c->placed) d->placed--;
+        if (c->reserved && c->cl && c->cl->proc->reserved) c->cl->proc->reserved--;
+        c->placed = c->reserved = 0;
     }
+    hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     if (c->cl) { /* its private sounds go; what it still holds stays charged to it */
         hld_sounds_drop_client(&d->sounds, c->id);
         hld_clients_disconnect(c->cl);
@@ -216,6 +221,25 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
 
 static void start_reading(hld_conn_t *c);
 
+/* A descriptor arrived with the read whose bytes start at offset `at` of
+ * the buffer (the kernel hands it over with the read that holds the first
+ * byte of the frame it was sent with). 1 if a LOAD_FD frame begins in that
+ * read, or continues into it, or a frame's header is still incomplete (the
+ * check after dispatch decides); 0: it came with other frames only, which
+ * are then refused before any of them runs. */
+static int fd_has_frame(const hld_conn_t *c, size_t at) {
+    size_t off = 0;
+    while (off < c->in_len) {
+        if (c->in_len - off < HL_FRAME_HDR) return 1;
+        hl_frame_hdr_t h;
+        if (hl_frame_peek(c->in + off, c->in_len - off, &h) < 0) return 1; /* EPROTO anyway */
+        if (off + h.size > at && h.op == HL_OP_LOAD_FD) return 1;
+        off += h.size;
+    }
+    return 0;
+}
+static void arm_upload_deadline(hld_conn_t *c);
+
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     (void)buf;
     hld_conn_t *c = s->data;
@@ -226,9 +250,14 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
         hld_conn_close(c, nread == UV_EOF);
         return;
     }
+    int had_fd = c->rx_fd >= 0;
     c->in_len += (size_t)nread;
     if (take_fds(c) != 0) {
         fd_violation(c, "more than one descriptor at once (one per LOAD_FD frame)");
+        return;
+    }
+    if (!had_fd && c->rx_fd >= 0 && !fd_has_frame(c, c->in_len - (size_t)nread)) {
+        fd_violation(c, "a descriptor came with a frame other than LOAD_FD");
         return;
     }
     conn_process(c);
@@ -266,6 +295,13 @@ static void on_timer(uv_timer_t *t) {
         hld_conn_close(c, 1);
         return;
     }
+    if (!c->in_len && !c->paused && c->up_data) { /* an upload waiting for its next chunk */
+        if ((hld_now_ns() - c->up_last_ns) / 1000000u >= HLD_UPLOAD_IDLE_MS)
+            hld_upload_timeout(c);
+        else
+            arm_upload_deadline(c);
+        return;
+    }
     if (!c->in_len || c->paused) return; /* backpressure is our doing, not the client's */
     const uint8_t *p = c->in;
     uint16_t op = c->in_len >= HL_FRAME_HDR ? (uint16_t)(p[4] | p[5] << 8) : 0;
@@ -282,9 +318,18 @@ static void on_timer(uv_timer_t *t) {
 /* After input was processed (handshake done): a partial frame in the buffer
  * starts the completion deadline (restarted when frames were consumed, so
  * it runs from the first byte of the frame now pending); none stops it. */
+/* No frame pending and an upload in progress: its idle deadline. */
+static void arm_upload_deadline(hld_conn_t *c) {
+    uint64_t idle_ms = (hld_now_ns() - c->up_last_ns) / 1000000u;
+    uint64_t left = idle_ms < HLD_UPLOAD_IDLE_MS ? HLD_UPLOAD_IDLE_MS - idle_ms : 0;
+    uv_timer_start(&c->timer, on_timer, left, 0);
+}
+
 static void arm_frame_deadline(hld_conn_t *c, size_t consumed) {
     if (!c->hello) return; /* the handshake deadline runs from the connect */
-    if (!c->in_len || c->paused)
+    if (!c->in_len && !c->paused && c->up_data)
+        arm_upload_deadline(c);
+    else if (!c->in_len || c->paused)
         uv_timer_stop(&c->timer);
     else if (consumed || !uv_is_active((uv_handle_t *)&c->timer))
         uv_timer_start(&c->timer, on_timer, HLD_FRAME_TIMEOUT_MS, 0);
@@ -511,7 +556,10 @@ void hld_conn_accept(hld_daemon_t *d, int fd) {
     }
     c->id = ++d->next_client_id;
     if (c->id == 0) c->id = ++d->next_client_id; /* 0 means "owned by nobody" */
-    c->cl = hld_clients_open(&d->ledger, c->id);
+    struct ucred cr = {0}; /* the quotas are per process: its pid */
+    socklen_t crlen = sizeof cr;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 || crlen != sizeof cr) cr.pid = 0;
+    c->cl = hld_clients_open(&d->ledger, c->id, cr.pid > 0 ? (uint32_t)cr.pid : 0);
     if (!c->cl) {
         d->n.clients_rejected++;
         hld_error("out of memory accepting a client");

@@ -48,6 +48,8 @@ struct hld_conn {
     uint32_t id;             /* client id, also the owner tag of its voices */
     hld_client_t *cl;        /* its ledger record (quotas) */
     int control;             /* HELLO said HL_HELLO_CONTROL */
+    int placed;              /* holds one of the --max-clients places (d->placed) */
+    int reserved;            /* holds one of the places above them (control, one per process) */
     uint8_t *in;
     size_t in_len;
     uint8_t *out; /* batch not yet handed to uv_write */
@@ -68,6 +70,8 @@ struct hld_conn {
     /* an upload in progress (LOAD_DATA), at most one per connection */
     uint8_t *up_data;
     uint64_t up_total, up_have, up_reserved;
+    hld_client_t *up_cl;  /* its client, charged up_reserved bytes (until decoding starts) */
+    uint64_t up_last_ns;  /* its last chunk: idle HLD_UPLOAD_IDLE_MS, it is dropped */
     uint32_t up_flags;
     char up_name[HL_MAX_NAME + 1];
     /* a descriptor that came with SCM_RIGHTS, held for the LOAD_FD frame it

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dispatch_int.h"
+#include "clients.h"
 #include "hl_mixer.h"
 
 /* The bus and the send buses of a cue must exist; cues.c does not know
@@ -24,6 +25,27 @@ static int bus_ok(hld_req_t *q, const hl_cue_t *m) {
     return 0;
 }
 
+/* A cue joins a category's limit: its voices count there and the
+ * category's policy may replace the oldest of them. So a cue may name the
+ * daemon's categories (shared) and those its client may change, not
+ * another live client's (a stranger's cue could evict its voices). */
+static int category_ok(hld_req_t *q, const hl_cue_t *m) {
+    const hld_category_t *cat =
+        m->category[0] ? hld_cues_find_category(&q->c->d->cues, m->category) : NULL;
+    if (!cat || !cat->owner) return 1;
+    return hld_may_change(q, cat->owner, "category", cat->def.name);
+}
+
+/* Room for one more object of that kind in the client's quota, else the
+ * EQUOTA reply is queued and 0 returned. */
+static int obj_room(hld_req_t *q, int kind) {
+    char msg[HL_MAX_MSG + 1];
+    int rc = q->c->cl ? hld_client_check_obj(q->c->cl, kind, msg, sizeof msg) : 0;
+    if (rc == 0) return 1;
+    hld_fail(q, rc, msg);
+    return 0;
+}
+
 int hld_op_cue(hld_req_t *q) {
     hl_cue_t m;
     hl_get_cue(&q->r, &m);
@@ -31,8 +53,14 @@ int hld_op_cue(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_cue(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     if (!bus_ok(q, &m)) return 0;
-    int rc = hld_cues_define(&q->c->d->cues, &m, NULL, &why);
+    hld_cue_t *old = hld_cues_find(&q->c->d->cues, m.name);
+    if (old && !hld_may_change(q, old->owner, "cue", m.name)) return 0;
+    if (!old && !obj_room(q, HLD_QUOTA_CUES)) return 0;
+    if (!category_ok(q, &m)) return 0;
+    hld_cue_t *e = NULL;
+    int rc = hld_cues_define(&q->c->d->cues, &m, &e, &why);
     if (rc < 0) return hld_fail(q, rc, why);
+    hld_take_ownership(q, &e->owner, HLD_QUOTA_CUES, !old);
     return hld_reply_ok(q);
 }
 
@@ -42,8 +70,13 @@ int hld_op_category(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const char *why = NULL;
     if (hl_validate_category(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    int rc = hld_cues_define_category(&q->c->d->cues, &m, NULL, &why);
+    hld_category_t *old = hld_cues_find_category(&q->c->d->cues, m.name);
+    if (old && !hld_may_change(q, old->owner, "category", m.name)) return 0;
+    if (!old && !obj_room(q, HLD_QUOTA_CATEGORIES)) return 0;
+    hld_category_t *e = NULL;
+    int rc = hld_cues_define_category(&q->c->d->cues, &m, &e, &why);
     if (rc < 0) return hld_fail(q, rc, why);
+    hld_take_ownership(q, &e->owner, HLD_QUOTA_CATEGORIES, !old);
     return hld_reply_ok(q);
 }
 
@@ -79,6 +112,12 @@ int hld_op_cues_load(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (m.path[0] != '/') /* the daemon's working directory is not the client's */
         return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
+    if (!q->c->control) { /* a sheet redefines any name at once: the operator's tool */
+        q->c->d->n.denied++;
+        return hld_fail(q, HELIOD_EPERM,
+                        "loading a cue sheet needs a control client (heliodctl cues-load); a "
+                        "client defines its own cues with CUE and CATEGORY");
+    }
     char err[HL_MAX_MSG + 1] = "";
     hl_cues_load_reply_t r = {0};
     int rc = hld_cues_load_file(&q->c->d->cues, m.path, &r.cues, &r.categories, err, sizeof err);

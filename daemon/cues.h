@@ -34,6 +34,7 @@ typedef struct hld_category {
     hl_category_t def;
     hl_cue_counters_t n;
     uint32_t index; /* dense, 0..count-1, stable */
+    uint32_t owner; /* client id that defined it, 0: the daemon (--cues, config) */
 } hld_category_t;
 
 typedef struct hld_cue {
@@ -44,6 +45,7 @@ typedef struct hld_cue {
     uint64_t last_play_ns; /* last successful play (min-interval), 0 = never */
     uint32_t seq_next;     /* HL_PICK_SEQUENCE: next variation */
     int32_t last_pick;     /* HL_PICK_SHUFFLE: previous variation, -1 none */
+    uint32_t owner;        /* client id that defined it, 0: the daemon (--cues, config) */
 } hld_cue_t;
 
 typedef struct {

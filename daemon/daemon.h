@@ -56,6 +56,7 @@ typedef struct {
     uint64_t fds_received;        /* descriptors received (SCM_RIGHTS) */
     uint64_t fds_closed;          /* of those, closed unconsumed (refused, disconnect) */
     uint64_t uploads_fd, uploads_chunked; /* uploads decoded: LOAD_FD, LOAD_DATA */
+    uint64_t uploads_timed_out;           /* LOAD_DATA uploads dropped idle (HLD_UPLOAD_IDLE_MS) */
 } hld_counters_t;
 
 typedef struct hld_daemon {
@@ -88,6 +89,7 @@ typedef struct hld_daemon {
     hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
     uint32_t clients;      /* listed connections (control ones included) */
     uint32_t plain;        /* of those, past HELLO and not control: at most cfg.max_clients */
+    uint32_t placed;       /* past HELLO in one of the cfg.max_clients places (control or not) */
     uint32_t next_client_id;
 
     /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */

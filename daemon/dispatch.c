@@ -114,6 +114,46 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
     return (uint32_t)lround((double)ms * d->engine.rate / HLD_MS_PER_S);
 }
 
+int hld_conn_may_change(const hld_conn_t *c, uint32_t owner) {
+    if (c->control || owner == c->id) return 1;
+    if (!owner) return 0;
+    hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
+    hld_proc_t *op = ocl ? ocl->proc : NULL;
+    if (op && c->cl && op == c->cl->proc) return 1; /* another connection of its process */
+    int live = hld_conn_find(c->d, owner) != NULL;
+    for (hld_conn_t *x = c->d->conns; x && !live && op && op->pid; x = x->next)
+        live = x->cl && x->cl->proc == op;
+    return !live; /* its process has no connection left: adoptable */
+}
+
+int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name) {
+    hld_conn_t *c = q->c;
+    if (hld_conn_may_change(c, owner)) return 1;
+    hld_conn_t *o = hld_conn_find(c->d, owner);
+    char msg[HL_MAX_MSG + 1];
+    c->d->n.denied++;
+    if (!owner)
+        snprintf(msg, sizeof msg,
+                 "%s %s belongs to the daemon (defaults or config): only a control client may "
+                 "change it",
+                 what, name);
+    else
+        snprintf(msg, sizeof msg,
+                 "%s %s belongs to client %u (%s): only it or a control client may change it",
+                 what, name, owner, o ? o->name : "its process");
+    hld_fail(q, HELIOD_EPERM, msg);
+    return 0;
+}
+
+void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created) {
+    hld_conn_t *c = q->c;
+    if (created) *owner = 0;
+    else if (*owner == c->id || c->control) return;
+    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind);
+    *owner = c->id;
+    hld_clients_obj_add(&c->d->ledger, c->id, kind);
+}
+
 /* ---- handlers --------------------------------------------------------------- */
 
 static int op_hello(hld_req_t *q) {
@@ -132,17 +172,36 @@ static int op_hello(hld_req_t *q) {
     hld_daemon_t *d = c->d;
     int control = (m.flags & HL_HELLO_CONTROL) != 0;
     uint32_t max = d->cfg.max_clients ? d->cfg.max_clients : HL_MAX_CLIENTS;
-    if (!control && d->plain >= max) { /* the places above max are for control clients */
+    /* max places for everyone; the HLD_CONTROL_PLACES above them for control
+     * clients, one per process, so a flood of connections claiming control
+     * from one process takes one of them and the operator's heliodctl (a
+     * process of its own) still gets in */
+    int placed = d->placed < max;
+    hld_proc_t *proc = c->cl ? c->cl->proc : NULL;
+    if (!placed && (!control || !proc || proc->reserved)) {
         char msg[HL_MAX_MSG + 1];
         d->n.clients_rejected++;
-        snprintf(msg, sizeof msg, "server full: too many clients (%u, --max-clients %u)", d->plain,
-                 max);
+        if (!control)
+            snprintf(msg, sizeof msg, "server full: too many clients (%u, --max-clients %u)",
+                     d->placed, max);
+        else
+            snprintf(msg, sizeof msg,
+                     "server full: too many clients (%u, --max-clients %u), and this process "
+                     "already holds one of the %d places kept for control clients (one each)",
+                     d->placed, max, HLD_CONTROL_PLACES);
         /* id 0, as the refusal at accept: the same answer either way */
         hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EBUSY, msg);
         return CLOSE_CONN;
     }
     c->hello = 1;
     c->control = control;
+    if (placed) {
+        c->placed = 1;
+        d->placed++;
+    } else {
+        c->reserved = 1;
+        proc->reserved++;
+    }
     if (!control) d->plain++;
     if (c->cl) c->cl->control = control;
     if (m.client_name[0]) snprintf(c->name, sizeof c->name, "%s", m.client_name);
@@ -219,13 +278,30 @@ static int op_load(hld_req_t *q) {
     return 0;
 }
 
-/* Drops the connection's upload in progress, giving its memory back. */
-static void upload_drop(hld_conn_t *c) {
+/* Drops the connection's upload in progress, giving its memory back (to
+ * the daemon's budget and its client's quota). */
+void hld_upload_drop(hld_conn_t *c) {
     if (!c->up_data) return;
     free(c->up_data);
     hld_sounds_unreserve(&c->d->sounds, c->up_reserved);
+    if (c->up_cl) hld_client_unreserve_bytes(c->up_cl, c->up_reserved);
     c->up_data = NULL;
+    c->up_cl = NULL;
     c->up_total = c->up_have = c->up_reserved = 0;
+}
+#define upload_drop hld_upload_drop
+
+void hld_upload_timeout(hld_conn_t *c) {
+    char msg[HL_MAX_MSG + 1];
+    snprintf(msg, sizeof msg,
+             "upload %s: no chunk for %d ms (%llu of %llu bytes): dropped, its memory freed",
+             c->up_name, HLD_UPLOAD_IDLE_MS, (unsigned long long)c->up_have,
+             (unsigned long long)c->up_total);
+    hld_debug("client %u: %s", c->id, msg);
+    c->d->n.uploads_timed_out++;
+    hld_upload_drop(c);
+    hld_send_error(c, HL_OP_LOAD_DATA, 0, 0, HELIOD_ETIMEDOUT, msg);
+    hld_conn_flush(c);
 }
 
 static int op_load_data(hld_req_t *q) {
@@ -238,9 +314,20 @@ static int op_load_data(hld_req_t *q) {
     if (m.offset == 0) { /* a new upload (one in progress is dropped) */
         upload_drop(c);
         if (!hl_name_valid(m.name)) return hld_fail(q, HELIOD_ENAME, "invalid sound name");
-        /* the budget first: the encoded bytes count until decoded */
+        /* the client's quota, then the budget, before anything is
+         * allocated: the encoded bytes count until decoded; room is made
+         * among this client's own sounds only */
+        if (c->cl && hld_client_reserve_bytes(c->cl, m.total) != 0) {
+            hld_client_refused(c->cl, HLD_QUOTA_BYTES);
+            snprintf(msg, sizeof msg,
+                     "client quota: upload of %llu bytes over its sample memory (--client-sample-mb; "
+                     "one budget per process)",
+                     (unsigned long long)m.total);
+            return hld_fail(q, HELIOD_EQUOTA, msg);
+        }
         if (hld_sounds_reserve(s, m.total) != 0 &&
-            (hld_sounds_evict(s, m.total) == 0 || hld_sounds_reserve(s, m.total) != 0)) {
+            (hld_sounds_evict(s, m.total, c->cl) == 0 || hld_sounds_reserve(s, m.total) != 0)) {
+            if (c->cl) hld_client_unreserve_bytes(c->cl, m.total);
             snprintf(msg, sizeof msg,
                      "upload of %llu bytes: over the sample memory limit (--max-sample-mb)",
                      (unsigned long long)m.total);
@@ -249,8 +336,10 @@ static int op_load_data(hld_req_t *q) {
         c->up_data = malloc(m.total);
         if (!c->up_data) {
             hld_sounds_unreserve(s, m.total);
+            if (c->cl) hld_client_unreserve_bytes(c->cl, m.total);
             return hld_fail(q, HELIOD_ENOMEM, "out of memory for the upload");
         }
+        c->up_cl = c->cl;
         c->up_total = m.total;
         c->up_reserved = m.total;
         c->up_have = 0;
@@ -265,6 +354,7 @@ static int op_load_data(hld_req_t *q) {
     }
     memcpy(c->up_data + c->up_have, m.data, m.len);
     c->up_have += m.len;
+    c->up_last_ns = hld_now_ns(); /* an upload idle for HLD_UPLOAD_IDLE_MS is dropped */
     if (c->up_have < c->up_total) return hld_reply_ok(q);
     /* complete: decode it (the LOAD reply comes when it is done) */
     load_ctx_t *lc = malloc(sizeof *lc);
@@ -273,6 +363,10 @@ static int op_load_data(hld_req_t *q) {
         return hld_fail(q, HELIOD_ENOMEM, NULL);
     }
     *lc = (load_ctx_t){.c = c, .id = q->h->id, .flags = q->h->flags, .op = HL_OP_LOAD_DATA};
+    /* the decode reserves the decoded size against the quota: the encoded
+     * bytes leave it (they stay in the daemon's budget until decoded) */
+    if (c->up_cl) hld_client_unreserve_bytes(c->up_cl, c->up_reserved);
+    c->up_cl = NULL;
     int rc = hld_sounds_load_mem(s, c->cl, c->up_name, c->up_data, c->up_total, c->up_reserved,
                                  c->up_flags, load_done, lc, msg, sizeof msg);
     if (rc < 0) {
@@ -447,6 +541,12 @@ static int op_stats(hld_req_t *q) {
     if (m.flags & ~(uint32_t)HL_STATS_RESET)
         return hld_fail(q, HELIOD_EINVAL, "unknown stats flags");
     hld_daemon_t *d = q->c->d;
+    if ((m.flags & HL_STATS_RESET) && !q->c->control) { /* others' figures: the operator's */
+        d->n.denied++;
+        return hld_fail(q, HELIOD_EPERM,
+                        "resetting the statistics needs a control client (heliodctl stats "
+                        "--reset); every client reads them");
+    }
     if (!(q->h->flags & HL_FLAG_NOREPLY)) {
         static hl_stat_t st[HLD_MAX_STATS];
         size_t n = hld_stats_collect(d, st, HLD_MAX_STATS);
@@ -542,6 +642,11 @@ static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body,
     if (c->bundle && h->op != HL_OP_BUNDLE_END) return hld_bundle_hold(&q);
     hld_op_fn fn = h->op < HLD_OPS ? g_ops[h->op] : NULL;
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
+    if (h->op == HL_OP_DEVICE && !c->control) { /* every client's output: the operator's */
+        c->d->n.denied++;
+        return hld_fail(&q, HELIOD_EPERM,
+                        "switching the output device needs a control client (heliodctl device)");
+    }
     if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
     return fn(&q);
 }

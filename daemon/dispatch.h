@@ -22,4 +22,9 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
                     const char *msg);
 
+/* Drops c's LOAD_DATA upload in progress, giving its memory back (close). */
+void hld_upload_drop(hld_conn_t *c);
+/* The upload sat idle HLD_UPLOAD_IDLE_MS: dropped, an ETIMEDOUT error (id 0). */
+void hld_upload_timeout(hld_conn_t *c);
+
 #endif /* HLD_DISPATCH_H */

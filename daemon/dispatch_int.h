@@ -47,6 +47,24 @@ int hld_body_ok(hld_req_t *q);
 /* Mixer or voice-manager result -> error reply; counts EBUSY. */
 int hld_mixer_fail(hld_req_t *q, int rc);
 
+/* The permission rule of every named object a client creates (cues,
+ * categories, buses with their effects, sends and ducking, reverb zones,
+ * banks, world zones): may q's client change or remove one owned by client
+ * `owner` (0: the daemon's: the default buses, the master, the config file,
+ * the --cues sheet)? Yes for a control client, for the owner and the other
+ * connections of its process, and for an object whose owner's process has
+ * no connection left (it adopts it: the caller makes it the new owner).
+ * Otherwise the EPERM reply naming the owner is queued (counted in
+ * `denied`) and 0 is returned; `what` and `name` name the object. */
+int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name);
+/* The same rule without a reply: 1 if c may change (or use) it. */
+int hld_conn_may_change(const hld_conn_t *c, uint32_t owner);
+/* After q's client created (created = 1) or changed an object: a created
+ * one is its own; a changed one it did not own is adopted (a control client
+ * changing another's object does not take it over). The new owner's
+ * process is charged (kind HLD_QUOTA_*), the previous owner's discharged. */
+void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created);
+
 /* List replies: the head is rewritten with the final count; an entry that
  * does not fit in the frame is rolled back and sets 'truncated'. */
 typedef struct {

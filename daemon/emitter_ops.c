@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 
+#include "clients.h"
 #include "dispatch_int.h"
 
 int hld_op_emitter(hld_req_t *q) {
@@ -22,10 +23,20 @@ int hld_op_emitter(hld_req_t *q) {
     uint64_t now = hld_now_ns();
     if (m.action == HL_EMITTER_CREATE) {
         uint32_t owner = (m.mask & HL_EM_DETACHED) ? 0 : q->c->id;
-        hld_emitter_t *em = NULL;
-        int rc = hld_vm_emitter_create(d->vm, m.name, owner, m.pos,
-                                       (m.mask & HL_EM_VEL) ? m.vel : NULL, &em);
-        if (rc == 0 && em) em->creator = q->c->id;
+        hld_emitter_t *em = hld_vm_emitter_find(d->vm, m.name);
+        if (em) {
+            snprintf(msg, sizeof msg, "an emitter named %s already exists (client %u's)", m.name,
+                     em->creator);
+            return hld_fail(q, HELIOD_EEXIST, msg);
+        }
+        int rc = q->c->cl ? hld_client_check_obj(q->c->cl, HLD_QUOTA_EMITTERS, msg, sizeof msg) : 0;
+        if (rc < 0) return hld_fail(q, rc, msg);
+        rc = hld_vm_emitter_create(d->vm, m.name, owner, m.pos, (m.mask & HL_EM_VEL) ? m.vel : NULL,
+                                   &em);
+        if (rc == 0 && em) {
+            em->creator = q->c->id;
+            hld_clients_obj_add(&d->ledger, q->c->id, HLD_QUOTA_EMITTERS);
+        }
         if (rc == HELIOD_EEXIST) {
             snprintf(msg, sizeof msg, "an emitter named %s already exists", m.name);
             return hld_fail(q, rc, msg);
@@ -52,7 +63,9 @@ int hld_op_emitter(hld_req_t *q) {
         return hld_reply_ok(q);
     }
     int64_t fade = m.fade_ms < 0 ? -1 : (int64_t)hld_ms_to_frames(d, m.fade_ms);
+    uint32_t creator = em->creator;
     int n = hld_vm_emitter_destroy(d->vm, em, fade, now);
     if (n < 0) return hld_mixer_fail(q, n);
+    hld_clients_obj_gone(&d->ledger, creator, HLD_QUOTA_EMITTERS);
     return hld_reply_count(q, (uint32_t)n);
 }

@@ -36,6 +36,8 @@
 #define HLD_WRITE_BATCH       65536 /* replies to one client are batched into writes this big */
 #define HLD_HANDSHAKE_MS      5000  /* HELLO must arrive this soon after connect: silent sockets
                                      * cannot sit on the HL_MAX_CLIENTS slots */
+#define HLD_UPLOAD_IDLE_MS    5000  /* a LOAD_DATA upload with no chunk this long is dropped and
+                                     * its memory freed (ETIMEDOUT error, id 0) */
 #define HLD_FRAME_TIMEOUT_MS  5000  /* a frame, once its first byte arrived, must be complete this
                                      * soon (slowloris); a Unix socket delivers it in microseconds */
 #define HLD_LINGER_MS         2000  /* a connection closed after an error reply gets this long to
@@ -85,12 +87,16 @@
 
 /* per-client quotas (clients.c): defaults leave every shared resource at
  * least half free for the other clients */
+#define HLD_DEFAULT_LOGICAL_MIN 1024 /* --virtual-voices default: 4 per real voice, at least this */
 #define HLD_QUOTA_VOICES_DIV   2    /* voices: half of the logical pool */
-#define HLD_QUOTA_DETACHED_DIV 16   /* detached voices: 1/16 of the pool (64 of 1024): a client
+#define HLD_QUOTA_DETACHED_DIV 2    /* detached voices: half of the pool, as voices (a script's
+                                     * 256-line batch of loops fits the default 1024); a client
                                      * that leaves its loops behind cannot fill the pool */
 #define HLD_QUOTA_STREAMS_DIV  4    /* streamed voices: a quarter of HL_MAX_STREAMS */
 #define HLD_QUOTA_LOADS_DIV    4    /* loads in flight: a quarter of HL_MAX_LOADS_INFLIGHT */
 #define HLD_QUOTA_BYTES_DIV    2    /* sample memory: half of --max-sample-mb */
+#define HLD_QUOTA_OBJ_DIV      4    /* cues, categories, emitters, buses, reverb zones: a quarter
+                                     * of each table: one process cannot fill one */
 #define HLD_LIFETIME_CHECK_MS  250  /* detached loops are checked against their cap this often */
 
 /* CPU-budget governor (governor.c) */

@@ -99,6 +99,11 @@ int main(int argc, char **argv) {
         .streams = d.cfg.client_streams,
         .loads = d.cfg.client_loads,
         .bytes = (uint64_t)d.cfg.client_sample_mb * 1024 * 1024,
+        .cues = d.cfg.client_cues,
+        .categories = d.cfg.client_categories,
+        .emitters = d.cfg.client_emitters,
+        .buses = d.cfg.client_buses,
+        .rzones = d.cfg.client_rzones,
     };
     hld_clients_init(&d.ledger, &quota);
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */

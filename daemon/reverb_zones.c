@@ -25,6 +25,10 @@ static hld_rzone_t *find(hld_rzones_t *z, const char *name) {
     return NULL;
 }
 
+hld_rzone_t *hld_rzones_find(hld_rzones_t *z, const char *name) {
+    return find(z, name);
+}
+
 static uint32_t ramp_frames(const hld_rzones_t *z) {
     return (uint32_t)lroundf(HLD_RZONE_RAMP_MS * (float)z->rate / 1000.0f);
 }

@@ -655,7 +655,7 @@ static void load_after(uv_work_t *req, int status) {
         if (snd->orphan) sound_drop(s, snd); /* its client left while it decoded */
     } else if (d->status == HELIOD_ENOMEM && d->wanted && !j->retried && !snd->orphan &&
                !atomic_load_explicit(&snd->cancel, memory_order_relaxed) &&
-               hld_sounds_evict(s, d->wanted) > 0 && requeue(j) == 0) {
+               hld_sounds_evict(s, d->wanted, cl) > 0 && requeue(j) == 0) {
         /* the budget made room by evicting least recently played sounds:
          * one more try (the placeholder stays; the job goes round again) */
         table_insert(s, snd);
@@ -862,7 +862,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
     if (s->count >= HL_MAX_SOUNDS) FAIL(HELIOD_ENOMEM, "too many sounds loaded");
     if (!(flags & HL_LOAD_STREAM) &&
         atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes &&
-        hld_sounds_evict(s, 1) == 0)
+        hld_sounds_evict(s, 1, cl) == 0)
         FAIL(HELIOD_ENOMEM, "over the sample memory limit (--max-sample-mb), nothing evictable");
     if (s->inflight >= HL_MAX_LOADS_INFLIGHT)
         FAIL(HELIOD_EBUSY, "too many loads in progress, try again");
@@ -962,7 +962,14 @@ int hld_sound_evictable(const hld_sound_t *snd) {
            !snd->pending && snd->bytes > 0;
 }
 
-uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need) {
+/* A load makes room among its own process's sounds only (the daemon's own
+ * loads, banks and zones, among the sounds charged to nobody): one client's
+ * load never evicts another's sounds. */
+static int evicts(const hld_client_t *cl, const hld_sound_t *n) {
+    return cl ? n->cl && n->cl->proc == cl->proc : !n->cl;
+}
+
+uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need, const hld_client_t *cl) {
     uint64_t freed = 0;
     for (;;) {
         uint64_t committed = atomic_load_explicit(&s->committed, memory_order_relaxed);
@@ -971,7 +978,9 @@ uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need) {
         hld_sound_t *lru = NULL;
         for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
             for (hld_sound_t *n = s->buckets[b]; n; n = n->next)
-                if (hld_sound_evictable(n) && (!lru || n->last_used < lru->last_used)) lru = n;
+                if (hld_sound_evictable(n) && evicts(cl, n) &&
+                    (!lru || n->last_used < lru->last_used))
+                    lru = n;
         if (!lru) break;
         hld_info("budget: evicting %s (%llu bytes, unused since play %llu)", lru->name,
                  (unsigned long long)lru->bytes, (unsigned long long)lru->last_used);

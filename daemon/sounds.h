@@ -217,10 +217,11 @@ void hld_sounds_touch(hld_sounds_t *s, hld_sound_t *snd);
 /* 1 if snd may be evicted: preloaded, loaded, unpinned, no voice or stream
  * start or seek using it. */
 int hld_sound_evictable(const hld_sound_t *snd);
-/* Evicts evictable sounds, least recently played first, until `need`
+/* Evicts evictable sounds of cl's process (cl NULL: those charged to nobody),
+ * least recently played first, until `need`
  * more bytes fit under --max-sample-mb; returns the bytes freed (maybe
  * less than needed: then nothing more can go). */
-uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need);
+uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need, const hld_client_t *cl);
 /* Bytes held by pinned and by evictable sounds (STATS). */
 void hld_sounds_budget(const hld_sounds_t *s, uint64_t *pinned, uint64_t *evictable);
 /* Stops a load in flight: its decode stops at the next chunk and completes

@@ -261,6 +261,10 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     char msg[HL_MAX_MSG + 1];
     memset(pl, 0, sizeof *pl);
     hld_cue_t *cue = hld_cues_find(&d->cues, m->sound);
+    /* another live process's cue is not this client's to play (its limits
+     * and policies would act on that process's voices): its own sound of
+     * that name, or a shared one, plays instead */
+    if (cue && cue->owner && !hld_conn_may_change(q->c, cue->owner)) cue = NULL;
     const char *sound = m->sound;
     if (cue) sound = cue->def.sounds[hld_cue_pick(&d->cues, cue)];
     hld_sound_t *snd = hld_sounds_lookup(&d->sounds, q->c->id, sound);

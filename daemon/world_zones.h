@@ -23,6 +23,7 @@ typedef struct {
     char (*bank_path)[HL_MAX_PATH + 1]; /* per zone slot */
     hld_bank_t *bank[HLD_ZS_MAX_ZONES]; /* its bank while loading or loaded */
     float last_dist[HLD_ZS_MAX_ZONES];
+    uint32_t owner[HLD_ZS_MAX_ZONES]; /* client id that added it (asset_ops.c) */
     uv_timer_t timer;
     int timer_init;
     struct hld_daemon *d;
