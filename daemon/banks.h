@@ -44,7 +44,7 @@ typedef struct hld_bank {
     char error[HL_MAX_MSG + 1];
     char cues[HL_MAX_PATH + 1]; /* cue sheet to load when the sounds are in, "" = none */
     struct hld_banks *owner;
-    void *tag; /* the world-zone scheduler's (zones.c), or NULL */
+    void *tag;       /* the world-zone scheduler's (zones.c), or NULL */
     uint32_t client; /* client id that loaded it (asset_ops.c), 0: the daemon's (zones) */
 } hld_bank_t;
 

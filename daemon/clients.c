@@ -252,11 +252,11 @@ void hld_client_unreserve_bytes(hld_client_t *c, uint64_t bytes) {
     atomic_fetch_sub_explicit(&c->proc->bytes, bytes, memory_order_relaxed);
 }
 
-static const char *const obj_what[HLD_OBJ_KINDS] = {"cues",  "categories", "emitters",
-                                                    "buses", "reverb zones"};
-static const char *const obj_option[HLD_OBJ_KINDS] = {
-    "--client-cues", "--client-categories", "--client-emitters", "--client-buses",
-    "--client-reverb-zones"};
+static const char *const obj_what[HLD_OBJ_KINDS] = {"cues", "categories", "emitters", "buses",
+                                                    "reverb zones"};
+static const char *const obj_option[HLD_OBJ_KINDS] = {"--client-cues", "--client-categories",
+                                                      "--client-emitters", "--client-buses",
+                                                      "--client-reverb-zones"};
 
 int hld_client_check_obj(hld_client_t *c, int kind, char *msg, size_t cap) {
     int k = kind - HLD_QUOTA_OBJ0;

@@ -76,9 +76,9 @@ typedef struct hld_proc {
     uint32_t pid;     /* SO_PEERCRED pid; 0: unknown (a record per connection) */
     uint32_t records; /* client records pointing here */
     uint32_t voices, detached, streams, loads;
-    _Atomic uint64_t bytes;         /* sample bytes reserved (any thread) */
-    uint32_t objs[HLD_OBJ_KINDS];   /* named objects held, by HLD_QUOTA_* - HLD_QUOTA_OBJ0 */
-    uint32_t reserved;              /* connection places above --max-clients held (<= 1) */
+    _Atomic uint64_t bytes;       /* sample bytes reserved (any thread) */
+    uint32_t objs[HLD_OBJ_KINDS]; /* named objects held, by HLD_QUOTA_* - HLD_QUOTA_OBJ0 */
+    uint32_t reserved;            /* connection places above --max-clients held (<= 1) */
 } hld_proc_t;
 
 typedef struct hld_client {
@@ -88,10 +88,10 @@ typedef struct hld_client {
     int connected; /* its connection is open */
     int control;   /* said HL_HELLO_CONTROL */
     uint32_t voices, detached, streams, loads;
-    uint32_t sounds;        /* sound entries charged to it (loading or loaded) */
-    _Atomic uint64_t bytes; /* sample bytes reserved (decode workers add, any thread) */
-    char name[64];          /* for messages about its voices and sounds */
-    hld_proc_t *proc;       /* its process: the quotas are checked against it */
+    uint32_t sounds;              /* sound entries charged to it (loading or loaded) */
+    _Atomic uint64_t bytes;       /* sample bytes reserved (decode workers add, any thread) */
+    char name[64];                /* for messages about its voices and sounds */
+    hld_proc_t *proc;             /* its process: the quotas are checked against it */
     uint32_t objs[HLD_OBJ_KINDS]; /* of its process's objects, those it created (given back
                                    * when the record goes: they can then be adopted) */
 } hld_client_t;

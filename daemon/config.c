@@ -130,7 +130,8 @@ static void usage(FILE *f) {
             "  --rate HZ            engine sample rate (default %d)\n"
             "  --period FRAMES      device period (default %d)\n"
             "  --voices N           real (mixed) voices, 1..%d (default %d)\n"
-            "  --virtual-voices M   logical voices, real or virtual, N..%d (default 4 x N)\n"
+            "  --virtual-voices M   logical voices, real or virtual, N..%d (default 4 x N,\n"
+            "                       at least 1024)\n"
             "  --cues FILE          cue sheet (INI: [cue NAME], [category NAME]) to load\n"
             "  --speed-of-sound M_S for Doppler, m/s (default 343.3)\n"
             "  --interp I           interpolator of plays and cues that name none: linear,\n"
@@ -583,7 +584,8 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         c->cpu_budget = 0;
     }
     if (c->virtual_voices == 0) { /* 4 per real voice, at least 1024: virtual ones are cheap */
-        uint32_t v = c->voices * 4 > HLD_DEFAULT_LOGICAL_MIN ? c->voices * 4 : HLD_DEFAULT_LOGICAL_MIN;
+        uint32_t v =
+            c->voices * 4 > HLD_DEFAULT_LOGICAL_MIN ? c->voices * 4 : HLD_DEFAULT_LOGICAL_MIN;
         c->virtual_voices = v > HLD_MAX_LOGICAL ? HLD_MAX_LOGICAL : v;
     }
     if (c->virtual_voices < c->voices) {

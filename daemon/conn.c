@@ -194,7 +194,7 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         c->placed = c->reserved = 0;
     }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
-    if (c->cl) { /* its private sounds go; what it still holds stays charged to it */
+    if (c->cl) {        /* its private sounds go; what it still holds stays charged to it */
         hld_sounds_drop_client(&d->sounds, c->id);
         hld_clients_disconnect(c->cl);
         c->cl = NULL;
@@ -556,7 +556,7 @@ void hld_conn_accept(hld_daemon_t *d, int fd) {
     }
     c->id = ++d->next_client_id;
     if (c->id == 0) c->id = ++d->next_client_id; /* 0 means "owned by nobody" */
-    struct ucred cr = {0}; /* the quotas are per process: its pid */
+    struct ucred cr = {0};                       /* the quotas are per process: its pid */
     socklen_t crlen = sizeof cr;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 || crlen != sizeof cr) cr.pid = 0;
     c->cl = hld_clients_open(&d->ledger, c->id, cr.pid > 0 ? (uint32_t)cr.pid : 0);

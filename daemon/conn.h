@@ -70,8 +70,8 @@ struct hld_conn {
     /* an upload in progress (LOAD_DATA), at most one per connection */
     uint8_t *up_data;
     uint64_t up_total, up_have, up_reserved;
-    hld_client_t *up_cl;  /* its client, charged up_reserved bytes (until decoding starts) */
-    uint64_t up_last_ns;  /* its last chunk: idle HLD_UPLOAD_IDLE_MS, it is dropped */
+    hld_client_t *up_cl; /* its client, charged up_reserved bytes (until decoding starts) */
+    uint64_t up_last_ns; /* its last chunk: idle HLD_UPLOAD_IDLE_MS, it is dropped */
     uint32_t up_flags;
     char up_name[HL_MAX_NAME + 1];
     /* a descriptor that came with SCM_RIGHTS, held for the LOAD_FD frame it

@@ -139,16 +139,18 @@ int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *n
                  what, name);
     else
         snprintf(msg, sizeof msg,
-                 "%s %s belongs to client %u (%s): only it or a control client may change it",
-                 what, name, owner, o ? o->name : "its process");
+                 "%s %s belongs to client %u (%s): only it or a control client may change it", what,
+                 name, owner, o ? o->name : "its process");
     hld_fail(q, HELIOD_EPERM, msg);
     return 0;
 }
 
 void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created) {
     hld_conn_t *c = q->c;
-    if (created) *owner = 0;
-    else if (*owner == c->id || c->control) return;
+    if (created)
+        *owner = 0;
+    else if (*owner == c->id || c->control)
+        return;
     if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind);
     *owner = c->id;
     hld_clients_obj_add(&c->d->ledger, c->id, kind);
@@ -319,10 +321,11 @@ static int op_load_data(hld_req_t *q) {
          * among this client's own sounds only */
         if (c->cl && hld_client_reserve_bytes(c->cl, m.total) != 0) {
             hld_client_refused(c->cl, HLD_QUOTA_BYTES);
-            snprintf(msg, sizeof msg,
-                     "client quota: upload of %llu bytes over its sample memory (--client-sample-mb; "
-                     "one budget per process)",
-                     (unsigned long long)m.total);
+            snprintf(
+                msg, sizeof msg,
+                "client quota: upload of %llu bytes over its sample memory (--client-sample-mb; "
+                "one budget per process)",
+                (unsigned long long)m.total);
             return hld_fail(q, HELIOD_EQUOTA, msg);
         }
         if (hld_sounds_reserve(s, m.total) != 0 &&

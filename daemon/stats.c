@@ -105,15 +105,15 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "uploads_chunked", (double)d->n.uploads_chunked);
     put(&s, "uploads_timed_out", (double)d->n.uploads_timed_out);
     put(&s, "clients_control", d->clients - d->plain);
-    put(&s, "client_records", d->ledger.count); /* connected, or still holding voices/sounds */
+    put(&s, "client_records", d->ledger.count);    /* connected, or still holding voices/sounds */
     put(&s, "client_processes", d->ledger.nprocs); /* what the quotas are charged to */
     put(&s, "denied", (double)d->n.denied);
     static const char *const quota_key[HLD_QUOTA_KINDS] = {
-        [HLD_QUOTA_VOICES] = "voices",      [HLD_QUOTA_DETACHED] = "detached",
-        [HLD_QUOTA_STREAMS] = "streams",    [HLD_QUOTA_LOADS] = "loads",
-        [HLD_QUOTA_BYTES] = "sample_bytes", [HLD_QUOTA_CUES] = "cues",
+        [HLD_QUOTA_VOICES] = "voices",         [HLD_QUOTA_DETACHED] = "detached",
+        [HLD_QUOTA_STREAMS] = "streams",       [HLD_QUOTA_LOADS] = "loads",
+        [HLD_QUOTA_BYTES] = "sample_bytes",    [HLD_QUOTA_CUES] = "cues",
         [HLD_QUOTA_CATEGORIES] = "categories", [HLD_QUOTA_EMITTERS] = "emitters",
-        [HLD_QUOTA_BUSES] = "buses",        [HLD_QUOTA_RZONES] = "reverb_zones",
+        [HLD_QUOTA_BUSES] = "buses",           [HLD_QUOTA_RZONES] = "reverb_zones",
     };
     const hld_quota_t *qt = &d->ledger.quota;
     for (int k = 0; k < HLD_QUOTA_KINDS; k++) {

@@ -1,0 +1,529 @@
+/*
+ * test_perm.c - the permission model between client processes: a stranger
+ * (a plain client of another process) cannot silence a game through any
+ * object it does not own (cues, categories, buses, effects, ducking, reverb
+ * zones, banks, the master, the device, stats reset), nor fill a table
+ * (per-process caps); the places kept for control clients are one per
+ * process; quotas are per process (20 connections, one budget); a stalled
+ * upload is charged to its client and times out; a script's 256 detached
+ * loops fit the default quotas. Real daemon, real libheliod, the stranger
+ * a forked process of its own.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "heliod.h"
+#include "hl_proto.h"
+
+typedef struct {
+    th_daemon_t d;
+    char tone[512];
+} fx_t;
+
+static fx_t g_fx;
+
+static int start(const char *const *args) {
+    fx_t *f = &g_fx;
+    memset(f, 0, sizeof *f);
+    if (th_daemon_start(&f->d, 0, args) != 0) return -1;
+    snprintf(f->tone, sizeof f->tone, "%.256s/tone.wav", f->d.dir);
+    return th_write_sine(f->tone, 48000, 1.0, 440, 0.2);
+}
+
+static int setup_default(void **state) {
+    *state = &g_fx;
+    return start(NULL);
+}
+
+static int setup_small(void **state) {
+    static const char *const args[] = {"--client-cues",
+                                       "16",
+                                       "--client-emitters",
+                                       "16",
+                                       "--client-buses",
+                                       "4",
+                                       "--client-reverb-zones",
+                                       "3",
+                                       "--client-voices",
+                                       "8",
+                                       "--max-clients",
+                                       "4",
+                                       "--client-sample-mb",
+                                       "1",
+                                       NULL};
+    *state = &g_fx;
+    return start(args);
+}
+
+static int teardown(void **state) {
+    fx_t *f = *state;
+    int rc = th_daemon_stop(&f->d, NULL);
+    th_daemon_cleanup(&f->d);
+    return rc == 0 ? 0 : -1;
+}
+
+static heliod_t *conn(fx_t *f, const char *name, uint32_t flags) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect_flags(&h, f->d.sock, name, flags), 0);
+    return h;
+}
+
+/* Runs fn(h, out) in a forked process of its own connected as a plain
+ * client; its results come back through a pipe. Returns how many ints. */
+typedef int (*child_fn)(heliod_t *h, int *out, void *arg);
+static int in_child(fx_t *f, child_fn fn, void *arg, int *out, int cap) {
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(p[0]);
+        heliod_t *h = NULL;
+        int res[256] = {0}, n = 0;
+        if (heliod_connect(&h, f->d.sock, "stranger") == 0) {
+            n = fn(h, res, arg);
+            heliod_close(h);
+        }
+        if (write(p[1], res, sizeof(int) * (size_t)n) < 0) _exit(2);
+        _exit(0);
+    }
+    close(p[1]);
+    int n = 0;
+    ssize_t r;
+    while (n < cap && (r = read(p[0], out + n, sizeof(int) * (size_t)(cap - n))) > 0)
+        n += (int)(r / (ssize_t)sizeof(int));
+    close(p[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    return n;
+}
+
+/* ---- a stranger cannot silence a game ---------------------------------------- */
+
+static int attack(heliod_t *h, int *out, void *arg) {
+    (void)arg;
+    int n = 0;
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "gcue");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
+    cue.gain_db = -96;
+    out[n++] = heliod_cue_define(h, &cue); /* 0: redefine the game's cue */
+    snprintf(cue.name, sizeof cue.name, "evil");
+    snprintf(cue.category, sizeof cue.category, "gcat");
+    cue.gain_db = 0;
+    out[n++] = heliod_cue_define(h, &cue); /* 1: join the game's category */
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "gcat");
+    cat.max_instances = 1;
+    out[n++] = heliod_category_define(h, &cat);      /* 2 */
+    out[n++] = heliod_bus_create(h, "pit", "");      /* 3: its own: 0 */
+    out[n++] = heliod_bus_mute(h, "pit", 1, 0);      /* 4: its own: 0 */
+    out[n++] = heliod_bus_parent(h, "gbus", "pit");  /* 5 */
+    out[n++] = heliod_bus_gain(h, "gbus", -96, 0);   /* 6 */
+    out[n++] = heliod_bus_mute(h, "gbus", 1, 0);     /* 7 */
+    out[n++] = heliod_bus_remove(h, "gbus");         /* 8 */
+    out[n++] = heliod_bus_mute(h, "master", 1, 0);   /* 9 */
+    out[n++] = heliod_bus_gain(h, "master", -96, 0); /* 10 */
+    out[n++] = heliod_bus_mute(h, "music", 1, 0);    /* 11: a default bus */
+    heliod_fx_t fx;
+    char err[256];
+    out[n++] = heliod_fx_parse(h, "eq --type lowpass --freq 100", &fx, err, sizeof err); /* 12: 0 */
+    out[n++] = heliod_fx_add(h, "gbus", UINT32_MAX, &fx, NULL);                          /* 13 */
+    out[n++] = heliod_fx_add(h, "master", UINT32_MAX, &fx, NULL);                        /* 14 */
+    heliod_duck_t dk;
+    heliod_duck_init(&dk);
+    snprintf(dk.bus, sizeof dk.bus, "gbus");
+    snprintf(dk.by, sizeof dk.by, "pit");
+    dk.depth_db = 60;
+    dk.threshold_db = -144;
+    out[n++] = heliod_duck(h, &dk); /* 15 */
+    heliod_reverb_zone_t z;
+    memset(&z, 0, sizeof z);
+    snprintf(z.name, sizeof z.name, "gzone");
+    z.radius = 0.001f;
+    z.pos[0] = 1e5f;
+    out[n++] = heliod_reverb_zone_set(h, &z);         /* 16 */
+    out[n++] = heliod_reverb_zone_remove(h, "gzone"); /* 17 */
+    out[n++] = heliod_stats(h, NULL, 0, NULL, 1);     /* 18: reset */
+    out[n++] = heliod_device(h, "default", NULL);     /* 19 */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    out[n++] = heliod_play(h, "gcue", &pp, NULL, NULL); /* 20: not its cue: no such sound */
+    return n;
+}
+
+static void test_stranger_cannot_silence_game(void **state) {
+    fx_t *f = *state;
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_load(g, "tone", f->tone, 0, NULL), 0);
+    assert_int_equal(heliod_bus_create(g, "gbus", "music"), 0);
+    assert_int_equal(heliod_bus_gain(g, "gbus", -3, 0), 0); /* a game sets its own bus */
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "gcat");
+    cat.max_instances = 4;
+    assert_int_equal(heliod_category_define(g, &cat), 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "gcue");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
+    snprintf(cue.bus, sizeof cue.bus, "gbus");
+    snprintf(cue.category, sizeof cue.category, "gcat");
+    assert_int_equal(heliod_cue_define(g, &cue), 0);
+    heliod_reverb_zone_t z;
+    memset(&z, 0, sizeof z);
+    snprintf(z.name, sizeof z.name, "gzone");
+    z.radius = 10;
+    z.fade = 2;
+    assert_int_equal(heliod_reverb_zone_set(g, &z), 0);
+    heliod_listener_t lis = {.mask = HELIOD_LIS_POS};
+    assert_int_equal(heliod_set_listener(g, &lis), 0); /* a game moves it */
+
+    int r[64];
+    int n = in_child(f, attack, NULL, r, 64);
+    assert_int_equal(n, 21);
+    const int perm[] = {0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19};
+    for (size_t i = 0; i < sizeof perm / sizeof perm[0]; i++) {
+        if (r[perm[i]] != HELIOD_EPERM) fprintf(stderr, "# attack %d: %d\n", perm[i], r[perm[i]]);
+        assert_int_equal(r[perm[i]], HELIOD_EPERM);
+    }
+    assert_int_equal(r[3], 0);
+    assert_int_equal(r[4], 0);
+    assert_int_equal(r[12], 0);
+    assert_int_equal(r[20], HELIOD_ENOSOUND);
+
+    /* the game's mix is as it left it */
+    heliod_bus_info_t b[40];
+    size_t nb = 0;
+    assert_int_equal(heliod_buses(g, b, 40, &nb), 0);
+    int seen = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (strcmp(b[i].name, "gbus") == 0) {
+            seen++;
+            assert_string_equal(b[i].parent, "music");
+            assert_true(b[i].gain_db > -3.01f && b[i].gain_db < -2.99f);
+            assert_int_equal(b[i].mute, 0);
+            assert_int_equal(b[i].fx, 0);
+            assert_true(b[i].path_gain_db > -3.01f);
+        }
+        if (strcmp(b[i].name, "master") == 0 || strcmp(b[i].name, "music") == 0) {
+            assert_int_equal(b[i].mute, 0);
+            assert_true(b[i].gain_db > -0.01f);
+            assert_int_equal(b[i].fx, 0);
+        }
+    }
+    assert_int_equal(seen, 1);
+    heliod_duck_info_t dk[20];
+    size_t nd = 0;
+    assert_int_equal(heliod_ducks(g, dk, 20, &nd), 0);
+    assert_int_equal(nd, 0);
+    heliod_reverb_zone_info_t zi[8];
+    size_t nz = 0;
+    assert_int_equal(heliod_reverb_zones(g, zi, 8, &nz), 0);
+    assert_int_equal(nz, 1);
+    assert_true(zi[0].zone.radius == 10.0f);
+    heliod_cue_info_t ci[16];
+    size_t nc = 0;
+    assert_int_equal(heliod_cues(g, ci, 16, &nc), 0);
+    for (size_t i = 0; i < nc; i++)
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE) {
+            assert_string_equal(ci[i].cue.name, "gcue");
+            assert_true(ci[i].cue.gain_db == 0.0f);
+        } else {
+            assert_int_equal(ci[i].category.max_instances, 4);
+        }
+    /* and it still plays, and still changes its own objects */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(g, "gcue", &pp, &v, NULL), 0);
+    assert_int_equal(heliod_cue_define(g, &cue), 0);
+    assert_int_equal(heliod_bus_gain(g, "gbus", 0, 0), 0);
+    /* a control client (the operator) may change anything */
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    assert_int_equal(heliod_bus_gain(op, "master", -1, 0), 0);
+    assert_int_equal(heliod_bus_gain(op, "gbus", -1, 0), 0);
+    heliod_close(op);
+    heliod_close(g);
+}
+
+/* ---- per-process caps on the tables ------------------------------------------ */
+
+static int flood(heliod_t *h, int *out, void *arg) {
+    (void)arg;
+    int n = 0, ok = 0, rc = 0;
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "x");
+    for (int i = 0; i < 100; i++) {
+        snprintf(cue.name, sizeof cue.name, "flood%d", i);
+        rc = heliod_cue_define(h, &cue);
+        if (rc < 0) break;
+        ok++;
+    }
+    out[n++] = ok;
+    out[n++] = rc;
+    float pos[3] = {0};
+    ok = 0;
+    for (int i = 0; i < 100; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "em%d", i);
+        if ((rc = heliod_emitter_create(h, name, pos, NULL, 0)) < 0) break;
+        ok++;
+    }
+    out[n++] = ok;
+    out[n++] = rc;
+    ok = 0;
+    for (int i = 0; i < 40; i++) {
+        heliod_reverb_zone_t z;
+        memset(&z, 0, sizeof z);
+        snprintf(z.name, sizeof z.name, "rz%d", i);
+        z.radius = 1;
+        if ((rc = heliod_reverb_zone_set(h, &z)) < 0) break;
+        ok++;
+    }
+    out[n++] = ok;
+    out[n++] = rc;
+    ok = 0;
+    for (int i = 0; i < 40; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "fb%d", i);
+        if ((rc = heliod_bus_create(h, name, "")) < 0) break;
+        ok++;
+    }
+    out[n++] = ok;
+    out[n++] = rc;
+    return n;
+}
+
+static void test_tables_capped_per_process(void **state) {
+    fx_t *f = *state;
+    int r[16];
+    assert_int_equal(in_child(f, flood, NULL, r, 16), 8);
+    fprintf(stderr,
+            "# flood: %d cues (%d), %d emitters (%d), %d reverb zones (%d), %d more buses (%d)\n",
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]);
+    assert_int_equal(r[0], 16); /* --client-cues 16 */
+    assert_int_equal(r[1], HELIOD_EQUOTA);
+    assert_int_equal(r[2], 16);
+    assert_int_equal(r[3], HELIOD_EQUOTA);
+    assert_int_equal(r[4], 3); /* --client-reverb-zones 3, each with a bus of its own */
+    assert_int_equal(r[5], HELIOD_EQUOTA);
+    assert_int_equal(r[6], 1); /* --client-buses 4: three went to the zones */
+    assert_int_equal(r[7], HELIOD_EQUOTA);
+    /* the game still finds room in every table */
+    heliod_t *g = conn(f, "game", 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "mine");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "x");
+    assert_int_equal(heliod_cue_define(g, &cue), 0);
+    assert_int_equal(heliod_bus_create(g, "gbus", ""), 0);
+    heliod_reverb_zone_t z;
+    memset(&z, 0, sizeof z);
+    snprintf(z.name, sizeof z.name, "gz");
+    z.radius = 1;
+    assert_int_equal(heliod_reverb_zone_set(g, &z), 0);
+    heliod_close(g);
+}
+
+/* ---- control places: one per process ---------------------------------------- */
+
+static void test_control_places_one_per_process(void **state) {
+    fx_t *f = *state;
+    heliod_t *hs[300];
+    int n = 0;
+    for (; n < 300; n++) { /* --max-clients 4: 4 places, then one kept place for this process */
+        hs[n] = NULL;
+        if (heliod_connect_flags(&hs[n], f->d.sock, "claims-control", HELIOD_CONNECT_CONTROL) != 0)
+            break;
+    }
+    fprintf(stderr, "# connections claiming control from one process: %d admitted\n", n);
+    assert_int_equal(n, 4 + 1);
+    /* the operator's heliodctl, a process of its own, still gets in */
+    char out[4096], err[1024];
+    const char *const args[] = {"ping", NULL};
+    int rc = th_ctl(&f->d, out, sizeof out, err, sizeof err, args);
+    if (rc != 0) fprintf(stderr, "# heliodctl: %s\n", err);
+    assert_int_equal(rc, 0);
+    for (int i = 0; i < n; i++)
+        heliod_close(hs[i]);
+}
+
+/* ---- quotas per process ------------------------------------------------------ */
+
+static int play_one(heliod_t *h, int *out, void *arg) {
+    (void)arg;
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    out[0] = heliod_play(h, "shared_tone", &pp, NULL, NULL);
+    return 1;
+}
+
+static void test_quota_per_process(void **state) {
+    fx_t *f = *state;
+    heliod_t *op = conn(f, "op", HELIOD_CONNECT_CONTROL);
+    assert_int_equal(heliod_load(op, "shared_tone", f->tone, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_close(op);
+    heliod_t *hs[20];
+    for (int i = 0; i < 4; i++) /* --max-clients 4 */
+        hs[i] = conn(f, "game", 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    int admitted = 0, rc = 0;
+    for (int i = 0; i < 100; i++) { /* round robin over its connections */
+        rc = heliod_play(hs[i % 4], "shared_tone", &pp, NULL, NULL);
+        if (rc < 0) break;
+        admitted++;
+    }
+    fprintf(stderr,
+            "# quota per process: 4 connections of one process admitted %d voices "
+            "(--client-voices 8), then %d\n",
+            admitted, rc);
+    assert_int_equal(admitted, 8);
+    assert_int_equal(rc, HELIOD_EQUOTA);
+    assert_non_null(strstr(heliod_last_error(hs[admitted % 4]), "per process"));
+    /* another process has a budget of its own */
+    int r[1];
+    for (int i = 0; i < 4; i++) /* a place for it */
+        heliod_close(hs[i]);
+    assert_int_equal(in_child(f, play_one, NULL, r, 1), 1);
+    assert_int_equal(r[0], 0);
+}
+
+/* ---- uploads: charged first, and an idle one times out ------------------------ */
+
+/* A raw connection past HELLO. */
+static int raw_hello(const char *sock) {
+    int s = th_raw_connect(sock);
+    assert_true(s >= 0);
+    uint8_t fr[256];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, fr, sizeof fr);
+    hl_frame_begin(&w, HL_OP_HELLO, 0, 1);
+    hl_hello_t hm = {.version = HL_PROTO_VERSION};
+    hl_put_hello(&w, &hm);
+    int n = hl_frame_end(&w);
+    assert_true(n > 0 && write(s, fr, (size_t)n) == n);
+    return s;
+}
+
+/* The status of the next reply with that id (frames with other ids are
+ * skipped), 1 on EOF. */
+static int raw_status(int s, uint32_t id) {
+    static uint8_t buf[HL_MAX_FRAME];
+    size_t have = 0;
+    for (;;) {
+        hl_frame_hdr_t h;
+        while (hl_frame_peek(buf, have, &h) == 1 || (have >= HL_FRAME_HDR && h.size > have)) {
+            ssize_t n = read(s, buf + have, sizeof buf - have);
+            if (n <= 0) return 1;
+            have += (size_t)n;
+        }
+        int status = 0;
+        if (h.op == HL_OP_REPLY) {
+            hl_rbuf_t r;
+            hl_rbuf_init(&r, buf + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+            hl_reply_head_t rh;
+            hl_get_reply_head(&r, &rh);
+            status = rh.status;
+        }
+        int mine = h.op == HL_OP_REPLY && h.id == id;
+        memmove(buf, buf + h.size, have - h.size);
+        have -= h.size;
+        if (mine) return status;
+    }
+}
+
+/* Starts a LOAD_DATA upload of `total` bytes with one chunk: its status. */
+static int raw_upload(int s, uint32_t id, const char *name, uint64_t total) {
+    static uint8_t fr[HL_MAX_FRAME], chunk[16384];
+    hl_load_data_t ld;
+    memset(&ld, 0, sizeof ld);
+    snprintf(ld.name, sizeof ld.name, "%s", name);
+    ld.total = total;
+    ld.len = sizeof chunk;
+    ld.data = chunk;
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, fr, sizeof fr);
+    hl_frame_begin(&w, HL_OP_LOAD_DATA, 0, id);
+    hl_put_load_data(&w, &ld);
+    int n = hl_frame_end(&w);
+    assert_true(n > 0 && write(s, fr, (size_t)n) == n);
+    return raw_status(s, id);
+}
+
+static void test_upload_charged_and_times_out(void **state) {
+    fx_t *f = *state;
+    heliod_t *h = conn(f, "watch", 0);
+    /* 2 MiB over a 1 MiB client quota: refused before anything is allocated */
+    int a = raw_hello(f->d.sock);
+    assert_int_equal(raw_upload(a, 2, "big", 2u << 20), HELIOD_EQUOTA);
+    /* a stalled upload of 900 KiB holds this process's quota ... */
+    assert_int_equal(raw_upload(a, 3, "stalled", 900u << 10), 0);
+    int b = raw_hello(f->d.sock);
+    assert_int_equal(raw_upload(b, 4, "second", 200u << 10), HELIOD_EQUOTA);
+    /* ... until, idle past the deadline, it is dropped and its memory given back */
+    for (int i = 0; i < 1000 && th_stat(h, "uploads_timed_out") < 1.0; i++)
+        th_sleep_ms(20);
+    assert_true(th_stat(h, "uploads_timed_out") == 1.0);
+    assert_int_equal(raw_upload(b, 5, "second", 200u << 10), 0);
+    close(a);
+    close(b);
+    heliod_close(h);
+}
+
+/* ---- a script's batch of detached loops fits the defaults -------------------- */
+
+static void test_batch_of_detached_loops(void **state) {
+    fx_t *f = *state;
+    char path[512], line[600];
+    snprintf(path, sizeof path, "%s/batch.txt", f->d.dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "load amb %s --shared\n", f->tone);
+    for (int i = 0; i < 256; i++)
+        fprintf(fp, "play amb --loop --gain -40\n"); /* detached: no --wait */
+    fclose(fp);
+    static char out[1 << 16], err[1 << 16];
+    const char *const args[] = {"batch", path, NULL};
+    int rc = th_ctl(&f->d, out, sizeof out, err, sizeof err, args);
+    if (rc != 0) fprintf(stderr, "# batch: %.400s\n", err);
+    assert_int_equal(rc, 0);
+    heliod_t *h = conn(f, "check", HELIOD_CONNECT_CONTROL);
+    double voices = th_stat(h, "voices_logical");
+    snprintf(line, sizeof line, "%g", voices);
+    fprintf(stderr, "# 256 detached loops from one batch: %s logical voices\n", line);
+    heliod_close(h);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_tables_capped_per_process, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_control_places_one_per_process, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_per_process, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_upload_charged_and_times_out, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
