@@ -390,3 +390,8 @@ heliod_t *th_fixture_connect(th_fixture_t *f, const char *name) {
     heliod_t *h = NULL;
     return heliod_connect(&h, f->d.sock, name) == 0 ? h : NULL;
 }
+
+heliod_t *th_fixture_connect_control(th_fixture_t *f, const char *name) {
+    heliod_t *h = NULL;
+    return heliod_connect_flags(&h, f->d.sock, name, HELIOD_CONNECT_CONTROL) == 0 ? h : NULL;
+}

@@ -51,6 +51,9 @@ typedef struct {
 int th_fixture_start(void **state, int record, const char *const *args);
 int th_fixture_teardown(void **state);
 struct heliod *th_fixture_connect(th_fixture_t *f, const char *name);
+/* The same as a control client (changes the daemon's own objects: the
+ * master and default buses, the device, stats reset). */
+struct heliod *th_fixture_connect_control(th_fixture_t *f, const char *name);
 
 /* Writes a mono or stereo float/PCM16 file of `frames` frames at `rate` using
  * libsndfile; format is an SF_FORMAT_* major|minor combination. The sample

@@ -307,7 +307,10 @@ static void test_device_switch_loss_recovery(void **state) {
     const char *args[] = {"--driver", "portaudio", "--device", "system", "--voices", "256", NULL};
     assert_int_equal(th_daemon_start(&g_daemon, 1, args), 0);
     ctx_t c = {0};
-    assert_int_equal(heliod_connect(&c.h, g_daemon.sock, "device-test"), 0);
+    assert_int_equal(/* switching the device is a control client's */
+                     heliod_connect_flags(&c.h, g_daemon.sock, "device-test",
+                                          HELIOD_CONNECT_CONTROL),
+                     0);
     assert_int_equal(heliod_connect(&c.w, g_daemon.sock, "device-watch"), 0);
     heliod_set_event_callback(c.w, on_event, &c.ev);
     assert_int_equal(heliod_subscribe(c.w, HELIOD_SUB_DEVICE), 0);

@@ -41,7 +41,7 @@ static int teardown(void **state) {
 }
 
 static heliod_t *conn(fixture_t *f) {
-    heliod_t *h = th_fixture_connect(f, "test_meter");
+    heliod_t *h = th_fixture_connect_control(f, "test_meter"); /* resets the stats */
     assert_non_null(h);
     return h;
 }

@@ -492,6 +492,40 @@ static void test_upload_charged_and_times_out(void **state) {
     heliod_close(h);
 }
 
+/* ---- one client's upload never evicts another's sounds ---------------------- */
+
+static int big_upload(heliod_t *h, int *out, void *arg) {
+    (void)h;
+    fx_t *f = arg;
+    int s = raw_hello(f->d.sock);
+    out[0] = raw_upload(s, 7, "stranger", 900u << 10);
+    close(s);
+    return 1;
+}
+
+static void test_upload_evicts_only_its_own(void **state) {
+    fx_t *f = *state;
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_load(g, "g1", f->tone, 0, NULL), 0); /* 188 KiB each */
+    assert_int_equal(heliod_load(g, "g2", f->tone, 0, NULL), 0);
+    int r[1];
+    assert_int_equal(in_child(f, big_upload, f, r, 1), 1);
+    fprintf(stderr, "# a stranger's 900 KiB upload under a 1 MiB budget: %d\n", r[0]);
+    assert_int_equal(r[0], HELIOD_ENOMEM); /* nothing of its own to evict */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(g, "g1", &pp, NULL, NULL), 0);
+    assert_int_equal(heliod_play(g, "g2", &pp, NULL, NULL), 0);
+    assert_true(th_stat(g, "samples_evictions") == 0.0);
+    heliod_close(g);
+}
+
+static int setup_budget(void **state) {
+    static const char *const args[] = {"--max-sample-mb", "1", "--client-sample-mb", "1", NULL};
+    *state = &g_fx;
+    return start(args);
+}
+
 /* ---- a script's batch of detached loops fits the defaults -------------------- */
 
 static void test_batch_of_detached_loops(void **state) {
@@ -523,6 +557,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_control_places_one_per_process, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_quota_per_process, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_upload_charged_and_times_out, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_upload_evicts_only_its_own, setup_budget, teardown),
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

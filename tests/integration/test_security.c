@@ -244,31 +244,71 @@ static void test_server_full_reaches_the_user(void **state) {
     char out[4096], err[4096];
     const char *ping[] = {"ping", NULL};
     assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, ping), 0);
-    /* with those taken too, heliodctl prints the daemon's refusal */
-    heliod_t *ctl[CONTROL_PLACES];
-    for (int i = 0; i < CONTROL_PLACES; i++) {
-        rc = -1; /* heliodctl's connection may still be closing */
-        for (int k = 0; k < 100 && rc != 0; k++) {
-            rc = heliod_connect_flags(&ctl[i], d.sock, "tool", HELIOD_CONNECT_CONTROL);
-            if (rc) th_sleep_ms(20);
+    /* the kept places are one per process: a second control connection of
+     * this process is refused, heliodctl (a process of its own) still gets in */
+    heliod_t *mine = NULL, *again = NULL;
+    rc = -1; /* heliodctl's connection may still be closing */
+    for (int k = 0; k < 100 && rc != 0; k++) {
+        rc = heliod_connect_flags(&mine, d.sock, "tool", HELIOD_CONNECT_CONTROL);
+        if (rc) th_sleep_ms(20);
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(heliod_connect_flags(&again, d.sock, "tool", HELIOD_CONNECT_CONTROL),
+                     HELIOD_EBUSY);
+    fprintf(stderr, "# second control connection of one process: %s\n", heliod_last_error(NULL));
+    assert_non_null(strstr(heliod_last_error(NULL), "one each"));
+    assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, ping), 0);
+    /* with every kept place taken by processes of their own, heliodctl prints
+     * the daemon's refusal */
+    int go[2], ready[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(ready), 0);
+    pid_t kids[CONTROL_PLACES - 1];
+    for (int i = 0; i < CONTROL_PLACES - 1; i++) {
+        kids[i] = fork();
+        assert_true(kids[i] >= 0);
+        if (kids[i] == 0) {
+            /* not the parent's connections: its closes must reach the daemon */
+            for (int fd = 3; fd < 1024; fd++)
+                if (fd != go[0] && fd != ready[1]) close(fd);
+            heliod_t *k = NULL;
+            char ok = 0;
+            for (int t = 0; t < 100 && !ok; t++) {
+                ok = heliod_connect_flags(&k, d.sock, "tool", HELIOD_CONNECT_CONTROL) == 0;
+                if (!ok) th_sleep_ms(20);
+            }
+            if (write(ready[1], &ok, 1) != 1) _exit(2);
+            char c1;
+            while (read(go[0], &c1, 1) > 0) { /* until the parent closes it */
+            }
+            if (k) heliod_close(k);
+            _exit(0);
         }
-        assert_int_equal(rc, 0);
+    }
+    close(go[0]);
+    close(ready[1]);
+    for (int i = 0; i < CONTROL_PLACES - 1; i++) {
+        char ok = 0;
+        assert_int_equal(read(ready[0], &ok, 1), 1);
+        assert_int_equal(ok, 1);
     }
     assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, ping), 1);
     fprintf(stderr, "# heliodctl: %s", err);
     assert_non_null(strstr(err, "server full"));
     assert_null(strstr(err, "connection closed"));
 
-    heliod_close(ctl[0]);
+    heliod_close(mine);
     rc = -1;
     for (int i = 0; i < 100 && rc != 0; i++) {
         rc = th_ctl(&d, out, sizeof out, err, sizeof err, ping);
         if (rc) th_sleep_ms(20);
     }
     assert_int_equal(rc, 0);
+    close(go[1]); /* the children let go */
+    for (int i = 0; i < CONTROL_PLACES - 1; i++)
+        waitpid(kids[i], NULL, 0);
+    close(ready[0]);
     assert_true(th_stat(a, "clients_rejected") >= 2);
-    for (int i = 1; i < CONTROL_PLACES; i++)
-        heliod_close(ctl[i]);
     heliod_close(b);
     heliod_close(a);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);

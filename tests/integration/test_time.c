@@ -46,7 +46,7 @@ static int teardown(void **state) {
 }
 
 static heliod_t *conn(fixture_t *f) {
-    heliod_t *h = th_fixture_connect(f, "test_time");
+    heliod_t *h = th_fixture_connect_control(f, "test_time"); /* sets the default buses */
     assert_non_null(h);
     return h;
 }

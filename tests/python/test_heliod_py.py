@@ -466,7 +466,8 @@ class ClientTest(unittest.TestCase):
             self.assertGreater(c.ping(), 0)
 
     def test_devices(self):
-        with heliod.Client(self.d.sock) as c:
+        # switching the device is the operator's: a control client
+        with heliod.Client(self.d.sock, control=True) as c:
             devs = c.devices()
             self.assertIsInstance(devs, list)
             for dev in devs:
@@ -497,7 +498,8 @@ class ClientTest(unittest.TestCase):
             # bus and listener changes scheduled too
             k = c.clock()
             soon = heliod.frame_at(k, time.monotonic_ns()) + 4800
-            c.bus_gain("music", -3, ramp_ms=10, at=soon)
+            c.bus_create("mymusic", "music")  # a game's own bus (the default ones are the daemon's)
+            c.bus_gain("mymusic", -3, ramp_ms=10, at=soon)
             self.assertEqual(c.late_frames, 0)
             c.listener(pos=(0, 0, 1), at=soon)
             self.assertEqual(c.late_frames, 0)
