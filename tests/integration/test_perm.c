@@ -383,31 +383,38 @@ static void test_quota_per_process(void **state) {
     heliod_t *op = conn(f, "op", HELIOD_CONNECT_CONTROL);
     assert_int_equal(heliod_load(op, "shared_tone", f->tone, HELIOD_LOAD_SHARED, NULL), 0);
     heliod_close(op);
-    heliod_t *hs[20];
-    for (int i = 0; i < 4; i++) /* --max-clients 4 */
+    enum { NCONN = 20 };
+    heliod_t *hs[NCONN];
+    for (int i = 0; i < NCONN; i++)
         hs[i] = conn(f, "game", 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     pp.flags = HELIOD_PLAY_LOOP;
     int admitted = 0, rc = 0;
-    for (int i = 0; i < 100; i++) { /* round robin over its connections */
-        rc = heliod_play(hs[i % 4], "shared_tone", &pp, NULL, NULL);
+    for (int i = 0; i < 10 * NCONN; i++) { /* round robin over its connections */
+        rc = heliod_play(hs[i % NCONN], "shared_tone", &pp, NULL, NULL);
         if (rc < 0) break;
         admitted++;
     }
     fprintf(stderr,
-            "# quota per process: 4 connections of one process admitted %d voices "
-            "(--client-voices 8), then %d\n",
-            admitted, rc);
+            "# quota per process: %d connections of one process admitted %d voices "
+            "(--client-voices 8; one connection alone: 8), then %s\n",
+            NCONN, admitted, heliod_strerror(rc));
     assert_int_equal(admitted, 8);
     assert_int_equal(rc, HELIOD_EQUOTA);
-    assert_non_null(strstr(heliod_last_error(hs[admitted % 4]), "per process"));
+    assert_non_null(strstr(heliod_last_error(hs[admitted % NCONN]), "per process"));
     /* another process has a budget of its own */
     int r[1];
-    for (int i = 0; i < 4; i++) /* a place for it */
-        heliod_close(hs[i]);
     assert_int_equal(in_child(f, play_one, NULL, r, 1), 1);
     assert_int_equal(r[0], 0);
+    for (int i = 0; i < NCONN; i++)
+        heliod_close(hs[i]);
+}
+
+static int setup_voices(void **state) {
+    static const char *const args[] = {"--client-voices", "8", NULL};
+    *state = &g_fx;
+    return start(args);
 }
 
 /* ---- uploads: charged first, and an idle one times out ------------------------ */
@@ -544,9 +551,12 @@ static void test_batch_of_detached_loops(void **state) {
     if (rc != 0) fprintf(stderr, "# batch: %.400s\n", err);
     assert_int_equal(rc, 0);
     heliod_t *h = conn(f, "check", HELIOD_CONNECT_CONTROL);
-    double voices = th_stat(h, "voices_logical");
+    double voices = th_stat(h, "voices_active");
     snprintf(line, sizeof line, "%g", voices);
-    fprintf(stderr, "# 256 detached loops from one batch: %s logical voices\n", line);
+    fprintf(stderr,
+            "# 256 detached loops from one batch (default quotas: detached %g): %s voices\n",
+            th_stat(h, "quota_detached"), line);
+    assert_true(voices == 256.0); /* detached loops: all still playing after heliodctl left */
     heliod_close(h);
 }
 
@@ -555,7 +565,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_tables_capped_per_process, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_control_places_one_per_process, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_quota_per_process, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_per_process, setup_voices, teardown),
         cmocka_unit_test_setup_teardown(test_upload_charged_and_times_out, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_upload_evicts_only_its_own, setup_budget, teardown),
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
