@@ -212,7 +212,8 @@ class ClientTest(unittest.TestCase):
         return next(x for x in c.voices() if x["voice"] == v)
 
     def test_cues_categories_overrides(self):
-        with heliod.Client(self.d.sock) as c:
+        # loading a cue sheet at run time is a control client's
+        with heliod.Client(self.d.sock, control=True) as c:
             c.load("t1", self.wav)
             c.load("t2", self.wav)
             c.category_define("feet", max_instances=2, overflow="refuse", fade_out_ms=40,
@@ -331,7 +332,8 @@ class ClientTest(unittest.TestCase):
             self.assertGreater(errs[0].id, 0)
 
     def test_graph(self):
-        with heliod.Client(self.d.sock) as c:
+        # the whole mix, default buses included: a control client's
+        with heliod.Client(self.d.sock, control=True) as c:
             c.load("tone", self.wav)
             c.bus_create("amb", parent="music")
             c.bus_create("rev")
