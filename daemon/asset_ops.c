@@ -69,7 +69,9 @@ int hld_op_bank(hld_req_t *q) {
         return hld_reply_ok(q);
     }
     hld_bank_t *b = NULL;
+    d->banks.charge = q->c->cl; /* its sounds count against this client's sample quota */
     int rc = hld_banks_load(&d->banks, m.arg, &b, msg, sizeof msg);
+    d->banks.charge = NULL;
     if (rc != 0) return hld_fail(q, rc, msg);
     b->client = q->c->id;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;

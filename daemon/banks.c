@@ -326,8 +326,9 @@ int hld_banks_load(hld_banks_t *b, const char *path, hld_bank_t **out, char *msg
         snprintf(k->sounds[i], sizeof k->sounds[i], "%s", e[i].name);
         bank_load_t *l = malloc(sizeof *l);
         char m[HL_MAX_MSG + 1] = "out of memory";
-        int lr = l ? hld_sounds_load(b->sounds, NULL, e[i].name, e[i].path, e[i].flags, sound_done,
-                                     l, m, sizeof m)
+        int lr = l ? hld_sounds_load(b->sounds, b->charge, e[i].name, e[i].path,
+                                     e[i].flags | HL_LOAD_SHARED | HLD_LOAD_BANK, sound_done, l, m,
+                                     sizeof m)
                    : HELIOD_ENOMEM;
         if (lr != 0) {
             free(l);

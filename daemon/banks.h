@@ -57,6 +57,10 @@ typedef struct hld_banks {
     hld_cues_t *cues;
     hld_bank_fn changed;
     void *user;
+    /* the client the sounds of the bank being loaded are charged to (its
+     * sample quota), set by the caller around hld_banks_load; NULL: the
+     * daemon's (world zones) */
+    hld_client_t *charge;
 } hld_banks_t;
 
 void hld_banks_init(hld_banks_t *b, hld_sounds_t *sounds, hld_cues_t *cues, hld_bank_fn fn,

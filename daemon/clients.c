@@ -202,6 +202,11 @@ int hld_client_check_load(hld_client_t *c, char *msg, size_t cap) {
     const hld_quota_t *q = &c->table->quota;
     if (c->proc->loads >= q->loads)
         return refuse(c, HLD_QUOTA_LOADS, msg, cap, "loads in flight", q->loads, "--client-loads");
+    return hld_client_check_bytes(c, msg, cap);
+}
+
+int hld_client_check_bytes(hld_client_t *c, char *msg, size_t cap) {
+    const hld_quota_t *q = &c->table->quota;
     if (atomic_load_explicit(&c->proc->bytes, memory_order_relaxed) >= q->bytes) {
         hld_client_refused(c, HLD_QUOTA_BYTES);
         snprintf(msg, cap,

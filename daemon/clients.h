@@ -129,6 +129,9 @@ void hld_clients_charge_voice(hld_clients_t *t, uint32_t id, int detached, int s
 
 /* 0 if c may start one more load, else HELIOD_EQUOTA with msg (counted). */
 int hld_client_check_load(hld_client_t *c, char *msg, size_t cap);
+/* The sample-memory part of it alone (a bank's sounds: started together,
+ * held to the daemon-wide in-flight cap, not the client's). */
+int hld_client_check_bytes(hld_client_t *c, char *msg, size_t cap);
 /* Loads in flight and sound entries charged to c (+1 / -1); -1 may free a
  * disconnected record. */
 void hld_client_load_started(hld_client_t *c);

@@ -853,6 +853,8 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
         FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
+    int bank = (flags & HLD_LOAD_BANK) != 0;
+    flags &= ~HLD_LOAD_BANK;
     if (flags & ~(uint32_t)HL_LOAD_MASK) FAIL(HELIOD_EINVAL, "unknown load flags");
     if (!path[0]) FAIL(HELIOD_EINVAL, "empty path");
     uint32_t ns = (flags & HL_LOAD_SHARED) || !cl ? 0 : cl->id;
@@ -867,7 +869,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
     if (s->inflight >= HL_MAX_LOADS_INFLIGHT)
         FAIL(HELIOD_EBUSY, "too many loads in progress, try again");
     if (cl) {
-        int rc = hld_client_check_load(cl, msg, cap);
+        int rc = bank ? hld_client_check_bytes(cl, msg, cap) : hld_client_check_load(cl, msg, cap);
         if (rc < 0) return rc;
     }
     load_job_t *j = calloc(1, sizeof *j);

@@ -135,7 +135,9 @@ hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm);
 /* Validates and starts a load for client cl (NULL: the daemon's own, shared
  * and charged to nobody): into cl's namespace, or the shared one with
  * HL_LOAD_SHARED. Returns 0 (done will be called exactly once, later) or a
- * negative HELIOD_* code with msg set (done is not called). */
+ * negative HELIOD_* code with msg set (done is not called). HLD_LOAD_BANK
+ * (a bank's sound): cl's sample quota applies, not its loads in flight. */
+#define HLD_LOAD_BANK 0x80000000u
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
 /* As hld_sounds_load for an encoded file in memory (an upload): decoded

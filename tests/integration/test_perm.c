@@ -534,6 +534,51 @@ static int setup_budget(void **state) {
     return start(args);
 }
 
+/* ---- a bank's sounds are charged to the client that loads it ----------------- */
+
+static int unload_bank(heliod_t *h, int *out, void *arg) {
+    out[0] = heliod_bank_unload(h, (const char *)arg);
+    return 1;
+}
+
+static void test_bank_charged_to_its_loader(void **state) {
+    fx_t *f = *state;
+    char a[600], b[600], man[600];
+    snprintf(a, sizeof a, "%.256s/a.wav", f->d.dir);
+    snprintf(b, sizeof b, "%.256s/b.wav", f->d.dir);
+    snprintf(man, sizeof man, "%.256s/level.ini", f->d.dir);
+    /* 4 s mono at 48 kHz: 750 KiB decoded each, two over a 1 MiB quota */
+    assert_int_equal(th_write_sine(a, 48000, 4.0, 220, 0.2), 0);
+    assert_int_equal(th_write_sine(b, 48000, 4.0, 330, 0.2), 0);
+    FILE *fp = fopen(man, "w");
+    assert_non_null(fp);
+    fprintf(fp, "name = level\n[sound la]\npath = a.wav\n[sound lb]\npath = b.wav\n");
+    fclose(fp);
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_bank_load(g, man, NULL), 0);
+    heliod_bank_info_t bi[4];
+    size_t n = 0;
+    for (int i = 0; i < 1000; i++) {
+        assert_int_equal(heliod_banks(g, bi, 4, &n), 0);
+        if (n == 1 && bi[0].state != HELIOD_BANK_LOADING) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(n, 1);
+    fprintf(stderr,
+            "# bank of two 750 KiB sounds under a 1 MiB client quota: %u loaded, %u "
+            "failed (%s)\n",
+            bi[0].done, bi[0].failed, bi[0].error);
+    assert_int_equal(bi[0].done, 1);
+    assert_int_equal(bi[0].failed, 1);
+    assert_non_null(strstr(bi[0].error, "--client-sample-mb"));
+    /* a stranger cannot unload it; its loader can */
+    int r[1];
+    assert_int_equal(in_child(f, unload_bank, "level", r, 1), 1);
+    assert_int_equal(r[0], HELIOD_EPERM);
+    assert_int_equal(heliod_bank_unload(g, "level"), 0);
+    heliod_close(g);
+}
+
 /* ---- a script's batch of detached loops fits the defaults -------------------- */
 
 static void test_batch_of_detached_loops(void **state) {
@@ -569,6 +614,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_quota_per_process, setup_voices, teardown),
         cmocka_unit_test_setup_teardown(test_upload_charged_and_times_out, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_upload_evicts_only_its_own, setup_budget, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_charged_to_its_loader, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
