@@ -191,6 +191,7 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         if (c->hello && !c->control) d->plain--;
         if (c->placed) d->placed--;
         if (c->reserved && c->cl && c->cl->proc->reserved) c->cl->proc->reserved--;
+        if (c->reserved && d->reserved) d->reserved--;
         c->placed = c->reserved = 0;
     }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */

@@ -90,6 +90,7 @@ typedef struct hld_daemon {
     uint32_t clients;      /* listed connections (control ones included) */
     uint32_t plain;        /* of those, past HELLO and not control: at most cfg.max_clients */
     uint32_t placed;       /* past HELLO in one of the cfg.max_clients places (control or not) */
+    uint32_t reserved;     /* control clients in the places kept above them (one per process) */
     uint32_t next_client_id;
 
     /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */

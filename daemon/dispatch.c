@@ -175,12 +175,15 @@ static int op_hello(hld_req_t *q) {
     int control = (m.flags & HL_HELLO_CONTROL) != 0;
     uint32_t max = d->cfg.max_clients ? d->cfg.max_clients : HL_MAX_CLIENTS;
     /* max places for everyone; the HLD_CONTROL_PLACES above them for control
-     * clients, one per process, so a flood of connections claiming control
-     * from one process takes one of them and the operator's heliodctl (a
-     * process of its own) still gets in */
-    int placed = d->placed < max;
+     * clients, one per process: a control client takes a kept place first
+     * (so it costs the games none of theirs) if its process holds none, else
+     * an ordinary one. A flood of connections claiming control from one
+     * process takes one kept place, and the operator's heliodctl (a process
+     * of its own) still gets in. */
     hld_proc_t *proc = c->cl ? c->cl->proc : NULL;
-    if (!placed && (!control || !proc || proc->reserved)) {
+    int reserved = control && proc && !proc->reserved && d->reserved < HLD_CONTROL_PLACES;
+    int placed = !reserved && d->placed < max;
+    if (!reserved && !placed) {
         char msg[HL_MAX_MSG + 1];
         d->n.clients_rejected++;
         if (!control)
@@ -203,6 +206,7 @@ static int op_hello(hld_req_t *q) {
     } else {
         c->reserved = 1;
         proc->reserved++;
+        d->reserved++;
     }
     if (!control) d->plain++;
     if (c->cl) c->cl->control = control;

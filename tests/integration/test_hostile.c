@@ -529,9 +529,9 @@ static void test_slowloris(void **state) {
 
 /* More than HL_MAX_CLIENTS clients: HL_MAX_CLIENTS plain clients handshake;
  * the next plain HELLO is answered "server full" (EBUSY) and closed; the
- * CONTROL_PLACES places above are kept for control clients (the probe is
- * one), which still get in; connections beyond those get the error frame
- * at accept. Every refusal is counted in clients_rejected; the first
+ * CONTROL_PLACES places above are kept for control clients, one per process
+ * (the probe holds this process's: a second control HELLO is refused);
+ * connections beyond those get the error frame at accept. Every refusal is counted in clients_rejected; the first
  * clients keep working. */
 #define CONTROL_PLACES 4 /* HLD_CONTROL_PLACES */
 static void test_too_many_clients(void **state) {
@@ -564,16 +564,26 @@ static void test_too_many_clients(void **state) {
     assert_non_null(strstr(f->msg, "server full"));
     assert_true(closed_by_peer(fd, 1000));
     close(fd);
-    /* control clients take the kept places (the probe holds one) */
+    /* the kept places are one per process: the probe (a control client of
+     * this process) holds one, so another control HELLO from this process
+     * finds neither a kept place nor an ordinary one */
     size_t hc = enc_hello_flags(b, sizeof b, HL_HELLO_CONTROL);
+    fd = th_raw_connect(x.d.sock);
+    assert_true(fd >= 0);
+    assert_int_equal(send_raw(fd, HL_OP_HELLO, 0, 1, b, hc), 0);
+    assert_int_equal(read_frame(fd, f, RX_TIMEOUT_MS), 1);
+    assert_int_equal(f->status, HELIOD_EBUSY);
+    assert_non_null(strstr(f->msg, "one each"));
+    assert_true(closed_by_peer(fd, 1000));
+    close(fd);
+    /* the other kept places: connections not past HELLO yet hold them too */
     for (int i = 0; i < CONTROL_PLACES - 1; i++) {
         fds[n] = th_raw_connect(x.d.sock);
         assert_true(fds[n] >= 0);
-        assert_int_equal(send_raw(fds[n], HL_OP_HELLO, 0, 1, b, hc), 0);
-        assert_int_equal(read_reply(fds[n], 1, f, RX_TIMEOUT_MS), 1);
-        assert_int_equal(f->status, 0);
         n++;
     }
+    for (int i = 0; i < 200 && th_stat(x.probe, "clients") < MAX_CLIENTS + CONTROL_PLACES; i++)
+        th_sleep_ms(5);
     /* now every place is taken: refused at accept */
     for (int i = 0; i < EXTRA; i++) {
         fd = th_raw_connect(x.d.sock);
@@ -586,7 +596,7 @@ static void test_too_many_clients(void **state) {
         close(fd);
     }
     assert_true(probe_ping_ms(&x) < PING_BUDGET_MS);
-    assert_int_equal(th_stat(x.probe, "clients_rejected") - rej0, EXTRA + 1);
+    assert_int_equal(th_stat(x.probe, "clients_rejected") - rej0, EXTRA + 2);
     assert_int_equal(th_stat(x.probe, "clients"), MAX_CLIENTS + CONTROL_PLACES);
     assert_int_equal(th_stat(x.probe, "clients_control"), CONTROL_PLACES);
     /* the accepted ones still work */
