@@ -198,6 +198,7 @@ static void test_voices_are_their_creators(void **state) {
     th_sleep_ms(100);
     assert_int_equal(heliod_unload(a, "loop"), 0);
     heliod_close(a);
+    heliod_close(b);
     heliod_close(ctl);
 }
 
