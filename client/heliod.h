@@ -409,7 +409,8 @@ typedef struct {
  * "null" for the null driver, "default" for the default output. *out (may be
  * NULL) gets what is now open. Returns 0, HELIOD_ENODEV (no such device),
  * HELIOD_EINVAL (the device runs at no rate heliod converts to), HELIOD_EIO,
- * HELIOD_EBUSY (a switch is in progress) or a connection error. Blocking. */
+ * HELIOD_EBUSY (a switch is in progress), HELIOD_EPERM (not a control
+ * client: the device is every client's) or a connection error. Blocking. */
 int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out);
 
 typedef struct {
@@ -418,7 +419,7 @@ typedef struct {
 } heliod_stat_t;
 /* Statistics as key/value pairs (keys listed in proto/PROTOCOL.md). reset = 1
  * restarts the callback-time histogram, and the integrated loudness and
- * loudness range, after reading. */
+ * loudness range, after reading (a control client only: HELIOD_EPERM). */
 int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset);
 
 /* ---- cues, categories, emitters ---- */
@@ -504,7 +505,9 @@ int heliod_category_define(heliod_t *h, const heliod_category_t *c);
 /* Has the daemon read a cue file (path as the daemon sees it: give an
  * absolute path). *ncues / *ncats (either may be NULL) get how many cues and
  * categories it defined. Returns 0, HELIOD_EFILE, HELIOD_EINVAL (with the
- * file's line in heliod_last_error()), or a connection error. Blocking. */
+ * file's line in heliod_last_error()), HELIOD_EPERM (not a control client: a
+ * sheet redefines any name; define cues one by one instead), or a connection
+ * error. Blocking. */
 int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *ncats);
 
 typedef struct {
