@@ -531,8 +531,8 @@ static void test_slowloris(void **state) {
  * the next plain HELLO is answered "server full" (EBUSY) and closed; the
  * CONTROL_PLACES places above are kept for control clients, one per process
  * (the probe holds this process's: a second control HELLO is refused);
- * connections beyond those get the error frame at accept. Every refusal is counted in clients_rejected; the first
- * clients keep working. */
+ * connections beyond those get the error frame at accept. Every refusal is counted in
+ * clients_rejected; the first clients keep working. */
 #define CONTROL_PLACES 4 /* HLD_CONTROL_PLACES */
 static void test_too_many_clients(void **state) {
     (void)state;
