@@ -774,6 +774,9 @@ static FILE *open_regular(const char *path, char *err, size_t errcap) {
     return f;
 }
 
+static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap);
+
 int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats, char *err,
                        size_t errcap) {
     if (ncues) *ncues = 0;
@@ -781,6 +784,25 @@ int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_
     if (err && errcap) err[0] = '\0';
     FILE *f = open_regular(path, err, errcap);
     if (!f) return HELIOD_EFILE;
+    return load_stream(c, path, f, ncues, ncats, err, errcap);
+}
+
+int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t len,
+                      uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap) {
+    if (ncues) *ncues = 0;
+    if (ncats) *ncats = 0;
+    if (err && errcap) err[0] = '\0';
+    if (len == 0) return 0; /* an empty sheet defines nothing */
+    FILE *f = fmemopen((void *)(uintptr_t)text, len, "r");
+    if (!f) {
+        if (err && errcap) snprintf(err, errcap, "%s: out of memory", path);
+        return HELIOD_ENOMEM;
+    }
+    return load_stream(c, path, f, ncues, ncats, err, errcap);
+}
+
+static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap) {
     ld_t *L = calloc(1, sizeof *L);
     char *buf = malloc(INI_MAX_LINE + 1);
     hld_cue_t **cue_spares = NULL;

@@ -37,6 +37,7 @@
 #include "cues.h"
 #include "decoder.h"
 #include "engine.h"
+#include "fileio.h"
 #include "governor.h"
 #include "sounds.h"
 #include "sounds_watch.h"
@@ -70,6 +71,7 @@ typedef struct hld_daemon {
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */
+    hld_files_t files; /* the files requests name, read off the loop (fileio.c) */
     hld_watch_t watch; /* --watch-assets: hot reload (sounds_watch.c) */
     hld_wzones_t wzones;
     /* world zones: banks loaded by the listener's position */ /* reverb zones following the

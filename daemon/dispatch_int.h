@@ -83,6 +83,18 @@ int hld_op_ducks(hld_req_t *q);
 int hld_op_rzone(hld_req_t *q);
 int hld_op_rzones(hld_req_t *q);
 /* asset_ops.c */
+/* A request answered later, once its file work on the worker pool is done
+ * (fileio.h): it holds the connection until hld_later_end. */
+typedef struct {
+    hld_conn_t *c;
+    hl_frame_hdr_t h; /* op, flags, id of the request */
+} hld_later_t;
+void hld_later_begin(hld_later_t *l, const hld_req_t *q);
+/* 1 if the connection is still open: q is set up to answer (hld_fail,
+ * hld_reply_*); 0 if it closed meanwhile. */
+int hld_later_req(hld_later_t *l, hld_req_t *q);
+/* Sends what was answered and lets the connection go. */
+void hld_later_end(hld_later_t *l);
 int hld_op_bank(hld_req_t *q);
 int hld_op_banks(hld_req_t *q);
 int hld_op_zone(hld_req_t *q);

@@ -83,7 +83,9 @@ int main(int argc, char **argv) {
     hld_governor_init(&d); /* prices a worst-case voice before the audio thread runs */
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    hld_files_init(&d.files, d.loop);
     hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
+    d.banks.files = &d.files;
     d.sounds.reload_done = hld_assets_reloaded;
     d.sounds.reload_user = &d;
     d.watch.fd = -1;
@@ -135,6 +137,7 @@ int main(int argc, char **argv) {
     hld_vm_destroy(d.vm);
     hld_wzones_close(&d.wzones);
     hld_banks_close(&d.banks);
+    hld_files_close(&d.files);
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
     hld_watch_close(&d.watch);    /* after the sounds: no worker adds a watch any more */
