@@ -74,6 +74,9 @@ typedef struct hld_sound {
     int reload_again; /* it changed again while reloading: reload once more after */
     int retired;      /* replaced by a reload: out of the table, freed when unused */
     struct hld_sound *retired_next; /* hld_sounds_t.retired */
+    /* the eviction order (hld_sounds_t.lru_head): every entry in the table,
+     * least recently played first (never played ones at the head) */
+    struct hld_sound *lru_prev, *lru_next;
 } hld_sound_t;
 
 struct hld_watch;
@@ -102,7 +105,12 @@ typedef struct hld_sounds {
     uint64_t loads_failed;
     uint64_t use_clock;                /* bumped by every play (hld_sounds_touch) */
     uint64_t evictions, evicted_bytes; /* sounds the budget evicted, and their bytes */
-    uint64_t gen_clock;                /* hld_sound_t.gen */
+    /* the entries in eviction order: a play moves its sound to the tail, an
+     * eviction walks from the head once (O(entries), never O(entries^2)) */
+    hld_sound_t *lru_head, *lru_tail;
+    uint64_t evict_scanned; /* entries eviction walks looked at (STATS: its cost in operations) */
+    uint64_t evict_ns_max;  /* the longest single eviction walk, ns */
+    uint64_t gen_clock;     /* hld_sound_t.gen */
     /* hot reload (--watch-assets): the watcher (NULL: off) and its inotify
      * fd, which the load workers add a file's directory to (the path lookup
      * stays off the loop) */

@@ -178,6 +178,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "samples_budget_bytes", (double)d->sounds.max_bytes);
     put(&s, "samples_evictions", (double)d->sounds.evictions);
     put(&s, "samples_evicted_bytes", (double)d->sounds.evicted_bytes);
+    put(&s, "samples_evict_scanned", (double)d->sounds.evict_scanned);
+    put(&s, "samples_evict_max_us", (double)d->sounds.evict_ns_max / 1000.0);
     uint32_t nbanks = 0;
     for (int i = 0; i < HLD_MAX_BANKS; i++)
         nbanks += d->banks.bank[i] != NULL;

@@ -305,6 +305,72 @@ static void test_bank_1024(void **state) {
     heliod_close(h);
 }
 
+/* ---- eviction walks each sound once ---------------------------------------------- */
+
+static int setup_evict(void **state) {
+    const char *args[] = {"--max-sample-mb", "4", "--client-sample-mb", "4", NULL};
+    return th_fixture_start(state, 0, args);
+}
+
+static int bank_state(heliod_t *h, const char *name, heliod_bank_info_t *out) {
+    static heliod_bank_info_t b[8];
+    size_t n = 0;
+    assert_true(heliod_banks(h, b, 8, &n) >= 0);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(b[k].name, name)) {
+            *out = b[k];
+            return b[k].state;
+        }
+    return -1;
+}
+
+/* 2048 tiny sounds (two banks) fill a 4 MiB budget; one big load then
+ * evicts most of them. The eviction walk looks at each entry at most once
+ * per eviction (STATS samples_evict_scanned), where a scan per evicted
+ * sound looked at every entry for each: n^2/2 and more. Counted, not timed. */
+static void test_eviction_linear(void **state) {
+    fixture_t *f = *state;
+    char p[400], man[2][400];
+    for (int i = 0; i < 1024; i++) {
+        snprintf(p, sizeof p, "%s/t%04d.wav", f->d.dir, i);
+        assert_int_equal(th_write_sine(p, 48000, 0.01, 300.0, 0.1), 0);
+    }
+    for (int k = 0; k < 2; k++) {
+        snprintf(man[k], sizeof man[k], "%s/tiny%d.ini", f->d.dir, k);
+        FILE *m = fopen(man[k], "w");
+        assert_non_null(m);
+        fprintf(m, "name = tiny%d\n", k);
+        for (int i = 0; i < 1024; i++)
+            fprintf(m, "[sound %c%04d]\npath = t%04d.wav\n", 'a' + k, i, i);
+        fclose(m);
+    }
+    heliod_t *h = conn(f, "evict");
+    heliod_bank_info_t bi;
+    for (int k = 0; k < 2; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "tiny%d", k);
+        assert_int_equal(heliod_bank_load(h, man[k], NULL), 0);
+        for (int w = 0; w < 1000 && bank_state(h, name, &bi) == HELIOD_BANK_LOADING; w++)
+            th_sleep_ms(10);
+        assert_int_equal(bi.state, HELIOD_BANK_LOADED);
+        assert_int_equal(bi.done, 1024);
+    }
+    double scanned0 = th_stat(h, "samples_evict_scanned");
+    double ev0 = th_stat(h, "samples_evictions");
+    snprintf(p, sizeof p, "%s/big.wav", f->d.dir);
+    assert_int_equal(th_write_sine(p, 48000, 19.0, 220.0, 0.1), 0); /* 3.6 MB decoded */
+    assert_int_equal(heliod_load(h, "big", p, 0, NULL), 0);
+    double scanned = th_stat(h, "samples_evict_scanned") - scanned0;
+    double evicted = th_stat(h, "samples_evictions") - ev0;
+    double us = th_stat(h, "samples_evict_max_us");
+    print_message("eviction: %.0f of 2048 sounds evicted, %.0f entries looked at, longest walk "
+                  "%.0f us\n",
+                  evicted, scanned, us);
+    assert_true(evicted >= 1500);
+    assert_true(scanned <= 2.0 * 2048); /* at most a walk or two over the table */
+    heliod_close(h);
+}
+
 /* ---- the zone cap holds at every instant ---------------------------------------- */
 
 static void test_zone_cap(void **state) {
@@ -356,6 +422,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bank_cue_sheet_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bank_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eviction_linear, setup_evict, teardown),
         cmocka_unit_test_setup_teardown(test_zone_cap, setup_zones, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
