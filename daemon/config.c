@@ -61,6 +61,7 @@ enum {
     OPT_ZHZ,
     OPT_RENDER,
     OPT_OUT,
+    OPT_MAXSEC,
     OPT_SEED,
     OPT_WATCH,
 };
@@ -97,6 +98,7 @@ static const struct option g_opts[] = {
     {"zone-tick-hz", required_argument, NULL, OPT_ZHZ},
     {"render", required_argument, NULL, OPT_RENDER},
     {"out", required_argument, NULL, OPT_OUT},
+    {"max-seconds", required_argument, NULL, OPT_MAXSEC},
     {"seed", required_argument, NULL, OPT_SEED},
     {"watch-assets", optional_argument, NULL, OPT_WATCH},
     {"help", no_argument, NULL, OPT_HELP},
@@ -142,6 +144,9 @@ static void usage(FILE *f) {
             "                       line 'seed N'; no\n"
             "                       socket, no device; the same score and build give a\n"
             "                       byte-identical file (--seed: cue variations)\n"
+            "  --max-seconds S      --render: the longest output (default 600, at most\n"
+            "                       14400); a score timed beyond it is refused, a render\n"
+            "                       still playing there stops with an error\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    sample-memory budget: over it, unplayed unpinned sounds\n"
@@ -250,6 +255,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
     case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
     case OPT_OUT: return copy_str("--out", c->out, sizeof c->out, val);
+    case OPT_MAXSEC:
+        return parse_u32("--max-seconds", val, 1, HLD_RENDER_MAX_SECONDS, &c->render_max_s);
     case OPT_SEED: {
         char *end;
         errno = 0;

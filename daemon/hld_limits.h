@@ -120,6 +120,15 @@
 
 /* clang-format on */
 
+/* the offline renderer (render.c): a score is a file too, trusted no more than a client */
+/* clang-format off */
+#define HLD_RENDER_DEFAULT_SECONDS 600        /* --max-seconds: 10 min, 230 MB of float stereo */
+#define HLD_RENDER_MAX_SECONDS     14400      /* 4 h at most (5.5 GB at 48 kHz) */
+#define HLD_RENDER_SCORE_MAX_BYTES (16u << 20) /* a score: 16 MiB of text */
+#define HLD_RENDER_LINE_MAX        5119       /* bytes per score line: a path (4095) and options */
+#define HLD_RENDER_LINE_MAX_S      "5119"
+/* clang-format on */
+
 /* decoding untrusted files (sounds.c, decoder.c) */
 /* clang-format off */
 #define HLD_MAX_SRC_CHANNELS   8      /* 7.1 is the most a game ships; more is refused, > 2 downmixed */

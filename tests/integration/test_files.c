@@ -417,6 +417,140 @@ static void test_zone_cap(void **state) {
     heliod_close(h);
 }
 
+/* ---- heliod --render trusts its score no more than a client ------------------- */
+
+static char g_rdir[256];
+
+/* heliod --render SCORE --out OUT [args]: its exit status (-2: still
+ * running after 60 s, killed); its stderr into err. */
+static int render(const char *score, const char *out, const char *const *args, char *err,
+                  size_t cap) {
+    char logp[300];
+    snprintf(logp, sizeof logp, "%s/render.err", g_rdir);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
+        if (!freopen(logp, "w", stderr)) _exit(126);
+        const char *av[16] = {bin, "--render", score, "--out", out, "--log-level", "warn"};
+        int n = 7;
+        for (int i = 0; args && args[i] && n < 15; i++)
+            av[n++] = args[i];
+        av[n] = NULL;
+        execv(bin, (char *const *)av);
+        _exit(127);
+    }
+    int st = 0, done = 0;
+    for (int i = 0; i < 6000 && !done; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            done = 1;
+        else
+            th_sleep_ms(10);
+    }
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    err[0] = '\0';
+    FILE *f = fopen(logp, "r");
+    if (f) {
+        size_t n = fread(err, 1, cap - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    if (!done) return -2;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int setup_render(void **state) {
+    (void)state;
+    snprintf(g_rdir, sizeof g_rdir, "/tmp/heliod-render-XXXXXX");
+    return mkdtemp(g_rdir) ? 0 : -1;
+}
+
+static int teardown_render(void **state) {
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_rdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_render_limits(void **state) {
+    (void)state;
+    char score[300], out[300], err[4096], wav[300], fifo[300], text[1200];
+    snprintf(out, sizeof out, "%s/out.wav", g_rdir);
+    snprintf(wav, sizeof wav, "%s/tone.wav", g_rdir);
+    assert_int_equal(th_write_sine(wav, 48000, 0.5, 440.0, 0.2), 0);
+
+    /* one line that would write hours: refused before anything renders */
+    snprintf(score, sizeof score, "%s/long.score", g_rdir);
+    snprintf(text, sizeof text, "load t %s\n@0 play t\n@+20000000 end\n", wav);
+    write_text(score, text);
+    unlink(out);
+    int rc = render(score, out, NULL, err, sizeof err);
+    print_message("score ending at 20000 s: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "beyond --max-seconds (600 s)"));
+    struct stat st;
+    assert_true(stat(out, &st) != 0 || st.st_size < 1024); /* nothing rendered */
+    snprintf(text, sizeof text, "load t %s\n@+700000 play t\n", wav);
+    write_text(score, text);
+    rc = render(score, out, NULL, err, sizeof err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "beyond --max-seconds"));
+
+    /* a loop with no end: cut at --max-seconds, with an error */
+    snprintf(text, sizeof text, "load t %s\n@0 play t --loop\n", wav);
+    write_text(score, text);
+    const char *two[] = {"--max-seconds", "2", NULL};
+    rc = render(score, out, two, err, sizeof err);
+    print_message("endless loop, --max-seconds 2: exit %d: %s", rc, err);
+    assert_int_equal(rc, 4);
+    assert_non_null(strstr(err, "still playing at --max-seconds (2 s)"));
+    float *data = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &data, &frames, &ch, &rate), 0);
+    free(data);
+    assert_int_equal(frames, 2 * 48000); /* exactly the cap */
+
+    /* not a regular file: refused at once, never read */
+    snprintf(fifo, sizeof fifo, "%s/score.fifo", g_rdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    rc = render(fifo, out, NULL, err, sizeof err);
+    print_message("FIFO score: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "not a regular file"));
+    rc = render("/dev/zero", out, NULL, err, sizeof err);
+    print_message("/dev/zero score: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "not a regular file"));
+
+    /* a line over the limit is an error, not two lines */
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load t %s\n@0 play t --gain -6", wav);
+    for (int i = 0; i < 6000; i++)
+        fputc(' ', f);
+    fprintf(f, "--pitch 2\n");
+    fclose(f);
+    rc = render(score, out, NULL, err, sizeof err);
+    print_message("over-long line: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, ":2: line longer than 5119 bytes"));
+
+    /* --max-seconds is range-checked */
+    const char *bad[] = {"--max-seconds", "100000", NULL};
+    snprintf(text, sizeof text, "load t %s\n@0 play t\n", wav);
+    write_text(score, text);
+    rc = render(score, out, bad, err, sizeof err);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(err, "--max-seconds"));
+    /* and a sane score still renders */
+    rc = render(score, out, NULL, err, sizeof err);
+    assert_int_equal(rc, 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
@@ -424,6 +558,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bank_1024, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eviction_linear, setup_evict, teardown),
         cmocka_unit_test_setup_teardown(test_zone_cap, setup_zones, teardown),
+        cmocka_unit_test_setup_teardown(test_render_limits, setup_render, teardown_render),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
