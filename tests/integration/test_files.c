@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -228,6 +229,39 @@ static void test_bad_files(void **state) {
     assert_string_equal(bi.name, "ok");
     heliod_close(h);
     th_sleep_ms(2500); /* the hung opens' workers come back before the daemon stops */
+}
+
+/* Real hung I/O: a FUSE mount nobody serves (as test_lifecycle's `fuse`):
+ * every open under it waits in the kernel for good. BANK load, ZONE add and
+ * CUES_LOAD of a file there are answered ETIMEDOUT at the open budget while
+ * another client's pings keep coming back; closing the FUSE connection
+ * afterwards lets the stuck workers return. Needs root and /dev/fuse. */
+static void test_fuse_hung_open(void **state) {
+    fixture_t *f = *state;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        print_message("needs root and /dev/fuse to mount a hung file system: skipped\n");
+        skip();
+    }
+    char mnt[400], opts[160], path[500];
+    snprintf(mnt, sizeof mnt, "%s/mnt", f->d.dir);
+    assert_int_equal(mkdir(mnt, 0700), 0);
+    int fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=%d,group_id=%d", fuse, (int)getuid(),
+             (int)getgid());
+    if (fuse < 0 || mount("heliodtest", mnt, "fuse", MS_NOSUID | MS_NODEV, opts) != 0) {
+        print_message("cannot mount FUSE (%s): skipped\n", strerror(errno));
+        if (fuse >= 0) close(fuse);
+        skip();
+    }
+    snprintf(path, sizeof path, "%s/hung.ini", mnt);
+    expect(f, "bank load on hung FUSE", do_bank, path, HELIOD_ETIMEDOUT, "open budget");
+    expect(f, "cues load on hung FUSE", do_cues, path, HELIOD_ETIMEDOUT, "open budget");
+    umount2(mnt, MNT_DETACH);
+    close(fuse); /* aborts the connection: the stuck opens fail and their workers return */
+    th_sleep_ms(200);
+    heliod_t *h = conn(f, "after-fuse");
+    assert_int_equal(heliod_ping(h, NULL), 0);
+    heliod_close(h);
 }
 
 /* A bank's cue sheet is read off the loop too: one that is a FIFO fails the
@@ -554,6 +588,7 @@ static void test_render_limits(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fuse_hung_open, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bank_cue_sheet_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bank_1024, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eviction_linear, setup_evict, teardown),
