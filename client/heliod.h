@@ -715,8 +715,10 @@ int heliod_bank_load(heliod_t *h, const char *path, heliod_bank_info_t *out);
 /* Unloads a bank: each sound goes when its last voice ends. */
 int heliod_bank_unload(heliod_t *h, const char *name);
 int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count);
-/* A world zone: the bank at `bank` loads when the listener comes within
- * radius of pos and unloads beyond 1.25 x radius (see README). */
+/* A world zone: the bank at `bank` (an absolute path on the daemon's host)
+ * loads when the listener comes within radius of pos and unloads beyond
+ * 1.25 x radius (see README). The daemon reads the manifest and its sounds'
+ * headers before answering (EFILE, EINVAL, ETOOBIG, ETIMEDOUT: see PROTOCOL.md). */
 int heliod_zone_add(heliod_t *h, const char *name, const char *bank, const float pos[3],
                     float radius);
 int heliod_zone_remove(heliod_t *h, const char *name);

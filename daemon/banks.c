@@ -284,7 +284,7 @@ static void manifest_work(hld_fjob_t *j) {
 
 static void manifest_done(hld_fjob_t *j) {
     hld_manifest_t *m = (hld_manifest_t *)j;
-    m->fn(m->user, j->status, j->msg, j->status == 0 ? m : NULL);
+    m->fn(m->user, j->answer_status, j->answer_msg, j->answer_status == 0 ? m : NULL);
 }
 
 static void bank_free(hld_bank_t *k);
@@ -346,13 +346,13 @@ static void cue_done(hld_fjob_t *j) {
     k->cue_job = NULL;
     if (k->state != HLD_BANK_LOADING) return; /* unloading meanwhile */
     char err[HL_MAX_MSG + 1] = "";
-    int rc = j->status;
+    int rc = j->answer_status;
     if (rc == 0) {
         uint32_t nc = 0, ncat = 0;
         rc = hld_cues_load_mem(c->banks->cues, c->path, c->text, c->len, &nc, &ncat, err,
                                sizeof err);
     } else {
-        snprintf(err, sizeof err, "%s", j->msg);
+        snprintf(err, sizeof err, "%s", j->answer_msg);
     }
     if (rc != 0) {
         snprintf(k->error, sizeof k->error, "cues: %.240s", err);

@@ -97,12 +97,12 @@ static void cues_done(hld_fjob_t *j) {
     if (hld_later_req(&c->l, &q)) {
         char err[HL_MAX_MSG + 1] = "";
         hl_cues_load_reply_t r = {0};
-        int rc = j->status;
+        int rc = j->answer_status;
         if (rc == 0)
             rc = hld_cues_load_mem(&c->l.c->d->cues, c->path, c->text, c->len, &r.cues,
                                    &r.categories, err, sizeof err);
         else
-            snprintf(err, sizeof err, "%s", j->msg);
+            snprintf(err, sizeof err, "%s", j->answer_msg);
         if (rc < 0) {
             hld_fail(&q, rc, err[0] ? err : NULL);
         } else if (!(c->l.h.flags & HL_FLAG_NOREPLY)) {

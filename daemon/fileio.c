@@ -68,8 +68,11 @@ uint32_t hld_files_pending(const hld_files_t *f) {
     return n;
 }
 
-static void answer(hld_fjob_t *j) {
+/* Calls done with (status, msg): the work's once it returned, else the module's. */
+static void answer(hld_fjob_t *j, int status, const char *msg) {
     j->answered = 1;
+    j->answer_status = status;
+    snprintf(j->answer_msg, sizeof j->answer_msg, "%s", msg);
     if (j->done) j->done(j);
 }
 
@@ -97,11 +100,10 @@ static void after_cb(uv_work_t *req, int status) {
     run_list_remove(f, j);
     f->nrunning--;
     if (!j->answered) {
-        if (status == UV_ECANCELED) {
-            j->status = HELIOD_ESHUTDOWN;
-            snprintf(j->msg, sizeof j->msg, "the daemon is shutting down");
-        }
-        answer(j);
+        if (status == UV_ECANCELED)
+            answer(j, HELIOD_ESHUTDOWN, "the daemon is shutting down");
+        else
+            answer(j, j->status, j->msg); /* the worker is done with them */
     }
     job_free(j);
     pump(f);
@@ -115,9 +117,7 @@ static void pump(hld_files_t *f) {
         j->next = j->prev = NULL;
         j->req.data = j;
         if (uv_queue_work(f->loop, &j->req, work_cb, after_cb) != 0) {
-            j->status = HELIOD_EIO;
-            snprintf(j->msg, sizeof j->msg, "cannot queue the file job");
-            answer(j);
+            answer(j, HELIOD_EIO, "cannot queue the file job");
             job_free(j);
             continue;
         }
@@ -153,11 +153,10 @@ void hld_files_tick(hld_files_t *f) {
             f->timeouts++;
             hld_warn("opening %s: no answer after %d ms (its worker is left to it)", j->io_path,
                      HLD_OPEN_TIMEOUT_MS);
-            j->status = HELIOD_ETIMEDOUT;
-            snprintf(j->msg, sizeof j->msg,
-                     "opening %.200s took longer than the open budget (%d s)", j->io_path,
-                     HLD_OPEN_TIMEOUT_MS / 1000);
-            answer(j);
+            char m[HL_MAX_MSG + 1];
+            snprintf(m, sizeof m, "opening %.200s took longer than the open budget (%d s)",
+                     j->io_path, HLD_OPEN_TIMEOUT_MS / 1000);
+            answer(j, HELIOD_ETIMEDOUT, m); /* the worker keeps status and msg to itself */
             continue;
         }
         live++;
@@ -169,11 +168,10 @@ void hld_files_tick(hld_files_t *f) {
         f->queue = j->next;
         if (!f->queue) f->queue_tail = NULL;
         f->timeouts++;
-        j->status = HELIOD_ETIMEDOUT;
-        snprintf(j->msg, sizeof j->msg,
-                 "file reads are stuck behind hung opens (none answered within %d s)",
+        char m[HL_MAX_MSG + 1];
+        snprintf(m, sizeof m, "file reads are stuck behind hung opens (none answered within %d s)",
                  HLD_OPEN_TIMEOUT_MS / 1000);
-        answer(j);
+        answer(j, HELIOD_ETIMEDOUT, m);
         job_free(j);
     }
 }

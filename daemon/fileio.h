@@ -42,12 +42,17 @@ typedef void (*hld_fjob_fn)(hld_fjob_t *j);
 struct hld_fjob {
     /* the caller's, set before hld_files_submit */
     hld_fjob_fn work;    /* worker pool: fills the caller's fields, status and msg */
-    hld_fjob_fn done;    /* main thread, exactly once (status: the work's, or
-                          * ETIMEDOUT / ESHUTDOWN); never after hld_files_close */
+    hld_fjob_fn done;    /* main thread, exactly once (answer_status: the work's
+                          * status, or ETIMEDOUT / ESHUTDOWN); the work's other
+                          * results may be read only when answer_status is 0 */
     hld_fjob_fn cleanup; /* main thread: frees what work allocated (may be NULL) */
-    /* results */
+    /* the work's result (written by the worker: done reads answer_*) */
     int status;               /* 0 or a negative HELIOD_* code */
     char msg[HL_MAX_MSG + 1]; /* with status < 0 */
+    /* what done is called with: the work's result, or the module's own
+     * (ETIMEDOUT while the worker may still run, ESHUTDOWN) */
+    int answer_status;
+    char answer_msg[HL_MAX_MSG + 1];
     /* private */
     uv_work_t req;
     struct hld_files *files;

@@ -347,6 +347,7 @@ static int read_replies(rclient_t *c) {
 /* Runs the loop until every request sent has its reply. */
 static int wait_replies(rclient_t *c) {
     while (c->waiting) {
+        hld_files_tick(&c->d->files); /* a file a request names has the open budget here too */
         uv_run(c->d->loop, UV_RUN_NOWAIT);
         if (read_replies(c) < 0) return -1;
         if (!c->waiting) break;
@@ -414,6 +415,7 @@ static void wait_settled(hld_daemon_t *d) {
             if (w.tv_sec - w0.tv_sec > RENDER_ZONE_WAIT_S) zones = 0;
         }
         if (hld_decoder_settled(&d->decoder) && !zones) break;
+        hld_files_tick(&d->files);      /* a zone's manifest read has the open budget */
         uv_run(d->loop, UV_RUN_NOWAIT); /* stream opens complete on the loop */
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);

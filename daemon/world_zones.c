@@ -31,6 +31,7 @@ static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) 
     free(r);
     if (cancelled) return;
     w->reading[i] = NULL;
+    if (w->d->shutting_down) status = HELIOD_ESHUTDOWN, msg = "the daemon is shutting down";
     char why[HL_MAX_MSG + 1];
     hld_bank_t *b = NULL;
     if (status == 0) {
