@@ -240,12 +240,12 @@ static void estimate(hld_manifest_t *m) {
         }
         SF_INFO info = {0};
         SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
-        int bad = !sf || hld_sound_check_info(&info, 0, why, sizeof why) != 0;
+        int bad = sf ? hld_sound_check_info(&info, 0, why, sizeof why) : HELIOD_EDECODE;
         if (!sf) snprintf(why, sizeof why, "cannot decode: %s", sf_error_number(sf_error(NULL)));
         if (sf) sf_close(sf);
         hld_fjob_io_end(&m->j);
         if (bad) {
-            m->j.status = HELIOD_EDECODE;
+            m->j.status = bad;
             snprintf(m->j.msg, sizeof m->j.msg, "bank %s: sound %s: %.100s", m->k->name,
                      m->e[i].name, why);
             return;
@@ -503,6 +503,7 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, hld_bank_t **out, char *m
     uint32_t n = m->n;
     k->sounds = calloc(n, sizeof *k->sounds);
     entry_t *e = realloc(m->e, n * sizeof *e); /* only the entries it lists */
+    if (e) m->e = e;
     if (!k->sounds || !e) {
         free(k->sounds);
         k->sounds = NULL;
