@@ -112,7 +112,7 @@ static int to_null(hld_device_t *v) {
     }
     old.dead = 1;
     uint64_t t0 = hld_now_ns();
-    hld_backend_close(&old);
+    hld_engine_backend_close(e, &old);
     hld_debug("device: lost backend handed over in %.1f ms%s",
               (double)(hld_now_ns() - t0) / HLD_NS_PER_MS, hld_pa_busy() ? " (still closing)" : "");
     return 0;
