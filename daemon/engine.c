@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fp_mode.h"
 #include "hrtf_load.h"
 #include "log.h"
 
@@ -307,10 +308,12 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
         blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
         uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
         if (blocks > cap) blocks = cap;
-        heliod_rt_thread_flag = 1; /* the RT rule holds here too (tests/rt checks) */
+        hld_fp_mode_t fp = hld_fp_mode_save(); /* the mixer sets FTZ/DAZ: not this thread's */
+        heliod_rt_thread_flag = 1;             /* the RT rule holds here too (tests/rt checks) */
         for (uint64_t i = 0; i < blocks; i++)
             render_block_rt(e, e->scratch, e->period, hld_now_ns());
         heliod_rt_thread_flag = 0;
+        hld_fp_mode_restore(fp);
     }
     atomic_store_explicit(&e->in_render, 0, memory_order_release);
     if (lock) pthread_mutex_lock(lock);
