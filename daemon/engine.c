@@ -270,6 +270,25 @@ static void sleep_ns(uint64_t ns) {
     }
 }
 
+/* Renders, silently, the periods wall time passed since the last callback
+ * (the recording gets them), so the engine clock keeps time while no device
+ * runs. The swapping thread, holding in_render. */
+static void catch_up(hld_engine_t *e) {
+    uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
+    uint64_t now = hld_now_ns();
+    uint64_t gap = last && now > last ? now - last : 0;
+    uint64_t blocks = gap / e->period_ns;
+    blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
+    uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
+    if (blocks > cap) blocks = cap;
+    hld_fp_mode_t fp = hld_fp_mode_save(); /* the mixer sets FTZ/DAZ: not this thread's */
+    heliod_rt_thread_flag = 1;             /* the RT rule holds here too (tests/rt checks) */
+    for (uint64_t i = 0; i < blocks; i++)
+        render_block_rt(e, e->scratch, e->period, hld_now_ns());
+    heliod_rt_thread_flag = 0;
+    hld_fp_mode_restore(fp);
+}
+
 int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mutex_t *lock) {
     int was_started = e->started;
     if (was_started && !old_lost) {
@@ -288,34 +307,30 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
     /* a lost backend is abandoned (not stopped): retire its generation */
     atomic_store_explicit(&e->active_gen, nb->gen, memory_order_release);
     if (was_started && !old_lost) hld_backend_stop(&old);
-    /* No audio thread runs now: this thread is the engine's audio thread until
-     * nb starts. Render the periods wall time passed since the last callback,
-     * silently (the recording gets them), so the engine clock keeps time. */
     atomic_store_explicit(&e->fade_target, 0, memory_order_release);
-    /* The mixer is this thread's until nb starts, under the callback's own
+    /* No callback renders now: the mixer is this thread's until nb starts
+     * (catch_up keeps the clock), under the callback's own
      * guard: a stream declared lost may be in the mixer now or wake up any
      * time later, and two threads in it at once would be two consumers of
      * its command ring. Once this thread holds in_render, such a callback
-     * sees its generation retired and renders silence. */
-    while (atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire))
+     * sees its generation retired and renders silence. A callback that stays
+     * inside (its thread stopped mid-render) is waited for a bounded time
+     * only: then there is no catch-up, and nb's callbacks skip until it
+     * leaves (never two in the mixer; the device worker never hangs). */
+    uint64_t give_up = hld_now_ns() + HLD_ENGINE_SWAP_WAIT_MS * HLD_NS_PER_MS;
+    int owned;
+    while (!(owned = !atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire)) &&
+           hld_now_ns() < give_up)
         sleep_ns(HLD_NS_PER_MS / 10);
-    e->fade_gain = 0.0f; /* only now: a late callback may still have been fading it */
-    if (was_started && e->scratch) {
-        uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
-        uint64_t now = hld_now_ns();
-        uint64_t gap = last && now > last ? now - last : 0;
-        uint64_t blocks = gap / e->period_ns;
-        blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
-        uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
-        if (blocks > cap) blocks = cap;
-        hld_fp_mode_t fp = hld_fp_mode_save(); /* the mixer sets FTZ/DAZ: not this thread's */
-        heliod_rt_thread_flag = 1;             /* the RT rule holds here too (tests/rt checks) */
-        for (uint64_t i = 0; i < blocks; i++)
-            render_block_rt(e, e->scratch, e->period, hld_now_ns());
-        heliod_rt_thread_flag = 0;
-        hld_fp_mode_restore(fp);
+    if (!owned) {
+        hld_warn("output: a lost stream's callback is still in the mixer after %d ms: no "
+                 "catch-up render",
+                 HLD_ENGINE_SWAP_WAIT_MS);
+    } else {
+        e->fade_gain = 0.0f; /* only now: a late callback may have been fading it */
+        if (was_started && e->scratch) catch_up(e);
+        atomic_store_explicit(&e->in_render, 0, memory_order_release);
     }
-    atomic_store_explicit(&e->in_render, 0, memory_order_release);
     if (lock) pthread_mutex_lock(lock);
     e->backend = *nb;
     if (lock) pthread_mutex_unlock(lock);

@@ -126,6 +126,8 @@ static inline uint64_t hld_now_ns(void) {
 }
 
 #define HLD_ENGINE_FADE_MS 5.0f /* a device switch's fade-out and fade-in */
+/* A swap waits this long at most for a stale callback to leave the mixer. */
+#define HLD_ENGINE_SWAP_WAIT_MS 200
 
 /* Loads the HRTF set when cfg asks for one (at the engine rate, off the
  * audio thread: it is not running yet), allocates the mixer, opens the
