@@ -9,7 +9,8 @@
  * by at least a period after every 10 requests, and after the last one
  * (each wait bounded by a generous wall-clock time: progress, not speed, is
  * what is checked); every voice must still be there afterwards and its
- * position must have moved. Before engine.c's ports were claimed only by a
+ * position must have moved; heliodctl's `device nosuch` then exits 1 with
+ * ENODEV and the clock still runs. Before engine.c's ports were claimed only by a
  * successful open, the 16th request overwrote the playing port's generation
  * and the engine stopped for good.
  *
@@ -152,6 +153,14 @@ static void test_device_nosuch_storm(void **state) {
     assert_true(active1 == active0);
     assert_true(th_stat(ctl, "device_portaudio") == 0);
     assert_true(th_stat(ctl, "device_state") == 0);
+    /* and once more as an operator types it */
+    char out[512], err[512];
+    const char *const cmd[] = {"device", "nosuch", NULL};
+    int rc = th_ctl(&f->d, out, sizeof out, err, sizeof err, cmd);
+    printf("# heliodctl device nosuch: exit %d, %s", rc, err);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(err, "ENODEV"));
+    assert_true(clock_past(game, clock_frame(game), period) != 0);
     assert_true(th_daemon_alive(&f->d));
     heliod_close(ctl);
     heliod_close(game);
