@@ -19,7 +19,7 @@
  * crash).
  * Prints detection and recovery times.
  *
- * A second test loses the device for longer than the whole retry backoff
+ * `test_device long` loses the device for longer than the whole retry backoff
  * (more failed re-opens than the engine has render ports) and checks that
  * the engine clock advances through every try, no voice is lost and the
  * device is picked up when it comes back.
@@ -500,7 +500,14 @@ static void test_device_lost_long(void **state) {
     kill_jackd(SIGTERM);
 }
 
-int main(void) {
+/* test_device [switch|long]: the switch, loss and recovery test, or the long
+ * loss (meson runs them as two tests: `device` and `device-long`). */
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "switch";
+    if (strcmp(mode, "switch") != 0 && strcmp(mode, "long") != 0) {
+        fprintf(stderr, "usage: test_device [switch|long]\n");
+        return 2;
+    }
     if (system("command -v jackd >/dev/null 2>&1") != 0) {
         fprintf(stderr, "jackd not installed: skipped\n");
         return 77;
@@ -509,11 +516,10 @@ int main(void) {
     setenv("JACK_DEFAULT_SERVER", server_name, 1);
     setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
     setenv("JACK_NO_START_SERVER", "1", 1);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_switch_loss_recovery),
-        cmocka_unit_test(test_device_lost_long),
-    };
-    int rc = cmocka_run_group_tests_name("device", tests, NULL, NULL);
+    const struct CMUnitTest sw[] = {cmocka_unit_test(test_device_switch_loss_recovery)};
+    const struct CMUnitTest lg[] = {cmocka_unit_test(test_device_lost_long)};
+    int rc = strcmp(mode, "long") == 0 ? cmocka_run_group_tests_name("device-long", lg, NULL, NULL)
+                                       : cmocka_run_group_tests_name("device", sw, NULL, NULL);
     if (g_daemon.pid > 0) {
         fprintf(stderr, "# daemon log: %s\n", g_daemon.log);
         char cmd[400];
