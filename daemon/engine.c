@@ -309,14 +309,14 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
     if (was_started && !old_lost) hld_backend_stop(&old);
     atomic_store_explicit(&e->fade_target, 0, memory_order_release);
     /* No callback renders now: the mixer is this thread's until nb starts
-     * (catch_up keeps the clock), under the callback's own
-     * guard: a stream declared lost may be in the mixer now or wake up any
-     * time later, and two threads in it at once would be two consumers of
-     * its command ring. Once this thread holds in_render, such a callback
-     * sees its generation retired and renders silence. A callback that stays
-     * inside (its thread stopped mid-render) is waited for a bounded time
-     * only: then there is no catch-up, and nb's callbacks skip until it
-     * leaves (never two in the mixer; the device worker never hangs). */
+     * (catch_up keeps the clock), under the callback's own guard. A stream
+     * declared lost may be in the mixer now or wake up any time later, and
+     * two threads in it at once would be two consumers of its command ring;
+     * once this thread holds in_render, such a callback sees its generation
+     * retired and renders silence. A callback that stays inside (its thread
+     * stopped mid-render) is waited for a bounded time only: then there is
+     * no catch-up, and nb's callbacks skip until it leaves (never two in the
+     * mixer; the device worker never hangs). */
     uint64_t give_up = hld_now_ns() + HLD_ENGINE_SWAP_WAIT_MS * HLD_NS_PER_MS;
     int owned;
     while (!(owned = !atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire)) &&
