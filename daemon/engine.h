@@ -162,8 +162,10 @@ void hld_engine_backend_close(hld_engine_t *e, hld_backend_t *b);
  * callback renders silence and never enters the mixer, and the caller closes
  * it on backend_pa.c's closer thread), renders the periods
  * that wall time passed meanwhile into a scratch buffer (so voice, stream and
- * recording positions keep wall time), starts nb with a fade-in, closes the
- * old one. The assignment of e->backend happens under `lock` (may be NULL).
+ * recording positions keep wall time) holding in_render as a callback does
+ * (a stale callback still inside is waited for HLD_ENGINE_SWAP_WAIT_MS at
+ * most; then no catch-up), starts nb with a fade-in, closes the old one
+ * (hld_engine_backend_close). The assignment of e->backend happens under `lock` (may be NULL).
  * If nb does not start it is closed, the old backend is restarted (unless
  * lost) and HELIOD_EIO returned. Never two audio threads at once. The thread
  * that owns the backends (device worker). */
