@@ -87,7 +87,8 @@ static const cmd_desc_t cmds[] = {
      "device NAME\n  Switch the output device while everything plays on (a few ms of fade).\n"
      "  NAME as --device takes it: a device name or a substring of one (see\n"
      "  `devices`), \"null\" for the null driver, \"default\" for the default output.\n"
-     "  Prints the driver, device, rate and period now in use.\n"},
+     "  Prints the driver, device, rate and period now in use. A device that\n"
+     "  cannot be opened (ENODEV, EINVAL, EIO) changes nothing: the current one plays on.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
      "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"

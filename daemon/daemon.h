@@ -14,6 +14,7 @@
  *   clients.c   the per-client ledger: quotas, control clients
  *   governor.c  the CPU-budget governor: how many voices may be real
  *   governor_policy.c  its decisions, from one poll's figures (no daemon state)
+ *   governor_calib.c   its start-up price of a worst-case voice (a private mixer)
  *   vm.c        the voice manager: the pool, stop/set/pause, mixer events (vm.h)
  *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices

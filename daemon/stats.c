@@ -215,6 +215,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "device_lost_ms_last", ds.lost_ms_last);
     put(&s, "device_recover_ms_last", ds.recover_ms_last);
     put(&s, "device_rate_refused", (double)ds.rate_refused);
+    put(&s, "device_retries", (double)ds.retries);
     put(&s, "device_rate", ds.device_rate);
     put(&s, "device_resampled", ds.device_rate != e->rate);
     put(&s, "callback_us_avg", es.avg_us);
