@@ -37,8 +37,11 @@
  *                            same number without SETs. Prints
  *                            `heliod-sched-storm voices=V sets_per_period=256
  *                             quiet_p99_us=Q p50_us=A p99_us=B max_us=C
+ *                             cpu_quiet_p99_us=.. cpu_p99_us=.. cpu_max_us=..
  *                             period_us=P late=L` (the callback with 256 due
- *                            frames in one period against a quiet one).
+ *                            frames in one period against a quiet one; wall
+ *                            time, then the thread's CPU time, which a
+ *                            loaded machine's preemptions do not inflate).
  */
 #include <math.h>
 #include <pthread.h>
@@ -170,6 +173,12 @@ static int run_jitter(int plays) {
 
 /* ---- storm ------------------------------------------------------------------- */
 
+static uint64_t cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -192,8 +201,8 @@ static int run_storm(int voices, int periods) {
         tone[i] = 0.25f * sinf((float)i * 0.05f);
     hl_pcm_t pcm = {.data = tone, .frames = 4096, .channels = 1, .finite = 1};
     uint64_t *vh = calloc((size_t)voices, sizeof *vh);
-    uint64_t *t = calloc((size_t)periods, sizeof *t);
-    if (!vh || !t) return 1;
+    uint64_t *t = calloc((size_t)periods, sizeof *t), *ct = calloc((size_t)periods, sizeof *ct);
+    if (!vh || !t || !ct) return 1;
     for (int i = 0; i < voices; i++) {
         hl_voice_params_t p = {.pcm = &pcm,
                                .gain = 0.01f,
@@ -204,7 +213,7 @@ static int run_storm(int voices, int periods) {
         if (hl_mixer_play(m, &p, now_ns(), &vh[i], NULL) != 0) return 1;
     }
     float out[2 * PERIOD];
-    double quiet = 0, p50 = 0, p99 = 0, mx = 0;
+    double quiet = 0, p50 = 0, p99 = 0, mx = 0, cquiet = 0, cp99 = 0, cmx = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (int k = 0; k < periods; k++) {
             if (pass == 1) {
@@ -218,14 +227,18 @@ static int run_storm(int voices, int periods) {
                 }
                 hl_mixer_at(m, 0);
             }
-            uint64_t t0 = now_ns();
+            uint64_t t0 = now_ns(), c0 = cpu_ns();
             hl_mixer_process_rt(m, out, PERIOD, t0);
+            ct[k] = cpu_ns() - c0;
             t[k] = now_ns() - t0;
             hl_mixer_poll(m, NULL, NULL);
         }
         if (pass == 0) {
             quiet = pct_us(t, periods, 0.99);
+            cquiet = pct_us(ct, periods, 0.99);
         } else {
+            cp99 = pct_us(ct, periods, 0.99);
+            cmx = (double)ct[periods - 1] / 1000.0;
             p50 = pct_us(t, periods, 0.50);
             p99 = pct_us(t, periods, 0.99);
             mx = (double)t[periods - 1] / 1000.0;
@@ -234,11 +247,13 @@ static int run_storm(int voices, int periods) {
     hl_mixer_stats_t st;
     hl_mixer_stats(m, &st);
     printf("heliod-sched-storm voices=%d sets_per_period=%d quiet_p99_us=%.1f p50_us=%.1f "
-           "p99_us=%.1f max_us=%.1f period_us=%.1f late=%llu\n",
-           voices, PERIOD, quiet, p50, p99, mx, PERIOD * 1e6 / RATE,
+           "p99_us=%.1f max_us=%.1f cpu_quiet_p99_us=%.1f cpu_p99_us=%.1f cpu_max_us=%.1f "
+           "period_us=%.1f late=%llu\n",
+           voices, PERIOD, quiet, p50, p99, mx, cquiet, cp99, cmx, PERIOD * 1e6 / RATE,
            (unsigned long long)st.sched_late);
     free(vh);
     free(t);
+    free(ct);
     free(mem);
     return 0;
 }
