@@ -78,8 +78,14 @@ void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s) {
 }
 
 const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap) {
+    static const char *const ring = "engine busy: command queue full, try again";
     hl_mixer_t *mx = c->d->engine.mixer;
-    if (!mx || hl_mixer_sched_room(mx) > 0) return "engine busy: command queue full, try again";
+    if (!mx || hl_mixer_sched_room(mx) > 0) return ring;
+    uint64_t at = hl_mixer_at_frame(mx);
+    hl_mixer_at(mx, 0); /* the ring's own room */
+    uint32_t room = hl_mixer_cmd_room(mx);
+    hl_mixer_at(mx, at);
+    if (room == 0) return ring;
     uint32_t pending = hl_mixer_sched_pending(mx);
     if (pending < HL_SCHED_MAX && c->cl) {
         hld_client_refuse_sched(c->cl, msg, cap);
