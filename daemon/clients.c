@@ -162,15 +162,23 @@ void hld_client_sched_add(hld_client_t *c, uint64_t at, uint32_t tag) {
         c->sched = e;
         c->cap_sched = cap;
     }
+    if (c->n_sched == 0 || at < c->sched_min) c->sched_min = at;
     c->sched[c->n_sched++] = (hld_sched_ent_t){.at = at, .tag = tag};
 }
 
 uint32_t hld_client_sched_left(hld_client_t *c, uint64_t now_frame) {
-    for (uint32_t i = 0; i < c->n_sched;)
-        if (c->sched[i].at <= now_frame)
-            c->sched[i] = c->sched[--c->n_sched];
-        else
+    if (c->n_sched && now_frame >= c->sched_min) { /* once per due frame passed, not per call */
+        uint64_t min = UINT64_MAX;
+        for (uint32_t i = 0; i < c->n_sched;) {
+            if (c->sched[i].at <= now_frame) {
+                c->sched[i] = c->sched[--c->n_sched];
+                continue;
+            }
+            if (c->sched[i].at < min) min = c->sched[i].at;
             i++;
+        }
+        c->sched_min = min;
+    }
     uint32_t q = c->table->quota.scheduled;
     return c->n_sched < q ? q - c->n_sched : 0;
 }
@@ -181,6 +189,7 @@ void hld_client_sched_drop(hld_client_t *c, uint32_t tag) {
             c->sched[i] = c->sched[--c->n_sched];
         else
             i++;
+    c->sched_min = 0; /* recomputed by the next hld_client_sched_left */
 }
 
 int hld_client_refuse_sched(const hld_client_t *c, char *msg, size_t cap) {

@@ -76,6 +76,7 @@ typedef struct hld_client {
     char name[64];          /* for messages about its voices and sounds */
     hld_sched_ent_t *sched; /* its scheduled commands not yet due (unordered) */
     uint32_t n_sched, cap_sched;
+    uint64_t sched_min; /* the earliest of their frames: nothing to prune before it */
 } hld_client_t;
 
 typedef struct hld_clients {
