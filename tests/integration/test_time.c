@@ -209,6 +209,17 @@ static void test_late(void **state) {
     heliod_close(h);
 }
 
+/* th_stat(key) reaches want within ~10 s (the daemon handles a close on its
+ * next loop pass; no speed assumed): the value seen last. */
+static double stat_becomes(heliod_t *h, const char *key, double want) {
+    double v = th_stat(h, key);
+    for (int i = 0; i < 1000 && v != want; i++) {
+        th_sleep_ms(10);
+        v = th_stat(h, key);
+    }
+    return v;
+}
+
 /* One client holds at most a quarter of the schedule (the default
  * --client-scheduled, 1024): the next is EBUSY naming the quota. Four such
  * clients fill HL_SCHED_MAX (4096): a fifth is EBUSY naming the full
@@ -221,7 +232,7 @@ static void test_full_schedule(void **state) {
     heliod_play_params_t p = left_params();
     p.flags = HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
-    uint64_t start = frame_in(h, 600);
+    uint64_t start = frame_in(h, 1500); /* room for 4096 requests before it */
     heliod_at_frame(h, start);
     assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
     heliod_at_frame(h, 0);
@@ -264,8 +275,9 @@ static void test_full_schedule(void **state) {
      * start, so it needs the schedule too: EBUSY) */
     assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
     assert_int_equal(heliod_bus_gain(h, "sfx", -1.0f, 0.0f), 0);
-    th_sleep_ms(1300);
-    assert_true(th_stat(h, "sched_pending") == 0.0);
+    while (frame_in(h, 0) < start + RATE / 2 + RATE / 20)
+        th_sleep_ms(20);
+    assert_true(stat_becomes(h, "sched_pending", 0.0) == 0.0);
     assert_true(th_stat(h, "sched_late") == 0.0);
     /* the position counts from the scheduled start */
     uint64_t now = frame_in(h, 0);
@@ -279,17 +291,6 @@ static void test_full_schedule(void **state) {
     for (int k = 0; k < 3; k++)
         heliod_close(o[k]);
     heliod_close(h);
-}
-
-/* th_stat(key) reaches want within ~10 s (the daemon handles a close on its
- * next loop pass; no speed assumed): the value seen last. */
-static double stat_becomes(heliod_t *h, const char *key, double want) {
-    double v = th_stat(h, key);
-    for (int i = 0; i < 1000 && v != want; i++) {
-        th_sleep_ms(10);
-        v = th_stat(h, key);
-    }
-    return v;
 }
 
 /* --client-scheduled 64: a client's 65th pending scheduled command is EBUSY
@@ -452,10 +453,12 @@ static void test_bus_not_scheduled(void **state) {
     /* y is live in the engine: a voice on it plays at -6 dB from its frame */
     heliod_play_params_t p = left_params();
     snprintf(p.bus, sizeof p.bus, "y");
-    uint64_t g = frame_in(h, 100);
-    heliod_at_frame(h, g);
-    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
+    heliod_voice_t yv = 0;
+    heliod_at_frame(h, frame_in(h, 100));
+    assert_int_equal(heliod_play(h, "dc", &p, &yv, NULL), 0);
     heliod_at_frame(h, 0);
+    uint64_t g = 0; /* its start (later than asked if the request came late) */
+    assert_int_equal(heliod_voice_start_frame(h, yv, &g), 0);
     while (frame_in(h, 0) < g + RATE / 5)
         th_sleep_ms(20);
     size_t frames = 0;
