@@ -35,7 +35,8 @@
  * never land inside this bundle. Each held request is answered as usual
  * (its own id), then BUNDLE_END with the count run. A bundle is all or
  * nothing: before any of it runs, the commands it can take at most (a PLAY
- * two: a steal; a SET two: a seek and the rest; a BUS one per part, a
+ * four: its own, a stolen voice's stop, a cue's eviction and the client's
+ * quota victim; a SET two: a seek and the rest; a BUS one per part, a
  * remove what it detaches) must fit in the command ring and, for the ones
  * scheduled (HL_FLAG_AT, or held for a voice whose start is later), in the
  * schedule and the client's quota; else every request in it is EBUSY.
@@ -218,7 +219,7 @@ static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, u
     if (at) (void)hl_get_u64(&r);
     uint32_t n = 1, held = 0;
     switch (hd->h.op) {
-    case HL_OP_PLAY: n = 2; break;
+    case HL_OP_PLAY: n = 4; break; /* its own, a steal, a cue's eviction, the quota's victim */
     case HL_OP_STOP:
     case HL_OP_SET: {
         n = hd->h.op == HL_OP_SET ? 2 : 1;
