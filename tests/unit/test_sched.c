@@ -400,6 +400,22 @@ static void test_cancel(void **state) {
     /* the slot of a is free again */
     hl_voice_view_t vv;
     assert_int_equal(hl_mixer_voice(m, a, &vv), HELIOD_ENOVOICE);
+    /* cancelled while its play is still in the ring: the ring's order holds */
+    uint64_t c = 0;
+    hl_mixer_owner(m, 9);
+    hl_mixer_at(m, hl_mixer_frames(m) + 100000);
+    assert_int_equal(hl_mixer_play(m, &p, now, &c, NULL), 0);
+    hl_mixer_at(m, 0);
+    hl_mixer_owner(m, 0);
+    assert_int_equal(hl_mixer_sched_cancel(m, 9, HL_MIX_END_OWNER, now), 0);
+    assert_int_equal(hl_mixer_stop(m, c, 64, HL_MIX_END_STOPPED, now), 0); /* not held now */
+    assert_int_equal(hl_mixer_sched_pending(m), 1); /* the play, until the cancel is drained */
+    test_render(m, out, 512, 256, &now);
+    assert_int_equal(hl_mixer_sched_pending(m), 0);
+    test_events_t log2 = {0};
+    test_poll(m, &log2);
+    assert_int_equal(started_frame(&log2, c), UINT64_MAX);
+    assert_int_equal(test_end_reason(&log2, c), HL_MIX_END_OWNER);
     free(out);
     test_mixer_free(m);
     test_pcm_free(dc);
