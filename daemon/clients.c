@@ -192,7 +192,8 @@ void hld_client_sched_drop(hld_client_t *c, uint32_t tag) {
     c->sched_min = 0; /* recomputed by the next hld_client_sched_left */
 }
 
-int hld_client_refuse_sched(const hld_client_t *c, char *msg, size_t cap) {
+int hld_client_refuse_sched(hld_client_t *c, char *msg, size_t cap) {
+    hld_client_refused(c, HLD_QUOTA_SCHED);
     snprintf(msg, cap,
              "client quota: %u scheduled commands pending (--client-scheduled); retry when some "
              "are due",

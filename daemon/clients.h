@@ -43,6 +43,7 @@ enum {
     HLD_QUOTA_STREAMS,
     HLD_QUOTA_LOADS,
     HLD_QUOTA_BYTES,
+    HLD_QUOTA_SCHED, /* refused EBUSY (a full schedule is too), not EQUOTA */
     HLD_QUOTA_KINDS
 };
 
@@ -124,7 +125,7 @@ void hld_client_sound_gone(hld_client_t *c);
 void hld_client_sched_add(hld_client_t *c, uint64_t at, uint32_t tag);
 uint32_t hld_client_sched_left(hld_client_t *c, uint64_t now_frame);
 void hld_client_sched_drop(hld_client_t *c, uint32_t tag);
-int hld_client_refuse_sched(const hld_client_t *c, char *msg, size_t cap);
+int hld_client_refuse_sched(hld_client_t *c, char *msg, size_t cap);
 
 /* Sample bytes against c's quota, any thread: 0, or -1 when over (nothing
  * reserved; the caller counts the refusal with hld_client_refused). */

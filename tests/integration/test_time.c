@@ -317,9 +317,11 @@ static void test_quota_cancel(void **state) {
         assert_true(heliod_set_async(a, v, &s) > 0);
     assert_int_equal(heliod_sync(a), 0);
     assert_true(th_stat(watch, "sched_pending") == 64.0);
+    assert_true(th_stat(watch, "quota_scheduled") == 64.0);
     assert_int_equal(heliod_set(a, v, &s), HELIOD_EBUSY);
     assert_non_null(strstr(heliod_last_error(a), "--client-scheduled"));
     assert_true(th_stat(watch, "sched_pending") == 64.0);
+    assert_true(th_stat(watch, "quota_refused_scheduled") == 1.0);
     /* the game's bar: 16 notes, 1/16 s apart, 30 s ahead */
     uint64_t bar = frame_in(watch, 30000);
     for (int i = 0; i < 16; i++) {
