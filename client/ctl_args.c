@@ -329,6 +329,8 @@ static const cmd_desc_t cmds[] = {
      "  play, stop, set, bus and listener take (before or after their arguments):\n"
      "  --at +MS|+MSms|+Ss|FRAME   apply MS from now, or at engine FRAME, exactly\n"
      "  --at-frame FRAME           the same as --at FRAME\n"
+     "                             (at most 24 h ahead; for bus, --gain and --mute\n"
+     "                             only: create, remove, --parent, --send apply now)\n"
      "  --quantize FRAMES          move the time to the next multiple of FRAMES ...\n"
      "  --quantize-ref FRAME|VOICE ... counted from engine FRAME [0], or from the\n"
      "                             frame VOICE started on (e.g. the music's bar 1)\n"},

@@ -805,7 +805,10 @@ uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns);
 /* Schedules every play, stop, set, bus and listener request sent after this
  * call (blocking or async) for engine frame `frame`: the daemon applies it
  * on that exact sample. 0 turns scheduling off. Other requests are not
- * affected. */
+ * affected. A frame more than 24 h ahead of the clock, or a bus create,
+ * remove, parent or send (they apply at once), is HELIOD_EINVAL; past the
+ * daemon's schedule or this client's share of it (--client-scheduled) a
+ * request is HELIOD_EBUSY, heliod_last_error() says which. */
 void heliod_at_frame(heliod_t *h, uint64_t frame);
 /* As heliod_at_frame for the frame `ms` milliseconds from now (one CLOCK
  * round trip); *frame (may be NULL) gets it. */

@@ -220,6 +220,19 @@ static int strip_bus(hld_buses_t *b, int bus) {
     return 0;
 }
 
+uint32_t hld_buses_remove_cmds(const hld_buses_t *b, const char *name) {
+    int bus = hld_bus_index(b, name);
+    if (bus < 0 || !name[0]) return 1;
+    uint32_t n = 1 + (b->bus[bus].nfx ? 1u : 0u);
+    for (int s = 0; s < HL_MAX_BUSES; s++)
+        for (int k = 0; k < HL_BUS_SENDS; k++)
+            n += b->bus[s].name[0] && b->bus[s].send_to[k] == bus;
+    for (int i = 0; i < HL_MAX_DUCKS; i++)
+        n += b->duck_used[i] && (!strcmp(b->duck[i].bus, b->bus[bus].name) ||
+                                 !strcmp(b->duck[i].by, b->bus[bus].name));
+    return n;
+}
+
 int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *use, char *msg,
                      size_t cap) {
     int bus = hld_bus_index(b, name);

@@ -17,8 +17,14 @@
  *                              worker before it allocates (atomic: any thread)
  *
  * Quotas are configurable (--client-voices, --client-detached,
- * --client-streams, --client-loads, --client-sample-mb); the defaults leave
- * at least half of every shared resource to other clients. Main thread
+ * --client-streams, --client-loads, --client-sample-mb, --client-scheduled);
+ * the defaults leave at least half of every shared resource to other
+ * clients (the schedule: three quarters).
+ *
+ *   schedule (time_ops.c)   -> the mixer's schedule hook adds (frame, owner
+ *                              tag) per scheduled command; pending = those
+ *                              whose frame the clock has not reached; the
+ *                              ones on its own voices go when it leaves Main thread
  * only, except hld_client_reserve_bytes / hld_client_unreserve_bytes.
  */
 #ifndef HLD_CLIENTS_H
@@ -37,16 +43,25 @@ enum {
     HLD_QUOTA_STREAMS,
     HLD_QUOTA_LOADS,
     HLD_QUOTA_BYTES,
+    HLD_QUOTA_SCHED, /* refused EBUSY (a full schedule is too), not EQUOTA */
     HLD_QUOTA_KINDS
 };
 
 typedef struct {
-    uint32_t voices;   /* logical voices held (real, virtual, opening, fading) */
-    uint32_t detached; /* of those, detached (outlive the connection) */
-    uint32_t streams;  /* of those, streamed */
-    uint32_t loads;    /* loads decoding at once */
-    uint64_t bytes;    /* decoded sample bytes (its sounds and loads in flight) */
+    uint32_t voices;    /* logical voices held (real, virtual, opening, fading) */
+    uint32_t detached;  /* of those, detached (outlive the connection) */
+    uint32_t streams;   /* of those, streamed */
+    uint32_t loads;     /* loads decoding at once */
+    uint64_t bytes;     /* decoded sample bytes (its sounds and loads in flight) */
+    uint32_t scheduled; /* scheduled commands pending in the mixer's schedule */
 } hld_quota_t;
+
+/* One scheduled command charged to a client: its frame and the mixer owner
+ * tag it carries (the owner of its voice, 0: none or detached). */
+typedef struct {
+    uint64_t at;
+    uint32_t tag;
+} hld_sched_ent_t;
 
 struct hld_clients;
 
@@ -60,6 +75,9 @@ typedef struct hld_client {
     uint32_t sounds;        /* sound entries charged to it (loading or loaded) */
     _Atomic uint64_t bytes; /* sample bytes reserved (decode workers add, any thread) */
     char name[64];          /* for messages about its voices and sounds */
+    hld_sched_ent_t *sched; /* its scheduled commands not yet due (unordered) */
+    uint32_t n_sched, cap_sched;
+    uint64_t sched_min; /* the earliest of their frames: nothing to prune before it */
 } hld_client_t;
 
 typedef struct hld_clients {
@@ -99,6 +117,15 @@ void hld_client_load_started(hld_client_t *c);
 void hld_client_load_ended(hld_client_t *c);
 void hld_client_sound_added(hld_client_t *c);
 void hld_client_sound_gone(hld_client_t *c);
+
+/* Scheduled commands: one was pushed for c (frame, owner tag); how many c
+ * may still push with the clock at now_frame (those due by then no longer
+ * count); the ones tagged `tag` were cancelled (its connection closed);
+ * EBUSY with a message naming the quota and its option. */
+void hld_client_sched_add(hld_client_t *c, uint64_t at, uint32_t tag);
+uint32_t hld_client_sched_left(hld_client_t *c, uint64_t now_frame);
+void hld_client_sched_drop(hld_client_t *c, uint32_t tag);
+int hld_client_refuse_sched(hld_client_t *c, char *msg, size_t cap);
 
 /* Sample bytes against c's quota, any thread: 0, or -1 when over (nothing
  * reserved; the caller counts the refusal with hld_client_refused). */

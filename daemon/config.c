@@ -52,6 +52,7 @@ enum {
     OPT_CSTREAMS,
     OPT_CLOADS,
     OPT_CSAMPLEMB,
+    OPT_CSCHED,
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
     OPT_HRTF,
@@ -88,6 +89,7 @@ static const struct option g_opts[] = {
     {"client-detached", required_argument, NULL, OPT_CDETACHED},
     {"client-streams", required_argument, NULL, OPT_CSTREAMS},
     {"client-loads", required_argument, NULL, OPT_CLOADS},
+    {"client-scheduled", required_argument, NULL, OPT_CSCHED},
     {"client-sample-mb", required_argument, NULL, OPT_CSAMPLEMB},
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
@@ -177,11 +179,14 @@ static void usage(FILE *f) {
             "  --client-loads N     loads one client has decoding, 1..%d (default %d)\n"
             "  --client-sample-mb N decoded sample memory of one client's sounds\n"
             "                       (default half of --max-sample-mb)\n"
+            "  --client-scheduled N scheduled commands one client has pending, 1..%d\n"
+            "                       (default %d; beyond is EBUSY naming this option)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
             HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
             HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
-            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV);
+            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV, HL_SCHED_MAX,
+            HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -305,6 +310,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return parse_u32("--client-streams", val, 1, HL_MAX_STREAMS, &c->client_streams);
     case OPT_CLOADS:
         return parse_u32("--client-loads", val, 1, HL_MAX_LOADS_INFLIGHT, &c->client_loads);
+    case OPT_CSCHED:
+        return parse_u32("--client-scheduled", val, 1, HL_SCHED_MAX, &c->client_scheduled);
     case OPT_CSAMPLEMB:
         return parse_u32("--client-sample-mb", val, 1, UINT32_MAX / 2, &c->client_sample_mb);
     case OPT_ZBUDGET:
@@ -581,6 +588,9 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         c->client_voices = c->client_detached = L;
     if (!c->client_streams) c->client_streams = HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV;
     if (!c->client_loads) c->client_loads = HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV;
+    if (!c->client_scheduled)
+        c->client_scheduled =
+            c->driver == HLD_DRIVER_RENDER ? HL_SCHED_MAX : HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV;
     if (!c->client_sample_mb)
         c->client_sample_mb =
             c->max_sample_mb / HLD_QUOTA_BYTES_DIV ? c->max_sample_mb / HLD_QUOTA_BYTES_DIV : 1;

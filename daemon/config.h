@@ -34,6 +34,7 @@ typedef struct {
     uint32_t max_clients;       /* connections at once, 1..HL_MAX_CLIENTS */
     /* per-client quotas (0 before load: the defaults of hld_limits.h) */
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
+    uint32_t client_scheduled;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
     float cpu_budget;          /* % of the period the callback may use; 0 = no governor */
     /* world zones (0 before load: the scheduler's defaults) */

@@ -189,7 +189,8 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         d->clients--;
         if (c->hello && !c->control) d->plain--;
     }
-    if (c->cl) { /* its private sounds go; what it still holds stays charged to it */
+    hld_time_conn_closed(c); /* before its voices' stops: nothing held for their starts */
+    if (c->cl) {             /* its private sounds go; what it still holds stays charged to it */
         hld_sounds_drop_client(&d->sounds, c->id);
         hld_clients_disconnect(c->cl);
         c->cl = NULL;

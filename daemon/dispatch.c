@@ -95,10 +95,12 @@ int hld_body_ok(hld_req_t *q) {
     return 0;
 }
 
-/* Mixer result -> reply; counts EBUSY. */
+/* Mixer result -> reply; counts EBUSY and says which room ran out. */
 int hld_mixer_fail(hld_req_t *q, int rc) {
-    if (rc == HELIOD_EBUSY) q->c->d->n.cmds_busy++;
-    return hld_fail(q, rc, NULL);
+    if (rc != HELIOD_EBUSY) return hld_fail(q, rc, NULL);
+    q->c->d->n.cmds_busy++;
+    char msg[HL_MAX_MSG + 1];
+    return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));
 }
 
 int hld_reply_count(hld_req_t *q, uint32_t count) {
@@ -528,7 +530,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_BUNDLE_END] = hld_op_bundle_end,
 };
 
-static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
     hl_rbuf_init(&q.r, body, len);
     if (c->d->shutting_down && h->op != HL_OP_HELLO) {
@@ -544,6 +546,14 @@ static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body,
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
     if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
     return fn(&q);
+}
+
+static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+    hld_sched_ctx_t s;
+    hld_sched_begin(c, &s); /* its scheduled commands are its, within its quota */
+    int rc = dispatch_op(c, h, body, len);
+    hld_sched_end(c, &s);
+    return rc;
 }
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

@@ -108,5 +108,17 @@ int hld_op_bundle_end(hld_req_t *q);
 int hld_dispatch_at(hld_req_t *q, hld_op_fn fn);
 /* A request arriving while c holds a bundle open: kept for BUNDLE_END. */
 int hld_bundle_hold(hld_req_t *q);
+/* While one of c's requests runs: its scheduled commands are charged to it
+ * and limited to what its quota leaves (begin saves the mixer's previous
+ * context in s, end restores it; they nest). */
+typedef struct {
+    int on;
+    uint32_t charge, limit;
+} hld_sched_ctx_t;
+void hld_sched_begin(hld_conn_t *c, hld_sched_ctx_t *s);
+void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s);
+/* The message of an EBUSY from the mixer: the client's schedule quota, the
+ * full schedule, or the full command ring. msg: scratch for the first. */
+const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap);
 
 #endif /* HLD_DISPATCH_INT_H */

@@ -91,6 +91,7 @@
 #define HLD_QUOTA_STREAMS_DIV  4    /* streamed voices: a quarter of HL_MAX_STREAMS */
 #define HLD_QUOTA_LOADS_DIV    4    /* loads in flight: a quarter of HL_MAX_LOADS_INFLIGHT */
 #define HLD_QUOTA_BYTES_DIV    2    /* sample memory: half of --max-sample-mb */
+#define HLD_QUOTA_SCHED_DIV    4    /* scheduled commands: a quarter of HL_SCHED_MAX (1024) */
 #define HLD_LIFETIME_CHECK_MS  250  /* detached loops are checked against their cap this often */
 
 /* CPU-budget governor (governor.c) */

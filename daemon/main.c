@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "conn.h"
 #include "daemon.h"
+#include "dispatch.h"
 #include "hl_config.h"
 #include "log.h"
 #include "metering.h"
@@ -101,8 +102,10 @@ int main(int argc, char **argv) {
         .streams = d.cfg.client_streams,
         .loads = d.cfg.client_loads,
         .bytes = (uint64_t)d.cfg.client_sample_mb * 1024 * 1024,
+        .scheduled = d.cfg.client_scheduled,
     };
     hld_clients_init(&d.ledger, &quota);
+    hld_time_init(&d);     /* charges scheduled commands to their clients */
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
         if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
             hld_engine_start(&d.engine) != 0) {

@@ -478,7 +478,7 @@ int hld_render_run(hld_daemon_t *d) {
         if (rc != 0) break;
         if (s.end && frame >= s.end) break;
         if (!s.end && next == s.n && frame > last && hl_mixer_active(d->engine.mixer) == 0 &&
-            vm_idle(d->vm) && hl_mixer_sched_room(d->engine.mixer) == HL_SCHED_MAX)
+            vm_idle(d->vm) && hl_mixer_sched_pending(d->engine.mixer) == 0)
             break;
         if (frame >= max_frames) { /* still playing (a loop, a far schedule): cut here */
             fprintf(stderr,

@@ -109,11 +109,11 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     static const char *const quota_key[HLD_QUOTA_KINDS] = {
         [HLD_QUOTA_VOICES] = "voices",      [HLD_QUOTA_DETACHED] = "detached",
         [HLD_QUOTA_STREAMS] = "streams",    [HLD_QUOTA_LOADS] = "loads",
-        [HLD_QUOTA_BYTES] = "sample_bytes",
+        [HLD_QUOTA_BYTES] = "sample_bytes", [HLD_QUOTA_SCHED] = "scheduled",
     };
     const hld_quota_t *qt = &d->ledger.quota;
-    const double quota_val[HLD_QUOTA_KINDS] = {qt->voices, qt->detached, qt->streams, qt->loads,
-                                               (double)qt->bytes};
+    const double quota_val[HLD_QUOTA_KINDS] = {qt->voices, qt->detached,      qt->streams,
+                                               qt->loads,  (double)qt->bytes, qt->scheduled};
     for (int k = 0; k < HLD_QUOTA_KINDS; k++) {
         char key[HL_MAX_NAME + 1];
         snprintf(key, sizeof key, "quota_%s", quota_key[k]);

@@ -23,7 +23,10 @@
 #define HL_MAX_DUCKS       16   /* ducking rules */
 #define HL_FX_RETIRE_MAX   64   /* effects detached but not yet handed back: bounds the events */
 #define HL_SCHED_MAX       4096 /* scheduled commands waiting for their frame: a whole song section of notes */
-#define HL_BUNDLE_MAX      64   /* commands in one bundle: a bundle is applied whole in one block */
+#define HL_SCHED_AHEAD_S   86400 /* at_frame at most 24 h of engine frames ahead of the clock */
+#define HL_SCHED_SPLITS    16 /* block cuts at exact scheduled frames per call; beyond, on the grid */
+#define HL_SCHED_GRID      16 /* frames: where the later cuts of a call fall (the rest is late) */
+#define HL_BUNDLE_MAX      256  /* commands in one bundle (4 per request): applied whole in one block */
 #define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */
 #define HL_SPEED_OF_SOUND  343.3f       /* m/s, Doppler's default speed of sound (hl_mixer_config_t) */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */

@@ -491,7 +491,11 @@ double hl_mixer_wait_bucket_upper_us(unsigned i);
 /* Every command pushed after this call (play, stop, set, listener, bus and
  * graph changes) is applied by the audio thread at engine frame at_frame,
  * exactly: the block is split there, so a voice starts on that sample and a
- * ramp starts there. 0 = as soon as the audio thread drains it (the default).
+ * ramp starts there. A call is cut at most HL_SCHED_SPLITS times at exact
+ * frames; later cuts in the same call fall on the next multiple of
+ * HL_SCHED_GRID frames, and what was due before is applied there and
+ * counted late (so a storm of distinct frames costs a bounded number of
+ * renders). 0 = as soon as the audio thread drains it (the default).
  * A frame the audio thread has already passed is applied at once and counted
  * late (stats sched_late, sched_late_max_frames). Commands for one voice
  * never overtake its PLAY: a command on a voice whose start is scheduled
@@ -506,8 +510,41 @@ uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
-/* Scheduled commands that can still be pushed. Main thread. */
+/* Scheduled commands that can still be pushed (the schedule's room, and at
+ * most what hl_mixer_sched_limit still allows). Main thread. */
 uint32_t hl_mixer_sched_room(const hl_mixer_t *m);
+/* Scheduled commands pending (pushed, not yet applied or cancelled). */
+uint32_t hl_mixer_sched_pending(const hl_mixer_t *m);
+
+/* Whose scheduled commands these are. The owner tag (0: none, the default)
+ * is taken by each voice played while it is set: every scheduled command on
+ * that voice (its PLAY, a STOP or SET scheduled for it or held until its
+ * start, a steal's STOP of it) carries the voice's tag, and
+ * hl_mixer_sched_cancel(tag) drops them. The charge id is the one the
+ * schedule hook reports scheduled commands for: the current one (if not 0),
+ * else, for a command on a voice, the charge id current at its PLAY. Both
+ * setters return the previous value. Main thread. */
+uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag);
+uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id);
+/* Called on the main thread for every scheduled command pushed (after the
+ * push): its frame, its charge id and its owner tag. NULL: none. */
+typedef void (*hl_sched_fn)(void *user, uint64_t at_frame, uint32_t charge, uint32_t tag);
+void hl_mixer_sched_hook(hl_mixer_t *m, hl_sched_fn fn, void *user);
+/* At most n more scheduled commands may be pushed (UINT32_MAX: no limit but
+ * HL_SCHED_MAX, the default): each scheduled push spends one, a push beyond
+ * answers HELIOD_EBUSY, and hl_mixer_cmd_room / hl_mixer_sched_room count
+ * it. For a per-client quota: set before a client's request, reset after.
+ * Returns the previous limit. Main thread. */
+uint32_t hl_mixer_sched_limit(hl_mixer_t *m, uint32_t n);
+/* Cancels every scheduled command not yet applied whose owner tag is tag
+ * (not 0): a cancelled PLAY's voice ends at once without a sound (ENDED
+ * with `reason`, no STARTED), the other commands are dropped (a dropped
+ * stream switch's stream comes back as usual). Commands on the tagged
+ * voices pushed after this call are no longer held for their start. Goes
+ * through the command ring (so it also catches commands pushed before it
+ * and not drained yet): 0, or HELIOD_EBUSY when the ring is full, or
+ * HELIOD_EINVAL for tag 0. Main thread. */
+int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns);
 
 /* Bundles: the commands pushed between begin and end reach the audio thread
  * in one ring write and are applied in the same drain, never split by the

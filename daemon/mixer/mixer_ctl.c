@@ -131,6 +131,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     for (uint32_t i = 0; i < HL_SCHED_MAX; i++)
         m->pool_free[i] = HL_SCHED_MAX - 1 - i;
     m->n_pool_free = HL_SCHED_MAX;
+    m->sched_limit = UINT32_MAX;
     /* Pop order: slot 0 first. */
     for (uint32_t i = 0; i < lo.slots; i++)
         m->free_stack[i] = lo.slots - 1 - i;
@@ -526,7 +527,7 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->wait_max_ns = LD(wait_max_ns);
     out->sched_late = LD(sched_late);
     out->sched_late_max_frames = LD(sched_late_max);
-    out->sched_pending = HL_SCHED_MAX - hl_mixer_sched_room(m);
+    out->sched_pending = hl_mixer_sched_pending(m);
     for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
         out->wait_hist[i] = LD(wait_hist[i]);
 #undef LD

@@ -1741,11 +1741,16 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     hl_sched_drain_rt(m, now_ns);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
+    m->splits = 0;
     for (uint32_t done = 0; done < frames;) {
         uint32_t n = frames - done < HL_MIX_BLOCK ? frames - done : HL_MIX_BLOCK;
-        /* cut the block at the next scheduled frame (always > clock here) */
-        uint64_t next = hl_sched_next_rt(m);
-        if (next - m->clock < n) n = (uint32_t)(next - m->clock);
+        /* cut the block at the next scheduled frame (always > clock here),
+         * or, past HL_SCHED_SPLITS cuts in this call, on the grid */
+        uint64_t next = hl_sched_cut_rt(m);
+        if (next - m->clock < n) {
+            n = (uint32_t)(next - m->clock);
+            m->splits++;
+        }
         render_block(m, out + 2 * (size_t)done, n, now_ns, bus_peak);
         limited |= hl_limiter_process_rt(&m->limiter, out + 2 * (size_t)done, n);
         done += n;

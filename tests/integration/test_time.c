@@ -7,7 +7,12 @@
  * requests answered with their lateness and counted, an overfull schedule
  * answered EBUSY, bundles of 8 plays never split while another client
  * floods the command ring, and heliodctl's --at, clock and batch '@' and
- * '{ }' lines.
+ * '{ }' lines. Hardening: at_frame at most 24 h ahead; each client holds at
+ * most its --client-scheduled quota of the schedule (EBUSY naming it) and
+ * its scheduled commands on non-detached voices go when it leaves; a
+ * bundle is all or nothing against the ring, the schedule and the quota;
+ * graph changes (bus create, remove, parent, send) cannot be scheduled, so
+ * none can revert a later one.
  *
  * The recording's frame k is engine frame k: the recorder opens before the
  * engine starts and takes every period the mixer renders (also the silent
@@ -39,6 +44,12 @@ typedef th_fixture_t fixture_t;
 
 static int setup(void **state) {
     return th_fixture_start(state, 1, NULL);
+}
+
+/* a small schedule quota: the quota tests stay short */
+static int setup_quota(void **state) {
+    static const char *const args[] = {"--client-scheduled", "64", NULL};
+    return th_fixture_start(state, 1, args);
 }
 
 static int teardown(void **state) {
@@ -198,9 +209,22 @@ static void test_late(void **state) {
     heliod_close(h);
 }
 
-/* The schedule holds HL_SCHED_MAX (4096) commands: the next is EBUSY, and
- * the room comes back once they apply. A scheduled voice's position stays
- * at 0 until its start. */
+/* th_stat(key) reaches want within ~10 s (the daemon handles a close on its
+ * next loop pass; no speed assumed): the value seen last. */
+static double stat_becomes(heliod_t *h, const char *key, double want) {
+    double v = th_stat(h, key);
+    for (int i = 0; i < 1000 && v != want; i++) {
+        th_sleep_ms(10);
+        v = th_stat(h, key);
+    }
+    return v;
+}
+
+/* One client holds at most a quarter of the schedule (the default
+ * --client-scheduled, 1024): the next is EBUSY naming the quota. Four such
+ * clients fill HL_SCHED_MAX (4096): a fifth is EBUSY naming the full
+ * schedule, and the room comes back once they apply. A scheduled voice's
+ * position stays at 0 until its start. */
 static void test_full_schedule(void **state) {
     fixture_t *f = *state;
     heliod_t *h = conn(f);
@@ -208,7 +232,7 @@ static void test_full_schedule(void **state) {
     heliod_play_params_t p = left_params();
     p.flags = HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
-    uint64_t start = frame_in(h, 600);
+    uint64_t start = frame_in(h, 1500); /* room for 4096 requests before it */
     heliod_at_frame(h, start);
     assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
     heliod_at_frame(h, 0);
@@ -223,18 +247,37 @@ static void test_full_schedule(void **state) {
     s.mask = HELIOD_SET_GAIN;
     s.gain_db = -6.0f;
     heliod_at_frame(h, start + RATE / 2);
-    for (int i = 1; i < 4096; i++) /* the play holds one place */
+    for (int i = 1; i < 1024; i++) /* the play holds one place */
         assert_true(heliod_set_async(h, v, &s) > 0);
     assert_int_equal(heliod_sync(h), 0);
+    assert_true(th_stat(h, "sched_pending") == 1024.0);
     assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(h), "--client-scheduled"));
     heliod_at_frame(h, 0);
+    heliod_t *o[3];
+    for (int k = 0; k < 3; k++) { /* three more clients, a quarter each */
+        o[k] = conn(f);
+        heliod_voice_t ov = 0;
+        heliod_at_frame(o[k], start);
+        assert_int_equal(heliod_play(o[k], "dc", &p, &ov, NULL), 0);
+        heliod_at_frame(o[k], start + RATE / 2);
+        for (int i = 1; i < 1024; i++)
+            assert_true(heliod_set_async(o[k], ov, &s) > 0);
+        assert_int_equal(heliod_sync(o[k]), 0);
+    }
     assert_true(th_stat(h, "sched_pending") == 4096.0);
+    heliod_t *e = conn(f); /* within its quota, but the schedule is full */
+    heliod_at_frame(e, start);
+    assert_int_equal(heliod_play(e, "dc", &p, NULL, NULL), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(e), "schedule full"));
+    heliod_close(e);
     /* unscheduled requests are still taken (a set on v is held for its
      * start, so it needs the schedule too: EBUSY) */
     assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
     assert_int_equal(heliod_bus_gain(h, "sfx", -1.0f, 0.0f), 0);
-    th_sleep_ms(1300);
-    assert_true(th_stat(h, "sched_pending") == 0.0);
+    while (frame_in(h, 0) < start + RATE / 2 + RATE / 20)
+        th_sleep_ms(20);
+    assert_true(stat_becomes(h, "sched_pending", 0.0) == 0.0);
     assert_true(th_stat(h, "sched_late") == 0.0);
     /* the position counts from the scheduled start */
     uint64_t now = frame_in(h, 0);
@@ -245,7 +288,187 @@ static void test_full_schedule(void **state) {
     heliod_at_frame(h, start + RATE);
     assert_int_equal(heliod_set(h, v, &s), 0);
     heliod_at_frame(h, 0);
+    for (int k = 0; k < 3; k++)
+        heliod_close(o[k]);
     heliod_close(h);
+}
+
+/* --client-scheduled 64: a client's 65th pending scheduled command is EBUSY
+ * naming the quota, while a game's 16-note bar is still taken. When the
+ * client leaves, its 64 (a play 60 s ahead and its sets) are cancelled at
+ * once, the voice ends unheard; a client's detached voice's commands and
+ * its bus ramp stay after it leaves, and the game's bar goes with the
+ * game. */
+static void test_quota_cancel(void **state) {
+    fixture_t *f = *state;
+    heliod_t *a = conn(f), *b = conn(f), *g = conn(f), *watch = conn(f);
+    load(f, watch, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -6.0f;
+    uint64_t far = frame_in(watch, 60000);
+    heliod_voice_t v = 0, w = 0;
+    heliod_at_frame(a, far);
+    assert_int_equal(heliod_play(a, "dc", &p, &v, NULL), 0);
+    heliod_at_frame(a, far + RATE);
+    for (int i = 1; i < 64; i++)
+        assert_true(heliod_set_async(a, v, &s) > 0);
+    assert_int_equal(heliod_sync(a), 0);
+    assert_true(th_stat(watch, "sched_pending") == 64.0);
+    assert_true(th_stat(watch, "quota_scheduled") == 64.0);
+    assert_int_equal(heliod_set(a, v, &s), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(a), "--client-scheduled"));
+    assert_true(th_stat(watch, "sched_pending") == 64.0);
+    assert_true(th_stat(watch, "quota_refused_scheduled") == 1.0);
+    /* the game's bar: 16 notes, 1/16 s apart, 30 s ahead */
+    uint64_t bar = frame_in(watch, 30000);
+    for (int i = 0; i < 16; i++) {
+        heliod_at_frame(g, bar + (uint64_t)i * RATE / 16);
+        assert_int_equal(heliod_play(g, "dc", &p, NULL, NULL), 0);
+    }
+    heliod_at_frame(g, 0);
+    /* b: a detached voice with three sets, and a bus ramp, 60 s ahead */
+    p.flags = HELIOD_PLAY_DETACHED;
+    heliod_at_frame(b, far);
+    assert_int_equal(heliod_play(b, "dc", &p, &w, NULL), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heliod_set(b, w, &s), 0);
+    assert_int_equal(heliod_bus_gain(b, "music", -3.0f, 100.0f), 0);
+    heliod_at_frame(b, 0);
+    assert_true(th_stat(watch, "sched_pending") == 64.0 + 16 + 5);
+    heliod_close(a);
+    assert_true(stat_becomes(watch, "sched_pending", 16 + 5) == 16.0 + 5);
+    heliod_close(b);
+    th_sleep_ms(200);
+    assert_true(th_stat(watch, "sched_pending") == 16.0 + 5);
+    heliod_close(g);
+    assert_true(stat_becomes(watch, "sched_pending", 5) == 5.0);
+    /* a's voice never started: only b's detached one is left */
+    assert_true(stat_becomes(watch, "voices_active", 1) == 1.0);
+    heliod_close(watch);
+}
+
+/* at_frame at most 24 h of engine frames ahead of the clock: beyond is
+ * EINVAL naming the range; just inside is taken. */
+static void test_at_bound(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    uint64_t day = 86400ull * RATE;
+    heliod_play_params_t p = left_params();
+    heliod_at_frame(h, k.frame + day + 60ull * RATE);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "24 h"));
+    assert_int_equal(heliod_bus_gain(h, "music", -3.0f, 0.0f), HELIOD_EINVAL);
+    heliod_at_frame(h, UINT64_MAX);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), HELIOD_EINVAL);
+    heliod_at_frame(h, k.frame + day - 60ull * RATE);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
+    heliod_at_frame(h, 0);
+    assert_true(th_stat(h, "sched_pending") == 1.0);
+    heliod_close(h);
+}
+
+/* A bundle is all or nothing against the client's schedule quota (64):
+ * with 5 places left, two scheduled plays (a play may take four: a steal,
+ * an eviction, a quota victim) are refused whole (every request and the end
+ * EBUSY, nothing applied); one play fits. */
+static void test_bundle_atomic(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    uint64_t far = frame_in(h, 60000);
+    heliod_voice_t v = 0;
+    heliod_at_frame(h, far);
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    for (int i = 1; i < 59; i++)
+        assert_true(heliod_set_async(h, v, &s) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    assert_true(th_stat(h, "sched_pending") == 59.0);
+    assert_int_equal(heliod_bundle_begin(h), 0);
+    for (int i = 0; i < 2; i++)
+        assert_true(heliod_play_async(h, "dc", &p, NULL, NULL) > 0);
+    uint32_t count = 99;
+    assert_int_equal(heliod_bundle_end(h, &count), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(h), "--client-scheduled"));
+    assert_true(th_stat(h, "sched_pending") == 59.0);
+    heliod_voice_info_t vi[8];
+    size_t nv = 0;
+    assert_int_equal(heliod_voices(h, vi, 8, &nv), 0);
+    assert_int_equal(nv, 1); /* none of the bundle's plays */
+    assert_int_equal(heliod_bundle_begin(h), 0);
+    assert_true(heliod_play_async(h, "dc", &p, NULL, NULL) > 0);
+    assert_int_equal(heliod_bundle_end(h, &count), 0);
+    assert_int_equal(count, 1);
+    assert_true(th_stat(h, "sched_pending") == 60.0);
+    heliod_at_frame(h, 0);
+    heliod_close(h);
+}
+
+/* Graph changes are not schedulable: a scheduled bus create (then an
+ * immediate one), and after an immediate create a scheduled re-parent,
+ * send or remove, are EINVAL; the immediate changes stand after the frame
+ * the refused ones asked for, and a voice on the immediately created bus
+ * is heard at the level its scheduled (allowed) gain ramp gives it. */
+static void test_bus_not_scheduled(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    uint64_t at = 0;
+    assert_int_equal(heliod_at_ms(h, 300, &at), 0);
+    assert_int_equal(heliod_bus_create(h, "x", ""), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "at once"));
+    heliod_at_frame(h, 0);
+    assert_int_equal(heliod_bus_create(h, "y", ""), 0);
+    /* the other order: an immediate change, then scheduled ones */
+    assert_int_equal(heliod_bus_create(h, "z", ""), 0);
+    heliod_at_frame(h, at);
+    assert_int_equal(heliod_bus_parent(h, "z", "y"), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_send(h, "z", "y", -6.0f, 0.0f), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_remove(h, "z"), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_create(h, "x", ""), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_gain(h, "y", -6.0f, 0.0f), 0); /* a fader: schedulable */
+    heliod_at_frame(h, 0);
+    while (frame_in(h, 0) < at + RATE / 10) /* past the frame they asked for */
+        th_sleep_ms(20);
+    heliod_bus_info_t bi[40];
+    size_t nb = 0;
+    assert_int_equal(heliod_buses(h, bi, 40, &nb), 0);
+    int seen_y = 0, seen_z = 0;
+    for (size_t i = 0; i < nb; i++) {
+        assert_string_not_equal(bi[i].name, "x");
+        if (!strcmp(bi[i].name, "y")) seen_y = 1;
+        if (!strcmp(bi[i].name, "z")) {
+            seen_z = 1;
+            assert_string_equal(bi[i].parent, "master"); /* not re-parented under y */
+        }
+    }
+    assert_true(seen_y && seen_z);
+    /* y is live in the engine: a voice on it plays at -6 dB from its frame */
+    heliod_play_params_t p = left_params();
+    snprintf(p.bus, sizeof p.bus, "y");
+    heliod_voice_t yv = 0;
+    heliod_at_frame(h, frame_in(h, 100));
+    assert_int_equal(heliod_play(h, "dc", &p, &yv, NULL), 0);
+    heliod_at_frame(h, 0);
+    uint64_t g = 0; /* its start (later than asked if the request came late) */
+    assert_int_equal(heliod_voice_start_frame(h, yv, &g), 0);
+    while (frame_in(h, 0) < g + RATE / 5)
+        th_sleep_ms(20);
+    size_t frames = 0;
+    float *rec = recording(f, h, &frames);
+    assert_true(frames > g + RATE / 10);
+    assert_true(rec[g - 1] == 0.0f);
+    assert_float_equal(rec[g + 1000], DC_AMP * powf(10.0f, -6.0f / 20.0f), 1e-3f);
+    free(rec);
 }
 
 typedef struct {
@@ -401,6 +624,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_late, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_schedule, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bundle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_cancel, setup_quota, teardown),
+        cmocka_unit_test_setup_teardown(test_at_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bundle_atomic, setup_quota, teardown),
+        cmocka_unit_test_setup_teardown(test_bus_not_scheduled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quantize_voice, setup, teardown),
     };
