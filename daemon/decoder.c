@@ -58,8 +58,8 @@ static uint64_t now_ns(void) {
 
 static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
     if (ds->nonfinite)
-        hld_warn("stream of %s: %llu non-finite samples zeroed", ds->name,
-                 (unsigned long long)ds->nonfinite);
+        hld_warn("stream of %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                 ds->name, (unsigned long long)ds->nonfinite, (double)HLD_MAX_SAMPLE);
     if (ds->owner && ds->budget_bytes) {
         hld_sounds_unreserve(ds->owner, ds->budget_bytes);
         atomic_fetch_sub_explicit(&ds->owner->stream_bytes, ds->budget_bytes, memory_order_relaxed);
@@ -78,11 +78,18 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
  * pend_off in dec) into at most out_cap frames of the ring. soxr takes only
  * as much input as out_cap can hold (idone): the rest stays pending for the
  * next step, never dropped. */
+/* Writes n frames of buf into the ring, bounded again first: a resampler
+ * can overshoot what hld_sanitize bounded (a clipped square rings). */
+static void put(hld_dstream_t *ds, float *buf, uint32_t n) {
+    ds->nonfinite += hld_sanitize(buf, (size_t)n * ds->ch);
+    ds->written += hl_stream_write(&ds->stream, buf, n);
+}
+
 static void emit_pending(hld_dstream_t *ds) {
     size_t idone = 0, odone = 0;
     soxr_process(ds->soxr, ds->dec + (size_t)ds->pend_off * ds->ch, ds->pend_n, &idone, ds->out,
                  ds->out_cap, &odone);
-    if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+    if (odone) put(ds, ds->out, (uint32_t)odone);
     if (idone > ds->pend_n || (idone == 0 && odone == 0)) idone = ds->pend_n; /* never spin */
     ds->pend_off += (uint32_t)idone;
     ds->pend_n -= (uint32_t)idone;
@@ -147,7 +154,7 @@ static void decode_step(hld_dstream_t *ds) {
     if (ds->flushing) { /* end of input: drain the resampler's tail */
         size_t odone = 0;
         soxr_process(ds->soxr, NULL, 0, NULL, ds->out, ds->out_cap, &odone);
-        if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+        if (odone) put(ds, ds->out, (uint32_t)odone);
         if (odone < ds->out_cap) {
             hl_stream_finish(&ds->stream);
             ds->eos = 1;
@@ -165,7 +172,7 @@ static void decode_step(hld_dstream_t *ds) {
         if (looping && ds->xfade) crossfade(ds, ds->pos, (uint32_t)got);
         ds->pos += (uint64_t)got;
         if (!ds->soxr) {
-            ds->written += hl_stream_write(&ds->stream, ds->dec, (uint32_t)got);
+            ds->written += hl_stream_write(&ds->stream, ds->dec, (uint32_t)got); /* bounded */
             return;
         }
         ds->pend_off = 0;

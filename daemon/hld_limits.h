@@ -129,6 +129,10 @@
 #define HLD_OPEN_THREADS       2      /* stream opens run on these, apart from the decoding threads */
 #define HLD_OPEN_TIMEOUT_MS    2000   /* an open (queued or running) answered ETIMEDOUT after this */
 #define HLD_OPEN_ABANDON_MAX   4      /* opener threads left behind in a hung open, at most */
+#define HLD_MAX_SAMPLE         16.0f  /* |sample| a decoded file may hold (+24 dBFS): hot masters
+                                       * and inter-sample peaks fit; a finite 1e30 from a broken
+                                       * pipeline is clipped here, so no voice holds the master
+                                       * limiter down (NaN/Inf become 0) */
 /* meters and loudness (meter_tap.c, metering.c) */
 #define HLD_METER_LEVEL_RING  256   /* level records in flight (~800 B each): 1.4 s of 256-frame
                                      * periods; a fuller ring folds calls together, losing nothing */

@@ -34,6 +34,10 @@
 #define HL_FADE_FLOOR_DB   (-60.0f)     /* log fades run linearly in dB between this and the level */
 #define HL_STOP_FADE_MIN   64           /* frames: the shortest fade-out that does not click */
 #define HL_LIMITER_RELEASE_MS 50.0f     /* limiter release: recovers fast, does not pump */
+#define HL_LIMITER_MAX_GR  100.0f       /* deepest gain reduction, linear (40 dB): the envelope is held
+                                         * at thresh x 100, so the mix is back within 1 dB at most
+                                         * 50 ms x ln(100 / 1.122) = 225 ms after any overload ends;
+                                         * louder peaks than that are clipped at full scale */
 #define HL_PITCH_MIN       0.25f        /* playback-rate range accepted from clients */
 #define HL_PITCH_MAX       4.0f
 #define HL_MIN_DB          (-144.0f)    /* below 24-bit resolution: treated as silence */
