@@ -53,12 +53,12 @@
 #define FX_FLUSH       1e-20f      /* states below this are flushed to 0 at block ends */
 #define FX_STATE_MAX   1e30f       /* states above this (or NaN) are reset at block ends */
 #define FX_SQRT2       1.41421356f /* k = 1/Q for Q = 0.7071: Butterworth */
-#define BQ_MIN_HZ      10.0f
+#define BQ_MIN_HZ      ((float)HL_R_EQ_FREQ_LO) /* the ranges: hl_ranges.h */
 #define BQ_MAX_FRAC    0.49f
-#define BQ_MIN_Q       0.1f
-#define BQ_MAX_Q       40.0f
+#define BQ_MIN_Q       ((float)HL_R_EQ_Q_LO)
+#define BQ_MAX_Q       ((float)HL_R_EQ_Q_HI)
 #define BQ_DEF_Q       0.70710678f
-#define BQ_MAX_DB      48.0f
+#define BQ_MAX_DB      ((float)HL_R_EQ_GAIN_HI)
 #define VF_MAX_STEPS   65535u /* hl_vf_stage_t.steps is 16 bits: ~21 s glides at 48 kHz */
 #define VF_FADE_CELLS  (HL_VF_FADE / HL_FX_GRID)
 #define VF_HP_IN_CELLS 1 /* a high-pass fades in over one cell (see vf_fade_cells) */

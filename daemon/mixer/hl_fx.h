@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hl_ranges.h"
+
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
 #define HL_FX_GRID        16     /* frames: filter coefficients step on this grid in a glide */
@@ -42,11 +44,11 @@
 #define HL_VF_HP_OFF_HZ   10.0f  /* high-pass "off" position; hp_hz <= 10 turns it off */
 #define HL_VF_FADE        256    /* frames: crossfade of a stage turned on or off */
 #define HL_REVERB_LINES   8
-#define HL_REVERB_MAX_PREDELAY_MS 200.0f
-#define HL_REVERB_MIN_SIZE 0.25f
-#define HL_REVERB_MAX_SIZE 2.0f
-#define HL_REVERB_MIN_RT60 0.1f
-#define HL_REVERB_MAX_RT60 20.0f
+#define HL_REVERB_MAX_PREDELAY_MS ((float)HL_R_REV_PREDELAY_HI) /* the ranges: hl_ranges.h */
+#define HL_REVERB_MIN_SIZE ((float)HL_R_REV_SIZE_LO)
+#define HL_REVERB_MAX_SIZE ((float)HL_R_REV_SIZE_HI)
+#define HL_REVERB_MIN_RT60 ((float)HL_R_REV_RT60_LO)
+#define HL_REVERB_MAX_RT60 ((float)HL_R_REV_RT60_HI)
 /* clang-format on */
 
 /* ---- 1. Biquad (RBJ Audio EQ Cookbook) ----------------------------------- */
