@@ -76,8 +76,8 @@ static void configure(hl_duck_t *d, float depth_db, float threshold_db, float at
     update_gain(d);
 }
 
-void hl_duck_init(hl_duck_t *d, float rate, float depth_db, float threshold_db, float attack_ms,
-                  float hold_ms, float release_ms) {
+void hl_duck_init_rt(hl_duck_t *d, float rate, float depth_db, float threshold_db, float attack_ms,
+                     float hold_ms, float release_ms) {
     d->rate = rate > 0.0f && rate < INFINITY ? rate : HL_DUCK_FALLBACK_RATE;
     d->depth_db = 0.0f;
     d->units = 0;

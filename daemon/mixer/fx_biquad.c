@@ -337,7 +337,7 @@ static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
     vf_design(st, f->pi_rate); /* the glide starts from f */
 }
 
-void hl_vfilter_init(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
+void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
     if (!(rate >= 1000.0f)) rate = 48000.0f;
     *f = (hl_vfilter_t){0};
     f->pi_rate = (float)HL_PI / rate;

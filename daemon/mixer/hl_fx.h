@@ -141,8 +141,9 @@ typedef struct {
 
 /* lp_hz >= 0.49 * rate or <= 0 (or NaN): low-pass off (bypassed, costs
  * nothing); hp_hz <= 10 Hz: high-pass off. Cutoffs otherwise clamped to
- * [10, 0.49 * rate]. State cleared. */
-void hl_vfilter_init(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz);
+ * [10, 0.49 * rate]. State cleared. RT safe: the audio thread sets a voice's
+ * filter up as the voice starts. */
+void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz);
 /* Glides the cutoffs in log-frequency over ramp_frames (0 = at once):
  * coefficients recomputed every HL_FX_GRID frames and interpolated linearly
  * frame by frame in between, so no step of the glide shows in the output. Turning a stage on starts

@@ -345,8 +345,8 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
             hl_duck_set_rt(&d->d, c->u.duck.depth_db, c->u.duck.threshold_db, c->u.duck.attack_ms,
                            c->u.duck.hold_ms, c->u.duck.release_ms);
         } else {
-            hl_duck_init(&d->d, (float)m->cfg.rate, c->u.duck.depth_db, c->u.duck.threshold_db,
-                         c->u.duck.attack_ms, c->u.duck.hold_ms, c->u.duck.release_ms);
+            hl_duck_init_rt(&d->d, (float)m->cfg.rate, c->u.duck.depth_db, c->u.duck.threshold_db,
+                            c->u.duck.attack_ms, c->u.duck.hold_ms, c->u.duck.release_ms);
             d->side = c->u.duck.side;
             d->target = c->u.duck.target;
             d->on = 1;

@@ -397,8 +397,8 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     /* binaural from the first block on a fresh convolver: nothing of the
      * slot's previous voice (a stolen or ended one) rings into this one */
     v->hrtf = (p->flags & HL_MIX_3D) && m->hrtf;
-    if (v->hrtf) hl_hrtf_voice_reset(&m->hrtf_v[c->slot]);
-    hl_vfilter_init(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
+    if (v->hrtf) hl_hrtf_voice_reset_rt(&m->hrtf_v[c->slot]);
+    hl_vfilter_init_rt(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
     v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++) {
         v->send[i].cur = v->send[i].target = p->send_gain[i];
@@ -1403,7 +1403,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         (*virt)++;
         /* its convolver's history is stale by the time it is heard again:
          * start that block afresh (the gains ramp up from 0) */
-        if (v->hrtf && m->hrtf_v[v->slot].valid) hl_hrtf_voice_reset(&m->hrtf_v[v->slot]);
+        if (v->hrtf && m->hrtf_v[v->slot].valid) hl_hrtf_voice_reset_rt(&m->hrtf_v[v->slot]);
         for (uint32_t t = 0; t < n && !finished;) {
             uint32_t seg = rate_run(v, n - t);
             skip_voice(v, seg, voice_step(v), &finished);
