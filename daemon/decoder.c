@@ -37,18 +37,12 @@
 #include <unistd.h>
 
 #include "heliod_errors.h"
+#include "hl_util.h"
 #include "log.h"
 #include "sounds.h"
 
 #define NS_PER_S  1000000000ull
 #define NS_PER_MS 1000000ull
-
-static uint32_t pow2_at_least(uint64_t n) {
-    uint32_t c = 2;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -294,9 +288,10 @@ static int prime(hld_decoder_t *p, hld_dstream_t *ds) {
         ds->soxr = soxr_create(ds->src_rate, ds->rate, ds->ch, &err, &io, &q, NULL);
         if (!ds->soxr) return prime_fail(ds, HELIOD_EDECODE, "cannot create the resampler");
     }
-    uint32_t cap = pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
+    uint32_t cap =
+        hl_pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
     uint64_t least = 2 * (uint64_t)ds->out_cap + HLD_STREAM_PREFILL; /* prefill + a step */
-    if (cap < least) cap = pow2_at_least(least);
+    if (cap < least) cap = hl_pow2_at_least(least);
     size_t bytes = (hl_stream_size(cap, ds->ch) + 63) / 64 * 64;
     size_t dec_bytes = (size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float);
     size_t out_bytes = (size_t)ds->out_cap * ds->ch * sizeof(float);

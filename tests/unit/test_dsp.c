@@ -17,6 +17,7 @@
 #include "hl_dsp.h"
 #include "hl_limits.h"
 #include "hl_proto.h"
+#include "hl_util.h"
 #include "mix_helpers.h"
 
 #define EPS 1e-4f
@@ -216,12 +217,34 @@ static void test_limiter_recovery(void **state) {
     free(buf);
 }
 
+/* The shared helpers (hl_util.h): a clamp whose NaN is the low end, powers of
+ * two at their edges, I0 against known values. */
+static void test_util(void **state) {
+    (void)state;
+    assert_true(hl_clampf(NAN, -2.0f, 3.0f) == -2.0f);
+    assert_true(hl_clampf(-INFINITY, -2.0f, 3.0f) == -2.0f);
+    assert_true(hl_clampf(INFINITY, -2.0f, 3.0f) == 3.0f);
+    assert_true(hl_clampf(0.5f, -2.0f, 3.0f) == 0.5f);
+    assert_true(hl_pow2_at_least(0) == 2 && hl_pow2_at_least(2) == 2);
+    assert_true(hl_pow2_at_least(3) == 4 && hl_pow2_at_least(1024) == 1024);
+    assert_true(hl_pow2_at_least(1025) == 2048);
+    assert_true(hl_pow2_at_least(UINT64_MAX) == 1u << 31); /* bounded, no endless loop */
+    assert_true(fabs(hl_bessel_i0(0.0) - 1.0) < 1e-15);
+    assert_true(fabs(hl_bessel_i0(1.0) - 1.2660658777520082) < 1e-14);
+    assert_true(fabs(hl_bessel_i0(10.0) / 2815.7166284662544 - 1.0) < 1e-13);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_db_to_lin),         cmocka_unit_test(test_pan_law),
-        cmocka_unit_test(test_distance_models),   cmocka_unit_test(test_spatial_pan),
-        cmocka_unit_test(test_limiter_bounds),    cmocka_unit_test(test_limiter_transparent),
-        cmocka_unit_test(test_limiter_early_out), cmocka_unit_test(test_limiter_recovery),
+        cmocka_unit_test(test_db_to_lin),
+        cmocka_unit_test(test_pan_law),
+        cmocka_unit_test(test_distance_models),
+        cmocka_unit_test(test_spatial_pan),
+        cmocka_unit_test(test_limiter_bounds),
+        cmocka_unit_test(test_limiter_transparent),
+        cmocka_unit_test(test_limiter_early_out),
+        cmocka_unit_test(test_limiter_recovery),
+        cmocka_unit_test(test_util),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
