@@ -129,7 +129,6 @@ void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n) {
 /* ---- insert wrapper -------------------------------------------------------- */
 
 void hl_fx_process_rt(hl_fx_t *fx, float *l, float *r, uint32_t n) {
-    if (fx->bypass) return;
     switch (fx->kind) {
     case HL_FX_EQ: hl_eq_process_rt(&fx->u.eq, l, r, n); break;
     case HL_FX_COMP: hl_comp_process_rt(&fx->u.comp, l, r, n); break;

@@ -269,8 +269,7 @@ void hl_reverb_clear(hl_reverb_t *r);
 enum { HL_FX_NONE = 0, HL_FX_EQ = 1, HL_FX_COMP, HL_FX_REVERB };
 
 typedef struct hl_fx {
-    int kind;   /* HL_FX_*; HL_FX_NONE (or an unknown kind) passes through */
-    int bypass; /* non-zero: passes through, state frozen */
+    int kind; /* HL_FX_*; HL_FX_NONE (or an unknown kind) passes through */
     union {
         hl_eq_t eq;
         hl_comp_t comp;
