@@ -8,7 +8,8 @@
  * into segments wherever a ramp ends (so every gain is one straight line per
  * segment and results do not depend on the caller's buffer size), and each
  * segment is rendered by the kernels in mix_kernels.c: a straight copy path at
- * pitch 1, otherwise interpolation (linear or 4-point cubic) fused with the
+ * pitch 1, otherwise interpolation (linear, 4-point cubic or windowed sinc,
+ * sinc.c) fused with the
  * multiply-add into the accumulators, one pass for every source kind.
  * Buffer ends, loop points, loop crossfades and source fades (seek, stream
  * switch, underrun recovery) go through one scalar path; the interior never
@@ -23,7 +24,9 @@
  * engine clock (frames rendered) stamps STARTED and ENDED events; a voice
  * whose fade-out ends inside a block is advanced silently to the block's end
  * so its ENDED cursor belongs to the ENDED frame. Buses are planar float
- * accumulators, gained, summed into master, limited and interleaved at the end.
+ * accumulators; mixer_bus.c runs the bus tree over them (insert effects,
+ * sends, ducking, gains, children before parents) into the master, which is
+ * then limited (bounded reduction, dsp.c) and interleaved.
  *
  * Speed (bench/mix): with thousands of voices the mix waits on memory, so the
  * block loop prefetches each voice's first cache line and the whole source
@@ -35,11 +38,11 @@
  * 3D voice reuses its gain pair until it, its gain or the listener moves;
  * flat gains take kernels without the ramp polynomial; buses no voice wrote
  * are neither cleared, metered nor summed, the first live bus is the master
- * sum itself, and peaks are SSE max scans over four chains.
+ * sum itself, and peaks are SSE max scans over four chains (levels.c).
  *
  * Nothing here locks, allocates, frees, does I/O, logs or waits; what the
  * audio thread is done with (ended voices, their PCM and streams, retired
- * streams) goes back on the event ring.
+ * streams and effects) goes back on the event ring.
  */
 #include <math.h>
 #include <stddef.h>
