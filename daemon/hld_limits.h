@@ -140,8 +140,6 @@
                                      * drains it every poll tick, so 1 s rides out any stall */
 #define HLD_METER_TICK_MS     5     /* METER event timer while someone subscribed: 100 Hz events
                                      * keep their average rate, with at most 5 ms of jitter */
-#define HLD_METER_DEFAULT_HZ  20.0f /* METER events per second when the client says 0: a
-                                     * meter's usual refresh, smooth to the eye */
 #define HLD_METER_OUTQ_MAX    (32 * 1024) /* a client with more unsent output than this skips
                                      * METER events (each is a snapshot: the next one replaces
                                      * it), so a subscriber that never reads cannot grow the
