@@ -342,7 +342,8 @@ static const char tool_head[] =
     "       heliodctl --help | --version | COMMAND --help\n"
     "  --socket PATH   daemon socket (default $HELIOD_SOCKET, then\n"
     "                  $XDG_RUNTIME_DIR/heliod/heliod.sock)\n"
-    "  --json          one JSON object per result\n"
+    "  --json          one JSON object per result (\"late_frames\":N when a\n"
+    "                  scheduled request came late)\n"
     "  --timeout MS    give up waiting for the daemon after MS (default 5000)\n"
     "commands:\n";
 

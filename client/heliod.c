@@ -52,7 +52,8 @@
 typedef struct deferred {
     struct deferred *next;
     hl_frame_hdr_t hdr;
-    size_t len; /* body length */
+    uint64_t late; /* a scheduled request's reply: its late-frames trailer */
+    size_t len;    /* body length */
     uint8_t body[];
 } deferred_t;
 
@@ -243,11 +244,11 @@ static deferred_t *dq_pop(heliod_t *h) {
  * else goes to the deferred queue. */
 static int take_frame(heliod_t *h, const hl_frame_hdr_t *hdr, const uint8_t *body, size_t len) {
     if (hdr->op != HL_OP_REPLY && hdr->op != HL_OP_EVENT) return HELIOD_EPROTO;
+    uint64_t late = 0;
     if (hdr->op == HL_OP_REPLY && (hdr->flags & HL_FLAG_AT)) {
         /* the reply to a scheduled request ends with how late it was */
         if (len < 8) return HELIOD_EPROTO;
         len -= 8;
-        uint64_t late = 0;
         for (int i = 7; i >= 0; i--)
             late = late << 8 | body[len + (size_t)i];
         h->last_late = late;
@@ -261,6 +262,7 @@ static int take_frame(heliod_t *h, const hl_frame_hdr_t *hdr, const uint8_t *bod
     deferred_t *d = malloc(sizeof *d + len);
     if (!d) return HELIOD_ENOMEM;
     d->hdr = *hdr;
+    d->late = late;
     d->len = len;
     if (len) memcpy(d->body, body, len);
     dq_push(h, d);
@@ -1279,6 +1281,7 @@ static void deliver_reply(heliod_t *h, const deferred_t *d) {
     pending_t p;
     if (!pend_take(h, d->hdr.id, &p))
         return; /* a reply nobody waits for (a blocking call that timed out) */
+    if (d->hdr.flags & HL_FLAG_AT) h->last_late = d->late; /* this reply's, in its callback */
     hl_rbuf_t r;
     hl_rbuf_init(&r, d->body, d->len);
     hl_reply_head_t head;

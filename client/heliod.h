@@ -814,7 +814,8 @@ void heliod_at_frame(heliod_t *h, uint64_t frame);
  * round trip); *frame (may be NULL) gets it. */
 int heliod_at_ms(heliod_t *h, double ms, uint64_t *frame);
 /* Frames the last scheduled request answered was already late when the
- * daemon got it (0: on time); such a request is applied at once. */
+ * daemon got it (0: on time); such a request is applied at once. Inside the
+ * callback of an async request's reply, the figure of that reply. */
 uint64_t heliod_late_frames(const heliod_t *h);
 /* Bundles: the play, stop, set, bus and listener requests sent between
  * begin and end are applied together, in one audio block (each at its own

@@ -11,6 +11,7 @@
 
 #include "cues.h"
 #include "fileio.h"
+#include "hld_text.h"
 #include "log.h"
 
 /* One sound's load in flight: which bank, which entry. */
@@ -82,15 +83,6 @@ static void changed(hld_banks_t *b, const hld_bank_t *k) {
 
 /* ---- the manifest ------------------------------------------------------------- */
 
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
 static int yes_no(const char *v) {
     if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1")) return 1;
     if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0")) return 0;
@@ -142,16 +134,16 @@ static int parse(const char *path, char *text, hld_bank_t *k, entry_t **out, uin
         if (nl) *nl = '\0';
         if ((size_t)(nl ? nl - line : (ptrdiff_t)strlen(line)) > HLD_BANK_LINE_MAX)
             BAD("line longer than %d bytes", HLD_BANK_LINE_MAX);
-        char *s = trim(line);
+        char *s = hld_trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
         if (*s == '[') {
             size_t l = strlen(s);
             if (s[l - 1] != ']') BAD("a section header ends with ]");
             s[l - 1] = '\0';
-            char *h = trim(s + 1);
+            char *h = hld_trim(s + 1);
             if (strncmp(h, "sound", 5) != 0 || (h[5] != ' ' && h[5] != '\t'))
                 BAD("unknown section [%.64s] (sound NAME)", h);
-            char *name = trim(h + 5);
+            char *name = hld_trim(h + 5);
             if (!hl_name_valid(name)) BAD("invalid sound name '%.64s'", name);
             for (uint32_t i = 0; i < cnt; i++)
                 if (!strcmp(e[i].name, name)) BAD("sound %s is listed twice", name);
@@ -166,7 +158,7 @@ static int parse(const char *path, char *text, hld_bank_t *k, entry_t **out, uin
         char *eq = strchr(s, '=');
         if (!eq) BAD("expected key = value");
         *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
+        char *key = hld_trim(s), *val = hld_trim(eq + 1);
         if (!cur) {
             if (!strcmp(key, "name")) {
                 if (!hl_name_valid(val)) BAD("invalid bank name '%.64s'", val);

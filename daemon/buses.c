@@ -484,7 +484,11 @@ int hld_buses_duck(hld_buses_t *b, const hl_duck_rule_t *m, char *msg, size_t ca
     int rc =
         hl_mixer_duck(b->mx, (uint32_t)slot, m->on, (uint32_t)side, (uint32_t)target, m->depth_db,
                       m->threshold_db, m->attack_ms, m->hold_ms, m->release_ms, hld_now_ns());
-    if (rc != 0) return fail(msg, cap, rc, "duck %s by %s: engine busy, try again", m->bus, m->by);
+    if (rc != 0) /* the ranges are the wire's (hl_ranges.h): only a full ring is left */
+        return fail(msg, cap, rc,
+                    rc == HELIOD_EBUSY ? "duck %s by %s: engine busy, try again"
+                                       : "duck %s by %s: the mixer refused it",
+                    m->bus, m->by);
     b->duck_used[slot] = m->on;
     b->duck[slot] = *m;
     return 0;

@@ -23,6 +23,7 @@
 #include "hl_paths.h"
 #include "hl_proto.h"
 #include "hld_limits.h"
+#include "hld_text.h"
 #include "hrtf_load.h"
 #include "log.h"
 #include "vm.h"
@@ -358,15 +359,6 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     }
 }
 
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* "[bus NAME]" starts a bus section (*bus = it); any other header ends one. */
 static int bus_section(hld_config_t *c, char *s, const char *path, int lineno,
                        hld_config_bus_t **bus) {
@@ -377,9 +369,9 @@ static int bus_section(hld_config_t *c, char *s, const char *path, int lineno,
         return HELIOD_EINVAL;
     }
     s[n - 1] = '\0';
-    char *h = trim(s + 1);
+    char *h = hld_trim(s + 1);
     if (strncmp(h, "bus", 3) != 0 || (h[3] != ' ' && h[3] != '\t')) return 0;
-    char *name = trim(h + 3);
+    char *name = hld_trim(h + 3);
     if (!hl_name_valid(name) || strcmp(name, "master") == 0) {
         fprintf(stderr, "heliod: %s:%d: [bus %s]: not a valid bus name\n", path, lineno, name);
         return HELIOD_EINVAL;
@@ -461,13 +453,13 @@ static int load_file(hld_config_t *c, const char *path) {
     hld_config_bus_t *bus = NULL; /* inside a [bus NAME] section */
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
-        char *s = trim(line);
+        char *s = hld_trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
         /* an inline comment: '#' or ';' after whitespace ends the line */
         for (char *c = s + 1; *c; c++)
             if ((*c == '#' || *c == ';') && (c[-1] == ' ' || c[-1] == '\t')) {
                 *c = '\0';
-                s = trim(s);
+                s = hld_trim(s);
                 break;
             }
         if (*s == '[') {
@@ -481,7 +473,7 @@ static int load_file(hld_config_t *c, const char *path) {
             break;
         }
         *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
+        char *key = hld_trim(s), *val = hld_trim(eq + 1);
         size_t vn = strlen(val);
         if (vn >= 2 && val[0] == '"' && val[vn - 1] == '"') {
             val[vn - 1] = '\0';

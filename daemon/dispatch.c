@@ -8,10 +8,15 @@
  * of HL_MAX_FRAME bytes and copied into the connection's output batch. With
  * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
  *
- * The handlers of the voice, cue and emitter requests live with their
- * domain (voice_ops.c, cue_ops.c, emitter_ops.c) and share the reply helpers
- * of dispatch_int.h; this file keeps the handshake, sounds, listener, buses,
- * devices, stats and the opcode table.
+ * Most handlers live with their domain and share the reply helpers of
+ * dispatch_int.h: voices and pause (voice_ops.c), cues and categories
+ * (cue_ops.c), emitters (emitter_ops.c), buses, effects, ducking and reverb
+ * zones (bus_ops.c), banks and world zones (asset_ops.c), the clock,
+ * scheduled requests and bundles (time_ops.c), the devices (device.c). This
+ * file keeps the handshake, ping, sounds (load, uploads, unload, list), the
+ * listener, stats, subscribe, the opcode table and the dispatch itself
+ * (shutdown and handshake gates, bundles held, scheduled requests routed,
+ * a LOAD_FD's descriptor closed when its handler did not take it).
  */
 #include "dispatch.h"
 #include "dispatch_int.h"
@@ -487,8 +492,8 @@ static int op_subscribe(hld_req_t *q) {
     return hld_reply_ok(q);
 }
 
-/* The opcode table: each handler lives with its domain (voice_ops.c,
- * cue_ops.c, emitter_ops.c, bus_ops.c); dispatch keeps framing, ids and replies. */
+/* The opcode table: each handler lives with its domain (see the top of the
+ * file); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_HELLO] = op_hello,
     [HL_OP_PING] = op_ping,

@@ -139,6 +139,10 @@
 #define HLD_OPEN_THREADS       2      /* stream opens run on these, apart from the decoding threads */
 #define HLD_OPEN_TIMEOUT_MS    2000   /* an open (queued or running) answered ETIMEDOUT after this */
 #define HLD_OPEN_ABANDON_MAX   4      /* opener threads left behind in a hung open, at most */
+#define HLD_MAX_SAMPLE         16.0f  /* |sample| a decoded file may hold (+24 dBFS): hot masters
+                                       * and inter-sample peaks fit; a finite 1e30 from a broken
+                                       * pipeline is clipped here, so no voice holds the master
+                                       * limiter down (NaN/Inf become 0) */
 /* meters and loudness (meter_tap.c, metering.c) */
 #define HLD_METER_LEVEL_RING  256   /* level records in flight (~800 B each): 1.4 s of 256-frame
                                      * periods; a fuller ring folds calls together, losing nothing */
@@ -146,8 +150,6 @@
                                      * drains it every poll tick, so 1 s rides out any stall */
 #define HLD_METER_TICK_MS     5     /* METER event timer while someone subscribed: 100 Hz events
                                      * keep their average rate, with at most 5 ms of jitter */
-#define HLD_METER_DEFAULT_HZ  20.0f /* METER events per second when the client says 0: a
-                                     * meter's usual refresh, smooth to the eye */
 #define HLD_METER_OUTQ_MAX    (32 * 1024) /* a client with more unsent output than this skips
                                      * METER events (each is a snapshot: the next one replaces
                                      * it), so a subscriber that never reads cannot grow the

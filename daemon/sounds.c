@@ -368,8 +368,9 @@ static int decode_fail(hld_decode_t *d, int status, const char *fmt, const char 
 uint64_t hld_sanitize(float *x, size_t n) {
     uint64_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(x[i])) {
-            x[i] = 0.0f;
+        float v = x[i];
+        if (!(fabsf(v) <= HLD_MAX_SAMPLE)) { /* NaN, Inf, or finite beyond the bound */
+            x[i] = isfinite(v) ? copysignf(HLD_MAX_SAMPLE, v) : 0.0f;
             bad++;
         }
     }
@@ -680,8 +681,8 @@ static void load_after(uv_work_t *req, int status) {
         table_insert(s, snd);
         s->bytes += bytes;
         if (d->nonfinite)
-            hld_warn("sound %s: %llu non-finite samples zeroed", snd->name,
-                     (unsigned long long)d->nonfinite);
+            hld_warn("sound %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                     snd->name, (unsigned long long)d->nonfinite, (double)HLD_MAX_SAMPLE);
         hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, d->frames, d->channels,
                   d->source_rate);
         j->done(j->user, 0, NULL, snd);
@@ -843,8 +844,8 @@ static void reload_after(load_job_t *j, int status) {
                      n->name, n->pcm.frames, n->pcm.channels, n->source_rate,
                      (unsigned long long)n->bytes);
             if (d->nonfinite)
-                hld_warn("sound %s: %llu non-finite samples zeroed", n->name,
-                         (unsigned long long)d->nonfinite);
+                hld_warn("sound %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                         n->name, (unsigned long long)d->nonfinite, (double)HLD_MAX_SAMPLE);
             hld_sounds_release(s, old); /* freed now if no voice uses it */
             if (s->reload_done) s->reload_done(s->reload_user, n, 0, NULL);
             if (again) hld_sounds_reload(s, n);

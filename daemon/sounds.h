@@ -192,13 +192,16 @@ void hld_sounds_unreserve(hld_sounds_t *s, uint64_t bytes);
  * with msg set. Any thread. */
 int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap);
 
-/* Replaces every NaN or infinite sample of x[0..n) by 0; returns how many. */
+/* The one bound every decoded sample passes (preloads, uploads, banks,
+ * zones and streams alike): replaces every NaN or infinite sample of
+ * x[0..n) by 0 and clips every finite one beyond +-HLD_MAX_SAMPLE to it;
+ * returns how many it changed. Any thread. */
 uint64_t hld_sanitize(float *x, size_t n);
 
 /* One decode, the loader's whole path from an open SNDFILE (also what
  * tests/fuzz drives over libsndfile's virtual I/O): caps, then the decoded
- * size is reserved from budget before any allocation, then decode, zero
- * non-finite samples, downmix, resample to rate. Any thread. */
+ * size is reserved from budget before any allocation, then decode, bound
+ * the samples (hld_sanitize), downmix, resample to rate (bounded again). Any thread. */
 typedef struct {
     /* in */
     uint32_t rate;       /* engine rate */
@@ -213,7 +216,7 @@ typedef struct {
     float *data; /* preloaded: frames x channels at rate (caller frees) */
     uint32_t frames, channels, source_rate, src_channels;
     uint64_t src_frames;
-    uint64_t nonfinite; /* samples zeroed */
+    uint64_t nonfinite; /* samples hld_sanitize zeroed or clipped */
     uint64_t wanted;    /* with ENOMEM from the budget: the bytes it tried to reserve */
 } hld_decode_t;
 

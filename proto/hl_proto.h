@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "heliod_errors.h"
+#include "hl_ranges.h"
 
 /* ---- limits (each with its reason) ------------------------------------- */
 #define HL_PROTO_VERSION 1
@@ -1033,10 +1034,10 @@ int hl_op_schedulable(uint16_t op);
 
 #define HL_DEFAULT_FADE_IN_MS 3.0f /* removes start clicks without softening attacks audibly */
 #define HL_DEFAULT_STOP_MS    10.0f
-#define HL_MAX_FADE_MS        60000.0f
-#define HL_MAX_GAIN_DB        24.0f
-#define HL_MIN_PITCH          0.25f
-#define HL_MAX_PITCH          4.0f
+#define HL_MAX_FADE_MS        ((float)HL_R_FADE_MS_HI) /* the ranges live in hl_ranges.h */
+#define HL_MAX_GAIN_DB        ((float)HL_R_GAIN_DB_HI)
+#define HL_MIN_PITCH          ((float)HL_R_PITCH_LO)
+#define HL_MAX_PITCH          ((float)HL_R_PITCH_HI)
 #define HL_MAX_PRIORITY       1000
 #define HL_MAX_COORD          1.0e6f   /* positions beyond a thousand km are a bug */
 #define HL_MAX_XFADE_MS       10000.0f /* a loop crossfade longer than 10 s is a mix, not a loop */

@@ -8,14 +8,22 @@
  *
  *     main thread (control)                     audio thread (RT)
  *     hl_mixer_play/stop/set/...  --cmd ring-->  hl_mixer_process_rt()
- *     hl_mixer_poll()            <--event ring--   (ended, started)
+ *     hl_mixer_poll()            <--event ring--   (ended, started, stream
+ *                                                   and effect retired)
  *
  *   The control side owns the logical view of every voice (slot state,
  *   generation, priority, age, parameters as last set) and decides admission
  *   and stealing; it never touches RT state. The RT side owns the DSP state
  *   (cursor, envelopes, ramps) and only reads commands it was sent. A slot is
  *   reused only after the control side has seen its ENDED event, so the
- *   event ring (capacity >= 2 * slots) can never fill.
+ *   event ring (capacity >= 2 * slots + HL_STREAM_RETIRE_MAX +
+ *   HL_FX_RETIRE_MAX, see Ownership) can never fill.
+ *
+ *   Time: a command may carry an engine frame (hl_mixer_at; bundles
+ *   apply whole in one block): the audio thread keeps it in its schedule
+ *   (HL_SCHED_MAX) and applies it on that exact sample, splitting the block
+ *   there; one that arrives after its frame is applied at once and counted
+ *   late (mixer_sched.c).
  *
  *   Voice pool: `voices` logical voices in 2*voices physical slots. A play
  *   when `voices` voices are active (not fading) steals the lowest-priority
@@ -43,17 +51,18 @@
  *   HL_UNDERRUN_FADE frames, outputs zeros, and fades back in when frames
  *   return (counted once per episode, per stream and globally). A stream
  *   whose producer called hl_stream_finish() ends the voice when drained.
- *   The interpolator's lookahead (HL_STREAM_HIST - 1 frames) plays only once
- *   the frames after it arrive, or at end of stream. The mixer never
+ *   The interpolator's lookahead (up to HL_STREAM_REACH frames, the widest
+ *   sinc's) plays only once the frames after it arrive, or at end of stream. The mixer never
  *   virtualises a stream voice itself (a far 3D stream keeps pulling,
  *   silently, so decoder and voice stay in step); the daemon's voice manager
  *   virtualises streams above the mixer by ending the voice and reopening
  *   the stream at its position when it is real again.
  *
- *   Interpolation: linear (fast path, AVX2 fused for mono) or 4-point
- *   Catmull-Rom (HL_MIX_CUBIC). Pitch ramps step on a grid of HL_PITCH_GRID
- *   frames counted from the ramp's start, so a pitch ramp renders the same
- *   whatever the process call size.
+ *   Interpolation: linear (fast path, AVX2 fused for mono), 4-point
+ *   Catmull-Rom (HL_MIX_CUBIC) or a band-limited windowed sinc (HL_MIX_SINC,
+ *   tables from hl_sinc_init; without them such a voice plays cubic). Pitch ramps step on a grid of
+ * HL_PITCH_GRID frames counted from the ramp's start, so a pitch ramp renders the same whatever the
+ * process call size.
  *
  *   Doppler (3D voices, OpenAL 1.1): with SL = listener - source, vls and
  *   vss the listener's and the source's velocity along SL, each clamped to at
@@ -104,9 +113,10 @@
  *
  *   Ownership: the audio thread never frees. Whatever it stops using comes
  *   back on the event ring: ENDED carries the voice's pcm and stream,
- *   STREAM_RETIRED an old (or never used) stream after a switch. The control
- *   side caps switches in flight at HL_STREAM_RETIRE_MAX and sizes the event
- *   ring for them, so the ring still never fills.
+ *   STREAM_RETIRED an old (or never used) stream after a switch, FX_RETIRED
+ *   an effect taken out of every chain. The control side caps switches and
+ *   effects in flight at HL_STREAM_RETIRE_MAX and HL_FX_RETIRE_MAX and sizes
+ *   the event ring for them, so the ring still never fills.
  *
  *   This library depends only on the C library (memcpy/memset) and libm; it
  *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
@@ -133,8 +143,9 @@ typedef struct {
     uint32_t frames;
     uint32_t channels; /* 1 or 2 */
     uint32_t finite;   /* 1: the owner checked that every sample is finite (the loader
-                        * zeroes NaN and Inf): voices may take the steady path, which
-                        * reads samples unchecked; 0: every block is guarded */
+                        * zeroes NaN and Inf and bounds the rest to +-16): voices may
+                        * take the steady path, which reads samples unchecked; 0:
+                        * every block is guarded */
 } hl_pcm_t;
 
 /* Voice flags (same bit values as HL_PLAY_* on the wire). */

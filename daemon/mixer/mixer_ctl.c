@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hl_proto.h"
+#include "hl_util.h"
 #include "mixer_internal.h"
 
 static const char *const bus_names[HL_NUM_BUSES] = {"sfx", "music", "dialog", "ui"};
@@ -45,13 +46,6 @@ static size_t align_up(size_t v) {
     return (v + HL_MIX_ALIGN - 1) & ~(size_t)(HL_MIX_ALIGN - 1);
 }
 
-static uint32_t pow2_at_least(uint32_t v) {
-    uint32_t p = 2;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
 typedef struct {
     size_t ctl, rt, free_stack, rt_active, cmd, ev, hrtf, bundle, heap, pool, pool_free, total;
     uint32_t slots, ev_capacity, cmd_capacity;
@@ -66,7 +60,7 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     /* Each slot has at most one STARTED and one ENDED event in flight, and
      * each stream switch in flight (at most HL_STREAM_RETIRE_MAX) one
      * STREAM_RETIRED. */
-    lo->ev_capacity = pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX + HL_FX_RETIRE_MAX);
+    lo->ev_capacity = hl_pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX + HL_FX_RETIRE_MAX);
     lo->cmd_capacity = cmd_cap;
     size_t off = align_up(sizeof(hl_mixer_t));
     lo->ctl = off;

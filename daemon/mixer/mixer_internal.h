@@ -7,13 +7,18 @@
  *
  *   [hl_mixer_t][ctl_voice x slots][rt_voice x slots][free stack][rt active list]
  *   [cmd ring storage][event ring storage][hrtf voice state x slots (cfg.hrtf only)]
+ *   [open bundle x (HL_BUNDLE_MAX + 1)][schedule heap x HL_SCHED_MAX]
+ *   [schedule command pool x HL_SCHED_MAX][pool free stack x HL_SCHED_MAX]
  *
- * The RT side also holds one shared stream scratch (sbuf) that linearises the
- * ring frames a stream voice's run needs, after that voice's kept history.
+ * (config_layout in mixer_ctl.c computes it.) The RT side also holds one
+ * shared stream scratch (sbuf) that linearises the ring frames a stream
+ * voice's run needs, after that voice's kept history.
  *
- * The control arrays are touched by the main thread only, the rt arrays by the
- * audio thread only; the two rings are the only shared memory, plus the stats
- * block (relaxed atomics, written by the audio thread only).
+ * The control arrays and the open bundle are touched by the main thread only;
+ * the rt arrays and the schedule (heap, pool) by the audio thread only. The
+ * two rings are the shared memory, plus what the audio thread publishes and
+ * any thread reads: the stats block (relaxed atomics) and the clock (a
+ * seqlock: clk_seq, clk_frame, clk_ns).
  */
 #ifndef HL_MIXER_INTERNAL_H
 #define HL_MIXER_INTERNAL_H
