@@ -1575,7 +1575,7 @@ int main(int argc, char **argv) {
         return CTL_EXIT_USAGE;
     }
     if (opts.version) {
-        printf("heliodctl %s (protocol %d)\n", HELIOD_VERSION, HL_PROTO_VERSION);
+        printf("heliodctl %s (protocol %d.%d)\n", HELIOD_VERSION, HL_PROTO_VERSION, HL_PROTO_MINOR);
         return 0;
     }
     if (opts.help || (next < argc && strcmp(argv[next], "help") == 0)) {
