@@ -120,8 +120,16 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
 
 static int op_hello(hld_req_t *q) {
     hl_hello_t m;
-    hl_get_hello(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
+    /* the major first: another major's HELLO is answered EVERSION, whatever follows it */
+    hl_rbuf_t peek = q->r;
+    uint16_t major = hl_get_u16(&peek);
+    if (peek.err || major == HL_PROTO_VERSION) { /* 1.x, or too short to say: decoded strictly */
+        hl_get_hello(&q->r, &m);
+        if (!hld_body_ok(q)) return CLOSE_CONN;
+    } else {
+        memset(&m, 0, sizeof m);
+        m.version = major;
+    }
     hld_conn_t *c = q->c;
     if (c->hello) return hld_fail(q, HELIOD_EINVAL, "handshake already done");
     if (m.version != HL_PROTO_VERSION) { /* another major: its frames are not ours to read */
