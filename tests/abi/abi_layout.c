@@ -5,7 +5,7 @@
 
 #include "heliod.h"
 
-#define S_(t) printf("struct %s size %zu\n", #t, sizeof(t))
+#define S_(t)    printf("struct %s size %zu\n", #t, sizeof(t))
 #define F_(t, f) printf("field %s.%s %zu\n", #t, #f, offsetof(t, f))
 
 int main(void) {

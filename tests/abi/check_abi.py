@@ -2,7 +2,7 @@
 """The ABI of libheliod only grows: checks the built library and public
 structs against client/libheliod.abi.
 
-  check_abi.py LIBHELIOD.so ABI_LAYOUT_EXE client/libheliod.abi [--write]
+  check_abi.py LIBHELIOD.so ABI_LAYOUT_EXE client/libheliod.abi [client/heliod.h] [--write]
 
 Fails when the soname changed, an exported symbol (with its version node)
 disappeared, or a listed struct's size or a field's offset changed (a
@@ -52,6 +52,13 @@ def main():
 
     have = {key(l): l for l in now}
     bad = 0
+    # every public struct is measured: abi_layout.c is regenerated when one is added
+    if len(sys.argv) > 4 and not sys.argv[4].startswith("--"):
+        for name in re.findall(r"^} (heliod_\w+_t);", open(sys.argv[4]).read(), re.M):
+            if "struct " + name not in have:
+                print("NOT MEASURED: %s: run tests/abi/gen_layout.py > tests/abi/abi_layout.c"
+                      % name)
+                bad += 1
     for l in want:
         k = key(l)
         if k not in have:
