@@ -603,11 +603,13 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             if (json) {
                 printf(",\"server_version\":");
                 json_str(si->server_version);
-                printf(",\"protocol\":%u,\"rate\":%u,\"period\":%u,\"voices\":%u,"
-                       "\"client_id\":%u,\"stats\":{",
-                       si->protocol_version, si->rate, si->period, si->voices, si->client_id);
+                printf(",\"protocol\":%u,\"protocol_minor\":%u,\"rate\":%u,\"period\":%u,"
+                       "\"voices\":%u,\"client_id\":%u,\"stats\":{",
+                       si->protocol_version, heliod_protocol_minor(h), si->rate, si->period,
+                       si->voices, si->client_id);
             } else {
-                sink_item(&s, "server %s (protocol %u)", si->server_version, si->protocol_version);
+                sink_item(&s, "server %s (protocol %u.%u)", si->server_version,
+                          si->protocol_version, heliod_protocol_minor(h));
                 sink_item(&s, "rate %u", si->rate);
                 sink_item(&s, "period %u", si->period);
                 sink_item(&s, "voices %u", si->voices);

@@ -253,6 +253,13 @@ static void test_negotiation(void **state) {
     assert_int_equal(heliod_ping(h, &t), 0);
     close(old);
     heliod_close(h);
+    /* heliodctl says the version it agreed */
+    static char out[1 << 16], err[4096];
+    const char *const status[] = {"status", NULL};
+    assert_int_equal(th_ctl(&fx->d, out, sizeof out, err, sizeof err, status), 0);
+    char agreed[64];
+    snprintf(agreed, sizeof agreed, "(protocol %d.%d)", HL_PROTO_VERSION, HL_PROTO_MINOR);
+    if (!strstr(out, agreed)) fail_msg("heliodctl status does not say %s: %.200s", agreed, out);
 
     /* a later minor with a field we do not know: served at our minor */
     uint8_t buf[256];
