@@ -297,15 +297,27 @@ void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h) {
     if (h->status > 0 || h->status < HELIOD_ERR_MIN) rbuf_fail(r);
 }
 
+/* Bytes left to read (0 once the reader failed). */
+static size_t rbuf_left(const hl_rbuf_t *r) {
+    return r->err ? 0 : r->len - r->off;
+}
+
 void hl_put_hello(hl_wbuf_t *w, const hl_hello_t *m) {
     hl_put_u16(w, m->version);
     hl_put_str(w, m->client_name, HL_MAX_NAME);
     hl_put_u32(w, m->flags);
+    if (m->minor) hl_put_u16(w, m->minor); /* 1.1; 1.0 is said by leaving it out */
 }
 void hl_get_hello(hl_rbuf_t *r, hl_hello_t *m) {
     m->version = hl_get_u16(r);
     hl_get_str(r, m->client_name, sizeof m->client_name);
     m->flags = get_flags32(r, HL_HELLO_MASK);
+    m->minor = 0; /* 1.0: the body ends here */
+    if (rbuf_left(r) == 0) return;
+    m->minor = hl_get_u16(r);
+    if (m->minor == 0) rbuf_fail(r); /* canonical: a 1.0 client sends no minor */
+    /* a later minor's fields: not ours to read, the client learns our minor */
+    if (!r->err && m->version == HL_PROTO_VERSION && m->minor > HL_PROTO_MINOR) r->off = r->len;
 }
 
 void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
@@ -316,6 +328,7 @@ void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
     hl_put_u32(w, m->client_id);
     hl_put_str(w, m->server_version, HL_MAX_NAME);
     hl_put_u32(w, m->flags);
+    if (m->minor) hl_put_u16(w, m->minor); /* 1.1: only to a client that sent its minor */
 }
 void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
     m->version = hl_get_u16(r);
@@ -325,6 +338,7 @@ void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
     m->client_id = hl_get_u32(r);
     hl_get_str(r, m->server_version, sizeof m->server_version);
     m->flags = get_flags32(r, HL_HELLO_MASK);
+    m->minor = rbuf_left(r) ? hl_get_u16(r) : 0; /* absent: a 1.0 daemon */
 }
 
 void hl_put_load(hl_wbuf_t *w, const hl_load_t *m) {
