@@ -188,10 +188,10 @@ int main(int argc, char **argv) {
     fb_bq_t bq = {.s = {0}};
     hl_bq_design(&bq.c, HL_BQ_PEAK, FB_RATE, 1000.0f, 1.0f, 6.0f);
     fb_vf_t vf = {.sweep = 0}, vfs = {.sweep = 1}, vf2 = {.sweep = 0}, vfm = {.sweep = 0};
-    hl_vfilter_init(&vf.f, FB_RATE, 2000.0f, 0.0f);
-    hl_vfilter_init(&vfs.f, FB_RATE, 2000.0f, 0.0f);
-    hl_vfilter_init(&vf2.f, FB_RATE, 2000.0f, 0.0f);
-    hl_vfilter_init(&vfm.f, FB_RATE, 2000.0f, 0.0f);
+    hl_vfilter_init_rt(&vf.f, FB_RATE, 2000.0f, 0.0f);
+    hl_vfilter_init_rt(&vfs.f, FB_RATE, 2000.0f, 0.0f);
+    hl_vfilter_init_rt(&vf2.f, FB_RATE, 2000.0f, 0.0f);
+    hl_vfilter_init_rt(&vfm.f, FB_RATE, 2000.0f, 0.0f);
     if (!hl_vfilter_mono_ok(&vfm.f, FB_PAN_L, FB_PAN_R)) {
         fprintf(stderr, "vfilter_mono: the mono path is shut\n");
         return 1;

@@ -73,7 +73,7 @@ static double run(const hl_hrtf_set_t *set, hl_hrtf_voice_t *voices, src_t *src,
                   double seconds, float *sink) {
     static float out_l[HL_MIX_BLOCK], out_r[HL_MIX_BLOCK];
     for (int i = 0; i < nv; i++)
-        hl_hrtf_voice_reset(&voices[i]);
+        hl_hrtf_voice_reset_rt(&voices[i]);
     uint64_t blocks = 0, warm = 50;
     double t0 = 0.0;
     uint32_t pos = 0;

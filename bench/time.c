@@ -26,6 +26,22 @@
  *                            audio, timed from start to exit. Prints
  *                            `heliod-render voices=N audio_s=S wall_s=W
  *                             realtime_factor=S/W bytes=B`.
+ *   time storm [-v VOICES] [-n PERIODS]
+ *                            schedule storm: the mixer core (no pacing, one
+ *                            thread) with VOICES (64) looping voices; before
+ *                            each 256-frame period, 256 SETs are scheduled
+ *                            at the 256 distinct frames of the period after
+ *                            next (round-robin over the voices), then the
+ *                            period is rendered and its hl_mixer_process_rt
+ *                            call timed; PERIODS (4000) of them, after the
+ *                            same number without SETs. Prints
+ *                            `heliod-sched-storm voices=V sets_per_period=256
+ *                             quiet_p99_us=Q p50_us=A p99_us=B max_us=C
+ *                             cpu_quiet_p99_us=.. cpu_p99_us=.. cpu_max_us=..
+ *                             period_us=P late=L` (the callback with 256 due
+ *                            frames in one period against a quiet one; wall
+ *                            time, then the thread's CPU time, which a
+ *                            loaded machine's preemptions do not inflate).
  */
 #include <math.h>
 #include <pthread.h>
@@ -155,6 +171,93 @@ static int run_jitter(int plays) {
     return j.started == (uint64_t)plays ? 0 : 1;
 }
 
+/* ---- storm ------------------------------------------------------------------- */
+
+static uint64_t cpu_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double pct_us(uint64_t *t, int n, double p) {
+    qsort(t, (size_t)n, sizeof *t, cmp_u64);
+    int i = (int)(p * (n - 1) + 0.5);
+    return (double)t[i] / 1000.0;
+}
+
+static int run_storm(int voices, int periods) {
+    hl_mixer_config_t cfg = {.rate = RATE, .voices = (uint32_t)voices};
+    size_t size = hl_mixer_size(&cfg);
+    void *mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    hl_mixer_t *m = mem ? hl_mixer_init(mem, size, &cfg) : NULL;
+    if (!m) return 1;
+    static float tone[4096];
+    for (int i = 0; i < 4096; i++)
+        tone[i] = 0.25f * sinf((float)i * 0.05f);
+    hl_pcm_t pcm = {.data = tone, .frames = 4096, .channels = 1, .finite = 1};
+    uint64_t *vh = calloc((size_t)voices, sizeof *vh);
+    uint64_t *t = calloc((size_t)periods, sizeof *t), *ct = calloc((size_t)periods, sizeof *ct);
+    if (!vh || !t || !ct) return 1;
+    for (int i = 0; i < voices; i++) {
+        hl_voice_params_t p = {.pcm = &pcm,
+                               .gain = 0.01f,
+                               .pitch = 1.0f + 0.001f * (float)i,
+                               .pan = 0.0f,
+                               .flags = HL_MIX_LOOP,
+                               .bus = HL_BUS_SFX};
+        if (hl_mixer_play(m, &p, now_ns(), &vh[i], NULL) != 0) return 1;
+    }
+    float out[2 * PERIOD];
+    double quiet = 0, p50 = 0, p99 = 0, mx = 0, cquiet = 0, cp99 = 0, cmx = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < periods; k++) {
+            if (pass == 1) {
+                uint64_t base = hl_mixer_frames(m) + 2 * PERIOD;
+                for (int f = 0; f < PERIOD; f++) {
+                    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN,
+                                        .gain = 0.005f + 0.005f * (float)(f & 1),
+                                        .ramp_frames = 64};
+                    hl_mixer_at(m, base + (uint64_t)f);
+                    if (hl_mixer_set(m, vh[f % voices], &s, now_ns()) != 0) return 1;
+                }
+                hl_mixer_at(m, 0);
+            }
+            uint64_t t0 = now_ns(), c0 = cpu_ns();
+            hl_mixer_process_rt(m, out, PERIOD, t0);
+            ct[k] = cpu_ns() - c0;
+            t[k] = now_ns() - t0;
+            hl_mixer_poll(m, NULL, NULL);
+        }
+        if (pass == 0) {
+            quiet = pct_us(t, periods, 0.99);
+            cquiet = pct_us(ct, periods, 0.99);
+        } else {
+            cp99 = pct_us(ct, periods, 0.99);
+            cmx = (double)ct[periods - 1] / 1000.0;
+            p50 = pct_us(t, periods, 0.50);
+            p99 = pct_us(t, periods, 0.99);
+            mx = (double)t[periods - 1] / 1000.0;
+        }
+    }
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
+    printf("heliod-sched-storm voices=%d sets_per_period=%d quiet_p99_us=%.1f p50_us=%.1f "
+           "p99_us=%.1f max_us=%.1f cpu_quiet_p99_us=%.1f cpu_p99_us=%.1f cpu_max_us=%.1f "
+           "period_us=%.1f late=%llu\n",
+           voices, PERIOD, quiet, p50, p99, mx, cquiet, cp99, cmx, PERIOD * 1e6 / RATE,
+           (unsigned long long)st.sched_late);
+    free(vh);
+    free(t);
+    free(ct);
+    free(mem);
+    return 0;
+}
+
 /* ---- render ------------------------------------------------------------------- */
 
 static uint64_t splitmix64(uint64_t *s) {
@@ -251,10 +354,13 @@ int main(int argc, char **argv) {
             heliod = argv[i + 1];
     }
     if (!strcmp(mode, "jitter") && plays > 0) return run_jitter(plays);
+    if (!strcmp(mode, "storm") && plays > 0)
+        return run_storm(voices == 1024 ? 64 : voices, plays == 10000 ? 4000 : plays);
     if (!strcmp(mode, "render") && voices > 0 && seconds > 0)
         return run_render(voices, seconds, heliod);
     fprintf(stderr,
-            "usage: %s jitter [-n PLAYS] | render [-v VOICES] [-s SECONDS] [--heliod PATH]\n",
+            "usage: %s jitter [-n PLAYS] | storm [-v VOICES] [-n PERIODS] | render [-v VOICES] "
+            "[-s SECONDS] [--heliod PATH]\n",
             argv[0]);
     return 2;
 }

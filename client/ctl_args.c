@@ -87,7 +87,8 @@ static const cmd_desc_t cmds[] = {
      "device NAME\n  Switch the output device while everything plays on (a few ms of fade).\n"
      "  NAME as --device takes it: a device name or a substring of one (see\n"
      "  `devices`), \"null\" for the null driver, \"default\" for the default output.\n"
-     "  Prints the driver, device, rate and period now in use.\n"},
+     "  Prints the driver, device, rate and period now in use. A device that\n"
+     "  cannot be opened (ENODEV, EINVAL, EIO) changes nothing: the current one plays on.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
      "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
@@ -328,6 +329,8 @@ static const cmd_desc_t cmds[] = {
      "  play, stop, set, bus and listener take (before or after their arguments):\n"
      "  --at +MS|+MSms|+Ss|FRAME   apply MS from now, or at engine FRAME, exactly\n"
      "  --at-frame FRAME           the same as --at FRAME\n"
+     "                             (at most 24 h ahead; for bus, --gain and --mute\n"
+     "                             only: create, remove, --parent, --send apply now)\n"
      "  --quantize FRAMES          move the time to the next multiple of FRAMES ...\n"
      "  --quantize-ref FRAME|VOICE ... counted from engine FRAME [0], or from the\n"
      "                             frame VOICE started on (e.g. the music's bar 1)\n"},
@@ -339,7 +342,8 @@ static const char tool_head[] =
     "       heliodctl --help | --version | COMMAND --help\n"
     "  --socket PATH   daemon socket (default $HELIOD_SOCKET, then\n"
     "                  $XDG_RUNTIME_DIR/heliod/heliod.sock)\n"
-    "  --json          one JSON object per result\n"
+    "  --json          one JSON object per result (\"late_frames\":N when a\n"
+    "                  scheduled request came late)\n"
     "  --timeout MS    give up waiting for the daemon after MS (default 5000)\n"
     "commands:\n";
 

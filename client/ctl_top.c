@@ -355,6 +355,18 @@ static void draw(top_t *t) {
     line(t, "");
     line(t, "%-14s %7s %7s  %-*s  %5s %5s", "BUS", "peak", "hold", bw, "-60 dBFS .. 0", "real",
          "virt");
+    if (t->have_profile || t->have_meter) { /* the master first: the bus watched most */
+        double pk = p->master_peak_db, hold = p->master_peak_db;
+        if (t->have_meter) {
+            const heliod_level_t *m = &t->meter.master;
+            pk = m->peak_db[0] > m->peak_db[1] ? m->peak_db[0] : m->peak_db[1];
+            hold =
+                m->peak_hold_db[0] > m->peak_hold_db[1] ? m->peak_hold_db[0] : m->peak_hold_db[1];
+        }
+        int mark = hold > TOP_METER_LO_DB ? (int)(db_frac(hold) * (bw - 1)) : -1;
+        bar(b, bw, db_frac(pk), mark);
+        line(t, "%-14.14s %7.1f %7.1f  %s  %5s %5s", "master", pk, hold, b, "", "");
+    }
     if (t->have_profile)
         for (unsigned i = 0; i < p->nbuses && g_line < t->rows - 4; i++) {
             const heliod_profile_bus_t *pb = &p->bus[i];
@@ -425,7 +437,8 @@ static void read_keys(top_t *t) {
 
 const char ctl_top_usage[] =
     "usage: heliodctl top\n"
-    "  A live full-screen view of the daemon: load, buses, voices, streams.\n"
+    "  A live full-screen view of the daemon: load, master and bus meters,\n"
+    "  voices, streams.\n"
     "  Keys: q quits, s changes the voice sort (audibility, gain, priority, age,\n"
     "  distance from the listener), p pauses the view. Needs a terminal: for\n"
     "  scripts use `heliodctl stats --json` or `heliodctl profile`.\n";

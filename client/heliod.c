@@ -52,7 +52,8 @@
 typedef struct deferred {
     struct deferred *next;
     hl_frame_hdr_t hdr;
-    size_t len; /* body length */
+    uint64_t late; /* a scheduled request's reply: its late-frames trailer */
+    size_t len;    /* body length */
     uint8_t body[];
 } deferred_t;
 
@@ -70,6 +71,7 @@ struct heliod {
     int timeout_ms;
     uint32_t next_id;
     heliod_server_info_t info;
+    uint16_t proto_minor; /* the protocol 1.minor the handshake agreed */
     char last_error[HL_MAX_MSG + 1];
 
     uint8_t *out; /* batch: bytes [out_off, out_len) not yet written */
@@ -243,11 +245,11 @@ static deferred_t *dq_pop(heliod_t *h) {
  * else goes to the deferred queue. */
 static int take_frame(heliod_t *h, const hl_frame_hdr_t *hdr, const uint8_t *body, size_t len) {
     if (hdr->op != HL_OP_REPLY && hdr->op != HL_OP_EVENT) return HELIOD_EPROTO;
+    uint64_t late = 0;
     if (hdr->op == HL_OP_REPLY && (hdr->flags & HL_FLAG_AT)) {
         /* the reply to a scheduled request ends with how late it was */
         if (len < 8) return HELIOD_EPROTO;
         len -= 8;
-        uint64_t late = 0;
         for (int i = 7; i >= 0; i--)
             late = late << 8 | body[len + (size_t)i];
         h->last_late = late;
@@ -261,6 +263,7 @@ static int take_frame(heliod_t *h, const hl_frame_hdr_t *hdr, const uint8_t *bod
     deferred_t *d = malloc(sizeof *d + len);
     if (!d) return HELIOD_ENOMEM;
     d->hdr = *hdr;
+    d->late = late;
     d->len = len;
     if (len) memcpy(d->body, body, len);
     dq_push(h, d);
@@ -528,7 +531,7 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
 
     hl_wbuf_t w;
     uint32_t id;
-    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags};
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags, .minor = HL_PROTO_MINOR};
     snprintf(hello.client_name, sizeof hello.client_name, "%s", client_name);
     hlc_req_begin(h, &w, HL_OP_HELLO, 0, &id);
     hl_put_hello(&w, &hello);
@@ -543,6 +546,8 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
         rc = hlc_reply_done(h, &r);
         if (rc == 0) {
             h->info.protocol_version = hr.version;
+            /* the reply's minor is the daemon's (absent: a 1.0 daemon): we speak the lower */
+            h->proto_minor = hr.minor < HL_PROTO_MINOR ? hr.minor : HL_PROTO_MINOR;
             h->info.rate = hr.rate;
             h->info.period = hr.period;
             h->info.voices = hr.voices;
@@ -574,6 +579,10 @@ void heliod_close(heliod_t *h) {
 
 const heliod_server_info_t *heliod_server_info(const heliod_t *h) {
     return &h->info;
+}
+
+unsigned heliod_protocol_minor(const heliod_t *h) {
+    return h->proto_minor;
 }
 
 const char *heliod_last_error(const heliod_t *h) {
@@ -1279,6 +1288,7 @@ static void deliver_reply(heliod_t *h, const deferred_t *d) {
     pending_t p;
     if (!pend_take(h, d->hdr.id, &p))
         return; /* a reply nobody waits for (a blocking call that timed out) */
+    if (d->hdr.flags & HL_FLAG_AT) h->last_late = d->late; /* this reply's, in its callback */
     hl_rbuf_t r;
     hl_rbuf_init(&r, d->body, d->len);
     hl_reply_head_t head;

@@ -70,6 +70,10 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
 /* Flushes pending async requests (best effort), closes, frees. NULL is fine. */
 void heliod_close(heliod_t *h);
 const heliod_server_info_t *heliod_server_info(const heliod_t *h);
+/* The protocol minor version the handshake agreed (the major is
+ * heliod_server_info()->protocol_version): the lower of the daemon's and
+ * this library's; 0 against a daemon of protocol 1.0. */
+unsigned heliod_protocol_minor(const heliod_t *h);
 /* Server's message for the last failed request (or a local one); never NULL.
  * h NULL: why this thread's last heliod_connect() failed ("no connection" if
  * it did not). */
@@ -718,8 +722,10 @@ int heliod_bank_load(heliod_t *h, const char *path, heliod_bank_info_t *out);
 /* Unloads a bank: each sound goes when its last voice ends. */
 int heliod_bank_unload(heliod_t *h, const char *name);
 int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count);
-/* A world zone: the bank at `bank` loads when the listener comes within
- * radius of pos and unloads beyond 1.25 x radius (see README). */
+/* A world zone: the bank at `bank` (an absolute path on the daemon's host)
+ * loads when the listener comes within radius of pos and unloads beyond
+ * 1.25 x radius (see README). The daemon reads the manifest and its sounds'
+ * headers before answering (EFILE, EINVAL, ETOOBIG, ETIMEDOUT: see PROTOCOL.md). */
 int heliod_zone_add(heliod_t *h, const char *name, const char *bank, const float pos[3],
                     float radius);
 int heliod_zone_remove(heliod_t *h, const char *name);
@@ -806,13 +812,17 @@ uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns);
 /* Schedules every play, stop, set, bus and listener request sent after this
  * call (blocking or async) for engine frame `frame`: the daemon applies it
  * on that exact sample. 0 turns scheduling off. Other requests are not
- * affected. */
+ * affected. A frame more than 24 h ahead of the clock, or a bus create,
+ * remove, parent or send (they apply at once), is HELIOD_EINVAL; past the
+ * daemon's schedule or this client's share of it (--client-scheduled) a
+ * request is HELIOD_EBUSY, heliod_last_error() says which. */
 void heliod_at_frame(heliod_t *h, uint64_t frame);
 /* As heliod_at_frame for the frame `ms` milliseconds from now (one CLOCK
  * round trip); *frame (may be NULL) gets it. */
 int heliod_at_ms(heliod_t *h, double ms, uint64_t *frame);
 /* Frames the last scheduled request answered was already late when the
- * daemon got it (0: on time); such a request is applied at once. */
+ * daemon got it (0: on time); such a request is applied at once. Inside the
+ * callback of an async request's reply, the figure of that reply. */
 uint64_t heliod_late_frames(const heliod_t *h);
 /* Bundles: the play, stop, set, bus and listener requests sent between
  * begin and end are applied together, in one audio block (each at its own

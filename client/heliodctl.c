@@ -41,9 +41,22 @@ typedef struct {
     uint8_t *body;
     size_t len;
     double t_sent, t_done; /* ms, for ping */
+    int at;                /* sent scheduled (HL_FLAG_AT) */
+    uint64_t late;         /* then: frames it was late (applied at once) */
 } result_t;
 
 static ctl_opts_t opts;
+static heliod_t *g_conn; /* the one connection: its replies' late-frames figures */
+
+/* The event loops' state (watch, play --wait). */
+typedef struct {
+    heliod_voice_t wait_voice;
+    int ended;
+    int reason;
+} evstate_t;
+/* play --wait: its PLAY's reply names the voice to wait for, before any
+ * event dispatched after it can be its ENDED */
+static evstate_t *g_play_wait;
 
 static double mono_ms(void) {
     struct timespec ts;
@@ -603,11 +616,13 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             if (json) {
                 printf(",\"server_version\":");
                 json_str(si->server_version);
-                printf(",\"protocol\":%u,\"rate\":%u,\"period\":%u,\"voices\":%u,"
-                       "\"client_id\":%u,\"stats\":{",
-                       si->protocol_version, si->rate, si->period, si->voices, si->client_id);
+                printf(",\"protocol\":%u,\"protocol_minor\":%u,\"rate\":%u,\"period\":%u,"
+                       "\"voices\":%u,\"client_id\":%u,\"stats\":{",
+                       si->protocol_version, heliod_protocol_minor(h), si->rate, si->period,
+                       si->voices, si->client_id);
             } else {
-                sink_item(&s, "server %s (protocol %u)", si->server_version, si->protocol_version);
+                sink_item(&s, "server %s (protocol %u.%u)", si->server_version,
+                          si->protocol_version, heliod_protocol_minor(h));
                 sink_item(&s, "rate %u", si->rate);
                 sink_item(&s, "period %u", si->period);
                 sink_item(&s, "voices %u", si->voices);
@@ -789,6 +804,15 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
         if (!json) printf("ok\n");
         break;
     }
+    if (res->late) { /* a scheduled request that came late: applied at once */
+        if (json)
+            printf(",\"late_frames\":%llu", (unsigned long long)res->late);
+        else if (res->line)
+            errorf("line %d: late by %llu frames: applied at once", res->line,
+                   (unsigned long long)res->late);
+        else
+            errorf("late by %llu frames: applied at once", (unsigned long long)res->late);
+    }
     if (json) printf("}\n");
     return 0;
 }
@@ -821,9 +845,17 @@ static void on_reply(void *user, uint32_t id, int status, const char *message, c
     res->done = 1;
     res->t_done = mono_ms();
     res->status = status;
+    res->late = res->at && g_conn ? heliod_late_frames(g_conn) : 0; /* this reply's (heliod.h) */
     if (status < 0) {
         res->message = strdup(message ? message : heliod_strerror(status));
         return;
+    }
+    if (g_play_wait && res->kind == CTL_PLAY) {
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, body, len);
+        hl_play_reply_t pr;
+        hl_get_play_reply(&r, &pr);
+        if (!r.err) g_play_wait->wait_voice = pr.voice;
     }
     if (len) {
         res->body = malloc(len);
@@ -892,6 +924,7 @@ static int send_cmd(heliod_t *h, const ctl_cmd_t *c, result_t *res) {
     int rc = time_of(h, c, &at);
     if (rc < 0) return rc;
     res->t_sent = mono_ms();
+    res->at = at != 0;
     heliod_at_frame(h, at);
     rc = heliod_raw_async(h, c->op, body, (size_t)len, on_reply, res);
     heliod_at_frame(h, 0);
@@ -987,9 +1020,6 @@ static int run_single(heliod_t *h, const ctl_cmd_t *c) {
                                       : heliod_last_error(h));
         } else {
             wait_all(h, res, 1);
-            if (res->status == 0 && heliod_late_frames(h))
-                errorf("late by %llu frames: applied at once",
-                       (unsigned long long)heliod_late_frames(h));
         }
     }
     int failed = report(h, res, 1, 0);
@@ -1160,12 +1190,6 @@ static int run_batch(heliod_t *h, const char *file) {
 }
 
 /* ---- event loops: watch and play --wait ---------------------------------- */
-
-typedef struct {
-    heliod_voice_t wait_voice;
-    int ended;
-    int reason;
-} evstate_t;
 
 static void print_event(const heliod_event_t *ev) {
     if (opts.json) {
@@ -1511,6 +1535,10 @@ static int run_load_stdin(heliod_t *h, const ctl_cmd_t *c) {
     return 0;
 }
 
+/* play --wait: the very request a play without --wait sends (ctl_encode of
+ * the parsed command, so no field of it can be left out on this path), never
+ * detached (it is waited for); prints its result the same way, then waits
+ * for the voice's ENDED. */
 static int run_play_wait(heliod_t *h, const ctl_cmd_t *c) {
     evstate_t st = {0};
     heliod_set_event_callback(h, on_event, &st);
@@ -1519,41 +1547,30 @@ static int run_play_wait(heliod_t *h, const ctl_cmd_t *c) {
         errorf("play: %s", heliod_last_error(h));
         return CTL_EXIT_FAIL;
     }
-    const hl_play_t *m = &c->m.play;
-    heliod_play_params_t p;
-    heliod_play_params_init(&p);
-    p.flags = m->flags & ~HL_PLAY_DETACHED;
-    p.gain_db = m->gain_db;
-    p.pan = m->pan;
-    memcpy(p.pos, m->pos, sizeof p.pos);
-    p.pitch = m->pitch;
-    p.priority = m->priority;
-    p.fade_in_ms = m->fade_in_ms;
-    p.min_distance = m->min_distance;
-    p.max_distance = m->max_distance;
-    p.rolloff = m->rolloff;
-    p.distance_model = m->model;
-    snprintf(p.bus, sizeof p.bus, "%s", m->bus);
-    p.loop_start = m->loop_start;
-    p.loop_end = m->loop_end;
-    p.loop_count = m->loop_count;
-    p.loop_xfade_ms = m->loop_xfade_ms;
-    memcpy(p.vel, m->vel, sizeof p.vel);
-    snprintf(p.emitter, sizeof p.emitter, "%s", m->emitter);
-    p.over = m->over;
-    heliod_voice_t v = 0, stolen = 0;
-    rc = heliod_play(h, m->sound, &p, &v, &stolen);
-    if (rc < 0) {
-        errorf("%s: %s", hl_errname(rc), heliod_last_error(h));
+    ctl_cmd_t *w = malloc(sizeof *w);
+    result_t *res = calloc(1, sizeof *res);
+    if (!w || !res) {
+        free(w);
+        free(res);
         return CTL_EXIT_FAIL;
     }
-    if (opts.json)
-        printf("{\"ok\":true,\"voice\":%llu,\"stolen\":%llu}\n", (unsigned long long)v,
-               (unsigned long long)stolen);
-    else
-        printf("%llu\n", (unsigned long long)v);
-    fflush(stdout);
-    st.wait_voice = v;
+    *w = *c;
+    w->m.play.flags &= ~HL_PLAY_DETACHED;
+    res->kind = CTL_PLAY;
+    g_play_wait = &st;
+    rc = send_cmd(h, w, res);
+    free(w);
+    if (rc < 0) {
+        res->status = rc;
+        res->message = strdup(heliod_last_error(h));
+    } else {
+        wait_all(h, res, 1);
+    }
+    g_play_wait = NULL;
+    int failed = report(h, res, 1, 0);
+    free_results(res, 1);
+    if (failed) return CTL_EXIT_FAIL;
+    heliod_voice_t v = st.wait_voice;
     rc = event_loop(h, &st);
     if (rc < 0) {
         errorf("play --wait: %s", heliod_strerror(rc));
@@ -1575,7 +1592,7 @@ int main(int argc, char **argv) {
         return CTL_EXIT_USAGE;
     }
     if (opts.version) {
-        printf("heliodctl %s (protocol %d)\n", HELIOD_VERSION, HL_PROTO_VERSION);
+        printf("heliodctl %s (protocol %d.%d)\n", HELIOD_VERSION, HL_PROTO_VERSION, HL_PROTO_MINOR);
         return 0;
     }
     if (opts.help || (next < argc && strcmp(argv[next], "help") == 0)) {
@@ -1615,6 +1632,7 @@ int main(int argc, char **argv) {
     heliod_t *h = NULL;
     /* a control client: people and scripts act on every client's voices */
     int rc = heliod_connect_flags(&h, opts.socket, "heliodctl", HELIOD_CONNECT_CONTROL);
+    g_conn = h;
     if (rc < 0) {
         char path[256] = "";
         if (opts.socket)

@@ -4,6 +4,7 @@
  * the world-zone scheduler in world_zones.c and zone_sched.c.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch_int.h"
@@ -51,6 +52,56 @@ void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const c
                 hld_conn_send(c, buf, (size_t)n);
 }
 
+/* ---- requests answered after their file work ------------------------------------ */
+
+void hld_later_begin(hld_later_t *l, const hld_req_t *q) {
+    l->c = q->c;
+    l->h = *q->h;
+    l->h.flags &= (uint16_t)~HL_FLAG_AT; /* not schedulable: answered as a plain request */
+    hld_conn_ref(q->c);
+}
+
+int hld_later_req(hld_later_t *l, hld_req_t *q) {
+    if (l->c->closing) return 0;
+    memset(q, 0, sizeof *q);
+    q->c = l->c;
+    q->h = &l->h;
+    return 1;
+}
+
+void hld_later_end(hld_later_t *l) {
+    if (!l->c->closing) hld_conn_flush(l->c);
+    hld_conn_unref(l->c);
+}
+
+/* BANK load: the manifest is read on the worker pool, then its sounds start. */
+static void bank_read(void *user, int status, const char *msg, hld_manifest_t *m) {
+    hld_later_t *l = user;
+    hld_req_t q;
+    if (hld_later_req(l, &q)) {
+        hld_daemon_t *d = l->c->d;
+        char why[HL_MAX_MSG + 1];
+        hld_bank_t *b = NULL;
+        if (status == 0) {
+            /* charged to the client that asked: its id travels with the
+             * bank to where each queued sound starts (banks.c) */
+            status = hld_banks_start(&d->banks, m, l->c->id, &b, why, sizeof why);
+            msg = why;
+        }
+        if (status != 0) {
+            hld_fail(&q, status, msg);
+        } else if (!(l->h.flags & HL_FLAG_NOREPLY)) {
+            hl_bank_info_t info;
+            hld_bank_info(b, &info);
+            hld_reply_begin(&q);
+            hl_put_bank_info(&q.w, &info);
+            hld_reply_end(&q);
+        }
+    }
+    hld_later_end(l);
+    free(l);
+}
+
 int hld_op_bank(hld_req_t *q) {
     hl_bank_t m;
     hl_get_bank(&q->r, &m);
@@ -68,18 +119,15 @@ int hld_op_bank(hld_req_t *q) {
         if (rc != 0) return hld_fail(q, rc, msg);
         return hld_reply_ok(q);
     }
-    hld_bank_t *b = NULL;
-    d->banks.charge = q->c->cl; /* its sounds count against this client's sample quota */
-    int rc = hld_banks_load(&d->banks, m.arg, &b, msg, sizeof msg);
-    d->banks.charge = NULL;
-    if (rc != 0) return hld_fail(q, rc, msg);
-    b->client = q->c->id;
-    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hl_bank_info_t info;
-    hld_bank_info(b, &info);
-    hld_reply_begin(q);
-    hl_put_bank_info(&q->w, &info);
-    return hld_reply_end(q);
+    hld_later_t *l = malloc(sizeof *l);
+    if (!l) return hld_fail(q, HELIOD_ENOMEM, NULL);
+    int rc = hld_banks_read(&d->banks, m.arg, 0, d->engine.rate, bank_read, l, msg, sizeof msg);
+    if (rc != 0) {
+        free(l);
+        return hld_fail(q, rc, msg);
+    }
+    hld_later_begin(l, q);
+    return 0;
 }
 
 int hld_op_banks(hld_req_t *q) {
@@ -99,6 +147,36 @@ int hld_op_banks(hld_req_t *q) {
     return hld_list_end(&l);
 }
 
+/* ZONE add: the manifest and its sounds' headers are read on the worker
+ * pool (the zone's size estimate), then the zone joins the scheduler. */
+typedef struct {
+    hld_later_t l;
+    hl_zone_t m;
+} zone_add_t;
+
+static void zone_read(void *user, int status, const char *msg, hld_manifest_t *man) {
+    zone_add_t *z = user;
+    hld_req_t q;
+    if (hld_later_req(&z->l, &q)) {
+        char why[HL_MAX_MSG + 1];
+        if (status == 0) {
+            status =
+                hld_wzones_add(&z->l.c->d->wzones, &z->m, hld_manifest_bytes(man), why, sizeof why);
+            msg = why;
+        }
+        if (status != 0) {
+            hld_fail(&q, status, msg);
+        } else {
+            hld_wzones_t *w = &z->l.c->d->wzones;
+            int slot = hld_zs_find(&w->zs, z->m.name);
+            if (slot >= 0) w->owner[slot] = z->l.c->id; /* its adder's from now on */
+            hld_reply_ok(&q);
+        }
+    }
+    hld_later_end(&z->l);
+    free(z);
+}
+
 int hld_op_zone(hld_req_t *q) {
     hl_zone_t m;
     hl_get_zone(&q->r, &m);
@@ -108,13 +186,26 @@ int hld_op_zone(hld_req_t *q) {
     char msg[HL_MAX_MSG + 1];
     hld_daemon_t *d = q->c->d;
     int slot = hld_zs_find(&d->wzones.zs, m.name);
-    if (slot >= 0 && !hld_may_change(q, d->wzones.owner[slot], "zone", m.name)) return 0;
-    int rc = m.action == HL_ZONE_ADD ? hld_wzones_add(&d->wzones, &m, msg, sizeof msg)
-                                     : hld_wzones_remove(&d->wzones, m.name, msg, sizeof msg);
-    if (rc != 0) return hld_fail(q, rc, msg);
-    if (m.action == HL_ZONE_ADD && slot < 0 && (slot = hld_zs_find(&d->wzones.zs, m.name)) >= 0)
-        d->wzones.owner[slot] = q->c->id;
-    return hld_reply_ok(q);
+    if (m.action != HL_ZONE_ADD) { /* its adder's, or a control client's */
+        if (slot >= 0 && !hld_may_change(q, d->wzones.owner[slot], "zone", m.name)) return 0;
+        int rc = hld_wzones_remove(&d->wzones, m.name, msg, sizeof msg);
+        if (rc != 0) return hld_fail(q, rc, msg);
+        return hld_reply_ok(q);
+    }
+    if (slot >= 0) { /* at once; again when the bank is read */
+        snprintf(msg, sizeof msg, "a zone named %s exists (zone remove %s first)", m.name, m.name);
+        return hld_fail(q, HELIOD_EEXIST, msg);
+    }
+    zone_add_t *z = malloc(sizeof *z);
+    if (!z) return hld_fail(q, HELIOD_ENOMEM, NULL);
+    z->m = m;
+    int rc = hld_banks_read(&d->banks, m.bank, 1, d->engine.rate, zone_read, z, msg, sizeof msg);
+    if (rc != 0) {
+        free(z);
+        return hld_fail(q, rc, msg);
+    }
+    hld_later_begin(&z->l, q);
+    return 0;
 }
 
 int hld_op_zones(hld_req_t *q) {

@@ -51,6 +51,8 @@ struct hld_backend {
     uint32_t rate; /* the device's rate (the engine's, or another: resampled) */
     int dead;      /* the device is gone: stop does nothing, close aborts (off-thread) */
     uint32_t gen;  /* the engine's port generation this backend renders through */
+    int closing;   /* set by close when the stream went to the closer thread (see
+                    * below): its callback may still run until hld_pa_busy() is 0 */
     void *impl;
 };
 

@@ -373,7 +373,7 @@ static void pa_close(hld_backend_t *b) {
         return;
     }
     b->impl = NULL;
-    /* the closer owns it from here */
+    b->closing = 1; /* the closer owns it from here */
     atomic_store_explicit(&p->stopping, 1, memory_order_release);
     pthread_mutex_lock(&g_close.lock);
     p->next = g_close.queue;

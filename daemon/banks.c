@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cues.h"
+#include "fileio.h"
+#include "hld_text.h"
 #include "log.h"
 
 /* One sound's load in flight: which bank, which entry. */
@@ -18,6 +20,16 @@ typedef struct {
     hld_bank_t *bank;
     uint32_t index;
 } bank_load_t;
+
+/* The bank's cue sheet, read on the worker pool once its sounds are in. */
+typedef struct {
+    hld_fjob_t j; /* first */
+    char path[HL_MAX_PATH + 1];
+    char *text;
+    size_t len;
+    hld_banks_t *banks;
+    hld_bank_t *bank; /* NULL: the bank went meanwhile */
+} cue_job_t;
 
 void hld_banks_init(hld_banks_t *b, hld_sounds_t *sounds, hld_cues_t *cues, hld_bank_fn fn,
                     void *user) {
@@ -30,6 +42,8 @@ void hld_banks_init(hld_banks_t *b, hld_sounds_t *sounds, hld_cues_t *cues, hld_
 
 static void bank_free(hld_bank_t *k) {
     if (!k) return;
+    if (k->cue_job) ((cue_job_t *)k->cue_job)->bank = NULL; /* its read ends unheeded */
+    free(k->entries);
     free(k->sounds);
     free(k);
 }
@@ -69,22 +83,13 @@ static void changed(hld_banks_t *b, const hld_bank_t *k) {
 
 /* ---- the manifest ------------------------------------------------------------- */
 
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
 static int yes_no(const char *v) {
     if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1")) return 1;
     if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0")) return 0;
     return -1;
 }
 
-typedef struct {
+typedef struct hld_bank_entry {
     char name[HL_MAX_NAME + 1];
     char path[HL_MAX_PATH + 1];
     uint32_t flags;
@@ -96,15 +101,10 @@ static int resolve(const char *dir, const char *p, char *out, size_t cap) {
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
-/* Parses the manifest into k (name, cues) and entries (*out, *n). 0 or a
- * code with msg "PATH:LINE: ...". */
-static int parse(const char *path, hld_bank_t *k, entry_t **out, uint32_t *n, char *msg,
+/* Parses the manifest (text: its bytes, NUL-terminated) into k (name,
+ * cues) and entries (*out, *n). 0 or a code with msg "PATH:LINE: ...". */
+static int parse(const char *path, char *text, hld_bank_t *k, entry_t **out, uint32_t *n, char *msg,
                  size_t cap) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(msg, cap, "cannot open bank %s: %s", path, strerror(errno));
-        return HELIOD_EFILE;
-    }
     char dirbuf[HL_MAX_PATH + 1], base[HL_MAX_PATH + 1];
     snprintf(dirbuf, sizeof dirbuf, "%s", path);
     snprintf(base, sizeof base, "%s", path);
@@ -114,11 +114,9 @@ static int parse(const char *path, hld_bank_t *k, entry_t **out, uint32_t *n, ch
     snprintf(k->name, sizeof k->name, "%.*s", HL_MAX_NAME, bn);
     entry_t *e = calloc(HLD_MAX_BANK_SOUNDS, sizeof *e);
     if (!e) {
-        fclose(f);
         snprintf(msg, cap, "out of memory");
         return HELIOD_ENOMEM;
     }
-    char line[HL_MAX_PATH + 64];
     int lineno = 0, rc = 0;
     entry_t *cur = NULL;
     uint32_t cnt = 0;
@@ -129,22 +127,29 @@ static int parse(const char *path, hld_bank_t *k, entry_t **out, uint32_t *n, ch
         rc = HELIOD_EINVAL;                                                                        \
         goto done;                                                                                 \
     } while (0)
-    while (fgets(line, sizeof line, f)) {
+    for (char *line = text, *next; line && *line; line = next) {
         lineno++;
-        char *s = trim(line);
+        char *nl = strchr(line, '\n');
+        next = nl ? nl + 1 : NULL;
+        if (nl) *nl = '\0';
+        if ((size_t)(nl ? nl - line : (ptrdiff_t)strlen(line)) > HLD_BANK_LINE_MAX)
+            BAD("line longer than %d bytes", HLD_BANK_LINE_MAX);
+        char *s = hld_trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
         if (*s == '[') {
             size_t l = strlen(s);
             if (s[l - 1] != ']') BAD("a section header ends with ]");
             s[l - 1] = '\0';
-            char *h = trim(s + 1);
+            char *h = hld_trim(s + 1);
             if (strncmp(h, "sound", 5) != 0 || (h[5] != ' ' && h[5] != '\t'))
                 BAD("unknown section [%.64s] (sound NAME)", h);
-            char *name = trim(h + 5);
+            char *name = hld_trim(h + 5);
             if (!hl_name_valid(name)) BAD("invalid sound name '%.64s'", name);
             for (uint32_t i = 0; i < cnt; i++)
                 if (!strcmp(e[i].name, name)) BAD("sound %s is listed twice", name);
-            if (cnt >= HLD_MAX_BANK_SOUNDS) BAD("more than %d sounds", HLD_MAX_BANK_SOUNDS);
+            if (cnt >= HLD_MAX_BANK_SOUNDS)
+                BAD("more than %d sounds (a bank lists at most %d)", HLD_MAX_BANK_SOUNDS,
+                    HLD_MAX_BANK_SOUNDS);
             cur = &e[cnt++];
             snprintf(cur->name, sizeof cur->name, "%s", name);
             cur->flags = HL_LOAD_SHARED;
@@ -153,7 +158,7 @@ static int parse(const char *path, hld_bank_t *k, entry_t **out, uint32_t *n, ch
         char *eq = strchr(s, '=');
         if (!eq) BAD("expected key = value");
         *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
+        char *key = hld_trim(s), *val = hld_trim(eq + 1);
         if (!cur) {
             if (!strcmp(key, "name")) {
                 if (!hl_name_valid(val)) BAD("invalid bank name '%.64s'", val);
@@ -188,7 +193,6 @@ static int parse(const char *path, hld_bank_t *k, entry_t **out, uint32_t *n, ch
     }
 #undef BAD
 done:
-    fclose(f);
     if (rc != 0) {
         free(e);
         return rc;
@@ -198,48 +202,181 @@ done:
     return 0;
 }
 
-int hld_bank_estimate(const char *path, uint32_t rate, uint64_t *bytes, char *msg, size_t cap) {
-    hld_bank_t k;
-    memset(&k, 0, sizeof k);
-    entry_t *e = NULL;
-    uint32_t n = 0;
-    int rc = parse(path, &k, &e, &n, msg, cap);
-    if (rc != 0) return rc;
+/* ---- reading a manifest on the worker pool ------------------------------------ */
+
+struct hld_manifest {
+    hld_fjob_t j; /* first: the file job */
+    char path[HL_MAX_PATH + 1];
+    int estimate;
+    uint32_t rate;
+    hld_bank_t *k; /* name, path, cues; NULL once hld_banks_start took it */
+    entry_t *e;
+    uint32_t n;
+    uint64_t bytes;
+    hld_manifest_fn fn;
+    void *user;
+};
+
+/* The decoded bytes of the preloaded sounds, from their headers. */
+static void estimate(hld_manifest_t *m) {
     uint64_t total = 0;
-    for (uint32_t i = 0; i < n && rc == 0; i++) {
-        if (e[i].flags & HL_LOAD_STREAM) continue; /* decoded while it plays */
-        SF_INFO info = {0};
-        SNDFILE *sf = sf_open(e[i].path, SFM_READ, &info);
-        if (!sf) {
-            snprintf(msg, cap, "bank %s: sound %s: cannot open %s", k.name, e[i].name, e[i].path);
-            rc = HELIOD_EFILE;
-            break;
+    for (uint32_t i = 0; i < m->n; i++) {
+        if (m->e[i].flags & HL_LOAD_STREAM) continue; /* decoded while it plays */
+        char why[HL_MAX_MSG + 1];
+        int fd = hld_fjob_open_sound(&m->j, m->e[i].path, why, sizeof why);
+        if (fd < 0) {
+            m->j.status = fd;
+            snprintf(m->j.msg, sizeof m->j.msg, "bank %s: sound %s: %.100s", m->k->name,
+                     m->e[i].name, why);
+            return;
         }
-        double frames = (double)info.frames * rate / (info.samplerate > 0 ? info.samplerate : 1);
+        SF_INFO info = {0};
+        SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+        int bad = sf ? hld_sound_check_info(&info, 0, why, sizeof why) : HELIOD_EDECODE;
+        if (!sf) snprintf(why, sizeof why, "cannot decode: %s", sf_error_number(sf_error(NULL)));
+        if (sf) sf_close(sf);
+        hld_fjob_io_end(&m->j);
+        if (bad) {
+            m->j.status = bad;
+            snprintf(m->j.msg, sizeof m->j.msg, "bank %s: sound %s: %.100s", m->k->name,
+                     m->e[i].name, why);
+            return;
+        }
+        double frames = (double)info.frames * m->rate / info.samplerate;
         total += (uint64_t)frames * (uint64_t)(info.channels > 2 ? 2 : info.channels) * 4u;
-        sf_close(sf);
     }
-    free(e);
-    if (rc == 0) *bytes = total;
-    return rc;
+    m->bytes = total;
+}
+
+static void manifest_work(hld_fjob_t *j) {
+    hld_manifest_t *m = (hld_manifest_t *)j;
+    char *text = NULL;
+    size_t len = 0;
+    if (hld_fjob_read(j, m->path, HLD_MAX_MANIFEST_BYTES, "bank manifest", &text, &len) != 0)
+        return;
+    if (memchr(text, '\0', len)) {
+        free(text);
+        j->status = HELIOD_EINVAL;
+        snprintf(j->msg, sizeof j->msg, "bank manifest %.200s: a NUL byte (not a text file)",
+                 m->path);
+        return;
+    }
+    m->k = calloc(1, sizeof *m->k);
+    if (!m->k) {
+        free(text);
+        j->status = HELIOD_ENOMEM;
+        snprintf(j->msg, sizeof j->msg, "out of memory");
+        return;
+    }
+    snprintf(m->k->path, sizeof m->k->path, "%s", m->path);
+    j->status = parse(m->path, text, m->k, &m->e, &m->n, j->msg, sizeof j->msg);
+    free(text);
+    if (j->status == 0 && m->estimate) estimate(m);
+}
+
+static void manifest_done(hld_fjob_t *j) {
+    hld_manifest_t *m = (hld_manifest_t *)j;
+    m->fn(m->user, j->answer_status, j->answer_msg, j->answer_status == 0 ? m : NULL);
+}
+
+static void bank_free(hld_bank_t *k);
+
+static void manifest_cleanup(hld_fjob_t *j) {
+    hld_manifest_t *m = (hld_manifest_t *)j;
+    free(m->e);
+    bank_free(m->k);
+}
+
+int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, hld_manifest_fn fn,
+                   void *user, char *msg, size_t cap) {
+    if (path[0] != '/') {
+        snprintf(msg, cap,
+                 "path: must be absolute (the daemon's working directory is not the "
+                 "client's)");
+        return HELIOD_EINVAL;
+    }
+    hld_manifest_t *m = hld_fjob_new(sizeof *m);
+    if (!m) {
+        snprintf(msg, cap, "out of memory");
+        return HELIOD_ENOMEM;
+    }
+    snprintf(m->path, sizeof m->path, "%s", path);
+    m->estimate = est;
+    m->rate = rate;
+    m->fn = fn;
+    m->user = user;
+    m->j.work = manifest_work;
+    m->j.done = manifest_done;
+    m->j.cleanup = manifest_cleanup;
+    hld_files_submit(b->files, &m->j);
+    return 0;
+}
+
+uint64_t hld_manifest_bytes(const hld_manifest_t *m) {
+    return m->bytes;
 }
 
 /* ---- loading ------------------------------------------------------------------ */
 
-static void finish_if_done(hld_banks_t *b, hld_bank_t *k) {
-    if (k->state != HLD_BANK_LOADING || k->ndone + k->nfailed < k->nsounds) return;
-    if (!k->nfailed && k->cues[0]) {
-        char err[HL_MAX_MSG + 1];
-        uint32_t nc = 0, ncat = 0;
-        if (hld_cues_load_file(b->cues, k->cues, &nc, &ncat, err, sizeof err) != 0) {
-            snprintf(k->error, sizeof k->error, "cues: %.240s", err);
-            k->nfailed++;
-        }
-    }
+static void finish(hld_banks_t *b, hld_bank_t *k) {
     k->state = k->nfailed ? HLD_BANK_FAILED : HLD_BANK_LOADED;
     hld_info("bank %s %s: %u of %u sounds, %llu bytes%s%s", k->name,
              k->nfailed ? "failed" : "loaded", k->ndone, k->nsounds, (unsigned long long)k->bytes,
              k->error[0] ? ": " : "", k->error);
+    (void)b;
+}
+
+static void cue_work(hld_fjob_t *j) {
+    cue_job_t *c = (cue_job_t *)j;
+    (void)hld_fjob_read(j, c->path, HLD_MAX_CUE_SHEET_BYTES, "cue sheet", &c->text, &c->len);
+}
+
+static void cue_done(hld_fjob_t *j) {
+    cue_job_t *c = (cue_job_t *)j;
+    hld_bank_t *k = c->bank;
+    if (!k) return;
+    k->cue_job = NULL;
+    if (k->state != HLD_BANK_LOADING) return; /* unloading meanwhile */
+    char err[HL_MAX_MSG + 1] = "";
+    int rc = j->answer_status;
+    if (rc == 0) {
+        uint32_t nc = 0, ncat = 0;
+        rc = hld_cues_load_mem(c->banks->cues, c->path, c->text, c->len, &nc, &ncat, err,
+                               sizeof err);
+    } else {
+        snprintf(err, sizeof err, "%s", j->answer_msg);
+    }
+    if (rc != 0) {
+        snprintf(k->error, sizeof k->error, "cues: %.240s", err);
+        k->nfailed++;
+    }
+    finish(c->banks, k);
+    changed(c->banks, k);
+}
+
+static void cue_cleanup(hld_fjob_t *j) {
+    free(((cue_job_t *)j)->text);
+}
+
+static void finish_if_done(hld_banks_t *b, hld_bank_t *k) {
+    if (k->state != HLD_BANK_LOADING || k->cue_job || k->ndone + k->nfailed < k->nsounds) return;
+    if (!k->nfailed && k->cues[0]) { /* the cue sheet, off the loop; loaded when it is read */
+        cue_job_t *c = hld_fjob_new(sizeof *c);
+        if (c) {
+            snprintf(c->path, sizeof c->path, "%s", k->cues);
+            c->banks = b;
+            c->bank = k;
+            c->j.work = cue_work;
+            c->j.done = cue_done;
+            c->j.cleanup = cue_cleanup;
+            k->cue_job = c;
+            hld_files_submit(b->files, &c->j);
+            return;
+        }
+        snprintf(k->error, sizeof k->error, "cues: out of memory");
+        k->nfailed++;
+    }
+    finish(b, k);
 }
 
 /* The bank's sound i, if it is (still) the bank's. */
@@ -248,11 +385,15 @@ static hld_sound_t *bank_sound(hld_banks_t *b, hld_bank_t *k, uint32_t i) {
     return snd && snd->bank == k ? snd : NULL;
 }
 
+static void start_pending(hld_banks_t *b);
+static void entries_done(hld_banks_t *b, hld_bank_t *k);
+
 static void sound_done(void *user, int status, const char *msg, const hld_sound_t *snd) {
     bank_load_t *l = user;
     hld_banks_t *b = l->banks;
     hld_bank_t *k = l->bank;
     free(l);
+    b->inflight--;
     if (status == 0) {
         k->ndone++;
         k->bytes += snd->bytes;
@@ -270,13 +411,84 @@ static void sound_done(void *user, int status, const char *msg, const hld_sound_
             }
         }
         changed(b, k);
+        start_pending(b);
         return;
     }
     finish_if_done(b, k);
     changed(b, k);
+    start_pending(b);
 }
 
-int hld_banks_load(hld_banks_t *b, const char *path, hld_bank_t **out, char *msg, size_t cap) {
+/* Every sound of k has started (or never will): its queue goes, and the
+ * hold on its client's record (hld_banks_start) is let go. */
+static void entries_done(hld_banks_t *b, hld_bank_t *k) {
+    free(k->entries);
+    k->entries = NULL;
+    hld_client_t *cl = k->client ? hld_clients_get(b->ledger, k->client) : NULL;
+    if (cl) hld_client_sound_gone(cl);
+}
+
+/* Starts the load of bank k's next sound: 1 started (or failed for good),
+ * 0 the loader is full (try again when a load ends). */
+static int start_one(hld_banks_t *b, hld_bank_t *k) {
+    uint32_t i = k->next;
+    const entry_t *e = &k->entries[i];
+    /* charged to the client that asked, found by its id now (the bank may
+     * have waited): its sample quota, checked before anything is decoded */
+    hld_client_t *cl = k->client ? hld_clients_get(b->ledger, k->client) : NULL;
+    bank_load_t *l = malloc(sizeof *l);
+    char m[HL_MAX_MSG + 1] = "out of memory";
+    int lr = !l ? HELIOD_ENOMEM
+             : k->client && !cl
+                 ? (snprintf(m, sizeof m, "client %u that loaded the bank is gone", k->client),
+                    HELIOD_ECANCELED)
+                 : hld_sounds_load(b->sounds, cl, e->name, e->path,
+                                   e->flags | HL_LOAD_SHARED | HLD_LOAD_BANK, sound_done, l, m,
+                                   sizeof m);
+    if (lr == HELIOD_EBUSY) { /* the decode jobs in flight are at their cap: it waits */
+        free(l);
+        return 0;
+    }
+    k->next++;
+    if (lr != 0) {
+        free(l);
+        k->nfailed++;
+        if (!k->error[0]) snprintf(k->error, sizeof k->error, "%.63s: %.180s", e->name, m);
+        return 1;
+    }
+    *l = (bank_load_t){.banks = b, .bank = k, .index = i};
+    b->inflight++;
+    hld_sound_t *ph = hld_sounds_find(b->sounds, 0, e->name);
+    if (ph) ph->bank = k; /* the placeholder: a play answers ELOADING naming the bank */
+    return 1;
+}
+
+/* Starts the queued sounds of every loading bank, oldest bank first, while
+ * the banks' share of the loader (HLD_BANK_LOADS_INFLIGHT) has room. */
+static void start_pending(hld_banks_t *b) {
+    for (int progress = 1; progress;) {
+        progress = 0;
+        hld_bank_t *k = NULL;
+        for (int i = 0; i < HLD_MAX_BANKS; i++) {
+            hld_bank_t *c = b->bank[i];
+            if (c && c->state == HLD_BANK_LOADING && c->entries && c->next < c->nsounds &&
+                (!k || c->seq < k->seq))
+                k = c;
+        }
+        if (!k || b->inflight >= HLD_BANK_LOADS_INFLIGHT) return;
+        uint32_t failed = k->nfailed;
+        if (!start_one(b, k)) return;
+        progress = 1;
+        if (k->next == k->nsounds) entries_done(b, k);
+        if (k->nfailed != failed) { /* a start that failed at once */
+            finish_if_done(b, k);
+            changed(b, k);
+        }
+    }
+}
+
+int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank_t **out, char *msg,
+                    size_t cap) {
     int slot = -1;
     for (int i = 0; i < HLD_MAX_BANKS && slot < 0; i++)
         if (!b->bank[i]) slot = i;
@@ -284,63 +496,42 @@ int hld_banks_load(hld_banks_t *b, const char *path, hld_bank_t **out, char *msg
         snprintf(msg, cap, "already %d banks", HLD_MAX_BANKS);
         return HELIOD_ENOMEM;
     }
-    hld_bank_t *k = calloc(1, sizeof *k);
-    if (!k) {
-        snprintf(msg, cap, "out of memory");
-        return HELIOD_ENOMEM;
-    }
-    snprintf(k->path, sizeof k->path, "%s", path);
-    entry_t *e = NULL;
-    uint32_t n = 0;
-    int rc = parse(path, k, &e, &n, msg, cap);
-    if (rc != 0) {
-        bank_free(k);
-        return rc;
-    }
+    hld_bank_t *k = m->k;
     if (hld_banks_find(b, k->name)) {
         snprintf(msg, cap, "a bank named %s is loaded (bank unload %s first)", k->name, k->name);
-        free(e);
-        bank_free(k);
         return HELIOD_EEXIST;
     }
-    for (uint32_t i = 0; i < n; i++)
-        if (hld_sounds_find(b->sounds, 0, e[i].name)) {
+    for (uint32_t i = 0; i < m->n; i++)
+        if (hld_sounds_find(b->sounds, 0, m->e[i].name)) {
             snprintf(msg, cap, "bank %s: a shared sound named %s is already loaded", k->name,
-                     e[i].name);
-            free(e);
-            bank_free(k);
+                     m->e[i].name);
             return HELIOD_EEXIST;
         }
+    uint32_t n = m->n;
     k->sounds = calloc(n, sizeof *k->sounds);
-    if (!k->sounds) {
-        free(e);
-        bank_free(k);
+    entry_t *e = realloc(m->e, n * sizeof *e); /* only the entries it lists */
+    if (e) m->e = e;
+    if (!k->sounds || !e) {
+        free(k->sounds);
+        k->sounds = NULL;
         snprintf(msg, cap, "out of memory");
         return HELIOD_ENOMEM;
     }
+    m->e = NULL;
+    m->k = NULL;
+    k->entries = e;
     k->nsounds = n;
     k->owner = b;
     k->state = HLD_BANK_LOADING;
+    k->seq = ++b->seq;
     b->bank[slot] = k;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++)
         snprintf(k->sounds[i], sizeof k->sounds[i], "%s", e[i].name);
-        bank_load_t *l = malloc(sizeof *l);
-        char m[HL_MAX_MSG + 1] = "out of memory";
-        int lr = l ? hld_sounds_load(b->sounds, b->charge, e[i].name, e[i].path,
-                                     e[i].flags | HL_LOAD_SHARED | HLD_LOAD_BANK, sound_done, l, m,
-                                     sizeof m)
-                   : HELIOD_ENOMEM;
-        if (lr != 0) {
-            free(l);
-            k->nfailed++;
-            if (!k->error[0]) snprintf(k->error, sizeof k->error, "%.63s: %.180s", e[i].name, m);
-            continue;
-        }
-        *l = (bank_load_t){.banks = b, .bank = k, .index = i};
-        hld_sound_t *ph = hld_sounds_find(b->sounds, 0, e[i].name);
-        if (ph) ph->bank = k; /* the placeholder: a play answers ELOADING naming the bank */
-    }
-    free(e);
+    k->client = client;
+    hld_client_t *cl = client ? hld_clients_get(b->ledger, client) : NULL;
+    if (cl) hld_client_sound_added(cl); /* its record stays until the last sound starts */
+    start_pending(b);
+    if (k->entries && k->next == k->nsounds) entries_done(b, k); /* nothing to start */
     finish_if_done(b, k); /* every start failed: failed at once */
     *out = k;
     changed(b, k);
@@ -354,6 +545,11 @@ int hld_banks_unload(hld_banks_t *b, const char *name, char *msg, size_t cap) {
         return HELIOD_ENOSOUND;
     }
     k->state = HLD_BANK_UNLOADING;
+    if (k->entries) { /* the sounds still queued are never started */
+        k->nfailed += k->nsounds - k->next;
+        k->next = k->nsounds;
+        entries_done(b, k);
+    }
     for (uint32_t i = 0; i < k->nsounds; i++) {
         hld_sound_t *snd = bank_sound(b, k, i);
         if (!snd) continue;
@@ -371,6 +567,7 @@ int hld_banks_unload(hld_banks_t *b, const char *name, char *msg, size_t cap) {
 }
 
 void hld_banks_tick(hld_banks_t *b) {
+    start_pending(b); /* other clients' loads may have left room */
     for (int i = 0; i < HLD_MAX_BANKS; i++) {
         hld_bank_t *k = b->bank[i];
         if (!k || k->state != HLD_BANK_UNLOADING) continue;

@@ -16,7 +16,17 @@
  * is reference-counted through the sounds: each sound goes as soon as no
  * voice uses it; the bank is gone when its last sound is (state unloading
  * meanwhile). A bank unloaded while loading cancels its decodes in flight.
- * Sounds are loaded shared (every client sees them), charged to the daemon.
+ * Sounds are loaded shared (every client sees them), charged to the client
+ * that asked for the bank (its sample quota, not its loads in flight; the
+ * daemon's own banks, world zones', to nobody). The bank carries the client
+ * id, not a pointer: its queued sounds start later, each charged to the
+ * record of that id (held from hld_banks_start until the last one starts).
+ * A bank's sounds are started in order as the loader has room: at most
+ * HLD_BANK_LOADS_INFLIGHT decode at once for every bank together, the rest
+ * wait (a play of one answers ENOSOUND until it starts, ELOADING after).
+ * The manifest and the cue sheet are read on the worker pool (fileio.h):
+ * an absolute path, a regular file of at most HLD_MAX_MANIFEST_BYTES /
+ * HLD_MAX_CUE_SHEET_BYTES, lines of at most HLD_BANK_LINE_MAX bytes.
  * Changes are reported to a callback (the daemon turns them into BANK
  * events for subscribers, and the world-zone scheduler into completions).
  */
@@ -29,8 +39,14 @@
 #include "hl_proto.h"
 #include "sounds.h"
 
-#define HLD_MAX_BANKS       256  /* a game's levels and zones; each a manifest */
-#define HLD_MAX_BANK_SOUNDS 1024 /* sounds one manifest may list */
+#define HLD_MAX_BANKS           256                /* a game's levels and zones; each a manifest */
+#define HLD_MAX_BANK_SOUNDS     1024               /* sounds one manifest may list */
+#define HLD_MAX_MANIFEST_BYTES  (1u << 22)         /* 4 MiB: 1024 sounds with long paths fit */
+#define HLD_BANK_LINE_MAX       (HL_MAX_PATH + 64) /* bytes per manifest line */
+#define HLD_MAX_CUE_SHEET_BYTES (1u << 20) /* a bank's or CUES_LOAD's cue sheet: 4096 cues fit */
+/* decode jobs the banks keep in flight at most (the rest of a bank's sounds
+ * wait their turn): half the loader's cap, so clients' LOADs find room */
+#define HLD_BANK_LOADS_INFLIGHT (HL_MAX_LOADS_INFLIGHT / 2)
 
 enum { HLD_BANK_LOADING = 0, HLD_BANK_LOADED, HLD_BANK_FAILED, HLD_BANK_UNLOADING };
 
@@ -44,8 +60,12 @@ typedef struct hld_bank {
     char error[HL_MAX_MSG + 1];
     char cues[HL_MAX_PATH + 1]; /* cue sheet to load when the sounds are in, "" = none */
     struct hld_banks *owner;
-    void *tag;       /* the world-zone scheduler's (zones.c), or NULL */
-    uint32_t client; /* client id that loaded it (asset_ops.c), 0: the daemon's (zones) */
+    void *tag;                      /* the world-zone scheduler's (zones.c), or NULL */
+    uint32_t client;                /* client id that loaded it (asset_ops.c), 0: the daemon's */
+    struct hld_bank_entry *entries; /* while sounds wait to start: what each is, else NULL */
+    uint32_t next;                  /* the next sound to start */
+    uint64_t seq;                   /* load order: older banks start first */
+    void *cue_job;                  /* its cue sheet being read, or NULL */
 } hld_bank_t;
 
 /* Called after every change of a bank's state or progress (a sound done). */
@@ -55,33 +75,45 @@ typedef struct hld_banks {
     hld_bank_t *bank[HLD_MAX_BANKS];
     hld_sounds_t *sounds;
     hld_cues_t *cues;
+    struct hld_files *files; /* reads manifests and cue sheets off the loop */
+    uint32_t inflight;       /* the banks' decode jobs in flight */
+    uint64_t seq;
     hld_bank_fn changed;
     void *user;
-    /* the client the sounds of the bank being loaded are charged to (its
-     * sample quota), set by the caller around hld_banks_load; NULL: the
-     * daemon's (world zones) */
-    hld_client_t *charge;
+    /* the ledger: a bank's queued sounds are charged, when they start, to
+     * the record of its client id (hld_bank_t.client), looked up then */
+    hld_clients_t *ledger;
 } hld_banks_t;
 
 void hld_banks_init(hld_banks_t *b, hld_sounds_t *sounds, hld_cues_t *cues, hld_bank_fn fn,
                     void *user);
 /* Frees every bank record (the sounds are the table's: close them after). */
 void hld_banks_close(hld_banks_t *b);
-/* Reads the manifest and starts loading its sounds. 0 and *out, or a
- * negative code with msg (a missing or bad manifest, a name taken, a sound
- * name already loaded). */
-int hld_banks_load(hld_banks_t *b, const char *path, hld_bank_t **out, char *msg, size_t cap);
+/* A manifest read and parsed (and with estimate, the decoded bytes of its
+ * preloaded sounds at the engine rate, from their headers: nothing decoded).
+ * Main thread; valid only during the callback. */
+typedef struct hld_manifest hld_manifest_t;
+typedef void (*hld_manifest_fn)(void *user, int status, const char *msg, hld_manifest_t *m);
+/* Reads the manifest at path (absolute) on the worker pool; fn gets it
+ * (status 0) or the error (EINVAL with "PATH:LINE: ..." for a bad line,
+ * EFILE for a missing file or one that is not a regular file, ETOOBIG,
+ * ETIMEDOUT for an open past the budget; with estimate, a sound whose
+ * header cannot be read). 0 (fn will be called once) or an error with msg
+ * (a relative path: EINVAL). */
+int hld_banks_read(hld_banks_t *b, const char *path, int estimate, uint32_t rate,
+                   hld_manifest_fn fn, void *user, char *msg, size_t cap);
+uint64_t hld_manifest_bytes(const hld_manifest_t *m);
+/* Starts loading a manifest's sounds (from fn) for client id `client` (0:
+ * the daemon's, charged to nobody): 0 and *out, or a negative code with msg
+ * (a bank or shared sound name already loaded, too many banks). */
+int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank_t **out, char *msg,
+                    size_t cap);
 /* Starts unloading (see above). 0, or ENOSOUND with msg if there is none. */
 int hld_banks_unload(hld_banks_t *b, const char *name, char *msg, size_t cap);
 hld_bank_t *hld_banks_find(hld_banks_t *b, const char *name);
 /* Frees banks whose last sound is gone; call after voices end (poll tick). */
 void hld_banks_tick(hld_banks_t *b);
 const char *hld_bank_name(const struct hld_bank *bank);
-/* What loading the manifest at path will cost: the decoded bytes of its
- * preloaded sounds at `rate`, from their headers (libsndfile; no decoding).
- * 0 or a code with msg. Main thread (reads headers: call when a zone is
- * added, never per tick). */
-int hld_bank_estimate(const char *path, uint32_t rate, uint64_t *bytes, char *msg, size_t cap);
 /* The wire form (BANKS entry, BANK event). */
 void hld_bank_info(const hld_bank_t *bank, hl_bank_info_t *out);
 

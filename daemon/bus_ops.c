@@ -282,7 +282,10 @@ int hld_config_buses(hld_daemon_t *d) {
         int bus = hld_bus_index(b, cb->name);
         if (cb->has_gain) {
             if (!hl_gain_valid(cb->gain_db)) {
-                fprintf(stderr, "heliod: [bus %s]: gain must be finite and <= +24 dB\n", cb->name);
+                fprintf(stderr,
+                        "heliod: [bus %s]: gain must be finite and <= +" HL_RANGE_STR(
+                            HL_R_GAIN_DB_HI) " dB\n",
+                        cb->name);
                 return -1;
             }
             hl_mixer_set_bus_gain(d->engine.mixer, bus, hl_db_to_lin(cb->gain_db), 0, hld_now_ns());

@@ -226,6 +226,19 @@ static int strip_bus(hld_buses_t *b, int bus) {
     return 0;
 }
 
+uint32_t hld_buses_remove_cmds(const hld_buses_t *b, const char *name) {
+    int bus = hld_bus_index(b, name);
+    if (bus < 0 || !name[0]) return 1;
+    uint32_t n = 1 + (b->bus[bus].nfx ? 1u : 0u);
+    for (int s = 0; s < HL_MAX_BUSES; s++)
+        for (int k = 0; k < HL_BUS_SENDS; k++)
+            n += b->bus[s].name[0] && b->bus[s].send_to[k] == bus;
+    for (int i = 0; i < HL_MAX_DUCKS; i++)
+        n += b->duck_used[i] && (!strcmp(b->duck[i].bus, b->bus[bus].name) ||
+                                 !strcmp(b->duck[i].by, b->bus[bus].name));
+    return n;
+}
+
 int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *use, char *msg,
                      size_t cap) {
     int bus = hld_bus_index(b, name);
@@ -477,7 +490,11 @@ int hld_buses_duck(hld_buses_t *b, const hl_duck_rule_t *m, char *msg, size_t ca
     int rc =
         hl_mixer_duck(b->mx, (uint32_t)slot, m->on, (uint32_t)side, (uint32_t)target, m->depth_db,
                       m->threshold_db, m->attack_ms, m->hold_ms, m->release_ms, hld_now_ns());
-    if (rc != 0) return fail(msg, cap, rc, "duck %s by %s: engine busy, try again", m->bus, m->by);
+    if (rc != 0) /* the ranges are the wire's (hl_ranges.h): only a full ring is left */
+        return fail(msg, cap, rc,
+                    rc == HELIOD_EBUSY ? "duck %s by %s: engine busy, try again"
+                                       : "duck %s by %s: the mixer refused it",
+                    m->bus, m->by);
     b->duck_used[slot] = m->on;
     b->duck[slot] = *m;
     return 0;

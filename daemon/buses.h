@@ -81,6 +81,10 @@ typedef struct {
 int hld_buses_create(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
 /* Refused (EBUSINUSE) while voices or sends use it or it has children; its
  * effects and the ducking rules naming it go with it. */
+/* Mixer commands removing bus `name` takes now: one per send into it, one
+ * for its effects, one per ducking rule naming it, one for the tree (1 when
+ * there is no such bus). */
+uint32_t hld_buses_remove_cmds(const hld_buses_t *b, const char *name);
 int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *use, char *msg,
                      size_t cap);
 int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);

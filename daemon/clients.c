@@ -25,6 +25,7 @@ uint64_t hld_quota_limit(const hld_quota_t *q, int k) {
     case HLD_QUOTA_STREAMS: return q->streams;
     case HLD_QUOTA_LOADS: return q->loads;
     case HLD_QUOTA_BYTES: return q->bytes;
+    case HLD_QUOTA_SCHED: return q->scheduled;
     case HLD_QUOTA_CUES: return q->cues;
     case HLD_QUOTA_CATEGORIES: return q->categories;
     case HLD_QUOTA_EMITTERS: return q->emitters;
@@ -52,6 +53,7 @@ void hld_clients_close(hld_clients_t *t) {
     while (t->procs) {
         hld_proc_t *p = t->procs;
         t->procs = p->next;
+        free(p->sched);
         free(p);
     }
     t->count = t->nprocs = 0;
@@ -88,6 +90,7 @@ static void proc_put(hld_clients_t *t, hld_proc_t *p) {
         pp = &(*pp)->next;
     if (*pp) *pp = p->next;
     t->nprocs--;
+    free(p->sched); /* what it scheduled and did not cancel stays in the mixer, uncharged */
     free(p);
 }
 
@@ -238,6 +241,56 @@ void hld_client_sound_added(hld_client_t *c) {
 void hld_client_sound_gone(hld_client_t *c) {
     if (c->sounds) c->sounds--;
     maybe_free(c);
+}
+
+void hld_client_sched_add(hld_client_t *cl, uint64_t at, uint32_t tag) {
+    hld_proc_t *c = cl->proc;
+    if (c->n_sched == c->cap_sched) {
+        uint32_t cap = c->cap_sched ? 2 * c->cap_sched : 64;
+        hld_sched_ent_t *e = realloc(c->sched, cap * sizeof *e);
+        if (!e) return; /* uncounted: the mixer's own bound still holds */
+        c->sched = e;
+        c->cap_sched = cap;
+    }
+    if (c->n_sched == 0 || at < c->sched_min) c->sched_min = at;
+    c->sched[c->n_sched++] = (hld_sched_ent_t){.at = at, .tag = tag};
+}
+
+uint32_t hld_client_sched_left(hld_client_t *cl, uint64_t now_frame) {
+    hld_proc_t *c = cl->proc;
+    if (c->n_sched && now_frame >= c->sched_min) { /* once per due frame passed, not per call */
+        uint64_t min = UINT64_MAX;
+        for (uint32_t i = 0; i < c->n_sched;) {
+            if (c->sched[i].at <= now_frame) {
+                c->sched[i] = c->sched[--c->n_sched];
+                continue;
+            }
+            if (c->sched[i].at < min) min = c->sched[i].at;
+            i++;
+        }
+        c->sched_min = min;
+    }
+    uint32_t q = cl->table->quota.scheduled;
+    return c->n_sched < q ? q - c->n_sched : 0;
+}
+
+void hld_client_sched_drop(hld_client_t *cl, uint32_t tag) {
+    hld_proc_t *c = cl->proc;
+    for (uint32_t i = 0; i < c->n_sched;)
+        if (c->sched[i].tag == tag)
+            c->sched[i] = c->sched[--c->n_sched];
+        else
+            i++;
+    c->sched_min = 0; /* recomputed by the next hld_client_sched_left */
+}
+
+int hld_client_refuse_sched(hld_client_t *c, char *msg, size_t cap) {
+    hld_client_refused(c, HLD_QUOTA_SCHED);
+    snprintf(msg, cap,
+             "client quota: %u scheduled commands pending (--client-scheduled); retry when some "
+             "are due",
+             c->table->quota.scheduled);
+    return HELIOD_EBUSY;
 }
 
 int hld_client_reserve_bytes(hld_client_t *c, uint64_t bytes) {

@@ -24,8 +24,14 @@
  *                              worker before it allocates (atomic: any thread)
  *
  * Quotas are configurable (--client-voices, --client-detached,
- * --client-streams, --client-loads, --client-sample-mb); the defaults leave
- * at least half of every shared resource to other clients. Main thread
+ * --client-streams, --client-loads, --client-sample-mb, --client-scheduled);
+ * the defaults leave at least half of every shared resource to other
+ * clients (the schedule: three quarters).
+ *
+ *   schedule (time_ops.c)   -> the mixer's schedule hook adds (frame, owner
+ *                              tag) per scheduled command; pending = those
+ *                              whose frame the clock has not reached; the
+ *                              ones on its own voices go when it leaves Main thread
  * only, except hld_client_reserve_bytes / hld_client_unreserve_bytes.
  */
 #ifndef HLD_CLIENTS_H
@@ -44,6 +50,7 @@ enum {
     HLD_QUOTA_STREAMS,
     HLD_QUOTA_LOADS,
     HLD_QUOTA_BYTES,
+    HLD_QUOTA_SCHED, /* refused EBUSY (a full schedule is too), not EQUOTA */
     /* named objects a process has created and holds (cue_ops.c,
      * emitter_ops.c, bus_ops.c): one process cannot fill a shared table */
     HLD_QUOTA_CUES,
@@ -57,16 +64,24 @@ enum {
 #define HLD_OBJ_KINDS  (HLD_QUOTA_KINDS - HLD_QUOTA_OBJ0)
 
 typedef struct {
-    uint32_t voices;   /* logical voices held (real, virtual, opening, fading) */
-    uint32_t detached; /* of those, detached (outlive the connection) */
-    uint32_t streams;  /* of those, streamed */
-    uint32_t loads;    /* loads decoding at once */
-    uint64_t bytes;    /* decoded sample bytes (its sounds and loads in flight) */
+    uint32_t voices;    /* logical voices held (real, virtual, opening, fading) */
+    uint32_t detached;  /* of those, detached (outlive the connection) */
+    uint32_t streams;   /* of those, streamed */
+    uint32_t loads;     /* loads decoding at once */
+    uint64_t bytes;     /* decoded sample bytes (its sounds and loads in flight) */
+    uint32_t scheduled; /* scheduled commands pending in the mixer's schedule */
     uint32_t cues, categories, emitters, buses, rzones; /* objects created and held */
 } hld_quota_t;
 
 /* The limit of quota kind k (HLD_QUOTA_*). */
 uint64_t hld_quota_limit(const hld_quota_t *q, int k);
+
+/* One scheduled command charged to a process: its frame and the mixer owner
+ * tag it carries (the connection owning its voice, 0: none or detached). */
+typedef struct {
+    uint64_t at;
+    uint32_t tag;
+} hld_sched_ent_t;
 
 struct hld_clients;
 
@@ -79,6 +94,9 @@ typedef struct hld_proc {
     _Atomic uint64_t bytes;       /* sample bytes reserved (any thread) */
     uint32_t objs[HLD_OBJ_KINDS]; /* named objects held, by HLD_QUOTA_* - HLD_QUOTA_OBJ0 */
     uint32_t reserved;            /* connection places above --max-clients held (<= 1) */
+    hld_sched_ent_t *sched;       /* its scheduled commands not yet due (unordered) */
+    uint32_t n_sched, cap_sched;
+    uint64_t sched_min; /* the earliest of their frames: nothing to prune before it */
 } hld_proc_t;
 
 typedef struct hld_client {
@@ -138,6 +156,17 @@ void hld_client_load_started(hld_client_t *c);
 void hld_client_load_ended(hld_client_t *c);
 void hld_client_sound_added(hld_client_t *c);
 void hld_client_sound_gone(hld_client_t *c);
+
+/* Scheduled commands, charged to c's process like every quota: one was
+ * pushed for c (frame, owner tag: the connection id of its voice); how many
+ * c's process may still push with the clock at now_frame (those due by then
+ * no longer count); the ones tagged `tag` were cancelled (that connection
+ * closed: per connection, not per process); EBUSY with a message naming
+ * the quota and its option. */
+void hld_client_sched_add(hld_client_t *c, uint64_t at, uint32_t tag);
+uint32_t hld_client_sched_left(hld_client_t *c, uint64_t now_frame);
+void hld_client_sched_drop(hld_client_t *c, uint32_t tag);
+int hld_client_refuse_sched(hld_client_t *c, char *msg, size_t cap);
 
 /* Sample bytes against c's quota, any thread: 0, or -1 when over (nothing
  * reserved; the caller counts the refusal with hld_client_refused). */

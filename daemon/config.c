@@ -23,6 +23,7 @@
 #include "hl_paths.h"
 #include "hl_proto.h"
 #include "hld_limits.h"
+#include "hld_text.h"
 #include "hrtf_load.h"
 #include "log.h"
 #include "cues.h"
@@ -58,6 +59,7 @@ enum {
     OPT_CEMITTERS,
     OPT_CBUSES,
     OPT_CRZONES,
+    OPT_CSCHED,
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
     OPT_HRTF,
@@ -67,6 +69,7 @@ enum {
     OPT_ZHZ,
     OPT_RENDER,
     OPT_OUT,
+    OPT_MAXSEC,
     OPT_SEED,
     OPT_WATCH,
 };
@@ -93,6 +96,7 @@ static const struct option g_opts[] = {
     {"client-detached", required_argument, NULL, OPT_CDETACHED},
     {"client-streams", required_argument, NULL, OPT_CSTREAMS},
     {"client-loads", required_argument, NULL, OPT_CLOADS},
+    {"client-scheduled", required_argument, NULL, OPT_CSCHED},
     {"client-sample-mb", required_argument, NULL, OPT_CSAMPLEMB},
     {"client-cues", required_argument, NULL, OPT_CCUES},
     {"client-categories", required_argument, NULL, OPT_CCATS},
@@ -108,6 +112,7 @@ static const struct option g_opts[] = {
     {"zone-tick-hz", required_argument, NULL, OPT_ZHZ},
     {"render", required_argument, NULL, OPT_RENDER},
     {"out", required_argument, NULL, OPT_OUT},
+    {"max-seconds", required_argument, NULL, OPT_MAXSEC},
     {"seed", required_argument, NULL, OPT_SEED},
     {"watch-assets", optional_argument, NULL, OPT_WATCH},
     {"help", no_argument, NULL, OPT_HELP},
@@ -154,6 +159,9 @@ static void usage(FILE *f) {
             "                       line 'seed N'; no\n"
             "                       socket, no device; the same score and build give a\n"
             "                       byte-identical file (--seed: cue variations)\n"
+            "  --max-seconds S      --render: the longest output (default 600, at most\n"
+            "                       14400); a score timed beyond it is refused, a render\n"
+            "                       still playing there stops with an error\n"
             "  --config FILE        INI file with the same keys (flags win)\n"
             "  --log-level LEVEL    error, warn, info (default) or debug\n"
             "  --max-sample-mb N    sample-memory budget: over it, unplayed unpinned sounds\n"
@@ -188,13 +196,16 @@ static void usage(FILE *f) {
             "  --client-buses N, --client-reverb-zones N\n"
             "                       named objects one client process creates and holds\n"
             "                       (defaults %d, %d, %d, %d, %d: a quarter of each table)\n"
+            "  --client-scheduled N scheduled commands one client has pending, 1..%d\n"
+            "                       (default %d; beyond is EBUSY naming this option)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
             HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
             HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
             HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV, HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV,
             HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV, HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV,
-            HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV, HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV);
+            HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV, HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV, HL_SCHED_MAX,
+            HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
 }
 
 const char *hld_driver_name(hld_driver_t d) {
@@ -268,6 +279,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
     case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
     case OPT_OUT: return copy_str("--out", c->out, sizeof c->out, val);
+    case OPT_MAXSEC:
+        return parse_u32("--max-seconds", val, 1, HLD_RENDER_MAX_SECONDS, &c->render_max_s);
     case OPT_SEED: {
         char *end;
         errno = 0;
@@ -316,6 +329,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         return parse_u32("--client-streams", val, 1, HL_MAX_STREAMS, &c->client_streams);
     case OPT_CLOADS:
         return parse_u32("--client-loads", val, 1, HL_MAX_LOADS_INFLIGHT, &c->client_loads);
+    case OPT_CSCHED:
+        return parse_u32("--client-scheduled", val, 1, HL_SCHED_MAX, &c->client_scheduled);
     case OPT_CSAMPLEMB:
         return parse_u32("--client-sample-mb", val, 1, UINT32_MAX / 2, &c->client_sample_mb);
     case OPT_CCUES: return parse_u32("--client-cues", val, 1, HLD_MAX_CUES, &c->client_cues);
@@ -370,15 +385,6 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     }
 }
 
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* "[bus NAME]" starts a bus section (*bus = it); any other header ends one. */
 static int bus_section(hld_config_t *c, char *s, const char *path, int lineno,
                        hld_config_bus_t **bus) {
@@ -389,9 +395,9 @@ static int bus_section(hld_config_t *c, char *s, const char *path, int lineno,
         return HELIOD_EINVAL;
     }
     s[n - 1] = '\0';
-    char *h = trim(s + 1);
+    char *h = hld_trim(s + 1);
     if (strncmp(h, "bus", 3) != 0 || (h[3] != ' ' && h[3] != '\t')) return 0;
-    char *name = trim(h + 3);
+    char *name = hld_trim(h + 3);
     if (!hl_name_valid(name) || strcmp(name, "master") == 0) {
         fprintf(stderr, "heliod: %s:%d: [bus %s]: not a valid bus name\n", path, lineno, name);
         return HELIOD_EINVAL;
@@ -473,13 +479,13 @@ static int load_file(hld_config_t *c, const char *path) {
     hld_config_bus_t *bus = NULL; /* inside a [bus NAME] section */
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
-        char *s = trim(line);
+        char *s = hld_trim(line);
         if (!*s || *s == '#' || *s == ';') continue;
         /* an inline comment: '#' or ';' after whitespace ends the line */
         for (char *c = s + 1; *c; c++)
             if ((*c == '#' || *c == ';') && (c[-1] == ' ' || c[-1] == '\t')) {
                 *c = '\0';
-                s = trim(s);
+                s = hld_trim(s);
                 break;
             }
         if (*s == '[') {
@@ -493,7 +499,7 @@ static int load_file(hld_config_t *c, const char *path) {
             break;
         }
         *eq = '\0';
-        char *key = trim(s), *val = trim(eq + 1);
+        char *key = hld_trim(s), *val = hld_trim(eq + 1);
         size_t vn = strlen(val);
         if (vn >= 2 && val[0] == '"' && val[vn - 1] == '"') {
             val[vn - 1] = '\0';
@@ -603,6 +609,9 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         c->client_voices = c->client_detached = L;
     if (!c->client_streams) c->client_streams = HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV;
     if (!c->client_loads) c->client_loads = HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV;
+    if (!c->client_scheduled)
+        c->client_scheduled =
+            c->driver == HLD_DRIVER_RENDER ? HL_SCHED_MAX : HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV;
     if (!c->client_sample_mb)
         c->client_sample_mb =
             c->max_sample_mb / HLD_QUOTA_BYTES_DIV ? c->max_sample_mb / HLD_QUOTA_BYTES_DIV : 1;

@@ -36,6 +36,7 @@ typedef struct {
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
     /* named objects one process may hold (0 = the default: a quarter of each table) */
     uint32_t client_cues, client_categories, client_emitters, client_buses, client_rzones;
+    uint32_t client_scheduled;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
     float cpu_budget;          /* % of the period the callback may use; 0 = no governor */
     /* world zones (0 before load: the scheduler's defaults) */
@@ -50,6 +51,7 @@ typedef struct {
     /* offline render (render.c): a score in, a WAV out, no socket, no device */
     char render[HL_MAX_PATH + 1]; /* --render SCORE, "" = serve clients */
     char out[HL_MAX_PATH + 1];    /* --out FILE.wav */
+    uint32_t render_max_s;        /* --max-seconds: the longest render (0 = the default) */
     uint64_t seed;                /* --seed N: cue variations (0 = the built-in seed) */
     int watch_assets;             /* --watch-assets: reload loaded files that change */
 } hld_config_t;

@@ -194,8 +194,9 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         if (c->reserved && d->reserved) d->reserved--;
         c->placed = c->reserved = 0;
     }
-    hld_upload_drop(c); /* while its client record is there to give the bytes back to */
-    if (c->cl) {        /* its private sounds go; what it still holds stays charged to it */
+    hld_upload_drop(c);      /* while its client record is there to give the bytes back to */
+    hld_time_conn_closed(c); /* before its voices' stops: nothing held for their starts */
+    if (c->cl) {             /* its private sounds go; what it still holds stays charged to it */
         hld_sounds_drop_client(&d->sounds, c->id);
         hld_clients_disconnect(c->cl);
         c->cl = NULL;

@@ -50,6 +50,7 @@ struct hld_conn {
     int control;             /* HELLO said HL_HELLO_CONTROL */
     int placed;              /* holds one of the --max-clients places (d->placed) */
     int reserved;            /* holds one of the places above them (control, one per process) */
+    uint16_t minor;          /* protocol 1.minor this connection speaks: min(HELLO's, ours) */
     uint8_t *in;
     size_t in_len;
     uint8_t *out; /* batch not yet handed to uv_write */

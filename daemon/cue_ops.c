@@ -5,10 +5,13 @@
  * or nothing. Admission itself is the voice manager's (vm.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "banks.h"
 #include "dispatch_int.h"
 #include "clients.h"
+#include "fileio.h"
 #include "hl_mixer.h"
 
 /* The bus and the send buses of a cue must exist; cues.c does not know
@@ -106,6 +109,48 @@ int hld_op_cues(hld_req_t *q) {
     return hld_list_end(&l);
 }
 
+/* CUES_LOAD: the sheet is read on the worker pool (fileio.h), then parsed
+ * and applied here, all or nothing. */
+typedef struct {
+    hld_fjob_t j; /* first */
+    char path[HL_MAX_PATH + 1];
+    char *text;
+    size_t len;
+    hld_later_t l;
+} cues_job_t;
+
+static void cues_work(hld_fjob_t *j) {
+    cues_job_t *c = (cues_job_t *)j;
+    (void)hld_fjob_read(j, c->path, HLD_MAX_CUE_SHEET_BYTES, "cue sheet", &c->text, &c->len);
+}
+
+static void cues_done(hld_fjob_t *j) {
+    cues_job_t *c = (cues_job_t *)j;
+    hld_req_t q;
+    if (hld_later_req(&c->l, &q)) {
+        char err[HL_MAX_MSG + 1] = "";
+        hl_cues_load_reply_t r = {0};
+        int rc = j->answer_status;
+        if (rc == 0)
+            rc = hld_cues_load_mem(&c->l.c->d->cues, c->path, c->text, c->len, &r.cues,
+                                   &r.categories, err, sizeof err);
+        else
+            snprintf(err, sizeof err, "%s", j->answer_msg);
+        if (rc < 0) {
+            hld_fail(&q, rc, err[0] ? err : NULL);
+        } else if (!(c->l.h.flags & HL_FLAG_NOREPLY)) {
+            hld_reply_begin(&q);
+            hl_put_cues_load_reply(&q.w, &r);
+            hld_reply_end(&q);
+        }
+    }
+    hld_later_end(&c->l);
+}
+
+static void cues_cleanup(hld_fjob_t *j) {
+    free(((cues_job_t *)j)->text);
+}
+
 int hld_op_cues_load(hld_req_t *q) {
     hl_cues_load_t m;
     hl_get_cues_load(&q->r, &m);
@@ -118,12 +163,13 @@ int hld_op_cues_load(hld_req_t *q) {
                         "loading a cue sheet needs a control client (heliodctl cues-load); a "
                         "client defines its own cues with CUE and CATEGORY");
     }
-    char err[HL_MAX_MSG + 1] = "";
-    hl_cues_load_reply_t r = {0};
-    int rc = hld_cues_load_file(&q->c->d->cues, m.path, &r.cues, &r.categories, err, sizeof err);
-    if (rc < 0) return hld_fail(q, rc, err[0] ? err : NULL);
-    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hld_reply_begin(q);
-    hl_put_cues_load_reply(&q->w, &r);
-    return hld_reply_end(q);
+    cues_job_t *c = hld_fjob_new(sizeof *c);
+    if (!c) return hld_fail(q, HELIOD_ENOMEM, NULL);
+    snprintf(c->path, sizeof c->path, "%s", m.path);
+    c->j.work = cues_work;
+    c->j.done = cues_done;
+    c->j.cleanup = cues_cleanup;
+    hld_later_begin(&c->l, q);
+    hld_files_submit(&q->c->d->files, &c->j);
+    return 0;
 }

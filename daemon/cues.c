@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hld_text.h"
+
 #define FNV_OFFSET 2166136261u
 #define FNV_PRIME  16777619u
 
@@ -427,16 +429,6 @@ __attribute__((format(printf, 4, 5))) static int ld_fail(ld_t *L, uint32_t line,
     return rc;
 }
 
-static char *trim(char *s) {
-    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\f' ||
-                 s[n - 1] == '\v'))
-        s[--n] = '\0';
-    return s;
-}
-
 static int parse_float(const char *v, float *out) {
     char *end;
     errno = 0;
@@ -475,7 +467,7 @@ static int add_sounds(ld_t *L, hl_cue_t *m, char *v) {
     for (char *tok = v;;) {
         char *comma = strchr(tok, ',');
         if (comma) *comma = '\0';
-        char *name = trim(tok);
+        char *name = hld_trim(tok);
         if (!hl_name_valid(name))
             return ld_fail(L, L->line, HELIOD_EINVAL, "sound: invalid sound name '%.64s'", name);
         if (m->nsounds >= HL_MAX_CUE_SOUNDS)
@@ -497,14 +489,14 @@ static int set_sends(ld_t *L, hl_vpost_t *p, char *v) {
     for (int i = 0; tok; i++) {
         char *comma = strchr(tok, ',');
         if (comma) *comma = '\0';
-        char *item = trim(tok), *colon = strrchr(item, ':');
+        char *item = hld_trim(tok), *colon = strrchr(item, ':');
         float db;
         if (i >= HL_VOICE_SENDS)
             return ld_fail(L, L->line, HELIOD_EINVAL, "send: more than %d sends", HL_VOICE_SENDS);
         if (!colon) return ld_fail(L, L->line, HELIOD_EINVAL, "send: '%.64s' is not BUS:DB", item);
         *colon = '\0';
-        char *name = trim(item);
-        if (!hl_name_valid(name) || parse_float(trim(colon + 1), &db))
+        char *name = hld_trim(item);
+        if (!hl_name_valid(name) || parse_float(hld_trim(colon + 1), &db))
             return ld_fail(L, L->line, HELIOD_EINVAL, "send: '%.64s' is not BUS:DB", name);
         memcpy(p->send[i], name, strlen(name) + 1);
         p->send_db[i] = db;
@@ -598,11 +590,11 @@ static int parse_section(ld_t *L, char *s) {
     if (n < 2 || s[n - 1] != ']')
         return ld_fail(L, L->line, HELIOD_EINVAL, "section header: missing ']'");
     s[n - 1] = '\0';
-    char *kind = trim(s + 1), *name = kind;
+    char *kind = hld_trim(s + 1), *name = kind;
     while (*name && *name != ' ' && *name != '\t')
         name++;
     if (*name) *name++ = '\0';
-    name = trim(name);
+    name = hld_trim(name);
     int is_cue = strcmp(kind, "cue") == 0;
     if (!is_cue && strcmp(kind, "category") != 0)
         return ld_fail(L, L->line, HELIOD_EINVAL, "unknown section kind '%.64s' (cue or category)",
@@ -650,14 +642,14 @@ static int parse_section(ld_t *L, char *s) {
 }
 
 static int parse_line(ld_t *L, char *raw) {
-    char *s = trim(raw);
+    char *s = hld_trim(raw);
     if (!*s || *s == '#' || *s == ';') return 0;
     if (*s == '[') return parse_section(L, s);
     char *eq = strchr(s, '=');
     if (!eq)
         return ld_fail(L, L->line, HELIOD_EINVAL, "expected KEY = VALUE or [cue|category NAME]");
     *eq = '\0';
-    char *key = trim(s), *val = trim(eq + 1);
+    char *key = hld_trim(s), *val = hld_trim(eq + 1);
     if (!L->cur_cue && !L->cur_cat)
         return ld_fail(L, L->line, HELIOD_EINVAL, "%.64s: outside a [cue] or [category] section",
                        key);
@@ -774,6 +766,9 @@ static FILE *open_regular(const char *path, char *err, size_t errcap) {
     return f;
 }
 
+static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap);
+
 int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats, char *err,
                        size_t errcap) {
     if (ncues) *ncues = 0;
@@ -781,6 +776,25 @@ int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_
     if (err && errcap) err[0] = '\0';
     FILE *f = open_regular(path, err, errcap);
     if (!f) return HELIOD_EFILE;
+    return load_stream(c, path, f, ncues, ncats, err, errcap);
+}
+
+int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t len,
+                      uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap) {
+    if (ncues) *ncues = 0;
+    if (ncats) *ncats = 0;
+    if (err && errcap) err[0] = '\0';
+    if (len == 0) return 0; /* an empty sheet defines nothing */
+    FILE *f = fmemopen((void *)(uintptr_t)text, len, "r");
+    if (!f) {
+        if (err && errcap) snprintf(err, errcap, "%s: out of memory", path);
+        return HELIOD_ENOMEM;
+    }
+    return load_stream(c, path, f, ncues, ncats, err, errcap);
+}
+
+static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap) {
     ld_t *L = calloc(1, sizeof *L);
     char *buf = malloc(INI_MAX_LINE + 1);
     hld_cue_t **cue_spares = NULL;

@@ -92,6 +92,11 @@ hld_category_t *hld_cues_find_category(const hld_cues_t *c, const char *name);
  */
 int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats, char *err,
                        size_t errcap);
+/* As hld_cues_load_file for a sheet already read into memory (text, len
+ * bytes; path names it in messages): the daemon reads a client's sheet on
+ * the worker pool (fileio.h) and applies it here. */
+int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t len,
+                      uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap);
 
 /* The variation the next play uses (its index into def.sounds), per
  * def.pick: random, shuffle (random, never the previous one when there are

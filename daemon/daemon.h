@@ -14,6 +14,7 @@
  *   clients.c   the per-client ledger: quotas, control clients
  *   governor.c  the CPU-budget governor: how many voices may be real
  *   governor_policy.c  its decisions, from one poll's figures (no daemon state)
+ *   governor_calib.c   its start-up price of a worst-case voice (a private mixer)
  *   vm.c        the voice manager: the pool, stop/set/pause, mixer events (vm.h)
  *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
@@ -37,6 +38,7 @@
 #include "cues.h"
 #include "decoder.h"
 #include "engine.h"
+#include "fileio.h"
 #include "governor.h"
 #include "sounds.h"
 #include "sounds_watch.h"
@@ -71,6 +73,7 @@ typedef struct hld_daemon {
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */
+    hld_files_t files; /* the files requests name, read off the loop (fileio.c) */
     hld_watch_t watch; /* --watch-assets: hot reload (sounds_watch.c) */
     hld_wzones_t wzones;
     /* world zones: banks loaded by the listener's position */ /* reverb zones following the

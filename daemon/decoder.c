@@ -37,18 +37,12 @@
 #include <unistd.h>
 
 #include "heliod_errors.h"
+#include "hl_util.h"
 #include "log.h"
 #include "sounds.h"
 
 #define NS_PER_S  1000000000ull
 #define NS_PER_MS 1000000ull
-
-static uint32_t pow2_at_least(uint64_t n) {
-    uint32_t c = 2;
-    while (c < n)
-        c <<= 1;
-    return c;
-}
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -58,8 +52,8 @@ static uint64_t now_ns(void) {
 
 static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
     if (ds->nonfinite)
-        hld_warn("stream of %s: %llu non-finite samples zeroed", ds->name,
-                 (unsigned long long)ds->nonfinite);
+        hld_warn("stream of %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                 ds->name, (unsigned long long)ds->nonfinite, (double)HLD_MAX_SAMPLE);
     if (ds->owner && ds->budget_bytes) {
         hld_sounds_unreserve(ds->owner, ds->budget_bytes);
         atomic_fetch_sub_explicit(&ds->owner->stream_bytes, ds->budget_bytes, memory_order_relaxed);
@@ -78,11 +72,18 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
  * pend_off in dec) into at most out_cap frames of the ring. soxr takes only
  * as much input as out_cap can hold (idone): the rest stays pending for the
  * next step, never dropped. */
+/* Writes n frames of buf into the ring, bounded again first: a resampler
+ * can overshoot what hld_sanitize bounded (a clipped square rings). */
+static void put(hld_dstream_t *ds, float *buf, uint32_t n) {
+    ds->nonfinite += hld_sanitize(buf, (size_t)n * ds->ch);
+    ds->written += hl_stream_write(&ds->stream, buf, n);
+}
+
 static void emit_pending(hld_dstream_t *ds) {
     size_t idone = 0, odone = 0;
     soxr_process(ds->soxr, ds->dec + (size_t)ds->pend_off * ds->ch, ds->pend_n, &idone, ds->out,
                  ds->out_cap, &odone);
-    if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+    if (odone) put(ds, ds->out, (uint32_t)odone);
     if (idone > ds->pend_n || (idone == 0 && odone == 0)) idone = ds->pend_n; /* never spin */
     ds->pend_off += (uint32_t)idone;
     ds->pend_n -= (uint32_t)idone;
@@ -147,7 +148,7 @@ static void decode_step(hld_dstream_t *ds) {
     if (ds->flushing) { /* end of input: drain the resampler's tail */
         size_t odone = 0;
         soxr_process(ds->soxr, NULL, 0, NULL, ds->out, ds->out_cap, &odone);
-        if (odone) ds->written += hl_stream_write(&ds->stream, ds->out, (uint32_t)odone);
+        if (odone) put(ds, ds->out, (uint32_t)odone);
         if (odone < ds->out_cap) {
             hl_stream_finish(&ds->stream);
             ds->eos = 1;
@@ -165,7 +166,7 @@ static void decode_step(hld_dstream_t *ds) {
         if (looping && ds->xfade) crossfade(ds, ds->pos, (uint32_t)got);
         ds->pos += (uint64_t)got;
         if (!ds->soxr) {
-            ds->written += hl_stream_write(&ds->stream, ds->dec, (uint32_t)got);
+            ds->written += hl_stream_write(&ds->stream, ds->dec, (uint32_t)got); /* bounded */
             return;
         }
         ds->pend_off = 0;
@@ -287,9 +288,10 @@ static int prime(hld_decoder_t *p, hld_dstream_t *ds) {
         ds->soxr = soxr_create(ds->src_rate, ds->rate, ds->ch, &err, &io, &q, NULL);
         if (!ds->soxr) return prime_fail(ds, HELIOD_EDECODE, "cannot create the resampler");
     }
-    uint32_t cap = pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
+    uint32_t cap =
+        hl_pow2_at_least((uint64_t)ds->rate * HLD_STREAM_RING_MS / (uint64_t)HLD_MS_PER_S);
     uint64_t least = 2 * (uint64_t)ds->out_cap + HLD_STREAM_PREFILL; /* prefill + a step */
-    if (cap < least) cap = pow2_at_least(least);
+    if (cap < least) cap = hl_pow2_at_least(least);
     size_t bytes = (hl_stream_size(cap, ds->ch) + 63) / 64 * 64;
     size_t dec_bytes = (size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float);
     size_t out_bytes = (size_t)ds->out_cap * ds->ch * sizeof(float);

@@ -112,7 +112,7 @@ typedef struct hld_dstream {
     uint32_t step;             /* source frames per decode step: out_cap bounded at any rate */
     uint32_t pend_off, pend_n; /* decoded frames in dec the resampler has not taken yet */
     uint64_t budget_bytes;     /* reserved from owner while it exists */
-    uint64_t nonfinite;        /* NaN/Inf samples zeroed (logged when freed) */
+    uint64_t nonfinite;        /* samples zeroed or clipped (hld_sanitize; logged when freed) */
     uint64_t src_frames, pos, loop_start, loop_end;
     int64_t loops_left; /* -1 forever, N more passes, 0 none */
     int flushing, eos;

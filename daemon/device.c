@@ -53,6 +53,7 @@ typedef struct hld_device {
     char back_name[HL_MAX_DEVNAME + 1];
     uint64_t back_ns;
     uint64_t rate_refused;
+    uint64_t retries;        /* re-opens tried while lost */
     hl_device_info_t *cache; /* HL_MAX_LIST entries */
     size_t cache_n, cache_total;
     int cache_valid, scanning;
@@ -112,7 +113,7 @@ static int to_null(hld_device_t *v) {
     }
     old.dead = 1;
     uint64_t t0 = hld_now_ns();
-    hld_backend_close(&old);
+    hld_engine_backend_close(e, &old);
     hld_debug("device: lost backend handed over in %.1f ms%s",
               (double)(hld_now_ns() - t0) / HLD_NS_PER_MS, hld_pa_busy() ? " (still closing)" : "");
     return 0;
@@ -170,6 +171,9 @@ static void do_lost(hld_device_t *v) {
 
 static void do_retry(hld_device_t *v) {
     int fell_back = 0;
+    pthread_mutex_lock(&v->lock);
+    v->retries++;
+    pthread_mutex_unlock(&v->lock);
     int rc = open_and_swap(v, 0, v->want_default ? NULL : v->want, &fell_back);
     if (rc == 0) {
         v->lost = 0;
@@ -563,6 +567,7 @@ void hld_device_stats(hld_daemon_t *d, hld_device_stats_t *o) {
     o->device_rate = e->backend.rate ? e->backend.rate : e->rate;
     if (v) {
         o->rate_refused = v->rate_refused;
+        o->retries = v->retries;
         pthread_mutex_unlock(&v->lock);
         o->state = v->state == ST_LOST ? 2 : v->switching ? 1 : 0;
         o->lost = v->n_lost;

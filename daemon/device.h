@@ -48,6 +48,7 @@ typedef struct {
     uint32_t device_rate; /* the device's rate: the engine's, or another it is converted to */
     int state;            /* 0 running, 1 switching, 2 lost (on the null clock, retrying) */
     uint64_t lost, back, switches, rate_refused;
+    uint64_t retries; /* re-opens tried while lost (each failed one changes nothing) */
     double lost_ms_last, recover_ms_last;
     double latency_s; /* the output latency the device reports (CLOCK) */
 } hld_device_stats_t;

@@ -8,10 +8,15 @@
  * of HL_MAX_FRAME bytes and copied into the connection's output batch. With
  * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
  *
- * The handlers of the voice, cue and emitter requests live with their
- * domain (voice_ops.c, cue_ops.c, emitter_ops.c) and share the reply helpers
- * of dispatch_int.h; this file keeps the handshake, sounds, listener, buses,
- * devices, stats and the opcode table.
+ * Most handlers live with their domain and share the reply helpers of
+ * dispatch_int.h: voices and pause (voice_ops.c), cues and categories
+ * (cue_ops.c), emitters (emitter_ops.c), buses, effects, ducking and reverb
+ * zones (bus_ops.c), banks and world zones (asset_ops.c), the clock,
+ * scheduled requests and bundles (time_ops.c), the devices (device.c). This
+ * file keeps the handshake, ping, sounds (load, uploads, unload, list), the
+ * listener, stats, subscribe, the opcode table and the dispatch itself
+ * (shutdown and handshake gates, bundles held, scheduled requests routed,
+ * a LOAD_FD's descriptor closed when its handler did not take it).
  */
 #include "dispatch.h"
 #include "dispatch_int.h"
@@ -95,10 +100,12 @@ int hld_body_ok(hld_req_t *q) {
     return 0;
 }
 
-/* Mixer result -> reply; counts EBUSY. */
+/* Mixer result -> reply; counts EBUSY and says which room ran out. */
 int hld_mixer_fail(hld_req_t *q, int rc) {
-    if (rc == HELIOD_EBUSY) q->c->d->n.cmds_busy++;
-    return hld_fail(q, rc, NULL);
+    if (rc != HELIOD_EBUSY) return hld_fail(q, rc, NULL);
+    q->c->d->n.cmds_busy++;
+    char msg[HL_MAX_MSG + 1];
+    return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));
 }
 
 int hld_reply_count(hld_req_t *q, uint32_t count) {
@@ -160,14 +167,23 @@ void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created) {
 
 static int op_hello(hld_req_t *q) {
     hl_hello_t m;
-    hl_get_hello(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
+    /* the major first: another major's HELLO is answered EVERSION, whatever follows it */
+    hl_rbuf_t peek = q->r;
+    uint16_t major = hl_get_u16(&peek);
+    if (peek.err || major == HL_PROTO_VERSION) { /* 1.x, or too short to say: decoded strictly */
+        hl_get_hello(&q->r, &m);
+        if (!hld_body_ok(q)) return CLOSE_CONN;
+    } else {
+        memset(&m, 0, sizeof m);
+        m.version = major;
+    }
     hld_conn_t *c = q->c;
     if (c->hello) return hld_fail(q, HELIOD_EINVAL, "handshake already done");
-    if (m.version != HL_PROTO_VERSION) {
+    if (m.version != HL_PROTO_VERSION) { /* another major: its frames are not ours to read */
         char msg[HL_MAX_MSG + 1];
-        snprintf(msg, sizeof msg, "protocol version %u is not supported (server speaks %d)",
-                 m.version, HL_PROTO_VERSION);
+        snprintf(msg, sizeof msg,
+                 "protocol %u.x is not supported: heliod %s speaks protocol %d.0 to %d.%d",
+                 m.version, HELIOD_VERSION, HL_PROTO_VERSION, HL_PROTO_VERSION, HL_PROTO_MINOR);
         hld_send_error(c, q->h->op, q->h->flags & ~HL_FLAG_NOREPLY, q->h->id, HELIOD_EVERSION, msg);
         return CLOSE_CONN;
     }
@@ -199,6 +215,8 @@ static int op_hello(hld_req_t *q) {
         return CLOSE_CONN;
     }
     c->hello = 1;
+    /* every 1.x client: it speaks up to m.minor (0: a 1.0 client), we up to ours */
+    c->minor = m.minor < HL_PROTO_MINOR ? m.minor : HL_PROTO_MINOR;
     c->control = control;
     if (placed) {
         c->placed = 1;
@@ -220,6 +238,8 @@ static int op_hello(hld_req_t *q) {
         .voices = c->d->cfg.voices,
         .client_id = c->id,
         .flags = control ? HL_HELLO_CONTROL : 0,
+        /* our minor, to a client that said its own; a 1.0 client gets the 1.0 reply */
+        .minor = m.minor ? HL_PROTO_MINOR : 0,
     };
     snprintf(hr.server_version, sizeof hr.server_version, "%s", HELIOD_VERSION);
     hld_reply_begin(q);
@@ -592,8 +612,8 @@ static int op_subscribe(hld_req_t *q) {
     return hld_reply_ok(q);
 }
 
-/* The opcode table: each handler lives with its domain (voice_ops.c,
- * cue_ops.c, emitter_ops.c, bus_ops.c); dispatch keeps framing, ids and replies. */
+/* The opcode table: each handler lives with its domain (see the top of the
+ * file); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_HELLO] = op_hello,
     [HL_OP_PING] = op_ping,
@@ -635,7 +655,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_BUNDLE_END] = hld_op_bundle_end,
 };
 
-static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
     hl_rbuf_init(&q.r, body, len);
     if (c->d->shutting_down && h->op != HL_OP_HELLO) {
@@ -656,6 +676,14 @@ static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body,
     }
     if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
     return fn(&q);
+}
+
+static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+    hld_sched_ctx_t s;
+    hld_sched_begin(c, &s); /* its scheduled commands are its, within its quota */
+    int rc = dispatch_op(c, h, body, len);
+    hld_sched_end(c, &s);
+    return rc;
 }
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

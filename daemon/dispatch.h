@@ -26,5 +26,11 @@ void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int
 void hld_upload_drop(hld_conn_t *c);
 /* The upload sat idle HLD_UPLOAD_IDLE_MS: dropped, an ETIMEDOUT error (id 0). */
 void hld_upload_timeout(hld_conn_t *c);
+/* time_ops.c: installs the mixer's schedule hook (scheduled commands are
+ * charged to their clients' ledger records). After hld_clients_init. */
+void hld_time_init(hld_daemon_t *d);
+/* time_ops.c: connection c is closing: the scheduled commands on its
+ * non-detached voices are cancelled and no longer charged. */
+void hld_time_conn_closed(hld_conn_t *c);
 
 #endif /* HLD_DISPATCH_H */

@@ -101,6 +101,18 @@ int hld_op_ducks(hld_req_t *q);
 int hld_op_rzone(hld_req_t *q);
 int hld_op_rzones(hld_req_t *q);
 /* asset_ops.c */
+/* A request answered later, once its file work on the worker pool is done
+ * (fileio.h): it holds the connection until hld_later_end. */
+typedef struct {
+    hld_conn_t *c;
+    hl_frame_hdr_t h; /* op, flags, id of the request */
+} hld_later_t;
+void hld_later_begin(hld_later_t *l, const hld_req_t *q);
+/* 1 if the connection is still open: q is set up to answer (hld_fail,
+ * hld_reply_*); 0 if it closed meanwhile. */
+int hld_later_req(hld_later_t *l, hld_req_t *q);
+/* Sends what was answered and lets the connection go. */
+void hld_later_end(hld_later_t *l);
 int hld_op_bank(hld_req_t *q);
 int hld_op_banks(hld_req_t *q);
 int hld_op_zone(hld_req_t *q);
@@ -114,5 +126,17 @@ int hld_op_bundle_end(hld_req_t *q);
 int hld_dispatch_at(hld_req_t *q, hld_op_fn fn);
 /* A request arriving while c holds a bundle open: kept for BUNDLE_END. */
 int hld_bundle_hold(hld_req_t *q);
+/* While one of c's requests runs: its scheduled commands are charged to it
+ * and limited to what its quota leaves (begin saves the mixer's previous
+ * context in s, end restores it; they nest). */
+typedef struct {
+    int on;
+    uint32_t charge, limit;
+} hld_sched_ctx_t;
+void hld_sched_begin(hld_conn_t *c, hld_sched_ctx_t *s);
+void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s);
+/* The message of an EBUSY from the mixer: the client's schedule quota, the
+ * full schedule, or the full command ring. msg: scratch for the first. */
+const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap);
 
 #endif /* HLD_DISPATCH_INT_H */

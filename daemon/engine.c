@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fp_mode.h"
 #include "hrtf_load.h"
 #include "log.h"
 
@@ -84,13 +85,24 @@ static void pull_block_rt(void *user, float *buf, uint32_t frames) {
     render_block_rt(c->e, buf, frames, c->t0);
 }
 
-/* The audio thread's whole job: called by the backend once per period. */
+/* The audio thread's whole job: called by the backend once per period.
+ * Only the active generation renders, and only one thread at a time is in
+ * the mixer: in_render is taken first, the generation checked after (a
+ * stale stream that read the old active_gen before a swap cannot slip in
+ * once the swapper holds in_render: it takes it after the swapper's release
+ * and so sees the new generation). A cheap check first keeps a stale stream
+ * from taking in_render at all in the common case. */
 static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t xrun) {
     hld_engine_port_t *port = user;
     hld_engine_t *e = port->e;
     if (port->gen != atomic_load_explicit(&e->active_gen, memory_order_acquire) ||
         atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire)) {
         memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float)); /* a retired backend */
+        return;
+    }
+    if (port->gen != atomic_load_explicit(&e->active_gen, memory_order_acquire)) {
+        atomic_store_explicit(&e->in_render, 0, memory_order_release); /* retired meanwhile */
+        memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float));
         return;
     }
     heliod_rt_thread_flag = 1;
@@ -121,12 +133,73 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     atomic_store_explicit(&e->in_render, 0, memory_order_release);
 }
 
+/* Ports. A port is what a backend's callback gets as its user pointer: the
+ * engine, the generation and the converter. The thread that owns the
+ * backends (the device worker; the main thread before and after it) claims
+ * one for each open, and only a port no callback can reach any more:
+ *   FREE     never used, or its backend was closed and no callback can come
+ *   OPEN     its backend is open (maybe running, maybe the active one)
+ *   CLOSING  its backend was closed by handing the stream to backend_pa.c's
+ *            closer thread: a late callback may still read the port (its
+ *            generation is retired, so it renders silence) until the closer
+ *            is done (hld_pa_busy() 0); then it is as good as FREE
+ * A failed open gives its port back at once (the backend never started) and
+ * never touches another port: the active port's generation and converter
+ * are never written while it is in use. A converter is freed only when its
+ * port is free; the audio thread only uses one under in_render with its
+ * generation active, which a retired port's never is again. */
+enum { PORT_FREE, PORT_OPEN, PORT_CLOSING };
+
+static void port_free_converter(hld_engine_port_t *port) {
+    free(port->rs_mem);
+    port->rs_mem = NULL;
+    port->rs = NULL;
+}
+
+/* A port no callback can reach, its old converter freed; NULL when all are
+ * in use (a closer thread stuck on a stream, and that many switches). */
+static hld_engine_port_t *port_claim(hld_engine_t *e) {
+    int busy = -1; /* hld_pa_busy(), asked once, only if needed */
+    for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++) {
+        hld_engine_port_t *port = &e->ports[i];
+        if (port->state == PORT_CLOSING) {
+            if (busy < 0) busy = hld_pa_busy();
+            if (!busy) port->state = PORT_FREE;
+        }
+        if (port->state != PORT_FREE) continue;
+        port_free_converter(port);
+        port->e = e;
+        port->state = PORT_OPEN;
+        return port;
+    }
+    return NULL;
+}
+
+static hld_engine_port_t *port_of(hld_engine_t *e, uint32_t gen) {
+    for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++)
+        if (e->ports[i].state == PORT_OPEN && e->ports[i].gen == gen) return &e->ports[i];
+    return NULL;
+}
+
+void hld_engine_backend_close(hld_engine_t *e, hld_backend_t *b) {
+    if (!b->ops) return;
+    uint32_t gen = b->gen;
+    b->closing = 0;
+    hld_backend_close(b);
+    hld_engine_port_t *port = port_of(e, gen);
+    if (!port) return;
+    if (b->closing) {
+        port->state = PORT_CLOSING; /* reclaimed once the closer is done */
+    } else {
+        port_free_converter(port); /* stopped and closed: no callback comes */
+        port->state = PORT_FREE;
+    }
+}
+
 /* The port's converter for a backend at another rate (off the audio thread:
  * the port's generation is not active yet). 0 or HELIOD_ENOMEM. */
 static int port_converter(hld_engine_t *e, hld_engine_port_t *port, uint32_t dev_rate) {
-    free(port->rs_mem); /* a generation HLD_ENGINE_PORTS switches old: long retired */
-    port->rs_mem = NULL;
-    port->rs = NULL;
+    port_free_converter(port);
     if (dev_rate == 0 || dev_rate == e->rate) return 0;
     size_t size = hl_resample_size(e->rate, dev_rate, e->period);
     if (!size) return HELIOD_EINVAL;
@@ -134,8 +207,7 @@ static int port_converter(hld_engine_t *e, hld_engine_port_t *port, uint32_t dev
     if (!port->rs_mem) return HELIOD_ENOMEM;
     port->rs = hl_resample_init(port->rs_mem, size, e->rate, dev_rate, e->period);
     if (!port->rs) {
-        free(port->rs_mem);
-        port->rs_mem = NULL;
+        port_free_converter(port);
         return HELIOD_EINVAL;
     }
     hld_info("output: converting %u Hz to the device's %u Hz (%.1f frames of delay)", e->rate,
@@ -145,9 +217,13 @@ static int port_converter(hld_engine_t *e, hld_engine_port_t *port, uint32_t dev
 
 int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device,
                             hld_backend_t *out) {
+    hld_engine_port_t *port = port_claim(e);
+    if (!port) {
+        hld_warn("output: every render port is still in use by a closing device");
+        return HELIOD_EBUSY;
+    }
     uint32_t gen = ++e->next_gen;
-    hld_engine_port_t *port = &e->ports[gen % HLD_ENGINE_PORTS];
-    port->e = e;
+    if (gen == 0) gen = ++e->next_gen; /* 0: no generation (active_gen before the first) */
     port->gen = gen;
     hld_backend_config_t bc = {
         .rate = e->rate,
@@ -159,10 +235,12 @@ int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device
     int rc = null_driver == HLD_BACKEND_RENDER ? hld_backend_render_open(out, &bc)
              : null_driver                     ? hld_backend_null_open(out, &bc)
                                                : hld_backend_pa_open(out, &bc);
-    if (rc != 0) return rc;
-    rc = port_converter(e, port, out->rate);
+    int opened = rc == 0;
+    if (opened) rc = port_converter(e, port, out->rate);
     if (rc != 0) {
-        hld_backend_close(out); /* opened, never started */
+        if (opened) hld_backend_close(out); /* opened, never started */
+        port_free_converter(port);
+        port->state = PORT_FREE; /* no callback ever had it */
         return rc;
     }
     out->gen = gen;
@@ -192,6 +270,25 @@ static void sleep_ns(uint64_t ns) {
     }
 }
 
+/* Renders, silently, the periods wall time passed since the last callback
+ * (the recording gets them), so the engine clock keeps time while no device
+ * runs. The swapping thread, holding in_render. */
+static void catch_up(hld_engine_t *e) {
+    uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
+    uint64_t now = hld_now_ns();
+    uint64_t gap = last && now > last ? now - last : 0;
+    uint64_t blocks = gap / e->period_ns;
+    blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
+    uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
+    if (blocks > cap) blocks = cap;
+    hld_fp_mode_t fp = hld_fp_mode_save(); /* the mixer sets FTZ/DAZ: not this thread's */
+    heliod_rt_thread_flag = 1;             /* the RT rule holds here too (tests/rt checks) */
+    for (uint64_t i = 0; i < blocks; i++)
+        render_block_rt(e, e->scratch, e->period, hld_now_ns());
+    heliod_rt_thread_flag = 0;
+    hld_fp_mode_restore(fp);
+}
+
 int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mutex_t *lock) {
     int was_started = e->started;
     if (was_started && !old_lost) {
@@ -210,25 +307,29 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
     /* a lost backend is abandoned (not stopped): retire its generation */
     atomic_store_explicit(&e->active_gen, nb->gen, memory_order_release);
     if (was_started && !old_lost) hld_backend_stop(&old);
-    /* No audio thread runs now: this thread is the engine's audio thread until
-     * nb starts. Render the periods wall time passed since the last callback,
-     * silently (the recording gets them), so the engine clock keeps time. */
     atomic_store_explicit(&e->fade_target, 0, memory_order_release);
-    while (atomic_load_explicit(&e->in_render, memory_order_acquire)) /* a late stale callback */
+    /* No callback renders now: the mixer is this thread's until nb starts
+     * (catch_up keeps the clock), under the callback's own guard. A stream
+     * declared lost may be in the mixer now or wake up any time later, and
+     * two threads in it at once would be two consumers of its command ring;
+     * once this thread holds in_render, such a callback sees its generation
+     * retired and renders silence. A callback that stays inside (its thread
+     * stopped mid-render) is waited for a bounded time only: then there is
+     * no catch-up, and nb's callbacks skip until it leaves (never two in the
+     * mixer; the device worker never hangs). */
+    uint64_t give_up = hld_now_ns() + HLD_ENGINE_SWAP_WAIT_MS * HLD_NS_PER_MS;
+    int owned;
+    while (!(owned = !atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire)) &&
+           hld_now_ns() < give_up)
         sleep_ns(HLD_NS_PER_MS / 10);
-    e->fade_gain = 0.0f; /* only now: a late callback may still have been fading it */
-    if (was_started && e->scratch) {
-        uint64_t last = atomic_load_explicit(&e->last_cb_ns, memory_order_relaxed);
-        uint64_t now = hld_now_ns();
-        uint64_t gap = last && now > last ? now - last : 0;
-        uint64_t blocks = gap / e->period_ns;
-        blocks = blocks > 0 ? blocks - 1 : 0; /* the next callback covers one */
-        uint64_t cap = 2 * HLD_NS_PER_S / e->period_ns;
-        if (blocks > cap) blocks = cap;
-        heliod_rt_thread_flag = 1; /* the RT rule holds here too (tests/rt checks) */
-        for (uint64_t i = 0; i < blocks; i++)
-            render_block_rt(e, e->scratch, e->period, hld_now_ns());
-        heliod_rt_thread_flag = 0;
+    if (!owned) {
+        hld_warn("output: a lost stream's callback is still in the mixer after %d ms: no "
+                 "catch-up render",
+                 HLD_ENGINE_SWAP_WAIT_MS);
+    } else {
+        e->fade_gain = 0.0f; /* only now: a late callback may have been fading it */
+        if (was_started && e->scratch) catch_up(e);
+        atomic_store_explicit(&e->in_render, 0, memory_order_release);
     }
     if (lock) pthread_mutex_lock(lock);
     e->backend = *nb;
@@ -236,18 +337,19 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
     atomic_store_explicit(&e->fade_target, 1, memory_order_release);
     int rc = was_started ? hld_backend_start(&e->backend) : 0;
     if (rc != 0) {
-        hld_backend_close(&e->backend);
+        hld_backend_t failed = e->backend;
         if (lock) pthread_mutex_lock(lock);
         e->backend = old;
         e->backend.dead = 0;
         if (lock) pthread_mutex_unlock(lock);
         atomic_store_explicit(&e->active_gen, old.gen, memory_order_release);
+        hld_engine_backend_close(e, &failed);
         if (!old_lost && hld_backend_start(&e->backend) != 0) e->started = 0;
         return HELIOD_EIO;
     }
     /* a lost one is closed by the device worker (its copy), on PortAudio's
      * closer thread (backend_pa.c) */
-    if (!old_lost) hld_backend_close(&old);
+    if (!old_lost) hld_engine_backend_close(e, &old);
     return 0;
 }
 
@@ -322,7 +424,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     if (cfg->record[0]) {
         rc = hld_recorder_open(&e->rec, cfg->record, cfg->rate);
         if (rc) {
-            hld_backend_close(&e->backend);
+            hld_engine_backend_close(e, &e->backend);
             free(e->mem);
             e->mem = NULL;
             e->mixer = NULL;
@@ -362,7 +464,7 @@ void hld_engine_stop(hld_engine_t *e) {
 
 void hld_engine_close(hld_engine_t *e) {
     hld_engine_stop(e);
-    hld_backend_close(&e->backend);
+    hld_engine_backend_close(e, &e->backend);
     free(e->mem);
     e->mem = NULL;
     e->mixer = NULL;
@@ -370,12 +472,9 @@ void hld_engine_close(hld_engine_t *e) {
     e->sinc_mem = NULL;
     free(e->scratch);
     e->scratch = NULL;
-    for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++) {
-        free(e->ports[i].rs_mem);
-        e->ports[i].rs_mem = NULL;
-        e->ports[i].rs = NULL;
-    }
-    hld_meter_tap_close(e->tap); /* after the backend: the audio thread is gone */
+    for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++)
+        port_free_converter(&e->ports[i]); /* no callback renders any more */
+    hld_meter_tap_close(e->tap);           /* after the backend: the audio thread is gone */
     e->tap = NULL;
     hld_hrtf_free(e->hrtf_mem); /* the audio thread is gone: no voice reads it */
     e->hrtf_mem = NULL;

@@ -38,7 +38,7 @@
 #include "meter_tap.h"
 #include "recorder.h"
 
-#define HLD_ENGINE_PORTS 16 /* render ports: one per backend generation, reused round-robin */
+#define HLD_ENGINE_PORTS 16 /* render ports: one per open backend (engine.c: claim and retire) */
 
 /* 1 on the audio thread while the render wrapper runs, else 0. */
 extern _Thread_local int heliod_rt_thread_flag;
@@ -47,15 +47,17 @@ struct hld_engine;
 /* What a backend's render callback gets: the engine and the generation of
  * the backend. Only the active generation renders; a stale one (a stream
  * abandoned because its device died and PortAudio cannot stop it) outputs
- * silence. */
+ * silence. A port is claimed by a successful open only, and reused only
+ * once no callback can reach it (engine.c: "Ports"). */
 typedef struct {
     struct hld_engine *e;
     uint32_t gen;
     /* a device at another rate than the engine: the converter from the
      * engine rate to the device's (set up by hld_engine_backend_open before
-     * the backend starts, freed when the port is reused or at close), else NULL */
+     * the backend starts, freed when the port is free again or at close), else NULL */
     hl_resample_t *rs;
     void *rs_mem;
+    int state; /* engine.c's PORT_*: the backends' owner's, never the audio thread's */
 } hld_engine_port_t;
 
 typedef struct hld_engine {
@@ -79,7 +81,7 @@ typedef struct hld_engine {
 
     _Atomic uint64_t last_cb_ns; /* CLOCK_MONOTONIC when the last callback began */
     _Atomic uint32_t active_gen; /* the backend generation allowed to render */
-    atomic_int in_render;        /* one thread in the mixer at a time (never waits: skips) */
+    atomic_int in_render; /* one thread in the mixer at a time: a callback skips, a swap waits */
     uint32_t next_gen;
     hld_engine_port_t ports[HLD_ENGINE_PORTS];
 
@@ -124,6 +126,8 @@ static inline uint64_t hld_now_ns(void) {
 }
 
 #define HLD_ENGINE_FADE_MS 5.0f /* a device switch's fade-out and fade-in */
+/* A swap waits this long at most for a stale callback to leave the mixer. */
+#define HLD_ENGINE_SWAP_WAIT_MS 200
 
 /* Loads the HRTF set when cfg asks for one (at the engine rate, off the
  * audio thread: it is not running yet), allocates the mixer, opens the
@@ -141,9 +145,16 @@ void hld_engine_close(hld_engine_t *e);
 
 /* Opens a backend at the engine's rate and period that calls the engine's
  * render: the null driver if null_driver, else PortAudio's device (NULL/""
- * = the default output). 0 or the backend's error. Not started. */
+ * = the default output). 0 or the backend's error (HELIOD_EBUSY: no render
+ * port free, every one held by a device still closing). Not started. A
+ * failed open changes nothing the running backend uses. */
 int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device,
                             hld_backend_t *out);
+/* Closes b (hld_backend_close) and gives its port back: free at once, or
+ * once backend_pa.c's closer is done when the stream went to it. Every
+ * backend hld_engine_backend_open opened is closed through here. The thread
+ * that owns the backends. */
+void hld_engine_backend_close(hld_engine_t *e, hld_backend_t *b);
 /* Replaces the running backend by nb: fades the output out over
  * HLD_ENGINE_FADE_MS and lets the device play the fade, stops the old
  * backend (a lost one is not stopped here: PortAudio's JACK host API blocks
@@ -151,8 +162,10 @@ int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device
  * callback renders silence and never enters the mixer, and the caller closes
  * it on backend_pa.c's closer thread), renders the periods
  * that wall time passed meanwhile into a scratch buffer (so voice, stream and
- * recording positions keep wall time), starts nb with a fade-in, closes the
- * old one. The assignment of e->backend happens under `lock` (may be NULL).
+ * recording positions keep wall time) holding in_render as a callback does
+ * (a stale callback still inside is waited for HLD_ENGINE_SWAP_WAIT_MS at
+ * most; then no catch-up), starts nb with a fade-in, closes the old one
+ * (hld_engine_backend_close). The assignment of e->backend happens under `lock` (may be NULL).
  * If nb does not start it is closed, the old backend is restarted (unless
  * lost) and HELIOD_EIO returned. Never two audio threads at once. The thread
  * that owns the backends (device worker). */

@@ -382,6 +382,7 @@ void hld_events_poll(hld_daemon_t *d) {
         hld_vm_tick(d->vm, now);
         hld_rzones_tick(&d->rzones, now);
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
+        hld_files_tick(&d->files); /* file reads past the open budget */
         expire_detached_loops(d, now);
     }
     if (d->shutting_down) {

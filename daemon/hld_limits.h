@@ -97,6 +97,7 @@
 #define HLD_QUOTA_BYTES_DIV    2    /* sample memory: half of --max-sample-mb */
 #define HLD_QUOTA_OBJ_DIV      4    /* cues, categories, emitters, buses, reverb zones: a quarter
                                      * of each table: one process cannot fill one */
+#define HLD_QUOTA_SCHED_DIV    4    /* scheduled commands: a quarter of HL_SCHED_MAX (1024) */
 #define HLD_LIFETIME_CHECK_MS  250  /* detached loops are checked against their cap this often */
 
 /* CPU-budget governor (governor.c) */
@@ -126,6 +127,15 @@
 
 /* clang-format on */
 
+/* the offline renderer (render.c): a score is a file too, trusted no more than a client */
+/* clang-format off */
+#define HLD_RENDER_DEFAULT_SECONDS 600        /* --max-seconds: 10 min, 230 MB of float stereo */
+#define HLD_RENDER_MAX_SECONDS     14400      /* 4 h at most (5.5 GB at 48 kHz) */
+#define HLD_RENDER_SCORE_MAX_BYTES (16u << 20) /* a score: 16 MiB of text */
+#define HLD_RENDER_LINE_MAX        5119       /* bytes per score line: a path (4095) and options */
+#define HLD_RENDER_LINE_MAX_S      "5119"
+/* clang-format on */
+
 /* decoding untrusted files (sounds.c, decoder.c) */
 /* clang-format off */
 #define HLD_MAX_SRC_CHANNELS   8      /* 7.1 is the most a game ships; more is refused, > 2 downmixed */
@@ -135,6 +145,10 @@
 #define HLD_OPEN_THREADS       2      /* stream opens run on these, apart from the decoding threads */
 #define HLD_OPEN_TIMEOUT_MS    2000   /* an open (queued or running) answered ETIMEDOUT after this */
 #define HLD_OPEN_ABANDON_MAX   4      /* opener threads left behind in a hung open, at most */
+#define HLD_MAX_SAMPLE         16.0f  /* |sample| a decoded file may hold (+24 dBFS): hot masters
+                                       * and inter-sample peaks fit; a finite 1e30 from a broken
+                                       * pipeline is clipped here, so no voice holds the master
+                                       * limiter down (NaN/Inf become 0) */
 /* meters and loudness (meter_tap.c, metering.c) */
 #define HLD_METER_LEVEL_RING  256   /* level records in flight (~800 B each): 1.4 s of 256-frame
                                      * periods; a fuller ring folds calls together, losing nothing */
@@ -142,8 +156,6 @@
                                      * drains it every poll tick, so 1 s rides out any stall */
 #define HLD_METER_TICK_MS     5     /* METER event timer while someone subscribed: 100 Hz events
                                      * keep their average rate, with at most 5 ms of jitter */
-#define HLD_METER_DEFAULT_HZ  20.0f /* METER events per second when the client says 0: a
-                                     * meter's usual refresh, smooth to the eye */
 #define HLD_METER_OUTQ_MAX    (32 * 1024) /* a client with more unsent output than this skips
                                      * METER events (each is a snapshot: the next one replaces
                                      * it), so a subscriber that never reads cannot grow the

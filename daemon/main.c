@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "conn.h"
 #include "daemon.h"
+#include "dispatch.h"
 #include "hl_config.h"
 #include "log.h"
 #include "metering.h"
@@ -83,7 +84,10 @@ int main(int argc, char **argv) {
     hld_governor_init(&d); /* prices a worst-case voice before the audio thread runs */
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    hld_files_init(&d.files, d.loop);
     hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
+    d.banks.files = &d.files;
+    d.banks.ledger = &d.ledger;
     d.sounds.reload_done = hld_assets_reloaded;
     d.sounds.reload_user = &d;
     d.watch.fd = -1;
@@ -99,6 +103,7 @@ int main(int argc, char **argv) {
         .streams = d.cfg.client_streams,
         .loads = d.cfg.client_loads,
         .bytes = (uint64_t)d.cfg.client_sample_mb * 1024 * 1024,
+        .scheduled = d.cfg.client_scheduled,
         .cues = d.cfg.client_cues,
         .categories = d.cfg.client_categories,
         .emitters = d.cfg.client_emitters,
@@ -106,6 +111,7 @@ int main(int argc, char **argv) {
         .rzones = d.cfg.client_rzones,
     };
     hld_clients_init(&d.ledger, &quota);
+    hld_time_init(&d);     /* charges scheduled commands to their clients */
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
         if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
             hld_engine_start(&d.engine) != 0) {
@@ -140,6 +146,7 @@ int main(int argc, char **argv) {
     hld_vm_destroy(d.vm);
     hld_wzones_close(&d.wzones);
     hld_banks_close(&d.banks);
+    hld_files_close(&d.files);
     hld_cues_close(&d.cues);
     hld_sounds_close(&d.sounds);
     hld_watch_close(&d.watch);    /* after the sounds: no worker adds a watch any more */

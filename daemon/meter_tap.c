@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "heliod_errors.h"
+#include "hl_util.h"
 #include "hld_limits.h"
 #include "log.h"
 
@@ -27,13 +28,6 @@ struct hld_meter_tap {
     /* written by the audio thread (relaxed) */
     _Atomic uint64_t coalesced, dropped;
 };
-
-static uint32_t pow2_at_least(uint64_t n) {
-    uint32_t p = 2;
-    while (p < n && p < (1u << 30))
-        p <<= 1;
-    return p;
-}
 
 /* Writes every page (calloc's zero pages would fault on the audio thread's
  * first write), then locks them if the limit allows. */
@@ -53,7 +47,7 @@ int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate) {
     hld_meter_tap_t *t = calloc(1, sizeof *t);
     if (!t) return HELIOD_ENOMEM;
     uint32_t lv_cap = HLD_METER_LEVEL_RING;
-    uint32_t pcm_cap = pow2_at_least((uint64_t)rate * HLD_METER_PCM_SECONDS);
+    uint32_t pcm_cap = hl_pow2_at_least((uint64_t)rate * HLD_METER_PCM_SECONDS);
     uint32_t frame_bytes = HLD_CHANNELS * sizeof(float);
     t->lv_bytes = (size_t)lv_cap * sizeof(hl_mix_meter_t);
     t->pcm_bytes = (size_t)pcm_cap * frame_bytes;

@@ -137,7 +137,7 @@ void hld_metering_reset_loudness(hld_daemon_t *d) {
 }
 
 static float interval_ns(const hld_conn_t *c) {
-    float hz = c->meter_hz > 0.0f ? c->meter_hz : HLD_METER_DEFAULT_HZ;
+    float hz = c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
     return (float)HLD_NS_PER_S / hz;
 }
 

@@ -25,6 +25,7 @@
 #include "heliod_errors.h"
 #include "hl_limits.h"
 #include "hl_ring.h"
+#include "hl_util.h"
 #include "hld_limits.h"
 #include "log.h"
 
@@ -45,13 +46,6 @@ struct hld_recorder {
  * g_live is the open recorder (NULL once closed). */
 static pthread_mutex_t g_fin_lock = PTHREAD_MUTEX_INITIALIZER;
 static hld_recorder_t *g_live;
-
-static uint32_t pow2_at_least(uint64_t n) {
-    uint32_t p = 2;
-    while (p < n && p < (1u << 30))
-        p <<= 1;
-    return p;
-}
 
 /* Writes everything readable; returns frames written. Writer thread. */
 static uint64_t drain(hld_recorder_t *r) {
@@ -99,7 +93,7 @@ int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate) {
     hld_recorder_t *r = calloc(1, sizeof *r);
     if (!r) return HELIOD_ENOMEM;
     uint32_t frame_bytes = HLD_CHANNELS * sizeof(float);
-    uint32_t cap = pow2_at_least((uint64_t)rate * HL_RECORD_SECONDS);
+    uint32_t cap = hl_pow2_at_least((uint64_t)rate * HL_RECORD_SECONDS);
     r->storage_bytes = (size_t)cap * frame_bytes;
     r->storage = calloc(cap, frame_bytes);
     if (!r->storage || hl_ring_init(&r->ring, r->storage, cap, frame_bytes) != 0) {

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sndfile.h>
@@ -50,10 +51,10 @@
 #include "ctl_args.h"
 #include "daemon.h"
 #include "engine.h"
+#include "hld_limits.h"
 #include "log.h"
 
-#define RENDER_MAX_FRAMES  (48000ull * 3600ull * 4ull) /* a score's end: 4 hours at 48 kHz */
-#define RENDER_LINE_MAX    (HL_MAX_PATH + 1024)
+#define RENDER_LINE_MAX    HLD_RENDER_LINE_MAX
 #define RENDER_VIRTUAL_T0  1000000000ull /* virtual clock at frame 0 (never 0: 0 = real) */
 #define RENDER_ZONE_WAIT_S 30            /* the longest a render waits for a zone's bank (wall s) */
 
@@ -97,21 +98,62 @@ static uint64_t at_frame(const ctl_at_t *a, uint32_t rate) {
     return ctl_at_resolve(a, 0, rate);
 }
 
-/* Parses the whole score first: a bad line stops the render before it starts. */
-static int score_load(score_t *s, const char *path, uint32_t rate) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "heliod: --render: cannot open '%s': %s\n", path, strerror(errno));
-        return -1;
+/* Opens the score: a regular file (a FIFO or /dev/zero would hang or never
+ * end) of at most HLD_RENDER_SCORE_MAX_BYTES. NULL after saying why. */
+static FILE *score_open(const char *path) {
+    const char *why = NULL;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        why = strerror(errno);
+    else if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
+    else if ((uint64_t)st.st_size > HLD_RENDER_SCORE_MAX_BYTES)
+        why = "larger than 16 MiB";
+    FILE *f = NULL;
+    if (!why) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "r")))
+            why = strerror(errno);
     }
-    char *line = malloc(RENDER_LINE_MAX);
+    if (why) {
+        fprintf(stderr, "heliod: --render: cannot read the score '%s': %s\n", path, why);
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    return f;
+}
+
+/* Parses the whole score first: a bad line stops the render before it
+ * starts, and so does a time beyond max_frames (--max-seconds). */
+static int score_load(score_t *s, const char *path, uint32_t rate, uint64_t max_frames) {
+    FILE *f = score_open(path);
+    if (!f) return -1;
+    char *line = NULL;
+    size_t line_cap = 0;
     ctl_cmd_t *c = malloc(sizeof *c);
     static uint8_t body[HL_MAX_FRAME];
-    int lineno = 0, rc = 0, open = 0;
-    uint64_t t = 0;
-    while (rc == 0 && line && c && fgets(line, RENDER_LINE_MAX, f)) {
+    int lineno = 0, rc = c ? 0 : -1, open = 0;
+    uint64_t t = 0, bytes = 0;
+    ssize_t got;
+    while (rc == 0 && (got = getline(&line, &line_cap, f)) >= 0) {
         lineno++;
         char err[CTL_ERR_LEN] = "";
+        size_t ll = (size_t)got;
+        bytes += ll;
+        if (ll > 0 && line[ll - 1] == '\n') line[--ll] = '\0';
+        const char *bad = bytes > HLD_RENDER_SCORE_MAX_BYTES ? "the score is larger than 16 MiB"
+                          : ll > RENDER_LINE_MAX ? "line longer than " HLD_RENDER_LINE_MAX_S
+                                                   " bytes"
+                          : memchr(line, '\0', ll) ? "a NUL byte (not a text file)"
+                                                   : NULL;
+        if (bad) { /* an error, never a line split in two */
+            fprintf(stderr, "heliod: --render: %s:%d: %s\n", path, lineno, bad);
+            rc = -1;
+            break;
+        }
         char *argv[CTL_MAX_ARGS];
         int argc = ctl_split_line(line, argv, CTL_MAX_ARGS, err, sizeof err);
         if (argc == 0) continue;
@@ -134,6 +176,14 @@ static int score_load(score_t *s, const char *path, uint32_t rate) {
             }
             open = it.kind == IT_BEGIN;
         } else if (argc == 1 && !strcmp(argv[0], "end")) {
+            if (t > max_frames) {
+                fprintf(stderr,
+                        "heliod: --render: %s:%d: the end (%.1f s) is beyond --max-seconds "
+                        "(%.0f s)\n",
+                        path, lineno, (double)t / rate, (double)max_frames / rate);
+                rc = -1;
+                continue;
+            }
             s->end = t ? t : 1;
             continue;
         } else if (argc == 2 && !strcmp(argv[0], "seed")) {
@@ -176,6 +226,13 @@ static int score_load(score_t *s, const char *path, uint32_t rate) {
                 }
             }
         }
+        if (argc >= 0 && it.at > max_frames) {
+            snprintf(err, sizeof err, "the time %.1f s is beyond --max-seconds (%.0f s)",
+                     (double)it.at / rate, (double)max_frames / rate);
+            free(it.body);
+            it.body = NULL;
+            argc = -1;
+        }
         if (argc < 0) {
             fprintf(stderr, "heliod: --render: %s:%d: %s\n", path, lineno, err);
             rc = -1;
@@ -183,6 +240,10 @@ static int score_load(score_t *s, const char *path, uint32_t rate) {
             free(it.body);
             rc = -1;
         }
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(stderr, "heliod: --render: %s: read error\n", path);
+        rc = -1;
     }
     if (rc == 0 && open) {
         fprintf(stderr, "heliod: --render: %s: a bundle is not closed\n", path);
@@ -286,6 +347,7 @@ static int read_replies(rclient_t *c) {
 /* Runs the loop until every request sent has its reply. */
 static int wait_replies(rclient_t *c) {
     while (c->waiting) {
+        hld_files_tick(&c->d->files); /* a file a request names has the open budget here too */
         uv_run(c->d->loop, UV_RUN_NOWAIT);
         if (read_replies(c) < 0) return -1;
         if (!c->waiting) break;
@@ -353,6 +415,7 @@ static void wait_settled(hld_daemon_t *d) {
             if (w.tv_sec - w0.tv_sec > RENDER_ZONE_WAIT_S) zones = 0;
         }
         if (hld_decoder_settled(&d->decoder) && !zones) break;
+        hld_files_tick(&d->files);      /* a zone's manifest read has the open budget */
         uv_run(d->loop, UV_RUN_NOWAIT); /* stream opens complete on the loop */
         struct timespec ts = {0, 100000};
         nanosleep(&ts, NULL);
@@ -363,7 +426,9 @@ static void wait_settled(hld_daemon_t *d) {
 int hld_render_run(hld_daemon_t *d) {
     const hld_config_t *cfg = &d->cfg;
     score_t s = {0};
-    if (score_load(&s, cfg->render, cfg->rate) != 0) {
+    uint32_t max_s = cfg->render_max_s ? cfg->render_max_s : HLD_RENDER_DEFAULT_SECONDS;
+    const uint64_t max_frames = (uint64_t)max_s * cfg->rate;
+    if (score_load(&s, cfg->render, cfg->rate, max_frames) != 0) {
         score_free(&s);
         return 2;
     }
@@ -401,7 +466,7 @@ int hld_render_run(hld_daemon_t *d) {
     (void)fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
     atomic_store(&hld_virtual_ns, RENDER_VIRTUAL_T0);
     hld_conn_accept(d, sv[0]);
-    int rc = say_hello(c);
+    int rc = say_hello(c), cut = 0;
     int tty = isatty(STDERR_FILENO);
     uint64_t frame = 0, t0 = hld_now_ns(), period = cfg->period;
     uint64_t zone_tick = hld_wzones_tick_ns(&d->wzones), next_zone = t0 + zone_tick;
@@ -413,11 +478,19 @@ int hld_render_run(hld_daemon_t *d) {
         if (rc != 0) break;
         if (s.end && frame >= s.end) break;
         if (!s.end && next == s.n && frame > last && hl_mixer_active(d->engine.mixer) == 0 &&
-            vm_idle(d->vm) && hl_mixer_sched_room(d->engine.mixer) == HL_SCHED_MAX)
+            vm_idle(d->vm) && hl_mixer_sched_pending(d->engine.mixer) == 0)
             break;
-        if (frame >= RENDER_MAX_FRAMES) break;
+        if (frame >= max_frames) { /* still playing (a loop, a far schedule): cut here */
+            fprintf(stderr,
+                    "heliod: --render: still playing at --max-seconds (%u s): the output "
+                    "stops there (end the score with '@TIME end', or raise --max-seconds)\n",
+                    max_s);
+            cut = 1;
+            break;
+        }
         wait_settled(d);
-        uint32_t n = (uint32_t)(s.end && s.end - frame < period ? s.end - frame : period);
+        uint64_t stop = s.end ? s.end : max_frames;
+        uint32_t n = (uint32_t)(stop - frame < period ? stop - frame : period);
         atomic_store(&hld_virtual_ns, t0 + frame * HLD_NS_PER_S / cfg->rate);
         hld_backend_render_pull(&d->engine.backend, buf, cfg->period);
         if (sf_writef_float(out, buf, n) != (sf_count_t)n) {
@@ -452,5 +525,5 @@ int hld_render_run(hld_daemon_t *d) {
     atomic_store(&hld_virtual_ns, 0); /* the shutdown waits on the real clock */
     hld_info("render: %llu frames to %s%s", (unsigned long long)frame, cfg->out,
              failed ? " (some requests failed)" : "");
-    return rc != 0 ? 1 : failed ? 3 : 0;
+    return rc != 0 ? 1 : cut ? 4 : failed ? 3 : 0;
 }

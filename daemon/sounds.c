@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hl_limits.h"
@@ -221,6 +222,7 @@ void hld_sounds_close(hld_sounds_t *s) {
         }
         s->buckets[b] = NULL;
     }
+    s->lru_head = s->lru_tail = NULL;
     while (s->retired) { /* no voice plays any more: what a reload replaced goes too */
         hld_sound_t *n = s->retired;
         s->retired = n->retired_next;
@@ -250,6 +252,34 @@ hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm) {
     return (hld_sound_t *)(void *)((char *)(void *)(uintptr_t)pcm - offsetof(hld_sound_t, pcm));
 }
 
+/* ---- the eviction order ---------------------------------------------------- */
+
+static void lru_unlink(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->lru_prev)
+        snd->lru_prev->lru_next = snd->lru_next;
+    else if (s->lru_head == snd)
+        s->lru_head = snd->lru_next;
+    if (snd->lru_next)
+        snd->lru_next->lru_prev = snd->lru_prev;
+    else if (s->lru_tail == snd)
+        s->lru_tail = snd->lru_prev;
+    snd->lru_prev = snd->lru_next = NULL;
+}
+
+/* Links snd after `after` (NULL: at the head). */
+static void lru_link_after(hld_sounds_t *s, hld_sound_t *snd, hld_sound_t *after) {
+    snd->lru_prev = after;
+    snd->lru_next = after ? after->lru_next : s->lru_head;
+    if (snd->lru_next)
+        snd->lru_next->lru_prev = snd;
+    else
+        s->lru_tail = snd;
+    if (after)
+        after->lru_next = snd;
+    else
+        s->lru_head = snd;
+}
+
 static void table_remove(hld_sounds_t *s, hld_sound_t *snd) {
     hld_sound_t **pp = &s->buckets[hash_name(snd->ns, snd->name)];
     while (*pp && *pp != snd)
@@ -257,6 +287,7 @@ static void table_remove(hld_sounds_t *s, hld_sound_t *snd) {
     if (*pp) {
         *pp = snd->next;
         s->count--;
+        lru_unlink(s, snd);
     }
 }
 
@@ -337,8 +368,9 @@ static int decode_fail(hld_decode_t *d, int status, const char *fmt, const char 
 uint64_t hld_sanitize(float *x, size_t n) {
     uint64_t bad = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(x[i])) {
-            x[i] = 0.0f;
+        float v = x[i];
+        if (!(fabsf(v) <= HLD_MAX_SAMPLE)) { /* NaN, Inf, or finite beyond the bound */
+            x[i] = isfinite(v) ? copysignf(HLD_MAX_SAMPLE, v) : 0.0f;
             bad++;
         }
     }
@@ -588,6 +620,8 @@ static void table_insert(hld_sounds_t *s, hld_sound_t *snd) {
     snd->next = s->buckets[h];
     s->buckets[h] = snd;
     s->count++;
+    /* never played: first to go; else after every sound played before it */
+    lru_link_after(s, snd, snd->last_used ? s->lru_tail : NULL);
 }
 
 static void load_work(uv_work_t *req);
@@ -647,8 +681,8 @@ static void load_after(uv_work_t *req, int status) {
         table_insert(s, snd);
         s->bytes += bytes;
         if (d->nonfinite)
-            hld_warn("sound %s: %llu non-finite samples zeroed", snd->name,
-                     (unsigned long long)d->nonfinite);
+            hld_warn("sound %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                     snd->name, (unsigned long long)d->nonfinite, (double)HLD_MAX_SAMPLE);
         hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, d->frames, d->channels,
                   d->source_rate);
         j->done(j->user, 0, NULL, snd);
@@ -788,8 +822,11 @@ static void reload_after(load_job_t *j, int status) {
         } else {
             if (d->reserved != n->bytes) unreserve(d, d->reserved - n->bytes);
             int again = old->reload_again;
+            hld_sound_t *place = old->lru_prev; /* the new entry takes the old one's place */
             table_remove(s, old);
             table_insert(s, n);
+            lru_unlink(s, n);
+            lru_link_after(s, n, place);
             s->bytes += n->bytes;
             if (n->cl) hld_client_sound_added(n->cl);
             if (n->bank) { /* its bank's size follows (an unloading bank recounts) */
@@ -807,8 +844,8 @@ static void reload_after(load_job_t *j, int status) {
                      n->name, n->pcm.frames, n->pcm.channels, n->source_rate,
                      (unsigned long long)n->bytes);
             if (d->nonfinite)
-                hld_warn("sound %s: %llu non-finite samples zeroed", n->name,
-                         (unsigned long long)d->nonfinite);
+                hld_warn("sound %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                         n->name, (unsigned long long)d->nonfinite, (double)HLD_MAX_SAMPLE);
             hld_sounds_release(s, old); /* freed now if no voice uses it */
             if (s->reload_done) s->reload_done(s->reload_user, n, 0, NULL);
             if (again) hld_sounds_reload(s, n);
@@ -957,6 +994,10 @@ void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd) {
 
 void hld_sounds_touch(hld_sounds_t *s, hld_sound_t *snd) {
     snd->last_used = ++s->use_clock;
+    if (!snd->retired && (snd->lru_prev || s->lru_head == snd)) { /* in the table: to the tail */
+        lru_unlink(s, snd);
+        lru_link_after(s, snd, s->lru_tail);
+    }
 }
 
 int hld_sound_evictable(const hld_sound_t *snd) {
@@ -972,25 +1013,33 @@ static int evicts(const hld_client_t *cl, const hld_sound_t *n) {
 }
 
 uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need, const hld_client_t *cl) {
-    uint64_t freed = 0;
-    for (;;) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t freed = 0, n = 0;
+    char first[HL_MAX_NAME + 1] = "";
+    /* one walk from the least recently played: each entry is looked at once,
+     * another process's sounds are passed over (still O(n), never a rescan) */
+    for (hld_sound_t *e = s->lru_head, *next; e; e = next) {
         uint64_t committed = atomic_load_explicit(&s->committed, memory_order_relaxed);
         if (committed + need <= s->max_bytes) break;
-        /* the least recently played evictable sound (a scan: evictions are rare) */
-        hld_sound_t *lru = NULL;
-        for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
-            for (hld_sound_t *n = s->buckets[b]; n; n = n->next)
-                if (hld_sound_evictable(n) && evicts(cl, n) &&
-                    (!lru || n->last_used < lru->last_used))
-                    lru = n;
-        if (!lru) break;
-        hld_info("budget: evicting %s (%llu bytes, unused since play %llu)", lru->name,
-                 (unsigned long long)lru->bytes, (unsigned long long)lru->last_used);
-        freed += lru->bytes;
+        next = e->lru_next;
+        s->evict_scanned++;
+        if (!hld_sound_evictable(e) || !evicts(cl, e)) continue;
+        hld_debug("budget: evicting %s (%llu bytes, unused since play %llu)", e->name,
+                  (unsigned long long)e->bytes, (unsigned long long)e->last_used);
+        if (!n++) snprintf(first, sizeof first, "%s", e->name);
+        freed += e->bytes;
         s->evictions++;
-        s->evicted_bytes += lru->bytes;
-        sound_drop(s, lru);
+        s->evicted_bytes += e->bytes;
+        sound_drop(s, e);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t1.tv_nsec -
+                  (uint64_t)t0.tv_nsec;
+    if (ns > s->evict_ns_max) s->evict_ns_max = ns;
+    if (n)
+        hld_info("budget: evicted %llu sounds (%llu bytes, least recently played first: %s%s)",
+                 (unsigned long long)n, (unsigned long long)freed, first, n > 1 ? ", ..." : "");
     return freed;
 }
 

@@ -74,6 +74,9 @@ typedef struct hld_sound {
     int reload_again; /* it changed again while reloading: reload once more after */
     int retired;      /* replaced by a reload: out of the table, freed when unused */
     struct hld_sound *retired_next; /* hld_sounds_t.retired */
+    /* the eviction order (hld_sounds_t.lru_head): every entry in the table,
+     * least recently played first (never played ones at the head) */
+    struct hld_sound *lru_prev, *lru_next;
 } hld_sound_t;
 
 struct hld_watch;
@@ -102,7 +105,12 @@ typedef struct hld_sounds {
     uint64_t loads_failed;
     uint64_t use_clock;                /* bumped by every play (hld_sounds_touch) */
     uint64_t evictions, evicted_bytes; /* sounds the budget evicted, and their bytes */
-    uint64_t gen_clock;                /* hld_sound_t.gen */
+    /* the entries in eviction order: a play moves its sound to the tail, an
+     * eviction walks from the head once (O(entries), never O(entries^2)) */
+    hld_sound_t *lru_head, *lru_tail;
+    uint64_t evict_scanned; /* entries eviction walks looked at (STATS: its cost in operations) */
+    uint64_t evict_ns_max;  /* the longest single eviction walk, ns */
+    uint64_t gen_clock;     /* hld_sound_t.gen */
     /* hot reload (--watch-assets): the watcher (NULL: off) and its inotify
      * fd, which the load workers add a file's directory to (the path lookup
      * stays off the loop) */
@@ -186,13 +194,16 @@ void hld_sounds_unreserve(hld_sounds_t *s, uint64_t bytes);
  * with msg set. Any thread. */
 int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap);
 
-/* Replaces every NaN or infinite sample of x[0..n) by 0; returns how many. */
+/* The one bound every decoded sample passes (preloads, uploads, banks,
+ * zones and streams alike): replaces every NaN or infinite sample of
+ * x[0..n) by 0 and clips every finite one beyond +-HLD_MAX_SAMPLE to it;
+ * returns how many it changed. Any thread. */
 uint64_t hld_sanitize(float *x, size_t n);
 
 /* One decode, the loader's whole path from an open SNDFILE (also what
  * tests/fuzz drives over libsndfile's virtual I/O): caps, then the decoded
- * size is reserved from budget before any allocation, then decode, zero
- * non-finite samples, downmix, resample to rate. Any thread. */
+ * size is reserved from budget before any allocation, then decode, bound
+ * the samples (hld_sanitize), downmix, resample to rate (bounded again). Any thread. */
 typedef struct {
     /* in */
     uint32_t rate;       /* engine rate */
@@ -207,7 +218,7 @@ typedef struct {
     float *data; /* preloaded: frames x channels at rate (caller frees) */
     uint32_t frames, channels, source_rate, src_channels;
     uint64_t src_frames;
-    uint64_t nonfinite; /* samples zeroed */
+    uint64_t nonfinite; /* samples hld_sanitize zeroed or clipped */
     uint64_t wanted;    /* with ENOMEM from the budget: the bytes it tried to reserve */
 } hld_decode_t;
 

@@ -109,11 +109,12 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "client_processes", d->ledger.nprocs); /* what the quotas are charged to */
     put(&s, "denied", (double)d->n.denied);
     static const char *const quota_key[HLD_QUOTA_KINDS] = {
-        [HLD_QUOTA_VOICES] = "voices",         [HLD_QUOTA_DETACHED] = "detached",
-        [HLD_QUOTA_STREAMS] = "streams",       [HLD_QUOTA_LOADS] = "loads",
-        [HLD_QUOTA_BYTES] = "sample_bytes",    [HLD_QUOTA_CUES] = "cues",
-        [HLD_QUOTA_CATEGORIES] = "categories", [HLD_QUOTA_EMITTERS] = "emitters",
-        [HLD_QUOTA_BUSES] = "buses",           [HLD_QUOTA_RZONES] = "reverb_zones",
+        [HLD_QUOTA_VOICES] = "voices",       [HLD_QUOTA_DETACHED] = "detached",
+        [HLD_QUOTA_STREAMS] = "streams",     [HLD_QUOTA_LOADS] = "loads",
+        [HLD_QUOTA_BYTES] = "sample_bytes",  [HLD_QUOTA_SCHED] = "scheduled",
+        [HLD_QUOTA_CUES] = "cues",           [HLD_QUOTA_CATEGORIES] = "categories",
+        [HLD_QUOTA_EMITTERS] = "emitters",   [HLD_QUOTA_BUSES] = "buses",
+        [HLD_QUOTA_RZONES] = "reverb_zones",
     };
     const hld_quota_t *qt = &d->ledger.quota;
     for (int k = 0; k < HLD_QUOTA_KINDS; k++) {
@@ -180,6 +181,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "samples_budget_bytes", (double)d->sounds.max_bytes);
     put(&s, "samples_evictions", (double)d->sounds.evictions);
     put(&s, "samples_evicted_bytes", (double)d->sounds.evicted_bytes);
+    put(&s, "samples_evict_scanned", (double)d->sounds.evict_scanned);
+    put(&s, "samples_evict_max_us", (double)d->sounds.evict_ns_max / 1000.0);
     uint32_t nbanks = 0;
     for (int i = 0; i < HLD_MAX_BANKS; i++)
         nbanks += d->banks.bank[i] != NULL;
@@ -215,6 +218,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "device_lost_ms_last", ds.lost_ms_last);
     put(&s, "device_recover_ms_last", ds.recover_ms_last);
     put(&s, "device_rate_refused", (double)ds.rate_refused);
+    put(&s, "device_retries", (double)ds.retries);
     put(&s, "device_rate", ds.device_rate);
     put(&s, "device_resampled", ds.device_rate != e->rate);
     put(&s, "callback_us_avg", es.avg_us);

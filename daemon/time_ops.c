@@ -9,7 +9,22 @@
  * thread is applied at that frame, on that sample. The reply says how many
  * frames the requested frame was already behind the clock at dispatch; the
  * audio thread may pass a few more before it drains the command (it counts
- * those in stats: sched_late, sched_late_max_frames).
+ * those in stats: sched_late, sched_late_max_frames). A frame more than
+ * 24 h (HL_SCHED_AHEAD_S) ahead of the clock is EINVAL.
+ *
+ * Graph changes are never scheduled: a BUS create, remove, re-parent or
+ * send with HL_FLAG_AT is EINVAL. The registry (buses.c) applies them at
+ * once and the mixer takes the whole tree as one snapshot, so a snapshot
+ * held for a later frame would undo every graph change made meanwhile.
+ * Gain and mute ramps are per-bus commands and schedule as usual.
+ *
+ * Quotas: while a client's request runs (hld_sched_begin), the mixer
+ * charges its scheduled commands to it (the hook below adds them to its
+ * ledger record) and stops at what its --client-scheduled quota leaves:
+ * beyond is EBUSY naming the quota. When a connection closes, the scheduled
+ * commands on its non-detached voices are cancelled (hld_time_conn_closed):
+ * those voices are ending anyway, and the schedule room is free at once.
+ * Commands on detached voices and global ones (bus gain, listener) stay.
  *
  * A bundle is held whole on its connection: the requests between
  * BUNDLE_BEGIN and BUNDLE_END are copied aside (at most HL_BUNDLE_REQS, in
@@ -18,7 +33,13 @@
  * write and apply in the same block, each at its own frame. Holding them
  * until the end means another client's requests, dispatched meanwhile,
  * never land inside this bundle. Each held request is answered as usual
- * (its own id), then BUNDLE_END with the count run.
+ * (its own id), then BUNDLE_END with the count run. A bundle is all or
+ * nothing: before any of it runs, the commands it can take at most (a PLAY
+ * four: its own, a stolen voice's stop, a cue's eviction and the client's
+ * quota victim; a SET two: a seek and the rest; a BUS one per part, a
+ * remove what it detaches) must fit in the command ring and, for the ones
+ * scheduled (HL_FLAG_AT, or held for a voice whose start is later), in the
+ * schedule and the client's quota; else every request in it is EBUSY.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +48,63 @@
 #include "dispatch.h"
 #include "dispatch_int.h"
 #include "engine.h"
+#include "hl_limits.h"
 #include "vm.h"
+
+/* ---- quotas and cancellation -------------------------------------------------- */
+
+static void on_sched(void *user, uint64_t at, uint32_t charge, uint32_t tag) {
+    hld_daemon_t *d = user;
+    hld_client_t *c = charge ? hld_clients_get(&d->ledger, charge) : NULL;
+    if (c) hld_client_sched_add(c, at, tag);
+}
+
+void hld_time_init(hld_daemon_t *d) {
+    if (d->engine.mixer) hl_mixer_sched_hook(d->engine.mixer, on_sched, d);
+}
+
+void hld_sched_begin(hld_conn_t *c, hld_sched_ctx_t *s) {
+    hl_mixer_t *mx = c->d->engine.mixer;
+    s->on = mx && c->cl;
+    if (!s->on) return;
+    s->charge = hl_mixer_charge(mx, c->cl->id);
+    s->limit = hl_mixer_sched_limit(mx, hld_client_sched_left(c->cl, hl_mixer_frames(mx)));
+}
+
+void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s) {
+    if (!s->on) return;
+    hl_mixer_t *mx = c->d->engine.mixer;
+    (void)hl_mixer_charge(mx, s->charge);
+    (void)hl_mixer_sched_limit(mx, s->limit);
+}
+
+const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap) {
+    static const char *const ring = "engine busy: command queue full, try again";
+    hl_mixer_t *mx = c->d->engine.mixer;
+    if (!mx || hl_mixer_sched_room(mx) > 0) return ring;
+    uint64_t at = hl_mixer_at_frame(mx);
+    hl_mixer_at(mx, 0); /* the ring's own room */
+    uint32_t room = hl_mixer_cmd_room(mx);
+    hl_mixer_at(mx, at);
+    if (room == 0) return ring;
+    uint32_t pending = hl_mixer_sched_pending(mx);
+    if (pending < HL_SCHED_MAX && c->cl) {
+        hld_client_refuse_sched(c->cl, msg, cap);
+        return msg;
+    }
+    snprintf(msg, cap, "schedule full: %u scheduled commands pending (the most the engine holds)",
+             (unsigned)HL_SCHED_MAX);
+    return msg;
+}
+
+void hld_time_conn_closed(hld_conn_t *c) {
+    hld_daemon_t *d = c->d;
+    hl_mixer_t *mx = d->engine.mixer;
+    if (!mx) return;
+    if (c->cl) hld_client_sched_drop(c->cl, c->id);
+    int rc = hl_mixer_sched_cancel(mx, c->id, HL_END_OWNER, hld_now_ns());
+    if (rc == HELIOD_EBUSY) d->n.cmds_busy++; /* they stay until due; counted */
+}
 
 int hld_op_clock(hld_req_t *q) {
     /* an optional voice handle: its start frame follows the clock */
@@ -55,13 +132,38 @@ int hld_op_clock(hld_req_t *q) {
     return hld_reply_end(q);
 }
 
+/* The BUS mask of a BUS body (0 if it does not decode: its handler says so). */
+static uint32_t bus_mask(const uint8_t *body, size_t len) {
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, len);
+    hl_bus_t m;
+    hl_get_bus(&r, &m);
+    return r.err ? 0 : m.mask;
+}
+
+#define GRAPH_BITS (HL_BUS_CREATE | HL_BUS_REMOVE | HL_BUS_PARENT | HL_BUS_SEND)
+
 int hld_dispatch_at(hld_req_t *q, hld_op_fn fn) {
     if (!hl_op_schedulable(q->h->op))
         return hld_fail(q, HELIOD_EINVAL,
                         "only play, stop, set, bus and listener can be scheduled");
     uint64_t at = hl_get_u64(&q->r);
     if (q->r.err) return hld_body_ok(q) ? 0 : CLOSE_CONN; /* truncated: EPROTO */
-    hl_mixer_t *mx = q->c->d->engine.mixer;
+    hld_daemon_t *d = q->c->d;
+    hl_mixer_t *mx = d->engine.mixer;
+    uint64_t now = hl_mixer_frames(mx), ahead = (uint64_t)HL_SCHED_AHEAD_S * d->engine.rate;
+    if (at > now && at - now > ahead) {
+        char msg[HL_MAX_MSG + 1];
+        snprintf(msg, sizeof msg,
+                 "at_frame %llu: more than 24 h ahead; at most %llu (clock %llu + %u s at %u Hz)",
+                 (unsigned long long)at, (unsigned long long)(now + ahead), (unsigned long long)now,
+                 (unsigned)HL_SCHED_AHEAD_S, d->engine.rate);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    if (q->h->op == HL_OP_BUS && (bus_mask(q->r.buf + q->r.off, q->r.len - q->r.off) & GRAPH_BITS))
+        return hld_fail(q, HELIOD_EINVAL,
+                        "bus create, remove, parent and send apply at once: only gain and mute "
+                        "can be scheduled");
     uint64_t saved = hl_mixer_at_frame(mx);
     /* frame 0 is "now" for the mixer; as a request it is simply late */
     hl_mixer_at(mx, at ? at : 1);
@@ -107,6 +209,46 @@ int hld_bundle_hold(hld_req_t *q) {
     return 0; /* answered at BUNDLE_END */
 }
 
+/* The most mixer commands a held request can push (*cmds) and of them the
+ * most that can be scheduled (*sched): see the top of this file. */
+static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, uint32_t *cmds,
+                       uint32_t *sched) {
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, hd->len);
+    int at = (hd->h.flags & HL_FLAG_AT) != 0;
+    if (at) (void)hl_get_u64(&r);
+    uint32_t n = 1, held = 0;
+    switch (hd->h.op) {
+    case HL_OP_PLAY: n = 4; break; /* its own, a steal, a cue's eviction, the quota's victim */
+    case HL_OP_STOP:
+    case HL_OP_SET: {
+        n = hd->h.op == HL_OP_SET ? 2 : 1;
+        /* unscheduled, but held until the voice's later start */
+        const hld_lvoice_t *lv = hld_vm_get(d->vm, hl_get_u64(&r));
+        held = lv && lv->start_frame > hl_mixer_frames(d->engine.mixer);
+        break;
+    }
+    case HL_OP_BUS: {
+        uint32_t m = bus_mask(r.buf + r.off, r.len - r.off);
+        n = !!(m & HL_BUS_GAIN) + !!(m & HL_BUS_MUTE) + !!(m & HL_BUS_CREATE) +
+            !!(m & HL_BUS_PARENT) + 2 * !!(m & HL_BUS_SEND);
+        if (m & HL_BUS_REMOVE) {
+            hl_rbuf_t rn;
+            hl_rbuf_init(&rn, r.buf + r.off, r.len - r.off);
+            char name[HL_MAX_NAME + 1];
+            hl_get_str(&rn, name, sizeof name);
+            n += hld_buses_remove_cmds(&d->buses, name);
+        }
+        *cmds = n;
+        *sched = at ? !!(m & HL_BUS_GAIN) + !!(m & HL_BUS_MUTE) : 0;
+        return;
+    }
+    default: break;
+    }
+    *cmds = n;
+    *sched = at || held ? n : 0;
+}
+
 int hld_op_bundle_end(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     hld_conn_t *c = q->c;
@@ -116,8 +258,29 @@ int hld_op_bundle_end(hld_req_t *q) {
     uint32_t n = c->bundle_n;
     c->bundle = NULL; /* the held requests dispatch normally now */
     hl_mixer_t *mx = c->d->engine.mixer;
-    /* room for all of it first (a steal takes two commands): all or nothing */
-    int busy = hl_mixer_cmd_room(mx) < 2 * n + 1;
+    /* room for all of it first, in the ring and the schedule: all or nothing */
+    uint32_t need = 1, sneed = 0; /* the bundle's header, then each request */
+    for (size_t off = 0; off < len;) {
+        held_t hd;
+        memcpy(&hd, buf + off, sizeof hd);
+        uint32_t k = 0, s = 0;
+        held_bound(c->d, &hd, buf + off + sizeof hd, &k, &s);
+        need += k;
+        sneed += s;
+        off += sizeof hd + hd.len;
+    }
+    uint32_t sroom = hl_mixer_sched_room(mx);
+    int busy = hl_mixer_cmd_room(mx) < need || need - 1 > HL_BUNDLE_MAX || sroom < sneed;
+    char bmsg[HL_MAX_MSG + 1];
+    const char *why = "engine busy: command queue full, try again";
+    if (busy && sroom < sneed) {
+        if (HL_SCHED_MAX - hl_mixer_sched_pending(mx) >= sneed && c->cl) /* the quota's */
+            why = (hld_client_refuse_sched(c->cl, bmsg, sizeof bmsg), bmsg);
+        else
+            why = "schedule full: the bundle's scheduled commands do not fit";
+    } else if (busy && need - 1 > HL_BUNDLE_MAX) {
+        why = "bundle too large: its requests can take more commands than a bundle holds";
+    }
     int rc = 0;
     if (!busy) (void)hl_mixer_bundle_begin(mx);
     for (size_t off = 0; off < len && rc >= 0;) {
@@ -127,7 +290,7 @@ int hld_op_bundle_end(hld_req_t *q) {
         off += sizeof hd + hd.len;
         if (busy) {
             c->d->n.cmds_busy++;
-            hld_send_error(c, hd.h.op, hd.h.flags, hd.h.id, HELIOD_EBUSY, "command queue full");
+            hld_send_error(c, hd.h.op, hd.h.flags, hd.h.id, HELIOD_EBUSY, why);
             continue;
         }
         rc = hld_dispatch(c, &hd.h, body, hd.len);
@@ -135,6 +298,9 @@ int hld_op_bundle_end(hld_req_t *q) {
     if (!busy) (void)hl_mixer_bundle_end(mx);
     free(buf);
     if (rc < 0) return rc;
-    if (busy) return hld_mixer_fail(q, HELIOD_EBUSY);
+    if (busy) {
+        c->d->n.cmds_busy++;
+        return hld_fail(q, HELIOD_EBUSY, why);
+    }
     return hld_reply_count(q, n);
 }

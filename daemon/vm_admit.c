@@ -414,7 +414,9 @@ int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t n
     /* a stream opened before its scheduled start still starts there */
     uint64_t at_saved = hl_mixer_at_frame(vm->mx);
     if (v->anchor_frame > vm_now_frame(vm)) hl_mixer_at(vm->mx, v->anchor_frame);
+    uint32_t tag = hl_mixer_owner(vm->mx, v->owner); /* cancelled if its client leaves first */
     int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
+    hl_mixer_owner(vm->mx, tag);
     uint64_t start = vm_now_frame(vm);
     hl_mixer_at(vm->mx, at_saved);
     v->opening = 0;

@@ -140,7 +140,11 @@ static int realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_
     if (v->paused) p.flags |= HL_MIX_PAUSED;
     p.flags = vm_interp_flags(v, p.flags);
     uint64_t mix = 0, stolen = 0;
+    /* its scheduled commands carry its owner: cancelled if that client leaves
+     * first (0, a detached voice: never) */
+    uint32_t tag = hl_mixer_owner(vm->mx, v->owner);
     int rc = hl_mixer_play(vm->mx, &p, now_ns, &mix, &stolen);
+    hl_mixer_owner(vm->mx, tag);
     if (rc < 0) return rc;
     v->anchor_pos = (double)p.start_frame;
     v->anchor_frame = f;

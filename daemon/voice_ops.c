@@ -460,7 +460,7 @@ int hld_op_play(hld_req_t *q) {
     if (rc < 0) {
         char msg[HL_MAX_MSG + 1];
         if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
-        if (rc == HELIOD_EBUSY) d->n.cmds_busy++;
+        if (rc == HELIOD_EBUSY) return hld_mixer_fail(q, rc); /* which room ran out */
         return hld_fail(q, rc, refusal_msg(rc, pl.cue, msg, sizeof msg));
     }
     if (stolen) d->n.voices_stolen++;

@@ -16,27 +16,67 @@
 
 /* ---- the loader zone_sched.c drives ---------------------------------------------- */
 
-static int zl_load(void *user, uint32_t i) {
-    hld_wzones_t *w = user;
-    char msg[HL_MAX_MSG + 1];
+/* A zone's manifest being read on the worker pool (fileio.h). */
+typedef struct zone_read {
+    hld_wzones_t *w;
+    uint32_t i;
+    int cancelled; /* the zone was cancelled or removed meanwhile */
+} zone_read_t;
+
+static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) {
+    zone_read_t *r = user;
+    hld_wzones_t *w = r->w;
+    uint32_t i = r->i;
+    int cancelled = r->cancelled;
+    free(r);
+    if (cancelled) return;
+    w->reading[i] = NULL;
+    if (w->d->shutting_down) status = HELIOD_ESHUTDOWN, msg = "the daemon is shutting down";
+    char why[HL_MAX_MSG + 1];
     hld_bank_t *b = NULL;
-    int rc = hld_banks_load(&w->d->banks, w->bank_path[i], &b, msg, sizeof msg);
-    if (rc != 0) {
+    if (status == 0) {
+        status = hld_banks_start(&w->d->banks, m, 0, &b, why, sizeof why);
+        msg = why;
+    }
+    if (status != 0) {
         hld_warn("zone %s: %s", w->zs.zone[i].name, msg);
-        return rc;
+        hld_zs_done(&w->zs, i, 0, 0); /* a failure: retried with backoff */
+        return;
     }
     if (b->state == HLD_BANK_FAILED) { /* no sound could even start: a failure, retried */
         hld_warn("zone %s: bank %s: %s", w->zs.zone[i].name, b->name, b->error);
-        hld_banks_unload(&w->d->banks, b->name, msg, sizeof msg);
-        return HELIOD_EFILE;
+        hld_banks_unload(&w->d->banks, b->name, why, sizeof why);
+        hld_zs_done(&w->zs, i, 0, 0);
+        return;
     }
     w->bank[i] = b;
     b->tag = &w->zs.zone[i];
+}
+
+static int zl_load(void *user, uint32_t i) {
+    hld_wzones_t *w = user;
+    char msg[HL_MAX_MSG + 1];
+    zone_read_t *r = calloc(1, sizeof *r);
+    if (!r) return HELIOD_ENOMEM;
+    r->w = w;
+    r->i = i;
+    int rc = hld_banks_read(&w->d->banks, w->bank_path[i], 0, w->d->engine.rate, zl_read, r, msg,
+                            sizeof msg);
+    if (rc != 0) {
+        free(r);
+        hld_warn("zone %s: %s", w->zs.zone[i].name, msg);
+        return rc;
+    }
+    w->reading[i] = r;
     return 0;
 }
 
 static void zl_drop(void *user, uint32_t i) {
     hld_wzones_t *w = user;
+    if (w->reading[i]) { /* its manifest is being read: the result is dropped */
+        w->reading[i]->cancelled = 1;
+        w->reading[i] = NULL;
+    }
     hld_bank_t *b = w->bank[i];
     if (!b) return;
     b->tag = NULL;
@@ -147,14 +187,11 @@ void hld_wzones_close(hld_wzones_t *w) {
     w->bank_path = NULL;
 }
 
-int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, char *msg, size_t cap) {
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *msg, size_t cap) {
     if (hld_zs_find(&w->zs, m->name) >= 0) {
         snprintf(msg, cap, "a zone named %s exists (zone remove %s first)", m->name, m->name);
         return HELIOD_EEXIST;
     }
-    uint64_t bytes = 0;
-    int rc = hld_bank_estimate(m->bank, w->d->engine.rate, &bytes, msg, cap);
-    if (rc != 0) return rc;
     int i = hld_zs_add(&w->zs, m->name, m->pos, m->radius, bytes);
     if (i < 0) {
         snprintf(msg, cap, "already %d zones", HLD_ZS_MAX_ZONES);
@@ -162,6 +199,7 @@ int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, char *msg, size_t cap) {
     }
     snprintf(w->bank_path[i], sizeof w->bank_path[i], "%s", m->bank);
     w->bank[i] = NULL;
+    w->reading[i] = NULL;
     return 0;
 }
 

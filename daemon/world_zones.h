@@ -20,8 +20,9 @@ struct hld_daemon;
 
 typedef struct {
     hld_zs_t zs;
-    char (*bank_path)[HL_MAX_PATH + 1]; /* per zone slot */
-    hld_bank_t *bank[HLD_ZS_MAX_ZONES]; /* its bank while loading or loaded */
+    char (*bank_path)[HL_MAX_PATH + 1];          /* per zone slot */
+    hld_bank_t *bank[HLD_ZS_MAX_ZONES];          /* its bank while loading or loaded */
+    struct zone_read *reading[HLD_ZS_MAX_ZONES]; /* its manifest being read, or NULL */
     float last_dist[HLD_ZS_MAX_ZONES];
     uint32_t owner[HLD_ZS_MAX_ZONES]; /* client id that added it (asset_ops.c) */
     uv_timer_t timer;
@@ -45,7 +46,8 @@ uint64_t hld_wzones_tick_ns(const hld_wzones_t *w);
 void hld_wzones_stop(hld_wzones_t *w);
 /* Frees what init allocated (after the loop ran down). */
 void hld_wzones_close(hld_wzones_t *w);
-int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, char *msg, size_t cap);
+/* Adds a zone whose bank was read (bytes: its estimated decoded size). */
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *msg, size_t cap);
 int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap);
 /* A bank changed (banks.c's callback): a zone's load completed or failed. */
 void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b);

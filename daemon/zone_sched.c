@@ -85,6 +85,16 @@ static void sort_by(const hld_zs_t *z, uint32_t *idx, uint32_t n, const float *d
     }
 }
 
+/* Unloads loaded zone j to make room (cools down; counted as evicted). */
+static void evict(hld_zs_t *z, uint32_t j, hld_zs_report_t *rep, uint64_t *held) {
+    hld_zs_zone_t *o = &z->zone[j];
+    if (z->ops.unload) z->ops.unload(z->ops.user, j);
+    o->state = HLD_ZS_OUT;
+    o->cool_until = z->tick + z->cfg.cooldown_ticks;
+    *held -= o->bytes;
+    rep->evicted[rep->n_evicted++] = j;
+}
+
 void hld_zs_tick(hld_zs_t *z, const float lis[3], hld_zs_report_t *rep) {
     memset(rep, 0, sizeof *rep);
     rep->tick = ++z->tick;
@@ -109,6 +119,26 @@ void hld_zs_tick(hld_zs_t *z, const float lis[3], hld_zs_report_t *rep) {
         }
         e->done_pending = 0;
     }
+    /* 1b. a completion bigger than its estimate must not leave the cap
+     * crossed: evict loaded zones, unpinned ones first, farthest first */
+    uint64_t held = 0; /* resident + in flight */
+    for (uint32_t i = 0; i < z->n; i++)
+        if (z->zone[i].used && z->zone[i].state != HLD_ZS_OUT) held += z->zone[i].bytes;
+    while (held > z->cfg.cap_bytes) {
+        int far = -1, far_pinned = 1;
+        for (uint32_t j = 0; j < z->n; j++) {
+            const hld_zs_zone_t *o = &z->zone[j];
+            if (!o->used || o->state != HLD_ZS_LOADED) continue;
+            int pin = d[j] <= z->cfg.pin_radius;
+            if (far < 0 || (far_pinned && !pin) ||
+                (pin == far_pinned && closer(z, (uint32_t)far, j, d))) {
+                far = (int)j;
+                far_pinned = pin;
+            }
+        }
+        if (far < 0) break; /* only loads in flight: they were admitted within it */
+        evict(z, (uint32_t)far, rep, &held);
+    }
     /* 2. cancel and 3. unload beyond the unload radius */
     for (uint32_t i = 0; i < z->n; i++) {
         hld_zs_zone_t *e = &z->zone[i];
@@ -125,7 +155,7 @@ void hld_zs_tick(hld_zs_t *z, const float lis[3], hld_zs_report_t *rep) {
         }
     }
     /* 4. loads, nearest first */
-    uint64_t held = 0; /* resident + in flight */
+    held = 0;
     for (uint32_t i = 0; i < z->n; i++)
         if (z->zone[i].used && z->zone[i].state != HLD_ZS_OUT) held += z->zone[i].bytes;
     uint32_t cand[HLD_ZS_MAX_ZONES], nc = 0;
@@ -142,28 +172,24 @@ void hld_zs_tick(hld_zs_t *z, const float lis[3], hld_zs_report_t *rep) {
         hld_zs_zone_t *e = &z->zone[i];
         if (spent && spent + e->bytes > z->cfg.budget_bytes) continue; /* next tick */
         const int pinned = d[i] <= z->cfg.pin_radius;
-        if (!pinned && held + e->bytes > z->cfg.cap_bytes) {
-            /* room: evict loaded zones farther than this one, unpinned, farthest first */
+        if (held + e->bytes > z->cfg.cap_bytes) {
+            /* room: evict loaded zones farther than this one (a pinned one
+             * evicts any unpinned zone), never a pinned one, farthest
+             * first; what cannot fit waits (the cap holds at every instant) */
             uint32_t ev[HLD_ZS_MAX_ZONES], ne = 0;
             uint64_t freeable = 0;
             for (uint32_t j = 0; j < z->n; j++) {
                 const hld_zs_zone_t *o = &z->zone[j];
                 if (o->used && o->state == HLD_ZS_LOADED && d[j] > z->cfg.pin_radius &&
-                    closer(z, i, j, d)) {
+                    (pinned || closer(z, i, j, d))) {
                     ev[ne++] = j;
                     freeable += o->bytes;
                 }
             }
             if (held - freeable + e->bytes > z->cfg.cap_bytes) continue; /* cannot fit */
             sort_by(z, ev, ne, d, 1);
-            for (uint32_t q = 0; q < ne && held + e->bytes > z->cfg.cap_bytes; q++) {
-                hld_zs_zone_t *o = &z->zone[ev[q]];
-                if (z->ops.unload) z->ops.unload(z->ops.user, ev[q]);
-                o->state = HLD_ZS_OUT;
-                o->cool_until = z->tick + z->cfg.cooldown_ticks;
-                held -= o->bytes;
-                rep->evicted[rep->n_evicted++] = ev[q];
-            }
+            for (uint32_t q = 0; q < ne && held + e->bytes > z->cfg.cap_bytes; q++)
+                evict(z, ev[q], rep, &held);
         }
         spent += e->bytes; /* a failed start counts against the budget too */
         rep->requested[rep->n_requested++] = i;

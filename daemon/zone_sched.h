@@ -20,10 +20,15 @@
  *      per-tick budget (a zone larger than the budget may start alone in an
  *      otherwise empty tick), and the resident plus in-flight bytes stay
  *      within the cap: to make room, loaded zones farther than the
- *      candidate and outside the pin radius are evicted farthest first; a
- *      zone within the pin radius loads even over the cap and is never
- *      evicted. An evicted or cancelled zone cools down for `cooldown`
+ *      candidate and outside the pin radius are evicted farthest first (a
+ *      candidate within the pin radius may evict any zone outside it); a
+ *      zone within the pin radius is never evicted; a zone that cannot
+ *      fit waits. An evicted or cancelled zone cools down for `cooldown`
  *      ticks (not re-requested in the same or the next tick).
+ * Between 1 and 2, a completion whose real size is larger than its estimate
+ * and takes the held bytes over the cap evicts loaded zones (unpinned ones
+ * first, farthest first) until they are within it again: the cap holds at
+ * every tick, pinned or not.
  * The unload radius is the load radius x unload_factor (> 1): standing on
  * the border never makes a zone load and unload repeatedly.
  */

@@ -30,9 +30,16 @@
 #include <stdint.h>
 
 #include "heliod_errors.h"
+#include "hl_ranges.h"
 
 /* ---- limits (each with its reason) ------------------------------------- */
-#define HL_PROTO_VERSION 1
+/* Protocol MAJOR.MINOR (PROTOCOL.md, "Compatibility"): 1.0 is the wire
+ * format of commit 4550bf8, frozen; a minor version only appends optional
+ * fields (a shorter body is an older client and gets the documented
+ * default); a change that cannot be additive is a new major. HELLO carries
+ * both and the daemon serves every 1.x client at min(its minor, ours). */
+#define HL_PROTO_VERSION 1 /* the major: HELLO.version */
+#define HL_PROTO_MINOR   1 /* the highest minor spoken here: HELLO.minor */
 #define HL_FRAME_HDR     12
 #define HL_MAX_FRAME     65536 /* a path plus every field fits; caps what a peer makes us buffer */
 #define HL_MAX_NAME      63    /* sound, bus and client names: short identifiers, fixed arrays */
@@ -180,15 +187,25 @@ void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h);
           * voices and shared sounds, may use the reserved places */
 #define HL_HELLO_MASK HL_HELLO_CONTROL
 typedef struct {
-    uint16_t version;
+    uint16_t version; /* the major (HL_PROTO_VERSION); another is EVERSION */
     char client_name[HL_MAX_NAME + 1];
     uint32_t flags; /* HL_HELLO_* */
+    /* appended in 1.1, optional: the highest minor the client speaks, >= 1
+     * (written only when nonzero); a body without it is a 1.0 client (0).
+     * Bytes after it (fields of a minor above HL_PROTO_MINOR) are skipped, so
+     * a newer client is served at our minor. */
+    uint16_t minor;
 } hl_hello_t;
 typedef struct {
     uint16_t version;
     uint32_t rate, period, voices, client_id;
     char server_version[HL_MAX_NAME + 1];
     uint32_t flags; /* HL_HELLO_* granted */
+    /* appended in 1.1: the highest minor the daemon speaks. Written only when
+     * nonzero: the daemon sets it only for a client whose HELLO carried a
+     * minor (a 1.0 client gets the 1.0 reply); absent on decode = 0 (a 1.0
+     * daemon). The connection speaks min(client's, daemon's). */
+    uint16_t minor;
 } hl_hello_reply_t;
 
 #define HL_LOAD_STREAM 0x1u
@@ -1033,10 +1050,10 @@ int hl_op_schedulable(uint16_t op);
 
 #define HL_DEFAULT_FADE_IN_MS 3.0f /* removes start clicks without softening attacks audibly */
 #define HL_DEFAULT_STOP_MS    10.0f
-#define HL_MAX_FADE_MS        60000.0f
-#define HL_MAX_GAIN_DB        24.0f
-#define HL_MIN_PITCH          0.25f
-#define HL_MAX_PITCH          4.0f
+#define HL_MAX_FADE_MS        ((float)HL_R_FADE_MS_HI) /* the ranges live in hl_ranges.h */
+#define HL_MAX_GAIN_DB        ((float)HL_R_GAIN_DB_HI)
+#define HL_MIN_PITCH          ((float)HL_R_PITCH_LO)
+#define HL_MAX_PITCH          ((float)HL_R_PITCH_HI)
 #define HL_MAX_PRIORITY       1000
 #define HL_MAX_COORD          1.0e6f   /* positions beyond a thousand km are a bug */
 #define HL_MAX_XFADE_MS       10000.0f /* a loop crossfade longer than 10 s is a mix, not a loop */

@@ -297,15 +297,27 @@ void hl_get_reply_head(hl_rbuf_t *r, hl_reply_head_t *h) {
     if (h->status > 0 || h->status < HELIOD_ERR_MIN) rbuf_fail(r);
 }
 
+/* Bytes left to read (0 once the reader failed). */
+static size_t rbuf_left(const hl_rbuf_t *r) {
+    return r->err ? 0 : r->len - r->off;
+}
+
 void hl_put_hello(hl_wbuf_t *w, const hl_hello_t *m) {
     hl_put_u16(w, m->version);
     hl_put_str(w, m->client_name, HL_MAX_NAME);
     hl_put_u32(w, m->flags);
+    if (m->minor) hl_put_u16(w, m->minor); /* 1.1; 1.0 is said by leaving it out */
 }
 void hl_get_hello(hl_rbuf_t *r, hl_hello_t *m) {
     m->version = hl_get_u16(r);
     hl_get_str(r, m->client_name, sizeof m->client_name);
     m->flags = get_flags32(r, HL_HELLO_MASK);
+    m->minor = 0; /* 1.0: the body ends here */
+    if (rbuf_left(r) == 0) return;
+    m->minor = hl_get_u16(r);
+    if (m->minor == 0) rbuf_fail(r); /* canonical: a 1.0 client sends no minor */
+    /* a later minor's fields: not ours to read, the client learns our minor */
+    if (!r->err && m->version == HL_PROTO_VERSION && m->minor > HL_PROTO_MINOR) r->off = r->len;
 }
 
 void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
@@ -316,6 +328,7 @@ void hl_put_hello_reply(hl_wbuf_t *w, const hl_hello_reply_t *m) {
     hl_put_u32(w, m->client_id);
     hl_put_str(w, m->server_version, HL_MAX_NAME);
     hl_put_u32(w, m->flags);
+    if (m->minor) hl_put_u16(w, m->minor); /* 1.1: only to a client that sent its minor */
 }
 void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
     m->version = hl_get_u16(r);
@@ -325,6 +338,7 @@ void hl_get_hello_reply(hl_rbuf_t *r, hl_hello_reply_t *m) {
     m->client_id = hl_get_u32(r);
     hl_get_str(r, m->server_version, sizeof m->server_version);
     m->flags = get_flags32(r, HL_HELLO_MASK);
+    m->minor = rbuf_left(r) ? hl_get_u16(r) : 0; /* absent: a 1.0 daemon */
 }
 
 void hl_put_load(hl_wbuf_t *w, const hl_load_t *m) {
@@ -1341,7 +1355,7 @@ static int pan_ok(float p) {
     return isfinite(p) && p >= -1.0f && p <= 1.0f;
 }
 static int pitch_ok(float p) {
-    return isfinite(p) && p >= HL_MIN_PITCH && p <= HL_MAX_PITCH;
+    return HL_IN_RANGE(p, HL_R_PITCH);
 }
 
 static int vpost_filter_ok(const hl_vpost_t *m, uint32_t set_mask, const char **why);
@@ -1349,14 +1363,16 @@ static int in_range(float v, float lo, float hi);
 int hl_validate_play(const hl_play_t *m, const char **why) {
     if (!hl_name_valid(m->sound)) return invalid(why, "sound: invalid name");
     if (m->flags & ~HL_PLAY_MASK) return invalid(why, "flags: unknown bits");
-    if (!hl_gain_valid(m->gain_db)) return invalid(why, "gain_db: must be finite and <= +24");
+    if (!hl_gain_valid(m->gain_db))
+        return invalid(why, "gain_db: must be finite and <= +" HL_RANGE_STR(HL_R_GAIN_DB_HI));
     if (!pan_ok(m->pan)) return invalid(why, "pan: must be in [-1, 1]");
     if (!vec3_ok(m->pos)) return invalid(why, "pos: coordinates must be finite and within 1e6 m");
-    if (!pitch_ok(m->pitch)) return invalid(why, "pitch: must be in [0.25, 4]");
+    if (!pitch_ok(m->pitch)) return invalid(why, HL_RANGE_MSG("pitch", HL_R_PITCH));
     if (m->priority < -HL_MAX_PRIORITY || m->priority > HL_MAX_PRIORITY)
         return invalid(why, "priority: must be in [-1000, 1000]");
     if (!hl_fade_valid(m->fade_in_ms))
-        return invalid(why, "fade_in_ms: must be -1 (default) or in [0, 60000]");
+        return invalid(
+            why, "fade_in_ms: must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]");
     if (!isfinite(m->min_distance) || !(m->min_distance > 0.0f) || m->min_distance > HL_MAX_COORD)
         return invalid(why, "min_distance: must be > 0");
     if (!isfinite(m->max_distance) || !(m->max_distance > m->min_distance) ||
@@ -1383,13 +1399,13 @@ int hl_validate_set(const hl_set_t *m, const char **why) {
     if (m->voice == 0) return invalid(why, "voice: 0 is never a voice");
     if (m->mask & ~HL_SET_MASK) return invalid(why, "mask: unknown bits");
     if ((m->mask & HL_SET_GAIN) && !hl_gain_valid(m->gain_db))
-        return invalid(why, "gain_db: must be finite and <= +24");
+        return invalid(why, "gain_db: must be finite and <= +" HL_RANGE_STR(HL_R_GAIN_DB_HI));
     if ((m->mask & HL_SET_PAN) && !pan_ok(m->pan)) return invalid(why, "pan: must be in [-1, 1]");
     if ((m->mask & HL_SET_POS) && !vec3_ok(m->pos))
         return invalid(why, "pos: coordinates must be finite and within 1e6 m");
     if ((m->mask & HL_SET_PITCH) && !pitch_ok(m->pitch))
-        return invalid(why, "pitch: must be in [0.25, 4]");
-    if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+        return invalid(why, HL_RANGE_MSG("pitch", HL_R_PITCH));
+    if (!ramp_ok(m->ramp_ms)) return invalid(why, HL_RANGE_MSG("ramp_ms", HL_R_FADE_MS));
     if ((m->mask & HL_SET_PAUSE) && (m->mask & HL_SET_RESUME))
         return invalid(why, "mask: pause and resume together");
     if ((m->mask & HL_SET_SEEK) &&
@@ -1442,7 +1458,8 @@ int hl_validate_listener(const hl_listener_t *m, const char **why) {
 int hl_validate_stop(const hl_stop_t *m, const char **why) {
     if (m->voice == 0) return invalid(why, "voice: 0 is never a voice");
     if (!hl_fade_valid(m->fade_ms))
-        return invalid(why, "fade_ms: must be -1 (default) or in [0, 60000]");
+        return invalid(
+            why, "fade_ms: must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]");
     if (m->curve > HL_STOP_CURVE(HL_CURVE_LOG))
         return invalid(why, "curve: 0 (the voice's own) or a curve + 1");
     return 0;
@@ -1451,7 +1468,8 @@ int hl_validate_stop(const hl_stop_t *m, const char **why) {
 int hl_validate_stop_all(const hl_stop_all_t *m, const char **why) {
     if (m->scope > HL_STOP_ALL_EVERYONE) return invalid(why, "scope: unknown");
     if (!hl_fade_valid(m->fade_ms))
-        return invalid(why, "fade_ms: must be -1 (default) or in [0, 60000]");
+        return invalid(
+            why, "fade_ms: must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]");
     return 0;
 }
 
@@ -1467,8 +1485,8 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
     if (master && (m->mask & (HL_BUS_CREATE | HL_BUS_REMOVE | HL_BUS_PARENT)))
         return invalid(why, "name: the master bus cannot be created, removed or moved");
     if ((m->mask & HL_BUS_GAIN) && !hl_gain_valid(m->gain_db))
-        return invalid(why, "gain_db: must be finite and <= +24");
-    if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+        return invalid(why, "gain_db: must be finite and <= +" HL_RANGE_STR(HL_R_GAIN_DB_HI));
+    if (!ramp_ok(m->ramp_ms)) return invalid(why, HL_RANGE_MSG("ramp_ms", HL_R_FADE_MS));
     if (m->mute > 1) return invalid(why, "mute: must be 0 or 1");
     if (m->parent[0] && !hl_name_valid(m->parent)) return invalid(why, "parent: invalid bus name");
     if ((m->mask & (HL_BUS_CREATE | HL_BUS_PARENT)) && strcmp(m->parent, m->name) == 0)
@@ -1478,8 +1496,8 @@ int hl_validate_bus(const hl_bus_t *m, const char **why) {
         if (!hl_name_valid(m->send) || strcmp(m->send, m->name) == 0 ||
             strcmp(m->send, "master") == 0)
             return invalid(why, "send: a bus other than this one and the master");
-        if (!hl_gain_valid(m->send_db) || m->send_db < -144.0f)
-            return invalid(why, "send_db: must be in [-144, +24] (-144 removes the send)");
+        if (!HL_IN_RANGE(m->send_db, HL_R_SEND_DB))
+            return invalid(why, HL_RANGE_MSG("send_db", HL_R_SEND_DB) " (-144 removes the send)");
     }
     return 0;
 }
@@ -1528,8 +1546,8 @@ static int vpost_filter_ok(const hl_vpost_t *m, uint32_t set_mask, const char **
         for (int i = 0; i < HL_VOICE_SENDS; i++) {
             if (m->send[i][0] && !hl_name_valid(m->send[i]))
                 return invalid(why, "send: invalid bus name");
-            if (!hl_gain_valid(m->send_db[i]) || m->send_db[i] < -144.0f)
-                return invalid(why, "send_db: must be in [-144, +24]");
+            if (!HL_IN_RANGE(m->send_db[i], HL_R_SEND_DB))
+                return invalid(why, HL_RANGE_MSG("send_db", HL_R_SEND_DB));
         }
         if (m->send[0][0] && strcmp(m->send[0], m->send[1]) == 0)
             return invalid(why, "send: the two sends name the same bus");
@@ -1542,23 +1560,37 @@ int hl_validate_vpost(const hl_vpost_t *m, const char **why) {
         m, HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION | HL_SET_SENDS, why);
 }
 
-/* Parameters per kind, and their ranges {lo, hi}. */
+/* Parameters per kind, their ranges {lo, hi} (hl_ranges.h) and the
+ * refusal naming each. */
+#define FX_R(R)                                                                                    \
+    { (float)R##_LO, (float)R##_HI }
 static const int k_fx_nparams[4] = {0, 3, 6, 6};
 static const float k_fx_range[4][HL_FX_PARAMS][2] = {
-    [HL_FXK_EQ] = {{10.0f, 24000.0f}, {0.1f, 40.0f}, {-48.0f, 48.0f}},
-    [HL_FXK_COMP] = {{-80.0f, 0.0f},
-                     {1.0f, 100.0f},
-                     {0.0f, 24.0f},
-                     {0.05f, 500.0f},
-                     {1.0f, 5000.0f},
-                     {-24.0f, 24.0f}},
-    [HL_FXK_REVERB] =
-        {{0.1f, 20.0f}, {0.0f, 1.0f}, {0.0f, 200.0f}, {0.25f, 2.0f}, {0.0f, 1.0f}, {0.0f, 1.0f}},
+    [HL_FXK_EQ] = {FX_R(HL_R_EQ_FREQ), FX_R(HL_R_EQ_Q), FX_R(HL_R_EQ_GAIN)},
+    [HL_FXK_COMP] = {FX_R(HL_R_COMP_THRESH), FX_R(HL_R_COMP_RATIO), FX_R(HL_R_COMP_KNEE),
+                     FX_R(HL_R_COMP_ATTACK), FX_R(HL_R_COMP_RELEASE), FX_R(HL_R_COMP_MAKEUP)},
+    [HL_FXK_REVERB] = {FX_R(HL_R_REV_RT60), FX_R(HL_R_REV_DAMPING), FX_R(HL_R_REV_PREDELAY),
+                       FX_R(HL_R_REV_SIZE), FX_R(HL_R_REV_WET), FX_R(HL_R_REV_DRY)},
 };
+#undef FX_R
 static const char *const k_fx_pnames[4][HL_FX_PARAMS] = {
     [HL_FXK_EQ] = {"freq", "q", "gain"},
     [HL_FXK_COMP] = {"threshold", "ratio", "knee", "attack", "release", "makeup"},
     [HL_FXK_REVERB] = {"rt60", "damping", "predelay", "size", "wet", "dry"},
+};
+static const char *const k_fx_why[4][HL_FX_PARAMS] = {
+    [HL_FXK_EQ] = {HL_RANGE_MSG("freq", HL_R_EQ_FREQ), HL_RANGE_MSG("q", HL_R_EQ_Q),
+                   HL_RANGE_MSG("gain", HL_R_EQ_GAIN)},
+    [HL_FXK_COMP] = {HL_RANGE_MSG("threshold", HL_R_COMP_THRESH),
+                     HL_RANGE_MSG("ratio", HL_R_COMP_RATIO), HL_RANGE_MSG("knee", HL_R_COMP_KNEE),
+                     HL_RANGE_MSG("attack", HL_R_COMP_ATTACK),
+                     HL_RANGE_MSG("release", HL_R_COMP_RELEASE),
+                     HL_RANGE_MSG("makeup", HL_R_COMP_MAKEUP)},
+    [HL_FXK_REVERB] = {HL_RANGE_MSG("rt60", HL_R_REV_RT60),
+                       HL_RANGE_MSG("damping", HL_R_REV_DAMPING),
+                       HL_RANGE_MSG("predelay", HL_R_REV_PREDELAY),
+                       HL_RANGE_MSG("size", HL_R_REV_SIZE), HL_RANGE_MSG("wet", HL_R_REV_WET),
+                       HL_RANGE_MSG("dry", HL_R_REV_DRY)},
 };
 static const char *const k_fx_kinds[4] = {NULL, "eq", "comp", "reverb"};
 static const char *const k_eq_types[] = {"lowpass",   "highpass", "lowshelf",
@@ -1569,7 +1601,7 @@ int hl_validate_fx(const hl_fx_req_t *m, const char **why) {
     if (!hl_name_valid(m->bus)) return invalid(why, "bus: invalid bus name");
     if (m->action > HL_FX_REMOVE) return invalid(why, "action: unknown");
     if (m->mask & ~HL_FXP_MASK) return invalid(why, "mask: unknown bits");
-    if (!ramp_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    if (!ramp_ok(m->ramp_ms)) return invalid(why, HL_RANGE_MSG("ramp_ms", HL_R_FADE_MS));
     if (m->action == HL_FX_REMOVE) return 0;
     if (m->kind < HL_FXK_EQ || m->kind > HL_FXK_REVERB)
         return invalid(why, "kind: unknown (eq, comp, reverb)");
@@ -1585,8 +1617,7 @@ int hl_validate_fx(const hl_fx_req_t *m, const char **why) {
         if (i >= k_fx_nparams[m->kind])
             return invalid(why, "mask: a parameter this kind does not have");
         const float *rg = k_fx_range[m->kind][i];
-        if (!in_range(m->p[i], rg[0], rg[1]))
-            return invalid(why, "p: a parameter outside its range (see PROTOCOL.md, FX)");
+        if (!in_range(m->p[i], rg[0], rg[1])) return invalid(why, k_fx_why[m->kind][i]);
     }
     return 0;
 }
@@ -1596,11 +1627,17 @@ int hl_validate_duck(const hl_duck_rule_t *m, const char **why) {
     if (!hl_name_valid(m->by)) return invalid(why, "by: invalid bus name");
     if (strcmp(m->bus, m->by) == 0) return invalid(why, "by: a bus cannot duck itself");
     if (m->on > 1) return invalid(why, "on: must be 0 or 1");
-    if (!in_range(m->depth_db, 0.0f, 96.0f)) return invalid(why, "depth_db: must be in [0, 96]");
-    if (!in_range(m->threshold_db, -144.0f, 0.0f))
-        return invalid(why, "threshold_db: must be in [-144, 0] (-144 = while it has voices)");
-    if (!ms_ok(m->attack_ms) || !ms_ok(m->hold_ms) || !ms_ok(m->release_ms))
-        return invalid(why, "attack/hold/release: must be in [0, 60000] ms");
+    if (!HL_IN_RANGE(m->depth_db, HL_R_DUCK_DEPTH))
+        return invalid(why, HL_RANGE_MSG("depth_db", HL_R_DUCK_DEPTH));
+    if (!HL_IN_RANGE(m->threshold_db, HL_R_DUCK_THRESH))
+        return invalid(
+            why, HL_RANGE_MSG("threshold_db", HL_R_DUCK_THRESH) " (-144 = while it has voices)");
+    if (!HL_IN_RANGE(m->attack_ms, HL_R_DUCK_MS))
+        return invalid(why, HL_RANGE_MSG("attack_ms", HL_R_DUCK_MS));
+    if (!HL_IN_RANGE(m->hold_ms, HL_R_DUCK_MS))
+        return invalid(why, HL_RANGE_MSG("hold_ms", HL_R_DUCK_MS));
+    if (!HL_IN_RANGE(m->release_ms, HL_R_DUCK_MS))
+        return invalid(why, HL_RANGE_MSG("release_ms", HL_R_DUCK_MS));
     return 0;
 }
 
@@ -1679,7 +1716,7 @@ const char *hl_fx_param_name(int kind, int i) {
 }
 
 static int ms_ok(float ms) {
-    return isfinite(ms) && ms >= 0.0f && ms <= HL_MAX_FADE_MS;
+    return HL_IN_RANGE(ms, HL_R_FADE_MS);
 }
 
 int hl_validate_cue(const hl_cue_t *m, const char **why) {
@@ -1691,10 +1728,11 @@ int hl_validate_cue(const hl_cue_t *m, const char **why) {
     if (m->pick > HL_PICK_SEQUENCE)
         return invalid(why, "pick: unknown (random, shuffle, sequence)");
     if (m->flags & ~HL_CUE_MASK) return invalid(why, "flags: unknown bits");
-    if (!hl_gain_valid(m->gain_db)) return invalid(why, "gain_db: must be finite and <= +24");
+    if (!hl_gain_valid(m->gain_db))
+        return invalid(why, "gain_db: must be finite and <= +" HL_RANGE_STR(HL_R_GAIN_DB_HI));
     if (!isfinite(m->gain_rand_db) || m->gain_rand_db < 0.0f || m->gain_rand_db > 48.0f)
         return invalid(why, "gain_rand_db: must be in [0, 48]");
-    if (!pitch_ok(m->pitch)) return invalid(why, "pitch: must be in [0.25, 4]");
+    if (!pitch_ok(m->pitch)) return invalid(why, HL_RANGE_MSG("pitch", HL_R_PITCH));
     if (!isfinite(m->pitch_rand_cents) || m->pitch_rand_cents < 0.0f ||
         m->pitch_rand_cents > 2400.0f)
         return invalid(why, "pitch_rand_cents: must be in [0, 2400]");
@@ -1713,14 +1751,17 @@ int hl_validate_cue(const hl_cue_t *m, const char **why) {
         return invalid(why, "rolloff: must be finite and >= 0");
     if (m->model > HL_DIST_EXPONENTIAL) return invalid(why, "model: unknown distance model");
     if (!hl_fade_valid(m->fade_in_ms))
-        return invalid(why, "fade_in_ms: must be -1 (default) or in [0, 60000]");
+        return invalid(
+            why, "fade_in_ms: must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]");
     if (!hl_fade_valid(m->fade_out_ms))
-        return invalid(why, "fade_out_ms: must be -1 (default) or in [0, 60000]");
+        return invalid(
+            why, "fade_out_ms: must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]");
     if (m->fade_curve > HL_CURVE_LOG)
         return invalid(why, "fade_curve: unknown (linear, equal-power, log)");
     if (m->max_instances > 65536) return invalid(why, "max_instances: must be <= 65536");
     if (m->overflow > HL_OVERFLOW_STEAL_FARTHEST) return invalid(why, "overflow: unknown policy");
-    if (!ms_ok(m->min_interval_ms)) return invalid(why, "min_interval_ms: must be in [0, 60000]");
+    if (!ms_ok(m->min_interval_ms))
+        return invalid(why, HL_RANGE_MSG("min_interval_ms", HL_R_FADE_MS));
     if (m->beyond > HL_BEYOND_CLAMP)
         return invalid(why, "beyond: unknown (virtual, release, clamp)");
     if (m->virt > HL_VIRT_KILL) return invalid(why, "virt: unknown (resume, restart, kill)");
@@ -1734,7 +1775,8 @@ int hl_validate_category(const hl_category_t *m, const char **why) {
     if (m->max_instances > 65536) return invalid(why, "max_instances: must be <= 65536");
     if (m->overflow > HL_OVERFLOW_STEAL_FARTHEST) return invalid(why, "overflow: unknown policy");
     if (!hl_fade_valid(m->fade_out_ms))
-        return invalid(why, "fade_out_ms: must be -1 (default) or in [0, 60000]");
+        return invalid(
+            why, "fade_out_ms: must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]");
     if (m->fade_curve > HL_CURVE_LOG)
         return invalid(why, "fade_curve: unknown (linear, equal-power, log)");
     return 0;
@@ -1748,9 +1790,10 @@ int hl_validate_emitter(const hl_emitter_t *m, const char **why) {
         return invalid(why, "pos: coordinates must be finite and within 1e6 m");
     if ((m->mask & HL_EM_VEL) && !vec3_ok(m->vel))
         return invalid(why, "vel: must be finite and within 1e6 m/s");
-    if (!ms_ok(m->ramp_ms)) return invalid(why, "ramp_ms: must be in [0, 60000]");
+    if (!ms_ok(m->ramp_ms)) return invalid(why, HL_RANGE_MSG("ramp_ms", HL_R_FADE_MS));
     if (!hl_fade_valid(m->fade_ms))
-        return invalid(why, "fade_ms: must be -1 (the cue's fade-out) or in [0, 60000]");
+        return invalid(why, "fade_ms: must be -1 (the cue's fade-out) or in [0, " HL_RANGE_STR(
+                                HL_R_FADE_MS_HI) "]");
     if (m->action == HL_EMITTER_CREATE && !(m->mask & HL_EM_POS))
         return invalid(why, "pos: create needs a position");
     return 0;

@@ -2,7 +2,9 @@
 # test.sh - build everything and run the whole test suite, three times: an
 # optimised build, an AddressSanitizer + UndefinedBehaviorSanitizer build, and
 # a ThreadSanitizer build running the unit suite (rings, streams, mixer, voice
-# manager) and the dispatcher-level integration tests.
+# manager), the dispatcher-level integration tests and the device
+# generation tests (failed switches, a long device loss and its swaps: the
+# audio thread against the device worker).
 # Usage: scripts/test.sh            (from anywhere inside the checkout)
 # Knobs: SANITIZE=0 skips the ASan pass, TSAN=0 the TSan pass; BUILD_DIR
 # (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan).
@@ -95,7 +97,7 @@ if [ "${TSAN:-1}" = 1 ]; then
         # shutdown-time tests would count
         export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0"
         run_tests "$TSAN_DIR" --timeout-multiplier 3 --suite unit
-        run_tests "$TSAN_DIR" --timeout-multiplier 3 daemon lifecycle-stall
+        run_tests "$TSAN_DIR" --timeout-multiplier 3 daemon lifecycle-stall devgen device-long
         wrap=()
     fi
 fi

@@ -99,6 +99,7 @@ static inline float clamp_unit(float x) {
 void hl_limiter_init(hl_limiter_t *l, float thresh, float release_ms, uint32_t rate) {
     l->env = 0.0f;
     l->thresh = thresh > 0.0f && thresh <= 1.0f ? thresh : HL_LIMITER_THRESH;
+    l->env_max = l->thresh * HL_LIMITER_MAX_GR;
     float n = release_ms * (float)rate / 1000.0f;
     l->release = n > 1.0f ? expf(-1.0f / n) : 0.0f;
     l->active_blocks = 0;
@@ -133,7 +134,7 @@ int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames) {
      * own peak either way. So the envelope is left as it is. */
     if (l->env <= l->thresh && all_below(buf, 2 * frames, l->thresh)) return 0;
     float env = l->env;
-    const float thresh = l->thresh, rel = l->release;
+    const float thresh = l->thresh, rel = l->release, env_max = l->env_max;
     int changed = 0;
     for (uint32_t i = 0; i < frames; i++) {
         float a = buf[2 * i], b = buf[2 * i + 1];
@@ -149,12 +150,12 @@ int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames) {
         }
         float pk = max_f(fabsf(a), fabsf(b));
         env *= rel;
-        if (pk > env) env = pk; /* instant attack */
+        if (pk > env) env = pk < env_max ? pk : env_max; /* instant attack, bounded depth */
         if (env > thresh) {
             float g = thresh / env;
             a *= g;
             b *= g;
-            /* final clamp: rounding must never leave [-1, 1] */
+            /* final clamp: rounding never leaves [-1, 1], nor a peak past env_max */
             buf[2 * i] = clamp_unit(a);
             buf[2 * i + 1] = clamp_unit(b);
             changed = 1;

@@ -17,9 +17,10 @@
 
 #include "hl_dsp.h"
 #include "hl_limits.h"
+#include "hl_ranges.h"
 
-#define HL_DUCK_FALLBACK_RATE 48000.0f /* a rate that is not > 0 is taken as this */
-#define HL_DUCK_MAX_MS        60000.0f /* longer phases are clamped: a minute is no ducking */
+#define HL_DUCK_FALLBACK_RATE 48000.0f                 /* a rate that is not > 0 is taken as this */
+#define HL_DUCK_MAX_MS        ((float)HL_R_DUCK_MS_HI) /* longer phases are clamped (the wire's range) */
 #define HL_DUCK_MAX_FRAMES                                                                         \
     (1u << 24) /* phase length cap (87 s at 192 kHz): keeps the unit                               \
                 * arithmetic far inside 64 bits at any rate */
@@ -75,8 +76,8 @@ static void configure(hl_duck_t *d, float depth_db, float threshold_db, float at
     update_gain(d);
 }
 
-void hl_duck_init(hl_duck_t *d, float rate, float depth_db, float threshold_db, float attack_ms,
-                  float hold_ms, float release_ms) {
+void hl_duck_init_rt(hl_duck_t *d, float rate, float depth_db, float threshold_db, float attack_ms,
+                     float hold_ms, float release_ms) {
     d->rate = rate > 0.0f && rate < INFINITY ? rate : HL_DUCK_FALLBACK_RATE;
     d->depth_db = 0.0f;
     d->units = 0;

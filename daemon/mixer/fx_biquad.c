@@ -43,6 +43,7 @@
  */
 #include "hl_fx.h"
 
+#include "hl_util.h"
 #include <math.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -53,12 +54,12 @@
 #define FX_FLUSH       1e-20f      /* states below this are flushed to 0 at block ends */
 #define FX_STATE_MAX   1e30f       /* states above this (or NaN) are reset at block ends */
 #define FX_SQRT2       1.41421356f /* k = 1/Q for Q = 0.7071: Butterworth */
-#define BQ_MIN_HZ      10.0f
+#define BQ_MIN_HZ      ((float)HL_R_EQ_FREQ_LO) /* the ranges: hl_ranges.h */
 #define BQ_MAX_FRAC    0.49f
-#define BQ_MIN_Q       0.1f
-#define BQ_MAX_Q       40.0f
+#define BQ_MIN_Q       ((float)HL_R_EQ_Q_LO)
+#define BQ_MAX_Q       ((float)HL_R_EQ_Q_HI)
 #define BQ_DEF_Q       0.70710678f
-#define BQ_MAX_DB      48.0f
+#define BQ_MAX_DB      ((float)HL_R_EQ_GAIN_HI)
 #define VF_MAX_STEPS   65535u /* hl_vf_stage_t.steps is 16 bits: ~21 s glides at 48 kHz */
 #define VF_FADE_CELLS  (HL_VF_FADE / HL_FX_GRID)
 #define VF_HP_IN_CELLS 1 /* a high-pass fades in over one cell (see vf_fade_cells) */
@@ -66,10 +67,6 @@
 #define OCC_TOP_HZ     20000.0f
 #define OCC_RATIO      (1.0f / 40.0f) /* 20 kHz -> 500 Hz at x = 1 */
 #define OCC_OBS_K      0.81211702f    /* ln 20 / ln 40: obstruction alone reaches 1 kHz */
-
-static inline float clampf(float x, float lo, float hi) {
-    return x < lo ? lo : x > hi ? hi : x;
-}
 
 /* Block-end state hygiene: tiny -> 0 (denormals), and NaN, Inf or absurd
  * (> 1e30) -> 0, so a bad input sample cannot lock a filter up for good. */
@@ -83,11 +80,11 @@ static inline float flush(float x) {
 void hl_bq_design(hl_bq_coef_t *c, int type, float rate, float freq, float q, float gain_db) {
     if (!(rate > 0.0f)) rate = 48000.0f;
     if (!(freq == freq)) freq = 1000.0f;
-    freq = clampf(freq, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
+    freq = hl_clampf(freq, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
     if (!(q == q)) q = BQ_DEF_Q;
-    q = clampf(q, BQ_MIN_Q, BQ_MAX_Q);
+    q = hl_clampf(q, BQ_MIN_Q, BQ_MAX_Q);
     if (!(gain_db == gain_db)) gain_db = 0.0f;
-    gain_db = clampf(gain_db, -BQ_MAX_DB, BQ_MAX_DB);
+    gain_db = hl_clampf(gain_db, -BQ_MAX_DB, BQ_MAX_DB);
 
     double w = 2.0 * HL_PI * (double)freq / (double)rate;
     double sh = sin(0.5 * w);
@@ -175,9 +172,9 @@ static void eq_targets(hl_eq_t *e, int type, float freq, float q, float gain_db)
     if (!(q == q)) q = BQ_DEF_Q;
     if (!(gain_db == gain_db)) gain_db = 0.0f;
     e->type = type;
-    e->freq = clampf(freq, BQ_MIN_HZ, BQ_MAX_FRAC * e->rate);
-    e->q = clampf(q, BQ_MIN_Q, BQ_MAX_Q);
-    e->gain_db = clampf(gain_db, -BQ_MAX_DB, BQ_MAX_DB);
+    e->freq = hl_clampf(freq, BQ_MIN_HZ, BQ_MAX_FRAC * e->rate);
+    e->q = hl_clampf(q, BQ_MIN_Q, BQ_MAX_Q);
+    e->gain_db = hl_clampf(gain_db, -BQ_MAX_DB, BQ_MAX_DB);
 }
 
 static void eq_settle(hl_eq_t *e) {
@@ -265,12 +262,12 @@ static float vf_lp_off(const hl_vfilter_t *f) {
 static float vf_lp_target(const hl_vfilter_t *f, float hz) {
     float rate = vf_rate(f);
     if (!(hz > 0.0f) || hz >= HL_VF_LP_MAX_FRAC * rate) return 0.0f;
-    return clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
+    return hl_clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
 }
 
 static float vf_hp_target(const hl_vfilter_t *f, float hz) {
     if (!(hz > HL_VF_HP_OFF_HZ)) return 0.0f;
-    return clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * vf_rate(f));
+    return hl_clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * vf_rate(f));
 }
 
 static void vf_clear(hl_vfilter_t *f, int stage) {
@@ -337,7 +334,7 @@ static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
     vf_design(st, f->pi_rate); /* the glide starts from f */
 }
 
-void hl_vfilter_init(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
+void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
     if (!(rate >= 1000.0f)) rate = 48000.0f;
     *f = (hl_vfilter_t){0};
     f->pi_rate = (float)HL_PI / rate;
@@ -893,8 +890,8 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
 /* ---- occlusion / obstruction curve ---------------------------------------- */
 
 void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gain, float *lp_hz) {
-    float occ = occlusion == occlusion ? clampf(occlusion, 0.0f, 1.0f) : 0.0f;
-    float obs = obstruction == obstruction ? clampf(obstruction, 0.0f, 1.0f) : 0.0f;
+    float occ = occlusion == occlusion ? hl_clampf(occlusion, 0.0f, 1.0f) : 0.0f;
+    float obs = obstruction == obstruction ? hl_clampf(obstruction, 0.0f, 1.0f) : 0.0f;
     *gain = occ > 0.0f ? powf(10.0f, OCC_GAIN_DB * occ / 20.0f) : 1.0f;
     float x = 1.0f - (1.0f - occ) * (1.0f - OCC_OBS_K * obs);
     float hz = OCC_TOP_HZ * powf(OCC_RATIO, x);

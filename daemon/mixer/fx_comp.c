@@ -27,6 +27,7 @@
  */
 #include "hl_fx.h"
 
+#include "hl_util.h"
 #include <math.h>
 
 #define COMP_DB_PER_LOG2 6.02059991f  /* 20 log10(2): dB = this * log2(x) */
@@ -35,11 +36,6 @@
 #define COMP_FLOOR_LIN   1e-7f
 #define COMP_CEIL_DB     120.0f /* level clamp: +120 dBFS */
 #define COMP_REST_DB     1e-6f  /* detector below this is at rest (flushed to 0) */
-
-static inline float clampf(float x, float lo, float hi) {
-    if (!(x == x)) return lo;
-    return x < lo ? lo : x > hi ? hi : x;
-}
 
 static float one_pole(float ms, float rate) {
     float n = ms * 0.001f * rate;
@@ -56,15 +52,17 @@ void hl_comp_init(hl_comp_t *c, float rate) {
 
 void hl_comp_set_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db, float attack_ms,
                     float release_ms, float makeup_db) {
-    c->threshold_db = clampf(threshold_db, -80.0f, 0.0f);
-    c->ratio = clampf(ratio, 1.0f, 100.0f);
-    c->knee_db = clampf(knee_db, 0.0f, 24.0f);
-    c->attack_ms = clampf(attack_ms, 0.05f, 500.0f);
-    c->release_ms = clampf(release_ms, 1.0f, 5000.0f);
+    c->threshold_db = hl_clampf(threshold_db, HL_R_COMP_THRESH_LO, HL_R_COMP_THRESH_HI);
+    c->ratio = hl_clampf(ratio, HL_R_COMP_RATIO_LO, HL_R_COMP_RATIO_HI);
+    c->knee_db = hl_clampf(knee_db, HL_R_COMP_KNEE_LO, HL_R_COMP_KNEE_HI);
+    c->attack_ms = hl_clampf(attack_ms, (float)HL_R_COMP_ATTACK_LO, HL_R_COMP_ATTACK_HI);
+    c->release_ms = hl_clampf(release_ms, HL_R_COMP_RELEASE_LO, HL_R_COMP_RELEASE_HI);
     c->att = one_pole(c->attack_ms, c->rate);
     c->rel = one_pole(c->release_ms, c->rate);
     c->slope = 1.0f / c->ratio - 1.0f;
-    float mk = makeup_db == makeup_db ? clampf(makeup_db, -24.0f, 24.0f) : 0.0f;
+    float mk = makeup_db == makeup_db
+                   ? hl_clampf(makeup_db, HL_R_COMP_MAKEUP_LO, HL_R_COMP_MAKEUP_HI)
+                   : 0.0f;
     if (mk != c->makeup_db || c->makeup_left > 0) {
         uint32_t len = (uint32_t)(HL_FX_GLIDE_MS * 0.001f * c->rate);
         if (len == 0) len = 1;
@@ -131,7 +129,6 @@ void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n) {
 /* ---- insert wrapper -------------------------------------------------------- */
 
 void hl_fx_process_rt(hl_fx_t *fx, float *l, float *r, uint32_t n) {
-    if (fx->bypass) return;
     switch (fx->kind) {
     case HL_FX_EQ: hl_eq_process_rt(&fx->u.eq, l, r, n); break;
     case HL_FX_COMP: hl_comp_process_rt(&fx->u.comp, l, r, n); break;

@@ -44,6 +44,7 @@
  */
 #include "hl_fx.h"
 
+#include "hl_util.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -97,11 +98,6 @@ static const rv_preset_t rv_presets[] = {
 };
 /* clang-format on */
 #define RV_NPRESETS ((int)(sizeof rv_presets / sizeof rv_presets[0]))
-
-static inline float clampf(float x, float lo, float hi) {
-    if (!(x == x)) return lo;
-    return x < lo ? lo : x > hi ? hi : x;
-}
 
 /* Quantises tiny values to exact 0 (never subnormal); exact for |v| >~ 1e-17. */
 static inline float dnq(float v) {
@@ -210,12 +206,12 @@ static void rv_apply_size(hl_reverb_t *r, float size) {
 
 static void rv_set(hl_reverb_t *r, const hl_reverb_params_t *in, int at_once) {
     hl_reverb_params_t p;
-    p.rt60_s = clampf(in->rt60_s, HL_REVERB_MIN_RT60, HL_REVERB_MAX_RT60);
-    p.damping = clampf(in->damping, 0.0f, 1.0f);
-    p.predelay_ms = clampf(in->predelay_ms, 0.0f, HL_REVERB_MAX_PREDELAY_MS);
-    p.size = clampf(in->size, HL_REVERB_MIN_SIZE, HL_REVERB_MAX_SIZE);
-    p.wet = clampf(in->wet, 0.0f, 1.0f);
-    p.dry = clampf(in->dry, 0.0f, 1.0f);
+    p.rt60_s = hl_clampf(in->rt60_s, HL_REVERB_MIN_RT60, HL_REVERB_MAX_RT60);
+    p.damping = hl_clampf(in->damping, 0.0f, 1.0f);
+    p.predelay_ms = hl_clampf(in->predelay_ms, 0.0f, HL_REVERB_MAX_PREDELAY_MS);
+    p.size = hl_clampf(in->size, HL_REVERB_MIN_SIZE, HL_REVERB_MAX_SIZE);
+    p.wet = hl_clampf(in->wet, 0.0f, 1.0f);
+    p.dry = hl_clampf(in->dry, 0.0f, 1.0f);
 
     uint32_t glide = (uint32_t)(HL_FX_GLIDE_MS * 0.001f * r->rate);
     int coefs = 0;

@@ -36,16 +36,22 @@ float hl_spatial_pan(const float src[3], const float lis_pos[3], const float fwd
 
 /* Peak limiter state on the final stereo output. */
 typedef struct {
-    float env;              /* peak envelope */
-    float release;          /* per-sample release coefficient */
-    float thresh;           /* linear threshold */
+    float env;     /* peak envelope, at most env_max */
+    float release; /* per-sample release coefficient */
+    float thresh;  /* linear threshold */
+    float env_max; /* thresh x HL_LIMITER_MAX_GR: bounds the reduction and so the recovery */
     uint32_t active_blocks; /* blocks in which it reduced gain */
 } hl_limiter_t;
 void hl_limiter_init(hl_limiter_t *l, float thresh, float release_ms, uint32_t rate);
 /* In place on interleaved stereo. Output is within [-1, 1] and never NaN/Inf
  * (NaN/Inf samples become 0). Transparent: while every sample is below the
  * threshold and the envelope has decayed under it, the buffer is untouched
- * bit for bit. Returns 1 if it changed any sample. RT safe. */
+ * bit for bit. The gain reduction is at most HL_LIMITER_MAX_GR (peaks
+ * beyond it are clipped at full scale), so however loud the input was, the
+ * release brings the gain back within 1 dB in release_ms x ln(MAX_GR /
+ * 1.122) once it is quiet: one loud voice cannot hold the mix down for
+ * longer than it plays plus that. Returns 1 if it changed any sample. RT
+ * safe. */
 int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames);
 
 #endif /* HL_DSP_H */

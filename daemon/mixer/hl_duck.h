@@ -39,8 +39,9 @@
  * sidechain has at least one voice. A silent sidechain never ducks.
  *
  * Everything here is RT safe (no allocation, libm only): hl_duck_step_rt and
- * hl_duck_set_rt run on the audio thread; hl_duck_init wherever the state is
- * set up; hl_duck_gain/hl_duck_db read the last computed level (for meters).
+ * hl_duck_set_rt run on the audio thread, as does hl_duck_init_rt when a rule is
+ * (re)created (it may also set a state up elsewhere); hl_duck_gain/hl_duck_db
+ * read the last computed level (for meters).
  */
 #ifndef HL_DUCK_H
 #define HL_DUCK_H
@@ -87,12 +88,13 @@ typedef struct {
     bool triggered;     /* the last block's trigger */
 } hl_duck_t;
 
-/* Sets up the rule at 0 dB (not ducking). rate in frames per second (not > 0:
+/* Sets up the rule at 0 dB (not ducking). RT safe: the audio thread calls it
+ * when a rule is created. rate in frames per second (not > 0:
  * 48000). Times in ms, clamped to [0, 60000] (negative or NaN -> 0, which makes
  * that phase a jump); depth_db is clamped to [0, 144] (0 or NaN: never ducks);
  * threshold_db as above. */
-void hl_duck_init(hl_duck_t *d, float rate, float depth_db, float threshold_db, float attack_ms,
-                  float hold_ms, float release_ms);
+void hl_duck_init_rt(hl_duck_t *d, float rate, float depth_db, float threshold_db, float attack_ms,
+                     float hold_ms, float release_ms);
 /* Changes the rule's parameters (same rate) and keeps the current level in dB
  * (to within rounding to the new units), the hold left (clamped to the new
  * hold) and the trigger: a live edit does not jump. A smaller depth clamps

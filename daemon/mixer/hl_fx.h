@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hl_ranges.h"
+
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
 #define HL_FX_GRID        16     /* frames: filter coefficients step on this grid in a glide */
@@ -42,11 +44,11 @@
 #define HL_VF_HP_OFF_HZ   10.0f  /* high-pass "off" position; hp_hz <= 10 turns it off */
 #define HL_VF_FADE        256    /* frames: crossfade of a stage turned on or off */
 #define HL_REVERB_LINES   8
-#define HL_REVERB_MAX_PREDELAY_MS 200.0f
-#define HL_REVERB_MIN_SIZE 0.25f
-#define HL_REVERB_MAX_SIZE 2.0f
-#define HL_REVERB_MIN_RT60 0.1f
-#define HL_REVERB_MAX_RT60 20.0f
+#define HL_REVERB_MAX_PREDELAY_MS ((float)HL_R_REV_PREDELAY_HI) /* the ranges: hl_ranges.h */
+#define HL_REVERB_MIN_SIZE ((float)HL_R_REV_SIZE_LO)
+#define HL_REVERB_MAX_SIZE ((float)HL_R_REV_SIZE_HI)
+#define HL_REVERB_MIN_RT60 ((float)HL_R_REV_RT60_LO)
+#define HL_REVERB_MAX_RT60 ((float)HL_R_REV_RT60_HI)
 /* clang-format on */
 
 /* ---- 1. Biquad (RBJ Audio EQ Cookbook) ----------------------------------- */
@@ -139,8 +141,9 @@ typedef struct {
 
 /* lp_hz >= 0.49 * rate or <= 0 (or NaN): low-pass off (bypassed, costs
  * nothing); hp_hz <= 10 Hz: high-pass off. Cutoffs otherwise clamped to
- * [10, 0.49 * rate]. State cleared. */
-void hl_vfilter_init(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz);
+ * [10, 0.49 * rate]. State cleared. RT safe: the audio thread sets a voice's
+ * filter up as the voice starts. */
+void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz);
 /* Glides the cutoffs in log-frequency over ramp_frames (0 = at once):
  * coefficients recomputed every HL_FX_GRID frames and interpolated linearly
  * frame by frame in between, so no step of the glide shows in the output. Turning a stage on starts
@@ -266,8 +269,7 @@ void hl_reverb_clear(hl_reverb_t *r);
 enum { HL_FX_NONE = 0, HL_FX_EQ = 1, HL_FX_COMP, HL_FX_REVERB };
 
 typedef struct hl_fx {
-    int kind;   /* HL_FX_*; HL_FX_NONE (or an unknown kind) passes through */
-    int bypass; /* non-zero: passes through, state frozen */
+    int kind; /* HL_FX_*; HL_FX_NONE (or an unknown kind) passes through */
     union {
         hl_eq_t eq;
         hl_comp_t comp;

@@ -131,8 +131,9 @@ typedef struct {
     uint32_t pad_;
 } hl_hrtf_voice_t;
 
-/* Silence the history, forget the filter. Any thread that owns the voice. */
-void hl_hrtf_voice_reset(hl_hrtf_voice_t *v);
+/* Silence the history, forget the filter. RT safe: the audio thread resets a
+ * voice's state as it starts or stops; any thread that owns the voice may. */
+void hl_hrtf_voice_reset_rt(hl_hrtf_voice_t *v);
 
 /* Renders n <= HL_MIX_BLOCK mono frames `in` for a source in direction dir
  * (listener coordinates, OpenAL convention: x right, y up, -z forward; any

@@ -6,6 +6,8 @@
 #ifndef HL_LIMITS_H
 #define HL_LIMITS_H
 
+#include "hl_ranges.h" /* request parameters' ranges, shared with the wire validators */
+
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
 
@@ -23,7 +25,10 @@
 #define HL_MAX_DUCKS       16   /* ducking rules */
 #define HL_FX_RETIRE_MAX   64   /* effects detached but not yet handed back: bounds the events */
 #define HL_SCHED_MAX       4096 /* scheduled commands waiting for their frame: a whole song section of notes */
-#define HL_BUNDLE_MAX      64   /* commands in one bundle: a bundle is applied whole in one block */
+#define HL_SCHED_AHEAD_S   86400 /* at_frame at most 24 h of engine frames ahead of the clock */
+#define HL_SCHED_SPLITS    16 /* block cuts at exact scheduled frames per call; beyond, on the grid */
+#define HL_SCHED_GRID      16 /* frames: where the later cuts of a call fall (the rest is late) */
+#define HL_BUNDLE_MAX      256  /* commands in one bundle (4 per request): applied whole in one block */
 #define HL_LIMITER_THRESH  0.891250938f /* -1 dBFS: the limiter is transparent below it */
 #define HL_SPEED_OF_SOUND  343.3f       /* m/s, Doppler's default speed of sound (hl_mixer_config_t) */
 #define HL_DOPPLER_MIN     0.5f         /* Doppler pitch clamp: no chipmunks, no stalls */
@@ -34,8 +39,12 @@
 #define HL_FADE_FLOOR_DB   (-60.0f)     /* log fades run linearly in dB between this and the level */
 #define HL_STOP_FADE_MIN   64           /* frames: the shortest fade-out that does not click */
 #define HL_LIMITER_RELEASE_MS 50.0f     /* limiter release: recovers fast, does not pump */
-#define HL_PITCH_MIN       0.25f        /* playback-rate range accepted from clients */
-#define HL_PITCH_MAX       4.0f
+#define HL_LIMITER_MAX_GR  100.0f       /* deepest gain reduction, linear (40 dB): the envelope is held
+                                         * at thresh x 100, so the mix is back within 1 dB at most
+                                         * 50 ms x ln(100 / 1.122) = 225 ms after any overload ends;
+                                         * louder peaks than that are clipped at full scale */
+#define HL_PITCH_MIN       ((float)HL_R_PITCH_LO) /* playback-rate range accepted from clients (hl_ranges.h) */
+#define HL_PITCH_MAX       ((float)HL_R_PITCH_HI)
 #define HL_MIN_DB          (-144.0f)    /* below 24-bit resolution: treated as silence */
 #define HL_UNDERRUN_FADE   64           /* frames: a starved stream decays to 0 (and returns) this fast, no click */
 #define HL_SEEK_FADE       64           /* frames: fade-out at the old position before a seek or stream switch */
@@ -44,7 +53,7 @@
 #define HL_STREAM_BACK     47           /* frames a stream keeps before the cursor's: the widest sinc's reach behind */
 #define HL_STREAM_HIST     (HL_STREAM_BACK + 2) /* kept history: those, the cursor's frame and the next */
 #define HL_STREAM_REACH    48           /* frames an interpolator reads after the cursor's (the widest sinc) */
-#define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_PITCH_MAX + HL_STREAM_HIST + HL_STREAM_REACH + 2) /* frames one run linearises */
+#define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_R_PITCH_HI + HL_STREAM_HIST + HL_STREAM_REACH + 2) /* frames one run linearises */
 #define HL_STREAM_RETIRE_MAX 256        /* stream switches in flight: bounds the events they hand back */
 #define HL_PITCH_GRID      16           /* frames: a pitch ramp steps on this grid of its own frame count */
 #define HL_WAIT_UNIT_NS    2000         /* wait histogram: 2 us units, so the first octave (8-16 us) splits in 4 */

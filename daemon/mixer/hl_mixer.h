@@ -8,14 +8,22 @@
  *
  *     main thread (control)                     audio thread (RT)
  *     hl_mixer_play/stop/set/...  --cmd ring-->  hl_mixer_process_rt()
- *     hl_mixer_poll()            <--event ring--   (ended, started)
+ *     hl_mixer_poll()            <--event ring--   (ended, started, stream
+ *                                                   and effect retired)
  *
  *   The control side owns the logical view of every voice (slot state,
  *   generation, priority, age, parameters as last set) and decides admission
  *   and stealing; it never touches RT state. The RT side owns the DSP state
  *   (cursor, envelopes, ramps) and only reads commands it was sent. A slot is
  *   reused only after the control side has seen its ENDED event, so the
- *   event ring (capacity >= 2 * slots) can never fill.
+ *   event ring (capacity >= 2 * slots + HL_STREAM_RETIRE_MAX +
+ *   HL_FX_RETIRE_MAX, see Ownership) can never fill.
+ *
+ *   Time: a command may carry an engine frame (hl_mixer_at; bundles
+ *   apply whole in one block): the audio thread keeps it in its schedule
+ *   (HL_SCHED_MAX) and applies it on that exact sample, splitting the block
+ *   there; one that arrives after its frame is applied at once and counted
+ *   late (mixer_sched.c).
  *
  *   Voice pool: `voices` logical voices in 2*voices physical slots. A play
  *   when `voices` voices are active (not fading) steals the lowest-priority
@@ -43,17 +51,18 @@
  *   HL_UNDERRUN_FADE frames, outputs zeros, and fades back in when frames
  *   return (counted once per episode, per stream and globally). A stream
  *   whose producer called hl_stream_finish() ends the voice when drained.
- *   The interpolator's lookahead (HL_STREAM_HIST - 1 frames) plays only once
- *   the frames after it arrive, or at end of stream. The mixer never
+ *   The interpolator's lookahead (up to HL_STREAM_REACH frames, the widest
+ *   sinc's) plays only once the frames after it arrive, or at end of stream. The mixer never
  *   virtualises a stream voice itself (a far 3D stream keeps pulling,
  *   silently, so decoder and voice stay in step); the daemon's voice manager
  *   virtualises streams above the mixer by ending the voice and reopening
  *   the stream at its position when it is real again.
  *
- *   Interpolation: linear (fast path, AVX2 fused for mono) or 4-point
- *   Catmull-Rom (HL_MIX_CUBIC). Pitch ramps step on a grid of HL_PITCH_GRID
- *   frames counted from the ramp's start, so a pitch ramp renders the same
- *   whatever the process call size.
+ *   Interpolation: linear (fast path, AVX2 fused for mono), 4-point
+ *   Catmull-Rom (HL_MIX_CUBIC) or a band-limited windowed sinc (HL_MIX_SINC,
+ *   tables from hl_sinc_init; without them such a voice plays cubic). Pitch ramps step on a grid of
+ * HL_PITCH_GRID frames counted from the ramp's start, so a pitch ramp renders the same whatever the
+ * process call size.
  *
  *   Doppler (3D voices, OpenAL 1.1): with SL = listener - source, vls and
  *   vss the listener's and the source's velocity along SL, each clamped to at
@@ -104,9 +113,10 @@
  *
  *   Ownership: the audio thread never frees. Whatever it stops using comes
  *   back on the event ring: ENDED carries the voice's pcm and stream,
- *   STREAM_RETIRED an old (or never used) stream after a switch. The control
- *   side caps switches in flight at HL_STREAM_RETIRE_MAX and sizes the event
- *   ring for them, so the ring still never fills.
+ *   STREAM_RETIRED an old (or never used) stream after a switch, FX_RETIRED
+ *   an effect taken out of every chain. The control side caps switches and
+ *   effects in flight at HL_STREAM_RETIRE_MAX and HL_FX_RETIRE_MAX and sizes
+ *   the event ring for them, so the ring still never fills.
  *
  *   This library depends only on the C library (memcpy/memset) and libm; it
  *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
@@ -133,8 +143,9 @@ typedef struct {
     uint32_t frames;
     uint32_t channels; /* 1 or 2 */
     uint32_t finite;   /* 1: the owner checked that every sample is finite (the loader
-                        * zeroes NaN and Inf): voices may take the steady path, which
-                        * reads samples unchecked; 0: every block is guarded */
+                        * zeroes NaN and Inf and bounds the rest to +-16): voices may
+                        * take the steady path, which reads samples unchecked; 0:
+                        * every block is guarded */
 } hl_pcm_t;
 
 /* Voice flags (same bit values as HL_PLAY_* on the wire). */
@@ -491,7 +502,11 @@ double hl_mixer_wait_bucket_upper_us(unsigned i);
 /* Every command pushed after this call (play, stop, set, listener, bus and
  * graph changes) is applied by the audio thread at engine frame at_frame,
  * exactly: the block is split there, so a voice starts on that sample and a
- * ramp starts there. 0 = as soon as the audio thread drains it (the default).
+ * ramp starts there. A call is cut at most HL_SCHED_SPLITS times at exact
+ * frames; later cuts in the same call fall on the next multiple of
+ * HL_SCHED_GRID frames, and what was due before is applied there and
+ * counted late (so a storm of distinct frames costs a bounded number of
+ * renders). 0 = as soon as the audio thread drains it (the default).
  * A frame the audio thread has already passed is applied at once and counted
  * late (stats sched_late, sched_late_max_frames). Commands for one voice
  * never overtake its PLAY: a command on a voice whose start is scheduled
@@ -506,8 +521,41 @@ uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
-/* Scheduled commands that can still be pushed. Main thread. */
+/* Scheduled commands that can still be pushed (the schedule's room, and at
+ * most what hl_mixer_sched_limit still allows). Main thread. */
 uint32_t hl_mixer_sched_room(const hl_mixer_t *m);
+/* Scheduled commands pending (pushed, not yet applied or cancelled). */
+uint32_t hl_mixer_sched_pending(const hl_mixer_t *m);
+
+/* Whose scheduled commands these are. The owner tag (0: none, the default)
+ * is taken by each voice played while it is set: every scheduled command on
+ * that voice (its PLAY, a STOP or SET scheduled for it or held until its
+ * start, a steal's STOP of it) carries the voice's tag, and
+ * hl_mixer_sched_cancel(tag) drops them. The charge id is the one the
+ * schedule hook reports scheduled commands for: the current one (if not 0),
+ * else, for a command on a voice, the charge id current at its PLAY. Both
+ * setters return the previous value. Main thread. */
+uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag);
+uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id);
+/* Called on the main thread for every scheduled command pushed (after the
+ * push): its frame, its charge id and its owner tag. NULL: none. */
+typedef void (*hl_sched_fn)(void *user, uint64_t at_frame, uint32_t charge, uint32_t tag);
+void hl_mixer_sched_hook(hl_mixer_t *m, hl_sched_fn fn, void *user);
+/* At most n more scheduled commands may be pushed (UINT32_MAX: no limit but
+ * HL_SCHED_MAX, the default): each scheduled push spends one, a push beyond
+ * answers HELIOD_EBUSY, and hl_mixer_cmd_room / hl_mixer_sched_room count
+ * it. For a per-client quota: set before a client's request, reset after.
+ * Returns the previous limit. Main thread. */
+uint32_t hl_mixer_sched_limit(hl_mixer_t *m, uint32_t n);
+/* Cancels every scheduled command not yet applied whose owner tag is tag
+ * (not 0): a cancelled PLAY's voice ends at once without a sound (ENDED
+ * with `reason`, no STARTED), the other commands are dropped (a dropped
+ * stream switch's stream comes back as usual). Commands on the tagged
+ * voices pushed after this call are no longer held for their start. Goes
+ * through the command ring (so it also catches commands pushed before it
+ * and not drained yet): 0, or HELIOD_EBUSY when the ring is full, or
+ * HELIOD_EINVAL for tag 0. Main thread. */
+int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns);
 
 /* Bundles: the commands pushed between begin and end reach the audio thread
  * in one ring write and are applied in the same drain, never split by the

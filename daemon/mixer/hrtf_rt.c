@@ -101,7 +101,7 @@ void hl_hrtf_lookup_rt(const hl_hrtf_set_t *s, float az_rad, float el_rad, float
         w00 * p00->delay[1] + w01 * p01->delay[1] + w10 * p10->delay[1] + w11 * p11->delay[1];
 }
 
-void hl_hrtf_voice_reset(hl_hrtf_voice_t *v) {
+void hl_hrtf_voice_reset_rt(hl_hrtf_voice_t *v) {
     memset(v, 0, sizeof *v);
 }
 

@@ -27,6 +27,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hl_ranges.h"
 #include "mixer_internal.h"
 
 /* ---- control side ------------------------------------------------------ */
@@ -261,11 +262,11 @@ int hl_mixer_duck(hl_mixer_t *m, uint32_t index, int on, uint32_t side, uint32_t
                   float depth_db, float threshold_db, float attack_ms, float hold_ms,
                   float release_ms, uint64_t now_ns) {
     if (index >= HL_MAX_DUCKS) return HELIOD_EINVAL;
-    if (on && (!hl_mixer_bus_live(m, (int)side) || !hl_mixer_bus_live(m, (int)target) ||
-               side == target || !(depth_db >= 0.0f && depth_db <= 60.0f) ||
-               !(attack_ms >= 0.0f && attack_ms <= 10000.0f) ||
-               !(hold_ms >= 0.0f && hold_ms <= 10000.0f) ||
-               !(release_ms >= 0.0f && release_ms <= 10000.0f) || !(threshold_db <= 0.0f)))
+    if (on &&
+        (!hl_mixer_bus_live(m, (int)side) || !hl_mixer_bus_live(m, (int)target) || side == target ||
+         !HL_IN_RANGE(depth_db, HL_R_DUCK_DEPTH) || !HL_IN_RANGE(attack_ms, HL_R_DUCK_MS) ||
+         !HL_IN_RANGE(hold_ms, HL_R_DUCK_MS) || !HL_IN_RANGE(release_ms, HL_R_DUCK_MS) ||
+         !(threshold_db <= (float)HL_R_DUCK_THRESH_HI)))
         return HELIOD_EINVAL;
     hl_cmd_t cmd = {.type = HL_CMD_DUCK, .enq_ns = now_ns};
     cmd.u.duck.index = index;
@@ -344,8 +345,8 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
             hl_duck_set_rt(&d->d, c->u.duck.depth_db, c->u.duck.threshold_db, c->u.duck.attack_ms,
                            c->u.duck.hold_ms, c->u.duck.release_ms);
         } else {
-            hl_duck_init(&d->d, (float)m->cfg.rate, c->u.duck.depth_db, c->u.duck.threshold_db,
-                         c->u.duck.attack_ms, c->u.duck.hold_ms, c->u.duck.release_ms);
+            hl_duck_init_rt(&d->d, (float)m->cfg.rate, c->u.duck.depth_db, c->u.duck.threshold_db,
+                            c->u.duck.attack_ms, c->u.duck.hold_ms, c->u.duck.release_ms);
             d->side = c->u.duck.side;
             d->target = c->u.duck.target;
             d->on = 1;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hl_proto.h"
+#include "hl_util.h"
 #include "mixer_internal.h"
 
 static const char *const bus_names[HL_NUM_BUSES] = {"sfx", "music", "dialog", "ui"};
@@ -45,13 +46,6 @@ static size_t align_up(size_t v) {
     return (v + HL_MIX_ALIGN - 1) & ~(size_t)(HL_MIX_ALIGN - 1);
 }
 
-static uint32_t pow2_at_least(uint32_t v) {
-    uint32_t p = 2;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
 typedef struct {
     size_t ctl, rt, free_stack, rt_active, cmd, ev, hrtf, bundle, heap, pool, pool_free, total;
     uint32_t slots, ev_capacity, cmd_capacity;
@@ -66,7 +60,7 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     /* Each slot has at most one STARTED and one ENDED event in flight, and
      * each stream switch in flight (at most HL_STREAM_RETIRE_MAX) one
      * STREAM_RETIRED. */
-    lo->ev_capacity = pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX + HL_FX_RETIRE_MAX);
+    lo->ev_capacity = hl_pow2_at_least(2 * lo->slots + HL_STREAM_RETIRE_MAX + HL_FX_RETIRE_MAX);
     lo->cmd_capacity = cmd_cap;
     size_t off = align_up(sizeof(hl_mixer_t));
     lo->ctl = off;
@@ -131,6 +125,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     for (uint32_t i = 0; i < HL_SCHED_MAX; i++)
         m->pool_free[i] = HL_SCHED_MAX - 1 - i;
     m->n_pool_free = HL_SCHED_MAX;
+    m->sched_limit = UINT32_MAX;
     /* Pop order: slot 0 first. */
     for (uint32_t i = 0; i < lo.slots; i++)
         m->free_stack[i] = lo.slots - 1 - i;
@@ -526,7 +521,7 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->wait_max_ns = LD(wait_max_ns);
     out->sched_late = LD(sched_late);
     out->sched_late_max_frames = LD(sched_late_max);
-    out->sched_pending = HL_SCHED_MAX - hl_mixer_sched_room(m);
+    out->sched_pending = hl_mixer_sched_pending(m);
     for (int i = 0; i < HL_MIX_WAIT_BUCKETS; i++)
         out->wait_hist[i] = LD(wait_hist[i]);
 #undef LD

@@ -7,13 +7,18 @@
  *
  *   [hl_mixer_t][ctl_voice x slots][rt_voice x slots][free stack][rt active list]
  *   [cmd ring storage][event ring storage][hrtf voice state x slots (cfg.hrtf only)]
+ *   [open bundle x (HL_BUNDLE_MAX + 1)][schedule heap x HL_SCHED_MAX]
+ *   [schedule command pool x HL_SCHED_MAX][pool free stack x HL_SCHED_MAX]
  *
- * The RT side also holds one shared stream scratch (sbuf) that linearises the
- * ring frames a stream voice's run needs, after that voice's kept history.
+ * (config_layout in mixer_ctl.c computes it.) The RT side also holds one
+ * shared stream scratch (sbuf) that linearises the ring frames a stream
+ * voice's run needs, after that voice's kept history.
  *
- * The control arrays are touched by the main thread only, the rt arrays by the
- * audio thread only; the two rings are the only shared memory, plus the stats
- * block (relaxed atomics, written by the audio thread only).
+ * The control arrays and the open bundle are touched by the main thread only;
+ * the rt arrays and the schedule (heap, pool) by the audio thread only. The
+ * two rings are the shared memory, plus what the audio thread publishes and
+ * any thread reads: the stats block (relaxed atomics) and the clock (a
+ * seqlock: clk_seq, clk_frame, clk_ns).
  */
 #ifndef HL_MIXER_INTERNAL_H
 #define HL_MIXER_INTERNAL_H
@@ -48,6 +53,7 @@ enum {
     HL_CMD_DUCK,     /* a ducking rule on or off */
     HL_CMD_BUS_SEND, /* a bus send's level (its target is in the graph) */
     HL_CMD_BUNDLE,   /* header: the next u.bundle.n commands are one bundle (never split) */
+    HL_CMD_CANCEL,   /* drop the scheduled commands tagged `owner` (hl_mixer_sched_cancel) */
 };
 
 /* The bus tree as the audio thread runs it: children before parents. */
@@ -64,7 +70,7 @@ typedef struct {
     uint32_t type;
     uint32_t slot;
     uint32_t gen;
-    uint32_t pad_;
+    uint32_t owner;  /* the owner tag of its voice (hl_mixer_owner); CANCEL: the tag to drop */
     uint64_t enq_ns; /* now_ns of the control call, for the ring-wait histogram */
     union {
         hl_voice_params_t play;
@@ -123,6 +129,8 @@ typedef struct {
     uint32_t gen;    /* generation of the voice in the slot (0: never used) */
     uint32_t state;  /* HL_MIX_STATE_* */
     uint32_t stolen; /* stolen voices are stale for the API while they fade */
+    uint32_t owner;  /* owner tag at its PLAY (hl_mixer_owner): its scheduled commands carry it */
+    uint32_t charge; /* whom its scheduled commands are reported for (hl_mixer_charge) */
     uint32_t pad_;
     uint64_t seq; /* play order, for "oldest among equals" */
     hl_voice_params_t params;
@@ -357,6 +365,12 @@ struct hl_mixer {
      * holds its header, so the whole bundle is one ring write). */
     uint64_t at_ctl;
     uint64_t sched_pushed;
+    /* who the commands pushed now are for: the owner tag of voices played now,
+     * the id scheduled commands are reported for (sched_fn), and how many more
+     * scheduled commands may be pushed (hl_mixer_sched_limit) */
+    uint32_t owner_ctl, charge_ctl, sched_limit;
+    hl_sched_fn sched_fn;
+    void *sched_user;
     hl_cmd_t *bundle; /* HL_BUNDLE_MAX + 1 */
     uint32_t bundle_open, n_bundle;
     /* RT side: the schedule, a binary min-heap over a pool of commands */
@@ -365,6 +379,7 @@ struct hl_mixer {
     uint32_t *pool_free;  /* stack of free pool indices */
     uint32_t n_heap, n_pool_free;
     uint64_t sched_seq;
+    uint32_t splits; /* blocks cut at a scheduled frame in this call (HL_SCHED_SPLITS) */
     /* the clock: (frame, CLOCK_MONOTONIC ns) of the last call's start, a
      * seqlock so a reader never sees one without the other */
     _Atomic uint32_t clk_seq;
@@ -392,6 +407,10 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
 void hl_sched_drain_rt(hl_mixer_t *m, uint64_t now_ns);
 void hl_sched_due_rt(hl_mixer_t *m, uint64_t now_ns);
 uint64_t hl_sched_next_rt(const hl_mixer_t *m);
+/* The frame the current block is cut at for the schedule: the next
+ * scheduled frame, or, once m->splits reached HL_SCHED_SPLITS in this call,
+ * the first HL_SCHED_GRID multiple at or after it (UINT64_MAX: none). */
+uint64_t hl_sched_cut_rt(hl_mixer_t *m);
 void hl_sched_clock_rt(hl_mixer_t *m, uint64_t now_ns);
 /* mixer_sched.c, control side: every command goes out through here (the
  * bundle being built, or the ring), stamped with its frame. */

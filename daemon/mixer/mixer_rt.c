@@ -8,7 +8,8 @@
  * into segments wherever a ramp ends (so every gain is one straight line per
  * segment and results do not depend on the caller's buffer size), and each
  * segment is rendered by the kernels in mix_kernels.c: a straight copy path at
- * pitch 1, otherwise interpolation (linear or 4-point cubic) fused with the
+ * pitch 1, otherwise interpolation (linear, 4-point cubic or windowed sinc,
+ * sinc.c) fused with the
  * multiply-add into the accumulators, one pass for every source kind.
  * Buffer ends, loop points, loop crossfades and source fades (seek, stream
  * switch, underrun recovery) go through one scalar path; the interior never
@@ -23,7 +24,9 @@
  * engine clock (frames rendered) stamps STARTED and ENDED events; a voice
  * whose fade-out ends inside a block is advanced silently to the block's end
  * so its ENDED cursor belongs to the ENDED frame. Buses are planar float
- * accumulators, gained, summed into master, limited and interleaved at the end.
+ * accumulators; mixer_bus.c runs the bus tree over them (insert effects,
+ * sends, ducking, gains, children before parents) into the master, which is
+ * then limited (bounded reduction, dsp.c) and interleaved.
  *
  * Speed (bench/mix): with thousands of voices the mix waits on memory, so the
  * block loop prefetches each voice's first cache line and the whole source
@@ -35,11 +38,11 @@
  * 3D voice reuses its gain pair until it, its gain or the listener moves;
  * flat gains take kernels without the ramp polynomial; buses no voice wrote
  * are neither cleared, metered nor summed, the first live bus is the master
- * sum itself, and peaks are SSE max scans over four chains.
+ * sum itself, and peaks are SSE max scans over four chains (levels.c).
  *
  * Nothing here locks, allocates, frees, does I/O, logs or waits; what the
  * audio thread is done with (ended voices, their PCM and streams, retired
- * streams) goes back on the event ring.
+ * streams and effects) goes back on the event ring.
  */
 #include <math.h>
 #include <stddef.h>
@@ -397,8 +400,8 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     /* binaural from the first block on a fresh convolver: nothing of the
      * slot's previous voice (a stolen or ended one) rings into this one */
     v->hrtf = (p->flags & HL_MIX_3D) && m->hrtf;
-    if (v->hrtf) hl_hrtf_voice_reset(&m->hrtf_v[c->slot]);
-    hl_vfilter_init(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
+    if (v->hrtf) hl_hrtf_voice_reset_rt(&m->hrtf_v[c->slot]);
+    hl_vfilter_init_rt(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
     v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++) {
         v->send[i].cur = v->send[i].target = p->send_gain[i];
@@ -1403,7 +1406,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         (*virt)++;
         /* its convolver's history is stale by the time it is heard again:
          * start that block afresh (the gains ramp up from 0) */
-        if (v->hrtf && m->hrtf_v[v->slot].valid) hl_hrtf_voice_reset(&m->hrtf_v[v->slot]);
+        if (v->hrtf && m->hrtf_v[v->slot].valid) hl_hrtf_voice_reset_rt(&m->hrtf_v[v->slot]);
         for (uint32_t t = 0; t < n && !finished;) {
             uint32_t seg = rate_run(v, n - t);
             skip_voice(v, seg, voice_step(v), &finished);
@@ -1741,11 +1744,16 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     hl_sched_drain_rt(m, now_ns);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
+    m->splits = 0;
     for (uint32_t done = 0; done < frames;) {
         uint32_t n = frames - done < HL_MIX_BLOCK ? frames - done : HL_MIX_BLOCK;
-        /* cut the block at the next scheduled frame (always > clock here) */
-        uint64_t next = hl_sched_next_rt(m);
-        if (next - m->clock < n) n = (uint32_t)(next - m->clock);
+        /* cut the block at the next scheduled frame (always > clock here),
+         * or, past HL_SCHED_SPLITS cuts in this call, on the grid */
+        uint64_t next = hl_sched_cut_rt(m);
+        if (next - m->clock < n) {
+            n = (uint32_t)(next - m->clock);
+            m->splits++;
+        }
         render_block(m, out + 2 * (size_t)done, n, now_ns, bus_peak);
         limited |= hl_limiter_process_rt(&m->limiter, out + 2 * (size_t)done, n);
         done += n;

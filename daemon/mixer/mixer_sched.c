@@ -23,7 +23,19 @@
  * preallocated pool (ordered by frame, then arrival); hl_mixer_process_rt()
  * cuts its internal blocks at the next scheduled frame and applies what is
  * due there, so a voice starts on its exact sample. A command whose frame is
- * already past is applied at once and counted late.
+ * already past is applied at once and counted late. A call is cut at most
+ * HL_SCHED_SPLITS times at exact frames; its later cuts fall on the
+ * HL_SCHED_GRID grid and what was due before one is applied there, late.
+ *
+ * Owners: a voice played while an owner tag is set (hl_mixer_owner) gives
+ * the tag to its scheduled commands; a CANCEL command for the tag, taken
+ * from the ring like any other, sweeps the heap once: a cancelled PLAY is
+ * applied and its voice stopped silently on the spot (so it ends through
+ * the usual ENDED path and its stream comes back), a cancelled stream
+ * switch is applied (its stream comes back), the rest is dropped. The
+ * control side can cap the scheduled pushes of one request
+ * (hl_mixer_sched_limit) and is told of each one (hl_mixer_sched_hook):
+ * per-client quotas live in the caller, not here.
  *
  *   ring ──drain──▶ at <= clock ? apply (late if <) : heap
  *   render [clock, next) ─▶ apply heap items due at next ─▶ render on
@@ -68,9 +80,37 @@ static uint32_t sched_inflight(const hl_mixer_t *m) {
     return (uint32_t)(m->sched_pushed - done);
 }
 
+uint32_t hl_mixer_sched_pending(const hl_mixer_t *m) {
+    return sched_inflight(m);
+}
+
 uint32_t hl_mixer_sched_room(const hl_mixer_t *m) {
     uint32_t n = sched_inflight(m);
-    return n < HL_SCHED_MAX ? HL_SCHED_MAX - n : 0;
+    uint32_t r = n < HL_SCHED_MAX ? HL_SCHED_MAX - n : 0;
+    return r < m->sched_limit ? r : m->sched_limit;
+}
+
+uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag) {
+    uint32_t prev = m->owner_ctl;
+    m->owner_ctl = tag;
+    return prev;
+}
+
+uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id) {
+    uint32_t prev = m->charge_ctl;
+    m->charge_ctl = id;
+    return prev;
+}
+
+void hl_mixer_sched_hook(hl_mixer_t *m, hl_sched_fn fn, void *user) {
+    m->sched_fn = fn;
+    m->sched_user = user;
+}
+
+uint32_t hl_mixer_sched_limit(hl_mixer_t *m, uint32_t n) {
+    uint32_t prev = m->sched_limit;
+    m->sched_limit = n;
+    return prev;
 }
 
 uint32_t hl_mixer_cmd_room(const hl_mixer_t *m) {
@@ -90,12 +130,19 @@ uint32_t hl_mixer_cmd_room(const hl_mixer_t *m) {
 
 int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c) {
     uint64_t at = m->at_ctl;
-    if (c->type == HL_CMD_STOP || c->type == HL_CMD_SET) {
+    int on_voice = (c->type == HL_CMD_PLAY || c->type == HL_CMD_STOP || c->type == HL_CMD_SET) &&
+                   c->slot < m->slots;
+    const hl_ctl_voice_t *cv = on_voice ? &m->ctl[c->slot] : NULL;
+    if (cv && c->type != HL_CMD_PLAY) {
         /* never before the voice's own (scheduled) start */
-        uint64_t start = c->slot < m->slots ? m->ctl[c->slot].start_at : 0;
+        uint64_t start = cv->start_at;
         if (start > at && start > hl_mixer_frames(m)) at = start;
     }
     c->at_frame = at;
+    if (c->type != HL_CMD_CANCEL) /* a CANCEL names the tag it drops */
+        c->owner = c->type == HL_CMD_PLAY ? m->owner_ctl : cv ? cv->owner : 0;
+    uint32_t charge = m->charge_ctl;
+    if (!charge && cv && c->type != HL_CMD_PLAY) charge = cv->charge;
     if (at && hl_mixer_sched_room(m) == 0) return HELIOD_EBUSY;
     if (m->bundle_open) {
         if (m->n_bundle >= HL_BUNDLE_MAX ||
@@ -105,8 +152,35 @@ int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c) {
     } else if (hl_ring_write(&m->cmd_ring, c, 1) != 1) {
         return HELIOD_EBUSY;
     }
-    if (at) m->sched_pushed++;
-    if (c->type == HL_CMD_PLAY && c->slot < m->slots) m->ctl[c->slot].start_at = at;
+    if (at) {
+        m->sched_pushed++;
+        if (m->sched_limit != UINT32_MAX) m->sched_limit--;
+        if (m->sched_fn) m->sched_fn(m->sched_user, at, charge, c->owner);
+    }
+    if (c->type == HL_CMD_PLAY && cv) {
+        hl_ctl_voice_t *w = &m->ctl[c->slot];
+        w->start_at = at;
+        w->owner = m->owner_ctl;
+        w->charge = m->charge_ctl;
+    }
+    return 0;
+}
+
+int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns) {
+    if (!tag) return HELIOD_EINVAL;
+    hl_cmd_t c = {.type = HL_CMD_CANCEL, .owner = tag, .enq_ns = now_ns};
+    c.u.stop.reason = (uint32_t)reason;
+    uint64_t at = m->at_ctl;
+    m->at_ctl = 0; /* the cancel itself applies as soon as it is drained */
+    int rc = hl_cmd_push(m, &c);
+    m->at_ctl = at;
+    if (rc != 0) return rc;
+    /* the tagged voices' starts are cancelled: nothing more is held for them */
+    for (uint32_t i = 0; i < m->slots; i++)
+        if (m->ctl[i].owner == tag) {
+            m->ctl[i].start_at = 0;
+            m->ctl[i].owner = 0;
+        }
     return 0;
 }
 
@@ -173,18 +247,22 @@ static void heap_push_rt(hl_mixer_t *m, hl_sched_ent_t e) {
     m->heap[i] = e;
 }
 
-static hl_sched_ent_t heap_pop_rt(hl_mixer_t *m) {
-    hl_sched_ent_t top = m->heap[0], last = m->heap[--m->n_heap];
-    uint32_t i = 0, n = m->n_heap;
+/* Puts e at position i (a hole) and sifts it down among the first n. */
+static void sift_down_rt(hl_mixer_t *m, uint32_t i, hl_sched_ent_t e, uint32_t n) {
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= n) break;
         if (c + 1 < n && ent_less(&m->heap[c + 1], &m->heap[c])) c++;
-        if (!ent_less(&m->heap[c], &last)) break;
+        if (!ent_less(&m->heap[c], &e)) break;
         m->heap[i] = m->heap[c];
         i = c;
     }
-    if (n) m->heap[i] = last;
+    m->heap[i] = e;
+}
+
+static hl_sched_ent_t heap_pop_rt(hl_mixer_t *m) {
+    hl_sched_ent_t top = m->heap[0], last = m->heap[--m->n_heap];
+    if (m->n_heap) sift_down_rt(m, 0, last, m->n_heap);
     return top;
 }
 
@@ -193,19 +271,57 @@ static void sched_done_rt(hl_mixer_t *m) {
     atomic_store_explicit(&m->stats.sched_done, d + 1, memory_order_release);
 }
 
+static void count_late_rt(hl_mixer_t *m, uint64_t at) {
+    uint64_t late = m->clock - at;
+    store_u64(&m->stats.sched_late, load_u64(&m->stats.sched_late) + 1);
+    if (late > load_u64(&m->stats.sched_late_max)) store_u64(&m->stats.sched_late_max, late);
+}
+
+/* CANCEL: one pass over the heap (at most HL_SCHED_MAX entries), the kept
+ * ones compacted and re-heaped (Floyd, linear). */
+static void cancel_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < m->n_heap; i++) {
+        hl_sched_ent_t e = m->heap[i];
+        const hl_cmd_t *x = &m->pool[e.idx];
+        if (x->owner != c->owner) {
+            m->heap[keep++] = e;
+            continue;
+        }
+        if (x->type == HL_CMD_PLAY) {
+            /* the voice exists for one silent block, then ends as usual */
+            hl_cmd_apply_rt(m, x, now_ns);
+            hl_cmd_t st = {.type = HL_CMD_STOP, .slot = x->slot, .gen = x->gen};
+            st.enq_ns = c->enq_ns;
+            st.at_frame = x->at_frame; /* a scheduled start: stopped without a sound */
+            st.u.stop.release_frames = HL_STOP_FADE_MIN;
+            st.u.stop.reason = c->u.stop.reason;
+            hl_cmd_apply_rt(m, &st, now_ns);
+        } else if (x->type == HL_CMD_SET && (x->u.set.mask & HL_MIX_SET_STREAM) &&
+                   x->u.set.stream) {
+            hl_cmd_apply_rt(m, x, now_ns); /* its stream comes back the usual way */
+        }
+        m->pool_free[m->n_pool_free++] = e.idx;
+        sched_done_rt(m);
+    }
+    m->n_heap = keep;
+    for (uint32_t i = keep / 2; i-- > 0;)
+        sift_down_rt(m, i, m->heap[i], keep);
+}
+
 /* A command as it leaves the ring: to the schedule, or applied now. */
 static void take_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+    if (c->type == HL_CMD_CANCEL) {
+        cancel_rt(m, c, now_ns);
+        return;
+    }
     if (c->at_frame > m->clock && m->n_pool_free > 0) {
         uint32_t idx = m->pool_free[--m->n_pool_free];
         m->pool[idx] = *c;
         heap_push_rt(m, (hl_sched_ent_t){.at = c->at_frame, .seq = m->sched_seq++, .idx = idx});
         return;
     }
-    if (c->at_frame && c->at_frame < m->clock) {
-        uint64_t late = m->clock - c->at_frame;
-        store_u64(&m->stats.sched_late, load_u64(&m->stats.sched_late) + 1);
-        if (late > load_u64(&m->stats.sched_late_max)) store_u64(&m->stats.sched_late_max, late);
-    }
+    if (c->at_frame && c->at_frame < m->clock) count_late_rt(m, c->at_frame);
     hl_cmd_apply_rt(m, c, now_ns);
     if (c->at_frame) sched_done_rt(m);
 }
@@ -213,6 +329,7 @@ static void take_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
 void hl_sched_due_rt(hl_mixer_t *m, uint64_t now_ns) {
     while (m->n_heap > 0 && m->heap[0].at <= m->clock) {
         hl_sched_ent_t e = heap_pop_rt(m);
+        if (e.at < m->clock) count_late_rt(m, e.at); /* held to a grid cut */
         hl_cmd_apply_rt(m, &m->pool[e.idx], now_ns);
         m->pool_free[m->n_pool_free++] = e.idx;
         sched_done_rt(m);
@@ -221,6 +338,13 @@ void hl_sched_due_rt(hl_mixer_t *m, uint64_t now_ns) {
 
 uint64_t hl_sched_next_rt(const hl_mixer_t *m) {
     return m->n_heap > 0 ? m->heap[0].at : UINT64_MAX;
+}
+
+uint64_t hl_sched_cut_rt(hl_mixer_t *m) {
+    uint64_t next = hl_sched_next_rt(m);
+    if (next == UINT64_MAX || m->splits < HL_SCHED_SPLITS) return next;
+    uint64_t g = (next + HL_SCHED_GRID - 1) / HL_SCHED_GRID * HL_SCHED_GRID;
+    return g > next ? g : next; /* no wrap near UINT64_MAX */
 }
 
 static const hl_cmd_t *span_at(const hl_ring_spans_t *s, uint32_t k) {

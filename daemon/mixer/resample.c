@@ -24,6 +24,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "hl_util.h"
+
 #define RS_BETA   7.5
 #define RS_CUTOFF 0.92
 
@@ -77,17 +79,6 @@ size_t hl_resample_size(uint32_t in_rate, uint32_t out_rate, uint32_t block) {
     return layout(half_taps(in_rate, out_rate), block, &t, &b, &cap);
 }
 
-/* Modified Bessel function of the first kind, order 0 (its power series). */
-static double bessel_i0(double x) {
-    double sum = 1.0, term = 1.0, q = x * x / 4.0;
-    for (int k = 1; k < 64; k++) {
-        term *= q / ((double)k * (double)k);
-        sum += term;
-        if (term < sum * 1e-17) break;
-    }
-    return sum;
-}
-
 hl_resample_t *hl_resample_init(void *mem, size_t size, uint32_t in_rate, uint32_t out_rate,
                                 uint32_t block) {
     if (!mem || ((uintptr_t)mem & 15) || !rates_ok(in_rate, out_rate, block)) return NULL;
@@ -110,14 +101,14 @@ hl_resample_t *hl_resample_init(void *mem, size_t size, uint32_t in_rate, uint32
     r->cap = cap;
 
     double ratio = out_rate < in_rate ? (double)out_rate / in_rate : 1.0;
-    double fc = RS_CUTOFF * ratio, i0b = bessel_i0(RS_BETA);
+    double fc = RS_CUTOFF * ratio, i0b = hl_bessel_i0(RS_BETA);
     for (uint32_t p = 0; p <= HL_RS_PHASES; p++) {
         float *row = r->table + (size_t)p * r->taps;
         double sum = 0.0, v[2 * 4 * HL_RS_HALF_TAPS];
         for (uint32_t k = 0; k < r->taps; k++) {
             double t = (double)k - (double)(half - 1) - (double)p / HL_RS_PHASES;
             double x = t / (double)half, w = 0.0;
-            if (x > -1.0 && x < 1.0) w = bessel_i0(RS_BETA * sqrt(1.0 - x * x)) / i0b;
+            if (x > -1.0 && x < 1.0) w = hl_bessel_i0(RS_BETA * sqrt(1.0 - x * x)) / i0b;
             double a = M_PI * fc * t;
             double s = fabs(a) < 1e-12 ? 1.0 : sin(a) / a;
             v[k] = fc * s * w;

@@ -18,6 +18,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "hl_util.h"
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define HL_SINC_X86 1
@@ -45,16 +47,6 @@ size_t hl_sinc_size(void) {
     return sizeof(hl_sinc_t) + 64 + n * sizeof(float);
 }
 
-static double bessel_i0(double x) {
-    double sum = 1.0, term = 1.0, q = x * x / 4.0;
-    for (int k = 1; k < 80; k++) {
-        term *= q / ((double)k * (double)k);
-        sum += term;
-        if (term < sum * 1e-17) break;
-    }
-    return sum;
-}
-
 /* Row p (fractional position p / PHASES) of a kernel into v[0..taps). */
 static void kernel_row(double *v, uint32_t half, double fc, double i0b, uint32_t p) {
     uint32_t taps = 2 * half;
@@ -62,7 +54,7 @@ static void kernel_row(double *v, uint32_t half, double fc, double i0b, uint32_t
     for (uint32_t j = 0; j < taps; j++) {
         double t = (double)j - (double)(half - 1) - (double)p / HL_SINC_PHASES;
         double x = t / (double)half, w = 0.0;
-        if (x > -1.0 && x < 1.0) w = bessel_i0(HL_SINC_BETA * sqrt(1.0 - x * x)) / i0b;
+        if (x > -1.0 && x < 1.0) w = hl_bessel_i0(HL_SINC_BETA * sqrt(1.0 - x * x)) / i0b;
         double a = M_PI * fc * t;
         v[j] = fc * (fabs(a) < 1e-12 ? 1.0 : sin(a) / a) * w;
         sum += v[j];
@@ -76,7 +68,7 @@ const hl_sinc_t *hl_sinc_init(void *mem, size_t size) {
     hl_sinc_t *s = mem;
     memset(s, 0, sizeof *s);
     float *p = (float *)(((uintptr_t)(s + 1) + 63) & ~(uintptr_t)63);
-    double i0b = bessel_i0(HL_SINC_BETA);
+    double i0b = hl_bessel_i0(HL_SINC_BETA);
     double cur[2 * HL_SINC_MAX_HALF], next[2 * HL_SINC_MAX_HALF], first[2 * HL_SINC_MAX_HALF];
     for (unsigned k = 0; k < HL_SINC_LEVELS; k++) {
         hl_sinc_level_t *lv = &s->lv[k];

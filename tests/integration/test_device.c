@@ -19,6 +19,11 @@
  * crash).
  * Prints detection and recovery times.
  *
+ * `test_device long` loses the device for longer than the whole retry backoff
+ * (more failed re-opens than the engine has render ports) and checks that
+ * the engine clock advances through every try, no voice is lost and the
+ * device is picked up when it comes back.
+ *
  * The server runs under a private name; a server killed and not restarted
  * (a failed assertion) is started and stopped once more at the end, so that
  * its entry in JACK's shared server registry (8 entries per user) is freed.
@@ -381,7 +386,131 @@ static void test_device_switch_loss_recovery(void **state) {
     printf("# the whole test: %.1f s\n", (now_ms() - t_start) / 1e3);
 }
 
-int main(void) {
+/* The engine clock's frame (CLOCK). */
+static uint64_t clock_frame(heliod_t *h) {
+    heliod_clock_t c;
+    assert_int_equal(heliod_clock(h, &c), 0);
+    return c.frame;
+}
+
+/* Waits until the engine clock is a period past `from`: the frame reached,
+ * or 0 when it did not move within ms (progress, not speed, is checked). */
+static uint64_t clock_past(heliod_t *h, uint64_t from, uint32_t period, int ms) {
+    double end = now_ms() + ms;
+    for (;;) {
+        uint64_t f = clock_frame(h);
+        if (f >= from + period) return f;
+        if (now_ms() > end) return 0;
+        th_sleep_ms(2);
+    }
+}
+
+/* How many of the voices in vs are still listed. */
+static int voices_listed(heliod_t *h, const heliod_voice_t *vs, int n) {
+    static heliod_voice_info_t vi[512];
+    size_t count = 0;
+    int found = 0;
+    if (heliod_voices(h, vi, 512, &count) < 0) return -1;
+    for (int k = 0; k < n; k++)
+        for (size_t i = 0; i < count && i < 512; i++)
+            if (vi[i].voice == vs[k]) {
+                found++;
+                break;
+            }
+    return found;
+}
+
+#define LONG_VOICES  50
+#define LONG_RETRIES 20 /* more tries than the engine has render ports (16) */
+
+/* A device lost for longer than the whole retry backoff (each try a failed
+ * open): the engine clock keeps advancing on the null driver through every
+ * try, no voice is lost, and the device is picked up again when it comes
+ * back. Before failed opens left the playing port alone, the 16th try
+ * (~5.5 s after the loss) stopped the engine for good. */
+static void test_device_lost_long(void **state) {
+    (void)state;
+    assert_int_equal(start_jackd("48000", "256", NULL), 0);
+    const char *args[] = {"--driver", "portaudio", "--device", "system", "--voices", "128", NULL};
+    assert_int_equal(th_daemon_start(&g_daemon, 0, args), 0);
+    heliod_t *h = NULL, *w = NULL;
+    assert_int_equal(heliod_connect(&h, g_daemon.sock, "device-long"), 0);
+    assert_int_equal(heliod_connect(&w, g_daemon.sock, "device-long-watch"), 0);
+    evs_t ev = {0};
+    heliod_set_event_callback(w, on_event, &ev);
+    assert_int_equal(heliod_subscribe(w, HELIOD_SUB_DEVICE), 0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/tone.wav", g_daemon.dir);
+    assert_int_equal(th_write_sine(path, 48000, 4.0, 440.0, 0.01), 0);
+    assert_int_equal(heliod_load(h, "tone", path, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t vs[LONG_VOICES];
+    for (int i = 0; i < LONG_VOICES; i++)
+        assert_int_equal(heliod_play(h, "tone", &pp, &vs[i], NULL), 0);
+    assert_true(th_stat(h, "device_portaudio") == 1);
+    heliod_clock_t c0;
+    assert_int_equal(heliod_clock(h, &c0), 0);
+
+    kill_jackd(SIGKILL);
+    pump(w, &ev.lost, 1, 5000);
+    assert_int_equal(ev.lost, 1);
+    double t0 = now_ms();
+    uint64_t f0 = clock_frame(h), last = f0;
+    double tries = 0;
+    int windows = 0;
+    while ((tries = th_stat(h, "device_retries")) < LONG_RETRIES && now_ms() < t0 + 60000) {
+        uint64_t f = clock_past(h, last, c0.period, 10000);
+        if (!f)
+            printf("# the engine clock stopped after %.0f tries (%.1f s after the loss)\n", tries,
+                   (now_ms() - t0) / 1e3);
+        assert_true(f != 0);
+        last = f;
+        windows++;
+        th_sleep_ms(100);
+    }
+    double lost_s = (now_ms() - t0) / 1e3;
+    uint64_t f1 = clock_past(h, last, c0.period, 10000);
+    printf("# lost %.1f s: %.0f tries to reopen, the clock advanced %llu frames (%.1f s of audio) "
+           "over %d checks\n",
+           lost_s, tries, (unsigned long long)(f1 - f0), (double)(f1 - f0) / c0.rate, windows);
+    assert_true(tries >= LONG_RETRIES);
+    assert_true(f1 != 0);
+    assert_int_equal(voices_listed(h, vs, LONG_VOICES), LONG_VOICES);
+    assert_true(th_stat(h, "device_state") == 2);
+    assert_true(th_stat(h, "device_portaudio") == 0);
+
+    /* back after the long loss: picked up, and the clock runs on PortAudio */
+    double up = 0;
+    assert_int_equal(start_jackd("48000", "256", &up), 0);
+    pump(w, &ev.back, 1, BACK_WITHIN_MS + 1000);
+    assert_int_equal(ev.back, 1);
+    printf("# back: DEVICE_BACK %.1f ms after jackd was up\n", ev.back_at - up);
+    assert_true(ev.back_at - up < BACK_WITHIN_MS);
+    assert_true(th_stat(h, "device_portaudio") == 1);
+    double cb = th_stat(h, "callbacks");
+    uint64_t f2 = clock_frame(h);
+    assert_true(clock_past(h, f2, 4 * c0.period, 10000) != 0);
+    assert_true(th_stat(h, "callbacks") > cb);
+    assert_true(th_stat(h, "device_portaudio") == 1);
+    assert_int_equal(voices_listed(h, vs, LONG_VOICES), LONG_VOICES);
+    assert_true(th_daemon_alive(&g_daemon));
+    heliod_close(w);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&g_daemon, NULL), 0);
+    th_daemon_cleanup(&g_daemon);
+    kill_jackd(SIGTERM);
+}
+
+/* test_device [switch|long]: the switch, loss and recovery test, or the long
+ * loss (meson runs them as two tests: `device` and `device-long`). */
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "switch";
+    if (strcmp(mode, "switch") != 0 && strcmp(mode, "long") != 0) {
+        fprintf(stderr, "usage: test_device [switch|long]\n");
+        return 2;
+    }
     if (system("command -v jackd >/dev/null 2>&1") != 0) {
         fprintf(stderr, "jackd not installed: skipped\n");
         return 77;
@@ -390,10 +519,10 @@ int main(void) {
     setenv("JACK_DEFAULT_SERVER", server_name, 1);
     setenv("JACK_NO_AUDIO_RESERVATION", "1", 1);
     setenv("JACK_NO_START_SERVER", "1", 1);
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_device_switch_loss_recovery),
-    };
-    int rc = cmocka_run_group_tests_name("device", tests, NULL, NULL);
+    const struct CMUnitTest sw[] = {cmocka_unit_test(test_device_switch_loss_recovery)};
+    const struct CMUnitTest lg[] = {cmocka_unit_test(test_device_lost_long)};
+    int rc = strcmp(mode, "long") == 0 ? cmocka_run_group_tests_name("device-long", lg, NULL, NULL)
+                                       : cmocka_run_group_tests_name("device", sw, NULL, NULL);
     if (g_daemon.pid > 0) {
         fprintf(stderr, "# daemon log: %s\n", g_daemon.log);
         char cmd[400];

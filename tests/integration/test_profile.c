@@ -8,7 +8,7 @@
  *     sound and ring fill;
  *   - `heliodctl profile --out` records valid JSON that
  *     bench/plot_profile.py draws as a PNG;
- *   - `heliodctl top` in a tmux pane: shows the buses and the voice, follows
+ *   - `heliodctl top` in a tmux pane: shows the master meter, the buses and the voice, follows
  *     a resize, changes the sort on `s`, says so when the daemon goes away,
  *     and `q` gives back a working shell; without a terminal it refuses and
  *     points at `stats --json`;
@@ -275,6 +275,21 @@ static int pane_has(const char *tsock, const char *want, int present, double sec
     return 0;
 }
 
+/* Waits until the pane has a "master" line whose peak (its first number)
+ * shows the tone: above the meter's -60 dB floor. 1 if it did. */
+static int master_shows_level(const char *tsock, double seconds) {
+    static char screen[65536];
+    double end = now_s() + seconds;
+    do {
+        sh(screen, sizeof screen, "tmux -S %s capture-pane -p -t top", tsock);
+        for (char *l = screen; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+            if (strncmp(l, "master ", 7) == 0 && strtod(l + 7, NULL) > -60.0) return 1;
+        th_sleep_ms(50);
+    } while (now_s() < end);
+    fprintf(stderr, "pane (wanted a master meter line):\n%s\n", screen);
+    return 0;
+}
+
 static void test_top_tmux(void **state) {
     fixture_t *f = *state;
     if (sh(NULL, 0, "command -v tmux >/dev/null") != 0) skip(); /* scripts/deps.sh installs it */
@@ -292,6 +307,7 @@ static void test_top_tmux(void **state) {
     assert_true(pane_has(tsock, "music", 1, 3.0));
     assert_true(pane_has(tsock, "tone", 1, 3.0)); /* the voice in the table */
     assert_true(pane_has(tsock, "audio p99", 1, 3.0));
+    assert_true(master_shows_level(tsock, 3.0)); /* the master meter, first of the buses */
     /* resize: the frame follows (narrower header, nothing scrolled off) */
     assert_int_equal(sh(NULL, 0, "tmux -S %s resize-window -t top -x 72 -y 22", tsock), 0);
     static char screen[65536];

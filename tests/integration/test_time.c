@@ -7,7 +7,13 @@
  * requests answered with their lateness and counted, an overfull schedule
  * answered EBUSY, bundles of 8 plays never split while another client
  * floods the command ring, and heliodctl's --at, clock and batch '@' and
- * '{ }' lines.
+ * '{ }' lines. Hardening: at_frame at most 24 h ahead; each client process
+ * holds at most its --client-scheduled quota of the schedule (EBUSY naming
+ * it; the tests use processes of their own) and a connection's scheduled
+ * commands on its non-detached voices go when it leaves; a
+ * bundle is all or nothing against the ring, the schedule and the quota;
+ * graph changes (bus create, remove, parent, send) cannot be scheduled, so
+ * none can revert a later one.
  *
  * The recording's frame k is engine frame k: the recorder opens before the
  * engine starts and takes every period the mixer renders (also the silent
@@ -22,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -41,6 +49,12 @@ static int setup(void **state) {
     return th_fixture_start(state, 1, NULL);
 }
 
+/* a small schedule quota: the quota tests stay short */
+static int setup_quota(void **state) {
+    static const char *const args[] = {"--client-scheduled", "64", NULL};
+    return th_fixture_start(state, 1, args);
+}
+
 static int teardown(void **state) {
     return th_fixture_teardown(state);
 }
@@ -49,6 +63,61 @@ static heliod_t *conn(fixture_t *f) {
     heliod_t *h = th_fixture_connect_control(f, "test_time"); /* sets the default buses */
     assert_non_null(h);
     return h;
+}
+
+/* ---- another client process (the schedule quota is one budget per process) */
+
+/* A client of a process of its own: fn runs on a plain connection and its
+ * result (0: all as expected) comes back through a pipe; the connection
+ * stays open (its scheduled commands stay pending) until proc_end. */
+typedef int (*proc_fn)(heliod_t *h, void *arg);
+typedef struct {
+    pid_t pid;
+    int ready, go; /* read: fn's result; write: close now */
+} proc_t;
+
+static proc_t proc_start(fixture_t *f, proc_fn fn, void *arg) {
+    int r[2], g[2];
+    assert_int_equal(pipe(r), 0);
+    assert_int_equal(pipe(g), 0);
+    proc_t p = {.pid = fork()};
+    assert_true(p.pid >= 0);
+    if (p.pid == 0) {
+        /* not the parent's connections: their close must reach the daemon */
+        for (int fd = 3; fd < 1024; fd++)
+            if (fd != r[1] && fd != g[0]) close(fd);
+        heliod_t *h = NULL;
+        unsigned char rc = 99;
+        if (heliod_connect(&h, f->d.sock, "other-process") == 0) rc = (unsigned char)fn(h, arg);
+        if (write(r[1], &rc, 1) != 1) _exit(1);
+        unsigned char c;
+        if (read(g[0], &c, 1) < 0) _exit(1);
+        if (h) heliod_close(h);
+        _exit(0);
+    }
+    close(r[1]);
+    close(g[0]);
+    p.ready = r[0];
+    p.go = g[1];
+    return p;
+}
+
+/* fn's result in process p (its connection still open). */
+static int proc_result(proc_t *p) {
+    unsigned char rc = 98;
+    if (read(p->ready, &rc, 1) != 1) rc = 97;
+    return rc;
+}
+
+/* p closes its connection and exits. */
+static void proc_end(proc_t *p) {
+    unsigned char c = 1;
+    assert_int_equal(write(p->go, &c, 1), 1);
+    int st = 0;
+    waitpid(p->pid, &st, 0);
+    close(p->ready);
+    close(p->go);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 static void gen_dc(void *user, uint32_t i, float *out, int ch) {
@@ -198,9 +267,50 @@ static void test_late(void **state) {
     heliod_close(h);
 }
 
-/* The schedule holds HL_SCHED_MAX (4096) commands: the next is EBUSY, and
- * the room comes back once they apply. A scheduled voice's position stays
- * at 0 until its start. */
+/* th_stat(key) reaches want within ~10 s (the daemon handles a close on its
+ * next loop pass; no speed assumed): the value seen last. */
+static double stat_becomes(heliod_t *h, const char *key, double want) {
+    double v = th_stat(h, key);
+    for (int i = 0; i < 1000 && v != want; i++) {
+        th_sleep_ms(10);
+        v = th_stat(h, key);
+    }
+    return v;
+}
+
+/* In another process: a looped play of "dc" at frame a->start and then
+ * a->sets gain sets of it at a->start + RATE / 2 (fill: all taken), or one
+ * play at a->start refused EBUSY naming the full schedule (!a->sets). */
+typedef struct {
+    uint64_t start;
+    int sets;
+} fill_arg_t;
+
+static int fill_proc(heliod_t *h, void *arg) {
+    const fill_arg_t *a = arg;
+    heliod_play_params_t p = left_params();
+    p.flags = HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    heliod_at_frame(h, a->start);
+    int rc = heliod_play(h, "dc", &p, &v, NULL);
+    if (!a->sets)
+        return rc == HELIOD_EBUSY && strstr(heliod_last_error(h), "schedule full") ? 0 : 1;
+    if (rc != 0) return 2;
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -6.0f;
+    heliod_at_frame(h, a->start + RATE / 2);
+    for (int i = 0; i < a->sets; i++)
+        if (heliod_set_async(h, v, &s) <= 0) return 3;
+    return heliod_sync(h) == 0 ? 0 : 4;
+}
+
+/* One client process holds at most a quarter of the schedule (the default
+ * --client-scheduled, 1024): the next is EBUSY naming the quota. Four such
+ * processes fill HL_SCHED_MAX (4096): a fifth is EBUSY naming the full
+ * schedule, and the room comes back once they apply. A scheduled voice's
+ * position stays at 0 until its start. */
 static void test_full_schedule(void **state) {
     fixture_t *f = *state;
     heliod_t *h = conn(f);
@@ -208,7 +318,7 @@ static void test_full_schedule(void **state) {
     heliod_play_params_t p = left_params();
     p.flags = HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
-    uint64_t start = frame_in(h, 600);
+    uint64_t start = frame_in(h, 1500); /* room for 4096 requests before it */
     heliod_at_frame(h, start);
     assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
     heliod_at_frame(h, 0);
@@ -223,18 +333,37 @@ static void test_full_schedule(void **state) {
     s.mask = HELIOD_SET_GAIN;
     s.gain_db = -6.0f;
     heliod_at_frame(h, start + RATE / 2);
-    for (int i = 1; i < 4096; i++) /* the play holds one place */
+    for (int i = 1; i < 1024; i++) /* the play holds one place */
         assert_true(heliod_set_async(h, v, &s) > 0);
     assert_int_equal(heliod_sync(h), 0);
+    assert_true(th_stat(h, "sched_pending") == 1024.0);
     assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(h), "--client-scheduled"));
     heliod_at_frame(h, 0);
+    /* a second connection of this process shares its quota: refused too */
+    heliod_t *h2 = conn(f);
+    heliod_at_frame(h2, start);
+    assert_int_equal(heliod_play(h2, "dc", &p, NULL, NULL), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(h2), "--client-scheduled"));
+    heliod_close(h2);
+    proc_t o[3];
+    fill_arg_t fa = {.start = start, .sets = 1023};
+    for (int k = 0; k < 3; k++) { /* three more processes, a quarter each */
+        o[k] = proc_start(f, fill_proc, &fa);
+        assert_int_equal(proc_result(&o[k]), 0);
+    }
     assert_true(th_stat(h, "sched_pending") == 4096.0);
+    fill_arg_t ea = {.start = start, .sets = 0}; /* within its quota, but the schedule is full */
+    proc_t e = proc_start(f, fill_proc, &ea);
+    assert_int_equal(proc_result(&e), 0);
+    proc_end(&e);
     /* unscheduled requests are still taken (a set on v is held for its
      * start, so it needs the schedule too: EBUSY) */
     assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
     assert_int_equal(heliod_bus_gain(h, "sfx", -1.0f, 0.0f), 0);
-    th_sleep_ms(1300);
-    assert_true(th_stat(h, "sched_pending") == 0.0);
+    while (frame_in(h, 0) < start + RATE / 2 + RATE / 20)
+        th_sleep_ms(20);
+    assert_true(stat_becomes(h, "sched_pending", 0.0) == 0.0);
     assert_true(th_stat(h, "sched_late") == 0.0);
     /* the position counts from the scheduled start */
     uint64_t now = frame_in(h, 0);
@@ -245,7 +374,258 @@ static void test_full_schedule(void **state) {
     heliod_at_frame(h, start + RATE);
     assert_int_equal(heliod_set(h, v, &s), 0);
     heliod_at_frame(h, 0);
+    for (int k = 0; k < 3; k++)
+        proc_end(&o[k]);
     heliod_close(h);
+}
+
+/* In another process: a play at *far, 63 sets at *far + RATE (its quota
+ * of 64), then a 65th refused EBUSY naming the quota. */
+static int flood_proc(heliod_t *h, void *arg) {
+    uint64_t far = *(const uint64_t *)arg;
+    heliod_play_params_t p = left_params();
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -6.0f;
+    heliod_voice_t v = 0;
+    heliod_at_frame(h, far);
+    if (heliod_play(h, "dc", &p, &v, NULL) != 0) return 1;
+    heliod_at_frame(h, far + RATE);
+    for (int i = 1; i < 64; i++)
+        if (heliod_set_async(h, v, &s) <= 0) return 2;
+    if (heliod_sync(h) != 0) return 3;
+    if (heliod_set(h, v, &s) != HELIOD_EBUSY) return 4;
+    return strstr(heliod_last_error(h), "--client-scheduled") ? 0 : 5;
+}
+
+/* --client-scheduled 64: a client process's 65th pending scheduled command
+ * is EBUSY naming the quota, while a game's 16-note bar is still taken.
+ * When the client leaves, its 64 (a play 60 s ahead and its sets) are cancelled at
+ * once, the voice ends unheard; a client's detached voice's commands and
+ * its bus ramp stay after it leaves, and the game's bar goes with the
+ * game. */
+static void test_quota_cancel(void **state) {
+    fixture_t *f = *state;
+    /* the game (g), b and the watcher are this process (21 scheduled of its
+     * 64); the flooder (a) is a process of its own */
+    heliod_t *b = conn(f), *g = conn(f), *watch = conn(f);
+    load(f, watch, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -6.0f;
+    uint64_t far = frame_in(watch, 60000);
+    heliod_voice_t w = 0;
+    proc_t a = proc_start(f, flood_proc, &far);
+    assert_int_equal(proc_result(&a), 0);
+    assert_true(th_stat(watch, "sched_pending") == 64.0);
+    assert_true(th_stat(watch, "quota_scheduled") == 64.0);
+    assert_true(th_stat(watch, "quota_refused_scheduled") == 1.0);
+    /* the game's bar: 16 notes, 1/16 s apart, 30 s ahead */
+    uint64_t bar = frame_in(watch, 30000);
+    for (int i = 0; i < 16; i++) {
+        heliod_at_frame(g, bar + (uint64_t)i * RATE / 16);
+        assert_int_equal(heliod_play(g, "dc", &p, NULL, NULL), 0);
+    }
+    heliod_at_frame(g, 0);
+    /* b: a detached voice with three sets, and a bus ramp, 60 s ahead */
+    p.flags = HELIOD_PLAY_DETACHED;
+    heliod_at_frame(b, far);
+    assert_int_equal(heliod_play(b, "dc", &p, &w, NULL), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heliod_set(b, w, &s), 0);
+    assert_int_equal(heliod_bus_gain(b, "music", -3.0f, 100.0f), 0);
+    heliod_at_frame(b, 0);
+    assert_true(th_stat(watch, "sched_pending") == 64.0 + 16 + 5);
+    proc_end(&a);
+    assert_true(stat_becomes(watch, "sched_pending", 16 + 5) == 16.0 + 5);
+    heliod_close(b);
+    th_sleep_ms(200);
+    assert_true(th_stat(watch, "sched_pending") == 16.0 + 5);
+    heliod_close(g);
+    assert_true(stat_becomes(watch, "sched_pending", 5) == 5.0);
+    /* a's voice never started: only b's detached one is left */
+    assert_true(stat_becomes(watch, "voices_active", 1) == 1.0);
+    heliod_close(watch);
+}
+
+/* In another process: one play at *far: taken (its own quota). */
+static int one_play_proc(heliod_t *h, void *arg) {
+    heliod_play_params_t p = left_params();
+    heliod_at_frame(h, *(const uint64_t *)arg);
+    return heliod_play(h, "dc", &p, NULL, NULL) == 0 ? 0 : 1;
+}
+
+/* --client-scheduled 64 is one budget per process, like the other quotas:
+ * two connections of this process holding 40 + 24 leave the second none
+ * (EBUSY naming the quota), while another process schedules as usual. The
+ * cancellation stays per connection: when the first closes, its 40 go (not
+ * the second's 24) and the process has room again. */
+/* A play at far and n - 1 gain sets of it at far + RATE on h: n scheduled
+ * commands (a pending play is one; sets are, whatever the voice count). */
+static heliod_voice_t schedule_n(heliod_t *h, uint64_t far, int n) {
+    heliod_play_params_t p = left_params();
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -6.0f;
+    heliod_voice_t v = 0;
+    heliod_at_frame(h, far);
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    heliod_at_frame(h, far + RATE);
+    for (int i = 1; i < n; i++)
+        assert_true(heliod_set_async(h, v, &s) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    return v;
+}
+
+static void test_quota_per_process(void **state) {
+    fixture_t *f = *state;
+    heliod_t *c1 = conn(f), *c2 = conn(f);
+    load(f, c1, "dc", gen_dc);
+    uint64_t far = frame_in(c1, 60000);
+    schedule_n(c1, far, 40);
+    heliod_voice_t v2 = schedule_n(c2, far, 24);
+    assert_true(th_stat(c1, "sched_pending") == 64.0);
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    s.gain_db = -3.0f;
+    assert_int_equal(heliod_set(c2, v2, &s), HELIOD_EBUSY); /* c2 holds 24, its process 64 */
+    assert_non_null(strstr(heliod_last_error(c2), "--client-scheduled"));
+    proc_t o = proc_start(f, one_play_proc, &far);
+    assert_int_equal(proc_result(&o), 0);
+    assert_true(th_stat(c2, "sched_pending") == 65.0);
+    heliod_close(c1);
+    assert_true(stat_becomes(c2, "sched_pending", 25) == 25.0);
+    assert_int_equal(heliod_set(c2, v2, &s), 0);
+    assert_true(th_stat(c2, "sched_pending") == 26.0);
+    heliod_at_frame(c2, 0);
+    proc_end(&o);
+    heliod_close(c2);
+}
+
+/* at_frame at most 24 h of engine frames ahead of the clock: beyond is
+ * EINVAL naming the range; just inside is taken. */
+static void test_at_bound(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    uint64_t day = 86400ull * RATE;
+    heliod_play_params_t p = left_params();
+    heliod_at_frame(h, k.frame + day + 60ull * RATE);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "24 h"));
+    assert_int_equal(heliod_bus_gain(h, "music", -3.0f, 0.0f), HELIOD_EINVAL);
+    heliod_at_frame(h, UINT64_MAX);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), HELIOD_EINVAL);
+    heliod_at_frame(h, k.frame + day - 60ull * RATE);
+    assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
+    heliod_at_frame(h, 0);
+    assert_true(th_stat(h, "sched_pending") == 1.0);
+    heliod_close(h);
+}
+
+/* A bundle is all or nothing against the client's schedule quota (64):
+ * with 5 places left, two scheduled plays (a play may take four: a steal,
+ * an eviction, a quota victim) are refused whole (every request and the end
+ * EBUSY, nothing applied); one play fits. */
+static void test_bundle_atomic(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    heliod_play_params_t p = left_params();
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HELIOD_SET_GAIN;
+    uint64_t far = frame_in(h, 60000);
+    heliod_voice_t v = 0;
+    heliod_at_frame(h, far);
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    for (int i = 1; i < 59; i++)
+        assert_true(heliod_set_async(h, v, &s) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    assert_true(th_stat(h, "sched_pending") == 59.0);
+    assert_int_equal(heliod_bundle_begin(h), 0);
+    for (int i = 0; i < 2; i++)
+        assert_true(heliod_play_async(h, "dc", &p, NULL, NULL) > 0);
+    uint32_t count = 99;
+    assert_int_equal(heliod_bundle_end(h, &count), HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(h), "--client-scheduled"));
+    assert_true(th_stat(h, "sched_pending") == 59.0);
+    heliod_voice_info_t vi[8];
+    size_t nv = 0;
+    assert_int_equal(heliod_voices(h, vi, 8, &nv), 0);
+    assert_int_equal(nv, 1); /* none of the bundle's plays */
+    assert_int_equal(heliod_bundle_begin(h), 0);
+    assert_true(heliod_play_async(h, "dc", &p, NULL, NULL) > 0);
+    assert_int_equal(heliod_bundle_end(h, &count), 0);
+    assert_int_equal(count, 1);
+    assert_true(th_stat(h, "sched_pending") == 60.0);
+    heliod_at_frame(h, 0);
+    heliod_close(h);
+}
+
+/* Graph changes are not schedulable: a scheduled bus create (then an
+ * immediate one), and after an immediate create a scheduled re-parent,
+ * send or remove, are EINVAL; the immediate changes stand after the frame
+ * the refused ones asked for, and a voice on the immediately created bus
+ * is heard at the level its scheduled (allowed) gain ramp gives it. */
+static void test_bus_not_scheduled(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    uint64_t at = 0;
+    assert_int_equal(heliod_at_ms(h, 300, &at), 0);
+    assert_int_equal(heliod_bus_create(h, "x", ""), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "at once"));
+    heliod_at_frame(h, 0);
+    assert_int_equal(heliod_bus_create(h, "y", ""), 0);
+    /* the other order: an immediate change, then scheduled ones */
+    assert_int_equal(heliod_bus_create(h, "z", ""), 0);
+    heliod_at_frame(h, at);
+    assert_int_equal(heliod_bus_parent(h, "z", "y"), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_send(h, "z", "y", -6.0f, 0.0f), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_remove(h, "z"), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_create(h, "x", ""), HELIOD_EINVAL);
+    assert_int_equal(heliod_bus_gain(h, "y", -6.0f, 0.0f), 0); /* a fader: schedulable */
+    heliod_at_frame(h, 0);
+    while (frame_in(h, 0) < at + RATE / 10) /* past the frame they asked for */
+        th_sleep_ms(20);
+    heliod_bus_info_t bi[40];
+    size_t nb = 0;
+    assert_int_equal(heliod_buses(h, bi, 40, &nb), 0);
+    int seen_y = 0, seen_z = 0;
+    for (size_t i = 0; i < nb; i++) {
+        assert_string_not_equal(bi[i].name, "x");
+        if (!strcmp(bi[i].name, "y")) seen_y = 1;
+        if (!strcmp(bi[i].name, "z")) {
+            seen_z = 1;
+            assert_string_equal(bi[i].parent, "master"); /* not re-parented under y */
+        }
+    }
+    assert_true(seen_y && seen_z);
+    /* y is live in the engine: a voice on it plays at -6 dB from its frame */
+    heliod_play_params_t p = left_params();
+    snprintf(p.bus, sizeof p.bus, "y");
+    heliod_voice_t yv = 0;
+    heliod_at_frame(h, frame_in(h, 100));
+    assert_int_equal(heliod_play(h, "dc", &p, &yv, NULL), 0);
+    heliod_at_frame(h, 0);
+    uint64_t g = 0; /* its start (later than asked if the request came late) */
+    assert_int_equal(heliod_voice_start_frame(h, yv, &g), 0);
+    while (frame_in(h, 0) < g + RATE / 5)
+        th_sleep_ms(20);
+    size_t frames = 0;
+    float *rec = recording(f, h, &frames);
+    assert_true(frames > g + RATE / 10);
+    assert_true(rec[g - 1] == 0.0f);
+    assert_float_equal(rec[g + 1000], DC_AMP * powf(10.0f, -6.0f / 20.0f), 1e-3f);
+    free(rec);
 }
 
 typedef struct {
@@ -401,6 +781,11 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_late, setup, teardown),
         cmocka_unit_test_setup_teardown(test_full_schedule, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bundle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_cancel, setup_quota, teardown),
+        cmocka_unit_test_setup_teardown(test_quota_per_process, setup_quota, teardown),
+        cmocka_unit_test_setup_teardown(test_at_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bundle_atomic, setup_quota, teardown),
+        cmocka_unit_test_setup_teardown(test_bus_not_scheduled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl, setup, teardown),
         cmocka_unit_test_setup_teardown(test_quantize_voice, setup, teardown),
     };

@@ -2,7 +2,7 @@
  * test_dsp.c - unit tests of the mixer maths (hl_dsp.h): dB to linear, the
  * equal-power pan law, distance models at min/mid/max, listener-relative pan
  * and the output limiter (bounded output, bit transparency below threshold,
- * NaN/Inf scrubbing).
+ * NaN/Inf scrubbing, bounded recovery from any overload).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -17,6 +17,7 @@
 #include "hl_dsp.h"
 #include "hl_limits.h"
 #include "hl_proto.h"
+#include "hl_util.h"
 #include "mix_helpers.h"
 
 #define EPS 1e-4f
@@ -184,12 +185,66 @@ static void test_limiter_early_out(void **state) {
     free(b);
 }
 
+/* However loud a burst was (1e30, a finite sample from a broken file), the
+ * reduction is at most HL_LIMITER_MAX_GR and the gain is back within 1 dB
+ * release_ms x ln(MAX_GR / 1.122) after it: a quiet signal under it (0.25)
+ * comes out at >= -1 dB from then on (before the bound, an unbounded
+ * envelope held it ~600 dB down for 3.2 s). */
+static void test_limiter_recovery(void **state) {
+    (void)state;
+    hl_limiter_t lim;
+    hl_limiter_init(&lim, HL_LIMITER_THRESH, HL_LIMITER_RELEASE_MS, TEST_RATE);
+    const float one_db = powf(10.0f, -1.0f / 20.0f);
+    const double rec_s = HL_LIMITER_RELEASE_MS / 1000.0 * log(HL_LIMITER_MAX_GR / one_db);
+    const uint32_t burst = 1000, rec = (uint32_t)ceil(rec_s * TEST_RATE) + 1;
+    const uint32_t n = burst + rec + 1000;
+    float *buf = malloc(2 * (size_t)n * sizeof(float));
+    for (uint32_t i = 0; i < n; i++) {
+        float q = 0.25f * (float)sin(2.0 * TEST_PI * i / 48.0) + 0.3f; /* never 0: a ratio */
+        buf[2 * i] = buf[2 * i + 1] = i < burst ? 1e30f * (i % 2 ? 1.0f : -1.0f) : q;
+    }
+    hl_limiter_process_rt(&lim, buf, n);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_true(buf[2 * i] >= -1.0f && buf[2 * i] <= 1.0f);
+        float q = 0.25f * (float)sin(2.0 * TEST_PI * i / 48.0) + 0.3f;
+        float g = buf[2 * i] / q;
+        if (i >= burst + rec) assert_true(g >= one_db && g <= 1.0f + 1e-6f);
+        if (i >= burst) assert_true(g >= 1.0f / HL_LIMITER_MAX_GR * 0.999f); /* <= 40 dB down */
+    }
+    assert_true(buf[2 * (burst + rec / 2)] /
+                    (0.25f * (float)sin(2.0 * TEST_PI * (burst + rec / 2) / 48.0) + 0.3f) <
+                one_db); /* still releasing half-way */
+    free(buf);
+}
+
+/* The shared helpers (hl_util.h): a clamp whose NaN is the low end, powers of
+ * two at their edges, I0 against known values. */
+static void test_util(void **state) {
+    (void)state;
+    assert_true(hl_clampf(NAN, -2.0f, 3.0f) == -2.0f);
+    assert_true(hl_clampf(-INFINITY, -2.0f, 3.0f) == -2.0f);
+    assert_true(hl_clampf(INFINITY, -2.0f, 3.0f) == 3.0f);
+    assert_true(hl_clampf(0.5f, -2.0f, 3.0f) == 0.5f);
+    assert_true(hl_pow2_at_least(0) == 2 && hl_pow2_at_least(2) == 2);
+    assert_true(hl_pow2_at_least(3) == 4 && hl_pow2_at_least(1024) == 1024);
+    assert_true(hl_pow2_at_least(1025) == 2048);
+    assert_true(hl_pow2_at_least(UINT64_MAX) == 1u << 31); /* bounded, no endless loop */
+    assert_true(fabs(hl_bessel_i0(0.0) - 1.0) < 1e-15);
+    assert_true(fabs(hl_bessel_i0(1.0) - 1.2660658777520082) < 1e-14);
+    assert_true(fabs(hl_bessel_i0(10.0) / 2815.7166284662544 - 1.0) < 1e-13);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_db_to_lin),         cmocka_unit_test(test_pan_law),
-        cmocka_unit_test(test_distance_models),   cmocka_unit_test(test_spatial_pan),
-        cmocka_unit_test(test_limiter_bounds),    cmocka_unit_test(test_limiter_transparent),
+        cmocka_unit_test(test_db_to_lin),
+        cmocka_unit_test(test_pan_law),
+        cmocka_unit_test(test_distance_models),
+        cmocka_unit_test(test_spatial_pan),
+        cmocka_unit_test(test_limiter_bounds),
+        cmocka_unit_test(test_limiter_transparent),
         cmocka_unit_test(test_limiter_early_out),
+        cmocka_unit_test(test_limiter_recovery),
+        cmocka_unit_test(test_util),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,7 +208,7 @@ static void test_filter_exact(void **state) {
     (void)state;
     hl_hrtf_set_t *s = synth_set();
     static hl_hrtf_voice_t v;
-    hl_hrtf_voice_reset(&v);
+    hl_hrtf_voice_reset_rt(&v);
     float in[BLOCK] = {0}, out_l[BLOCK], out_r[BLOCK];
     in[0] = 1.0f;
     for (int i = 0; i < BLOCK; i++)
@@ -230,15 +230,15 @@ static void test_filter_exact(void **state) {
     /* zero-length direction = front; the same parameters: no change */
     const float zero[3] = {0.0f, 0.0f, 0.0f};
     float l2[BLOCK] = {0}, r2[BLOCK] = {0};
-    hl_hrtf_voice_reset(&v);
+    hl_hrtf_voice_reset_rt(&v);
     hl_hrtf_process_rt(s, &v, in, BLOCK, zero, 0.5f, l2, r2);
     assert_float_equal(l2[1], 0.5f, 1e-6f);
 
     /* block-size independence on the static path: 256 in one call == 4 x 64
      * and 1 x 256 over a noise signal, over several blocks */
     static hl_hrtf_voice_t a, b;
-    hl_hrtf_voice_reset(&a);
-    hl_hrtf_voice_reset(&b);
+    hl_hrtf_voice_reset_rt(&a);
+    hl_hrtf_voice_reset_rt(&b);
     float d[3];
     dir_of(1.0f, 0.3f, d);
     for (int blk = 0; blk < 4; blk++) {
@@ -275,7 +275,7 @@ static cues_t measure_cues(const float d[3]) {
     memset(l, 0, sizeof l);
     memset(r, 0, sizeof r);
     in[10] = 1.0f;
-    hl_hrtf_voice_reset(&v);
+    hl_hrtf_voice_reset_rt(&v);
     for (int b = 0; b < CUE_LEN / BLOCK; b++)
         hl_hrtf_process_rt(g_set, &v, in + b * BLOCK, BLOCK, d, 1.0f, l + b * BLOCK, r + b * BLOCK);
     for (int e = 0; e < 2; e++) {
@@ -292,7 +292,7 @@ static cues_t measure_cues(const float d[3]) {
     memset(r, 0, sizeof r);
     for (int i = 0; i < CUE_LEN; i++)
         in[i] = i < 2 * BLOCK ? noise() * 0.5f : 0.0f;
-    hl_hrtf_voice_reset(&v);
+    hl_hrtf_voice_reset_rt(&v);
     for (int b = 0; b < CUE_LEN / BLOCK; b++)
         hl_hrtf_process_rt(g_set, &v, in + b * BLOCK, BLOCK, d, 1.0f, l + b * BLOCK, r + b * BLOCK);
     double el = 0.0, er = 0.0;
@@ -354,7 +354,7 @@ typedef void (*param_fn)(int b, float d[3], float *gain, const void *arg);
 
 static float max_step(param_fn fn, const void *arg, int blocks, int isa) {
     static hl_hrtf_voice_t v;
-    hl_hrtf_voice_reset(&v);
+    hl_hrtf_voice_reset_rt(&v);
     float prev[2] = {0.0f, 0.0f}, worst = 0.0f;
     for (int b = 0; b < blocks; b++) {
         float in[BLOCK], l[BLOCK] = {0}, r[BLOCK] = {0}, d[3], g;
@@ -424,8 +424,8 @@ static void test_portable_vs_avx2(void **state) {
     assert_true(hl_hrtf_isa_supported(HL_HRTF_ISA_PORTABLE));
     if (!hl_hrtf_isa_supported(HL_HRTF_ISA_AVX2)) skip();
     static hl_hrtf_voice_t a, b;
-    hl_hrtf_voice_reset(&a);
-    hl_hrtf_voice_reset(&b);
+    hl_hrtf_voice_reset_rt(&a);
+    hl_hrtf_voice_reset_rt(&b);
     float worst = 0.0f, peak = 0.0f;
     for (int blk = 0; blk < 64; blk++) {
         float x[BLOCK], la[BLOCK] = {0}, ra[BLOCK] = {0}, lb[BLOCK] = {0}, rb[BLOCK] = {0}, d[3];

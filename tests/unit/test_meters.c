@@ -76,7 +76,7 @@ static void test_duck_curve_matches_reference(void **state) {
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         uint32_t bs = sizes[s];
         hl_duck_t d;
-        hl_duck_init(&d, (float)RATE, 9.0f, -INFINITY, 80.0f, 200.0f, 600.0f);
+        hl_duck_init_rt(&d, (float)RATE, 9.0f, -INFINITY, 80.0f, 200.0f, 600.0f);
         assert_true(d.voices_mode);
         ref_duck_t r = ref_init(9.0, 80.0, 200.0, 600.0);
         double min_db = 0.0;
@@ -104,8 +104,8 @@ static void test_duck_ideal_times(void **state) {
     const uint64_t attack = 80 * RATE / 1000, hold = 200 * RATE / 1000,
                    release = 600 * RATE / 1000; /* 3840, 9600, 28800 frames */
     hl_duck_t d;
-    hl_duck_init(&d, (float)RATE, HL_DUCK_DEFAULT_DEPTH_DB, HL_DUCK_DEFAULT_THRESHOLD_DB,
-                 HL_DUCK_DEFAULT_ATTACK_MS, HL_DUCK_DEFAULT_HOLD_MS, HL_DUCK_DEFAULT_RELEASE_MS);
+    hl_duck_init_rt(&d, (float)RATE, HL_DUCK_DEFAULT_DEPTH_DB, HL_DUCK_DEFAULT_THRESHOLD_DB,
+                    HL_DUCK_DEFAULT_ATTACK_MS, HL_DUCK_DEFAULT_HOLD_MS, HL_DUCK_DEFAULT_RELEASE_MS);
     assert_false(d.voices_mode);
     uint64_t t = 0;
     const float loud = 0.1f;   /* -20 dBFS, over the -40 dBFS threshold */
@@ -144,18 +144,18 @@ static void test_duck_trigger_modes(void **state) {
     (void)state;
     hl_duck_t d;
     /* threshold mode: quiet sidechain never ducks, whatever its voices */
-    hl_duck_init(&d, (float)RATE, 9.0f, -40.0f, 80.0f, 200.0f, 600.0f);
+    hl_duck_init_rt(&d, (float)RATE, 9.0f, -40.0f, 80.0f, 200.0f, 600.0f);
     for (int i = 0; i < 1000; i++)
         assert_true(hl_duck_step_rt(&d, 0.009f, 5, 256) == 1.0f); /* -40.9 dBFS */
     assert_true(hl_duck_step_rt(&d, 0.011f, 0, 256) < 1.0f);      /* -39.2 dBFS */
     assert_true(d.triggered);
     /* NaN peak: no trigger */
-    hl_duck_init(&d, (float)RATE, 9.0f, -40.0f, 80.0f, 200.0f, 600.0f);
+    hl_duck_init_rt(&d, (float)RATE, 9.0f, -40.0f, 80.0f, 200.0f, 600.0f);
     assert_true(hl_duck_step_rt(&d, NAN, 3, 256) == 1.0f);
     /* voices mode (<= -144 dB, -inf, NaN): loud but voiceless never ducks */
     const float vm[] = {-144.0f, -200.0f, -INFINITY, NAN};
     for (size_t k = 0; k < sizeof vm / sizeof *vm; k++) {
-        hl_duck_init(&d, (float)RATE, 9.0f, vm[k], 80.0f, 200.0f, 600.0f);
+        hl_duck_init_rt(&d, (float)RATE, 9.0f, vm[k], 80.0f, 200.0f, 600.0f);
         assert_true(d.voices_mode);
         for (int i = 0; i < 100; i++)
             assert_true(hl_duck_step_rt(&d, 1.0f, 0, 256) == 1.0f);
@@ -167,28 +167,28 @@ static void test_duck_edges(void **state) {
     (void)state;
     hl_duck_t d;
     /* zero times: jump down in one block, jump back after the hold */
-    hl_duck_init(&d, (float)RATE, 12.0f, -INFINITY, 0.0f, 0.0f, 0.0f);
+    hl_duck_init_rt(&d, (float)RATE, 12.0f, -INFINITY, 0.0f, 0.0f, 0.0f);
     assert_true(fabs(hl_duck_step_rt(&d, 0.0f, 1, 64) - pow(10.0, -12.0 / 20.0)) < 1e-6);
     assert_true(hl_duck_step_rt(&d, 0.0f, 0, 64) == 1.0f);
     /* 0 frames: nothing moves */
-    hl_duck_init(&d, (float)RATE, 9.0f, -INFINITY, 80.0f, 200.0f, 600.0f);
+    hl_duck_init_rt(&d, (float)RATE, 9.0f, -INFINITY, 80.0f, 200.0f, 600.0f);
     assert_true(hl_duck_step_rt(&d, 0.0f, 1, 0) == 1.0f);
     /* depth 0 (or negative, NaN) never ducks; huge depth clamps at -144 = gain 0 */
     const float depths[] = {0.0f, -6.0f, NAN};
     for (size_t k = 0; k < sizeof depths / sizeof *depths; k++) {
-        hl_duck_init(&d, (float)RATE, depths[k], -INFINITY, 10.0f, 10.0f, 10.0f);
+        hl_duck_init_rt(&d, (float)RATE, depths[k], -INFINITY, 10.0f, 10.0f, 10.0f);
         for (int i = 0; i < 100; i++)
             assert_true(hl_duck_step_rt(&d, 1.0f, 4, 256) == 1.0f);
     }
-    hl_duck_init(&d, (float)RATE, 500.0f, -INFINITY, 0.0f, 0.0f, 0.0f);
+    hl_duck_init_rt(&d, (float)RATE, 500.0f, -INFINITY, 0.0f, 0.0f, 0.0f);
     assert_true(d.depth_db == -HL_MIN_DB);
     assert_true(hl_duck_step_rt(&d, 0.0f, 1, 256) == 0.0f);
     /* NaN / negative times behave as 0; bad rate falls back */
-    hl_duck_init(&d, NAN, 6.0f, -INFINITY, NAN, -5.0f, NAN);
+    hl_duck_init_rt(&d, NAN, 6.0f, -INFINITY, NAN, -5.0f, NAN);
     assert_true(d.rate > 0.0f && d.attack_ms == 0.0f && d.hold_ms == 0.0f);
     assert_true(fabs(hl_duck_step_rt(&d, 0.0f, 1, 16) - pow(10.0, -6.0 / 20.0)) < 1e-6);
     /* a live edit keeps the level; a smaller depth clamps it */
-    hl_duck_init(&d, (float)RATE, 9.0f, -INFINITY, 0.0f, 200.0f, 600.0f);
+    hl_duck_init_rt(&d, (float)RATE, 9.0f, -INFINITY, 0.0f, 200.0f, 600.0f);
     hl_duck_step_rt(&d, 0.0f, 1, 256);
     assert_true(hl_duck_db(&d) == -9.0f);
     hl_duck_set_rt(&d, 12.0f, -INFINITY, 80.0f, 200.0f, 600.0f);

@@ -202,7 +202,7 @@ static void render_3d(hmix_t *h, const hl_pcm_t *pcm, const float pos[3], float 
 static void expect_3d_src(const hl_pcm_t *pcm, int loop, const float dir[3], float level,
                           float *out, uint32_t frames) {
     hl_hrtf_voice_t st;
-    hl_hrtf_voice_reset(&st);
+    hl_hrtf_voice_reset_rt(&st);
     float in[BLOCK], l[BLOCK], r[BLOCK];
     for (uint32_t done = 0; done < frames; done += BLOCK) {
         for (uint32_t t = 0; t < BLOCK; t++)

@@ -97,8 +97,8 @@ static void test_block_forms(void **state) {
         for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
             for (uint32_t nch = 1; nch <= 2; nch++) {
                 hl_vfilter_t ref, fast;
-                hl_vfilter_init(&ref, RATE, cfg[c][0], cfg[c][1]);
-                hl_vfilter_init(&fast, RATE, cfg[c][0], cfg[c][1]);
+                hl_vfilter_init_rt(&ref, RATE, cfg[c][0], cfg[c][1]);
+                hl_vfilter_init_rt(&fast, RATE, cfg[c][0], cfg[c][1]);
                 for (int k = 0; k < BF_CHUNKS; k++) {
                     const uint32_t n = chunks[k % NC];
                     float a[2][HL_MIX_BLOCK], b[2][HL_MIX_BLOCK];
@@ -157,8 +157,8 @@ static void test_mono_path(void **state) {
             const uint32_t n = lens ? 100u : HL_MIX_BLOCK; /* 100: not a whole block of 8 */
             const int blocks = lens ? MONO_SEG_BLOCKS * 3 : MONO_SEG_BLOCKS;
             hl_vfilter_t ref, fast;
-            hl_vfilter_init(&ref, RATE, 3000.0f, 120.0f);
-            hl_vfilter_init(&fast, RATE, 3000.0f, 120.0f);
+            hl_vfilter_init_rt(&ref, RATE, 3000.0f, 120.0f);
+            hl_vfilter_init_rt(&fast, RATE, 3000.0f, 120.0f);
             int monos = 0, total = 0;
             for (int rep = 0; rep < 2; rep++) {
                 for (int k = 0; k < NS; k++) {
@@ -217,13 +217,13 @@ static void test_mono_path(void **state) {
     }
     /* no recoverable mono state: silent, or a gain that is not a number */
     hl_vfilter_t f;
-    hl_vfilter_init(&f, RATE, 1000.0f, 0.0f);
+    hl_vfilter_init_rt(&f, RATE, 1000.0f, 0.0f);
     assert_true(hl_vfilter_mono_ok(&f, 0.5f, 0.5f));
     assert_false(hl_vfilter_mono_ok(&f, 0.0f, 0.0f));
     assert_false(hl_vfilter_mono_ok(&f, NAN, 0.5f));
     assert_false(hl_vfilter_mono_ok(&f, 0.5f, INFINITY));
     /* nothing on: a copy */
-    hl_vfilter_init(&f, RATE, 0.0f, 0.0f);
+    hl_vfilter_init_rt(&f, RATE, 0.0f, 0.0f);
     assert_true(hl_vfilter_mono_ok(&f, 0.5f, 0.2f));
     float in[37], out[37];
     for (int i = 0; i < 37; i++)
@@ -352,7 +352,7 @@ static float post_case(const pm_case_t *c, int level) {
         glided = malloc(sizeof(float) * 2 * PM_FRAMES);
         assert_non_null(glided);
         hl_vfilter_t gf;
-        hl_vfilter_init(&gf, RATE, PM_LP, c->hp);
+        hl_vfilter_init_rt(&gf, RATE, PM_LP, c->hp);
         hl_vfilter_simd(0);
         for (uint32_t at = 0; at < PM_FRAMES; at += HL_MIX_BLOCK) {
             float l[HL_MIX_BLOCK], r[HL_MIX_BLOCK];

@@ -5,7 +5,12 @@
  * a scheduled gain ramp starts at its frame, a stop sent before the voice's
  * scheduled start waits for it, late commands are applied at once and
  * counted, a full schedule answers EBUSY and frees up as commands apply, and
- * a bundle is never split by the drain cap.
+ * a bundle is never split by the drain cap. A storm of distinct frames in
+ * one call costs a bounded number of cuts (HL_SCHED_SPLITS exact, then the
+ * HL_SCHED_GRID grid, counted late); a per-request limit caps scheduled
+ * pushes and the hook reports each one; cancelling an owner tag drops its
+ * voices' scheduled commands (a cancelled play ends without a sound) and
+ * keeps everyone else's.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -215,7 +220,202 @@ static void test_full_schedule(void **state) {
     test_render(m, out, 4096, 1024, &now);
     assert_int_equal(hl_mixer_sched_room(m), HL_SCHED_MAX);
     hl_mixer_stats(m, &st);
+    /* one frame each: past HL_SCHED_SPLITS cuts a call, the rest wait for
+     * the grid (late, but never by a whole grid step) */
+    assert_true(st.sched_late > 0);
+    assert_true(st.sched_late_max_frames < HL_SCHED_GRID);
+    free(out);
+    test_mixer_free(m);
+    test_pcm_free(dc);
+}
+
+/* 256 plays scheduled at the 256 distinct frames of one 256-frame call
+ * start in at most 1 + HL_SCHED_SPLITS + 256 / HL_SCHED_GRID distinct
+ * frames (the cuts of the block), each at its frame or less than a grid
+ * step after it, the first HL_SCHED_SPLITS + 1 exactly; the late ones are
+ * counted. */
+static void test_split_bound(void **state) {
+    (void)state;
+    enum { N = 256, BASE = 1024 };
+    hl_pcm_t *dc = test_pcm_dc(4096, 1, LEVEL);
+    hl_mixer_t *m = test_mixer_new(N, 0);
+    float *out = new_out(BASE + N);
+    uint64_t now = 0, v[N];
+    test_render(m, out, BASE, 256, &now);
+    hl_voice_params_t p = test_params(dc);
+    for (int i = 0; i < N; i++) {
+        hl_mixer_at(m, BASE + (uint64_t)i);
+        assert_int_equal(hl_mixer_play(m, &p, now, &v[i], NULL), 0);
+    }
+    hl_mixer_at(m, 0);
+    test_render(m, out, N, N, &now); /* one call */
+    /* the ones due after the call's last cut apply at its end: they start
+     * with the next call */
+    test_render(m, out, N, N, &now);
+    test_events_t log = {0};
+    test_poll(m, &log);
+    int cuts = 0, late = 0;
+    uint64_t prev = UINT64_MAX, late_max = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t f = started_frame(&log, v[i]);
+        uint64_t want = BASE + (uint64_t)i;
+        assert_true(f != UINT64_MAX && f >= want && f - want < HL_SCHED_GRID);
+        if (i <= HL_SCHED_SPLITS) assert_int_equal(f, want); /* the exact ones */
+        if (f != want) late++;
+        if (f - want > late_max) late_max = f - want;
+        if (f != prev) cuts++; /* starts are in frame order: a new frame is a new cut */
+        prev = f;
+    }
+    assert_true(cuts <= 1 + HL_SCHED_SPLITS + N / HL_SCHED_GRID);
+    assert_true(late >= N - (1 + HL_SCHED_SPLITS + N / HL_SCHED_GRID));
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.sched_late, late);
+    assert_int_equal(st.sched_late_max_frames, late_max);
+    assert_int_equal(st.sched_pending, 0);
+    /* the next call starts with its own allowance of exact cuts */
+    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.5f};
+    for (int i = 0; i < 4; i++) {
+        hl_mixer_at(m, BASE + 2 * N + 5 + (uint64_t)i);
+        assert_int_equal(hl_mixer_set(m, v[i], &s, now), 0);
+    }
+    hl_mixer_at(m, 0);
+    test_render(m, out, N, N, &now);
+    hl_mixer_stats(m, &st);
+    assert_int_equal(st.sched_late, late);
+    free(out);
+    test_mixer_free(m);
+    test_pcm_free(dc);
+}
+
+typedef struct {
+    int n;
+    uint64_t at[8];
+    uint32_t charge[8], tag[8];
+} hook_log_t;
+
+static void on_sched(void *user, uint64_t at, uint32_t charge, uint32_t tag) {
+    hook_log_t *h = user;
+    if (h->n < 8) {
+        h->at[h->n] = at;
+        h->charge[h->n] = charge;
+        h->tag[h->n] = tag;
+    }
+    h->n++;
+}
+
+/* A limit caps the scheduled pushes (room, EBUSY), unscheduled ones pass;
+ * the hook reports each scheduled push with its charge and owner tag, a
+ * command held for a voice's start included. */
+static void test_limit_and_hook(void **state) {
+    (void)state;
+    hl_pcm_t *dc = test_pcm_dc(4096, 1, LEVEL);
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    uint64_t now = 0, v = 0, w = 0;
+    hook_log_t h = {0};
+    hl_mixer_sched_hook(m, on_sched, &h);
+    hl_voice_params_t p = test_params(dc);
+    assert_int_equal(hl_mixer_sched_limit(m, 2), UINT32_MAX);
+    assert_int_equal(hl_mixer_charge(m, 7), 0);
+    assert_int_equal(hl_mixer_owner(m, 3), 0);
+    hl_mixer_at(m, 5000);
+    assert_int_equal(hl_mixer_sched_room(m), 2);
+    assert_true(hl_mixer_cmd_room(m) <= 2);
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    assert_int_equal(hl_mixer_owner(m, 0), 3);
+    hl_mixer_at(m, 0);
+    assert_int_equal(hl_mixer_play(m, &p, now, &w, NULL), 0); /* unscheduled */
+    assert_int_equal(hl_mixer_charge(m, 0), 7);
+    /* unscheduled, but held for v's start: scheduled, charged to v's charge */
+    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.5f};
+    assert_int_equal(hl_mixer_set(m, v, &s, now), 0);
+    assert_int_equal(hl_mixer_sched_room(m), 0);
+    assert_int_equal(hl_mixer_set(m, v, &s, now), HELIOD_EBUSY);
+    hl_mixer_at(m, 6000);
+    assert_int_equal(hl_mixer_set(m, w, &s, now), HELIOD_EBUSY);
+    hl_mixer_at(m, 0);
+    assert_int_equal(hl_mixer_set(m, w, &s, now), 0);
+    assert_int_equal(hl_mixer_sched_limit(m, UINT32_MAX), 0);
+    assert_int_equal(hl_mixer_sched_pending(m), 2);
+    assert_int_equal(h.n, 2);
+    assert_int_equal(h.at[0], 5000);
+    assert_int_equal(h.charge[0], 7);
+    assert_int_equal(h.tag[0], 3);
+    assert_int_equal(h.at[1], 5000); /* held to v's start */
+    assert_int_equal(h.charge[1], 7);
+    assert_int_equal(h.tag[1], 3);
+    test_mixer_free(m);
+    test_pcm_free(dc);
+}
+
+/* Cancelling tag 5: its voice's scheduled play, set and stop go at once
+ * (the voice ends without a sound: ENDED with the reason, no STARTED), and
+ * the schedule's room comes back; an untagged (detached) voice's play and a
+ * bus ramp scheduled meanwhile stay and apply at their frames. A stop sent
+ * after the cancel is no longer held for the cancelled start. */
+static void test_cancel(void **state) {
+    (void)state;
+    hl_pcm_t *dc = test_pcm_dc(8192, 1, LEVEL);
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    float *out = new_out(4096);
+    uint64_t now = 0, a = 0, b = 0;
+    hl_voice_params_t p = test_params(dc);
+    p.pan = -1.0f;
+    hl_mixer_owner(m, 5);
+    hl_mixer_at(m, 100000);
+    assert_int_equal(hl_mixer_play(m, &p, now, &a, NULL), 0);
+    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.25f};
+    hl_mixer_at(m, 100500);
+    assert_int_equal(hl_mixer_set(m, a, &s, now), 0);
+    hl_mixer_at(m, 200000);
+    assert_int_equal(hl_mixer_stop(m, a, 64, HL_MIX_END_STOPPED, now), 0);
+    hl_mixer_owner(m, 0);
+    p.pan = 1.0f;
+    hl_mixer_at(m, 1000);
+    assert_int_equal(hl_mixer_play(m, &p, now, &b, NULL), 0);
+    hl_mixer_at(m, 1500);
+    assert_int_equal(hl_mixer_set_bus_gain(m, HL_BUS_SFX, 0.5f, 0, now), 0);
+    hl_mixer_at(m, 0);
+    assert_int_equal(hl_mixer_sched_pending(m), 5);
+    test_render(m, out, 512, 256, &now); /* all of it in the heap now */
+    assert_int_equal(hl_mixer_sched_cancel(m, 0, HL_MIX_END_OWNER, now), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_sched_cancel(m, 5, HL_MIX_END_OWNER, now), 0);
+    test_render(m, out, 4096, 256, &now); /* frames 512..4607 */
+    assert_int_equal(hl_mixer_sched_pending(m), 0);
+    test_events_t log = {0};
+    test_poll(m, &log);
+    assert_int_equal(started_frame(&log, a), UINT64_MAX);
+    assert_int_equal(test_end_reason(&log, a), HL_MIX_END_OWNER);
+    assert_int_equal(started_frame(&log, b), 1000);
+    /* b (right) from 1000 at full level, halved by the bus from 1500; a
+     * (left) never sounds */
+    for (uint32_t f = 0; f < 4096; f++)
+        assert_true(out[2 * f] == 0.0f);
+    assert_true(out[2 * (1000 - 512) + 1] == LEVEL);
+    assert_true(out[2 * (1499 - 512) + 1] == LEVEL);
+    assert_true(out[2 * (1500 - 512 + 600) + 1] < LEVEL);
+    hl_mixer_stats_t st;
+    hl_mixer_stats(m, &st);
     assert_int_equal(st.sched_late, 0);
+    /* the slot of a is free again */
+    hl_voice_view_t vv;
+    assert_int_equal(hl_mixer_voice(m, a, &vv), HELIOD_ENOVOICE);
+    /* cancelled while its play is still in the ring: the ring's order holds */
+    uint64_t c = 0;
+    hl_mixer_owner(m, 9);
+    hl_mixer_at(m, hl_mixer_frames(m) + 100000);
+    assert_int_equal(hl_mixer_play(m, &p, now, &c, NULL), 0);
+    hl_mixer_at(m, 0);
+    hl_mixer_owner(m, 0);
+    assert_int_equal(hl_mixer_sched_cancel(m, 9, HL_MIX_END_OWNER, now), 0);
+    assert_int_equal(hl_mixer_stop(m, c, 64, HL_MIX_END_STOPPED, now), 0); /* not held now */
+    assert_int_equal(hl_mixer_sched_pending(m), 1); /* the play, until the cancel is drained */
+    test_render(m, out, 512, 256, &now);
+    assert_int_equal(hl_mixer_sched_pending(m), 0);
+    test_events_t log2 = {0};
+    test_poll(m, &log2);
+    assert_int_equal(started_frame(&log2, c), UINT64_MAX);
+    assert_int_equal(test_end_reason(&log2, c), HL_MIX_END_OWNER);
     free(out);
     test_mixer_free(m);
     test_pcm_free(dc);
@@ -282,13 +482,11 @@ static void test_clock(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_start_exact),
-        cmocka_unit_test(test_ramp_at_frame),
-        cmocka_unit_test(test_stop_waits_for_start),
-        cmocka_unit_test(test_late),
-        cmocka_unit_test(test_full_schedule),
-        cmocka_unit_test(test_bundle_not_split),
-        cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_start_exact),          cmocka_unit_test(test_ramp_at_frame),
+        cmocka_unit_test(test_stop_waits_for_start), cmocka_unit_test(test_late),
+        cmocka_unit_test(test_full_schedule),        cmocka_unit_test(test_split_bound),
+        cmocka_unit_test(test_limit_and_hook),       cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_bundle_not_split),     cmocka_unit_test(test_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

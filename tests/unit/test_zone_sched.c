@@ -124,17 +124,8 @@ static char *sweep(int check) {
             if (!check) continue;
             /* the budget: within it, or a single zone alone in its tick */
             assert_true(r.requested_bytes <= cfg.budget_bytes || r.n_requested == 1);
-            /* the cap: resident + in flight within it unless what is held is pinned */
-            if (f.held > cfg.cap_bytes) {
-                uint64_t pinned = 0;
-                for (uint32_t i = 0; i < g_z.n; i++) {
-                    const hld_zs_zone_t *e = &g_z.zone[i];
-                    float dx = e->pos[0] - lis[0], dz = e->pos[2] - lis[2];
-                    if (e->state != HLD_ZS_OUT && dx * dx + dz * dz <= 40.0f * 40.0f)
-                        pinned += e->bytes;
-                }
-                assert_true(f.held - pinned <= cfg.cap_bytes);
-            }
+            /* the cap: resident + in flight within it at every tick, pinned or not */
+            assert_true(f.held <= cfg.cap_bytes);
             /* the scheduler's books agree with the loader's */
             assert_int_equal(r.resident_bytes + r.in_flight_bytes, f.held);
             /* a cancel gives its memory back within the tick that decided it */
@@ -253,11 +244,82 @@ static void test_large_zone_alone(void **state) {
     assert_int_equal(r.requested[0], 1);
 }
 
+/* Three zones of 0.8 MB under a 2 MB cap, pin radius 1 m: standing on the
+ * third one's centre evicts the farthest unpinned zone first, it never
+ * loads over the cap. */
+static void test_pinned_within_cap(void **state) {
+    (void)state;
+    static fake_t f;
+    hld_zs_config_t cfg = config();
+    cfg.cap_bytes = 2 * MB;
+    cfg.pin_radius = 1.0f;
+    memset(&f, 0, sizeof f);
+    f.z = &g_z;
+    hld_zs_ops_t ops = {
+        .user = &f, .load = fake_load, .cancel = fake_cancel, .unload = fake_unload};
+    hld_zs_init(&g_z, &cfg, &ops);
+    const float pa[3] = {0, 0, 0}, pb[3] = {10, 0, 0}, pc[3] = {20, 0, 0};
+    const uint64_t sz = 4 * MB / 5;
+    assert_int_equal(hld_zs_add(&g_z, "a", pa, 100.0f, sz), 0);
+    assert_int_equal(hld_zs_add(&g_z, "b", pb, 100.0f, sz), 1);
+    assert_int_equal(hld_zs_add(&g_z, "c", pc, 100.0f, sz), 2);
+    hld_zs_report_t r;
+    for (int t = 0; t < 20; t++) {
+        fake_complete(&f);
+        hld_zs_tick(&g_z, pa, &r);
+        assert_true(f.held <= cfg.cap_bytes);
+    }
+    assert_int_equal(g_z.zone[0].state, HLD_ZS_LOADED);
+    assert_int_equal(g_z.zone[1].state, HLD_ZS_LOADED);
+    assert_int_equal(g_z.zone[2].state, HLD_ZS_OUT);
+    for (int t = 0; t < 20; t++) {
+        fake_complete(&f);
+        hld_zs_tick(&g_z, pc, &r);
+        assert_true(f.held <= cfg.cap_bytes);
+    }
+    assert_int_equal(g_z.zone[2].state, HLD_ZS_LOADED); /* pinned: it made room */
+    assert_int_equal(g_z.zone[0].state, HLD_ZS_OUT);    /* the farthest went */
+    assert_true(g_z.tot.peak_resident_bytes <= cfg.cap_bytes);
+}
+
+/* A load that turns out larger than its estimate evicts to stay within the cap. */
+static void test_completion_over_estimate(void **state) {
+    (void)state;
+    static fake_t f;
+    hld_zs_config_t cfg = config();
+    cfg.cap_bytes = 2 * MB;
+    cfg.pin_radius = 0.0f;
+    memset(&f, 0, sizeof f);
+    f.z = &g_z;
+    hld_zs_ops_t ops = {
+        .user = &f, .load = fake_load, .cancel = fake_cancel, .unload = fake_unload};
+    hld_zs_init(&g_z, &cfg, &ops);
+    const float pa[3] = {0, 0, 0}, pb[3] = {10, 0, 0}, lis[3] = {-5, 0, 0};
+    assert_int_equal(hld_zs_add(&g_z, "a", pa, 100.0f, MB / 2), 0);
+    assert_int_equal(hld_zs_add(&g_z, "b", pb, 100.0f, MB), 1);
+    hld_zs_report_t r;
+    hld_zs_tick(&g_z, lis, &r);
+    assert_int_equal(r.n_requested, 2);
+    hld_zs_done(&g_z, 1, 1, MB);
+    f.loading[1] = 0;
+    hld_zs_tick(&g_z, lis, &r);
+    /* a's real size is 1.5 MB: with b's 1 MB, over the cap */
+    hld_zs_done(&g_z, 0, 1, 3 * MB / 2);
+    f.loading[0] = 0;
+    f.held += MB;
+    hld_zs_tick(&g_z, lis, &r);
+    assert_int_equal(r.n_evicted, 1);
+    assert_int_equal(r.evicted[0], 1); /* b, the farther */
+    assert_true(f.held <= cfg.cap_bytes);
+    assert_true(r.resident_bytes <= cfg.cap_bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep_invariants),  cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_border_hysteresis), cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_large_zone_alone),
+        cmocka_unit_test(test_sweep_invariants),         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_border_hysteresis),        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_large_zone_alone),         cmocka_unit_test(test_pinned_within_cap),
+        cmocka_unit_test(test_completion_over_estimate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,23 @@
+/*
+ * governor_calib.h - the governor's start-up price of a worst-case voice
+ * (governor_calib.c): a private mixer, no daemon state, so the unit tests
+ * build it with the mixer library alone.
+ */
+#ifndef HLD_GOVERNOR_CALIB_H
+#define HLD_GOVERNOR_CALIB_H
+
+#include <stdint.h>
+
+#include "hl_hrtf.h"
+
+/* Renders HLD_GOV_CALIB_VOICES worst-case voices (3D, looping, pitch 1.37
+ * with Doppler, cubic, mono noise; binaural when hrtf is given) on a private
+ * mixer at rate and period and returns the cheapest block's cost per voice
+ * in ns (the cheapest: preemption only adds), 0 when out of memory. The
+ * calling thread's floating-point mode is the same afterwards (the mixer
+ * sets flush-to-zero for its own thread: fp_mode.h). Any thread but the
+ * audio thread (it allocates); the main thread at start-up. */
+double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sound,
+                              const hl_hrtf_set_t *hrtf);
+
+#endif /* HLD_GOVERNOR_CALIB_H */

@@ -1,0 +1,601 @@
+/*
+ * test_files.c - the files a request names (BANK manifests, ZONE banks and
+ * their sounds, CUES_LOAD sheets) never block the event loop, and banks
+ * and zones of any size load within their limits.
+ *
+ * Each bad file (a FIFO, /dev/zero, a directory, a symlink loop, a hung
+ * open, a relative path, an oversized or over-long-lined manifest, a FIFO
+ * listed as a zone's sound) is requested by one client in a child process
+ * while another client pings the daemon: every ping must come back (within
+ * a margin far beyond any machine's ping and far below "forever", which is
+ * what a FIFO on the loop meant), and the bad request gets its error code
+ * and a message naming the problem. The hung open is decoder.c's test hook
+ * HELIOD_TEST_OPEN_DELAY (opens of *hungopen* sleep 4 s), which the file
+ * reader honours too: the request is answered ETIMEDOUT at the 2 s budget.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+typedef th_fixture_t fixture_t;
+
+#define PING_MARGIN_MS 1000.0 /* a ping is a few µs of work: 1 s is any machine, loaded */
+
+static int setup(void **state) {
+    setenv("HELIOD_TEST_OPEN_DELAY", "4000:hungopen", 1); /* decoder.c / fileio.c test hook */
+    const char *args[] = {"--max-sample-mb", "256", NULL};
+    int rc = th_fixture_start(state, 0, args);
+    unsetenv("HELIOD_TEST_OPEN_DELAY");
+    return rc;
+}
+
+static int setup_zones(void **state) {
+    const char *args[] = {
+        "--zone-cap-mb", "1", "--zone-tick-hz", "50", "--zone-pin-radius", "1", NULL};
+    return th_fixture_start(state, 0, args);
+}
+
+static int teardown(void **state) {
+    return th_fixture_teardown(state);
+}
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static heliod_t *conn(fixture_t *f, const char *name) {
+    heliod_t *h = th_fixture_connect(f, name);
+    assert_non_null(h);
+    return h;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *m = fopen(path, "w");
+    assert_non_null(m);
+    fputs(text, m);
+    fclose(m);
+}
+
+/* ---- one bad request against another client's pings ------------------------ */
+
+typedef int (*req_fn)(heliod_t *h, const char *arg);
+
+static int do_bank(heliod_t *h, const char *p) {
+    return heliod_bank_load(h, p, NULL);
+}
+static int do_zone(heliod_t *h, const char *p) {
+    const float pos[3] = {0, 0, 0};
+    return heliod_zone_add(h, "z", p, pos, 10.0f);
+}
+static int do_cues(heliod_t *h, const char *p) {
+    return heliod_cues_load(h, p, NULL, NULL);
+}
+
+typedef struct {
+    int rc;
+    double ms; /* until the bad request was answered */
+    char msg[256];
+} outcome_t;
+
+typedef struct {
+    outcome_t o;
+    int pings;
+    double ping_max_ms;
+} result_t;
+
+static result_t run_bad(fixture_t *f, req_fn fn, const char *path) {
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        outcome_t o = {.rc = -999};
+        heliod_t *h = NULL;
+        /* CUES_LOAD is a control client's (a sheet redefines any name) */
+        uint32_t flags = fn == do_cues ? HELIOD_CONNECT_CONTROL : 0;
+        if (heliod_connect_flags(&h, f->d.sock, "bad-file", flags) == 0) {
+            heliod_set_timeout(h, 30000);
+            double t0 = now_ms();
+            o.rc = fn(h, path);
+            o.ms = now_ms() - t0;
+            snprintf(o.msg, sizeof o.msg, "%s", heliod_last_error(h));
+            heliod_close(h);
+        }
+        ssize_t w = write(pfd[1], &o, sizeof o);
+        _exit(w == (ssize_t)sizeof o ? 0 : 1);
+    }
+    close(pfd[1]);
+    heliod_t *g = conn(f, "pinger");
+    heliod_set_timeout(g, 3000);
+    result_t r = {0};
+    int got = 0;
+    double t0 = now_ms();
+    while (!got && now_ms() - t0 < 20000) {
+        double a = now_ms();
+        int rc = heliod_ping(g, NULL);
+        double lat = now_ms() - a;
+        assert_int_equal(rc, 0); /* a timed-out ping: the loop is blocked */
+        r.pings++;
+        if (lat > r.ping_max_ms) r.ping_max_ms = lat;
+        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+        if (poll(&p, 1, 5) > 0) got = read(pfd[0], &r.o, sizeof r.o) == (ssize_t)sizeof r.o;
+    }
+    if (!got) kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(pfd[0]);
+    heliod_close(g);
+    assert_true(got); /* the bad request was answered */
+    return r;
+}
+
+static void expect(fixture_t *f, const char *what, req_fn fn, const char *path, int code,
+                   const char *needle) {
+    result_t r = run_bad(f, fn, path);
+    print_message("%-28s %-10s in %7.1f ms: \"%s\"; %d pings meanwhile, max %.2f ms\n", what,
+                  heliod_strerror(r.o.rc), r.o.ms, r.o.msg, r.pings, r.ping_max_ms);
+    assert_int_equal(r.o.rc, code);
+    assert_non_null(strstr(r.o.msg, needle));
+    assert_true(r.ping_max_ms < PING_MARGIN_MS);
+}
+
+static void test_bad_files(void **state) {
+    fixture_t *f = *state;
+    char fifo[400], dir[400], loop_a[400], loop_b[400], hung[400], big[400], longl[400];
+    char zfifo[400], cfifo[400];
+    snprintf(fifo, sizeof fifo, "%s/bank.fifo", f->d.dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(dir, sizeof dir, "%s/adir", f->d.dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(loop_a, sizeof loop_a, "%s/loop_a.ini", f->d.dir);
+    snprintf(loop_b, sizeof loop_b, "%s/loop_b.ini", f->d.dir);
+    assert_int_equal(symlink(loop_b, loop_a), 0);
+    assert_int_equal(symlink(loop_a, loop_b), 0);
+    snprintf(hung, sizeof hung, "%s/hungopen.ini", f->d.dir);
+    write_text(hung, "[sound s]\npath = x.wav\n");
+
+    /* a manifest of 100k entries: refused whole, never parsed without bound */
+    snprintf(big, sizeof big, "%s/big.ini", f->d.dir);
+    FILE *b = fopen(big, "w");
+    assert_non_null(b);
+    for (int i = 0; i < 100000; i++)
+        fprintf(b, "[sound s%06d]\npath = /nonexistent/s%06d.wav\n", i, i);
+    fclose(b);
+    /* a line longer than the limit: an error, not two lines */
+    snprintf(longl, sizeof longl, "%s/long.ini", f->d.dir);
+    b = fopen(longl, "w");
+    assert_non_null(b);
+    fprintf(b, "[sound s]\npath = /");
+    for (int i = 0; i < 5000; i++)
+        fputc('a', b);
+    fprintf(b, "\n");
+    fclose(b);
+    /* a zone's bank that lists a FIFO as a sound: its header is read to
+     * estimate the zone's size */
+    snprintf(zfifo, sizeof zfifo, "%s/zfifo.ini", f->d.dir);
+    char text[600];
+    snprintf(text, sizeof text, "[sound s]\npath = %s\n", fifo);
+    write_text(zfifo, text);
+    snprintf(cfifo, sizeof cfifo, "%s/cues.fifo", f->d.dir);
+    assert_int_equal(mkfifo(cfifo, 0600), 0);
+
+    expect(f, "bank load FIFO", do_bank, fifo, HELIOD_EFILE, "not a regular file");
+    expect(f, "bank load /dev/zero", do_bank, "/dev/zero", HELIOD_EFILE, "not a regular file");
+    expect(f, "bank load directory", do_bank, dir, HELIOD_EFILE, "not a regular file");
+    expect(f, "bank load symlink loop", do_bank, loop_a, HELIOD_EFILE, "symbolic links");
+    expect(f, "bank load relative path", do_bank, "bank.ini", HELIOD_EINVAL, "absolute");
+    expect(f, "bank load 100k entries", do_bank, big, HELIOD_ETOOBIG, "at most");
+    expect(f, "bank load over-long line", do_bank, longl, HELIOD_EINVAL, "line longer than");
+    expect(f, "bank load hung open", do_bank, hung, HELIOD_ETIMEDOUT, "open budget");
+    expect(f, "zone add FIFO", do_zone, fifo, HELIOD_EFILE, "not a regular file");
+    expect(f, "zone add /dev/zero", do_zone, "/dev/zero", HELIOD_EFILE, "not a regular file");
+    expect(f, "zone add FIFO sound", do_zone, zfifo, HELIOD_EFILE, "not a regular file");
+    expect(f, "zone add hung open", do_zone, hung, HELIOD_ETIMEDOUT, "open budget");
+    expect(f, "zone add relative path", do_zone, "zone.ini", HELIOD_EINVAL, "absolute");
+    expect(f, "cues load FIFO", do_cues, cfifo, HELIOD_EFILE, "not a regular file");
+    expect(f, "cues load /dev/zero", do_cues, "/dev/zero", HELIOD_EFILE, "not a regular file");
+    expect(f, "cues load directory", do_cues, dir, HELIOD_EFILE, "not a regular file");
+    expect(f, "cues load symlink loop", do_cues, loop_a, HELIOD_EFILE, "symbolic links");
+
+    /* the daemon still works: a good bank loads */
+    heliod_t *h = conn(f, "after");
+    char wav[400], man[400];
+    snprintf(wav, sizeof wav, "%s/ok.wav", f->d.dir);
+    assert_int_equal(th_write_sine(wav, 48000, 0.1, 440.0, 0.2), 0);
+    snprintf(man, sizeof man, "%s/ok.ini", f->d.dir);
+    write_text(man, "name = ok\n[sound ok_s]\npath = ok.wav\n");
+    heliod_bank_info_t bi;
+    assert_int_equal(heliod_bank_load(h, man, &bi), 0);
+    assert_string_equal(bi.name, "ok");
+    heliod_close(h);
+    th_sleep_ms(2500); /* the hung opens' workers come back before the daemon stops */
+}
+
+/* Real hung I/O: a FUSE mount nobody serves (as test_lifecycle's `fuse`):
+ * every open under it waits in the kernel for good. BANK load, ZONE add and
+ * CUES_LOAD of a file there are answered ETIMEDOUT at the open budget while
+ * another client's pings keep coming back; closing the FUSE connection
+ * afterwards lets the stuck workers return. Needs root and /dev/fuse. */
+static void test_fuse_hung_open(void **state) {
+    fixture_t *f = *state;
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        print_message("needs root and /dev/fuse to mount a hung file system: skipped\n");
+        skip();
+    }
+    char mnt[400], opts[160], path[500];
+    snprintf(mnt, sizeof mnt, "%s/mnt", f->d.dir);
+    assert_int_equal(mkdir(mnt, 0700), 0);
+    int fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=%d,group_id=%d", fuse, (int)getuid(),
+             (int)getgid());
+    if (fuse < 0 || mount("heliodtest", mnt, "fuse", MS_NOSUID | MS_NODEV, opts) != 0) {
+        print_message("cannot mount FUSE (%s): skipped\n", strerror(errno));
+        if (fuse >= 0) close(fuse);
+        skip();
+    }
+    snprintf(path, sizeof path, "%s/hung.ini", mnt);
+    expect(f, "bank load on hung FUSE", do_bank, path, HELIOD_ETIMEDOUT, "open budget");
+    expect(f, "cues load on hung FUSE", do_cues, path, HELIOD_ETIMEDOUT, "open budget");
+    umount2(mnt, MNT_DETACH);
+    close(fuse); /* aborts the connection: the stuck opens fail and their workers return */
+    th_sleep_ms(200);
+    heliod_t *h = conn(f, "after-fuse");
+    assert_int_equal(heliod_ping(h, NULL), 0);
+    heliod_close(h);
+}
+
+/* A bank's cue sheet is read off the loop too: one that is a FIFO fails the
+ * bank (its error names it), the loop answers meanwhile. */
+static void test_bank_cue_sheet_fifo(void **state) {
+    fixture_t *f = *state;
+    char wav[400], man[400], cf[400], text[1200];
+    snprintf(wav, sizeof wav, "%s/c.wav", f->d.dir);
+    assert_int_equal(th_write_sine(wav, 48000, 0.1, 440.0, 0.2), 0);
+    snprintf(cf, sizeof cf, "%s/sheet.fifo", f->d.dir);
+    assert_int_equal(mkfifo(cf, 0600), 0);
+    snprintf(man, sizeof man, "%s/withcues.ini", f->d.dir);
+    snprintf(text, sizeof text, "name = withcues\ncues = %s\n[sound c_s]\npath = c.wav\n", cf);
+    write_text(man, text);
+    heliod_t *h = conn(f, "cuesheet");
+    assert_int_equal(heliod_bank_load(h, man, NULL), 0);
+    heliod_bank_info_t b[4];
+    size_t n = 0;
+    int state_ = -1;
+    for (int i = 0; i < 500 && state_ != HELIOD_BANK_FAILED; i++) {
+        assert_int_equal(heliod_banks(h, b, 4, &n), 0); /* answered: the loop runs */
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(b[k].name, "withcues")) state_ = b[k].state;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(state_, HELIOD_BANK_FAILED);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(b[k].name, "withcues")) {
+            print_message("bank with a FIFO cue sheet: failed, \"%s\"\n", b[k].error);
+            assert_non_null(strstr(b[k].error, "not a regular file"));
+        }
+    heliod_close(h);
+}
+
+/* ---- a bank of 1024 sounds ---------------------------------------------------- */
+
+static void test_bank_1024(void **state) {
+    fixture_t *f = *state;
+    char p[400], man[400];
+    snprintf(man, sizeof man, "%s/big1024.ini", f->d.dir);
+    FILE *m = fopen(man, "w");
+    assert_non_null(m);
+    fprintf(m, "name = big1024\n");
+    for (int i = 0; i < 1024; i++) {
+        snprintf(p, sizeof p, "%s/b%04d.wav", f->d.dir, i);
+        assert_int_equal(th_write_sine(p, 48000, 0.02, 200.0 + i, 0.1), 0);
+        fprintf(m, "[sound b%04d]\npath = b%04d.wav\n", i, i);
+    }
+    fclose(m);
+    heliod_t *h = conn(f, "bank1024");
+    heliod_bank_info_t bi;
+    double t0 = now_ms();
+    assert_int_equal(heliod_bank_load(h, man, &bi), 0);
+    assert_int_equal(bi.sounds, 1024);
+    heliod_bank_info_t b[4];
+    size_t n = 0;
+    heliod_bank_info_t *me = NULL;
+    for (int i = 0; i < 3000; i++) {
+        assert_int_equal(heliod_banks(h, b, 4, &n), 0);
+        me = NULL;
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(b[k].name, "big1024")) me = &b[k];
+        assert_non_null(me);
+        if (me->state != HELIOD_BANK_LOADING) break;
+        th_sleep_ms(10);
+    }
+    print_message("1024-sound bank: state %d, %u loaded, %u failed in %.0f ms%s%s\n", me->state,
+                  me->done, me->failed, now_ms() - t0, me->error[0] ? ": " : "", me->error);
+    assert_int_equal(me->state, HELIOD_BANK_LOADED);
+    assert_int_equal(me->done, 1024);
+    assert_int_equal(me->failed, 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(h, "b1023", &pp, NULL, NULL), 0);
+    heliod_close(h);
+}
+
+/* ---- eviction walks each sound once ---------------------------------------------- */
+
+static int setup_evict(void **state) {
+    const char *args[] = {"--max-sample-mb", "4", "--client-sample-mb", "4", NULL};
+    return th_fixture_start(state, 0, args);
+}
+
+static int bank_state(heliod_t *h, const char *name, heliod_bank_info_t *out) {
+    static heliod_bank_info_t b[8];
+    size_t n = 0;
+    assert_true(heliod_banks(h, b, 8, &n) >= 0);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(b[k].name, name)) {
+            *out = b[k];
+            return b[k].state;
+        }
+    return -1;
+}
+
+/* 2048 tiny sounds (two banks) fill a 4 MiB budget; one big load then
+ * evicts most of them. The eviction walk looks at each entry at most once
+ * per eviction (STATS samples_evict_scanned), where a scan per evicted
+ * sound looked at every entry for each: n^2/2 and more. Counted, not timed. */
+static void test_eviction_linear(void **state) {
+    fixture_t *f = *state;
+    char p[400], man[2][400];
+    for (int i = 0; i < 1024; i++) {
+        snprintf(p, sizeof p, "%s/t%04d.wav", f->d.dir, i);
+        assert_int_equal(th_write_sine(p, 48000, 0.01, 300.0, 0.1), 0);
+    }
+    for (int k = 0; k < 2; k++) {
+        snprintf(man[k], sizeof man[k], "%s/tiny%d.ini", f->d.dir, k);
+        FILE *m = fopen(man[k], "w");
+        assert_non_null(m);
+        fprintf(m, "name = tiny%d\n", k);
+        for (int i = 0; i < 1024; i++)
+            fprintf(m, "[sound %c%04d]\npath = t%04d.wav\n", 'a' + k, i, i);
+        fclose(m);
+    }
+    heliod_t *h = conn(f, "evict");
+    heliod_bank_info_t bi;
+    for (int k = 0; k < 2; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "tiny%d", k);
+        assert_int_equal(heliod_bank_load(h, man[k], NULL), 0);
+        for (int w = 0; w < 1000 && bank_state(h, name, &bi) == HELIOD_BANK_LOADING; w++)
+            th_sleep_ms(10);
+        assert_int_equal(bi.state, HELIOD_BANK_LOADED);
+        assert_int_equal(bi.done, 1024);
+    }
+    double scanned0 = th_stat(h, "samples_evict_scanned");
+    double ev0 = th_stat(h, "samples_evictions");
+    snprintf(p, sizeof p, "%s/big.wav", f->d.dir);
+    assert_int_equal(th_write_sine(p, 48000, 19.0, 220.0, 0.1), 0); /* 3.6 MB decoded */
+    assert_int_equal(heliod_load(h, "big", p, 0, NULL), 0);
+    double scanned = th_stat(h, "samples_evict_scanned") - scanned0;
+    double evicted = th_stat(h, "samples_evictions") - ev0;
+    double us = th_stat(h, "samples_evict_max_us");
+    print_message("eviction: %.0f of 2048 sounds evicted, %.0f entries looked at, longest walk "
+                  "%.0f us\n",
+                  evicted, scanned, us);
+    assert_true(evicted >= 1500);
+    assert_true(scanned <= 2.0 * 2048); /* at most a walk or two over the table */
+    heliod_close(h);
+}
+
+/* ---- the zone cap holds at every instant ---------------------------------------- */
+
+static void test_zone_cap(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f, "zones");
+    /* three zones of ~0.4 MiB (2.2 s mono at 48 kHz) under a 1 MiB cap: at
+     * most two fit */
+    const float pos[3][3] = {{10, 0, 0}, {20, 0, 0}, {30, 0, 0}};
+    for (int i = 0; i < 3; i++) {
+        char wav[400], man[400], text[600], name[16];
+        snprintf(wav, sizeof wav, "%s/zc%d.wav", f->d.dir, i);
+        assert_int_equal(th_write_sine(wav, 48000, 2.184, 300.0 + 50 * i, 0.2), 0);
+        snprintf(man, sizeof man, "%s/zc%d.ini", f->d.dir, i);
+        snprintf(text, sizeof text, "name = zc%d\n[sound zc%d_s]\npath = zc%d.wav\n", i, i, i);
+        write_text(man, text);
+        snprintf(name, sizeof name, "zc%d", i);
+        assert_int_equal(heliod_zone_add(h, name, man, pos[i], 100.0f), 0);
+    }
+    /* the listener stands on each zone's centre in turn (within the pin
+     * radius: a pinned zone must make room, not load over the cap) */
+    heliod_listener_t l = {.mask = HELIOD_LIS_POS};
+    const int order[] = {0, 2, 0, 1, 2};
+    for (int s = 0; s < 5; s++) {
+        memcpy(l.pos, pos[order[s]], sizeof l.pos);
+        assert_int_equal(heliod_set_listener(h, &l), 0);
+        heliod_zone_info_t zi[4];
+        size_t n = 0;
+        int loaded = 0;
+        for (int w = 0; w < 300 && !loaded; w++) { /* until the pinned zone is in (3 s at most) */
+            th_sleep_ms(10);
+            assert_int_equal(heliod_zones(h, zi, 4, &n), 0);
+            for (size_t k = 0; k < n; k++)
+                if (zi[k].state == 2 && zi[k].distance < 1.0f) loaded = 1;
+        }
+        assert_true(loaded);
+    }
+    double peak = th_stat(h, "zones_peak_resident_bytes");
+    double req = th_stat(h, "zones_requested");
+    print_message("zones: peak resident %.0f bytes under a cap of %d bytes (%.0f loads)\n", peak,
+                  1 << 20, req);
+    assert_true(req >= 2);
+    assert_true(peak > 0);
+    assert_true(peak <= (double)(1 << 20));
+    heliod_close(h);
+}
+
+/* ---- heliod --render trusts its score no more than a client ------------------- */
+
+static char g_rdir[256];
+
+/* heliod --render SCORE --out OUT [args]: its exit status (-2: still
+ * running after 60 s, killed); its stderr into err. */
+static int render(const char *score, const char *out, const char *const *args, char *err,
+                  size_t cap) {
+    char logp[300];
+    snprintf(logp, sizeof logp, "%s/render.err", g_rdir);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
+        if (!freopen(logp, "w", stderr)) _exit(126);
+        const char *av[16] = {bin, "--render", score, "--out", out, "--log-level", "warn"};
+        int n = 7;
+        for (int i = 0; args && args[i] && n < 15; i++)
+            av[n++] = args[i];
+        av[n] = NULL;
+        execv(bin, (char *const *)av);
+        _exit(127);
+    }
+    int st = 0, done = 0;
+    for (int i = 0; i < 6000 && !done; i++) {
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            done = 1;
+        else
+            th_sleep_ms(10);
+    }
+    if (!done) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+    }
+    err[0] = '\0';
+    FILE *f = fopen(logp, "r");
+    if (f) {
+        size_t n = fread(err, 1, cap - 1, f);
+        err[n] = '\0';
+        fclose(f);
+    }
+    if (!done) return -2;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int setup_render(void **state) {
+    (void)state;
+    snprintf(g_rdir, sizeof g_rdir, "/tmp/heliod-render-XXXXXX");
+    return mkdtemp(g_rdir) ? 0 : -1;
+}
+
+static int teardown_render(void **state) {
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_rdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_render_limits(void **state) {
+    (void)state;
+    char score[300], out[300], err[4096], wav[300], fifo[300], text[1200];
+    snprintf(out, sizeof out, "%s/out.wav", g_rdir);
+    snprintf(wav, sizeof wav, "%s/tone.wav", g_rdir);
+    assert_int_equal(th_write_sine(wav, 48000, 0.5, 440.0, 0.2), 0);
+
+    /* one line that would write hours: refused before anything renders */
+    snprintf(score, sizeof score, "%s/long.score", g_rdir);
+    snprintf(text, sizeof text, "load t %s\n@0 play t\n@+20000000 end\n", wav);
+    write_text(score, text);
+    unlink(out);
+    int rc = render(score, out, NULL, err, sizeof err);
+    print_message("score ending at 20000 s: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "beyond --max-seconds (600 s)"));
+    struct stat st;
+    assert_true(stat(out, &st) != 0 || st.st_size < 1024); /* nothing rendered */
+    snprintf(text, sizeof text, "load t %s\n@+700000 play t\n", wav);
+    write_text(score, text);
+    rc = render(score, out, NULL, err, sizeof err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "beyond --max-seconds"));
+
+    /* a loop with no end: cut at --max-seconds, with an error */
+    snprintf(text, sizeof text, "load t %s\n@0 play t --loop\n", wav);
+    write_text(score, text);
+    const char *two[] = {"--max-seconds", "2", NULL};
+    rc = render(score, out, two, err, sizeof err);
+    print_message("endless loop, --max-seconds 2: exit %d: %s", rc, err);
+    assert_int_equal(rc, 4);
+    assert_non_null(strstr(err, "still playing at --max-seconds (2 s)"));
+    float *data = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &data, &frames, &ch, &rate), 0);
+    free(data);
+    assert_int_equal(frames, 2 * 48000); /* exactly the cap */
+
+    /* not a regular file: refused at once, never read */
+    snprintf(fifo, sizeof fifo, "%s/score.fifo", g_rdir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    rc = render(fifo, out, NULL, err, sizeof err);
+    print_message("FIFO score: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "not a regular file"));
+    rc = render("/dev/zero", out, NULL, err, sizeof err);
+    print_message("/dev/zero score: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, "not a regular file"));
+
+    /* a line over the limit is an error, not two lines */
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load t %s\n@0 play t --gain -6", wav);
+    for (int i = 0; i < 6000; i++)
+        fputc(' ', f);
+    fprintf(f, "--pitch 2\n");
+    fclose(f);
+    rc = render(score, out, NULL, err, sizeof err);
+    print_message("over-long line: exit %d: %s", rc, err);
+    assert_int_equal(rc, 2);
+    assert_non_null(strstr(err, ":2: line longer than 5119 bytes"));
+
+    /* --max-seconds is range-checked */
+    const char *bad[] = {"--max-seconds", "100000", NULL};
+    snprintf(text, sizeof text, "load t %s\n@0 play t\n", wav);
+    write_text(score, text);
+    rc = render(score, out, bad, err, sizeof err);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(err, "--max-seconds"));
+    /* and a sane score still renders */
+    rc = render(score, out, NULL, err, sizeof err);
+    assert_int_equal(rc, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fuse_hung_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_cue_sheet_fifo, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_eviction_linear, setup_evict, teardown),
+        cmocka_unit_test_setup_teardown(test_zone_cap, setup_zones, teardown),
+        cmocka_unit_test_setup_teardown(test_render_limits, setup_render, teardown_render),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

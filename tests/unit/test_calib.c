@@ -1,0 +1,82 @@
+/*
+ * test_calib.c - the governor's start-up calibration (daemon/governor_calib.c)
+ * runs the mixer on the calling thread (the daemon's main thread) and must
+ * leave that thread's floating-point mode as it found it: the mixer sets
+ * flush-to-zero and denormals-are-zero for the thread it runs on, which only
+ * the audio thread wants.
+ *
+ *   - the control: hl_mixer_process_rt on this thread flushes a denormal
+ *     (so the check below can fail; x86, where the mixer sets MXCSR)
+ *   - after hld_governor_calibrate, a denormal input survives a multiply
+ *     (no DAZ), a product in the denormal range is not flushed (no FTZ), and
+ *     MXCSR is bit for bit what it was
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fp_mode.h"
+#include "governor_calib.h"
+#include "hl_mixer.h"
+
+static volatile float g_tiny = 1e-40f; /* a denormal */
+static volatile float g_one = 1.0f;
+static volatile float g_small = 1e-30f, g_smaller = 1e-10f; /* product 1e-40: denormal */
+
+/* 1 when this thread's FP mode keeps denormals, as inputs and as results.
+ * Not inlined: GCC does not order plain FP arithmetic against an MXCSR
+ * write, but it does order calls. */
+__attribute__((noinline)) static int denormals_survive(void) {
+    volatile float a = g_tiny * g_one;
+    volatile float b = g_small * g_smaller;
+    return a != 0.0f && b != 0.0f;
+}
+
+static void test_mixer_flushes_its_thread(void **state) {
+    (void)state;
+#if defined(__x86_64__) || defined(__i386__)
+    assert_true(denormals_survive());
+    hl_mixer_config_t mc = {.rate = 48000, .voices = 4};
+    size_t size = hl_mixer_size(&mc);
+    assert_true(size > 0);
+    void *mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    assert_non_null(mem);
+    hl_mixer_t *m = hl_mixer_init(mem, size, &mc);
+    assert_non_null(m);
+    float out[2 * 64];
+    hld_fp_mode_t fp = hld_fp_mode_save();
+    hl_mixer_process_rt(m, out, 64, 0);
+    int flushed = !denormals_survive();
+    hld_fp_mode_restore(fp);
+    free(mem);
+    assert_true(flushed); /* the mixer does set FTZ/DAZ for its thread */
+    assert_true(denormals_survive());
+#else
+    skip(); /* the mixer changes no FP mode on this architecture */
+#endif
+}
+
+static void test_calibrate_keeps_fp_mode(void **state) {
+    (void)state;
+    assert_true(denormals_survive());
+    hld_fp_mode_t before = hld_fp_mode_save();
+    double ns = hld_governor_calibrate(48000, 256, 343.0f, NULL);
+    hld_fp_mode_t after = hld_fp_mode_save();
+    assert_true(ns > 0);
+    assert_true(denormals_survive());
+    assert_memory_equal(&before, &after, sizeof before);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mixer_flushes_its_thread),
+        cmocka_unit_test(test_calibrate_keeps_fp_mode),
+    };
+    return cmocka_run_group_tests_name("calib", tests, NULL, NULL);
+}
