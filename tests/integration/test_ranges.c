@@ -293,7 +293,8 @@ static void test_edges(void **state) {
     assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
     int fd = th_raw_connect(d.sock);
     assert_true(fd >= 0);
-    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    /* a control client: the edges are tried on the daemon's music bus */
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = HL_HELLO_CONTROL};
     snprintf(hello.client_name, sizeof hello.client_name, "ranges");
     reply_t r;
     request(fd, HL_OP_HELLO, put_hello, &hello, &r);
