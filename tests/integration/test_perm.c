@@ -579,6 +579,48 @@ static void test_bank_charged_to_its_loader(void **state) {
     heliod_close(g);
 }
 
+/* A bank's sounds start 32 at a time (the banks' share of the loader); the
+ * rest wait in its queue, read after the BANK reply. The client id travels
+ * with the bank, so the queued ones are charged to its loader too, even
+ * once it has gone: 40 sounds of 30 KiB (1200 KiB) under a 1 MiB quota do
+ * not all load (the first 32, 960 KiB, would fit; charged to nobody the
+ * queued 8 would load as well). */
+static void test_bank_queue_charged_to_its_loader(void **state) {
+    fx_t *f = *state;
+    char wav[600], man[600];
+    snprintf(wav, sizeof wav, "%.256s/short.wav", f->d.dir);
+    snprintf(man, sizeof man, "%.256s/many.ini", f->d.dir);
+    /* 0.16 s mono at 48 kHz: 7680 frames, 30 KiB decoded */
+    assert_int_equal(th_write_sine(wav, 48000, 0.16, 440, 0.2), 0);
+    FILE *fp = fopen(man, "w");
+    assert_non_null(fp);
+    fprintf(fp, "name = many\n");
+    for (int i = 0; i < 40; i++)
+        fprintf(fp, "[sound m%02d]\npath = short.wav\n", i);
+    fclose(fp);
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_bank_load(g, man, NULL), 0);
+    heliod_close(g); /* gone before its queued sounds start */
+    heliod_t *ctl = conn(f, "tool", HELIOD_CONNECT_CONTROL);
+    heliod_bank_info_t bi[4];
+    size_t n = 0;
+    for (int i = 0; i < 3000; i++) {
+        assert_int_equal(heliod_banks(ctl, bi, 4, &n), 0);
+        if (n == 1 && bi[0].state != HELIOD_BANK_LOADING) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(n, 1);
+    fprintf(stderr,
+            "# bank of 40 x 30 KiB under a 1 MiB quota, loader gone: %u loaded, %u "
+            "failed (%s)\n",
+            bi[0].done, bi[0].failed, bi[0].error);
+    assert_int_equal(bi[0].done + bi[0].failed, 40);
+    assert_true(bi[0].done >= 32 && bi[0].done <= 34); /* 34 x 30 KiB = 1020 KiB */
+    assert_non_null(strstr(bi[0].error, "--client-sample-mb"));
+    assert_int_equal(heliod_bank_unload(ctl, "many"), 0);
+    heliod_close(ctl);
+}
+
 /* ---- a script's batch of detached loops fits the defaults -------------------- */
 
 static void test_batch_of_detached_loops(void **state) {
@@ -615,6 +657,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_upload_charged_and_times_out, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_upload_evicts_only_its_own, setup_budget, teardown),
         cmocka_unit_test_setup_teardown(test_bank_charged_to_its_loader, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_queue_charged_to_its_loader, setup_small,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
