@@ -29,10 +29,13 @@
  * clients (the schedule: three quarters).
  *
  *   schedule (time_ops.c)   -> the mixer's schedule hook adds (frame, owner
- *                              tag) per scheduled command; pending = those
- *                              whose frame the clock has not reached; the
- *                              ones on its own voices go when it leaves Main thread
- * only, except hld_client_reserve_bytes / hld_client_unreserve_bytes.
+ *                              tag) per scheduled command to the process
+ *                              record of the client id it is charged to;
+ *                              pending = those whose frame the clock has not
+ *                              reached; the ones on a connection's own voices
+ *                              (tag = its id) go when that connection leaves
+ *
+ * Main thread only, except hld_client_reserve_bytes / hld_client_unreserve_bytes.
  */
 #ifndef HLD_CLIENTS_H
 #define HLD_CLIENTS_H

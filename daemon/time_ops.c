@@ -19,8 +19,10 @@
  * Gain and mute ramps are per-bus commands and schedule as usual.
  *
  * Quotas: while a client's request runs (hld_sched_begin), the mixer
- * charges its scheduled commands to it (the hook below adds them to its
- * ledger record) and stops at what its --client-scheduled quota leaves:
+ * charges its scheduled commands to it (the hook below looks its id up with
+ * hld_clients_get and adds them to its process record: one budget for all
+ * the connections of a process) and stops at what its process's
+ * --client-scheduled quota leaves:
  * beyond is EBUSY naming the quota. When a connection closes, the scheduled
  * commands on its non-detached voices are cancelled (hld_time_conn_closed):
  * those voices are ending anyway, and the schedule room is free at once.
