@@ -25,6 +25,7 @@
  *   heliod_int.h.
  */
 #include "heliod.h"
+#include "heliod_conv.h"
 #include "heliod_int.h"
 
 #include "hl_paths.h"
@@ -607,17 +608,6 @@ int heliod_ping(heliod_t *h, uint64_t *server_time_ns) {
     return 0;
 }
 
-static void sound_info_out(heliod_sound_info_t *o, const hl_sound_info_t *s) {
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", s->name);
-    o->frames = s->frames;
-    o->channels = s->channels;
-    o->source_rate = s->source_rate;
-    o->flags = s->flags;
-    o->playing = s->playing;
-    o->owner = s->owner;
-}
-
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info) {
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
@@ -645,7 +635,7 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     hl_sound_info_t s;
     hl_get_sound_info(&r, &s);
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (info) sound_info_out(info, &s);
+    if (info) hlc_from_sound_info(&s, info);
     return 0;
 }
 
@@ -750,7 +740,7 @@ static int load_fd(heliod_t *h, const char *name, const void *data, size_t size,
     hl_sound_info_t s;
     hl_get_sound_info(&r, &s);
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (info) sound_info_out(info, &s);
+    if (info) hlc_from_sound_info(&s, info);
     return 0;
 }
 
@@ -787,7 +777,7 @@ int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t s
         hl_sound_info_t s; /* the last: the sound, decoded */
         hl_get_sound_info(&r, &s);
         if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-        if (info) sound_info_out(info, &s);
+        if (info) hlc_from_sound_info(&s, info);
     }
     return 0;
 }
@@ -839,19 +829,15 @@ int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *cou
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_sound_info_t s;
         hl_get_sound_info(&r, &s);
-        if (i < cap && !r.err) sound_info_out(&arr[i], &s);
+        if (i < cap && !r.err) hlc_from_sound_info(&s, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
 
 void heliod_play_params_init(heliod_play_params_t *p) {
-    memset(p, 0, sizeof *p);
-    p->pitch = 1.0f;
-    p->fade_in_ms = -1.0f;
-    p->min_distance = 1.0f;
-    p->max_distance = 100.0f;
-    p->rolloff = 1.0f;
-    p->distance_model = HELIOD_DIST_INVERSE;
+    hl_play_t d;
+    hl_play_init(&d); /* the schema's defaults */
+    hlc_from_play(&d, p);
 }
 
 /* Converts and validates play parameters into the wire struct. */
@@ -869,28 +855,8 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
         return hlc_set_error(h, HELIOD_EINVAL, "bus: not terminated");
     if (memchr(p->emitter, '\0', sizeof p->emitter) == NULL)
         return hlc_set_error(h, HELIOD_EINVAL, "emitter: not terminated");
-    memset(m, 0, sizeof *m);
+    hlc_to_play(p, m);
     snprintf(m->sound, sizeof m->sound, "%s", sound);
-    m->flags = p->flags;
-    m->gain_db = p->gain_db;
-    m->pan = p->pan;
-    memcpy(m->pos, p->pos, sizeof m->pos);
-    m->pitch = p->pitch;
-    m->priority = p->priority;
-    m->fade_in_ms = p->fade_in_ms;
-    m->min_distance = p->min_distance;
-    m->max_distance = p->max_distance;
-    m->rolloff = p->rolloff;
-    m->model = (uint8_t)p->distance_model;
-    snprintf(m->bus, sizeof m->bus, "%s", p->bus);
-    m->loop_start = p->loop_start;
-    m->loop_end = p->loop_end;
-    m->loop_count = p->loop_count;
-    m->loop_xfade_ms = p->loop_xfade_ms;
-    memcpy(m->vel, p->vel, sizeof m->vel);
-    snprintf(m->emitter, sizeof m->emitter, "%s", p->emitter);
-    m->over = p->over;
-    hlc_post_to_wire(&p->post, &m->post);
     const char *why = NULL;
     if (hl_validate_play(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -985,17 +951,8 @@ int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
 }
 
 static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s, hl_set_t *m) {
-    memset(m, 0, sizeof *m);
+    hlc_to_set(s, m);
     m->voice = voice;
-    m->mask = s->mask;
-    m->gain_db = s->gain_db;
-    m->pan = s->pan;
-    memcpy(m->pos, s->pos, sizeof m->pos);
-    m->pitch = s->pitch;
-    m->ramp_ms = s->ramp_ms;
-    m->seek_s = s->seek_s;
-    memcpy(m->vel, s->vel, sizeof m->vel);
-    hlc_post_to_wire(&s->post, &m->post);
     const char *why = NULL;
     if (hl_validate_set(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -1014,12 +971,7 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
 }
 
 static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
-    memset(m, 0, sizeof *m);
-    m->mask = l->mask;
-    memcpy(m->pos, l->pos, sizeof m->pos);
-    memcpy(m->fwd, l->fwd, sizeof m->fwd);
-    memcpy(m->up, l->up, sizeof m->up);
-    memcpy(m->vel, l->vel, sizeof m->vel);
+    hlc_to_listener(l, m);
     const char *why = NULL;
     if (hl_validate_listener(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
@@ -1045,26 +997,7 @@ int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *cou
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_voice_info_t v;
         hl_get_voice_info(&r, &v);
-        if (i >= cap || r.err) continue;
-        heliod_voice_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        o->voice = v.voice;
-        snprintf(o->sound, sizeof o->sound, "%s", v.sound);
-        o->owner = v.owner;
-        o->priority = v.priority;
-        o->flags = v.flags;
-        o->state = v.state;
-        o->gain_db = v.gain_db;
-        o->pan = v.pan;
-        memcpy(o->pos, v.pos, sizeof o->pos);
-        o->pitch = v.pitch;
-        snprintf(o->bus, sizeof o->bus, "%s", v.bus);
-        snprintf(o->cue, sizeof o->cue, "%s", v.cue);
-        snprintf(o->category, sizeof o->category, "%s", v.category);
-        snprintf(o->emitter, sizeof o->emitter, "%s", v.emitter);
-        o->audibility_db = v.audibility_db;
-        o->position_s = v.position_s;
-        hlc_post_from_wire(&v.post, &o->post);
+        if (i < cap && !r.err) hlc_from_voice_info(&v, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -1077,15 +1010,7 @@ int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *c
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_device_info_t d;
         hl_get_device_info(&r, &d);
-        if (i >= cap || r.err) continue;
-        heliod_device_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        o->index = d.index;
-        snprintf(o->name, sizeof o->name, "%s", d.name);
-        snprintf(o->hostapi, sizeof o->hostapi, "%s", d.hostapi);
-        o->max_channels = d.max_channels;
-        o->default_rate = d.default_rate;
-        o->flags = d.flags;
+        if (i < cap && !r.err) hlc_from_device_info(&d, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -1106,13 +1031,7 @@ int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
     hl_device_reply_t dr;
     hl_get_device_reply(&r, &dr);
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (out) {
-        memset(out, 0, sizeof *out);
-        snprintf(out->driver, sizeof out->driver, "%s", dr.driver);
-        snprintf(out->name, sizeof out->name, "%s", dr.name);
-        out->rate = dr.rate;
-        out->period = dr.period;
-    }
+    if (out) hlc_from_device_reply(&dr, out);
     return 0;
 }
 
@@ -1125,9 +1044,7 @@ int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_stat_t s;
         hl_get_stat(&r, &s);
-        if (i >= cap || r.err) continue;
-        snprintf(arr[i].key, sizeof arr[i].key, "%s", s.key);
-        arr[i].value = s.value;
+        if (i < cap && !r.err) hlc_from_stat(&s, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -1424,7 +1341,7 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
             conn_fail(h, HELIOD_ENOMEM);
             return;
         }
-        hlc_bank_out(&e.bank, bank);
+        hlc_from_bank_info(&e.bank, bank);
         ev.bank = bank;
         h->ev_fn(h->ev_user, &ev);
         free(bank);
