@@ -1,6 +1,6 @@
 /*
- * hl_proto.h - the heliod wire protocol: limits, opcodes, message layouts and
- * their encoders/decoders, shared by the daemon and libheliod.
+ * hl_proto.h - the heliod wire protocol: limits, opcodes, constants, frames and
+ * the message bodies (declared in hl_schema.h), shared by the daemon and libheliod.
  *
  * Everything here works on caller-provided buffers: no malloc, no I/O, no
  * global state, so the same code is safe in the daemon, the client library,
@@ -572,10 +572,11 @@ typedef struct {
 #define HL_EM_DETACHED     0x4u /* CREATE: outlives its connection (until destroyed) */
 #define HL_EM_MASK         0x7u
 
-/* Each put writes the body fields in the order documented in PROTOCOL.md;
- * each get reads them and validates ranges that are part of the wire format
- * (string lengths, flag bits, enum values); semantic ranges (gain, pitch) are
- * checked by the daemon with hl_validate_*. */
+/* The bodies whose layout a field list cannot say, written by hand in
+ * proto.c: an EVENT (its type picks the fields) and a CUES entry (its kind
+ * picks CUE or CATEGORY). Every other body's hl_put_* / hl_get_* comes from
+ * hl_schema.h. Semantic ranges (gain, pitch) are checked by the daemon and
+ * libheliod with hl_validate_* (validate.c, over the generated hl_check_*). */
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m);
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m);
 void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
