@@ -190,8 +190,8 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 /* The per-voice post stage (mixer-graph issue): filters, occlusion and
  * sends. Wire: f32 lp_hz, f32 hp_hz, f32 occlusion, f32 obstruction, then
  * HL_VOICE_SENDS x (string bus, f32 db). */
-#define HL_MAX_LP_HZ 96000.0f
-#define HL_MAX_HP_HZ 20000.0f
+#define HL_MAX_LP_HZ ((float)HL_R_LP_HZ_HI) /* the ranges live in hl_ranges.h */
+#define HL_MAX_HP_HZ ((float)HL_R_HP_HZ_HI)
 
 /* PLAY flags */
 #define HL_PLAY_LOOP     0x1u
@@ -309,9 +309,9 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SUB_ZONES        0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE      0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 #define HL_SUB_MASK         0x1FFu
-#define HL_METER_DEFAULT_HZ 20.0f  /* a meter's usual refresh */
-#define HL_METER_MIN_HZ     1.0f   /* slower is a poll: use STATS */
-#define HL_METER_MAX_HZ     100.0f /* faster than any display refreshes a meter */
+#define HL_METER_DEFAULT_HZ 20.0f /* a meter's usual refresh */
+#define HL_METER_MIN_HZ     ((float)HL_R_METER_HZ_LO)
+#define HL_METER_MAX_HZ     ((float)HL_R_METER_HZ_HI)
 
 /* BUS: what to do with bus `name` ("master" for the master bus), in this
  * order: CREATE (under `parent`, "" = master), PARENT (move it under
@@ -454,9 +454,9 @@ typedef struct {
  * PROFILE event the daemon encoded (the "window"), plus where it stands now.
  * Loads are callback durations over the period (1.0 = the deadline). */
 #define HL_EVENT_PROFILE       20
-#define HL_PROFILE_DEFAULT_HZ  10.0f  /* a live view's refresh */
-#define HL_PROFILE_MIN_HZ      1.0f   /* slower is a poll: use STATS */
-#define HL_PROFILE_MAX_HZ      100.0f /* one event per 10 ms: finer is the callback histogram */
+#define HL_PROFILE_DEFAULT_HZ  10.0f /* a live view's refresh */
+#define HL_PROFILE_MIN_HZ      ((float)HL_R_PROFILE_HZ_LO)
+#define HL_PROFILE_MAX_HZ      ((float)HL_R_PROFILE_HZ_HI)
 #define HL_PROFILE_HIST        8      /* window histogram bins: 1/8 of the period each */
 #define HL_PROFILE_MAX_STREAMS 16     /* stream fills listed (the rest only counted) */
 #define HL_PROFILE_MAX_BUSES   32     /* every bus of the mixer's tree */
@@ -633,9 +633,9 @@ int hl_op_schedulable(uint16_t op);
 #define HL_MAX_GAIN_DB        ((float)HL_R_GAIN_DB_HI)
 #define HL_MIN_PITCH          ((float)HL_R_PITCH_LO)
 #define HL_MAX_PITCH          ((float)HL_R_PITCH_HI)
-#define HL_MAX_PRIORITY       1000
-#define HL_MAX_COORD          1.0e6f   /* positions beyond a thousand km are a bug */
-#define HL_MAX_XFADE_MS       10000.0f /* a loop crossfade longer than 10 s is a mix, not a loop */
-#define HL_MAX_SEEK_S         (24.0 * 3600.0) /* no sound (even streamed) is longer than a day */
+#define HL_MAX_PRIORITY       HL_R_PRIORITY_HI
+#define HL_MAX_COORD          ((float)HL_R_COORD_HI)
+#define HL_MAX_XFADE_MS       ((float)HL_R_XFADE_MS_HI)
+#define HL_MAX_SEEK_S         ((double)HL_R_SEEK_S_HI)
 
 #endif /* HL_PROTO_H */
