@@ -1235,68 +1235,11 @@ static void deliver_reply(heliod_t *h, const deferred_t *d) {
 }
 
 /* The public form of a METER event's levels. */
-static void level_out(heliod_level_t *o, const hl_meter_level_t *l, const char *name) {
-    snprintf(o->name, sizeof o->name, "%s", name);
-    for (int c = 0; c < 2; c++) {
-        o->peak_db[c] = l->peak_db[c];
-        o->peak_hold_db[c] = l->peak_hold_db[c];
-        o->rms_db[c] = l->rms_db[c];
-    }
-}
-
-static void meter_out(heliod_meter_t *o, const hl_meter_t *m) {
-    memset(o, 0, sizeof *o);
-    o->frame = m->frame;
-    level_out(&o->master, &m->master, "master");
-    o->nbuses = m->nbuses;
-    for (unsigned i = 0; i < m->nbuses && i < HELIOD_METER_MAX_BUSES; i++)
-        level_out(&o->bus[i], &m->bus[i], m->bus[i].name);
-    o->momentary = m->momentary;
-    o->short_term = m->short_term;
-    o->integrated = m->integrated;
-    o->range = m->range;
-}
-
 _Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == HL_EVENT_PROFILE &&
                    HELIOD_PROFILE_HIST == HL_PROFILE_HIST &&
                    HELIOD_PROFILE_MAX_STREAMS == HL_PROFILE_MAX_STREAMS &&
                    HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
                "profile subscription and event are the wire's");
-
-static void profile_out(heliod_profile_t *o, const hl_profile_t *m) {
-    memset(o, 0, sizeof *o);
-    o->time_ns = m->time_ns;
-    o->period_us = m->period_us;
-    o->callbacks = m->callbacks;
-    o->load_now = m->load_now;
-    o->load_peak = m->load_peak;
-    o->load_p99 = m->load_p99;
-    o->load_max = m->load_max;
-    memcpy(o->hist, m->hist, sizeof o->hist);
-    o->xruns = m->xruns;
-    o->underruns = m->underruns;
-    o->voices_real = m->voices_real;
-    o->voices_virtual = m->voices_virtual;
-    o->decode_load = m->decode_load;
-    o->streams = m->streams;
-    o->nstreams = m->nstreams;
-    for (unsigned i = 0; i < m->nstreams; i++) {
-        snprintf(o->stream[i].sound, sizeof o->stream[i].sound, "%s", m->stream[i].sound);
-        o->stream[i].fill = m->stream[i].fill;
-    }
-    o->master_peak_db = m->master_peak_db;
-    o->master_rms_db = m->master_rms_db;
-    o->nbuses = m->nbuses;
-    for (unsigned i = 0; i < m->nbuses; i++) {
-        heliod_profile_bus_t *b = &o->bus[i];
-        snprintf(b->name, sizeof b->name, "%s", m->bus[i].name);
-        b->peak_db = m->bus[i].peak_db;
-        b->peak_hold_db = m->bus[i].peak_hold_db;
-        b->rms_db = m->bus[i].rms_db;
-        b->real = m->bus[i].real;
-        b->virt = m->bus[i].virt;
-    }
-}
 
 /* Delivers one event to the event callback (dropped if there is none). */
 static void deliver_event(heliod_t *h, const deferred_t *d) {
@@ -1332,7 +1275,7 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .frames = e.frames,
     };
     if (e.type == HL_EVENT_METER) {
-        meter_out(&meter, &e.meter);
+        hlc_from_meter_event(&e.meter, &meter);
         ev.meter = &meter;
     }
     if (e.type == HL_EVENT_BANK) {
@@ -1353,7 +1296,7 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
             conn_fail(h, HELIOD_ENOMEM);
             return;
         }
-        profile_out(prof, &e.profile);
+        hlc_from_profile_event(&e.profile, prof);
         ev.profile = prof;
         h->ev_fn(h->ev_user, &ev);
         free(prof);

@@ -16,6 +16,7 @@
 #ifndef HELIOD_CONV_H
 #define HELIOD_CONV_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "heliod.h"
@@ -108,6 +109,23 @@ static inline void hlc_copy_name(char *dst, size_t cap, const char *src, size_t 
 #define HLC_MAP_zone_info(X) \
     X(S, name, zone.name) X(S, bank, zone.bank) X(A, pos, zone.pos) X(V, radius, zone.radius) \
     X(V, state, state) X(V, bytes, bytes) X(V, distance, distance)
+/* events: METER levels and loudness, PROFILE (their lists are copied by
+ * hlc_from_meter_event / hlc_from_profile_event below) */
+#define HLC_MAP_level(X) \
+    X(S, name, name) X(A, peak_db, peak_db) X(A, peak_hold_db, peak_hold_db) X(A, rms_db, rms_db)
+#define HLC_MAP_meter(X) \
+    X(V, frame, frame) X(V, nbuses, nbuses) X(V, momentary, momentary) \
+    X(V, short_term, short_term) X(V, integrated, integrated) X(V, range, range)
+#define HLC_MAP_profile_bus(X) \
+    X(S, name, name) X(V, peak_db, peak_db) X(V, peak_hold_db, peak_hold_db) \
+    X(V, rms_db, rms_db) X(V, real, real) X(V, virt, virt)
+#define HLC_MAP_profile(X) \
+    X(V, time_ns, time_ns) X(V, period_us, period_us) X(V, callbacks, callbacks) \
+    X(V, load_now, load_now) X(V, load_peak, load_peak) X(V, load_p99, load_p99) \
+    X(V, load_max, load_max) X(A, hist, hist) X(V, xruns, xruns) X(V, underruns, underruns) \
+    X(V, voices_real, voices_real) X(V, voices_virtual, voices_virtual) \
+    X(V, decode_load, decode_load) X(V, streams, streams) X(V, nstreams, nstreams) \
+    X(V, master_peak_db, master_peak_db) X(V, master_rms_db, master_rms_db) X(V, nbuses, nbuses)
 /* clang-format on */
 
 /* one field, from src (s) to dst (d) */
@@ -172,5 +190,29 @@ HLC_CONV(category, heliod_category_t, hl_category_t)
 HLC_CONV(cue_counters, heliod_cue_counters_t, hl_cue_counters_t)
 HLC_CONV(bank_info, heliod_bank_info_t, hl_bank_info_t)
 HLC_CONV(zone_info, heliod_zone_info_t, hl_zone_info_t)
+HLC_CONV(level, heliod_level_t, hl_meter_level_t)
+HLC_CONV(meter, heliod_meter_t, hl_meter_t)
+HLC_CONV(profile_bus, heliod_profile_bus_t, hl_profile_bus_t)
+HLC_CONV(profile, heliod_profile_t, hl_profile_t)
+
+/* A METER event: the fields, the master (named "master"), the listed buses. */
+static inline void hlc_from_meter_event(const hl_meter_t *w, heliod_meter_t *o) {
+    hlc_from_meter(w, o);
+    hlc_from_level(&w->master, &o->master);
+    snprintf(o->master.name, sizeof o->master.name, "%s", "master");
+    for (unsigned i = 0; i < w->nbuses && i < HLC_NELEM_(o->bus); i++)
+        hlc_from_level(&w->bus[i], &o->bus[i]);
+}
+
+/* A PROFILE event: the fields, the listed streams and buses. */
+static inline void hlc_from_profile_event(const hl_profile_t *w, heliod_profile_t *o) {
+    hlc_from_profile(w, o);
+    for (unsigned i = 0; i < w->nstreams && i < HLC_NELEM_(o->stream); i++) {
+        HLC_CP_S(o->stream[i].sound, w->stream[i].sound)
+        o->stream[i].fill = w->stream[i].fill;
+    }
+    for (unsigned i = 0; i < w->nbuses && i < HLC_NELEM_(o->bus); i++)
+        hlc_from_profile_bus(&w->bus[i], &o->bus[i]);
+}
 
 #endif /* HELIOD_CONV_H */
