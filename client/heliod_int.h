@@ -1,7 +1,8 @@
 /*
  * heliod_int.h - libheliod's request helpers, shared by its source files
- * (heliod.c: the connection, handshake, sounds, voices, events; heliod_vm.c:
- * cues, categories, emitters, group pause). Not installed; the `hlc_` names
+ * (heliod.c: the connection, handshake, sounds, events; heliod_voice.c:
+ * voices, lists, subscriptions; heliod_vm.c: cues, categories, emitters,
+ * group pause; heliod_graph.c, heliod_assets.c). Not installed; the `hlc_` names
  * stay inside the library (libheliod.map exports heliod_* only).
  *
  * Every helper returns 0 (or a request id, a count) or a negative
