@@ -76,6 +76,7 @@ struct heliod {
     int timeout_ms;
     uint32_t next_id;
     heliod_server_info_t info;
+    uint16_t proto_minor; /* the protocol 1.minor the handshake agreed */
     char last_error[HL_MAX_MSG + 1];
 
     uint8_t *out; /* batch: bytes [out_off, out_len) not yet written */
@@ -535,7 +536,7 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
 
     hl_wbuf_t w;
     uint32_t id;
-    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags};
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags, .minor = HL_PROTO_MINOR};
     snprintf(hello.client_name, sizeof hello.client_name, "%s", client_name);
     hlc_req_begin(h, &w, HL_OP_HELLO, 0, &id);
     hl_put_hello(&w, &hello);
@@ -550,6 +551,8 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
         rc = hlc_reply_done(h, &r);
         if (rc == 0) {
             h->info.protocol_version = hr.version;
+            /* the reply's minor is the daemon's (absent: a 1.0 daemon): we speak the lower */
+            h->proto_minor = hr.minor < HL_PROTO_MINOR ? hr.minor : HL_PROTO_MINOR;
             h->info.rate = hr.rate;
             h->info.period = hr.period;
             h->info.voices = hr.voices;
@@ -581,6 +584,10 @@ void heliod_close(heliod_t *h) {
 
 const heliod_server_info_t *heliod_server_info(const heliod_t *h) {
     return &h->info;
+}
+
+unsigned heliod_protocol_minor(const heliod_t *h) {
+    return h->proto_minor;
 }
 
 const char *heliod_last_error(const heliod_t *h) {

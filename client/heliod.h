@@ -70,6 +70,10 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
 /* Flushes pending async requests (best effort), closes, frees. NULL is fine. */
 void heliod_close(heliod_t *h);
 const heliod_server_info_t *heliod_server_info(const heliod_t *h);
+/* The protocol minor version the handshake agreed (the major is
+ * heliod_server_info()->protocol_version): the lower of the daemon's and
+ * this library's; 0 against a daemon of protocol 1.0. */
+unsigned heliod_protocol_minor(const heliod_t *h);
 /* Server's message for the last failed request (or a local one); never NULL.
  * h NULL: why this thread's last heliod_connect() failed ("no connection" if
  * it did not). */

@@ -616,11 +616,13 @@ static int print_ok(heliod_t *h, const result_t *res, int batch) {
             if (json) {
                 printf(",\"server_version\":");
                 json_str(si->server_version);
-                printf(",\"protocol\":%u,\"rate\":%u,\"period\":%u,\"voices\":%u,"
-                       "\"client_id\":%u,\"stats\":{",
-                       si->protocol_version, si->rate, si->period, si->voices, si->client_id);
+                printf(",\"protocol\":%u,\"protocol_minor\":%u,\"rate\":%u,\"period\":%u,"
+                       "\"voices\":%u,\"client_id\":%u,\"stats\":{",
+                       si->protocol_version, heliod_protocol_minor(h), si->rate, si->period,
+                       si->voices, si->client_id);
             } else {
-                sink_item(&s, "server %s (protocol %u)", si->server_version, si->protocol_version);
+                sink_item(&s, "server %s (protocol %u.%u)", si->server_version,
+                          si->protocol_version, heliod_protocol_minor(h));
                 sink_item(&s, "rate %u", si->rate);
                 sink_item(&s, "period %u", si->period);
                 sink_item(&s, "voices %u", si->voices);
@@ -1590,7 +1592,7 @@ int main(int argc, char **argv) {
         return CTL_EXIT_USAGE;
     }
     if (opts.version) {
-        printf("heliodctl %s (protocol %d)\n", HELIOD_VERSION, HL_PROTO_VERSION);
+        printf("heliodctl %s (protocol %d.%d)\n", HELIOD_VERSION, HL_PROTO_VERSION, HL_PROTO_MINOR);
         return 0;
     }
     if (opts.help || (next < argc && strcmp(argv[next], "help") == 0)) {

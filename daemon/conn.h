@@ -48,6 +48,7 @@ struct hld_conn {
     uint32_t id;             /* client id, also the owner tag of its voices */
     hld_client_t *cl;        /* its ledger record (quotas) */
     int control;             /* HELLO said HL_HELLO_CONTROL */
+    uint16_t minor;          /* protocol 1.minor this connection speaks: min(HELLO's, ours) */
     uint8_t *in;
     size_t in_len;
     uint8_t *out; /* batch not yet handed to uv_write */

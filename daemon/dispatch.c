@@ -125,14 +125,23 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
 
 static int op_hello(hld_req_t *q) {
     hl_hello_t m;
-    hl_get_hello(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
+    /* the major first: another major's HELLO is answered EVERSION, whatever follows it */
+    hl_rbuf_t peek = q->r;
+    uint16_t major = hl_get_u16(&peek);
+    if (peek.err || major == HL_PROTO_VERSION) { /* 1.x, or too short to say: decoded strictly */
+        hl_get_hello(&q->r, &m);
+        if (!hld_body_ok(q)) return CLOSE_CONN;
+    } else {
+        memset(&m, 0, sizeof m);
+        m.version = major;
+    }
     hld_conn_t *c = q->c;
     if (c->hello) return hld_fail(q, HELIOD_EINVAL, "handshake already done");
-    if (m.version != HL_PROTO_VERSION) {
+    if (m.version != HL_PROTO_VERSION) { /* another major: its frames are not ours to read */
         char msg[HL_MAX_MSG + 1];
-        snprintf(msg, sizeof msg, "protocol version %u is not supported (server speaks %d)",
-                 m.version, HL_PROTO_VERSION);
+        snprintf(msg, sizeof msg,
+                 "protocol %u.x is not supported: heliod %s speaks protocol %d.0 to %d.%d",
+                 m.version, HELIOD_VERSION, HL_PROTO_VERSION, HL_PROTO_VERSION, HL_PROTO_MINOR);
         hld_send_error(c, q->h->op, q->h->flags & ~HL_FLAG_NOREPLY, q->h->id, HELIOD_EVERSION, msg);
         return CLOSE_CONN;
     }
@@ -149,6 +158,8 @@ static int op_hello(hld_req_t *q) {
         return CLOSE_CONN;
     }
     c->hello = 1;
+    /* every 1.x client: it speaks up to m.minor (0: a 1.0 client), we up to ours */
+    c->minor = m.minor < HL_PROTO_MINOR ? m.minor : HL_PROTO_MINOR;
     c->control = control;
     if (!control) d->plain++;
     if (c->cl) c->cl->control = control;
@@ -162,6 +173,8 @@ static int op_hello(hld_req_t *q) {
         .voices = c->d->cfg.voices,
         .client_id = c->id,
         .flags = control ? HL_HELLO_CONTROL : 0,
+        /* our minor, to a client that said its own; a 1.0 client gets the 1.0 reply */
+        .minor = m.minor ? HL_PROTO_MINOR : 0,
     };
     snprintf(hr.server_version, sizeof hr.server_version, "%s", HELIOD_VERSION);
     hld_reply_begin(q);

@@ -33,7 +33,13 @@
 #include "hl_ranges.h"
 
 /* ---- limits (each with its reason) ------------------------------------- */
-#define HL_PROTO_VERSION  1
+/* Protocol MAJOR.MINOR (PROTOCOL.md, "Compatibility"): 1.0 is the wire
+ * format of commit 4550bf8, frozen; a minor version only appends optional
+ * fields (a shorter body is an older client and gets the documented
+ * default); a change that cannot be additive is a new major. HELLO carries
+ * both and the daemon serves every 1.x client at min(its minor, ours). */
+#define HL_PROTO_VERSION  1 /* the major: HELLO.version */
+#define HL_PROTO_MINOR    1 /* the highest minor spoken here: HELLO.minor */
 #define HL_FRAME_HDR      12
 #define HL_MAX_FRAME      65536 /* a path plus every field fits; caps what a peer makes us buffer */
 #define HL_MAX_NAME       63    /* sound, bus and client names: short identifiers, fixed arrays */

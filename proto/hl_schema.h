@@ -25,6 +25,11 @@
  *              F32OPT    f32 that may be absent at the end of the body
  *                        (then DEFAULT); written only when not DEFAULT
  *              STATUS    i32 status: 0 or a HELIOD_E* code, else EPROTO
+ *              MINOR     u16 protocol minor version, never 0 when present
+ *                        (EPROTO); ARG is the field holding the major: while
+ *                        that is HL_PROTO_VERSION and the minor is above
+ *                        HL_PROTO_MINOR, what follows the fields known here
+ *                        (a later minor's) is skipped, not EPROTO
  *              COUNT16   u16 list count <= ARG, else EPROTO
  *              BLOB      the rest of a LOAD_DATA frame (len bytes)
  *   CHECK    what the message's validator checks (hl_check_MSG, WHY is the
@@ -47,7 +52,14 @@
  *   RANGE    a range of hl_ranges.h (HL_R_RANGE_LO / _HI), NONE if none
  *   WHEN     ALWAYS, or IF(condition on m) for the check
  *   DEFAULT  the value of hl_MSG_init and of an absent F32OPT
- *   SINCE    the protocol version the field appeared in (V1_0)
+ *   SINCE    the protocol version the field appeared in (V1_0, V1_1).
+ *            A field appended after 1.0 is optional on decode: a body that
+ *            ends before it is an older peer's and the field (and every
+ *            later one) gets DEFAULT. The encoder leaves off the trailing
+ *            later fields that hold DEFAULT, so a peer of the older version
+ *            reads the body it knows; a present last field holding DEFAULT
+ *            is not canonical (EPROTO). Later fields come last, in version
+ *            order (PROTOCOL.md, "Compatibility").
  */
 #ifndef HL_SCHEMA_H
 #define HL_SCHEMA_H
@@ -57,6 +69,7 @@
 /* Included by hl_proto.h (after the limits and the buffer types) only. */
 
 #define HL_V1_0         0x0100 /* protocol 1.0: the wire format of commit 4550bf8 */
+#define HL_V1_1         0x0101 /* protocol 1.1: HELLO negotiates the minor */
 #define HL_R_NONE_LO    0
 #define HL_R_NONE_HI    0
 #define HL_R_GAIN_DB_LO (-HUGE_VAL) /* gains have no floor (-inf is silence): GAIN checks _HI */
@@ -130,7 +143,8 @@
 #define HL_FIELDS_hello(X) \
     X(U16,     version,     0,             NONE, NONE, "", ALWAYS, HL_PROTO_VERSION, V1_0) \
     X(STR,     client_name, HL_MAX_NAME,   NONE, NONE, "", ALWAYS, 0, V1_0) \
-    X(FLAGS32, flags,       HL_HELLO_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_HELLO_* */
+    X(FLAGS32, flags,       HL_HELLO_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_HELLO_* */ \
+    X(MINOR,   minor,       version,       NONE, NONE, "", ALWAYS, 0, V1_1) /* the highest minor the client speaks; absent (0): a 1.0 client */
 #define HL_FIELDS_hello_reply(X) \
     X(U16,     version,        0,             NONE, NONE, "", ALWAYS, HL_PROTO_VERSION, V1_0) \
     X(U32,     rate,           0,             NONE, NONE, "", ALWAYS, 0, V1_0) \
@@ -138,7 +152,8 @@
     X(U32,     voices,         0,             NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32,     client_id,      0,             NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(STR,     server_version, HL_MAX_NAME,   NONE, NONE, "", ALWAYS, 0, V1_0) \
-    X(FLAGS32, flags,          HL_HELLO_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_HELLO_* granted */
+    X(FLAGS32, flags,          HL_HELLO_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_HELLO_* granted */ \
+    X(MINOR,   minor,          version,       NONE, NONE, "", ALWAYS, 0, V1_1) /* the daemon's highest minor, only to a client that sent its own; absent (0): a 1.0 daemon */
 
 /* ---- sounds ---- */
 #define HL_FIELDS_load(X) \
@@ -456,6 +471,7 @@
 #define HL_CT_SUB(n, a)     hl_##a##_t n;
 #define HL_CT_F32OPT(n, a)  float n;
 #define HL_CT_STATUS(n, a)  int32_t n;
+#define HL_CT_MINOR(n, a)   uint16_t n;
 #define HL_CT_COUNT16(n, a) uint16_t n;
 #define HL_CT_BLOB(n, a)    const uint8_t *n;
 
@@ -491,7 +507,7 @@ typedef struct {
     const char *range; /* RANGE ("PITCH"), "NONE" if none */
     double lo, hi;     /* the range */
     double def;        /* DEFAULT */
-    unsigned since;    /* HL_V1_0 */
+    unsigned since;    /* HL_V1_0, HL_V1_1: 0x0100 | minor */
 } hl_schema_field_t;
 typedef struct {
     const char *name; /* "play" */

@@ -42,6 +42,7 @@
 #define PUT_F32OPT(n, a, d)                                                                        \
     if (m->n != (d)) hl_put_f32(w, m->n); /* optional: absent means the default */
 #define PUT_STATUS(n, a, d)  hl_put_i32(w, m->n);
+#define PUT_MINOR(n, a, d)   hl_put_u16(w, m->n);
 #define PUT_COUNT16(n, a, d) hl_put_u16(w, m->n);
 
 /* ---- decoders ---- */
@@ -88,6 +89,11 @@
 #define GET_STATUS(n, a, d)                                                                        \
     m->n = hl_get_i32(r);                                                                          \
     if (m->n > 0 || m->n < HELIOD_ERR_MIN) hlp_rbuf_fail(r);
+/* 0 is never a minor; above ours (our major), the rest is a later minor's */
+#define GET_MINOR(n, a, d)                                                                         \
+    m->n = hl_get_u16(r);                                                                          \
+    if (m->n == 0) hlp_rbuf_fail(r);                                                               \
+    skip_ = m->a == HL_PROTO_VERSION && m->n > HL_PROTO_MINOR;
 #define GET_COUNT16(n, a, d)                                                                       \
     m->n = hl_get_u16(r);                                                                          \
     if (m->n > (a)) {                                                                              \
@@ -95,14 +101,82 @@
         m->n = 0;                                                                                  \
     }
 
-#define PUT_FIELD_(K, n, a, c, rg, why, when, d, since) PUT_##K(n, a, d)
-#define GET_FIELD_(K, n, a, c, rg, why, when, d, since) GET_##K(n, a, d)
+/* ---- fields appended after 1.0 (SINCE > V1_0): optional on decode ---- */
+#define LATER_(since) (HL_##since > HL_V1_0)
+/* the field holds its DEFAULT (strings: ""; arrays and nested bodies: never) */
+#define ISDEF_(n, a, d)      (m->n == (d))
+#define ISDEF_U8             ISDEF_
+#define ISDEF_U16            ISDEF_
+#define ISDEF_U32            ISDEF_
+#define ISDEF_I32            ISDEF_
+#define ISDEF_U64            ISDEF_
+#define ISDEF_F32            ISDEF_
+#define ISDEF_F64            ISDEF_
+#define ISDEF_ENUM8          ISDEF_
+#define ISDEF_FLAGS8         ISDEF_
+#define ISDEF_FLAGS32        ISDEF_
+#define ISDEF_F32OPT         ISDEF_
+#define ISDEF_STATUS         ISDEF_
+#define ISDEF_COUNT16        ISDEF_
+#define ISDEF_MINOR          ISDEF_
+#define ISDEF_STR(n, a, d)   (m->n[0] == '\0')
+#define ISDEF_VEC3(n, a, d)  0
+#define ISDEF_F32N(n, a, d)  0
+#define ISDEF_SENDS(n, a, d) 0
+#define ISDEF_NSTR(n, a, d)  0
+#define ISDEF_SUB(n, a, d)   0
+#define ISDEF_BLOB(n, a, d)  0
+/* an absent field: its DEFAULT, as hl_NAME_init sets it */
+#define ABSENT_(n, a, d)      m->n = (d);
+#define ABSENT_U8             ABSENT_
+#define ABSENT_U16            ABSENT_
+#define ABSENT_U32            ABSENT_
+#define ABSENT_I32            ABSENT_
+#define ABSENT_U64            ABSENT_
+#define ABSENT_F32            ABSENT_
+#define ABSENT_F64            ABSENT_
+#define ABSENT_ENUM8          ABSENT_
+#define ABSENT_FLAGS8         ABSENT_
+#define ABSENT_FLAGS32        ABSENT_
+#define ABSENT_F32OPT         ABSENT_
+#define ABSENT_STATUS         ABSENT_
+#define ABSENT_COUNT16        ABSENT_
+#define ABSENT_MINOR          ABSENT_
+#define ABSENT_ZERO_(n, a, d) memset(&m->n, 0, sizeof m->n);
+#define ABSENT_STR            ABSENT_ZERO_
+#define ABSENT_VEC3           ABSENT_ZERO_
+#define ABSENT_F32N           ABSENT_ZERO_
+#define ABSENT_BLOB           ABSENT_ZERO_
+#define ABSENT_SENDS(n, a, d)                                                                      \
+    memset(m->n, 0, sizeof m->n);                                                                  \
+    memset(m->n##_db, 0, sizeof m->n##_db);
+#define ABSENT_NSTR(f, a, d)                                                                       \
+    m->n##f = 0;                                                                                   \
+    memset(m->f, 0, sizeof m->f);
+#define ABSENT_SUB(n, a, d) hl_##a##_init(&m->n);
+
+/* end_: where the body ends once the trailing later fields at their default are left off */
+#define PUT_FIELD_(K, n, a, c, rg, why, when, d, since)                                            \
+    PUT_##K(n, a, d) if (!LATER_(since) || !ISDEF_##K(n, a, d)) end_ = w->len;
+/* a later field the body ends before: an older peer's body, the default */
+#define GET_FIELD_(K, n, a, c, rg, why, when, d, since)                                            \
+    if (LATER_(since) && !r->err && r->off == r->len) {                                            \
+        ABSENT_##K(n, a, d)                                                                        \
+    } else {                                                                                       \
+        GET_##K(n, a, d) if (LATER_(since)) last_def_ = ISDEF_##K(n, a, d);                        \
+    }
 #define CODEC_GEN(name)                                                                            \
     void hl_put_##name(hl_wbuf_t *w, const hl_##name##_t *m) {                                     \
-        HL_FIELDS_##name(PUT_FIELD_)                                                               \
+        size_t end_ = w->len;                                                                      \
+        HL_FIELDS_##name(PUT_FIELD_) if (!w->err) w->len = end_;                                   \
     }                                                                                              \
     void hl_get_##name(hl_rbuf_t *r, hl_##name##_t *m) {                                           \
-        HL_FIELDS_##name(GET_FIELD_)                                                               \
+        int last_def_ = 0, skip_ = 0;                                                              \
+        HL_FIELDS_##name(GET_FIELD_) if (r->err) return;                                           \
+        if (skip_) /* a later minor's fields: not ours to read */                                  \
+            r->off = r->len;                                                                       \
+        else if (last_def_ && r->off == r->len) /* canonical: a default is left off */             \
+            hlp_rbuf_fail(r);                                                                      \
     }
 #define CODEC_HAND(name)         /* in proto.c */
 #define CODEC_(name, doc, codec) CODEC_##codec(name)
@@ -183,6 +257,7 @@ HL_SCHEMA(CODEC_)
 #define INIT_F32OPT                                      INIT_U8
 #define INIT_STATUS                                      INIT_U8
 #define INIT_COUNT16                                     INIT_U8
+#define INIT_MINOR                                       INIT_U8
 #define INIT_STR(n, a, d)                                /* "" */
 #define INIT_VEC3(n, a, d)                               /* 0, 0, 0 */
 #define INIT_F32N(n, a, d)                               /* zeros */
@@ -226,6 +301,7 @@ HL_SCHEMA(FUNCS_)
 #define ARG_F32OPT   ARG_
 #define ARG_STATUS   ARG_
 #define ARG_COUNT16  ARG_
+#define ARG_MINOR(a) 0 /* the major's field, not a number */
 #define ARG_BLOB     ARG_
 #define SUBN_U8      SUBN_
 #define SUBN_U16     SUBN_
@@ -245,6 +321,7 @@ HL_SCHEMA(FUNCS_)
 #define SUBN_F32OPT  SUBN_
 #define SUBN_STATUS  SUBN_
 #define SUBN_COUNT16 SUBN_
+#define SUBN_MINOR   SUBN_
 #define SUBN_BLOB    SUBN_
 #define DATA_FIELD_(K, n, a, c, R, why, when, d, since)                                            \
     {#n,                                                                                           \

@@ -43,7 +43,23 @@ static uint8_t enc_buf[HL_MAX_FRAME];
 
 static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     switch (op) {
-    case HL_OP_HELLO: ROUND(hl_hello_t, hl_get_hello, hl_put_hello); break;
+    case HL_OP_HELLO: {
+        hl_hello_t m;
+        memset(&m, 0, sizeof m);
+        size_t start = r->off;
+        hl_get_hello(r, &m);
+        if (r->err) break;
+        hl_put_hello(w, &m);
+        /* a later minor's fields were skipped unread: they stay as they came */
+        if (m.minor > HL_PROTO_MINOR && !w->err && w->len <= r->len - start) {
+            size_t rest = r->len - start - w->len;
+            if (rest <= w->cap - w->len) {
+                memcpy(w->buf + w->len, r->buf + start + w->len, rest);
+                w->len += rest;
+            }
+        }
+        break;
+    }
     case HL_OP_LOAD: ROUND(hl_load_t, hl_get_load, hl_put_load); break;
     case HL_OP_LOAD_FD: ROUND(hl_load_fd_t, hl_get_load_fd, hl_put_load_fd); break;
     case HL_OP_UNLOAD: ROUND(hl_name_t, hl_get_name, hl_put_name); break;

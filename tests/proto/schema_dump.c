@@ -22,10 +22,10 @@ static const char *doc_of(const char *msg) {
 static void wire_type(const hl_schema_field_t *f, char *out, size_t cap) {
     static const struct {
         const char *kind, *wire;
-    } k_map[] = {{"U8", "u8"},       {"ENUM8", "u8"},  {"FLAGS8", "u8"},    {"U16", "u16"},
-                 {"COUNT16", "u16"}, {"U32", "u32"},   {"FLAGS32", "u32"},  {"I32", "i32"},
-                 {"STATUS", "i32"},  {"U64", "u64"},   {"F32", "f32"},      {"F32OPT", "f32"},
-                 {"F64", "f64"},     {"VEC3", "vec3"}, {"BLOB", "len x u8"}};
+    } k_map[] = {{"U8", "u8"},       {"ENUM8", "u8"},  {"FLAGS8", "u8"},   {"U16", "u16"},
+                 {"COUNT16", "u16"}, {"U32", "u32"},   {"FLAGS32", "u32"}, {"I32", "i32"},
+                 {"STATUS", "i32"},  {"MINOR", "u16"}, {"U64", "u64"},     {"F32", "f32"},
+                 {"F32OPT", "f32"},  {"F64", "f64"},   {"VEC3", "vec3"},   {"BLOB", "len x u8"}};
     if (strcmp(f->kind, "STR") == 0) {
         snprintf(out, cap, "str(%.0f)", f->arg);
         return;

@@ -121,7 +121,7 @@ static void serve(int fd) {
                 goto out;
             }
             hl_put_reply_head(&w, &ok);
-            hl_hello_reply_t hr = {HL_PROTO_VERSION, 48000, 256, 64, 7, "fake-0.1", 0};
+            hl_hello_reply_t hr = {HL_PROTO_VERSION, 48000, 256, 64, 7, "fake-0.1", 0, 0};
             hl_put_hello_reply(&w, &hr);
             break;
         }

@@ -46,11 +46,13 @@ static void fix_hello(void *p, int v) {
     hl_hello_t *m = p;
     S(m->client_name, v ? "game-1" : "");
     m->flags = v ? HL_HELLO_CONTROL : 0;
+    m->minor = 0; /* since 1.1: absent, a 1.0 client's HELLO (test_corpus checks 1.1's) */
 }
 static void fix_hello_reply(void *p, int v) {
     hl_hello_reply_t *m = p;
     S(m->server_version, v ? "1.2.3" : "");
     m->flags = v ? HL_HELLO_MASK : 0;
+    m->minor = 0; /* since 1.1: absent, the reply to a 1.0 client */
 }
 static void fix_load(void *p, int v) {
     hl_load_t *m = p;

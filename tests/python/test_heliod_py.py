@@ -95,6 +95,7 @@ class ClientTest(unittest.TestCase):
     def test_blocking_calls(self):
         with heliod.Client(self.d.sock, "pytest") as c:
             self.assertEqual(c.info["version"], 1)
+            self.assertEqual(c.info["minor"], heliod.PROTO_MINOR)  # HELLO negotiated 1.1
             self.assertEqual(c.info["rate"], 48000)
             self.assertGreater(c.info["client_id"], 0)
             self.assertGreater(c.ping(), 0)

@@ -51,12 +51,12 @@ from ._bodies import (BANK_STATES, CURVES, END_REASONS, EQ_TYPES, FX_PARAMS, LOA
                       SUB_STARTED, SUB_VIRTUAL, SUB_ZONES, VIRT_REASONS, VOICE_STATES, ZONE_STATES,
                       frame_at, fx_parse, quantize)
 from ._client import AsyncClient, Bundle, Client, Pending
-from ._wire import ERRORS, OP, PROTO_VERSION, HeliodError, default_socket
+from ._wire import ERRORS, OP, PROTO_MINOR, PROTO_VERSION, HeliodError, default_socket
 from .events import EVENT_TYPES, Event
 
 __all__ = ["Client", "AsyncClient", "HeliodError", "Event", "Pending", "Bundle",
            "default_socket", "frame_at", "quantize", "fx_parse", "ERRORS", "OP", "EVENT_TYPES",
-           "PROTO_VERSION", "SUB_ENDED", "SUB_STARTED", "SUB_ALL", "SUB_VIRTUAL", "SUB_DEVICE",
+           "PROTO_VERSION", "PROTO_MINOR", "SUB_ENDED", "SUB_STARTED", "SUB_ALL", "SUB_VIRTUAL", "SUB_DEVICE",
            "SUB_METER", "SUB_BANK", "SUB_ZONES", "SUB_PROFILE", "LOAD_STREAM", "LOAD_SHARED",
            "LOAD_PIN", "PLAY_LOOP", "PLAY_3D", "PLAY_DETACHED", "PLAY_PAUSED", "PLAY_CUBIC", "PLAY_SINC", "PLAY_LINEAR",
            "OVER_PRIORITY", "OVER_BUS", "OVER_FADE_IN", "OVER_DISTANCE", "OVER_PAN",

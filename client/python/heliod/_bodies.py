@@ -5,7 +5,7 @@ side and as their u8 values on the wire: a value out of range would be a
 protocol error (the daemon closes the connection), so it is refused here
 with EINVAL before anything is sent."""
 
-from ._wire import EINVAL, HeliodError, W, dec_list
+from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, W, dec_list
 
 # PLAY flags, SET mask, LISTENER mask, SUBSCRIBE mask, LOAD flags
 PLAY_LOOP, PLAY_3D, PLAY_DETACHED, PLAY_PAUSED, PLAY_CUBIC = 0x1, 0x2, 0x4, 0x8, 0x10
@@ -227,12 +227,15 @@ def dec_count(r):
 def dec_hello(r):
     info = {"version": r.u16(), "rate": r.u32(), "period": r.u32(), "voices": r.u32(),
             "client_id": r.u32(), "server_version": r.str(), "flags": r.u32()}
+    # since 1.1: the daemon's minor (absent from a 1.0 daemon); we speak the lower
+    info["minor"] = min(r.u16(), PROTO_MINOR) if r.left() else 0
     r.done()
     return info
 
 
 def hello_body(client_name, control):
-    return W().u16(1).str(client_name).u32(1 if control else 0).b
+    # version (the major), name, flags, then since 1.1 the highest minor we speak
+    return W().u16(PROTO_VERSION).str(client_name).u32(1 if control else 0).u16(PROTO_MINOR).b
 
 
 # ---- sounds, voices, devices, stats ---------------------------------------------------
