@@ -6,8 +6,10 @@ usage: check_protocol_md.py SCHEMA_DUMP PROTOCOL.md
 For every message of the schema dump whose heading (**DOC**) PROTOCOL.md
 has, the first table after the heading must list exactly the schema's wire
 fields, in order, with the same types (rows of type "..." are prose
-placeholders and skipped). A message without a table must be one of
-PROSE below, which PROTOCOL.md describes in words.
+placeholders and skipped). A field appended after 1.0 (schema "since"
+1.N) must say "since 1.N" in its row, and a row that says "since 1.N" must
+be such a field. A message without a table must be one of PROSE below,
+which PROTOCOL.md describes in words.
 """
 import json
 import re
@@ -31,7 +33,7 @@ HEADING = {"REPLY": "Every request without NOREPLY", "LIST": "**Lists**"}
 
 
 def tables(md):
-    """{heading: [(field, type), ...]} for the first table after each heading."""
+    """{heading: [(field, type, rest of the row), ...]} for the first table after each heading."""
     out = {}
     lines = md.splitlines()
     for i, line in enumerate(lines):
@@ -59,7 +61,8 @@ def tables(md):
                         continue
                     if set(cells[0]) <= set("-"):
                         continue
-                    rows.append((cells[fi].strip("`"), cells[ti].replace(" ", "")))
+                    rows.append((cells[fi].strip("`"), cells[ti].replace(" ", ""),
+                                 " ".join(c for k, c in enumerate(cells) if k not in (fi, ti))))
                 elif rows is not None:
                     break
             if rows is not None:
@@ -81,7 +84,17 @@ def main():
                 print(f"{doc} ({msg['name']}): no field table in PROTOCOL.md")
                 bad += 1
             continue
-        got = [r for r in md[doc] if r[1] != "..." and r[0] not in EXTRA.get(doc, ())]
+        rows = [r for r in md[doc] if r[1] != "..." and r[0] not in EXTRA.get(doc, ())]
+        got = [r[:2] for r in rows]
+        since = {f["name"]: f["since"] for f in msg["fields"]}
+        for field, _, notes in rows:
+            said = re.findall(r"since (1\.\d+)", notes)
+            want_since = since.get(field, "1.0")
+            if (want_since != "1.0" and want_since not in said) or \
+               (said and said != [want_since]):
+                bad += 1
+                print(f"{doc} ({msg['name']}).{field}: the schema says since {want_since}, "
+                      f"PROTOCOL.md's row {'since ' + ', '.join(said) if said else 'nothing'}")
         if got != want:
             bad += 1
             print(f"{doc} ({msg['name']}): PROTOCOL.md's table differs from the schema")
