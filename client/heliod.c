@@ -20,11 +20,16 @@
  *
  *   Not thread-safe: one connection per thread, or serialise calls.
  *
- *   The voice-management calls (cues, categories, emitters, group pause) are
- *   in heliod_vm.c, on the request helpers this file exports to it through
- *   heliod_int.h.
+ *   This file is the transport (connection, handshake, batches, replies,
+ *   async dispatch, events), sounds and uploads, and time. The other calls
+ *   live beside it on the request helpers it exports through heliod_int.h:
+ *   heliod_voice.c (play, stop, set, listener, lists, subscriptions),
+ *   heliod_vm.c (cues, categories, emitters, group pause), heliod_graph.c
+ *   (buses, effects, ducking, reverb zones), heliod_assets.c (banks, world
+ *   zones); public structs go to and from the wire through heliod_conv.h.
  */
 #include "heliod.h"
+#include "heliod_conv.h"
 #include "heliod_int.h"
 
 #include "hl_paths.h"
@@ -614,17 +619,6 @@ int heliod_ping(heliod_t *h, uint64_t *server_time_ns) {
     return 0;
 }
 
-static void sound_info_out(heliod_sound_info_t *o, const hl_sound_info_t *s) {
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", s->name);
-    o->frames = s->frames;
-    o->channels = s->channels;
-    o->source_rate = s->source_rate;
-    o->flags = s->flags;
-    o->playing = s->playing;
-    o->owner = s->owner;
-}
-
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info) {
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
@@ -652,7 +646,7 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     hl_sound_info_t s;
     hl_get_sound_info(&r, &s);
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (info) sound_info_out(info, &s);
+    if (info) hlc_from_sound_info(&s, info);
     return 0;
 }
 
@@ -757,7 +751,7 @@ static int load_fd(heliod_t *h, const char *name, const void *data, size_t size,
     hl_sound_info_t s;
     hl_get_sound_info(&r, &s);
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (info) sound_info_out(info, &s);
+    if (info) hlc_from_sound_info(&s, info);
     return 0;
 }
 
@@ -794,7 +788,7 @@ int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t s
         hl_sound_info_t s; /* the last: the sound, decoded */
         hl_get_sound_info(&r, &s);
         if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-        if (info) sound_info_out(info, &s);
+        if (info) hlc_from_sound_info(&s, info);
     }
     return 0;
 }
@@ -846,319 +840,9 @@ int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *cou
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_sound_info_t s;
         hl_get_sound_info(&r, &s);
-        if (i < cap && !r.err) sound_info_out(&arr[i], &s);
+        if (i < cap && !r.err) hlc_from_sound_info(&s, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
-}
-
-void heliod_play_params_init(heliod_play_params_t *p) {
-    memset(p, 0, sizeof *p);
-    p->pitch = 1.0f;
-    p->fade_in_ms = -1.0f;
-    p->min_distance = 1.0f;
-    p->max_distance = 100.0f;
-    p->rolloff = 1.0f;
-    p->distance_model = HELIOD_DIST_INVERSE;
-}
-
-/* Converts and validates play parameters into the wire struct. */
-static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *p, hl_play_t *m) {
-    heliod_play_params_t def;
-    if (!p) {
-        heliod_play_params_init(&def);
-        p = &def;
-    }
-    if (!sound || !hl_name_valid(sound))
-        return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
-    if (p->distance_model < HELIOD_DIST_LINEAR || p->distance_model > HELIOD_DIST_EXPONENTIAL)
-        return hlc_set_error(h, HELIOD_EINVAL, "model: unknown distance model");
-    if (memchr(p->bus, '\0', sizeof p->bus) == NULL)
-        return hlc_set_error(h, HELIOD_EINVAL, "bus: not terminated");
-    if (memchr(p->emitter, '\0', sizeof p->emitter) == NULL)
-        return hlc_set_error(h, HELIOD_EINVAL, "emitter: not terminated");
-    memset(m, 0, sizeof *m);
-    snprintf(m->sound, sizeof m->sound, "%s", sound);
-    m->flags = p->flags;
-    m->gain_db = p->gain_db;
-    m->pan = p->pan;
-    memcpy(m->pos, p->pos, sizeof m->pos);
-    m->pitch = p->pitch;
-    m->priority = p->priority;
-    m->fade_in_ms = p->fade_in_ms;
-    m->min_distance = p->min_distance;
-    m->max_distance = p->max_distance;
-    m->rolloff = p->rolloff;
-    m->model = (uint8_t)p->distance_model;
-    snprintf(m->bus, sizeof m->bus, "%s", p->bus);
-    m->loop_start = p->loop_start;
-    m->loop_end = p->loop_end;
-    m->loop_count = p->loop_count;
-    m->loop_xfade_ms = p->loop_xfade_ms;
-    memcpy(m->vel, p->vel, sizeof m->vel);
-    snprintf(m->emitter, sizeof m->emitter, "%s", p->emitter);
-    m->over = p->over;
-    hlc_post_to_wire(&p->post, &m->post);
-    const char *why = NULL;
-    if (hl_validate_play(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
-                heliod_voice_t *voice, heliod_voice_t *stolen) {
-    hl_play_t m;
-    int rc = play_msg(h, sound, p, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
-    hl_put_play(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    hl_rbuf_t r;
-    if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
-    hl_play_reply_t pr;
-    hl_get_play_reply(&r, &pr);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (voice) *voice = pr.voice;
-    if (stolen) *stolen = pr.stolen;
-    return 0;
-}
-
-static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t *m) {
-    memset(m, 0, sizeof *m);
-    m->voice = voice;
-    m->fade_ms = fade_ms;
-    const char *why = NULL;
-    if (hl_validate_stop(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms) {
-    return heliod_stop_curve(h, voice, fade_ms, -1);
-}
-
-int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curve) {
-    if (curve < -1 || curve > HELIOD_CURVE_LOG)
-        return hlc_set_error(h, HELIOD_EINVAL, "curve: -1 or a HELIOD_CURVE_* value");
-    hl_stop_t m;
-    int rc = stop_msg(h, voice, fade_ms, &m);
-    m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
-    hl_put_stop(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_STOP);
-}
-
-int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
-    hl_stop_all_t m = {.fade_ms = fade_ms,
-                       .scope = everyone ? HL_STOP_ALL_EVERYONE : HL_STOP_ALL_MINE};
-    const char *why = NULL;
-    if (hl_validate_stop_all(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_stop_all(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_count_call(h, id, HL_OP_STOP_ALL, count);
-}
-
-int hlc_count_call(heliod_t *h, uint32_t id, uint16_t op, uint32_t *count) {
-    hl_rbuf_t r;
-    int rc = hlc_wait_reply(h, id, op, &r);
-    if (rc < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
-}
-
-int hlc_pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count) {
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_pause(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_count_call(h, id, HL_OP_PAUSE, count);
-}
-
-int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
-    hl_pause_t m = {.pause = pause ? 1 : 0, .scope = everyone ? HL_PAUSE_EVERYONE : HL_PAUSE_MINE};
-    return hlc_pause_call(h, &m, count);
-}
-
-static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s, hl_set_t *m) {
-    memset(m, 0, sizeof *m);
-    m->voice = voice;
-    m->mask = s->mask;
-    m->gain_db = s->gain_db;
-    m->pan = s->pan;
-    memcpy(m->pos, s->pos, sizeof m->pos);
-    m->pitch = s->pitch;
-    m->ramp_ms = s->ramp_ms;
-    m->seek_s = s->seek_s;
-    memcpy(m->vel, s->vel, sizeof m->vel);
-    hlc_post_to_wire(&s->post, &m->post);
-    const char *why = NULL;
-    if (hl_validate_set(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
-    hl_set_t m;
-    int rc = set_msg(h, voice, s, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
-    hl_put_set(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SET);
-}
-
-static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
-    memset(m, 0, sizeof *m);
-    m->mask = l->mask;
-    memcpy(m->pos, l->pos, sizeof m->pos);
-    memcpy(m->fwd, l->fwd, sizeof m->fwd);
-    memcpy(m->up, l->up, sizeof m->up);
-    memcpy(m->vel, l->vel, sizeof m->vel);
-    const char *why = NULL;
-    if (hl_validate_listener(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    return 0;
-}
-
-int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
-    hl_listener_t m;
-    int rc = listener_msg(h, l, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
-    hl_put_listener(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_LISTENER);
-}
-
-int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_VOICES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_voice_info_t v;
-        hl_get_voice_info(&r, &v);
-        if (i >= cap || r.err) continue;
-        heliod_voice_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        o->voice = v.voice;
-        snprintf(o->sound, sizeof o->sound, "%s", v.sound);
-        o->owner = v.owner;
-        o->priority = v.priority;
-        o->flags = v.flags;
-        o->state = v.state;
-        o->gain_db = v.gain_db;
-        o->pan = v.pan;
-        memcpy(o->pos, v.pos, sizeof o->pos);
-        o->pitch = v.pitch;
-        snprintf(o->bus, sizeof o->bus, "%s", v.bus);
-        snprintf(o->cue, sizeof o->cue, "%s", v.cue);
-        snprintf(o->category, sizeof o->category, "%s", v.category);
-        snprintf(o->emitter, sizeof o->emitter, "%s", v.emitter);
-        o->audibility_db = v.audibility_db;
-        o->position_s = v.position_s;
-        hlc_post_from_wire(&v.post, &o->post);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
-}
-
-int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_DEVICES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_device_info_t d;
-        hl_get_device_info(&r, &d);
-        if (i >= cap || r.err) continue;
-        heliod_device_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        o->index = d.index;
-        snprintf(o->name, sizeof o->name, "%s", d.name);
-        snprintf(o->hostapi, sizeof o->hostapi, "%s", d.hostapi);
-        o->max_channels = d.max_channels;
-        o->default_rate = d.default_rate;
-        o->flags = d.flags;
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
-}
-
-int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
-    if (!name || !name[0] || strlen(name) > HL_MAX_DEVNAME)
-        return hlc_set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
-    hl_device_req_t m;
-    snprintf(m.name, sizeof m.name, "%s", name);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_DEVICE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_device_req(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    hl_rbuf_t r;
-    if ((rc = hlc_wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
-    hl_device_reply_t dr;
-    hl_get_device_reply(&r, &dr);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (out) {
-        memset(out, 0, sizeof *out);
-        snprintf(out->driver, sizeof out->driver, "%s", dr.driver);
-        snprintf(out->name, sizeof out->name, "%s", dr.name);
-        out->rate = dr.rate;
-        out->period = dr.period;
-    }
-    return 0;
-}
-
-int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    hl_stats_req_t req = {.flags = reset ? HL_STATS_RESET : 0};
-    int rc = hlc_list_call(h, HL_OP_STATS, &req, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_stat_t s;
-        hl_get_stat(&r, &s);
-        if (i >= cap || r.err) continue;
-        snprintf(arr[i].key, sizeof arr[i].key, "%s", s.key);
-        arr[i].value = s.value;
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
-}
-
-int heliod_subscribe(heliod_t *h, uint32_t mask) {
-    return heliod_subscribe_meter(h, mask, 0.0f);
-}
-
-int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz) {
-    return heliod_subscribe_profile(h, mask, meter_hz, 0.0f);
-}
-
-int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float profile_hz) {
-    if (!h) return HELIOD_EINVAL;
-    hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz, .profile_hz = profile_hz};
-    const char *why = NULL;
-    if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_subscribe(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SUBSCRIBE);
 }
 
 /* ---- async requests and dispatch ---------------------------------------- */
@@ -1215,51 +899,6 @@ int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, 
     if (rc < 0) return rc;
     if (fn && (rc = pend_add(h, *id, op, fn, user)) < 0) return hlc_set_error(h, rc, NULL);
     return 0;
-}
-
-int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t *p,
-                      heliod_reply_fn fn, void *user) {
-    hl_play_t m;
-    int rc = play_msg(h, sound, p, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
-    hl_put_play(&w, &m);
-    return hlc_async_commit(h, &w, id);
-}
-
-int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
-    hl_stop_t m;
-    int rc = stop_msg(h, voice, fade_ms, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
-    hl_put_stop(&w, &m);
-    return hlc_async_commit(h, &w, id);
-}
-
-int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
-    hl_set_t m;
-    int rc = set_msg(h, voice, s, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
-    hl_put_set(&w, &m);
-    return hlc_async_commit(h, &w, id);
-}
-
-int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
-    hl_listener_t m;
-    int rc = listener_msg(h, l, &m);
-    if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
-    hl_put_listener(&w, &m);
-    return hlc_async_commit(h, &w, id);
 }
 
 int heliod_raw_async(heliod_t *h, uint16_t op, const void *body, size_t len, heliod_raw_fn fn,
@@ -1325,68 +964,11 @@ static void deliver_reply(heliod_t *h, const deferred_t *d) {
 }
 
 /* The public form of a METER event's levels. */
-static void level_out(heliod_level_t *o, const hl_meter_level_t *l, const char *name) {
-    snprintf(o->name, sizeof o->name, "%s", name);
-    for (int c = 0; c < 2; c++) {
-        o->peak_db[c] = l->peak_db[c];
-        o->peak_hold_db[c] = l->peak_hold_db[c];
-        o->rms_db[c] = l->rms_db[c];
-    }
-}
-
-static void meter_out(heliod_meter_t *o, const hl_meter_t *m) {
-    memset(o, 0, sizeof *o);
-    o->frame = m->frame;
-    level_out(&o->master, &m->master, "master");
-    o->nbuses = m->nbuses;
-    for (unsigned i = 0; i < m->nbuses && i < HELIOD_METER_MAX_BUSES; i++)
-        level_out(&o->bus[i], &m->bus[i], m->bus[i].name);
-    o->momentary = m->momentary;
-    o->short_term = m->short_term;
-    o->integrated = m->integrated;
-    o->range = m->range;
-}
-
 _Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == HL_EVENT_PROFILE &&
                    HELIOD_PROFILE_HIST == HL_PROFILE_HIST &&
                    HELIOD_PROFILE_MAX_STREAMS == HL_PROFILE_MAX_STREAMS &&
                    HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
                "profile subscription and event are the wire's");
-
-static void profile_out(heliod_profile_t *o, const hl_profile_t *m) {
-    memset(o, 0, sizeof *o);
-    o->time_ns = m->time_ns;
-    o->period_us = m->period_us;
-    o->callbacks = m->callbacks;
-    o->load_now = m->load_now;
-    o->load_peak = m->load_peak;
-    o->load_p99 = m->load_p99;
-    o->load_max = m->load_max;
-    memcpy(o->hist, m->hist, sizeof o->hist);
-    o->xruns = m->xruns;
-    o->underruns = m->underruns;
-    o->voices_real = m->voices_real;
-    o->voices_virtual = m->voices_virtual;
-    o->decode_load = m->decode_load;
-    o->streams = m->streams;
-    o->nstreams = m->nstreams;
-    for (unsigned i = 0; i < m->nstreams; i++) {
-        snprintf(o->stream[i].sound, sizeof o->stream[i].sound, "%s", m->stream[i].sound);
-        o->stream[i].fill = m->stream[i].fill;
-    }
-    o->master_peak_db = m->master_peak_db;
-    o->master_rms_db = m->master_rms_db;
-    o->nbuses = m->nbuses;
-    for (unsigned i = 0; i < m->nbuses; i++) {
-        heliod_profile_bus_t *b = &o->bus[i];
-        snprintf(b->name, sizeof b->name, "%s", m->bus[i].name);
-        b->peak_db = m->bus[i].peak_db;
-        b->peak_hold_db = m->bus[i].peak_hold_db;
-        b->rms_db = m->bus[i].rms_db;
-        b->real = m->bus[i].real;
-        b->virt = m->bus[i].virt;
-    }
-}
 
 /* Delivers one event to the event callback (dropped if there is none). */
 static void deliver_event(heliod_t *h, const deferred_t *d) {
@@ -1422,7 +1004,7 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
         .frames = e.frames,
     };
     if (e.type == HL_EVENT_METER) {
-        meter_out(&meter, &e.meter);
+        hlc_from_meter_event(&e.meter, &meter);
         ev.meter = &meter;
     }
     if (e.type == HL_EVENT_BANK) {
@@ -1431,7 +1013,7 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
             conn_fail(h, HELIOD_ENOMEM);
             return;
         }
-        hlc_bank_out(&e.bank, bank);
+        hlc_from_bank_info(&e.bank, bank);
         ev.bank = bank;
         h->ev_fn(h->ev_user, &ev);
         free(bank);
@@ -1443,7 +1025,7 @@ static void deliver_event(heliod_t *h, const deferred_t *d) {
             conn_fail(h, HELIOD_ENOMEM);
             return;
         }
-        profile_out(prof, &e.profile);
+        hlc_from_profile_event(&e.profile, prof);
         ev.profile = prof;
         h->ev_fn(h->ev_user, &ev);
         free(prof);

@@ -4,19 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "heliod_conv.h"
 #include "heliod_int.h"
-
-void hlc_bank_out(const hl_bank_info_t *w, heliod_bank_info_t *o) {
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", w->name);
-    snprintf(o->path, sizeof o->path, "%s", w->path);
-    o->state = w->state;
-    o->sounds = w->sounds;
-    o->done = w->done;
-    o->failed = w->failed;
-    o->bytes = w->bytes;
-    snprintf(o->error, sizeof o->error, "%s", w->error);
-}
 
 static int bank_call(heliod_t *h, uint8_t action, const char *arg, heliod_bank_info_t *out) {
     if (!arg || !arg[0] || strlen(arg) > HL_MAX_PATH)
@@ -35,7 +24,7 @@ static int bank_call(heliod_t *h, uint8_t action, const char *arg, heliod_bank_i
     hl_bank_info_t info;
     hl_get_bank_info(&r, &info);
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (out) hlc_bank_out(&info, out);
+    if (out) hlc_from_bank_info(&info, out);
     return 0;
 }
 
@@ -55,7 +44,7 @@ int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_bank_info_t b;
         hl_get_bank_info(&r, &b);
-        if (i < cap && !r.err) hlc_bank_out(&b, &arr[i]);
+        if (i < cap && !r.err) hlc_from_bank_info(&b, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -98,16 +87,7 @@ int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_zone_info_t z;
         hl_get_zone_info(&r, &z);
-        if (i >= cap || r.err) continue;
-        heliod_zone_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        snprintf(o->name, sizeof o->name, "%s", z.zone.name);
-        snprintf(o->bank, sizeof o->bank, "%s", z.zone.bank);
-        memcpy(o->pos, z.zone.pos, sizeof o->pos);
-        o->radius = z.zone.radius;
-        o->state = z.state;
-        o->bytes = z.bytes;
-        o->distance = z.distance;
+        if (i < cap && !r.err) hlc_from_zone_info(&z, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }

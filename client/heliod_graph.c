@@ -6,39 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "heliod_conv.h"
 #include "heliod_int.h"
-
-/* Copies a fixed char array that may lack its NUL: at most cap - 1 bytes. */
-static void copy_name(char *dst, size_t cap, const char *src, size_t src_cap) {
-    size_t n = strnlen(src, src_cap);
-    if (n >= cap) n = cap - 1;
-    memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
-void hlc_post_to_wire(const heliod_post_t *p, hl_vpost_t *w) {
-    memset(w, 0, sizeof *w);
-    w->lp_hz = p->lp_hz;
-    w->hp_hz = p->hp_hz;
-    w->occlusion = p->occlusion;
-    w->obstruction = p->obstruction;
-    for (int i = 0; i < HELIOD_SENDS && i < HL_VOICE_SENDS; i++) {
-        copy_name(w->send[i], sizeof w->send[i], p->send[i], sizeof p->send[i]);
-        w->send_db[i] = p->send_db[i];
-    }
-}
-
-void hlc_post_from_wire(const hl_vpost_t *w, heliod_post_t *p) {
-    memset(p, 0, sizeof *p);
-    p->lp_hz = w->lp_hz;
-    p->hp_hz = w->hp_hz;
-    p->occlusion = w->occlusion;
-    p->obstruction = w->obstruction;
-    for (int i = 0; i < HELIOD_SENDS && i < HL_VOICE_SENDS; i++) {
-        snprintf(p->send[i], sizeof p->send[i], "%s", w->send[i]);
-        p->send_db[i] = w->send_db[i];
-    }
-}
 
 /* ---- buses ------------------------------------------------------------------ */
 
@@ -118,22 +87,7 @@ int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count)
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_bus_info_t b;
         hl_get_bus_info(&r, &b);
-        if (i >= cap || r.err) continue;
-        heliod_bus_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        snprintf(o->name, sizeof o->name, "%s", b.name);
-        snprintf(o->parent, sizeof o->parent, "%s", b.parent);
-        o->gain_db = b.gain_db;
-        o->mute = b.mute;
-        o->fx = b.fx;
-        o->voices = b.voices;
-        o->sends = b.sends;
-        o->duck_db = b.duck_db;
-        o->path_gain_db = b.path_gain_db;
-        for (int k = 0; k < 4 && k < HL_BUS_SENDS_MAX; k++) {
-            snprintf(o->send[k], sizeof o->send[k], "%s", b.send[k]);
-            o->send_db[k] = b.send_db[k];
-        }
+        if (i < cap && !r.err) hlc_from_bus_info(&b, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -169,12 +123,9 @@ int heliod_reverb_zone_set(heliod_t *h, const heliod_reverb_zone_t *z) {
     if (!z) return hlc_set_error(h, HELIOD_EINVAL, "no zone");
     if (z->preset < 0 || z->preset > HL_REV_OUTDOOR)
         return hlc_set_error(h, HELIOD_EINVAL, "preset: unknown reverb preset");
-    hl_rzone_t m = {.action = HL_RZONE_SET, .radius = z->radius, .fade = z->fade};
-    copy_name(m.name, sizeof m.name, z->name, sizeof z->name);
-    copy_name(m.bus, sizeof m.bus, z->bus, sizeof z->bus);
-    copy_name(m.feed, sizeof m.feed, z->feed, sizeof z->feed);
-    memcpy(m.pos, z->pos, sizeof m.pos);
-    m.preset = (uint8_t)z->preset;
+    hl_rzone_t m;
+    hlc_to_rzone(z, &m);
+    m.action = HL_RZONE_SET;
     return rzone_call(h, &m);
 }
 
@@ -193,18 +144,7 @@ int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap,
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_rzone_info_t z;
         hl_get_rzone_info(&r, &z);
-        if (i >= cap || r.err) continue;
-        heliod_reverb_zone_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        snprintf(o->zone.name, sizeof o->zone.name, "%s", z.zone.name);
-        memcpy(o->zone.pos, z.zone.pos, sizeof o->zone.pos);
-        o->zone.radius = z.zone.radius;
-        o->zone.fade = z.zone.fade;
-        snprintf(o->zone.bus, sizeof o->zone.bus, "%s", z.zone.bus);
-        snprintf(o->zone.feed, sizeof o->zone.feed, "%s", z.zone.feed);
-        o->zone.preset = z.zone.preset;
-        o->weight = z.weight;
-        o->send_db = z.send_db;
+        if (i < cap && !r.err) hlc_from_rzone_info(&z, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -309,14 +249,7 @@ int heliod_fx_list(heliod_t *h, const char *bus, heliod_fx_info_t *arr, size_t c
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_fx_info_t f;
         hl_get_fx_info(&r, &f);
-        if (i >= cap || r.err) continue;
-        heliod_fx_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        snprintf(o->bus, sizeof o->bus, "%s", f.bus);
-        o->index = f.index;
-        o->kind = f.kind;
-        o->type = f.type;
-        memcpy(o->p, f.p, sizeof o->p);
+        if (i < cap && !r.err) hlc_from_fx_info(&f, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }
@@ -325,29 +258,21 @@ int heliod_fx_list(heliod_t *h, const char *bus, heliod_fx_info_t *arr, size_t c
 
 void heliod_duck_init(heliod_duck_t *d) {
     hl_duck_rule_t r;
-    hl_duck_rule_init(&r);
-    memset(d, 0, sizeof *d);
-    d->depth_db = r.depth_db;
-    d->threshold_db = r.threshold_db;
-    d->attack_ms = r.attack_ms;
-    d->hold_ms = r.hold_ms;
-    d->release_ms = r.release_ms;
+    hl_duck_rule_init(&r); /* the schema's defaults */
+    hlc_from_duck_rule(&r, d);
 }
 
 static int duck_call(heliod_t *h, const heliod_duck_t *d, int on) {
     hl_duck_rule_t m;
-    hl_duck_rule_init(&m);
     if (!d) return hlc_set_error(h, HELIOD_EINVAL, "no rule");
-    copy_name(m.bus, sizeof m.bus, d->bus, sizeof d->bus);
-    copy_name(m.by, sizeof m.by, d->by, sizeof d->by);
-    m.on = on ? 1 : 0;
     if (on) {
-        m.depth_db = d->depth_db;
-        m.threshold_db = d->threshold_db;
-        m.attack_ms = d->attack_ms;
-        m.hold_ms = d->hold_ms;
-        m.release_ms = d->release_ms;
+        hlc_to_duck_rule(d, &m);
+    } else { /* a removal carries the default levels, whatever d holds */
+        hl_duck_rule_init(&m);
+        hlc_copy_name(m.bus, sizeof m.bus, d->bus, sizeof d->bus);
+        hlc_copy_name(m.by, sizeof m.by, d->by, sizeof d->by);
     }
+    m.on = on ? 1 : 0;
     const char *why = NULL;
     if (hl_validate_duck(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
@@ -380,17 +305,7 @@ int heliod_ducks(heliod_t *h, heliod_duck_info_t *arr, size_t cap, size_t *count
     for (size_t i = 0; i < head.count && !r.err; i++) {
         hl_duck_info_t d;
         hl_get_duck_info(&r, &d);
-        if (i >= cap || r.err) continue;
-        heliod_duck_info_t *o = &arr[i];
-        memset(o, 0, sizeof *o);
-        snprintf(o->rule.bus, sizeof o->rule.bus, "%s", d.rule.bus);
-        snprintf(o->rule.by, sizeof o->rule.by, "%s", d.rule.by);
-        o->rule.depth_db = d.rule.depth_db;
-        o->rule.threshold_db = d.rule.threshold_db;
-        o->rule.attack_ms = d.rule.attack_ms;
-        o->rule.hold_ms = d.rule.hold_ms;
-        o->rule.release_ms = d.rule.release_ms;
-        o->gain_db = d.gain_db;
+        if (i < cap && !r.err) hlc_from_duck_info(&d, &arr[i]);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }

@@ -1,7 +1,8 @@
 /*
  * heliod_int.h - libheliod's request helpers, shared by its source files
- * (heliod.c: the connection, handshake, sounds, voices, events; heliod_vm.c:
- * cues, categories, emitters, group pause). Not installed; the `hlc_` names
+ * (heliod.c: the connection, handshake, sounds, events; heliod_voice.c:
+ * voices, lists, subscriptions; heliod_vm.c: cues, categories, emitters,
+ * group pause; heliod_graph.c, heliod_assets.c). Not installed; the `hlc_` names
  * stay inside the library (libheliod.map exports heliod_* only).
  *
  * Every helper returns 0 (or a request id, a count) or a negative
@@ -45,10 +46,6 @@ int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, 
 /* ... and queues it: returns the request id. */
 int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id);
 
-/* heliod_graph.c: the post stage between the public and the wire form. */
-void hlc_post_to_wire(const heliod_post_t *p, hl_vpost_t *w);
-void hlc_post_from_wire(const hl_vpost_t *w, heliod_post_t *p);
-/* heliod_assets.c: a bank's wire form to the public one. */
-void hlc_bank_out(const hl_bank_info_t *w, heliod_bank_info_t *o);
+/* The conversions between public and wire structs: heliod_conv.h. */
 
 #endif /* HELIOD_INT_H */

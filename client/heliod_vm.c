@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "heliod.h"
+#include "heliod_conv.h"
 #include "heliod_int.h"
 #include "hl_proto.h"
 
@@ -38,29 +39,8 @@ static int enum8(int v) {
 
 void heliod_cue_init(heliod_cue_t *c) {
     hl_cue_t d;
-    hl_cue_init(&d);
-    memset(c, 0, sizeof *c);
-    c->pick = d.pick;
-    c->flags = d.flags;
-    c->gain_db = d.gain_db;
-    c->gain_rand_db = d.gain_rand_db;
-    c->pitch = d.pitch;
-    c->pitch_rand_cents = d.pitch_rand_cents;
-    c->priority = d.priority;
-    c->pan = d.pan;
-    c->min_distance = d.min_distance;
-    c->max_distance = d.max_distance;
-    c->rolloff = d.rolloff;
-    c->distance_model = d.model;
-    c->fade_in_ms = d.fade_in_ms;
-    c->fade_out_ms = d.fade_out_ms;
-    c->fade_curve = d.fade_curve;
-    c->max_instances = d.max_instances;
-    c->overflow = d.overflow;
-    c->min_interval_ms = d.min_interval_ms;
-    c->beyond = d.beyond;
-    c->virt = d.virt;
-    c->doppler = d.doppler;
+    hl_cue_init(&d); /* the schema's defaults */
+    hlc_from_cue(&d, c);
 }
 
 static int cue_msg(heliod_t *h, const heliod_cue_t *c, hl_cue_t *m) {
@@ -77,70 +57,10 @@ static int cue_msg(heliod_t *h, const heliod_cue_t *c, hl_cue_t *m) {
         overflow = enum8(c->overflow), beyond = enum8(c->beyond), virt = enum8(c->virt);
     if (pick < 0 || model < 0 || curve < 0 || overflow < 0 || beyond < 0 || virt < 0)
         return hlc_set_error(h, HELIOD_EINVAL, "cue: an enum field is out of range");
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", c->name);
-    m->nsounds = (uint8_t)c->nsounds;
-    for (uint32_t i = 0; i < c->nsounds; i++)
-        snprintf(m->sounds[i], sizeof m->sounds[i], "%s", c->sounds[i]);
-    m->pick = (uint8_t)pick;
-    m->flags = c->flags;
-    m->gain_db = c->gain_db;
-    m->gain_rand_db = c->gain_rand_db;
-    m->pitch = c->pitch;
-    m->pitch_rand_cents = c->pitch_rand_cents;
-    snprintf(m->bus, sizeof m->bus, "%s", c->bus);
-    snprintf(m->category, sizeof m->category, "%s", c->category);
-    m->priority = c->priority;
-    m->pan = c->pan;
-    m->min_distance = c->min_distance;
-    m->max_distance = c->max_distance;
-    m->rolloff = c->rolloff;
-    m->model = (uint8_t)model;
-    m->fade_in_ms = c->fade_in_ms;
-    m->fade_out_ms = c->fade_out_ms;
-    m->fade_curve = (uint8_t)curve;
-    m->max_instances = c->max_instances;
-    m->overflow = (uint8_t)overflow;
-    m->min_interval_ms = c->min_interval_ms;
-    m->beyond = (uint8_t)beyond;
-    m->virt = (uint8_t)virt;
-    m->doppler = c->doppler;
-    hlc_post_to_wire(&c->post, &m->post);
+    hlc_to_cue(c, m);
     const char *why = NULL;
     if (hl_validate_cue(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return 0;
-}
-
-static void cue_out(heliod_cue_t *o, const hl_cue_t *m) {
-    memset(o, 0, sizeof *o);
-    snprintf(o->name, sizeof o->name, "%s", m->name);
-    o->nsounds = m->nsounds;
-    for (unsigned i = 0; i < m->nsounds && i < HELIOD_MAX_CUE_SOUNDS; i++)
-        snprintf(o->sounds[i], sizeof o->sounds[i], "%s", m->sounds[i]);
-    o->pick = m->pick;
-    o->flags = m->flags;
-    o->gain_db = m->gain_db;
-    o->gain_rand_db = m->gain_rand_db;
-    o->pitch = m->pitch;
-    o->pitch_rand_cents = m->pitch_rand_cents;
-    snprintf(o->bus, sizeof o->bus, "%s", m->bus);
-    snprintf(o->category, sizeof o->category, "%s", m->category);
-    o->priority = m->priority;
-    o->pan = m->pan;
-    o->min_distance = m->min_distance;
-    o->max_distance = m->max_distance;
-    o->rolloff = m->rolloff;
-    o->distance_model = m->model;
-    o->fade_in_ms = m->fade_in_ms;
-    o->fade_out_ms = m->fade_out_ms;
-    o->fade_curve = m->fade_curve;
-    o->max_instances = m->max_instances;
-    o->overflow = m->overflow;
-    o->min_interval_ms = m->min_interval_ms;
-    o->beyond = m->beyond;
-    o->virt = m->virt;
-    o->doppler = m->doppler;
-    hlc_post_from_wire(&m->post, &o->post);
 }
 
 int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {
@@ -157,12 +77,8 @@ int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {
 
 void heliod_category_init(heliod_category_t *c) {
     hl_category_t d;
-    hl_category_init(&d);
-    memset(c, 0, sizeof *c);
-    c->max_instances = d.max_instances;
-    c->overflow = d.overflow;
-    c->fade_out_ms = d.fade_out_ms;
-    c->fade_curve = d.fade_curve;
+    hl_category_init(&d); /* the schema's defaults */
+    hlc_from_category(&d, c);
 }
 
 int heliod_category_define(heliod_t *h, const heliod_category_t *c) {
@@ -172,12 +88,7 @@ int heliod_category_define(heliod_t *h, const heliod_category_t *c) {
     if (overflow < 0 || curve < 0)
         return hlc_set_error(h, HELIOD_EINVAL, "category: an enum field is out of range");
     hl_category_t m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "%s", c->name);
-    m.max_instances = c->max_instances;
-    m.overflow = (uint8_t)overflow;
-    m.fade_out_ms = c->fade_out_ms;
-    m.fade_curve = (uint8_t)curve;
+    hlc_to_category(c, &m);
     const char *why = NULL;
     if (hl_validate_category(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;
@@ -222,28 +133,11 @@ int heliod_cues(heliod_t *h, heliod_cue_info_t *arr, size_t cap, size_t *count) 
         heliod_cue_info_t *o = &arr[i];
         memset(o, 0, sizeof *o);
         o->kind = e.kind;
-        if (e.kind == HL_CUES_KIND_CUE) {
-            cue_out(&o->cue, &e.cue);
-        } else {
-            snprintf(o->category.name, sizeof o->category.name, "%s", e.cat.name);
-            o->category.max_instances = e.cat.max_instances;
-            o->category.overflow = e.cat.overflow;
-            o->category.fade_out_ms = e.cat.fade_out_ms;
-            o->category.fade_curve = e.cat.fade_curve;
-        }
-        heliod_cue_counters_t *n = &o->counters;
-        n->plays = e.n.plays;
-        n->refused_interval = e.n.refused_interval;
-        n->refused_distance = e.n.refused_distance;
-        n->refused_cue_limit = e.n.refused_cue_limit;
-        n->refused_cat_limit = e.n.refused_cat_limit;
-        n->refused_no_voice = e.n.refused_no_voice;
-        n->evicted_cue = e.n.evicted_cue;
-        n->evicted_cat = e.n.evicted_cat;
-        n->stolen = e.n.stolen;
-        n->virtualised = e.n.virtualised;
-        n->active = e.n.active;
-        n->virtual_now = e.n.virtual_now;
+        if (e.kind == HL_CUES_KIND_CUE)
+            hlc_from_cue(&e.cue, &o->cue);
+        else
+            hlc_from_category(&e.cat, &o->category);
+        hlc_from_cue_counters(&e.n, &o->counters);
     }
     return hlc_list_result(h, &r, &head, cap, count);
 }

@@ -23,6 +23,44 @@
 #define HL_R_PITCH_HI        4        /* two octaves up: the mixer's scratch is sized for it */
 #define HL_R_FADE_MS_LO      0        /* fades, ramps, ducking phases: up to a minute */
 #define HL_R_FADE_MS_HI      60000
+#define HL_R_PAN_LO          -1       /* pan: equal-power, left to right */
+#define HL_R_PAN_HI          1
+#define HL_R_PRIORITY_LO     -1000    /* priority: higher wins */
+#define HL_R_PRIORITY_HI     1000
+#define HL_R_COORD_LO        -1e6     /* each coordinate or velocity component: beyond a thousand km is a bug */
+#define HL_R_COORD_HI        1e6
+#define HL_R_XFADE_MS_LO     0        /* loop crossfade: longer than 10 s is a mix, not a loop */
+#define HL_R_XFADE_MS_HI     10000
+#define HL_R_SEEK_S_LO       0        /* seek: no sound (even streamed) is longer than a day */
+#define HL_R_SEEK_S_HI       86400
+#define HL_R_LP_HZ_LO        0        /* voice low-pass cutoff, 0 = off */
+#define HL_R_LP_HZ_HI        96000
+#define HL_R_HP_HZ_LO        0        /* voice high-pass cutoff, 0 = off */
+#define HL_R_HP_HZ_HI        20000
+#define HL_R_UNIT_LO         0        /* occlusion, obstruction */
+#define HL_R_UNIT_HI         1
+
+/* cues and categories (CUE, CATEGORY) */
+#define HL_R_GAIN_RAND_LO    0        /* dB: each play adds uniform(-r, +r) */
+#define HL_R_GAIN_RAND_HI    48
+#define HL_R_PITCH_RAND_LO   0        /* cents: two octaves either way */
+#define HL_R_PITCH_RAND_HI   2400
+#define HL_R_DOPPLER_LO      0        /* Doppler factor, 0 = off */
+#define HL_R_DOPPLER_HI      10
+#define HL_R_INSTANCES_LO    0        /* max_instances, 0 = unlimited */
+#define HL_R_INSTANCES_HI    65536
+
+/* zones (ZONE, RZONE) */
+#define HL_R_RADIUS_LO       0.001    /* metres: a millimetre is the smallest zone */
+#define HL_R_RADIUS_HI       1e6
+#define HL_R_ZFADE_LO        0        /* metres of blend outside a reverb zone's radius */
+#define HL_R_ZFADE_HI        1e6
+
+/* subscriptions (SUBSCRIBE): 0 = the default rate */
+#define HL_R_METER_HZ_LO     1        /* slower is a poll: use STATS */
+#define HL_R_METER_HZ_HI     100      /* faster than any display refreshes a meter */
+#define HL_R_PROFILE_HZ_LO   1
+#define HL_R_PROFILE_HZ_HI   100      /* one event per 10 ms: finer is the callback histogram */
 
 /* ducking rules (DUCK) */
 #define HL_R_DUCK_DEPTH_LO   0

@@ -30,6 +30,25 @@ static uint8_t enc_buf[HL_MAX_FRAME];
         if (!r->err) put(w, &m_);                                                                  \
     } while (0)
 
+/* A body with a MINOR field (hl_schema.h): a later minor's fields were
+ * skipped unread, so they stay as they came. */
+#define ROUND_MINOR(type, get, put)                                                                \
+    do {                                                                                           \
+        type m_;                                                                                   \
+        memset(&m_, 0, sizeof m_);                                                                 \
+        size_t start_ = r->off;                                                                    \
+        get(r, &m_);                                                                               \
+        if (r->err) break;                                                                         \
+        size_t w0_ = w->len;                                                                       \
+        put(w, &m_);                                                                               \
+        size_t done_ = w->len - w0_, body_ = r->len - start_;                                      \
+        if (m_.minor > HL_PROTO_MINOR && !w->err && done_ <= body_ &&                              \
+            body_ - done_ <= w->cap - w->len) {                                                    \
+            memcpy(w->buf + w->len, r->buf + start_ + done_, body_ - done_);                       \
+            w->len += body_ - done_;                                                               \
+        }                                                                                          \
+    } while (0)
+
 /* A list reply: head, then count entries. */
 #define LIST(type, get, put)                                                                       \
     do {                                                                                           \
@@ -43,23 +62,7 @@ static uint8_t enc_buf[HL_MAX_FRAME];
 
 static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     switch (op) {
-    case HL_OP_HELLO: {
-        hl_hello_t m;
-        memset(&m, 0, sizeof m);
-        size_t start = r->off;
-        hl_get_hello(r, &m);
-        if (r->err) break;
-        hl_put_hello(w, &m);
-        /* a later minor's fields were skipped unread: they stay as they came */
-        if (m.minor > HL_PROTO_MINOR && !w->err && w->len <= r->len - start) {
-            size_t rest = r->len - start - w->len;
-            if (rest <= w->cap - w->len) {
-                memcpy(w->buf + w->len, r->buf + start + w->len, rest);
-                w->len += rest;
-            }
-        }
-        break;
-    }
+    case HL_OP_HELLO: ROUND_MINOR(hl_hello_t, hl_get_hello, hl_put_hello); break;
     case HL_OP_LOAD: ROUND(hl_load_t, hl_get_load, hl_put_load); break;
     case HL_OP_LOAD_FD: ROUND(hl_load_fd_t, hl_get_load_fd, hl_put_load_fd); break;
     case HL_OP_UNLOAD: ROUND(hl_name_t, hl_get_name, hl_put_name); break;
@@ -113,7 +116,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         return;
     }
     switch (op) {
-    case HL_OP_HELLO: ROUND(hl_hello_reply_t, hl_get_hello_reply, hl_put_hello_reply); break;
+    case HL_OP_HELLO: ROUND_MINOR(hl_hello_reply_t, hl_get_hello_reply, hl_put_hello_reply); break;
     case HL_OP_PING: {
         uint64_t t = hl_get_u64(r);
         hl_put_u64(w, t);

@@ -31,6 +31,18 @@ static float rndf(float lo, float hi) {
     return lo + (hi - lo) * (float)(rnd() % 100001) / 100000.0f;
 }
 
+/* HELLO's and HELLO_REPLY's minor: absent (a 1.0 peer), ours, or a later one */
+static uint16_t rnd_minor(void) {
+    return (uint16_t)(rnd() % (HL_PROTO_MINOR + 4));
+}
+
+/* A later minor's fields after the ones we know: skipped by the decoder. */
+static void put_later_fields(hl_wbuf_t *w, uint16_t minor) {
+    if (minor <= HL_PROTO_MINOR) return;
+    for (unsigned i = rnd() % 5; i > 0; i--)
+        hl_put_u8(w, (uint8_t)rnd());
+}
+
 static void rnd_name(char *dst, size_t maxlen) {
     static const char cs[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
     size_t n = 1 + rnd() % maxlen;
@@ -95,9 +107,11 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
                                   .rate = 48000,
                                   .period = rnd(),
                                   .voices = rnd(),
-                                  .client_id = rnd()};
+                                  .client_id = rnd(),
+                                  .minor = rnd_minor()};
             rnd_name(m.server_version, HL_MAX_NAME);
             hl_put_hello_reply(w, &m);
+            put_later_fields(w, m.minor);
             break;
         }
         case HL_OP_PING: hl_put_u64(w, ((uint64_t)rnd() << 32) | rnd()); break;
@@ -202,9 +216,10 @@ static void gen_body(uint16_t op, int as_reply, hl_wbuf_t *w) {
     }
     switch (op) {
     case HL_OP_HELLO: {
-        hl_hello_t m = {.version = HL_PROTO_VERSION};
+        hl_hello_t m = {.version = HL_PROTO_VERSION, .minor = rnd_minor()};
         rnd_name(m.client_name, HL_MAX_NAME);
         hl_put_hello(w, &m);
+        put_later_fields(w, m.minor);
         break;
     }
     case HL_OP_LOAD: {

@@ -1,0 +1,294 @@
+/*
+ * heliod_voice.c - libheliod's voice calls: play (blocking and async), stop,
+ * stop-all, pause-all, set and the listener (blocking and async), the voice,
+ * device and statistics lists, the output device, subscriptions. Each builds
+ * its request from the public struct through heliod_conv.h's tables and
+ * validates it as the daemon will (hl_validate_*) before anything is sent.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "heliod_conv.h"
+#include "heliod_int.h"
+
+void heliod_play_params_init(heliod_play_params_t *p) {
+    hl_play_t d;
+    hl_play_init(&d); /* the schema's defaults */
+    hlc_from_play(&d, p);
+}
+
+/* Converts and validates play parameters into the wire struct. */
+static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *p, hl_play_t *m) {
+    heliod_play_params_t def;
+    if (!p) {
+        heliod_play_params_init(&def);
+        p = &def;
+    }
+    if (!sound || !hl_name_valid(sound))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
+    if (p->distance_model < HELIOD_DIST_LINEAR || p->distance_model > HELIOD_DIST_EXPONENTIAL)
+        return hlc_set_error(h, HELIOD_EINVAL, "model: unknown distance model");
+    if (memchr(p->bus, '\0', sizeof p->bus) == NULL)
+        return hlc_set_error(h, HELIOD_EINVAL, "bus: not terminated");
+    if (memchr(p->emitter, '\0', sizeof p->emitter) == NULL)
+        return hlc_set_error(h, HELIOD_EINVAL, "emitter: not terminated");
+    hlc_to_play(p, m);
+    snprintf(m->sound, sizeof m->sound, "%s", sound);
+    const char *why = NULL;
+    if (hl_validate_play(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                heliod_voice_t *voice, heliod_voice_t *stolen) {
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
+    hl_put_play(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
+    hl_play_reply_t pr;
+    hl_get_play_reply(&r, &pr);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (voice) *voice = pr.voice;
+    if (stolen) *stolen = pr.stolen;
+    return 0;
+}
+
+static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t *m) {
+    memset(m, 0, sizeof *m);
+    m->voice = voice;
+    m->fade_ms = fade_ms;
+    const char *why = NULL;
+    if (hl_validate_stop(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms) {
+    return heliod_stop_curve(h, voice, fade_ms, -1);
+}
+
+int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curve) {
+    if (curve < -1 || curve > HELIOD_CURVE_LOG)
+        return hlc_set_error(h, HELIOD_EINVAL, "curve: -1 or a HELIOD_CURVE_* value");
+    hl_stop_t m;
+    int rc = stop_msg(h, voice, fade_ms, &m);
+    m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
+    hl_put_stop(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_STOP);
+}
+
+int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
+    hl_stop_all_t m = {.fade_ms = fade_ms,
+                       .scope = everyone ? HL_STOP_ALL_EVERYONE : HL_STOP_ALL_MINE};
+    const char *why = NULL;
+    if (hl_validate_stop_all(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_stop_all(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_count_call(h, id, HL_OP_STOP_ALL, count);
+}
+
+int hlc_count_call(heliod_t *h, uint32_t id, uint16_t op, uint32_t *count) {
+    hl_rbuf_t r;
+    int rc = hlc_wait_reply(h, id, op, &r);
+    if (rc < 0) return rc;
+    hl_count_reply_t c;
+    hl_get_count_reply(&r, &c);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (count) *count = c.count;
+    return 0;
+}
+
+int hlc_pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count) {
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_pause(&w, m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_count_call(h, id, HL_OP_PAUSE, count);
+}
+
+int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
+    hl_pause_t m = {.pause = pause ? 1 : 0, .scope = everyone ? HL_PAUSE_EVERYONE : HL_PAUSE_MINE};
+    return hlc_pause_call(h, &m, count);
+}
+
+static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s, hl_set_t *m) {
+    hlc_to_set(s, m);
+    m->voice = voice;
+    const char *why = NULL;
+    if (hl_validate_set(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
+    hl_set_t m;
+    int rc = set_msg(h, voice, s, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
+    hl_put_set(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_SET);
+}
+
+static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
+    hlc_to_listener(l, m);
+    const char *why = NULL;
+    if (hl_validate_listener(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    return 0;
+}
+
+int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
+    hl_listener_t m;
+    int rc = listener_msg(h, l, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
+    hl_put_listener(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_LISTENER);
+}
+
+int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_VOICES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_voice_info_t v;
+        hl_get_voice_info(&r, &v);
+        if (i < cap && !r.err) hlc_from_voice_info(&v, &arr[i]);
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_DEVICES, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_device_info_t d;
+        hl_get_device_info(&r, &d);
+        if (i < cap && !r.err) hlc_from_device_info(&d, &arr[i]);
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
+    if (!name || !name[0] || strlen(name) > HL_MAX_DEVNAME)
+        return hlc_set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
+    hl_device_req_t m;
+    snprintf(m.name, sizeof m.name, "%s", name);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_DEVICE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_device_req(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
+    hl_device_reply_t dr;
+    hl_get_device_reply(&r, &dr);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (out) hlc_from_device_reply(&dr, out);
+    return 0;
+}
+
+int heliod_stats(heliod_t *h, heliod_stat_t *arr, size_t cap, size_t *count, int reset) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    hl_stats_req_t req = {.flags = reset ? HL_STATS_RESET : 0};
+    int rc = hlc_list_call(h, HL_OP_STATS, &req, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_stat_t s;
+        hl_get_stat(&r, &s);
+        if (i < cap && !r.err) hlc_from_stat(&s, &arr[i]);
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+int heliod_subscribe(heliod_t *h, uint32_t mask) {
+    return heliod_subscribe_meter(h, mask, 0.0f);
+}
+
+int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz) {
+    return heliod_subscribe_profile(h, mask, meter_hz, 0.0f);
+}
+
+int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float profile_hz) {
+    if (!h) return HELIOD_EINVAL;
+    hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz, .profile_hz = profile_hz};
+    const char *why = NULL;
+    if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_subscribe(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_SUBSCRIBE);
+}
+
+int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                      heliod_reply_fn fn, void *user) {
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
+    hl_put_play(&w, &m);
+    return hlc_async_commit(h, &w, id);
+}
+
+int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
+    hl_stop_t m;
+    int rc = stop_msg(h, voice, fade_ms, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
+    hl_put_stop(&w, &m);
+    return hlc_async_commit(h, &w, id);
+}
+
+int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
+    hl_set_t m;
+    int rc = set_msg(h, voice, s, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
+    hl_put_set(&w, &m);
+    return hlc_async_commit(h, &w, id);
+}
+
+int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
+    hl_listener_t m;
+    int rc = listener_msg(h, l, &m);
+    if (rc < 0) return rc;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
+    hl_put_listener(&w, &m);
+    return hlc_async_commit(h, &w, id);
+}
