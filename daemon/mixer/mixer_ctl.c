@@ -14,7 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "hl_proto.h"
 #include "hl_util.h"
 #include "mixer_internal.h"
 
@@ -240,7 +239,7 @@ static int params_valid(const hl_voice_params_t *p) {
     }
     if (p->attack_curve > HL_FADE_LOG) return 0;
     if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel)) return 0;
-    if (p->bus >= HL_MAX_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
+    if (p->bus >= HL_MAX_BUSES || p->model > HL_MIX_DIST_EXPONENTIAL) return 0;
     if (!(p->lp_hz >= 0.0f) || !(p->hp_hz >= 0.0f) || !(p->occ_db <= 0.0f)) return 0;
     for (int i = 0; i < HL_MAX_SENDS; i++)
         if (!(p->send_gain[i] >= 0.0f && p->send_gain[i] <= 16.0f) ||

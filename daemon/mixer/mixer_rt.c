@@ -48,7 +48,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "hl_proto.h"
 #include "mixer_internal.h"
 
 #if defined(__SSE2__)

@@ -42,7 +42,6 @@
  */
 #include <string.h>
 
-#include "hl_proto.h"
 #include "mixer_internal.h"
 
 static uint64_t load_u64(const _Atomic uint64_t *a) {
