@@ -1730,6 +1730,21 @@ const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m) {
     return &m->meter;
 }
 
+/* The schedule hands commands back (mixer_sched.c); they are applied here. */
+static void apply_due(hl_mixer_t *m, uint64_t now_ns) {
+    hl_sched_it_t it;
+    hl_sched_begin_rt(m, &it);
+    for (const hl_cmd_t *c; (c = hl_sched_due_next_rt(m, &it)) != NULL;)
+        hl_cmd_apply_rt(m, c, now_ns);
+}
+
+static void apply_drained(hl_mixer_t *m, uint64_t now_ns) {
+    hl_sched_it_t it;
+    hl_sched_begin_rt(m, &it);
+    for (const hl_cmd_t *c; (c = hl_sched_drain_next_rt(m, &it)) != NULL;)
+        hl_cmd_apply_rt(m, c, now_ns);
+}
+
 void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t now_ns) {
 #ifdef HL_HAVE_MXCSR
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
@@ -1739,8 +1754,8 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     hl_sched_clock_rt(m, now_ns);
     /* what was scheduled for this very frame first, then the ring: a
      * command sent "now" on a voice whose start is due here finds it */
-    hl_sched_due_rt(m, now_ns);
-    hl_sched_drain_rt(m, now_ns);
+    apply_due(m, now_ns);
+    apply_drained(m, now_ns);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
     m->splits = 0;
@@ -1756,7 +1771,7 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
         render_block(m, out + 2 * (size_t)done, n, now_ns, bus_peak);
         limited |= hl_limiter_process_rt(&m->limiter, out + 2 * (size_t)done, n);
         done += n;
-        hl_sched_due_rt(m, now_ns);
+        apply_due(m, now_ns);
     }
     float pl, pr;
     hl_peak_stereo_rt(out, frames, &pl, &pr);
