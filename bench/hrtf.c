@@ -1,5 +1,5 @@
 /*
- * hrtf.c - cost of binaural rendering (daemon/mixer/hrtf_rt.c): N voices of
+ * hrtf.c - cost of binaural rendering (daemon/mixer/dsp/hrtf_rt.c): N voices of
  * mono noise, each through its own hl_hrtf_voice_t, accumulated into one
  * stereo block of `period` frames at 48 kHz, with the default SOFA set built
  * by daemon/hrtf_load.c.
