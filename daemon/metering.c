@@ -132,7 +132,7 @@ void hld_metering_reset_loudness(hld_daemon_t *d) {
     hld_loudness_reset(g.loud);
 }
 
-static float meter_hz(const hld_conn_t *c) {
+static float meter_rate(const hld_conn_t *c) {
     return c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
 }
 
@@ -150,7 +150,7 @@ static hld_feed_t feed = {
     .event = "METER",
     .sub = HL_SUB_METER,
     .type = HL_EVENT_METER,
-    .hz = meter_hz,
+    .hz = meter_rate,
     .next_ns = meter_next,
     .fill = fill_meter,
 };

@@ -160,7 +160,7 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     }
 }
 
-static float profile_hz(const hld_conn_t *c) {
+static float profile_rate(const hld_conn_t *c) {
     return c->profile_hz > 0.0f ? c->profile_hz : HL_PROFILE_DEFAULT_HZ;
 }
 
@@ -177,7 +177,7 @@ static hld_feed_t feed = {
     .event = "PROFILE",
     .sub = HL_SUB_PROFILE,
     .type = HL_EVENT_PROFILE,
-    .hz = profile_hz,
+    .hz = profile_rate,
     .next_ns = profile_next,
     .fill = fill_profile,
 };

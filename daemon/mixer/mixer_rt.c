@@ -40,7 +40,7 @@
  * are neither cleared, metered nor summed, the first live bus is the master
  * sum itself, and peaks are SSE max scans over four chains (levels.c).
  *
- * This file is the block loop; the voice modules under it (voice_rt.h) hold
+ * This file is the block loop; the voice modules under it (voice_state.h) hold
  * the commands (voice_cmd.c), the source renderer (voice_src.h), streams
  * (voice_stream.c), the post stage (voice_post.c) and a voice's state over
  * time (voice_state.c). The schedule (mixer_sched.c) hands it the commands
@@ -54,7 +54,9 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "voice_post.h"
 #include "voice_src.h"
+#include "voice_stream.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <pmmintrin.h>

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "voice_rt.h"
+#include "voice_state.h"
 
 static hl_rt_voice_t *rt_voice(hl_mixer_t *m, const hl_cmd_t *c) {
     if (c->slot >= m->slots) return NULL;

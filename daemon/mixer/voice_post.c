@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "voice_rt.h"
+#include "voice_post.h"
 
 /* Scales planar buf by a ramp over n frames (linear while it runs, then flat). */
 static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g) {

@@ -5,7 +5,7 @@
  * kernels (render_src), plus the non-finite guard. Header-only and static:
  * render_src is inlined into its two callers, the block loop (mixer_rt.c)
  * and the stream renderer (voice_stream.c), as it was when they shared a
- * file. Private to the mixer; see voice_rt.h for the layering.
+ * file. Private to the mixer; see voice_state.h for the layering.
  */
 #ifndef HL_VOICE_SRC_H
 #define HL_VOICE_SRC_H
@@ -14,7 +14,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "voice_rt.h"
+#include "voice_state.h"
 
 /* Lowest cursor of the interpolating kernels: cubic reads the frame before,
  * sinc half - 1 frames before. */

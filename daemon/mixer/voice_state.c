@@ -4,12 +4,12 @@
  * listener-relative direction of a binaural voice), its playback rate (pitch
  * ramps stepped on the HL_PITCH_GRID, the Doppler glide), its envelope fades
  * and the source view of a PCM voice. The lowest of the voice modules
- * (voice_rt.h); nothing here renders audio.
+ * (voice_state.h); nothing here renders audio.
  */
 #include <math.h>
 #include <string.h>
 
-#include "voice_rt.h"
+#include "voice_state.h"
 
 void hl_mix_event_rt(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64_t voice, uint64_t tag,
                      const hl_pcm_t *pcm, hl_stream_t *stream, uint64_t now_ns, uint64_t frame,

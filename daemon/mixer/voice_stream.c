@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "voice_src.h"
+#include "voice_stream.h"
 
 /* A stream's linearised frames are the mixer's own copy: zero what is not
  * finite there (cold: streams already take the full path). */

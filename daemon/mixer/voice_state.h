@@ -1,12 +1,15 @@
 /*
- * voice_rt.h - the audio thread's voice modules, private to the mixer.
+ * voice_state.h - the audio thread's voice modules, private to the mixer,
+ * and the lowest of them (voice_state.c).
  * From the top down (each uses only those below it):
  *
  *   mixer_rt.c      the block loop: hl_mixer_process_rt, per-voice blocks,
  *                   the steady fast path, prefetching
  *   voice_cmd.c     commands applied on the audio thread (hl_cmd_apply_rt)
  *   voice_stream.c  stream voices: linearising the ring, underruns, switches
+ *                   (declared in voice_stream.h)
  *   voice_post.c    the per-voice post stage: filter, occlusion, sends, HRTF
+ *                   (voice_post.h)
  *   voice_src.h     the source renderer (inlined into its two callers)
  *   voice_state.c   a voice's state over time: events, 2D/3D gains, pitch
  *                   and Doppler steps, envelope fades, the source view
@@ -15,8 +18,8 @@
  * wait. The schedule (mixer_sched.c) and the bus tree (mixer_bus.c) sit
  * beside them: mixer_rt.c drives both.
  */
-#ifndef HL_VOICE_RT_H
-#define HL_VOICE_RT_H
+#ifndef HL_VOICE_STATE_H
+#define HL_VOICE_STATE_H
 
 #include <string.h>
 
@@ -90,20 +93,4 @@ void hl_src_view_limits_rt(src_view_t *s, uint32_t fast_end);
 uint32_t hl_interp_mode_rt(uint32_t flags);
 void hl_voice_pcm_view_rt(hl_rt_voice_t *v);
 
-/* ---- voice_post.c -------------------------------------------------------- */
-
-/* The post stage of a voice's planar pair l/r (HRTF, filter, occlusion,
- * sends) into its buses (bits added to *buses); the mono form filters the
- * mono input once before the pan gains gl/gr. */
-void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
-                      uint32_t *buses);
-void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
-                           float gr, uint32_t *buses);
-
-/* ---- voice_stream.c ------------------------------------------------------ */
-
-void hl_voice_render_stream_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *acc_r,
-                               uint32_t n, const hl_gain_ramp_t *g, uint64_t step, int *finished);
-void hl_voice_switch_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint64_t now_ns);
-
-#endif /* HL_VOICE_RT_H */
+#endif /* HL_VOICE_STATE_H */
