@@ -498,7 +498,7 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
  * is unbounded: INFINITY. Any thread. */
 double hl_mixer_wait_bucket_upper_us(unsigned i);
 
-/* ---- time: scheduled commands and bundles (mixer_sched.c) --------------- */
+/* ---- time: scheduled commands and bundles (mixer_cmdq.c) ---------------- */
 
 /* Every command pushed after this call (play, stop, set, listener, bus and
  * graph changes) is applied by the audio thread at engine frame at_frame,

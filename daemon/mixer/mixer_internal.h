@@ -1,6 +1,7 @@
 /*
- * mixer_internal.h - the layout shared by the control side (mixer_ctl.c) and
- * the RT side (mixer_rt.c) of the mixer. Not installed, not for other modules.
+ * mixer_internal.h - the layout shared by the control side (mixer_ctl.c,
+ * mixer_bus.c, mixer_cmdq.c) and the RT side (mixer_rt.c and the voice_*
+ * files, mixer_sched.c) of the mixer. Not installed, not for other modules.
  *
  * One hl_mixer_t sits at the start of the caller's memory block, followed by
  * 64-byte aligned arrays:
@@ -360,7 +361,7 @@ struct hl_mixer {
 
     hl_mix_stats_atomic_t stats;
 
-    /* time (mixer_sched.c). Control side: the frame the commands pushed now
+    /* time (mixer_cmdq.c, mixer_sched.c). Control side: the frame the commands pushed now
      * are for, scheduled commands pushed so far, the open bundle (slot 0
      * holds its header, so the whole bundle is one ring write). */
     uint64_t at_ctl;
@@ -398,7 +399,7 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
 
-/* mixer_rt.c, audio thread: applies one command now. */
+/* voice_cmd.c, audio thread: applies one command now. */
 void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
 
 /* mixer_sched.c, audio thread: the schedule hands commands back to the
@@ -462,7 +463,7 @@ float hl_peak_abs_rt(const float *x, uint32_t n, float pk);
  * (NaN samples ignored). */
 void hl_peak_stereo_rt(const float *x, uint32_t frames, float *pl, float *pr);
 
-/* Ramps (mixer_rt.c and mixer_bus.c, audio thread): linear from cur to
+/* Ramps (the voice files and mixer_bus.c, audio thread): linear from cur to
  * target over rem frames. */
 static inline float ramp_after(const hl_ramp_t *r, uint32_t n) {
     if (r->rem == 0 || n >= r->rem) return r->target;
