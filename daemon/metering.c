@@ -6,8 +6,9 @@
  * ballistics of every live bus and of the master. The output frames go
  * straight into libebur128 through loudness.c. Both are drained at every
  * poll tick, so STATS is always current, and again just before a METER
- * event is encoded. One METER event is encoded per timer tick that has a
- * subscriber due, and the same bytes are queued to each of them.
+ * event is built. METER events are a feed of the subscriber scheduler
+ * (feeds.h): one event per tick with a subscriber due, the same bytes
+ * queued to each of them.
  */
 #include "metering.h"
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "feeds.h"
 #include "hld_limits.h"
 #include "log.h"
 #include "loudness.h"
@@ -30,13 +32,9 @@ static struct {
     hld_meter_t meter[HL_MIX_METERS]; /* buses by index, then the master */
     uint32_t live;                    /* buses being metered (bit per bus) */
     hld_loudness_t *loud;
-    uv_timer_t timer;
-    int timer_on, timer_init;
-    uint64_t sent, skipped;
-    uint8_t frame[HL_MAX_FRAME / 4]; /* one encoded METER event (~3 KiB at 32 buses) */
 } g;
 
-static void on_timer(uv_timer_t *t);
+static hld_feed_t feed;
 
 int hld_metering_open(hld_daemon_t *d) {
     uint32_t rate = d->engine.rate;
@@ -51,9 +49,7 @@ int hld_metering_open(hld_daemon_t *d) {
         hld_metering_free();
         return HELIOD_ENOMEM;
     }
-    uv_timer_init(d->loop, &g.timer);
-    g.timer.data = d;
-    g.timer_init = 1;
+    hld_feed_add(d, &feed);
     g.open = 1;
     return 0;
 }
@@ -136,75 +132,43 @@ void hld_metering_reset_loudness(hld_daemon_t *d) {
     hld_loudness_reset(g.loud);
 }
 
-static float interval_ns(const hld_conn_t *c) {
-    float hz = c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
-    return (float)HLD_NS_PER_S / hz;
+static float meter_rate(const hld_conn_t *c) {
+    return c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
 }
+
+static uint64_t *meter_next(hld_conn_t *c) {
+    return &c->meter_next_ns;
+}
+
+static void fill_meter(hld_daemon_t *d, hl_event_t *ev) {
+    hld_metering_poll(d);
+    hld_metering_read(d, &ev->meter);
+}
+
+static hld_feed_t feed = {
+    .name = "meters",
+    .event = "METER",
+    .sub = HL_SUB_METER,
+    .type = HL_EVENT_METER,
+    .hz = meter_rate,
+    .next_ns = meter_next,
+    .fill = fill_meter,
+};
 
 void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c) {
     if (!g.open || !(c->sub & HL_SUB_METER)) return;
-    c->meter_next_ns = hld_now_ns(); /* the first event at the next tick */
-    if (!g.timer_on && !d->shutting_down &&
-        uv_timer_start(&g.timer, on_timer, HLD_METER_TICK_MS, HLD_METER_TICK_MS) == 0)
-        g.timer_on = 1;
-}
-
-static void on_timer(uv_timer_t *t) {
-    hld_daemon_t *d = t->data;
-    uint64_t now = hld_now_ns();
-    int subscribers = 0, due = 0;
-    for (hld_conn_t *c = d->conns; c; c = c->next)
-        if (c->sub & HL_SUB_METER) {
-            subscribers++;
-            due |= now >= c->meter_next_ns;
-        }
-    if (!subscribers || d->shutting_down) {
-        uv_timer_stop(&g.timer);
-        g.timer_on = 0;
-        return;
-    }
-    if (!due) return;
-    hld_metering_poll(d);
-    static hl_event_t ev; /* ~3 KiB: off the stack */
-    memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_METER;
-    hld_metering_read(d, &ev.meter);
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, g.frame, sizeof g.frame);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int len = hl_frame_end(&w);
-    if (len < 0) {
-        hld_warn("meters: cannot encode a METER event (%s)", hl_errname(len));
-        return;
-    }
-    for (hld_conn_t *c = d->conns; c; c = c->next) {
-        if (!(c->sub & HL_SUB_METER) || now < c->meter_next_ns) continue;
-        /* next due time: keeps the average rate; after a stall, start afresh */
-        uint64_t iv = (uint64_t)interval_ns(c);
-        c->meter_next_ns = c->meter_next_ns + iv > now ? c->meter_next_ns + iv : now + iv;
-        if (hld_conn_outq(c) > HLD_METER_OUTQ_MAX) {
-            g.skipped++; /* a snapshot: the next one replaces it */
-            continue;
-        }
-        if (hld_conn_send(c, g.frame, (size_t)len) == 0) g.sent++;
-    }
-    hld_conn_flush_all(d);
+    hld_feed_subscribed(d, &feed, c);
 }
 
 void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out) {
-    out->events_sent = g.sent;
-    out->events_skipped = g.skipped;
+    out->events_sent = feed.sent;
+    out->events_skipped = feed.skipped;
     out->coalesced = hld_meter_tap_coalesced(d->engine.tap);
     out->pcm_dropped = hld_meter_tap_dropped(d->engine.tap);
 }
 
 void hld_metering_close(hld_daemon_t *d) {
-    (void)d;
-    if (!g.timer_init) return;
-    uv_timer_stop(&g.timer);
-    g.timer_on = 0;
-    if (!uv_is_closing((uv_handle_t *)&g.timer)) uv_close((uv_handle_t *)&g.timer, NULL);
+    hld_feed_remove(d, &feed);
 }
 
 void hld_metering_free(void) {

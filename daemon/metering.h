@@ -5,7 +5,7 @@
  * (meter_tap.h); read by STATS and pushed to subscribers as METER events.
  *
  *   poll tick (events.c) ---------> hld_metering_poll: drain the tap
- *   METER timer (every HLD_METER_TICK_MS while anyone subscribed METER):
+ *   feed timer (feeds.h, every HLD_METER_TICK_MS while anyone subscribed):
  *       drain the tap, encode one METER event, send it to each subscriber
  *       whose next due time passed (its own rate, 1..100 Hz), skipping one
  *       whose unsent output is over HLD_METER_OUTQ_MAX
@@ -24,8 +24,8 @@
 #include "daemon.h"
 #include "hl_proto.h"
 
-/* Sets up the meters and the METER timer on d's loop (after the engine is
- * open). 0 or HELIOD_ENOMEM. */
+/* Sets up the meters and registers the METER feed (feeds.h) on d's loop
+ * (after the engine is open). 0 or HELIOD_ENOMEM. */
 int hld_metering_open(hld_daemon_t *d);
 /* Feeds the meters with everything the audio thread published since the
  * last call. Cheap when nothing is new. */
@@ -49,7 +49,7 @@ typedef struct {
     uint64_t pcm_dropped;    /* output frames the loudness meter missed (pcm ring full) */
 } hld_metering_stats_t;
 void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out);
-/* Stops the timer (shutdown; the loop closes it). */
+/* Unregisters the METER feed (shutdown; the last feed stops the timer). */
 void hld_metering_close(hld_daemon_t *d);
 /* Frees the meters after the loop ended. Idempotent. */
 void hld_metering_free(void);

@@ -1,7 +1,7 @@
 /*
- * profile.c - PROFILE events (profile.h), scheduled like METER events
- * (metering.c): one encoded event per timer tick with a subscriber due, the
- * same bytes queued to each of them.
+ * profile.c - PROFILE events (profile.h), a feed of the subscriber
+ * scheduler (feeds.h) like METER events: one encoded event per tick with a
+ * subscriber due, the same bytes queued to each of them.
  *
  * The window: the figures that are rates or distributions (callbacks, their
  * mean and longest, the load histogram, decoder CPU) cover the time since
@@ -16,6 +16,7 @@
 
 #include "conn.h"
 #include "engine.h"
+#include "feeds.h"
 #include "hl_dsp.h"
 #include "hld_limits.h"
 #include "log.h"
@@ -23,21 +24,16 @@
 #include "vm.h"
 
 static struct {
-    int timer_init, timer_on;
-    uv_timer_t timer;
     /* the previous window's end */
     uint64_t at_ns, callbacks, cb_sum;
     uint64_t hist[HLD_CB_HIST_BUCKETS];
     double decoder_s;
-    uint8_t frame[HL_MAX_FRAME / 4]; /* one encoded PROFILE event (~4 KiB at 32 buses) */
 } g;
 
-static void on_timer(uv_timer_t *t);
+static hld_feed_t feed;
 
 void hld_profile_open(hld_daemon_t *d) {
-    uv_timer_init(d->loop, &g.timer);
-    g.timer.data = d;
-    g.timer_init = 1;
+    hld_feed_add(d, &feed);
     g.at_ns = hld_now_ns();
 }
 
@@ -164,62 +160,33 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     }
 }
 
-static float interval_ns(const hld_conn_t *c) {
-    float hz = c->profile_hz > 0.0f ? c->profile_hz : HL_PROFILE_DEFAULT_HZ;
-    return (float)HLD_NS_PER_S / hz;
+static float profile_rate(const hld_conn_t *c) {
+    return c->profile_hz > 0.0f ? c->profile_hz : HL_PROFILE_DEFAULT_HZ;
 }
+
+static uint64_t *profile_next(hld_conn_t *c) {
+    return &c->profile_next_ns;
+}
+
+static void fill_profile(hld_daemon_t *d, hl_event_t *ev) {
+    hld_profile_read(d, &ev->profile);
+}
+
+static hld_feed_t feed = {
+    .name = "profile",
+    .event = "PROFILE",
+    .sub = HL_SUB_PROFILE,
+    .type = HL_EVENT_PROFILE,
+    .hz = profile_rate,
+    .next_ns = profile_next,
+    .fill = fill_profile,
+};
 
 void hld_profile_subscribed(hld_daemon_t *d, hld_conn_t *c) {
-    if (!g.timer_init || !(c->sub & HL_SUB_PROFILE)) return;
-    c->profile_next_ns = hld_now_ns(); /* the first event at the next tick */
-    if (!g.timer_on && !d->shutting_down &&
-        uv_timer_start(&g.timer, on_timer, HLD_METER_TICK_MS, HLD_METER_TICK_MS) == 0)
-        g.timer_on = 1;
-}
-
-static void on_timer(uv_timer_t *t) {
-    hld_daemon_t *d = t->data;
-    uint64_t now = hld_now_ns();
-    int subscribers = 0, due = 0;
-    for (hld_conn_t *c = d->conns; c; c = c->next)
-        if (c->sub & HL_SUB_PROFILE) {
-            subscribers++;
-            due |= now >= c->profile_next_ns;
-        }
-    if (!subscribers || d->shutting_down) {
-        uv_timer_stop(&g.timer);
-        g.timer_on = 0;
-        return;
-    }
-    if (!due) return;
-    static hl_event_t ev; /* ~7 KiB with the METER part: off the stack */
-    memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_PROFILE;
-    hld_profile_read(d, &ev.profile);
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, g.frame, sizeof g.frame);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int len = hl_frame_end(&w);
-    if (len < 0) {
-        hld_warn("profile: cannot encode a PROFILE event (%s)", hl_errname(len));
-        return;
-    }
-    for (hld_conn_t *c = d->conns; c; c = c->next) {
-        if (!(c->sub & HL_SUB_PROFILE) || now < c->profile_next_ns) continue;
-        /* next due time: keeps the average rate; after a stall, start afresh */
-        uint64_t iv = (uint64_t)interval_ns(c);
-        c->profile_next_ns = c->profile_next_ns + iv > now ? c->profile_next_ns + iv : now + iv;
-        if (hld_conn_outq(c) > HLD_METER_OUTQ_MAX) continue; /* a snapshot: the next replaces it */
-        (void)hld_conn_send(c, g.frame, (size_t)len);
-    }
-    hld_conn_flush_all(d);
+    if (!(c->sub & HL_SUB_PROFILE)) return;
+    hld_feed_subscribed(d, &feed, c);
 }
 
 void hld_profile_close(hld_daemon_t *d) {
-    (void)d;
-    if (!g.timer_init) return;
-    uv_timer_stop(&g.timer);
-    g.timer_on = 0;
-    if (!uv_is_closing((uv_handle_t *)&g.timer)) uv_close((uv_handle_t *)&g.timer, NULL);
+    hld_feed_remove(d, &feed);
 }

@@ -3,7 +3,7 @@
  * levels, pushed to subscribers at their own rate so that a live view
  * (`heliodctl top`) or a recording (`heliodctl profile`) needs no polling.
  *
- *   PROFILE timer (every HLD_METER_TICK_MS while anyone subscribed PROFILE):
+ *   feed timer (feeds.h, every HLD_METER_TICK_MS while anyone subscribed):
  *       if a subscriber is due: build one event (the window since the
  *       previous one: callbacks, their mean and longest, an 8-bin load
  *       histogram, decoder CPU; plus voices per bus, stream fills and the
@@ -22,7 +22,7 @@
 #include "daemon.h"
 #include "hl_proto.h"
 
-/* Sets up the timer on d's loop (after hld_metering_open). */
+/* Registers the PROFILE feed (feeds.h) on d's loop (after hld_metering_open). */
 void hld_profile_open(hld_daemon_t *d);
 /* A connection's SUBSCRIBE changed (mask and profile_hz stored in it):
  * starts its schedule and the timer, if needed. */
@@ -30,7 +30,7 @@ void hld_profile_subscribed(hld_daemon_t *d, hld_conn_t *c);
 /* Fills out with the figures now, the window ending now (and starting at
  * the previous call). Exposed for tests and STATS-like readers. */
 void hld_profile_read(hld_daemon_t *d, hl_profile_t *out);
-/* Stops the timer (shutdown; the loop closes it). */
+/* Unregisters the PROFILE feed (shutdown; the last feed stops the timer). */
 void hld_profile_close(hld_daemon_t *d);
 
 #endif /* HLD_PROFILE_H */

@@ -18,8 +18,15 @@ float hl_lin_to_db(float lin);
  * pan is clamped to [-1, 1]. Centre = 0.7071/0.7071, -1 = (1, 0), +1 = (0, 1). */
 void hl_pan_equal_power(float pan, float *l, float *r);
 
+/* Distance models, the mixer's own. The wire's HL_DIST_* (hl_proto.h) have
+ * the same values, so the daemon passes a request's model through
+ * (tests/unit/test_dsp.c checks the two tables agree). */
+#define HL_MIX_DIST_LINEAR      0
+#define HL_MIX_DIST_INVERSE     1
+#define HL_MIX_DIST_EXPONENTIAL 2
+
 /* Distance attenuation (0..1) for distance d with the given model
- * (HL_DIST_LINEAR / HL_DIST_INVERSE / HL_DIST_EXPONENTIAL as in hl_proto.h):
+ * (HL_MIX_DIST_LINEAR / HL_MIX_DIST_INVERSE / HL_MIX_DIST_EXPONENTIAL):
  *   d is clamped to [min_d, max_d] first;
  *   linear:      1 - rolloff * (d - min_d) / (max_d - min_d), floored at 0
  *   inverse:     min_d / (min_d + rolloff * (d - min_d))

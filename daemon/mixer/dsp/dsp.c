@@ -18,7 +18,6 @@
 #endif
 
 #include "hl_limits.h"
-#include "hl_proto.h"
 
 #define HL_PI_4 0.78539816339744830962f
 
@@ -52,15 +51,15 @@ float hl_distance_gain(int model, float d, float min_d, float max_d, float rollo
     if (d > max_d) d = max_d;
     float g;
     switch (model) {
-    case HL_DIST_LINEAR:
+    case HL_MIX_DIST_LINEAR:
         g = max_d > min_d ? 1.0f - rolloff * (d - min_d) / (max_d - min_d) : 1.0f;
         break;
-    case HL_DIST_INVERSE: {
+    case HL_MIX_DIST_INVERSE: {
         float den = min_d + rolloff * (d - min_d);
         g = den > 0.0f ? min_d / den : 1.0f;
         break;
     }
-    case HL_DIST_EXPONENTIAL: g = powf(d / min_d, -rolloff); break;
+    case HL_MIX_DIST_EXPONENTIAL: g = powf(d / min_d, -rolloff); break;
     default: g = 1.0f; break;
     }
     if (!(g > 0.0f)) g = 0.0f;
