@@ -42,6 +42,7 @@
  * samples, so nothing stalls even without FTZ/DAZ.
  */
 #include "hl_fx.h"
+#include "hl_simd.h"
 
 #include <math.h>
 #include <string.h>
@@ -700,7 +701,7 @@ static int vf_level = -1;
 
 static int vf_best_level(void) {
 #if defined(VF_HAVE_AVX2)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 2;
+    if (hl_simd_level() >= HL_SIMD_AVX2) return 2; /* the CPU's, capped by HELIOD_SIMD */
 #endif
 #if defined(__SSE2__)
     return 1;
