@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # test.sh - build everything and run the whole test suite, three times: an
-# optimised build, an AddressSanitizer + UndefinedBehaviorSanitizer build, and
-# a ThreadSanitizer build running the unit suite (rings, streams, mixer, voice
-# manager) and the dispatcher-level integration tests.
+# optimised build (every test, the style checks and the benchmarks' smoke
+# runs), an AddressSanitizer + UndefinedBehaviorSanitizer build (every test
+# that runs C code: unit, proto, client, rt, integration, fuzz), and a
+# ThreadSanitizer build running the unit suite (rings, streams, mixer, voice
+# manager) and the dispatcher-level integration tests. The sanitizer builds
+# compile only what their tests run (scripts/test_targets.py), not the
+# benchmarks.
 # Usage: scripts/test.sh            (from anywhere inside the checkout)
 # Knobs: SANITIZE=0 skips the ASan pass, TSAN=0 the TSan pass; BUILD_DIR
 # (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan).
@@ -25,6 +29,15 @@ for line in open(sys.argv[1]):
 print(c["p"], c["f"], c["s"])' "$1/meson-logs/testlog.json")
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
+# build_for DIR MODE: builds in DIR only what the tests of pass MODE (asan,
+# tsan) need; meson test --no-rebuild runs them.
+build_for() {
+    local files
+    ninja -C "$1" build.ninja >/dev/null # regenerated first if a meson.build changed
+    files="$(python3 "$top/scripts/test_targets.py" "$1" "$2")"
+    # shellcheck disable=SC2086 # one path per line, none with a space
+    ninja -C "$1" $files
+}
 # run_tests DIR [meson test args...]: runs, counts, never aborts the script.
 run_tests() {
     local dir="$1"
@@ -44,14 +57,13 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     [ -f "$SAN_DIR/build.ninja" ] ||
         meson setup "$SAN_DIR" -Db_sanitize=address,undefined -Db_lundef=false \
             -Dbuildtype=debugoptimized >/dev/null
-    ninja -C "$SAN_DIR"
-    (
-        export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
-        export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-        export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
-        meson test -C "$SAN_DIR" --print-errorlogs --num-processes 2 --timeout-multiplier 3
-    ) || errors=1
-    count "$SAN_DIR"
+    build_for "$SAN_DIR" asan
+    wrap=(env "ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1"
+        "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
+        "LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0")
+    # style runs no C code; bench's smoke runs are checked by the first pass
+    run_tests "$SAN_DIR" --no-rebuild --timeout-multiplier 3 --no-suite style --no-suite bench
+    wrap=()
 fi
 
 # ThreadSanitizer needs its fixed shadow layout: kernels with many mmap
@@ -89,13 +101,13 @@ if [ "${TSAN:-1}" = 1 ]; then
         [ -f "$TSAN_DIR/build.ninja" ] ||
             meson setup "$TSAN_DIR" -Db_sanitize=thread -Db_lundef=false \
                 -Dbuildtype=debugoptimized -Dc_args=-Wno-tsan >/dev/null
-        ninja -C "$TSAN_DIR"
+        build_for "$TSAN_DIR" tsan
         [ "$mode" = setarch ] && wrap=(setarch "$(uname -m)" -R)
         # atexit_sleep_ms=0: TSan otherwise sleeps 1 s in exit, which the
         # shutdown-time tests would count
         export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0"
-        run_tests "$TSAN_DIR" --timeout-multiplier 3 --suite unit
-        run_tests "$TSAN_DIR" --timeout-multiplier 3 daemon lifecycle-stall
+        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 --suite unit
+        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 daemon lifecycle-stall
         wrap=()
     fi
 fi
