@@ -47,10 +47,17 @@ run_tests() {
     if [ -f "$dir/meson-logs/testlog.json" ]; then count "$dir"; else failed=$((failed + 1)); fi
 }
 wrap=()
+# took NAME: prints how long the pass that just ended took (build + tests).
+t_pass=$SECONDS
+took() {
+    echo "test.sh: $1 pass: $((SECONDS - t_pass)) s" >&2
+    t_pass=$SECONDS
+}
 
 [ -f "$BUILD_DIR/build.ninja" ] || meson setup "$BUILD_DIR" >/dev/null
 ninja -C "$BUILD_DIR"
 run_tests "$BUILD_DIR"
+took plain
 
 if [ "${SANITIZE:-1}" = 1 ]; then
     SAN_DIR="${BUILD_DIR}-asan"
@@ -64,6 +71,7 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     # style runs no C code; bench's smoke runs are checked by the first pass
     run_tests "$SAN_DIR" --no-rebuild --timeout-multiplier 3 --no-suite style --no-suite bench
     wrap=()
+    took ASan+UBSan
 fi
 
 # ThreadSanitizer needs its fixed shadow layout: kernels with many mmap
@@ -109,6 +117,7 @@ if [ "${TSAN:-1}" = 1 ]; then
         run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 --suite unit
         run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 daemon lifecycle-stall
         wrap=()
+        took TSan
     fi
 fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
