@@ -9,7 +9,9 @@
 # benchmarks.
 # Usage: scripts/test.sh            (from anywhere inside the checkout)
 # Knobs: SANITIZE=0 skips the ASan pass, TSAN=0 the TSan pass; BUILD_DIR
-# (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan).
+# (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan);
+# JOBS, tests run at once (default 4: most wait on the engine's real-time
+# clock, not the CPU; those that must run alone say so to meson).
 # A failing run does not stop the others; the exit status is 1 if any failed.
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +19,7 @@ cd "$top"
 bash scripts/deps.sh
 
 BUILD_DIR="${BUILD_DIR:-build}"
+JOBS="${JOBS:-4}"
 passed=0 failed=0 skipped=0 errors=0
 # Adds one meson test run's results (from its testlog.json) to the totals.
 count() {
@@ -43,7 +46,7 @@ run_tests() {
     local dir="$1"
     shift
     rm -f "$dir/meson-logs/testlog.json"
-    "${wrap[@]}" meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || errors=1
+    "${wrap[@]}" meson test -C "$dir" --print-errorlogs --num-processes "$JOBS" "$@" || errors=1
     if [ -f "$dir/meson-logs/testlog.json" ]; then count "$dir"; else failed=$((failed + 1)); fi
 }
 wrap=()
