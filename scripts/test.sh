@@ -3,8 +3,9 @@
 # optimised build (every test, the style checks and the benchmarks' smoke
 # runs), an AddressSanitizer + UndefinedBehaviorSanitizer build (every test
 # that runs C code: unit, proto, client, rt, integration, fuzz), and a
-# ThreadSanitizer build running the unit suite (rings, streams, mixer, voice
-# manager) and the dispatcher-level integration tests. The sanitizer builds
+# ThreadSanitizer build running the unit tests that run threads (suite
+# threads: rings, streams, the loop-count seqlock) and the dispatcher-level
+# integration tests (a single-threaded test gives TSan nothing to check). The sanitizer builds
 # compile only what their tests run (scripts/test_targets.py), not the
 # benchmarks.
 # Usage: scripts/test.sh            (from anywhere inside the checkout)
@@ -122,7 +123,7 @@ if [ "${TSAN:-1}" = 1 ]; then
         # atexit_sleep_ms=0: TSan otherwise sleeps 1 s in exit, which the
         # shutdown-time tests would count
         export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0"
-        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 --suite unit
+        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 --suite threads
         run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 daemon lifecycle-stall
         wrap=()
         took TSan

@@ -3,7 +3,8 @@
 
 Usage: test_targets.py BUILD_DIR MODE
   asan: every test but the style and bench suites
-  tsan: the unit suite, daemon and lifecycle-stall
+  tsan: the unit tests that run threads (suite threads), daemon and
+        lifecycle-stall
 Prints one path per line, relative to BUILD_DIR (meson introspect: each
 selected test's dependencies), so a sanitizer build compiles only what its
 tests run, not the benchmarks.
@@ -23,7 +24,7 @@ def picked(mode, test):
     if mode == "asan":
         return not suites & {"style", "bench"}
     if mode == "tsan":
-        return "unit" in suites or test["name"] in ("daemon", "lifecycle-stall")
+        return "threads" in suites or test["name"] in ("daemon", "lifecycle-stall")
     sys.exit("test_targets.py: mode must be asan or tsan")
 
 
