@@ -8,6 +8,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
@@ -15,6 +16,7 @@
 #include "daemon.h"
 #include "dispatch.h"
 #include "hl_config.h"
+#include "hl_simd.h"
 #include "log.h"
 #include "metering.h"
 #include "render.h"
@@ -41,6 +43,26 @@ static int list_devices(void) {
     return 0;
 }
 
+/* HELIOD_SIMD=portable|avx2|avx512 caps the mixer kernels' instruction set
+ * (tests run each level; an operator can rule out a suspect one). 0, or -1
+ * with a message for a value that names no level. */
+static int apply_simd_env(void) {
+    const char *v = getenv("HELIOD_SIMD");
+    int cpu = hl_simd_cpu();
+    if (v && *v) {
+        int want = hl_simd_parse(v);
+        if (want < 0) {
+            fprintf(stderr, "heliod: HELIOD_SIMD must be portable, avx2 or avx512 (got '%s')\n", v);
+            return -1;
+        }
+        if (want > cpu) hld_warn("HELIOD_SIMD=%s: this CPU runs %s at most", v, hl_simd_name(cpu));
+        (void)hl_simd_set_cap(want);
+    }
+    hld_info("mixer kernels: %s (this CPU runs %s)", hl_simd_name(hl_simd_level()),
+             hl_simd_name(cpu));
+    return 0;
+}
+
 static void close_walk(uv_handle_t *h, void *arg) {
     (void)arg;
     if (!uv_is_closing(h)) uv_close(h, NULL);
@@ -53,6 +75,7 @@ int main(int argc, char **argv) {
     if (rc) return rc > 0 ? 0 : 2;
     hld_log_set_level(d.cfg.log_level);
     if (d.cfg.list_devices) return list_devices();
+    if (apply_simd_env() != 0) return 2;
 
     hld_cues_init(&d.cues, d.cfg.seed); /* 0: the built-in seed */
     if (d.cfg.cues[0]) {

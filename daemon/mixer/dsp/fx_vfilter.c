@@ -29,6 +29,7 @@
  * (hl_vfilter_process_mono_rt) while its channels' states agree.
  */
 #include "hl_fx.h"
+#include "hl_simd.h"
 
 #include "hl_util.h"
 #include <math.h>
@@ -505,7 +506,7 @@ static int vf_level = -1;
 
 static int vf_best_level(void) {
 #if defined(VF_HAVE_AVX2)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 2;
+    if (hl_simd_level() >= HL_SIMD_AVX2) return 2; /* the CPU's, capped by HELIOD_SIMD */
 #endif
 #if defined(__SSE2__)
     return 1;

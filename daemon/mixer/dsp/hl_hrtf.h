@@ -48,7 +48,7 @@
  *   extra sample of latency (uniform, inaudible). The FIR is direct form,
  *   looped tap-outer / frame-inner over the block so the compiler
  *   vectorises it across frames (a portable build and an AVX2+FMA build of
- *   the same body, chosen per call with __builtin_cpu_supports).
+ *   the same body, chosen per call by hl_simd_level(), hl_simd.h).
  *
  *   A voice keeps the filter it used last (so a set may be replaced under a
  *   voice: the old filter stays valid) and the parameters it was built

@@ -10,7 +10,7 @@
  * stack behind the voice's history so every read is a plain array access.
  * The loop bodies are written once and built twice, portable and
  * AVX2+FMA (as in mix_kernels.c); the choice is made per call with
- * __builtin_cpu_supports, which is a load and a bit test.
+ * hl_simd_level() (the CPU's bits, capped by HELIOD_SIMD): loads and bit tests.
  *
  * Filter build (once per block, only when direction/gain/set changed): the
  * lookup's IR is convolved with the Lagrange kernel of the delay's
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "hl_limits.h"
+#include "hl_simd.h"
 
 #define HL_RESTRICT __restrict__
 #define HL_TWO_PI   6.28318530717958647692f
@@ -191,8 +192,7 @@ int hl_hrtf_isa_supported(int isa) {
     case HL_HRTF_ISA_PORTABLE: return 1;
     case HL_HRTF_ISA_AVX2:
 #if HL_HRTF_HAVE_AVX2
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return hl_simd_level() >= HL_SIMD_AVX2; /* the CPU's, capped by HELIOD_SIMD */
 #else
         return 0;
 #endif
@@ -266,8 +266,7 @@ void hl_hrtf_process_isa_rt(const hl_hrtf_set_t *s, hl_hrtf_voice_t *v, const fl
     fir_fn fir = fir_acc_portable;
     xfade_fn xfade = xfade_acc_portable;
 #if HL_HRTF_HAVE_AVX2
-    if (isa != HL_HRTF_ISA_PORTABLE && __builtin_cpu_supports("avx2") &&
-        __builtin_cpu_supports("fma")) {
+    if (isa != HL_HRTF_ISA_PORTABLE && hl_simd_level() >= HL_SIMD_AVX2) {
         fir = fir_acc_avx2;
         xfade = xfade_acc_avx2;
     }

@@ -23,6 +23,24 @@
 #include "mix_kernels.h"
 
 #include "hl_limits.h"
+#include "hl_simd.h"
+
+#include <stdatomic.h>
+
+/* ---- the instruction-set cap (hl_simd.h) ------------------------------------ */
+
+static atomic_int g_simd_cap = HL_SIMD_AVX512;
+
+int hl_simd_set_cap(int level) {
+    atomic_store_explicit(&g_simd_cap, level < HL_SIMD_PORTABLE ? HL_SIMD_PORTABLE : level,
+                          memory_order_relaxed);
+    return hl_simd_level();
+}
+
+int hl_simd_level(void) {
+    int cpu = hl_simd_cpu(), cap = atomic_load_explicit(&g_simd_cap, memory_order_relaxed);
+    return cpu < cap ? cpu : cap;
+}
 
 #define HL_RESTRICT __restrict__
 
@@ -853,9 +871,7 @@ static const hl_mix_kernels_t kernels_avx512 = {
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 int hl_mix_kernels_avx512_usable(void) {
-    __builtin_cpu_init();
-    return hl_mix_kernels_avx2_usable() && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512vl");
+    return hl_simd_level() >= HL_SIMD_AVX512;
 }
 
 static const hl_mix_kernels_t kernels_avx2 = {
@@ -867,10 +883,21 @@ static const hl_mix_kernels_t kernels_avx2 = {
 const hl_mix_kernels_t *const hl_mix_kernels_avx2 = &kernels_avx2;
 
 int hl_mix_kernels_avx2_usable(void) {
+    return hl_simd_level() >= HL_SIMD_AVX2;
+}
+
+int hl_simd_cpu(void) {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return HL_SIMD_PORTABLE;
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+        return HL_SIMD_AVX2;
+    return HL_SIMD_AVX512;
 }
 #else
+int hl_simd_cpu(void) {
+    return HL_SIMD_PORTABLE;
+}
+
 const hl_mix_kernels_t *const hl_mix_kernels_avx2 = 0;
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = 0;
 
