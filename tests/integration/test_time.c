@@ -296,9 +296,6 @@ static void test_late(void **state) {
     heliod_close(h);
 }
 
-return v;
-}
-
 /* In another process: a looped play of "dc" at frame a->start and then
  * a->sets gain sets of it at a->start + RATE / 2 (fill: all taken), or one
  * play at a->start refused EBUSY naming the full schedule (!a->sets). */
