@@ -1,7 +1,7 @@
 /*
  * heliod_vm.c - libheliod's voice-management calls: group pause, cue and
  * category definitions, cue sheets and their counters, emitters. Built on the
- * request helpers of heliod_int.h; the connection itself is heliod.c's.
+ * request helpers of heliod_int.h; the connection itself is the core's.
  */
 #include <stdio.h>
 #include <string.h>

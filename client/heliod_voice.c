@@ -101,17 +101,6 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
     return hlc_count_call(h, id, HL_OP_STOP_ALL, count);
 }
 
-int hlc_count_call(heliod_t *h, uint32_t id, uint16_t op, uint32_t *count) {
-    hl_rbuf_t r;
-    int rc = hlc_wait_reply(h, id, op, &r);
-    if (rc < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
-}
-
 int hlc_pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count) {
     hl_wbuf_t w;
     uint32_t id;
