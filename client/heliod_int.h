@@ -34,8 +34,6 @@ int hlc_reply_done(heliod_t *h, const hl_rbuf_t *r);
 int hlc_simple_call(heliod_t *h, uint32_t id, uint16_t op);
 /* Waits for a COUNT reply to request id: *count (may be NULL) gets it. */
 int hlc_count_call(heliod_t *h, uint32_t id, uint16_t op, uint32_t *count);
-/* A whole PAUSE request (any scope) and its COUNT reply. */
-int hlc_pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count);
 /* Sends an empty-bodied request (or a STATS one) and reads its list head. */
 int hlc_list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_t *r,
                   hl_list_head_t *head);
