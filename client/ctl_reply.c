@@ -325,6 +325,201 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
     return 0;
 }
 
+/* The core lists: sounds, voices, devices, cues, stats and status (the
+ * server's facts first). */
+static int print_list(heliod_t *h, const ctl_result_t *res, hl_rbuf_t *r, ctl_sink_t *s, int json,
+                      int batch) {
+    hl_list_head_t head;
+    hl_get_list_head(r, &head);
+    if (r->err) return -1;
+    const heliod_server_info_t *si = heliod_server_info(h);
+    if (res->kind == CTL_STATUS) {
+        if (json) {
+            printf(",\"server_version\":");
+            ctl_json_str(si->server_version);
+            printf(",\"protocol\":%u,\"protocol_minor\":%u,\"rate\":%u,\"period\":%u,"
+                   "\"voices\":%u,\"client_id\":%u,\"stats\":{",
+                   si->protocol_version, heliod_protocol_minor(h), si->rate, si->period, si->voices,
+                   si->client_id);
+        } else {
+            ctl_sink_item(s, "server %s (protocol %u.%u)", si->server_version, si->protocol_version,
+                          heliod_protocol_minor(h));
+            ctl_sink_item(s, "rate %u", si->rate);
+            ctl_sink_item(s, "period %u", si->period);
+            ctl_sink_item(s, "voices %u", si->voices);
+        }
+    } else if (json) {
+        static const char *keys[] = {[CTL_SOUNDS] = "sounds",
+                                     [CTL_VOICES] = "voices",
+                                     [CTL_DEVICES] = "devices",
+                                     [CTL_STATS] = "stats",
+                                     [CTL_CUES] = "cues"};
+        printf(",\"truncated\":%s,\"%s\":%s", head.truncated ? "true" : "false", keys[res->kind],
+               res->kind == CTL_STATS ? "{" : "[");
+    }
+    static const char *status_keys[] = {
+        "uptime_s",
+        "clients",
+        "voices_active",
+        "voices_virtual",
+        "sounds",
+        "sample_bytes",
+        "cmds_busy",
+        "xruns",
+        "underruns",
+        "callback_us_p99",
+        "callback_us_max",
+        "callback_load_max",
+        "protocol_errors",
+        "master_gain_db",
+        "master.peak_db",
+        "master.rms_db",
+        "loudness.short_term",
+    };
+    int first = 1;
+    for (unsigned i = 0; i < head.count; i++) {
+        if (res->kind == CTL_SOUNDS) {
+            hl_sound_info_t e;
+            hl_get_sound_info(r, &e);
+            if (r->err) return -1;
+            if (json) {
+                printf("%s{\"name\":", first ? "" : ",");
+                ctl_json_str(e.name);
+                printf(",\"frames\":%u,\"channels\":%u,\"source_rate\":%u,\"stream\":%s,"
+                       "\"playing\":%u,\"shared\":%s,\"owner\":%u}",
+                       e.frames, e.channels, e.source_rate,
+                       (e.flags & HL_LOAD_STREAM) ? "true" : "false", e.playing,
+                       (e.flags & HL_LOAD_SHARED) ? "true" : "false", e.owner);
+            } else {
+                ctl_sink_item(s, "%s frames=%u channels=%u source_rate=%u playing=%u %s owner=%u%s",
+                              e.name, e.frames, e.channels, e.source_rate, e.playing,
+                              (e.flags & HL_LOAD_SHARED) ? "shared" : "private", e.owner,
+                              (e.flags & HL_LOAD_STREAM) ? " stream" : "");
+            }
+        } else if (res->kind == CTL_VOICES) {
+            hl_voice_info_t e;
+            hl_get_voice_info(r, &e);
+            if (r->err) return -1;
+            if (json) {
+                printf("%s{\"voice\":%llu,\"sound\":", first ? "" : ",",
+                       (unsigned long long)e.voice);
+                ctl_json_str(e.sound);
+                printf(",\"owner\":%u,\"priority\":%d,\"flags\":%u,\"state\":\"%s\","
+                       "\"gain_db\":",
+                       e.owner, e.priority, e.flags, ctl_state_name(e.state));
+                ctl_json_num(e.gain_db);
+                printf(",\"pan\":");
+                ctl_json_num(e.pan);
+                printf(",\"pos\":[");
+                ctl_json_num(e.pos[0]);
+                putchar(',');
+                ctl_json_num(e.pos[1]);
+                putchar(',');
+                ctl_json_num(e.pos[2]);
+                printf("],\"pitch\":");
+                ctl_json_num(e.pitch);
+                printf(",\"bus\":");
+                ctl_json_str(e.bus);
+                ctl_json_key_str("cue", e.cue);
+                ctl_json_key_str("category", e.category);
+                ctl_json_key_str("emitter", e.emitter);
+                ctl_json_key_num("audibility_db", e.audibility_db);
+                ctl_json_key_num("position_s", e.position_s);
+                ctl_json_key_num("lp_hz", e.post.lp_hz);
+                ctl_json_key_num("hp_hz", e.post.hp_hz);
+                ctl_json_key_num("occlusion", e.post.occlusion);
+                ctl_json_key_num("obstruction", e.post.obstruction);
+                printf(",\"sends\":[");
+                for (int k = 0, n = 0; k < HL_VOICE_SENDS; k++) {
+                    if (!e.post.send[k][0]) continue;
+                    printf("%s{\"bus\":", n++ ? "," : "");
+                    ctl_json_str(e.post.send[k]);
+                    ctl_json_key_num("db", e.post.send_db[k]);
+                    putchar('}');
+                }
+                printf("]}");
+            } else {
+                char post[200] = "";
+                size_t pl = 0;
+                const float pv[4] = {e.post.lp_hz, e.post.hp_hz, e.post.occlusion,
+                                     e.post.obstruction};
+                static const char *const pn[4] = {"lp_hz", "hp_hz", "occlusion", "obstruction"};
+                for (int k = 0; k < 4 && pl < sizeof post; k++)
+                    if (pv[k] != 0.0f)
+                        pl += (size_t)snprintf(post + pl, sizeof post - pl, " %s=%g", pn[k],
+                                               (double)pv[k]);
+                for (int k = 0; k < HL_VOICE_SENDS && pl < sizeof post; k++)
+                    if (e.post.send[k][0])
+                        pl += (size_t)snprintf(post + pl, sizeof post - pl, " send=%s:%g",
+                                               e.post.send[k], (double)e.post.send_db[k]);
+                ctl_sink_item(s,
+                              "%llu %s owner=%u priority=%d state=%s gain_db=%g pan=%g "
+                              "pos=%g,%g,%g pitch=%g bus=%s cue=%s category=%s emitter=%s "
+                              "audibility_db=%.1f position_s=%.3f%s%s%s",
+                              (unsigned long long)e.voice, e.sound, e.owner, e.priority,
+                              ctl_state_name(e.state), (double)e.gain_db, (double)e.pan,
+                              (double)e.pos[0], (double)e.pos[1], (double)e.pos[2], (double)e.pitch,
+                              e.bus[0] ? e.bus : "sfx", ctl_dash(e.cue), ctl_dash(e.category),
+                              ctl_dash(e.emitter), (double)e.audibility_db, e.position_s,
+                              (e.flags & HL_PLAY_LOOP) ? " loop" : "",
+                              (e.flags & HL_PLAY_3D) ? " 3d" : "", post);
+            }
+        } else if (res->kind == CTL_CUES) {
+            hl_cue_info_t e;
+            hl_get_cue_info(r, &e);
+            if (r->err) return -1;
+            if (first && !json && !batch) cues_header();
+            print_cue_entry(s, &e, json, first, batch);
+        } else if (res->kind == CTL_DEVICES) {
+            hl_device_info_t e;
+            hl_get_device_info(r, &e);
+            if (r->err) return -1;
+            if (json) {
+                printf("%s{\"index\":%u,\"name\":", first ? "" : ",", e.index);
+                ctl_json_str(e.name);
+                printf(",\"hostapi\":");
+                ctl_json_str(e.hostapi);
+                printf(",\"max_channels\":%u,\"default_rate\":", e.max_channels);
+                ctl_json_num(e.default_rate);
+                printf(",\"default\":%s,\"current\":%s}",
+                       (e.flags & HL_DEV_DEFAULT) ? "true" : "false",
+                       (e.flags & HL_DEV_CURRENT) ? "true" : "false");
+            } else {
+                ctl_sink_item(s, "%u %s (%s) channels=%u rate=%g%s%s", e.index, e.name, e.hostapi,
+                              e.max_channels, e.default_rate,
+                              (e.flags & HL_DEV_DEFAULT) ? " default" : "",
+                              (e.flags & HL_DEV_CURRENT) ? " current" : "");
+            }
+        } else {
+            hl_stat_t e;
+            hl_get_stat(r, &e);
+            if (r->err) return -1;
+            int show = res->kind == CTL_STATS;
+            for (size_t k = 0; !show && k < sizeof status_keys / sizeof *status_keys; k++)
+                show = strcmp(e.key, status_keys[k]) == 0;
+            if (!show) continue;
+            if (json) {
+                printf("%s", first ? "" : ",");
+                ctl_json_str(e.key);
+                putchar(':');
+                ctl_json_num(e.value);
+            } else {
+                ctl_sink_item(s, "%s %.15g", e.key, e.value);
+            }
+        }
+        first = 0;
+    }
+    if (hl_rbuf_finish(r) < 0) return -1;
+    if (json)
+        printf(res->kind == CTL_STATS || res->kind == CTL_STATUS ? "}" : "]");
+    else if (s->n == 0 && batch)
+        printf("(none)");
+    else if (head.truncated && !json)
+        ctl_sink_item(s, "(list truncated)");
+    if (!json) ctl_sink_end(s);
+    return 0;
+}
+
 int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, res->body, res->len);
@@ -463,196 +658,7 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
     case CTL_CUES:
     case CTL_STATS:
     case CTL_STATUS: {
-        hl_list_head_t head;
-        hl_get_list_head(&r, &head);
-        if (r.err) return -1;
-        const heliod_server_info_t *si = heliod_server_info(h);
-        if (res->kind == CTL_STATUS) {
-            if (json) {
-                printf(",\"server_version\":");
-                ctl_json_str(si->server_version);
-                printf(",\"protocol\":%u,\"protocol_minor\":%u,\"rate\":%u,\"period\":%u,"
-                       "\"voices\":%u,\"client_id\":%u,\"stats\":{",
-                       si->protocol_version, heliod_protocol_minor(h), si->rate, si->period,
-                       si->voices, si->client_id);
-            } else {
-                ctl_sink_item(&s, "server %s (protocol %u.%u)", si->server_version,
-                              si->protocol_version, heliod_protocol_minor(h));
-                ctl_sink_item(&s, "rate %u", si->rate);
-                ctl_sink_item(&s, "period %u", si->period);
-                ctl_sink_item(&s, "voices %u", si->voices);
-            }
-        } else if (json) {
-            static const char *keys[] = {[CTL_SOUNDS] = "sounds",
-                                         [CTL_VOICES] = "voices",
-                                         [CTL_DEVICES] = "devices",
-                                         [CTL_STATS] = "stats",
-                                         [CTL_CUES] = "cues"};
-            printf(",\"truncated\":%s,\"%s\":%s", head.truncated ? "true" : "false",
-                   keys[res->kind], res->kind == CTL_STATS ? "{" : "[");
-        }
-        static const char *status_keys[] = {
-            "uptime_s",
-            "clients",
-            "voices_active",
-            "voices_virtual",
-            "sounds",
-            "sample_bytes",
-            "cmds_busy",
-            "xruns",
-            "underruns",
-            "callback_us_p99",
-            "callback_us_max",
-            "callback_load_max",
-            "protocol_errors",
-            "master_gain_db",
-            "master.peak_db",
-            "master.rms_db",
-            "loudness.short_term",
-        };
-        int first = 1;
-        for (unsigned i = 0; i < head.count; i++) {
-            if (res->kind == CTL_SOUNDS) {
-                hl_sound_info_t e;
-                hl_get_sound_info(&r, &e);
-                if (r.err) return -1;
-                if (json) {
-                    printf("%s{\"name\":", first ? "" : ",");
-                    ctl_json_str(e.name);
-                    printf(",\"frames\":%u,\"channels\":%u,\"source_rate\":%u,\"stream\":%s,"
-                           "\"playing\":%u,\"shared\":%s,\"owner\":%u}",
-                           e.frames, e.channels, e.source_rate,
-                           (e.flags & HL_LOAD_STREAM) ? "true" : "false", e.playing,
-                           (e.flags & HL_LOAD_SHARED) ? "true" : "false", e.owner);
-                } else {
-                    ctl_sink_item(
-                        &s, "%s frames=%u channels=%u source_rate=%u playing=%u %s owner=%u%s",
-                        e.name, e.frames, e.channels, e.source_rate, e.playing,
-                        (e.flags & HL_LOAD_SHARED) ? "shared" : "private", e.owner,
-                        (e.flags & HL_LOAD_STREAM) ? " stream" : "");
-                }
-            } else if (res->kind == CTL_VOICES) {
-                hl_voice_info_t e;
-                hl_get_voice_info(&r, &e);
-                if (r.err) return -1;
-                if (json) {
-                    printf("%s{\"voice\":%llu,\"sound\":", first ? "" : ",",
-                           (unsigned long long)e.voice);
-                    ctl_json_str(e.sound);
-                    printf(",\"owner\":%u,\"priority\":%d,\"flags\":%u,\"state\":\"%s\","
-                           "\"gain_db\":",
-                           e.owner, e.priority, e.flags, ctl_state_name(e.state));
-                    ctl_json_num(e.gain_db);
-                    printf(",\"pan\":");
-                    ctl_json_num(e.pan);
-                    printf(",\"pos\":[");
-                    ctl_json_num(e.pos[0]);
-                    putchar(',');
-                    ctl_json_num(e.pos[1]);
-                    putchar(',');
-                    ctl_json_num(e.pos[2]);
-                    printf("],\"pitch\":");
-                    ctl_json_num(e.pitch);
-                    printf(",\"bus\":");
-                    ctl_json_str(e.bus);
-                    ctl_json_key_str("cue", e.cue);
-                    ctl_json_key_str("category", e.category);
-                    ctl_json_key_str("emitter", e.emitter);
-                    ctl_json_key_num("audibility_db", e.audibility_db);
-                    ctl_json_key_num("position_s", e.position_s);
-                    ctl_json_key_num("lp_hz", e.post.lp_hz);
-                    ctl_json_key_num("hp_hz", e.post.hp_hz);
-                    ctl_json_key_num("occlusion", e.post.occlusion);
-                    ctl_json_key_num("obstruction", e.post.obstruction);
-                    printf(",\"sends\":[");
-                    for (int k = 0, n = 0; k < HL_VOICE_SENDS; k++) {
-                        if (!e.post.send[k][0]) continue;
-                        printf("%s{\"bus\":", n++ ? "," : "");
-                        ctl_json_str(e.post.send[k]);
-                        ctl_json_key_num("db", e.post.send_db[k]);
-                        putchar('}');
-                    }
-                    printf("]}");
-                } else {
-                    char post[200] = "";
-                    size_t pl = 0;
-                    const float pv[4] = {e.post.lp_hz, e.post.hp_hz, e.post.occlusion,
-                                         e.post.obstruction};
-                    static const char *const pn[4] = {"lp_hz", "hp_hz", "occlusion", "obstruction"};
-                    for (int k = 0; k < 4 && pl < sizeof post; k++)
-                        if (pv[k] != 0.0f)
-                            pl += (size_t)snprintf(post + pl, sizeof post - pl, " %s=%g", pn[k],
-                                                   (double)pv[k]);
-                    for (int k = 0; k < HL_VOICE_SENDS && pl < sizeof post; k++)
-                        if (e.post.send[k][0])
-                            pl += (size_t)snprintf(post + pl, sizeof post - pl, " send=%s:%g",
-                                                   e.post.send[k], (double)e.post.send_db[k]);
-                    ctl_sink_item(&s,
-                                  "%llu %s owner=%u priority=%d state=%s gain_db=%g pan=%g "
-                                  "pos=%g,%g,%g pitch=%g bus=%s cue=%s category=%s emitter=%s "
-                                  "audibility_db=%.1f position_s=%.3f%s%s%s",
-                                  (unsigned long long)e.voice, e.sound, e.owner, e.priority,
-                                  ctl_state_name(e.state), (double)e.gain_db, (double)e.pan,
-                                  (double)e.pos[0], (double)e.pos[1], (double)e.pos[2],
-                                  (double)e.pitch, e.bus[0] ? e.bus : "sfx", ctl_dash(e.cue),
-                                  ctl_dash(e.category), ctl_dash(e.emitter),
-                                  (double)e.audibility_db, e.position_s,
-                                  (e.flags & HL_PLAY_LOOP) ? " loop" : "",
-                                  (e.flags & HL_PLAY_3D) ? " 3d" : "", post);
-                }
-            } else if (res->kind == CTL_CUES) {
-                hl_cue_info_t e;
-                hl_get_cue_info(&r, &e);
-                if (r.err) return -1;
-                if (first && !json && !batch) cues_header();
-                print_cue_entry(&s, &e, json, first, batch);
-            } else if (res->kind == CTL_DEVICES) {
-                hl_device_info_t e;
-                hl_get_device_info(&r, &e);
-                if (r.err) return -1;
-                if (json) {
-                    printf("%s{\"index\":%u,\"name\":", first ? "" : ",", e.index);
-                    ctl_json_str(e.name);
-                    printf(",\"hostapi\":");
-                    ctl_json_str(e.hostapi);
-                    printf(",\"max_channels\":%u,\"default_rate\":", e.max_channels);
-                    ctl_json_num(e.default_rate);
-                    printf(",\"default\":%s,\"current\":%s}",
-                           (e.flags & HL_DEV_DEFAULT) ? "true" : "false",
-                           (e.flags & HL_DEV_CURRENT) ? "true" : "false");
-                } else {
-                    ctl_sink_item(&s, "%u %s (%s) channels=%u rate=%g%s%s", e.index, e.name,
-                                  e.hostapi, e.max_channels, e.default_rate,
-                                  (e.flags & HL_DEV_DEFAULT) ? " default" : "",
-                                  (e.flags & HL_DEV_CURRENT) ? " current" : "");
-                }
-            } else {
-                hl_stat_t e;
-                hl_get_stat(&r, &e);
-                if (r.err) return -1;
-                int show = res->kind == CTL_STATS;
-                for (size_t k = 0; !show && k < sizeof status_keys / sizeof *status_keys; k++)
-                    show = strcmp(e.key, status_keys[k]) == 0;
-                if (!show) continue;
-                if (json) {
-                    printf("%s", first ? "" : ",");
-                    ctl_json_str(e.key);
-                    putchar(':');
-                    ctl_json_num(e.value);
-                } else {
-                    ctl_sink_item(&s, "%s %.15g", e.key, e.value);
-                }
-            }
-            first = 0;
-        }
-        if (hl_rbuf_finish(&r) < 0) return -1;
-        if (json)
-            printf(res->kind == CTL_STATS || res->kind == CTL_STATUS ? "}" : "]");
-        else if (s.n == 0 && batch)
-            printf("(none)");
-        else if (head.truncated && !json)
-            ctl_sink_item(&s, "(list truncated)");
-        if (!json) ctl_sink_end(&s);
+        if (print_list(h, res, &r, &s, json, batch) < 0) return -1;
         break;
     }
     default:
