@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../../daemon/decoder.c"
+#include "../../daemon/assets/decoder.c"
 
 #define LOOPS   1000
 #define TRIALS  200000
