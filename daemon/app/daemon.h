@@ -47,6 +47,7 @@
 #include "reverb_zones.h"
 
 typedef struct hld_conn hld_conn_t;
+struct hld_conn_hooks;
 struct hld_stream_job;
 
 typedef struct {
@@ -88,7 +89,8 @@ typedef struct hld_daemon {
     uv_pipe_t listener;
     int listener_open, unlink_on_exit, activated;
     uint64_t last_accept_err_log_ns;
-    hld_conn_t *conns;     /* live connections (doubly linked) */
+    const struct hld_conn_hooks *conn_hooks; /* conn.c's calls upward (dispatch.c) */
+    hld_conn_t *conns;                       /* live connections (doubly linked) */
     hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
     uint32_t clients;      /* listed connections (control ones included) */
     uint32_t plain;        /* of those, past HELLO and not control: at most cfg.max_clients */

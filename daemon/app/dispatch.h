@@ -17,10 +17,10 @@
  * after its replies are flushed (malformed body, version mismatch). */
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
 
-/* Queues an error answer to request (op, id): an EVENT_ERROR if the request
- * had HL_FLAG_NOREPLY, else a REPLY with the status and message. */
-void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
-                    const char *msg);
+/* The connection layer's calls upward: hld_dispatch, the upload's
+ * timeout, the closing connection's uploads and scheduled commands given
+ * back, the owner sweep (main.c gives it to conn.c). */
+extern const hld_conn_hooks_t hld_dispatch_hooks;
 
 /* Drops c's LOAD_DATA upload in progress, giving its memory back (close). */
 void hld_upload_drop(hld_conn_t *c);

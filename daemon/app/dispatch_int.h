@@ -1,7 +1,8 @@
 /*
  * dispatch_int.h - what a request handler needs, shared by dispatch.c and the
  * domain modules that own their opcodes (voice_ops.c, cue_ops.c,
- * emitter_ops.c): the request being handled, reply and list helpers.
+ * emitter_ops.c): the opcode table, the permission rule, the reply helpers
+ * of replies.h.
  *
  * A handler decodes its whole body first (hld_body_ok false: the EPROTO
  * reply is queued, return HLD_CLOSE_CONN), validates (an error reply via
@@ -18,32 +19,12 @@
 #include "conn.h"
 #include "daemon.h"
 #include "hl_proto.h"
+#include "replies.h"
 
-#define HLD_CLOSE_CONN (-1) /* handler result: reply queued, now close */
-#define CLOSE_CONN     HLD_CLOSE_CONN
-#define HLD_OPS        64 /* opcode table size: every request opcode is below it */
-
-typedef struct {
-    hld_conn_t *c;
-    const hl_frame_hdr_t *h;
-    hl_rbuf_t r;
-    hl_wbuf_t w;   /* reply under construction */
-    uint64_t late; /* HL_FLAG_AT: frames the requested frame was behind at dispatch */
-} hld_req_t;
+#define HLD_OPS 64 /* opcode table size: every request opcode is below it */
 
 typedef int (*hld_op_fn)(hld_req_t *q);
 
-/* Queues the error answer to q; returns 0 (the handler's result). */
-int hld_fail(hld_req_t *q, int status, const char *msg);
-/* Starts a success reply in q->w (the body follows), then ends and queues it. */
-void hld_reply_begin(hld_req_t *q);
-int hld_reply_end(hld_req_t *q);
-/* Success with an empty body (silent with NOREPLY). */
-int hld_reply_ok(hld_req_t *q);
-/* A COUNT reply (silent with NOREPLY). */
-int hld_reply_count(hld_req_t *q, uint32_t count);
-/* 1 if the body was consumed exactly; else the EPROTO reply is queued: 0. */
-int hld_body_ok(hld_req_t *q);
 /* Mixer or voice-manager result -> error reply; counts EBUSY. */
 int hld_mixer_fail(hld_req_t *q, int rc);
 
@@ -64,18 +45,6 @@ int hld_conn_may_change(const hld_conn_t *c, uint32_t owner);
  * changing another's object does not take it over). The new owner's
  * process is charged (kind HLD_QUOTA_*), the previous owner's discharged. */
 void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created);
-
-/* List replies: the head is rewritten with the final count; an entry that
- * does not fit in the frame is rolled back and sets 'truncated'. */
-typedef struct {
-    hld_req_t *q;
-    size_t head_off;
-    hl_list_head_t head;
-} hld_list_t;
-void hld_list_begin(hld_list_t *l, hld_req_t *q);
-/* Call after putting an entry; returns 0 to continue, 1 when full. */
-int hld_list_entry_done(hld_list_t *l, size_t before);
-int hld_list_end(hld_list_t *l);
 
 /* voice_ops.c */
 int hld_op_play(hld_req_t *q);

@@ -111,7 +111,8 @@ int main(int argc, char **argv) {
         .rzones = d.cfg.client_rzones,
     };
     hld_clients_init(&d.ledger, &quota);
-    hld_time_init(&d);     /* charges scheduled commands to their clients */
+    hld_time_init(&d); /* charges scheduled commands to their clients */
+    hld_conn_set_hooks(&d, &hld_dispatch_hooks);
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
         if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
             hld_engine_start(&d.engine) != 0) {

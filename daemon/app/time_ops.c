@@ -295,7 +295,8 @@ int hld_op_bundle_end(hld_req_t *q) {
             hld_send_error(c, hd.h.op, hd.h.flags, hd.h.id, HELIOD_EBUSY, why);
             continue;
         }
-        rc = hld_dispatch(c, &hd.h, body, hd.len);
+        /* dispatch.c through the table the connections were given */
+        rc = c->d->conn_hooks->dispatch(c, &hd.h, body, hd.len);
     }
     if (!busy) (void)hl_mixer_bundle_end(mx);
     free(buf);

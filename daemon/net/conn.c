@@ -6,11 +6,11 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "dispatch.h"
 #include "hl_limits.h"
 #include "hld_limits.h"
 #include "log.h"
@@ -194,9 +194,10 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         if (c->reserved && d->reserved) d->reserved--;
         c->placed = c->reserved = 0;
     }
-    hld_upload_drop(c);      /* while its client record is there to give the bytes back to */
-    hld_time_conn_closed(c); /* before its voices' stops: nothing held for their starts */
-    if (c->cl) {             /* its private sounds go; what it still holds stays charged to it */
+    /* its upload, while its client record is there to give the bytes back
+     * to; its scheduled commands, before its voices' stops */
+    d->conn_hooks->closing(c);
+    if (c->cl) { /* its private sounds go; what it still holds stays charged to it */
         hld_sounds_drop_client(&d->sounds, c->id);
         hld_clients_disconnect(c->cl);
         c->cl = NULL;
@@ -204,7 +205,39 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
     hld_debug("client %u (%s) disconnected", c->id, c->name);
     finish_close(c, graceful);
     d->owner_sweep = 1;
-    hld_events_owner_sweep(d);
+    d->conn_hooks->closed(d);
+}
+
+static uint8_t g_scratch[HL_MAX_FRAME]; /* main thread only */
+
+uint8_t *hld_conn_scratch(void) {
+    return g_scratch;
+}
+
+void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
+                    const char *msg) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, g_scratch, sizeof g_scratch);
+    if (!msg) msg = hl_strerror(status);
+    if (flags & HL_FLAG_NOREPLY) {
+        hl_event_t ev = {.type = HL_EVENT_ERROR, .req_op = op, .status = status};
+        snprintf(ev.message, sizeof ev.message, "%s", msg);
+        hl_frame_begin(&w, HL_OP_EVENT, 0, id);
+        hl_put_event(&w, &ev);
+    } else {
+        hl_reply_head_t rh = {.req_op = op, .status = status};
+        char m[HL_MAX_MSG + 1];
+        snprintf(m, sizeof m, "%s", msg);
+        hl_frame_begin(&w, HL_OP_REPLY, 0, id);
+        hl_put_reply_head(&w, &rh);
+        hl_put_str(&w, m, HL_MAX_MSG);
+    }
+    int n = hl_frame_end(&w);
+    if (n > 0) hld_conn_send(c, g_scratch, (size_t)n);
+}
+
+void hld_conn_set_hooks(hld_daemon_t *d, const hld_conn_hooks_t *hooks) {
+    d->conn_hooks = hooks;
 }
 
 void hld_conn_close_all(hld_daemon_t *d) {
@@ -299,7 +332,7 @@ static void on_timer(uv_timer_t *t) {
     }
     if (!c->in_len && !c->paused && c->up_data) { /* an upload waiting for its next chunk */
         if ((hld_now_ns() - c->up_last_ns) / 1000000u >= HLD_UPLOAD_IDLE_MS)
-            hld_upload_timeout(c);
+            c->d->conn_hooks->upload_timeout(c);
         else
             arm_upload_deadline(c);
         return;
@@ -359,7 +392,7 @@ static void conn_process(hld_conn_t *c) {
             return;
         }
         if (h.size > avail) break;
-        rc = hld_dispatch(c, &h, c->in + off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        rc = c->d->conn_hooks->dispatch(c, &h, c->in + off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
         off += h.size;
         if (rc < 0) {
             hld_conn_close(c, 1);

@@ -84,10 +84,32 @@ struct hld_conn {
     uint32_t bundle_n;
 };
 
+/* What the connection layer calls above it: the application gives the
+ * table (hld_conn_set_hooks) before the first connection; conn.c calls
+ * nothing above net/ otherwise. */
+typedef struct hld_conn_hooks {
+    /* one complete frame: 0, or negative to close after the replies flush */
+    int (*dispatch)(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
+    /* the LOAD_DATA upload in progress sat idle HLD_UPLOAD_IDLE_MS */
+    void (*upload_timeout)(hld_conn_t *c);
+    /* c is closing, its client record still there: give back what it holds */
+    void (*closing)(hld_conn_t *c);
+    /* a connection closed: its voices may be orphans now */
+    void (*closed)(hld_daemon_t *d);
+} hld_conn_hooks_t;
+void hld_conn_set_hooks(hld_daemon_t *d, const hld_conn_hooks_t *hooks);
+
 /* Takes over fd, a connection accepted by server.c (peer credentials already
  * checked), or rejects it with a "server full" error reply when
  * cfg.max_clients are connected. Closes fd on failure. */
 void hld_conn_accept(hld_daemon_t *d, int fd);
+/* Queues an error answer to request (op, id): an EVENT_ERROR if the request
+ * had HL_FLAG_NOREPLY, else a REPLY with the status and message. */
+void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
+                    const char *msg);
+/* The frame being encoded (HL_MAX_FRAME bytes; main thread only): replies
+ * are built here, then copied into a connection's batch. */
+uint8_t *hld_conn_scratch(void);
 /* Appends an encoded frame to the output batch. 0 or HELIOD_ENOMEM. */
 int hld_conn_send(hld_conn_t *c, const void *frame, size_t len);
 /* Takes the descriptor received with the LOAD_FD frame being dispatched

@@ -25,7 +25,8 @@
 
 #include "backend.h"
 #include "conn.h"
-#include "dispatch.h"
+#include "daemon.h"
+#include "replies.h"
 #include "hld_limits.h"
 #include "log.h"
 

@@ -34,7 +34,7 @@
 
 #include <stdint.h>
 
-#include "dispatch_int.h"
+#include "replies.h"
 
 #define HLD_DEVICE_WATCHDOG_MS  150 /* no callback for this long: the device is lost */
 #define HLD_DEVICE_RETRY_MIN_MS 50  /* first re-initialisation after a loss */

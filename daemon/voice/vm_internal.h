@@ -1,7 +1,7 @@
 /*
  * vm_internal.h - what the voice manager's files share (vm.c: the pool,
  * stop/set and mixer events; vm_admit.c: admission and overflow policies;
- * vm_rank.c: positions, audibility, real <-> virtual and the ranking;
+ * vm.c also positions; vm_rank.c: audibility, real <-> virtual, the ranking;
  * emitters.c: emitters). Not for use
  * outside them: the daemon talks to vm.h.
  */
@@ -99,13 +99,15 @@ uint32_t vm_ms_frames(const hld_vm_t *vm, float ms);
  * needs n checks first, so it applies all or nothing). */
 int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
 
-/* ---- vm_rank.c: positions, audibility, real <-> virtual ---- */
+/* ---- vm.c: positions ---- */
 /* pos wrapped by the loop region: *used passes taken, *ended past the end. */
 double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended);
 /* Where the voice is at engine frame f (frozen while paused). */
 double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
 /* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
 int vm_reanchor(hld_lvoice_t *v, uint64_t f);
+
+/* ---- vm_rank.c: audibility, real <-> virtual, the ranking ---- */
 float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v);
 /* gain x bus gain x distance attenuation; *beyond: 3D past max distance (not clamp). */
 float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond);

@@ -1,6 +1,6 @@
 /*
- * vm_rank.c - where a logical voice is and how much it matters: position
- * arithmetic on the engine clock (loop regions and counts), audibility
+ * vm_rank.c - how much a logical voice matters (where it is: vm.c):
+ * audibility
  * (gain x bus gain x distance attenuation) and importance, the moves between
  * real and virtual (a mixer voice started at the computed position, or faded
  * out), and the periodic ranking that keeps the most important voices real.
@@ -12,54 +12,6 @@
 #include "hl_dsp.h"
 #include "sounds.h"
 #include "vm_internal.h"
-
-/* ---- position ---------------------------------------------------------------- */
-
-/* Wraps pos by the loop region; *used = loop passes taken; *ended = past the end. */
-double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended) {
-    *used = 0;
-    *ended = 0;
-    double L = v->le - v->ls;
-    if (loops != 0 && L > 0.0 && pos >= v->le) {
-        double n = floor((pos - v->le) / L) + 1.0;
-        if (loops < 0 || n <= (double)loops) {
-            pos = v->ls + fmod(pos - v->le, L);
-            /* converted only below (double)loops, which can round up to 2^63 */
-            *used = loops < 0 ? 0 : n < (double)loops ? (int64_t)n : loops;
-        } else {
-            pos -= (double)loops * L;
-            *used = loops;
-        }
-    }
-    if (pos >= v->len) *ended = 1;
-    return pos;
-}
-
-double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended) {
-    double pos = v->anchor_pos;
-    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    return vm_wrap_pos(v, pos, v->loops_left, &used, ended);
-}
-
-/* Moves the anchor to engine frame f (loop passes taken are spent). */
-int vm_reanchor(hld_lvoice_t *v, uint64_t f) {
-    double pos = v->anchor_pos;
-    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    int ended;
-    pos = vm_wrap_pos(v, pos, v->loops_left, &used, &ended);
-    if (v->loops_left > 0) v->loops_left -= used;
-    v->anchor_pos = ended ? v->len : pos;
-    if (f > v->anchor_frame || v->paused) v->anchor_frame = f;
-    return ended;
-}
-
-double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *v) {
-    int ended;
-    double p = vm_pos_at(v, vm_now_frame(vm), &ended);
-    return ended ? v->len : p;
-}
 
 /* ---- audibility -------------------------------------------------------------- */
 
@@ -245,7 +197,7 @@ void vm_end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason) {
 
 static void step_quality(hld_vm_t *vm, uint64_t now_ns);
 
-static void rank(hld_vm_t *vm, uint64_t now_ns) {
+static void rank_voices(hld_vm_t *vm, uint64_t now_ns) {
     vm_snapshot(vm);
     uint64_t f = vm_now_frame(vm);
     uint32_t n = 0;
@@ -421,7 +373,7 @@ void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns) {
     vm->last_tick_ns = now_ns;
     vm->dirty = 0;
     uint64_t t0 = vm_clock_ns();
-    rank(vm, now_ns);
+    rank_voices(vm, now_ns);
     vm->last_rank_ns = vm_clock_ns() - t0;
 }
 
