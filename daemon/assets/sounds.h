@@ -173,6 +173,8 @@ void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client);
  * an unused orphan. */
 void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd);
 
+/* ---- sound_decode.c: a file or an upload into PCM ---- */
+
 /* Opens a sound file for reading, refusing what is not a regular file (a
  * FIFO would block the caller's thread forever, a device or a directory
  * never ends or never decodes) and empty files. Returns the fd or a negative
@@ -224,6 +226,16 @@ typedef struct {
 
 /* Fills d from sf (which the caller closes). Returns d->status. */
 int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info);
+/* The same from a file by path (hld_sound_open, then libsndfile), or from
+ * an upload: the encoded file in memory (mem) or in a descriptor (fd >= 0,
+ * read with pread) of len bytes. Return d->status. Any thread. */
+int hld_decode_path(hld_decode_t *d, const char *path);
+int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len);
+/* Ends a decode with status and the message fmt % detail: the data freed,
+ * the reservation given back. Returns status. */
+int hld_decode_fail(hld_decode_t *d, int status, const char *fmt, const char *detail);
+/* Gives bytes of the decode's reservation back (budget and quota). */
+void hld_decode_unreserve(hld_decode_t *d, uint64_t bytes);
 
 /* The budget: a play marks the sound used (least recently used goes first). */
 void hld_sounds_touch(hld_sounds_t *s, hld_sound_t *snd);
