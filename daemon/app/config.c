@@ -208,15 +208,6 @@ static void usage(FILE *f) {
             HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
 }
 
-const char *hld_driver_name(hld_driver_t d) {
-    switch (d) {
-    case HLD_DRIVER_PORTAUDIO: return "portaudio";
-    case HLD_DRIVER_NULL: return "null";
-    case HLD_DRIVER_RENDER: return "render";
-    default: return "auto";
-    }
-}
-
 int hld_config_default_socket(char *buf, size_t cap) {
     return hl_default_socket_path(buf, cap, NULL) == 0 ? 0 : HELIOD_ETOOBIG;
 }

@@ -86,6 +86,4 @@ int hld_config_load(hld_config_t *c, int argc, char **argv);
  * same rule as libheliod's (proto/hl_paths.h). Returns 0 or HELIOD_ETOOBIG. */
 int hld_config_default_socket(char *buf, size_t cap);
 
-const char *hld_driver_name(hld_driver_t d);
-
 #endif /* HLD_CONFIG_H */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hl_limits.h"
+#include "clock.h"
 #include "hld_limits.h"
 #include "log.h"
 

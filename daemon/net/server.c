@@ -44,6 +44,7 @@
 #include "daemon.h"
 #include "hl_config.h"
 #include "hl_paths.h"
+#include "clock.h"
 #include "hld_limits.h"
 #include "log.h"
 

@@ -64,8 +64,6 @@ static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
     if (!target && g <= 0.0f) atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
 }
 
-_Atomic uint64_t hld_virtual_ns;
-
 /* The engine's output for `frames` frames at the engine rate: the mixer,
  * then the recording and the meters' tap (both at the engine rate). */
 static void render_block_rt(hld_engine_t *e, float *out, uint32_t frames, uint64_t t0) {
@@ -353,6 +351,15 @@ int hld_engine_swap(hld_engine_t *e, hld_backend_t *nb, int old_lost, pthread_mu
     return 0;
 }
 
+static const char *driver_name(hld_driver_t d) {
+    switch (d) {
+    case HLD_DRIVER_PORTAUDIO: return "portaudio";
+    case HLD_DRIVER_NULL: return "null";
+    case HLD_DRIVER_RENDER: return "render";
+    default: return "auto";
+    }
+}
+
 int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     memset(e, 0, sizeof *e);
     e->rate = cfg->rate;
@@ -409,7 +416,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     }
     int rc = open_backend(e, cfg);
     if (rc) {
-        hld_error("cannot open the %s output driver: %s", hld_driver_name(cfg->driver),
+        hld_error("cannot open the %s output driver: %s", driver_name(cfg->driver),
                   rc == HELIOD_ENODEV ? "no such device" : "device error");
         free(e->mem);
         e->mem = NULL;

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "config.h"
 #include "hl_mixer.h"
 #include "hld_limits.h"
@@ -109,21 +110,7 @@ typedef struct {
  * ~19% range (the profiler reads the raw counters for its windows). Any thread. */
 double hld_engine_hist_ns(unsigned b);
 
-/* CLOCK_MONOTONIC in ns. Any thread (RT safe: vDSO). */
-/* The render driver's clock (render.c): while non-zero, hld_now_ns() is this
- * virtual time (engine frames at the engine rate), so whatever the daemon
- * decides by the clock (the voice manager's ticks, cue retrigger limits)
- * follows the rendered audio, not the wall. 0 = the real clock. */
-extern _Atomic uint64_t hld_virtual_ns;
 #define HLD_BACKEND_RENDER 2 /* hld_engine_backend_open's null_driver: the render driver */
-
-static inline uint64_t hld_now_ns(void) {
-    uint64_t v = atomic_load_explicit(&hld_virtual_ns, memory_order_relaxed);
-    if (v) return v;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;
-}
 
 #define HLD_ENGINE_FADE_MS 5.0f /* a device switch's fade-out and fade-in */
 /* A swap waits this long at most for a stale callback to leave the mixer. */

@@ -299,7 +299,7 @@ int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), 
  * those; 0 if none. Walks only the priority buckets below `priority`. */
 uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
 
-/* The CPU-budget governor's limit on real voices (daemon/governor.c): the
+/* The CPU-budget governor's limit on real voices (daemon/voice/governor.c): the
  * real cap becomes min(mixer voices, limit), at least 1. Lowering it marks
  * the pool dirty: the next ranking virtualises the least important real
  * voices beyond it (VIRTUAL reason GOVERNED, with their fade), and they are
