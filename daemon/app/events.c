@@ -378,7 +378,7 @@ void hld_events_poll(hld_daemon_t *d) {
     if (d->owner_sweep) hld_events_owner_sweep(d);
     if (!d->shutting_down) {
         uint64_t now = hld_now_ns();
-        hld_governor_tick(d);
+        hld_governor_tick(&d->governor, &d->engine, d->vm);
         hld_vm_tick(d->vm, now);
         hld_rzones_tick(&d->rzones, now);
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */

@@ -7,36 +7,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
+#include "engine.h"
 #include "governor_calib.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "vm.h"
 
-void hld_governor_init(hld_daemon_t *d) {
-    hld_governor_t *g = &d->governor;
+void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, float cpu_budget,
+                       float speed_of_sound) {
     memset(g, 0, sizeof *g);
     hld_vm_stats_t vs;
-    hld_vm_stats(d->vm, &vs);
+    hld_vm_stats(vm, &vs);
     g->limit = vs.real_cap;
     g->cubic_limit = UINT32_MAX;
-    if (d->cfg.cpu_budget <= 0) return; /* off */
-    g->budget_ns = (double)d->engine.period_ns * d->cfg.cpu_budget / 100.0;
-    g->calib_ns = hld_governor_calibrate(d->engine.rate, d->engine.period, d->cfg.speed_of_sound,
-                                         d->engine.hrtf);
+    if (cpu_budget <= 0) return; /* off */
+    g->budget_ns = (double)e->period_ns * cpu_budget / 100.0;
+    g->calib_ns = hld_governor_calibrate(e->rate, e->period, speed_of_sound, e->hrtf);
     g->voice_ns = g->calib_ns * HLD_GOV_CALIB_SAFETY;
     if (g->voice_ns > 0) {
         double fit = g->budget_ns * HLD_GOV_GROW_TO / g->voice_ns * HLD_GOV_START;
-        g->limit = hld_vm_set_real_limit(d->vm, fit < 1 ? 1 : (uint32_t)fit);
+        g->limit = hld_vm_set_real_limit(vm, fit < 1 ? 1 : (uint32_t)fit);
     }
     hld_info("cpu budget %.0f us of %.0f us: a worst-case voice costs %.2f us, %u real voices "
              "allowed to start",
-             g->budget_ns / 1e3, (double)d->engine.period_ns / 1e3, g->voice_ns / 1e3, g->limit);
+             g->budget_ns / 1e3, (double)e->period_ns / 1e3, g->voice_ns / 1e3, g->limit);
 }
 
-void hld_governor_tick(hld_daemon_t *d) {
-    hld_governor_t *g = &d->governor;
-    if (g->budget_ns <= 0 || d->shutting_down) return;
-    hld_engine_t *e = &d->engine;
+void hld_governor_tick(hld_governor_t *g, hld_engine_t *e, hld_vm_t *vm) {
+    if (g->budget_ns <= 0) return;
     uint64_t worst = atomic_exchange_explicit(&e->cb_ns_recent, 0, memory_order_relaxed);
     uint64_t cb = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
     uint64_t sum = atomic_load_explicit(&e->cb_ns_sum, memory_order_relaxed);
@@ -48,7 +46,7 @@ void hld_governor_tick(hld_daemon_t *d) {
     g->last_cb = cb;
     g->last_sum = sum;
     hld_vm_stats_t vs;
-    hld_vm_stats(d->vm, &vs);
+    hld_vm_stats(vm, &vs);
     hl_mixer_stats_t ms;
     hl_mixer_stats(e->mixer, &ms);
     in.real = vs.real;
@@ -57,6 +55,6 @@ void hld_governor_tick(hld_daemon_t *d) {
     in.lowq = vs.lowq;
     in.governed = vs.governed;
     unsigned act = hld_governor_step(g, &in);
-    if (act & HLD_GOV_SET_QUALITY) hld_vm_set_cubic_limit(d->vm, g->cubic_limit);
-    if (act & HLD_GOV_SET_LIMIT) g->limit = hld_vm_set_real_limit(d->vm, g->limit);
+    if (act & HLD_GOV_SET_QUALITY) hld_vm_set_cubic_limit(vm, g->cubic_limit);
+    if (act & HLD_GOV_SET_LIMIT) g->limit = hld_vm_set_real_limit(vm, g->limit);
 }

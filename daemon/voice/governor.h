@@ -45,7 +45,8 @@
 
 #include "hld_limits.h"
 
-struct hld_daemon;
+struct hld_engine;
+struct hld_vm;
 
 typedef struct {
     double budget_ns;     /* the callback budget; 0 = the governor is off */
@@ -86,10 +87,13 @@ enum { HLD_GOV_SET_LIMIT = 1, HLD_GOV_SET_QUALITY = 2 };
  * must be told (HLD_GOV_SET_*). */
 unsigned hld_governor_step(hld_governor_t *g, const hld_gov_sample_t *in);
 
-/* Sets the budget from cfg.cpu_budget and measures the worst-case voice
- * cost (a few ms of rendering, before the audio thread starts). */
-void hld_governor_init(struct hld_daemon *d);
-/* Once per poll tick: reads the callback costs, moves the limit. */
-void hld_governor_tick(struct hld_daemon *d);
+/* Sets the budget from cpu_budget (cfg.cpu_budget: % of the engine's
+ * period, 0 = off) and measures the worst-case voice cost (a few ms of
+ * rendering, before the audio thread starts); vm's real limit follows. */
+void hld_governor_init(hld_governor_t *g, const struct hld_engine *e, struct hld_vm *vm,
+                       float cpu_budget, float speed_of_sound);
+/* Once per poll tick (not while shutting down): reads the engine's
+ * callback costs, moves vm's limits. */
+void hld_governor_tick(hld_governor_t *g, struct hld_engine *e, struct hld_vm *vm);
 
 #endif /* HLD_GOVERNOR_H */
