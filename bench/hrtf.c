@@ -2,7 +2,7 @@
  * hrtf.c - cost of binaural rendering (daemon/mixer/dsp/hrtf_rt.c): N voices of
  * mono noise, each through its own hl_hrtf_voice_t, accumulated into one
  * stereo block of `period` frames at 48 kHz, with the default SOFA set built
- * by daemon/hrtf_load.c.
+ * by daemon/assets/hrtf_load.c.
  *
  *   static  every voice at a fixed direction (Fibonacci sphere): one FIR
  *           pass per ear per block

@@ -575,7 +575,7 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
 /* ---- meters: what the audio thread measured in its last call ------------ */
 
 /* Level figures of one hl_mixer_process_rt() call, for meters kept off the
- * audio thread (the daemon's daemon/meters.c): per bus (index 0..HL_MAX_BUSES-1,
+ * audio thread (the daemon's daemon/telemetry/meters.c): per bus (index 0..HL_MAX_BUSES-1,
  * after inserts, gain, mute and ducking, the point where the bus joins its
  * parent) and for the master (index HL_MIX_METER_MASTER, the output after the
  * limiter), per channel the peak (max |x|, NaN ignored) and the sum of squares

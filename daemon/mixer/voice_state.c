@@ -84,7 +84,7 @@ static float doppler_of(const hl_mixer_t *m, const hl_rt_voice_t *v, float d) {
 
 /* Level of each ear's input of a binaural voice: the pan law's centre value,
  * so that a source straight ahead, which the HRTF set renders at unity power
- * per ear at 1 kHz (daemon/hrtf_load.c normalises it so), is as loud in each
+ * per ear at 1 kHz (daemon/assets/hrtf_load.c normalises it so), is as loud in each
  * ear as the same source panned to the centre without HRTF. */
 #define HL_HRTF_LEVEL 0.70710678f
 

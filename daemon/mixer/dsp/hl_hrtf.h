@@ -4,7 +4,7 @@
  * renderer that turns a mono block into an accumulated ear pair.
  *
  * DESIGN
- *   Off the audio thread a loader (daemon/hrtf_load.c, libmysofa) samples a
+ *   Off the audio thread a loader (daemon/assets/hrtf_load.c, libmysofa) samples a
  *   measured HRTF on a regular grid and fills one caller-allocated block:
  *
  *     [hl_hrtf_set_t header][entry el=0 az=0][entry el=0 az=1] ... [el=n_el-1 az=n_az-1]
