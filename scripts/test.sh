@@ -35,12 +35,12 @@ for line in open(sys.argv[1]):
 print(c["p"], c["f"], c["s"])' "$1/meson-logs/testlog.json")
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
-# build_for DIR MODE: builds in DIR only what the tests of pass MODE (asan,
-# tsan) need; meson test --no-rebuild runs them.
+# build_for DIR MODE [TEST...]: builds in DIR only what the tests of pass MODE
+# (asan, tsan with the named tests) need; meson test --no-rebuild runs them.
 build_for() {
     local files
     ninja -C "$1" build.ninja >/dev/null # regenerated first if a meson.build changed
-    files="$(python3 "$top/scripts/test_targets.py" "$1" "$2")"
+    files="$(python3 "$top/scripts/test_targets.py" "$@")"
     # shellcheck disable=SC2086 # one path per line, none with a space
     ninja -C "$1" $files
 }
@@ -120,13 +120,16 @@ if [ "${TSAN:-1}" = 1 ]; then
         [ -f "$TSAN_DIR/build.ninja" ] ||
             meson setup "$TSAN_DIR" -Db_sanitize=thread -Db_lundef=false \
                 -Dbuildtype=debugoptimized -Dc_args=-Wno-tsan >/dev/null
-        build_for "$TSAN_DIR" tsan
+        # the dispatcher-level and device-generation integration tests TSan runs
+        # (one list: built and run alike)
+        TSAN_TESTS=(daemon lifecycle-stall devgen device-long)
+        build_for "$TSAN_DIR" tsan "${TSAN_TESTS[@]}"
         [ "$mode" = setarch ] && wrap=(setarch "$(uname -m)" -R)
         # atexit_sleep_ms=0: TSan otherwise sleeps 1 s in exit, which the
         # shutdown-time tests would count
         export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0"
         run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 --suite threads
-        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 daemon lifecycle-stall devgen device-long
+        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 "${TSAN_TESTS[@]}"
         wrap=()
         took TSan
     fi
