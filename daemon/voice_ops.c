@@ -297,7 +297,7 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     }
     hld_emitter_t *em = NULL;
     if (m->emitter[0]) {
-        em = hld_vm_emitter_find(d->vm, m->emitter);
+        em = hld_vm_emitter_find_in(d->vm, m->emitter, hld_ns_rank, q->c);
         if (!em) {
             snprintf(msg, sizeof msg, "no emitter named %s", m->emitter);
             return hld_fail(q, HELIOD_ENOEMITTER, msg), -1;

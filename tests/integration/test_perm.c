@@ -658,7 +658,7 @@ static void test_batch_of_detached_loops(void **state) {
  * what its own names resolve to. */
 static void squatter(fx_t *f, int ready, int go, int res) {
     heliod_t *h = NULL;
-    int out[8] = {0}, n = 0;
+    int out[16] = {0}, n = 0;
     if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
     out[n++] = heliod_load(h, "tone", f->tone, 0, NULL);
     heliod_category_t cat;
@@ -674,6 +674,8 @@ static void squatter(fx_t *f, int ready, int go, int res) {
     snprintf(cue.category, sizeof cue.category, "gcat");
     cue.gain_db = -40;
     out[n++] = heliod_cue_define(h, &cue);
+    const float left[3] = {-5, 0, 0};
+    out[n++] = heliod_emitter_create(h, "gcar", left, NULL, 0);
     char b = 1;
     if (write(ready, &b, 1) != 1 || read(go, &b, 1) != 1) _exit(4);
     heliod_cue_info_t ci[16];
@@ -698,6 +700,14 @@ static void squatter(fx_t *f, int ready, int go, int res) {
         for (size_t i = 0; i < nv; i++)
             if (vi[i].voice == v) gain_ok = vi[i].gain_db < -39.9f && vi[i].gain_db > -40.1f;
     out[n++] = gain_ok;
+    snprintf(pp.emitter, sizeof pp.emitter, "gcar"); /* its own emitter, where it left it */
+    pp.flags |= HELIOD_PLAY_3D;
+    out[n++] = heliod_play(h, "tone", &pp, &v, NULL);
+    int pos_ok = 0;
+    if (heliod_voices(h, vi, 8, &nv) == 0)
+        for (size_t i = 0; i < nv; i++)
+            if (vi[i].voice == v) pos_ok = vi[i].pos[0] == -5.0f;
+    out[n++] = pos_ok;
     heliod_close(h);
     if (write(res, out, sizeof(int) * (size_t)n) < 0) _exit(2);
     _exit(0);
@@ -712,6 +722,7 @@ static void test_names_per_process(void **state) {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) squatter(f, ready[1], go[0], res[1]);
+    close(res[1]); /* its results end when it exits */
     char b = 0;
     assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
 
@@ -751,6 +762,20 @@ static void test_names_per_process(void **state) {
             assert_true(vi[i].gain_db > -6.1f && vi[i].gain_db < -5.9f);
         }
     assert_int_equal(found, 2);
+    /* its own emitter of the stranger's emitter's name, and voices on it */
+    const float right[3] = {5, 0, 0};
+    assert_int_equal(heliod_emitter_create(g, "gcar", right, NULL, 0), 0); /* not EEXIST */
+    assert_int_equal(heliod_emitter_create(g, "gcar", right, NULL, 0), HELIOD_EEXIST);
+    assert_int_equal(heliod_emitter_set(g, "gcar", HELIOD_EM_POS, right, NULL, 0), 0);
+    snprintf(pp.emitter, sizeof pp.emitter, "gcar");
+    pp.flags |= HELIOD_PLAY_3D;
+    heliod_voice_t ve = 0;
+    assert_int_equal(heliod_play(g, "tone", &pp, &ve, NULL), 0);
+    assert_int_equal(heliod_voices(g, vi, 8, &nv), 0);
+    found = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (vi[i].voice == ve) found += vi[i].pos[0] == 5.0f;
+    assert_int_equal(found, 1);
     /* its lookups see its own only */
     heliod_cue_info_t ci[16];
     size_t nc = 0;
@@ -769,23 +794,25 @@ static void test_names_per_process(void **state) {
 
     b = 1;
     assert_int_equal(write(go[1], &b, 1), 1);
-    int r[8], n = 0;
+    int r[16], n = 0;
     ssize_t got;
-    while (n < 8 && (got = read(res[0], r + n, sizeof(int) * (size_t)(8 - n))) > 0)
+    while (n < 16 && (got = read(res[0], r + n, sizeof(int) * (size_t)(16 - n))) > 0)
         n += (int)(got / (ssize_t)sizeof(int));
     int st = 0;
     waitpid(pid, &st, 0);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    assert_int_equal(n, 8);
-    for (int i = 0; i < 4; i++)
-        assert_int_equal(r[i], 0); /* load, category, cue, list */
-    assert_int_equal(r[4], 2);     /* the stranger's gcue/gcat untouched, */
-    assert_int_equal(r[5], 0);     /* the game's not visible to it */
-    assert_int_equal(r[6], 0);     /* and it plays its own */
-    assert_int_equal(r[7], 1);     /* at its own -40 dB */
+    assert_int_equal(n, 11);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(r[i], 0); /* load, category, cue, emitter, list */
+    assert_int_equal(r[5], 2);     /* the stranger's gcue/gcat untouched, */
+    assert_int_equal(r[6], 0);     /* the game's not visible to it */
+    assert_int_equal(r[7], 0);     /* and it plays its own */
+    assert_int_equal(r[8], 1);     /* at its own -40 dB */
+    assert_int_equal(r[9], 0);     /* on its own gcar */
+    assert_int_equal(r[10], 1);    /* where it left it */
     heliod_close(g);
-    int fds[] = {ready[0], ready[1], go[0], go[1], res[0], res[1]};
-    for (size_t i = 0; i < 6; i++)
+    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
+    for (size_t i = 0; i < 5; i++)
         close(fds[i]);
 }
 
