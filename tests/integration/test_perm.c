@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -677,7 +678,10 @@ static void squatter(fx_t *f, int ready, int go, int res) {
     const float left[3] = {-5, 0, 0};
     out[n++] = heliod_emitter_create(h, "gcar", left, NULL, 0);
     char b = 1;
-    if (write(ready, &b, 1) != 1 || read(go, &b, 1) != 1) _exit(4);
+    /* a game side that failed never says go: the stranger gives up, so a
+     * failure ends the test instead of hanging it */
+    struct pollfd pf = {.fd = go, .events = POLLIN};
+    if (write(ready, &b, 1) != 1 || poll(&pf, 1, 120000) != 1 || read(go, &b, 1) != 1) _exit(4);
     heliod_cue_info_t ci[16];
     size_t nc = 0;
     out[n++] = heliod_cues(h, ci, 16, &nc);
