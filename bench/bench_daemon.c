@@ -112,7 +112,7 @@ int bd_daemon_start(bd_daemon_t *d, const char *heliod, const char *const *args,
             return HELIOD_ECONNECT;
         }
         if (access(d->socket, F_OK) == 0) {
-            rc = heliod_connect(h, d->socket, "heliod-bench");
+            rc = heliod_connect_flags(h, d->socket, "heliod-bench", HELIOD_CONNECT_CONTROL);
             if (rc == 0) return 0;
         }
         bd_sleep(BD_POLL_S);

@@ -9,7 +9,8 @@
  *     connect + HELLO + PING + close, one client at a time, for S seconds
  *     (libheliod's blocking calls: a whole round trip each);
  *   connect phase=held clients=K refused=R rss_idle_kib rss_peak_kib per_client_kib
- *     K clients connected at once (default 255: with the probe, all 256 places),
+ *     K clients connected at once (default 255, --max-clients K: every ordinary
+ *     place; the probe is a control client and holds a kept place),
  *     each having said HELLO and answered a PING; one more is refused with
  *     "server full"; RSS read while all are held.
  *
@@ -63,7 +64,8 @@ int main(int argc, char **argv) {
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
     char max_s[CN_NUM_LEN];
-    snprintf(max_s, sizeof max_s, "%d", clients + 1); /* the probe holds one place */
+    snprintf(max_s, sizeof max_s, "%d",
+             clients); /* the probe is a control client: it holds a kept place, not one of these */
     const char *args[] = {"--driver", "null", "--max-clients", max_s, NULL};
     bd_daemon_t d;
     heliod_t *h = NULL;

@@ -1,5 +1,5 @@
 /*
- * fx.c - cost of the effects DSP (daemon/mixer/hl_fx.h), in CPU nanoseconds
+ * fx.c - cost of the effects DSP (daemon/mixer/dsp/hl_fx.h), in CPU nanoseconds
  * per frame at 48 kHz in 256-frame blocks, one line per effect kind:
  *
  *   fx kind=biquad        one channel through a cookbook peak biquad

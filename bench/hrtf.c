@@ -1,8 +1,8 @@
 /*
- * hrtf.c - cost of binaural rendering (daemon/mixer/hrtf_rt.c): N voices of
+ * hrtf.c - cost of binaural rendering (daemon/mixer/dsp/hrtf_rt.c): N voices of
  * mono noise, each through its own hl_hrtf_voice_t, accumulated into one
  * stereo block of `period` frames at 48 kHz, with the default SOFA set built
- * by daemon/hrtf_load.c.
+ * by daemon/assets/hrtf_load.c.
  *
  *   static  every voice at a fixed direction (Fibonacci sphere): one FIR
  *           pass per ear per block
@@ -38,7 +38,6 @@
 #include "hl_hrtf.h"
 #include "hl_limits.h"
 #include "hl_mixer.h"
-#include "hl_proto.h"
 #include "hrtf_load.h"
 
 #define RATE 48000u
@@ -141,7 +140,7 @@ static double run_mixer(const hl_hrtf_set_t *set, int nv, uint32_t period, const
                                .min_distance = 1.0f,
                                .max_distance = 100.0f,
                                .rolloff = 1.0f,
-                               .model = HL_DIST_INVERSE,
+                               .model = HL_MIX_DIST_INVERSE,
                                .start_frame = (uint32_t)i * 997u % in_frames};
         pos_of(i, nv, 0.0f, p.pos);
         if (!h || hl_mixer_play(m, &p, 0, &h[i], NULL) != 0) {

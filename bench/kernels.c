@@ -1,5 +1,5 @@
 /*
- * kernels.c - the fused pitched kernels (daemon/mixer/mix_kernels.h) called
+ * kernels.c - the fused pitched kernels (daemon/mixer/dsp/mix_kernels.h) called
  * directly, linear against Catmull-Rom, in CPU nanoseconds per 256-frame
  * call: the cost `mix -r worst` vs `mix -r pitched` is made of, without the
  * mixer around it.

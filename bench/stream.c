@@ -10,7 +10,9 @@
  *       16 voices streaming the same file:
  *         stream-memory idle_kib=... preloaded_bytes=... per_stream_voice_bytes=...
  *
- * usage: stream [-s SECONDS] [--heliod PATH] [--skip-memory]
+ * usage: stream [-s SECONDS] [--heliod PATH] [--skip-memory] [--file-s SECONDS]
+ *        (--file-s: length of the streamed Ogg, default 60; shorter for a
+ *        quick run, since writing it dominates)
  */
 #include <getopt.h>
 #include <math.h>
@@ -72,13 +74,13 @@ static int play_n(heliod_t *h, const char *sound, int n) {
 
 static const char *const daemon_args[] = {"--driver", "null", "--period", "256", NULL};
 
-static int bench_realtime(const char *heliod, double seconds) {
+static int bench_realtime(const char *heliod, double seconds, int file_s) {
     bd_daemon_t d;
     heliod_t *h = NULL;
     if (bd_daemon_start(&d, heliod, daemon_args, &h) != 0) return 1;
     char path[ST_PATH];
     snprintf(path, sizeof path, "%s/music.ogg", d.dir);
-    int rc = write_music(path, SF_FORMAT_OGG | SF_FORMAT_VORBIS, ST_FILE_S);
+    int rc = write_music(path, SF_FORMAT_OGG | SF_FORMAT_VORBIS, file_s);
     if (!rc) rc = heliod_load(h, "music", path, HELIOD_LOAD_STREAM, NULL);
     bd_stats_t st0, st;
     if (!rc) rc = play_n(h, "music", ST_VOICES);
@@ -142,9 +144,10 @@ static int bench_memory(const char *heliod) {
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     double seconds = ST_DEF_SECONDS;
-    int skip_memory = 0;
+    int skip_memory = 0, file_s = ST_FILE_S;
     static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
                                          {"skip-memory", no_argument, NULL, 'M'},
+                                         {"file-s", required_argument, NULL, 'F'},
                                          {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
@@ -152,15 +155,18 @@ int main(int argc, char **argv) {
         case 's': seconds = atof(optarg); break;
         case 'H': heliod_arg = optarg; break;
         case 'M': skip_memory = 1; break;
+        case 'F': file_s = atoi(optarg); break;
         default:
-            fprintf(stderr, "usage: stream [-s SECONDS] [--heliod PATH] [--skip-memory]\n");
+            fprintf(stderr, "usage: stream [-s SECONDS] [--heliod PATH] [--skip-memory] "
+                            "[--file-s SECONDS]\n");
             return 2;
         }
     }
     if (!(seconds > 0)) seconds = ST_DEF_SECONDS;
+    if (file_s < 1 || file_s > ST_FILE_S) file_s = ST_FILE_S;
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
-    int rc = bench_realtime(heliod, seconds);
+    int rc = bench_realtime(heliod, seconds, file_s);
     if (!skip_memory) rc |= bench_memory(heliod);
     return rc;
 }

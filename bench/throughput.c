@@ -288,7 +288,10 @@ int main(int argc, char **argv) {
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
     char voices_s[TP_NUM_LEN];
     snprintf(voices_s, sizeof voices_s, "%d", TP_DAEMON_VOICES);
-    const char *args[] = {"--driver", "null", "--period", "256", "--voices", voices_s, NULL};
+    /* every client is a thread of this process: the per-client voice quota
+     * is raised to the daemon's voices so that 16 clients' plays all fit */
+    const char *args[] = {"--driver",        "null",   "--period", "256", "--voices", voices_s,
+                          "--client-voices", voices_s, NULL};
     bd_daemon_t d;
     heliod_t *h = NULL;
     if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
@@ -296,7 +299,9 @@ int main(int argc, char **argv) {
     char wav[BD_PATH_MAX];
     snprintf(wav, sizeof wav, "%s/noise.wav", d.dir);
     if (bd_write_noise_wav(wav, BD_RATE, 3) != 0) goto out;
-    int err = heliod_load(h, "noise", wav, 0, NULL);
+    /* shared: the clients play it from their own connections (a sound is
+     * otherwise its loader's alone, and every play would be ENOSOUND) */
+    int err = heliod_load(h, "noise", wav, HELIOD_LOAD_SHARED, NULL);
     if (err) {
         fprintf(stderr, "load: %s (%s)\n", heliod_strerror(err), heliod_last_error(h));
         goto out;

@@ -57,7 +57,6 @@
 #include <sndfile.h>
 
 #include "hl_mixer.h"
-#include "hl_proto.h"
 
 #define RATE       48000
 #define PERIOD     256

@@ -1,9 +1,9 @@
 /*
- * vm.c - cost of the voice manager (daemon/vm.c) on the main thread, in
+ * vm.c - cost of the voice manager (daemon/voice/vm.c) on the main thread, in
  * process: admission per play with the logical pool full, and the ranking
  * pass of hld_vm_tick.
  *
- * Links daemon/vm.c and daemon/cues.c (built with the daemon's own flags,
+ * Links daemon/voice/vm.c and daemon/assets/cues.c (built with the daemon's own flags,
  * see bench/meson.build) and the mixer library, as the daemon does. The
  * mixer is real (hl_mixer_init in malloc'd memory, `--real` voices); its
  * audio side is driven from this thread by hl_mixer_process_rt between

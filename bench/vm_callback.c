@@ -222,17 +222,10 @@ int main(int argc, char **argv) {
     snprintf(period_s, sizeof period_s, "%d", period);
     snprintf(real_s, sizeof real_s, "%d", real);
     snprintf(logical_s, sizeof logical_s, "%d", logical);
-    const char *args[] = {"--driver",
-                          driver,
-                          "--period",
-                          period_s,
-                          "--voices",
-                          real_s,
-                          "--virtual-voices",
-                          logical_s,
-                          device ? "--device" : NULL,
-                          device,
-                          NULL};
+    const char *args[] = {"--driver", driver, "--period", period_s, "--voices", real_s,
+                          "--virtual-voices", logical_s,
+                          /* one client plays them all: its quota is the pool */
+                          "--client-voices", logical_s, device ? "--device" : NULL, device, NULL};
 
     vc_t vc;
     memset(&vc, 0, sizeof vc);

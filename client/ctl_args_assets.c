@@ -1,5 +1,5 @@
 /*
- * ctl_args_assets.c - heliodctl's asset commands: bank (load, unload),
+ * ctl_args_assets.c - heliodctl's asset commands: load, bank (load, unload),
  * banks, zone (add, remove), zones [--watch].
  */
 #include <limits.h>
@@ -96,5 +96,48 @@ int ctl__parse_zones(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         else
             return ctl__fail(err, errlen, "zones: unexpected argument '%s' (--watch)", argv[i]);
     }
+    return 0;
+}
+
+int ctl__parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_load_t *m = &c->m.load;
+    const char *pos[2] = {NULL, NULL};
+    int npos = 0, priv = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--stream") == 0) {
+            m->flags |= HL_LOAD_STREAM;
+        } else if (strcmp(argv[i], "--shared") == 0) {
+            priv = 0;
+        } else if (strcmp(argv[i], "--private") == 0) {
+            priv = 1;
+        } else if (strcmp(argv[i], "--pin") == 0) {
+            m->flags |= HL_LOAD_PIN;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "load: unknown option '%s'", argv[i]);
+        } else if (npos == 2) {
+            return ctl__fail(err, errlen, "load: unexpected argument '%s'", argv[i]);
+        } else {
+            pos[npos++] = argv[i];
+        }
+    }
+    if (npos < 2) return ctl__fail(err, errlen, "load: needs NAME FILE");
+    if (!priv) m->flags |= HL_LOAD_SHARED;
+    if (ctl__name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
+    const char *path = pos[1];
+    if (strcmp(path, "-") == 0) { /* the file's bytes from stdin, uploaded over the socket */
+        if (m->flags & HL_LOAD_STREAM)
+            return ctl__fail(err, errlen, "load: an upload (FILE -) is preloaded, not streamed");
+        c->file = "-";
+        return 0;
+    }
+    char *abs = path[0] != '/' ? realpath(path, NULL) : NULL;
+    if (abs) path = abs;
+    size_t n = strlen(path);
+    if (n == 0 || n > HL_MAX_PATH) {
+        free(abs);
+        return ctl__fail(err, errlen, "load: FILE path empty or longer than %d bytes", HL_MAX_PATH);
+    }
+    memcpy(m->path, path, n + 1);
+    free(abs);
     return 0;
 }

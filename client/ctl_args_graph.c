@@ -1,51 +1,12 @@
 /*
  * ctl_args_graph.c - heliodctl's mixer-graph commands (bus, buses, fx,
- * duck, ducks) and the post-stage options play, set and cue share
- * (--lp, --hp, --occlusion, --obstruction, --send BUS:DB).
+ * duck, ducks, rzone, rzones).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl_args_int.h"
-
-int ctl__post_opt(int argc, char **argv, int *i, hl_vpost_t *p, uint32_t *set_mask, int *nsend,
-                  char *err, size_t errlen) {
-    static const struct {
-        const char *name;
-        uint32_t bit;
-    } nums[] = {{"--lp", HL_SET_LP},
-                {"--hp", HL_SET_HP},
-                {"--occlusion", HL_SET_OCCLUSION},
-                {"--obstruction", HL_SET_OBSTRUCTION}};
-    float *dst[] = {&p->lp_hz, &p->hp_hz, &p->occlusion, &p->obstruction};
-    int r;
-    for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
-        if ((r = ctl__float_opt(argc, argv, i, nums[k].name, dst[k], err, errlen)) != 0) {
-            if (r > 0) *set_mask |= nums[k].bit;
-            return r;
-        }
-    }
-    const char *v;
-    if ((r = ctl__opt_val(argc, argv, i, "--send", &v)) == 0) return 0;
-    if (r < 0) return ctl__fail(err, errlen, "--send needs BUS:DB (e.g. reverb_hall:-12)");
-    if (*nsend >= HL_VOICE_SENDS)
-        return ctl__fail(err, errlen, "--send: at most %d sends per voice", HL_VOICE_SENDS);
-    const char *colon = strrchr(v, ':');
-    char name[HL_MAX_NAME + 1];
-    size_t n = colon ? (size_t)(colon - v) : 0;
-    if (!colon || n == 0 || n > HL_MAX_NAME)
-        return ctl__fail(err, errlen, "--send %s: expected BUS:DB (e.g. reverb_hall:-12)", v);
-    memcpy(name, v, n);
-    name[n] = '\0';
-    if (ctl__name_arg("send bus", name, p->send[*nsend], sizeof p->send[*nsend], err, errlen) < 0)
-        return -1;
-    if (ctl_parse_float(colon + 1, &p->send_db[*nsend]) < 0)
-        return ctl__fail(err, errlen, "--send %s: the level after ':' must be dB", v);
-    (*nsend)++;
-    *set_mask |= HL_SET_SENDS;
-    return 1;
-}
 
 /* bus NAME [--gain DB] [--mute|--unmute] [--parent P] [--ramp MS]
  * bus create NAME [--parent P] [--gain DB] [--mute]

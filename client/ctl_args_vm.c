@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl_args.h"
 #include "ctl_args_int.h"
 
 /* cue NAME --sound S [--sound S2 ...] [options]: defaults from hl_cue_init. */

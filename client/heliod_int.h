@@ -1,9 +1,11 @@
 /*
- * heliod_int.h - libheliod's request helpers, shared by its source files
- * (heliod.c: the connection, handshake, sounds, events; heliod_voice.c:
- * voices, lists, subscriptions; heliod_vm.c: cues, categories, emitters,
- * group pause; heliod_graph.c, heliod_assets.c). Not installed; the `hlc_` names
- * stay inside the library (libheliod.map exports heliod_* only).
+ * heliod_int.h - the transport core's internal API (heliod_core.c,
+ * heliod_conn.c): what the per-area files of libheliod call down into
+ * (heliod_sounds.c, heliod_voice.c, heliod_vm.c, heliod_graph.c,
+ * heliod_assets.c, heliod_time.c, heliod_events.c). The core never calls an
+ * area file: the one thing it hands up, a decoded event, goes through the sink
+ * that heliod_events.c registers. Not installed; the `hlc_` names stay inside
+ * the library (libheliod.map exports heliod_* only).
  *
  * Every helper returns 0 (or a request id, a count) or a negative
  * heliod_errno_t, and records the message heliod_last_error() gives.
@@ -32,8 +34,6 @@ int hlc_reply_done(heliod_t *h, const hl_rbuf_t *r);
 int hlc_simple_call(heliod_t *h, uint32_t id, uint16_t op);
 /* Waits for a COUNT reply to request id: *count (may be NULL) gets it. */
 int hlc_count_call(heliod_t *h, uint32_t id, uint16_t op, uint32_t *count);
-/* A whole PAUSE request (any scope) and its COUNT reply. */
-int hlc_pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count);
 /* Sends an empty-bodied request (or a STATS one) and reads its list head. */
 int hlc_list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_t *r,
                   hl_list_head_t *head);
@@ -45,6 +45,30 @@ int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, 
                     uint32_t *id);
 /* ... and queues it: returns the request id. */
 int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id);
+
+/* Marks the connection dead (later calls fail with the same code); returns err. */
+int hlc_conn_fail(heliod_t *h, int err);
+/* Writes the whole output batch, waiting for the socket (blocking). 0 or error. */
+int hlc_out_drain(heliod_t *h);
+/* Writes the start of the output batch with fd attached (SCM_RIGHTS), waiting
+ * for the socket; the batch must start with the descriptor's frame (drain
+ * first). 0 or error; fd stays the caller's. */
+int hlc_send_fd(heliod_t *h, int fd);
+
+/* Where the core hands each decoded event (heliod_events.c's sink, with the
+ * application's callback fn, never NULL when called). */
+typedef void (*hlc_event_sink_fn)(heliod_t *h, uint32_t request_id, const hl_event_t *e,
+                                  heliod_event_fn fn, void *user);
+void hlc_set_event_sink(heliod_t *h, hlc_event_sink_fn sink, heliod_event_fn fn, void *user);
+
+/* Time state the core puts on requests: the frame schedulable requests carry
+ * (0 = now), the late-frames trailer of the last scheduled reply taken, and
+ * whether a bundle is open (blocking calls are then refused). */
+uint64_t hlc_at_frame(const heliod_t *h);
+void hlc_set_at_frame(heliod_t *h, uint64_t frame);
+uint64_t hlc_last_late(const heliod_t *h);
+int hlc_in_bundle(const heliod_t *h);
+void hlc_set_bundle(heliod_t *h, int open);
 
 /* The conversions between public and wire structs: heliod_conv.h. */
 

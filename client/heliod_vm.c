@@ -1,7 +1,8 @@
 /*
- * heliod_vm.c - libheliod's voice-management calls: group pause, cue and
- * category definitions, cue sheets and their counters, emitters. Built on the
- * request helpers of heliod_int.h; the connection itself is heliod.c's.
+ * heliod_vm.c - libheliod's voice-management calls: pause (everyone's,
+ * mine, a bus's or a category's voices), cue and category definitions, cue
+ * sheets and their counters, emitters. Built on the request helpers of
+ * heliod_int.h; the connection itself is the core's.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,22 @@
 #include "heliod_conv.h"
 #include "heliod_int.h"
 #include "hl_proto.h"
+
+/* A whole PAUSE request (any scope) and its COUNT reply. */
+static int pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count) {
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_pause(&w, m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_count_call(h, id, HL_OP_PAUSE, count);
+}
+
+int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
+    hl_pause_t m = {.pause = pause ? 1 : 0, .scope = everyone ? HL_PAUSE_EVERYONE : HL_PAUSE_MINE};
+    return pause_call(h, &m, count);
+}
 
 int heliod_pause_group(heliod_t *h, int scope, const char *name, int pause, uint32_t *count) {
     if (scope != HELIOD_PAUSE_BUS && scope != HELIOD_PAUSE_CATEGORY)
@@ -22,7 +39,7 @@ int heliod_pause_group(heliod_t *h, int scope, const char *name, int pause, uint
     snprintf(m.group, sizeof m.group, "%s", name);
     const char *why = NULL;
     if (hl_validate_pause(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    return hlc_pause_call(h, &m, count);
+    return pause_call(h, &m, count);
 }
 
 /* ---- cues, categories, emitters ----------------------------------------- */

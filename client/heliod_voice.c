@@ -1,6 +1,6 @@
 /*
  * heliod_voice.c - libheliod's voice calls: play (blocking and async), stop,
- * stop-all, pause-all, set and the listener (blocking and async), the voice,
+ * stop-all, set and the listener (blocking and async), the voice,
  * device and statistics lists, the output device, subscriptions. Each builds
  * its request from the public struct through heliod_conv.h's tables and
  * validates it as the daemon will (hl_validate_*) before anything is sent.
@@ -99,32 +99,6 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
     hl_put_stop_all(&w, &m);
     if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_count_call(h, id, HL_OP_STOP_ALL, count);
-}
-
-int hlc_count_call(heliod_t *h, uint32_t id, uint16_t op, uint32_t *count) {
-    hl_rbuf_t r;
-    int rc = hlc_wait_reply(h, id, op, &r);
-    if (rc < 0) return rc;
-    hl_count_reply_t c;
-    hl_get_count_reply(&r, &c);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (count) *count = c.count;
-    return 0;
-}
-
-int hlc_pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count) {
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_pause(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_count_call(h, id, HL_OP_PAUSE, count);
-}
-
-int heliod_pause_all(heliod_t *h, int pause, int everyone, uint32_t *count) {
-    hl_pause_t m = {.pause = pause ? 1 : 0, .scope = everyone ? HL_PAUSE_EVERYONE : HL_PAUSE_MINE};
-    return hlc_pause_call(h, &m, count);
 }
 
 static int set_msg(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s, hl_set_t *m) {

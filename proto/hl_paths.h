@@ -1,6 +1,6 @@
 /*
  * hl_paths.h - the default socket path, one definition shared by the daemon
- * (daemon/config.c) and libheliod (client/heliod.c), so that a daemon and a
+ * (daemon/app/config.c) and libheliod (client/heliod.c), so that a daemon and a
  * client started in the same environment always meet.
  *
  * Not part of the codec: unlike everything else in proto/ (no I/O, no

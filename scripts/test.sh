@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # test.sh - build everything and run the whole test suite, three times: an
-# optimised build, an AddressSanitizer + UndefinedBehaviorSanitizer build, and
-# a ThreadSanitizer build running the unit suite (rings, streams, mixer, voice
-# manager), the dispatcher-level integration tests and the device
-# generation tests (failed switches, a long device loss and its swaps: the
-# audio thread against the device worker).
+# optimised build (every test, the style checks and the benchmarks' smoke
+# runs), an AddressSanitizer + UndefinedBehaviorSanitizer build (every test
+# that runs C code: unit, proto, client, rt, integration, fuzz), and a
+# ThreadSanitizer build running the unit tests that run threads (suite
+# threads: rings, streams, the loop-count seqlock) and the dispatcher-level
+# integration tests and the device generation tests (failed switches, a long
+# device loss and its swaps: the audio thread against the device worker); a
+# single-threaded test gives TSan nothing to check. The sanitizer builds
+# compile only what their tests run (scripts/test_targets.py), not the
+# benchmarks.
 # Usage: scripts/test.sh            (from anywhere inside the checkout)
 # Knobs: SANITIZE=0 skips the ASan pass, TSAN=0 the TSan pass; BUILD_DIR
-# (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan).
+# (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan);
+# JOBS, tests run at once (default 4: most wait on the engine's real-time
+# clock, not the CPU; those that must run alone say so to meson).
 # A failing run does not stop the others; the exit status is 1 if any failed.
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +22,7 @@ cd "$top"
 bash scripts/deps.sh
 
 BUILD_DIR="${BUILD_DIR:-build}"
+JOBS="${JOBS:-4}"
 passed=0 failed=0 skipped=0 errors=0
 # Adds one meson test run's results (from its testlog.json) to the totals.
 count() {
@@ -27,33 +35,54 @@ for line in open(sys.argv[1]):
 print(c["p"], c["f"], c["s"])' "$1/meson-logs/testlog.json")
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
+# build_for DIR MODE: builds in DIR only what the tests of pass MODE (asan,
+# tsan) need; meson test --no-rebuild runs them.
+build_for() {
+    local files
+    ninja -C "$1" build.ninja >/dev/null # regenerated first if a meson.build changed
+    files="$(python3 "$top/scripts/test_targets.py" "$1" "$2")"
+    # shellcheck disable=SC2086 # one path per line, none with a space
+    ninja -C "$1" $files
+}
 # run_tests DIR [meson test args...]: runs, counts, never aborts the script.
 run_tests() {
     local dir="$1"
     shift
     rm -f "$dir/meson-logs/testlog.json"
-    "${wrap[@]}" meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || errors=1
+    "${wrap[@]}" meson test -C "$dir" --print-errorlogs --num-processes "$JOBS" "$@" || errors=1
     if [ -f "$dir/meson-logs/testlog.json" ]; then count "$dir"; else failed=$((failed + 1)); fi
 }
 wrap=()
+# took NAME: prints how long the pass that just ended took (build + tests).
+t_pass=$SECONDS
+took() {
+    echo "test.sh: $1 pass: $((SECONDS - t_pass)) s" >&2
+    t_pass=$SECONDS
+}
 
 [ -f "$BUILD_DIR/build.ninja" ] || meson setup "$BUILD_DIR" >/dev/null
 ninja -C "$BUILD_DIR"
 run_tests "$BUILD_DIR"
+took plain
 
 if [ "${SANITIZE:-1}" = 1 ]; then
     SAN_DIR="${BUILD_DIR}-asan"
+    # -O1, as AddressSanitizer recommends: at -O2 its instrumentation makes
+    # the SIMD kernels' files a minute each to compile (sinc.c 65 s against
+    # 4 s), the tests run as fast. GCC's -Wformat-truncation reasons
+    # differently at -O1 and flags two bounded snprintfs: a warning there,
+    # the optimised build keeps it an error.
     [ -f "$SAN_DIR/build.ninja" ] ||
         meson setup "$SAN_DIR" -Db_sanitize=address,undefined -Db_lundef=false \
-            -Dbuildtype=debugoptimized >/dev/null
-    ninja -C "$SAN_DIR"
-    (
-        export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
-        export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-        export LSAN_OPTIONS="suppressions=$top/tests/lsan.supp:print_suppressions=0"
-        meson test -C "$SAN_DIR" --print-errorlogs --num-processes 2 --timeout-multiplier 3
-    ) || errors=1
-    count "$SAN_DIR"
+            -Doptimization=1 -Ddebug=true -Dc_args=-Wno-error=format-truncation >/dev/null
+    build_for "$SAN_DIR" asan
+    wrap=(env "ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1"
+        "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
+        "LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0")
+    # style runs no C code; bench's smoke runs are checked by the first pass
+    run_tests "$SAN_DIR" --no-rebuild --timeout-multiplier 3 --no-suite style --no-suite bench
+    wrap=()
+    took ASan+UBSan
 fi
 
 # ThreadSanitizer needs its fixed shadow layout: kernels with many mmap
@@ -91,14 +120,15 @@ if [ "${TSAN:-1}" = 1 ]; then
         [ -f "$TSAN_DIR/build.ninja" ] ||
             meson setup "$TSAN_DIR" -Db_sanitize=thread -Db_lundef=false \
                 -Dbuildtype=debugoptimized -Dc_args=-Wno-tsan >/dev/null
-        ninja -C "$TSAN_DIR"
+        build_for "$TSAN_DIR" tsan
         [ "$mode" = setarch ] && wrap=(setarch "$(uname -m)" -R)
         # atexit_sleep_ms=0: TSan otherwise sleeps 1 s in exit, which the
         # shutdown-time tests would count
         export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:atexit_sleep_ms=0"
-        run_tests "$TSAN_DIR" --timeout-multiplier 3 --suite unit
-        run_tests "$TSAN_DIR" --timeout-multiplier 3 daemon lifecycle-stall devgen device-long
+        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 --suite threads
+        run_tests "$TSAN_DIR" --no-rebuild --timeout-multiplier 3 daemon lifecycle-stall devgen device-long
         wrap=()
+        took TSan
     fi
 fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"

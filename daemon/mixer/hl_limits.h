@@ -6,7 +6,7 @@
 #ifndef HL_LIMITS_H
 #define HL_LIMITS_H
 
-#include "hl_ranges.h" /* request parameters' ranges, shared with the wire validators */
+#include "hl_ranges.h" /* request parameters' ranges, shared with the wire validators (proto/defs/) */
 
 /* A table reads better aligned than wrapped. */
 /* clang-format off */

@@ -129,6 +129,7 @@
 #include <stdint.h>
 
 #include "heliod_errors.h"
+#include "hl_dsp.h" /* HL_MIX_DIST_* */
 #include "hl_fx.h"
 #include "hl_hrtf.h"
 #include "hl_limits.h"
@@ -234,7 +235,7 @@ typedef struct {
     int32_t priority;
     uint32_t attack_frames; /* fade-in (attack_curve); 0 = none */
     float min_distance, max_distance, rolloff;
-    uint32_t model; /* HL_DIST_* values */
+    uint32_t model; /* HL_MIX_DIST_* (hl_dsp.h) */
     uint32_t bus;   /* HL_BUS_* */
     uint64_t tag;   /* opaque to the mixer (the daemon's owner id); comes back in events */
     /* Streaming source: NULL = play pcm. The stream's channels (1/2) are the
@@ -497,7 +498,7 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
  * is unbounded: INFINITY. Any thread. */
 double hl_mixer_wait_bucket_upper_us(unsigned i);
 
-/* ---- time: scheduled commands and bundles (mixer_sched.c) --------------- */
+/* ---- time: scheduled commands and bundles (mixer_cmdq.c) ---------------- */
 
 /* Every command pushed after this call (play, stop, set, listener, bus and
  * graph changes) is applied by the audio thread at engine frame at_frame,
@@ -574,7 +575,7 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
 /* ---- meters: what the audio thread measured in its last call ------------ */
 
 /* Level figures of one hl_mixer_process_rt() call, for meters kept off the
- * audio thread (the daemon's daemon/meters.c): per bus (index 0..HL_MAX_BUSES-1,
+ * audio thread (the daemon's daemon/telemetry/meters.c): per bus (index 0..HL_MAX_BUSES-1,
  * after inserts, gain, mute and ducking, the point where the bus joins its
  * parent) and for the master (index HL_MIX_METER_MASTER, the output after the
  * limiter), per channel the peak (max |x|, NaN ignored) and the sum of squares

@@ -36,6 +36,31 @@ static int push(hl_mixer_t *m, hl_cmd_t *c) {
     return hl_cmd_push(m, c);
 }
 
+int hl_mixer_gain_index(const hl_mixer_t *m, int bus) {
+    if (bus == -1) return HL_MASTER;
+    if (bus >= 0 && bus < HL_MAX_BUSES && (m->graph_ctl.live >> bus & 1u)) return bus;
+    return -1;
+}
+
+int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
+                          uint64_t now_ns) {
+    int gi = hl_mixer_gain_index(m, bus);
+    if (gi < 0) return HELIOD_ENOBUS;
+    if (!(gain >= 0.0f)) return HELIOD_EINVAL;
+    hl_cmd_t cmd = {.type = HL_CMD_BUS, .enq_ns = now_ns};
+    cmd.u.bus.bus = gi;
+    cmd.u.bus.gain = gain;
+    cmd.u.bus.ramp_frames = ramp_frames;
+    if (push(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->bus_gain_ctl[gi] = gain;
+    return 0;
+}
+
+float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus) {
+    int gi = hl_mixer_gain_index(m, bus);
+    return gi < 0 ? 0.0f : m->bus_gain_ctl[gi];
+}
+
 int hl_mixer_routes_live(const hl_mixer_t *m, uint32_t bus, const uint32_t *send_bus,
                          const float *send_gain) {
     uint32_t live = m->graph_ctl.live;

@@ -1,11 +1,27 @@
 /*
- * mixer_clock.c - the engine clock and the command ring's room, read by the
- * main thread without copying the whole statistics block (the voice manager
- * asks for both on every play).
+ * mixer_clock.c - the engine clock as the main thread reads it: the frames
+ * rendered, without copying the whole statistics block (the voice manager
+ * asks on every play), and the (frame, time) pair the audio thread
+ * publishes at each call's start (a seqlock, hl_sched_clock_rt).
  */
 #include "hl_mixer.h"
 #include "mixer_internal.h"
 
 uint64_t hl_mixer_frames(const hl_mixer_t *m) {
     return atomic_load_explicit(&m->stats.frames, memory_order_relaxed);
+}
+
+void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns) {
+    hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m; /* atomic loads only */
+    uint32_t s0, s1;
+    uint64_t f, t;
+    do {
+        s0 = atomic_load_explicit(&w->clk_seq, memory_order_acquire);
+        f = atomic_load_explicit(&w->clk_frame, memory_order_relaxed);
+        t = atomic_load_explicit(&w->clk_ns, memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        s1 = atomic_load_explicit(&w->clk_seq, memory_order_relaxed);
+    } while ((s0 & 1u) || s0 != s1);
+    if (frame) *frame = f;
+    if (ns) *ns = t;
 }

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "hl_proto.h"
 #include "hl_util.h"
 #include "mixer_internal.h"
 
@@ -240,7 +239,7 @@ static int params_valid(const hl_voice_params_t *p) {
     }
     if (p->attack_curve > HL_FADE_LOG) return 0;
     if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel)) return 0;
-    if (p->bus >= HL_MAX_BUSES || p->model > HL_DIST_EXPONENTIAL) return 0;
+    if (p->bus >= HL_MAX_BUSES || p->model > HL_MIX_DIST_EXPONENTIAL) return 0;
     if (!(p->lp_hz >= 0.0f) || !(p->hp_hz >= 0.0f) || !(p->occ_db <= 0.0f)) return 0;
     for (int i = 0; i < HL_MAX_SENDS; i++)
         if (!(p->send_gain[i] >= 0.0f && p->send_gain[i] <= 16.0f) ||
@@ -409,31 +408,6 @@ int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t 
 
 void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
     *l = m->listener_ctl;
-}
-
-int hl_mixer_gain_index(const hl_mixer_t *m, int bus) {
-    if (bus == -1) return HL_MASTER;
-    if (bus >= 0 && bus < HL_MAX_BUSES && (m->graph_ctl.live >> bus & 1u)) return bus;
-    return -1;
-}
-
-int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
-                          uint64_t now_ns) {
-    int gi = hl_mixer_gain_index(m, bus);
-    if (gi < 0) return HELIOD_ENOBUS;
-    if (!(gain >= 0.0f)) return HELIOD_EINVAL;
-    hl_cmd_t cmd = {.type = HL_CMD_BUS, .enq_ns = now_ns};
-    cmd.u.bus.bus = gi;
-    cmd.u.bus.gain = gain;
-    cmd.u.bus.ramp_frames = ramp_frames;
-    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
-    m->bus_gain_ctl[gi] = gain;
-    return 0;
-}
-
-float hl_mixer_get_bus_gain(const hl_mixer_t *m, int bus) {
-    int gi = hl_mixer_gain_index(m, bus);
-    return gi < 0 ? 0.0f : m->bus_gain_ctl[gi];
 }
 
 /* ---- events ----------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /*
- * mixer_internal.h - the layout shared by the control side (mixer_ctl.c) and
- * the RT side (mixer_rt.c) of the mixer. Not installed, not for other modules.
+ * mixer_internal.h - the layout shared by the control side (mixer_ctl.c,
+ * mixer_bus.c, mixer_cmdq.c) and the RT side (mixer_rt.c and the voice_*
+ * files, mixer_sched.c) of the mixer. Not installed, not for other modules.
  *
  * One hl_mixer_t sits at the start of the caller's memory block, followed by
  * 64-byte aligned arrays:
@@ -360,7 +361,7 @@ struct hl_mixer {
 
     hl_mix_stats_atomic_t stats;
 
-    /* time (mixer_sched.c). Control side: the frame the commands pushed now
+    /* time (mixer_cmdq.c, mixer_sched.c). Control side: the frame the commands pushed now
      * are for, scheduled commands pushed so far, the open bundle (slot 0
      * holds its header, so the whole bundle is one ring write). */
     uint64_t at_ctl;
@@ -386,7 +387,7 @@ struct hl_mixer {
     _Atomic uint64_t clk_frame, clk_ns;
 };
 
-/* mixer_ctl.c: the gain-array index of a bus (-1 = master), or -1 if it is not live. */
+/* mixer_bus.c: the gain-array index of a bus (-1 = master), or -1 if it is not live. */
 int hl_mixer_gain_index(const hl_mixer_t *m, int bus);
 /* mixer_bus.c: 1 if bus and every send with a level are live buses. */
 int hl_mixer_routes_live(const hl_mixer_t *m, uint32_t bus, const uint32_t *send_bus,
@@ -398,21 +399,52 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
 
-/* mixer_rt.c, audio thread: applies one command now. */
+/* voice_cmd.c, audio thread: applies one command now. */
 void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
-/* mixer_sched.c, audio thread: drains the ring (bundles whole; commands for
- * a later frame go to the schedule), applies scheduled commands due at or
- * before m->clock, the frame of the next scheduled command (UINT64_MAX:
- * none), and publishes the clock. */
-void hl_sched_drain_rt(hl_mixer_t *m, uint64_t now_ns);
-void hl_sched_due_rt(hl_mixer_t *m, uint64_t now_ns);
+
+/* mixer_sched.c, audio thread: the schedule hands commands back to the
+ * caller, one at a time, through an iterator:
+ *
+ *   hl_sched_it_t it;
+ *   hl_sched_begin_rt(m, &it);
+ *   for (const hl_cmd_t *c; (c = hl_sched_drain_next_rt(m, &it)) != NULL;)
+ *       hl_cmd_apply_rt(m, c, now_ns);
+ *
+ * drain_next drains the ring (bundles whole, at most cfg.cmds_per_block
+ * commands; commands for a later frame go to the schedule, a CANCEL sweeps
+ * it) and returns the commands to apply now; due_next returns the scheduled
+ * commands due at or before m->clock. A command returned stays valid until
+ * the next call on the same iterator, which also does what follows its
+ * application (frees its pool slot, counts it done): call until NULL. */
+typedef struct {
+    /* the command handed out last: pool index + 1 to free (0: none), and
+     * whether it counts as one scheduled command done */
+    uint32_t free_idx, done;
+    /* drain: the span batch being read, the position in it, the bundle
+     * being handed out (members bj of bn), the commands taken so far */
+    hl_ring_spans_t s;
+    uint32_t avail, k, cap, applied;
+    uint32_t bj, bn;
+    uint8_t reading, in_bundle, yield, over;
+    /* drain: a CANCEL sweeping the heap (entry ci next, keep kept so far),
+     * the pool index + 1 of a cancelled PLAY whose STOP comes next */
+    const hl_cmd_t *cancel;
+    uint32_t ci, keep, stop_idx;
+    hl_cmd_t stop;
+} hl_sched_it_t;
+void hl_sched_begin_rt(hl_mixer_t *m, hl_sched_it_t *it);
+const hl_cmd_t *hl_sched_drain_next_rt(hl_mixer_t *m, hl_sched_it_t *it);
+const hl_cmd_t *hl_sched_due_next_rt(hl_mixer_t *m, hl_sched_it_t *it);
+/* the frame of the next scheduled command (UINT64_MAX: none) */
 uint64_t hl_sched_next_rt(const hl_mixer_t *m);
 /* The frame the current block is cut at for the schedule: the next
  * scheduled frame, or, once m->splits reached HL_SCHED_SPLITS in this call,
  * the first HL_SCHED_GRID multiple at or after it (UINT64_MAX: none). */
 uint64_t hl_sched_cut_rt(hl_mixer_t *m);
+/* publishes (m->clock, now_ns) as the clock hl_mixer_clock() reads */
 void hl_sched_clock_rt(hl_mixer_t *m, uint64_t now_ns);
-/* mixer_sched.c, control side: every command goes out through here (the
+
+/* mixer_cmdq.c, control side: every command goes out through here (the
  * bundle being built, or the ring), stamped with its frame. */
 int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c);
 
@@ -431,7 +463,7 @@ float hl_peak_abs_rt(const float *x, uint32_t n, float pk);
  * (NaN samples ignored). */
 void hl_peak_stereo_rt(const float *x, uint32_t frames, float *pl, float *pr);
 
-/* Ramps (mixer_rt.c and mixer_bus.c, audio thread): linear from cur to
+/* Ramps (the voice files and mixer_bus.c, audio thread): linear from cur to
  * target over rem frames. */
 static inline float ramp_after(const hl_ramp_t *r, uint32_t n) {
     if (r->rem == 0 || n >= r->rem) return r->target;

@@ -15,7 +15,7 @@ import sys
 root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 hdr = os.path.join(root, "client", "heliod.h")
 ast = json.loads(subprocess.run(
-    ["clang", "-Xclang", "-ast-dump=json", "-fsyntax-only", "-I" + os.path.join(root, "proto"),
+    ["clang", "-Xclang", "-ast-dump=json", "-fsyntax-only", "-I" + os.path.join(root, "proto", "defs"),
      "-x", "c", hdr], check=True, capture_output=True, text=True).stdout)
 
 records = {}  # id -> [field names]

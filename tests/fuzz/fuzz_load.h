@@ -1,6 +1,6 @@
 /*
  * fuzz_load.h - the loader's fuzz target: one byte buffer decoded through
- * libsndfile's virtual I/O and hld_decode_sndfile (daemon/sounds.c), the
+ * libsndfile's virtual I/O and hld_decode_sndfile (daemon/assets/sounds.c), the
  * same code a LOAD runs on a file, preloaded and streamed (probe).
  */
 #ifndef HL_FUZZ_LOAD_H

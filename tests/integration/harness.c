@@ -37,14 +37,21 @@ double th_stat(heliod_t *h, const char *key) {
 }
 
 int th_deadlines_ok(heliod_t *h, double xruns0, double overruns0) {
-    double xr = th_stat(h, "xruns"), ov = th_stat(h, "callback_overruns");
-    if (isnan(xr) || isnan(ov)) return 0;
+    double xr = th_stat(h, "xruns"), ov = th_stat(h, "callback_overruns"),
+           cb = th_stat(h, "callbacks");
+    if (isnan(xr) || isnan(ov) || isnan(cb)) return 0;
     if (xr > xruns0)
-        fprintf(stderr, "# %.0f xrun(s), %.0f of them a callback over its period\n", xr - xruns0,
-                ov - overruns0);
-    if (ov > overruns0 && !TH_SANITIZED) return 0;
+        fprintf(stderr,
+                "# %.0f xrun(s), %.0f of them a callback over its period (%.0f callbacks)\n",
+                xr - xruns0, ov - overruns0, cb);
+    /* heliod's own cost over the period shows in block after block; a shared
+     * VM that stalls the audio thread mid-callback now and then makes single
+     * ones: more than 1% of the callbacks since start (and at least 3) is the
+     * cost, fewer the machine, whatever its speed */
+    double allowed = cb / 100 > 2 ? cb / 100 : 2;
+    if (ov - overruns0 > allowed && !TH_SANITIZED) return 0;
     const char *strict = getenv("HELIOD_TEST_XRUNS_STRICT");
-    if (strict && *strict == '1' && !TH_SANITIZED && xr > xruns0) return 0;
+    if (strict && *strict == '1' && !TH_SANITIZED && (xr > xruns0 || ov > overruns0)) return 0;
     return 1;
 }
 

@@ -3,7 +3,7 @@
  * never reach the mix, the caps (channels, rate, length, claimed length) are
  * checked before anything is allocated, streams count against
  * --max-sample-mb, and a hung stream open (simulated with the test-only
- * HELIOD_TEST_OPEN_DELAY, see daemon/decoder.h) neither stalls the streams
+ * HELIOD_TEST_OPEN_DELAY, see daemon/assets/decoder.h) neither stalls the streams
  * already playing nor holds later opens past the open budget.
  */
 #include <math.h>

@@ -165,6 +165,21 @@ typedef struct {
     double xruns, underruns;
 } ctx_t;
 
+/* Waits until the daemon has run more than n callbacks since cb0 and voice
+ * v0 has moved min_s from p0: engine progress, however long a loaded or slow
+ * machine takes to make it (10 s at most). 1 if it did. */
+static int progressed(ctx_t *c, double cb0, double n, double p0, double min_s) {
+    double t0 = now_ms();
+    for (int i = 0; i < 1000; i++) {
+        if (th_stat(c->h, "callbacks") > cb0 + n && advanced(p0, voice_pos(c->h, c->v0), min_s)) {
+            printf("# %.0f callbacks, voice %.2f s on, in %.0f ms\n", n, min_s, now_ms() - t0);
+            return 1;
+        }
+        th_sleep_ms(10);
+    }
+    return 0;
+}
+
 static void print_xruns(ctx_t *c, const char *what) {
     double xr = th_stat(c->h, "xruns"), ur = th_stat(c->h, "underruns");
     assert_false(isnan(xr) || isnan(ur));
@@ -201,10 +216,7 @@ static void lose_device(ctx_t *c, int nth) {
     size_t ndev = 0;
     assert_true(heliod_devices(c->h, dev, 16, &ndev) >= 0); /* rescans without JACK */
     printf("# loss %d: ping, play, stop and devices answered in %.1f ms\n", nth, now_ms() - t0);
-    th_sleep_ms(250);
-    double pb = voice_pos(c->h, c->v0);
-    assert_true(advanced(pa, pb, 0.15));
-    assert_true(th_stat(c->h, "callbacks") > cb0 + 25); /* ~47 periods of 256 in 250 ms */
+    assert_true(progressed(c, cb0, 25, pa, 0.15)); /* the null driver runs the engine */
     assert_true(th_stat(c->h, "device_portaudio") == 0);
     assert_true(th_stat(c->h, "device_state") == 2);
     assert_true(th_stat(c->h, "device_lost") == nth);
@@ -228,13 +240,9 @@ static void recover_device(ctx_t *c, const char *rate, const char *period, int n
     assert_true(th_stat(c->h, "device_back") == nth);
     double c1 = th_stat(c->h, "callbacks");
     double p1 = voice_pos(c->h, c->v0);
-    th_sleep_ms(300);
-    double c2 = th_stat(c->h, "callbacks");
-    double p2 = voice_pos(c->h, c->v0);
-    printf("# recovery %d: %.0f callbacks on PortAudio in 300 ms\n", nth, c2 - c1);
-    assert_true(c2 > c1 + 20);
+    printf("# recovery %d: callbacks on PortAudio\n", nth);
+    assert_true(progressed(c, c1, 20, p1, 0.15));
     assert_true(th_stat(c->h, "device_portaudio") == 1);
-    assert_true(advanced(p1, p2, 0.15));
     print_xruns(c, "the recovery");
 }
 
@@ -348,8 +356,7 @@ static void test_device_switch_loss_recovery(void **state) {
     assert_string_equal(r.name, "system");
     assert_true(th_stat(c.h, "device_portaudio") == 1);
     assert_int_equal(heliod_device(c.h, "no-such-device-xyz", &r), HELIOD_ENODEV);
-    th_sleep_ms(200);
-    assert_true(voice_pos(c.h, c.v0) > p0);
+    assert_true(progressed(&c, 0, 0, p0, 0.0)); /* the voice plays on */
     assert_true(th_stat(c.h, "device_switches") == 2);
     c.xruns = th_stat(c.h, "xruns");
     c.underruns = th_stat(c.h, "underruns");

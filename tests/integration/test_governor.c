@@ -7,6 +7,14 @@
  * afford are virtual (voices_governed, governor_hits), and when most voices
  * stop, the governed ones come back real at the position they would have
  * reached had they played all along.
+ *
+ * Nothing here depends on the machine's speed: the scene is binaural (HRTF,
+ * the dearest voice heliod mixes), the budget is the smallest --cpu-budget
+ * accepts, and the daemon's own start-up price of a voice says whether the
+ * scene overflows it on this CPU (a CPU on which 4096 binaural voices fit in
+ * 15% of the period has nothing to govern: the test says so and skips).
+ * Positions are checked in engine frames (each voice's STARTED frame and the
+ * engine clock), not in wall-clock time.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -28,21 +36,24 @@
 
 #define VOICES 4096 /* HL_MAX_VOICES: the most --voices accepts */
 #define SRC_S  20.0 /* long enough that no voice wraps during the test */
-/* % of the period: low enough that the scene cannot fit even once every
- * voice is linear (4096 x ~0.5 us is ~37% of a 256-frame period); under a
- * sanitizer a voice costs several times more, so 40% still governs while
- * leaving the governed voices' positions room to be checked */
-#define BUDGET (TH_SANITIZED ? "40" : "25")
+/* % of the period: the smallest budget --cpu-budget accepts, so the scene
+ * overflows it on any CPU where 4096 binaural voices cost over MIN_LOAD of
+ * the period at the start-up price (1.5x this budget: the quality step to
+ * linear saves little on a binaural voice, and the daemon's measured price
+ * is above the cache-warm calibration's). 65-75% here: a CPU five times as
+ * fast still governs */
+#define BUDGET   "10"
+#define MIN_LOAD 0.15
 
 static const char *g_mode = "null";
 static th_daemon_t g_d;
 static int g_d_running;
 static heliod_t *g_h; /* closed by the teardown, also after a failed assertion */
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+static uint64_t engine_frame(heliod_t *h) {
+    heliod_clock_t c;
+    assert_int_equal(heliod_clock(h, &c), 0);
+    return c.frame;
 }
 
 static heliod_voice_t g_voice[VOICES];
@@ -67,6 +78,7 @@ static void test_worst_case_scene_is_governed(void **state) {
                           "4096",
                           "--cpu-budget",
                           BUDGET,
+                          "--hrtf",
                           "--driver",
                           jack ? "portaudio" : "null",
                           jack ? "--device" : NULL,
@@ -82,10 +94,23 @@ static void test_worst_case_scene_is_governed(void **state) {
     assert_int_equal(th_write_sine(path, 44100, SRC_S, 997, 0.2), 0);
     assert_int_equal(heliod_load(h, "src", path, 0, NULL), 0);
     double xr0 = th_stat(h, "xruns"), ov0 = th_stat(h, "callback_overruns");
-    fprintf(stderr, "# start-up price of a worst-case voice: %.2f us, budget %.0f us\n",
-            th_stat(h, "governor_calib_voice_us"), th_stat(h, "governor_budget_us"));
+    const double calib = th_stat(h, "governor_calib_voice_us"), period_us = th_stat(h, "period_us");
+    const double load = VOICES * calib / period_us;
+    fprintf(stderr,
+            "# start-up price of a worst-case voice: %.2f us, budget %.0f us: %d voices "
+            "would take %.0f%% of the %.0f us period\n",
+            calib, th_stat(h, "governor_budget_us"), VOICES, 100 * load, period_us);
+    assert_true(calib > 0);
+    if (load < MIN_LOAD) {
+        fprintf(stderr,
+                "# this CPU mixes the worst-case scene in under %.0f%% of the period: "
+                "nothing to govern\n",
+                100 * MIN_LOAD);
+        skip();
+    }
+    const double rate = th_stat(h, "rate");
+    assert_true(rate > 0);
 
-    double t0 = now_s();
     for (int i = 0; i < VOICES; i++) {
         heliod_play_params_t p;
         heliod_play_params_init(&p);
@@ -100,9 +125,6 @@ static void test_worst_case_scene_is_governed(void **state) {
         assert_true(heliod_play_async(h, "src", &p, on_play, &g_voice[i]) > 0);
     }
     assert_int_equal(heliod_sync(h), 0);
-    /* every play was admitted (and its voice started counting) between t0
-     * and now: the bound on how far a voice's start is from t0 */
-    const double t_burst = now_s() - t0;
     /* the governor converges on a burst of 4096 plays within about a second
      * (slow start, then cuts and growth); what it holds after that is the
      * steady state the deadline is checked on */
@@ -130,32 +152,39 @@ static void test_worst_case_scene_is_governed(void **state) {
             th_stat(h, "voices_lowq"));
     if (th_stat(h, "governor_hits") - th_stat(h, "governor_spikes") > 0) assert_true(steps > 0);
     /* Held under the budget: the 99th-percentile callback stays inside the
-     * period (sanitized builds cost several times more, unevenly). A single
-     * block over the period happens here now and then with the limit
-     * unchanged (this shared 2-vCPU VM stalls a SCHED_FIFO thread for up to
-     * 20 ms): counted and printed, failing only with
+     * period, ten times the budget (sanitized builds cost several times more,
+     * unevenly). A single block over the period happens now and then with
+     * the limit unchanged (a shared 2-vCPU VM stalls a SCHED_FIFO thread for
+     * up to 20 ms): counted and printed, failing only with
      * HELIOD_TEST_XRUNS_STRICT=1, as th_deadlines_ok does for late wake-ups. */
-    if (!TH_SANITIZED) assert_true(th_stat(h, "callback_us_p99") < th_stat(h, "period_us"));
+    if (!TH_SANITIZED) assert_true(th_stat(h, "callback_us_p99") < period_us);
     const char *strict = getenv("HELIOD_TEST_XRUNS_STRICT");
     if (strict && *strict == '1' && !TH_SANITIZED)
         assert_true(th_stat(h, "callback_overruns") - ov0 == 0);
 
-    /* keep 32 voices that the governor made virtual, stop the rest: they
-     * come back real where they would be had they played all along */
+    /* keep up to 32 voices that the governor made virtual, as many as half
+     * the budget holds at the governor's price of a voice (a few under a
+     * sanitizer), stop the rest: they come back real where they would be had
+     * they played all along */
+    int want = (int)(0.5 * th_stat(h, "governor_budget_us") / th_stat(h, "governor_voice_us"));
+    if (want > 32) want = 32;
+    if (want < 2) want = 2;
     heliod_voice_info_t *vi = calloc(VOICES, sizeof *vi);
     assert_non_null(vi);
     size_t n = 0;
     assert_true(heliod_voices(h, vi, VOICES, &n) >= 0); /* the first HL_MAX_LIST of them */
     heliod_voice_t keep[32];
     float keep_pitch[32];
+    uint64_t keep_start[32];
     int nk = 0;
-    for (size_t i = 0; i < n && nk < 32; i++) {
+    for (size_t i = 0; i < n && nk < want; i++) {
         if (vi[i].state == HELIOD_VOICE_VIRTUAL) {
             keep_pitch[nk] = vi[i].pitch;
+            assert_int_equal(heliod_voice_start_frame(h, vi[i].voice, &keep_start[nk]), 0);
             keep[nk++] = vi[i].voice;
         }
     }
-    assert_int_equal(nk, 32);
+    assert_int_equal(nk, want);
     for (int i = 0; i < VOICES; i++) {
         int kept = 0;
         for (int k = 0; k < nk; k++)
@@ -165,18 +194,19 @@ static void test_worst_case_scene_is_governed(void **state) {
     }
     assert_int_equal(heliod_sync(h), 0);
     /* the stopped voices fade out, the next rankings bring the kept ones back */
-    double t = 0;
+    uint64_t f0 = 0, f1 = 0;
     int back = 0;
-    for (int tries = 0; tries < 40 && back < nk; tries++) {
+    for (int tries = 0; tries < 100 && back < nk; tries++) {
         th_sleep_ms(100);
+        f0 = engine_frame(h);
         assert_true(heliod_voices(h, vi, VOICES, &n) >= 0);
-        t = now_s() - t0;
+        f1 = engine_frame(h);
         back = 0;
         for (size_t i = 0; i < n; i++)
             back += vi[i].state == HELIOD_VOICE_PLAYING;
     }
-    fprintf(stderr, "# %d of %d kept voices real again after %.1f s\n", back, nk, t);
-    assert_int_equal(n, 32);
+    fprintf(stderr, "# %d of %d kept voices real again\n", back, nk);
+    assert_int_equal(n, (size_t)nk);
     double worst_err = 0;
     for (size_t i = 0; i < n; i++) {
         int k = 0;
@@ -184,18 +214,23 @@ static void test_worst_case_scene_is_governed(void **state) {
             k++;
         assert_true(k < nk);
         assert_int_equal(vi[i].state, HELIOD_VOICE_PLAYING); /* real again */
-        double expect = t * keep_pitch[k];
-        double err = fabs(vi[i].position_s - expect);
+        /* engine time since its STARTED frame, at the clock readings around
+         * the listing, times its pitch */
+        double lo = (double)(f0 - keep_start[k]) / rate * keep_pitch[k],
+               hi = (double)(f1 - keep_start[k]) / rate * keep_pitch[k];
+        double p = vi[i].position_s;
+        double err = p < lo ? lo - p : p > hi ? p - hi : 0;
         if (err > worst_err) worst_err = err;
     }
     fprintf(stderr,
-            "# governed voices back: worst position error %.1f ms after %.1f s (the plays "
-            "took %.0f ms)\n",
-            worst_err * 1e3, t, t_burst * 1e3);
-    /* t0 is before the first play and each voice started by t_burst: a voice
-     * back at its position is off by at most that, plus a ranking tick and a
-     * block or two of scheduling (0.1 s) */
-    assert_true(worst_err < t_burst + 0.1);
+            "# governed voices back: worst position error %.1f ms (%.0f engine frames) after "
+            "%.1f s of engine time\n",
+            worst_err * 1e3, worst_err * rate, (double)f1 / rate);
+    /* a voice comes back at the engine frame the main loop last read, so it
+     * is off by the block or two before its start reaches the audio thread:
+     * 0.1 s of engine time also covers a main thread descheduled for a while
+     * on a loaded machine, and the error does not grow with the CPU's speed */
+    assert_true(worst_err < 0.1);
     free(vi);
 }
 

@@ -435,22 +435,33 @@ static void test_reverb_rt60(void **state) {
     heliod_voice_t v;
     assert_int_equal(heliod_play(h, "click", &pp, &v, NULL), 0);
     th_sleep_ms(3000);
-    /* the longest decay stays bounded: play into it for 3 s */
+    /* the longest decay stays bounded: play into it for 3 s, its callback
+     * times counted on their own (a stats reset, by an operator's client) */
+    heliod_t *ctl = NULL;
+    assert_int_equal(
+        heliod_connect_flags(&ctl, f->d.sock, "test_graph_ctl", HELIOD_CONNECT_CONTROL), 0);
+    heliod_stat_t st[192];
+    size_t nst = 0;
+    assert_int_equal(heliod_stats(ctl, st, 192, &nst, 1), 0);
     fx.mask = 1; /* rt60 only */
     fx.p[0] = 20.0f;
     assert_int_equal(heliod_fx_set(h, "verb", 0, &fx), 0);
     assert_int_equal(heliod_play(h, "click", &pp, &v, NULL), 0);
     th_sleep_ms(3000);
-    double max_load = th_stat(h, "callback_load_max");
-    /* no denormal stall: that would slow every block of the tail, so the
-     * p99 would show it; one late block alone is a preempted thread on a
-     * loaded machine (th_deadlines_ok prints it) */
-    (void)th_deadlines_ok(h, 0, over0);
-    double p99 = th_stat(h, "callback_load_p99");
-    printf("reverb tail: callback load p99 %.3f, max %.3f, %.0f overrun(s)\n", p99, max_load,
-           th_stat(h, "callback_overruns") - over0);
-    assert_true(p99 < 0.5);
-    assert_true(th_stat(h, "callback_overruns") - over0 <= 1.0);
+    /* No denormal stall: that would slow every block of the tail, so the
+     * median block shows it, at many times its usual cost (one voice and one
+     * reverb take about 1% of the period here; half of it is a margin of
+     * some fifty, for a machine much slower than this one). Late blocks of a
+     * preempted thread on a loaded machine are a few, not half of them: they
+     * move the p99 and the max (printed), not the median, and
+     * th_deadlines_ok tells them from a cost. */
+    double p50 = th_stat(ctl, "callback_us_p50") / th_stat(ctl, "period_us");
+    printf("reverb tail: callback load p50 %.3f, p99 %.3f, max %.3f, %.0f overrun(s)\n", p50,
+           th_stat(ctl, "callback_load_p99"), th_stat(ctl, "callback_load_max"),
+           th_stat(ctl, "callback_overruns") - over0);
+    assert_true(p50 < 0.5);
+    assert_true(th_deadlines_ok(h, 0, over0));
+    heliod_close(ctl);
     heliod_close(h);
 
     size_t frames = 0;
@@ -462,7 +473,7 @@ static void test_reverb_rt60(void **state) {
     assert_true(n >= 1);
     size_t start = seg[0][0];
     double rt = rt60_of(x, start, (size_t)(2.8 * RATE));
-    printf("reverb: RT60 %.3f s for 1.5 s; callback_load_max %.2f\n", rt, max_load);
+    printf("reverb: RT60 %.3f s for 1.5 s\n", rt);
     assert_true(fabs(rt - 1.5) <= 0.15);
     /* 20 s decay: the second impulse's tail never grows (energy in its last
      * 0.5 s at most that of its first 0.5 s) */

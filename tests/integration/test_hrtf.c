@@ -99,6 +99,19 @@ static int itd_lag(const float *x, size_t from, size_t to) {
 
 /* ---- ITD and ILD signs ---------------------------------------------------------- */
 
+/* Waits until the engine has played s more seconds (engine frames, 10 s
+ * of wall time at most). */
+static void wait_engine(heliod_t *h, double s) {
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    uint64_t until = k.frame + (uint64_t)(s * k.rate);
+    for (int i = 0; i < 1000 && k.frame < until; i++) {
+        th_sleep_ms(10);
+        assert_int_equal(heliod_clock(h, &k), 0);
+    }
+    assert_true(k.frame >= until);
+}
+
 /* Plays broadband noise 2 m away at azimuth side * 90 degrees (side -1 =
  * left, +1 = right) for 400 ms and measures its steady part. */
 static void record_side(int side, int *lag, double *ild_db) {
@@ -119,11 +132,15 @@ static void record_side(int side, int *lag, double *ild_db) {
     heliod_voice_t v;
     double ov0 = th_stat(h, "callback_overruns"), xr0 = th_stat(h, "xruns");
     assert_int_equal(heliod_play(h, "noise", &pp, &v, NULL), 0);
-    th_sleep_ms(200);
-    assert_true(th_stat(h, "hrtf_voices") == 1.0); /* rendered binaurally now */
-    th_sleep_ms(200);
+    /* rendered binaurally once the play reaches the audio thread (10 s at
+     * most on a loaded machine), then for 0.4 s of engine time (the analysis
+     * reads 0.05..0.30 s after the onset), and 0.1 s after the stop */
+    for (int i = 0; i < 1000 && th_stat(h, "hrtf_voices") != 1.0; i++)
+        th_sleep_ms(10);
+    assert_true(th_stat(h, "hrtf_voices") == 1.0);
+    wait_engine(h, 0.4);
     assert_int_equal(heliod_stop(h, v, 20), 0);
-    th_sleep_ms(100);
+    wait_engine(h, 0.1);
     assert_true(th_deadlines_ok(h, xr0, ov0));
     heliod_close(h);
     size_t frames = 0;

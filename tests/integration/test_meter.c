@@ -100,6 +100,46 @@ static double sine_rms_db(double peak_db) {
             fail_msg("%s = %.4f, expected %.4f +- %.2f", #v, v_, w_, (double)(tol));               \
     } while (0)
 
+/* The music bus after a -6 dBFS tone stopped with its last loud frame in
+ * [lo, hi] (seconds of engine time): each METER event is checked at its own
+ * frame. The bar falls at 20 dB/s from the last loud block; the marker holds
+ * -6 for 1.5 s, then falls at 20 dB/s too; the 300 ms rms window empties. */
+typedef struct {
+    double lo, hi, last;
+    int n, falling, holding, released;
+} decay_t;
+
+static const heliod_level_t *bus_level(const heliod_meter_t *m, const char *name);
+
+static void on_decay(void *user, const heliod_event_t *ev) {
+    decay_t *d = user;
+    if (ev->type != HELIOD_EVENT_METER) return;
+    const heliod_level_t *l = bus_level(ev->meter, "music");
+    assert_non_null(l);
+    double t = (double)ev->meter->frame / RATE, peak = l->peak_db[0], hold = l->peak_hold_db[0];
+    d->last = t;
+    d->n++;
+    if (t < d->hi) return;
+    const double eps = 0.1; /* dB: float readings */
+    double lo = -6.0 - 20.0 * (t - d->lo), hi = -6.0 - 20.0 * (t - d->hi);
+    if (peak > -144.0) { /* not yet at the floor */
+        if (!(peak <= hi + eps && peak >= lo - eps))
+            fail_msg("%.3f s after the stop: peak %.2f dB, want %.2f..%.2f", t - d->hi, peak, lo,
+                     hi);
+        d->falling++;
+    }
+    if (t - d->lo <= 1.5) {
+        NEAR(hold, -6.0, eps); /* held */
+        d->holding++;
+    } else if (t - d->hi > 1.5) {
+        if (!(hold <= -6.0 - 20.0 * (t - d->hi - 1.5) + eps))
+            fail_msg("%.3f s after the stop: hold %.2f dB, still held", t - d->hi, hold);
+        d->released++;
+    }
+    if (t - d->hi > 0.3 + 0.01) /* the window holds silence only */
+        assert_true(l->rms_db[0] == -144.0);
+}
+
 /* -6 dBFS on the music bus: -6.0 peak and -9.0 rms there and on the master
  * (STATS), silence on the other buses; after the stop the peak bar falls at
  * 20 dB/s while the hold marker stays 1.5 s, then falls too. */
@@ -128,23 +168,29 @@ static void test_levels(void **state) {
     assert_true(isnan(th_stat(h, "peak_l")));
     assert_true(isnan(th_stat(h, "bus.music.peak")));
 
-    /* stopped (5 ms fade): the bar falls, the marker holds, the rms empties */
+    /* stopped (5 ms fade): the bar falls, the marker holds, the rms empties,
+     * all in engine time: METER events carry the frame they are as of, and
+     * the last loud frame lies between the clock read before the stop and a
+     * fade after the block that follows its reply */
+    heliod_clock_t k0, k1;
+    assert_int_equal(heliod_clock(h, &k0), 0);
     assert_int_equal(heliod_stop(h, v, 5), 0);
-    double t0 = now_s();
-    th_sleep_ms(500);
-    double peak = th_stat(h, "bus.music.peak_db"), hold = th_stat(h, "bus.music.peak_hold_db");
-    double dt = now_s() - t0;
-    fprintf(stderr, "# %.2f s after the stop: peak %.1f dB, hold %.1f dB, rms %.1f dB\n", dt, peak,
-            hold, th_stat(h, "bus.music.rms_db"));
-    assert_true(peak < -6.0 - 20.0 * (dt - 0.15) + 0.1); /* falling at 20 dB/s */
-    assert_true(peak > -6.0 - 20.0 * (dt + 0.1) - 0.1);
-    NEAR(hold, -6.0, 0.1);                                 /* held */
-    assert_true(th_stat(h, "bus.music.rms_db") == -144.0); /* the window holds silence only */
-    th_sleep_ms(1700);
-    hold = th_stat(h, "bus.music.peak_hold_db");
-    dt = now_s() - t0;
-    fprintf(stderr, "# %.2f s after the stop: hold %.1f dB\n", dt, hold);
-    assert_true(hold < -6.0 - 20.0 * (dt - 1.5 - 0.15)); /* the hold ended and it falls */
+    assert_int_equal(heliod_clock(h, &k1), 0);
+    decay_t dc = {.lo = (double)k0.frame / RATE,
+                  .hi = (double)(k1.frame + 2 * k1.period) / RATE + 0.005};
+    heliod_set_event_callback(h, on_decay, &dc);
+    assert_int_equal(heliod_subscribe_meter(h, HELIOD_SUB_METER, 50.0f), 0);
+    for (int i = 0; i < 2000 && dc.last < dc.hi + 2.2; i++) { /* 20 s at most */
+        assert_true(heliod_dispatch(h) >= 0);
+        th_sleep_ms(10);
+    }
+    heliod_set_event_callback(h, NULL, NULL);
+    fprintf(stderr,
+            "# the stop's last loud frame within %.1f ms; %d METER events up to %.2f s after "
+            "it: %d on the falling bar, %d holding, %d after the hold\n",
+            (dc.hi - dc.lo) * 1e3, dc.n, dc.last - dc.hi, dc.falling, dc.holding, dc.released);
+    assert_true(dc.last >= dc.hi + 2.2);
+    assert_true(dc.falling >= 5 && dc.holding >= 5 && dc.released >= 5);
     heliod_close(h);
 }
 

@@ -6,6 +6,8 @@
  *     matches the sine, a load histogram that accounts for every callback of
  *     its window, and a rate outside 1..100 refused; a streamed voice's
  *     sound and ring fill;
+ *   - METER and PROFILE subscribed together (one timer serves both, feeds.c),
+ *     each at its own rate; dropping one leaves the other at its rate;
  *   - `heliodctl profile --out` records valid JSON that
  *     bench/plot_profile.py draws as a PNG;
  *   - `heliodctl top` in a tmux pane: shows the master meter, the buses and the voice, follows
@@ -165,6 +167,52 @@ static void test_profile_event(void **state) {
     assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 0.5f), HELIOD_EINVAL);
     assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 101.0f), HELIOD_EINVAL);
     assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, NAN), HELIOD_EINVAL);
+    heliod_close(h);
+}
+
+typedef struct {
+    int meter, profile;
+} both_t;
+
+static void on_both(void *user, const heliod_event_t *ev) {
+    both_t *b = user;
+    b->meter += ev->type == HELIOD_EVENT_METER;
+    b->profile += ev->type == HELIOD_EVENT_PROFILE;
+}
+
+/* Counts the events of 2 s after 0.1 s for what was already on its way. */
+static both_t count_2s(heliod_t *h, both_t *b) {
+    pump(h, 0.1);
+    *b = (both_t){0};
+    pump(h, 2.0);
+    fprintf(stderr, "# 2 s: %d METER, %d PROFILE\n", b->meter, b->profile);
+    return *b;
+}
+
+/* One subscriber scheduler serves METER and PROFILE: both at once, each at
+ * its own rate (margins as in test_profile_event and test_meter's
+ * test_events: 5 ms timer jitter); dropping one leaves the other running at
+ * its rate (the timer stays on while any feed has a subscriber). */
+static void test_meter_and_profile(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = play_tone(f, "music");
+    both_t b = {0};
+    heliod_set_event_callback(h, on_both, &b);
+    assert_int_equal(
+        heliod_subscribe_profile(h, HELIOD_SUB_METER | HELIOD_SUB_PROFILE, 50.0f, 20.0f), 0);
+    count_2s(h, &b);
+    assert_in_range(b.meter, 85, 110);
+    assert_in_range(b.profile, 36, 44);
+    /* METER alone: PROFILE stops, METER keeps its rate */
+    assert_int_equal(heliod_subscribe_meter(h, HELIOD_SUB_METER, 50.0f), 0);
+    count_2s(h, &b);
+    assert_in_range(b.meter, 85, 110);
+    assert_int_equal(b.profile, 0);
+    /* PROFILE alone, at 10 Hz: METER stops */
+    assert_int_equal(heliod_subscribe_profile(h, HELIOD_SUB_PROFILE, 0.0f, 10.0f), 0);
+    count_2s(h, &b);
+    assert_int_equal(b.meter, 0);
+    assert_in_range(b.profile, 17, 23);
     heliod_close(h);
 }
 
@@ -429,6 +477,7 @@ static void test_ctl_wait_and_events(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_profile_event, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_meter_and_profile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_profile_streams, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_profile_plot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_top_not_tty, setup, teardown),

@@ -1,7 +1,7 @@
 /*
  * test_ranges.c - one range per parameter, on the wire: raw requests (the
  * library's own validation bypassed) carry each parameter whose range both
- * the wire validator and the mixer know (proto/hl_ranges.h) just below, at
+ * the wire validator and the mixer know (proto/defs/hl_ranges.h) just below, at
  * and just above each end of its range (nextafterf: -1, 0, +1 ulp; around
  * 0 the smallest normal floats). Inside
  * (the ends included) the daemon must accept it all the way down: the mixer

@@ -7,7 +7,9 @@
  * starting at engine frame 0, the mixer runs the same periods and applies
  * each line on its frame); a quantised play lands on its grid; a score that
  * does not parse is refused before anything renders; world zones tick on the
- * rendered time (a bank loads as the listener walks in, deterministically).
+ * rendered time (a bank loads as the listener walks in, deterministically);
+ * HELIOD_SIMD picks the kernels' instruction set, and every level this CPU
+ * runs renders the score as the portable kernels do.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -69,6 +71,36 @@ static int render(const char *score, const char *out, const char *extra) {
     int st = 0;
     if (waitpid(pid, &st, 0) != pid) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* heliod --render SCORE --out OUT with HELIOD_SIMD=simd in its environment,
+ * its info log in LOG; returns its exit status. */
+static int render_simd(const char *score, const char *out, const char *simd, const char *log) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
+        FILE *lf = freopen(log, "w", stderr);
+        (void)lf;
+        setenv("HELIOD_SIMD", simd, 1);
+        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "info", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* 1 if the file at path contains needle. */
+static int file_has(const char *path, const char *needle) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[1024];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, needle) != NULL;
+    fclose(f);
+    return found;
 }
 
 static uint64_t fnv1a_file(const char *path, size_t *len) {
@@ -344,13 +376,71 @@ static void test_zones(void **state) {
     assert_int_equal(render(score, a, NULL), 3);
 }
 
+/* Each instruction set this CPU runs (HELIOD_SIMD=portable|avx2|avx512, as
+ * the tests of the kernels use it) renders the score within float rounding
+ * of the portable kernels, and says in the log which set it used; a level
+ * the CPU lacks falls back (with a warning); a value that names none is
+ * refused. */
+static void test_simd_levels(void **state) {
+    (void)state;
+    static const char *const lv[] = {"portable", "avx2", "avx512"};
+    char score[300], out[3][300], log[300], bad[300];
+    path_of(score, sizeof score, "score_simd.txt");
+    write_score(score, 1, 0);
+    float *ref = NULL;
+    size_t nref = 0;
+    int ran = 0;
+    for (int i = 0; i < 3; i++) {
+        char name[40];
+        snprintf(name, sizeof name, "simd_%s.wav", lv[i]);
+        path_of(out[i], sizeof out[i], name);
+        snprintf(name, sizeof name, "simd_%s.log", lv[i]);
+        path_of(log, sizeof log, name);
+        assert_int_equal(render_simd(score, out[i], lv[i], log), 0);
+        char want[64];
+        if (i > 0 && file_has(log, "at most")) {
+            print_message("# %s: not on this CPU\n", lv[i]);
+            continue;
+        }
+        snprintf(want, sizeof want, "mixer kernels: %s ", lv[i]);
+        assert_true(file_has(log, want));
+        float *x = NULL;
+        size_t n = 0;
+        int ch = 0, rate = 0;
+        assert_int_equal(th_read_sound(out[i], &x, &n, &ch, &rate), 0);
+        assert_int_equal(n, END);
+        if (!ref) {
+            ref = x;
+            nref = n;
+            continue;
+        }
+        double worst = 0, peak = 0;
+        for (size_t k = 0; k < 2 * n; k++) {
+            double d = fabs((double)x[k] - ref[k]);
+            if (d > worst) worst = d;
+            if (fabs(ref[k]) > peak) peak = fabs(ref[k]);
+        }
+        print_message("# %s against portable: worst difference %.2g (peak %.2f)\n", lv[i], worst,
+                      peak);
+        assert_true(peak > 0.1);
+        assert_true(worst <= 1e-4);
+        ran++;
+        free(x);
+    }
+    print_message("# %d SIMD level(s) compared with the portable kernels\n", ran);
+    assert_int_equal(nref, END);
+    free(ref);
+    path_of(log, sizeof log, "simd_bad.log");
+    path_of(bad, sizeof bad, "simd_bad.wav");
+    assert_int_equal(render_simd(score, bad, "sse9", log), 2);
+    assert_true(file_has(log, "HELIOD_SIMD must be portable, avx2 or avx512"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_quantize),
-        cmocka_unit_test(test_seed),
-        cmocka_unit_test(test_zones),
-        cmocka_unit_test(test_equals_real_time),
+        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_simd_levels),
+        cmocka_unit_test(test_quantize),      cmocka_unit_test(test_seed),
+        cmocka_unit_test(test_zones),         cmocka_unit_test(test_equals_real_time),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -710,8 +710,11 @@ static void test_start_stop_storm(void **state) {
     assert_int_equal(heliod_sync(h), 0);
     double rate = starts / (now_s() - t0);
     print_message("storm: %u stream starts (%.0f/s), %u refused\n", starts, rate, refused);
-    assert_true(rate > 100);
-    th_sleep_ms(300);
+    assert_true(rate > 100); /* ~1000/s on a 2-vCPU VM */
+    /* the stopped streams close on the decoder threads: as long as it takes
+     * (10 s at most) */
+    for (int i = 0; i < 1000 && th_stat(h, "streams_active") != active0; i++)
+        th_sleep_ms(10);
     assert_true(th_stat(h, "streams_active") == active0);
     double xruns = th_stat(h, "xruns");
     print_message("storm: xruns %.0f\n", xruns);

@@ -19,6 +19,11 @@
  * engine starts and takes every period the mixer renders (also the silent
  * ones of a device switch), so with record_dropped_frames 0 the mapping is
  * exact; each test checks that.
+ *
+ * No wall-clock window: a test waits for the engine frames it needs (the
+ * clock, polled), and requests for a frame are sent LEAD_MS ahead, time a
+ * loaded machine needs to deliver them; a faster or slower machine waits
+ * for the same frames.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -39,9 +44,10 @@
 #include "heliod.h"
 #include "hl_proto.h"
 
-#define RATE   48000
-#define LEN    24000 /* frames of the test sounds */
-#define DC_AMP 0.25f
+#define RATE    48000
+#define LEN     24000 /* frames of the test sounds */
+#define DC_AMP  0.25f
+#define LEAD_MS 500 /* a request sent this far ahead of its frame is on time */
 
 typedef th_fixture_t fixture_t;
 
@@ -167,6 +173,30 @@ static uint64_t frame_in(heliod_t *h, double ms) {
     return now + (uint64_t)(ms * RATE / 1000.0);
 }
 
+static uint64_t frame_now(heliod_t *h) {
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    return k.frame;
+}
+
+/* Waits until the engine has begun frame F: engine time, whatever the
+ * machine's speed (60 s at most: a clock that stops fails). */
+static void wait_frame(heliod_t *h, uint64_t F) {
+    for (int i = 0; i < 6000; i++) {
+        if (frame_now(h) >= F) return;
+        th_sleep_ms(10);
+    }
+    fail_msg("the engine clock did not reach frame %llu", (unsigned long long)F);
+}
+
+/* Waits until STATS key reads want (60 s at most), and returns it. */
+static double wait_stat(heliod_t *h, const char *key, double want) {
+    double v = NAN;
+    for (int i = 0; i < 6000 && (v = th_stat(h, key)) != want; i++)
+        th_sleep_ms(10);
+    return v;
+}
+
 /* Stops the daemon and reads its recording (left channel). */
 static float *recording(fixture_t *f, heliod_t *h, size_t *frames) {
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
@@ -190,7 +220,7 @@ static void test_exact_start(void **state) {
     load(f, h, "dc", gen_dc);
     load(f, h, "ramp", gen_ramp);
     heliod_play_params_t p = left_params();
-    uint64_t F = frame_in(h, 150) | 37; /* inside a period, not on its edge */
+    uint64_t F = frame_in(h, LEAD_MS) | 37; /* inside a period, not on its edge */
     uint64_t G = F + 12345;
     heliod_at_frame(h, F);
     assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
@@ -199,7 +229,7 @@ static void test_exact_start(void **state) {
     heliod_at_frame(h, G);
     assert_int_equal(heliod_play(h, "dc", &p, NULL, NULL), 0);
     heliod_at_frame(h, 0);
-    th_sleep_ms(150 + 1000 * (int)(12345 + 2 * LEN) / RATE + 200);
+    wait_frame(h, G + 2 * LEN);
     assert_true(th_stat(h, "sched_late") == 0.0);
     size_t n = 0;
     float *x = recording(f, h, &n);
@@ -226,7 +256,7 @@ static void test_scheduled_set(void **state) {
     p.flags = HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
     assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
-    uint64_t F = frame_in(h, 150) | 101;
+    uint64_t F = frame_in(h, LEAD_MS) | 101;
     heliod_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.mask = HELIOD_SET_GAIN;
@@ -235,7 +265,7 @@ static void test_scheduled_set(void **state) {
     heliod_at_frame(h, F);
     assert_int_equal(heliod_set(h, v, &s), 0);
     heliod_at_frame(h, 0);
-    th_sleep_ms(400);
+    wait_frame(h, F + RATE / 10);
     size_t n = 0;
     float *x = recording(f, h, &n);
     /* a ramp set at F takes its first step on sample F */
@@ -254,28 +284,16 @@ static void test_late(void **state) {
     heliod_t *h = conn(f);
     load(f, h, "dc", gen_dc);
     heliod_play_params_t p = left_params();
-    th_sleep_ms(100);
+    wait_frame(h, RATE / 10 + 10);
     heliod_at_frame(h, 10);
     heliod_voice_t v = 0;
     assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
     heliod_at_frame(h, 0);
     assert_true(v != 0);
     assert_true(heliod_late_frames(h) >= RATE / 10 - 10);
-    th_sleep_ms(50);
-    assert_true(th_stat(h, "sched_late") == 1.0);
+    assert_true(wait_stat(h, "sched_late", 1.0) == 1.0);
     assert_true(th_stat(h, "sched_late_max_frames") >= RATE / 10 - 10);
     heliod_close(h);
-}
-
-/* th_stat(key) reaches want within ~10 s (the daemon handles a close on its
- * next loop pass; no speed assumed): the value seen last. */
-static double stat_becomes(heliod_t *h, const char *key, double want) {
-    double v = th_stat(h, key);
-    for (int i = 0; i < 1000 && v != want; i++) {
-        th_sleep_ms(10);
-        v = th_stat(h, key);
-    }
-    return v;
 }
 
 /* In another process: a looped play of "dc" at frame a->start and then
@@ -318,16 +336,15 @@ static void test_full_schedule(void **state) {
     heliod_play_params_t p = left_params();
     p.flags = HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
-    uint64_t start = frame_in(h, 1500); /* room for 4096 requests before it */
+    uint64_t start = frame_in(h, 1500 + LEAD_MS); /* room for 4096 requests before it */
     heliod_at_frame(h, start);
     assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
     heliod_at_frame(h, 0);
     heliod_voice_info_t vi[4];
     size_t nv = 0;
-    th_sleep_ms(200);
     assert_int_equal(heliod_voices(h, vi, 4, &nv), 0);
     assert_int_equal(nv, 1);
-    assert_true(vi[0].position_s == 0.0); /* not started: not advancing */
+    if (frame_now(h) < start) assert_true(vi[0].position_s == 0.0); /* not started: not advancing */
     heliod_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.mask = HELIOD_SET_GAIN;
@@ -361,16 +378,19 @@ static void test_full_schedule(void **state) {
      * start, so it needs the schedule too: EBUSY) */
     assert_int_equal(heliod_set(h, v, &s), HELIOD_EBUSY);
     assert_int_equal(heliod_bus_gain(h, "sfx", -1.0f, 0.0f), 0);
-    while (frame_in(h, 0) < start + RATE / 2 + RATE / 20)
-        th_sleep_ms(20);
-    assert_true(stat_becomes(h, "sched_pending", 0.0) == 0.0);
+    wait_frame(h, start + RATE / 2);
+    assert_true(wait_stat(h, "sched_pending", 0.0) == 0.0);
     assert_true(th_stat(h, "sched_late") == 0.0);
-    /* the position counts from the scheduled start */
-    uint64_t now = frame_in(h, 0);
+    /* the position counts from the scheduled start: between the engine
+     * frames read around the listing, give or take a period */
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
     assert_int_equal(heliod_voices(h, vi, 4, &nv), 0);
-    double want = (double)(now - start) / RATE;
-    if (fabs(vi[0].position_s - want) > 0.03)
-        fail_msg("position %.4f s, want %.4f s", vi[0].position_s, want);
+    uint64_t f1 = frame_now(h);
+    double lo = (double)(k.frame - start - k.period) / RATE,
+           hi = (double)(f1 - start + k.period) / RATE;
+    if (vi[0].position_s < lo || vi[0].position_s > hi)
+        fail_msg("position %.4f s, want %.4f..%.4f s", vi[0].position_s, lo, hi);
     heliod_at_frame(h, start + RATE);
     assert_int_equal(heliod_set(h, v, &s), 0);
     heliod_at_frame(h, 0);
@@ -440,14 +460,14 @@ static void test_quota_cancel(void **state) {
     heliod_at_frame(b, 0);
     assert_true(th_stat(watch, "sched_pending") == 64.0 + 16 + 5);
     proc_end(&a);
-    assert_true(stat_becomes(watch, "sched_pending", 16 + 5) == 16.0 + 5);
+    assert_true(wait_stat(watch, "sched_pending", 16 + 5) == 16.0 + 5);
     heliod_close(b);
     th_sleep_ms(200);
     assert_true(th_stat(watch, "sched_pending") == 16.0 + 5);
     heliod_close(g);
-    assert_true(stat_becomes(watch, "sched_pending", 5) == 5.0);
+    assert_true(wait_stat(watch, "sched_pending", 5) == 5.0);
     /* a's voice never started: only b's detached one is left */
-    assert_true(stat_becomes(watch, "voices_active", 1) == 1.0);
+    assert_true(wait_stat(watch, "voices_active", 1) == 1.0);
     heliod_close(watch);
 }
 
@@ -499,7 +519,7 @@ static void test_quota_per_process(void **state) {
     assert_int_equal(proc_result(&o), 0);
     assert_true(th_stat(c2, "sched_pending") == 65.0);
     heliod_close(c1);
-    assert_true(stat_becomes(c2, "sched_pending", 25) == 25.0);
+    assert_true(wait_stat(c2, "sched_pending", 25) == 25.0);
     assert_int_equal(heliod_set(c2, v2, &s), 0);
     assert_true(th_stat(c2, "sched_pending") == 26.0);
     heliod_at_frame(c2, 0);
@@ -675,7 +695,7 @@ static void test_bundle(void **state) {
         assert_int_equal(heliod_bundle_end(h, &count), 0);
         assert_int_equal(count, 8);
         assert_int_equal(heliod_sync(flood), 0);
-        for (int tries = 0; tries < 100 && st.n < 8; tries++) {
+        for (int tries = 0; tries < 1000 && st.n < 8; tries++) { /* 10 s at most */
             th_sleep_ms(10);
             assert_true(heliod_dispatch(h) >= 0);
         }
@@ -701,9 +721,11 @@ static void test_ctl(void **state) {
     assert_non_null(strstr(out, "rate=48000"));
     const char *at[] = {"play", "dc", "--pan", "-1", "--fade-in", "0", "--at", "+100ms", NULL};
     assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, at), 0);
+    /* heliodctl read the clock before it returned: the play starts by now
+     * + 100 ms and lasts LEN frames */
+    wait_frame(h, frame_now(h) + RATE / 10 + LEN + RATE / 10); /* the first play is over */
     const char *bad[] = {"stop-all", "--at", "+10ms", NULL};
     assert_true(th_ctl(&f->d, out, sizeof out, err, sizeof err, bad) != 0);
-    th_sleep_ms(700); /* the first play is over */
     char path[512];
     snprintf(path, sizeof path, "%s/score.txt", f->d.dir);
     FILE *fp = fopen(path, "w");
@@ -713,7 +735,7 @@ static void test_ctl(void **state) {
     fclose(fp);
     const char *batch[] = {"batch", path, NULL};
     assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, batch), 0);
-    th_sleep_ms(600);
+    wait_frame(h, frame_now(h) + 310 * RATE / 1000 + 2000 + RATE / 10);
     assert_true(th_stat(h, "sched_late") == 0.0);
     size_t n = 0;
     float *x = recording(f, h, &n);
@@ -745,7 +767,7 @@ static void test_quantize_voice(void **state) {
     heliod_play_params_t p = left_params();
     heliod_voice_t a = 0;
     assert_int_equal(heliod_play(h, "dc", &p, &a, NULL), 0);
-    th_sleep_ms(50);
+    wait_frame(h, frame_now(h) + RATE / 20); /* it has started */
     uint64_t sa = 0;
     assert_int_equal(heliod_voice_start_frame(h, a, &sa), 0);
     assert_int_equal(heliod_voice_start_frame(h, a + 1, &sa), HELIOD_ENOVOICE);
@@ -755,7 +777,7 @@ static void test_quantize_voice(void **state) {
     const char *args[] = {"play",       "dc",   "--pan",          "1", "--fade-in", "0",
                           "--quantize", "4800", "--quantize-ref", av,  NULL};
     assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, args), 0);
-    th_sleep_ms(300);
+    wait_frame(h, frame_now(h) + 4800 + RATE / 10); /* the next multiple of 4800 is past */
     size_t n = 0;
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
     heliod_close(h);

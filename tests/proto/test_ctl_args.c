@@ -183,6 +183,39 @@ static void test_play(void **state) {
     assert_int_equal(c.help, 1);
 }
 
+/* play --wait is the request play without it sends, byte for byte, but for
+ * HL_PLAY_DETACHED (a waited-for voice stays attached): heliodctl sends both
+ * through one path, so no option may be parsed differently with --wait. */
+static void test_play_wait_same_request(void **state) {
+    (void)state;
+    static const char *const opts[] = {
+        "",
+        " --gain -6 --pitch 1.5 --loop --bus music",
+        " --pos 1,0,-2 --lp 800 --hp 120 --occlusion 0.5 --obstruction 0.25",
+        " --send reverb_hall:-12 --fade-in 20",
+        " --at +50ms",
+    };
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+        char line[256];
+        ctl_cmd_t plain, waited;
+        snprintf(line, sizeof line, "play boom%s", opts[k]);
+        assert_int_equal(parse(line, &plain), 0);
+        snprintf(line, sizeof line, "play boom --wait%s", opts[k]);
+        assert_int_equal(parse(line, &waited), 0);
+        assert_int_equal(plain.wait, 0);
+        assert_int_equal(waited.wait, 1);
+        assert_true(plain.m.play.flags & HL_PLAY_DETACHED);
+        assert_false(waited.m.play.flags & HL_PLAY_DETACHED);
+        assert_int_equal(plain.at.kind, waited.at.kind);
+        plain.m.play.flags &= ~HL_PLAY_DETACHED;
+        uint8_t a[HL_MAX_FRAME], b[HL_MAX_FRAME];
+        int la = ctl_encode(&plain, a, sizeof a), lb = ctl_encode(&waited, b, sizeof b);
+        assert_true(la > 0);
+        assert_int_equal(la, lb);
+        assert_memory_equal(a, b, (size_t)la);
+    }
+}
+
 static void test_streaming_options(void **state) {
     (void)state;
     ctl_cmd_t c;
@@ -846,6 +879,7 @@ int main(void) {
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_global),
         cmocka_unit_test(test_play),
+        cmocka_unit_test(test_play_wait_same_request),
         cmocka_unit_test(test_other_commands),
         cmocka_unit_test(test_streaming_options),
         cmocka_unit_test(test_cue),

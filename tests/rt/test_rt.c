@@ -180,10 +180,13 @@ static double stat_of(heliod_t *h, const char *key) {
     return -1;
 }
 
+/* A control client: the test drives everything the audio thread can be asked
+ * to do, the master and the default buses included (a plain client may not
+ * change those). */
 static heliod_t *connect_retry(const char *sock, const char *name) {
     heliod_t *h = NULL;
     for (int i = 0; i < CONNECT_TRIES; i++) {
-        if (heliod_connect(&h, sock, name) == 0) return h;
+        if (heliod_connect_flags(&h, sock, name, HELIOD_CONNECT_CONTROL) == 0) return h;
         sleep_ms(TRY_SLEEP_MS);
     }
     fail_msg("cannot connect to %s", sock);

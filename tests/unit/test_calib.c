@@ -1,5 +1,5 @@
 /*
- * test_calib.c - the governor's start-up calibration (daemon/governor_calib.c)
+ * test_calib.c - the governor's start-up calibration (daemon/voice/governor_calib.c)
  * runs the mixer on the calling thread (the daemon's main thread) and must
  * leave that thread's floating-point mode as it found it: the mixer sets
  * flush-to-zero and denormals-are-zero for the thread it runs on, which only

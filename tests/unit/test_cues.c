@@ -1,5 +1,5 @@
 /*
- * test_cues.c - unit tests of the cue and category table (daemon/cues.c):
+ * test_cues.c - unit tests of the cue and category table (daemon/assets/cues.c):
  * define and redefine in place (stable index and pointer, counters kept, pick
  * state reset when the variation count changes, category re-resolved), every
  * validation rule just inside and just outside its limits, ENOCATEGORY and the

@@ -20,6 +20,12 @@
 #include "hl_util.h"
 #include "mix_helpers.h"
 
+/* The daemon passes a request's distance model (wire HL_DIST_*) to the mixer
+ * unchanged: the two tables must agree. */
+_Static_assert(HL_DIST_LINEAR == HL_MIX_DIST_LINEAR, "distance model: linear");
+_Static_assert(HL_DIST_INVERSE == HL_MIX_DIST_INVERSE, "distance model: inverse");
+_Static_assert(HL_DIST_EXPONENTIAL == HL_MIX_DIST_EXPONENTIAL, "distance model: exponential");
+
 #define EPS 1e-4f
 
 static void test_db_to_lin(void **state) {
@@ -60,22 +66,25 @@ static void test_distance_models(void **state) {
     (void)state;
     const float mn = 1.0f, mx = 21.0f, ro = 1.0f, mid = 11.0f;
     /* linear: 1 at min, 0.5 at mid, 0 at max */
-    assert_float_equal(hl_distance_gain(HL_DIST_LINEAR, mn, mn, mx, ro), 1.0f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_LINEAR, mid, mn, mx, ro), 0.5f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_LINEAR, mx, mn, mx, ro), 0.0f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_LINEAR, mid, mn, mx, 4.0f), 0.0f, EPS); /* floor */
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_LINEAR, mn, mn, mx, ro), 1.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_LINEAR, mid, mn, mx, ro), 0.5f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_LINEAR, mx, mn, mx, ro), 0.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_LINEAR, mid, mn, mx, 4.0f), 0.0f,
+                       EPS); /* floor */
     /* inverse: min/(min + ro*(d-min)) */
-    assert_float_equal(hl_distance_gain(HL_DIST_INVERSE, mn, mn, mx, ro), 1.0f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_INVERSE, mid, mn, mx, ro), 1.0f / 11.0f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_INVERSE, mx, mn, mx, ro), 1.0f / 21.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_INVERSE, mn, mn, mx, ro), 1.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_INVERSE, mid, mn, mx, ro), 1.0f / 11.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_INVERSE, mx, mn, mx, ro), 1.0f / 21.0f, EPS);
     /* exponential: (d/min)^-ro */
-    assert_float_equal(hl_distance_gain(HL_DIST_EXPONENTIAL, mn, mn, mx, ro), 1.0f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_EXPONENTIAL, mid, mn, mx, 2.0f), 1.0f / 121.0f,
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_EXPONENTIAL, mn, mn, mx, ro), 1.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_EXPONENTIAL, mid, mn, mx, 2.0f), 1.0f / 121.0f,
                        EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_EXPONENTIAL, mx, mn, mx, ro), 1.0f / 21.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_EXPONENTIAL, mx, mn, mx, ro), 1.0f / 21.0f,
+                       EPS);
     /* clamped to [min, max] */
-    assert_float_equal(hl_distance_gain(HL_DIST_INVERSE, 0.1f, mn, mx, ro), 1.0f, EPS);
-    assert_float_equal(hl_distance_gain(HL_DIST_INVERSE, 1000.0f, mn, mx, ro), 1.0f / 21.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_INVERSE, 0.1f, mn, mx, ro), 1.0f, EPS);
+    assert_float_equal(hl_distance_gain(HL_MIX_DIST_INVERSE, 1000.0f, mn, mx, ro), 1.0f / 21.0f,
+                       EPS);
 }
 
 static void test_spatial_pan(void **state) {

@@ -1,5 +1,5 @@
 /*
- * test_governor.c - the CPU-budget governor's policy (daemon/governor_policy.c)
+ * test_governor.c - the CPU-budget governor's policy (daemon/voice/governor_policy.c)
  * driven poll by poll with made-up block costs, as the daemon would feed it:
  *
  *   - a steady scene well inside the budget, with single blocks stalled for

@@ -1,6 +1,6 @@
 /*
  * test_hrtf.c - unit tests of the binaural blocks: the SOFA loader
- * (daemon/hrtf_load.c: default set, missing and non-SOFA files), the set
+ * (daemon/assets/hrtf_load.c: default set, missing and non-SOFA files), the set
  * layout and bilinear lookup on a hand-built set, the FIR renderer's exact
  * impulse response (integer and half-sample delays, gain, accumulation,
  * block-size independence), the localisation cues of the real KEMAR set

@@ -18,7 +18,11 @@
 
 #include <cmocka.h>
 
+#include "hl_fx.h"
+#include "hl_hrtf.h"
 #include "hl_limits.h"
+#include "hl_simd.h"
+#include "hl_sinc.h"
 #include "mix_kernels.h"
 
 #define TOL      1e-4 /* as the mixer-level SIMD tests */
@@ -161,6 +165,30 @@ static void test_avx512_matches_generic(void **state) {
     check_table(hl_mix_kernels_avx512, "avx512");
 }
 
+/* HELIOD_SIMD (this run's level, set by meson; simd_env.c applied it) caps
+ * every kernel choice: the mix tables, the sinc kernels, the HRTF FIR and
+ * the voice filters use no wider set than it names; unset, the CPU's own. */
+static void test_simd_cap(void **state) {
+    (void)state;
+    const char *v = getenv("HELIOD_SIMD");
+    int cpu = hl_simd_cpu(), want = v && *v ? hl_simd_parse(v) : cpu;
+    assert_true(want >= 0 && want <= cpu);
+    int level = hl_simd_level();
+    print_message("# level %s (CPU: %s)\n", hl_simd_name(level), hl_simd_name(cpu));
+    assert_int_equal(level, want);
+    assert_int_equal(hl_mix_kernels_avx2_usable(), level >= HL_SIMD_AVX2);
+    assert_int_equal(hl_mix_kernels_avx512_usable(), level >= HL_SIMD_AVX512);
+    const hl_sinc_kernels_t *best = hl_sinc_kernels_best();
+    if (level == HL_SIMD_PORTABLE) assert_ptr_equal(best, &hl_sinc_kernels_generic);
+    if (level == HL_SIMD_AVX2) assert_ptr_equal(best, hl_sinc_kernels_avx2());
+    if (level == HL_SIMD_AVX512) assert_ptr_equal(best, hl_sinc_kernels_avx512());
+    assert_null(level < HL_SIMD_AVX512 ? hl_sinc_kernels_avx512() : NULL);
+    assert_int_equal(hl_hrtf_isa_supported(HL_HRTF_ISA_AVX2) != 0, level >= HL_SIMD_AVX2);
+    /* the voice filters' eight-sample (AVX2) form only at avx2 and above */
+    int vf = hl_vfilter_simd(-1);
+    assert_true(level >= HL_SIMD_AVX2 ? vf == 2 : vf < 2);
+}
+
 /* The portable fused kernels give what the two-pass path gave: interpolate
  * (interp_* / cubic_*) into a buffer, then mix it (mix_mono / mix_planar). */
 static void test_fused_matches_two_pass(void **state) {
@@ -218,6 +246,7 @@ static void test_catmull_rom_points(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_simd_cap),
         cmocka_unit_test(test_catmull_rom_points),
         cmocka_unit_test(test_fused_matches_two_pass),
         cmocka_unit_test(test_avx2_matches_generic),

@@ -1,7 +1,7 @@
 /*
  * test_meters.c - unit tests of the bus ducking envelope (daemon/mixer/
- * hl_duck.h), the meter ballistics (daemon/meters.h) and the EBU R128
- * loudness wrapper (daemon/loudness.h).
+ * hl_duck.h), the meter ballistics (daemon/telemetry/meters.h) and the EBU R128
+ * loudness wrapper (daemon/telemetry/loudness.h).
  *
  * Ducking is checked against a per-frame reference of the documented curve
  * (linear in dB, hold, release) at several block sizes, and against the

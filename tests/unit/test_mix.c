@@ -17,7 +17,6 @@
 #include <cmocka.h>
 
 #include "hl_limits.h"
-#include "hl_proto.h"
 #include "mix_helpers.h"
 
 #define EPS     1e-5f
@@ -263,7 +262,7 @@ static void test_3d_and_virtual(void **state) {
     hl_mixer_t *m = test_mixer_new(4, 0);
     hl_voice_params_t p = test_params(ramp);
     p.flags = HL_MIX_3D;
-    p.model = HL_DIST_INVERSE;
+    p.model = HL_MIX_DIST_INVERSE;
     p.min_distance = 1.0f;
     p.max_distance = 50.0f;
     p.pos[0] = 2.0f; /* right of the default listener, d = 2 */
@@ -555,7 +554,7 @@ static void test_steady_changes(void **state) {
         hl_voice_params_t q = test_params(dc);
         q.flags = HL_MIX_3D | HL_MIX_LOOP;
         q.pos[2] = -2.0f; /* straight ahead at 2 m: inverse model, gain 1/2, centre */
-        q.model = HL_DIST_INVERSE;
+        q.model = HL_MIX_DIST_INVERSE;
         q.bus = HL_BUS_MUSIC;
         assert_int_equal(hl_mixer_play(m, &q, now, &v3d, NULL), 0);
         /* settled: 2D on the left, 3D centred on both sides */

@@ -25,7 +25,6 @@
 
 #include "hl_hrtf.h"
 #include "hl_mixer.h"
-#include "hl_proto.h"
 #include "mix_helpers.h"
 
 #define N_AZ     8
@@ -190,7 +189,7 @@ static void render_3d(hmix_t *h, const hl_pcm_t *pcm, const float pos[3], float 
     hl_voice_params_t p = test_params(pcm);
     p.flags = HL_MIX_3D | HL_MIX_LOOP;
     memcpy(p.pos, pos, sizeof p.pos);
-    p.model = HL_DIST_INVERSE;
+    p.model = HL_MIX_DIST_INVERSE;
     p.occ_db = occ_db;
     uint64_t v;
     assert_int_equal(hl_mixer_play(h->m, &p, 0, &v, NULL), 0);
@@ -310,7 +309,7 @@ static void test_state_reset_on_reuse(void **state) {
     hl_voice_params_t p = test_params(loud);
     p.flags = HL_MIX_3D | HL_MIX_LOOP;
     p.pos[0] = -1.0f;
-    p.model = HL_DIST_INVERSE;
+    p.model = HL_MIX_DIST_INVERSE;
     uint64_t a, b, ended = 0;
     assert_int_equal(hl_mixer_play(h.m, &p, 0, &a, NULL), 0);
     float out[2 * 3 * BLOCK];
@@ -355,7 +354,7 @@ static void test_ring_out_after_natural_end(void **state) {
     hl_voice_params_t p = test_params(src);
     p.flags = HL_MIX_3D;
     p.pos[0] = -1.0f;
-    p.model = HL_DIST_INVERSE;
+    p.model = HL_MIX_DIST_INVERSE;
     uint64_t v, ended = 0;
     assert_int_equal(hl_mixer_play(h.m, &p, 0, &v, NULL), 0);
     float *got = calloc(2 * FRAMES, sizeof(float)), *want = calloc(2 * FRAMES, sizeof(float));

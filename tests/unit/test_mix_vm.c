@@ -19,7 +19,6 @@
 
 #include "hl_dsp.h"
 #include "hl_limits.h"
-#include "hl_proto.h"
 #include "mix_helpers.h"
 
 #define LEVEL  0.5f   /* DC test level, below the limiter threshold */
@@ -56,7 +55,7 @@ static own_mixer_t mixer_sos(float sos) {
 static hl_voice_params_t params_3d(const hl_pcm_t *pcm) {
     hl_voice_params_t p = test_params(pcm);
     p.flags = HL_MIX_3D;
-    p.model = HL_DIST_INVERSE;
+    p.model = HL_MIX_DIST_INVERSE;
     p.pos[2] = -DIST;
     return p;
 }
@@ -237,7 +236,8 @@ static void test_clamp_beyond_max(void **state) {
     float *out = new_out(1024);
     float pl, pr;
     hl_pan_equal_power(0.0f, &pl, &pr);
-    const float at_max = LEVEL * hl_distance_gain(HL_DIST_INVERSE, 100.0f, 1.0f, 100.0f, 1.0f) * pl;
+    const float at_max =
+        LEVEL * hl_distance_gain(HL_MIX_DIST_INVERSE, 100.0f, 1.0f, 100.0f, 1.0f) * pl;
     assert_true(at_max > 0.0f);
     hl_mixer_stats_t st;
 

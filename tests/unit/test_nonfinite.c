@@ -1,5 +1,5 @@
 /*
- * test_nonfinite.c - the mixer's per-voice non-finite guard (mixer_rt.c): a
+ * test_nonfinite.c - the mixer's per-voice non-finite guard (voice_src.h): a
  * voice whose samples are NaN or infinite, mixed on the same bus as a sine,
  * must leave the output exactly what the sine alone gives, on the steady
  * path (copy and interpolating kernels), the full path (cubic, loops, gain

@@ -25,7 +25,6 @@
 #include <cmocka.h>
 
 #include "hl_fx.h"
-#include "hl_proto.h"
 #include "mix_helpers.h"
 
 #define RATE    48000.0f
@@ -311,7 +310,7 @@ static float post_case(const pm_case_t *c, int level) {
         p.min_distance = 1.0f;
         p.max_distance = 100.0f;
         p.rolloff = 1.0f;
-        p.model = HL_DIST_INVERSE;
+        p.model = HL_MIX_DIST_INVERSE;
         if (pass == 1) {
             p.lp_hz = PM_LP;
             p.hp_hz = c->hp;

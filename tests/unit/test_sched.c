@@ -23,7 +23,6 @@
 #include <cmocka.h>
 
 #include "hl_limits.h"
-#include "hl_proto.h"
 #include "mix_helpers.h"
 
 #define LEVEL 0.5f

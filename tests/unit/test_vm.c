@@ -1,5 +1,5 @@
 /*
- * test_vm.c - unit tests of the voice manager (daemon/vm.c) on the real mixer
+ * test_vm.c - unit tests of the voice manager (daemon/voice/vm.c) on the real mixer
  * and the real cue table: admission order with each refusal's error code and
  * counters, what counts toward the limits, every overflow policy, handle
  * retirement and fades, real/virtual ranking (priority weighting, hysteresis,

@@ -31,7 +31,7 @@ OP_REPLY, OP_EVENT = 128, 129
 # the requests HL_FLAG_AT schedules and a bundle may hold (hl_op_schedulable)
 SCHEDULABLE = frozenset(("play", "stop", "set", "bus", "listener"))
 
-# proto/heliod_errors.h
+# proto/defs/heliod_errors.h
 ERRORS = {-1: "EPROTO", -2: "EVERSION", -3: "EBADOP", -4: "EINVAL", -5: "ENOSOUND",
           -6: "ENOVOICE", -7: "EEXIST", -8: "EBUSY", -9: "ENOVOICES", -10: "EFILE",
           -11: "EDECODE", -12: "EINUSE", -13: "ETOOBIG", -14: "ENOMEM", -15: "ENAME",

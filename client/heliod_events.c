@@ -1,0 +1,81 @@
+/*
+ * heliod_events.c - libheliod's events: heliod_set_event_callback and the
+ * sink the transport core hands each decoded event to, which turns it into
+ * the public heliod_event_t (heliod_conv.h) for the application's callback.
+ * The core knows only the sink's pointer, never this file.
+ */
+#include "heliod.h"
+#include "heliod_conv.h"
+#include "heliod_int.h"
+
+#include "hl_proto.h"
+
+#include <stdlib.h>
+
+_Static_assert(HELIOD_SUB_BANK == HL_SUB_BANK && HELIOD_SUB_ZONES == HL_SUB_ZONES &&
+                   HELIOD_EVENT_BANK == HL_EVENT_BANK &&
+                   HELIOD_EVENT_ZONE_TICK == HL_EVENT_ZONE_TICK && HELIOD_LOAD_PIN == HL_LOAD_PIN &&
+                   HELIOD_EVENT_RELOAD == HL_EVENT_RELOAD,
+               "asset subscriptions, events and flags are the wire's");
+_Static_assert(HELIOD_SUB_METER == HL_SUB_METER && HELIOD_EVENT_METER == HL_EVENT_METER &&
+                   HELIOD_METER_MAX_BUSES == HL_METER_MAX_BUSES,
+               "meter subscription and event are the wire's");
+_Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == HL_EVENT_PROFILE &&
+                   HELIOD_PROFILE_HIST == HL_PROFILE_HIST &&
+                   HELIOD_PROFILE_MAX_STREAMS == HL_PROFILE_MAX_STREAMS &&
+                   HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
+               "profile subscription and event are the wire's");
+
+/* The core's event sink: one event for fn (never NULL here). */
+static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, heliod_event_fn fn,
+                       void *user) {
+    heliod_meter_t meter; /* on the stack, so a callback may call back into the library */
+    heliod_event_t ev = {
+        .type = e->type,
+        .request_id = e->type == HL_EVENT_ERROR ? request_id : 0,
+        .status = e->status,
+        .message = e->type == HL_EVENT_ERROR || e->type == HL_EVENT_DEVICE_LOST ||
+                           e->type == HL_EVENT_DEVICE_BACK || e->type == HL_EVENT_RELOAD
+                       ? e->message
+                   : e->type == HL_EVENT_ZONE_TICK ? e->report
+                                                   : NULL,
+        .voice = e->voice,
+        .reason = e->reason,
+        .time_ns = e->time_ns,
+        .sound = e->type == HL_EVENT_RELOAD ? e->sound : NULL,
+        .frames = e->frames,
+    };
+    if (e->type == HL_EVENT_METER) {
+        hlc_from_meter_event(&e->meter, &meter);
+        ev.meter = &meter;
+    }
+    if (e->type == HL_EVENT_BANK) {
+        heliod_bank_info_t *bank = malloc(sizeof *bank); /* ~4 KiB (a path): not on the stack */
+        if (!bank) {
+            hlc_conn_fail(h, HELIOD_ENOMEM);
+            return;
+        }
+        hlc_from_bank_info(&e->bank, bank);
+        ev.bank = bank;
+        fn(user, &ev);
+        free(bank);
+        return;
+    }
+    if (e->type == HL_EVENT_PROFILE) {
+        heliod_profile_t *prof = malloc(sizeof *prof); /* ~5 KiB: the stack holds two events */
+        if (!prof) {
+            hlc_conn_fail(h, HELIOD_ENOMEM);
+            return;
+        }
+        hlc_from_profile_event(&e->profile, prof);
+        ev.profile = prof;
+        fn(user, &ev);
+        free(prof);
+        return;
+    }
+    fn(user, &ev);
+}
+
+void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user) {
+    hlc_set_event_sink(h, event_sink, fn, user);
+}

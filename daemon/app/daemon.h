@@ -1,0 +1,157 @@
+/*
+ * daemon.h - the daemon's shared state: one hld_daemon_t owned by main(),
+ * touched only on the libuv main thread (the audio thread sees only the
+ * engine's mixer, the workers only their own jobs).
+ *
+ *   main.c      parse, configure, run
+ *   server.c    socket path, listener, socket activation, accept
+ *   conn.c      per-client buffers, framing, batched writes, backpressure
+ *   dispatch.c  framing, replies, the opcode table, sound/listener/bus/stats ops
+ *   voice_ops.c PLAY, STOP, SET, PAUSE, VOICES: requests on logical voices
+ *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
+ *   emitter_ops.c EMITTER
+ *   cues.c      cue and category definitions, cue sheets
+ *   clients.c   the per-client ledger: quotas, control clients
+ *   governor.c  the CPU-budget governor: how many voices may be real
+ *   governor_policy.c  its decisions, from one poll's figures (no daemon state)
+ *   governor_calib.c   its start-up price of a worst-case voice (a private mixer)
+ *   vm.c        the voice manager: the pool, stop/set/pause, mixer events (vm.h)
+ *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
+ *   vm_rank.c   positions, audibility, ranking into real and virtual voices
+ *   emitters.c  emitters that carry voices
+ *   events.c    mixer event polling, notifications, owner sweeps, shutdown
+ *   stats.c     the STATS key/value list
+ *   metering.c  meters and loudness on the main thread; METER events (meter_tap.c: the
+ *               audio thread's side)
+ *   decoder.c   the streaming decoder pool (its own threads)
+ */
+#ifndef HLD_DAEMON_H
+#define HLD_DAEMON_H
+
+#include <stdint.h>
+#include <uv.h>
+
+#include "banks.h"
+#include "buses.h"
+#include "clients.h"
+#include "config.h"
+#include "cues.h"
+#include "decoder.h"
+#include "engine.h"
+#include "fileio.h"
+#include "governor.h"
+#include "sounds.h"
+#include "sounds_watch.h"
+#include "vm.h"
+#include "world_zones.h"
+#include "reverb_zones.h"
+
+typedef struct hld_conn hld_conn_t;
+struct hld_conn_hooks;
+struct hld_stream_job;
+
+typedef struct {
+    uint64_t clients_total, clients_rejected, protocol_errors;
+    uint64_t cmds_busy, voices_stolen, voices_refused;
+    uint64_t clients_refused_uid; /* peers of another user (SO_PEERCRED), closed at accept */
+    uint64_t denied;              /* EPERM: acts on another client's voice, sound or emitter */
+    uint64_t detached_expired;    /* detached loops ended by --detached-loop-max-s */
+    uint64_t fds_received;        /* descriptors received (SCM_RIGHTS) */
+    uint64_t fds_closed;          /* of those, closed unconsumed (refused, disconnect) */
+    uint64_t uploads_fd, uploads_chunked; /* uploads decoded: LOAD_FD, LOAD_DATA */
+    uint64_t uploads_timed_out;           /* LOAD_DATA uploads dropped idle (HLD_UPLOAD_IDLE_MS) */
+} hld_counters_t;
+
+typedef struct hld_daemon {
+    uv_loop_t *loop;
+    hld_config_t cfg;
+    hld_engine_t engine;
+    hld_sounds_t sounds;
+    hld_decoder_t decoder;   /* streaming voices' decoder pool */
+    hld_cues_t cues;         /* cue and category definitions */
+    hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
+    hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
+    hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
+    hld_rzones_t rzones;
+    hld_banks_t banks; /* sound banks (banks.c) */
+    hld_files_t files; /* the files requests name, read off the loop (fileio.c) */
+    hld_watch_t watch; /* --watch-assets: hot reload (sounds_watch.c) */
+    hld_wzones_t wzones;
+    /* world zones: banks loaded by the listener's position */ /* reverb zones following the
+                                                                  listener (zones.c) */
+    hld_vm_t *vm; /* logical voices: admission, virtual voices, emitters */
+    /* device switch, loss and recovery (device.c); NULL until first used */
+    struct hld_device *device;
+    hld_counters_t n;
+    uint64_t start_ns;
+
+    /* server */
+    uv_pipe_t listener;
+    int listener_open, unlink_on_exit, activated;
+    uint64_t last_accept_err_log_ns;
+    const struct hld_conn_hooks *conn_hooks; /* conn.c's calls upward (dispatch.c) */
+    hld_conn_t *conns;                       /* live connections (doubly linked) */
+    hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
+    uint32_t clients;      /* listed connections (control ones included) */
+    uint32_t plain;        /* of those, past HELLO and not control: at most cfg.max_clients */
+    uint32_t placed;       /* past HELLO in one of the cfg.max_clients places (control or not) */
+    uint32_t reserved;     /* control clients in the places kept above them (one per process) */
+    uint32_t next_client_id;
+
+    /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */
+    uv_async_t decoder_async; /* a decoder thread finished an open */
+    int decoder_async_open;
+    struct hld_stream_job *stream_jobs; /* in flight (doubly linked) */
+
+    /* events / lifecycle */
+    uv_timer_t poll_timer;
+    uv_signal_t sig_int, sig_term;
+    int owner_sweep;         /* a connection closed: fade its voices (retried while EBUSY) */
+    uint64_t expire_next_ns; /* next check of detached loops against --detached-loop-max-s */
+    int shutting_down;       /* 1: fading, 2: closing handles */
+    int shutdown_stop_pending;
+    uint64_t shutdown_start_ns;
+    int exit_code;
+} hld_daemon_t;
+
+/* ---- server.c ---- */
+/* Listens on cfg.socket_path or a socket-activated fd. 0 or a negative
+ * HELIOD_* code after logging why. */
+int hld_server_listen(hld_daemon_t *d);
+/* Stops accepting and removes the socket file we created. Idempotent. */
+void hld_server_close(hld_daemon_t *d);
+
+/* ---- events.c ---- */
+/* Starts the event poll timer, the signal handlers and the decoder pool's
+ * wake-up (uv_async). 0 or HELIOD_EIO. */
+int hld_events_start(hld_daemon_t *d);
+/* Fades out the voices of connections that are gone (call when one closes). */
+void hld_events_owner_sweep(hld_daemon_t *d);
+/* Creates the voice manager over the engine's mixer (after hld_engine_open).
+ * 0 or HELIOD_ENOMEM. */
+int hld_events_vm_open(hld_daemon_t *d);
+/* Begins the graceful shutdown (also what SIGINT/SIGTERM do). */
+void hld_events_shutdown(hld_daemon_t *d);
+/* One poll tick (what the poll timer runs): mixer events, meters, the voice
+ * manager's and the zones' ticks. The renderer (render.c) calls it after
+ * every period instead of the timer. Main thread. */
+void hld_events_poll(hld_daemon_t *d);
+
+/* ---- voice_ops.c ---- */
+/* hld_vm_ops_t.open_stream: opens a virtual stream voice's stream at its
+ * position on the decoder pool (user = the daemon). */
+int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, uint64_t start,
+                          int64_t loops);
+
+/* Frames for a duration at the engine rate (rounded, >= 0). */
+uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
+/* bus_ops.c: creates the config file's [bus NAME] sections (buses, effects,
+ * ducking) once the mixer exists. 0, or -1 after printing why. */
+int hld_config_buses(hld_daemon_t *d);
+/* asset_ops.c: banks.c's change callback (BANK events, world zones). */
+void hld_assets_bank_changed(void *user, const hld_bank_t *b);
+/* asset_ops.c: sounds.c's reload callback (a log line is sounds.c's; this
+ * sends RELOAD events to BANK subscribers). */
+void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg);
+
+#endif /* HLD_DAEMON_H */

@@ -1,0 +1,116 @@
+/*
+ * dispatch_int.h - what a request handler needs, shared by dispatch.c and the
+ * domain modules that own their opcodes (voice_ops.c, cue_ops.c,
+ * emitter_ops.c): the opcode table, the permission rule, the reply helpers
+ * of replies.h.
+ *
+ * A handler decodes its whole body first (hld_body_ok false: the EPROTO
+ * reply is queued, return HLD_CLOSE_CONN), validates (an error reply via
+ * hld_fail, the connection stays), then acts and replies. With
+ * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
+ * Main thread only.
+ */
+#ifndef HLD_DISPATCH_INT_H
+#define HLD_DISPATCH_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "daemon.h"
+#include "hl_proto.h"
+#include "replies.h"
+
+#define HLD_OPS 64 /* opcode table size: every request opcode is below it */
+
+typedef int (*hld_op_fn)(hld_req_t *q);
+
+/* Mixer or voice-manager result -> error reply; counts EBUSY. */
+int hld_mixer_fail(hld_req_t *q, int rc);
+
+/* The permission rule of every named object a client creates (cues,
+ * categories, buses with their effects, sends and ducking, reverb zones,
+ * banks, world zones): may q's client change or remove one owned by client
+ * `owner` (0: the daemon's: the default buses, the master, the config file,
+ * the --cues sheet)? Yes for a control client, for the owner and the other
+ * connections of its process, and for an object whose owner's process has
+ * no connection left (it adopts it: the caller makes it the new owner).
+ * Otherwise the EPERM reply naming the owner is queued (counted in
+ * `denied`) and 0 is returned; `what` and `name` name the object. */
+int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name);
+/* The same rule without a reply: 1 if c may change (or use) it. */
+int hld_conn_may_change(const hld_conn_t *c, uint32_t owner);
+/* Name namespaces (hld_ns_rank_fn, ctx: the hld_conn_t): how connection ctx
+ * sees an object owned by owner: 3 its process's own, 2 shared (the
+ * daemon's, a control client's, or a gone process's), 1 another live
+ * process's for a control client, 0 invisible. */
+int hld_ns_rank(const void *ctx, uint32_t owner);
+/* After q's client created (created = 1) or changed an object: a created
+ * one is its own; a changed one it did not own is adopted (a control client
+ * changing another's object does not take it over). The new owner's
+ * process is charged (kind HLD_QUOTA_*), the previous owner's discharged. */
+void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created);
+
+/* voice_ops.c */
+int hld_op_play(hld_req_t *q);
+int hld_op_stop(hld_req_t *q);
+int hld_op_stop_all(hld_req_t *q);
+int hld_op_set(hld_req_t *q);
+int hld_op_pause(hld_req_t *q);
+int hld_op_voices(hld_req_t *q);
+/* cue_ops.c */
+int hld_op_cue(hld_req_t *q);
+int hld_op_category(hld_req_t *q);
+int hld_op_cues(hld_req_t *q);
+int hld_op_cues_load(hld_req_t *q);
+/* emitter_ops.c */
+int hld_op_emitter(hld_req_t *q);
+/* bus_ops.c */
+int hld_op_bus(hld_req_t *q);
+int hld_op_buses(hld_req_t *q);
+int hld_op_fx(hld_req_t *q);
+int hld_op_fx_list(hld_req_t *q);
+int hld_op_duck(hld_req_t *q);
+int hld_op_ducks(hld_req_t *q);
+int hld_op_rzone(hld_req_t *q);
+int hld_op_rzones(hld_req_t *q);
+/* asset_ops.c */
+/* A request answered later, once its file work on the worker pool is done
+ * (fileio.h): it holds the connection until hld_later_end. */
+typedef struct {
+    hld_conn_t *c;
+    hl_frame_hdr_t h; /* op, flags, id of the request */
+} hld_later_t;
+void hld_later_begin(hld_later_t *l, const hld_req_t *q);
+/* 1 if the connection is still open: q is set up to answer (hld_fail,
+ * hld_reply_*); 0 if it closed meanwhile. */
+int hld_later_req(hld_later_t *l, hld_req_t *q);
+/* Sends what was answered and lets the connection go. */
+void hld_later_end(hld_later_t *l);
+int hld_op_bank(hld_req_t *q);
+int hld_op_banks(hld_req_t *q);
+int hld_op_zone(hld_req_t *q);
+int hld_op_zones(hld_req_t *q);
+/* time_ops.c: the clock, scheduled requests (HL_FLAG_AT) and bundles */
+int hld_op_clock(hld_req_t *q);
+int hld_op_bundle_begin(hld_req_t *q);
+int hld_op_bundle_end(hld_req_t *q);
+/* A request with HL_FLAG_AT: reads the frame, runs fn with the mixer's
+ * commands scheduled for it. */
+int hld_dispatch_at(hld_req_t *q, hld_op_fn fn);
+/* A request arriving while c holds a bundle open: kept for BUNDLE_END. */
+int hld_bundle_hold(hld_req_t *q);
+/* While one of c's requests runs: its scheduled commands are charged to it
+ * and limited to what its quota leaves (begin saves the mixer's previous
+ * context in s, end restores it; they nest). */
+typedef struct {
+    int on;
+    uint32_t charge, limit;
+} hld_sched_ctx_t;
+void hld_sched_begin(hld_conn_t *c, hld_sched_ctx_t *s);
+void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s);
+/* The message of an EBUSY from the mixer: the client's schedule quota, the
+ * full schedule, or the full command ring. msg: scratch for the first. */
+const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap);
+
+#endif /* HLD_DISPATCH_INT_H */

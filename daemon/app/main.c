@@ -1,0 +1,185 @@
+/*
+ * main.c - heliod's entry point: parse the configuration, open the engine,
+ * lock memory for the audio path (rt_prep.c), listen, run the libuv loop
+ * until SIGINT/SIGTERM, and tear down. Everything else lives in its own
+ * module (see daemon.h for the map). The shutdown is time-bounded by the
+ * guard thread events.c starts at SIGTERM: if a join below hangs (a decoder
+ * or loader thread stuck in I/O), the guard ends the process within 1 s.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "conn.h"
+#include "daemon.h"
+#include "dispatch.h"
+#include "hl_config.h"
+#include "hl_simd.h"
+#include "log.h"
+#include "metering.h"
+#include "render.h"
+#include "rt_prep.h"
+
+#if HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+static int list_devices(void) {
+    static hl_device_info_t devs[HL_MAX_LIST];
+    size_t total = 0;
+    int n = hld_pa_list_devices(devs, HL_MAX_LIST, &total, -1);
+    if (n < 0) {
+        fprintf(stderr, "heliod: PortAudio is not available\n");
+        return 1;
+    }
+    printf("%-5s %-8s %-4s %-10s %s\n", "index", "flags", "ch", "rate", "name (host API)");
+    for (int i = 0; i < n; i++)
+        printf("%-5u %-8s %-4u %-10.0f %s (%s)\n", devs[i].index,
+               (devs[i].flags & HL_DEV_DEFAULT) ? "default" : "", devs[i].max_channels,
+               devs[i].default_rate, devs[i].name, devs[i].hostapi);
+    if (n == 0) printf("(no output devices)\n");
+    return 0;
+}
+
+/* HELIOD_SIMD=portable|avx2|avx512 caps the mixer kernels' instruction set
+ * (tests run each level; an operator can rule out a suspect one). 0, or -1
+ * with a message for a value that names no level. */
+static int apply_simd_env(void) {
+    const char *v = getenv("HELIOD_SIMD");
+    int cpu = hl_simd_cpu();
+    if (v && *v) {
+        int want = hl_simd_parse(v);
+        if (want < 0) {
+            fprintf(stderr, "heliod: HELIOD_SIMD must be portable, avx2 or avx512 (got '%s')\n", v);
+            return -1;
+        }
+        if (want > cpu) hld_warn("HELIOD_SIMD=%s: this CPU runs %s at most", v, hl_simd_name(cpu));
+        (void)hl_simd_set_cap(want);
+    }
+    hld_info("mixer kernels: %s (this CPU runs %s)", hl_simd_name(hl_simd_level()),
+             hl_simd_name(cpu));
+    return 0;
+}
+
+static void close_walk(uv_handle_t *h, void *arg) {
+    (void)arg;
+    if (!uv_is_closing(h)) uv_close(h, NULL);
+}
+
+int main(int argc, char **argv) {
+    static hld_daemon_t d; /* large (sound table); static keeps it off the stack */
+    signal(SIGPIPE, SIG_IGN);
+    int rc = hld_config_load(&d.cfg, argc, argv);
+    if (rc) return rc > 0 ? 0 : 2;
+    hld_log_set_level(d.cfg.log_level);
+    if (d.cfg.list_devices) return list_devices();
+    if (apply_simd_env() != 0) return 2;
+
+    hld_cues_init(&d.cues, d.cfg.seed); /* 0: the built-in seed */
+    if (d.cfg.cues[0]) {
+        char err[HL_MAX_MSG + 1];
+        uint32_t nc = 0, ncat = 0;
+        if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
+            fprintf(stderr, "heliod: --cues: %s\n", err);
+            hld_cues_close(&d.cues);
+            return 2;
+        }
+        hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
+    }
+    d.loop = uv_default_loop();
+    d.start_ns = hld_now_ns();
+    if (hld_engine_open(&d.engine, &d.cfg) != 0 || hld_events_vm_open(&d) != 0) {
+        hld_engine_close(&d.engine);
+        hld_cues_close(&d.cues);
+        return 1;
+    }
+    hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
+    hld_rzones_init(&d.rzones, &d.buses, d.cfg.rate);
+    if (hld_config_buses(&d) != 0) {
+        hld_engine_close(&d.engine);
+        hld_buses_close(&d.buses);
+        hld_vm_destroy(d.vm);
+        hld_cues_close(&d.cues);
+        return 2;
+    }
+    /* prices a worst-case voice before the audio thread runs */
+    hld_governor_init(&d.governor, &d.engine, d.vm, d.cfg.cpu_budget, d.cfg.speed_of_sound);
+    hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
+    hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    hld_files_init(&d.files, d.loop);
+    hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
+    d.banks.files = &d.files;
+    d.banks.ledger = &d.ledger;
+    d.sounds.reload_done = hld_assets_reloaded;
+    d.sounds.reload_user = &d;
+    d.watch.fd = -1;
+    if (d.cfg.watch_assets && !d.cfg.render[0]) /* a render's files do not change under it */
+        (void)hld_watch_start(&d.watch, &d.sounds, d.loop);
+    if (hld_wzones_init(&d.wzones, &d) != 0) {
+        hld_engine_close(&d.engine);
+        return 1;
+    }
+    hld_quota_t quota = {
+        .voices = d.cfg.client_voices,
+        .detached = d.cfg.client_detached,
+        .streams = d.cfg.client_streams,
+        .loads = d.cfg.client_loads,
+        .bytes = (uint64_t)d.cfg.client_sample_mb * 1024 * 1024,
+        .scheduled = d.cfg.client_scheduled,
+        .cues = d.cfg.client_cues,
+        .categories = d.cfg.client_categories,
+        .emitters = d.cfg.client_emitters,
+        .buses = d.cfg.client_buses,
+        .rzones = d.cfg.client_rzones,
+    };
+    hld_clients_init(&d.ledger, &quota);
+    hld_time_init(&d); /* charges scheduled commands to their clients */
+    hld_conn_set_hooks(&d, &hld_dispatch_hooks);
+    if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
+        if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
+            hld_engine_start(&d.engine) != 0) {
+            d.exit_code = 1;
+        } else {
+            uv_timer_stop(&d.poll_timer);
+            d.exit_code = hld_render_run(&d);
+        }
+        hld_events_shutdown(&d);
+        uv_run(d.loop, UV_RUN_DEFAULT);
+    } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
+               hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
+               hld_engine_start(&d.engine) != 0) {
+        d.exit_code = 1;
+        hld_server_close(&d);
+        uv_walk(d.loop, close_walk, NULL);
+        uv_run(d.loop, UV_RUN_DEFAULT);
+    } else {
+        hld_info("heliod %s: %s driver%s%s, %u Hz, period %u, %u voices (%u logical)",
+                 HELIOD_VERSION, d.engine.backend.name,
+                 d.engine.backend.device_name[0] ? " on " : "", d.engine.backend.device_name,
+                 d.cfg.rate, d.cfg.period, d.cfg.voices, d.cfg.virtual_voices);
+#if HAVE_LIBSYSTEMD
+        sd_notify(0, "READY=1");
+#endif
+        uv_run(d.loop, UV_RUN_DEFAULT);
+    }
+    hld_engine_close(&d.engine);
+    hld_buses_close(&d.buses); /* the audio thread is gone: free every effect */
+    hld_metering_free();
+    hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
+    hld_vm_destroy(d.vm);
+    hld_wzones_close(&d.wzones);
+    hld_banks_close(&d.banks);
+    hld_files_close(&d.files);
+    hld_cues_close(&d.cues);
+    hld_sounds_close(&d.sounds);
+    hld_watch_close(&d.watch);    /* after the sounds: no worker adds a watch any more */
+    hld_clients_close(&d.ledger); /* after the sounds charged to clients */
+    if (uv_loop_close(d.loop) != 0) hld_warn("event loop closed with handles still open");
+    hld_config_free(&d.cfg);
+    if (d.shutdown_start_ns)
+        hld_info("stopped, shutdown_ms=%.0f",
+                 (double)(hld_now_ns() - d.shutdown_start_ns) / HLD_NS_PER_MS);
+    return d.exit_code;
+}

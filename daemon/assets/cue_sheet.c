@@ -1,0 +1,575 @@
+/*
+ * cue_sheet.c - the INI cue-sheet loader (see cues.h: hld_cues_load_file,
+ * hld_cues_load_mem). It parses a whole file into temporary definitions,
+ * validates all of them (categories first, so a cue may name a category
+ * defined later in the same file), allocates every new entry it needs, and
+ * only then applies them through cues.c: on any error nothing changes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cues.h"
+#include "cues_int.h"
+#include "hld_text.h"
+
+#define INI_MAX_LINE 8192 /* bytes per line (newline excluded) */
+
+/* ---- INI cue sheets ------------------------------------------------------------------------- */
+
+typedef enum {
+    K_SOUND,  /* appends comma-separated names to sounds[] */
+    K_ENUM,   /* uint8_t, hl_enum_from(arg) */
+    K_FLOAT,  /* float */
+    K_I32,    /* int32_t */
+    K_U32,    /* uint32_t */
+    K_NAME,   /* char[HL_MAX_NAME + 1], "" allowed */
+    K_BOOL,   /* flag bit arg in flags */
+    K_INTERP, /* linear | cubic | sinc: HL_CUE_LINEAR/CUBIC/SINC in flags */
+    K_SEND,   /* "BUS:DB[, BUS:DB]": the cue's sends (hl_vpost_t) */
+} ktype_t;
+
+typedef struct {
+    const char *key;
+    uint8_t type; /* ktype_t */
+    uint8_t arg;  /* K_ENUM: hl_enum_kind_t; K_BOOL: the flag */
+    size_t off;   /* of the field in hl_cue_t / hl_category_t */
+} ini_key_t;
+
+#define CUE_KEY(k, t, a, f)                                                                        \
+    { k, t, a, offsetof(hl_cue_t, f) }
+#define CAT_KEY(k, t, a, f)                                                                        \
+    { k, t, a, offsetof(hl_category_t, f) }
+
+static const ini_key_t k_cue_keys[] = {
+    CUE_KEY("sound", K_SOUND, 0, sounds),
+    CUE_KEY("pick", K_ENUM, HL_ENUM_PICK, pick),
+    CUE_KEY("gain", K_FLOAT, 0, gain_db),
+    CUE_KEY("gain-rand", K_FLOAT, 0, gain_rand_db),
+    CUE_KEY("pitch", K_FLOAT, 0, pitch),
+    CUE_KEY("pitch-rand", K_FLOAT, 0, pitch_rand_cents),
+    CUE_KEY("bus", K_NAME, 0, bus),
+    CUE_KEY("category", K_NAME, 0, category),
+    CUE_KEY("priority", K_I32, 0, priority),
+    CUE_KEY("pan", K_FLOAT, 0, pan),
+    CUE_KEY("3d", K_BOOL, HL_CUE_3D, flags),
+    CUE_KEY("loop", K_BOOL, HL_CUE_LOOP, flags),
+    CUE_KEY("interp", K_INTERP, 0, flags),
+    CUE_KEY("min-distance", K_FLOAT, 0, min_distance),
+    CUE_KEY("max-distance", K_FLOAT, 0, max_distance),
+    CUE_KEY("rolloff", K_FLOAT, 0, rolloff),
+    CUE_KEY("model", K_ENUM, HL_ENUM_MODEL, model),
+    CUE_KEY("fade-in", K_FLOAT, 0, fade_in_ms),
+    CUE_KEY("fade-out", K_FLOAT, 0, fade_out_ms),
+    CUE_KEY("fade-curve", K_ENUM, HL_ENUM_CURVE, fade_curve),
+    CUE_KEY("max-instances", K_U32, 0, max_instances),
+    CUE_KEY("overflow", K_ENUM, HL_ENUM_OVERFLOW, overflow),
+    CUE_KEY("min-interval", K_FLOAT, 0, min_interval_ms),
+    CUE_KEY("beyond", K_ENUM, HL_ENUM_BEYOND, beyond),
+    CUE_KEY("virtual", K_ENUM, HL_ENUM_VIRT, virt),
+    CUE_KEY("doppler", K_FLOAT, 0, doppler),
+    CUE_KEY("lp", K_FLOAT, 0, post.lp_hz),
+    CUE_KEY("hp", K_FLOAT, 0, post.hp_hz),
+    CUE_KEY("occlusion", K_FLOAT, 0, post.occlusion),
+    CUE_KEY("obstruction", K_FLOAT, 0, post.obstruction),
+    CUE_KEY("send", K_SEND, 0, post),
+};
+#define NCUE_KEYS 31
+_Static_assert(sizeof k_cue_keys / sizeof k_cue_keys[0] == NCUE_KEYS, "NCUE_KEYS");
+
+static const ini_key_t k_cat_keys[] = {
+    CAT_KEY("max-instances", K_U32, 0, max_instances),
+    CAT_KEY("overflow", K_ENUM, HL_ENUM_OVERFLOW, overflow),
+    CAT_KEY("fade-out", K_FLOAT, 0, fade_out_ms),
+    CAT_KEY("fade-curve", K_ENUM, HL_ENUM_CURVE, fade_curve),
+};
+#define NCAT_KEYS 4
+_Static_assert(sizeof k_cat_keys / sizeof k_cat_keys[0] == NCAT_KEYS, "NCAT_KEYS");
+
+typedef struct {
+    hl_cue_t def;
+    uint32_t line;                /* of the [cue NAME] header */
+    uint32_t key_line[NCUE_KEYS]; /* last line that set each key, 0 = not set */
+} tmp_cue_t;
+
+typedef struct {
+    hl_category_t def;
+    uint32_t line;
+    uint32_t key_line[NCAT_KEYS];
+} tmp_cat_t;
+
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errcap;
+    uint32_t line; /* being parsed */
+    tmp_cue_t *cues;
+    uint32_t ncues, capcues;
+    tmp_cat_t *cats;
+    uint32_t ncats, capcats;
+    tmp_cue_t *cur_cue; /* section being parsed: one of these or neither */
+    tmp_cat_t *cur_cat;
+    uint16_t cue_slot[HLD_CUE_SLOTS]; /* names defined in this file (duplicate sections) */
+    uint16_t cat_slot[HLD_CAT_SLOTS];
+} ld_t;
+
+static const char *tmp_cue_name_at(const void *tab, uint32_t i) {
+    return ((const tmp_cue_t *)tab)[i].def.name;
+}
+static const char *tmp_cat_name_at(const void *tab, uint32_t i) {
+    return ((const tmp_cat_t *)tab)[i].def.name;
+}
+
+/* "PATH:LINE: message" into err (truncated as needed); returns rc. */
+__attribute__((format(printf, 4, 5))) static int ld_fail(ld_t *L, uint32_t line, int rc,
+                                                         const char *fmt, ...) {
+    if (!L->err || !L->errcap) return rc;
+    int n = snprintf(L->err, L->errcap, "%s:%u: ", L->path, (unsigned)line);
+    if (n < 0 || (size_t)n >= L->errcap) return rc;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->err + n, L->errcap - (size_t)n, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int parse_float(const char *v, float *out) {
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno == ERANGE || !isfinite(d) || fabs(d) > 3.4e38) return -1;
+    *out = (float)d;
+    return 0;
+}
+
+static int parse_int(const char *v, long long lo, long long hi, long long *out) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || errno == ERANGE || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_bool(const char *v) {
+    if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcmp(v, "1")) return 1;
+    if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcmp(v, "0")) return 0;
+    return -1;
+}
+
+static int bad_enum(ld_t *L, const char *key, hl_enum_kind_t kind, const char *v) {
+    char names[160] = "";
+    size_t n = 0;
+    for (int i = 0; hl_enum_name(kind, i) && n < sizeof names; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+                              hl_enum_name(kind, i));
+    return ld_fail(L, L->line, HELIOD_EINVAL, "%s: unknown value '%.64s' (one of: %s)", key, v,
+                   names);
+}
+
+static int add_sounds(ld_t *L, hl_cue_t *m, char *v) {
+    for (char *tok = v;;) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
+        char *name = hld_trim(tok);
+        if (!hl_name_valid(name))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "sound: invalid sound name '%.64s'", name);
+        if (m->nsounds >= HL_MAX_CUE_SOUNDS)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "sound: more than %d sounds",
+                           HL_MAX_CUE_SOUNDS);
+        memcpy(m->sounds[m->nsounds++], name, strlen(name) + 1);
+        if (!comma) return 0;
+        tok = comma + 1;
+    }
+}
+
+/* "BUS:DB[, BUS:DB]" -> the sends of p (replacing them). */
+static int set_sends(ld_t *L, hl_vpost_t *p, char *v) {
+    for (int i = 0; i < HL_VOICE_SENDS; i++) {
+        p->send[i][0] = '\0';
+        p->send_db[i] = 0.0f;
+    }
+    char *tok = v;
+    for (int i = 0; tok; i++) {
+        char *comma = strchr(tok, ',');
+        if (comma) *comma = '\0';
+        char *item = hld_trim(tok), *colon = strrchr(item, ':');
+        float db;
+        if (i >= HL_VOICE_SENDS)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "send: more than %d sends", HL_VOICE_SENDS);
+        if (!colon) return ld_fail(L, L->line, HELIOD_EINVAL, "send: '%.64s' is not BUS:DB", item);
+        *colon = '\0';
+        char *name = hld_trim(item);
+        if (!hl_name_valid(name) || parse_float(hld_trim(colon + 1), &db))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "send: '%.64s' is not BUS:DB", name);
+        memcpy(p->send[i], name, strlen(name) + 1);
+        p->send_db[i] = db;
+        tok = comma ? comma + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Sets one key of obj (an hl_cue_t or hl_category_t) from value v. */
+static int set_key(ld_t *L, const ini_key_t *k, void *obj, char *v) {
+    char *f = (char *)obj + k->off;
+    long long x;
+    float fv;
+    int e;
+    if (!*v && k->type != K_NAME) return ld_fail(L, L->line, HELIOD_EINVAL, "%s: no value", k->key);
+    switch (k->type) {
+    case K_SOUND: return add_sounds(L, obj, v);
+    case K_SEND: return set_sends(L, (hl_vpost_t *)(void *)f, v);
+    case K_ENUM:
+        e = hl_enum_from((hl_enum_kind_t)k->arg, v);
+        if (e < 0) return bad_enum(L, k->key, (hl_enum_kind_t)k->arg, v);
+        *(uint8_t *)f = (uint8_t)e;
+        return 0;
+    case K_FLOAT:
+        if (parse_float(v, &fv))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: '%.64s' is not a finite number", k->key,
+                           v);
+        memcpy(f, &fv, sizeof fv);
+        return 0;
+    case K_I32:
+        if (parse_int(v, INT32_MIN, INT32_MAX, &x))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: '%.64s' is not an integer", k->key, v);
+        *(int32_t *)f = (int32_t)x;
+        return 0;
+    case K_U32:
+        if (parse_int(v, 0, UINT32_MAX, &x))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: '%.64s' is not an integer >= 0", k->key,
+                           v);
+        *(uint32_t *)f = (uint32_t)x;
+        return 0;
+    case K_NAME:
+        if (*v && !hl_name_valid(v))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: invalid name '%.64s'", k->key, v);
+        memcpy(f, v, strlen(v) + 1);
+        return 0;
+    case K_BOOL:
+        e = parse_bool(v);
+        if (e < 0)
+            return ld_fail(L, L->line, HELIOD_EINVAL,
+                           "%s: '%.64s' is not true, false, yes, no, 1 or 0", k->key, v);
+        if (e)
+            *(uint32_t *)f |= k->arg;
+        else
+            *(uint32_t *)f &= ~(uint32_t)k->arg;
+        return 0;
+    case K_INTERP: {
+        uint32_t m = strcmp(v, "sinc") == 0     ? HL_CUE_SINC
+                     : strcmp(v, "cubic") == 0  ? HL_CUE_CUBIC
+                     : strcmp(v, "linear") == 0 ? HL_CUE_LINEAR
+                                                : 0;
+        if (!m)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: '%.64s' is not linear, cubic or sinc",
+                           k->key, v);
+        *(uint32_t *)f = (*(uint32_t *)f & ~(uint32_t)HL_PLAY_INTERP) | m;
+        return 0;
+    }
+    default: return ld_fail(L, L->line, HELIOD_EINVAL, "%s: internal error", k->key);
+    }
+}
+
+static int key_index(const ini_key_t *keys, int n, const char *key) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i].key, key) == 0) return i;
+    return -1;
+}
+
+/* Grows *arr (of elem-byte entries) to hold at least one more, up to max. */
+static int grow(void **arr, uint32_t *cap, uint32_t n, uint32_t max, size_t elem) {
+    if (n < *cap) return 0;
+    uint32_t nc = *cap ? *cap * 2u : 16u;
+    if (nc > max) nc = max;
+    void *p = realloc(*arr, (size_t)nc * elem);
+    if (!p) return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+static int parse_section(ld_t *L, char *s) {
+    size_t n = strlen(s);
+    if (n < 2 || s[n - 1] != ']')
+        return ld_fail(L, L->line, HELIOD_EINVAL, "section header: missing ']'");
+    s[n - 1] = '\0';
+    char *kind = hld_trim(s + 1), *name = kind;
+    while (*name && *name != ' ' && *name != '\t')
+        name++;
+    if (*name) *name++ = '\0';
+    name = hld_trim(name);
+    int is_cue = strcmp(kind, "cue") == 0;
+    if (!is_cue && strcmp(kind, "category") != 0)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "unknown section kind '%.64s' (cue or category)",
+                       kind);
+    if (!hl_name_valid(name))
+        return ld_fail(L, L->line, HELIOD_EINVAL, "%s: invalid name '%.64s'", kind, name);
+    L->cur_cue = NULL;
+    L->cur_cat = NULL;
+    if (is_cue) {
+        uint32_t sl = hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, name, tmp_cue_name_at, L->cues);
+        if (L->cue_slot[sl])
+            return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: already defined at line %u", name,
+                           (unsigned)L->cues[L->cue_slot[sl] - 1u].line);
+        if (L->ncues >= HLD_MAX_CUES)
+            return ld_fail(L, L->line, HELIOD_ENOMEM, "more than %d cues in one file",
+                           HLD_MAX_CUES);
+        if (grow((void **)&L->cues, &L->capcues, L->ncues, HLD_MAX_CUES, sizeof *L->cues))
+            return ld_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
+        tmp_cue_t *t = &L->cues[L->ncues++];
+        memset(t, 0, sizeof *t);
+        hl_cue_init(&t->def);
+        memcpy(t->def.name, name, strlen(name) + 1);
+        t->line = L->line;
+        L->cue_slot[sl] = (uint16_t)L->ncues;
+        L->cur_cue = t;
+    } else {
+        uint32_t sl = hld_cues_slot_of(L->cat_slot, HLD_CAT_SLOTS, name, tmp_cat_name_at, L->cats);
+        if (L->cat_slot[sl])
+            return ld_fail(L, L->line, HELIOD_EINVAL, "category %s: already defined at line %u",
+                           name, (unsigned)L->cats[L->cat_slot[sl] - 1u].line);
+        if (L->ncats >= HLD_MAX_CATEGORIES)
+            return ld_fail(L, L->line, HELIOD_ENOMEM, "more than %d categories in one file",
+                           HLD_MAX_CATEGORIES);
+        if (grow((void **)&L->cats, &L->capcats, L->ncats, HLD_MAX_CATEGORIES, sizeof *L->cats))
+            return ld_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
+        tmp_cat_t *t = &L->cats[L->ncats++];
+        memset(t, 0, sizeof *t);
+        hl_category_init(&t->def);
+        memcpy(t->def.name, name, strlen(name) + 1);
+        t->line = L->line;
+        L->cat_slot[sl] = (uint16_t)L->ncats;
+        L->cur_cat = t;
+    }
+    return 0;
+}
+
+static int parse_line(ld_t *L, char *raw) {
+    char *s = hld_trim(raw);
+    if (!*s || *s == '#' || *s == ';') return 0;
+    if (*s == '[') return parse_section(L, s);
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "expected KEY = VALUE or [cue|category NAME]");
+    *eq = '\0';
+    char *key = hld_trim(s), *val = hld_trim(eq + 1);
+    if (!L->cur_cue && !L->cur_cat)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "%.64s: outside a [cue] or [category] section",
+                       key);
+    const ini_key_t *keys = L->cur_cue ? k_cue_keys : k_cat_keys;
+    int nkeys = L->cur_cue ? NCUE_KEYS : NCAT_KEYS;
+    uint32_t *lines = L->cur_cue ? L->cur_cue->key_line : L->cur_cat->key_line;
+    void *obj = L->cur_cue ? (void *)&L->cur_cue->def : (void *)&L->cur_cat->def;
+    int k = key_index(keys, nkeys, key);
+    if (k < 0)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "unknown key '%.64s' in a %s section", key,
+                       L->cur_cue ? "cue" : "category");
+    if (lines[k] && keys[k].type != K_SOUND)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "%s: already set at line %u", keys[k].key,
+                       (unsigned)lines[k]);
+    lines[k] = L->line;
+    return set_key(L, &keys[k], obj, val);
+}
+
+/* Reads one line (newline dropped) into buf; 1 = got a line, 0 = end of file,
+ * -1 = too long or a NUL byte (err set), -2 = read error. */
+static int read_line(ld_t *L, FILE *f, char *buf) {
+    size_t n = 0;
+    int ch;
+    while ((ch = getc(f)) != EOF && ch != '\n') {
+        if (ch == '\0') return ld_fail(L, L->line, -1, "NUL byte in line");
+        if (n >= INI_MAX_LINE)
+            return ld_fail(L, L->line, -1, "line longer than %d bytes", INI_MAX_LINE);
+        buf[n++] = (char)ch;
+    }
+    buf[n] = '\0';
+    if (ch == EOF) {
+        if (ferror(f)) return -2;
+        if (n == 0) return 0;
+    }
+    return 1;
+}
+
+static uint32_t line_of(const ini_key_t *keys, int nkeys, const uint32_t *lines, uint32_t sect,
+                        const char *key) {
+    int k = key ? key_index(keys, nkeys, key) : -1;
+    return k >= 0 && lines[k] ? lines[k] : sect;
+}
+
+/* Everything that can fail before applying: each definition, categories,
+ * the caps, and the memory of every new entry (spares, which the caller
+ * frees if unused). */
+static int ld_check(ld_t *L, const hld_cues_t *c, hld_cue_t ***cue_spares,
+                    hld_category_t ***cat_spares, uint32_t *nnew_cues, uint32_t *nnew_cats) {
+    const char *why, *key;
+    uint32_t new_cats = 0, new_cues = 0;
+    for (uint32_t i = 0; i < L->ncats; i++) {
+        tmp_cat_t *t = &L->cats[i];
+        if (hld_cat_check(&t->def, &why, &key))
+            return ld_fail(L, line_of(k_cat_keys, NCAT_KEYS, t->key_line, t->line, key),
+                           HELIOD_EINVAL, "category %s: %s", t->def.name, why);
+        if (!hld_cues_find_category(c, t->def.name) && c->ncats + ++new_cats > HLD_MAX_CATEGORIES)
+            return ld_fail(L, t->line, HELIOD_ENOMEM, "category %s: more than %d categories",
+                           t->def.name, HLD_MAX_CATEGORIES);
+    }
+    for (uint32_t i = 0; i < L->ncues; i++) {
+        tmp_cue_t *t = &L->cues[i];
+        if (t->def.nsounds == 0)
+            return ld_fail(L, t->line, HELIOD_EINVAL, "cue %s: no sound (sound = NAME, ...)",
+                           t->def.name);
+        if (hld_cue_check(&t->def, &why, &key))
+            return ld_fail(L, line_of(k_cue_keys, NCUE_KEYS, t->key_line, t->line, key),
+                           HELIOD_EINVAL, "cue %s: %s", t->def.name, why);
+        const char *cat = t->def.category;
+        if (cat[0] &&
+            !L->cat_slot[hld_cues_slot_of(L->cat_slot, HLD_CAT_SLOTS, cat, tmp_cat_name_at,
+                                          L->cats)] &&
+            !hld_cues_find_category(c, cat))
+            return ld_fail(L, line_of(k_cue_keys, NCUE_KEYS, t->key_line, t->line, "category"),
+                           HELIOD_ENOCATEGORY, "cue %s: category: no such category '%s'",
+                           t->def.name, cat);
+        if (!hld_cues_find(c, t->def.name) && c->ncues + ++new_cues > HLD_MAX_CUES)
+            return ld_fail(L, t->line, HELIOD_ENOMEM, "cue %s: more than %d cues", t->def.name,
+                           HLD_MAX_CUES);
+    }
+    *nnew_cues = new_cues;
+    *nnew_cats = new_cats;
+    *cue_spares = calloc(new_cues ? new_cues : 1, sizeof **cue_spares);
+    *cat_spares = calloc(new_cats ? new_cats : 1, sizeof **cat_spares);
+    if (!*cue_spares || !*cat_spares) return ld_fail(L, 0, HELIOD_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < new_cues; i++)
+        if (!((*cue_spares)[i] = calloc(1, sizeof(hld_cue_t))))
+            return ld_fail(L, 0, HELIOD_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < new_cats; i++)
+        if (!((*cat_spares)[i] = calloc(1, sizeof(hld_category_t))))
+            return ld_fail(L, 0, HELIOD_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Opens path for reading if it is a regular file, never blocking on a FIFO. */
+static FILE *open_regular(const char *path, char *err, size_t errcap) {
+    struct stat st;
+    const char *reason = NULL;
+    int fd = -1;
+    if (stat(path, &st) != 0)
+        reason = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        reason = "not a regular file";
+    else if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+        reason = strerror(errno);
+    else if (fstat(fd, &st) != 0)
+        reason = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        reason = "not a regular file"; /* replaced since the stat */
+    FILE *f = NULL;
+    if (!reason && !(f = fdopen(fd, "r"))) reason = strerror(errno);
+    if (reason) {
+        if (fd >= 0) close(fd);
+        if (err && errcap) snprintf(err, errcap, "%s: cannot open: %s", path, reason);
+    }
+    return f;
+}
+
+static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap);
+
+int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats, char *err,
+                       size_t errcap) {
+    if (ncues) *ncues = 0;
+    if (ncats) *ncats = 0;
+    if (err && errcap) err[0] = '\0';
+    FILE *f = open_regular(path, err, errcap);
+    if (!f) return HELIOD_EFILE;
+    return load_stream(c, path, f, ncues, ncats, err, errcap);
+}
+
+int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t len,
+                      uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap) {
+    if (ncues) *ncues = 0;
+    if (ncats) *ncats = 0;
+    if (err && errcap) err[0] = '\0';
+    if (len == 0) return 0; /* an empty sheet defines nothing */
+    FILE *f = fmemopen((void *)(uintptr_t)text, len, "r");
+    if (!f) {
+        if (err && errcap) snprintf(err, errcap, "%s: out of memory", path);
+        return HELIOD_ENOMEM;
+    }
+    return load_stream(c, path, f, ncues, ncats, err, errcap);
+}
+
+static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
+                       char *err, size_t errcap) {
+    ld_t *L = calloc(1, sizeof *L);
+    char *buf = malloc(INI_MAX_LINE + 1);
+    hld_cue_t **cue_spares = NULL;
+    hld_category_t **cat_spares = NULL;
+    uint32_t new_cues = 0, new_cats = 0;
+    int rc = 0;
+    if (!L || !buf) {
+        if (err && errcap) snprintf(err, errcap, "%s: out of memory", path);
+        rc = HELIOD_ENOMEM;
+        goto out;
+    }
+    L->path = path;
+    L->err = err;
+    L->errcap = errcap;
+    for (;;) {
+        L->line++;
+        int r = read_line(L, f, buf);
+        if (r == 0) break;
+        if (r == -1) {
+            rc = HELIOD_EINVAL;
+            goto out;
+        }
+        if (r == -2) {
+            rc = ld_fail(L, L->line, HELIOD_EFILE, "read error: %s", strerror(errno));
+            goto out;
+        }
+        if ((rc = parse_line(L, buf))) goto out;
+    }
+    rc = ld_check(L, c, &cue_spares, &cat_spares, &new_cues, &new_cats);
+    if (rc) goto out;
+
+    /* nothing below can fail: every new entry is already allocated */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < L->ncats; i++) {
+        hld_category_t *sp = k < new_cats ? cat_spares[k] : NULL;
+        hld_cat_apply(c, &L->cats[i].def, &sp, hld_cues_find_category(c, L->cats[i].def.name));
+        if (k < new_cats && !sp) cat_spares[k++] = NULL;
+    }
+    k = 0;
+    for (uint32_t i = 0; i < L->ncues; i++) {
+        hld_cue_t *sp = k < new_cues ? cue_spares[k] : NULL;
+        const hl_cue_t *def = &L->cues[i].def;
+        hld_cue_apply(c, def, &sp, hld_cues_find(c, def->name),
+                      def->category[0] ? hld_cues_find_category(c, def->category) : NULL);
+        if (k < new_cues && !sp) cue_spares[k++] = NULL;
+    }
+    if (ncues) *ncues = L->ncues;
+    if (ncats) *ncats = L->ncats;
+out:
+    if (cue_spares)
+        for (uint32_t i = 0; i < new_cues; i++)
+            free(cue_spares[i]);
+    if (cat_spares)
+        for (uint32_t i = 0; i < new_cats; i++)
+            free(cat_spares[i]);
+    free(cue_spares);
+    free(cat_spares);
+    if (L) {
+        free(L->cues);
+        free(L->cats);
+    }
+    free(L);
+    free(buf);
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,348 @@
+/*
+ * sound_decode.c - a sound file into PCM at the engine rate (see sounds.h):
+ * opening it safely, checking its description against the caps, decoding
+ * against the sample budget and the client's quota, sanitizing, downmixing
+ * and resampling; a file named by path or an upload (in memory or a
+ * descriptor) read through libsndfile's virtual I/O. Any thread: the
+ * loader's workers (sounds.c), the banks and the stream decoder use it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sndfile.h>
+#include <soxr.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decoder.h"
+#include "hl_limits.h"
+#include "hld_limits.h"
+#include "sounds.h"
+
+/* ---- libsndfile virtual I/O over an upload ---------------------------------- */
+
+typedef struct {
+    const uint8_t *mem; /* the encoded file in memory, or NULL */
+    int fd;             /* or a descriptor read with pread */
+    size_t len, pos;    /* its declared size, the cursor */
+} upload_io_t;
+
+static sf_count_t vio_len(void *u) {
+    return (sf_count_t)((upload_io_t *)u)->len;
+}
+static sf_count_t vio_seek(sf_count_t off, int whence, void *u) {
+    upload_io_t *j = u;
+    sf_count_t base = whence == SEEK_CUR   ? (sf_count_t)j->pos
+                      : whence == SEEK_END ? (sf_count_t)j->len
+                                           : 0;
+    sf_count_t p = base + off;
+    if (p < 0 || p > (sf_count_t)j->len) return -1;
+    j->pos = (size_t)p;
+    return p;
+}
+static sf_count_t vio_read(void *ptr, sf_count_t n, void *u) {
+    upload_io_t *j = u;
+    size_t left = j->len - j->pos, k = n < 0 ? 0 : (size_t)n;
+    if (k > left) k = left;
+    memcpy(ptr, j->mem + j->pos, k);
+    j->pos += k;
+    return (sf_count_t)k;
+}
+/* pread, not mmap: a client that truncates its file while it is decoded
+ * gets a short read (a decode error), never a SIGBUS in the daemon */
+static sf_count_t vio_fd_read(void *ptr, sf_count_t n, void *u) {
+    upload_io_t *j = u;
+    size_t left = j->len - j->pos, k = n < 0 ? 0 : (size_t)n, got = 0;
+    if (k > left) k = left;
+    while (got < k) {
+        ssize_t r = pread(j->fd, (char *)ptr + got, k - got, (off_t)(j->pos + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    j->pos += got;
+    return (sf_count_t)got;
+}
+static sf_count_t vio_write(const void *ptr, sf_count_t n, void *u) {
+    (void)ptr, (void)n, (void)u;
+    return 0; /* read only */
+}
+static sf_count_t vio_tell(void *u) {
+    return (sf_count_t)((upload_io_t *)u)->pos;
+}
+
+int hld_sound_open(const char *path, char *msg, size_t cap) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(msg, cap, "cannot open %s: %s", path, strerror(errno));
+        return HELIOD_EFILE;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(msg, cap, "%s is not a regular file", path);
+        close(fd);
+        return HELIOD_EFILE;
+    }
+    if (st.st_size == 0) { /* also what /proc files report */
+        snprintf(msg, cap, "%s is empty (0 bytes)", path);
+        close(fd);
+        return HELIOD_EDECODE;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return HELIOD_EFILE;
+    }
+    return fd;
+}
+
+/* ---- the sample-memory budget and the client's quota ------------------------ */
+
+int hld_sounds_reserve(hld_sounds_t *s, uint64_t bytes) {
+    uint64_t before = atomic_fetch_add_explicit(&s->committed, bytes, memory_order_relaxed);
+    if (before + bytes > s->max_bytes || before + bytes < before) {
+        atomic_fetch_sub_explicit(&s->committed, bytes, memory_order_relaxed);
+        return -1;
+    }
+    return 0;
+}
+
+void hld_sounds_unreserve(hld_sounds_t *s, uint64_t bytes) {
+    atomic_fetch_sub_explicit(&s->committed, bytes, memory_order_relaxed);
+}
+
+/* The decode's share of the budget: reserve before allocating, give back. */
+/* Reserves against the daemon's budget, then the client's quota: 0, or
+ * HELIOD_ENOMEM (the daemon is full) / HELIOD_EQUOTA (this client has its
+ * share) with nothing reserved. */
+static int reserve(hld_decode_t *d, uint64_t bytes) {
+    if (d->budget && hld_sounds_reserve(d->budget, bytes) != 0) return HELIOD_ENOMEM;
+    if (d->quota && hld_client_reserve_bytes(d->quota, bytes) != 0) {
+        if (d->budget) hld_sounds_unreserve(d->budget, bytes);
+        return HELIOD_EQUOTA;
+    }
+    d->reserved += bytes;
+    return 0;
+}
+
+void hld_decode_unreserve(hld_decode_t *d, uint64_t bytes) {
+    if (bytes > d->reserved) bytes = d->reserved;
+    if (d->budget) hld_sounds_unreserve(d->budget, bytes);
+    if (d->quota) hld_client_unreserve_bytes(d->quota, bytes);
+    d->reserved -= bytes;
+}
+
+#define OVER_CAP_MSG   "over the sample memory limit (--max-sample-mb)"
+#define OVER_QUOTA_MSG "client quota: over this client's sample memory (--client-sample-mb)"
+
+int hld_decode_fail(hld_decode_t *d, int status, const char *fmt, const char *detail) {
+    d->status = status;
+    snprintf(d->msg, sizeof d->msg, fmt, detail);
+    free(d->data);
+    d->data = NULL;
+    hld_decode_unreserve(d, d->reserved);
+    return status;
+}
+
+uint64_t hld_sanitize(float *x, size_t n) {
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        if (!(fabsf(v) <= HLD_MAX_SAMPLE)) { /* NaN, Inf, or finite beyond the bound */
+            x[i] = isfinite(v) ? copysignf(HLD_MAX_SAMPLE, v) : 0.0f;
+            bad++;
+        }
+    }
+    return bad;
+}
+
+int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap) {
+    if (info->channels < 1) {
+        snprintf(msg, cap, "no audio in the file");
+        return HELIOD_EDECODE;
+    }
+    if (info->channels > HLD_MAX_SRC_CHANNELS) {
+        snprintf(msg, cap, "%d channels: at most %d are accepted", info->channels,
+                 HLD_MAX_SRC_CHANNELS);
+        return HELIOD_ETOOBIG;
+    }
+    if (info->samplerate < HLD_MIN_SRC_RATE || info->samplerate > HLD_MAX_SRC_RATE) {
+        snprintf(msg, cap, "sample rate %d Hz outside %d..%d Hz", info->samplerate,
+                 HLD_MIN_SRC_RATE, HLD_MAX_SRC_RATE);
+        return HELIOD_EDECODE;
+    }
+    if (info->frames < 0 || info->frames == SF_COUNT_MAX) {
+        snprintf(msg, cap, "the file's length is unknown");
+        return HELIOD_EDECODE;
+    }
+    if (info->frames == 0) {
+        snprintf(msg, cap, "cannot decode: no frames");
+        return HELIOD_EDECODE;
+    }
+    uint64_t secs = stream ? HLD_MAX_STREAM_SECONDS : HL_MAX_SOUND_SECONDS;
+    if ((uint64_t)info->frames > (uint64_t)info->samplerate * secs) {
+        snprintf(msg, cap, "longer than the %s limit (%llu s)", stream ? "stream" : "preload",
+                 (unsigned long long)secs);
+        return HELIOD_ETOOBIG;
+    }
+    return 0;
+}
+
+/* Downmix to stereo with WAV channel order weights: L, R, C and surrounds;
+ * LFE (channel 3) is dropped. In place: out never overtakes in. */
+void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
+    const float c = (float)M_SQRT1_2;
+    float wl = 0, wr = 0;
+    for (uint32_t k = 0; k < ch; k++) {
+        if (k == 3) continue;
+        if (k == 2) {
+            wl += c;
+            wr += c;
+        } else if (k % 2 == 0) {
+            wl += 1;
+        } else {
+            wr += 1;
+        }
+    }
+    for (uint32_t f = 0; f < frames; f++) {
+        const float *in = d + (size_t)f * ch;
+        float l = 0, r = 0;
+        for (uint32_t k = 0; k < ch; k++) {
+            if (k == 3) continue;
+            if (k == 2) {
+                l += c * in[k];
+                r += c * in[k];
+            } else if (k % 2 == 0) {
+                l += in[k];
+            } else {
+                r += in[k];
+            }
+        }
+        d[(size_t)f * 2] = l / wl;
+        d[(size_t)f * 2 + 1] = r / wr;
+    }
+}
+
+/* Streamed load: the first chunk must decode; nothing is kept but the
+ * description (the caps were checked). */
+static int stream_probe(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
+    uint32_t ch = (uint32_t)info->channels;
+    float *buf = malloc((size_t)HLD_STREAM_CHUNK * ch * sizeof(float));
+    if (!buf) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
+    sf_count_t got = sf_readf_float(sf, buf, HLD_STREAM_CHUNK);
+    int err = sf_error(sf);
+    free(buf);
+    if (got <= 0 || err != SF_ERR_NO_ERROR)
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               err != SF_ERR_NO_ERROR ? sf_error_number(err) : "no frames");
+    d->src_channels = ch;
+    d->channels = ch > 2 ? 2 : ch;
+    d->source_rate = (uint32_t)info->samplerate;
+    d->src_frames = (uint64_t)info->frames;
+    uint64_t eng = (uint64_t)ceil((double)info->frames * d->rate / info->samplerate);
+    d->frames = eng > UINT32_MAX ? UINT32_MAX : (uint32_t)eng;
+    d->status = 0;
+    return 0;
+}
+
+int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
+    d->data = NULL;
+    d->nonfinite = 0;
+    char m[HL_MAX_MSG + 1];
+    int rc = hld_sound_check_info(info, d->stream, m, sizeof m);
+    if (rc < 0) return hld_decode_fail(d, rc, "%s", m);
+    if (d->stream) return stream_probe(d, sf, info);
+    /* the caps bound every size below: frames <= 384000 x 3600, 8 channels */
+    uint32_t ch = (uint32_t)info->channels, och = ch > 2 ? 2 : ch;
+    uint32_t srate = (uint32_t)info->samplerate;
+    size_t cap = (size_t)info->frames;
+    uint64_t dec_bytes = (uint64_t)cap * ch * sizeof(float);
+    size_t olen = srate != d->rate ? (size_t)ceil((double)cap * d->rate / srate) + 1 : 0;
+    uint64_t out_bytes = (uint64_t)olen * och * sizeof(float);
+    /* the whole decoded size (and the resampler's output beside it) is
+     * reserved before the first byte is allocated or read */
+    int rr = reserve(d, dec_bytes + out_bytes);
+    if (rr != 0) {
+        d->wanted = dec_bytes + out_bytes;
+        return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
+    }
+    d->data = malloc(dec_bytes);
+    if (!d->data) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory decoding");
+    size_t n = 0;
+    while (n < cap) {
+        sf_count_t want = (sf_count_t)(cap - n);
+        if (want > HLD_DECODE_CHUNK) want = HLD_DECODE_CHUNK;
+        if (d->cancel && atomic_load_explicit(d->cancel, memory_order_relaxed))
+            return hld_decode_fail(d, HELIOD_ECANCELED, "%s", "load cancelled");
+        sf_count_t got = sf_readf_float(sf, d->data + n * ch, want);
+        if (got <= 0) break;
+        n += (size_t)got;
+    }
+    int err = sf_error(sf);
+    if (err != SF_ERR_NO_ERROR || n == 0)
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               n == 0 ? "no frames" : sf_error_number(err));
+    d->nonfinite = hld_sanitize(d->data, n * ch);
+    if (ch > 2) {
+        hld_downmix(d->data, (uint32_t)n, ch);
+        ch = 2;
+    }
+    d->source_rate = srate;
+    if (srate != d->rate) {
+        olen = (size_t)ceil((double)n * d->rate / srate) + 1;
+        float *out = malloc(olen * ch * sizeof(float));
+        if (!out) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory resampling");
+        soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
+        soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0);
+        size_t odone = 0;
+        soxr_error_t se =
+            soxr_oneshot(srate, d->rate, ch, d->data, n, NULL, out, olen, &odone, &io, &q, NULL);
+        free(d->data);
+        d->data = out;
+        if (se || odone == 0)
+            return hld_decode_fail(d, HELIOD_EDECODE, "resampling failed: %s",
+                                   se ? se : "no output");
+        n = odone;
+        d->nonfinite += hld_sanitize(d->data, n * ch); /* finite in, finite out; cheap */
+    }
+    float *shrunk = realloc(d->data, n * ch * sizeof(float));
+    if (shrunk) d->data = shrunk;
+    hld_decode_unreserve(d, d->reserved - (uint64_t)n * ch * sizeof(float)); /* keep what is kept */
+    d->frames = (uint32_t)n;
+    d->channels = ch;
+    d->src_channels = (uint32_t)info->channels;
+    d->src_frames = (uint64_t)info->frames;
+    d->status = 0;
+    return 0;
+}
+
+int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len) {
+    upload_io_t j = {.mem = mem, .fd = fd, .len = len, .pos = 0};
+    SF_VIRTUAL_IO vio = {vio_len, vio_seek, fd >= 0 ? vio_fd_read : vio_read, vio_write, vio_tell};
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open_virtual(&vio, SFM_READ, &info, &j);
+    if (!sf)
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               sf_error_number(sf_error(NULL)));
+    hld_decode_sndfile(d, sf, &info);
+    sf_close(sf);
+    return d->status;
+}
+
+int hld_decode_path(hld_decode_t *d, const char *path) {
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(path, m, sizeof m);
+    if (fd < 0) return hld_decode_fail(d, fd, "%s", m);
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+    if (!sf) /* sf_strerror(NULL) reads a buffer shared by every thread: the code is not */
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               sf_error_number(sf_error(NULL)));
+    hld_decode_sndfile(d, sf, &info);
+    sf_close(sf);
+    return d->status;
+}

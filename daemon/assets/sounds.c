@@ -1,0 +1,766 @@
+/*
+ * sounds.c - named sound table (FNV-1a hashed chains) and the threadpool
+ * loader (see sounds.h).
+ *
+ * The worker thread owns only its job: it opens, decodes, downmixes and
+ * resamples into freshly allocated memory and reports a status and message.
+ * Everything that touches the table (limits, insertion, removal) happens in
+ * the completion on the main thread.
+ */
+#include "sounds.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sndfile.h>
+#include <soxr.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hl_limits.h"
+#include "hld_limits.h"
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "banks.h"
+#include "decoder.h"
+#include "log.h"
+
+#define FNV_OFFSET      2166136261u
+#define FNV_PRIME       16777619u
+#define MIB             (1024ull * 1024ull)
+#define HLD_DECODE_NICE 10 /* decode workers below the event loop (nice 0) */
+
+typedef struct {
+    uv_work_t req;
+    hld_sounds_t *s;
+    hld_sound_t *snd; /* the placeholder */
+    char path[HL_MAX_PATH + 1];
+    hld_load_done_fn done;
+    void *user;
+    hld_decode_t d; /* the decode and its results */
+    int retried;    /* went round once more after an eviction */
+    /* an upload (LOAD_DATA): the encoded file in memory, decoded through
+     * libsndfile's virtual I/O; freed, and its reservation given back, when
+     * the decode is done */
+    uint8_t *mem;
+    size_t mem_len;
+    uint64_t mem_reserved;
+    /* an upload as a descriptor (LOAD_FD): read with pread through the same
+     * virtual I/O (mem_len: its declared size); closed
+     * by the completion. -1: none */
+    int fd;
+    /* --watch-assets: the worker's realpath of the file and the inotify
+     * watch it added for its directory (wpath NULL, wd -1: not watched) */
+    char *wpath;
+    int wd;
+    /* a hot reload (snd NULL): the entry it is for, found again by name and
+     * generation when it completes (it may have been unloaded meanwhile) */
+    int reload;
+    uint32_t rns;
+    char rname[HL_MAX_NAME + 1];
+    uint64_t rgen;
+    hld_client_t *rcl;
+} load_job_t;
+
+static uint32_t hash_name(uint32_t ns, const char *s) {
+    uint32_t h = FNV_OFFSET;
+    for (int i = 0; i < 4; i++, ns >>= 8)
+        h = (h ^ (ns & 0xffu)) * FNV_PRIME;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * FNV_PRIME;
+    return h & (HLD_SOUND_BUCKETS - 1);
+}
+
+void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t max_sample_mb) {
+    memset(s, 0, sizeof *s);
+    s->loop = loop;
+    s->rate = rate;
+    s->max_bytes = (uint64_t)max_sample_mb * MIB;
+    s->watch_fd = -1;
+}
+
+/* ---- watched directories (--watch-assets) ----------------------------------
+ * A worker adds the directory of each file it loaded to the inotify fd
+ * (inotify_add_watch gives the same wd for the same directory); the main
+ * thread counts the entries using each wd and removes a watch nobody uses.
+ * It does so only while no load is in flight, since a worker could be adding
+ * the same directory at that moment (a watch left behind only costs events
+ * that match no sound). */
+static hld_watch_dir_t *wdir_find(hld_sounds_t *s, int wd) {
+    for (uint32_t i = 0; i < s->nwdirs; i++)
+        if (s->wdirs[i].wd == wd) return &s->wdirs[i];
+    return NULL;
+}
+
+static int wdir_ref(hld_sounds_t *s, int wd) {
+    hld_watch_dir_t *w = wdir_find(s, wd);
+    if (!w) {
+        if (s->nwdirs == s->cap_wdirs) {
+            uint32_t cap = s->cap_wdirs ? s->cap_wdirs * 2 : 16;
+            hld_watch_dir_t *n = realloc(s->wdirs, cap * sizeof *n);
+            if (!n) return -1;
+            s->wdirs = n;
+            s->cap_wdirs = cap;
+        }
+        w = &s->wdirs[s->nwdirs++];
+        *w = (hld_watch_dir_t){.wd = wd, .refs = 0};
+    }
+    w->refs++;
+    return 0;
+}
+
+static void wdir_unref(hld_sounds_t *s, int wd) {
+    hld_watch_dir_t *w = wdir_find(s, wd);
+    if (!w || !w->refs) return;
+    if (--w->refs || s->inflight) return;
+    if (s->watch_fd >= 0) (void)inotify_rm_watch(s->watch_fd, wd);
+    *w = s->wdirs[--s->nwdirs];
+}
+
+/* Worker: the canonical path of a file just decoded and a watch on its
+ * directory, for the completion to record. */
+static void watch_add(load_job_t *j) {
+    int fd = j->s->watch_fd;
+    if (fd < 0 || j->reload) return;
+    char *rp = realpath(j->path, NULL);
+    if (!rp) return;
+    char *slash = strrchr(rp, '/');
+    if (!slash || !slash[1]) {
+        free(rp);
+        return;
+    }
+    *slash = '\0';
+    int wd =
+        inotify_add_watch(fd, slash == rp ? "/" : rp, IN_CLOSE_WRITE | IN_MOVED_TO | IN_ONLYDIR);
+    *slash = '/';
+    if (wd < 0) {
+        hld_warn("--watch-assets: cannot watch the directory of %s: %s", rp, strerror(errno));
+        free(rp);
+        return;
+    }
+    j->wpath = rp;
+    j->wd = wd;
+}
+
+/* Frees an entry already out of the table, giving its bytes back to the
+ * table's budget and to the client charged with them. */
+static void sound_free(hld_sound_t *snd) {
+    if (snd->wd >= 0 && snd->owner) wdir_unref(snd->owner, snd->wd);
+    free(snd->wpath);
+    if (snd->cl) {
+        hld_client_unreserve_bytes(snd->cl, snd->bytes);
+        hld_client_sound_gone(snd->cl);
+    }
+    free((void *)snd->pcm.data);
+    free(snd->path);
+    free(snd);
+}
+
+void hld_sounds_close(hld_sounds_t *s) {
+    for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++) {
+        hld_sound_t *n = s->buckets[b];
+        while (n) {
+            hld_sound_t *next = n->next;
+            if (!n->loading) { /* a loading one is freed by its completion */
+                atomic_fetch_sub_explicit(&s->committed, n->bytes, memory_order_relaxed);
+                sound_free(n);
+            }
+            n = next;
+        }
+        s->buckets[b] = NULL;
+    }
+    s->lru_head = s->lru_tail = NULL;
+    while (s->retired) { /* no voice plays any more: what a reload replaced goes too */
+        hld_sound_t *n = s->retired;
+        s->retired = n->retired_next;
+        atomic_fetch_sub_explicit(&s->committed, n->bytes, memory_order_relaxed);
+        sound_free(n);
+    }
+    s->nretired = 0;
+    s->count = 0;
+    s->bytes = 0;
+    free(s->wdirs);
+    s->wdirs = NULL;
+    s->nwdirs = s->cap_wdirs = 0;
+}
+
+hld_sound_t *hld_sounds_find(hld_sounds_t *s, uint32_t ns, const char *name) {
+    for (hld_sound_t *n = s->buckets[hash_name(ns, name)]; n; n = n->next)
+        if (n->ns == ns && strcmp(n->name, name) == 0) return n;
+    return NULL;
+}
+
+hld_sound_t *hld_sounds_lookup(hld_sounds_t *s, uint32_t client, const char *name) {
+    hld_sound_t *snd = client ? hld_sounds_find(s, client, name) : NULL;
+    return snd ? snd : hld_sounds_find(s, 0, name);
+}
+
+hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm) {
+    return (hld_sound_t *)(void *)((char *)(void *)(uintptr_t)pcm - offsetof(hld_sound_t, pcm));
+}
+
+/* ---- the eviction order ---------------------------------------------------- */
+
+static void lru_unlink(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->lru_prev)
+        snd->lru_prev->lru_next = snd->lru_next;
+    else if (s->lru_head == snd)
+        s->lru_head = snd->lru_next;
+    if (snd->lru_next)
+        snd->lru_next->lru_prev = snd->lru_prev;
+    else if (s->lru_tail == snd)
+        s->lru_tail = snd->lru_prev;
+    snd->lru_prev = snd->lru_next = NULL;
+}
+
+/* Links snd after `after` (NULL: at the head). */
+static void lru_link_after(hld_sounds_t *s, hld_sound_t *snd, hld_sound_t *after) {
+    snd->lru_prev = after;
+    snd->lru_next = after ? after->lru_next : s->lru_head;
+    if (snd->lru_next)
+        snd->lru_next->lru_prev = snd;
+    else
+        s->lru_tail = snd;
+    if (after)
+        after->lru_next = snd;
+    else
+        s->lru_head = snd;
+}
+
+static void table_remove(hld_sounds_t *s, hld_sound_t *snd) {
+    hld_sound_t **pp = &s->buckets[hash_name(snd->ns, snd->name)];
+    while (*pp && *pp != snd)
+        pp = &(*pp)->next;
+    if (*pp) {
+        *pp = snd->next;
+        s->count--;
+        lru_unlink(s, snd);
+    }
+}
+
+/* ---- worker side ---------------------------------------------------------- */
+
+/* A decode worker runs at a lower priority than the event loop (nice +10,
+ * this thread only): a big bank decoding on every core must not delay the
+ * loop's replies (the audio thread is SCHED_FIFO and unaffected either way). */
+static void lower_priority_once(void) {
+    static _Thread_local int done;
+    if (done) return;
+    done = 1;
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), HLD_DECODE_NICE);
+}
+
+static void load_work(uv_work_t *req) {
+    lower_priority_once();
+    load_job_t *j = req->data;
+    hld_decode_t *d = &j->d;
+    char m[HL_MAX_MSG + 1];
+    if (j->fd >= 0) { /* LOAD_FD: what the descriptor is, checked before reading it */
+        struct stat st;
+        if (fstat(j->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            hld_decode_fail(d, HELIOD_EINVAL, "%s",
+                            "the descriptor is not a regular file (send a memfd or a file)");
+            return;
+        }
+        if ((uint64_t)st.st_size != (uint64_t)j->mem_len) {
+            snprintf(m, sizeof m, "the descriptor holds %lld bytes, the frame said %zu",
+                     (long long)st.st_size, j->mem_len);
+            hld_decode_fail(d, HELIOD_EINVAL, "%s", m);
+            return;
+        }
+    }
+    if (j->mem || j->fd >= 0) {
+        hld_decode_upload(d, j->mem, j->fd, j->mem_len);
+        return;
+    }
+    hld_decode_path(d, j->path);
+    if (d->status == 0) watch_add(j);
+}
+
+/* ---- main thread ---------------------------------------------------------- */
+
+/* Takes an entry out of the table and frees it with its bytes. */
+static void sound_drop(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->retired) {
+        hld_sound_t **pp = &s->retired;
+        while (*pp && *pp != snd)
+            pp = &(*pp)->retired_next;
+        if (*pp) {
+            *pp = snd->retired_next;
+            s->nretired--;
+        }
+    } else {
+        table_remove(s, snd);
+    }
+    s->bytes -= snd->bytes;
+    atomic_fetch_sub_explicit(&s->committed, snd->bytes, memory_order_relaxed);
+    sound_free(snd);
+}
+
+static void table_insert(hld_sounds_t *s, hld_sound_t *snd) {
+    uint32_t h = hash_name(snd->ns, snd->name);
+    snd->next = s->buckets[h];
+    s->buckets[h] = snd;
+    s->count++;
+    /* never played: first to go; else after every sound played before it */
+    lru_link_after(s, snd, snd->last_used ? s->lru_tail : NULL);
+}
+
+static void load_work(uv_work_t *req);
+static void load_after(uv_work_t *req, int status);
+
+/* Queues a job again after an eviction made room: 0 or -1. */
+static int requeue(load_job_t *j) {
+    hld_decode_t keep = j->d;
+    memset(&j->d, 0, sizeof j->d);
+    j->d.stream = keep.stream;
+    j->d.rate = keep.rate;
+    j->d.budget = keep.budget;
+    j->d.quota = keep.quota;
+    j->d.cancel = keep.cancel;
+    j->retried = 1;
+    if (uv_queue_work(j->s->loop, &j->req, load_work, load_after) != 0) {
+        j->d = keep;
+        return -1;
+    }
+    j->s->inflight++;
+    return 0;
+}
+
+static void reload_after(load_job_t *j, int status);
+
+static void load_after(uv_work_t *req, int status) {
+    load_job_t *j = req->data;
+    if (j->reload) {
+        reload_after(j, status);
+        return;
+    }
+    hld_decode_t *d = &j->d;
+    hld_sounds_t *s = j->s;
+    hld_sound_t *snd = j->snd;
+    hld_client_t *cl = snd->cl;
+    s->inflight--;
+    if (status == UV_ECANCELED)
+        hld_decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
+    /* a preloaded sound keeps its reservation (exactly its PCM) as its bytes */
+    size_t bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    if (d->status == 0 && d->reserved != bytes) hld_decode_unreserve(d, d->reserved - bytes);
+    table_remove(s, snd);
+    if (d->status == 0) {
+        snd->pcm.data = d->data;
+        snd->pcm.frames = d->frames;
+        snd->pcm.channels = d->channels;
+        snd->pcm.finite = 1; /* the decode zeroed every non-finite sample */
+        snd->source_rate = d->source_rate;
+        snd->src_frames = d->src_frames ? d->src_frames : d->frames;
+        snd->src_channels = d->src_channels ? d->src_channels : d->channels;
+        snd->bytes = bytes;
+        snd->loading = 0;
+        if (j->wpath && wdir_ref(s, j->wd) == 0) {
+            snd->wpath = j->wpath; /* watched: its file's changes reload it */
+            snd->wd = j->wd;
+            j->wpath = NULL;
+        }
+        table_insert(s, snd);
+        s->bytes += bytes;
+        if (d->nonfinite)
+            hld_warn("sound %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                     snd->name, (unsigned long long)d->nonfinite, (double)HLD_MAX_SAMPLE);
+        hld_debug("loaded %s: %u frames, %u ch, %u Hz", snd->name, d->frames, d->channels,
+                  d->source_rate);
+        j->done(j->user, 0, NULL, snd);
+        if (snd->orphan) sound_drop(s, snd); /* its client left while it decoded */
+    } else if (d->status == HELIOD_ENOMEM && d->wanted && !j->retried && !snd->orphan &&
+               !atomic_load_explicit(&snd->cancel, memory_order_relaxed) &&
+               hld_sounds_evict(s, d->wanted, cl) > 0 && requeue(j) == 0) {
+        /* the budget made room by evicting least recently played sounds:
+         * one more try (the placeholder stays; the job goes round again) */
+        table_insert(s, snd);
+        return;
+    } else {
+        hld_decode_unreserve(d, d->reserved);
+        s->loads_failed++;
+        if (d->status == HELIOD_EQUOTA && cl) hld_client_refused(cl, HLD_QUOTA_BYTES);
+        hld_info("load %s failed: %s", snd->name, d->msg);
+        j->done(j->user, d->status, d->msg, NULL);
+        snd->bytes = 0;
+        sound_free(snd);
+    }
+    if (cl) hld_client_load_ended(cl); /* after the entry: a gone client's record may go */
+    if (j->mem) {
+        free(j->mem);
+        hld_sounds_unreserve(s, j->mem_reserved);
+    }
+    if (j->fd >= 0) close(j->fd);
+    free(j->wpath);
+    free(j);
+}
+
+/* ---- hot reload (--watch-assets) ----------------------------------------- */
+
+void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->loading || snd->retired || snd->orphan) return;
+    if (snd->reloading) {
+        snd->reload_again = 1; /* changed again while it decodes: once more after */
+        return;
+    }
+    const char *path = snd->stream ? snd->path : snd->wpath;
+    if (!path) return;
+    load_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        s->reload_failures++;
+        if (s->reload_done) s->reload_done(s->reload_user, snd, HELIOD_ENOMEM, "out of memory");
+        return;
+    }
+    snprintf(j->path, sizeof j->path, "%s", path);
+    j->s = s;
+    j->reload = 1;
+    j->rns = snd->ns;
+    snprintf(j->rname, sizeof j->rname, "%s", snd->name);
+    j->rgen = snd->gen;
+    j->rcl = snd->cl;
+    j->wd = -1;
+    j->fd = -1;
+    j->d.stream = snd->stream;
+    j->d.rate = s->rate;
+    j->d.budget = s;
+    j->d.quota = snd->cl; /* old and new data both count while both are alive */
+    j->req.data = j;
+    if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
+        free(j);
+        s->reload_failures++;
+        if (s->reload_done)
+            s->reload_done(s->reload_user, snd, HELIOD_EIO, "cannot queue the decode job");
+        return;
+    }
+    snd->reloading = 1;
+    s->inflight++;
+    if (snd->cl) hld_client_load_started(snd->cl); /* keeps the quota's record alive */
+}
+
+/* The reload's entry: it takes over the table place of old. */
+static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, const hld_decode_t *d) {
+    hld_sound_t *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    if (old->path && !(n->path = strdup(old->path))) goto fail;
+    if (old->wpath && !(n->wpath = strdup(old->wpath))) goto fail;
+    if (old->wd >= 0 && wdir_ref(s, old->wd) != 0) goto fail;
+    n->wd = old->wd;
+    memcpy(n->name, old->name, sizeof n->name);
+    n->owner = s;
+    n->ns = old->ns;
+    n->loader = old->loader;
+    n->cl = old->cl;
+    n->flags = old->flags;
+    n->stream = old->stream;
+    n->pinned = old->pinned;
+    n->last_used = old->last_used;
+    n->bank = old->bank;
+    n->gen = ++s->gen_clock;
+    n->pcm.data = d->data;
+    n->pcm.frames = d->frames;
+    n->pcm.channels = d->channels;
+    n->pcm.finite = 1;
+    n->source_rate = d->source_rate;
+    n->src_frames = d->src_frames ? d->src_frames : d->frames;
+    n->src_channels = d->src_channels ? d->src_channels : d->channels;
+    n->bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    return n;
+fail:
+    free(n->path);
+    free(n->wpath);
+    free(n);
+    return NULL;
+}
+
+static void reload_after(load_job_t *j, int status) {
+    hld_decode_t *d = &j->d;
+    hld_sounds_t *s = j->s;
+    s->inflight--;
+    if (status == UV_ECANCELED)
+        hld_decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
+    hld_sound_t *old = hld_sounds_find(s, j->rns, j->rname);
+    if (!old || old->gen != j->rgen || old->orphan || old->loading) {
+        /* unloaded (or replaced, or its client left) while it decoded */
+        free(d->data);
+        d->data = NULL;
+        hld_decode_unreserve(d, d->reserved);
+    } else {
+        old->reloading = 0;
+        hld_sound_t *n = d->status == 0 ? reload_entry(s, old, d) : NULL;
+        if (d->status == 0 && !n) {
+            free(d->data);
+            d->data = NULL;
+            hld_decode_unreserve(d, d->reserved);
+            d->status = HELIOD_ENOMEM;
+            snprintf(d->msg, sizeof d->msg, "out of memory");
+        }
+        if (!n) {
+            s->reload_failures++;
+            hld_warn("reload %s failed, the old data stays: %s", old->name, d->msg);
+            if (s->reload_done) s->reload_done(s->reload_user, old, d->status, d->msg);
+            if (old->reload_again) {
+                old->reload_again = 0;
+                hld_sounds_reload(s, old);
+            }
+        } else {
+            if (d->reserved != n->bytes) hld_decode_unreserve(d, d->reserved - n->bytes);
+            int again = old->reload_again;
+            hld_sound_t *place = old->lru_prev; /* the new entry takes the old one's place */
+            table_remove(s, old);
+            table_insert(s, n);
+            lru_unlink(s, n);
+            lru_link_after(s, n, place);
+            s->bytes += n->bytes;
+            if (n->cl) hld_client_sound_added(n->cl);
+            if (n->bank) { /* its bank's size follows (an unloading bank recounts) */
+                uint64_t *kb = &n->bank->bytes;
+                *kb = *kb >= old->bytes ? *kb - old->bytes + n->bytes : n->bytes;
+            }
+            old->bank = NULL; /* the bank knows its sounds by name: this is no longer one */
+            old->retired = 1;
+            old->retired_next = s->retired;
+            s->retired = old;
+            s->nretired++;
+            s->reloads++;
+            hld_info("reloaded %s: %u frames, %u ch, %u Hz (%llu bytes; the old data stays "
+                     "while voices use it)",
+                     n->name, n->pcm.frames, n->pcm.channels, n->source_rate,
+                     (unsigned long long)n->bytes);
+            if (d->nonfinite)
+                hld_warn("sound %s: %llu samples non-finite (zeroed) or beyond +-%g (clipped)",
+                         n->name, (unsigned long long)d->nonfinite, (double)HLD_MAX_SAMPLE);
+            hld_sounds_release(s, old); /* freed now if no voice uses it */
+            if (s->reload_done) s->reload_done(s->reload_user, n, 0, NULL);
+            if (again) hld_sounds_reload(s, n);
+        }
+    }
+    if (j->rcl) hld_client_load_ended(j->rcl);
+    free(j->wpath);
+    free(j);
+}
+
+static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
+                      hld_load_done_fn done, void *user, char *msg, size_t cap);
+
+int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                    uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+    return start_load(s, cl, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
+}
+
+int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
+                        size_t len, uint64_t reserved, uint32_t flags, hld_load_done_fn done,
+                        void *user, char *msg, size_t cap) {
+    if (flags & HL_LOAD_STREAM) {
+        snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
+        return HELIOD_EINVAL;
+    }
+    return start_load(s, cl, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg, cap);
+}
+
+int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
+                       uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+    if (flags & HL_LOAD_STREAM) {
+        snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
+        return HELIOD_EINVAL;
+    }
+    return start_load(s, cl, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
+}
+
+static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
+                      hld_load_done_fn done, void *user, char *msg, size_t cap) {
+#define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
+    if (!hl_name_valid(name))
+        FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
+    int bank = (flags & HLD_LOAD_BANK) != 0;
+    flags &= ~HLD_LOAD_BANK;
+    if (flags & ~(uint32_t)HL_LOAD_MASK) FAIL(HELIOD_EINVAL, "unknown load flags");
+    if (!path[0]) FAIL(HELIOD_EINVAL, "empty path");
+    uint32_t ns = (flags & HL_LOAD_SHARED) || !cl ? 0 : cl->id;
+    if (hld_sounds_find(s, ns, name))
+        FAIL(HELIOD_EEXIST, "a %s sound named %s is already loaded", ns ? "private" : "shared",
+             name);
+    if (s->count >= HL_MAX_SOUNDS) FAIL(HELIOD_ENOMEM, "too many sounds loaded");
+    if (!(flags & HL_LOAD_STREAM) &&
+        atomic_load_explicit(&s->committed, memory_order_relaxed) >= s->max_bytes &&
+        hld_sounds_evict(s, 1, cl) == 0)
+        FAIL(HELIOD_ENOMEM, "over the sample memory limit (--max-sample-mb), nothing evictable");
+    if (s->inflight >= HL_MAX_LOADS_INFLIGHT)
+        FAIL(HELIOD_EBUSY, "too many loads in progress, try again");
+    if (cl) {
+        int rc = bank ? hld_client_check_bytes(cl, msg, cap) : hld_client_check_load(cl, msg, cap);
+        if (rc < 0) return rc;
+    }
+    load_job_t *j = calloc(1, sizeof *j);
+    hld_sound_t *snd = calloc(1, sizeof *snd);
+    if (!j || !snd) {
+        free(j);
+        free(snd);
+        FAIL(HELIOD_ENOMEM, "out of memory");
+    }
+    snprintf(snd->name, sizeof snd->name, "%s", name);
+    snd->ns = ns;
+    snd->loader = cl ? cl->id : 0;
+    snd->loading = 1;
+    snd->flags = flags | (ns ? 0 : HL_LOAD_SHARED);
+    snd->stream = (flags & HL_LOAD_STREAM) != 0;
+    snd->path = snd->stream ? strdup(path) : NULL;
+    if (snd->stream && !snd->path) {
+        free(j);
+        free(snd);
+        FAIL(HELIOD_ENOMEM, "out of memory");
+    }
+    snd->owner = s;
+    snd->gen = ++s->gen_clock;
+    snd->wd = -1;
+    j->wd = -1;
+    j->d.stream = snd->stream;
+    j->d.rate = s->rate;
+    j->d.budget = s;
+    j->d.quota = cl;
+    j->d.cancel = &snd->cancel;
+    snd->pinned = (flags & HL_LOAD_PIN) != 0;
+    snprintf(j->path, sizeof j->path, "%s", path);
+    j->s = s;
+    j->snd = snd;
+    j->done = done;
+    j->user = user;
+    j->mem = mem;
+    j->mem_len = mem_len;
+    j->mem_reserved = mem_reserved;
+    j->fd = fd;
+    j->req.data = j;
+    if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
+        free(j);
+        free(snd->path);
+        free(snd);
+        FAIL(HELIOD_EIO, "cannot queue the decode job");
+    }
+#undef FAIL
+    if (cl) {
+        snd->cl = cl;
+        hld_client_sound_added(cl);
+        hld_client_load_started(cl);
+    }
+    table_insert(s, snd);
+    s->inflight++;
+    return 0;
+}
+
+int hld_sounds_unload(hld_sounds_t *s, hld_sound_t *snd) {
+    if (snd->playing || snd->mixing || snd->pending || snd->loading) return HELIOD_EINUSE;
+    sound_drop(s, snd);
+    return 0;
+}
+
+void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client) {
+    if (!client) return;
+    for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++) {
+        hld_sound_t *n = s->buckets[b];
+        while (n) {
+            hld_sound_t *next = n->next;
+            if (n->ns == client) {
+                n->orphan = 1;
+                hld_sounds_release(s, n);
+            }
+            n = next;
+        }
+    }
+}
+
+void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd) {
+    if ((snd->orphan || snd->retired) && !snd->playing && !snd->mixing && !snd->pending &&
+        !snd->loading)
+        sound_drop(s, snd);
+}
+
+void hld_sounds_touch(hld_sounds_t *s, hld_sound_t *snd) {
+    snd->last_used = ++s->use_clock;
+    if (!snd->retired && (snd->lru_prev || s->lru_head == snd)) { /* in the table: to the tail */
+        lru_unlink(s, snd);
+        lru_link_after(s, snd, s->lru_tail);
+    }
+}
+
+int hld_sound_evictable(const hld_sound_t *snd) {
+    return !snd->pinned && !snd->stream && !snd->loading && !snd->playing && !snd->mixing &&
+           !snd->pending && snd->bytes > 0;
+}
+
+/* A load makes room among its own process's sounds only (the daemon's own
+ * loads, banks and zones, among the sounds charged to nobody): one client's
+ * load never evicts another's sounds. */
+static int evicts(const hld_client_t *cl, const hld_sound_t *n) {
+    return cl ? n->cl && n->cl->proc == cl->proc : !n->cl;
+}
+
+uint64_t hld_sounds_evict(hld_sounds_t *s, uint64_t need, const hld_client_t *cl) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t freed = 0, n = 0;
+    char first[HL_MAX_NAME + 1] = "";
+    /* one walk from the least recently played: each entry is looked at once,
+     * another process's sounds are passed over (still O(n), never a rescan) */
+    for (hld_sound_t *e = s->lru_head, *next; e; e = next) {
+        uint64_t committed = atomic_load_explicit(&s->committed, memory_order_relaxed);
+        if (committed + need <= s->max_bytes) break;
+        next = e->lru_next;
+        s->evict_scanned++;
+        if (!hld_sound_evictable(e) || !evicts(cl, e)) continue;
+        hld_debug("budget: evicting %s (%llu bytes, unused since play %llu)", e->name,
+                  (unsigned long long)e->bytes, (unsigned long long)e->last_used);
+        if (!n++) snprintf(first, sizeof first, "%s", e->name);
+        freed += e->bytes;
+        s->evictions++;
+        s->evicted_bytes += e->bytes;
+        sound_drop(s, e);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)t1.tv_nsec -
+                  (uint64_t)t0.tv_nsec;
+    if (ns > s->evict_ns_max) s->evict_ns_max = ns;
+    if (n)
+        hld_info("budget: evicted %llu sounds (%llu bytes, least recently played first: %s%s)",
+                 (unsigned long long)n, (unsigned long long)freed, first, n > 1 ? ", ..." : "");
+    return freed;
+}
+
+void hld_sounds_budget(const hld_sounds_t *s, uint64_t *pinned, uint64_t *evictable) {
+    *pinned = *evictable = 0;
+    for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
+        for (const hld_sound_t *n = s->buckets[b]; n; n = n->next) {
+            if (n->pinned && !n->loading) *pinned += n->bytes;
+            if (hld_sound_evictable(n)) *evictable += n->bytes;
+        }
+}
+
+void hld_sounds_cancel(hld_sound_t *snd) {
+    if (snd->loading) atomic_store_explicit(&snd->cancel, 1, memory_order_relaxed);
+}
+
+void hld_sounds_foreach(hld_sounds_t *s, int (*fn)(void *user, const hld_sound_t *snd),
+                        void *user) {
+    for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
+        for (hld_sound_t *n = s->buckets[b]; n; n = n->next)
+            if (!n->loading && fn(user, n)) return;
+}
+
+void hld_sound_info(const hld_sound_t *snd, hl_sound_info_t *o) {
+    memset(o, 0, sizeof *o);
+    snprintf(o->name, sizeof o->name, "%s", snd->name);
+    o->frames = snd->pcm.frames;
+    o->channels = (uint16_t)snd->pcm.channels;
+    o->source_rate = snd->source_rate;
+    o->flags = snd->flags;
+    o->playing = snd->playing;
+    o->owner = snd->loader;
+}

@@ -1,0 +1,33 @@
+/*
+ * fx_filter.h - what the two filter files of the effects DSP share (private
+ * to them): fx_biquad.c (biquads, the EQ insert) and fx_vfilter.c (the
+ * per-voice filter, the occlusion curve).
+ *
+ * Denormals: every filter state under 1e-20 (-400 dB) is flushed to zero at
+ * the end of a call. A slowly decaying state cannot cross from there into the
+ * subnormal range within one block, and a fast one passes through it in a few
+ * samples, so nothing stalls even without FTZ/DAZ.
+ */
+#ifndef HL_FX_FILTER_H
+#define HL_FX_FILTER_H
+
+#include <math.h>
+
+#include "hl_ranges.h"
+
+#define HL_PI        3.14159265358979323846
+#define FX_FLUSH     1e-20f      /* states below this are flushed to 0 at block ends */
+#define FX_STATE_MAX 1e30f       /* states above this (or NaN) are reset at block ends */
+#define FX_SQRT2     1.41421356f /* k = 1/Q for Q = 0.7071: Butterworth */
+/* cutoffs (EQ and voice filter) within [BQ_MIN_HZ, BQ_MAX_FRAC x rate]; the range: hl_ranges.h */
+#define BQ_MIN_HZ   ((float)HL_R_EQ_FREQ_LO)
+#define BQ_MAX_FRAC 0.49f
+
+/* Block-end state hygiene: tiny -> 0 (denormals), and NaN, Inf or absurd
+ * (> 1e30) -> 0, so a bad input sample cannot lock a filter up for good. */
+static inline float flush(float x) {
+    float a = fabsf(x);
+    return (a < FX_FLUSH || !(a <= FX_STATE_MAX)) ? 0.0f : x;
+}
+
+#endif /* HL_FX_FILTER_H */

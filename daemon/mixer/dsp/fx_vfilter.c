@@ -1,0 +1,708 @@
+/*
+ * fx_vfilter.c - the per-voice low-pass/high-pass filter of the effects DSP
+ * (hl_fx.h) and the occlusion/obstruction curve that drives it.
+ *
+ * The per-voice filter uses the trapezoidal state-variable filter
+ * (Zavalishin's TPT / Simper's linear trapezoidal SVF): with k = 1/Q it has
+ * exactly the bilinear Butterworth response of the cookbook biquad, but its
+ * state is the integrators' charge rather than a mix of past inputs and
+ * outputs, so a cutoff that moves every 16 frames (occlusion sweeps, distance
+ * filtering) never zippers, and coefficients cost one tanf and a division.
+ * The cutoff glides geometrically (a constant factor per grid step, i.e.
+ * linear in log frequency); the coefficient g = tan(pi f / rate) computed at
+ * each grid point is interpolated linearly across the cell, frame by frame
+ * (a1 follows with one division): with the 16-frame steps alone, a 20 kHz ->
+ * 500 Hz sweep left a 100 Hz tone's largest sample step 0.3% above the
+ * tone's own; interpolated, it stays below it. A stage that is off costs nothing; turning one on
+ * starts it from the off position (low-pass 0.45 * rate, high-pass 10 Hz) with
+ * the low-pass integrator seeded from the signal, so it fades in without a
+ * step, and crossfades from the dry signal over HL_VF_FADE frames while it
+ * glides; turning one off glides it there, then crossfades to the dry signal
+ * over HL_VF_FADE frames (at 10 Hz a high-pass still turns a 100 Hz tone by
+ * 8 degrees, and the seed cannot know the signal's slope: switching straight
+ * would step the waveform) and bypasses it.
+ *
+ * A settled stage (no glide, no crossfade) runs in blocks of four (SSE) or
+ * eight (AVX2 + FMA) samples in state-space form, the same filter with the
+ * same state but without the per-sample dependency chain (see "settled
+ * stage" below); a panned mono voice may run it once before the pan
+ * (hl_vfilter_process_mono_rt) while its channels' states agree.
+ */
+#include "hl_fx.h"
+#include "hl_simd.h"
+
+#include "hl_util.h"
+#include <math.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
+#include "fx_filter.h"
+
+#define VF_MAX_STEPS   65535u /* hl_vf_stage_t.steps is 16 bits: ~21 s glides at 48 kHz */
+#define VF_FADE_CELLS  (HL_VF_FADE / HL_FX_GRID)
+#define VF_HP_IN_CELLS 1 /* a high-pass fades in over one cell (see vf_fade_cells) */
+#define OCC_GAIN_DB    (-24.0f)
+#define OCC_TOP_HZ     20000.0f
+#define OCC_RATIO      (1.0f / 40.0f) /* 20 kHz -> 500 Hz at x = 1 */
+#define OCC_OBS_K      0.81211702f    /* ln 20 / ln 40: obstruction alone reaches 1 kHz */
+
+/* ---- per-voice filter --------------------------------------------------- */
+
+static inline float vf_rate(const hl_vfilter_t *f) {
+    return (float)HL_PI / f->pi_rate;
+}
+
+static inline float vf_a1(float g) {
+    return 1.0f / (1.0f + g * (g + FX_SQRT2));
+}
+
+/* Coefficient at the stage's cutoff, reached at once (no interpolation). */
+static void vf_design(hl_vf_stage_t *st, float pi_rate) {
+    st->g = st->g0 = tanf(st->f * pi_rate);
+}
+
+static float vf_lp_off(const hl_vfilter_t *f) {
+    return HL_VF_LP_OFF_FRAC * vf_rate(f);
+}
+
+/* Target of the low-pass: 0 = off, else the clamped cutoff. */
+static float vf_lp_target(const hl_vfilter_t *f, float hz) {
+    float rate = vf_rate(f);
+    if (!(hz > 0.0f) || hz >= HL_VF_LP_MAX_FRAC * rate) return 0.0f;
+    return hl_clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * rate);
+}
+
+static float vf_hp_target(const hl_vfilter_t *f, float hz) {
+    if (!(hz > HL_VF_HP_OFF_HZ)) return 0.0f;
+    return hl_clampf(hz, BQ_MIN_HZ, BQ_MAX_FRAC * vf_rate(f));
+}
+
+static void vf_clear(hl_vfilter_t *f, int stage) {
+    for (int c = 0; c < 2; c++)
+        f->s[stage][c][0] = f->s[stage][c][1] = 0.0f;
+}
+
+/* Cells of a crossfade. Fading out, and the low-pass fading in: HL_VF_FADE
+ * frames. The high-pass fades in over one cell only: started from a zero
+ * state at 10 Hz it differs from its input by ~g k x at first (0.2% of the
+ * sample), which one cell hides, while its start-up transient (a slow sag of
+ * a few % over ~20 ms) is smoother left alone than crossfaded. */
+static inline uint32_t vf_fade_cells(int stage, int out) {
+    return (out || stage == 0) ? VF_FADE_CELLS : VF_HP_IN_CELLS;
+}
+
+/* Counter of a reversed crossfade (in <-> out) that starts from the mix the
+ * old one has reached: k cells left of from_total leave the mix at
+ * (from_total - k) / from_total of the way, i.e. the new one has that share
+ * of to_total left. */
+static inline uint8_t vf_flip(uint32_t k, uint32_t from_total, uint32_t to_total) {
+    return (uint8_t)(((from_total - k) * to_total + from_total / 2) / from_total);
+}
+
+/* Points a stage at `target` (0 = off; its off position is `off_hz`). */
+static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
+                         uint32_t ramp_frames) {
+    hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
+    uint32_t steps = (ramp_frames + HL_FX_GRID - 1) / HL_FX_GRID;
+    if (steps > VF_MAX_STEPS) steps = VF_MAX_STEPS;
+    if (target > 0.0f) {
+        if (st->mode == HL_VF_OFF) { /* glide in from the off position, fading in */
+            st->f = off_hz;
+            vf_clear(f, stage);
+            st->mode = stage == 0 ? HL_VF_SEED : HL_VF_ON; /* a zeroed high-pass passes x */
+            st->fade = (uint8_t)vf_fade_cells(stage, 0);
+        } else if (st->mode == HL_VF_FADING) { /* fade back in from where the mix is */
+            st->mode = HL_VF_ON;
+            st->fade = vf_flip(st->fade, VF_FADE_CELLS, vf_fade_cells(stage, 0));
+        } else if (st->mode == HL_VF_ENDING) {
+            st->mode = HL_VF_ON;
+        }
+    } else {
+        if (st->mode == HL_VF_OFF || st->mode == HL_VF_FADING) return;
+        if (steps == 0 || st->f == off_hz) { /* off now: fade out where it stands */
+            st->mode = HL_VF_FADING;
+            st->fade = vf_flip(st->fade, vf_fade_cells(stage, 0), VF_FADE_CELLS);
+            st->steps = 0;
+            st->g0 = st->g;
+            return;
+        }
+        st->mode = HL_VF_ENDING;
+        target = off_hz;
+    }
+    st->target = target;
+    if (steps == 0 || st->f == target) {
+        st->steps = 0;
+        st->f = target;
+        vf_design(st, f->pi_rate);
+        return;
+    }
+    st->steps = (uint16_t)steps;
+    st->mul = powf(target / st->f, 1.0f / (float)steps);
+    vf_design(st, f->pi_rate); /* the glide starts from f */
+}
+
+void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
+    if (!(rate >= 1000.0f)) rate = 48000.0f;
+    *f = (hl_vfilter_t){0};
+    f->pi_rate = (float)HL_PI / rate;
+    f->lp.mode = f->hp.mode = HL_VF_OFF;
+    f->lp.f = vf_lp_off(f);
+    f->hp.f = HL_VF_HP_OFF_HZ;
+    vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), 0);
+    vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, 0);
+    f->lp.fade = f->hp.fade = 0; /* a new voice starts from silence: no fade-in */
+    if (f->lp.mode == HL_VF_SEED) f->lp.mode = HL_VF_ON;
+}
+
+void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames) {
+    vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), ramp_frames);
+    vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, ramp_frames);
+    f->grid_pos = 0;
+}
+
+int hl_vfilter_active(const hl_vfilter_t *f) {
+    return f->lp.mode != HL_VF_OFF || f->hp.mode != HL_VF_OFF;
+}
+
+/* Still moving: gliding, interpolating its last step, or crossfading. */
+static inline int vf_busy(const hl_vf_stage_t *st) {
+    return st->steps > 0 || st->g0 != st->g || st->fade > 0 || st->mode == HL_VF_FADING;
+}
+
+/* One grid step, at a cell's first frame: a fade-out that has run its course
+ * turns the stage off; the glide moves (the last step lands on the target;
+ * an ending glide then starts the fade-out with this cell). g0 -> g is what
+ * the cell interpolates. A fade counter k (cells left, this one included,
+ * counted down as each cell completes) makes the cell's mix run from
+ * k / cells to (k - 1) / cells (out) or from 1 - k / cells to
+ * 1 - (k - 1) / cells (in). */
+static void vf_step(hl_vfilter_t *f, int stage) {
+    hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
+    st->g0 = st->g;
+    if (st->mode == HL_VF_FADING) {
+        if (st->fade == 0) {
+            st->mode = HL_VF_OFF;
+            vf_clear(f, stage);
+        }
+        return;
+    }
+    if (st->steps == 0) return;
+    if (--st->steps == 0) {
+        st->f = st->target;
+        if (st->mode == HL_VF_ENDING) {
+            st->mode = HL_VF_FADING; /* an unfinished fade-in is cut short */
+            st->fade = VF_FADE_CELLS;
+        }
+    } else {
+        st->f *= st->mul;
+    }
+    st->g = tanf(st->f * f->pi_rate);
+}
+
+/* Trapezoidal SVF, one stage, one channel, n frames: low-pass output
+ * (hp = 0) or high-pass (x - k v1 - v2). The settled case runs with fixed
+ * coefficients. Otherwise g moves by dg a frame (from g at the first frame,
+ * to reach the cell's target at its last) with a1 recomputed each frame, and
+ * a fading stage outputs x + mix (filtered - x), mix falling by dmix. */
+static void svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
+                    float dmix) {
+    float ic1 = s[0], ic2 = s[1];
+    if (dg == 0.0f && !fade) {
+        const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
+        if (hp) {
+            for (uint32_t i = 0; i < n; i++) {
+                float v0 = x[i];
+                float v3 = v0 - ic2;
+                float v1 = a1 * ic1 + a2 * v3;
+                float v2 = ic2 + a2 * ic1 + a3 * v3;
+                ic1 = 2.0f * v1 - ic1;
+                ic2 = 2.0f * v2 - ic2;
+                x[i] = v0 - FX_SQRT2 * v1 - v2;
+            }
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                float v3 = x[i] - ic2;
+                float v1 = a1 * ic1 + a2 * v3;
+                float v2 = ic2 + a2 * ic1 + a3 * v3;
+                ic1 = 2.0f * v1 - ic1;
+                ic2 = 2.0f * v2 - ic2;
+                x[i] = v2;
+            }
+        }
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
+            float v0 = x[i];
+            float v3 = v0 - ic2;
+            float v1 = a1 * ic1 + a2 * v3;
+            float v2 = ic2 + a2 * ic1 + a3 * v3;
+            ic1 = 2.0f * v1 - ic1;
+            ic2 = 2.0f * v2 - ic2;
+            float y = hp ? v0 - FX_SQRT2 * v1 - v2 : v2;
+            x[i] = fade ? v0 + mix * (y - v0) : y;
+            g += dg;
+            mix -= dmix;
+        }
+    }
+    s[0] = ic1;
+    s[1] = ic2;
+}
+
+#if defined(__SSE2__)
+/* ---- settled stage, four frames at a time --------------------------------
+
+ * The SVF's recursion is a chain of about five dependent operations per
+ * sample, so a settled stage run sample by sample waits on latency, not on
+ * arithmetic. Written as a state-space system (state s = (ic1, ic2)),
+ *   s' = A s + B x,  y = C s + D x,
+ * four samples at once are
+ *   y[i]  = C A^i s + sum_{j <= i} h[i - j] x[j]   (h[0] = D, h[k] = C A^(k-1) B)
+ *   s_end = A^4 s + sum_j A^(3-j) B x[j]
+ * i.e. a few independent multiply-adds per sample and one short dependent
+ * chain (the state) per four. It is the same filter with the same state (the
+ * integrators' charge), so it hands over to and from the per-sample form at
+ * any frame; only the rounding differs (the block matrices are computed in
+ * double from the per-sample form's float coefficients). */
+#define VF_BLK 4
+
+typedef struct {
+    __m128 h[VF_BLK]; /* column j: the response of y[0..3] to x[j] */
+    __m128 n1, n2;    /* the response of y[0..3] to ic1, ic2 */
+    __m128 p[VF_BLK]; /* state at the block's end from x[j]: (ic1, ic2, ic1, ic2) */
+    __m128 q1, q2;    /* ... from ic1, ic2: A^4 columns, (ic1, ic2, ic1, ic2) */
+} vf_blk_t;
+
+#define VF_DMAX 8 /* the longest block form */
+
+/* The block matrices of a settled stage, as floats: everything both block
+ * forms load. */
+typedef struct {
+    float hz[2 * VF_DMAX];          /* VF_DMAX zeros, then h[0..VF_DMAX): from hz + VF_DMAX - j,
+                                       column j of the lower-triangular Toeplitz matrix of h */
+    float st[VF_DMAX + 1][2];       /* A^(m-1) B: the state m samples after a unit impulse */
+    float n1[VF_DMAX], n2[VF_DMAX]; /* C A^i: output i's response to ic1, ic2 */
+    float a4[2][2], a8[2][2];       /* A^4 and A^8, [row][column] */
+} vf_design_t;
+
+static inline void mat2_mul(double r[2][2], double x[2][2], double y[2][2]) {
+    double t[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            t[i][j] = x[i][0] * y[0][j] + x[i][1] * y[1][j];
+    memcpy(r, t, sizeof t);
+}
+
+/* From the stage's own float coefficients (those the per-sample form uses),
+ * in double: one step of the SVF is
+ *   s1' = (2 a1 - 1) s1 - 2 a2 s2 + 2 a2 x,  s2' = 2 a2 s1 + (1 - 2 a3) s2 + 2 a3 x
+ *   low-pass  y = a2 s1 + (1 - a3) s2 + a3 x
+ *   high-pass y = x - k v1 - v2 = -(k a1 + a2) s1 + (k a2 - 1 + a3) s2 + (1 - k a2 - a3) x
+ * and the rest are powers of A (a short chain of 2x2 products, cheaper than
+ * running the filter on impulses). */
+static void vf_blk_matrices(vf_design_t *d, float g, int hp) {
+    const float a1f = vf_a1(g), a2f = g * a1f, a3f = g * a2f;
+    const double a1 = a1f, a2 = a2f, a3 = a3f, k = (double)FX_SQRT2;
+    double A[2][2] = {{2.0 * a1 - 1.0, -2.0 * a2}, {2.0 * a2, 1.0 - 2.0 * a3}};
+    const double c0 = hp ? -(k * a1 + a2) : a2, c1 = hp ? k * a2 - 1.0 + a3 : 1.0 - a3;
+    const double dd = hp ? 1.0 - k * a2 - a3 : a3;
+    double s0 = 2.0 * a2, s1 = 2.0 * a3, r0 = c0, r1 = c1;
+    d->st[0][0] = d->st[0][1] = 0.0f;
+    for (int m = 0; m < VF_DMAX; m++) {
+        d->hz[m] = 0.0f;
+        d->hz[VF_DMAX + m] = (float)(m == 0 ? dd : c0 * d->st[m][0] + c1 * d->st[m][1]);
+        d->st[m + 1][0] = (float)s0;
+        d->st[m + 1][1] = (float)s1;
+        d->n1[m] = (float)r0;
+        d->n2[m] = (float)r1;
+        const double t0 = A[0][0] * s0 + A[0][1] * s1, t1 = A[1][0] * s0 + A[1][1] * s1;
+        const double u0 = r0 * A[0][0] + r1 * A[1][0], u1 = r0 * A[0][1] + r1 * A[1][1];
+        s0 = t0;
+        s1 = t1;
+        r0 = u0;
+        r1 = u1;
+    }
+    double p2[2][2], p4[2][2], p8[2][2];
+    mat2_mul(p2, A, A);
+    mat2_mul(p4, p2, p2);
+    mat2_mul(p8, p4, p4);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            d->a4[i][j] = (float)p4[i][j];
+            d->a8[i][j] = (float)p8[i][j];
+        }
+}
+
+/* The four-sample form's vectors. */
+static void vf_blk_design(vf_blk_t *b, float g, int hp) {
+    vf_design_t d;
+    vf_blk_matrices(&d, g, hp);
+    for (int j = 0; j < VF_BLK; j++) {
+        b->h[j] = _mm_loadu_ps(d.hz + VF_DMAX - j);
+        const float *pj = d.st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
+        b->p[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
+    }
+    b->n1 = _mm_loadu_ps(d.n1);
+    b->n2 = _mm_loadu_ps(d.n2);
+    b->q1 = _mm_setr_ps(d.a4[0][0], d.a4[1][0], d.a4[0][0], d.a4[1][0]);
+    b->q2 = _mm_setr_ps(d.a4[0][1], d.a4[1][1], d.a4[0][1], d.a4[1][1]);
+}
+
+#define VF_BC(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
+
+/* The response of four outputs to the block's inputs x and states sa, sb
+ * (each broadcast): a balanced sum, so the four products run in parallel. */
+static inline __m128 vf_blk_out(const vf_blk_t *b, __m128 x, __m128 sa, __m128 sb) {
+    __m128 t0 = _mm_add_ps(_mm_mul_ps(VF_BC(x, 0), b->h[0]), _mm_mul_ps(VF_BC(x, 1), b->h[1]));
+    __m128 t1 = _mm_add_ps(_mm_mul_ps(VF_BC(x, 2), b->h[2]), _mm_mul_ps(VF_BC(x, 3), b->h[3]));
+    __m128 t2 = _mm_add_ps(_mm_mul_ps(sa, b->n1), _mm_mul_ps(sb, b->n2));
+    return _mm_add_ps(_mm_add_ps(t0, t1), t2);
+}
+
+/* State at the block's end from the inputs (lane pairs: xs_j holds x[j] of
+ * the channel whose state the pair is) and the broadcast states; the
+ * inputs' share does not wait on the previous block. */
+static inline __m128 vf_blk_state(const vf_blk_t *b, __m128 x0, __m128 x1, __m128 x2, __m128 x3,
+                                  __m128 sa, __m128 sb) {
+    __m128 t0 = _mm_add_ps(_mm_mul_ps(x0, b->p[0]), _mm_mul_ps(x1, b->p[1]));
+    __m128 t1 = _mm_add_ps(_mm_mul_ps(x2, b->p[2]), _mm_mul_ps(x3, b->p[3]));
+    __m128 t2 = _mm_add_ps(_mm_mul_ps(sa, b->q1), _mm_mul_ps(sb, b->q2));
+    return _mm_add_ps(_mm_add_ps(t0, t1), t2);
+}
+
+/* A settled stage over n frames of one or two channels in place, whole
+ * blocks only; returns the frames done (a multiple of VF_BLK). */
+static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off,
+                              uint32_t n, int hp, float g) {
+    const uint32_t nb = n / VF_BLK * VF_BLK;
+    if (nb == 0) return 0;
+    vf_blk_t b;
+    vf_blk_design(&b, g, hp);
+    if (nch == 2) {
+        float *l = ch[0] + off, *r = ch[1] + off;
+        /* lanes: ic1 L, ic2 L, ic1 R, ic2 R */
+        __m128 st = _mm_setr_ps(s[0][0], s[0][1], s[1][0], s[1][1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK) {
+            const __m128 xl = _mm_loadu_ps(l + i), xr = _mm_loadu_ps(r + i);
+            const __m128 yl = vf_blk_out(&b, xl, VF_BC(st, 0), VF_BC(st, 1));
+            const __m128 yr = vf_blk_out(&b, xr, VF_BC(st, 2), VF_BC(st, 3));
+            st = vf_blk_state(&b, _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(0, 0, 0, 0)),
+                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(1, 1, 1, 1)),
+                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(2, 2, 2, 2)),
+                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(3, 3, 3, 3)),
+                              _mm_shuffle_ps(st, st, _MM_SHUFFLE(2, 2, 0, 0)),
+                              _mm_shuffle_ps(st, st, _MM_SHUFFLE(3, 3, 1, 1)));
+            _mm_storeu_ps(l + i, yl);
+            _mm_storeu_ps(r + i, yr);
+        }
+        float out[4];
+        _mm_storeu_ps(out, st);
+        s[0][0] = out[0];
+        s[0][1] = out[1];
+        s[1][0] = out[2];
+        s[1][1] = out[3];
+    } else {
+        float *x = ch[0] + off;
+        __m128 st = _mm_setr_ps(s[0][0], s[0][1], s[0][0], s[0][1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK) {
+            const __m128 xv = _mm_loadu_ps(x + i);
+            const __m128 sa = VF_BC(st, 0), sb = VF_BC(st, 1);
+            const __m128 y = vf_blk_out(&b, xv, sa, sb);
+            st = vf_blk_state(&b, VF_BC(xv, 0), VF_BC(xv, 1), VF_BC(xv, 2), VF_BC(xv, 3), sa, sb);
+            _mm_storeu_ps(x + i, y);
+        }
+        float out[4];
+        _mm_storeu_ps(out, st);
+        s[0][0] = out[0];
+        s[0][1] = out[1];
+    }
+    return nb;
+}
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define VF_HAVE_AVX2 1
+#define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
+#define VF_BLK8      8
+
+/* The form with AVX2 and FMA, eight samples a block, one channel after the
+ * other: the state chain (the only dependent part) is then one step per
+ * eight samples instead of per four, and each output row is one eight-wide
+ * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
+ * buffer) with state st[c]; whole blocks only, returns the frames done. */
+VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
+                                         float *const outs[], uint32_t nch, uint32_t n, int hp,
+                                         float g) {
+    const uint32_t nb = n / VF_BLK8 * VF_BLK8;
+    if (nb == 0) return 0;
+    vf_design_t d;
+    vf_blk_matrices(&d, g, hp);
+    __m256 hc[VF_BLK8];
+    __m128 pc[VF_BLK8];
+    for (int j = 0; j < VF_BLK8; j++) {
+        hc[j] = _mm256_loadu_ps(d.hz + VF_DMAX - j);
+        const float *pj = d.st[VF_BLK8 - j];
+        pc[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
+    }
+    const __m256 nv1 = _mm256_loadu_ps(d.n1), nv2 = _mm256_loadu_ps(d.n2);
+    const __m128 q1 = _mm_setr_ps(d.a8[0][0], d.a8[1][0], d.a8[0][0], d.a8[1][0]);
+    const __m128 q2 = _mm_setr_ps(d.a8[0][1], d.a8[1][1], d.a8[0][1], d.a8[1][1]);
+    const __m128 pc0 = pc[0], pc1 = pc[1], pc2 = pc[2], pc3 = pc[3];
+    const __m128 pc4 = pc[4], pc5 = pc[5], pc6 = pc[6], pc7 = pc[7];
+    const __m256 h0 = hc[0], h1 = hc[1], h2 = hc[2], h3 = hc[3];
+    const __m256 h4 = hc[4], h5 = hc[5], h6 = hc[6], h7 = hc[7];
+    for (uint32_t c = 0; c < nch; c++) { /* the channels share the matrices */
+        const float *in = ins[c];
+        float *out = outs[c];
+        float *s = st[c];
+        __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+        for (uint32_t i = 0; i < nb; i += VF_BLK8) {
+            const float *x = in + i;
+            const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+            const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+            const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+            const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+            /* the inputs' share of the next state: off the chain */
+            __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), pc0);
+            __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), pc1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), pc2, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), pc3, p1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), pc4, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), pc5, p1);
+            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), pc6, p0);
+            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), pc7, p1);
+            const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
+            const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
+            /* outputs: three independent sums */
+            __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), nv1);
+            __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), nv2);
+            __m256 y2 = _mm256_mul_ps(x0, h0);
+            y0 = _mm256_fmadd_ps(x1, h1, y0);
+            y1 = _mm256_fmadd_ps(x2, h2, y1);
+            y2 = _mm256_fmadd_ps(x3, h3, y2);
+            y0 = _mm256_fmadd_ps(x4, h4, y0);
+            y1 = _mm256_fmadd_ps(x5, h5, y1);
+            y2 = _mm256_fmadd_ps(x6, h6, y2);
+            y0 = _mm256_fmadd_ps(x7, h7, y0);
+            /* the chain: two products of the state and one add */
+            sv = _mm_add_ps(_mm_fmadd_ps(sb, q2, _mm_add_ps(p0, p1)), _mm_mul_ps(sa, q1));
+            _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+        }
+        float o4[4];
+        _mm_storeu_ps(o4, sv);
+        s[0] = o4[0];
+        s[1] = o4[1];
+    }
+    return nb;
+}
+#endif
+
+/* Which form the settled stages take: 0 per sample, 1 four-sample blocks
+ * (SSE), 2 eight-sample blocks (AVX2 + FMA, mono path); -1 = the best this
+ * CPU runs. */
+static int vf_level = -1;
+
+static int vf_best_level(void) {
+#if defined(VF_HAVE_AVX2)
+    if (hl_simd_level() >= HL_SIMD_AVX2) return 2; /* the CPU's, capped by HELIOD_SIMD */
+#endif
+#if defined(__SSE2__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int hl_vfilter_simd(int level) {
+    const int best = vf_best_level();
+    vf_level = level < 0 || level > best ? best : level;
+    return vf_level;
+}
+
+static inline int vf_level_now(void) {
+    return vf_level < 0 ? vf_best_level() : vf_level;
+}
+
+/* Runs one stage over a chunk starting gp frames into its grid cell. */
+static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t nch, uint32_t off,
+                         uint32_t m, uint32_t gp) {
+    const hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
+    const float inv_grid = 1.0f / (float)HL_FX_GRID;
+    float dg = (st->g - st->g0) * inv_grid;
+    float g = st->g0 + dg * (float)(gp + 1); /* the cell's last frame gets g exactly */
+    if (dg == 0.0f) g = st->g;
+    int out = st->mode == HL_VF_FADING, fade = out || st->fade > 0;
+    float dmix = 1.0f / (float)(vf_fade_cells(stage, out) * HL_FX_GRID);
+    float mix = (float)(st->fade * HL_FX_GRID - gp) * dmix; /* fade-out mix at frame 0 */
+    if (!out) mix = 1.0f - mix;                             /* fading in */
+#if defined(__SSE2__)
+    if (dg == 0.0f && !fade && vf_level_now() >= 1) { /* settled: whole blocks, then the tail */
+        uint32_t done;
+#if defined(VF_HAVE_AVX2)
+        if (vf_level_now() >= 2) {
+            const float *ins[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
+            float *outs[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
+            done = vf_run_avx2(f->s[stage], ins, outs, nch, m, stage == 1, g);
+        } else
+#endif
+            done = vf_run_blocks(f->s[stage], ch, nch, off, m, stage == 1, g);
+        off += done;
+        m -= done;
+    }
+#endif
+    for (uint32_t c = 0; c < nch; c++)
+        svf_run(f->s[stage][c], ch[c] + off, m, stage == 1, g, dg, fade, mix, out ? dmix : -dmix);
+}
+
+void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
+    if (!hl_vfilter_active(f) || n == 0) return;
+    if (nch > 2) nch = 2;
+    uint32_t done = 0;
+    while (done < n) {
+        uint32_t m = n - done, gp = f->grid_pos;
+        if (vf_busy(&f->lp) || vf_busy(&f->hp)) {
+            if (gp == 0) {
+                vf_step(f, 0);
+                vf_step(f, 1);
+                if (!hl_vfilter_active(f)) return; /* the fades ended: bypass from here */
+            }
+            if (m > HL_FX_GRID - gp) m = HL_FX_GRID - gp;
+            f->grid_pos = (gp + m) % HL_FX_GRID;
+        }
+        if (f->lp.mode == HL_VF_SEED) { /* DC steady state at the first sample: no step */
+            for (uint32_t c = 0; c < nch; c++) {
+                f->s[0][c][0] = 0.0f;
+                f->s[0][c][1] = ch[c][done];
+            }
+            f->lp.mode = HL_VF_ON;
+        }
+        if (f->hp.mode != HL_VF_OFF) vf_run_stage(f, 1, ch, nch, done, m, gp);
+        if (f->lp.mode != HL_VF_OFF) vf_run_stage(f, 0, ch, nch, done, m, gp);
+        if (gp + m == HL_FX_GRID) { /* a cell completed: the crossfades move on */
+            if (f->lp.fade > 0) f->lp.fade--;
+            if (f->hp.fade > 0) f->hp.fade--;
+        }
+        done += m;
+    }
+    for (int st = 0; st < 2; st++)
+        for (int c = 0; c < 2; c++)
+            for (int k = 0; k < 2; k++)
+                f->s[st][c][k] = flush(f->s[st][c][k]);
+}
+
+/* ---- the same filter before the pan ---------------------------------------- */
+
+#define VF_MONO_TOL   1e-6f  /* relative state mismatch the mono path accepts */
+#define VF_MONO_MIN_G 1e-12f /* below this pan gain the mono state is not recoverable */
+
+/* A stage the mono path can run: off, or on and settled. */
+static inline int vf_stage_settled(const hl_vf_stage_t *st) {
+    return st->mode == HL_VF_OFF || (st->mode == HL_VF_ON && !vf_busy(st));
+}
+
+/* Which channel the mono state is read from (the louder one) and the ratio
+ * other / reference. */
+static inline int vf_mono_ref(float gl, float gr, float *ratio) {
+    const int c = fabsf(gr) > fabsf(gl);
+    *ratio = c ? gl / gr : gr / gl;
+    return c;
+}
+
+int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr) {
+    if (!(gl - gl == 0.0f && gr - gr == 0.0f)) return 0; /* NaN or Inf */
+    if (!(fabsf(gl) >= VF_MONO_MIN_G || fabsf(gr) >= VF_MONO_MIN_G)) return 0;
+    float ratio;
+    const int c = vf_mono_ref(gl, gr, &ratio);
+    for (int st = 0; st < 2; st++) {
+        if ((st == 0 ? f->lp.mode : f->hp.mode) == HL_VF_OFF) continue;
+        /* measured against the louder channel's state: what the quieter
+         * one would be left with is a free response that far below it */
+        const float tol =
+            VF_MONO_TOL * fmaxf(fabsf(f->s[st][c][0]), fabsf(f->s[st][c][1])) + FX_FLUSH;
+        for (int k = 0; k < 2; k++)
+            if (!(fabsf(f->s[st][1 - c][k] - f->s[st][c][k] * ratio) <= tol)) return 0;
+    }
+    return 1;
+}
+
+/* One settled stage over mono input in, into out (may be in), with mono
+ * state s (ic1, ic2). */
+static void vf_run_mono(float s[2], const float *in, float *out, uint32_t n, int hp, float g) {
+    uint32_t done = 0;
+    const int level = vf_level_now();
+#if defined(VF_HAVE_AVX2)
+    if (level >= 2) {
+        float sa[1][2] = {{s[0], s[1]}};
+        const float *ins[1] = {in};
+        float *outs[1] = {out};
+        done = vf_run_avx2(sa, ins, outs, 1, n, hp, g);
+        s[0] = sa[0][0];
+        s[1] = sa[0][1];
+    }
+#endif
+#if defined(__SSE2__)
+    if (level == 1) {
+        float sb[1][2] = {{s[0], s[1]}};
+        if (out != in) memcpy(out, in, n * sizeof(float));
+        float *ch[1] = {out};
+        done = vf_run_blocks(sb, ch, 1, 0, n, hp, g);
+        s[0] = sb[0][0];
+        s[1] = sb[0][1];
+    }
+#endif
+    if (done < n) {
+        if (out != in) memcpy(out + done, in + done, (n - done) * sizeof(float));
+        svf_run(s, out + done, n - done, hp, g, 0.0f, 0, 0.0f, 0.0f);
+    }
+}
+
+void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
+                                float gr) {
+    float ratio;
+    const int c = vf_mono_ref(gl, gr, &ratio);
+    const float gref = c ? gr : gl, inv = 1.0f / gref;
+    if (!vf_stage_settled(&f->lp) || !vf_stage_settled(&f->hp)) {
+        /* a glide, a crossfade or a seed: the filter is still linear in its
+         * input and state (only time-varying), so the stereo machinery runs
+         * on one channel holding the mono state */
+        if (out != in) memcpy(out, in, n * sizeof(float));
+        for (int st = 0; st < 2; st++)
+            for (int k = 0; k < 2; k++)
+                f->s[st][0][k] = f->s[st][c][k] * inv;
+        float *ch[1] = {out};
+        hl_vfilter_process_rt(f, ch, 1, n);
+        for (int st = 0; st < 2; st++)
+            for (int k = 0; k < 2; k++) {
+                const float sm = f->s[st][0][k];
+                f->s[st][0][k] = flush(sm * gl);
+                f->s[st][1][k] = flush(sm * gr);
+            }
+        return;
+    }
+    int first = 1;
+    for (int st = 1; st >= 0; st--) { /* high-pass first, as hl_vfilter_process_rt */
+        const hl_vf_stage_t *sg = st == 0 ? &f->lp : &f->hp;
+        if (sg->mode == HL_VF_OFF) continue;
+        float sm[2] = {f->s[st][c][0] * inv, f->s[st][c][1] * inv};
+        vf_run_mono(sm, first ? in : out, out, n, st == 1, sg->g);
+        first = 0;
+        for (int k = 0; k < 2; k++) {
+            f->s[st][0][k] = flush(sm[k] * gl);
+            f->s[st][1][k] = flush(sm[k] * gr);
+        }
+    }
+    if (first && out != in) memcpy(out, in, n * sizeof(float));
+}
+
+/* ---- occlusion / obstruction curve ---------------------------------------- */
+
+void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gain, float *lp_hz) {
+    float occ = occlusion == occlusion ? hl_clampf(occlusion, 0.0f, 1.0f) : 0.0f;
+    float obs = obstruction == obstruction ? hl_clampf(obstruction, 0.0f, 1.0f) : 0.0f;
+    *gain = occ > 0.0f ? powf(10.0f, OCC_GAIN_DB * occ / 20.0f) : 1.0f;
+    float x = 1.0f - (1.0f - occ) * (1.0f - OCC_OBS_K * obs);
+    float hz = OCC_TOP_HZ * powf(OCC_RATIO, x);
+    *lp_hz = (x > 0.0f && hz < HL_VF_LP_OFF_FRAC * rate) ? hz : 0.0f;
+}

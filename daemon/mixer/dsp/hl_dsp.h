@@ -1,0 +1,64 @@
+/*
+ * hl_dsp.h - the pure maths of the mixer: gain law, pan law, distance models,
+ * envelope steps and the output limiter. No state beyond what the caller
+ * passes, no allocation: every function here is RT safe and unit-tested
+ * directly.
+ */
+#ifndef HL_DSP_H
+#define HL_DSP_H
+
+#include <stdint.h>
+
+/* 10^(db/20). -inf (or anything <= -144 dB) gives 0. */
+float hl_db_to_lin(float db);
+/* 20*log10(lin); 0 gives -144. */
+float hl_lin_to_db(float lin);
+
+/* Equal-power pan: theta = (pan+1)*pi/4, *l = cos(theta), *r = sin(theta).
+ * pan is clamped to [-1, 1]. Centre = 0.7071/0.7071, -1 = (1, 0), +1 = (0, 1). */
+void hl_pan_equal_power(float pan, float *l, float *r);
+
+/* Distance models, the mixer's own. The wire's HL_DIST_* (hl_proto.h) have
+ * the same values, so the daemon passes a request's model through
+ * (tests/unit/test_dsp.c checks the two tables agree). */
+#define HL_MIX_DIST_LINEAR      0
+#define HL_MIX_DIST_INVERSE     1
+#define HL_MIX_DIST_EXPONENTIAL 2
+
+/* Distance attenuation (0..1) for distance d with the given model
+ * (HL_MIX_DIST_LINEAR / HL_MIX_DIST_INVERSE / HL_MIX_DIST_EXPONENTIAL):
+ *   d is clamped to [min_d, max_d] first;
+ *   linear:      1 - rolloff * (d - min_d) / (max_d - min_d), floored at 0
+ *   inverse:     min_d / (min_d + rolloff * (d - min_d))
+ *   exponential: (d / min_d) ^ (-rolloff)
+ * Callers treat d >= max_d as inaudible (virtual) separately. */
+float hl_distance_gain(int model, float d, float min_d, float max_d, float rolloff);
+
+/* 3D -> (gain, pan): source position relative to a listener given by pos,
+ * forward and up (need not be normalised). Pan is the projection of the unit
+ * direction on the listener's right axis (forward x up); a source at the
+ * listener's position is centred. Returns the distance. */
+float hl_spatial_pan(const float src[3], const float lis_pos[3], const float fwd[3],
+                     const float up[3], float *pan);
+
+/* Peak limiter state on the final stereo output. */
+typedef struct {
+    float env;     /* peak envelope, at most env_max */
+    float release; /* per-sample release coefficient */
+    float thresh;  /* linear threshold */
+    float env_max; /* thresh x HL_LIMITER_MAX_GR: bounds the reduction and so the recovery */
+    uint32_t active_blocks; /* blocks in which it reduced gain */
+} hl_limiter_t;
+void hl_limiter_init(hl_limiter_t *l, float thresh, float release_ms, uint32_t rate);
+/* In place on interleaved stereo. Output is within [-1, 1] and never NaN/Inf
+ * (NaN/Inf samples become 0). Transparent: while every sample is below the
+ * threshold and the envelope has decayed under it, the buffer is untouched
+ * bit for bit. The gain reduction is at most HL_LIMITER_MAX_GR (peaks
+ * beyond it are clipped at full scale), so however loud the input was, the
+ * release brings the gain back within 1 dB in release_ms x ln(MAX_GR /
+ * 1.122) once it is quiet: one loud voice cannot hold the mix down for
+ * longer than it plays plus that. Returns 1 if it changed any sample. RT
+ * safe. */
+int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames);
+
+#endif /* HL_DSP_H */

@@ -1,0 +1,911 @@
+/*
+ * mix_kernels.c - the per-sample loops of the mixer (see mix_kernels.h).
+ *
+ * The loops are written once as static inline bodies and instantiated twice:
+ * a generic build the compiler auto-vectorises for the baseline ISA, and an
+ * AVX2+FMA build selected at init when the CPU supports it. Loops have no
+ * per-sample branches and index with plain ints so the vectoriser can work;
+ * interpolation positions are floats relative to the run start
+ * (idx = (int)x, frac = x - idx). The cubic (Catmull-Rom) bodies are
+ * instantiated the same way, so the AVX2 build vectorises them with gathers.
+ * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
+ * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
+ * 16-lane versions; the rest of that table (the unfused interpolators and
+ * the pitch-1 stereo mixes) is the AVX2 set. On a machine without AVX-512,
+ * scripts/avx512-emu.sh runs their tests on an emulated CPU.
+ * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
+ * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
+ * AVX2 ones are written with intrinsics: at step <= 1 (Catmull-Rom: 9/8)
+ * they read windows of contiguous frames and permute lanes instead of
+ * gathering; the portable ones (other than linear mono) run two passes over
+ * a stack block.
+ */
+#include "mix_kernels.h"
+
+#include "hl_limits.h"
+#include "hl_simd.h"
+
+#include <stdatomic.h>
+
+/* ---- the instruction-set cap (hl_simd.h) ------------------------------------ */
+
+static atomic_int g_simd_cap = HL_SIMD_AVX512;
+
+int hl_simd_set_cap(int level) {
+    atomic_store_explicit(&g_simd_cap, level < HL_SIMD_PORTABLE ? HL_SIMD_PORTABLE : level,
+                          memory_order_relaxed);
+    return hl_simd_level();
+}
+
+int hl_simd_level(void) {
+    int cpu = hl_simd_cpu(), cap = atomic_load_explicit(&g_simd_cap, memory_order_relaxed);
+    return cpu < cap ? cpu : cap;
+}
+
+#define HL_RESTRICT __restrict__
+
+/* 1 when the gain pair is flat over the run (the steady state of a voice):
+ * the kernels then skip the per-sample ramp polynomial, which gives the
+ * same values (g0 + k * 0). */
+static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
+    return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
+}
+
+#define HL_KERNEL_BODIES(SUFFIX, ATTR)                                                             \
+    ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
+                                       const float *HL_RESTRICT s, uint32_t n,                     \
+                                       const hl_gain_ramp_t *g) {                                  \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        if (hl_gain_is_const(g)) {                                                                 \
+            for (uint32_t t = 0; t < n; t++) {                                                     \
+                al[t] += s[t] * l0;                                                                \
+                ar[t] += s[t] * r0;                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += s[t] * (l0 + k * (dl + k * ql));                                              \
+            ar[t] += s[t] * (r0 + k * (dr + k * qr));                                              \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_stereo_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
+                                         const float *HL_RESTRICT s, uint32_t n,                   \
+                                         const hl_gain_ramp_t *g) {                                \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        if (hl_gain_is_const(g)) {                                                                 \
+            for (uint32_t t = 0; t < n; t++) {                                                     \
+                al[t] += s[2 * t] * l0;                                                            \
+                ar[t] += s[2 * t + 1] * r0;                                                        \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += s[2 * t] * (l0 + k * (dl + k * ql));                                          \
+            ar[t] += s[2 * t + 1] * (r0 + k * (dr + k * qr));                                      \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_downmix_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,            \
+                                          const float *HL_RESTRICT s, uint32_t n,                  \
+                                          const hl_gain_ramp_t *g) {                               \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(int)(t + 1);                                                         \
+            float m = (s[2 * t] + s[2 * t + 1]) * 0.5f;                                            \
+            al[t] += m * (l0 + k * (dl + k * ql));                                                 \
+            ar[t] += m * (r0 + k * (dr + k * qr));                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
+                                          uint32_t n, float f0, float step) {                      \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)(int)k * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = s[i], b = s[i + 1];                                                          \
+            d[k] = a + f * (b - a);                                                                \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,        \
+                                            const float *HL_RESTRICT s, uint32_t n, float f0,      \
+                                            float step) {                                          \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)(int)k * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = s[2 * i], b = s[2 * i + 2];                                                  \
+            float c = s[2 * i + 1], e = s[2 * i + 3];                                              \
+            dl_[k] = a + f * (b - a);                                                              \
+            dr_[k] = c + f * (e - c);                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,     \
+                                             uint32_t n, float f0, float step) {                   \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)(int)k * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = (s[2 * i] + s[2 * i + 1]) * 0.5f;                                            \
+            float b = (s[2 * i + 2] + s[2 * i + 3]) * 0.5f;                                        \
+            d[k] = a + f * (b - a);                                                                \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void interp_mix_mono_ref_##SUFFIX(                                                 \
+        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
+        uint32_t t0, uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                  \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        (void)avail;                                                                               \
+        for (uint32_t t = t0; t < n; t++) {                                                        \
+            float x = f0 + (float)(int)t * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            float a = s[i], b = s[i + 1];                                                          \
+            float v = a + f * (b - a);                                                             \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += v * (l0 + k * (dl + k * ql));                                                 \
+            ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
+                                         uint32_t n, float f0, float step) {                       \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)(int)k * step;                                                   \
+            int i = (int)x;                                                                        \
+            d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);               \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void cubic_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,         \
+                                           const float *HL_RESTRICT s, uint32_t n, float f0,       \
+                                           float step) {                                           \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)(int)k * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            const float *p = s + 2 * i;                                                            \
+            dl_[k] = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                   \
+            dr_[k] = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                   \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void cubic_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,      \
+                                            uint32_t n, float f0, float step) {                    \
+        for (uint32_t k = 0; k < n; k++) {                                                         \
+            float x = f0 + (float)(int)k * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            const float *p = s + 2 * i;                                                            \
+            float l = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                  \
+            float r = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                  \
+            d[k] = (l + r) * 0.5f;                                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void mix_planar_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
+                                         const float *HL_RESTRICT l, const float *HL_RESTRICT r,   \
+                                         uint32_t n, const hl_gain_ramp_t *g) {                    \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        if (hl_gain_is_const(g)) {                                                                 \
+            for (uint32_t t = 0; t < n; t++) {                                                     \
+                al[t] += l[t] * l0;                                                                \
+                ar[t] += r[t] * r0;                                                                \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (uint32_t t = 0; t < n; t++) {                                                         \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += l[t] * (l0 + k * (dl + k * ql));                                              \
+            ar[t] += r[t] * (r0 + k * (dr + k * qr));                                              \
+        }                                                                                          \
+    }
+
+HL_KERNEL_BODIES(generic, )
+
+static void interp_mix_mono_generic(float *al, float *ar, const float *s, uint32_t avail,
+                                    uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
+    interp_mix_mono_ref_generic(al, ar, s, avail, 0, n, f0, step, g);
+}
+
+/*
+ * The other portable fused kernels run two passes over a block on the stack
+ * (interpolate, then mix): at the baseline ISA that measured faster than one
+ * scalar pass, as the mix pass vectorises. n <= HL_MIX_BLOCK, so one chunk;
+ * a longer run would go on in chunks with the quadratic re-based.
+ */
+static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
+    const float d = (float)done;
+    hl_gain_ramp_t r = {g->l0 + d * (g->dl + d * g->ql), g->dl + 2.0f * d * g->ql, g->ql,
+                        g->r0 + d * (g->dr + d * g->qr), g->dr + 2.0f * d * g->qr, g->qr};
+    return done ? r : *g;
+}
+
+/* The fused resample+mix entries of the portable table: interpolate a block
+ * into a stack buffer, then mix it (measured faster here than one scalar
+ * pass). One macro per shape: a mono result, or planar stereo. */
+#define HL_FUSED_MONO(name, interp)                                                                \
+    static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n, float f0,   \
+                     float step, const hl_gain_ramp_t *g) {                                        \
+        float tmp[HL_MIX_BLOCK];                                                                   \
+        (void)avail;                                                                               \
+        for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {                                  \
+            uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
+            hl_gain_ramp_t gg = rebase(g, done);                                                   \
+            interp(tmp, s, cnt, f0 + (float)(int)done * step, step);                               \
+            mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);                                 \
+        }                                                                                          \
+    }
+#define HL_FUSED_PLANAR(name, interp)                                                              \
+    static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n, float f0,   \
+                     float step, const hl_gain_ramp_t *g) {                                        \
+        float tl[HL_MIX_BLOCK], tr[HL_MIX_BLOCK];                                                  \
+        (void)avail;                                                                               \
+        for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {                                  \
+            uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
+            hl_gain_ramp_t gg = rebase(g, done);                                                   \
+            interp(tl, tr, s, cnt, f0 + (float)(int)done * step, step);                            \
+            mix_planar_generic(al + done, ar + done, tl, tr, cnt, &gg);                            \
+        }                                                                                          \
+    }
+HL_FUSED_MONO(cubic_mix_mono_generic, cubic_mono_generic)
+HL_FUSED_PLANAR(cubic_mix_stereo_generic, cubic_stereo_generic)
+HL_FUSED_MONO(cubic_mix_downmix_generic, cubic_downmix_generic)
+HL_FUSED_PLANAR(interp_mix_stereo_generic, interp_stereo_generic)
+HL_FUSED_MONO(interp_mix_downmix_generic, interp_downmix_generic)
+
+const hl_mix_kernels_t hl_mix_kernels_generic = {
+    mix_mono_generic,           mix_stereo_generic,        mix_downmix_generic,
+    interp_mono_generic,        interp_stereo_generic,     interp_downmix_generic,
+    interp_mix_mono_generic,    mix_planar_generic,        cubic_mono_generic,
+    cubic_stereo_generic,       cubic_downmix_generic,     cubic_mix_mono_generic,
+    cubic_mix_stereo_generic,   cubic_mix_downmix_generic, interp_mix_stereo_generic,
+    interp_mix_downmix_generic,
+};
+
+/* Scalar resample + mix from output frame t0 (Catmull-Rom mono, linear or
+ * Catmull-Rom stereo): the tails of the SIMD fused kernels (the portable
+ * ones run two passes, above). */
+#define HL_FUSED_MIX_TAILS(SUFFIX, ATTR)                                                           \
+    ATTR static void cubic_mix_mono_ref_##SUFFIX(                                                  \
+        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
+        uint32_t t0, uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                  \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        (void)avail;                                                                               \
+        for (uint32_t t = t0; t < n; t++) {                                                        \
+            float x = f0 + (float)(int)t * step;                                                   \
+            int i = (int)x;                                                                        \
+            float v = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);            \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += v * (l0 + k * (dl + k * ql));                                                 \
+            ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    ATTR static void stereo_mix_ref_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,         \
+                                             const float *HL_RESTRICT s, uint32_t t0, uint32_t n,  \
+                                             float f0, float step, const hl_gain_ramp_t *g,        \
+                                             const int cubic, const int down) {                    \
+        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
+        for (uint32_t t = t0; t < n; t++) {                                                        \
+            float x = f0 + (float)(int)t * step;                                                   \
+            int i = (int)x;                                                                        \
+            float f = x - (float)i;                                                                \
+            const float *p = s + 2 * i;                                                            \
+            float vl, vr;                                                                          \
+            if (!cubic && down) {                                                                  \
+                float a = (p[0] + p[1]) * 0.5f, b = (p[2] + p[3]) * 0.5f;                          \
+                vl = vr = a + f * (b - a);                                                         \
+            } else if (!cubic) {                                                                   \
+                vl = p[0] + f * (p[2] - p[0]);                                                     \
+                vr = p[1] + f * (p[3] - p[1]);                                                     \
+            } else {                                                                               \
+                vl = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                   \
+                vr = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                   \
+                if (down) vl = vr = (vl + vr) * 0.5f;                                              \
+            }                                                                                      \
+            float k = (float)(int)(t + 1);                                                         \
+            al[t] += vl * (l0 + k * (dl + k * ql));                                                \
+            ar[t] += vr * (r0 + k * (dr + k * qr));                                                \
+        }                                                                                          \
+    }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define HL_AVX2_ATTR  __attribute__((target("avx2,fma")))
+#define HL_AVX2_LANES 8
+HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
+HL_FUSED_MIX_TAILS(avx2, HL_AVX2_ATTR)
+
+HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                          uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                          const int flat) {
+    const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const int narrow = step <= 1.0f;
+    uint32_t t = 0;
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
+        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
+        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
+        __m256i i = _mm256_cvttps_epi32(x);
+        __m256 a, b, f;
+        if (narrow) {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + HL_AVX2_LANES + 1 > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
+            __m256 w0 = _mm256_loadu_ps(s + i0), w1 = _mm256_loadu_ps(s + i0 + 1);
+            a = _mm256_permutevar8x32_ps(w0, rel);
+            b = _mm256_permutevar8x32_ps(w1, rel);
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
+        } else {
+            a = _mm256_i32gather_ps(s, i, sizeof(float));
+            b = _mm256_i32gather_ps(s + 1, i, sizeof(float));
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+        }
+        __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
+        __m256 gl = l0, gr = r0;
+        if (!flat) {
+            __m256 k = _mm256_add_ps(kf, one);
+            gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+            gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm256_storeu_ps(al + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(al + t)));
+        _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+/*
+ * The hot path of the engine (mono source resampled to the device rate).
+ * Eight output frames at a time. At step <= 1 the eight source frames they
+ * need lie in a window of nine starting at the first lane's index, so two
+ * unaligned loads and two lane permutes replace a gather; faster steps use
+ * vgatherdps. Float rounding can put the last lane one past the window: the
+ * lane index is clamped and the fraction taken from the clamped index, which
+ * then interpolates to the same value. A flat gain pair (the steady state)
+ * gets its own loop without the ramp polynomial.
+ */
+HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                              const float *HL_RESTRICT s, uint32_t avail,
+                                              uint32_t n, float f0, float step,
+                                              const hl_gain_ramp_t *g) {
+    uint32_t t = hl_gain_is_const(g)
+                     ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
+                     : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
+    interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+/* Catmull-Rom through b (f = 0) and c (f = 1), eight lanes, the same
+ * polynomial as hl_catmull_rom with fused multiply-adds. */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256
+catmull_rom_avx2(__m256 a, __m256 b, __m256 c, __m256 d, __m256 f) {
+    const __m256 two = _mm256_set1_ps(2.0f), three = _mm256_set1_ps(3.0f);
+    const __m256 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f);
+    __m256 p1 = _mm256_sub_ps(c, a);
+    __m256 p2 = _mm256_fmadd_ps(two, a, _mm256_fmsub_ps(four, c, _mm256_fmadd_ps(five, b, d)));
+    __m256 p3 = _mm256_fmadd_ps(three, _mm256_sub_ps(b, c), _mm256_sub_ps(d, a));
+    __m256 inner = _mm256_fmadd_ps(f, _mm256_fmadd_ps(f, p3, p2), p1);
+    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), f), inner, b);
+}
+
+/* How an iteration's eight lanes find their taps; a constant in each
+ * instance of the window loops. */
+#define HL_REACH_GATHER 0 /* step > 9/8: one gather per tap */
+#define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
+#define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
+#define HL_STEP_REACH_9 1.125f
+
+static inline int hl_reach(float step) {
+    return step <= 1.0f ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
+}
+
+HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                         uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                         const int flat, const int reach) {
+    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 eight = _mm256_set1_ps((float)HL_AVX2_LANES);
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const __m256i last = _mm256_set1_epi32(reach == HL_REACH_9 ? HL_AVX2_LANES : HL_AVX2_LANES - 1);
+    /* frames the window loads read from s + i0 on: taps i0 - 1 .. i0 + last + 2 */
+    const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
+    /* t + lane as floats, moved on by 8 each iteration (exact below 2^24) */
+    __m256 kf = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    uint32_t t = 0;
+#pragma GCC unroll 2
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, kf = _mm256_add_ps(kf, eight)) {
+        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
+        __m256i i = _mm256_cvttps_epi32(x);
+        __m256 a, b, c, d, f;
+        if (reach == HL_REACH_GATHER) {
+            a = _mm256_i32gather_ps(s - 1, i, sizeof(float));
+            b = _mm256_i32gather_ps(s, i, sizeof(float));
+            c = _mm256_i32gather_ps(s + 1, i, sizeof(float));
+            d = _mm256_i32gather_ps(s + 2, i, sizeof(float));
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+        } else {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + span > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            const __m256i vi0 = _mm256_set1_epi32(i0);
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, vi0), last);
+            const float *w = s + i0 - 1;
+            if (reach == HL_REACH_8) {
+                a = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rel);
+                b = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 1), rel);
+                c = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 2), rel);
+                d = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 3), rel);
+            } else {
+                /* a lane at offset 8 (only the last can be) takes lane 7 of
+                 * the window one frame on: five windows, each tap a blend
+                 * of two neighbours */
+                const __m256i over = _mm256_cmpgt_epi32(rel, seven);
+                const __m256 m = _mm256_castsi256_ps(over);
+                const __m256i rc = _mm256_add_epi32(rel, over); /* 8 -> 7 */
+                __m256 p0 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rc);
+                __m256 p1 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 1), rc);
+                __m256 p2 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 2), rc);
+                __m256 p3 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 3), rc);
+                __m256 p4 = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w + 4), rc);
+                a = _mm256_blendv_ps(p0, p1, m);
+                b = _mm256_blendv_ps(p1, p2, m);
+                c = _mm256_blendv_ps(p2, p3, m);
+                d = _mm256_blendv_ps(p3, p4, m);
+            }
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, vi0)));
+        }
+        __m256 v = catmull_rom_avx2(a, b, c, d, f);
+        __m256 gl = l0, gr = r0;
+        if (!flat) {
+            __m256 k = _mm256_add_ps(kf, one);
+            gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+            gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm256_storeu_ps(al + t, _mm256_fmadd_ps(v, gl, _mm256_loadu_ps(al + t)));
+        _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(v, gr, _mm256_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+/*
+ * Mono cubic resample + mix in one pass (no scratch), as interp_mix_mono
+ * does for linear. At step <= 1 the eight positions' taps lie in
+ * s[i0 - 1 .. i0 + 9]: four unaligned loads and four lane permutes replace
+ * the four gathers; the last lane's index is clamped as in the linear kernel
+ * (at f = 1 Catmull-Rom lands exactly on c, the next frame's value). Up to
+ * step 9/8 (a voice pitched a little up, Doppler) only the last lane can
+ * reach one frame further: a fifth window and four blends, still far
+ * cheaper than four gathers. Each (flat gains, reach) pair is its own loop,
+ * so nothing is decided per iteration but the window's bound.
+ */
+HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                             const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
+                                             float f0, float step, const hl_gain_ramp_t *g) {
+    const int flat = hl_gain_is_const(g), reach = hl_reach(step);
+    uint32_t t;
+    if (flat && reach == HL_REACH_8)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_8);
+    else if (flat && reach == HL_REACH_9)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_9);
+    else if (flat)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_GATHER);
+    else if (reach == HL_REACH_8)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_8);
+    else if (reach == HL_REACH_9)
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_9);
+    else
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_GATHER);
+    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+/*
+ * Interleaved stereo sources resampled (Catmull-Rom or linear) and mixed in
+ * one pass, eight output frames at a time, into the two accumulators (2D) or
+ * downmixed (L+R)/2 and panned (down, 3D). At step <= 1 the taps of the
+ * eight positions lie in frames i0 - 1 .. i0 + 9: for each tap offset two
+ * unaligned loads cover eight frames, two shuffles split them into left and
+ * right (frames in lane order 0 1 4 5 2 3 6 7, folded into the lane index)
+ * and two permutes pick the lanes, instead of eight gathers. Catmull-Rom
+ * also keeps windows up to step 9/8, where only the last lane can reach one
+ * frame further (a fifth window, blends); faster steps gather (a frame's
+ * index doubled). A downmixed Catmull-Rom voice sums left and right taps
+ * first and runs the polynomial once (it is linear in the taps). `flat`,
+ * `cubic`, `down` and `reach` are constants in each instance below.
+ */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                     uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                     const int flat, const int cubic, const int down, const int reach) {
+    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 half = _mm256_set1_ps(0.5f), eight = _mm256_set1_ps((float)HL_AVX2_LANES);
+    const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
+    const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    const __m256i last = _mm256_set1_epi32(reach == HL_REACH_9 ? HL_AVX2_LANES : HL_AVX2_LANES - 1);
+    /* lane holding frame r of a window after the deinterleave below */
+    const __m256i lane_of = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+    const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
+    const int windows = taps + (reach == HL_REACH_9);
+    /* frames from i0 on that the windows may read (linear keeps its margin) */
+    const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
+    __m256 kf = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    uint32_t t = 0;
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, kf = _mm256_add_ps(kf, eight)) {
+        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
+        __m256i i = _mm256_cvttps_epi32(x);
+        __m256 tl[5], tr[5], f;
+        if (reach != HL_REACH_GATHER) {
+            int i0 = _mm256_cvtsi256_si32(i);
+            if ((uint32_t)i0 + span > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            const __m256i vi0 = _mm256_set1_epi32(i0);
+            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, vi0), last);
+            __m256i over = _mm256_setzero_si256(), rc = rel;
+            if (reach == HL_REACH_9) {
+                over = _mm256_cmpgt_epi32(rel, seven);
+                rc = _mm256_add_epi32(rel, over); /* 8 -> 7, taken from the next window */
+            }
+            __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rc);
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, vi0)));
+            for (int o = 0; o < windows; o++) { /* taps floor(x) + first + o */
+                const float *w = s + 2 * (i0 + first + o);
+                __m256 v0 = _mm256_loadu_ps(w), v1 = _mm256_loadu_ps(w + HL_AVX2_LANES);
+                /* frames 0 1 4 5 2 3 6 7 of the window, left and right */
+                tl[o] = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(v0, v1, 0x88), lane);
+                tr[o] = _mm256_permutevar8x32_ps(_mm256_shuffle_ps(v0, v1, 0xDD), lane);
+            }
+            if (reach == HL_REACH_9) {
+                const __m256 m = _mm256_castsi256_ps(over);
+                for (int o = 0; o < taps; o++) {
+                    tl[o] = _mm256_blendv_ps(tl[o], tl[o + 1], m);
+                    tr[o] = _mm256_blendv_ps(tr[o], tr[o + 1], m);
+                }
+            }
+        } else {
+            __m256i i2 = _mm256_add_epi32(i, i);
+            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+            for (int o = 0; o < taps; o++) {
+                tl[o] = _mm256_i32gather_ps(s + 2 * (first + o), i2, sizeof(float));
+                tr[o] = _mm256_i32gather_ps(s + 2 * (first + o) + 1, i2, sizeof(float));
+            }
+        }
+        __m256 vl, vr;
+        if (cubic && down) {
+            vl = vr = _mm256_mul_ps(
+                catmull_rom_avx2(_mm256_add_ps(tl[0], tr[0]), _mm256_add_ps(tl[1], tr[1]),
+                                 _mm256_add_ps(tl[2], tr[2]), _mm256_add_ps(tl[3], tr[3]), f),
+                half);
+        } else if (cubic) {
+            vl = catmull_rom_avx2(tl[0], tl[1], tl[2], tl[3], f);
+            vr = catmull_rom_avx2(tr[0], tr[1], tr[2], tr[3], f);
+        } else if (down) {
+            __m256 a = _mm256_mul_ps(_mm256_add_ps(tl[0], tr[0]), half);
+            __m256 b = _mm256_mul_ps(_mm256_add_ps(tl[1], tr[1]), half);
+            vl = vr = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
+        } else {
+            vl = _mm256_fmadd_ps(f, _mm256_sub_ps(tl[1], tl[0]), tl[0]);
+            vr = _mm256_fmadd_ps(f, _mm256_sub_ps(tr[1], tr[0]), tr[0]);
+        }
+        __m256 gl = l0, gr = r0;
+        if (!flat) {
+            __m256 k = _mm256_add_ps(kf, one);
+            gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
+            gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm256_storeu_ps(al + t, _mm256_fmadd_ps(vl, gl, _mm256_loadu_ps(al + t)));
+        _mm256_storeu_ps(ar + t, _mm256_fmadd_ps(vr, gr, _mm256_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+/* One instance per (flat gains, reach): linear keeps its windows to
+ * step <= 1 and gathers above. */
+#define HL_STEREO_LOOP(FLAT, CUBIC, DOWN)                                                          \
+    (reach == HL_REACH_8                                                                           \
+         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN, HL_REACH_8)   \
+     : reach == HL_REACH_9                                                                         \
+         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN, HL_REACH_9)   \
+         : stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN,               \
+                                HL_REACH_GATHER))
+#define HL_STEREO_MIX_AVX2(NAME, CUBIC, DOWN)                                                      \
+    HL_AVX2_ATTR static void NAME##_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
+                                         const float *HL_RESTRICT s, uint32_t avail, uint32_t n,   \
+                                         float f0, float step, const hl_gain_ramp_t *g) {          \
+        int reach = hl_reach(step);                                                                \
+        if (!(CUBIC) && reach == HL_REACH_9) reach = HL_REACH_GATHER;                              \
+        uint32_t t =                                                                               \
+            hl_gain_is_const(g) ? HL_STEREO_LOOP(1, CUBIC, DOWN) : HL_STEREO_LOOP(0, CUBIC, DOWN); \
+        stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
+    }
+HL_STEREO_MIX_AVX2(cubic_mix_stereo, 1, 0)
+HL_STEREO_MIX_AVX2(cubic_mix_downmix, 1, 1)
+HL_STEREO_MIX_AVX2(interp_mix_stereo, 0, 0)
+HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
+
+/* ---- AVX-512 ---------------------------------------------------------------
+ * The linear mono kernel and the plain mono mix at sixteen lanes (the
+ * other pitched kernels follow, in one loop body). At
+ * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
+ * right-hand taps lie within 32 frames of the first lane's index, so two
+ * unaligned loads and two two-source permutes replace the gathers. */
+#define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
+#define HL_AVX512_LANES  16
+#define HL_AVX512_WINDOW 32    /* frames the two loads cover */
+#define HL_AVX512_NARROW 1.75f /* 15 * step + 2 stays below HL_AVX512_WINDOW */
+
+HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                           const float *HL_RESTRICT s, uint32_t n,
+                                           const hl_gain_ramp_t *g) {
+    if (!hl_gain_is_const(g)) {
+        mix_mono_avx2(al, ar, s, n, g);
+        return;
+    }
+    const __m512 l0 = _mm512_set1_ps(g->l0), r0 = _mm512_set1_ps(g->r0);
+    uint32_t t = 0;
+    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES) {
+        __m512 v = _mm512_loadu_ps(s + t);
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, l0, _mm512_loadu_ps(al + t)));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, r0, _mm512_loadu_ps(ar + t)));
+    }
+    for (; t < n; t++) {
+        al[t] += s[t] * g->l0;
+        ar[t] += s[t] * g->r0;
+    }
+}
+
+HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
+interp_mix_mono_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                            const float *HL_RESTRICT s, uint32_t avail, uint32_t n, float f0,
+                            float step, const hl_gain_ramp_t *g, const int flat) {
+    const __m512 iota = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                       10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
+    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
+    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
+    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
+    const __m512i last = _mm512_set1_epi32(HL_AVX512_WINDOW - 2), ione = _mm512_set1_epi32(1);
+    const int narrow = step <= HL_AVX512_NARROW;
+    uint32_t t = 0;
+    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES) {
+        __m512 kf = _mm512_add_ps(_mm512_set1_ps((float)(int)t), iota);
+        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
+        __m512i i = _mm512_cvttps_epi32(x);
+        __m512 a, b, f;
+        if (narrow) {
+            int i0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(i));
+            if ((uint32_t)i0 + HL_AVX512_WINDOW > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            __m512i b0 = _mm512_set1_epi32(i0);
+            __m512i rel = _mm512_min_epi32(_mm512_sub_epi32(i, b0), last);
+            __m512 w0 = _mm512_loadu_ps(s + i0), w1 = _mm512_loadu_ps(s + i0 + HL_AVX512_LANES);
+            a = _mm512_permutex2var_ps(w0, rel, w1);
+            b = _mm512_permutex2var_ps(w0, _mm512_add_epi32(rel, ione), w1);
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(_mm512_add_epi32(rel, b0)));
+        } else {
+            a = _mm512_i32gather_ps(i, s, sizeof(float));
+            b = _mm512_i32gather_ps(i, s + 1, sizeof(float));
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+        }
+        __m512 v = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
+        __m512 gl = l0, gr = r0;
+        if (!flat) {
+            __m512 k = _mm512_add_ps(kf, one);
+            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
+            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, gl, _mm512_loadu_ps(al + t)));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, gr, _mm512_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                                  const float *HL_RESTRICT s, uint32_t avail,
+                                                  uint32_t n, float f0, float step,
+                                                  const hl_gain_ramp_t *g) {
+    uint32_t t = hl_gain_is_const(g)
+                     ? interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 1)
+                     : interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 0);
+    interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+/* Catmull-Rom at sixteen lanes: the same fused multiply-adds in the same
+ * order as catmull_rom_avx2, so both give identical lanes. */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
+catmull_rom_avx512(__m512 a, __m512 b, __m512 c, __m512 d, __m512 f) {
+    const __m512 two = _mm512_set1_ps(2.0f), three = _mm512_set1_ps(3.0f);
+    const __m512 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f);
+    __m512 p1 = _mm512_sub_ps(c, a);
+    __m512 p2 = _mm512_fmadd_ps(two, a, _mm512_fmsub_ps(four, c, _mm512_fmadd_ps(five, b, d)));
+    __m512 p3 = _mm512_fmadd_ps(three, _mm512_sub_ps(b, c), _mm512_sub_ps(d, a));
+    __m512 inner = _mm512_fmadd_ps(f, _mm512_fmadd_ps(f, p3, p2), p1);
+    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), f), inner, b);
+}
+
+/*
+ * The pitched kernels at sixteen lanes: mono Catmull-Rom, and interleaved
+ * stereo (linear and Catmull-Rom, 2D and downmixed). Sixteen positions at
+ * step <= HL_AVX512_NARROW and their taps lie within 32 frames of the first
+ * lane's first tap, so each tap is one two-source permute of a 32-frame
+ * window (mono: two loads; stereo: four loads split into left and right
+ * halves by four permutes). Faster steps gather. `flat`, `cubic`, `down`
+ * and `wide` (gather) are constants in each instance.
+ */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
+pitched_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
+                    uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+                    const int flat, const int stereo, const int cubic, const int down,
+                    const int wide) {
+    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
+    const __m512 half = _mm512_set1_ps(0.5f), sixteen = _mm512_set1_ps((float)HL_AVX512_LANES);
+    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
+    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
+    const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
+    /* the window holds frames i0 + first .. i0 + first + 31; lane offsets
+     * from i0 are clamped so that every tap stays inside it */
+    const __m512i last = _mm512_set1_epi32(HL_AVX512_WINDOW - taps);
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+    const uint32_t span = (uint32_t)(HL_AVX512_WINDOW + first); /* frames read from s + i0 on */
+    __m512 kf = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f,
+                               11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
+    uint32_t t = 0;
+    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES, kf = _mm512_add_ps(kf, sixteen)) {
+        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
+        __m512i i = _mm512_cvttps_epi32(x);
+        __m512 tl[4], tr[4], f;
+        if (!wide) {
+            int i0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(i));
+            if ((uint32_t)i0 + span > avail)
+                break; /* the window would leave the buffer: finish in scalar */
+            const __m512i vi0 = _mm512_set1_epi32(i0);
+            __m512i rel = _mm512_min_epi32(_mm512_sub_epi32(i, vi0), last);
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(_mm512_add_epi32(rel, vi0)));
+            __m512 lo, hi, rlo = _mm512_setzero_ps(), rhi = rlo;
+            if (stereo) { /* 32 frames as 64 floats: left and right halves */
+                const float *w = s + 2 * (i0 + first);
+                __m512 v0 = _mm512_loadu_ps(w), v1 = _mm512_loadu_ps(w + 16);
+                __m512 v2 = _mm512_loadu_ps(w + 32), v3 = _mm512_loadu_ps(w + 48);
+                lo = _mm512_permutex2var_ps(v0, evens, v1);
+                hi = _mm512_permutex2var_ps(v2, evens, v3);
+                rlo = _mm512_permutex2var_ps(v0, odds, v1);
+                rhi = _mm512_permutex2var_ps(v2, odds, v3);
+            } else {
+                const float *w = s + i0 + first;
+                lo = _mm512_loadu_ps(w);
+                hi = _mm512_loadu_ps(w + HL_AVX512_LANES);
+            }
+            for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
+                __m512i at = _mm512_add_epi32(rel, _mm512_set1_epi32(o));
+                tl[o] = _mm512_permutex2var_ps(lo, at, hi);
+                if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
+            }
+        } else {
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+            __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
+            for (int o = 0; o < taps; o++) {
+                if (stereo) {
+                    tl[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o), sizeof(float));
+                    tr[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o) + 1, sizeof(float));
+                } else {
+                    tl[o] = _mm512_i32gather_ps(ix, s + first + o, sizeof(float));
+                }
+            }
+        }
+        __m512 vl, vr;
+        if (!stereo && cubic) {
+            vl = vr = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
+        } else if (!stereo) {
+            vl = vr = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
+        } else if (cubic && down) {
+            vl = vr = _mm512_mul_ps(
+                catmull_rom_avx512(_mm512_add_ps(tl[0], tr[0]), _mm512_add_ps(tl[1], tr[1]),
+                                   _mm512_add_ps(tl[2], tr[2]), _mm512_add_ps(tl[3], tr[3]), f),
+                half);
+        } else if (cubic) {
+            vl = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
+            vr = catmull_rom_avx512(tr[0], tr[1], tr[2], tr[3], f);
+        } else if (down) {
+            __m512 a = _mm512_mul_ps(_mm512_add_ps(tl[0], tr[0]), half);
+            __m512 b = _mm512_mul_ps(_mm512_add_ps(tl[1], tr[1]), half);
+            vl = vr = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
+        } else {
+            vl = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
+            vr = _mm512_fmadd_ps(f, _mm512_sub_ps(tr[1], tr[0]), tr[0]);
+        }
+        __m512 gl = l0, gr = r0;
+        if (!flat) {
+            __m512 k = _mm512_add_ps(kf, one);
+            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
+            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vl, gl, _mm512_loadu_ps(al + t)));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(vr, gr, _mm512_loadu_ps(ar + t)));
+    }
+    return t;
+}
+
+/* One instance per (flat gains, window or gather). */
+#define HL_PITCHED_AVX512(STEREO, CUBIC, DOWN)                                                     \
+    (hl_gain_is_const(g)                                                                           \
+         ? (step <= HL_AVX512_NARROW                                                               \
+                ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 0) \
+                : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN,    \
+                                      1))                                                          \
+         : (step <= HL_AVX512_NARROW                                                               \
+                ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0) \
+                : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN,    \
+                                      1)))
+
+HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                                 const float *HL_RESTRICT s, uint32_t avail,
+                                                 uint32_t n, float f0, float step,
+                                                 const hl_gain_ramp_t *g) {
+    uint32_t t = HL_PITCHED_AVX512(0, 1, 0);
+    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+}
+
+#define HL_STEREO_MIX_AVX512(NAME, CUBIC, DOWN)                                                    \
+    HL_AVX512_ATTR static void NAME##_avx512(                                                      \
+        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
+        uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                               \
+        uint32_t t = HL_PITCHED_AVX512(1, CUBIC, DOWN);                                            \
+        stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
+    }
+HL_STEREO_MIX_AVX512(cubic_mix_stereo, 1, 0)
+HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)
+HL_STEREO_MIX_AVX512(interp_mix_stereo, 0, 0)
+HL_STEREO_MIX_AVX512(interp_mix_downmix, 0, 1)
+
+static const hl_mix_kernels_t kernels_avx512 = {
+    mix_mono_avx512,           mix_stereo_avx2,          mix_downmix_avx2,
+    interp_mono_avx2,          interp_stereo_avx2,       interp_downmix_avx2,
+    interp_mix_mono_avx512,    mix_planar_avx2,          cubic_mono_avx2,
+    cubic_stereo_avx2,         cubic_downmix_avx2,       cubic_mix_mono_avx512,
+    cubic_mix_stereo_avx512,   cubic_mix_downmix_avx512, interp_mix_stereo_avx512,
+    interp_mix_downmix_avx512,
+};
+const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
+
+int hl_mix_kernels_avx512_usable(void) {
+    return hl_simd_level() >= HL_SIMD_AVX512;
+}
+
+static const hl_mix_kernels_t kernels_avx2 = {
+    mix_mono_avx2,         mix_stereo_avx2,        mix_downmix_avx2,       interp_mono_avx2,
+    interp_stereo_avx2,    interp_downmix_avx2,    interp_mix_mono_avx2,   mix_planar_avx2,
+    cubic_mono_avx2,       cubic_stereo_avx2,      cubic_downmix_avx2,     cubic_mix_mono_avx2,
+    cubic_mix_stereo_avx2, cubic_mix_downmix_avx2, interp_mix_stereo_avx2, interp_mix_downmix_avx2,
+};
+const hl_mix_kernels_t *const hl_mix_kernels_avx2 = &kernels_avx2;
+
+int hl_mix_kernels_avx2_usable(void) {
+    return hl_simd_level() >= HL_SIMD_AVX2;
+}
+
+int hl_simd_cpu(void) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return HL_SIMD_PORTABLE;
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+        return HL_SIMD_AVX2;
+    return HL_SIMD_AVX512;
+}
+#else
+int hl_simd_cpu(void) {
+    return HL_SIMD_PORTABLE;
+}
+
+const hl_mix_kernels_t *const hl_mix_kernels_avx2 = 0;
+const hl_mix_kernels_t *const hl_mix_kernels_avx512 = 0;
+
+int hl_mix_kernels_avx2_usable(void) {
+    return 0;
+}
+
+int hl_mix_kernels_avx512_usable(void) {
+    return 0;
+}
+#endif

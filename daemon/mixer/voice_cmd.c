@@ -1,0 +1,247 @@
+/*
+ * voice_cmd.c - commands applied on the audio thread (hl_cmd_apply_rt):
+ * PLAY, STOP, SET (gains, pan, position, pitch, pause and resume, seek, the
+ * post stage, a stream switch), the listener and bus gains; graph, effect,
+ * ducking and bus-send commands go to mixer_bus.c. The block loop
+ * (mixer_rt.c) applies what the schedule (mixer_sched.c) hands it, through
+ * here; every command's ring wait goes into the wait histogram.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "voice_state.h"
+
+static hl_rt_voice_t *rt_voice(hl_mixer_t *m, const hl_cmd_t *c) {
+    if (c->slot >= m->slots) return NULL;
+    hl_rt_voice_t *v = &m->rt[c->slot];
+    return v->live && v->gen == c->gen ? v : NULL;
+}
+
+static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
+    if (c->slot >= m->slots || m->rt[c->slot].live) return;
+    const hl_voice_params_t *p = &c->u.play;
+    hl_rt_voice_t *v = &m->rt[c->slot];
+    memset(v, 0, sizeof *v);
+    v->live = 1;
+    v->gen = c->gen;
+    v->slot = c->slot;
+    v->pcm = p->pcm;
+    v->stream = p->stream;
+    v->flags = p->flags;
+    if ((v->flags & HL_MIX_SINC) && !m->sinc) v->flags = hl_interp_flags(v->flags, HL_INTERP_CUBIC);
+    if (p->stream) {
+        v->channels = p->stream->channels;
+        hl_voice_stream_reset_rt(v);
+    } else {
+        v->channels = p->pcm->channels;
+        v->src.data = p->pcm->data;
+        v->src.frames = p->pcm->frames;
+        v->src.ch = p->pcm->channels;
+        v->loop_start = p->loop_start;
+        v->loop_end = p->loop_end ? p->loop_end : p->pcm->frames;
+        v->loop_xfade = p->loop_xfade;
+        v->loops_left =
+            p->loop_count ? p->loop_count : ((p->flags & HL_MIX_LOOP) ? HL_LOOP_FOREVER : 0);
+        v->loop_on = v->loops_left != 0;
+        /* a start past the loop region never reaches the loop (as a seek there) */
+        if (v->loop_on && p->start_frame >= v->loop_end) v->loop_on = v->loops_left = 0;
+        v->f.cursor = (uint64_t)p->start_frame << 32;
+        hl_voice_pcm_view_rt(v);
+    }
+    v->bus = p->bus < HL_MAX_BUSES ? p->bus : HL_BUS_SFX;
+    v->tag = p->tag;
+    /* binaural from the first block on a fresh convolver: nothing of the
+     * slot's previous voice (a stolen or ended one) rings into this one */
+    v->hrtf = (p->flags & HL_MIX_3D) && m->hrtf;
+    if (v->hrtf) hl_hrtf_voice_reset_rt(&m->hrtf_v[c->slot]);
+    hl_vfilter_init_rt(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
+    v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
+    for (int i = 0; i < HL_MAX_SENDS; i++) {
+        v->send[i].cur = v->send[i].target = p->send_gain[i];
+        v->send_bus[i] = (uint8_t)(p->send_bus[i] < HL_MAX_BUSES ? p->send_bus[i] : 0);
+    }
+    v->post = hl_voice_post_needed_rt(v);
+    v->pitch_from = v->pitch_to = p->pitch;
+    v->xf.cur = v->xf.target = 1.0f;
+    v->gain.cur = v->gain.target = p->gain;
+    v->gain_2d = p->gain;
+    v->pan_2d = p->pan;
+    memcpy(v->pos, p->pos, sizeof v->pos);
+    memcpy(v->pos_to, p->pos, sizeof v->pos);
+    v->min_d = p->min_distance;
+    v->max_d = p->max_distance;
+    v->rolloff = p->rolloff;
+    v->model = p->model;
+    memcpy(v->vel, p->vel, sizeof v->vel);
+    v->dop_factor = p->doppler_factor;
+    v->doppler = v->dop_target = 1.0f;
+    float l, r;
+    if (v->flags & HL_MIX_3D) {
+        (void)hl_voice_spatial_rt(m, v, p->gain, &l, &r);
+        v->doppler = v->dop_target; /* the first block plays at the formula's value */
+    } else {
+        hl_voice_pair_2d_rt(v, p->gain, p->pan, &l, &r);
+    }
+    v->gl.cur = v->gl.target = l;
+    v->gr.cur = v->gr.target = r;
+    if (v->flags & HL_MIX_PAUSED) {
+        v->env_mode = HL_ENV_PAUSED;
+    } else if (p->attack_frames) {
+        hl_voice_fade_start_rt(v, 1, p->attack_frames, p->attack_curve);
+    } else {
+        v->env.cur = v->env.target = 1.0f;
+    }
+    m->rt_active[m->n_rt_active++] = c->slot;
+}
+
+static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
+    hl_rt_voice_t *v = rt_voice(m, c);
+    /* gone, already fading (keep that fade), or its source already over and
+     * the binaural ring-out playing (it ends on its own, FINISHED) */
+    if (!v || v->env_mode == HL_ENV_RELEASE || v->htail) return;
+    v->f.steady = 0;
+    v->end_reason = c->u.stop.reason;
+    if (v->env_mode == HL_ENV_PAUSED || (!v->started && c->at_frame)) {
+        /* paused, or stopped on the very frame its scheduled start was for
+         * (a scheduled play cancelled before it began: the stop was held
+         * for it): silent already, it ends next block without a sound */
+        v->env.cur = v->env.target = 0.0f;
+        v->env.rem = 0;
+        v->flen = 0;
+    } else { /* from the level it is at, e.g. part way through a fade-in */
+        hl_voice_fade_start_rt(
+            v, 0, c->u.stop.release_frames ? c->u.stop.release_frames : HL_STOP_FADE_MIN,
+            c->u.stop.curve);
+    }
+    v->env_mode = HL_ENV_RELEASE;
+}
+
+/* Seek or stream switch: fade the source out; the jump happens when the
+ * fade reaches zero (do_switch). A newer request replaces a pending one. */
+static void cmd_jump(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns) {
+    if (s->mask & HL_MIX_SET_STREAM) {
+        if (!v->stream) { /* not a stream voice: refused by the control side */
+            hl_voice_retire_stream_rt(m, v, s->stream, now_ns);
+            return;
+        }
+        if (v->pending) hl_voice_retire_stream_rt(m, v, v->pending, now_ns);
+        v->pending = s->stream;
+        v->sw_mode = HL_SW_STREAM;
+    } else {
+        if (v->stream) return;
+        v->seek_frame = s->seek_frame;
+        v->sw_mode = HL_SW_SEEK;
+    }
+    v->xf.cur = ramp_after(&v->xf, 0);
+    ramp_set(&v->xf, 0.0f, HL_SEEK_FADE);
+}
+
+static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+    const hl_voice_set_t *s = &c->u.set;
+    hl_rt_voice_t *v = rt_voice(m, c);
+    if (!v) {
+        /* the voice ended before the switch arrived: the new stream comes back */
+        if ((s->mask & HL_MIX_SET_STREAM) && s->stream)
+            hl_mix_event_rt(m, HL_MIX_EV_STREAM_RETIRED, 0, ((uint64_t)c->gen << 32) | c->slot, 0,
+                            NULL, s->stream, now_ns, m->clock, 0);
+        return;
+    }
+    v->f.steady = 0; /* whatever changes, the full path sees it first */
+    uint32_t len = hl_ramp_len(s->ramp_frames);
+    if (s->mask & HL_MIX_SET_PITCH) {
+        v->pitch_from = pitch_now(v);
+        v->pitch_to = s->pitch;
+        v->pitch_len = len;
+        v->pitch_pos = 0;
+    }
+    if (v->flags & HL_MIX_3D) {
+        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL)) v->sp_gen = 0;
+        if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
+        if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
+        if (s->mask & HL_MIX_SET_POS) {
+            memcpy(v->pos_from, v->pos, sizeof v->pos);
+            memcpy(v->pos_to, s->pos, sizeof v->pos);
+            v->pos_rem = v->pos_len = len;
+        }
+    } else if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN)) {
+        if (s->mask & HL_MIX_SET_GAIN) v->gain_2d = s->gain;
+        if (s->mask & HL_MIX_SET_PAN) v->pan_2d = s->pan;
+        float l, r;
+        hl_voice_pair_2d_rt(v, v->gain_2d, v->pan_2d, &l, &r);
+        ramp_set(&v->gl, l, len);
+        ramp_set(&v->gr, r, len);
+    }
+    if ((s->mask & HL_MIX_SET_PAUSE) &&
+        (v->env_mode == HL_ENV_RUN || v->env_mode == HL_ENV_PAUSING)) {
+        v->env_mode = HL_ENV_PAUSING;
+        hl_voice_fade_start_rt(v, 0, len, HL_FADE_LINEAR);
+    } else if ((s->mask & HL_MIX_SET_RESUME) &&
+               (v->env_mode == HL_ENV_PAUSED || v->env_mode == HL_ENV_PAUSING)) {
+        v->env_mode = HL_ENV_RUN;
+        hl_voice_fade_start_rt(v, 1, len, HL_FADE_LINEAR);
+    }
+    if (s->mask & HL_MIX_SET_FILTER) {
+        hl_vfilter_set_rt(&v->vf, s->lp_hz, s->hp_hz, len);
+        v->occ.cur = ramp_after(&v->occ, 0);
+        ramp_set(&v->occ, s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f, len);
+    }
+    if (s->mask & HL_MIX_SET_SENDS)
+        for (int i = 0; i < HL_MAX_SENDS; i++) {
+            uint8_t b = (uint8_t)(s->send_bus[i] < HL_MAX_BUSES ? s->send_bus[i] : 0);
+            if (b != v->send_bus[i]) { /* moved: starts on the new bus from silence */
+                v->send_bus[i] = b;
+                v->send[i].cur = 0.0f;
+            }
+            ramp_set(&v->send[i], s->send_gain[i], len);
+        }
+    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = hl_voice_post_needed_rt(v) | 1u;
+    if (s->mask & HL_MIX_SET_INTERP) {
+        v->flags = hl_interp_flags(
+            v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
+        if (!v->stream) hl_voice_pcm_view_rt(v); /* a stream's run reads the flag */
+    }
+    if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
+}
+
+/* Wait histogram bucket of a wait (see HL_MIX_WAIT_BUCKETS): in 2 us units
+ * w, bucket 0 is w < 4 (8 us); above, the octave of w's leading bit and the
+ * next two bits pick one of 4 buckets per octave. */
+static uint32_t wait_bucket(uint64_t wait_ns) {
+    const uint64_t sub = 1u << HL_WAIT_SUB_BITS;
+    uint64_t w = wait_ns / HL_WAIT_UNIT_NS;
+    if (w < sub) return 0;
+    uint32_t o = 63u - (uint32_t)__builtin_clzll(w); /* >= HL_WAIT_SUB_BITS */
+    uint32_t q = (uint32_t)(w >> (o - HL_WAIT_SUB_BITS)) & (uint32_t)(sub - 1);
+    uint64_t b = 1 + ((uint64_t)(o - HL_WAIT_SUB_BITS) << HL_WAIT_SUB_BITS) + q;
+    return b < HL_MIX_WAIT_BUCKETS ? (uint32_t)b : HL_MIX_WAIT_BUCKETS - 1;
+}
+
+void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+    switch (c->type) {
+    case HL_CMD_PLAY: cmd_play(m, c); break;
+    case HL_CMD_STOP: cmd_stop(m, c); break;
+    case HL_CMD_SET: cmd_set(m, c, now_ns); break;
+    case HL_CMD_LISTENER:
+        m->listener = c->u.listener;
+        if (++m->listener_gen == 0) m->listener_gen = 1; /* 0 marks a stale 3D pair */
+        break;
+    case HL_CMD_BUS:
+        if (c->u.bus.bus >= 0 && c->u.bus.bus < HL_NUM_GAINS) {
+            hl_ramp_t *g = c->u.bus.mute ? &m->bus[c->u.bus.bus].mute : &m->bus_gain[c->u.bus.bus];
+            g->cur = ramp_after(g, 0);
+            ramp_set(g, c->u.bus.gain, hl_ramp_len(c->u.bus.ramp_frames));
+        }
+        break;
+    case HL_CMD_GRAPH:
+    case HL_CMD_FX:
+    case HL_CMD_FX_PARAM:
+    case HL_CMD_DUCK:
+    case HL_CMD_BUS_SEND: hl_bus_apply_rt(m, c, now_ns); break;
+    default: break;
+    }
+    uint64_t wait = now_ns > c->enq_ns ? now_ns - c->enq_ns : 0;
+    hl_mix_stats_atomic_t *st = &m->stats;
+    if (wait > atomic_load_explicit(&st->wait_max_ns, memory_order_relaxed))
+        store_u64(&st->wait_max_ns, wait);
+    add_u64(&st->wait_hist[wait_bucket(wait)], 1);
+}

@@ -1,0 +1,209 @@
+/*
+ * voice_post.c - the per-voice post stage on the audio thread: a voice that
+ * needs it (hl_voice_post_needed_rt) is mixed into its own pair, then
+ * rendered binaurally (HRTF), filtered (low/high-pass), scaled by its
+ * occlusion gain and added to its bus and sends, each gain ramped.
+ */
+#include <string.h>
+
+#include "voice_post.h"
+
+/* Scales planar buf by a ramp over n frames (linear while it runs, then flat). */
+static void apply_gain_ramp(float *l, float *r, uint32_t n, hl_ramp_t *g) {
+    uint32_t rn = g->rem < n ? g->rem : n;
+    if (rn) {
+        float g0 = g->cur, d = (ramp_after(g, rn) - g0) / (float)rn;
+        for (uint32_t t = 0; t < rn; t++) {
+            float gt = g0 + (float)(t + 1) * d;
+            l[t] *= gt;
+            r[t] *= gt;
+        }
+        ramp_advance(g, rn);
+    }
+    const float gc = g->cur;
+    if (gc != 1.0f)
+        for (uint32_t t = rn; t < n; t++) {
+            l[t] *= gc;
+            r[t] *= gc;
+        }
+}
+
+/* A send: sl/sr += l/r times the send level, ramped per frame (linear
+ * while the ramp runs, then flat), advancing the ramp. */
+static void post_send_ramped(float *sl, float *sr, const float *l, const float *r, uint32_t n,
+                             hl_ramp_t *g) {
+    const uint32_t rn = g->rem < n ? g->rem : n;
+    const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
+    for (uint32_t t = 0; t < rn; t++) {
+        const float gt = g0 + (float)(t + 1) * d;
+        sl[t] += l[t] * gt;
+        sr[t] += r[t] * gt;
+    }
+    ramp_advance(g, rn);
+    const float gc = g->cur;
+    for (uint32_t t = rn; t < n; t++) {
+        sl[t] += l[t] * gc;
+        sr[t] += r[t] * gc;
+    }
+}
+
+/* The sends of a voice that are on (level or target not 0), at most
+ * HL_MAX_SENDS; returns how many, and whether any of them ramps. */
+static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_t *ramping) {
+    uint32_t k = 0;
+    *ramping = 0;
+    for (uint32_t i = 0; i < HL_MAX_SENDS; i++) {
+        const hl_ramp_t *g = &v->send[i];
+        if (g->cur == 0.0f && g->target == 0.0f) continue;
+        *ramping |= g->rem != 0;
+        idx[k++] = i;
+    }
+    return k;
+}
+
+/* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
+ * pass while no level ramps (each frame: y = x * occ, send += y * level,
+ * bus += y: the same products and sums, in the same order, as the passes
+ * below, so both give the same bits), else one pass per stage. */
+static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                     uint32_t *buses) {
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = post_sends(v, idx, &ramping);
+    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    for (uint32_t i = 0; i < ns; i++)
+        *buses |= 1u << v->send_bus[idx[i]];
+    if (v->occ.rem == 0 && !ramping) {
+        const float o = v->occ.cur;
+        if (ns == 0) {
+            for (uint32_t t = 0; t < n; t++) {
+                bl[t] += l[t] * o;
+                br[t] += r[t] * o;
+            }
+        } else if (ns == 1) {
+            const uint32_t b0 = v->send_bus[idx[0]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            const float g0 = v->send[idx[0]].cur;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = l[t] * o, yr = r[t] * o;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = l[t] * o, yr = r[t] * o;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                s1l[t] += yl * g1;
+                s1r[t] += yr * g1;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        }
+        return;
+    }
+    apply_gain_ramp(l, r, n, &v->occ);
+    for (uint32_t i = 0; i < ns; i++) {
+        const uint32_t b = v->send_bus[idx[i]];
+        post_send_ramped(m->acc[b][0], m->acc[b][1], l, r, n, &v->send[idx[i]]);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        bl[k] += l[k];
+        br[k] += r[k];
+    }
+}
+
+/* The post stage of a voice whose block was mixed into its own pair l/r:
+ * binaural rendering (the pair is then the mono input in l, r the same,
+ * and the ear pair replaces it), filter, occlusion gain, then into its bus
+ * and its sends (each send's level ramped per frame). */
+void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                      uint32_t *buses) {
+    if (v->hrtf) {
+        float *el = m->hbuf[0], *er = m->hbuf[1];
+        memset(el, 0, n * sizeof(float));
+        memset(er, 0, n * sizeof(float));
+        /* gain 1: the distance gain and envelope are in the input, ramped per
+         * frame; the filter changes (and crossfades) only with the direction */
+        hl_hrtf_process_rt(m->hrtf, &m->hrtf_v[v->slot], l, n, v->hdir, 1.0f, el, er);
+        l = el;
+        r = er;
+        m->hrtf_mixed++;
+    }
+    if (hl_vfilter_active(&v->vf)) {
+        float *ch[2] = {l, r};
+        hl_vfilter_process_rt(&v->vf, ch, 2, n);
+    }
+    post_mix(m, v, l, r, n, buses);
+    v->post = hl_voice_post_needed_rt(v);
+    v->f.post = (uint16_t)v->post;
+}
+
+/* The post stage of a steady mono voice whose block, not yet panned, is in
+ * `in` (the source span itself at pitch 1, else interpolated into vbuf[0]);
+ * the filter (into vbuf[0]) runs once on it before the
+ * pan (hl_vfilter_process_mono_rt: the same output as filtering the panned
+ * pair, within rounding), then one pass pans it with the flat gain pair
+ * times the occlusion gain into the bus and the sends. Ramping occlusion or
+ * send levels go through the pair and post_mix instead. */
+void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
+                           float gr, uint32_t *buses) {
+    const float *u = in;
+    if (hl_vfilter_active(&v->vf)) {
+        hl_vfilter_process_mono_rt(&v->vf, in, m->vbuf[0], n, gl, gr);
+        u = m->vbuf[0];
+    }
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = post_sends(v, idx, &ramping);
+    if (v->occ.rem || ramping) {
+        float *l = m->vbuf[0], *r = m->vbuf[1]; /* u may be vbuf[0]: r first */
+        for (uint32_t t = 0; t < n; t++)
+            r[t] = u[t] * gr;
+        for (uint32_t t = 0; t < n; t++)
+            l[t] = u[t] * gl;
+        post_mix(m, v, l, r, n, buses);
+    } else {
+        float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+        const float o = v->occ.cur, ol = gl * o, or_ = gr * o;
+        if (ns == 0) {
+            for (uint32_t t = 0; t < n; t++) {
+                bl[t] += u[t] * ol;
+                br[t] += u[t] * or_;
+            }
+        } else if (ns == 1) {
+            const uint32_t b0 = v->send_bus[idx[0]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            const float g0 = v->send[idx[0]].cur;
+            *buses |= 1u << b0;
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = u[t] * ol, yr = u[t] * or_;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        } else {
+            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+            *buses |= (1u << b0) | (1u << b1);
+            for (uint32_t t = 0; t < n; t++) {
+                const float yl = u[t] * ol, yr = u[t] * or_;
+                s0l[t] += yl * g0;
+                s0r[t] += yr * g0;
+                s1l[t] += yl * g1;
+                s1r[t] += yr * g1;
+                bl[t] += yl;
+                br[t] += yr;
+            }
+        }
+    }
+    v->post = hl_voice_post_needed_rt(v);
+    v->f.post = (uint16_t)v->post;
+}

@@ -1,0 +1,18 @@
+/*
+ * voice_post.h - the per-voice post stage (voice_post.c), audio thread.
+ * Private to the mixer; the layering: voice_state.h.
+ */
+#ifndef HL_VOICE_POST_H
+#define HL_VOICE_POST_H
+
+#include "voice_state.h"
+
+/* The post stage of a voice's planar pair l/r (HRTF, filter, occlusion,
+ * sends) into its buses (bits added to *buses); the mono form filters the
+ * mono input once before the pan gains gl/gr. */
+void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                      uint32_t *buses);
+void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
+                           float gr, uint32_t *buses);
+
+#endif /* HL_VOICE_POST_H */

@@ -1,0 +1,96 @@
+/*
+ * voice_state.h - the audio thread's voice modules, private to the mixer,
+ * and the lowest of them (voice_state.c).
+ * From the top down (each uses only those below it):
+ *
+ *   mixer_rt.c      the block loop: hl_mixer_process_rt, per-voice blocks,
+ *                   the steady fast path, prefetching
+ *   voice_cmd.c     commands applied on the audio thread (hl_cmd_apply_rt)
+ *   voice_stream.c  stream voices: linearising the ring, underruns, switches
+ *                   (declared in voice_stream.h)
+ *   voice_post.c    the per-voice post stage: filter, occlusion, sends, HRTF
+ *                   (voice_post.h)
+ *   voice_src.h     the source renderer (inlined into its two callers)
+ *   voice_state.c   a voice's state over time: events, 2D/3D gains, pitch
+ *                   and Doppler steps, envelope fades, the source view
+ *
+ * Everything here runs on the audio thread: no lock, allocation, I/O or
+ * wait. The schedule (mixer_sched.c) and the bus tree (mixer_bus.c) sit
+ * beside them: mixer_rt.c drives both.
+ */
+#ifndef HL_VOICE_STATE_H
+#define HL_VOICE_STATE_H
+
+#include <string.h>
+
+#include "mixer_internal.h"
+
+#define HL_FP_SCALE (1.0f / 4294967296.0f) /* 2^-32: fixed-point fraction to float */
+#define HL_FP_FRAC  0xFFFFFFFFu
+
+typedef hl_src_view_t src_view_t;
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static inline void store_u64(_Atomic uint64_t *a, uint64_t v) {
+    atomic_store_explicit(a, v, memory_order_relaxed);
+}
+
+static inline void add_u64(_Atomic uint64_t *a, uint64_t v) {
+    /* single writer: a relaxed load + store, no locked RMW needed */
+    store_u64(a, atomic_load_explicit(a, memory_order_relaxed) + v);
+}
+
+static inline void store_f32(_Atomic uint32_t *a, float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    atomic_store_explicit(a, b, memory_order_relaxed);
+}
+
+/* ceil(a / b), b > 0, without overflow. */
+static inline uint64_t ceil_div(uint64_t a, uint64_t b) {
+    return a / b + (a % b != 0);
+}
+
+/* Pitch of the grid cell the voice is in: a pure function of the ramp's own
+ * frame count, so it does not depend on how blocks were split. */
+static inline float pitch_now(const hl_rt_voice_t *v) {
+    if (v->pitch_pos >= v->pitch_len) return v->pitch_to;
+    uint32_t cell = v->pitch_pos - v->pitch_pos % HL_PITCH_GRID; /* the cell's first frame */
+    return v->pitch_from + (v->pitch_to - v->pitch_from) * ((float)cell / (float)v->pitch_len);
+}
+
+/* ---- voice_state.c ------------------------------------------------------- */
+
+/* Events to the main thread (cannot fail: the ring is sized for them). */
+void hl_mix_event_rt(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64_t voice, uint64_t tag,
+                     const hl_pcm_t *pcm, hl_stream_t *stream, uint64_t now_ns, uint64_t frame,
+                     uint64_t cursor);
+void hl_voice_event_rt(hl_mixer_t *m, uint32_t type, uint32_t reason, const hl_rt_voice_t *v,
+                       uint64_t now_ns, uint64_t frame, uint64_t cursor);
+void hl_voice_retire_stream_rt(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_t *st,
+                               uint64_t now_ns);
+/* Gains: a 2D voice's pair; a 3D voice's target pair and Doppler target
+ * (returns 1 when it is beyond max distance and inaudible). */
+void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l, float *r);
+int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r);
+/* Playback rate (pitch ramp x Doppler glide): frames it stays constant, advance. */
+uint32_t hl_voice_rate_run_rt(const hl_rt_voice_t *v, uint32_t n);
+void hl_voice_rate_advance_rt(const hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n);
+/* Envelope fades (HL_FADE_*): start one, the next curve segment, advance. */
+void hl_voice_fade_start_rt(hl_rt_voice_t *v, uint32_t up, uint32_t frames, uint32_t curve);
+void hl_voice_fade_next_rt(hl_rt_voice_t *v);
+void hl_voice_env_advance_rt(hl_rt_voice_t *v, uint32_t n);
+/* After env advanced: a curved fade whose segment ended goes on to the next. */
+static inline void fade_step(hl_rt_voice_t *v) {
+    if (v->env.rem == 0 && v->flen) hl_voice_fade_next_rt(v);
+}
+void hl_voice_stream_reset_rt(hl_rt_voice_t *v);
+uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);
+/* The source view: its kernel limits, the interpolator of a voice's flags,
+ * and a PCM voice's view for the current pass. */
+void hl_src_view_limits_rt(src_view_t *s, uint32_t fast_end);
+uint32_t hl_interp_mode_rt(uint32_t flags);
+void hl_voice_pcm_view_rt(hl_rt_voice_t *v);
+
+#endif /* HL_VOICE_STATE_H */

@@ -1,0 +1,141 @@
+/*
+ * conn.h - one client connection: a bounded input buffer that never holds
+ * more than one maximal frame, hl_frame_peek on every frame before its body
+ * is buffered, batched replies, and backpressure.
+ *
+ *   read -> in[HL_MAX_FRAME] -> peek -> dispatch (complete frames only)
+ *   replies/events -> out batch -> one uv_write per batch
+ *   unsent bytes > HL_OUTQ_PAUSE: stop reading until they drain to half
+ *   unsent bytes > HL_OUTQ_MAX:   drop the client
+ *   all clients' unsent bytes > HLD_OUTQ_TOTAL_MAX: drop the biggest
+ *     non-reading clients first (pause the biggest if it still reads)
+ *
+ * Deadlines (one uv_timer per connection): HELLO within HLD_HANDSHAKE_MS of
+ * connecting; a frame whose first bytes arrived complete within
+ * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure);
+ * after a graceful close (error reply, then shutdown; or the peer's EOF, which
+ * may be a half-close after its last request) the peer has HLD_LINGER_MS to
+ * take the queued replies before the socket is closed anyway.
+ *
+ * Descriptors (SCM_RIGHTS, for LOAD_FD): the pipe is a libuv IPC pipe, so
+ * libuv reads with recvmsg and queues what arrives; after every read the
+ * connection takes them out at once. One may be held, for the LOAD_FD frame
+ * it came with (the kernel delivers it with that frame's first byte, so it
+ * is held before the frame is dispatched); a second one, or one still held
+ * once every buffered frame was dispatched (it came with another frame), is
+ * a protocol error: closed, EPROTO, the connection closed. Whatever is held
+ * or queued when the connection closes is closed with it.
+ *
+ * A connection is freed when both its handles (pipe, timer) are closed and no
+ * load or stream job still refers to it (refs). Main thread only.
+ */
+#ifndef HLD_CONN_H
+#define HLD_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "daemon.h"
+#include "hl_proto.h"
+
+struct hld_conn {
+    uv_pipe_t pipe;
+    uv_timer_t timer; /* handshake, frame and linger deadlines */
+    uv_shutdown_t shutdown_req;
+    hld_daemon_t *d;
+    hld_conn_t *prev, *next; /* in d->conns while open, then in d->lingering */
+    uint32_t id;             /* client id, also the owner tag of its voices */
+    hld_client_t *cl;        /* its ledger record (quotas) */
+    int control;             /* HELLO said HL_HELLO_CONTROL */
+    int placed;              /* holds one of the --max-clients places (d->placed) */
+    int reserved;            /* holds one of the places above them (control, one per process) */
+    uint16_t minor;          /* protocol 1.minor this connection speaks: min(HELLO's, ours) */
+    uint8_t *in;
+    size_t in_len;
+    uint8_t *out; /* batch not yet handed to uv_write */
+    size_t out_len, out_cap;
+    int hello, closing, paused, reading;
+    int listed;             /* in d->conns (counted in d->clients) */
+    int lingering;          /* closed gracefully, replies still draining (in d->lingering) */
+    uint32_t sub;           /* HL_SUB_* */
+    float meter_hz;         /* METER events per second (0 = the default), metering.c */
+    uint64_t meter_next_ns; /* when its next METER event is due */
+
+    /* PROFILE events per second (0 = the default) and the next one's due
+     * time (profile.c) */
+    float profile_hz;
+    uint64_t profile_next_ns;
+    uint32_t refs;
+    char name[HL_MAX_NAME + 1];
+    /* an upload in progress (LOAD_DATA), at most one per connection */
+    uint8_t *up_data;
+    uint64_t up_total, up_have, up_reserved;
+    hld_client_t *up_cl; /* its client, charged up_reserved bytes (until decoding starts) */
+    uint64_t up_last_ns; /* its last chunk: idle HLD_UPLOAD_IDLE_MS, it is dropped */
+    uint32_t up_flags;
+    char up_name[HL_MAX_NAME + 1];
+    /* a descriptor that came with SCM_RIGHTS, held for the LOAD_FD frame it
+     * was sent with (-1: none); at most one: see conn.c */
+    int rx_fd;
+    /* time_ops.c: the requests held between BUNDLE_BEGIN and BUNDLE_END */
+    uint8_t *bundle; /* NULL: no bundle open */
+    size_t bundle_len;
+    uint32_t bundle_n;
+};
+
+/* What the connection layer calls above it: the application gives the
+ * table (hld_conn_set_hooks) before the first connection; conn.c calls
+ * nothing above net/ otherwise. */
+typedef struct hld_conn_hooks {
+    /* one complete frame: 0, or negative to close after the replies flush */
+    int (*dispatch)(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
+    /* the LOAD_DATA upload in progress sat idle HLD_UPLOAD_IDLE_MS */
+    void (*upload_timeout)(hld_conn_t *c);
+    /* c is closing, its client record still there: give back what it holds */
+    void (*closing)(hld_conn_t *c);
+    /* a connection closed: its voices may be orphans now */
+    void (*closed)(hld_daemon_t *d);
+} hld_conn_hooks_t;
+void hld_conn_set_hooks(hld_daemon_t *d, const hld_conn_hooks_t *hooks);
+
+/* Takes over fd, a connection accepted by server.c (peer credentials already
+ * checked), or rejects it with a "server full" error reply when
+ * cfg.max_clients are connected. Closes fd on failure. */
+void hld_conn_accept(hld_daemon_t *d, int fd);
+/* Queues an error answer to request (op, id): an EVENT_ERROR if the request
+ * had HL_FLAG_NOREPLY, else a REPLY with the status and message. */
+void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
+                    const char *msg);
+/* The frame being encoded (HL_MAX_FRAME bytes; main thread only): replies
+ * are built here, then copied into a connection's batch. */
+uint8_t *hld_conn_scratch(void);
+/* Appends an encoded frame to the output batch. 0 or HELIOD_ENOMEM. */
+int hld_conn_send(hld_conn_t *c, const void *frame, size_t len);
+/* Takes the descriptor received with the LOAD_FD frame being dispatched
+ * (the caller closes it), or -1 if none came. */
+int hld_conn_take_fd(hld_conn_t *c);
+/* Hands the batch to libuv and applies backpressure. */
+void hld_conn_flush(hld_conn_t *c);
+/* Closes: graceful = after pending replies are written. Idempotent. */
+void hld_conn_close(hld_conn_t *c, int graceful);
+/* Reference held by an asynchronous job (load); unref may free. */
+void hld_conn_ref(hld_conn_t *c);
+void hld_conn_unref(hld_conn_t *c);
+/* May c act on what client `owner` created (its voice, sound, emitter)?
+ * Its own, or anything for a control client. */
+static inline int hld_conn_may(const hld_conn_t *c, uint32_t owner) {
+    return c->control || c->id == owner;
+}
+/* The open connection with that client id, or NULL. */
+hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id);
+/* Bytes queued for c and not yet written to its socket. */
+size_t hld_conn_outq(hld_conn_t *c);
+/* The same over every connection, open or lingering (STATS outq_bytes). */
+size_t hld_conn_outq_total(hld_daemon_t *d);
+/* Flushes every connection with a pending batch. */
+void hld_conn_flush_all(hld_daemon_t *d);
+/* Closes every connection now, open or lingering (shutdown). */
+void hld_conn_close_all(hld_daemon_t *d);
+
+#endif /* HLD_CONN_H */

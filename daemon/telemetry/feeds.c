@@ -1,0 +1,113 @@
+/*
+ * feeds.c - the subscriber scheduler (feeds.h): one timer for every feed
+ * (METER, PROFILE), one encoded event per feed and tick with a subscriber
+ * due, the same bytes queued to each due subscriber.
+ */
+#include "feeds.h"
+
+#include <string.h>
+
+#include "conn.h"
+#include "hld_limits.h"
+#include "log.h"
+
+static struct {
+    hld_feed_t *feeds;
+    uv_timer_t timer;
+    int timer_init, timer_on;
+    hl_event_t ev;                   /* ~7 KiB (a PROFILE carries bus levels): off the stack */
+    uint8_t frame[HL_MAX_FRAME / 4]; /* one encoded event (~4 KiB at 32 buses) */
+} g;
+
+static void on_timer(uv_timer_t *t);
+
+void hld_feed_add(hld_daemon_t *d, hld_feed_t *f) {
+    if (f->added) return;
+    if (!g.timer_init) {
+        uv_timer_init(d->loop, &g.timer);
+        g.timer.data = d;
+        g.timer_init = 1;
+    }
+    f->next = g.feeds;
+    g.feeds = f;
+    f->added = 1;
+}
+
+void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c) {
+    if (!f->added || !(c->sub & f->sub)) return;
+    *f->next_ns(c) = hld_now_ns(); /* the first event at the next tick */
+    if (!g.timer_on && !d->shutting_down &&
+        uv_timer_start(&g.timer, on_timer, HLD_METER_TICK_MS, HLD_METER_TICK_MS) == 0)
+        g.timer_on = 1;
+}
+
+static float interval_ns(const hld_feed_t *f, const hld_conn_t *c) {
+    return (float)HLD_NS_PER_S / f->hz(c);
+}
+
+/* f has a subscriber due at now: one event, queued to each due subscriber.
+ * 1 if it was encoded (something may have been queued). */
+static int feed_tick(hld_daemon_t *d, hld_feed_t *f, uint64_t now) {
+    memset(&g.ev, 0, sizeof g.ev);
+    g.ev.type = f->type;
+    f->fill(d, &g.ev);
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, g.frame, sizeof g.frame);
+    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
+    hl_put_event(&w, &g.ev);
+    int len = hl_frame_end(&w);
+    if (len < 0) {
+        hld_warn("%s: cannot encode a %s event (%s)", f->name, f->event, hl_errname(len));
+        return 0;
+    }
+    for (hld_conn_t *c = d->conns; c; c = c->next) {
+        uint64_t *next = f->next_ns(c);
+        if (!(c->sub & f->sub) || now < *next) continue;
+        /* next due time: keeps the average rate; after a stall, start afresh */
+        uint64_t iv = (uint64_t)interval_ns(f, c);
+        *next = *next + iv > now ? *next + iv : now + iv;
+        if (hld_conn_outq(c) > HLD_METER_OUTQ_MAX) {
+            f->skipped++; /* a snapshot: the next one replaces it */
+            continue;
+        }
+        if (hld_conn_send(c, g.frame, (size_t)len) == 0) f->sent++;
+    }
+    return 1;
+}
+
+static void on_timer(uv_timer_t *t) {
+    hld_daemon_t *d = t->data;
+    uint64_t now = hld_now_ns();
+    int subscribers = 0, queued = 0;
+    for (hld_feed_t *f = g.feeds; f; f = f->next) {
+        int n = 0, due = 0;
+        for (hld_conn_t *c = d->conns; c; c = c->next)
+            if (c->sub & f->sub) {
+                n++;
+                due |= now >= *f->next_ns(c);
+            }
+        subscribers += n;
+        if (n && due && !d->shutting_down) queued |= feed_tick(d, f, now);
+    }
+    if (!subscribers || d->shutting_down) {
+        uv_timer_stop(&g.timer);
+        g.timer_on = 0;
+        return;
+    }
+    if (queued) hld_conn_flush_all(d);
+}
+
+void hld_feed_remove(hld_daemon_t *d, hld_feed_t *f) {
+    (void)d;
+    if (!f->added) return;
+    for (hld_feed_t **p = &g.feeds; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    f->added = 0;
+    if (g.feeds || !g.timer_init) return;
+    uv_timer_stop(&g.timer);
+    g.timer_on = 0;
+    if (!uv_is_closing((uv_handle_t *)&g.timer)) uv_close((uv_handle_t *)&g.timer, NULL);
+}

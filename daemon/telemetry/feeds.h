@@ -1,0 +1,51 @@
+/*
+ * feeds.h - the subscriber scheduler: periodic events pushed to the
+ * connections that subscribed to them, each connection at its own rate, on
+ * one timer for all of them. A feed is one kind of event (METER from
+ * metering.c, PROFILE from profile.c); its owner registers it once and
+ * tells it when a connection subscribes.
+ *
+ *   timer (every HLD_METER_TICK_MS while any feed has a subscriber), per feed
+ *   with a subscriber due: fill the event once, encode it once, queue the
+ *   same bytes to each due subscriber whose unsent output is under
+ *   HLD_METER_OUTQ_MAX (a snapshot: skipping one loses a refresh, nothing
+ *   else); a subscriber's next due time keeps its average rate and, after a
+ *   stall, starts afresh.
+ *
+ * Main thread only.
+ */
+#ifndef HLD_FEEDS_H
+#define HLD_FEEDS_H
+
+#include <stdint.h>
+
+#include "daemon.h"
+#include "hl_proto.h"
+
+typedef struct hld_feed hld_feed_t;
+struct hld_feed {
+    /* set by the owner before hld_feed_add */
+    const char *name;                              /* the log's prefix: "meters" */
+    const char *event;                             /* the event's name in the log: "METER" */
+    uint32_t sub;                                  /* the HL_SUB_* bit its subscribers set */
+    uint32_t type;                                 /* HL_EVENT_*: the event it pushes */
+    float (*hz)(const hld_conn_t *c);              /* a subscriber's rate (events per second) */
+    uint64_t *(*next_ns)(hld_conn_t *c);           /* a subscriber's next due time */
+    void (*fill)(hld_daemon_t *d, hl_event_t *ev); /* the event now (type already set) */
+    /* counters */
+    uint64_t sent, skipped; /* events queued; not queued (too much unsent output) */
+    /* the scheduler's */
+    hld_feed_t *next;
+    int added;
+};
+
+/* Registers f on d's loop (the first one sets the timer up). */
+void hld_feed_add(hld_daemon_t *d, hld_feed_t *f);
+/* A connection's SUBSCRIBE changed and it subscribed to f (its rate already
+ * stored): its first event goes at the next tick; starts the timer. */
+void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c);
+/* Unregisters f; the last one stops the timer (shutdown; the loop closes
+ * it). */
+void hld_feed_remove(hld_daemon_t *d, hld_feed_t *f);
+
+#endif /* HLD_FEEDS_H */

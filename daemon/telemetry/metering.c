@@ -1,0 +1,180 @@
+/*
+ * metering.c - meters and loudness on the main thread (metering.h).
+ *
+ * The level records come one per audio-thread call (or a few folded into
+ * one when the main thread was late, see meter_tap.h); each feeds the
+ * ballistics of every live bus and of the master. The output frames go
+ * straight into libebur128 through loudness.c. Both are drained at every
+ * poll tick, so STATS is always current, and again just before a METER
+ * event is built. METER events are a feed of the subscriber scheduler
+ * (feeds.h): one event per tick with a subscriber due, the same bytes
+ * queued to each of them.
+ */
+#include "metering.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "feeds.h"
+#include "hld_limits.h"
+#include "log.h"
+#include "loudness.h"
+#include "meter_tap.h"
+#include "meters.h"
+
+_Static_assert(HL_MAX_BUSES <= HL_METER_MAX_BUSES, "a METER event carries every bus");
+
+#define DRAIN_BATCH 32 /* level records copied out at a time */
+
+static struct {
+    int open;
+    hld_meter_t meter[HL_MIX_METERS]; /* buses by index, then the master */
+    uint32_t live;                    /* buses being metered (bit per bus) */
+    hld_loudness_t *loud;
+} g;
+
+static hld_feed_t feed;
+
+int hld_metering_open(hld_daemon_t *d) {
+    uint32_t rate = d->engine.rate;
+    for (int i = 0; i < HL_MIX_METERS; i++)
+        if (hld_meter_init(&g.meter[i], rate, HLD_METER_WINDOW_MS, HLD_METER_HOLD_MS,
+                           HLD_METER_FALL_DB_S) != 0) {
+            hld_metering_free();
+            return HELIOD_ENOMEM;
+        }
+    g.loud = hld_loudness_create(rate);
+    if (!g.loud) {
+        hld_metering_free();
+        return HELIOD_ENOMEM;
+    }
+    hld_feed_add(d, &feed);
+    g.open = 1;
+    return 0;
+}
+
+const char *hld_metering_bus_name(hld_daemon_t *d, uint32_t b, char *buf) {
+    const char *n = hld_bus_name(&d->buses, (int)b); /* the registry (buses.c) */
+    if (n) return n;
+    snprintf(buf, HL_MAX_NAME + 1, "bus%u", b);
+    return buf;
+}
+
+/* Live buses now; one that just became live starts from silence. */
+static void track_live(hld_daemon_t *d) {
+    uint32_t live = 0;
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        if (hl_mixer_bus_live(d->engine.mixer, b)) live |= 1u << b;
+    uint32_t born = live & ~g.live;
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        if (born >> b & 1u) hld_meter_reset(&g.meter[b]);
+    g.live = live;
+}
+
+void hld_metering_poll(hld_daemon_t *d) {
+    hld_meter_tap_t *tap = d->engine.tap;
+    if (!g.open || !tap) return;
+    track_live(d);
+    hl_mix_meter_t rec[DRAIN_BATCH];
+    uint32_t n;
+    while ((n = hld_meter_tap_read_levels(tap, rec, DRAIN_BATCH)) > 0)
+        for (uint32_t k = 0; k < n; k++) {
+            const hl_mix_meter_t *r = &rec[k];
+            for (int i = 0; i < HL_MIX_METERS; i++)
+                if (i == HL_MIX_METER_MASTER || (g.live >> i & 1u))
+                    hld_meter_feed(&g.meter[i], r->peak[i][0], r->peak[i][1], r->sumsq[i][0],
+                                   r->sumsq[i][1], r->frames, r->now_frames);
+        }
+    hl_ring_spans_t s;
+    uint32_t frames = hld_meter_tap_read_pcm(tap, &s);
+    if (frames) {
+        hld_loudness_feed(g.loud, s.p1, s.n1);
+        if (s.n2) hld_loudness_feed(g.loud, s.p2, s.n2);
+        hld_meter_tap_pcm_done(tap, frames);
+    }
+}
+
+static void read_level(const hld_meter_t *m, hl_meter_level_t *l) {
+    hld_meter_read(m, l->peak_db, l->peak_hold_db, l->rms_db);
+}
+
+void hld_metering_read(hld_daemon_t *d, hl_meter_t *out) {
+    memset(out, 0, sizeof *out);
+    if (!g.open) {
+        out->momentary = out->short_term = out->integrated = HL_METER_FLOOR_DB;
+        for (int c = 0; c < 2; c++)
+            out->master.peak_db[c] = out->master.peak_hold_db[c] = out->master.rms_db[c] =
+                HL_METER_FLOOR_DB;
+        return;
+    }
+    out->frame = g.meter[HL_MIX_METER_MASTER].now;
+    double m, s, i, r;
+    if (hld_loudness_read(g.loud, &m, &s, &i, &r) != 0)
+        hld_debug("loudness: libebur128 ran out of memory: some audio went unmeasured");
+    out->momentary = (float)m;
+    out->short_term = (float)s;
+    out->integrated = (float)i;
+    out->range = (float)r;
+    read_level(&g.meter[HL_MIX_METER_MASTER], &out->master);
+    for (uint32_t b = 0; b < HL_MAX_BUSES; b++) {
+        if (!(g.live >> b & 1u)) continue;
+        hl_meter_level_t *l = &out->bus[out->nbuses++];
+        char buf[HL_MAX_NAME + 1];
+        snprintf(l->name, sizeof l->name, "%s", hld_metering_bus_name(d, b, buf));
+        read_level(&g.meter[b], l);
+    }
+}
+
+void hld_metering_reset_loudness(hld_daemon_t *d) {
+    if (!g.open) return;
+    hld_metering_poll(d); /* what came before the reset is not measured after it */
+    hld_loudness_reset(g.loud);
+}
+
+static float meter_rate(const hld_conn_t *c) {
+    return c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
+}
+
+static uint64_t *meter_next(hld_conn_t *c) {
+    return &c->meter_next_ns;
+}
+
+static void fill_meter(hld_daemon_t *d, hl_event_t *ev) {
+    hld_metering_poll(d);
+    hld_metering_read(d, &ev->meter);
+}
+
+static hld_feed_t feed = {
+    .name = "meters",
+    .event = "METER",
+    .sub = HL_SUB_METER,
+    .type = HL_EVENT_METER,
+    .hz = meter_rate,
+    .next_ns = meter_next,
+    .fill = fill_meter,
+};
+
+void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c) {
+    if (!g.open || !(c->sub & HL_SUB_METER)) return;
+    hld_feed_subscribed(d, &feed, c);
+}
+
+void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out) {
+    out->events_sent = feed.sent;
+    out->events_skipped = feed.skipped;
+    out->coalesced = hld_meter_tap_coalesced(d->engine.tap);
+    out->pcm_dropped = hld_meter_tap_dropped(d->engine.tap);
+}
+
+void hld_metering_close(hld_daemon_t *d) {
+    hld_feed_remove(d, &feed);
+}
+
+void hld_metering_free(void) {
+    for (int i = 0; i < HL_MIX_METERS; i++)
+        hld_meter_free(&g.meter[i]);
+    hld_loudness_destroy(g.loud);
+    g.loud = NULL;
+    g.open = 0;
+}

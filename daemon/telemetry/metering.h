@@ -1,0 +1,57 @@
+/*
+ * metering.h - the daemon's meters: one hld_meter_t (peak, peak hold, rms)
+ * per live bus and the master, and an EBU R128 loudness meter on the master
+ * output, fed on the main thread from what the audio thread publishes
+ * (meter_tap.h); read by STATS and pushed to subscribers as METER events.
+ *
+ *   poll tick (events.c) ---------> hld_metering_poll: drain the tap
+ *   feed timer (feeds.h, every HLD_METER_TICK_MS while anyone subscribed):
+ *       drain the tap, encode one METER event, send it to each subscriber
+ *       whose next due time passed (its own rate, 1..100 Hz), skipping one
+ *       whose unsent output is over HLD_METER_OUTQ_MAX
+ *
+ * Buses are addressed by index; hld_metering_bus_name() is the one place
+ * that turns an index into the name the wire and STATS use. A bus that stops
+ * being live drops out of the readings; one that becomes live starts from
+ * silence. Main thread only.
+ */
+#ifndef HLD_METERING_H
+#define HLD_METERING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon.h"
+#include "hl_proto.h"
+
+/* Sets up the meters and registers the METER feed (feeds.h) on d's loop
+ * (after the engine is open). 0 or HELIOD_ENOMEM. */
+int hld_metering_open(hld_daemon_t *d);
+/* Feeds the meters with everything the audio thread published since the
+ * last call. Cheap when nothing is new. */
+void hld_metering_poll(hld_daemon_t *d);
+/* A connection's SUBSCRIBE changed (mask and meter_hz already stored in
+ * it): starts its METER schedule and the timer, if needed. */
+void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c);
+/* The readings now: master, every live bus (by index order), loudness. */
+void hld_metering_read(hld_daemon_t *d, hl_meter_t *out);
+/* Restarts the integrated loudness and the loudness range (STATS reset). */
+void hld_metering_reset_loudness(hld_daemon_t *d);
+/* Name of bus index b for the meters, from the bus registry ("sfx", or a
+ * bus made at run time); an index without a bus (never read: only live
+ * buses are metered) would read "busN". buf has room for HL_MAX_NAME + 1. */
+const char *hld_metering_bus_name(hld_daemon_t *d, uint32_t b, char *buf);
+/* Counters for STATS. */
+typedef struct {
+    uint64_t events_sent;    /* METER events queued to clients */
+    uint64_t events_skipped; /* not queued: the client had too much unsent output */
+    uint64_t coalesced;      /* audio-thread calls folded together (level ring full) */
+    uint64_t pcm_dropped;    /* output frames the loudness meter missed (pcm ring full) */
+} hld_metering_stats_t;
+void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out);
+/* Unregisters the METER feed (shutdown; the last feed stops the timer). */
+void hld_metering_close(hld_daemon_t *d);
+/* Frees the meters after the loop ended. Idempotent. */
+void hld_metering_free(void);
+
+#endif /* HLD_METERING_H */

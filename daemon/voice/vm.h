@@ -1,0 +1,345 @@
+/*
+ * vm.h - the voice manager: logical voices, admission, overflow policies,
+ * virtual voices and emitters, on top of the mixer's real voices.
+ *
+ * DESIGN
+ *   A client's voice handle names a *logical* voice. Only the most important
+ *   logical voices are *real* (hold a mixer voice); the rest are *virtual*:
+ *   control-side records whose playback position is arithmetic on the engine
+ *   clock, so tens of thousands of them cost the audio thread nothing.
+ *
+ *     PLAY --> admission --> logical voice --rank--> real (hl_mixer_play at
+ *                 |             |   ^                the computed position,
+ *               refusal         |   +---- virtual <-- fade-out, position kept)
+ *               (error code,    v
+ *                counter)     fading (retired handle; slot kept until silent)
+ *
+ *   Admission, in order (each refusal has its own error and counter):
+ *     1 arguments and cue valid (the caller)        4 cue limit    -> policy
+ *     2 min-interval since the cue's last success    5 category limit -> policy
+ *     3 3D beyond max distance at start (not clamp)  6 a free logical voice,
+ *                                                      else steal strictly lower priority
+ *   Counting: playing and paused voices count; fading ones do not but keep
+ *   their logical slot until silent. "Oldest" is the lowest start sequence.
+ *
+ *   Ranking (every HLD_VM_TICK_MS, and on demand): audibility = gain x bus
+ *   gain x distance attenuation; importance = audibility x 2^(priority/100).
+ *   The `real` most important voices above the floor are mixed; a real voice
+ *   gets HLD_VM_HYST more importance than a virtual one (no flapping). A new
+ *   play is real at once if it beats the weakest real voice.
+ *
+ *   Position: per voice (anchor_pos at engine frame anchor_frame) advancing
+ *   at `rate` source frames per engine frame while not paused, wrapped by
+ *   the loop region and loop count. The mixer's STARTED event (frame) and
+ *   ENDED event (frame, cursor) re-anchor it on the real position.
+ *
+ * All functions: main thread only. No libuv: the daemon passes callbacks
+ * (hld_vm_ops_t) for what needs it (stream opens, notifications).
+ */
+#ifndef HLD_VM_H
+#define HLD_VM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cues.h"
+#include "hl_mixer.h"
+#include "hl_proto.h"
+
+struct hld_sound;
+
+/* A table reads better aligned than wrapped. */
+/* clang-format off */
+#define HLD_VM_TICK_MS       20      /* re-rank period: 50 Hz follows any game's movement */
+#define HLD_VM_HYST          1.4125f /* +3 dB for the incumbent: a voice on the boundary does not flap */
+#define HLD_VM_FLOOR_DB      (-60.0f) /* default audibility floor: below it a voice is virtual */
+#define HLD_VM_VIRT_FADE_MS  20.0f   /* fade-out of a voice going virtual */
+#define HLD_VM_REAL_FADE_MS  20.0f   /* fade-in of a voice coming back */
+#define HLD_VM_PAUSED_WEIGHT 0.001f  /* -60 dB: a paused real voice yields to anything audible */
+#define HLD_MAX_LOGICAL      65536   /* --virtual-voices cap */
+#define HLD_MAX_EMITTERS     4096    /* emitters at once: one per moving object a game has */
+/* clang-format on */
+
+#define HLD_NIL 0xFFFFFFFFu
+
+/* Frame counts and positions computed in double (rates x seconds, ms x
+ * rate, positions) converted to integers: clamped first, as a double out of
+ * the target's range (or NaN) converted is undefined behaviour. NaN and
+ * negatives give 0, too large the maximum. */
+static inline uint32_t hld_frames_u32(double f) {
+    if (!(f > 0.0)) return 0;
+    return f >= 4294967295.0 ? UINT32_MAX : (uint32_t)f;
+}
+static inline uint64_t hld_frames_u64(double f) {
+    if (!(f > 0.0)) return 0;
+    return f >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)f;
+}
+
+typedef struct hld_emitter {
+    char name[HL_MAX_NAME + 1];
+    uint32_t owner;   /* client id; 0 = detached */
+    uint32_t creator; /* client id that created it: it (or a control client) moves it */
+    float pos[3], vel[3];
+    uint32_t first; /* its voices (intrusive list through em_next) */
+    uint32_t count;
+    uint32_t index; /* in the emitter table */
+} hld_emitter_t;
+
+/* Logical voice states. */
+#define HLD_LV_FREE    0
+#define HLD_LV_ACTIVE  1 /* playing or paused, real or virtual: counted */
+#define HLD_LV_FADING  2 /* fading out: retired handle, not counted, slot kept until silent */
+#define HLD_LV_OPENING 3 /* first play of a stream: waiting for its decoder (counted) */
+
+/* The ranking reads every voice 50 times a second: what it needs (the flags,
+ * the ranking figures, the loop count, then the first fields of p: flags, gain,
+ * position, distances, bus) comes first, in the record's first cache lines. */
+typedef struct {
+    uint32_t gen;  /* handle generation, bumped when freed */
+    uint8_t state; /* HLD_LV_* */
+    uint8_t paused;
+    uint8_t real;    /* holds the mixer voice `mix` (playing or paused in the mixer) */
+    uint8_t opening; /* a stream open for realising is in flight */
+    uint8_t why;     /* HL_VIRT_WHY_* of the last virtualisation */
+    uint8_t beyond, virt;
+    uint8_t fade_curve;
+    uint8_t is_stream;     /* source is streamed: realising opens a stream */
+    uint8_t seq_started;   /* admitted (restart applies to later realisations only) */
+    uint8_t started_sent;  /* STARTED was notified */
+    uint8_t want_real;     /* first stream open: ranked real at admission */
+    uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
+    uint8_t lowq;          /* quality steps the governor took away (sinc -> cubic -> linear) */
+    float aud, imp;        /* last ranking */
+    float pw;              /* priority weight 2^(priority/100), set at admission */
+    uint64_t seq;          /* start order */
+    int64_t loops_left;    /* -1 forever, 0 none (plays to the end), N extra passes */
+    hl_voice_params_t p;   /* what the mixer is (or would be) given; p.tag = handle */
+    uint64_t mix;          /* mixer handle while real or fading in the mixer, else 0 */
+    uint64_t vmix;         /* mixer voice still fading out after going virtual, else 0 */
+    uint32_t attack_next;  /* fade-in of a stream realisation in flight */
+    hld_cue_t *cue;        /* NULL for a plain sound */
+    hld_category_t *cat;   /* NULL if none */
+    struct hld_sound *snd; /* holds one `playing` reference */
+    hld_emitter_t *em;     /* NULL if none */
+    uint32_t owner;        /* client id; 0 = detached */
+    uint32_t creator;      /* client id that started it (detached too); charged with it */
+    uint32_t fade_out_frames;
+    uint64_t born_ns; /* admission time (detached loops' lifetime cap) */
+    /* position, in source units (pcm: engine frames; stream: source frames) */
+    double anchor_pos;
+    uint64_t anchor_frame;
+    double rate;      /* source frames per engine frame at the nominal pitch */
+    double rate_base; /* rate at pitch 1 */
+    double len;       /* source frames */
+    double ls, le;    /* loop region (le = len when the whole sound) */
+    int64_t loops_initial, loops_at_start;
+    double start_pos; /* stream: where the current stream started (for ENDED cursors) */
+    /* intrusive lists (indices, HLD_NIL ends) */
+    uint32_t cue_prev, cue_next, cat_prev, cat_next, em_prev, em_next, prio_prev, prio_next;
+    /* the post stage as the client gave it: lp_hz, hp_hz, occlusion, obstruction
+     * (p.lp_hz, p.hp_hz and p.occ_db are what they map to) */
+    float post_user[4];
+    /* engine frame of its latest scheduled change (SET at a later frame):
+     * until then the ranker keeps a real voice real, so a fade scheduled to
+     * silence does not virtualise it before the fade even starts */
+    uint64_t sched_hold;
+    /* engine frame it started on: its STARTED frame, or (never real yet)
+     * the frame it was admitted for; a musical grid's reference (CLOCK) */
+    uint64_t start_frame;
+} hld_lvoice_t;
+
+typedef struct hld_vm hld_vm_t;
+
+/* Callbacks into the daemon. */
+typedef struct {
+    void *user;
+    /* An event for the voice's owner and watchers: type HL_EVENT_ENDED (reason
+     * HL_END_*), HL_EVENT_STARTED (time_ns), HL_EVENT_VIRTUAL (reason
+     * HL_VIRT_WHY_*), HL_EVENT_REAL. */
+    void (*notify)(void *user, uint32_t owner, uint16_t type, uint64_t voice, uint8_t reason,
+                   uint64_t time_ns);
+    /* Realise a virtual stream voice: open lv's sound at source frame `start`
+     * with `loops` extra passes (-1 forever) and call hld_vm_stream_ready
+     * later with the same handle. Returns 0 or a negative code (stays virtual). */
+    int (*open_stream)(void *user, uint64_t voice, const hld_lvoice_t *lv, uint64_t start,
+                       int64_t loops);
+    /* Give back a stream the mixer never took (hl_stream_t of a dstream). */
+    void (*release_stream)(void *user, hl_stream_t *s);
+    /* The voice freed its sound reference (sound->playing was decremented). */
+    void (*sound_released)(void *user, struct hld_sound *snd);
+    /* A logical voice was admitted (delta +1) or freed (-1): charge its
+     * creator (lv->creator, lv->owner == 0 for detached, lv->is_stream). */
+    void (*charge)(void *user, const hld_lvoice_t *lv, int delta);
+} hld_vm_ops_t;
+
+typedef struct {
+    uint32_t logical; /* capacity of logical voices */
+    float floor_db;   /* audibility floor */
+    uint32_t rate;    /* engine rate */
+    uint32_t period;  /* engine period (frames) */
+} hld_vm_config_t;
+
+/* Global counters (also per cue / category in their hl_cue_counters_t). */
+typedef struct {
+    uint64_t plays, refused_interval, refused_distance, refused_cue_limit, refused_cat_limit;
+    uint64_t refused_no_voice, evicted, stolen, virtualised, realised, released_distance;
+    uint64_t realise_failed; /* no mixer slot or stream open failed: stayed virtual */
+    uint64_t ticks;
+} hld_vm_counters_t;
+
+/* Allocates the logical pool. Returns NULL on ENOMEM. */
+hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *cues,
+                        const hld_vm_ops_t *ops);
+/* Frees the pool (voices must have ended; sound references are dropped). */
+void hld_vm_destroy(hld_vm_t *vm);
+
+/* What a play asks for, resolved by the caller (dispatch). */
+typedef struct {
+    hld_cue_t *cue;        /* NULL = plain sound */
+    struct hld_sound *snd; /* the variation picked */
+    hl_voice_params_t p;   /* mixer params built from cue + play (pcm set, stream NULL) */
+    uint32_t owner;        /* 0 detached */
+    uint32_t creator;      /* client id that asks (charged while the voice lives) */
+    hld_emitter_t *em;
+    uint32_t fade_out_frames; /* eviction / release fade */
+    uint8_t fade_curve, beyond, virt;
+    /* position model */
+    double rate, len, ls, le;
+    int64_t loops;      /* -1 forever, 0 none, N */
+    int stream;         /* 1: first realisation opens a stream (OPENING until ready) */
+    float post_user[4]; /* the post stage as asked (hld_lvoice_t.post_user) */
+} hld_vm_play_t;
+
+/* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to
+ * make room, else 0), or HELIOD_EINTERVAL / EDISTANCE / ECUELIMIT /
+ * ECATLIMIT / ENOVOICES / EBUSY. A refusal at steps 2-6 changes nothing;
+ * a virt = kill play (not paused) that cannot be mixed (below the floor, or
+ * beaten by every real voice while its limits would only evict virtual
+ * ones) is refused (ENOVOICES) before those limits evict anything. Only
+ * when its evictions freed a real voice does it go on; should the voice it
+ * then displaces not take its stop (EBUSY, command ring full) it is refused
+ * after them, the one case left. For a stream play the
+ * voice is OPENING: the caller opens the stream and calls
+ * hld_vm_stream_ready (or hld_vm_stream_failed). now_ns: CLOCK_MONOTONIC. */
+int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t *voice,
+                uint64_t *stolen);
+/* The stream of voice (OPENING or realising) is primed: play it (or give it
+ * back through ops->release_stream if the voice no longer wants it).
+ * Returns 0, or a negative code for a first play that could not start (the
+ * voice was freed; the caller replies the error). */
+int hld_vm_stream_ready(hld_vm_t *vm, uint64_t voice, hl_stream_t *s, uint64_t now_ns);
+/* The stream open failed: a first play is freed (no event), a realising
+ * voice stays virtual. */
+void hld_vm_stream_failed(hld_vm_t *vm, uint64_t voice);
+
+/* The live logical voice of a handle (ACTIVE or OPENING), or NULL. */
+hld_lvoice_t *hld_vm_get(hld_vm_t *vm, uint64_t voice);
+/* Stops a voice with a fade (frames, curve) and an HL_END_* reason: its handle
+ * is retired at once. 0, HELIOD_ENOVOICE or HELIOD_EBUSY. */
+int hld_vm_stop(hld_vm_t *vm, uint64_t voice, uint32_t fade_frames, uint32_t curve, int reason,
+                uint64_t now_ns);
+/* Applies a SET (mask HL_MIX_SET_*; seek in source units for a pcm voice
+ * already checked by the caller). Returns 0, ENOVOICE, EBUSY or EINVAL. */
+int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns);
+/* Seek a voice to source position pos (frames in source units). For a real
+ * stream voice the caller handles the stream switch and calls this to
+ * re-anchor only (real_done = 1). */
+int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_t now_ns);
+/* Where the voice is now, in source units. */
+double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *lv);
+
+/* Voices matched by fn get stopped (fade, reason) or paused/resumed. All or
+ * nothing: each real voice matched takes one mixer command, and when the
+ * command ring cannot take them all they return HELIOD_EBUSY before any
+ * voice changed (retry). Else the count of voices changed. */
+typedef int (*hld_vm_match_fn)(void *user, const hld_lvoice_t *lv);
+int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,
+                         int reason, uint64_t now_ns);
+int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause, uint64_t now_ns);
+
+/* Listener moved (or bus gains changed): re-rank at the next tick. */
+void hld_vm_mark_dirty(hld_vm_t *vm);
+/* Periodic work: ranks, virtualises/realises, ends virtual voices that reached
+ * their end, releases voices beyond max distance. Call every poll; it ranks
+ * when HLD_VM_TICK_MS passed (stretched to ten times the last pass's cost,
+ * so ranking never takes more than a tenth of the main thread), or sooner
+ * when dirty (at most every 5 ms, or every four passes' cost). */
+void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns);
+/* One ranking pass now, whatever the period (benchmarks, tests). */
+void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns);
+/* Brings every cue's and category's `virtual_now` counter up to date (a
+ * scan of the logical voices: called when they are listed, not per tick). */
+void hld_vm_count_virtual(hld_vm_t *vm);
+/* Routes a mixer event (ENDED / STARTED) to its logical voice. Returns 1 if
+ * the event belonged to the voice manager. */
+int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
+
+/* Emitters. */
+int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
+                          const float vel[3], hld_emitter_t **out);
+hld_emitter_t *hld_vm_emitter_find(hld_vm_t *vm, const char *name);
+/* The emitter called name that rank (cues.h hld_ns_rank_fn, by creator)
+ * ranks highest: the requester's own process's, else a shared one. */
+hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_rank_fn rank,
+                                      const void *ctx);
+/* Moves the emitter and every voice on it (mask HL_EM_POS / HL_EM_VEL).
+ * 0, or HELIOD_EBUSY when the command ring cannot take one command per real
+ * voice on it: then nothing moved (not the emitter either). */
+int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
+                       const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
+/* Fades every voice out (fade_frames, or each voice's fade-out when
+ * fade_frames < 0) and frees the emitter. Returns the voice count, or EBUSY
+ * (one command per real voice does not fit: nothing stopped, the emitter
+ * stays). */
+int hld_vm_emitter_destroy(hld_vm_t *vm, hld_emitter_t *em, int64_t fade_frames, uint64_t now_ns);
+/* Destroys every emitter whose owner `gone` says is gone (its connection
+ * closed); their voices fade out with their cue's fade-out. 0 or EBUSY (each
+ * emitter all or nothing; those destroyed before stay so: call again). */
+int hld_vm_emitters_drop(hld_vm_t *vm, int (*gone)(void *user, uint32_t owner), void *user,
+                         uint64_t now_ns);
+
+/* The voice a client at its voice quota gives up for a play of `priority`:
+ * its counted voice of the lowest priority strictly below it, the oldest of
+ * those; 0 if none. Walks only the priority buckets below `priority`. */
+uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
+
+/* The CPU-budget governor's limit on real voices (daemon/voice/governor.c): the
+ * real cap becomes min(mixer voices, limit), at least 1. Lowering it marks
+ * the pool dirty: the next ranking virtualises the least important real
+ * voices beyond it (VIRTUAL reason GOVERNED, with their fade), and they are
+ * realised again (at their position) when the limit rises. Returns the cap. */
+uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
+/* Voices holding a mixer voice now. */
+uint32_t hld_vm_real_count(const hld_vm_t *vm);
+/* The governor's quality step, taken before any voice is made virtual: of
+ * the real voices that asked for the sinc or cubic interpolator and resample
+ * (pitch or Doppler), `limit` quality steps are kept (a sinc voice holds two,
+ * sinc over cubic over linear; a cubic one holds one), the most important
+ * voices first; the others step down, the least important first, sinc ->
+ * cubic -> linear (no fade: they interpolate the same signal) until the
+ * limit rises. UINT32_MAX = no step. Applied by the next ranking (marks the
+ * pool dirty). */
+void hld_vm_set_cubic_limit(hld_vm_t *vm, uint32_t limit);
+/* From the last ranking: quality steps the real voices that resample asked
+ * for (2 per sinc voice, 1 per cubic), and how many voices are stepped down. */
+uint32_t hld_vm_cubic_count(const hld_vm_t *vm);
+uint32_t hld_vm_lowq_count(const hld_vm_t *vm);
+
+/* Iteration over live logical voices (ACTIVE, OPENING, FADING). fn returns
+ * non-zero to stop. */
+void hld_vm_foreach(hld_vm_t *vm, int (*fn)(void *user, uint64_t voice, const hld_lvoice_t *lv),
+                    void *user);
+/* HL_VOICE_* state of a voice for listings. */
+uint8_t hld_vm_state(const hld_lvoice_t *lv);
+
+typedef struct {
+    uint32_t logical, active, real, virtual_now, fading, opening, emitters;
+    uint32_t real_cap, governed; /* the real cap now; voices virtual only for the governor */
+    uint32_t cubic_real, lowq;   /* quality steps asked (sinc 2, cubic 1); voices stepped down */
+    hld_vm_counters_t n;
+} hld_vm_stats_t;
+void hld_vm_stats(const hld_vm_t *vm, hld_vm_stats_t *out);
+/* Any voice left (ACTIVE, OPENING or FADING)? (shutdown waits for none) */
+int hld_vm_busy(const hld_vm_t *vm);
+
+#endif /* HLD_VM_H */

@@ -1,0 +1,129 @@
+/*
+ * vm_internal.h - what the voice manager's files share (vm.c: the pool,
+ * stop/set and mixer events; vm_admit.c: admission and overflow policies;
+ * vm.c also positions; vm_rank.c: audibility, real <-> virtual, the ranking;
+ * emitters.c: emitters). Not for use
+ * outside them: the daemon talks to vm.h.
+ */
+#ifndef HLD_VM_INTERNAL_H
+#define HLD_VM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "hl_mixer.h"
+#include "vm.h"
+
+struct hld_sound;
+
+#define HLD_PRIO_BUCKETS (2 * HL_MAX_PRIORITY + 1) /* one per priority */
+
+/* Mixer stop reason of a voice going virtual: never reported to clients. */
+#define VM_END_VIRTUAL 100u
+
+#define RANK_INCUMBENT 0x1u /* real (or opening) when ranked */
+#define RANK_KILL      0x2u /* virt = kill and not paused: ends rather than go virtual */
+typedef struct {
+    float imp;
+    uint32_t idx;
+    uint64_t seq;
+    uint32_t flags; /* RANK_*: what the passes after the selection need without the record */
+} rank_t;
+
+struct hld_vm {
+    hld_vm_config_t cfg;
+    hl_mixer_t *mx;
+    hld_cues_t *cues;
+    hld_vm_ops_t ops;
+    hld_lvoice_t *lv;
+    uint32_t cap;
+    uint32_t *free_stack;
+    uint32_t n_free;
+    uint32_t real_cap;   /* real voices now: min(slot_cap, the governor's limit) */
+    uint32_t slot_cap;   /* mixer voices */
+    uint32_t n_governed; /* last ranking: voices real but for the governor's limit */
+    uint32_t cubic_cap;  /* governor: real voices that may keep the cubic interpolator */
+    uint32_t n_cubic;    /* last ranking: real voices asking for cubic (and resampling) */
+    uint32_t n_lowq;     /* last ranking: of those, mixed linear for the governor */
+    uint64_t seq;
+    uint32_t n_counted, n_real, n_fading, n_opening;
+    uint32_t cue_head[HLD_MAX_CUES];
+    uint32_t cat_head[HLD_MAX_CATEGORIES];
+    uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
+    uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */
+    hld_emitter_t *em[HLD_MAX_EMITTERS];
+    uint32_t n_em;
+    rank_t *rank;
+    uint32_t *weak; /* real voices, weakest first, from the last ranking */
+    uint32_t n_weak, weak_pos;
+    float *weak_imp;
+    uint64_t last_tick_ns;
+    uint64_t last_rank_ns; /* how long the last ranking pass took */
+    int dirty;
+    float floor_lin;
+    struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
+    uint32_t n_slots;
+    hld_vm_counters_t n;
+    hl_listener_state_t lis; /* copy taken per ranking / admission */
+    float
+        bus_gain[HL_MAX_BUSES]; /* likewise: how loud each bus is heard (hl_mixer_bus_heard_gain) */
+};
+
+static inline uint64_t vm_handle_of(const hld_vm_t *vm, const hld_lvoice_t *v) {
+    return ((uint64_t)v->gen << 32) | (uint32_t)(v - vm->lv);
+}
+
+/* The engine frame what is decided now takes effect at: the clock, or the
+ * later frame a scheduled request is for (hl_mixer_at), so a scheduled play
+ * anchors its position arithmetic at its start and a virtual voice does not
+ * advance before it. */
+static inline uint64_t vm_now_frame(const hld_vm_t *vm) {
+    return hl_mixer_effect_frame(vm->mx);
+}
+
+/* ---- vm.c: the pool ---- */
+uint64_t vm_clock_ns(void); /* CLOCK_MONOTONIC, ns */
+/* The voice of a handle in any state but FREE (ENDED finds fading ones). */
+hld_lvoice_t *vm_get_any(hld_vm_t *vm, uint64_t voice);
+void vm_notify(hld_vm_t *vm, const hld_lvoice_t *v, uint16_t type, uint8_t reason,
+               uint64_t time_ns);
+/* Links a voice into (out of) its cue's, category's and emitter's lists and counts. */
+void vm_count_in(hld_vm_t *vm, uint32_t idx);
+void vm_count_out(hld_vm_t *vm, uint32_t idx);
+/* Frees a voice no longer counted: drops its sound, bumps its generation. */
+void vm_lv_free(hld_vm_t *vm, hld_lvoice_t *v);
+/* A mixer voice reads snd until its ENDED (the sound's `mixing` reference). */
+void vm_mix_ref(hld_vm_t *vm, uint64_t mix, struct hld_sound *snd);
+void vm_mix_unref(hld_vm_t *vm, uint32_t slot);
+uint32_t vm_ms_frames(const hld_vm_t *vm, float ms);
+/* 1 if the mixer's command ring takes n more commands now (a request that
+ * needs n checks first, so it applies all or nothing). */
+int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
+
+/* ---- vm.c: positions ---- */
+/* pos wrapped by the loop region: *used passes taken, *ended past the end. */
+double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended);
+/* Where the voice is at engine frame f (frozen while paused). */
+double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
+/* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
+int vm_reanchor(hld_lvoice_t *v, uint64_t f);
+
+/* ---- vm_rank.c: audibility, real <-> virtual, the ranking ---- */
+float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v);
+/* gain x bus gain x distance attenuation; *beyond: 3D past max distance (not clamp). */
+float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond);
+/* Copies the listener and bus gains audibility() reads. */
+void vm_snapshot(hld_vm_t *vm);
+/* Starts the mixer voice at the voice's position with a fade-in (a stream
+ * voice asks for its stream first). 0 or a negative code: it stays virtual. */
+int vm_realise(hld_vm_t *vm, hld_lvoice_t *v, uint32_t attack, uint64_t now_ns);
+/* Fades the mixer voice out: the voice is virtual. 0 or EBUSY. */
+int vm_virtualise(hld_vm_t *vm, hld_lvoice_t *v, uint8_t why, uint64_t now_ns);
+/* 1 if v asked for the cubic interpolator and resamples (pitch or Doppler):
+ * the voices the governor's quality step applies to. */
+int vm_wants_cubic(const hld_lvoice_t *v);
+/* flags with the interpolator the governor's quality step leaves v. */
+uint32_t vm_interp_flags(const hld_lvoice_t *v, uint32_t flags);
+/* Ends a voice that is not real (ENDED with reason) and frees it. */
+void vm_end_virtual(hld_vm_t *vm, hld_lvoice_t *v, int reason);
+
+#endif /* HLD_VM_INTERNAL_H */
