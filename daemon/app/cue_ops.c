@@ -34,7 +34,8 @@ static int bus_ok(hld_req_t *q, const hl_cue_t *m) {
  * another live client's (a stranger's cue could evict its voices). */
 static int category_ok(hld_req_t *q, const hl_cue_t *m) {
     const hld_category_t *cat =
-        m->category[0] ? hld_cues_find_category(&q->c->d->cues, m->category) : NULL;
+        m->category[0] ? hld_cues_find_category_in(&q->c->d->cues, m->category, hld_ns_rank, q->c)
+                       : NULL;
     if (!cat || !cat->owner) return 1;
     return hld_may_change(q, cat->owner, "category", cat->def.name);
 }
@@ -56,12 +57,15 @@ int hld_op_cue(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_cue(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     if (!bus_ok(q, &m)) return 0;
-    hld_cue_t *old = hld_cues_find(&q->c->d->cues, m.name);
+    hld_cue_t *old = hld_cues_find_in(&q->c->d->cues, m.name, hld_ns_rank, q->c);
     if (old && !hld_may_change(q, old->owner, "cue", m.name)) return 0;
     if (!old && !obj_room(q, HLD_QUOTA_CUES)) return 0;
     if (!category_ok(q, &m)) return 0;
     hld_cue_t *e = NULL;
-    int rc = hld_cues_define(&q->c->d->cues, &m, &e, &why);
+    hld_category_t *cat =
+        m.category[0] ? hld_cues_find_category_in(&q->c->d->cues, m.category, hld_ns_rank, q->c)
+                      : NULL;
+    int rc = hld_cues_define_in(&q->c->d->cues, &m, old, cat, &e, &why);
     if (rc < 0) return hld_fail(q, rc, why);
     hld_take_ownership(q, &e->owner, HLD_QUOTA_CUES, !old);
     return hld_reply_ok(q);
@@ -73,11 +77,11 @@ int hld_op_category(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const char *why = NULL;
     if (hl_validate_category(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    hld_category_t *old = hld_cues_find_category(&q->c->d->cues, m.name);
+    hld_category_t *old = hld_cues_find_category_in(&q->c->d->cues, m.name, hld_ns_rank, q->c);
     if (old && !hld_may_change(q, old->owner, "category", m.name)) return 0;
     if (!old && !obj_room(q, HLD_QUOTA_CATEGORIES)) return 0;
     hld_category_t *e = NULL;
-    int rc = hld_cues_define_category(&q->c->d->cues, &m, &e, &why);
+    int rc = hld_cues_define_category_in(&q->c->d->cues, &m, old, &e, &why);
     if (rc < 0) return hld_fail(q, rc, why);
     hld_take_ownership(q, &e->owner, HLD_QUOTA_CATEGORIES, !old);
     return hld_reply_ok(q);
@@ -91,7 +95,10 @@ int hld_op_cues(hld_req_t *q) {
     hld_list_t l;
     hld_list_begin(&l, q);
     int full = 0;
+    /* a plain client lists what its names resolve to: its own process's and
+     * the shared ones; a control client every namespace */
     for (uint32_t i = 0; i < cs->ncats && !full; i++) {
+        if (!hld_ns_rank(q->c, cs->cats[i]->owner)) continue;
         hl_cue_info_t ci = {.kind = HL_CUES_KIND_CATEGORY, .n = cs->cats[i]->n};
         hl_cue_init(&ci.cue);
         ci.cat = cs->cats[i]->def;
@@ -100,6 +107,7 @@ int hld_op_cues(hld_req_t *q) {
         full = hld_list_entry_done(&l, before);
     }
     for (uint32_t i = 0; i < cs->ncues && !full; i++) {
+        if (!hld_ns_rank(q->c, cs->cues[i]->owner)) continue;
         hl_cue_info_t ci = {.kind = HL_CUES_KIND_CUE, .cue = cs->cues[i]->def, .n = cs->cues[i]->n};
         hl_category_init(&ci.cat);
         size_t before = q->w.len;

@@ -62,6 +62,22 @@ int hld_conn_may_change(const hld_conn_t *c, uint32_t owner) {
     return !live; /* its process has no connection left: adoptable */
 }
 
+int hld_ns_rank(const void *ctx, uint32_t owner) {
+    const hld_conn_t *c = ctx;
+    if (owner == c->id) return 3;
+    if (!owner) return 2;
+    hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
+    hld_proc_t *op = ocl ? ocl->proc : NULL;
+    if (op && c->cl && op == c->cl->proc) return 3; /* its process's namespace */
+    hld_conn_t *o = hld_conn_find(c->d, owner);
+    if (o && o->control) return 2; /* the operator's objects are shared */
+    int live = o != NULL;
+    for (hld_conn_t *x = c->d->conns; x && !live && op && op->pid; x = x->next)
+        live = x->cl && x->cl->proc == op;
+    if (!live) return 2;       /* its process has gone: shared, adoptable */
+    return c->control ? 1 : 0; /* another live process's: a control client's last resort */
+}
+
 int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name) {
     hld_conn_t *c = q->c;
     if (hld_conn_may_change(c, owner)) return 1;

@@ -40,6 +40,11 @@ int hld_mixer_fail(hld_req_t *q, int rc);
 int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name);
 /* The same rule without a reply: 1 if c may change (or use) it. */
 int hld_conn_may_change(const hld_conn_t *c, uint32_t owner);
+/* Name namespaces (hld_ns_rank_fn, ctx: the hld_conn_t): how connection ctx
+ * sees an object owned by owner: 3 its process's own, 2 shared (the
+ * daemon's, a control client's, or a gone process's), 1 another live
+ * process's for a control client, 0 invisible. */
+int hld_ns_rank(const void *ctx, uint32_t owner);
 /* After q's client created (created = 1) or changed an object: a created
  * one is its own; a changed one it did not own is adopted (a control client
  * changing another's object does not take it over). The new owner's

@@ -4,8 +4,10 @@
  * table belong to the voice manager, vm.c). One SET moves every voice on the
  * emitter. An emitter belongs to the connection that created it and is
  * destroyed when it closes (its voices fade out), unless created detached
- * (heliodctl does: the next heliodctl can play on it). Any client may play
- * on an emitter; only its creator or a control client moves or destroys it.
+ * (heliodctl does: the next heliodctl can play on it). Names are per
+ * process: a client sees its own process's emitters and the shared ones (a
+ * control client's, a gone process's) and plays on those; only its creator
+ * or a control client moves or destroys one.
  */
 #include <stdio.h>
 
@@ -23,8 +25,10 @@ int hld_op_emitter(hld_req_t *q) {
     uint64_t now = hld_now_ns();
     if (m.action == HL_EMITTER_CREATE) {
         uint32_t owner = (m.mask & HL_EM_DETACHED) ? 0 : q->c->id;
-        hld_emitter_t *em = hld_vm_emitter_find(d->vm, m.name);
-        if (em) {
+        /* its own process's or a shared one of that name; another live
+         * process's does not block it (names are per process) */
+        hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.name, hld_ns_rank, q->c);
+        if (em && hld_ns_rank(q->c, em->creator) > 1) {
             snprintf(msg, sizeof msg, "an emitter named %s already exists (client %u's)", m.name,
                      em->creator);
             return hld_fail(q, HELIOD_EEXIST, msg);
@@ -44,7 +48,7 @@ int hld_op_emitter(hld_req_t *q) {
         if (rc < 0) return hld_fail(q, rc, rc == HELIOD_ENOMEM ? "too many emitters" : NULL);
         return hld_reply_ok(q);
     }
-    hld_emitter_t *em = hld_vm_emitter_find(d->vm, m.name);
+    hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.name, hld_ns_rank, q->c);
     if (!em) {
         snprintf(msg, sizeof msg, "no emitter named %s", m.name);
         return hld_fail(q, HELIOD_ENOEMITTER, msg);

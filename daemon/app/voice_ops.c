@@ -260,10 +260,11 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
     memset(pl, 0, sizeof *pl);
-    hld_cue_t *cue = hld_cues_find(&d->cues, m->sound);
-    /* another live process's cue is not this client's to play (its limits
-     * and policies would act on that process's voices): its own sound of
-     * that name, or a shared one, plays instead */
+    /* its own process's cue, else a shared one; another live process's cue
+     * is not this client's to play (its limits and policies would act on
+     * that process's voices): its own sound of that name, or a shared one,
+     * plays instead */
+    hld_cue_t *cue = hld_cues_find_in(&d->cues, m->sound, hld_ns_rank, q->c);
     if (cue && cue->owner && !hld_conn_may_change(q->c, cue->owner)) cue = NULL;
     const char *sound = m->sound;
     if (cue) sound = cue->def.sounds[hld_cue_pick(&d->cues, cue)];
@@ -296,7 +297,7 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     }
     hld_emitter_t *em = NULL;
     if (m->emitter[0]) {
-        em = hld_vm_emitter_find(d->vm, m->emitter);
+        em = hld_vm_emitter_find_in(d->vm, m->emitter, hld_ns_rank, q->c);
         if (!em) {
             snprintf(msg, sizeof msg, "no emitter named %s", m->emitter);
             return hld_fail(q, HELIOD_ENOEMITTER, msg), -1;
@@ -678,7 +679,7 @@ int hld_op_pause(hld_req_t *q) {
             return hld_fail(q, HELIOD_ENOBUS, msg);
         }
     } else if (m.scope == HL_PAUSE_CATEGORY) {
-        pm.cat = hld_cues_find_category(&d->cues, m.group);
+        pm.cat = hld_cues_find_category_in(&d->cues, m.group, hld_ns_rank, q->c);
         if (!pm.cat) {
             snprintf(msg, sizeof msg, "no category named %s", m.group);
             return hld_fail(q, HELIOD_ENOCATEGORY, msg);

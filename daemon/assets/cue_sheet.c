@@ -542,13 +542,15 @@ static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues
     uint32_t k = 0;
     for (uint32_t i = 0; i < L->ncats; i++) {
         hld_category_t *sp = k < new_cats ? cat_spares[k] : NULL;
-        hld_cat_apply(c, &L->cats[i].def, &sp);
+        hld_cat_apply(c, &L->cats[i].def, &sp, hld_cues_find_category(c, L->cats[i].def.name));
         if (k < new_cats && !sp) cat_spares[k++] = NULL;
     }
     k = 0;
     for (uint32_t i = 0; i < L->ncues; i++) {
         hld_cue_t *sp = k < new_cues ? cue_spares[k] : NULL;
-        hld_cue_apply(c, &L->cues[i].def, &sp);
+        const hl_cue_t *def = &L->cues[i].def;
+        hld_cue_apply(c, def, &sp, hld_cues_find(c, def->name),
+                      def->category[0] ? hld_cues_find_category(c, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
     }
     if (ncues) *ncues = L->ncues;

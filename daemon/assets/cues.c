@@ -60,16 +60,67 @@ static const char *cat_name_at(const void *tab, uint32_t i) {
     return ((hld_category_t *const *)tab)[i]->def.name;
 }
 
-hld_cue_t *hld_cues_find(const hld_cues_t *c, const char *name) {
+/* A name may repeat, once per namespace (cues.h): its entries all sit on
+ * the name's probe chain, which ends at the first empty slot (nothing is
+ * ever deleted). The index of the entry rank ranks highest (ties: the
+ * first), or -1. rank NULL: the daemon's entry (owner 0), else the first. */
+static int32_t pick_of(const uint16_t *slots, uint32_t nslots, const char *name, hld_name_at_fn at,
+                       const void *tab, uint32_t (*owner_at)(const void *, uint32_t),
+                       hld_ns_rank_fn rank, const void *ctx) {
+    uint32_t mask = nslots - 1, i = fnv1a(name) & mask;
+    int32_t best = -1;
+    int best_rank = 0;
+    for (; slots[i]; i = (i + 1) & mask) {
+        uint32_t k = slots[i] - 1u;
+        if (strcmp(at(tab, k), name) != 0) continue;
+        uint32_t owner = owner_at(tab, k);
+        int r = rank ? rank(ctx, owner) : owner == 0 ? 2 : 1;
+        if (r > best_rank) {
+            best_rank = r;
+            best = (int32_t)k;
+        }
+    }
+    return best;
+}
+
+/* The first empty slot on name's chain: where another namespace's entry of
+ * that name goes. */
+static uint32_t free_slot_of(const uint16_t *slots, uint32_t nslots, const char *name) {
+    uint32_t mask = nslots - 1, i = fnv1a(name) & mask;
+    while (slots[i])
+        i = (i + 1) & mask;
+    return i;
+}
+
+static uint32_t cue_owner_at(const void *tab, uint32_t i) {
+    return ((hld_cue_t *const *)tab)[i]->owner;
+}
+static uint32_t cat_owner_at(const void *tab, uint32_t i) {
+    return ((hld_category_t *const *)tab)[i]->owner;
+}
+
+hld_cue_t *hld_cues_find_in(const hld_cues_t *c, const char *name, hld_ns_rank_fn rank,
+                            const void *ctx) {
     if (!name) return NULL;
-    uint32_t s = hld_cues_slot_of(c->cue_slot, HLD_CUE_SLOTS, name, cue_name_at, c->cues);
-    return c->cue_slot[s] ? c->cues[c->cue_slot[s] - 1u] : NULL;
+    int32_t k =
+        pick_of(c->cue_slot, HLD_CUE_SLOTS, name, cue_name_at, c->cues, cue_owner_at, rank, ctx);
+    return k < 0 ? NULL : c->cues[k];
+}
+
+hld_category_t *hld_cues_find_category_in(const hld_cues_t *c, const char *name,
+                                          hld_ns_rank_fn rank, const void *ctx) {
+    if (!name) return NULL;
+    int32_t k =
+        pick_of(c->cat_slot, HLD_CAT_SLOTS, name, cat_name_at, c->cats, cat_owner_at, rank, ctx);
+    return k < 0 ? NULL : c->cats[k];
+}
+
+hld_cue_t *hld_cues_find(const hld_cues_t *c, const char *name) {
+    return hld_cues_find_in(c, name, NULL, NULL);
 }
 
 hld_category_t *hld_cues_find_category(const hld_cues_t *c, const char *name) {
-    if (!name) return NULL;
-    uint32_t s = hld_cues_slot_of(c->cat_slot, HLD_CAT_SLOTS, name, cat_name_at, c->cats);
-    return c->cat_slot[s] ? c->cats[c->cat_slot[s] - 1u] : NULL;
+    return hld_cues_find_category_in(c, name, NULL, NULL);
 }
 
 /* ---- life cycle ----------------------------------------------------------------------------- */
@@ -160,11 +211,10 @@ int hld_cat_check(const hl_category_t *m, const char **why, const char **key) {
 /* Defines or redefines an already validated cue whose category exists. A new
  * entry is *spare when given (and *spare becomes NULL), else calloc'd; the
  * caller has checked the cap. NULL only when calloc fails. */
-hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare) {
-    uint32_t s = hld_cues_slot_of(c->cue_slot, HLD_CUE_SLOTS, m->name, cue_name_at, c->cues);
-    hld_cue_t *e;
-    if (c->cue_slot[s]) {
-        e = c->cues[c->cue_slot[s] - 1u];
+hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hld_cue_t *into,
+                         hld_category_t *cat) {
+    hld_cue_t *e = into;
+    if (e) {
         if (e->def.nsounds != m->nsounds) {
             e->seq_next = 0;
             e->last_pick = -1;
@@ -180,19 +230,17 @@ hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare) {
         e->index = c->ncues;
         e->last_pick = -1;
         c->cues[c->ncues++] = e;
-        c->cue_slot[s] = (uint16_t)(e->index + 1u);
+        c->cue_slot[free_slot_of(c->cue_slot, HLD_CUE_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;
-    e->cat = m->category[0] ? hld_cues_find_category(c, m->category) : NULL;
+    e->cat = cat;
     return e;
 }
 
-hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_category_t **spare) {
-    uint32_t s = hld_cues_slot_of(c->cat_slot, HLD_CAT_SLOTS, m->name, cat_name_at, c->cats);
-    hld_category_t *e;
-    if (c->cat_slot[s]) {
-        e = c->cats[c->cat_slot[s] - 1u];
-    } else {
+hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_category_t **spare,
+                              hld_category_t *into) {
+    hld_category_t *e = into;
+    if (!e) {
         if (spare && *spare) {
             e = *spare;
             *spare = NULL;
@@ -202,7 +250,7 @@ hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_categor
         }
         e->index = c->ncats;
         c->cats[c->ncats++] = e;
-        c->cat_slot[s] = (uint16_t)(e->index + 1u);
+        c->cat_slot[free_slot_of(c->cat_slot, HLD_CAT_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;
     return e;
@@ -213,33 +261,45 @@ static int fail_why(const char **why, const char *w, int rc) {
     return rc;
 }
 
-int hld_cues_define(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **out, const char **why) {
+int hld_cues_define_in(hld_cues_t *c, const hl_cue_t *m, hld_cue_t *old, hld_category_t *cat,
+                       hld_cue_t **out, const char **why) {
     const char *w, *key;
     if (out) *out = NULL;
     int rc = hld_cue_check(m, &w, &key);
     if (rc) return fail_why(why, w, rc);
-    if (m->category[0] && !hld_cues_find_category(c, m->category))
+    if (m->category[0] && !cat)
         return fail_why(why, "category: no such category", HELIOD_ENOCATEGORY);
-    if (c->ncues >= HLD_MAX_CUES && !hld_cues_find(c, m->name))
+    if (c->ncues >= HLD_MAX_CUES && !old)
         return fail_why(why, "cue: 4096 cues are defined already", HELIOD_ENOMEM);
-    hld_cue_t *e = hld_cue_apply(c, m, NULL);
+    hld_cue_t *e = hld_cue_apply(c, m, NULL, old, m->category[0] ? cat : NULL);
     if (!e) return fail_why(why, "cue: out of memory", HELIOD_ENOMEM);
+    if (out) *out = e;
+    return 0;
+}
+
+int hld_cues_define(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **out, const char **why) {
+    return hld_cues_define_in(c, m, hld_cues_find(c, m->name),
+                              m->category[0] ? hld_cues_find_category(c, m->category) : NULL, out,
+                              why);
+}
+
+int hld_cues_define_category_in(hld_cues_t *c, const hl_category_t *m, hld_category_t *old,
+                                hld_category_t **out, const char **why) {
+    const char *w, *key;
+    if (out) *out = NULL;
+    int rc = hld_cat_check(m, &w, &key);
+    if (rc) return fail_why(why, w, rc);
+    if (c->ncats >= HLD_MAX_CATEGORIES && !old)
+        return fail_why(why, "category: 256 categories are defined already", HELIOD_ENOMEM);
+    hld_category_t *e = hld_cat_apply(c, m, NULL, old);
+    if (!e) return fail_why(why, "category: out of memory", HELIOD_ENOMEM);
     if (out) *out = e;
     return 0;
 }
 
 int hld_cues_define_category(hld_cues_t *c, const hl_category_t *m, hld_category_t **out,
                              const char **why) {
-    const char *w, *key;
-    if (out) *out = NULL;
-    int rc = hld_cat_check(m, &w, &key);
-    if (rc) return fail_why(why, w, rc);
-    if (c->ncats >= HLD_MAX_CATEGORIES && !hld_cues_find_category(c, m->name))
-        return fail_why(why, "category: 256 categories are defined already", HELIOD_ENOMEM);
-    hld_category_t *e = hld_cat_apply(c, m, NULL);
-    if (!e) return fail_why(why, "category: out of memory", HELIOD_ENOMEM);
-    if (out) *out = e;
-    return 0;
+    return hld_cues_define_category_in(c, m, hld_cues_find_category(c, m->name), out, why);
 }
 
 /* ---- randomness ----------------------------------------------------------------------------- */

@@ -71,8 +71,27 @@ int hld_cues_define(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **out, const cha
 int hld_cues_define_category(hld_cues_t *c, const hl_category_t *m, hld_category_t **out,
                              const char **why);
 
+/* Names live in namespaces: a name repeats once per owner's namespace (a
+ * client process's own, and the daemon's shared one). A lookup ranks each
+ * entry of the name by its owner: rank(ctx, owner) > 0 makes it visible,
+ * the highest wins (ties: the first defined). The rank is the request's
+ * (dispatch.c hld_ns_rank: its own process, then the shared ones, never
+ * another live process's). */
+typedef int (*hld_ns_rank_fn)(const void *ctx, uint32_t owner);
+hld_cue_t *hld_cues_find_in(const hld_cues_t *c, const char *name, hld_ns_rank_fn rank,
+                            const void *ctx);
+hld_category_t *hld_cues_find_category_in(const hld_cues_t *c, const char *name,
+                                          hld_ns_rank_fn rank, const void *ctx);
+/* Without a requester: the daemon's entry (owner 0), else the first. */
 hld_cue_t *hld_cues_find(const hld_cues_t *c, const char *name);
 hld_category_t *hld_cues_find_category(const hld_cues_t *c, const char *name);
+/* Define into old (a redefinition) or, old NULL, a new entry even when the
+ * name exists in another namespace; cat is m->category resolved by the
+ * caller in the definer's namespace (NULL: ENOCATEGORY if one is named). */
+int hld_cues_define_in(hld_cues_t *c, const hl_cue_t *m, hld_cue_t *old, hld_category_t *cat,
+                       hld_cue_t **out, const char **why);
+int hld_cues_define_category_in(hld_cues_t *c, const hl_category_t *m, hld_category_t *old,
+                                hld_category_t **out, const char **why);
 
 /*
  * Parses an INI cue sheet and applies it all or nothing:

@@ -22,10 +22,14 @@ uint32_t hld_cues_slot_of(const uint16_t *slots, uint32_t nslots, const char *na
 int hld_cue_check(const hl_cue_t *m, const char **why, const char **key);
 int hld_cat_check(const hl_category_t *m, const char **why, const char **key);
 
-/* Defines or redefines an already validated cue (category) whose category
- * exists. A new entry is *spare when given (and *spare becomes NULL), else
- * calloc'd; the caller has checked the cap. NULL only when calloc fails. */
-hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare);
-hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_category_t **spare);
+/* Redefines into (an entry of that name) or, into NULL, adds a new entry
+ * even when the name exists in another namespace, for an already validated
+ * cue (category); cat is its category resolved by the caller. A new entry
+ * is *spare when given (and *spare becomes NULL), else calloc'd; the caller
+ * has checked the cap. NULL only when calloc fails. */
+hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hld_cue_t *into,
+                         hld_category_t *cat);
+hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_category_t **spare,
+                              hld_category_t *into);
 
 #endif /* HLD_CUES_INT_H */

@@ -19,9 +19,27 @@ hld_emitter_t *hld_vm_emitter_find(hld_vm_t *vm, const char *name) {
     return NULL;
 }
 
+hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_rank_fn rank,
+                                      const void *ctx) {
+    hld_emitter_t *best = NULL;
+    int best_rank = 0;
+    for (uint32_t i = 0; i < vm->n_em; i++) {
+        if (strcmp(vm->em[i]->name, name) != 0) continue;
+        int r = rank(ctx, vm->em[i]->creator);
+        if (r > best_rank) {
+            best_rank = r;
+            best = vm->em[i];
+        }
+    }
+    return best;
+}
+
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
                           const float vel[3], hld_emitter_t **out) {
-    if (hld_vm_emitter_find(vm, name)) return HELIOD_EEXIST;
+    /* a name repeats once per namespace: the caller resolved it in the
+     * creator's (emitter_ops.c); here only the same owner's is a clash */
+    for (uint32_t i = 0; i < vm->n_em; i++)
+        if (vm->em[i]->owner == owner && strcmp(vm->em[i]->name, name) == 0) return HELIOD_EEXIST;
     if (vm->n_em >= HLD_MAX_EMITTERS) return HELIOD_ENOMEM;
     hld_emitter_t *e = calloc(1, sizeof *e);
     if (!e) return HELIOD_ENOMEM;

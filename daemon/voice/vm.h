@@ -278,6 +278,10 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
                           const float vel[3], hld_emitter_t **out);
 hld_emitter_t *hld_vm_emitter_find(hld_vm_t *vm, const char *name);
+/* The emitter called name that rank (cues.h hld_ns_rank_fn, by creator)
+ * ranks highest: the requester's own process's, else a shared one. */
+hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_rank_fn rank,
+                                      const void *ctx);
 /* Moves the emitter and every voice on it (mask HL_EM_POS / HL_EM_VEL).
  * 0, or HELIOD_EBUSY when the command ring cannot take one command per real
  * voice on it: then nothing moved (not the emitter either). */

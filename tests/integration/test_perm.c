@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -120,16 +121,16 @@ static int attack(heliod_t *h, int *out, void *arg) {
     cue.nsounds = 1;
     snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
     cue.gain_db = -96;
-    out[n++] = heliod_cue_define(h, &cue); /* 0: redefine the game's cue */
+    out[n++] = heliod_cue_define(h, &cue); /* 0: its own gcue (names are per process) */
     snprintf(cue.name, sizeof cue.name, "evil");
     snprintf(cue.category, sizeof cue.category, "gcat");
     cue.gain_db = 0;
-    out[n++] = heliod_cue_define(h, &cue); /* 1: join the game's category */
+    out[n++] = heliod_cue_define(h, &cue); /* 1: the game's category: not in its namespace */
     heliod_category_t cat;
     heliod_category_init(&cat);
     snprintf(cat.name, sizeof cat.name, "gcat");
     cat.max_instances = 1;
-    out[n++] = heliod_category_define(h, &cat);      /* 2 */
+    out[n++] = heliod_category_define(h, &cat);      /* 2: its own gcat */
     out[n++] = heliod_bus_create(h, "pit", "");      /* 3: its own: 0 */
     out[n++] = heliod_bus_mute(h, "pit", 1, 0);      /* 4: its own: 0 */
     out[n++] = heliod_bus_parent(h, "gbus", "pit");  /* 5 */
@@ -198,11 +199,14 @@ static void test_stranger_cannot_silence_game(void **state) {
     int r[64];
     int n = in_child(f, attack, NULL, r, 64);
     assert_int_equal(n, 22);
-    const int perm[] = {0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 21};
+    const int perm[] = {5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 21};
     for (size_t i = 0; i < sizeof perm / sizeof perm[0]; i++) {
         if (r[perm[i]] != HELIOD_EPERM) fprintf(stderr, "# attack %d: %d\n", perm[i], r[perm[i]]);
         assert_int_equal(r[perm[i]], HELIOD_EPERM);
     }
+    assert_int_equal(r[0], 0);
+    assert_int_equal(r[1], HELIOD_ENOCATEGORY);
+    assert_int_equal(r[2], 0);
     assert_int_equal(r[3], 0);
     assert_int_equal(r[4], 0);
     assert_int_equal(r[12], 0);
@@ -241,13 +245,13 @@ static void test_stranger_cannot_silence_game(void **state) {
     heliod_cue_info_t ci[16];
     size_t nc = 0;
     assert_int_equal(heliod_cues(g, ci, 16, &nc), 0);
+    int mine = 0; /* the stranger's gcue/gcat (its process has gone) are listed as shared */
     for (size_t i = 0; i < nc; i++)
-        if (ci[i].kind == HELIOD_CUES_KIND_CUE) {
-            assert_string_equal(ci[i].cue.name, "gcue");
-            assert_true(ci[i].cue.gain_db == 0.0f);
-        } else {
-            assert_int_equal(ci[i].category.max_instances, 4);
-        }
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE)
+            mine += strcmp(ci[i].cue.name, "gcue") == 0 && ci[i].cue.gain_db == 0.0f;
+        else
+            mine += strcmp(ci[i].category.name, "gcat") == 0 && ci[i].category.max_instances == 4;
+    assert_int_equal(mine, 2);
     /* and it still plays, and still changes its own objects */
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
@@ -648,6 +652,174 @@ static void test_batch_of_detached_loops(void **state) {
     heliod_close(h);
 }
 
+/* ---- names are per process ---------------------------------------------------- */
+
+/* A stranger that stays connected: defines gcat/gcue first (its own tone
+ * at -40 dB), says so on rd[1], waits for a byte on go[0], then reports
+ * what its own names resolve to. */
+static void squatter(fx_t *f, int ready, int go, int res) {
+    heliod_t *h = NULL;
+    int out[16] = {0}, n = 0;
+    if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
+    out[n++] = heliod_load(h, "tone", f->tone, 0, NULL);
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "gcat");
+    cat.max_instances = 1;
+    out[n++] = heliod_category_define(h, &cat);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "gcue");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
+    snprintf(cue.category, sizeof cue.category, "gcat");
+    cue.gain_db = -40;
+    out[n++] = heliod_cue_define(h, &cue);
+    const float left[3] = {-5, 0, 0};
+    out[n++] = heliod_emitter_create(h, "gcar", left, NULL, 0);
+    char b = 1;
+    /* a game side that failed never says go: the stranger gives up, so a
+     * failure ends the test instead of hanging it */
+    struct pollfd pf = {.fd = go, .events = POLLIN};
+    if (write(ready, &b, 1) != 1 || poll(&pf, 1, 120000) != 1 || read(go, &b, 1) != 1) _exit(4);
+    heliod_cue_info_t ci[16];
+    size_t nc = 0;
+    out[n++] = heliod_cues(h, ci, 16, &nc);
+    int mine = 0, other = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE)
+            ci[i].cue.gain_db == -40.0f ? mine++ : other++;
+        else
+            ci[i].category.max_instances == 1 ? mine++ : other++;
+    out[n++] = mine;  /* 2: its gcue and gcat */
+    out[n++] = other; /* 0: not the game's */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = 0;
+    out[n++] = heliod_play(h, "gcue", &pp, &v, NULL);
+    heliod_voice_info_t vi[8];
+    size_t nv = 0;
+    int gain_ok = 0;
+    if (heliod_voices(h, vi, 8, &nv) == 0)
+        for (size_t i = 0; i < nv; i++)
+            if (vi[i].voice == v) gain_ok = vi[i].gain_db < -39.9f && vi[i].gain_db > -40.1f;
+    out[n++] = gain_ok;
+    snprintf(pp.emitter, sizeof pp.emitter, "gcar"); /* its own emitter, where it left it */
+    pp.flags |= HELIOD_PLAY_3D;
+    out[n++] = heliod_play(h, "tone", &pp, &v, NULL);
+    int pos_ok = 0;
+    if (heliod_voices(h, vi, 8, &nv) == 0)
+        for (size_t i = 0; i < nv; i++)
+            if (vi[i].voice == v) pos_ok = vi[i].pos[0] == -5.0f;
+    out[n++] = pos_ok;
+    heliod_close(h);
+    if (write(res, out, sizeof(int) * (size_t)n) < 0) _exit(2);
+    _exit(0);
+}
+
+static void test_names_per_process(void **state) {
+    fx_t *f = *state;
+    int ready[2], go[2], res[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(res), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) squatter(f, ready[1], go[0], res[1]);
+    close(res[1]); /* its results end when it exits */
+    char b = 0;
+    assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
+
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_load(g, "tone", f->tone, 0, NULL), 0);
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "gcat");
+    cat.max_instances = 4;
+    assert_int_equal(heliod_category_define(g, &cat), 0); /* its own, not EPERM */
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "gcue");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
+    snprintf(cue.category, sizeof cue.category, "gcat");
+    cue.gain_db = -3;
+    assert_int_equal(heliod_cue_define(g, &cue), 0);
+    cue.gain_db = -6;
+    assert_int_equal(heliod_cue_define(g, &cue), 0); /* redefining its own */
+    /* it plays through its cue, at its level, in its category */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v[2] = {0};
+    assert_int_equal(heliod_play(g, "gcue", &pp, &v[0], NULL), 0);
+    assert_int_equal(heliod_play(g, "gcue", &pp, &v[1], NULL),
+                     0); /* gcat: 4, not the stranger's 1 */
+    heliod_voice_info_t vi[8];
+    size_t nv = 0;
+    assert_int_equal(heliod_voices(g, vi, 8, &nv), 0);
+    int found = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (vi[i].voice == v[0] || vi[i].voice == v[1]) {
+            found++;
+            assert_string_equal(vi[i].cue, "gcue");
+            assert_string_equal(vi[i].category, "gcat");
+            assert_true(vi[i].gain_db > -6.1f && vi[i].gain_db < -5.9f);
+        }
+    assert_int_equal(found, 2);
+    /* its own emitter of the stranger's emitter's name, and voices on it */
+    const float right[3] = {5, 0, 0};
+    assert_int_equal(heliod_emitter_create(g, "gcar", right, NULL, 0), 0); /* not EEXIST */
+    assert_int_equal(heliod_emitter_create(g, "gcar", right, NULL, 0), HELIOD_EEXIST);
+    assert_int_equal(heliod_emitter_set(g, "gcar", HELIOD_EM_POS, right, NULL, 0), 0);
+    snprintf(pp.emitter, sizeof pp.emitter, "gcar");
+    pp.flags |= HELIOD_PLAY_3D;
+    heliod_voice_t ve = 0;
+    assert_int_equal(heliod_play(g, "tone", &pp, &ve, NULL), 0);
+    assert_int_equal(heliod_voices(g, vi, 8, &nv), 0);
+    found = 0;
+    for (size_t i = 0; i < nv; i++)
+        if (vi[i].voice == ve) found += vi[i].pos[0] == 5.0f;
+    assert_int_equal(found, 1);
+    /* its lookups see its own only */
+    heliod_cue_info_t ci[16];
+    size_t nc = 0;
+    assert_int_equal(heliod_cues(g, ci, 16, &nc), 0);
+    assert_int_equal(nc, 2);
+    for (size_t i = 0; i < nc; i++)
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE)
+            assert_true(ci[i].cue.gain_db == -6.0f);
+        else
+            assert_int_equal(ci[i].category.max_instances, 4);
+    /* the operator sees both namespaces */
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    assert_int_equal(heliod_cues(op, ci, 16, &nc), 0);
+    assert_int_equal(nc, 4);
+    heliod_close(op);
+
+    b = 1;
+    assert_int_equal(write(go[1], &b, 1), 1);
+    int r[16], n = 0;
+    ssize_t got;
+    while (n < 16 && (got = read(res[0], r + n, sizeof(int) * (size_t)(16 - n))) > 0)
+        n += (int)(got / (ssize_t)sizeof(int));
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(n, 11);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(r[i], 0); /* load, category, cue, emitter, list */
+    assert_int_equal(r[5], 2);     /* the stranger's gcue/gcat untouched, */
+    assert_int_equal(r[6], 0);     /* the game's not visible to it */
+    assert_int_equal(r[7], 0);     /* and it plays its own */
+    assert_int_equal(r[8], 1);     /* at its own -40 dB */
+    assert_int_equal(r[9], 0);     /* on its own gcar */
+    assert_int_equal(r[10], 1);    /* where it left it */
+    heliod_close(g);
+    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
+    for (size_t i = 0; i < 5; i++)
+        close(fds[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
@@ -660,6 +832,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bank_queue_charged_to_its_loader, setup_small,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_names_per_process, setup_default, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -901,9 +901,72 @@ static void test_ini_fifo_and_missing(void **state) {
     assert_int_equal(f->c->ncues, 0);
 }
 
+/* ---- names per namespace ---------------------------------------------- */
+
+/* ctx: the requester's owner id; its own ranks 3, the daemon's 2, others 0 */
+static int rank_of(const void *ctx, uint32_t owner) {
+    uint32_t me = *(const uint32_t *)ctx;
+    return owner == me ? 3 : owner == 0 ? 2 : 0;
+}
+
+static void test_names_per_namespace(void **state) {
+    (void)state;
+    hld_cues_t *c = new_cues();
+    hl_category_t cat;
+    hl_category_init(&cat);
+    strcpy(cat.name, "weapons");
+    hld_category_t *k7 = NULL, *k9 = NULL;
+    uint32_t seven = 7, nine = 9, other = 5;
+    assert_null(hld_cues_find_category_in(c, "weapons", rank_of, &seven));
+    assert_int_equal(hld_cues_define_category_in(c, &cat, NULL, &k7, NULL), 0);
+    k7->owner = 7;
+    cat.max_instances = 2;
+    /* 9 does not see 7's: it defines its own of that name */
+    assert_null(hld_cues_find_category_in(c, "weapons", rank_of, &nine));
+    assert_int_equal(hld_cues_define_category_in(c, &cat, NULL, &k9, NULL), 0);
+    k9->owner = 9;
+    assert_ptr_not_equal(k7, k9);
+    assert_int_equal(c->ncats, 2);
+    assert_ptr_equal(hld_cues_find_category_in(c, "weapons", rank_of, &seven), k7);
+    assert_ptr_equal(hld_cues_find_category_in(c, "weapons", rank_of, &nine), k9);
+
+    hl_cue_t m;
+    good_cue(&m, "gun");
+    strcpy(m.category, "weapons");
+    hld_cue_t *g7 = NULL, *g9 = NULL, *g0 = NULL, *again = NULL;
+    assert_int_equal(hld_cues_define_in(c, &m, NULL, k7, &g7, NULL), 0);
+    g7->owner = 7;
+    m.gain_db = -6;
+    assert_int_equal(hld_cues_define_in(c, &m, NULL, k9, &g9, NULL), 0);
+    g9->owner = 9;
+    assert_ptr_equal(g7->cat, k7); /* each in its definer's category */
+    assert_ptr_equal(g9->cat, k9);
+    assert_ptr_equal(hld_cues_find_in(c, "gun", rank_of, &seven), g7);
+    assert_ptr_equal(hld_cues_find_in(c, "gun", rank_of, &nine), g9);
+    assert_null(hld_cues_find_in(c, "gun", rank_of, &other));
+    /* the daemon's: shared, behind a client's own */
+    strcpy(m.category, "");
+    assert_int_equal(hld_cues_define_in(c, &m, NULL, NULL, &g0, NULL), 0);
+    assert_ptr_equal(hld_cues_find_in(c, "gun", rank_of, &other), g0);
+    assert_ptr_equal(hld_cues_find_in(c, "gun", rank_of, &seven), g7);
+    assert_ptr_equal(hld_cues_find(c, "gun"), g0); /* no requester: the daemon's */
+    /* a redefinition stays in place */
+    m.gain_db = -12;
+    strcpy(m.category, "weapons");
+    assert_int_equal(hld_cues_define_in(c, &m, g9, k9, &again, NULL), 0);
+    assert_ptr_equal(again, g9);
+    assert_true(g9->def.gain_db == -12.0f);
+    assert_true(g7->def.gain_db == 0.0f);
+    assert_int_equal(c->ncues, 3);
+    /* a category named but not resolved in the definer's namespace */
+    assert_int_equal(hld_cues_define_in(c, &m, NULL, NULL, NULL, NULL), HELIOD_ENOCATEGORY);
+    free_cues(c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_define_redefine),
+        cmocka_unit_test(test_names_per_namespace),
         cmocka_unit_test(test_validate_cue_limits),
         cmocka_unit_test(test_validate_category_limits),
         cmocka_unit_test(test_validate_cue_other),
