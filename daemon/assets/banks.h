@@ -83,6 +83,11 @@ typedef struct hld_banks {
     /* the ledger: a bank's queued sounds are charged, when they start, to
      * the record of its client id (hld_bank_t.client), looked up then */
     hld_clients_t *ledger;
+    /* applies a client's bank's cue sheet as that client (its namespace and
+     * rights, asset_ops.c); NULL, or a bank of the daemon's (client 0): the
+     * daemon's names, hld_cues_load_mem. 0 or a code with err. */
+    int (*sheet)(void *user, uint32_t client, const char *path, const char *text, size_t len,
+                 char *err, size_t cap);
 } hld_banks_t;
 
 void hld_banks_init(hld_banks_t *b, hld_sounds_t *sounds, hld_cues_t *cues, hld_bank_fn fn,
