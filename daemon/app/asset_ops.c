@@ -137,11 +137,11 @@ int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const c
                           size_t len, char *err, size_t cap) {
     hld_daemon_t *d = user;
     hld_conn_t *c = hld_conn_find(d, client);
-    if (!c) {
+    if (!c) { /* no namespace to apply it in: never the daemon's, nor anyone's */
         snprintf(err, cap, "%s: client %u that loaded the bank is gone", path, client);
         return HELIOD_ECANCELED;
     }
-    if (c->control) /* the operator's bank: the daemon's names, as CUES_LOAD */
+    if (c->control) /* banks.c sends the operator's banks to hld_cues_load_mem */
         return hld_cues_load_mem(&d->cues, path, text, len, NULL, NULL, err, cap);
     sheet_as_t x = {.c = c};
     hld_cues_as_t as = {.rank = sheet_rank, .ctx = &x, .admit = sheet_admit, .own = sheet_own};
@@ -165,6 +165,7 @@ static void bank_read(void *user, int status, const char *msg, hld_manifest_t *m
             /* charged to the client that asked: its id travels with the
              * bank to where each queued sound starts (banks.c) */
             status = hld_banks_start(&d->banks, m, l->c->id, &b, why, sizeof why);
+            if (status == 0) b->control = l->c->control; /* its cue sheet: the daemon's names */
             msg = why;
         }
         if (status != 0) {

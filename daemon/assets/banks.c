@@ -341,7 +341,7 @@ static void cue_done(hld_fjob_t *j) {
     int rc = j->answer_status;
     if (rc == 0) {
         uint32_t nc = 0, ncat = 0;
-        if (c->banks->sheet && k->client) /* as its loader: never into another's names */
+        if (c->banks->sheet && k->client && !k->control) /* as its loader, never another's */
             rc = c->banks->sheet(c->banks->user, k->client, c->path, c->text, c->len, err,
                                  sizeof err);
         else
