@@ -975,6 +975,50 @@ static void test_bank_sheet_as_its_loader(void **state) {
     heliod_close(g);
 }
 
+/* A plain client's bank's sheet counts in its cue quota (--client-cues 16):
+ * 10 of its own plus a sheet of 10 fails the bank, nothing applied, and
+ * the reservations are given back (6 more CUEs fit, the 7th does not). */
+static void test_bank_sheet_in_its_quota(void **state) {
+    fx_t *f = *state;
+    char sheet[600], man[600];
+    snprintf(sheet, sizeof sheet, "%.256s/ten.ini", f->d.dir);
+    snprintf(man, sizeof man, "%.256s/tenbank.ini", f->d.dir);
+    FILE *fp = fopen(sheet, "w");
+    assert_non_null(fp);
+    for (int i = 0; i < 10; i++)
+        fprintf(fp, "[cue sheet%d]\nsound = ttone\n", i);
+    fclose(fp);
+    assert_non_null(fp = fopen(man, "w"));
+    fprintf(fp, "name = tenbank\ncues = ten.ini\n[sound ttone]\npath = tone.wav\n");
+    fclose(fp);
+    heliod_t *g = conn(f, "game", 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "ttone");
+    for (int i = 0; i < 10; i++) {
+        snprintf(cue.name, sizeof cue.name, "own%d", i);
+        assert_int_equal(heliod_cue_define(g, &cue), 0);
+    }
+    assert_int_equal(heliod_bank_load(g, man, NULL), 0);
+    char err[256] = "";
+    int st = bank_settled(g, "tenbank", err, sizeof err);
+    fprintf(stderr, "# a 10-cue bank sheet over 10 of 16 cues: state %d (%s)\n", st, err);
+    assert_int_equal(st, HELIOD_BANK_FAILED);
+    assert_non_null(strstr(err, "--client-cues"));
+    heliod_cue_info_t ci[32];
+    size_t nc = 0;
+    assert_int_equal(heliod_cues(g, ci, 32, &nc), 0);
+    assert_int_equal(nc, 10); /* none of the sheet's */
+    for (int i = 10; i < 16; i++) {
+        snprintf(cue.name, sizeof cue.name, "own%d", i);
+        assert_int_equal(heliod_cue_define(g, &cue), 0);
+    }
+    snprintf(cue.name, sizeof cue.name, "own16");
+    assert_int_equal(heliod_cue_define(g, &cue), HELIOD_EQUOTA);
+    heliod_close(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
@@ -989,6 +1033,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_names_per_process, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_bank_sheet_as_its_loader, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_sheet_in_its_quota, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
