@@ -6,7 +6,9 @@
  * (per-process caps); the places kept for control clients are one per
  * process; quotas are per process (20 connections, one budget); a stalled
  * upload is charged to its client and times out; a script's 256 detached
- * loops fit the default quotas. Real daemon, real libheliod, the stranger
+ * loops fit the default quotas; a bank's cue sheet is applied as its
+ * loader (its namespace, its rights, its quota). Real daemon, real
+ * libheliod, the stranger
  * a forked process of its own.
  */
 #include <setjmp.h>
