@@ -8,8 +8,7 @@
  * upload is charged to its client and times out; a script's 256 detached
  * loops fit the default quotas; a bank's cue sheet is applied as its
  * loader (its namespace, its rights, its quota). Real daemon, real
- * libheliod, the stranger
- * a forked process of its own.
+ * libheliod, the stranger a forked process of its own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
