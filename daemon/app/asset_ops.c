@@ -3,6 +3,7 @@
  * remove), ZONES; BANK events to subscribers. The banks live in banks.c,
  * the world-zone scheduler in world_zones.c and zone_sched.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,84 @@ void hld_later_end(hld_later_t *l) {
     hld_conn_unref(l->c);
 }
 
+/* A plain client's bank's cue sheet is applied as its loader, by CUE's and
+ * CATEGORY's rules (cue_ops.c): names resolve in its namespace (its
+ * process's, then the shared ones, never another live process's); the
+ * daemon's and a control client's shared entries are not its to change
+ * (EPERM naming the entry, the whole sheet unapplied); a name of another
+ * live process's only is a new entry of its own; new entries count in its
+ * quota, reserved as they are checked and given back if the sheet fails. */
+typedef struct {
+    hld_conn_t *c;
+    uint32_t reserved[2]; /* [cat]: entries charged ahead of the apply */
+} sheet_as_t;
+
+static int sheet_rank(const void *ctx, uint32_t owner) {
+    return hld_ns_rank(((const sheet_as_t *)ctx)->c, owner);
+}
+
+static int sheet_admit(const void *ctx, int cat, const char *name, const uint32_t *old_owner,
+                       char *msg, size_t cap) {
+    sheet_as_t *x = (sheet_as_t *)(uintptr_t)ctx;
+    hld_conn_t *c = x->c;
+    const char *what = cat ? "category" : "cue";
+    if (old_owner) {
+        if (hld_conn_may_change(c, *old_owner)) return 0;
+        hld_conn_t *o = hld_conn_find(c->d, *old_owner);
+        c->d->n.denied++;
+        if (!*old_owner)
+            snprintf(msg, cap,
+                     "%s %s belongs to the daemon (defaults or config): only a control client "
+                     "may change it",
+                     what, name);
+        else
+            snprintf(msg, cap,
+                     "%s %s belongs to client %u (%s): only it or a control client may change it",
+                     what, name, *old_owner, o ? o->name : "its process");
+        return HELIOD_EPERM;
+    }
+    int kind = cat ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES;
+    int rc = c->cl ? hld_client_check_obj(c->cl, kind, msg, cap) : 0;
+    if (rc) return rc;
+    hld_clients_obj_add(&c->d->ledger, c->id, kind); /* reserved: the next one counts it */
+    x->reserved[cat ? 1 : 0]++;
+    return 0;
+}
+
+static void sheet_own(const void *ctx, int cat, uint32_t *owner, int created) {
+    const sheet_as_t *x = ctx;
+    hld_conn_t *c = x->c;
+    int kind = cat ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES;
+    if (created) { /* charged when admitted */
+        *owner = c->id;
+        return;
+    }
+    if (*owner == c->id) return;
+    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind); /* its process's, or adopted */
+    *owner = c->id;
+    hld_clients_obj_add(&c->d->ledger, c->id, kind);
+}
+
+int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const char *text,
+                          size_t len, char *err, size_t cap) {
+    hld_daemon_t *d = user;
+    hld_conn_t *c = hld_conn_find(d, client);
+    if (!c) { /* no namespace to apply it in: never the daemon's, nor anyone's */
+        snprintf(err, cap, "%s: client %u that loaded the bank is gone", path, client);
+        return HELIOD_ECANCELED;
+    }
+    if (c->control) /* banks.c sends the operator's banks to hld_cues_load_mem */
+        return hld_cues_load_mem(&d->cues, path, text, len, NULL, NULL, err, cap);
+    sheet_as_t x = {.c = c};
+    hld_cues_as_t as = {.rank = sheet_rank, .ctx = &x, .admit = sheet_admit, .own = sheet_own};
+    int rc = hld_cues_load_mem_as(&d->cues, &as, path, text, len, NULL, NULL, err, cap);
+    if (rc != 0)
+        for (int k = 0; k < 2; k++)
+            for (uint32_t i = 0; i < x.reserved[k]; i++)
+                hld_clients_obj_gone(&d->ledger, c->id, k ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES);
+    return rc;
+}
+
 /* BANK load: the manifest is read on the worker pool, then its sounds start. */
 static void bank_read(void *user, int status, const char *msg, hld_manifest_t *m) {
     hld_later_t *l = user;
@@ -86,6 +165,7 @@ static void bank_read(void *user, int status, const char *msg, hld_manifest_t *m
             /* charged to the client that asked: its id travels with the
              * bank to where each queued sound starts (banks.c) */
             status = hld_banks_start(&d->banks, m, l->c->id, &b, why, sizeof why);
+            if (status == 0) b->control = l->c->control; /* its cue sheet: the daemon's names */
             msg = why;
         }
         if (status != 0) {

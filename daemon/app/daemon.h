@@ -150,6 +150,10 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
 int hld_config_buses(hld_daemon_t *d);
 /* asset_ops.c: banks.c's change callback (BANK events, world zones). */
 void hld_assets_bank_changed(void *user, const hld_bank_t *b);
+/* asset_ops.c: banks.c's sheet hook: a client's bank's cue sheet applied
+ * as that client, with CUE's and CATEGORY's rules. */
+int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const char *text,
+                          size_t len, char *err, size_t cap);
 /* asset_ops.c: sounds.c's reload callback (a log line is sounds.c's; this
  * sends RELOAD events to BANK subscribers). */
 void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg);

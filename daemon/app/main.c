@@ -112,6 +112,7 @@ int main(int argc, char **argv) {
     hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
     d.banks.files = &d.files;
     d.banks.ledger = &d.ledger;
+    d.banks.sheet = hld_assets_bank_sheet;
     d.sounds.reload_done = hld_assets_reloaded;
     d.sounds.reload_user = &d;
     d.watch.fd = -1;

@@ -341,8 +341,12 @@ static void cue_done(hld_fjob_t *j) {
     int rc = j->answer_status;
     if (rc == 0) {
         uint32_t nc = 0, ncat = 0;
-        rc = hld_cues_load_mem(c->banks->cues, c->path, c->text, c->len, &nc, &ncat, err,
-                               sizeof err);
+        if (c->banks->sheet && k->client && !k->control) /* as its loader, never another's */
+            rc = c->banks->sheet(c->banks->user, k->client, c->path, c->text, c->len, err,
+                                 sizeof err);
+        else
+            rc = hld_cues_load_mem(c->banks->cues, c->path, c->text, c->len, &nc, &ncat, err,
+                                   sizeof err);
     } else {
         snprintf(err, sizeof err, "%s", j->answer_msg);
     }

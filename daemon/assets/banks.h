@@ -60,8 +60,9 @@ typedef struct hld_bank {
     char error[HL_MAX_MSG + 1];
     char cues[HL_MAX_PATH + 1]; /* cue sheet to load when the sounds are in, "" = none */
     struct hld_banks *owner;
-    void *tag;                      /* the world-zone scheduler's (zones.c), or NULL */
-    uint32_t client;                /* client id that loaded it (asset_ops.c), 0: the daemon's */
+    void *tag;       /* the world-zone scheduler's (zones.c), or NULL */
+    uint32_t client; /* client id that loaded it (asset_ops.c), 0: the daemon's */
+    int control;     /* that client was a control client: its sheet is the daemon's */
     struct hld_bank_entry *entries; /* while sounds wait to start: what each is, else NULL */
     uint32_t next;                  /* the next sound to start */
     uint64_t seq;                   /* load order: older banks start first */
@@ -83,6 +84,12 @@ typedef struct hld_banks {
     /* the ledger: a bank's queued sounds are charged, when they start, to
      * the record of its client id (hld_bank_t.client), looked up then */
     hld_clients_t *ledger;
+    /* applies a plain client's bank's cue sheet as that client (its
+     * namespace and rights, asset_ops.c); NULL, or a bank of the daemon's
+     * (client 0) or a control client's: the daemon's names,
+     * hld_cues_load_mem. 0 or a code with err. */
+    int (*sheet)(void *user, uint32_t client, const char *path, const char *text, size_t len,
+                 char *err, size_t cap);
 } hld_banks_t;
 
 void hld_banks_init(hld_banks_t *b, hld_sounds_t *sounds, hld_cues_t *cues, hld_bank_fn fn,

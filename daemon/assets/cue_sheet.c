@@ -407,16 +407,37 @@ static uint32_t line_of(const ini_key_t *keys, int nkeys, const uint32_t *lines,
 /* Everything that can fail before applying: each definition, categories,
  * the caps, and the memory of every new entry (spares, which the caller
  * frees if unused). */
-static int ld_check(ld_t *L, const hld_cues_t *c, hld_cue_t ***cue_spares,
+/* The entry name resolves to for the sheet's applier (as NULL: the daemon). */
+static hld_cue_t *as_cue(const hld_cues_t *c, const hld_cues_as_t *as, const char *name) {
+    return as ? hld_cues_find_in(c, name, as->rank, as->ctx) : hld_cues_find(c, name);
+}
+static hld_category_t *as_cat(const hld_cues_t *c, const hld_cues_as_t *as, const char *name) {
+    return as ? hld_cues_find_category_in(c, name, as->rank, as->ctx)
+              : hld_cues_find_category(c, name);
+}
+
+/* May the applier define name into an entry of *owner (NULL: a new one)? */
+static int ld_admit(ld_t *L, const hld_cues_as_t *as, int cat, const char *name,
+                    const uint32_t *owner, uint32_t line) {
+    if (!as || !as->admit) return 0;
+    char msg[HL_MAX_MSG + 1] = "";
+    int rc = as->admit(as->ctx, cat, name, owner, msg, sizeof msg);
+    return rc ? ld_fail(L, line, rc, "%s", msg) : 0;
+}
+
+static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_cue_t ***cue_spares,
                     hld_category_t ***cat_spares, uint32_t *nnew_cues, uint32_t *nnew_cats) {
     const char *why, *key;
+    int rc;
     uint32_t new_cats = 0, new_cues = 0;
     for (uint32_t i = 0; i < L->ncats; i++) {
         tmp_cat_t *t = &L->cats[i];
         if (hld_cat_check(&t->def, &why, &key))
             return ld_fail(L, line_of(k_cat_keys, NCAT_KEYS, t->key_line, t->line, key),
                            HELIOD_EINVAL, "category %s: %s", t->def.name, why);
-        if (!hld_cues_find_category(c, t->def.name) && c->ncats + ++new_cats > HLD_MAX_CATEGORIES)
+        const hld_category_t *old = as_cat(c, as, t->def.name);
+        if ((rc = ld_admit(L, as, 1, t->def.name, old ? &old->owner : NULL, t->line))) return rc;
+        if (!old && c->ncats + ++new_cats > HLD_MAX_CATEGORIES)
             return ld_fail(L, t->line, HELIOD_ENOMEM, "category %s: more than %d categories",
                            t->def.name, HLD_MAX_CATEGORIES);
     }
@@ -429,14 +450,20 @@ static int ld_check(ld_t *L, const hld_cues_t *c, hld_cue_t ***cue_spares,
             return ld_fail(L, line_of(k_cue_keys, NCUE_KEYS, t->key_line, t->line, key),
                            HELIOD_EINVAL, "cue %s: %s", t->def.name, why);
         const char *cat = t->def.category;
-        if (cat[0] &&
-            !L->cat_slot[hld_cues_slot_of(L->cat_slot, HLD_CAT_SLOTS, cat, tmp_cat_name_at,
-                                          L->cats)] &&
-            !hld_cues_find_category(c, cat))
-            return ld_fail(L, line_of(k_cue_keys, NCUE_KEYS, t->key_line, t->line, "category"),
-                           HELIOD_ENOCATEGORY, "cue %s: category: no such category '%s'",
-                           t->def.name, cat);
-        if (!hld_cues_find(c, t->def.name) && c->ncues + ++new_cues > HLD_MAX_CUES)
+        uint32_t cat_line = line_of(k_cue_keys, NCUE_KEYS, t->key_line, t->line, "category");
+        if (cat[0] && !L->cat_slot[hld_cues_slot_of(L->cat_slot, HLD_CAT_SLOTS, cat,
+                                                    tmp_cat_name_at, L->cats)]) {
+            const hld_category_t *ce = as_cat(c, as, cat);
+            if (!ce)
+                return ld_fail(L, cat_line, HELIOD_ENOCATEGORY,
+                               "cue %s: category: no such category '%s'", t->def.name, cat);
+            /* joining a category's limit is changing it (cue_ops.c): the
+             * daemon's are shared, others the applier's to change */
+            if (ce->owner && (rc = ld_admit(L, as, 1, cat, &ce->owner, cat_line))) return rc;
+        }
+        const hld_cue_t *old = as_cue(c, as, t->def.name);
+        if ((rc = ld_admit(L, as, 0, t->def.name, old ? &old->owner : NULL, t->line))) return rc;
+        if (!old && c->ncues + ++new_cues > HLD_MAX_CUES)
             return ld_fail(L, t->line, HELIOD_ENOMEM, "cue %s: more than %d cues", t->def.name,
                            HLD_MAX_CUES);
     }
@@ -478,8 +505,8 @@ static FILE *open_regular(const char *path, char *err, size_t errcap) {
     return f;
 }
 
-static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
-                       char *err, size_t errcap);
+static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path, FILE *f,
+                       uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap);
 
 int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_t *ncats, char *err,
                        size_t errcap) {
@@ -488,11 +515,16 @@ int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_
     if (err && errcap) err[0] = '\0';
     FILE *f = open_regular(path, err, errcap);
     if (!f) return HELIOD_EFILE;
-    return load_stream(c, path, f, ncues, ncats, err, errcap);
+    return load_stream(c, NULL, path, f, ncues, ncats, err, errcap);
 }
 
 int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t len,
                       uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap) {
+    return hld_cues_load_mem_as(c, NULL, path, text, len, ncues, ncats, err, errcap);
+}
+
+int hld_cues_load_mem_as(hld_cues_t *c, const hld_cues_as_t *as, const char *path, const char *text,
+                         size_t len, uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap) {
     if (ncues) *ncues = 0;
     if (ncats) *ncats = 0;
     if (err && errcap) err[0] = '\0';
@@ -502,11 +534,11 @@ int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t 
         if (err && errcap) snprintf(err, errcap, "%s: out of memory", path);
         return HELIOD_ENOMEM;
     }
-    return load_stream(c, path, f, ncues, ncats, err, errcap);
+    return load_stream(c, as, path, f, ncues, ncats, err, errcap);
 }
 
-static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues, uint32_t *ncats,
-                       char *err, size_t errcap) {
+static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path, FILE *f,
+                       uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap) {
     ld_t *L = calloc(1, sizeof *L);
     char *buf = malloc(INI_MAX_LINE + 1);
     hld_cue_t **cue_spares = NULL;
@@ -535,23 +567,27 @@ static int load_stream(hld_cues_t *c, const char *path, FILE *f, uint32_t *ncues
         }
         if ((rc = parse_line(L, buf))) goto out;
     }
-    rc = ld_check(L, c, &cue_spares, &cat_spares, &new_cues, &new_cats);
+    rc = ld_check(L, c, as, &cue_spares, &cat_spares, &new_cues, &new_cats);
     if (rc) goto out;
 
     /* nothing below can fail: every new entry is already allocated */
     uint32_t k = 0;
     for (uint32_t i = 0; i < L->ncats; i++) {
         hld_category_t *sp = k < new_cats ? cat_spares[k] : NULL;
-        hld_cat_apply(c, &L->cats[i].def, &sp, hld_cues_find_category(c, L->cats[i].def.name));
+        hld_category_t *old = as_cat(c, as, L->cats[i].def.name);
+        hld_category_t *e = hld_cat_apply(c, &L->cats[i].def, &sp, old);
         if (k < new_cats && !sp) cat_spares[k++] = NULL;
+        if (as && as->own && e) as->own(as->ctx, 1, &e->owner, !old);
     }
     k = 0;
     for (uint32_t i = 0; i < L->ncues; i++) {
         hld_cue_t *sp = k < new_cues ? cue_spares[k] : NULL;
         const hl_cue_t *def = &L->cues[i].def;
-        hld_cue_apply(c, def, &sp, hld_cues_find(c, def->name),
-                      def->category[0] ? hld_cues_find_category(c, def->category) : NULL);
+        hld_cue_t *old = as_cue(c, as, def->name);
+        hld_cue_t *e =
+            hld_cue_apply(c, def, &sp, old, def->category[0] ? as_cat(c, as, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
+        if (as && as->own && e) as->own(as->ctx, 0, &e->owner, !old);
     }
     if (ncues) *ncues = L->ncues;
     if (ncats) *ncats = L->ncats;

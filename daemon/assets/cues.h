@@ -116,6 +116,22 @@ int hld_cues_load_file(hld_cues_t *c, const char *path, uint32_t *ncues, uint32_
  * the worker pool (fileio.h) and applies it here. */
 int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t len,
                       uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap);
+/* A sheet applied as a client (a plain client's bank): names resolve
+ * through rank/ctx (its namespace), admit says whether it may define name
+ * (cat: a category, else a cue) into an existing entry of owner *old_owner,
+ * or a new entry of its own (old_owner NULL): 0, or an error code with msg
+ * (EPERM, EQUOTA). Checked for every entry before anything changes; own
+ * then stamps each applied entry's owner (created: a new entry). */
+typedef struct hld_cues_as {
+    hld_ns_rank_fn rank;
+    const void *ctx;
+    int (*admit)(const void *ctx, int cat, const char *name, const uint32_t *old_owner, char *msg,
+                 size_t cap);
+    void (*own)(const void *ctx, int cat, uint32_t *owner, int created);
+} hld_cues_as_t;
+/* As hld_cues_load_mem, as as says (NULL: the daemon's, as without). */
+int hld_cues_load_mem_as(hld_cues_t *c, const hld_cues_as_t *as, const char *path, const char *text,
+                         size_t len, uint32_t *ncues, uint32_t *ncats, char *err, size_t errcap);
 
 /* The variation the next play uses (its index into def.sounds), per
  * def.pick: random, shuffle (random, never the previous one when there are

@@ -6,8 +6,9 @@
  * (per-process caps); the places kept for control clients are one per
  * process; quotas are per process (20 connections, one budget); a stalled
  * upload is charged to its client and times out; a script's 256 detached
- * loops fit the default quotas. Real daemon, real libheliod, the stranger
- * a forked process of its own.
+ * loops fit the default quotas; a bank's cue sheet is applied as its
+ * loader (its namespace, its rights, its quota). Real daemon, real
+ * libheliod, the stranger a forked process of its own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -820,6 +821,205 @@ static void test_names_per_process(void **state) {
         close(fds[i]);
 }
 
+/* ---- a bank's cue sheet is applied as its loader ------------------------------- */
+
+/* The state of bank name as h sees it once it is no longer loading (its
+ * error into err); -1 if it never settles. */
+static int bank_settled(heliod_t *h, const char *name, char *err, size_t cap) {
+    heliod_bank_info_t bi[8];
+    size_t n = 0;
+    for (int i = 0; i < 6000; i++) { /* 60 s: reads on the worker pool, any load */
+        if (heliod_banks(h, bi, 8, &n) != 0) return -1;
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(bi[k].name, name) && bi[k].state != HELIOD_BANK_LOADING) {
+                snprintf(err, cap, "%s", bi[k].error);
+                return bi[k].state;
+            }
+        th_sleep_ms(10);
+    }
+    return -1;
+}
+
+/* The gain of voice v as h sees it, or +1 if it is not listed. */
+static float voice_gain(heliod_t *h, heliod_voice_t v, char *cat, size_t cap) {
+    heliod_voice_info_t vi[16];
+    size_t nv = 0;
+    if (heliod_voices(h, vi, 16, &nv) != 0) return 1.0f;
+    for (size_t i = 0; i < nv; i++)
+        if (vi[i].voice == v) {
+            if (cat) snprintf(cat, cap, "%s", vi[i].category);
+            return vi[i].gain_db;
+        }
+    return 1.0f;
+}
+
+/* The stranger loads "sheetbank" (its sheet redefines the game's gcat and
+ * gcue at -100 dB), then "opbank" (its sheet redefines the operator's
+ * opcue), and reports: the first's state, its gcue's play and level, the
+ * second's state and whether its error names opcue. */
+static int sheet_loader(heliod_t *h, int *out, void *arg) {
+    const char *const *man = arg;
+    char err[256] = "";
+    int n = 0;
+    out[n++] = heliod_bank_load(h, man[0], NULL);
+    out[n++] = bank_settled(h, "sheetbank", err, sizeof err);
+    if (err[0]) fprintf(stderr, "# stranger's sheetbank: %s\n", err);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = 0;
+    out[n++] = heliod_play(h, "gcue", &pp, &v, NULL);
+    char cat[64] = "";
+    float g = voice_gain(h, v, cat, sizeof cat);
+    out[n++] = g < -99.9f && g > -100.1f && !strcmp(cat, "gcat");
+    out[n++] = heliod_bank_load(h, man[1], NULL);
+    out[n++] = bank_settled(h, "opbank", err, sizeof err);
+    fprintf(stderr, "# stranger's opbank: %s\n", err);
+    out[n++] = strstr(err, "cue opcue") != NULL && strstr(err, "control client") != NULL;
+    return n;
+}
+
+static void test_bank_sheet_as_its_loader(void **state) {
+    fx_t *f = *state;
+    char sheet[600], man[600], opsheet[600], opman[600];
+    snprintf(sheet, sizeof sheet, "%.256s/sheet.ini", f->d.dir);
+    snprintf(man, sizeof man, "%.256s/sheetbank.ini", f->d.dir);
+    snprintf(opsheet, sizeof opsheet, "%.256s/opsheet.ini", f->d.dir);
+    snprintf(opman, sizeof opman, "%.256s/opbank.ini", f->d.dir);
+    FILE *fp = fopen(sheet, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[category gcat]\nmax-instances = 1\n\n[cue gcue]\nsound = btone\ngain = -100\n"
+                "category = gcat\n");
+    fclose(fp);
+    assert_non_null(fp = fopen(man, "w"));
+    fprintf(fp, "name = sheetbank\ncues = sheet.ini\n[sound btone]\npath = tone.wav\n");
+    fclose(fp);
+    assert_non_null(fp = fopen(opsheet, "w"));
+    fprintf(fp, "[cue opcue]\nsound = btone\ngain = -100\n");
+    fclose(fp);
+    assert_non_null(fp = fopen(opman, "w"));
+    fprintf(fp, "name = opbank\ncues = opsheet.ini\n[sound btone2]\npath = tone.wav\n");
+    fclose(fp);
+
+    /* the game's cue at -6 dB in its category of 4 */
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_load(g, "tone", f->tone, 0, NULL), 0);
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "gcat");
+    cat.max_instances = 4;
+    assert_int_equal(heliod_category_define(g, &cat), 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "gcue");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
+    snprintf(cue.category, sizeof cue.category, "gcat");
+    cue.gain_db = -6;
+    assert_int_equal(heliod_cue_define(g, &cue), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(g, "gcue", &pp, &v, NULL), 0);
+    float gain = voice_gain(g, v, NULL, 0);
+    assert_true(gain > -6.1f && gain < -5.9f);
+    /* the operator's shared cue */
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    snprintf(cue.name, sizeof cue.name, "opcue");
+    cue.category[0] = '\0';
+    cue.gain_db = -3;
+    assert_int_equal(heliod_cue_define(op, &cue), 0);
+
+    const char *mans[] = {man, opman};
+    int r[8];
+    assert_int_equal(in_child(f, sheet_loader, (void *)mans, r, 8), 7);
+    /* the game's gcue is unchanged: its level, its category of 4 (three
+     * more voices fit, the first may still play) */
+    heliod_voice_t w[3] = {0};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heliod_play(g, "gcue", &pp, &w[i], NULL), 0);
+    char cname[64] = "";
+    gain = voice_gain(g, w[0], cname, sizeof cname);
+    fprintf(stderr, "# game's gcue after a stranger's bank redefined it: %.1f dB, category %s\n",
+            gain, cname);
+    assert_true(gain > -6.1f && gain < -5.9f);
+    assert_string_equal(cname, "gcat");
+    heliod_cue_info_t ci[16];
+    size_t nc = 0;
+    /* its definitions are still there (the stranger's, its process gone,
+     * are listed beside them as shared ones) */
+    assert_int_equal(heliod_cues(g, ci, 16, &nc), 0);
+    int mine = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE && !strcmp(ci[i].cue.name, "gcue"))
+            mine += ci[i].cue.gain_db == -6.0f;
+        else if (ci[i].kind == HELIOD_CUES_KIND_CATEGORY && !strcmp(ci[i].category.name, "gcat"))
+            mine += ci[i].category.max_instances == 4;
+    assert_int_equal(mine, 2);
+    assert_int_equal(r[0], 0);
+    assert_int_equal(r[1], HELIOD_BANK_LOADED); /* its sheet went into its own namespace */
+    assert_int_equal(r[2], 0);                  /* its gcue plays */
+    assert_int_equal(r[3], 1);                  /* at its -100 dB, in its gcat */
+    assert_int_equal(r[4], 0);
+    assert_int_equal(r[5], HELIOD_BANK_FAILED); /* the operator's cue is not its to change */
+    assert_int_equal(r[6], 1);                  /* and the error names it */
+
+    /* and the operator's opcue too */
+    assert_int_equal(heliod_cues(op, ci, 16, &nc), 0);
+    int seen = 0;
+    for (size_t i = 0; i < nc; i++)
+        if (ci[i].kind == HELIOD_CUES_KIND_CUE && !strcmp(ci[i].cue.name, "opcue")) {
+            seen++;
+            assert_true(ci[i].cue.gain_db == -3.0f);
+        }
+    assert_int_equal(seen, 1);
+    heliod_close(op);
+    heliod_close(g);
+}
+
+/* A plain client's bank's sheet counts in its cue quota (--client-cues 16):
+ * 10 of its own plus a sheet of 10 fails the bank, nothing applied, and
+ * the reservations are given back (6 more CUEs fit, the 7th does not). */
+static void test_bank_sheet_in_its_quota(void **state) {
+    fx_t *f = *state;
+    char sheet[600], man[600];
+    snprintf(sheet, sizeof sheet, "%.256s/ten.ini", f->d.dir);
+    snprintf(man, sizeof man, "%.256s/tenbank.ini", f->d.dir);
+    FILE *fp = fopen(sheet, "w");
+    assert_non_null(fp);
+    for (int i = 0; i < 10; i++)
+        fprintf(fp, "[cue sheet%d]\nsound = ttone\n", i);
+    fclose(fp);
+    assert_non_null(fp = fopen(man, "w"));
+    fprintf(fp, "name = tenbank\ncues = ten.ini\n[sound ttone]\npath = tone.wav\n");
+    fclose(fp);
+    heliod_t *g = conn(f, "game", 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "ttone");
+    for (int i = 0; i < 10; i++) {
+        snprintf(cue.name, sizeof cue.name, "own%d", i);
+        assert_int_equal(heliod_cue_define(g, &cue), 0);
+    }
+    assert_int_equal(heliod_bank_load(g, man, NULL), 0);
+    char err[256] = "";
+    int st = bank_settled(g, "tenbank", err, sizeof err);
+    fprintf(stderr, "# a 10-cue bank sheet over 10 of 16 cues: state %d (%s)\n", st, err);
+    assert_int_equal(st, HELIOD_BANK_FAILED);
+    assert_non_null(strstr(err, "--client-cues"));
+    heliod_cue_info_t ci[32];
+    size_t nc = 0;
+    assert_int_equal(heliod_cues(g, ci, 32, &nc), 0);
+    assert_int_equal(nc, 10); /* none of the sheet's */
+    for (int i = 10; i < 16; i++) {
+        snprintf(cue.name, sizeof cue.name, "own%d", i);
+        assert_int_equal(heliod_cue_define(g, &cue), 0);
+    }
+    snprintf(cue.name, sizeof cue.name, "own16");
+    assert_int_equal(heliod_cue_define(g, &cue), HELIOD_EQUOTA);
+    heliod_close(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
@@ -833,6 +1033,8 @@ int main(void) {
                                         teardown),
         cmocka_unit_test_setup_teardown(test_batch_of_detached_loops, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_names_per_process, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_sheet_as_its_loader, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_sheet_in_its_quota, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
