@@ -64,7 +64,7 @@ int hld_op_bus(hld_req_t *q) {
     if (own && !(m.mask & HL_BUS_CREATE) && !bus_may(q, own, m.name)) return 0;
     if ((m.mask & HL_BUS_CREATE) && !own && !bus_room(q)) return 0;
     if (m.mask & HL_BUS_REMOVE) {
-        const hld_rzone_t *z = hld_rzones_using(&d->rzones, m.name);
+        const hld_rzone_t *z = hld_rzones_using(&d->rzones, hld_bus_index(b, m.name));
         if (z) {
             snprintf(msg, sizeof msg,
                      "bus %s: reverb zone %s uses it (reverb-zone remove %s first)", m.name,
@@ -203,7 +203,7 @@ int hld_op_ducks(hld_req_t *q) {
     for (int i = 0; i < HL_MAX_DUCKS; i++) {
         if (!b->duck_used[i]) continue;
         hl_duck_info_t e = {.rule = b->duck[i]};
-        int t = hld_bus_index(b, e.rule.bus);
+        int t = b->duck_bus[i];
         float g = t >= 0 ? st.duck_gain[t] : 1.0f;
         e.gain_db = g > 1e-7f ? hl_lin_to_db(g) : HL_MIN_DB;
         size_t before = q->w.len;
@@ -332,12 +332,11 @@ int hld_op_rzone(hld_req_t *q) {
     if (old && !hld_may_change(q, old->owner, "reverb zone", m.name)) return 0;
     if (m.action != HL_RZONE_SET) {
         uint32_t owner = old ? old->owner : 0;
-        char bus[HL_MAX_NAME + 1] = "";
-        if (old && old->owns_bus) snprintf(bus, sizeof bus, "%s", old->z.bus);
+        int bus = old && old->owns_bus ? old->bus_ix : HLD_BUS_NONE;
         int rc = hld_rzones_remove(&d->rzones, m.name, msg, sizeof msg);
         if (rc != 0) return hld_fail(q, rc, msg);
         hld_clients_obj_gone(&d->ledger, owner, HLD_QUOTA_RZONES);
-        if (bus[0] && hld_bus_index(&d->buses, bus) == HLD_BUS_NONE) /* its bus went with it */
+        if (bus >= 0 && !hld_bus_at(&d->buses, bus)) /* its bus went with it */
             hld_clients_obj_gone(&d->ledger, owner, HLD_QUOTA_BUSES);
         return hld_reply_ok(q);
     }
@@ -355,7 +354,7 @@ int hld_op_rzone(hld_req_t *q) {
     if (rc != 0) return hld_fail(q, rc, msg);
     hld_rzone_t *z = hld_rzones_find(&d->rzones, m.name);
     if (z) hld_take_ownership(q, &z->owner, HLD_QUOTA_RZONES, !old);
-    hld_bus_t *nb = new_bus ? hld_bus_at(&d->buses, hld_bus_index(&d->buses, busname)) : NULL;
+    hld_bus_t *nb = new_bus && z ? hld_bus_at(&d->buses, z->bus_ix) : NULL;
     if (nb) hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
     return hld_reply_ok(q);
 }

@@ -594,8 +594,12 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
 
 static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_sched_ctx_t s;
-    hld_sched_begin(c, &s); /* its scheduled commands are its, within its quota */
+    hld_sched_begin(c, &s);            /* its scheduled commands are its, within its quota */
+    c->d->buses.ns_rank = hld_ns_rank; /* bus names: the requester's namespace */
+    c->d->buses.ns_ctx = c;
     int rc = dispatch_op(c, h, body, len);
+    c->d->buses.ns_rank = NULL;
+    c->d->buses.ns_ctx = NULL;
     hld_sched_end(c, &s);
     return rc;
 }

@@ -54,9 +54,17 @@ int hld_bus_index(const hld_buses_t *b, const char *name) {
     if (!name) return HLD_BUS_NONE;
     if (!name[0]) return HL_BUS_SFX;
     if (strcmp(name, "master") == 0) return HLD_BUS_MASTER;
-    for (int i = 0; i < HL_MAX_BUSES; i++)
-        if (b->bus[i].name[0] && strcmp(b->bus[i].name, name) == 0) return i;
-    return HLD_BUS_NONE;
+    int best = HLD_BUS_NONE, best_rank = 0;
+    for (int i = 0; i < HL_MAX_BUSES; i++) {
+        if (!b->bus[i].name[0] || strcmp(b->bus[i].name, name) != 0) continue;
+        uint32_t owner = b->bus[i].owner;
+        int r = b->ns_rank ? b->ns_rank(b->ns_ctx, owner) : owner == 0 ? 2 : 1;
+        if (r > best_rank) {
+            best_rank = r;
+            best = i;
+        }
+    }
+    return best;
 }
 
 hld_bus_t *hld_bus_at(hld_buses_t *b, int bus) {
@@ -218,7 +226,7 @@ static int strip_bus(hld_buses_t *b, int bus) {
     }
     for (int i = 0; i < HL_MAX_DUCKS; i++) {
         if (!b->duck_used[i]) continue;
-        if (strcmp(b->duck[i].bus, e->name) != 0 && strcmp(b->duck[i].by, e->name) != 0) continue;
+        if (b->duck_bus[i] != bus && b->duck_by[i] != bus) continue;
         int rc = hl_mixer_duck(b->mx, (uint32_t)i, 0, 0, 0, 0, 0, 0, 0, 0, hld_now_ns());
         if (rc != 0) return rc;
         b->duck_used[i] = 0;
@@ -234,8 +242,7 @@ uint32_t hld_buses_remove_cmds(const hld_buses_t *b, const char *name) {
         for (int k = 0; k < HL_BUS_SENDS; k++)
             n += b->bus[s].name[0] && b->bus[s].send_to[k] == bus;
     for (int i = 0; i < HL_MAX_DUCKS; i++)
-        n += b->duck_used[i] && (!strcmp(b->duck[i].bus, b->bus[bus].name) ||
-                                 !strcmp(b->duck[i].by, b->bus[bus].name));
+        n += b->duck_used[i] && (b->duck_bus[i] == bus || b->duck_by[i] == bus);
     return n;
 }
 
@@ -243,6 +250,15 @@ int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *us
                      size_t cap) {
     int bus = hld_bus_index(b, name);
     if (bus < 0 || !name[0]) return fail(msg, cap, HELIOD_ENOBUS, "no bus named %s%s", name, "");
+    return hld_buses_remove_at(b, bus, use, msg, cap);
+}
+
+int hld_buses_remove_at(hld_buses_t *b, int bus, const hld_bus_usage_t *use, char *msg,
+                        size_t cap) {
+    if (bus < 0 || bus >= HL_MAX_BUSES || !b->bus[bus].name[0])
+        return fail(msg, cap, HELIOD_ENOBUS, "no such bus%s%s", "", "");
+    char name[HL_MAX_NAME + 1];
+    snprintf(name, sizeof name, "%s", b->bus[bus].name);
     if (bus < HL_NUM_BUSES)
         return fail(msg, cap, HELIOD_EINVAL, "%s is a default bus: it cannot be removed%s", name,
                     "");
@@ -481,7 +497,7 @@ int hld_buses_duck(hld_buses_t *b, const hl_duck_rule_t *m, char *msg, size_t ca
             if (free_slot < 0) free_slot = i;
             continue;
         }
-        if (strcmp(b->duck[i].bus, m->bus) == 0 && strcmp(b->duck[i].by, m->by) == 0) slot = i;
+        if (b->duck_bus[i] == target && b->duck_by[i] == side) slot = i;
     }
     if (!m->on && slot < 0)
         return fail(msg, cap, HELIOD_EINVAL, "no ducking of %s by %s", m->bus, m->by);
@@ -497,6 +513,8 @@ int hld_buses_duck(hld_buses_t *b, const hl_duck_rule_t *m, char *msg, size_t ca
                     m->bus, m->by);
     b->duck_used[slot] = m->on;
     b->duck[slot] = *m;
+    b->duck_bus[slot] = target;
+    b->duck_by[slot] = side;
     return 0;
 }
 

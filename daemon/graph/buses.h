@@ -52,6 +52,12 @@ typedef struct {
     hld_bus_t master; /* name "master"; parent unused */
     hl_duck_rule_t duck[HL_MAX_DUCKS];
     uint8_t duck_used[HL_MAX_DUCKS];
+    int duck_bus[HL_MAX_DUCKS], duck_by[HL_MAX_DUCKS]; /* the rule's buses by index */
+    /* The requester's namespace while a request runs (dispatch.c sets it:
+     * cues.h hld_ns_rank_fn and its ctx), else NULL: hld_bus_index picks
+     * the visible bus of that name it ranks highest. */
+    int (*ns_rank)(const void *ctx, uint32_t owner);
+    const void *ns_ctx;
     hld_fx_t *retiring; /* detached, waiting for FX_RETIRED */
     hl_mixer_t *mx;
     float rate;
@@ -63,7 +69,10 @@ void hld_buses_init(hld_buses_t *b, hl_mixer_t *mx, uint32_t rate);
 void hld_buses_close(hld_buses_t *b);
 
 /* Index of a bus name: >= 0, HLD_BUS_MASTER for "master", HLD_BUS_NONE.
- * "" is the default bus, sfx. */
+ * "" is the default bus, sfx. Bus names are per process namespace: the
+ * name may exist once per namespace; with ns_rank set the bus it ranks
+ * highest (its own process's, then a shared one) is found, another live
+ * process's never (HLD_BUS_NONE); without, the daemon's, else the first. */
 int hld_bus_index(const hld_buses_t *b, const char *name);
 /* The record of bus index `bus` (HLD_BUS_MASTER: the master), or NULL. */
 hld_bus_t *hld_bus_at(hld_buses_t *b, int bus);
@@ -87,6 +96,8 @@ int hld_buses_create(hld_buses_t *b, const char *name, const char *parent, char 
 uint32_t hld_buses_remove_cmds(const hld_buses_t *b, const char *name);
 int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *use, char *msg,
                      size_t cap);
+/* The same for bus index `bus` (a reverb zone's own bus). */
+int hld_buses_remove_at(hld_buses_t *b, int bus, const hld_bus_usage_t *use, char *msg, size_t cap);
 int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
 
 /* Bus `bus` sends to `target` at db (pre-fader), ramped over ramp_frames:

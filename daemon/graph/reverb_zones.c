@@ -20,9 +20,19 @@ void hld_rzones_init(hld_rzones_t *z, hld_buses_t *buses, uint32_t rate) {
 }
 
 static hld_rzone_t *find(hld_rzones_t *z, const char *name) {
-    for (uint32_t i = 0; i < z->n; i++)
-        if (strcmp(z->zone[i].z.name, name) == 0) return &z->zone[i];
-    return NULL;
+    const hld_buses_t *b = z->buses;
+    hld_rzone_t *best = NULL;
+    int best_rank = 0;
+    for (uint32_t i = 0; i < z->n; i++) {
+        if (strcmp(z->zone[i].z.name, name) != 0) continue;
+        uint32_t owner = z->zone[i].owner;
+        int r = b->ns_rank ? b->ns_rank(b->ns_ctx, owner) : owner == 0 ? 2 : 1;
+        if (r > best_rank) {
+            best_rank = r;
+            best = &z->zone[i];
+        }
+    }
+    return best;
 }
 
 hld_rzone_t *hld_rzones_find(hld_rzones_t *z, const char *name) {
@@ -37,7 +47,7 @@ static uint32_t ramp_frames(const hld_rzones_t *z) {
 static void release(hld_rzones_t *z, hld_rzone_t *e) {
     if (!e->sending) return;
     char msg[HL_MAX_MSG + 1];
-    int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);
+    int feed = e->feed_ix, bus = e->bus_ix;
     if (feed >= 0 && bus >= 0 &&
         hld_buses_send(z->buses, feed, bus, HL_MIN_DB, 0, msg, sizeof msg) == HELIOD_EBUSY)
         return; /* retried at the next tick */
@@ -79,9 +89,10 @@ int hld_rzones_set(hld_rzones_t *z, const hl_rzone_t *m, char *msg, size_t cap) 
         if ((rc = hld_buses_create_reverb(z->buses, r.bus, r.preset, msg, cap)) != 0) return rc;
         made_bus = 1;
     }
-    if (e && (strcmp(e->z.bus, r.bus) != 0 || strcmp(e->z.feed, r.feed) != 0)) {
+    int feed_ix = hld_bus_index(z->buses, r.feed), bus_ix = hld_bus_index(z->buses, r.bus);
+    if (e && (e->bus_ix != bus_ix || e->feed_ix != feed_ix)) {
         /* moved to another bus or feed: the old send goes at once (a rare edit) */
-        int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);
+        int feed = e->feed_ix, bus = e->bus_ix;
         if (e->sending && feed >= 0 && bus >= 0)
             hld_buses_send(z->buses, feed, bus, HL_MIN_DB, 0, msg, cap);
         e->sending = 0;
@@ -90,8 +101,10 @@ int hld_rzones_set(hld_rzones_t *z, const hl_rzone_t *m, char *msg, size_t cap) 
         e = &z->zone[z->n++];
         memset(e, 0, sizeof *e);
     }
-    e->owns_bus = made_bus || (e->owns_bus && strcmp(e->z.bus, r.bus) == 0);
+    e->owns_bus = made_bus || (e->owns_bus && e->bus_ix == bus_ix);
     e->z = r;
+    e->feed_ix = feed_ix;
+    e->bus_ix = bus_ix;
     e->z.action = HL_RZONE_SET;
     update_here(z);
     return 0;
@@ -104,15 +117,13 @@ int hld_rzones_remove(hld_rzones_t *z, const char *name, char *msg, size_t cap) 
         return HELIOD_EINVAL;
     }
     release(z, e);
-    char bus[HL_MAX_NAME + 1];
-    snprintf(bus, sizeof bus, "%s", e->z.bus);
-    int owned = e->owns_bus;
+    int bus = e->bus_ix, owned = e->owns_bus;
     *e = z->zone[--z->n];
     if (owned) {
         /* its bus goes too if nothing else uses it (else it stays, harmless) */
         hld_bus_usage_t none;
         memset(&none, 0, sizeof none);
-        (void)hld_buses_remove(z->buses, bus, &none, msg, cap);
+        (void)hld_buses_remove_at(z->buses, bus, &none, msg, cap);
     }
     msg[0] = '\0';
     update_here(z);
@@ -139,7 +150,7 @@ void hld_rzones_update(hld_rzones_t *z, const float lis[3], uint64_t now_ns) {
         int rank = 0; /* zones on the same feed heavier than e (ties: earlier first) */
         for (uint32_t j = 0; j < z->n; j++) {
             const hld_rzone_t *o = &z->zone[j];
-            if (strcmp(o->z.feed, e->z.feed) != 0) continue;
+            if (o->feed_ix != e->feed_ix) continue;
             sum += o->weight;
             if (j != i && (o->weight > e->weight || (o->weight == e->weight && j < i))) rank++;
         }
@@ -149,7 +160,7 @@ void hld_rzones_update(hld_rzones_t *z, const float lis[3], uint64_t now_ns) {
         for (uint32_t i = 0; i < z->n; i++) {
             hld_rzone_t *e = &z->zone[i];
             if ((pass == 0) != (e->level == 0.0f)) continue;
-            int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);
+            int feed = e->feed_ix, bus = e->bus_ix;
             if (feed < 0 || bus < 0) continue; /* a bus removed under it: inert */
             if (e->level == 0.0f) {
                 if (!e->sending || e->silent_ns) continue;
@@ -180,10 +191,9 @@ void hld_rzones_tick(hld_rzones_t *z, uint64_t now_ns) {
     if (freed) hld_rzones_update(z, z->lis, now_ns); /* a zone waiting for a slot gets it */
 }
 
-const hld_rzone_t *hld_rzones_using(const hld_rzones_t *z, const char *name) {
+const hld_rzone_t *hld_rzones_using(const hld_rzones_t *z, int bus) {
     for (uint32_t i = 0; i < z->n; i++)
-        if (strcmp(z->zone[i].z.bus, name) == 0 || strcmp(z->zone[i].z.feed, name) == 0)
-            return &z->zone[i];
+        if (z->zone[i].bus_ix == bus || z->zone[i].feed_ix == bus) return &z->zone[i];
     return NULL;
 }
 
@@ -193,7 +203,7 @@ uint32_t hld_rzones_list(const hld_rzones_t *z, hl_rzone_info_t *out, uint32_t c
         const hld_rzone_t *e = &z->zone[i];
         out[n].zone = e->z;
         out[n].weight = e->weight;
-        int feed = hld_bus_index(z->buses, e->z.feed), bus = hld_bus_index(z->buses, e->z.bus);
+        int feed = e->feed_ix, bus = e->bus_ix;
         out[n].send_db = feed >= 0 && bus >= 0 && e->level > 0.0f
                              ? hld_buses_send_db(z->buses, feed, bus)
                              : HL_MIN_DB;

@@ -30,6 +30,7 @@ typedef struct {
     int sending;         /* holds a send on its feed */
     uint64_t silent_ns;  /* when its level went to 0 while sending, else 0 */
     uint32_t owner;      /* client id that set it (bus_ops.c) */
+    int feed_ix, bus_ix; /* its feed and bus, resolved in its setter's namespace */
 } hld_rzone_t;
 
 typedef struct {
@@ -49,10 +50,11 @@ int hld_rzones_remove(hld_rzones_t *z, const char *name, char *msg, size_t cap);
 void hld_rzones_update(hld_rzones_t *z, const float lis[3], uint64_t now_ns);
 /* Lets go of sends that have been silent for a ramp (call periodically). */
 void hld_rzones_tick(hld_rzones_t *z, uint64_t now_ns);
-/* The zone named `name`, or NULL. */
+/* The zone named `name`, or NULL. Zone names are per process namespace
+ * like bus names (buses.h hld_bus_index: the buses' ns_rank decides). */
 hld_rzone_t *hld_rzones_find(hld_rzones_t *z, const char *name);
-/* The zone using bus `name` as its reverb or feed, or NULL. */
-const hld_rzone_t *hld_rzones_using(const hld_rzones_t *z, const char *name);
+/* The zone using bus index `bus` as its reverb or feed, or NULL. */
+const hld_rzone_t *hld_rzones_using(const hld_rzones_t *z, int bus);
 /* ZONES entries; returns the count. */
 uint32_t hld_rzones_list(const hld_rzones_t *z, hl_rzone_info_t *out, uint32_t cap);
 

@@ -158,8 +158,8 @@ static int attack(heliod_t *h, int *out, void *arg) {
     snprintf(z.name, sizeof z.name, "gzone");
     z.radius = 0.001f;
     z.pos[0] = 1e5f;
-    out[n++] = heliod_reverb_zone_set(h, &z);         /* 16 */
-    out[n++] = heliod_reverb_zone_remove(h, "gzone"); /* 17 */
+    out[n++] = heliod_reverb_zone_set(h, &z);         /* 16: its own gzone */
+    out[n++] = heliod_reverb_zone_remove(h, "gzone"); /* 17: its own */
     out[n++] = heliod_stats(h, NULL, 0, NULL, 1);     /* 18: reset */
     out[n++] = heliod_device(h, "default", NULL);     /* 19 */
     heliod_play_params_t pp;
@@ -200,7 +200,16 @@ static void test_stranger_cannot_silence_game(void **state) {
     int r[64];
     int n = in_child(f, attack, NULL, r, 64);
     assert_int_equal(n, 22);
-    const int perm[] = {5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18, 19, 21};
+    const int perm[] = {9, 10, 11, 14, 18, 19, 21};
+    /* the game's gbus is not in the stranger's namespace: no such bus for it */
+    const int nobus[] = {5, 6, 7, 8, 13, 15};
+    for (size_t i = 0; i < sizeof nobus / sizeof nobus[0]; i++) {
+        if (r[nobus[i]] != HELIOD_ENOBUS)
+            fprintf(stderr, "# attack %d: %d\n", nobus[i], r[nobus[i]]);
+        assert_int_equal(r[nobus[i]], HELIOD_ENOBUS);
+    }
+    assert_int_equal(r[16], 0); /* its own gzone (zone names are per process too), */
+    assert_int_equal(r[17], 0); /* which it removes */
     for (size_t i = 0; i < sizeof perm / sizeof perm[0]; i++) {
         if (r[perm[i]] != HELIOD_EPERM) fprintf(stderr, "# attack %d: %d\n", perm[i], r[perm[i]]);
         assert_int_equal(r[perm[i]], HELIOD_EPERM);
@@ -1020,6 +1029,150 @@ static void test_bank_sheet_in_its_quota(void **state) {
     heliod_close(g);
 }
 
+/* ---- bus and reverb-zone names are per process -------------------------------- */
+
+/* Index of the bus entry named `name` at gain_db in arr[n], or -1. */
+static int bus_entry(const heliod_bus_info_t *arr, size_t n, const char *name, float gain_db) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(arr[i].name, name) == 0 && arr[i].gain_db > gain_db - 0.1f &&
+            arr[i].gain_db < gain_db + 0.1f)
+            return (int)i;
+    return -1;
+}
+
+/* A stranger that stays connected: creates bus gbus (at -30 dB, a loop on
+ * it) and reverb zone gzone (at x = -5) first, says so on ready, waits for
+ * a byte on go, then plays on its gbus again and reports what it sees. */
+static void bus_squatter(fx_t *f, int ready, int go, int res) {
+    heliod_t *h = NULL;
+    int out[16] = {0}, n = 0;
+    if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
+    out[n++] = heliod_load(h, "tone", f->tone, 0, NULL);
+    out[n++] = heliod_bus_create(h, "gbus", "");
+    out[n++] = heliod_bus_gain(h, "gbus", -30, 0);
+    heliod_reverb_zone_t z = {.pos = {-5, 0, 0}, .radius = 1, .preset = HELIOD_REV_ROOM};
+    snprintf(z.name, sizeof z.name, "gzone");
+    out[n++] = heliod_reverb_zone_set(h, &z);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags |= HELIOD_PLAY_LOOP;
+    snprintf(pp.bus, sizeof pp.bus, "gbus");
+    heliod_voice_t v = 0;
+    out[n++] = heliod_play(h, "tone", &pp, &v, NULL);
+    char b = 1;
+    struct pollfd pf = {.fd = go, .events = POLLIN};
+    if (write(ready, &b, 1) != 1 || poll(&pf, 1, 120000) != 1 || read(go, &b, 1) != 1) _exit(4);
+    out[n++] = heliod_play(h, "tone", &pp, &v, NULL); /* its gbus, not the game's */
+    heliod_bus_info_t bi[40];
+    size_t nb = 0;
+    out[n++] = heliod_buses(h, bi, 40, &nb);
+    int mine = bus_entry(bi, nb, "gbus", -30);
+    out[n++] = mine >= 0 ? (int)bi[mine].voices : -1; /* 2: both its plays */
+    out[n++] = mine >= 0 && bi[mine].duck_db == 0.0f; /* the game's rule not on it */
+    heliod_reverb_zone_info_t zi[8];
+    size_t nz = 0;
+    int zone_ok = 0;
+    if (heliod_reverb_zones(h, zi, 8, &nz) == 0)
+        for (size_t i = 0; i < nz; i++)
+            if (strcmp(zi[i].zone.name, "gzone") == 0) zone_ok += zi[i].zone.pos[0] == -5.0f;
+    out[n++] = zone_ok; /* 1: its zone where it left it */
+    heliod_close(h);
+    if (write(res, out, sizeof(int) * (size_t)n) < 0) _exit(2);
+    _exit(0);
+}
+
+static void test_buses_per_process(void **state) {
+    fx_t *f = *state;
+    int ready[2], go[2], res[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(res), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) bus_squatter(f, ready[1], go[0], res[1]);
+    close(res[1]);
+    char b = 0;
+    assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
+
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_load(g, "tone", f->tone, 0, NULL), 0);
+    assert_int_equal(heliod_bus_create(g, "gbus", ""), 0); /* its own, not EPERM */
+    assert_int_equal(heliod_bus_create(g, "gbus", ""), HELIOD_EEXIST);
+    assert_int_equal(heliod_bus_gain(g, "gbus", -6, 0), 0);
+    heliod_reverb_zone_t z = {.pos = {5, 0, 0}, .radius = 1, .preset = HELIOD_REV_HALL};
+    snprintf(z.name, sizeof z.name, "gzone");
+    assert_int_equal(heliod_reverb_zone_set(g, &z), 0); /* its own zone (and bus gzone) */
+    assert_int_equal(heliod_reverb_zone_set(g, &z), 0); /* changing its own */
+    /* a play and a cue routed to gbus: the game's */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags |= HELIOD_PLAY_LOOP;
+    snprintf(pp.bus, sizeof pp.bus, "gbus");
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(g, "tone", &pp, &v, NULL), 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "gbcue");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "tone");
+    snprintf(cue.bus, sizeof cue.bus, "gbus");
+    assert_int_equal(heliod_cue_define(g, &cue), 0);
+    heliod_play_params_init(&pp);
+    pp.flags |= HELIOD_PLAY_LOOP;
+    assert_int_equal(heliod_play(g, "gbcue", &pp, &v, NULL), 0);
+    /* its ducking rule: its gbus under sfx while sfx has voices */
+    heliod_duck_t dk;
+    heliod_duck_init(&dk);
+    snprintf(dk.bus, sizeof dk.bus, "gbus");
+    snprintf(dk.by, sizeof dk.by, "sfx");
+    dk.threshold_db = -144;
+    dk.depth_db = 12;
+    dk.attack_ms = 10;
+    assert_int_equal(heliod_duck(g, &dk), 0);
+    heliod_play_params_init(&pp);
+    pp.flags |= HELIOD_PLAY_LOOP;
+    assert_int_equal(heliod_play(g, "tone", &pp, &v, NULL), 0); /* on sfx */
+    heliod_bus_info_t bi[40];
+    size_t nb = 0;
+    int mine = -1, theirs = -1;
+    for (int tries = 0; tries < 1000; tries++) { /* until the engine has ducked it */
+        assert_int_equal(heliod_buses(g, bi, 40, &nb), 0);
+        mine = bus_entry(bi, nb, "gbus", -6);
+        theirs = bus_entry(bi, nb, "gbus", -30);
+        assert_true(mine >= 0 && theirs >= 0); /* both listed, each at its own gain */
+        if (bi[mine].duck_db < -1.0f) break;
+        th_sleep_ms(10);
+    }
+    assert_true(bi[mine].duck_db < -1.0f);
+    assert_int_equal(bi[mine].voices, 2); /* its play and its cue's */
+    assert_int_equal(bi[theirs].voices, 1);
+    assert_true(bi[theirs].duck_db == 0.0f);
+    int zones = 0;
+    for (size_t i = 0; i < nb; i++)
+        zones += strcmp(bi[i].name, "gzone") == 0;
+    assert_int_equal(zones, 2); /* each zone made its own bus */
+
+    b = 1;
+    assert_int_equal(write(go[1], &b, 1), 1);
+    int r[16], n = 0;
+    ssize_t got;
+    while (n < 16 && (got = read(res[0], r + n, sizeof(int) * (size_t)(16 - n))) > 0)
+        n += (int)(got / (ssize_t)sizeof(int));
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(n, 10);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(r[i], 0); /* load, bus, gain, zone, play, play again, list */
+    assert_int_equal(r[7], 2);     /* its gbus carries both its plays */
+    assert_int_equal(r[8], 1);     /* not ducked by the game's rule */
+    assert_int_equal(r[9], 1);     /* its gzone untouched */
+    heliod_close(g);
+    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
+    for (size_t i = 0; i < 5; i++)
+        close(fds[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
@@ -1035,6 +1188,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_names_per_process, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_bank_sheet_as_its_loader, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_bank_sheet_in_its_quota, setup_small, teardown),
+        cmocka_unit_test_setup_teardown(test_buses_per_process, setup_default, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
