@@ -1,5 +1,5 @@
 /*
- * test_completion.c - heliodctl's bash completion (completions/heliodctl.bash)
+ * test_completion.c - heliodctl's bash completion (client/completions/heliodctl.bash)
  * driven the way bash drives it (COMP_WORDS, COMP_CWORD, the _heliodctl
  * function, COMPREPLY) against the real heliodctl and a real daemon: the
  * commands, a command's options, the sounds and cues loaded in the daemon

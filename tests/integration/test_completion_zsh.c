@@ -1,5 +1,5 @@
 /*
- * test_completion_zsh.c - heliodctl's zsh completion (completions/_heliodctl)
+ * test_completion_zsh.c - heliodctl's zsh completion (client/completions/_heliodctl)
  * run by zsh itself: zsh_complete.zsh types a line and TAB into an
  * interactive `zsh -f` in a pseudo-terminal (compinit, our completion dir
  * first in fpath, the built heliodctl first in PATH) and reports the line
