@@ -42,6 +42,7 @@ void hld_files_init(hld_files_t *f, uv_loop_t *loop) {
 
 static void job_free(hld_fjob_t *j) {
     if (j->cleanup) j->cleanup(j);
+    uv_mutex_destroy(&j->io_lock);
     free(j);
 }
 
@@ -56,7 +57,12 @@ void hld_files_close(hld_files_t *f) {
 
 void *hld_fjob_new(size_t size) {
     if (size < sizeof(hld_fjob_t)) size = sizeof(hld_fjob_t);
-    return calloc(1, size);
+    hld_fjob_t *j = calloc(1, size);
+    if (j && uv_mutex_init(&j->io_lock) != 0) {
+        free(j);
+        return NULL;
+    }
+    return j;
 }
 
 uint32_t hld_files_pending(const hld_files_t *f) {
@@ -148,14 +154,20 @@ void hld_files_tick(hld_files_t *f) {
     uint32_t live = 0;
     for (hld_fjob_t *j = f->running; j; j = j->next) {
         if (j->answered) continue;
-        uint64_t t = atomic_load_explicit(&j->io_ns, memory_order_acquire);
+        /* the path is copied under the lock: the worker may be starting its
+         * next open (a short critical section on both sides, never an I/O) */
+        char path[HL_MAX_PATH + 1];
+        uv_mutex_lock(&j->io_lock);
+        const uint64_t t = j->io_ns;
+        memcpy(path, j->io_path, sizeof path);
+        uv_mutex_unlock(&j->io_lock);
         if (t && now > t && now - t > budget) {
             f->timeouts++;
-            hld_warn("opening %s: no answer after %d ms (its worker is left to it)", j->io_path,
+            hld_warn("opening %s: no answer after %d ms (its worker is left to it)", path,
                      HLD_OPEN_TIMEOUT_MS);
             char m[HL_MAX_MSG + 1];
-            snprintf(m, sizeof m, "opening %.200s took longer than the open budget (%d s)",
-                     j->io_path, HLD_OPEN_TIMEOUT_MS / 1000);
+            snprintf(m, sizeof m, "opening %.200s took longer than the open budget (%d s)", path,
+                     HLD_OPEN_TIMEOUT_MS / 1000);
             answer(j, HELIOD_ETIMEDOUT, m); /* the worker keeps status and msg to itself */
             continue;
         }
@@ -179,8 +191,10 @@ void hld_files_tick(hld_files_t *f) {
 /* ---- worker side ------------------------------------------------------------ */
 
 void hld_fjob_io_begin(hld_fjob_t *j, const char *path) {
+    uv_mutex_lock(&j->io_lock);
     snprintf(j->io_path, sizeof j->io_path, "%s", path);
-    atomic_store_explicit(&j->io_ns, mono_ns(), memory_order_release);
+    j->io_ns = mono_ns();
+    uv_mutex_unlock(&j->io_lock);
     const hld_files_t *f = j->files;
     if (f->test_delay_ms && strstr(path, f->test_delay_match)) {
         struct timespec ts = {(time_t)(f->test_delay_ms / 1000),
@@ -191,7 +205,9 @@ void hld_fjob_io_begin(hld_fjob_t *j, const char *path) {
 }
 
 void hld_fjob_io_end(hld_fjob_t *j) {
-    atomic_store_explicit(&j->io_ns, 0, memory_order_release);
+    uv_mutex_lock(&j->io_lock);
+    j->io_ns = 0;
+    uv_mutex_unlock(&j->io_lock);
 }
 
 static int fail(hld_fjob_t *j, int code, const char *fmt, const char *a, const char *b) {

@@ -25,7 +25,6 @@
 #ifndef HLD_FILEIO_H
 #define HLD_FILEIO_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -57,8 +56,9 @@ struct hld_fjob {
     uv_work_t req;
     struct hld_files *files;
     hld_fjob_t *next, *prev;
-    _Atomic uint64_t io_ns;        /* monotonic ns the current open began; 0: none */
-    char io_path[HL_MAX_PATH + 1]; /* the file being opened (written before io_ns) */
+    uv_mutex_t io_lock;            /* io_ns and io_path: the worker sets, the tick reads */
+    uint64_t io_ns;                /* monotonic ns the current open began; 0: none */
+    char io_path[HL_MAX_PATH + 1]; /* the file being opened */
     uint64_t queued_ns;
     int running, answered;
 };
