@@ -9,13 +9,17 @@ exported symbol (with its version node) disappeared, a symbol that is not
 listed yet is not in the newest node (the node of the last "node" line: the
 ones before are frozen, binaries recorded them), or a listed struct's size
 or a field's offset changed (a field may not be removed or renamed either).
-HEADER: the public headers (client/heliod.h and those it includes); each
-struct they declare must be measured by abi_layout.c. New symbols, structs
+HEADER: the public headers, client/heliod.h first, as client/meson.build
+installs them; the check reads heliod.h and every header it includes (in
+its folder, recursively), fails on one that is not in the list (it would
+not be installed), and each struct they declare must be measured by
+abi_layout.c. New symbols, structs
 and fields pass, with a note: add them to client/libheliod.abi (--write
 prints the current list to stdout, to copy the new lines from; never
 rewrite a line that changed: that is an ABI break, which needs a new
 soname).
 """
+import os
 import re
 import subprocess
 import sys
@@ -50,6 +54,19 @@ def current(lib, layout):
     return lines
 
 
+def public_headers(top):
+    """top and every header it includes from its own folder, recursively"""
+    seen, todo = [], [top]
+    while todo:
+        h = todo.pop(0)
+        if h in seen or not os.path.exists(h):
+            continue
+        seen.append(h)
+        for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(h).read(), re.M):
+            todo.append(os.path.join(os.path.dirname(h), inc))
+    return seen
+
+
 def main():
     lib, layout, abi = sys.argv[1:4]
     now = current(lib, layout)
@@ -65,7 +82,14 @@ def main():
     have = {key(l): l for l in now}
     bad = 0
     # every public struct is measured: abi_layout.c is regenerated when one is added
-    for hdr in [a for a in sys.argv[4:] if not a.startswith("--")]:
+    hdrs = [a for a in sys.argv[4:] if not a.startswith("--")]
+    read = public_headers(hdrs[0]) if hdrs else []
+    for hdr in read:
+        if os.path.basename(hdr) not in {os.path.basename(h) for h in hdrs}:
+            print("NOT INSTALLED: %s is included by heliod.h: add it to libheliod_headers "
+                  "(client/meson.build)" % os.path.basename(hdr))
+            bad += 1
+    for hdr in read:
         for name in re.findall(r"^} (heliod_\w+_t);", open(hdr).read(), re.M):
             if "struct " + name not in have:
                 print("NOT MEASURED: %s: run tests/abi/gen_layout.py > tests/abi/abi_layout.c"
