@@ -63,7 +63,10 @@ typedef struct {
  * HELIOD_ESHUTDOWN), HELIOD_ECONNECT when nothing listens or the socket cannot
  * be reached, or another transport error; heliod_last_error(NULL) then gives
  * the message (the daemon's, or e.g. "cannot connect to PATH: Permission
- * denied"), per thread, until the next heliod_connect() of that thread. */
+ * denied"), per thread, until the next heliod_connect() of that thread.
+ * A daemon of protocol 1.0 refuses this library's HELLO (its minor) with
+ * HELIOD_EPROTO and closes: heliod_connect then connects again with the 1.0
+ * HELLO and the connection speaks 1.0 (heliod_protocol_minor() 0). */
 int heliod_connect(heliod_t **out, const char *path, const char *client_name);
 /* heliod_connect with HELIOD_CONNECT_* flags. */
 int heliod_connect_flags(heliod_t **out, const char *path, const char *client_name, uint32_t flags);

@@ -233,9 +233,11 @@ def dec_hello(r):
     return info
 
 
-def hello_body(client_name, control):
-    # version (the major), name, flags, then since 1.1 the highest minor we speak
-    return W().u16(PROTO_VERSION).str(client_name).u32(1 if control else 0).u16(PROTO_MINOR).b
+def hello_body(client_name, control, minor=PROTO_MINOR):
+    # version (the major), name, flags, then since 1.1 the highest minor we
+    # speak (minor 0: the 1.0 body, for a daemon of protocol 1.0)
+    w = W().u16(PROTO_VERSION).str(client_name).u32(1 if control else 0)
+    return (w.u16(minor) if minor else w).b
 
 
 # ---- sounds, voices, devices, stats ---------------------------------------------------
