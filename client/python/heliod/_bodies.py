@@ -8,6 +8,7 @@ would be a protocol error, so it is refused here with EINVAL), and replies
 as the dicts the calls return."""
 
 from ._codec import decode, encode, get
+# the flag bits and enumeration names (re-exported: _calls and the package use them too)
 from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_REMOVE, BUS_SEND,
                       CURVES, EM_DETACHED, EM_POS, EM_VEL, FXP_TYPE, LOAD_PIN, LOAD_SHARED,
                       LOAD_STREAM, LST_FWD, LST_POS, LST_UP, LST_VEL, MODELS, OVER_BUS,
