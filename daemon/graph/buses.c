@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heliod_errors.h"
+#include "hld_limits.h"
 #include "hl_dsp.h"
 #include "engine.h"
 
@@ -58,6 +59,7 @@ int hld_bus_index(const hld_buses_t *b, const char *name) {
     for (int i = 0; i < HL_MAX_BUSES; i++) {
         if (!b->bus[i].name[0] || strcmp(b->bus[i].name, name) != 0) continue;
         uint32_t owner = b->bus[i].owner;
+        if (owner == HLD_OWNER_GONE) continue; /* its process has gone: no name finds it */
         int r = b->ns_rank ? b->ns_rank(b->ns_ctx, owner) : owner == 0 ? 2 : 1;
         if (r > best_rank) {
             best_rank = r;

@@ -44,7 +44,8 @@ typedef struct {
     int send_to[HL_BUS_SENDS]; /* bus sends' targets, -1 = free slot */
     float send_db[HL_BUS_SENDS];
     uint32_t owner; /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
-                     * config, the reverb zones' feed) */
+                     * config, the reverb zones' feed), HLD_OWNER_GONE: its process has
+                     * gone, removed once nothing plays on it (owners.c) */
 } hld_bus_t;
 
 typedef struct {
