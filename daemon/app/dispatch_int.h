@@ -35,8 +35,9 @@ int hld_mixer_fail(hld_req_t *q, int rc);
  * the --cues sheet)? Yes for a control client and for the owner and the
  * other connections of its process; never for an orphan (HLD_OWNER_GONE:
  * its process has gone, owners.c reclaims it), and a gone control client's
- * object is the daemon's (control only): nothing is adoptable. Otherwise the EPERM reply naming the
- * owner is queued (counted in `denied`) and 0 is returned; `what` and `name` name the object. */
+ * object is the daemon's (control only): nothing is adoptable. Otherwise
+ * the EPERM reply naming the owner is queued (counted in `denied`) and 0 is
+ * returned; `what` and `name` name the object. */
 int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name);
 /* The same rule without a reply: 1 if c may change (or use) it. */
 int hld_conn_may_change(const hld_conn_t *c, uint32_t owner);
