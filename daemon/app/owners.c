@@ -129,15 +129,26 @@ void hld_owners_sweep(hld_daemon_t *d, uint64_t now_ns) {
     hld_vm_foreach(d->vm, ref_entry, &r);
     uint32_t left = hld_cues_release(&d->cues, r.cue, r.cat);
     char msg[HL_MAX_MSG + 1];
+    /* a bus of someone else under an orphan (a control client may put one
+     * there) moves up to the orphan's parent: it would hold it for good */
+    hld_bus_t *bus = d->buses.bus;
+    for (int i = 0; i < HL_MAX_BUSES; i++)
+        if (bus[i].name[0] && bus[i].owner != HLD_OWNER_GONE && bus[i].parent >= 0 &&
+            bus[bus[i].parent].owner == HLD_OWNER_GONE) {
+            int up = bus[i].parent;
+            while (up >= 0 && bus[up].owner == HLD_OWNER_GONE)
+                up = bus[up].parent;
+            (void)hld_buses_reparent_at(&d->buses, i, up); /* EBUSY: the next sweep */
+        }
     /* children before parents: a pass removes what has no child left */
     for (int progress = 1; progress;) {
         progress = 0;
         for (int i = 0; i < HL_MAX_BUSES; i++)
-            if (d->buses.bus[i].name[0] && d->buses.bus[i].owner == HLD_OWNER_GONE &&
+            if (bus[i].name[0] && bus[i].owner == HLD_OWNER_GONE &&
                 hld_buses_remove_at(&d->buses, i, &r.use, msg, sizeof msg) == 0)
                 progress = 1;
     }
     for (int i = 0; i < HL_MAX_BUSES; i++)
-        left += d->buses.bus[i].name[0] && d->buses.bus[i].owner == HLD_OWNER_GONE;
+        left += bus[i].name[0] && bus[i].owner == HLD_OWNER_GONE;
     d->reclaim_pending = left != 0;
 }

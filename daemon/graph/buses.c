@@ -206,6 +206,14 @@ int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, cha
     return 0;
 }
 
+int hld_buses_reparent_at(hld_buses_t *b, int bus, int parent) {
+    if (bus < 0 || bus >= HL_MAX_BUSES || !b->bus[bus].name[0]) return HELIOD_ENOBUS;
+    if (parent >= 0 && is_ancestor(b, bus, parent)) return HELIOD_EINVAL;
+    int rc = push_graph(b, bus, parent);
+    if (rc == 0) b->bus[bus].parent = parent;
+    return rc;
+}
+
 /* Detaches every effect of `bus`, every ducking rule naming it and every
  * other bus's send into it. */
 static int strip_bus(hld_buses_t *b, int bus) {
