@@ -128,7 +128,7 @@ static void sheet_own(const void *ctx, int cat, uint32_t *owner, int created) {
         return;
     }
     if (*owner == c->id) return;
-    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind); /* its process's, or adopted */
+    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind); /* another of its process */
     *owner = c->id;
     hld_clients_obj_add(&c->d->ledger, c->id, kind);
 }

@@ -20,6 +20,7 @@
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
  *   emitters.c  emitters that carry voices
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown
+ *   owners.c    what a client leaves behind: moved to its process, or reclaimed
  *   stats.c     the STATS key/value list
  *   metering.c  meters and loudness on the main thread; METER events (meter_tap.c: the
  *               audio thread's side)
@@ -106,9 +107,11 @@ typedef struct hld_daemon {
     /* events / lifecycle */
     uv_timer_t poll_timer;
     uv_signal_t sig_int, sig_term;
-    int owner_sweep;         /* a connection closed: fade its voices (retried while EBUSY) */
-    uint64_t expire_next_ns; /* next check of detached loops against --detached-loop-max-s */
-    int shutting_down;       /* 1: fading, 2: closing handles */
+    int owner_sweep;          /* a connection closed: fade its voices (retried while EBUSY) */
+    uint64_t expire_next_ns;  /* next check of detached loops against --detached-loop-max-s */
+    int reclaim_pending;      /* a gone process left objects a voice still needs (owners.c) */
+    uint64_t reclaim_next_ns; /* next check of them */
+    int shutting_down;        /* 1: fading, 2: closing handles */
     int shutdown_stop_pending;
     uint64_t shutdown_start_ns;
     int exit_code;

@@ -32,6 +32,7 @@
 #include "hl_config.h"
 #include "hl_dsp.h"
 #include "hl_limits.h"
+#include "hld_limits.h"
 #include "log.h"
 #include "metering.h"
 #include "profile.h"
@@ -51,19 +52,21 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
 }
 
 int hld_conn_may_change(const hld_conn_t *c, uint32_t owner) {
+    if (owner == HLD_OWNER_GONE) return 0; /* orphaned (owners.c): nobody's to change */
     if (c->control || owner == c->id) return 1;
     if (!owner) return 0;
     hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
     hld_proc_t *op = ocl ? ocl->proc : NULL;
     if (op && c->cl && op == c->cl->proc) return 1; /* another connection of its process */
-    int live = hld_conn_find(c->d, owner) != NULL;
-    for (hld_conn_t *x = c->d->conns; x && !live && op && op->pid; x = x->next)
-        live = x->cl && x->cl->proc == op;
-    return !live; /* its process has no connection left: adoptable */
+    /* another live process's; or a gone control client's (the house mix,
+     * the daemon's now): a plain client's objects never outlive its
+     * process (owners.c), so nothing is adoptable */
+    return 0;
 }
 
 int hld_ns_rank(const void *ctx, uint32_t owner) {
     const hld_conn_t *c = ctx;
+    if (owner == HLD_OWNER_GONE) return 0; /* orphaned: no name finds it */
     if (owner == c->id) return 3;
     if (!owner) return 2;
     hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
@@ -74,7 +77,7 @@ int hld_ns_rank(const void *ctx, uint32_t owner) {
     int live = o != NULL;
     for (hld_conn_t *x = c->d->conns; x && !live && op && op->pid; x = x->next)
         live = x->cl && x->cl->proc == op;
-    if (!live) return 2;       /* its process has gone: shared, adoptable */
+    if (!live) return 2;       /* its process has gone (a control client's, a detached emitter's) */
     return c->control ? 1 : 0; /* another live process's: a control client's last resort */
 }
 
@@ -618,8 +621,9 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
-    hld_upload_drop(c);      /* while its client record is there to give the bytes back to */
-    hld_time_conn_closed(c); /* before its voices' stops: nothing held for their starts */
+    hld_upload_drop(c);         /* while its client record is there to give the bytes back to */
+    hld_time_conn_closed(c);    /* before its voices' stops: nothing held for their starts */
+    hld_owners_conn_closing(c); /* while its ledger record is there */
 }
 
 const hld_conn_hooks_t hld_dispatch_hooks = {

@@ -39,6 +39,7 @@
 
 #include "conn.h"
 #include "daemon.h"
+#include "dispatch.h"
 #include "device.h"
 #include "hl_config.h"
 #include "hld_limits.h"
@@ -384,6 +385,7 @@ void hld_events_poll(hld_daemon_t *d) {
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         hld_files_tick(&d->files); /* file reads past the open budget */
         expire_detached_loops(d, now);
+        hld_owners_sweep(d, now); /* what gone processes left, once no voice needs it */
     }
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)

@@ -44,7 +44,8 @@ typedef struct {
     int send_to[HL_BUS_SENDS]; /* bus sends' targets, -1 = free slot */
     float send_db[HL_BUS_SENDS];
     uint32_t owner; /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
-                     * config, the reverb zones' feed) */
+                     * config, the reverb zones' feed), HLD_OWNER_GONE: its process has
+                     * gone, removed once nothing plays on it (owners.c) */
 } hld_bus_t;
 
 typedef struct {
@@ -99,6 +100,9 @@ int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *us
 /* The same for bus index `bus` (a reverb zone's own bus). */
 int hld_buses_remove_at(hld_buses_t *b, int bus, const hld_bus_usage_t *use, char *msg, size_t cap);
 int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
+/* The same by index (parent: an index or HLD_BUS_MASTER): 0, ENOBUS,
+ * EINVAL (a loop) or EBUSY. */
+int hld_buses_reparent_at(hld_buses_t *b, int bus, int parent);
 
 /* Bus `bus` sends to `target` at db (pre-fader), ramped over ramp_frames:
  * the slot already sending there, else a free one (ENOMEM when all

@@ -167,8 +167,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "voices_released_distance", (double)vs.n.released_distance);
     put(&s, "realise_failed", (double)vs.n.realise_failed);
     put(&s, "emitters", vs.emitters);
-    put(&s, "cues", d->cues.ncues);
-    put(&s, "categories", d->cues.ncats);
+    put(&s, "cues", hld_cues_count(&d->cues));
+    put(&s, "categories", hld_cues_count_categories(&d->cues));
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
     uint64_t pinned = 0, evictable = 0;
