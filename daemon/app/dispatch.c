@@ -519,9 +519,9 @@ static int op_subscribe(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_subscribe(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     q->c->sub = m.mask;
-    q->c->meter_hz = m.meter_hz;
+    q->c->feed[HLD_FEED_METER].hz = m.meter_hz;
     hld_metering_subscribed(q->c->d, q->c);
-    q->c->profile_hz = m.profile_hz;
+    q->c->feed[HLD_FEED_PROFILE].hz = m.profile_hz;
     hld_profile_subscribed(q->c->d, q->c);
     return hld_reply_ok(q);
 }

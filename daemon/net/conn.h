@@ -39,6 +39,9 @@
 #include "daemon.h"
 #include "hl_proto.h"
 
+/* The periodic event feeds a connection may subscribe to (telemetry/feeds.h). */
+enum { HLD_FEED_METER, HLD_FEED_PROFILE, HLD_FEEDS };
+
 struct hld_conn {
     uv_pipe_t pipe;
     uv_timer_t timer; /* handshake, frame and linger deadlines */
@@ -56,16 +59,15 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    int listed;             /* in d->conns (counted in d->clients) */
-    int lingering;          /* closed gracefully, replies still draining (in d->lingering) */
-    uint32_t sub;           /* HL_SUB_* */
-    float meter_hz;         /* METER events per second (0 = the default), metering.c */
-    uint64_t meter_next_ns; /* when its next METER event is due */
-
-    /* PROFILE events per second (0 = the default) and the next one's due
-     * time (profile.c) */
-    float profile_hz;
-    uint64_t profile_next_ns;
+    int listed;    /* in d->conns (counted in d->clients) */
+    int lingering; /* closed gracefully, replies still draining (in d->lingering) */
+    uint32_t sub;  /* HL_SUB_* */
+    /* the periodic feeds (telemetry/feeds.c), by HLD_FEED_*: events per
+     * second (0 = the feed's default) and the next one's due time */
+    struct {
+        float hz;
+        uint64_t next_ns;
+    } feed[HLD_FEEDS];
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
     /* an upload in progress (LOAD_DATA), at most one per connection */

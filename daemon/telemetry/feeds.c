@@ -35,14 +35,15 @@ void hld_feed_add(hld_daemon_t *d, hld_feed_t *f) {
 
 void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c) {
     if (!f->added || !(c->sub & f->sub)) return;
-    *f->next_ns(c) = hld_now_ns(); /* the first event at the next tick */
+    c->feed[f->slot].next_ns = hld_now_ns(); /* the first event at the next tick */
     if (!g.timer_on && !d->shutting_down &&
         uv_timer_start(&g.timer, on_timer, HLD_METER_TICK_MS, HLD_METER_TICK_MS) == 0)
         g.timer_on = 1;
 }
 
 static float interval_ns(const hld_feed_t *f, const hld_conn_t *c) {
-    return (float)HLD_NS_PER_S / f->hz(c);
+    const float hz = c->feed[f->slot].hz;
+    return (float)HLD_NS_PER_S / (hz > 0.0f ? hz : f->default_hz);
 }
 
 /* f has a subscriber due at now: one event, queued to each due subscriber.
@@ -61,7 +62,7 @@ static int feed_tick(hld_daemon_t *d, hld_feed_t *f, uint64_t now) {
         return 0;
     }
     for (hld_conn_t *c = d->conns; c; c = c->next) {
-        uint64_t *next = f->next_ns(c);
+        uint64_t *next = &c->feed[f->slot].next_ns;
         if (!(c->sub & f->sub) || now < *next) continue;
         /* next due time: keeps the average rate; after a stall, start afresh */
         uint64_t iv = (uint64_t)interval_ns(f, c);
@@ -84,7 +85,7 @@ static void on_timer(uv_timer_t *t) {
         for (hld_conn_t *c = d->conns; c; c = c->next)
             if (c->sub & f->sub) {
                 n++;
-                due |= now >= *f->next_ns(c);
+                due |= now >= c->feed[f->slot].next_ns;
             }
         subscribers += n;
         if (n && due && !d->shutting_down) queued |= feed_tick(d, f, now);

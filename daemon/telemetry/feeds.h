@@ -25,12 +25,12 @@
 typedef struct hld_feed hld_feed_t;
 struct hld_feed {
     /* set by the owner before hld_feed_add */
-    const char *name;                              /* the log's prefix: "meters" */
-    const char *event;                             /* the event's name in the log: "METER" */
-    uint32_t sub;                                  /* the HL_SUB_* bit its subscribers set */
-    uint32_t type;                                 /* HL_EVENT_*: the event it pushes */
-    float (*hz)(const hld_conn_t *c);              /* a subscriber's rate (events per second) */
-    uint64_t *(*next_ns)(hld_conn_t *c);           /* a subscriber's next due time */
+    const char *name;  /* the log's prefix: "meters" */
+    const char *event; /* the event's name in the log: "METER" */
+    uint32_t sub;      /* the HL_SUB_* bit its subscribers set */
+    uint32_t type;     /* HL_EVENT_*: the event it pushes */
+    unsigned slot;     /* HLD_FEED_*: its subscribers' rate and due time, hld_conn_t.feed[] */
+    float default_hz;  /* the rate of a subscriber that asked for 0 (the wire's default) */
     void (*fill)(hld_daemon_t *d, hl_event_t *ev); /* the event now (type already set) */
     /* counters */
     uint64_t sent, skipped; /* events queued; not queued (too much unsent output) */

@@ -132,14 +132,6 @@ void hld_metering_reset_loudness(hld_daemon_t *d) {
     hld_loudness_reset(g.loud);
 }
 
-static float meter_rate(const hld_conn_t *c) {
-    return c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
-}
-
-static uint64_t *meter_next(hld_conn_t *c) {
-    return &c->meter_next_ns;
-}
-
 static void fill_meter(hld_daemon_t *d, hl_event_t *ev) {
     hld_metering_poll(d);
     hld_metering_read(d, &ev->meter);
@@ -150,8 +142,8 @@ static hld_feed_t feed = {
     .event = "METER",
     .sub = HL_SUB_METER,
     .type = HL_EVENT_METER,
-    .hz = meter_rate,
-    .next_ns = meter_next,
+    .slot = HLD_FEED_METER,
+    .default_hz = HL_METER_DEFAULT_HZ,
     .fill = fill_meter,
 };
 

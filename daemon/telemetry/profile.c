@@ -160,14 +160,6 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     }
 }
 
-static float profile_rate(const hld_conn_t *c) {
-    return c->profile_hz > 0.0f ? c->profile_hz : HL_PROFILE_DEFAULT_HZ;
-}
-
-static uint64_t *profile_next(hld_conn_t *c) {
-    return &c->profile_next_ns;
-}
-
 static void fill_profile(hld_daemon_t *d, hl_event_t *ev) {
     hld_profile_read(d, &ev->profile);
 }
@@ -177,8 +169,8 @@ static hld_feed_t feed = {
     .event = "PROFILE",
     .sub = HL_SUB_PROFILE,
     .type = HL_EVENT_PROFILE,
-    .hz = profile_rate,
-    .next_ns = profile_next,
+    .slot = HLD_FEED_PROFILE,
+    .default_hz = HL_PROFILE_DEFAULT_HZ,
     .fill = fill_profile,
 };
 
