@@ -19,14 +19,7 @@ void hld_assets_bank_changed(void *user, const hld_bank_t *b) {
     ev.type = HL_EVENT_BANK;
     hld_bank_info(b, &ev.bank);
     static uint8_t buf[HL_MAX_PATH + HL_MAX_MSG + 256];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int n = hl_frame_end(&w);
-    if (n > 0)
-        for (hld_conn_t *c = d->conns; c; c = c->next)
-            if (c->sub & HL_SUB_BANK) hld_conn_send(c, buf, (size_t)n);
+    hld_event_broadcast(d->conns, HL_SUB_BANK, &ev, buf, sizeof buf);
     if (b->tag) hld_wzones_bank_changed(&d->wzones, b);
 }
 
@@ -42,11 +35,7 @@ void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const c
     ev.frames = snd->pcm.frames;
     snprintf(ev.message, sizeof ev.message, "%s", msg ? msg : "");
     uint8_t buf[HL_MAX_NAME + HL_MAX_MSG + 64];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int n = hl_frame_end(&w);
+    int n = hld_event_frame(&ev, buf, sizeof buf);
     if (n > 0)
         for (hld_conn_t *c = d->conns; c; c = c->next)
             if ((c->sub & HL_SUB_BANK) && (snd->ns == 0 || snd->ns == c->id))

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
+#include "replies.h"
 #include "daemon.h"
 #include "device.h"
 #include "hl_config.h"
@@ -52,11 +52,7 @@
 
 static void send_event(hld_conn_t *c, const hl_event_t *ev) {
     static uint8_t buf[HL_MAX_FRAME / 16]; /* events are small; main thread only */
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, ev);
-    int n = hl_frame_end(&w);
+    int n = hld_event_frame(ev, buf, sizeof buf);
     if (n > 0) hld_conn_send(c, buf, (size_t)n);
 }
 

@@ -82,3 +82,19 @@ int hld_list_end(hld_list_t *l) {
     w->len = end;
     return hld_reply_end(l->q);
 }
+
+int hld_event_frame(const hl_event_t *ev, uint8_t *buf, size_t cap) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, cap);
+    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
+    hl_put_event(&w, ev);
+    return hl_frame_end(&w);
+}
+
+void hld_event_broadcast(hld_conn_t *conns, uint32_t sub, const hl_event_t *ev, uint8_t *buf,
+                         size_t cap) {
+    int n = hld_event_frame(ev, buf, cap);
+    if (n > 0)
+        for (hld_conn_t *c = conns; c; c = c->next)
+            if (c->sub & sub) hld_conn_send(c, buf, (size_t)n);
+}

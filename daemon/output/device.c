@@ -341,14 +341,7 @@ static void broadcast(hld_daemon_t *d, uint16_t type, const char *name, uint64_t
     hl_event_t ev = {.type = type, .time_ns = t};
     snprintf(ev.message, sizeof ev.message, "%s", name);
     static uint8_t buf[HL_MAX_FRAME / 16];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int n = hl_frame_end(&w);
-    if (n <= 0) return;
-    for (hld_conn_t *c = d->conns; c; c = c->next)
-        if (c->sub & HL_SUB_DEVICE) hld_conn_send(c, buf, (size_t)n);
+    hld_event_broadcast(d->conns, HL_SUB_DEVICE, &ev, buf, sizeof buf);
 }
 
 static void watch_reset(hld_device_t *v) {

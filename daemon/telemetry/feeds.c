@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "conn.h"
+#include "replies.h"
 #include "hld_limits.h"
 #include "log.h"
 
@@ -52,11 +52,7 @@ static int feed_tick(hld_daemon_t *d, hld_feed_t *f, uint64_t now) {
     memset(&g.ev, 0, sizeof g.ev);
     g.ev.type = f->type;
     f->fill(d, &g.ev);
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, g.frame, sizeof g.frame);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &g.ev);
-    int len = hl_frame_end(&w);
+    int len = hld_event_frame(&g.ev, g.frame, sizeof g.frame);
     if (len < 0) {
         hld_warn("%s: cannot encode a %s event (%s)", f->name, f->event, hl_errname(len));
         return 0;
