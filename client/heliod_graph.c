@@ -14,12 +14,9 @@
 static int bus_call(heliod_t *h, const hl_bus_t *m) {
     const char *why = NULL;
     if (hl_validate_bus(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_BUS, 0, &id);
+    int rc = hlc_req_bus(h, HL_OP_BUS, 0, m, &id);
     if (rc < 0) return rc;
-    hl_put_bus(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_BUS);
 }
 
@@ -110,12 +107,9 @@ int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, 
 static int rzone_call(heliod_t *h, const hl_rzone_t *m) {
     const char *why = NULL;
     if (hl_validate_rzone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_RZONE, 0, &id);
+    int rc = hlc_req_rzone(h, HL_OP_RZONE, 0, m, &id);
     if (rc < 0) return rc;
-    hl_put_rzone(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_RZONE);
 }
 
@@ -206,12 +200,9 @@ static int fx_call(heliod_t *h, uint8_t action, const char *bus, uint32_t index,
     }
     const char *why = NULL;
     if (hl_validate_fx(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_FX, 0, &id);
+    int rc = hlc_req_fx_req(h, HL_OP_FX, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_fx_req(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_count_call(h, id, HL_OP_FX, index_out);
 }
 
@@ -236,12 +227,9 @@ int heliod_fx_list(heliod_t *h, const char *bus, heliod_fx_info_t *arr, size_t c
         if (!hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
         snprintf(n.name, sizeof n.name, "%s", bus);
     }
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_FX_LIST, 0, &id);
+    int rc = hlc_req_name(h, HL_OP_FX_LIST, 0, &n, &id);
     if (rc < 0) return rc;
-    hl_put_name(&w, &n);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_FX_LIST, &r)) < 0) return rc;
     hl_list_head_t head;
@@ -275,12 +263,9 @@ static int duck_call(heliod_t *h, const heliod_duck_t *d, int on) {
     m.on = on ? 1 : 0;
     const char *why = NULL;
     if (hl_validate_duck(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_DUCK, 0, &id);
+    int rc = hlc_req_duck_rule(h, HL_OP_DUCK, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_duck_rule(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_DUCK);
 }
 

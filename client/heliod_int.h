@@ -25,6 +25,20 @@ int hlc_set_error(heliod_t *h, int err, const char *msg);
 int hlc_req_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, uint16_t flags, uint32_t *id);
 /* Closes the frame begun by hlc_req_begin. */
 int hlc_req_end(heliod_t *h, hl_wbuf_t *w);
+/* hlc_req_NAME, for every message of the schema: a whole request frame of
+ * op (begun, its body m put, closed) in the output batch; 0 with *id its
+ * request id, or an error. */
+#define HLC_REQ_(name, doc, codec)                                                                 \
+    static inline int hlc_req_##name(heliod_t *h, uint16_t op, uint16_t flags,                     \
+                                     const hl_##name##_t *m, uint32_t *id) {                       \
+        hl_wbuf_t w;                                                                               \
+        int rc = hlc_req_begin(h, &w, op, flags, id);                                              \
+        if (rc < 0) return rc;                                                                     \
+        hl_put_##name(&w, m);                                                                      \
+        return hlc_req_end(h, &w);                                                                 \
+    }
+HL_SCHEMA(HLC_REQ_)
+#undef HLC_REQ_
 /* Flushes and waits for the reply to request id (events meanwhile are queued):
  * 0 with r over its body, or the server's error code. */
 int hlc_wait_reply(heliod_t *h, uint32_t id, uint16_t op, hl_rbuf_t *r);

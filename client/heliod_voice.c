@@ -44,11 +44,8 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
     hl_play_t m;
     int rc = play_msg(h, sound, p, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
     uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
-    hl_put_play(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_play(h, HL_OP_PLAY, 0, &m, &id)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
     hl_play_reply_t pr;
@@ -79,11 +76,8 @@ int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curv
     int rc = stop_msg(h, voice, fade_ms, &m);
     m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
     uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
-    hl_put_stop(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_stop(h, HL_OP_STOP, 0, &m, &id)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_STOP);
 }
 
@@ -92,12 +86,9 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
                        .scope = everyone ? HL_STOP_ALL_EVERYONE : HL_STOP_ALL_MINE};
     const char *why = NULL;
     if (hl_validate_stop_all(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
+    int rc = hlc_req_stop_all(h, HL_OP_STOP_ALL, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_stop_all(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_count_call(h, id, HL_OP_STOP_ALL, count);
 }
 
@@ -113,11 +104,8 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     hl_set_t m;
     int rc = set_msg(h, voice, s, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
     uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
-    hl_put_set(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_set(h, HL_OP_SET, 0, &m, &id)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_SET);
 }
 
@@ -132,11 +120,8 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     hl_listener_t m;
     int rc = listener_msg(h, l, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
     uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
-    hl_put_listener(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_listener(h, HL_OP_LISTENER, 0, &m, &id)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_LISTENER);
 }
 
@@ -171,12 +156,9 @@ int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
         return hlc_set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
     hl_device_req_t m;
     snprintf(m.name, sizeof m.name, "%s", name);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_DEVICE, 0, &id);
+    int rc = hlc_req_device_req(h, HL_OP_DEVICE, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_device_req(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
     hl_device_reply_t dr;
@@ -213,12 +195,9 @@ int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float p
     hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz, .profile_hz = profile_hz};
     const char *why = NULL;
     if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
+    int rc = hlc_req_subscribe(h, HL_OP_SUBSCRIBE, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_subscribe(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_simple_call(h, id, HL_OP_SUBSCRIBE);
 }
 
