@@ -84,15 +84,12 @@ static void usage(const char *prog) {
 }
 
 int main(int argc, char **argv) {
-    const char *heliod_arg = NULL, *driver = "null", *device = NULL, *counts_arg = CB_DEF_COUNTS;
-    int period = CB_DEF_PERIOD;
+    bd_output_t o = {.driver = "null", .period = CB_DEF_PERIOD};
+    const char *counts_arg = CB_DEF_COUNTS;
     double settle = CB_DEF_SETTLE;
     const char *scene = "easy", *budget = NULL;
     int hrtf = 0;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"driver", required_argument, NULL, 'd'},
-                                         {"device", required_argument, NULL, 'D'},
-                                         {"period", required_argument, NULL, 'p'},
+    static const struct option opts[] = {BD_OUTPUT_OPTS,
                                          {"counts", required_argument, NULL, 'c'},
                                          {"settle", required_argument, NULL, 's'},
                                          {"scene", required_argument, NULL, 'S'},
@@ -102,11 +99,8 @@ int main(int argc, char **argv) {
                                          {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (bd_output_opt(&o, opt, optarg)) continue;
         switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'd': driver = optarg; break;
-        case 'D': device = optarg; break;
-        case 'p': period = atoi(optarg); break;
         case 'c': counts_arg = optarg; break;
         case 's': settle = atof(optarg); break;
         case 'S': scene = optarg; break;
@@ -126,20 +120,21 @@ int main(int argc, char **argv) {
     }
     free(list);
     int pitched = strcmp(scene, "pitched") == 0, worst = strcmp(scene, "worst") == 0;
-    if (ncounts == 0 || period <= 0 || settle <= 0 || (!pitched && !worst && strcmp(scene, "easy")))
+    if (ncounts == 0 || o.period <= 0 || settle <= 0 ||
+        (!pitched && !worst && strcmp(scene, "easy")))
         usage(argv[0]);
 
     char heliod[BD_PATH_MAX];
-    if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
+    if (bd_heliod_path(o.heliod, heliod, sizeof heliod) != 0) return 1;
     char period_s[CB_NUM_LEN], voices_s[CB_NUM_LEN], logical_s[CB_NUM_LEN];
-    snprintf(period_s, sizeof period_s, "%d", period);
+    snprintf(period_s, sizeof period_s, "%d", o.period);
     snprintf(voices_s, sizeof voices_s, "%d", max_n);
     snprintf(logical_s, sizeof logical_s, "%d", max_n * 2); /* one client holds them all */
     /* Every voice is mixed: at gain 1/max_n and 1..4 m the quietest voices sit
      * near -72 dB, below the voice manager's default -60 dB audibility floor,
      * so the floor goes to its minimum (else they would all be virtual). */
     const char *args[] = {"--driver",
-                          driver,
+                          o.driver,
                           "--period",
                           period_s,
                           "--voices",
@@ -158,9 +153,9 @@ int main(int argc, char **argv) {
                           NULL};
     int na = 14;
     if (hrtf) args[na++] = "--hrtf";
-    if (device) {
+    if (o.device) {
         args[na++] = "--device";
-        args[na++] = device;
+        args[na++] = o.device;
     }
 
     bd_daemon_t d;
@@ -168,7 +163,7 @@ int main(int argc, char **argv) {
     if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
     const heliod_server_info_t *si = heliod_server_info(h);
     fprintf(stderr, "# heliod %s rate=%u period=%u voices=%u driver=%s\n", si->server_version,
-            si->rate, si->period, si->voices, driver);
+            si->rate, si->period, si->voices, o.driver);
 
     int rc = 1;
     char wav[BD_PATH_MAX];
@@ -217,7 +212,7 @@ int main(int argc, char **argv) {
                "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f "
                "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f hrtf=%.0f "
                "hrtf_voices=%.0f\n",
-               driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
+               o.driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
                bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
                bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
                bd_stat(&st, "callback_us_avg"), bd_stat(&st, "callback_us_p50"),

@@ -181,14 +181,11 @@ static void usage(const char *prog) {
 }
 
 int main(int argc, char **argv) {
-    const char *heliod_arg = NULL, *driver = "null", *device = NULL;
-    int period = VC_DEF_PERIOD, logical = VC_DEF_LOGICAL, real = VC_DEF_REAL;
+    bd_output_t o = {.driver = "null", .period = VC_DEF_PERIOD};
+    int logical = VC_DEF_LOGICAL, real = VC_DEF_REAL;
     double seconds = VC_DEF_SECONDS, moves = VC_DEF_MOVES, settle = VC_DEF_SETTLE;
     double gain_db = VC_DEF_GAIN_DB;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"driver", required_argument, NULL, 'd'},
-                                         {"device", required_argument, NULL, 'D'},
-                                         {"period", required_argument, NULL, 'p'},
+    static const struct option opts[] = {BD_OUTPUT_OPTS,
                                          {"logical", required_argument, NULL, 'l'},
                                          {"real", required_argument, NULL, 'r'},
                                          {"seconds", required_argument, NULL, 's'},
@@ -198,11 +195,8 @@ int main(int argc, char **argv) {
                                          {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (bd_output_opt(&o, opt, optarg)) continue;
         switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'd': driver = optarg; break;
-        case 'D': device = optarg; break;
-        case 'p': period = atoi(optarg); break;
         case 'l': logical = atoi(optarg); break;
         case 'r': real = atoi(optarg); break;
         case 's': seconds = atof(optarg); break;
@@ -212,20 +206,21 @@ int main(int argc, char **argv) {
         default: usage(argv[0]);
         }
     }
-    if (optind != argc || period <= 0 || real < 1 || logical < real || seconds <= 0 || moves <= 0 ||
-        settle < 0)
+    if (optind != argc || o.period <= 0 || real < 1 || logical < real || seconds <= 0 ||
+        moves <= 0 || settle < 0)
         usage(argv[0]);
 
     char heliod[BD_PATH_MAX];
-    if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
+    if (bd_heliod_path(o.heliod, heliod, sizeof heliod) != 0) return 1;
     char period_s[VC_NUM_LEN], real_s[VC_NUM_LEN], logical_s[VC_NUM_LEN];
-    snprintf(period_s, sizeof period_s, "%d", period);
+    snprintf(period_s, sizeof period_s, "%d", o.period);
     snprintf(real_s, sizeof real_s, "%d", real);
     snprintf(logical_s, sizeof logical_s, "%d", logical);
-    const char *args[] = {"--driver", driver, "--period", period_s, "--voices", real_s,
+    const char *args[] = {"--driver", o.driver, "--period", period_s, "--voices", real_s,
                           "--virtual-voices", logical_s,
                           /* one client plays them all: its quota is the pool */
-                          "--client-voices", logical_s, device ? "--device" : NULL, device, NULL};
+                          "--client-voices", logical_s, o.device ? "--device" : NULL, o.device,
+                          NULL};
 
     vc_t vc;
     memset(&vc, 0, sizeof vc);
@@ -237,7 +232,7 @@ int main(int argc, char **argv) {
     if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
     const heliod_server_info_t *si = heliod_server_info(h);
     fprintf(stderr, "# heliod %s rate=%u period=%u voices=%u logical=%d driver=%s\n",
-            si->server_version, si->rate, si->period, si->voices, logical, driver);
+            si->server_version, si->rate, si->period, si->voices, logical, o.driver);
 
     int rc = 1;
     char wav[BD_PATH_MAX];
@@ -339,7 +334,7 @@ int main(int argc, char **argv) {
            "moves=%d seconds=%.1f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
            "realise_failed=%.0f cmd_cap_hits=%.0f cmd_wait_us_max=%.0f ev_virtual=%ld "
            "ev_real=%ld main_cpu=%.3f audio_cpu=%.3f fill_s=%.2f\n",
-           driver, logical, real, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
+           o.driver, logical, real, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
            bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
            bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
            bd_stat(&st, "callback_overruns") - ov0, bd_stat(&st, "voices_real"),
