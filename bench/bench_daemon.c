@@ -222,13 +222,3 @@ double bd_percentile(double *v, size_t n, double p) {
     if (rank > n) rank = n;
     return v[rank - 1];
 }
-
-int bd_output_opt(bd_output_t *o, int opt, const char *arg) {
-    switch (opt) {
-    case 'H': o->heliod = arg; return 1;
-    case 'd': o->driver = arg; return 1;
-    case 'D': o->device = arg; return 1;
-    case 'p': o->period = atoi(arg); return 1;
-    default: return 0;
-    }
-}

@@ -34,23 +34,6 @@ typedef struct {
     pid_t pid;
 } bd_daemon_t;
 
-/* The options of the benchmarks that drive the daemon's output (callback,
- * vm_callback): --heliod PATH, --driver null|portaudio, --device NAME,
- * --period FRAMES. BD_OUTPUT_OPTS goes into a getopt_long table; each
- * option getopt returns goes to bd_output_opt first. */
-typedef struct {
-    const char *heliod, *driver, *device; /* heliod: NULL = bd_heliod_path's default */
-    int period;
-} bd_output_t;
-/* clang-format off */
-#define BD_OUTPUT_OPTS                                                                  \
-    {"heliod", required_argument, NULL, 'H'}, {"driver", required_argument, NULL, 'd'}, \
-    {"device", required_argument, NULL, 'D'}, {"period", required_argument, NULL, 'p'}
-/* clang-format on */
-/* 1 if opt (getopt_long's answer, optarg its value) was one of
- * BD_OUTPUT_OPTS and is now in o, else 0. */
-int bd_output_opt(bd_output_t *o, int opt, const char *optarg);
-
 /* CLOCK_MONOTONIC in ns. Any thread. */
 uint64_t bd_now_ns(void);
 /* Sleeps for `s` seconds (restarts on EINTR). Any thread. */

@@ -33,7 +33,6 @@
  *                    [--moves PER_S] [--settle S] [--gain-db DB]
  */
 #include <dirent.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -41,7 +40,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <getopt.h>
+
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define VC_DEF_PERIOD   256
 #define VC_DEF_LOGICAL  65536
@@ -171,56 +173,42 @@ static pid_t find_thread(pid_t pid, const char *name) {
     return found;
 }
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [--heliod PATH] [--driver null|portaudio] [--device NAME]\n"
-            "          [--period FRAMES] [--logical N] [--real N] [--seconds S]\n"
-            "          [--moves PER_S] [--settle S] [--gain-db DB]\n",
-            prog);
-    exit(2);
-}
+#define VC_USAGE                                                                                   \
+    "[--heliod PATH] [--driver null|portaudio] [--device NAME]\n"                                  \
+    "          [--period FRAMES] [--logical N] [--real N] [--seconds S]\n"                         \
+    "          [--moves PER_S] [--settle S] [--gain-db DB]"
 
 int main(int argc, char **argv) {
-    bd_output_t o = {.driver = "null", .period = VC_DEF_PERIOD};
-    int logical = VC_DEF_LOGICAL, real = VC_DEF_REAL;
+    const char *heliod_arg = NULL, *driver = "null", *device = NULL;
+    int period = VC_DEF_PERIOD, logical = VC_DEF_LOGICAL, real = VC_DEF_REAL;
     double seconds = VC_DEF_SECONDS, moves = VC_DEF_MOVES, settle = VC_DEF_SETTLE;
     double gain_db = VC_DEF_GAIN_DB;
-    static const struct option opts[] = {BD_OUTPUT_OPTS,
-                                         {"logical", required_argument, NULL, 'l'},
-                                         {"real", required_argument, NULL, 'r'},
-                                         {"seconds", required_argument, NULL, 's'},
-                                         {"moves", required_argument, NULL, 'm'},
-                                         {"settle", required_argument, NULL, 'S'},
-                                         {"gain-db", required_argument, NULL, 'g'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (bd_output_opt(&o, opt, optarg)) continue;
-        switch (opt) {
-        case 'l': logical = atoi(optarg); break;
-        case 'r': real = atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'm': moves = atof(optarg); break;
-        case 'S': settle = atof(optarg); break;
-        case 'g': gain_db = atof(optarg); break;
-        default: usage(argv[0]);
-        }
-    }
-    if (optind != argc || o.period <= 0 || real < 1 || logical < real || seconds <= 0 ||
-        moves <= 0 || settle < 0)
-        usage(argv[0]);
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"driver", 's', &driver},
+                             {"device", 's', &device},
+                             {"period", 'i', &period},
+                             {"logical", 'i', &logical},
+                             {"real", 'i', &real},
+                             {"seconds", 'd', &seconds},
+                             {"moves", 'd', &moves},
+                             {"settle", 'd', &settle},
+                             {"gain-db", 'd', &gain_db},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, VC_USAGE);
+    if (optind != argc || period <= 0 || real < 1 || logical < real || seconds <= 0 || moves <= 0 ||
+        settle < 0)
+        bo_usage(argv[0], VC_USAGE);
 
     char heliod[BD_PATH_MAX];
-    if (bd_heliod_path(o.heliod, heliod, sizeof heliod) != 0) return 1;
+    if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
     char period_s[VC_NUM_LEN], real_s[VC_NUM_LEN], logical_s[VC_NUM_LEN];
-    snprintf(period_s, sizeof period_s, "%d", o.period);
+    snprintf(period_s, sizeof period_s, "%d", period);
     snprintf(real_s, sizeof real_s, "%d", real);
     snprintf(logical_s, sizeof logical_s, "%d", logical);
-    const char *args[] = {"--driver", o.driver, "--period", period_s, "--voices", real_s,
+    const char *args[] = {"--driver", driver, "--period", period_s, "--voices", real_s,
                           "--virtual-voices", logical_s,
                           /* one client plays them all: its quota is the pool */
-                          "--client-voices", logical_s, o.device ? "--device" : NULL, o.device,
-                          NULL};
+                          "--client-voices", logical_s, device ? "--device" : NULL, device, NULL};
 
     vc_t vc;
     memset(&vc, 0, sizeof vc);
@@ -232,7 +220,7 @@ int main(int argc, char **argv) {
     if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
     const heliod_server_info_t *si = heliod_server_info(h);
     fprintf(stderr, "# heliod %s rate=%u period=%u voices=%u logical=%d driver=%s\n",
-            si->server_version, si->rate, si->period, si->voices, logical, o.driver);
+            si->server_version, si->rate, si->period, si->voices, logical, driver);
 
     int rc = 1;
     char wav[BD_PATH_MAX];
@@ -334,7 +322,7 @@ int main(int argc, char **argv) {
            "moves=%d seconds=%.1f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
            "realise_failed=%.0f cmd_cap_hits=%.0f cmd_wait_us_max=%.0f ev_virtual=%ld "
            "ev_real=%ld main_cpu=%.3f audio_cpu=%.3f fill_s=%.2f\n",
-           o.driver, logical, real, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
+           driver, logical, real, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
            bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
            bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
            bd_stat(&st, "callback_overruns") - ov0, bd_stat(&st, "voices_real"),
