@@ -374,22 +374,26 @@ int th_raw_connect(const char *sock) {
 
 /* ---- the per-test daemon fixture ------------------------------------------------- */
 
-int th_fixture_start(void **state, int record, const char *const *args) {
-    th_fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, record, args) != 0) {
-        free(f);
+int th_fixture_alloc(void **state, size_t size, int record, const char *const *args) {
+    th_daemon_t *d = calloc(1, size); /* the fixture, through its first member */
+    if (!d || th_daemon_start(d, record, args) != 0) {
+        free(d);
         return -1;
     }
-    *state = f;
+    *state = d;
     return 0;
 }
 
+int th_fixture_start(void **state, int record, const char *const *args) {
+    return th_fixture_alloc(state, sizeof(th_fixture_t), record, args);
+}
+
 int th_fixture_teardown(void **state) {
-    th_fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
+    th_daemon_t *d = *state; /* the fixture's first member */
+    if (!d) return 0;
+    int rc = th_daemon_alive(d) ? th_daemon_stop(d, NULL) : 0;
+    th_daemon_cleanup(d);
+    free(d);
     return rc == 0 ? 0 : -1;
 }
 

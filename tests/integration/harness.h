@@ -49,7 +49,12 @@ typedef struct {
     th_daemon_t d;
 } th_fixture_t;
 int th_fixture_start(void **state, int record, const char *const *args);
+/* The same for a larger fixture of `size` bytes (zeroed) whose first member
+ * is its th_daemon_t; th_fixture_teardown stops and frees it too. */
+int th_fixture_alloc(void **state, size_t size, int record, const char *const *args);
 int th_fixture_teardown(void **state);
+/* A cmocka test with its own fixture: setup, then th_fixture_teardown. */
+#define TH_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, th_fixture_teardown)
 struct heliod *th_fixture_connect(th_fixture_t *f, const char *name);
 /* The same as a control client (changes the daemon's own objects: the
  * master and default buses, the device, stats reset). */

@@ -26,10 +26,6 @@ static int setup_record(void **state) {
     return th_fixture_start(state, 1, NULL);
 }
 
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
-}
-
 /* A control client: these tests tune the whole mix (the master and the
  * default buses belong to the daemon: a plain client may not change them). */
 static heliod_t *connect_or_fail(fixture_t *f) {
@@ -716,14 +712,14 @@ static void test_config_buses(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bus_tree, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_filter_magnitude, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_occlusion_curve, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_ducking, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_reverb_rt60, setup_record, teardown),
+        TH_TEST(test_bus_tree, setup_record),
+        TH_TEST(test_filter_magnitude, setup_record),
+        TH_TEST(test_occlusion_curve, setup_record),
+        TH_TEST(test_ducking, setup_record),
+        TH_TEST(test_reverb_rt60, setup_record),
         cmocka_unit_test(test_config_buses),
-        cmocka_unit_test_setup_teardown(test_reverb_zones, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_zone_walk_is_smooth, setup_record, teardown),
+        TH_TEST(test_reverb_zones, setup_record),
+        TH_TEST(test_zone_walk_is_smooth, setup_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,11 +51,11 @@ static void gen_filler(void *user, uint32_t i, float *out, int ch) {
 }
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
     const char *args[] = {"--voices", "64",  "--virtual-voices", "4096",
                           "--period", "256", "--client-voices",  "4096",
                           NULL};
-    if (!f || th_daemon_start(&f->d, 1, args) != 0) return -1;
+    if (th_fixture_alloc(state, sizeof(fixture_t), 1, args) != 0) return -1;
+    fixture_t *f = *state;
     snprintf(f->probe, sizeof f->probe, "%s/probe.wav", f->d.dir);
     snprintf(f->filler, sizeof f->filler, "%s/filler.wav", f->d.dir);
     if (th_write_sound(f->probe, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, LOOP, gen_probe, NULL) !=
@@ -63,7 +63,6 @@ static int setup(void **state) {
         th_write_sound(f->filler, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, gen_filler,
                        NULL) != 0)
         return -1;
-    *state = f;
     return 0;
 }
 
