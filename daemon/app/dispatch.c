@@ -29,6 +29,7 @@
 
 #include "backend.h"
 #include "device.h"
+#include "feeds.h"
 #include "hl_config.h"
 #include "hl_dsp.h"
 #include "hl_limits.h"
@@ -520,9 +521,8 @@ static int op_subscribe(hld_req_t *q) {
     if (hl_validate_subscribe(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     q->c->sub = m.mask;
     q->c->feed[HLD_FEED_METER].hz = m.meter_hz;
-    hld_metering_subscribed(q->c->d, q->c);
     q->c->feed[HLD_FEED_PROFILE].hz = m.profile_hz;
-    hld_profile_subscribed(q->c->d, q->c);
+    hld_feeds_subscribed(q->c->d, q->c);
     return hld_reply_ok(q);
 }
 

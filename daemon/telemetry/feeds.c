@@ -33,10 +33,14 @@ void hld_feed_add(hld_daemon_t *d, hld_feed_t *f) {
     f->added = 1;
 }
 
-void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c) {
-    if (!f->added || !(c->sub & f->sub)) return;
-    c->feed[f->slot].next_ns = hld_now_ns(); /* the first event at the next tick */
-    if (!g.timer_on && !d->shutting_down &&
+void hld_feeds_subscribed(hld_daemon_t *d, hld_conn_t *c) {
+    int any = 0;
+    for (hld_feed_t *f = g.feeds; f; f = f->next)
+        if (c->sub & f->sub) {
+            c->feed[f->slot].next_ns = hld_now_ns(); /* the first event at the next tick */
+            any = 1;
+        }
+    if (any && !g.timer_on && !d->shutting_down &&
         uv_timer_start(&g.timer, on_timer, HLD_METER_TICK_MS, HLD_METER_TICK_MS) == 0)
         g.timer_on = 1;
 }

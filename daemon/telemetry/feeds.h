@@ -41,9 +41,9 @@ struct hld_feed {
 
 /* Registers f on d's loop (the first one sets the timer up). */
 void hld_feed_add(hld_daemon_t *d, hld_feed_t *f);
-/* A connection's SUBSCRIBE changed and it subscribed to f (its rate already
- * stored): its first event goes at the next tick; starts the timer. */
-void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c);
+/* A connection's SUBSCRIBE changed (its rates already stored): each feed it
+ * subscribed to sends its first event at the next tick; starts the timer. */
+void hld_feeds_subscribed(hld_daemon_t *d, hld_conn_t *c);
 /* Unregisters f; the last one stops the timer (shutdown; the loop closes
  * it). */
 void hld_feed_remove(hld_daemon_t *d, hld_feed_t *f);

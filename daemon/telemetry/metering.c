@@ -147,11 +147,6 @@ static hld_feed_t feed = {
     .fill = fill_meter,
 };
 
-void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c) {
-    if (!g.open || !(c->sub & HL_SUB_METER)) return;
-    hld_feed_subscribed(d, &feed, c);
-}
-
 void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out) {
     out->events_sent = feed.sent;
     out->events_skipped = feed.skipped;

@@ -30,9 +30,6 @@ int hld_metering_open(hld_daemon_t *d);
 /* Feeds the meters with everything the audio thread published since the
  * last call. Cheap when nothing is new. */
 void hld_metering_poll(hld_daemon_t *d);
-/* A connection's SUBSCRIBE changed (mask and meter_hz already stored in
- * it): starts its METER schedule and the timer, if needed. */
-void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c);
 /* The readings now: master, every live bus (by index order), loudness. */
 void hld_metering_read(hld_daemon_t *d, hl_meter_t *out);
 /* Restarts the integrated loudness and the loudness range (STATS reset). */

@@ -174,11 +174,6 @@ static hld_feed_t feed = {
     .fill = fill_profile,
 };
 
-void hld_profile_subscribed(hld_daemon_t *d, hld_conn_t *c) {
-    if (!(c->sub & HL_SUB_PROFILE)) return;
-    hld_feed_subscribed(d, &feed, c);
-}
-
 void hld_profile_close(hld_daemon_t *d) {
     hld_feed_remove(d, &feed);
 }

@@ -24,9 +24,6 @@
 
 /* Registers the PROFILE feed (feeds.h) on d's loop (after hld_metering_open). */
 void hld_profile_open(hld_daemon_t *d);
-/* A connection's SUBSCRIBE changed (mask and profile_hz stored in it):
- * starts its schedule and the timer, if needed. */
-void hld_profile_subscribed(hld_daemon_t *d, hld_conn_t *c);
 /* Fills out with the figures now, the window ending now (and starting at
  * the previous call). Exposed for tests and STATS-like readers. */
 void hld_profile_read(hld_daemon_t *d, hl_profile_t *out);
