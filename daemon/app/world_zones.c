@@ -106,7 +106,7 @@ static void broadcast(hld_wzones_t *w, const char *line) {
     ev.type = HL_EVENT_ZONE_TICK;
     snprintf(ev.report, sizeof ev.report, "%s", line);
     static uint8_t buf[HL_MAX_REPORT + 64];
-    hld_event_broadcast(w->d->conns, HL_SUB_ZONES, &ev, buf, sizeof buf);
+    hld_event_broadcast(w->d->net.conns, HL_SUB_ZONES, &ev, buf, sizeof buf);
 }
 
 static void on_tick(uv_timer_t *t) {

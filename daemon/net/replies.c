@@ -39,7 +39,7 @@ int hld_reply_ok(hld_req_t *q) {
 /* 0 if the body was consumed exactly; else the EPROTO reply is queued. */
 int hld_body_ok(hld_req_t *q) {
     if (hl_rbuf_finish(&q->r) == 0) return 1;
-    q->c->d->n.protocol_errors++;
+    q->c->net->n->protocol_errors++;
     hld_send_error(q->c, q->h->op, q->h->flags, q->h->id, HELIOD_EPROTO, "malformed request body");
     return 0;
 }
