@@ -49,10 +49,7 @@ int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count
 static int zone_call(heliod_t *h, const hl_zone_t *m) {
     const char *why = NULL;
     if (hl_validate_zone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    uint32_t id;
-    int rc = hlc_req_zone(h, HL_OP_ZONE, 0, m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_ZONE);
+    return hlc_call_zone(h, HL_OP_ZONE, m);
 }
 
 int heliod_zone_add(heliod_t *h, const char *name, const char *bank, const float pos[3],

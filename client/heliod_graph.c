@@ -14,10 +14,7 @@
 static int bus_call(heliod_t *h, const hl_bus_t *m) {
     const char *why = NULL;
     if (hl_validate_bus(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    uint32_t id;
-    int rc = hlc_req_bus(h, HL_OP_BUS, 0, m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_BUS);
+    return hlc_call_bus(h, HL_OP_BUS, m);
 }
 
 /* A BUS request for `name` (and `parent`, "master" meaning the master). */
@@ -107,10 +104,7 @@ int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, 
 static int rzone_call(heliod_t *h, const hl_rzone_t *m) {
     const char *why = NULL;
     if (hl_validate_rzone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    uint32_t id;
-    int rc = hlc_req_rzone(h, HL_OP_RZONE, 0, m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_RZONE);
+    return hlc_call_rzone(h, HL_OP_RZONE, m);
 }
 
 int heliod_reverb_zone_set(heliod_t *h, const heliod_reverb_zone_t *z) {
@@ -263,10 +257,7 @@ static int duck_call(heliod_t *h, const heliod_duck_t *d, int on) {
     m.on = on ? 1 : 0;
     const char *why = NULL;
     if (hl_validate_duck(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    uint32_t id;
-    int rc = hlc_req_duck_rule(h, HL_OP_DUCK, 0, &m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_DUCK);
+    return hlc_call_duck_rule(h, HL_OP_DUCK, &m);
 }
 
 int heliod_duck(heliod_t *h, const heliod_duck_t *d) {

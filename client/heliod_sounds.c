@@ -179,10 +179,7 @@ int heliod_unload(heliod_t *h, const char *name) {
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     hl_name_t m;
     snprintf(m.name, sizeof m.name, "%s", name);
-    uint32_t id;
-    int rc = hlc_req_name(h, HL_OP_UNLOAD, 0, &m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_UNLOAD);
+    return hlc_call_name(h, HL_OP_UNLOAD, &m);
 }
 
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count) {

@@ -81,9 +81,7 @@ int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {
     hl_cue_t m;
     int rc = cue_msg(h, c, &m);
     if (rc < 0) return rc;
-    uint32_t id;
-    if ((rc = hlc_req_cue(h, HL_OP_CUE, 0, &m, &id)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_CUE);
+    return hlc_call_cue(h, HL_OP_CUE, &m);
 }
 
 void heliod_category_init(heliod_category_t *c) {
@@ -102,10 +100,7 @@ int heliod_category_define(heliod_t *h, const heliod_category_t *c) {
     hlc_to_category(c, &m);
     const char *why = NULL;
     if (hl_validate_category(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    uint32_t id;
-    int rc = hlc_req_category(h, HL_OP_CATEGORY, 0, &m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_CATEGORY);
+    return hlc_call_category(h, HL_OP_CATEGORY, &m);
 }
 
 int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *ncats) {

@@ -76,9 +76,7 @@ int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curv
     int rc = stop_msg(h, voice, fade_ms, &m);
     m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
     if (rc < 0) return rc;
-    uint32_t id;
-    if ((rc = hlc_req_stop(h, HL_OP_STOP, 0, &m, &id)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_STOP);
+    return hlc_call_stop(h, HL_OP_STOP, &m);
 }
 
 int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
@@ -104,9 +102,7 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     hl_set_t m;
     int rc = set_msg(h, voice, s, &m);
     if (rc < 0) return rc;
-    uint32_t id;
-    if ((rc = hlc_req_set(h, HL_OP_SET, 0, &m, &id)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SET);
+    return hlc_call_set(h, HL_OP_SET, &m);
 }
 
 static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
@@ -120,9 +116,7 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     hl_listener_t m;
     int rc = listener_msg(h, l, &m);
     if (rc < 0) return rc;
-    uint32_t id;
-    if ((rc = hlc_req_listener(h, HL_OP_LISTENER, 0, &m, &id)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_LISTENER);
+    return hlc_call_listener(h, HL_OP_LISTENER, &m);
 }
 
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
@@ -195,10 +189,7 @@ int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float p
     hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz, .profile_hz = profile_hz};
     const char *why = NULL;
     if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    uint32_t id;
-    int rc = hlc_req_subscribe(h, HL_OP_SUBSCRIBE, 0, &m, &id);
-    if (rc < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SUBSCRIBE);
+    return hlc_call_subscribe(h, HL_OP_SUBSCRIBE, &m);
 }
 
 int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t *p,
