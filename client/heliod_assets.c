@@ -34,16 +34,7 @@ int heliod_bank_unload(heliod_t *h, const char *name) {
 }
 
 int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_BANKS, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_bank_info_t b;
-        hl_get_bank_info(&r, &b);
-        if (i < cap && !r.err) hlc_from_bank_info(&b, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_BANKS, bank_info, arr, cap, count);
 }
 
 static int zone_call(heliod_t *h, const hl_zone_t *m) {
@@ -71,14 +62,5 @@ int heliod_zone_remove(heliod_t *h, const char *name) {
 }
 
 int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_ZONES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_zone_info_t z;
-        hl_get_zone_info(&r, &z);
-        if (i < cap && !r.err) hlc_from_zone_info(&z, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_ZONES, zone_info, arr, cap, count);
 }

@@ -74,16 +74,7 @@ int heliod_bus_parent(heliod_t *h, const char *name, const char *parent) {
 }
 
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_BUSES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_bus_info_t b;
-        hl_get_bus_info(&r, &b);
-        if (i < cap && !r.err) hlc_from_bus_info(&b, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_BUSES, bus_info, arr, cap, count);
 }
 
 int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, float ramp_ms) {
@@ -125,16 +116,7 @@ int heliod_reverb_zone_remove(heliod_t *h, const char *name) {
 }
 
 int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_RZONES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_rzone_info_t z;
-        hl_get_rzone_info(&r, &z);
-        if (i < cap && !r.err) hlc_from_rzone_info(&z, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_RZONES, rzone_info, arr, cap, count);
 }
 
 /* ---- effects ---------------------------------------------------------------- */
@@ -274,14 +256,5 @@ int heliod_duck_remove(heliod_t *h, const char *bus, const char *by) {
 }
 
 int heliod_ducks(heliod_t *h, heliod_duck_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_DUCKS, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_duck_info_t d;
-        hl_get_duck_info(&r, &d);
-        if (i < cap && !r.err) hlc_from_duck_info(&d, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_DUCKS, duck_info, arr, cap, count);
 }

@@ -61,6 +61,22 @@ int hlc_list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_
 /* Finishes a list: *count = entries kept (<= cap); 1 if any were left out. */
 int hlc_list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *head, size_t cap,
                     size_t *count);
+/* The whole of a list call: op's entries, each read as hl_WIRE_t and
+ * converted by hlc_from_WIRE (heliod_conv.h) into arr[0..cap); returns as
+ * hlc_list_result. */
+#define HLC_LIST(h, op, wire, arr, cap, count)                                                     \
+    do {                                                                                           \
+        hl_rbuf_t r_;                                                                              \
+        hl_list_head_t head_;                                                                      \
+        int rc_ = hlc_list_call(h, op, NULL, &r_, &head_);                                         \
+        if (rc_ < 0) return rc_;                                                                   \
+        for (size_t i_ = 0; i_ < head_.count && !r_.err; i_++) {                                   \
+            hl_##wire##_t e_;                                                                      \
+            hl_get_##wire(&r_, &e_);                                                               \
+            if (i_ < (cap) && !r_.err) hlc_from_##wire(&e_, &(arr)[i_]);                           \
+        }                                                                                          \
+        return hlc_list_result(h, &r_, &head_, cap, count);                                        \
+    } while (0)
 /* Async: begins a request whose reply goes to fn (NULL: fire-and-forget) ... */
 int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
                     uint32_t *id);

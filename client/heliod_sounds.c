@@ -183,14 +183,5 @@ int heliod_unload(heliod_t *h, const char *name) {
 }
 
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_SOUNDS, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_sound_info_t s;
-        hl_get_sound_info(&r, &s);
-        if (i < cap && !r.err) hlc_from_sound_info(&s, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_SOUNDS, sound_info, arr, cap, count);
 }

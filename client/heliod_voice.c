@@ -120,29 +120,11 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
 }
 
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_VOICES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_voice_info_t v;
-        hl_get_voice_info(&r, &v);
-        if (i < cap && !r.err) hlc_from_voice_info(&v, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_VOICES, voice_info, arr, cap, count);
 }
 
 int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_DEVICES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_device_info_t d;
-        hl_get_device_info(&r, &d);
-        if (i < cap && !r.err) hlc_from_device_info(&d, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_DEVICES, device_info, arr, cap, count);
 }
 
 int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
