@@ -4,6 +4,13 @@
  */
 #include "harness.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -394,6 +401,18 @@ int th_fixture_teardown(void **state) {
     int rc = th_daemon_alive(d) ? th_daemon_stop(d, NULL) : 0;
     th_daemon_cleanup(d);
     free(d);
+    return rc == 0 ? 0 : -1;
+}
+
+heliod_t *th_connect(const th_daemon_t *d, const char *name, uint32_t flags) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect_flags(&h, d->sock, name, flags), 0);
+    return h;
+}
+
+int th_daemon_finish(th_daemon_t *d) {
+    int rc = th_daemon_stop(d, NULL);
+    th_daemon_cleanup(d);
     return rc == 0 ? 0 : -1;
 }
 

@@ -45,9 +45,7 @@ static int setup_slow(void **state) {
     return rc;
 }
 static heliod_t *conn(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test_decode"), 0);
-    return h;
+    return th_connect(&f->d, "test_decode", 0);
 }
 
 static void path_in(const fixture_t *f, char *p, size_t cap, const char *name) {

@@ -29,9 +29,7 @@ static int setup_record(void **state) {
 /* A control client: these tests tune the whole mix (the master and the
  * default buses belong to the daemon: a plain client may not change them). */
 static heliod_t *connect_or_fail(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, "test_graph", HELIOD_CONNECT_CONTROL), 0);
-    return h;
+    return th_connect(&f->d, "test_graph", HELIOD_CONNECT_CONTROL);
 }
 
 static void sine_file(fixture_t *f, const char *name, double freq, double amp, char *path,

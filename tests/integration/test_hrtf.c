@@ -49,9 +49,7 @@ static void gen_noise(void *user, uint32_t frame, float *out, int channels) {
 }
 
 static heliod_t *connect_or_fail(const th_daemon_t *d) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, d->sock, "hrtf-test"), 0);
-    return h;
+    return th_connect(d, "hrtf-test", 0);
 }
 
 /* Stops the daemon (finalising the recording) and reads it: interleaved

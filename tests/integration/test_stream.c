@@ -55,9 +55,7 @@ static int setup(void **state) {
 
 /* A control client: the pause and stop tests act on everyone's voices. */
 static heliod_t *connect_or_fail(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, "test_stream", HELIOD_CONNECT_CONTROL), 0);
-    return h;
+    return th_connect(&f->d, "test_stream", HELIOD_CONNECT_CONTROL);
 }
 
 /* ---- generated audio ------------------------------------------------------ */

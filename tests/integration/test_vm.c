@@ -76,9 +76,7 @@ static int teardown(void **state) {
 }
 
 static heliod_t *connect_or_fail(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test-vm"), 0);
-    return h;
+    return th_connect(&f->d, "test-vm", 0);
 }
 
 typedef struct {
