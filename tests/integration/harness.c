@@ -410,6 +410,16 @@ heliod_t *th_connect(const th_daemon_t *d, const char *name, uint32_t flags) {
     return h;
 }
 
+float *th_stop_read_stereo(th_daemon_t *d, size_t *frames, int rate) {
+    assert_int_equal(th_daemon_stop(d, NULL), 0);
+    float *x = NULL;
+    int ch = 0, got = 0;
+    assert_int_equal(th_read_sound(d->record, &x, frames, &ch, &got), 0);
+    assert_int_equal(ch, 2);
+    if (rate) assert_int_equal(got, rate);
+    return x;
+}
+
 int th_daemon_finish(th_daemon_t *d) {
     int rc = th_daemon_stop(d, NULL);
     th_daemon_cleanup(d);

@@ -39,13 +39,7 @@ static void sine_file(fixture_t *f, const char *name, double freq, double amp, c
 }
 
 static float *stop_and_read(fixture_t *f, size_t *frames) {
-    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
-    float *x = NULL;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(f->d.record, &x, frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
-    assert_int_equal(rate, RATE);
-    return x;
+    return th_stop_read_stereo(&f->d, frames, RATE);
 }
 
 /* Segments of the recording louder than thr (left channel, 10 ms windows):

@@ -170,12 +170,8 @@ static void test_4096_logical_on_64_real(void **state) {
     assert_true(th_deadlines_ok(h, 0, 0));
     heliod_close(h);
 
-    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
-    float *x = NULL;
     size_t frames = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
+    float *x = th_stop_read_stereo(&f->d, &frames, 0);
 
     size_t ticks[64];
     size_t n = find_ticks(x, frames, ticks, 64);
