@@ -31,24 +31,18 @@
 #include <stdint.h>
 #include <uv.h>
 
+/* the headers of the members held by value; conn.h brings the config,
+ * ledger, counters and sounds, telemetry.h the engine, buses, voice
+ * manager and decoder */
 #include "banks.h"
-#include "buses.h"
-#include "clients.h"
-#include "config.h"
-#include "conn.h"
-#include "counters.h"
 #include "cues.h"
-#include "decoder.h"
 #include "device.h"
-#include "engine.h"
 #include "fileio.h"
 #include "governor.h"
-#include "sounds.h"
+#include "reverb_zones.h"
 #include "sounds_watch.h"
 #include "telemetry.h"
-#include "vm.h"
 #include "world_zones.h"
-#include "reverb_zones.h"
 
 struct hld_stream_job;
 
