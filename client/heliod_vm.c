@@ -217,9 +217,5 @@ int heliod_emitter_set_async(heliod_t *h, const char *name, uint32_t mask, const
     hl_emitter_t m;
     int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_EMITTER, NULL, NULL, &id)) < 0) return rc;
-    hl_put_emitter(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_emitter(h, HL_OP_EMITTER, NULL, NULL, &m);
 }

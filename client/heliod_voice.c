@@ -179,42 +179,26 @@ int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t
     hl_play_t m;
     int rc = play_msg(h, sound, p, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
-    hl_put_play(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_play(h, HL_OP_PLAY, fn, user, &m);
 }
 
 int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
     hl_stop_t m;
     int rc = stop_msg(h, voice, fade_ms, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
-    hl_put_stop(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_stop(h, HL_OP_STOP, NULL, NULL, &m);
 }
 
 int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     hl_set_t m;
     int rc = set_msg(h, voice, s, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
-    hl_put_set(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_set(h, HL_OP_SET, NULL, NULL, &m);
 }
 
 int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
     hl_listener_t m;
     int rc = listener_msg(h, l, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
-    hl_put_listener(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_listener(h, HL_OP_LISTENER, NULL, NULL, &m);
 }
