@@ -38,7 +38,7 @@
 /* Another open plain connection of c's process, or NULL. */
 static hld_conn_t *sibling(const hld_conn_t *c) {
     if (!c->cl || !c->cl->proc->pid) return NULL; /* unknown pid: a process of its own */
-    for (hld_conn_t *x = c->d->conns; x; x = x->next)
+    for (hld_conn_t *x = c->d->net.conns; x; x = x->next)
         if (x != c && !x->closing && !x->control && x->cl && x->cl->proc == c->cl->proc) return x;
     return NULL;
 }

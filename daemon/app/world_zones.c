@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "replies.h"
 #include "daemon.h"
 #include "log.h"
 
@@ -106,14 +106,7 @@ static void broadcast(hld_wzones_t *w, const char *line) {
     ev.type = HL_EVENT_ZONE_TICK;
     snprintf(ev.report, sizeof ev.report, "%s", line);
     static uint8_t buf[HL_MAX_REPORT + 64];
-    hl_wbuf_t wb;
-    hl_wbuf_init(&wb, buf, sizeof buf);
-    hl_frame_begin(&wb, HL_OP_EVENT, 0, 0);
-    hl_put_event(&wb, &ev);
-    int n = hl_frame_end(&wb);
-    if (n <= 0) return;
-    for (hld_conn_t *c = w->d->conns; c; c = c->next)
-        if (c->sub & HL_SUB_ZONES) hld_conn_send(c, buf, (size_t)n);
+    hld_event_broadcast(w->d->net.conns, HL_SUB_ZONES, &ev, buf, sizeof buf);
 }
 
 static void on_tick(uv_timer_t *t) {

@@ -65,15 +65,6 @@ void *hld_fjob_new(size_t size) {
     return j;
 }
 
-uint32_t hld_files_pending(const hld_files_t *f) {
-    uint32_t n = 0;
-    for (const hld_fjob_t *j = f->queue; j; j = j->next)
-        n++;
-    for (const hld_fjob_t *j = f->running; j; j = j->next)
-        n += !j->answered;
-    return n;
-}
-
 /* Calls done with (status, msg): the work's once it returned, else the module's. */
 static void answer(hld_fjob_t *j, int status, const char *msg) {
     j->answered = 1;

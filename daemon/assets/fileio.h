@@ -83,8 +83,6 @@ void *hld_fjob_new(size_t size);
 void hld_files_submit(hld_files_t *f, hld_fjob_t *j);
 /* The open budget: answers ETIMEDOUT to opens past it (call every poll tick). */
 void hld_files_tick(hld_files_t *f);
-/* Jobs queued or running whose done has not been called. */
-uint32_t hld_files_pending(const hld_files_t *f);
 
 /* ---- worker side ---- */
 /* Reads the whole of path (absolute, a regular file of at most max bytes)

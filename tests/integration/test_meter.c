@@ -36,10 +36,6 @@ static int setup(void **state) {
     return th_fixture_start(state, 0, NULL);
 }
 
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
-}
-
 static heliod_t *conn(fixture_t *f) {
     heliod_t *h = th_fixture_connect_control(f, "test_meter"); /* resets the stats */
     assert_non_null(h);
@@ -564,12 +560,9 @@ static void test_wire(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_levels, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_loudness, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_events, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ctl_meter, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_slow_subscriber, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_wire, setup, teardown),
+        TH_TEST(test_levels, setup),          TH_TEST(test_loudness, setup),
+        TH_TEST(test_events, setup),          TH_TEST(test_ctl_meter, setup),
+        TH_TEST(test_slow_subscriber, setup), TH_TEST(test_wire, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

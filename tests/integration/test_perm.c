@@ -68,16 +68,11 @@ static int setup_small(void **state) {
 }
 
 static int teardown(void **state) {
-    fx_t *f = *state;
-    int rc = th_daemon_stop(&f->d, NULL);
-    th_daemon_cleanup(&f->d);
-    return rc == 0 ? 0 : -1;
+    return th_daemon_finish(&((fx_t *)*state)->d);
 }
 
 static heliod_t *conn(fx_t *f, const char *name, uint32_t flags) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, name, flags), 0);
-    return h;
+    return th_connect(&f->d, name, flags);
 }
 
 /* Runs fn(h, out) in a forked process of its own connected as a plain

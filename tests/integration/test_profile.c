@@ -44,33 +44,24 @@ typedef struct {
 } fixture_t;
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 0, NULL) != 0) {
-        free(f);
-        return -1;
-    }
+    if (th_fixture_alloc(state, sizeof(fixture_t), 0, NULL) != 0) return -1;
+    fixture_t *f = *state;
     snprintf(f->wav, sizeof f->wav, "%s/tone.wav", f->d.dir);
     /* 1 kHz loops seamlessly at 48 kHz; peak 0.5 = -6 dBFS */
     if (th_write_sine(f->wav, RATE, 2.0, 1000.0, 0.5) != 0) return -1;
-    *state = f;
     return 0;
 }
 
 static char g_tsock[400]; /* the tmux server of test_top_tmux, while it runs */
 
 static int teardown(void **state) {
-    fixture_t *f = *state;
     if (g_tsock[0]) { /* a failed top test leaves no tmux server (nor top) behind */
         char cmd[2 * sizeof g_tsock + 64];
         snprintf(cmd, sizeof cmd, "tmux -S %s kill-server 2>/dev/null; rm -f %s", g_tsock, g_tsock);
         if (system(cmd) != 0) fprintf(stderr, "could not stop tmux at %s\n", g_tsock);
         g_tsock[0] = 0;
     }
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
+    return th_fixture_teardown(state);
 }
 
 static double now_s(void) {

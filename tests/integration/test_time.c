@@ -62,10 +62,6 @@ static int setup_quota(void **state) {
     return th_fixture_start(state, 1, args);
 }
 
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
-}
-
 static heliod_t *conn(fixture_t *f) {
     heliod_t *h = th_fixture_connect_control(f, "test_time"); /* sets the default buses */
     assert_non_null(h);
@@ -836,19 +832,19 @@ static void test_quantize_voice(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_exact_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scheduled_set, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_late, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_full_schedule, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bundle, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_quota_cancel, setup_quota, teardown),
-        cmocka_unit_test_setup_teardown(test_quota_per_process, setup_quota, teardown),
-        cmocka_unit_test_setup_teardown(test_at_bound, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bundle_atomic, setup_quota, teardown),
-        cmocka_unit_test_setup_teardown(test_bus_not_scheduled, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bus_gain_reused_index, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ctl, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_quantize_voice, setup, teardown),
+        TH_TEST(test_exact_start, setup),
+        TH_TEST(test_scheduled_set, setup),
+        TH_TEST(test_late, setup),
+        TH_TEST(test_full_schedule, setup),
+        TH_TEST(test_bundle, setup),
+        TH_TEST(test_quota_cancel, setup_quota),
+        TH_TEST(test_quota_per_process, setup_quota),
+        TH_TEST(test_at_bound, setup),
+        TH_TEST(test_bundle_atomic, setup_quota),
+        TH_TEST(test_bus_not_scheduled, setup),
+        TH_TEST(test_bus_gain_reused_index, setup),
+        TH_TEST(test_ctl, setup),
+        TH_TEST(test_quantize_voice, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
