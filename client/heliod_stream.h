@@ -65,8 +65,9 @@ typedef struct {
                         * 0 = about 0.25 s at `rate` (default 0) */
     /* The voice: gain, pan, pitch, 3D position and distances, priority,
      * fade_in_ms, bus, vel, emitter, post stage, flags HELIOD_PLAY_3D /
-     * PAUSED / CUBIC / SINC / LINEAR, as for heliod_play. LOOP, DETACHED, the
-     * loop fields and `over` do not apply to a stream (HELIOD_EINVAL). A
+     * PAUSED / CUBIC / SINC / LINEAR, as for heliod_play. LOOP, DETACHED and
+     * the loop fields do not apply to a stream (HELIOD_EINVAL); `over` is
+     * ignored (there is no cue). A
      * stream voice is never made virtual: it is mixed, or refused
      * HELIOD_ENOVOICES when no real voice can be had. */
     heliod_play_params_t play;

@@ -122,10 +122,8 @@ static int check_fields(hld_req_t *q, const hl_stream_req_t *m, uint64_t *size) 
     if (p->flags & (HL_PLAY_LOOP | HL_PLAY_DETACHED))
         return hld_fail(q, HELIOD_EINVAL, "play.flags: LOOP and DETACHED do not apply to a stream"),
                -1;
-    if (p->loop_start || p->loop_end || p->loop_count || p->loop_xfade_ms != 0.0f || p->over)
-        return hld_fail(q, HELIOD_EINVAL,
-                        "play: the loop fields and over do not apply to a stream"),
-               -1;
+    if (p->loop_start || p->loop_end || p->loop_count || p->loop_xfade_ms != 0.0f)
+        return hld_fail(q, HELIOD_EINVAL, "play: the loop fields do not apply to a stream"), -1;
     const char *why = NULL;
     if (hl_validate_play(p, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why), -1;
     *size = hl_shm_size(m->frames, m->channels, m->format);
