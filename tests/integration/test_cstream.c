@@ -260,6 +260,29 @@ static void close_midway_and_vanish(void **state) {
     heliod_close(h);
 }
 
+/* heliodctl stream FILE: raw s16 mono at 24 kHz, played out, counted */
+static void ctl_stream(void **state) {
+    th_fixture_t *f = *state;
+    char path[400], out[512], err[512];
+    snprintf(path, sizeof path, "%s/pcm.raw", f->d.dir);
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    for (int i = 0; i < 4801; i++) { /* 4800 frames and a stray byte (dropped) */
+        int16_t x = (int16_t)(8000.0 * sin(i * 0.05));
+        assert_int_equal(fwrite(&x, i == 4800 ? 1 : 2, 1, fp), 1);
+    }
+    fclose(fp);
+    const char *args[] = {"stream", "--rate",   "24000", "--channels", "1", "--format",
+                          "s16",    "--frames", "1024",  path,         NULL};
+    int rc = th_ctl(&f->d, out, sizeof out, err, sizeof err, args);
+    printf("heliodctl stream: %s", out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, ": 4800 frames consumed, 0 underruns"));
+    const char *bad[] = {"stream", "--format", "s24", path, NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, bad), 2);
+    assert_non_null(strstr(err, "--format"));
+}
+
 /* ---- hostile rings, over the raw protocol ---------------------------------- */
 
 static int raw_hello(int fd) {
@@ -403,6 +426,7 @@ int main(void) {
         cmocka_unit_test(sine_60s),
         cmocka_unit_test_setup_teardown(eos_and_underrun, setup, teardown),
         cmocka_unit_test_setup_teardown(close_midway_and_vanish, setup, teardown),
+        cmocka_unit_test_setup_teardown(ctl_stream, setup, teardown),
         cmocka_unit_test(hostile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
