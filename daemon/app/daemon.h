@@ -151,6 +151,8 @@ int hld_cstream_is(const hl_stream_t *s);
 void hld_cstream_release(hld_daemon_t *d, hl_stream_t *s, int reason);
 /* One poll tick: STREAM events and wake-ups of writers waiting for room. */
 void hld_cstreams_tick(hld_daemon_t *d);
+/* Exit, the audio thread gone: unmaps every ring left (before the ledger goes). */
+void hld_cstreams_close(hld_daemon_t *d);
 
 /* ---- voice_ops.c ---- */
 /* hld_vm_ops_t.open_stream: opens a virtual stream voice's stream at its

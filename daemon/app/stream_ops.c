@@ -79,6 +79,11 @@ void hld_cstream_release(hld_daemon_t *d, hl_stream_t *s, int reason) {
     cstream_free(d, cs);
 }
 
+void hld_cstreams_close(hld_daemon_t *d) {
+    while (d->cstreams)
+        hld_cstream_release(d, &d->cstreams->st, HL_END_SHUTDOWN);
+}
+
 void hld_cstreams_tick(hld_daemon_t *d) {
     uint64_t now = 0;
     for (hld_cstream_t *cs = d->cstreams; cs; cs = cs->next) {
