@@ -129,6 +129,77 @@ static void sine_60s(void **state) {
     assert_true(g > 0.5f && g <= 1.0001f);
 }
 
+/* ---- an underrun fades out and back in ------------------------------------ */
+
+static void write_dc(heliod_stream_t *s, size_t frames) {
+    float buf[512];
+    for (int i = 0; i < 512; i++)
+        buf[i] = 0.5f;
+    while (frames) {
+        size_t w = heliod_stream_write(s, buf, frames < 512 ? frames : 512);
+        if (!w) assert_true(heliod_stream_wait(s, 2000) == 1);
+        frames -= w;
+    }
+}
+
+static void underrun_fades(void **state) {
+    (void)state;
+    th_daemon_t d;
+    setenv("HELIOD_NULL_SPEED", "20", 1);
+    assert_int_equal(th_daemon_start(&d, 1, NULL), 0);
+    unsetenv("HELIOD_NULL_SPEED");
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "fades"), 0);
+    heliod_stream_params_t p;
+    heliod_stream_params_init(&p);
+    p.channels = 1;
+    p.frames = 16384;
+    heliod_stream_t *s = NULL;
+    assert_int_equal(heliod_stream_open(h, &p, &s), 0);
+    write_dc(s, 9600); /* a constant, then nothing: it runs dry */
+    double t0 = now_s();
+    while (heliod_stream_underruns(s) == 0) {
+        assert_true(now_s() - t0 < 5.0);
+        usleep(500);
+    }
+    usleep(20000); /* 0.4 s of audio at 20x: silence */
+    write_dc(s, 9600);
+    heliod_stream_end(s);
+    while (!heliod_stream_ended(s, NULL))
+        assert_true(heliod_stream_wait(s, 5000) == 1);
+    uint64_t underruns = heliod_stream_underruns(s);
+    heliod_stream_close(s);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    float *x = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(d.record, &x, &frames, &ch, &rate), 0);
+    th_daemon_cleanup(&d);
+    long first = -1, last = -1;
+    for (size_t i = 0; i < frames; i++)
+        if (fabsf(x[2 * i]) > 1e-6f) {
+            if (first < 0) first = (long)i;
+            last = (long)i;
+        }
+    assert_true(first >= 0);
+    float level = x[2 * (size_t)(first + 1000)], step = 0.0f;
+    size_t quiet = 0, run = 0;
+    for (long i = first + 1; i <= last; i++) {
+        float dv = fabsf(x[2 * i] - x[2 * (i - 1)]);
+        if (dv > step) step = dv;
+        run = fabsf(x[2 * i]) < 1e-6f ? run + 1 : 0;
+        if (run > quiet) quiet = run;
+    }
+    printf("underrun: %llu episode(s), level %.4f, largest step %.5f between the first and last "
+           "sound (a cut would be %.4f), %zu silent frames in the gap\n",
+           (unsigned long long)underruns, (double)level, (double)step, (double)level, quiet);
+    free(x);
+    assert_int_equal(underruns, 1);
+    assert_true(quiet > 4800);         /* it went silent ... */
+    assert_true(step < level / 32.0f); /* ... over 64 frames, and came back the same way */
+}
+
 /* ---- end of stream, underruns, close, a vanishing client ------------------- */
 
 typedef struct {
@@ -424,6 +495,7 @@ static void hostile(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sine_60s),
+        cmocka_unit_test(underrun_fades),
         cmocka_unit_test_setup_teardown(eos_and_underrun, setup, teardown),
         cmocka_unit_test_setup_teardown(close_midway_and_vanish, setup, teardown),
         cmocka_unit_test_setup_teardown(ctl_stream, setup, teardown),
