@@ -71,8 +71,10 @@ static void shm_convert_rt(float *dst, const unsigned char *src, uint32_t n, uin
         memcpy(dst, src, (size_t)n * sizeof(float));
         for (uint32_t i = 0; i < n; i++) {
             float x = dst[i];
-            if (!(x > -16.0f && x < 16.0f))
-                dst[i] = x >= 16.0f ? 16.0f : x <= -16.0f ? -16.0f : 0.0f;
+            if (x - x != 0.0f) /* NaN, infinities */
+                dst[i] = 0.0f;
+            else if (x > 16.0f || x < -16.0f)
+                dst[i] = x > 0.0f ? 16.0f : -16.0f;
         }
     }
 }
