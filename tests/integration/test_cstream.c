@@ -59,7 +59,7 @@ static void sine_60s(void **state) {
     p.rate = RATE;
     p.channels = 2;
     p.format = HELIOD_STREAM_S16;
-    p.frames = 1u << 18; /* 5.5 s of audio: 270 ms of wall time at 20x */
+    p.frames = 1u << 20; /* 21.8 s of audio: the writer may stall 1 s (wall) at 20x */
     p.play.fade_in_ms = 0;
     heliod_stream_t *s = NULL;
     assert_int_equal(heliod_stream_open(h, &p, &s), 0);
