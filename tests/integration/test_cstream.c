@@ -208,6 +208,10 @@ typedef struct {
     uint64_t ended_voice;
     int reason;
     double first_event_s;
+    uint64_t cum; /* frames the STREAM events reported, summed */
+    int n_lat;    /* events timed: when each came, and the total it brought */
+    double ev_s[64];
+    uint64_t ev_cum[64];
 } evs_t;
 
 static void on_event(void *user, const heliod_event_t *ev) {
@@ -220,6 +224,11 @@ static void on_event(void *user, const heliod_event_t *ev) {
     if (ev->type == HELIOD_EVENT_STREAM) {
         if (!e->stream_events) e->first_event_s = now_s();
         e->stream_events++;
+        e->cum += ev->frames;
+        if (e->n_lat < 64) {
+            e->ev_s[e->n_lat] = now_s();
+            e->ev_cum[e->n_lat++] = e->cum;
+        }
     }
 }
 
@@ -263,14 +272,39 @@ static void eos_and_underrun(void **state) {
     double t0 = now_s(), consumed_s = 0;
     write_all(s, 2400); /* 50 ms, then starve */
     /* it plays the 2400 frames, then underruns once (counted while playing);
-     * meanwhile: when the shared count moved, when the first STREAM event came */
-    while (heliod_stream_underruns(s) == 0 || !e.stream_events) {
+     * meanwhile: when the shared count reached each value, when each STREAM
+     * event came (the consumed-to-event latency) */
+    static double seen_s[8192];
+    static uint64_t seen_v[8192];
+    int nseen = 0;
+    uint64_t last = 0;
+    while (heliod_stream_underruns(s) == 0 || e.cum < 2400) {
         assert_true(now_s() - t0 < 5.0);
-        if (!consumed_s && heliod_stream_consumed(s) > 0) consumed_s = now_s();
+        uint64_t c = heliod_stream_consumed(s);
+        if (c != last && nseen < 8192) {
+            seen_s[nseen] = now_s();
+            seen_v[nseen++] = c;
+            last = c;
+        }
+        if (!consumed_s && c > 0) consumed_s = now_s();
         assert_true(heliod_dispatch(h) >= 0);
-        th_sleep_ms(0);
         usleep(200);
     }
+    double lat_max = 0, lat_sum = 0;
+    int lat_n = 0;
+    for (int k = 0; k < e.n_lat; k++)
+        for (int j = 0; j < nseen; j++)
+            if (seen_v[j] >= e.ev_cum[k]) {
+                double l = e.ev_s[k] - seen_s[j];
+                lat_sum += l;
+                lat_n++;
+                if (l > lat_max) lat_max = l;
+                break;
+            }
+    printf("consumed-to-event: %d STREAM events timed, mean %.2f ms, max %.2f ms (period 5.33 "
+           "ms, the shared count polled every 0.2 ms)\n",
+           lat_n, lat_n ? lat_sum / lat_n * 1e3 : 0.0, lat_max * 1e3);
+    assert_true(lat_n > 0);
     assert_int_equal(heliod_stream_consumed(s), 2400);
     assert_int_equal(heliod_stream_ended(s, NULL), 0);
     write_all(s, 4800); /* it recovers (fades back in) and plays them */
