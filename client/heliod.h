@@ -151,4 +151,6 @@ int heliod_sync(heliod_t *h);
 }
 #endif
 
+#include "heliod_stream.h" /* client-fed streams */
+
 #endif /* HELIOD_H */
