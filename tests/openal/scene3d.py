@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""The 3D oracle's scene: a mono DC source at 18 distances x 3 distance models
+(30 degrees to the right, so pan counts too), then a cone turned to 8 angles.
+`scene3d.py soft`: renders each scene on OpenAL Soft's loopback device
+(ALC_SOFT_loopback) and prints its left and right gains. `scene3d.py play`:
+plays the scenes one after the other on the default device of whichever
+libopenal.so.1 the library path finds (heliod's), with alternating signs,
+so the recording's segments can be told apart."""
+import ctypes, math, sys, time
+
+AL_POSITION, AL_DIRECTION, AL_BUFFER = 0x1004, 0x1005, 0x1009
+AL_SOURCE_STATE, AL_PLAYING = 0x1010, 0x1012
+AL_REFERENCE_DISTANCE, AL_MAX_DISTANCE, AL_ROLLOFF_FACTOR = 0x1020, 0x1023, 0x1021
+AL_CONE_INNER_ANGLE, AL_CONE_OUTER_ANGLE, AL_CONE_OUTER_GAIN = 0x1001, 0x1002, 0x1022
+AL_INVERSE_DISTANCE_CLAMPED, AL_LINEAR_DISTANCE_CLAMPED, AL_EXPONENT_DISTANCE_CLAMPED = 0xD002, 0xD004, 0xD006
+AL_FORMAT_MONO16 = 0x1101
+RATE, FRAMES, AMP = 48000, 1200, 8192
+
+DISTANCES = [0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 25.0, 30.0]
+MODELS = [AL_INVERSE_DISTANCE_CLAMPED, AL_LINEAR_DISTANCE_CLAMPED, AL_EXPONENT_DISTANCE_CLAMPED]
+CONE_ANGLES = [0, 20, 40, 60, 80, 100, 140, 180]
+
+
+def scenes():
+    out = []
+    az = math.radians(30)
+    for m in MODELS:
+        for d in DISTANCES:
+            out.append(dict(model=m, pos=(d * math.sin(az), 0.0, -d * math.cos(az)), dir=(0, 0, 0)))
+    for a in CONE_ANGLES:  # the source 2 m ahead, its direction turned a degrees from the listener
+        r = math.radians(a)
+        out.append(dict(model=AL_INVERSE_DISTANCE_CLAMPED, pos=(0.0, 0.0, -2.0),
+                        dir=(math.sin(r), 0.0, math.cos(r)), cone=True))
+    return out
+
+
+def setup(al, src):
+    al.alSourcef(src, AL_REFERENCE_DISTANCE, ctypes.c_float(1.0))
+    al.alSourcef(src, AL_MAX_DISTANCE, ctypes.c_float(50.0))
+    al.alSourcef(src, AL_ROLLOFF_FACTOR, ctypes.c_float(1.0))
+    al.alSourcef(src, AL_CONE_INNER_ANGLE, ctypes.c_float(60.0))
+    al.alSourcef(src, AL_CONE_OUTER_ANGLE, ctypes.c_float(200.0))
+    al.alSourcef(src, AL_CONE_OUTER_GAIN, ctypes.c_float(0.2))
+
+
+def apply(al, src, sc):
+    f = ctypes.c_float
+    al.alDistanceModel(sc["model"])
+    al.alSource3f(src, AL_POSITION, *[f(x) for x in sc["pos"]])
+    al.alSource3f(src, AL_DIRECTION, *[f(x) for x in sc["dir"]])
+
+
+def make_buffers(al, signs):
+    bufs = []
+    for sign in signs:
+        b = ctypes.c_uint()
+        al.alGenBuffers(1, ctypes.byref(b))
+        data = (ctypes.c_short * FRAMES)(*([sign * AMP] * FRAMES))
+        al.alBufferData(b, AL_FORMAT_MONO16, data, FRAMES * 2, RATE)
+        bufs.append(b.value)
+    return bufs
+
+
+def soft():
+    al = ctypes.CDLL("libopenal.so.1")
+    al.alcLoopbackOpenDeviceSOFT.restype = ctypes.c_void_p
+    al.alcCreateContext.restype = ctypes.c_void_p
+    al.alcCreateContext.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    al.alcMakeContextCurrent.argtypes = [ctypes.c_void_p]
+    al.alcRenderSamplesSOFT.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    dev = al.alcLoopbackOpenDeviceSOFT(None)
+    if not dev:
+        sys.exit("no loopback device")
+    attrs = (ctypes.c_int * 7)(0x1990, 0x1501, 0x1991, 0x1406, 0x1007, RATE, 0)
+    ctx = al.alcCreateContext(dev, attrs)
+    al.alcMakeContextCurrent(ctx)
+    (buf,) = make_buffers(al, [1])
+    src = ctypes.c_uint()
+    al.alGenSources(1, ctypes.byref(src))
+    al.alSourcei(src, AL_BUFFER, buf)
+    setup(al, src)
+    out = (ctypes.c_float * (2 * 1024))()
+    for i, sc in enumerate(scenes()):
+        al.alSourceStop(src)
+        apply(al, src, sc)
+        al.alSourcePlay(src)
+        al.alcRenderSamplesSOFT(dev, out, 1024)
+        n = 512
+        l = sum(out[2 * k] for k in range(512, 1024)) / n / (AMP / 32768.0)
+        r = sum(out[2 * k + 1] for k in range(512, 1024)) / n / (AMP / 32768.0)
+        print("%d %.6f %.6f" % (i, l, r))
+    al.alcMakeContextCurrent(None)
+
+
+def play():
+    al = ctypes.CDLL("libopenal.so.1")
+    al.alcOpenDevice.restype = ctypes.c_void_p
+    al.alcCreateContext.restype = ctypes.c_void_p
+    al.alcCreateContext.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    al.alcMakeContextCurrent.argtypes = [ctypes.c_void_p]
+    dev = al.alcOpenDevice(None)
+    if not dev:
+        sys.exit("alcOpenDevice failed")
+    ctx = al.alcCreateContext(dev, None)
+    al.alcMakeContextCurrent(ctx)
+    bufs = make_buffers(al, [1, -1])
+    src = ctypes.c_uint()
+    al.alGenSources(1, ctypes.byref(src))
+    setup(al, src)
+    state = ctypes.c_int()
+    for i, sc in enumerate(scenes()):
+        al.alSourcei(src, AL_BUFFER, bufs[i % 2])
+        apply(al, src, sc)
+        al.alSourcePlay(src)
+        t0 = time.monotonic()
+        while True:
+            al.alGetSourcei(src, AL_SOURCE_STATE, ctypes.byref(state))
+            if state.value != AL_PLAYING:
+                break
+            if time.monotonic() - t0 > 10:
+                sys.exit("scene %d never stopped" % i)
+            time.sleep(0.002)
+    err = al.alGetError()
+    print("scenes=%d err=%#x" % (len(scenes()), err))
+
+
+if __name__ == "__main__":
+    soft() if sys.argv[1:] == ["soft"] else play()
