@@ -449,7 +449,8 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcIsExtensionPresent(ALCdevice *device,
 /* ---- names: functions and enums ---- */
 #define ALH_FUNCS(X)                                                                               \
     X(alEnable)                                                                                    \
-    X(alDisable) X(alIsEnabled) X(alGetString) X(alGetBooleanv) X(alGetIntegerv) X(alGetFloatv) X( \
+    X(alDisable)                                                                                   \
+    X(alIsEnabled) X(alGetString) X(alGetBooleanv) X(alGetIntegerv) X(alGetFloatv) X(              \
         alGetDoublev) X(alGetBoolean) X(alGetInteger) X(alGetFloat) X(alGetDouble) X(alGetError)   \
         X(alIsExtensionPresent) X(alGetProcAddress) X(alGetEnumValue) X(alListenerf) X(            \
             alListener3f) X(alListenerfv) X(alListeneri) X(alListener3i) X(alListeneriv)           \

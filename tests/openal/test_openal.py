@@ -223,6 +223,83 @@ class OpenAL(unittest.TestCase):
                 self.assertLess(err, 0.5, "scene %d %s: %.4f vs OpenAL Soft %.4f" % (i, name, got, want))
         print("3d oracle: %d scenes, worst %.3f dB" % (len(ref), worst))
 
+    def pyglet_python(self):
+        for py in (sys.executable, "/usr/bin/python3"):
+            if os.path.exists(py) and subprocess.run([py, "-c", "import pyglet"],
+                                                     capture_output=True).returncode == 0:
+                return py
+        self.skipTest("python3-pyglet not installed")
+
+    def test_pyglet(self):
+        """pyglet picks its OpenAL driver on heliod's library and plays a WAV
+        static, streamed, and as a positional source moved left to right."""
+        py = self.pyglet_python()
+        wav = os.path.join(self.d.dir, "tone.wav")
+        import wave
+        amp = 8000
+        with wave.open(wav, "wb") as w:
+            w.setnchannels(1), w.setsampwidth(2), w.setframerate(48000)
+            w.writeframes(b"".join(struct.pack("<h", int(amp * math.sin(2 * math.pi * 440 * i / 48000)))
+                                   for i in range(24000)))
+        r = self.d.run([py, os.path.join(HERE, "pyglet_play.py"), wav])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("driver=pyglet.media.drivers.openal", r.stdout)  # not the silent fallback
+        self.assertIn("done", r.stdout)
+        rate, _, rec = self.d.stop()
+        span = active(rec)
+        self.assertIsNotNone(span)
+        # the static play first: a centred mono source at OpenAL Soft's -4.5 dB per channel
+        first = rec[span[0] + rate // 20: span[0] + rate * 4 // 10]
+        want = amp / 32768.0 / math.sqrt(2) * 0.59566
+        for ch in (0, 1):
+            self.assertLess(abs(db(rms(first, ch)) - db(want)), 0.5, "static channel %d" % ch)
+        # the positional part last: left first, right at the end
+        last = rec[span[1] - rate * 45 // 100: span[1] + 1]
+        early, late = last[:rate // 10], last[-rate // 10:]
+        self.assertGreater(rms(early, 0), 2 * rms(early, 1))
+        self.assertGreater(rms(late, 1), 2 * rms(late, 0))
+        # the streamed part: more sound than the static play alone
+        total = sum(1 for f in rec if max(abs(v) for v in f) > 1e-4) / rate
+        self.assertGreater(total, 1.2)
+
+    def test_gstreamer_openalsink(self):
+        """gst-launch-1.0 audiotestsrc num-buffers=100 ! audioconvert ! openalsink streams
+        through buffer queues: the tone, level and length match OpenAL Soft's."""
+        if not shutil.which("gst-launch-1.0"):
+            self.skipTest("gstreamer1.0-tools not installed")
+        pipe = ["gst-launch-1.0", "-q", "audiotestsrc", "num-buffers=100", "!", "audioconvert", "!",
+                "openalsink"]
+        if subprocess.run(["gst-inspect-1.0", "openalsink"], capture_output=True).returncode != 0:
+            self.skipTest("gstreamer1.0-plugins-bad (openalsink) not installed")
+        r = self.d.run(pipe)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        rate, _, rec = self.d.stop()
+        tmp = tempfile.mkdtemp(prefix="hl-alsoft-")
+        try:
+            ref_wav = os.path.join(tmp, "soft.wav")
+            rr = subprocess.run(pipe, env=soft_env(tmp, ref_wav), capture_output=True, text=True,
+                                timeout=60)
+            self.assertEqual(rr.returncode, 0, rr.stderr)
+            rrate, _, ref = read_wav(ref_wav)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+        def measure(frames, fr):
+            sp = active(frames)
+            self.assertIsNotNone(sp)
+            seg = frames[sp[0]:sp[1] + 1]
+            mid = seg[len(seg) // 10: len(seg) * 9 // 10]
+            zc = sum(1 for a, b in zip(mid, mid[1:]) if (a[0] < 0) != (b[0] < 0))
+            return len(seg) / fr, zc / 2 / (len(mid) / fr), rms(mid, 0), rms(mid, 1)
+
+        ours, theirs = measure(rec, rate), measure(ref, rrate)
+        self.assertLess(abs(ours[0] - theirs[0]), 0.1, "length %.3f s vs %.3f s" % (ours[0], theirs[0]))
+        self.assertLess(abs(ours[1] - 440.0), 440 * 0.01, "tone %.1f Hz" % ours[1])
+        self.assertLess(abs(theirs[1] - 440.0), 440 * 0.01)
+        for ch in (2, 3):
+            self.assertLess(abs(db(ours[ch]) - db(theirs[ch])), 0.5,
+                            "level %.2f dB vs %.2f dB" % (db(ours[ch]), db(theirs[ch])))
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
