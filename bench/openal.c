@@ -27,7 +27,7 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-    long calls = 1000000, plays = 200;
+    long calls = 1000000, plays = 50;
     const char *heliod_arg = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--calls") && i + 1 < argc)
@@ -94,15 +94,18 @@ int main(int argc, char **argv) {
     const double play_us = play_total / (double)plays / BD_NS_PER_US;
 
     /* 3. a frame's listener update with every source playing */
-    const int frames = 1000;
-    t0 = bd_now_ns();
-    for (int f = 0; f < frames; f++) {
+    const int frames = 300;
+    double lis_total = 0;
+    for (int f = 0; f < frames; f++) { /* paced as a game's frames (the daemon's ring is finite) */
         const float pos[3] = {(float)f * 0.01f, 0.0f, 0.0f};
         const float ori[6] = {0.0f, 0.0f, -1.0f, 0.0f, 1.0f, 0.0f};
+        t0 = bd_now_ns();
         alListenerfv(AL_POSITION, pos);
         alListenerfv(AL_ORIENTATION, ori);
+        lis_total += (double)(bd_now_ns() - t0);
+        bd_sleep(0.002);
     }
-    const double listener_us = (double)(bd_now_ns() - t0) / frames / BD_NS_PER_US;
+    const double listener_us = lis_total / frames / BD_NS_PER_US;
     alSourceStopv((ALsizei)plays, src);
     alSourceStop(s0);
     if (alGetError() != AL_NO_ERROR) errors++;
@@ -110,7 +113,7 @@ int main(int argc, char **argv) {
     /* 4. alSourcePlay -> first recorded sample, against the engine clock. A
      * marker played through libheliod on a scheduled engine frame tells
      * where the recording's frame 0 is on that clock. */
-    bd_sleep(0.2); /* silence */
+    bd_sleep(0.5); /* silence */
     heliod_clock_t clk;
     char marker[700];
     snprintf(marker, sizeof marker, "%s/marker.wav", recdir);
