@@ -447,39 +447,29 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcIsExtensionPresent(ALCdevice *device,
 }
 
 /* ---- names: functions and enums ---- */
-#define ALH_FUNCS(X)                                                                               \
-    X(alEnable)                                                                                    \
-    X(alDisable)                                                                                   \
-    X(alIsEnabled) X(alGetString) X(alGetBooleanv) X(alGetIntegerv) X(alGetFloatv) X(              \
-        alGetDoublev) X(alGetBoolean) X(alGetInteger) X(alGetFloat) X(alGetDouble) X(alGetError)   \
-        X(alIsExtensionPresent) X(alGetProcAddress) X(alGetEnumValue) X(alListenerf) X(            \
-            alListener3f) X(alListenerfv) X(alListeneri) X(alListener3i) X(alListeneriv)           \
-            X(alGetListenerf) X(alGetListener3f) X(alGetListenerfv) X(alGetListeneri) X(           \
-                alGetListener3i) X(alGetListeneriv) X(alGenSources) X(alDeleteSources)             \
-                X(alIsSource) X(alSourcef) X(alSource3f) X(alSourcefv) X(alSourcei) X(             \
-                    alSource3i) X(alSourceiv) X(alGetSourcef) X(alGetSource3f) X(alGetSourcefv)    \
-                    X(alGetSourcei) X(alGetSource3i) X(alGetSourceiv) X(alSourcePlayv) X(          \
-                        alSourceStopv) X(alSourceRewindv) X(alSourcePausev) X(alSourcePlay)        \
-                        X(alSourceStop) X(alSourceRewind) X(alSourcePause) X(                      \
-                            alSourceQueueBuffers) X(alSourceUnqueueBuffers) X(alGenBuffers)        \
-                            X(alDeleteBuffers) X(alIsBuffer) X(alBufferData) X(alBufferf) X(       \
-                                alBuffer3f) X(alBufferfv) X(alBufferi) X(alBuffer3i) X(alBufferiv) \
-                                X(alGetBufferf) X(alGetBuffer3f) X(alGetBufferfv) X(alGetBufferi)  \
-                                    X(alGetBuffer3i) X(alGetBufferiv) X(alDopplerFactor) X(        \
-                                        alDopplerVelocity) X(alSpeedOfSound) X(alDistanceModel)    \
-                                        X(alcCreateContext) X(alcMakeContextCurrent) X(            \
-                                            alcProcessContext) X(alcSuspendContext)                \
-                                            X(alcDestroyContext) X(alcGetCurrentContext) X(        \
-                                                alcGetContextsDevice) X(alcOpenDevice)             \
-                                                X(alcCloseDevice) X(alcGetError) X(                \
-                                                    alcIsExtensionPresent) X(alcGetProcAddress)    \
-                                                    X(alcGetEnumValue) X(alcGetString)             \
-                                                        X(alcGetIntegerv) X(alcCaptureOpenDevice)  \
-                                                            X(alcCaptureCloseDevice) X(            \
-                                                                alcCaptureStart) X(alcCaptureStop) \
-                                                                X(alcCaptureSamples)               \
-                                                                    X(alcSetThreadContext)         \
-                                                                        X(alcGetThreadContext)
+// clang-format off
+#define ALH_FUNCS(X) \
+    X(alBuffer3f) X(alBuffer3i) X(alBufferData) X(alBufferf) X(alBufferfv) X(alBufferi)            \
+    X(alBufferiv) X(alDeleteBuffers) X(alDeleteSources) X(alDisable) X(alDistanceModel)            \
+    X(alDopplerFactor) X(alDopplerVelocity) X(alEnable) X(alGenBuffers) X(alGenSources)            \
+    X(alGetBoolean) X(alGetBooleanv) X(alGetBuffer3f) X(alGetBuffer3i) X(alGetBufferf)             \
+    X(alGetBufferfv) X(alGetBufferi) X(alGetBufferiv) X(alGetDouble) X(alGetDoublev)               \
+    X(alGetEnumValue) X(alGetError) X(alGetFloat) X(alGetFloatv) X(alGetInteger)                   \
+    X(alGetIntegerv) X(alGetListener3f) X(alGetListener3i) X(alGetListenerf) X(alGetListenerfv)    \
+    X(alGetListeneri) X(alGetListeneriv) X(alGetProcAddress) X(alGetSource3f) X(alGetSource3i)     \
+    X(alGetSourcef) X(alGetSourcefv) X(alGetSourcei) X(alGetSourceiv) X(alGetString)               \
+    X(alIsBuffer) X(alIsEnabled) X(alIsExtensionPresent) X(alIsSource) X(alListener3f)             \
+    X(alListener3i) X(alListenerf) X(alListenerfv) X(alListeneri) X(alListeneriv) X(alSource3f)    \
+    X(alSource3i) X(alSourcePause) X(alSourcePausev) X(alSourcePlay) X(alSourcePlayv)              \
+    X(alSourceQueueBuffers) X(alSourceRewind) X(alSourceRewindv) X(alSourceStop)                   \
+    X(alSourceStopv) X(alSourceUnqueueBuffers) X(alSourcef) X(alSourcefv) X(alSourcei)             \
+    X(alSourceiv) X(alSpeedOfSound) X(alcCaptureCloseDevice) X(alcCaptureOpenDevice)               \
+    X(alcCaptureSamples) X(alcCaptureStart) X(alcCaptureStop) X(alcCloseDevice)                    \
+    X(alcCreateContext) X(alcDestroyContext) X(alcGetContextsDevice) X(alcGetCurrentContext)       \
+    X(alcGetEnumValue) X(alcGetError) X(alcGetIntegerv) X(alcGetProcAddress) X(alcGetString)       \
+    X(alcIsExtensionPresent) X(alcMakeContextCurrent) X(alcOpenDevice) X(alcProcessContext)        \
+    X(alcSuspendContext) X(alcSetThreadContext) X(alcGetThreadContext)
+// clang-format on
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wbuiltin-declaration-mismatch"
