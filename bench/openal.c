@@ -27,7 +27,7 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-    long calls = 1000000, plays = 50;
+    long calls = 1000000, plays = 255;
     const char *heliod_arg = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--calls") && i + 1 < argc)
@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     const double play_us = play_total / (double)plays / BD_NS_PER_US;
 
     /* 3. a frame's listener update with every source playing */
-    const int frames = 300;
+    const int frames = 60;
     double lis_total = 0;
     for (int f = 0; f < frames; f++) { /* paced as a game's frames (the daemon's ring is finite) */
         const float pos[3] = {(float)f * 0.01f, 0.0f, 0.0f};
@@ -103,11 +103,13 @@ int main(int argc, char **argv) {
         alListenerfv(AL_POSITION, pos);
         alListenerfv(AL_ORIENTATION, ori);
         lis_total += (double)(bd_now_ns() - t0);
-        bd_sleep(0.002);
+        bd_sleep(0.016); /* 60 frames per second */
     }
     const double listener_us = lis_total / frames / BD_NS_PER_US;
     alSourceStopv((ALsizei)plays, src);
     alSourceStop(s0);
+    alDeleteSources((ALsizei)plays, src); /* room for the next ones (256 per context) */
+    alDeleteSources(1, &s0);
     if (alGetError() != AL_NO_ERROR) errors++;
 
     /* 4. alSourcePlay -> first recorded sample, against the engine clock. A
@@ -141,8 +143,6 @@ int main(int argc, char **argv) {
         bd_sleep(0.35);
         alDeleteSources(1, &s);
     }
-    alDeleteSources((ALsizei)plays, src);
-    alDeleteSources(1, &s0);
     alDeleteBuffers(1, &buf);
     alcMakeContextCurrent(NULL);
     alcDestroyContext(ctx);

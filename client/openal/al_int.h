@@ -35,6 +35,7 @@ struct ALCdevice_struct {
     heliod_clock_t clk; /* engine frame <-> CLOCK_MONOTONIC */
     uint64_t clk_read_ns;
     int suspended; /* a bundle is open (alcSuspendContext) */
+    int bundle_n;  /* requests in it (a bundle holds at most 64) */
     ALCenum error;
     uint64_t retry_ns; /* next reconnect attempt */
     char socket[256];
@@ -134,6 +135,9 @@ uint64_t alh_now_frame(ALCdevice *d);
 uint64_t alh_mono_ns(void);
 /* A failed libheliod call on d: a lost connection stops every source. Locked. */
 void alh_conn_check(ALCdevice *d, int rc);
+/* Before each async request: a bundle that is nearly full is sent and a
+ * new one opened (one bundle carries at most 64 requests). Locked. */
+void alh_req(ALCdevice *d);
 /* Sends the batch unless a bundle is open. Locked. */
 void alh_flush(ALCdevice *d);
 

@@ -19,6 +19,8 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "al_int.h"
@@ -89,8 +91,10 @@ static void stop_voices(alh_source_t *s) {
     ALCdevice *d = s->ctx->dev;
     for (int i = 0; i < s->qn; i++) {
         alh_qent_t *e = &s->q[i];
-        if (e->voice && !e->ended && d->h)
+        if (e->voice && !e->ended && d->h) {
+            alh_req(d);
             alh_conn_check(d, heliod_stop_async(d->h, e->voice, 0.0f));
+        }
         e->voice = 0;
         e->serial = 0; /* a reply still in flight stops its voice */
         e->started = 0;
@@ -135,6 +139,7 @@ static int start_entry(alh_source_t *s, int i, double off, uint64_t at, const al
     e->serial = ++g_al.serial ? g_al.serial : ++g_al.serial;
     e->start = at;
     const uintptr_t key = ((uintptr_t)s->id << 32) | e->serial;
+    alh_req(d);
     if (at) heliod_at_frame(d->h, at);
     int rc = heliod_play_async(d->h, b->sound, &p, on_play_reply, (void *)key);
     if (at) heliod_at_frame(d->h, 0);
@@ -182,7 +187,16 @@ static void on_play_reply(void *user, const heliod_reply_t *r) {
 }
 
 /* Sends the source's gain, pan and pitch to its voices when they changed. */
+static void send_mix_nf(alh_source_t *s, int force);
+
+/* Sends the source's gain, pan and pitch to its voices when they changed. */
 static void send_mix(alh_source_t *s, int force) {
+    send_mix_nf(s, force);
+    alh_flush(s->ctx->dev);
+}
+
+/* send_mix without the flush (a listener change updates every source, then flushes once). */
+static void send_mix_nf(alh_source_t *s, int force) {
     ALCdevice *d = s->ctx->dev;
     if (s->state != AL_PLAYING || !d->h) return;
     alh_voice_mix_t m;
@@ -213,10 +227,10 @@ static void send_mix(alh_source_t *s, int force) {
             e->start = now;
             e->len = (uint64_t)(left / s->ratio + 0.5);
         }
+        alh_req(d);
         alh_conn_check(d, heliod_set_async(d->h, e->voice, &vs));
         if (!d->h) return;
     }
-    alh_flush(d);
 }
 
 /* ---- state ---- */
@@ -429,8 +443,9 @@ void alh_sources_lost(ALCdevice *d) {
 void alh_sources_respatialise(ALCcontext *c) {
     for (ALuint i = 0; g_al.src && i < ALH_MAX_SOURCES; i++) {
         alh_source_t *s = &g_al.src[i];
-        if (s->used && s->ctx == c && s->state == AL_PLAYING) send_mix(s, 0);
+        if (s->used && s->ctx == c && s->state == AL_PLAYING) send_mix_nf(s, 0);
     }
+    alh_flush(c->dev);
 }
 
 static void release_queue(alh_source_t *s) {
@@ -922,7 +937,7 @@ static void source_opv(ALsizei n, const ALuint *sources, src_op_fn fn) {
     ALCdevice *d = c->dev;
     /* several sources start together: one bundle, one block */
     const int bundle = n > 1 && d->h && !d->suspended && heliod_bundle_begin(d->h) == 0;
-    if (bundle) d->suspended = 1;
+    if (bundle) d->suspended = 1, d->bundle_n = 0;
     for (ALsizei i = 0; i < n; i++)
         fn(c, alh_source_get(c, sources[i]));
     if (bundle && d->h) {

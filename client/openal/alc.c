@@ -81,6 +81,14 @@ void alh_flush(ALCdevice *d) {
     }
 }
 
+void alh_req(ALCdevice *d) {
+    if (!d->suspended || !d->h) return;
+    if (++d->bundle_n < 60) return;
+    d->bundle_n = 1;
+    alh_conn_check(d, heliod_bundle_end(d->h, NULL));
+    if (d->h && heliod_bundle_begin(d->h) != 0) d->suspended = 0;
+}
+
 /* ---- the connection ---- */
 
 static void on_event(void *user, const heliod_event_t *ev) {
@@ -361,7 +369,7 @@ ALH_EXPORT void ALC_APIENTRY alcSuspendContext(ALCcontext *context) {
         g_al.null_error = ALC_INVALID_CONTEXT;
     } else if (!c->dev->suspended && c->dev->h) {
         /* until alcProcessContext, changes go out as one bundle (one block) */
-        if (heliod_bundle_begin(c->dev->h) == 0) c->dev->suspended = 1;
+        if (heliod_bundle_begin(c->dev->h) == 0) c->dev->suspended = 1, c->dev->bundle_n = 0;
     }
     alh_unlock();
 }

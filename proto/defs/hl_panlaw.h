@@ -74,31 +74,26 @@ static inline void hl_panlaw_openal_dir(const float d[3], float *l, float *r) {
     hl_panlaw_openal_gains(sinf(az), cosf(az), ce, l, r);
 }
 
-/* The pan p and gain g with which hl_panlaw_openal(p) x g gives (l, r):
- * the ratio r / l fixes p (bisection over the law's monotonic front arc),
- * the sum fixes g. */
+/* The pan p and gain g with which hl_panlaw_openal(p) x g gives (l, r).
+ * The ratio k = quiet / loud side fixes the widened azimuth a in [0, 90 deg]:
+ * with q = (1 - k) / (1 + k), the law's ratio gives sin a - 2 q F cos a = q,
+ * so a = atan(2 q F) + asin(q / sqrt(1 + (2 q F)^2)); the sum fixes g. */
 static inline void hl_panlaw_openal_fit(float l, float r, float *pan, float *gain) {
     if (!(l + r > 1e-30f)) {
         *pan = 0.0f;
         *gain = 0.0f;
         return;
     }
-    const float side = r >= l ? 1.0f : -1.0f;
-    const float lo_t = r >= l ? l : r, hi_t = r >= l ? r : l; /* quiet, loud side */
-    float a = 0.0f, b = 2.0f / 3.0f;                          /* |pan| range of the arc */
-    for (int i = 0; i < 40; i++) {
-        const float m = 0.5f * (a + b);
-        float ql, qr;
-        hl_panlaw_openal(m, &ql, &qr); /* ql quiet side, qr loud side */
-        if (ql * hi_t > lo_t * qr)
-            a = m; /* still too much on the quiet side: go further out */
-        else
-            b = m;
-    }
-    const float p = 0.5f * (a + b);
+    const float lo = l < r ? l : r, hi = l < r ? r : l;
+    const float k = lo / hi, q = (1.0f - k) / (1.0f + k), A = 2.0f * q * HL_PANLAW_F;
+    float x = q / sqrtf(1.0f + A * A);
+    if (x > 1.0f) x = 1.0f;
+    float a = atanf(A) + asinf(x);
+    if (a > HL_PANLAW_PI_2) a = HL_PANLAW_PI_2;
+    const float p = a / (1.5f * HL_PANLAW_PI_2);
     float ql, qr;
     hl_panlaw_openal(p, &ql, &qr);
-    *pan = side * p;
+    *pan = r >= l ? p : -p;
     *gain = (l + r) / (ql + qr);
 }
 
