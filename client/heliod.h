@@ -842,4 +842,6 @@ int heliod_bundle_end(heliod_t *h, uint32_t *count);
 }
 #endif
 
+#include "heliod_stream.h" /* client-fed streams */
+
 #endif /* HELIOD_H */

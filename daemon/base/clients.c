@@ -339,3 +339,8 @@ void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind) {
     c->objs[k]--;
     dec(&c->proc->objs[k]);
 }
+
+void hld_client_release_bytes(hld_client_t *c, uint64_t bytes) {
+    hld_client_unreserve_bytes(c, bytes);
+    maybe_free(c);
+}
