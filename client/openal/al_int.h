@@ -101,6 +101,11 @@ typedef struct {
     double paused_off;  /* PAUSED: source frames into the queue */
     double pending_off; /* INITIAL/STOPPED/PAUSED: where the next play starts (-1 none) */
     int started_exact;  /* the STARTED event fixed q[0].start */
+    /* a queue on a client-fed stream (NULL: one voice per buffer) */
+    heliod_stream_t *st;
+    int st_wi;        /* the entry being written into the ring */
+    uint32_t st_woff; /* frames of it written */
+    int64_t st_base;  /* stream frame where q[0] starts (negative: played from inside) */
     /* what the daemon voices were last told */
     float sent_gain_db, sent_pan, sent_pitch;
     int sent_valid;

@@ -89,6 +89,10 @@ static float clamp_pitch(float p) {
 
 static void stop_voices(alh_source_t *s) {
     ALCdevice *d = s->ctx->dev;
+    if (s->st) { /* its voice stops with a short fade */
+        heliod_stream_close(s->st);
+        s->st = NULL;
+    }
     for (int i = 0; i < s->qn; i++) {
         alh_qent_t *e = &s->q[i];
         if (e->voice && !e->ended && d->h) {
@@ -213,6 +217,11 @@ static void send_mix_nf(alh_source_t *s, int force) {
     vs.gain_db = gdb;
     vs.pan = m.pan;
     vs.pitch = pitch;
+    if (s->st) {
+        alh_req(d);
+        alh_conn_check(d, heliod_set_async(d->h, heliod_stream_voice(s->st), &vs));
+        return;
+    }
     const uint64_t now = alh_now_frame(d);
     for (int i = 0; i < s->qn; i++) {
         alh_qent_t *e = &s->q[i];
@@ -235,6 +244,10 @@ static void send_mix_nf(alh_source_t *s, int force) {
 
 /* ---- state ---- */
 
+static double cum_end(const alh_source_t *s, int i);
+static double stream_pos(const alh_source_t *s);
+static void stream_pump(alh_source_t *s);
+
 static double source_frames_total(const alh_source_t *s) {
     double t = 0;
     for (int i = 0; i < s->qn; i++) {
@@ -246,6 +259,10 @@ static double source_frames_total(const alh_source_t *s) {
 
 /* Source frames into the queue now (PLAYING). */
 static double playing_offset(alh_source_t *s, uint64_t now) {
+    if (s->st) {
+        const double p = stream_pos(s), total = cum_end(s, s->qn - 1);
+        return p < total ? p : total;
+    }
     double base = 0;
     for (int i = 0; i < s->qn; i++) {
         const alh_qent_t *e = &s->q[i];
@@ -277,6 +294,14 @@ void alh_source_update(alh_source_t *s) {
         s->state = AL_STOPPED;
         return;
     }
+    if (s->st) { /* ran out of queued buffers (or the voice ended): stopped */
+        if (!heliod_stream_ended(s->st, NULL) &&
+            (s->st_wi < s->qn || stream_pos(s) < cum_end(s, s->qn - 1)))
+            return;
+        heliod_stream_close(s->st);
+        s->st = NULL;
+        goto stopped;
+    }
     if (s->looping && s->type != AL_STREAMING) {
         if (s->qn > 0 && s->q[0].ended) goto stopped;
         return;
@@ -300,6 +325,13 @@ static int processed_count(alh_source_t *s) {
     if (s->state == AL_STOPPED) return s->qn;
     if (s->state != AL_PLAYING) return 0;
     if (s->looping && s->type != AL_STREAMING) return 0;
+    if (s->st) {
+        const double p = stream_pos(s);
+        int k = 0;
+        while (k < s->qn && cum_end(s, k) <= p)
+            k++;
+        return k;
+    }
     const uint64_t now = alh_now_frame(s->ctx->dev);
     int n = 0;
     for (int i = 0; i < s->qn; i++) {
@@ -310,6 +342,78 @@ static int processed_count(alh_source_t *s) {
             break;
     }
     return n;
+}
+
+/* ---- queues on a client-fed stream ---- */
+
+/* Source frames from q[0]'s start to the end of entry i. */
+static double cum_end(const alh_source_t *s, int i) {
+    double t = 0;
+    for (int k = 0; k <= i && k < s->qn; k++) {
+        const alh_buffer_t *b = qbuf(s, k);
+        t += b ? b->frames : 0;
+    }
+    return t;
+}
+
+/* Copies what the ring takes of the queue, from where the last copy stopped. */
+static void stream_pump(alh_source_t *s) {
+    while (s->st && s->st_wi < s->qn) {
+        const alh_buffer_t *b = qbuf(s, s->st_wi);
+        if (!b || s->st_woff >= b->frames) {
+            s->st_wi++;
+            s->st_woff = 0;
+            continue;
+        }
+        const size_t fsz = (size_t)b->channels * (size_t)(b->bits / 8);
+        const size_t n = heliod_stream_write(s->st, (const uint8_t *)b->data + s->st_woff * fsz,
+                                             b->frames - s->st_woff);
+        s->st_woff += (uint32_t)n;
+        if (s->st_woff < b->frames) break; /* the ring is full */
+    }
+}
+
+/* Source frames the daemon took from the stream, counted from q[0]'s start. */
+static double stream_pos(const alh_source_t *s) {
+    const double p = (double)(int64_t)heliod_stream_consumed(s->st) - (double)s->st_base;
+    return p > 0 ? p : 0;
+}
+
+/* Opens the stream of a STREAMING source and starts filling it from `from`
+ * source frames into the queue (entry first, `in` frames into it). 0, or -1
+ * to fall back to one voice per buffer (a daemon without streams). */
+static int stream_start(alh_source_t *s, int first, double in, double from,
+                        const alh_voice_mix_t *m) {
+    ALCdevice *d = s->ctx->dev;
+    const alh_buffer_t *b = qbuf(s, first);
+    if (!b || !b->freq || getenv("HELIOD_OPENAL_NO_STREAMS")) return -1;
+    heliod_stream_params_t p;
+    heliod_stream_params_init(&p);
+    p.rate = (uint32_t)b->freq;
+    p.channels = (uint32_t)b->channels;
+    p.format = b->bits == 32   ? HELIOD_STREAM_F32
+               : b->bits == 16 ? HELIOD_STREAM_S16
+                               : HELIOD_STREAM_U8;
+    p.frames = (uint32_t)b->freq / 2; /* half a second of room; the event thread tops it up */
+    p.play.gain_db = db_of(m->gain);
+    p.play.pan = m->pan;
+    p.play.pitch = clamp_pitch(m->pitch);
+    p.play.fade_in_ms = 0.0f;
+    if (d->pan_law && b->channels == 1) p.play.flags |= HELIOD_PLAY_PAN_OPENAL;
+    if (d->suspended) heliod_bundle_end(d->h, NULL); /* a blocking call: close the bundle */
+    heliod_stream_t *st = NULL;
+    const int rc = heliod_stream_open(d->h, &p, &st);
+    if (d->suspended && d->h && heliod_bundle_begin(d->h) != 0) d->suspended = 0;
+    if (rc < 0) {
+        alh_conn_check(d, rc);
+        return -1;
+    }
+    s->st = st;
+    s->st_wi = first;
+    s->st_woff = (uint32_t)in;
+    s->st_base = -(int64_t)from;
+    stream_pump(s);
+    return 0;
 }
 
 static void play_source(ALCcontext *c, alh_source_t *s) {
@@ -358,6 +462,9 @@ static void play_source(ALCcontext *c, alh_source_t *s) {
     s->started_exact = 0;
     if (s->type != AL_STREAMING) {
         if (start_entry(s, first, in, 0, &m) < 0) s->state = AL_STOPPED;
+    } else if (stream_start(s, first, in, from, &m) == 0) {
+        for (int i = first; i < s->qn; i++)
+            s->q[i].started = 1;
     } else {
         /* the queue: every buffer on its own frame, from a little ahead */
         uint64_t at = alh_now_frame(d) + 2u * d->period + 64u;
@@ -423,7 +530,9 @@ void alh_on_event(ALCdevice *d, const heliod_event_t *ev) {
 void alh_sources_tick(ALCdevice *d) {
     for (ALuint i = 0; g_al.src && i < ALH_MAX_SOURCES; i++) {
         alh_source_t *s = &g_al.src[i];
-        if (s->used && s->state == AL_PLAYING && s->ctx->dev == d) alh_source_update(s);
+        if (!s->used || s->state != AL_PLAYING || s->ctx->dev != d) continue;
+        stream_pump(s);
+        alh_source_update(s);
     }
 }
 
@@ -431,6 +540,8 @@ void alh_sources_lost(ALCdevice *d) {
     for (ALuint i = 0; g_al.src && i < ALH_MAX_SOURCES; i++) {
         alh_source_t *s = &g_al.src[i];
         if (!s->used || s->ctx->dev != d) continue;
+        if (s->st) heliod_stream_close(s->st);
+        s->st = NULL;
         for (int k = 0; k < s->qn; k++)
             s->q[k].voice = 0, s->q[k].serial = 0, s->q[k].started = 0;
         if (s->state == AL_PLAYING || s->state == AL_PAUSED) s->state = AL_STOPPED;
@@ -1025,12 +1136,15 @@ ALH_EXPORT void AL_APIENTRY alSourceQueueBuffers(ALuint source, ALsizei nb, cons
         memset(e, 0, sizeof *e);
         e->buf = buffers[i];
         if (b) b->refs++;
-        if (s->state == AL_PLAYING && d->h) {
+        if (s->st) {
+            e->started = 1;
+        } else if (s->state == AL_PLAYING && d->h) {
             const uint64_t now = alh_now_frame(d);
             if (tail <= now) tail = now + d->period; /* ran dry: as soon as it can */
             if (start_entry(s, s->qn - 1, 0.0, tail, &m) == 0) tail += e->len;
         }
     }
+    if (s->st) stream_pump(s);
     if (s->state == AL_PLAYING) alh_flush(d);
     LEAVE();
 }
@@ -1063,6 +1177,10 @@ ALH_EXPORT void AL_APIENTRY alSourceUnqueueBuffers(ALuint source, ALsizei nb, AL
     }
     memmove(s->q, s->q + nb, (size_t)(s->qn - nb) * sizeof s->q[0]);
     s->qn -= nb;
+    if (s->st) { /* positions count from the new q[0] */
+        s->st_base += (int64_t)removed;
+        s->st_wi = s->st_wi > nb ? s->st_wi - nb : 0;
+    }
     (void)playing, (void)removed;
     if (s->qn == 0) s->type = AL_UNDETERMINED;
     LEAVE();

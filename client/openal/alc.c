@@ -120,11 +120,11 @@ static int dev_connect(ALCdevice *d) {
 
 static void dev_lost(ALCdevice *d) {
     if (!d->h) return;
+    alh_sources_lost(d); /* closes its streams first */
     heliod_close(d->h);
     d->h = NULL;
     d->connected = 0;
     d->suspended = 0;
-    alh_sources_lost(d);
     d->retry_ns = alh_mono_ns() + 200000000ull;
 }
 
