@@ -101,6 +101,7 @@ typedef struct {
     double paused_off;  /* PAUSED: source frames into the queue */
     double pending_off; /* INITIAL/STOPPED/PAUSED: where the next play starts (-1 none) */
     int started_exact;  /* the STARTED event fixed q[0].start */
+    double off_hi;      /* the highest offset read since the play (offsets never go back) */
     /* a queue on a client-fed stream (NULL: one voice per buffer) */
     heliod_stream_t *st;
     int st_wi;        /* the entry being written into the ring */

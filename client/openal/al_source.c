@@ -459,6 +459,7 @@ static void play_source(ALCcontext *c, alh_source_t *s) {
     s->state = AL_PLAYING;
     s->ratio = entry_ratio(s, first, pitch);
     s->paused_off = 0;
+    s->off_hi = 0;
     s->started_exact = 0;
     if (s->type != AL_STREAMING) {
         if (start_entry(s, first, in, 0, &m) < 0) s->state = AL_STOPPED;
@@ -908,9 +909,12 @@ static int source_get(ALCcontext *c, alh_source_t *s, ALenum param, double *v) {
     case AL_BYTE_OFFSET: {
         alh_source_update(s);
         double f = 0;
-        if (s->state == AL_PLAYING)
+        if (s->state == AL_PLAYING) {
+            /* the start frame is estimated until STARTED gives it: never back */
             f = playing_offset(s, alh_now_frame(c->dev));
-        else if (s->state == AL_PAUSED)
+            if (!s->looping && f < s->off_hi) f = s->off_hi;
+            s->off_hi = f;
+        } else if (s->state == AL_PAUSED)
             f = s->paused_off;
         const alh_buffer_t *b = s->qn ? qbuf(s, 0) : NULL;
         if (param == AL_SEC_OFFSET)

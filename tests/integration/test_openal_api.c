@@ -1,0 +1,402 @@
+/*
+ * test_openal_api.c - heliod's OpenAL library (client/openal) through its C
+ * API against the real daemon: ALC queries and attributes, enum and
+ * extension names, contexts (several per device, thread-local), the
+ * semantics games rely on (AL_PLAYING at once, AL_STOPPED at the end without
+ * a round trip, offsets, a buffer in use cannot go), queues that run dry and
+ * restart, two threads calling at once (the TSan pass runs this too), and
+ * the daemon going away and coming back (sources stop, errors are set, the
+ * library reconnects and uploads its buffers again).
+ */
+#include <AL/al.h>
+#include <AL/alc.h>
+#include <AL/alext.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#ifndef ALC_CONNECTED
+#define ALC_CONNECTED 0x313
+#endif
+
+typedef ALCboolean(ALC_APIENTRY *set_thread_ctx_fn)(ALCcontext *);
+typedef ALCcontext *(ALC_APIENTRY *get_thread_ctx_fn)(void);
+
+static short pcm[48000];
+
+static void fill_pcm(void) {
+    for (int i = 0; i < 48000; i++)
+        pcm[i] = (short)((i % 100) < 50 ? 6000 : -6000);
+}
+
+static ALuint make_buffer(ALsizei frames) {
+    ALuint b = 0;
+    alGenBuffers(1, &b);
+    alBufferData(b, AL_FORMAT_MONO16, pcm, frames * 2, 48000);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    return b;
+}
+
+/* Polls AL_SOURCE_STATE until it leaves AL_PLAYING (at most 10 s). */
+static ALint wait_not_playing(ALuint s) {
+    ALint st = AL_PLAYING;
+    for (int i = 0; i < 2000 && st == AL_PLAYING; i++) {
+        alGetSourcei(s, AL_SOURCE_STATE, &st);
+        if (st == AL_PLAYING) th_sleep_ms(5);
+    }
+    return st;
+}
+
+static int setup(void **state) {
+    fill_pcm();
+    if (th_fixture_start(state, 0, NULL) != 0) return -1;
+    th_fixture_t *f = *state;
+    setenv("HELIOD_SOCKET", f->d.sock, 1);
+    return 0;
+}
+
+static int teardown(void **state) {
+    return th_fixture_teardown(state);
+}
+
+static void open_ctx(ALCdevice **dev, ALCcontext **ctx, const ALCint *attrs) {
+    *dev = alcOpenDevice(NULL);
+    assert_non_null(*dev);
+    *ctx = alcCreateContext(*dev, attrs);
+    assert_non_null(*ctx);
+    assert_true(alcMakeContextCurrent(*ctx));
+}
+
+static void close_ctx(ALCdevice *dev, ALCcontext *ctx) {
+    alcMakeContextCurrent(NULL);
+    alcDestroyContext(ctx);
+    assert_true(alcCloseDevice(dev));
+}
+
+static void test_alc_queries(void **state) {
+    (void)state;
+    const ALCint attrs[] = {ALC_FREQUENCY, 22050, ALC_MONO_SOURCES, 64, 0};
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, attrs);
+    ALCint v = 0;
+    alcGetIntegerv(dev, ALC_FREQUENCY, 1, &v);
+    assert_int_equal(v, 48000); /* requested 22050: the daemon's real rate is reported */
+    ALCint mono = 0, stereo = 0;
+    alcGetIntegerv(dev, ALC_MONO_SOURCES, 1, &mono);
+    alcGetIntegerv(dev, ALC_STEREO_SOURCES, 1, &stereo);
+    assert_true(mono + stereo >= 255);
+    ALCint n = 0, all[32];
+    alcGetIntegerv(dev, ALC_ATTRIBUTES_SIZE, 1, &n);
+    assert_true(n > 2 && n <= 32 && n % 2 == 1);
+    alcGetIntegerv(dev, ALC_ALL_ATTRIBUTES, n, all);
+    assert_int_equal(all[n - 1], 0);
+    int saw_freq = 0;
+    for (int i = 0; i + 1 < n; i += 2)
+        if (all[i] == ALC_FREQUENCY && all[i + 1] == 48000) saw_freq = 1;
+    assert_true(saw_freq);
+    alcGetIntegerv(dev, ALC_CONNECTED, 1, &v);
+    assert_int_equal(v, 1);
+    assert_int_equal(alcGetError(dev), ALC_NO_ERROR);
+    alcGetIntegerv(dev, 0x7fff, 1, &v);
+    assert_int_equal(alcGetError(dev), ALC_INVALID_ENUM);
+    /* names */
+    assert_true(alcIsExtensionPresent(dev, "alc_ext_THREAD_local_context"));
+    assert_true(alcIsExtensionPresent(NULL, "ALC_ENUMERATE_ALL_EXT"));
+    assert_false(alcIsExtensionPresent(dev, "ALC_EXT_EFX")); /* not implemented: not advertised */
+    assert_true(alIsExtensionPresent("al_ext_float32"));
+    assert_false(alIsExtensionPresent("AL_EXT_MCFORMATS"));
+    assert_int_equal(alGetEnumValue("AL_FORMAT_MONO_FLOAT32"), AL_FORMAT_MONO_FLOAT32);
+    assert_int_equal(alGetEnumValue("AL_FORMAT_STEREO16"), AL_FORMAT_STEREO16);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    assert_int_equal(alGetEnumValue("AL_NO_SUCH_THING"), 0);
+    assert_int_equal(alGetError(), AL_INVALID_VALUE);
+    assert_string_equal(alcGetString(dev, ALC_DEVICE_SPECIFIER), "heliod");
+    const ALCchar *list = alcGetString(NULL, ALC_ALL_DEVICES_SPECIFIER);
+    assert_non_null(list);
+    assert_string_equal(list, "heliod");
+    assert_int_equal(list[strlen(list) + 1], '\0'); /* a double-NUL list */
+    assert_non_null(alGetProcAddress("alSourcePlay"));
+    assert_ptr_equal(alcGetProcAddress(dev, "alcSetThreadContext"),
+                     alGetProcAddress("alcSetThreadContext"));
+    /* unimplemented: the proper errors */
+    assert_null(alcCaptureOpenDevice(NULL, 44100, AL_FORMAT_MONO16, 1024));
+    assert_int_equal(alcGetError(NULL), ALC_INVALID_VALUE);
+    alEnable(AL_SOURCE_DISTANCE_MODEL);
+    assert_int_equal(alGetError(), AL_INVALID_ENUM);
+    close_ctx(dev, ctx);
+}
+
+static void test_contexts(void **state) {
+    (void)state;
+    ALCdevice *dev;
+    ALCcontext *a;
+    open_ctx(&dev, &a, NULL);
+    ALCcontext *b = alcCreateContext(dev, NULL);
+    assert_non_null(b);
+    assert_ptr_equal(alcGetContextsDevice(b), dev);
+    ALuint sa;
+    alGenSources(1, &sa);
+    assert_true(alIsSource(sa));
+    set_thread_ctx_fn set_tc;
+    get_thread_ctx_fn get_tc;
+    void *p1 = alcGetProcAddress(dev, "alcSetThreadContext"),
+         *p2 = alcGetProcAddress(dev, "alcGetThreadContext");
+    memcpy(&set_tc, &p1, sizeof set_tc); /* as every program does with a function's address */
+    memcpy(&get_tc, &p2, sizeof get_tc);
+    assert_non_null(set_tc);
+    assert_non_null(get_tc);
+    assert_true(set_tc(b)); /* this thread now uses b */
+    assert_ptr_equal(get_tc(), b);
+    assert_ptr_equal(alcGetCurrentContext(), b);
+    assert_false(alIsSource(sa)); /* a's source is not b's */
+    alListenerf(AL_GAIN, 0.5f);
+    assert_true(set_tc(NULL));
+    assert_ptr_equal(alcGetCurrentContext(), a);
+    ALfloat g = 0;
+    alGetListenerf(AL_GAIN, &g);
+    assert_true(g == 1.0f); /* each context has its own listener */
+    alDeleteSources(1, &sa);
+    alcDestroyContext(b);
+    close_ctx(dev, a);
+}
+
+static void test_source_semantics(void **state) {
+    (void)state;
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, NULL);
+    ALuint src[256];
+    alGenSources(256, src); /* games create them all at start */
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    ALuint b = make_buffer(4800); /* 0.1 s */
+    alSourcei(src[0], AL_BUFFER, (ALint)b);
+    alSourcePlay(src[0]);
+    ALint st = 0;
+    alGetSourcei(src[0], AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_PLAYING); /* at once, no round trip */
+    alDeleteBuffers(1, &b);
+    assert_int_equal(alGetError(), AL_INVALID_OPERATION); /* in use */
+    assert_true(alIsBuffer(b));
+    ALint off = 0, last = 0;
+    for (int i = 0; i < 2000; i++) {
+        alGetSourcei(src[0], AL_SOURCE_STATE, &st);
+        if (st != AL_PLAYING) break;
+        alGetSourcei(src[0], AL_SAMPLE_OFFSET, &off);
+        assert_true(off >= last && off <= 4800);
+        last = off;
+        th_sleep_ms(2);
+    }
+    assert_int_equal(st, AL_STOPPED);
+    /* a source starting inside its buffer */
+    alSourcei(src[1], AL_BUFFER, (ALint)b);
+    alSourcei(src[1], AL_SAMPLE_OFFSET, 2400);
+    alGetSourcei(src[1], AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_INITIAL);
+    alSourcePlay(src[1]);
+    alGetSourcei(src[1], AL_SAMPLE_OFFSET, &off);
+    assert_true(off >= 2400);
+    assert_int_equal(wait_not_playing(src[1]), AL_STOPPED);
+    /* pause keeps the offset, rewind goes back to INITIAL */
+    alSourcei(src[2], AL_BUFFER, (ALint)b);
+    alSourcei(src[2], AL_LOOPING, AL_TRUE);
+    alSourcePlay(src[2]);
+    th_sleep_ms(30);
+    alSourcePause(src[2]);
+    alGetSourcei(src[2], AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_PAUSED);
+    ALint p1 = 0, p2 = 0;
+    alGetSourcei(src[2], AL_SAMPLE_OFFSET, &p1);
+    th_sleep_ms(20);
+    alGetSourcei(src[2], AL_SAMPLE_OFFSET, &p2);
+    assert_int_equal(p1, p2);
+    alSourceRewind(src[2]);
+    alGetSourcei(src[2], AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_INITIAL);
+    /* parameters read back; bad values are errors */
+    alSourcef(src[3], AL_PITCH, 0.0f);
+    assert_int_equal(alGetError(), AL_INVALID_VALUE);
+    alSource3f(src[3], AL_DIRECTION, 0.0f, 0.0f, -1.0f);
+    ALfloat x, y, z;
+    alGetSource3f(src[3], AL_DIRECTION, &x, &y, &z);
+    assert_true(x == 0.0f && y == 0.0f && z == -1.0f);
+    alSourcei(src[3], AL_SOURCE_STATE, AL_PLAYING);
+    assert_int_equal(alGetError(), AL_INVALID_OPERATION);
+    alDeleteSources(256, src);
+    alDeleteBuffers(1, &b);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    assert_false(alIsBuffer(b));
+    close_ctx(dev, ctx);
+}
+
+static void test_queue_runs_dry(void **state) {
+    (void)state;
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, NULL);
+    ALuint b[3], s;
+    for (int i = 0; i < 3; i++)
+        b[i] = make_buffer(2400);
+    alGenSources(1, &s);
+    alSourceQueueBuffers(s, 2, b);
+    ALint v = 0;
+    alGetSourcei(s, AL_BUFFERS_QUEUED, &v);
+    assert_int_equal(v, 2);
+    alGetSourcei(s, AL_SOURCE_TYPE, &v);
+    assert_int_equal(v, AL_STREAMING);
+    alSourcePlay(s);
+    assert_int_equal(wait_not_playing(s), AL_STOPPED); /* ran dry: stopped */
+    alGetSourcei(s, AL_BUFFERS_PROCESSED, &v);
+    assert_int_equal(v, 2);
+    ALuint got[2];
+    alSourceUnqueueBuffers(s, 2, got);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    assert_int_equal(got[0], b[0]);
+    assert_int_equal(got[1], b[1]);
+    alSourceQueueBuffers(s, 1, &b[2]);
+    alSourcePlay(s); /* and restarts */
+    alGetSourcei(s, AL_SOURCE_STATE, &v);
+    assert_int_equal(v, AL_PLAYING);
+    assert_int_equal(wait_not_playing(s), AL_STOPPED);
+    alSourceUnqueueBuffers(s, 5, got);
+    assert_int_equal(alGetError(), AL_INVALID_VALUE); /* more than processed */
+    alDeleteSources(1, &s);
+    alDeleteBuffers(3, b);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    close_ctx(dev, ctx);
+}
+
+static ALuint shared_buf;
+
+static void *worker(void *arg) {
+    const int id = (int)(intptr_t)arg;
+    int errors = 0;
+    for (int i = 0; i < 40; i++) {
+        ALuint s;
+        alGenSources(1, &s);
+        alSourcei(s, AL_BUFFER, (ALint)shared_buf);
+        alSource3f(s, AL_POSITION, (float)id - 0.5f, 0.0f, -1.0f);
+        alSourcePlay(s);
+        ALint st = 0;
+        for (int k = 0; k < 50; k++)
+            alGetSourcei(s, AL_SOURCE_STATE, &st);
+        const float pos[3] = {(float)i * 0.1f, 0.0f, 0.0f};
+        alListenerfv(AL_POSITION, pos);
+        if (i % 2) alSourceStop(s);
+        alDeleteSources(1, &s);
+        if (alGetError() != AL_NO_ERROR) errors++;
+    }
+    return (void *)(intptr_t)errors;
+}
+
+static void test_two_threads(void **state) {
+    (void)state;
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, NULL);
+    shared_buf = make_buffer(960);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i), 0);
+    for (int i = 0; i < 2; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        assert_int_equal((int)(intptr_t)r, 0);
+    }
+    alDeleteBuffers(1, &shared_buf);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    close_ctx(dev, ctx);
+}
+
+/* The daemon goes away and comes back: HELIOD_SOCKET names a symlink that
+ * is pointed at the new daemon's socket. */
+static void test_daemon_restart(void **state) {
+    th_fixture_t *f = *state;
+    char dir[] = "/tmp/hl-openal-link-XXXXXX", link[64];
+    assert_non_null(mkdtemp(dir)); /* outside the daemon's directory, which goes with it */
+    snprintf(link, sizeof link, "%s/heliod.sock", dir);
+    assert_int_equal(symlink(f->d.sock, link), 0);
+    setenv("HELIOD_SOCKET", link, 1);
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, NULL);
+    ALuint b = make_buffer(4800), s;
+    alGenSources(1, &s);
+    alSourcei(s, AL_BUFFER, (ALint)b);
+    alSourcei(s, AL_LOOPING, AL_TRUE);
+    alSourcePlay(s);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    th_daemon_stop(&f->d, NULL); /* however it exits: its clients see it go */
+    ALint st = AL_PLAYING;
+    for (int i = 0; i < 2000 && st == AL_PLAYING; i++) {
+        alGetSourcei(s, AL_SOURCE_STATE, &st);
+        if (st == AL_PLAYING) th_sleep_ms(5);
+    }
+    assert_int_equal(st, AL_STOPPED); /* stopped softly */
+    assert_int_equal(alGetError(), AL_INVALID_OPERATION);
+    ALCint conn = 1;
+    alcGetIntegerv(dev, ALC_CONNECTED, 1, &conn);
+    assert_int_equal(conn, 0);
+    alSourcePlay(s); /* fails softly */
+    alGetSourcei(s, AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_STOPPED);
+    alGetError();
+    /* back: a new daemon behind the same path */
+    th_daemon_cleanup(&f->d);
+    assert_int_equal(th_daemon_start(&f->d, 0, NULL), 0);
+    unlink(link);
+    assert_int_equal(symlink(f->d.sock, link), 0);
+    for (int i = 0; i < 2000 && !conn; i++) {
+        alcGetIntegerv(dev, ALC_CONNECTED, 1, &conn);
+        if (!conn) th_sleep_ms(5);
+    }
+    assert_int_equal(conn, 1);
+    alSourcei(s, AL_LOOPING, AL_FALSE);
+    alSourcePlay(s); /* the buffer was uploaded again */
+    alGetSourcei(s, AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_PLAYING);
+    heliod_t *h = th_fixture_connect_control(f, "check"); /* sees every client's voices */
+    assert_non_null(h);
+    static heliod_voice_info_t vi[16];
+    size_t n = 0;
+    int seen = 0;
+    for (int i = 0; i < 400 && !seen; i++) {
+        assert_true(heliod_voices(h, vi, 16, &n) >= 0);
+        for (size_t k = 0; k < n; k++)
+            if (strncmp(vi[k].sound, "al.", 3) == 0) seen = 1;
+        alGetSourcei(s, AL_SOURCE_STATE, &st);
+        if (!seen && st != AL_PLAYING) break;
+    }
+    heliod_close(h);
+    assert_true(seen); /* the daemon plays the re-uploaded buffer */
+    assert_int_equal(wait_not_playing(s), AL_STOPPED);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    alDeleteSources(1, &s);
+    alDeleteBuffers(1, &b);
+    close_ctx(dev, ctx);
+    unlink(link);
+    rmdir(dir);
+    setenv("HELIOD_SOCKET", f->d.sock, 1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_alc_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_contexts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_source_semantics, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queue_runs_dry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_daemon_restart, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
