@@ -124,5 +124,97 @@ def play():
     print("scenes=%d err=%#x" % (len(scenes()), err))
 
 
+# Doppler: a 1 kHz mono sine; (source velocity, listener velocity, doppler
+# factor, speed of sound) per scene, the source 10 m ahead.
+DOPPLER = [((0, 0, 20), (0, 0, 0), 1.0, 343.3), ((0, 0, -20), (0, 0, 0), 1.0, 343.3),
+           ((0, 0, 0), (0, 0, -30), 1.0, 343.3), ((0, 0, 15), (0, 0, 0), 2.0, 343.3),
+           ((0, 0, 15), (0, 0, 0), 1.0, 250.0), ((10, 0, 0), (0, 0, 0), 1.0, 343.3)]
+AL_VELOCITY = 0x1006
+
+
+def sine_buffer(al, seconds):
+    n = int(RATE * seconds)
+    b = ctypes.c_uint()
+    al.alGenBuffers(1, ctypes.byref(b))
+    data = (ctypes.c_short * n)(*[int(AMP * math.sin(2 * math.pi * 1000 * i / RATE)) for i in range(n)])
+    al.alBufferData(b, AL_FORMAT_MONO16, data, n * 2, RATE)
+    return b.value
+
+
+def apply_doppler(al, src, sc):
+    f = ctypes.c_float
+    vs, vl, df, ss = sc
+    al.alDopplerFactor(f(df))
+    al.alSpeedOfSound(f(ss))
+    al.alSource3f(src, AL_POSITION, f(0), f(0), f(-10))
+    al.alSource3f(src, AL_VELOCITY, *[f(x) for x in vs])
+    al.alListener3f(AL_VELOCITY, *[f(x) for x in vl])
+
+
+def freq_of(x, rate):
+    """Frequency from the first and last upward zero crossings (interpolated)."""
+    ups = [i + x[i] / (x[i] - x[i + 1]) for i in range(len(x) - 1) if x[i] <= 0 < x[i + 1]]
+    return (len(ups) - 1) / ((ups[-1] - ups[0]) / rate) if len(ups) > 2 else 0.0
+
+
+def doppler_soft():
+    al, dev = loopback()
+    buf = sine_buffer(al, 0.5)
+    src = ctypes.c_uint()
+    al.alGenSources(1, ctypes.byref(src))
+    al.alSourcei(src, AL_BUFFER, buf)
+    out = (ctypes.c_float * (2 * 8192))()
+    for i, sc in enumerate(DOPPLER):
+        al.alSourceStop(src)
+        apply_doppler(al, src, sc)
+        al.alSourcePlay(src)
+        al.alcRenderSamplesSOFT(dev, out, 8192)
+        left = [out[2 * k] for k in range(1024, 8192)]
+        print("%d %.4f" % (i, freq_of(left, RATE)))
+
+
+def loopback():
+    al = ctypes.CDLL("libopenal.so.1")
+    al.alcLoopbackOpenDeviceSOFT.restype = ctypes.c_void_p
+    al.alcCreateContext.restype = ctypes.c_void_p
+    al.alcCreateContext.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    al.alcMakeContextCurrent.argtypes = [ctypes.c_void_p]
+    al.alcRenderSamplesSOFT.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    dev = al.alcLoopbackOpenDeviceSOFT(None)
+    if not dev:
+        sys.exit("no loopback device")
+    attrs = (ctypes.c_int * 7)(0x1990, 0x1501, 0x1991, 0x1406, 0x1007, RATE, 0)
+    ctx = al.alcCreateContext(dev, attrs)
+    al.alcMakeContextCurrent(ctx)
+    return al, dev
+
+
+def doppler_play():
+    al = ctypes.CDLL("libopenal.so.1")
+    al.alcOpenDevice.restype = ctypes.c_void_p
+    al.alcCreateContext.restype = ctypes.c_void_p
+    al.alcCreateContext.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    al.alcMakeContextCurrent.argtypes = [ctypes.c_void_p]
+    dev = al.alcOpenDevice(None)
+    ctx = al.alcCreateContext(dev, None)
+    al.alcMakeContextCurrent(ctx)
+    buf = sine_buffer(al, 0.15)
+    src = ctypes.c_uint()
+    al.alGenSources(1, ctypes.byref(src))
+    al.alSourcei(src, AL_BUFFER, buf)
+    state = ctypes.c_int()
+    for sc in DOPPLER:
+        apply_doppler(al, src, sc)
+        al.alSourcePlay(src)
+        while True:
+            al.alGetSourcei(src, AL_SOURCE_STATE, ctypes.byref(state))
+            if state.value != AL_PLAYING:
+                break
+            time.sleep(0.002)
+        time.sleep(0.05)  # a gap of silence between the scenes
+    print("scenes=%d err=%#x" % (len(DOPPLER), al.alGetError()))
+
+
 if __name__ == "__main__":
-    soft() if sys.argv[1:] == ["soft"] else play()
+    {"soft": soft, "play": play, "doppler-soft": doppler_soft,
+     "doppler-play": doppler_play}[sys.argv[1]]()

@@ -300,6 +300,41 @@ class OpenAL(unittest.TestCase):
             self.assertLess(abs(db(ours[ch]) - db(theirs[ch])), 0.5,
                             "level %.2f dB vs %.2f dB" % (db(ours[ch]), db(theirs[ch])))
 
+    def test_3d_oracle_doppler(self):
+        """Doppler (source or listener moving, factor, speed of sound): heliod's
+        pitch is OpenAL Soft's (its loopback device) within 0.2 %."""
+        soft = subprocess.run([sys.executable, os.path.join(HERE, "scene3d.py"), "doppler-soft"],
+                              env=soft_env(self.d.dir, os.path.join(self.d.dir, "unused.wav")),
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(soft.returncode, 0, soft.stderr)
+        ref = [float(l.split()[1]) for l in soft.stdout.splitlines()]
+        r = self.d.run([sys.executable, os.path.join(HERE, "scene3d.py"), "doppler-play"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("err=0x0", r.stdout)
+        rate, _, rec = self.d.stop()
+        sys.path.insert(0, HERE)
+        import scene3d
+        segs, cur, quiet = [], [], 0
+        for f in rec:  # segments: sound between gaps of 10 ms of silence
+            if abs(f[0]) > 1e-6 or abs(f[1]) > 1e-6:
+                cur.append(f[0])
+                quiet = 0
+            else:
+                quiet += 1
+                if quiet >= rate // 100 and cur:
+                    segs.append(cur)
+                    cur = []
+                elif cur:
+                    cur.append(f[0])
+        if cur:
+            segs.append(cur)
+        self.assertEqual(len(segs), len(ref))
+        for i, (seg, want) in enumerate(zip(segs, ref)):
+            got = scene3d.freq_of(seg[len(seg) // 10: len(seg) * 9 // 10], rate)
+            self.assertLess(abs(got / want - 1), 0.002, "scene %d: %.2f Hz vs OpenAL Soft %.2f Hz" % (i, got, want))
+        self.assertGreater(ref[0], 1030)  # the scenes do shift
+        self.assertLess(ref[1], 970)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
