@@ -34,8 +34,10 @@ struct ALCdevice_struct {
     uint32_t period;    /* its period */
     heliod_clock_t clk; /* engine frame <-> CLOCK_MONOTONIC */
     uint64_t clk_read_ns;
-    int suspended; /* a bundle is open (alcSuspendContext) */
-    int bundle_n;  /* requests in it (a bundle holds at most 64) */
+    int suspended;        /* a bundle is open (alcSuspendContext) */
+    int paused;           /* alcDevicePauseSOFT: voices held, the clock frozen */
+    uint64_t pause_frame; /* the engine frame it paused on */
+    int bundle_n;         /* requests in it (a bundle holds at most 64) */
     ALCenum error;
     uint64_t retry_ns; /* next reconnect attempt */
     char socket[256];
@@ -92,6 +94,7 @@ typedef struct {
     float cone_in, cone_out, cone_out_gain;
     float ref_dist, max_dist, rolloff;
     int relative, looping;
+    int direct;   /* AL_DIRECT_CHANNELS_SOFT: stereo passes through (it always does) */
     ALenum type;  /* AL_UNDETERMINED, AL_STATIC, AL_STREAMING */
     ALenum state; /* AL_INITIAL, AL_PLAYING, AL_PAUSED, AL_STOPPED */
     alh_qent_t q[ALH_QMAX];
@@ -160,7 +163,8 @@ void alh_sources_lost(ALCdevice *d);     /* the daemon went away */
 void alh_sources_context_gone(ALCcontext *c);
 void alh_sources_respatialise(ALCcontext *c); /* listener or global change */
 void alh_on_event(ALCdevice *d, const heliod_event_t *ev);
-void alh_sources_tick(ALCdevice *d); /* the event thread: queue bookkeeping */
+void alh_sources_tick(ALCdevice *d);                   /* the event thread: queue bookkeeping */
+void alh_sources_shift(ALCdevice *d, uint64_t frames); /* a device pause ended */
 
 /* 3D: OpenAL's math (al_math.c) */
 typedef struct {

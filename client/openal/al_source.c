@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <AL/alext.h>
+
 #include "al_int.h"
 
 #define ENTER(ret)                                                                                 \
@@ -135,7 +137,7 @@ static int start_entry(alh_source_t *s, int i, double off, uint64_t at, const al
     heliod_play_params_init(&p);
     p.flags = s->looping && s->type != AL_STREAMING ? HELIOD_PLAY_LOOP : 0;
     if (d->pan_law && b->channels == 1) p.flags |= HELIOD_PLAY_PAN_OPENAL;
-    if (off > 0) p.flags |= HELIOD_PLAY_PAUSED; /* resumed once the seek is set */
+    if (off > 0 || d->paused) p.flags |= HELIOD_PLAY_PAUSED; /* resumed by the seek or the device */
     p.gain_db = db_of(m->gain);
     p.pan = m->pan;
     p.pitch = pitch;
@@ -183,7 +185,7 @@ static void on_play_reply(void *user, const heliod_reply_t *r) {
         const alh_buffer_t *b = alh_buffer_get(e->buf);
         heliod_voice_set_t vs;
         memset(&vs, 0, sizeof vs);
-        vs.mask = HELIOD_SET_SEEK | HELIOD_SET_RESUME;
+        vs.mask = HELIOD_SET_SEEK | (d->paused ? 0u : HELIOD_SET_RESUME);
         vs.seek_s = b && b->freq ? e->off0 / (double)b->freq : 0.0;
         vs.pitch = 1.0f;
         heliod_set_async(d->h, e->voice, &vs);
@@ -537,6 +539,15 @@ void alh_sources_tick(ALCdevice *d) {
     }
 }
 
+void alh_sources_shift(ALCdevice *d, uint64_t frames) {
+    for (ALuint i = 0; g_al.src && i < ALH_MAX_SOURCES; i++) {
+        alh_source_t *s = &g_al.src[i];
+        if (!s->used || s->ctx->dev != d || s->state != AL_PLAYING) continue;
+        for (int k = 0; k < s->qn; k++)
+            if (s->q[k].started) s->q[k].start += frames;
+    }
+}
+
 void alh_sources_lost(ALCdevice *d) {
     for (ALuint i = 0; g_al.src && i < ALH_MAX_SOURCES; i++) {
         alh_source_t *s = &g_al.src[i];
@@ -787,6 +798,10 @@ static void source_seti(ALCcontext *c, alh_source_t *s, ALenum param, ALint v) {
         return;
     }
     case AL_SOURCE_STATE: alh_set_error(c, AL_INVALID_OPERATION); return;
+    case AL_DIRECT_CHANNELS_SOFT:
+        if (v != AL_FALSE && v != AL_TRUE) goto bad;
+        s->direct = v;
+        return;
     case AL_SEC_OFFSET:
     case AL_SAMPLE_OFFSET:
     case AL_BYTE_OFFSET: set_offset(c, s, param, v); return;
@@ -889,6 +904,7 @@ static int source_get(ALCcontext *c, alh_source_t *s, ALenum param, double *v) {
         return 3;
     }
     case AL_SOURCE_RELATIVE: v[0] = s->relative; return 1;
+    case AL_DIRECT_CHANNELS_SOFT: v[0] = s->direct; return 1;
     case AL_LOOPING: v[0] = s->looping; return 1;
     case AL_BUFFER:
         v[0] = s->type == AL_STATIC && s->qn ? s->q[0].buf : 0;

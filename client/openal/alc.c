@@ -22,12 +22,17 @@
 #define ALC_CONNECTED 0x313
 #endif
 
+ALH_EXPORT void ALC_APIENTRY alcDevicePauseSOFT(ALCdevice *device);
+ALH_EXPORT void ALC_APIENTRY alcDeviceResumeSOFT(ALCdevice *device);
+ALH_EXPORT ALCboolean ALC_APIENTRY alcSetThreadContext(ALCcontext *context);
+ALH_EXPORT ALCcontext *ALC_APIENTRY alcGetThreadContext(void);
+
 alh_global_t g_al = {.lock = PTHREAD_MUTEX_INITIALIZER};
 __thread ALCcontext *alh_tls_ctx;
 
 #define DEVICE_NAME "heliod"
-static const char alc_extensions[] =
-    "ALC_ENUMERATE_ALL_EXT ALC_ENUMERATION_EXT ALC_EXT_disconnect ALC_EXT_thread_local_context";
+static const char alc_extensions[] = "ALC_ENUMERATE_ALL_EXT ALC_ENUMERATION_EXT ALC_EXT_disconnect "
+                                     "ALC_EXT_thread_local_context ALC_SOFT_pause_device";
 
 void alh_lock(void) {
     pthread_mutex_lock(&g_al.lock);
@@ -67,6 +72,7 @@ static void dev_error(ALCdevice *d, ALCenum e) {
 }
 
 uint64_t alh_now_frame(ALCdevice *d) {
+    if (d->paused) return d->pause_frame; /* sources do not advance */
     const uint64_t now = alh_mono_ns();
     if (!d->clk.rate) return 0;
     return heliod_clock_frame_at(&d->clk, now);
@@ -476,7 +482,8 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcIsExtensionPresent(ALCdevice *device,
     X(alcCreateContext) X(alcDestroyContext) X(alcGetContextsDevice) X(alcGetCurrentContext)       \
     X(alcGetEnumValue) X(alcGetError) X(alcGetIntegerv) X(alcGetProcAddress) X(alcGetString)       \
     X(alcIsExtensionPresent) X(alcMakeContextCurrent) X(alcOpenDevice) X(alcProcessContext)        \
-    X(alcSuspendContext) X(alcSetThreadContext) X(alcGetThreadContext)
+    X(alcSuspendContext) X(alcSetThreadContext) X(alcGetThreadContext) X(alcDevicePauseSOFT)     \
+    X(alcDeviceResumeSOFT)
 // clang-format on
 
 #pragma GCC diagnostic push
@@ -645,6 +652,34 @@ ALH_EXPORT void ALC_APIENTRY alcGetIntegerv(ALCdevice *device, ALCenum param, AL
     return;
 bad_device:
     dev_error(device, ALC_INVALID_DEVICE);
+    alh_unlock();
+}
+
+/* ---- ALC_SOFT_pause_device: every voice of the device held, its clock frozen ---- */
+ALH_EXPORT void ALC_APIENTRY alcDevicePauseSOFT(ALCdevice *device) {
+    alh_lock();
+    ALCdevice *d = alh_dev_ok(device);
+    if (!d) {
+        g_al.null_error = ALC_INVALID_DEVICE;
+    } else if (!d->paused) {
+        d->pause_frame = alh_now_frame(d);
+        d->paused = 1;
+        if (d->h) alh_conn_check(d, heliod_pause_all(d->h, 1, 0, NULL));
+    }
+    alh_unlock();
+}
+
+ALH_EXPORT void ALC_APIENTRY alcDeviceResumeSOFT(ALCdevice *device) {
+    alh_lock();
+    ALCdevice *d = alh_dev_ok(device);
+    if (!d) {
+        g_al.null_error = ALC_INVALID_DEVICE;
+    } else if (d->paused) {
+        d->paused = 0;
+        const uint64_t now = alh_now_frame(d);
+        if (now > d->pause_frame) alh_sources_shift(d, now - d->pause_frame);
+        if (d->h) alh_conn_check(d, heliod_pause_all(d->h, 0, 0, NULL));
+    }
     alh_unlock();
 }
 

@@ -318,6 +318,65 @@ static void test_two_threads(void **state) {
     close_ctx(dev, ctx);
 }
 
+typedef void(ALC_APIENTRY *dev_fn)(ALCdevice *);
+
+/* ALC_SOFT_pause_device: voices held in the daemon, sources stay PLAYING with
+ * their offsets frozen; AL_SOFT_direct_channels is a source parameter. */
+static void test_pause_device(void **state) {
+    th_fixture_t *f = *state;
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, NULL);
+    assert_true(alcIsExtensionPresent(dev, "ALC_SOFT_pause_device"));
+    assert_true(alIsExtensionPresent("AL_SOFT_direct_channels"));
+    dev_fn pause_fn, resume_fn;
+    void *p1 = alcGetProcAddress(dev, "alcDevicePauseSOFT"),
+         *p2 = alcGetProcAddress(dev, "alcDeviceResumeSOFT");
+    assert_non_null(p1);
+    assert_non_null(p2);
+    memcpy(&pause_fn, &p1, sizeof pause_fn);
+    memcpy(&resume_fn, &p2, sizeof resume_fn);
+    ALuint b = make_buffer(48000), s;
+    alGenSources(1, &s);
+    alSourcei(s, AL_DIRECT_CHANNELS_SOFT, AL_TRUE);
+    ALint v = 0;
+    alGetSourcei(s, AL_DIRECT_CHANNELS_SOFT, &v);
+    assert_int_equal(v, AL_TRUE);
+    alSourcei(s, AL_BUFFER, (ALint)b);
+    alSourcei(s, AL_LOOPING, AL_TRUE);
+    alSourcePlay(s);
+    th_sleep_ms(20);
+    pause_fn(dev);
+    ALint o1 = 0, o2 = 0, st = 0;
+    alGetSourcei(s, AL_SAMPLE_OFFSET, &o1);
+    th_sleep_ms(30);
+    alGetSourcei(s, AL_SAMPLE_OFFSET, &o2);
+    alGetSourcei(s, AL_SOURCE_STATE, &st);
+    assert_int_equal(st, AL_PLAYING);
+    assert_int_equal(o1, o2);
+    heliod_t *h = th_fixture_connect_control(f, "check");
+    assert_non_null(h);
+    static heliod_voice_info_t vi[8];
+    size_t n = 0;
+    assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+    assert_int_equal(n, 1);
+    assert_true(vi[0].state == HELIOD_VOICE_PAUSED || vi[0].state == HELIOD_VOICE_VPAUSED);
+    resume_fn(dev);
+    assert_true(heliod_voices(h, vi, 8, &n) >= 0);
+    assert_int_equal(n, 1);
+    assert_true(vi[0].state != HELIOD_VOICE_PAUSED && vi[0].state != HELIOD_VOICE_VPAUSED);
+    heliod_close(h);
+    for (int i = 0; i < 400 && o2 <= o1; i++) {
+        th_sleep_ms(5);
+        alGetSourcei(s, AL_SAMPLE_OFFSET, &o2);
+    }
+    assert_true(o2 > o1);
+    alDeleteSources(1, &s);
+    alDeleteBuffers(1, &b);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    close_ctx(dev, ctx);
+}
+
 /* The daemon goes away and comes back: HELIOD_SOCKET names a symlink that
  * is pointed at the new daemon's socket. */
 static void test_daemon_restart(void **state) {
@@ -396,6 +455,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_source_semantics, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queue_runs_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pause_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_restart, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
