@@ -215,6 +215,20 @@ static void thread_stop_if_idle(void) {
     g_al.thread_running = 0;
 }
 
+/* The library unloaded (dlclose) or the process exiting: the event thread
+ * must not run on in unmapped code. */
+__attribute__((destructor)) static void alh_fini(void) {
+    alh_lock();
+    if (g_al.thread_running) {
+        g_al.thread_stop = 1;
+        alh_unlock();
+        pthread_join(g_al.thread, NULL);
+        alh_lock();
+        g_al.thread_running = 0;
+    }
+    alh_unlock();
+}
+
 static int init_tables(void) {
     if (!g_al.src) g_al.src = calloc(ALH_MAX_SOURCES, sizeof *g_al.src);
     if (!g_al.buf) g_al.buf = calloc(ALH_MAX_BUFFERS, sizeof *g_al.buf);

@@ -136,7 +136,11 @@ class OpenAL(unittest.TestCase):
     def test_openal_info(self):
         if not shutil.which("openal-info"):
             self.skipTest("openal-info not installed")
-        r = self.d.run(["openal-info"])
+        env = self.d.env()  # through the wrapper: it sets the library path itself
+        env.pop("LD_LIBRARY_PATH")
+        env["HELIOD_OPENAL_DIR"] = OAL_DIR
+        r = subprocess.run([os.path.join(OAL_DIR, "heliod-openal"), "openal-info"], env=env,
+                           capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Default playback device: heliod", r.stdout)
         self.assertIn('Info for device "heliod"', r.stdout)
