@@ -139,7 +139,7 @@ class OpenAL(unittest.TestCase):
         env = self.d.env()  # through the wrapper: it sets the library path itself
         env.pop("LD_LIBRARY_PATH")
         env["HELIOD_OPENAL_DIR"] = OAL_DIR
-        r = subprocess.run([os.path.join(OAL_DIR, "heliod-openal"), "openal-info"], env=env,
+        r = subprocess.run(["sh", os.path.join(OAL_DIR, "heliod-openal"), "openal-info"], env=env,
                            capture_output=True, text=True, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Default playback device: heliod", r.stdout)
