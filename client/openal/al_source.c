@@ -309,10 +309,14 @@ void alh_source_update(alh_source_t *s) {
         return;
     }
     const uint64_t now = alh_now_frame(d);
+    /* until STARTED says on which frame an unscheduled voice began, its end
+     * is only known to within the command's latency: wait that much more
+     * rather than call it stopped while its last frames are still to play */
+    const uint64_t slack = s->type == AL_STREAMING || s->started_exact ? 0 : 2u * d->period;
     int live = 0;
     for (int i = 0; i < s->qn; i++) {
         const alh_qent_t *e = &s->q[i];
-        if (e->started && !e->ended && now < e->start + e->len) live = 1;
+        if (e->started && !e->ended && now < e->start + e->len + slack) live = 1;
     }
     if (live) return;
 stopped:

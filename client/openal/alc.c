@@ -579,8 +579,8 @@ ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetString(ALCdevice *device, ALCenum p
         break;
     case ALC_CAPTURE_DEVICE_SPECIFIER: s = d ? "" : "\0"; break; /* no capture devices */
     case ALC_CAPTURE_DEFAULT_DEVICE_SPECIFIER: s = ""; break;
-    case ALC_EXTENSIONS:
-        if (d)
+    case ALC_EXTENSIONS: /* the same list without a device (programs print it) */
+        if (d || !device)
             s = alc_extensions;
         else
             dev_error(device, ALC_INVALID_DEVICE);

@@ -113,6 +113,7 @@ static void test_alc_queries(void **state) {
     /* names */
     assert_true(alcIsExtensionPresent(dev, "alc_ext_THREAD_local_context"));
     assert_true(alcIsExtensionPresent(NULL, "ALC_ENUMERATE_ALL_EXT"));
+    assert_non_null(strstr(alcGetString(NULL, ALC_EXTENSIONS), "ALC_ENUMERATION_EXT"));
     assert_false(alcIsExtensionPresent(dev, "ALC_EXT_EFX")); /* not implemented: not advertised */
     assert_true(alIsExtensionPresent("al_ext_float32"));
     assert_false(alIsExtensionPresent("AL_EXT_MCFORMATS"));

@@ -163,8 +163,10 @@ class OpenAL(unittest.TestCase):
         self.assertEqual(kv["err"], "0x0")
         frames, rate = int(kv["frames"]), int(kv["rate"])
         expect_s = frames / rate
-        # stopped within 60 ms of the sound's length (state is local, no round trip)
-        self.assertLess(abs(float(kv["elapsed"]) - expect_s), 0.06, r.stdout)
+        # AL_STOPPED not before the sound's length has played (nor long after:
+        # the state is local; the upper margin allows for a loaded machine)
+        self.assertGreater(float(kv["elapsed"]), expect_s - 0.02, r.stdout)
+        self.assertLess(float(kv["elapsed"]), expect_s + 0.5, r.stdout)
         erate, ech, rec = self.d.stop()
         span = active(rec)
         self.assertIsNotNone(span)
