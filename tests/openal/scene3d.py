@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The 3D oracle's scene: a mono DC source at 18 distances x 3 distance models
-(30 degrees to the right, so pan counts too), then a cone turned to 8 angles.
+(30 degrees to the right, so pan counts too), a cone turned to 8 angles, the
+listener moved and turned with sources all around it and above, relative
+sources.
 `scene3d.py soft`: renders each scene on OpenAL Soft's loopback device
 (ALC_SOFT_loopback) and prints its left and right gains. `scene3d.py play`:
 plays the scenes one after the other on the default device of whichever
@@ -31,6 +33,18 @@ def scenes():
         r = math.radians(a)
         out.append(dict(model=AL_INVERSE_DISTANCE_CLAMPED, pos=(0.0, 0.0, -2.0),
                         dir=(math.sin(r), 0.0, math.cos(r)), cone=True))
+    # the listener turned to face +x and moved: sources all around it, and above
+    for a in range(0, 360, 45):
+        r = math.radians(a)
+        out.append(dict(model=AL_INVERSE_DISTANCE_CLAMPED, lis_pos=(3.0, 0.0, 1.0),
+                        lis_at=(1.0, 0.0, 0.0, 0.0, 1.0, 0.0),
+                        pos=(3.0 + 2 * math.cos(r), 0.0, 1.0 + 2 * math.sin(r)), dir=(0, 0, 0)))
+    out.append(dict(model=AL_INVERSE_DISTANCE_CLAMPED, pos=(1.0, 2.0, -1.0), dir=(0, 0, 0)))
+    out.append(dict(model=AL_INVERSE_DISTANCE_CLAMPED, pos=(-0.5, -1.0, 0.5), dir=(0, 0, 0)))
+    # relative sources ignore where the listener is and how it is turned
+    for pos in ((1.5, 0.0, -1.0), (-3.0, 0.0, 2.0)):
+        out.append(dict(model=AL_INVERSE_DISTANCE_CLAMPED, lis_pos=(10.0, 0.0, 4.0),
+                        lis_at=(0.0, 0.0, 1.0, 0.0, 1.0, 0.0), rel=True, pos=pos, dir=(0, 0, 0)))
     return out
 
 
@@ -43,8 +57,14 @@ def setup(al, src):
     al.alSourcef(src, AL_CONE_OUTER_GAIN, ctypes.c_float(0.2))
 
 
+AL_ORIENTATION, AL_SOURCE_RELATIVE = 0x100F, 0x202
+
+
 def apply(al, src, sc):
     f = ctypes.c_float
+    al.alListener3f(AL_POSITION, *[f(x) for x in sc.get("lis_pos", (0.0, 0.0, 0.0))])
+    al.alListenerfv(AL_ORIENTATION, (f * 6)(*sc.get("lis_at", (0.0, 0.0, -1.0, 0.0, 1.0, 0.0))))
+    al.alSourcei(src, AL_SOURCE_RELATIVE, 1 if sc.get("rel") else 0)
     al.alDistanceModel(sc["model"])
     al.alSource3f(src, AL_POSITION, *[f(x) for x in sc["pos"]])
     al.alSource3f(src, AL_DIRECTION, *[f(x) for x in sc["dir"]])
