@@ -67,9 +67,8 @@ typedef struct {
      * fade_in_ms, bus, vel, emitter, post stage, flags HELIOD_PLAY_3D /
      * PAUSED / CUBIC / SINC / LINEAR, as for heliod_play. LOOP, DETACHED and
      * the loop fields do not apply to a stream (HELIOD_EINVAL); `over` is
-     * ignored (there is no cue). A
-     * stream voice is never made virtual: it is mixed, or refused
-     * HELIOD_ENOVOICES when no real voice can be had. */
+     * ignored (there is no cue). A stream voice is never made virtual: it
+     * is mixed, or refused HELIOD_ENOVOICES when no real voice can be had. */
     heliod_play_params_t play;
 } heliod_stream_params_t;
 

@@ -8,6 +8,7 @@
  *   conn.c      per-client buffers, framing, batched writes, backpressure
  *   dispatch.c  framing, replies, the opcode table, sound/listener/bus/stats ops
  *   voice_ops.c PLAY, STOP, SET, PAUSE, VOICES: requests on logical voices
+ *   stream_ops.c STREAM: client-fed streams (their shared rings)
  *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
  *   emitter_ops.c EMITTER
  *   cues.c      cue and category definitions, cue sheets

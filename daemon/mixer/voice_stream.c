@@ -71,8 +71,10 @@ static void shm_convert_rt(float *dst, const unsigned char *src, uint32_t n, uin
         memcpy(dst, src, (size_t)n * sizeof(float));
         for (uint32_t i = 0; i < n; i++) {
             float x = dst[i];
-            if (!(x > -16.0f && x < 16.0f))
-                dst[i] = x >= 16.0f ? 16.0f : x <= -16.0f ? -16.0f : 0.0f;
+            if (x - x != 0.0f) /* NaN, infinities */
+                dst[i] = 0.0f;
+            else if (x > 16.0f || x < -16.0f)
+                dst[i] = x > 0.0f ? 16.0f : -16.0f;
         }
     }
 }
@@ -192,7 +194,6 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         hl_ring_spans_t sp;
         const uint32_t a = stream_avail_rt(st, &sp);
         const uint64_t x0 = v->scur;
-        if (st->shm && !st->primed && a == 0 && !eos) return; /* not started: silence */
         uint32_t cnt = stream_frames_for(x0, step, a, reach);
         if (v->ur) {
             /* recover only when the whole rest can play (or the source is over) */
@@ -220,6 +221,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         cnt = cnt < rest ? cnt : rest;
         cnt = cnt < cap ? cnt : cap;
         if (cnt == 0) {
+            if (st->shm && !st->primed) return; /* a client's, not started yet: silence */
             underrun_begin(m, v);
             continue;
         }

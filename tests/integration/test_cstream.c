@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,7 +59,7 @@ static void sine_60s(void **state) {
     p.rate = RATE;
     p.channels = 2;
     p.format = HELIOD_STREAM_S16;
-    p.frames = 1u << 18; /* 5.5 s of audio: 270 ms of wall time at 20x */
+    p.frames = 1u << 20; /* 21.8 s of audio: the writer may stall 1 s (wall) at 20x */
     p.play.fade_in_ms = 0;
     heliod_stream_t *s = NULL;
     assert_int_equal(heliod_stream_open(h, &p, &s), 0);
@@ -356,7 +357,7 @@ static void ctl_stream(void **state) {
 
 /* ---- hostile rings, over the raw protocol ---------------------------------- */
 
-static int raw_hello(int fd) {
+static int raw_hello_minor(int fd, uint16_t minor) {
     uint8_t buf[256];
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, sizeof buf);
@@ -364,12 +365,16 @@ static int raw_hello(int fd) {
     hl_hello_t m;
     hl_hello_init(&m);
     snprintf(m.client_name, sizeof m.client_name, "hostile");
-    m.minor = HL_PROTO_MINOR;
+    m.minor = minor;
     hl_put_hello(&w, &m);
     int n = hl_frame_end(&w);
     if (write(fd, buf, (size_t)n) != n) return -1;
     uint8_t in[4096];
     return read(fd, in, sizeof in) > 0 ? 0 : -1;
+}
+
+static int raw_hello(int fd) {
+    return raw_hello_minor(fd, HL_PROTO_MINOR);
 }
 
 /* Sends STREAM with memfd mfd (or none: -1) and returns the reply's status. */
@@ -477,9 +482,40 @@ static void hostile(void **state) {
     b = m;
     b.rate = 44100;
     assert_int_equal(raw_stream(fd, &b, dup(mfd)), HELIOD_EINVAL);
-    /* the good one plays */
-    assert_int_equal(raw_stream(fd, &m, mfd), 0);
+    /* not a memfd: a regular file has no seals */
+    char path[400];
+    snprintf(path, sizeof path, "%s/plain", d.dir);
+    int pf = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    assert_true(pf >= 0);
+    assert_int_equal(ftruncate(pf, (off_t)m.size), 0);
+    assert_int_equal(raw_stream(fd, &m, pf), HELIOD_EINVAL);
+    close(pf);
+    /* the good one plays; then its client writes nonsense into the header
+     * and the ring: a write position far ahead, NaN and huge samples */
+    assert_int_equal(raw_stream(fd, &m, dup(mfd)), 0);
+    hl_shm_hdr_t *hp = mmap(NULL, (size_t)m.size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+    assert_true(hp != MAP_FAILED);
+    float *ring = (float *)(void *)((unsigned char *)hp + HL_SHM_HDR);
+    for (uint32_t i = 0; i < 4096 * 2; i++)
+        ring[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? 1e30f : -INFINITY;
+    atomic_store(&hp->write, UINT64_MAX - 5);
+    atomic_store(&hp->read, 12345); /* the daemon's field: it never reads it back */
+    atomic_store(&hp->state, 7);
     close(mfd);
+    /* a 1.0 connection cannot open a stream */
+    int old = th_raw_connect(d.sock);
+    assert_true(old >= 0);
+    assert_int_equal(raw_hello_minor(old, 0), 0);
+    mfd = make_memfd(4096, 2, HL_SHM_F32, m.size, all);
+    assert_int_equal(raw_stream(old, &m, mfd), HELIOD_EVERSION);
+    close(mfd);
+    close(old);
+    usleep(100000); /* it plays the garbage a while: only its own voice hears it */
+    heliod_t *probe = NULL;
+    assert_int_equal(heliod_connect(&probe, d.sock, "probe"), 0);
+    assert_true(th_stat(probe, "voices_active") >= 1);
+    heliod_close(probe);
+    munmap(hp, (size_t)m.size);
     /* over the process's quota (1 MiB): 2 MiB of ring */
     m.frames = 1u << 18;
     m.size = hl_shm_size(m.frames, 2, HL_SHM_F32);
