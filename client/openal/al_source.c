@@ -605,7 +605,7 @@ ALH_EXPORT void AL_APIENTRY alGenSources(ALsizei n, ALuint *sources) {
     for (ALuint i = 0; i < ALH_MAX_SOURCES; i++)
         if (g_al.src[i].used && g_al.src[i].ctx == c) have++;
     if (have + n > c->attr_mono + c->attr_stereo && have + n > 256) {
-        alh_set_error(c, AL_INVALID_VALUE); /* more than the context offers */
+        alh_set_error(c, AL_OUT_OF_MEMORY); /* more than the context offers (as OpenAL Soft) */
         LEAVE();
     }
     ALsizei got = 0;

@@ -271,12 +271,18 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcCloseDevice(ALCdevice *device) {
         alh_unlock();
         return ALC_FALSE;
     }
-    for (size_t i = 0; i < sizeof g_al.ctxs / sizeof g_al.ctxs[0]; i++)
-        if (g_al.ctxs[i].used && g_al.ctxs[i].dev == d) {
-            g_al.null_error = ALC_INVALID_DEVICE; /* contexts still exist */
-            alh_unlock();
-            return ALC_FALSE;
-        }
+    /* contexts still there go with it (as OpenAL Soft: games close the
+     * device without destroying its context), their sources stopped */
+    if (d->suspended && d->h) heliod_bundle_end(d->h, NULL);
+    d->suspended = 0;
+    for (size_t i = 0; i < sizeof g_al.ctxs / sizeof g_al.ctxs[0]; i++) {
+        ALCcontext *c = &g_al.ctxs[i];
+        if (!c->used || c->dev != d) continue;
+        alh_sources_context_gone(c);
+        if (g_al.current == c) g_al.current = NULL;
+        if (alh_tls_ctx == c) alh_tls_ctx = NULL;
+        c->used = 0;
+    }
     alh_buffers_drop_device(d);
     if (d->h) heliod_close(d->h);
     d->h = NULL;

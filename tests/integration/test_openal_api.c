@@ -169,7 +169,15 @@ static void test_contexts(void **state) {
     assert_true(g == 1.0f); /* each context has its own listener */
     alDeleteSources(1, &sa);
     alcDestroyContext(b);
-    close_ctx(dev, a);
+    /* a device closed with its context still current: the context goes too */
+    ALuint left;
+    alGenSources(1, &left);
+    assert_true(alcCloseDevice(dev));
+    assert_null(alcGetCurrentContext());
+    ALCint v = 0;
+    alcGetIntegerv(dev, ALC_CONNECTED, 1, &v);
+    assert_int_equal(alcGetError(dev), ALC_INVALID_DEVICE);
+    (void)a;
 }
 
 static void test_source_semantics(void **state) {
@@ -180,6 +188,9 @@ static void test_source_semantics(void **state) {
     ALuint src[256];
     alGenSources(256, src); /* games create them all at start */
     assert_int_equal(alGetError(), AL_NO_ERROR);
+    ALuint extra = 0;
+    alGenSources(1, &extra); /* the 257th: as OpenAL Soft, out of memory */
+    assert_int_equal(alGetError(), AL_OUT_OF_MEMORY);
     ALuint b = make_buffer(4800); /* 0.1 s */
     alSourcei(src[0], AL_BUFFER, (ALint)b);
     alSourcePlay(src[0]);
