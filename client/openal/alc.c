@@ -80,11 +80,6 @@ uint64_t alh_now_frame(ALCdevice *d) {
 
 void alh_flush(ALCdevice *d) {
     if (d->h && !d->suspended) alh_conn_check(d, heliod_flush(d->h));
-    if (g_al.wake[1] > 0) {
-        char c = 1;
-        ssize_t n = write(g_al.wake[1], &c, 1);
-        (void)n;
-    }
 }
 
 void alh_req(ALCdevice *d) {
@@ -160,7 +155,7 @@ static void *event_thread(void *arg) {
         }
         alh_unlock();
         int pr = poll(pfd, (nfds_t)n, 5);
-        if (pr > 0 && (pfd[0].revents & POLLIN)) {
+        if (pr > 0 && g_al.wake[0] > 0 && (pfd[0].revents & POLLIN)) {
             char buf[64];
             ssize_t r = read(g_al.wake[0], buf, sizeof buf);
             (void)r;
@@ -197,9 +192,19 @@ static void *event_thread(void *arg) {
     return NULL;
 }
 
+/* Wakes the event thread out of its poll (it stops sooner). */
+static void thread_wake(void) {
+    if (g_al.wake[1] > 0) {
+        const char c = 1;
+        ssize_t n = write(g_al.wake[1], &c, 1);
+        (void)n;
+    }
+}
+
 static void thread_start(void) {
     if (g_al.thread_running) return;
-    if (g_al.wake[0] <= 0 && pipe2(g_al.wake, O_CLOEXEC | O_NONBLOCK) != 0) g_al.wake[0] = 0;
+    if (g_al.wake[0] <= 0 && pipe2(g_al.wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        g_al.wake[0] = g_al.wake[1] = -1; /* poll skips it: the thread stops within 5 ms */
     g_al.thread_stop = 0;
     if (pthread_create(&g_al.thread, NULL, event_thread, NULL) == 0) g_al.thread_running = 1;
 }
@@ -209,6 +214,7 @@ static void thread_stop_if_idle(void) {
         if (g_al.devs[i].used) return;
     if (!g_al.thread_running) return;
     g_al.thread_stop = 1;
+    thread_wake();
     alh_unlock();
     pthread_join(g_al.thread, NULL);
     alh_lock();
@@ -221,6 +227,8 @@ __attribute__((destructor)) static void alh_fini(void) {
     alh_lock();
     if (g_al.thread_running) {
         g_al.thread_stop = 1;
+        thread_wake();
+        thread_wake();
         alh_unlock();
         pthread_join(g_al.thread, NULL);
         alh_lock();
