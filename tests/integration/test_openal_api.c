@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -389,6 +390,123 @@ static void test_pause_device(void **state) {
     close_ctx(dev, ctx);
 }
 
+static int setup_rec(void **state) {
+    fill_pcm();
+    if (th_fixture_start(state, 1, NULL) != 0) return -1;
+    th_fixture_t *f = *state;
+    setenv("HELIOD_SOCKET", f->d.sock, 1);
+    return 0;
+}
+
+/* Every buffer format, static and queued (on a stream), in the recording:
+ * mono 8/16-bit/float at OpenAL Soft's centre level (0.596 per channel),
+ * stereo 8/16-bit/float channel for channel. */
+static void test_formats_recorded(void **state) {
+    th_fixture_t *f = *state;
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, NULL);
+    enum { N = 2400 };
+    static uint8_t u8m[N], u8s[2 * N];
+    static short s16s[2 * N];
+    static float f32m[N], f32s[2 * N];
+    for (int i = 0; i < N; i++) {
+        u8m[i] = 192;                          /* +0.5 */
+        u8s[2 * i] = 160, u8s[2 * i + 1] = 96; /* +0.25, -0.25 */
+        s16s[2 * i] = 8192, s16s[2 * i + 1] = -16384;
+        f32m[i] = -0.375f;
+        f32s[2 * i] = 0.125f, f32s[2 * i + 1] = 0.5f;
+    }
+    const struct {
+        ALenum fmt;
+        const void *data;
+        ALsizei size;
+        float l, r;
+    } cases[] = {
+        {AL_FORMAT_MONO8, u8m, N, 0.5f * 0.59566f, 0.5f * 0.59566f},
+        {AL_FORMAT_MONO16, pcm, 2 * N, 0.0f, 0.0f}, /* the square wave: level checked below */
+        {AL_FORMAT_STEREO8, u8s, 2 * N, 0.25f, -0.25f},
+        {AL_FORMAT_STEREO16, s16s, 4 * N, 0.25f, -0.5f},
+        {AL_FORMAT_MONO_FLOAT32, f32m, 4 * N, -0.375f * 0.59566f, -0.375f * 0.59566f},
+        {AL_FORMAT_STEREO_FLOAT32, f32s, 8 * N, 0.125f, 0.5f},
+    };
+    const int ncases = (int)(sizeof cases / sizeof cases[0]);
+    ALuint s;
+    alGenSources(1, &s);
+    for (int pass = 0; pass < 2; pass++) { /* static, then queued */
+        for (int k = 0; k < ncases; k++) {
+            ALuint b;
+            alGenBuffers(1, &b);
+            alBufferData(b, cases[k].fmt, cases[k].data, cases[k].size, 48000);
+            assert_int_equal(alGetError(), AL_NO_ERROR);
+            if (pass == 0)
+                alSourcei(s, AL_BUFFER, (ALint)b);
+            else
+                alSourceQueueBuffers(s, 1, &b);
+            alSourcePlay(s);
+            assert_int_equal(wait_not_playing(s), AL_STOPPED);
+            th_sleep_ms(30); /* a gap of silence between the cases */
+            if (pass == 0) {
+                alSourcei(s, AL_BUFFER, 0);
+            } else {
+                ALuint got;
+                alSourceUnqueueBuffers(s, 1, &got);
+                assert_int_equal(got, b);
+            }
+            alDeleteBuffers(1, &b);
+            assert_int_equal(alGetError(), AL_NO_ERROR);
+        }
+    }
+    alDeleteSources(1, &s);
+    close_ctx(dev, ctx);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *x;
+    size_t frames;
+    int ch, rate;
+    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    /* segments of sound between 10 ms of silence */
+    int seg = 0;
+    size_t i = 0;
+    while (i < frames && seg < 2 * ncases) {
+        while (i < frames && x[2 * i] == 0.0f && x[2 * i + 1] == 0.0f)
+            i++;
+        if (i >= frames) break;
+        const size_t a = i;
+        size_t quiet = 0, b = i;
+        for (; i < frames && quiet < 480; i++) {
+            if (x[2 * i] == 0.0f && x[2 * i + 1] == 0.0f)
+                quiet++;
+            else
+                quiet = 0, b = i;
+        }
+        const int k = seg % ncases;
+        /* its whole length; a queue that runs dry ends in the stream's
+         * underrun fade (64 frames from its last sample to silence) */
+        const size_t tail = seg >= ncases ? 64 : 0;
+        if (b - a + 1 < N - 8 || b - a + 1 > N + 8 + tail)
+            fail_msg("segment %d (case %d): %zu frames, want %d", seg, k, b - a + 1, (int)N);
+        double sl = 0, sr = 0, al = 0, ar = 0;
+        const size_t m0 = a + (b - a) / 4, m1 = a + 3 * (b - a) / 4;
+        for (size_t j = m0; j < m1; j++) {
+            sl += x[2 * j], sr += x[2 * j + 1];
+            al += fabs(x[2 * j]), ar += fabs(x[2 * j + 1]);
+        }
+        const double n = (double)(m1 - m0);
+        if (cases[k].fmt == AL_FORMAT_MONO16) { /* +-6000 square: its magnitude */
+            assert_true(fabs(al / n - 6000.0 / 32768 * 0.59566) < 0.01);
+            assert_true(fabs(ar / n - 6000.0 / 32768 * 0.59566) < 0.01);
+        } else {
+            if (fabs(sl / n - cases[k].l) >= 0.003 || fabs(sr / n - cases[k].r) >= 0.003)
+                fail_msg("segment %d (case %d): %.4f %.4f, want %.4f %.4f", seg, k, sl / n, sr / n,
+                         (double)cases[k].l, (double)cases[k].r);
+        }
+        seg++;
+    }
+    free(x);
+    assert_int_equal(seg, 2 * ncases);
+}
+
 /* The daemon goes away and comes back: HELIOD_SOCKET names a symlink that
  * is pointed at the new daemon's socket. */
 static void test_daemon_restart(void **state) {
@@ -468,6 +586,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_queue_runs_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_formats_recorded, setup_rec, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_restart, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
