@@ -23,7 +23,7 @@
 
 #define ALH_MAX_SOURCES 4096
 #define ALH_MAX_BUFFERS 65536
-#define ALH_QMAX        64 /* buffers queued on one source */
+#define ALH_QMAX        65536 /* buffers queued on one source */
 
 struct ALCdevice_struct {
     int used;
@@ -94,11 +94,11 @@ typedef struct {
     float cone_in, cone_out, cone_out_gain;
     float ref_dist, max_dist, rolloff;
     int relative, looping;
-    int direct;   /* AL_DIRECT_CHANNELS_SOFT: stereo passes through (it always does) */
-    ALenum type;  /* AL_UNDETERMINED, AL_STATIC, AL_STREAMING */
-    ALenum state; /* AL_INITIAL, AL_PLAYING, AL_PAUSED, AL_STOPPED */
-    alh_qent_t q[ALH_QMAX];
-    int qn;
+    int direct;    /* AL_DIRECT_CHANNELS_SOFT: stereo passes through (it always does) */
+    ALenum type;   /* AL_UNDETERMINED, AL_STATIC, AL_STREAMING */
+    ALenum state;  /* AL_INITIAL, AL_PLAYING, AL_PAUSED, AL_STOPPED */
+    alh_qent_t *q; /* the queue (a static source: one entry), grown as needed */
+    int qn, qcap;
     /* playback bookkeeping (engine frames of the device's clock) */
     double ratio;       /* source frames per engine frame while playing */
     double paused_off;  /* PAUSED: source frames into the queue */

@@ -46,6 +46,20 @@ alh_source_t *alh_source_get(ALCcontext *c, ALuint id) {
     return s->used && s->ctx == c ? s : NULL;
 }
 
+/* Room for n entries in s's queue. 0 or -1 (out of memory). */
+static int queue_room(alh_source_t *s, int n) {
+    if (n <= s->qcap) return 0;
+    if (n > ALH_QMAX) return -1;
+    int cap = s->qcap ? s->qcap : 4;
+    while (cap < n)
+        cap *= 2;
+    alh_qent_t *q = realloc(s->q, (size_t)cap * sizeof *q);
+    if (!q) return -1;
+    s->q = q;
+    s->qcap = cap;
+    return 0;
+}
+
 static void source_defaults(alh_source_t *s) {
     s->gain = 1.0f, s->min_gain = 0.0f, s->max_gain = 1.0f, s->pitch = 1.0f;
     memset(s->pos, 0, sizeof s->pos);
@@ -589,6 +603,9 @@ void alh_sources_context_gone(ALCcontext *c) {
         if (!s->used || s->ctx != c) continue;
         if (s->state == AL_PLAYING) stop_voices(s);
         release_queue(s);
+        free(s->q);
+        s->q = NULL;
+        s->qcap = 0;
         s->used = 0;
     }
 }
@@ -612,6 +629,7 @@ ALH_EXPORT void AL_APIENTRY alGenSources(ALsizei n, ALuint *sources) {
     for (ALuint i = 0; i < ALH_MAX_SOURCES && got < n; i++) {
         alh_source_t *s = &g_al.src[i];
         if (s->used) continue;
+        free(s->q); /* a slot used before */
         memset(s, 0, sizeof *s);
         s->used = 1;
         s->ctx = c;
@@ -644,6 +662,9 @@ ALH_EXPORT void AL_APIENTRY alDeleteSources(ALsizei n, const ALuint *sources) {
         alh_source_update(s);
         if (s->state == AL_PLAYING) stop_voices(s);
         release_queue(s);
+        free(s->q);
+        s->q = NULL;
+        s->qcap = 0;
         s->used = 0;
     }
     LEAVE();
@@ -788,6 +809,10 @@ static void source_seti(ALCcontext *c, alh_source_t *s, ALenum param, ALint v) {
                 alh_set_error(c, AL_INVALID_VALUE);
                 return;
             }
+        }
+        if (b && queue_room(s, 1) < 0) {
+            alh_set_error(c, AL_OUT_OF_MEMORY);
+            return;
         }
         release_queue(s);
         if (b) {
@@ -1139,7 +1164,7 @@ ALH_EXPORT void AL_APIENTRY alSourceQueueBuffers(ALuint source, ALsizei nb, cons
             LEAVE();
         }
     }
-    if (s->qn + nb > ALH_QMAX) {
+    if (s->qn + nb > ALH_QMAX || queue_room(s, s->qn + nb) < 0) {
         alh_set_error(c, AL_OUT_OF_MEMORY);
         LEAVE();
     }

@@ -283,6 +283,26 @@ static void test_queue_runs_dry(void **state) {
     assert_int_equal(wait_not_playing(s), AL_STOPPED);
     alSourceUnqueueBuffers(s, 5, got);
     assert_int_equal(alGetError(), AL_INVALID_VALUE); /* more than processed */
+    ALuint one;
+    alSourceUnqueueBuffers(s, 1, &one);
+    /* a long queue of small buffers (no fixed limit): all played, all processed */
+    enum { MANY = 150 };
+    ALuint many[MANY], back[MANY];
+    for (int i = 0; i < MANY; i++) {
+        alGenBuffers(1, &many[i]);
+        alBufferData(many[i], AL_FORMAT_MONO16, pcm, 96 * 2, 48000);
+    }
+    alSourceQueueBuffers(s, MANY, many);
+    alGetSourcei(s, AL_BUFFERS_QUEUED, &v);
+    assert_int_equal(v, MANY);
+    alSourcePlay(s);
+    assert_int_equal(wait_not_playing(s), AL_STOPPED);
+    alGetSourcei(s, AL_BUFFERS_PROCESSED, &v);
+    assert_int_equal(v, MANY);
+    alSourceUnqueueBuffers(s, MANY, back);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    assert_int_equal(back[MANY - 1], many[MANY - 1]);
+    alDeleteBuffers(MANY, many);
     alDeleteSources(1, &s);
     alDeleteBuffers(3, b);
     assert_int_equal(alGetError(), AL_NO_ERROR);
