@@ -95,6 +95,7 @@ void heliod_set_timeout(heliod_t *h, int timeout_ms);
 #include "heliod_events.h"
 #include "heliod_assets.h"
 #include "heliod_time.h"
+#include "heliod_stream.h" /* client-fed streams */
 // clang-format on
 
 /* ---- non-blocking use ---- */
@@ -150,7 +151,5 @@ int heliod_sync(heliod_t *h);
 #ifdef __cplusplus
 }
 #endif
-
-#include "heliod_stream.h" /* client-fed streams */
 
 #endif /* HELIOD_H */

@@ -83,7 +83,10 @@ int heliod_stream_open(heliod_t *h, const heliod_stream_params_t *p, heliod_stre
     if (memchr(p->play.bus, '\0', sizeof p->play.bus) == NULL ||
         memchr(p->play.emitter, '\0', sizeof p->play.emitter) == NULL)
         return hlc_set_error(h, HELIOD_EINVAL, "play: bus or emitter not terminated");
-    hlc_to_play(&p->play, &m.play);
+    heliod_play_params_t play = p->play; /* HELIOD_PLAY_PAN_OPENAL: PLAY's pan_law field */
+    play.flags &= ~HELIOD_PLAY_PAN_OPENAL;
+    hlc_to_play(&play, &m.play);
+    if (p->play.flags & HELIOD_PLAY_PAN_OPENAL) m.play.pan_law = HL_PAN_LAW_OPENAL;
     snprintf(m.play.sound, sizeof m.play.sound, "stream");
     const char *why = NULL;
     if (hl_validate_play(&m.play, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);

@@ -202,7 +202,8 @@
     X(VEC3,    vel,           0,                   COORD3,  COORD,    HL_WHY_VEL,                     ALWAYS, 0, V1_0) /* m/s, Doppler */ \
     X(STR,     emitter,       HL_MAX_NAME,         NAMEOPT, NONE,     "emitter: invalid name",        ALWAYS, 0, V1_0) /* "" = none */ \
     X(FLAGS32, over,          HL_OVER_MASK,        FLAGS,   NONE,     "over: unknown bits",           ALWAYS, 0, V1_0) /* HL_OVER_*: cue plays */ \
-    X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0)
+    X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0) \
+    X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */
 #define HL_FIELDS_play_reply(X) \
     X(U64, voice,  0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, stolen, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice it replaced, 0 if none */

@@ -353,6 +353,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         .vel = {m->vel[0], m->vel[1], m->vel[2]},
         .doppler_factor = cd ? cd->doppler : 1.0f,
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
+        .pan_law = m->pan_law,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
     const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;

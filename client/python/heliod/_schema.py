@@ -82,6 +82,7 @@ MESSAGES = {
         ("emitter", "STR", 63, None, 0, 0x0100),
         ("over", "FLAGS32", 127, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
+        ("pan_law", "ENUM8", 1, None, 0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
