@@ -50,10 +50,11 @@
 #define TP_FLOOD_TARGET  1000000.0 /* target: commands applied per second, flooding */
 #define TP_MAX_RUNS      8
 #define TP_MAX_CLIENTS   64
-#define TP_BASE_VOICES   8            /* looping voices each client keeps for set commands */
-#define TP_PLAY_EVERY    64           /* one play and one stop per this many commands */
-#define TP_EXTRA_MAX     64           /* ring of a client's extra (played, later stopped) voices */
-#define TP_CHUNK         256          /* commands queued between dispatch calls */
+#define TP_BASE_VOICES   8    /* looping voices each client keeps for set commands */
+#define TP_PLAY_EVERY    64   /* one play and one stop per this many commands */
+#define TP_EXTRA_MAX     1024 /* ring of a client's extra (played, later stopped) voices */
+#define TP_EXTRA_KEEP    32   /* more extra voices than this: a stop replaces the next set */
+#define TP_CHUNK         256  /* commands queued between dispatch calls */
 #define TP_HIGH_WATER    (512 * 1024) /* unsent bytes at which a client waits for the socket */
 #define TP_POLL_MS       100
 #define TP_SETTLE_S      0.05  /* let the audio thread apply the setup plays before the snapshot */
@@ -137,7 +138,10 @@ static void *client_main(void *arg) {
         if (k % TP_PLAY_EVERY == 0) {
             pp.pos[0] = (float)(k % TP_EXTRA_MAX) / TP_EXTRA_MAX * TP_POS_SPAN;
             id = heliod_play_async(h, "noise", &pp, on_play_reply, c);
-        } else if (k % TP_PLAY_EVERY == TP_PLAY_EVERY / 2 && c->extra_head != c->extra_tail) {
+        } else if ((k % TP_PLAY_EVERY == TP_PLAY_EVERY / 2 && c->extra_head != c->extra_tail) ||
+                   c->extra_head - c->extra_tail > TP_EXTRA_KEEP) {
+            /* the play replies come in bursts: a stop skipped while none had
+             * come is caught up, so the voices do not pile up to the cap */
             id = heliod_stop_async(h, c->extra[c->extra_tail++ % TP_EXTRA_MAX], 0.0f);
         } else {
             heliod_voice_t v = c->base[k % TP_BASE_VOICES];
