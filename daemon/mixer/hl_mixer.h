@@ -602,8 +602,8 @@ const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m);
 /* ---- RT side: the audio thread only -------------------------------------- */
 
 /* Applies queued commands (until the ring is empty, cmds_per_block were
- * taken or drain_budget_pct of the call's duration is spent), mixes `frames` frames of
- * interleaved stereo float into out (overwritten), applies bus and master
+ * taken or drain_budget_pct of the call's duration is spent on clock_ns),
+ * mixes `frames` frames of interleaved stereo float into out (overwritten), applies bus and master
  * gains and the limiter, and pushes events. now_ns is the callback's
  * CLOCK_MONOTONIC time. Sets flush-to-zero for its own thread on entry.
  * Never locks, allocates, frees, does I/O or waits. */

@@ -15,10 +15,10 @@
  * stops when the ring is empty, at the count cap (cfg.cmds_per_block, by
  * default the ring's capacity, so a producer refilling behind it cannot keep
  * it going) or at its deadline (it->deadline, set by hl_mixer_process_rt to
- * cfg.drain_budget_pct of the call's duration), looked at on the
- * engine's clock (cfg.clock_ns) every HL_DRAIN_CHECK commands: the budget is time, not a
- * count, so whatever rate the audio thread can apply is applied, and only
- * what it cannot waits in the ring (EBUSY once that is full). A
+ * cfg.drain_budget_pct of the call's duration), looked at on the engine's
+ * clock (cfg.clock_ns) every HL_DRAIN_CHECK commands: the budget is time,
+ * not a count, so whatever rate the audio thread can apply is applied, and
+ * only what it cannot waits in the ring (EBUSY once that is full). A
  * command for a frame the thread has not reached goes into a binary min-heap
  * over a preallocated pool (ordered by frame, then arrival);
  * hl_mixer_process_rt() cuts its internal blocks at the next scheduled frame
