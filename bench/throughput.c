@@ -14,12 +14,21 @@
  * STATS cmds_applied delta) or answered with an explicit error (EBUSY when
  * the command ring was full, anything else counted as other):
  *
- *   throughput clients=C sent=... applied=... busy=... other_errors=...
- *              lost=... xruns=... cmds_per_s=... wall_s=...
+ *   throughput clients=C mode=paced|flood sent=... applied=... busy=...
+ *              other_errors=... lost=... xruns=... cmds_per_s=...
+ *              applied_per_s=... ... callback_p99_pct=... cmd_wait_p99_periods=...
+ *              target=met|missed
  *
- * lost = sent - applied - busy - other_errors and must be 0.
+ * lost = sent - applied - busy - other_errors and must be 0. The target
+ * (issue 28): paced, every command applied, 0 EBUSY, 0 xruns, callback p99
+ * <= 25% of the 256-frame period and command wait p99 <= 2 periods; flood,
+ * >= 1,000,000 applied per second.
  *
- * usage: throughput [--heliod PATH] [--clients 1,16] [--commands N]
+ * By default each client count runs paced at 500,000 commands/s (split over
+ * the clients), then flooding; --rate R runs paced at R only, --rate 0 the
+ * flood only.
+ *
+ * usage: throughput [--heliod PATH] [--clients 1,16] [--commands N] [--rate R]
  *        (N = commands per run, split across the clients)
  */
 #include <math.h>
@@ -34,12 +43,18 @@
 
 #define TP_DEF_CLIENTS   "1,16"
 #define TP_DEF_COMMANDS  1000000
+#define TP_DEF_RATE      500000.0  /* the paced runs' commands/s (issue 28's target) */
+#define TP_PERIOD        256       /* the daemon's period, frames at BD_RATE */
+#define TP_CB_P99_PCT    25.0      /* target: callback p99, % of the period */
+#define TP_WAIT_PERIODS  2.0       /* target: command wait p99, periods */
+#define TP_FLOOD_TARGET  1000000.0 /* target: commands applied per second, flooding */
 #define TP_MAX_RUNS      8
 #define TP_MAX_CLIENTS   64
-#define TP_BASE_VOICES   8            /* looping voices each client keeps for set commands */
-#define TP_PLAY_EVERY    64           /* one play and one stop per this many commands */
-#define TP_EXTRA_MAX     64           /* ring of a client's extra (played, later stopped) voices */
-#define TP_CHUNK         256          /* commands queued between dispatch calls */
+#define TP_BASE_VOICES   8    /* looping voices each client keeps for set commands */
+#define TP_PLAY_EVERY    64   /* one play and one stop per this many commands */
+#define TP_EXTRA_MAX     1024 /* ring of a client's extra (played, later stopped) voices */
+#define TP_EXTRA_KEEP    32   /* more extra voices than this: a stop replaces the next set */
+#define TP_CHUNK         256  /* commands queued between dispatch calls */
 #define TP_HIGH_WATER    (512 * 1024) /* unsent bytes at which a client waits for the socket */
 #define TP_POLL_MS       100
 #define TP_SETTLE_S      0.05  /* let the audio thread apply the setup plays before the snapshot */
@@ -123,7 +138,10 @@ static void *client_main(void *arg) {
         if (k % TP_PLAY_EVERY == 0) {
             pp.pos[0] = (float)(k % TP_EXTRA_MAX) / TP_EXTRA_MAX * TP_POS_SPAN;
             id = heliod_play_async(h, "noise", &pp, on_play_reply, c);
-        } else if (k % TP_PLAY_EVERY == TP_PLAY_EVERY / 2 && c->extra_head != c->extra_tail) {
+        } else if ((k % TP_PLAY_EVERY == TP_PLAY_EVERY / 2 && c->extra_head != c->extra_tail) ||
+                   c->extra_head - c->extra_tail > TP_EXTRA_KEEP) {
+            /* the play replies come in bursts: a stop skipped while none had
+             * come is caught up, so the voices do not pile up to the cap */
             id = heliod_stop_async(h, c->extra[c->extra_tail++ % TP_EXTRA_MAX], 0.0f);
         } else {
             heliod_voice_t v = c->base[k % TP_BASE_VOICES];
@@ -233,17 +251,26 @@ static int run(const bd_daemon_t *d, heliod_t *h, int nclients, long commands, d
     double wall = (double)(t1 - t0) / (double)BD_NS_PER_S;
     double applied_wall = (double)(t2 > t1 ? t2 - t0 : t1 - t0) / (double)BD_NS_PER_S;
     double lost = (double)sent - applied - (double)busy - (double)other;
+    double period_us = (double)TP_PERIOD * 1e6 / BD_RATE;
+    double cb_pct = 100.0 * bd_stat(&st, "callback_load_p99");
+    double wait_periods = bd_stat(&st, "cmd_wait_us_p99") / period_us;
+    double xruns = bd_stat(&st, "xruns") - xr0, applied_s = applied / applied_wall;
+    int met = rate > 0.0
+                  ? busy == 0 && other == 0 && lost == 0.0 && applied == (double)sent &&
+                        xruns == 0.0 && cb_pct <= TP_CB_P99_PCT && wait_periods <= TP_WAIT_PERIODS
+                  : applied_s >= TP_FLOOD_TARGET;
     printf("throughput clients=%d mode=%s sent=%ld applied=%.0f busy=%ld other_errors=%ld "
            "lost=%.0f xruns=%.0f cmds_per_s=%.0f applied_per_s=%.0f wall_s=%.4f "
            "applied_wall_s=%.4f local_errors=%ld daemon_cmds_busy=%.0f cmd_cap_hits=%.0f "
            "cmd_wait_us_p99=%.1f cmd_wait_us_max=%.1f callback_load_p99=%.4f "
-           "callback_load_max=%.4f failed_clients=%d\n",
-           nclients, rate > 0.0 ? "paced" : "flood", sent, applied, busy, other, lost,
-           bd_stat(&st, "xruns") - xr0, (double)sent / wall, applied / applied_wall, wall,
-           applied_wall, local, bd_stat(&st, "cmds_busy") - busy0,
-           bd_stat(&st, "cmd_cap_hits") - cap0, bd_stat(&st, "cmd_wait_us_p99"),
-           bd_stat(&st, "cmd_wait_us_max"), bd_stat(&st, "callback_load_p99"),
-           bd_stat(&st, "callback_load_max"), failed);
+           "callback_load_max=%.4f failed_clients=%d rate=%.0f callback_p99_pct=%.2f "
+           "cmd_wait_p99_periods=%.2f target=%s\n",
+           nclients, rate > 0.0 ? "paced" : "flood", sent, applied, busy, other, lost, xruns,
+           (double)sent / wall, applied_s, wall, applied_wall, local,
+           bd_stat(&st, "cmds_busy") - busy0, bd_stat(&st, "cmd_cap_hits") - cap0,
+           bd_stat(&st, "cmd_wait_us_p99"), bd_stat(&st, "cmd_wait_us_max"),
+           bd_stat(&st, "callback_load_p99"), bd_stat(&st, "callback_load_max"), failed, rate,
+           cb_pct, wait_periods, met ? "met" : "missed");
     fflush(stdout);
     free(cl);
     free(th);
@@ -253,7 +280,7 @@ static int run(const bd_daemon_t *d, heliod_t *h, int nclients, long commands, d
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL, *clients_arg = TP_DEF_CLIENTS;
     long commands = TP_DEF_COMMANDS;
-    double rate = 0.0;
+    double rate = -1.0; /* both: paced at TP_DEF_RATE, then the flood */
     const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
                              {"rate", 'd', &rate},
                              {"clients", 's', &clients_arg},
@@ -269,7 +296,7 @@ int main(int argc, char **argv) {
         runs[nruns++] = n;
     }
     free(list);
-    if (nruns == 0 || commands < 1 || rate < 0.0) return 2;
+    if (nruns == 0 || commands < 1 || (rate < 0.0 && rate != -1.0)) return 2;
 
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
@@ -277,8 +304,11 @@ int main(int argc, char **argv) {
     snprintf(voices_s, sizeof voices_s, "%d", TP_DAEMON_VOICES);
     /* every client is a thread of this process: the per-client voice quota
      * is raised to the daemon's voices so that 16 clients' plays all fit */
-    const char *args[] = {"--driver",        "null",   "--period", "256", "--voices", voices_s,
-                          "--client-voices", voices_s, NULL};
+    char period_s[TP_NUM_LEN], rate_s[TP_NUM_LEN];
+    snprintf(period_s, sizeof period_s, "%d", TP_PERIOD);
+    snprintf(rate_s, sizeof rate_s, "%d", BD_RATE);
+    const char *args[] = {"--driver", "null",   "--rate",          rate_s,   "--period", period_s,
+                          "--voices", voices_s, "--client-voices", voices_s, NULL};
     bd_daemon_t d;
     heliod_t *h = NULL;
     if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
@@ -294,8 +324,12 @@ int main(int argc, char **argv) {
         goto out;
     }
     rc = 0;
-    for (int r = 0; r < nruns; r++)
-        rc |= run(&d, h, runs[r], commands, rate);
+    if (rate != 0.0) /* paced */
+        for (int r = 0; r < nruns; r++)
+            rc |= run(&d, h, runs[r], commands, rate > 0.0 ? rate : TP_DEF_RATE);
+    if (rate <= 0.0) /* the flood */
+        for (int r = 0; r < nruns; r++)
+            rc |= run(&d, h, runs[r], commands, 0.0);
 out:
     heliod_close(h);
     bd_daemon_stop(&d, rc != 0);

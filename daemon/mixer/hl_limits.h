@@ -15,8 +15,11 @@
 #define HL_DEFAULT_VOICES  64   /* typical game budget */
 #define HL_SLOT_FACTOR     2    /* physical slots = voices * 2: a stolen voice fades in its own slot */
 #define HL_MIX_BLOCK       256  /* internal block: spatial gains are computed once per block */
-#define HL_CMD_RING        8192 /* commands in flight to the audio thread (power of two) */
-#define HL_CMDS_PER_BLOCK  2048 /* drain cap per block: a flood cannot push one callback over budget */
+#define HL_CMD_RING        16384 /* commands in flight to the audio thread (power of two): 3 periods
+                                  * of 256 frames at 48 kHz at 1 M commands/s, 6 at 500 k/s */
+#define HL_DRAIN_BUDGET_PCT 20  /* % of a call's duration the command drain may take: a flood cannot
+                                 * push one callback over budget, any rate it can apply drains */
+#define HL_DRAIN_CHECK     64   /* commands between two looks at the clock during the drain */
 #define HL_NUM_BUSES       4    /* the default buses: sfx, music, dialog, ui -> master */
 #define HL_MAX_BUSES       32   /* buses in the tree (defaults included): a game mixes in a dozen or two */
 #define HL_MAX_FX          8    /* insert effects per bus (master too) */

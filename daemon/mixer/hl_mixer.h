@@ -181,9 +181,15 @@ typedef struct {
     uint32_t rate;           /* engine rate, Hz */
     uint32_t voices;         /* logical capacity, 1..HL_MAX_VOICES */
     uint32_t cmd_capacity;   /* power of two; 0 = HL_CMD_RING */
-    uint32_t cmds_per_block; /* drain cap; 0 = HL_CMDS_PER_BLOCK */
-    float speed_of_sound;    /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND, < 0 invalid */
-    uint32_t hrtf;           /* 1: reserve per-slot HRTF state (hl_mixer_set_hrtf); 0: none */
+    uint32_t cmds_per_block; /* drain cap in commands; 0 = the ring's capacity */
+    /* drain cap in time, % of a call's duration on clock_ns; 0 =
+     * HL_DRAIN_BUDGET_PCT, >= 100: none (the count cap alone) */
+    uint32_t drain_budget_pct;
+    /* the drain budget's clock, ns, called on the audio thread (RT safe, e.g.
+     * vDSO CLOCK_MONOTONIC); NULL: no time budget */
+    uint64_t (*clock_ns)(void);
+    float speed_of_sound; /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND, < 0 invalid */
+    uint32_t hrtf;        /* 1: reserve per-slot HRTF state (hl_mixer_set_hrtf); 0: none */
 } hl_mixer_config_t;
 
 /* Bytes of memory hl_mixer_init needs for cfg (0 if cfg is invalid). */
@@ -597,8 +603,9 @@ const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m);
 
 /* ---- RT side: the audio thread only -------------------------------------- */
 
-/* Applies queued commands (at most cmds_per_block), mixes `frames` frames of
- * interleaved stereo float into out (overwritten), applies bus and master
+/* Applies queued commands (until the ring is empty, cmds_per_block were
+ * taken or drain_budget_pct of the call's duration is spent on clock_ns),
+ * mixes `frames` frames of interleaved stereo float into out (overwritten), applies bus and master
  * gains and the limiter, and pushes events. now_ns is the callback's
  * CLOCK_MONOTONIC time. Sets flush-to-zero for its own thread on entry.
  * Never locks, allocates, frees, does I/O or waits. */

@@ -110,7 +110,8 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     hl_mixer_t *m = (hl_mixer_t *)(void *)base;
     m->cfg = *cfg;
     m->cfg.cmd_capacity = lo.cmd_capacity;
-    if (!m->cfg.cmds_per_block) m->cfg.cmds_per_block = HL_CMDS_PER_BLOCK;
+    if (!m->cfg.cmds_per_block) m->cfg.cmds_per_block = lo.cmd_capacity;
+    if (!m->cfg.drain_budget_pct) m->cfg.drain_budget_pct = HL_DRAIN_BUDGET_PCT;
     m->slots = lo.slots;
     m->ev_capacity = lo.ev_capacity;
     m->ctl = (hl_ctl_voice_t *)(void *)(base + lo.ctl);

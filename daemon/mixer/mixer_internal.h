@@ -426,11 +426,13 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
  *       hl_cmd_apply_rt(m, c, now_ns);
  *
  * drain_next drains the ring (bundles whole, at most cfg.cmds_per_block
- * commands; commands for a later frame go to the schedule, a CANCEL sweeps
- * it) and returns the commands to apply now; due_next returns the scheduled
- * commands due at or before m->clock. A command returned stays valid until
- * the next call on the same iterator, which also does what follows its
- * application (frees its pool slot, counts it done): call until NULL. */
+ * commands and, when it->deadline is set, until cfg.clock_ns passes it,
+ * looked at every HL_DRAIN_CHECK commands; commands for a later frame go to
+ * the schedule, a CANCEL sweeps it) and returns the commands to apply now;
+ * due_next returns the scheduled commands due at or before m->clock. A
+ * command returned stays valid until the next call on the same iterator,
+ * which also does what follows its application (frees its pool slot, counts
+ * it done): call until NULL. */
 typedef struct {
     /* the command handed out last: pool index + 1 to free (0: none), and
      * whether it counts as one scheduled command done */
@@ -440,6 +442,8 @@ typedef struct {
     hl_ring_spans_t s;
     uint32_t avail, k, cap, applied;
     uint32_t bj, bn;
+    uint64_t deadline; /* drain: stop once the clock passes it (0: no time limit) */
+    uint32_t check;    /* drain: look at the clock once applied reaches this */
     uint8_t reading, in_bundle, yield, over;
     /* drain: a CANCEL sweeping the heap (entry ci next, keep kept so far),
      * the pool index + 1 of a cancelled PLAY whose STOP comes next */

@@ -1,7 +1,8 @@
 /*
  * mixer_rt.c - the audio-thread face of the mixer: hl_mixer_process_rt().
  *
- * Per call: set FTZ/DAZ, drain at most cmds_per_block commands, then render in
+ * Per call: set FTZ/DAZ, drain the command ring (within a time budget, a
+ * share of the call's duration: mixer_sched.c), then render in
  * internal blocks of at most HL_MIX_BLOCK frames, cut at every frame a
  * scheduled command is due (mixer_sched.c), where it is applied. Per block and per voice the
  * parameters are computed once (3D gains, Doppler, pitch), the block is cut
@@ -527,9 +528,16 @@ static void apply_due(hl_mixer_t *m, uint64_t now_ns) {
         hl_cmd_apply_rt(m, c, now_ns);
 }
 
-static void apply_drained(hl_mixer_t *m, uint64_t now_ns) {
+/* The ring, for at most cfg.drain_budget_pct of the call's duration, on
+ * cfg.clock_ns from the drain's own start (no clock: the count cap alone). */
+static void apply_drained(hl_mixer_t *m, uint32_t frames, uint64_t now_ns) {
     hl_sched_it_t it;
     hl_sched_begin_rt(m, &it);
+    uint32_t pct = m->cfg.drain_budget_pct;
+    if (pct < 100 && m->cfg.clock_ns) {
+        uint64_t budget = (uint64_t)frames * 10000000u * pct / m->cfg.rate; /* 1e9 / 100 */
+        it.deadline = m->cfg.clock_ns() + budget;
+    }
     for (const hl_cmd_t *c; (c = hl_sched_drain_next_rt(m, &it)) != NULL;)
         hl_cmd_apply_rt(m, c, now_ns);
 }
@@ -544,7 +552,7 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     /* what was scheduled for this very frame first, then the ring: a
      * command sent "now" on a voice whose start is due here finds it */
     apply_due(m, now_ns);
-    apply_drained(m, now_ns);
+    apply_drained(m, frames, now_ns);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
     m->splits = 0;

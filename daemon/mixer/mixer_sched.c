@@ -11,7 +11,14 @@
  * the control side's count of commands in flight reads, mixer_cmdq.c).
  *
  * The drain (hl_sched_drain_next_rt) takes whole bundles (the per-block cap
- * yields before a bundle, except the first, which it always takes whole). A
+ * yields before a bundle, except the first, which it always takes whole). It
+ * stops when the ring is empty, at the count cap (cfg.cmds_per_block, by
+ * default the ring's capacity, so a producer refilling behind it cannot keep
+ * it going) or at its deadline (it->deadline, set by hl_mixer_process_rt to
+ * cfg.drain_budget_pct of the call's duration), looked at on the engine's
+ * clock (cfg.clock_ns) every HL_DRAIN_CHECK commands: the budget is time,
+ * not a count, so whatever rate the audio thread can apply is applied, and
+ * only what it cannot waits in the ring (EBUSY once that is full). A
  * command for a frame the thread has not reached goes into a binary min-heap
  * over a preallocated pool (ordered by frame, then arrival);
  * hl_mixer_process_rt() cuts its internal blocks at the next scheduled frame
@@ -125,6 +132,8 @@ void hl_sched_begin_rt(hl_mixer_t *m, hl_sched_it_t *it) {
     it->free_idx = it->done = 0;
     it->avail = it->k = it->applied = it->bj = it->bn = 0;
     it->cap = m->cfg.cmds_per_block;
+    it->deadline = 0;
+    it->check = HL_DRAIN_CHECK;
     it->reading = it->in_bundle = it->yield = it->over = 0;
     it->cancel = NULL;
     it->ci = it->keep = it->stop_idx = 0;
@@ -214,6 +223,11 @@ static const hl_cmd_t *ring_next_rt(hl_mixer_t *m, hl_sched_it_t *it) {
             it->in_bundle = 0;
         }
         if (it->reading) {
+            if (it->deadline && it->applied >= it->check) {
+                it->check = it->applied + HL_DRAIN_CHECK;
+                if (it->applied < it->cap && m->cfg.clock_ns() > it->deadline)
+                    it->cap = it->applied; /* out of time: the count cap ends the drain */
+            }
             if (it->k < it->avail && it->applied < it->cap) {
                 const hl_cmd_t *c = span_at(&it->s, it->k);
                 if (c->type != HL_CMD_BUNDLE) {

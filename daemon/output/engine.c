@@ -64,6 +64,14 @@ static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
     if (!target && g <= 0.0f) atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
 }
 
+/* The mixer's command-drain budget clock (hl_mixer_config_t.clock_ns): the
+ * daemon's, so a render's virtual clock, which stands still within a call,
+ * leaves the drain to its count cap and a render does not depend on the
+ * machine's speed. */
+static uint64_t drain_clock_rt(void) {
+    return hld_now_ns();
+}
+
 /* The engine's output for `frames` frames at the engine rate: the mixer,
  * then the recording and the meters' tap (both at the engine rate). */
 static void render_block_rt(hld_engine_t *e, float *out, uint32_t frames, uint64_t t0) {
@@ -398,7 +406,8 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     hl_mixer_config_t mc = {.rate = cfg->rate,
                             .voices = cfg->voices,
                             .speed_of_sound = cfg->speed_of_sound,
-                            .hrtf = e->hrtf != NULL};
+                            .hrtf = e->hrtf != NULL,
+                            .clock_ns = drain_clock_rt};
     size_t size = hl_mixer_size(&mc);
     if (!size) {
         hld_error("mixer: invalid configuration (rate %u, voices %u)", cfg->rate, cfg->voices);
