@@ -35,7 +35,7 @@ static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) 
     char why[HL_MAX_MSG + 1];
     hld_bank_t *b = NULL;
     if (status == 0) {
-        status = hld_banks_start(&w->d->banks, m, 0, &b, why, sizeof why);
+        status = hld_banks_start(&w->d->banks, m, 0, 0, NULL, NULL, &b, why, sizeof why);
         msg = why;
     }
     if (status != 0) {
@@ -45,7 +45,7 @@ static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) 
     }
     if (b->state == HLD_BANK_FAILED) { /* no sound could even start: a failure, retried */
         hld_warn("zone %s: bank %s: %s", w->zs.zone[i].name, b->name, b->error);
-        hld_banks_unload(&w->d->banks, b->name, why, sizeof why);
+        hld_banks_unload(&w->d->banks, b, why, sizeof why);
         hld_zs_done(&w->zs, i, 0, 0);
         return;
     }
@@ -84,7 +84,7 @@ static void zl_drop(void *user, uint32_t i) {
     char msg[HL_MAX_MSG + 1];
     /* a load in flight is cancelled (decodes stop, memory comes back); a
      * loaded bank goes as its voices end */
-    hld_banks_unload(&w->d->banks, b->name, msg, sizeof msg);
+    hld_banks_unload(&w->d->banks, b, msg, sizeof msg);
 }
 
 void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b) {
@@ -187,8 +187,26 @@ void hld_wzones_close(hld_wzones_t *w) {
     w->bank_path = NULL;
 }
 
-int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *msg, size_t cap) {
-    if (hld_zs_find(&w->zs, m->name) >= 0) {
+int hld_wzones_find(const hld_wzones_t *w, const char *name, hld_ns_rank_fn rank, const void *ctx,
+                    int *r) {
+    int best = -1, br = 0;
+    for (uint32_t i = 0; i < w->zs.n; i++) {
+        const hld_zs_zone_t *e = &w->zs.zone[i];
+        if (!e->used || strcmp(e->name, name) != 0) continue;
+        int zr = rank ? rank(ctx, w->owner[i]) : 1;
+        if (zr > br) {
+            best = (int)i;
+            br = zr;
+        }
+    }
+    if (r) *r = br;
+    return best;
+}
+
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint32_t owner, uint64_t bytes,
+                   hld_ns_rank_fn rank, const void *ctx, char *msg, size_t cap) {
+    int r = 0;
+    if (hld_wzones_find(w, m->name, rank, ctx, &r) >= 0 && r >= 2) {
         snprintf(msg, cap, "a zone named %s exists (zone remove %s first)", m->name, m->name);
         return HELIOD_EEXIST;
     }
@@ -200,24 +218,20 @@ int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *ms
     snprintf(w->bank_path[i], sizeof w->bank_path[i], "%s", m->bank);
     w->bank[i] = NULL;
     w->reading[i] = NULL;
+    w->owner[i] = owner;
     return 0;
 }
 
-int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap) {
-    int i = hld_zs_find(&w->zs, name);
-    if (i < 0) {
-        snprintf(msg, cap, "no zone named %s", name);
-        return HELIOD_EINVAL;
-    }
-    hld_zs_remove(&w->zs, (uint32_t)i); /* cancels or unloads through the loader */
-    return 0;
+void hld_wzones_remove_at(hld_wzones_t *w, int i) {
+    if (i >= 0) hld_zs_remove(&w->zs, (uint32_t)i); /* cancels or unloads through the loader */
 }
 
-uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap) {
+uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap,
+                         hld_ns_rank_fn rank, const void *ctx) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->zs.n && n < cap; i++) {
         const hld_zs_zone_t *e = &w->zs.zone[i];
-        if (!e->used) continue;
+        if (!e->used || (rank && rank(ctx, w->owner[i]) <= 0)) continue;
         hl_zone_info_t *o = &out[n++];
         memset(o, 0, sizeof *o);
         snprintf(o->zone.name, sizeof o->zone.name, "%s", e->name);
