@@ -55,7 +55,7 @@ int hld_metering_open(hld_daemon_t *d) {
 }
 
 const char *hld_metering_bus_name(hld_daemon_t *d, uint32_t b, char *buf) {
-    const char *n = hld_bus_name(&d->buses, (int)b); /* the registry (buses.c) */
+    const char *n = hld_bus_label(&d->buses, (int)b, buf); /* the registry's label (buses.c) */
     if (n) return n;
     snprintf(buf, HL_MAX_NAME + 1, "bus%u", b);
     return buf;

@@ -37,9 +37,11 @@ void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c);
 void hld_metering_read(hld_daemon_t *d, hl_meter_t *out);
 /* Restarts the integrated loudness and the loudness range (STATS reset). */
 void hld_metering_reset_loudness(hld_daemon_t *d);
-/* Name of bus index b for the meters, from the bus registry ("sfx", or a
- * bus made at run time); an index without a bus (never read: only live
- * buses are metered) would read "busN". buf has room for HL_MAX_NAME + 1. */
+/* Name of bus index b for the meters, from the bus registry: its label
+ * (buses.h hld_bus_label: "sfx", a control client's bus by its name, a
+ * plain client's as NAME-cID, so two namespaces' buses of one name stay
+ * apart); an index without a bus (never read: only live buses are metered)
+ * would read "busN". buf has room for HL_MAX_NAME + 1. */
 const char *hld_metering_bus_name(hld_daemon_t *d, uint32_t b, char *buf);
 /* Counters for STATS. */
 typedef struct {

@@ -143,7 +143,8 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     count_ctx_t x = {.d = d};
     hld_vm_foreach(d->vm, count_voice, &x);
     for (int b = 0; b < HL_MAX_BUSES && out->nbuses < HL_PROFILE_MAX_BUSES; b++) {
-        const char *name = hld_bus_name(&d->buses, b);
+        char lb[HL_MAX_NAME + 1];
+        const char *name = hld_bus_label(&d->buses, b, lb); /* one row per bus (METER's label) */
         if (!name) continue;
         hl_profile_bus_t *pb = &out->bus[out->nbuses++];
         snprintf(pb->name, sizeof pb->name, "%s", name);

@@ -233,7 +233,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
     for (int b = 0; b < HL_MAX_BUSES; b++) {
         char key[HL_MAX_NAME + 1];
-        const char *name = hld_bus_name(&d->buses, b);
+        char lb[HL_MAX_NAME + 1];
+        const char *name = hld_bus_label(&d->buses, b, lb); /* one key per bus (METER's label) */
         if (!name) continue;
         snprintf(key, sizeof key, "bus.%.48s.gain_db", name); /* a key fits HL_MAX_NAME */
         put(&s, key, hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, (int)b)));

@@ -10,6 +10,7 @@
  * loader (its namespace, its rights, its quota). Real daemon, real
  * libheliod, the stranger a forked process of its own.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1404,6 +1405,117 @@ static void test_bank_sounds_not_evicted_by_stranger(void **state) {
     heliod_close(g);
 }
 
+/* ---- one STATS key and one profiler row per bus ------------------------------ */
+
+/* A stranger that stays connected with its own bus "gamebus" at -20 dB and
+ * a loop on it; sends its client id on ready, exits on go. */
+static void label_squatter(fx_t *f, int ready, int go) {
+    heliod_t *h = NULL;
+    if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
+    if (heliod_load(h, "tone", f->tone, 0, NULL) != 0 || heliod_bus_create(h, "gamebus", "") != 0 ||
+        heliod_bus_gain(h, "gamebus", -20, 0) != 0)
+        _exit(5);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags |= HELIOD_PLAY_LOOP;
+    snprintf(pp.bus, sizeof pp.bus, "gamebus");
+    if (heliod_play(h, "tone", &pp, NULL, NULL) != 0) _exit(6);
+    int id = (int)heliod_server_info(h)->client_id;
+    char b = 0;
+    struct pollfd pf = {.fd = go, .events = POLLIN};
+    if (write(ready, &id, sizeof id) != (ssize_t)sizeof id || poll(&pf, 1, 120000) != 1 ||
+        read(go, &b, 1) != 1)
+        _exit(4);
+    heliod_close(h);
+    _exit(0);
+}
+
+typedef struct {
+    int n;
+    heliod_profile_t last;
+} prof_seen_t;
+
+static void on_prof(void *user, const heliod_event_t *ev) {
+    prof_seen_t *p = user;
+    if (ev->type != HELIOD_EVENT_PROFILE || !ev->profile) return;
+    p->n++;
+    p->last = *ev->profile;
+}
+
+static int prof_row(const heliod_profile_t *p, const char *name) {
+    int k = -1;
+    for (unsigned i = 0; i < p->nbuses; i++)
+        if (!strcmp(p->bus[i].name, name)) k = k < 0 ? (int)i : -2;
+    return k;
+}
+
+static void test_bus_labels_per_bus(void **state) {
+    fx_t *f = *state;
+    int ready[2], go[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) label_squatter(f, ready[1], go[0]);
+    int sid = 0;
+    assert_int_equal(read(ready[0], &sid, sizeof sid), (ssize_t)sizeof sid);
+
+    heliod_t *g = conn(f, "game", 0);
+    int gid = (int)heliod_server_info(g)->client_id;
+    assert_int_equal(heliod_bus_create(g, "gamebus", ""), 0);
+    assert_int_equal(heliod_bus_gain(g, "gamebus", -3, 0), 0);
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    assert_int_equal(heliod_bus_create(op, "opbus", ""), 0);
+    assert_int_equal(heliod_bus_gain(op, "opbus", -7, 0), 0);
+    char gk[80], sk[80], sm[80];
+    snprintf(gk, sizeof gk, "bus.gamebus-c%d.gain_db", gid);
+    snprintf(sk, sizeof sk, "bus.gamebus-c%d.gain_db", sid);
+    snprintf(sm, sizeof sm, "bus.gamebus-c%d.peak_db", sid);
+    double gv = th_stat(g, gk), sv = th_stat(g, sk), plain = th_stat(g, "bus.gamebus.gain_db");
+    fprintf(stderr, "# STATS: %s = %.1f, %s = %.1f, bus.gamebus.gain_db = %.1f, opbus %.1f\n", gk,
+            gv, sk, sv, plain, th_stat(g, "bus.opbus.gain_db"));
+    assert_true(fabs(gv - -3.0) < 0.01);
+    assert_true(fabs(sv - -20.0) < 0.01);
+    assert_true(isnan(plain));                                        /* no shared key */
+    assert_true(fabs(th_stat(g, "bus.opbus.gain_db") - -7.0) < 0.01); /* a control client's */
+    assert_true(th_stat(g, "bus.sfx.gain_db") == 0.0);                /* the daemon's */
+    assert_false(isnan(th_stat(g, sm))); /* the stranger's live bus, metered under its label */
+
+    /* the profiler: one row each, the stranger's voice on its own row */
+    prof_seen_t p = {0};
+    heliod_set_event_callback(g, on_prof, &p);
+    assert_int_equal(heliod_subscribe_profile(g, HELIOD_SUB_PROFILE, 0.0f, 20.0f), 0);
+    for (int i = 0; i < 400 && p.n < 2; i++) {
+        assert_true(heliod_dispatch(g) >= 0);
+        th_sleep_ms(5);
+    }
+    assert_true(p.n >= 2);
+    char gl[64], sl[64];
+    snprintf(gl, sizeof gl, "gamebus-c%d", gid);
+    snprintf(sl, sizeof sl, "gamebus-c%d", sid);
+    int gr = prof_row(&p.last, gl), sr = prof_row(&p.last, sl);
+    fprintf(stderr, "# PROFILE rows: %s at %d, %s at %d (real %u), gamebus at %d, opbus at %d\n",
+            gl, gr, sl, sr, sr >= 0 ? p.last.bus[sr].real : 0, prof_row(&p.last, "gamebus"),
+            prof_row(&p.last, "opbus"));
+    assert_true(gr >= 0 && sr >= 0 && gr != sr);
+    assert_int_equal(p.last.bus[sr].real, 1);
+    assert_int_equal(p.last.bus[gr].real, 0);
+    assert_int_equal(prof_row(&p.last, "gamebus"), -1);
+    assert_true(prof_row(&p.last, "opbus") >= 0);
+    assert_true(prof_row(&p.last, "sfx") >= 0);
+
+    char b = 1;
+    assert_int_equal(write(go[1], &b, 1), 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    heliod_close(op);
+    heliod_close(g);
+    int fds[] = {ready[0], ready[1], go[0], go[1]};
+    for (size_t i = 0; i < 4; i++)
+        close(fds[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
@@ -1423,6 +1535,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_banks_and_zones_per_process, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_bank_sounds_not_evicted_by_stranger, setup_budget,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_bus_labels_per_bus, setup_default, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
