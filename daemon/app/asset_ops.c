@@ -211,7 +211,8 @@ int hld_op_bank(hld_req_t *q) {
     }
     hld_later_t *l = malloc(sizeof *l);
     if (!l) return hld_fail(q, HELIOD_ENOMEM, NULL);
-    int rc = hld_banks_read(&d->banks, m.arg, 0, d->engine.rate, bank_read, l, msg, sizeof msg);
+    int rc = hld_banks_read(&d->banks, m.arg, 0, d->engine.rate, hld_client_who(q->c->cl),
+                            bank_read, l, msg, sizeof msg);
     if (rc != 0) {
         free(l);
         return hld_fail(q, rc, msg);
@@ -292,7 +293,8 @@ int hld_op_zone(hld_req_t *q) {
     zone_add_t *z = malloc(sizeof *z);
     if (!z) return hld_fail(q, HELIOD_ENOMEM, NULL);
     z->m = m;
-    int rc = hld_banks_read(&d->banks, m.bank, 1, d->engine.rate, zone_read, z, msg, sizeof msg);
+    int rc = hld_banks_read(&d->banks, m.bank, 1, d->engine.rate, hld_client_who(q->c->cl),
+                            zone_read, z, msg, sizeof msg);
     if (rc != 0) {
         free(z);
         return hld_fail(q, rc, msg);

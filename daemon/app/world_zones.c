@@ -60,8 +60,9 @@ static int zl_load(void *user, uint32_t i) {
     if (!r) return HELIOD_ENOMEM;
     r->w = w;
     r->i = i;
-    int rc = hld_banks_read(&w->d->banks, w->bank_path[i], 0, w->d->engine.rate, zl_read, r, msg,
-                            sizeof msg);
+    int rc =
+        hld_banks_read(&w->d->banks, w->bank_path[i], 0, w->d->engine.rate,
+                       hld_clients_who(&w->d->ledger, w->owner[i]), zl_read, r, msg, sizeof msg);
     if (rc != 0) {
         free(r);
         hld_warn("zone %s: %s", w->zs.zone[i].name, msg);

@@ -308,8 +308,8 @@ static void manifest_cleanup(hld_fjob_t *j) {
     bank_free(m->k);
 }
 
-int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, hld_manifest_fn fn,
-                   void *user, char *msg, size_t cap) {
+int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, uint64_t who,
+                   hld_manifest_fn fn, void *user, char *msg, size_t cap) {
     if (path[0] != '/') {
         snprintf(msg, cap,
                  "path: must be absolute (the daemon's working directory is not the "
@@ -329,6 +329,7 @@ int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, hld
     m->j.work = manifest_work;
     m->j.done = manifest_done;
     m->j.cleanup = manifest_cleanup;
+    m->j.who = who;
     hld_files_submit(b->files, &m->j);
     return 0;
 }
@@ -394,6 +395,7 @@ static void finish_if_done(hld_banks_t *b, hld_bank_t *k) {
             c->j.work = cue_work;
             c->j.done = cue_done;
             c->j.cleanup = cue_cleanup;
+            c->j.who = b->ledger ? hld_clients_who(b->ledger, k->client) : 0;
             k->cue_job = c;
             hld_files_submit(b->files, &c->j);
             return;

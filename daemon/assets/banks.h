@@ -114,8 +114,8 @@ typedef void (*hld_manifest_fn)(void *user, int status, const char *msg, hld_man
  * EFILE for a missing file or one that is not a regular file, ETOOBIG,
  * ETIMEDOUT for an open past the budget; with estimate, a sound whose
  * header cannot be read). 0 (fn will be called once) or an error with msg
- * (a relative path: EINVAL). */
-int hld_banks_read(hld_banks_t *b, const char *path, int estimate, uint32_t rate,
+ * (a relative path: EINVAL). who: the process it is read for (fileio.h). */
+int hld_banks_read(hld_banks_t *b, const char *path, int estimate, uint32_t rate, uint64_t who,
                    hld_manifest_fn fn, void *user, char *msg, size_t cap);
 uint64_t hld_manifest_bytes(const hld_manifest_t *m);
 /* Starts loading a manifest's sounds (from fn) for client id `client` (0:

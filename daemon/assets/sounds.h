@@ -88,8 +88,13 @@ typedef struct hld_watch_dir {
  * data is kept, msg says why). snd: the entry now in the table. Main thread. */
 typedef void (*hld_reload_fn)(void *user, const hld_sound_t *snd, int status, const char *msg);
 
+struct hld_files;
+
 typedef struct hld_sounds {
     uv_loop_t *loop;
+    /* opens a LOAD's file under the open budget and the per-process cap
+     * (fileio.h) before its decode is queued; NULL: the decode opens it */
+    struct hld_files *files;
     uint32_t rate;
     uint64_t max_bytes;
     hld_sound_t *buckets[HLD_SOUND_BUCKETS];
@@ -230,6 +235,9 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info);
  * an upload: the encoded file in memory (mem) or in a descriptor (fd >= 0,
  * read with pread) of len bytes. Return d->status. Any thread. */
 int hld_decode_path(hld_decode_t *d, const char *path);
+/* The same from a file already opened (hld_sound_open), read from its
+ * start; fd stays open (the caller closes it). */
+int hld_decode_fd(hld_decode_t *d, int fd);
 int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len);
 /* Ends a decode with status and the message fmt % detail: the data freed,
  * the reservation given back. Returns status. */

@@ -339,3 +339,15 @@ void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind) {
     c->objs[k]--;
     dec(&c->proc->objs[k]);
 }
+
+uint64_t hld_client_who(const hld_client_t *c) {
+    if (!c) return 0;
+    if (c->proc && c->proc->pid) return c->proc->pid;
+    return 1ull << 32 | c->id;
+}
+
+uint64_t hld_clients_who(hld_clients_t *t, uint32_t id) {
+    if (!id) return 0;
+    hld_client_t *c = hld_clients_get(t, id);
+    return c ? hld_client_who(c) : 1ull << 32 | id;
+}
