@@ -58,17 +58,20 @@ void hld_banks_close(hld_banks_t *b) {
 hld_bank_t *hld_banks_find_in(hld_banks_t *b, const char *name, hld_ns_rank_fn rank,
                               const void *ctx, int *r) {
     hld_bank_t *best = NULL;
-    int br = 0;
+    int bkey = 0;
     for (int i = 0; i < HLD_MAX_BANKS; i++) {
         hld_bank_t *k = b->bank[i];
         if (!k || strcmp(k->name, name) != 0) continue;
         int kr = rank ? rank(ctx, k->client) : 1;
-        if (kr > br || (kr == br && kr > 0 && best && k->seq < best->seq)) {
+        if (kr <= 0) continue;
+        /* of one rank, a bank still in use before one unloading, then the oldest */
+        int key = kr * 2 + (k->state != HLD_BANK_UNLOADING);
+        if (key > bkey || (key == bkey && k->seq < best->seq)) {
             best = k;
-            br = kr;
+            bkey = key;
         }
     }
-    if (r) *r = br;
+    if (r) *r = bkey / 2;
     return best;
 }
 
@@ -530,7 +533,8 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv
      * a world zone's bank is known by pointer, never by name */
     for (int i = 0; i < HLD_MAX_BANKS && client; i++) {
         const hld_bank_t *o = b->bank[i];
-        if (!o || !o->client || strcmp(o->name, k->name) != 0) continue;
+        if (!o || !o->client || o->state == HLD_BANK_UNLOADING || strcmp(o->name, k->name) != 0)
+            continue; /* one unloading (its loader gone, say) leaves its name */
         if (rank && rank(ctx, o->client) < 2) continue; /* another live process's */
         snprintf(msg, cap, "a bank named %s is loaded (bank unload %s first)", k->name, k->name);
         return HELIOD_EEXIST;

@@ -131,8 +131,10 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv
 /* Starts unloading bank k (see above): 0, or ENOSOUND with msg when it is
  * already unloading. */
 int hld_banks_unload(hld_banks_t *b, hld_bank_t *k, char *msg, size_t cap);
-/* The bank called name that rank ranks highest (> 0; ties: the oldest),
- * or NULL; rank NULL: any (the first); *r (may be NULL) gets its rank. */
+/* The bank called name that rank ranks highest (> 0; of one rank, one not
+ * unloading, then the oldest), or NULL; rank NULL: any; *r (may be NULL)
+ * gets its rank. A bank unloading does not hold its name: a new one of
+ * that name may load meanwhile. */
 hld_bank_t *hld_banks_find_in(hld_banks_t *b, const char *name, hld_ns_rank_fn rank,
                               const void *ctx, int *r);
 /* Client `client` left: its private banks are unloaded (their sounds end
