@@ -167,8 +167,9 @@ static void bank_read(void *user, int status, const char *msg, hld_manifest_t *m
              * bank to where each queued sound starts (banks.c) */
             /* a plain client's bank: named in its process's namespace, its
              * sounds private to it; a control client's: shared */
-            status = hld_banks_start(&d->banks, m, l->c->id, !l->c->control, hld_ns_rank, l->c, &b,
-                                     why, sizeof why);
+            status =
+                hld_banks_start(&d->banks, m, l->c->id, !l->c->control, hld_client_who(l->c->cl),
+                                hld_ns_rank, l->c, &b, why, sizeof why);
             if (status == 0) b->control = l->c->control; /* its cue sheet: the daemon's names */
             msg = why;
         }

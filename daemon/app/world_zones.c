@@ -35,7 +35,8 @@ static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) 
     char why[HL_MAX_MSG + 1];
     hld_bank_t *b = NULL;
     if (status == 0) {
-        status = hld_banks_start(&w->d->banks, m, 0, 0, NULL, NULL, &b, why, sizeof why);
+        status = hld_banks_start(&w->d->banks, m, 0, 0, hld_clients_who(&w->d->ledger, w->owner[i]),
+                                 NULL, NULL, &b, why, sizeof why);
         msg = why;
     }
     if (status != 0) {

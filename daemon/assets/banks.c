@@ -472,8 +472,8 @@ static int start_one(hld_banks_t *b, hld_bank_t *k) {
              : k->client && !cl
                  ? (snprintf(m, sizeof m, "client %u that loaded the bank is gone", k->client),
                     HELIOD_ECANCELED)
-                 : hld_sounds_load(
-                       b->sounds, cl, e->name, e->path,
+                 : hld_sounds_load_for(
+                       b->sounds, cl, k->who, e->name, e->path,
                        (k->ns ? e->flags & ~(uint32_t)HL_LOAD_SHARED : e->flags | HL_LOAD_SHARED) |
                            HLD_LOAD_BANK,
                        sound_done, l, m, sizeof m);
@@ -519,7 +519,7 @@ static void start_pending(hld_banks_t *b) {
     }
 }
 
-int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv,
+int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv, uint64_t who,
                     hld_ns_rank_fn rank, const void *ctx, hld_bank_t **out, char *msg, size_t cap) {
     int slot = -1;
     for (int i = 0; i < HLD_MAX_BANKS && slot < 0; i++)
@@ -568,6 +568,7 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv
         snprintf(k->sounds[i], sizeof k->sounds[i], "%s", e[i].name);
     k->client = client;
     k->ns = ns;
+    k->who = who;
     hld_client_t *cl = client ? hld_clients_get(b->ledger, client) : NULL;
     if (cl) hld_client_sound_added(cl); /* its record stays until the last sound starts */
     start_pending(b);

@@ -71,6 +71,7 @@ typedef struct hld_bank {
     uint32_t client; /* client id that loaded it (asset_ops.c), 0: the daemon's */
     int control;     /* that client was a control client: its sheet is the daemon's */
     uint32_t ns;     /* its sounds' namespace: 0 shared, else its loader's client id */
+    uint64_t who;    /* the process its files are opened for (fileio.h) */
     struct hld_bank_entry *entries; /* while sounds wait to start: what each is, else NULL */
     uint32_t next;                  /* the next sound to start */
     uint64_t seq;                   /* load order: older banks start first */
@@ -125,8 +126,9 @@ uint64_t hld_manifest_bytes(const hld_manifest_t *m);
  * a bank of that name it ranks 2 or more (its process's or a shared one)
  * is a conflict. 0 and *out, or a negative code with msg (EEXIST: a bank
  * of that name, or a sound name of that namespace, already loaded; ENOMEM:
- * too many banks). */
-int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv,
+ * too many banks). who: the process its sounds' files are opened for
+ * (fileio.h: the loader's; a world zone's adder's). */
+int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv, uint64_t who,
                     hld_ns_rank_fn rank, const void *ctx, hld_bank_t **out, char *msg, size_t cap);
 /* Starts unloading bank k (see above): 0, or ENOSOUND with msg when it is
  * already unloading. */

@@ -603,13 +603,20 @@ static void reload_after(load_job_t *j, int status) {
     free(j);
 }
 
-static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
-                      hld_load_done_fn done, void *user, char *msg, size_t cap);
+static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                      const char *path, uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd,
+                      uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
 
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
-    return start_load(s, cl, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
+    return start_load(s, cl, hld_client_who(cl), name, path, NULL, 0, 0, -1, flags, done, user, msg,
+                      cap);
+}
+
+int hld_sounds_load_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                        const char *path, uint32_t flags, hld_load_done_fn done, void *user,
+                        char *msg, size_t cap) {
+    return start_load(s, cl, who, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
 }
 
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
@@ -619,7 +626,8 @@ int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uin
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg, cap);
+    return start_load(s, cl, 0, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg,
+                      cap);
 }
 
 int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
@@ -628,12 +636,12 @@ int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int 
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
+    return start_load(s, cl, 0, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
 }
 
-static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
-                      hld_load_done_fn done, void *user, char *msg, size_t cap) {
+static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                      const char *path, uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd,
+                      uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
         FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
@@ -707,7 +715,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
             o->j.work = open_work;
             o->j.done = open_done;
             o->j.cleanup = open_cleanup;
-            o->j.who = hld_client_who(cl);
+            o->j.who = who;
         }
         qrc = o ? 0 : -1;
     } else {

@@ -153,6 +153,11 @@ hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm);
 #define HLD_LOAD_BANK 0x80000000u
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
+/* The same, its file opened for process `who` (fileio.h: a world zone's
+ * sound, charged to nobody, is opened for the zone's adder). */
+int hld_sounds_load_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                        const char *path, uint32_t flags, hld_load_done_fn done, void *user,
+                        char *msg, size_t cap);
 /* As hld_sounds_load for an encoded file in memory (an upload): decoded
  * through libsndfile's virtual I/O. On 0 it takes mem (malloc'd, len bytes)
  * and `reserved` bytes already reserved from the budget for it, and frees
