@@ -12,6 +12,8 @@
  * and a message naming the problem. The hung open is decoder.c's test hook
  * HELIOD_TEST_OPEN_DELAY (opens of *hungopen* sleep 4 s), which the file
  * reader honours too: the request is answered ETIMEDOUT at the 2 s budget.
+ * LOAD's open has the same budget, and one process's hung LOADs hold one
+ * file worker: other clients' LOADs and banks go on (test_load_hung_open).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -7,8 +7,11 @@
  * process; quotas are per process (20 connections, one budget); a stalled
  * upload is charged to its client and times out; a script's 256 detached
  * loops fit the default quotas; a bank's cue sheet is applied as its
- * loader (its namespace, its rights, its quota). Real daemon, real
- * libheliod, the stranger a forked process of its own.
+ * loader (its namespace, its rights, its quota); bank and world-zone names
+ * are per process and a game's bank sounds are its own (neither playable
+ * nor evictable by a stranger); each bus has its own STATS keys and
+ * profiler row. Real daemon, real libheliod, the stranger a forked process
+ * of its own.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -1248,8 +1251,9 @@ static void bank_squatter(fx_t *f, int ready, int go, int res) {
     heliod_zone_info_t zi[8];
     size_t nz = 0;
     out[n++] = heliod_zones(h, zi, 8, &nz);
-    out[n++] = (int)nz;                         /* its wz */
-    out[n++] = heliod_bank_unload(h, "opbank"); /* the operator's: shared, not its own */
+    out[n++] = (int)nz;                                  /* its wz */
+    out[n++] = heliod_bank_unload(h, "opbank");          /* the operator's: shared, not its own */
+    out[n++] = heliod_play(h, "opsnd", &pp, NULL, NULL); /* its sounds: shared, anyone plays */
     heliod_close(h);
     if (write(res, out, sizeof(int) * (size_t)n) < 0) _exit(2);
     _exit(0);
@@ -1319,12 +1323,13 @@ static void test_banks_and_zones_per_process(void **state) {
     int st = 0;
     waitpid(pid, &st, 0);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    assert_int_equal(n, 14);
+    assert_int_equal(n, 15);
     fprintf(stderr,
             "# stranger: bank %d (state %d), zone %d; then play gsnd %d, unload gbank %d, "
             "remove gzone %d, its level again %d, its lsnd %d frames, play %d, banks %d (%d), "
-            "zones %d (%d), unload opbank %d\n",
-            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]);
+            "zones %d (%d), unload opbank %d, play opsnd %d\n",
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+            r[14]);
     assert_int_equal(r[0], 0);
     assert_int_equal(r[1], HELIOD_BANK_LOADED);
     assert_int_equal(r[2], 0);
@@ -1339,6 +1344,7 @@ static void test_banks_and_zones_per_process(void **state) {
     assert_int_equal(r[11], 0);
     assert_int_equal(r[12], 1);
     assert_int_equal(r[13], HELIOD_EPERM);
+    assert_int_equal(r[14], 0);
 
     /* the game's bank, sounds and zone are untouched */
     assert_int_equal(bank_state(g, "gbank"), HELIOD_BANK_LOADED);
