@@ -12,6 +12,7 @@
 
 #include "conn.h"
 #include "daemon.h"
+#include "dispatch_int.h"
 #include "log.h"
 
 /* ---- the loader zone_sched.c drives ---------------------------------------------- */
@@ -102,7 +103,8 @@ void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b) {
 
 /* ---- ticks ----------------------------------------------------------------------- */
 
-static void broadcast(hld_wzones_t *w, const char *line) {
+/* Sends the report line to c as a ZONE_TICK event. */
+static void send_line(hld_conn_t *c, const char *line) {
     static hl_event_t ev; /* large (the meter body): not on the stack */
     memset(&ev, 0, sizeof ev);
     ev.type = HL_EVENT_ZONE_TICK;
@@ -113,9 +115,39 @@ static void broadcast(hld_wzones_t *w, const char *line) {
     hl_frame_begin(&wb, HL_OP_EVENT, 0, 0);
     hl_put_event(&wb, &ev);
     int n = hl_frame_end(&wb);
-    if (n <= 0) return;
-    for (hld_conn_t *c = w->d->conns; c; c = c->next)
-        if (c->sub & HL_SUB_ZONES) hld_conn_send(c, buf, (size_t)n);
+    if (n > 0) hld_conn_send(c, buf, (size_t)n);
+}
+
+/* The zones of list[0..*n) that c sees (ZONES' rule: its own and the shared). */
+static void keep_visible(const hld_wzones_t *w, const hld_conn_t *c, uint32_t *list, uint32_t *n) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        if (hld_ns_rank(c, w->owner[list[i]]) > 0) list[k++] = list[i];
+    *n = k;
+}
+
+/* The tick's report to ZONES subscribers: a control client gets the whole
+ * line; a plain client the zones it may see by name (the totals are the
+ * daemon's, as in STATS). */
+static void broadcast(hld_wzones_t *w, const hld_zs_report_t *rep, const char *line) {
+    static hld_zs_report_t mine; /* large: not on the stack */
+    static char own[HL_MAX_REPORT + 1];
+    for (hld_conn_t *c = w->d->conns; c; c = c->next) {
+        if (!(c->sub & HL_SUB_ZONES)) continue;
+        if (c->control) {
+            send_line(c, line);
+            continue;
+        }
+        mine = *rep;
+        keep_visible(w, c, mine.requested, &mine.n_requested);
+        keep_visible(w, c, mine.completed, &mine.n_completed);
+        keep_visible(w, c, mine.failed, &mine.n_failed);
+        keep_visible(w, c, mine.cancelled, &mine.n_cancelled);
+        keep_visible(w, c, mine.unloaded, &mine.n_unloaded);
+        keep_visible(w, c, mine.evicted, &mine.n_evicted);
+        hld_zs_report_text(&w->zs, &mine, own, sizeof own);
+        send_line(c, own);
+    }
 }
 
 static void on_tick(uv_timer_t *t) {
@@ -139,7 +171,7 @@ void hld_wzones_tick(hld_wzones_t *w) {
         w->ticks_with_work++;
     static char line[HL_MAX_REPORT + 1];
     hld_zs_report_text(&w->zs, &rep, line, sizeof line);
-    broadcast(w, line);
+    broadcast(w, &rep, line);
 }
 
 int hld_wzones_loading(const hld_wzones_t *w) {

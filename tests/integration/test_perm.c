@@ -1219,12 +1219,26 @@ static int sound_frames(heliod_t *h, const char *name) {
     return fr;
 }
 
+/* ZONE_TICK reports a client got, and how many named zone `name`. */
+typedef struct {
+    int ticks, named;
+    const char *name;
+} zone_ticks_t;
+
+static void on_zone_tick(void *user, const heliod_event_t *ev) {
+    zone_ticks_t *z = user;
+    if (ev->type != HELIOD_EVENT_ZONE_TICK) return;
+    z->ticks++;
+    z->named += strstr(ev->message, z->name) != NULL;
+}
+
 /* A stranger that stays connected: loads its bank "level" (sound lsnd,
- * 0.5 s) and adds its world zone "wz" first, says so, waits for go, then
- * tries the game's bank and zone and reports what it sees. */
+ * 0.5 s) and adds its world zone "wz" first, says so, waits for go (taking
+ * the zone scheduler's reports meanwhile), then tries the game's bank and
+ * zone and reports what it sees. */
 static void bank_squatter(fx_t *f, int ready, int go, int res) {
     heliod_t *h = NULL;
-    int out[16] = {0}, n = 0;
+    int out[24] = {0}, n = 0;
     if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
     char man[600], zman[600];
     write_bank(f->d.dir, "s_level.ini", "level", "lsnd", "half.wav", man, sizeof man);
@@ -1233,9 +1247,15 @@ static void bank_squatter(fx_t *f, int ready, int go, int res) {
     out[n++] = bank_state(h, "level");
     const float far[3] = {1000, 0, 0}; /* never near the listener: never loads */
     out[n++] = heliod_zone_add(h, "wz", zman, far, 1.0f);
+    zone_ticks_t zt = {.name = "gnear"};
+    heliod_set_event_callback(h, on_zone_tick, &zt);
+    if (heliod_subscribe(h, HELIOD_SUB_ZONES) != 0) _exit(5);
     char b = 1;
+    if (write(ready, &b, 1) != 1) _exit(4);
     struct pollfd pf = {.fd = go, .events = POLLIN};
-    if (write(ready, &b, 1) != 1 || poll(&pf, 1, 120000) != 1 || read(go, &b, 1) != 1) _exit(4);
+    for (int i = 0; poll(&pf, 1, 10) != 1; i++)
+        if (heliod_dispatch(h) < 0 || i > 12000) _exit(4);
+    if (read(go, &b, 1) != 1 || heliod_ping(h, NULL) != 0) _exit(4); /* the ticks sent before */
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     out[n++] = heliod_play(h, "gsnd", &pp, NULL, NULL); /* the game's bank sound */
@@ -1247,13 +1267,15 @@ static void bank_squatter(fx_t *f, int ready, int go, int res) {
     heliod_bank_info_t bi[8];
     size_t nb = 0;
     out[n++] = heliod_banks(h, bi, 8, &nb);
-    out[n++] = (int)nb; /* level and the operator's opbank */
+    out[n++] = (int)nb; /* level, the operator's opbank, a world zone's bank */
     heliod_zone_info_t zi[8];
     size_t nz = 0;
     out[n++] = heliod_zones(h, zi, 8, &nz);
     out[n++] = (int)nz;                                  /* its wz */
     out[n++] = heliod_bank_unload(h, "opbank");          /* the operator's: shared, not its own */
     out[n++] = heliod_play(h, "opsnd", &pp, NULL, NULL); /* its sounds: shared, anyone plays */
+    out[n++] = zt.ticks > 0;                             /* it got the scheduler's reports, */
+    out[n++] = zt.named;                                 /* without the game's zone's name */
     heliod_close(h);
     if (write(res, out, sizeof(int) * (size_t)n) < 0) _exit(2);
     _exit(0);
@@ -1313,23 +1335,35 @@ static void test_banks_and_zones_per_process(void **state) {
     assert_int_equal(heliod_bank_load(op, oman, NULL), 0);
     assert_int_equal(bank_state(op, "opbank"), HELIOD_BANK_LOADED);
     assert_int_equal(heliod_play(g, "opsnd", &pp, NULL, NULL), 0); /* shared: anyone plays it */
+    /* the game's zone gnear loads (at the listener): the operator's ZONE_TICK
+     * reports name it, the stranger's (checked below) do not */
+    zone_ticks_t zt = {.name = "gnear"};
+    heliod_set_event_callback(op, on_zone_tick, &zt);
+    assert_int_equal(heliod_subscribe(op, HELIOD_SUB_ZONES), 0);
+    const float here[3] = {0, 0, 0};
+    assert_int_equal(heliod_zone_add(g, "gnear", zman, here, 10.0f), 0);
+    for (int i = 0; i < 2000 && !zt.named; i++) {
+        assert_true(heliod_dispatch(op) >= 0);
+        th_sleep_ms(2);
+    }
+    assert_true(zt.named > 0);
 
     b = 1;
     assert_int_equal(write(go[1], &b, 1), 1);
-    int r[16], n = 0;
+    int r[24], n = 0;
     ssize_t got;
-    while (n < 16 && (got = read(res[0], r + n, sizeof(int) * (size_t)(16 - n))) > 0)
+    while (n < 24 && (got = read(res[0], r + n, sizeof(int) * (size_t)(24 - n))) > 0)
         n += (int)(got / (ssize_t)sizeof(int));
     int st = 0;
     waitpid(pid, &st, 0);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    assert_int_equal(n, 15);
+    assert_int_equal(n, 17);
     fprintf(stderr,
             "# stranger: bank %d (state %d), zone %d; then play gsnd %d, unload gbank %d, "
             "remove gzone %d, its level again %d, its lsnd %d frames, play %d, banks %d (%d), "
-            "zones %d (%d), unload opbank %d, play opsnd %d\n",
+            "zones %d (%d), unload opbank %d, play opsnd %d, zone ticks %d naming gnear %d\n",
             r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
-            r[14]);
+            r[14], r[15], r[16]);
     assert_int_equal(r[0], 0);
     assert_int_equal(r[1], HELIOD_BANK_LOADED);
     assert_int_equal(r[2], 0);
@@ -1340,19 +1374,22 @@ static void test_banks_and_zones_per_process(void **state) {
     assert_int_equal(r[7], 24000);
     assert_int_equal(r[8], 0);
     assert_int_equal(r[9], 0);
-    assert_int_equal(r[10], 2);
+    assert_int_equal(r[10], 3); /* its level, opbank and gnear's bank (a zone's: shared) */
     assert_int_equal(r[11], 0);
     assert_int_equal(r[12], 1);
     assert_int_equal(r[13], HELIOD_EPERM);
     assert_int_equal(r[14], 0);
+    assert_int_equal(r[15], 1);
+    assert_int_equal(r[16], 0); /* the game's zone is not the stranger's to see */
 
     /* the game's bank, sounds and zone are untouched */
     assert_int_equal(bank_state(g, "gbank"), HELIOD_BANK_LOADED);
     assert_int_equal(heliod_play(g, "gsnd", &pp, NULL, NULL), 0);
-    /* its zones, and the stranger's wz, now a gone process's (shared,
-     * adoptable: the table's rule), which its own wz still hides */
+    /* its zones (wz, gzone, gnear), and the stranger's wz, now a gone
+     * process's (shared, adoptable: the table's rule), which its own wz
+     * still hides */
     assert_int_equal(heliod_zones(g, zi, 8, &nz), 0);
-    assert_int_equal(nz, 3);
+    assert_int_equal(nz, 4);
     int gz = 0;
     for (size_t i = 0; i < nz; i++)
         gz += !strcmp(zi[i].name, "gzone");
@@ -1364,7 +1401,7 @@ static void test_banks_and_zones_per_process(void **state) {
     int gone = 0;
     for (int i = 0; i < 500 && !gone; i++) {
         assert_int_equal(heliod_banks(op, bi, 8, &nb), 0);
-        gone = nb == 3; /* the game's two and opbank */
+        gone = nb == 4; /* the game's two, opbank and gnear's zone bank */
         if (!gone) th_sleep_ms(10);
     }
     assert_true(gone);
