@@ -1255,7 +1255,8 @@ static void bank_squatter(fx_t *f, int ready, int go, int res) {
     struct pollfd pf = {.fd = go, .events = POLLIN};
     for (int i = 0; poll(&pf, 1, 10) != 1; i++)
         if (heliod_dispatch(h) < 0 || i > 12000) _exit(4);
-    if (read(go, &b, 1) != 1 || heliod_ping(h, NULL) != 0) _exit(4); /* the ticks sent before */
+    /* the ticks sent before the ping's reply, queued by it, then delivered */
+    if (read(go, &b, 1) != 1 || heliod_ping(h, NULL) != 0 || heliod_dispatch(h) < 0) _exit(4);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     out[n++] = heliod_play(h, "gsnd", &pp, NULL, NULL); /* the game's bank sound */
