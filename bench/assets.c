@@ -12,7 +12,6 @@
  *
  * usage: assets [--heliod PATH]
  */
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <sndfile.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define SECONDS 60
 #define PINGS   20000
@@ -81,10 +81,8 @@ static double load_bank(heliod_t *h, const char *man, const char *name) {
 int main(int argc, char **argv) {
     char heliod[BD_PATH_MAX];
     const char *arg = NULL;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'}, {0}};
-    int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
-        if (o == 'H') arg = optarg;
+    const bo_opt_t opts[] = {{"heliod", 's', &arg}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[--heliod PATH]");
     if (bd_heliod_path(arg, heliod, sizeof heliod) != 0) return 2;
     bd_daemon_t d;
     heliod_t *h = NULL;

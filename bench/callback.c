@@ -25,13 +25,13 @@
  *                 [--period FRAMES] [--counts 0,64,256,1024] [--settle S]
  *                 [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define CB_DEF_PERIOD  256
 #define CB_DEF_COUNTS  "0,64,256,1024"
@@ -59,29 +59,21 @@ static void position(int i, int n, float pos[3]) {
     pos[2] = (float)(d * r * sin(phi));
 }
 
-static void usage_to(FILE *f, int rc, const char *prog) {
-    fprintf(f,
-            "usage: %s [--heliod PATH] [--driver null|portaudio] [--device NAME]\n"
-            "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"
-            "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"
-            "  --heliod      the daemon to start (default: the build's)\n"
-            "  --driver      null (default) or portaudio; --device picks the output\n"
-            "  --period      frames per callback (default 256)\n"
-            "  --counts      voice counts to measure, ascending (default 0,64,256,1024)\n"
-            "  --settle      seconds measured per count (default 3)\n"
-            "  --scene       easy: 3D looping voices at pitch 1 (default); pitched:\n"
-            "                each its own pitch (linear); worst: pitched and cubic\n"
-            "  --cpu-budget  the daemon's governor budget, %% of the period (0: off)\n"
-            "  --hrtf        start the daemon with --hrtf: every voice binaural\n"
-            "Prints one line per count: callback p99/max load and time, xruns,\n"
-            "underruns, overruns and the governor's figures.\n",
-            prog);
-    exit(rc);
-}
-
-static void usage(const char *prog) {
-    usage_to(stderr, 2, prog);
-}
+#define CB_USAGE                                                                                   \
+    "[--heliod PATH] [--driver null|portaudio] [--device NAME]\n"                                  \
+    "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"                          \
+    "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"                         \
+    "  --heliod      the daemon to start (default: the build's)\n"                                 \
+    "  --driver      null (default) or portaudio; --device picks the output\n"                     \
+    "  --period      frames per callback (default 256)\n"                                          \
+    "  --counts      voice counts to measure, ascending (default 0,64,256,1024)\n"                 \
+    "  --settle      seconds measured per count (default 3)\n"                                     \
+    "  --scene       easy: 3D looping voices at pitch 1 (default); pitched:\n"                     \
+    "                each its own pitch (linear); worst: pitched and cubic\n"                      \
+    "  --cpu-budget  the daemon's governor budget, % of the period (0: off)\n"                     \
+    "  --hrtf        start the daemon with --hrtf: every voice binaural\n"                         \
+    "Prints one line per count: callback p99/max load and time, xruns,\n"                          \
+    "underruns, overruns and the governor's figures."
 
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL, *driver = "null", *device = NULL, *counts_arg = CB_DEF_COUNTS;
@@ -89,45 +81,24 @@ int main(int argc, char **argv) {
     double settle = CB_DEF_SETTLE;
     const char *scene = "easy", *budget = NULL;
     int hrtf = 0;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"driver", required_argument, NULL, 'd'},
-                                         {"device", required_argument, NULL, 'D'},
-                                         {"period", required_argument, NULL, 'p'},
-                                         {"counts", required_argument, NULL, 'c'},
-                                         {"settle", required_argument, NULL, 's'},
-                                         {"scene", required_argument, NULL, 'S'},
-                                         {"cpu-budget", required_argument, NULL, 'B'},
-                                         {"hrtf", no_argument, NULL, 'R'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'd': driver = optarg; break;
-        case 'D': device = optarg; break;
-        case 'p': period = atoi(optarg); break;
-        case 'c': counts_arg = optarg; break;
-        case 's': settle = atof(optarg); break;
-        case 'S': scene = optarg; break;
-        case 'B': budget = optarg; break;
-        case 'R': hrtf = 1; break;
-        case 'h': usage_to(stdout, 0, argv[0]); break;
-        default: usage(argv[0]);
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg}, {"driver", 's', &driver},
+                             {"device", 's', &device},     {"period", 'i', &period},
+                             {"counts", 's', &counts_arg}, {"settle", 'd', &settle},
+                             {"scene", 's', &scene},       {"cpu-budget", 's', &budget},
+                             {"hrtf", 'b', &hrtf},         {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, CB_USAGE);
     int counts[CB_MAX_COUNTS], ncounts = 0, max_n = 1;
     char *list = strdup(counts_arg);
     for (char *tok = strtok(list, ","); tok && ncounts < CB_MAX_COUNTS; tok = strtok(NULL, ",")) {
         counts[ncounts] = atoi(tok);
-        if (counts[ncounts] < 0) usage(argv[0]);
+        if (counts[ncounts] < 0) bo_usage(argv[0], CB_USAGE);
         if (counts[ncounts] > max_n) max_n = counts[ncounts];
         ncounts++;
     }
     free(list);
     int pitched = strcmp(scene, "pitched") == 0, worst = strcmp(scene, "worst") == 0;
     if (ncounts == 0 || period <= 0 || settle <= 0 || (!pitched && !worst && strcmp(scene, "easy")))
-        usage(argv[0]);
+        bo_usage(argv[0], CB_USAGE);
 
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;

@@ -17,12 +17,12 @@
  * usage: connect [--heliod PATH] [--seconds S] [--clients K]
  */
 #include <dirent.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define CN_DEF_SECONDS 5.0
 #define CN_DEF_CLIENTS 255 /* + the probe = HL_MAX_CLIENTS, every place the daemon has */
@@ -45,21 +45,11 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     double seconds = CN_DEF_SECONDS;
     int clients = CN_DEF_CLIENTS;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"seconds", required_argument, NULL, 's'},
-                                         {"clients", required_argument, NULL, 'c'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 's': seconds = atof(optarg); break;
-        case 'c': clients = atoi(optarg); break;
-        default:
-            fprintf(stderr, "usage: %s [--heliod PATH] [--seconds S] [--clients K]\n", argv[0]);
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"seconds", 'd', &seconds},
+                             {"clients", 'i', &clients},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[--heliod PATH] [--seconds S] [--clients K]");
     if (!(seconds > 0) || clients < 1) return 2;
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;

@@ -13,7 +13,6 @@
  *
  * usage: evict [--heliod PATH] [--sounds N]   (N: 1 .. 16383, default 16000)
  */
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -25,6 +24,7 @@
 #include <sndfile.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define TINY_FRAMES 480 /* 0.01 s: 1920 decoded bytes */
 #define PER_BANK    1024
@@ -75,13 +75,8 @@ int main(int argc, char **argv) {
     char heliod[BD_PATH_MAX];
     const char *arg = NULL;
     long nsounds = 16000; /* HL_MAX_SOUNDS is 16384: the big one needs a place too */
-    static const struct option opts[] = {
-        {"heliod", required_argument, NULL, 'H'}, {"sounds", required_argument, NULL, 'n'}, {0}};
-    int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (o == 'H') arg = optarg;
-        if (o == 'n') nsounds = strtol(optarg, NULL, 10);
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &arg}, {"sounds", 'l', &nsounds}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[--heliod PATH] [--sounds N]");
     if (nsounds < 1 || nsounds >= 16 * PER_BANK) {
         fprintf(stderr, "evict: --sounds is 1 .. %d\n", 16 * PER_BANK - 1);
         return 2;

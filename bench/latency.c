@@ -17,7 +17,6 @@
  * usage: latency [--heliod PATH] [--plays N] [--interval-us US] [--period F]
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 #include <time.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define LT_DEF_PLAYS    10000
 #define LT_DEF_INTERVAL 2000 /* us between plays */
@@ -98,26 +98,12 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     long plays = LT_DEF_PLAYS, interval_us = LT_DEF_INTERVAL;
     int period = LT_DEF_PERIOD;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"plays", required_argument, NULL, 'n'},
-                                         {"interval-us", required_argument, NULL, 'i'},
-                                         {"period", required_argument, NULL, 'p'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'n': plays = atol(optarg); break;
-        case 'i': interval_us = atol(optarg); break;
-        case 'p': period = atoi(optarg); break;
-        default:
-            fprintf(stderr,
-                    "usage: %s [--heliod PATH] [--plays N] [--interval-us US] "
-                    "[--period FRAMES]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"plays", 'l', &plays},
+                             {"interval-us", 'l', &interval_us},
+                             {"period", 'i', &period},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[--heliod PATH] [--plays N] [--interval-us US] [--period FRAMES]");
     if (plays <= 0 || interval_us <= 0 || period <= 0) return 2;
 
     char heliod[BD_PATH_MAX];

@@ -13,12 +13,12 @@
  *
  * usage: memory [--heliod PATH] [--sounds N] [--sound-ms MS] [--voices V]
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define MM_DEF_SOUNDS   1000
 #define MM_DEF_SOUND_MS 100
@@ -48,24 +48,12 @@ static void report(const char *phase, pid_t pid, heliod_t *h, long base_kib, con
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     int sounds = MM_DEF_SOUNDS, sound_ms = MM_DEF_SOUND_MS, voices = MM_DEF_VOICES;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"sounds", required_argument, NULL, 'n'},
-                                         {"sound-ms", required_argument, NULL, 'm'},
-                                         {"voices", required_argument, NULL, 'v'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'n': sounds = atoi(optarg); break;
-        case 'm': sound_ms = atoi(optarg); break;
-        case 'v': voices = atoi(optarg); break;
-        default:
-            fprintf(stderr, "usage: %s [--heliod PATH] [--sounds N] [--sound-ms MS] [--voices V]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"sounds", 'i', &sounds},
+                             {"sound-ms", 'i', &sound_ms},
+                             {"voices", 'i', &voices},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[--heliod PATH] [--sounds N] [--sound-ms MS] [--voices V]");
     if (sounds < 1 || sound_ms < 1 || voices < 1) return 2;
 
     char heliod[BD_PATH_MAX];

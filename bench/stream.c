@@ -14,7 +14,6 @@
  *        (--file-s: length of the streamed Ogg, default 60; shorter for a
  *        quick run, since writing it dominates)
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <sndfile.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define ST_VOICES      16
 #define ST_DEF_SECONDS 60.0
@@ -145,23 +145,12 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     double seconds = ST_DEF_SECONDS;
     int skip_memory = 0, file_s = ST_FILE_S;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"skip-memory", no_argument, NULL, 'M'},
-                                         {"file-s", required_argument, NULL, 'F'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
-        switch (opt) {
-        case 's': seconds = atof(optarg); break;
-        case 'H': heliod_arg = optarg; break;
-        case 'M': skip_memory = 1; break;
-        case 'F': file_s = atoi(optarg); break;
-        default:
-            fprintf(stderr, "usage: stream [-s SECONDS] [--heliod PATH] [--skip-memory] "
-                            "[--file-s SECONDS]\n");
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"s", 'd', &seconds},
+                             {"heliod", 's', &heliod_arg},
+                             {"skip-memory", 'b', &skip_memory},
+                             {"file-s", 'i', &file_s},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[-s SECONDS] [--heliod PATH] [--skip-memory] [--file-s SECONDS]");
     if (!(seconds > 0)) seconds = ST_DEF_SECONDS;
     if (file_s < 1 || file_s > ST_FILE_S) file_s = ST_FILE_S;
     char heliod[BD_PATH_MAX];

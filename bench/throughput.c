@@ -22,7 +22,6 @@
  * usage: throughput [--heliod PATH] [--clients 1,16] [--commands N]
  *        (N = commands per run, split across the clients)
  */
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -31,6 +30,7 @@
 #include <string.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define TP_DEF_CLIENTS   "1,16"
 #define TP_DEF_COMMANDS  1000000
@@ -254,26 +254,13 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL, *clients_arg = TP_DEF_CLIENTS;
     long commands = TP_DEF_COMMANDS;
     double rate = 0.0;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"rate", required_argument, NULL, 'r'},
-                                         {"clients", required_argument, NULL, 'c'},
-                                         {"commands", required_argument, NULL, 'n'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'c': clients_arg = optarg; break;
-        case 'n': commands = atol(optarg); break;
-        case 'r': rate = atof(optarg); break;
-        default:
-            fprintf(
-                stderr,
-                "usage: %s [--heliod PATH] [--clients N,N] [--commands N] [--rate CMDS_PER_S]\n",
-                argv[0]);
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"rate", 'd', &rate},
+                             {"clients", 's', &clients_arg},
+                             {"commands", 'l', &commands},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts,
+             "[--heliod PATH] [--clients N,N] [--commands N] [--rate CMDS_PER_S]");
     int runs[TP_MAX_RUNS], nruns = 0;
     char *list = strdup(clients_arg);
     for (char *t = strtok(list, ","); t && nruns < TP_MAX_RUNS; t = strtok(NULL, ",")) {

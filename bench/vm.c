@@ -62,6 +62,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_opts.h"
 #include "cues.h"
 #include "hl_mixer.h"
 #include "sounds.h"
@@ -487,50 +488,31 @@ out:
     return rc;
 }
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [--logical N] [--real R] [--cues C] [--plays N] [--batch B]\n"
-            "          [--ranks K] [--moving 0|1|both] [--seed S]\n"
-            "  logical: 1..%d, a multiple of cues; real: 1..%d, <= logical\n",
-            prog, HLD_MAX_LOGICAL, HL_MAX_VOICES);
-    exit(2);
-}
+#define VM_STR_(x) #x
+#define VM_STR(x)  VM_STR_(x)
+#define VM_USAGE                                                                                   \
+    "[--logical N] [--real R] [--cues C] [--plays N] [--batch B]\n"                                \
+    "          [--ranks K] [--moving 0|1|both] [--seed S]\n"                                       \
+    "  logical: 1.." VM_STR(HLD_MAX_LOGICAL) ", a multiple of cues; real: 1.." VM_STR(             \
+        HL_MAX_VOICES) ", <= logical"
 
 int main(int argc, char **argv) {
     long logical = VM_DEF_LOGICAL, real = VM_DEF_REAL, ncues = VM_DEF_CUES;
     long plays = VM_DEF_PLAYS, batch = VM_DEF_BATCH, ranks = VM_DEF_RANKS;
     const char *moving = "both";
     unsigned long long seed = 1;
-    static const struct option opts[] = {{"logical", required_argument, NULL, 'l'},
-                                         {"real", required_argument, NULL, 'r'},
-                                         {"cues", required_argument, NULL, 'c'},
-                                         {"plays", required_argument, NULL, 'p'},
-                                         {"batch", required_argument, NULL, 'b'},
-                                         {"ranks", required_argument, NULL, 'k'},
-                                         {"moving", required_argument, NULL, 'm'},
-                                         {"seed", required_argument, NULL, 's'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'l': logical = atol(optarg); break;
-        case 'r': real = atol(optarg); break;
-        case 'c': ncues = atol(optarg); break;
-        case 'p': plays = atol(optarg); break;
-        case 'b': batch = atol(optarg); break;
-        case 'k': ranks = atol(optarg); break;
-        case 'm': moving = optarg; break;
-        case 's': seed = strtoull(optarg, NULL, 0); break;
-        default: usage(argv[0]);
-        }
-    }
+    const bo_opt_t opts[] = {
+        {"logical", 'l', &logical}, {"real", 'l', &real},   {"cues", 'l', &ncues},
+        {"plays", 'l', &plays},     {"batch", 'l', &batch}, {"ranks", 'l', &ranks},
+        {"moving", 's', &moving},   {"seed", 'u', &seed},   {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, VM_USAGE);
     if (optind != argc || logical < 1 || logical > HLD_MAX_LOGICAL || real < 1 ||
         real > HL_MAX_VOICES || real > logical || ncues < 1 || ncues > HLD_MAX_CUES ||
         logical % ncues != 0 || plays < 0 || batch < 1 || ranks < 0)
-        usage(argv[0]);
+        bo_usage(argv[0], VM_USAGE);
     int mv0 = strcmp(moving, "1") != 0, mv1 = strcmp(moving, "0") != 0;
     if (strcmp(moving, "0") != 0 && strcmp(moving, "1") != 0 && strcmp(moving, "both") != 0)
-        usage(argv[0]);
+        bo_usage(argv[0], VM_USAGE);
     int rc = 0;
     if (plays > 0)
         rc |= run_plays((uint32_t)logical, (uint32_t)real, (uint32_t)ncues, plays, batch, seed);

@@ -33,7 +33,6 @@
  *                    [--moves PER_S] [--settle S] [--gain-db DB]
  */
 #include <dirent.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -41,7 +40,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <getopt.h>
+
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define VC_DEF_PERIOD   256
 #define VC_DEF_LOGICAL  65536
@@ -171,50 +173,31 @@ static pid_t find_thread(pid_t pid, const char *name) {
     return found;
 }
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [--heliod PATH] [--driver null|portaudio] [--device NAME]\n"
-            "          [--period FRAMES] [--logical N] [--real N] [--seconds S]\n"
-            "          [--moves PER_S] [--settle S] [--gain-db DB]\n",
-            prog);
-    exit(2);
-}
+#define VC_USAGE                                                                                   \
+    "[--heliod PATH] [--driver null|portaudio] [--device NAME]\n"                                  \
+    "          [--period FRAMES] [--logical N] [--real N] [--seconds S]\n"                         \
+    "          [--moves PER_S] [--settle S] [--gain-db DB]"
 
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL, *driver = "null", *device = NULL;
     int period = VC_DEF_PERIOD, logical = VC_DEF_LOGICAL, real = VC_DEF_REAL;
     double seconds = VC_DEF_SECONDS, moves = VC_DEF_MOVES, settle = VC_DEF_SETTLE;
     double gain_db = VC_DEF_GAIN_DB;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"driver", required_argument, NULL, 'd'},
-                                         {"device", required_argument, NULL, 'D'},
-                                         {"period", required_argument, NULL, 'p'},
-                                         {"logical", required_argument, NULL, 'l'},
-                                         {"real", required_argument, NULL, 'r'},
-                                         {"seconds", required_argument, NULL, 's'},
-                                         {"moves", required_argument, NULL, 'm'},
-                                         {"settle", required_argument, NULL, 'S'},
-                                         {"gain-db", required_argument, NULL, 'g'},
-                                         {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'H': heliod_arg = optarg; break;
-        case 'd': driver = optarg; break;
-        case 'D': device = optarg; break;
-        case 'p': period = atoi(optarg); break;
-        case 'l': logical = atoi(optarg); break;
-        case 'r': real = atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'm': moves = atof(optarg); break;
-        case 'S': settle = atof(optarg); break;
-        case 'g': gain_db = atof(optarg); break;
-        default: usage(argv[0]);
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"driver", 's', &driver},
+                             {"device", 's', &device},
+                             {"period", 'i', &period},
+                             {"logical", 'i', &logical},
+                             {"real", 'i', &real},
+                             {"seconds", 'd', &seconds},
+                             {"moves", 'd', &moves},
+                             {"settle", 'd', &settle},
+                             {"gain-db", 'd', &gain_db},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, VC_USAGE);
     if (optind != argc || period <= 0 || real < 1 || logical < real || seconds <= 0 || moves <= 0 ||
         settle < 0)
-        usage(argv[0]);
+        bo_usage(argv[0], VC_USAGE);
 
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;

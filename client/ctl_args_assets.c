@@ -64,16 +64,12 @@ int ctl__parse_zone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
                          "remove NAME");
     m->action = HL_ZONE_ADD;
     if (ctl__name_arg("zone name", argv[2], m->name, sizeof m->name, err, errlen) < 0) return -1;
-    int has_pos = 0, has_radius = 0;
+    int seen = 0;
     for (int i = 3; i < argc; i++) {
         const char *v;
         int r;
-        if ((r = ctl__vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
+        if ((r = ctl__sphere_opt(argc, argv, &i, m->pos, &m->radius, &seen, err, errlen)) != 0) {
             if (r < 0) return -1;
-            has_pos = 1;
-        } else if ((r = ctl__float_opt(argc, argv, &i, "--radius", &m->radius, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            has_radius = 1;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--bank", &v)) != 0) {
             if (r < 0) return ctl__fail(err, errlen, "--bank needs a manifest FILE");
             if (abs_path("--bank", v, m->bank, sizeof m->bank, err, errlen) < 0) return -1;
@@ -81,7 +77,7 @@ int ctl__parse_zone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
             return ctl__fail(err, errlen, "zone add: unknown argument '%s'", argv[i]);
         }
     }
-    if (!m->bank[0] || !has_pos || !has_radius)
+    if (!m->bank[0] || seen != 3)
         return ctl__fail(err, errlen, "zone add: --bank, --pos and --radius are required");
     const char *why;
     if (hl_validate_zone(m, &why) < 0) return ctl__fail(err, errlen, "zone: %s", why);

@@ -169,7 +169,7 @@ int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
 int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_rzone_t *m = &c->m.rzone;
     m->preset = HL_REV_HALL;
-    int a = 1, has_pos = 0, has_radius = 0;
+    int a = 1, seen = 0;
     if (argc > 1 && strcmp(argv[1], "remove") == 0) {
         m->action = HL_RZONE_REMOVE;
         if (argc != 3) return ctl__fail(err, errlen, "reverb-zone remove: needs exactly one NAME");
@@ -179,17 +179,11 @@ int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     for (int i = a; i < argc; i++) {
         const char *v;
         int r;
-        if ((r = ctl__vec3_opt(argc, argv, &i, "--pos", m->pos, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            has_pos = 1;
-        } else if ((r = ctl__float_opt(argc, argv, &i, "--radius", &m->radius, err, errlen)) != 0) {
-            if (r < 0) return -1;
-            has_radius = 1;
-        } else if ((r = ctl__float_opt(argc, argv, &i, "--fade", &m->fade, err, errlen)) != 0 ||
-                   (r = ctl__name_opt(argc, argv, &i, "--bus", m->bus, sizeof m->bus, err,
-                                      errlen)) != 0 ||
-                   (r = ctl__name_opt(argc, argv, &i, "--feed", m->feed, sizeof m->feed, err,
-                                      errlen)) != 0) {
+        if ((r = ctl__sphere_opt(argc, argv, &i, m->pos, &m->radius, &seen, err, errlen)) != 0 ||
+            (r = ctl__float_opt(argc, argv, &i, "--fade", &m->fade, err, errlen)) != 0 ||
+            (r = ctl__name_opt(argc, argv, &i, "--bus", m->bus, sizeof m->bus, err, errlen)) != 0 ||
+            (r = ctl__name_opt(argc, argv, &i, "--feed", m->feed, sizeof m->feed, err, errlen)) !=
+                0) {
             if (r < 0) return -1;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--preset", &v)) != 0) {
             int t = r > 0 ? hl_fx_type_from(HL_FXK_REVERB, v) : -1;
@@ -204,8 +198,7 @@ int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         }
     }
     if (ctl__name_arg("zone name", name, m->name, sizeof m->name, err, errlen) < 0) return -1;
-    if (!has_pos || !has_radius)
-        return ctl__fail(err, errlen, "reverb-zone: --pos and --radius are required");
+    if (seen != 3) return ctl__fail(err, errlen, "reverb-zone: --pos and --radius are required");
     const char *why;
     if (hl_validate_rzone(m, &why) < 0) return ctl__fail(err, errlen, "reverb-zone: %s", why);
     return 0;

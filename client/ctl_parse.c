@@ -127,6 +127,16 @@ int ctl__vec3_opt(int argc, char **argv, int *i, const char *name, float out[3],
     return ctl__vec_opt(name, v, out, err, errlen) < 0 ? -1 : 1;
 }
 
+int ctl__sphere_opt(int argc, char **argv, int *i, float pos[3], float *radius, int *seen,
+                    char *err, size_t errlen) {
+    int r = ctl__vec3_opt(argc, argv, i, "--pos", pos, err, errlen);
+    if (r > 0) *seen |= 1;
+    if (r != 0) return r;
+    r = ctl__float_opt(argc, argv, i, "--radius", radius, err, errlen);
+    if (r > 0) *seen |= 2;
+    return r;
+}
+
 int ctl__name_arg(const char *what, const char *v, char *dst, size_t cap, char *err,
                   size_t errlen) {
     if (!v) return ctl__fail(err, errlen, "missing %s", what);

@@ -56,6 +56,11 @@ int ctl__float_opt(int argc, char **argv, int *i, const char *name, float *out, 
 /* An X,Y,Z option (--pos 1,0,-2). */
 int ctl__vec3_opt(int argc, char **argv, int *i, const char *name, float out[3], char *err,
                   size_t errlen);
+/* A sphere's --pos X,Y,Z or --radius R (zone, reverb-zone): 1 when one was
+ * read (*seen gets bit 1 for --pos, 2 for --radius), 0 if argv[*i] is
+ * neither, -1 on a bad value. */
+int ctl__sphere_opt(int argc, char **argv, int *i, float pos[3], float *radius, int *seen,
+                    char *err, size_t errlen);
 /* A name argument ([A-Za-z0-9_.-], 1..63) copied into dst: 0 or -1. */
 int ctl__name_arg(const char *what, const char *v, char *dst, size_t cap, char *err, size_t errlen);
 /* An option naming one of an hl_enum_kind_t's values (--overflow refuse). */

@@ -12,12 +12,9 @@ static int bank_call(heliod_t *h, uint8_t action, const char *arg, heliod_bank_i
         return hlc_set_error(h, HELIOD_EINVAL, "a manifest path or a bank name is required");
     hl_bank_t m = {.action = action};
     snprintf(m.arg, sizeof m.arg, "%s", arg);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_BANK, 0, &id);
+    int rc = hlc_req_bank(h, HL_OP_BANK, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_bank(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     if (action == HL_BANK_UNLOAD) return hlc_simple_call(h, id, HL_OP_BANK);
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_BANK, &r)) < 0) return rc;
@@ -37,28 +34,13 @@ int heliod_bank_unload(heliod_t *h, const char *name) {
 }
 
 int heliod_banks(heliod_t *h, heliod_bank_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_BANKS, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_bank_info_t b;
-        hl_get_bank_info(&r, &b);
-        if (i < cap && !r.err) hlc_from_bank_info(&b, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_BANKS, bank_info, arr, cap, count);
 }
 
 static int zone_call(heliod_t *h, const hl_zone_t *m) {
     const char *why = NULL;
     if (hl_validate_zone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_ZONE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_zone(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_ZONE);
+    return hlc_call_zone(h, HL_OP_ZONE, m);
 }
 
 int heliod_zone_add(heliod_t *h, const char *name, const char *bank, const float pos[3],
@@ -80,14 +62,5 @@ int heliod_zone_remove(heliod_t *h, const char *name) {
 }
 
 int heliod_zones(heliod_t *h, heliod_zone_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_ZONES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_zone_info_t z;
-        hl_get_zone_info(&r, &z);
-        if (i < cap && !r.err) hlc_from_zone_info(&z, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_ZONES, zone_info, arr, cap, count);
 }

@@ -74,24 +74,25 @@ int heliod_connect(heliod_t **out, const char *path, const char *client_name) {
     return heliod_connect_flags(out, path, client_name, 0);
 }
 
-int heliod_connect_flags(heliod_t **out, const char *path, const char *client_name,
-                         uint32_t flags) {
-    char def[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
-    struct sockaddr_un sa;
-    *out = NULL;
-    g_connect_error[0] = '\0';
-    if (!path) {
-        if (heliod_default_socket(def, sizeof def) < 0)
-            return connect_error(HELIOD_EINVAL, "default socket path too long");
-        path = def;
-    }
-    if (strlen(path) >= sizeof sa.sun_path)
-        return connect_error(HELIOD_EINVAL, "socket path too long: %s", path);
-    if (!client_name) client_name = "libheliod";
-    if (!hl_name_valid(client_name)) return connect_error(HELIOD_ENAME, "invalid client name");
-    if (flags & ~(uint32_t)HELIOD_CONNECT_CONTROL)
-        return connect_error(HELIOD_EINVAL, "unknown connect flags");
+/* A daemon of protocol 1.0 (commit 4550bf8) reads HELLO to its 1.0 end
+ * (version, client_name, flags) and refuses a longer body: it answers our
+ * HELLO with EPROTO ("malformed request body") and closes the connection.
+ * Such a reply to our HELLO (a decode error of ours never fills h->reply)
+ * says: dial again with a 1.0 HELLO. */
+static int refused_as_1_0(const heliod_t *h) {
+    if (h->reply_len == 0) return 0;
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, h->reply, h->reply_len);
+    hl_reply_head_t head;
+    hl_get_reply_head(&r, &head);
+    return !r.err && head.req_op == HL_OP_HELLO && head.status == HELIOD_EPROTO;
+}
 
+/* One connection and handshake, HELLO with `minor` (0: the 1.0 body, no
+ * minor). *old_daemon = 1 when a 1.0 daemon refused the minor. */
+static int dial(heliod_t **out, const char *path, const char *client_name, uint32_t flags,
+                uint16_t minor, int *old_daemon) {
+    struct sockaddr_un sa;
     heliod_t *h = calloc(1, sizeof *h);
     if (!h) return connect_error(HELIOD_ENOMEM, "out of memory");
     h->fd = -1;
@@ -124,13 +125,14 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
 
     hl_wbuf_t w;
     uint32_t id;
-    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags, .minor = HL_PROTO_MINOR};
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .flags = flags, .minor = minor};
     snprintf(hello.client_name, sizeof hello.client_name, "%s", client_name);
     hlc_req_begin(h, &w, HL_OP_HELLO, 0, &id);
     hl_put_hello(&w, &hello);
     rc = hlc_req_end(h, &w);
     hl_rbuf_t r;
     if (rc == 0) rc = hlc_wait_reply(h, id, HL_OP_HELLO, &r);
+    if (rc == HELIOD_EPROTO && minor && refused_as_1_0(h)) *old_daemon = 1;
     if (rc == HELIOD_ECLOSED || rc == HELIOD_EPROTO || (rc < 0 && h->closed))
         rc = handshake_refusal(h, rc);
     if (rc == 0) {
@@ -158,6 +160,33 @@ int heliod_connect_flags(heliod_t **out, const char *path, const char *client_na
     }
     *out = h;
     return 0;
+}
+
+int heliod_connect_flags(heliod_t **out, const char *path, const char *client_name,
+                         uint32_t flags) {
+    char def[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
+    *out = NULL;
+    g_connect_error[0] = '\0';
+    if (!path) {
+        if (heliod_default_socket(def, sizeof def) < 0)
+            return connect_error(HELIOD_EINVAL, "default socket path too long");
+        path = def;
+    }
+    if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+        return connect_error(HELIOD_EINVAL, "socket path too long: %s", path);
+    if (!client_name) client_name = "libheliod";
+    if (!hl_name_valid(client_name)) return connect_error(HELIOD_ENAME, "invalid client name");
+    if (flags & ~(uint32_t)HELIOD_CONNECT_CONTROL)
+        return connect_error(HELIOD_EINVAL, "unknown connect flags");
+    int old_daemon = 0;
+    int rc = dial(out, path, client_name, flags, HL_PROTO_MINOR, &old_daemon);
+    /* a daemon of protocol 1.0 refused the 1.1 HELLO (and closed): a new
+     * game still talks to it, in 1.0 (heliod_protocol_minor() 0) */
+    if (rc < 0 && old_daemon) {
+        g_connect_error[0] = '\0';
+        rc = dial(out, path, client_name, flags, 0, &old_daemon);
+    }
+    return rc;
 }
 
 void heliod_close(heliod_t *h) {

@@ -14,13 +14,7 @@
 static int bus_call(heliod_t *h, const hl_bus_t *m) {
     const char *why = NULL;
     if (hl_validate_bus(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_BUS, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_bus(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_BUS);
+    return hlc_call_bus(h, HL_OP_BUS, m);
 }
 
 /* A BUS request for `name` (and `parent`, "master" meaning the master). */
@@ -80,16 +74,7 @@ int heliod_bus_parent(heliod_t *h, const char *name, const char *parent) {
 }
 
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_BUSES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_bus_info_t b;
-        hl_get_bus_info(&r, &b);
-        if (i < cap && !r.err) hlc_from_bus_info(&b, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_BUSES, bus_info, arr, cap, count);
 }
 
 int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, float ramp_ms) {
@@ -110,13 +95,7 @@ int heliod_bus_send(heliod_t *h, const char *bus, const char *target, float db, 
 static int rzone_call(heliod_t *h, const hl_rzone_t *m) {
     const char *why = NULL;
     if (hl_validate_rzone(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_RZONE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_rzone(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_RZONE);
+    return hlc_call_rzone(h, HL_OP_RZONE, m);
 }
 
 int heliod_reverb_zone_set(heliod_t *h, const heliod_reverb_zone_t *z) {
@@ -137,16 +116,7 @@ int heliod_reverb_zone_remove(heliod_t *h, const char *name) {
 }
 
 int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_RZONES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_rzone_info_t z;
-        hl_get_rzone_info(&r, &z);
-        if (i < cap && !r.err) hlc_from_rzone_info(&z, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_RZONES, rzone_info, arr, cap, count);
 }
 
 /* ---- effects ---------------------------------------------------------------- */
@@ -206,12 +176,9 @@ static int fx_call(heliod_t *h, uint8_t action, const char *bus, uint32_t index,
     }
     const char *why = NULL;
     if (hl_validate_fx(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_FX, 0, &id);
+    int rc = hlc_req_fx_req(h, HL_OP_FX, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_fx_req(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_count_call(h, id, HL_OP_FX, index_out);
 }
 
@@ -236,12 +203,9 @@ int heliod_fx_list(heliod_t *h, const char *bus, heliod_fx_info_t *arr, size_t c
         if (!hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
         snprintf(n.name, sizeof n.name, "%s", bus);
     }
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_FX_LIST, 0, &id);
+    int rc = hlc_req_name(h, HL_OP_FX_LIST, 0, &n, &id);
     if (rc < 0) return rc;
-    hl_put_name(&w, &n);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_FX_LIST, &r)) < 0) return rc;
     hl_list_head_t head;
@@ -275,13 +239,7 @@ static int duck_call(heliod_t *h, const heliod_duck_t *d, int on) {
     m.on = on ? 1 : 0;
     const char *why = NULL;
     if (hl_validate_duck(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_DUCK, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_duck_rule(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_DUCK);
+    return hlc_call_duck_rule(h, HL_OP_DUCK, &m);
 }
 
 int heliod_duck(heliod_t *h, const heliod_duck_t *d) {
@@ -298,14 +256,5 @@ int heliod_duck_remove(heliod_t *h, const char *bus, const char *by) {
 }
 
 int heliod_ducks(heliod_t *h, heliod_duck_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_DUCKS, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_duck_info_t d;
-        hl_get_duck_info(&r, &d);
-        if (i < cap && !r.err) hlc_from_duck_info(&d, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_DUCKS, duck_info, arr, cap, count);
 }

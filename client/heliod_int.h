@@ -40,11 +40,59 @@ int hlc_list_call(heliod_t *h, uint16_t op, const hl_stats_req_t *sreq, hl_rbuf_
 /* Finishes a list: *count = entries kept (<= cap); 1 if any were left out. */
 int hlc_list_result(heliod_t *h, const hl_rbuf_t *r, const hl_list_head_t *head, size_t cap,
                     size_t *count);
+/* The whole of a list call: op's entries, each read as hl_WIRE_t and
+ * converted by hlc_from_WIRE (heliod_conv.h) into arr[0..cap); returns as
+ * hlc_list_result. */
+#define HLC_LIST(h, op, wire, arr, cap, count)                                                     \
+    do {                                                                                           \
+        hl_rbuf_t r_;                                                                              \
+        hl_list_head_t head_;                                                                      \
+        int rc_ = hlc_list_call(h, op, NULL, &r_, &head_);                                         \
+        if (rc_ < 0) return rc_;                                                                   \
+        for (size_t i_ = 0; i_ < head_.count && !r_.err; i_++) {                                   \
+            hl_##wire##_t e_;                                                                      \
+            hl_get_##wire(&r_, &e_);                                                               \
+            if (i_ < (cap) && !r_.err) hlc_from_##wire(&e_, &(arr)[i_]);                           \
+        }                                                                                          \
+        return hlc_list_result(h, &r_, &head_, cap, count);                                        \
+    } while (0)
 /* Async: begins a request whose reply goes to fn (NULL: fire-and-forget) ... */
 int hlc_async_begin(heliod_t *h, hl_wbuf_t *w, uint16_t op, heliod_reply_fn fn, void *user,
                     uint32_t *id);
 /* ... and queues it: returns the request id. */
 int hlc_async_commit(heliod_t *h, hl_wbuf_t *w, uint32_t id);
+
+/* hlc_req_NAME, for every message of the schema: a whole request frame of
+ * op (begun, its body m put, closed) in the output batch; 0 with *id its
+ * request id, or an error. hlc_call_NAME also waits for an empty-bodied
+ * reply: 0 or the error. hlc_async_NAME queues it as an async request
+ * (hlc_async_begin's fn and user): its id or an error. */
+#define HLC_REQ_(name, doc, codec)                                                                 \
+    static inline int hlc_req_##name(heliod_t *h, uint16_t op, uint16_t flags,                     \
+                                     const hl_##name##_t *m, uint32_t *id) {                       \
+        hl_wbuf_t w;                                                                               \
+        int rc = hlc_req_begin(h, &w, op, flags, id);                                              \
+        if (rc < 0) return rc;                                                                     \
+        hl_put_##name(&w, m);                                                                      \
+        return hlc_req_end(h, &w);                                                                 \
+    }                                                                                              \
+    /* ... and waits for its empty-bodied reply */                                                 \
+    static inline int hlc_call_##name(heliod_t *h, uint16_t op, const hl_##name##_t *m) {          \
+        uint32_t id;                                                                               \
+        int rc = hlc_req_##name(h, op, 0, m, &id);                                                 \
+        return rc < 0 ? rc : hlc_simple_call(h, id, op);                                           \
+    }                                                                                              \
+    static inline int hlc_async_##name(heliod_t *h, uint16_t op, heliod_reply_fn fn, void *user,   \
+                                       const hl_##name##_t *m) {                                   \
+        hl_wbuf_t w;                                                                               \
+        uint32_t id;                                                                               \
+        int rc = hlc_async_begin(h, &w, op, fn, user, &id);                                        \
+        if (rc < 0) return rc;                                                                     \
+        hl_put_##name(&w, m);                                                                      \
+        return hlc_async_commit(h, &w, id);                                                        \
+    }
+HL_SCHEMA(HLC_REQ_)
+#undef HLC_REQ_
 
 /* Marks the connection dead (later calls fail with the same code); returns err. */
 int hlc_conn_fail(heliod_t *h, int err);

@@ -62,12 +62,9 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     snprintf(m.path, sizeof m.path, "%s", abs ? abs : path);
     free(abs);
     m.flags = flags;
-    hl_wbuf_t w;
     uint32_t id;
-    rc = hlc_req_begin(h, &w, HL_OP_LOAD, 0, &id);
+    rc = hlc_req_load(h, HL_OP_LOAD, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_load(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_LOAD, &r)) < 0) return rc;
     hl_sound_info_t s;
@@ -162,11 +159,8 @@ int heliod_load_memory(heliod_t *h, const char *name, const void *data, size_t s
         m.offset = off;
         m.len = (uint32_t)(size - off < HL_MAX_CHUNK ? size - off : HL_MAX_CHUNK);
         m.data = (const uint8_t *)data + off;
-        hl_wbuf_t w;
         uint32_t id;
-        if ((rc = hlc_req_begin(h, &w, HL_OP_LOAD_DATA, 0, &id)) < 0) return rc;
-        hl_put_load_data(&w, &m);
-        if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+        if ((rc = hlc_req_load_data(h, HL_OP_LOAD_DATA, 0, &m, &id)) < 0) return rc;
         hl_rbuf_t r;
         if ((rc = hlc_wait_reply(h, id, HL_OP_LOAD_DATA, &r)) < 0) return rc;
         if (off + m.len < size) { /* a chunk: empty reply */
@@ -185,24 +179,9 @@ int heliod_unload(heliod_t *h, const char *name) {
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     hl_name_t m;
     snprintf(m.name, sizeof m.name, "%s", name);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_UNLOAD, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_name(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_UNLOAD);
+    return hlc_call_name(h, HL_OP_UNLOAD, &m);
 }
 
 int heliod_sounds(heliod_t *h, heliod_sound_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_SOUNDS, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_sound_info_t s;
-        hl_get_sound_info(&r, &s);
-        if (i < cap && !r.err) hlc_from_sound_info(&s, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_SOUNDS, sound_info, arr, cap, count);
 }

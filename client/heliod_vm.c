@@ -14,12 +14,9 @@
 
 /* A whole PAUSE request (any scope) and its COUNT reply. */
 static int pause_call(heliod_t *h, const hl_pause_t *m, uint32_t *count) {
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_PAUSE, 0, &id);
+    int rc = hlc_req_pause(h, HL_OP_PAUSE, 0, m, &id);
     if (rc < 0) return rc;
-    hl_put_pause(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_count_call(h, id, HL_OP_PAUSE, count);
 }
 
@@ -84,12 +81,7 @@ int heliod_cue_define(heliod_t *h, const heliod_cue_t *c) {
     hl_cue_t m;
     int rc = cue_msg(h, c, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_CUE, 0, &id)) < 0) return rc;
-    hl_put_cue(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_CUE);
+    return hlc_call_cue(h, HL_OP_CUE, &m);
 }
 
 void heliod_category_init(heliod_category_t *c) {
@@ -108,13 +100,7 @@ int heliod_category_define(heliod_t *h, const heliod_category_t *c) {
     hlc_to_category(c, &m);
     const char *why = NULL;
     if (hl_validate_category(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_CATEGORY, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_category(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_CATEGORY);
+    return hlc_call_category(h, HL_OP_CATEGORY, &m);
 }
 
 int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *ncats) {
@@ -122,12 +108,9 @@ int heliod_cues_load(heliod_t *h, const char *path, uint32_t *ncues, uint32_t *n
         return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
     hl_cues_load_t m;
     snprintf(m.path, sizeof m.path, "%s", path);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_CUES_LOAD, 0, &id);
+    int rc = hlc_req_cues_load(h, HL_OP_CUES_LOAD, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_cues_load(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_CUES_LOAD, &r)) < 0) return rc;
     hl_cues_load_reply_t lr;
@@ -179,12 +162,9 @@ static int emitter_msg(heliod_t *h, uint8_t action, const char *name, uint32_t m
 
 /* A blocking EMITTER request; *count gets a DESTROY's count. */
 static int emitter_call(heliod_t *h, const hl_emitter_t *m, uint32_t *count) {
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_EMITTER, 0, &id);
+    int rc = hlc_req_emitter(h, HL_OP_EMITTER, 0, m, &id);
     if (rc < 0) return rc;
-    hl_put_emitter(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     if (m->action != HL_EMITTER_DESTROY) return hlc_simple_call(h, id, HL_OP_EMITTER);
     return hlc_count_call(h, id, HL_OP_EMITTER, count);
 }
@@ -237,9 +217,5 @@ int heliod_emitter_set_async(heliod_t *h, const char *name, uint32_t mask, const
     hl_emitter_t m;
     int rc = emitter_set_msg(h, name, mask, pos, vel, ramp_ms, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_EMITTER, NULL, NULL, &id)) < 0) return rc;
-    hl_put_emitter(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_emitter(h, HL_OP_EMITTER, NULL, NULL, &m);
 }

@@ -44,11 +44,8 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
     hl_play_t m;
     int rc = play_msg(h, sound, p, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
     uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_PLAY, 0, &id)) < 0) return rc;
-    hl_put_play(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    if ((rc = hlc_req_play(h, HL_OP_PLAY, 0, &m, &id)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
     hl_play_reply_t pr;
@@ -79,12 +76,7 @@ int heliod_stop_curve(heliod_t *h, heliod_voice_t voice, float fade_ms, int curv
     int rc = stop_msg(h, voice, fade_ms, &m);
     m.curve = curve < 0 ? 0 : HL_STOP_CURVE(curve);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_STOP, 0, &id)) < 0) return rc;
-    hl_put_stop(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_STOP);
+    return hlc_call_stop(h, HL_OP_STOP, &m);
 }
 
 int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
@@ -92,12 +84,9 @@ int heliod_stop_all(heliod_t *h, float fade_ms, int everyone, uint32_t *count) {
                        .scope = everyone ? HL_STOP_ALL_EVERYONE : HL_STOP_ALL_MINE};
     const char *why = NULL;
     if (hl_validate_stop_all(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_STOP_ALL, 0, &id);
+    int rc = hlc_req_stop_all(h, HL_OP_STOP_ALL, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_stop_all(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     return hlc_count_call(h, id, HL_OP_STOP_ALL, count);
 }
 
@@ -113,12 +102,7 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     hl_set_t m;
     int rc = set_msg(h, voice, s, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_SET, 0, &id)) < 0) return rc;
-    hl_put_set(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SET);
+    return hlc_call_set(h, HL_OP_SET, &m);
 }
 
 static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
@@ -132,38 +116,15 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     hl_listener_t m;
     int rc = listener_msg(h, l, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
-    hl_put_listener(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_LISTENER);
+    return hlc_call_listener(h, HL_OP_LISTENER, &m);
 }
 
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_VOICES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_voice_info_t v;
-        hl_get_voice_info(&r, &v);
-        if (i < cap && !r.err) hlc_from_voice_info(&v, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_VOICES, voice_info, arr, cap, count);
 }
 
 int heliod_devices(heliod_t *h, heliod_device_info_t *arr, size_t cap, size_t *count) {
-    hl_rbuf_t r;
-    hl_list_head_t head;
-    int rc = hlc_list_call(h, HL_OP_DEVICES, NULL, &r, &head);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < head.count && !r.err; i++) {
-        hl_device_info_t d;
-        hl_get_device_info(&r, &d);
-        if (i < cap && !r.err) hlc_from_device_info(&d, &arr[i]);
-    }
-    return hlc_list_result(h, &r, &head, cap, count);
+    HLC_LIST(h, HL_OP_DEVICES, device_info, arr, cap, count);
 }
 
 int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
@@ -171,12 +132,9 @@ int heliod_device(heliod_t *h, const char *name, heliod_device_reply_t *out) {
         return hlc_set_error(h, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
     hl_device_req_t m;
     snprintf(m.name, sizeof m.name, "%s", name);
-    hl_wbuf_t w;
     uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_DEVICE, 0, &id);
+    int rc = hlc_req_device_req(h, HL_OP_DEVICE, 0, &m, &id);
     if (rc < 0) return rc;
-    hl_put_device_req(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_DEVICE, &r)) < 0) return rc;
     hl_device_reply_t dr;
@@ -213,13 +171,7 @@ int heliod_subscribe_profile(heliod_t *h, uint32_t mask, float meter_hz, float p
     hl_subscribe_t m = {.mask = mask, .meter_hz = meter_hz, .profile_hz = profile_hz};
     const char *why = NULL;
     if (hl_validate_subscribe(&m, &why) != 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_SUBSCRIBE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_subscribe(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SUBSCRIBE);
+    return hlc_call_subscribe(h, HL_OP_SUBSCRIBE, &m);
 }
 
 int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t *p,
@@ -227,42 +179,26 @@ int heliod_play_async(heliod_t *h, const char *sound, const heliod_play_params_t
     hl_play_t m;
     int rc = play_msg(h, sound, p, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_PLAY, fn, user, &id)) < 0) return rc;
-    hl_put_play(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_play(h, HL_OP_PLAY, fn, user, &m);
 }
 
 int heliod_stop_async(heliod_t *h, heliod_voice_t voice, float fade_ms) {
     hl_stop_t m;
     int rc = stop_msg(h, voice, fade_ms, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_STOP, NULL, NULL, &id)) < 0) return rc;
-    hl_put_stop(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_stop(h, HL_OP_STOP, NULL, NULL, &m);
 }
 
 int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     hl_set_t m;
     int rc = set_msg(h, voice, s, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_SET, NULL, NULL, &id)) < 0) return rc;
-    hl_put_set(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_set(h, HL_OP_SET, NULL, NULL, &m);
 }
 
 int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
     hl_listener_t m;
     int rc = listener_msg(h, l, &m);
     if (rc < 0) return rc;
-    hl_wbuf_t w;
-    uint32_t id;
-    if ((rc = hlc_async_begin(h, &w, HL_OP_LISTENER, NULL, NULL, &id)) < 0) return rc;
-    hl_put_listener(&w, &m);
-    return hlc_async_commit(h, &w, id);
+    return hlc_async_listener(h, HL_OP_LISTENER, NULL, NULL, &m);
 }

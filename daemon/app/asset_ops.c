@@ -19,13 +19,9 @@ void hld_assets_bank_changed(void *user, const hld_bank_t *b) {
     ev.type = HL_EVENT_BANK;
     hld_bank_info(b, &ev.bank);
     static uint8_t buf[HL_MAX_PATH + HL_MAX_MSG + 256];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int n = hl_frame_end(&w);
+    int n = hld_event_frame(&ev, buf, sizeof buf);
     if (n > 0) /* to those who see the bank (BANKS' rule) */
-        for (hld_conn_t *c = d->conns; c; c = c->next)
+        for (hld_conn_t *c = d->net.conns; c; c = c->next)
             if ((c->sub & HL_SUB_BANK) && hld_ns_rank(c, b->client) > 0)
                 hld_conn_send(c, buf, (size_t)n);
     if (b->tag) hld_wzones_bank_changed(&d->wzones, b);
@@ -43,13 +39,9 @@ void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const c
     ev.frames = snd->pcm.frames;
     snprintf(ev.message, sizeof ev.message, "%s", msg ? msg : "");
     uint8_t buf[HL_MAX_NAME + HL_MAX_MSG + 64];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int n = hl_frame_end(&w);
+    int n = hld_event_frame(&ev, buf, sizeof buf);
     if (n > 0)
-        for (hld_conn_t *c = d->conns; c; c = c->next)
+        for (hld_conn_t *c = d->net.conns; c; c = c->next)
             if ((c->sub & HL_SUB_BANK) && (snd->ns == 0 || snd->ns == c->id))
                 hld_conn_send(c, buf, (size_t)n);
 }
@@ -99,7 +91,7 @@ static int sheet_admit(const void *ctx, int cat, const char *name, const uint32_
     const char *what = cat ? "category" : "cue";
     if (old_owner) {
         if (hld_conn_may_change(c, *old_owner)) return 0;
-        hld_conn_t *o = hld_conn_find(c->d, *old_owner);
+        hld_conn_t *o = hld_conn_find(&c->d->net, *old_owner);
         c->d->n.denied++;
         if (!*old_owner)
             snprintf(msg, cap,
@@ -129,7 +121,7 @@ static void sheet_own(const void *ctx, int cat, uint32_t *owner, int created) {
         return;
     }
     if (*owner == c->id) return;
-    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind); /* its process's, or adopted */
+    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind); /* another of its process */
     *owner = c->id;
     hld_clients_obj_add(&c->d->ledger, c->id, kind);
 }
@@ -137,7 +129,7 @@ static void sheet_own(const void *ctx, int cat, uint32_t *owner, int created) {
 int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const char *text,
                           size_t len, char *err, size_t cap) {
     hld_daemon_t *d = user;
-    hld_conn_t *c = hld_conn_find(d, client);
+    hld_conn_t *c = hld_conn_find(&d->net, client);
     if (!c) { /* no namespace to apply it in: never the daemon's, nor anyone's */
         snprintf(err, cap, "%s: client %u that loaded the bank is gone", path, client);
         return HELIOD_ECANCELED;

@@ -20,6 +20,7 @@
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
  *   emitters.c  emitters that carry voices
  *   events.c    mixer event polling, notifications, owner sweeps, shutdown
+ *   owners.c    what a client leaves behind: moved to its process, or reclaimed
  *   stats.c     the STATS key/value list
  *   metering.c  meters and loudness on the main thread; METER events (meter_tap.c: the
  *               audio thread's side)
@@ -31,36 +32,20 @@
 #include <stdint.h>
 #include <uv.h>
 
+/* the headers of the members held by value; conn.h brings the config,
+ * ledger, counters and sounds, telemetry.h the engine, buses, voice
+ * manager and decoder */
 #include "banks.h"
-#include "buses.h"
-#include "clients.h"
-#include "config.h"
 #include "cues.h"
-#include "decoder.h"
-#include "engine.h"
+#include "device.h"
 #include "fileio.h"
 #include "governor.h"
-#include "sounds.h"
-#include "sounds_watch.h"
-#include "vm.h"
-#include "world_zones.h"
 #include "reverb_zones.h"
+#include "sounds_watch.h"
+#include "telemetry.h"
+#include "world_zones.h"
 
-typedef struct hld_conn hld_conn_t;
-struct hld_conn_hooks;
 struct hld_stream_job;
-
-typedef struct {
-    uint64_t clients_total, clients_rejected, protocol_errors;
-    uint64_t cmds_busy, voices_stolen, voices_refused;
-    uint64_t clients_refused_uid; /* peers of another user (SO_PEERCRED), closed at accept */
-    uint64_t denied;              /* EPERM: acts on another client's voice, sound or emitter */
-    uint64_t detached_expired;    /* detached loops ended by --detached-loop-max-s */
-    uint64_t fds_received;        /* descriptors received (SCM_RIGHTS) */
-    uint64_t fds_closed;          /* of those, closed unconsumed (refused, disconnect) */
-    uint64_t uploads_fd, uploads_chunked; /* uploads decoded: LOAD_FD, LOAD_DATA */
-    uint64_t uploads_timed_out;           /* LOAD_DATA uploads dropped idle (HLD_UPLOAD_IDLE_MS) */
-} hld_counters_t;
 
 typedef struct hld_daemon {
     uv_loop_t *loop;
@@ -72,31 +57,18 @@ typedef struct hld_daemon {
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
-    hld_rzones_t rzones;
-    hld_banks_t banks; /* sound banks (banks.c) */
-    hld_files_t files; /* the files requests name, read off the loop (fileio.c) */
-    hld_watch_t watch; /* --watch-assets: hot reload (sounds_watch.c) */
-    hld_wzones_t wzones;
-    /* world zones: banks loaded by the listener's position */ /* reverb zones following the
-                                                                  listener (zones.c) */
-    hld_vm_t *vm; /* logical voices: admission, virtual voices, emitters */
-    /* device switch, loss and recovery (device.c); NULL until first used */
-    struct hld_device *device;
+    hld_rzones_t rzones;     /* reverb zones following the listener (reverb_zones.c) */
+    hld_banks_t banks;       /* sound banks (banks.c) */
+    hld_files_t files;       /* the files requests name, read off the loop (fileio.c) */
+    hld_watch_t watch;       /* --watch-assets: hot reload (sounds_watch.c) */
+    hld_wzones_t wzones;     /* world zones: banks loaded by the listener's position */
+    hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
+    hld_devices_t devices;   /* device switch, loss and recovery (device.c) */
     hld_counters_t n;
     uint64_t start_ns;
 
-    /* server */
-    uv_pipe_t listener;
-    int listener_open, unlink_on_exit, activated;
-    uint64_t last_accept_err_log_ns;
-    const struct hld_conn_hooks *conn_hooks; /* conn.c's calls upward (dispatch.c) */
-    hld_conn_t *conns;                       /* live connections (doubly linked) */
-    hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
-    uint32_t clients;      /* listed connections (control ones included) */
-    uint32_t plain;        /* of those, past HELLO and not control: at most cfg.max_clients */
-    uint32_t placed;       /* past HELLO in one of the cfg.max_clients places (control or not) */
-    uint32_t reserved;     /* control clients in the places kept above them (one per process) */
-    uint32_t next_client_id;
+    hld_net_t net;       /* the socket and the connections (net/conn.h) */
+    hld_telemetry_t tel; /* what telemetry/ reads (its table of the above) */
 
     /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */
     uv_async_t decoder_async; /* a decoder thread finished an open */
@@ -106,20 +78,15 @@ typedef struct hld_daemon {
     /* events / lifecycle */
     uv_timer_t poll_timer;
     uv_signal_t sig_int, sig_term;
-    int owner_sweep;         /* a connection closed: fade its voices (retried while EBUSY) */
-    uint64_t expire_next_ns; /* next check of detached loops against --detached-loop-max-s */
-    int shutting_down;       /* 1: fading, 2: closing handles */
+    int owner_sweep;          /* a connection closed: fade its voices (retried while EBUSY) */
+    uint64_t expire_next_ns;  /* next check of detached loops against --detached-loop-max-s */
+    int reclaim_pending;      /* a gone process left objects a voice still needs (owners.c) */
+    uint64_t reclaim_next_ns; /* next check of them */
+    int shutting_down;        /* 1: fading, 2: closing handles */
     int shutdown_stop_pending;
     uint64_t shutdown_start_ns;
     int exit_code;
 } hld_daemon_t;
-
-/* ---- server.c ---- */
-/* Listens on cfg.socket_path or a socket-activated fd. 0 or a negative
- * HELIOD_* code after logging why. */
-int hld_server_listen(hld_daemon_t *d);
-/* Stops accepting and removes the socket file we created. Idempotent. */
-void hld_server_close(hld_daemon_t *d);
 
 /* ---- events.c ---- */
 /* Starts the event poll timer, the signal handlers and the decoder pool's

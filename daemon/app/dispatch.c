@@ -29,9 +29,11 @@
 
 #include "backend.h"
 #include "device.h"
+#include "feeds.h"
 #include "hl_config.h"
 #include "hl_dsp.h"
 #include "hl_limits.h"
+#include "hld_limits.h"
 #include "log.h"
 #include "metering.h"
 #include "profile.h"
@@ -51,37 +53,39 @@ uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
 }
 
 int hld_conn_may_change(const hld_conn_t *c, uint32_t owner) {
+    if (owner == HLD_OWNER_GONE) return 0; /* orphaned (owners.c): nobody's to change */
     if (c->control || owner == c->id) return 1;
     if (!owner) return 0;
     hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
     hld_proc_t *op = ocl ? ocl->proc : NULL;
     if (op && c->cl && op == c->cl->proc) return 1; /* another connection of its process */
-    int live = hld_conn_find(c->d, owner) != NULL;
-    for (hld_conn_t *x = c->d->conns; x && !live && op && op->pid; x = x->next)
-        live = x->cl && x->cl->proc == op;
-    return !live; /* its process has no connection left: adoptable */
+    /* another live process's; or a gone control client's (the house mix,
+     * the daemon's now): a plain client's objects never outlive its
+     * process (owners.c), so nothing is adoptable */
+    return 0;
 }
 
 int hld_ns_rank(const void *ctx, uint32_t owner) {
     const hld_conn_t *c = ctx;
+    if (owner == HLD_OWNER_GONE) return 0; /* orphaned: no name finds it */
     if (owner == c->id) return 3;
     if (!owner) return 2;
     hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
     hld_proc_t *op = ocl ? ocl->proc : NULL;
     if (op && c->cl && op == c->cl->proc) return 3; /* its process's namespace */
-    hld_conn_t *o = hld_conn_find(c->d, owner);
+    hld_conn_t *o = hld_conn_find(&c->d->net, owner);
     if (o && o->control) return 2; /* the operator's objects are shared */
     int live = o != NULL;
-    for (hld_conn_t *x = c->d->conns; x && !live && op && op->pid; x = x->next)
+    for (hld_conn_t *x = c->d->net.conns; x && !live && op && op->pid; x = x->next)
         live = x->cl && x->cl->proc == op;
-    if (!live) return 2;       /* its process has gone: shared, adoptable */
+    if (!live) return 2;       /* its process has gone (a control client's, a detached emitter's) */
     return c->control ? 1 : 0; /* another live process's: a control client's last resort */
 }
 
 int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name) {
     hld_conn_t *c = q->c;
     if (hld_conn_may_change(c, owner)) return 1;
-    hld_conn_t *o = hld_conn_find(c->d, owner);
+    hld_conn_t *o = hld_conn_find(&c->d->net, owner);
     char msg[HL_MAX_MSG + 1];
     c->d->n.denied++;
     if (!owner)
@@ -142,19 +146,19 @@ static int op_hello(hld_req_t *q) {
      * process takes one kept place, and the operator's heliodctl (a process
      * of its own) still gets in. */
     hld_proc_t *proc = c->cl ? c->cl->proc : NULL;
-    int reserved = control && proc && !proc->reserved && d->reserved < HLD_CONTROL_PLACES;
-    int placed = !reserved && d->placed < max;
+    int reserved = control && proc && !proc->reserved && d->net.reserved < HLD_CONTROL_PLACES;
+    int placed = !reserved && d->net.placed < max;
     if (!reserved && !placed) {
         char msg[HL_MAX_MSG + 1];
         d->n.clients_rejected++;
         if (!control)
             snprintf(msg, sizeof msg, "server full: too many clients (%u, --max-clients %u)",
-                     d->placed, max);
+                     d->net.placed, max);
         else
             snprintf(msg, sizeof msg,
                      "server full: too many clients (%u, --max-clients %u), and this process "
                      "already holds one of the %d places kept for control clients (one each)",
-                     d->placed, max, HLD_CONTROL_PLACES);
+                     d->net.placed, max, HLD_CONTROL_PLACES);
         /* id 0, as the refusal at accept: the same answer either way */
         hld_send_error(c, HL_OP_HELLO, 0, 0, HELIOD_EBUSY, msg);
         return CLOSE_CONN;
@@ -165,13 +169,13 @@ static int op_hello(hld_req_t *q) {
     c->control = control;
     if (placed) {
         c->placed = 1;
-        d->placed++;
+        d->net.placed++;
     } else {
         c->reserved = 1;
         proc->reserved++;
-        d->reserved++;
+        d->net.reserved++;
     }
-    if (!control) d->plain++;
+    if (!control) d->net.plain++;
     if (c->cl) c->cl->control = control;
     if (m.client_name[0]) snprintf(c->name, sizeof c->name, "%s", m.client_name);
     if (c->cl) snprintf(c->cl->name, sizeof c->cl->name, "%s", c->name);
@@ -502,7 +506,7 @@ static int op_stats(hld_req_t *q) {
     }
     if (m.flags & HL_STATS_RESET) {
         hld_engine_reset_stats(&d->engine);
-        hld_metering_reset_loudness(d);
+        hld_metering_reset_loudness(&d->tel);
     }
     return 0;
 }
@@ -519,11 +523,19 @@ static int op_subscribe(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_subscribe(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     q->c->sub = m.mask;
-    q->c->meter_hz = m.meter_hz;
-    hld_metering_subscribed(q->c->d, q->c);
-    q->c->profile_hz = m.profile_hz;
-    hld_profile_subscribed(q->c->d, q->c);
+    q->c->feed[HLD_FEED_METER].hz = m.meter_hz;
+    q->c->feed[HLD_FEED_PROFILE].hz = m.profile_hz;
+    hld_feeds_subscribed(q->c);
     return hld_reply_ok(q);
+}
+
+/* DEVICE, DEVICES: device.c's, on the daemon's device module. */
+static int op_device(hld_req_t *q) {
+    return hld_op_device(&q->c->d->devices, q);
+}
+
+static int op_devices(hld_req_t *q) {
+    return hld_op_devices(&q->c->d->devices, q);
 }
 
 /* The opcode table: each handler lives with its domain (see the top of the
@@ -542,7 +554,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_SET] = hld_op_set,
     [HL_OP_LISTENER] = op_listener,
     [HL_OP_VOICES] = hld_op_voices,
-    [HL_OP_DEVICES] = hld_op_devices, /* device.c: from the worker's cache */
+    [HL_OP_DEVICES] = op_devices, /* device.c: from the worker's cache */
     [HL_OP_STATS] = op_stats,
     [HL_OP_SUBSCRIBE] = op_subscribe,
     [HL_OP_BUS] = hld_op_bus,
@@ -552,7 +564,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CUES] = hld_op_cues,
     [HL_OP_CUES_LOAD] = hld_op_cues_load,
     [HL_OP_EMITTER] = hld_op_emitter,
-    [HL_OP_DEVICE] = hld_op_device,
+    [HL_OP_DEVICE] = op_device,
     [HL_OP_BUSES] = hld_op_buses,
     [HL_OP_FX] = hld_op_fx,
     [HL_OP_FX_LIST] = hld_op_fx_list,
@@ -621,7 +633,8 @@ static void conn_closing(hld_conn_t *c) {
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
     hld_banks_drop_client(&c->d->banks, c->id);
-    hld_time_conn_closed(c); /* before its voices' stops: nothing held for their starts */
+    hld_time_conn_closed(c);    /* before its voices' stops: nothing held for their starts */
+    hld_owners_conn_closing(c); /* while its ledger record is there */
 }
 
 const hld_conn_hooks_t hld_dispatch_hooks = {

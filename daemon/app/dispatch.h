@@ -32,5 +32,11 @@ void hld_time_init(hld_daemon_t *d);
 /* time_ops.c: connection c is closing: the scheduled commands on its
  * non-detached voices are cancelled and no longer charged. */
 void hld_time_conn_closed(hld_conn_t *c);
+/* owners.c: plain connection c is closing: its objects move to another
+ * connection of its process, or (its process has gone) are reclaimed. */
+void hld_owners_conn_closing(hld_conn_t *c);
+/* owners.c: releases what a gone process left once no voice needs it
+ * (every poll; works at most every HLD_RECLAIM_MS while some is pending). */
+void hld_owners_sweep(hld_daemon_t *d, uint64_t now_ns);
 
 #endif /* HLD_DISPATCH_H */

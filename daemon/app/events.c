@@ -37,8 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
+#include "replies.h"
 #include "daemon.h"
+#include "dispatch.h"
 #include "device.h"
 #include "hl_config.h"
 #include "hld_limits.h"
@@ -52,11 +53,7 @@
 
 static void send_event(hld_conn_t *c, const hl_event_t *ev) {
     static uint8_t buf[HL_MAX_FRAME / 16]; /* events are small; main thread only */
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, ev);
-    int n = hl_frame_end(&w);
+    int n = hld_event_frame(ev, buf, sizeof buf);
     if (n > 0) hld_conn_send(c, buf, (size_t)n);
 }
 
@@ -64,7 +61,7 @@ static void send_event(hld_conn_t *c, const hl_event_t *ev) {
  * and to every other connection that watches all voices (HL_SUB_ALL). */
 static void notify(hld_daemon_t *d, hld_conn_t *owner, uint32_t bit, const hl_event_t *ev) {
     if (owner && (owner->sub & bit)) send_event(owner, ev);
-    for (hld_conn_t *c = d->conns; c; c = c->next)
+    for (hld_conn_t *c = d->net.conns; c; c = c->next)
         if (c != owner && (c->sub & HL_SUB_ALL) && (c->sub & bit)) send_event(c, ev);
 }
 
@@ -72,7 +69,7 @@ static void notify(hld_daemon_t *d, hld_conn_t *owner, uint32_t bit, const hl_ev
 static void vm_notify(void *user, uint32_t owner_id, uint16_t type, uint64_t voice, uint8_t reason,
                       uint64_t time_ns) {
     hld_daemon_t *d = user;
-    hld_conn_t *owner = owner_id ? hld_conn_find(d, owner_id) : NULL;
+    hld_conn_t *owner = owner_id ? hld_conn_find(&d->net, owner_id) : NULL;
     hl_event_t out = {.type = type, .voice = voice, .reason = reason, .time_ns = time_ns};
     uint32_t bit = type == HL_EVENT_ENDED     ? HL_SUB_ENDED
                    : type == HL_EVENT_STARTED ? HL_SUB_STARTED
@@ -112,12 +109,12 @@ static void on_mix_event(void *user, const hl_mix_event_t *ev) {
 
 static int owner_gone(void *user, const hld_lvoice_t *lv) {
     hld_daemon_t *d = user;
-    return lv->owner != 0 && !hld_conn_find(d, lv->owner);
+    return lv->owner != 0 && !hld_conn_find(&d->net, lv->owner);
 }
 
 static int owner_id_gone(void *user, uint32_t owner) {
     hld_daemon_t *d = user;
-    return owner != 0 && !hld_conn_find(d, owner);
+    return owner != 0 && !hld_conn_find(&d->net, owner);
 }
 
 /* Stops every active voice matching: orphans (owner gone) or all (shutdown).
@@ -170,6 +167,7 @@ static void expire_detached_loops(hld_daemon_t *d, uint64_t now) {
 }
 
 void hld_events_owner_sweep(hld_daemon_t *d) {
+    d->owner_sweep = 1; /* until its stops are all queued (retried while EBUSY) */
     if (!d->engine.mixer || !d->vm) return;
     if (stop_voices(d, 0, HL_END_OWNER) == 0) d->owner_sweep = 0;
 }
@@ -346,16 +344,16 @@ static void finish_shutdown(hld_daemon_t *d) {
         }
     }
     watchdog_close();
-    hld_metering_close(d);
+    hld_metering_close();
     hld_wzones_stop(&d->wzones); /* its tick timer would keep the loop alive */
     hld_watch_stop(&d->watch);
-    hld_profile_close(d);
+    hld_profile_close();
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
     hld_decoder_set_notify(&d->decoder, NULL, NULL);
     hld_decoder_complete(&d->decoder);
-    hld_conn_flush_all(d);
-    hld_conn_close_all(d);
+    hld_conn_flush_all(&d->net);
+    hld_conn_close_all(&d->net);
     uv_timer_stop(&d->poll_timer);
     uv_close((uv_handle_t *)&d->poll_timer, on_handle_closed);
     uv_close((uv_handle_t *)&d->sig_int, on_handle_closed);
@@ -372,9 +370,9 @@ static void on_poll(uv_timer_t *t) {
 
 void hld_events_poll(hld_daemon_t *d) {
     if (d->shutting_down == 2) return;
-    hld_device_tick(d); /* device watchdog (device.c); stops its worker at shutdown */
+    hld_device_tick(&d->devices); /* device watchdog (device.c); stops its worker at shutdown */
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);
-    hld_metering_poll(d); /* meters and loudness keep up whether or not anyone listens */
+    hld_metering_poll(&d->tel); /* meters and loudness keep up whether or not anyone listens */
     if (d->owner_sweep) hld_events_owner_sweep(d);
     if (!d->shutting_down) {
         uint64_t now = hld_now_ns();
@@ -384,6 +382,7 @@ void hld_events_poll(hld_daemon_t *d) {
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         hld_files_tick(&d->files); /* file reads past the open budget */
         expire_detached_loops(d, now);
+        hld_owners_sweep(d, now); /* what gone processes left, once no voice needs it */
     }
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
@@ -395,7 +394,7 @@ void hld_events_poll(hld_daemon_t *d) {
             return;
         }
     }
-    hld_conn_flush_all(d);
+    hld_conn_flush_all(&d->net);
 }
 
 void hld_events_shutdown(hld_daemon_t *d) {
@@ -407,7 +406,7 @@ void hld_events_shutdown(hld_daemon_t *d) {
 #if HAVE_LIBSYSTEMD
     sd_notify(0, "STOPPING=1");
 #endif
-    hld_server_close(d);
+    hld_server_close(&d->net);
     d->shutdown_stop_pending = stop_voices(d, 1, HL_END_SHUTDOWN) != 0;
     uv_timer_stop(&d->poll_timer);
     uv_timer_start(&d->poll_timer, on_poll, HLD_SHUTDOWN_TICK_MS, HLD_SHUTDOWN_TICK_MS);
@@ -431,8 +430,8 @@ int hld_events_start(hld_daemon_t *d) {
     const char *stall = getenv("HELIOD_TEST_SHUTDOWN_STALL_MS");
     if (stall && *stall) g_test_stall_ms = (unsigned)strtoul(stall, NULL, 10);
     if (watchdog_start(d) != 0) return HELIOD_EIO;
-    if (hld_metering_open(d) != 0) return HELIOD_ENOMEM;
-    hld_profile_open(d);
+    if (hld_metering_open(&d->tel) != 0) return HELIOD_ENOMEM;
+    hld_profile_open(&d->tel);
     uv_signal_init(d->loop, &d->sig_int);
     uv_signal_init(d->loop, &d->sig_term);
     d->sig_int.data = d->sig_term.data = d;

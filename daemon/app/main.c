@@ -19,6 +19,7 @@
 #include "hl_simd.h"
 #include "log.h"
 #include "metering.h"
+#include "options.h"
 #include "render.h"
 #include "rt_prep.h"
 
@@ -138,7 +139,21 @@ int main(int argc, char **argv) {
     };
     hld_clients_init(&d.ledger, &quota);
     hld_time_init(&d); /* charges scheduled commands to their clients */
-    hld_conn_set_hooks(&d, &hld_dispatch_hooks);
+    d.net.loop = d.loop;
+    d.net.cfg = &d.cfg;
+    d.net.ledger = &d.ledger;
+    d.net.sounds = &d.sounds;
+    d.net.n = &d.n;
+    d.net.shutting_down = &d.shutting_down;
+    d.net.owner = &d;
+    d.net.hooks = &hld_dispatch_hooks;
+    d.devices = (hld_devices_t){.engine = &d.engine, .net = &d.net, .want = d.cfg.device};
+    d.tel = (hld_telemetry_t){.net = &d.net,
+                              .engine = &d.engine,
+                              .buses = &d.buses,
+                              .vm = d.vm,
+                              .decoder = &d.decoder,
+                              .start_ns = d.start_ns};
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
         if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
             hld_engine_start(&d.engine) != 0) {
@@ -149,11 +164,11 @@ int main(int argc, char **argv) {
         }
         hld_events_shutdown(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);
-    } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d) != 0 ||
+    } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d.net) != 0 ||
                hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
                hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
-        hld_server_close(&d);
+        hld_server_close(&d.net);
         uv_walk(d.loop, close_walk, NULL);
         uv_run(d.loop, UV_RUN_DEFAULT);
     } else {

@@ -465,7 +465,7 @@ int hld_render_run(hld_daemon_t *d) {
     if (s.seed) d->cues.rng = s.seed; /* the score's own seed wins over --seed */
     (void)fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
     atomic_store(&hld_virtual_ns, RENDER_VIRTUAL_T0);
-    hld_conn_accept(d, sv[0]);
+    hld_conn_accept(&d->net, sv[0]);
     int rc = say_hello(c), cut = 0;
     int tty = isatty(STDERR_FILENO);
     uint64_t frame = 0, t0 = hld_now_ns(), period = cfg->period;

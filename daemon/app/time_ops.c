@@ -123,7 +123,7 @@ int hld_op_clock(hld_req_t *q) {
         k.time_ns = hld_now_ns();
     }
     hld_device_stats_t ds;
-    hld_device_stats(d, &ds);
+    hld_device_stats(&d->devices, &ds);
     k.rate = d->engine.rate;
     k.period = d->engine.period;
     k.output_latency_ns = ds.latency_s > 0 ? (uint64_t)(ds.latency_s * HLD_NS_PER_S) : 0;
@@ -296,7 +296,7 @@ int hld_op_bundle_end(hld_req_t *q) {
             continue;
         }
         /* dispatch.c through the table the connections were given */
-        rc = c->d->conn_hooks->dispatch(c, &hd.h, body, hd.len);
+        rc = c->net->hooks->dispatch(c, &hd.h, body, hd.len);
     }
     if (!busy) (void)hl_mixer_bundle_end(mx);
     free(buf);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
+#include "replies.h"
 #include "daemon.h"
 #include "dispatch_int.h"
 #include "log.h"
@@ -110,11 +110,7 @@ static void send_line(hld_conn_t *c, const char *line) {
     ev.type = HL_EVENT_ZONE_TICK;
     snprintf(ev.report, sizeof ev.report, "%s", line);
     static uint8_t buf[HL_MAX_REPORT + 64];
-    hl_wbuf_t wb;
-    hl_wbuf_init(&wb, buf, sizeof buf);
-    hl_frame_begin(&wb, HL_OP_EVENT, 0, 0);
-    hl_put_event(&wb, &ev);
-    int n = hl_frame_end(&wb);
+    int n = hld_event_frame(&ev, buf, sizeof buf);
     if (n > 0) hld_conn_send(c, buf, (size_t)n);
 }
 
@@ -132,7 +128,7 @@ static void keep_visible(const hld_wzones_t *w, const hld_conn_t *c, uint32_t *l
 static void broadcast(hld_wzones_t *w, const hld_zs_report_t *rep, const char *line) {
     static hld_zs_report_t mine; /* large: not on the stack */
     static char own[HL_MAX_REPORT + 1];
-    for (hld_conn_t *c = w->d->conns; c; c = c->next) {
+    for (hld_conn_t *c = w->d->net.conns; c; c = c->next) {
         if (!(c->sub & HL_SUB_ZONES)) continue;
         if (c->control) {
             send_line(c, line);

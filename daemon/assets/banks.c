@@ -433,11 +433,13 @@ static void sound_done(void *user, int status, const char *msg, const hld_sound_
             snprintf(k->error, sizeof k->error, "%.63s: %.180s", "sound", msg ? msg : "failed");
     }
     if (k->state == HLD_BANK_UNLOADING) {
-        if (status == 0) { /* unloaded while it decoded: it goes now (no voice can use it) */
+        if (status == 0) { /* unloaded while it decoded: it goes (no voice can use it) */
             hld_sound_t *mine = hld_sounds_find(b->sounds, k->ns, snd->name);
             if (mine && mine->bank == k) {
                 k->bytes -= mine->bytes;
-                hld_sounds_unload(b->sounds, mine);
+                /* dropped by the loader once this returns (sounds.c load_after
+                 * reads it after: freeing it here was a use after free) */
+                mine->orphan = 1;
             }
         }
         changed(b, k);

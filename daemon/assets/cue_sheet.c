@@ -437,7 +437,7 @@ static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_c
                            HELIOD_EINVAL, "category %s: %s", t->def.name, why);
         const hld_category_t *old = as_cat(c, as, t->def.name);
         if ((rc = ld_admit(L, as, 1, t->def.name, old ? &old->owner : NULL, t->line))) return rc;
-        if (!old && c->ncats + ++new_cats > HLD_MAX_CATEGORIES)
+        if (!old && hld_cues_count_categories(c) + ++new_cats > HLD_MAX_CATEGORIES)
             return ld_fail(L, t->line, HELIOD_ENOMEM, "category %s: more than %d categories",
                            t->def.name, HLD_MAX_CATEGORIES);
     }
@@ -463,7 +463,7 @@ static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_c
         }
         const hld_cue_t *old = as_cue(c, as, t->def.name);
         if ((rc = ld_admit(L, as, 0, t->def.name, old ? &old->owner : NULL, t->line))) return rc;
-        if (!old && c->ncues + ++new_cues > HLD_MAX_CUES)
+        if (!old && hld_cues_count(c) + ++new_cues > HLD_MAX_CUES)
             return ld_fail(L, t->line, HELIOD_ENOMEM, "cue %s: more than %d cues", t->def.name,
                            HLD_MAX_CUES);
     }

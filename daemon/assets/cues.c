@@ -6,11 +6,12 @@
  * hld_cues_close, so indices and pointers stay stable; redefining a name
  * overwrites the definition in place and keeps the counters. Names are found
  * through FNV-1a open-addressing tables embedded in hld_cues_t (twice the
- * caps, nothing is ever removed), so a lookup on the play path costs a hash
- * and a strcmp or two and never allocates. Every definition is validated
- * field by field (hl_validate_cue / hl_validate_category, the rules heliodctl
- * also applies) with a static reason naming the field. The INI cue-sheet
- * loader is cue_sheet.c.
+ * caps; a release rebuilds them, the only removal), so a lookup on the play
+ * path costs a hash and a strcmp or two and never allocates. An entry whose
+ * owner's process has gone is orphaned (HLD_OWNER_GONE: invisible), then
+ * released once no voice refers to it: its index and memory are reused. Every definition is
+ * validated field by field (hl_validate_cue / hl_validate_category, the rules heliodctl also
+ * applies) with a static reason naming the field. The INI cue-sheet loader is cue_sheet.c.
  */
 #include "cues.h"
 
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "cues_int.h"
+#include "hld_limits.h"
 
 #define FNV_OFFSET 2166136261u
 #define FNV_PRIME  16777619u
@@ -74,6 +76,7 @@ static int32_t pick_of(const uint16_t *slots, uint32_t nslots, const char *name,
         uint32_t k = slots[i] - 1u;
         if (strcmp(at(tab, k), name) != 0) continue;
         uint32_t owner = owner_at(tab, k);
+        if (owner == HLD_OWNER_GONE) continue; /* orphaned: no name finds it */
         int r = rank ? rank(ctx, owner) : owner == 0 ? 2 : 1;
         if (r > best_rank) {
             best_rank = r;
@@ -138,6 +141,86 @@ void hld_cues_close(hld_cues_t *c) {
     uint64_t rng = c->rng;
     memset(c, 0, sizeof *c);
     c->rng = rng;
+}
+
+/* ---- orphans and their release ------------------------------------------------------------ */
+
+uint32_t hld_cues_count(const hld_cues_t *c) {
+    return c->ncues - c->ncue_free;
+}
+
+uint32_t hld_cues_count_categories(const hld_cues_t *c) {
+    return c->ncats - c->ncat_free;
+}
+
+uint32_t hld_cues_orphan(hld_cues_t *c, uint32_t owner) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->ncues; i++)
+        if (c->cues[i]->def.name[0] && c->cues[i]->owner == owner) {
+            c->cues[i]->owner = HLD_OWNER_GONE;
+            n++;
+        }
+    for (uint32_t i = 0; i < c->ncats; i++)
+        if (c->cats[i]->def.name[0] && c->cats[i]->owner == owner) {
+            c->cats[i]->owner = HLD_OWNER_GONE;
+            n++;
+        }
+    return n;
+}
+
+void hld_cues_reown(hld_cues_t *c, uint32_t from, uint32_t to) {
+    for (uint32_t i = 0; i < c->ncues; i++)
+        if (c->cues[i]->def.name[0] && c->cues[i]->owner == from) c->cues[i]->owner = to;
+    for (uint32_t i = 0; i < c->ncats; i++)
+        if (c->cats[i]->def.name[0] && c->cats[i]->owner == from) c->cats[i]->owner = to;
+}
+
+/* The name tables again from the entries with a name, in index order. */
+static void rehash(hld_cues_t *c) {
+    memset(c->cue_slot, 0, sizeof c->cue_slot);
+    memset(c->cat_slot, 0, sizeof c->cat_slot);
+    for (uint32_t i = 0; i < c->ncues; i++)
+        if (c->cues[i]->def.name[0])
+            c->cue_slot[free_slot_of(c->cue_slot, HLD_CUE_SLOTS, c->cues[i]->def.name)] =
+                (uint16_t)(i + 1u);
+    for (uint32_t i = 0; i < c->ncats; i++)
+        if (c->cats[i]->def.name[0])
+            c->cat_slot[free_slot_of(c->cat_slot, HLD_CAT_SLOTS, c->cats[i]->def.name)] =
+                (uint16_t)(i + 1u);
+}
+
+uint32_t hld_cues_release(hld_cues_t *c, const uint8_t *cue_ref, const uint8_t *cat_ref) {
+    uint32_t left = 0, freed = 0;
+    for (uint32_t i = 0; i < c->ncues; i++) {
+        hld_cue_t *e = c->cues[i];
+        if (!e->def.name[0] || e->owner != HLD_OWNER_GONE) continue;
+        if (cue_ref[i]) {
+            left++;
+            continue;
+        }
+        e->def.name[0] = '\0'; /* released: owner stays HLD_OWNER_GONE, nobody lists it */
+        e->cat = NULL;
+        c->cue_free[c->ncue_free++] = (uint16_t)i;
+        freed++;
+    }
+    for (uint32_t i = 0; i < c->ncats; i++) {
+        hld_category_t *e = c->cats[i];
+        if (!e->def.name[0] || e->owner != HLD_OWNER_GONE) continue;
+        if (cat_ref[i]) {
+            left++;
+            continue;
+        }
+        for (uint32_t k = 0; k < c->ncues; k++) /* another owner's cue in it leaves it */
+            if (c->cues[k]->cat == e) {
+                c->cues[k]->cat = NULL;
+                c->cues[k]->def.category[0] = '\0';
+            }
+        e->def.name[0] = '\0';
+        c->cat_free[c->ncat_free++] = (uint16_t)i;
+        freed++;
+    }
+    if (freed) rehash(c);
+    return left;
 }
 
 /* ---- validation ----------------------------------------------------------------------------- */
@@ -220,16 +303,23 @@ hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hl
             e->last_pick = -1;
         }
     } else {
-        if (spare && *spare) {
-            e = *spare;
-            *spare = NULL;
+        if (c->ncue_free) { /* a released entry: its memory and index */
+            e = c->cues[c->cue_free[--c->ncue_free]];
+            uint32_t index = e->index;
+            memset(e, 0, sizeof *e);
+            e->index = index;
         } else {
-            e = calloc(1, sizeof *e);
-            if (!e) return NULL;
+            if (spare && *spare) {
+                e = *spare;
+                *spare = NULL;
+            } else {
+                e = calloc(1, sizeof *e);
+                if (!e) return NULL;
+            }
+            e->index = c->ncues;
+            c->cues[c->ncues++] = e;
         }
-        e->index = c->ncues;
         e->last_pick = -1;
-        c->cues[c->ncues++] = e;
         c->cue_slot[free_slot_of(c->cue_slot, HLD_CUE_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;
@@ -241,15 +331,22 @@ hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_categor
                               hld_category_t *into) {
     hld_category_t *e = into;
     if (!e) {
-        if (spare && *spare) {
-            e = *spare;
-            *spare = NULL;
+        if (c->ncat_free) {
+            e = c->cats[c->cat_free[--c->ncat_free]];
+            uint32_t index = e->index;
+            memset(e, 0, sizeof *e);
+            e->index = index;
         } else {
-            e = calloc(1, sizeof *e);
-            if (!e) return NULL;
+            if (spare && *spare) {
+                e = *spare;
+                *spare = NULL;
+            } else {
+                e = calloc(1, sizeof *e);
+                if (!e) return NULL;
+            }
+            e->index = c->ncats;
+            c->cats[c->ncats++] = e;
         }
-        e->index = c->ncats;
-        c->cats[c->ncats++] = e;
         c->cat_slot[free_slot_of(c->cat_slot, HLD_CAT_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;
@@ -269,7 +366,7 @@ int hld_cues_define_in(hld_cues_t *c, const hl_cue_t *m, hld_cue_t *old, hld_cat
     if (rc) return fail_why(why, w, rc);
     if (m->category[0] && !cat)
         return fail_why(why, "category: no such category", HELIOD_ENOCATEGORY);
-    if (c->ncues >= HLD_MAX_CUES && !old)
+    if (hld_cues_count(c) >= HLD_MAX_CUES && !old)
         return fail_why(why, "cue: 4096 cues are defined already", HELIOD_ENOMEM);
     hld_cue_t *e = hld_cue_apply(c, m, NULL, old, m->category[0] ? cat : NULL);
     if (!e) return fail_why(why, "cue: out of memory", HELIOD_ENOMEM);
@@ -289,7 +386,7 @@ int hld_cues_define_category_in(hld_cues_t *c, const hl_category_t *m, hld_categ
     if (out) *out = NULL;
     int rc = hld_cat_check(m, &w, &key);
     if (rc) return fail_why(why, w, rc);
-    if (c->ncats >= HLD_MAX_CATEGORIES && !old)
+    if (hld_cues_count_categories(c) >= HLD_MAX_CATEGORIES && !old)
         return fail_why(why, "category: 256 categories are defined already", HELIOD_ENOMEM);
     hld_category_t *e = hld_cat_apply(c, m, NULL, old);
     if (!e) return fail_why(why, "category: out of memory", HELIOD_ENOMEM);

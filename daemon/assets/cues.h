@@ -7,8 +7,10 @@
  * groups cues under one instance limit (weapons, footsteps, ui). Both are
  * defined at run time (CUE / CATEGORY requests) or from an INI file (--cues
  * FILE at start, CUES_LOAD later); redefining a name updates it in place, so
- * voices already playing follow the new limits. Neither is ever removed:
- * indices and pointers stay valid for the daemon's life.
+ * voices already playing follow the new limits. An entry is removed only
+ * when its owner's process has gone (hld_cues_orphan, then hld_cues_release
+ * once no voice refers to it): until then its pointer and index stay valid,
+ * and a released entry's memory and index are reused by the next new one.
  *
  * This module holds definitions, variation picking, per-play randomisation
  * and the per-cue and per-category counters; admission and the voices
@@ -49,14 +51,33 @@ typedef struct hld_cue {
 } hld_cue_t;
 
 typedef struct {
-    hld_cue_t *cues[HLD_MAX_CUES]; /* by index */
-    uint32_t ncues;
+    hld_cue_t *cues[HLD_MAX_CUES]; /* by index; a released entry has an empty name */
+    uint32_t ncues;                /* indices in use so far (live, orphaned and released) */
     hld_category_t *cats[HLD_MAX_CATEGORIES];
     uint32_t ncats;
+    uint16_t cue_free[HLD_MAX_CUES]; /* released indices, reused first */
+    uint16_t cat_free[HLD_MAX_CATEGORIES];
+    uint32_t ncue_free, ncat_free;
     uint64_t rng;                     /* xorshift64* state for picks and random ranges */
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* FNV-1a of the name -> index + 1; 0 = empty */
     uint16_t cat_slot[HLD_CAT_SLOTS];
 } hld_cues_t;
+
+/* Entries defined (live or orphaned, not released): what the caps count. */
+uint32_t hld_cues_count(const hld_cues_t *c);
+uint32_t hld_cues_count_categories(const hld_cues_t *c);
+
+/* Every cue and category of owner `owner` is orphaned (owner
+ * HLD_OWNER_GONE: no lookup finds it, nobody may change it). Returns how
+ * many. hld_cues_release then frees the orphans no voice refers to
+ * (cue_ref / cat_ref: one byte per index, non-zero = a live voice's lv->cue
+ * or lv->cat): their names leave the tables, their indices are reused, and
+ * a cue of another owner in a released category leaves it. Returns the
+ * orphans left (still referred to). */
+uint32_t hld_cues_orphan(hld_cues_t *c, uint32_t owner);
+uint32_t hld_cues_release(hld_cues_t *c, const uint8_t *cue_ref, const uint8_t *cat_ref);
+/* Every entry of owner `from` becomes `to`'s (another connection of its process). */
+void hld_cues_reown(hld_cues_t *c, uint32_t from, uint32_t to);
 
 /* seed 0 picks a fixed default (tests are deterministic). */
 void hld_cues_init(hld_cues_t *c, uint64_t seed);

@@ -98,7 +98,8 @@ void *hld_fjob_new(size_t size);
 void hld_files_submit(hld_files_t *f, hld_fjob_t *j);
 /* The open budget: answers ETIMEDOUT to opens past it (call every poll tick). */
 void hld_files_tick(hld_files_t *f);
-/* Jobs queued or running whose done has not been called. */
+/* Jobs queued or running whose done has not been called (STATS
+ * file_jobs_pending). */
 uint32_t hld_files_pending(const hld_files_t *f);
 
 /* ---- worker side ---- */

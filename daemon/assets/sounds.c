@@ -207,10 +207,6 @@ hld_sound_t *hld_sounds_lookup(hld_sounds_t *s, uint32_t client, const char *nam
     return snd ? snd : hld_sounds_find(s, 0, name);
 }
 
-hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm) {
-    return (hld_sound_t *)(void *)((char *)(void *)(uintptr_t)pcm - offsetof(hld_sound_t, pcm));
-}
-
 /* ---- the eviction order ---------------------------------------------------- */
 
 static void lru_unlink(hld_sounds_t *s, hld_sound_t *snd) {

@@ -142,8 +142,6 @@ void hld_sounds_close(hld_sounds_t *s);
 hld_sound_t *hld_sounds_find(hld_sounds_t *s, uint32_t ns, const char *name);
 /* What client `client` means by name: its own sound, else the shared one. */
 hld_sound_t *hld_sounds_lookup(hld_sounds_t *s, uint32_t client, const char *name);
-/* The entry owning pcm (from a mixer event). */
-hld_sound_t *hld_sound_from_pcm(const hl_pcm_t *pcm);
 
 /* Validates and starts a load for client cl (NULL: the daemon's own, shared
  * and charged to nobody): into cl's namespace, or the shared one with

@@ -113,9 +113,10 @@ hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id, uint32_t pid) {
     return c;
 }
 
-/* Frees a record nothing is charged to any more. The objects it created
- * stay (cues, buses ...: any client may adopt them now), so they stop
- * counting against its process. */
+/* Frees a record nothing is charged to any more. A plain client's objects
+ * were moved or reclaimed when it closed (owners.c); a control client's
+ * stay, the daemon's now (the house mix), and stop counting against its
+ * process. */
 static void maybe_free(hld_client_t *c) {
     if (c->connected || c->voices || c->loads || c->sounds ||
         atomic_load_explicit(&c->bytes, memory_order_relaxed))
@@ -350,4 +351,24 @@ uint64_t hld_clients_who(hld_clients_t *t, uint32_t id) {
     if (!id) return 0;
     hld_client_t *c = hld_clients_get(t, id);
     return c ? hld_client_who(c) : 1ull << 32 | id;
+}
+
+void hld_clients_obj_move(hld_client_t *c, hld_client_t *to) {
+    for (int k = 0; k < HLD_OBJ_KINDS; k++) {
+        uint32_t n = c->objs[k];
+        c->objs[k] = 0;
+        if (to && to->proc == c->proc) {
+            to->objs[k] += n;
+            continue;
+        }
+        c->proc->objs[k] -= n < c->proc->objs[k] ? n : c->proc->objs[k];
+        if (to) {
+            to->objs[k] += n;
+            to->proc->objs[k] += n;
+        }
+    }
+}
+
+void hld_clients_obj_drop(hld_client_t *c) {
+    hld_clients_obj_move(c, NULL);
 }

@@ -113,8 +113,9 @@ typedef struct hld_client {
     _Atomic uint64_t bytes;       /* sample bytes reserved (decode workers add, any thread) */
     char name[64];                /* for messages about its voices and sounds */
     hld_proc_t *proc;             /* its process: the quotas are checked against it */
-    uint32_t objs[HLD_OBJ_KINDS]; /* of its process's objects, those it created (given back
-                                   * when the record goes: they can then be adopted) */
+    uint32_t objs[HLD_OBJ_KINDS]; /* of its process's objects, those it created (when it
+                                   * closes they move to another connection of its process,
+                                   * or are reclaimed with the process: owners.c) */
 } hld_client_t;
 
 typedef struct hld_clients {
@@ -185,6 +186,11 @@ void hld_client_refused(hld_client_t *c, int kind);
 int hld_client_check_obj(hld_client_t *c, int kind, char *msg, size_t cap);
 void hld_clients_obj_add(hld_clients_t *t, uint32_t id, int kind);
 void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind);
+/* What c holds moves to `to`, another connection of its process (c closed,
+ * its objects are to's now); or is given back (its process has gone: its
+ * objects are reclaimed, owners.c). */
+void hld_clients_obj_move(hld_client_t *c, hld_client_t *to);
+void hld_clients_obj_drop(hld_client_t *c);
 
 /* Whom a file job works for (fileio.h: its per-process cap): c's process
  * (its pid), a process of its own when the pid is unknown, 0 for NULL (the

@@ -40,6 +40,10 @@
                                      * its memory freed (ETIMEDOUT error, id 0) */
 #define HLD_FRAME_TIMEOUT_MS  5000  /* a frame, once its first byte arrived, must be complete this
                                      * soon (slowloris); a Unix socket delivers it in microseconds */
+#define HLD_OWNER_GONE        0xFFFFFFFFu /* owner of an object whose process has gone, kept
+                                     * only while a detached voice still needs it: no name
+                                     * finds it, nobody may change it, then it is reclaimed */
+#define HLD_RECLAIM_MS        20    /* how often what a gone process left is checked for release */
 #define HLD_LINGER_MS         2000  /* a connection closed after an error reply gets this long to
                                      * take it; a peer that never reads cannot pin its fd */
 

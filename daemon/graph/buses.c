@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heliod_errors.h"
+#include "hld_limits.h"
 #include "hl_dsp.h"
 #include "engine.h"
 
@@ -58,6 +59,7 @@ int hld_bus_index(const hld_buses_t *b, const char *name) {
     for (int i = 0; i < HL_MAX_BUSES; i++) {
         if (!b->bus[i].name[0] || strcmp(b->bus[i].name, name) != 0) continue;
         uint32_t owner = b->bus[i].owner;
+        if (owner == HLD_OWNER_GONE) continue; /* its process has gone: no name finds it */
         int r = b->ns_rank ? b->ns_rank(b->ns_ctx, owner) : owner == 0 ? 2 : 1;
         if (r > best_rank) {
             best_rank = r;
@@ -84,8 +86,9 @@ const char *hld_bus_label(const hld_buses_t *b, int bus, char *buf) {
     if (!n || bus == HLD_BUS_MASTER) return n;
     const hld_bus_t *e = &b->bus[bus];
     if (!e->owner || e->shared) return n;
+    uint32_t id = e->owner == HLD_OWNER_GONE ? e->gone_from : e->owner; /* an orphan keeps it */
     char suffix[16];
-    int sl = snprintf(suffix, sizeof suffix, "-c%u", e->owner);
+    int sl = snprintf(suffix, sizeof suffix, "-c%u", id);
     snprintf(buf, HL_MAX_NAME + 1, "%.*s%s", HLD_BUS_LABEL_MAX - sl, n, suffix);
     return buf;
 }
@@ -213,6 +216,14 @@ int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, cha
                     rc == HELIOD_EBUSY ? "engine busy, try again" : "the mixer refused it");
     b->bus[bus].parent = par;
     return 0;
+}
+
+int hld_buses_reparent_at(hld_buses_t *b, int bus, int parent) {
+    if (bus < 0 || bus >= HL_MAX_BUSES || !b->bus[bus].name[0]) return HELIOD_ENOBUS;
+    if (parent >= 0 && is_ancestor(b, bus, parent)) return HELIOD_EINVAL;
+    int rc = push_graph(b, bus, parent);
+    if (rc == 0) b->bus[bus].parent = parent;
+    return rc;
 }
 
 /* Detaches every effect of `bus`, every ducking rule naming it and every

@@ -43,9 +43,11 @@ typedef struct {
     uint32_t nfx;
     int send_to[HL_BUS_SENDS]; /* bus sends' targets, -1 = free slot */
     float send_db[HL_BUS_SENDS];
-    uint32_t owner; /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
-                     * config, the reverb zones' feed) */
-    int shared;     /* created by a control client: its name is shared (label unqualified) */
+    uint32_t owner;     /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
+                         * config, the reverb zones' feed), HLD_OWNER_GONE: its process has
+                         * gone, removed once nothing plays on it (owners.c) */
+    uint32_t gone_from; /* owner HLD_OWNER_GONE: the client id it had (its label's) */
+    int shared;         /* created by a control client: its name is shared (label unqualified) */
 } hld_bus_t;
 
 typedef struct {
@@ -83,8 +85,9 @@ const char *hld_bus_name(const hld_buses_t *b, int bus);
  * when a name repeats across namespaces. The daemon's buses (the master,
  * the defaults, config buses, the reverb zones' feed) and a control
  * client's keep their name; a plain client's bus is NAME-cID (ID: the
- * client id that owns it), its name cut so the label has at most
- * HLD_BUS_LABEL_MAX characters. buf: HL_MAX_NAME + 1 bytes. NULL for no bus. */
+ * client id that owns it; an orphan, its process gone (owners.c), keeps
+ * the id it had), its name cut so the label has at most HLD_BUS_LABEL_MAX
+ * characters. buf: HL_MAX_NAME + 1 bytes. NULL for no bus. */
 #define HLD_BUS_LABEL_MAX 40 /* "bus.LABEL.peak_hold_db" fits a STATS key */
 const char *hld_bus_label(const hld_buses_t *b, int bus, char *buf);
 
@@ -108,6 +111,9 @@ int hld_buses_remove(hld_buses_t *b, const char *name, const hld_bus_usage_t *us
 /* The same for bus index `bus` (a reverb zone's own bus). */
 int hld_buses_remove_at(hld_buses_t *b, int bus, const hld_bus_usage_t *use, char *msg, size_t cap);
 int hld_buses_reparent(hld_buses_t *b, const char *name, const char *parent, char *msg, size_t cap);
+/* The same by index (parent: an index or HLD_BUS_MASTER): 0, ENOBUS,
+ * EINVAL (a loop) or EBUSY. */
+int hld_buses_reparent_at(hld_buses_t *b, int bus, int parent);
 
 /* Bus `bus` sends to `target` at db (pre-fader), ramped over ramp_frames:
  * the slot already sending there, else a free one (ENOMEM when all

@@ -110,6 +110,12 @@ int hld_rzones_set(hld_rzones_t *z, const hl_rzone_t *m, char *msg, size_t cap) 
     return 0;
 }
 
+void hld_rzones_drop(hld_rzones_t *z, hld_rzone_t *e) {
+    release(z, e);
+    *e = z->zone[--z->n];
+    update_here(z);
+}
+
 int hld_rzones_remove(hld_rzones_t *z, const char *name, char *msg, size_t cap) {
     hld_rzone_t *e = find(z, name);
     if (!e) {

@@ -46,6 +46,9 @@ void hld_rzones_init(hld_rzones_t *z, hld_buses_t *buses, uint32_t rate);
  * with a message. */
 int hld_rzones_set(hld_rzones_t *z, const hl_rzone_t *m, char *msg, size_t cap);
 int hld_rzones_remove(hld_rzones_t *z, const char *name, char *msg, size_t cap);
+/* Removes zone e (its process has gone) and lets go of its send; its bus
+ * stays (removed with the other buses of that process, once unused). */
+void hld_rzones_drop(hld_rzones_t *z, hld_rzone_t *e);
 /* The listener moved (or a zone changed): new weights and send levels. */
 void hld_rzones_update(hld_rzones_t *z, const float lis[3], uint64_t now_ns);
 /* Lets go of sends that have been silent for a ramp (call periodically). */

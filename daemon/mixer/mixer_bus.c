@@ -51,6 +51,7 @@ int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_fram
     cmd.u.bus.bus = gi;
     cmd.u.bus.gain = gain;
     cmd.u.bus.ramp_frames = ramp_frames;
+    cmd.u.bus.gen = m->bus_gen_ctl[gi];
     if (push(m, &cmd) != 0) return HELIOD_EBUSY;
     m->bus_gain_ctl[gi] = gain;
     return 0;
@@ -154,6 +155,7 @@ int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_
     uint32_t born = live & ~m->graph_ctl.live;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         if (born >> b & 1u) {
+            m->bus_gen_ctl[b]++; /* its index's commands pushed before are not its */
             m->bus_gain_ctl[b] = 1.0f;
             m->bus_mute_ctl[b] = 0.0f;
             for (int k = 0; k < HL_BUS_SENDS; k++)
@@ -171,6 +173,7 @@ int hl_mixer_set_bus_mute(hl_mixer_t *m, int bus, int mute, uint32_t ramp_frames
     cmd.u.bus.gain = mute ? 0.0f : 1.0f;
     cmd.u.bus.ramp_frames = ramp_frames;
     cmd.u.bus.mute = 1;
+    cmd.u.bus.gen = m->bus_gen_ctl[gi];
     if (push(m, &cmd) != 0) return HELIOD_EBUSY;
     m->bus_mute_ctl[gi] = mute ? 1.0f : 0.0f;
     return 0;
@@ -332,7 +335,16 @@ static void fx_param_rt(hl_fx_t *fx, const hl_fx_params_t *p) {
 
 void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     switch (c->type) {
-    case HL_CMD_GRAPH:
+    case HL_CMD_GRAPH: {
+        /* a bus created (again) starts at unity, unmuted, in a new
+         * generation (mixer_internal.h bus_gen_ctl) */
+        uint32_t born = c->u.graph.live & ~m->graph.live;
+        for (int b = 0; b < HL_MAX_BUSES; b++)
+            if (born >> b & 1u) {
+                m->bus_gen[b]++;
+                m->bus_gain[b] = (hl_ramp_t){1.0f, 1.0f, 0};
+                m->bus[b].mute = (hl_ramp_t){1.0f, 1.0f, 0};
+            }
         /* a send that changed target starts there from silence */
         for (int b = 0; b < HL_MAX_BUSES; b++)
             for (int k = 0; k < HL_BUS_SENDS; k++)
@@ -340,6 +352,7 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
                     m->bus_send[b][k] = (hl_ramp_t){0.0f, 0.0f, 0};
         m->graph = c->u.graph;
         break;
+    }
     case HL_CMD_BUS_SEND: {
         hl_ramp_t *g = &m->bus_send[c->u.bsend.bus][c->u.bsend.slot];
         g->cur = ramp_after(g, 0);

@@ -87,6 +87,7 @@ typedef struct {
             float gain;
             uint32_t ramp_frames;
             uint32_t mute; /* 1: gain is the mute gain (0 muted, 1 not), else the bus gain */
+            uint32_t gen;  /* the bus's generation when pushed (bus_gen_ctl) */
         } bus;
         hl_graph_t graph;
         struct {
@@ -323,6 +324,18 @@ struct hl_mixer {
     uint32_t fx_inflight; /* effects dropped from a chain whose FX_RETIRED was not polled yet */
     uint32_t duck_buses_ctl[HL_MAX_DUCKS]; /* per rule: bits of its sidechain and target, 0 = off */
     float bus_send_ctl[HL_MAX_BUSES][HL_BUS_SENDS]; /* bus send levels as last sent */
+    /* Per bus index: how many times a bus was created on it (bumped when a
+     * GRAPH command makes it live; bus_gen the same count on the audio
+     * thread, bumped when that command applies). A gain or mute command
+     * carries the count it was pushed with; one scheduled for a bus that
+     * was removed before its frame finds another count there and is dropped
+     * instead of reaching the bus that reused the index. Chosen over
+     * cancelling the bus's scheduled commands at its removal: O(1) on the
+     * audio thread, no heap sweep and no extra command (a removal needs no
+     * ring room beyond its GRAPH), and it also covers commands still in the
+     * ring. Graph changes are never scheduled (time_ops.c), so both counts
+     * advance in the same order. */
+    uint32_t bus_gen_ctl[HL_NUM_GAINS];
 
     /* rings */
     hl_ring_t cmd_ring;
@@ -340,6 +353,7 @@ struct hl_mixer {
     uint32_t bus_dirty;    /* buses whose accumulators hold last block's mix (bit per bus) */
     hl_ramp_t bus_gain[HL_NUM_GAINS];
     hl_rt_bus_t bus[HL_NUM_GAINS];
+    uint32_t bus_gen[HL_NUM_GAINS]; /* bus_gen_ctl as applied */
     hl_graph_t graph;
     hl_ramp_t bus_send[HL_MAX_BUSES][HL_BUS_SENDS]; /* bus send levels, ramped */
     hl_rt_duck_t duck[HL_MAX_DUCKS];

@@ -226,7 +226,10 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         if (++m->listener_gen == 0) m->listener_gen = 1; /* 0 marks a stale 3D pair */
         break;
     case HL_CMD_BUS:
-        if (c->u.bus.bus >= 0 && c->u.bus.bus < HL_NUM_GAINS) {
+        /* a command of an earlier bus on this index (removed before it was
+         * due) is dropped: mixer_internal.h bus_gen_ctl */
+        if (c->u.bus.bus >= 0 && c->u.bus.bus < HL_NUM_GAINS &&
+            c->u.bus.gen == m->bus_gen[c->u.bus.bus]) {
             hl_ramp_t *g = c->u.bus.mute ? &m->bus[c->u.bus.bus].mute : &m->bus_gain[c->u.bus.bus];
             g->cur = ramp_after(g, 0);
             ramp_set(g, c->u.bus.gain, hl_ramp_len(c->u.bus.ramp_frames));

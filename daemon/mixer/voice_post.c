@@ -48,17 +48,60 @@ static void post_send_ramped(float *sl, float *sr, const float *l, const float *
 }
 
 /* The sends of a voice that are on (level or target not 0), at most
- * HL_MAX_SENDS; returns how many, and whether any of them ramps. */
-static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_t *ramping) {
+ * HL_MAX_SENDS; returns how many, and whether any of them ramps; their buses
+ * are added to *buses. */
+static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_t *ramping,
+                           uint32_t *buses) {
     uint32_t k = 0;
     *ramping = 0;
     for (uint32_t i = 0; i < HL_MAX_SENDS; i++) {
         const hl_ramp_t *g = &v->send[i];
         if (g->cur == 0.0f && g->target == 0.0f) continue;
         *ramping |= g->rem != 0;
+        *buses |= 1u << v->send_bus[i];
         idx[k++] = i;
     }
     return k;
+}
+
+/* The one pass while no level ramps: each frame y = (l * gl, r * gr),
+ * then sends += y * level (the first two sends on) and bus += y. l and r
+ * may be the same (a mono voice panned by gl/gr). */
+static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx,
+                                uint32_t ns, const float *l, const float *r, float gl, float gr,
+                                uint32_t n) {
+    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    if (ns == 0) {
+        for (uint32_t t = 0; t < n; t++) {
+            bl[t] += l[t] * gl;
+            br[t] += r[t] * gr;
+        }
+    } else if (ns == 1) {
+        const uint32_t b0 = v->send_bus[idx[0]];
+        float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+        const float g0 = v->send[idx[0]].cur;
+        for (uint32_t t = 0; t < n; t++) {
+            const float yl = l[t] * gl, yr = r[t] * gr;
+            s0l[t] += yl * g0;
+            s0r[t] += yr * g0;
+            bl[t] += yl;
+            br[t] += yr;
+        }
+    } else {
+        const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
+        float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+        float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+        const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
+        for (uint32_t t = 0; t < n; t++) {
+            const float yl = l[t] * gl, yr = r[t] * gr;
+            s0l[t] += yl * g0;
+            s0r[t] += yr * g0;
+            s1l[t] += yl * g1;
+            s1r[t] += yr * g1;
+            bl[t] += yl;
+            br[t] += yr;
+        }
+    }
 }
 
 /* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
@@ -68,43 +111,10 @@ static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_
 static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                      uint32_t *buses) {
     uint32_t idx[HL_MAX_SENDS], ramping;
-    const uint32_t ns = post_sends(v, idx, &ramping);
+    const uint32_t ns = post_sends(v, idx, &ramping, buses);
     float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
-    for (uint32_t i = 0; i < ns; i++)
-        *buses |= 1u << v->send_bus[idx[i]];
     if (v->occ.rem == 0 && !ramping) {
-        const float o = v->occ.cur;
-        if (ns == 0) {
-            for (uint32_t t = 0; t < n; t++) {
-                bl[t] += l[t] * o;
-                br[t] += r[t] * o;
-            }
-        } else if (ns == 1) {
-            const uint32_t b0 = v->send_bus[idx[0]];
-            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
-            const float g0 = v->send[idx[0]].cur;
-            for (uint32_t t = 0; t < n; t++) {
-                const float yl = l[t] * o, yr = r[t] * o;
-                s0l[t] += yl * g0;
-                s0r[t] += yr * g0;
-                bl[t] += yl;
-                br[t] += yr;
-            }
-        } else {
-            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
-            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
-            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
-            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
-            for (uint32_t t = 0; t < n; t++) {
-                const float yl = l[t] * o, yr = r[t] * o;
-                s0l[t] += yl * g0;
-                s0r[t] += yr * g0;
-                s1l[t] += yl * g1;
-                s1r[t] += yr * g1;
-                bl[t] += yl;
-                br[t] += yr;
-            }
-        }
+        post_flat_rt(m, v, idx, ns, l, r, v->occ.cur, v->occ.cur, n);
         return;
     }
     apply_gain_ramp(l, r, n, &v->occ);
@@ -159,7 +169,7 @@ void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uin
         u = m->vbuf[0];
     }
     uint32_t idx[HL_MAX_SENDS], ramping;
-    const uint32_t ns = post_sends(v, idx, &ramping);
+    const uint32_t ns = post_sends(v, idx, &ramping, buses);
     if (v->occ.rem || ramping) {
         float *l = m->vbuf[0], *r = m->vbuf[1]; /* u may be vbuf[0]: r first */
         for (uint32_t t = 0; t < n; t++)
@@ -168,41 +178,8 @@ void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uin
             l[t] = u[t] * gl;
         post_mix(m, v, l, r, n, buses);
     } else {
-        float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
-        const float o = v->occ.cur, ol = gl * o, or_ = gr * o;
-        if (ns == 0) {
-            for (uint32_t t = 0; t < n; t++) {
-                bl[t] += u[t] * ol;
-                br[t] += u[t] * or_;
-            }
-        } else if (ns == 1) {
-            const uint32_t b0 = v->send_bus[idx[0]];
-            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
-            const float g0 = v->send[idx[0]].cur;
-            *buses |= 1u << b0;
-            for (uint32_t t = 0; t < n; t++) {
-                const float yl = u[t] * ol, yr = u[t] * or_;
-                s0l[t] += yl * g0;
-                s0r[t] += yr * g0;
-                bl[t] += yl;
-                br[t] += yr;
-            }
-        } else {
-            const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
-            float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
-            float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
-            const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
-            *buses |= (1u << b0) | (1u << b1);
-            for (uint32_t t = 0; t < n; t++) {
-                const float yl = u[t] * ol, yr = u[t] * or_;
-                s0l[t] += yl * g0;
-                s0r[t] += yr * g0;
-                s1l[t] += yl * g1;
-                s1r[t] += yr * g1;
-                bl[t] += yl;
-                br[t] += yr;
-            }
-        }
+        const float o = v->occ.cur;
+        post_flat_rt(m, v, idx, ns, u, u, gl * o, gr * o, n);
     }
     v->post = hl_voice_post_needed_rt(v);
     v->f.post = (uint16_t)v->post;

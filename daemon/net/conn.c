@@ -33,17 +33,17 @@ size_t hld_conn_outq(hld_conn_t *c) {
     return outq(c);
 }
 
-size_t hld_conn_outq_total(hld_daemon_t *d) {
+size_t hld_conn_outq_total(hld_net_t *net) {
     size_t total = 0;
-    for (hld_conn_t *c = d->conns; c; c = c->next)
+    for (hld_conn_t *c = net->conns; c; c = c->next)
         total += outq(c);
-    for (hld_conn_t *c = d->lingering; c; c = c->next)
+    for (hld_conn_t *c = net->lingering; c; c = c->next)
         total += outq(c);
     return total;
 }
 
-hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id) {
-    for (hld_conn_t *c = d->conns; c; c = c->next)
+hld_conn_t *hld_conn_find(hld_net_t *net, uint32_t id) {
+    for (hld_conn_t *c = net->conns; c; c = c->next)
         if (c->id == id) return c;
     return NULL;
 }
@@ -57,7 +57,7 @@ static void rx_fd_drop(hld_conn_t *c) {
     if (c->rx_fd < 0) return;
     close(c->rx_fd);
     c->rx_fd = -1;
-    c->d->n.fds_closed++;
+    c->net->n->fds_closed++;
 }
 
 int hld_conn_take_fd(hld_conn_t *c) {
@@ -79,7 +79,7 @@ static int take_fds(hld_conn_t *c) {
     while (uv_pipe_pending_count(&c->pipe) > 0) {
         uv_pipe_t *tmp = malloc(sizeof *tmp);
         int fd = -1;
-        if (tmp && uv_pipe_init(c->d->loop, tmp, 0) == 0) {
+        if (tmp && uv_pipe_init(c->net->loop, tmp, 0) == 0) {
             uv_os_fd_t ofd;
             if (uv_accept((uv_stream_t *)&c->pipe, (uv_stream_t *)tmp) == 0 &&
                 uv_fileno((uv_handle_t *)tmp, &ofd) == 0)
@@ -91,10 +91,10 @@ static int take_fds(hld_conn_t *c) {
             break;
         }
         if (fd < 0) continue;
-        c->d->n.fds_received++;
+        c->net->n->fds_received++;
         if (c->rx_fd >= 0) {
             close(fd);
-            c->d->n.fds_closed++;
+            c->net->n->fds_closed++;
             excess = 1;
         } else {
             c->rx_fd = fd;
@@ -106,7 +106,7 @@ static int take_fds(hld_conn_t *c) {
 /* A descriptor arrived that no LOAD_FD frame can take: EPROTO, close. */
 static void fd_violation(hld_conn_t *c, const char *why) {
     rx_fd_drop(c);
-    c->d->n.protocol_errors++;
+    c->net->n->protocol_errors++;
     hld_debug("client %u: %s", c->id, why);
     hld_send_error(c, HL_OP_LOAD_FD, 0, 0, HELIOD_EPROTO, why);
     hld_conn_close(c, 1);
@@ -117,7 +117,7 @@ void hld_conn_unref(hld_conn_t *c) {
     rx_fd_drop(c);
     if (c->up_data) { /* an upload the connection left unfinished */
         free(c->up_data);
-        hld_sounds_unreserve(&c->d->sounds, c->up_reserved);
+        hld_sounds_unreserve(c->net->sounds, c->up_reserved);
     }
     free(c->in);
     free(c->bundle);
@@ -132,11 +132,11 @@ static void on_close(uv_handle_t *h) {
 /* Closes the pipe and the timer now (each holds a reference). Idempotent. */
 static void close_handles(hld_conn_t *c) {
     if (c->lingering) {
-        hld_daemon_t *d = c->d;
+        hld_net_t *net = c->net;
         if (c->prev)
             c->prev->next = c->next;
         else
-            d->lingering = c->next;
+            net->lingering = c->next;
         if (c->next) c->next->prev = c->prev;
         c->prev = c->next = NULL;
         c->lingering = 0;
@@ -155,7 +155,7 @@ static void on_timer(uv_timer_t *t);
 /* A closing connection: graceful = let the queued replies drain (at most
  * HLD_LINGER_MS, then the socket is closed anyway), else close now. */
 static void finish_close(hld_conn_t *c, int graceful) {
-    hld_daemon_t *d = c->d;
+    hld_net_t *net = c->net;
     c->shutdown_req.data = c;
     if (!graceful || uv_shutdown(&c->shutdown_req, (uv_stream_t *)&c->pipe, on_shutdown) != 0) {
         close_handles(c);
@@ -163,15 +163,15 @@ static void finish_close(hld_conn_t *c, int graceful) {
     }
     c->lingering = 1;
     c->prev = NULL;
-    c->next = d->lingering;
-    if (d->lingering) d->lingering->prev = c;
-    d->lingering = c;
+    c->next = net->lingering;
+    if (net->lingering) net->lingering->prev = c;
+    net->lingering = c;
     uv_timer_start(&c->timer, on_timer, HLD_LINGER_MS, 0);
 }
 
 void hld_conn_close(hld_conn_t *c, int graceful) {
     if (c->closing) return;
-    hld_daemon_t *d = c->d;
+    hld_net_t *net = c->net;
     flush(c, 1);
     if (c->closing) return; /* the flush itself dropped it */
     c->closing = 1;
@@ -184,29 +184,28 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
         if (c->prev)
             c->prev->next = c->next;
         else
-            d->conns = c->next;
+            net->conns = c->next;
         if (c->next) c->next->prev = c->prev;
         c->prev = c->next = NULL;
         c->listed = 0;
-        d->clients--;
-        if (c->hello && !c->control) d->plain--;
-        if (c->placed) d->placed--;
+        net->clients--;
+        if (c->hello && !c->control) net->plain--;
+        if (c->placed) net->placed--;
         if (c->reserved && c->cl && c->cl->proc->reserved) c->cl->proc->reserved--;
-        if (c->reserved && d->reserved) d->reserved--;
+        if (c->reserved && net->reserved) net->reserved--;
         c->placed = c->reserved = 0;
     }
     /* its upload, while its client record is there to give the bytes back
      * to; its scheduled commands, before its voices' stops */
-    d->conn_hooks->closing(c);
+    net->hooks->closing(c);
     if (c->cl) { /* its private sounds go; what it still holds stays charged to it */
-        hld_sounds_drop_client(&d->sounds, c->id);
+        hld_sounds_drop_client(net->sounds, c->id);
         hld_clients_disconnect(c->cl);
         c->cl = NULL;
     }
     hld_debug("client %u (%s) disconnected", c->id, c->name);
     finish_close(c, graceful);
-    d->owner_sweep = 1;
-    d->conn_hooks->closed(d);
+    net->hooks->closed(net->owner);
 }
 
 static uint8_t g_scratch[HL_MAX_FRAME]; /* main thread only */
@@ -237,15 +236,11 @@ void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int
     if (n > 0) hld_conn_send(c, g_scratch, (size_t)n);
 }
 
-void hld_conn_set_hooks(hld_daemon_t *d, const hld_conn_hooks_t *hooks) {
-    d->conn_hooks = hooks;
-}
-
-void hld_conn_close_all(hld_daemon_t *d) {
-    while (d->conns)
-        hld_conn_close(d->conns, 0);
-    while (d->lingering)
-        close_handles(d->lingering);
+void hld_conn_close_all(hld_net_t *net) {
+    while (net->conns)
+        hld_conn_close(net->conns, 0);
+    while (net->lingering)
+        close_handles(net->lingering);
 }
 
 static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf) {
@@ -333,7 +328,7 @@ static void on_timer(uv_timer_t *t) {
     }
     if (!c->in_len && !c->paused && c->up_data) { /* an upload waiting for its next chunk */
         if ((hld_now_ns() - c->up_last_ns) / 1000000u >= HLD_UPLOAD_IDLE_MS)
-            c->d->conn_hooks->upload_timeout(c);
+            c->net->hooks->upload_timeout(c);
         else
             arm_upload_deadline(c);
         return;
@@ -346,7 +341,7 @@ static void on_timer(uv_timer_t *t) {
     snprintf(msg, sizeof msg, "frame not completed within %d ms (%zu bytes received)",
              HLD_FRAME_TIMEOUT_MS, c->in_len);
     hld_debug("client %u: %s", c->id, msg);
-    c->d->n.protocol_errors++;
+    c->net->n->protocol_errors++;
     hld_send_error(c, op, 0, id, HELIOD_EPROTO, msg);
     hld_conn_close(c, 1);
 }
@@ -384,7 +379,7 @@ static void conn_process(hld_conn_t *c) {
             const uint8_t *p = c->in + off;
             uint16_t op = (uint16_t)(p[4] | p[5] << 8);
             uint32_t id = avail >= HL_FRAME_HDR ? rd_u32(p + 8) : 0;
-            c->d->n.protocol_errors++;
+            c->net->n->protocol_errors++;
             hld_debug("client %u: unparseable frame (%s)", c->id, hl_errname(rc));
             hld_send_error(c, op, 0, id, HELIOD_EPROTO,
                            rc == HELIOD_ETOOBIG ? "frame larger than the maximum"
@@ -393,7 +388,7 @@ static void conn_process(hld_conn_t *c) {
             return;
         }
         if (h.size > avail) break;
-        rc = c->d->conn_hooks->dispatch(c, &h, c->in + off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        rc = c->net->hooks->dispatch(c, &h, c->in + off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
         off += h.size;
         if (rc < 0) {
             hld_conn_close(c, 1);
@@ -456,12 +451,12 @@ static void on_write(uv_write_t *req, int status) {
  * client that reads its replies keeps its queue under HL_OUTQ_PAUSE and is
  * never chosen while a non-reader is bigger. O(clients), and only run when one
  * queue passed HLD_OUTQ_TOTAL_CHECK. */
-static void enforce_total(hld_daemon_t *d) {
+static void enforce_total(hld_net_t *net) {
     for (;;) {
         size_t total = 0, big = 0;
         hld_conn_t *victim = NULL;
         for (int list = 0; list < 2; list++)
-            for (hld_conn_t *c = list ? d->lingering : d->conns; c; c = c->next) {
+            for (hld_conn_t *c = list ? net->lingering : net->conns; c; c = c->next) {
                 size_t q = outq(c);
                 total += q;
                 if (q > big) {
@@ -524,92 +519,94 @@ static void flush(hld_conn_t *c, int force) {
         c->paused = 1;
         stop_reading(c);
     }
-    if (q > HLD_OUTQ_TOTAL_CHECK) enforce_total(c->d);
+    if (q > HLD_OUTQ_TOTAL_CHECK) enforce_total(c->net);
 }
 
 void hld_conn_flush(hld_conn_t *c) {
     flush(c, 0);
 }
 
-void hld_conn_flush_all(hld_daemon_t *d) {
-    hld_conn_t *c = d->conns;
+void hld_conn_flush_all(hld_net_t *net) {
+    hld_conn_t *c = net->conns;
     while (c) {
         hld_conn_t *next = c->next; /* flush may close (unlink) c */
         hld_conn_flush(c);
-        if (next && !next->listed) next = d->conns; /* the total cap dropped it: start over */
+        if (next && !next->listed) next = net->conns; /* the total cap dropped it: start over */
         c = next;
     }
 }
 
 static void reject(hld_conn_t *c) {
-    hld_daemon_t *d = c->d;
-    d->n.clients_rejected++;
+    hld_net_t *net = c->net;
+    net->n->clients_rejected++;
     char msg[HL_MAX_MSG + 1];
-    if (d->shutting_down)
+    if (*net->shutting_down)
         snprintf(msg, sizeof msg, "daemon is shutting down");
     else
         snprintf(msg, sizeof msg,
                  "server full: too many clients (%u connected, --max-clients %u and %d places "
                  "kept for control clients)",
-                 d->clients, d->cfg.max_clients, HLD_CONTROL_PLACES);
-    hld_send_error(c, HL_OP_HELLO, 0, 0, d->shutting_down ? HELIOD_ESHUTDOWN : HELIOD_EBUSY, msg);
+                 net->clients, net->cfg->max_clients, HLD_CONTROL_PLACES);
+    hld_send_error(c, HL_OP_HELLO, 0, 0, *net->shutting_down ? HELIOD_ESHUTDOWN : HELIOD_EBUSY,
+                   msg);
     flush(c, 1);
     if (c->closing) return; /* the flush failed and closed it */
     c->closing = 1;
     finish_close(c, 1);
 }
 
-void hld_conn_accept(hld_daemon_t *d, int fd) {
+void hld_conn_accept(hld_net_t *net, int fd) {
     hld_conn_t *c = calloc(1, sizeof *c);
     if (c) c->in = malloc(HL_MAX_FRAME);
     /* an IPC pipe: libuv reads with recvmsg and keeps descriptors (LOAD_FD) */
-    if (!c || !c->in || uv_pipe_init(d->loop, &c->pipe, 1) != 0) {
+    if (!c || !c->in || uv_pipe_init(net->loop, &c->pipe, 1) != 0) {
         if (c) free(c->in);
         free(c);
         close(fd);
-        d->n.clients_rejected++;
+        net->n->clients_rejected++;
         hld_error("out of memory accepting a client");
         return;
     }
-    c->d = d;
+    c->net = net;
+    c->d = net->owner;
     c->rx_fd = -1;
     c->refs = 2; /* the pipe and the timer */
     c->pipe.data = c;
-    uv_timer_init(d->loop, &c->timer);
+    uv_timer_init(net->loop, &c->timer);
     c->timer.data = c;
     if (uv_pipe_open(&c->pipe, fd) != 0) {
         close(fd);
-        d->n.clients_rejected++;
+        net->n->clients_rejected++;
         close_handles(c);
         return;
     }
     /* plain clients are held to max at HELLO; the places above it are kept for
      * control clients, so heliodctl gets in when games fill the daemon */
-    uint32_t max = d->cfg.max_clients ? d->cfg.max_clients : HL_MAX_CLIENTS;
-    if (d->clients >= max + HLD_CONTROL_PLACES || d->shutting_down) {
+    uint32_t max = net->cfg->max_clients ? net->cfg->max_clients : HL_MAX_CLIENTS;
+    if (net->clients >= max + HLD_CONTROL_PLACES || *net->shutting_down) {
         reject(c);
         return;
     }
-    c->id = ++d->next_client_id;
-    if (c->id == 0) c->id = ++d->next_client_id; /* 0 means "owned by nobody" */
-    struct ucred cr = {0};                       /* the quotas are per process: its pid */
+    c->id = ++net->next_client_id;
+    if (c->id == 0) c->id = ++net->next_client_id; /* 0 means "owned by nobody" */
+    struct ucred cr = {0};                         /* the quotas are per process: its pid */
     socklen_t crlen = sizeof cr;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 || crlen != sizeof cr) cr.pid = 0;
-    c->cl = hld_clients_open(&d->ledger, c->id, cr.pid > 0 ? (uint32_t)cr.pid : 0);
+    c->cl = hld_clients_open(net->ledger, c->id, cr.pid > 0 ? (uint32_t)cr.pid : 0);
     if (!c->cl) {
-        d->n.clients_rejected++;
+        net->n->clients_rejected++;
         hld_error("out of memory accepting a client");
         c->closing = 1;
         finish_close(c, 0);
         return;
     }
     snprintf(c->name, sizeof c->name, "client-%u", c->id);
-    c->next = d->conns;
-    if (d->conns) d->conns->prev = c;
-    d->conns = c;
+    c->next = net->conns;
+    if (net->conns) net->conns->prev = c;
+    net->conns = c;
     c->listed = 1;
-    d->clients++;
-    d->n.clients_total++;
+    net->clients++;
+    net->n->clients_total++;
     uv_timer_start(&c->timer, on_timer, HLD_HANDSHAKE_MS, 0);
     start_reading(c);
 }

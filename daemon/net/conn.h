@@ -36,19 +36,32 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "daemon.h"
+#include "clients.h"
+#include "config.h"
+#include "counters.h"
 #include "hl_proto.h"
+#include "sounds.h"
+
+/* The application's state, opaque here: each connection carries it for the
+ * request handlers (app/daemon.h), and the hooks get it back. */
+typedef struct hld_daemon hld_daemon_t;
+typedef struct hld_conn hld_conn_t;
+typedef struct hld_net hld_net_t;
+
+/* The periodic event feeds a connection may subscribe to (telemetry/feeds.h). */
+enum { HLD_FEED_METER, HLD_FEED_PROFILE, HLD_FEEDS };
 
 struct hld_conn {
+    hld_net_t *net;  /* the layer it belongs to */
+    hld_daemon_t *d; /* the application's (hld_net_t.owner) */
     uv_pipe_t pipe;
     uv_timer_t timer; /* handshake, frame and linger deadlines */
     uv_shutdown_t shutdown_req;
-    hld_daemon_t *d;
-    hld_conn_t *prev, *next; /* in d->conns while open, then in d->lingering */
+    hld_conn_t *prev, *next; /* in net->conns while open, then in net->lingering */
     uint32_t id;             /* client id, also the owner tag of its voices */
     hld_client_t *cl;        /* its ledger record (quotas) */
     int control;             /* HELLO said HL_HELLO_CONTROL */
-    int placed;              /* holds one of the --max-clients places (d->placed) */
+    int placed;              /* holds one of the --max-clients places (net->placed) */
     int reserved;            /* holds one of the places above them (control, one per process) */
     uint16_t minor;          /* protocol 1.minor this connection speaks: min(HELLO's, ours) */
     uint8_t *in;
@@ -56,16 +69,15 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    int listed;             /* in d->conns (counted in d->clients) */
-    int lingering;          /* closed gracefully, replies still draining (in d->lingering) */
-    uint32_t sub;           /* HL_SUB_* */
-    float meter_hz;         /* METER events per second (0 = the default), metering.c */
-    uint64_t meter_next_ns; /* when its next METER event is due */
-
-    /* PROFILE events per second (0 = the default) and the next one's due
-     * time (profile.c) */
-    float profile_hz;
-    uint64_t profile_next_ns;
+    int listed;    /* in net->conns (counted in net->clients) */
+    int lingering; /* closed gracefully, replies still draining (in net->lingering) */
+    uint32_t sub;  /* HL_SUB_* */
+    /* the periodic feeds (telemetry/feeds.c), by HLD_FEED_*: events per
+     * second (0 = the feed's default) and the next one's due time */
+    struct {
+        float hz;
+        uint64_t next_ns;
+    } feed[HLD_FEEDS];
     uint32_t refs;
     char name[HL_MAX_NAME + 1];
     /* an upload in progress (LOAD_DATA), at most one per connection */
@@ -97,12 +109,43 @@ typedef struct hld_conn_hooks {
     /* a connection closed: its voices may be orphans now */
     void (*closed)(hld_daemon_t *d);
 } hld_conn_hooks_t;
-void hld_conn_set_hooks(hld_daemon_t *d, const hld_conn_hooks_t *hooks);
+
+/* The connection layer: the listening socket (server.c) and the
+ * connections (conn.c). The application fills in the first part before
+ * hld_server_listen; the rest is the layer's. */
+struct hld_net {
+    uv_loop_t *loop;
+    const hld_config_t *cfg;       /* socket_path, max_clients */
+    hld_clients_t *ledger;         /* each connection's client record */
+    hld_sounds_t *sounds;          /* a closed client's private sounds go */
+    hld_counters_t *n;             /* clients_*, protocol_errors, fds_* */
+    const int *shutting_down;      /* the application's: 1 fading, 2 closing handles */
+    hld_daemon_t *owner;           /* each connection's d, the hooks' argument */
+    const hld_conn_hooks_t *hooks; /* the calls upward */
+    /* server.c */
+    uv_pipe_t listener;
+    int listener_open, unlink_on_exit, activated;
+    uint64_t last_accept_err_log_ns;
+    /* conn.c */
+    hld_conn_t *conns;     /* live connections (doubly linked) */
+    hld_conn_t *lingering; /* closed, their last replies draining (HLD_LINGER_MS at most) */
+    uint32_t clients;      /* listed connections (control ones included) */
+    uint32_t plain;        /* of those, past HELLO and not control: at most cfg->max_clients */
+    uint32_t placed;       /* past HELLO in one of the cfg->max_clients places (control or not) */
+    uint32_t reserved;     /* control clients in the places kept above them (one per process) */
+    uint32_t next_client_id;
+};
+
+/* server.c: listens on cfg->socket_path or a socket-activated fd. 0 or a
+ * negative HELIOD_* code after logging why. */
+int hld_server_listen(hld_net_t *net);
+/* Stops accepting and removes the socket file we created. Idempotent. */
+void hld_server_close(hld_net_t *net);
 
 /* Takes over fd, a connection accepted by server.c (peer credentials already
  * checked), or rejects it with a "server full" error reply when
  * cfg.max_clients are connected. Closes fd on failure. */
-void hld_conn_accept(hld_daemon_t *d, int fd);
+void hld_conn_accept(hld_net_t *net, int fd);
 /* Queues an error answer to request (op, id): an EVENT_ERROR if the request
  * had HL_FLAG_NOREPLY, else a REPLY with the status and message. */
 void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int status,
@@ -128,14 +171,14 @@ static inline int hld_conn_may(const hld_conn_t *c, uint32_t owner) {
     return c->control || c->id == owner;
 }
 /* The open connection with that client id, or NULL. */
-hld_conn_t *hld_conn_find(hld_daemon_t *d, uint32_t id);
+hld_conn_t *hld_conn_find(hld_net_t *net, uint32_t id);
 /* Bytes queued for c and not yet written to its socket. */
 size_t hld_conn_outq(hld_conn_t *c);
 /* The same over every connection, open or lingering (STATS outq_bytes). */
-size_t hld_conn_outq_total(hld_daemon_t *d);
+size_t hld_conn_outq_total(hld_net_t *net);
 /* Flushes every connection with a pending batch. */
-void hld_conn_flush_all(hld_daemon_t *d);
+void hld_conn_flush_all(hld_net_t *net);
 /* Closes every connection now, open or lingering (shutdown). */
-void hld_conn_close_all(hld_daemon_t *d);
+void hld_conn_close_all(hld_net_t *net);
 
 #endif /* HLD_CONN_H */

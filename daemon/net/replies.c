@@ -39,7 +39,7 @@ int hld_reply_ok(hld_req_t *q) {
 /* 0 if the body was consumed exactly; else the EPROTO reply is queued. */
 int hld_body_ok(hld_req_t *q) {
     if (hl_rbuf_finish(&q->r) == 0) return 1;
-    q->c->d->n.protocol_errors++;
+    q->c->net->n->protocol_errors++;
     hld_send_error(q->c, q->h->op, q->h->flags, q->h->id, HELIOD_EPROTO, "malformed request body");
     return 0;
 }
@@ -81,4 +81,20 @@ int hld_list_end(hld_list_t *l) {
     hl_put_list_head(w, &l->head);
     w->len = end;
     return hld_reply_end(l->q);
+}
+
+int hld_event_frame(const hl_event_t *ev, uint8_t *buf, size_t cap) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, cap);
+    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
+    hl_put_event(&w, ev);
+    return hl_frame_end(&w);
+}
+
+void hld_event_broadcast(hld_conn_t *conns, uint32_t sub, const hl_event_t *ev, uint8_t *buf,
+                         size_t cap) {
+    int n = hld_event_frame(ev, buf, cap);
+    if (n > 0)
+        for (hld_conn_t *c = conns; c; c = c->next)
+            if (c->sub & sub) hld_conn_send(c, buf, (size_t)n);
 }

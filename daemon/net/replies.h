@@ -54,4 +54,12 @@ void hld_list_begin(hld_list_t *l, hld_req_t *q);
 int hld_list_entry_done(hld_list_t *l, size_t before);
 int hld_list_end(hld_list_t *l);
 
+/* Events: ev encoded as an EVENT frame (id 0) into buf: its length, or a
+ * negative HELIOD_* code. */
+int hld_event_frame(const hl_event_t *ev, uint8_t *buf, size_t cap);
+/* ev encoded into buf and queued to each connection of the list `conns`
+ * that subscribed to a bit of `sub`. */
+void hld_event_broadcast(hld_conn_t *conns, uint32_t sub, const hl_event_t *ev, uint8_t *buf,
+                         size_t cap);
+
 #endif /* HLD_REPLIES_H */

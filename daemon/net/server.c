@@ -41,7 +41,6 @@
 #include <unistd.h>
 
 #include "conn.h"
-#include "daemon.h"
 #include "hl_config.h"
 #include "hl_paths.h"
 #include "clock.h"
@@ -60,7 +59,7 @@ static struct {
     uint64_t last_refused_log_ns;
 } g_srv = {.spare = -1};
 
-static void start_accepting(hld_daemon_t *d);
+static void start_accepting(hld_net_t *net);
 
 static void on_backoff(uv_timer_t *t) {
     start_accepting(t->data);
@@ -80,8 +79,8 @@ static void open_spare(void) {
 
 /* A peer of another user: one error frame (the socket buffer of a new
  * connection is empty, so it fits), then closed; nothing is allocated. */
-static void refuse_peer(hld_daemon_t *d, int fd, unsigned uid) {
-    d->n.clients_refused_uid++;
+static void refuse_peer(hld_net_t *net, int fd, unsigned uid) {
+    net->n->clients_refused_uid++;
     if (log_due(&g_srv.last_refused_log_ns))
         hld_warn("refused a connection from uid %u: only uid %u (and root) may connect "
                  "(further refusals are counted in clients_refused_uid, not logged, for %d s)",
@@ -115,7 +114,7 @@ static int peer_allowed(int fd, unsigned *uid) {
 }
 
 /* Out of descriptors: shed the pending connections through the spare. */
-static void shed_pending(hld_daemon_t *d, int lfd, int err) {
+static void shed_pending(hld_net_t *net, int lfd, int err) {
     uint64_t shed = 0;
     if (g_srv.spare >= 0) {
         close(g_srv.spare);
@@ -131,8 +130,8 @@ static void shed_pending(hld_daemon_t *d, int lfd, int err) {
         }
         open_spare();
     }
-    d->n.clients_rejected += shed ? shed : 1;
-    if (log_due(&d->last_accept_err_log_ns))
+    net->n->clients_rejected += shed ? shed : 1;
+    if (log_due(&net->last_accept_err_log_ns))
         hld_warn("accept failed: %s; %llu pending connection(s) closed unanswered "
                  "(counted in clients_rejected; not logged again for %d s)",
                  strerror(err), (unsigned long long)shed, HLD_ERRLOG_INTERVAL_S);
@@ -145,14 +144,14 @@ static void shed_pending(hld_daemon_t *d, int lfd, int err) {
 
 static void on_acceptable(uv_poll_t *p, int status, int events) {
     (void)events;
-    hld_daemon_t *d = p->data;
+    hld_net_t *net = p->data;
     if (status < 0) {
-        if (log_due(&d->last_accept_err_log_ns))
+        if (log_due(&net->last_accept_err_log_ns))
             hld_warn("listening socket: %s", uv_strerror(status));
         return;
     }
     int lfd = -1;
-    if (uv_fileno((uv_handle_t *)&d->listener, &lfd) != 0) return;
+    if (uv_fileno((uv_handle_t *)&net->listener, &lfd) != 0) return;
     for (int i = 0; i < HLD_ACCEPT_BATCH; i++) {
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
@@ -160,44 +159,44 @@ static void on_acceptable(uv_poll_t *p, int status, int events) {
             if (err == EINTR || err == ECONNABORTED) continue;
             if (err == EAGAIN || err == EWOULDBLOCK) return;
             if (err == EMFILE || err == ENFILE) {
-                shed_pending(d, lfd, err);
+                shed_pending(net, lfd, err);
                 return;
             }
-            d->n.clients_rejected++;
-            if (log_due(&d->last_accept_err_log_ns))
+            net->n->clients_rejected++;
+            if (log_due(&net->last_accept_err_log_ns))
                 hld_warn("accept failed: %s (not logged again for %d s)", strerror(err),
                          HLD_ERRLOG_INTERVAL_S);
             return;
         }
         unsigned uid;
         if (!peer_allowed(fd, &uid)) {
-            refuse_peer(d, fd, uid);
+            refuse_peer(net, fd, uid);
             continue;
         }
-        hld_conn_accept(d, fd);
+        hld_conn_accept(net, fd);
     }
 }
 
-static void start_accepting(hld_daemon_t *d) {
-    if (!g_srv.poll_open || d->shutting_down > 1) return;
+static void start_accepting(hld_net_t *net) {
+    if (!g_srv.poll_open || *net->shutting_down > 1) return;
     uv_poll_start(&g_srv.poll, UV_READABLE, on_acceptable);
 }
 
 /* Watches the listener's fd (already listening). 0 or HELIOD_EIO. */
-static int watch_listener(hld_daemon_t *d) {
+static int watch_listener(hld_net_t *net) {
     int lfd = -1;
-    if (uv_fileno((uv_handle_t *)&d->listener, &lfd) != 0) return HELIOD_EIO;
-    if (uv_timer_init(d->loop, &g_srv.backoff) != 0) return HELIOD_EIO;
-    g_srv.backoff.data = d;
+    if (uv_fileno((uv_handle_t *)&net->listener, &lfd) != 0) return HELIOD_EIO;
+    if (uv_timer_init(net->loop, &g_srv.backoff) != 0) return HELIOD_EIO;
+    g_srv.backoff.data = net;
     g_srv.backoff_open = 1;
-    if (uv_poll_init(d->loop, &g_srv.poll, lfd) != 0) {
+    if (uv_poll_init(net->loop, &g_srv.poll, lfd) != 0) {
         hld_error("cannot watch the listening socket");
         return HELIOD_EIO;
     }
-    g_srv.poll.data = d;
+    g_srv.poll.data = net;
     g_srv.poll_open = 1;
     open_spare();
-    start_accepting(d);
+    start_accepting(net);
     return 0;
 }
 
@@ -286,7 +285,7 @@ static int clear_path(const char *path) {
     return 0;
 }
 
-static int listen_activated(hld_daemon_t *d) {
+static int listen_activated(hld_net_t *net) {
 #if HAVE_LIBSYSTEMD
     int n = sd_listen_fds(1);
     if (n <= 0) return 0;
@@ -296,27 +295,27 @@ static int listen_activated(hld_daemon_t *d) {
         hld_error("socket activation: fd %d is not a listening Unix stream socket", fd);
         return HELIOD_EINVAL;
     }
-    int rc = uv_pipe_open(&d->listener, fd);
+    int rc = uv_pipe_open(&net->listener, fd);
     if (rc) {
         hld_error("socket activation: %s", uv_strerror(rc));
         return HELIOD_EIO;
     }
-    d->activated = 1;
-    if ((rc = watch_listener(d)) != 0) return rc;
+    net->activated = 1;
+    if ((rc = watch_listener(net)) != 0) return rc;
     hld_info("listening on the socket passed by systemd");
     return 1;
 #else
-    (void)d;
+    (void)net;
     return 0;
 #endif
 }
 
-int hld_server_listen(hld_daemon_t *d) {
-    const char *path = d->cfg.socket_path;
-    if (uv_pipe_init(d->loop, &d->listener, 0) != 0) return HELIOD_EIO;
-    d->listener.data = d;
-    d->listener_open = 1;
-    int rc = listen_activated(d);
+int hld_server_listen(hld_net_t *net) {
+    const char *path = net->cfg->socket_path;
+    if (uv_pipe_init(net->loop, &net->listener, 0) != 0) return HELIOD_EIO;
+    net->listener.data = net;
+    net->listener_open = 1;
+    int rc = listen_activated(net);
     if (rc) return rc < 0 ? rc : 0;
 
     if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
@@ -327,37 +326,38 @@ int hld_server_listen(hld_daemon_t *d) {
     if ((rc = make_parent_dir(path)) != 0) return rc;
     if ((rc = clear_path(path)) != 0) return rc;
     mode_t old_mask = umask(HLD_BIND_UMASK);
-    rc = uv_pipe_bind(&d->listener, path);
+    rc = uv_pipe_bind(&net->listener, path);
     umask(old_mask);
     if (rc) {
         hld_error("cannot bind %s: %s", path, uv_strerror(rc));
         return HELIOD_EIO;
     }
-    d->unlink_on_exit = 1;
+    net->unlink_on_exit = 1;
     struct stat st;
     if (lstat(path, &st) != 0 || (st.st_mode & 0777) != HLD_SOCK_MODE) {
         hld_error("socket %s was not created with mode %04o", path, HLD_SOCK_MODE);
         return HELIOD_EIO;
     }
     int lfd = -1;
-    if (uv_fileno((uv_handle_t *)&d->listener, &lfd) != 0 || listen(lfd, HLD_LISTEN_BACKLOG) != 0) {
+    if (uv_fileno((uv_handle_t *)&net->listener, &lfd) != 0 ||
+        listen(lfd, HLD_LISTEN_BACKLOG) != 0) {
         hld_error("cannot listen on %s: %s", path, strerror(errno));
         return HELIOD_EIO;
     }
-    if ((rc = watch_listener(d)) != 0) return rc;
+    if ((rc = watch_listener(net)) != 0) return rc;
     hld_info("listening on %s", path);
     return 0;
 }
 
-void hld_server_close(hld_daemon_t *d) {
+void hld_server_close(hld_net_t *net) {
     /* the poll first: it watches the fd that closing the listener closes */
     if (g_srv.poll_open) uv_close((uv_handle_t *)&g_srv.poll, NULL);
     if (g_srv.backoff_open) uv_close((uv_handle_t *)&g_srv.backoff, NULL);
     g_srv.poll_open = g_srv.backoff_open = 0;
     if (g_srv.spare >= 0) close(g_srv.spare);
     g_srv.spare = -1;
-    if (d->listener_open && !uv_is_closing((uv_handle_t *)&d->listener))
-        uv_close((uv_handle_t *)&d->listener, NULL);
-    if (d->unlink_on_exit) unlink(d->cfg.socket_path);
-    d->unlink_on_exit = 0;
+    if (net->listener_open && !uv_is_closing((uv_handle_t *)&net->listener))
+        uv_close((uv_handle_t *)&net->listener, NULL);
+    if (net->unlink_on_exit) unlink(net->cfg->socket_path);
+    net->unlink_on_exit = 0;
 }

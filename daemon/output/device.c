@@ -25,7 +25,6 @@
 
 #include "backend.h"
 #include "conn.h"
-#include "daemon.h"
 #include "replies.h"
 #include "hld_limits.h"
 #include "log.h"
@@ -38,7 +37,7 @@ typedef struct {
 } pend_t;
 
 typedef struct hld_device {
-    hld_daemon_t *d;
+    hld_devices_t *x; /* its place in the daemon */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     pthread_t thread;
@@ -103,7 +102,7 @@ static int callbacks_run(hld_engine_t *e, unsigned ms) {
  * aborted and PortAudio released on backend_pa.c's closer thread (waits at
  * most 250 ms here), so the next try re-initialises PortAudio for real. */
 static int to_null(hld_device_t *v) {
-    hld_engine_t *e = &v->d->engine;
+    hld_engine_t *e = v->x->engine;
     hld_backend_t old = e->backend; /* the worker is the only writer */
     hld_backend_t nb;
     int rc = hld_engine_backend_open(e, 1, NULL, &nb);
@@ -124,7 +123,7 @@ static int to_null(hld_device_t *v) {
  * PortAudio device waits for its first callback and falls back to null if
  * none comes. 0 or a HELIOD_* code (nothing changed unless fell back). */
 static int open_and_swap(hld_device_t *v, int null_driver, const char *device, int *fell_back) {
-    hld_engine_t *e = &v->d->engine;
+    hld_engine_t *e = v->x->engine;
     hld_backend_t nb;
     *fell_back = 0;
     int rc = hld_engine_backend_open(e, null_driver, device, &nb);
@@ -141,7 +140,7 @@ static int open_and_swap(hld_device_t *v, int null_driver, const char *device, i
 }
 
 static void fill_reply(hld_device_t *v, hl_device_reply_t *r) {
-    hld_engine_t *e = &v->d->engine;
+    hld_engine_t *e = v->x->engine;
     memset(r, 0, sizeof *r);
     pthread_mutex_lock(&v->lock);
     snprintf(r->driver, sizeof r->driver, "%s", e->backend.name ? e->backend.name : "");
@@ -158,7 +157,7 @@ static void begin_recovery(hld_device_t *v) {
 }
 
 static void do_lost(hld_device_t *v) {
-    hld_engine_t *e = &v->d->engine;
+    hld_engine_t *e = v->x->engine;
     if (!is_pa(&e->backend)) return;
     snprintf(v->want, sizeof v->want, "%s", e->backend.device_name);
     hld_warn("device: '%s' stopped; running on the null driver's clock, retrying", v->want);
@@ -178,11 +177,11 @@ static void do_retry(hld_device_t *v) {
     int rc = open_and_swap(v, 0, v->want_default ? NULL : v->want, &fell_back);
     if (rc == 0) {
         v->lost = 0;
-        hld_info("device: '%s' is back", v->d->engine.backend.device_name);
+        hld_info("device: '%s' is back", v->x->engine->backend.device_name);
         pthread_mutex_lock(&v->lock);
         v->back_done = 1;
         v->back_ns = hld_now_ns();
-        snprintf(v->back_name, sizeof v->back_name, "%s", v->d->engine.backend.device_name);
+        snprintf(v->back_name, sizeof v->back_name, "%s", v->x->engine->backend.device_name);
         v->scan_req = 1; /* the set of devices changed */
         pthread_mutex_unlock(&v->lock);
         wake_main(v);
@@ -203,7 +202,7 @@ static void do_retry(hld_device_t *v) {
 }
 
 static void do_switch(hld_device_t *v, const char *name) {
-    hld_engine_t *e = &v->d->engine;
+    hld_engine_t *e = v->x->engine;
     int null_driver = strcmp(name, "null") == 0;
     int def = strcmp(name, "default") == 0;
     int rc = 0, fell_back = 0;
@@ -302,27 +301,27 @@ static void *worker(void *arg) {
 
 static void on_async(uv_async_t *a);
 
-static hld_device_t *dev_get(hld_daemon_t *d) {
-    if (d->device || d->shutting_down) return d->device;
+static hld_device_t *dev_get(hld_devices_t *x) {
+    if (x->state || *x->net->shutting_down) return x->state;
     hld_device_t *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     v->cache = calloc(HL_MAX_LIST, sizeof *v->cache);
-    if (!v->cache || uv_async_init(d->loop, &v->async, on_async) != 0) {
+    if (!v->cache || uv_async_init(x->net->loop, &v->async, on_async) != 0) {
         free(v->cache);
         free(v);
         return NULL;
     }
     v->async.data = v;
-    v->d = d;
+    v->x = x;
     pthread_mutex_init(&v->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&v->cond, &ca);
     pthread_condattr_destroy(&ca);
-    v->want_default = !d->cfg.device[0];
+    v->want_default = !x->want[0];
     v->watch_ns = hld_now_ns();
-    d->device = v;
+    x->state = v;
     return v;
 }
 
@@ -337,29 +336,22 @@ static int post_locked(hld_device_t *v) {
     return 0;
 }
 
-static void broadcast(hld_daemon_t *d, uint16_t type, const char *name, uint64_t t) {
+static void broadcast(hld_devices_t *x, uint16_t type, const char *name, uint64_t t) {
     hl_event_t ev = {.type = type, .time_ns = t};
     snprintf(ev.message, sizeof ev.message, "%s", name);
     static uint8_t buf[HL_MAX_FRAME / 16];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &ev);
-    int n = hl_frame_end(&w);
-    if (n <= 0) return;
-    for (hld_conn_t *c = d->conns; c; c = c->next)
-        if (c->sub & HL_SUB_DEVICE) hld_conn_send(c, buf, (size_t)n);
+    hld_event_broadcast(x->net->conns, HL_SUB_DEVICE, &ev, buf, sizeof buf);
 }
 
 static void watch_reset(hld_device_t *v) {
-    v->watch_cb = atomic_load_explicit(&v->d->engine.callbacks, memory_order_relaxed);
+    v->watch_cb = atomic_load_explicit(&v->x->engine->callbacks, memory_order_relaxed);
     v->watch_ns = hld_now_ns();
 }
 
 /* The list from the cache, CURRENT marked by name (indices change across
  * PortAudio re-initialisations). Lock held. */
 static int answer_devices(hld_device_t *v, hld_req_t *q) {
-    hld_engine_t *e = &v->d->engine;
+    hld_engine_t *e = v->x->engine;
     const char *cur = is_pa(&e->backend) ? e->backend.device_name : NULL;
     hld_list_t l;
     hld_list_begin(&l, q);
@@ -384,7 +376,7 @@ static int add_pending(hld_device_t *v, const hld_req_t *q) {
 
 static void on_async(uv_async_t *a) {
     hld_device_t *v = a->data;
-    hld_daemon_t *d = v->d;
+    hld_devices_t *x = v->x;
     pthread_mutex_lock(&v->lock);
     int sw = v->switch_done, back = v->back_done, scan = v->scan_done, went_null = v->went_null;
     int rc = v->switch_rc;
@@ -402,7 +394,7 @@ static void on_async(uv_async_t *a) {
         v->recover_ms_last = (double)(back_ns - v->lost_at_ns) / HLD_NS_PER_MS;
         hld_info("device: '%s' back %.0f ms after the loss was detected", back_name,
                  v->recover_ms_last);
-        broadcast(d, HL_EVENT_DEVICE_BACK, back_name, back_ns);
+        broadcast(x, HL_EVENT_DEVICE_BACK, back_name, back_ns);
         watch_reset(v);
     }
     size_t keep = 0;
@@ -413,7 +405,7 @@ static void on_async(uv_async_t *a) {
             v->pend[keep++] = p;
             continue;
         }
-        hld_conn_t *c = hld_conn_find(d, p.conn);
+        hld_conn_t *c = hld_conn_find(x->net, p.conn);
         if (!c) continue;
         hl_frame_hdr_t h = {.op = p.op, .flags = p.flags, .id = p.id};
         hld_req_t q = {.c = c, .h = &h};
@@ -449,7 +441,7 @@ static void on_async(uv_async_t *a) {
         }
         watch_reset(v);
     }
-    hld_conn_flush_all(d);
+    hld_conn_flush_all(x->net);
 }
 
 static void on_closed(uv_handle_t *h) {
@@ -460,8 +452,8 @@ static void on_closed(uv_handle_t *h) {
     free(v);
 }
 
-static void dev_shutdown(hld_daemon_t *d) {
-    hld_device_t *v = d->device;
+static void dev_shutdown(hld_devices_t *x) {
+    hld_device_t *v = x->state;
     if (!v) return;
     if (v->thread_started) {
         pthread_mutex_lock(&v->lock);
@@ -471,23 +463,23 @@ static void dev_shutdown(hld_daemon_t *d) {
         pthread_join(v->thread, NULL);
     }
     for (size_t i = 0; i < v->npend; i++) {
-        hld_conn_t *c = hld_conn_find(d, v->pend[i].conn);
+        hld_conn_t *c = hld_conn_find(x->net, v->pend[i].conn);
         if (c)
             hld_send_error(c, v->pend[i].op, v->pend[i].flags, v->pend[i].id, HELIOD_ESHUTDOWN,
                            NULL);
     }
-    d->device = NULL;
+    x->state = NULL;
     uv_close((uv_handle_t *)&v->async, on_closed);
 }
 
-void hld_device_tick(hld_daemon_t *d) {
-    if (d->shutting_down) {
-        dev_shutdown(d);
+void hld_device_tick(hld_devices_t *x) {
+    if (*x->net->shutting_down) {
+        dev_shutdown(x);
         return;
     }
-    hld_engine_t *e = &d->engine;
+    hld_engine_t *e = x->engine;
     if (!e->started) return;
-    hld_device_t *v = dev_get(d);
+    hld_device_t *v = dev_get(x);
     if (!v || v->state != ST_RUNNING || v->switching) return;
     uint64_t now = hld_now_ns();
     uint64_t cb = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
@@ -514,16 +506,16 @@ void hld_device_tick(hld_daemon_t *d) {
     v->lost_at_ns = now;
     v->lost_ms_last = last && now > last ? (double)(now - last) / HLD_NS_PER_MS : 0;
     hld_warn("device: '%s' lost (no callback for %.0f ms)", name, v->lost_ms_last);
-    broadcast(d, HL_EVENT_DEVICE_LOST, name, last);
+    broadcast(x, HL_EVENT_DEVICE_LOST, name, last);
 }
 
-int hld_op_device(hld_req_t *q) {
+int hld_op_device(hld_devices_t *x, hld_req_t *q) {
     hl_device_req_t m;
     hl_get_device_req(&q->r, &m);
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (!m.name[0])
         return hld_fail(q, HELIOD_EINVAL, "name: a device name, \"null\" or \"default\"");
-    hld_device_t *v = dev_get(q->c->d);
+    hld_device_t *v = dev_get(x);
     if (!v) return hld_fail(q, HELIOD_ENOMEM, NULL);
     if (v->switching) return hld_fail(q, HELIOD_EBUSY, "a device switch is in progress");
     if (add_pending(v, q) < 0) return hld_fail(q, HELIOD_EBUSY, NULL);
@@ -540,10 +532,10 @@ int hld_op_device(hld_req_t *q) {
     return 0;
 }
 
-int hld_op_devices(hld_req_t *q) {
+int hld_op_devices(hld_devices_t *x, hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
-    hld_device_t *v = dev_get(q->c->d);
+    hld_device_t *v = dev_get(x);
     if (!v) return hld_fail(q, HELIOD_ENOMEM, NULL);
     pthread_mutex_lock(&v->lock);
     int valid = v->cache_valid;
@@ -557,10 +549,10 @@ int hld_op_devices(hld_req_t *q) {
     return 0; /* answered when the first scan ends */
 }
 
-void hld_device_stats(hld_daemon_t *d, hld_device_stats_t *o) {
+void hld_device_stats(hld_devices_t *x, hld_device_stats_t *o) {
     memset(o, 0, sizeof *o);
-    hld_engine_t *e = &d->engine;
-    hld_device_t *v = d->device;
+    hld_engine_t *e = x->engine;
+    hld_device_t *v = x->state;
     if (v) pthread_mutex_lock(&v->lock);
     o->driver_portaudio = is_pa(&e->backend);
     o->index = e->backend.device_index;

@@ -34,6 +34,7 @@
 
 #include <stdint.h>
 
+#include "engine.h"
 #include "replies.h"
 
 #define HLD_DEVICE_WATCHDOG_MS  150 /* no callback for this long: the device is lost */
@@ -53,13 +54,22 @@ typedef struct {
     double latency_s; /* the output latency the device reports (CLOCK) */
 } hld_device_stats_t;
 
+/* The device module's place in the daemon: what it works on (set once by
+ * the application) and its state. */
+typedef struct {
+    hld_engine_t *engine;
+    hld_net_t *net;           /* DEVICE events, replies; the loop; shutting_down */
+    const char *want;         /* --device: the configured name ("" = the default) */
+    struct hld_device *state; /* NULL until first used (device.c) */
+} hld_devices_t;
+
 /* Once per poll tick (events.c): the watchdog; at shutdown stops the worker
  * and closes its handle. Main thread. */
-void hld_device_tick(hld_daemon_t *d);
+void hld_device_tick(hld_devices_t *x);
 /* DEVICE and DEVICES requests (dispatch.c's table). */
-int hld_op_device(hld_req_t *q);
-int hld_op_devices(hld_req_t *q);
+int hld_op_device(hld_devices_t *x, hld_req_t *q);
+int hld_op_devices(hld_devices_t *x, hld_req_t *q);
 /* STATS figures. Main thread. */
-void hld_device_stats(hld_daemon_t *d, hld_device_stats_t *out);
+void hld_device_stats(hld_devices_t *x, hld_device_stats_t *out);
 
 #endif /* HLD_DEVICE_H */

@@ -360,6 +360,18 @@ static const char *driver_name(hld_driver_t d) {
     }
 }
 
+/* Frees the mixer, its sinc table and its HRTF set (no audio thread runs). */
+static void free_mixer(hld_engine_t *e) {
+    free(e->mem);
+    e->mem = NULL;
+    e->mixer = NULL;
+    free(e->sinc_mem);
+    e->sinc_mem = NULL;
+    hld_hrtf_free(e->hrtf_mem);
+    e->hrtf_mem = NULL;
+    e->hrtf = NULL;
+}
+
 int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     memset(e, 0, sizeof *e);
     e->rate = cfg->rate;
@@ -418,28 +430,14 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     if (rc) {
         hld_error("cannot open the %s output driver: %s", driver_name(cfg->driver),
                   rc == HELIOD_ENODEV ? "no such device" : "device error");
-        free(e->mem);
-        e->mem = NULL;
-        e->mixer = NULL;
-        free(e->sinc_mem);
-        e->sinc_mem = NULL;
-        hld_hrtf_free(e->hrtf_mem);
-        e->hrtf_mem = NULL;
-        e->hrtf = NULL;
+        free_mixer(e);
         return rc;
     }
     if (cfg->record[0]) {
         rc = hld_recorder_open(&e->rec, cfg->record, cfg->rate);
         if (rc) {
             hld_engine_backend_close(e, &e->backend);
-            free(e->mem);
-            e->mem = NULL;
-            e->mixer = NULL;
-            free(e->sinc_mem);
-            e->sinc_mem = NULL;
-            hld_hrtf_free(e->hrtf_mem);
-            e->hrtf_mem = NULL;
-            e->hrtf = NULL;
+            free_mixer(e);
             return rc;
         }
     }
@@ -472,20 +470,13 @@ void hld_engine_stop(hld_engine_t *e) {
 void hld_engine_close(hld_engine_t *e) {
     hld_engine_stop(e);
     hld_engine_backend_close(e, &e->backend);
-    free(e->mem);
-    e->mem = NULL;
-    e->mixer = NULL;
-    free(e->sinc_mem); /* the mixer that read it is gone */
-    e->sinc_mem = NULL;
+    free_mixer(e); /* the audio thread is gone: nothing reads them */
     free(e->scratch);
     e->scratch = NULL;
     for (unsigned i = 0; i < HLD_ENGINE_PORTS; i++)
         port_free_converter(&e->ports[i]); /* no callback renders any more */
     hld_meter_tap_close(e->tap);           /* after the backend: the audio thread is gone */
     e->tap = NULL;
-    hld_hrtf_free(e->hrtf_mem); /* the audio thread is gone: no voice reads it */
-    e->hrtf_mem = NULL;
-    e->hrtf = NULL;
 }
 
 static double percentile(const uint64_t *h, uint64_t total, double q) {

@@ -7,11 +7,13 @@
 
 #include <string.h>
 
-#include "conn.h"
+#include "replies.h"
 #include "hld_limits.h"
+#include "clock.h"
 #include "log.h"
 
 static struct {
+    hld_net_t *net; /* the subscribers' layer */
     hld_feed_t *feeds;
     uv_timer_t timer;
     int timer_init, timer_on;
@@ -21,47 +23,49 @@ static struct {
 
 static void on_timer(uv_timer_t *t);
 
-void hld_feed_add(hld_daemon_t *d, hld_feed_t *f) {
+void hld_feed_add(hld_net_t *net, hld_feed_t *f, const void *user) {
     if (f->added) return;
     if (!g.timer_init) {
-        uv_timer_init(d->loop, &g.timer);
-        g.timer.data = d;
+        uv_timer_init(net->loop, &g.timer);
+        g.net = net;
         g.timer_init = 1;
     }
+    f->user = user;
     f->next = g.feeds;
     g.feeds = f;
     f->added = 1;
 }
 
-void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c) {
-    if (!f->added || !(c->sub & f->sub)) return;
-    *f->next_ns(c) = hld_now_ns(); /* the first event at the next tick */
-    if (!g.timer_on && !d->shutting_down &&
+void hld_feeds_subscribed(hld_conn_t *c) {
+    int any = 0;
+    for (hld_feed_t *f = g.feeds; f; f = f->next)
+        if (c->sub & f->sub) {
+            c->feed[f->slot].next_ns = hld_now_ns(); /* the first event at the next tick */
+            any = 1;
+        }
+    if (any && !g.timer_on && !*c->net->shutting_down &&
         uv_timer_start(&g.timer, on_timer, HLD_METER_TICK_MS, HLD_METER_TICK_MS) == 0)
         g.timer_on = 1;
 }
 
 static float interval_ns(const hld_feed_t *f, const hld_conn_t *c) {
-    return (float)HLD_NS_PER_S / f->hz(c);
+    const float hz = c->feed[f->slot].hz;
+    return (float)HLD_NS_PER_S / (hz > 0.0f ? hz : f->default_hz);
 }
 
 /* f has a subscriber due at now: one event, queued to each due subscriber.
  * 1 if it was encoded (something may have been queued). */
-static int feed_tick(hld_daemon_t *d, hld_feed_t *f, uint64_t now) {
+static int feed_tick(hld_net_t *net, hld_feed_t *f, uint64_t now) {
     memset(&g.ev, 0, sizeof g.ev);
     g.ev.type = f->type;
-    f->fill(d, &g.ev);
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, g.frame, sizeof g.frame);
-    hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, &g.ev);
-    int len = hl_frame_end(&w);
+    f->fill(f->user, &g.ev);
+    int len = hld_event_frame(&g.ev, g.frame, sizeof g.frame);
     if (len < 0) {
         hld_warn("%s: cannot encode a %s event (%s)", f->name, f->event, hl_errname(len));
         return 0;
     }
-    for (hld_conn_t *c = d->conns; c; c = c->next) {
-        uint64_t *next = f->next_ns(c);
+    for (hld_conn_t *c = net->conns; c; c = c->next) {
+        uint64_t *next = &c->feed[f->slot].next_ns;
         if (!(c->sub & f->sub) || now < *next) continue;
         /* next due time: keeps the average rate; after a stall, start afresh */
         uint64_t iv = (uint64_t)interval_ns(f, c);
@@ -76,29 +80,29 @@ static int feed_tick(hld_daemon_t *d, hld_feed_t *f, uint64_t now) {
 }
 
 static void on_timer(uv_timer_t *t) {
-    hld_daemon_t *d = t->data;
+    (void)t;
+    hld_net_t *net = g.net;
     uint64_t now = hld_now_ns();
     int subscribers = 0, queued = 0;
     for (hld_feed_t *f = g.feeds; f; f = f->next) {
         int n = 0, due = 0;
-        for (hld_conn_t *c = d->conns; c; c = c->next)
+        for (hld_conn_t *c = net->conns; c; c = c->next)
             if (c->sub & f->sub) {
                 n++;
-                due |= now >= *f->next_ns(c);
+                due |= now >= c->feed[f->slot].next_ns;
             }
         subscribers += n;
-        if (n && due && !d->shutting_down) queued |= feed_tick(d, f, now);
+        if (n && due && !*net->shutting_down) queued |= feed_tick(net, f, now);
     }
-    if (!subscribers || d->shutting_down) {
+    if (!subscribers || *net->shutting_down) {
         uv_timer_stop(&g.timer);
         g.timer_on = 0;
         return;
     }
-    if (queued) hld_conn_flush_all(d);
+    if (queued) hld_conn_flush_all(net);
 }
 
-void hld_feed_remove(hld_daemon_t *d, hld_feed_t *f) {
-    (void)d;
+void hld_feed_remove(hld_feed_t *f) {
     if (!f->added) return;
     for (hld_feed_t **p = &g.feeds; *p; p = &(*p)->next)
         if (*p == f) {

@@ -19,19 +19,20 @@
 
 #include <stdint.h>
 
-#include "daemon.h"
+#include "conn.h"
 #include "hl_proto.h"
 
 typedef struct hld_feed hld_feed_t;
 struct hld_feed {
     /* set by the owner before hld_feed_add */
-    const char *name;                              /* the log's prefix: "meters" */
-    const char *event;                             /* the event's name in the log: "METER" */
-    uint32_t sub;                                  /* the HL_SUB_* bit its subscribers set */
-    uint32_t type;                                 /* HL_EVENT_*: the event it pushes */
-    float (*hz)(const hld_conn_t *c);              /* a subscriber's rate (events per second) */
-    uint64_t *(*next_ns)(hld_conn_t *c);           /* a subscriber's next due time */
-    void (*fill)(hld_daemon_t *d, hl_event_t *ev); /* the event now (type already set) */
+    const char *name;  /* the log's prefix: "meters" */
+    const char *event; /* the event's name in the log: "METER" */
+    uint32_t sub;      /* the HL_SUB_* bit its subscribers set */
+    uint32_t type;     /* HL_EVENT_*: the event it pushes */
+    unsigned slot;     /* HLD_FEED_*: its subscribers' rate and due time, hld_conn_t.feed[] */
+    float default_hz;  /* the rate of a subscriber that asked for 0 (the wire's default) */
+    void (*fill)(const void *user, hl_event_t *ev); /* the event now (type already set) */
+    const void *user;                               /* fill's argument (hld_feed_add) */
     /* counters */
     uint64_t sent, skipped; /* events queued; not queued (too much unsent output) */
     /* the scheduler's */
@@ -39,13 +40,14 @@ struct hld_feed {
     int added;
 };
 
-/* Registers f on d's loop (the first one sets the timer up). */
-void hld_feed_add(hld_daemon_t *d, hld_feed_t *f);
-/* A connection's SUBSCRIBE changed and it subscribed to f (its rate already
- * stored): its first event goes at the next tick; starts the timer. */
-void hld_feed_subscribed(hld_daemon_t *d, hld_feed_t *f, hld_conn_t *c);
+/* Registers f, filled with user, for net's connections (the first one sets
+ * the timer up on net's loop). */
+void hld_feed_add(hld_net_t *net, hld_feed_t *f, const void *user);
+/* A connection's SUBSCRIBE changed (its rates already stored): each feed it
+ * subscribed to sends its first event at the next tick; starts the timer. */
+void hld_feeds_subscribed(hld_conn_t *c);
 /* Unregisters f; the last one stops the timer (shutdown; the loop closes
  * it). */
-void hld_feed_remove(hld_daemon_t *d, hld_feed_t *f);
+void hld_feed_remove(hld_feed_t *f);
 
 #endif /* HLD_FEEDS_H */

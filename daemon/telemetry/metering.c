@@ -36,8 +36,8 @@ static struct {
 
 static hld_feed_t feed;
 
-int hld_metering_open(hld_daemon_t *d) {
-    uint32_t rate = d->engine.rate;
+int hld_metering_open(const hld_telemetry_t *t) {
+    uint32_t rate = t->engine->rate;
     for (int i = 0; i < HL_MIX_METERS; i++)
         if (hld_meter_init(&g.meter[i], rate, HLD_METER_WINDOW_MS, HLD_METER_HOLD_MS,
                            HLD_METER_FALL_DB_S) != 0) {
@@ -49,33 +49,33 @@ int hld_metering_open(hld_daemon_t *d) {
         hld_metering_free();
         return HELIOD_ENOMEM;
     }
-    hld_feed_add(d, &feed);
+    hld_feed_add(t->net, &feed, t);
     g.open = 1;
     return 0;
 }
 
-const char *hld_metering_bus_name(hld_daemon_t *d, uint32_t b, char *buf) {
-    const char *n = hld_bus_label(&d->buses, (int)b, buf); /* the registry's label (buses.c) */
+const char *hld_metering_bus_name(const hld_telemetry_t *t, uint32_t b, char *buf) {
+    const char *n = hld_bus_label(t->buses, (int)b, buf); /* the registry's label (buses.c) */
     if (n) return n;
     snprintf(buf, HL_MAX_NAME + 1, "bus%u", b);
     return buf;
 }
 
 /* Live buses now; one that just became live starts from silence. */
-static void track_live(hld_daemon_t *d) {
+static void track_live(const hld_telemetry_t *t) {
     uint32_t live = 0;
     for (int b = 0; b < HL_MAX_BUSES; b++)
-        if (hl_mixer_bus_live(d->engine.mixer, b)) live |= 1u << b;
+        if (hl_mixer_bus_live(t->engine->mixer, b)) live |= 1u << b;
     uint32_t born = live & ~g.live;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         if (born >> b & 1u) hld_meter_reset(&g.meter[b]);
     g.live = live;
 }
 
-void hld_metering_poll(hld_daemon_t *d) {
-    hld_meter_tap_t *tap = d->engine.tap;
+void hld_metering_poll(const hld_telemetry_t *t) {
+    hld_meter_tap_t *tap = t->engine->tap;
     if (!g.open || !tap) return;
-    track_live(d);
+    track_live(t);
     hl_mix_meter_t rec[DRAIN_BATCH];
     uint32_t n;
     while ((n = hld_meter_tap_read_levels(tap, rec, DRAIN_BATCH)) > 0)
@@ -99,7 +99,7 @@ static void read_level(const hld_meter_t *m, hl_meter_level_t *l) {
     hld_meter_read(m, l->peak_db, l->peak_hold_db, l->rms_db);
 }
 
-void hld_metering_read(hld_daemon_t *d, hl_meter_t *out) {
+void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out) {
     memset(out, 0, sizeof *out);
     if (!g.open) {
         out->momentary = out->short_term = out->integrated = HL_METER_FLOOR_DB;
@@ -121,28 +121,21 @@ void hld_metering_read(hld_daemon_t *d, hl_meter_t *out) {
         if (!(g.live >> b & 1u)) continue;
         hl_meter_level_t *l = &out->bus[out->nbuses++];
         char buf[HL_MAX_NAME + 1];
-        snprintf(l->name, sizeof l->name, "%s", hld_metering_bus_name(d, b, buf));
+        snprintf(l->name, sizeof l->name, "%s", hld_metering_bus_name(t, b, buf));
         read_level(&g.meter[b], l);
     }
 }
 
-void hld_metering_reset_loudness(hld_daemon_t *d) {
+void hld_metering_reset_loudness(const hld_telemetry_t *t) {
     if (!g.open) return;
-    hld_metering_poll(d); /* what came before the reset is not measured after it */
+    hld_metering_poll(t); /* what came before the reset is not measured after it */
     hld_loudness_reset(g.loud);
 }
 
-static float meter_rate(const hld_conn_t *c) {
-    return c->meter_hz > 0.0f ? c->meter_hz : HL_METER_DEFAULT_HZ; /* the wire's default */
-}
-
-static uint64_t *meter_next(hld_conn_t *c) {
-    return &c->meter_next_ns;
-}
-
-static void fill_meter(hld_daemon_t *d, hl_event_t *ev) {
-    hld_metering_poll(d);
-    hld_metering_read(d, &ev->meter);
+static void fill_meter(const void *user, hl_event_t *ev) {
+    const hld_telemetry_t *t = user;
+    hld_metering_poll(t);
+    hld_metering_read(t, &ev->meter);
 }
 
 static hld_feed_t feed = {
@@ -150,25 +143,20 @@ static hld_feed_t feed = {
     .event = "METER",
     .sub = HL_SUB_METER,
     .type = HL_EVENT_METER,
-    .hz = meter_rate,
-    .next_ns = meter_next,
+    .slot = HLD_FEED_METER,
+    .default_hz = HL_METER_DEFAULT_HZ,
     .fill = fill_meter,
 };
 
-void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c) {
-    if (!g.open || !(c->sub & HL_SUB_METER)) return;
-    hld_feed_subscribed(d, &feed, c);
-}
-
-void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out) {
+void hld_metering_stats(const hld_telemetry_t *t, hld_metering_stats_t *out) {
     out->events_sent = feed.sent;
     out->events_skipped = feed.skipped;
-    out->coalesced = hld_meter_tap_coalesced(d->engine.tap);
-    out->pcm_dropped = hld_meter_tap_dropped(d->engine.tap);
+    out->coalesced = hld_meter_tap_coalesced(t->engine->tap);
+    out->pcm_dropped = hld_meter_tap_dropped(t->engine->tap);
 }
 
-void hld_metering_close(hld_daemon_t *d) {
-    hld_feed_remove(d, &feed);
+void hld_metering_close(void) {
+    hld_feed_remove(&feed);
 }
 
 void hld_metering_free(void) {

@@ -21,28 +21,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon.h"
+#include "telemetry.h"
 #include "hl_proto.h"
 
 /* Sets up the meters and registers the METER feed (feeds.h) on d's loop
  * (after the engine is open). 0 or HELIOD_ENOMEM. */
-int hld_metering_open(hld_daemon_t *d);
+int hld_metering_open(const hld_telemetry_t *t);
 /* Feeds the meters with everything the audio thread published since the
  * last call. Cheap when nothing is new. */
-void hld_metering_poll(hld_daemon_t *d);
-/* A connection's SUBSCRIBE changed (mask and meter_hz already stored in
- * it): starts its METER schedule and the timer, if needed. */
-void hld_metering_subscribed(hld_daemon_t *d, hld_conn_t *c);
+void hld_metering_poll(const hld_telemetry_t *t);
 /* The readings now: master, every live bus (by index order), loudness. */
-void hld_metering_read(hld_daemon_t *d, hl_meter_t *out);
+void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out);
 /* Restarts the integrated loudness and the loudness range (STATS reset). */
-void hld_metering_reset_loudness(hld_daemon_t *d);
+void hld_metering_reset_loudness(const hld_telemetry_t *t);
 /* Name of bus index b for the meters, from the bus registry: its label
  * (buses.h hld_bus_label: "sfx", a control client's bus by its name, a
  * plain client's as NAME-cID, so two namespaces' buses of one name stay
  * apart); an index without a bus (never read: only live buses are metered)
  * would read "busN". buf has room for HL_MAX_NAME + 1. */
-const char *hld_metering_bus_name(hld_daemon_t *d, uint32_t b, char *buf);
+const char *hld_metering_bus_name(const hld_telemetry_t *t, uint32_t b, char *buf);
 /* Counters for STATS. */
 typedef struct {
     uint64_t events_sent;    /* METER events queued to clients */
@@ -50,9 +47,9 @@ typedef struct {
     uint64_t coalesced;      /* audio-thread calls folded together (level ring full) */
     uint64_t pcm_dropped;    /* output frames the loudness meter missed (pcm ring full) */
 } hld_metering_stats_t;
-void hld_metering_stats(hld_daemon_t *d, hld_metering_stats_t *out);
+void hld_metering_stats(const hld_telemetry_t *t, hld_metering_stats_t *out);
 /* Unregisters the METER feed (shutdown; the last feed stops the timer). */
-void hld_metering_close(hld_daemon_t *d);
+void hld_metering_close(void);
 /* Frees the meters after the loop ended. Idempotent. */
 void hld_metering_free(void);
 

@@ -32,13 +32,12 @@ static struct {
 
 static hld_feed_t feed;
 
-void hld_profile_open(hld_daemon_t *d) {
-    hld_feed_add(d, &feed);
+void hld_profile_open(const hld_telemetry_t *t) {
+    hld_feed_add(t->net, &feed, t);
     g.at_ns = hld_now_ns();
 }
 
 typedef struct {
-    hld_daemon_t *d;
     uint16_t real[HL_MAX_BUSES], virt[HL_MAX_BUSES];
 } count_ctx_t;
 
@@ -93,12 +92,12 @@ static void read_window(hld_engine_t *e, hl_profile_t *out) {
     g.cb_sum = sum;
 }
 
-void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
+void hld_profile_read(const hld_telemetry_t *t, hl_profile_t *out) {
     memset(out, 0, sizeof *out);
-    hld_engine_t *e = &d->engine;
+    hld_engine_t *e = t->engine;
     uint64_t now = hld_now_ns();
     double period_us = (double)e->period * HLD_MS_PER_S * HLD_MS_PER_S / e->rate;
-    out->time_ns = now - d->start_ns;
+    out->time_ns = now - t->start_ns;
     out->period_us = (float)period_us;
     read_window(e, out);
 
@@ -112,11 +111,11 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     out->underruns = ms.underruns;
 
     hld_vm_stats_t vs;
-    hld_vm_stats(d->vm, &vs);
+    hld_vm_stats(t->vm, &vs);
     out->voices_real = vs.real;
     out->voices_virtual = vs.virtual_now;
 
-    double dec_s = hld_decoder_cpu_s(&d->decoder);
+    double dec_s = hld_decoder_cpu_s(t->decoder);
     double wall_s = (double)(now - g.at_ns) / HLD_NS_PER_S;
     out->decode_load = wall_s > 0.0 ? (float)((dec_s - g.decoder_s) / wall_s) : 0.0f;
     if (!(out->decode_load >= 0.0f)) out->decode_load = 0.0f;
@@ -125,7 +124,7 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
 
     char names[HL_PROFILE_MAX_STREAMS][HL_MAX_NAME + 1];
     float fill[HL_PROFILE_MAX_STREAMS];
-    uint32_t open = hld_decoder_fills(&d->decoder, names, fill, HL_PROFILE_MAX_STREAMS);
+    uint32_t open = hld_decoder_fills(t->decoder, names, fill, HL_PROFILE_MAX_STREAMS);
     out->streams = open > UINT16_MAX ? UINT16_MAX : (uint16_t)open;
     out->nstreams = (uint8_t)(open < HL_PROFILE_MAX_STREAMS ? open : HL_PROFILE_MAX_STREAMS);
     for (unsigned i = 0; i < out->nstreams; i++) {
@@ -136,15 +135,15 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     }
 
     static hl_meter_t m; /* ~3 KiB: off the stack; main thread only */
-    hld_metering_poll(d);
-    hld_metering_read(d, &m);
+    hld_metering_poll(t);
+    hld_metering_read(t, &m);
     out->master_peak_db = louder(m.master.peak_db);
     out->master_rms_db = louder(m.master.rms_db);
-    count_ctx_t x = {.d = d};
-    hld_vm_foreach(d->vm, count_voice, &x);
+    count_ctx_t x = {0};
+    hld_vm_foreach(t->vm, count_voice, &x);
     for (int b = 0; b < HL_MAX_BUSES && out->nbuses < HL_PROFILE_MAX_BUSES; b++) {
         char lb[HL_MAX_NAME + 1];
-        const char *name = hld_bus_label(&d->buses, b, lb); /* one row per bus (METER's label) */
+        const char *name = hld_bus_label(t->buses, b, lb); /* one row per bus (METER's label) */
         if (!name) continue;
         hl_profile_bus_t *pb = &out->bus[out->nbuses++];
         snprintf(pb->name, sizeof pb->name, "%s", name);
@@ -161,16 +160,9 @@ void hld_profile_read(hld_daemon_t *d, hl_profile_t *out) {
     }
 }
 
-static float profile_rate(const hld_conn_t *c) {
-    return c->profile_hz > 0.0f ? c->profile_hz : HL_PROFILE_DEFAULT_HZ;
-}
-
-static uint64_t *profile_next(hld_conn_t *c) {
-    return &c->profile_next_ns;
-}
-
-static void fill_profile(hld_daemon_t *d, hl_event_t *ev) {
-    hld_profile_read(d, &ev->profile);
+static void fill_profile(const void *user, hl_event_t *ev) {
+    const hld_telemetry_t *t = user;
+    hld_profile_read(t, &ev->profile);
 }
 
 static hld_feed_t feed = {
@@ -178,16 +170,11 @@ static hld_feed_t feed = {
     .event = "PROFILE",
     .sub = HL_SUB_PROFILE,
     .type = HL_EVENT_PROFILE,
-    .hz = profile_rate,
-    .next_ns = profile_next,
+    .slot = HLD_FEED_PROFILE,
+    .default_hz = HL_PROFILE_DEFAULT_HZ,
     .fill = fill_profile,
 };
 
-void hld_profile_subscribed(hld_daemon_t *d, hld_conn_t *c) {
-    if (!(c->sub & HL_SUB_PROFILE)) return;
-    hld_feed_subscribed(d, &feed, c);
-}
-
-void hld_profile_close(hld_daemon_t *d) {
-    hld_feed_remove(d, &feed);
+void hld_profile_close(void) {
+    hld_feed_remove(&feed);
 }

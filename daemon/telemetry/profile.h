@@ -19,18 +19,15 @@
 #ifndef HLD_PROFILE_H
 #define HLD_PROFILE_H
 
-#include "daemon.h"
+#include "telemetry.h"
 #include "hl_proto.h"
 
 /* Registers the PROFILE feed (feeds.h) on d's loop (after hld_metering_open). */
-void hld_profile_open(hld_daemon_t *d);
-/* A connection's SUBSCRIBE changed (mask and profile_hz stored in it):
- * starts its schedule and the timer, if needed. */
-void hld_profile_subscribed(hld_daemon_t *d, hld_conn_t *c);
+void hld_profile_open(const hld_telemetry_t *t);
 /* Fills out with the figures now, the window ending now (and starting at
  * the previous call). Exposed for tests and STATS-like readers. */
-void hld_profile_read(hld_daemon_t *d, hl_profile_t *out);
+void hld_profile_read(const hld_telemetry_t *t, hl_profile_t *out);
 /* Unregisters the PROFILE feed (shutdown; the last feed stops the timer). */
-void hld_profile_close(hld_daemon_t *d);
+void hld_profile_close(void);
 
 #endif /* HLD_PROFILE_H */

@@ -309,8 +309,6 @@ uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
  * voices beyond it (VIRTUAL reason GOVERNED, with their fade), and they are
  * realised again (at their position) when the limit rises. Returns the cap. */
 uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
-/* Voices holding a mixer voice now. */
-uint32_t hld_vm_real_count(const hld_vm_t *vm);
 /* The governor's quality step, taken before any voice is made virtual: of
  * the real voices that asked for the sinc or cubic interpolator and resample
  * (pitch or Doppler), `limit` quality steps are kept (a sinc voice holds two,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/abi/abi_layout.c: a program printing the size and every
-field offset of each public struct of client/heliod.h, in the format of
+field offset of each public struct of client/heliod.h (and the headers it
+includes, one per area of the API), in the format of
 client/libheliod.abi. Run it (needs clang) when a public struct is added:
 
   tests/abi/gen_layout.py > tests/abi/abi_layout.c

@@ -4,6 +4,13 @@
  */
 #include "harness.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -374,22 +381,48 @@ int th_raw_connect(const char *sock) {
 
 /* ---- the per-test daemon fixture ------------------------------------------------- */
 
-int th_fixture_start(void **state, int record, const char *const *args) {
-    th_fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, record, args) != 0) {
-        free(f);
+int th_fixture_alloc(void **state, size_t size, int record, const char *const *args) {
+    th_daemon_t *d = calloc(1, size); /* the fixture, through its first member */
+    if (!d || th_daemon_start(d, record, args) != 0) {
+        free(d);
         return -1;
     }
-    *state = f;
+    *state = d;
     return 0;
 }
 
+int th_fixture_start(void **state, int record, const char *const *args) {
+    return th_fixture_alloc(state, sizeof(th_fixture_t), record, args);
+}
+
 int th_fixture_teardown(void **state) {
-    th_fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
+    th_daemon_t *d = *state; /* the fixture's first member */
+    if (!d) return 0;
+    int rc = th_daemon_alive(d) ? th_daemon_stop(d, NULL) : 0;
+    th_daemon_cleanup(d);
+    free(d);
+    return rc == 0 ? 0 : -1;
+}
+
+heliod_t *th_connect(const th_daemon_t *d, const char *name, uint32_t flags) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect_flags(&h, d->sock, name, flags), 0);
+    return h;
+}
+
+float *th_stop_read_stereo(th_daemon_t *d, size_t *frames, int rate) {
+    assert_int_equal(th_daemon_stop(d, NULL), 0);
+    float *x = NULL;
+    int ch = 0, got = 0;
+    assert_int_equal(th_read_sound(d->record, &x, frames, &ch, &got), 0);
+    assert_int_equal(ch, 2);
+    if (rate) assert_int_equal(got, rate);
+    return x;
+}
+
+int th_daemon_finish(th_daemon_t *d) {
+    int rc = th_daemon_stop(d, NULL);
+    th_daemon_cleanup(d);
     return rc == 0 ? 0 : -1;
 }
 

@@ -49,7 +49,22 @@ typedef struct {
     th_daemon_t d;
 } th_fixture_t;
 int th_fixture_start(void **state, int record, const char *const *args);
+/* The same for a larger fixture of `size` bytes (zeroed) whose first member
+ * is its th_daemon_t; th_fixture_teardown stops and frees it too. */
+int th_fixture_alloc(void **state, size_t size, int record, const char *const *args);
 int th_fixture_teardown(void **state);
+/* A libheliod client of d (flags: HELIOD_CONNECT_*); the cmocka test fails
+ * when it cannot connect. The caller closes it. */
+struct heliod *th_connect(const th_daemon_t *d, const char *name, uint32_t flags);
+/* Stops d (th_daemon_stop) and removes its directory: 0, or -1 when it did
+ * not exit cleanly (a teardown's answer). */
+int th_daemon_finish(th_daemon_t *d);
+/* Stops d (the test fails unless it exits cleanly) and reads its stereo
+ * recording (the test fails unless there is one, at `rate` unless 0):
+ * interleaved, *frames long, the caller frees it. */
+float *th_stop_read_stereo(th_daemon_t *d, size_t *frames, int rate);
+/* A cmocka test with its own fixture: setup, then th_fixture_teardown. */
+#define TH_TEST(fn, setup) cmocka_unit_test_setup_teardown(fn, setup, th_fixture_teardown)
 struct heliod *th_fixture_connect(th_fixture_t *f, const char *name);
 /* The same as a control client (changes the daemon's own objects: the
  * master and default buses, the device, stats reset). */

@@ -52,10 +52,6 @@ static int setup_small(void **state) {
     return start(state, "2"); /* 2 MiB: three 3 s mono sounds at 48 kHz (576 kB each) fit */
 }
 
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
-}
-
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -897,14 +893,14 @@ static void test_ctl_bank(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bank_lifecycle, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_play_while_loading, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_eviction, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_world_zones, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ctl_bank, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_upload, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hot_reload, setup_watch, teardown),
-        cmocka_unit_test_setup_teardown(test_fd_hygiene, setup, teardown),
+        TH_TEST(test_bank_lifecycle, setup),
+        TH_TEST(test_play_while_loading, setup),
+        TH_TEST(test_budget_eviction, setup_small),
+        TH_TEST(test_world_zones, setup),
+        TH_TEST(test_ctl_bank, setup),
+        TH_TEST(test_upload, setup),
+        TH_TEST(test_hot_reload, setup_watch),
+        TH_TEST(test_fd_hygiene, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

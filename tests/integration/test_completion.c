@@ -27,22 +27,7 @@ typedef struct {
 } fixture_t;
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 0, NULL) != 0) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
+    return th_fixture_alloc(state, sizeof(fixture_t), 0, NULL);
 }
 
 /* Completes `line` (words separated by spaces; the last one is the word being
@@ -152,7 +137,7 @@ static void test_zsh_syntax(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bash, setup, teardown),
+        TH_TEST(test_bash, setup),
         cmocka_unit_test(test_zsh_syntax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

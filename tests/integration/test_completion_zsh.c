@@ -36,11 +36,8 @@ typedef struct {
 } completion_t;
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 0, NULL) != 0) {
-        free(f);
-        return -1;
-    }
+    if (th_fixture_alloc(state, sizeof(fixture_t), 0, NULL) != 0) return -1;
+    fixture_t *f = *state;
     char out[1024], err[1024], wav[400];
     snprintf(wav, sizeof wav, "%s/tone.wav", f->d.dir);
     const char *load[] = {"load", "thunder", wav, NULL};
@@ -53,17 +50,7 @@ static int setup(void **state) {
         free(f);
         return -1;
     }
-    *state = f;
     return 0;
-}
-
-static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
 }
 
 /* Copies the rest of the line after `key` in raw into dst. */
@@ -231,7 +218,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_commands),
         cmocka_unit_test(test_options),
-        cmocka_unit_test_setup_teardown(test_names, setup, teardown),
+        TH_TEST(test_names, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,11 +39,10 @@ static void path_in(const th_daemon_t *d, char *dst, size_t cap, const char *nam
 }
 
 static int start_with(void **state, int record, const char *const *args) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, record, args) != 0) return -1;
+    if (th_fixture_alloc(state, sizeof(fixture_t), record, args) != 0) return -1;
+    fixture_t *f = *state;
     path_in(&f->d, f->sine, sizeof f->sine, "sine.wav");
     if (th_write_sine(f->sine, 48000, 2.0, 440.0, 0.5) != 0) return -1;
-    *state = f;
     return 0;
 }
 

@@ -29,13 +29,7 @@ typedef struct {
 } fixture_t;
 
 static int start(void **state, int record, const char *const *args) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, record, args) != 0) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
+    return th_fixture_alloc(state, sizeof(fixture_t), record, args);
 }
 static int setup(void **state) {
     return start(state, 1, NULL);
@@ -52,19 +46,8 @@ static int setup_slow(void **state) {
     unsetenv("HELIOD_TEST_FILE_OPEN_DELAY");
     return rc;
 }
-static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
-}
-
 static heliod_t *conn(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, f->d.sock, "test_decode"), 0);
-    return h;
+    return th_connect(&f->d, "test_decode", 0);
 }
 
 static void path_in(const fixture_t *f, char *p, size_t cap, const char *name) {
@@ -170,12 +153,8 @@ static void test_stream_44k1_matches_preloaded(void **state) {
     th_sleep_ms(1800);
     double underruns = th_stat(h, "stream_underruns");
     heliod_close(h);
-    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
-    float *x = NULL;
     size_t frames = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(f->d.record, &x, &frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
+    float *x = th_stop_read_stereo(&f->d, &frames, 0);
     assert_true(underruns == 0);
     long on[2] = {-1, -1};
     for (int c = 0; c < 2; c++)
@@ -359,12 +338,12 @@ static void test_hung_open_does_not_stall(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_nan_wav_never_reaches_the_mix, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_44k1_matches_preloaded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_decompression_bomb, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_streams_count_against_budget, setup_small, teardown),
-        cmocka_unit_test_setup_teardown(test_hung_open_does_not_stall, setup_slow, teardown),
+        TH_TEST(test_nan_wav_never_reaches_the_mix, setup),
+        TH_TEST(test_stream_44k1_matches_preloaded, setup),
+        TH_TEST(test_caps, setup),
+        TH_TEST(test_decompression_bomb, setup_small),
+        TH_TEST(test_streams_count_against_budget, setup_small),
+        TH_TEST(test_hung_open_does_not_stall, setup_slow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

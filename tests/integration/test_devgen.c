@@ -176,7 +176,7 @@ int main(void) {
     setenv("JACK_NO_START_SERVER", "1", 1);
     setenv("JACK_DEFAULT_SERVER", "heliod-devgen-none", 1);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_device_nosuch_storm, setup, th_fixture_teardown),
+        TH_TEST(test_device_nosuch_storm, setup),
     };
     return cmocka_run_group_tests_name("devgen", tests, NULL, NULL);
 }

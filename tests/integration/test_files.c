@@ -67,10 +67,6 @@ static int setup_zones(void **state) {
     return th_fixture_start(state, 0, args);
 }
 
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
-}
-
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -723,13 +719,13 @@ static void test_load_hung_open(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_load_hung_open, setup_hung_load, teardown),
-        cmocka_unit_test_setup_teardown(test_fuse_hung_open, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bank_cue_sheet_fifo, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bank_1024, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_eviction_linear, setup_evict, teardown),
-        cmocka_unit_test_setup_teardown(test_zone_cap, setup_zones, teardown),
+        TH_TEST(test_bad_files, setup),
+        TH_TEST(test_load_hung_open, setup_hung_load),
+        TH_TEST(test_fuse_hung_open, setup),
+        TH_TEST(test_bank_cue_sheet_fifo, setup),
+        TH_TEST(test_bank_1024, setup),
+        TH_TEST(test_eviction_linear, setup_evict),
+        TH_TEST(test_zone_cap, setup_zones),
         cmocka_unit_test_setup_teardown(test_render_limits, setup_render, teardown_render),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

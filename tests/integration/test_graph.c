@@ -26,16 +26,10 @@ static int setup_record(void **state) {
     return th_fixture_start(state, 1, NULL);
 }
 
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
-}
-
 /* A control client: these tests tune the whole mix (the master and the
  * default buses belong to the daemon: a plain client may not change them). */
 static heliod_t *connect_or_fail(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, "test_graph", HELIOD_CONNECT_CONTROL), 0);
-    return h;
+    return th_connect(&f->d, "test_graph", HELIOD_CONNECT_CONTROL);
 }
 
 static void sine_file(fixture_t *f, const char *name, double freq, double amp, char *path,
@@ -45,13 +39,7 @@ static void sine_file(fixture_t *f, const char *name, double freq, double amp, c
 }
 
 static float *stop_and_read(fixture_t *f, size_t *frames) {
-    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
-    float *x = NULL;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(f->d.record, &x, frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
-    assert_int_equal(rate, RATE);
-    return x;
+    return th_stop_read_stereo(&f->d, frames, RATE);
 }
 
 /* Segments of the recording louder than thr (left channel, 10 ms windows):
@@ -716,14 +704,14 @@ static void test_config_buses(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bus_tree, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_filter_magnitude, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_occlusion_curve, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_ducking, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_reverb_rt60, setup_record, teardown),
+        TH_TEST(test_bus_tree, setup_record),
+        TH_TEST(test_filter_magnitude, setup_record),
+        TH_TEST(test_occlusion_curve, setup_record),
+        TH_TEST(test_ducking, setup_record),
+        TH_TEST(test_reverb_rt60, setup_record),
         cmocka_unit_test(test_config_buses),
-        cmocka_unit_test_setup_teardown(test_reverb_zones, setup_record, teardown),
-        cmocka_unit_test_setup_teardown(test_zone_walk_is_smooth, setup_record, teardown),
+        TH_TEST(test_reverb_zones, setup_record),
+        TH_TEST(test_zone_walk_is_smooth, setup_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

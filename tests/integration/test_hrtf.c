@@ -49,21 +49,13 @@ static void gen_noise(void *user, uint32_t frame, float *out, int channels) {
 }
 
 static heliod_t *connect_or_fail(const th_daemon_t *d) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, d->sock, "hrtf-test"), 0);
-    return h;
+    return th_connect(d, "hrtf-test", 0);
 }
 
 /* Stops the daemon (finalising the recording) and reads it: interleaved
  * stereo at RATE; the caller frees it. */
 static float *stop_and_read(th_daemon_t *d, size_t *frames) {
-    assert_int_equal(th_daemon_stop(d, NULL), 0);
-    float *x = NULL;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(d->record, &x, frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
-    assert_int_equal(rate, RATE);
-    return x;
+    return th_stop_read_stereo(d, frames, RATE);
 }
 
 /* First frame whose left or right sample is above eps (or frames). */

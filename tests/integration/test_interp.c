@@ -76,12 +76,7 @@ static float *play_all(th_daemon_t *d, heliod_t *h, const tone_t *tones, int n, 
     }
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
     heliod_close(h);
-    assert_int_equal(th_daemon_stop(d, NULL), 0);
-    float *x = NULL;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(d->record, &x, frames, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
-    assert_int_equal(rate, RATE);
+    float *x = th_stop_read_stereo(d, frames, RATE);
     assert_true(*frames >= *base + (uint64_t)n * SLOT);
     return x;
 }

@@ -45,16 +45,11 @@ static int start(fx_t *f, const char *const *args) {
 }
 
 static int teardown(void **state) {
-    fx_t *f = *state;
-    int rc = th_daemon_stop(&f->d, NULL);
-    th_daemon_cleanup(&f->d);
-    return rc == 0 ? 0 : -1;
+    return th_daemon_finish(&((fx_t *)*state)->d);
 }
 
 static heliod_t *conn(fx_t *f, const char *name, uint32_t flags) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, name, flags), 0);
-    return h;
+    return th_connect(&f->d, name, flags);
 }
 
 static heliod_voice_t play(heliod_t *h, const char *sound, uint32_t flags, int priority) {

@@ -10,8 +10,8 @@
  * loader (its namespace, its rights, its quota); bank and world-zone names
  * are per process and a game's bank sounds are its own (neither playable
  * nor evictable by a stranger); each bus has its own STATS keys and
- * profiler row. Real daemon, real libheliod, the stranger a forked process
- * of its own.
+ * profiler row; a gone process's objects are reclaimed (nothing adoptable).
+ * Real daemon, real libheliod, the stranger a forked process of its own.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -72,16 +72,11 @@ static int setup_small(void **state) {
 }
 
 static int teardown(void **state) {
-    fx_t *f = *state;
-    int rc = th_daemon_stop(&f->d, NULL);
-    th_daemon_cleanup(&f->d);
-    return rc == 0 ? 0 : -1;
+    return th_daemon_finish(&((fx_t *)*state)->d);
 }
 
 static heliod_t *conn(fx_t *f, const char *name, uint32_t flags) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, name, flags), 0);
-    return h;
+    return th_connect(&f->d, name, flags);
 }
 
 /* Runs fn(h, out) in a forked process of its own connected as a plain
@@ -1386,17 +1381,22 @@ static void test_banks_and_zones_per_process(void **state) {
     /* the game's bank, sounds and zone are untouched */
     assert_int_equal(bank_state(g, "gbank"), HELIOD_BANK_LOADED);
     assert_int_equal(heliod_play(g, "gsnd", &pp, NULL, NULL), 0);
-    /* its zones (wz, gzone, gnear), and the stranger's wz, now a gone
-     * process's (shared, adoptable: the table's rule), which its own wz
-     * still hides */
+    /* its zones (wz, gzone, gnear); the stranger's wz went with its process
+     * (reclaimed, nothing adoptable): the operator sees the game's three */
+    int left = 0;
+    for (int i = 0; i < 500 && left != 3; i++) {
+        assert_int_equal(heliod_zones(op, zi, 8, &nz), 0);
+        left = (int)nz;
+        if (left != 3) th_sleep_ms(10);
+    }
+    assert_int_equal(left, 3);
     assert_int_equal(heliod_zones(g, zi, 8, &nz), 0);
-    assert_int_equal(nz, 4);
+    assert_int_equal(nz, 3);
     int gz = 0;
     for (size_t i = 0; i < nz; i++)
         gz += !strcmp(zi[i].name, "gzone");
     assert_int_equal(gz, 1);
     assert_int_equal(heliod_zone_remove(g, "wz"), 0);             /* its own */
-    assert_int_equal(heliod_zone_remove(g, "wz"), 0);             /* then the adoptable one */
     assert_int_equal(heliod_zone_remove(g, "wz"), HELIOD_EINVAL); /* none left */
     /* the stranger's private bank went with its connection */
     int gone = 0;
@@ -1560,6 +1560,281 @@ static void test_bus_labels_per_bus(void **state) {
         close(fds[i]);
 }
 
+/* ---- what a gone process leaves behind ---------------------------------------- */
+
+/* Process A (a child) fills every table to its caps under setup_small, plus
+ * a bank, a world zone, an effect and a ducking rule; a second connection
+ * of it defines a cue and closes (its process keeps the cue); then A plays
+ * a detached loop of its private sound through its cue, on its bus, and
+ * exits. out: counts, the sibling's cue seen, the voice handle. */
+static int leave_behind(heliod_t *h, int *out, void *arg) {
+    const char *const *paths = arg; /* tone, bank manifest */
+    int n = 0, rc = 0, ok;
+    out[n++] = heliod_load(h, "aloop", paths[0], 0, NULL); /* 0: private */
+    heliod_t *h2 = NULL;
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "aloop");
+    snprintf(cue.name, sizeof cue.name, "asib");
+    out[n++] = heliod_connect(&h2, getenv("HELIOD_TEST_SOCK"), "sibling") == 0
+                   ? heliod_cue_define(h2, &cue) /* 1 */
+                   : -1;
+    heliod_close(h2);
+    heliod_cue_info_t ci[80];
+    size_t nc = 0;
+    int sib = 0;
+    if (heliod_cues(h, ci, 80, &nc) == 0)
+        for (size_t i = 0; i < nc; i++)
+            sib += ci[i].kind == HELIOD_CUES_KIND_CUE && strcmp(ci[i].cue.name, "asib") == 0;
+    out[n++] = sib; /* 2: its process keeps it */
+    ok = 0;
+    for (int i = 0; i < 100; i++) {
+        heliod_category_t cat;
+        heliod_category_init(&cat);
+        snprintf(cat.name, sizeof cat.name, "acat%d", i);
+        if ((rc = heliod_category_define(h, &cat)) < 0) break;
+        ok++;
+    }
+    out[n++] = ok; /* 3 */
+    out[n++] = rc; /* 4 */
+    ok = 1;        /* asib */
+    snprintf(cue.category, sizeof cue.category, "acat0");
+    snprintf(cue.bus, sizeof cue.bus, "abus");
+    out[n++] = heliod_bus_create(h, "abus", ""); /* 5 */
+    for (int i = 0; i < 100; i++) {
+        snprintf(cue.name, sizeof cue.name, "acue%d", i);
+        if ((rc = heliod_cue_define(h, &cue)) < 0) break;
+        ok++;
+    }
+    out[n++] = ok; /* 6 */
+    out[n++] = rc; /* 7 */
+    ok = 0;
+    for (int i = 0; i < 10; i++) {
+        heliod_reverb_zone_t z;
+        memset(&z, 0, sizeof z);
+        snprintf(z.name, sizeof z.name, "arz%d", i);
+        z.radius = 1;
+        if ((rc = heliod_reverb_zone_set(h, &z)) < 0) break;
+        ok++;
+    }
+    out[n++] = ok;                                /* 8 */
+    out[n++] = rc;                                /* 9 */
+    out[n++] = heliod_bus_create(h, "abus2", ""); /* 10: the fifth bus */
+    ok = 0;
+    for (int i = 0; i < 100; i++) {
+        char name[32];
+        float pos[3] = {0};
+        snprintf(name, sizeof name, "aem%d", i);
+        if ((rc = heliod_emitter_create(h, name, pos, NULL, 0)) < 0) break;
+        ok++;
+    }
+    out[n++] = ok; /* 11 */
+    out[n++] = rc; /* 12 */
+    heliod_fx_t fx;
+    char err[256];
+    out[n++] = heliod_fx_parse(h, "eq --type lowpass --freq 5000", &fx, err, sizeof err) |
+               heliod_fx_add(h, "abus", UINT32_MAX, &fx, NULL); /* 13 */
+    heliod_duck_t dk;
+    heliod_duck_init(&dk);
+    snprintf(dk.bus, sizeof dk.bus, "abus");
+    snprintf(dk.by, sizeof dk.by, "music");
+    dk.depth_db = 6;
+    out[n++] = heliod_duck(h, &dk);                 /* 14 */
+    out[n++] = heliod_bank_load(h, paths[1], NULL); /* 15 */
+    float far[3] = {1e4f, 0, 0};
+    out[n++] = heliod_zone_add(h, "awz", paths[2], far, 1); /* 16 */
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_DETACHED | HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    out[n++] = heliod_play(h, "acue0", &pp, &v, NULL); /* 17 */
+    out[n++] = (int)(v & 0xffffffffu);                 /* 18 */
+    out[n++] = (int)(v >> 32);                         /* 19 */
+    return n;
+}
+
+static int buses_named(const heliod_bus_info_t *b, size_t n, const char *name) {
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(b[i].name, name) == 0;
+    return k;
+}
+
+static int sounds_named(const heliod_sound_info_t *s, size_t n, const char *name) {
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(s[i].name, name) == 0;
+    return k;
+}
+
+static void test_gone_process_reclaimed(void **state) {
+    fx_t *f = *state;
+    char man[600], zman[600], tone2[600];
+    snprintf(man, sizeof man, "%.256s/abank.ini", f->d.dir);
+    snprintf(zman, sizeof zman, "%.256s/azone.ini", f->d.dir);
+    snprintf(tone2, sizeof tone2, "%.256s/t2.wav", f->d.dir);
+    assert_int_equal(th_write_sine(tone2, 48000, 0.05, 330, 0.2), 0);
+    FILE *fp = fopen(man, "w");
+    assert_non_null(fp);
+    fprintf(fp, "name = abank\n[sound ab1]\npath = t2.wav\n");
+    fclose(fp);
+    fp = fopen(zman, "w");
+    assert_non_null(fp);
+    fprintf(fp, "name = azonebank\n[sound az1]\npath = t2.wav\n");
+    fclose(fp);
+    setenv("HELIOD_TEST_SOCK", f->d.sock, 1);
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    double cues0 = th_stat(op, "cues"), cats0 = th_stat(op, "categories");
+    double ems0 = th_stat(op, "emitters"), snd0 = th_stat(op, "sounds");
+    heliod_bus_info_t bi[40];
+    size_t nb0 = 0, nb = 0;
+    assert_int_equal(heliod_buses(op, bi, 40, &nb0), 0);
+
+    const char *paths[] = {f->tone, man, zman};
+    int r[32];
+    assert_int_equal(in_child(f, leave_behind, (void *)paths, r, 32), 20);
+    fprintf(stderr,
+            "# A: %d categories (%d), %d cues (%d), %d reverb zones (%d), %d emitters (%d), "
+            "fifth bus %d\n",
+            r[3], r[4], r[6], r[7], r[8], r[9], r[11], r[12], r[10]);
+    assert_int_equal(r[0], 0);
+    assert_int_equal(r[1], 0);
+    assert_int_equal(r[2], 1);  /* a closed connection's cue stays its process's */
+    assert_int_equal(r[3], 64); /* the default --client-categories */
+    assert_int_equal(r[4], HELIOD_EQUOTA);
+    assert_int_equal(r[5], 0);
+    assert_int_equal(r[6], 16); /* --client-cues 16, asib included */
+    assert_int_equal(r[7], HELIOD_EQUOTA);
+    assert_int_equal(r[8], 3); /* --client-reverb-zones 3 */
+    assert_int_equal(r[9], HELIOD_EQUOTA);
+    assert_int_equal(r[10], HELIOD_EQUOTA); /* --client-buses 4: abus and three zone buses */
+    assert_int_equal(r[11], 16);
+    assert_int_equal(r[12], HELIOD_EQUOTA);
+    for (int i = 13; i <= 17; i++)
+        assert_int_equal(r[i], 0);
+    heliod_voice_t v = (heliod_voice_t)(uint32_t)r[18] | (heliod_voice_t)(uint32_t)r[19] << 32;
+
+    /* B, another process (this one), finds none of A's objects by name */
+    heliod_t *b = conn(f, "b", 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(b, "acue1", &pp, NULL, NULL), HELIOD_ENOSOUND);
+    assert_int_equal(heliod_play(b, "aloop", &pp, NULL, NULL), HELIOD_ENOSOUND);
+    assert_int_equal(heliod_bus_gain(b, "abus", -6, 0), HELIOD_ENOBUS);
+    assert_int_equal(heliod_bus_gain(b, "arz0", -6, 0), HELIOD_ENOBUS);
+    assert_int_not_equal(heliod_reverb_zone_remove(b, "arz0"), 0);
+    assert_int_equal(heliod_bank_unload(b, "abank"), HELIOD_ENOSOUND);
+    float pos[3] = {1, 0, 0};
+    assert_int_equal(heliod_emitter_set(b, "aem0", HELIOD_EM_POS, pos, NULL, 0), HELIOD_ENOEMITTER);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "x");
+    snprintf(cue.name, sizeof cue.name, "bcue");
+    snprintf(cue.category, sizeof cue.category, "acat0");
+    assert_int_equal(heliod_cue_define(b, &cue), HELIOD_ENOCATEGORY);
+    /* nor can adopt them: not even the operator reaches them */
+    assert_int_equal(heliod_bus_gain(op, "abus", -6, 0), HELIOD_ENOBUS);
+    assert_int_equal(heliod_bus_mute(op, "arz1", 1, 0), HELIOD_ENOBUS);
+    heliod_cue_info_t ci[400];
+    size_t nc = 0;
+    assert_int_equal(heliod_cues(op, ci, 400, &nc), 0);
+    for (size_t i = 0; i < nc; i++)
+        assert_true(ci[i].kind == HELIOD_CUES_KIND_CUE ? ci[i].cue.name[0] != 'a'
+                                                       : ci[i].category.name[0] != 'a');
+    heliod_reverb_zone_info_t zi[8];
+    size_t nz = 0;
+    assert_int_equal(heliod_reverb_zones(op, zi, 8, &nz), 0);
+    assert_int_equal(nz, 0);
+    heliod_zone_info_t wzi[4];
+    size_t nwz = 0;
+    assert_int_equal(heliod_zones(op, wzi, 4, &nwz), 0);
+    assert_int_equal(nwz, 0);
+    /* their table slots are free (the cue and category the detached voice
+     * plays through stay until it ends) */
+    for (int i = 0; i < 500 && th_stat(op, "cues") != cues0 + 1; i++)
+        th_sleep_ms(10);
+    fprintf(stderr, "# after A left: %.0f cues (%.0f before), %.0f categories (%.0f before)\n",
+            th_stat(op, "cues"), cues0, th_stat(op, "categories"), cats0);
+    assert_true(th_stat(op, "cues") == cues0 + 1);
+    assert_true(th_stat(op, "categories") == cats0 + 1);
+    assert_true(th_stat(op, "emitters") == ems0);
+
+    /* A's detached loop keeps sounding, on its bus, through its cue */
+    heliod_clock_t c0, c1;
+    assert_int_equal(heliod_clock(op, &c0), 0);
+    heliod_voice_info_t vi[8];
+    size_t nv = 0;
+    for (int i = 0; i < 2000; i++) { /* two loops of the 0.2 s tone, in engine frames */
+        assert_int_equal(heliod_clock(op, &c1), 0);
+        if (c1.frame >= c0.frame + 2 * 9600) break;
+        th_sleep_ms(5);
+    }
+    assert_true(c1.frame >= c0.frame + 2 * 9600);
+    assert_int_equal(heliod_voices(op, vi, 8, &nv), 0);
+    assert_int_equal(nv, 1);
+    assert_true(vi[0].voice == v);
+    assert_true(vi[0].state == HELIOD_VOICE_PLAYING || vi[0].state == HELIOD_VOICE_VIRTUAL);
+    assert_string_equal(vi[0].bus, "abus");
+    assert_string_equal(vi[0].cue, "acue0");
+    /* the orphaned bus keeps its label: STATS bus.abus-cID with A's client
+     * id, not the orphan mark (0xffffffff) */
+    static heliod_stat_t st[512];
+    size_t nst = 0;
+    assert_int_equal(heliod_stats(op, st, 512, &nst, 0), 0);
+    unsigned long long lid = 0;
+    int labels = 0;
+    for (size_t i = 0; i < nst; i++) {
+        char tail[16];
+        if (sscanf(st[i].key, "bus.abus-c%llu.%15s", &lid, tail) == 2 &&
+            strcmp(tail, "gain_db") == 0)
+            labels++;
+    }
+    fprintf(stderr, "# A's orphaned bus in STATS: %d key(s) bus.abus-c%llu.gain_db\n", labels, lid);
+    assert_int_equal(labels, 1);
+    assert_true(lid > 0 && lid < 0xffffffffull);
+    /* the zones' buses went (the daemon's reverb_zones feed, made for the
+     * first zone, stays); its own bus stays while the voice plays on it */
+    for (int i = 0; i < 500; i++) {
+        assert_int_equal(heliod_buses(op, bi, 40, &nb), 0);
+        if (nb == nb0 + 2) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(nb, nb0 + 2);
+    assert_int_equal(buses_named(bi, nb, "reverb_zones"), 1);
+    assert_int_equal(buses_named(bi, nb, "abus"), 1);
+
+    /* it stops: its sound, cue, category and bus are reclaimed */
+    assert_int_equal(heliod_stop(op, v, 0), 0);
+    heliod_sound_info_t si[16];
+    size_t ns = 0;
+    for (int i = 0; i < 500; i++) {
+        assert_int_equal(heliod_buses(op, bi, 40, &nb), 0);
+        assert_int_equal(heliod_sounds(op, si, 16, &ns), 0);
+        if (nb == nb0 + 1 && th_stat(op, "cues") == cues0 && th_stat(op, "categories") == cats0 &&
+            sounds_named(si, ns, "aloop") == 0)
+            break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(nb, nb0 + 1);
+    assert_int_equal(buses_named(bi, nb, "abus"), 0);
+    assert_int_equal(sounds_named(si, ns, "aloop"), 0);
+    assert_true(th_stat(op, "cues") == cues0);
+    assert_true(th_stat(op, "categories") == cats0);
+    assert_true(th_stat(op, "sounds") == snd0);
+    /* the slots serve again: B defines cues and categories in them */
+    assert_int_equal(heliod_cue_define(b, &cue), HELIOD_ENOCATEGORY);
+    heliod_category_t cat;
+    heliod_category_init(&cat);
+    snprintf(cat.name, sizeof cat.name, "acat0");
+    assert_int_equal(heliod_category_define(b, &cat), 0); /* its own, in a reused slot */
+    assert_int_equal(heliod_cue_define(b, &cue), 0);
+    assert_true(th_stat(op, "cues") == cues0 + 1);
+    heliod_close(b);
+    heliod_close(op);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
@@ -1580,6 +1855,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bank_sounds_not_evicted_by_stranger, setup_budget,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_bus_labels_per_bus, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_gone_process_reclaimed, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

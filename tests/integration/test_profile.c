@@ -44,33 +44,24 @@ typedef struct {
 } fixture_t;
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 0, NULL) != 0) {
-        free(f);
-        return -1;
-    }
+    if (th_fixture_alloc(state, sizeof(fixture_t), 0, NULL) != 0) return -1;
+    fixture_t *f = *state;
     snprintf(f->wav, sizeof f->wav, "%s/tone.wav", f->d.dir);
     /* 1 kHz loops seamlessly at 48 kHz; peak 0.5 = -6 dBFS */
     if (th_write_sine(f->wav, RATE, 2.0, 1000.0, 0.5) != 0) return -1;
-    *state = f;
     return 0;
 }
 
 static char g_tsock[400]; /* the tmux server of test_top_tmux, while it runs */
 
 static int teardown(void **state) {
-    fixture_t *f = *state;
     if (g_tsock[0]) { /* a failed top test leaves no tmux server (nor top) behind */
         char cmd[2 * sizeof g_tsock + 64];
         snprintf(cmd, sizeof cmd, "tmux -S %s kill-server 2>/dev/null; rm -f %s", g_tsock, g_tsock);
         if (system(cmd) != 0) fprintf(stderr, "could not stop tmux at %s\n", g_tsock);
         g_tsock[0] = 0;
     }
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
+    return th_fixture_teardown(state);
 }
 
 static double now_s(void) {
@@ -410,6 +401,22 @@ static void test_top_tmux(void **state) {
     g_tsock[0] = 0;
 }
 
+/* The file at path into out once it holds a (and b, when given), or what
+ * it holds after 5 s. */
+static void read_when(const char *path, char *out, size_t cap, const char *a, const char *b) {
+    out[0] = 0;
+    for (int i = 0; i < 100; i++) {
+        FILE *fp = fopen(path, "r");
+        if (fp) {
+            size_t n = fread(out, 1, cap - 1, fp);
+            out[n] = 0;
+            fclose(fp);
+        }
+        if (strstr(out, a) && (!b || strstr(out, b))) return;
+        th_sleep_ms(50);
+    }
+}
+
 static void test_ctl_wait_and_events(void **state) {
     fixture_t *f = *state;
     char out[4096], err[4096], vbuf[64], log[400];
@@ -451,24 +458,16 @@ static void test_ctl_wait_and_events(void **state) {
                      0);
     th_sleep_ms(400);
     assert_int_equal(heliod_stop(h, loop, 0.0f), 0);
-    th_sleep_ms(400);
-    FILE *jf = fopen(wj, "r");
-    assert_non_null(jf);
-    size_t jn = fread(out, 1, sizeof out - 1, jf);
-    out[jn] = 0;
-    fclose(jf);
     char jwant[128];
     snprintf(jwant, sizeof jwant, "{\"event\":\"ended\",\"voice\":%s,\"reason\":\"stopped\"}\n",
              lv);
+    /* heliodctl's output is line-buffered: each file holds its lines as
+     * soon as they are printed (waited for, at most 5 s) */
+    read_when(wj, out, sizeof out, jwant, NULL);
     assert_string_equal(out, jwant);
-    th_sleep_ms(1500); /* the events recorder times out */
-    FILE *ef = fopen(log, "r");
-    assert_non_null(ef);
-    size_t n = fread(out, 1, sizeof out - 1, ef);
-    out[n] = 0;
-    fclose(ef);
     char want[128];
     snprintf(want, sizeof want, "{\"event\":\"ended\",\"voice\":%s,\"reason\":\"finished\"", vbuf);
+    read_when(log, out, sizeof out, want, "\"event\":\"started\"");
     assert_non_null(strstr(out, want));
     assert_non_null(strstr(out, "\"event\":\"started\""));
     heliod_close(h);

@@ -50,26 +50,12 @@ static void path_in(const th_daemon_t *d, char *dst, size_t cap, const char *nam
 }
 
 static int setup(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
-    if (!f || th_daemon_start(&f->d, 1, NULL) != 0) return -1;
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state) {
-    fixture_t *f = *state;
-    if (!f) return 0;
-    int rc = th_daemon_alive(&f->d) ? th_daemon_stop(&f->d, NULL) : 0;
-    th_daemon_cleanup(&f->d);
-    free(f);
-    return rc == 0 ? 0 : -1;
+    return th_fixture_alloc(state, sizeof(fixture_t), 1, NULL);
 }
 
 /* A control client: the pause and stop tests act on everyone's voices. */
 static heliod_t *connect_or_fail(fixture_t *f) {
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect_flags(&h, f->d.sock, "test_stream", HELIOD_CONNECT_CONTROL), 0);
-    return h;
+    return th_connect(&f->d, "test_stream", HELIOD_CONNECT_CONTROL);
 }
 
 /* ---- generated audio ------------------------------------------------------ */
@@ -547,14 +533,8 @@ static void test_failed_seek_keeps_earlier_seek(void **state) {
 }
 
 static int setup_192k(void **state) {
-    fixture_t *f = calloc(1, sizeof *f);
     const char *const args[] = {"--rate", "192000", NULL};
-    if (!f || th_daemon_start(&f->d, 0, args) != 0) {
-        free(f);
-        return -1;
-    }
-    *state = f;
-    return 0;
+    return th_fixture_alloc(state, sizeof(fixture_t), 0, args);
 }
 
 /* The largest values every field accepts, at 192 kHz: a seek a day in
@@ -917,22 +897,21 @@ static void test_fifo_stream_refused_without_stalling(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_load_errors_and_formats, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_streamed_matches_preloaded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_xfade_matches_preloaded, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_loop_seamless_stream, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_loop_count, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_seek_click_free, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_seek_keeps_loop_count, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_seek_keeps_earlier_seek, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_huge_values_192k, setup_192k, teardown),
-        cmocka_unit_test_setup_teardown(test_pause_resume, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_start_stop_storm, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stream_file_deleted_after_load, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_disconnect_with_stream_plays_in_flight, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(test_shutdown_with_stream_opens_in_flight, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fifo_stream_refused_without_stalling, setup, teardown),
+        TH_TEST(test_load_errors_and_formats, setup),
+        TH_TEST(test_streamed_matches_preloaded, setup),
+        TH_TEST(test_stream_xfade_matches_preloaded, setup),
+        TH_TEST(test_loop_seamless_stream, setup),
+        TH_TEST(test_loop_count, setup),
+        TH_TEST(test_seek_click_free, setup),
+        TH_TEST(test_seek_keeps_loop_count, setup),
+        TH_TEST(test_failed_seek_keeps_earlier_seek, setup),
+        TH_TEST(test_huge_values_192k, setup_192k),
+        TH_TEST(test_pause_resume, setup),
+        TH_TEST(test_start_stop_storm, setup),
+        TH_TEST(test_stream_file_deleted_after_load, setup),
+        TH_TEST(test_disconnect_with_stream_plays_in_flight, setup),
+        TH_TEST(test_shutdown_with_stream_opens_in_flight, setup),
+        TH_TEST(test_fifo_stream_refused_without_stalling, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

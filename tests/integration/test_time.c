@@ -13,7 +13,8 @@
  * commands on its non-detached voices go when it leaves; a
  * bundle is all or nothing against the ring, the schedule and the quota;
  * graph changes (bus create, remove, parent, send) cannot be scheduled, so
- * none can revert a later one.
+ * none can revert a later one; a gain scheduled for a bus removed before its
+ * frame never reaches the bus that reuses its index.
  *
  * The recording's frame k is engine frame k: the recorder opens before the
  * engine starts and takes every period the mixer renders (also the silent
@@ -59,10 +60,6 @@ static int setup(void **state) {
 static int setup_quota(void **state) {
     static const char *const args[] = {"--client-scheduled", "64", NULL};
     return th_fixture_start(state, 1, args);
-}
-
-static int teardown(void **state) {
-    return th_fixture_teardown(state);
 }
 
 static heliod_t *conn(fixture_t *f) {
@@ -648,6 +645,43 @@ static void test_bus_not_scheduled(void **state) {
     free(rec);
 }
 
+/* A gain scheduled for bus x, which is removed before its frame: the bus
+ * created next on the same index (y) is untouched by it, and starts at
+ * unity whatever x's fader was (x at -12 dB now, -20 dB scheduled). */
+static void test_bus_gain_reused_index(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "dc", gen_dc);
+    assert_int_equal(heliod_bus_create(h, "x", ""), 0);
+    assert_int_equal(heliod_bus_gain(h, "x", -12.0f, 0.0f), 0);
+    uint64_t at = 0;
+    assert_int_equal(heliod_at_ms(h, 300, &at), 0);
+    assert_int_equal(heliod_bus_gain(h, "x", -20.0f, 0.0f), 0);
+    assert_int_equal(heliod_bus_mute(h, "x", 1, 0.0f), 0);
+    heliod_at_frame(h, 0);
+    assert_int_equal(heliod_bus_remove(h, "x"), 0);
+    assert_int_equal(heliod_bus_create(h, "y", ""), 0); /* the first free index: x's */
+    while (frame_in(h, 0) < at + RATE / 10)             /* past the frame x's change was for */
+        th_sleep_ms(20);
+    heliod_play_params_t p = left_params();
+    snprintf(p.bus, sizeof p.bus, "y");
+    heliod_voice_t v = 0;
+    heliod_at_frame(h, frame_in(h, 100));
+    assert_int_equal(heliod_play(h, "dc", &p, &v, NULL), 0);
+    heliod_at_frame(h, 0);
+    uint64_t g = 0;
+    assert_int_equal(heliod_voice_start_frame(h, v, &g), 0);
+    while (frame_in(h, 0) < g + RATE / 5)
+        th_sleep_ms(20);
+    size_t frames = 0;
+    float *rec = recording(f, h, &frames);
+    assert_true(frames > g + RATE / 10);
+    fprintf(stderr, "# bus y on x's index after x's scheduled -20 dB and mute: %.4f (unity %.4f)\n",
+            (double)rec[g + 1000], (double)DC_AMP);
+    assert_float_equal(rec[g + 1000], DC_AMP, 1e-3f);
+    free(rec);
+}
+
 typedef struct {
     uint64_t started_ns[64];
     heliod_voice_t voice[64];
@@ -798,18 +832,19 @@ static void test_quantize_voice(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_exact_start, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_scheduled_set, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_late, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_full_schedule, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bundle, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_quota_cancel, setup_quota, teardown),
-        cmocka_unit_test_setup_teardown(test_quota_per_process, setup_quota, teardown),
-        cmocka_unit_test_setup_teardown(test_at_bound, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bundle_atomic, setup_quota, teardown),
-        cmocka_unit_test_setup_teardown(test_bus_not_scheduled, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ctl, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_quantize_voice, setup, teardown),
+        TH_TEST(test_exact_start, setup),
+        TH_TEST(test_scheduled_set, setup),
+        TH_TEST(test_late, setup),
+        TH_TEST(test_full_schedule, setup),
+        TH_TEST(test_bundle, setup),
+        TH_TEST(test_quota_cancel, setup_quota),
+        TH_TEST(test_quota_per_process, setup_quota),
+        TH_TEST(test_at_bound, setup),
+        TH_TEST(test_bundle_atomic, setup_quota),
+        TH_TEST(test_bus_not_scheduled, setup),
+        TH_TEST(test_bus_gain_reused_index, setup),
+        TH_TEST(test_ctl, setup),
+        TH_TEST(test_quantize_voice, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,12 @@
  * the body as PROTOCOL.md's field tables spell it (one row per wire field,
  * arrays of pairs and counted lists expanded, nested messages by heading).
  * Read by tests/proto/check_protocol_md.py and the Python client's tests.
+ *
+ * schema_dump --constants prints the named values the messages' fields
+ * carry, as JSON: the flag bits of each flag field and the pause scopes
+ * (under the Python client's names), and the names of the cue enumerations
+ * (hl_enum_name). client/python/gen_schema.py writes the Python client's
+ * tables (client/python/heliod/_schema.py) from both.
  */
 #include <math.h>
 #include <stdio.h>
@@ -58,7 +64,101 @@ static void row(int *first, const char *field, const char *type) {
     *first = 0;
 }
 
-int main(void) {
+/* The flag bits of the flag fields (and PAUSE's scopes), under the Python
+ * client's names; the Python tests check each group ORs to its field's mask. */
+#define C_(py, hl)                                                                                 \
+    { py, (long)(hl) }
+static const struct {
+    const char *name;
+    long value;
+} k_consts[] = {
+    C_("PLAY_LOOP", HL_PLAY_LOOP),
+    C_("PLAY_3D", HL_PLAY_3D),
+    C_("PLAY_DETACHED", HL_PLAY_DETACHED),
+    C_("PLAY_PAUSED", HL_PLAY_PAUSED),
+    C_("PLAY_CUBIC", HL_PLAY_CUBIC),
+    C_("PLAY_SINC", HL_PLAY_SINC),
+    C_("PLAY_LINEAR", HL_PLAY_LINEAR),
+    C_("SET_GAIN", HL_SET_GAIN),
+    C_("SET_PAN", HL_SET_PAN),
+    C_("SET_POS", HL_SET_POS),
+    C_("SET_PITCH", HL_SET_PITCH),
+    C_("SET_PAUSE", HL_SET_PAUSE),
+    C_("SET_RESUME", HL_SET_RESUME),
+    C_("SET_SEEK", HL_SET_SEEK),
+    C_("SET_VEL", HL_SET_VEL),
+    C_("SET_LP", HL_SET_LP),
+    C_("SET_HP", HL_SET_HP),
+    C_("SET_OCCLUSION", HL_SET_OCCLUSION),
+    C_("SET_OBSTRUCTION", HL_SET_OBSTRUCTION),
+    C_("SET_SENDS", HL_SET_SENDS),
+    C_("LST_POS", HL_LIS_POS),
+    C_("LST_FWD", HL_LIS_FWD),
+    C_("LST_UP", HL_LIS_UP),
+    C_("LST_VEL", HL_LIS_VEL),
+    C_("SUB_ENDED", HL_SUB_ENDED),
+    C_("SUB_STARTED", HL_SUB_STARTED),
+    C_("SUB_ALL", HL_SUB_ALL),
+    C_("SUB_VIRTUAL", HL_SUB_VIRTUAL),
+    C_("SUB_DEVICE", HL_SUB_DEVICE),
+    C_("SUB_METER", HL_SUB_METER),
+    C_("SUB_BANK", HL_SUB_BANK),
+    C_("SUB_ZONES", HL_SUB_ZONES),
+    C_("SUB_PROFILE", HL_SUB_PROFILE),
+    C_("LOAD_STREAM", HL_LOAD_STREAM),
+    C_("LOAD_SHARED", HL_LOAD_SHARED),
+    C_("LOAD_PIN", HL_LOAD_PIN),
+    C_("OVER_PRIORITY", HL_OVER_PRIORITY),
+    C_("OVER_BUS", HL_OVER_BUS),
+    C_("OVER_FADE_IN", HL_OVER_FADE_IN),
+    C_("OVER_DISTANCE", HL_OVER_DISTANCE),
+    C_("OVER_PAN", HL_OVER_PAN),
+    C_("OVER_FILTER", HL_OVER_FILTER),
+    C_("OVER_SENDS", HL_OVER_SENDS),
+    C_("BUS_GAIN", HL_BUS_GAIN),
+    C_("BUS_MUTE", HL_BUS_MUTE),
+    C_("BUS_CREATE", HL_BUS_CREATE),
+    C_("BUS_REMOVE", HL_BUS_REMOVE),
+    C_("BUS_PARENT", HL_BUS_PARENT),
+    C_("BUS_SEND", HL_BUS_SEND),
+    C_("PAUSE_MINE", HL_PAUSE_MINE),
+    C_("PAUSE_EVERYONE", HL_PAUSE_EVERYONE),
+    C_("PAUSE_BUS", HL_PAUSE_BUS),
+    C_("PAUSE_CATEGORY", HL_PAUSE_CATEGORY),
+    C_("EM_POS", HL_EM_POS),
+    C_("EM_VEL", HL_EM_VEL),
+    C_("EM_DETACHED", HL_EM_DETACHED),
+    C_("FXP_TYPE", HL_FXP_TYPE),
+};
+
+/* The cue enumerations' names in wire order, under the Python client's names. */
+static const struct {
+    const char *name;
+    hl_enum_kind_t kind;
+} k_enums[] = {{"MODELS", HL_ENUM_MODEL},       {"PICKS", HL_ENUM_PICK},
+               {"OVERFLOWS", HL_ENUM_OVERFLOW}, {"BEYONDS", HL_ENUM_BEYOND},
+               {"VIRTS", HL_ENUM_VIRT},         {"CURVES", HL_ENUM_CURVE}};
+
+static int constants(void) {
+    printf("{\"flags\": [\n");
+    size_t n = sizeof k_consts / sizeof k_consts[0];
+    for (size_t i = 0; i < n; i++)
+        printf("  [\"%s\", %ld]%s\n", k_consts[i].name, k_consts[i].value, i + 1 < n ? "," : "");
+    printf("], \"enums\": [\n");
+    n = sizeof k_enums / sizeof k_enums[0];
+    for (size_t i = 0; i < n; i++) {
+        printf("  [\"%s\", [", k_enums[i].name);
+        const char *s;
+        for (int v = 0; (s = hl_enum_name(k_enums[i].kind, v)); v++)
+            printf("%s\"%s\"", v ? ", " : "", s);
+        printf("]]%s\n", i + 1 < n ? "," : "");
+    }
+    printf("]}\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--constants") == 0) return constants();
     printf("[\n");
     for (unsigned i = 0; i < hl_schema_count; i++) {
         const hl_schema_msg_t *m = &hl_schema[i];

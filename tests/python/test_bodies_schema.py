@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""test_bodies_schema.py - the Python client's message tables
-(client/python/heliod/_bodies.py) hold to the protocol schema
+"""test_bodies_schema.py - the Python client's bodies
+(client/python/heliod/_bodies.py, over the tables _schema.py generated
+from the schema and the codec _codec.py) hold to the protocol schema
 (proto/hl_schema.h, printed as JSON by tests/proto/schema_dump):
 
 - every encoder writes exactly the schema's fields in order: its body,

@@ -3,10 +3,10 @@
  * define and redefine in place (stable index and pointer, counters kept, pick
  * state reset when the variation count changes, category re-resolved), every
  * validation rule just inside and just outside its limits, ENOCATEGORY and the
- * caps, hashed lookup of 4096 cues, the three pick modes, the gain and pitch
- * rolls, and the INI loader: a good file, each kind of error with its exact
- * "path:line:" prefix and nothing applied after it, a FIFO refused without
- * blocking and a missing file.
+ * caps, hashed lookup of 4096 cues, a gone owner's entries orphaned
+ * (invisible), released once unused and their places reused, the three pick modes, the gain and
+ * pitch rolls, and the INI loader: a good file, each kind of error with its exact "path:line:"
+ * prefix and nothing applied after it, a FIFO refused without blocking and a missing file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -426,6 +426,78 @@ static void test_lookup_4096(void **state) {
     strcpy(g.name, "extra");
     assert_int_equal(hld_cues_define_category(c, &g, NULL, NULL), HELIOD_ENOMEM);
     assert_null(hld_cues_find_category(c, "extra"));
+    free_cues(c);
+}
+
+/* ---- a gone owner's entries: orphaned, then released and reused ---------- */
+
+static void test_orphan_release_reuse(void **state) {
+    (void)state;
+    hld_cues_t *c = new_cues();
+    hl_cue_t m;
+    char name[32];
+    hld_cue_t *e = NULL;
+    /* the table full: half of it owner 7's, one of those in its category */
+    hl_category_t g;
+    hl_category_init(&g);
+    strcpy(g.name, "gone.cat");
+    hld_category_t *gc = NULL;
+    assert_int_equal(hld_cues_define_category(c, &g, &gc, NULL), 0);
+    gc->owner = 7;
+    for (int i = 0; i < HLD_MAX_CUES; i++) {
+        snprintf(name, sizeof name, "cue.%d", i);
+        good_cue(&m, name);
+        assert_int_equal(hld_cues_define(c, &m, &e, NULL), 0);
+        e->owner = i % 2 ? 7 : 0;
+    }
+    good_cue(&m, "cue.0"); /* another owner's cue (the daemon's) in 7's category */
+    strcpy(m.category, "gone.cat");
+    assert_int_equal(hld_cues_define_in(c, &m, c->cues[0], gc, NULL, NULL), 0);
+    good_cue(&m, "one.more");
+    assert_int_equal(hld_cues_define(c, &m, NULL, NULL), HELIOD_ENOMEM);
+    /* 7 goes: its entries vanish from every lookup at once */
+    assert_int_equal(hld_cues_orphan(c, 7), HLD_MAX_CUES / 2 + 1);
+    assert_null(hld_cues_find(c, "cue.1"));
+    assert_null(hld_cues_find_category(c, "gone.cat"));
+    assert_non_null(hld_cues_find(c, "cue.2"));
+    /* a voice still plays through cue.3 (and its category): those stay */
+    static uint8_t cue_ref[HLD_MAX_CUES], cat_ref[HLD_MAX_CATEGORIES];
+    cue_ref[3] = 1;
+    cat_ref[gc->index] = 1;
+    assert_int_equal(hld_cues_release(c, cue_ref, cat_ref), 2);
+    assert_int_equal(hld_cues_count(c), HLD_MAX_CUES / 2 + 1);
+    assert_int_equal(hld_cues_count_categories(c), 1);
+    assert_string_equal(c->cues[3]->def.name, "cue.3"); /* its pointer still valid */
+    assert_ptr_equal(c->cues[0]->cat, gc);
+    /* the freed places serve again, with their memory and indices */
+    for (int i = 0; i < HLD_MAX_CUES / 2 - 1; i++) {
+        snprintf(name, sizeof name, "new.%d", i);
+        good_cue(&m, name);
+        assert_int_equal(hld_cues_define(c, &m, &e, NULL), 0);
+        assert_true(e->index % 2 == 1 && e->index != 3);
+        assert_ptr_equal(c->cues[e->index], e);
+        assert_int_equal(e->owner, 0);
+    }
+    assert_int_equal(c->ncues, HLD_MAX_CUES);
+    good_cue(&m, "one.more");
+    assert_int_equal(hld_cues_define(c, &m, NULL, NULL), HELIOD_ENOMEM);
+    for (int i = 0; i < HLD_MAX_CUES / 2 - 1; i++) {
+        snprintf(name, sizeof name, "new.%d", i);
+        assert_non_null(hld_cues_find(c, name));
+    }
+    assert_non_null(hld_cues_find(c, "cue.4094"));
+    /* the voice ends: the last two go; the other owner's cue leaves the category */
+    memset(cue_ref, 0, sizeof cue_ref);
+    memset(cat_ref, 0, sizeof cat_ref);
+    assert_int_equal(hld_cues_release(c, cue_ref, cat_ref), 0);
+    assert_null(c->cues[0]->cat);
+    assert_string_equal(c->cues[0]->def.category, "");
+    assert_ptr_equal(hld_cues_find(c, "cue.0"), c->cues[0]);
+    assert_int_equal(hld_cues_count(c), HLD_MAX_CUES - 1);
+    assert_int_equal(hld_cues_count_categories(c), 0);
+    assert_int_equal(hld_cues_define_category(c, &g, &gc, NULL), 0);
+    assert_int_equal(gc->index, 0); /* its index again */
+    assert_ptr_equal(hld_cues_find_category(c, "gone.cat"), gc);
     free_cues(c);
 }
 
@@ -972,6 +1044,7 @@ int main(void) {
         cmocka_unit_test(test_validate_cue_other),
         cmocka_unit_test(test_no_category),
         cmocka_unit_test(test_lookup_4096),
+        cmocka_unit_test(test_orphan_release_reuse),
         cmocka_unit_test(test_pick_sequence),
         cmocka_unit_test(test_pick_shuffle),
         cmocka_unit_test(test_pick_random),

@@ -1,15 +1,27 @@
-"""_bodies - request bodies and reply decoders of proto/PROTOCOL.md, one
-pair per layout, checked against proto/proto.c (hl_put_* / hl_get_*).
-Enumerations travel as names ("shuffle", "steal-quietest") on the Python
-side and as their u8 values on the wire: a value out of range would be a
-protocol error (the daemon closes the connection), so it is refused here
-with EINVAL before anything is sent."""
+"""_bodies - the calls' request bodies and reply decoders. The layouts are
+the schema's (_schema.MESSAGES, generated from proto/hl_schema.h; written
+and read by _codec); what stays here is what no table says: the Python
+arguments and their defaults (None: the schema's default), the flag bits
+an argument sets, names checked before anything is sent, enumerations as
+names ("shuffle", "steal-quietest") on the Python side (a value out of range
+would be a protocol error, so it is refused here with EINVAL), and replies
+as the dicts the calls return."""
 
-from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, W, dec_list
+from ._codec import decode, encode, get
+# the flag bits and enumeration names (re-exported: _calls and the package use them too)
+from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_REMOVE, BUS_SEND,
+                      CURVES, EM_DETACHED, EM_POS, EM_VEL, FXP_TYPE, LOAD_PIN, LOAD_SHARED,
+                      LOAD_STREAM, LST_FWD, LST_POS, LST_UP, LST_VEL, MODELS, OVER_BUS,
+                      OVER_DISTANCE, OVER_FADE_IN, OVER_FILTER, OVER_PAN, OVER_PRIORITY,
+                      OVER_SENDS, OVERFLOWS, PAUSE_BUS, PAUSE_CATEGORY, PAUSE_EVERYONE,
+                      PAUSE_MINE, PICKS, PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR,
+                      PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
+                      SET_OBSTRUCTION, SET_OCCLUSION, SET_PAN, SET_PAUSE, SET_PITCH, SET_POS,
+                      SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SUB_ALL, SUB_BANK, SUB_DEVICE,
+                      SUB_ENDED, SUB_METER, SUB_PROFILE, SUB_STARTED, SUB_VIRTUAL, SUB_ZONES,
+                      VIRTS)
+from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, dec_list
 
-# PLAY flags, SET mask, LISTENER mask, SUBSCRIBE mask, LOAD flags
-PLAY_LOOP, PLAY_3D, PLAY_DETACHED, PLAY_PAUSED, PLAY_CUBIC = 0x1, 0x2, 0x4, 0x8, 0x10
-PLAY_SINC, PLAY_LINEAR = 0x40, 0x80
 INTERPS = {"linear": PLAY_LINEAR, "cubic": PLAY_CUBIC, "sinc": PLAY_SINC}
 
 
@@ -26,32 +38,9 @@ def _interp_flags(interp, cubic):
 def _interp_name(flags):
     return ("sinc" if flags & PLAY_SINC else "cubic" if flags & PLAY_CUBIC else
             "linear" if flags & PLAY_LINEAR else None)
-SET_GAIN, SET_PAN, SET_POS, SET_PITCH, SET_PAUSE, SET_RESUME, SET_SEEK, SET_VEL = (
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40, 0x80)
-SET_LP, SET_HP, SET_OCCLUSION, SET_OBSTRUCTION, SET_SENDS = 0x100, 0x200, 0x400, 0x800, 0x1000
-LST_POS, LST_FWD, LST_UP, LST_VEL = 0x1, 0x2, 0x4, 0x8
-SUB_ENDED, SUB_STARTED, SUB_ALL, SUB_VIRTUAL, SUB_DEVICE, SUB_METER = (
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20)
-SUB_BANK, SUB_ZONES, SUB_PROFILE = 0x40, 0x80, 0x100
-LOAD_STREAM, LOAD_SHARED, LOAD_PIN = 0x1, 0x2, 0x4
-# PLAY `over` (cue plays: these fields replace the cue's)
-OVER_PRIORITY, OVER_BUS, OVER_FADE_IN, OVER_DISTANCE, OVER_PAN, OVER_FILTER, OVER_SENDS = (
-    0x1, 0x2, 0x4, 0x8, 0x10, 0x20, 0x40)
-# BUS mask
-BUS_GAIN, BUS_MUTE, BUS_CREATE, BUS_REMOVE, BUS_PARENT, BUS_SEND = 0x1, 0x2, 0x4, 0x8, 0x10, 0x20
-# PAUSE scopes
-PAUSE_MINE, PAUSE_EVERYONE, PAUSE_BUS, PAUSE_CATEGORY = 0, 1, 2, 3
-EM_POS, EM_VEL, EM_DETACHED = 0x1, 0x2, 0x4
-FXP_TYPE = 0x100
 
-# enumerations, in wire order
-MODELS = ("linear", "inverse", "exponential")
-PICKS = ("random", "shuffle", "sequence")
-OVERFLOWS = ("refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority", "steal-quietest",
-             "steal-farthest")
-BEYONDS = ("virtual", "release", "clamp")
-VIRTS = ("resume", "restart", "kill")
-CURVES = ("linear", "equal-power", "log")
+
+# names of the enumerations the schema has no names for, in wire order
 VOICE_STATES = ("playing", "stopping", "paused", "virtual", "vpaused")
 END_REASONS = ("finished", "stopped", "stolen", "owner", "shutdown", "evicted", "distance",
                "emitter", "killed", "lifetime")
@@ -64,6 +53,7 @@ REVERB_PRESETS = ("room", "hall", "cave", "outdoor")
 FX_PARAMS = {"eq": ("freq", "q", "gain"),
              "comp": ("threshold", "ratio", "knee", "attack", "release", "makeup"),
              "reverb": ("rt60", "damping", "predelay", "size", "wet", "dry")}
+NO_SEND_DB = -144.0  # an empty send slot's level
 
 
 def enum(names, v, what):
@@ -90,20 +80,20 @@ def name(s, what="name", empty=False):
 
 # ---- the post stage (POST) ---------------------------------------------------
 
-def put_post(w, lp_hz=0.0, hp_hz=0.0, occlusion=0.0, obstruction=0.0, sends=()):
-    """POST: filters, occlusion and up to two sends [(bus, db), ...]."""
+def post(lp_hz=0.0, hp_hz=0.0, occlusion=0.0, obstruction=0.0, sends=()):
+    """POST's fields: filters, occlusion and up to two sends [(bus, db), ...]."""
     sends = list(sends or ())
     if len(sends) > 2:
         raise HeliodError(EINVAL, "sends: at most 2")
-    w.f32(lp_hz or 0.0).f32(hp_hz or 0.0).f32(occlusion or 0.0).f32(obstruction or 0.0)
-    for i in range(2):
-        bus, db = sends[i] if i < len(sends) else ("", -144.0)
-        w.str(name(bus, "send", empty=True)).f32(db)
+    sends = [(name(bus, "send", empty=True), db) for bus, db in sends]
+    return {"lp_hz": lp_hz or 0.0, "hp_hz": hp_hz or 0.0, "occlusion": occlusion or 0.0,
+            "obstruction": obstruction or 0.0,
+            "send": sends + [("", NO_SEND_DB)] * (2 - len(sends))}
 
 
-def get_post(r):
-    p = {"lp_hz": r.f32(), "hp_hz": r.f32(), "occlusion": r.f32(), "obstruction": r.f32()}
-    p["sends"] = [(r.str(), r.f32()) for _ in range(2)]
+def _post_out(p):
+    """A decoded POST as the calls return it (its sends under "sends")."""
+    p["sends"] = p.pop("send")
     return p
 
 
@@ -115,20 +105,29 @@ def _post_kw(kw):
     return filt or None, sends
 
 
+def _names(d, **enums):
+    """Enumeration fields of a decoded dict as their names."""
+    for field, names in enums.items():
+        if d[field] >= len(names):
+            raise HeliodError(-1, "%s: %d out of range" % (field, d[field]))
+        d[field] = names[d[field]]
+    return d
+
+
 # ---- PLAY ------------------------------------------------------------------------
 
 def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, priority=None,
              fade_in_ms=None, min_distance=None, max_distance=None, rolloff=None, model=None,
              bus=None, detached=False, paused=False, cubic=False, vel=(0, 0, 0), emitter="",
              interp=None,
-             loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, **post):
+             loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, **kw):
     """PLAY. Fields left None take the plain defaults (pan 0, priority 0,
     fade-in -1, distances 1/100/1 inverse, bus "sfx", no filters or sends);
     for a cue, the ones given set their HL_OVER_* bit so they replace the
     cue's (gain adds to and pitch multiplies the cue's, flags are OR'd)."""
-    filt, sends = _post_kw(post)
-    if post:
-        raise HeliodError(EINVAL, "play: unknown keyword %s" % ", ".join(sorted(post)))
+    filt, sends = _post_kw(kw)
+    if kw:
+        raise HeliodError(EINVAL, "play: unknown keyword %s" % ", ".join(sorted(kw)))
     over = int(over)
     over |= OVER_PAN if pan is not None else 0
     over |= OVER_PRIORITY if priority is not None else 0
@@ -141,31 +140,25 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
     flags = (PLAY_LOOP if loop else 0) | (PLAY_3D if pos is not None else 0)
     flags |= (PLAY_DETACHED if detached else 0) | (PLAY_PAUSED if paused else 0)
     flags |= _interp_flags(interp, cubic)
-    w = W().str(name(sound, "sound")).u32(flags).f32(gain_db).f32(pan or 0.0)
-    w.vec3(pos or (0, 0, 0)).f32(pitch).i32(priority or 0)
-    w.f32(-1.0 if fade_in_ms is None else fade_in_ms)
-    w.f32(1.0 if min_distance is None else min_distance)
-    w.f32(100.0 if max_distance is None else max_distance)
-    w.f32(1.0 if rolloff is None else rolloff)
-    w.u8(enum(MODELS, "inverse" if model is None else model, "model"))
-    w.str(name(bus or "", "bus", empty=True))
-    w.u32(loop_start).u32(loop_end).u32(loop_count).f32(loop_xfade_ms)
-    w.vec3(vel).str(name(emitter or "", "emitter", empty=True)).u32(over)
-    put_post(w, sends=sends, **(filt or {}))
-    return w.b
+    return encode("play", sound=name(sound, "sound"), flags=flags, gain_db=gain_db, pan=pan,
+                  pos=pos, pitch=pitch, priority=priority, fade_in_ms=fade_in_ms,
+                  min_distance=min_distance, max_distance=max_distance, rolloff=rolloff,
+                  model=None if model is None else enum(MODELS, model, "model"),
+                  bus=name(bus or "", "bus", empty=True), loop_start=loop_start,
+                  loop_end=loop_end, loop_count=loop_count, loop_xfade_ms=loop_xfade_ms,
+                  vel=vel, emitter=name(emitter or "", "emitter", empty=True), over=over,
+                  post=post(sends=sends, **(filt or {})))
 
 
 def dec_play_reply(r):
-    voice, _stolen = r.u64(), r.u64()
-    r.done()
-    return voice
+    return decode(r, "play_reply")["voice"]
 
 
 # ---- STOP, SET, PAUSE, LISTENER -------------------------------------------------------
 
 def enc_stop(voice, fade_ms=-1.0, curve=None):
     c = 0 if curve is None else enum(CURVES, curve, "curve") + 1  # HL_STOP_CURVE
-    return W().u64(voice).f32(fade_ms).u8(c).b
+    return encode("stop", voice=voice, fade_ms=fade_ms, curve=c)
 
 
 def enc_set(voice, gain_db=None, pan=None, pos=None, pitch=None, ramp_ms=0.0, seek_s=None,
@@ -179,31 +172,40 @@ def enc_set(voice, gain_db=None, pan=None, pos=None, pitch=None, ramp_ms=0.0, se
             (SET_OCCLUSION if occlusion is not None else 0) |
             (SET_OBSTRUCTION if obstruction is not None else 0) |
             (SET_SENDS if sends is not None else 0))
-    w = W().u64(voice).u32(mask).f32(gain_db or 0.0).f32(pan or 0.0).vec3(pos or (0, 0, 0))
-    w.f32(1.0 if pitch is None else pitch).f32(ramp_ms).f64(seek_s or 0.0)
-    w.vec3(vel or (0, 0, 0))
-    put_post(w, lp_hz, hp_hz, occlusion, obstruction, sends)
-    return w.b
+    return encode("set", voice=voice, mask=mask, gain_db=gain_db, pan=pan, pos=pos,
+                  pitch=pitch, ramp_ms=ramp_ms, seek_s=seek_s, vel=vel,
+                  post=post(lp_hz, hp_hz, occlusion, obstruction, sends))
 
 
 def enc_pause(pause, scope, group=""):
     if scope in (PAUSE_BUS, PAUSE_CATEGORY):
         group = name(group, "bus" if scope == PAUSE_BUS else "category")
-    return W().u8(1 if pause else 0).u8(scope).str(group).b
+    return encode("pause", pause=1 if pause else 0, scope=scope, group=group)
 
 
 def enc_listener(pos=None, forward=None, up=None, vel=None):
     mask = ((LST_POS if pos is not None else 0) | (LST_FWD if forward is not None else 0) |
             (LST_UP if up is not None else 0) | (LST_VEL if vel is not None else 0))
-    return W().u32(mask).vec3(pos or (0, 0, 0)).vec3(forward or (0, 0, -1)).vec3(
-        up or (0, 1, 0)).vec3(vel or (0, 0, 0)).b
+    return encode("listener", mask=mask, pos=pos, fwd=forward or (0, 0, -1), up=up or (0, 1, 0),
+                  vel=vel)
 
 
 def enc_subscribe(mask, meter_hz=0.0, profile_hz=0.0):
-    w = W().u32(mask).f32(meter_hz)
-    if profile_hz:
-        w.f32(profile_hz)  # optional on the wire: absent = the default rate
-    return w.b
+    # profile_hz is optional on the wire: left off at its default (the daemon's rate)
+    return encode("subscribe", mask=mask, meter_hz=meter_hz, profile_hz=profile_hz or None)
+
+
+def enc_stop_all(fade_ms, everyone):
+    return encode("stop_all", fade_ms=fade_ms, scope=1 if everyone else 0)
+
+
+def enc_load(sound, path, flags):
+    return encode("load", name=name(sound, "sound"), path=path, flags=flags)
+
+
+def enc_name(s, what):
+    """NAME: a sound, bus ... named by a valid name ("" allowed for a bus: every bus)."""
+    return encode("name", name=name(s, what, empty=what == "bus"))
 
 
 # ---- simple replies -----------------------------------------------------------------
@@ -219,74 +221,60 @@ def dec_u64(r):
 
 
 def dec_count(r):
-    n = r.u32()
-    r.done()
-    return n
+    return decode(r, "count_reply")["count"]
 
 
 def dec_hello(r):
-    info = {"version": r.u16(), "rate": r.u32(), "period": r.u32(), "voices": r.u32(),
-            "client_id": r.u32(), "server_version": r.str(), "flags": r.u32()}
-    # since 1.1: the daemon's minor (absent from a 1.0 daemon); we speak the lower
-    info["minor"] = min(r.u16(), PROTO_MINOR) if r.left() else 0
-    r.done()
+    info = decode(r, "hello_reply")
+    # since 1.1: the daemon's minor (absent from a 1.0 daemon: 0); we speak the lower
+    info["minor"] = min(info["minor"], PROTO_MINOR)
     return info
 
 
-def hello_body(client_name, control):
-    # version (the major), name, flags, then since 1.1 the highest minor we speak
-    return W().u16(PROTO_VERSION).str(client_name).u32(1 if control else 0).u16(PROTO_MINOR).b
+def hello_body(client_name, control, minor=PROTO_MINOR):
+    # minor 0 (the default) is left off: the 1.0 body, for a daemon of protocol 1.0
+    return encode("hello", version=PROTO_VERSION, client_name=client_name,
+                  flags=1 if control else 0, minor=minor)
 
 
 # ---- sounds, voices, devices, stats ---------------------------------------------------
 
 def get_sound(r):
-    return {"name": r.str(), "frames": r.u32(), "channels": r.u16(), "source_rate": r.u32(),
-            "flags": r.u32(), "playing": r.u32(), "owner": r.u32()}
+    return get(r, "sound_info")
 
 
 def dec_sound(r):
-    s = get_sound(r)
-    r.done()
-    return s
+    return decode(r, "sound_info")
 
 
 def enc_load_fd(sound, flags, size):
     """LOAD_FD: the upload's size; the descriptor goes with the frame (SCM_RIGHTS)."""
-    return W().str(name(sound, "sound")).u32(flags).u64(size).b
+    return encode("load_fd", name=name(sound, "sound"), flags=flags, size=size)
 
 
 def enc_load_data(sound, flags, total, offset, chunk):
-    return W().str(name(sound, "sound")).u32(flags).u64(total).u64(offset).u32(
-        len(chunk)).raw(chunk).b
+    return encode("load_data", name=name(sound, "sound"), flags=flags, total=total,
+                  offset=offset, len=len(chunk), data=bytes(chunk))
 
 
 def get_voice(r):
-    v = {"voice": r.u64(), "sound": r.str(), "owner": r.u32(), "priority": r.i32(),
-         "flags": r.u32(), "state": r.enum(VOICE_STATES)}
-    v.update(gain_db=r.f32(), pan=r.f32(), pos=r.vec3(), pitch=r.f32(), bus=r.str(),
-             cue=r.str(), category=r.str(), emitter=r.str(), audibility_db=r.f32(),
-             position_s=r.f64())
-    v["post"] = get_post(r)
+    v = _names(get(r, "voice_info"), state=VOICE_STATES)
+    _post_out(v["post"])
     return v
 
 
 def get_device(r):
-    d = {"index": r.u32(), "name": r.str(), "hostapi": r.str(), "max_channels": r.u16(),
-         "default_rate": r.f64()}
-    f = r.u8()
-    d.update(flags=f, default=bool(f & 1), current=bool(f & 2))
+    d = get(r, "device_info")
+    d.update(default=bool(d["flags"] & 1), current=bool(d["flags"] & 2))
     return d
 
 
 def dec_device_reply(r):
-    d = {"driver": r.str(), "name": r.str(), "rate": r.u32(), "period": r.u32()}
-    r.done()
-    return d
+    return decode(r, "device_reply")
 
 
 def dec_stats(r):
-    return dict(dec_list(r, lambda r: (r.str(), r.f64())))
+    return dict(dec_list(r, lambda r: tuple(get(r, "stat").values())))
 
 
 def lister(entry):
@@ -307,78 +295,61 @@ def enc_cue(cue, sounds, pick="random", loop=False, spatial=False, cubic=False, 
         sounds = [sounds]
     if not 1 <= len(sounds) <= 16:
         raise HeliodError(EINVAL, "sounds: a cue needs 1 to 16 sounds")
-    w = W().str(name(cue, "cue")).u8(len(sounds))
-    for s in sounds:
-        w.str(name(s, "sound"))
     flags = (PLAY_LOOP if loop else 0) | (PLAY_3D if spatial else 0) | _interp_flags(interp, cubic)
-    w.u8(enum(PICKS, pick, "pick")).u32(flags).f32(gain_db).f32(gain_rand_db).f32(pitch)
-    w.f32(pitch_rand_cents).str(name(bus, "bus", empty=True))
-    w.str(name(category, "category", empty=True)).i32(priority).f32(pan).f32(min_distance)
-    w.f32(max_distance).f32(rolloff).u8(enum(MODELS, model, "model")).f32(fade_in_ms)
-    w.f32(fade_out_ms).u8(enum(CURVES, fade_curve, "fade_curve")).u32(max_instances)
-    w.u8(enum(OVERFLOWS, overflow, "overflow")).f32(min_interval_ms)
-    w.u8(enum(BEYONDS, beyond, "beyond")).u8(enum(VIRTS, virt, "virt")).f32(doppler)
-    put_post(w, lp_hz, hp_hz, occlusion, obstruction, sends)
-    return w.b
+    return encode("cue", name=name(cue, "cue"), sounds=[name(s, "sound") for s in sounds],
+                  pick=enum(PICKS, pick, "pick"), flags=flags, gain_db=gain_db,
+                  gain_rand_db=gain_rand_db, pitch=pitch, pitch_rand_cents=pitch_rand_cents,
+                  bus=name(bus, "bus", empty=True), category=name(category, "category", empty=True),
+                  priority=priority, pan=pan, min_distance=min_distance,
+                  max_distance=max_distance, rolloff=rolloff, model=enum(MODELS, model, "model"),
+                  fade_in_ms=fade_in_ms, fade_out_ms=fade_out_ms,
+                  fade_curve=enum(CURVES, fade_curve, "fade_curve"),
+                  max_instances=max_instances, overflow=enum(OVERFLOWS, overflow, "overflow"),
+                  min_interval_ms=min_interval_ms, beyond=enum(BEYONDS, beyond, "beyond"),
+                  virt=enum(VIRTS, virt, "virt"), doppler=doppler,
+                  post=post(lp_hz, hp_hz, occlusion, obstruction, sends))
 
 
 def enc_category(category, max_instances=0, overflow="refuse", fade_out_ms=-1.0,
                  fade_curve="linear"):
-    return W().str(name(category, "category")).u32(max_instances).u8(
-        enum(OVERFLOWS, overflow, "overflow")).f32(fade_out_ms).u8(
-        enum(CURVES, fade_curve, "fade_curve")).b
+    return encode("category", name=name(category, "category"), max_instances=max_instances,
+                  overflow=enum(OVERFLOWS, overflow, "overflow"), fade_out_ms=fade_out_ms,
+                  fade_curve=enum(CURVES, fade_curve, "fade_curve"))
 
 
 def _get_cue(r):
-    c = {"name": r.str()}
-    n = r.u8()
-    c["sounds"] = [r.str() for _ in range(n)]
-    c["pick"] = r.enum(PICKS)
-    flags = r.u32()
-    c.update(flags=flags, loop=bool(flags & PLAY_LOOP), spatial=bool(flags & PLAY_3D),
+    c = _names(get(r, "cue"), pick=PICKS, model=MODELS, fade_curve=CURVES, overflow=OVERFLOWS,
+               beyond=BEYONDS, virt=VIRTS)
+    flags = c["flags"]
+    c.update(loop=bool(flags & PLAY_LOOP), spatial=bool(flags & PLAY_3D),
              cubic=bool(flags & PLAY_CUBIC), interp=_interp_name(flags))
-    c.update(gain_db=r.f32(), gain_rand_db=r.f32(), pitch=r.f32(), pitch_rand_cents=r.f32(),
-             bus=r.str(), category=r.str(), priority=r.i32(), pan=r.f32(),
-             min_distance=r.f32(), max_distance=r.f32(), rolloff=r.f32(), model=r.enum(MODELS),
-             fade_in_ms=r.f32(), fade_out_ms=r.f32(), fade_curve=r.enum(CURVES),
-             max_instances=r.u32(), overflow=r.enum(OVERFLOWS), min_interval_ms=r.f32(),
-             beyond=r.enum(BEYONDS), virt=r.enum(VIRTS), doppler=r.f32())
-    c["post"] = get_post(r)
+    _post_out(c["post"])
     return c
 
 
 def _get_category(r):
-    return {"name": r.str(), "max_instances": r.u32(), "overflow": r.enum(OVERFLOWS),
-            "fade_out_ms": r.f32(), "fade_curve": r.enum(CURVES)}
-
-
-COUNTERS = ("plays", "refused_interval", "refused_distance", "refused_cue_limit",
-            "refused_cat_limit", "refused_no_voice", "evicted_cue", "evicted_cat", "stolen",
-            "virtualised")
+    return _names(get(r, "category"), overflow=OVERFLOWS, fade_curve=CURVES)
 
 
 def get_cue_info(r):
     kind = r.enum(("cue", "category"))
     e = _get_cue(r) if kind == "cue" else _get_category(r)
     e["kind"] = kind
-    n = {k: r.u64() for k in COUNTERS}
-    n.update(active=r.u32(), virtual_now=r.u32())
-    e["counters"] = n
+    e["counters"] = get(r, "cue_counters")
     return e
 
 
 def dec_cues_load(r):
-    v = (r.u32(), r.u32())
-    r.done()
-    return v
+    d = decode(r, "cues_load_reply")
+    return d["cues"], d["categories"]
 
 
 def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0,
                 fade_ms=-1.0):
     mask = (EM_POS if pos is not None else 0) | (EM_VEL if vel is not None else 0)
     mask |= EM_DETACHED if detached else 0
-    return W().u8(action).str(name(emitter, "emitter")).u32(mask).vec3(pos or (0, 0, 0)).vec3(
-        vel or (0, 0, 0)).f32(ramp_ms).f32(fade_ms).b
+    return encode("emitter", action=action, name=name(emitter, "emitter"), mask=mask, pos=pos,
+                  vel=vel, ramp_ms=ramp_ms, fade_ms=fade_ms)
 
 
 # ---- the mixer graph: buses, effects, ducking, reverb zones --------------------------------
@@ -386,17 +357,16 @@ def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0
 def enc_bus(bus, mask, gain_db=0.0, ramp_ms=0.0, mute=False, parent="", send="", send_db=0.0):
     if parent == "master":
         parent = ""  # "" is the master on the wire
-    return W().str(name(bus, "bus")).u32(mask).f32(gain_db).f32(ramp_ms).u8(
-        1 if mute else 0).str(name(parent, "parent", empty=True)).str(
-        name(send, "send", empty=True)).f32(send_db).b
+    return encode("bus", name=name(bus, "bus"), mask=mask, gain_db=gain_db, ramp_ms=ramp_ms,
+                  mute=1 if mute else 0, parent=name(parent, "parent", empty=True),
+                  send=name(send, "send", empty=True), send_db=send_db)
 
 
 def get_bus_info(r):
-    b = {"name": r.str(), "parent": r.str(), "gain_db": r.f32(), "mute": bool(r.enum((0, 1))),
-         "fx": r.u8(), "voices": r.u32(), "sends": r.u32(), "duck_db": r.f32(),
-         "path_gain_db": r.f32()}
+    b = get(r, "bus_info")
+    b["mute"] = bool(b["mute"])
     # the bus's own sends (BUS SEND), free slots left out
-    b["bus_sends"] = [s for s in ((r.str(), r.f32()) for _ in range(4)) if s[0]]
+    b["bus_sends"] = [s for s in b.pop("send") if s[0]]
     return b
 
 
@@ -431,9 +401,8 @@ def fx_parse(text):
 
 def enc_fx(action, bus, index, kind=None, type=None, ramp_ms=0.0, **params):
     """FX: params by name (FX_PARAMS[kind]); the ones given set their mask bit."""
-    w = W().u8(action).str(name(bus, "bus")).u32(index)
     if action == 2:  # remove: kind, type and parameters unused
-        return w.u8(0).u8(0).u32(0).raw(bytes(32)).f32(0.0).b
+        return encode("fx_req", action=action, bus=name(bus, "bus"), index=index)
     if kind not in FX_PARAMS:
         raise HeliodError(EINVAL, "kind: %r is not one of eq, comp, reverb" % (kind,))
     mask, p = 0, [0.0] * 8
@@ -449,55 +418,52 @@ def enc_fx(action, bus, index, kind=None, type=None, ramp_ms=0.0, **params):
             raise HeliodError(EINVAL, "type: a compressor has no type")
         t = enum(EQ_TYPES if kind == "eq" else REVERB_PRESETS, type, "type")
         mask |= FXP_TYPE
-    w.u8(FX_KINDS.index(kind)).u8(t).u32(mask)
-    for v in p:
-        w.f32(v)
-    return w.f32(ramp_ms).b
+    return encode("fx_req", action=action, bus=name(bus, "bus"), index=index,
+                  kind=FX_KINDS.index(kind), type=t, mask=mask, p=p, ramp_ms=ramp_ms)
 
 
 def get_fx_info(r):
-    f = {"bus": r.str(), "index": r.u32(), "kind": r.enum(FX_KINDS)}
-    t = r.u8()
+    f = _names(get(r, "fx_info"), kind=FX_KINDS)
     names = EQ_TYPES if f["kind"] == "eq" else REVERB_PRESETS if f["kind"] == "reverb" else ()
-    f["type"] = names[t] if t < len(names) else t
-    p = r.take("<8f")
-    f["params"] = dict(zip(FX_PARAMS.get(f["kind"], ()), p))
+    f["type"] = names[f["type"]] if f["type"] < len(names) else f["type"]
+    f["params"] = dict(zip(FX_PARAMS.get(f["kind"], ()), f.pop("p")))
     return f
 
 
 def enc_duck(bus, by, on, depth_db=9.0, threshold_db=-40.0, attack_ms=80.0, hold_ms=200.0,
              release_ms=600.0):
-    return W().str(name(bus, "bus")).str(name(by, "by")).u8(1 if on else 0).f32(depth_db).f32(
-        threshold_db).f32(attack_ms).f32(hold_ms).f32(release_ms).b
+    return encode("duck_rule", bus=name(bus, "bus"), by=name(by, "by"), on=1 if on else 0,
+                  depth_db=depth_db, threshold_db=threshold_db, attack_ms=attack_ms,
+                  hold_ms=hold_ms, release_ms=release_ms)
 
 
 def get_duck_info(r):
-    d = {"bus": r.str(), "by": r.str()}
-    r.u8()  # on: always 1 in a list
-    d.update(depth_db=r.f32(), threshold_db=r.f32(), attack_ms=r.f32(), hold_ms=r.f32(),
-             release_ms=r.f32(), gain_db=r.f32())
-    return d
+    d = get(r, "duck_info")
+    rule = d.pop("rule")
+    del rule["on"]  # always 1 in a list
+    rule.update(d)
+    return rule
 
 
 def enc_rzone(action, zone, pos=(0, 0, 0), radius=0.0, fade=0.0, bus="", feed="",
               preset="hall"):
-    return W().u8(action).str(name(zone, "zone")).vec3(pos).f32(radius).f32(fade).str(
-        name(bus, "bus", empty=True)).str(name(feed, "feed", empty=True)).u8(
-        enum(REVERB_PRESETS, preset, "preset")).b
+    return encode("rzone", action=action, name=name(zone, "zone"), pos=pos, radius=radius,
+                  fade=fade, bus=name(bus, "bus", empty=True), feed=name(feed, "feed", empty=True),
+                  preset=enum(REVERB_PRESETS, preset, "preset"))
 
 
 def get_rzone_info(r):
-    r.u8()  # action: 0 in a list
-    return {"name": r.str(), "pos": r.vec3(), "radius": r.f32(), "fade": r.f32(),
-            "bus": r.str(), "feed": r.str(), "preset": r.enum(REVERB_PRESETS),
-            "weight": r.f32(), "send_db": r.f32()}
+    d = get(r, "rzone_info")
+    z = _names(d.pop("zone"), preset=REVERB_PRESETS)
+    del z["action"]  # 0 in a list
+    z.update(d)
+    return z
 
 
 # ---- assets: banks and world zones --------------------------------------------------------
 
 def get_bank_info(r):
-    return {"name": r.str(), "path": r.str(), "state": r.enum(BANK_STATES), "sounds": r.u32(),
-            "done": r.u32(), "failed": r.u32(), "bytes": r.u64(), "error": r.str()}
+    return _names(get(r, "bank_info"), state=BANK_STATES)
 
 
 def dec_bank_info(r):
@@ -506,27 +472,32 @@ def dec_bank_info(r):
     return b
 
 
+def enc_bank(action, arg):
+    """BANK: load (0) the manifest at path arg, or unload (1) the bank named arg."""
+    return encode("bank", action=action, arg=arg)
+
+
 def enc_zone(action, zone, bank="", pos=(0, 0, 0), radius=0.0):
-    return W().u8(action).str(name(zone, "zone")).str(bank, 4095).vec3(pos).f32(radius).b
+    return encode("zone", action=action, name=name(zone, "zone"), bank=bank, pos=pos,
+                  radius=radius)
 
 
 def get_zone_info(r):
-    r.u8()  # action: 0 in a list
-    return {"name": r.str(), "bank": r.str(), "pos": r.vec3(), "radius": r.f32(),
-            "state": r.enum(ZONE_STATES), "bytes": r.u64(), "distance": r.f32()}
+    d = get(r, "zone_info")
+    z = d.pop("zone")
+    del z["action"]  # 0 in a list
+    z.update(_names(d, state=ZONE_STATES))
+    return z
 
 
 # ---- time ---------------------------------------------------------------------------------
 
 def get_clock(r):
-    return {"frame": r.u64(), "time_ns": r.u64(), "rate": r.u32(), "period": r.u32(),
-            "output_latency_ns": r.u64()}
+    return get(r, "clock")
 
 
 def dec_clock(r):
-    c = get_clock(r)
-    r.done()
-    return c
+    return decode(r, "clock")
 
 
 def dec_start_frame(r):

@@ -41,7 +41,7 @@ class _Calls:
     def stats(self, reset=False):
         """Every STATS key with its value, as a dict; reset=True restarts the
         callback-time histogram and the integrated loudness after reading."""
-        return self._call("stats", W().u32(1 if reset else 0).b, B.dec_stats)
+        return self._call("stats", B.encode("stats_req", flags=1 if reset else 0), B.dec_stats)
 
     def subscribe(self, mask, meter_hz=0.0, profile_hz=0.0):
         """Which events this connection wants (SUB_* bits); replaces the last."""
@@ -60,8 +60,7 @@ class _Calls:
         path = os.path.abspath(path)
         flags = (B.LOAD_STREAM if stream else 0) | (B.LOAD_SHARED if shared else 0)
         flags |= B.LOAD_PIN if pin else 0
-        return self._call("load", W().str(B.name(name, "sound")).str(path, 4095).u32(flags).b,
-                          B.dec_sound)
+        return self._call("load", B.enc_load(name, path, flags), B.dec_sound)
 
     def load_memory(self, name, data, shared=False, pin=False):
         """Uploads an encoded file (bytes: WAV, FLAC, Ogg ...) over the socket
@@ -83,7 +82,7 @@ class _Calls:
         return info
 
     def unload(self, name):
-        return self._call("unload", W().str(B.name(name, "sound")).b, B.dec_none)
+        return self._call("unload", B.enc_name(name, "sound"), B.dec_none)
 
     def sounds(self):
         """The sounds this connection sees: a list of SOUND_INFO dicts."""
@@ -112,7 +111,8 @@ class _Calls:
     def stop_all(self, fade_ms=-1.0, everyone=False):
         """Stops this connection's voices (everyone: every client's, a
         control client only); returns how many."""
-        return self._call("stop_all", W().f32(fade_ms).u8(1 if everyone else 0).b, B.dec_count)
+        return self._call("stop_all", B.enc_stop_all(fade_ms, everyone),
+                          B.dec_count)
 
     def set(self, voice, at=None, noreply=False, **kw):
         """Changes a voice: gain_db, pan, pos, pitch, vel, seek_s, pause,
@@ -189,7 +189,7 @@ class _Calls:
     def cues_load(self, path):
         """Has the daemon read a cue sheet (made absolute here); returns
         (cues, categories) it defined."""
-        return self._call("cues_load", W().str(os.path.abspath(path), 4095).b,
+        return self._call("cues_load", B.encode("cues_load", path=os.path.abspath(path)),
                           B.dec_cues_load)
 
     def cues(self):
@@ -278,8 +278,7 @@ class _Calls:
     def fx_list(self, bus=""):
         """Effects of a bus, or of every bus (""): dicts with bus, index,
         kind, type and params {name: value}."""
-        return self._call("fx_list", W().str(B.name(bus, "bus", empty=True)).b,
-                          B.lister(B.get_fx_info))
+        return self._call("fx_list", B.enc_name(bus, "bus"), B.lister(B.get_fx_info))
 
     def duck(self, bus, by, depth_db=9.0, threshold_db=-40.0, attack_ms=80.0, hold_ms=200.0,
              release_ms=600.0):
@@ -320,18 +319,17 @@ class _Calls:
     def device(self, name):
         """Switches the output device while everything plays on ("null", "default",
         a device name or a substring of one); returns {driver, name, rate, period}."""
-        return self._call("device", W().str(name, 255).b, B.dec_device_reply)
+        return self._call("device", B.encode("device_req", name=name), B.dec_device_reply)
 
     # ---- assets: banks and world zones ---------------------------------------------------------
 
     def bank_load(self, path):
         """Starts loading a bank manifest (made absolute here); returns its
         BANK_INFO now (state "loading"); BANK events (SUB_BANK) follow."""
-        return self._call("bank", W().u8(0).str(os.path.abspath(path), 4095).b,
-                          B.dec_bank_info)
+        return self._call("bank", B.enc_bank(0, os.path.abspath(path)), B.dec_bank_info)
 
     def bank_unload(self, name):
-        return self._call("bank", W().u8(1).str(B.name(name, "bank"), 4095).b, B.dec_none)
+        return self._call("bank", B.enc_bank(1, B.name(name, "bank")), B.dec_none)
 
     def banks(self):
         """Dicts with name, path, state ("loading", "loaded", "failed",

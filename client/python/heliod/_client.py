@@ -11,7 +11,7 @@ import time
 from ._bodies import LOAD_PIN, LOAD_SHARED, dec_count, dec_hello, dec_sound, enc_load_fd, hello_body
 from ._wire import (ECLOSED, ECONNECT, EINVAL, EPROTO, ETIMEDOUT, FLAG_NOREPLY, FRAME_HDR,
                     MAX_FRAME, MAX_UPLOAD, OP, OP_EVENT, OP_REPLY, SCHEDULABLE, HeliodError,
-                    default_socket, frame, reply_reader)
+                    default_socket, frame, refused_as_1_0, reply_reader)
 from ._calls import _Calls
 from .events import Event
 
@@ -84,8 +84,25 @@ class Client(_Calls):
     def __init__(self, socket=None, name="python", control=False, timeout=5.0):
         self.path = socket or default_socket()
         self.timeout = timeout
+        self._dial()
+        try:
+            self.info = self._request(OP["hello"], hello_body(name, control), dec_hello, 0)
+        except HeliodError as e:
+            if not refused_as_1_0(e):
+                self._s.close()
+                raise
+            # a daemon of protocol 1.0 refused our minor and closed: speak 1.0 to it
+            self._s.close()
+            self._dial()
+            try:
+                self.info = self._request(OP["hello"], hello_body(name, control, 0), dec_hello, 0)
+            except HeliodError:
+                self._s.close()
+                raise
+
+    def _dial(self):
         self._s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        self._s.settimeout(timeout)
+        self._s.settimeout(self.timeout)
         try:
             self._s.connect(self.path)
         except OSError as e:
@@ -94,7 +111,6 @@ class Client(_Calls):
         self._buf = bytearray()
         self._events = []
         self._id = 0
-        self.info = self._request(OP["hello"], hello_body(name, control), dec_hello, 0)
 
     def close(self):
         self._s.close()
@@ -282,6 +298,24 @@ class AsyncClient(_Calls):
         self = cls()
         self.path = socket or default_socket()
         self.timeout = timeout
+        await self._dial()
+        try:
+            self.info = await self._start(OP["hello"], hello_body(name, control), dec_hello, 0)
+        except HeliodError as e:
+            await self.close()
+            if not refused_as_1_0(e):
+                raise
+            # a daemon of protocol 1.0 refused our minor and closed: speak 1.0 to it
+            await self._dial()
+            try:
+                self.info = await self._start(OP["hello"], hello_body(name, control, 0),
+                                              dec_hello, 0)
+            except HeliodError:
+                await self.close()
+                raise
+        return self
+
+    async def _dial(self):
         try:
             self._r, self._w = await asyncio.open_unix_connection(self.path)
         except OSError as e:
@@ -292,8 +326,6 @@ class AsyncClient(_Calls):
         self._closed = None
         self._events = asyncio.Queue()
         self._reader = asyncio.ensure_future(self._read_loop())
-        self.info = await self._start(OP["hello"], hello_body(name, control), dec_hello, 0)
-        return self
 
     async def _read_loop(self):
         err = HeliodError(ECLOSED, "the daemon closed the connection")

@@ -47,10 +47,11 @@ EPROTO, EINVAL, ENAME, ETOOBIG, ECONNECT, ECLOSED, ETIMEDOUT = -1, -4, -15, -13,
 class HeliodError(Exception):
     """A failed request: code (negative), name ("ENOSOUND") and the daemon's message."""
 
-    def __init__(self, code, message=""):
+    def __init__(self, code, message="", daemon=False):
         self.code = code
         self.name = ERRORS.get(code, "E%d" % code)
         self.message = message
+        self.daemon = daemon  # the daemon's reply said so (not a local check)
         super().__init__("%s: %s" % (self.name, message) if message else self.name)
 
 
@@ -199,8 +200,15 @@ def reply_reader(body, op, flags):
     if status > 0 or status < ERR_MIN:
         raise HeliodError(EPROTO, "reply status %d" % status)
     if status < 0:
-        raise HeliodError(status, r.str())
+        raise HeliodError(status, r.str(), daemon=True)
     return r, late
+
+
+def refused_as_1_0(e):
+    """A daemon of protocol 1.0 (commit 4550bf8) reads HELLO to its 1.0 end and
+    answers a longer body (our minor) EPROTO, then closes: dial again with a
+    1.0 HELLO (hello_body(..., minor=0))."""
+    return e.code == EPROTO and e.daemon
 
 
 def dec_list(r, entry):

@@ -1,5 +1,5 @@
 /*
- * config.c - defaults, INI file and command-line flags (see config.h).
+ * options.c - defaults, INI file and command-line flags (see options.h).
  *
  * The flags are parsed twice: a first pass only looks for --config so the
  * file can be applied before the flags, which then override it. The INI file
@@ -9,7 +9,7 @@
  * bus (hld_config_bus_t) up to the next header; other "[section]" headers
  * are ignored.
  */
-#include "config.h"
+#include "options.h"
 
 #include <errno.h>
 #include <getopt.h>

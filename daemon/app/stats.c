@@ -55,8 +55,8 @@ static void put_level(acc_t *s, const char *who, const hl_meter_level_t *l, int 
 
 static void put_meters(acc_t *s, hld_daemon_t *d) {
     static hl_meter_t m; /* ~3 KiB: off the stack; main thread only */
-    hld_metering_poll(d);
-    hld_metering_read(d, &m);
+    hld_metering_poll(&d->tel);
+    hld_metering_read(&d->tel, &m);
     put_level(s, "master", &m.master, 1);
     for (unsigned i = 0; i < m.nbuses; i++) {
         char who[HL_MAX_NAME + 1];
@@ -68,12 +68,12 @@ static void put_meters(acc_t *s, hld_daemon_t *d) {
     put(s, "loudness.integrated", m.integrated);
     put(s, "loudness.range", m.range);
     hld_metering_stats_t ms;
-    hld_metering_stats(d, &ms);
+    hld_metering_stats(&d->tel, &ms);
     put(s, "meter_events", (double)ms.events_sent);
     put(s, "meter_events_skipped", (double)ms.events_skipped);
     put(s, "meter_coalesced", (double)ms.coalesced);
     put(s, "loudness_dropped_frames", (double)ms.pcm_dropped);
-    put(s, "outq_bytes", (double)hld_conn_outq_total(d));
+    put(s, "outq_bytes", (double)hld_conn_outq_total(&d->net));
 }
 
 size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
@@ -94,7 +94,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "listener_z", lis.pos[2]);
     put(&s, "period", e->period);
     put(&s, "period_us", period_us);
-    put(&s, "clients", d->clients);
+    put(&s, "clients", d->net.clients);
     put(&s, "clients_total", (double)d->n.clients_total);
     put(&s, "clients_rejected", (double)d->n.clients_rejected);
     put(&s, "clients_refused_uid", (double)d->n.clients_refused_uid);
@@ -104,7 +104,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "uploads_fd", (double)d->n.uploads_fd);
     put(&s, "uploads_chunked", (double)d->n.uploads_chunked);
     put(&s, "uploads_timed_out", (double)d->n.uploads_timed_out);
-    put(&s, "clients_control", d->clients - d->plain);
+    put(&s, "clients_control", d->net.clients - d->net.plain);
     put(&s, "client_records", d->ledger.count);    /* connected, or still holding voices/sounds */
     put(&s, "client_processes", d->ledger.nprocs); /* what the quotas are charged to */
     put(&s, "denied", (double)d->n.denied);
@@ -167,8 +167,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "voices_released_distance", (double)vs.n.released_distance);
     put(&s, "realise_failed", (double)vs.n.realise_failed);
     put(&s, "emitters", vs.emitters);
-    put(&s, "cues", d->cues.ncues);
-    put(&s, "categories", d->cues.ncats);
+    put(&s, "cues", hld_cues_count(&d->cues));
+    put(&s, "categories", hld_cues_count_categories(&d->cues));
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
     uint64_t pinned = 0, evictable = 0;
@@ -212,7 +212,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "callback_overruns", (double)es.overruns);
     put(&s, "underruns", (double)es.underruns);
     hld_device_stats_t ds;
-    hld_device_stats(d, &ds);
+    hld_device_stats(&d->devices, &ds);
     put(&s, "device_portaudio", ds.driver_portaudio);
     put(&s, "device_index", ds.index);
     put(&s, "device_state", ds.state);
