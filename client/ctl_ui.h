@@ -16,10 +16,12 @@ int ctl_profile_main(int argc, char **argv, const char *socket);
 int ctl_top_main(int argc, char **argv, const char *socket);
 /* `wait VOICE`: json = the global --json (ctl_wait.c). */
 int ctl_wait_main(int argc, char **argv, const char *socket, int json);
+/* `stream FILE|-`: raw PCM into a client-fed stream (ctl_stream.c). */
+int ctl_stream_main(int argc, char **argv, const char *socket, int json);
 
 /* Help texts: each command's, and (cmd NULL) the lines `heliodctl --help`
  * appends to its command list. NULL for a command that is not one of these. */
-extern const char ctl_top_usage[], ctl_profile_usage[], ctl_wait_usage[];
+extern const char ctl_top_usage[], ctl_profile_usage[], ctl_wait_usage[], ctl_stream_usage[];
 const char *ctl_ui_usage(const char *cmd);
 
 /* One PROFILE event as a JSON object (no newline): the recording's sample

@@ -32,7 +32,17 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
         return hlc_set_error(h, HELIOD_EINVAL, "bus: not terminated");
     if (memchr(p->emitter, '\0', sizeof p->emitter) == NULL)
         return hlc_set_error(h, HELIOD_EINVAL, "emitter: not terminated");
+    heliod_play_params_t pp;
+    if (p->flags & HELIOD_PLAY_PAN_OPENAL) { /* a flag here, a field on the wire */
+        if (heliod_protocol_minor(h) < 1)
+            return hlc_set_error(h, HELIOD_EVERSION, "pan_law: the daemon speaks protocol 1.0");
+        pp = *p;
+        pp.flags &= ~HELIOD_PLAY_PAN_OPENAL;
+        p = &pp;
+    }
+    const int openal_law = p == &pp;
     hlc_to_play(p, m);
+    m->pan_law = openal_law ? HL_PAN_LAW_OPENAL : HL_PAN_LAW_HELIOD;
     snprintf(m->sound, sizeof m->sound, "%s", sound);
     const char *why = NULL;
     if (hl_validate_play(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);

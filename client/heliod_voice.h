@@ -34,6 +34,10 @@ typedef struct {
 #define HELIOD_PLAY_CUBIC    0x10u /* 4-point cubic interpolation */
 #define HELIOD_PLAY_SINC     0x40u /* band-limited windowed sinc: the best quality */
 #define HELIOD_PLAY_LINEAR   0x80u /* linear, whatever the cue or daemon default */
+/* The "openal" pan law for a mono 2D voice instead of equal power: OpenAL
+ * Soft's stereo output, for OpenAL programs (proto/defs/hl_panlaw.h;
+ * protocol 1.1, HELIOD_EVERSION from a 1.0 daemon). */
+#define HELIOD_PLAY_PAN_OPENAL 0x100u
 /* No interpolator flag: the cue's, else the daemon's default (--interp, linear). */
 #define HELIOD_DIST_LINEAR      0
 #define HELIOD_DIST_INVERSE     1

@@ -101,6 +101,7 @@
     X(CLOCK, 40, "clock")     /* time: the engine clock */                                         \
     X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
     X(BUNDLE_END, 42, "bundle-end")                                                                \
+    X(STREAM, 43, "stream") /* 1.1: a client-fed stream voice over a sealed memfd (SCM_RIGHTS) */  \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -209,6 +210,7 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_PLAY_LINEAR   0x80u /* linear, even where the cue or the daemon default says otherwise */
 #define HL_PLAY_INTERP   (HL_PLAY_CUBIC | HL_PLAY_SINC | HL_PLAY_LINEAR)
 #define HL_PLAY_MASK     0xDFu
+#include "hl_panlaw.h" /* PLAY pan_law: HL_PAN_LAW_HELIOD, HL_PAN_LAW_OPENAL */
 /* distance models */
 #define HL_DIST_LINEAR      0
 #define HL_DIST_INVERSE     1
@@ -314,7 +316,8 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SUB_BANK         0x40u /* BANK and RELOAD events: banks' state and progress, hot reloads */
 #define HL_SUB_ZONES        0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE      0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
-#define HL_SUB_MASK         0x1FFu
+#define HL_SUB_STREAM       0x200u /* STREAM events: frames a client-fed stream consumed (1.1) */
+#define HL_SUB_MASK         0x3FFu
 #define HL_METER_DEFAULT_HZ 20.0f /* a meter's usual refresh */
 #define HL_METER_MIN_HZ     ((float)HL_R_METER_HZ_LO)
 #define HL_METER_MAX_HZ     ((float)HL_R_METER_HZ_HI)
@@ -440,6 +443,7 @@ int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t
 #define HL_EVENT_BANK      9  /* bank: a bank's state or progress changed (HL_SUB_BANK) */
 #define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
 #define HL_EVENT_RELOAD    11 /* sound, status, frames, message: a hot reload (HL_SUB_BANK) */
+#define HL_EVENT_STREAM    12 /* voice, consumed, underruns, frames (HL_SUB_STREAM; 1.1) */
 #define HL_METER_MAX_BUSES 32 /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
@@ -512,7 +516,9 @@ typedef struct {
     /* appended: RELOAD (--watch-assets): the sound, status 0 (reloaded: its
      * new frames) or < 0 (the old data stays; message says why) */
     char sound[HL_MAX_NAME + 1];
-    uint32_t frames;
+    uint32_t frames; /* RELOAD; STREAM: frames consumed since the previous STREAM event */
+    /* appended: STREAM (1.1): the stream's totals (voice: its voice) */
+    uint64_t consumed, underruns;
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */

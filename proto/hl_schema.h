@@ -121,7 +121,8 @@
     X(cues_load, CUES_LOAD, GEN)                                                                   \
     X(cues_load_reply, CUES_LOAD_REPLY, GEN)                                                       \
     X(emitter, EMITTER, GEN)                                                                       \
-    X(clock, CLOCK, GEN)
+    X(clock, CLOCK, GEN)                                                                           \
+    X(stream_req, STREAM, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -201,7 +202,8 @@
     X(VEC3,    vel,           0,                   COORD3,  COORD,    HL_WHY_VEL,                     ALWAYS, 0, V1_0) /* m/s, Doppler */ \
     X(STR,     emitter,       HL_MAX_NAME,         NAMEOPT, NONE,     "emitter: invalid name",        ALWAYS, 0, V1_0) /* "" = none */ \
     X(FLAGS32, over,          HL_OVER_MASK,        FLAGS,   NONE,     "over: unknown bits",           ALWAYS, 0, V1_0) /* HL_OVER_*: cue plays */ \
-    X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0)
+    X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0) \
+    X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */
 #define HL_FIELDS_play_reply(X) \
     X(U64, voice,  0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, stolen, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice it replaced, 0 if none */
@@ -445,6 +447,16 @@
     X(U32, rate,              0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32, period,            0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, output_latency_ns, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* to the speaker */
+
+/* ---- client-fed streams (1.1; the ring's layout: hl_shm_stream.h) ---- */
+/* Checked by hand (voice_ops.c's STREAM), each refusal naming its field. */
+#define HL_FIELDS_stream_req(X) \
+    X(U32, rate,     0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* Hz, 8000..384000; 0 = the engine's */ \
+    X(U8,  channels, 0,    NONE, NONE, "", ALWAYS, 2, V1_0) /* 1 or 2 */ \
+    X(U8,  format,   0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* 0 f32, 1 s16, 2 u8 */ \
+    X(U32, frames,   0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* ring capacity: a power of two, 256..4194304 */ \
+    X(U64, size,     0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* = the memfd's size: 256 + frames x channels x sample size */ \
+    X(SUB, play,     play, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice; play.sound: its name in listings */
 
 /* clang-format on */
 

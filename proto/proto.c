@@ -458,6 +458,13 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_str(w, m->message, HL_MAX_MSG);
         break;
     case HL_EVENT_PROFILE: put_profile(w, &m->profile); break;
+    case HL_EVENT_STREAM:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->consumed);
+        hl_put_u64(w, m->underruns);
+        hl_put_u32(w, m->frames);
+        hl_put_u8(w, m->reason);
+        break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -503,6 +510,13 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         hl_get_str(r, m->message, sizeof m->message);
         break;
     case HL_EVENT_PROFILE: get_profile(r, &m->profile); break;
+    case HL_EVENT_STREAM:
+        m->voice = hl_get_u64(r);
+        m->consumed = hl_get_u64(r);
+        m->underruns = hl_get_u64(r);
+        m->frames = hl_get_u32(r);
+        m->reason = hlp_get_enum8(r, 1);
+        break;
     default: hlp_rbuf_fail(r); break;
     }
 }

@@ -9,7 +9,9 @@ PKGS=(gcc libc6-dev pkg-config meson ninja-build
       libmysofa-dev libebur128-dev
       jackd2 sox binutils python3
       python3-venv python3-setuptools python3-wheel python3-pip  # pip install client/python, offline
-      tmux groff-base man-db zsh)  # tests: heliodctl top in tmux, man pages, completions
+      tmux groff-base man-db zsh  # tests: heliodctl top in tmux, man pages, completions
+      libopenal-dev libopenal1 openal-info libalut0 libalut-dev python3-pyglet  # client/openal and its tests
+      gstreamer1.0-tools gstreamer1.0-plugins-bad gstreamer1.0-plugins-base)  # (OpenAL Soft is the reference)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -85,9 +85,9 @@ tsan_wrap() {
 }
 SAN_DIR="${BUILD_DIR}-asan"
 TSAN_DIR="${BUILD_DIR}-tsan"
-# the dispatcher-level and device-generation integration tests TSan runs (one
-# list: built and run alike)
-TSAN_TESTS=(daemon lifecycle-stall devgen device-long)
+# the dispatcher-level and device-generation integration tests TSan runs, and
+# the OpenAL library with two threads calling it (one list: built and run alike)
+TSAN_TESTS=(daemon lifecycle-stall devgen device-long openal-api)
 mode=none
 [ "${TSAN:-1}" = 1 ] && mode="$(tsan_wrap)"
 # -O1, as AddressSanitizer recommends: at -O2 its instrumentation makes the

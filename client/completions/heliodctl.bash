@@ -67,6 +67,10 @@ _heliodctl() {
         COMPREPLY=($(compgen -W "$(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
         return
         ;;
+    --format)
+        [[ $cmd == stream ]] && COMPREPLY=($(compgen -W $'f32\ns16\nu8' -- "$cur"))
+        return
+        ;;
     esac
     if [[ -z $cmd ]]; then
         if [[ $cur == -* ]]; then
@@ -96,7 +100,7 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
     load)
         ((first)) || COMPREPLY=($(compgen -f -- "$cur"))
         ;;
-    batch)
+    batch | stream)
         COMPREPLY=($(compgen -f -- "$cur"))
         ;;
     help)

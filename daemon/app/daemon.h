@@ -8,6 +8,7 @@
  *   conn.c      per-client buffers, framing, batched writes, backpressure
  *   dispatch.c  framing, replies, the opcode table, sound/listener/bus/stats ops
  *   voice_ops.c PLAY, STOP, SET, PAUSE, VOICES: requests on logical voices
+ *   stream_ops.c STREAM: client-fed streams (their shared rings)
  *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
  *   emitter_ops.c EMITTER
  *   cues.c      cue and category definitions, cue sheets
@@ -46,6 +47,7 @@
 #include "world_zones.h"
 
 struct hld_stream_job;
+struct hld_cstream;
 
 typedef struct hld_daemon {
     uv_loop_t *loop;
@@ -74,6 +76,7 @@ typedef struct hld_daemon {
     uv_async_t decoder_async; /* a decoder thread finished an open */
     int decoder_async_open;
     struct hld_stream_job *stream_jobs; /* in flight (doubly linked) */
+    struct hld_cstream *cstreams;       /* client-fed streams the mixer holds (stream_ops.c) */
 
     /* events / lifecycle */
     uv_timer_t poll_timer;
@@ -103,6 +106,21 @@ void hld_events_shutdown(hld_daemon_t *d);
  * manager's and the zones' ticks. The renderer (render.c) calls it after
  * every period instead of the timer. Main thread. */
 void hld_events_poll(hld_daemon_t *d);
+
+/* Queues an EVENT frame for c. */
+void hld_events_send(hld_conn_t *c, const hl_event_t *ev);
+
+/* ---- stream_ops.c: client-fed streams ---- */
+/* 1 if s is a client-fed stream (its memory is the client's). */
+int hld_cstream_is(const hl_stream_t *s);
+/* The mixer (or the voice manager) let go of client stream s, whose voice
+ * ended for `reason` (HL_END_*): its client is told in the shared header
+ * and woken, the mapping unmapped, its bytes given back. */
+void hld_cstream_release(hld_daemon_t *d, hl_stream_t *s, int reason);
+/* One poll tick: STREAM events and wake-ups of writers waiting for room. */
+void hld_cstreams_tick(hld_daemon_t *d);
+/* Exit, the audio thread gone: unmaps every ring left (before the ledger goes). */
+void hld_cstreams_close(hld_daemon_t *d);
 
 /* ---- voice_ops.c ---- */
 /* hld_vm_ops_t.open_stream: opens a virtual stream voice's stream at its

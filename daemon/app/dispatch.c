@@ -579,6 +579,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CLOCK] = hld_op_clock,
     [HL_OP_BUNDLE_BEGIN] = hld_op_bundle_begin,
     [HL_OP_BUNDLE_END] = hld_op_bundle_end,
+    [HL_OP_STREAM] = hld_op_stream,
 };
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -618,7 +619,7 @@ static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body,
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     int rc = dispatch(c, h, body, len);
-    if (h->op == HL_OP_LOAD_FD) { /* refused before its handler took the descriptor */
+    if (h->op == HL_OP_LOAD_FD || h->op == HL_OP_STREAM) { /* refused before its handler took it */
         int fd = hld_conn_take_fd(c);
         if (fd >= 0) {
             close(fd);

@@ -61,6 +61,10 @@ int hld_op_stop_all(hld_req_t *q);
 int hld_op_set(hld_req_t *q);
 int hld_op_pause(hld_req_t *q);
 int hld_op_voices(hld_req_t *q);
+int hld_voice_play_stream(hld_req_t *q, const hl_play_t *m, hl_stream_t *st, double ratio,
+                          uint64_t *voice);
+/* stream_ops.c: client-fed streams */
+int hld_op_stream(hld_req_t *q);
 /* cue_ops.c */
 int hld_op_cue(hld_req_t *q);
 int hld_op_category(hld_req_t *q);

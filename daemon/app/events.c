@@ -51,7 +51,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-static void send_event(hld_conn_t *c, const hl_event_t *ev) {
+void hld_events_send(hld_conn_t *c, const hl_event_t *ev) {
     static uint8_t buf[HL_MAX_FRAME / 16]; /* events are small; main thread only */
     int n = hld_event_frame(ev, buf, sizeof buf);
     if (n > 0) hld_conn_send(c, buf, (size_t)n);
@@ -60,9 +60,9 @@ static void send_event(hld_conn_t *c, const hl_event_t *ev) {
 /* Sends ev (of subscription bit `bit`) to the voice's owner if it subscribed,
  * and to every other connection that watches all voices (HL_SUB_ALL). */
 static void notify(hld_daemon_t *d, hld_conn_t *owner, uint32_t bit, const hl_event_t *ev) {
-    if (owner && (owner->sub & bit)) send_event(owner, ev);
+    if (owner && (owner->sub & bit)) hld_events_send(owner, ev);
     for (hld_conn_t *c = d->net.conns; c; c = c->next)
-        if (c != owner && (c->sub & HL_SUB_ALL) && (c->sub & bit)) send_event(c, ev);
+        if (c != owner && (c->sub & HL_SUB_ALL) && (c->sub & bit)) hld_events_send(c, ev);
 }
 
 /* hld_vm_ops_t.notify: a logical voice's event to its owner and watchers. */
@@ -92,14 +92,21 @@ static void vm_sound_released(void *user, struct hld_sound *snd) {
 
 static void vm_release_stream(void *user, hl_stream_t *s) {
     hld_daemon_t *d = user;
-    if (s) hld_dstream_release(&d->decoder, hld_dstream_from(s));
+    if (s && hld_cstream_is(s))
+        hld_cstream_release(d, s, HL_END_STOPPED);
+    else if (s)
+        hld_dstream_release(&d->decoder, hld_dstream_from(s));
 }
 
 static void on_mix_event(void *user, const hl_mix_event_t *ev) {
     hld_daemon_t *d = user;
     /* the mixer is done with a stream (a voice ended or a seek replaced it) */
-    if ((ev->type == HL_MIX_EV_STREAM_RETIRED || ev->type == HL_MIX_EV_ENDED) && ev->stream)
-        hld_dstream_release(&d->decoder, hld_dstream_from(ev->stream));
+    if ((ev->type == HL_MIX_EV_STREAM_RETIRED || ev->type == HL_MIX_EV_ENDED) && ev->stream) {
+        if (hld_cstream_is(ev->stream))
+            hld_cstream_release(d, ev->stream, ev->reason);
+        else
+            hld_dstream_release(&d->decoder, hld_dstream_from(ev->stream));
+    }
     if (ev->type == HL_MIX_EV_FX_RETIRED) {
         hld_buses_fx_retired(&d->buses, ev->fx);
         return;
@@ -384,6 +391,7 @@ void hld_events_poll(hld_daemon_t *d) {
         expire_detached_loops(d, now);
         hld_owners_sweep(d, now); /* what gone processes left, once no voice needs it */
     }
+    hld_cstreams_tick(d); /* STREAM events, writers' wake-ups */
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
             d->shutdown_stop_pending = 0;

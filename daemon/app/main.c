@@ -185,6 +185,7 @@ int main(int argc, char **argv) {
     hld_buses_close(&d.buses); /* the audio thread is gone: free every effect */
     hld_metering_free();
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
+    hld_cstreams_close(&d);       /* and every client-fed ring still mapped */
     hld_vm_destroy(d.vm);
     hld_wzones_close(&d.wzones);
     hld_banks_close(&d.banks);

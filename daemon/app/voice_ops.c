@@ -208,6 +208,7 @@ int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, ui
                           int64_t loops) {
     hld_daemon_t *d = user;
     if (d->shutting_down) return HELIOD_ESHUTDOWN;
+    if (!lv->snd) return HELIOD_EINVAL; /* a client-fed stream has no file to reopen */
     hld_stream_opts_t o;
     stream_opts(lv, start, loops, &o);
     int err = 0;
@@ -254,12 +255,12 @@ static int sends_resolve(hld_req_t *q, const hl_vpost_t *m, uint32_t bus[HL_MAX_
     return 0;
 }
 
-/* Resolves the play's name and builds the voice manager's request. Returns
- * 0, or replies the error and returns -1. */
-static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
+/* Resolves a play's name: its cue (or NULL) and the sound. Returns 0, or
+ * replies the error and returns -1. */
+static int lookup_play(hld_req_t *q, const hl_play_t *m, hld_cue_t **cue_out,
+                       hld_sound_t **snd_out) {
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
-    memset(pl, 0, sizeof *pl);
     /* its own process's cue, else a shared one; another live process's cue
      * is not this client's to play (its limits and policies would act on
      * that process's voices): its own sound of that name, or a shared one,
@@ -286,6 +287,19 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
             snprintf(msg, sizeof msg, "no sound or cue named %s", m->sound);
         return hld_fail(q, HELIOD_ENOSOUND, msg), -1;
     }
+    *cue_out = cue;
+    *snd_out = snd;
+    return 0;
+}
+
+/* Builds the voice manager's request from a resolved play; cs_ratio > 0: a
+ * client-fed stream at that many source frames per engine frame (no cue, no
+ * sound). Returns 0, or replies the error and returns -1. */
+static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl, hld_cue_t *cue,
+                             hld_sound_t *snd, double cs_ratio) {
+    hld_daemon_t *d = q->c->d;
+    char msg[HL_MAX_MSG + 1];
+    memset(pl, 0, sizeof *pl);
     uint32_t over = cue ? m->over : HL_OVER_MASK;
     const hl_cue_t *cd = cue ? &cue->def : NULL;
     const char *busname = (over & HL_OVER_BUS) || !cd ? m->bus : cd->bus;
@@ -323,7 +337,7 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     int dist_from_play = (over & HL_OVER_DISTANCE) || !cd;
     hl_voice_params_t *p = &pl->p;
     *p = (hl_voice_params_t){
-        .pcm = snd->stream ? NULL : &snd->pcm,
+        .pcm = !snd || snd->stream ? NULL : &snd->pcm,
         .flags = flags,
         .gain = hl_db_to_lin(gain_db),
         .pan = (over & HL_OVER_PAN) || !cd ? m->pan : cd->pan,
@@ -339,6 +353,7 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
         .vel = {m->vel[0], m->vel[1], m->vel[2]},
         .doppler_factor = cd ? cd->doppler : 1.0f,
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
+        .pan_law = m->pan_law,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
     const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;
@@ -361,6 +376,16 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     pl->beyond = cd ? cd->beyond : HL_BEYOND_VIRTUAL;
     pl->virt = cd ? cd->virt : HL_VIRT_RESUME;
 
+    if (!snd) { /* a client-fed stream: always mixed, as long as its client feeds it */
+        pl->stream = 1;
+        pl->pinned = 1;
+        pl->virt = HL_VIRT_KILL;
+        pl->beyond = HL_BEYOND_CLAMP;
+        p->flags = (p->flags & ~HL_MIX_LOOP) | HL_MIX_CLAMP;
+        pl->rate = (double)pitch * cs_ratio;
+        pl->len = pl->le = 1e18; /* no end the position model could reach */
+        return 0;
+    }
     int loop = (flags & HL_MIX_LOOP) != 0;
     pl->loops = !loop ? 0 : m->loop_count ? (int64_t)m->loop_count : -1;
     if (m->loop_end > snd->src_frames)
@@ -401,6 +426,13 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     pl->ls = loop ? p->loop_start : 0;
     pl->le = loop && p->loop_end ? p->loop_end : snd->pcm.frames;
     return 0;
+}
+
+static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
+    hld_cue_t *cue = NULL;
+    hld_sound_t *snd = NULL;
+    if (lookup_play(q, m, &cue, &snd) != 0) return -1;
+    return build_play_params(q, m, pl, cue, snd, 0.0);
 }
 
 static const char *refusal_msg(int rc, const hld_cue_t *cue, char *buf, size_t cap) {
@@ -487,6 +519,50 @@ int hld_op_play(hld_req_t *q) {
     return 0;
 }
 
+/* A client-fed stream's voice (stream_ops.c): admitted like a play of
+ * m (no cue, no sound; pinned real) and started on st at once. Returns 0
+ * with *voice (st belongs to the voice manager and the mixer now: it comes
+ * back through release_stream or the mixer's ENDED, even on a late failure,
+ * which is then replied here and returns 1), or -1 after replying the
+ * refusal (st untouched). */
+int hld_voice_play_stream(hld_req_t *q, const hl_play_t *m, hl_stream_t *st, double ratio,
+                          uint64_t *voice) {
+    hld_daemon_t *d = q->c->d;
+    hld_vm_play_t pl;
+    if (build_play_params(q, m, &pl, NULL, NULL, ratio) != 0) return -1;
+    uint64_t qvictim = 0, stolen = 0;
+    if (q->c->cl && quota_admit(q, &pl, &qvictim) != 0) return -1;
+    *voice = 0;
+    int rc = hld_vm_play(d->vm, &pl, hld_now_ns(), voice, &stolen);
+    if (rc < 0) {
+        if (rc == HELIOD_ENOVOICES) d->n.voices_refused++;
+        if (rc == HELIOD_EBUSY) return hld_mixer_fail(q, rc), -1;
+        return hld_fail(q, rc,
+                        rc == HELIOD_ENOVOICES ? "stream: no voice free (streams are never virtual)"
+                                               : hl_strerror(rc)),
+               -1;
+    }
+    if (stolen) d->n.voices_stolen++;
+    if (qvictim && qvictim != stolen &&
+        hld_vm_stop(d->vm, qvictim, 0, HL_FADE_LINEAR, HL_END_STOLEN, hld_now_ns()) == 0)
+        d->n.voices_stolen++;
+    hld_lvoice_t *lv = hld_vm_get(d->vm, *voice);
+    if (!lv || lv->state != HLD_LV_OPENING) { /* cannot be mixed now: no voice for it */
+        if (lv) hld_vm_stop(d->vm, *voice, 0, HL_FADE_LINEAR, HL_END_KILLED, hld_now_ns());
+        d->n.voices_refused++;
+        return hld_fail(q, HELIOD_ENOVOICES, "stream: no real voice free"), -1;
+    }
+    rc = hld_vm_stream_ready(d->vm, *voice, st, hld_now_ns());
+    if (rc < 0) {
+        if (rc == HELIOD_EBUSY)
+            hld_mixer_fail(q, rc);
+        else
+            hld_fail(q, rc, "stream: the mixer refused the voice");
+        return 1;
+    }
+    return 0;
+}
+
 /* ---- STOP, STOP_ALL ---------------------------------------------------------- */
 
 /* A voice request may act on the voices its client started (detached ones
@@ -554,7 +630,9 @@ int hld_op_stop_all(hld_req_t *q) {
 static int seek_voice(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s) {
     hld_daemon_t *d = q->c->d;
     hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
-    if (!lv || !lv->snd) return hld_fail(q, HELIOD_ENOVOICE, NULL), -1;
+    if (lv && !lv->snd)
+        return hld_fail(q, HELIOD_EINVAL, "seek_s: a client-fed stream cannot seek"), -1;
+    if (!lv) return hld_fail(q, HELIOD_ENOVOICE, NULL), -1;
     hld_sound_t *snd = lv->snd;
     double f = seek_s * (snd->stream ? snd->source_rate : d->engine.rate);
     if (f >= lv->len) return hld_fail(q, HELIOD_EINVAL, "seek_s: past the end of the sound"), -1;
@@ -718,6 +796,8 @@ static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
         snprintf(vi.sound, sizeof vi.sound, "%s", lv->snd->name);
         double r = lv->snd->stream ? lv->snd->source_rate : x->d->engine.rate;
         vi.position_s = r > 0 ? hld_vm_position(x->d->vm, lv) / r : 0.0;
+    } else if (lv->pinned) { /* a client-fed stream */
+        snprintf(vi.sound, sizeof vi.sound, "stream");
     }
     if (lv->cue) snprintf(vi.cue, sizeof vi.cue, "%s", lv->cue->def.name);
     if (lv->cat) snprintf(vi.category, sizeof vi.category, "%s", lv->cat->def.name);

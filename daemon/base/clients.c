@@ -372,3 +372,8 @@ void hld_clients_obj_move(hld_client_t *c, hld_client_t *to) {
 void hld_clients_obj_drop(hld_client_t *c) {
     hld_clients_obj_move(c, NULL);
 }
+
+void hld_client_release_bytes(hld_client_t *c, uint64_t bytes) {
+    hld_client_unreserve_bytes(c, bytes);
+    maybe_free(c);
+}

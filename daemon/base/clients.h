@@ -176,6 +176,9 @@ int hld_client_refuse_sched(hld_client_t *c, char *msg, size_t cap);
  * reserved; the caller counts the refusal with hld_client_refused). */
 int hld_client_reserve_bytes(hld_client_t *c, uint64_t bytes);
 void hld_client_unreserve_bytes(hld_client_t *c, uint64_t bytes);
+/* The same on the main thread, for bytes held outside any load (a stream's
+ * ring): a record whose connection closed goes once it holds nothing. */
+void hld_client_release_bytes(hld_client_t *c, uint64_t bytes);
 void hld_client_refused(hld_client_t *c, int kind);
 
 /* Named objects (kind HLD_QUOTA_CUES ... HLD_QUOTA_RZONES): 0 if c's

@@ -262,6 +262,8 @@ typedef struct {
     float occ_db;                    /* occlusion gain, dB <= 0 (0 = none) */
     uint32_t send_bus[HL_MAX_SENDS]; /* buses the voice is also sent to */
     float send_gain[HL_MAX_SENDS];   /* linear send levels, post fader; 0 = no send */
+    /* appended (OpenAL programs): a mono 2D voice's pan law, HL_PAN_LAW_* (hl_panlaw.h) */
+    uint32_t pan_law;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */

@@ -32,6 +32,7 @@
 
 #include "hl_limits.h"
 #include "hl_ring.h"
+#include "hl_shm_stream.h"
 
 typedef struct hl_stream {
     hl_ring_t ring;                          /* element = channels floats */
@@ -42,6 +43,19 @@ typedef struct hl_stream {
     /* the audio thread's: the last HL_STREAM_HIST frames the voice consumed
      * (interleaved), what its interpolator reads behind the ring */
     _Alignas(64) float hist[HL_STREAM_HIST * 2];
+    /* Source frames per engine frame at pitch 1: 1 for decoder streams
+     * (already at the engine rate), rate / engine rate for client-fed ones. */
+    double ratio;
+    /* Client-fed (hl_stream_init_shm): the ring is the client's, in shared
+     * memory (hl_shm_stream.h), read in its own format; NULL for a decoder
+     * ring. The audio thread keeps its own read position and never reads
+     * back what it publishes there; `write` is clamped to the capacity. */
+    hl_shm_hdr_t *shm;
+    const unsigned char *shm_ring;
+    uint32_t shm_mask, shm_format, shm_fsize; /* frames - 1, HL_SHM_*, bytes per frame */
+    uint64_t shm_read;                        /* audio thread: frames taken */
+    uint32_t primed;                          /* audio thread: a frame was taken (before it an
+                                               * empty ring is silence, not an underrun) */
 } hl_stream_t;
 
 /* Bytes of storage a stream of capacity_frames (a power of two >= 2) frames
@@ -53,6 +67,13 @@ size_t hl_stream_size(uint32_t capacity_frames, uint32_t channels);
 /* Lays the stream over storage (hl_stream_size bytes, float aligned, owned by
  * the caller). Returns 0 or HELIOD_EINVAL. Owner thread, before use. */
 int hl_stream_init(hl_stream_t *s, void *storage, uint32_t capacity_frames, uint32_t channels);
+
+/* A client-fed stream over the shared memory at hdr (a header whose
+ * frames/channels/format the caller checked against hl_shm_size and the
+ * mapping's length), read at `ratio` source frames per engine frame.
+ * Returns 0 or HELIOD_EINVAL. Owner thread, before use. */
+int hl_stream_init_shm(hl_stream_t *s, hl_shm_hdr_t *hdr, uint32_t frames, uint32_t channels,
+                       uint32_t format, double ratio);
 
 /* Producer: free frames. */
 uint32_t hl_stream_writable(hl_stream_t *s);

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hl_panlaw.h"
 #include "hl_util.h"
 #include "mixer_internal.h"
 
@@ -247,6 +248,7 @@ static int params_valid(const hl_voice_params_t *p) {
             return 0;
     if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
     if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;
+    if (p->pan_law > HL_PAN_LAW_OPENAL) return 0;
     if ((p->flags & HL_MIX_3D) && !(p->min_distance > 0.0f && p->max_distance >= p->min_distance))
         return 0;
     return 1;

@@ -7,6 +7,8 @@
  */
 #include "hl_stream.h"
 
+#include <string.h>
+
 #include "heliod_errors.h"
 
 static int stream_args_ok(uint32_t capacity_frames, uint32_t channels) {
@@ -24,6 +26,8 @@ int hl_stream_init(hl_stream_t *s, void *storage, uint32_t capacity_frames, uint
     if (hl_ring_init(&s->ring, storage, capacity_frames, channels * (uint32_t)sizeof(float)) != 0)
         return HELIOD_EINVAL;
     s->channels = channels;
+    s->ratio = 1.0;
+    s->shm = NULL;
     atomic_init(&s->eos, 0);
     atomic_init(&s->underruns, 0);
     atomic_init(&s->consumed, 0);
@@ -74,4 +78,22 @@ uint32_t hl_stream_read_rt(hl_stream_t *s, float *dst, uint32_t frames) {
     uint64_t c = atomic_load_explicit(&s->consumed, memory_order_relaxed);
     atomic_store_explicit(&s->consumed, c + n, memory_order_relaxed);
     return n;
+}
+
+int hl_stream_init_shm(hl_stream_t *s, hl_shm_hdr_t *hdr, uint32_t frames, uint32_t channels,
+                       uint32_t format, double ratio) {
+    if (!s || !hdr || !hl_shm_size(frames, channels, format) || !(ratio > 0.0))
+        return HELIOD_EINVAL;
+    memset(s, 0, sizeof *s);
+    s->channels = channels;
+    s->ratio = ratio;
+    s->shm = hdr;
+    s->shm_ring = (const unsigned char *)hdr + HL_SHM_HDR;
+    s->shm_mask = frames - 1;
+    s->shm_format = format;
+    s->shm_fsize = channels * hl_shm_sample_size(format);
+    atomic_init(&s->eos, 0);
+    atomic_init(&s->underruns, 0);
+    atomic_init(&s->consumed, 0);
+    return 0;
 }

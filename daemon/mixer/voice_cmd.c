@@ -66,6 +66,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->gain.cur = v->gain.target = p->gain;
     v->gain_2d = p->gain;
     v->pan_2d = p->pan;
+    v->pan_law = p->pan_law;
     memcpy(v->pos, p->pos, sizeof v->pos);
     memcpy(v->pos_to, p->pos, sizeof v->pos);
     v->min_d = p->min_distance;

@@ -11,6 +11,8 @@
 
 #include "voice_state.h"
 
+#include "hl_panlaw.h"
+
 void hl_mix_event_rt(hl_mixer_t *m, uint32_t type, uint32_t reason, uint64_t voice, uint64_t tag,
                      const hl_pcm_t *pcm, hl_stream_t *stream, uint64_t now_ns, uint64_t frame,
                      uint64_t cursor) {
@@ -51,7 +53,10 @@ void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l
         *l = gain * (pan > 0.0f ? 1.0f - pan : 1.0f);
         *r = gain * (pan < 0.0f ? 1.0f + pan : 1.0f);
     } else {
-        hl_pan_equal_power(pan, l, r);
+        if (v->pan_law == HL_PAN_LAW_OPENAL)
+            hl_panlaw_openal(pan, l, r);
+        else
+            hl_pan_equal_power(pan, l, r);
         *l *= gain;
         *r *= gain;
     }

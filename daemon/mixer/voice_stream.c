@@ -22,6 +22,89 @@ static void span_sanitize(float *x, uint32_t n) {
 
 static const hl_loop_view_t no_loop; /* streams do not loop */
 
+/* ---- the two kinds of ring: a decoder's (floats at the engine rate) and a
+ * client's in shared memory (hl_shm_stream.h: its format, its rate). The
+ * client's side is never trusted: its write position is clamped to the
+ * capacity, its samples are converted and bounded here. */
+
+/* 1 once the producer said no more frames (acquire: read before the frames). */
+static int stream_eos_rt(const hl_stream_t *st) {
+    if (!st->shm) return hl_stream_finished(st);
+    return atomic_load_explicit(&st->shm->eos, memory_order_acquire) != 0;
+}
+
+/* Readable frames and where they are (spans of whole frames). */
+static uint32_t stream_avail_rt(hl_stream_t *st, hl_ring_spans_t *sp) {
+    if (!st->shm) return hl_ring_read_spans(&st->ring, sp);
+    const uint32_t cap = st->shm_mask + 1;
+    uint64_t w = atomic_load_explicit(&st->shm->write, memory_order_acquire);
+    uint64_t a = w - st->shm_read; /* a client that wrote nonsense gets a full ring of it */
+    if (a > cap) a = cap;
+    uint32_t idx = (uint32_t)(st->shm_read & st->shm_mask);
+    uint32_t n1 = cap - idx < (uint32_t)a ? cap - idx : (uint32_t)a;
+    sp->p1 = (void *)(uintptr_t)(st->shm_ring + (size_t)idx * st->shm_fsize);
+    sp->n1 = n1;
+    sp->p2 = (void *)(uintptr_t)st->shm_ring;
+    sp->n2 = (uint32_t)a - n1;
+    return (uint32_t)a;
+}
+
+/* Free frames of the ring (the producer's room). */
+static uint32_t stream_room_rt(hl_stream_t *st, uint32_t avail) {
+    if (!st->shm) return hl_ring_writable(&st->ring);
+    return st->shm_mask + 1 - avail;
+}
+
+/* Client samples to floats: s16 / 32768, (u8 - 128) / 128, f32 bounded to
+ * +-16 like every loaded sample (NaN and infinities: 0). */
+static void shm_convert_rt(float *dst, const unsigned char *src, uint32_t n, uint32_t format) {
+    if (format == HL_SHM_S16) {
+        for (uint32_t i = 0; i < n; i++) {
+            int16_t x;
+            memcpy(&x, src + 2 * (size_t)i, sizeof x);
+            dst[i] = (float)x * (1.0f / 32768.0f);
+        }
+    } else if (format == HL_SHM_U8) {
+        for (uint32_t i = 0; i < n; i++)
+            dst[i] = (float)((int)src[i] - 128) * (1.0f / 128.0f);
+    } else {
+        memcpy(dst, src, (size_t)n * sizeof(float));
+        for (uint32_t i = 0; i < n; i++) {
+            float x = dst[i];
+            if (x - x != 0.0f) /* NaN, infinities */
+                dst[i] = 0.0f;
+            else if (x > 16.0f || x < -16.0f)
+                dst[i] = x > 0.0f ? 16.0f : -16.0f;
+        }
+    }
+}
+
+/* Copies `take` readable frames into dst as floats. */
+static void stream_copy_rt(const hl_stream_t *st, float *dst, const hl_ring_spans_t *sp,
+                           uint32_t take) {
+    const uint32_t ch = st->channels, fsz = ch * (uint32_t)sizeof(float);
+    uint32_t t1 = take < sp->n1 ? take : sp->n1;
+    if (!st->shm) {
+        memcpy(dst, sp->p1, (size_t)t1 * fsz);
+        if (take > t1) memcpy(dst + (size_t)t1 * ch, sp->p2, (size_t)(take - t1) * fsz);
+        return;
+    }
+    shm_convert_rt(dst, sp->p1, t1 * ch, st->shm_format);
+    if (take > t1) shm_convert_rt(dst + (size_t)t1 * ch, sp->p2, (take - t1) * ch, st->shm_format);
+}
+
+/* Releases n frames to the producer. */
+static void stream_advance_rt(hl_stream_t *st, uint32_t n) {
+    if (!st->shm) {
+        hl_ring_read_advance(&st->ring, n);
+        return;
+    }
+    st->shm_read += n;
+    if (n) st->primed = 1;
+    /* release: our reads of those frames come before the client reuses them */
+    atomic_store_explicit(&st->shm->read, st->shm_read, memory_order_release);
+}
+
 _Static_assert(HL_STREAM_BACK + 1 == HL_SINC_MAX_HALF && HL_STREAM_REACH == HL_SINC_MAX_HALF,
                "a stream's history covers the widest sinc kernel");
 
@@ -67,6 +150,21 @@ static void underrun_begin(hl_mixer_t *m, hl_rt_voice_t *v) {
                           atomic_load_explicit(&st->underruns, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     add_u64(&m->stats.underruns, 1);
+    if (st->shm)
+        atomic_store_explicit(&st->shm->underruns,
+                              atomic_load_explicit(&st->underruns, memory_order_relaxed),
+                              memory_order_release);
+}
+
+/* The source is over: the voice ends; a client is told at once (state 1 =
+ * 1 + HL_END_FINISHED, its last frame is mixed by now). */
+static void stream_finished_rt(hl_stream_t *st, int *finished) {
+    *finished = 1;
+    if (st->shm) {
+        uint32_t z = 0;
+        atomic_compare_exchange_strong_explicit(&st->shm->state, &z, 1u, memory_order_release,
+                                                memory_order_relaxed);
+    }
 }
 
 /* Renders n frames of a stream voice. The kept history (HL_STREAM_HIST
@@ -92,14 +190,14 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         hl_gain_ramp_t gg = {g->l0 + dn * (g->dl + dn * g->ql), g->dl + 2.0f * dn * g->ql, g->ql,
                              g->r0 + dn * (g->dr + dn * g->qr), g->dr + 2.0f * dn * g->qr, g->qr};
         /* eos first (acquire): every frame written before finish is then readable */
-        const int eos = hl_stream_finished(st);
+        const int eos = stream_eos_rt(st);
         hl_ring_spans_t sp;
-        const uint32_t a = hl_ring_read_spans(&st->ring, &sp);
+        const uint32_t a = stream_avail_rt(st, &sp);
         const uint64_t x0 = v->scur;
         uint32_t cnt = stream_frames_for(x0, step, a, reach);
         if (v->ur) {
             /* recover only when the whole rest can play (or the source is over) */
-            if (!eos && cnt < rest && hl_ring_writable(&st->ring) > 0) {
+            if (!eos && cnt < rest && stream_room_rt(st, a) > 0) {
                 render_decay(m, v, acc_l + done, acc_r + done, rest, &gg, stereo_out);
                 ramp_advance(&v->xf, rest);
                 return;
@@ -112,7 +210,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         }
         const uint64_t end = eos ? (uint64_t)(HL_STREAM_HIST + a) << 32 : UINT64_MAX;
         if (x0 >= end) {
-            *finished = 1;
+            stream_finished_rt(st, finished);
             return;
         }
         if (eos) { /* past the last frame is silence: render up to the end */
@@ -123,6 +221,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         cnt = cnt < rest ? cnt : rest;
         cnt = cnt < cap ? cnt : cap;
         if (cnt == 0) {
+            if (st->shm && !st->primed) return; /* a client's, not started yet: silence */
             underrun_begin(m, v);
             continue;
         }
@@ -134,9 +233,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         uint32_t take = from_ring < a ? from_ring : a;
         float *sb = m->sbuf;
         memcpy(sb, st->hist, (size_t)HL_STREAM_HIST * fsz);
-        uint32_t t1 = take < sp.n1 ? take : sp.n1;
-        memcpy(sb + HL_STREAM_HIST * ch, sp.p1, (size_t)t1 * fsz);
-        if (take > t1) memcpy(sb + (HL_STREAM_HIST + t1) * ch, sp.p2, (size_t)(take - t1) * fsz);
+        stream_copy_rt(st, sb + HL_STREAM_HIST * ch, &sp, take);
         if (take < from_ring) /* eos: zeros past the last frame */
             memset(sb + (HL_STREAM_HIST + take) * ch, 0, (size_t)(from_ring - take) * fsz);
         span_sanitize(sb, valid * ch);
@@ -158,14 +255,14 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         if (shift > a) shift = a;
         memcpy(st->hist, sb + (size_t)shift * ch, (size_t)HL_STREAM_HIST * fsz);
         v->scur = x - ((uint64_t)shift << 32);
-        hl_ring_read_advance(&st->ring, shift);
+        stream_advance_rt(st, shift);
         atomic_store_explicit(&st->consumed,
                               atomic_load_explicit(&st->consumed, memory_order_relaxed) + shift,
                               memory_order_relaxed);
         v->spulled += shift;
         done += cnt;
         if (fin || v->scur >= (eos ? (uint64_t)(HL_STREAM_HIST + a - shift) << 32 : UINT64_MAX)) {
-            *finished = 1;
+            stream_finished_rt(st, finished);
             return;
         }
     }

@@ -264,7 +264,7 @@ static int fd_has_frame(const hld_conn_t *c, size_t at) {
         if (c->in_len - off < HL_FRAME_HDR) return 1;
         hl_frame_hdr_t h;
         if (hl_frame_peek(c->in + off, c->in_len - off, &h) < 0) return 1; /* EPROTO anyway */
-        if (off + h.size > at && h.op == HL_OP_LOAD_FD) return 1;
+        if (off + h.size > at && (h.op == HL_OP_LOAD_FD || h.op == HL_OP_STREAM)) return 1;
         off += h.size;
     }
     return 0;
@@ -284,11 +284,11 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     int had_fd = c->rx_fd >= 0;
     c->in_len += (size_t)nread;
     if (take_fds(c) != 0) {
-        fd_violation(c, "more than one descriptor at once (one per LOAD_FD frame)");
+        fd_violation(c, "more than one descriptor at once (one per LOAD_FD or STREAM frame)");
         return;
     }
     if (!had_fd && c->rx_fd >= 0 && !fd_has_frame(c, c->in_len - (size_t)nread)) {
-        fd_violation(c, "a descriptor came with a frame other than LOAD_FD");
+        fd_violation(c, "a descriptor came with a frame other than LOAD_FD or STREAM");
         return;
     }
     conn_process(c);
@@ -404,7 +404,7 @@ static void conn_process(hld_conn_t *c) {
         c->in_len -= off;
     }
     if (c->rx_fd >= 0 && !c->in_len && !c->paused) {
-        fd_violation(c, "a descriptor came with a frame other than LOAD_FD");
+        fd_violation(c, "a descriptor came with a frame other than LOAD_FD or STREAM");
         return;
     }
     arm_frame_deadline(c, off);

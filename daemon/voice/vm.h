@@ -109,6 +109,7 @@ typedef struct {
     uint8_t want_real;     /* first stream open: ranked real at admission */
     uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
     uint8_t lowq;          /* quality steps the governor took away (sinc -> cubic -> linear) */
+    uint8_t pinned;        /* a client-fed stream: always real (mixed or ended, never virtual) */
     float aud, imp;        /* last ranking */
     float pw;              /* priority weight 2^(priority/100), set at admission */
     uint64_t seq;          /* start order */
@@ -208,6 +209,7 @@ typedef struct {
     int64_t loops;      /* -1 forever, 0 none, N */
     int stream;         /* 1: first realisation opens a stream (OPENING until ready) */
     float post_user[4]; /* the post stage as asked (hld_lvoice_t.post_user) */
+    int pinned;         /* a client-fed stream (hld_lvoice_t.pinned): virt must be KILL */
 } hld_vm_play_t;
 
 /* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to

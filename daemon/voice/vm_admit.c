@@ -299,6 +299,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->le = pl->le;
     v->loops_left = v->loops_initial = pl->loops;
     v->is_stream = pl->stream;
+    v->pinned = (uint8_t)(pl->pinned != 0);
     v->anchor_pos = pl->p.start_frame;
     v->anchor_frame = vm_now_frame(vm);
     v->start_frame = v->anchor_frame;
@@ -320,6 +321,10 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->pw = exp2f((float)v->p.priority / 100.0f);
     v->imp = v->aud * v->pw;
     int eligible = !beyond && v->aud >= vm->floor_lin && !v->paused;
+    if (v->pinned) { /* a client-fed stream outranks every other voice */
+        v->imp = HUGE_VALF;
+        eligible = 1;
+    }
     uint8_t why = beyond                                 ? HL_VIRT_WHY_DISTANCE
                   : v->paused && v->aud >= vm->floor_lin ? HL_VIRT_WHY_PAUSED
                                                          : HL_VIRT_WHY_FLOOR;

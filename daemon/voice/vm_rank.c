@@ -228,6 +228,10 @@ static void rank_voices(hld_vm_t *vm, uint64_t now_ns) {
         v->imp = v->aud * v->pw;
         /* a paused voice keeps its real voice only while nobody audible needs it */
         if (v->paused) v->imp *= HLD_VM_PAUSED_WEIGHT;
+        if (v->pinned) { /* a client-fed stream: real while the pool holds it */
+            v->imp = HUGE_VALF;
+            eligible = 1;
+        }
         if (!eligible) {
             if (incumbent) {
                 uint8_t why = beyond      ? HL_VIRT_WHY_DISTANCE

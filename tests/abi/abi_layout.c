@@ -285,5 +285,11 @@ int main(void) {
     F_(heliod_reply_t, message);
     F_(heliod_reply_t, voice);
     F_(heliod_reply_t, stolen);
+    S_(heliod_stream_params_t);
+    F_(heliod_stream_params_t, rate);
+    F_(heliod_stream_params_t, channels);
+    F_(heliod_stream_params_t, format);
+    F_(heliod_stream_params_t, frames);
+    F_(heliod_stream_params_t, play);
     return 0;
 }

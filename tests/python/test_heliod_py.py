@@ -126,6 +126,44 @@ class ClientTest(unittest.TestCase):
             self.assertEqual((ended[0].voice, ended[0].reason), (v, "stopped"))
             self.assertEqual(c.voices(), [])
 
+    def test_stream(self):
+        """A client-fed stream: s16 written, consumed, underrun, ended, played out."""
+        with heliod.Client(self.d.sock, "pystream") as c:
+            self._stream(c)
+
+    def _stream(self, c):
+        c.subscribe(heliod.SUB_ENDED | heliod.SUB_STREAM)
+        s = c.stream(rate=24000, channels=1, format="s16", frames=4096, fade_in_ms=0)
+        self.assertIsInstance(s, heliod.Stream)
+        self.assertEqual(s.frames, 4096)
+        pcm = b"".join(struct.pack("<h", int(8000 * math.sin(i * 0.1))) for i in range(2400))
+        self.assertEqual(s.write(pcm), 2400)  # 0.1 s at 24 kHz, then it starves
+        self.assertTrue(wait_for(lambda: s.underruns >= 1))
+        self.assertEqual(s.consumed, 2400)
+        self.assertIsNone(s.ended())
+        sent = 0
+        while sent < 4800:  # it recovers
+            sent += s.write(pcm[: (4800 - sent) * 2 if 4800 - sent < 2400 else len(pcm)])
+            self.assertTrue(s.wait(2.0))
+        s.end()
+        self.assertEqual(s.write(pcm), 0)
+        self.assertEqual(wait_for(s.ended), "finished")
+        self.assertEqual(s.consumed, 7200)
+        evs = list(c.events(timeout=0.5, duration=1.0))
+        self.assertTrue(any(e.type == "stream" and e.voice == s.voice for e in evs))
+        ended = [e for e in evs if e.type == "ended" and e.voice == s.voice]
+        self.assertEqual([e.reason for e in ended], ["finished"])
+        s.close()
+        # refused: what the daemon checks (a LOOP flag), named
+        with self.assertRaises(heliod.HeliodError) as cm:
+            c.stream(loop=True)
+        self.assertEqual(cm.exception.name, "EINVAL")
+        # closed while it plays: it stops
+        s = c.stream(channels=2, format="f32", frames=8192)
+        self.assertEqual(s.write(bytes(8 * 8192)), 8192)
+        s.close()
+        self.assertTrue(wait_for(lambda: c.stats()["voices_active"] == 0))
+
     def test_errors(self):
         with heliod.Client(self.d.sock) as c:
             with self.assertRaises(heliod.HeliodError) as e:

@@ -380,6 +380,38 @@ static void test_daemon(void **state) {
     assert_int_equal(heliod_stop_all(a, 5, 0, &stopped), 0);
     sleep_ms(40);
 
+    /* client-fed streams (shared rings read on the audio thread): f32 at
+     * another rate, s16 mono in 3D, u8 with the sinc; one plays out its end,
+     * one underruns and recovers, one is closed mid-way */
+    heliod_stream_t *cs[3];
+    const uint32_t cfmt[3] = {HELIOD_STREAM_F32, HELIOD_STREAM_S16, HELIOD_STREAM_U8};
+    const uint32_t crate[3] = {44100, 48000, 22050}, cch[3] = {2, 1, 2};
+    static unsigned char cbuf[4096 * 8];
+    for (size_t i = 0; i < sizeof cbuf; i++)
+        cbuf[i] = (unsigned char)(i * 37u); /* noise in every format (f32: some not finite) */
+    for (int i = 0; i < 3; i++) {
+        heliod_stream_params_t p;
+        heliod_stream_params_init(&p);
+        p.rate = crate[i];
+        p.channels = cch[i];
+        p.format = cfmt[i];
+        p.frames = 8192;
+        p.play.priority = 200;
+        p.play.flags = i == 1 ? HELIOD_PLAY_3D : i == 2 ? HELIOD_PLAY_SINC : 0;
+        assert_int_equal(heliod_stream_open(a, &p, &cs[i]), 0);
+        assert_true(heliod_stream_write(cs[i], cbuf, 4096) == 4096);
+    }
+    assert_int_equal(heliod_stream_end(cs[0]), 0);
+    sleep_ms(150); /* the others run dry: underruns */
+    assert_true(heliod_stream_underruns(cs[1]) > 0);
+    assert_true(heliod_stream_write(cs[1], cbuf, 4096) == 4096);
+    heliod_stream_close(cs[2]);
+    sleep_ms(60);
+    assert_int_equal(heliod_stream_ended(cs[0], NULL), 1);
+    heliod_stream_close(cs[0]);
+    heliod_stream_close(cs[1]);
+    sleep_ms(40);
+
     /* voice management: a category and cues with every overflow policy,
      * virtual voices coming and going as the listener moves, an emitter
      * carrying voices moved by one command, then destroyed */

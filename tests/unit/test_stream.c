@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -265,6 +266,144 @@ static void test_end_of_stream(void **state) {
     test_mixer_free(m);
     stream_free(s);
     test_pcm_free(snd);
+    free(out);
+}
+
+/* ---- client-fed rings (hl_stream_init_shm) ------------------------------------------ */
+
+typedef struct {
+    hl_stream_t s;
+    hl_shm_hdr_t *hdr;
+} tshm_t;
+
+static tshm_t *shm_new(uint32_t frames, uint32_t ch, uint32_t fmt, double ratio) {
+    tshm_t *t = aligned_alloc(64, (sizeof(tshm_t) + 63) / 64 * 64);
+    assert_non_null(t);
+    uint64_t size = hl_shm_size(frames, ch, fmt);
+    assert_true(size > 0);
+    t->hdr = aligned_alloc(64, (size_t)(size + 63) / 64 * 64);
+    assert_non_null(t->hdr);
+    memset(t->hdr, 0, (size_t)size);
+    assert_int_equal(hl_stream_init_shm(&t->s, t->hdr, frames, ch, fmt, ratio), 0);
+    return t;
+}
+
+static void shm_free(tshm_t *t) {
+    free(t->hdr);
+    free(t);
+}
+
+/* s16, u8 and f32 frames come out as the same floats; f32
+ * samples that are not finite are zeroed; the daemon-side counters land in the header; the
+ * end of stream is in `state` once the last frame was mixed */
+static void test_shm_formats(void **state) {
+    (void)state;
+    const uint32_t n = 600;
+    const uint32_t fmts[3] = {HL_SHM_S16, HL_SHM_U8, HL_SHM_F32};
+    for (int k = 0; k < 3; k++) {
+        hl_mixer_t *m = test_mixer_new(4, 0);
+        tshm_t *t = shm_new(1024, 2, fmts[k], 1.0);
+        unsigned char *ring = (unsigned char *)t->hdr + HL_SHM_HDR;
+        float want[2 * 600];
+        for (uint32_t i = 0; i < 2 * n; i++) {
+            int v = (int)(i % 64) - 32; /* exact in every format */
+            want[i] = (float)v / 128.0f;
+            if (fmts[k] == HL_SHM_S16) {
+                int16_t x = (int16_t)(v * 256);
+                memcpy(ring + 2 * i, &x, 2);
+            } else if (fmts[k] == HL_SHM_U8) {
+                ring[i] = (unsigned char)(v + 128);
+            } else {
+                memcpy(ring + 4 * i, &want[i], 4);
+            }
+        }
+        if (fmts[k] == HL_SHM_F32) { /* NaN and infinities: zeroed */
+            float inf = -INFINITY, nan = NAN;
+            memcpy(ring + 4 * 10, &inf, 4);
+            memcpy(ring + 4 * 11, &nan, 4);
+            want[10] = want[11] = 0.0f;
+            float big = 1e30f; /* finite beyond +-16: clipped there */
+            memcpy(ring + 4 * 12, &big, 4);
+            want[12] = 16.0f;
+        }
+        atomic_store(&t->hdr->write, n);
+        atomic_store(&t->hdr->eos, 1);
+        hl_voice_params_t p = stream_params(&t->s);
+        p.gain = 0.01f; /* -40 dB: the clipped +16 stays below the limiter */
+        uint64_t v, now = 0;
+        assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+        float *out = new_out(1000);
+        test_render(m, out, 1000, 256, &now);
+        for (uint32_t i = 0; i < 2 * n; i++)
+            assert_float_equal(out[i], 0.01f * want[i], 1e-6f);
+        for (uint32_t i = 2 * n; i < 2000; i++)
+            assert_true(out[i] == 0.0f);
+        assert_int_equal(atomic_load(&t->hdr->read), n);
+        assert_int_equal(atomic_load(&t->hdr->state), 1); /* 1 + finished */
+        assert_int_equal(atomic_load(&t->hdr->underruns), 0);
+        test_events_t log = {0};
+        test_poll(m, &log);
+        assert_int_equal(test_end_reason(&log, v), HL_MIX_END_FINISHED);
+        test_mixer_free(m);
+        shm_free(t);
+        free(out);
+    }
+}
+
+/* Before its first frame an empty client ring is silence, not an underrun;
+ * after it, an underrun counted in the header too; a write position far
+ * beyond the read one is taken as a full ring, never more */
+static void test_shm_prime_underrun_clamp(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    tshm_t *t = shm_new(256, 1, HL_SHM_F32, 1.0);
+    float *ring = (float *)(void *)((unsigned char *)t->hdr + HL_SHM_HDR);
+    hl_voice_params_t p = stream_params(&t->s);
+    uint64_t v, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    float *out = new_out(4096);
+    test_render(m, out, 1024, 256, &now);
+    assert_int_equal(atomic_load(&t->hdr->underruns), 0);
+    assert_int_equal(underruns(m), 0);
+    for (uint32_t i = 0; i < 256; i++)
+        ring[i] = LEVEL;
+    atomic_store(&t->hdr->write, 200);
+    test_render(m, out, 1024, 256, &now);
+    assert_int_equal(atomic_load(&t->hdr->underruns), 1);
+    assert_int_equal(hl_stream_underruns(&t->s), 1);
+    atomic_store(&t->hdr->write, UINT64_MAX - 3); /* nonsense */
+    test_render(m, out, 4096, 256, &now);
+    uint64_t rd = atomic_load(&t->hdr->read);
+    assert_true(rd > 200 && rd <= 200 + 4096 + 256);
+    for (uint32_t i = 0; i < 2 * 4096; i++)
+        assert_true(fabsf(out[i]) <= 1.0f);
+    test_mixer_free(m);
+    shm_free(t);
+    free(out);
+}
+
+/* A ring at half the engine rate is read at half speed: N frames last 2N */
+static void test_shm_rate(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(4, 0);
+    tshm_t *t = shm_new(1024, 1, HL_SHM_F32, 0.5);
+    float *ring = (float *)(void *)((unsigned char *)t->hdr + HL_SHM_HDR);
+    for (uint32_t i = 0; i < 1000; i++)
+        ring[i] = LEVEL;
+    atomic_store(&t->hdr->write, 1000);
+    atomic_store(&t->hdr->eos, 1);
+    hl_voice_params_t p = stream_params(&t->s);
+    uint64_t v, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    float *out = new_out(4096);
+    test_render(m, out, 4096, 256, &now);
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < 4096; i++)
+        if (out[2 * i] != 0.0f) last = i;
+    assert_true(last >= 1990 && last <= 2002);
+    assert_int_equal(atomic_load(&t->hdr->state), 1);
+    test_mixer_free(m);
+    shm_free(t);
     free(out);
 }
 
@@ -863,6 +1002,9 @@ int main(void) {
         cmocka_unit_test(test_pause_holds_stream),
         cmocka_unit_test(test_pitch_ramp_exact),
         cmocka_unit_test(test_cubic),
+        cmocka_unit_test(test_shm_formats),
+        cmocka_unit_test(test_shm_prime_underrun_clamp),
+        cmocka_unit_test(test_shm_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

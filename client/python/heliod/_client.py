@@ -8,12 +8,14 @@ import socket as _socket
 import struct
 import time
 
-from ._bodies import LOAD_PIN, LOAD_SHARED, dec_count, dec_hello, dec_sound, enc_load_fd, hello_body
+from ._bodies import (LOAD_PIN, LOAD_SHARED, dec_count, dec_hello, dec_play_reply, dec_sound,
+                      enc_load_fd, enc_play, hello_body)
 from ._wire import (ECLOSED, ECONNECT, EINVAL, EPROTO, ETIMEDOUT, FLAG_NOREPLY, FRAME_HDR,
                     MAX_FRAME, MAX_UPLOAD, OP, OP_EVENT, OP_REPLY, SCHEDULABLE, HeliodError,
                     default_socket, frame, refused_as_1_0, reply_reader)
 from ._calls import _Calls
 from .events import Event
+from .stream import open_stream, send_with_fd
 
 
 def _bundle_check(name):
@@ -230,6 +232,25 @@ class Client(_Calls):
             if e.name == "EBADOP":  # an older daemon: chunks
                 return None
             raise
+
+    def stream(self, rate=0, channels=2, format="f32", frames=0, **play):
+        """Opens a client-fed stream (protocol 1.1): a voice that plays the
+        PCM written to the returned stream.Stream. rate (0: the engine's),
+        channels 1|2, format "f32", "s16" or "u8", frames = ring capacity
+        (rounded up to a power of two; 0: about 0.25 s); the other keywords
+        are play()'s (gain_db, pan, pos, pitch, interp, priority,
+        fade_in_ms, bus, ...; not loop or detached)."""
+        if self._bundle is not None:
+            raise HeliodError(EINVAL, "stream inside a bundle")
+        if self.info.get("minor", 0) < 1:
+            raise HeliodError(-2, "stream: the daemon speaks protocol 1.0")
+        return open_stream(self, rate, channels, format, frames, enc_play("stream", **play))
+
+    def _stream_request(self, fd, body):
+        self._id = self._id % 0xFFFFFFFF + 1
+        rid = self._id
+        send_with_fd(self._s, frame(OP["stream"], rid, body, 0), fd)
+        return self._await_reply(rid, OP["stream"], dec_play_reply)
 
     def _run(self, gen):
         """Drives a multi-request call (a generator of (name, body, decode))."""

@@ -82,6 +82,7 @@ MESSAGES = {
         ("emitter", "STR", 63, None, 0, 0x0100),
         ("over", "FLAGS32", 127, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
+        ("pan_law", "ENUM8", 1, None, 0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -207,7 +208,7 @@ MESSAGES = {
         ("size", "U64", 0, None, 0, 0x0100),
     ),
     "subscribe": (  # SUBSCRIBE
-        ("mask", "FLAGS32", 511, None, 0, 0x0100),
+        ("mask", "FLAGS32", 1023, None, 0, 0x0100),
         ("meter_hz", "F32", 0, None, 0.0, 0x0100),
         ("profile_hz", "F32OPT", 0, None, 0.0, 0x0100),
     ),
@@ -351,6 +352,14 @@ MESSAGES = {
         ("period", "U32", 0, None, 0, 0x0100),
         ("output_latency_ns", "U64", 0, None, 0, 0x0100),
     ),
+    "stream_req": (  # STREAM
+        ("rate", "U32", 0, None, 0, 0x0100),
+        ("channels", "U8", 0, None, 2, 0x0100),
+        ("format", "U8", 0, None, 0, 0x0100),
+        ("frames", "U32", 0, None, 0, 0x0100),
+        ("size", "U64", 0, None, 0, 0x0100),
+        ("play", "SUB", 0, "play", 0, 0x0100),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)
@@ -387,6 +396,7 @@ SUB_METER = 0x20
 SUB_BANK = 0x40
 SUB_ZONES = 0x80
 SUB_PROFILE = 0x100
+SUB_STREAM = 0x200
 LOAD_STREAM = 0x1
 LOAD_SHARED = 0x2
 LOAD_PIN = 0x4

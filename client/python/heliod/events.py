@@ -1,13 +1,13 @@
 """events - EVENT frames (op 129) decoded into Event objects, every type
 PROTOCOL.md defines: ERROR, ENDED, STARTED, VIRTUAL, REAL, DEVICE_LOST,
-DEVICE_BACK, METER, BANK, ZONE_TICK, RELOAD and PROFILE."""
+DEVICE_BACK, METER, BANK, ZONE_TICK, RELOAD, STREAM and PROFILE."""
 
 from ._bodies import END_REASONS, VIRT_REASONS, get_bank_info
 from ._wire import ERRORS, EPROTO, HeliodError, R
 
 EVENT_TYPES = {1: "error", 2: "ended", 3: "started", 4: "virtual", 5: "real",
                6: "device_lost", 7: "device_back", 8: "meter", 9: "bank", 10: "zone_tick",
-               11: "reload", 20: "profile"}
+               11: "reload", 12: "stream", 20: "profile"}
 
 
 def _level(r):
@@ -34,6 +34,9 @@ class Event:
     zone_tick    report: the world-zone scheduler's line for one tick
     reload       sound, status (0, or a negative code), name (e.g. "EDECODE"
                  or "OK"), frames, message: a hot reload (heliod --watch-assets)
+    stream       voice, consumed, underruns (totals), frames (consumed since
+                 the previous STREAM event), underran (bool): a client-fed
+                 stream took frames from its ring (SUB_STREAM)
     profile      time_ns, period_us, callbacks, load_now, load_peak, load_p99,
                  load_max, hist, xruns, underruns, voices_real, voices_virtual,
                  decode_load, streams, stream [(sound, fill)], master_peak_db,
@@ -93,6 +96,13 @@ class Event:
         if self.status > 0:
             raise HeliodError(EPROTO, "reload: status %d" % self.status)
         self.name = "OK" if self.status == 0 else ERRORS.get(self.status, "E%d" % self.status)
+
+    def _stream(self, r):
+        self.voice, self.consumed, self.underruns, self.frames = r.u64(), r.u64(), r.u64(), r.u32()
+        u = r.u8()
+        if u > 1:
+            raise HeliodError(EPROTO, "stream: underran %d" % u)
+        self.underran = bool(u)
 
     def _profile(self, r):
         self.time_ns, self.period_us, self.callbacks = r.u64(), r.f32(), r.u32()

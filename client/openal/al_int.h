@@ -1,0 +1,178 @@
+/*
+ * al_int.h - heliod's OpenAL 1.1 library: its internal state.
+ *
+ * One process-wide lock (g_al.lock) guards everything: the devices, their
+ * connection to heliod (a heliod_t is not thread-safe), the contexts,
+ * buffers and sources. Every entry point takes it; the event thread takes
+ * it to dispatch what the daemon sends (voice ends, play replies) and to
+ * reconnect. Sources and buffers are local records: a daemon voice exists
+ * only while a source plays, a buffer is one daemon sound uploaded once.
+ */
+#ifndef AL_INT_H
+#define AL_INT_H
+
+#include <AL/al.h>
+#include <AL/alc.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heliod.h"
+
+#define ALH_EXPORT __attribute__((visibility("default")))
+
+#define ALH_MAX_SOURCES 4096
+#define ALH_MAX_BUFFERS 65536
+#define ALH_QMAX        65536 /* buffers queued on one source */
+
+struct ALCdevice_struct {
+    int used;
+    heliod_t *h;        /* NULL while heliod is away */
+    int connected;      /* ALC_CONNECTED */
+    int pan_law;        /* 1: the daemon speaks protocol 1.1 (per-voice pan law) */
+    uint32_t rate;      /* the engine's rate */
+    uint32_t period;    /* its period */
+    heliod_clock_t clk; /* engine frame <-> CLOCK_MONOTONIC */
+    uint64_t clk_read_ns;
+    int suspended;        /* a bundle is open (alcSuspendContext) */
+    int paused;           /* alcDevicePauseSOFT: voices held, the clock frozen */
+    uint64_t pause_frame; /* the engine frame it paused on */
+    int bundle_n;         /* requests in it (a bundle holds at most 64) */
+    ALCenum error;
+    uint64_t retry_ns; /* next reconnect attempt */
+    char socket[256];
+};
+
+typedef struct {
+    float pos[3], vel[3], at[3], up[3], gain;
+} alh_listener_t;
+
+struct ALCcontext_struct {
+    int used;
+    ALCdevice *dev;
+    ALenum error;
+    alh_listener_t lis;
+    ALenum dist_model;
+    float doppler, doppler_vel, sound_speed;
+    int attr_freq, attr_mono, attr_stereo, attr_refresh, attr_sync;
+};
+
+typedef struct {
+    int used;
+    ALCdevice *dev;
+    ALuint id;
+    uint32_t gen; /* bumped at each upload: part of the daemon sound's name */
+    int channels; /* 1, 2 */
+    int bits;     /* 8, 16, 32 (float) */
+    ALsizei freq;
+    void *data; /* the PCM as given (kept to upload again after a reconnect) */
+    size_t size;
+    uint32_t frames;     /* source frames */
+    uint32_t eng_frames; /* frames at the engine rate, as the daemon decoded it */
+    int uploaded;
+    char sound[64];
+    int refs; /* sources holding it (AL_BUFFER or queued) */
+} alh_buffer_t;
+
+typedef struct {
+    ALuint buf;
+    heliod_voice_t voice;
+    uint32_t serial; /* the play in flight for this entry (0: none) */
+    uint64_t start;  /* engine frame its voice starts */
+    uint64_t len;    /* its length in engine frames at the pitch it plays */
+    double off0;     /* source frames into its buffer it started from */
+    int started;     /* a voice was requested */
+    int ended;       /* its voice ended (event) */
+} alh_qent_t;
+
+typedef struct {
+    int used;
+    ALCcontext *ctx;
+    ALuint id;
+    float gain, min_gain, max_gain, pitch;
+    float pos[3], vel[3], dir[3];
+    float cone_in, cone_out, cone_out_gain;
+    float ref_dist, max_dist, rolloff;
+    int relative, looping;
+    int direct;    /* AL_DIRECT_CHANNELS_SOFT: stereo passes through (it always does) */
+    ALenum type;   /* AL_UNDETERMINED, AL_STATIC, AL_STREAMING */
+    ALenum state;  /* AL_INITIAL, AL_PLAYING, AL_PAUSED, AL_STOPPED */
+    alh_qent_t *q; /* the queue (a static source: one entry), grown as needed */
+    int qn, qcap;
+    /* playback bookkeeping (engine frames of the device's clock) */
+    double ratio;       /* source frames per engine frame while playing */
+    double paused_off;  /* PAUSED: source frames into the queue */
+    double pending_off; /* INITIAL/STOPPED/PAUSED: where the next play starts (-1 none) */
+    int started_exact;  /* the STARTED event fixed q[0].start */
+    double off_hi;      /* the highest offset read since the play (offsets never go back) */
+    /* a queue on a client-fed stream (NULL: one voice per buffer) */
+    heliod_stream_t *st;
+    int st_wi;        /* the entry being written into the ring */
+    uint32_t st_woff; /* frames of it written */
+    int64_t st_base;  /* stream frame where q[0] starts (negative: played from inside) */
+    /* what the daemon voices were last told */
+    float sent_gain_db, sent_pan, sent_pitch;
+    int sent_valid;
+} alh_source_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    ALCdevice devs[4];
+    ALCcontext ctxs[16];
+    ALCcontext *current;
+    alh_source_t *src;  /* ALH_MAX_SOURCES, id = index + 1 */
+    alh_buffer_t **buf; /* ALH_MAX_BUFFERS pointers, id = index + 1 */
+    uint32_t serial;
+    pthread_t thread;
+    int thread_running, thread_stop;
+    int wake[2];        /* pipe: wakes the event thread */
+    ALCenum null_error; /* ALC errors of a NULL / unknown device */
+} alh_global_t;
+
+extern alh_global_t g_al;
+extern __thread ALCcontext *alh_tls_ctx;
+
+void alh_lock(void);
+void alh_unlock(void);
+/* The context this thread uses (thread-local one first), or NULL. Locked. */
+ALCcontext *alh_ctx(void);
+void alh_set_error(ALCcontext *c, ALenum e);
+/* Checks a device pointer (NULL if not one of ours). Locked. */
+ALCdevice *alh_dev_ok(ALCdevice *d);
+/* Estimated engine frame now. Locked. */
+uint64_t alh_now_frame(ALCdevice *d);
+uint64_t alh_mono_ns(void);
+/* A failed libheliod call on d: a lost connection stops every source. Locked. */
+void alh_conn_check(ALCdevice *d, int rc);
+/* Before each async request: a bundle that is nearly full is sent and a
+ * new one opened (one bundle carries at most 64 requests). Locked. */
+void alh_req(ALCdevice *d);
+/* Sends the batch unless a bundle is open. Locked. */
+void alh_flush(ALCdevice *d);
+
+/* buffers */
+alh_buffer_t *alh_buffer_get(ALuint id);
+int alh_buffer_upload(alh_buffer_t *b); /* locked; 0 or a heliod error */
+void alh_buffers_reupload(ALCdevice *d);
+void alh_buffers_drop_device(ALCdevice *d);
+
+/* sources */
+alh_source_t *alh_source_get(ALCcontext *c, ALuint id);
+void alh_source_update(alh_source_t *s); /* state from the clock */
+void alh_sources_lost(ALCdevice *d);     /* the daemon went away */
+void alh_sources_context_gone(ALCcontext *c);
+void alh_sources_respatialise(ALCcontext *c); /* listener or global change */
+void alh_on_event(ALCdevice *d, const heliod_event_t *ev);
+void alh_sources_tick(ALCdevice *d);                   /* the event thread: queue bookkeeping */
+void alh_sources_shift(ALCdevice *d, uint64_t frames); /* a device pause ended */
+
+/* 3D: OpenAL's math (al_math.c) */
+typedef struct {
+    float gain;  /* linear, before the pan law */
+    float pan;   /* [-1, 1] for the voice's pan law */
+    float pitch; /* pitch x Doppler */
+} alh_voice_mix_t;
+void alh_spatialise(const ALCcontext *c, const alh_source_t *s, int channels, int openal_law,
+                    alh_voice_mix_t *out);
+
+#endif
