@@ -29,7 +29,10 @@ typedef struct heliod_bank_info {
 /* Starts loading the bank manifest at path (read by the daemon: an absolute
  * path); *out (may be NULL) gets its state now (loading). Progress and the
  * end come as HELIOD_EVENT_BANK (HELIOD_SUB_BANK); a play of one of its
- * sounds meanwhile answers HELIOD_ELOADING. */
+ * sounds meanwhile answers HELIOD_ELOADING. Bank names are per process; a
+ * plain client's bank loads its sounds as this connection's own (like
+ * heliod_load without HELIOD_LOAD_SHARED) and goes when it closes; a
+ * control client's bank and its sounds are shared. */
 int heliod_bank_load(heliod_t *h, const char *path, heliod_bank_info_t *out);
 /* Unloads a bank: each sound goes when its last voice ends. */
 int heliod_bank_unload(heliod_t *h, const char *name);

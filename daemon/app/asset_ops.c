@@ -19,7 +19,11 @@ void hld_assets_bank_changed(void *user, const hld_bank_t *b) {
     ev.type = HL_EVENT_BANK;
     hld_bank_info(b, &ev.bank);
     static uint8_t buf[HL_MAX_PATH + HL_MAX_MSG + 256];
-    hld_event_broadcast(d->net.conns, HL_SUB_BANK, &ev, buf, sizeof buf);
+    int n = hld_event_frame(&ev, buf, sizeof buf);
+    if (n > 0) /* to those who see the bank (BANKS' rule) */
+        for (hld_conn_t *c = d->net.conns; c; c = c->next)
+            if ((c->sub & HL_SUB_BANK) && hld_ns_rank(c, b->client) > 0)
+                hld_conn_send(c, buf, (size_t)n);
     if (b->tag) hld_wzones_bank_changed(&d->wzones, b);
 }
 
@@ -153,7 +157,11 @@ static void bank_read(void *user, int status, const char *msg, hld_manifest_t *m
         if (status == 0) {
             /* charged to the client that asked: its id travels with the
              * bank to where each queued sound starts (banks.c) */
-            status = hld_banks_start(&d->banks, m, l->c->id, &b, why, sizeof why);
+            /* a plain client's bank: named in its process's namespace, its
+             * sounds private to it; a control client's: shared */
+            status =
+                hld_banks_start(&d->banks, m, l->c->id, !l->c->control, hld_client_who(l->c->cl),
+                                hld_ns_rank, l->c, &b, why, sizeof why);
             if (status == 0) b->control = l->c->control; /* its cue sheet: the daemon's names */
             msg = why;
         }
@@ -180,17 +188,24 @@ int hld_op_bank(hld_req_t *q) {
     if (!m.arg[0])
         return hld_fail(q, HELIOD_EINVAL, "a manifest path (load) or bank name (unload)");
     if (m.action == HL_BANK_UNLOAD) {
-        /* its loader's, or a control client's; a world zone's bank is the
-         * zone scheduler's (ZONE remove) */
-        const hld_bank_t *k = hld_banks_find(&d->banks, m.arg);
-        if (k && !hld_may_change(q, k->tag ? 0 : k->client, "bank", m.arg)) return 0;
-        int rc = hld_banks_unload(&d->banks, m.arg, msg, sizeof msg);
+        /* the name resolves in the requester's namespace (another live
+         * process's bank is not there: ENOSOUND); its loader's process's,
+         * or a control client's; a world zone's bank is the zone
+         * scheduler's (ZONE remove) */
+        hld_bank_t *k = hld_banks_find_in(&d->banks, m.arg, hld_ns_rank, q->c, NULL);
+        if (!k) {
+            snprintf(msg, sizeof msg, "no bank named %.64s", m.arg);
+            return hld_fail(q, HELIOD_ENOSOUND, msg);
+        }
+        if (!hld_may_change(q, k->tag ? 0 : k->client, "bank", m.arg)) return 0;
+        int rc = hld_banks_unload(&d->banks, k, msg, sizeof msg);
         if (rc != 0) return hld_fail(q, rc, msg);
         return hld_reply_ok(q);
     }
     hld_later_t *l = malloc(sizeof *l);
     if (!l) return hld_fail(q, HELIOD_ENOMEM, NULL);
-    int rc = hld_banks_read(&d->banks, m.arg, 0, d->engine.rate, bank_read, l, msg, sizeof msg);
+    int rc = hld_banks_read(&d->banks, m.arg, 0, d->engine.rate, hld_client_who(q->c->cl),
+                            bank_read, l, msg, sizeof msg);
     if (rc != 0) {
         free(l);
         return hld_fail(q, rc, msg);
@@ -206,7 +221,7 @@ int hld_op_banks(hld_req_t *q) {
     hld_list_begin(&l, q);
     for (int i = 0; i < HLD_MAX_BANKS; i++) {
         const hld_bank_t *b = q->c->d->banks.bank[i];
-        if (!b) continue;
+        if (!b || hld_ns_rank(q->c, b->client) <= 0) continue; /* its own and the shared */
         hl_bank_info_t info;
         hld_bank_info(b, &info);
         size_t before = q->w.len;
@@ -229,18 +244,15 @@ static void zone_read(void *user, int status, const char *msg, hld_manifest_t *m
     if (hld_later_req(&z->l, &q)) {
         char why[HL_MAX_MSG + 1];
         if (status == 0) {
-            status =
-                hld_wzones_add(&z->l.c->d->wzones, &z->m, hld_manifest_bytes(man), why, sizeof why);
+            /* its adder's, named in its process's namespace */
+            status = hld_wzones_add(&z->l.c->d->wzones, &z->m, z->l.c->id, hld_manifest_bytes(man),
+                                    hld_ns_rank, z->l.c, why, sizeof why);
             msg = why;
         }
-        if (status != 0) {
+        if (status != 0)
             hld_fail(&q, status, msg);
-        } else {
-            hld_wzones_t *w = &z->l.c->d->wzones;
-            int slot = hld_zs_find(&w->zs, z->m.name);
-            if (slot >= 0) w->owner[slot] = z->l.c->id; /* its adder's from now on */
+        else
             hld_reply_ok(&q);
-        }
     }
     hld_later_end(&z->l);
     free(z);
@@ -254,21 +266,28 @@ int hld_op_zone(hld_req_t *q) {
     if (hl_validate_zone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     char msg[HL_MAX_MSG + 1];
     hld_daemon_t *d = q->c->d;
-    int slot = hld_zs_find(&d->wzones.zs, m.name);
+    /* zone names: the requester's namespace (its process's, then the
+     * shared ones; another live process's zone is not there) */
+    int rank = 0;
+    int slot = hld_wzones_find(&d->wzones, m.name, hld_ns_rank, q->c, &rank);
     if (m.action != HL_ZONE_ADD) { /* its adder's, or a control client's */
-        if (slot >= 0 && !hld_may_change(q, d->wzones.owner[slot], "zone", m.name)) return 0;
-        int rc = hld_wzones_remove(&d->wzones, m.name, msg, sizeof msg);
-        if (rc != 0) return hld_fail(q, rc, msg);
+        if (slot < 0) {
+            snprintf(msg, sizeof msg, "no zone named %s", m.name);
+            return hld_fail(q, HELIOD_EINVAL, msg);
+        }
+        if (!hld_may_change(q, d->wzones.owner[slot], "zone", m.name)) return 0;
+        hld_wzones_remove_at(&d->wzones, slot);
         return hld_reply_ok(q);
     }
-    if (slot >= 0) { /* at once; again when the bank is read */
+    if (slot >= 0 && rank >= 2) { /* at once; again when the bank is read */
         snprintf(msg, sizeof msg, "a zone named %s exists (zone remove %s first)", m.name, m.name);
         return hld_fail(q, HELIOD_EEXIST, msg);
     }
     zone_add_t *z = malloc(sizeof *z);
     if (!z) return hld_fail(q, HELIOD_ENOMEM, NULL);
     z->m = m;
-    int rc = hld_banks_read(&d->banks, m.bank, 1, d->engine.rate, zone_read, z, msg, sizeof msg);
+    int rc = hld_banks_read(&d->banks, m.bank, 1, d->engine.rate, hld_client_who(q->c->cl),
+                            zone_read, z, msg, sizeof msg);
     if (rc != 0) {
         free(z);
         return hld_fail(q, rc, msg);
@@ -281,7 +300,7 @@ int hld_op_zones(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     static hl_zone_info_t info[HLD_ZS_MAX_ZONES]; /* 1 MB of paths: not on the stack */
-    uint32_t n = hld_wzones_list(&q->c->d->wzones, info, HLD_ZS_MAX_ZONES);
+    uint32_t n = hld_wzones_list(&q->c->d->wzones, info, HLD_ZS_MAX_ZONES, hld_ns_rank, q->c);
     hld_list_t l;
     hld_list_begin(&l, q);
     for (uint32_t i = 0; i < n; i++) {

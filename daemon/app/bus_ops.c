@@ -83,7 +83,10 @@ int hld_op_bus(hld_req_t *q) {
     if (m.mask & HL_BUS_CREATE) {
         rc = hld_buses_create(b, m.name, m.parent, msg, sizeof msg);
         hld_bus_t *nb = rc == 0 ? hld_bus_at(b, hld_bus_index(b, m.name)) : NULL;
-        if (nb) hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
+        if (nb) {
+            hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
+            nb->shared = q->c->control; /* a control client's name: its label unqualified */
+        }
     }
     if (rc == 0 && (m.mask & HL_BUS_PARENT))
         rc = hld_buses_reparent(b, m.name, m.parent, msg, sizeof msg);
@@ -355,7 +358,10 @@ int hld_op_rzone(hld_req_t *q) {
     hld_rzone_t *z = hld_rzones_find(&d->rzones, m.name);
     if (z) hld_take_ownership(q, &z->owner, HLD_QUOTA_RZONES, !old);
     hld_bus_t *nb = new_bus && z ? hld_bus_at(&d->buses, z->bus_ix) : NULL;
-    if (nb) hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
+    if (nb) {
+        hld_take_ownership(q, &nb->owner, HLD_QUOTA_BUSES, 1);
+        nb->shared = q->c->control;
+    }
     return hld_reply_ok(q);
 }
 

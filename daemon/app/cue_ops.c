@@ -177,6 +177,7 @@ int hld_op_cues_load(hld_req_t *q) {
     c->j.work = cues_work;
     c->j.done = cues_done;
     c->j.cleanup = cues_cleanup;
+    c->j.who = hld_client_who(q->c->cl);
     hld_later_begin(&c->l, q);
     hld_files_submit(&q->c->d->files, &c->j);
     return 0;

@@ -631,7 +631,9 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
-    hld_upload_drop(c);         /* while its client record is there to give the bytes back to */
+    hld_upload_drop(c); /* while its client record is there to give the bytes back to */
+    /* its private banks go with their sounds (before conn.c drops those) */
+    hld_banks_drop_client(&c->d->banks, c->id);
     hld_time_conn_closed(c);    /* before its voices' stops: nothing held for their starts */
     hld_owners_conn_closing(c); /* while its ledger record is there */
 }

@@ -112,6 +112,7 @@ int main(int argc, char **argv) {
     hld_files_init(&d.files, d.loop);
     hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
     d.banks.files = &d.files;
+    d.sounds.files = &d.files; /* a LOAD's open: the open budget, the per-process cap */
     d.banks.ledger = &d.ledger;
     d.banks.sheet = hld_assets_bank_sheet;
     d.sounds.reload_done = hld_assets_reloaded;

@@ -18,6 +18,11 @@
  *     command ring's path of BUS remove: never while the mixer may route
  *     a voice to it.
  *
+ * A plain client's banks do not wait for this: their sounds are its
+ * connection's own, so they are unloaded when it closes, before this runs
+ * (banks.c hld_banks_drop_client); the bank loops below meet them only
+ * unloading.
+ *
  * Its quota is given back at once (the ledger's counts of that connection).
  * A control client's objects stay: they are the house mix the operator set
  * up with heliodctl, which exits at once; they become the daemon's (only a
@@ -67,23 +72,19 @@ static void reclaim(hld_daemon_t *d, uint32_t owner) {
         if (d->rzones.zone[i].owner == owner) hld_rzones_drop(&d->rzones, &d->rzones.zone[i]);
     for (int i = 0; i < HL_MAX_BUSES; i++)
         if (d->buses.bus[i].name[0] && d->buses.bus[i].owner == owner) {
+            d->buses.bus[i].gone_from = owner; /* its label stays (buses.h hld_bus_label) */
             d->buses.bus[i].owner = HLD_OWNER_GONE;
             orphans++;
         }
     for (int i = 0; i < HLD_MAX_BANKS; i++) {
         hld_bank_t *k = d->banks.bank[i];
-        if (k && !k->tag && k->client == owner && k->state != HLD_BANK_UNLOADING) {
-            char name[HL_MAX_NAME + 1];
-            snprintf(name, sizeof name, "%s", k->name);
-            (void)hld_banks_unload(&d->banks, name, msg, sizeof msg);
-        }
+        if (k && !k->tag && k->client == owner && k->state != HLD_BANK_UNLOADING)
+            (void)hld_banks_unload(&d->banks, k, msg, sizeof msg);
     }
     for (uint32_t i = 0; i < d->wzones.zs.n; i++)
         if (d->wzones.zs.zone[i].used && d->wzones.owner[i] == owner) {
-            char name[HLD_ZS_NAME];
-            snprintf(name, sizeof name, "%s", d->wzones.zs.zone[i].name);
             d->wzones.owner[i] = 0;
-            (void)hld_wzones_remove(&d->wzones, name, msg, sizeof msg);
+            hld_wzones_remove_at(&d->wzones, (int)i);
         }
     if (orphans) d->reclaim_pending = 1;
     hld_vm_mark_dirty(d->vm); /* bus paths changed */

@@ -181,6 +181,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "samples_budget_bytes", (double)d->sounds.max_bytes);
     put(&s, "samples_evictions", (double)d->sounds.evictions);
     put(&s, "samples_evicted_bytes", (double)d->sounds.evicted_bytes);
+    put(&s, "file_jobs", (double)d->files.jobs);              /* opens and reads off the loop */
+    put(&s, "file_open_timeouts", (double)d->files.timeouts); /* answered ETIMEDOUT */
+    put(&s, "file_jobs_hung", (double)d->files.hung);         /* of those, still stuck */
+    put(&s, "file_jobs_pending", (double)hld_files_pending(&d->files)); /* not answered yet */
     put(&s, "samples_evict_scanned", (double)d->sounds.evict_scanned);
     put(&s, "samples_evict_max_us", (double)d->sounds.evict_ns_max / 1000.0);
     uint32_t nbanks = 0;
@@ -233,7 +237,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
     for (int b = 0; b < HL_MAX_BUSES; b++) {
         char key[HL_MAX_NAME + 1];
-        const char *name = hld_bus_name(&d->buses, b);
+        char lb[HL_MAX_NAME + 1];
+        const char *name = hld_bus_label(&d->buses, b, lb); /* one key per bus (METER's label) */
         if (!name) continue;
         snprintf(key, sizeof key, "bus.%.48s.gain_db", name); /* a key fits HL_MAX_NAME */
         put(&s, key, hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, (int)b)));

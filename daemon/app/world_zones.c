@@ -12,6 +12,7 @@
 
 #include "replies.h"
 #include "daemon.h"
+#include "dispatch_int.h"
 #include "log.h"
 
 /* ---- the loader zone_sched.c drives ---------------------------------------------- */
@@ -35,7 +36,8 @@ static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) 
     char why[HL_MAX_MSG + 1];
     hld_bank_t *b = NULL;
     if (status == 0) {
-        status = hld_banks_start(&w->d->banks, m, 0, &b, why, sizeof why);
+        status = hld_banks_start(&w->d->banks, m, 0, 0, hld_clients_who(&w->d->ledger, w->owner[i]),
+                                 NULL, NULL, &b, why, sizeof why);
         msg = why;
     }
     if (status != 0) {
@@ -45,7 +47,7 @@ static void zl_read(void *user, int status, const char *msg, hld_manifest_t *m) 
     }
     if (b->state == HLD_BANK_FAILED) { /* no sound could even start: a failure, retried */
         hld_warn("zone %s: bank %s: %s", w->zs.zone[i].name, b->name, b->error);
-        hld_banks_unload(&w->d->banks, b->name, why, sizeof why);
+        hld_banks_unload(&w->d->banks, b, why, sizeof why);
         hld_zs_done(&w->zs, i, 0, 0);
         return;
     }
@@ -60,8 +62,9 @@ static int zl_load(void *user, uint32_t i) {
     if (!r) return HELIOD_ENOMEM;
     r->w = w;
     r->i = i;
-    int rc = hld_banks_read(&w->d->banks, w->bank_path[i], 0, w->d->engine.rate, zl_read, r, msg,
-                            sizeof msg);
+    int rc =
+        hld_banks_read(&w->d->banks, w->bank_path[i], 0, w->d->engine.rate,
+                       hld_clients_who(&w->d->ledger, w->owner[i]), zl_read, r, msg, sizeof msg);
     if (rc != 0) {
         free(r);
         hld_warn("zone %s: %s", w->zs.zone[i].name, msg);
@@ -84,7 +87,7 @@ static void zl_drop(void *user, uint32_t i) {
     char msg[HL_MAX_MSG + 1];
     /* a load in flight is cancelled (decodes stop, memory comes back); a
      * loaded bank goes as its voices end */
-    hld_banks_unload(&w->d->banks, b->name, msg, sizeof msg);
+    hld_banks_unload(&w->d->banks, b, msg, sizeof msg);
 }
 
 void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b) {
@@ -100,13 +103,47 @@ void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b) {
 
 /* ---- ticks ----------------------------------------------------------------------- */
 
-static void broadcast(hld_wzones_t *w, const char *line) {
+/* Sends the report line to c as a ZONE_TICK event. */
+static void send_line(hld_conn_t *c, const char *line) {
     static hl_event_t ev; /* large (the meter body): not on the stack */
     memset(&ev, 0, sizeof ev);
     ev.type = HL_EVENT_ZONE_TICK;
     snprintf(ev.report, sizeof ev.report, "%s", line);
     static uint8_t buf[HL_MAX_REPORT + 64];
-    hld_event_broadcast(w->d->net.conns, HL_SUB_ZONES, &ev, buf, sizeof buf);
+    int n = hld_event_frame(&ev, buf, sizeof buf);
+    if (n > 0) hld_conn_send(c, buf, (size_t)n);
+}
+
+/* The zones of list[0..*n) that c sees (ZONES' rule: its own and the shared). */
+static void keep_visible(const hld_wzones_t *w, const hld_conn_t *c, uint32_t *list, uint32_t *n) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++)
+        if (hld_ns_rank(c, w->owner[list[i]]) > 0) list[k++] = list[i];
+    *n = k;
+}
+
+/* The tick's report to ZONES subscribers: a control client gets the whole
+ * line; a plain client the zones it may see by name (the totals are the
+ * daemon's, as in STATS). */
+static void broadcast(hld_wzones_t *w, const hld_zs_report_t *rep, const char *line) {
+    static hld_zs_report_t mine; /* large: not on the stack */
+    static char own[HL_MAX_REPORT + 1];
+    for (hld_conn_t *c = w->d->net.conns; c; c = c->next) {
+        if (!(c->sub & HL_SUB_ZONES)) continue;
+        if (c->control) {
+            send_line(c, line);
+            continue;
+        }
+        mine = *rep;
+        keep_visible(w, c, mine.requested, &mine.n_requested);
+        keep_visible(w, c, mine.completed, &mine.n_completed);
+        keep_visible(w, c, mine.failed, &mine.n_failed);
+        keep_visible(w, c, mine.cancelled, &mine.n_cancelled);
+        keep_visible(w, c, mine.unloaded, &mine.n_unloaded);
+        keep_visible(w, c, mine.evicted, &mine.n_evicted);
+        hld_zs_report_text(&w->zs, &mine, own, sizeof own);
+        send_line(c, own);
+    }
 }
 
 static void on_tick(uv_timer_t *t) {
@@ -130,7 +167,7 @@ void hld_wzones_tick(hld_wzones_t *w) {
         w->ticks_with_work++;
     static char line[HL_MAX_REPORT + 1];
     hld_zs_report_text(&w->zs, &rep, line, sizeof line);
-    broadcast(w, line);
+    broadcast(w, &rep, line);
 }
 
 int hld_wzones_loading(const hld_wzones_t *w) {
@@ -180,8 +217,26 @@ void hld_wzones_close(hld_wzones_t *w) {
     w->bank_path = NULL;
 }
 
-int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *msg, size_t cap) {
-    if (hld_zs_find(&w->zs, m->name) >= 0) {
+int hld_wzones_find(const hld_wzones_t *w, const char *name, hld_ns_rank_fn rank, const void *ctx,
+                    int *r) {
+    int best = -1, br = 0;
+    for (uint32_t i = 0; i < w->zs.n; i++) {
+        const hld_zs_zone_t *e = &w->zs.zone[i];
+        if (!e->used || strcmp(e->name, name) != 0) continue;
+        int zr = rank ? rank(ctx, w->owner[i]) : 1;
+        if (zr > br) {
+            best = (int)i;
+            br = zr;
+        }
+    }
+    if (r) *r = br;
+    return best;
+}
+
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint32_t owner, uint64_t bytes,
+                   hld_ns_rank_fn rank, const void *ctx, char *msg, size_t cap) {
+    int r = 0;
+    if (hld_wzones_find(w, m->name, rank, ctx, &r) >= 0 && r >= 2) {
         snprintf(msg, cap, "a zone named %s exists (zone remove %s first)", m->name, m->name);
         return HELIOD_EEXIST;
     }
@@ -193,24 +248,20 @@ int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *ms
     snprintf(w->bank_path[i], sizeof w->bank_path[i], "%s", m->bank);
     w->bank[i] = NULL;
     w->reading[i] = NULL;
+    w->owner[i] = owner;
     return 0;
 }
 
-int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap) {
-    int i = hld_zs_find(&w->zs, name);
-    if (i < 0) {
-        snprintf(msg, cap, "no zone named %s", name);
-        return HELIOD_EINVAL;
-    }
-    hld_zs_remove(&w->zs, (uint32_t)i); /* cancels or unloads through the loader */
-    return 0;
+void hld_wzones_remove_at(hld_wzones_t *w, int i) {
+    if (i >= 0) hld_zs_remove(&w->zs, (uint32_t)i); /* cancels or unloads through the loader */
 }
 
-uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap) {
+uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap,
+                         hld_ns_rank_fn rank, const void *ctx) {
     uint32_t n = 0;
     for (uint32_t i = 0; i < w->zs.n && n < cap; i++) {
         const hld_zs_zone_t *e = &w->zs.zone[i];
-        if (!e->used) continue;
+        if (!e->used || (rank && rank(ctx, w->owner[i]) <= 0)) continue;
         hl_zone_info_t *o = &out[n++];
         memset(o, 0, sizeof *o);
         snprintf(o->zone.name, sizeof o->zone.name, "%s", e->name);

@@ -46,11 +46,23 @@ uint64_t hld_wzones_tick_ns(const hld_wzones_t *w);
 void hld_wzones_stop(hld_wzones_t *w);
 /* Frees what init allocated (after the loop ran down). */
 void hld_wzones_close(hld_wzones_t *w);
-/* Adds a zone whose bank was read (bytes: its estimated decoded size). */
-int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint64_t bytes, char *msg, size_t cap);
-int hld_wzones_remove(hld_wzones_t *w, const char *name, char *msg, size_t cap);
+/* Zone names live in namespaces like cue names (cues.h hld_ns_rank_fn, the
+ * owner being the client that added the zone): the slot of the zone called
+ * name that rank ranks highest (> 0; rank NULL: any), or -1; *r (may be
+ * NULL) gets its rank. */
+int hld_wzones_find(const hld_wzones_t *w, const char *name, hld_ns_rank_fn rank, const void *ctx,
+                    int *r);
+/* Adds a zone whose bank was read (bytes: its estimated decoded size) for
+ * client id owner; EEXIST when a zone of that name ranks 2 or more for the
+ * requester (its process's or a shared one: rank/ctx, NULL: any). */
+int hld_wzones_add(hld_wzones_t *w, const hl_zone_t *m, uint32_t owner, uint64_t bytes,
+                   hld_ns_rank_fn rank, const void *ctx, char *msg, size_t cap);
+/* Removes the zone in slot i (hld_wzones_find). */
+void hld_wzones_remove_at(hld_wzones_t *w, int i);
 /* A bank changed (banks.c's callback): a zone's load completed or failed. */
 void hld_wzones_bank_changed(hld_wzones_t *w, const hld_bank_t *b);
-uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap);
+/* The zones rank/ctx sees (rank > 0; NULL: every zone). */
+uint32_t hld_wzones_list(const hld_wzones_t *w, hl_zone_info_t *out, uint32_t cap,
+                         hld_ns_rank_fn rank, const void *ctx);
 
 #endif /* HLD_WORLD_ZONES_H */

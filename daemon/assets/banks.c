@@ -55,10 +55,34 @@ void hld_banks_close(hld_banks_t *b) {
     }
 }
 
-hld_bank_t *hld_banks_find(hld_banks_t *b, const char *name) {
-    for (int i = 0; i < HLD_MAX_BANKS; i++)
-        if (b->bank[i] && strcmp(b->bank[i]->name, name) == 0) return b->bank[i];
-    return NULL;
+hld_bank_t *hld_banks_find_in(hld_banks_t *b, const char *name, hld_ns_rank_fn rank,
+                              const void *ctx, int *r) {
+    hld_bank_t *best = NULL;
+    int bkey = 0;
+    for (int i = 0; i < HLD_MAX_BANKS; i++) {
+        hld_bank_t *k = b->bank[i];
+        if (!k || strcmp(k->name, name) != 0) continue;
+        int kr = rank ? rank(ctx, k->client) : 1;
+        if (kr <= 0) continue;
+        /* of one rank, a bank still in use before one unloading, then the oldest */
+        int key = kr * 2 + (k->state != HLD_BANK_UNLOADING);
+        if (key > bkey || (key == bkey && k->seq < best->seq)) {
+            best = k;
+            bkey = key;
+        }
+    }
+    if (r) *r = bkey / 2;
+    return best;
+}
+
+void hld_banks_drop_client(hld_banks_t *b, uint32_t client) {
+    if (!client) return;
+    for (int i = 0; i < HLD_MAX_BANKS; i++) {
+        hld_bank_t *k = b->bank[i];
+        if (!k || k->ns != client || k->state == HLD_BANK_UNLOADING) continue;
+        char msg[HL_MAX_MSG + 1];
+        (void)hld_banks_unload(b, k, msg, sizeof msg);
+    }
 }
 
 const char *hld_bank_name(const struct hld_bank *bank) {
@@ -287,8 +311,8 @@ static void manifest_cleanup(hld_fjob_t *j) {
     bank_free(m->k);
 }
 
-int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, hld_manifest_fn fn,
-                   void *user, char *msg, size_t cap) {
+int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, uint64_t who,
+                   hld_manifest_fn fn, void *user, char *msg, size_t cap) {
     if (path[0] != '/') {
         snprintf(msg, cap,
                  "path: must be absolute (the daemon's working directory is not the "
@@ -308,6 +332,7 @@ int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, hld
     m->j.work = manifest_work;
     m->j.done = manifest_done;
     m->j.cleanup = manifest_cleanup;
+    m->j.who = who;
     hld_files_submit(b->files, &m->j);
     return 0;
 }
@@ -373,6 +398,7 @@ static void finish_if_done(hld_banks_t *b, hld_bank_t *k) {
             c->j.work = cue_work;
             c->j.done = cue_done;
             c->j.cleanup = cue_cleanup;
+            c->j.who = b->ledger ? hld_clients_who(b->ledger, k->client) : 0;
             k->cue_job = c;
             hld_files_submit(b->files, &c->j);
             return;
@@ -385,7 +411,7 @@ static void finish_if_done(hld_banks_t *b, hld_bank_t *k) {
 
 /* The bank's sound i, if it is (still) the bank's. */
 static hld_sound_t *bank_sound(hld_banks_t *b, hld_bank_t *k, uint32_t i) {
-    hld_sound_t *snd = hld_sounds_find(b->sounds, 0, k->sounds[i]);
+    hld_sound_t *snd = hld_sounds_find(b->sounds, k->ns, k->sounds[i]);
     return snd && snd->bank == k ? snd : NULL;
 }
 
@@ -408,7 +434,7 @@ static void sound_done(void *user, int status, const char *msg, const hld_sound_
     }
     if (k->state == HLD_BANK_UNLOADING) {
         if (status == 0) { /* unloaded while it decoded: it goes (no voice can use it) */
-            hld_sound_t *mine = hld_sounds_find(b->sounds, 0, snd->name);
+            hld_sound_t *mine = hld_sounds_find(b->sounds, k->ns, snd->name);
             if (mine && mine->bank == k) {
                 k->bytes -= mine->bytes;
                 /* dropped by the loader once this returns (sounds.c load_after
@@ -448,9 +474,11 @@ static int start_one(hld_banks_t *b, hld_bank_t *k) {
              : k->client && !cl
                  ? (snprintf(m, sizeof m, "client %u that loaded the bank is gone", k->client),
                     HELIOD_ECANCELED)
-                 : hld_sounds_load(b->sounds, cl, e->name, e->path,
-                                   e->flags | HL_LOAD_SHARED | HLD_LOAD_BANK, sound_done, l, m,
-                                   sizeof m);
+                 : hld_sounds_load_for(
+                       b->sounds, cl, k->who, e->name, e->path,
+                       (k->ns ? e->flags & ~(uint32_t)HL_LOAD_SHARED : e->flags | HL_LOAD_SHARED) |
+                           HLD_LOAD_BANK,
+                       sound_done, l, m, sizeof m);
     if (lr == HELIOD_EBUSY) { /* the decode jobs in flight are at their cap: it waits */
         free(l);
         return 0;
@@ -464,7 +492,7 @@ static int start_one(hld_banks_t *b, hld_bank_t *k) {
     }
     *l = (bank_load_t){.banks = b, .bank = k, .index = i};
     b->inflight++;
-    hld_sound_t *ph = hld_sounds_find(b->sounds, 0, e->name);
+    hld_sound_t *ph = hld_sounds_find(b->sounds, k->ns, e->name);
     if (ph) ph->bank = k; /* the placeholder: a play answers ELOADING naming the bank */
     return 1;
 }
@@ -493,8 +521,8 @@ static void start_pending(hld_banks_t *b) {
     }
 }
 
-int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank_t **out, char *msg,
-                    size_t cap) {
+int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv, uint64_t who,
+                    hld_ns_rank_fn rank, const void *ctx, hld_bank_t **out, char *msg, size_t cap) {
     int slot = -1;
     for (int i = 0; i < HLD_MAX_BANKS && slot < 0; i++)
         if (!b->bank[i]) slot = i;
@@ -503,14 +531,21 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank
         return HELIOD_ENOMEM;
     }
     hld_bank_t *k = m->k;
-    if (hld_banks_find(b, k->name)) {
+    /* a client's bank name: its process's namespace (or the shared one);
+     * a world zone's bank is known by pointer, never by name */
+    for (int i = 0; i < HLD_MAX_BANKS && client; i++) {
+        const hld_bank_t *o = b->bank[i];
+        if (!o || !o->client || o->state == HLD_BANK_UNLOADING || strcmp(o->name, k->name) != 0)
+            continue; /* one unloading (its loader gone, say) leaves its name */
+        if (rank && rank(ctx, o->client) < 2) continue; /* another live process's */
         snprintf(msg, cap, "a bank named %s is loaded (bank unload %s first)", k->name, k->name);
         return HELIOD_EEXIST;
     }
+    uint32_t ns = priv && client ? client : 0;
     for (uint32_t i = 0; i < m->n; i++)
-        if (hld_sounds_find(b->sounds, 0, m->e[i].name)) {
-            snprintf(msg, cap, "bank %s: a shared sound named %s is already loaded", k->name,
-                     m->e[i].name);
+        if (hld_sounds_find(b->sounds, ns, m->e[i].name)) {
+            snprintf(msg, cap, "bank %s: a %s sound named %s is already loaded", k->name,
+                     ns ? "private" : "shared", m->e[i].name);
             return HELIOD_EEXIST;
         }
     uint32_t n = m->n;
@@ -534,6 +569,8 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank
     for (uint32_t i = 0; i < n; i++)
         snprintf(k->sounds[i], sizeof k->sounds[i], "%s", e[i].name);
     k->client = client;
+    k->ns = ns;
+    k->who = who;
     hld_client_t *cl = client ? hld_clients_get(b->ledger, client) : NULL;
     if (cl) hld_client_sound_added(cl); /* its record stays until the last sound starts */
     start_pending(b);
@@ -544,10 +581,9 @@ int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank
     return 0;
 }
 
-int hld_banks_unload(hld_banks_t *b, const char *name, char *msg, size_t cap) {
-    hld_bank_t *k = hld_banks_find(b, name);
-    if (!k || k->state == HLD_BANK_UNLOADING) {
-        snprintf(msg, cap, "no bank named %s%s", name, k ? " (already unloading)" : "");
+int hld_banks_unload(hld_banks_t *b, hld_bank_t *k, char *msg, size_t cap) {
+    if (k->state == HLD_BANK_UNLOADING) {
+        snprintf(msg, cap, "no bank named %s (already unloading)", k->name);
         return HELIOD_ENOSOUND;
     }
     k->state = HLD_BANK_UNLOADING;

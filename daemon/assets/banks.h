@@ -16,9 +16,16 @@
  * is reference-counted through the sounds: each sound goes as soon as no
  * voice uses it; the bank is gone when its last sound is (state unloading
  * meanwhile). A bank unloaded while loading cancels its decodes in flight.
- * Sounds are loaded shared (every client sees them), charged to the client
- * that asked for the bank (its sample quota, not its loads in flight; the
- * daemon's own banks, world zones', to nobody). The bank carries the client
+ * Bank names live in namespaces like cue names (cues.h hld_ns_rank_fn, the
+ * owner being the bank's client): a plain client's bank is named in its
+ * process's namespace and its sounds load into its loader's private sound
+ * namespace (ns = that client id: its own LOAD's rules; the bank is
+ * unloaded when that connection closes, hld_banks_drop_client); a control
+ * client's bank is shared (its sounds too, HL_LOAD_SHARED), a world zone's
+ * (client 0) is the daemon's, shared, and never conflicts by name (the
+ * scheduler knows it by pointer). Every bank's sounds are charged to the
+ * client that asked for it (its sample quota, not its loads in flight; a
+ * world zone's to nobody). The bank carries the client
  * id, not a pointer: its queued sounds start later, each charged to the
  * record of that id (held from hld_banks_start until the last one starts).
  * A bank's sounds are started in order as the loader has room: at most
@@ -63,6 +70,8 @@ typedef struct hld_bank {
     void *tag;       /* the world-zone scheduler's (zones.c), or NULL */
     uint32_t client; /* client id that loaded it (asset_ops.c), 0: the daemon's */
     int control;     /* that client was a control client: its sheet is the daemon's */
+    uint32_t ns;     /* its sounds' namespace: 0 shared, else its loader's client id */
+    uint64_t who;    /* the process its files are opened for (fileio.h) */
     struct hld_bank_entry *entries; /* while sounds wait to start: what each is, else NULL */
     uint32_t next;                  /* the next sound to start */
     uint64_t seq;                   /* load order: older banks start first */
@@ -106,18 +115,33 @@ typedef void (*hld_manifest_fn)(void *user, int status, const char *msg, hld_man
  * EFILE for a missing file or one that is not a regular file, ETOOBIG,
  * ETIMEDOUT for an open past the budget; with estimate, a sound whose
  * header cannot be read). 0 (fn will be called once) or an error with msg
- * (a relative path: EINVAL). */
-int hld_banks_read(hld_banks_t *b, const char *path, int estimate, uint32_t rate,
+ * (a relative path: EINVAL). who: the process it is read for (fileio.h). */
+int hld_banks_read(hld_banks_t *b, const char *path, int estimate, uint32_t rate, uint64_t who,
                    hld_manifest_fn fn, void *user, char *msg, size_t cap);
 uint64_t hld_manifest_bytes(const hld_manifest_t *m);
 /* Starts loading a manifest's sounds (from fn) for client id `client` (0:
- * the daemon's, charged to nobody): 0 and *out, or a negative code with msg
- * (a bank or shared sound name already loaded, too many banks). */
-int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, hld_bank_t **out, char *msg,
-                    size_t cap);
-/* Starts unloading (see above). 0, or ENOSOUND with msg if there is none. */
-int hld_banks_unload(hld_banks_t *b, const char *name, char *msg, size_t cap);
-hld_bank_t *hld_banks_find(hld_banks_t *b, const char *name);
+ * the daemon's, a world zone's, charged to nobody); priv: into that
+ * client's private sound namespace (a plain client's bank), else shared.
+ * rank/ctx: the requester's namespace (hld_ns_rank_fn; NULL with client 0):
+ * a bank of that name it ranks 2 or more (its process's or a shared one)
+ * is a conflict. 0 and *out, or a negative code with msg (EEXIST: a bank
+ * of that name, or a sound name of that namespace, already loaded; ENOMEM:
+ * too many banks). who: the process its sounds' files are opened for
+ * (fileio.h: the loader's; a world zone's adder's). */
+int hld_banks_start(hld_banks_t *b, hld_manifest_t *m, uint32_t client, int priv, uint64_t who,
+                    hld_ns_rank_fn rank, const void *ctx, hld_bank_t **out, char *msg, size_t cap);
+/* Starts unloading bank k (see above): 0, or ENOSOUND with msg when it is
+ * already unloading. */
+int hld_banks_unload(hld_banks_t *b, hld_bank_t *k, char *msg, size_t cap);
+/* The bank called name that rank ranks highest (> 0; of one rank, one not
+ * unloading, then the oldest), or NULL; rank NULL: any; *r (may be NULL)
+ * gets its rank. A bank unloading does not hold its name: a new one of
+ * that name may load meanwhile. */
+hld_bank_t *hld_banks_find_in(hld_banks_t *b, const char *name, hld_ns_rank_fn rank,
+                              const void *ctx, int *r);
+/* Client `client` left: its private banks are unloaded (their sounds end
+ * with it, as its LOADs' do). */
+void hld_banks_drop_client(hld_banks_t *b, uint32_t client);
 /* Frees banks whose last sound is gone; call after voices end (poll tick). */
 void hld_banks_tick(hld_banks_t *b);
 const char *hld_bank_name(const struct hld_bank *bank);

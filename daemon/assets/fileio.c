@@ -29,7 +29,10 @@ static uint64_t mono_ns(void) { /* the real clock: a render's virtual one stands
 void hld_files_init(hld_files_t *f, uv_loop_t *loop) {
     memset(f, 0, sizeof *f);
     f->loop = loop;
-    const char *td = getenv("HELIOD_TEST_OPEN_DELAY"); /* "MS:TEXT", tests only (decoder.h) */
+    /* "MS:TEXT", tests only (decoder.h); HELIOD_TEST_FILE_OPEN_DELAY, when
+     * set (even empty: no delay), is the file workers' own */
+    const char *td = getenv("HELIOD_TEST_FILE_OPEN_DELAY");
+    if (!td) td = getenv("HELIOD_TEST_OPEN_DELAY");
     if (td) {
         char *end = NULL;
         unsigned long ms = strtoul(td, &end, 10);
@@ -65,6 +68,15 @@ void *hld_fjob_new(size_t size) {
     return j;
 }
 
+uint32_t hld_files_pending(const hld_files_t *f) {
+    uint32_t n = 0;
+    for (const hld_fjob_t *j = f->queue; j; j = j->next)
+        n++;
+    for (const hld_fjob_t *j = f->running; j; j = j->next)
+        n += !j->answered;
+    return n;
+}
+
 /* Calls done with (status, msg): the work's once it returned, else the module's. */
 static void answer(hld_fjob_t *j, int status, const char *msg) {
     j->answered = 1;
@@ -96,6 +108,7 @@ static void after_cb(uv_work_t *req, int status) {
     hld_files_t *f = j->files;
     run_list_remove(f, j);
     f->nrunning--;
+    if (j->answered && f->hung) f->hung--; /* a timed-out job came back */
     if (!j->answered) {
         if (status == UV_ECANCELED)
             answer(j, HELIOD_ESHUTDOWN, "the daemon is shutting down");
@@ -106,12 +119,38 @@ static void after_cb(uv_work_t *req, int status) {
     pump(f);
 }
 
+/* Jobs of process `who` running (answered or not); *live: those not answered. */
+static uint32_t running_of(const hld_files_t *f, uint64_t who, uint32_t *live) {
+    uint32_t n = 0, l = 0;
+    for (const hld_fjob_t *r = f->running; r; r = r->next)
+        if (r->who == who) {
+            n++;
+            l += !r->answered;
+        }
+    if (live) *live = l;
+    return n;
+}
+
+/* Takes j (queued, after prev or at the head) out of the queue. */
+static void queue_unlink(hld_files_t *f, hld_fjob_t *prev, hld_fjob_t *j) {
+    if (prev)
+        prev->next = j->next;
+    else
+        f->queue = j->next;
+    if (f->queue_tail == j) f->queue_tail = prev;
+    j->next = j->prev = NULL;
+}
+
 static void pump(hld_files_t *f) {
     while (f->queue && f->nrunning < HLD_FILE_JOBS) {
-        hld_fjob_t *j = f->queue;
-        f->queue = j->next;
-        if (!f->queue) f->queue_tail = NULL;
-        j->next = j->prev = NULL;
+        /* the oldest job whose process has room */
+        hld_fjob_t *prev = NULL, *j = f->queue;
+        while (j && running_of(f, j->who, NULL) >= HLD_FILE_JOBS_PER_PROC) {
+            prev = j;
+            j = j->next;
+        }
+        if (!j) return;
+        queue_unlink(f, prev, j);
         j->req.data = j;
         if (uv_queue_work(f->loop, &j->req, work_cb, after_cb) != 0) {
             answer(j, HELIOD_EIO, "cannot queue the file job");
@@ -159,23 +198,36 @@ void hld_files_tick(hld_files_t *f) {
             char m[HL_MAX_MSG + 1];
             snprintf(m, sizeof m, "opening %.200s took longer than the open budget (%d s)", path,
                      HLD_OPEN_TIMEOUT_MS / 1000);
+            f->hung++;
             answer(j, HELIOD_ETIMEDOUT, m); /* the worker keeps status and msg to itself */
             continue;
         }
         live++;
     }
-    /* every place held by a hung open: the queue itself times out */
-    while (f->queue && f->nrunning >= HLD_FILE_JOBS && !live &&
-           now - f->queue->queued_ns > budget) {
-        hld_fjob_t *j = f->queue;
-        f->queue = j->next;
-        if (!f->queue) f->queue_tail = NULL;
+    /* a queued job that cannot start because hung opens hold the places it
+     * may use (every place, or its own process's share) times out too */
+    for (hld_fjob_t *prev = NULL, *j = f->queue, *next; j; j = next) {
+        next = j->next;
+        uint32_t mine_live = 0;
+        uint32_t mine = running_of(f, j->who, &mine_live);
+        int all_hung = f->nrunning >= HLD_FILE_JOBS && !live;
+        int own_hung = mine >= HLD_FILE_JOBS_PER_PROC && !mine_live;
+        if (!(all_hung || own_hung) || now - j->queued_ns <= budget) {
+            prev = j;
+            continue;
+        }
+        queue_unlink(f, prev, j);
         f->timeouts++;
         char m[HL_MAX_MSG + 1];
-        snprintf(m, sizeof m, "file reads are stuck behind hung opens (none answered within %d s)",
+        snprintf(m, sizeof m,
+                 own_hung ? "file reads are stuck behind this client's hung opens (none answered "
+                            "within %d s)"
+                          : "file reads are stuck behind hung opens (none answered within %d s)",
                  HLD_OPEN_TIMEOUT_MS / 1000);
-        answer(j, HELIOD_ETIMEDOUT, m);
+        answer(j, HELIOD_ETIMEDOUT, m); /* its done may queue or start jobs: */
         job_free(j);
+        prev = NULL; /* walk the queue again from its head */
+        next = f->queue;
     }
 }
 

@@ -1,6 +1,7 @@
 /*
  * fileio.h - the files a request names (a bank manifest, a zone's bank and
- * its sounds' headers, a cue sheet), opened and read off the event loop.
+ * its sounds' headers, a cue sheet, a LOAD's sound file), opened and read
+ * off the event loop.
  *
  * The event loop never opens a client's file: a FIFO would block it until
  * a writer comes, /dev/zero would keep it reading, a hung network or FUSE
@@ -17,8 +18,19 @@
  * pool threads; queued jobs that find every place held by a hung open are
  * answered ETIMEDOUT after the same budget.
  *
+ * Per process: a job carries whom it works for (`who`, hld_client_who: the
+ * requesting client's process), and at most HLD_FILE_JOBS_PER_PROC jobs of
+ * one process run at once; the queue starts the oldest job whose process
+ * has room. So one process's hung opens hold at most that many places (and
+ * pool threads): the other places keep serving everyone else, and its own
+ * queued jobs, stuck behind its hung open, are answered ETIMEDOUT after the
+ * budget.
+ *
  * Test-only hook (shared with decoder.c): HELIOD_TEST_OPEN_DELAY="MS:TEXT"
- * makes every open of a path containing TEXT sleep MS milliseconds first.
+ * makes every open of a path containing TEXT sleep MS milliseconds first;
+ * HELIOD_TEST_FILE_OPEN_DELAY (same form; set but empty: none) overrides it
+ * for the file workers alone (a stream's LOAD opens normally, its plays'
+ * opens hang).
  *
  * Main thread only, except the hld_fjob_* helpers (the work function's).
  */
@@ -31,7 +43,8 @@
 
 #include "hl_proto.h"
 
-#define HLD_FILE_JOBS 2 /* file jobs on the worker pool at once (the pool has 4 threads) */
+#define HLD_FILE_JOBS          2 /* file jobs on the worker pool at once (the pool has 4 threads) */
+#define HLD_FILE_JOBS_PER_PROC 1 /* of those, one process's at once */
 
 struct hld_files;
 typedef struct hld_fjob hld_fjob_t;
@@ -45,6 +58,7 @@ struct hld_fjob {
                           * status, or ETIMEDOUT / ESHUTDOWN); the work's other
                           * results may be read only when answer_status is 0 */
     hld_fjob_fn cleanup; /* main thread: frees what work allocated (may be NULL) */
+    uint64_t who;        /* the process it works for (hld_client_who; 0: the daemon) */
     /* the work's result (written by the worker: done reads answer_*) */
     int status;               /* 0 or a negative HELIOD_* code */
     char msg[HL_MAX_MSG + 1]; /* with status < 0 */
@@ -69,6 +83,7 @@ typedef struct hld_files {
     hld_fjob_t *running;            /* on the pool (answered or not) */
     uint32_t nrunning;
     uint64_t jobs, timeouts; /* STATS: jobs run, opens answered ETIMEDOUT */
+    uint32_t hung;           /* STATS: running jobs answered ETIMEDOUT, not yet returned */
     uint32_t test_delay_ms;
     char test_delay_match[64];
 } hld_files_t;
@@ -83,6 +98,9 @@ void *hld_fjob_new(size_t size);
 void hld_files_submit(hld_files_t *f, hld_fjob_t *j);
 /* The open budget: answers ETIMEDOUT to opens past it (call every poll tick). */
 void hld_files_tick(hld_files_t *f);
+/* Jobs queued or running whose done has not been called (STATS
+ * file_jobs_pending). */
+uint32_t hld_files_pending(const hld_files_t *f);
 
 /* ---- worker side ---- */
 /* Reads the whole of path (absolute, a regular file of at most max bytes)

@@ -333,6 +333,19 @@ int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len) {
     return d->status;
 }
 
+int hld_decode_fd(hld_decode_t *d, int fd) {
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        return hld_decode_fail(d, HELIOD_EFILE, "cannot read the file: %s", strerror(errno));
+    SF_INFO info = {0};
+    SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_FALSE);
+    if (!sf)
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               sf_error_number(sf_error(NULL)));
+    hld_decode_sndfile(d, sf, &info);
+    sf_close(sf);
+    return d->status;
+}
+
 int hld_decode_path(hld_decode_t *d, const char *path) {
     char m[HL_MAX_MSG + 1];
     int fd = hld_sound_open(path, m, sizeof m);

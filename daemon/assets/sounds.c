@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include "banks.h"
 #include "decoder.h"
+#include "fileio.h"
 #include "log.h"
 
 #define FNV_OFFSET      2166136261u
@@ -56,6 +57,10 @@ typedef struct {
      * virtual I/O (mem_len: its declared size); closed
      * by the completion. -1: none */
     int fd;
+    /* a LOAD's file, opened on the file workers (open_job_t) before the
+     * decode is queued: read from the start with each decode try (an
+     * eviction's retry too); closed by the completion. -1: none */
+    int pfd;
     /* --watch-assets: the worker's realpath of the file and the inotify
      * watch it added for its directory (wpath NULL, wd -1: not watched) */
     char *wpath;
@@ -276,7 +281,10 @@ static void load_work(uv_work_t *req) {
         hld_decode_upload(d, j->mem, j->fd, j->mem_len);
         return;
     }
-    hld_decode_path(d, j->path);
+    if (j->pfd >= 0)
+        hld_decode_fd(d, j->pfd); /* opened under the open budget (open_job_t) */
+    else
+        hld_decode_path(d, j->path);
     if (d->status == 0) watch_add(j);
 }
 
@@ -395,8 +403,55 @@ static void load_after(uv_work_t *req, int status) {
         hld_sounds_unreserve(s, j->mem_reserved);
     }
     if (j->fd >= 0) close(j->fd);
+    if (j->pfd >= 0) close(j->pfd);
     free(j->wpath);
     free(j);
+}
+
+/* ---- a LOAD's open on the file workers ------------------------------------
+ * The file a LOAD names is opened by a file job (fileio.h): the open budget
+ * answers a hung open ETIMEDOUT (the load fails with it), and one process's
+ * hung opens hold at most its share of the file workers, never the decode
+ * threads every other client's loads need. The decode is queued once the
+ * file is open. */
+typedef struct {
+    hld_fjob_t j;   /* first */
+    load_job_t *lj; /* main thread only: the worker reads path and writes fd */
+    char path[HL_MAX_PATH + 1];
+    int fd;
+} open_job_t;
+
+static void open_work(hld_fjob_t *fj) {
+    open_job_t *o = (open_job_t *)fj;
+    int fd = hld_fjob_open_sound(fj, o->path, fj->msg, sizeof fj->msg);
+    if (fd < 0) {
+        fj->status = fd;
+        return;
+    }
+    hld_fjob_io_end(fj);
+    o->fd = fd;
+}
+
+static void open_done(hld_fjob_t *fj) {
+    open_job_t *o = (open_job_t *)fj;
+    load_job_t *j = o->lj;
+    int st = fj->answer_status;
+    const char *msg = fj->answer_msg;
+    if (st == 0 && atomic_load_explicit(&j->snd->cancel, memory_order_relaxed))
+        st = HELIOD_ECANCELED, msg = "load cancelled";
+    if (st == 0) {
+        j->pfd = o->fd;
+        o->fd = -1;
+        if (uv_queue_work(j->s->loop, &j->req, load_work, load_after) == 0) return;
+        st = HELIOD_EIO, msg = "cannot queue the decode job";
+    }
+    hld_decode_fail(&j->d, st, "%s", msg);
+    load_after(&j->req, 0); /* the load fails as a decode would */
+}
+
+static void open_cleanup(hld_fjob_t *fj) {
+    open_job_t *o = (open_job_t *)fj;
+    if (o->fd >= 0) close(o->fd); /* answered ETIMEDOUT, then the open came back */
 }
 
 /* ---- hot reload (--watch-assets) ----------------------------------------- */
@@ -424,6 +479,7 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     j->rcl = snd->cl;
     j->wd = -1;
     j->fd = -1;
+    j->pfd = -1;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
     j->d.budget = s;
@@ -543,13 +599,20 @@ static void reload_after(load_job_t *j, int status) {
     free(j);
 }
 
-static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
-                      hld_load_done_fn done, void *user, char *msg, size_t cap);
+static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                      const char *path, uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd,
+                      uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
 
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
-    return start_load(s, cl, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
+    return start_load(s, cl, hld_client_who(cl), name, path, NULL, 0, 0, -1, flags, done, user, msg,
+                      cap);
+}
+
+int hld_sounds_load_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                        const char *path, uint32_t flags, hld_load_done_fn done, void *user,
+                        char *msg, size_t cap) {
+    return start_load(s, cl, who, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
 }
 
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
@@ -559,7 +622,8 @@ int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uin
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg, cap);
+    return start_load(s, cl, 0, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg,
+                      cap);
 }
 
 int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
@@ -568,12 +632,12 @@ int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int 
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
+    return start_load(s, cl, 0, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
 }
 
-static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
-                      uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd, uint32_t flags,
-                      hld_load_done_fn done, void *user, char *msg, size_t cap) {
+static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                      const char *path, uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd,
+                      uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
         FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
@@ -634,8 +698,26 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
     j->mem_len = mem_len;
     j->mem_reserved = mem_reserved;
     j->fd = fd;
+    j->pfd = -1;
     j->req.data = j;
-    if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
+    open_job_t *o = NULL;
+    int qrc;
+    if (!mem && fd < 0 && s->files) { /* a file: opened on the file workers first */
+        o = hld_fjob_new(sizeof *o);
+        if (o) {
+            o->lj = j;
+            o->fd = -1;
+            snprintf(o->path, sizeof o->path, "%s", path);
+            o->j.work = open_work;
+            o->j.done = open_done;
+            o->j.cleanup = open_cleanup;
+            o->j.who = who;
+        }
+        qrc = o ? 0 : -1;
+    } else {
+        qrc = uv_queue_work(s->loop, &j->req, load_work, load_after);
+    }
+    if (qrc != 0) {
         free(j);
         free(snd->path);
         free(snd);
@@ -649,6 +731,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const
     }
     table_insert(s, snd);
     s->inflight++;
+    if (o) hld_files_submit(s->files, &o->j); /* last: a failure to queue answers at once */
     return 0;
 }
 

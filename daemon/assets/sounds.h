@@ -88,8 +88,13 @@ typedef struct hld_watch_dir {
  * data is kept, msg says why). snd: the entry now in the table. Main thread. */
 typedef void (*hld_reload_fn)(void *user, const hld_sound_t *snd, int status, const char *msg);
 
+struct hld_files;
+
 typedef struct hld_sounds {
     uv_loop_t *loop;
+    /* opens a LOAD's file under the open budget and the per-process cap
+     * (fileio.h) before its decode is queued; NULL: the decode opens it */
+    struct hld_files *files;
     uint32_t rate;
     uint64_t max_bytes;
     hld_sound_t *buckets[HLD_SOUND_BUCKETS];
@@ -146,6 +151,11 @@ hld_sound_t *hld_sounds_lookup(hld_sounds_t *s, uint32_t client, const char *nam
 #define HLD_LOAD_BANK 0x80000000u
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
+/* The same, its file opened for process `who` (fileio.h: a world zone's
+ * sound, charged to nobody, is opened for the zone's adder). */
+int hld_sounds_load_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                        const char *path, uint32_t flags, hld_load_done_fn done, void *user,
+                        char *msg, size_t cap);
 /* As hld_sounds_load for an encoded file in memory (an upload): decoded
  * through libsndfile's virtual I/O. On 0 it takes mem (malloc'd, len bytes)
  * and `reserved` bytes already reserved from the budget for it, and frees
@@ -228,6 +238,9 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info);
  * an upload: the encoded file in memory (mem) or in a descriptor (fd >= 0,
  * read with pread) of len bytes. Return d->status. Any thread. */
 int hld_decode_path(hld_decode_t *d, const char *path);
+/* The same from a file already opened (hld_sound_open), read from its
+ * start; fd stays open (the caller closes it). */
+int hld_decode_fd(hld_decode_t *d, int fd);
 int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len);
 /* Ends a decode with status and the message fmt % detail: the data freed,
  * the reservation given back. Returns status. */

@@ -108,7 +108,9 @@ typedef struct {
  * radius 0, cooldown 2 ticks. */
 void hld_zs_config_default(hld_zs_config_t *c);
 void hld_zs_init(hld_zs_t *z, const hld_zs_config_t *cfg, const hld_zs_ops_t *ops);
-/* Adds a zone (out of memory); its index, or -1 when full or the name is taken. */
+/* Adds a zone (out of memory); its index, or -1 when full or the name too
+ * long. A name may repeat (the daemon keeps one per client namespace,
+ * world_zones.c): find gives the first. */
 int hld_zs_add(hld_zs_t *z, const char *name, const float pos[3], float radius, uint64_t bytes);
 /* The index of a zone, or -1. */
 int hld_zs_find(const hld_zs_t *z, const char *name);

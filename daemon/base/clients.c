@@ -341,6 +341,18 @@ void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind) {
     dec(&c->proc->objs[k]);
 }
 
+uint64_t hld_client_who(const hld_client_t *c) {
+    if (!c) return 0;
+    if (c->proc && c->proc->pid) return c->proc->pid;
+    return 1ull << 32 | c->id;
+}
+
+uint64_t hld_clients_who(hld_clients_t *t, uint32_t id) {
+    if (!id) return 0;
+    hld_client_t *c = hld_clients_get(t, id);
+    return c ? hld_client_who(c) : 1ull << 32 | id;
+}
+
 void hld_clients_obj_move(hld_client_t *c, hld_client_t *to) {
     for (int k = 0; k < HLD_OBJ_KINDS; k++) {
         uint32_t n = c->objs[k];

@@ -195,4 +195,11 @@ void hld_clients_obj_gone(hld_clients_t *t, uint32_t id, int kind);
 void hld_clients_obj_move(hld_client_t *c, hld_client_t *to);
 void hld_clients_obj_drop(hld_client_t *c);
 
+/* Whom a file job works for (fileio.h: its per-process cap): c's process
+ * (its pid), a process of its own when the pid is unknown, 0 for NULL (the
+ * daemon). clients_who does it for client id `id` (0: the daemon; an id
+ * with no record any more: a process of its own). */
+uint64_t hld_client_who(const hld_client_t *c);
+uint64_t hld_clients_who(hld_clients_t *t, uint32_t id);
+
 #endif /* HLD_CLIENTS_H */

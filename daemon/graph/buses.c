@@ -81,6 +81,18 @@ const char *hld_bus_name(const hld_buses_t *b, int bus) {
     return b->bus[bus].name;
 }
 
+const char *hld_bus_label(const hld_buses_t *b, int bus, char *buf) {
+    const char *n = hld_bus_name(b, bus);
+    if (!n || bus == HLD_BUS_MASTER) return n;
+    const hld_bus_t *e = &b->bus[bus];
+    if (!e->owner || e->shared) return n;
+    uint32_t id = e->owner == HLD_OWNER_GONE ? e->gone_from : e->owner; /* an orphan keeps it */
+    char suffix[16];
+    int sl = snprintf(suffix, sizeof suffix, "-c%u", id);
+    snprintf(buf, HL_MAX_NAME + 1, "%.*s%s", HLD_BUS_LABEL_MAX - sl, n, suffix);
+    return buf;
+}
+
 static hld_bus_t *bus_at(hld_buses_t *b, int bus) {
     return bus == HLD_BUS_MASTER ? &b->master : &b->bus[bus];
 }

@@ -43,9 +43,11 @@ typedef struct {
     uint32_t nfx;
     int send_to[HL_BUS_SENDS]; /* bus sends' targets, -1 = free slot */
     float send_db[HL_BUS_SENDS];
-    uint32_t owner; /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
-                     * config, the reverb zones' feed), HLD_OWNER_GONE: its process has
-                     * gone, removed once nothing plays on it (owners.c) */
+    uint32_t owner;     /* client id that created it (bus_ops.c), 0: the daemon's (defaults,
+                         * config, the reverb zones' feed), HLD_OWNER_GONE: its process has
+                         * gone, removed once nothing plays on it (owners.c) */
+    uint32_t gone_from; /* owner HLD_OWNER_GONE: the client id it had (its label's) */
+    int shared;         /* created by a control client: its name is shared (label unqualified) */
 } hld_bus_t;
 
 typedef struct {
@@ -79,6 +81,15 @@ int hld_bus_index(const hld_buses_t *b, const char *name);
 hld_bus_t *hld_bus_at(hld_buses_t *b, int bus);
 /* Name of an index (HLD_BUS_MASTER = "master"), or NULL. */
 const char *hld_bus_name(const hld_buses_t *b, int bus);
+/* The bus's label in STATS keys, METER and PROFILE rows: one per bus even
+ * when a name repeats across namespaces. The daemon's buses (the master,
+ * the defaults, config buses, the reverb zones' feed) and a control
+ * client's keep their name; a plain client's bus is NAME-cID (ID: the
+ * client id that owns it; an orphan, its process gone (owners.c), keeps
+ * the id it had), its name cut so the label has at most HLD_BUS_LABEL_MAX
+ * characters. buf: HL_MAX_NAME + 1 bytes. NULL for no bus. */
+#define HLD_BUS_LABEL_MAX 40 /* "bus.LABEL.peak_hold_db" fits a STATS key */
+const char *hld_bus_label(const hld_buses_t *b, int bus, char *buf);
 
 /* Usage of each bus by logical voices (real and virtual): what a voice or a
  * send routes to. Filled by the caller (voice_ops.c) for remove and lists. */

@@ -55,7 +55,7 @@ int hld_metering_open(const hld_telemetry_t *t) {
 }
 
 const char *hld_metering_bus_name(const hld_telemetry_t *t, uint32_t b, char *buf) {
-    const char *n = hld_bus_name(t->buses, (int)b); /* the registry (buses.c) */
+    const char *n = hld_bus_label(t->buses, (int)b, buf); /* the registry's label (buses.c) */
     if (n) return n;
     snprintf(buf, HL_MAX_NAME + 1, "bus%u", b);
     return buf;

@@ -34,9 +34,11 @@ void hld_metering_poll(const hld_telemetry_t *t);
 void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out);
 /* Restarts the integrated loudness and the loudness range (STATS reset). */
 void hld_metering_reset_loudness(const hld_telemetry_t *t);
-/* Name of bus index b for the meters, from the bus registry ("sfx", or a
- * bus made at run time); an index without a bus (never read: only live
- * buses are metered) would read "busN". buf has room for HL_MAX_NAME + 1. */
+/* Name of bus index b for the meters, from the bus registry: its label
+ * (buses.h hld_bus_label: "sfx", a control client's bus by its name, a
+ * plain client's as NAME-cID, so two namespaces' buses of one name stay
+ * apart); an index without a bus (never read: only live buses are metered)
+ * would read "busN". buf has room for HL_MAX_NAME + 1. */
 const char *hld_metering_bus_name(const hld_telemetry_t *t, uint32_t b, char *buf);
 /* Counters for STATS. */
 typedef struct {

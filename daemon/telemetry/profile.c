@@ -142,7 +142,8 @@ void hld_profile_read(const hld_telemetry_t *t, hl_profile_t *out) {
     count_ctx_t x = {0};
     hld_vm_foreach(t->vm, count_voice, &x);
     for (int b = 0; b < HL_MAX_BUSES && out->nbuses < HL_PROFILE_MAX_BUSES; b++) {
-        const char *name = hld_bus_name(t->buses, b);
+        char lb[HL_MAX_NAME + 1];
+        const char *name = hld_bus_label(t->buses, b, lb); /* one row per bus (METER's label) */
         if (!name) continue;
         hl_profile_bus_t *pb = &out->bus[out->nbuses++];
         snprintf(pb->name, sizeof pb->name, "%s", name);

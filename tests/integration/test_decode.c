@@ -40,8 +40,10 @@ static int setup_small(void **state) {
 }
 static int setup_slow(void **state) {
     setenv("HELIOD_TEST_OPEN_DELAY", "4000:slow", 1);
+    setenv("HELIOD_TEST_FILE_OPEN_DELAY", "", 1); /* its LOAD opens at once, its plays hang */
     int rc = start(state, 0, NULL);
     unsetenv("HELIOD_TEST_OPEN_DELAY");
+    unsetenv("HELIOD_TEST_FILE_OPEN_DELAY");
     return rc;
 }
 static heliod_t *conn(fixture_t *f) {

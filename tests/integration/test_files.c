@@ -12,11 +12,14 @@
  * and a message naming the problem. The hung open is decoder.c's test hook
  * HELIOD_TEST_OPEN_DELAY (opens of *hungopen* sleep 4 s), which the file
  * reader honours too: the request is answered ETIMEDOUT at the 2 s budget.
+ * LOAD's open has the same budget, and one process's hung LOADs hold one
+ * file worker: other clients' LOADs and banks go on (test_load_hung_open).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,6 +48,15 @@ static int setup(void **state) {
     setenv("HELIOD_TEST_OPEN_DELAY", "4000:hungopen", 1); /* decoder.c / fileio.c test hook */
     const char *args[] = {"--max-sample-mb", "256", NULL};
     int rc = th_fixture_start(state, 0, args);
+    unsetenv("HELIOD_TEST_OPEN_DELAY");
+    return rc;
+}
+
+/* Opens of *hungopen* hang 2.6 s: past the 2 s budget by a margin far
+ * beyond the poll tick that answers it, and short for the suite. */
+static int setup_hung_load(void **state) {
+    setenv("HELIOD_TEST_OPEN_DELAY", "2600:hungopen", 1);
+    int rc = th_fixture_start(state, 0, NULL);
     unsetenv("HELIOD_TEST_OPEN_DELAY");
     return rc;
 }
@@ -583,9 +595,132 @@ static void test_render_limits(void **state) {
     assert_int_equal(rc, 0);
 }
 
+/* ---- LOAD's open has the open budget, per process -------------------------- */
+
+#define HUNG_LOADS 4 /* as many as the worker pool has threads */
+
+typedef struct {
+    const char *sock, *path;
+    int rc;
+    char msg[256];
+} hung_load_t;
+
+static void *hung_load(void *arg) {
+    hung_load_t *l = arg;
+    heliod_t *h = NULL;
+    l->rc = -999;
+    if (heliod_connect(&h, l->sock, "hung-loader") != 0) return NULL;
+    heliod_set_timeout(h, 30000);
+    l->rc = heliod_load(h, "hung", l->path, 0, NULL);
+    snprintf(l->msg, sizeof l->msg, "%s", heliod_last_error(h));
+    heliod_close(h);
+    return NULL;
+}
+
+/* A process (a child) sends HUNG_LOADS LOADs of files whose open hangs 2.6 s
+ * (HELIOD_TEST_OPEN_DELAY, *hungopen*), one per connection, at once: one
+ * holds its process's file-worker place, the others wait behind it; every
+ * one is answered ETIMEDOUT by the 2 s open budget (the open itself would
+ * succeed after 2.6 s: ETIMEDOUT cannot come from it). Meanwhile another
+ * client's LOAD, a FIFO LOAD and a bank load are answered, the LOAD before
+ * any hung open reached the budget (it did not wait behind them: before,
+ * four hung LOADs held all four pool threads and it waited for them). */
+static void test_load_hung_open(void **state) {
+    fixture_t *f = *state;
+    char paths[HUNG_LOADS][400], ok[400], fifo[400], man[400];
+    for (int i = 0; i < HUNG_LOADS; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/hungopen%d.wav", f->d.dir, i);
+        assert_int_equal(th_write_sine(paths[i], 48000, 0.1, 440.0, 0.2), 0);
+    }
+    snprintf(ok, sizeof ok, "%s/fine.wav", f->d.dir);
+    assert_int_equal(th_write_sine(ok, 48000, 0.1, 440.0, 0.2), 0);
+    snprintf(fifo, sizeof fifo, "%s/load.fifo", f->d.dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(man, sizeof man, "%s/fine.ini", f->d.dir);
+    write_text(man, "name = fine\n[sound f1]\npath = fine.wav\n[sound f2]\npath = fine.wav\n");
+    heliod_t *g = conn(f, "game");
+    double jobs0 = th_stat(g, "file_jobs");
+
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        hung_load_t l[HUNG_LOADS];
+        pthread_t t[HUNG_LOADS];
+        double t0 = now_ms();
+        for (int i = 0; i < HUNG_LOADS; i++) {
+            l[i] = (hung_load_t){.sock = f->d.sock, .path = paths[i]};
+            if (pthread_create(&t[i], NULL, hung_load, &l[i]) != 0) _exit(3);
+        }
+        for (int i = 0; i < HUNG_LOADS; i++)
+            pthread_join(t[i], NULL);
+        double ms = now_ms() - t0;
+        ssize_t w = write(pfd[1], l, sizeof l);
+        w += write(pfd[1], &ms, sizeof ms);
+        _exit(w == (ssize_t)(sizeof l + sizeof ms) ? 0 : 1);
+    }
+    close(pfd[1]);
+    /* the stranger's LOADs are all in the file workers' hands */
+    int in = 0;
+    for (int i = 0; i < 2000 && !in; i++) {
+        in = th_stat(g, "file_jobs_pending") >= HUNG_LOADS && th_stat(g, "file_jobs") > jobs0;
+        if (!in) th_sleep_ms(1);
+    }
+    assert_true(in);
+    double t0 = now_ms();
+    int rc = heliod_load(g, "fine", ok, 0, NULL);
+    double load_ms = now_ms() - t0, timeouts = th_stat(g, "file_open_timeouts");
+    print_message("another client's LOAD while %d hung: %s in %.1f ms (%.0f open timeouts yet)\n",
+                  HUNG_LOADS, heliod_strerror(rc), load_ms, timeouts);
+    assert_int_equal(rc, 0);
+    assert_true(timeouts == 0); /* answered before any hung open reached its budget */
+    assert_int_equal(heliod_load(g, "fifo", fifo, 0, NULL), HELIOD_EFILE);
+    print_message("LOAD of a FIFO: \"%s\"\n", heliod_last_error(g));
+    assert_non_null(strstr(heliod_last_error(g), "not a regular file"));
+    assert_int_equal(heliod_bank_load(g, man, NULL), 0);
+    int state_ = -1;
+    for (int i = 0; i < 3000 && state_ != HELIOD_BANK_LOADED; i++) {
+        heliod_bank_info_t bi[4];
+        size_t n = 0;
+        assert_int_equal(heliod_banks(g, bi, 4, &n), 0);
+        state_ = n == 1 ? bi[0].state : -1;
+        if (state_ == HELIOD_BANK_FAILED) break;
+        if (state_ != HELIOD_BANK_LOADED) th_sleep_ms(5);
+    }
+    assert_int_equal(state_, HELIOD_BANK_LOADED);
+
+    hung_load_t l[HUNG_LOADS];
+    double ms = 0;
+    assert_int_equal(read(pfd[0], l, sizeof l), (ssize_t)sizeof l);
+    assert_int_equal(read(pfd[0], &ms, sizeof ms), (ssize_t)sizeof ms);
+    close(pfd[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    for (int i = 0; i < HUNG_LOADS; i++) {
+        print_message("hung LOAD %d: %s \"%s\"\n", i, heliod_strerror(l[i].rc), l[i].msg);
+        assert_int_equal(l[i].rc, HELIOD_ETIMEDOUT);
+        assert_true(strstr(l[i].msg, "open budget") || strstr(l[i].msg, "hung opens"));
+    }
+    print_message("%d hung LOADs of one process all answered in %.0f ms (the opens hang 2.6 s; "
+                  "the budget is 2 s)\n",
+                  HUNG_LOADS, ms);
+    /* the hung opens come back (2.6 s after they began) before the daemon stops */
+    int back = 0;
+    for (int i = 0; i < 1000 && !back; i++) {
+        back = th_stat(g, "file_jobs_hung") == 0 && th_stat(g, "file_jobs_pending") == 0;
+        if (!back) th_sleep_ms(10);
+    }
+    assert_true(back);
+    heliod_close(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bad_files, setup),
+        TH_TEST(test_load_hung_open, setup_hung_load),
         TH_TEST(test_fuse_hung_open, setup),
         TH_TEST(test_bank_cue_sheet_fifo, setup),
         TH_TEST(test_bank_1024, setup),

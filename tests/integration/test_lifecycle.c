@@ -369,9 +369,11 @@ static void test_shutdown_fuse(void **state) {
 static void test_shutdown_decoder(void **state) {
     (void)state;
     setenv("HELIOD_TEST_OPEN_DELAY", "20000:hungopen", 1); /* decoder.c's test hook */
+    setenv("HELIOD_TEST_FILE_OPEN_DELAY", "", 1); /* the LOAD opens at once, the play hangs */
     th_daemon_t d;
     int started = start(&d, 1, NULL);
     unsetenv("HELIOD_TEST_OPEN_DELAY");
+    unsetenv("HELIOD_TEST_FILE_OPEN_DELAY");
     assert_int_equal(started, 0);
     if (!log_has(&d, "HELIOD_TEST_OPEN_DELAY")) {
         fprintf(stderr, "# this heliod has no HELIOD_TEST_OPEN_DELAY hook: skipped\n");

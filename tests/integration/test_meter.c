@@ -550,7 +550,9 @@ static void test_wire(void **state) {
     assert_int_equal(raw_send(fd, HL_OP_PING, 4, NULL, 0), 0);
     assert_int_equal(raw_status(fd, 4), 0);
     /* an unknown bit in the mask alone: EPROTO, then the daemon closes */
-    const uint8_t bad[4] = {0, 0x02, 0, 0}; /* 0x200 */
+    const uint32_t unknown = HL_SUB_MASK + 1u; /* the bit past every known one */
+    const uint8_t bad[4] = {(uint8_t)unknown, (uint8_t)(unknown >> 8), (uint8_t)(unknown >> 16),
+                            (uint8_t)(unknown >> 24)};
     assert_int_equal(raw_send(fd, HL_OP_SUBSCRIBE, 5, bad, 4), 0);
     assert_int_equal(raw_status(fd, 5), HELIOD_EPROTO);
     while (raw_frame(fd, &h, body, &n) == 0) {

@@ -7,9 +7,13 @@
  * process; quotas are per process (20 connections, one budget); a stalled
  * upload is charged to its client and times out; a script's 256 detached
  * loops fit the default quotas; a bank's cue sheet is applied as its
- * loader (its namespace, its rights, its quota). Real daemon, real
- * libheliod, the stranger a forked process of its own.
+ * loader (its namespace, its rights, its quota); bank and world-zone names
+ * are per process and a game's bank sounds are its own (neither playable
+ * nor evictable by a stranger); each bus has its own STATS keys and
+ * profiler row; a gone process's objects are reclaimed (nothing adoptable).
+ * Real daemon, real libheliod, the stranger a forked process of its own.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -580,22 +584,22 @@ static void test_bank_charged_to_its_loader(void **state) {
     assert_int_equal(bi[0].done, 1);
     assert_int_equal(bi[0].failed, 1);
     assert_non_null(strstr(bi[0].error, "--client-sample-mb"));
-    /* a stranger cannot unload it; its loader can */
+    /* a stranger cannot unload it (bank names are per process: it has no
+     * bank of that name); its loader can */
     int r[1];
     assert_int_equal(in_child(f, unload_bank, "level", r, 1), 1);
-    assert_int_equal(r[0], HELIOD_EPERM);
+    assert_int_equal(r[0], HELIOD_ENOSOUND);
     assert_int_equal(heliod_bank_unload(g, "level"), 0);
     heliod_close(g);
 }
 
 /* A bank's sounds start 32 at a time (the banks' share of the loader); the
  * rest wait in its queue, read after the BANK reply. The client id travels
- * with the bank, so the queued ones are charged to its loader's process too,
- * even once the loading connection has closed (another of its process holds
- * the bank then; with none left the bank is reclaimed, test_gone_*): 40
- * sounds of 30 KiB (1200 KiB) under a 1 MiB quota do not all load (the
- * first 32, 960 KiB, would fit; charged to nobody the queued 8 would load
- * as well). */
+ * with the bank, so the queued ones are charged to its loader too, even
+ * once it has gone (a control client's bank: shared, it outlives its
+ * loader; a plain client's goes with it): 40 sounds of 30 KiB (1200 KiB)
+ * under a 1 MiB quota do not all load (the first 32, 960 KiB, would fit;
+ * charged to nobody the queued 8 would load as well). */
 static void test_bank_queue_charged_to_its_loader(void **state) {
     fx_t *f = *state;
     char wav[600], man[600];
@@ -609,8 +613,7 @@ static void test_bank_queue_charged_to_its_loader(void **state) {
     for (int i = 0; i < 40; i++)
         fprintf(fp, "[sound m%02d]\npath = short.wav\n", i);
     fclose(fp);
-    heliod_t *g = conn(f, "game", 0);
-    heliod_t *g2 = conn(f, "game-2", 0); /* its process's other connection */
+    heliod_t *g = conn(f, "tool1", HELIOD_CONNECT_CONTROL);
     assert_int_equal(heliod_bank_load(g, man, NULL), 0);
     heliod_close(g); /* gone before its queued sounds start */
     heliod_t *ctl = conn(f, "tool", HELIOD_CONNECT_CONTROL);
@@ -631,7 +634,6 @@ static void test_bank_queue_charged_to_its_loader(void **state) {
     assert_non_null(strstr(bi[0].error, "--client-sample-mb"));
     assert_int_equal(heliod_bank_unload(ctl, "many"), 0);
     heliod_close(ctl);
-    heliod_close(g2);
 }
 
 /* ---- a script's batch of detached loops fits the defaults -------------------- */
@@ -1172,6 +1174,392 @@ static void test_buses_per_process(void **state) {
         close(fds[i]);
 }
 
+/* ---- bank and world-zone names are per process ----------------------------- */
+
+/* Writes a bank manifest dir/file naming bank `bank` with one sound `snd`
+ * of wav (a file name in dir). */
+static void write_bank(const char *dir, const char *file, const char *bank, const char *snd,
+                       const char *wav, char *path, size_t cap) {
+    snprintf(path, cap, "%.256s/%s", dir, file);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "name = %s\n[sound %s]\npath = %s\n", bank, snd, wav);
+    fclose(fp);
+}
+
+/* The state of bank name as h sees it once it is no longer loading (-1:
+ * not listed, -2: a request failed). */
+static int bank_state(heliod_t *h, const char *name) {
+    heliod_bank_info_t bi[8];
+    size_t n = 0;
+    for (int i = 0; i < 1000; i++) {
+        if (heliod_banks(h, bi, 8, &n) != 0) return -2;
+        int st = -1;
+        for (size_t k = 0; k < n && k < 8; k++)
+            if (!strcmp(bi[k].name, name)) st = bi[k].state;
+        if (st != HELIOD_BANK_LOADING) return st;
+        th_sleep_ms(10);
+    }
+    return HELIOD_BANK_LOADING;
+}
+
+/* Frames of the sound `name` h lists (-1: none, -2: more than one). */
+static int sound_frames(heliod_t *h, const char *name) {
+    static heliod_sound_info_t si[64];
+    size_t n = 0;
+    if (heliod_sounds(h, si, 64, &n) != 0) return -3;
+    int fr = -1;
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (!strcmp(si[i].name, name)) fr = fr == -1 ? (int)si[i].frames : -2;
+    return fr;
+}
+
+/* ZONE_TICK reports a client got, and how many named zone `name`. */
+typedef struct {
+    int ticks, named;
+    const char *name;
+} zone_ticks_t;
+
+static void on_zone_tick(void *user, const heliod_event_t *ev) {
+    zone_ticks_t *z = user;
+    if (ev->type != HELIOD_EVENT_ZONE_TICK) return;
+    z->ticks++;
+    z->named += strstr(ev->message, z->name) != NULL;
+}
+
+/* A stranger that stays connected: loads its bank "level" (sound lsnd,
+ * 0.5 s) and adds its world zone "wz" first, says so, waits for go (taking
+ * the zone scheduler's reports meanwhile), then tries the game's bank and
+ * zone and reports what it sees. */
+static void bank_squatter(fx_t *f, int ready, int go, int res) {
+    heliod_t *h = NULL;
+    int out[24] = {0}, n = 0;
+    if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
+    char man[600], zman[600];
+    write_bank(f->d.dir, "s_level.ini", "level", "lsnd", "half.wav", man, sizeof man);
+    write_bank(f->d.dir, "s_zone.ini", "szbank", "szsnd", "half.wav", zman, sizeof zman);
+    out[n++] = heliod_bank_load(h, man, NULL);
+    out[n++] = bank_state(h, "level");
+    const float far[3] = {1000, 0, 0}; /* never near the listener: never loads */
+    out[n++] = heliod_zone_add(h, "wz", zman, far, 1.0f);
+    zone_ticks_t zt = {.name = "gnear"};
+    heliod_set_event_callback(h, on_zone_tick, &zt);
+    if (heliod_subscribe(h, HELIOD_SUB_ZONES) != 0) _exit(5);
+    char b = 1;
+    if (write(ready, &b, 1) != 1) _exit(4);
+    struct pollfd pf = {.fd = go, .events = POLLIN};
+    for (int i = 0; poll(&pf, 1, 10) != 1; i++)
+        if (heliod_dispatch(h) < 0 || i > 12000) _exit(4);
+    /* the ticks sent before the ping's reply, queued by it, then delivered */
+    if (read(go, &b, 1) != 1 || heliod_ping(h, NULL) != 0 || heliod_dispatch(h) < 0) _exit(4);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    out[n++] = heliod_play(h, "gsnd", &pp, NULL, NULL); /* the game's bank sound */
+    out[n++] = heliod_bank_unload(h, "gbank");
+    out[n++] = heliod_zone_remove(h, "gzone");
+    out[n++] = heliod_bank_load(h, man, NULL); /* its own name: EEXIST */
+    out[n++] = sound_frames(h, "lsnd");        /* its own lsnd (0.5 s), one of them */
+    out[n++] = heliod_play(h, "lsnd", &pp, NULL, NULL);
+    heliod_bank_info_t bi[8];
+    size_t nb = 0;
+    out[n++] = heliod_banks(h, bi, 8, &nb);
+    out[n++] = (int)nb; /* level, the operator's opbank, a world zone's bank */
+    heliod_zone_info_t zi[8];
+    size_t nz = 0;
+    out[n++] = heliod_zones(h, zi, 8, &nz);
+    out[n++] = (int)nz;                                  /* its wz */
+    out[n++] = heliod_bank_unload(h, "opbank");          /* the operator's: shared, not its own */
+    out[n++] = heliod_play(h, "opsnd", &pp, NULL, NULL); /* its sounds: shared, anyone plays */
+    out[n++] = zt.ticks > 0;                             /* it got the scheduler's reports, */
+    out[n++] = zt.named;                                 /* without the game's zone's name */
+    heliod_close(h);
+    if (write(res, out, sizeof(int) * (size_t)n) < 0) _exit(2);
+    _exit(0);
+}
+
+static void test_banks_and_zones_per_process(void **state) {
+    fx_t *f = *state;
+    char half[600], gman[600], lman[600], zman[600], oman[600];
+    snprintf(half, sizeof half, "%.256s/half.wav", f->d.dir);
+    assert_int_equal(th_write_sine(half, 48000, 0.5, 330, 0.2), 0);
+    write_bank(f->d.dir, "g_level.ini", "level", "lsnd", "tone.wav", lman, sizeof lman);
+    write_bank(f->d.dir, "g_bank.ini", "gbank", "gsnd", "tone.wav", gman, sizeof gman);
+    write_bank(f->d.dir, "g_zone.ini", "gzbank", "gzsnd", "tone.wav", zman, sizeof zman);
+    write_bank(f->d.dir, "op.ini", "opbank", "opsnd", "tone.wav", oman, sizeof oman);
+    int ready[2], go[2], res[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(res), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) bank_squatter(f, ready[1], go[0], res[1]);
+    close(res[1]);
+    char b = 0;
+    assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
+
+    heliod_t *g = conn(f, "game", 0);
+    /* its own bank and zone of the stranger's names: not EEXIST */
+    assert_int_equal(heliod_bank_load(g, lman, NULL), 0);
+    assert_int_equal(bank_state(g, "level"), HELIOD_BANK_LOADED);
+    assert_int_equal(heliod_bank_load(g, lman, NULL), HELIOD_EEXIST); /* its own, twice */
+    assert_int_equal(heliod_bank_load(g, gman, NULL), 0);
+    assert_int_equal(bank_state(g, "gbank"), HELIOD_BANK_LOADED);
+    const float far[3] = {-1000, 0, 0};
+    assert_int_equal(heliod_zone_add(g, "wz", zman, far, 1.0f), 0);
+    assert_int_equal(heliod_zone_add(g, "wz", zman, far, 1.0f), HELIOD_EEXIST);
+    assert_int_equal(heliod_zone_add(g, "gzone", zman, far, 1.0f), 0);
+    /* its lsnd is its own 1 s tone, not the stranger's 0.5 s one */
+    assert_int_equal(sound_frames(g, "lsnd"), 48000);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(g, "lsnd", &pp, NULL, NULL), 0);
+    /* it lists its own banks and zones (and the shared ones), not the stranger's */
+    heliod_bank_info_t bi[8];
+    size_t nb = 0;
+    assert_int_equal(heliod_banks(g, bi, 8, &nb), 0);
+    assert_int_equal(nb, 2);
+    heliod_zone_info_t zi[8];
+    size_t nz = 0;
+    assert_int_equal(heliod_zones(g, zi, 8, &nz), 0);
+    assert_int_equal(nz, 2);
+    /* the operator sees every namespace; its bank is shared */
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    assert_int_equal(heliod_banks(op, bi, 8, &nb), 0);
+    assert_int_equal(nb, 3);
+    assert_int_equal(heliod_zones(op, zi, 8, &nz), 0);
+    assert_int_equal(nz, 3);
+    assert_int_equal(heliod_bank_load(op, oman, NULL), 0);
+    assert_int_equal(bank_state(op, "opbank"), HELIOD_BANK_LOADED);
+    assert_int_equal(heliod_play(g, "opsnd", &pp, NULL, NULL), 0); /* shared: anyone plays it */
+    /* the game's zone gnear loads (at the listener): the operator's ZONE_TICK
+     * reports name it, the stranger's (checked below) do not */
+    zone_ticks_t zt = {.name = "gnear"};
+    heliod_set_event_callback(op, on_zone_tick, &zt);
+    assert_int_equal(heliod_subscribe(op, HELIOD_SUB_ZONES), 0);
+    const float here[3] = {0, 0, 0};
+    assert_int_equal(heliod_zone_add(g, "gnear", zman, here, 10.0f), 0);
+    for (int i = 0; i < 2000 && !zt.named; i++) {
+        assert_true(heliod_dispatch(op) >= 0);
+        th_sleep_ms(2);
+    }
+    assert_true(zt.named > 0);
+
+    b = 1;
+    assert_int_equal(write(go[1], &b, 1), 1);
+    int r[24], n = 0;
+    ssize_t got;
+    while (n < 24 && (got = read(res[0], r + n, sizeof(int) * (size_t)(24 - n))) > 0)
+        n += (int)(got / (ssize_t)sizeof(int));
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(n, 17);
+    fprintf(stderr,
+            "# stranger: bank %d (state %d), zone %d; then play gsnd %d, unload gbank %d, "
+            "remove gzone %d, its level again %d, its lsnd %d frames, play %d, banks %d (%d), "
+            "zones %d (%d), unload opbank %d, play opsnd %d, zone ticks %d naming gnear %d\n",
+            r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+            r[14], r[15], r[16]);
+    assert_int_equal(r[0], 0);
+    assert_int_equal(r[1], HELIOD_BANK_LOADED);
+    assert_int_equal(r[2], 0);
+    assert_int_equal(r[3], HELIOD_ENOSOUND); /* the game's bank sounds are not its */
+    assert_int_equal(r[4], HELIOD_ENOSOUND); /* no bank gbank in its namespace */
+    assert_int_equal(r[5], HELIOD_EINVAL);   /* no zone gzone in its namespace */
+    assert_int_equal(r[6], HELIOD_EEXIST);
+    assert_int_equal(r[7], 24000);
+    assert_int_equal(r[8], 0);
+    assert_int_equal(r[9], 0);
+    assert_int_equal(r[10], 3); /* its level, opbank and gnear's bank (a zone's: shared) */
+    assert_int_equal(r[11], 0);
+    assert_int_equal(r[12], 1);
+    assert_int_equal(r[13], HELIOD_EPERM);
+    assert_int_equal(r[14], 0);
+    assert_int_equal(r[15], 1);
+    assert_int_equal(r[16], 0); /* the game's zone is not the stranger's to see */
+
+    /* the game's bank, sounds and zone are untouched */
+    assert_int_equal(bank_state(g, "gbank"), HELIOD_BANK_LOADED);
+    assert_int_equal(heliod_play(g, "gsnd", &pp, NULL, NULL), 0);
+    /* its zones (wz, gzone, gnear); the stranger's wz went with its process
+     * (reclaimed, nothing adoptable): the operator sees the game's three */
+    int left = 0;
+    for (int i = 0; i < 500 && left != 3; i++) {
+        assert_int_equal(heliod_zones(op, zi, 8, &nz), 0);
+        left = (int)nz;
+        if (left != 3) th_sleep_ms(10);
+    }
+    assert_int_equal(left, 3);
+    assert_int_equal(heliod_zones(g, zi, 8, &nz), 0);
+    assert_int_equal(nz, 3);
+    int gz = 0;
+    for (size_t i = 0; i < nz; i++)
+        gz += !strcmp(zi[i].name, "gzone");
+    assert_int_equal(gz, 1);
+    assert_int_equal(heliod_zone_remove(g, "wz"), 0);             /* its own */
+    assert_int_equal(heliod_zone_remove(g, "wz"), HELIOD_EINVAL); /* none left */
+    /* the stranger's private bank went with its connection */
+    int gone = 0;
+    for (int i = 0; i < 500 && !gone; i++) {
+        assert_int_equal(heliod_banks(op, bi, 8, &nb), 0);
+        gone = nb == 4; /* the game's two, opbank and gnear's zone bank */
+        if (!gone) th_sleep_ms(10);
+    }
+    assert_true(gone);
+    assert_int_equal(heliod_bank_unload(op, "opbank"), 0);
+    heliod_close(op);
+    heliod_close(g);
+    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
+    for (size_t i = 0; i < 5; i++)
+        close(fds[i]);
+}
+
+/* A stranger can neither play nor evict a game's bank sounds: under a
+ * 1 MiB budget full of the game's bank, its 900 KiB upload is ENOMEM. */
+static int bank_evicter(heliod_t *h, int *out, void *arg) {
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    out[0] = heliod_play(h, "b1", &pp, NULL, NULL);
+    big_upload(h, out + 1, arg);
+    return 2;
+}
+
+static void test_bank_sounds_not_evicted_by_stranger(void **state) {
+    fx_t *f = *state;
+    char man[600];
+    snprintf(man, sizeof man, "%.256s/evb.ini", f->d.dir);
+    FILE *fp = fopen(man, "w");
+    assert_non_null(fp);
+    fprintf(fp, "name = evb\n[sound b1]\npath = tone.wav\n[sound b2]\npath = tone.wav\n");
+    fclose(fp);
+    heliod_t *g = conn(f, "game", 0);
+    assert_int_equal(heliod_bank_load(g, man, NULL), 0);
+    assert_int_equal(bank_state(g, "evb"), HELIOD_BANK_LOADED);
+    int r[2];
+    assert_int_equal(in_child(f, bank_evicter, f, r, 2), 2);
+    fprintf(stderr, "# stranger: play of the game's bank sound %d, 900 KiB upload %d\n", r[0],
+            r[1]);
+    assert_int_equal(r[0], HELIOD_ENOSOUND);
+    assert_int_equal(r[1], HELIOD_ENOMEM);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    assert_int_equal(heliod_play(g, "b1", &pp, NULL, NULL), 0);
+    assert_int_equal(heliod_play(g, "b2", &pp, NULL, NULL), 0);
+    assert_true(th_stat(g, "samples_evictions") == 0.0);
+    heliod_close(g);
+}
+
+/* ---- one STATS key and one profiler row per bus ------------------------------ */
+
+/* A stranger that stays connected with its own bus "gamebus" at -20 dB and
+ * a loop on it; sends its client id on ready, exits on go. */
+static void label_squatter(fx_t *f, int ready, int go) {
+    heliod_t *h = NULL;
+    if (heliod_connect(&h, f->d.sock, "stranger") != 0) _exit(3);
+    if (heliod_load(h, "tone", f->tone, 0, NULL) != 0 || heliod_bus_create(h, "gamebus", "") != 0 ||
+        heliod_bus_gain(h, "gamebus", -20, 0) != 0)
+        _exit(5);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags |= HELIOD_PLAY_LOOP;
+    snprintf(pp.bus, sizeof pp.bus, "gamebus");
+    if (heliod_play(h, "tone", &pp, NULL, NULL) != 0) _exit(6);
+    int id = (int)heliod_server_info(h)->client_id;
+    char b = 0;
+    struct pollfd pf = {.fd = go, .events = POLLIN};
+    if (write(ready, &id, sizeof id) != (ssize_t)sizeof id || poll(&pf, 1, 120000) != 1 ||
+        read(go, &b, 1) != 1)
+        _exit(4);
+    heliod_close(h);
+    _exit(0);
+}
+
+typedef struct {
+    int n;
+    heliod_profile_t last;
+} prof_seen_t;
+
+static void on_prof(void *user, const heliod_event_t *ev) {
+    prof_seen_t *p = user;
+    if (ev->type != HELIOD_EVENT_PROFILE || !ev->profile) return;
+    p->n++;
+    p->last = *ev->profile;
+}
+
+static int prof_row(const heliod_profile_t *p, const char *name) {
+    int k = -1;
+    for (unsigned i = 0; i < p->nbuses; i++)
+        if (!strcmp(p->bus[i].name, name)) k = k < 0 ? (int)i : -2;
+    return k;
+}
+
+static void test_bus_labels_per_bus(void **state) {
+    fx_t *f = *state;
+    int ready[2], go[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) label_squatter(f, ready[1], go[0]);
+    int sid = 0;
+    assert_int_equal(read(ready[0], &sid, sizeof sid), (ssize_t)sizeof sid);
+
+    heliod_t *g = conn(f, "game", 0);
+    int gid = (int)heliod_server_info(g)->client_id;
+    assert_int_equal(heliod_bus_create(g, "gamebus", ""), 0);
+    assert_int_equal(heliod_bus_gain(g, "gamebus", -3, 0), 0);
+    heliod_t *op = conn(f, "operator", HELIOD_CONNECT_CONTROL);
+    assert_int_equal(heliod_bus_create(op, "opbus", ""), 0);
+    assert_int_equal(heliod_bus_gain(op, "opbus", -7, 0), 0);
+    char gk[80], sk[80], sm[80];
+    snprintf(gk, sizeof gk, "bus.gamebus-c%d.gain_db", gid);
+    snprintf(sk, sizeof sk, "bus.gamebus-c%d.gain_db", sid);
+    snprintf(sm, sizeof sm, "bus.gamebus-c%d.peak_db", sid);
+    double gv = th_stat(g, gk), sv = th_stat(g, sk), plain = th_stat(g, "bus.gamebus.gain_db");
+    fprintf(stderr, "# STATS: %s = %.1f, %s = %.1f, bus.gamebus.gain_db = %.1f, opbus %.1f\n", gk,
+            gv, sk, sv, plain, th_stat(g, "bus.opbus.gain_db"));
+    assert_true(fabs(gv - -3.0) < 0.01);
+    assert_true(fabs(sv - -20.0) < 0.01);
+    assert_true(isnan(plain));                                        /* no shared key */
+    assert_true(fabs(th_stat(g, "bus.opbus.gain_db") - -7.0) < 0.01); /* a control client's */
+    assert_true(th_stat(g, "bus.sfx.gain_db") == 0.0);                /* the daemon's */
+    assert_false(isnan(th_stat(g, sm))); /* the stranger's live bus, metered under its label */
+
+    /* the profiler: one row each, the stranger's voice on its own row */
+    prof_seen_t p = {0};
+    heliod_set_event_callback(g, on_prof, &p);
+    assert_int_equal(heliod_subscribe_profile(g, HELIOD_SUB_PROFILE, 0.0f, 20.0f), 0);
+    for (int i = 0; i < 400 && p.n < 2; i++) {
+        assert_true(heliod_dispatch(g) >= 0);
+        th_sleep_ms(5);
+    }
+    assert_true(p.n >= 2);
+    char gl[64], sl[64];
+    snprintf(gl, sizeof gl, "gamebus-c%d", gid);
+    snprintf(sl, sizeof sl, "gamebus-c%d", sid);
+    int gr = prof_row(&p.last, gl), sr = prof_row(&p.last, sl);
+    fprintf(stderr, "# PROFILE rows: %s at %d, %s at %d (real %u), gamebus at %d, opbus at %d\n",
+            gl, gr, sl, sr, sr >= 0 ? p.last.bus[sr].real : 0, prof_row(&p.last, "gamebus"),
+            prof_row(&p.last, "opbus"));
+    assert_true(gr >= 0 && sr >= 0 && gr != sr);
+    assert_int_equal(p.last.bus[sr].real, 1);
+    assert_int_equal(p.last.bus[gr].real, 0);
+    assert_int_equal(prof_row(&p.last, "gamebus"), -1);
+    assert_true(prof_row(&p.last, "opbus") >= 0);
+    assert_true(prof_row(&p.last, "sfx") >= 0);
+
+    char b = 1;
+    assert_int_equal(write(go[1], &b, 1), 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    heliod_close(op);
+    heliod_close(g);
+    int fds[] = {ready[0], ready[1], go[0], go[1]};
+    for (size_t i = 0; i < 4; i++)
+        close(fds[i]);
+}
+
 /* ---- what a gone process leaves behind ---------------------------------------- */
 
 /* Process A (a child) fills every table to its caps under setup_small, plus
@@ -1390,6 +1778,22 @@ static void test_gone_process_reclaimed(void **state) {
     assert_true(vi[0].state == HELIOD_VOICE_PLAYING || vi[0].state == HELIOD_VOICE_VIRTUAL);
     assert_string_equal(vi[0].bus, "abus");
     assert_string_equal(vi[0].cue, "acue0");
+    /* the orphaned bus keeps its label: STATS bus.abus-cID with A's client
+     * id, not the orphan mark (0xffffffff) */
+    static heliod_stat_t st[512];
+    size_t nst = 0;
+    assert_int_equal(heliod_stats(op, st, 512, &nst, 0), 0);
+    unsigned long long lid = 0;
+    int labels = 0;
+    for (size_t i = 0; i < nst; i++) {
+        char tail[16];
+        if (sscanf(st[i].key, "bus.abus-c%llu.%15s", &lid, tail) == 2 &&
+            strcmp(tail, "gain_db") == 0)
+            labels++;
+    }
+    fprintf(stderr, "# A's orphaned bus in STATS: %d key(s) bus.abus-c%llu.gain_db\n", labels, lid);
+    assert_int_equal(labels, 1);
+    assert_true(lid > 0 && lid < 0xffffffffull);
     /* the zones' buses went (the daemon's reverb_zones feed, made for the
      * first zone, stays); its own bus stays while the voice plays on it */
     for (int i = 0; i < 500; i++) {
@@ -1447,6 +1851,10 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bank_sheet_as_its_loader, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_bank_sheet_in_its_quota, setup_small, teardown),
         cmocka_unit_test_setup_teardown(test_buses_per_process, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_banks_and_zones_per_process, setup_default, teardown),
+        cmocka_unit_test_setup_teardown(test_bank_sounds_not_evicted_by_stranger, setup_budget,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_bus_labels_per_bus, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_gone_process_reclaimed, setup_small, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

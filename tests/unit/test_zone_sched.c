@@ -233,7 +233,10 @@ static void test_large_zone_alone(void **state) {
     const float p[3] = {0, 0, 0};
     assert_int_equal(hld_zs_add(&g_z, "big", p, 10.0f, 10 * MB), 0);
     assert_int_equal(hld_zs_add(&g_z, "small", p, 10.0f, 1 * MB), 1);
-    assert_int_equal(hld_zs_add(&g_z, "big", p, 10.0f, 1), -1); /* taken */
+    char longname[HLD_ZS_NAME + 1];
+    memset(longname, 'x', HLD_ZS_NAME);
+    longname[HLD_ZS_NAME] = '\0';
+    assert_int_equal(hld_zs_add(&g_z, longname, p, 10.0f, 1), -1); /* too long */
     hld_zs_report_t r;
     hld_zs_tick(&g_z, p, &r);
     /* "big" and "small" tie on distance: by name, big first, alone */
