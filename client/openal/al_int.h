@@ -61,9 +61,11 @@ typedef struct {
     int used;
     ALCdevice *dev;
     ALuint id;
-    uint32_t gen; /* bumped at each upload: part of the daemon sound's name */
-    int channels; /* 1, 2 */
+    uint32_t gen; /* its upload's serial (process-wide): part of the daemon sound's name */
+    int channels; /* 1, 2: what plays (data's layout) */
     int bits;     /* 8, 16, 32 (float) */
+    int al_channels, al_bits; /* what the program gave (AL_EXT_MCFORMATS: 2..8 channels,
+                               * downmixed at alBufferData into stereo float data) */
     ALsizei freq;
     void *data; /* the PCM as given (kept to upload again after a reconnect) */
     size_t size;

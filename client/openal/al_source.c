@@ -701,7 +701,7 @@ static void set_offset(ALCcontext *c, alh_source_t *s, ALenum param, double v) {
     double frames = v;
     if (param == AL_SEC_OFFSET) frames = v * (b ? b->freq : 0);
     if (param == AL_BYTE_OFFSET) {
-        const int fsz = b ? b->channels * b->bits / 8 : 1;
+        const int fsz = b ? b->al_channels * b->al_bits / 8 : 1; /* as the program gave it */
         frames = floor(v / (fsz ? fsz : 1));
     }
     if (b && frames >= source_frames_total(s)) {
@@ -967,7 +967,7 @@ static int source_get(ALCcontext *c, alh_source_t *s, ALenum param, double *v) {
         else if (param == AL_SAMPLE_OFFSET)
             v[0] = floor(f);
         else
-            v[0] = floor(f) * (b ? b->channels * b->bits / 8 : 0);
+            v[0] = floor(f) * (b ? b->al_channels * b->al_bits / 8 : 0);
         return 1;
     }
     default: alh_set_error(c, AL_INVALID_ENUM); return 0;
@@ -1159,7 +1159,8 @@ ALH_EXPORT void AL_APIENTRY alSourceQueueBuffers(ALuint source, ALsizei nb, cons
             LEAVE();
         }
         if (!ref) ref = b;
-        if (b->channels != ref->channels || b->bits != ref->bits || b->freq != ref->freq) {
+        if (b->al_channels != ref->al_channels || b->al_bits != ref->al_bits ||
+            b->freq != ref->freq) {
             alh_set_error(c, AL_INVALID_OPERATION); /* one format per queue */
             LEAVE();
         }
