@@ -36,6 +36,8 @@ struct ALCdevice_struct {
     uint64_t clk_read_ns;
     int suspended;        /* a bundle is open (alcSuspendContext) */
     int paused;           /* alcDevicePauseSOFT: voices held, the clock frozen */
+    int daemon_hrtf;      /* the daemon renders its 3D voices binaurally (STATS "hrtf") */
+    ALCenum hrtf_status;  /* ALC_HRTF_STATUS_SOFT: what the last ALC_HRTF_SOFT request got */
     uint64_t pause_frame; /* the engine frame it paused on */
     int bundle_n;         /* requests in it (a bundle holds at most 64) */
     ALCenum error;

@@ -58,8 +58,11 @@ static ALint wait_not_playing(ALuint s) {
     return st;
 }
 
+static int daemon_hrtf; /* the fixture's daemon runs with --hrtf */
+
 static int setup(void **state) {
     fill_pcm();
+    daemon_hrtf = 0;
     if (th_fixture_start(state, 0, NULL) != 0) return -1;
     th_fixture_t *f = *state;
     setenv("HELIOD_SOCKET", f->d.sock, 1);
@@ -117,7 +120,8 @@ static void test_alc_queries(void **state) {
     assert_non_null(strstr(alcGetString(NULL, ALC_EXTENSIONS), "ALC_ENUMERATION_EXT"));
     assert_false(alcIsExtensionPresent(dev, "ALC_EXT_EFX")); /* not implemented: not advertised */
     assert_true(alIsExtensionPresent("al_ext_float32"));
-    assert_false(alIsExtensionPresent("AL_EXT_MCFORMATS"));
+    assert_true(alIsExtensionPresent("al_ext_mcformats"));
+    assert_int_equal(alGetEnumValue("AL_FORMAT_71CHN32"), AL_FORMAT_71CHN32);
     assert_int_equal(alGetEnumValue("AL_FORMAT_MONO_FLOAT32"), AL_FORMAT_MONO_FLOAT32);
     assert_int_equal(alGetEnumValue("AL_FORMAT_STEREO16"), AL_FORMAT_STEREO16);
     assert_int_equal(alGetError(), AL_NO_ERROR);
@@ -410,6 +414,75 @@ static void test_pause_device(void **state) {
     close_ctx(dev, ctx);
 }
 
+static int setup_hrtf(void **state) {
+    fill_pcm();
+    const char *const args[] = {"--hrtf", NULL};
+    if (th_fixture_start(state, 0, args) != 0) return -1;
+    th_fixture_t *f = *state;
+    setenv("HELIOD_SOCKET", f->d.sock, 1);
+    daemon_hrtf = 1;
+    return 0;
+}
+
+typedef const ALCchar *(ALC_APIENTRY *get_stringi_fn)(ALCdevice *, ALCenum, ALCsizei);
+typedef ALCboolean(ALC_APIENTRY *reset_dev_fn)(ALCdevice *, const ALCint *);
+
+/* ALC_SOFT_HRTF reports the truth: the library's sources are never rendered
+ * binaurally, so no HRTF is listed, ALC_HRTF_SOFT reads ALC_FALSE, and a
+ * request gets ALC_HRTF_DENIED_SOFT from a daemon without --hrtf and
+ * ALC_HRTF_UNSUPPORTED_FORMAT_SOFT from one with it; not requesting it is
+ * ALC_HRTF_DISABLED_SOFT. Both entry points come from alcGetProcAddress. */
+static void test_hrtf_status(void **state) {
+    (void)state;
+    const ALCint want = daemon_hrtf ? ALC_HRTF_UNSUPPORTED_FORMAT_SOFT : ALC_HRTF_DENIED_SOFT;
+    const ALCint attrs[] = {ALC_HRTF_SOFT, ALC_TRUE, 0};
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, attrs);
+    assert_true(alcIsExtensionPresent(dev, "ALC_SOFT_HRTF"));
+    assert_true(alcIsExtensionPresent(dev, "alc_soft_hrtf")); /* case-insensitive */
+    ALCint v = -1;
+    alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
+    assert_int_equal(v, want);
+    alcGetIntegerv(dev, ALC_HRTF_SOFT, 1, &v);
+    assert_int_equal(v, ALC_FALSE);
+    alcGetIntegerv(dev, ALC_NUM_HRTF_SPECIFIERS_SOFT, 1, &v);
+    assert_int_equal(v, 0);
+    assert_int_equal(alcGetError(dev), ALC_NO_ERROR);
+    get_stringi_fn stringi;
+    reset_dev_fn reset;
+    void *p1 = alcGetProcAddress(dev, "alcGetStringiSOFT"),
+         *p2 = alcGetProcAddress(dev, "alcResetDeviceSOFT");
+    assert_non_null(p1);
+    assert_non_null(p2);
+    memcpy(&stringi, &p1, sizeof stringi);
+    memcpy(&reset, &p2, sizeof reset);
+    assert_null(stringi(dev, ALC_HRTF_SPECIFIER_SOFT, 0));
+    assert_int_equal(alcGetError(dev), ALC_INVALID_VALUE);
+    assert_null(stringi(dev, ALC_FREQUENCY, 0));
+    assert_int_equal(alcGetError(dev), ALC_INVALID_ENUM);
+    /* reset without asking: disabled; asking again: the same answer */
+    const ALCint none[] = {ALC_HRTF_SOFT, ALC_FALSE, 0};
+    assert_true(reset(dev, none));
+    alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
+    assert_int_equal(v, ALC_HRTF_DISABLED_SOFT);
+    assert_true(reset(dev, attrs));
+    alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
+    assert_int_equal(v, want);
+    assert_false(reset(NULL, attrs));
+    assert_int_equal(alcGetEnumValue(dev, "ALC_HRTF_STATUS_SOFT"), ALC_HRTF_STATUS_SOFT);
+    /* the sources still play, as before */
+    ALuint b = make_buffer(4800), s;
+    alGenSources(1, &s);
+    alSourcei(s, AL_BUFFER, (ALint)b);
+    alSourcePlay(s);
+    assert_int_equal(wait_not_playing(s), AL_STOPPED);
+    alDeleteSources(1, &s);
+    alDeleteBuffers(1, &b);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    close_ctx(dev, ctx);
+}
+
 static int setup_rec(void **state) {
     fill_pcm();
     if (th_fixture_start(state, 1, NULL) != 0) return -1;
@@ -606,6 +679,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_queue_runs_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hrtf_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hrtf_status, setup_hrtf, teardown),
         cmocka_unit_test_setup_teardown(test_formats_recorded, setup_rec, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_restart, setup, teardown),
     };
