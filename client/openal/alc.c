@@ -100,6 +100,8 @@ static void on_event(void *user, const heliod_event_t *ev) {
     alh_on_event(user, ev);
 }
 
+static void hrtf_status(ALCdevice *d);
+
 /* Connects d to heliod (locked). 0 or a heliod error. */
 static int dev_connect(ALCdevice *d) {
     heliod_t *h = NULL;
@@ -121,6 +123,7 @@ static int dev_connect(ALCdevice *d) {
     if (heliod_stats(h, st, sizeof st / sizeof st[0], &n, 0) == 0)
         for (size_t i = 0; i < n; i++)
             if (!strcmp(st[i].key, "hrtf")) d->daemon_hrtf = st[i].value != 0.0;
+    hrtf_status(d); /* a daemon back with or without --hrtf */
     d->clk_read_ns = alh_mono_ns();
     d->h = h;
     d->connected = 1;
@@ -310,21 +313,27 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcCloseDevice(ALCdevice *device) {
     return ALC_TRUE;
 }
 
-/* ALC_SOFT_HRTF: an ALC_HRTF_SOFT request (ALC_FALSE, ALC_TRUE or
- * ALC_DONT_CARE_SOFT). heliod's binaural renderer (`heliod --hrtf`) takes
- * the daemon's 3D voices in the daemon's own listener frame; the library
- * spatialises its sources itself (OpenAL's math, OpenAL Soft's stereo pan
- * law) and plays them as 2D voices, so HRTF is never enabled for them: a
- * request for it is ALC_HRTF_DENIED_SOFT when the daemon runs without
- * --hrtf (nothing to enable), ALC_HRTF_UNSUPPORTED_FORMAT_SOFT when it runs
- * with it (its renderer cannot take the library's voices), and no HRTF is
- * listed (ALC_NUM_HRTF_SPECIFIERS_SOFT 0). Locked. */
-static void hrtf_request(ALCdevice *d, ALCint v) {
-    if (v == ALC_TRUE)
-        d->hrtf_status = d->daemon_hrtf ? ALC_HRTF_UNSUPPORTED_FORMAT_SOFT : ALC_HRTF_DENIED_SOFT;
-    else
-        d->hrtf_status = ALC_HRTF_DISABLED_SOFT;
+/* ALC_SOFT_HRTF onto heliod's binaural renderer (`heliod --hrtf`): an
+ * ALC_HRTF_SOFT request (ALC_FALSE, ALC_TRUE or ALC_DONT_CARE_SOFT). With
+ * ALC_TRUE and a daemon that renders HRTF, the mono sources play as daemon
+ * 3D voices in their direction from the listener (al_source.c,
+ * hrtf_params): ALC_HRTF_ENABLED_SOFT. A daemon without --hrtf has none to
+ * give: ALC_HRTF_DENIED_SOFT (and no HRTF is listed). Not asked (or
+ * ALC_DONT_CARE_SOFT, as OpenAL Soft on speakers): ALC_HRTF_DISABLED_SOFT,
+ * OpenAL Soft's stereo panning. Locked. */
+static void hrtf_status(ALCdevice *d) {
+    d->hrtf_on = d->hrtf_req && d->daemon_hrtf;
+    d->hrtf_status = !d->hrtf_req ? ALC_HRTF_DISABLED_SOFT
+                     : d->hrtf_on ? ALC_HRTF_ENABLED_SOFT
+                                  : ALC_HRTF_DENIED_SOFT;
 }
+
+static void hrtf_request(ALCdevice *d, ALCint v) {
+    d->hrtf_req = v == ALC_TRUE;
+    hrtf_status(d);
+}
+
+#define HRTF_NAME "heliod --hrtf"
 
 ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetStringiSOFT(ALCdevice *device, ALCenum param,
                                                          ALCsizei index) {
@@ -332,11 +341,14 @@ ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetStringiSOFT(ALCdevice *device, ALCe
     ALCdevice *d = alh_dev_ok(device);
     if (!d)
         g_al.null_error = ALC_INVALID_DEVICE;
-    else if (param == ALC_HRTF_SPECIFIER_SOFT)
-        dev_error(d, ALC_INVALID_VALUE); /* no HRTF listed: every index is out of range */
-    else
+    else if (param != ALC_HRTF_SPECIFIER_SOFT)
         dev_error(d, ALC_INVALID_ENUM);
-    (void)index;
+    else if (!d->daemon_hrtf || index != 0)
+        dev_error(d, ALC_INVALID_VALUE); /* the daemon's one set, when it has one */
+    else {
+        alh_unlock();
+        return HRTF_NAME;
+    }
     alh_unlock();
     return NULL;
 }
@@ -352,9 +364,11 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcResetDeviceSOFT(ALCdevice *device, const A
         alh_unlock();
         return ALC_FALSE;
     }
-    d->hrtf_status = ALC_HRTF_DISABLED_SOFT;
+    hrtf_request(d, ALC_FALSE);
     for (int i = 0; attribs && attribs[i] != 0 && i < 64; i += 2)
         if (attribs[i] == ALC_HRTF_SOFT) hrtf_request(d, attribs[i + 1]);
+    /* sources started from now on; a playing one keeps how it was started
+     * (a 2D voice cannot become a 3D one) */
     alh_unlock();
     return ALC_TRUE;
 }
@@ -384,7 +398,7 @@ ALH_EXPORT ALCcontext *ALC_APIENTRY alcCreateContext(ALCdevice *device, const AL
     c->attr_mono = 255;
     c->attr_stereo = 1;
     c->attr_refresh = d->rate && d->period ? (int)(d->rate / d->period) : 50;
-    d->hrtf_status = ALC_HRTF_DISABLED_SOFT; /* a new context resets the device */
+    hrtf_request(d, ALC_FALSE); /* a new context resets the device */
     for (int i = 0; attrs && attrs[i] != 0 && i < 64; i += 2) {
         const ALCint k = attrs[i], v = attrs[i + 1];
         if (k == ALC_MONO_SOURCES && v > 255) c->attr_mono = v;
@@ -734,9 +748,9 @@ ALH_EXPORT void ALC_APIENTRY alcGetIntegerv(ALCdevice *device, ALCenum param, AL
         if (!d) goto bad_device;
         values[0] = d->connected;
         break;
-    case ALC_HRTF_SOFT: /* never enabled for the library's sources (hrtf_request) */
+    case ALC_HRTF_SOFT:
         if (!d) goto bad_device;
-        values[0] = ALC_FALSE;
+        values[0] = d->hrtf_on ? ALC_TRUE : ALC_FALSE;
         break;
     case ALC_HRTF_STATUS_SOFT:
         if (!d) goto bad_device;
@@ -744,7 +758,7 @@ ALH_EXPORT void ALC_APIENTRY alcGetIntegerv(ALCdevice *device, ALCenum param, AL
         break;
     case ALC_NUM_HRTF_SPECIFIERS_SOFT:
         if (!d) goto bad_device;
-        values[0] = 0;
+        values[0] = d->daemon_hrtf ? 1 : 0;
         break;
     case ALC_CAPTURE_SAMPLES: goto bad_device; /* no capture device is ever open */
     default: dev_error(device, ALC_INVALID_ENUM); break;

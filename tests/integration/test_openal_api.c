@@ -138,6 +138,8 @@ static void test_alc_queries(void **state) {
     /* unimplemented: the proper errors */
     assert_null(alcCaptureOpenDevice(NULL, 44100, AL_FORMAT_MONO16, 1024));
     assert_int_equal(alcGetError(NULL), ALC_INVALID_VALUE);
+    assert_false(alcIsExtensionPresent(dev, "ALC_EXT_CAPTURE")); /* no input path */
+    assert_false(alcIsExtensionPresent(NULL, "ALC_EXT_CAPTURE"));
     alEnable(AL_SOURCE_DISTANCE_MODEL);
     assert_int_equal(alGetError(), AL_INVALID_ENUM);
     close_ctx(dev, ctx);
@@ -427,14 +429,57 @@ static int setup_hrtf(void **state) {
 typedef const ALCchar *(ALC_APIENTRY *get_stringi_fn)(ALCdevice *, ALCenum, ALCsizei);
 typedef ALCboolean(ALC_APIENTRY *reset_dev_fn)(ALCdevice *, const ALCint *);
 
-/* ALC_SOFT_HRTF reports the truth: the library's sources are never rendered
- * binaurally, so no HRTF is listed, ALC_HRTF_SOFT reads ALC_FALSE, and a
- * request gets ALC_HRTF_DENIED_SOFT from a daemon without --hrtf and
- * ALC_HRTF_UNSUPPORTED_FORMAT_SOFT from one with it; not requesting it is
- * ALC_HRTF_DISABLED_SOFT. Both entry points come from alcGetProcAddress. */
+/* The daemon's "hrtf_voices" (voices rendered binaurally in the last block)
+ * and "voices_real". */
+static double hrtf_voices(const char *sock, double *real) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, sock, "probe"), 0);
+    heliod_stat_t st[256];
+    size_t n = 0;
+    double v = -1;
+    assert_int_equal(heliod_stats(h, st, 256, &n, 0), 0);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(st[i].key, "hrtf_voices")) v = st[i].value;
+        if (!strcmp(st[i].key, "voices_real")) *real = st[i].value;
+    }
+    heliod_close(h);
+    return v;
+}
+
+/* A looping mono source 2 m to the right, playing: is it rendered
+ * binaurally (the daemon's hrtf_voices, read for five polls once its voice
+ * is real)? */
+static int plays_binaural(const char *sock) {
+    ALuint b = make_buffer(4800), s;
+    alGenSources(1, &s);
+    alSourcei(s, AL_BUFFER, (ALint)b);
+    alSourcei(s, AL_LOOPING, AL_TRUE);
+    alSource3f(s, AL_POSITION, 2.0f, 0.0f, 0.0f);
+    alSourcePlay(s);
+    double v = 0, real = 0;
+    for (int i = 0, seen = 0; i < 200 && v < 1 && seen < 5; i++) {
+        th_sleep_ms(10);
+        v = hrtf_voices(getenv("HELIOD_SOCKET"), &real);
+        if (real >= 1) seen++;
+        alSource3f(s, AL_POSITION, 2.0f, 0.0f, (float)i * 0.01f); /* moving: SET with POS */
+    }
+    (void)sock;
+    alSourceStop(s);
+    alDeleteSources(1, &s);
+    alDeleteBuffers(1, &b);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    return v >= 1;
+}
+
+/* ALC_SOFT_HRTF onto `heliod --hrtf`, reporting the truth: a daemon without
+ * HRTF lists none and a request gets ALC_HRTF_DENIED_SOFT; one with it lists
+ * its set ("heliod --hrtf"), a request gets ALC_HRTF_ENABLED_SOFT and the
+ * mono sources are rendered binaurally by the daemon (hrtf_voices), and not
+ * asking is ALC_HRTF_DISABLED_SOFT (OpenAL Soft's stereo panning, no
+ * binaural voice). Both entry points come from alcGetProcAddress. */
 static void test_hrtf_status(void **state) {
     (void)state;
-    const ALCint want = daemon_hrtf ? ALC_HRTF_UNSUPPORTED_FORMAT_SOFT : ALC_HRTF_DENIED_SOFT;
+    const ALCint want = daemon_hrtf ? ALC_HRTF_ENABLED_SOFT : ALC_HRTF_DENIED_SOFT;
     const ALCint attrs[] = {ALC_HRTF_SOFT, ALC_TRUE, 0};
     ALCdevice *dev;
     ALCcontext *ctx;
@@ -445,9 +490,9 @@ static void test_hrtf_status(void **state) {
     alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
     assert_int_equal(v, want);
     alcGetIntegerv(dev, ALC_HRTF_SOFT, 1, &v);
-    assert_int_equal(v, ALC_FALSE);
+    assert_int_equal(v, daemon_hrtf ? ALC_TRUE : ALC_FALSE);
     alcGetIntegerv(dev, ALC_NUM_HRTF_SPECIFIERS_SOFT, 1, &v);
-    assert_int_equal(v, 0);
+    assert_int_equal(v, daemon_hrtf ? 1 : 0);
     assert_int_equal(alcGetError(dev), ALC_NO_ERROR);
     get_stringi_fn stringi;
     reset_dev_fn reset;
@@ -457,29 +502,29 @@ static void test_hrtf_status(void **state) {
     assert_non_null(p2);
     memcpy(&stringi, &p1, sizeof stringi);
     memcpy(&reset, &p2, sizeof reset);
-    assert_null(stringi(dev, ALC_HRTF_SPECIFIER_SOFT, 0));
+    const ALCchar *name = stringi(dev, ALC_HRTF_SPECIFIER_SOFT, 0);
+    if (daemon_hrtf) {
+        assert_non_null(name);
+        assert_string_equal(name, "heliod --hrtf");
+        assert_null(stringi(dev, ALC_HRTF_SPECIFIER_SOFT, 1));
+    } else {
+        assert_null(name);
+    }
     assert_int_equal(alcGetError(dev), ALC_INVALID_VALUE);
     assert_null(stringi(dev, ALC_FREQUENCY, 0));
     assert_int_equal(alcGetError(dev), ALC_INVALID_ENUM);
-    /* reset without asking: disabled; asking again: the same answer */
+    assert_int_equal(plays_binaural(NULL), daemon_hrtf);
+    /* reset without asking: disabled, stereo panning; asking again: the same answer */
     const ALCint none[] = {ALC_HRTF_SOFT, ALC_FALSE, 0};
     assert_true(reset(dev, none));
     alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
     assert_int_equal(v, ALC_HRTF_DISABLED_SOFT);
+    assert_int_equal(plays_binaural(NULL), 0);
     assert_true(reset(dev, attrs));
     alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
     assert_int_equal(v, want);
     assert_false(reset(NULL, attrs));
     assert_int_equal(alcGetEnumValue(dev, "ALC_HRTF_STATUS_SOFT"), ALC_HRTF_STATUS_SOFT);
-    /* the sources still play, as before */
-    ALuint b = make_buffer(4800), s;
-    alGenSources(1, &s);
-    alSourcei(s, AL_BUFFER, (ALint)b);
-    alSourcePlay(s);
-    assert_int_equal(wait_not_playing(s), AL_STOPPED);
-    alDeleteSources(1, &s);
-    alDeleteBuffers(1, &b);
-    assert_int_equal(alGetError(), AL_NO_ERROR);
     close_ctx(dev, ctx);
 }
 
