@@ -30,6 +30,8 @@ The calls, by domain (each method's docstring has its keywords):
                 reverb_zones
     devices     devices, device
     assets      bank_load, bank_unload, banks, zone_add, zone_remove, zones
+    streams     stream (client-fed PCM: a Stream, or an AsyncStream from
+                AsyncClient, whose wait() and close() are awaited)
     time        clock, voice_start_frame, at_frame, at_ms, late_frames,
                 bundle_begin, bundle_end, bundle (a context manager); the
                 functions frame_at and quantize; at=FRAME on play, stop,
