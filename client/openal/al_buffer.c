@@ -6,6 +6,7 @@
  * library reconnects to a restarted daemon.
  */
 #include <AL/alext.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +143,11 @@ int alh_buffer_upload(alh_buffer_t *b) {
     memcpy(wav + 36, "data", 4);
     put32(wav + 40, (uint32_t)bytes);
     memcpy(wav + 44, b->data, bytes);
-    b->gen++;
+    /* process-wide: a buffer deleted and its id given again never reuses a
+     * name the daemon may still hold (its unload is not synchronous with the
+     * next load) */
+    static _Atomic uint32_t uploads;
+    b->gen = atomic_fetch_add(&uploads, 1u) + 1u;
     snprintf(b->sound, sizeof b->sound, "al.%d.b%u.%u", (int)getpid(), b->id, b->gen);
     if (d->suspended) heliod_bundle_end(d->h, NULL); /* a blocking call: close the bundle */
     heliod_sound_info_t info;
@@ -168,6 +173,91 @@ void alh_buffers_reupload(ALCdevice *d) {
     }
 }
 
+/* AL_EXT_MCFORMATS: heliod's output is stereo, so a multichannel buffer is
+ * downmixed once, here, to stereo float32 and plays as a stereo buffer
+ * (passed through, never spatialised; OpenAL does not spatialise
+ * multichannel buffers either). The coefficients are OpenAL Soft 1.19.1's
+ * stereo output for each channel of each layout (measured on its loopback
+ * device; tests/openal/mcformats.py checks them): its front pair at +-30
+ * degrees plays on one side only (1, 0), the centre at its -4.5 dB pan law
+ * (0.5957 each), LFE dropped, side channels (90 degrees) on their side
+ * (1, 0), 5.1's surrounds at 110 degrees 0.9371, the 7.1 backs and REAR's
+ * pair at 150 degrees (0.6672, 0.1672), quad's backs at 135 degrees
+ * (0.7859, 0.0788), 6.1's back centre 0.4043 each. Like the ITU-R BS.775 downmix (front 1,
+ * centre and surrounds about -3 dB, LFE dropped) it is not normalised: the
+ * level is the one the program was mixed with on OpenAL Soft, and float
+ * keeps sums above full scale (the daemon's limiter handles them). */
+typedef struct {
+    int ch;
+    float w[8][2]; /* per input channel: to left, to right */
+} mc_layout_t;
+
+static const mc_layout_t mc_rear = {2, {{0.6672f, 0.1672f}, {0.1672f, 0.6672f}}};
+static const mc_layout_t mc_quad = {4, {{1, 0}, {0, 1}, {0.7859f, 0.0788f}, {0.0788f, 0.7859f}}};
+static const mc_layout_t mc_51 = {
+    6, {{1, 0}, {0, 1}, {0.5957f, 0.5957f}, {0, 0}, {0.9371f, 0}, {0, 0.9371f}}};
+static const mc_layout_t mc_61 = {
+    7, {{1, 0}, {0, 1}, {0.5957f, 0.5957f}, {0, 0}, {0.4043f, 0.4043f}, {1, 0}, {0, 1}}};
+static const mc_layout_t mc_71 = {8,
+                                  {{1, 0},
+                                   {0, 1},
+                                   {0.5957f, 0.5957f},
+                                   {0, 0},
+                                   {0.6672f, 0.1672f},
+                                   {0.1672f, 0.6672f},
+                                   {1, 0},
+                                   {0, 1}}};
+
+static const mc_layout_t *mc_format(ALenum format, int *bits) {
+    const mc_layout_t *l;
+    switch (format) {
+    case AL_FORMAT_REAR8:
+    case AL_FORMAT_REAR16:
+    case AL_FORMAT_REAR32: l = &mc_rear; break;
+    case AL_FORMAT_QUAD8:
+    case AL_FORMAT_QUAD16:
+    case AL_FORMAT_QUAD32: l = &mc_quad; break;
+    case AL_FORMAT_51CHN8:
+    case AL_FORMAT_51CHN16:
+    case AL_FORMAT_51CHN32: l = &mc_51; break;
+    case AL_FORMAT_61CHN8:
+    case AL_FORMAT_61CHN16:
+    case AL_FORMAT_61CHN32: l = &mc_61; break;
+    case AL_FORMAT_71CHN8:
+    case AL_FORMAT_71CHN16:
+    case AL_FORMAT_71CHN32: l = &mc_71; break;
+    default: return NULL;
+    }
+    /* each layout's three formats are 8, 16, 32 (float) in that order */
+    static const ALenum first[] = {AL_FORMAT_QUAD8, AL_FORMAT_REAR8, AL_FORMAT_51CHN8,
+                                   AL_FORMAT_61CHN8, AL_FORMAT_71CHN8};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+        if (format >= first[i] && format < first[i] + 3) *bits = 8 << (format - first[i]);
+    return l;
+}
+
+/* n frames of l->ch channels (bits: 8 unsigned, 16 signed, 32 float) into
+ * n stereo float frames. */
+static void mc_downmix(const mc_layout_t *l, int bits, const void *in, float *out, uint32_t n) {
+    for (uint32_t f = 0; f < n; f++) {
+        float acc_l = 0.0f, acc_r = 0.0f;
+        for (int k = 0; k < l->ch; k++) {
+            const size_t i = (size_t)f * (size_t)l->ch + (size_t)k;
+            float v;
+            if (bits == 8)
+                v = ((float)((const uint8_t *)in)[i] - 128.0f) / 128.0f;
+            else if (bits == 16)
+                v = (float)((const int16_t *)in)[i] / 32768.0f;
+            else
+                memcpy(&v, (const uint8_t *)in + i * 4, 4);
+            acc_l += l->w[k][0] * v;
+            acc_r += l->w[k][1] * v;
+        }
+        out[2 * (size_t)f] = acc_l;
+        out[2 * (size_t)f + 1] = acc_r;
+    }
+}
+
 ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALvoid *data,
                                          ALsizei size, ALsizei freq) {
     ENTER();
@@ -176,7 +266,8 @@ ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALv
         alh_set_error(c, AL_INVALID_NAME);
         LEAVE();
     }
-    int ch, bits;
+    int ch, bits = 0;
+    const mc_layout_t *mc = NULL;
     switch (format) {
     case AL_FORMAT_MONO8: ch = 1, bits = 8; break;
     case AL_FORMAT_MONO16: ch = 1, bits = 16; break;
@@ -184,7 +275,13 @@ ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALv
     case AL_FORMAT_STEREO16: ch = 2, bits = 16; break;
     case AL_FORMAT_MONO_FLOAT32: ch = 1, bits = 32; break;
     case AL_FORMAT_STEREO_FLOAT32: ch = 2, bits = 32; break;
-    default: alh_set_error(c, AL_INVALID_ENUM); LEAVE();
+    default:
+        mc = mc_format(format, &bits);
+        if (!mc) {
+            alh_set_error(c, AL_INVALID_ENUM);
+            LEAVE();
+        }
+        ch = mc->ch;
     }
     const int fsz = ch * bits / 8;
     if (size < 0 || freq < 1 || (size > 0 && !data) || size % fsz != 0) {
@@ -199,20 +296,27 @@ ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALv
         alh_set_error(c, AL_INVALID_OPERATION);
         LEAVE();
     }
-    void *copy = size ? malloc((size_t)size) : NULL;
+    const uint32_t frames = (uint32_t)(size / fsz);
+    const size_t keep = mc ? (size_t)frames * 2 * sizeof(float) : (size_t)size;
+    void *copy = size ? malloc(keep) : NULL;
     if (size && !copy) {
         alh_set_error(c, AL_OUT_OF_MEMORY);
         LEAVE();
     }
-    if (size) memcpy(copy, data, (size_t)size);
+    if (size && mc)
+        mc_downmix(mc, bits, data, copy, frames);
+    else if (size)
+        memcpy(copy, data, (size_t)size);
     buffer_unload(b);
     free(b->data);
     b->data = copy;
     b->size = (size_t)size;
-    b->channels = ch;
-    b->bits = bits;
+    b->al_channels = ch;
+    b->al_bits = bits;
+    b->channels = mc ? 2 : ch;
+    b->bits = mc ? 32 : bits;
     b->freq = freq;
-    b->frames = (uint32_t)(size / fsz);
+    b->frames = frames;
     b->eng_frames = 0;
     int rc = alh_buffer_upload(b);
     if (rc == HELIOD_ENOMEM) alh_set_error(c, AL_OUT_OF_MEMORY);
@@ -228,8 +332,10 @@ static int buffer_param(ALCcontext *c, ALuint buffer, ALenum param, ALint *v) {
     }
     switch (param) {
     case AL_FREQUENCY: *v = b->freq; return 1;
-    case AL_BITS: *v = b->bits; return 1;
-    case AL_CHANNELS: *v = b->channels ? b->channels : 1; return 1;
+    case AL_BITS: *v = b->al_bits ? b->al_bits : b->bits; return 1;
+    case AL_CHANNELS:
+        *v = b->al_channels ? b->al_channels : b->channels ? b->channels : 1;
+        return 1;
     case AL_SIZE: *v = (ALint)b->size; return 1;
     default: alh_set_error(c, AL_INVALID_ENUM); return 0;
     }

@@ -36,6 +36,10 @@ struct ALCdevice_struct {
     uint64_t clk_read_ns;
     int suspended;        /* a bundle is open (alcSuspendContext) */
     int paused;           /* alcDevicePauseSOFT: voices held, the clock frozen */
+    int daemon_hrtf;      /* the daemon renders its 3D voices binaurally (STATS "hrtf") */
+    int hrtf_req;         /* the program asked ALC_HRTF_SOFT = ALC_TRUE */
+    int hrtf_on;          /* both: mono sources play as daemon 3D voices (binaural) */
+    ALCenum hrtf_status;  /* ALC_HRTF_STATUS_SOFT: what the last ALC_HRTF_SOFT request got */
     uint64_t pause_frame; /* the engine frame it paused on */
     int bundle_n;         /* requests in it (a bundle holds at most 64) */
     ALCenum error;
@@ -61,9 +65,11 @@ typedef struct {
     int used;
     ALCdevice *dev;
     ALuint id;
-    uint32_t gen; /* bumped at each upload: part of the daemon sound's name */
-    int channels; /* 1, 2 */
+    uint32_t gen; /* its upload's serial (process-wide): part of the daemon sound's name */
+    int channels; /* 1, 2: what plays (data's layout) */
     int bits;     /* 8, 16, 32 (float) */
+    int al_channels, al_bits; /* what the program gave (AL_EXT_MCFORMATS: 2..8 channels,
+                               * downmixed at alBufferData into stereo float data) */
     ALsizei freq;
     void *data; /* the PCM as given (kept to upload again after a reconnect) */
     size_t size;
@@ -111,7 +117,7 @@ typedef struct {
     uint32_t st_woff; /* frames of it written */
     int64_t st_base;  /* stream frame where q[0] starts (negative: played from inside) */
     /* what the daemon voices were last told */
-    float sent_gain_db, sent_pan, sent_pitch;
+    float sent_gain_db, sent_pan, sent_pitch, sent_dir[3];
     int sent_valid;
 } alh_source_t;
 
@@ -168,9 +174,12 @@ void alh_sources_shift(ALCdevice *d, uint64_t frames); /* a device pause ended *
 
 /* 3D: OpenAL's math (al_math.c) */
 typedef struct {
-    float gain;  /* linear, before the pan law */
-    float pan;   /* [-1, 1] for the voice's pan law */
-    float pitch; /* pitch x Doppler */
+    float gain;   /* linear, before the pan law */
+    float pan;    /* [-1, 1] for the voice's pan law */
+    float pitch;  /* pitch x Doppler */
+    int hrtf;     /* ALC_SOFT_HRTF on (a mono source): a daemon 3D voice at dir, 1 m away,
+                   * rendered binaurally; gain is then the gain before any panning */
+    float dir[3]; /* the unit direction to the source in the listener's frame */
 } alh_voice_mix_t;
 void alh_spatialise(const ALCcontext *c, const alh_source_t *s, int channels, int openal_law,
                     alh_voice_mix_t *out);

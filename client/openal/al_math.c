@@ -125,6 +125,17 @@ void alh_spatialise(const ALCcontext *c, const alh_source_t *s, int channels, in
         if (den > 0.0f) pitch *= (ss - df * vls) / den;
     }
     out->pitch = pitch;
+    out->hrtf = 0;
+    out->dir[0] = out->dir[1] = 0.0f, out->dir[2] = -1.0f; /* at the listener: ahead */
+    if (dist > 0.0f)
+        for (int a = 0; a < 3; a++)
+            out->dir[a] = rel[a] / dist;
+    if (channels == 1 && c->dev->hrtf_on) { /* the daemon's HRTF pans it */
+        out->hrtf = 1;
+        out->gain = gain;
+        out->pan = 0.0f;
+        return;
+    }
     if (channels == 2) { /* stereo passes through at its gain */
         out->gain = gain;
         out->pan = 0.0f;

@@ -127,6 +127,23 @@ static void on_play_reply(void *user, const heliod_reply_t *r);
 
 /* The voice of entry i from `off` source frames into its buffer, at engine
  * frame `at` (0 = now). Returns 0 or -1 (nothing to play or a failure). */
+/* ALC_SOFT_HRTF on: the voice is a daemon 3D voice 1 m away in the source's
+ * direction (the library's gain carries distance and cone: at the daemon's
+ * default inverse model with min distance 1 its own distance gain is 1),
+ * with the daemon's listener where it is by default (at the origin,
+ * facing -z), which is what the binaural renderer turns into two ears. */
+static void hrtf_params(heliod_play_params_t *p, const alh_voice_mix_t *m) {
+    if (!m->hrtf) return;
+    p->flags |= HELIOD_PLAY_3D;
+    p->pan = 0.0f;
+    for (int a = 0; a < 3; a++)
+        p->pos[a] = m->dir[a];
+    p->min_distance = 1.0f;
+    p->max_distance = 100.0f;
+    p->rolloff = 1.0f;
+    p->distance_model = HELIOD_DIST_INVERSE;
+}
+
 static int start_entry(alh_source_t *s, int i, double off, uint64_t at, const alh_voice_mix_t *m) {
     ALCdevice *d = s->ctx->dev;
     alh_qent_t *e = &s->q[i];
@@ -150,7 +167,8 @@ static int start_entry(alh_source_t *s, int i, double off, uint64_t at, const al
     heliod_play_params_t p;
     heliod_play_params_init(&p);
     p.flags = s->looping && s->type != AL_STREAMING ? HELIOD_PLAY_LOOP : 0;
-    if (d->pan_law && b->channels == 1) p.flags |= HELIOD_PLAY_PAN_OPENAL;
+    if (d->pan_law && b->channels == 1 && !m->hrtf) p.flags |= HELIOD_PLAY_PAN_OPENAL;
+    hrtf_params(&p, m);
     if (off > 0 || d->paused) p.flags |= HELIOD_PLAY_PAUSED; /* resumed by the seek or the device */
     p.gain_db = db_of(m->gain);
     p.pan = m->pan;
@@ -222,16 +240,22 @@ static void send_mix_nf(alh_source_t *s, int force) {
     alh_voice_mix_t m;
     alh_spatialise(s->ctx, s, source_channels(s), d->pan_law, &m);
     const float gdb = db_of(m.gain), pitch = clamp_pitch(m.pitch);
+    const int dir_same = !m.hrtf || (fabsf(m.dir[0] - s->sent_dir[0]) < 1e-4f &&
+                                     fabsf(m.dir[1] - s->sent_dir[1]) < 1e-4f &&
+                                     fabsf(m.dir[2] - s->sent_dir[2]) < 1e-4f);
     if (!force && s->sent_valid && fabsf(gdb - s->sent_gain_db) < 0.01f &&
-        fabsf(m.pan - s->sent_pan) < 1e-4f && fabsf(pitch - s->sent_pitch) < 1e-5f)
+        fabsf(m.pan - s->sent_pan) < 1e-4f && fabsf(pitch - s->sent_pitch) < 1e-5f && dir_same)
         return;
+    memcpy(s->sent_dir, m.dir, sizeof s->sent_dir);
     const int pitch_changed = !s->sent_valid || fabsf(pitch - s->sent_pitch) >= 1e-5f;
     s->sent_gain_db = gdb, s->sent_pan = m.pan, s->sent_pitch = pitch, s->sent_valid = 1;
     heliod_voice_set_t vs;
     memset(&vs, 0, sizeof vs);
-    vs.mask = HELIOD_SET_GAIN | HELIOD_SET_PAN | (pitch_changed ? HELIOD_SET_PITCH : 0);
+    vs.mask = HELIOD_SET_GAIN | (pitch_changed ? HELIOD_SET_PITCH : 0);
+    vs.mask |= m.hrtf ? HELIOD_SET_POS : HELIOD_SET_PAN;
     vs.gain_db = gdb;
     vs.pan = m.pan;
+    memcpy(vs.pos, m.dir, sizeof vs.pos);
     vs.pitch = pitch;
     if (s->st) {
         alh_req(d);
@@ -419,7 +443,8 @@ static int stream_start(alh_source_t *s, int first, double in, double from,
     p.play.pan = m->pan;
     p.play.pitch = clamp_pitch(m->pitch);
     p.play.fade_in_ms = 0.0f;
-    if (d->pan_law && b->channels == 1) p.play.flags |= HELIOD_PLAY_PAN_OPENAL;
+    if (d->pan_law && b->channels == 1 && !m->hrtf) p.play.flags |= HELIOD_PLAY_PAN_OPENAL;
+    hrtf_params(&p.play, m);
     if (d->suspended) heliod_bundle_end(d->h, NULL); /* a blocking call: close the bundle */
     heliod_stream_t *st = NULL;
     const int rc = heliod_stream_open(d->h, &p, &st);
@@ -457,6 +482,7 @@ static void play_source(ALCcontext *c, alh_source_t *s) {
     alh_spatialise(c, s, source_channels(s), d->pan_law, &m);
     const float pitch = clamp_pitch(m.pitch);
     s->sent_gain_db = db_of(m.gain), s->sent_pan = m.pan, s->sent_pitch = pitch;
+    memcpy(s->sent_dir, m.dir, sizeof s->sent_dir);
     s->sent_valid = 1;
     /* the entry `from` falls in */
     int first = 0;
@@ -701,7 +727,7 @@ static void set_offset(ALCcontext *c, alh_source_t *s, ALenum param, double v) {
     double frames = v;
     if (param == AL_SEC_OFFSET) frames = v * (b ? b->freq : 0);
     if (param == AL_BYTE_OFFSET) {
-        const int fsz = b ? b->channels * b->bits / 8 : 1;
+        const int fsz = b ? b->al_channels * b->al_bits / 8 : 1; /* as the program gave it */
         frames = floor(v / (fsz ? fsz : 1));
     }
     if (b && frames >= source_frames_total(s)) {
@@ -967,7 +993,7 @@ static int source_get(ALCcontext *c, alh_source_t *s, ALenum param, double *v) {
         else if (param == AL_SAMPLE_OFFSET)
             v[0] = floor(f);
         else
-            v[0] = floor(f) * (b ? b->channels * b->bits / 8 : 0);
+            v[0] = floor(f) * (b ? b->al_channels * b->al_bits / 8 : 0);
         return 1;
     }
     default: alh_set_error(c, AL_INVALID_ENUM); return 0;
@@ -1159,7 +1185,8 @@ ALH_EXPORT void AL_APIENTRY alSourceQueueBuffers(ALuint source, ALsizei nb, cons
             LEAVE();
         }
         if (!ref) ref = b;
-        if (b->channels != ref->channels || b->bits != ref->bits || b->freq != ref->freq) {
+        if (b->al_channels != ref->al_channels || b->al_bits != ref->al_bits ||
+            b->freq != ref->freq) {
             alh_set_error(c, AL_INVALID_OPERATION); /* one format per queue */
             LEAVE();
         }

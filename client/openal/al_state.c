@@ -12,8 +12,9 @@
 void *alh_proc(const char *name);
 int alh_enum(const char *name, int *value);
 
-static const char al_extensions[] = "AL_EXT_FLOAT32 AL_EXT_OFFSET AL_EXT_LINEAR_DISTANCE "
-                                    "AL_EXT_EXPONENT_DISTANCE AL_SOFT_direct_channels";
+static const char al_extensions[] =
+    "AL_EXT_FLOAT32 AL_EXT_OFFSET AL_EXT_LINEAR_DISTANCE "
+    "AL_EXT_EXPONENT_DISTANCE AL_EXT_MCFORMATS AL_SOFT_direct_channels";
 
 /* Every entry point: lock, the current context (an error-less return when
  * there is none, as OpenAL Soft). */

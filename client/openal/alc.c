@@ -25,14 +25,18 @@
 ALH_EXPORT void ALC_APIENTRY alcDevicePauseSOFT(ALCdevice *device);
 ALH_EXPORT void ALC_APIENTRY alcDeviceResumeSOFT(ALCdevice *device);
 ALH_EXPORT ALCboolean ALC_APIENTRY alcSetThreadContext(ALCcontext *context);
+ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetStringiSOFT(ALCdevice *device, ALCenum param,
+                                                         ALCsizei index);
+ALH_EXPORT ALCboolean ALC_APIENTRY alcResetDeviceSOFT(ALCdevice *device, const ALCint *attribs);
 ALH_EXPORT ALCcontext *ALC_APIENTRY alcGetThreadContext(void);
 
 alh_global_t g_al = {.lock = PTHREAD_MUTEX_INITIALIZER};
 __thread ALCcontext *alh_tls_ctx;
 
 #define DEVICE_NAME "heliod"
-static const char alc_extensions[] = "ALC_ENUMERATE_ALL_EXT ALC_ENUMERATION_EXT ALC_EXT_disconnect "
-                                     "ALC_EXT_thread_local_context ALC_SOFT_pause_device";
+static const char alc_extensions[] =
+    "ALC_ENUMERATE_ALL_EXT ALC_ENUMERATION_EXT ALC_EXT_disconnect "
+    "ALC_EXT_thread_local_context ALC_SOFT_HRTF ALC_SOFT_pause_device";
 
 void alh_lock(void) {
     pthread_mutex_lock(&g_al.lock);
@@ -96,6 +100,8 @@ static void on_event(void *user, const heliod_event_t *ev) {
     alh_on_event(user, ev);
 }
 
+static void hrtf_status(ALCdevice *d);
+
 /* Connects d to heliod (locked). 0 or a heliod error. */
 static int dev_connect(ALCdevice *d) {
     heliod_t *h = NULL;
@@ -111,6 +117,13 @@ static int dev_connect(ALCdevice *d) {
     d->rate = si->rate;
     d->period = si->period;
     d->pan_law = heliod_protocol_minor(h) >= 1;
+    d->daemon_hrtf = 0;
+    heliod_stat_t st[256];
+    size_t n = 0;
+    if (heliod_stats(h, st, sizeof st / sizeof st[0], &n, 0) == 0)
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(st[i].key, "hrtf")) d->daemon_hrtf = st[i].value != 0.0;
+    hrtf_status(d); /* a daemon back with or without --hrtf */
     d->clk_read_ns = alh_mono_ns();
     d->h = h;
     d->connected = 1;
@@ -300,6 +313,66 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcCloseDevice(ALCdevice *device) {
     return ALC_TRUE;
 }
 
+/* ALC_SOFT_HRTF onto heliod's binaural renderer (`heliod --hrtf`): an
+ * ALC_HRTF_SOFT request (ALC_FALSE, ALC_TRUE or ALC_DONT_CARE_SOFT). With
+ * ALC_TRUE and a daemon that renders HRTF, the mono sources play as daemon
+ * 3D voices in their direction from the listener (al_source.c,
+ * hrtf_params): ALC_HRTF_ENABLED_SOFT. A daemon without --hrtf has none to
+ * give: ALC_HRTF_DENIED_SOFT (and no HRTF is listed). Not asked (or
+ * ALC_DONT_CARE_SOFT, as OpenAL Soft on speakers): ALC_HRTF_DISABLED_SOFT,
+ * OpenAL Soft's stereo panning. Locked. */
+static void hrtf_status(ALCdevice *d) {
+    d->hrtf_on = d->hrtf_req && d->daemon_hrtf;
+    d->hrtf_status = !d->hrtf_req ? ALC_HRTF_DISABLED_SOFT
+                     : d->hrtf_on ? ALC_HRTF_ENABLED_SOFT
+                                  : ALC_HRTF_DENIED_SOFT;
+}
+
+static void hrtf_request(ALCdevice *d, ALCint v) {
+    d->hrtf_req = v == ALC_TRUE;
+    hrtf_status(d);
+}
+
+#define HRTF_NAME "heliod --hrtf"
+
+ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetStringiSOFT(ALCdevice *device, ALCenum param,
+                                                         ALCsizei index) {
+    alh_lock();
+    ALCdevice *d = alh_dev_ok(device);
+    if (!d)
+        g_al.null_error = ALC_INVALID_DEVICE;
+    else if (param != ALC_HRTF_SPECIFIER_SOFT)
+        dev_error(d, ALC_INVALID_ENUM);
+    else if (!d->daemon_hrtf || index != 0)
+        dev_error(d, ALC_INVALID_VALUE); /* the daemon's one set, when it has one */
+    else {
+        alh_unlock();
+        return HRTF_NAME;
+    }
+    alh_unlock();
+    return NULL;
+}
+
+/* ALC_SOFT_HRTF's reset: the only attribute it acts on is ALC_HRTF_SOFT
+ * (the others are requests the daemon's device answers, as at
+ * alcCreateContext). */
+ALH_EXPORT ALCboolean ALC_APIENTRY alcResetDeviceSOFT(ALCdevice *device, const ALCint *attribs) {
+    alh_lock();
+    ALCdevice *d = alh_dev_ok(device);
+    if (!d) {
+        g_al.null_error = ALC_INVALID_DEVICE;
+        alh_unlock();
+        return ALC_FALSE;
+    }
+    hrtf_request(d, ALC_FALSE);
+    for (int i = 0; attribs && attribs[i] != 0 && i < 64; i += 2)
+        if (attribs[i] == ALC_HRTF_SOFT) hrtf_request(d, attribs[i + 1]);
+    /* sources started from now on; a playing one keeps how it was started
+     * (a 2D voice cannot become a 3D one) */
+    alh_unlock();
+    return ALC_TRUE;
+}
+
 ALH_EXPORT ALCcontext *ALC_APIENTRY alcCreateContext(ALCdevice *device, const ALCint *attrs) {
     alh_lock();
     ALCdevice *d = alh_dev_ok(device);
@@ -325,11 +398,13 @@ ALH_EXPORT ALCcontext *ALC_APIENTRY alcCreateContext(ALCdevice *device, const AL
     c->attr_mono = 255;
     c->attr_stereo = 1;
     c->attr_refresh = d->rate && d->period ? (int)(d->rate / d->period) : 50;
+    hrtf_request(d, ALC_FALSE); /* a new context resets the device */
     for (int i = 0; attrs && attrs[i] != 0 && i < 64; i += 2) {
         const ALCint k = attrs[i], v = attrs[i + 1];
         if (k == ALC_MONO_SOURCES && v > 255) c->attr_mono = v;
         if (k == ALC_STEREO_SOURCES && v > 1) c->attr_stereo = v;
         if (k == ALC_SYNC) c->attr_sync = v != 0;
+        if (k == ALC_HRTF_SOFT) hrtf_request(d, v);
         /* ALC_FREQUENCY and ALC_REFRESH are requests: the daemon's run on */
     }
     if (c->attr_mono + c->attr_stereo > ALH_MAX_SOURCES) {
@@ -511,7 +586,7 @@ ALH_EXPORT ALCboolean ALC_APIENTRY alcIsExtensionPresent(ALCdevice *device,
     X(alcGetEnumValue) X(alcGetError) X(alcGetIntegerv) X(alcGetProcAddress) X(alcGetString)       \
     X(alcIsExtensionPresent) X(alcMakeContextCurrent) X(alcOpenDevice) X(alcProcessContext)        \
     X(alcSuspendContext) X(alcSetThreadContext) X(alcGetThreadContext) X(alcDevicePauseSOFT)     \
-    X(alcDeviceResumeSOFT)
+    X(alcDeviceResumeSOFT) X(alcGetStringiSOFT) X(alcResetDeviceSOFT)
 // clang-format on
 
 #pragma GCC diagnostic push
@@ -672,6 +747,18 @@ ALH_EXPORT void ALC_APIENTRY alcGetIntegerv(ALCdevice *device, ALCenum param, AL
     case ALC_CONNECTED:
         if (!d) goto bad_device;
         values[0] = d->connected;
+        break;
+    case ALC_HRTF_SOFT:
+        if (!d) goto bad_device;
+        values[0] = d->hrtf_on ? ALC_TRUE : ALC_FALSE;
+        break;
+    case ALC_HRTF_STATUS_SOFT:
+        if (!d) goto bad_device;
+        values[0] = d->hrtf_status;
+        break;
+    case ALC_NUM_HRTF_SPECIFIERS_SOFT:
+        if (!d) goto bad_device;
+        values[0] = d->daemon_hrtf ? 1 : 0;
         break;
     case ALC_CAPTURE_SAMPLES: goto bad_device; /* no capture device is ever open */
     default: dev_error(device, ALC_INVALID_ENUM); break;

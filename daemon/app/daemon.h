@@ -117,6 +117,11 @@ int hld_cstream_is(const hl_stream_t *s);
  * ended for `reason` (HL_END_*): its client is told in the shared header
  * and woken, the mapping unmapped, its bytes given back. */
 void hld_cstream_release(hld_daemon_t *d, hl_stream_t *s, int reason);
+/* VOICES' view of the client-fed stream playing voice: its name
+ * ("stream:<client>") and position (the frames the mixer consumed from the
+ * ring, in seconds). -1 if no stream plays voice. Main thread. */
+int hld_cstream_describe(const hld_daemon_t *d, uint64_t voice, char *name, size_t cap,
+                         double *position_s);
 /* One poll tick: STREAM events and wake-ups of writers waiting for room. */
 void hld_cstreams_tick(hld_daemon_t *d);
 /* Exit, the audio thread gone: unmaps every ring left (before the ledger goes). */

@@ -46,7 +46,20 @@ typedef struct hld_cstream {
     uint64_t voice;
     uint64_t ev_consumed, ev_underruns; /* as of its last STREAM event */
     uint64_t wake_read;                 /* consumed as of the last tick */
+    uint32_t rate;                      /* its frames' rate (Hz), for VOICES */
+    char name[HL_MAX_NAME + 1];         /* "stream:<client name>", for VOICES */
 } hld_cstream_t;
+
+int hld_cstream_describe(const hld_daemon_t *d, uint64_t voice, char *name, size_t cap,
+                         double *position_s) {
+    for (const hld_cstream_t *cs = d->cstreams; cs; cs = cs->next) {
+        if (cs->voice != voice) continue;
+        snprintf(name, cap, "%s", cs->name);
+        *position_s = cs->rate ? (double)hl_stream_consumed(&cs->st) / cs->rate : 0.0;
+        return 0;
+    }
+    return -1;
+}
 
 /* Client streams are told apart from the decoder's by their shared header. */
 int hld_cstream_is(const hl_stream_t *s) {
@@ -238,6 +251,8 @@ int hld_op_stream(hld_req_t *q) {
     cs->cl = c->cl;
     cs->owner = c->id;
     uint32_t rate = m.rate ? m.rate : d->engine.rate;
+    cs->rate = rate;
+    snprintf(cs->name, sizeof cs->name, "stream:%.56s", c->name[0] ? c->name : "client");
     /* what the client wrote in its header must say the same as its request
      * (read once, here: the audio thread uses the request's values only) */
     const hl_shm_hdr_t *h = cs->hdr;

@@ -796,8 +796,9 @@ static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
         snprintf(vi.sound, sizeof vi.sound, "%s", lv->snd->name);
         double r = lv->snd->stream ? lv->snd->source_rate : x->d->engine.rate;
         vi.position_s = r > 0 ? hld_vm_position(x->d->vm, lv) / r : 0.0;
-    } else if (lv->pinned) { /* a client-fed stream */
-        snprintf(vi.sound, sizeof vi.sound, "stream");
+    } else if (lv->pinned) { /* a client-fed stream: named after its client, at what it consumed */
+        if (hld_cstream_describe(x->d, voice, vi.sound, sizeof vi.sound, &vi.position_s) != 0)
+            snprintf(vi.sound, sizeof vi.sound, "stream");
     }
     if (lv->cue) snprintf(vi.cue, sizeof vi.cue, "%s", lv->cue->def.name);
     if (lv->cat) snprintf(vi.category, sizeof vi.category, "%s", lv->cat->def.name);

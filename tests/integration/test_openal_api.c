@@ -58,8 +58,11 @@ static ALint wait_not_playing(ALuint s) {
     return st;
 }
 
+static int daemon_hrtf; /* the fixture's daemon runs with --hrtf */
+
 static int setup(void **state) {
     fill_pcm();
+    daemon_hrtf = 0;
     if (th_fixture_start(state, 0, NULL) != 0) return -1;
     th_fixture_t *f = *state;
     setenv("HELIOD_SOCKET", f->d.sock, 1);
@@ -117,7 +120,8 @@ static void test_alc_queries(void **state) {
     assert_non_null(strstr(alcGetString(NULL, ALC_EXTENSIONS), "ALC_ENUMERATION_EXT"));
     assert_false(alcIsExtensionPresent(dev, "ALC_EXT_EFX")); /* not implemented: not advertised */
     assert_true(alIsExtensionPresent("al_ext_float32"));
-    assert_false(alIsExtensionPresent("AL_EXT_MCFORMATS"));
+    assert_true(alIsExtensionPresent("al_ext_mcformats"));
+    assert_int_equal(alGetEnumValue("AL_FORMAT_71CHN32"), AL_FORMAT_71CHN32);
     assert_int_equal(alGetEnumValue("AL_FORMAT_MONO_FLOAT32"), AL_FORMAT_MONO_FLOAT32);
     assert_int_equal(alGetEnumValue("AL_FORMAT_STEREO16"), AL_FORMAT_STEREO16);
     assert_int_equal(alGetError(), AL_NO_ERROR);
@@ -134,6 +138,8 @@ static void test_alc_queries(void **state) {
     /* unimplemented: the proper errors */
     assert_null(alcCaptureOpenDevice(NULL, 44100, AL_FORMAT_MONO16, 1024));
     assert_int_equal(alcGetError(NULL), ALC_INVALID_VALUE);
+    assert_false(alcIsExtensionPresent(dev, "ALC_EXT_CAPTURE")); /* no input path */
+    assert_false(alcIsExtensionPresent(NULL, "ALC_EXT_CAPTURE"));
     alEnable(AL_SOURCE_DISTANCE_MODEL);
     assert_int_equal(alGetError(), AL_INVALID_ENUM);
     close_ctx(dev, ctx);
@@ -410,6 +416,118 @@ static void test_pause_device(void **state) {
     close_ctx(dev, ctx);
 }
 
+static int setup_hrtf(void **state) {
+    fill_pcm();
+    const char *const args[] = {"--hrtf", NULL};
+    if (th_fixture_start(state, 0, args) != 0) return -1;
+    th_fixture_t *f = *state;
+    setenv("HELIOD_SOCKET", f->d.sock, 1);
+    daemon_hrtf = 1;
+    return 0;
+}
+
+typedef const ALCchar *(ALC_APIENTRY *get_stringi_fn)(ALCdevice *, ALCenum, ALCsizei);
+typedef ALCboolean(ALC_APIENTRY *reset_dev_fn)(ALCdevice *, const ALCint *);
+
+/* The daemon's "hrtf_voices" (voices rendered binaurally in the last block)
+ * and "voices_real". */
+static double hrtf_voices(const char *sock, double *real) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, sock, "probe"), 0);
+    heliod_stat_t st[256];
+    size_t n = 0;
+    double v = -1;
+    assert_int_equal(heliod_stats(h, st, 256, &n, 0), 0);
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(st[i].key, "hrtf_voices")) v = st[i].value;
+        if (!strcmp(st[i].key, "voices_real")) *real = st[i].value;
+    }
+    heliod_close(h);
+    return v;
+}
+
+/* A looping mono source 2 m to the right, playing: is it rendered
+ * binaurally (the daemon's hrtf_voices, read for five polls once its voice
+ * is real)? */
+static int plays_binaural(const char *sock) {
+    ALuint b = make_buffer(4800), s;
+    alGenSources(1, &s);
+    alSourcei(s, AL_BUFFER, (ALint)b);
+    alSourcei(s, AL_LOOPING, AL_TRUE);
+    alSource3f(s, AL_POSITION, 2.0f, 0.0f, 0.0f);
+    alSourcePlay(s);
+    double v = 0, real = 0;
+    for (int i = 0, seen = 0; i < 200 && v < 1 && seen < 5; i++) {
+        th_sleep_ms(10);
+        v = hrtf_voices(getenv("HELIOD_SOCKET"), &real);
+        if (real >= 1) seen++;
+        alSource3f(s, AL_POSITION, 2.0f, 0.0f, (float)i * 0.01f); /* moving: SET with POS */
+    }
+    (void)sock;
+    alSourceStop(s);
+    alDeleteSources(1, &s);
+    alDeleteBuffers(1, &b);
+    assert_int_equal(alGetError(), AL_NO_ERROR);
+    return v >= 1;
+}
+
+/* ALC_SOFT_HRTF onto `heliod --hrtf`, reporting the truth: a daemon without
+ * HRTF lists none and a request gets ALC_HRTF_DENIED_SOFT; one with it lists
+ * its set ("heliod --hrtf"), a request gets ALC_HRTF_ENABLED_SOFT and the
+ * mono sources are rendered binaurally by the daemon (hrtf_voices), and not
+ * asking is ALC_HRTF_DISABLED_SOFT (OpenAL Soft's stereo panning, no
+ * binaural voice). Both entry points come from alcGetProcAddress. */
+static void test_hrtf_status(void **state) {
+    (void)state;
+    const ALCint want = daemon_hrtf ? ALC_HRTF_ENABLED_SOFT : ALC_HRTF_DENIED_SOFT;
+    const ALCint attrs[] = {ALC_HRTF_SOFT, ALC_TRUE, 0};
+    ALCdevice *dev;
+    ALCcontext *ctx;
+    open_ctx(&dev, &ctx, attrs);
+    assert_true(alcIsExtensionPresent(dev, "ALC_SOFT_HRTF"));
+    assert_true(alcIsExtensionPresent(dev, "alc_soft_hrtf")); /* case-insensitive */
+    ALCint v = -1;
+    alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
+    assert_int_equal(v, want);
+    alcGetIntegerv(dev, ALC_HRTF_SOFT, 1, &v);
+    assert_int_equal(v, daemon_hrtf ? ALC_TRUE : ALC_FALSE);
+    alcGetIntegerv(dev, ALC_NUM_HRTF_SPECIFIERS_SOFT, 1, &v);
+    assert_int_equal(v, daemon_hrtf ? 1 : 0);
+    assert_int_equal(alcGetError(dev), ALC_NO_ERROR);
+    get_stringi_fn stringi;
+    reset_dev_fn reset;
+    void *p1 = alcGetProcAddress(dev, "alcGetStringiSOFT"),
+         *p2 = alcGetProcAddress(dev, "alcResetDeviceSOFT");
+    assert_non_null(p1);
+    assert_non_null(p2);
+    memcpy(&stringi, &p1, sizeof stringi);
+    memcpy(&reset, &p2, sizeof reset);
+    const ALCchar *name = stringi(dev, ALC_HRTF_SPECIFIER_SOFT, 0);
+    if (daemon_hrtf) {
+        assert_non_null(name);
+        assert_string_equal(name, "heliod --hrtf");
+        assert_null(stringi(dev, ALC_HRTF_SPECIFIER_SOFT, 1));
+    } else {
+        assert_null(name);
+    }
+    assert_int_equal(alcGetError(dev), ALC_INVALID_VALUE);
+    assert_null(stringi(dev, ALC_FREQUENCY, 0));
+    assert_int_equal(alcGetError(dev), ALC_INVALID_ENUM);
+    assert_int_equal(plays_binaural(NULL), daemon_hrtf);
+    /* reset without asking: disabled, stereo panning; asking again: the same answer */
+    const ALCint none[] = {ALC_HRTF_SOFT, ALC_FALSE, 0};
+    assert_true(reset(dev, none));
+    alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
+    assert_int_equal(v, ALC_HRTF_DISABLED_SOFT);
+    assert_int_equal(plays_binaural(NULL), 0);
+    assert_true(reset(dev, attrs));
+    alcGetIntegerv(dev, ALC_HRTF_STATUS_SOFT, 1, &v);
+    assert_int_equal(v, want);
+    assert_false(reset(NULL, attrs));
+    assert_int_equal(alcGetEnumValue(dev, "ALC_HRTF_STATUS_SOFT"), ALC_HRTF_STATUS_SOFT);
+    close_ctx(dev, ctx);
+}
+
 static int setup_rec(void **state) {
     fill_pcm();
     if (th_fixture_start(state, 1, NULL) != 0) return -1;
@@ -606,6 +724,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_queue_runs_dry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pause_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hrtf_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hrtf_status, setup_hrtf, teardown),
         cmocka_unit_test_setup_teardown(test_formats_recorded, setup_rec, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_restart, setup, teardown),
     };

@@ -141,6 +141,10 @@ class ClientTest(unittest.TestCase):
         self.assertTrue(wait_for(lambda: s.underruns >= 1))
         self.assertEqual(s.consumed, 2400)
         self.assertIsNone(s.ended())
+        # VOICES names it after its client and places it at what it consumed (0.1 s at 24 kHz)
+        vs = [v for v in c.voices() if v["voice"] == s.voice]
+        self.assertEqual(vs[0]["sound"], "stream:pystream")
+        self.assertAlmostEqual(vs[0]["position_s"], 0.1, places=6)
         sent = 0
         while sent < 4800:  # it recovers
             sent += s.write(pcm[: (4800 - sent) * 2 if 4800 - sent < 2400 else len(pcm)])
@@ -572,6 +576,51 @@ class ClientTest(unittest.TestCase):
                 p3.result()
             self.assertEqual(e.exception.name, "ENOSOUND")
             self.assertGreater(c.ping(), 0)
+
+    def test_async_stream(self):
+        """AsyncClient.stream: the descriptor rides on the event loop's socket,
+        amid other requests; written, consumed, listed, ended, played out."""
+        async def run():
+            c = await heliod.AsyncClient.connect(self.d.sock, "pyastream")
+            await c.load("tone", self.wav)
+            # a request in flight before and after: the frames keep their order
+            t = c.play("tone", loop=True)
+            s = await c.stream(rate=48000, channels=2, format="f32", frames=4096, fade_in_ms=0)
+            v = await t
+            self.assertIsInstance(s, heliod.AsyncStream)
+            self.assertEqual((s.frames, s.channels, s.rate), (4096, 2, 48000))
+            pcm = struct.pack("<%df" % (2 * 4800), *([0.25] * (2 * 4800)))
+            sent = 0
+            while sent < 4800:
+                sent += s.write(pcm[sent * 8:])
+                self.assertTrue(await s.wait(2.0))
+            s.end()
+            for _ in range(3000):
+                if s.ended():
+                    break
+                vs = {x["voice"]: x for x in await c.voices()}
+                if s.voice in vs:
+                    self.assertEqual(vs[s.voice]["sound"], "stream:pyastream")
+                    self.assertLessEqual(vs[s.voice]["position_s"], 0.1 + 1e-9)
+                await asyncio.sleep(0.001)
+            self.assertEqual(s.ended(), "finished")
+            self.assertEqual(s.consumed, 4800)
+            await s.close()
+            # closed while it plays: it stops
+            async with await c.stream(channels=1, format="u8", frames=2048) as s2:
+                self.assertEqual(s2.write(bytes([128]) * 2048), 2048)
+            await c.stop(v, fade_ms=0)
+            for _ in range(3000):
+                if (await c.stats())["voices_active"] == 0:
+                    break
+                await asyncio.sleep(0.001)
+            self.assertEqual((await c.stats())["voices_active"], 0)
+            with self.assertRaises(heliod.HeliodError) as cm:
+                await c.stream(loop=True)
+            self.assertEqual(cm.exception.name, "EINVAL")
+            self.assertGreater(await c.ping(), 0)  # the connection survived all that
+            await c.close()
+        asyncio.run(run())
 
     def test_async_new_calls(self):
         async def run():

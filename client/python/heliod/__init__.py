@@ -30,6 +30,8 @@ The calls, by domain (each method's docstring has its keywords):
                 reverb_zones
     devices     devices, device
     assets      bank_load, bank_unload, banks, zone_add, zone_remove, zones
+    streams     stream (client-fed PCM: a Stream, or an AsyncStream from
+                AsyncClient, whose wait() and close() are awaited)
     time        clock, voice_start_frame, at_frame, at_ms, late_frames,
                 bundle_begin, bundle_end, bundle (a context manager); the
                 functions frame_at and quantize; at=FRAME on play, stop,
@@ -53,9 +55,9 @@ from ._bodies import (BANK_STATES, CURVES, END_REASONS, EQ_TYPES, FX_PARAMS, LOA
 from ._client import AsyncClient, Bundle, Client, Pending
 from ._wire import ERRORS, OP, PROTO_MINOR, PROTO_VERSION, HeliodError, default_socket
 from .events import EVENT_TYPES, Event
-from .stream import Stream
+from .stream import AsyncStream, Stream
 
-__all__ = ["Client", "AsyncClient", "Stream", "HeliodError", "Event", "Pending", "Bundle",
+__all__ = ["Client", "AsyncClient", "Stream", "AsyncStream", "HeliodError", "Event", "Pending", "Bundle",
            "default_socket", "frame_at", "quantize", "fx_parse", "ERRORS", "OP", "EVENT_TYPES",
            "PROTO_VERSION", "PROTO_MINOR", "SUB_ENDED", "SUB_STARTED", "SUB_ALL", "SUB_VIRTUAL", "SUB_DEVICE",
            "SUB_METER", "SUB_BANK", "SUB_ZONES", "SUB_PROFILE", "SUB_STREAM", "LOAD_STREAM", "LOAD_SHARED",

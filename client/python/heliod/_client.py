@@ -15,7 +15,7 @@ from ._wire import (ECLOSED, ECONNECT, EINVAL, EPROTO, ETIMEDOUT, FLAG_NOREPLY, 
                     default_socket, frame, refused_as_1_0, reply_reader)
 from ._calls import _Calls
 from .events import Event
-from .stream import open_stream, send_with_fd
+from .stream import open_stream, open_stream_async, send_with_fd, send_with_fd_async
 
 
 def _bundle_check(name):
@@ -440,6 +440,29 @@ class AsyncClient(_Calls):
     def bundle(self):
         """`async with c.bundle() as b:` (b.count after the block)."""
         return Bundle(self)
+
+    def stream(self, rate=0, channels=2, format="f32", frames=0, **play):
+        """Opens a client-fed stream, as Client.stream; a coroutine of a
+        stream.AsyncStream (write() as Stream's; wait() and close() awaited)."""
+        if self._in_bundle:
+            raise HeliodError(EINVAL, "stream inside a bundle")
+        if self.info.get("minor", 0) < 1:
+            raise HeliodError(-2, "stream: the daemon speaks protocol 1.0")
+        return open_stream_async(self, rate, channels, format, frames, enc_play("stream", **play))
+
+    async def _stream_request(self, fd, body):
+        if self._closed:
+            raise self._closed
+        self._id = self._id % 0xFFFFFFFF + 1
+        rid = self._id
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            await send_with_fd_async(self._w, frame(OP["stream"], rid, body, 0), fd)
+        except BaseException:
+            self._pending.pop(rid, None)
+            raise
+        return await self._finish(rid, fut, OP["stream"], dec_play_reply)
 
     async def next_event(self, timeout=None):
         """The next event, or None after timeout seconds or when the daemon went away."""

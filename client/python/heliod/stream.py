@@ -20,6 +20,7 @@ stream; wait() polls the daemon's `read` every millisecond (no futex from
 Python). Linux only (os.memfd_create, socket.send_fds).
 """
 
+import asyncio
 import fcntl
 import mmap
 import os
@@ -146,8 +147,42 @@ class Stream:
         self.close()
 
 
-def open_stream(client, rate, channels, fmt, frames, play_body):
-    """Client.stream's work: the memfd, its header, STREAM with the descriptor."""
+class AsyncStream(Stream):
+    """AsyncClient.stream's stream: write(), writable(), end(), consumed,
+    underruns and ended() as Stream's (no round trip, never block); wait()
+    and close() are coroutines; `async with` closes it."""
+
+    async def wait(self, timeout=None):
+        """Awaits room for a frame or the voice's end (polled every
+        millisecond), or timeout seconds; True (room or ended) or False."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self.writable() and not self.ended():
+            if end is not None and time.monotonic() >= end:
+                return False
+            await asyncio.sleep(0.001)
+        return True
+
+    async def close(self):
+        """Stops the voice now unless it ended, and unmaps the ring."""
+        if self._m is None:
+            return
+        if not self.ended():
+            try:
+                await self._c.stop(self.voice)
+            except HeliodError:
+                pass
+        self._m.close()
+        self._m = None
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+
+def _make_ring(client, rate, channels, fmt, frames):
+    """The sealed memfd and its header; (fd, mapping, frames, rate)."""
     if fmt not in FORMATS:
         raise HeliodError(EINVAL, "format: f32, s16 or u8")
     if channels not in (1, 2):
@@ -165,13 +200,36 @@ def open_stream(client, rate, channels, fmt, frames, play_body):
         fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
                     fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW)
         struct.pack_into("<6I", mem, 0, MAGIC, VERSION, frames, channels, code, real_rate)
-        voice = client._stream_request(fd, enc_stream(rate, channels, code, frames, size,
-                                                      play_body))
     except BaseException:
         os.close(fd)
         raise
-    os.close(fd)  # the daemon has its own
+    return fd, mem, frames, real_rate, enc_stream(rate, channels, code, frames, size, b"")
+
+
+def open_stream(client, rate, channels, fmt, frames, play_body):
+    """Client.stream's work: the memfd, its header, STREAM with the descriptor."""
+    fd, mem, frames, real_rate, head = _make_ring(client, rate, channels, fmt, frames)
+    try:
+        voice = client._stream_request(fd, head + play_body)
+    except BaseException:
+        mem.close()
+        raise
+    finally:
+        os.close(fd)  # the daemon has its own
     return Stream(client, voice, mem, None, frames, channels, fmt, real_rate)
+
+
+async def open_stream_async(client, rate, channels, fmt, frames, play_body):
+    """AsyncClient.stream's work: the same, the request sent on the event loop's socket."""
+    fd, mem, frames, real_rate, head = _make_ring(client, rate, channels, fmt, frames)
+    try:
+        voice = await client._stream_request(fd, head + play_body)
+    except BaseException:
+        mem.close()
+        raise
+    finally:
+        os.close(fd)
+    return AsyncStream(client, voice, mem, None, frames, channels, fmt, real_rate)
 
 
 def send_with_fd(sock, data, fd):
@@ -179,3 +237,27 @@ def send_with_fd(sock, data, fd):
     sent = _socket.send_fds(sock, [data], [fd])
     if sent < len(data):
         sock.sendall(data[sent:])
+
+
+async def send_with_fd_async(writer, data, fd):
+    """The same on an asyncio StreamWriter's socket: what the writer buffered
+    goes first (frames keep their order), then the frame with the descriptor
+    on a duplicate of the socket (the same connection); a partial send's
+    rest goes through the writer."""
+    await writer.drain()
+    transport = writer.transport
+    while transport.get_write_buffer_size():
+        await asyncio.sleep(0.001)
+    sock = _socket.socket(fileno=os.dup(writer.get_extra_info("socket").fileno()))
+    try:
+        while True:
+            try:
+                sent = _socket.send_fds(sock, [data], [fd])
+                break
+            except BlockingIOError:
+                await asyncio.sleep(0.001)
+    finally:
+        sock.close()  # the duplicate only
+    if sent < len(data):
+        writer.write(data[sent:])
+        await writer.drain()
