@@ -76,6 +76,7 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
         th_write_sound(snd, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 2, RATE, RATE, gen_lr, NULL), 0);
     heliod_t *h = th_connect(&d, "layout-test", 0);
     assert_non_null(h);
+    assert_true(th_stat(h, "output_channels") == (double)want_ch);
     assert_int_equal(heliod_load(h, "lr", snd, 0, NULL), 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
