@@ -4,7 +4,8 @@
  * channel mask (WAVE_FORMAT_EXTENSIBLE), a 2D stereo voice comes out on the
  * front pair only, bit-exact, with every other channel silent; a bad
  * --layout and --hrtf with a layout other than stereo are refused at start
- * with a clear message.
+ * with a clear message; a 5.1 and a 7.1 file played 2D on stereo come out
+ * with the ITU-R BS.775 downmix coefficients (within 0.01).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -142,6 +143,72 @@ static void test_quad(void **state) {
     run_layout("quad", 4, 0x33);
 }
 
+#define BLOCK 4800 /* frames per channel block of the downmix probe */
+#define LEVEL 0.25f
+
+/* Channel c alone plays LEVEL on frames [c * BLOCK, (c + 1) * BLOCK). */
+static void gen_blocks(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    for (int c = 0; c < channels; c++)
+        out[c] = (int)(frame / BLOCK) == c ? LEVEL : 0.0f;
+}
+
+/* A `ch`-channel file played 2D at 0 dB on the stereo layout: each input
+ * channel's gain into L and R, read in the middle of its block. */
+static void downmix_of(int ch, float gl[8], float gr[8]) {
+    th_daemon_t d;
+    assert_int_equal(th_daemon_start(&d, 1, NULL), 0);
+    char snd[400];
+    snprintf(snd, sizeof snd, "%s/mc.wav", d.dir);
+    assert_int_equal(th_write_sound(snd, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, ch, RATE,
+                                    (uint32_t)ch * BLOCK, gen_blocks, NULL),
+                     0);
+    heliod_t *h = th_connect(&d, "downmix-test", 0);
+    assert_non_null(h);
+    assert_int_equal(heliod_load(h, "mc", snd, 0, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.fade_in_ms = 0;
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "mc", &pp, &v, NULL), 0);
+    wait_engine(h, (double)(ch * BLOCK) / RATE + 0.1);
+    heliod_close(h);
+    size_t frames = 0;
+    float *x = th_stop_read_stereo(&d, &frames, RATE);
+    size_t a = frames; /* the onset: FL's block starts with sound on L */
+    for (size_t i = 0; i < frames && a == frames; i++)
+        if (x[2 * i] != 0.0f) a = i;
+    assert_true(a + (size_t)ch * BLOCK <= frames);
+    for (int c = 0; c < ch; c++) {
+        size_t i = a + (size_t)c * BLOCK + BLOCK / 2;
+        gl[c] = x[2 * i] / LEVEL;
+        gr[c] = x[2 * i + 1] / LEVEL;
+    }
+    free(x);
+    th_daemon_cleanup(&d);
+}
+
+static void test_downmix_bs775(void **state) {
+    (void)state;
+    const float k = 0.70710678f;
+    /* 5.1 FL FR FC LFE BL BR: L = FL + k FC + k BL, R = FR + k FC + k BR */
+    const float l51[6] = {1, 0, k, 0, k, 0}, r51[6] = {0, 1, k, 0, 0, k};
+    /* 7.1 FL FR FC LFE BL BR SL SR: the side and back pairs at k into 5.1's
+     * surrounds, then as 5.1: each at k * k = 0.5 */
+    const float l71[8] = {1, 0, k, 0, 0.5f, 0, 0.5f, 0}, r71[8] = {0, 1, k, 0, 0, 0.5f, 0, 0.5f};
+    float gl[8], gr[8];
+    downmix_of(6, gl, gr);
+    for (int c = 0; c < 6; c++) {
+        fprintf(stderr, "# 5.1 channel %d -> L %.4f R %.4f\n", c, gl[c], gr[c]);
+        assert_true(fabsf(gl[c] - l51[c]) <= 0.01f && fabsf(gr[c] - r51[c]) <= 0.01f);
+    }
+    downmix_of(8, gl, gr);
+    for (int c = 0; c < 8; c++) {
+        fprintf(stderr, "# 7.1 channel %d -> L %.4f R %.4f\n", c, gl[c], gr[c]);
+        assert_true(fabsf(gl[c] - l71[c]) <= 0.01f && fabsf(gr[c] - r71[c]) <= 0.01f);
+    }
+}
+
 /* Runs heliod with args until it exits (5 s at most); its exit status (-1 if
  * it did not exit) and its stderr in err. */
 static int run_heliod(const char *dir, const char *const *args, char *err, size_t cap) {
@@ -201,8 +268,9 @@ static void test_refused(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused), cmocka_unit_test(test_stereo), cmocka_unit_test(test_51),
-        cmocka_unit_test(test_71),      cmocka_unit_test(test_quad),
+        cmocka_unit_test(test_refused), cmocka_unit_test(test_stereo),
+        cmocka_unit_test(test_51),      cmocka_unit_test(test_71),
+        cmocka_unit_test(test_quad),    cmocka_unit_test(test_downmix_bs775),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
