@@ -266,11 +266,47 @@ static void test_refused(void **state) {
     rmdir(dir);
 }
 
+/* --render --out follows the layout too: a 7.1 WAVEX file with its mask. */
+static void test_render_layout(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-layout-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char score[300], out[300], err[4096];
+    snprintf(score, sizeof score, "%s/score.txt", dir);
+    snprintf(out, sizeof out, "%s/out.wav", dir);
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fputs("@+100 end\n", f);
+    fclose(f);
+    const char *a[] = {"--render", score, "--out", out, "--layout", "7.1", NULL};
+    assert_int_equal(run_heliod(dir, a, err, sizeof err), 0);
+    float *x = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &frames, &ch, &rate), 0);
+    free(x);
+    assert_int_equal(ch, 8);
+    assert_true(frames >= RATE / 10);
+    uint16_t tag = 0;
+    assert_int_equal(wav_mask(out, &tag), 0x63f);
+    assert_int_equal(tag, 0xFFFE);
+    char log[400];
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    unlink(log);
+    unlink(out);
+    unlink(score);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_refused), cmocka_unit_test(test_stereo),
-        cmocka_unit_test(test_51),      cmocka_unit_test(test_71),
-        cmocka_unit_test(test_quad),    cmocka_unit_test(test_downmix_bs775),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_stereo),
+        cmocka_unit_test(test_51),
+        cmocka_unit_test(test_71),
+        cmocka_unit_test(test_quad),
+        cmocka_unit_test(test_downmix_bs775),
+        cmocka_unit_test(test_render_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
