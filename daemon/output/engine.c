@@ -264,7 +264,8 @@ static int open_backend_any(hld_engine_t *e, const hld_config_t *cfg) {
     if (cfg->driver == HLD_DRIVER_RENDER)
         return hld_engine_backend_open(e, HLD_BACKEND_RENDER, NULL, &e->backend);
     int rc = hld_engine_backend_open(e, 0, cfg->device, &e->backend);
-    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO) return rc;
+    /* a surround --layout asked for speakers: no silent fallback to no sound */
+    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO || e->channels != HLD_CHANNELS) return rc;
     hld_warn("no usable PortAudio output device: using the null driver (no sound)");
     return hld_engine_backend_open(e, 1, NULL, &e->backend);
 }

@@ -120,7 +120,9 @@ static int run_heliod(const char *dir, const char *const *args, char *err, size_
 }
 
 /* --layout against a real device's channel count: a 2-channel JACK server
- * refuses 5.1 at start with a message naming both counts; a 6-channel one
+ * refuses 5.1 at start with a message naming both counts (under --driver
+ * portaudio and under the default auto, which does not fall back to the
+ * null driver for a surround layout); a 6-channel one
  * opens it, and the recording has 6 channels. */
 static void test_layout_channels(void **state) {
     (void)state;
@@ -132,7 +134,14 @@ static void test_layout_channels(void **state) {
     const char *a1[] = {"--driver", "portaudio", "--device", "system", "--socket",
                         sock,       "--layout",  "5.1",      NULL};
     int rc = run_heliod(dir, a1, err, sizeof err);
+    /* the default driver (auto) does not fall back to the null driver either */
+    const char *a2[] = {"--device", "system", "--socket", sock, "--layout", "5.1", NULL};
+    char err2[8192];
+    int rc2 = run_heliod(dir, a2, err2, sizeof err2);
     th_jackd_stop();
+    if (rc2 <= 0) fprintf(stderr, "%s", err2);
+    assert_true(rc2 > 0);
+    assert_non_null(strstr(err2, "has 2 output channels; the layout needs 6"));
     if (rc <= 0) fprintf(stderr, "%s", err);
     assert_true(rc > 0);
     assert_non_null(strstr(err, "has 2 output channels; the layout needs 6"));
