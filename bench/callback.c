@@ -19,11 +19,13 @@
  * raw cost); the line then also says how many voices the governor made
  * virtual. --hrtf starts the daemon with --hrtf (the default SOFA set):
  * every voice is then binaural, and the line says how many were
- * (hrtf_voices).
+ * (hrtf_voices). --layout L starts it with --layout L (the line then says
+ * output_channels).
  *
  * usage: callback [--heliod PATH] [--driver null|portaudio] [--device NAME]
  *                 [--period FRAMES] [--counts 0,64,256,1024] [--settle S]
  *                 [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]
+ *                 [--layout stereo|quad|5.1|7.1]
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +65,7 @@ static void position(int i, int n, float pos[3]) {
     "[--heliod PATH] [--driver null|portaudio] [--device NAME]\n"                                  \
     "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"                          \
     "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"                         \
+    "          [--layout stereo|quad|5.1|7.1]\n"                                                   \
     "  --heliod      the daemon to start (default: the build's)\n"                                 \
     "  --driver      null (default) or portaudio; --device picks the output\n"                     \
     "  --period      frames per callback (default 256)\n"                                          \
@@ -72,6 +75,7 @@ static void position(int i, int n, float pos[3]) {
     "                each its own pitch (linear); worst: pitched and cubic\n"                      \
     "  --cpu-budget  the daemon's governor budget, % of the period (0: off)\n"                     \
     "  --hrtf        start the daemon with --hrtf: every voice binaural\n"                         \
+    "  --layout      the daemon's output layout (default stereo)\n"                                \
     "Prints one line per count: callback p99/max load and time, xruns,\n"                          \
     "underruns, overruns and the governor's figures."
 
@@ -81,11 +85,18 @@ int main(int argc, char **argv) {
     double settle = CB_DEF_SETTLE;
     const char *scene = "easy", *budget = NULL;
     int hrtf = 0;
-    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg}, {"driver", 's', &driver},
-                             {"device", 's', &device},     {"period", 'i', &period},
-                             {"counts", 's', &counts_arg}, {"settle", 'd', &settle},
-                             {"scene", 's', &scene},       {"cpu-budget", 's', &budget},
-                             {"hrtf", 'b', &hrtf},         {NULL, 0, NULL}};
+    const char *layout = NULL;
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"driver", 's', &driver},
+                             {"device", 's', &device},
+                             {"period", 'i', &period},
+                             {"counts", 's', &counts_arg},
+                             {"settle", 'd', &settle},
+                             {"scene", 's', &scene},
+                             {"cpu-budget", 's', &budget},
+                             {"hrtf", 'b', &hrtf},
+                             {"layout", 's', &layout},
+                             {NULL, 0, NULL}};
     bo_parse(argc, argv, opts, CB_USAGE);
     int counts[CB_MAX_COUNTS], ncounts = 0, max_n = 1;
     char *list = strdup(counts_arg);
@@ -126,9 +137,15 @@ int main(int argc, char **argv) {
                           NULL,
                           NULL,
                           NULL,
+                          NULL,
+                          NULL,
                           NULL};
     int na = 14;
     if (hrtf) args[na++] = "--hrtf";
+    if (layout) {
+        args[na++] = "--layout";
+        args[na++] = layout;
+    }
     if (device) {
         args[na++] = "--device";
         args[na++] = device;
@@ -187,7 +204,7 @@ int main(int argc, char **argv) {
                "max_us=%.1f xruns=%.0f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
                "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f "
                "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f hrtf=%.0f "
-               "hrtf_voices=%.0f\n",
+               "hrtf_voices=%.0f output_channels=%.0f\n",
                driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
                bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
                bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
@@ -197,7 +214,7 @@ int main(int argc, char **argv) {
                bd_stat(&st, "voices_mixed"), bd_stat(&st, "voices_virtual"), scene,
                bd_stat(&st, "voices_governed"), bd_stat(&st, "governor_hits"),
                bd_stat(&st, "callback_overruns") - ov0, bd_stat(&st, "hrtf"),
-               bd_stat(&st, "hrtf_voices"));
+               bd_stat(&st, "hrtf_voices"), bd_stat(&st, "output_channels"));
         fflush(stdout);
     }
     rc = 0;

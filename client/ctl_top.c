@@ -317,8 +317,12 @@ static void draw(top_t *t) {
     int up = (int)stat(t, "uptime_s");
     double period_us = stat(t, "period_us");
     /* the state first: it must show on a narrow terminal too */
-    line(t, "heliod top%s  device %s  %g Hz  period %g (%.2f ms)  up %d:%02d:%02d  sort:%s",
-         t->paused ? " [PAUSED]" : "", t->device, stat(t, "rate"), stat(t, "period"),
+    /* a surround layout (--layout) shows its channel count; stereo shows nothing */
+    char chs[24] = "";
+    if (stat(t, "output_channels") > 2)
+        snprintf(chs, sizeof chs, "  %g ch", stat(t, "output_channels"));
+    line(t, "heliod top%s  device %s  %g Hz%s  period %g (%.2f ms)  up %d:%02d:%02d  sort:%s",
+         t->paused ? " [PAUSED]" : "", t->device, stat(t, "rate"), chs, stat(t, "period"),
          period_us / 1000.0, up / 3600, up / 60 % 60, up % 60, sort_name[t->sort]);
     line(t, "clients %g  commands/s %.0f  xruns %g  underruns %g  voices %g real / %g virtual",
          stat(t, "clients"), t->cmds_rate, stat(t, "xruns"), stat(t, "stream_underruns"),

@@ -24,6 +24,7 @@
 #include "hl_proto.h"
 #include "hld_limits.h"
 #include "hld_text.h"
+#include "hl_layout.h"
 #include "hrtf_load.h"
 #include "log.h"
 #include "cues.h"
@@ -63,6 +64,7 @@ enum {
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
     OPT_HRTF,
+    OPT_LAYOUT,
     OPT_ZBUDGET,
     OPT_ZCAP,
     OPT_ZPIN,
@@ -106,6 +108,7 @@ static const struct option g_opts[] = {
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
     {"hrtf", optional_argument, NULL, OPT_HRTF},
+    {"layout", required_argument, NULL, OPT_LAYOUT},
     {"zone-budget-kb", required_argument, NULL, OPT_ZBUDGET},
     {"zone-cap-mb", required_argument, NULL, OPT_ZCAP},
     {"zone-pin-radius", required_argument, NULL, OPT_ZPIN},
@@ -150,7 +153,11 @@ static void usage(FILE *f) {
             "                       of a SOFA file (default: libmysofa's default set,\n"
             "                       " HLD_HRTF_DEFAULT_PATH ");\n"
             "                       off unless given (config: hrtf = off|default|FILE)\n"
-            "  --record FILE.wav    record the master output\n"
+            "  --layout L           output speakers: stereo, quad, 5.1 or 7.1 (default\n"
+            "                       stereo); the device must open that many channels;\n"
+            "                       --hrtf needs stereo\n"
+            "  --record FILE.wav    record the master output (the layout's channels and\n"
+            "                       WAVE channel mask)\n"
             "  --render SCORE --out FILE.wav [--seed N]\n"
             "                       render a score offline, as fast as the CPU allows, and\n"
             "                       exit: a heliodctl batch file whose lines may start\n"
@@ -359,6 +366,17 @@ static int apply(hld_config_t *c, int opt, const char *val) {
         }
         c->hrtf = 1;
         return copy_str("--hrtf", c->hrtf_path, sizeof c->hrtf_path, val);
+    case OPT_LAYOUT: {
+        int l = hl_layout_parse(val);
+        if (l < 0) {
+            fprintf(stderr, "heliod: --layout must be stereo, quad, 5.1 or 7.1 (got '%s')\n",
+                    val ? val : "");
+            return HELIOD_EINVAL;
+        }
+        c->layout = (uint32_t)l;
+        c->channels = hl_layout_channels((hl_layout_t)l);
+        return 0;
+    }
     case OPT_WATCH: /* the bare flag, or yes|no (the config file's form) */
         if (!val || !val[0] || strcmp(val, "yes") == 0 || strcmp(val, "on") == 0 ||
             strcmp(val, "1") == 0) {
@@ -528,6 +546,8 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     memset(c, 0, sizeof *c);
     c->driver = HLD_DRIVER_AUTO;
     c->rate = HLD_DEFAULT_RATE;
+    c->layout = HL_LAYOUT_STEREO;
+    c->channels = HLD_CHANNELS;
     c->period = HLD_DEFAULT_PERIOD;
     c->voices = HL_DEFAULT_VOICES;
     c->log_level = HLD_LOG_INFO;
@@ -580,6 +600,13 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
          * CPU took, which is not the same from one render to the next */
         c->driver = HLD_DRIVER_RENDER;
         c->cpu_budget = 0;
+    }
+    if (c->hrtf && c->layout != HL_LAYOUT_STEREO) {
+        fprintf(stderr,
+                "heliod: --hrtf renders for headphones and needs --layout stereo (got "
+                "--layout %s)\n",
+                hl_layout_name((hl_layout_t)c->layout));
+        return HELIOD_EINVAL;
     }
     if (c->virtual_voices == 0) { /* 4 per real voice, at least 1024: virtual ones are cheap */
         uint32_t v =

@@ -53,6 +53,7 @@
 #include "engine.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "recorder.h"
 
 #define RENDER_LINE_MAX    HLD_RENDER_LINE_MAX
 #define RENDER_VIRTUAL_T0  1000000000ull /* virtual clock at frame 0 (never 0: 0 = real) */
@@ -442,10 +443,15 @@ int hld_render_run(hld_daemon_t *d) {
     }
     rclient_t *c = calloc(1, sizeof *c);
     SF_INFO info = {.samplerate = (int)cfg->rate,
-                    .channels = HLD_CHANNELS,
-                    .format = SF_FORMAT_WAV | SF_FORMAT_FLOAT};
+                    .channels = (int)cfg->channels,
+                    .format = (cfg->channels == HLD_CHANNELS ? SF_FORMAT_WAV : SF_FORMAT_WAVEX) |
+                              SF_FORMAT_FLOAT};
     SNDFILE *out = sf_open(cfg->out, SFM_WRITE, &info);
-    float *buf = calloc((size_t)cfg->period * HLD_CHANNELS, sizeof(float));
+    if (out && hld_wav_set_layout(out, cfg->layout) != 0) {
+        sf_close(out);
+        out = NULL;
+    }
+    float *buf = calloc((size_t)cfg->period * cfg->channels, sizeof(float));
     if (!c || !out || !buf) {
         fprintf(stderr, "heliod: --out %s: %s\n", cfg->out,
                 out ? "out of memory" : sf_strerror(NULL));

@@ -231,8 +231,9 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "callback_us_max", es.max_us);
     put(&s, "callback_load_p99", es.p99_us / period_us);
     put(&s, "callback_load_max", es.max_us / period_us);
-    put(&s, "hrtf", e->hrtf != NULL);       /* --hrtf: 3D voices binaural */
-    put(&s, "hrtf_voices", ms.hrtf_voices); /* rendered binaurally, last block */
+    put(&s, "hrtf", e->hrtf != NULL);        /* --hrtf: 3D voices binaural */
+    put(&s, "hrtf_voices", ms.hrtf_voices);  /* rendered binaurally, last block */
+    put(&s, "output_channels", e->channels); /* --layout: the device's and recording's */
     put(&s, "limiter_blocks", (double)ms.limiter_blocks);
     put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
     for (int b = 0; b < HL_MAX_BUSES; b++) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "decoder.h"
+#include "hl_layout.h"
 #include "hl_limits.h"
 #include "hld_limits.h"
 #include "sounds.h"
@@ -192,9 +193,32 @@ int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap)
     return 0;
 }
 
-/* Downmix to stereo with WAV channel order weights: L, R, C and surrounds;
- * LFE (channel 3) is dropped. In place: out never overtakes in. */
+/* Downmix to stereo, in place (out never overtakes in). 4, 6 and 8 channels
+ * are quad, 5.1 and 7.1 in WAVE order and take the ITU-R BS.775 matrix
+ * (hl_layout_downmix): L = FL + 0.7071 FC + 0.7071 BL (7.1: its side and
+ * back pairs each at 0.7071 first), R likewise, LFE dropped; the result is
+ * bounded to +-HLD_MAX_SAMPLE like every loaded sample. Other counts (3, 5,
+ * 7) keep the older rule: WAVE order, C at 0.7071 into both sides, channel
+ * 3 (LFE) dropped, the others alternately left and right, each side
+ * normalised by its summed weights. */
 void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
+    int lay = hl_layout_for_channels(ch);
+    if (lay > HL_LAYOUT_STEREO) {
+        float m[HL_LAYOUT_MAX_CH * HL_LAYOUT_MAX_CH];
+        hl_layout_downmix((hl_layout_t)lay, HL_LAYOUT_STEREO, m);
+        const float *ml = m, *mr = m + HL_LAYOUT_MAX_CH;
+        for (uint32_t f = 0; f < frames; f++) {
+            const float *in = d + (size_t)f * ch;
+            float l = 0, r = 0;
+            for (uint32_t k = 0; k < ch; k++) {
+                l += ml[k] * in[k];
+                r += mr[k] * in[k];
+            }
+            d[(size_t)f * 2] = fminf(fmaxf(l, -HLD_MAX_SAMPLE), HLD_MAX_SAMPLE);
+            d[(size_t)f * 2 + 1] = fminf(fmaxf(r, -HLD_MAX_SAMPLE), HLD_MAX_SAMPLE);
+        }
+        return;
+    }
     const float c = (float)M_SQRT1_2;
     float wl = 0, wr = 0;
     for (uint32_t k = 0; k < ch; k++) {

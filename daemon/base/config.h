@@ -54,6 +54,9 @@ typedef struct {
     uint32_t render_max_s;        /* --max-seconds: the longest render (0 = the default) */
     uint64_t seed;                /* --seed N: cue variations (0 = the built-in seed) */
     int watch_assets;             /* --watch-assets: reload loaded files that change */
+    /* --layout: the output's speakers (hl_layout_t: stereo, quad, 5.1, 7.1) and
+     * their count, the channels of the device, the recording and the render */
+    uint32_t layout, channels;
 } hld_config_t;
 
 /* One [bus NAME] section: applied once the mixer exists (hld_config_buses).

@@ -5,10 +5,10 @@
  * time, for machines without sound hardware and for tests).
  *
  * A backend calls `render` on its audio thread once per period with an
- * interleaved stereo float buffer to fill, and says whether the device
- * reported an xrun since the previous call. Everything it needs is allocated
- * in open(); start/stop/close run on the thread that owns the backend (the
- * main thread at start-up and shutdown, the device worker in between).
+ * interleaved float buffer of cfg.channels channels (the layout's) to fill, and says whether the
+ * device reported an xrun since the previous call. Everything it needs is allocated in open();
+ * start/stop/close run on the thread that owns the backend (the main thread at start-up and
+ * shutdown, the device worker in between).
  */
 #ifndef HLD_BACKEND_H
 #define HLD_BACKEND_H
@@ -21,13 +21,14 @@
 #define HLD_XRUN_UNDERFLOW 0x1u /* the device ran out of samples */
 #define HLD_XRUN_LATE      0x2u /* (null) the callback woke more than a period late */
 
-/* Audio thread: fill `frames` stereo frames of out. Must follow the RT rule. */
+/* Audio thread: fill `frames` frames (cfg.channels each) of out. Must follow the RT rule. */
 typedef void (*hld_render_fn)(void *user, float *out, uint32_t frames, uint32_t xrun_flags);
 
 typedef struct hld_backend hld_backend_t;
 
 typedef struct {
     uint32_t rate, period;
+    uint32_t channels;  /* interleaved channels of the buffer render fills (0 = 2) */
     const char *device; /* NULL/"" = default output */
     hld_render_fn render;
     void *user;

@@ -105,7 +105,8 @@ int hld_backend_null_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     unsigned long speed = sp && *sp ? strtoul(sp, NULL, 10) : 1;
     n->speed = speed >= 2 && speed <= 100 ? (unsigned)speed : 1;
     if (n->speed > 1) hld_info("null driver: %u times real time (HELIOD_NULL_SPEED)", n->speed);
-    n->buf = calloc((size_t)cfg->period * HLD_CHANNELS, sizeof(float));
+    n->buf =
+        calloc((size_t)cfg->period * (cfg->channels ? cfg->channels : HLD_CHANNELS), sizeof(float));
     if (!n->buf) {
         free(n);
         return HELIOD_ENOMEM;

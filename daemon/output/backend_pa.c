@@ -3,10 +3,10 @@
  * --list-devices and the DEVICES request.
  *
  * The stream is opened with a fixed framesPerBuffer equal to the engine
- * period, stereo float32 interleaved. The PortAudio callback is the audio
- * thread: it only forwards to the engine's render function with the
- * underflow flag. PortAudio reference-counts Pa_Initialize/Pa_Terminate, so
- * listing devices while a stream is open is safe (it just does not rescan).
+ * period, float32 interleaved in the layout's channels (cfg->channels). The PortAudio callback is
+ * the audio thread: it only forwards to the engine's render function with the underflow flag.
+ * PortAudio reference-counts Pa_Initialize/Pa_Terminate, so listing devices while a stream is open
+ * is safe (it just does not rescan).
  *
  * A stream that stops by itself (the finished callback; the JACK server
  * died, which libjack reports through the shutdown callback below) raises
@@ -478,6 +478,15 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
         return HELIOD_ENODEV;
     }
     const PaDeviceInfo *di = Pa_GetDeviceInfo(dev);
+    uint32_t ch = cfg->channels ? cfg->channels : HLD_CHANNELS;
+    if (di && (uint32_t)di->maxOutputChannels < ch) { /* --layout wider than the device */
+        pa_fail(HLD_LOG_ERROR,
+                "portaudio: '%s' has %d output channels; the layout needs %u (see "
+                "--list-devices, or --layout stereo)",
+                di->name, di->maxOutputChannels, ch);
+        Pa_Terminate();
+        return HELIOD_EINVAL;
+    }
     pa_impl_t *p = calloc(1, sizeof *p);
     if (!p) {
         Pa_Terminate();
@@ -489,7 +498,7 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     p->jack_deaths = deaths;
     PaStreamParameters op = {
         .device = dev,
-        .channelCount = HLD_CHANNELS,
+        .channelCount = (int)ch,
         .sampleFormat = paFloat32,
         .suggestedLatency = di->defaultLowOutputLatency,
         .hostApiSpecificStreamInfo = NULL,

@@ -9,6 +9,7 @@
  * reset never has to write memory the audio thread is incrementing.
  */
 #include "engine.h"
+#include "hl_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,12 +104,12 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     hld_engine_t *e = port->e;
     if (port->gen != atomic_load_explicit(&e->active_gen, memory_order_acquire) ||
         atomic_exchange_explicit(&e->in_render, 1, memory_order_acquire)) {
-        memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float)); /* a retired backend */
+        memset(out, 0, (size_t)frames * e->channels * sizeof(float)); /* a retired backend */
         return;
     }
     if (port->gen != atomic_load_explicit(&e->active_gen, memory_order_acquire)) {
         atomic_store_explicit(&e->in_render, 0, memory_order_release); /* retired meanwhile */
-        memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float));
+        memset(out, 0, (size_t)frames * e->channels * sizeof(float));
         return;
     }
     heliod_rt_thread_flag = 1;
@@ -121,6 +122,10 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
         render_block_rt(e, out, frames, t0);
     }
     fade_rt(e, out, frames);
+    /* the mix is stereo: it was rendered into the first 2 x frames floats of
+     * the device's buffer; spread it over the layout's channels, L and R to
+     * the front pair, in place (hl_layout_expand_rt works back to front) */
+    if (e->channels != HLD_CHANNELS) hl_layout_expand_rt(out, out, frames, e->channels);
     uint64_t dur = hld_now_ns() - t0;
 
     atomic_fetch_add_explicit(&e->callbacks, 1, memory_order_relaxed);
@@ -234,6 +239,7 @@ int hld_engine_backend_open(hld_engine_t *e, int null_driver, const char *device
     hld_backend_config_t bc = {
         .rate = e->rate,
         .period = e->period,
+        .channels = e->channels,
         .device = device,
         .render = engine_render_rt,
         .user = port,
@@ -258,7 +264,8 @@ static int open_backend_any(hld_engine_t *e, const hld_config_t *cfg) {
     if (cfg->driver == HLD_DRIVER_RENDER)
         return hld_engine_backend_open(e, HLD_BACKEND_RENDER, NULL, &e->backend);
     int rc = hld_engine_backend_open(e, 0, cfg->device, &e->backend);
-    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO) return rc;
+    /* a surround --layout asked for speakers: no silent fallback to no sound */
+    if (rc == 0 || cfg->driver == HLD_DRIVER_PORTAUDIO || e->channels != HLD_CHANNELS) return rc;
     hld_warn("no usable PortAudio output device: using the null driver (no sound)");
     return hld_engine_backend_open(e, 1, NULL, &e->backend);
 }
@@ -384,6 +391,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     memset(e, 0, sizeof *e);
     e->rate = cfg->rate;
     e->period = cfg->period;
+    e->channels = cfg->channels ? cfg->channels : HLD_CHANNELS;
     e->period_ns = (uint64_t)cfg->period * HLD_NS_PER_S / cfg->rate;
     e->fade_gain = 1.0f;
     e->fade_step = 1.0f / ((float)cfg->rate * HLD_ENGINE_FADE_MS / 1000.0f);
@@ -443,7 +451,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
         return rc;
     }
     if (cfg->record[0]) {
-        rc = hld_recorder_open(&e->rec, cfg->record, cfg->rate);
+        rc = hld_recorder_open(&e->rec, cfg->record, cfg->rate, cfg->layout);
         if (rc) {
             hld_engine_backend_close(e, &e->backend);
             free_mixer(e);

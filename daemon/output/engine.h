@@ -65,6 +65,7 @@ typedef struct hld_engine {
     hl_mixer_t *mixer;
     void *mem;
     uint32_t rate, period;
+    uint32_t channels; /* the layout's (--layout): the devices' and the recording's */
     hld_backend_t backend;
     int started;
     hld_recorder_t *rec;

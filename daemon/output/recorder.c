@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "heliod_errors.h"
+#include "hl_layout.h"
 #include "hl_limits.h"
 #include "hl_ring.h"
 #include "hl_util.h"
@@ -39,7 +40,23 @@ struct hld_recorder {
     atomic_int quit;
     int finalised; /* under g_fin_lock */
     _Atomic uint64_t frames, dropped;
+    uint32_t channels; /* the file's (the layout's); the ring holds the stereo mix */
+    float *stage;      /* writer thread: RECORD_STAGE frames of `channels` */
 };
+
+#define RECORD_STAGE 1024 /* frames the writer spreads over the layout per write */
+
+/* Writes n stereo frames as the file's channels. Writer thread. */
+static sf_count_t write_frames(hld_recorder_t *r, const float *p, uint32_t n) {
+    if (r->channels == HLD_CHANNELS) return sf_writef_float(r->sf, p, n);
+    sf_count_t w = 0;
+    for (uint32_t i = 0; i < n; i += RECORD_STAGE) {
+        uint32_t k = n - i < RECORD_STAGE ? n - i : RECORD_STAGE;
+        hl_layout_expand_rt(p + (size_t)i * HLD_CHANNELS, r->stage, k, r->channels);
+        w += sf_writef_float(r->sf, r->stage, k);
+    }
+    return w;
+}
 
 /* Finalisation may be asked for by the main thread (hld_recorder_close) and by
  * the shutdown guard thread at once: g_fin_lock makes it happen once, and
@@ -52,8 +69,8 @@ static uint64_t drain(hld_recorder_t *r) {
     hl_ring_spans_t s;
     uint32_t n = hl_ring_read_spans(&r->ring, &s);
     if (!n) return 0;
-    sf_count_t w = sf_writef_float(r->sf, s.p1, s.n1);
-    if (s.n2) w += sf_writef_float(r->sf, s.p2, s.n2);
+    sf_count_t w = write_frames(r, s.p1, s.n1);
+    if (s.n2) w += write_frames(r, s.p2, s.n2);
     hl_ring_read_advance(&r->ring, n);
     atomic_fetch_add_explicit(&r->frames, (uint64_t)n, memory_order_relaxed);
     if (w != (sf_count_t)n) hld_warn("record: short write: %s", sf_strerror(r->sf));
@@ -89,32 +106,78 @@ static void prefault(hld_recorder_t *r) {
         hld_debug("record: ring not locked in memory (%s); pre-faulted only", strerror(errno));
 }
 
-int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate) {
+/* The libsndfile channel map of a layout: a WAVEX file then carries the
+ * layout's WAVE channel mask (dwChannelMask). */
+static int channel_map(uint32_t layout, int *map) {
+    for (uint32_t c = 0; c < hl_layout_channels((hl_layout_t)layout); c++) {
+        switch (hl_layout_speaker((hl_layout_t)layout, c)) {
+        case HL_SPK_FL: map[c] = SF_CHANNEL_MAP_LEFT; break;
+        case HL_SPK_FR: map[c] = SF_CHANNEL_MAP_RIGHT; break;
+        case HL_SPK_FC: map[c] = SF_CHANNEL_MAP_CENTER; break;
+        case HL_SPK_LFE: map[c] = SF_CHANNEL_MAP_LFE; break;
+        case HL_SPK_BL: map[c] = SF_CHANNEL_MAP_REAR_LEFT; break;
+        case HL_SPK_BR: map[c] = SF_CHANNEL_MAP_REAR_RIGHT; break;
+        case HL_SPK_SL: map[c] = SF_CHANNEL_MAP_SIDE_LEFT; break;
+        case HL_SPK_SR: map[c] = SF_CHANNEL_MAP_SIDE_RIGHT; break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+int hld_wav_set_layout(SNDFILE *sf, uint32_t layout) {
+    int map[HL_LAYOUT_MAX_CH];
+    uint32_t n = hl_layout_channels((hl_layout_t)layout);
+    if (!n || channel_map(layout, map) != 0) return -1;
+    if (n == HLD_CHANNELS) return 0;
+    return sf_command(sf, SFC_SET_CHANNEL_MAP_INFO, map, (int)(n * sizeof(int))) == SF_TRUE ? 0
+                                                                                            : -1;
+}
+
+int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate, uint32_t layout) {
+    uint32_t channels = hl_layout_channels((hl_layout_t)layout);
+    if (!channels) return HELIOD_EINVAL;
     hld_recorder_t *r = calloc(1, sizeof *r);
     if (!r) return HELIOD_ENOMEM;
+    r->channels = channels;
+    if (channels != HLD_CHANNELS && !(r->stage = calloc(RECORD_STAGE, channels * sizeof(float)))) {
+        free(r);
+        return HELIOD_ENOMEM;
+    }
     uint32_t frame_bytes = HLD_CHANNELS * sizeof(float);
     uint32_t cap = hl_pow2_at_least((uint64_t)rate * HL_RECORD_SECONDS);
     r->storage_bytes = (size_t)cap * frame_bytes;
     r->storage = calloc(cap, frame_bytes);
     if (!r->storage || hl_ring_init(&r->ring, r->storage, cap, frame_bytes) != 0) {
         free(r->storage);
+        free(r->stage);
         free(r);
         return HELIOD_ENOMEM;
     }
     prefault(r);
+    /* stereo: a plain WAV as before; wider: WAVE_FORMAT_EXTENSIBLE with the mask */
     SF_INFO info = {.samplerate = (int)rate,
-                    .channels = HLD_CHANNELS,
-                    .format = SF_FORMAT_WAV | SF_FORMAT_FLOAT};
+                    .channels = (int)channels,
+                    .format = (channels == HLD_CHANNELS ? SF_FORMAT_WAV : SF_FORMAT_WAVEX) |
+                              SF_FORMAT_FLOAT};
     r->sf = sf_open(path, SFM_WRITE, &info);
+    if (r->sf && hld_wav_set_layout(r->sf, layout) != 0) {
+        hld_error("record: cannot set the channel map of %s: %s", path, sf_strerror(r->sf));
+        sf_close(r->sf);
+        r->sf = NULL;
+    }
     if (!r->sf) {
-        hld_error("record: cannot create %s: %s", path, sf_strerror(NULL));
+        if (channels == HLD_CHANNELS)
+            hld_error("record: cannot create %s: %s", path, sf_strerror(NULL));
         free(r->storage);
+        free(r->stage);
         free(r);
         return HELIOD_EFILE;
     }
     if (pthread_create(&r->thread, NULL, writer_thread, r) != 0) {
         sf_close(r->sf);
         free(r->storage);
+        free(r->stage);
         free(r);
         return HELIOD_EIO;
     }
@@ -182,5 +245,6 @@ void hld_recorder_close(hld_recorder_t *r) {
     if (rc != 0) return; /* the writer still uses r: leave it (the process is exiting) */
     if (r->locked) munlock(r->storage, r->storage_bytes);
     free(r->storage);
+    free(r->stage);
     free(r);
 }

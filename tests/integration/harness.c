@@ -320,7 +320,12 @@ int th_ctl(const th_daemon_t *d, char *out, size_t out_cap, char *err, size_t er
 static pid_t g_jackd_pid;
 
 int th_jackd_start(const char *prefix, int period, int realtime) {
-    char name[64], per[16];
+    return th_jackd_start_ports(prefix, period, realtime, 0);
+}
+
+int th_jackd_start_ports(const char *prefix, int period, int realtime, int playback) {
+    char name[64], per[16], ports[16];
+    snprintf(ports, sizeof ports, "%d", playback > 0 ? playback : 2);
     snprintf(name, sizeof name, "%s%d", prefix, (int)getpid());
     snprintf(per, sizeof per, "%d", period);
     setenv("JACK_DEFAULT_SERVER", name, 1);
@@ -332,10 +337,10 @@ int th_jackd_start(const char *prefix, int period, int realtime) {
         (void)devnull;
         if (realtime)
             execlp("jackd", "jackd", "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", per,
-                   (char *)NULL);
+                   "-P", ports, (char *)NULL);
         else
-            execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", per,
-                   (char *)NULL);
+            execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", per, "-P",
+                   ports, (char *)NULL);
         _exit(127);
     }
     /* up when its shared memory (jackd2) or socket directory entry exists */

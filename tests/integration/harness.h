@@ -118,6 +118,8 @@ int th_raw_connect(const char *sock);
  * frames; realtime 1 runs its process thread SCHED_FIFO (-R -P 70), as a
  * real setup does. Waits until it is up (5 s at most). 0 or -1. */
 int th_jackd_start(const char *prefix, int period, int realtime);
+/* The same with `playback` playback ports on the dummy driver (0 = its default, 2). */
+int th_jackd_start_ports(const char *prefix, int period, int realtime, int playback);
 /* Stops the server th_jackd_start started (SIGTERM, waits). Idempotent. */
 void th_jackd_stop(void);
 

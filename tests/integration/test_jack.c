@@ -80,6 +80,98 @@ static void test_portaudio_on_jack_dummy(void **state) {
     th_jackd_stop();
 }
 
+/* Runs heliod with args until it exits (5 s at most); its exit status (-1 if
+ * it did not exit) and its stderr in err. */
+static int run_heliod(const char *dir, const char *const *args, char *err, size_t cap) {
+    char log[400];
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen(log, "w", stderr)) _exit(126);
+        const char *argv[16];
+        int n = 0;
+        const char *bin = getenv("HELIOD_BIN");
+        argv[n++] = bin && *bin ? bin : "heliod";
+        for (int i = 0; args[i] && n < 15; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0, rc = -1;
+    for (int i = 0; i < 500; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+            break;
+        }
+        th_sleep_ms(10);
+    }
+    if (rc == -1) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    FILE *f = fopen(log, "r");
+    size_t n = f ? fread(err, 1, cap - 1, f) : 0;
+    err[n] = '\0';
+    if (f) fclose(f);
+    unlink(log);
+    return rc;
+}
+
+/* --layout against a real device's channel count: a 2-channel JACK server
+ * refuses 5.1 at start with a message naming both counts (under --driver
+ * portaudio and under the default auto, which does not fall back to the
+ * null driver for a surround layout); a 6-channel one
+ * opens it, and the recording has 6 channels. */
+static void test_layout_channels(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-jacklayout-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char sock[300], err[8192];
+    snprintf(sock, sizeof sock, "%s/s.sock", dir);
+    assert_int_equal(th_jackd_start_ports("heliodlay", 256, 0, 2), 0);
+    const char *a1[] = {"--driver", "portaudio", "--device", "system", "--socket",
+                        sock,       "--layout",  "5.1",      NULL};
+    int rc = run_heliod(dir, a1, err, sizeof err);
+    /* the default driver (auto) does not fall back to the null driver either */
+    const char *a2[] = {"--device", "system", "--socket", sock, "--layout", "5.1", NULL};
+    char err2[8192];
+    int rc2 = run_heliod(dir, a2, err2, sizeof err2);
+    th_jackd_stop();
+    if (rc2 <= 0) fprintf(stderr, "%s", err2);
+    assert_true(rc2 > 0);
+    assert_non_null(strstr(err2, "has 2 output channels; the layout needs 6"));
+    if (rc <= 0) fprintf(stderr, "%s", err);
+    assert_true(rc > 0);
+    assert_non_null(strstr(err, "has 2 output channels; the layout needs 6"));
+    assert_int_equal(access(sock, F_OK), -1);
+    rmdir(dir);
+
+    assert_int_equal(th_jackd_start_ports("heliodlay", 256, 0, 6), 0);
+    th_daemon_t d;
+    const char *args[] = {"--driver", "portaudio", "--device", "system", "--layout", "5.1", NULL};
+    int started = th_daemon_start(&d, 1, args);
+    if (started != 0) th_jackd_stop();
+    assert_int_equal(started, 0);
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "jack-layout"), 0);
+    assert_true(th_stat(h, "output_channels") == 6.0);
+    double cb0 = th_stat(h, "callbacks");
+    th_sleep_ms(300);
+    assert_true(th_stat(h, "callbacks") - cb0 > 10); /* JACK calls the 6-channel stream */
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    float *x = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(d.record, &x, &frames, &ch, &rate), 0);
+    assert_int_equal(ch, 6);
+    free(x);
+    th_daemon_cleanup(&d);
+    th_jackd_stop();
+}
+
 int main(void) {
     if (system("command -v jackd >/dev/null 2>&1") != 0) {
         fprintf(stderr, "jackd not installed (scripts/deps.sh installs jackd2)\n");
@@ -87,6 +179,7 @@ int main(void) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_portaudio_on_jack_dummy),
+        cmocka_unit_test(test_layout_channels),
     };
     int rc = cmocka_run_group_tests_name("jack", tests, NULL, NULL);
     th_jackd_stop();

@@ -17,6 +17,8 @@
  *                                  callback path; exit 77 without jackd
  *   test_rt hrtf HELIOD HOOK       the same with --hrtf: every 3D voice binaural,
  *                                  played, moved round the head, stolen, ended
+ *   test_rt layout HELIOD HOOK     the record workload with --layout 7.1: the
+ *                                  8-channel device buffer and recording
  */
 #include <errno.h>
 #include <math.h>
@@ -234,7 +236,8 @@ static void test_daemon(void **state) {
 
     char rec[300];
     snprintf(rec, sizeof rec, "%s/out.wav", g_dir);
-    int jack = strcmp(g_mode, "jack") == 0, record = strcmp(g_mode, "record") == 0;
+    int layout = strcmp(g_mode, "layout") == 0;
+    int jack = strcmp(g_mode, "jack") == 0, record = strcmp(g_mode, "record") == 0 || layout;
     int hrtf = strcmp(g_mode, "hrtf") == 0;
     /* one client drives every path: its voice quota is above the pool, so
      * the pool's own refusals and steals are what it meets */
@@ -253,6 +256,10 @@ static void test_daemon(void **state) {
         argv[an++] = rec;
     }
     if (hrtf) argv[an++] = "--hrtf"; /* the default set, loaded before the audio thread */
+    if (layout) {
+        argv[an++] = "--layout";
+        argv[an++] = "7.1";
+    }
     argv[an] = NULL;
     pid_t pid = spawn(argv, out);
     assert_true(pid > 0);
@@ -645,15 +652,17 @@ static void test_daemon(void **state) {
         SNDFILE *f = sf_open(rec, SFM_READ, &info);
         assert_non_null(f);
         sf_close(f);
-        fprintf(stderr, "  record: %lld frames\n", (long long)info.frames);
+        fprintf(stderr, "  record: %lld frames, %d channels\n", (long long)info.frames,
+                info.channels);
         assert_true(info.frames > 48000 / 2);
+        assert_int_equal(info.channels, layout ? 8 : 2);
     }
     stop_jackd();
 }
 
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: test_rt selftest|daemon|record|jack|hrtf PROGRAM HOOK\n");
+        fprintf(stderr, "usage: test_rt selftest|daemon|record|jack|hrtf|layout PROGRAM HOOK\n");
         return 2;
     }
     g_mode = argv[1];

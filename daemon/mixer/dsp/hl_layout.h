@@ -1,0 +1,82 @@
+/*
+ * hl_layout.h - output speaker layouts: channel counts and order, the WAVE
+ * channel mask, pairwise constant-power panning (VBAP in the horizontal
+ * plane) over a layout's speakers, and the ITU-R BS.775 downmix matrices.
+ *
+ * Channel order is the WAVEFORMATEXTENSIBLE order of the layout's mask:
+ *
+ *   stereo  FL FR                      mask 0x003
+ *   quad    FL FR BL BR                mask 0x033
+ *   5.1     FL FR FC LFE BL BR         mask 0x03F
+ *   7.1     FL FR FC LFE BL BR SL SR   mask 0x63F
+ *
+ * Speaker azimuths (degrees, 0 = front, positive to the left, as the mixer's
+ * listener frame): FL 30, FR -30, FC 0; 5.1's BL/BR 110/-110; quad's BL/BR
+ * 135/-135; 7.1's SL/SR 90/-90 and BL/BR 150/-150. LFE has no direction:
+ * panning never feeds it.
+ *
+ * Panning (hl_layout_pan): the direction falls between two adjacent
+ * speakers of the ring (LFE left out); their gains are cos/sin of the
+ * fraction of the arc, scaled to a quarter turn, so g1^2 + g2^2 = 1 exactly
+ * (constant power) and every other speaker gets 0. This is the sine/cosine
+ * pairwise law (a constant-power equivalent of 2D VBAP: same pair, same
+ * power, the image follows the arc linearly rather than by the tangent law).
+ *
+ * Downmix (hl_layout_downmix): the BS.775 coefficients, centre and surrounds
+ * at -3 dB (0.7071) into the front pair (or the surround pair of a quad),
+ * 7.1's side and back pairs each at 0.7071 into 5.1's surround pair, LFE
+ * dropped. Pure functions: safe on any thread.
+ */
+#ifndef HL_LAYOUT_H
+#define HL_LAYOUT_H
+
+#include <stdint.h>
+
+#define HL_LAYOUT_MAX_CH 8
+
+typedef enum {
+    HL_LAYOUT_STEREO = 0,
+    HL_LAYOUT_QUAD,
+    HL_LAYOUT_51,
+    HL_LAYOUT_71,
+    HL_LAYOUT_COUNT
+} hl_layout_t;
+
+/* Speaker positions (the WAVE channel-mask bits). */
+#define HL_SPK_FL  0x001u
+#define HL_SPK_FR  0x002u
+#define HL_SPK_FC  0x004u
+#define HL_SPK_LFE 0x008u
+#define HL_SPK_BL  0x010u
+#define HL_SPK_BR  0x020u
+#define HL_SPK_SL  0x200u
+#define HL_SPK_SR  0x400u
+
+/* "stereo", "quad", "5.1", "7.1" -> layout, or -1. */
+int hl_layout_parse(const char *name);
+const char *hl_layout_name(hl_layout_t l);  /* NULL if out of range */
+uint32_t hl_layout_channels(hl_layout_t l); /* 0 if out of range */
+uint32_t hl_layout_mask(hl_layout_t l);     /* WAVE dwChannelMask */
+/* The speaker (HL_SPK_*) on channel ch, 0 if none. */
+uint32_t hl_layout_speaker(hl_layout_t l, uint32_t ch);
+/* The channel of speaker spk, or -1. */
+int hl_layout_channel_of(hl_layout_t l, uint32_t spk);
+/* The layout with this channel count in hl_layout_t's list (1 -> -1). */
+int hl_layout_for_channels(uint32_t channels);
+
+/* Constant-power gains for a source at azimuth az (radians, 0 = front,
+ * positive to the left) into g[hl_layout_channels(l)]: two speakers at
+ * most are non-zero; LFE is 0. */
+void hl_layout_pan(hl_layout_t l, float az, float *g);
+
+/* The BS.775 matrix from layout `from` to layout `to` (from's channels at
+ * least to's): m[o * HL_LAYOUT_MAX_CH + i] is input channel i's gain into
+ * output channel o. from == to gives the identity. Returns 0, or -1 when
+ * to has more channels than from. */
+int hl_layout_downmix(hl_layout_t from, hl_layout_t to, float *m);
+
+/* Audio thread: stereo frames st[2 * n] into out[channels * n], L and R to
+ * the front pair, the other channels zero (a stereo mix on a wider layout). */
+void hl_layout_expand_rt(const float *st, float *out, uint32_t n, uint32_t channels);
+
+#endif /* HL_LAYOUT_H */
