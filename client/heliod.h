@@ -95,6 +95,7 @@ void heliod_set_timeout(heliod_t *h, int timeout_ms);
 #include "heliod_events.h"
 #include "heliod_assets.h"
 #include "heliod_time.h"
+#include "heliod_params.h"
 // clang-format on
 
 /* ---- non-blocking use ---- */

@@ -36,6 +36,7 @@
 #include "clients.h"
 #include "config.h"
 #include "cues.h"
+#include "params.h"
 #include "decoder.h"
 #include "engine.h"
 #include "fileio.h"
@@ -69,6 +70,7 @@ typedef struct hld_daemon {
     hld_sounds_t sounds;
     hld_decoder_t decoder;   /* streaming voices' decoder pool */
     hld_cues_t cues;         /* cue and category definitions */
+    hld_params_t params;     /* game parameters and their values (params.h) */
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
