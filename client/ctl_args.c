@@ -253,19 +253,21 @@ static const cmd_desc_t cmds[] = {
      "  cues bound to it follow (see bind). Takes --at like set.\n"},
     {"param-def", CTL_PARAM_DEF, HL_OP_PARAM_DEF,
      "param-def NAME MIN MAX DEFAULT [SEEK]\n"
-     "  Define (or redefine) a game parameter: its range, default and seek speed\n"
-     "  in units per second [0: jumps]. Cue sheets: [parameter NAME] MIN MAX DEFAULT SEEK.\n"},
+     "  Define (or redefine) a game parameter: range, default, seek speed.\n"
+     "  SEEK is in units per second [0: jumps]. In a cue sheet:\n"
+     "  [parameter NAME] MIN MAX DEFAULT SEEK.\n"},
     {"params", CTL_PARAMS, HL_OP_PARAMS,
      "params\n  List the game parameters with their range, seek speed and global value.\n"},
     {"bind", CTL_BIND, HL_OP_BIND,
      "bind CUE PARAM PROPERTY [X:Y[:SHAPE] ...]\nbind CUE --clear\n"
-     "  Bind a parameter through a curve (1..16 points, x increasing) to a\n"
-     "  property of the cue's voices: gain (dB), pitch (cents), lp, hp (Hz),\n"
-     "  occlusion (0..1), send[:N] (dB added to send N), switch (the x are the\n"
-     "  boundaries between variations), blend (every variation plays, crossfaded\n"
-     "  at equal power between the x). SHAPE: the segment to the next point,\n"
-     "  linear, exp, log or scurve [linear]. Gains and cents of several bindings\n"
-     "  add up. Voices started after it follow it.\n"},
+     "  Bind a parameter through a curve to a property of a cue's voices.\n"
+     "  1..16 points, x increasing, within the parameter's range. PROPERTY:\n"
+     "  gain (dB), pitch (cents), lp, hp (Hz), occlusion (0..1), send[:N] (dB\n"
+     "  added to send N), switch (the x are the boundaries between variations),\n"
+     "  blend (every variation plays, crossfaded at equal power between the x).\n"
+     "  SHAPE: the segment to the next point, linear, exp, log or scurve\n"
+     "  [linear]. Gains and cents of several bindings add up. Voices started\n"
+     "  after it follow it.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"
