@@ -292,8 +292,10 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 /* Seeks the parameters, applies the scheduled PARAMs now due and, when a
  * value changed, sends every bound voice whose bindings now add something
  * else a SET (gain, pitch, filters, sends) ramped over HLD_PARAM_EVAL_MS
- * (while values seek, at most that often). Call every poll. */
+ * while values seek (evaluated at most that often), else HLD_PARAM_JUMP_MS.
+ * Call every poll. */
 #define HLD_PARAM_EVAL_MS 10
+#define HLD_PARAM_JUMP_MS 3.0f /* ramp of a change that jumps (seek 0): the anti-click fade */
 void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);
 /* Evaluates now whatever the pace (benchmarks). Returns the SETs sent. */
 uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);

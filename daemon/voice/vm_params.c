@@ -62,22 +62,50 @@ void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s) {
         }
 }
 
+/* What every voice of a cue hears when none of its parameters has an
+ * emitter or voice value and it is no blend: evaluated once per cue. */
+typedef struct {
+    int valid;
+    hld_pcontrib_t pc;
+    float gain; /* 10^(pc.gain_db / 20) */
+} shared_t;
+
+static void shared_of(const hld_params_t *P, const hld_cue_t *cue, shared_t *sh) {
+    sh->valid = 0;
+    for (uint32_t i = 0; i < cue->nbinds; i++) {
+        const hld_bind_t *b = &cue->binds[i];
+        if (b->prop == HL_PROP_BLEND || (b->param < P->n && P->p[b->param]->scoped)) return;
+    }
+    hld_params_contrib(P, cue->binds, cue->nbinds, 0, 0, "", 0, 0, &sh->pc);
+    sh->gain = hl_db_to_lin(sh->pc.gain_db);
+    sh->valid = 1;
+}
+
 /* One voice: its bindings now, and the SET that follows when they changed. */
-static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, uint32_t ramp,
-                      uint64_t now_ns) {
+static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
+                      uint32_t ramp, uint64_t now_ns) {
     const hld_cue_t *cue = v->cue;
     uint64_t h = vm_handle_of(vm, v);
     hld_pcontrib_t pc;
-    hld_params_contrib(P, cue->binds, cue->nbinds, v->pv.leader ? v->pv.leader : h,
-                       v->em ? (uint64_t)(uintptr_t)v->em : 0, v->em ? v->em->name : "",
-                       v->pv.layer, v->pv.nlayers, &pc);
+    if (sh->valid)
+        pc = sh->pc;
+    else
+        hld_params_contrib(P, cue->binds, cue->nbinds, v->pv.leader ? v->pv.leader : h,
+                           v->em ? (uint64_t)(uintptr_t)v->em : 0, v->em ? v->em->name : "",
+                           v->pv.layer, v->pv.nlayers, &pc);
     const hld_pcontrib_t *o = &v->pv.pc;
+    if (memcmp(&pc, o, sizeof pc) == 0) return 0;
     hl_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.ramp_frames = ramp;
     if (pc.gain_db != o->gain_db) {
         s.mask |= HL_MIX_SET_GAIN;
-        s.gain = gain_of(v->pv.base_gain, pc.gain_db);
+        if (sh->valid) {
+            float g = v->pv.base_gain * sh->gain, max = hl_db_to_lin(HL_MAX_GAIN_DB);
+            s.gain = g > max ? max : g;
+        } else {
+            s.gain = gain_of(v->pv.base_gain, pc.gain_db);
+        }
     }
     if (pc.cents != o->cents) {
         s.mask |= HL_MIX_SET_PITCH;
@@ -102,17 +130,23 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, uint32_t r
 }
 
 uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
-    uint32_t ramp = vm_ms_frames(vm, (float)HLD_PARAM_EVAL_MS), sets = 0;
+    /* while a value seeks, the SETs join its steps into straight lines; a
+     * jump gets the anti-click ramp only (the voices are back on the mixer's
+     * steady path sooner) */
+    uint32_t ramp = vm_ms_frames(vm, P->moving ? (float)HLD_PARAM_EVAL_MS : HLD_PARAM_JUMP_MS);
+    uint32_t sets = 0;
     int retry = 0;
     P->dirty = 0;
     P->evals++;
     const hld_cues_t *cues = vm->cues;
     for (uint32_t c = 0; c < cues->ncues; c++) {
         if (!cues->cues[c]->nbinds) continue;
+        shared_t sh;
+        shared_of(P, cues->cues[c], &sh);
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            int r = eval_voice(vm, P, v, ramp, now_ns);
+            int r = eval_voice(vm, P, v, &sh, ramp, now_ns);
             if (r > 0) sets++;
             if (r < 0) retry = 1;
         }
