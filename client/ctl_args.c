@@ -260,6 +260,7 @@ static const cmd_desc_t cmds[] = {
      "params\n  List the game parameters with their range, seek speed and global value.\n"},
     {"bind", CTL_BIND, HL_OP_BIND,
      "bind CUE PARAM PROPERTY [X:Y[:SHAPE] ...]\nbind CUE --clear\n"
+     "bind BUS PARAM bus-gain|fx:INDEX:P [X:Y[:SHAPE] ...]\n"
      "  Bind a parameter through a curve to a property of a cue's voices.\n"
      "  1..16 points, x increasing, within the parameter's range. PROPERTY:\n"
      "  gain (dB), pitch (cents), lp, hp (Hz), occlusion (0..1), send[:N] (dB\n"
@@ -267,7 +268,9 @@ static const cmd_desc_t cmds[] = {
      "  blend (every variation plays, crossfaded at equal power between the x).\n"
      "  SHAPE: the segment to the next point, linear, exp, log or scurve\n"
      "  [linear]. Gains and cents of several bindings add up. Voices started\n"
-     "  after it follow it.\n"},
+     "  after it follow it. bus-gain (dB; bindings on one bus add up) and\n"
+     "  fx:INDEX:P (parameter P of effect INDEX on the bus, e.g. fx:0:2 an EQ's\n"
+     "  gain, p4 a reverb's wet, p0 a compressor's threshold) bind a bus.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"

@@ -78,7 +78,7 @@ int ctl__parse_bind(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
         return ctl__name_arg("cue name", argv[1], m->cue, sizeof m->cue, err, errlen);
     }
     if (argc < 4) return ctl__fail(err, errlen, "bind: needs CUE PARAM PROPERTY [X:Y[:SHAPE] ...]");
-    if (ctl__name_arg("cue name", argv[1], m->cue, sizeof m->cue, err, errlen) < 0 ||
+    if (ctl__name_arg("cue or bus name", argv[1], m->cue, sizeof m->cue, err, errlen) < 0 ||
         ctl__name_arg("parameter name", argv[2], m->param, sizeof m->param, err, errlen) < 0)
         return -1;
     char prop[32];
@@ -89,10 +89,21 @@ int ctl__parse_bind(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     if (pr < 0)
         return ctl__fail(err, errlen,
                          "bind: unknown property '%s' (gain, pitch, lp, hp, occlusion, send[:N], "
-                         "switch, blend)",
+                         "switch, blend, bus-gain, fx:INDEX:P)",
                          argv[3]);
     m->prop = (uint8_t)pr;
-    if (idx) {
+    if (pr == HL_PROP_FX) { /* fx:INDEX:P */
+        char *pp = idx ? strchr(idx, ':') : NULL;
+        long n, k;
+        if (pp) *pp++ = '\0';
+        if (!pp || ctl_parse_int(idx, 0, 255, &n) < 0 ||
+            ctl_parse_int(pp, 0, HL_FX_PARAMS - 1, &k) < 0)
+            return ctl__fail(
+                err, errlen,
+                "bind: fx:INDEX:P (the effect's index on the bus, its parameter 0..7)");
+        m->index = (uint8_t)n;
+        m->fxp = (uint8_t)k;
+    } else if (idx) {
         long n;
         if (pr != HL_PROP_SEND || ctl_parse_int(idx, 0, HL_VOICE_SENDS - 1, &n) < 0)
             return ctl__fail(err, errlen, "bind: only send takes an index (send:0, send:1)");

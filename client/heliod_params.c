@@ -94,13 +94,15 @@ static int bind_call(heliod_t *h, const hl_bind_t *m) {
     return hlc_simple_call(h, id, HL_OP_BIND);
 }
 
-int heliod_bind(heliod_t *h, const char *cue, const char *param, int prop, int index,
-                const heliod_curve_point_t *points, unsigned n) {
-    if (!name_ok(h, cue, "cue") || !name_ok(h, param, "parameter")) return HELIOD_ENAME;
+static int bind_any(heliod_t *h, const char *cue, const char *param, int prop, int index, int fxp,
+                    const heliod_curve_point_t *points, unsigned n) {
+    if (!name_ok(h, cue, prop >= HELIOD_PROP_BUS_GAIN ? "bus" : "cue") ||
+        !name_ok(h, param, "parameter"))
+        return HELIOD_ENAME;
     if (n > HELIOD_MAX_CURVE_POINTS)
         return hlc_set_error(h, HELIOD_EINVAL, "npoints: a curve has at most 16 points");
     if (n && !points) return hlc_set_error(h, HELIOD_EINVAL, "points: NULL");
-    if (prop < 0 || prop > HELIOD_PROP_BLEND || index < 0 || index > 255)
+    if (prop < 0 || prop > HELIOD_PROP_FX || index < 0 || index > 255 || fxp < 0 || fxp > 255)
         return hlc_set_error(h, HELIOD_EINVAL, "prop: unknown property");
     hl_bind_t m;
     hl_bind_init(&m);
@@ -109,6 +111,7 @@ int heliod_bind(heliod_t *h, const char *cue, const char *param, int prop, int i
     snprintf(m.param, sizeof m.param, "%s", param);
     m.prop = (uint8_t)prop;
     m.index = (uint8_t)index;
+    m.fxp = (uint8_t)fxp;
     m.npoints = (uint8_t)n;
     for (unsigned i = 0; i < n; i++) {
         m.x[i] = points[i].x;
@@ -116,6 +119,20 @@ int heliod_bind(heliod_t *h, const char *cue, const char *param, int prop, int i
         if (i + 1 < n) m.shapes |= (uint32_t)(points[i].shape & 3u) << (2 * i);
     }
     return bind_call(h, &m);
+}
+
+int heliod_bind(heliod_t *h, const char *cue, const char *param, int prop, int index,
+                const heliod_curve_point_t *points, unsigned n) {
+    if (prop >= HELIOD_PROP_BUS_GAIN)
+        return hlc_set_error(h, HELIOD_EINVAL, "prop: bus-gain and fx bind a bus: heliod_bind_bus");
+    return bind_any(h, cue, param, prop, index, 0, points, n);
+}
+
+int heliod_bind_bus(heliod_t *h, const char *bus, const char *param, int prop, int fx_index,
+                    int fxp, const heliod_curve_point_t *points, unsigned n) {
+    if (prop != HELIOD_PROP_BUS_GAIN && prop != HELIOD_PROP_FX)
+        return hlc_set_error(h, HELIOD_EINVAL, "prop: HELIOD_PROP_BUS_GAIN or HELIOD_PROP_FX");
+    return bind_any(h, bus, param, prop, fx_index, fxp, points, n);
 }
 
 int heliod_bind_clear(heliod_t *h, const char *cue) {

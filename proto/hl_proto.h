@@ -600,9 +600,12 @@ typedef struct {
 #define HL_PROP_SEND      5 /* dB added to the level of send `index` (0 or 1) */
 #define HL_PROP_SWITCH    6 /* variation choice: the curve's x are the boundaries */
 #define HL_PROP_BLEND     7 /* every variation plays; equal-power crossfade over x */
-#define HL_PROP_LAST      HL_PROP_BLEND
-#define HL_BIND_ADD       0 /* BIND action: add (or replace the same param + property) */
-#define HL_BIND_CLEAR     1 /* remove every binding of the cue */
+#define HL_PROP_BUS_GAIN  8 /* a bus's gain, dB (BIND `cue` names the bus) */
+#define HL_PROP_FX        9 /* effect `index` of the bus, its parameter p[fxp] (FX units) */
+#define HL_PROP_LAST      HL_PROP_FX
+#define HL_MAX_BUS_BINDS  64 /* bus and effect bindings in the daemon */
+#define HL_BIND_ADD       0  /* BIND action: add (or replace the same param + property) */
+#define HL_BIND_CLEAR     1  /* remove every binding of the cue */
 /* Curve segment shapes (2 bits per segment in BIND `shapes`, segment i at bits 2i) */
 #define HL_SHAPE_LINEAR 0
 #define HL_SHAPE_EXP    1 /* slow start: (e^(4.6t) - 1) / (e^4.6 - 1) */

@@ -471,14 +471,15 @@
     X(F32,   value,   0,                 RANGE,   PARAM, "",                              ALWAYS, 0, V1_0)
 #define HL_FIELDS_bind(X) \
     X(ENUM8, action,  HL_BIND_CLEAR,     ENUM,    NONE,  "action: unknown (add, clear)",  ALWAYS, 0, V1_0) /* HL_BIND_* */ \
-    X(STR,   cue,     HL_MAX_NAME,       NAME,    NONE,  "cue: invalid cue name",         ALWAYS, 0, V1_0) \
+    X(STR,   cue,     HL_MAX_NAME,       NAME,    NONE,  "cue: invalid cue (or bus) name", ALWAYS, 0, V1_0) /* BUS_GAIN, FX: the bus */ \
     X(STR,   param,   HL_MAX_NAME,       NAME,    NONE,  "param: invalid parameter name", IF(m->action == HL_BIND_ADD), 0, V1_0) \
     X(ENUM8, prop,    HL_PROP_LAST,      ENUM,    NONE,  "prop: unknown property",        ALWAYS, 0, V1_0) /* HL_PROP_* */ \
     X(U8,    index,   0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* SEND: the send (0, 1) */ \
     X(U8,    npoints, 0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* 1..16 (SWITCH, BLEND: 0..16) */ \
     X(F32N,  x,       HL_MAX_CURVE_POINTS, NONE,  NONE,  "",                              ALWAYS, 0, V1_0) /* parameter values, increasing */ \
     X(F32N,  y,       HL_MAX_CURVE_POINTS, NONE,  NONE,  "",                              ALWAYS, 0, V1_0) /* the property's values */ \
-    X(U32,   shapes,  0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* HL_SHAPE_* of segment i at bits 2i */
+    X(U32,   shapes,  0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* HL_SHAPE_* of segment i at bits 2i */ \
+    X(U8,    fxp,     0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* FX: the effect parameter p[fxp], 0..7 */
 
 /* clang-format on */
 

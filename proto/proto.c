@@ -561,7 +561,7 @@ void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
 
 /* ---- enum names ------------------------------------------------------------- */
 
-static const char *const k_enum_names[][9] = {
+static const char *const k_enum_names[][11] = {
     [HL_ENUM_PICK] = {"random", "shuffle", "sequence", NULL},
     [HL_ENUM_OVERFLOW] = {"refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority",
                           "steal-quietest", "steal-farthest", NULL},
@@ -569,7 +569,8 @@ static const char *const k_enum_names[][9] = {
     [HL_ENUM_VIRT] = {"resume", "restart", "kill", NULL},
     [HL_ENUM_CURVE] = {"linear", "equal-power", "log", NULL},
     [HL_ENUM_MODEL] = {"linear", "inverse", "exponential", NULL},
-    [HL_ENUM_PROP] = {"gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", NULL},
+    [HL_ENUM_PROP] = {"gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend",
+                      "bus-gain", "fx", NULL},
     [HL_ENUM_SHAPE] = {"linear", "exp", "log", "scurve", NULL},
     [HL_ENUM_PSCOPE] = {"global", "emitter", "voice", NULL},
 };
@@ -582,7 +583,7 @@ int hl_enum_from(hl_enum_kind_t kind, const char *s) {
 }
 
 const char *hl_enum_name(hl_enum_kind_t kind, int v) {
-    if ((unsigned)kind > HL_ENUM_PSCOPE || v < 0 || v > 7) return NULL;
+    if ((unsigned)kind > HL_ENUM_PSCOPE || v < 0 || v > 9) return NULL;
     return k_enum_names[kind][v];
 }
 

@@ -349,8 +349,11 @@ int hl_validate_bind(const hl_bind_t *m, const char **why) {
     if (m->npoints > HL_MAX_CURVE_POINTS)
         return invalid(why, "npoints: a curve has at most 16 points");
     if (m->npoints == 0 && !choice) return invalid(why, "npoints: a curve needs at least 1 point");
-    if (m->prop == HL_PROP_SEND ? m->index >= HL_VOICE_SENDS : m->index != 0)
-        return invalid(why, "index: the send (0 or 1) for prop send, else 0");
+    if (m->prop == HL_PROP_SEND ? m->index >= HL_VOICE_SENDS
+                                : m->prop != HL_PROP_FX && m->index != 0)
+        return invalid(why, "index: the send (0 or 1) for send, the effect for fx, else 0");
+    if (m->prop == HL_PROP_FX ? m->fxp >= HL_FX_PARAMS : m->fxp != 0)
+        return invalid(why, "fxp: the effect parameter (0..7) for fx, else 0");
     for (unsigned i = 0; i < m->npoints; i++) {
         if (!HL_IN_RANGE(m->x[i], HL_R_PARAM))
             return invalid(why, "x: curve points must be finite and within 1e6");
@@ -382,6 +385,10 @@ int hl_validate_bind(const hl_bind_t *m, const char **why) {
             if (!HL_IN_RANGE(y, HL_R_SEND_DB))
                 return invalid(why, HL_RANGE_MSG("y: send_db", HL_R_SEND_DB));
             break;
+        case HL_PROP_BUS_GAIN:
+            if (y > HL_MAX_GAIN_DB) return invalid(why, "y: bus gain (dB) must be <= 24");
+            break;
+        case HL_PROP_FX: break; /* the effect's own range: checked when bound */
         default:
             if (y != 0.0f) return invalid(why, "y: switch and blend take x only (y 0)");
         }

@@ -160,4 +160,8 @@ int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const c
  * sends RELOAD events to BANK subscribers). */
 void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg);
 
+/* param_ops.c: applies the bus-gain and effect bindings of game parameters
+ * when a global value moved (after hld_vm_params_tick, every poll). */
+void hld_params_bus_tick(hld_daemon_t *d);
+
 #endif /* HLD_DAEMON_H */

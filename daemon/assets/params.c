@@ -116,6 +116,7 @@ int hld_params_define(hld_params_t *P, const hl_param_def_t *m, hld_param_t *old
     p->g.cur = clampf(p->g.cur, m->min, m->max);
     p->g.target = clampf(p->g.target, m->min, m->max);
     P->dirty = 1;
+    P->gen++;
     P->moving++; /* re-examined by the next seek step */
     if (out) *out = p;
     return 0;
@@ -193,6 +194,7 @@ static void ent_delete(hld_params_t *P, uint32_t i) {
 static void target_set(hld_params_t *P, const hld_param_t *p, hld_pval_t *v, float value) {
     v->target = value;
     if (p->def.seek <= 0.0f) v->cur = value;
+    P->gen++;
     if (v->cur != v->target) P->moving++;
     P->dirty = 1;
 }
@@ -291,7 +293,10 @@ void hld_params_seek(hld_params_t *P, uint64_t now_ns) {
         float ms = p->def.seek > 0.0f ? (float)(p->def.seek * dt) : INFINITY;
         float before = p->g.cur;
         moving += (uint32_t)step(&p->g, ms);
-        if (p->g.cur != before) P->dirty = 1;
+        if (p->g.cur != before) {
+            P->dirty = 1;
+            P->gen++;
+        }
     }
     if (P->nent)
         for (uint32_t i = 0; i < HLD_PVALUE_SLOTS; i++) {

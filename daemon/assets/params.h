@@ -99,6 +99,18 @@ typedef struct {
     uint32_t param;
 } hld_psched_t;
 
+/* A binding on a bus (HL_PROP_BUS_GAIN) or one of its effects' parameters
+ * (HL_PROP_FX): follows the parameter's global value (param_ops.c applies it). */
+typedef struct {
+    uint32_t param;
+    uint8_t prop, index, fxp;
+    int bus;                        /* bus index when bound (HLD_BUS_MASTER: -1) */
+    char bus_name[HL_MAX_NAME + 1]; /* the bus must still be this one */
+    hld_curve_t curve;
+    float last; /* what was applied (bus gain: the bus's sum) */
+    int applied;
+} hld_busbind_t;
+
 typedef struct hld_params {
     hld_param_t *p[HLD_MAX_PARAMS];
     uint32_t n;
@@ -113,6 +125,9 @@ typedef struct hld_params {
     uint64_t last_eval_ns; /* last evaluation (vm_params.c) */
     uint64_t last_sweep_ns;
     uint64_t evals, sets; /* evaluations, SETs sent (stats) */
+    hld_busbind_t bus[HL_MAX_BUS_BINDS];
+    uint32_t nbus;
+    uint64_t gen, bus_gen; /* bumped when a global value moves; the bus bindings' pass */
 } hld_params_t;
 
 int hld_params_init(hld_params_t *P);

@@ -12,6 +12,8 @@
  *     0.087 dB, i.e. the cutoff within 1%;
  *   - a blend of two variations keeps the summed power within 0.5 dB of one
  *     variation's at 11 values across the range;
+ *   - a bus-gain binding and an EQ-gain binding on the same bus give the
+ *     bus's level within 0.1 dB of their sum;
  *   - two renders of the score are byte-identical.
  * Against a running daemon (libheliod, heliodctl): a switch picks the right
  * variation on each side of each boundary; hostile inputs (unknown names,
@@ -285,6 +287,36 @@ static void test_render_blend(void **state) {
     free(x);
 }
 
+static void test_render_bus_and_fx(void **state) {
+    (void)state;
+    char s1k[300];
+    path_of(s1k, sizeof s1k, "s1k.wav");
+    char score[2048];
+    /* a peaking EQ at the tone's frequency: its gain is the tone's level */
+    snprintf(score, sizeof score,
+             "load s1k %s\nparam-def g 0 1 0 0\nparam-def eq 0 1 0 0\n"
+             "fx add sfx eq --type peak --freq 1000 --q 1 --gain 0\n"
+             "bind sfx g bus-gain 0:0 1:-6\n"
+             "bind sfx eq fx:0:2 0:0 0.5:-3 1:-12\n"
+             "@0 play s1k --loop --fade-in 0\n"
+             "@24000 param g 1\n@48000 param eq 0.5\n@72000 param eq 1\n@96000 end\n",
+             s1k);
+    assert_int_equal(write_text("bus.score", score), 0);
+    assert_int_equal(render("bus.score", "bus.wav"), 0);
+    size_t frames = 0;
+    float *x = read_left("bus.wav", &frames);
+    assert_non_null(x);
+    double ref = power_db(x, 9600, WIN);
+    double g = power_db(x, 24000 + 9600, WIN) - ref, e1 = power_db(x, 48000 + 9600, WIN) - ref,
+           e2 = power_db(x, 72000 + 9600, WIN) - ref;
+    printf("bus gain bound: %.3f dB (-6); + EQ gain bound: %.3f dB (-9), %.3f dB (-18)\n", g, e1,
+           e2);
+    assert_true(fabs(g + 6.0) < 0.1);
+    assert_true(fabs(e1 + 9.0) < 0.1);
+    assert_true(fabs(e2 + 18.0) < 0.1);
+    free(x);
+}
+
 /* ---- against a running daemon ---- */
 
 typedef struct {
@@ -500,6 +532,7 @@ int main(void) {
         cmocka_unit_test(test_render_gain_curve),
         cmocka_unit_test(test_render_lowpass),
         cmocka_unit_test(test_render_blend),
+        cmocka_unit_test(test_render_bus_and_fx),
     };
     const struct CMUnitTest daemon_tests[] = {
         cmocka_unit_test_setup_teardown(test_switch_boundaries, setup_daemon, teardown_daemon),

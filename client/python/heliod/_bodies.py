@@ -354,7 +354,7 @@ def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0
 
 # ---- game parameters ---------------------------------------------------------------------
 
-PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend")
+PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx")
 SHAPES = ("linear", "exp", "log", "scurve")
 
 
@@ -372,7 +372,7 @@ def enc_param(param, value, emitter=None, voice=None):
                   voice=voice or 0, value=value)
 
 
-def enc_bind(cue, param, prop, points=(), index=0, clear=False):
+def enc_bind(cue, param, prop, points=(), index=0, clear=False, fxp=0):
     points = list(points)
     if len(points) > 16:
         raise HeliodError(EINVAL, "npoints: a curve has at most 16 points")
@@ -385,7 +385,7 @@ def enc_bind(cue, param, prop, points=(), index=0, clear=False):
         xs[i], ys[i] = float(p[0]), float(p[1])
         if len(p) > 2 and i + 1 < len(points):
             shapes |= enum(SHAPES, p[2], "shape") << (2 * i)
-    return encode("bind", action=1 if clear else 0, cue=name(cue, "cue"),
+    return encode("bind", action=1 if clear else 0, cue=name(cue, "cue"), fxp=fxp,
                   param="" if clear else name(param, "parameter"),
                   prop=enum(PROPS, prop, "prop"), index=index, npoints=len(points), x=xs, y=ys,
                   shapes=shapes)

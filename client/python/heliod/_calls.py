@@ -225,13 +225,15 @@ class _Calls:
         return self._call("param", B.enc_param(name, value, emitter, voice), B.dec_none, at=at,
                           noreply=noreply)
 
-    def bind(self, cue, param, prop, points=(), index=0):
+    def bind(self, cue, param, prop, points=(), index=0, fxp=0):
         """Binds param through a curve to a property of cue's voices: prop
         "gain" (dB), "pitch" (cents), "lp", "hp" (Hz), "occlusion", "send"
         (dB on send index), "switch" or "blend"; points: (x, y) or (x, y,
         shape) with shape "linear", "exp", "log" or "scurve" for the segment
-        after it (switch, blend: bare x values)."""
-        return self._call("bind", B.enc_bind(cue, param, prop, points, index), B.dec_none)
+        after it (switch, blend: bare x values). prop "bus-gain" (dB) and
+        "fx" (parameter fxp of effect index) bind the bus named by cue."""
+        return self._call("bind", B.enc_bind(cue, param, prop, points, index, fxp=fxp),
+                          B.dec_none)
 
     def bind_clear(self, cue):
         """Removes every binding of cue."""
