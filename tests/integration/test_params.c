@@ -397,6 +397,79 @@ static void test_switch_boundaries(void **state) {
     heliod_close(h);
 }
 
+static float gain_of(heliod_t *h, heliod_voice_t v) {
+    static heliod_voice_info_t vi[64];
+    size_t n = 0;
+    if (heliod_voices(h, vi, 64, &n) != 0) return NAN;
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (vi[i].voice == v) return vi[i].gain_db;
+    return NAN;
+}
+
+/* Emitter and voice values over the global one; a blend's layers follow its
+ * first voice's STOP; the counters in STATS. */
+static void test_scopes_and_layers(void **state) {
+    fx_t *f = *state;
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "scopes"), 0);
+    char p[300];
+    snprintf(p, sizeof p, "%s/t.wav", f->d.dir);
+    assert_int_equal(th_write_sine(p, RATE, 0.5, 440.0, 0.1), 0);
+    assert_int_equal(heliod_load(h, "t", p, 0, NULL), 0);
+    assert_int_equal(heliod_param_define(h, "rpm", 0, 1, 1, 0), 0);
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "eng");
+    cue.nsounds = 2;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "t");
+    snprintf(cue.sounds[1], sizeof cue.sounds[1], "t");
+    cue.flags |= HELIOD_CUE_LOOP;
+    assert_int_equal(heliod_cue_define(h, &cue), 0);
+    heliod_curve_point_t pts[2] = {{.x = 0, .y = -20}, {.x = 1, .y = 0}};
+    assert_int_equal(heliod_bind(h, "eng", "rpm", HELIOD_PROP_GAIN, 0, pts, 2), 0);
+    const float pos[3] = {0, 0, -1};
+    assert_int_equal(heliod_emitter_create(h, "car1", pos, NULL, 0), 0);
+    assert_int_equal(heliod_emitter_create(h, "car2", pos, NULL, 0), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v1 = 0, v2 = 0, v3 = 0;
+    snprintf(pp.emitter, sizeof pp.emitter, "car1");
+    assert_int_equal(heliod_play(h, "eng", &pp, &v1, NULL), 0);
+    snprintf(pp.emitter, sizeof pp.emitter, "car2");
+    assert_int_equal(heliod_play(h, "eng", &pp, &v2, NULL), 0);
+    assert_int_equal(heliod_play(h, "eng", &pp, &v3, NULL), 0);
+    float g1 = gain_of(h, v1);
+    assert_int_equal(heliod_param_set(h, "rpm", HELIOD_PSCOPE_EMITTER, "car1", 0, 0.0f), 0);
+    assert_int_equal(heliod_param_set(h, "rpm", HELIOD_PSCOPE_VOICE, NULL, v3, 0.5f), 0);
+    double sets0 = th_stat(h, "param_sets");
+    for (int i = 0; i < 100 && gain_of(h, v3) == g1; i++) /* the daemon's next pass */
+        th_sleep_ms(10);
+    th_sleep_ms(50);
+    assert_float_equal(gain_of(h, v1) - g1, -20.0f, 0.01f); /* its emitter's value */
+    assert_float_equal(gain_of(h, v2) - g1, 0.0f, 0.01f);   /* the global one */
+    assert_float_equal(gain_of(h, v3) - g1, -10.0f, 0.01f); /* its own */
+    assert_true(th_stat(h, "param_sets") >= 2 && th_stat(h, "param_values") == 2);
+    (void)sets0;
+    assert_int_equal(th_stat(h, "params"), 1);
+    /* a blend: two layers, one STOP */
+    heliod_curve_point_t none[1];
+    assert_int_equal(heliod_bind(h, "eng", "rpm", HELIOD_PROP_BLEND, 0, none, 0), 0);
+    heliod_voice_t b = 0;
+    assert_int_equal(heliod_play(h, "eng", NULL, &b, NULL), 0);
+    heliod_voice_info_t vi[16];
+    size_t n = 0;
+    assert_int_equal(heliod_voices(h, vi, 16, &n), 0);
+    assert_int_equal(n, 5); /* three on emitters, two layers */
+    assert_int_equal(heliod_stop(h, b, 0), 0);
+    for (int i = 0; i < 200; i++) {
+        assert_int_equal(heliod_voices(h, vi, 16, &n), 0);
+        if (n == 3) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(n, 3);
+    heliod_close(h);
+}
+
 /* A raw request's answer. */
 typedef struct {
     int status, done;
@@ -537,6 +610,7 @@ int main(void) {
     const struct CMUnitTest daemon_tests[] = {
         cmocka_unit_test_setup_teardown(test_switch_boundaries, setup_daemon, teardown_daemon),
         cmocka_unit_test_setup_teardown(test_hostile, setup_daemon, teardown_daemon),
+        cmocka_unit_test_setup_teardown(test_scopes_and_layers, setup_daemon, teardown_daemon),
         cmocka_unit_test_setup_teardown(test_heliodctl, setup_daemon, teardown_daemon),
     };
     int rc = cmocka_run_group_tests(render_tests, setup_dir, teardown_dir);
