@@ -74,8 +74,9 @@ int hld_op_param(hld_req_t *q) {
     uint64_t key = 0;
     const char *em_name = "";
     if (m.scope == HL_PSCOPE_GLOBAL) {
-        /* the one value every voice hears: its definer's (or a control client's) */
-        if (p->owner && !hld_may_change(q, p->owner, "parameter", m.name)) return 0;
+        /* any client that sees the parameter sets its value: its process's
+         * own, or a shared one (the daemon's cue sheet's), as it plays a
+         * shared cue; another live process's is not found */
     } else if (m.scope == HL_PSCOPE_EMITTER) {
         hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.emitter, hld_ns_rank, q->c);
         if (!em) {

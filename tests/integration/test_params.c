@@ -589,6 +589,12 @@ static void test_heliodctl(void **state) {
     const char *set[] = {"param", "tod", "18", "--at", "+20", NULL};
     assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, set), 0);
     th_sleep_ms(200);
+    /* a plain client sets the shared parameter's global value (as it plays a shared cue) */
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, f->d.sock, "game"), 0);
+    assert_int_equal(heliod_param_set(h, "tod", HELIOD_PSCOPE_GLOBAL, NULL, 0, 20.0f), 0);
+    assert_int_equal(heliod_param_set(h, "tod", HELIOD_PSCOPE_GLOBAL, NULL, 0, 18.0f), 0);
+    heliod_close(h);
     const char *list[] = {"params", NULL};
     assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, list), 0);
     assert_non_null(strstr(out, "tod min=0 max=24 default=12 seek=0 value=18"));
