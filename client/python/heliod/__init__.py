@@ -24,6 +24,7 @@ The calls, by domain (each method's docstring has its keywords):
                 resume_category, listener, voices
     cues        cue_define, category_define, cues_load, cues
     emitters    emitter_create, emitter_set, emitter_destroy
+    parameters  param_define, param_set, bind, bind_clear, params (protocol 1.1)
     graph       bus_create, bus_remove, bus_parent, bus_gain, bus_mute,
                 bus_send, buses, fx_add, fx_set, fx_remove, fx_list, duck,
                 duck_remove, ducks, reverb_zone_set, reverb_zone_remove,

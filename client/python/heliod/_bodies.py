@@ -352,6 +352,49 @@ def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0
                   vel=vel, ramp_ms=ramp_ms, fade_ms=fade_ms)
 
 
+# ---- game parameters ---------------------------------------------------------------------
+
+PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx")
+SHAPES = ("linear", "exp", "log", "scurve")
+
+
+def enc_param_def(param, lo, hi, default, seek):
+    return encode("param_def", name=name(param, "parameter"), min=lo, max=hi, **{"def": default},
+                  seek=seek)
+
+
+def enc_param(param, value, emitter=None, voice=None):
+    if emitter is not None and voice is not None:
+        raise HeliodError(EINVAL, "param: emitter and voice exclude each other")
+    scope = 1 if emitter is not None else 2 if voice is not None else 0
+    return encode("param", name=name(param, "parameter"), scope=scope,
+                  emitter=name(emitter, "emitter") if emitter is not None else "",
+                  voice=voice or 0, value=value)
+
+
+def enc_bind(cue, param, prop, points=(), index=0, clear=False, fxp=0):
+    points = list(points)
+    if len(points) > 16:
+        raise HeliodError(EINVAL, "npoints: a curve has at most 16 points")
+    choice = prop in ("switch", "blend")
+    xs, ys, shapes = [0.0] * 16, [0.0] * 16, 0
+    for i, p in enumerate(points):
+        if choice:
+            xs[i] = float(p)
+            continue
+        xs[i], ys[i] = float(p[0]), float(p[1])
+        if len(p) > 2 and i + 1 < len(points):
+            shapes |= enum(SHAPES, p[2], "shape") << (2 * i)
+    return encode("bind", action=1 if clear else 0, cue=name(cue, "cue"), fxp=fxp,
+                  param="" if clear else name(param, "parameter"),
+                  prop=enum(PROPS, prop, "prop"), index=index, npoints=len(points), x=xs, y=ys,
+                  shapes=shapes)
+
+
+def get_param_info(r):
+    return get(r, "param_info")
+
+
 # ---- the mixer graph: buses, effects, ducking, reverb zones --------------------------------
 
 def enc_bus(bus, mask, gain_db=0.0, ramp_ms=0.0, mute=False, parent="", send="", send_db=0.0):
