@@ -36,12 +36,15 @@ static const cmd_desc_t cmds[] = {
      "  Prints the driver, device, rate and period now in use. A device that\n"
      "  cannot be opened (ENODEV, EINVAL, EIO) changes nothing: the current one plays on.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
-     "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
+     "load NAME FILE[@OFFSET+LENGTH] [--stream|--compressed] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
      "  FILE - sends the file from stdin over the socket (a daemon that cannot\n"
      "  read your files: sandboxed or remote; up to 256 MiB, not streamed), as a\n"
      "  sealed memfd's descriptor, or in chunks if the daemon cannot take one\n"
      "  --stream   stream from disk instead of preloading\n"
+     "  --compressed  keep the encoded file in memory, decode it while it plays\n"
+     "  FILE@OFFSET+LENGTH  the sound is LENGTH bytes at byte OFFSET of FILE (a pack file;\n"
+     "             +LENGTH left out: to the file's end)\n"
      "  --shared   every client sees it (the default here: heliodctl's connection\n"
      "             ends with the command; only its loader or a control client\n"
      "             such as heliodctl unloads it)\n"

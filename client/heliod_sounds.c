@@ -18,7 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-_Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED,
+_Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED &&
+                   HELIOD_LOAD_COMPRESSED == HL_LOAD_COMPRESSED,
                "load flags are the protocol's");
 
 /* An absolute form of path into *out (malloc'd; NULL when path already is
@@ -51,7 +52,8 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
         return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
-    if (flags & ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN))
+    if (flags &
+        ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN | HELIOD_LOAD_COMPRESSED))
         return hlc_set_error(h, HELIOD_EINVAL, "unknown load flags");
     char *abs;
     int rc = absolute_path(h, path, &abs);

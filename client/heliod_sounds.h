@@ -15,6 +15,11 @@
 /* HELIOD_LOAD_STREAM: open and validate now, decode while playing (music,
  * long sounds): each voice gets its own decoder position and a small ring. */
 #define HELIOD_LOAD_STREAM 0x1u
+/* HELIOD_LOAD_COMPRESSED (protocol 1.1): the encoded file (Ogg Vorbis, Opus,
+ * FLAC...) stays in the daemon's memory and each voice decodes it while it
+ * plays, like a stream without disk I/O. Not with HELIOD_LOAD_STREAM. The
+ * sound's info reports it with HELIOD_LOAD_STREAM. */
+#define HELIOD_LOAD_COMPRESSED 0x8u
 /* HELIOD_LOAD_SHARED: visible to every client under its name (default: this
  * connection's own, gone when it closes). Only the loader or a control
  * client may unload it. A client's own sound hides a shared one of the same

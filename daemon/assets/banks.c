@@ -93,6 +93,7 @@ typedef struct hld_bank_entry {
     char name[HL_MAX_NAME + 1];
     char path[HL_MAX_PATH + 1];
     uint32_t flags;
+    uint64_t off, len; /* PATH@OFFSET+LENGTH: a range of a pack file (0, 0: all) */
 } entry_t;
 
 /* path relative to the manifest's directory `dir` (absolute paths kept) */
@@ -171,15 +172,23 @@ static int parse(const char *path, char *text, hld_bank_t *k, entry_t **out, uin
             continue;
         }
         if (!strcmp(key, "path")) {
-            if (!*val || resolve(dir, val, cur->path, sizeof cur->path) != 0)
+            char plain[HL_MAX_PATH + 1]; /* PATH@OFFSET+LENGTH: a range of a pack file */
+            if (hl_pack_split(val, plain, sizeof plain, &cur->off, &cur->len) < 0)
+                BAD("path: PATH@OFFSET+LENGTH needs numbers up to 2^64-1, LENGTH >= 1, "
+                    "OFFSET+LENGTH within 2^64-1");
+            if (!*plain || resolve(dir, plain, cur->path, sizeof cur->path) != 0)
                 BAD("path: empty or too long");
-        } else if (!strcmp(key, "stream") || !strcmp(key, "pin")) {
+        } else if (!strcmp(key, "stream") || !strcmp(key, "pin") || !strcmp(key, "compressed")) {
             int y = yes_no(val);
             if (y < 0) BAD("%s: '%.16s' is not yes or no", key, val);
-            uint32_t bit = key[0] == 's' ? HL_LOAD_STREAM : HL_LOAD_PIN;
+            uint32_t bit = key[0] == 's'   ? HL_LOAD_STREAM
+                           : key[0] == 'c' ? HL_LOAD_COMPRESSED
+                                           : HL_LOAD_PIN;
             cur->flags = y ? cur->flags | bit : cur->flags & ~bit;
+            if ((cur->flags & HL_LOAD_STREAM) && (cur->flags & HL_LOAD_COMPRESSED))
+                BAD("sound %s: stream or compressed, not both", cur->name);
         } else {
-            BAD("unknown key '%.64s' (path, stream, pin)", key);
+            BAD("unknown key '%.64s' (path, stream, compressed, pin)", key);
         }
     }
     for (uint32_t i = 0; i < cnt; i++)
@@ -448,9 +457,9 @@ static int start_one(hld_banks_t *b, hld_bank_t *k) {
              : k->client && !cl
                  ? (snprintf(m, sizeof m, "client %u that loaded the bank is gone", k->client),
                     HELIOD_ECANCELED)
-                 : hld_sounds_load(b->sounds, cl, e->name, e->path,
-                                   e->flags | HL_LOAD_SHARED | HLD_LOAD_BANK, sound_done, l, m,
-                                   sizeof m);
+                 : hld_sounds_load_range(b->sounds, cl, e->name, e->path, e->off, e->len,
+                                         e->flags | HL_LOAD_SHARED | HLD_LOAD_BANK, sound_done, l,
+                                         m, sizeof m);
     if (lr == HELIOD_EBUSY) { /* the decode jobs in flight are at their cap: it waits */
         free(l);
         return 0;
