@@ -169,8 +169,10 @@ static const cmd_desc_t cmds[] = {
      "  (plain lines otherwise); --no-wait returns at once. A play of one of its\n"
      "  sounds before then answers ELOADING. unload drops each sound as soon as no\n"
      "  voice plays it. Manifest (INI): name = NAME, cues = FILE, then per sound\n"
-     "  [sound NAME] with path = FILE (relative to the manifest), stream = yes|no,\n"
-     "  pin = yes|no (pinned sounds are never evicted by --max-sample-mb).\n"},
+     "  [sound NAME] with path = FILE (relative to the manifest; FILE@OFFSET+LENGTH\n"
+     "  for a sound inside a pack file), stream = yes|no, compressed = yes|no (kept\n"
+     "  encoded in memory, decoded while it plays), pin = yes|no (pinned sounds are\n"
+     "  never evicted by --max-sample-mb).\n"},
     {"banks", CTL_BANKS, HL_OP_BANKS,
      "banks\n  The banks: state, sounds loaded of listed, failures, bytes, first error.\n"},
     {"zone", CTL_ZONE, HL_OP_ZONE,
