@@ -20,8 +20,11 @@
  *         compressed-latency plays=... reply_p50_ms=... reply_p99_ms=...
  *                            first_sample_p99_ms=... failed=...
  *
+ * --stream loads the same file as a stream from disk instead (the figures to
+ * compare with; the lines then say mode=stream).
+ *
  * usage: compressed [--minutes M] [--voices N] [-s SECONDS] [--plays N]
- *        [--heliod PATH]   (the bench smoke suite runs a tiny size)
+ *        [--stream] [--heliod PATH]   (the bench smoke suite runs a tiny size)
  */
 #include <getopt.h>
 #include <math.h>
@@ -74,11 +77,12 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     double minutes = 60, seconds = 10;
     int voices = 64, plays = 200;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"minutes", required_argument, NULL, 'm'},
-                                         {"voices", required_argument, NULL, 'v'},
-                                         {"plays", required_argument, NULL, 'p'},
-                                         {NULL, 0, NULL, 0}};
+    uint32_t flags = HELIOD_LOAD_COMPRESSED;
+    const char *mode = "compressed";
+    static const struct option opts[] = {
+        {"heliod", required_argument, NULL, 'H'}, {"minutes", required_argument, NULL, 'm'},
+        {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
+        {"stream", no_argument, NULL, 'S'},       {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
         switch (opt) {
@@ -87,6 +91,10 @@ int main(int argc, char **argv) {
         case 'm': minutes = atof(optarg); break;
         case 'v': voices = atoi(optarg); break;
         case 'p': plays = atoi(optarg); break;
+        case 'S':
+            flags = HELIOD_LOAD_STREAM;
+            mode = "stream";
+            break;
         default:
             fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
                             "[--plays N] [--heliod PATH]\n");
@@ -116,15 +124,16 @@ int main(int argc, char **argv) {
     bd_sleep(CB_SETTLE_S);
     long idle = bd_rss_kib(d.pid);
     heliod_sound_info_t si;
-    if (!rc) rc = heliod_load(h, "music", path, HELIOD_LOAD_COMPRESSED, &si);
+    if (!rc) rc = heliod_load(h, "music", path, flags, &si);
     if (rc) fprintf(stderr, "compressed: load: %s\n", heliod_last_error(h));
     if (!rc) {
         bd_sleep(CB_SETTLE_S);
         long loaded = bd_rss_kib(d.pid);
         double secs = minutes * 60.0, pcm = secs * BD_RATE * 2 * sizeof(float);
-        printf("compressed-memory minutes=%.2f opus_kbps=%.1f file_bytes=%lld rss_delta_kib=%ld "
+        printf("compressed-memory mode=%s minutes=%.2f opus_kbps=%.1f file_bytes=%lld "
+               "rss_delta_kib=%ld "
                "pcm_float_bytes=%.0f ratio=%.1f\n",
-               minutes, (double)fbytes * 8 / secs / 1000, fbytes, loaded - idle, pcm,
+               mode, minutes, (double)fbytes * 8 / secs / 1000, fbytes, loaded - idle, pcm,
                pcm / ((double)(loaded - idle) * CB_KIB));
         fflush(stdout);
     }
@@ -149,9 +158,9 @@ int main(int argc, char **argv) {
         double p50 = bd_percentile(lat, (size_t)plays, 50),
                p99 = bd_percentile(lat, (size_t)plays, 99);
         double period_ms = 1000.0 * CB_PERIOD / BD_RATE;
-        printf("compressed-latency plays=%d reply_p50_ms=%.3f reply_p99_ms=%.3f "
+        printf("compressed-latency mode=%s plays=%d reply_p50_ms=%.3f reply_p99_ms=%.3f "
                "first_sample_p99_ms=%.3f failed=%d\n",
-               plays, p50, p99, p99 + period_ms, failed);
+               mode, plays, p50, p99, p99 + period_ms, failed);
         fflush(stdout);
     }
     free(lat);
@@ -175,9 +184,10 @@ int main(int argc, char **argv) {
     }
     double wall = (double)(bd_now_ns() - w0) / 1e9;
     if (!rc)
-        printf("compressed-cpu voices=%d seconds=%.1f decoder_cores=%.3f underruns=%.0f "
+        printf("compressed-cpu mode=%s voices=%d seconds=%.1f decoder_cores=%.3f underruns=%.0f "
                "xruns=%.0f streams_active=%.0f\n",
-               voices, wall, (bd_stat(&s1, "decoder_cpu_s") - bd_stat(&s0, "decoder_cpu_s")) / wall,
+               mode, voices, wall,
+               (bd_stat(&s1, "decoder_cpu_s") - bd_stat(&s0, "decoder_cpu_s")) / wall,
                bd_stat(&s1, "stream_underruns") - bd_stat(&s0, "stream_underruns"),
                bd_stat(&s1, "xruns") - bd_stat(&s0, "xruns"), bd_stat(&s1, "streams_active"));
     fflush(stdout);
