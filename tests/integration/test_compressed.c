@@ -32,6 +32,7 @@
 
 #include "harness.h"
 #include "heliod.h"
+#include "hl_proto.h"
 
 #define RATE 48000
 #define LEN  24000 /* frames of each test sound (0.5 s) */
@@ -298,6 +299,76 @@ static void test_pack_plays(void **state) {
     free(x);
 }
 
+/* The text form PATH@OFFSET+LENGTH (hl_pack_split: heliodctl, scores,
+ * bank manifests). */
+static void test_pack_split(void **state) {
+    (void)state;
+    char p[64];
+    uint64_t off = 9, len = 9;
+    assert_int_equal(hl_pack_split("/a/b.ogg", p, sizeof p, &off, &len), 0);
+    assert_string_equal(p, "/a/b.ogg");
+    assert_true(off == 0 && len == 0);
+    assert_int_equal(hl_pack_split("/a/g.pak@1024+300", p, sizeof p, &off, &len), 1);
+    assert_string_equal(p, "/a/g.pak");
+    assert_true(off == 1024 && len == 300);
+    assert_int_equal(hl_pack_split("/a/g.pak@77", p, sizeof p, &off, &len), 1);
+    assert_true(off == 77 && len == 0);
+    /* not a range: the whole text is the path */
+    assert_int_equal(hl_pack_split("/a/me@home.ogg", p, sizeof p, &off, &len), 0);
+    assert_string_equal(p, "/a/me@home.ogg");
+    assert_int_equal(hl_pack_split("/a/x@1+2+3", p, sizeof p, &off, &len), 0);
+    assert_int_equal(hl_pack_split("/a/x@+5", p, sizeof p, &off, &len), 0);
+    assert_int_equal(hl_pack_split("/a/x@5+", p, sizeof p, &off, &len), 0);
+    /* refused */
+    assert_int_equal(hl_pack_split("/a/x@5+0", p, sizeof p, &off, &len), -1);
+    assert_int_equal(hl_pack_split("/a/x@18446744073709551615+1", p, sizeof p, &off, &len), -1);
+    assert_int_equal(hl_pack_split("/a/x@18446744073709551616", p, sizeof p, &off, &len), -1);
+    assert_int_equal(hl_pack_split("/a/x@18446744073709551614+1", p, sizeof p, &off, &len), 1);
+    assert_int_equal(hl_pack_split("/a/very/long/path.ogg", p, 8, &off, &len), -1);
+}
+
+/* A bank's sound kept compressed from inside a pack file; a bank whose
+ * range is outside its pack fails naming it. */
+static void test_bank(void **state) {
+    (void)state;
+    th_daemon_t d;
+    assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
+    char fl[300], man[300], man2[300];
+    path_of(fl, sizeof fl, "s.flac");
+    path_of(man, sizeof man, "level.ini");
+    path_of(man2, sizeof man2, "broken.ini");
+    FILE *f = fopen(man, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "name = level\n[sound packed]\npath = game.pak@%d+%ld\ncompressed = yes\n"
+            "[sound tail]\npath = game.pak@%ld\n",
+            JUNK, file_size(fl), JUNK + file_size(fl));
+    fclose(f);
+    f = fopen(man2, "w");
+    assert_non_null(f);
+    fprintf(f, "name = broken\n[sound far]\npath = game.pak@99999999+10\ncompressed = yes\n");
+    fclose(f);
+    char out_s[4096], err_s[2048];
+    const char *a1[] = {"bank", "load", man, NULL};
+    assert_int_equal(th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, a1), 0);
+    const char *a2[] = {"sounds", NULL};
+    assert_int_equal(th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, a2), 0);
+    print_message("bank sounds:\n%s", out_s);
+    assert_non_null(strstr(out_s, "packed"));
+    assert_non_null(strstr(out_s, "tail"));
+    const char *a3[] = {"play", "packed", NULL};
+    assert_int_equal(th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, a3), 0);
+    const char *a4[] = {"bank", "load", man2, NULL};
+    int rc = th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, a4);
+    const char *a5[] = {"banks", NULL};
+    assert_int_equal(th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, a5), 0);
+    print_message("broken bank: rc %d, %s; banks:\n%s", rc, err_s, out_s);
+    assert_non_null(strstr(out_s, "outside"));
+    assert_true(th_daemon_alive(&d));
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+}
+
 /* The error cases on a live daemon, which plays on through them. */
 static void test_errors(void **state) {
     (void)state;
@@ -312,8 +383,9 @@ static void test_errors(void **state) {
     /* corrupt: EDECODE, nothing kept */
     assert_int_equal(heliod_load(h, "bad", bad, HELIOD_LOAD_COMPRESSED, NULL), HELIOD_EDECODE);
     print_message("corrupt compressed: %s\n", heliod_last_error(h));
-    /* a FLAC whose frames are garbage after its header: the load may take
-     * it (only the start is probed); playing it never brings the daemon down */
+    /* a FLAC whose second half is garbage: the load takes it (only the
+     * start is probed); the voices decoding it meet the garbage, and the
+     * daemon plays on */
     char half[300];
     path_of(half, sizeof half, "half.flac");
     FILE *in = fopen(fl, "rb"), *out = fopen(half, "wb");
@@ -322,19 +394,27 @@ static void test_errors(void **state) {
     long n = file_size(fl);
     for (long i = 0; i < n; i++) {
         int c = fgetc(in);
-        fputc(i > 9000 ? (int)((i * 97) & 0xff) : c, out);
+        fputc(i > n / 2 ? (int)((i * 97) & 0xff) : c, out);
     }
     fclose(in);
     fclose(out);
     int rc = heliod_load(h, "half", half, HELIOD_LOAD_COMPRESSED, NULL);
     print_message("FLAC corrupt past its start, compressed: load %d\n", rc);
-    if (rc == 0) {
+    assert_int_equal(rc, 0);
+    {
         heliod_play_params_t p;
         heliod_play_params_init(&p);
         for (int i = 0; i < 4; i++)
             (void)heliod_play_async(h, "half", &p, NULL, NULL);
         assert_int_equal(heliod_sync(h), 0);
-        th_sleep_ms(700);
+        /* the voices end (the garbage ends them or they play it out) */
+        double active = 1;
+        for (int i = 0; i < 500 && active != 0; i++) {
+            th_sleep_ms(20);
+            active = th_stat(h, "streams_active");
+        }
+        print_message("streams of the corrupt FLAC ended: %s\n", active == 0 ? "yes" : "no");
+        assert_true(active == 0);
     }
     /* compressed and streamed together: refused */
     assert_int_equal(heliod_load(h, "both", fl, HELIOD_LOAD_COMPRESSED | HELIOD_LOAD_STREAM, NULL),
@@ -376,10 +456,9 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_equals_preloaded),
-        cmocka_unit_test(test_seek_loop_pitch),
-        cmocka_unit_test(test_pack_plays),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_equals_preloaded), cmocka_unit_test(test_seek_loop_pitch),
+        cmocka_unit_test(test_pack_plays),       cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_pack_split),       cmocka_unit_test(test_bank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
