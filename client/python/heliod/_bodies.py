@@ -199,8 +199,10 @@ def enc_stop_all(fade_ms, everyone):
     return encode("stop_all", fade_ms=fade_ms, scope=1 if everyone else 0)
 
 
-def enc_load(sound, path, flags):
-    return encode("load", name=name(sound, "sound"), path=path, flags=flags)
+def enc_load(sound, path, flags, offset=0, length=0):
+    """LOAD; offset and length (protocol 1.1) name a range of a pack file."""
+    return encode("load", name=name(sound, "sound"), path=path, flags=flags, offset=offset,
+                  length=length)
 
 
 def enc_name(s, what):
