@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cues.h"
 #include "fileio.h"
@@ -226,7 +228,9 @@ struct hld_manifest {
     void *user;
 };
 
-/* The decoded bytes of the preloaded sounds, from their headers. */
+/* The decoded bytes of the preloaded sounds, from their headers (a pack
+ * file's range: the header at its offset), and the encoded bytes of the
+ * sounds kept compressed. */
 static void estimate(hld_manifest_t *m) {
     uint64_t total = 0;
     for (uint32_t i = 0; i < m->n; i++) {
@@ -239,11 +243,34 @@ static void estimate(hld_manifest_t *m) {
                      m->e[i].name, why);
             return;
         }
+        const entry_t *e = &m->e[i];
+        struct stat st;
+        uint64_t fsize = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        uint64_t n = e->len ? e->len : fsize > e->off ? fsize - e->off : 0;
+        if ((e->off || e->len) && (e->off >= fsize || !n || e->off + n > fsize)) {
+            close(fd);
+            hld_fjob_io_end(&m->j);
+            m->j.status = HELIOD_EINVAL;
+            snprintf(m->j.msg, sizeof m->j.msg,
+                     "bank %s: sound %s: range: bytes %llu+%llu are outside its file (%llu bytes)",
+                     m->k->name, e->name, (unsigned long long)e->off, (unsigned long long)e->len,
+                     (unsigned long long)fsize);
+            return;
+        }
+        if (e->flags & HL_LOAD_COMPRESSED) { /* its encoded bytes are what it keeps */
+            close(fd);
+            hld_fjob_io_end(&m->j);
+            total += n;
+            continue;
+        }
         SF_INFO info = {0};
-        SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+        hld_vio_t v = {.fd = fd, .base = e->off, .len = (size_t)n};
+        SNDFILE *sf =
+            e->off || e->len ? hld_vio_open(&v, &info) : sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
         int bad = sf ? hld_sound_check_info(&info, 0, why, sizeof why) : HELIOD_EDECODE;
         if (!sf) snprintf(why, sizeof why, "cannot decode: %s", sf_error_number(sf_error(NULL)));
         if (sf) sf_close(sf);
+        if (e->off || e->len) close(fd); /* else sf_open_fd owns it */
         hld_fjob_io_end(&m->j);
         if (bad) {
             m->j.status = bad;

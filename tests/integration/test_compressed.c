@@ -364,6 +364,19 @@ static void test_bank(void **state) {
     assert_int_equal(th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, a5), 0);
     print_message("broken bank: rc %d, %s; banks:\n%s", rc, err_s, out_s);
     assert_non_null(strstr(out_s, "outside"));
+    /* a world zone estimates its bank's size from the headers: at the
+     * range's offset, the encoded size for a compressed sound */
+    const char *z1[] = {"zone",  "add",       "far",      "--bank", man,
+                        "--pos", "0,0,-5000", "--radius", "10",     NULL};
+    rc = th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, z1);
+    print_message("zone over the pack's bank: rc %d %s%s", rc, out_s, err_s);
+    assert_int_equal(rc, 0);
+    const char *z2[] = {"zone",  "add",       "farther",  "--bank", man2,
+                        "--pos", "0,0,-9000", "--radius", "10",     NULL};
+    rc = th_ctl(&d, out_s, sizeof out_s, err_s, sizeof err_s, z2);
+    print_message("zone over the broken bank: rc %d %s", rc, err_s);
+    assert_true(rc != 0);
+    assert_non_null(strstr(err_s, "outside"));
     assert_true(th_daemon_alive(&d));
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
     th_daemon_cleanup(&d);
