@@ -49,6 +49,16 @@ static int absolute_path(heliod_t *h, const char *path, char **out) {
 
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info) {
+    return heliod_load_range(h, name, path, 0, 0, flags, info);
+}
+
+int heliod_load_range(heliod_t *h, const char *name, const char *path, uint64_t offset,
+                      uint64_t length, uint32_t flags, heliod_sound_info_t *info) {
+    if ((offset || length || (flags & HELIOD_LOAD_COMPRESSED)) && heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION,
+                             "a pack range or HELIOD_LOAD_COMPRESSED needs a protocol 1.1 daemon");
+    if (offset + length < offset)
+        return hlc_set_error(h, HELIOD_EINVAL, "offset + length overflows");
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
         return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
@@ -64,6 +74,8 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     snprintf(m.path, sizeof m.path, "%s", abs ? abs : path);
     free(abs);
     m.flags = flags;
+    m.offset = offset;
+    m.length = length;
     hl_wbuf_t w;
     uint32_t id;
     rc = hlc_req_begin(h, &w, HL_OP_LOAD, 0, &id);

@@ -23,6 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -382,6 +385,95 @@ static void test_bank(void **state) {
     th_daemon_cleanup(&d);
 }
 
+/* ---- the wire, by hand: what a client that skips libheliod's checks sends */
+
+static void raw_send(int fd, const uint8_t *p, size_t len) {
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        assert_true(n > 0);
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+static void raw_recv(int fd, uint8_t *p, size_t len) {
+    while (len) {
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        assert_true(poll(&pf, 1, 5000) == 1);
+        ssize_t n = recv(fd, p, len, 0);
+        if (n < 0 && errno == EINTR) continue;
+        assert_true(n > 0);
+        p += n;
+        len -= (size_t)n;
+    }
+}
+
+/* Sends a HELLO (1.1) or a LOAD and returns the reply's status (msg: its text). */
+static int32_t raw_request(int fd, uint16_t op, const void *m, uint32_t id, char *msg, size_t cap) {
+    static uint8_t out[HL_MAX_FRAME], in[HL_MAX_FRAME];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, out, sizeof out);
+    hl_frame_begin(&w, op, 0, id);
+    if (op == HL_OP_HELLO)
+        hl_put_hello(&w, m);
+    else
+        hl_put_load(&w, m);
+    int n = hl_frame_end(&w);
+    assert_true(n > 0);
+    raw_send(fd, out, (size_t)n);
+    for (;;) {
+        raw_recv(fd, in, HL_FRAME_HDR);
+        hl_frame_hdr_t h;
+        assert_int_equal(hl_frame_peek(in, HL_FRAME_HDR, &h), 0);
+        raw_recv(fd, in + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        if (h.op != HL_OP_REPLY || h.id != id) continue;
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, in + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        hl_reply_head_t rh;
+        hl_get_reply_head(&r, &rh);
+        msg[0] = 0;
+        if (rh.status < 0) hl_get_str(&r, msg, cap);
+        return rh.status;
+    }
+}
+
+/* LOAD's offset and length on the wire: an overflowing range is EINVAL
+ * before anything is opened; past the end of the file, EINVAL naming it. */
+static void test_wire_ranges(void **state) {
+    (void)state;
+    th_daemon_t d;
+    assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
+    int fd = th_raw_connect(d.sock);
+    assert_true(fd >= 0);
+    char msg[HL_MAX_MSG + 1];
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .minor = 1};
+    snprintf(hello.client_name, sizeof hello.client_name, "wire");
+    assert_int_equal(raw_request(fd, HL_OP_HELLO, &hello, 1, msg, sizeof msg), 0);
+    hl_load_t l;
+    memset(&l, 0, sizeof l);
+    snprintf(l.name, sizeof l.name, "w");
+    path_of(l.path, sizeof l.path, "game.pak");
+    l.offset = UINT64_MAX - 3;
+    l.length = 10;
+    assert_int_equal(raw_request(fd, HL_OP_LOAD, &l, 2, msg, sizeof msg), HELIOD_EINVAL);
+    print_message("wire range overflowing: %s\n", msg);
+    assert_non_null(strstr(msg, "overflows"));
+    l.offset = (uint64_t)file_size(l.path);
+    l.length = 1;
+    l.flags = HL_LOAD_COMPRESSED;
+    assert_int_equal(raw_request(fd, HL_OP_LOAD, &l, 3, msg, sizeof msg), HELIOD_EINVAL);
+    assert_non_null(strstr(msg, "outside"));
+    char fl[300];
+    path_of(fl, sizeof fl, "s.flac");
+    l.offset = JUNK;
+    l.length = (uint64_t)file_size(fl);
+    assert_int_equal(raw_request(fd, HL_OP_LOAD, &l, 4, msg, sizeof msg), 0);
+    close(fd);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+}
+
 /* The error cases on a live daemon, which plays on through them. */
 static void test_errors(void **state) {
     (void)state;
@@ -429,6 +521,11 @@ static void test_errors(void **state) {
         print_message("streams of the corrupt FLAC ended: %s\n", active == 0 ? "yes" : "no");
         assert_true(active == 0);
     }
+    /* libheliod: a range, and its own overflow check */
+    assert_int_equal(heliod_load_range(h, "ranged", pak, JUNK, (uint64_t)file_size(fl),
+                                       HELIOD_LOAD_COMPRESSED, NULL),
+                     0);
+    assert_int_equal(heliod_load_range(h, "over", pak, UINT64_MAX, 2, 0, NULL), HELIOD_EINVAL);
     /* compressed and streamed together: refused */
     assert_int_equal(heliod_load(h, "both", fl, HELIOD_LOAD_COMPRESSED | HELIOD_LOAD_STREAM, NULL),
                      HELIOD_EINVAL);
@@ -469,9 +566,13 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_equals_preloaded), cmocka_unit_test(test_seek_loop_pitch),
-        cmocka_unit_test(test_pack_plays),       cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_pack_split),       cmocka_unit_test(test_bank),
+        cmocka_unit_test(test_equals_preloaded),
+        cmocka_unit_test(test_seek_loop_pitch),
+        cmocka_unit_test(test_pack_plays),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_pack_split),
+        cmocka_unit_test(test_wire_ranges),
+        cmocka_unit_test(test_bank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
