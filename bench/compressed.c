@@ -24,7 +24,8 @@
  * compare with; the lines then say mode=stream).
  *
  * usage: compressed [--minutes M] [--voices N] [-s SECONDS] [--plays N]
- *        [--stream] [--heliod PATH]   (the bench smoke suite runs a tiny size)
+ *        [--stream] [--settle S] [--heliod PATH]   (the bench smoke suite runs a
+ *        tiny size; --settle: seconds the daemon is left before RSS is read)
  */
 #include <getopt.h>
 #include <math.h>
@@ -75,14 +76,17 @@ static int write_opus(const char *path, double minutes) {
 
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
-    double minutes = 60, seconds = 10;
+    double minutes = 60, seconds = 10, settle = CB_SETTLE_S;
     int voices = 64, plays = 200;
     uint32_t flags = HELIOD_LOAD_COMPRESSED;
     const char *mode = "compressed";
-    static const struct option opts[] = {
-        {"heliod", required_argument, NULL, 'H'}, {"minutes", required_argument, NULL, 'm'},
-        {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
-        {"stream", no_argument, NULL, 'S'},       {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
+                                         {"minutes", required_argument, NULL, 'm'},
+                                         {"voices", required_argument, NULL, 'v'},
+                                         {"plays", required_argument, NULL, 'p'},
+                                         {"stream", no_argument, NULL, 'S'},
+                                         {"settle", required_argument, NULL, 'T'},
+                                         {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
         switch (opt) {
@@ -91,16 +95,18 @@ int main(int argc, char **argv) {
         case 'm': minutes = atof(optarg); break;
         case 'v': voices = atoi(optarg); break;
         case 'p': plays = atoi(optarg); break;
+        case 'T': settle = atof(optarg); break;
         case 'S':
             flags = HELIOD_LOAD_STREAM;
             mode = "stream";
             break;
         default:
             fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
-                            "[--plays N] [--heliod PATH]\n");
+                            "[--plays N] [--stream] [--settle S] [--heliod PATH]\n");
             return 2;
         }
     }
+    if (!(settle >= 0) || settle > 60) settle = CB_SETTLE_S;
     if (!(minutes > 0) || minutes > 600 || voices < 1 || voices > 256 || !(seconds > 0) ||
         plays < 1 || plays > CB_MAX_PLAYS) {
         fprintf(stderr, "compressed: --minutes 0..600, --voices 1..256, -s > 0, --plays "
@@ -121,13 +127,13 @@ int main(int argc, char **argv) {
     struct stat st;
     long long fbytes = !rc && stat(path, &st) == 0 ? (long long)st.st_size : -1;
     /* (a) memory */
-    bd_sleep(CB_SETTLE_S);
+    bd_sleep(settle);
     long idle = bd_rss_kib(d.pid);
     heliod_sound_info_t si;
     if (!rc) rc = heliod_load(h, "music", path, flags, &si);
     if (rc) fprintf(stderr, "compressed: load: %s\n", heliod_last_error(h));
     if (!rc) {
-        bd_sleep(CB_SETTLE_S);
+        bd_sleep(settle);
         long loaded = bd_rss_kib(d.pid);
         double secs = minutes * 60.0, pcm = secs * BD_RATE * 2 * sizeof(float);
         printf("compressed-memory mode=%s minutes=%.2f opus_kbps=%.1f file_bytes=%lld "
