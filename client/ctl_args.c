@@ -36,12 +36,15 @@ static const cmd_desc_t cmds[] = {
      "  Prints the driver, device, rate and period now in use. A device that\n"
      "  cannot be opened (ENODEV, EINVAL, EIO) changes nothing: the current one plays on.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
-     "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
+     "load NAME FILE[@OFFSET+LENGTH] [--stream|--compressed] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
      "  FILE - sends the file from stdin over the socket (a daemon that cannot\n"
      "  read your files: sandboxed or remote; up to 256 MiB, not streamed), as a\n"
      "  sealed memfd's descriptor, or in chunks if the daemon cannot take one\n"
      "  --stream   stream from disk instead of preloading\n"
+     "  --compressed  keep the encoded file in memory, decode it while it plays\n"
+     "  FILE@OFFSET+LENGTH  the sound is LENGTH bytes at byte OFFSET of FILE (a pack file;\n"
+     "             +LENGTH left out: to the file's end)\n"
      "  --shared   every client sees it (the default here: heliodctl's connection\n"
      "             ends with the command; only its loader or a control client\n"
      "             such as heliodctl unloads it)\n"
@@ -166,8 +169,10 @@ static const cmd_desc_t cmds[] = {
      "  (plain lines otherwise); --no-wait returns at once. A play of one of its\n"
      "  sounds before then answers ELOADING. unload drops each sound as soon as no\n"
      "  voice plays it. Manifest (INI): name = NAME, cues = FILE, then per sound\n"
-     "  [sound NAME] with path = FILE (relative to the manifest), stream = yes|no,\n"
-     "  pin = yes|no (pinned sounds are never evicted by --max-sample-mb).\n"},
+     "  [sound NAME] with path = FILE (relative to the manifest; FILE@OFFSET+LENGTH\n"
+     "  for a sound inside a pack file), stream = yes|no, compressed = yes|no (kept\n"
+     "  encoded in memory, decoded while it plays), pin = yes|no (pinned sounds are\n"
+     "  never evicted by --max-sample-mb).\n"},
     {"banks", CTL_BANKS, HL_OP_BANKS,
      "banks\n  The banks: state, sounds loaded of listed, failures, bytes, first error.\n"},
     {"zone", CTL_ZONE, HL_OP_ZONE,

@@ -197,7 +197,11 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_LOAD_STREAM 0x1u
 #define HL_LOAD_SHARED 0x2u /* visible to every client (default: this connection's own) */
 #define HL_LOAD_PIN    0x4u /* never evicted by the sample-memory budget (only unloaded) */
-#define HL_LOAD_MASK   (HL_LOAD_STREAM | HL_LOAD_SHARED | HL_LOAD_PIN)
+#define HL_LOAD_COMPRESSED                                                                         \
+    0x8u /* since 1.1: the encoded file stays in memory, each voice decodes it (LOAD only;         \
+          * SOUND_INFO reports such a sound with HL_LOAD_STREAM) */
+#define HL_LOAD_INFO_MASK (HL_LOAD_STREAM | HL_LOAD_SHARED | HL_LOAD_PIN) /* SOUND_INFO flags */
+#define HL_LOAD_MASK      (HL_LOAD_INFO_MASK | HL_LOAD_COMPRESSED)
 
 /* The per-voice post stage (mixer-graph issue): filters, occlusion and
  * sends. Wire: f32 lp_hz, f32 hp_hz, f32 occlusion, f32 obstruction, then
@@ -639,6 +643,14 @@ int hl_validate_zone(const hl_zone_t *m, const char **why);
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */
 int hl_name_valid(const char *s);
+/* A pack file's range written "PATH@OFFSET+LENGTH" (heliodctl, bank
+ * manifests): bytes [OFFSET, OFFSET + LENGTH) of PATH, decimal; "+LENGTH"
+ * may be left out (to the file's end). A spec that does not end in
+ * "@DIGITS" or "@DIGITS+DIGITS" is a plain path (off = len = 0). Copies the
+ * path part into path (cap bytes). Returns 1 (a range), 0 (a plain path),
+ * or -1: a number beyond 2^64 - 1, OFFSET + LENGTH overflowing, LENGTH 0,
+ * or the path not fitting. */
+int hl_pack_split(const char *spec, char *path, size_t cap, uint64_t *off, uint64_t *len);
 /* Semantic checks shared by daemon and client: 0 or HELIOD_EINVAL, with a
  * static reason in *why. */
 int hl_validate_play(const hl_play_t *m, const char **why);

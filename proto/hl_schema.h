@@ -164,13 +164,15 @@
 #define HL_FIELDS_load(X) \
     X(STR,     name,  HL_MAX_NAME,  NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(STR,     path,  HL_MAX_PATH,  NONE, NONE, "", ALWAYS, 0, V1_0) \
-    X(FLAGS32, flags, HL_LOAD_MASK, NONE, NONE, "", ALWAYS, 0, V1_0)
+    X(FLAGS32, flags, HL_LOAD_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U64,     offset, 0,           NONE, NONE, "", ALWAYS, 0, V1_1) /* pack file: the sound's first byte in path */ \
+    X(U64,     length, 0,           NONE, NONE, "", ALWAYS, 0, V1_1) /* pack file: its bytes (0: to the file's end) */
 #define HL_FIELDS_sound_info(X) \
     X(STR,     name,        HL_MAX_NAME,  NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32,     frames,      0,            NONE, NONE, "", ALWAYS, 0, V1_0) /* at the engine rate */ \
     X(U16,     channels,    0,            NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32,     source_rate, 0,            NONE, NONE, "", ALWAYS, 0, V1_0) \
-    X(FLAGS32, flags,       HL_LOAD_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_LOAD_* */ \
+    X(FLAGS32, flags,       HL_LOAD_INFO_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_LOAD_* */ \
     X(U32,     playing,     0,            NONE, NONE, "", ALWAYS, 0, V1_0) /* voices playing it now */ \
     X(U32,     owner,       0,            NONE, NONE, "", ALWAYS, 0, V1_0) /* client id that loaded it (0: the daemon) */
 #define HL_FIELDS_name(X) \

@@ -12,6 +12,46 @@
 
 #include "proto_int.h"
 
+/* Parses n decimal digits at s into *v: 0, or -1 on overflow. */
+static int pack_num(const char *s, size_t n, uint64_t *v) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10) return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
+
+int hl_pack_split(const char *spec, char *path, size_t cap, uint64_t *off, uint64_t *len) {
+    *off = *len = 0;
+    size_t n = strlen(spec);
+    const char *at = strrchr(spec, '@');
+    int range = 0;
+    if (at && at > spec && at[1]) {
+        const char *p = at + 1, *plus = NULL;
+        for (; *p; p++) {
+            if (*p == '+' && !plus && p > at + 1 && p[1])
+                plus = p;
+            else if (*p < '0' || *p > '9')
+                break;
+        }
+        if (!*p) { /* the tail is @DIGITS or @DIGITS+DIGITS */
+            range = 1;
+            const char *oe = plus ? plus : p;
+            if (pack_num(at + 1, (size_t)(oe - at - 1), off) != 0) return -1;
+            if (plus && pack_num(plus + 1, strlen(plus + 1), len) != 0) return -1;
+            if (plus && (*len == 0 || *off + *len < *off)) return -1;
+            n = (size_t)(at - spec);
+        }
+    }
+    if (n + 1 > cap) return -1;
+    memcpy(path, spec, n);
+    path[n] = '\0';
+    return range;
+}
+
 int hl_name_valid(const char *s) {
     if (!s) return 0;
     size_t n = 0;

@@ -242,8 +242,8 @@ static int op_load(hld_req_t *q) {
     if (!lc) return hld_fail(q, HELIOD_ENOMEM, NULL);
     *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags, .op = HL_OP_LOAD};
     char msg[HL_MAX_MSG + 1];
-    int rc = hld_sounds_load(&q->c->d->sounds, q->c->cl, m.name, m.path, m.flags, load_done, lc,
-                             msg, sizeof msg);
+    int rc = hld_sounds_load_range(&q->c->d->sounds, q->c->cl, m.name, m.path, m.offset, m.length,
+                                   m.flags, load_done, lc, msg, sizeof msg);
     if (rc < 0) {
         free(lc);
         q->c->d->sounds.loads_failed++;

@@ -974,7 +974,7 @@ static void test_time_codec(void **state) {
 static void test_flags_and_enums(void **state) {
     (void)state;
     /* LOAD: name "boom" (6) path "/tmp/boom.wav" (15) flags */
-    expect_bad(2, 21, 4, 0x8);
+    expect_bad(2, 21, 4, 0x10);
     expect_bad(2, 21, 4, 0x80000000u);
     /* PLAY: sound (6) flags at 6 */
     expect_bad(5, 6, 4, 0x20);

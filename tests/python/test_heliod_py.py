@@ -188,6 +188,23 @@ class ClientTest(unittest.TestCase):
             heliod.Client(os.path.join(self.d.dir, "none.sock"))
         self.assertEqual(e.exception.name, "ECONNECT")
 
+    def test_compressed_pack(self):
+        """LOAD compressed from a byte range of a pack file (protocol 1.1)."""
+        pack = os.path.join(self.d.dir, "game.pak")
+        with open(self.wav, "rb") as f:
+            wav = f.read()
+        with open(pack, "wb") as f:
+            f.write(b"\x00" * 100 + wav)
+        with heliod.Client(self.d.sock) as c:
+            info = c.load("tone", pack, compressed=True, offset=100, length=len(wav))
+            self.assertEqual((info["frames"], info["channels"]), (48000, 1))
+            self.assertTrue(info["flags"] & heliod.LOAD_STREAM)  # decoded while it plays
+            c.stop(c.play("tone"), fade_ms=0)
+            with self.assertRaises(heliod.HeliodError) as e:
+                c.load("far", pack, offset=100 + len(wav), length=1)
+            self.assertEqual(e.exception.name, "EINVAL")
+            self.assertIn("outside", e.exception.message)
+
     def test_meter_and_profile_events(self):
         with heliod.Client(self.d.sock) as c:
             c.load("tone", self.wav)

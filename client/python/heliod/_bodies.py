@@ -10,9 +10,9 @@ as the dicts the calls return."""
 from ._codec import decode, encode, get
 # the flag bits and enumeration names (re-exported: _calls and the package use them too)
 from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_REMOVE, BUS_SEND,
-                      CURVES, EM_DETACHED, EM_POS, EM_VEL, FXP_TYPE, LOAD_PIN, LOAD_SHARED,
-                      LOAD_STREAM, LST_FWD, LST_POS, LST_UP, LST_VEL, MODELS, OVER_BUS,
-                      OVER_DISTANCE, OVER_FADE_IN, OVER_FILTER, OVER_PAN, OVER_PRIORITY,
+                      CURVES, EM_DETACHED, EM_POS, EM_VEL, FXP_TYPE, LOAD_COMPRESSED, LOAD_PIN,
+                      LOAD_SHARED, LOAD_STREAM, LST_FWD, LST_POS, LST_UP, LST_VEL, MODELS,
+                      OVER_BUS, OVER_DISTANCE, OVER_FADE_IN, OVER_FILTER, OVER_PAN, OVER_PRIORITY,
                       OVER_SENDS, OVERFLOWS, PAUSE_BUS, PAUSE_CATEGORY, PAUSE_EVERYONE,
                       PAUSE_MINE, PICKS, PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR,
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
@@ -199,8 +199,10 @@ def enc_stop_all(fade_ms, everyone):
     return encode("stop_all", fade_ms=fade_ms, scope=1 if everyone else 0)
 
 
-def enc_load(sound, path, flags):
-    return encode("load", name=name(sound, "sound"), path=path, flags=flags)
+def enc_load(sound, path, flags, offset=0, length=0):
+    """LOAD; offset and length (protocol 1.1) name a range of a pack file."""
+    return encode("load", name=name(sound, "sound"), path=path, flags=flags, offset=offset,
+                  length=length)
 
 
 def enc_name(s, what):

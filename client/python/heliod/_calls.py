@@ -54,13 +54,17 @@ class _Calls:
 
     # ---- sounds ---------------------------------------------------------------------------
 
-    def load(self, name, path, stream=False, shared=False, pin=False):
+    def load(self, name, path, stream=False, shared=False, pin=False, compressed=False,
+             offset=0, length=0):
         """Decodes a file the daemon reads (a relative path is made absolute
-        here) into a sound; returns its SOUND_INFO dict."""
+        here) into a sound; returns its SOUND_INFO dict. compressed: keep the
+        encoded file in the daemon's memory, decoded while it plays;
+        offset/length: the sound is that byte range of a pack file (length 0:
+        to its end)."""
         path = os.path.abspath(path)
         flags = (B.LOAD_STREAM if stream else 0) | (B.LOAD_SHARED if shared else 0)
-        flags |= B.LOAD_PIN if pin else 0
-        return self._call("load", B.enc_load(name, path, flags), B.dec_sound)
+        flags |= (B.LOAD_PIN if pin else 0) | (B.LOAD_COMPRESSED if compressed else 0)
+        return self._call("load", B.enc_load(name, path, flags, offset, length), B.dec_sound)
 
     def load_memory(self, name, data, shared=False, pin=False):
         """Uploads an encoded file (bytes: WAV, FLAC, Ogg ...) over the socket

@@ -39,7 +39,9 @@ MESSAGES = {
     "load": (  # LOAD
         ("name", "STR", 63, None, 0, 0x0100),
         ("path", "STR", 4095, None, 0, 0x0100),
-        ("flags", "FLAGS32", 7, None, 0, 0x0100),
+        ("flags", "FLAGS32", 15, None, 0, 0x0100),
+        ("offset", "U64", 0, None, 0, 0x0101),
+        ("length", "U64", 0, None, 0, 0x0101),
     ),
     "sound_info": (  # SOUND_INFO
         ("name", "STR", 63, None, 0, 0x0100),
@@ -433,6 +435,7 @@ SUB_STREAM = 0x200
 LOAD_STREAM = 0x1
 LOAD_SHARED = 0x2
 LOAD_PIN = 0x4
+LOAD_COMPRESSED = 0x8
 OVER_PRIORITY = 0x1
 OVER_BUS = 0x2
 OVER_FADE_IN = 0x4
