@@ -270,12 +270,15 @@ static int lookup_play(hld_req_t *q, const hl_play_t *m, const hld_vparams_t *lv
                        hld_cue_t **cue_out, hld_sound_t **snd_out) {
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
-    /* its own process's cue, else a shared one; another live process's cue
-     * is not this client's to play (its limits and policies would act on
-     * that process's voices): its own sound of that name, or a shared one,
-     * plays instead */
+    /* its own process's cue, else a shared one (the daemon's, an
+     * operator's, live or gone: its variations resolve in this client's
+     * sound namespace like its own names); another live process's cue is
+     * not this client's to play (its limits and policies would act on that
+     * process's voices): its own sound of that name, or a shared one, plays
+     * instead. A namespace question, not a permission one: who may change
+     * the cue (hld_conn_may_change) does not matter to who may play it. */
     hld_cue_t *cue = hld_cues_find_in(&d->cues, m->sound, hld_ns_rank, q->c);
-    if (cue && cue->owner && !hld_conn_may_change(q->c, cue->owner)) cue = NULL;
+    if (cue && !q->c->control && hld_ns_rank(q->c, cue->owner) < 2) cue = NULL;
     const char *sound = m->sound;
     if (cue) {
         int sw = -1;
