@@ -36,12 +36,15 @@ static const cmd_desc_t cmds[] = {
      "  Prints the driver, device, rate and period now in use. A device that\n"
      "  cannot be opened (ENODEV, EINVAL, EIO) changes nothing: the current one plays on.\n"},
     {"load", CTL_LOAD, HL_OP_LOAD,
-     "load NAME FILE [--stream] [--shared|--private] [--pin]\n"
+     "load NAME FILE[@OFFSET+LENGTH] [--stream|--compressed] [--shared|--private] [--pin]\n"
      "  Decode FILE into the sound NAME ([A-Za-z0-9_.-], 1..63).\n"
      "  FILE - sends the file from stdin over the socket (a daemon that cannot\n"
      "  read your files: sandboxed or remote; up to 256 MiB, not streamed), as a\n"
      "  sealed memfd's descriptor, or in chunks if the daemon cannot take one\n"
      "  --stream   stream from disk instead of preloading\n"
+     "  --compressed  keep the encoded file in memory, decode it while it plays\n"
+     "  FILE@OFFSET+LENGTH  the sound is LENGTH bytes at byte OFFSET of FILE (a pack file;\n"
+     "             +LENGTH left out: to the file's end)\n"
      "  --shared   every client sees it (the default here: heliodctl's connection\n"
      "             ends with the command; only its loader or a control client\n"
      "             such as heliodctl unloads it)\n"
@@ -166,8 +169,10 @@ static const cmd_desc_t cmds[] = {
      "  (plain lines otherwise); --no-wait returns at once. A play of one of its\n"
      "  sounds before then answers ELOADING. unload drops each sound as soon as no\n"
      "  voice plays it. Manifest (INI): name = NAME, cues = FILE, then per sound\n"
-     "  [sound NAME] with path = FILE (relative to the manifest), stream = yes|no,\n"
-     "  pin = yes|no (pinned sounds are never evicted by --max-sample-mb).\n"},
+     "  [sound NAME] with path = FILE (relative to the manifest; FILE@OFFSET+LENGTH\n"
+     "  for a sound inside a pack file), stream = yes|no, compressed = yes|no (kept\n"
+     "  encoded in memory, decoded while it plays), pin = yes|no (pinned sounds are\n"
+     "  never evicted by --max-sample-mb).\n"},
     {"banks", CTL_BANKS, HL_OP_BANKS,
      "banks\n  The banks: state, sounds loaded of listed, failures, bytes, first error.\n"},
     {"zone", CTL_ZONE, HL_OP_ZONE,
@@ -245,6 +250,32 @@ static const cmd_desc_t cmds[] = {
      "  Voices played with --emitter ID move with it. heliodctl's emitters outlive\n"
      "  it (detached). destroy fades their voices out (default: each cue's\n"
      "  fade-out) and prints how many it stopped.\n"},
+    {"param", CTL_PARAM, HL_OP_PARAM,
+     "param NAME VALUE [--emitter ID | --voice VOICE]\n"
+     "  Set a game parameter: its global value, or an emitter's or a voice's own\n"
+     "  (a voice hears its own value, else its emitter's, else the global one).\n"
+     "  The value moves toward VALUE at the parameter's seek speed; the voices of\n"
+     "  cues bound to it follow (see bind). Takes --at like set.\n"},
+    {"param-def", CTL_PARAM_DEF, HL_OP_PARAM_DEF,
+     "param-def NAME MIN MAX DEFAULT [SEEK]\n"
+     "  Define (or redefine) a game parameter: range, default, seek speed.\n"
+     "  SEEK is in units per second [0: jumps]. In a cue sheet:\n"
+     "  [parameter NAME] MIN MAX DEFAULT SEEK.\n"},
+    {"params", CTL_PARAMS, HL_OP_PARAMS,
+     "params\n  List the game parameters with their range, seek speed and global value.\n"},
+    {"bind", CTL_BIND, HL_OP_BIND,
+     "bind CUE PARAM PROPERTY [X:Y[:SHAPE] ...]\nbind CUE --clear\n"
+     "bind BUS PARAM bus-gain|fx:INDEX:P [X:Y[:SHAPE] ...]\n"
+     "  Bind a parameter through a curve to a property of a cue's voices.\n"
+     "  1..16 points, x increasing, within the parameter's range. PROPERTY:\n"
+     "  gain (dB), pitch (cents), lp, hp (Hz), occlusion (0..1), send[:N] (dB\n"
+     "  added to send N), switch (the x are the boundaries between variations),\n"
+     "  blend (every variation plays, crossfaded at equal power between the x).\n"
+     "  SHAPE: the segment to the next point, linear, exp, log or scurve\n"
+     "  [linear]. Gains and cents of several bindings add up. Voices started\n"
+     "  after it follow it. bus-gain (dB; bindings on one bus add up) and\n"
+     "  fx:INDEX:P (parameter P of effect INDEX on the bus, e.g. fx:0:2 an EQ's\n"
+     "  gain, p4 a reverb's wet, p0 a compressor's threshold) bind a bus.\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"
@@ -434,8 +465,8 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     if (argc < 1 || !argv[0]) return ctl__fail(err, errlen, "missing command (try --help)");
     /* time options: the schedulable commands take them (other commands are
      * refused below, but for --at, which `fx add` has as its own option) */
-    static const char *const timed[] = {"play",     "stop",  "set",   "bus",
-                                        "listener", "pause", "resume"};
+    static const char *const timed[] = {"play",     "stop",  "set",    "bus",
+                                        "listener", "pause", "resume", "param"};
     int with_at = 0;
     for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
         with_at |= strcmp(argv[0], timed[k]) == 0;
@@ -445,7 +476,8 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     if (parse_command(argc, argv, c, err, errlen) < 0) return -1;
     c->at = at;
     if ((at.kind != CTL_AT_NONE || at.quantize) && !c->help && !hl_op_schedulable(c->op))
-        return ctl__fail(err, errlen, "%s: cannot be scheduled (play, stop, set, bus, listener)",
+        return ctl__fail(err, errlen,
+                         "%s: cannot be scheduled (play, stop, set, bus, listener, param)",
                          argv[0]);
     return 0;
 }
@@ -482,6 +514,9 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_CATEGORY: return ctl__parse_category(argc, argv, c, err, errlen);
     case CTL_CUES: return ctl__parse_cues(argc, argv, c, err, errlen);
     case CTL_EMITTER: return ctl__parse_emitter(argc, argv, c, err, errlen);
+    case CTL_PARAM: return ctl__parse_param(argc, argv, c, err, errlen);
+    case CTL_PARAM_DEF: return ctl__parse_param_def(argc, argv, c, err, errlen);
+    case CTL_BIND: return ctl__parse_bind(argc, argv, c, err, errlen);
     case CTL_DEVICE:
         if (argc != 2 || !argv[1][0])
             return ctl__fail(err, errlen, "device: needs exactly one NAME (or null, default)");
@@ -517,6 +552,9 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_EMITTER:
     case CTL_EMITTER_DESTROY: hl_put_emitter(&w, &c->m.emitter); break;
     case CTL_DEVICE: hl_put_device_req(&w, &c->m.device); break;
+    case CTL_PARAM: hl_put_param(&w, &c->m.param); break;
+    case CTL_PARAM_DEF: hl_put_param_def(&w, &c->m.param_def); break;
+    case CTL_BIND: hl_put_bind(&w, &c->m.bind); break;
     case CTL_FX: hl_put_fx_req(&w, &c->m.fx); break;
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
@@ -536,6 +574,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
         break;
     }
     case CTL_CLOCK:
+    case CTL_PARAMS:
     case CTL_BUSES:
     case CTL_BANKS:
     case CTL_ZONES:

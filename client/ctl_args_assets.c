@@ -102,6 +102,8 @@ int ctl__parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--stream") == 0) {
             m->flags |= HL_LOAD_STREAM;
+        } else if (strcmp(argv[i], "--compressed") == 0) {
+            m->flags |= HL_LOAD_COMPRESSED;
         } else if (strcmp(argv[i], "--shared") == 0) {
             priv = 0;
         } else if (strcmp(argv[i], "--private") == 0) {
@@ -121,11 +123,22 @@ int ctl__parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     if (ctl__name_arg("sound name", pos[0], m->name, sizeof m->name, err, errlen) < 0) return -1;
     const char *path = pos[1];
     if (strcmp(path, "-") == 0) { /* the file's bytes from stdin, uploaded over the socket */
-        if (m->flags & HL_LOAD_STREAM)
+        if (m->flags & (HL_LOAD_STREAM | HL_LOAD_COMPRESSED))
             return ctl__fail(err, errlen, "load: an upload (FILE -) is preloaded, not streamed");
         c->file = "-";
         return 0;
     }
+    if ((m->flags & HL_LOAD_STREAM) && (m->flags & HL_LOAD_COMPRESSED))
+        return ctl__fail(err, errlen, "load: --stream or --compressed, not both");
+    /* FILE@OFFSET+LENGTH: a sound inside a pack file */
+    char plain[HL_MAX_PATH + 1];
+    int pk = hl_pack_split(path, plain, sizeof plain, &m->offset, &m->length);
+    if (pk < 0)
+        return ctl__fail(err, errlen,
+                         "load: FILE@OFFSET+LENGTH: numbers up to 2^64-1, LENGTH >= 1, "
+                         "OFFSET+LENGTH within 2^64-1 (%s)",
+                         path);
+    path = plain;
     char *abs = path[0] != '/' ? realpath(path, NULL) : NULL;
     if (abs) path = abs;
     size_t n = strlen(path);

@@ -25,6 +25,11 @@ int ctl__parse_category(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
 int ctl__parse_cues(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_emitter(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 
+/* ctl_args_params.c: game parameters. */
+int ctl__parse_param(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_param_def(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_bind(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+
 /* ctl_args_graph.c: the mixer-graph commands. */
 int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_fx(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);

@@ -51,6 +51,10 @@ typedef enum {
     CTL_ZONES,           /* ZONES, or --watch: the scheduler's per-tick reports */
     CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
     CTL_CLOCK,           /* CLOCK: the engine clock */
+    CTL_PARAM,           /* PARAM: set a game parameter's value (schedulable) */
+    CTL_PARAM_DEF,       /* PARAM_DEF: define a game parameter */
+    CTL_PARAMS,          /* PARAMS: the game parameters */
+    CTL_BIND,            /* BIND: a parameter -> curve -> a cue's property */
 } ctl_kind_t;
 
 /* time: when a play, stop, set, bus or listener command applies (--at,
@@ -102,6 +106,9 @@ typedef struct {
         hl_rzone_t rzone;
         hl_bank_t bank;
         hl_zone_t zone;
+        hl_param_t param;
+        hl_param_def_t param_def;
+        hl_bind_t bind;
         struct {
             float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
             long count; /* --count: stop after this many events (0 = until stopped) */

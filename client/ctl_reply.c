@@ -325,6 +325,46 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
     return 0;
 }
 
+/* PARAMS: one parameter a line (or a JSON array). */
+static int print_params(hl_rbuf_t *r, int json, int batch) {
+    hl_list_head_t head;
+    hl_get_list_head(r, &head);
+    if (r->err) return -1;
+    ctl_sink_t s = {.joined = batch && !json};
+    if (json) printf(",\"truncated\":%s,\"params\":[", head.truncated ? "true" : "false");
+    for (unsigned i = 0; i < head.count; i++) {
+        hl_param_info_t e;
+        hl_get_param_info(r, &e);
+        if (r->err) return -1;
+        if (json) {
+            printf("%s{\"name\":", i ? "," : "");
+            ctl_json_str(e.def.name);
+            ctl_json_key_num("min", e.def.min);
+            ctl_json_key_num("max", e.def.max);
+            ctl_json_key_num("default", e.def.def);
+            ctl_json_key_num("seek", e.def.seek);
+            ctl_json_key_num("value", e.value);
+            ctl_json_key_num("target", e.target);
+            printf(",\"owner\":%u,\"scoped\":%u}", e.owner, e.scoped);
+        } else {
+            ctl_sink_item(&s,
+                          "%s min=%g max=%g default=%g seek=%g value=%g target=%g owner=%u "
+                          "scoped=%u",
+                          e.def.name, (double)e.def.min, (double)e.def.max, (double)e.def.def,
+                          (double)e.def.seek, (double)e.value, (double)e.target, e.owner, e.scoped);
+        }
+    }
+    if (hl_rbuf_finish(r) < 0) return -1;
+    if (json)
+        printf("]");
+    else if (s.n == 0)
+        ctl_sink_item(&s, "(none)");
+    else if (head.truncated)
+        ctl_sink_item(&s, "(list truncated)");
+    if (!json) ctl_sink_end(&s);
+    return 0;
+}
+
 /* The core lists: sounds, voices, devices, cues, stats and status (the
  * server's facts first). */
 static int print_list(heliod_t *h, const ctl_result_t *res, hl_rbuf_t *r, ctl_sink_t *s, int json,
@@ -651,6 +691,9 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
     case CTL_DUCKS:
     case CTL_RZONES:
         if (print_graph_list(&r, res->kind, json, batch) < 0) return -1;
+        break;
+    case CTL_PARAMS:
+        if (print_params(&r, json, batch) < 0) return -1;
         break;
     case CTL_SOUNDS:
     case CTL_VOICES:

@@ -96,6 +96,7 @@ void heliod_set_timeout(heliod_t *h, int timeout_ms);
 #include "heliod_assets.h"
 #include "heliod_time.h"
 #include "heliod_stream.h" /* client-fed streams */
+#include "heliod_params.h"
 // clang-format on
 
 /* ---- non-blocking use ---- */

@@ -18,7 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-_Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED,
+_Static_assert(HELIOD_LOAD_STREAM == HL_LOAD_STREAM && HELIOD_LOAD_SHARED == HL_LOAD_SHARED &&
+                   HELIOD_LOAD_COMPRESSED == HL_LOAD_COMPRESSED,
                "load flags are the protocol's");
 
 /* An absolute form of path into *out (malloc'd; NULL when path already is
@@ -48,10 +49,21 @@ static int absolute_path(heliod_t *h, const char *path, char **out) {
 
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info) {
+    return heliod_load_range(h, name, path, 0, 0, flags, info);
+}
+
+int heliod_load_range(heliod_t *h, const char *name, const char *path, uint64_t offset,
+                      uint64_t length, uint32_t flags, heliod_sound_info_t *info) {
+    if ((offset || length || (flags & HELIOD_LOAD_COMPRESSED)) && heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION,
+                             "a pack range or HELIOD_LOAD_COMPRESSED needs a protocol 1.1 daemon");
+    if (offset + length < offset)
+        return hlc_set_error(h, HELIOD_EINVAL, "offset + length overflows");
     if (!hl_name_valid(name)) return hlc_set_error(h, HELIOD_ENAME, "invalid sound name");
     if (!path || !*path || strlen(path) > HL_MAX_PATH)
         return hlc_set_error(h, HELIOD_EINVAL, "path empty or too long");
-    if (flags & ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN))
+    if (flags &
+        ~(HELIOD_LOAD_STREAM | HELIOD_LOAD_SHARED | HELIOD_LOAD_PIN | HELIOD_LOAD_COMPRESSED))
         return hlc_set_error(h, HELIOD_EINVAL, "unknown load flags");
     char *abs;
     int rc = absolute_path(h, path, &abs);
@@ -62,6 +74,8 @@ int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
     snprintf(m.path, sizeof m.path, "%s", abs ? abs : path);
     free(abs);
     m.flags = flags;
+    m.offset = offset;
+    m.length = length;
     uint32_t id;
     rc = hlc_req_load(h, HL_OP_LOAD, 0, &m, &id);
     if (rc < 0) return rc;

@@ -15,6 +15,11 @@
 /* HELIOD_LOAD_STREAM: open and validate now, decode while playing (music,
  * long sounds): each voice gets its own decoder position and a small ring. */
 #define HELIOD_LOAD_STREAM 0x1u
+/* HELIOD_LOAD_COMPRESSED (protocol 1.1): the encoded file (Ogg Vorbis, Opus,
+ * FLAC...) stays in the daemon's memory and each voice decodes it while it
+ * plays, like a stream without disk I/O. Not with HELIOD_LOAD_STREAM. The
+ * sound's info reports it with HELIOD_LOAD_STREAM. */
+#define HELIOD_LOAD_COMPRESSED 0x8u
 /* HELIOD_LOAD_SHARED: visible to every client under its name (default: this
  * connection's own, gone when it closes). Only the loader or a control
  * client may unload it. A client's own sound hides a shared one of the same
@@ -35,6 +40,13 @@ int heliod_ping(heliod_t *h, uint64_t *server_time_ns);
  * (the daemon has its own and takes absolute paths only). */
 int heliod_load(heliod_t *h, const char *name, const char *path, uint32_t flags,
                 heliod_sound_info_t *info);
+/* As heliod_load for `length` bytes at byte `offset` of path (a pack file
+ * holding whole encoded files; length 0: to the file's end). A range not
+ * inside the file is HELIOD_EINVAL. Preloaded, HELIOD_LOAD_STREAM or
+ * HELIOD_LOAD_COMPRESSED alike. Needs a protocol 1.1 daemon (HELIOD_EVERSION
+ * on a 1.0 one, as does HELIOD_LOAD_COMPRESSED). */
+int heliod_load_range(heliod_t *h, const char *name, const char *path, uint64_t offset,
+                      uint64_t length, uint32_t flags, heliod_sound_info_t *info);
 int heliod_unload(heliod_t *h, const char *name);
 /* Loads a sound from an encoded file in memory (Ogg, FLAC, WAV ... as
  * heliod_load reads them), sent over the socket: for games that do not share

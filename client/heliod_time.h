@@ -30,7 +30,7 @@ int heliod_voice_start_frame(heliod_t *h, heliod_voice_t voice, uint64_t *frame)
 /* The engine frame due at CLOCK_MONOTONIC time time_ns by clock c (exact
  * integer arithmetic; times before c->time_ns give c->frame). */
 uint64_t heliod_clock_frame_at(const heliod_clock_t *c, uint64_t time_ns);
-/* Schedules every play, stop, set, bus and listener request sent after this
+/* Schedules every play, stop, set, bus, listener and param request sent after this
  * call (blocking or async) for engine frame `frame`: the daemon applies it
  * on that exact sample. 0 turns scheduling off. Other requests are not
  * affected. A frame more than 24 h ahead of the clock, or a bus create,

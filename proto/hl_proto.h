@@ -38,24 +38,25 @@
  * fields (a shorter body is an older client and gets the documented
  * default); a change that cannot be additive is a new major. HELLO carries
  * both and the daemon serves every 1.x client at min(its minor, ours). */
-#define HL_PROTO_VERSION  1 /* the major: HELLO.version */
-#define HL_PROTO_MINOR    1 /* the highest minor spoken here: HELLO.minor */
-#define HL_FRAME_HDR      12
-#define HL_MAX_FRAME      65536 /* a path plus every field fits; caps what a peer makes us buffer */
-#define HL_MAX_NAME       63    /* sound, bus and client names: short identifiers, fixed arrays */
-#define HL_MAX_PATH       4095  /* PATH_MAX - 1 on Linux */
-#define HL_MAX_MSG        255   /* error message text in replies and events */
-#define HL_MAX_DEVNAME    255   /* PortAudio device names can be long */
-#define HL_MAX_LIST       1024  /* entries in one list reply; more sets the 'truncated' byte */
-#define HL_VOICE_SENDS    2     /* post-stage sends of a voice: a room reverb and a zone reverb */
-#define HL_BUS_SENDS_MAX  4     /* sends per bus */
-#define HL_FX_PARAMS      8     /* parameters of an insert effect */
-#define HL_MAX_CUE_SOUNDS 16    /* variations of one cue: more is a bank, not a cue */
+#define HL_PROTO_VERSION    1 /* the major: HELLO.version */
+#define HL_PROTO_MINOR      1 /* the highest minor spoken here: HELLO.minor */
+#define HL_FRAME_HDR        12
+#define HL_MAX_FRAME        65536 /* a path plus every field fits; caps what a peer makes us buffer */
+#define HL_MAX_NAME         63    /* sound, bus and client names: short identifiers, fixed arrays */
+#define HL_MAX_PATH         4095 /* PATH_MAX - 1 on Linux */
+#define HL_MAX_MSG          255  /* error message text in replies and events */
+#define HL_MAX_DEVNAME      255  /* PortAudio device names can be long */
+#define HL_MAX_LIST         1024 /* entries in one list reply; more sets the 'truncated' byte */
+#define HL_VOICE_SENDS      2    /* post-stage sends of a voice: a room reverb and a zone reverb */
+#define HL_BUS_SENDS_MAX    4    /* sends per bus */
+#define HL_FX_PARAMS        8    /* parameters of an insert effect */
+#define HL_MAX_CUE_SOUNDS   16   /* variations of one cue: more is a bank, not a cue */
+#define HL_MAX_CURVE_POINTS 16   /* points of one parameter binding's curve (1.1) */
 
 /* ---- header flags ------------------------------------------------------- */
 /* fire-and-forget: success is silent, failure arrives as EVENT_ERROR */
 #define HL_FLAG_NOREPLY 0x0001u
-/* time: on a request (PLAY, STOP, SET, BUS, LISTENER only) the body starts
+/* time: on a request (PLAY, STOP, SET, BUS, LISTENER, PARAM only) the body starts
  * with a u64 engine frame to apply it at, before the op's own body; on the
  * reply to such a request the body ends with a u64: frames late (0: on time) */
 #define HL_FLAG_AT   0x0002u
@@ -102,6 +103,10 @@
     X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
     X(BUNDLE_END, 42, "bundle-end")                                                                \
     X(STREAM, 43, "stream") /* 1.1: a client-fed stream voice over a sealed memfd (SCM_RIGHTS) */  \
+    X(PARAM_DEF, 50, "param-def") /* 1.1: game parameters (define) */                              \
+    X(PARAM, 51, "param")         /* 1.1: set a parameter's value (schedulable) */                 \
+    X(PARAMS, 52, "params")       /* 1.1: list the parameters */                                   \
+    X(BIND, 53, "bind")           /* 1.1: bind a parameter to a cue's property through a curve */  \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -192,7 +197,11 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_LOAD_STREAM 0x1u
 #define HL_LOAD_SHARED 0x2u /* visible to every client (default: this connection's own) */
 #define HL_LOAD_PIN    0x4u /* never evicted by the sample-memory budget (only unloaded) */
-#define HL_LOAD_MASK   (HL_LOAD_STREAM | HL_LOAD_SHARED | HL_LOAD_PIN)
+#define HL_LOAD_COMPRESSED                                                                         \
+    0x8u /* since 1.1: the encoded file stays in memory, each voice decodes it (LOAD only;         \
+          * SOUND_INFO reports such a sound with HL_LOAD_STREAM) */
+#define HL_LOAD_INFO_MASK (HL_LOAD_STREAM | HL_LOAD_SHARED | HL_LOAD_PIN) /* SOUND_INFO flags */
+#define HL_LOAD_MASK      (HL_LOAD_INFO_MASK | HL_LOAD_COMPRESSED)
 
 /* The per-voice post stage (mixer-graph issue): filters, occlusion and
  * sends. Wire: f32 lp_hz, f32 hp_hz, f32 occlusion, f32 obstruction, then
@@ -562,7 +571,10 @@ typedef enum {
     HL_ENUM_BEYOND,
     HL_ENUM_VIRT,
     HL_ENUM_CURVE,
-    HL_ENUM_MODEL
+    HL_ENUM_MODEL,
+    HL_ENUM_PROP,  /* "gain" "pitch" "lp" "hp" "occlusion" "send" "switch" "blend" (HL_PROP_*) */
+    HL_ENUM_SHAPE, /* "linear" "exp" "log" "scurve" (HL_SHAPE_*) */
+    HL_ENUM_PSCOPE /* "global" "emitter" "voice" (HL_PSCOPE_*) */
 } hl_enum_kind_t;
 int hl_enum_from(hl_enum_kind_t kind, const char *s);
 const char *hl_enum_name(hl_enum_kind_t kind, int v);
@@ -584,6 +596,38 @@ typedef struct {
 #define HL_EM_DETACHED     0x4u /* CREATE: outlives its connection (until destroyed) */
 #define HL_EM_MASK         0x7u
 
+/* ---- game parameters (protocol 1.1) ------------------------------------ */
+#define HL_MAX_CUE_BINDS  8 /* bindings on one cue */
+#define HL_PSCOPE_GLOBAL  0 /* PARAM scope: the parameter's one value */
+#define HL_PSCOPE_EMITTER 1 /* the value of the voices on one emitter */
+#define HL_PSCOPE_VOICE   2 /* the value of one voice */
+/* BIND properties: what the curve's y is */
+#define HL_PROP_GAIN      0 /* dB added to the voice's gain */
+#define HL_PROP_PITCH     1 /* cents added to the voice's pitch */
+#define HL_PROP_LP        2 /* low-pass cutoff, Hz (0 = off) */
+#define HL_PROP_HP        3 /* high-pass cutoff, Hz (0 = off) */
+#define HL_PROP_OCCLUSION 4 /* occlusion 0..1 */
+#define HL_PROP_SEND      5 /* dB added to the level of send `index` (0 or 1) */
+#define HL_PROP_SWITCH    6 /* variation choice: the curve's x are the boundaries */
+#define HL_PROP_BLEND     7 /* every variation plays; equal-power crossfade over x */
+#define HL_PROP_BUS_GAIN  8 /* a bus's gain, dB (BIND `cue` names the bus) */
+#define HL_PROP_FX        9 /* effect `index` of the bus, its parameter p[fxp] (FX units) */
+#define HL_PROP_LAST      HL_PROP_FX
+#define HL_MAX_BUS_BINDS  64 /* bus and effect bindings in the daemon */
+#define HL_BIND_ADD       0  /* BIND action: add (or replace the same param + property) */
+#define HL_BIND_CLEAR     1  /* remove every binding of the cue */
+/* Curve segment shapes (2 bits per segment in BIND `shapes`, segment i at bits 2i) */
+#define HL_SHAPE_LINEAR 0
+#define HL_SHAPE_EXP    1 /* slow start: (e^(4.6t) - 1) / (e^4.6 - 1) */
+#define HL_SHAPE_LOG    2 /* fast start: the exponential mirrored */
+#define HL_SHAPE_SCURVE 3 /* smoothstep 3t^2 - 2t^3 */
+int hl_validate_param_def(const hl_param_def_t *m, const char **why);
+int hl_validate_param(const hl_param_t *m, const char **why);
+/* Names, action, property, index, points (1..16, x finite, within the
+ * parameter range and strictly increasing, y finite), no shape bits past
+ * the last segment. */
+int hl_validate_bind(const hl_bind_t *m, const char **why);
+
 /* The bodies whose layout a field list cannot say, written by hand in
  * proto.c: an EVENT (its type picks the fields) and a CUES entry (its kind
  * picks CUE or CATEGORY). Every other body's hl_put_* / hl_get_* comes from
@@ -599,6 +643,14 @@ int hl_validate_zone(const hl_zone_t *m, const char **why);
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */
 int hl_name_valid(const char *s);
+/* A pack file's range written "PATH@OFFSET+LENGTH" (heliodctl, bank
+ * manifests): bytes [OFFSET, OFFSET + LENGTH) of PATH, decimal; "+LENGTH"
+ * may be left out (to the file's end). A spec that does not end in
+ * "@DIGITS" or "@DIGITS+DIGITS" is a plain path (off = len = 0). Copies the
+ * path part into path (cap bytes). Returns 1 (a range), 0 (a plain path),
+ * or -1: a number beyond 2^64 - 1, OFFSET + LENGTH overflowing, LENGTH 0,
+ * or the path not fitting. */
+int hl_pack_split(const char *spec, char *path, size_t cap, uint64_t *off, uint64_t *len);
 /* Semantic checks shared by daemon and client: 0 or HELIOD_EINVAL, with a
  * static reason in *why. */
 int hl_validate_play(const hl_play_t *m, const char **why);
@@ -633,7 +685,7 @@ int hl_gain_valid(float db);
  * thread's latest period, begun at CLOCK_MONOTONIC time time_ns; the frame
  * reaches the speaker output_latency_ns after that. An engine frame F is
  * due at about time_ns + (F - frame) * 1e9 / rate. */
-/* 1 if op takes HL_FLAG_AT (PLAY, STOP, SET, BUS, LISTENER), else 0; these
+/* 1 if op takes HL_FLAG_AT (PLAY, STOP, SET, BUS, LISTENER, PARAM), else 0; these
  * are also the requests a bundle may hold. */
 int hl_op_schedulable(uint16_t op);
 #define HL_BUNDLE_REQS                                                                             \

@@ -122,7 +122,11 @@
     X(cues_load_reply, CUES_LOAD_REPLY, GEN)                                                       \
     X(emitter, EMITTER, GEN)                                                                       \
     X(clock, CLOCK, GEN)                                                                           \
-    X(stream_req, STREAM, GEN)
+    X(stream_req, STREAM, GEN)                                                                     \
+    X(param_def, PARAM_DEF, GEN)                                                                   \
+    X(param_info, PARAM_INFO, GEN)                                                                 \
+    X(param, PARAM, GEN)                                                                           \
+    X(bind, BIND, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -160,13 +164,15 @@
 #define HL_FIELDS_load(X) \
     X(STR,     name,  HL_MAX_NAME,  NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(STR,     path,  HL_MAX_PATH,  NONE, NONE, "", ALWAYS, 0, V1_0) \
-    X(FLAGS32, flags, HL_LOAD_MASK, NONE, NONE, "", ALWAYS, 0, V1_0)
+    X(FLAGS32, flags, HL_LOAD_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U64,     offset, 0,           NONE, NONE, "", ALWAYS, 0, V1_1) /* pack file: the sound's first byte in path */ \
+    X(U64,     length, 0,           NONE, NONE, "", ALWAYS, 0, V1_1) /* pack file: its bytes (0: to the file's end) */
 #define HL_FIELDS_sound_info(X) \
     X(STR,     name,        HL_MAX_NAME,  NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32,     frames,      0,            NONE, NONE, "", ALWAYS, 0, V1_0) /* at the engine rate */ \
     X(U16,     channels,    0,            NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32,     source_rate, 0,            NONE, NONE, "", ALWAYS, 0, V1_0) \
-    X(FLAGS32, flags,       HL_LOAD_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_LOAD_* */ \
+    X(FLAGS32, flags,       HL_LOAD_INFO_MASK, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_LOAD_* */ \
     X(U32,     playing,     0,            NONE, NONE, "", ALWAYS, 0, V1_0) /* voices playing it now */ \
     X(U32,     owner,       0,            NONE, NONE, "", ALWAYS, 0, V1_0) /* client id that loaded it (0: the daemon) */
 #define HL_FIELDS_name(X) \
@@ -457,6 +463,37 @@
     X(U32, frames,   0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* ring capacity: a power of two, 256..4194304 */ \
     X(U64, size,     0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* = the memfd's size: 256 + frames x channels x sample size */ \
     X(SUB, play,     play, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice; play.sound: its name in listings */
+
+/* ---- game parameters (ops since 1.1: every field is required in them) ---- */
+#define HL_FIELDS_param_def(X) \
+    X(STR,   name,    HL_MAX_NAME, NAME,  NONE,   "name: invalid parameter name", ALWAYS, 0, V1_0) \
+    X(F32,   min,     0,           RANGE, PARAM,  "",                             ALWAYS, 0, V1_0) \
+    X(F32,   max,     0,           RANGE, PARAM,  "",                             ALWAYS, 1, V1_0) \
+    X(F32,   def,     0,           RANGE, PARAM,  "",                             ALWAYS, 0, V1_0) /* the value before any PARAM */ \
+    X(F32,   seek,    0,           RANGE, PSEEK,  "",                             ALWAYS, 0, V1_0) /* units per second, 0 = jumps */
+#define HL_FIELDS_param_info(X) \
+    X(SUB,   def,     param_def,   NONE,  NONE,   "", ALWAYS, 0, V1_0) \
+    X(F32,   value,   0,           NONE,  NONE,   "", ALWAYS, 0, V1_0) /* the global value now */ \
+    X(F32,   target,  0,           NONE,  NONE,   "", ALWAYS, 0, V1_0) /* where it seeks */ \
+    X(U32,   owner,   0,           NONE,  NONE,   "", ALWAYS, 0, V1_0) /* client id that defined it, 0: the daemon */ \
+    X(U32,   scoped,  0,           NONE,  NONE,   "", ALWAYS, 0, V1_0) /* emitter and voice values held */
+#define HL_FIELDS_param(X) \
+    X(STR,   name,    HL_MAX_NAME,       NAME,    NONE,  "name: invalid parameter name", ALWAYS, 0, V1_0) \
+    X(ENUM8, scope,   HL_PSCOPE_VOICE,   ENUM,    NONE,  "scope: unknown (global, emitter, voice)", ALWAYS, 0, V1_0) /* HL_PSCOPE_* */ \
+    X(STR,   emitter, HL_MAX_NAME,       NAME,    NONE,  "emitter: invalid emitter name", IF(m->scope == HL_PSCOPE_EMITTER), 0, V1_0) \
+    X(U64,   voice,   0,                 NONZERO, NONE,  "voice: 0 is never a voice",     IF(m->scope == HL_PSCOPE_VOICE), 0, V1_0) \
+    X(F32,   value,   0,                 RANGE,   PARAM, "",                              ALWAYS, 0, V1_0)
+#define HL_FIELDS_bind(X) \
+    X(ENUM8, action,  HL_BIND_CLEAR,     ENUM,    NONE,  "action: unknown (add, clear)",  ALWAYS, 0, V1_0) /* HL_BIND_* */ \
+    X(STR,   cue,     HL_MAX_NAME,       NAME,    NONE,  "cue: invalid cue (or bus) name", ALWAYS, 0, V1_0) /* BUS_GAIN, FX: the bus */ \
+    X(STR,   param,   HL_MAX_NAME,       NAME,    NONE,  "param: invalid parameter name", IF(m->action == HL_BIND_ADD), 0, V1_0) \
+    X(ENUM8, prop,    HL_PROP_LAST,      ENUM,    NONE,  "prop: unknown property",        ALWAYS, 0, V1_0) /* HL_PROP_* */ \
+    X(U8,    index,   0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* SEND: the send (0, 1) */ \
+    X(U8,    npoints, 0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* 1..16 (SWITCH, BLEND: 0..16) */ \
+    X(F32N,  x,       HL_MAX_CURVE_POINTS, NONE,  NONE,  "",                              ALWAYS, 0, V1_0) /* parameter values, increasing */ \
+    X(F32N,  y,       HL_MAX_CURVE_POINTS, NONE,  NONE,  "",                              ALWAYS, 0, V1_0) /* the property's values */ \
+    X(U32,   shapes,  0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* HL_SHAPE_* of segment i at bits 2i */ \
+    X(U8,    fxp,     0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* FX: the effect parameter p[fxp], 0..7 */
 
 /* clang-format on */
 

@@ -575,7 +575,7 @@ void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
 
 /* ---- enum names ------------------------------------------------------------- */
 
-static const char *const k_enum_names[][7] = {
+static const char *const k_enum_names[][11] = {
     [HL_ENUM_PICK] = {"random", "shuffle", "sequence", NULL},
     [HL_ENUM_OVERFLOW] = {"refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority",
                           "steal-quietest", "steal-farthest", NULL},
@@ -583,17 +583,21 @@ static const char *const k_enum_names[][7] = {
     [HL_ENUM_VIRT] = {"resume", "restart", "kill", NULL},
     [HL_ENUM_CURVE] = {"linear", "equal-power", "log", NULL},
     [HL_ENUM_MODEL] = {"linear", "inverse", "exponential", NULL},
+    [HL_ENUM_PROP] = {"gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend",
+                      "bus-gain", "fx", NULL},
+    [HL_ENUM_SHAPE] = {"linear", "exp", "log", "scurve", NULL},
+    [HL_ENUM_PSCOPE] = {"global", "emitter", "voice", NULL},
 };
 
 int hl_enum_from(hl_enum_kind_t kind, const char *s) {
-    if ((unsigned)kind > HL_ENUM_MODEL || !s) return -1;
+    if ((unsigned)kind > HL_ENUM_PSCOPE || !s) return -1;
     for (int i = 0; k_enum_names[kind][i]; i++)
         if (strcmp(k_enum_names[kind][i], s) == 0) return i;
     return -1;
 }
 
 const char *hl_enum_name(hl_enum_kind_t kind, int v) {
-    if ((unsigned)kind > HL_ENUM_MODEL || v < 0 || v > 5) return NULL;
+    if ((unsigned)kind > HL_ENUM_PSCOPE || v < 0 || v > 9) return NULL;
     return k_enum_names[kind][v];
 }
 
@@ -601,5 +605,5 @@ const char *hl_enum_name(hl_enum_kind_t kind, int v) {
 
 int hl_op_schedulable(uint16_t op) {
     return op == HL_OP_PLAY || op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_BUS ||
-           op == HL_OP_LISTENER;
+           op == HL_OP_LISTENER || op == HL_OP_PARAM;
 }

@@ -12,6 +12,46 @@
 
 #include "proto_int.h"
 
+/* Parses n decimal digits at s into *v: 0, or -1 on overflow. */
+static int pack_num(const char *s, size_t n, uint64_t *v) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10) return -1;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 0;
+}
+
+int hl_pack_split(const char *spec, char *path, size_t cap, uint64_t *off, uint64_t *len) {
+    *off = *len = 0;
+    size_t n = strlen(spec);
+    const char *at = strrchr(spec, '@');
+    int range = 0;
+    if (at && at > spec && at[1]) {
+        const char *p = at + 1, *plus = NULL;
+        for (; *p; p++) {
+            if (*p == '+' && !plus && p > at + 1 && p[1])
+                plus = p;
+            else if (*p < '0' || *p > '9')
+                break;
+        }
+        if (!*p) { /* the tail is @DIGITS or @DIGITS+DIGITS */
+            range = 1;
+            const char *oe = plus ? plus : p;
+            if (pack_num(at + 1, (size_t)(oe - at - 1), off) != 0) return -1;
+            if (plus && pack_num(plus + 1, strlen(plus + 1), len) != 0) return -1;
+            if (plus && (*len == 0 || *off + *len < *off)) return -1;
+            n = (size_t)(at - spec);
+        }
+    }
+    if (n + 1 > cap) return -1;
+    memcpy(path, spec, n);
+    path[n] = '\0';
+    return range;
+}
+
 int hl_name_valid(const char *s) {
     if (!s) return 0;
     size_t n = 0;
@@ -325,5 +365,79 @@ int hl_validate_emitter(const hl_emitter_t *m, const char **why) {
     if (rc) return rc;
     if (m->action == HL_EMITTER_CREATE && !(m->mask & HL_EM_POS))
         return invalid(why, "pos: create needs a position");
+    return 0;
+}
+
+/* ---- game parameters ---- */
+
+int hl_validate_param_def(const hl_param_def_t *m, const char **why) {
+    int rc = hl_check_param_def(m, why);
+    if (rc) return rc;
+    if (!(m->min < m->max)) return invalid(why, "max: must be greater than min");
+    if (m->def < m->min || m->def > m->max) return invalid(why, "def: must be in [min, max]");
+    return 0;
+}
+
+int hl_validate_param(const hl_param_t *m, const char **why) {
+    return hl_check_param(m, why);
+}
+
+int hl_validate_bind(const hl_bind_t *m, const char **why) {
+    int rc = hl_check_bind(m, why);
+    if (rc || m->action == HL_BIND_CLEAR) return rc;
+    int choice = m->prop == HL_PROP_SWITCH || m->prop == HL_PROP_BLEND;
+    if (m->npoints > HL_MAX_CURVE_POINTS)
+        return invalid(why, "npoints: a curve has at most 16 points");
+    if (m->npoints == 0 && !choice) return invalid(why, "npoints: a curve needs at least 1 point");
+    if (m->prop == HL_PROP_SEND ? m->index >= HL_VOICE_SENDS
+                                : m->prop != HL_PROP_FX && m->index != 0)
+        return invalid(why, "index: the send (0 or 1) for send, the effect for fx, else 0");
+    if (m->prop == HL_PROP_FX ? m->fxp >= HL_FX_PARAMS : m->fxp != 0)
+        return invalid(why, "fxp: the effect parameter (0..7) for fx, else 0");
+    for (unsigned i = 0; i < m->npoints; i++) {
+        if (!HL_IN_RANGE(m->x[i], HL_R_PARAM))
+            return invalid(why, "x: curve points must be finite and within 1e6");
+        if (i && !(m->x[i] > m->x[i - 1]))
+            return invalid(why, "x: curve points must be strictly increasing");
+        if (!isfinite(m->y[i])) return invalid(why, "y: curve values must be finite");
+        float y = m->y[i];
+        switch (m->prop) {
+        case HL_PROP_GAIN:
+            if (y > HL_MAX_GAIN_DB) return invalid(why, "y: gain (dB) must be <= 24");
+            break;
+        case HL_PROP_PITCH:
+            if (y < -2400.0f || y > 2400.0f)
+                return invalid(why, "y: pitch must be in [-2400, 2400] cents");
+            break;
+        case HL_PROP_LP:
+            if (!HL_IN_RANGE(y, HL_R_LP_HZ))
+                return invalid(why, HL_RANGE_MSG("y: lp_hz", HL_R_LP_HZ));
+            break;
+        case HL_PROP_HP:
+            if (!HL_IN_RANGE(y, HL_R_HP_HZ))
+                return invalid(why, HL_RANGE_MSG("y: hp_hz", HL_R_HP_HZ));
+            break;
+        case HL_PROP_OCCLUSION:
+            if (!HL_IN_RANGE(y, HL_R_UNIT))
+                return invalid(why, HL_RANGE_MSG("y: occlusion", HL_R_UNIT));
+            break;
+        case HL_PROP_SEND:
+            if (!HL_IN_RANGE(y, HL_R_SEND_DB))
+                return invalid(why, HL_RANGE_MSG("y: send_db", HL_R_SEND_DB));
+            break;
+        case HL_PROP_BUS_GAIN:
+            if (y > HL_MAX_GAIN_DB) return invalid(why, "y: bus gain (dB) must be <= 24");
+            break;
+        case HL_PROP_FX: break; /* the effect's own range: checked when bound */
+        default:
+            if (y != 0.0f) return invalid(why, "y: switch and blend take x only (y 0)");
+        }
+    }
+    for (unsigned i = m->npoints; i < HL_MAX_CURVE_POINTS; i++)
+        if (m->x[i] != 0.0f || m->y[i] != 0.0f)
+            return invalid(why, "x, y: points past npoints must be 0");
+    unsigned segs = m->npoints > 1 ? m->npoints - 1u : 0u;
+    if (segs < 16 && (m->shapes >> (2 * segs)) != 0)
+        return invalid(why, "shapes: bits past the last segment");
     return 0;
 }

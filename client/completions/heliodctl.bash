@@ -33,6 +33,9 @@ _heliodctl_words() {
     buses)
         heliodctl "$@" --timeout 300 buses 2>/dev/null | awk '{print $1}'
         ;;
+    params)
+        heliodctl "$@" --timeout 300 params 2>/dev/null | awk '$1 != "(none)" {print $1}'
+        ;;
     esac
 }
 
@@ -105,6 +108,19 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
         ;;
     help)
         COMPREPLY=($(compgen -W "$(_heliodctl_words commands)" -- "$cur"))
+        ;;
+    param | param-def)
+        ((first)) && COMPREPLY=($(compgen -W "$(_heliodctl_words params "${global[@]}")" -- "$cur"))
+        ;;
+    bind)
+        # bind CUE PARAM PROPERTY ...
+        local n=0
+        for ((i = 1; i < COMP_CWORD; i++)); do [[ ${COMP_WORDS[i]} == bind ]] && n=$((COMP_CWORD - i)); done
+        case $n in
+        1) COMPREPLY=($(compgen -W "$(_heliodctl_words cues "${global[@]}")" -- "$cur")) ;;
+        2) COMPREPLY=($(compgen -W "$(_heliodctl_words params "${global[@]}")" -- "$cur")) ;;
+        3) COMPREPLY=($(compgen -W $'gain\npitch\nlp\nhp\nocclusion\nsend\nswitch\nblend' -- "$cur")) ;;
+        esac
         ;;
     bus | fx | duck)
         ((first)) && COMPREPLY=($(compgen -W "$(_heliodctl_words buses "${global[@]}")

@@ -88,7 +88,7 @@ static int sheet_admit(const void *ctx, int cat, const char *name, const uint32_
                        char *msg, size_t cap) {
     sheet_as_t *x = (sheet_as_t *)(uintptr_t)ctx;
     hld_conn_t *c = x->c;
-    const char *what = cat ? "category" : "cue";
+    const char *what = cat == 2 ? "parameter" : cat ? "category" : "cue";
     if (old_owner) {
         if (hld_conn_may_change(c, *old_owner)) return 0;
         hld_conn_t *o = hld_conn_find(&c->d->net, *old_owner);
@@ -104,7 +104,7 @@ static int sheet_admit(const void *ctx, int cat, const char *name, const uint32_
                      what, name, *old_owner, o ? o->name : "its process");
         return HELIOD_EPERM;
     }
-    int kind = cat ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES;
+    int kind = cat == 2 ? HLD_QUOTA_PARAMS : cat ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES;
     int rc = c->cl ? hld_client_check_obj(c->cl, kind, msg, cap) : 0;
     if (rc) return rc;
     hld_clients_obj_add(&c->d->ledger, c->id, kind); /* reserved: the next one counts it */
@@ -115,7 +115,7 @@ static int sheet_admit(const void *ctx, int cat, const char *name, const uint32_
 static void sheet_own(const void *ctx, int cat, uint32_t *owner, int created) {
     const sheet_as_t *x = ctx;
     hld_conn_t *c = x->c;
-    int kind = cat ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES;
+    int kind = cat == 2 ? HLD_QUOTA_PARAMS : cat ? HLD_QUOTA_CATEGORIES : HLD_QUOTA_CUES;
     if (created) { /* charged when admitted */
         *owner = c->id;
         return;

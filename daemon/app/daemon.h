@@ -39,6 +39,7 @@
 #include "banks.h"
 #include "cues.h"
 #include "device.h"
+#include "params.h"
 #include "fileio.h"
 #include "governor.h"
 #include "reverb_zones.h"
@@ -56,6 +57,7 @@ typedef struct hld_daemon {
     hld_sounds_t sounds;
     hld_decoder_t decoder;   /* streaming voices' decoder pool */
     hld_cues_t cues;         /* cue and category definitions */
+    hld_params_t params;     /* game parameters and their values (params.h) */
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
@@ -147,5 +149,9 @@ int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const c
 /* asset_ops.c: sounds.c's reload callback (a log line is sounds.c's; this
  * sends RELOAD events to BANK subscribers). */
 void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg);
+
+/* param_ops.c: applies the bus-gain and effect bindings of game parameters
+ * when a global value moved (after hld_vm_params_tick, every poll). */
+void hld_params_bus_tick(hld_daemon_t *d);
 
 #endif /* HLD_DAEMON_H */

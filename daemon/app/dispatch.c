@@ -242,8 +242,8 @@ static int op_load(hld_req_t *q) {
     if (!lc) return hld_fail(q, HELIOD_ENOMEM, NULL);
     *lc = (load_ctx_t){.c = q->c, .id = q->h->id, .flags = q->h->flags, .op = HL_OP_LOAD};
     char msg[HL_MAX_MSG + 1];
-    int rc = hld_sounds_load(&q->c->d->sounds, q->c->cl, m.name, m.path, m.flags, load_done, lc,
-                             msg, sizeof msg);
+    int rc = hld_sounds_load_range(&q->c->d->sounds, q->c->cl, m.name, m.path, m.offset, m.length,
+                                   m.flags, load_done, lc, msg, sizeof msg);
     if (rc < 0) {
         free(lc);
         q->c->d->sounds.loads_failed++;
@@ -580,6 +580,10 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_BUNDLE_BEGIN] = hld_op_bundle_begin,
     [HL_OP_BUNDLE_END] = hld_op_bundle_end,
     [HL_OP_STREAM] = hld_op_stream,
+    [HL_OP_PARAM_DEF] = hld_op_param_def,
+    [HL_OP_PARAM] = hld_op_param,
+    [HL_OP_PARAMS] = hld_op_params,
+    [HL_OP_BIND] = hld_op_bind,
 };
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

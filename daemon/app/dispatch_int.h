@@ -54,6 +54,12 @@ int hld_ns_rank(const void *ctx, uint32_t owner);
  * process is charged (kind HLD_QUOTA_*), the previous owner's discharged. */
 void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created);
 
+/* param_ops.c */
+int hld_op_param_def(hld_req_t *q);
+int hld_op_param(hld_req_t *q);
+int hld_op_params(hld_req_t *q);
+int hld_op_bind(hld_req_t *q);
+
 /* voice_ops.c */
 int hld_op_play(hld_req_t *q);
 int hld_op_stop(hld_req_t *q);

@@ -385,6 +385,8 @@ void hld_events_poll(hld_daemon_t *d) {
         uint64_t now = hld_now_ns();
         hld_governor_tick(&d->governor, &d->engine, d->vm);
         hld_vm_tick(d->vm, now);
+        hld_vm_params_tick(d->vm, &d->params, now); /* game parameters -> ramped SETs */
+        hld_params_bus_tick(d);                     /* ... and bus gains, effect parameters */
         hld_rzones_tick(&d->rzones, now);
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         hld_files_tick(&d->files); /* file reads past the open budget */

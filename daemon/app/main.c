@@ -79,12 +79,18 @@ int main(int argc, char **argv) {
     if (apply_simd_env() != 0) return 2;
 
     hld_cues_init(&d.cues, d.cfg.seed); /* 0: the built-in seed */
+    if (hld_params_init(&d.params) != 0) {
+        fprintf(stderr, "heliod: out of memory\n");
+        return 1;
+    }
+    d.cues.params = &d.params; /* cue sheets define and bind parameters */
     if (d.cfg.cues[0]) {
         char err[HL_MAX_MSG + 1];
         uint32_t nc = 0, ncat = 0;
         if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
             fprintf(stderr, "heliod: --cues: %s\n", err);
             hld_cues_close(&d.cues);
+            hld_params_close(&d.params);
             return 2;
         }
         hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
@@ -94,6 +100,7 @@ int main(int argc, char **argv) {
     if (hld_engine_open(&d.engine, &d.cfg) != 0 || hld_events_vm_open(&d) != 0) {
         hld_engine_close(&d.engine);
         hld_cues_close(&d.cues);
+        hld_params_close(&d.params);
         return 1;
     }
     hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
@@ -103,6 +110,7 @@ int main(int argc, char **argv) {
         hld_buses_close(&d.buses);
         hld_vm_destroy(d.vm);
         hld_cues_close(&d.cues);
+        hld_params_close(&d.params);
         return 2;
     }
     /* prices a worst-case voice before the audio thread runs */
@@ -136,6 +144,7 @@ int main(int argc, char **argv) {
         .emitters = d.cfg.client_emitters,
         .buses = d.cfg.client_buses,
         .rzones = d.cfg.client_rzones,
+        .params = d.cfg.client_params,
     };
     hld_clients_init(&d.ledger, &quota);
     hld_time_init(&d); /* charges scheduled commands to their clients */
@@ -191,6 +200,7 @@ int main(int argc, char **argv) {
     hld_banks_close(&d.banks);
     hld_files_close(&d.files);
     hld_cues_close(&d.cues);
+    hld_params_close(&d.params);
     hld_sounds_close(&d.sounds);
     hld_watch_close(&d.watch);    /* after the sounds: no worker adds a watch any more */
     hld_clients_close(&d.ledger); /* after the sounds charged to clients */

@@ -28,6 +28,7 @@
 #include "hrtf_load.h"
 #include "log.h"
 #include "cues.h"
+#include "params.h"
 #include "vm.h"
 
 enum {
@@ -60,6 +61,7 @@ enum {
     OPT_CEMITTERS,
     OPT_CBUSES,
     OPT_CRZONES,
+    OPT_CPARAMS,
     OPT_CSCHED,
     OPT_LOOPLIFE,
     OPT_CPUBUDGET,
@@ -105,6 +107,7 @@ static const struct option g_opts[] = {
     {"client-emitters", required_argument, NULL, OPT_CEMITTERS},
     {"client-buses", required_argument, NULL, OPT_CBUSES},
     {"client-reverb-zones", required_argument, NULL, OPT_CRZONES},
+    {"client-params", required_argument, NULL, OPT_CPARAMS},
     {"detached-loop-max-s", required_argument, NULL, OPT_LOOPLIFE},
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
     {"hrtf", optional_argument, NULL, OPT_HRTF},
@@ -201,9 +204,9 @@ static void usage(FILE *f) {
             "  --client-sample-mb N decoded sample memory of one client's sounds\n"
             "                       (default half of --max-sample-mb)\n"
             "  --client-cues N, --client-categories N, --client-emitters N,\n"
-            "  --client-buses N, --client-reverb-zones N\n"
+            "  --client-buses N, --client-reverb-zones N, --client-params N\n"
             "                       named objects one client process creates and holds\n"
-            "                       (defaults %d, %d, %d, %d, %d: a quarter of each table)\n"
+            "                       (defaults %d, %d, %d, %d, %d, %d: a quarter of each table)\n"
             "  --client-scheduled N scheduled commands one client has pending, 1..%d\n"
             "                       (default %d; beyond is EBUSY naming this option)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
@@ -212,8 +215,8 @@ static void usage(FILE *f) {
             HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
             HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV, HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV,
             HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV, HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV,
-            HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV, HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV, HL_SCHED_MAX,
-            HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
+            HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV, HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV,
+            HLD_MAX_PARAMS / HLD_QUOTA_OBJ_DIV, HL_SCHED_MAX, HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
 }
 
 int hld_config_default_socket(char *buf, size_t cap) {
@@ -340,6 +343,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_CBUSES: return parse_u32("--client-buses", val, 1, HL_MAX_BUSES, &c->client_buses);
     case OPT_CRZONES:
         return parse_u32("--client-reverb-zones", val, 1, HL_MAX_RZONES, &c->client_rzones);
+    case OPT_CPARAMS:
+        return parse_u32("--client-params", val, 1, HLD_MAX_PARAMS, &c->client_params);
     case OPT_ZBUDGET:
         return parse_u32("--zone-budget-kb", val, 1, UINT32_MAX / 2, &c->zone_budget_kb);
     case OPT_ZCAP: return parse_u32("--zone-cap-mb", val, 1, UINT32_MAX / 2, &c->zone_cap_mb);
@@ -639,6 +644,7 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     if (!c->client_emitters) c->client_emitters = HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV;
     if (!c->client_buses) c->client_buses = HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV;
     if (!c->client_rzones) c->client_rzones = HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV;
+    if (!c->client_params) c->client_params = HLD_MAX_PARAMS / HLD_QUOTA_OBJ_DIV;
     if (!c->socket_path[0] &&
         hld_config_default_socket(c->socket_path, sizeof c->socket_path) != 0) {
         fprintf(stderr, "heliod: the default socket path is too long; use --socket\n");

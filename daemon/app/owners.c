@@ -1,8 +1,8 @@
 /*
  * owners.c - what a client leaves behind when it goes.
  *
- * Named objects (cues, categories, buses with their effects and ducking
- * rules, reverb zones, banks, world zones) are owned by the connection that
+ * Named objects (cues, categories, game parameters, buses with their effects
+ * and ducking rules, reverb zones, banks, world zones) are owned by the connection that
  * created them, and all the connections of one process (peer pid) share
  * them. When a plain connection closes:
  *
@@ -14,7 +14,10 @@
  *     HLD_OWNER_GONE: no name finds them, nobody may change them) and
  *     released by hld_owners_sweep once no voice refers to them: a detached
  *     voice (the only thing a client asks to outlive it) keeps its cue and
- *     its bus until it ends. A bus goes through hld_buses_remove_at, the
+ *     its bus until it ends. Game parameters are orphaned for good: the
+ *     cues' and buses' bindings hold them by index, so their slot stays
+ *     (invisible, its quota given back; a new definition of the name by
+ *     another process is a new parameter). A bus goes through hld_buses_remove_at, the
  *     command ring's path of BUS remove: never while the mixer may route
  *     a voice to it.
  *
@@ -51,6 +54,8 @@ static hld_conn_t *sibling(const hld_conn_t *c) {
 /* Every object of owner `from` becomes `to`'s. */
 static void reown(hld_daemon_t *d, uint32_t from, uint32_t to) {
     hld_cues_reown(&d->cues, from, to);
+    for (uint32_t i = 0; i < d->params.n; i++)
+        if (d->params.p[i]->owner == from) d->params.p[i]->owner = to;
     for (int i = 0; i < HL_MAX_BUSES; i++)
         if (d->buses.bus[i].name[0] && d->buses.bus[i].owner == from) d->buses.bus[i].owner = to;
     for (uint32_t i = 0; i < d->rzones.n; i++)
@@ -64,10 +69,12 @@ static void reown(hld_daemon_t *d, uint32_t from, uint32_t to) {
 }
 
 /* The objects of `owner`, whose process has gone: reverb zones, banks and
- * world zones go now, cues, categories and buses are orphaned. */
+ * world zones go now, cues, categories, parameters and buses are orphaned. */
 static void reclaim(hld_daemon_t *d, uint32_t owner) {
     char msg[HL_MAX_MSG + 1];
     uint32_t orphans = hld_cues_orphan(&d->cues, owner);
+    for (uint32_t i = 0; i < d->params.n; i++) /* not swept: bindings hold them by index */
+        if (d->params.p[i]->owner == owner) d->params.p[i]->owner = HLD_OWNER_GONE;
     for (uint32_t i = d->rzones.n; i-- > 0;)
         if (d->rzones.zone[i].owner == owner) hld_rzones_drop(&d->rzones, &d->rzones.zone[i]);
     for (int i = 0; i < HL_MAX_BUSES; i++)

@@ -114,7 +114,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
         [HLD_QUOTA_BYTES] = "sample_bytes",  [HLD_QUOTA_SCHED] = "scheduled",
         [HLD_QUOTA_CUES] = "cues",           [HLD_QUOTA_CATEGORIES] = "categories",
         [HLD_QUOTA_EMITTERS] = "emitters",   [HLD_QUOTA_BUSES] = "buses",
-        [HLD_QUOTA_RZONES] = "reverb_zones",
+        [HLD_QUOTA_RZONES] = "reverb_zones", [HLD_QUOTA_PARAMS] = "params",
     };
     const hld_quota_t *qt = &d->ledger.quota;
     for (int k = 0; k < HLD_QUOTA_KINDS; k++) {
@@ -169,6 +169,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "emitters", vs.emitters);
     put(&s, "cues", hld_cues_count(&d->cues));
     put(&s, "categories", hld_cues_count_categories(&d->cues));
+    put(&s, "params", d->params.n);
+    put(&s, "param_values", d->params.nent);         /* emitter and voice values held */
+    put(&s, "param_evals", (double)d->params.evals); /* evaluation passes over bound voices */
+    put(&s, "param_sets", (double)d->params.sets);   /* SETs they sent */
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
     uint64_t pinned = 0, evictable = 0;

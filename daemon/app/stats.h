@@ -11,7 +11,7 @@
 #include "daemon.h"
 #include "hl_proto.h"
 
-#define HLD_MAX_STATS 320 /* room for every key below (3 meter keys per bus of 32) */
+#define HLD_MAX_STATS 400 /* room for every key below (a gain and 3 meter keys per bus of 32) */
 
 /* Fills up to cap entries; returns how many. */
 size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap);

@@ -148,7 +148,7 @@ static uint32_t bus_mask(const uint8_t *body, size_t len) {
 int hld_dispatch_at(hld_req_t *q, hld_op_fn fn) {
     if (!hl_op_schedulable(q->h->op))
         return hld_fail(q, HELIOD_EINVAL,
-                        "only play, stop, set, bus and listener can be scheduled");
+                        "only play, stop, set, bus, listener and param can be scheduled");
     uint64_t at = hl_get_u64(&q->r);
     if (q->r.err) return hld_body_ok(q) ? 0 : CLOSE_CONN; /* truncated: EPROTO */
     hld_daemon_t *d = q->c->d;
@@ -199,7 +199,8 @@ int hld_bundle_hold(hld_req_t *q) {
     if (q->h->op == HL_OP_BUNDLE_BEGIN)
         return hld_fail(q, HELIOD_EINVAL, "a bundle is already open");
     if (!hl_op_schedulable(q->h->op))
-        return hld_fail(q, HELIOD_EINVAL, "only play, stop, set, bus and listener go in a bundle");
+        return hld_fail(q, HELIOD_EINVAL,
+                        "only play, stop, set, bus, listener and param go in a bundle");
     size_t need = sizeof(held_t) + q->r.len;
     if (c->bundle_n >= HL_BUNDLE_REQS || c->bundle_len + need > HL_MAX_FRAME)
         return hld_fail(q, HELIOD_EBUSY, "bundle full");

@@ -223,14 +223,22 @@ int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, ui
 /* lp/hp cutoffs and occlusion/obstruction as the client gives them -> the
  * mixer's lp_hz, hp_hz and occ_db (hl_occlusion_map's documented curve):
  * the lower of the explicit low-pass and the occlusion's. */
-static void post_map(const hld_daemon_t *d, const float u[4], float *lp, float *hp, float *occ_db) {
-    float g = 1.0f, lpo = 0.0f;
-    hl_occlusion_map(u[2], u[3], (float)d->engine.rate, &g, &lpo);
-    float eff = u[0] > 0.0f ? u[0] : 0.0f;
-    if (lpo > 0.0f && (eff == 0.0f || lpo < eff)) eff = lpo;
-    *lp = eff;
-    *hp = u[1];
-    *occ_db = g < 1.0f ? hl_lin_to_db(g) : 0.0f;
+static void post_map(const hld_daemon_t *d, const float u[4], const hld_pcontrib_t *pc, float *lp,
+                     float *hp, float *occ_db) {
+    hld_vm_post_map((float)d->engine.rate, u, pc, lp, hp, occ_db);
+}
+
+/* The variation a cue's switch binding picks (the emitter's value, else
+ * the global one), or -1 when it has none. */
+static int switch_pick(hld_daemon_t *d, const hld_cue_t *cue, const hld_emitter_t *em) {
+    for (uint32_t i = 0; i < cue->nbinds; i++) {
+        const hld_bind_t *b = &cue->binds[i];
+        if (b->prop != HL_PROP_SWITCH || b->param >= d->params.n) continue;
+        float v = hld_params_value(&d->params, b->param, 0, em ? (uint64_t)(uintptr_t)em : 0,
+                                   em ? em->name : "");
+        return (int)hld_params_switch(d->params.p[b->param], b, v, cue->def.nsounds);
+    }
+    return -1;
 }
 
 /* Send names and levels -> bus indices and linear gains. 0, or replies
@@ -255,20 +263,33 @@ static int sends_resolve(hld_req_t *q, const hl_vpost_t *m, uint32_t bus[HL_MAX_
     return 0;
 }
 
-/* Resolves a play's name: its cue (or NULL) and the sound. Returns 0, or
- * replies the error and returns -1. */
-static int lookup_play(hld_req_t *q, const hl_play_t *m, hld_cue_t **cue_out,
-                       hld_sound_t **snd_out) {
+/* Resolves a play's name: its cue (or NULL) and the sound (a blend's layer
+ * lv->layer of lv->nlayers: that variation). Returns 0, or replies the error
+ * and returns -1. */
+static int lookup_play(hld_req_t *q, const hl_play_t *m, const hld_vparams_t *lv,
+                       hld_cue_t **cue_out, hld_sound_t **snd_out) {
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
-    /* its own process's cue, else a shared one; another live process's cue
-     * is not this client's to play (its limits and policies would act on
-     * that process's voices): its own sound of that name, or a shared one,
-     * plays instead */
+    /* its own process's cue, else a shared one (the daemon's, an
+     * operator's, live or gone: its variations resolve in this client's
+     * sound namespace like its own names); another live process's cue is
+     * not this client's to play (its limits and policies would act on that
+     * process's voices): its own sound of that name, or a shared one, plays
+     * instead. A namespace question, not a permission one: who may change
+     * the cue (hld_conn_may_change) does not matter to who may play it. */
     hld_cue_t *cue = hld_cues_find_in(&d->cues, m->sound, hld_ns_rank, q->c);
-    if (cue && cue->owner && !hld_conn_may_change(q->c, cue->owner)) cue = NULL;
+    if (cue && !q->c->control && hld_ns_rank(q->c, cue->owner) < 2) cue = NULL;
     const char *sound = m->sound;
-    if (cue) sound = cue->def.sounds[hld_cue_pick(&d->cues, cue)];
+    if (cue) {
+        int sw = -1;
+        if (cue->nbinds) { /* a switch binding picks by its parameter's value */
+            const hld_emitter_t *sem =
+                m->emitter[0] ? hld_vm_emitter_find_in(d->vm, m->emitter, hld_ns_rank, q->c) : NULL;
+            sw = switch_pick(d, cue, sem);
+        }
+        if (lv->nlayers) sw = lv->layer; /* a blend's layer: its own variation */
+        sound = cue->def.sounds[sw >= 0 ? (uint32_t)sw : hld_cue_pick(&d->cues, cue)];
+    }
     hld_sound_t *snd = hld_sounds_lookup(&d->sounds, q->c->id, sound);
     if (snd && snd->loading) { /* its own answer: asked too early, not a missing sound */
         if (cue)
@@ -299,7 +320,11 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
                              hld_sound_t *snd, double cs_ratio) {
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
+    hld_vparams_t layer = pl->pv; /* the layer asked for (blend) */
     memset(pl, 0, sizeof *pl);
+    pl->pv.layer = layer.layer;
+    pl->pv.nlayers = layer.nlayers;
+    pl->pv.leader = layer.leader;
     uint32_t over = cue ? m->over : HL_OVER_MASK;
     const hl_cue_t *cd = cue ? &cue->def : NULL;
     const char *busname = (over & HL_OVER_BUS) || !cd ? m->bus : cd->bus;
@@ -334,6 +359,19 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         if (!(over & HL_OVER_FADE_IN)) fade_in = cd->fade_in_ms;
     }
     if (em) flags |= HL_MIX_3D;
+    hld_vparams_t *pv = &pl->pv;
+    if (cue && cue->nbinds) { /* what the bindings add, on top of what was asked */
+        pv->bound = 1;
+        hld_params_contrib(&d->params, cue->binds, cue->nbinds, 0, em ? (uint64_t)(uintptr_t)em : 0,
+                           em ? em->name : "", pv->layer, pv->nlayers, &pv->pc);
+        pv->base_gain = hl_db_to_lin(gain_db);
+        pv->base_pitch = pitch;
+        gain_db += pv->pc.gain_db;
+        if (gain_db > HL_MAX_GAIN_DB) gain_db = HL_MAX_GAIN_DB;
+        pitch *= exp2f(pv->pc.cents / 1200.0f);
+        if (pitch < HL_PITCH_MIN) pitch = HL_PITCH_MIN;
+        if (pitch > HL_PITCH_MAX) pitch = HL_PITCH_MAX;
+    }
     int dist_from_play = (over & HL_OVER_DISTANCE) || !cd;
     hl_voice_params_t *p = &pl->p;
     *p = (hl_voice_params_t){
@@ -362,8 +400,12 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
     pl->post_user[1] = pf->hp_hz;
     pl->post_user[2] = pf->occlusion;
     pl->post_user[3] = pf->obstruction;
-    post_map(d, pl->post_user, &p->lp_hz, &p->hp_hz, &p->occ_db);
+    post_map(d, pl->post_user, pv->bound ? &pv->pc : NULL, &p->lp_hz, &p->hp_hz, &p->occ_db);
     if (sends_resolve(q, ps, p->send_bus, p->send_gain) != 0) return -1;
+    for (int i = 0; pv->bound && i < HL_MAX_SENDS; i++) {
+        pv->base_send[i] = p->send_gain[i];
+        if (i < HL_VOICE_SENDS) p->send_gain[i] *= hl_db_to_lin(pv->pc.send_db[i]);
+    }
     pl->cue = cue;
     pl->snd = snd;
     pl->em = em;
@@ -431,7 +473,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
 static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
     hld_cue_t *cue = NULL;
     hld_sound_t *snd = NULL;
-    if (lookup_play(q, m, &cue, &snd) != 0) return -1;
+    if (lookup_play(q, m, &pl->pv, &cue, &snd) != 0) return -1;
     return build_play_params(q, m, pl, cue, snd, 0.0);
 }
 
@@ -477,6 +519,51 @@ static int quota_admit(hld_req_t *q, const hld_vm_play_t *pl, uint64_t *victim) 
     return 0;
 }
 
+/* Variations a cue's blend binding plays at once (0: not a blend). */
+static uint32_t blend_layers(const hld_cue_t *cue) {
+    for (uint32_t i = 0; cue && i < cue->nbinds; i++)
+        if (cue->binds[i].prop == HL_PROP_BLEND && cue->def.nsounds > 1) return cue->def.nsounds;
+    return 0;
+}
+
+/* Layers 1.. of a blend after layer 0 (voice) was admitted: each its own
+ * voice on its variation, following voice (its parameter values, its STOP).
+ * All or nothing: on a refusal the layers started and voice stop, and the
+ * refusal is the answer (-1). */
+static int play_layers(hld_req_t *q, const hl_play_t *m, uint64_t voice, uint32_t layers) {
+    hld_daemon_t *d = q->c->d;
+    for (uint32_t k = 1; k < layers; k++) {
+        hld_vm_play_t pl;
+        memset(&pl, 0, sizeof pl);
+        pl.pv.layer = (uint8_t)k;
+        pl.pv.nlayers = (uint8_t)layers;
+        pl.pv.leader = voice;
+        int rc = build_play(q, m, &pl);
+        uint64_t v = 0, stolen = 0;
+        char msg[HL_MAX_MSG + 1] = "blend: the cue's variations must be preloaded sounds";
+        if (rc == 0 && !pl.stream) {
+            const char *why = NULL;
+            rc = q->c->cl ? hld_client_check_play(q->c->cl, pl.owner == 0, 0, msg, sizeof msg) : 0;
+            if (rc == 0)
+                rc = hld_vm_play(d->vm, &pl, hld_now_ns(), &v, &stolen);
+            else
+                why = msg;
+            if (rc < 0 && !why) why = refusal_msg(rc, pl.cue, msg, sizeof msg);
+            if (rc < 0) hld_fail(q, rc, why);
+        } else if (rc == 0) {
+            rc = HELIOD_EINVAL;
+            hld_fail(q, rc, msg);
+        }
+        if (rc != 0) {
+            hld_vm_stop_layers(d->vm, voice, 0, HL_END_STOPPED, hld_now_ns());
+            hld_vm_stop(d->vm, voice, 0, HL_FADE_LINEAR, HL_END_STOPPED, hld_now_ns());
+            return -1;
+        }
+        if (stolen) d->n.voices_stolen++;
+    }
+    return 0;
+}
+
 int hld_op_play(hld_req_t *q) {
     hl_play_t m;
     hl_get_play(&q->r, &m);
@@ -485,7 +572,17 @@ int hld_op_play(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_play(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_vm_play_t pl;
+    memset(&pl, 0, sizeof pl);
     if (build_play(q, &m, &pl) != 0) return 0;
+    uint32_t layers = blend_layers(pl.cue);
+    if (layers) { /* a blend: this is layer 0, the others follow it */
+        memset(&pl, 0, sizeof pl);
+        pl.pv.nlayers = (uint8_t)layers;
+        if (build_play(q, &m, &pl) != 0) return 0;
+        if (pl.stream)
+            return hld_fail(q, HELIOD_EINVAL,
+                            "blend: the cue's variations must be preloaded sounds");
+    }
     uint64_t qvictim = 0; /* a voice of this client's it replaces to stay in its quota */
     if (q->c->cl && quota_admit(q, &pl, &qvictim) != 0) return 0;
     uint64_t voice = 0, stolen = 0;
@@ -498,6 +595,7 @@ int hld_op_play(hld_req_t *q) {
     }
     if (stolen) d->n.voices_stolen++;
     hld_sounds_touch(&d->sounds, pl.snd); /* recently played: evicted last */
+    if (layers && play_layers(q, &m, voice, layers) != 0) return 0;
     if (qvictim && qvictim != stolen &&
         hld_vm_stop(d->vm, qvictim, 0, HL_FADE_LINEAR, HL_END_STOLEN, hld_now_ns()) == 0) {
         d->n.voices_stolen++;
@@ -529,6 +627,7 @@ int hld_voice_play_stream(hld_req_t *q, const hl_play_t *m, hl_stream_t *st, dou
                           uint64_t *voice) {
     hld_daemon_t *d = q->c->d;
     hld_vm_play_t pl;
+    memset(&pl, 0, sizeof pl);
     if (build_play_params(q, m, &pl, NULL, NULL, ratio) != 0) return -1;
     uint64_t qvictim = 0, stolen = 0;
     if (q->c->cl && quota_admit(q, &pl, &qvictim) != 0) return -1;
@@ -592,6 +691,7 @@ int hld_op_stop(hld_req_t *q) {
     int rc =
         hld_vm_stop(d->vm, m.voice, hld_ms_to_frames(d, ms), curve, HL_END_STOPPED, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);
+    hld_vm_stop_layers(d->vm, m.voice, hld_ms_to_frames(d, ms), HL_END_STOPPED, hld_now_ns());
     return hld_reply_ok(q);
 }
 
@@ -696,13 +796,14 @@ int hld_op_set(hld_req_t *q) {
         const float given[4] = {m.post.lp_hz, m.post.hp_hz, m.post.occlusion, m.post.obstruction};
         for (int i = 0; i < 4; i++)
             if (m.mask & (HL_SET_LP << i)) u[i] = given[i];
-        post_map(d, u, &s.lp_hz, &s.hp_hz, &s.occ_db);
+        post_map(d, u, lv && lv->pv.bound ? &lv->pv.pc : NULL, &s.lp_hz, &s.hp_hz, &s.occ_db);
         s.mask |= HL_MIX_SET_FILTER;
     }
     if (m.mask & HL_SET_SENDS) {
         if (sends_resolve(q, &m.post, s.send_bus, s.send_gain) != 0) return 0;
         s.mask |= HL_MIX_SET_SENDS;
     }
+    hld_vm_params_user_set(d->vm, m.voice, &s); /* the bindings ride on what it asks */
     if (m.mask & HL_SET_SEEK) {
         int rc = seek_voice(q, m.voice, m.seek_s, &s);
         if (rc != 0) return 0; /* answered, or stream_done will */

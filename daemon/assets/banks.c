@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cues.h"
 #include "fileio.h"
@@ -117,6 +119,7 @@ typedef struct hld_bank_entry {
     char name[HL_MAX_NAME + 1];
     char path[HL_MAX_PATH + 1];
     uint32_t flags;
+    uint64_t off, len; /* PATH@OFFSET+LENGTH: a range of a pack file (0, 0: all) */
 } entry_t;
 
 /* path relative to the manifest's directory `dir` (absolute paths kept) */
@@ -195,15 +198,23 @@ static int parse(const char *path, char *text, hld_bank_t *k, entry_t **out, uin
             continue;
         }
         if (!strcmp(key, "path")) {
-            if (!*val || resolve(dir, val, cur->path, sizeof cur->path) != 0)
+            char plain[HL_MAX_PATH + 1]; /* PATH@OFFSET+LENGTH: a range of a pack file */
+            if (hl_pack_split(val, plain, sizeof plain, &cur->off, &cur->len) < 0)
+                BAD("path: PATH@OFFSET+LENGTH needs numbers up to 2^64-1, LENGTH >= 1, "
+                    "OFFSET+LENGTH within 2^64-1");
+            if (!*plain || resolve(dir, plain, cur->path, sizeof cur->path) != 0)
                 BAD("path: empty or too long");
-        } else if (!strcmp(key, "stream") || !strcmp(key, "pin")) {
+        } else if (!strcmp(key, "stream") || !strcmp(key, "pin") || !strcmp(key, "compressed")) {
             int y = yes_no(val);
             if (y < 0) BAD("%s: '%.16s' is not yes or no", key, val);
-            uint32_t bit = key[0] == 's' ? HL_LOAD_STREAM : HL_LOAD_PIN;
+            uint32_t bit = key[0] == 's'   ? HL_LOAD_STREAM
+                           : key[0] == 'c' ? HL_LOAD_COMPRESSED
+                                           : HL_LOAD_PIN;
             cur->flags = y ? cur->flags | bit : cur->flags & ~bit;
+            if ((cur->flags & HL_LOAD_STREAM) && (cur->flags & HL_LOAD_COMPRESSED))
+                BAD("sound %s: stream or compressed, not both", cur->name);
         } else {
-            BAD("unknown key '%.64s' (path, stream, pin)", key);
+            BAD("unknown key '%.64s' (path, stream, compressed, pin)", key);
         }
     }
     for (uint32_t i = 0; i < cnt; i++)
@@ -241,7 +252,9 @@ struct hld_manifest {
     void *user;
 };
 
-/* The decoded bytes of the preloaded sounds, from their headers. */
+/* The decoded bytes of the preloaded sounds, from their headers (a pack
+ * file's range: the header at its offset), and the encoded bytes of the
+ * sounds kept compressed. */
 static void estimate(hld_manifest_t *m) {
     uint64_t total = 0;
     for (uint32_t i = 0; i < m->n; i++) {
@@ -254,11 +267,34 @@ static void estimate(hld_manifest_t *m) {
                      m->e[i].name, why);
             return;
         }
+        const entry_t *e = &m->e[i];
+        struct stat st;
+        uint64_t fsize = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+        uint64_t n = e->len ? e->len : fsize > e->off ? fsize - e->off : 0;
+        if ((e->off || e->len) && (e->off >= fsize || !n || e->off + n > fsize)) {
+            close(fd);
+            hld_fjob_io_end(&m->j);
+            m->j.status = HELIOD_EINVAL;
+            snprintf(m->j.msg, sizeof m->j.msg,
+                     "bank %s: sound %s: range: bytes %llu+%llu are outside its file (%llu bytes)",
+                     m->k->name, e->name, (unsigned long long)e->off, (unsigned long long)e->len,
+                     (unsigned long long)fsize);
+            return;
+        }
+        if (e->flags & HL_LOAD_COMPRESSED) { /* its encoded bytes are what it keeps */
+            close(fd);
+            hld_fjob_io_end(&m->j);
+            total += n;
+            continue;
+        }
         SF_INFO info = {0};
-        SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+        hld_vio_t v = {.fd = fd, .base = e->off, .len = (size_t)n};
+        SNDFILE *sf =
+            e->off || e->len ? hld_vio_open(&v, &info) : sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
         int bad = sf ? hld_sound_check_info(&info, 0, why, sizeof why) : HELIOD_EDECODE;
         if (!sf) snprintf(why, sizeof why, "cannot decode: %s", sf_error_number(sf_error(NULL)));
         if (sf) sf_close(sf);
+        if (e->off || e->len) close(fd); /* else sf_open_fd owns it */
         hld_fjob_io_end(&m->j);
         if (bad) {
             m->j.status = bad;
@@ -474,8 +510,8 @@ static int start_one(hld_banks_t *b, hld_bank_t *k) {
              : k->client && !cl
                  ? (snprintf(m, sizeof m, "client %u that loaded the bank is gone", k->client),
                     HELIOD_ECANCELED)
-                 : hld_sounds_load_for(
-                       b->sounds, cl, k->who, e->name, e->path,
+                 : hld_sounds_load_range_for(
+                       b->sounds, cl, k->who, e->name, e->path, e->off, e->len,
                        (k->ns ? e->flags & ~(uint32_t)HL_LOAD_SHARED : e->flags | HL_LOAD_SHARED) |
                            HLD_LOAD_BANK,
                        sound_done, l, m, sizeof m);

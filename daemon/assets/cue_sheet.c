@@ -19,6 +19,7 @@
 #include "cues.h"
 #include "cues_int.h"
 #include "hld_text.h"
+#include "params.h"
 
 #define INI_MAX_LINE 8192 /* bytes per line (newline excluded) */
 
@@ -97,7 +98,16 @@ typedef struct {
     hl_cue_t def;
     uint32_t line;                /* of the [cue NAME] header */
     uint32_t key_line[NCUE_KEYS]; /* last line that set each key, 0 = not set */
+    hl_bind_t *binds;             /* its bind = lines (malloc'd, HL_MAX_CUE_BINDS) */
+    uint32_t nbinds;
+    uint32_t bind_line[HL_MAX_CUE_BINDS];
+    hld_bind_t *out; /* allocated by ld_check, taken by the cue when applied */
 } tmp_cue_t;
+
+typedef struct {
+    hl_param_def_t def;
+    uint32_t line;
+} tmp_param_t;
 
 typedef struct {
     hl_category_t def;
@@ -114,6 +124,8 @@ typedef struct {
     uint32_t ncues, capcues;
     tmp_cat_t *cats;
     uint32_t ncats, capcats;
+    tmp_param_t *params; /* [parameter NAME] MIN MAX DEFAULT SEEK lines */
+    uint32_t nparams, capparams;
     tmp_cue_t *cur_cue; /* section being parsed: one of these or neither */
     tmp_cat_t *cur_cat;
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* names defined in this file (duplicate sections) */
@@ -352,9 +364,129 @@ static int parse_section(ld_t *L, char *s) {
     return 0;
 }
 
+/* "[parameter NAME] MIN MAX DEFAULT SEEK" (s after "[parameter"): a
+ * parameter, and the end of any section (keys after it are refused). */
+static int parse_param(ld_t *L, char *s) {
+    L->cur_cue = NULL;
+    L->cur_cat = NULL;
+    char *close = strchr(s, ']');
+    if (!close) return ld_fail(L, L->line, HELIOD_EINVAL, "section header: missing ']'");
+    *close = '\0';
+    char *name = hld_trim(s), *rest = close + 1, *tok[5];
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(rest, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        if (n < 5)
+            tok[n++] = t;
+        else
+            n = 5;
+    if (!hl_name_valid(name))
+        return ld_fail(L, L->line, HELIOD_EINVAL, "parameter: invalid name '%.64s'", name);
+    if (n != 4)
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "parameter %s: expected [parameter NAME] MIN MAX DEFAULT SEEK", name);
+    for (uint32_t i = 0; i < L->nparams; i++)
+        if (strcmp(L->params[i].def.name, name) == 0)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "parameter %s: already defined at line %u",
+                           name, (unsigned)L->params[i].line);
+    if (L->nparams >= HLD_MAX_PARAMS)
+        return ld_fail(L, L->line, HELIOD_ENOMEM, "more than %d parameters in one file",
+                       HLD_MAX_PARAMS);
+    if (grow((void **)&L->params, &L->capparams, L->nparams, HLD_MAX_PARAMS, sizeof *L->params))
+        return ld_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
+    tmp_param_t *t = &L->params[L->nparams];
+    memset(t, 0, sizeof *t);
+    hl_param_def_init(&t->def);
+    memcpy(t->def.name, name, strlen(name) + 1);
+    float *f[4] = {&t->def.min, &t->def.max, &t->def.def, &t->def.seek};
+    static const char *const what[4] = {"min", "max", "default", "seek"};
+    for (int i = 0; i < 4; i++)
+        if (parse_float(tok[i], f[i]))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "parameter %s: %s: not a number '%.32s'",
+                           name, what[i], tok[i]);
+    const char *why = NULL;
+    if (hl_validate_param_def(&t->def, &why))
+        return ld_fail(L, L->line, HELIOD_EINVAL, "parameter %s: %s", name, why);
+    t->line = L->line;
+    L->nparams++;
+    return 0;
+}
+
+/* "bind = PARAM PROP[:INDEX] [X:Y[:SHAPE] ...]" in a cue section; switch
+ * and blend take bare X values (boundaries / positions). Checked against
+ * the parameter in ld_check (it may be defined later in the file). */
+static int parse_bind(ld_t *L, tmp_cue_t *t, char *v) {
+    if (t->nbinds >= HL_MAX_CUE_BINDS)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: bind: more than %d bindings",
+                       t->def.name, HL_MAX_CUE_BINDS);
+    if (!t->binds && !(t->binds = calloc(HL_MAX_CUE_BINDS, sizeof *t->binds)))
+        return ld_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
+    hl_bind_t *b = &t->binds[t->nbinds];
+    hl_bind_init(b);
+    char *save = NULL, *param = strtok_r(v, " \t", &save), *prop = strtok_r(NULL, " \t", &save);
+    if (!param || !prop)
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "bind: expected PARAM PROPERTY [X:Y[:SHAPE] ...] (gain, pitch, lp, hp, "
+                       "occlusion, send[:N], switch, blend)");
+    if (!hl_name_valid(param))
+        return ld_fail(L, L->line, HELIOD_EINVAL, "bind: invalid parameter name '%.64s'", param);
+    snprintf(b->param, sizeof b->param, "%s", param);
+    snprintf(b->cue, sizeof b->cue, "%s", t->def.name);
+    char *idx = strchr(prop, ':');
+    if (idx) *idx++ = '\0';
+    int pr = hl_enum_from(HL_ENUM_PROP, prop);
+    if (pr < 0)
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "bind: unknown property '%.32s' (gain, pitch, lp, hp, occlusion, send, "
+                       "switch, blend)",
+                       prop);
+    b->prop = (uint8_t)pr;
+    if (pr == HL_PROP_BUS_GAIN || pr == HL_PROP_FX)
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "bind: %s binds a bus, not a cue (heliodctl bind BUS ... / BIND)", prop);
+    if (idx) {
+        long long n;
+        if (pr != HL_PROP_SEND || parse_int(idx, 0, HL_VOICE_SENDS - 1, &n))
+            return ld_fail(L, L->line, HELIOD_EINVAL,
+                           "bind: %s:%.16s: only send takes an index (0, 1)", prop, idx);
+        b->index = (uint8_t)n;
+    }
+    int choice = pr == HL_PROP_SWITCH || pr == HL_PROP_BLEND;
+    for (char *pt = strtok_r(NULL, " \t", &save); pt; pt = strtok_r(NULL, " \t", &save)) {
+        if (b->npoints >= HL_MAX_CURVE_POINTS)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "bind: a curve has at most %d points",
+                           HL_MAX_CURVE_POINTS);
+        char *ys = strchr(pt, ':'), *sh = NULL;
+        if (ys) *ys++ = '\0';
+        if (ys && (sh = strchr(ys, ':'))) *sh++ = '\0';
+        unsigned k = b->npoints;
+        if (parse_float(pt, &b->x[k]) || (!choice && (!ys || parse_float(ys, &b->y[k]))) ||
+            (choice && ys))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "bind: point %u: expected %s", k + 1,
+                           choice ? "a parameter value" : "X:Y or X:Y:SHAPE");
+        if (sh) {
+            int s = hl_enum_from(HL_ENUM_SHAPE, sh);
+            if (s < 0)
+                return ld_fail(L, L->line, HELIOD_EINVAL,
+                               "bind: point %u: unknown shape '%.32s' (linear, exp, log, scurve)",
+                               k + 1, sh);
+            if (k < 15) b->shapes |= (uint32_t)s << (2 * k);
+        }
+        b->npoints++;
+    }
+    /* a shape on the last point has no segment after it */
+    if (b->npoints && b->npoints <= 16)
+        b->shapes &= b->npoints > 1 ? (1u << (2 * (b->npoints - 1))) - 1u : 0u;
+    const char *why = NULL;
+    if (hl_validate_bind(b, &why)) return ld_fail(L, L->line, HELIOD_EINVAL, "bind: %s", why);
+    t->bind_line[t->nbinds++] = L->line;
+    return 0;
+}
+
 static int parse_line(ld_t *L, char *raw) {
     char *s = hld_trim(raw);
     if (!*s || *s == '#' || *s == ';') return 0;
+    if (strncmp(s, "[parameter", 10) == 0 && (s[10] == ' ' || s[10] == '\t'))
+        return parse_param(L, s + 10);
     if (*s == '[') return parse_section(L, s);
     char *eq = strchr(s, '=');
     if (!eq)
@@ -368,6 +500,7 @@ static int parse_line(ld_t *L, char *raw) {
     int nkeys = L->cur_cue ? NCUE_KEYS : NCAT_KEYS;
     uint32_t *lines = L->cur_cue ? L->cur_cue->key_line : L->cur_cat->key_line;
     void *obj = L->cur_cue ? (void *)&L->cur_cue->def : (void *)&L->cur_cat->def;
+    if (L->cur_cue && strcmp(key, "bind") == 0) return parse_bind(L, L->cur_cue, val);
     int k = key_index(keys, nkeys, key);
     if (k < 0)
         return ld_fail(L, L->line, HELIOD_EINVAL, "unknown key '%.64s' in a %s section", key,
@@ -425,11 +558,60 @@ static int ld_admit(ld_t *L, const hld_cues_as_t *as, int cat, const char *name,
     return rc ? ld_fail(L, line, rc, "%s", msg) : 0;
 }
 
+static hld_param_t *as_param(const hld_cues_t *c, const hld_cues_as_t *as, const char *name) {
+    if (!c->params) return NULL;
+    return as ? hld_params_find_in(c->params, name, as->rank, as->ctx)
+              : hld_params_find(c->params, name);
+}
+
+/* The sheet's parameters (admitted as kind 2) and every cue's bindings:
+ * each names a parameter of this file or one the applier sees, its curve's
+ * x lie in that parameter's range; the bindings' memory is allocated here. */
+static int ld_check_params(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as) {
+    int rc;
+    uint32_t new_params = 0;
+    if (!c->params && L->nparams)
+        return ld_fail(L, L->params[0].line, HELIOD_EINVAL, "parameters are not supported here");
+    for (uint32_t i = 0; i < L->nparams; i++) {
+        tmp_param_t *t = &L->params[i];
+        const hld_param_t *old = as_param(c, as, t->def.name);
+        if ((rc = ld_admit(L, as, 2, t->def.name, old ? &old->owner : NULL, t->line))) return rc;
+        if (!old && c->params->n + ++new_params > HLD_MAX_PARAMS)
+            return ld_fail(L, t->line, HELIOD_ENOMEM, "parameter %s: more than %d parameters",
+                           t->def.name, HLD_MAX_PARAMS);
+    }
+    for (uint32_t i = 0; i < L->ncues; i++) {
+        tmp_cue_t *t = &L->cues[i];
+        for (uint32_t k = 0; k < t->nbinds; k++) {
+            const hl_bind_t *b = &t->binds[k];
+            const hl_param_def_t *pd = NULL;
+            for (uint32_t j = 0; j < L->nparams && !pd; j++)
+                if (strcmp(L->params[j].def.name, b->param) == 0) pd = &L->params[j].def;
+            const hld_param_t *pe = pd ? NULL : as_param(c, as, b->param);
+            if (pe) pd = &pe->def;
+            if (!pd)
+                return ld_fail(L, t->bind_line[k], HELIOD_EINVAL,
+                               "cue %s: bind: no parameter named %s", t->def.name, b->param);
+            for (unsigned j = 0; j < b->npoints; j++)
+                if (b->x[j] < pd->min || b->x[j] > pd->max)
+                    return ld_fail(L, t->bind_line[k], HELIOD_EINVAL,
+                                   "cue %s: bind: point %u: x %g outside parameter %s's range "
+                                   "[%g, %g]",
+                                   t->def.name, j + 1, (double)b->x[j], b->param, (double)pd->min,
+                                   (double)pd->max);
+        }
+        if (c->params && !(t->out = calloc(HL_MAX_CUE_BINDS, sizeof *t->out)))
+            return ld_fail(L, 0, HELIOD_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_cue_t ***cue_spares,
                     hld_category_t ***cat_spares, uint32_t *nnew_cues, uint32_t *nnew_cats) {
     const char *why, *key;
     int rc;
     uint32_t new_cats = 0, new_cues = 0;
+    if ((rc = ld_check_params(L, c, as))) return rc;
     for (uint32_t i = 0; i < L->ncats; i++) {
         tmp_cat_t *t = &L->cats[i];
         if (hld_cat_check(&t->def, &why, &key))
@@ -571,6 +753,11 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
     if (rc) goto out;
 
     /* nothing below can fail: every new entry is already allocated */
+    for (uint32_t i = 0; i < L->nparams; i++) {
+        hld_param_t *old = as_param(c, as, L->params[i].def.name), *e = NULL;
+        if (hld_params_define(c->params, &L->params[i].def, old, 0, &e) == 0 && as && as->own)
+            as->own(as->ctx, 2, &e->owner, !old);
+    }
     uint32_t k = 0;
     for (uint32_t i = 0; i < L->ncats; i++) {
         hld_category_t *sp = k < new_cats ? cat_spares[k] : NULL;
@@ -588,6 +775,19 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
             hld_cue_apply(c, def, &sp, old, def->category[0] ? as_cat(c, as, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
         if (as && as->own && e) as->own(as->ctx, 0, &e->owner, !old);
+        tmp_cue_t *t = &L->cues[i];
+        if (!e || !t->out) continue;
+        for (uint32_t b = 0; b < t->nbinds; b++) { /* the parameter as the applier sees it now */
+            const hld_param_t *pe = as_param(c, as, t->binds[b].param);
+            t->out[b].param = pe ? pe->index : 0;
+            t->out[b].prop = t->binds[b].prop;
+            t->out[b].index = t->binds[b].index;
+            hld_curve_from_bind(&t->out[b].curve, &t->binds[b]);
+        }
+        free(e->binds); /* the sheet says all of the cue: its bindings too */
+        e->binds = t->nbinds ? t->out : NULL;
+        e->nbinds = t->nbinds;
+        if (t->nbinds) t->out = NULL;
     }
     if (ncues) *ncues = L->ncues;
     if (ncats) *ncats = L->ncats;
@@ -601,6 +801,11 @@ out:
     free(cue_spares);
     free(cat_spares);
     if (L) {
+        for (uint32_t i = 0; i < L->ncues; i++) {
+            free(L->cues[i].binds);
+            free(L->cues[i].out);
+        }
+        free(L->params);
         free(L->cues);
         free(L->cats);
     }

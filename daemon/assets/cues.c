@@ -134,8 +134,10 @@ void hld_cues_init(hld_cues_t *c, uint64_t seed) {
 }
 
 void hld_cues_close(hld_cues_t *c) {
-    for (uint32_t i = 0; i < c->ncues; i++)
+    for (uint32_t i = 0; i < c->ncues; i++) {
+        free(c->cues[i]->binds);
         free(c->cues[i]);
+    }
     for (uint32_t i = 0; i < c->ncats; i++)
         free(c->cats[i]);
     uint64_t rng = c->rng;

@@ -43,11 +43,13 @@ typedef struct hld_cue {
     hl_cue_t def;
     hld_category_t *cat; /* def.category resolved, or NULL */
     hl_cue_counters_t n;
-    uint32_t index;        /* dense, 0..count-1, stable */
-    uint64_t last_play_ns; /* last successful play (min-interval), 0 = never */
-    uint32_t seq_next;     /* HL_PICK_SEQUENCE: next variation */
-    int32_t last_pick;     /* HL_PICK_SHUFFLE: previous variation, -1 none */
-    uint32_t owner;        /* client id that defined it, 0: the daemon (--cues, config) */
+    uint32_t index;         /* dense, 0..count-1, stable */
+    uint64_t last_play_ns;  /* last successful play (min-interval), 0 = never */
+    uint32_t seq_next;      /* HL_PICK_SEQUENCE: next variation */
+    int32_t last_pick;      /* HL_PICK_SHUFFLE: previous variation, -1 none */
+    uint32_t owner;         /* client id that defined it, 0: the daemon (--cues, config) */
+    struct hld_bind *binds; /* its parameter bindings (params.h), malloc'd, or NULL */
+    uint32_t nbinds;
 } hld_cue_t;
 
 typedef struct {
@@ -61,6 +63,8 @@ typedef struct {
     uint64_t rng;                     /* xorshift64* state for picks and random ranges */
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* FNV-1a of the name -> index + 1; 0 = empty */
     uint16_t cat_slot[HLD_CAT_SLOTS];
+    struct hld_params *params; /* game parameters a cue sheet may define and bind (params.h);
+                                * NULL: a sheet's [parameter] sections and bind keys are refused */
 } hld_cues_t;
 
 /* Entries defined (live or orphaned, not released): what the caps count. */
@@ -143,6 +147,7 @@ int hld_cues_load_mem(hld_cues_t *c, const char *path, const char *text, size_t 
  * or a new entry of its own (old_owner NULL): 0, or an error code with msg
  * (EPERM, EQUOTA). Checked for every entry before anything changes; own
  * then stamps each applied entry's owner (created: a new entry). */
+/* admit / own's cat: 0 a cue, 1 a category, 2 a parameter ([parameter NAME]) */
 typedef struct hld_cues_as {
     hld_ns_rank_fn rank;
     const void *ctx;

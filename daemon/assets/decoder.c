@@ -59,6 +59,8 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
         atomic_fetch_sub_explicit(&ds->owner->stream_bytes, ds->budget_bytes, memory_order_relaxed);
     }
     if (ds->sf) sf_close(ds->sf);
+    if (ds->fd >= 0) close(ds->fd);
+    hld_blob_unref(ds->blob);
     if (ds->soxr) soxr_delete(ds->soxr);
     free(ds->dec);
     free(ds->out);
@@ -254,9 +256,21 @@ static int prime(hld_decoder_t *p, hld_dstream_t *ds) {
         while (nanosleep(&t, &t) != 0 && errno == EINTR) {
         }
     }
-    int fd = hld_sound_open(ds->path, m, sizeof m); /* a FIFO now would block this thread */
-    if (fd < 0) return prime_fail(ds, fd, m);
-    ds->sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+    if (ds->blob) { /* kept compressed: decoded from memory, no file I/O */
+        ds->vio = (hld_vio_t){.mem = ds->blob->data, .fd = -1, .len = ds->blob->len};
+        ds->sf = hld_vio_open(&ds->vio, &info);
+    } else if (ds->off || ds->len) { /* a range of a pack file, read with pread */
+        uint64_t n = 0;
+        int fd = hld_sound_open_range(ds->path, ds->off, ds->len, &n, m, sizeof m);
+        if (fd < 0) return prime_fail(ds, fd, m);
+        ds->fd = fd;
+        ds->vio = (hld_vio_t){.fd = fd, .base = ds->off, .len = (size_t)n};
+        ds->sf = hld_vio_open(&ds->vio, &info);
+    } else {
+        int fd = hld_sound_open(ds->path, m, sizeof m); /* a FIFO now would block this thread */
+        if (fd < 0) return prime_fail(ds, fd, m);
+        ds->sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
+    }
     if (!ds->sf) { /* not sf_strerror(NULL): a buffer every thread shares */
         snprintf(m, sizeof m, "cannot open the streamed file %s: %s", ds->path,
                  sf_error_number(sf_error(NULL)));
@@ -611,6 +625,12 @@ int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *
     atomic_fetch_add_explicit(&p->active, 1, memory_order_relaxed);
     ds->snd = snd;
     ds->owner = snd ? snd->owner : NULL;
+    ds->fd = -1;
+    if (snd) {
+        ds->blob = hld_blob_ref(snd->blob);
+        ds->off = snd->off;
+        ds->len = snd->len;
+    }
     if (snd) snprintf(ds->name, sizeof ds->name, "%s", snd->name);
     ds->queued_ns = now_ns();
     ds->slot = -1;

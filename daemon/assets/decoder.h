@@ -75,8 +75,7 @@
 #include "hl_proto.h"
 #include "hl_stream.h"
 #include "hld_limits.h"
-
-struct hld_sound;
+#include "sounds.h"
 
 typedef struct hld_dstream {
     hl_stream_t stream; /* first member: hl_stream_t * <-> hld_dstream_t * */
@@ -105,6 +104,13 @@ typedef struct hld_dstream {
     int status;
     char msg[HL_MAX_MSG + 1];
     struct hld_dstream *job_next; /* in the job or the completion queue */
+    /* where it decodes from (set by open_async from the sound): the sound's
+     * encoded bytes in memory (HL_LOAD_COMPRESSED: no file I/O at all), or
+     * bytes [off, off + len) of path (a pack file; len 0: the whole file) */
+    struct hld_blob *blob; /* a reference, dropped when it is freed */
+    uint64_t off, len;
+    int fd;        /* the pack file's descriptor (-1: none; sf owns it otherwise) */
+    hld_vio_t vio; /* libsndfile's virtual I/O state over blob or fd */
     /* decoder side: touched by one thread at a time (prefill, then the pool) */
     SNDFILE *sf;
     soxr_t soxr;

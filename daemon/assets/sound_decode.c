@@ -25,17 +25,11 @@
 
 /* ---- libsndfile virtual I/O over an upload ---------------------------------- */
 
-typedef struct {
-    const uint8_t *mem; /* the encoded file in memory, or NULL */
-    int fd;             /* or a descriptor read with pread */
-    size_t len, pos;    /* its declared size, the cursor */
-} upload_io_t;
-
 static sf_count_t vio_len(void *u) {
-    return (sf_count_t)((upload_io_t *)u)->len;
+    return (sf_count_t)((hld_vio_t *)u)->len;
 }
 static sf_count_t vio_seek(sf_count_t off, int whence, void *u) {
-    upload_io_t *j = u;
+    hld_vio_t *j = u;
     sf_count_t base = whence == SEEK_CUR   ? (sf_count_t)j->pos
                       : whence == SEEK_END ? (sf_count_t)j->len
                                            : 0;
@@ -45,7 +39,7 @@ static sf_count_t vio_seek(sf_count_t off, int whence, void *u) {
     return p;
 }
 static sf_count_t vio_read(void *ptr, sf_count_t n, void *u) {
-    upload_io_t *j = u;
+    hld_vio_t *j = u;
     size_t left = j->len - j->pos, k = n < 0 ? 0 : (size_t)n;
     if (k > left) k = left;
     memcpy(ptr, j->mem + j->pos, k);
@@ -55,11 +49,11 @@ static sf_count_t vio_read(void *ptr, sf_count_t n, void *u) {
 /* pread, not mmap: a client that truncates its file while it is decoded
  * gets a short read (a decode error), never a SIGBUS in the daemon */
 static sf_count_t vio_fd_read(void *ptr, sf_count_t n, void *u) {
-    upload_io_t *j = u;
+    hld_vio_t *j = u;
     size_t left = j->len - j->pos, k = n < 0 ? 0 : (size_t)n, got = 0;
     if (k > left) k = left;
     while (got < k) {
-        ssize_t r = pread(j->fd, (char *)ptr + got, k - got, (off_t)(j->pos + got));
+        ssize_t r = pread(j->fd, (char *)ptr + got, k - got, (off_t)(j->base + j->pos + got));
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) break;
         got += (size_t)r;
@@ -72,7 +66,22 @@ static sf_count_t vio_write(const void *ptr, sf_count_t n, void *u) {
     return 0; /* read only */
 }
 static sf_count_t vio_tell(void *u) {
-    return (sf_count_t)((upload_io_t *)u)->pos;
+    return (sf_count_t)((hld_vio_t *)u)->pos;
+}
+
+SNDFILE *hld_vio_open(hld_vio_t *v, SF_INFO *info) {
+    SF_VIRTUAL_IO vio = {vio_len, vio_seek, v->mem ? vio_read : vio_fd_read, vio_write, vio_tell};
+    v->pos = 0;
+    return sf_open_virtual(&vio, SFM_READ, info, v); /* libsndfile copies vio */
+}
+
+hld_blob_t *hld_blob_ref(hld_blob_t *b) {
+    if (b) atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void hld_blob_unref(hld_blob_t *b) {
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
 }
 
 int hld_sound_open(const char *path, char *msg, size_t cap) {
@@ -97,6 +106,36 @@ int hld_sound_open(const char *path, char *msg, size_t cap) {
         snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
         close(fd);
         return HELIOD_EFILE;
+    }
+    return fd;
+}
+
+int hld_sound_range_check(int fd, const char *path, uint64_t off, uint64_t len, uint64_t *size,
+                          char *msg, size_t cap) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(msg, cap, "cannot read %s: %s", path, strerror(errno));
+        return HELIOD_EFILE;
+    }
+    uint64_t fsize = (uint64_t)st.st_size;
+    uint64_t n = len ? len : fsize > off ? fsize - off : 0;
+    if (off >= fsize || n == 0 || off + n < off || off + n > fsize) {
+        snprintf(msg, cap, "range: bytes %llu+%llu are outside %s (%llu bytes)",
+                 (unsigned long long)off, (unsigned long long)len, path, (unsigned long long)fsize);
+        return HELIOD_EINVAL;
+    }
+    *size = n;
+    return 0;
+}
+
+int hld_sound_open_range(const char *path, uint64_t off, uint64_t len, uint64_t *size, char *msg,
+                         size_t cap) {
+    int fd = hld_sound_open(path, msg, cap);
+    if (fd < 0) return fd;
+    int rc = hld_sound_range_check(fd, path, off, len, size, msg, cap);
+    if (rc < 0) {
+        close(fd);
+        return rc;
     }
     return fd;
 }
@@ -145,6 +184,8 @@ int hld_decode_fail(hld_decode_t *d, int status, const char *fmt, const char *de
     snprintf(d->msg, sizeof d->msg, fmt, detail);
     free(d->data);
     d->data = NULL;
+    hld_blob_unref(d->blob);
+    d->blob = NULL;
     hld_decode_unreserve(d, d->reserved);
     return status;
 }
@@ -345,10 +386,9 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
 }
 
 int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len) {
-    upload_io_t j = {.mem = mem, .fd = fd, .len = len, .pos = 0};
-    SF_VIRTUAL_IO vio = {vio_len, vio_seek, fd >= 0 ? vio_fd_read : vio_read, vio_write, vio_tell};
+    hld_vio_t j = {.mem = mem, .fd = fd, .len = len};
     SF_INFO info = {0};
-    SNDFILE *sf = sf_open_virtual(&vio, SFM_READ, &info, &j);
+    SNDFILE *sf = hld_vio_open(&j, &info);
     if (!sf)
         return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
                                sf_error_number(sf_error(NULL)));
@@ -381,5 +421,83 @@ int hld_decode_path(hld_decode_t *d, const char *path) {
                                sf_error_number(sf_error(NULL)));
     hld_decode_sndfile(d, sf, &info);
     sf_close(sf);
+    return d->status;
+}
+
+int hld_decode_fd_range(hld_decode_t *d, int fd, const char *path, uint64_t off, uint64_t len) {
+    if (!off && !len) return hld_decode_fd(d, fd);
+    char m[HL_MAX_MSG + 1];
+    uint64_t n = 0;
+    int rc = hld_sound_range_check(fd, path, off, len, &n, m, sizeof m);
+    if (rc < 0) return hld_decode_fail(d, rc, "%s", m);
+    hld_vio_t v = {.fd = fd, .base = off, .len = (size_t)n};
+    SF_INFO info = {0};
+    SNDFILE *sf = hld_vio_open(&v, &info);
+    if (!sf)
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               sf_error_number(sf_error(NULL)));
+    hld_decode_sndfile(d, sf, &info);
+    sf_close(sf);
+    return d->status;
+}
+
+int hld_decode_path_range(hld_decode_t *d, const char *path, uint64_t off, uint64_t len) {
+    if (!off && !len) return hld_decode_path(d, path);
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(path, m, sizeof m);
+    if (fd < 0) return hld_decode_fail(d, fd, "%s", m);
+    hld_decode_fd_range(d, fd, path, off, len);
+    close(fd);
+    return d->status;
+}
+
+int hld_decode_compressed_fd(hld_decode_t *d, int fd, const char *path, uint64_t off,
+                             uint64_t len) {
+    char m[HL_MAX_MSG + 1];
+    uint64_t n = 0;
+    int rc = hld_sound_range_check(fd, path, off, len, &n, m, sizeof m);
+    if (rc < 0) return hld_decode_fail(d, rc, "%s", m);
+    if (n > HL_MAX_UPLOAD) {
+        snprintf(m, sizeof m, "%llu encoded bytes: a compressed sound holds at most %llu",
+                 (unsigned long long)n, (unsigned long long)HL_MAX_UPLOAD);
+        return hld_decode_fail(d, HELIOD_ETOOBIG, "%s", m);
+    }
+    int rr = reserve(d, sizeof(hld_blob_t) + n); /* charged before it is allocated */
+    if (rr != 0) {
+        d->wanted = sizeof(hld_blob_t) + n;
+        return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
+    }
+    hld_blob_t *b = malloc(sizeof *b + (size_t)n);
+    if (!b) {
+        return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
+    }
+    atomic_init(&b->refs, 1);
+    b->len = (size_t)n;
+    d->blob = b;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, b->data + got, (size_t)n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (got < n) return hld_decode_fail(d, HELIOD_EFILE, "cannot read %s: short read", path);
+    hld_vio_t v = {.mem = b->data, .fd = -1, .len = b->len};
+    SF_INFO info = {0};
+    SNDFILE *sf = hld_vio_open(&v, &info);
+    if (!sf)
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               sf_error_number(sf_error(NULL)));
+    hld_decode_sndfile(d, sf, &info); /* d->stream: check and probe the first chunk */
+    sf_close(sf);
+    return d->status;
+}
+
+int hld_decode_compressed(hld_decode_t *d, const char *path, uint64_t off, uint64_t len) {
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(path, m, sizeof m);
+    if (fd < 0) return hld_decode_fail(d, fd, "%s", m);
+    hld_decode_compressed_fd(d, fd, path, off, len);
+    close(fd);
     return d->status;
 }

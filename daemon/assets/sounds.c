@@ -43,6 +43,8 @@ typedef struct {
     hld_sounds_t *s;
     hld_sound_t *snd; /* the placeholder */
     char path[HL_MAX_PATH + 1];
+    uint64_t off, len; /* a pack file's range (0, 0: the whole file) */
+    int compressed;    /* HL_LOAD_COMPRESSED: keep the encoded bytes (d.blob) */
     hld_load_done_fn done;
     void *user;
     hld_decode_t d; /* the decode and its results */
@@ -164,6 +166,7 @@ static void sound_free(hld_sound_t *snd) {
         hld_client_sound_gone(snd->cl);
     }
     free((void *)snd->pcm.data);
+    hld_blob_unref(snd->blob);
     free(snd->path);
     free(snd);
 }
@@ -281,10 +284,14 @@ static void load_work(uv_work_t *req) {
         hld_decode_upload(d, j->mem, j->fd, j->mem_len);
         return;
     }
-    if (j->pfd >= 0)
-        hld_decode_fd(d, j->pfd); /* opened under the open budget (open_job_t) */
+    if (j->pfd >= 0 && j->compressed) /* opened under the open budget (open_job_t) */
+        hld_decode_compressed_fd(d, j->pfd, j->path, j->off, j->len);
+    else if (j->pfd >= 0)
+        hld_decode_fd_range(d, j->pfd, j->path, j->off, j->len);
+    else if (j->compressed)
+        hld_decode_compressed(d, j->path, j->off, j->len);
     else
-        hld_decode_path(d, j->path);
+        hld_decode_path_range(d, j->path, j->off, j->len);
     if (d->status == 0) watch_add(j);
 }
 
@@ -354,7 +361,9 @@ static void load_after(uv_work_t *req, int status) {
     if (status == UV_ECANCELED)
         hld_decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
     /* a preloaded sound keeps its reservation (exactly its PCM) as its bytes */
-    size_t bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    size_t bytes = d->blob     ? (size_t)d->reserved /* the encoded bytes it keeps */
+                   : d->stream ? 0
+                               : (size_t)d->frames * d->channels * sizeof(float);
     if (d->status == 0 && d->reserved != bytes) hld_decode_unreserve(d, d->reserved - bytes);
     table_remove(s, snd);
     if (d->status == 0) {
@@ -362,6 +371,8 @@ static void load_after(uv_work_t *req, int status) {
         snd->pcm.frames = d->frames;
         snd->pcm.channels = d->channels;
         snd->pcm.finite = 1; /* the decode zeroed every non-finite sample */
+        snd->blob = d->blob;
+        d->blob = NULL;
         snd->source_rate = d->source_rate;
         snd->src_frames = d->src_frames ? d->src_frames : d->frames;
         snd->src_channels = d->src_channels ? d->src_channels : d->channels;
@@ -484,6 +495,9 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     j->d.rate = s->rate;
     j->d.budget = s;
     j->d.quota = snd->cl; /* old and new data both count while both are alive */
+    j->off = snd->off;
+    j->len = snd->len;
+    j->compressed = snd->blob != NULL;
     j->req.data = j;
     if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
         free(j);
@@ -498,7 +512,7 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
 }
 
 /* The reload's entry: it takes over the table place of old. */
-static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, const hld_decode_t *d) {
+static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, hld_decode_t *d) {
     hld_sound_t *n = calloc(1, sizeof *n);
     if (!n) return NULL;
     if (old->path && !(n->path = strdup(old->path))) goto fail;
@@ -523,7 +537,13 @@ static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, const 
     n->source_rate = d->source_rate;
     n->src_frames = d->src_frames ? d->src_frames : d->frames;
     n->src_channels = d->src_channels ? d->src_channels : d->channels;
-    n->bytes = d->stream ? 0 : (size_t)d->frames * d->channels * sizeof(float);
+    n->bytes = d->blob     ? (size_t)d->reserved
+               : d->stream ? 0
+                           : (size_t)d->frames * d->channels * sizeof(float);
+    n->off = old->off;
+    n->len = old->len;
+    n->blob = d->blob;
+    d->blob = NULL;
     return n;
 fail:
     free(n->path);
@@ -543,6 +563,8 @@ static void reload_after(load_job_t *j, int status) {
         /* unloaded (or replaced, or its client left) while it decoded */
         free(d->data);
         d->data = NULL;
+        hld_blob_unref(d->blob);
+        d->blob = NULL;
         hld_decode_unreserve(d, d->reserved);
     } else {
         old->reloading = 0;
@@ -550,6 +572,8 @@ static void reload_after(load_job_t *j, int status) {
         if (d->status == 0 && !n) {
             free(d->data);
             d->data = NULL;
+            hld_blob_unref(d->blob);
+            d->blob = NULL;
             hld_decode_unreserve(d, d->reserved);
             d->status = HELIOD_ENOMEM;
             snprintf(d->msg, sizeof d->msg, "out of memory");
@@ -600,50 +624,75 @@ static void reload_after(load_job_t *j, int status) {
 }
 
 static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
-                      const char *path, uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd,
-                      uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap);
+                      const char *path, uint64_t off, uint64_t len, uint8_t *mem, size_t mem_len,
+                      uint64_t mem_reserved, int fd, uint32_t flags, hld_load_done_fn done,
+                      void *user, char *msg, size_t cap);
 
 int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
                     uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
-    return start_load(s, cl, hld_client_who(cl), name, path, NULL, 0, 0, -1, flags, done, user, msg,
-                      cap);
+    return start_load(s, cl, hld_client_who(cl), name, path, 0, 0, NULL, 0, 0, -1, flags, done,
+                      user, msg, cap);
 }
 
 int hld_sounds_load_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
                         const char *path, uint32_t flags, hld_load_done_fn done, void *user,
                         char *msg, size_t cap) {
-    return start_load(s, cl, who, name, path, NULL, 0, 0, -1, flags, done, user, msg, cap);
+    return start_load(s, cl, who, name, path, 0, 0, NULL, 0, 0, -1, flags, done, user, msg, cap);
+}
+
+int hld_sounds_load_range_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                              const char *path, uint64_t off, uint64_t len, uint32_t flags,
+                              hld_load_done_fn done, void *user, char *msg, size_t cap) {
+    if (off + len < off) {
+        snprintf(msg, cap, "range: offset %llu + length %llu overflows", (unsigned long long)off,
+                 (unsigned long long)len);
+        return HELIOD_EINVAL;
+    }
+    return start_load(s, cl, who, name, path, off, len, NULL, 0, 0, -1, flags, done, user, msg,
+                      cap);
+}
+
+int hld_sounds_load_range(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                          uint64_t off, uint64_t len, uint32_t flags, hld_load_done_fn done,
+                          void *user, char *msg, size_t cap) {
+    return hld_sounds_load_range_for(s, cl, hld_client_who(cl), name, path, off, len, flags, done,
+                                     user, msg, cap);
 }
 
 int hld_sounds_load_mem(hld_sounds_t *s, hld_client_t *cl, const char *name, uint8_t *mem,
                         size_t len, uint64_t reserved, uint32_t flags, hld_load_done_fn done,
                         void *user, char *msg, size_t cap) {
-    if (flags & HL_LOAD_STREAM) {
+    if (flags & (HL_LOAD_STREAM | HL_LOAD_COMPRESSED)) {
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, 0, name, "(upload)", mem, len, reserved, -1, flags, done, user, msg,
-                      cap);
+    return start_load(s, cl, 0, name, "(upload)", 0, 0, mem, len, reserved, -1, flags, done, user,
+                      msg, cap);
 }
 
 int hld_sounds_load_fd(hld_sounds_t *s, hld_client_t *cl, const char *name, int fd, size_t size,
                        uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
-    if (flags & HL_LOAD_STREAM) {
+    if (flags & (HL_LOAD_STREAM | HL_LOAD_COMPRESSED)) {
         snprintf(msg, cap, "an uploaded sound is preloaded, not streamed");
         return HELIOD_EINVAL;
     }
-    return start_load(s, cl, 0, name, "(upload)", NULL, size, 0, fd, flags, done, user, msg, cap);
+    return start_load(s, cl, 0, name, "(upload)", 0, 0, NULL, size, 0, fd, flags, done, user, msg,
+                      cap);
 }
 
 static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
-                      const char *path, uint8_t *mem, size_t mem_len, uint64_t mem_reserved, int fd,
-                      uint32_t flags, hld_load_done_fn done, void *user, char *msg, size_t cap) {
+                      const char *path, uint64_t off, uint64_t len, uint8_t *mem, size_t mem_len,
+                      uint64_t mem_reserved, int fd, uint32_t flags, hld_load_done_fn done,
+                      void *user, char *msg, size_t cap) {
 #define FAIL(code, ...) return snprintf(msg, cap, __VA_ARGS__), (code)
     if (!hl_name_valid(name))
         FAIL(HELIOD_ENAME, "sound names are 1..63 characters of A-Z a-z 0-9 _ . -");
     int bank = (flags & HLD_LOAD_BANK) != 0;
     flags &= ~HLD_LOAD_BANK;
     if (flags & ~(uint32_t)HL_LOAD_MASK) FAIL(HELIOD_EINVAL, "unknown load flags");
+    int compressed = (flags & HL_LOAD_COMPRESSED) != 0;
+    if (compressed && (flags & HL_LOAD_STREAM))
+        FAIL(HELIOD_EINVAL, "flags: a sound is streamed from disk or kept compressed, not both");
     if (!path[0]) FAIL(HELIOD_EINVAL, "empty path");
     uint32_t ns = (flags & HL_LOAD_SHARED) || !cl ? 0 : cl->id;
     if (hld_sounds_find(s, ns, name))
@@ -672,7 +721,9 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const cha
     snd->loader = cl ? cl->id : 0;
     snd->loading = 1;
     snd->flags = flags | (ns ? 0 : HL_LOAD_SHARED);
-    snd->stream = (flags & HL_LOAD_STREAM) != 0;
+    snd->stream = (flags & (HL_LOAD_STREAM | HL_LOAD_COMPRESSED)) != 0;
+    snd->off = off;
+    snd->len = len;
     snd->path = snd->stream ? strdup(path) : NULL;
     if (snd->stream && !snd->path) {
         free(j);
@@ -690,6 +741,9 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const cha
     j->d.cancel = &snd->cancel;
     snd->pinned = (flags & HL_LOAD_PIN) != 0;
     snprintf(j->path, sizeof j->path, "%s", path);
+    j->off = off;
+    j->len = len;
+    j->compressed = compressed;
     j->s = s;
     j->snd = snd;
     j->done = done;
@@ -839,7 +893,8 @@ void hld_sound_info(const hld_sound_t *snd, hl_sound_info_t *o) {
     o->frames = snd->pcm.frames;
     o->channels = (uint16_t)snd->pcm.channels;
     o->source_rate = snd->source_rate;
-    o->flags = snd->flags;
+    o->flags = snd->flags & HL_LOAD_INFO_MASK; /* 1.0 clients know these */
+    if (snd->blob) o->flags |= HL_LOAD_STREAM; /* decoded while it plays */
     o->playing = snd->playing;
     o->owner = snd->loader;
 }

@@ -60,6 +60,13 @@ typedef struct hld_sound {
     uint32_t src_channels;
     uint64_t src_frames; /* at source_rate */
     char *path;
+    /* a pack file's range (HL_LOAD offset/length): the sound is bytes
+     * [off, off + len) of path (len 0: the whole file) */
+    uint64_t off, len;
+    /* HL_LOAD_COMPRESSED: the encoded bytes, kept in memory (bytes counts
+     * them); stream is set too and each voice decodes from here instead of
+     * the file (decoder.c), through libsndfile's virtual I/O */
+    struct hld_blob *blob;
     /* the budget (asset issue) */
     int pinned;            /* HL_LOAD_PIN: never evicted */
     uint64_t last_used;    /* the table's use clock at its last play (LRU eviction) */
@@ -156,6 +163,19 @@ int hld_sounds_load(hld_sounds_t *s, hld_client_t *cl, const char *name, const c
 int hld_sounds_load_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
                         const char *path, uint32_t flags, hld_load_done_fn done, void *user,
                         char *msg, size_t cap);
+/* As hld_sounds_load for bytes [off, off + len) of path (a pack file; len
+ * 0: to the file's end). The worker checks the range against the file
+ * (HELIOD_EINVAL "outside the file" otherwise); off + len overflowing is
+ * refused here. HL_LOAD_COMPRESSED keeps the encoded bytes in memory (at
+ * most HL_MAX_UPLOAD, charged to the budget and cl's quota before they are
+ * read) and makes the sound play as a stream decoded from memory. */
+int hld_sounds_load_range(hld_sounds_t *s, hld_client_t *cl, const char *name, const char *path,
+                          uint64_t off, uint64_t len, uint32_t flags, hld_load_done_fn done,
+                          void *user, char *msg, size_t cap);
+/* The same, its file opened for process `who` (as hld_sounds_load_for). */
+int hld_sounds_load_range_for(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const char *name,
+                              const char *path, uint64_t off, uint64_t len, uint32_t flags,
+                              hld_load_done_fn done, void *user, char *msg, size_t cap);
 /* As hld_sounds_load for an encoded file in memory (an upload): decoded
  * through libsndfile's virtual I/O. On 0 it takes mem (malloc'd, len bytes)
  * and `reserved` bytes already reserved from the budget for it, and frees
@@ -182,6 +202,37 @@ void hld_sounds_drop_client(hld_sounds_t *s, uint32_t client);
 void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd);
 
 /* ---- sound_decode.c: a file or an upload into PCM ---- */
+
+/* An encoded file kept in memory (HL_LOAD_COMPRESSED), shared by its sound
+ * and every stream decoding it: freed by the last hld_blob_unref (any
+ * thread, never the audio thread). */
+typedef struct hld_blob {
+    _Atomic uint32_t refs;
+    size_t len;
+    uint8_t data[];
+} hld_blob_t;
+hld_blob_t *hld_blob_ref(hld_blob_t *b); /* b may be NULL; returns b */
+void hld_blob_unref(hld_blob_t *b);      /* b may be NULL */
+
+/* libsndfile's virtual I/O over an encoded file in memory (mem), or over
+ * bytes [base, base + len) of a descriptor read with pread (mem NULL). The
+ * struct must live as long as the SNDFILE. */
+typedef struct {
+    const uint8_t *mem;
+    int fd;
+    uint64_t base;
+    size_t len, pos;
+} hld_vio_t;
+SNDFILE *hld_vio_open(hld_vio_t *v, SF_INFO *info);
+
+/* hld_sound_open for bytes [off, off + len) of path (len 0: to the end of
+ * the file): the fd and *size, the range's length, or a negative code with
+ * msg (HELIOD_EINVAL when the range is not inside the file). Any thread. */
+int hld_sound_open_range(const char *path, uint64_t off, uint64_t len, uint64_t *size, char *msg,
+                         size_t cap);
+/* Its range check on an open fd: 0 with *size, or a negative code with msg. */
+int hld_sound_range_check(int fd, const char *path, uint64_t off, uint64_t len, uint64_t *size,
+                          char *msg, size_t cap);
 
 /* Opens a sound file for reading, refusing what is not a regular file (a
  * FIFO would block the caller's thread forever, a device or a directory
@@ -230,6 +281,7 @@ typedef struct {
     uint64_t src_frames;
     uint64_t nonfinite; /* samples hld_sanitize zeroed or clipped */
     uint64_t wanted;    /* with ENOMEM from the budget: the bytes it tried to reserve */
+    hld_blob_t *blob;   /* hld_decode_compressed: the encoded bytes (reserved) */
 } hld_decode_t;
 
 /* Fills d from sf (which the caller closes). Returns d->status. */
@@ -241,6 +293,17 @@ int hld_decode_path(hld_decode_t *d, const char *path);
 /* The same from a file already opened (hld_sound_open), read from its
  * start; fd stays open (the caller closes it). */
 int hld_decode_fd(hld_decode_t *d, int fd);
+/* hld_decode_path for bytes [off, off + len) of path (a pack file). */
+int hld_decode_path_range(hld_decode_t *d, const char *path, uint64_t off, uint64_t len);
+/* The same from a file already opened (path: for messages); fd stays open. */
+int hld_decode_fd_range(hld_decode_t *d, int fd, const char *path, uint64_t off, uint64_t len);
+/* HL_LOAD_COMPRESSED: reserves the range's size (budget, quota), reads the
+ * encoded bytes into d->blob and probes them as a stream (d->stream must be
+ * 1): the description is filled, nothing is decoded beyond the first chunk.
+ * At most HL_MAX_UPLOAD bytes (ETOOBIG). Returns d->status. */
+int hld_decode_compressed(hld_decode_t *d, const char *path, uint64_t off, uint64_t len);
+/* The same from a file already opened (path: for messages); fd stays open. */
+int hld_decode_compressed_fd(hld_decode_t *d, int fd, const char *path, uint64_t off, uint64_t len);
 int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len);
 /* Ends a decode with status and the message fmt % detail: the data freed,
  * the reservation given back. Returns status. */

@@ -36,6 +36,7 @@ typedef struct {
     uint32_t client_voices, client_detached, client_streams, client_loads, client_sample_mb;
     /* named objects one process may hold (0 = the default: a quarter of each table) */
     uint32_t client_cues, client_categories, client_emitters, client_buses, client_rzones;
+    uint32_t client_params;
     uint32_t client_scheduled;
     float detached_loop_max_s; /* 0 = detached loops play until stopped */
     float cpu_budget;          /* % of the period the callback may use; 0 = no governor */

@@ -505,6 +505,10 @@ uint32_t hld_vm_lowq_count(const hld_vm_t *vm) {
     return vm->n_lowq;
 }
 
+uint32_t hld_vm_real_count(const hld_vm_t *vm) {
+    return vm->n_real;
+}
+
 /* ---- position: the anchor on the engine clock, loop regions and passes ---- */
 
 /* Wraps pos by the loop region; *used = loop passes taken; *ended = past the end. */

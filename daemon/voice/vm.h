@@ -45,6 +45,7 @@
 #include "cues.h"
 #include "hl_mixer.h"
 #include "hl_proto.h"
+#include "params.h"
 
 struct hld_sound;
 
@@ -84,6 +85,17 @@ typedef struct hld_emitter {
     uint32_t count;
     uint32_t index; /* in the emitter table */
 } hld_emitter_t;
+
+/* A voice's game-parameter state (vm_params.c): what its cue's bindings add
+ * now, on top of what the client asked for (the base), which a SET changes. */
+typedef struct {
+    hld_pcontrib_t pc;
+    float base_gain, base_pitch, base_send[HL_MAX_SENDS];
+    uint8_t bound;   /* its cue has bindings */
+    uint8_t layer;   /* blend: its variation */
+    uint8_t nlayers; /* blend: the cue's variations (0: not a blend) */
+    uint64_t leader; /* blend: the first layer's handle (the one PLAY answered); 0 for it */
+} hld_vparams_t;
 
 /* Logical voice states. */
 #define HLD_LV_FREE    0
@@ -147,6 +159,7 @@ typedef struct {
     /* engine frame it started on: its STARTED frame, or (never real yet)
      * the frame it was admitted for; a musical grid's reference (CLOCK) */
     uint64_t start_frame;
+    hld_vparams_t pv; /* game parameters: bindings and the client's base values */
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;
@@ -210,6 +223,7 @@ typedef struct {
     int stream;         /* 1: first realisation opens a stream (OPENING until ready) */
     float post_user[4]; /* the post stage as asked (hld_lvoice_t.post_user) */
     int pinned;         /* a client-fed stream (hld_lvoice_t.pinned): virt must be KILL */
+    hld_vparams_t pv;   /* game parameters: p already holds what the bindings add */
 } hld_vm_play_t;
 
 /* Admission and start. Returns 0 with *voice (and *stolen: a voice ended to
@@ -276,6 +290,33 @@ void hld_vm_count_virtual(hld_vm_t *vm);
  * the event belonged to the voice manager. */
 int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 
+/* ---- game parameters (vm_params.c) ---- */
+/* Seeks the parameters, applies the scheduled PARAMs now due and, when a
+ * value changed, sends every bound voice whose bindings now add something
+ * else a SET (gain, pitch, filters, sends) ramped over HLD_PARAM_EVAL_MS
+ * while values seek (evaluated at most that often), else HLD_PARAM_JUMP_MS.
+ * Call every poll. */
+#define HLD_PARAM_EVAL_MS 10
+#define HLD_PARAM_JUMP_MS 3.0f /* ramp of a change that jumps (seek 0): the anti-click fade */
+void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);
+/* Evaluates now whatever the pace (benchmarks). Returns the SETs sent. */
+uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);
+/* The post stage the mixer gets from the client's cutoffs and occlusion
+ * (u: lp_hz, hp_hz, occlusion, obstruction) and what bindings add (pc may
+ * be NULL): the lowest low-pass, the highest high-pass, the larger
+ * occlusion. */
+void hld_vm_post_map(float rate, const float u[4], const hld_pcontrib_t *pc, float *lp, float *hp,
+                     float *occ_db);
+/* Stops the other layers of a blend whose first layer is leader (their
+ * own fade curve). Returns how many. */
+int hld_vm_stop_layers(hld_vm_t *vm, uint64_t leader, uint32_t fade_frames, int reason,
+                       uint64_t now_ns);
+/* Drops the emitter and voice values whose emitter or voice is gone. */
+void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P);
+/* A client's SET on a bound voice: records the gain, pitch and sends it
+ * asks for as the base and folds the bindings' contribution into s. */
+void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s);
+
 /* Emitters. */
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
                           const float vel[3], hld_emitter_t **out);
@@ -311,6 +352,8 @@ uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
  * voices beyond it (VIRTUAL reason GOVERNED, with their fade), and they are
  * realised again (at their position) when the limit rises. Returns the cap. */
 uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
+/* Voices holding a mixer voice now (bench/params). */
+uint32_t hld_vm_real_count(const hld_vm_t *vm);
 /* The governor's quality step, taken before any voice is made virtual: of
  * the real voices that asked for the sinc or cubic interpolator and resample
  * (pitch or Doppler), `limit` quality steps are kept (a sinc voice holds two,

@@ -290,6 +290,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->seq = ++vm->seq;
     v->p = pl->p;
     memcpy(v->post_user, pl->post_user, sizeof v->post_user);
+    v->pv = pl->pv;
     v->p.tag = vm_handle_of(vm, v);
     v->paused = (pl->p.flags & HL_MIX_PAUSED) != 0;
     v->rate = pl->rate;

@@ -103,6 +103,11 @@
 #define HL_R_REV_WET_HI      1
 #define HL_R_REV_DRY_LO      0
 #define HL_R_REV_DRY_HI      1
+/* game parameters (PARAM_DEF, PARAM, BIND) */
+#define HL_R_PARAM_LO        -1e6     /* a parameter's min, max, default, value; a curve's x */
+#define HL_R_PARAM_HI        1e6
+#define HL_R_PSEEK_LO        0        /* seek speed, units per second; 0 = jumps at once */
+#define HL_R_PSEEK_HI        1e9
 
 /* clang-format on */
 

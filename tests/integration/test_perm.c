@@ -1648,9 +1648,10 @@ static int leave_behind(heliod_t *h, int *out, void *arg) {
     heliod_play_params_init(&pp);
     pp.flags = HELIOD_PLAY_DETACHED | HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
-    out[n++] = heliod_play(h, "acue0", &pp, &v, NULL); /* 17 */
-    out[n++] = (int)(v & 0xffffffffu);                 /* 18 */
-    out[n++] = (int)(v >> 32);                         /* 19 */
+    out[n++] = heliod_play(h, "acue0", &pp, &v, NULL);          /* 17 */
+    out[n++] = (int)(v & 0xffffffffu);                          /* 18 */
+    out[n++] = (int)(v >> 32);                                  /* 19 */
+    out[n++] = heliod_param_define(h, "aparam", 0, 1, 0.5f, 0); /* 20 */
     return n;
 }
 
@@ -1693,7 +1694,7 @@ static void test_gone_process_reclaimed(void **state) {
 
     const char *paths[] = {f->tone, man, zman};
     int r[32];
-    assert_int_equal(in_child(f, leave_behind, (void *)paths, r, 32), 20);
+    assert_int_equal(in_child(f, leave_behind, (void *)paths, r, 32), 21);
     fprintf(stderr,
             "# A: %d categories (%d), %d cues (%d), %d reverb zones (%d), %d emitters (%d), "
             "fifth bus %d\n",
@@ -1713,6 +1714,7 @@ static void test_gone_process_reclaimed(void **state) {
     assert_int_equal(r[12], HELIOD_EQUOTA);
     for (int i = 13; i <= 17; i++)
         assert_int_equal(r[i], 0);
+    assert_int_equal(r[20], 0);
     heliod_voice_t v = (heliod_voice_t)(uint32_t)r[18] | (heliod_voice_t)(uint32_t)r[19] << 32;
 
     /* B, another process (this one), finds none of A's objects by name */
@@ -1734,6 +1736,20 @@ static void test_gone_process_reclaimed(void **state) {
     snprintf(cue.name, sizeof cue.name, "bcue");
     snprintf(cue.category, sizeof cue.category, "acat0");
     assert_int_equal(heliod_cue_define(b, &cue), HELIOD_ENOCATEGORY);
+    /* nor A's game parameter: B's name is a new one, the operator lists only B's */
+    assert_int_equal(heliod_param_set(b, "aparam", HELIOD_PSCOPE_GLOBAL, NULL, 0, 1),
+                     HELIOD_EINVAL);
+    assert_int_equal(heliod_param_define(b, "aparam", 0, 2, 1, 0), 0);
+    heliod_param_info_t pinf[16];
+    size_t npi = 0;
+    assert_int_equal(heliod_params(op, pinf, 16, &npi), 0);
+    int aparams = 0;
+    for (size_t i = 0; i < npi; i++)
+        if (strcmp(pinf[i].name, "aparam") == 0) {
+            aparams++;
+            assert_true(pinf[i].max == 2.0f);
+        }
+    assert_int_equal(aparams, 1);
     /* nor can adopt them: not even the operator reaches them */
     assert_int_equal(heliod_bus_gain(op, "abus", -6, 0), HELIOD_ENOBUS);
     assert_int_equal(heliod_bus_mute(op, "arz1", 1, 0), HELIOD_ENOBUS);

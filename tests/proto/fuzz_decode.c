@@ -87,6 +87,10 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_RZONE: ROUND(hl_rzone_t, hl_get_rzone, hl_put_rzone); break;
     case HL_OP_BANK: ROUND(hl_bank_t, hl_get_bank, hl_put_bank); break;
     case HL_OP_ZONE: ROUND(hl_zone_t, hl_get_zone, hl_put_zone); break;
+    case HL_OP_PARAM_DEF: ROUND(hl_param_def_t, hl_get_param_def, hl_put_param_def); break;
+    case HL_OP_PARAM: ROUND(hl_param_t, hl_get_param, hl_put_param); break;
+    case HL_OP_BIND: ROUND(hl_bind_t, hl_get_bind, hl_put_bind); break;
+    case HL_OP_PARAMS:
     case HL_OP_BANKS:
     case HL_OP_ZONES:
     case HL_OP_RZONES:
@@ -142,7 +146,11 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_RZONES: LIST(hl_rzone_info_t, hl_get_rzone_info, hl_put_rzone_info); break;
     case HL_OP_BANKS: LIST(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info); break;
     case HL_OP_ZONES: LIST(hl_zone_info_t, hl_get_zone_info, hl_put_zone_info); break;
-    case HL_OP_BANK: /* load: the bank's state; unload: empty */
+    case HL_OP_PARAMS: LIST(hl_param_info_t, hl_get_param_info, hl_put_param_info); break;
+    case HL_OP_PARAM_DEF:
+    case HL_OP_PARAM:
+    case HL_OP_BIND: break; /* empty */
+    case HL_OP_BANK:        /* load: the bank's state; unload: empty */
         if (r->off < r->len) ROUND(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info);
         break;
     case HL_OP_FX: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
@@ -213,6 +221,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     /* as the body of everything */
     for (uint16_t op = HL_OP_CLOCK; op <= HL_OP_BUNDLE_END; op++) { /* time */
+        hl_fuzz_body(op, 0, data, size);
+        hl_fuzz_body(op, 1, data, size);
+    }
+    for (uint16_t op = HL_OP_PARAM_DEF; op <= HL_OP_BIND; op++) { /* game parameters */
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);
     }

@@ -58,12 +58,13 @@ static void fix_load(void *p, int v) {
     hl_load_t *m = p;
     S(m->name, "boom");
     S(m->path, v ? "/usr/share/sounds/boom.wav" : "");
-    m->flags = v ? HL_LOAD_MASK : HL_LOAD_SHARED;
+    m->flags = v ? HL_LOAD_INFO_MASK : HL_LOAD_SHARED; /* 1.0's bits */
+    m->offset = m->length = 0;                         /* since 1.1: absent, a 1.0 client's LOAD */
 }
 static void fix_sound_info(void *p, int v) {
     hl_sound_info_t *m = p;
     S(m->name, v ? "boom" : "x");
-    m->flags = v ? HL_LOAD_MASK : 0;
+    m->flags = v ? HL_LOAD_INFO_MASK : 0;
 }
 static void fix_name(void *p, int v) {
     hl_name_t *m = p;

@@ -957,11 +957,12 @@ static void test_time_codec(void **state) {
     }
     assert_int_equal(HL_FLAG_AT, 0x0002);
     assert_int_equal(HL_FLAG_MASK, 0x0003);
-    static const uint16_t sched[] = {HL_OP_PLAY, HL_OP_STOP, HL_OP_SET, HL_OP_BUS, HL_OP_LISTENER};
+    static const uint16_t sched[] = {HL_OP_PLAY, HL_OP_STOP,     HL_OP_SET,
+                                     HL_OP_BUS,  HL_OP_LISTENER, HL_OP_PARAM};
     int n_sched = 0;
     for (uint32_t op = 0; op < 256; op++)
         n_sched += hl_op_schedulable((uint16_t)op);
-    assert_int_equal(n_sched, 5);
+    assert_int_equal(n_sched, 6);
     for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++)
         assert_true(hl_op_schedulable(sched[i]));
     assert_string_equal(hl_op_name(HL_OP_CLOCK), "clock");
@@ -973,7 +974,7 @@ static void test_time_codec(void **state) {
 static void test_flags_and_enums(void **state) {
     (void)state;
     /* LOAD: name "boom" (6) path "/tmp/boom.wav" (15) flags */
-    expect_bad(2, 21, 4, 0x8);
+    expect_bad(2, 21, 4, 0x10);
     expect_bad(2, 21, 4, 0x80000000u);
     /* PLAY: sound (6) flags at 6 */
     expect_bad(5, 6, 4, 0x20);

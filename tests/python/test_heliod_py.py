@@ -192,6 +192,23 @@ class ClientTest(unittest.TestCase):
             heliod.Client(os.path.join(self.d.dir, "none.sock"))
         self.assertEqual(e.exception.name, "ECONNECT")
 
+    def test_compressed_pack(self):
+        """LOAD compressed from a byte range of a pack file (protocol 1.1)."""
+        pack = os.path.join(self.d.dir, "game.pak")
+        with open(self.wav, "rb") as f:
+            wav = f.read()
+        with open(pack, "wb") as f:
+            f.write(b"\x00" * 100 + wav)
+        with heliod.Client(self.d.sock) as c:
+            info = c.load("tone", pack, compressed=True, offset=100, length=len(wav))
+            self.assertEqual((info["frames"], info["channels"]), (48000, 1))
+            self.assertTrue(info["flags"] & heliod.LOAD_STREAM)  # decoded while it plays
+            c.stop(c.play("tone"), fade_ms=0)
+            with self.assertRaises(heliod.HeliodError) as e:
+                c.load("far", pack, offset=100 + len(wav), length=1)
+            self.assertEqual(e.exception.name, "EINVAL")
+            self.assertIn("outside", e.exception.message)
+
     def test_meter_and_profile_events(self):
         with heliod.Client(self.d.sock) as c:
             c.load("tone", self.wav)
@@ -317,6 +334,32 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(self.errname(c.play, "bad"), "ENOSOUND")
             self.assertEqual(self.errname(c.cue_define, "bad", "t1", bus="nobus"), "ENOBUS")
             self.assertGreater(c.ping(), 0)
+
+    def test_game_parameters(self):
+        with heliod.Client(self.d.sock) as c:
+            c.load("tone", self.wav)
+            c.cue_define("eng", "tone", loop=True)
+            c.param_define("rpm", 0, 1, 1, 0)
+            c.bind("eng", "rpm", "gain", [(0, -20), (1, 0, "linear")])
+            v = c.play("eng")
+
+            def gain():  # the voice's gain once the daemon's next pass applied the binding
+                time.sleep(0.1)
+                return self.voice(c, v)["gain_db"]
+            self.assertAlmostEqual(gain(), 0.0, places=2)
+            c.param_set("rpm", 0.5)
+            self.assertAlmostEqual(gain(), -10.0, places=2)
+            c.set(v, gain_db=-3, ramp_ms=0)  # the binding rides on what SET asks
+            self.assertAlmostEqual(gain(), -13.0, places=2)
+            c.param_set("rpm", 0.0, voice=v)  # the voice's own value wins
+            self.assertAlmostEqual(gain(), -23.0, places=2)
+            p = c.params()[0]
+            self.assertEqual((p["def"]["name"], p["value"], p["scoped"]), ("rpm", 0.5, 1))
+            self.assertEqual(self.errname(c.param_set, "rpm", 2.0), "EINVAL")
+            self.assertEqual(self.errname(c.param_set, "nosuch", 0.0), "EINVAL")
+            self.assertEqual(self.errname(c.bind, "eng", "rpm", "gain", [(i, 0) for i in range(17)]),
+                             "EINVAL")
+            c.bind_clear("eng")
 
     def test_emitters_pause_seek_post(self):
         with heliod.Client(self.d.sock) as c:

@@ -24,6 +24,7 @@ The calls, by domain (each method's docstring has its keywords):
                 resume_category, listener, voices
     cues        cue_define, category_define, cues_load, cues
     emitters    emitter_create, emitter_set, emitter_destroy
+    parameters  param_define, param_set, bind, bind_clear, params (protocol 1.1)
     graph       bus_create, bus_remove, bus_parent, bus_gain, bus_mute,
                 bus_send, buses, fx_add, fx_set, fx_remove, fx_list, duck,
                 duck_remove, ducks, reverb_zone_set, reverb_zone_remove,
@@ -45,7 +46,7 @@ daemon's message; arguments this client can tell are wrong (an unknown
 enumeration name, a string too long) raise it before anything is sent.
 """
 
-from ._bodies import (BANK_STATES, CURVES, END_REASONS, EQ_TYPES, FX_PARAMS, LOAD_PIN,
+from ._bodies import (BANK_STATES, CURVES, END_REASONS, EQ_TYPES, FX_PARAMS, LOAD_COMPRESSED, LOAD_PIN,
                       LOAD_SHARED, LOAD_STREAM, MODELS, OVER_BUS, OVER_DISTANCE, OVER_FADE_IN,
                       OVER_FILTER, OVER_PAN, OVER_PRIORITY, OVER_SENDS, OVERFLOWS, PICKS,
                       PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR, PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, REVERB_PRESETS,
@@ -61,7 +62,7 @@ __all__ = ["Client", "AsyncClient", "Stream", "AsyncStream", "HeliodError", "Eve
            "default_socket", "frame_at", "quantize", "fx_parse", "ERRORS", "OP", "EVENT_TYPES",
            "PROTO_VERSION", "PROTO_MINOR", "SUB_ENDED", "SUB_STARTED", "SUB_ALL", "SUB_VIRTUAL", "SUB_DEVICE",
            "SUB_METER", "SUB_BANK", "SUB_ZONES", "SUB_PROFILE", "SUB_STREAM", "LOAD_STREAM", "LOAD_SHARED",
-           "LOAD_PIN", "PLAY_LOOP", "PLAY_3D", "PLAY_DETACHED", "PLAY_PAUSED", "PLAY_CUBIC", "PLAY_SINC", "PLAY_LINEAR",
+           "LOAD_PIN", "LOAD_COMPRESSED", "PLAY_LOOP", "PLAY_3D", "PLAY_DETACHED", "PLAY_PAUSED", "PLAY_CUBIC", "PLAY_SINC", "PLAY_LINEAR",
            "OVER_PRIORITY", "OVER_BUS", "OVER_FADE_IN", "OVER_DISTANCE", "OVER_PAN",
            "OVER_FILTER", "OVER_SENDS", "MODELS", "PICKS", "OVERFLOWS", "CURVES", "EQ_TYPES",
            "REVERB_PRESETS", "FX_PARAMS", "VOICE_STATES", "END_REASONS", "VIRT_REASONS",

@@ -10,9 +10,9 @@ as the dicts the calls return."""
 from ._codec import decode, encode, get
 # the flag bits and enumeration names (re-exported: _calls and the package use them too)
 from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_REMOVE, BUS_SEND,
-                      CURVES, EM_DETACHED, EM_POS, EM_VEL, FXP_TYPE, LOAD_PIN, LOAD_SHARED,
-                      LOAD_STREAM, LST_FWD, LST_POS, LST_UP, LST_VEL, MODELS, OVER_BUS,
-                      OVER_DISTANCE, OVER_FADE_IN, OVER_FILTER, OVER_PAN, OVER_PRIORITY,
+                      CURVES, EM_DETACHED, EM_POS, EM_VEL, FXP_TYPE, LOAD_COMPRESSED, LOAD_PIN,
+                      LOAD_SHARED, LOAD_STREAM, LST_FWD, LST_POS, LST_UP, LST_VEL, MODELS,
+                      OVER_BUS, OVER_DISTANCE, OVER_FADE_IN, OVER_FILTER, OVER_PAN, OVER_PRIORITY,
                       OVER_SENDS, OVERFLOWS, PAUSE_BUS, PAUSE_CATEGORY, PAUSE_EVERYONE,
                       PAUSE_MINE, PICKS, PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR,
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
@@ -199,8 +199,10 @@ def enc_stop_all(fade_ms, everyone):
     return encode("stop_all", fade_ms=fade_ms, scope=1 if everyone else 0)
 
 
-def enc_load(sound, path, flags):
-    return encode("load", name=name(sound, "sound"), path=path, flags=flags)
+def enc_load(sound, path, flags, offset=0, length=0):
+    """LOAD; offset and length (protocol 1.1) name a range of a pack file."""
+    return encode("load", name=name(sound, "sound"), path=path, flags=flags, offset=offset,
+                  length=length)
 
 
 def enc_name(s, what):
@@ -350,6 +352,49 @@ def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0
     mask |= EM_DETACHED if detached else 0
     return encode("emitter", action=action, name=name(emitter, "emitter"), mask=mask, pos=pos,
                   vel=vel, ramp_ms=ramp_ms, fade_ms=fade_ms)
+
+
+# ---- game parameters ---------------------------------------------------------------------
+
+PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx")
+SHAPES = ("linear", "exp", "log", "scurve")
+
+
+def enc_param_def(param, lo, hi, default, seek):
+    return encode("param_def", name=name(param, "parameter"), min=lo, max=hi, **{"def": default},
+                  seek=seek)
+
+
+def enc_param(param, value, emitter=None, voice=None):
+    if emitter is not None and voice is not None:
+        raise HeliodError(EINVAL, "param: emitter and voice exclude each other")
+    scope = 1 if emitter is not None else 2 if voice is not None else 0
+    return encode("param", name=name(param, "parameter"), scope=scope,
+                  emitter=name(emitter, "emitter") if emitter is not None else "",
+                  voice=voice or 0, value=value)
+
+
+def enc_bind(cue, param, prop, points=(), index=0, clear=False, fxp=0):
+    points = list(points)
+    if len(points) > 16:
+        raise HeliodError(EINVAL, "npoints: a curve has at most 16 points")
+    choice = prop in ("switch", "blend")
+    xs, ys, shapes = [0.0] * 16, [0.0] * 16, 0
+    for i, p in enumerate(points):
+        if choice:
+            xs[i] = float(p)
+            continue
+        xs[i], ys[i] = float(p[0]), float(p[1])
+        if len(p) > 2 and i + 1 < len(points):
+            shapes |= enum(SHAPES, p[2], "shape") << (2 * i)
+    return encode("bind", action=1 if clear else 0, cue=name(cue, "cue"), fxp=fxp,
+                  param="" if clear else name(param, "parameter"),
+                  prop=enum(PROPS, prop, "prop"), index=index, npoints=len(points), x=xs, y=ys,
+                  shapes=shapes)
+
+
+def get_param_info(r):
+    return get(r, "param_info")
 
 
 # ---- the mixer graph: buses, effects, ducking, reverb zones --------------------------------

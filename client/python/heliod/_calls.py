@@ -54,13 +54,17 @@ class _Calls:
 
     # ---- sounds ---------------------------------------------------------------------------
 
-    def load(self, name, path, stream=False, shared=False, pin=False):
+    def load(self, name, path, stream=False, shared=False, pin=False, compressed=False,
+             offset=0, length=0):
         """Decodes a file the daemon reads (a relative path is made absolute
-        here) into a sound; returns its SOUND_INFO dict."""
+        here) into a sound; returns its SOUND_INFO dict. compressed: keep the
+        encoded file in the daemon's memory, decoded while it plays;
+        offset/length: the sound is that byte range of a pack file (length 0:
+        to its end)."""
         path = os.path.abspath(path)
         flags = (B.LOAD_STREAM if stream else 0) | (B.LOAD_SHARED if shared else 0)
-        flags |= B.LOAD_PIN if pin else 0
-        return self._call("load", B.enc_load(name, path, flags), B.dec_sound)
+        flags |= (B.LOAD_PIN if pin else 0) | (B.LOAD_COMPRESSED if compressed else 0)
+        return self._call("load", B.enc_load(name, path, flags, offset, length), B.dec_sound)
 
     def load_memory(self, name, data, shared=False, pin=False):
         """Uploads an encoded file (bytes: WAV, FLAC, Ogg ...) over the socket
@@ -211,6 +215,38 @@ class _Calls:
         """Destroys an emitter; its voices fade out (-1: each its cue's
         fade-out) and end "emitter". Returns how many voices it stopped."""
         return self._call("emitter", B.enc_emitter(2, name, fade_ms=fade_ms), B.dec_count)
+
+    # ---- game parameters (protocol 1.1) ------------------------------------------------------
+
+    def param_define(self, name, min=0.0, max=1.0, default=0.0, seek=0.0):
+        """Defines or redefines a game parameter: its range, default and seek
+        speed (units per second the value moves toward what is set; 0 jumps)."""
+        return self._call("param_def", B.enc_param_def(name, min, max, default, seek), B.dec_none)
+
+    def param_set(self, name, value, emitter=None, voice=None, at=None, noreply=False):
+        """Sets a parameter's global value, or an emitter's (emitter=NAME) or
+        a voice's (voice=HANDLE) own. Schedulable (at=FRAME) like set()."""
+        return self._call("param", B.enc_param(name, value, emitter, voice), B.dec_none, at=at,
+                          noreply=noreply)
+
+    def bind(self, cue, param, prop, points=(), index=0, fxp=0):
+        """Binds param through a curve to a property of cue's voices: prop
+        "gain" (dB), "pitch" (cents), "lp", "hp" (Hz), "occlusion", "send"
+        (dB on send index), "switch" or "blend"; points: (x, y) or (x, y,
+        shape) with shape "linear", "exp", "log" or "scurve" for the segment
+        after it (switch, blend: bare x values). prop "bus-gain" (dB) and
+        "fx" (parameter fxp of effect index) bind the bus named by cue."""
+        return self._call("bind", B.enc_bind(cue, param, prop, points, index, fxp=fxp),
+                          B.dec_none)
+
+    def bind_clear(self, cue):
+        """Removes every binding of cue."""
+        return self._call("bind", B.enc_bind(cue, None, "gain", (), 0, clear=True), B.dec_none)
+
+    def params(self):
+        """The game parameters: dicts with def (name, min, max, def, seek),
+        value, target, owner and scoped."""
+        return self._call("params", b"", B.lister(B.get_param_info))
 
     # ---- the mixer graph ----------------------------------------------------------------------
 
@@ -388,7 +424,8 @@ class _Calls:
             if not at:
                 return 0, body
         elif name not in SCHEDULABLE:
-            raise HeliodError(EINVAL, "only play, stop, set, bus and listener can be scheduled")
+            raise HeliodError(EINVAL,
+                              "only play, stop, set, bus, listener and param can be scheduled")
         if not isinstance(at, int) or at < 0:
             raise HeliodError(EINVAL, "at: an engine frame >= 0")
         return FLAG_AT, W().u64(at).b + body

@@ -39,7 +39,9 @@ MESSAGES = {
     "load": (  # LOAD
         ("name", "STR", 63, None, 0, 0x0100),
         ("path", "STR", 4095, None, 0, 0x0100),
-        ("flags", "FLAGS32", 7, None, 0, 0x0100),
+        ("flags", "FLAGS32", 15, None, 0, 0x0100),
+        ("offset", "U64", 0, None, 0, 0x0101),
+        ("length", "U64", 0, None, 0, 0x0101),
     ),
     "sound_info": (  # SOUND_INFO
         ("name", "STR", 63, None, 0, 0x0100),
@@ -360,6 +362,39 @@ MESSAGES = {
         ("size", "U64", 0, None, 0, 0x0100),
         ("play", "SUB", 0, "play", 0, 0x0100),
     ),
+    "param_def": (  # PARAM_DEF
+        ("name", "STR", 63, None, 0, 0x0100),
+        ("min", "F32", 0, None, 0.0, 0x0100),
+        ("max", "F32", 0, None, 1.0, 0x0100),
+        ("def", "F32", 0, None, 0.0, 0x0100),
+        ("seek", "F32", 0, None, 0.0, 0x0100),
+    ),
+    "param_info": (  # PARAM_INFO
+        ("def", "SUB", 0, "param_def", 0, 0x0100),
+        ("value", "F32", 0, None, 0.0, 0x0100),
+        ("target", "F32", 0, None, 0.0, 0x0100),
+        ("owner", "U32", 0, None, 0, 0x0100),
+        ("scoped", "U32", 0, None, 0, 0x0100),
+    ),
+    "param": (  # PARAM
+        ("name", "STR", 63, None, 0, 0x0100),
+        ("scope", "ENUM8", 2, None, 0, 0x0100),
+        ("emitter", "STR", 63, None, 0, 0x0100),
+        ("voice", "U64", 0, None, 0, 0x0100),
+        ("value", "F32", 0, None, 0.0, 0x0100),
+    ),
+    "bind": (  # BIND
+        ("action", "ENUM8", 1, None, 0, 0x0100),
+        ("cue", "STR", 63, None, 0, 0x0100),
+        ("param", "STR", 63, None, 0, 0x0100),
+        ("prop", "ENUM8", 9, None, 0, 0x0100),
+        ("index", "U8", 0, None, 0, 0x0100),
+        ("npoints", "U8", 0, None, 0, 0x0100),
+        ("x", "F32N", 16, None, 0, 0x0100),
+        ("y", "F32N", 16, None, 0, 0x0100),
+        ("shapes", "U32", 0, None, 0, 0x0100),
+        ("fxp", "U8", 0, None, 0, 0x0100),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)
@@ -400,6 +435,7 @@ SUB_STREAM = 0x200
 LOAD_STREAM = 0x1
 LOAD_SHARED = 0x2
 LOAD_PIN = 0x4
+LOAD_COMPRESSED = 0x8
 OVER_PRIORITY = 0x1
 OVER_BUS = 0x2
 OVER_FADE_IN = 0x4

@@ -1,0 +1,203 @@
+/*
+ * compressed.c - what sounds kept compressed in memory (LOAD
+ * HELIOD_LOAD_COMPRESSED) cost, on the null driver at a 256-frame period.
+ *
+ *   (a) resident memory: a generated stereo Ogg Opus of --minutes (default
+ *       60) at about 96 kb/s, loaded compressed; the daemon's RSS before and
+ *       after, against what float PCM of it would take:
+ *         compressed-memory minutes=... opus_kbps=... file_bytes=...
+ *                           rss_delta_kib=... pcm_float_bytes=... ratio=...
+ *   (b) decoder CPU: --voices (default 64) voices of it playing (looped,
+ *       -24 dB) for -s seconds (default 10): the decoder threads' CPU time
+ *       over the wall time (1.0 = one core), stream underruns, xruns:
+ *         compressed-cpu voices=... seconds=... decoder_cores=...
+ *                        underruns=... xruns=...
+ *   (c) play -> first sample: --plays (default 200) blocking PLAYs of it,
+ *       one after another, each stopped at once. The PLAY reply of a
+ *       stream-decoded voice comes once its ring is primed, so the mixer
+ *       plays its first sample at the next period: reply time + one period
+ *       bounds play -> first sample:
+ *         compressed-latency plays=... reply_p50_ms=... reply_p99_ms=...
+ *                            first_sample_p99_ms=... failed=...
+ *
+ * --stream loads the same file as a stream from disk instead (the figures to
+ * compare with; the lines then say mode=stream).
+ *
+ * usage: compressed [--minutes M] [--voices N] [-s SECONDS] [--plays N]
+ *        [--stream] [--settle S] [--heliod PATH]   (the bench smoke suite runs a
+ *        tiny size; --settle: seconds the daemon is left before RSS is read)
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sndfile.h>
+
+#include "bench_daemon.h"
+
+#define CB_CHUNK     4096
+#define CB_LEVEL     0.835 /* libsndfile's Opus compression level for about 96 kb/s stereo */
+#define CB_SETTLE_S  1.0
+#define CB_PERIOD    256
+#define CB_PATH      (BD_PATH_MAX + 64)
+#define CB_KIB       1024.0
+#define CB_MAX_PLAYS 100000
+
+/* A stereo music-like signal (partials, a slow chirp, a little noise). */
+static int write_opus(const char *path, double minutes) {
+    SF_INFO info = {.samplerate = BD_RATE, .channels = 2, .format = SF_FORMAT_OGG | SF_FORMAT_OPUS};
+    SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+    if (!f) {
+        fprintf(stderr, "compressed: %s: %s\n", path, sf_strerror(NULL));
+        return -1;
+    }
+    double level = CB_LEVEL;
+    sf_command(f, SFC_SET_COMPRESSION_LEVEL, &level, sizeof level);
+    static float buf[CB_CHUNK * 2];
+    uint64_t total = (uint64_t)(minutes * 60.0 * BD_RATE), seed = 1;
+    for (uint64_t i = 0; i < total;) {
+        uint64_t n = total - i < CB_CHUNK ? total - i : CB_CHUNK;
+        for (uint64_t k = 0; k < n; k++) {
+            double t = (double)(i + k) / BD_RATE;
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            double noise = (double)(seed >> 40) / (double)(1ull << 24) - 0.5;
+            buf[k * 2] = (float)(0.3 * sin(2 * M_PI * 220 * t) + 0.1 * sin(2 * M_PI * 1500 * t) +
+                                 0.02 * noise);
+            buf[k * 2 + 1] = (float)(0.3 * sin(2 * M_PI * (330 + 2 * fmod(t, 10)) * t));
+        }
+        sf_writef_float(f, buf, (sf_count_t)n);
+        i += n;
+    }
+    return sf_close(f) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    const char *heliod_arg = NULL;
+    double minutes = 60, seconds = 10, settle = CB_SETTLE_S;
+    int voices = 64, plays = 200;
+    uint32_t flags = HELIOD_LOAD_COMPRESSED;
+    const char *mode = "compressed";
+    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
+                                         {"minutes", required_argument, NULL, 'm'},
+                                         {"voices", required_argument, NULL, 'v'},
+                                         {"plays", required_argument, NULL, 'p'},
+                                         {"stream", no_argument, NULL, 'S'},
+                                         {"settle", required_argument, NULL, 'T'},
+                                         {NULL, 0, NULL, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
+        switch (opt) {
+        case 's': seconds = atof(optarg); break;
+        case 'H': heliod_arg = optarg; break;
+        case 'm': minutes = atof(optarg); break;
+        case 'v': voices = atoi(optarg); break;
+        case 'p': plays = atoi(optarg); break;
+        case 'T': settle = atof(optarg); break;
+        case 'S':
+            flags = HELIOD_LOAD_STREAM;
+            mode = "stream";
+            break;
+        default:
+            fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
+                            "[--plays N] [--stream] [--settle S] [--heliod PATH]\n");
+            return 2;
+        }
+    }
+    if (!(settle >= 0) || settle > 60) settle = CB_SETTLE_S;
+    if (!(minutes > 0) || minutes > 600 || voices < 1 || voices > 256 || !(seconds > 0) ||
+        plays < 1 || plays > CB_MAX_PLAYS) {
+        fprintf(stderr, "compressed: --minutes 0..600, --voices 1..256, -s > 0, --plays "
+                        "1..100000\n");
+        return 2;
+    }
+    char heliod[BD_PATH_MAX];
+    if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
+    static const char *const args[] = {"--driver",        "null", "--period", "256",
+                                       "--max-sample-mb", "1024", NULL};
+    bd_daemon_t d;
+    heliod_t *h = NULL;
+    if (bd_daemon_start(&d, heliod, args, &h) != 0) return 1;
+    heliod_set_timeout(h, 120000);
+    char path[CB_PATH];
+    snprintf(path, sizeof path, "%s/hour.opus", d.dir);
+    int rc = write_opus(path, minutes);
+    struct stat st;
+    long long fbytes = !rc && stat(path, &st) == 0 ? (long long)st.st_size : -1;
+    /* (a) memory */
+    bd_sleep(settle);
+    long idle = bd_rss_kib(d.pid);
+    heliod_sound_info_t si;
+    if (!rc) rc = heliod_load(h, "music", path, flags, &si);
+    if (rc) fprintf(stderr, "compressed: load: %s\n", heliod_last_error(h));
+    if (!rc) {
+        bd_sleep(settle);
+        long loaded = bd_rss_kib(d.pid);
+        double secs = minutes * 60.0, pcm = secs * BD_RATE * 2 * sizeof(float);
+        printf("compressed-memory mode=%s minutes=%.2f opus_kbps=%.1f file_bytes=%lld "
+               "rss_delta_kib=%ld "
+               "pcm_float_bytes=%.0f ratio=%.1f\n",
+               mode, minutes, (double)fbytes * 8 / secs / 1000, fbytes, loaded - idle, pcm,
+               pcm / ((double)(loaded - idle) * CB_KIB));
+        fflush(stdout);
+    }
+    /* (c) play -> first sample, before the CPU part (an idle decoder pool) */
+    double *lat = calloc((size_t)plays, sizeof *lat);
+    int failed = 0;
+    for (int i = 0; !rc && lat && i < plays; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.gain_db = -24;
+        heliod_voice_t v;
+        uint64_t t0 = bd_now_ns();
+        int pr = heliod_play(h, "music", &p, &v, NULL);
+        lat[i] = (double)(bd_now_ns() - t0) / 1e6;
+        if (pr) {
+            failed++;
+            continue;
+        }
+        (void)heliod_stop(h, v, 0.0f);
+    }
+    if (!rc && lat) {
+        double p50 = bd_percentile(lat, (size_t)plays, 50),
+               p99 = bd_percentile(lat, (size_t)plays, 99);
+        double period_ms = 1000.0 * CB_PERIOD / BD_RATE;
+        printf("compressed-latency mode=%s plays=%d reply_p50_ms=%.3f reply_p99_ms=%.3f "
+               "first_sample_p99_ms=%.3f failed=%d\n",
+               mode, plays, p50, p99, p99 + period_ms, failed);
+        fflush(stdout);
+    }
+    free(lat);
+    /* (b) decoder CPU with `voices` voices */
+    bd_sleep(0.3); /* the stopped voices' streams go */
+    for (int i = 0; !rc && i < voices; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.flags = HELIOD_PLAY_LOOP;
+        p.gain_db = -36;
+        heliod_voice_t v;
+        rc = heliod_play(h, "music", &p, &v, NULL);
+        if (rc) fprintf(stderr, "compressed: play %d: %s\n", i, heliod_last_error(h));
+    }
+    bd_stats_t s0, s1;
+    if (!rc) rc = bd_stats(h, &s0, 1);
+    uint64_t w0 = bd_now_ns();
+    if (!rc) {
+        bd_sleep(seconds);
+        rc = bd_stats(h, &s1, 0);
+    }
+    double wall = (double)(bd_now_ns() - w0) / 1e9;
+    if (!rc)
+        printf("compressed-cpu mode=%s voices=%d seconds=%.1f decoder_cores=%.3f underruns=%.0f "
+               "xruns=%.0f streams_active=%.0f\n",
+               mode, voices, wall,
+               (bd_stat(&s1, "decoder_cpu_s") - bd_stat(&s0, "decoder_cpu_s")) / wall,
+               bd_stat(&s1, "stream_underruns") - bd_stat(&s0, "stream_underruns"),
+               bd_stat(&s1, "xruns") - bd_stat(&s0, "xruns"), bd_stat(&s1, "streams_active"));
+    fflush(stdout);
+    heliod_close(h);
+    bd_daemon_stop(&d, 0);
+    return rc ? 1 : 0;
+}

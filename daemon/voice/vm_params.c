@@ -1,0 +1,200 @@
+/*
+ * vm_params.c - game parameters meet the voices (vm.h, params.h).
+ *
+ * On the main thread, at the poll: the parameters seek toward their
+ * targets, scheduled PARAMs come due, and when a value moved every voice of
+ * a cue with bindings is evaluated. A voice whose bindings now add
+ * something else gets one ordinary hl_voice_set_t through hld_vm_set,
+ * ramped over the evaluation interval: the audio thread sees the same
+ * ramped SETs a game would send, nothing new. Cost: a pass over the voices
+ * of bound cues (their intrusive lists), only when something changed, at
+ * most every HLD_PARAM_EVAL_MS while a value seeks.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hl_dsp.h"
+#include "hl_fx.h"
+#include "vm_internal.h"
+
+void hld_vm_post_map(float rate, const float u[4], const hld_pcontrib_t *pc, float *lp, float *hp,
+                     float *occ_db) {
+    float occ = u[2];
+    if (pc && pc->occ > occ) occ = pc->occ;
+    float g = 1.0f, lpo = 0.0f;
+    hl_occlusion_map(occ, u[3], rate, &g, &lpo);
+    float eff = u[0] > 0.0f ? u[0] : 0.0f;
+    if (pc && pc->lp_hz > 0.0f && (eff == 0.0f || pc->lp_hz < eff)) eff = pc->lp_hz;
+    if (lpo > 0.0f && (eff == 0.0f || lpo < eff)) eff = lpo;
+    *lp = eff;
+    *hp = u[1];
+    if (pc && pc->hp_hz > *hp) *hp = pc->hp_hz;
+    *occ_db = g < 1.0f ? hl_lin_to_db(g) : 0.0f;
+}
+
+static float gain_of(float base, float db) {
+    float g = base * hl_db_to_lin(db);
+    float max = hl_db_to_lin(HL_MAX_GAIN_DB);
+    return g > max ? max : g;
+}
+
+static float pitch_of(float base, float cents) {
+    float p = base * exp2f(cents / 1200.0f);
+    return p < HL_MIN_PITCH ? HL_MIN_PITCH : p > HL_MAX_PITCH ? HL_MAX_PITCH : p;
+}
+
+void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s) {
+    hld_lvoice_t *v = hld_vm_get(vm, voice);
+    if (!v || !v->pv.bound) return;
+    if (s->mask & HL_MIX_SET_GAIN) {
+        v->pv.base_gain = s->gain;
+        s->gain = gain_of(s->gain, v->pv.pc.gain_db);
+    }
+    if (s->mask & HL_MIX_SET_PITCH) {
+        v->pv.base_pitch = s->pitch;
+        s->pitch = pitch_of(s->pitch, v->pv.pc.cents);
+    }
+    if (s->mask & HL_MIX_SET_SENDS)
+        for (int i = 0; i < HL_MAX_SENDS; i++) {
+            v->pv.base_send[i] = s->send_gain[i];
+            if (i < HL_VOICE_SENDS) s->send_gain[i] *= hl_db_to_lin(v->pv.pc.send_db[i]);
+        }
+}
+
+/* What every voice of a cue hears when none of its parameters has an
+ * emitter or voice value and it is no blend: evaluated once per cue. */
+typedef struct {
+    int valid;
+    hld_pcontrib_t pc;
+    float gain; /* 10^(pc.gain_db / 20) */
+} shared_t;
+
+static void shared_of(const hld_params_t *P, const hld_cue_t *cue, shared_t *sh) {
+    sh->valid = 0;
+    for (uint32_t i = 0; i < cue->nbinds; i++) {
+        const hld_bind_t *b = &cue->binds[i];
+        if (b->prop == HL_PROP_BLEND || (b->param < P->n && P->p[b->param]->scoped)) return;
+    }
+    hld_params_contrib(P, cue->binds, cue->nbinds, 0, 0, "", 0, 0, &sh->pc);
+    sh->gain = hl_db_to_lin(sh->pc.gain_db);
+    sh->valid = 1;
+}
+
+/* One voice: its bindings now, and the SET that follows when they changed. */
+static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
+                      uint32_t ramp, uint64_t now_ns) {
+    const hld_cue_t *cue = v->cue;
+    uint64_t h = vm_handle_of(vm, v);
+    hld_pcontrib_t pc;
+    if (sh->valid)
+        pc = sh->pc;
+    else
+        hld_params_contrib(P, cue->binds, cue->nbinds, v->pv.leader ? v->pv.leader : h,
+                           v->em ? (uint64_t)(uintptr_t)v->em : 0, v->em ? v->em->name : "",
+                           v->pv.layer, v->pv.nlayers, &pc);
+    const hld_pcontrib_t *o = &v->pv.pc;
+    if (memcmp(&pc, o, sizeof pc) == 0) return 0;
+    hl_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.ramp_frames = ramp;
+    if (pc.gain_db != o->gain_db) {
+        s.mask |= HL_MIX_SET_GAIN;
+        if (sh->valid) {
+            float g = v->pv.base_gain * sh->gain, max = hl_db_to_lin(HL_MAX_GAIN_DB);
+            s.gain = g > max ? max : g;
+        } else {
+            s.gain = gain_of(v->pv.base_gain, pc.gain_db);
+        }
+    }
+    if (pc.cents != o->cents) {
+        s.mask |= HL_MIX_SET_PITCH;
+        s.pitch = pitch_of(v->pv.base_pitch, pc.cents);
+    }
+    if (pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz || pc.occ != o->occ) {
+        s.mask |= HL_MIX_SET_FILTER;
+        hld_vm_post_map((float)vm->cfg.rate, v->post_user, &pc, &s.lp_hz, &s.hp_hz, &s.occ_db);
+    }
+    for (int i = 0; i < HL_VOICE_SENDS; i++)
+        if (pc.send_db[i] != o->send_db[i]) s.mask |= HL_MIX_SET_SENDS;
+    if (s.mask & HL_MIX_SET_SENDS) {
+        memcpy(s.send_bus, v->p.send_bus, sizeof s.send_bus);
+        for (int i = 0; i < HL_MAX_SENDS; i++)
+            s.send_gain[i] =
+                v->pv.base_send[i] * (i < HL_VOICE_SENDS ? hl_db_to_lin(pc.send_db[i]) : 1.0f);
+    }
+    if (!s.mask) return 0;
+    if (hld_vm_set(vm, h, &s, now_ns) != 0) return -1; /* command ring full: next pass */
+    v->pv.pc = pc;
+    return 1;
+}
+
+uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
+    /* while a value seeks, the SETs join its steps into straight lines; a
+     * jump gets the anti-click ramp only (the voices are back on the mixer's
+     * steady path sooner) */
+    uint32_t ramp = vm_ms_frames(vm, P->moving ? (float)HLD_PARAM_EVAL_MS : HLD_PARAM_JUMP_MS);
+    uint32_t sets = 0;
+    int retry = 0;
+    P->dirty = 0;
+    P->evals++;
+    const hld_cues_t *cues = vm->cues;
+    for (uint32_t c = 0; c < cues->ncues; c++) {
+        if (!cues->cues[c]->nbinds) continue;
+        shared_t sh;
+        shared_of(P, cues->cues[c], &sh);
+        for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
+            hld_lvoice_t *v = &vm->lv[i];
+            if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
+            int r = eval_voice(vm, P, v, &sh, ramp, now_ns);
+            if (r > 0) sets++;
+            if (r < 0) retry = 1;
+        }
+    }
+    if (retry) P->dirty = 1;
+    P->sets += sets;
+    return sets;
+}
+
+int hld_vm_stop_layers(hld_vm_t *vm, uint64_t leader, uint32_t fade_frames, int reason,
+                       uint64_t now_ns) {
+    int n = 0;
+    const hld_cues_t *cues = vm->cues;
+    for (uint32_t c = 0; leader && c < cues->ncues; c++) {
+        if (!cues->cues[c]->nbinds) continue;
+        for (uint32_t i = vm->cue_head[c]; i != HLD_NIL;) {
+            hld_lvoice_t *v = &vm->lv[i];
+            i = v->cue_next; /* a stop unlinks it */
+            if (v->pv.leader == leader && hld_vm_stop(vm, vm_handle_of(vm, v), fade_frames,
+                                                      v->fade_curve, reason, now_ns) == 0)
+                n++;
+        }
+    }
+    return n;
+}
+
+static int pent_live(void *user, int kind, uint64_t key, const char *em_name) {
+    hld_vm_t *vm = user;
+    if (kind == HL_PSCOPE_VOICE) return hld_vm_get(vm, key) != NULL;
+    for (uint32_t i = 0; i < vm->n_em; i++)
+        if ((uint64_t)(uintptr_t)vm->em[i] == key) return strcmp(vm->em[i]->name, em_name) == 0;
+    return 0;
+}
+
+void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P) {
+    hld_params_sweep(P, pent_live, vm);
+}
+
+void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
+    static const uint64_t eval_ns = (uint64_t)HLD_PARAM_EVAL_MS * 1000000u;
+    hld_params_due(P, hl_mixer_frames(vm->mx));
+    hld_params_seek(P, now_ns);
+    if (P->nent > HLD_MAX_PVALUES / 2 && now_ns - P->last_sweep_ns > 1000000000u) {
+        P->last_sweep_ns = now_ns; /* values of voices and emitters gone */
+        hld_vm_params_sweep(vm, P);
+    }
+    if (!P->dirty) return;
+    if (P->moving && now_ns - P->last_eval_ns < eval_ns) return;
+    P->last_eval_ns = now_ns;
+    hld_vm_params_eval(vm, P, now_ns);
+}
