@@ -205,7 +205,11 @@ typedef struct {
     uint16_t post;   /* 1: mixed into the voice pair, then filtered and sent (voice_post) */
     uint16_t steady; /* 1: the fields above describe the voice */
     uint16_t bus;
+    uint16_t ramp; /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
+                    * process_fast applies the ramp per sample (a SET of gain, pan,
+                    * filter or sends keeps a steady voice steady) */
 } hl_rt_fast_t;
+_Static_assert(sizeof(hl_rt_fast_t) <= 64, "the steady line is one cache line");
 
 typedef struct {
     /* hot: read every block */
@@ -350,6 +354,8 @@ struct hl_mixer {
     const hl_sinc_kernels_t *sk; /* their kernels */
     hl_hrtf_voice_t *hrtf_v;     /* one per slot when cfg.hrtf, else NULL */
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
+    uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
+                                  * (hl_mixer_set_fast_ramps: tests, bench) */
     _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
