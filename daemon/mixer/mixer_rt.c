@@ -408,21 +408,15 @@ static __attribute__((noinline)) int fast_ramped(hl_mixer_t *m, hl_rt_voice_t *v
     return 1;
 }
 
-/* Mixes a steady voice from its first cache line alone, exactly as the full
- * path would (flat gains, one kernel run, no edge; a ramping 2D gain pair
- * through fast_ramped). Returns 0 when the block would reach an edge of the
- * interior: the full path takes it. */
-static inline __attribute__((always_inline)) int
-process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32_t *buses) {
+/* process_fast for a steady 2D voice whose gain pair ramps (f.ramp): the
+ * same bounds, then fast_ramped; kept out of line so that the settled
+ * voices' path stays as it was. */
+static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
+                                                       uint32_t *mixed, uint32_t *buses) {
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
     float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
-    /* filter before the pan: not for a binaural voice (its pair comes from
-     * the HRTF convolver in voice_post, not from pan gains), nor while the
-     * pair ramps */
-    if (f->post && !f->ramp && !((hl_rt_voice_t *)(void *)f)->hrtf &&
-        hl_vfilter_mono_ok(&((hl_rt_voice_t *)(void *)f)->vf, f->gl, f->gr))
-        return process_fast_mono(m, f, n, mixed, buses);
+    /* never filtered before the pan: the pair ramps */
     if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
         /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
          * the loader zeroed every NaN and Inf) and finite gains reach the
@@ -442,11 +436,58 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
         memset(acc_l, 0, n * sizeof(float));
         memset(acc_r, 0, n * sizeof(float));
     }
-    if (__builtin_expect(f->ramp, 0)) {
-        if (!fast_ramped(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, c, n)) return 0;
+    if (!fast_ramped(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, c, n)) return 0;
+    f->cursor = c + (uint64_t)n * step;
+    (*mixed)++;
+    *buses |= 1u << f->bus;
+    m->bus[f->bus].voices++;
+    if (f->post) hl_voice_post_rt(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, n, buses);
+    return 1;
+}
+
+/* Mixes a steady voice from its first cache line alone, exactly as the full
+ * path would (flat gains, one kernel run, no edge; a ramping 2D gain pair
+ * through process_fast_ramp). Returns 0 when the
+ * block would reach an edge of the interior: the full path takes it. */
+static inline __attribute__((always_inline)) int
+process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32_t *buses) {
+    if (__builtin_expect(f->ramp, 0)) return process_fast_ramp(m, f, n, mixed, buses);
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    /* filter before the pan: not for a binaural voice (its pair comes from
+     * the HRTF convolver in voice_post, not from pan gains) */
+    if (f->post && !((hl_rt_voice_t *)(void *)f)->hrtf &&
+        hl_vfilter_mono_ok(&((hl_rt_voice_t *)(void *)f)->vf, f->gl, f->gr))
+        return process_fast_mono(m, f, n, mixed, buses);
+    if (f->post) { /* its own pair first: filter and sends follow */
+        acc_l = m->vbuf[0];
+        acc_r = m->vbuf[1];
+        memset(acc_l, 0, n * sizeof(float));
+        memset(acc_r, 0, n * sizeof(float));
+    }
+    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+    const float *src = f->data + idx;
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
+        if (f->copy_end - idx < n) return 0;
+        /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
+         * the loader zeroed every NaN and Inf) and finite gains reach the
+         * steady path; everything else is guarded on the full path */
+        m->k->mix_mono(acc_l, acc_r, src, n, &g);
     } else {
-        const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
-        fast_kernel(m, f, acc_l, acc_r, c, n, &g);
+        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
+        if (f->cubic == HL_INTERP_SINC) {
+            const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+            if (c < (uint64_t)(sl->half - 1) << 32) return 0;
+            m->sk->mono(acc_l, acc_r, src, n, frac, step, &g, sl);
+        } else if (f->cubic) {
+            if (c < HL_FP_ONE) return 0;
+            m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                                 (float)step * HL_FP_SCALE, &g);
+        } else {
+            m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                                  (float)step * HL_FP_SCALE, &g);
+        }
     }
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;
