@@ -189,7 +189,8 @@ typedef struct hl_loop_view {
  * mixer needs to mix a voice whose envelope, gains, pitch and source fade
  * are all settled (the state of nearly every voice nearly all the time).
  * process_voice() fills it after a block that left the voice steady; any
- * command that touches the voice clears `steady`, a listener move makes
+ * command that touches the voice clears `steady` (a SET of gain, pan, filter
+ * or sends on a 2D voice sets `ramp` instead), a listener move makes
  * `lgen` stale, and a block that would reach the interior's edge (loop
  * point, buffer end) takes the full path. The cursor lives here for good. */
 typedef struct {

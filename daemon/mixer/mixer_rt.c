@@ -34,7 +34,9 @@
  * and fades have all settled is "steady": its first line (hl_rt_fast_t)
  * caches everything one block needs, and the loop mixes it from that line
  * alone with one kernel call (process_fast); any command on the voice, a
- * listener move or an edge of the source sends it back to the full path. A
+ * listener move or an edge of the source sends it back to the full path,
+ * but for a SET of gain, pan, filter or sends on a 2D voice, whose pair
+ * ramps per sample on the steady path (process_fast_ramp). A
  * 3D voice reuses its gain pair until it, its gain or the listener moves;
  * flat gains take kernels without the ramp polynomial; buses no voice wrote
  * are neither cleared, metered nor summed, the first live bus is the master
