@@ -345,6 +345,12 @@ typedef struct {
  * voice is stale at once, even while it still fades in its slot. */
 int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns);
 
+/* A steady 2D voice keeps to the mixer's steady path through a SET of gain,
+ * pan, filter or sends (its gain pair ramps per sample there). on = 0 sends
+ * such a voice through the full path instead, as before: for tests and
+ * benches comparing the two; call before the audio thread runs. */
+void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on);
+
 typedef struct {
     float pos[3], fwd[3], up[3], vel[3];
 } hl_listener_state_t;

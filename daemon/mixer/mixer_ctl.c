@@ -512,3 +512,7 @@ double hl_mixer_wait_bucket_upper_us(unsigned i) {
     unsigned o = (i - 1) / sub, q = (i - 1) % sub; /* octave above the first, quarter */
     return unit_us * (double)(sub + q + 1) * (double)(1ull << o);
 }
+
+void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on) {
+    m->no_fast_ramp = on ? 0u : 1u;
+}

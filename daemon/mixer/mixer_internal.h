@@ -190,7 +190,8 @@ typedef struct hl_loop_view {
  * mixer needs to mix a voice whose envelope, gains, pitch and source fade
  * are all settled (the state of nearly every voice nearly all the time).
  * process_voice() fills it after a block that left the voice steady; any
- * command that touches the voice clears `steady`, a listener move makes
+ * command that touches the voice clears `steady` (a SET of gain, pan, filter
+ * or sends on a 2D voice sets `ramp` instead), a listener move makes
  * `lgen` stale, and a block that would reach the interior's edge (loop
  * point, buffer end) takes the full path. The cursor lives here for good. */
 typedef struct {
@@ -206,7 +207,11 @@ typedef struct {
     uint16_t post;   /* 1: mixed into the voice pair, then filtered and sent (voice_post) */
     uint16_t steady; /* 1: the fields above describe the voice */
     uint16_t bus;
+    uint16_t ramp; /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
+                    * process_fast applies the ramp per sample (a SET of gain, pan,
+                    * filter or sends keeps a steady voice steady) */
 } hl_rt_fast_t;
+_Static_assert(sizeof(hl_rt_fast_t) <= 64, "the steady line is one cache line");
 
 typedef struct {
     /* hot: read every block */
@@ -365,6 +370,8 @@ struct hl_mixer {
     const hl_sinc_kernels_t *sk; /* their kernels */
     hl_hrtf_voice_t *hrtf_v;     /* one per slot when cfg.hrtf, else NULL */
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
+    uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
+                                  * (hl_mixer_set_fast_ramps: tests, bench) */
     _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];

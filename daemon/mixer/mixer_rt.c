@@ -35,7 +35,9 @@
  * and fades have all settled is "steady": its first line (hl_rt_fast_t)
  * caches everything one block needs, and the loop mixes it from that line
  * alone with one kernel call (process_fast); any command on the voice, a
- * listener move or an edge of the source sends it back to the full path. A
+ * listener move or an edge of the source sends it back to the full path,
+ * but for a SET of gain, pan, filter or sends on a 2D voice, whose pair
+ * ramps per sample on the steady path (process_fast_ramp). A
  * 3D voice reuses its gain pair until it, its gain or the listener moves;
  * flat gains take kernels without the ramp polynomial; buses no voice wrote
  * are neither cleared, metered nor summed, the first live bus is the master
@@ -148,6 +150,7 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
 static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     hl_rt_fast_t *f = &v->f;
     f->steady = 0;
+    f->ramp = 0;
     if (v->stream || v->src.ch != 1 || v->env_mode != HL_ENV_RUN || v->env.rem || v->gl.rem ||
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
@@ -360,11 +363,99 @@ static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_
     return 1;
 }
 
+/* The kernel run of a steady voice over n frames from cursor c with gains g;
+ * the caller checked the bounds (process_fast). */
+static inline __attribute__((always_inline)) void fast_kernel(hl_mixer_t *m, const hl_rt_fast_t *f,
+                                                              float *acc_l, float *acc_r,
+                                                              uint64_t c, uint32_t n,
+                                                              const hl_gain_ramp_t *g) {
+    const uint64_t step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    const float *src = f->data + idx;
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end)
+        m->k->mix_mono(acc_l, acc_r, src, n, g);
+    else if (f->cubic == HL_INTERP_SINC)
+        m->sk->mono(acc_l, acc_r, src, n, frac, step, g, hl_sinc_level(m->sinc, step));
+    else if (f->cubic)
+        m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                             (float)step * HL_FP_SCALE, g);
+    else
+        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
+                              (float)step * HL_FP_SCALE, g);
+}
+
+/* A steady 2D voice whose gain pair ramps (f.ramp): the ramp's part of the
+ * block with the linear per-sample ramp, the rest flat, each one kernel
+ * run, with the gains the full path computes for the same segments (the
+ * envelope is settled: its slope is 0). Returns 0 (nothing done) when the
+ * gains are not finite or the pair's ramps differ: the full path takes it. */
+static __attribute__((noinline)) int fast_ramped(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l,
+                                                 float *acc_r, uint64_t c, uint32_t n) {
+    hl_rt_fast_t *f = &v->f;
+    if (v->gl.rem != v->gr.rem) return 0;
+    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
+    const float e = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur, inv = 1.0f / (float)rn;
+    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
+    const hl_gain_ramp_t g1 = {e * l0, e * ((l1 - l0) * inv), 0.0f,
+                               e * r0, e * ((r1 - r0) * inv), 0.0f};
+    const hl_gain_ramp_t g2 = {e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f};
+    if (!gains_finite(&g1) || !gains_finite(&g2)) return 0;
+    fast_kernel(m, f, acc_l, acc_r, c, rn, &g1);
+    if (rn < n) fast_kernel(m, f, acc_l + rn, acc_r + rn, c + (uint64_t)rn * f->step, n - rn, &g2);
+    ramp_advance(&v->gl, rn);
+    ramp_advance(&v->gr, rn);
+    if (v->gl.rem == 0) { /* settled: the steady line's flat pair again */
+        f->gl = g2.l0;
+        f->gr = g2.r0;
+        f->ramp = 0;
+    }
+    return 1;
+}
+
+/* process_fast for a steady 2D voice whose gain pair ramps (f.ramp): the
+ * same bounds, then fast_ramped; kept out of line so that the settled
+ * voices' path stays as it was. */
+static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
+                                                       uint32_t *mixed, uint32_t *buses) {
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    /* never filtered before the pan: the pair ramps */
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
+        /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
+         * the loader zeroed every NaN and Inf) and finite gains reach the
+         * steady path; everything else is guarded on the full path */
+        if (f->copy_end - idx < n) return 0;
+    } else {
+        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
+        if (f->cubic == HL_INTERP_SINC) {
+            if (c < (uint64_t)(hl_sinc_level(m->sinc, step)->half - 1) << 32) return 0;
+        } else if (f->cubic) {
+            if (c < HL_FP_ONE) return 0;
+        }
+    }
+    if (f->post) { /* its own pair first: filter and sends follow */
+        acc_l = m->vbuf[0];
+        acc_r = m->vbuf[1];
+        memset(acc_l, 0, n * sizeof(float));
+        memset(acc_r, 0, n * sizeof(float));
+    }
+    if (!fast_ramped(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, c, n)) return 0;
+    f->cursor = c + (uint64_t)n * step;
+    (*mixed)++;
+    *buses |= 1u << f->bus;
+    m->bus[f->bus].voices++;
+    if (f->post) hl_voice_post_rt(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, n, buses);
+    return 1;
+}
+
 /* Mixes a steady voice from its first cache line alone, exactly as the full
- * path would (flat gains, one kernel run, no edge). Returns 0 when the
+ * path would (flat gains, one kernel run, no edge; a ramping 2D gain pair
+ * through process_fast_ramp). Returns 0 when the
  * block would reach an edge of the interior: the full path takes it. */
 static inline __attribute__((always_inline)) int
 process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32_t *buses) {
+    if (__builtin_expect(f->ramp, 0)) return process_fast_ramp(m, f, n, mixed, buses);
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
     float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];

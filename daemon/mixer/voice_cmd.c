@@ -147,7 +147,14 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
                             NULL, s->stream, now_ns, m->clock, 0);
         return;
     }
-    v->f.steady = 0; /* whatever changes, the full path sees it first */
+    /* whatever changes, the full path sees it first; but a steady 2D voice
+     * whose gain, pan, filter, occlusion or sends change stays steady: the
+     * steady path ramps its gain pair per sample (f.ramp) and its post stage
+     * glides the rest, as the full path would */
+    const uint32_t soft = HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_FILTER | HL_MIX_SET_SENDS;
+    const int keep =
+        !m->no_fast_ramp && v->f.steady && !(v->flags & HL_MIX_3D) && !(s->mask & ~soft);
+    v->f.steady = 0;
     uint32_t len = hl_ramp_len(s->ramp_frames);
     if (s->mask & HL_MIX_SET_PITCH) {
         v->pitch_from = pitch_now(v);
@@ -202,6 +209,15 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         if (!v->stream) hl_voice_pcm_view_rt(v); /* a stream's run reads the flag */
     }
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
+    if (keep) {
+        v->f.post = (uint16_t)v->post;
+        v->f.ramp = (uint16_t)((v->gl.rem | v->gr.rem) != 0);
+        if (!v->f.ramp) { /* a jump (ramp 0 is one block, so only a settled pair) */
+            v->f.gl = v->env.cur * v->gl.cur;
+            v->f.gr = v->env.cur * v->gr.cur;
+        }
+        v->f.steady = 1;
+    }
 }
 
 /* Wait histogram bucket of a wait (see HL_MIX_WAIT_BUCKETS): in 2 us units

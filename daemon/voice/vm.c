@@ -283,10 +283,18 @@ int hld_vm_stop(hld_vm_t *vm, uint64_t voice, uint32_t fade_frames, uint32_t cur
 int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns) {
     hld_lvoice_t *v = hld_vm_get(vm, voice);
     if (!v) return HELIOD_ENOVOICE;
-    hl_voice_set_t ms = *s;
-    ms.mask &= ~(uint32_t)(HL_MIX_SET_SEEK | HL_MIX_SET_STREAM);
-    if (v->real && v->mix && ms.mask) {
-        int rc = hl_mixer_set(vm->mx, v->mix, &ms, now_ns);
+    const uint32_t jump = HL_MIX_SET_SEEK | HL_MIX_SET_STREAM;
+    if (v->real && v->mix && (s->mask & ~jump)) {
+        /* the set as it is unless it carries a seek or switch (a copy
+         * without them): bound parameters send one per voice per change */
+        hl_voice_set_t ms;
+        const hl_voice_set_t *mp = s;
+        if (s->mask & jump) {
+            ms = *s;
+            ms.mask &= ~jump;
+            mp = &ms;
+        }
+        int rc = hl_mixer_set(vm->mx, v->mix, mp, now_ns);
         if (rc < 0) return rc;
     }
     uint64_t f = vm_now_frame(vm);

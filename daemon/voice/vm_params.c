@@ -33,9 +33,17 @@ void hld_vm_post_map(float rate, const float u[4], const hld_pcontrib_t *pc, flo
     *occ_db = g < 1.0f ? hl_lin_to_db(g) : 0.0f;
 }
 
+/* 10^(HL_MAX_GAIN_DB / 20), computed once (main thread only): a powf per
+ * voice per evaluation was a good part of a 1,000-voice pass. */
+static float max_gain(void) {
+    static float max;
+    if (max == 0.0f) max = hl_db_to_lin(HL_MAX_GAIN_DB);
+    return max;
+}
+
 static float gain_of(float base, float db) {
     float g = base * hl_db_to_lin(db);
-    float max = hl_db_to_lin(HL_MAX_GAIN_DB);
+    float max = max_gain();
     return g > max ? max : g;
 }
 
@@ -101,7 +109,7 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     if (pc.gain_db != o->gain_db) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
-            float g = v->pv.base_gain * sh->gain, max = hl_db_to_lin(HL_MAX_GAIN_DB);
+            float g = v->pv.base_gain * sh->gain, max = max_gain();
             s.gain = g > max ? max : g;
         } else {
             s.gain = gain_of(v->pv.base_gain, pc.gain_db);

@@ -340,6 +340,45 @@ static void test_vfilter_off_exact(void **state) {
     assert_true(sizeof(hl_vfilter_t) <= 96);
 }
 
+/* A pair through one stereo filter is bit for bit each channel through its
+ * own mono filter, through glides (the two channels run in one loop there,
+ * sharing the per-frame coefficients), fade-ins and fade-outs of both
+ * stages, in odd chunk sizes. */
+static void test_vfilter_pair_exact(void **state) {
+    (void)state;
+    hl_vfilter_t st, mo[2];
+    hl_vfilter_init_rt(&st, RATE, 0.0f, 0.0f);
+    for (int c = 0; c < 2; c++)
+        hl_vfilter_init_rt(&mo[c], RATE, 0.0f, 0.0f);
+    static const float lp[] = {800.0f, 12000.0f, 500.0f, 0.0f, 3000.0f};
+    static const float hp[] = {0.0f, 120.0f, 40.0f, 0.0f, 0.0f};
+    static const uint32_t ramp[] = {144, 480, 37, 200, 0};
+    static const uint32_t chunk[] = {256, 77, 16, 100, 5};
+    float a[2][HL_MIX_BLOCK], b[2][HL_MIX_BLOCK];
+    uint32_t t = 0;
+    for (int step = 0; step < 5; step++) {
+        hl_vfilter_set_rt(&st, lp[step], hp[step], ramp[step]);
+        for (int c = 0; c < 2; c++)
+            hl_vfilter_set_rt(&mo[c], lp[step], hp[step], ramp[step]);
+        for (int k = 0; k < 8; k++) {
+            const uint32_t n = chunk[(step + k) % 5];
+            for (uint32_t i = 0; i < n; i++, t++) {
+                a[0][i] = (float)sin(0.037 * t) * 0.7f;
+                a[1][i] = (float)cos(0.0011 * t) * 0.3f + 0.1f * (float)sin(0.5 * t);
+            }
+            memcpy(b, a, sizeof a);
+            float *ch[2] = {a[0], a[1]};
+            hl_vfilter_process_rt(&st, ch, 2, n);
+            for (int c = 0; c < 2; c++) {
+                float *one[1] = {b[c]};
+                hl_vfilter_process_rt(&mo[c], one, 1, n);
+            }
+            assert_memory_equal(a[0], b[0], n * sizeof(float));
+            assert_memory_equal(a[1], b[1], n * sizeof(float));
+        }
+    }
+}
+
 static void test_occlusion_map(void **state) {
     (void)state;
     float g, lp, pg, plp;
@@ -768,14 +807,15 @@ static void test_fx_wrapper(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bq_lp_hp),           cmocka_unit_test(test_bq_shelf_peak),
-        cmocka_unit_test(test_bq_denormal_flush),  cmocka_unit_test(test_eq_glide),
-        cmocka_unit_test(test_vfilter_cutoff),     cmocka_unit_test(test_vfilter_ramp),
-        cmocka_unit_test(test_vfilter_off_exact),  cmocka_unit_test(test_occlusion_map),
-        cmocka_unit_test(test_comp_static),        cmocka_unit_test(test_reverb_rt60),
-        cmocka_unit_test(test_reverb_stable),      cmocka_unit_test(test_reverb_safety),
-        cmocka_unit_test(test_reverb_params),      cmocka_unit_test(test_reverb_glide),
-        cmocka_unit_test(test_nonfinite_recovery), cmocka_unit_test(test_fx_wrapper),
+        cmocka_unit_test(test_bq_lp_hp),          cmocka_unit_test(test_bq_shelf_peak),
+        cmocka_unit_test(test_bq_denormal_flush), cmocka_unit_test(test_eq_glide),
+        cmocka_unit_test(test_vfilter_cutoff),    cmocka_unit_test(test_vfilter_ramp),
+        cmocka_unit_test(test_vfilter_off_exact), cmocka_unit_test(test_vfilter_pair_exact),
+        cmocka_unit_test(test_occlusion_map),     cmocka_unit_test(test_comp_static),
+        cmocka_unit_test(test_reverb_rt60),       cmocka_unit_test(test_reverb_stable),
+        cmocka_unit_test(test_reverb_safety),     cmocka_unit_test(test_reverb_params),
+        cmocka_unit_test(test_reverb_glide),      cmocka_unit_test(test_nonfinite_recovery),
+        cmocka_unit_test(test_fx_wrapper),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
