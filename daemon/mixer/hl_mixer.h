@@ -344,7 +344,14 @@ typedef struct {
 } hl_listener_state_t;
 /* Default listener: origin, forward (0,0,-1), up (0,1,0), still. */
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns);
+/* The listener as last set (the state the next move's mask applies to). */
 void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l);
+/* The listener in effect at engine frame `frame` (a move pushed with
+ * hl_mixer_at takes effect on its frame, so what the control side decides
+ * for a frame -- audibility, admission -- sees what the audio thread will
+ * render there, however early the move was sent). Frames before the clock
+ * answer the state in effect now. Main thread. */
+void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l);
 /* bus = HL_BUS_* or -1 for master. Returns 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns);

@@ -36,10 +36,11 @@
 #include "hl_stream.h"
 #include "mix_kernels.h"
 
-#define HL_MIX_ALIGN 64
-#define HL_FP_ONE    ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
-#define HL_NUM_GAINS (HL_MAX_BUSES + 1)  /* bus gains then the master gain */
-#define HL_MASTER    HL_MAX_BUSES        /* the master's index in the bus arrays */
+#define HL_MIX_ALIGN    64
+#define HL_FP_ONE       ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
+#define HL_NUM_GAINS    (HL_MAX_BUSES + 1)  /* bus gains then the master gain */
+#define HL_MASTER       HL_MAX_BUSES        /* the master's index in the bus arrays */
+#define HL_LIS_TIMELINE 256 /* listener moves ahead of the clock that are kept apart */
 
 /* ---- commands (main -> audio) ------------------------------------------- */
 enum {
@@ -317,6 +318,15 @@ struct hl_mixer {
     uint64_t seq;
     uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
+    /* the listener on the engine's timeline (hl_mixer_listener_at): the
+     * state in effect from lis_base on, then the moves pushed for later
+     * frames, in frame order */
+    hl_listener_state_t lis_base;
+    uint32_t lis_n;
+    struct {
+        uint64_t frame;
+        hl_listener_state_t s;
+    } lis_tl[HL_LIS_TIMELINE];
     float bus_gain_ctl[HL_NUM_GAINS];
     float bus_mute_ctl[HL_NUM_GAINS];
     hl_graph_t graph_ctl;
