@@ -324,6 +324,9 @@ uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
  * limit rises. UINT32_MAX = no step. Applied by the next ranking (marks the
  * pool dirty). */
 void hld_vm_set_cubic_limit(hld_vm_t *vm, uint32_t limit);
+/* Frames between a grid ranking's frame and its effect (default
+ * HLD_VM_RANK_LEAD_MS; 0: at once, for tests that drive the clock by hand). */
+void hld_vm_set_rank_lead(hld_vm_t *vm, uint32_t frames);
 /* From the last ranking: quality steps the real voices that resample asked
  * for (2 per sinc voice, 1 per cubic), and how many voices are stepped down. */
 uint32_t hld_vm_cubic_count(const hld_vm_t *vm);

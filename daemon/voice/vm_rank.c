@@ -403,13 +403,13 @@ void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
     if (now_f < vm->next_rank_frame) return;
     uint64_t t = now_f - now_f % tick; /* the grid frame just passed */
     vm->next_rank_frame = t + tick;
-    uint64_t eff = t + vm_ms_frames(vm, (float)HLD_VM_RANK_LEAD_MS);
+    uint64_t eff = t + vm->rank_lead;
     uint64_t saved = hl_mixer_at_frame(vm->mx);
     /* a poll later than the lead: at once (deterministic only without such lateness) */
     hl_mixer_at(vm->mx, eff > now_f ? eff : 0);
-    vm->lis_frame = t;
+    vm->lis_frame = vm->rank_lead ? t : 0;
     hld_vm_rank(vm, now_ns);
     vm->lis_frame = 0;
     hl_mixer_at(vm->mx, saved);
-    if (eff <= now_f) vm->n.rank_late++;
+    if (eff <= now_f && vm->rank_lead) vm->n.rank_late++;
 }
