@@ -372,8 +372,10 @@ static void test_listener_equals_real_time(void **state) {
     } while (k.frame < (uint64_t)end + 4800);
     assert_true(th_stat(h, "sched_late") == 0.0);
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    double rank_late = th_stat(h, "rank_late"), ranks_real = th_stat(h, "voices_realised");
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    assert_true(ranks_real >= 1.0); /* the far voice came back by a ranking */
 
     float *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
@@ -394,9 +396,12 @@ static void test_listener_equals_real_time(void **state) {
             if (first == SIZE_MAX) first = i / 2;
         }
     }
-    if (diff)
+    /* a main thread stalled past the ranking's lead (a loaded machine) applies
+     * it late, counted: only then may the two differ */
+    if (diff && rank_late == 0.0)
         fail_msg("%zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
                  x[2 * first], y[2 * first]);
+    if (diff) print_message("# %.0f late rankings: %zu samples differ\n", rank_late, diff);
     free(x);
     free(y);
     th_daemon_cleanup(&d);
