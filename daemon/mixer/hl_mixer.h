@@ -369,6 +369,10 @@ float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus);
  * is larger. A muted feed bus that sends to a reverb is heard through the
  * reverb. Main thread (the voice manager's audibility). */
 float hl_mixer_bus_heard_gain(const hl_mixer_t *m, int bus);
+/* hl_mixer_bus_heard_gain of every bus with the gains and mutes in effect at
+ * engine frame `frame` (changes pushed with hl_mixer_at count from their
+ * frame on; graph and send changes apply at once). Main thread. */
+void hl_mixer_buses_heard_at(hl_mixer_t *m, uint64_t frame, float out[HL_MAX_BUSES]);
 
 /* The bus tree: parent[b] is bus b's parent (a bus index or -1 = master)
  * for each bus whose bit is set in `live`; bits 0..3 (the default buses)

@@ -144,6 +144,8 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     for (int i = 0; i < HL_NUM_GAINS; i++) {
         m->bus_gain_ctl[i] = 1.0f;
         m->bus_mute_ctl[i] = 0.0f;
+        m->bus_gain_base[i] = 1.0f;
+        m->bus_mute_base[i] = 0.0f;
         m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
         m->bus[i].mute.cur = m->bus[i].mute.target = 1.0f;
         m->bus[i].duck.cur = m->bus[i].duck.target = 1.0f;
@@ -418,7 +420,7 @@ int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t 
     uint64_t at = hl_mixer_effect_frame(m);
     if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
     m->listener_ctl = *l;
-    lis_fold(m, hl_mixer_frames(m));
+    lis_fold(m, tl_settled(m));
     if (m->lis_n == HL_LIS_TIMELINE) lis_fold(m, m->lis_tl[0].frame); /* full: the earliest */
     uint32_t i = m->lis_n;
     while (i > 0 && m->lis_tl[i - 1].frame > at) { /* after the moves due on the same frame */
@@ -436,7 +438,7 @@ void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
 }
 
 void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l) {
-    lis_fold(m, hl_mixer_frames(m));
+    lis_fold(m, tl_settled(m));
     *l = m->lis_base;
     for (uint32_t i = 0; i < m->lis_n && m->lis_tl[i].frame <= frame; i++)
         *l = m->lis_tl[i].s;

@@ -50,14 +50,13 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
 }
 
 /* The listener and bus gains that vm_audibility() reads, from the mixer's
- * control side: the listener in effect on the frame the decisions take
- * effect (a move scheduled later is not seen early, one scheduled earlier
+ * control side: those in effect on the frame the decisions are for (a move
+ * or bus change scheduled later is not seen early, one scheduled earlier
  * is: the same whether it was sent a minute or a period ahead). */
 void vm_snapshot(hld_vm_t *vm) {
-    hl_mixer_listener_at(vm->mx, vm->lis_frame ? vm->lis_frame : hl_mixer_effect_frame(vm->mx),
-                         &vm->lis);
-    for (uint32_t b = 0; b < HL_MAX_BUSES; b++)
-        vm->bus_gain[b] = hl_mixer_bus_heard_gain(vm->mx, (int)b);
+    uint64_t f = vm->lis_set ? vm->lis_frame : hl_mixer_effect_frame(vm->mx);
+    hl_mixer_listener_at(vm->mx, f, &vm->lis);
+    hl_mixer_buses_heard_at(vm->mx, f, vm->bus_gain);
 }
 
 /* ---- real <-> virtual ------------------------------------------------------- */
@@ -387,7 +386,8 @@ void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns) {
 void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
     /* The rankings sit on a grid of engine frames, not of wall time: the
      * ranking for grid frame T runs at the first poll that finds the clock
-     * at or past T, sees the listener in effect at T and takes effect at
+     * at or past T, sees the listener and bus gains in effect just before T
+     * (what was scheduled up to T - 1) and takes effect at
      * T + HLD_VM_RANK_LEAD_MS (what it starts and stops is scheduled there),
      * so a live session and an offline render of it decide the same things
      * on the same frames, however late within the lead the poll came. A
@@ -407,9 +407,13 @@ void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
     uint64_t saved = hl_mixer_at_frame(vm->mx);
     /* a poll later than the lead: at once (deterministic only without such lateness) */
     hl_mixer_at(vm->mx, eff > now_f ? eff : 0);
-    vm->lis_frame = vm->rank_lead ? t : 0;
+    /* what was scheduled before T, not on it: a request for T itself may
+     * still be on its way (the renderer sends it in the period that ends
+     * there), so a ranking never depends on whether it came yet */
+    vm->lis_set = vm->rank_lead != 0;
+    vm->lis_frame = t ? t - 1 : 0;
     hld_vm_rank(vm, now_ns);
-    vm->lis_frame = 0;
+    vm->lis_set = 0;
     hl_mixer_at(vm->mx, saved);
     if (eff <= now_f && vm->rank_lead) vm->n.rank_late++;
 }

@@ -323,12 +323,14 @@ static void test_equals_real_time(void **state) {
     th_daemon_cleanup(&d);
 }
 
-/* Listener moves, live and offline: the same samples. Which voices are
- * real depends on the listener (a voice quieter than the audibility floor,
- * or beyond its max distance, is virtual), so the voice manager's decisions
- * must follow the listener in effect on their frame (not the last one sent:
- * heliodctl batch sends every line at once, the renderer a period ahead)
- * and fall on the same frames (a grid of engine frames, not wall time). */
+/* Listener moves and bus changes, live and offline: the same samples.
+ * Which voices are real depends on the listener and the bus gains (a voice
+ * quieter than the audibility floor, or beyond its max distance, is
+ * virtual), so the voice manager's decisions must follow the listener and
+ * gains in effect on their frame (not the last ones sent: heliodctl batch
+ * sends every line at once, the renderer a period ahead) and fall on the
+ * same frames (a grid of engine frames, not wall time). 57600 and 67200 are
+ * on the ranking grid (960 frames) and on a period boundary (256). */
 static void test_listener_equals_real_time(void **state) {
     (void)state;
     char score[300], rscore[300], out[300], mix[300];
@@ -345,10 +347,15 @@ static void test_listener_equals_real_time(void **state) {
                 "@40000 play mix --pos 3,0,-2 --fade-in 0 --loop --vel 1,0,0\n"
                 "@40000 play mix --pos 30,0,-2 --fade-in 0 --loop --max-dist 40\n"
                 "@40000 play mix --pos 0,0,-90 --fade-in 0 --loop --gain -30\n"
+                "@40000 play mix --pos 3,0,-2 --fade-in 0 --loop --gain -40 --bus music\n"
+                "@44000 bus music --gain -20\n"
                 "@48000 listener --pos 1,0,0 --vel 0,0,3\n"
                 "@56000 listener --pos -2,0,1\n"
+                "@57600 bus music --gain 0 --ramp 5\n"
                 "@60000 play mix --pos -1,0,-4 --fade-in 0 --pitch 1.3\n"
+                "@62000 bus music --mute\n"
                 "@66111 listener --pos 20,0,0 --forward 1,0,0\n"
+                "@67200 bus music --unmute\n"
                 "@74000 listener --pos 0,0,-80\n",
                 mix);
         if (with_end) fprintf(f, "@%d end\n", end);
