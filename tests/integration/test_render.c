@@ -5,7 +5,10 @@
  * frames, played in real time through heliodctl batch on the null driver
  * with --record gives the same samples exactly (both files are float WAV
  * starting at engine frame 0, the mixer runs the same periods and applies
- * each line on its frame); a quantised play lands on its grid; a score that
+ * each line on its frame), and so do listener moves and bus changes that
+ * make voices virtual and real again (the voice manager ranks on a grid of
+ * engine frames with the listener and gains of that frame); a quantised
+ * play lands on its grid; a score that
  * does not parse is refused before anything renders; world zones tick on the
  * rendered time (a bank loads as the listener walks in, deterministically);
  * HELIOD_SIMD picks the kernels' instruction set, and every level this CPU
