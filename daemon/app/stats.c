@@ -166,6 +166,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "voices_realised", (double)vs.n.realised);
     put(&s, "voices_released_distance", (double)vs.n.released_distance);
     put(&s, "realise_failed", (double)vs.n.realise_failed);
+    put(&s, "rank_late", (double)vs.n.rank_late);
     put(&s, "emitters", vs.emitters);
     put(&s, "cues", hld_cues_count(&d->cues));
     put(&s, "categories", hld_cues_count_categories(&d->cues));

@@ -356,7 +356,14 @@ typedef struct {
 } hl_listener_state_t;
 /* Default listener: origin, forward (0,0,-1), up (0,1,0), still. */
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns);
+/* The listener as last set (the state the next move's mask applies to). */
 void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l);
+/* The listener in effect at engine frame `frame` (a move pushed with
+ * hl_mixer_at takes effect on its frame, so what the control side decides
+ * for a frame -- audibility, admission -- sees what the audio thread will
+ * render there, however early the move was sent). Frames before the clock
+ * answer the state in effect now. Main thread. */
+void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l);
 /* bus = HL_BUS_* or -1 for master. Returns 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns);
@@ -374,6 +381,10 @@ float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus);
  * is larger. A muted feed bus that sends to a reverb is heard through the
  * reverb. Main thread (the voice manager's audibility). */
 float hl_mixer_bus_heard_gain(const hl_mixer_t *m, int bus);
+/* hl_mixer_bus_heard_gain of every bus with the gains and mutes in effect at
+ * engine frame `frame` (changes pushed with hl_mixer_at count from their
+ * frame on; graph and send changes apply at once). Main thread. */
+void hl_mixer_buses_heard_at(hl_mixer_t *m, uint64_t frame, float out[HL_MAX_BUSES]);
 
 /* The bus tree: parent[b] is bus b's parent (a bus index or -1 = master)
  * for each bus whose bit is set in `live`; bits 0..3 (the default buses)

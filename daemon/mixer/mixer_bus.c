@@ -42,6 +42,39 @@ int hl_mixer_gain_index(const hl_mixer_t *m, int bus) {
     return -1;
 }
 
+/* Folds the bus timeline's changes due by frame into its base. */
+static void bus_fold(hl_mixer_t *m, uint64_t frame) {
+    uint32_t k = 0;
+    while (k < m->bus_n && m->bus_tl[k].frame <= frame) {
+        int gi = m->bus_tl[k].gi;
+        if (m->bus_tl[k].mute)
+            m->bus_mute_base[gi] = m->bus_tl[k].value;
+        else
+            m->bus_gain_base[gi] = m->bus_tl[k].value;
+        k++;
+    }
+    if (!k) return;
+    memmove(m->bus_tl, m->bus_tl + k, (m->bus_n - k) * sizeof m->bus_tl[0]);
+    m->bus_n -= k;
+}
+
+/* Puts a gain or mute change pushed now on the timeline, at its frame. */
+static void bus_timeline(hl_mixer_t *m, int gi, int mute, float value) {
+    uint64_t at = hl_mixer_effect_frame(m);
+    bus_fold(m, tl_settled(m));
+    if (m->bus_n == HL_LIS_TIMELINE) bus_fold(m, m->bus_tl[0].frame); /* full: the earliest */
+    uint32_t i = m->bus_n;
+    while (i > 0 && m->bus_tl[i - 1].frame > at) {
+        m->bus_tl[i] = m->bus_tl[i - 1];
+        i--;
+    }
+    m->bus_tl[i].frame = at;
+    m->bus_tl[i].gi = gi;
+    m->bus_tl[i].mute = mute;
+    m->bus_tl[i].value = value;
+    m->bus_n++;
+}
+
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns) {
     int gi = hl_mixer_gain_index(m, bus);
@@ -54,6 +87,7 @@ int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_fram
     cmd.u.bus.gen = m->bus_gen_ctl[gi];
     if (push(m, &cmd) != 0) return HELIOD_EBUSY;
     m->bus_gain_ctl[gi] = gain;
+    bus_timeline(m, gi, 0, gain);
     return 0;
 }
 
@@ -158,6 +192,12 @@ int hl_mixer_bus_graph(hl_mixer_t *m, const int8_t parent[HL_MAX_BUSES], uint32_
             m->bus_gen_ctl[b]++; /* its index's commands pushed before are not its */
             m->bus_gain_ctl[b] = 1.0f;
             m->bus_mute_ctl[b] = 0.0f;
+            m->bus_gain_base[b] = 1.0f; /* a graph change applies at once */
+            m->bus_mute_base[b] = 0.0f;
+            uint32_t w = 0; /* what was scheduled for the index's old bus is not its */
+            for (uint32_t i = 0; i < m->bus_n; i++)
+                if (m->bus_tl[i].gi != b) m->bus_tl[w++] = m->bus_tl[i];
+            m->bus_n = w;
             for (int k = 0; k < HL_BUS_SENDS; k++)
                 m->bus_send_ctl[b][k] = 0.0f;
         }
@@ -176,6 +216,7 @@ int hl_mixer_set_bus_mute(hl_mixer_t *m, int bus, int mute, uint32_t ramp_frames
     cmd.u.bus.gen = m->bus_gen_ctl[gi];
     if (push(m, &cmd) != 0) return HELIOD_EBUSY;
     m->bus_mute_ctl[gi] = mute ? 1.0f : 0.0f;
+    bus_timeline(m, gi, 1, m->bus_mute_ctl[gi]);
     return 0;
 }
 
@@ -184,34 +225,54 @@ int hl_mixer_get_bus_mute(const hl_mixer_t *m, int bus) {
     return gi >= 0 && m->bus_mute_ctl[gi] != 0.0f;
 }
 
+/* The path gain of bus with the gains g and mutes mu (indexed by gain index). */
+static float path_gain(const hl_mixer_t *m, const float *g, const float *mu, int bus) {
+    float p = 1.0f;
+    /* at most HL_MAX_BUSES steps: the graph has no cycle (hl_mixer_bus_graph) */
+    for (int b = bus, steps = 0; b >= 0 && steps <= HL_MAX_BUSES; steps++) {
+        p *= mu[b] != 0.0f ? 0.0f : g[b];
+        b = m->graph_ctl.parent[b];
+    }
+    return p * (mu[HL_MASTER] != 0.0f ? 0.0f : g[HL_MASTER]);
+}
+
 /* heard(b) = max(path gain of b, send_k x heard(target_k)): sends tap before
  * the fader, so a muted bus is still heard through them. depth bounds the
  * walk (the graph has no cycle, so HL_MAX_BUSES levels always suffice). */
-static float heard(const hl_mixer_t *m, int bus, int depth) {
-    float g = hl_mixer_bus_path_gain(m, bus);
-    if (bus < 0 || depth > HL_MAX_BUSES) return g;
+static float heard(const hl_mixer_t *m, const float *g, const float *mu, int bus, int depth) {
+    float h = path_gain(m, g, mu, bus);
+    if (bus < 0 || depth > HL_MAX_BUSES) return h;
     for (int k = 0; k < HL_BUS_SENDS; k++) {
         int t = m->graph_ctl.send_to[bus][k];
         if (t >= 0 && m->bus_send_ctl[bus][k] > 0.0f)
-            g = fmaxf(g, m->bus_send_ctl[bus][k] * heard(m, t, depth + 1));
+            h = fmaxf(h, m->bus_send_ctl[bus][k] * heard(m, g, mu, t, depth + 1));
     }
-    return g;
+    return h;
 }
 
 float hl_mixer_bus_heard_gain(const hl_mixer_t *m, int bus) {
-    return hl_mixer_gain_index(m, bus) < 0 ? 0.0f : heard(m, bus, 0);
+    return hl_mixer_gain_index(m, bus) < 0 ? 0.0f
+                                           : heard(m, m->bus_gain_ctl, m->bus_mute_ctl, bus, 0);
+}
+
+void hl_mixer_buses_heard_at(hl_mixer_t *m, uint64_t frame, float out[HL_MAX_BUSES]) {
+    bus_fold(m, tl_settled(m));
+    float g[HL_NUM_GAINS], mu[HL_NUM_GAINS];
+    memcpy(g, m->bus_gain_base, sizeof g);
+    memcpy(mu, m->bus_mute_base, sizeof mu);
+    for (uint32_t i = 0; i < m->bus_n && m->bus_tl[i].frame <= frame; i++) {
+        if (m->bus_tl[i].mute)
+            mu[m->bus_tl[i].gi] = m->bus_tl[i].value;
+        else
+            g[m->bus_tl[i].gi] = m->bus_tl[i].value;
+    }
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        out[b] = hl_mixer_gain_index(m, b) < 0 ? 0.0f : heard(m, g, mu, b, 0);
 }
 
 float hl_mixer_bus_path_gain(const hl_mixer_t *m, int bus) {
     if (hl_mixer_gain_index(m, bus) < 0) return 0.0f;
-    float g = 1.0f;
-    /* at most HL_MAX_BUSES steps: the graph has no cycle (hl_mixer_bus_graph) */
-    for (int b = bus, steps = 0; b >= 0 && steps <= HL_MAX_BUSES; steps++) {
-        int mute = m->bus_mute_ctl[b] != 0.0f;
-        g *= mute ? 0.0f : m->bus_gain_ctl[b];
-        b = m->graph_ctl.parent[b];
-    }
-    return g * (m->bus_mute_ctl[HL_MASTER] != 0.0f ? 0.0f : m->bus_gain_ctl[HL_MASTER]);
+    return path_gain(m, m->bus_gain_ctl, m->bus_mute_ctl, bus);
 }
 
 int hl_mixer_bus_send(hl_mixer_t *m, int bus, uint32_t slot, int target, float gain,

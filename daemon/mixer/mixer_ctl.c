@@ -137,12 +137,16 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     static const hl_listener_state_t def_listener = {
         {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
     m->listener_ctl = def_listener;
+    m->lis_base = def_listener;
+    m->lis_n = 0;
     m->listener = def_listener;
     m->listener_gen = 1;
     m->bus_dirty = (1u << HL_NUM_BUSES) - 1;
     for (int i = 0; i < HL_NUM_GAINS; i++) {
         m->bus_gain_ctl[i] = 1.0f;
         m->bus_mute_ctl[i] = 0.0f;
+        m->bus_gain_base[i] = 1.0f;
+        m->bus_mute_base[i] = 0.0f;
         m->bus_gain[i].cur = m->bus_gain[i].target = 1.0f;
         m->bus[i].mute.cur = m->bus[i].mute.target = 1.0f;
         m->bus[i].duck.cur = m->bus[i].duck.target = 1.0f;
@@ -400,17 +404,45 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     return 0;
 }
 
+/* Folds the timeline's moves due by frame into its base. */
+static void lis_fold(hl_mixer_t *m, uint64_t frame) {
+    uint32_t k = 0;
+    while (k < m->lis_n && m->lis_tl[k].frame <= frame)
+        m->lis_base = m->lis_tl[k++].s;
+    if (!k) return;
+    memmove(m->lis_tl, m->lis_tl + k, (m->lis_n - k) * sizeof m->lis_tl[0]);
+    m->lis_n -= k;
+}
+
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns) {
     if (!l) return HELIOD_EINVAL;
     hl_cmd_t cmd = {.type = HL_CMD_LISTENER, .enq_ns = now_ns};
     cmd.u.listener = *l;
+    uint64_t at = hl_mixer_effect_frame(m);
     if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
     m->listener_ctl = *l;
+    lis_fold(m, tl_settled(m));
+    if (m->lis_n == HL_LIS_TIMELINE) lis_fold(m, m->lis_tl[0].frame); /* full: the earliest */
+    uint32_t i = m->lis_n;
+    while (i > 0 && m->lis_tl[i - 1].frame > at) { /* after the moves due on the same frame */
+        m->lis_tl[i] = m->lis_tl[i - 1];
+        i--;
+    }
+    m->lis_tl[i].frame = at;
+    m->lis_tl[i].s = *l;
+    m->lis_n++;
     return 0;
 }
 
 void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
     *l = m->listener_ctl;
+}
+
+void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l) {
+    lis_fold(m, tl_settled(m));
+    *l = m->lis_base;
+    for (uint32_t i = 0; i < m->lis_n && m->lis_tl[i].frame <= frame; i++)
+        *l = m->lis_tl[i].s;
 }
 
 /* ---- events ----------------------------------------------------------------- */

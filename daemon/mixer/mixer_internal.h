@@ -36,10 +36,12 @@
 #include "hl_stream.h"
 #include "mix_kernels.h"
 
-#define HL_MIX_ALIGN 64
-#define HL_FP_ONE    ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
-#define HL_NUM_GAINS (HL_MAX_BUSES + 1)  /* bus gains then the master gain */
-#define HL_MASTER    HL_MAX_BUSES        /* the master's index in the bus arrays */
+#define HL_MIX_ALIGN    64
+#define HL_FP_ONE       ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
+#define HL_NUM_GAINS    (HL_MAX_BUSES + 1)  /* bus gains then the master gain */
+#define HL_MASTER       HL_MAX_BUSES        /* the master's index in the bus arrays */
+#define HL_LIS_TIMELINE 256   /* listener moves and bus changes kept on the timelines */
+#define HL_TL_KEEP      65536 /* frames of the past the timelines still answer for */
 
 /* ---- commands (main -> audio) ------------------------------------------- */
 enum {
@@ -322,6 +324,15 @@ struct hl_mixer {
     uint64_t seq;
     uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
+    /* the listener on the engine's timeline (hl_mixer_listener_at): the
+     * state in effect from lis_base on, then the moves pushed for later
+     * frames, in frame order */
+    hl_listener_state_t lis_base;
+    uint32_t lis_n;
+    struct {
+        uint64_t frame;
+        hl_listener_state_t s;
+    } lis_tl[HL_LIS_TIMELINE];
     float bus_gain_ctl[HL_NUM_GAINS];
     float bus_mute_ctl[HL_NUM_GAINS];
     hl_graph_t graph_ctl;
@@ -330,6 +341,17 @@ struct hl_mixer {
     uint32_t fx_inflight; /* effects dropped from a chain whose FX_RETIRED was not polled yet */
     uint32_t duck_buses_ctl[HL_MAX_DUCKS]; /* per rule: bits of its sidechain and target, 0 = off */
     float bus_send_ctl[HL_MAX_BUSES][HL_BUS_SENDS]; /* bus send levels as last sent */
+    /* bus gains and mutes on the engine's timeline (hl_mixer_buses_heard_at):
+     * in effect at the clock, then the changes pushed for later frames */
+    float bus_gain_base[HL_NUM_GAINS];
+    float bus_mute_base[HL_NUM_GAINS];
+    uint32_t bus_n;
+    struct {
+        uint64_t frame;
+        int32_t gi;
+        int32_t mute; /* 1: value is the mute, 0: the gain */
+        float value;
+    } bus_tl[HL_LIS_TIMELINE];
     /* Per bus index: how many times a bus was created on it (bumped when a
      * GRAPH command makes it live; bus_gen the same count on the audio
      * thread, bumped when that command applies). A gain or mute command
@@ -408,6 +430,15 @@ struct hl_mixer {
     _Atomic uint32_t clk_seq;
     _Atomic uint64_t clk_frame, clk_ns;
 };
+
+/* The timelines' changes up to this frame are folded into their base: a
+ * question about a frame up to HL_TL_KEEP before the clock is still
+ * answered exactly (the voice manager asks about the frame it ranks for,
+ * which the clock may have passed by the time it polls). */
+static inline uint64_t tl_settled(const hl_mixer_t *m) {
+    uint64_t now = hl_mixer_frames(m);
+    return now > HL_TL_KEEP ? now - HL_TL_KEEP : 0;
+}
 
 /* mixer_bus.c: the gain-array index of a bus (-1 = master), or -1 if it is not live. */
 int hl_mixer_gain_index(const hl_mixer_t *m, int bus);

@@ -223,6 +223,7 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
         return NULL;
     }
     vm->floor_lin = hl_db_to_lin(cfg->floor_db);
+    vm->rank_lead = vm_ms_frames(vm, (float)HLD_VM_RANK_LEAD_MS);
     return vm;
 }
 
@@ -563,4 +564,8 @@ double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *v) {
     int ended;
     double p = vm_pos_at(v, vm_now_frame(vm), &ended);
     return ended ? v->len : p;
+}
+
+void hld_vm_set_rank_lead(hld_vm_t *vm, uint32_t frames) {
+    vm->rank_lead = frames;
 }

@@ -52,6 +52,7 @@ struct hld_sound;
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
 #define HLD_VM_TICK_MS       20      /* re-rank period: 50 Hz follows any game's movement */
+#define HLD_VM_RANK_LEAD_MS 20 /* a ranking for grid frame T takes effect at T + this */
 #define HLD_VM_HYST          1.4125f /* +3 dB for the incumbent: a voice on the boundary does not flap */
 #define HLD_VM_FLOOR_DB      (-60.0f) /* default audibility floor: below it a voice is virtual */
 #define HLD_VM_VIRT_FADE_MS  20.0f   /* fade-out of a voice going virtual */
@@ -199,6 +200,7 @@ typedef struct {
     uint64_t refused_no_voice, evicted, stolen, virtualised, realised, released_distance;
     uint64_t realise_failed; /* no mixer slot or stream open failed: stayed virtual */
     uint64_t ticks;
+    uint64_t rank_late; /* grid rankings polled past their lead: applied at once */
 } hld_vm_counters_t;
 
 /* Allocates the logical pool. Returns NULL on ENOMEM. */
@@ -273,13 +275,15 @@ int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t 
                          int reason, uint64_t now_ns);
 int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause, uint64_t now_ns);
 
-/* Listener moved (or bus gains changed): re-rank at the next tick. */
+/* Listener moved (or bus gains changed): the next grid ranking sees it. */
 void hld_vm_mark_dirty(hld_vm_t *vm);
 /* Periodic work: ranks, virtualises/realises, ends virtual voices that reached
  * their end, releases voices beyond max distance. Call every poll; it ranks
- * when HLD_VM_TICK_MS passed (stretched to ten times the last pass's cost,
- * so ranking never takes more than a tenth of the main thread), or sooner
- * when dirty (at most every 5 ms, or every four passes' cost). */
+ * once per HLD_VM_TICK_MS of engine frames (a grid on the clock; stretched
+ * to ten times the last pass's cost, so ranking never takes more than a
+ * tenth of the main thread), with the listener in effect on the grid frame,
+ * and its changes take effect HLD_VM_RANK_LEAD_MS after it: the same
+ * frames live and offline. */
 void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns);
 /* One ranking pass now, whatever the period (benchmarks, tests). */
 void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns);
@@ -363,6 +367,9 @@ uint32_t hld_vm_real_count(const hld_vm_t *vm);
  * limit rises. UINT32_MAX = no step. Applied by the next ranking (marks the
  * pool dirty). */
 void hld_vm_set_cubic_limit(hld_vm_t *vm, uint32_t limit);
+/* Frames between a grid ranking's frame and its effect (default
+ * HLD_VM_RANK_LEAD_MS; 0: at once, for tests that drive the clock by hand). */
+void hld_vm_set_rank_lead(hld_vm_t *vm, uint32_t frames);
 /* From the last ranking: quality steps the real voices that resample asked
  * for (2 per sinc voice, 1 per cubic), and how many voices are stepped down. */
 uint32_t hld_vm_cubic_count(const hld_vm_t *vm);

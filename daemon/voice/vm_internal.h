@@ -59,6 +59,10 @@ struct hld_vm {
     uint64_t last_tick_ns;
     uint64_t last_rank_ns; /* how long the last ranking pass took */
     int dirty;
+    uint32_t rank_lead;       /* frames from a grid ranking's frame to its effect */
+    uint64_t next_rank_frame; /* the next grid frame hld_vm_tick ranks for */
+    uint64_t lis_frame;       /* lis_set: the frame whose listener vm_snapshot takes */
+    int lis_set;
     float floor_lin;
     struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
     uint32_t n_slots;

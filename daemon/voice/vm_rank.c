@@ -50,11 +50,13 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
 }
 
 /* The listener and bus gains that vm_audibility() reads, from the mixer's
- * control side. */
+ * control side: those in effect on the frame the decisions are for (a move
+ * or bus change scheduled later is not seen early, one scheduled earlier
+ * is: the same whether it was sent a minute or a period ahead). */
 void vm_snapshot(hld_vm_t *vm) {
-    hl_mixer_get_listener(vm->mx, &vm->lis);
-    for (uint32_t b = 0; b < HL_MAX_BUSES; b++)
-        vm->bus_gain[b] = hl_mixer_bus_heard_gain(vm->mx, (int)b);
+    uint64_t f = vm->lis_set ? vm->lis_frame : hl_mixer_effect_frame(vm->mx);
+    hl_mixer_listener_at(vm->mx, f, &vm->lis);
+    hl_mixer_buses_heard_at(vm->mx, f, vm->bus_gain);
 }
 
 /* ---- real <-> virtual ------------------------------------------------------- */
@@ -382,13 +384,36 @@ void hld_vm_rank(hld_vm_t *vm, uint64_t now_ns) {
 }
 
 void hld_vm_tick(hld_vm_t *vm, uint64_t now_ns) {
-    /* A ranking pass costs ~45 ns a logical voice (3 ms at 65,536): the
-     * period stretches so that it never takes more than a tenth of the main
-     * thread, and a change (dirty) ranks at most every 4 passes' worth. */
-    uint64_t since = now_ns - vm->last_tick_ns;
-    uint64_t period = (uint64_t)HLD_VM_TICK_MS * 1000000ull, gap = 5000000ull;
-    if (vm->last_rank_ns * 10 > period) period = vm->last_rank_ns * 10;
-    if (vm->last_rank_ns * 4 > gap) gap = vm->last_rank_ns * 4;
-    if (since < period && !(vm->dirty && since >= gap)) return;
+    /* The rankings sit on a grid of engine frames, not of wall time: the
+     * ranking for grid frame T runs at the first poll that finds the clock
+     * at or past T, sees the listener and bus gains in effect just before T
+     * (what was scheduled up to T - 1) and takes effect at
+     * T + HLD_VM_RANK_LEAD_MS (what it starts and stops is scheduled there),
+     * so a live session and an offline render of it decide the same things
+     * on the same frames, however late within the lead the poll came. A
+     * ranking pass costs ~45 ns a logical voice (3 ms at 65,536): the grid
+     * step stretches (whole ticks) so that it never takes more than a tenth
+     * of the main thread's time. */
+    uint64_t tick = vm_ms_frames(vm, (float)HLD_VM_TICK_MS);
+    if (tick == 0) tick = 1;
+    uint64_t period_ns = (uint64_t)HLD_VM_TICK_MS * 1000000ull;
+    if (vm->last_rank_ns * 10 > period_ns)
+        tick *= (vm->last_rank_ns * 10 + period_ns - 1) / period_ns;
+    uint64_t now_f = hl_mixer_frames(vm->mx);
+    if (now_f < vm->next_rank_frame) return;
+    uint64_t t = now_f - now_f % tick; /* the grid frame just passed */
+    vm->next_rank_frame = t + tick;
+    uint64_t eff = t + vm->rank_lead;
+    uint64_t saved = hl_mixer_at_frame(vm->mx);
+    /* a poll later than the lead: at once (deterministic only without such lateness) */
+    hl_mixer_at(vm->mx, eff > now_f ? eff : 0);
+    /* what was scheduled before T, not on it: a request for T itself may
+     * still be on its way (the renderer sends it in the period that ends
+     * there), so a ranking never depends on whether it came yet */
+    vm->lis_set = vm->rank_lead != 0;
+    vm->lis_frame = t ? t - 1 : 0;
     hld_vm_rank(vm, now_ns);
+    vm->lis_set = 0;
+    hl_mixer_at(vm->mx, saved);
+    if (eff <= now_f && vm->rank_lead) vm->n.rank_late++;
 }

@@ -10,7 +10,9 @@
  * HL_SCHED_GRID grid, counted late); a per-request limit caps scheduled
  * pushes and the hook reports each one; cancelling an owner tag drops its
  * voices' scheduled commands (a cancelled play ends without a sound) and
- * keeps everyone else's.
+ * keeps everyone else's. The control side answers what the listener and
+ * the bus gains are on a given frame: a change scheduled ahead counts from
+ * its frame on, and the past stays answerable after the clock passes it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -479,13 +481,73 @@ static void test_clock(void **state) {
     test_mixer_free(m);
 }
 
+/* The listener's and the buses' timelines: what was pushed for a later frame
+ * is seen from that frame on, whatever order it was pushed in; once the clock
+ * passed it, the frames before it still answer the old state. */
+static void test_timelines(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    float *out = new_out(2048);
+    uint64_t now = 0;
+    hl_listener_state_t l, got;
+    hl_mixer_get_listener(m, &l);
+    l.pos[0] = 5.0f;
+    hl_mixer_at(m, 1000);
+    assert_int_equal(hl_mixer_set_listener(m, &l, now), 0);
+    l.pos[0] = 3.0f;
+    hl_mixer_at(m, 600); /* pushed later, due earlier */
+    assert_int_equal(hl_mixer_set_listener(m, &l, now), 0);
+    hl_mixer_at(m, 0);
+    hl_mixer_get_listener(m, &got);
+    assert_float_equal(got.pos[0], 3.0f, 0.0f); /* as last set */
+    const struct {
+        uint64_t frame;
+        float x;
+    } want[] = {{0, 0.0f}, {599, 0.0f}, {600, 3.0f}, {999, 3.0f}, {1000, 5.0f}, {5000, 5.0f}};
+    for (int pass = 0; pass < 2; pass++) { /* before the clock gets there, and after */
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            hl_mixer_listener_at(m, want[i].frame, &got);
+            if (got.pos[0] != want[i].x)
+                fail_msg("pass %d: frame %llu: x %g, want %g", pass,
+                         (unsigned long long)want[i].frame, (double)got.pos[0], (double)want[i].x);
+        }
+        if (!pass) test_render(m, out, 2048, 256, &now);
+    }
+    /* a bus: -20 dB from 700, muted from 900 (the master untouched) */
+    float h[HL_MAX_BUSES];
+    hl_mixer_at(m, 2048 + 700);
+    assert_int_equal(hl_mixer_set_bus_gain(m, HL_BUS_MUSIC, 0.1f, 0, now), 0);
+    hl_mixer_at(m, 2048 + 900);
+    assert_int_equal(hl_mixer_set_bus_mute(m, HL_BUS_MUSIC, 1, 0, now), 0);
+    hl_mixer_at(m, 0);
+    assert_float_equal(hl_mixer_bus_heard_gain(m, HL_BUS_MUSIC), 0.0f, 0.0f); /* as last set */
+    for (int pass = 0; pass < 2; pass++) {
+        hl_mixer_buses_heard_at(m, 2048 + 699, h);
+        assert_float_equal(h[HL_BUS_MUSIC], 1.0f, 0.0f);
+        hl_mixer_buses_heard_at(m, 2048 + 700, h);
+        assert_float_equal(h[HL_BUS_MUSIC], 0.1f, 0.0f);
+        assert_float_equal(h[HL_BUS_SFX], 1.0f, 0.0f);
+        hl_mixer_buses_heard_at(m, 2048 + 900, h);
+        assert_float_equal(h[HL_BUS_MUSIC], 0.0f, 0.0f);
+        if (!pass) test_render(m, out, 2048, 256, &now);
+    }
+    free(out);
+    test_mixer_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_start_exact),          cmocka_unit_test(test_ramp_at_frame),
-        cmocka_unit_test(test_stop_waits_for_start), cmocka_unit_test(test_late),
-        cmocka_unit_test(test_full_schedule),        cmocka_unit_test(test_split_bound),
-        cmocka_unit_test(test_limit_and_hook),       cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_bundle_not_split),     cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_start_exact),
+        cmocka_unit_test(test_ramp_at_frame),
+        cmocka_unit_test(test_stop_waits_for_start),
+        cmocka_unit_test(test_late),
+        cmocka_unit_test(test_full_schedule),
+        cmocka_unit_test(test_split_bound),
+        cmocka_unit_test(test_limit_and_hook),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_bundle_not_split),
+        cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_timelines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

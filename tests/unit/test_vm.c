@@ -109,6 +109,7 @@ static void fx_open_cmd(uint32_t real, uint32_t logical, uint32_t cmd_cap) {
         .logical = logical, .floor_db = HLD_VM_FLOOR_DB, .rate = RATE, .period = BLOCK};
     hld_vm_ops_t ops = {.notify = on_notify, .sound_released = on_released};
     F.vm = hld_vm_create(&vc, F.mx, F.cues, &ops);
+    if (F.vm) hld_vm_set_rank_lead(F.vm, 0); /* rankings take effect at once */
     assert_non_null(F.vm);
     F.now = T0;
     F.out = calloc(2 * (size_t)RATE, sizeof(float));
