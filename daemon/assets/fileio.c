@@ -212,7 +212,7 @@ static int start_thread(hld_fjob_t *j) {
     if (pthread_attr_init(&at) != 0) return -1;
     pthread_t th;
     int rc = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (rc == 0) rc = pthread_attr_setstacksize(&at, 1u << 20);
+    if (rc == 0) rc = pthread_attr_setstacksize(&at, 4u << 20); /* as a pool thread's; virtual */
     if (rc == 0) rc = pthread_create(&th, &at, thread_main, j);
     pthread_attr_destroy(&at);
     return rc == 0 ? 0 : -1;
@@ -272,10 +272,11 @@ void hld_files_submit(hld_files_t *f, hld_fjob_t *j) {
     pump(f);
 }
 
-/* Answers ETIMEDOUT the first queued job of process who, if any: 1 or 0. */
-static int time_out_queued_of(hld_files_t *f, uint64_t who) {
+/* Answers ETIMEDOUT the first job of process who queued before `before`
+ * (not one a done function queued meanwhile), if any: 1 or 0. */
+static int time_out_queued_of(hld_files_t *f, uint64_t who, uint64_t before) {
     for (hld_fjob_t *prev = NULL, *j = f->queue; j; prev = j, j = j->next) {
-        if (j->who != who) continue;
+        if (j->who != who || j->queued_ns > before) continue;
         queue_unlink(f, prev, j);
         f->timeouts++;
         char m[HL_MAX_MSG + 1];
@@ -314,7 +315,7 @@ void hld_files_tick(hld_files_t *f) {
                  HLD_OPEN_TIMEOUT_MS / 1000);
         answer(j, HELIOD_ETIMEDOUT, m); /* the thread keeps status and msg to itself */
         /* what its process queued behind it waited on a hung open too */
-        while (time_out_queued_of(f, j->who)) {
+        while (time_out_queued_of(f, j->who, now)) {
         }
     }
     /* every thread place stuck: a queued job that waited the budget out
