@@ -354,6 +354,7 @@ static void finish_shutdown(hld_daemon_t *d) {
     hld_metering_close();
     hld_wzones_stop(&d->wzones); /* its tick timer would keep the loop alive */
     hld_watch_stop(&d->watch);
+    hld_files_stop(&d->files); /* live file jobs still finish; stuck ones are left behind */
     hld_profile_close();
     hld_engine_stop(&d->engine);
     hl_mixer_poll(d->engine.mixer, on_mix_event, d);

@@ -189,6 +189,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "file_jobs", (double)d->files.jobs);              /* opens and reads off the loop */
     put(&s, "file_open_timeouts", (double)d->files.timeouts); /* answered ETIMEDOUT */
     put(&s, "file_jobs_hung", (double)d->files.hung);         /* of those, still stuck */
+    put(&s, "file_jobs_refused", (double)d->files.refused);   /* a process's stuck cap */
     put(&s, "file_jobs_pending", (double)hld_files_pending(&d->files)); /* not answered yet */
     put(&s, "samples_evict_scanned", (double)d->sounds.evict_scanned);
     put(&s, "samples_evict_max_us", (double)d->sounds.evict_ns_max / 1000.0);
@@ -252,6 +253,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put_meters(&s, d);
     put(&s, "streams_active", hld_decoder_active(&d->decoder));
     put(&s, "stream_opens_pending", hld_decoder_pending(&d->decoder));
+    put(&s, "stream_open_timeouts", (double)hld_decoder_open_timeouts(&d->decoder));
     put(&s, "stream_underruns", (double)ms.underruns);
     put(&s, "stream_voices", ms.stream_voices);
     put(&s, "decoder_cpu_s", hld_decoder_cpu_s(&d->decoder));

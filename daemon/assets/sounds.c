@@ -448,7 +448,7 @@ static void open_done(hld_fjob_t *fj) {
     load_job_t *j = o->lj;
     int st = fj->answer_status;
     const char *msg = fj->answer_msg;
-    if (st == 0 && atomic_load_explicit(&j->snd->cancel, memory_order_relaxed))
+    if (st == 0 && j->snd && atomic_load_explicit(&j->snd->cancel, memory_order_relaxed))
         st = HELIOD_ECANCELED, msg = "load cancelled";
     if (st == 0) {
         j->pfd = o->fd;
@@ -499,7 +499,20 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     j->len = snd->len;
     j->compressed = snd->blob != NULL;
     j->req.data = j;
-    if (uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
+    /* the file is opened by a file job first, as a LOAD's: under the open
+     * budget and its process's places (a path swapped for a FIFO or a hung
+     * mount after the load never holds a decode thread) */
+    open_job_t *o = s->files ? hld_fjob_new(sizeof *o) : NULL;
+    if (o) {
+        o->lj = j;
+        o->fd = -1;
+        snprintf(o->path, sizeof o->path, "%s", path);
+        o->j.work = open_work;
+        o->j.done = open_done;
+        o->j.cleanup = open_cleanup;
+        o->j.who = snd->cl ? hld_client_who(snd->cl) : 0;
+    }
+    if (s->files ? !o : uv_queue_work(s->loop, &j->req, load_work, load_after) != 0) {
         free(j);
         s->reload_failures++;
         if (s->reload_done)
@@ -509,6 +522,7 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     snd->reloading = 1;
     s->inflight++;
     if (snd->cl) hld_client_load_started(snd->cl); /* keeps the quota's record alive */
+    if (o) hld_files_submit(s->files, &o->j);      /* last: a refusal answers at once */
 }
 
 /* The reload's entry: it takes over the table place of old. */
@@ -619,6 +633,7 @@ static void reload_after(load_job_t *j, int status) {
         }
     }
     if (j->rcl) hld_client_load_ended(j->rcl);
+    if (j->pfd >= 0) close(j->pfd);
     free(j->wpath);
     free(j);
 }

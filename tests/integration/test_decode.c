@@ -318,6 +318,11 @@ static void test_hung_open_does_not_stall(void **state) {
     double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     print_message("3 hung opens: %d ETIMEDOUT, %d ok after %.2f s\n", t.etimedout, t.ok, s);
     assert_int_equal(t.etimedout, 3);
+    /* STATS counts them apart from the file jobs' (LOAD's open was not one) */
+    double sto = th_stat(h, "stream_open_timeouts"), fto = th_stat(h, "file_open_timeouts");
+    print_message("stream_open_timeouts %.0f, file_open_timeouts %.0f\n", sto, fto);
+    assert_true(sto == 3);
+    assert_true(fto == 0);
     /* two openers: the first two at the 2 s budget, the third on a fresh
      * opener 2 s later (it hangs too); without a budget, 4 s and 8 s */
     assert_true(s < 5.0);

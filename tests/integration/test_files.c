@@ -238,7 +238,8 @@ static void test_bad_files(void **state) {
     assert_int_equal(heliod_bank_load(h, man, &bi), 0);
     assert_string_equal(bi.name, "ok");
     heliod_close(h);
-    th_sleep_ms(2500); /* the hung opens' workers come back before the daemon stops */
+    /* the hung opens' threads are still asleep: the daemon stops without
+     * waiting for them (written off, they keep nothing alive) */
 }
 
 /* Real hung I/O: a FUSE mount nobody serves (as test_lifecycle's `fuse`):
@@ -717,10 +718,297 @@ static void test_load_hung_open(void **state) {
     heliod_close(g);
 }
 
+/* ---- hostile processes whose opens hang ------------------------------------ */
+
+#define STUCK_PER_PROC 2 /* fileio.h HLD_FILE_STUCK_PER_PROC */
+#define HOSTILE        3
+#define HOSTILE_LOADS  (STUCK_PER_PROC + 1)
+
+/* Opens of *hungopen* hang 5 s: the first two of a hostile process's LOADs
+ * are written off at 2 s and 4 s and are still stuck when its third comes
+ * (refused at once), and the test ends before any returns. */
+static int setup_hostile(void **state) {
+    setenv("HELIOD_TEST_OPEN_DELAY", "5000:hungopen", 1);
+    int rc = th_fixture_start(state, 0, NULL);
+    unsetenv("HELIOD_TEST_OPEN_DELAY");
+    return rc;
+}
+
+typedef struct {
+    int rc[HOSTILE_LOADS];
+    double ms[HOSTILE_LOADS];
+    char msg[HOSTILE_LOADS][200];
+} hostile_t;
+
+/* A hostile process: LOADs of hung paths, one after the other, on one
+ * connection (the next as soon as the last is answered). */
+static pid_t spawn_hostile(fixture_t *f, int k, int *rfd) {
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        hostile_t r;
+        memset(&r, 0, sizeof r);
+        heliod_t *h = NULL;
+        if (heliod_connect(&h, f->d.sock, "hostile") != 0) _exit(3);
+        heliod_set_timeout(h, 30000);
+        for (int i = 0; i < HOSTILE_LOADS; i++) {
+            char path[400], name[32];
+            snprintf(path, sizeof path, "%s/hungopen-%d-%d.wav", f->d.dir, k, i);
+            snprintf(name, sizeof name, "h%d", i);
+            double t0 = now_ms();
+            r.rc[i] = heliod_load(h, name, path, 0, NULL);
+            r.ms[i] = now_ms() - t0;
+            snprintf(r.msg[i], sizeof r.msg[i], "%s", heliod_last_error(h));
+        }
+        heliod_close(h);
+        _exit(write(pfd[1], &r, sizeof r) == (ssize_t)sizeof r ? 0 : 1);
+    }
+    close(pfd[1]);
+    *rfd = pfd[0];
+    return pid;
+}
+
+/* Waits (up to 10 s) until STATS key >= v. */
+static int wait_stat_ge(heliod_t *g, const char *key, double v) {
+    for (double t0 = now_ms(); now_ms() - t0 < 10000;) {
+        if (th_stat(g, key) >= v) return 1;
+        th_sleep_ms(1);
+    }
+    return 0;
+}
+
+/* A well-behaved client's LOAD and bank load (of a two-sound bank), timed:
+ * both must succeed well within the open budget. */
+static void well_behaved(heliod_t *g, fixture_t *f, int round, const char *when) {
+    char wav[400], man[400], text[1200], name[32], bank[32];
+    snprintf(wav, sizeof wav, "%s/fine.wav", f->d.dir);
+    snprintf(name, sizeof name, "fine%d", round);
+    snprintf(bank, sizeof bank, "b%d", round);
+    snprintf(man, sizeof man, "%s/fine%d.ini", f->d.dir, round);
+    snprintf(text, sizeof text, "name = %s\n[sound %s_1]\npath = %s\n[sound %s_2]\npath = %s\n",
+             bank, bank, wav, bank, wav);
+    write_text(man, text);
+    double t0 = now_ms();
+    int rc = heliod_load(g, name, wav, 0, NULL);
+    double load_ms = now_ms() - t0;
+    int brc = heliod_bank_load(g, man, NULL);
+    int st = -1;
+    while (brc == 0 && st != HELIOD_BANK_LOADED && st != HELIOD_BANK_FAILED &&
+           now_ms() - t0 < 5000) {
+        heliod_bank_info_t bi[8];
+        size_t n = 0;
+        assert_int_equal(heliod_banks(g, bi, 8, &n), 0);
+        for (size_t i = 0; i < n; i++)
+            if (!strcmp(bi[i].name, bank)) st = bi[i].state;
+        if (st != HELIOD_BANK_LOADED) th_sleep_ms(1);
+    }
+    double all_ms = now_ms() - t0;
+    print_message("%s: LOAD %s in %.1f ms, LOAD + bank loaded in %.1f ms (%.0f file jobs hung, "
+                  "%.0f pending)\n",
+                  when, heliod_strerror(rc), load_ms, all_ms, th_stat(g, "file_jobs_hung"),
+                  th_stat(g, "file_jobs_pending"));
+    assert_int_equal(rc, 0);
+    assert_int_equal(brc, 0);
+    assert_int_equal(st, HELIOD_BANK_LOADED);
+    assert_true(all_ms < 1000.0); /* half the open budget: it waited behind nobody's hung open */
+}
+
+/* Two, then three hostile processes (children) LOAD files whose open hangs
+ * 5 s, one after the other. Each holds one place while its open is live; at
+ * the 2 s budget it is written off (ETIMEDOUT, its thread left behind) and
+ * its place freed; its second LOAD hangs too; its third finds two stuck
+ * opens and is refused EBUSY at once. Meanwhile this (well-behaved)
+ * process's LOAD and bank load succeed in well under the budget: while two
+ * and three hostile opens are live, and again while they have stuck ones
+ * and new live ones. (Before: two file places, each held by a hung open
+ * until it returned: every other file job waited and timed out.) */
+static void test_hostile_hung_opens(void **state) {
+    fixture_t *f = *state;
+    char wav[400];
+    snprintf(wav, sizeof wav, "%s/fine.wav", f->d.dir);
+    assert_int_equal(th_write_sine(wav, 48000, 0.1, 440.0, 0.2), 0);
+    for (int k = 0; k < HOSTILE; k++)
+        for (int i = 0; i < HOSTILE_LOADS; i++) {
+            char p[400];
+            snprintf(p, sizeof p, "%s/hungopen-%d-%d.wav", f->d.dir, k, i);
+            assert_int_equal(th_write_sine(p, 48000, 0.1, 440.0, 0.2), 0);
+        }
+    heliod_t *g = conn(f, "game");
+    heliod_set_timeout(g, 10000);
+    pid_t pid[HOSTILE];
+    int rfd[HOSTILE];
+    double jobs0 = th_stat(g, "file_jobs");
+    pid[0] = spawn_hostile(f, 0, &rfd[0]);
+    pid[1] = spawn_hostile(f, 1, &rfd[1]);
+    assert_true(wait_stat_ge(g, "file_jobs", jobs0 + 2));
+    assert_true(th_stat(g, "file_jobs_pending") >= 2);
+    well_behaved(g, f, 1, "2 hostile opens live");
+    double jobs1 = th_stat(g, "file_jobs");
+    pid[2] = spawn_hostile(f, 2, &rfd[2]);
+    assert_true(wait_stat_ge(g, "file_jobs", jobs1 + 1));
+    assert_true(th_stat(g, "file_jobs_pending") >= 3);
+    well_behaved(g, f, 2, "3 hostile opens live");
+    /* the first ones written off at the budget, each process's second live */
+    double jobs2 = th_stat(g, "file_jobs");
+    assert_true(wait_stat_ge(g, "file_open_timeouts", HOSTILE));
+    assert_true(wait_stat_ge(g, "file_jobs", jobs2 + HOSTILE));
+    double to = th_stat(g, "file_open_timeouts");
+    well_behaved(g, f, 3, "3 hostile stuck + 3 live");
+    assert_true(th_stat(g, "file_jobs_hung") >= HOSTILE);
+    for (int k = 0; k < HOSTILE; k++) {
+        hostile_t r;
+        assert_int_equal(read(rfd[k], &r, sizeof r), (ssize_t)sizeof r);
+        close(rfd[k]);
+        int st = 0;
+        waitpid(pid[k], &st, 0);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        for (int i = 0; i < HOSTILE_LOADS; i++)
+            print_message("hostile %d LOAD %d: %-10s in %7.1f ms \"%s\"\n", k, i,
+                          heliod_strerror(r.rc[i]), r.ms[i], r.msg[i]);
+        for (int i = 0; i < STUCK_PER_PROC; i++)
+            assert_int_equal(r.rc[i], HELIOD_ETIMEDOUT);
+        assert_int_equal(r.rc[STUCK_PER_PROC], HELIOD_EBUSY); /* refused, not queued */
+        assert_true(r.ms[STUCK_PER_PROC] < 1000.0);
+        assert_non_null(strstr(r.msg[STUCK_PER_PROC], "hung past the open budget"));
+    }
+    print_message("file_open_timeouts %.0f (%.0f when the third LOAD ran), file_jobs_hung %.0f, "
+                  "file_jobs_refused %.0f\n",
+                  th_stat(g, "file_open_timeouts"), to, th_stat(g, "file_jobs_hung"),
+                  th_stat(g, "file_jobs_refused"));
+    assert_true(th_stat(g, "file_jobs_refused") >= HOSTILE);
+    assert_true(th_stat(g, "file_jobs_hung") <= HOSTILE * STUCK_PER_PROC);
+    heliod_close(g);
+}
+
+/* ---- hot reload under the file-job rules ---------------------------------- */
+
+static int setup_watch(void **state) {
+    const char *args[] = {"--watch-assets", NULL};
+    return th_fixture_start(state, 0, args);
+}
+
+/* Another process's LOAD of path (a child, at most 4 s): its outcome. */
+static outcome_t load_elsewhere(fixture_t *f, const char *path) {
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(pfd[0]);
+        outcome_t o = {.rc = -999};
+        heliod_t *h = NULL;
+        if (heliod_connect(&h, f->d.sock, "other") == 0) {
+            heliod_set_timeout(h, 4000);
+            double t0 = now_ms();
+            o.rc = heliod_load(h, "other", path, 0, NULL);
+            o.ms = now_ms() - t0;
+            snprintf(o.msg, sizeof o.msg, "%s", heliod_last_error(h));
+            heliod_close(h);
+        }
+        _exit(write(pfd[1], &o, sizeof o) == (ssize_t)sizeof o ? 0 : 1);
+    }
+    close(pfd[1]);
+    outcome_t o = {.rc = -999, .ms = -1};
+    struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+    if (poll(&p, 1, 6000) <= 0 || read(pfd[0], &o, sizeof o) != (ssize_t)sizeof o)
+        kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(pfd[0]);
+    return o;
+}
+
+#define WATCHED 4 /* as many as libuv's pool has threads (the decodes') */
+
+/* A watched sound's file swapped for a FIFO is refused (the old data stays);
+ * WATCHED sounds' files swapped for symlinks into a FUSE mount nobody serves
+ * (opens hang for good) fail their reloads ETIMEDOUT at the open budget,
+ * and another client's LOAD meanwhile is answered at once (before: each
+ * reload opened its file on a decode thread without a budget: the four
+ * wedged every decode thread, no reload ever failed and every LOAD hung). */
+static void test_reload_hung_open(void **state) {
+    fixture_t *f = *state;
+    heliod_t *g = conn(f, "watcher");
+    heliod_set_timeout(g, 10000);
+    char wav[WATCHED + 1][400], other[400], tmp[400];
+    for (int i = 0; i <= WATCHED; i++) {
+        snprintf(wav[i], sizeof wav[i], "%s/w%d.wav", f->d.dir, i);
+        assert_int_equal(th_write_sine(wav[i], 48000, 0.1, 440.0, 0.2), 0);
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i);
+        assert_int_equal(heliod_load(g, name, wav[i], 0, NULL), 0);
+    }
+    snprintf(other, sizeof other, "%s/other.wav", f->d.dir);
+    assert_int_equal(th_write_sine(other, 48000, 0.1, 440.0, 0.2), 0);
+    /* a FIFO renamed over a watched file */
+    snprintf(tmp, sizeof tmp, "%s/swap.fifo", f->d.dir);
+    assert_int_equal(mkfifo(tmp, 0600), 0);
+    double fails0 = th_stat(g, "reload_failures");
+    assert_int_equal(rename(tmp, wav[0]), 0);
+    assert_true(wait_stat_ge(g, "reload_failures", fails0 + 1));
+    print_message("reload of a file swapped for a FIFO: failed (reload_failures %.0f)\n",
+                  th_stat(g, "reload_failures"));
+    assert_int_equal(th_stat(g, "reloads"), 0);
+
+    if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0) {
+        print_message("needs root and /dev/fuse to mount a hung file system: rest skipped\n");
+        heliod_close(g);
+        return;
+    }
+    char mnt[400], opts[160], hung[500];
+    snprintf(mnt, sizeof mnt, "%s/mnt", f->d.dir);
+    assert_int_equal(mkdir(mnt, 0700), 0);
+    int fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+    snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=%d,group_id=%d", fuse, (int)getuid(),
+             (int)getgid());
+    if (fuse < 0 || mount("heliodtest", mnt, "fuse", MS_NOSUID | MS_NODEV, opts) != 0) {
+        print_message("cannot mount FUSE (%s): rest skipped\n", strerror(errno));
+        if (fuse >= 0) close(fuse);
+        heliod_close(g);
+        return;
+    }
+    snprintf(hung, sizeof hung, "%s/hung.wav", mnt);
+    fails0 = th_stat(g, "reload_failures");
+    double ev0 = th_stat(g, "reload_events"), t0 = now_ms();
+    for (int i = 1; i <= WATCHED; i++) {
+        snprintf(tmp, sizeof tmp, "%s/swap%d.lnk", f->d.dir, i);
+        assert_int_equal(symlink(hung, tmp), 0);
+        assert_int_equal(rename(tmp, wav[i]), 0);
+    }
+    /* the changes are seen; the reloads' opens begin after the 150 ms debounce */
+    (void)wait_stat_ge(g, "reload_events", ev0 + WATCHED);
+    th_sleep_ms(300);
+    outcome_t o = load_elsewhere(f, other);
+    print_message("another client's LOAD while %d reloads hang: %s in %.1f ms\n", WATCHED,
+                  heliod_strerror(o.rc), o.ms);
+    int all = wait_stat_ge(g, "reload_failures", fails0 + WATCHED);
+    print_message("%d hung reloads failed after %.0f ms (reload_failures %.0f, "
+                  "file_open_timeouts %.0f)\n",
+                  WATCHED, now_ms() - t0, th_stat(g, "reload_failures"),
+                  th_stat(g, "file_open_timeouts"));
+    umount2(mnt, MNT_DETACH);
+    close(fuse);               /* the stuck opens fail and their threads return */
+    assert_int_equal(o.rc, 0); /* (asserted once the mount is gone) */
+    assert_true(o.ms < 1000.0);
+    assert_true(all);
+    assert_true(th_stat(g, "reloads") == 0);
+    for (int i = 0; i <= WATCHED; i++) { /* the old data stays */
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i);
+        heliod_voice_t v = 0;
+        assert_int_equal(heliod_play(g, name, NULL, &v, NULL), 0);
+    }
+    heliod_close(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bad_files, setup),
         TH_TEST(test_load_hung_open, setup_hung_load),
+        TH_TEST(test_hostile_hung_opens, setup_hostile),
+        TH_TEST(test_reload_hung_open, setup_watch),
         TH_TEST(test_fuse_hung_open, setup),
         TH_TEST(test_bank_cue_sheet_fifo, setup),
         TH_TEST(test_bank_1024, setup),
