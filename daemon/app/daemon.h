@@ -69,6 +69,7 @@ typedef struct hld_daemon {
     hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
     hld_devices_t devices;   /* device switch, loss and recovery (device.c) */
     hld_counters_t n;
+    struct hld_capture *capture; /* --capture: the session capture (capture.h), or NULL */
     uint64_t start_ns;
 
     hld_net_t net;       /* the socket and the connections (net/conn.h) */

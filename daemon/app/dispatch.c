@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "device.h"
 #include "feeds.h"
 #include "hl_config.h"
@@ -605,8 +606,12 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
         return hld_fail(&q, HELIOD_EPERM,
                         "switching the output device needs a control client (heliodctl device)");
     }
-    if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
-    return fn(&q);
+    hld_daemon_t *d = c->d;
+    uint64_t frame = hl_mixer_frames(d->engine.mixer);
+    int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
+    if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
+        hld_capture_request(d->capture, frame, c->id, q.status, h, body, len);
+    return rc;
 }
 
 static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
