@@ -1,0 +1,183 @@
+/*
+ * test_capture.c - heliod --capture FILE: the capture file's header, one
+ * record per state-changing request (from every client, in dispatch order,
+ * with its client, engine frame and status; read-only requests not at all),
+ * the identity and bytes (--capture-audio) of a LOADed file, the trailer's
+ * counts; a capture path that is not a regular file is refused and the
+ * daemon runs on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "heliod.h"
+#include "hl_proto.h"
+
+static uint8_t *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc((size_t)sz + 1);
+    *n = fread(b, 1, (size_t)sz, f);
+    fclose(f);
+    return b;
+}
+static uint16_t g16(const uint8_t *p) {
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static uint32_t g32(const uint8_t *p) {
+    return g16(p) | (uint32_t)g16(p + 2) << 16;
+}
+static uint64_t g64(const uint8_t *p) {
+    return g32(p) | (uint64_t)g32(p + 4) << 32;
+}
+
+static void test_capture_records(void **state) {
+    (void)state;
+    th_daemon_t d;
+    char cap[320], wav[320];
+    const char *args[] = {"--capture", cap, "--capture-audio", NULL};
+    /* the daemon's directory is made by th_daemon_start: capture into /tmp */
+    snprintf(cap, sizeof cap, "/tmp/hl_capture_%d.bin", (int)getpid());
+    snprintf(wav, sizeof wav, "/tmp/hl_capture_%d.wav", (int)getpid());
+    assert_int_equal(th_write_sine(wav, 48000, 0.25, 440, 0.5), 0);
+    assert_int_equal(th_daemon_start(&d, 0, args), 0);
+    struct heliod *a = th_connect(&d, "game", 0);
+    struct heliod *b = th_connect(&d, "tool", 0);
+    assert_int_equal(heliod_load(a, "tone", wav, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(a, "tone", &p, &v, NULL), 0);
+    assert_int_equal(heliod_ping(a, NULL), 0); /* read-only: not captured */
+    heliod_voice_t w = 0;
+    assert_true(heliod_play(b, "no_such_sound", &p, &w, NULL) < 0); /* captured, failed */
+    heliod_listener_t l = {0};
+    l.mask = HELIOD_LIS_POS;
+    l.pos[0] = 2;
+    assert_int_equal(heliod_set_listener(b, &l), 0);
+    assert_int_equal(heliod_stop(a, v, 0), 0);
+    assert_true(th_stat(a, "capture_dropped") == 0);
+    heliod_close(a);
+    heliod_close(b);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+
+    size_t n = 0, wn = 0;
+    uint8_t *f = slurp(cap, &n);
+    uint8_t *wf = slurp(wav, &wn);
+    assert_non_null(f);
+    assert_non_null(wf);
+    assert_true(n >= 32);
+    assert_memory_equal(f, "HLDCAPT\n", 8);
+    assert_int_equal(g16(f + 8), 1);
+    assert_int_equal(f[10], HL_PROTO_VERSION);
+    assert_int_equal(g32(f + 12), 48000);
+    uint16_t ops[32];
+    int32_t status[32];
+    uint32_t clients[32];
+    int nreq = 0, sounds = 0, trailer = 0;
+    uint64_t last_frame = 0;
+    size_t off = 32;
+    while (off + 4 <= n) {
+        uint32_t len = g32(f + off);
+        assert_true(off + 4 + len <= n);
+        const uint8_t *r = f + off + 4;
+        if (r[0] == 1) { /* REQUEST */
+            assert_true(nreq < 32);
+            uint64_t frame = g64(r + 4);
+            assert_true(frame >= last_frame);
+            last_frame = frame;
+            clients[nreq] = g32(r + 20);
+            status[nreq] = (int32_t)g32(r + 24);
+            assert_int_equal(g32(r + 28), len - 28); /* the wire frame's size */
+            ops[nreq++] = g16(r + 32);
+        } else if (r[0] == 2) { /* SOUND */
+            sounds++;
+            assert_int_equal(r[1], 2); /* the bytes follow */
+            assert_int_equal(g64(r + 16), wn);
+            uint64_t h = 1469598103934665603ull;
+            for (size_t i = 0; i < wn; i++)
+                h = (h ^ wf[i]) * 1099511628211ull;
+            assert_true(g64(r + 32) == h);
+            uint16_t pl = g16(r + 40);
+            assert_int_equal(pl, strlen(wav));
+            assert_memory_equal(r + 42, wav, pl);
+            assert_int_equal(len, 42 + pl + wn);
+            assert_memory_equal(r + 42 + pl, wf, wn);
+        } else {
+            assert_int_equal(r[0], 3); /* TRAILER, last */
+            assert_int_equal(off + 4 + len, n);
+            assert_int_equal(g64(r + 4), (uint64_t)nreq);
+            assert_int_equal(g64(r + 12), 0);
+            trailer++;
+        }
+        off += 4 + len;
+    }
+    assert_int_equal(off, n);
+    assert_int_equal(trailer, 1);
+    assert_int_equal(sounds, 1);
+    /* the harness's hello (its ping is not captured), then the two clients'
+     * hellos, load, play, play (failed), listener, stop; no ping, no stats */
+    static const uint16_t want[] = {HL_OP_HELLO, HL_OP_HELLO, HL_OP_HELLO,    HL_OP_LOAD,
+                                    HL_OP_PLAY,  HL_OP_PLAY,  HL_OP_LISTENER, HL_OP_STOP};
+    assert_int_equal(nreq, 8);
+    for (int i = 0; i < nreq; i++)
+        assert_int_equal(ops[i], want[i]);
+    assert_int_equal(status[4], 0);
+    assert_int_equal(status[5], HELIOD_ENOSOUND);
+    assert_int_not_equal(clients[1], clients[2]);
+    assert_int_equal(clients[3], clients[1]);
+    assert_int_equal(clients[4], clients[1]);
+    assert_int_equal(clients[5], clients[2]);
+    assert_int_equal(clients[6], clients[2]);
+    free(f);
+    free(wf);
+    unlink(cap);
+    unlink(wav);
+}
+
+/* A capture path that is not a regular file: refused by the writer, the
+ * daemon serves on and the file is not created. */
+static void test_capture_not_regular(void **state) {
+    (void)state;
+    th_daemon_t d;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/hl_capdir_%d", (int)getpid());
+    assert_int_equal(mkdir(dir, 0700), 0);
+    const char *args[] = {"--capture", dir, NULL};
+    assert_int_equal(th_daemon_start(&d, 0, args), 0);
+    struct heliod *a = th_connect(&d, "game", 0);
+    assert_int_equal(heliod_ping(a, NULL), 0);
+    heliod_close(a);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    size_t n = 0;
+    uint8_t *log = slurp(d.log, &n);
+    assert_non_null(log);
+    log[n] = 0;
+    assert_non_null(strstr((char *)log, "capture:"));
+    free(log);
+    th_daemon_cleanup(&d);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_capture_records),
+        cmocka_unit_test(test_capture_not_regular),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
