@@ -4,7 +4,7 @@
  * with its client, engine frame and status; read-only requests not at all),
  * the identity and bytes (--capture-audio) of a LOADed file, the trailer's
  * counts; a capture path that is not a regular file is refused and the
- * daemon runs on.
+ * daemon runs on; heliodctl capture show lists the records.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,6 +143,42 @@ static void test_capture_records(void **state) {
     assert_int_equal(clients[6], clients[2]);
     free(f);
     free(wf);
+    /* heliodctl capture show: the same records, readable and as JSON */
+    char cmd[600], line[512];
+    snprintf(cmd, sizeof cmd, "\"%s\" capture show %s", getenv("HELIODCTL_BIN"), cap);
+    FILE *o = popen(cmd, "r");
+    assert_non_null(o);
+    int plays = 0, failed = 0, ends = 0, sound_lines = 0;
+    while (fgets(line, sizeof line, o)) {
+        if (strstr(line, " play ")) plays++;
+        if (strstr(line, " play ") && strstr(line, "no such sound")) failed++;
+        if (strstr(line, "(sound)") && strstr(line, wav)) sound_lines++;
+        if (!strncmp(line, "end: 8 requests captured, 0 dropped", 35)) ends++;
+    }
+    assert_int_equal(pclose(o), 0);
+    assert_int_equal(plays, 2);
+    assert_int_equal(failed, 1);
+    assert_int_equal(sound_lines, 1);
+    assert_int_equal(ends, 1);
+    snprintf(cmd, sizeof cmd, "\"%s\" --json capture show %s", getenv("HELIODCTL_BIN"), cap);
+    o = popen(cmd, "r");
+    assert_non_null(o);
+    int reqs = 0, lines = 0;
+    while (fgets(line, sizeof line, o)) {
+        lines++;
+        assert_int_equal(line[0], '{');
+        if (strstr(line, "\"kind\":\"request\"")) reqs++;
+    }
+    assert_int_equal(pclose(o), 0);
+    assert_int_equal(reqs, 8);
+    assert_int_equal(lines, 1 + 8 + 1 + 1); /* header, requests, sound, trailer */
+    /* not a capture file: refused */
+    snprintf(cmd, sizeof cmd, "\"%s\" capture show %s 2>/dev/null", getenv("HELIODCTL_BIN"), wav);
+    o = popen(cmd, "r");
+    assert_non_null(o);
+    while (fgets(line, sizeof line, o)) {
+    }
+    assert_int_not_equal(pclose(o), 0);
     unlink(cap);
     unlink(wav);
 }
