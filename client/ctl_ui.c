@@ -18,8 +18,7 @@ static const char summary[] =
     "  profile   Record PROFILE events (load, voices, streams, buses) as JSON.\n"
     "  wait      Wait until a voice ends; print why.\n"
     "  events    Print voice, device and error events as JSON lines (watch --json).\n"
-    "  stream    Play raw PCM from a file or stdin as a client-fed stream.\n"
-    "  capture   List a capture file's records (heliod --capture): show FILE.\n";
+    "  stream    Play raw PCM from a file or stdin as a client-fed stream.\n";
 
 const char *ctl_ui_usage(const char *cmd) {
     if (!cmd) return summary;
@@ -28,6 +27,5 @@ const char *ctl_ui_usage(const char *cmd) {
     if (!strcmp(cmd, "wait")) return ctl_wait_usage;
     if (!strcmp(cmd, "events")) return events_usage;
     if (!strcmp(cmd, "stream")) return ctl_stream_usage;
-    if (!strcmp(cmd, "capture")) return ctl_capture_usage;
     return NULL;
 }

@@ -39,8 +39,9 @@ struct hld_capture {
     char path[HL_MAX_PATH + 1];
     uint32_t rate;
     uint64_t frame0, ns0;
-    uint64_t records, dropped; /* main thread */
-    uint64_t written;          /* writer: bytes */
+    uint64_t records, dropped;             /* main thread */
+    uint64_t final_records, final_dropped; /* set by hld_capture_end, for the trailer */
+    uint64_t written;                      /* writer: bytes */
     int fd;
 };
 
@@ -227,7 +228,21 @@ static void *writer_main(void *arg) {
         pthread_mutex_lock(&cap->mu);
         if (stop && !cap->head) break;
     }
+    uint64_t records = cap->final_records, dropped = cap->final_dropped;
     pthread_mutex_unlock(&cap->mu);
+    if (cap->fd >= 0) {
+        /* len u32, kind u8, pad 3, records u64, dropped u64, bytes before it u64 */
+        uint8_t t[4 + 4 + 24];
+        put32(t, sizeof t - 4);
+        t[4] = HLD_CAPTURE_REC_TRAILER;
+        t[5] = t[6] = t[7] = 0;
+        put64(t + 8, records);
+        put64(t + 16, dropped);
+        put64(t + 24, cap->written);
+        (void)write_all(cap, t, sizeof t);
+        if (close(cap->fd) != 0) hld_warn("capture: %s: %s", cap->path, strerror(errno));
+        cap->fd = -1;
+    }
     return NULL;
 }
 
@@ -305,26 +320,29 @@ uint64_t hld_capture_dropped(const hld_capture_t *cap) {
     return cap ? cap->dropped : 0;
 }
 
-void hld_capture_stop(hld_capture_t *cap) {
+uint64_t hld_capture_records(const hld_capture_t *cap) {
+    return cap ? cap->records : 0;
+}
+
+void hld_capture_end(hld_capture_t *cap) {
     if (!cap) return;
     pthread_mutex_lock(&cap->mu);
+    cap->final_records = cap->records;
+    cap->final_dropped = cap->dropped;
     cap->stop = 1;
     pthread_cond_signal(&cap->cv);
     pthread_mutex_unlock(&cap->mu);
+}
+
+void hld_capture_join(hld_capture_t *cap) {
+    if (!cap) return;
     pthread_join(cap->thread, NULL);
-    if (cap->fd >= 0) {
-        /* len u32, kind u8, pad 3, records u64, dropped u64, bytes before it u64 */
-        uint8_t t[4 + 4 + 24];
-        put32(t, sizeof t - 4);
-        t[4] = HLD_CAPTURE_REC_TRAILER;
-        t[5] = t[6] = t[7] = 0;
-        put64(t + 8, cap->records);
-        put64(t + 16, cap->dropped);
-        put64(t + 24, cap->written);
-        (void)write_all(cap, t, sizeof t);
-        if (close(cap->fd) != 0) hld_warn("capture: %s: %s", cap->path, strerror(errno));
-    }
     pthread_mutex_destroy(&cap->mu);
     pthread_cond_destroy(&cap->cv);
     free(cap);
+}
+
+void hld_capture_stop(hld_capture_t *cap) {
+    hld_capture_end(cap);
+    hld_capture_join(cap);
 }

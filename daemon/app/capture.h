@@ -42,7 +42,14 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, in
                          const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
 /* Records dropped so far (main thread). */
 uint64_t hld_capture_dropped(const hld_capture_t *cap);
-/* Writes the trailer, closes the file, joins the writer, frees cap. */
+/* Request records queued so far (main thread). */
+uint64_t hld_capture_records(const hld_capture_t *cap);
+/* Ends the capture without waiting: no more records; the writer drains
+ * the queue, writes the trailer and closes the file on its own. */
+void hld_capture_end(hld_capture_t *cap);
+/* Waits for an ended capture's writer and frees cap. */
+void hld_capture_join(hld_capture_t *cap);
+/* hld_capture_end, then hld_capture_join. */
 void hld_capture_stop(hld_capture_t *cap);
 /* 1 if a request with this opcode may change engine state (is captured). */
 int hld_capture_op(uint16_t op);

@@ -195,7 +195,8 @@ int main(int argc, char **argv) {
             hld_warn("capture: %s: could not start the writer", d.cfg.capture);
         uv_run(d.loop, UV_RUN_DEFAULT);
         hld_capture_stop(d.capture); /* the loop has stopped: no request comes any more */
-        d.capture = NULL;
+        hld_capture_join(d.capture_ended);
+        d.capture = d.capture_ended = NULL;
     }
     hld_engine_close(&d.engine);
     hld_buses_close(&d.buses); /* the audio thread is gone: free every effect */

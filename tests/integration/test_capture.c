@@ -210,10 +210,117 @@ static void test_capture_not_regular(void **state) {
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* One request on a raw connection; the reply's status. */
+static int32_t raw_call(int fd, uint16_t op, uint32_t id, void (*put)(hl_wbuf_t *, const void *),
+                        const void *m) {
+    uint8_t buf[HL_MAX_FRAME];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_frame_begin(&w, op, 0, id);
+    put(&w, m);
+    int n = hl_frame_end(&w);
+    assert_true(n > 0);
+    assert_int_equal(write(fd, buf, (size_t)n), n);
+    for (;;) {
+        uint8_t h[HL_FRAME_HDR];
+        size_t got = 0;
+        while (got < sizeof h) {
+            ssize_t k = read(fd, h + got, sizeof h - got);
+            assert_true(k > 0);
+            got += (size_t)k;
+        }
+        hl_frame_hdr_t fh;
+        assert_int_equal(hl_frame_peek(h, sizeof h, &fh), 0);
+        size_t blen = fh.size - HL_FRAME_HDR;
+        got = 0;
+        while (got < blen) {
+            ssize_t k = read(fd, buf + got, blen - got);
+            assert_true(k > 0);
+            got += (size_t)k;
+        }
+        if (fh.op != HL_OP_REPLY || fh.id != id) continue;
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, buf, blen);
+        hl_reply_head_t rh;
+        hl_get_reply_head(&r, &rh);
+        return rh.status;
+    }
+}
+static void put_hello(hl_wbuf_t *w, const void *m) {
+    hl_put_hello(w, m);
+}
+static void put_capture(hl_wbuf_t *w, const void *m) {
+    hl_put_capture(w, m);
+}
+
+/* CAPTURE (heliodctl capture start/stop): a control client's only; one at a
+ * time; stop answers the requests captured and the file ends with them. */
+static void test_capture_start_stop(void **state) {
+    (void)state;
+    th_daemon_t d;
+    char cap[320], out[4096], err[1024];
+    snprintf(cap, sizeof cap, "/tmp/hl_capture2_%d.bin", (int)getpid());
+    assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
+    /* a plain client: EPERM */
+    int fd = th_raw_connect(d.sock);
+    assert_true(fd >= 0);
+    hl_hello_t hm = {.version = HL_PROTO_VERSION, .minor = HL_PROTO_MINOR};
+    snprintf(hm.client_name, sizeof hm.client_name, "game");
+    assert_int_equal(raw_call(fd, HL_OP_HELLO, 1, put_hello, &hm), 0);
+    hl_capture_t cm = {.action = HL_CAPTURE_START};
+    snprintf(cm.path, sizeof cm.path, "%s", cap);
+    assert_int_equal(raw_call(fd, HL_OP_CAPTURE, 2, put_capture, &cm), HELIOD_EPERM);
+    const char *stop[] = {"capture", "stop", NULL};
+    assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, stop), 0); /* none */
+    assert_non_null(strstr(err, "none is running"));
+    const char *start[] = {"capture", "start", cap, NULL};
+    assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, start), 0);
+    assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, start),
+                         0); /* one at a time */
+    assert_non_null(strstr(err, "EBUSY"));
+    struct heliod *a = th_connect(&d, "game2", 0);
+    assert_int_equal(heliod_stop_all(a, 0, 0, NULL), 0);
+    assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, stop), 0);
+    /* start; a second heliodctl: hello + start (EBUSY); game2: hello, stop_all;
+     * the last heliodctl: hello + stop */
+    assert_string_equal(out, "captured 7 requests\n");
+    heliod_close(a);
+    close(fd);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0); /* joins the writer */
+    th_daemon_cleanup(&d);
+    size_t n = 0;
+    uint8_t *f = slurp(cap, &n);
+    assert_non_null(f);
+    assert_memory_equal(f, "HLDCAPT\n", 8);
+    size_t off = 32, last = 0;
+    int reqs = 0;
+    uint16_t first_op = 0, last_op = 0;
+    while (off + 4 <= n) {
+        uint32_t len = g32(f + off);
+        const uint8_t *r = f + off + 4;
+        if (r[0] == 1) {
+            if (!reqs) first_op = g16(r + 32);
+            last_op = g16(r + 32);
+            reqs++;
+        }
+        last = off;
+        off += 4 + len;
+    }
+    assert_int_equal(off, n);
+    assert_int_equal(reqs, 7);
+    assert_int_equal(first_op, HL_OP_CAPTURE);
+    assert_int_equal(last_op, HL_OP_CAPTURE);
+    assert_int_equal(f[last + 4], 3); /* the trailer */
+    assert_int_equal(g64(f + last + 8), 7);
+    free(f);
+    unlink(cap);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_records),
         cmocka_unit_test(test_capture_not_regular),
+        cmocka_unit_test(test_capture_start_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
