@@ -79,6 +79,28 @@ static void put64(uint8_t *p, uint64_t v) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static int write_all(hld_capture_t *cap, const void *buf, size_t n);
+
+/* The writer's batch: records are copied here and written 64 KiB at a time. */
+#define WBATCH (64u * 1024)
+typedef struct {
+    uint8_t buf[WBATCH];
+    size_t len;
+} wbatch_t;
+static void batch_flush(hld_capture_t *cap, wbatch_t *b) {
+    if (b->len) (void)write_all(cap, b->buf, b->len);
+    b->len = 0;
+}
+static void batch_put(hld_capture_t *cap, wbatch_t *b, const uint8_t *p, size_t n) {
+    if (b->len + n > WBATCH) batch_flush(cap, b);
+    if (n > WBATCH) {
+        (void)write_all(cap, p, n);
+        return;
+    }
+    memcpy(b->buf + b->len, p, n);
+    b->len += n;
+}
+
 static int write_all(hld_capture_t *cap, const void *buf, size_t n) {
     const uint8_t *p = buf;
     while (n) {
@@ -176,6 +198,26 @@ static void write_sound(hld_capture_t *cap, const uint8_t *req) {
 
 static void *writer_main(void *arg) {
     hld_capture_t *cap = arg;
+    wbatch_t *wb = malloc(sizeof *wb);
+    if (!wb) {
+        hld_warn("capture: %s: out of memory; capturing nothing", cap->path);
+        pthread_mutex_lock(&cap->mu);
+        for (;;) { /* drain and discard until stopped */
+            while (!cap->head && !cap->stop)
+                pthread_cond_wait(&cap->cv, &cap->mu);
+            while (cap->head) {
+                rec_t *r = cap->head;
+                cap->head = r->next;
+                cap->queued -= r->len;
+                free(r);
+            }
+            cap->tail = NULL;
+            if (cap->stop) break;
+        }
+        pthread_mutex_unlock(&cap->mu);
+        return NULL;
+    }
+    wb->len = 0;
     cap->fd =
         open(cap->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
     struct stat st;
@@ -213,11 +255,13 @@ static void *writer_main(void *arg) {
         while (list) {
             rec_t *next = list->next;
             if (cap->fd >= 0) {
-                (void)write_all(cap, list->data, list->len);
+                batch_put(cap, wb, list->data, list->len);
                 uint16_t op = (uint16_t)(list->data[4 + 1 + 3 + 24 + 4] |
                                          list->data[4 + 1 + 3 + 24 + 5] << 8);
-                if (list->data[4] == HLD_CAPTURE_REC_REQUEST && op == HL_OP_LOAD)
+                if (list->data[4] == HLD_CAPTURE_REC_REQUEST && op == HL_OP_LOAD) {
+                    batch_flush(cap, wb);
                     write_sound(cap, list->data + 8);
+                }
             }
             pthread_mutex_lock(&cap->mu);
             cap->queued -= list->len;
@@ -225,6 +269,7 @@ static void *writer_main(void *arg) {
             free(list);
             list = next;
         }
+        if (cap->fd >= 0) batch_flush(cap, wb);
         pthread_mutex_lock(&cap->mu);
         if (stop && !cap->head) break;
     }
@@ -243,6 +288,7 @@ static void *writer_main(void *arg) {
         if (close(cap->fd) != 0) hld_warn("capture: %s: %s", cap->path, strerror(errno));
         cap->fd = -1;
     }
+    free(wb);
     return NULL;
 }
 
