@@ -322,12 +322,13 @@ static void enqueue(hld_capture_t *cap, rec_t *r) {
         return;
     }
     cap->queued += r->len;
+    int was_empty = !cap->head; /* the writer waits only on an empty queue */
     if (cap->tail)
         cap->tail->next = r;
     else
         cap->head = r;
     cap->tail = r;
-    pthread_cond_signal(&cap->cv);
+    if (was_empty) pthread_cond_signal(&cap->cv);
     pthread_mutex_unlock(&cap->mu);
     cap->records++;
 }
