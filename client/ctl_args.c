@@ -263,6 +263,14 @@ static const cmd_desc_t cmds[] = {
      "  [parameter NAME] MIN MAX DEFAULT SEEK.\n"},
     {"params", CTL_PARAMS, HL_OP_PARAMS,
      "params\n  List the game parameters with their range, seek speed and global value.\n"},
+    {"capture", CTL_CAPTURE, HL_OP_CAPTURE,
+     "capture start FILE [--include-audio] | capture stop | capture show FILE [--json]\n"
+     "  Capture the session into FILE (a control client's request): every request\n"
+     "  that may change engine state, from every client, with its client, engine\n"
+     "  frame and status, and the identity (path, size, mtime, hash) of every file a\n"
+     "  load names; --include-audio: the files' bytes too. stop prints the requests\n"
+     "  captured. show lists a capture file's records (frame, seconds, client,\n"
+     "  command, status), --json one object a line; it needs no daemon.\n"},
     {"bind", CTL_BIND, HL_OP_BIND,
      "bind CUE PARAM PROPERTY [X:Y[:SHAPE] ...]\nbind CUE --clear\n"
      "bind BUS PARAM bus-gain|fx:INDEX:P [X:Y[:SHAPE] ...]\n"
@@ -517,6 +525,34 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_PARAM: return ctl__parse_param(argc, argv, c, err, errlen);
     case CTL_PARAM_DEF: return ctl__parse_param_def(argc, argv, c, err, errlen);
     case CTL_BIND: return ctl__parse_bind(argc, argv, c, err, errlen);
+    case CTL_CAPTURE: {
+        hl_capture_t *m = &c->m.capture;
+        memset(m, 0, sizeof *m);
+        if (argc == 2 && !strcmp(argv[1], "stop")) {
+            m->action = HL_CAPTURE_STOP;
+            return 0;
+        }
+        if (argc < 3 || strcmp(argv[1], "start") != 0 ||
+            (argc == 4 && strcmp(argv[3], "--include-audio") != 0) || argc > 4)
+            return ctl__fail(err, errlen,
+                             "capture: start FILE [--include-audio] | stop | show FILE [--json]");
+        m->action = HL_CAPTURE_START;
+        m->flags = argc == 4 ? HL_CAPTURE_AUDIO : 0;
+        char abs[HL_MAX_PATH + 1];
+        if (argv[2][0] == '/')
+            snprintf(abs, sizeof abs, "%s", argv[2]);
+        else {
+            char cwd[HL_MAX_PATH + 1];
+            if (!getcwd(cwd, sizeof cwd))
+                return ctl__fail(err, errlen, "capture: no working directory");
+            if ((size_t)snprintf(abs, sizeof abs, "%s/%s", cwd, argv[2]) >= sizeof abs)
+                return ctl__fail(err, errlen, "capture: FILE longer than %d bytes", HL_MAX_PATH);
+        }
+        if (strlen(abs) > HL_MAX_PATH)
+            return ctl__fail(err, errlen, "capture: FILE longer than %d bytes", HL_MAX_PATH);
+        snprintf(m->path, sizeof m->path, "%s", abs);
+        return 0;
+    }
     case CTL_DEVICE:
         if (argc != 2 || !argv[1][0])
             return ctl__fail(err, errlen, "device: needs exactly one NAME (or null, default)");
@@ -555,6 +591,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_PARAM: hl_put_param(&w, &c->m.param); break;
     case CTL_PARAM_DEF: hl_put_param_def(&w, &c->m.param_def); break;
     case CTL_BIND: hl_put_bind(&w, &c->m.bind); break;
+    case CTL_CAPTURE: hl_put_capture(&w, &c->m.capture); break;
     case CTL_FX: hl_put_fx_req(&w, &c->m.fx); break;
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;

@@ -55,6 +55,7 @@ typedef enum {
     CTL_PARAM_DEF,       /* PARAM_DEF: define a game parameter */
     CTL_PARAMS,          /* PARAMS: the game parameters */
     CTL_BIND,            /* BIND: a parameter -> curve -> a cue's property */
+    CTL_CAPTURE,         /* CAPTURE start FILE / stop (`capture show` is ctl_capture.c's) */
 } ctl_kind_t;
 
 /* time: when a play, stop, set, bus or listener command applies (--at,
@@ -109,6 +110,7 @@ typedef struct {
         hl_param_t param;
         hl_param_def_t param_def;
         hl_bind_t bind;
+        hl_capture_t capture;
         struct {
             float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
             long count; /* --count: stop after this many events (0 = until stopped) */

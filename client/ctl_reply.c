@@ -622,6 +622,18 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
         }
         break;
     }
+    case CTL_CAPTURE: {
+        hl_count_reply_t c;
+        hl_get_count_reply(&r, &c);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"captured\":%u", c.count);
+        else if (c.count)
+            printf("captured %u requests\n", c.count);
+        else
+            printf("ok\n");
+        break;
+    }
     case CTL_STOP_ALL:
     case CTL_EMITTER_DESTROY:
     case CTL_PAUSE_ALL: {

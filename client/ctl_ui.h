@@ -23,6 +23,10 @@ int ctl_stream_main(int argc, char **argv, const char *socket, int json);
  * appends to its command list. NULL for a command that is not one of these. */
 extern const char ctl_top_usage[], ctl_profile_usage[], ctl_wait_usage[], ctl_stream_usage[];
 const char *ctl_ui_usage(const char *cmd);
+/* `capture show FILE [--json]`: a capture file's records (ctl_capture.c);
+ * json = the global --json. Needs no daemon. */
+extern const char ctl_capture_usage[];
+int ctl_capture_main(int argc, char **argv, int json);
 
 /* One PROFILE event as a JSON object (no newline): the recording's sample
  * format, documented in README "Profiling". */

@@ -107,6 +107,7 @@
     X(PARAM, 51, "param")         /* 1.1: set a parameter's value (schedulable) */                 \
     X(PARAMS, 52, "params")       /* 1.1: list the parameters */                                   \
     X(BIND, 53, "bind")           /* 1.1: bind a parameter to a cue's property through a curve */  \
+    X(CAPTURE, 68, "capture")     /* 1.1: start or stop the session capture (control clients) */   \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -616,6 +617,11 @@ typedef struct {
 #define HL_MAX_BUS_BINDS  64 /* bus and effect bindings in the daemon */
 #define HL_BIND_ADD       0  /* BIND action: add (or replace the same param + property) */
 #define HL_BIND_CLEAR     1  /* remove every binding of the cue */
+
+#define HL_CAPTURE_STOP  0    /* CAPTURE action: stop the capture (COUNT: requests captured) */
+#define HL_CAPTURE_START 1    /* start one into `path` */
+#define HL_CAPTURE_AUDIO 0x1u /* CAPTURE flags: the LOADed files' bytes too */
+#define HL_CAPTURE_MASK  HL_CAPTURE_AUDIO
 /* Curve segment shapes (2 bits per segment in BIND `shapes`, segment i at bits 2i) */
 #define HL_SHAPE_LINEAR 0
 #define HL_SHAPE_EXP    1 /* slow start: (e^(4.6t) - 1) / (e^4.6 - 1) */

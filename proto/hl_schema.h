@@ -126,7 +126,8 @@
     X(param_def, PARAM_DEF, GEN)                                                                   \
     X(param_info, PARAM_INFO, GEN)                                                                 \
     X(param, PARAM, GEN)                                                                           \
-    X(bind, BIND, GEN)
+    X(bind, BIND, GEN)                                                                             \
+    X(capture, CAPTURE, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -483,6 +484,10 @@
     X(STR,   emitter, HL_MAX_NAME,       NAME,    NONE,  "emitter: invalid emitter name", IF(m->scope == HL_PSCOPE_EMITTER), 0, V1_0) \
     X(U64,   voice,   0,                 NONZERO, NONE,  "voice: 0 is never a voice",     IF(m->scope == HL_PSCOPE_VOICE), 0, V1_0) \
     X(F32,   value,   0,                 RANGE,   PARAM, "",                              ALWAYS, 0, V1_0)
+#define HL_FIELDS_capture(X) \
+    X(ENUM8,   action, HL_CAPTURE_START, ENUM, NONE, "action: unknown (stop, start)", ALWAYS, 0, V1_0) /* HL_CAPTURE_* */ \
+    X(FLAGS32, flags,  HL_CAPTURE_MASK,  NONE, NONE, "",                              ALWAYS, 0, V1_0) /* HL_CAPTURE_AUDIO */ \
+    X(STR,     path,   HL_MAX_PATH,      NONE, NONE, "",                              ALWAYS, 0, V1_0) /* START: an absolute path; STOP: empty */
 #define HL_FIELDS_bind(X) \
     X(ENUM8, action,  HL_BIND_CLEAR,     ENUM,    NONE,  "action: unknown (add, clear)",  ALWAYS, 0, V1_0) /* HL_BIND_* */ \
     X(STR,   cue,     HL_MAX_NAME,       NAME,    NONE,  "cue: invalid cue (or bus) name", ALWAYS, 0, V1_0) /* BUS_GAIN, FX: the bus */ \

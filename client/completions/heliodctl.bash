@@ -106,6 +106,13 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
     batch | stream)
         COMPREPLY=($(compgen -f -- "$cur"))
         ;;
+    capture)
+        if ((first)); then
+            COMPREPLY=($(compgen -W show -- "$cur"))
+        else
+            COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+        ;;
     help)
         COMPREPLY=($(compgen -W "$(_heliodctl_words commands)" -- "$cur"))
         ;;

@@ -69,6 +69,9 @@ typedef struct hld_daemon {
     hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
     hld_devices_t devices;   /* device switch, loss and recovery (device.c) */
     hld_counters_t n;
+    struct hld_capture
+        *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */
+    struct hld_capture *capture_ended; /* the last one CAPTURE stopped: its writer finishing */
     uint64_t start_ns;
 
     hld_net_t net;       /* the socket and the connections (net/conn.h) */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "device.h"
 #include "feeds.h"
 #include "hl_config.h"
@@ -538,6 +539,43 @@ static int op_devices(hld_req_t *q) {
     return hld_op_devices(&q->c->d->devices, q);
 }
 
+/* CAPTURE (control clients): start the session capture into an absolute
+ * path, or stop it (COUNT: the requests it captured). The writer opens the
+ * file (capture.c); stopping does not wait for it: the previous ended
+ * capture's writer is joined at the next start or stop, or at exit. */
+static int op_capture(hld_req_t *q) {
+    hl_capture_t m;
+    hl_get_capture(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_check_capture(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    if (!q->c->control) {
+        d->n.denied++;
+        return hld_fail(q, HELIOD_EPERM, "capture: needs a control client (heliodctl capture)");
+    }
+    if (m.action == HL_CAPTURE_START) {
+        if (m.path[0] != '/') return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
+        if (d->capture) return hld_fail(q, HELIOD_EBUSY, "capture: one is running already");
+        hld_capture_join(d->capture_ended); /* long done, normally */
+        d->capture_ended = NULL;
+        d->capture = hld_capture_start(m.path, (m.flags & HL_CAPTURE_AUDIO) != 0, d->cfg.rate,
+                                       hl_mixer_frames(d->engine.mixer));
+        if (!d->capture) return hld_fail(q, HELIOD_ENOMEM, "capture: could not start the writer");
+        return hld_reply_count(q, 0);
+    }
+    if (!d->capture) return hld_fail(q, HELIOD_EINVAL, "capture: none is running");
+    uint32_t n = (uint32_t)hld_capture_records(d->capture) + 1; /* this request too */
+    hld_capture_join(d->capture_ended);
+    d->capture_ended = d->capture;
+    d->capture = NULL;
+    q->status = 0;
+    hld_capture_request(d->capture_ended, hl_mixer_frames(d->engine.mixer), q->c->id, 0, q->h,
+                        q->r.buf, q->r.len);
+    hld_capture_end(d->capture_ended);
+    return hld_reply_count(q, n);
+}
+
 /* The opcode table: each handler lives with its domain (see the top of the
  * file); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
@@ -584,6 +622,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_PARAM] = hld_op_param,
     [HL_OP_PARAMS] = hld_op_params,
     [HL_OP_BIND] = hld_op_bind,
+    [HL_OP_CAPTURE] = op_capture,
 };
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -605,8 +644,12 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
         return hld_fail(&q, HELIOD_EPERM,
                         "switching the output device needs a control client (heliodctl device)");
     }
-    if (h->flags & HL_FLAG_AT) return hld_dispatch_at(&q, fn);
-    return fn(&q);
+    hld_daemon_t *d = c->d;
+    uint64_t frame = hl_mixer_frames(d->engine.mixer);
+    int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
+    if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
+        hld_capture_request(d->capture, frame, c->id, q.status, h, body, len);
+    return rc;
 }
 
 static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

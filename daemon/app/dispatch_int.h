@@ -21,7 +21,7 @@
 #include "hl_proto.h"
 #include "replies.h"
 
-#define HLD_OPS 64 /* opcode table size: every request opcode is below it */
+#define HLD_OPS 73 /* opcode table size: every request opcode is below it */
 
 typedef int (*hld_op_fn)(hld_req_t *q);
 

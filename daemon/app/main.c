@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "conn.h"
 #include "daemon.h"
 #include "dispatch.h"
@@ -188,7 +189,14 @@ int main(int argc, char **argv) {
 #if HAVE_LIBSYSTEMD
         sd_notify(0, "READY=1");
 #endif
+        if (d.cfg.capture[0] &&
+            !(d.capture = hld_capture_start(d.cfg.capture, d.cfg.capture_audio, d.cfg.rate,
+                                            hl_mixer_frames(d.engine.mixer))))
+            hld_warn("capture: %s: could not start the writer", d.cfg.capture);
         uv_run(d.loop, UV_RUN_DEFAULT);
+        hld_capture_stop(d.capture); /* the loop has stopped: no request comes any more */
+        hld_capture_join(d.capture_ended);
+        d.capture = d.capture_ended = NULL;
     }
     hld_engine_close(&d.engine);
     hld_buses_close(&d.buses); /* the audio thread is gone: free every effect */

@@ -72,6 +72,8 @@ enum {
     OPT_ZPIN,
     OPT_ZHZ,
     OPT_RENDER,
+    OPT_CAPTURE,
+    OPT_CAPTURE_AUDIO,
     OPT_OUT,
     OPT_MAXSEC,
     OPT_SEED,
@@ -117,6 +119,8 @@ static const struct option g_opts[] = {
     {"zone-pin-radius", required_argument, NULL, OPT_ZPIN},
     {"zone-tick-hz", required_argument, NULL, OPT_ZHZ},
     {"render", required_argument, NULL, OPT_RENDER},
+    {"capture", required_argument, NULL, OPT_CAPTURE},
+    {"capture-audio", no_argument, NULL, OPT_CAPTURE_AUDIO},
     {"out", required_argument, NULL, OPT_OUT},
     {"max-seconds", required_argument, NULL, OPT_MAXSEC},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -161,6 +165,11 @@ static void usage(FILE *f) {
             "                       --hrtf needs stereo\n"
             "  --record FILE.wav    record the master output (the layout's channels and\n"
             "                       WAVE channel mask)\n"
+            "  --capture FILE       capture the session: every request that changes engine\n"
+            "                       state, from every client, with its engine frame and\n"
+            "                       status, and the identity of every LOADed file\n"
+            "                       (PROTOCOL.md, Capture files); --capture-audio: the\n"
+            "                       files' bytes too\n"
             "  --render SCORE --out FILE.wav [--seed N]\n"
             "                       render a score offline, as fast as the CPU allows, and\n"
             "                       exit: a heliodctl batch file whose lines may start\n"
@@ -280,6 +289,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_VOICES: return parse_u32("--voices", val, 1, HL_MAX_VOICES, &c->voices);
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
     case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
+    case OPT_CAPTURE: return copy_str("--capture", c->capture, sizeof c->capture, val);
+    case OPT_CAPTURE_AUDIO: c->capture_audio = 1; return 0;
     case OPT_OUT: return copy_str("--out", c->out, sizeof c->out, val);
     case OPT_MAXSEC:
         return parse_u32("--max-seconds", val, 1, HLD_RENDER_MAX_SECONDS, &c->render_max_s);

@@ -23,8 +23,10 @@ typedef struct {
     char device[HL_MAX_DEVNAME + 1]; /* "" = default output device */
     int list_devices;
     uint32_t rate, period, voices;
-    char record[HL_MAX_PATH + 1]; /* "" = no recording */
-    int log_level;                /* hld_log_level_t */
+    char record[HL_MAX_PATH + 1];  /* "" = no recording */
+    char capture[HL_MAX_PATH + 1]; /* --capture: "" = no session capture */
+    int capture_audio;             /* --capture-audio: the LOADed files' bytes too */
+    int log_level;                 /* hld_log_level_t */
     uint32_t max_sample_mb;
     uint32_t virtual_voices;    /* logical voices (0 before load: 4 x voices) */
     char cues[HL_MAX_PATH + 1]; /* cue sheet loaded at start, "" = none */

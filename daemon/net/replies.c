@@ -6,6 +6,7 @@
 #include "replies.h"
 
 int hld_fail(hld_req_t *q, int status, const char *msg) {
+    q->status = status;
     hld_send_error(q->c, q->h->op, q->h->flags, q->h->id, status, msg);
     return 0;
 }

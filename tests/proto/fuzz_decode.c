@@ -90,6 +90,7 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_PARAM_DEF: ROUND(hl_param_def_t, hl_get_param_def, hl_put_param_def); break;
     case HL_OP_PARAM: ROUND(hl_param_t, hl_get_param, hl_put_param); break;
     case HL_OP_BIND: ROUND(hl_bind_t, hl_get_bind, hl_put_bind); break;
+    case HL_OP_CAPTURE: ROUND(hl_capture_t, hl_get_capture, hl_put_capture); break;
     case HL_OP_PARAMS:
     case HL_OP_BANKS:
     case HL_OP_ZONES:
@@ -153,7 +154,8 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_BANK:        /* load: the bank's state; unload: empty */
         if (r->off < r->len) ROUND(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info);
         break;
-    case HL_OP_FX: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
+    case HL_OP_FX:
+    case HL_OP_CAPTURE: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
     case HL_OP_CLOCK: ROUND(hl_clock_t, hl_get_clock, hl_put_clock); break;
     case HL_OP_BUNDLE_END: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
     case HL_OP_BUNDLE_BEGIN: break;
@@ -228,6 +230,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);
     }
+    hl_fuzz_body(HL_OP_CAPTURE, 0, data, size); /* the session capture */
+    hl_fuzz_body(HL_OP_CAPTURE, 1, data, size);
     for (uint16_t op = HL_OP_HELLO; op <= HL_OP_EMITTER; op++) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);

@@ -395,6 +395,11 @@ MESSAGES = {
         ("shapes", "U32", 0, None, 0, 0x0100),
         ("fxp", "U8", 0, None, 0, 0x0100),
     ),
+    "capture": (  # CAPTURE
+        ("action", "ENUM8", 1, None, 0, 0x0100),
+        ("flags", "FLAGS32", 1, None, 0, 0x0100),
+        ("path", "STR", 4095, None, 0, 0x0100),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)

@@ -1,0 +1,395 @@
+/*
+ * capture.c - the session capture's queue and writer thread (capture.h).
+ *
+ * The main thread appends whole records to a singly linked queue under a
+ * mutex (never the audio thread); the writer takes the whole queue at once
+ * and writes it with the mutex released. The queue is bounded in bytes: a
+ * record beyond HLD_CAPTURE_QUEUE_BYTES is dropped and counted, so a slow
+ * disk costs records, never a stall of the loop.
+ */
+#include "capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+
+typedef struct rec {
+    struct rec *next;
+    size_t len; /* bytes of data */
+    uint8_t data[];
+} rec_t;
+
+struct hld_capture {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    rec_t *head, *tail;
+    size_t queued; /* bytes in the queue */
+    int stop;
+    int include_audio;
+    char path[HL_MAX_PATH + 1];
+    uint32_t rate;
+    uint64_t frame0, ns0;
+    uint64_t records, dropped;             /* main thread */
+    uint64_t final_records, final_dropped; /* set by hld_capture_end, for the trailer */
+    uint64_t written;                      /* writer: bytes */
+    int fd;
+};
+
+int hld_capture_op(uint16_t op) {
+    switch (op) {
+    case HL_OP_PING:
+    case HL_OP_SOUNDS:
+    case HL_OP_VOICES:
+    case HL_OP_DEVICES:
+    case HL_OP_STATS:
+    case HL_OP_SUBSCRIBE:
+    case HL_OP_CUES:
+    case HL_OP_BUSES:
+    case HL_OP_FX_LIST:
+    case HL_OP_DUCKS:
+    case HL_OP_RZONES:
+    case HL_OP_BANKS:
+    case HL_OP_ZONES:
+    case HL_OP_CLOCK:
+    case HL_OP_PARAMS: return 0;
+    default: return 1;
+    }
+}
+
+static void put16(uint8_t *p, uint16_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static int write_all(hld_capture_t *cap, const void *buf, size_t n);
+
+/* The writer's batch: records are copied here and written 64 KiB at a time. */
+#define WBATCH (64u * 1024)
+typedef struct {
+    uint8_t buf[WBATCH];
+    size_t len;
+} wbatch_t;
+static void batch_flush(hld_capture_t *cap, wbatch_t *b) {
+    if (b->len) (void)write_all(cap, b->buf, b->len);
+    b->len = 0;
+}
+static void batch_put(hld_capture_t *cap, wbatch_t *b, const uint8_t *p, size_t n) {
+    if (b->len + n > WBATCH) batch_flush(cap, b);
+    if (n > WBATCH) {
+        (void)write_all(cap, p, n);
+        return;
+    }
+    memcpy(b->buf + b->len, p, n);
+    b->len += n;
+}
+
+static int write_all(hld_capture_t *cap, const void *buf, size_t n) {
+    const uint8_t *p = buf;
+    while (n) {
+        ssize_t w = write(cap->fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+        cap->written += (uint64_t)w;
+    }
+    return 0;
+}
+
+/* The identity of the file a LOAD named: a SOUND record (writer thread). */
+static void write_sound(hld_capture_t *cap, const uint8_t *req) {
+    /* req: the REQUEST record's payload after kind: frame, time, client, status, frame */
+    uint64_t frame = 0;
+    for (int i = 0; i < 8; i++)
+        frame |= (uint64_t)req[i] << (8 * i);
+    uint32_t client = 0;
+    for (int i = 0; i < 4; i++)
+        client |= (uint32_t)req[16 + i] << (8 * i);
+    const uint8_t *fr = req + 24;
+    uint32_t size = 0;
+    for (int i = 0; i < 4; i++)
+        size |= (uint32_t)fr[i] << (8 * i);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, fr + HL_FRAME_HDR, size - HL_FRAME_HDR);
+    hl_load_t m;
+    hl_get_load(&r, &m);
+    if (hl_rbuf_finish(&r) != 0 || m.path[0] != '/') return;
+    uint32_t flags = 0;
+    uint64_t fsize = 0, hash = 1469598103934665603ull;
+    int64_t mtime_ns = 0;
+    uint8_t *audio = NULL;
+    int fd = open(m.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        flags |= HLD_CAPTURE_SOUND_NOFILE;
+    } else {
+        fsize = (uint64_t)st.st_size;
+        mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        if (cap->include_audio && fsize <= ((uint64_t)1 << 31)) audio = malloc(fsize ? fsize : 1);
+        uint8_t buf[65536];
+        uint64_t got = 0;
+        for (;;) {
+            ssize_t n = read(fd, buf, sizeof buf);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            for (ssize_t i = 0; i < n; i++) {
+                hash ^= buf[i];
+                hash *= 1099511628211ull;
+            }
+            if (audio && got + (uint64_t)n <= fsize) memcpy(audio + got, buf, (size_t)n);
+            got += (uint64_t)n;
+        }
+        if (got != fsize) {
+            flags |= HLD_CAPTURE_SOUND_NOFILE;
+            free(audio);
+            audio = NULL;
+            fsize = 0;
+            hash = 0;
+            mtime_ns = 0;
+        }
+    }
+    if (fd >= 0) close(fd);
+    if (flags & HLD_CAPTURE_SOUND_NOFILE) hash = 0;
+    if (audio) flags |= HLD_CAPTURE_SOUND_AUDIO;
+    size_t plen = strlen(m.path);
+    /* kind u8, flags u8, pad u16, client u32, frame u64, size u64, mtime i64,
+     * hash u64, path str(u16 + bytes), [audio bytes: size of them] */
+    size_t body = 1 + 1 + 2 + 4 + 8 + 8 + 8 + 8 + 2 + plen;
+    uint8_t head[4 + 1 + 1 + 2 + 4 + 8 + 8 + 8 + 8 + 2 + HL_MAX_PATH];
+    uint64_t total = body + (audio ? fsize : 0);
+    if (total > UINT32_MAX) {
+        free(audio);
+        return;
+    }
+    uint8_t *p = head;
+    put32(p, (uint32_t)total), p += 4;
+    *p++ = HLD_CAPTURE_REC_SOUND;
+    *p++ = (uint8_t)flags;
+    put16(p, 0), p += 2;
+    put32(p, client), p += 4;
+    put64(p, frame), p += 8;
+    put64(p, fsize), p += 8;
+    put64(p, (uint64_t)mtime_ns), p += 8;
+    put64(p, hash), p += 8;
+    put16(p, (uint16_t)plen), p += 2;
+    memcpy(p, m.path, plen), p += plen;
+    (void)write_all(cap, head, (size_t)(p - head));
+    if (audio) (void)write_all(cap, audio, fsize);
+    free(audio);
+}
+
+static void *writer_main(void *arg) {
+    hld_capture_t *cap = arg;
+    wbatch_t *wb = malloc(sizeof *wb);
+    if (!wb) {
+        hld_warn("capture: %s: out of memory; capturing nothing", cap->path);
+        pthread_mutex_lock(&cap->mu);
+        for (;;) { /* drain and discard until stopped */
+            while (!cap->head && !cap->stop)
+                pthread_cond_wait(&cap->cv, &cap->mu);
+            while (cap->head) {
+                rec_t *r = cap->head;
+                cap->head = r->next;
+                cap->queued -= r->len;
+                free(r);
+            }
+            cap->tail = NULL;
+            if (cap->stop) break;
+        }
+        pthread_mutex_unlock(&cap->mu);
+        return NULL;
+    }
+    wb->len = 0;
+    cap->fd =
+        open(cap->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+    struct stat st;
+    if (cap->fd >= 0 && (fstat(cap->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(cap->fd);
+        cap->fd = -1;
+        errno = EINVAL;
+    }
+    if (cap->fd < 0) {
+        hld_warn("capture: %s: %s (not a regular file we may write); capturing nothing", cap->path,
+                 strerror(errno));
+    } else {
+        int fl = fcntl(cap->fd, F_GETFL);
+        if (fl >= 0) (void)fcntl(cap->fd, F_SETFL, fl & ~O_NONBLOCK);
+        uint8_t h[HLD_CAPTURE_HDR] = {0};
+        memcpy(h, HLD_CAPTURE_MAGIC, 8);
+        put16(h + 8, HLD_CAPTURE_VERSION);
+        h[10] = HL_PROTO_VERSION;
+        h[11] = HL_PROTO_MINOR;
+        put32(h + 12, cap->rate);
+        put64(h + 16, cap->frame0);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        put64(h + 24, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+        (void)write_all(cap, h, sizeof h);
+    }
+    pthread_mutex_lock(&cap->mu);
+    for (;;) {
+        while (!cap->head && !cap->stop)
+            pthread_cond_wait(&cap->cv, &cap->mu);
+        rec_t *list = cap->head;
+        cap->head = cap->tail = NULL;
+        int stop = cap->stop;
+        pthread_mutex_unlock(&cap->mu);
+        while (list) {
+            rec_t *next = list->next;
+            if (cap->fd >= 0) {
+                batch_put(cap, wb, list->data, list->len);
+                uint16_t op = (uint16_t)(list->data[4 + 1 + 3 + 24 + 4] |
+                                         list->data[4 + 1 + 3 + 24 + 5] << 8);
+                if (list->data[4] == HLD_CAPTURE_REC_REQUEST && op == HL_OP_LOAD) {
+                    batch_flush(cap, wb);
+                    write_sound(cap, list->data + 8);
+                }
+            }
+            pthread_mutex_lock(&cap->mu);
+            cap->queued -= list->len;
+            pthread_mutex_unlock(&cap->mu);
+            free(list);
+            list = next;
+        }
+        if (cap->fd >= 0) batch_flush(cap, wb);
+        pthread_mutex_lock(&cap->mu);
+        if (stop && !cap->head) break;
+    }
+    uint64_t records = cap->final_records, dropped = cap->final_dropped;
+    pthread_mutex_unlock(&cap->mu);
+    if (cap->fd >= 0) {
+        /* len u32, kind u8, pad 3, records u64, dropped u64, bytes before it u64 */
+        uint8_t t[4 + 4 + 24];
+        put32(t, sizeof t - 4);
+        t[4] = HLD_CAPTURE_REC_TRAILER;
+        t[5] = t[6] = t[7] = 0;
+        put64(t + 8, records);
+        put64(t + 16, dropped);
+        put64(t + 24, cap->written);
+        (void)write_all(cap, t, sizeof t);
+        if (close(cap->fd) != 0) hld_warn("capture: %s: %s", cap->path, strerror(errno));
+        cap->fd = -1;
+    }
+    free(wb);
+    return NULL;
+}
+
+hld_capture_t *hld_capture_start(const char *path, int include_audio, uint32_t rate,
+                                 uint64_t frame) {
+    hld_capture_t *cap = calloc(1, sizeof *cap);
+    if (!cap) return NULL;
+    snprintf(cap->path, sizeof cap->path, "%s", path);
+    cap->include_audio = include_audio;
+    cap->rate = rate;
+    cap->frame0 = frame;
+    cap->ns0 = hld_now_ns();
+    cap->fd = -1;
+    pthread_mutex_init(&cap->mu, NULL);
+    pthread_cond_init(&cap->cv, NULL);
+    if (pthread_create(&cap->thread, NULL, writer_main, cap) != 0) {
+        pthread_mutex_destroy(&cap->mu);
+        pthread_cond_destroy(&cap->cv);
+        free(cap);
+        return NULL;
+    }
+    return cap;
+}
+
+static void enqueue(hld_capture_t *cap, rec_t *r) {
+    pthread_mutex_lock(&cap->mu);
+    if (cap->queued + r->len > HLD_CAPTURE_QUEUE_BYTES) {
+        pthread_mutex_unlock(&cap->mu);
+        free(r);
+        cap->dropped++;
+        return;
+    }
+    cap->queued += r->len;
+    int was_empty = !cap->head; /* the writer waits only on an empty queue */
+    if (cap->tail)
+        cap->tail->next = r;
+    else
+        cap->head = r;
+    cap->tail = r;
+    if (was_empty) pthread_cond_signal(&cap->cv);
+    pthread_mutex_unlock(&cap->mu);
+    cap->records++;
+}
+
+void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, int32_t status,
+                         const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+    if (!cap) return;
+    /* len u32, kind u8, pad 3, frame u64, time_ns u64, client u32, status i32,
+     * then the request frame as it came (header + body) */
+    size_t n = 4 + 4 + 8 + 8 + 4 + 4 + HL_FRAME_HDR + len;
+    rec_t *r = malloc(sizeof *r + n);
+    if (!r) {
+        cap->dropped++;
+        return;
+    }
+    r->next = NULL;
+    r->len = n;
+    uint8_t *p = r->data;
+    put32(p, (uint32_t)(n - 4));
+    p[4] = HLD_CAPTURE_REC_REQUEST;
+    p[5] = p[6] = p[7] = 0;
+    p += 8;
+    put64(p, frame), p += 8;
+    put64(p, hld_now_ns() - cap->ns0), p += 8;
+    put32(p, client), p += 4;
+    put32(p, (uint32_t)status), p += 4;
+    put32(p, (uint32_t)(HL_FRAME_HDR + len));
+    put16(p + 4, h->op);
+    put16(p + 6, h->flags);
+    put32(p + 8, h->id);
+    if (len) memcpy(p + HL_FRAME_HDR, body, len);
+    enqueue(cap, r);
+}
+
+uint64_t hld_capture_dropped(const hld_capture_t *cap) {
+    return cap ? cap->dropped : 0;
+}
+
+uint64_t hld_capture_records(const hld_capture_t *cap) {
+    return cap ? cap->records : 0;
+}
+
+void hld_capture_end(hld_capture_t *cap) {
+    if (!cap) return;
+    pthread_mutex_lock(&cap->mu);
+    cap->final_records = cap->records;
+    cap->final_dropped = cap->dropped;
+    cap->stop = 1;
+    pthread_cond_signal(&cap->cv);
+    pthread_mutex_unlock(&cap->mu);
+}
+
+void hld_capture_join(hld_capture_t *cap) {
+    if (!cap) return;
+    pthread_join(cap->thread, NULL);
+    pthread_mutex_destroy(&cap->mu);
+    pthread_cond_destroy(&cap->cv);
+    free(cap);
+}
+
+void hld_capture_stop(hld_capture_t *cap) {
+    hld_capture_end(cap);
+    hld_capture_join(cap);
+}

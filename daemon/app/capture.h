@@ -1,0 +1,57 @@
+/*
+ * capture.h - the session capture (heliod --capture FILE): every request that
+ * changes engine state, from every client, with its client id, the engine
+ * frame of its dispatch and its status, written to FILE by a thread of its
+ * own (format: proto/PROTOCOL.md, "Capture files").
+ *
+ * hld_capture_request is called on the main thread after a request's handler
+ * ran; it copies the frame into a bounded queue (HLD_CAPTURE_QUEUE_BYTES) and
+ * never waits for the disk: a record that does not fit is dropped and counted
+ * (stats capture_dropped; the file's trailer says how many). The writer
+ * opens the file (a regular file only), writes the records and, after a
+ * LOAD, the identity of the file it named (size, mtime, FNV-1a 64 hash; the
+ * bytes themselves with include_audio). The audio thread is not involved.
+ */
+#ifndef HLD_CAPTURE_H
+#define HLD_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hl_proto.h"
+
+#define HLD_CAPTURE_MAGIC        "HLDCAPT\n" /* 8 bytes */
+#define HLD_CAPTURE_VERSION      1
+#define HLD_CAPTURE_HDR          32
+#define HLD_CAPTURE_QUEUE_BYTES  (8u << 20)
+#define HLD_CAPTURE_REC_REQUEST  1
+#define HLD_CAPTURE_REC_SOUND    2
+#define HLD_CAPTURE_REC_TRAILER  3
+#define HLD_CAPTURE_SOUND_NOFILE 0x1u /* the file could not be read: size/mtime/hash are 0 */
+#define HLD_CAPTURE_SOUND_AUDIO  0x2u /* the file's bytes follow */
+
+typedef struct hld_capture hld_capture_t;
+
+/* Starts the writer on path (opened by the writer; an open error is logged
+ * and counted as the capture failing: every record is dropped). NULL on
+ * allocation or thread failure. */
+hld_capture_t *hld_capture_start(const char *path, int include_audio, uint32_t rate,
+                                 uint64_t frame);
+/* Queues one request record (main thread). */
+void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, int32_t status,
+                         const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
+/* Records dropped so far (main thread). */
+uint64_t hld_capture_dropped(const hld_capture_t *cap);
+/* Request records queued so far (main thread). */
+uint64_t hld_capture_records(const hld_capture_t *cap);
+/* Ends the capture without waiting: no more records; the writer drains
+ * the queue, writes the trailer and closes the file on its own. */
+void hld_capture_end(hld_capture_t *cap);
+/* Waits for an ended capture's writer and frees cap. */
+void hld_capture_join(hld_capture_t *cap);
+/* hld_capture_end, then hld_capture_join. */
+void hld_capture_stop(hld_capture_t *cap);
+/* 1 if a request with this opcode may change engine state (is captured). */
+int hld_capture_op(uint16_t op);
+
+#endif
