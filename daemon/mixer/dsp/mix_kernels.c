@@ -633,8 +633,8 @@ HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
  * unaligned loads and two two-source permutes replace the gathers. */
 #define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #define HL_AVX512_LANES  16
-#define HL_AVX512_WINDOW 32    /* frames the two loads cover */
-#define HL_AVX512_NARROW 1.75f /* 15 * step + 2 stays below HL_AVX512_WINDOW */
+#define HL_AVX512_WINDOW 32              /* frames the two loads cover */
+#define HL_AVX512_NARROW 1.75f           /* 15 * step + 2 stays below HL_AVX512_WINDOW */
 #define HL_AVX512_SINGLE (14.0f / 15.0f) /* 15 * step + 1 stays below 16 */
 
 HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
