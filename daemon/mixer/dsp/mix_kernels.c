@@ -630,7 +630,10 @@ HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
  * other pitched kernels follow, in one loop body). At
  * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
  * right-hand taps lie within 32 frames of the first lane's index, so two
- * unaligned loads and two two-source permutes replace the gathers. */
+ * unaligned loads and two two-source permutes replace the gathers. At
+ * step <= HL_AVX512_SINGLE (the common case) lane offsets stay within 0..15,
+ * and each tap is a one-source permute (vpermps) of a load at s + i0 or
+ * s + i0 + 1: a load more, vector adds fewer (bench/README.md, issue 28). */
 #define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #define HL_AVX512_LANES  16
 #define HL_AVX512_WINDOW 32    /* frames the two loads cover */
