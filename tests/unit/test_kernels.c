@@ -56,10 +56,12 @@ static fused_fn get(const hl_mix_kernels_t *k, const fused_t *f) {
 
 /* Around every switch of the SIMD kernels: AVX2 windows of eight frames up
  * to step 1, nine (Catmull-Rom) up to 9/8, gathers above; AVX-512 windows of
- * 32 frames up to 1.75, gathers above. */
-static const float steps[] = {0.25f,   0.5f,    0.8269f, 0.91875f, 0.99999f, 1.0f,    1.0000001f,
-                              1.0106f, 1.1f,    1.1249f, 1.125f,   1.1251f,  1.1428f, 1.25f,
-                              1.6f,    1.7499f, 1.75f,   1.7501f,  2.0f,     3.7f,    4.0f};
+ * 32 frames up to 1.75, gathers above, and for linear mono two 16-frame
+ * loads a frame apart up to step 1 (0.9333... and 0.94: its bound before). */
+static const float steps[] = {
+    0.25f, 0.5f,       0.8269f, 0.91875f, 0.9333333f, 0.93333334f, 0.9333334f, 0.94f,   0.99999f,
+    1.0f,  1.0000001f, 1.0106f, 1.1f,     1.1249f,    1.125f,      1.1251f,    1.1428f, 1.25f,
+    1.6f,  1.7499f,    1.75f,   1.7501f,  2.0f,       3.7f,        4.0f};
 static const float starts[] = {0.0f, 0.37f, 0.99999994f};
 static const uint32_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 256};
 static const hl_gain_ramp_t gains[] = {

@@ -630,11 +630,15 @@ HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
  * other pitched kernels follow, in one loop body). At
  * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
  * right-hand taps lie within 32 frames of the first lane's index, so two
- * unaligned loads and two two-source permutes replace the gathers. */
+ * unaligned loads and two two-source permutes replace the gathers. At
+ * step <= HL_AVX512_SINGLE (the common case) lane offsets stay within 0..15,
+ * and each tap is a one-source permute (vpermps) of a load at s + i0 or
+ * s + i0 + 1: a load more, vector adds fewer (bench/README.md, issue 28). */
 #define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #define HL_AVX512_LANES  16
 #define HL_AVX512_WINDOW 32    /* frames the two loads cover */
 #define HL_AVX512_NARROW 1.75f /* 15 * step + 2 stays below HL_AVX512_WINDOW */
+#define HL_AVX512_SINGLE 1.0f  /* 15 * step + 1 stays below 17 */
 
 HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                            const float *HL_RESTRICT s, uint32_t n,
@@ -665,24 +669,39 @@ interp_mix_mono_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
     const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
     const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
     const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
-    const __m512i last = _mm512_set1_epi32(HL_AVX512_WINDOW - 2), ione = _mm512_set1_epi32(1);
-    const int narrow = step <= HL_AVX512_NARROW;
+    const __m512i ione = _mm512_set1_epi32(1);
+    /* single: each lane's taps at offsets rel and rel + 1 from lane 0's
+     * index, rel <= 15, read from two 16-frame loads one frame apart */
+    const int narrow = step <= HL_AVX512_NARROW, single = step <= HL_AVX512_SINGLE;
+    const __m512i last = _mm512_set1_epi32(single ? HL_AVX512_LANES - 1 : HL_AVX512_WINDOW - 2);
+    const uint32_t span = single ? HL_AVX512_LANES + 1 : HL_AVX512_WINDOW;
+    const __m512 vsixteen = _mm512_set1_ps((float)HL_AVX512_LANES);
+    __m512 kf = iota;
+    float t0 = 0.0f; /* t as a float, exact (lane 0 of kf) */
     uint32_t t = 0;
-    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES) {
-        __m512 kf = _mm512_add_ps(_mm512_set1_ps((float)(int)t), iota);
+    for (; t + HL_AVX512_LANES <= n;
+         t += HL_AVX512_LANES, kf = _mm512_add_ps(kf, vsixteen), t0 += (float)HL_AVX512_LANES) {
         __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
         __m512i i = _mm512_cvttps_epi32(x);
         __m512 a, b, f;
         if (narrow) {
-            int i0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(i));
-            if ((uint32_t)i0 + HL_AVX512_WINDOW > avail)
+            /* lane 0's index from the same single rounding in the scalar
+             * unit: no vector-to-register move on the load's address path */
+            int i0 = (int)__builtin_fmaf(t0, step, f0);
+            if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
             __m512i b0 = _mm512_set1_epi32(i0);
-            __m512i rel = _mm512_min_epi32(_mm512_sub_epi32(i, b0), last);
-            __m512 w0 = _mm512_loadu_ps(s + i0), w1 = _mm512_loadu_ps(s + i0 + HL_AVX512_LANES);
-            a = _mm512_permutex2var_ps(w0, rel, w1);
-            b = _mm512_permutex2var_ps(w0, _mm512_add_epi32(rel, ione), w1);
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(_mm512_add_epi32(rel, b0)));
+            __m512i ic = _mm512_min_epi32(i, _mm512_add_epi32(b0, last)); /* clamped index */
+            __m512i rel = _mm512_sub_epi32(ic, b0);
+            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(ic));
+            if (single) { /* two loads, two one-source permutes (vpermps) */
+                a = _mm512_permutexvar_ps(rel, _mm512_loadu_ps(s + i0));
+                b = _mm512_permutexvar_ps(rel, _mm512_loadu_ps(s + i0 + 1));
+            } else {
+                __m512 w0 = _mm512_loadu_ps(s + i0), w1 = _mm512_loadu_ps(s + i0 + HL_AVX512_LANES);
+                a = _mm512_permutex2var_ps(w0, rel, w1);
+                b = _mm512_permutex2var_ps(w0, _mm512_add_epi32(rel, ione), w1);
+            }
         } else {
             a = _mm512_i32gather_ps(i, s, sizeof(float));
             b = _mm512_i32gather_ps(i, s + 1, sizeof(float));
