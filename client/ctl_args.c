@@ -159,6 +159,20 @@ static const cmd_desc_t cmds[] = {
      "  feed are heard at once (the nearest); 64 zones in all.\n"},
     {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
      "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
+    {"snapshot", CTL_SNAPSHOT, HL_OP_SNAPSHOT,
+     "snapshot start|stop NAME [--fade MS] [--intensity X] [--at +MS|FRAME]\n"
+     "snapshot define NAME [--priority N] [--fade MS]\n"
+     "snapshot set NAME BUS gain DB | mute on|off | fx INDEX PARAM VALUE\n"
+     "snapshot remove NAME\n"
+     "  A mixer snapshot: a named set of bus faders, mutes and effect parameters\n"
+     "  (EQ gain or frequency, reverb wet, filter cutoffs) blended over the mix.\n"
+     "  start blends to it over --fade (default: its own) up to --intensity X\n"
+     "  (0..1, default 1; start again to change it); stop blends back. Several\n"
+     "  stack by --priority (higher overrides: each moves the value left by the\n"
+     "  lower ones toward its own by its intensity). PARAM is the effect's p\n"
+     "  index (fx list). At most 64 snapshots of 32 settings; needs protocol 1.1.\n"},
+    {"snapshots", CTL_SNAPSHOTS, HL_OP_SNAPSHOTS,
+     "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -472,6 +486,7 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_FX: return ctl__parse_fx(argc, argv, c, err, errlen);
     case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
     case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
+    case CTL_SNAPSHOT: return ctl__parse_snapshot(argc, argv, c, err, errlen);
     case CTL_BANK: return ctl__parse_bank(argc, argv, c, err, errlen);
     case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
     case CTL_ZONES: return ctl__parse_zones(argc, argv, c, err, errlen);
@@ -521,6 +536,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
     case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
+    case CTL_SNAPSHOT: hl_put_snapshot(&w, &c->m.snapshot); break;
     case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
     case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
     case CTL_STATS:
@@ -540,6 +556,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_BANKS:
     case CTL_ZONES:
     case CTL_RZONES:
+    case CTL_SNAPSHOTS:
     case CTL_DUCKS:
     case CTL_CUES:
     case CTL_DEVICES:

@@ -2,6 +2,7 @@
  * ctl_args_graph.c - heliodctl's mixer-graph commands (bus, buses, fx,
  * duck, ducks, rzone, rzones).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,5 +209,83 @@ int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         return ctl__fail(err, errlen, "reverb-zone: --pos and --radius are required");
     const char *why;
     if (hl_validate_rzone(m, &why) < 0) return ctl__fail(err, errlen, "reverb-zone: %s", why);
+    return 0;
+}
+
+/* snapshot start|stop NAME [--fade MS] [--intensity X]; define NAME
+ * [--priority N] [--fade MS]; set NAME BUS gain DB | mute on|off | fx INDEX
+ * PARAM VALUE; remove NAME. */
+int ctl__parse_snapshot(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_snapshot_t *m = &c->m.snapshot;
+    hl_snapshot_init(m);
+    static const char *const acts[] = {"define", "set", "start", "stop", "remove"};
+    int act = -1;
+    for (int k = 0; argc > 1 && k < 5; k++)
+        if (strcmp(argv[1], acts[k]) == 0) act = k;
+    if (act < 0)
+        return ctl__fail(err, errlen, "snapshot: start, stop, define, set or remove expected");
+    m->action = (uint8_t)act;
+    const char *pos[6];
+    int npos = 0;
+    for (int i = 2; i < argc; i++) {
+        int r;
+        long pr = 0;
+        if (act != HL_SNAP_SET &&
+            (r = ctl__float_opt(argc, argv, &i, "--fade", &m->fade_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if (act == HL_SNAP_START && (r = ctl__float_opt(argc, argv, &i, "--intensity",
+                                                               &m->intensity, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if (act == HL_SNAP_DEFINE &&
+                   (r = ctl__int_opt(argc, argv, &i, "--priority", -HL_MAX_PRIORITY,
+                                     HL_MAX_PRIORITY, &pr, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->priority = (int32_t)pr;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "snapshot %s: unknown option '%s'", acts[act], argv[i]);
+        } else if (npos < 6) {
+            pos[npos++] = argv[i];
+        } else {
+            return ctl__fail(err, errlen, "snapshot: unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (ctl__name_arg("snapshot name", npos ? pos[0] : NULL, m->name, sizeof m->name, err, errlen) <
+        0)
+        return -1;
+    if (act == HL_SNAP_SET) {
+        if (npos < 3)
+            return ctl__fail(err, errlen,
+                             "snapshot set: NAME BUS gain DB | mute on|off | fx INDEX PARAM VALUE");
+        if (ctl__name_arg("bus", pos[1], m->bus, sizeof m->bus, err, errlen) < 0) return -1;
+        long idx = 0, par = 0;
+        if (strcmp(pos[2], "gain") == 0 && npos == 4) {
+            m->target = HL_SNAPT_GAIN;
+            if (strcmp(pos[3], "-inf") == 0)
+                m->value = -HUGE_VALF;
+            else if (ctl_parse_float(pos[3], &m->value) < 0)
+                return ctl__fail(err, errlen, "snapshot set: gain: a number of dB or -inf");
+        } else if (strcmp(pos[2], "mute") == 0 && npos == 4 &&
+                   (strcmp(pos[3], "on") == 0 || strcmp(pos[3], "off") == 0)) {
+            m->target = HL_SNAPT_MUTE;
+            m->value = strcmp(pos[3], "on") == 0 ? 1.0f : 0.0f;
+        } else if (strcmp(pos[2], "fx") == 0 && npos == 6 &&
+                   ctl_parse_int(pos[3], 0, 7, &idx) == 0 &&
+                   ctl_parse_int(pos[4], 0, 7, &par) == 0 &&
+                   ctl_parse_float(pos[5], &m->value) == 0) {
+            m->target = HL_SNAPT_FX;
+            m->fx_index = (uint32_t)idx;
+            m->param = (uint8_t)par;
+        } else {
+            return ctl__fail(err, errlen,
+                             "snapshot set: NAME BUS gain DB | mute on|off | fx INDEX(0-7) "
+                             "PARAM(0-7) VALUE");
+        }
+    } else if (npos != 1) {
+        return ctl__fail(err, errlen, "snapshot %s: needs exactly one NAME", acts[act]);
+    }
+    if (act == HL_SNAP_DEFINE && m->fade_ms < 0.0f && m->fade_ms != -1.0f)
+        return ctl__fail(err, errlen, "snapshot define: --fade must be >= 0");
+    const char *why;
+    if (hl_validate_snapshot(m, &why) < 0) return ctl__fail(err, errlen, "snapshot: %s", why);
     return 0;
 }

@@ -45,6 +45,8 @@ typedef enum {
     CTL_DUCKS,           /* DUCKS: the rules */
     CTL_RZONE,           /* RZONE set / remove: a reverb zone */
     CTL_RZONES,          /* RZONES: the reverb zones */
+    CTL_SNAPSHOT,        /* SNAPSHOT define / set / start / stop / remove */
+    CTL_SNAPSHOTS,       /* SNAPSHOTS: the snapshots with their intensity */
     CTL_BANK,            /* BANK load (waits with progress unless --no-wait) / unload */
     CTL_BANKS,           /* BANKS */
     CTL_ZONE,            /* ZONE add / remove: a world zone */
@@ -100,6 +102,7 @@ typedef struct {
         hl_fx_req_t fx;
         hl_duck_rule_t duck;
         hl_rzone_t rzone;
+        hl_snapshot_t snapshot;
         hl_bank_t bank;
         hl_zone_t zone;
         struct {

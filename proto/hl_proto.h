@@ -101,6 +101,8 @@
     X(CLOCK, 40, "clock")     /* time: the engine clock */                                         \
     X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
     X(BUNDLE_END, 42, "bundle-end")                                                                \
+    X(SNAPSHOT, 55, "snapshot")   /* since 1.1: mixer snapshots */                                 \
+    X(SNAPSHOTS, 56, "snapshots") /* since 1.1 */                                                  \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -577,6 +579,21 @@ typedef struct {
 #define HL_EM_VEL          0x2u /* vel is given */
 #define HL_EM_DETACHED     0x4u /* CREATE: outlives its connection (until destroyed) */
 #define HL_EM_MASK         0x7u
+/* SNAPSHOT (since 1.1): a named set of bus and effect settings */
+#define HL_MAX_SNAPSHOTS   64 /* defined at once (all processes) */
+#define HL_SNAP_ENTRIES    32 /* settings in one snapshot */
+#define HL_SNAP_DEFINE     0  /* create (or redefine: keeps its settings) with priority, fade */
+#define HL_SNAP_SET        1  /* add or replace one setting (bus, target, fx_index, param) */
+#define HL_SNAP_START      2  /* blend in to intensity over fade_ms; again: a new intensity */
+#define HL_SNAP_STOP       3  /* blend back out over fade_ms */
+#define HL_SNAP_REMOVE     4  /* forget it (a running one is cut back at once) */
+#define HL_SNAPT_GAIN      0  /* value: the bus's fader, dB */
+#define HL_SNAPT_MUTE      1  /* value: 1 muted, 0 unmuted */
+#define HL_SNAPT_FX        2  /* value: parameter `param` of insert `fx_index` */
+#define HL_SNAP_STATE_IDLE 0
+#define HL_SNAP_STATE_IN   1 /* fading in (or to a new intensity) */
+#define HL_SNAP_STATE_ON   2
+#define HL_SNAP_STATE_OUT  3 /* fading out after a STOP */
 
 /* The bodies whose layout a field list cannot say, written by hand in
  * proto.c: an EVENT (its type picks the fields) and a CUES entry (its kind
@@ -589,6 +606,10 @@ void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
 void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
 int hl_validate_zone(const hl_zone_t *m, const char **why);
+/* SNAPSHOT: the schema's ranges, then param < HL_FX_PARAMS and a value
+ * fitting its target (a gain <= +24 dB or -inf, a mute 0 or 1, an effect
+ * parameter finite: its kind's range is checked against the effect). */
+int hl_validate_snapshot(const hl_snapshot_t *m, const char **why);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */

@@ -121,7 +121,9 @@
     X(cues_load, CUES_LOAD, GEN)                                                                   \
     X(cues_load_reply, CUES_LOAD_REPLY, GEN)                                                       \
     X(emitter, EMITTER, GEN)                                                                       \
-    X(clock, CLOCK, GEN)
+    X(clock, CLOCK, GEN)                                                                           \
+    X(snapshot, SNAPSHOT, GEN)                                                                     \
+    X(snapshot_info, SNAPSHOT_INFO, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -445,6 +447,28 @@
     X(U32, rate,              0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U32, period,            0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, output_latency_ns, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* to the speaker */
+
+/* ---- mixer snapshots (since 1.1) ---- */
+#define HL_FIELDS_snapshot(X) \
+    X(ENUM8, action,    HL_SNAP_REMOVE, ENUM,  NONE,     "action: unknown (define, set, start, stop, remove)", ALWAYS, 0, V1_1) /* HL_SNAP_* */ \
+    X(STR,   name,      HL_MAX_NAME,    NAME,  NONE,     "name: invalid snapshot name",       ALWAYS, 0, V1_1) \
+    X(I32,   priority,  0,              RANGE, PRIORITY, "",                                  ALWAYS, 0, V1_1) /* DEFINE: higher overrides */ \
+    X(F32,   fade_ms,   0,              FADE,  FADE_MS,  HL_WHY_FADE("fade_ms"),              ALWAYS, -1, V1_1) /* DEFINE: its fade; START/STOP: -1 = its own */ \
+    X(F32,   intensity, 0,              RANGE, UNIT,     "",                                  ALWAYS, 1, V1_1) /* START */ \
+    X(STR,   bus,       HL_MAX_NAME,    NAME,  NONE,     "bus: invalid bus name",             IF(m->action == HL_SNAP_SET), 0, V1_1) /* SET */ \
+    X(ENUM8, target,    HL_SNAPT_FX,    ENUM,  NONE,     "target: unknown (gain, mute, fx)",  ALWAYS, 0, V1_1) /* SET: HL_SNAPT_* */ \
+    X(U32,   fx_index,  0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET fx: the insert */ \
+    X(U8,    param,     0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET fx: its parameter p[param] */ \
+    X(F32,   value,     0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET */
+#define HL_FIELDS_snapshot_info(X) \
+    X(STR,   name,      HL_MAX_NAME,          NONE, NONE, "", ALWAYS, 0, V1_1) \
+    X(I32,   priority,  0,                    NONE, NONE, "", ALWAYS, 0, V1_1) \
+    X(F32,   fade_ms,   0,                    NONE, NONE, "", ALWAYS, 0, V1_1) \
+    X(U32,   settings,  0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* bus and effect settings */ \
+    X(ENUM8, state,     HL_SNAP_STATE_OUT,    NONE, NONE, "", ALWAYS, 0, V1_1) /* HL_SNAP_STATE_* */ \
+    X(F32,   intensity, 0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* now, 0..1 */ \
+    X(F32,   target,    0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* where it is fading to */ \
+    X(U32,   owner,     0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* client id that defined it (0: the daemon) */
 
 /* clang-format on */
 

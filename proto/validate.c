@@ -164,6 +164,21 @@ int hl_validate_rzone(const hl_rzone_t *m, const char **why) {
     return hl_check_rzone(m, why);
 }
 
+int hl_validate_snapshot(const hl_snapshot_t *m, const char **why) {
+    int rc = hl_check_snapshot(m, why);
+    if (rc != 0 || m->action != HL_SNAP_SET) return rc;
+    if (m->target == HL_SNAPT_GAIN && !(m->value == -HUGE_VALF || hl_gain_valid(m->value)))
+        return invalid(why, "value: a gain must be -inf or finite and <= +24 dB");
+    if (m->target == HL_SNAPT_MUTE && m->value != 0.0f && m->value != 1.0f)
+        return invalid(why, "value: a mute must be 0 or 1");
+    if (m->target == HL_SNAPT_FX) {
+        if (m->param >= HL_FX_PARAMS) return invalid(why, "param: must be in [0, 7]");
+        if (m->fx_index >= 8) return invalid(why, "fx_index: must be in [0, 7]");
+        if (!isfinite(m->value)) return invalid(why, "value: must be finite");
+    }
+    return 0;
+}
+
 /* Parameters per kind, their ranges {lo, hi} (hl_ranges.h) and the
  * refusal naming each. */
 #define FX_R(R)                                                                                    \

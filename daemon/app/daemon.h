@@ -45,6 +45,7 @@
 #include "vm.h"
 #include "world_zones.h"
 #include "reverb_zones.h"
+#include "snapshots.h"
 
 typedef struct hld_conn hld_conn_t;
 struct hld_conn_hooks;
@@ -72,6 +73,7 @@ typedef struct hld_daemon {
     hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
+    hld_snaps_t snaps;       /* mixer snapshots (snapshots.c) */
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */
     hld_files_t files; /* the files requests name, read off the loop (fileio.c) */

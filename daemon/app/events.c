@@ -381,6 +381,7 @@ void hld_events_poll(hld_daemon_t *d) {
         hld_governor_tick(&d->governor, &d->engine, d->vm);
         hld_vm_tick(d->vm, now);
         hld_rzones_tick(&d->rzones, now);
+        hld_snaps_tick(&d->snaps); /* the next segment of a snapshot blend */
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         hld_files_tick(&d->files); /* file reads past the open budget */
         expire_detached_loops(d, now);

@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
     }
     hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
     hld_rzones_init(&d.rzones, &d.buses, d.cfg.rate);
+    hld_snaps_init(&d.snaps, &d.buses, d.engine.mixer, d.cfg.rate);
     if (hld_config_buses(&d) != 0) {
         hld_engine_close(&d.engine);
         hld_buses_close(&d.buses);
@@ -134,6 +135,7 @@ int main(int argc, char **argv) {
         .emitters = d.cfg.client_emitters,
         .buses = d.cfg.client_buses,
         .rzones = d.cfg.client_rzones,
+        .snapshots = HL_MAX_SNAPSHOTS / HLD_QUOTA_OBJ_DIV,
     };
     hld_clients_init(&d.ledger, &quota);
     hld_time_init(&d); /* charges scheduled commands to their clients */

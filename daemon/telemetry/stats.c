@@ -114,7 +114,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
         [HLD_QUOTA_BYTES] = "sample_bytes",  [HLD_QUOTA_SCHED] = "scheduled",
         [HLD_QUOTA_CUES] = "cues",           [HLD_QUOTA_CATEGORIES] = "categories",
         [HLD_QUOTA_EMITTERS] = "emitters",   [HLD_QUOTA_BUSES] = "buses",
-        [HLD_QUOTA_RZONES] = "reverb_zones",
+        [HLD_QUOTA_RZONES] = "reverb_zones", [HLD_QUOTA_SNAPSHOTS] = "snapshots",
     };
     const hld_quota_t *qt = &d->ledger.quota;
     for (int k = 0; k < HLD_QUOTA_KINDS; k++) {
