@@ -452,6 +452,24 @@ def enc_rzone(action, zone, pos=(0, 0, 0), radius=0.0, fade=0.0, bus="", feed=""
                   preset=enum(REVERB_PRESETS, preset, "preset"))
 
 
+SNAPSHOT_TARGETS = ("gain", "mute", "fx")
+SNAPSHOT_STATES = ("idle", "fading-in", "on", "fading-out")
+
+
+def enc_snapshot(action, snap, priority=0, fade_ms=-1.0, intensity=1.0, bus="", target="gain",
+                 fx_index=0, param=0, value=0.0):
+    return encode("snapshot", action=action, name=name(snap, "snapshot"), priority=priority,
+                  fade_ms=fade_ms, intensity=intensity, bus=name(bus, "bus", empty=True),
+                  target=enum(SNAPSHOT_TARGETS, target, "target"), fx_index=fx_index,
+                  param=param, value=value)
+
+
+def get_snapshot_info(r):
+    d = get(r, "snapshot_info")
+    d["state"] = SNAPSHOT_STATES[d["state"]]
+    return d
+
+
 def get_rzone_info(r):
     d = get(r, "rzone_info")
     z = _names(d.pop("zone"), preset=REVERB_PRESETS)

@@ -309,6 +309,37 @@ class _Calls:
         weight (0..1) and send_db now."""
         return self._call("rzones", b"", B.lister(B.get_rzone_info))
 
+    # ---- mixer snapshots (protocol 1.1) ------------------------------------------------------
+
+    def snapshot_define(self, name, priority=0, fade_ms=0.0):
+        """Defines (or re-prioritises) a mixer snapshot: a named set of bus
+        faders, mutes and effect parameters (snapshot_set adds them)."""
+        return self._call("snapshot", B.enc_snapshot(0, name, priority=priority,
+                                                     fade_ms=fade_ms), B.dec_none)
+
+    def snapshot_set(self, name, bus, target="gain", value=0.0, fx_index=0, param=0):
+        """One setting: target "gain" (dB), "mute" (1/0) or "fx" (parameter
+        `param` of insert `fx_index`)."""
+        return self._call("snapshot", B.enc_snapshot(1, name, bus=bus, target=target,
+                                                     fx_index=fx_index, param=param,
+                                                     value=value), B.dec_none)
+
+    def snapshot_start(self, name, fade_ms=-1.0, intensity=1.0):
+        """Blends the snapshot in to `intensity` (0..1) over fade_ms (-1: its own)."""
+        return self._call("snapshot", B.enc_snapshot(2, name, fade_ms=fade_ms,
+                                                     intensity=intensity), B.dec_none)
+
+    def snapshot_stop(self, name, fade_ms=-1.0):
+        return self._call("snapshot", B.enc_snapshot(3, name, fade_ms=fade_ms), B.dec_none)
+
+    def snapshot_remove(self, name):
+        return self._call("snapshot", B.enc_snapshot(4, name), B.dec_none)
+
+    def snapshots(self):
+        """SNAPSHOTS: dicts with name, priority, fade_ms, settings, state,
+        intensity (now), target and owner."""
+        return self._call("snapshots", b"", B.lister(B.get_snapshot_info))
+
     # ---- devices ---------------------------------------------------------------------------------
 
     def devices(self):

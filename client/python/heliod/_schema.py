@@ -351,6 +351,28 @@ MESSAGES = {
         ("period", "U32", 0, None, 0, 0x0100),
         ("output_latency_ns", "U64", 0, None, 0, 0x0100),
     ),
+    "snapshot": (  # SNAPSHOT
+        ("action", "ENUM8", 4, None, 0, 0x0101),
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("priority", "I32", 0, None, 0, 0x0101),
+        ("fade_ms", "F32", 0, None, -1.0, 0x0101),
+        ("intensity", "F32", 0, None, 1.0, 0x0101),
+        ("bus", "STR", 63, None, 0, 0x0101),
+        ("target", "ENUM8", 2, None, 0, 0x0101),
+        ("fx_index", "U32", 0, None, 0, 0x0101),
+        ("param", "U8", 0, None, 0, 0x0101),
+        ("value", "F32", 0, None, 0.0, 0x0101),
+    ),
+    "snapshot_info": (  # SNAPSHOT_INFO
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("priority", "I32", 0, None, 0, 0x0101),
+        ("fade_ms", "F32", 0, None, 0.0, 0x0101),
+        ("settings", "U32", 0, None, 0, 0x0101),
+        ("state", "ENUM8", 3, None, 0, 0x0101),
+        ("intensity", "F32", 0, None, 0.0, 0x0101),
+        ("target", "F32", 0, None, 0.0, 0x0101),
+        ("owner", "U32", 0, None, 0, 0x0101),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)
