@@ -108,6 +108,19 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "client_records", d->ledger.count);    /* connected, or still holding voices/sounds */
     put(&s, "client_processes", d->ledger.nprocs); /* what the quotas are charged to */
     put(&s, "denied", (double)d->n.denied);
+    {
+        const hld_snaps_t *sn = &d->snaps;
+        uint32_t active = 0;
+        for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
+            active += sn->s[i].name[0] && sn->s[i].active;
+        put(&s, "snapshots", sn->n);
+        put(&s, "snapshots_active", active);
+        put(&s, "snapshot_plans", (double)sn->plans);
+        put(&s, "snapshot_cmds", (double)sn->cmds);
+        put(&s, "snapshot_plan_us_mean",
+            sn->plans ? (double)sn->plan_ns_total / (double)sn->plans / 1e3 : 0.0);
+        put(&s, "snapshot_plan_us_max", (double)sn->plan_ns_max / 1e3);
+    }
     static const char *const quota_key[HLD_QUOTA_KINDS] = {
         [HLD_QUOTA_VOICES] = "voices",       [HLD_QUOTA_DETACHED] = "detached",
         [HLD_QUOTA_STREAMS] = "streams",     [HLD_QUOTA_LOADS] = "loads",
