@@ -77,6 +77,7 @@ int hld_op_rzones(hld_req_t *q);
 /* snapshot_ops.c */
 int hld_op_snapshot(hld_req_t *q);
 int hld_op_snapshots(hld_req_t *q);
+
 /* asset_ops.c */
 /* A request answered later, once its file work on the worker pool is done
  * (fileio.h): it holds the connection until hld_later_end. */

@@ -78,16 +78,6 @@ int main(int argc, char **argv) {
     if (apply_simd_env() != 0) return 2;
 
     hld_cues_init(&d.cues, d.cfg.seed); /* 0: the built-in seed */
-    if (d.cfg.cues[0]) {
-        char err[HL_MAX_MSG + 1];
-        uint32_t nc = 0, ncat = 0;
-        if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
-            fprintf(stderr, "heliod: --cues: %s\n", err);
-            hld_cues_close(&d.cues);
-            return 2;
-        }
-        hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
-    }
     d.loop = uv_default_loop();
     d.start_ns = hld_now_ns();
     if (hld_engine_open(&d.engine, &d.cfg) != 0 || hld_events_vm_open(&d) != 0) {
@@ -104,6 +94,21 @@ int main(int argc, char **argv) {
         hld_vm_destroy(d.vm);
         hld_cues_close(&d.cues);
         return 2;
+    }
+    d.cues.snap_fn = hld_snapshot_sheet; /* [snapshot NAME] sections */
+    d.cues.snap_user = &d;
+    if (d.cfg.cues[0]) { /* after the buses: its snapshots name them */
+        char err[HL_MAX_MSG + 1];
+        uint32_t nc = 0, ncat = 0;
+        if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
+            fprintf(stderr, "heliod: --cues: %s\n", err);
+            hld_engine_close(&d.engine);
+            hld_buses_close(&d.buses);
+            hld_vm_destroy(d.vm);
+            hld_cues_close(&d.cues);
+            return 2;
+        }
+        hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
     }
     /* prices a worst-case voice before the audio thread runs */
     hld_governor_init(&d.governor, &d.engine, d.vm, d.cfg.cpu_budget, d.cfg.speed_of_sound);

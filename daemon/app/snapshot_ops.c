@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "clients.h"
+#include "dispatch.h"
 #include "dispatch_int.h"
 
 /* May q's client change every bus snapshot p sets? Else the EPERM reply. */
@@ -82,4 +83,50 @@ int hld_op_snapshots(hld_req_t *q) {
         if (hld_list_entry_done(&l, before)) break;
     }
     return hld_list_end(&l);
+}
+
+/* A cue sheet's snapshot, as the client that loads it (0: the daemon, whose
+ * sheets --cues and CUES_LOAD, a control client's, are): the same checks as
+ * SNAPSHOT, all made before anything of the sheet changes. */
+int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
+                       size_t cap) {
+    hld_daemon_t *d = user;
+    hld_conn_t *c = client ? hld_conn_find(d, client) : NULL;
+    if (client && !c) {
+        snprintf(msg, cap, "client %u that loaded it is gone", (unsigned)client);
+        return HELIOD_ECANCELED;
+    }
+    hld_snap_t *p = hld_snaps_find(&d->snaps, m->name);
+    if (check) {
+        if (p && c && !hld_conn_may_change(c, p->owner)) {
+            snprintf(msg, cap, "it belongs to client %u", (unsigned)p->owner);
+            return HELIOD_EPERM;
+        }
+        if (m->action == HL_SNAP_DEFINE && !p) {
+            if (d->snaps.n >= HL_MAX_SNAPSHOTS) {
+                snprintf(msg, cap, "already 64 snapshots defined");
+                return HELIOD_ENOMEM;
+            }
+            int rc = c && c->cl ? hld_client_check_obj(c->cl, HLD_QUOTA_SNAPSHOTS, msg, cap) : 0;
+            if (rc < 0) return rc;
+        }
+        if (m->action == HL_SNAP_SET) {
+            hld_buses_t *b = &d->buses;
+            const hld_bus_t *bus = hld_bus_at(b, hld_bus_index(b, m->bus));
+            if (!bus) {
+                snprintf(msg, cap, "no bus named %s", m->bus);
+                return HELIOD_ENOBUS;
+            }
+            if (c && !hld_conn_may_change(c, bus->owner)) {
+                snprintf(msg, cap, "bus %s is not this client's to change", m->bus);
+                return HELIOD_EPERM;
+            }
+            if (m->target == HL_SNAPT_FX) return hld_snaps_check_set(&d->snaps, m, msg, cap);
+        }
+        return 0;
+    }
+    int created = m->action == HL_SNAP_DEFINE && !p;
+    int rc = hld_snaps_request(&d->snaps, m, client, msg, cap);
+    if (rc == 0 && created && client) hld_clients_obj_add(&d->ledger, client, HLD_QUOTA_SNAPSHOTS);
+    return rc;
 }

@@ -56,6 +56,14 @@ typedef struct {
     uint64_t rng;                     /* xorshift64* state for picks and random ranges */
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* FNV-1a of the name -> index + 1; 0 = empty */
     uint16_t cat_slot[HLD_CAT_SLOTS];
+    /* [snapshot NAME] sections go up to the app (graph/ is above assets/):
+     * each as a SNAPSHOT request (define, then its settings), first every
+     * one with check = 1 (nothing changes; 0 or an error with msg), then,
+     * once the sheet's cues are applied, with check = 0. client: the
+     * applying client's id (0: the daemon's sheet). NULL: sections refused. */
+    int (*snap_fn)(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
+                   size_t cap);
+    void *snap_user;
 } hld_cues_t;
 
 /* seed 0 picks a fixed default (tests are deterministic). */
@@ -128,6 +136,7 @@ typedef struct hld_cues_as {
     int (*admit)(const void *ctx, int cat, const char *name, const uint32_t *old_owner, char *msg,
                  size_t cap);
     void (*own)(const void *ctx, int cat, uint32_t *owner, int created);
+    uint32_t client; /* the applying client's id (its snapshots' owner) */
 } hld_cues_as_t;
 /* As hld_cues_load_mem, as as says (NULL: the daemon's, as without). */
 int hld_cues_load_mem_as(hld_cues_t *c, const hld_cues_as_t *as, const char *path, const char *text,

@@ -251,6 +251,12 @@ static int check_fx(hld_snaps_t *s, int bus, const hl_snapshot_t *m, char *msg, 
     return 0;
 }
 
+int hld_snaps_check_set(hld_snaps_t *s, const hl_snapshot_t *m, char *msg, size_t cap) {
+    int bus = hld_bus_index(s->buses, m->bus);
+    if (bus == HLD_BUS_NONE) return bad(msg, cap, HELIOD_ENOBUS, "no bus named %s", m->bus);
+    return m->target == HL_SNAPT_FX ? check_fx(s, bus, m, msg, cap) : 0;
+}
+
 static int set_entry(hld_snaps_t *s, hld_snap_t *p, const hl_snapshot_t *m, char *msg, size_t cap) {
     int bus = hld_bus_index(s->buses, m->bus);
     if (bus == HLD_BUS_NONE) return bad(msg, cap, HELIOD_ENOBUS, "no bus named %s", m->bus);

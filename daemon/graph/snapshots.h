@@ -84,6 +84,10 @@ hld_snap_t *hld_snaps_find(hld_snaps_t *s, const char *name);
 int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, char *msg,
                       size_t cap);
 
+/* The checks SET makes of its bus and effect (ENOBUS, ENOFX, EINVAL),
+ * without a snapshot: 0 or a code with a message. */
+int hld_snaps_check_set(hld_snaps_t *s, const hl_snapshot_t *m, char *msg, size_t cap);
+
 /* Intensity setter (what a parameter binding calls): snapshot `name` glides
  * to intensity x in [0, 1] over ramp_ms, starting it if idle (x > 0). 0 or a
  * negative code with a message. */

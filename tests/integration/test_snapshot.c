@@ -273,6 +273,59 @@ static int setup_daemon(void **state) {
     return th_fixture_start(state, 0, NULL);
 }
 
+static char g_sheet[64];
+
+/* A cue sheet's [snapshot NAME] section: the daemon's (--cues), on the
+ * default buses; a bad section names its line and changes nothing. */
+static int setup_sheet(void **state) {
+    snprintf(g_sheet, sizeof g_sheet, "/tmp/heliod-snapsheet-XXXXXX");
+    int fd = mkstemp(g_sheet);
+    if (fd < 0) return -1;
+    const char text[] = "[snapshot pause]\npriority = 3\nfade = 0\ngain = music -12\n"
+                        "mute = sfx\n\n[category ui]\nmax-instances = 2\n";
+    if (write(fd, text, sizeof text - 1) != (ssize_t)(sizeof text - 1)) return -1;
+    close(fd);
+    const char *args[] = {"--cues", g_sheet, NULL};
+    return th_fixture_start(state, 0, args);
+}
+
+static int teardown_sheet(void **state) {
+    unlink(g_sheet);
+    return th_fixture_teardown(state);
+}
+
+static void test_cue_sheet(void **state) {
+    th_fixture_t *fx = *state;
+    heliod_t *h = th_fixture_connect_control(fx, "sheet");
+    assert_non_null(h);
+    heliod_snapshot_info_t s[8];
+    size_t n = 0;
+    assert_int_equal(heliod_snapshots(h, s, 8, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0].name, "pause");
+    assert_int_equal(s[0].priority, 3);
+    assert_int_equal(s[0].settings, 2);
+    assert_int_equal(s[0].owner, 0);
+    assert_int_equal(heliod_snapshot_start(h, "pause", -1, 1.0f), 0);
+    wait_idle(h, "pause", HELIOD_SNAP_ON);
+    assert_true(fabsf(bus_gain(h, "music") - -12.0f) < 0.01f);
+    assert_true(bus_gain(h, "sfx") <= -144.0f);
+    /* a section naming a bus that does not exist: refused with its line */
+    char bad[64];
+    snprintf(bad, sizeof bad, "/tmp/heliod-snapbad-XXXXXX");
+    int fd = mkstemp(bad);
+    assert_true(fd >= 0);
+    const char text[] = "[snapshot other]\ngain = music -3\nfx = nosuch 0 0 1\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    assert_int_equal(heliod_cues_load(h, bad, NULL, NULL), HELIOD_ENOBUS);
+    assert_non_null(strstr(heliod_last_error(h), ":3: snapshot other: no bus named nosuch"));
+    unlink(bad);
+    assert_int_equal(heliod_snapshots(h, s, 8, &n), 0);
+    assert_int_equal(n, 1); /* nothing of it was defined */
+    heliod_close(h);
+}
+
 int main(void) {
     const struct CMUnitTest render_tests[] = {
         cmocka_unit_test(test_crossfade_8_buses),
@@ -280,6 +333,7 @@ int main(void) {
     };
     const struct CMUnitTest live_tests[] = {
         cmocka_unit_test_setup_teardown(test_rule_and_refusals, setup_daemon, th_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_cue_sheet, setup_sheet, teardown_sheet),
     };
     int rc = cmocka_run_group_tests(render_tests, setup, teardown);
     return rc | cmocka_run_group_tests(live_tests, NULL, NULL);
