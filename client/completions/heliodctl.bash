@@ -33,6 +33,9 @@ _heliodctl_words() {
     buses)
         heliodctl "$@" --timeout 300 buses 2>/dev/null | awk '{print $1}'
         ;;
+    snapshots)
+        heliodctl "$@" --timeout 300 snapshots 2>/dev/null | awk '{print $1}'
+        ;;
     esac
 }
 
@@ -101,6 +104,14 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
         ;;
     help)
         COMPREPLY=($(compgen -W "$(_heliodctl_words commands)" -- "$cur"))
+        ;;
+    snapshot)
+        # snapshot ACTION NAME: the actions, then the daemon's snapshots
+        if ((first)); then
+            COMPREPLY=($(compgen -W $'start\nstop\ndefine\nset\nremove' -- "$cur"))
+        elif [[ $prev == start || $prev == stop || $prev == set || $prev == remove ]]; then
+            COMPREPLY=($(compgen -W "$(_heliodctl_words snapshots "${global[@]}")" -- "$cur"))
+        fi
         ;;
     bus | fx | duck)
         ((first)) && COMPREPLY=($(compgen -W "$(_heliodctl_words buses "${global[@]}")
