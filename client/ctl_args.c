@@ -173,6 +173,17 @@ static const cmd_desc_t cmds[] = {
      "  index (fx list). At most 64 snapshots of 32 settings; needs protocol 1.1.\n"},
     {"snapshots", CTL_SNAPSHOTS, HL_OP_SNAPSHOTS,
      "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
+    {"cone", CTL_CONE, HL_OP_CONE,
+     "cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]\n"
+     "     [--outer-gain X]\n"
+     "cone VOICE|--emitter NAME|--cue NAME --off\n"
+     "  A sound cone, as OpenAL 1.1 defines it: the source points along --dir; a\n"
+     "  listener within the inner cone (full width, degrees, default 360) hears it\n"
+     "  at full gain, beyond the outer cone (default 360) at --outer-gain (linear,\n"
+     "  0..1, default 0), and in between the gain goes linearly with the angle.\n"
+     "  On a voice now; on an emitter's voices now and later; on a cue's voices\n"
+     "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
+     "  protocol 1.1.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -487,6 +498,7 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
     case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
     case CTL_SNAPSHOT: return ctl__parse_snapshot(argc, argv, c, err, errlen);
+    case CTL_CONE: return ctl__parse_cone(argc, argv, c, err, errlen);
     case CTL_BANK: return ctl__parse_bank(argc, argv, c, err, errlen);
     case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
     case CTL_ZONES: return ctl__parse_zones(argc, argv, c, err, errlen);
@@ -537,6 +549,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
     case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
     case CTL_SNAPSHOT: hl_put_snapshot(&w, &c->m.snapshot); break;
+    case CTL_CONE: hl_put_cone(&w, &c->m.cone); break;
     case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
     case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
     case CTL_STATS:

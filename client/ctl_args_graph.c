@@ -289,3 +289,56 @@ int ctl__parse_snapshot(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
     if (hl_validate_snapshot(m, &why) < 0) return ctl__fail(err, errlen, "snapshot: %s", why);
     return 0;
 }
+
+/* cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]
+ * [--outer-gain X] | --off */
+int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_cone_t *m = &c->m.cone;
+    hl_cone_init(m);
+    int has_dir = 0, off = 0, named = 0;
+    const char *voice = NULL;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = ctl__vec3_opt(argc, argv, &i, "--dir", m->dir, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            has_dir = 1;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--inner", &m->inner_deg, err, errlen)) !=
+                       0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--outer", &m->outer_deg, err, errlen)) !=
+                       0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--outer-gain", &m->outer_gain, err,
+                                       errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--emitter", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_EMITTER;
+            named++;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--cue", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_CUE;
+            named++;
+        } else if (strcmp(argv[i], "--off") == 0) {
+            off = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "cone: unknown option '%s'", argv[i]);
+        } else if (voice) {
+            return ctl__fail(err, errlen, "cone: unexpected argument '%s'", argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    if ((voice != NULL) + named != 1)
+        return ctl__fail(err, errlen, "cone: one of VOICE, --emitter NAME or --cue NAME");
+    if (voice) {
+        if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
+            return ctl__fail(err, errlen, "cone: VOICE must be a voice handle");
+        m->target = HL_CONE_VOICE;
+    }
+    if (off == has_dir) return ctl__fail(err, errlen, "cone: --dir X,Y,Z or --off");
+    if (off) m->dir[0] = m->dir[1] = m->dir[2] = 0.0f;
+    const char *why;
+    if (hl_validate_cone(m, &why) < 0) return ctl__fail(err, errlen, "cone: %s", why);
+    return 0;
+}

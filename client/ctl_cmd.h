@@ -47,6 +47,7 @@ typedef enum {
     CTL_RZONES,          /* RZONES: the reverb zones */
     CTL_SNAPSHOT,        /* SNAPSHOT define / set / start / stop / remove */
     CTL_SNAPSHOTS,       /* SNAPSHOTS: the snapshots with their intensity */
+    CTL_CONE,            /* CONE: a sound cone on a voice, emitter or cue */
     CTL_BANK,            /* BANK load (waits with progress unless --no-wait) / unload */
     CTL_BANKS,           /* BANKS */
     CTL_ZONE,            /* ZONE add / remove: a world zone */
@@ -103,6 +104,7 @@ typedef struct {
         hl_duck_rule_t duck;
         hl_rzone_t rzone;
         hl_snapshot_t snapshot;
+        hl_cone_t cone;
         hl_bank_t bank;
         hl_zone_t zone;
         struct {

@@ -239,6 +239,34 @@ int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_
     return hlc_list_result(h, &r, &head, cap, count);
 }
 
+/* ---- cones -------------------------------------------------------------------- */
+
+int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                float inner_deg, float outer_deg, float outer_gain) {
+    hl_cone_t m;
+    hl_cone_init(&m);
+    if (target < HL_CONE_VOICE || target > HL_CONE_CUE || !dir)
+        return hlc_set_error(h, HELIOD_EINVAL, "target: unknown (voice, emitter, cue)");
+    if (target != HL_CONE_VOICE && (!name || !hl_name_valid(name)))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid emitter or cue name");
+    m.target = (uint8_t)target;
+    m.voice = voice;
+    if (target != HL_CONE_VOICE) snprintf(m.name, sizeof m.name, "%s", name);
+    memcpy(m.dir, dir, sizeof m.dir);
+    m.inner_deg = inner_deg;
+    m.outer_deg = outer_deg;
+    m.outer_gain = outer_gain;
+    const char *why = NULL;
+    if (hl_validate_cone(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CONE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_cone(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_CONE);
+}
+
 /* ---- effects ---------------------------------------------------------------- */
 
 int heliod_fx_parse(heliod_t *h, const char *text, heliod_fx_t *fx, char *err, size_t cap) {

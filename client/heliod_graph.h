@@ -101,6 +101,17 @@ typedef struct {
     unsigned owner;  /* client id that defined it (0: the daemon) */
 } heliod_snapshot_info_t;
 int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_t *count);
+/* Sound cones (protocol 1.1), as OpenAL 1.1 defines them: a source
+ * pointing along dir (0,0,0: no cone) is heard at full gain by a listener
+ * within the inner cone (full width, degrees), at outer_gain (linear) beyond
+ * the outer cone, and in between at a gain linear in the angle. On a voice
+ * now; on an emitter's voices now and later; on a cue's voices from now on
+ * (an emitter's cone wins over its cue's). */
+#define HELIOD_CONE_VOICE   0
+#define HELIOD_CONE_EMITTER 1
+#define HELIOD_CONE_CUE     2
+int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                float inner_deg, float outer_deg, float outer_gain);
 /* Master first, then parents before children. */
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
 

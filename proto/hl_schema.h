@@ -123,7 +123,8 @@
     X(emitter, EMITTER, GEN)                                                                       \
     X(clock, CLOCK, GEN)                                                                           \
     X(snapshot, SNAPSHOT, GEN)                                                                     \
-    X(snapshot_info, SNAPSHOT_INFO, GEN)
+    X(snapshot_info, SNAPSHOT_INFO, GEN)                                                           \
+    X(cone, CONE, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -469,6 +470,16 @@
     X(F32,   intensity, 0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* now, 0..1 */ \
     X(F32,   target,    0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* where it is fading to */ \
     X(U32,   owner,     0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* client id that defined it (0: the daemon) */
+
+/* ---- sound cones (since 1.1) ---- */
+#define HL_FIELDS_cone(X) \
+    X(ENUM8, target,     HL_CONE_CUE, ENUM,    NONE,     "target: unknown (voice, emitter, cue)", ALWAYS, 0, V1_1) /* HL_CONE_* */ \
+    X(U64,   voice,      0,           NONE,    NONE,     "",                                      ALWAYS, 0, V1_1) /* target voice */ \
+    X(STR,   name,       HL_MAX_NAME, NAMEOPT, NONE,     "name: invalid emitter or cue name",     ALWAYS, 0, V1_1) /* target emitter or cue */ \
+    X(VEC3,  dir,        0,           COORD3,  COORD,    "dir: must be finite and within 1e6",   ALWAYS, 0, V1_1) /* the cone's axis; (0,0,0) = no cone */ \
+    X(F32,   inner_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) /* full width */ \
+    X(F32,   outer_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) \
+    X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */
 
 /* clang-format on */
 

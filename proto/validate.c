@@ -179,6 +179,17 @@ int hl_validate_snapshot(const hl_snapshot_t *m, const char **why) {
     return 0;
 }
 
+int hl_validate_cone(const hl_cone_t *m, const char **why) {
+    int rc = hl_check_cone(m, why);
+    if (rc != 0) return rc;
+    if (m->target == HL_CONE_VOICE && m->voice == 0)
+        return invalid(why, "voice: 0 is never a voice");
+    if (m->target != HL_CONE_VOICE && !hl_name_valid(m->name))
+        return invalid(why, "name: an emitter or cue name is required");
+    if (m->inner_deg > m->outer_deg) return invalid(why, "inner_deg: must be <= outer_deg");
+    return 0;
+}
+
 /* Parameters per kind, their ranges {lo, hi} (hl_ranges.h) and the
  * refusal naming each. */
 #define FX_R(R)                                                                                    \

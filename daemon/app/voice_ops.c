@@ -341,6 +341,12 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
+    if (cue && (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f)) {
+        memcpy(p->cone_dir, cue->cone, sizeof p->cone_dir); /* the emitter's wins (vm_admit.c) */
+        p->cone_inner = cue->cone[3];
+        p->cone_outer = cue->cone[4];
+        p->cone_outer_gain = cue->cone[5];
+    }
     const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;
     const hl_vpost_t *ps = (over & HL_OVER_SENDS) || !cd ? &m->post : &cd->post;
     pl->post_user[0] = pf->lp_hz;
@@ -633,6 +639,50 @@ int hld_op_set(hld_req_t *q) {
     if (rc < 0) return hld_mixer_fail(q, rc);
     lv = hld_vm_get(d->vm, m.voice);
     if (lv) memcpy(lv->post_user, u, sizeof u);
+    return hld_reply_ok(q);
+}
+
+/* ---- CONE ------------------------------------------------------------------ */
+
+int hld_op_cone(hld_req_t *q) {
+    hl_cone_t m;
+    hl_get_cone(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_cone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    const float cone[6] = {m.dir[0], m.dir[1], m.dir[2], m.inner_deg, m.outer_deg, m.outer_gain};
+    char msg[HL_MAX_MSG + 1];
+    if (m.target == HL_CONE_VOICE) {
+        hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+        if (may_touch(q, lv, m.voice) != 0) return 0;
+        hl_voice_set_t s = {.mask = HL_MIX_SET_CONE,
+                            .cone_dir = {m.dir[0], m.dir[1], m.dir[2]},
+                            .cone_inner = m.inner_deg,
+                            .cone_outer = m.outer_deg,
+                            .cone_outer_gain = m.outer_gain};
+        int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        return hld_reply_ok(q);
+    }
+    if (m.target == HL_CONE_EMITTER) {
+        hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.name, hld_ns_rank, q->c);
+        if (!em) {
+            snprintf(msg, sizeof msg, "no emitter named %s", m.name);
+            return hld_fail(q, HELIOD_ENOEMITTER, msg);
+        }
+        if (!hld_may_change(q, em->creator, "emitter", m.name)) return 0;
+        int rc = hld_vm_emitter_cone(d->vm, em, cone, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        return hld_reply_ok(q);
+    }
+    hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
+    if (!cue) {
+        snprintf(msg, sizeof msg, "no cue named %s", m.name);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
+    memcpy(cue->cone, cone, sizeof cue->cone);
     return hld_reply_ok(q);
 }
 

@@ -46,6 +46,7 @@ typedef struct hld_cue {
     uint32_t seq_next;     /* HL_PICK_SEQUENCE: next variation */
     int32_t last_pick;     /* HL_PICK_SHUFFLE: previous variation, -1 none */
     uint32_t owner;        /* client id that defined it, 0: the daemon (--cues, config) */
+    float cone[6]; /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
 } hld_cue_t;
 
 typedef struct {

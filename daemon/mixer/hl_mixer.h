@@ -262,6 +262,12 @@ typedef struct {
     float occ_db;                    /* occlusion gain, dB <= 0 (0 = none) */
     uint32_t send_bus[HL_MAX_SENDS]; /* buses the voice is also sent to */
     float send_gain[HL_MAX_SENDS];   /* linear send levels, post fader; 0 = no send */
+    /* appended (cones): OpenAL 1.1's sound cone of a 3D voice. cone_dir (0,0,0)
+     * = omnidirectional; angles in degrees in [0, 360], the full width of
+     * each cone; outside the outer cone the gain is cone_outer_gain, between
+     * the two it goes linearly from 1 to it with the angle (hl_cone_gain). */
+    float cone_dir[3];
+    float cone_inner, cone_outer, cone_outer_gain;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -314,6 +320,7 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_INTERP 0x200u
 #define HL_MIX_SET_FILTER 0x400u
 #define HL_MIX_SET_SENDS  0x800u
+#define HL_MIX_SET_CONE   0x1000u /* cone_dir, cone_inner/outer/outer_gain: from the next block */
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -326,6 +333,8 @@ typedef struct {
     float lp_hz, hp_hz, occ_db; /* HL_MIX_SET_FILTER */
     uint32_t send_bus[HL_MAX_SENDS]; /* HL_MIX_SET_SENDS */
     float send_gain[HL_MAX_SENDS];
+    float cone_dir[3]; /* HL_MIX_SET_CONE: as hl_voice_params_t */
+    float cone_inner, cone_outer, cone_outer_gain;
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream

@@ -226,6 +226,9 @@ static int finite3(const float v[3]) {
 
 static int params_valid(const hl_voice_params_t *p) {
     if (!p) return 0;
+    if (!hl_cone_valid(p->cone_dir, p->cone_inner, p->cone_outer, p->cone_outer_gain) &&
+        (p->cone_dir[0] != 0.0f || p->cone_dir[1] != 0.0f || p->cone_dir[2] != 0.0f))
+        return 0;
     if (p->stream) {
         if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
         if (p->start_frame != 0) return 0;
@@ -342,6 +345,9 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_CONE) &&
+        !hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain))
+        return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_FILTER) &&
         (!(s->lp_hz >= 0.0f) || !(s->hp_hz >= 0.0f) || !(s->occ_db <= 0.0f)))
         return HELIOD_EINVAL;
@@ -371,6 +377,12 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
     if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
+    if (s->mask & HL_MIX_SET_CONE) {
+        memcpy(c->params.cone_dir, s->cone_dir, sizeof c->params.cone_dir);
+        c->params.cone_inner = s->cone_inner;
+        c->params.cone_outer = s->cone_outer;
+        c->params.cone_outer_gain = s->cone_outer_gain;
+    }
     if (s->mask & HL_MIX_SET_FILTER) {
         c->params.lp_hz = s->lp_hz;
         c->params.hp_hz = s->hp_hz;

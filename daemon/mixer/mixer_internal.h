@@ -235,6 +235,8 @@ typedef struct {
     uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
+    float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
+    float cone_inner, cone_outer, cone_outer_gain;
     uint32_t gen;
     uint32_t slot;
     uint64_t tag;

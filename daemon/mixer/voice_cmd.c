@@ -72,6 +72,10 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->max_d = p->max_distance;
     v->rolloff = p->rolloff;
     v->model = p->model;
+    memcpy(v->cone_dir, p->cone_dir, sizeof v->cone_dir);
+    v->cone_inner = p->cone_inner;
+    v->cone_outer = p->cone_outer;
+    v->cone_outer_gain = p->cone_outer_gain;
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;
     v->doppler = v->dop_target = 1.0f;
@@ -155,7 +159,14 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->pitch_pos = 0;
     }
     if (v->flags & HL_MIX_3D) {
-        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL)) v->sp_gen = 0;
+        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL | HL_MIX_SET_CONE))
+            v->sp_gen = 0;
+        if (s->mask & HL_MIX_SET_CONE) {
+            memcpy(v->cone_dir, s->cone_dir, sizeof v->cone_dir);
+            v->cone_inner = s->cone_inner;
+            v->cone_outer = s->cone_outer;
+            v->cone_outer_gain = s->cone_outer_gain;
+        }
         if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
         if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
         if (s->mask & HL_MIX_SET_POS) {

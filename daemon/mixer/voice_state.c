@@ -133,6 +133,9 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
         return 1;
     }
     float g = gain * hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff);
+    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f)
+        g *= hl_cone_gain(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer,
+                          v->cone_outer_gain);
     if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
         *l = *r = g * HL_HRTF_LEVEL;
         return 0;

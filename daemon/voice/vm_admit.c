@@ -307,6 +307,12 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     if (v->em) {
         memcpy(v->p.pos, v->em->pos, sizeof v->p.pos);
         memcpy(v->p.vel, v->em->vel, sizeof v->p.vel);
+        if (v->em->cone[0] != 0.0f || v->em->cone[1] != 0.0f || v->em->cone[2] != 0.0f) {
+            memcpy(v->p.cone_dir, v->em->cone, sizeof v->p.cone_dir);
+            v->p.cone_inner = v->em->cone[3];
+            v->p.cone_outer = v->em->cone[4];
+            v->p.cone_outer_gain = v->em->cone[5];
+        }
         v->p.flags |= HL_MIX_3D;
     }
     if (v->snd) v->snd->playing++;

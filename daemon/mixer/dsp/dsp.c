@@ -71,6 +71,24 @@ static float dot3(const float a[3], const float b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer, float outer_gain) {
+    const float to[3] = {lis[0] - src[0], lis[1] - src[1], lis[2] - src[2]};
+    const float dl = sqrtf(dot3(dir, dir)), tl = sqrtf(dot3(to, to));
+    if (!(dl > 0.0f) || !(tl > 0.0f)) return 1.0f;
+    float c = dot3(dir, to) / (dl * tl);
+    c = c > 1.0f ? 1.0f : c < -1.0f ? -1.0f : c;
+    const float angle = 2.0f * acosf(c) * (180.0f / 3.14159265358979f);
+    if (angle >= outer) return outer_gain;
+    if (angle <= inner) return 1.0f;
+    return 1.0f + (outer_gain - 1.0f) * (angle - inner) / (outer - inner);
+}
+
+int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain) {
+    return isfinite(dir[0]) && isfinite(dir[1]) && isfinite(dir[2]) && inner >= 0.0f &&
+           inner <= outer && outer <= 360.0f && outer_gain >= 0.0f && outer_gain <= 1.0f;
+}
+
 float hl_spatial_pan(const float src[3], const float lis_pos[3], const float fwd[3],
                      const float up[3], float *pan) {
     float dir[3] = {src[0] - lis_pos[0], src[1] - lis_pos[1], src[2] - lis_pos[2]};

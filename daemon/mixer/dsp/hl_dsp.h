@@ -11,6 +11,16 @@
 
 /* 10^(db/20). -inf (or anything <= -144 dB) gives 0. */
 float hl_db_to_lin(float db);
+/* OpenAL 1.1's sound cone: the gain of a source at src pointing along dir
+ * (not normalised; (0,0,0): 1) heard at lis. The angle between dir and the
+ * source-to-listener vector, doubled, is compared with the full cone widths
+ * inner <= outer (degrees, [0, 360]): 1 inside the inner, outer_gain beyond
+ * the outer, linear in the angle between. A listener on the source: 1. */
+float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer, float outer_gain);
+/* 1 if the cone parameters are valid: dir finite, 0 <= inner <= outer <= 360,
+ * outer_gain in [0, 1]. */
+int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain);
 /* 20*log10(lin); 0 gives -144. */
 float hl_lin_to_db(float lin);
 
