@@ -404,6 +404,12 @@ class ClientTest(unittest.TestCase):
             c.snapshot_stop("pause", fade_ms=0)
             c.snapshot_remove("pause")
             self.assertEqual(c.snapshots(), [])
+            # sound cones (protocol 1.1)
+            c.emitter_create("horn", (0, 0, -2))
+            self.assertEqual(self.errname(c.cone, (0, 0, 1), 90, 60, emitter="horn"), "EINVAL")
+            c.cone((0, 0, 1), 60, 90, 0.5, emitter="horn")
+            c.emitter_destroy("horn")
+            self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, cue="nosuch"), "EINVAL")
             # a bus in use cannot go
             v = c.play("tone", loop=True, bus="amb")
             self.assertEqual(self.errname(c.bus_remove, "amb"), "EBUSINUSE")

@@ -464,6 +464,16 @@ def enc_snapshot(action, snap, priority=0, fade_ms=-1.0, intensity=1.0, bus="", 
                   param=param, value=value)
 
 
+CONE_TARGETS = ("voice", "emitter", "cue")
+
+
+def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, outer_deg=360.0,
+             outer_gain=0.0):
+    return encode("cone", target=enum(CONE_TARGETS, target, "target"), voice=voice,
+                  name=name(name_, "name", empty=True), dir=dir, inner_deg=inner_deg,
+                  outer_deg=outer_deg, outer_gain=outer_gain)
+
+
 def get_snapshot_info(r):
     d = get(r, "snapshot_info")
     d["state"] = SNAPSHOT_STATES[d["state"]]

@@ -309,6 +309,16 @@ class _Calls:
         weight (0..1) and send_db now."""
         return self._call("rzones", b"", B.lister(B.get_rzone_info))
 
+    # ---- sound cones (protocol 1.1) ------------------------------------------------------------
+
+    def cone(self, dir, inner_deg=360.0, outer_deg=360.0, outer_gain=0.0, voice=0, emitter="",
+             cue=""):
+        """OpenAL 1.1's sound cone along `dir` ((0,0,0): none) on a voice (now),
+        an emitter (its voices now and later) or a cue (its new voices)."""
+        target = "emitter" if emitter else "cue" if cue else "voice"
+        return self._call("cone", B.enc_cone(target, voice, emitter or cue, tuple(dir),
+                                             inner_deg, outer_deg, outer_gain), B.dec_none)
+
     # ---- mixer snapshots (protocol 1.1) ------------------------------------------------------
 
     def snapshot_define(self, name, priority=0, fade_ms=0.0):

@@ -373,6 +373,15 @@ MESSAGES = {
         ("target", "F32", 0, None, 0.0, 0x0101),
         ("owner", "U32", 0, None, 0, 0x0101),
     ),
+    "cone": (  # CONE
+        ("target", "ENUM8", 2, None, 0, 0x0101),
+        ("voice", "U64", 0, None, 0, 0x0101),
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("dir", "VEC3", 0, None, 0, 0x0101),
+        ("inner_deg", "F32", 0, None, 360.0, 0x0101),
+        ("outer_deg", "F32", 0, None, 360.0, 0x0101),
+        ("outer_gain", "F32", 0, None, 0.0, 0x0101),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)
