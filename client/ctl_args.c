@@ -184,6 +184,14 @@ static const cmd_desc_t cmds[] = {
      "  On a voice now; on an emitter's voices now and later; on a cue's voices\n"
      "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
      "  protocol 1.1.\n"},
+    {"attenuation", CTL_ATTEN, HL_OP_ATTEN,
+     "attenuation VOICE|--cue NAME --points D:DB[,D:DB...]\n"
+     "attenuation VOICE|--cue NAME --off\n"
+     "  A custom distance curve instead of the distance model: up to 8 points of\n"
+     "  distance (m, increasing) and gain (dB, -144..+24); the gain goes linearly\n"
+     "  in dB between them and holds the end values beyond. On a voice now, or on\n"
+     "  a cue's voices started from now on. --off goes back to the model. Needs\n"
+     "  protocol 1.1.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -499,6 +507,7 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
     case CTL_SNAPSHOT: return ctl__parse_snapshot(argc, argv, c, err, errlen);
     case CTL_CONE: return ctl__parse_cone(argc, argv, c, err, errlen);
+    case CTL_ATTEN: return ctl__parse_atten(argc, argv, c, err, errlen);
     case CTL_BANK: return ctl__parse_bank(argc, argv, c, err, errlen);
     case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
     case CTL_ZONES: return ctl__parse_zones(argc, argv, c, err, errlen);
@@ -550,6 +559,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
     case CTL_SNAPSHOT: hl_put_snapshot(&w, &c->m.snapshot); break;
     case CTL_CONE: hl_put_cone(&w, &c->m.cone); break;
+    case CTL_ATTEN: hl_put_atten(&w, &c->m.atten); break;
     case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
     case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
     case CTL_STATS:

@@ -342,3 +342,57 @@ int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     if (hl_validate_cone(m, &why) < 0) return ctl__fail(err, errlen, "cone: %s", why);
     return 0;
 }
+
+/* attenuation VOICE|--cue NAME --points D:DB[,D:DB...] | --off */
+int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_atten_t *m = &c->m.atten;
+    hl_atten_init(m);
+    int has_points = 0, off = 0, named = 0;
+    const char *voice = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = ctl__opt_val(argc, argv, &i, "--points", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "attenuation: --points needs D:DB,...");
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", v);
+            m->npoints = 0;
+            for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+                 t = strtok_r(NULL, ",", &save)) {
+                char *colon = strchr(t, ':');
+                if (!colon || m->npoints >= HL_ATTEN_POINTS)
+                    return ctl__fail(err, errlen, "--points: up to 8 D:DB pairs");
+                *colon = '\0';
+                if (ctl_parse_float(t, &m->dist[m->npoints]) < 0 ||
+                    ctl_parse_float(colon + 1, &m->gain_db[m->npoints]) < 0)
+                    return ctl__fail(err, errlen, "--points: '%s': numbers D:DB", t);
+                m->npoints++;
+            }
+            has_points = 1;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--cue", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_CUE;
+            named = 1;
+        } else if (strcmp(argv[i], "--off") == 0) {
+            off = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "attenuation: unknown option '%s'", argv[i]);
+        } else if (voice) {
+            return ctl__fail(err, errlen, "attenuation: unexpected argument '%s'", argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    if ((voice != NULL) + named != 1)
+        return ctl__fail(err, errlen, "attenuation: one of VOICE or --cue NAME");
+    if (voice) {
+        if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
+            return ctl__fail(err, errlen, "attenuation: VOICE must be a voice handle");
+        m->target = HL_CONE_VOICE;
+    }
+    if (off == has_points) return ctl__fail(err, errlen, "attenuation: --points or --off");
+    if (off) m->npoints = 0;
+    const char *why;
+    if (hl_validate_atten(m, &why) < 0) return ctl__fail(err, errlen, "attenuation: %s", why);
+    return 0;
+}

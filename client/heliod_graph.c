@@ -267,6 +267,34 @@ int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const
     return hlc_simple_call(h, id, HL_OP_CONE);
 }
 
+int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
+                       const float *dist, const float *gain_db) {
+    hl_atten_t m;
+    hl_atten_init(&m);
+    if ((target != HL_CONE_VOICE && target != HL_CONE_CUE) || n > HL_ATTEN_POINTS ||
+        (n && (!dist || !gain_db)))
+        return hlc_set_error(h, HELIOD_EINVAL, "target voice or cue, at most 8 points");
+    if (target == HL_CONE_CUE && (!name || !hl_name_valid(name)))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid cue name");
+    m.target = (uint8_t)target;
+    m.voice = voice;
+    if (target == HL_CONE_CUE) snprintf(m.name, sizeof m.name, "%s", name);
+    m.npoints = (uint8_t)n;
+    for (unsigned i = 0; i < n; i++) {
+        m.dist[i] = dist[i];
+        m.gain_db[i] = gain_db[i];
+    }
+    const char *why = NULL;
+    if (hl_validate_atten(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_ATTEN, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_atten(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_ATTEN);
+}
+
 /* ---- effects ---------------------------------------------------------------- */
 
 int heliod_fx_parse(heliod_t *h, const char *text, heliod_fx_t *fx, char *err, size_t cap) {

@@ -112,6 +112,13 @@ int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_
 #define HELIOD_CONE_CUE     2
 int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
                 float inner_deg, float outer_deg, float outer_gain);
+/* Custom attenuation (protocol 1.1): n <= 8 points of distance (m, strictly
+ * increasing) and gain (dB in [-144, +24]) replace the distance model's gain
+ * of a voice (target HELIOD_CONE_VOICE, now) or of a cue's voices started
+ * from now on (HELIOD_CONE_CUE, name); linear in dB between points, the end
+ * values beyond. n 0: back to the model. */
+int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
+                       const float *dist, const float *gain_db);
 /* Master first, then parents before children. */
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
 

@@ -104,6 +104,7 @@
     X(SNAPSHOT, 55, "snapshot")   /* since 1.1: mixer snapshots */                                 \
     X(SNAPSHOTS, 56, "snapshots") /* since 1.1 */                                                  \
     X(CONE, 57, "cone")           /* since 1.1: sound cones */                                     \
+    X(ATTEN, 58, "attenuation")   /* since 1.1: custom distance curves */                          \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -617,6 +618,10 @@ int hl_validate_zone(const hl_zone_t *m, const char **why);
 int hl_validate_snapshot(const hl_snapshot_t *m, const char **why);
 /* CONE: the schema's ranges, a name for an emitter or cue, inner <= outer. */
 int hl_validate_cone(const hl_cone_t *m, const char **why);
+/* ATTEN: target voice or cue, npoints <= HL_ATTEN_POINTS, distances finite,
+ * >= 0 and strictly increasing, gains finite in [-144, +24] dB. */
+#define HL_ATTEN_POINTS 8
+int hl_validate_atten(const hl_atten_t *m, const char **why);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */

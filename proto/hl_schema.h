@@ -124,7 +124,8 @@
     X(clock, CLOCK, GEN)                                                                           \
     X(snapshot, SNAPSHOT, GEN)                                                                     \
     X(snapshot_info, SNAPSHOT_INFO, GEN)                                                           \
-    X(cone, CONE, GEN)
+    X(cone, CONE, GEN)                                                                             \
+    X(atten, ATTEN, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -480,6 +481,15 @@
     X(F32,   inner_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) /* full width */ \
     X(F32,   outer_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) \
     X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */
+
+/* ---- custom attenuation curves (since 1.1) ---- */
+#define HL_FIELDS_atten(X) \
+    X(ENUM8, target,  HL_CONE_CUE, ENUM,    NONE, "target: voice (0) or cue (2)",        ALWAYS, 0, V1_1) /* HL_CONE_VOICE or HL_CONE_CUE */ \
+    X(U64,   voice,   0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* target voice */ \
+    X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid cue name",               ALWAYS, 0, V1_1) /* target cue */ \
+    X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
+    X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
+    X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance */
 
 /* clang-format on */
 

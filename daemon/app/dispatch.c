@@ -570,6 +570,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_SNAPSHOT] = hld_op_snapshot,
     [HL_OP_SNAPSHOTS] = hld_op_snapshots,
     [HL_OP_CONE] = hld_op_cone,
+    [HL_OP_ATTEN] = hld_op_atten,
 };
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -586,7 +587,8 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     if (c->bundle && h->op != HL_OP_BUNDLE_END) return hld_bundle_hold(&q);
     hld_op_fn fn = h->op < HLD_OPS ? g_ops[h->op] : NULL;
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
-    if ((h->op == HL_OP_SNAPSHOT || h->op == HL_OP_SNAPSHOTS || h->op == HL_OP_CONE) &&
+    if ((h->op == HL_OP_SNAPSHOT || h->op == HL_OP_SNAPSHOTS || h->op == HL_OP_CONE ||
+         h->op == HL_OP_ATTEN) &&
         c->minor < 1)
         return hld_fail(&q, HELIOD_EBADOP, "this request needs protocol 1.1 (HELLO minor 1)");
     if (h->op == HL_OP_DEVICE && !c->control) { /* every client's output: the operator's */

@@ -79,6 +79,7 @@ int hld_op_snapshot(hld_req_t *q);
 int hld_op_snapshots(hld_req_t *q);
 /* voice_ops.c */
 int hld_op_cone(hld_req_t *q);
+int hld_op_atten(hld_req_t *q);
 
 /* asset_ops.c */
 /* A request answered later, once its file work on the worker pool is done

@@ -347,6 +347,11 @@ static int build_play(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl) {
         p->cone_outer = cue->cone[4];
         p->cone_outer_gain = cue->cone[5];
     }
+    if (cue && cue->curve_n) {
+        p->curve_n = cue->curve_n;
+        memcpy(p->curve_d, cue->curve_d, sizeof p->curve_d);
+        memcpy(p->curve_db, cue->curve_db, sizeof p->curve_db);
+    }
     const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;
     const hl_vpost_t *ps = (over & HL_OVER_SENDS) || !cd ? &m->post : &cd->post;
     pl->post_user[0] = pf->lp_hz;
@@ -683,6 +688,40 @@ int hld_op_cone(hld_req_t *q) {
     }
     if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
     memcpy(cue->cone, cone, sizeof cue->cone);
+    return hld_reply_ok(q);
+}
+
+/* ---- ATTEN ------------------------------------------------------------------ */
+
+int hld_op_atten(hld_req_t *q) {
+    hl_atten_t m;
+    hl_get_atten(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_atten(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    _Static_assert(HL_ATTEN_POINTS == HL_MIX_CURVE_POINTS, "curve sizes");
+    if (m.target == HL_CONE_VOICE) {
+        hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+        if (may_touch(q, lv, m.voice) != 0) return 0;
+        hl_voice_set_t s = {.mask = HL_MIX_SET_CURVE, .curve_n = m.npoints};
+        memcpy(s.curve_d, m.dist, sizeof s.curve_d);
+        memcpy(s.curve_db, m.gain_db, sizeof s.curve_db);
+        int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        hld_vm_mark_dirty(d->vm);
+        return hld_reply_ok(q);
+    }
+    hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
+    if (!cue) {
+        char msg[HL_MAX_MSG + 1];
+        snprintf(msg, sizeof msg, "no cue named %s", m.name);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
+    cue->curve_n = m.npoints;
+    memcpy(cue->curve_d, m.dist, sizeof cue->curve_d);
+    memcpy(cue->curve_db, m.gain_db, sizeof cue->curve_db);
     return hld_reply_ok(q);
 }
 

@@ -46,7 +46,9 @@ typedef struct hld_cue {
     uint32_t seq_next;     /* HL_PICK_SEQUENCE: next variation */
     int32_t last_pick;     /* HL_PICK_SHUFFLE: previous variation, -1 none */
     uint32_t owner;        /* client id that defined it, 0: the daemon (--cues, config) */
-    float cone[6]; /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
+    float cone[6];    /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
+    uint32_t curve_n; /* ATTEN: its new voices' attenuation curve (0: the model) */
+    float curve_d[8], curve_db[8];
 } hld_cue_t;
 
 typedef struct {

@@ -268,6 +268,11 @@ typedef struct {
      * the two it goes linearly from 1 to it with the angle (hl_cone_gain). */
     float cone_dir[3];
     float cone_inner, cone_outer, cone_outer_gain;
+    /* appended (attenuation curves): curve_n > 0 points (distance m strictly
+     * increasing, gain dB) replace the distance model's gain: linear in dB
+     * between points, the end values beyond them (hl_curve_gain). */
+    uint32_t curve_n;
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -320,7 +325,11 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_INTERP 0x200u
 #define HL_MIX_SET_FILTER 0x400u
 #define HL_MIX_SET_SENDS  0x800u
-#define HL_MIX_SET_CONE   0x1000u /* cone_dir, cone_inner/outer/outer_gain: from the next block */
+#define HL_MIX_SET_CONE   0x1000u
+#define HL_MIX_SET_CURVE                                                                           \
+    0x2000u /* curve_n, curve_d, curve_db (hl_voice_params_t) */ /* cone_dir,                      \
+                                                                    cone_inner/outer/outer_gain:   \
+                                                                    from the next block */
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -335,6 +344,8 @@ typedef struct {
     float send_gain[HL_MAX_SENDS];
     float cone_dir[3]; /* HL_MIX_SET_CONE: as hl_voice_params_t */
     float cone_inner, cone_outer, cone_outer_gain;
+    uint32_t curve_n; /* HL_MIX_SET_CURVE: as hl_voice_params_t */
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream

@@ -226,6 +226,7 @@ static int finite3(const float v[3]) {
 
 static int params_valid(const hl_voice_params_t *p) {
     if (!p) return 0;
+    if (!hl_curve_valid(p->curve_n, p->curve_d, p->curve_db)) return 0;
     if (!hl_cone_valid(p->cone_dir, p->cone_inner, p->cone_outer, p->cone_outer_gain) &&
         (p->cone_dir[0] != 0.0f || p->cone_dir[1] != 0.0f || p->cone_dir[2] != 0.0f))
         return 0;
@@ -345,6 +346,8 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_CURVE) && !hl_curve_valid(s->curve_n, s->curve_d, s->curve_db))
+        return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CONE) &&
         !hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain))
         return HELIOD_EINVAL;
@@ -377,6 +380,11 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
     if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
+    if (s->mask & HL_MIX_SET_CURVE) {
+        c->params.curve_n = s->curve_n;
+        memcpy(c->params.curve_d, s->curve_d, sizeof c->params.curve_d);
+        memcpy(c->params.curve_db, s->curve_db, sizeof c->params.curve_db);
+    }
     if (s->mask & HL_MIX_SET_CONE) {
         memcpy(c->params.cone_dir, s->cone_dir, sizeof c->params.cone_dir);
         c->params.cone_inner = s->cone_inner;

@@ -237,6 +237,8 @@ typedef struct {
     uint32_t model;
     float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
     float cone_inner, cone_outer, cone_outer_gain;
+    uint32_t curve_n; /* the attenuation curve (hl_voice_params_t); 0 = the model */
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     uint32_t gen;
     uint32_t slot;
     uint64_t tag;

@@ -76,6 +76,9 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->cone_inner = p->cone_inner;
     v->cone_outer = p->cone_outer;
     v->cone_outer_gain = p->cone_outer_gain;
+    v->curve_n = p->curve_n;
+    memcpy(v->curve_d, p->curve_d, sizeof v->curve_d);
+    memcpy(v->curve_db, p->curve_db, sizeof v->curve_db);
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;
     v->doppler = v->dop_target = 1.0f;
@@ -159,8 +162,14 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->pitch_pos = 0;
     }
     if (v->flags & HL_MIX_3D) {
-        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL | HL_MIX_SET_CONE))
+        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL | HL_MIX_SET_CONE |
+                       HL_MIX_SET_CURVE))
             v->sp_gen = 0;
+        if (s->mask & HL_MIX_SET_CURVE) {
+            v->curve_n = s->curve_n;
+            memcpy(v->curve_d, s->curve_d, sizeof v->curve_d);
+            memcpy(v->curve_db, s->curve_db, sizeof v->curve_db);
+        }
         if (s->mask & HL_MIX_SET_CONE) {
             memcpy(v->cone_dir, s->cone_dir, sizeof v->cone_dir);
             v->cone_inner = s->cone_inner;

@@ -132,7 +132,9 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
         *l = *r = 0.0f;
         return 1;
     }
-    float g = gain * hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff);
+    float g =
+        gain * (v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
+                           : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff));
     if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f)
         g *= hl_cone_gain(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer,
                           v->cone_outer_gain);

@@ -43,8 +43,9 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
             }
             d = v->p.max_distance;
         }
-        g *= hl_distance_gain((int)v->p.model, d, v->p.min_distance, v->p.max_distance,
-                              v->p.rolloff);
+        g *= v->p.curve_n ? hl_curve_gain(v->p.curve_n, v->p.curve_d, v->p.curve_db, d)
+                          : hl_distance_gain((int)v->p.model, d, v->p.min_distance,
+                                             v->p.max_distance, v->p.rolloff);
     }
     return g;
 }

@@ -162,9 +162,11 @@ static int heliod_levels(double rel[NANGLES]) {
     int ch = 0, rate = 0;
     if (th_read_sound(out, &x, &n, &ch, &rate) != 0 || ch != 2 || n < (NANGLES + 1) * SEG)
         return -1;
-    double p0 = power(x, SEG / 2, SEG);
+    /* cone is not scheduled: the render applies it at the start of the period
+     * it falls in, so each window ends a period (and more) early */
+    double p0 = power(x, SEG / 2, SEG - 600);
     for (int k = 0; k < NANGLES; k++)
-        rel[k] = power(x, (size_t)(k + 1) * SEG + SEG / 2, (size_t)(k + 2) * SEG) / p0;
+        rel[k] = power(x, (size_t)(k + 1) * SEG + SEG / 2, (size_t)(k + 2) * SEG - 600) / p0;
     free(x);
     return p0 > 0 ? 0 : -1;
 }

@@ -408,6 +408,8 @@ class ClientTest(unittest.TestCase):
             c.emitter_create("horn", (0, 0, -2))
             self.assertEqual(self.errname(c.cone, (0, 0, 1), 90, 60, emitter="horn"), "EINVAL")
             c.cone((0, 0, 1), 60, 90, 0.5, emitter="horn")
+            self.assertEqual(self.errname(c.attenuation, [(5, 0), (1, -6)], cue="nosuch"), "EINVAL")
+            self.assertEqual(self.errname(c.attenuation, [(1, 0), (5, -6)], cue="nosuch"), "EINVAL")
             c.emitter_destroy("horn")
             self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, cue="nosuch"), "EINVAL")
             # a bus in use cannot go

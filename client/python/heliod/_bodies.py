@@ -474,6 +474,16 @@ def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, ou
                   outer_deg=outer_deg, outer_gain=outer_gain)
 
 
+def enc_atten(target, voice=0, name_="", points=()):
+    pts = list(points)
+    if len(pts) > 8:
+        raise HeliodError(-4, "points: at most 8")
+    d = [float(p[0]) for p in pts] + [0.0] * (8 - len(pts))
+    g = [float(p[1]) for p in pts] + [0.0] * (8 - len(pts))
+    return encode("atten", target=enum(CONE_TARGETS, target, "target"), voice=voice,
+                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g)
+
+
 def get_snapshot_info(r):
     d = get(r, "snapshot_info")
     d["state"] = SNAPSHOT_STATES[d["state"]]

@@ -319,6 +319,13 @@ class _Calls:
         return self._call("cone", B.enc_cone(target, voice, emitter or cue, tuple(dir),
                                              inner_deg, outer_deg, outer_gain), B.dec_none)
 
+    def attenuation(self, points, voice=0, cue=""):
+        """A custom distance curve: up to 8 (metres, dB) points, increasing
+        distances; on a voice (now) or a cue's new voices; [] goes back to
+        the distance model."""
+        return self._call("atten", B.enc_atten("cue" if cue else "voice", voice, cue, points),
+                          B.dec_none)
+
     # ---- mixer snapshots (protocol 1.1) ------------------------------------------------------
 
     def snapshot_define(self, name, priority=0, fade_ms=0.0):

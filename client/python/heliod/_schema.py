@@ -382,6 +382,14 @@ MESSAGES = {
         ("outer_deg", "F32", 0, None, 360.0, 0x0101),
         ("outer_gain", "F32", 0, None, 0.0, 0x0101),
     ),
+    "atten": (  # ATTEN
+        ("target", "ENUM8", 2, None, 0, 0x0101),
+        ("voice", "U64", 0, None, 0, 0x0101),
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("npoints", "U8", 0, None, 0, 0x0101),
+        ("dist", "F32N", 8, None, 0, 0x0101),
+        ("gain_db", "F32N", 8, None, 0, 0x0101),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)

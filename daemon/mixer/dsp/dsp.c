@@ -84,6 +84,31 @@ float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], f
     return 1.0f + (outer_gain - 1.0f) * (angle - inner) / (outer - inner);
 }
 
+float hl_curve_gain(uint32_t n, const float *d, const float *db, float x) {
+    if (n == 0) return 1.0f;
+    float v;
+    if (!(x > d[0])) { /* NaN too */
+        v = db[0];
+    } else if (x >= d[n - 1]) {
+        v = db[n - 1];
+    } else {
+        uint32_t i = 1;
+        while (x > d[i])
+            i++;
+        v = db[i - 1] + (db[i] - db[i - 1]) * (x - d[i - 1]) / (d[i] - d[i - 1]);
+    }
+    return v <= -144.0f ? 0.0f : hl_db_to_lin(v);
+}
+
+int hl_curve_valid(uint32_t n, const float *d, const float *db) {
+    if (n > HL_MIX_CURVE_POINTS) return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(d[i]) || d[i] < 0.0f || !(db[i] >= -144.0f && db[i] <= 24.0f)) return 0;
+        if (i && !(d[i] > d[i - 1])) return 0;
+    }
+    return 1;
+}
+
 int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain) {
     return isfinite(dir[0]) && isfinite(dir[1]) && isfinite(dir[2]) && inner >= 0.0f &&
            inner <= outer && outer <= 360.0f && outer_gain >= 0.0f && outer_gain <= 1.0f;
