@@ -104,8 +104,13 @@ static const cmd_desc_t cmds[] = {
      "  Resume a voice, all voices (--all), or a bus's or category's voices.\n"
      "  A resumed voice fades back in.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
-     "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
-     "  Move or turn the listener.\n"},
+     "listener [--index N] [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
+     "listener --index N --off\n"
+     "  Move or turn the listener. --index 1..3 (protocol 1.1) is a listener of\n"
+     "  this client's own (split screen; another client's listeners are not\n"
+     "  its to move), on from its first move (it starts where listener 0 is)\n"
+     "  until --off; 0, the default, is the global one. Each 3D voice is heard\n"
+     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"},
     {"bus", CTL_BUS, HL_OP_BUS,
      "bus NAME [--gain DB] [--mute | --unmute] [--parent P] [--send T:DB] [--ramp MS]\n"
      "bus create NAME [--parent P] [--gain DB] [--mute]\nbus remove NAME\n"

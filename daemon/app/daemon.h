@@ -74,6 +74,7 @@ typedef struct hld_daemon {
     hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
     hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
     hld_snaps_t snaps;       /* mixer snapshots (snapshots.c) */
+    uint32_t lis_owner[HL_MIX_LISTENERS]; /* client id that turned listener k (>= 1) on */
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */
     hld_files_t files; /* the files requests name, read off the loop (fileio.c) */

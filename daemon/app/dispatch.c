@@ -464,6 +464,33 @@ static int op_listener(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     hl_listener_state_t l;
     hl_mixer_get_listener(d->engine.mixer, &l);
+    if (m.index > 0) { /* a client's own listener: its creator's (or a control client's) */
+        char nm[8];
+        snprintf(nm, sizeof nm, "%u", (unsigned)m.index);
+        int on = hl_mixer_get_listener_at(d->engine.mixer, m.index, &l);
+        if (on && !hld_may_change(q, d->lis_owner[m.index], "listener", nm)) return 0;
+        if (m.off) {
+            if (!on) return hld_reply_ok(q);
+            int rc = hl_mixer_set_listener_at(d->engine.mixer, m.index, NULL, hld_now_ns());
+            if (rc < 0) return hld_mixer_fail(q, rc);
+            hld_vm_mark_dirty(d->vm);
+            return hld_reply_ok(q);
+        }
+        if (!on) { /* a new listener starts where the default one is, facing its way */
+            hl_mixer_get_listener(d->engine.mixer, &l);
+            memset(l.vel, 0, sizeof l.vel);
+        }
+        if (m.mask & HL_LIS_POS) memcpy(l.pos, m.pos, sizeof l.pos);
+        if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
+        if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);
+        if (m.mask & HL_LIS_VEL) memcpy(l.vel, m.vel, sizeof l.vel);
+        int rc = hl_mixer_set_listener_at(d->engine.mixer, m.index, &l, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        if (!on) d->lis_owner[m.index] = q->c->id;
+        hld_vm_mark_dirty(d->vm);
+        return hld_reply_ok(q);
+    }
+    if (m.off) return hld_fail(q, HELIOD_EINVAL, "off: the global listener (0) is always on");
     if (m.mask & HL_LIS_POS) memcpy(l.pos, m.pos, sizeof l.pos);
     if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
     if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);

@@ -363,6 +363,18 @@ typedef struct {
 /* Default listener: origin, forward (0,0,-1), up (0,1,0), still. */
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns);
 void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l);
+/* Several listeners (split screen): index 0 is the one above, always on;
+ * 1..HL_MIX_LISTENERS-1 are off until set, and l NULL turns one off again.
+ * Each 3D voice is heard by the nearest listener that is on (ties: the
+ * lowest index): its distance gain, pan, cone, Doppler and HRTF direction
+ * are that listener's. 0, HELIOD_EINVAL (index) or HELIOD_EBUSY. */
+#define HL_MIX_LISTENERS 4
+int hl_mixer_set_listener_at(hl_mixer_t *m, uint32_t index, const hl_listener_state_t *l,
+                             uint64_t now_ns);
+/* 1 and *l if listener index is on, else 0. */
+int hl_mixer_get_listener_at(const hl_mixer_t *m, uint32_t index, hl_listener_state_t *l);
+/* The listener nearest to pos among those on (what the audio thread uses). */
+uint32_t hl_mixer_nearest_listener(const hl_mixer_t *m, const float pos[3]);
 /* bus = HL_BUS_* or -1 for master. Returns 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns);

@@ -430,6 +430,51 @@ void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
     *l = m->listener_ctl;
 }
 
+int hl_mixer_set_listener_at(hl_mixer_t *m, uint32_t index, const hl_listener_state_t *l,
+                             uint64_t now_ns) {
+    if (index >= HL_MIX_LISTENERS || (index == 0 && !l)) return HELIOD_EINVAL;
+    if (index == 0) return hl_mixer_set_listener(m, l, now_ns);
+    hl_cmd_t cmd = {.type = HL_CMD_LISTENER, .slot = index, .gen = l ? 0 : 1, .enq_ns = now_ns};
+    if (l) cmd.u.listener = *l;
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    if (l) {
+        m->lis_x_ctl[index - 1] = *l;
+        m->lis_on_ctl |= 1u << (index - 1);
+    } else {
+        m->lis_on_ctl &= ~(1u << (index - 1));
+    }
+    return 0;
+}
+
+int hl_mixer_get_listener_at(const hl_mixer_t *m, uint32_t index, hl_listener_state_t *l) {
+    if (index == 0) {
+        *l = m->listener_ctl;
+        return 1;
+    }
+    if (index >= HL_MIX_LISTENERS || !(m->lis_on_ctl >> (index - 1) & 1u)) return 0;
+    *l = m->lis_x_ctl[index - 1];
+    return 1;
+}
+
+static float dist2(const float a[3], const float b[3]) {
+    float x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
+    return x * x + y * y + z * z;
+}
+
+uint32_t hl_mixer_nearest_listener(const hl_mixer_t *m, const float pos[3]) {
+    uint32_t best = 0;
+    float bd = dist2(pos, m->listener_ctl.pos);
+    for (uint32_t k = 1; k < HL_MIX_LISTENERS; k++) {
+        if (!(m->lis_on_ctl >> (k - 1) & 1u)) continue;
+        float d = dist2(pos, m->lis_x_ctl[k - 1].pos);
+        if (d < bd) {
+            bd = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
 /* ---- events ----------------------------------------------------------------- */
 
 size_t hl_mixer_poll(hl_mixer_t *m, hl_mix_event_fn cb, void *user) {

@@ -81,7 +81,7 @@ typedef struct {
             uint32_t curve;  /* HL_FADE_* */
         } stop;
         hl_voice_set_t set;
-        hl_listener_state_t listener;
+        hl_listener_state_t listener; /* slot: its index; gen 1: turned off */
         struct {
             int32_t bus; /* 0..HL_MAX_BUSES-1, or HL_MASTER */
             float gain;
@@ -319,6 +319,8 @@ struct hl_mixer {
     uint64_t seq;
     uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
+    hl_listener_state_t lis_x_ctl[HL_MIX_LISTENERS - 1]; /* listeners 1.. as last sent */
+    uint32_t lis_on_ctl;                                 /* bit k: listener k + 1 is on */
     float bus_gain_ctl[HL_NUM_GAINS];
     float bus_mute_ctl[HL_NUM_GAINS];
     hl_graph_t graph_ctl;
@@ -337,6 +339,8 @@ struct hl_mixer {
     uint32_t *rt_active; /* dense list of live slots */
     uint32_t n_rt_active;
     hl_listener_state_t listener;
+    hl_listener_state_t lis_x[HL_MIX_LISTENERS - 1]; /* listeners 1.. (audio thread) */
+    uint32_t lis_on;                                 /* bit k: listener k + 1 is on */
     uint64_t clock;        /* engine frames rendered before the current internal block */
     float sound_speed;     /* m/s (cfg, or HL_SPEED_OF_SOUND) */
     float dop_coef;        /* Doppler one-pole coefficient per HL_PITCH_GRID frames */

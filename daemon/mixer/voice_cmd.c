@@ -242,7 +242,16 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     case HL_CMD_STOP: cmd_stop(m, c); break;
     case HL_CMD_SET: cmd_set(m, c, now_ns); break;
     case HL_CMD_LISTENER:
-        m->listener = c->u.listener;
+        if (c->slot > 0 && c->slot < HL_MIX_LISTENERS) {
+            if (c->gen) {
+                m->lis_on &= ~(1u << (c->slot - 1));
+            } else {
+                m->lis_x[c->slot - 1] = c->u.listener;
+                m->lis_on |= 1u << (c->slot - 1);
+            }
+        } else {
+            m->listener = c->u.listener;
+        }
         if (++m->listener_gen == 0) m->listener_gen = 1; /* 0 marks a stale 3D pair */
         break;
     case HL_CMD_BUS:

@@ -228,9 +228,9 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     /* 3: beyond max distance at start */
     if (!rc && ((pl->p.flags & HL_MIX_3D) || pl->em) && pl->beyond != HL_BEYOND_CLAMP) {
         const float *pos = pl->em ? pl->em->pos : pl->p.pos; /* where the voice will be */
-        float dx = pos[0] - vm->lis.pos[0], dy = pos[1] - vm->lis.pos[1],
-              dz = pos[2] - vm->lis.pos[2];
-        if (sqrtf(dx * dx + dy * dy + dz * dz) >= pl->p.max_distance) rc = HELIOD_EDISTANCE;
+        hld_lvoice_t probe = {.p = {.flags = HL_MIX_3D}};    /* the nearest listener's distance */
+        memcpy(probe.p.pos, pos, sizeof probe.p.pos);
+        if (vm_distance_to_listener(vm, &probe) >= pl->p.max_distance) rc = HELIOD_EDISTANCE;
     }
     /* a kill play that cannot be real is refused before its limits evict */
     if (!rc && kill_play_futile(vm, pl)) rc = HELIOD_ENOVOICES;
