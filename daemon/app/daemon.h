@@ -68,12 +68,12 @@ typedef struct hld_daemon {
     hld_config_t cfg;
     hld_engine_t engine;
     hld_sounds_t sounds;
-    hld_decoder_t decoder;   /* streaming voices' decoder pool */
-    hld_cues_t cues;         /* cue and category definitions */
-    hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
-    hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
-    hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
-    hld_snaps_t snaps;       /* mixer snapshots (snapshots.c) */
+    hld_decoder_t decoder;                /* streaming voices' decoder pool */
+    hld_cues_t cues;                      /* cue and category definitions */
+    hld_clients_t ledger;                 /* per-client ledger and quotas (clients.c) */
+    hld_governor_t governor;              /* real voices the CPU budget affords (governor.c) */
+    hld_buses_t buses;                    /* bus names and tree, effects, ducking (buses.c) */
+    hld_snaps_t snaps;                    /* mixer snapshots (snapshots.c) */
     uint32_t lis_owner[HL_MIX_LISTENERS]; /* client id that turned listener k (>= 1) on */
     hld_rzones_t rzones;
     hld_banks_t banks; /* sound banks (banks.c) */

@@ -122,6 +122,8 @@ MESSAGES = {
         ("fwd", "VEC3", 0, None, 0, 0x0100),
         ("up", "VEC3", 0, None, 0, 0x0100),
         ("vel", "VEC3", 0, None, 0, 0x0100),
+        ("index", "ENUM8", 3, None, 0, 0x0101),
+        ("off", "ENUM8", 1, None, 0, 0x0101),
     ),
     "voice_info": (  # VOICE_INFO
         ("voice", "U64", 0, None, 0, 0x0100),
