@@ -74,11 +74,12 @@ static float dot3(const float a[3], const float b[3]) {
 float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
                    float outer, float outer_gain) {
     const float to[3] = {lis[0] - src[0], lis[1] - src[1], lis[2] - src[2]};
-    const float dl = sqrtf(dot3(dir, dir)), tl = sqrtf(dot3(to, to));
-    if (!(dl > 0.0f) || !(tl > 0.0f)) return 1.0f;
-    float c = dot3(dir, to) / (dl * tl);
-    c = c > 1.0f ? 1.0f : c < -1.0f ? -1.0f : c;
-    const float angle = 2.0f * acosf(c) * (180.0f / 3.14159265358979f);
+    if (!(dot3(dir, dir) > 0.0f) || !(dot3(to, to) > 0.0f)) return 1.0f;
+    /* the angle between them as atan2(|a x b|, a . b): exact near 0 and 180 */
+    const float cr[3] = {dir[1] * to[2] - dir[2] * to[1], dir[2] * to[0] - dir[0] * to[2],
+                         dir[0] * to[1] - dir[1] * to[0]};
+    const float angle =
+        2.0f * atan2f(sqrtf(dot3(cr, cr)), dot3(dir, to)) * (180.0f / 3.14159265358979f);
     if (angle >= outer) return outer_gain;
     if (angle <= inner) return 1.0f;
     return 1.0f + (outer_gain - 1.0f) * (angle - inner) / (outer - inner);
