@@ -19,7 +19,7 @@
 
 #define BD_PATH_MAX      4096
 #define BD_DIR_MAX       512   /* the temporary directory: leaves room for file names below it */
-#define BD_MAX_STATS     192   /* more than the daemon's STATS key count */
+#define BD_MAX_STATS     320   /* more than the daemon's STATS key count */
 #define BD_MAX_ARGS      32    /* daemon argv entries */
 #define BD_START_TIMEOUT 10.0  /* seconds to wait for the daemon's socket */
 #define BD_STOP_TIMEOUT  5.0   /* seconds between SIGTERM and SIGKILL */

@@ -440,9 +440,9 @@ static void test_reverb_rt60(void **state) {
     heliod_t *ctl = NULL;
     assert_int_equal(
         heliod_connect_flags(&ctl, f->d.sock, "test_graph_ctl", HELIOD_CONNECT_CONTROL), 0);
-    heliod_stat_t st[192];
+    heliod_stat_t st[320];
     size_t nst = 0;
-    assert_int_equal(heliod_stats(ctl, st, 192, &nst, 1), 0);
+    assert_int_equal(heliod_stats(ctl, st, 320, &nst, 1), 0);
     fx.mask = 1; /* rt60 only */
     fx.p[0] = 20.0f;
     assert_int_equal(heliod_fx_set(h, "verb", 0, &fx), 0);
