@@ -138,7 +138,7 @@ static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t,
                 for (uint32_t e = 0; e < st[j]->nset; e++) {
                     const hld_snap_set_t *x = &st[j]->set[e];
                     if (x->bus != bus || x->target != HL_SNAPT_FX || x->fx_index != f ||
-                        !set_live(s, x))
+                        x->fx_kind != fx->kind || !set_live(s, x))
                         continue;
                     p[x->param] += (float)((x->value - p[x->param]) * inten[j]);
                 }
@@ -278,6 +278,7 @@ static int set_entry(hld_snaps_t *s, hld_snap_t *p, const hl_snapshot_t *m, char
     snprintf(e->bus_name, sizeof e->bus_name, "%s", hld_bus_name(s->buses, bus));
     e->target = m->target;
     e->fx_index = (uint8_t)m->fx_index;
+    if (m->target == HL_SNAPT_FX) e->fx_kind = hld_bus_at(s->buses, bus)->fx[m->fx_index]->kind;
     e->param = m->param;
     e->value = m->value;
     if (k == p->nset) p->nset++;

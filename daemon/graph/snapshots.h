@@ -34,6 +34,7 @@ typedef struct {
     uint8_t target;   /* HL_SNAPT_* */
     uint8_t param;    /* FX: p[param] */
     uint8_t fx_index; /* FX: the insert */
+    uint8_t fx_kind;  /* FX: its kind when set (another kind there later: skipped) */
     int bus;          /* index (HLD_BUS_MASTER too), resolved in the definer's namespace */
     char bus_name[HL_MAX_NAME + 1];
     float value;
