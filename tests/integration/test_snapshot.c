@@ -188,6 +188,42 @@ static void test_render_identical(void **state) {
     free(x);
 }
 
+/* An effect parameter in a snapshot: a low shelf's gain (p2) on a DC voice
+ * is the DC gain, so the rendered level follows the blend: -12 dB at full
+ * intensity, -6 at half, back to 0 after stop; fx list keeps the base 0. */
+static void test_fx_param_render(void **state) {
+    (void)state;
+    char score[300], out[300], dc[300];
+    path_of(score, sizeof score, "fx.txt");
+    path_of(out, sizeof out, "fx.wav");
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\nbus create fxb\nfx add fxb eq --type lowshelf --freq 200 --gain 0\n"
+            "snapshot define shelf --fade 0\nsnapshot set shelf fxb fx 0 2 -12\n"
+            "@100 play dc --bus fxb --loop --fade-in 0\n"
+            "@%d snapshot start shelf\n@%d snapshot start shelf --intensity 0.5\n"
+            "@%d snapshot stop shelf\n@%d end\n",
+            dc, START, START + 24000, STOP, END);
+    fclose(f);
+    assert_int_equal(render(score, out), 0);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    double l0 = x[2 * (START - 1000)];
+    double full = 20.0 * log10(x[2 * (START + 20000)] / l0);
+    double half = 20.0 * log10(x[2 * (START + 44000)] / l0);
+    double back = 20.0 * log10(x[2 * (END - 1000)] / l0);
+    print_message("low shelf by snapshot: %.3f dB (full), %.3f dB (half), %.3f dB (stopped)\n",
+                  full, half, back);
+    assert_true(fabs(full + 12.0) < 0.1);
+    assert_true(fabs(half + 6.0) < 0.1);
+    assert_true(fabs(back) < 0.1);
+    free(x);
+}
+
 /* The gain the BUSES list shows for `bus` (the blended fader). */
 static float bus_gain(heliod_t *h, const char *bus) {
     heliod_bus_info_t info[40];
@@ -330,6 +366,7 @@ int main(void) {
     const struct CMUnitTest render_tests[] = {
         cmocka_unit_test(test_crossfade_8_buses),
         cmocka_unit_test(test_render_identical),
+        cmocka_unit_test(test_fx_param_render),
     };
     const struct CMUnitTest live_tests[] = {
         cmocka_unit_test_setup_teardown(test_rule_and_refusals, setup_daemon, th_fixture_teardown),
