@@ -121,8 +121,12 @@ static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t,
             float lin = db <= SNAP_FLOOR_DB ? 0.0f : hl_db_to_lin((float)db) * (float)(1.0 - mute);
             if (!(lin >= 0.0f)) lin = 0.0f;
             if (!s->touched[k] || lin != s->sent_lin[k] || ramp == 0) {
-                if (hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns()) == 0) s->cmds++;
-                s->sent_lin[k] = lin;
+                if (hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns()) == 0) {
+                    s->cmds++;
+                    s->sent_lin[k] = lin;
+                } else {
+                    s->sent_lin[k] = -1.0f; /* not sent: the next plan sends it */
+                }
             }
             s->touched[k] = touched[k];
         }
@@ -203,7 +207,18 @@ static void glide(hld_snaps_t *s, hld_snap_t *p, uint64_t now, double x, uint32_
     p->f1 = now + frames;
 }
 
+/* Room in the command ring for a plan of the stack with p in it: one
+ * command per setting at most, and the buses a finished plan lets go. */
+static int plan_room(const hld_snaps_t *s, const hld_snap_t *p) {
+    uint32_t need = p->active ? 0 : p->nset;
+    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
+        if (s->s[i].name[0] && s->s[i].active) need += s->s[i].nset;
+    need += HL_MAX_BUSES + 1;
+    return hl_mixer_cmd_room(s->mx) >= need;
+}
+
 static int start_stop(hld_snaps_t *s, hld_snap_t *p, int start, float x, float fade_ms) {
+    if (!plan_room(s, p)) return HELIOD_EBUSY; /* nothing changed: the client retries */
     uint64_t now = effect_frame(s);
     float ms = fade_ms >= 0.0f ? fade_ms : p->fade_ms;
     if (start) {
@@ -227,7 +242,9 @@ int hld_snaps_set_intensity(hld_snaps_t *s, const char *name, float x, float ram
     if (!(ramp_ms >= 0.0f && ramp_ms <= HL_MAX_FADE_MS))
         return bad(msg, cap, HELIOD_EINVAL, "%s", "ramp_ms: must be in [0, 60000]");
     if (!p->active && x == 0.0f) return 0;
-    return start_stop(s, p, 1, x, ramp_ms);
+    int rc = start_stop(s, p, 1, x, ramp_ms);
+    if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", "engine busy, try again");
+    return rc;
 }
 
 /* Checks an effect setting against the effect there now. */
@@ -305,11 +322,16 @@ int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, ch
         return 0;
     }
     if (!p) return bad(msg, cap, HELIOD_EINVAL, "no snapshot named %s", m->name);
+    int rc = 0;
     switch (m->action) {
     case HL_SNAP_SET: return set_entry(s, p, m, msg, cap);
-    case HL_SNAP_START: return start_stop(s, p, 1, m->intensity, m->fade_ms);
-    case HL_SNAP_STOP: return start_stop(s, p, 0, 0.0f, m->fade_ms);
+    case HL_SNAP_START: rc = start_stop(s, p, 1, m->intensity, m->fade_ms); break;
+    case HL_SNAP_STOP: rc = start_stop(s, p, 0, 0.0f, m->fade_ms); break;
     default: break;
+    }
+    if (m->action == HL_SNAP_START || m->action == HL_SNAP_STOP) {
+        if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", "engine busy, try again");
+        return rc;
     }
     /* REMOVE: cut back at once */
     int was = p->active;

@@ -290,6 +290,19 @@ static void test_rule_and_refusals(void **state) {
     /* the default buses are the daemon's: a plain client cannot snapshot them */
     assert_int_equal(heliod_snapshot_set(h, "low", "music", HELIOD_SNAP_GAIN, 0, 0, -6),
                      HELIOD_EPERM);
+    /* a flood of starts and stops: each is taken or refused EBUSY (nothing
+     * changed), and once it settles the fader is its base again */
+    int busy = 0;
+    for (int i = 0; i < 3000; i++) {
+        int rc =
+            (i & 1) ? heliod_snapshot_stop(h, "low", 0) : heliod_snapshot_start(h, "low", 5, 1);
+        assert_true(rc == 0 || rc == HELIOD_EBUSY);
+        busy += rc == HELIOD_EBUSY;
+    }
+    assert_int_equal(heliod_snapshot_stop(h, "low", 0), 0);
+    wait_idle(h, "low", HELIOD_SNAP_IDLE);
+    assert_true(fabsf(bus_gain(h, "mine") - -6.0f) < 0.01f);
+    print_message("flood of 3000 starts/stops: %d refused EBUSY\n", busy);
     /* a flood of definitions: the process's quota (16) is refused before a slot */
     int ok = 0, quota = 0;
     for (int i = 0; i < 40; i++) {
