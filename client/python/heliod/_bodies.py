@@ -183,11 +183,12 @@ def enc_pause(pause, scope, group=""):
     return encode("pause", pause=1 if pause else 0, scope=scope, group=group)
 
 
-def enc_listener(pos=None, forward=None, up=None, vel=None):
+def enc_listener(pos=None, forward=None, up=None, vel=None, index=0, off=False):
     mask = ((LST_POS if pos is not None else 0) | (LST_FWD if forward is not None else 0) |
             (LST_UP if up is not None else 0) | (LST_VEL if vel is not None else 0))
+    # index and off (protocol 1.1) are left off the wire at their defaults
     return encode("listener", mask=mask, pos=pos, fwd=forward or (0, 0, -1), up=up or (0, 1, 0),
-                  vel=vel)
+                  vel=vel, index=index, off=1 if off else 0)
 
 
 def enc_subscribe(mask, meter_hz=0.0, profile_hz=0.0):

@@ -157,9 +157,13 @@ class _Calls:
     def resume_category(self, category):
         return self._pause(False, B.PAUSE_CATEGORY, category)
 
-    def listener(self, pos=None, forward=None, up=None, vel=None, at=None, noreply=False):
-        return self._call("listener", B.enc_listener(pos, forward, up, vel), B.dec_none, at=at,
-                          noreply=noreply)
+    def listener(self, pos=None, forward=None, up=None, vel=None, at=None, noreply=False,
+                 index=0, off=False):
+        """Moves listener `index` (0: the global one; 1..3, protocol 1.1: this
+        client's own, on from its first move until off=True). Each 3D voice is
+        heard by the nearest listener."""
+        return self._call("listener", B.enc_listener(pos, forward, up, vel, index, off),
+                          B.dec_none, at=at, noreply=noreply)
 
     def voices(self):
         """Every voice: a list of VOICE_INFO dicts (state, position_s, post ...)."""
