@@ -107,8 +107,13 @@ static const cmd_desc_t cmds[] = {
      "  Resume a voice, all voices (--all), or a bus's or category's voices.\n"
      "  A resumed voice fades back in.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
-     "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
-     "  Move or turn the listener.\n"},
+     "listener [--index N] [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
+     "listener --index N --off\n"
+     "  Move or turn the listener. --index 1..3 (protocol 1.1) is a listener of\n"
+     "  this client's own (split screen; another client's listeners are not\n"
+     "  its to move), on from its first move (it starts where listener 0 is)\n"
+     "  until --off; 0, the default, is the global one. Each 3D voice is heard\n"
+     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"},
     {"bus", CTL_BUS, HL_OP_BUS,
      "bus NAME [--gain DB] [--mute | --unmute] [--parent P] [--send T:DB] [--ramp MS]\n"
      "bus create NAME [--parent P] [--gain DB] [--mute]\nbus remove NAME\n"
@@ -162,6 +167,39 @@ static const cmd_desc_t cmds[] = {
      "  feed are heard at once (the nearest); 64 zones in all.\n"},
     {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
      "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
+    {"snapshot", CTL_SNAPSHOT, HL_OP_SNAPSHOT,
+     "snapshot start|stop NAME [--fade MS] [--intensity X] [--at +MS|FRAME]\n"
+     "snapshot define NAME [--priority N] [--fade MS]\n"
+     "snapshot set NAME BUS gain DB | mute on|off | fx INDEX PARAM VALUE\n"
+     "snapshot remove NAME\n"
+     "  A mixer snapshot: a named set of bus faders, mutes and effect parameters\n"
+     "  (EQ gain or frequency, reverb wet, filter cutoffs) blended over the mix.\n"
+     "  start blends to it over --fade (default: its own) up to --intensity X\n"
+     "  (0..1, default 1; start again to change it); stop blends back. Several\n"
+     "  stack by --priority (higher overrides: each moves the value left by the\n"
+     "  lower ones toward its own by its intensity). PARAM is the effect's p\n"
+     "  index (fx list). At most 64 snapshots of 32 settings; needs protocol 1.1.\n"},
+    {"snapshots", CTL_SNAPSHOTS, HL_OP_SNAPSHOTS,
+     "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
+    {"cone", CTL_CONE, HL_OP_CONE,
+     "cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]\n"
+     "     [--outer-gain X]\n"
+     "cone VOICE|--emitter NAME|--cue NAME --off\n"
+     "  A sound cone, as OpenAL 1.1 defines it: the source points along --dir; a\n"
+     "  listener within the inner cone (full width, degrees, default 360) hears it\n"
+     "  at full gain, beyond the outer cone (default 360) at --outer-gain (linear,\n"
+     "  0..1, default 0), and in between the gain goes linearly with the angle.\n"
+     "  On a voice now; on an emitter's voices now and later; on a cue's voices\n"
+     "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
+     "  protocol 1.1.\n"},
+    {"attenuation", CTL_ATTEN, HL_OP_ATTEN,
+     "attenuation VOICE|--cue NAME --points D:DB[,D:DB...]\n"
+     "attenuation VOICE|--cue NAME --off\n"
+     "  A custom distance curve instead of the distance model: up to 8 points of\n"
+     "  distance (m, increasing) and gain (dB, -144..+24); the gain goes linearly\n"
+     "  in dB between them and holds the end values beyond. On a voice now, or on\n"
+     "  a cue's voices started from now on. --off goes back to the model. Needs\n"
+     "  protocol 1.1.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -504,6 +542,9 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_FX: return ctl__parse_fx(argc, argv, c, err, errlen);
     case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
     case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
+    case CTL_SNAPSHOT: return ctl__parse_snapshot(argc, argv, c, err, errlen);
+    case CTL_CONE: return ctl__parse_cone(argc, argv, c, err, errlen);
+    case CTL_ATTEN: return ctl__parse_atten(argc, argv, c, err, errlen);
     case CTL_BANK: return ctl__parse_bank(argc, argv, c, err, errlen);
     case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
     case CTL_ZONES: return ctl__parse_zones(argc, argv, c, err, errlen);
@@ -559,6 +600,9 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
     case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
+    case CTL_SNAPSHOT: hl_put_snapshot(&w, &c->m.snapshot); break;
+    case CTL_CONE: hl_put_cone(&w, &c->m.cone); break;
+    case CTL_ATTEN: hl_put_atten(&w, &c->m.atten); break;
     case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
     case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
     case CTL_STATS:
@@ -579,6 +623,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_BANKS:
     case CTL_ZONES:
     case CTL_RZONES:
+    case CTL_SNAPSHOTS:
     case CTL_DUCKS:
     case CTL_CUES:
     case CTL_DEVICES:

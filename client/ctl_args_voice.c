@@ -252,9 +252,23 @@ int ctl__parse_listener(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
             m->mask |= vo[k].bit;
             matched = 1;
         }
-        if (!matched) return ctl__fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
+        if (!matched) {
+            long idx = 0;
+            int r = ctl__int_opt(argc, argv, &i, "--index", 0, 3, &idx, err, errlen);
+            if (r < 0) return -1;
+            if (r > 0) {
+                m->index = (uint8_t)idx;
+                continue;
+            }
+            if (strcmp(argv[i], "--off") == 0) {
+                m->off = 1;
+                continue;
+            }
+            return ctl__fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
+        }
     }
-    if (!m->mask)
+    if (m->off && !m->index) return ctl__fail(err, errlen, "listener: --off needs --index 1..3");
+    if (!m->mask && !m->off)
         return ctl__fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
     const char *why;
     if (hl_validate_listener(m, &why) < 0) return ctl__fail(err, errlen, "listener: %s", why);

@@ -129,6 +129,27 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     return hlc_call_listener(h, HL_OP_LISTENER, &m);
 }
 
+int heliod_set_listener_at(heliod_t *h, unsigned index, const heliod_listener_t *l, int off) {
+    if (index > 3 || (off && index == 0) || (!l && !off))
+        return hlc_set_error(h, HELIOD_EINVAL, "index: 0..3; off needs 1..3; l NULL only with off");
+    hl_listener_t m;
+    int rc = 0;
+    if (l) {
+        rc = listener_msg(h, l, &m);
+    } else {
+        hl_listener_init(&m);
+    }
+    if (rc < 0) return rc;
+    m.index = (uint8_t)index;
+    m.off = off ? 1 : 0;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
+    hl_put_listener(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_LISTENER);
+}
+
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {
     HLC_LIST(h, HL_OP_VOICES, voice_info, arr, cap, count);
 }

@@ -142,6 +142,12 @@ typedef struct {
     float pos[3], fwd[3], up[3], vel[3];
 } heliod_listener_t;
 int heliod_set_listener(heliod_t *h, const heliod_listener_t *l);
+/* Several listeners (protocol 1.1): index 0 is the global one (as
+ * heliod_set_listener); 1..3 are a client's own (split screen), on from
+ * their first set (starting where listener 0 is) until off is 1, and only
+ * their creator's (or a control client's) to move. Each 3D voice is heard
+ * by the nearest listener that is on. l may be NULL with off = 1. */
+int heliod_set_listener_at(heliod_t *h, unsigned index, const heliod_listener_t *l, int off);
 
 #define HELIOD_VOICE_PLAYING  0
 #define HELIOD_VOICE_STOPPING 1

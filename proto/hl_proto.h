@@ -107,6 +107,10 @@
     X(PARAM, 51, "param")         /* 1.1: set a parameter's value (schedulable) */                 \
     X(PARAMS, 52, "params")       /* 1.1: list the parameters */                                   \
     X(BIND, 53, "bind")           /* 1.1: bind a parameter to a cue's property through a curve */  \
+    X(SNAPSHOT, 55, "snapshot")   /* since 1.1: mixer snapshots */                                 \
+    X(SNAPSHOTS, 56, "snapshots") /* since 1.1 */                                                  \
+    X(CONE, 57, "cone")           /* since 1.1: sound cones */                                     \
+    X(ATTEN, 58, "attenuation")   /* since 1.1: custom distance curves */                          \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -595,6 +599,25 @@ typedef struct {
 #define HL_EM_VEL          0x2u /* vel is given */
 #define HL_EM_DETACHED     0x4u /* CREATE: outlives its connection (until destroyed) */
 #define HL_EM_MASK         0x7u
+/* SNAPSHOT (since 1.1): a named set of bus and effect settings */
+#define HL_MAX_SNAPSHOTS 64 /* defined at once (all processes) */
+#define HL_SNAP_ENTRIES  32 /* settings in one snapshot */
+#define HL_SNAP_DEFINE   0  /* create (or redefine: keeps its settings) with priority, fade */
+#define HL_SNAP_SET      1  /* add or replace one setting (bus, target, fx_index, param) */
+#define HL_SNAP_START    2  /* blend in to intensity over fade_ms; again: a new intensity */
+#define HL_SNAP_STOP     3  /* blend back out over fade_ms */
+#define HL_SNAP_REMOVE   4  /* forget it (a running one is cut back at once) */
+#define HL_SNAPT_GAIN    0  /* value: the bus's fader, dB */
+#define HL_SNAPT_MUTE    1  /* value: 1 muted, 0 unmuted */
+#define HL_SNAPT_FX      2  /* value: parameter `param` of insert `fx_index` */
+/* CONE (since 1.1): OpenAL 1.1's sound cone on a voice, an emitter or a cue */
+#define HL_CONE_VOICE      0 /* voice: that voice, now */
+#define HL_CONE_EMITTER    1 /* name: the emitter's voices, now and later */
+#define HL_CONE_CUE        2 /* name: the cue's voices started from now on */
+#define HL_SNAP_STATE_IDLE 0
+#define HL_SNAP_STATE_IN   1 /* fading in (or to a new intensity) */
+#define HL_SNAP_STATE_ON   2
+#define HL_SNAP_STATE_OUT  3 /* fading out after a STOP */
 
 /* ---- game parameters (protocol 1.1) ------------------------------------ */
 #define HL_MAX_CUE_BINDS  8 /* bindings on one cue */
@@ -639,6 +662,16 @@ void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
 void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
 int hl_validate_zone(const hl_zone_t *m, const char **why);
+/* SNAPSHOT: the schema's ranges, then param < HL_FX_PARAMS and a value
+ * fitting its target (a gain <= +24 dB or -inf, a mute 0 or 1, an effect
+ * parameter finite: its kind's range is checked against the effect). */
+int hl_validate_snapshot(const hl_snapshot_t *m, const char **why);
+/* CONE: the schema's ranges, a name for an emitter or cue, inner <= outer. */
+int hl_validate_cone(const hl_cone_t *m, const char **why);
+/* ATTEN: target voice or cue, npoints <= HL_ATTEN_POINTS, distances finite,
+ * >= 0 and strictly increasing, gains finite in [-144, +24] dB. */
+#define HL_ATTEN_POINTS 8
+int hl_validate_atten(const hl_atten_t *m, const char **why);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */

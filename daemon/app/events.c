@@ -388,6 +388,7 @@ void hld_events_poll(hld_daemon_t *d) {
         hld_vm_params_tick(d->vm, &d->params, now); /* game parameters -> ramped SETs */
         hld_params_bus_tick(d);                     /* ... and bus gains, effect parameters */
         hld_rzones_tick(&d->rzones, now);
+        hld_snaps_tick(&d->snaps); /* the next segment of a snapshot blend */
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         hld_files_tick(&d->files); /* file reads past the open budget */
         expire_detached_loops(d, now);

@@ -81,7 +81,7 @@ typedef struct {
             uint32_t curve;  /* HL_FADE_* */
         } stop;
         hl_voice_set_t set;
-        hl_listener_state_t listener;
+        hl_listener_state_t listener; /* slot: its index; gen 1: turned off */
         struct {
             int32_t bus; /* 0..HL_MAX_BUSES-1, or HL_MASTER */
             float gain;
@@ -237,6 +237,10 @@ typedef struct {
     uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
+    float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
+    float cone_inner, cone_outer, cone_outer_gain;
+    uint32_t curve_n; /* the attenuation curve (hl_voice_params_t); 0 = the model */
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     uint32_t gen;
     uint32_t slot;
     uint64_t tag;
@@ -317,6 +321,8 @@ struct hl_mixer {
     uint64_t seq;
     uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
+    hl_listener_state_t lis_x_ctl[HL_MIX_LISTENERS - 1]; /* listeners 1.. as last sent */
+    uint32_t lis_on_ctl;                                 /* bit k: listener k + 1 is on */
     float bus_gain_ctl[HL_NUM_GAINS];
     float bus_mute_ctl[HL_NUM_GAINS];
     hl_graph_t graph_ctl;
@@ -347,6 +353,8 @@ struct hl_mixer {
     uint32_t *rt_active; /* dense list of live slots */
     uint32_t n_rt_active;
     hl_listener_state_t listener;
+    hl_listener_state_t lis_x[HL_MIX_LISTENERS - 1]; /* listeners 1.. (audio thread) */
+    uint32_t lis_on;                                 /* bit k: listener k + 1 is on */
     uint64_t clock;        /* engine frames rendered before the current internal block */
     float sound_speed;     /* m/s (cfg, or HL_SPEED_OF_SOUND) */
     float dop_coef;        /* Doppler one-pole coefficient per HL_PITCH_GRID frames */

@@ -295,6 +295,17 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
     if (s->mask & HL_MIX_SET_PAN) v->p.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(v->p.pos, s->pos, sizeof v->p.pos);
     if (s->mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s->vel, sizeof v->p.vel);
+    if (s->mask & HL_MIX_SET_CURVE) {
+        v->p.curve_n = s->curve_n;
+        memcpy(v->p.curve_d, s->curve_d, sizeof v->p.curve_d);
+        memcpy(v->p.curve_db, s->curve_db, sizeof v->p.curve_db);
+    }
+    if (s->mask & HL_MIX_SET_CONE) {
+        memcpy(v->p.cone_dir, s->cone_dir, sizeof v->p.cone_dir);
+        v->p.cone_inner = s->cone_inner;
+        v->p.cone_outer = s->cone_outer;
+        v->p.cone_outer_gain = s->cone_outer_gain;
+    }
     if (s->mask & HL_MIX_SET_FILTER) {
         v->p.lp_hz = s->lp_hz;
         v->p.hp_hz = s->hp_hz;

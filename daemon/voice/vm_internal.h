@@ -63,7 +63,10 @@ struct hld_vm {
     struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
     uint32_t n_slots;
     hld_vm_counters_t n;
-    hl_listener_state_t lis; /* copy taken per ranking / admission */
+    hl_listener_state_t lis;            /* copy taken per ranking / admission */
+    float lis_pos[HL_MIX_LISTENERS][3]; /* every listener on (lis first), same copy */
+    uint32_t n_lis;
+    uint32_t lis_voices[HL_MIX_LISTENERS]; /* 3D voices per nearest listener, last ranking */
     float
         bus_gain[HL_MAX_BUSES]; /* likewise: how loud each bus is heard (hl_mixer_bus_heard_gain) */
 };

@@ -17,9 +17,14 @@
 
 float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
     if (!(v->p.flags & HL_MIX_3D)) return 0.0f;
-    float dx = v->p.pos[0] - vm->lis.pos[0], dy = v->p.pos[1] - vm->lis.pos[1],
-          dz = v->p.pos[2] - vm->lis.pos[2];
-    return sqrtf(dx * dx + dy * dy + dz * dz);
+    float best = -1.0f;
+    for (uint32_t k = 0; k < vm->n_lis || k == 0; k++) { /* the nearest listener hears it */
+        const float *lp = vm->n_lis ? vm->lis_pos[k] : vm->lis.pos;
+        float dx = v->p.pos[0] - lp[0], dy = v->p.pos[1] - lp[1], dz = v->p.pos[2] - lp[2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (best < 0.0f || d2 < best) best = d2;
+    }
+    return sqrtf(best);
 }
 
 /* Gain x bus gain x distance attenuation; *beyond = 3D past max distance
@@ -43,8 +48,9 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
             }
             d = v->p.max_distance;
         }
-        g *= hl_distance_gain((int)v->p.model, d, v->p.min_distance, v->p.max_distance,
-                              v->p.rolloff);
+        g *= v->p.curve_n ? hl_curve_gain(v->p.curve_n, v->p.curve_d, v->p.curve_db, d)
+                          : hl_distance_gain((int)v->p.model, d, v->p.min_distance,
+                                             v->p.max_distance, v->p.rolloff);
     }
     return g;
 }
@@ -53,6 +59,12 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
  * control side. */
 void vm_snapshot(hld_vm_t *vm) {
     hl_mixer_get_listener(vm->mx, &vm->lis);
+    vm->n_lis = 0;
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++) {
+        hl_listener_state_t l;
+        if (hl_mixer_get_listener_at(vm->mx, k, &l))
+            memcpy(vm->lis_pos[vm->n_lis++], l.pos, sizeof l.pos);
+    }
     for (uint32_t b = 0; b < HL_MAX_BUSES; b++)
         vm->bus_gain[b] = hl_mixer_bus_heard_gain(vm->mx, (int)b);
 }

@@ -111,6 +111,15 @@ int main(void) {
     F_(heliod_reverb_zone_info_t, zone);
     F_(heliod_reverb_zone_info_t, weight);
     F_(heliod_reverb_zone_info_t, send_db);
+    S_(heliod_snapshot_info_t);
+    F_(heliod_snapshot_info_t, name);
+    F_(heliod_snapshot_info_t, priority);
+    F_(heliod_snapshot_info_t, fade_ms);
+    F_(heliod_snapshot_info_t, settings);
+    F_(heliod_snapshot_info_t, state);
+    F_(heliod_snapshot_info_t, intensity);
+    F_(heliod_snapshot_info_t, target);
+    F_(heliod_snapshot_info_t, owner);
     S_(heliod_fx_t);
     F_(heliod_fx_t, kind);
     F_(heliod_fx_t, type);

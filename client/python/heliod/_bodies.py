@@ -183,11 +183,12 @@ def enc_pause(pause, scope, group=""):
     return encode("pause", pause=1 if pause else 0, scope=scope, group=group)
 
 
-def enc_listener(pos=None, forward=None, up=None, vel=None):
+def enc_listener(pos=None, forward=None, up=None, vel=None, index=0, off=False):
     mask = ((LST_POS if pos is not None else 0) | (LST_FWD if forward is not None else 0) |
             (LST_UP if up is not None else 0) | (LST_VEL if vel is not None else 0))
+    # index and off (protocol 1.1) are left off the wire at their defaults
     return encode("listener", mask=mask, pos=pos, fwd=forward or (0, 0, -1), up=up or (0, 1, 0),
-                  vel=vel)
+                  vel=vel, index=index, off=1 if off else 0)
 
 
 def enc_subscribe(mask, meter_hz=0.0, profile_hz=0.0):
@@ -495,6 +496,44 @@ def enc_rzone(action, zone, pos=(0, 0, 0), radius=0.0, fade=0.0, bus="", feed=""
     return encode("rzone", action=action, name=name(zone, "zone"), pos=pos, radius=radius,
                   fade=fade, bus=name(bus, "bus", empty=True), feed=name(feed, "feed", empty=True),
                   preset=enum(REVERB_PRESETS, preset, "preset"))
+
+
+SNAPSHOT_TARGETS = ("gain", "mute", "fx")
+SNAPSHOT_STATES = ("idle", "fading-in", "on", "fading-out")
+
+
+def enc_snapshot(action, snap, priority=0, fade_ms=-1.0, intensity=1.0, bus="", target="gain",
+                 fx_index=0, param=0, value=0.0):
+    return encode("snapshot", action=action, name=name(snap, "snapshot"), priority=priority,
+                  fade_ms=fade_ms, intensity=intensity, bus=name(bus, "bus", empty=True),
+                  target=enum(SNAPSHOT_TARGETS, target, "target"), fx_index=fx_index,
+                  param=param, value=value)
+
+
+CONE_TARGETS = ("voice", "emitter", "cue")
+
+
+def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, outer_deg=360.0,
+             outer_gain=0.0):
+    return encode("cone", target=enum(CONE_TARGETS, target, "target"), voice=voice,
+                  name=name(name_, "name", empty=True), dir=dir, inner_deg=inner_deg,
+                  outer_deg=outer_deg, outer_gain=outer_gain)
+
+
+def enc_atten(target, voice=0, name_="", points=()):
+    pts = list(points)
+    if len(pts) > 8:
+        raise HeliodError(-4, "points: at most 8")
+    d = [float(p[0]) for p in pts] + [0.0] * (8 - len(pts))
+    g = [float(p[1]) for p in pts] + [0.0] * (8 - len(pts))
+    return encode("atten", target=enum(CONE_TARGETS, target, "target"), voice=voice,
+                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g)
+
+
+def get_snapshot_info(r):
+    d = get(r, "snapshot_info")
+    d["state"] = SNAPSHOT_STATES[d["state"]]
+    return d
 
 
 def get_rzone_info(r):
