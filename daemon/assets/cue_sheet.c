@@ -97,6 +97,8 @@ typedef struct {
     hl_cue_t def;
     uint32_t line;                /* of the [cue NAME] header */
     uint32_t key_line[NCUE_KEYS]; /* last line that set each key, 0 = not set */
+    hld_tempo_t tempo;            /* `tempo` / `tempo-change` (a sheet's only: not on the wire) */
+    uint32_t tempo_line;
 } tmp_cue_t;
 
 typedef struct {
@@ -364,6 +366,17 @@ static int parse_line(ld_t *L, char *raw) {
     if (!L->cur_cue && !L->cur_cat)
         return ld_fail(L, L->line, HELIOD_EINVAL, "%.64s: outside a [cue] or [category] section",
                        key);
+    if (L->cur_cue && (strcmp(key, "tempo") == 0 || strcmp(key, "tempo-change") == 0)) {
+        const char *why = NULL;
+        int is_tempo = key[5] == '\0';
+        if (is_tempo && L->cur_cue->tempo_line)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "tempo: already set at line %u",
+                           (unsigned)L->cur_cue->tempo_line);
+        if (is_tempo) L->cur_cue->tempo_line = L->line;
+        if ((is_tempo ? hld_tempo_parse : hld_tempo_parse_change)(&L->cur_cue->tempo, val, &why))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: %s", L->cur_cue->def.name, why);
+        return 0;
+    }
     const ini_key_t *keys = L->cur_cue ? k_cue_keys : k_cat_keys;
     int nkeys = L->cur_cue ? NCUE_KEYS : NCAT_KEYS;
     uint32_t *lines = L->cur_cue ? L->cur_cue->key_line : L->cur_cat->key_line;
@@ -587,6 +600,7 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
         hld_cue_t *e =
             hld_cue_apply(c, def, &sp, old, def->category[0] ? as_cat(c, as, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
+        if (e) e->tempo = L->cues[i].tempo; /* a sheet without one clears it */
         if (as && as->own && e) as->own(as->ctx, 0, &e->owner, !old);
     }
     if (ncues) *ncues = L->ncues;

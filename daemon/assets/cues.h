@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "hl_proto.h"
+#include "tempo.h"
 
 #define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
 #define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
@@ -48,6 +49,7 @@ typedef struct hld_cue {
     uint32_t seq_next;     /* HL_PICK_SEQUENCE: next variation */
     int32_t last_pick;     /* HL_PICK_SHUFFLE: previous variation, -1 none */
     uint32_t owner;        /* client id that defined it, 0: the daemon (--cues, config) */
+    hld_tempo_t tempo;     /* its tempo map (a cue sheet's `tempo`), n = 0 none */
 } hld_cue_t;
 
 typedef struct {

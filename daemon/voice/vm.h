@@ -147,6 +147,9 @@ typedef struct {
     /* engine frame it started on: its STARTED frame, or (never real yet)
      * the frame it was admitted for; a musical grid's reference (CLOCK) */
     uint64_t start_frame;
+    /* music (a cue with a tempo map): engine frame up to which its beats
+     * were reported (vm_music.c), 0 none yet */
+    uint64_t beat_done;
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;
@@ -275,6 +278,20 @@ void hld_vm_count_virtual(hld_vm_t *vm);
 /* Routes a mixer event (ENDED / STARTED) to its logical voice. Returns 1 if
  * the event belonged to the voice manager. */
 int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
+
+/* Music: a beat of a voice whose cue has a tempo map (tempo.h). frame: the
+ * first engine frame at or after the beat's position; bar = beat / NUM. */
+typedef struct {
+    uint64_t voice, frame, beat;
+    uint32_t bar, beat_in_bar;
+    float bpm;
+    uint32_t owner;
+} hld_vm_beat_t;
+typedef void (*hld_vm_beat_fn)(void *user, const hld_vm_beat_t *b);
+/* Reports (fn) every beat of the playing (ACTIVE, real or virtual, not
+ * paused) music voices that falls on engine frames up to hi (exclusive) and
+ * was not reported yet, in each voice's order. Main thread; vm_music.c. */
+void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user);
 
 /* Emitters. */
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],

@@ -133,8 +133,8 @@ static void fix_stat(void *p, int v) {
 }
 static void fix_subscribe(void *p, int v) {
     hl_subscribe_t *m = p;
-    m->mask = v ? HL_SUB_MASK & ~HL_SUB_STREAM : HL_SUB_ENDED; /* the 1.0 bits */
-    if (!v) m->profile_hz = 0.0f;                              /* optional: absent on the wire */
+    m->mask = v ? HL_SUB_MASK & ~(HL_SUB_STREAM | HL_SUB_MUSIC) : HL_SUB_ENDED; /* the 1.0 bits */
+    if (!v) m->profile_hz = 0.0f; /* optional: absent on the wire */
 }
 static void fix_bus(void *p, int v) {
     hl_bus_t *m = p;

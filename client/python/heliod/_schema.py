@@ -208,7 +208,7 @@ MESSAGES = {
         ("size", "U64", 0, None, 0, 0x0100),
     ),
     "subscribe": (  # SUBSCRIBE
-        ("mask", "FLAGS32", 1023, None, 0, 0x0100),
+        ("mask", "FLAGS32", 2047, None, 0, 0x0100),
         ("meter_hz", "F32", 0, None, 0.0, 0x0100),
         ("profile_hz", "F32OPT", 0, None, 0.0, 0x0100),
     ),
@@ -397,6 +397,7 @@ SUB_BANK = 0x40
 SUB_ZONES = 0x80
 SUB_PROFILE = 0x100
 SUB_STREAM = 0x200
+SUB_MUSIC = 0x400
 LOAD_STREAM = 0x1
 LOAD_SHARED = 0x2
 LOAD_PIN = 0x4

@@ -1,0 +1,77 @@
+/*
+ * music.c - BEAT and BAR events of the voices whose cue has a tempo map.
+ *
+ * Every poll tick (about once per audio period) the main thread asks the
+ * voice manager for the beats that fall before the horizon: half a period
+ * past now on the engine's clock (hl_mixer_clock: the last callback's frame
+ * and CLOCK_MONOTONIC time), so each event leaves within half a period of
+ * its beat's time, usually ahead of it. The frame a beat falls on comes
+ * from the voice's position model (vm_music.c), not from the audio thread;
+ * its time_ns is that frame on the engine's clock: the callback time of the
+ * block it is in plus its offset there (add the output latency of CLOCK for
+ * when it is heard). A render (--render) walks one period ahead of the
+ * block it renders next, so the frames are the same whatever the CPU; with
+ * --render-events FILE it writes each event as a line:
+ *
+ *     beat|bar VOICE FRAME BEAT BAR BEAT_IN_BAR BPM
+ *
+ * Events go to the voice's owner if it subscribed MUSIC, and to every
+ * connection that subscribed MUSIC with ALL.
+ */
+#include <stdio.h>
+
+#include "conn.h"
+#include "daemon.h"
+#include "engine.h"
+#include "vm.h"
+
+typedef struct {
+    hld_daemon_t *d;
+    uint64_t clk_frame, clk_ns;
+    uint32_t rate;
+} music_ctx_t;
+
+static void on_beat(void *user, const hld_vm_beat_t *b) {
+    music_ctx_t *m = user;
+    hld_daemon_t *d = m->d;
+    int64_t df = (int64_t)(b->frame - m->clk_frame);
+    int64_t dns = df * (int64_t)HLD_NS_PER_S / (int64_t)m->rate;
+    hl_event_t ev = {.type = b->beat_in_bar == 0 ? HL_EVENT_BAR : HL_EVENT_BEAT,
+                     .voice = b->voice,
+                     .frame = b->frame,
+                     .time_ns = (uint64_t)((int64_t)m->clk_ns + dns),
+                     .beat = b->beat,
+                     .bar = b->bar,
+                     .beat_in_bar = (uint8_t)b->beat_in_bar,
+                     .bpm = b->bpm};
+    if (d->music_log)
+        fprintf(d->music_log, "%s %llu %llu %llu %u %u %.3f\n",
+                ev.type == HL_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
+                (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar, b->beat_in_bar,
+                (double)b->bpm);
+    for (hld_conn_t *c = d->net.conns; c; c = c->next) {
+        if (!(c->sub & HL_SUB_MUSIC)) continue;
+        if (c->id == b->owner || (c->sub & HL_SUB_ALL)) hld_events_send(c, &ev);
+    }
+}
+
+void hld_music_tick(hld_daemon_t *d) {
+    hl_mixer_t *mx = d->engine.mixer;
+    if (!mx || !d->vm) return;
+    music_ctx_t m = {.d = d, .rate = d->engine.rate};
+    uint64_t period = d->engine.period, hi;
+    hl_mixer_clock(mx, &m.clk_frame, &m.clk_ns);
+    if (d->cfg.driver == HLD_DRIVER_RENDER || m.clk_ns == 0) {
+        /* the next block, whatever the clock says */
+        m.clk_frame = hl_mixer_frames(mx);
+        m.clk_ns = hld_now_ns();
+        hi = m.clk_frame + period;
+    } else {
+        uint64_t now = hld_now_ns();
+        uint64_t ahead = now > m.clk_ns ? now - m.clk_ns : 0;
+        hi = m.clk_frame + ahead * m.rate / HLD_NS_PER_S + period / 2;
+    }
+    if (hi < d->music_horizon) hi = d->music_horizon;
+    d->music_horizon = hi;
+    hld_vm_beats(d->vm, hi, on_beat, &m);
+}

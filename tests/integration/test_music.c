@@ -1,0 +1,171 @@
+/*
+ * test_music.c - tempo maps and BEAT/BAR events (README "Music").
+ *
+ * render_map: `heliod --render` of ten minutes of a looping music cue at 120
+ * BPM 4/4 with a change to 140 BPM at beat 64 (at 8 kHz, so the ten minutes
+ * render in about a second), its events written with --render-events: every
+ * BEAT and BAR the render reports falls on the frame the map gives, computed
+ * here on its own (the voice's start frame + the loop passes + the beat's
+ * whole position, 0 samples off), none is missing or doubled, bars are every
+ * fourth beat; a second render gives byte-identical audio and events.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+
+#define RATE   8000
+#define START  1000u                           /* the music's start frame */
+#define LEN    (64u * 4000u + 96000u)          /* 64 beats at 120, 28 at 140 */
+#define END_MS 600000u                         /* ten minutes after START */
+#define END    (START + END_MS / 1000u * RATE) /* '@+MS end' */
+#define NUM    4u
+
+static char g_dir[256];
+
+static void path_of(char *buf, size_t cap, const char *name) {
+    snprintf(buf, cap, "%s/%s", g_dir, name);
+}
+
+static void gen_saw(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    for (int c = 0; c < ch; c++)
+        out[c] = 0.25f * (float)(i % 400u) / 400.0f;
+}
+
+/* The map, on its own: beat k's whole position in the sound. */
+static uint64_t beat_pos(uint64_t k) {
+    if (k < 64) return (k * 60u * RATE + 119u) / 120u;
+    return 64u * 4000u + ((k - 64u) * 60u * RATE + 139u) / 140u;
+}
+
+static int render(const char *score, const char *out, const char *events) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
+        char logp[300];
+        path_of(logp, sizeof logp, "render.log");
+        FILE *lf = freopen(logp, "a", stderr);
+        (void)lf;
+        execlp(bin, bin, "--render", score, "--out", out, "--render-events", events, "--rate",
+               "8000", "--log-level", "warn", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int same_files(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        int x = fgetc(fa), y = fgetc(fb);
+        if (x != y) same = 0;
+        if (x == EOF || y == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+static void render_map(void **state) {
+    (void)state;
+    char wav[300], cues[300], score[300], out1[300], out2[300], ev1[300], ev2[300];
+    path_of(wav, sizeof wav, "song.wav");
+    path_of(cues, sizeof cues, "music.cues");
+    path_of(score, sizeof score, "score.txt");
+    path_of(out1, sizeof out1, "out1.wav");
+    path_of(out2, sizeof out2, "out2.wav");
+    path_of(ev1, sizeof ev1, "ev1.txt");
+    path_of(ev2, sizeof ev2, "ev2.txt");
+    assert_int_equal(
+        th_write_sound(wav, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE, LEN, gen_saw, NULL), 0);
+    FILE *f = fopen(cues, "w");
+    assert_non_null(f);
+    fprintf(f, "[cue song]\nsound = song\nloop = yes\ntempo = 120 4/4\ntempo-change = 64:140\n");
+    fclose(f);
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load song %s\ncues load %s\n@%u play song\n@+%u end\n", wav, cues, START, END_MS);
+    fclose(f);
+
+    assert_int_equal(render(score, out1, ev1), 0);
+    f = fopen(ev1, "r");
+    assert_non_null(f);
+    char kind[8];
+    unsigned long long voice, frame, beat;
+    unsigned bar, in_bar;
+    double bpm;
+    uint64_t pass = 0, k = 0, n = 0, nbars = 0, v0 = 0;
+    while (fscanf(f, "%7s %llu %llu %llu %u %u %lf", kind, &voice, &frame, &beat, &bar, &in_bar,
+                  &bpm) == 7) {
+        if (frame >= END) continue; /* announced ahead of the end */
+        if (n == 0) v0 = voice;
+        assert_int_equal(voice, v0);
+        uint64_t want = START + pass * LEN + beat_pos(k);
+        if (frame != want || beat != k)
+            fail_msg("event %llu: %s beat %llu at frame %llu, the map says beat %llu at %llu",
+                     (unsigned long long)n, kind, beat, frame, (unsigned long long)k,
+                     (unsigned long long)want);
+        assert_int_equal(bar, k / NUM);
+        assert_int_equal(in_bar, k % NUM);
+        assert_string_equal(kind, k % NUM == 0 ? "bar" : "beat");
+        assert_true(bpm == (k < 64 ? 120.0 : 140.0));
+        nbars += k % NUM == 0;
+        n++;
+        if (++k == 92) { /* the sound's last beat: the loop starts over */
+            k = 0;
+            pass++;
+        }
+    }
+    fclose(f);
+    /* every beat before END: none missing at the end either */
+    uint64_t expect = 0;
+    for (uint64_t p = 0;; p++) {
+        uint64_t b = 0;
+        while (b < 92 && START + p * LEN + beat_pos(b) < END)
+            b++;
+        expect += b;
+        if (b < 92) break;
+    }
+    assert_int_equal(n, expect);
+    assert_true(n > 1200 && nbars > 300);
+    print_message("render_map: %llu beats (%llu bars) over %u s, each on its map frame\n",
+                  (unsigned long long)n, (unsigned long long)nbars, END_MS / 1000u);
+
+    assert_int_equal(render(score, out2, ev2), 0);
+    assert_true(same_files(out1, out2));
+    assert_true(same_files(ev1, ev2));
+}
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/heliod-music-XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(render_map),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
