@@ -151,6 +151,14 @@ void ctl_print_event(const heliod_event_t *ev) {
             ctl_json_str(ev->message ? ev->message : "");
             printf("}\n");
             break;
+        case HELIOD_EVENT_BEAT:
+        case HELIOD_EVENT_BAR:
+            printf("{\"event\":\"%s\",\"voice\":%llu,\"frame\":%llu,\"beat\":%llu,\"bar\":%u,"
+                   "\"beat_in_bar\":%u,\"bpm\":%.3f,\"time_ns\":%llu}\n",
+                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)ev->voice,
+                   (unsigned long long)ev->frame, (unsigned long long)ev->beat, ev->bar,
+                   ev->beat_in_bar, (double)ev->bpm, (unsigned long long)ev->time_ns);
+            break;
         case HELIOD_EVENT_BANK: break; /* bank load prints those */
         default:
             printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
@@ -186,6 +194,13 @@ void ctl_print_event(const heliod_event_t *ev) {
             else
                 printf("reload %s failed %s: %s (the old data stays)\n", ev->sound ? ev->sound : "",
                        hl_errname(ev->status), ev->message ? ev->message : "");
+            break;
+        case HELIOD_EVENT_BEAT:
+        case HELIOD_EVENT_BAR: /* as heliod --render-events, then the time */
+            printf("%s %llu %llu %llu %u %u %.3f %llu\n",
+                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)ev->voice,
+                   (unsigned long long)ev->frame, (unsigned long long)ev->beat, ev->bar,
+                   ev->beat_in_bar, (double)ev->bpm, (unsigned long long)ev->time_ns);
             break;
         case HELIOD_EVENT_BANK: break;
         default:

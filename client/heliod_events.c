@@ -25,6 +25,9 @@ _Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == H
                    HELIOD_PROFILE_MAX_STREAMS == HL_PROFILE_MAX_STREAMS &&
                    HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
                "profile subscription and event are the wire's");
+_Static_assert(HELIOD_SUB_MUSIC == HL_SUB_MUSIC && HELIOD_EVENT_BEAT == HL_EVENT_BEAT &&
+                   HELIOD_EVENT_BAR == HL_EVENT_BAR,
+               "music subscription and events are the wire's");
 
 /* The core's event sink: one event for fn (never NULL here). */
 static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, heliod_event_fn fn,
@@ -44,6 +47,11 @@ static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, he
         .time_ns = e->time_ns,
         .sound = e->type == HL_EVENT_RELOAD ? e->sound : NULL,
         .frames = e->frames,
+        .frame = e->frame,
+        .beat = e->beat,
+        .bar = e->bar,
+        .beat_in_bar = e->beat_in_bar,
+        .bpm = e->bpm,
     };
     if (e->type == HL_EVENT_METER) {
         hlc_from_meter_event(&e->meter, &meter);

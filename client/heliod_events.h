@@ -67,7 +67,18 @@ int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz);
  * sound: its name; status 0: new plays get the new data (frames: its new
  * length at the engine rate; voices already playing finish on the old);
  * status < 0: the reload failed, the old data stays (message says why). */
-#define HELIOD_EVENT_RELOAD    11
+#define HELIOD_EVENT_RELOAD 11
+/* HELIOD_EVENT_BEAT and HELIOD_EVENT_BAR (subscription HELIOD_SUB_MUSIC;
+ * protocol 1.1): a beat of a voice whose cue has a tempo map (cue sheet
+ * `tempo`). frame: the engine frame it falls on (the first at or after the
+ * beat's position in the sound); time_ns: that frame's CLOCK_MONOTONIC time
+ * on the engine's clock (add CLOCK's output latency for when it is heard);
+ * beat and bar: 0-based since the sound's start; beat_in_bar; bpm there.
+ * BAR replaces BEAT on a bar's first beat. Sent within about half an audio
+ * period of time_ns, usually ahead of it. */
+#define HELIOD_SUB_MUSIC       0x400u
+#define HELIOD_EVENT_BEAT      13
+#define HELIOD_EVENT_BAR       14
 #define HELIOD_METER_MAX_BUSES 32
 typedef struct {
     char name[64]; /* the bus name; "master" for the master */
@@ -138,6 +149,11 @@ typedef struct {
      * status and message as above */
     const char *sound;
     uint32_t frames;
+
+    /* BEAT and BAR (1.1): see HELIOD_EVENT_BEAT; voice and time_ns as above */
+    uint64_t frame, beat;
+    uint32_t bar, beat_in_bar;
+    float bpm;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
 void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user);
