@@ -152,13 +152,16 @@ void ctl_print_event(const heliod_event_t *ev) {
             printf("}\n");
             break;
         case HELIOD_EVENT_BEAT:
-        case HELIOD_EVENT_BAR:
+        case HELIOD_EVENT_BAR: {
+            const heliod_beat_t *b = heliod_event_beat(ev);
+            if (!b) break;
             printf("{\"event\":\"%s\",\"voice\":%llu,\"frame\":%llu,\"beat\":%llu,\"bar\":%u,"
                    "\"beat_in_bar\":%u,\"bpm\":%.3f,\"time_ns\":%llu}\n",
-                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)ev->voice,
-                   (unsigned long long)ev->frame, (unsigned long long)ev->beat, ev->bar,
-                   ev->beat_in_bar, (double)ev->bpm, (unsigned long long)ev->time_ns);
+                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
+                   (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar,
+                   b->beat_in_bar, (double)b->bpm, (unsigned long long)b->time_ns);
             break;
+        }
         case HELIOD_EVENT_BANK: break; /* bank load prints those */
         default:
             printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
@@ -196,12 +199,15 @@ void ctl_print_event(const heliod_event_t *ev) {
                        hl_errname(ev->status), ev->message ? ev->message : "");
             break;
         case HELIOD_EVENT_BEAT:
-        case HELIOD_EVENT_BAR: /* as heliod --render-events, then the time */
+        case HELIOD_EVENT_BAR: { /* as heliod --render-events, then the time */
+            const heliod_beat_t *b = heliod_event_beat(ev);
+            if (!b) break;
             printf("%s %llu %llu %llu %u %u %.3f %llu\n",
-                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)ev->voice,
-                   (unsigned long long)ev->frame, (unsigned long long)ev->beat, ev->bar,
-                   ev->beat_in_bar, (double)ev->bpm, (unsigned long long)ev->time_ns);
+                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
+                   (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar,
+                   b->beat_in_bar, (double)b->bpm, (unsigned long long)b->time_ns);
             break;
+        }
         case HELIOD_EVENT_BANK: break;
         default:
             printf("error %u %s: %s\n", ev->request_id, hl_errname(ev->status),

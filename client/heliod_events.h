@@ -149,13 +149,20 @@ typedef struct {
      * status and message as above */
     const char *sound;
     uint32_t frames;
-
-    /* BEAT and BAR (1.1): see HELIOD_EVENT_BEAT; voice and time_ns as above */
-    uint64_t frame, beat;
-    uint32_t bar, beat_in_bar;
-    float bpm;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
+/* A BEAT or BAR event's beat (HELIOD_EVENT_BEAT). */
+typedef struct {
+    heliod_voice_t voice;
+    uint64_t frame;   /* engine frame the beat falls on */
+    uint64_t time_ns; /* its CLOCK_MONOTONIC time on the engine clock */
+    uint64_t beat;    /* 0-based since the sound's start */
+    uint32_t bar, beat_in_bar;
+    float bpm;
+} heliod_beat_t;
+/* The beat of a BEAT or BAR event the library delivered to the event
+ * callback (valid during the callback), else NULL (since 1.1). */
+const heliod_beat_t *heliod_event_beat(const heliod_event_t *ev);
 void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user);
 
 #endif /* HELIOD_EVENTS_H */

@@ -256,6 +256,14 @@ int main(void) {
     F_(heliod_event_t, profile);
     F_(heliod_event_t, sound);
     F_(heliod_event_t, frames);
+    S_(heliod_beat_t);
+    F_(heliod_beat_t, voice);
+    F_(heliod_beat_t, frame);
+    F_(heliod_beat_t, time_ns);
+    F_(heliod_beat_t, beat);
+    F_(heliod_beat_t, bar);
+    F_(heliod_beat_t, beat_in_bar);
+    F_(heliod_beat_t, bpm);
     S_(heliod_bank_info_t);
     F_(heliod_bank_info_t, name);
     F_(heliod_bank_info_t, path);
@@ -279,17 +287,17 @@ int main(void) {
     F_(heliod_clock_t, rate);
     F_(heliod_clock_t, period);
     F_(heliod_clock_t, output_latency_ns);
-    S_(heliod_reply_t);
-    F_(heliod_reply_t, request_id);
-    F_(heliod_reply_t, status);
-    F_(heliod_reply_t, message);
-    F_(heliod_reply_t, voice);
-    F_(heliod_reply_t, stolen);
     S_(heliod_stream_params_t);
     F_(heliod_stream_params_t, rate);
     F_(heliod_stream_params_t, channels);
     F_(heliod_stream_params_t, format);
     F_(heliod_stream_params_t, frames);
     F_(heliod_stream_params_t, play);
+    S_(heliod_reply_t);
+    F_(heliod_reply_t, request_id);
+    F_(heliod_reply_t, status);
+    F_(heliod_reply_t, message);
+    F_(heliod_reply_t, voice);
+    F_(heliod_reply_t, stolen);
     return 0;
 }

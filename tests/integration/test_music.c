@@ -192,14 +192,21 @@ static uint64_t mono_ns(void) {
 static void on_rt_event(void *user, const heliod_event_t *e) {
     rt_state_t *st = user;
     if (e->type == HELIOD_EVENT_ENDED) st->ended = 1;
-    if ((e->type != HELIOD_EVENT_BEAT && e->type != HELIOD_EVENT_BAR) || st->n >= RT_EVENTS) return;
+    const heliod_beat_t *b = heliod_event_beat(e);
+    if ((e->type != HELIOD_EVENT_BEAT && e->type != HELIOD_EVENT_BAR) || st->n >= RT_EVENTS) {
+        assert_null(b);
+        return;
+    }
+    assert_non_null(b);
+    assert_true(b->voice == e->voice && b->time_ns == e->time_ns && b->bar == e->frames &&
+                b->beat_in_bar == (uint32_t)e->reason);
     st->ev[st->n].type = e->type;
-    st->ev[st->n].frame = e->frame;
-    st->ev[st->n].beat = e->beat;
-    st->ev[st->n].time_ns = e->time_ns;
+    st->ev[st->n].frame = b->frame;
+    st->ev[st->n].beat = b->beat;
+    st->ev[st->n].time_ns = b->time_ns;
     st->ev[st->n].arrival_ns = mono_ns();
-    st->ev[st->n].bar = e->bar;
-    st->ev[st->n].in_bar = e->beat_in_bar;
+    st->ev[st->n].bar = b->bar;
+    st->ev[st->n].in_bar = b->beat_in_bar;
     st->n++;
 }
 
