@@ -249,7 +249,8 @@ static const cmd_desc_t cmds[] = {
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"
      "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
-     "  reload (a sound's file changed: heliod --watch-assets), and the errors of\n"
+     "  reload (a sound's file changed: heliod --watch-assets), beat and bar (music\n"
+     "  voices: VOICE FRAME BEAT BAR BEAT_IN_BAR BPM TIME_NS), and the errors of\n"
      "  fire-and-forget requests, one a line.\n"},
     {"meter", CTL_METER, HL_OP_SUBSCRIBE,
      "meter [--rate HZ] [--count N] [--json]\n"
