@@ -26,7 +26,7 @@ _Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == H
                    HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
                "profile subscription and event are the wire's");
 _Static_assert(HELIOD_SUB_MUSIC == HL_SUB_MUSIC && HELIOD_EVENT_BEAT == HL_EVENT_BEAT &&
-                   HELIOD_EVENT_BAR == HL_EVENT_BAR,
+                   HELIOD_EVENT_BAR == HL_EVENT_BAR && HELIOD_EVENT_MARKER == HL_EVENT_MARKER,
                "music subscription and events are the wire's");
 
 /* A BEAT or BAR event as the callback gets it: the public event first, its
@@ -39,7 +39,9 @@ typedef struct {
 } beat_event_t;
 
 const heliod_beat_t *heliod_event_beat(const heliod_event_t *ev) {
-    if (!ev || (ev->type != HELIOD_EVENT_BEAT && ev->type != HELIOD_EVENT_BAR)) return NULL;
+    if (!ev || (ev->type != HELIOD_EVENT_BEAT && ev->type != HELIOD_EVENT_BAR &&
+                ev->type != HELIOD_EVENT_MARKER))
+        return NULL;
     const beat_event_t *be = (const beat_event_t *)(const void *)ev;
     return be->magic == BEAT_MAGIC ? &be->beat : NULL;
 }
@@ -63,6 +65,17 @@ static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, he
         .sound = e->type == HL_EVENT_RELOAD ? e->sound : NULL,
         .frames = e->frames,
     };
+    if (e->type == HL_EVENT_MARKER) {
+        beat_event_t be = {
+            .ev = ev,
+            .beat = {
+                .voice = e->voice, .frame = e->frame, .time_ns = e->time_ns, .beat = e->marker_id}};
+        be.ev.message = e->label;
+        be.ev.frames = e->marker_id;
+        be.magic = BEAT_MAGIC;
+        fn(user, &be.ev);
+        return;
+    }
     if (e->type == HL_EVENT_BEAT || e->type == HL_EVENT_BAR) {
         beat_event_t be = {.ev = ev,
                            .beat = {.voice = e->voice,

@@ -317,7 +317,7 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SUB_ZONES        0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE      0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 #define HL_SUB_STREAM       0x200u /* STREAM events: frames a client-fed stream consumed (1.1) */
-#define HL_SUB_MUSIC        0x400u /* BEAT and BAR events of music voices (tempo maps; 1.1) */
+#define HL_SUB_MUSIC        0x400u /* BEAT, BAR and MARKER events (tempo maps, markers; 1.1) */
 #define HL_SUB_MASK         0x7FFu
 #define HL_METER_DEFAULT_HZ 20.0f /* a meter's usual refresh */
 #define HL_METER_MIN_HZ     ((float)HL_R_METER_HZ_LO)
@@ -445,10 +445,10 @@ int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t
 #define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
 #define HL_EVENT_RELOAD    11 /* sound, status, frames, message: a hot reload (HL_SUB_BANK) */
 #define HL_EVENT_STREAM    12 /* voice, consumed, underruns, frames (HL_SUB_STREAM; 1.1) */
-#define HL_EVENT_BEAT                                                                              \
-    13 /* voice, frame, time_ns, beat, bar, beat_in_bar, bpm (HL_SUB_MUSIC; 1.1) */
-#define HL_EVENT_BAR       14        /* as BEAT, on a bar's first beat (HL_SUB_MUSIC; 1.1) */
-#define HL_METER_MAX_BUSES 32        /* buses in one METER event: the mixer's tree holds 32 */
+#define HL_EVENT_BEAT      13 /* voice, frame, time_ns, beat, bar, beat_in_bar, bpm (1.1) */
+#define HL_EVENT_BAR       14 /* as BEAT, on a bar's first beat (HL_SUB_MUSIC; 1.1) */
+#define HL_EVENT_MARKER    15 /* voice, frame, time_ns, marker_id, label (HL_SUB_MUSIC; 1.1) */
+#define HL_METER_MAX_BUSES 32 /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
 typedef struct {
@@ -530,6 +530,9 @@ typedef struct {
     uint32_t bar;
     uint8_t beat_in_bar;
     float bpm;
+    /* appended: MARKER (1.1): a cue point of the voice's file, its id and label */
+    uint32_t marker_id;
+    char label[HL_MAX_NAME + 1];
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */

@@ -475,6 +475,13 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_u8(w, m->beat_in_bar);
         hl_put_f32(w, m->bpm);
         break;
+    case HL_EVENT_MARKER:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->frame);
+        hl_put_u64(w, m->time_ns);
+        hl_put_u32(w, m->marker_id);
+        hl_put_str(w, m->label, HL_MAX_NAME);
+        break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -536,6 +543,13 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         m->bar = hl_get_u32(r);
         m->beat_in_bar = hl_get_u8(r);
         m->bpm = hl_get_f32(r);
+        break;
+    case HL_EVENT_MARKER:
+        m->voice = hl_get_u64(r);
+        m->frame = hl_get_u64(r);
+        m->time_ns = hl_get_u64(r);
+        m->marker_id = hl_get_u32(r);
+        hl_get_str(r, m->label, sizeof m->label);
         break;
     default: hlp_rbuf_fail(r); break;
     }

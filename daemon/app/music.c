@@ -1,5 +1,6 @@
 /*
- * music.c - BEAT and BAR events of the voices whose cue has a tempo map.
+ * music.c - BEAT and BAR events of the voices whose cue has a tempo map,
+ * MARKER events of those whose sound has markers.
  *
  * Every poll tick (about once per audio period) the main thread asks the
  * voice manager for the beats that fall before the horizon: half a period
@@ -14,7 +15,10 @@
  * --render-events FILE it writes each event as a line:
  *
  *     beat|bar VOICE FRAME BEAT BAR BEAT_IN_BAR BPM
+ *     marker VOICE FRAME ID LABEL
  *
+ * Markers (a WAV's cue points, read at load) come the same way as MARKER
+ * events, for any voice of a sound that has them.
  * Events go to the voice's owner if it subscribed MUSIC, and to every
  * connection that subscribed MUSIC with ALL.
  */
@@ -31,11 +35,32 @@ typedef struct {
     uint32_t rate;
 } music_ctx_t;
 
+/* To the owner if it subscribed MUSIC, and to every MUSIC + ALL watcher. */
+static void send_music(hld_daemon_t *d, uint32_t owner, const hl_event_t *ev) {
+    for (hld_conn_t *c = d->net.conns; c; c = c->next) {
+        if (!(c->sub & HL_SUB_MUSIC)) continue;
+        if (c->id == owner || (c->sub & HL_SUB_ALL)) hld_events_send(c, ev);
+    }
+}
+
 static void on_beat(void *user, const hld_vm_beat_t *b) {
     music_ctx_t *m = user;
     hld_daemon_t *d = m->d;
     int64_t df = (int64_t)(b->frame - m->clk_frame);
     int64_t dns = df * (int64_t)HLD_NS_PER_S / (int64_t)m->rate;
+    if (b->marker) {
+        hl_event_t mk = {.type = HL_EVENT_MARKER,
+                         .voice = b->voice,
+                         .frame = b->frame,
+                         .time_ns = (uint64_t)((int64_t)m->clk_ns + dns),
+                         .marker_id = (uint32_t)b->beat};
+        snprintf(mk.label, sizeof mk.label, "%s", b->label ? b->label : "");
+        if (d->music_log)
+            fprintf(d->music_log, "marker %llu %llu %u %s\n", (unsigned long long)b->voice,
+                    (unsigned long long)b->frame, mk.marker_id, mk.label);
+        send_music(d, b->owner, &mk);
+        return;
+    }
     hl_event_t ev = {.type = b->beat_in_bar == 0 ? HL_EVENT_BAR : HL_EVENT_BEAT,
                      .voice = b->voice,
                      .frame = b->frame,
@@ -49,10 +74,7 @@ static void on_beat(void *user, const hld_vm_beat_t *b) {
                 ev.type == HL_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
                 (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar, b->beat_in_bar,
                 (double)b->bpm);
-    for (hld_conn_t *c = d->net.conns; c; c = c->next) {
-        if (!(c->sub & HL_SUB_MUSIC)) continue;
-        if (c->id == b->owner || (c->sub & HL_SUB_ALL)) hld_events_send(c, &ev);
-    }
+    send_music(d, b->owner, &ev);
 }
 
 void hld_music_tick(hld_daemon_t *d) {

@@ -282,14 +282,17 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 /* Music: a beat of a voice whose cue has a tempo map (tempo.h). frame: the
  * first engine frame at or after the beat's position; bar = beat / NUM. */
 typedef struct {
-    uint64_t voice, frame, beat;
+    uint64_t voice, frame, beat; /* a marker: beat = its cue point id */
     uint32_t bar, beat_in_bar;
     float bpm;
     uint32_t owner;
+    int marker;        /* 1: a marker of the sound (label) instead of a beat */
+    const char *label; /* a marker's label ("" none) */
 } hld_vm_beat_t;
 typedef void (*hld_vm_beat_fn)(void *user, const hld_vm_beat_t *b);
-/* Reports (fn) every beat of the playing (ACTIVE, real or virtual, not
- * paused) music voices that falls on engine frames up to hi (exclusive) and
+/* Reports (fn) every beat and marker of the playing (ACTIVE, real or
+ * virtual, not paused) music voices (a cue with a tempo map, a sound with
+ * markers) that falls on engine frames up to hi (exclusive) and
  * was not reported yet, in each voice's order. Main thread; vm_music.c. */
 void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user);
 

@@ -20,6 +20,7 @@
 #include <math.h>
 
 #include "cues.h"
+#include "sounds.h"
 #include "tempo.h"
 #include "vm.h"
 #include "vm_internal.h"
@@ -32,7 +33,8 @@ static uint32_t units_per_s(const hld_vm_t *vm, const hld_lvoice_t *v) {
 
 static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm_beat_fn fn,
                  void *user) {
-    const hld_tempo_t *t = &v->cue->tempo;
+    static const hld_tempo_t none;
+    const hld_tempo_t *t = v->cue ? &v->cue->tempo : &none;
     if (v->paused || !(v->rate > 0.0)) return;
     uint64_t f = lo > v->anchor_frame ? lo : v->anchor_frame;
     if (f >= hi) return;
@@ -50,9 +52,24 @@ static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm
             v->loops_left != 0 && L > 0.0 && (v->loops_left < 0 || used < v->loops_left);
         double seg_end = r + ((loops_more ? v->le : v->len) - w);
         double seg_hi = seg_end < r_end ? seg_end : r_end;
-        for (uint64_t k = hld_tempo_beat_at(t, w, U);; k++) {
+        double w_end = w + (seg_hi - r);
+        const hld_sound_t *snd = v->snd;
+        for (uint32_t i = 0; snd && i < snd->nmarkers; i++) { /* by position */
+            double p = (double)snd->markers[i].pos;
+            if (p < w) continue;
+            if (p >= w_end) break;
+            double d = ceil((r + (p - w) - v->anchor_pos) / v->rate - 1e-7);
+            hld_vm_beat_t b = {.voice = voice,
+                               .frame = v->anchor_frame + (d > 0.0 ? (uint64_t)d : 0),
+                               .marker = 1,
+                               .beat = snd->markers[i].id,
+                               .label = snd->markers[i].label,
+                               .owner = v->owner};
+            fn(user, &b);
+        }
+        for (uint64_t k = t->n ? hld_tempo_beat_at(t, w, U) : 0; t->n; k++) {
             double p = (double)hld_tempo_beat_pos(t, k, U);
-            if (p >= w + (seg_hi - r)) break;
+            if (p >= w_end) break;
             double raw = r + (p - w);
             double d = ceil((raw - v->anchor_pos) / v->rate - 1e-7);
             uint64_t frame = v->anchor_frame + (d > 0.0 ? (uint64_t)d : 0);
@@ -74,7 +91,8 @@ static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm
 void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
     for (uint32_t i = 0; i < vm->cap; i++) {
         hld_lvoice_t *v = &vm->lv[i];
-        if (v->state != HLD_LV_ACTIVE || !v->cue || v->cue->tempo.n == 0) continue;
+        if (v->state != HLD_LV_ACTIVE) continue;
+        if (!(v->cue && v->cue->tempo.n) && !(v->snd && v->snd->nmarkers)) continue;
         if (hi <= v->beat_done) continue;
         walk(vm, v, v->beat_done, hi, fn, user);
         v->beat_done = hi;

@@ -9,6 +9,11 @@
  * whole position, 0 samples off), none is missing or doubled, bars are every
  * fourth beat; a second render gives byte-identical audio and events.
  *
+ * render_markers: a WAV the test writes with a `cue ` chunk and LIST adtl
+ * `labl` labels: its markers come back as MARKER events with their ids and
+ * labels, on the start frame plus their position, and at pitch 2 on the
+ * start frame plus half their position rounded up.
+ *
  * realtime_beats: the null driver in real time, a client subscribed to
  * MUSIC plays a music cue (480 BPM then 600 from beat 8, 3 s): every BEAT
  * and BAR comes, in order, on the frame the map gives from the voice's start
@@ -162,6 +167,108 @@ static void render_map(void **state) {
     assert_true(same_files(ev1, ev2));
 }
 
+/* ---- markers ---- */
+
+static void put_u32(FILE *f, uint32_t v) {
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    fwrite(b, 1, 4, f);
+}
+static void put_u16(FILE *f, uint16_t v) {
+    uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    fwrite(b, 1, 2, f);
+}
+
+#define MK_FRAMES 16000u
+static const struct {
+    uint32_t id, pos;
+    const char *label;
+} k_marks[] = {{1, 1000, "intro"}, {7, 5001, "verse"}, {3, 12000, "drop"}};
+#define NMARKS 3
+
+/* A mono 16-bit WAV at RATE, MK_FRAMES long, with k_marks as cue points
+ * (`cue `) labelled in LIST adtl `labl` chunks: what a DAW exports. */
+static void write_cue_wav(const char *path) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    uint32_t data = MK_FRAMES * 2, cue = 4 + NMARKS * 24, adtl = 4;
+    for (int i = 0; i < NMARKS; i++) {
+        uint32_t n = 4 + (uint32_t)strlen(k_marks[i].label) + 1;
+        adtl += 8 + n + (n & 1);
+    }
+    put_u32(f, 0x46464952); /* RIFF */
+    put_u32(f, 4 + (8 + 16) + (8 + data) + (8 + cue) + (8 + adtl));
+    fwrite("WAVEfmt ", 1, 8, f);
+    put_u32(f, 16);
+    put_u16(f, 1);
+    put_u16(f, 1);
+    put_u32(f, RATE);
+    put_u32(f, RATE * 2);
+    put_u16(f, 2);
+    put_u16(f, 16);
+    fwrite("data", 1, 4, f);
+    put_u32(f, data);
+    for (uint32_t i = 0; i < MK_FRAMES; i++)
+        put_u16(f, (uint16_t)(int16_t)((int)(i % 100u) * 50 - 2500));
+    fwrite("cue ", 1, 4, f);
+    put_u32(f, cue);
+    put_u32(f, NMARKS);
+    for (int i = 0; i < NMARKS; i++) {
+        put_u32(f, k_marks[i].id);
+        put_u32(f, k_marks[i].pos);
+        fwrite("data", 1, 4, f);
+        put_u32(f, 0);
+        put_u32(f, 0);
+        put_u32(f, k_marks[i].pos);
+    }
+    fwrite("LIST", 1, 4, f);
+    put_u32(f, adtl);
+    fwrite("adtl", 1, 4, f);
+    for (int i = 0; i < NMARKS; i++) {
+        uint32_t n = 4 + (uint32_t)strlen(k_marks[i].label) + 1;
+        fwrite("labl", 1, 4, f);
+        put_u32(f, n);
+        put_u32(f, k_marks[i].id);
+        fwrite(k_marks[i].label, 1, strlen(k_marks[i].label) + 1, f);
+        if (n & 1) fputc(0, f);
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+static void render_markers(void **state) {
+    (void)state;
+    char wav[300], score[300], out[300], ev[300];
+    path_of(wav, sizeof wav, "cues.wav");
+    path_of(score, sizeof score, "markers.txt");
+    path_of(out, sizeof out, "markers.wav");
+    path_of(ev, sizeof ev, "markers.ev");
+    write_cue_wav(wav);
+    const uint32_t s1 = 777, s2 = 30011; /* the two plays' start frames */
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load mk %s\n@%u play mk\n@%u play mk --pitch 2\n@%u end\n", wav, s1, s2,
+            s2 + MK_FRAMES);
+    fclose(f);
+    assert_int_equal(render(score, out, ev), 0);
+    f = fopen(ev, "r");
+    assert_non_null(f);
+    char kind[16], label[80];
+    unsigned long long voice, frame;
+    unsigned id;
+    int n = 0;
+    while (fscanf(f, "%15s %llu %llu %u %79s", kind, &voice, &frame, &id, label) == 5) {
+        assert_string_equal(kind, "marker");
+        assert_true(n < 2 * NMARKS);
+        int i = n % NMARKS;
+        uint64_t want = n < NMARKS ? s1 + k_marks[i].pos : s2 + (k_marks[i].pos + 1u) / 2u;
+        if (frame != want || id != k_marks[i].id || strcmp(label, k_marks[i].label) != 0)
+            fail_msg("marker %d: %u '%s' at %llu, want %u '%s' at %llu", n, id, label, frame,
+                     k_marks[i].id, k_marks[i].label, (unsigned long long)want);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 2 * NMARKS);
+}
+
 /* ---- real time ---- */
 
 #define RT_RATE   48000u
@@ -298,6 +405,7 @@ static int teardown(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(render_map),
+        cmocka_unit_test(render_markers),
         TH_TEST(realtime_beats, rt_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1351,7 +1351,7 @@ static void test_hostile_voice_mgmt(void **state) {
     /* events of an unknown type cannot be encoded either */
     hl_event_t ev;
     memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_BAR + 1;
+    ev.type = HL_EVENT_MARKER + 1;
     hl_wbuf_init(&w, buf, sizeof buf);
     hl_put_event(&w, &ev);
     assert_int_equal(w.err, HELIOD_EINVAL);
@@ -1377,6 +1377,25 @@ static void test_hostile_voice_mgmt(void **state) {
         assert_int_equal(hl_rbuf_finish(&rr), 0);
         assert_true(back.frame == ev.frame && back.beat == 65 && back.bar == 16 &&
                     back.beat_in_bar == 1 && back.bpm == 140.0f && back.voice == 7);
+    }
+    /* MARKER round-trips: 8 voice, 8 frame, 8 time_ns, 4 id, str label */
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_MARKER;
+    ev.voice = 9;
+    ev.frame = 4242;
+    ev.marker_id = 3;
+    strcpy(ev.label, "drop");
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, &ev);
+    assert_int_equal(w.err, 0);
+    {
+        static hl_event_t back;
+        hl_rbuf_t rr;
+        hl_rbuf_init(&rr, buf, w.len);
+        hl_get_event(&rr, &back);
+        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        assert_true(back.frame == 4242 && back.marker_id == 3 && back.voice == 9);
+        assert_string_equal(back.label, "drop");
     }
     /* RELOAD round-trips; a positive status is malformed */
     memset(&ev, 0, sizeof ev);
