@@ -77,6 +77,9 @@ static const cmd_desc_t cmds[] = {
      "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
      "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
      "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
+     "  --on beat|bar --of VOICE\n"
+     "                     a stinger: start on the next beat or bar of music voice\n"
+     "                     VOICE (a cue with a tempo map), on its exact frame\n"
      "  --at +MS|FRAME     start on that engine frame exactly (also --at-frame,\n"
      "                     --quantize, --quantize-ref; stop, set, bus and listener\n"
      "                     take them too: see `clock --help`)\n" CTL_POST_USAGE

@@ -211,6 +211,11 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_PLAY_INTERP   (HL_PLAY_CUBIC | HL_PLAY_SINC | HL_PLAY_LINEAR)
 #define HL_PLAY_MASK     0xDFu
 #include "hl_panlaw.h" /* PLAY pan_law: HL_PAN_LAW_HELIOD, HL_PAN_LAW_OPENAL */
+/* PLAY sync_on (1.1): start on the next beat or bar of sync_voice (a stinger) */
+#define HL_SYNC_NONE 0
+#define HL_SYNC_BEAT 1
+#define HL_SYNC_BAR  2
+
 /* distance models */
 #define HL_DIST_LINEAR      0
 #define HL_DIST_INVERSE     1

@@ -32,7 +32,7 @@ static uint32_t units_per_s(const hld_vm_t *vm, const hld_lvoice_t *v) {
 }
 
 static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm_beat_fn fn,
-                 void *user) {
+                 void *user, int markers) {
     static const hld_tempo_t none;
     const hld_tempo_t *t = v->cue ? &v->cue->tempo : &none;
     if (v->paused || !(v->rate > 0.0)) return;
@@ -54,7 +54,7 @@ static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm
         double seg_hi = seg_end < r_end ? seg_end : r_end;
         double w_end = w + (seg_hi - r);
         const hld_sound_t *snd = v->snd;
-        for (uint32_t i = 0; snd && i < snd->nmarkers; i++) { /* by position */
+        for (uint32_t i = 0; markers && snd && i < snd->nmarkers; i++) { /* by position */
             double p = (double)snd->markers[i].pos;
             if (p < w) continue;
             if (p >= w_end) break;
@@ -94,7 +94,38 @@ void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
         if (v->state != HLD_LV_ACTIVE) continue;
         if (!(v->cue && v->cue->tempo.n) && !(v->snd && v->snd->nmarkers)) continue;
         if (hi <= v->beat_done) continue;
-        walk(vm, v, v->beat_done, hi, fn, user);
+        walk(vm, v, v->beat_done, hi, fn, user, 1);
         v->beat_done = hi;
     }
+}
+
+typedef struct {
+    uint64_t after, frame, beat;
+    uint32_t num;
+    int bar, found;
+} next_t;
+
+static void on_next(void *user, const hld_vm_beat_t *b) {
+    next_t *n = user;
+    if (n->found || b->marker || b->frame < n->after) return;
+    if (n->bar && b->beat_in_bar != 0) return;
+    n->found = 1;
+    n->frame = b->frame;
+    n->beat = b->beat;
+}
+
+int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int bar, uint64_t *frame,
+                     uint64_t *beat) {
+    hld_lvoice_t *v = hld_vm_get(vm, voice);
+    if (!v) return HELIOD_ENOVOICE;
+    if (!v->cue || v->cue->tempo.n == 0 || v->paused) return HELIOD_EINVAL;
+    next_t n = {.after = after, .bar = bar};
+    /* walks a copy's positions only: the voice's reported beats stay as they are */
+    uint64_t step = (uint64_t)vm->cfg.rate * 4, lo = after;
+    for (int i = 0; i < 64 && !n.found; i++, lo += step)
+        walk(vm, v, lo, lo + step, on_next, &n, 0);
+    if (!n.found) return HELIOD_EINVAL;
+    *frame = n.frame;
+    if (beat) *beat = n.beat;
+    return 0;
 }

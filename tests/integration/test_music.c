@@ -14,6 +14,11 @@
  * labels, on the start frame plus their position, and at pitch 2 on the
  * start frame plus half their position rounded up.
  *
+ * render_stinger: stingers (`play --on bar|beat --of VOICE`) over a silent
+ * music cue at 120 BPM start on the music's next bar and next beat after
+ * their request's frame: the rendered file's first non-zero samples are on
+ * exactly those frames.
+ *
  * realtime_beats: the null driver in real time, a client subscribed to
  * MUSIC plays a music cue (480 BPM then 600 from beat 8, 3 s): every BEAT
  * and BAR comes, in order, on the frame the map gives from the voice's start
@@ -269,6 +274,73 @@ static void render_markers(void **state) {
     assert_int_equal(n, 2 * NMARKS);
 }
 
+/* ---- stingers ---- */
+
+static void gen_zero(void *user, uint32_t i, float *out, int ch) {
+    (void)user, (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = 0.0f;
+}
+static void gen_half(void *user, uint32_t i, float *out, int ch) {
+    (void)user, (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = 0.5f;
+}
+
+static void render_stinger(void **state) {
+    (void)state;
+    char silent[300], sting[300], cues[300], score[300], out[300], ev[300];
+    path_of(silent, sizeof silent, "silent.wav");
+    path_of(sting, sizeof sting, "sting.wav");
+    path_of(cues, sizeof cues, "sting.cues");
+    path_of(score, sizeof score, "sting.txt");
+    path_of(out, sizeof out, "sting_out.wav");
+    path_of(ev, sizeof ev, "sting.ev");
+    assert_int_equal(th_write_sound(silent, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE, 30u * RATE,
+                                    gen_zero, NULL),
+                     0);
+    assert_int_equal(
+        th_write_sound(sting, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, 200, gen_half, NULL), 0);
+    FILE *f = fopen(cues, "w");
+    assert_non_null(f);
+    fprintf(f, "[cue bgm]\nsound = silent\ntempo = 120 4/4\n");
+    fclose(f);
+    /* the render's first voice is slot 0, generation 1: checked on its events below */
+    const char *music = "4294967296";
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load silent %s\nload sting %s\ncues load %s\n@1000 play bgm\n"
+            "@50000 play sting --fade-in 0 --on bar --of %s\n"
+            "@70000 play sting --fade-in 0 --on beat --of %s\n@100000 end\n",
+            silent, sting, cues, music, music);
+    fclose(f);
+    assert_int_equal(render(score, out, ev), 0);
+    f = fopen(ev, "r");
+    assert_non_null(f);
+    char kind[16];
+    unsigned long long voice = 0, frame = 0;
+    assert_int_equal(fscanf(f, "%15s %llu %llu", kind, &voice, &frame), 3);
+    fclose(f);
+    assert_string_equal(kind, "bar");
+    assert_true(voice == strtoull(music, NULL, 10) && frame == 1000);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    /* bars at 1000 + 16000k, beats at 1000 + 4000k: after 50000 the bar at
+     * 65000, after 70000 the beat at 73000 */
+    size_t starts[4];
+    int ns = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[2 * i] != 0.0f && (i == 0 || x[2 * (i - 1)] == 0.0f) && ns < 4) starts[ns++] = i;
+    free(x);
+    assert_int_equal(ns, 2);
+    assert_int_equal(starts[0], 65000);
+    assert_int_equal(starts[1], 73000);
+}
+
 /* ---- real time ---- */
 
 #define RT_RATE   48000u
@@ -406,6 +478,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(render_map),
         cmocka_unit_test(render_markers),
+        cmocka_unit_test(render_stinger),
         TH_TEST(realtime_beats, rt_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

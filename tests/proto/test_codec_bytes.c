@@ -79,6 +79,8 @@ static void fix_play(void *p, int v) {
     m->over = v ? HL_OVER_MASK : 0;
     fix_post(&m->post, v);
     m->pan_law = 0; /* since 1.1: absent, a 1.0 client's PLAY */
+    m->sync_on = 0;
+    m->sync_voice = 0;
 }
 static void fix_none(void *p, int v) {
     (void)p, (void)v;

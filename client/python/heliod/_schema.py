@@ -83,6 +83,8 @@ MESSAGES = {
         ("over", "FLAGS32", 127, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
         ("pan_law", "ENUM8", 1, None, 0, 0x0101),
+        ("sync_on", "ENUM8", 2, None, 0, 0x0101),
+        ("sync_voice", "U64", 0, None, 0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
