@@ -204,6 +204,7 @@ int hld_events_vm_open(hld_daemon_t *d) {
         .release_stream = vm_release_stream,
         .sound_released = vm_sound_released,
         .charge = vm_charge,
+        .beat = hld_music_vm_beat,
     };
     d->vm = hld_vm_create(&vc, d->engine.mixer, &d->cues, &ops);
     return d->vm ? 0 : HELIOD_ENOMEM;

@@ -10,8 +10,12 @@
  * from the voice's position model (vm_music.c), not from the audio thread;
  * its time_ns is that frame on the engine's clock: the callback time of the
  * block it is in plus its offset there (add the output latency of CLOCK for
- * when it is heard). A render (--render) walks one period ahead of the
- * block it renders next, so the frames are the same whatever the CPU; with
+ * when it is heard). A SET (pitch, pause, resume) or seek first reports the
+ * voice's beats up to the frame it applies at by the old model (vm.c calls
+ * hld_music_vm_beat), then the model changes: beats past the horizon follow
+ * it; those announced ahead of it (at most half a period) stand. A render
+ * (--render) walks exactly the blocks it rendered, so no beat is announced
+ * ahead of a SET and the frames are the same whatever the CPU; with
  * --render-events FILE it writes each event as a line:
  *
  *     beat|bar VOICE FRAME BEAT BAR BEAT_IN_BAR BPM
@@ -77,16 +81,36 @@ static void on_beat(void *user, const hld_vm_beat_t *b) {
     send_music(d, b->owner, &ev);
 }
 
+/* The engine clock the events' time_ns follow. */
+static void ctx_init(hld_daemon_t *d, music_ctx_t *m) {
+    hl_mixer_t *mx = d->engine.mixer;
+    *m = (music_ctx_t){.d = d, .rate = d->engine.rate};
+    hl_mixer_clock(mx, &m->clk_frame, &m->clk_ns);
+    if (d->cfg.driver == HLD_DRIVER_RENDER || m->clk_ns == 0) {
+        m->clk_frame = hl_mixer_frames(mx);
+        m->clk_ns = hld_now_ns();
+    }
+}
+
+void hld_music_vm_beat(void *user, const struct hld_vm_beat *b) {
+    hld_daemon_t *d = user;
+    music_ctx_t m;
+    ctx_init(d, &m);
+    on_beat(&m, b);
+}
+
 void hld_music_tick(hld_daemon_t *d) {
     hl_mixer_t *mx = d->engine.mixer;
     if (!mx || !d->vm) return;
-    music_ctx_t m = {.d = d, .rate = d->engine.rate};
+    music_ctx_t m;
+    ctx_init(d, &m);
     uint64_t period = d->engine.period, hi;
-    hl_mixer_clock(mx, &m.clk_frame, &m.clk_ns);
-    if (d->cfg.driver == HLD_DRIVER_RENDER || m.clk_ns == 0) {
-        /* the next block, whatever the clock says */
-        m.clk_frame = hl_mixer_frames(mx);
-        m.clk_ns = hld_now_ns();
+    if (d->cfg.driver == HLD_DRIVER_RENDER) {
+        /* the blocks rendered so far: a SET of the lines sent next applies
+         * at or after them, and reports the beats before it by the model
+         * they played by (hld_vm_ops_t.beat), so no beat is announced ahead */
+        hi = hl_mixer_frames(mx);
+    } else if (m.clk_ns == 0) {
         hi = m.clk_frame + period;
     } else {
         uint64_t now = hld_now_ns();

@@ -153,6 +153,7 @@ typedef struct {
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;
+struct hld_vm_beat; /* below */
 
 /* Callbacks into the daemon. */
 typedef struct {
@@ -174,6 +175,10 @@ typedef struct {
     /* A logical voice was admitted (delta +1) or freed (-1): charge its
      * creator (lv->creator, lv->owner == 0 for detached, lv->is_stream). */
     void (*charge)(void *user, const hld_lvoice_t *lv, int delta);
+    /* Music (vm_music.c): a SET or seek about to re-anchor a music voice
+     * first reports its beats and markers up to the frame it applies at, by
+     * the model they played by (hld_vm_beats' fn; NULL: none). */
+    void (*beat)(void *user, const struct hld_vm_beat *b);
 } hld_vm_ops_t;
 
 typedef struct {
@@ -281,7 +286,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 
 /* Music: a beat of a voice whose cue has a tempo map (tempo.h). frame: the
  * first engine frame at or after the beat's position; bar = beat / NUM. */
-typedef struct {
+typedef struct hld_vm_beat {
     uint64_t voice, frame, beat; /* a marker: beat = its cue point id */
     uint32_t bar, beat_in_bar;
     float bpm;

@@ -88,11 +88,20 @@ static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm
     }
 }
 
+static int is_music(const hld_lvoice_t *v) {
+    return (v->cue && v->cue->tempo.n) || (v->snd && v->snd->nmarkers);
+}
+
+void vm_music_flush(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f) {
+    if (!vm->ops.beat || v->state != HLD_LV_ACTIVE || !is_music(v) || f <= v->beat_done) return;
+    walk(vm, v, v->beat_done, f, vm->ops.beat, vm->ops.user, 1);
+    v->beat_done = f;
+}
+
 void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
     for (uint32_t i = 0; i < vm->cap; i++) {
         hld_lvoice_t *v = &vm->lv[i];
-        if (v->state != HLD_LV_ACTIVE) continue;
-        if (!(v->cue && v->cue->tempo.n) && !(v->snd && v->snd->nmarkers)) continue;
+        if (v->state != HLD_LV_ACTIVE || !is_music(v)) continue;
         if (hi <= v->beat_done) continue;
         walk(vm, v, v->beat_done, hi, fn, user, 1);
         v->beat_done = hi;

@@ -14,6 +14,11 @@
  * labels, on the start frame plus their position, and at pitch 2 on the
  * start frame plus half their position rounded up.
  *
+ * render_pitch_seek: the beats follow a SET: at pitch 2 from a frame in the
+ * middle of a beat the next beats come twice as fast from that frame, and a
+ * seek moves the grid to the new position, each on the frame the position
+ * model gives.
+ *
  * render_stinger: stingers (`play --on bar|beat --of VOICE`) over a silent
  * music cue at 120 BPM start on the music's next bar and next beat after
  * their request's frame: the rendered file's first non-zero samples are on
@@ -274,6 +279,74 @@ static void render_markers(void **state) {
     assert_int_equal(n, 2 * NMARKS);
 }
 
+/* ---- SET: pitch and seek ---- */
+
+static void render_pitch_seek(void **state) {
+    (void)state;
+    char wav[300], cues[300], score[300], out[300], ev[300];
+    path_of(wav, sizeof wav, "ps.wav");
+    path_of(cues, sizeof cues, "ps.cues");
+    path_of(score, sizeof score, "ps.txt");
+    path_of(out, sizeof out, "ps_out.wav");
+    path_of(ev, sizeof ev, "ps.ev");
+    assert_int_equal(
+        th_write_sound(wav, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE, 60u * RATE, gen_saw, NULL),
+        0);
+    FILE *f = fopen(cues, "w");
+    assert_non_null(f);
+    fprintf(f, "[cue ps]\nsound = ps\ntempo = 120 4/4\n"); /* a beat: 4000 frames */
+    fclose(f);
+    /* the render's first voice (slot 0, generation 1: its events say so) */
+    const uint32_t s0 = 1000, fp = s0 + 10u * 4000u + 2000u, fs = 80000;
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load ps %s\ncues load %s\n@%u play ps\n@%u set 4294967296 --pitch 2\n"
+            "@%u set 4294967296 --seek 20.25\n@%u end\n",
+            wav, cues, s0, fp, fs, fs + 20000u);
+    fclose(f);
+    assert_int_equal(render(score, out, ev), 0);
+    /* the model: pitch 1 from s0 to fp (position fp - s0), pitch 2 on to fs,
+     * then from position 20.25 s = 162000 at pitch 2 */
+    uint64_t want[64], wbeat[64];
+    int nw = 0;
+    for (uint64_t k = 0; nw < 64; k++) {
+        uint64_t pos = k * 4000u, fr;
+        if (pos < fp - s0)
+            fr = s0 + pos;
+        else
+            fr = fp + (pos - (fp - s0) + 1u) / 2u;
+        if (fr >= fs) break;
+        want[nw] = fr;
+        wbeat[nw++] = k;
+    }
+    for (uint64_t k = 162000u / 4000u + 1u; nw < 64; k++) {
+        uint64_t fr = fs + (k * 4000u - 162000u + 1u) / 2u;
+        if (fr >= fs + 20000u) break;
+        want[nw] = fr;
+        wbeat[nw++] = k;
+    }
+    f = fopen(ev, "r");
+    assert_non_null(f);
+    char kind[8];
+    unsigned long long voice, frame, beat;
+    unsigned bar, in_bar;
+    double bpm;
+    int n = 0;
+    while (fscanf(f, "%7s %llu %llu %llu %u %u %lf", kind, &voice, &frame, &beat, &bar, &in_bar,
+                  &bpm) == 7) {
+        if (frame >= fs + 20000u) continue;
+        assert_true(voice == 4294967296ull);
+        assert_true(n < nw);
+        if (frame != want[n] || beat != wbeat[n])
+            fail_msg("event %d: beat %llu at %llu, the model says beat %llu at %llu", n, beat,
+                     frame, (unsigned long long)wbeat[n], (unsigned long long)want[n]);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, nw);
+}
+
 /* ---- stingers ---- */
 
 static void gen_zero(void *user, uint32_t i, float *out, int ch) {
@@ -476,9 +549,8 @@ static int teardown(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(render_map),
-        cmocka_unit_test(render_markers),
-        cmocka_unit_test(render_stinger),
+        cmocka_unit_test(render_map),        cmocka_unit_test(render_markers),
+        cmocka_unit_test(render_pitch_seek), cmocka_unit_test(render_stinger),
         TH_TEST(realtime_beats, rt_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
