@@ -443,7 +443,7 @@ static uint64_t mono_ns(void) {
 
 static void on_rt_event(void *user, const heliod_event_t *e) {
     rt_state_t *st = user;
-    if (e->type == HELIOD_EVENT_ENDED) st->ended = 1;
+    if (e->type == HELIOD_EVENT_ENDED && e->voice == st->voice) st->ended = 1;
     const heliod_beat_t *b = heliod_event_beat(e);
     if ((e->type != HELIOD_EVENT_BEAT && e->type != HELIOD_EVENT_BAR) || st->n >= RT_EVENTS) {
         assert_null(b);
@@ -497,6 +497,20 @@ static void realtime_beats(void **state) {
     assert_int_equal(heliod_play(h, "rtsong", NULL, &v, NULL), 0);
     heliod_at_frame(h, 0);
     assert_int_equal(heliod_late_frames(h), 0);
+    st.voice = v;
+    /* stingers (libheliod): now, the next bar is the music's first (its
+     * start); scheduled one frame after it, the next bar is bar 1 */
+    heliod_voice_t s1 = 0, s2 = 0;
+    uint64_t f1 = 0, f2 = 0;
+    assert_int_equal(heliod_play_on(h, "rt", NULL, v, HELIOD_ON_BAR, &s1), 0);
+    heliod_at_frame(h, start + 1);
+    assert_int_equal(heliod_play_on(h, "rt", NULL, v, HELIOD_ON_BAR, &s2), 0);
+    heliod_at_frame(h, 0);
+    assert_int_equal(heliod_voice_start_frame(h, s1, &f1), 0);
+    assert_int_equal(heliod_voice_start_frame(h, s2, &f2), 0);
+    assert_int_equal(f1, start);
+    assert_int_equal(f2, start + rt_beat_pos(4));
+    assert_int_equal(heliod_play_on(h, "rt", NULL, s1, HELIOD_ON_BEAT, NULL), HELIOD_EINVAL);
     uint64_t t0 = mono_ns();
     while (!st.ended && mono_ns() - t0 < 20000000000ull) {
         struct pollfd p = {.fd = heliod_fd(h), .events = POLLIN};
