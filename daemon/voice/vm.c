@@ -436,6 +436,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         return 1;
     }
     /* it ended by itself (reached its end, a stream ran out) or was cut */
+    vm_music_flush(vm, v, ev->frame); /* its last beats and markers first */
     if (v->real && vm->n_real) vm->n_real--;
     v->real = 0;
     uint8_t reason = ev->reason == VM_END_VIRTUAL ? HL_END_FINISHED : (uint8_t)ev->reason;

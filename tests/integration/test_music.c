@@ -192,8 +192,8 @@ static void put_u16(FILE *f, uint16_t v) {
 static const struct {
     uint32_t id, pos;
     const char *label;
-} k_marks[] = {{1, 1000, "intro"}, {7, 5001, "verse"}, {3, 12000, "drop"}};
-#define NMARKS 3
+} k_marks[] = {{1, 1000, "intro"}, {7, 5001, "verse"}, {3, 12000, "drop"}, {9, 15990, "tail"}};
+#define NMARKS 4 /* "tail": in the block the voice ends in */
 
 /* A mono 16-bit WAV at RATE, MK_FRAMES long, with k_marks as cue points
  * (`cue `) labelled in LIST adtl `labl` chunks: what a DAW exports. */
