@@ -80,6 +80,9 @@ static const cmd_desc_t cmds[] = {
      "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
      "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
      "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
+     "  --on beat|bar --of VOICE\n"
+     "                     a stinger: start on the next beat or bar of music voice\n"
+     "                     VOICE (a cue with a tempo map), on its exact frame\n"
      "  --at +MS|FRAME     start on that engine frame exactly (also --at-frame,\n"
      "                     --quantize, --quantize-ref; stop, set, bus and listener\n"
      "                     take them too: see `clock --help`)\n" CTL_POST_USAGE
@@ -318,7 +321,8 @@ static const cmd_desc_t cmds[] = {
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"
      "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
-     "  reload (a sound's file changed: heliod --watch-assets), and the errors of\n"
+     "  reload (a sound's file changed: heliod --watch-assets), beat and bar (music\n"
+     "  voices: VOICE FRAME BEAT BAR BEAT_IN_BAR BPM TIME_NS), and the errors of\n"
      "  fire-and-forget requests, one a line.\n"},
     {"meter", CTL_METER, HL_OP_SUBSCRIBE,
      "meter [--rate HZ] [--count N] [--json]\n"

@@ -88,6 +88,17 @@ void heliod_play_params_init(heliod_play_params_t *p);
  * HELIOD_ENOVOICES; an unknown emitter gives HELIOD_ENOEMITTER. */
 int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
                 heliod_voice_t *voice, heliod_voice_t *stolen);
+/* A stinger (since 1.1): heliod_play started on the first beat
+ * (HELIOD_ON_BEAT) or bar (HELIOD_ON_BAR) of music voice `music` (a voice
+ * of a cue with a tempo map) at or after the frame the play would take
+ * effect at (heliod_at_frame's, else now), on that beat's exact frame.
+ * HELIOD_EINVAL when music has no tempo map, is paused or ends first;
+ * HELIOD_ENOVOICE when it is gone; HELIOD_EVERSION with a 1.0 daemon.
+ * Blocking. */
+#define HELIOD_ON_BEAT 1
+#define HELIOD_ON_BAR  2
+int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                   heliod_voice_t music, int on, heliod_voice_t *voice);
 int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms);
 /* heliod_stop with the fade's curve: HELIOD_CURVE_LINEAR / _EQUAL_POWER / _LOG,
  * or -1 for the voice's own (its cue's curve; linear for a plain sound, which

@@ -224,6 +224,11 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_PLAY_INTERP   (HL_PLAY_CUBIC | HL_PLAY_SINC | HL_PLAY_LINEAR)
 #define HL_PLAY_MASK     0xDFu
 #include "hl_panlaw.h" /* PLAY pan_law: HL_PAN_LAW_HELIOD, HL_PAN_LAW_OPENAL */
+/* PLAY sync_on (1.1): start on the next beat or bar of sync_voice (a stinger) */
+#define HL_SYNC_NONE 0
+#define HL_SYNC_BEAT 1
+#define HL_SYNC_BAR  2
+
 /* distance models */
 #define HL_DIST_LINEAR      0
 #define HL_DIST_INVERSE     1
@@ -330,7 +335,8 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SUB_ZONES        0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE      0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 #define HL_SUB_STREAM       0x200u /* STREAM events: frames a client-fed stream consumed (1.1) */
-#define HL_SUB_MASK         0x3FFu
+#define HL_SUB_MUSIC        0x400u /* BEAT, BAR and MARKER events (tempo maps, markers; 1.1) */
+#define HL_SUB_MASK         0x7FFu
 #define HL_METER_DEFAULT_HZ 20.0f /* a meter's usual refresh */
 #define HL_METER_MIN_HZ     ((float)HL_R_METER_HZ_LO)
 #define HL_METER_MAX_HZ     ((float)HL_R_METER_HZ_HI)
@@ -457,6 +463,9 @@ int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t
 #define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
 #define HL_EVENT_RELOAD    11 /* sound, status, frames, message: a hot reload (HL_SUB_BANK) */
 #define HL_EVENT_STREAM    12 /* voice, consumed, underruns, frames (HL_SUB_STREAM; 1.1) */
+#define HL_EVENT_BEAT      13 /* voice, frame, time_ns, beat, bar, beat_in_bar, bpm (1.1) */
+#define HL_EVENT_BAR       14 /* as BEAT, on a bar's first beat (HL_SUB_MUSIC; 1.1) */
+#define HL_EVENT_MARKER    15 /* voice, frame, time_ns, marker_id, label (HL_SUB_MUSIC; 1.1) */
 #define HL_METER_MAX_BUSES 32 /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
@@ -532,6 +541,16 @@ typedef struct {
     uint32_t frames; /* RELOAD; STREAM: frames consumed since the previous STREAM event */
     /* appended: STREAM (1.1): the stream's totals (voice: its voice) */
     uint64_t consumed, underruns;
+    /* appended: BEAT and BAR (1.1): the engine frame the beat falls on (voice
+     * and time_ns: its CLOCK_MONOTONIC time), the beat and bar indices since
+     * the sound's start (0-based), the beat in its bar and the tempo there */
+    uint64_t frame, beat;
+    uint32_t bar;
+    uint8_t beat_in_bar;
+    float bpm;
+    /* appended: MARKER (1.1): a cue point of the voice's file, its id and label */
+    uint32_t marker_id;
+    char label[HL_MAX_NAME + 1];
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */

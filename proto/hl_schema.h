@@ -213,7 +213,9 @@
     X(STR,     emitter,       HL_MAX_NAME,         NAMEOPT, NONE,     "emitter: invalid name",        ALWAYS, 0, V1_0) /* "" = none */ \
     X(FLAGS32, over,          HL_OVER_MASK,        FLAGS,   NONE,     "over: unknown bits",           ALWAYS, 0, V1_0) /* HL_OVER_*: cue plays */ \
     X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0) \
-    X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */
+    X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */ \
+    X(ENUM8,   sync_on,       HL_SYNC_BAR,         ENUM,    NONE,     "sync_on: 0 (none), 1 (beat) or 2 (bar)", ALWAYS, 0, V1_1) /* HL_SYNC_*: a stinger */ \
+    X(U64,     sync_voice,    0,                   NONE,    NONE,     "",                             ALWAYS, 0, V1_1) /* the music voice it is quantised to */
 #define HL_FIELDS_play_reply(X) \
     X(U64, voice,  0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, stolen, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice it replaced, 0 if none */

@@ -465,6 +465,23 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_u32(w, m->frames);
         hl_put_u8(w, m->reason);
         break;
+    case HL_EVENT_BEAT:
+    case HL_EVENT_BAR:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->frame);
+        hl_put_u64(w, m->time_ns);
+        hl_put_u64(w, m->beat);
+        hl_put_u32(w, m->bar);
+        hl_put_u8(w, m->beat_in_bar);
+        hl_put_f32(w, m->bpm);
+        break;
+    case HL_EVENT_MARKER:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->frame);
+        hl_put_u64(w, m->time_ns);
+        hl_put_u32(w, m->marker_id);
+        hl_put_str(w, m->label, HL_MAX_NAME);
+        break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -516,6 +533,23 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         m->underruns = hl_get_u64(r);
         m->frames = hl_get_u32(r);
         m->reason = hlp_get_enum8(r, 1);
+        break;
+    case HL_EVENT_BEAT:
+    case HL_EVENT_BAR:
+        m->voice = hl_get_u64(r);
+        m->frame = hl_get_u64(r);
+        m->time_ns = hl_get_u64(r);
+        m->beat = hl_get_u64(r);
+        m->bar = hl_get_u32(r);
+        m->beat_in_bar = hl_get_u8(r);
+        m->bpm = hl_get_f32(r);
+        break;
+    case HL_EVENT_MARKER:
+        m->voice = hl_get_u64(r);
+        m->frame = hl_get_u64(r);
+        m->time_ns = hl_get_u64(r);
+        m->marker_id = hl_get_u32(r);
+        hl_get_str(r, m->label, sizeof m->label);
         break;
     default: hlp_rbuf_fail(r); break;
     }

@@ -94,6 +94,11 @@ typedef struct hld_daemon {
     int shutdown_stop_pending;
     uint64_t shutdown_start_ns;
     int exit_code;
+
+    /* music (music.c): beats reported up to this engine frame; --render's
+     * --render-events file (NULL: none) */
+    uint64_t music_horizon;
+    void *music_log; /* FILE * */
 } hld_daemon_t;
 
 /* ---- events.c ---- */
@@ -114,6 +119,12 @@ void hld_events_poll(hld_daemon_t *d);
 
 /* Queues an EVENT frame for c. */
 void hld_events_send(hld_conn_t *c, const hl_event_t *ev);
+/* BEAT and BAR events of the music voices due up to the next poll (music.c). */
+void hld_music_tick(hld_daemon_t *d);
+/* hld_vm_ops_t.beat: a beat the voice manager reports before a SET or seek
+ * re-anchors its voice (music.c). */
+struct hld_vm_beat;
+void hld_music_vm_beat(void *user, const struct hld_vm_beat *b);
 
 /* ---- stream_ops.c: client-fed streams ---- */
 /* 1 if s is a client-fed stream (its memory is the client's). */

@@ -204,6 +204,7 @@ int hld_events_vm_open(hld_daemon_t *d) {
         .release_stream = vm_release_stream,
         .sound_released = vm_sound_released,
         .charge = vm_charge,
+        .beat = hld_music_vm_beat,
     };
     d->vm = hld_vm_create(&vc, d->engine.mixer, &d->cues, &ops);
     return d->vm ? 0 : HELIOD_ENOMEM;
@@ -394,7 +395,8 @@ void hld_events_poll(hld_daemon_t *d) {
         expire_detached_loops(d, now);
         hld_owners_sweep(d, now); /* what gone processes left, once no voice needs it */
     }
-    hld_cstreams_tick(d); /* STREAM events, writers' wake-ups */
+    hld_cstreams_tick(d);                     /* STREAM events, writers' wake-ups */
+    if (!d->shutting_down) hld_music_tick(d); /* BEAT and BAR events */
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
             d->shutdown_stop_pending = 0;

@@ -71,6 +71,7 @@ enum {
     OPT_ZHZ,
     OPT_RENDER,
     OPT_OUT,
+    OPT_RENDER_EVENTS,
     OPT_MAXSEC,
     OPT_SEED,
     OPT_WATCH,
@@ -115,6 +116,7 @@ static const struct option g_opts[] = {
     {"zone-tick-hz", required_argument, NULL, OPT_ZHZ},
     {"render", required_argument, NULL, OPT_RENDER},
     {"out", required_argument, NULL, OPT_OUT},
+    {"render-events", required_argument, NULL, OPT_RENDER_EVENTS},
     {"max-seconds", required_argument, NULL, OPT_MAXSEC},
     {"seed", required_argument, NULL, OPT_SEED},
     {"watch-assets", optional_argument, NULL, OPT_WATCH},
@@ -162,6 +164,9 @@ static void usage(FILE *f) {
             "                       line 'seed N'; no\n"
             "                       socket, no device; the same score and build give a\n"
             "                       byte-identical file (--seed: cue variations)\n"
+            "  --render-events FILE --render: write the BEAT and BAR events of music\n"
+            "                       voices as lines 'beat|bar VOICE FRAME BEAT BAR\n"
+            "                       BEAT_IN_BAR BPM' (tempo maps: README)\n"
             "  --max-seconds S      --render: the longest output (default 600, at most\n"
             "                       14400); a score timed beyond it is refused, a render\n"
             "                       still playing there stops with an error\n"
@@ -274,6 +279,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
     case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
     case OPT_OUT: return copy_str("--out", c->out, sizeof c->out, val);
+    case OPT_RENDER_EVENTS:
+        return copy_str("--render-events", c->render_events, sizeof c->render_events, val);
     case OPT_MAXSEC:
         return parse_u32("--max-seconds", val, 1, HLD_RENDER_MAX_SECONDS, &c->render_max_s);
     case OPT_SEED: {
@@ -574,6 +581,10 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     }
     if (optind < argc) {
         fprintf(stderr, "heliod: unexpected argument '%s'\n", argv[optind]);
+        return HELIOD_EINVAL;
+    }
+    if (c->render_events[0] && !c->render[0]) {
+        fprintf(stderr, "heliod: --render-events goes with --render\n");
         return HELIOD_EINVAL;
     }
     if (c->render[0] || c->out[0]) {

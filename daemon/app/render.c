@@ -458,6 +458,16 @@ int hld_render_run(hld_daemon_t *d) {
         score_free(&s);
         return 1;
     }
+    if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
+        fprintf(stderr, "heliod: --render-events %s: %s\n", cfg->render_events, strerror(errno));
+        sf_close(out);
+        free(c);
+        free(buf);
+        close(sv[0]);
+        close(sv[1]);
+        score_free(&s);
+        return 1;
+    }
     /* a PEAK chunk carries a time stamp: two renders would differ */
     sf_command(out, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
     c->d = d;
@@ -518,6 +528,10 @@ int hld_render_run(hld_daemon_t *d) {
     }
     if (tty) fprintf(stderr, "\n");
     sf_close(out);
+    if (d->music_log) {
+        if (fclose(d->music_log) != 0) rc = -1;
+        d->music_log = NULL;
+    }
     free(buf);
     close(sv[1]); /* the daemon's end closes on EOF */
     int failed = c->failed;

@@ -572,6 +572,12 @@ static int play_layers(hld_req_t *q, const hl_play_t *m, uint64_t voice, uint32_
     return 0;
 }
 
+static int play_now(hld_req_t *q, const hl_play_t *mp);
+
+/* A stinger (PLAY sync_on, 1.1): the play is scheduled for the first beat or
+ * bar of the music voice sync_voice at or after the frame it would take
+ * effect at (its HL_FLAG_AT frame, or the next block), by the voice's
+ * position model (vm_music.c), so it starts on that beat's exact frame. */
 int hld_op_play(hld_req_t *q) {
     hl_play_t m;
     hl_get_play(&q->r, &m);
@@ -579,6 +585,26 @@ int hld_op_play(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     const char *why = NULL;
     if (hl_validate_play(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    if (m.sync_on == HL_SYNC_NONE) return play_now(q, &m);
+    hl_mixer_t *mx = d->engine.mixer;
+    uint64_t at = 0;
+    int rc = hld_vm_next_beat(d->vm, m.sync_voice, hl_mixer_effect_frame(mx),
+                              m.sync_on == HL_SYNC_BAR, &at, NULL);
+    if (rc == HELIOD_ENOVOICE) return hld_fail(q, rc, "sync_voice: no such voice");
+    if (rc < 0)
+        return hld_fail(q, rc,
+                        "sync_voice: not a playing voice of a cue with a tempo map, or it ends "
+                        "before its next beat");
+    uint64_t saved = hl_mixer_at_frame(mx);
+    hl_mixer_at(mx, at);
+    rc = play_now(q, &m);
+    hl_mixer_at(mx, saved);
+    return rc;
+}
+
+static int play_now(hld_req_t *q, const hl_play_t *mp) {
+    hl_play_t m = *mp;
+    hld_daemon_t *d = q->c->d;
     hld_vm_play_t pl;
     memset(&pl, 0, sizeof pl);
     if (build_play(q, &m, &pl) != 0) return 0;

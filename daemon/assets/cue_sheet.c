@@ -101,7 +101,9 @@ typedef struct {
     hl_bind_t *binds;             /* its bind = lines (malloc'd, HL_MAX_CUE_BINDS) */
     uint32_t nbinds;
     uint32_t bind_line[HL_MAX_CUE_BINDS];
-    hld_bind_t *out; /* allocated by ld_check, taken by the cue when applied */
+    hld_bind_t *out;   /* allocated by ld_check, taken by the cue when applied */
+    hld_tempo_t tempo; /* `tempo` / `tempo-change` (a sheet's only: not on the wire) */
+    uint32_t tempo_line;
 } tmp_cue_t;
 
 typedef struct {
@@ -601,6 +603,17 @@ static int parse_line(ld_t *L, char *raw) {
     if (!L->cur_cue && !L->cur_cat)
         return ld_fail(L, L->line, HELIOD_EINVAL, "%.64s: outside a [cue] or [category] section",
                        key);
+    if (L->cur_cue && (strcmp(key, "tempo") == 0 || strcmp(key, "tempo-change") == 0)) {
+        const char *why = NULL;
+        int is_tempo = key[5] == '\0';
+        if (is_tempo && L->cur_cue->tempo_line)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "tempo: already set at line %u",
+                           (unsigned)L->cur_cue->tempo_line);
+        if (is_tempo) L->cur_cue->tempo_line = L->line;
+        if ((is_tempo ? hld_tempo_parse : hld_tempo_parse_change)(&L->cur_cue->tempo, val, &why))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: %s", L->cur_cue->def.name, why);
+        return 0;
+    }
     const ini_key_t *keys = L->cur_cue ? k_cue_keys : k_cat_keys;
     int nkeys = L->cur_cue ? NCUE_KEYS : NCAT_KEYS;
     uint32_t *lines = L->cur_cue ? L->cur_cue->key_line : L->cur_cat->key_line;
@@ -892,6 +905,7 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
         hld_cue_t *e =
             hld_cue_apply(c, def, &sp, old, def->category[0] ? as_cat(c, as, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
+        if (e) e->tempo = L->cues[i].tempo; /* a sheet without one clears it */
         if (as && as->own && e) as->own(as->ctx, 0, &e->owner, !old);
         tmp_cue_t *t = &L->cues[i];
         if (!e || !t->out) continue;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "hl_proto.h"
+#include "tempo.h"
 
 #define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
 #define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
@@ -53,6 +54,7 @@ typedef struct hld_cue {
     float cone[6];    /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
     uint32_t curve_n; /* ATTEN: its new voices' attenuation curve (0: the model) */
     float curve_d[8], curve_db[8];
+    hld_tempo_t tempo; /* its tempo map (a cue sheet's `tempo`), n = 0 none */
 } hld_cue_t;
 
 typedef struct {

@@ -315,6 +315,8 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
         memcpy(v->p.send_bus, s->send_bus, sizeof v->p.send_bus);
         memcpy(v->p.send_gain, s->send_gain, sizeof v->p.send_gain);
     }
+    if (s->mask & (HL_MIX_SET_PITCH | HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME))
+        vm_music_flush(vm, v, f); /* the beats up to f played by the old model */
     if (s->mask & HL_MIX_SET_PITCH) {
         vm_reanchor(v, f);
         v->p.pitch = s->pitch;
@@ -342,7 +344,8 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
         int rc = hl_mixer_set(vm->mx, v->mix, &s, now_ns);
         if (rc < 0) return rc;
     }
-    vm_reanchor(v, vm_now_frame(vm)); /* spends loop passes up to now */
+    vm_music_flush(vm, v, vm_now_frame(vm)); /* beats up to the seek by the old model */
+    vm_reanchor(v, vm_now_frame(vm));        /* spends loop passes up to now */
     v->anchor_pos = pos;
     v->anchor_frame = vm_now_frame(vm);
     if (v->is_stream && v->real) {
@@ -444,6 +447,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         return 1;
     }
     /* it ended by itself (reached its end, a stream ran out) or was cut */
+    vm_music_flush(vm, v, ev->frame); /* its last beats and markers first */
     if (v->real && vm->n_real) vm->n_real--;
     v->real = 0;
     uint8_t reason = ev->reason == VM_END_VIRTUAL ? HL_END_FINISHED : (uint8_t)ev->reason;

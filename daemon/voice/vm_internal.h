@@ -107,6 +107,9 @@ int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
 double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended);
 /* Where the voice is at engine frame f (frozen while paused). */
 double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
+/* vm_music.c: reports v's beats and markers up to frame f (exclusive) by its
+ * model as it stands, before a SET or seek re-anchors it there. */
+void vm_music_flush(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f);
 /* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
 int vm_reanchor(hld_lvoice_t *v, uint64_t f);
 

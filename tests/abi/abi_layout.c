@@ -265,6 +265,14 @@ int main(void) {
     F_(heliod_event_t, profile);
     F_(heliod_event_t, sound);
     F_(heliod_event_t, frames);
+    S_(heliod_beat_t);
+    F_(heliod_beat_t, voice);
+    F_(heliod_beat_t, frame);
+    F_(heliod_beat_t, time_ns);
+    F_(heliod_beat_t, beat);
+    F_(heliod_beat_t, bar);
+    F_(heliod_beat_t, beat_in_bar);
+    F_(heliod_beat_t, bpm);
     S_(heliod_bank_info_t);
     F_(heliod_bank_info_t, name);
     F_(heliod_bank_info_t, path);

@@ -697,6 +697,21 @@ class ClientTest(unittest.TestCase):
         self.assertIn("voices", out.stdout)
         self.assertIn("real", out.stdout)
 
+    def test_layered_music_example(self):
+        # cue sheets need a control client: the test daemon's owner may load them
+        ex = os.path.join(SRC, "client", "python", "examples", "layered_music.py")
+        out = subprocess.run([sys.executable, ex, "--socket", self.d.sock, "--seconds", "2.5"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        bars = [l.split() for l in out.stdout.splitlines() if l.startswith("bar ")]
+        self.assertGreaterEqual(len(bars), 2, out.stdout)
+        # bars a second apart at 240 BPM 4/4, frames from the engine's own clock
+        head = out.stdout.split("start on frame ")[1].split()
+        start, rate = int(head[0]), int(head[2])
+        for b in bars:
+            self.assertEqual(int(b[3]) - start, int(b[1]) * rate)
+        self.assertIn("stinger", out.stdout)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

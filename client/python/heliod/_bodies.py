@@ -18,8 +18,8 @@ from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_R
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
                       SET_OBSTRUCTION, SET_OCCLUSION, SET_PAN, SET_PAUSE, SET_PITCH, SET_POS,
                       SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SUB_ALL, SUB_BANK, SUB_DEVICE,
-                      SUB_ENDED, SUB_METER, SUB_PROFILE, SUB_STARTED, SUB_STREAM, SUB_VIRTUAL,
-                      SUB_ZONES, VIRTS)
+                      SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED, SUB_STREAM,
+                      SUB_VIRTUAL, SUB_ZONES, VIRTS)
 from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, dec_list
 
 INTERPS = {"linear": PLAY_LINEAR, "cubic": PLAY_CUBIC, "sinc": PLAY_SINC}
@@ -120,11 +120,14 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
              fade_in_ms=None, min_distance=None, max_distance=None, rolloff=None, model=None,
              bus=None, detached=False, paused=False, cubic=False, vel=(0, 0, 0), emitter="",
              interp=None,
-             loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, **kw):
+             loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, on=None, of=0,
+             **kw):
     """PLAY. Fields left None take the plain defaults (pan 0, priority 0,
     fade-in -1, distances 1/100/1 inverse, bus "sfx", no filters or sends);
     for a cue, the ones given set their HL_OVER_* bit so they replace the
-    cue's (gain adds to and pitch multiplies the cue's, flags are OR'd)."""
+    cue's (gain adds to and pitch multiplies the cue's, flags are OR'd).
+    on="beat"|"bar" with of=VOICE: a stinger, started on the next beat or bar
+    of music voice VOICE (protocol 1.1)."""
     filt, sends = _post_kw(kw)
     if kw:
         raise HeliodError(EINVAL, "play: unknown keyword %s" % ", ".join(sorted(kw)))
@@ -147,7 +150,16 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
                   bus=name(bus or "", "bus", empty=True), loop_start=loop_start,
                   loop_end=loop_end, loop_count=loop_count, loop_xfade_ms=loop_xfade_ms,
                   vel=vel, emitter=name(emitter or "", "emitter", empty=True), over=over,
-                  post=post(sends=sends, **(filt or {})))
+                  post=post(sends=sends, **(filt or {})), **_sync(on, of))
+
+
+def _sync(on, of):
+    """PLAY's stinger fields (1.1), left out (a 1.0 body) when not asked for."""
+    if on is None and not of:
+        return {}
+    if on not in ("beat", "bar") or not of:
+        raise HeliodError(EINVAL, "play: on='beat' or 'bar' and of=VOICE go together")
+    return {"sync_on": 1 if on == "beat" else 2, "sync_voice": int(of)}
 
 
 def dec_play_reply(r):

@@ -101,7 +101,8 @@ class _Calls:
         ("linear", "cubic" or "sinc"; default: the cue's, else the daemon's
         --interp; cubic=True is interp="cubic"), priority, fade_in_ms, min_distance, max_distance, rolloff, model,
         bus, detached, paused, vel, emitter, lp_hz, hp_hz, occlusion,
-        obstruction, sends [(bus, db), ...]. For a cue, gain adds, pitch
+        obstruction, sends [(bus, db), ...], on ("beat" or "bar") with of (a
+        music voice): a stinger on its next beat or bar. For a cue, gain adds, pitch
         multiplies, loop/3D are OR'd, an interp given wins, and every other field given
         replaces the cue's (its OVER_* bit is set; `over` adds bits)."""
         return self._call("play", B.enc_play(sound, **kw), B.dec_play_reply, at=at)

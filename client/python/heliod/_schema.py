@@ -85,6 +85,8 @@ MESSAGES = {
         ("over", "FLAGS32", 127, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
         ("pan_law", "ENUM8", 1, None, 0, 0x0101),
+        ("sync_on", "ENUM8", 2, None, 0, 0x0101),
+        ("sync_voice", "U64", 0, None, 0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -212,7 +214,7 @@ MESSAGES = {
         ("size", "U64", 0, None, 0, 0x0100),
     ),
     "subscribe": (  # SUBSCRIBE
-        ("mask", "FLAGS32", 1023, None, 0, 0x0100),
+        ("mask", "FLAGS32", 2047, None, 0, 0x0100),
         ("meter_hz", "F32", 0, None, 0.0, 0x0100),
         ("profile_hz", "F32OPT", 0, None, 0.0, 0x0100),
     ),
@@ -473,6 +475,7 @@ SUB_BANK = 0x40
 SUB_ZONES = 0x80
 SUB_PROFILE = 0x100
 SUB_STREAM = 0x200
+SUB_MUSIC = 0x400
 LOAD_STREAM = 0x1
 LOAD_SHARED = 0x2
 LOAD_PIN = 0x4
