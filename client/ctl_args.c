@@ -307,6 +307,7 @@ static const cmd_desc_t cmds[] = {
     {"bind", CTL_BIND, HL_OP_BIND,
      "bind CUE PARAM PROPERTY [X:Y[:SHAPE] ...]\nbind CUE --clear\n"
      "bind BUS PARAM bus-gain|fx:INDEX:P [X:Y[:SHAPE] ...]\n"
+     "bind SNAPSHOT PARAM snapshot [X:Y[:SHAPE] ...]\n"
      "  Bind a parameter through a curve to a property of a cue's voices.\n"
      "  1..16 points, x increasing, within the parameter's range. PROPERTY:\n"
      "  gain (dB), pitch (cents), lp, hp (Hz), occlusion (0..1), send[:N] (dB\n"
@@ -316,7 +317,8 @@ static const cmd_desc_t cmds[] = {
      "  [linear]. Gains and cents of several bindings add up. Voices started\n"
      "  after it follow it. bus-gain (dB; bindings on one bus add up) and\n"
      "  fx:INDEX:P (parameter P of effect INDEX on the bus, e.g. fx:0:2 an EQ's\n"
-     "  gain, p4 a reverb's wet, p0 a compressor's threshold) bind a bus.\n"},
+     "  gain, p4 a reverb's wet, p0 a compressor's threshold) bind a bus;\n"
+     "  snapshot a mixer snapshot's intensity (y 0..1; started above 0).\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"

@@ -644,17 +644,18 @@ typedef struct {
 #define HL_PSCOPE_EMITTER 1 /* the value of the voices on one emitter */
 #define HL_PSCOPE_VOICE   2 /* the value of one voice */
 /* BIND properties: what the curve's y is */
-#define HL_PROP_GAIN      0 /* dB added to the voice's gain */
-#define HL_PROP_PITCH     1 /* cents added to the voice's pitch */
-#define HL_PROP_LP        2 /* low-pass cutoff, Hz (0 = off) */
-#define HL_PROP_HP        3 /* high-pass cutoff, Hz (0 = off) */
-#define HL_PROP_OCCLUSION 4 /* occlusion 0..1 */
-#define HL_PROP_SEND      5 /* dB added to the level of send `index` (0 or 1) */
-#define HL_PROP_SWITCH    6 /* variation choice: the curve's x are the boundaries */
-#define HL_PROP_BLEND     7 /* every variation plays; equal-power crossfade over x */
-#define HL_PROP_BUS_GAIN  8 /* a bus's gain, dB (BIND `cue` names the bus) */
-#define HL_PROP_FX        9 /* effect `index` of the bus, its parameter p[fxp] (FX units) */
-#define HL_PROP_LAST      HL_PROP_FX
+#define HL_PROP_GAIN      0  /* dB added to the voice's gain */
+#define HL_PROP_PITCH     1  /* cents added to the voice's pitch */
+#define HL_PROP_LP        2  /* low-pass cutoff, Hz (0 = off) */
+#define HL_PROP_HP        3  /* high-pass cutoff, Hz (0 = off) */
+#define HL_PROP_OCCLUSION 4  /* occlusion 0..1 */
+#define HL_PROP_SEND      5  /* dB added to the level of send `index` (0 or 1) */
+#define HL_PROP_SWITCH    6  /* variation choice: the curve's x are the boundaries */
+#define HL_PROP_BLEND     7  /* every variation plays; equal-power crossfade over x */
+#define HL_PROP_BUS_GAIN  8  /* a bus's gain, dB (BIND `cue` names the bus) */
+#define HL_PROP_FX        9  /* effect `index` of the bus, its parameter p[fxp] (FX units) */
+#define HL_PROP_SNAPSHOT  10 /* a mixer snapshot's intensity 0..1 (BIND `cue` names it) */
+#define HL_PROP_LAST      HL_PROP_SNAPSHOT
 #define HL_MAX_BUS_BINDS  64 /* bus and effect bindings in the daemon */
 #define HL_BIND_ADD       0  /* BIND action: add (or replace the same param + property) */
 #define HL_BIND_CLEAR     1  /* remove every binding of the cue */

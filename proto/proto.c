@@ -609,7 +609,7 @@ void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
 
 /* ---- enum names ------------------------------------------------------------- */
 
-static const char *const k_enum_names[][11] = {
+static const char *const k_enum_names[][12] = {
     [HL_ENUM_PICK] = {"random", "shuffle", "sequence", NULL},
     [HL_ENUM_OVERFLOW] = {"refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority",
                           "steal-quietest", "steal-farthest", NULL},
@@ -618,7 +618,7 @@ static const char *const k_enum_names[][11] = {
     [HL_ENUM_CURVE] = {"linear", "equal-power", "log", NULL},
     [HL_ENUM_MODEL] = {"linear", "inverse", "exponential", NULL},
     [HL_ENUM_PROP] = {"gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend",
-                      "bus-gain", "fx", NULL},
+                      "bus-gain", "fx", "snapshot", NULL},
     [HL_ENUM_SHAPE] = {"linear", "exp", "log", "scurve", NULL},
     [HL_ENUM_PSCOPE] = {"global", "emitter", "voice", NULL},
 };

@@ -475,6 +475,10 @@ int hl_validate_bind(const hl_bind_t *m, const char **why) {
             if (y > HL_MAX_GAIN_DB) return invalid(why, "y: bus gain (dB) must be <= 24");
             break;
         case HL_PROP_FX: break; /* the effect's own range: checked when bound */
+        case HL_PROP_SNAPSHOT:
+            if (!HL_IN_RANGE(y, HL_R_UNIT))
+                return invalid(why, HL_RANGE_MSG("y: snapshot intensity", HL_R_UNIT));
+            break;
         default:
             if (y != 0.0f) return invalid(why, "y: switch and blend take x only (y 0)");
         }

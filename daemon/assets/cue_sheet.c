@@ -546,9 +546,11 @@ static int parse_bind(ld_t *L, tmp_cue_t *t, char *v) {
                        "switch, blend)",
                        prop);
     b->prop = (uint8_t)pr;
-    if (pr == HL_PROP_BUS_GAIN || pr == HL_PROP_FX)
+    if (pr == HL_PROP_BUS_GAIN || pr == HL_PROP_FX || pr == HL_PROP_SNAPSHOT)
         return ld_fail(L, L->line, HELIOD_EINVAL,
-                       "bind: %s binds a bus, not a cue (heliodctl bind BUS ... / BIND)", prop);
+                       "bind: %s binds a bus or a snapshot, not a cue (heliodctl bind NAME ... / "
+                       "BIND)",
+                       prop);
     if (idx) {
         long long n;
         if (pr != HL_PROP_SEND || parse_int(idx, 0, HL_VOICE_SENDS - 1, &n))

@@ -369,7 +369,8 @@ def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0
 
 # ---- game parameters ---------------------------------------------------------------------
 
-PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx")
+PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx",
+         "snapshot")
 SHAPES = ("linear", "exp", "log", "scurve")
 
 

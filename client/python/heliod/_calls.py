@@ -240,7 +240,8 @@ class _Calls:
         (dB on send index), "switch" or "blend"; points: (x, y) or (x, y,
         shape) with shape "linear", "exp", "log" or "scurve" for the segment
         after it (switch, blend: bare x values). prop "bus-gain" (dB) and
-        "fx" (parameter fxp of effect index) bind the bus named by cue."""
+        "fx" (parameter fxp of effect index) bind the bus named by cue;
+        "snapshot" (intensity 0..1) the mixer snapshot named by cue."""
         return self._call("bind", B.enc_bind(cue, param, prop, points, index, fxp=fxp),
                           B.dec_none)
 

@@ -391,7 +391,7 @@ MESSAGES = {
         ("action", "ENUM8", 1, None, 0, 0x0100),
         ("cue", "STR", 63, None, 0, 0x0100),
         ("param", "STR", 63, None, 0, 0x0100),
-        ("prop", "ENUM8", 9, None, 0, 0x0100),
+        ("prop", "ENUM8", 10, None, 0, 0x0100),
         ("index", "U8", 0, None, 0, 0x0100),
         ("npoints", "U8", 0, None, 0, 0x0100),
         ("x", "F32N", 16, None, 0, 0x0100),
