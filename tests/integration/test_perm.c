@@ -1728,6 +1728,11 @@ static void test_gone_process_reclaimed(void **state) {
     assert_int_equal(r[21], 0);
     assert_int_equal(r[22], 0);
     heliod_voice_t v = (heliod_voice_t)(uint32_t)r[18] | (heliod_voice_t)(uint32_t)r[19] << 32;
+    /* A's exit reaches the daemon as its connection's EOF, which may come
+     * after B's first requests: its listener going off (owners.c reclaims
+     * everything of A at once) says the daemon has seen it */
+    for (int i = 0; i < 500 && th_stat(op, "listeners") != lis0; i++)
+        th_sleep_ms(10);
 
     /* B, another process (this one), finds none of A's objects by name */
     heliod_t *b = conn(f, "b", 0);
