@@ -80,6 +80,9 @@ static const cmd_desc_t cmds[] = {
      "  --min-distance M, --max-distance M   same as --min-dist, --max-dist\n"
      "  --vel X,Y,Z        source velocity in m/s, for Doppler\n"
      "  --emitter ID       follow emitter ID (see `emitter`; implies 3D)\n"
+     "  --on beat|bar --of VOICE\n"
+     "                     a stinger: start on the next beat or bar of music voice\n"
+     "                     VOICE (a cue with a tempo map), on its exact frame\n"
      "  --at +MS|FRAME     start on that engine frame exactly (also --at-frame,\n"
      "                     --quantize, --quantize-ref; stop, set, bus and listener\n"
      "                     take them too: see `clock --help`)\n" CTL_POST_USAGE
@@ -107,8 +110,13 @@ static const cmd_desc_t cmds[] = {
      "  Resume a voice, all voices (--all), or a bus's or category's voices.\n"
      "  A resumed voice fades back in.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
-     "listener [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
-     "  Move or turn the listener.\n"},
+     "listener [--index N] [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
+     "listener --index N --off\n"
+     "  Move or turn the listener. --index 1..3 (protocol 1.1) is a listener of\n"
+     "  this client's own (split screen; another client's listeners are not\n"
+     "  its to move), on from its first move (it starts where listener 0 is)\n"
+     "  until --off; 0, the default, is the global one. Each 3D voice is heard\n"
+     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"},
     {"bus", CTL_BUS, HL_OP_BUS,
      "bus NAME [--gain DB] [--mute | --unmute] [--parent P] [--send T:DB] [--ramp MS]\n"
      "bus create NAME [--parent P] [--gain DB] [--mute]\nbus remove NAME\n"
@@ -162,6 +170,39 @@ static const cmd_desc_t cmds[] = {
      "  feed are heard at once (the nearest); 64 zones in all.\n"},
     {"reverb-zones", CTL_RZONES, HL_OP_RZONES,
      "reverb-zones\n  The reverb zones, each with its weight and send level now.\n"},
+    {"snapshot", CTL_SNAPSHOT, HL_OP_SNAPSHOT,
+     "snapshot start|stop NAME [--fade MS] [--intensity X] [--at +MS|FRAME]\n"
+     "snapshot define NAME [--priority N] [--fade MS]\n"
+     "snapshot set NAME BUS gain DB | mute on|off | fx INDEX PARAM VALUE\n"
+     "snapshot remove NAME\n"
+     "  A mixer snapshot: a named set of bus faders, mutes and effect parameters\n"
+     "  (EQ gain or frequency, reverb wet, filter cutoffs) blended over the mix.\n"
+     "  start blends to it over --fade (default: its own) up to --intensity X\n"
+     "  (0..1, default 1; start again to change it); stop blends back. Several\n"
+     "  stack by --priority (higher overrides: each moves the value left by the\n"
+     "  lower ones toward its own by its intensity). PARAM is the effect's p\n"
+     "  index (fx list). At most 64 snapshots of 32 settings; needs protocol 1.1.\n"},
+    {"snapshots", CTL_SNAPSHOTS, HL_OP_SNAPSHOTS,
+     "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
+    {"cone", CTL_CONE, HL_OP_CONE,
+     "cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]\n"
+     "     [--outer-gain X]\n"
+     "cone VOICE|--emitter NAME|--cue NAME --off\n"
+     "  A sound cone, as OpenAL 1.1 defines it: the source points along --dir; a\n"
+     "  listener within the inner cone (full width, degrees, default 360) hears it\n"
+     "  at full gain, beyond the outer cone (default 360) at --outer-gain (linear,\n"
+     "  0..1, default 0), and in between the gain goes linearly with the angle.\n"
+     "  On a voice now; on an emitter's voices now and later; on a cue's voices\n"
+     "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
+     "  protocol 1.1.\n"},
+    {"attenuation", CTL_ATTEN, HL_OP_ATTEN,
+     "attenuation VOICE|--cue NAME --points D:DB[,D:DB...]\n"
+     "attenuation VOICE|--cue NAME --off\n"
+     "  A custom distance curve instead of the distance model: up to 8 points of\n"
+     "  distance (m, increasing) and gain (dB, -144..+24); the gain goes linearly\n"
+     "  in dB between them and holds the end values beyond. On a voice now, or on\n"
+     "  a cue's voices started from now on. --off goes back to the model. Needs\n"
+     "  protocol 1.1.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -274,6 +315,7 @@ static const cmd_desc_t cmds[] = {
     {"bind", CTL_BIND, HL_OP_BIND,
      "bind CUE PARAM PROPERTY [X:Y[:SHAPE] ...]\nbind CUE --clear\n"
      "bind BUS PARAM bus-gain|fx:INDEX:P [X:Y[:SHAPE] ...]\n"
+     "bind SNAPSHOT PARAM snapshot [X:Y[:SHAPE] ...]\n"
      "  Bind a parameter through a curve to a property of a cue's voices.\n"
      "  1..16 points, x increasing, within the parameter's range. PROPERTY:\n"
      "  gain (dB), pitch (cents), lp, hp (Hz), occlusion (0..1), send[:N] (dB\n"
@@ -283,12 +325,14 @@ static const cmd_desc_t cmds[] = {
      "  [linear]. Gains and cents of several bindings add up. Voices started\n"
      "  after it follow it. bus-gain (dB; bindings on one bus add up) and\n"
      "  fx:INDEX:P (parameter P of effect INDEX on the bus, e.g. fx:0:2 an EQ's\n"
-     "  gain, p4 a reverb's wet, p0 a compressor's threshold) bind a bus.\n"},
+     "  gain, p4 a reverb's wet, p0 a compressor's threshold) bind a bus;\n"
+     "  snapshot a mixer snapshot's intensity (y 0..1; started above 0).\n"},
     {"ping", CTL_PING, HL_OP_PING, "ping\n  Round trip time to the daemon in ms.\n"},
     {"watch", CTL_WATCH, HL_OP_SUBSCRIBE,
      "watch\n  Print voice, device, reload and error events until stopped.\n"
      "  started, ended (with the reason), virtual, real, device-lost, device-back,\n"
-     "  reload (a sound's file changed: heliod --watch-assets), and the errors of\n"
+     "  reload (a sound's file changed: heliod --watch-assets), beat and bar (music\n"
+     "  voices: VOICE FRAME BEAT BAR BEAT_IN_BAR BPM TIME_NS), and the errors of\n"
      "  fire-and-forget requests, one a line.\n"},
     {"meter", CTL_METER, HL_OP_SUBSCRIBE,
      "meter [--rate HZ] [--count N] [--json]\n"
@@ -512,6 +556,9 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
     case CTL_FX: return ctl__parse_fx(argc, argv, c, err, errlen);
     case CTL_DUCK: return ctl__parse_duck(argc, argv, c, err, errlen);
     case CTL_RZONE: return ctl__parse_rzone(argc, argv, c, err, errlen);
+    case CTL_SNAPSHOT: return ctl__parse_snapshot(argc, argv, c, err, errlen);
+    case CTL_CONE: return ctl__parse_cone(argc, argv, c, err, errlen);
+    case CTL_ATTEN: return ctl__parse_atten(argc, argv, c, err, errlen);
     case CTL_BANK: return ctl__parse_bank(argc, argv, c, err, errlen);
     case CTL_ZONE: return ctl__parse_zone(argc, argv, c, err, errlen);
     case CTL_ZONES: return ctl__parse_zones(argc, argv, c, err, errlen);
@@ -596,6 +643,9 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_FX_LIST: hl_put_name(&w, &c->m.name); break;
     case CTL_DUCK: hl_put_duck_rule(&w, &c->m.duck); break;
     case CTL_RZONE: hl_put_rzone(&w, &c->m.rzone); break;
+    case CTL_SNAPSHOT: hl_put_snapshot(&w, &c->m.snapshot); break;
+    case CTL_CONE: hl_put_cone(&w, &c->m.cone); break;
+    case CTL_ATTEN: hl_put_atten(&w, &c->m.atten); break;
     case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
     case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
     case CTL_STATS:
@@ -616,6 +666,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_BANKS:
     case CTL_ZONES:
     case CTL_RZONES:
+    case CTL_SNAPSHOTS:
     case CTL_DUCKS:
     case CTL_CUES:
     case CTL_DEVICES:

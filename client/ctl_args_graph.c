@@ -2,6 +2,7 @@
  * ctl_args_graph.c - heliodctl's mixer-graph commands (bus, buses, fx,
  * duck, ducks, rzone, rzones).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,5 +202,190 @@ int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
     if (seen != 3) return ctl__fail(err, errlen, "reverb-zone: --pos and --radius are required");
     const char *why;
     if (hl_validate_rzone(m, &why) < 0) return ctl__fail(err, errlen, "reverb-zone: %s", why);
+    return 0;
+}
+
+/* snapshot start|stop NAME [--fade MS] [--intensity X]; define NAME
+ * [--priority N] [--fade MS]; set NAME BUS gain DB | mute on|off | fx INDEX
+ * PARAM VALUE; remove NAME. */
+int ctl__parse_snapshot(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_snapshot_t *m = &c->m.snapshot;
+    hl_snapshot_init(m);
+    static const char *const acts[] = {"define", "set", "start", "stop", "remove"};
+    int act = -1;
+    for (int k = 0; argc > 1 && k < 5; k++)
+        if (strcmp(argv[1], acts[k]) == 0) act = k;
+    if (act < 0)
+        return ctl__fail(err, errlen, "snapshot: start, stop, define, set or remove expected");
+    m->action = (uint8_t)act;
+    const char *pos[6];
+    int npos = 0;
+    for (int i = 2; i < argc; i++) {
+        int r;
+        long pr = 0;
+        if (act != HL_SNAP_SET &&
+            (r = ctl__float_opt(argc, argv, &i, "--fade", &m->fade_ms, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if (act == HL_SNAP_START && (r = ctl__float_opt(argc, argv, &i, "--intensity",
+                                                               &m->intensity, err, errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if (act == HL_SNAP_DEFINE &&
+                   (r = ctl__int_opt(argc, argv, &i, "--priority", -HL_MAX_PRIORITY,
+                                     HL_MAX_PRIORITY, &pr, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->priority = (int32_t)pr;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "snapshot %s: unknown option '%s'", acts[act], argv[i]);
+        } else if (npos < 6) {
+            pos[npos++] = argv[i];
+        } else {
+            return ctl__fail(err, errlen, "snapshot: unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (ctl__name_arg("snapshot name", npos ? pos[0] : NULL, m->name, sizeof m->name, err, errlen) <
+        0)
+        return -1;
+    if (act == HL_SNAP_SET) {
+        if (npos < 3)
+            return ctl__fail(err, errlen,
+                             "snapshot set: NAME BUS gain DB | mute on|off | fx INDEX PARAM VALUE");
+        if (ctl__name_arg("bus", pos[1], m->bus, sizeof m->bus, err, errlen) < 0) return -1;
+        long idx = 0, par = 0;
+        if (strcmp(pos[2], "gain") == 0 && npos == 4) {
+            m->target = HL_SNAPT_GAIN;
+            if (strcmp(pos[3], "-inf") == 0)
+                m->value = -HUGE_VALF;
+            else if (ctl_parse_float(pos[3], &m->value) < 0)
+                return ctl__fail(err, errlen, "snapshot set: gain: a number of dB or -inf");
+        } else if (strcmp(pos[2], "mute") == 0 && npos == 4 &&
+                   (strcmp(pos[3], "on") == 0 || strcmp(pos[3], "off") == 0)) {
+            m->target = HL_SNAPT_MUTE;
+            m->value = strcmp(pos[3], "on") == 0 ? 1.0f : 0.0f;
+        } else if (strcmp(pos[2], "fx") == 0 && npos == 6 &&
+                   ctl_parse_int(pos[3], 0, 7, &idx) == 0 &&
+                   ctl_parse_int(pos[4], 0, 7, &par) == 0 &&
+                   ctl_parse_float(pos[5], &m->value) == 0) {
+            m->target = HL_SNAPT_FX;
+            m->fx_index = (uint32_t)idx;
+            m->param = (uint8_t)par;
+        } else {
+            return ctl__fail(err, errlen,
+                             "snapshot set: NAME BUS gain DB | mute on|off | fx INDEX(0-7) "
+                             "PARAM(0-7) VALUE");
+        }
+    } else if (npos != 1) {
+        return ctl__fail(err, errlen, "snapshot %s: needs exactly one NAME", acts[act]);
+    }
+    if (act == HL_SNAP_DEFINE && m->fade_ms < 0.0f && m->fade_ms != -1.0f)
+        return ctl__fail(err, errlen, "snapshot define: --fade must be >= 0");
+    const char *why;
+    if (hl_validate_snapshot(m, &why) < 0) return ctl__fail(err, errlen, "snapshot: %s", why);
+    return 0;
+}
+
+/* cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]
+ * [--outer-gain X] | --off */
+int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_cone_t *m = &c->m.cone;
+    hl_cone_init(m);
+    int has_dir = 0, off = 0, named = 0;
+    const char *voice = NULL;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = ctl__vec3_opt(argc, argv, &i, "--dir", m->dir, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            has_dir = 1;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--inner", &m->inner_deg, err, errlen)) !=
+                       0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--outer", &m->outer_deg, err, errlen)) !=
+                       0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--outer-gain", &m->outer_gain, err,
+                                       errlen)) != 0) {
+            if (r < 0) return -1;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--emitter", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_EMITTER;
+            named++;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--cue", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_CUE;
+            named++;
+        } else if (strcmp(argv[i], "--off") == 0) {
+            off = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "cone: unknown option '%s'", argv[i]);
+        } else if (voice) {
+            return ctl__fail(err, errlen, "cone: unexpected argument '%s'", argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    if ((voice != NULL) + named != 1)
+        return ctl__fail(err, errlen, "cone: one of VOICE, --emitter NAME or --cue NAME");
+    if (voice) {
+        if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
+            return ctl__fail(err, errlen, "cone: VOICE must be a voice handle");
+        m->target = HL_CONE_VOICE;
+    }
+    if (off == has_dir) return ctl__fail(err, errlen, "cone: --dir X,Y,Z or --off");
+    if (off) m->dir[0] = m->dir[1] = m->dir[2] = 0.0f;
+    const char *why;
+    if (hl_validate_cone(m, &why) < 0) return ctl__fail(err, errlen, "cone: %s", why);
+    return 0;
+}
+
+/* attenuation VOICE|--cue NAME --points D:DB[,D:DB...] | --off */
+int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
+    hl_atten_t *m = &c->m.atten;
+    hl_atten_init(m);
+    int has_points = 0, off = 0, named = 0;
+    const char *voice = NULL, *v;
+    for (int i = 1; i < argc; i++) {
+        int r;
+        if ((r = ctl__opt_val(argc, argv, &i, "--points", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "attenuation: --points needs D:DB,...");
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", v);
+            m->npoints = 0;
+            for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+                 t = strtok_r(NULL, ",", &save)) {
+                char *colon = strchr(t, ':');
+                if (!colon || m->npoints >= HL_ATTEN_POINTS)
+                    return ctl__fail(err, errlen, "--points: up to 8 D:DB pairs");
+                *colon = '\0';
+                if (ctl_parse_float(t, &m->dist[m->npoints]) < 0 ||
+                    ctl_parse_float(colon + 1, &m->gain_db[m->npoints]) < 0)
+                    return ctl__fail(err, errlen, "--points: '%s': numbers D:DB", t);
+                m->npoints++;
+            }
+            has_points = 1;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--cue", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_CUE;
+            named = 1;
+        } else if (strcmp(argv[i], "--off") == 0) {
+            off = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+            return ctl__fail(err, errlen, "attenuation: unknown option '%s'", argv[i]);
+        } else if (voice) {
+            return ctl__fail(err, errlen, "attenuation: unexpected argument '%s'", argv[i]);
+        } else {
+            voice = argv[i];
+        }
+    }
+    if ((voice != NULL) + named != 1)
+        return ctl__fail(err, errlen, "attenuation: one of VOICE or --cue NAME");
+    if (voice) {
+        if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
+            return ctl__fail(err, errlen, "attenuation: VOICE must be a voice handle");
+        m->target = HL_CONE_VOICE;
+    }
+    if (off == has_points) return ctl__fail(err, errlen, "attenuation: --points or --off");
+    if (off) m->npoints = 0;
+    const char *why;
+    if (hl_validate_atten(m, &why) < 0) return ctl__fail(err, errlen, "attenuation: %s", why);
     return 0;
 }

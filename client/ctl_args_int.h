@@ -35,6 +35,9 @@ int ctl__parse_bus(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
 int ctl__parse_fx(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_duck(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 int ctl__parse_rzone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_snapshot(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
+int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);
 
 /* ctl_args_assets.c: sounds, banks and world zones. */
 int ctl__parse_load(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen);

@@ -89,7 +89,7 @@ int ctl__parse_bind(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     if (pr < 0)
         return ctl__fail(err, errlen,
                          "bind: unknown property '%s' (gain, pitch, lp, hp, occlusion, send[:N], "
-                         "switch, blend, bus-gain, fx:INDEX:P)",
+                         "switch, blend, bus-gain, fx:INDEX:P, snapshot)",
                          argv[3]);
     m->prop = (uint8_t)pr;
     if (pr == HL_PROP_FX) { /* fx:INDEX:P */

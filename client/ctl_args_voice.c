@@ -110,6 +110,17 @@ int ctl__parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
                 ctl__name_arg("emitter", v, m->emitter, sizeof m->emitter, err, errlen) < 0)
                 return r < 0 ? ctl__fail(err, errlen, "--emitter needs a value") : -1;
             m->flags |= HL_PLAY_3D;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--on", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "--on needs beat or bar");
+            if (strcmp(v, "beat") == 0)
+                m->sync_on = HL_SYNC_BEAT;
+            else if (strcmp(v, "bar") == 0)
+                m->sync_on = HL_SYNC_BAR;
+            else
+                return ctl__fail(err, errlen, "--on: '%s' is not beat or bar", v);
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--of", &v)) != 0) {
+            if (r < 0 || ctl_parse_u64(v, &m->sync_voice) < 0 || m->sync_voice == 0)
+                return ctl__fail(err, errlen, "--of: '%s' is not a voice handle", r < 0 ? "" : v);
         } else if ((r = ctl__post_opt(argc, argv, &i, &m->post, &post_mask, &nsend, err, errlen)) !=
                    0) {
             if (r < 0) return -1;
@@ -121,6 +132,8 @@ int ctl__parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
         }
     }
     if (ctl__name_arg("sound name", sound, m->sound, sizeof m->sound, err, errlen) < 0) return -1;
+    if ((m->sync_on != HL_SYNC_NONE) != (m->sync_voice != 0))
+        return ctl__fail(err, errlen, "play: --on beat|bar and --of VOICE go together");
     if (!c->wait) m->flags |= HL_PLAY_DETACHED;
     const char *why;
     if (hl_validate_play(m, &why) < 0) return ctl__fail(err, errlen, "play: %s", why);
@@ -252,9 +265,23 @@ int ctl__parse_listener(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
             m->mask |= vo[k].bit;
             matched = 1;
         }
-        if (!matched) return ctl__fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
+        if (!matched) {
+            long idx = 0;
+            int r = ctl__int_opt(argc, argv, &i, "--index", 0, 3, &idx, err, errlen);
+            if (r < 0) return -1;
+            if (r > 0) {
+                m->index = (uint8_t)idx;
+                continue;
+            }
+            if (strcmp(argv[i], "--off") == 0) {
+                m->off = 1;
+                continue;
+            }
+            return ctl__fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
+        }
     }
-    if (!m->mask)
+    if (m->off && !m->index) return ctl__fail(err, errlen, "listener: --off needs --index 1..3");
+    if (!m->mask && !m->off)
         return ctl__fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
     const char *why;
     if (hl_validate_listener(m, &why) < 0) return ctl__fail(err, errlen, "listener: %s", why);

@@ -45,6 +45,10 @@ typedef enum {
     CTL_DUCKS,           /* DUCKS: the rules */
     CTL_RZONE,           /* RZONE set / remove: a reverb zone */
     CTL_RZONES,          /* RZONES: the reverb zones */
+    CTL_SNAPSHOT,        /* SNAPSHOT define / set / start / stop / remove */
+    CTL_SNAPSHOTS,       /* SNAPSHOTS: the snapshots with their intensity */
+    CTL_CONE,            /* CONE: a sound cone on a voice, emitter or cue */
+    CTL_ATTEN,           /* ATTEN: a custom attenuation curve on a voice or cue */
     CTL_BANK,            /* BANK load (waits with progress unless --no-wait) / unload */
     CTL_BANKS,           /* BANKS */
     CTL_ZONE,            /* ZONE add / remove: a world zone */
@@ -105,6 +109,9 @@ typedef struct {
         hl_fx_req_t fx;
         hl_duck_rule_t duck;
         hl_rzone_t rzone;
+        hl_snapshot_t snapshot;
+        hl_cone_t cone;
+        hl_atten_t atten;
         hl_bank_t bank;
         hl_zone_t zone;
         hl_param_t param;

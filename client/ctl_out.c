@@ -151,6 +151,26 @@ void ctl_print_event(const heliod_event_t *ev) {
             ctl_json_str(ev->message ? ev->message : "");
             printf("}\n");
             break;
+        case HELIOD_EVENT_BEAT:
+        case HELIOD_EVENT_BAR: {
+            const heliod_beat_t *b = heliod_event_beat(ev);
+            if (!b) break;
+            printf("{\"event\":\"%s\",\"voice\":%llu,\"frame\":%llu,\"beat\":%llu,\"bar\":%u,"
+                   "\"beat_in_bar\":%u,\"bpm\":%.3f,\"time_ns\":%llu}\n",
+                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
+                   (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar,
+                   b->beat_in_bar, (double)b->bpm, (unsigned long long)b->time_ns);
+            break;
+        }
+        case HELIOD_EVENT_MARKER: {
+            const heliod_beat_t *b = heliod_event_beat(ev);
+            if (!b) break;
+            printf("{\"event\":\"marker\",\"voice\":%llu,\"frame\":%llu,\"id\":%u,\"label\":",
+                   (unsigned long long)b->voice, (unsigned long long)b->frame, ev->frames);
+            ctl_json_str(ev->message ? ev->message : "");
+            printf(",\"time_ns\":%llu}\n", (unsigned long long)b->time_ns);
+            break;
+        }
         case HELIOD_EVENT_BANK: break; /* bank load prints those */
         default:
             printf("{\"event\":\"error\",\"request_id\":%u,\"error\":\"%s\",\"message\":",
@@ -187,6 +207,24 @@ void ctl_print_event(const heliod_event_t *ev) {
                 printf("reload %s failed %s: %s (the old data stays)\n", ev->sound ? ev->sound : "",
                        hl_errname(ev->status), ev->message ? ev->message : "");
             break;
+        case HELIOD_EVENT_BEAT:
+        case HELIOD_EVENT_BAR: { /* as heliod --render-events, then the time */
+            const heliod_beat_t *b = heliod_event_beat(ev);
+            if (!b) break;
+            printf("%s %llu %llu %llu %u %u %.3f %llu\n",
+                   ev->type == HELIOD_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
+                   (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar,
+                   b->beat_in_bar, (double)b->bpm, (unsigned long long)b->time_ns);
+            break;
+        }
+        case HELIOD_EVENT_MARKER: { /* as heliod --render-events, then the time */
+            const heliod_beat_t *b = heliod_event_beat(ev);
+            if (!b) break;
+            printf("marker %llu %llu %u %s %llu\n", (unsigned long long)b->voice,
+                   (unsigned long long)b->frame, ev->frames, ev->message ? ev->message : "",
+                   (unsigned long long)b->time_ns);
+            break;
+        }
         case HELIOD_EVENT_BANK: break;
         default:
             printf("error %u %s: %s\n", ev->request_id, hl_errname(ev->status),

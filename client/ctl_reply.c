@@ -157,12 +157,13 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
     ctl_sink_t s = {.joined = batch && !json};
     if (json)
         printf(",\"truncated\":%s,\"%s\":[", head.truncated ? "true" : "false",
-               kind == CTL_BUSES    ? "buses"
-               : kind == CTL_DUCKS  ? "ducks"
-               : kind == CTL_RZONES ? "reverb_zones"
-               : kind == CTL_BANKS  ? "banks"
-               : kind == CTL_ZONES  ? "zones"
-                                    : "fx");
+               kind == CTL_BUSES       ? "buses"
+               : kind == CTL_DUCKS     ? "ducks"
+               : kind == CTL_RZONES    ? "reverb_zones"
+               : kind == CTL_SNAPSHOTS ? "snapshots"
+               : kind == CTL_BANKS     ? "banks"
+               : kind == CTL_ZONES     ? "zones"
+                                       : "fx");
     for (unsigned i = 0; i < head.count; i++) {
         if (json && i) putchar(',');
         if (kind == CTL_BUSES) {
@@ -233,6 +234,30 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
                               e.zone.name, sn, (unsigned long long)e.bytes, (double)e.distance,
                               (double)e.zone.radius, (double)e.zone.pos[0], (double)e.zone.pos[1],
                               (double)e.zone.pos[2], e.zone.bank);
+            }
+        } else if (kind == CTL_SNAPSHOTS) {
+            hl_snapshot_info_t e;
+            hl_get_snapshot_info(r, &e);
+            if (r->err) return -1;
+            static const char *const st[] = {"idle", "fading-in", "on", "fading-out"};
+            const char *state = e.state <= HL_SNAP_STATE_OUT ? st[e.state] : "?";
+            if (json) {
+                printf("{\"name\":");
+                ctl_json_str(e.name);
+                ctl_json_key_num("priority", e.priority);
+                ctl_json_key_num("fade_ms", e.fade_ms);
+                ctl_json_key_num("settings", e.settings);
+                ctl_json_key_str("state", state);
+                ctl_json_key_num("intensity", e.intensity);
+                ctl_json_key_num("target", e.target);
+                ctl_json_key_num("owner", e.owner);
+                putchar('}');
+            } else {
+                ctl_sink_item(&s,
+                              "%s priority=%d fade=%gms settings=%u state=%s intensity=%.3f "
+                              "target=%.3f owner=%u",
+                              e.name, (int)e.priority, (double)e.fade_ms, (unsigned)e.settings,
+                              state, (double)e.intensity, (double)e.target, (unsigned)e.owner);
             }
         } else if (kind == CTL_RZONES) {
             hl_rzone_info_t e;
@@ -702,6 +727,7 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
     case CTL_FX_LIST:
     case CTL_DUCKS:
     case CTL_RZONES:
+    case CTL_SNAPSHOTS:
         if (print_graph_list(&r, res->kind, json, batch) < 0) return -1;
         break;
     case CTL_PARAMS:

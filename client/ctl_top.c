@@ -327,6 +327,10 @@ static void draw(top_t *t) {
     line(t, "clients %g  commands/s %.0f  xruns %g  underruns %g  voices %g real / %g virtual",
          stat(t, "clients"), t->cmds_rate, stat(t, "xruns"), stat(t, "stream_underruns"),
          stat(t, "voices_real"), stat(t, "voices_virtual"));
+    if (stat(t, "listeners") > 1.0) /* several listeners (1.1): the 3D voices each one hears */
+        line(t, "listeners %g  3D voices heard by listener 0: %g  1: %g  2: %g  3: %g",
+             stat(t, "listeners"), stat(t, "listener0_voices"), stat(t, "listener1_voices"),
+             stat(t, "listener2_voices"), stat(t, "listener3_voices"));
     line(t, "");
     int bw = t->cols - 46; /* what the bus line leaves for its meter */
     if (bw > 60) bw = 60;

@@ -25,6 +25,26 @@ _Static_assert(HELIOD_SUB_PROFILE == HL_SUB_PROFILE && HELIOD_EVENT_PROFILE == H
                    HELIOD_PROFILE_MAX_STREAMS == HL_PROFILE_MAX_STREAMS &&
                    HELIOD_PROFILE_MAX_BUSES == HL_PROFILE_MAX_BUSES,
                "profile subscription and event are the wire's");
+_Static_assert(HELIOD_SUB_MUSIC == HL_SUB_MUSIC && HELIOD_EVENT_BEAT == HL_EVENT_BEAT &&
+                   HELIOD_EVENT_BAR == HL_EVENT_BAR && HELIOD_EVENT_MARKER == HL_EVENT_MARKER,
+               "music subscription and events are the wire's");
+
+/* A BEAT or BAR event as the callback gets it: the public event first, its
+ * beat beside it (heliod_event_beat finds it from the event's address). */
+#define BEAT_MAGIC 0x6265617475736963ull
+typedef struct {
+    heliod_event_t ev;
+    uint64_t magic;
+    heliod_beat_t beat;
+} beat_event_t;
+
+const heliod_beat_t *heliod_event_beat(const heliod_event_t *ev) {
+    if (!ev || (ev->type != HELIOD_EVENT_BEAT && ev->type != HELIOD_EVENT_BAR &&
+                ev->type != HELIOD_EVENT_MARKER))
+        return NULL;
+    const beat_event_t *be = (const beat_event_t *)(const void *)ev;
+    return be->magic == BEAT_MAGIC ? &be->beat : NULL;
+}
 
 /* The core's event sink: one event for fn (never NULL here). */
 static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, heliod_event_fn fn,
@@ -45,6 +65,32 @@ static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, he
         .sound = e->type == HL_EVENT_RELOAD ? e->sound : NULL,
         .frames = e->frames,
     };
+    if (e->type == HL_EVENT_MARKER) {
+        beat_event_t be = {
+            .ev = ev,
+            .beat = {
+                .voice = e->voice, .frame = e->frame, .time_ns = e->time_ns, .beat = e->marker_id}};
+        be.ev.message = e->label;
+        be.ev.frames = e->marker_id;
+        be.magic = BEAT_MAGIC;
+        fn(user, &be.ev);
+        return;
+    }
+    if (e->type == HL_EVENT_BEAT || e->type == HL_EVENT_BAR) {
+        beat_event_t be = {.ev = ev,
+                           .beat = {.voice = e->voice,
+                                    .frame = e->frame,
+                                    .time_ns = e->time_ns,
+                                    .beat = e->beat,
+                                    .bar = e->bar,
+                                    .beat_in_bar = e->beat_in_bar,
+                                    .bpm = e->bpm}};
+        be.ev.reason = e->beat_in_bar;
+        be.ev.frames = e->bar;
+        be.magic = BEAT_MAGIC;
+        fn(user, &be.ev);
+        return;
+    }
     if (e->type == HL_EVENT_METER) {
         hlc_from_meter_event(&e->meter, &meter);
         ev.meter = &meter;

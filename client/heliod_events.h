@@ -67,7 +67,24 @@ int heliod_subscribe_meter(heliod_t *h, uint32_t mask, float meter_hz);
  * sound: its name; status 0: new plays get the new data (frames: its new
  * length at the engine rate; voices already playing finish on the old);
  * status < 0: the reload failed, the old data stays (message says why). */
-#define HELIOD_EVENT_RELOAD    11
+#define HELIOD_EVENT_RELOAD 11
+/* HELIOD_EVENT_BEAT and HELIOD_EVENT_BAR (subscription HELIOD_SUB_MUSIC;
+ * protocol 1.1): a beat of a voice whose cue has a tempo map (cue sheet
+ * `tempo`). frame: the engine frame it falls on (the first at or after the
+ * beat's position in the sound); time_ns: that frame's CLOCK_MONOTONIC time
+ * on the engine's clock (add CLOCK's output latency for when it is heard);
+ * beat and bar: 0-based since the sound's start; beat_in_bar; bpm there.
+ * BAR replaces BEAT on a bar's first beat. Sent within about half an audio
+ * period of time_ns, usually ahead of it. In heliod_event_t: voice, time_ns,
+ * reason = beat_in_bar, frames = bar; the whole beat: heliod_event_beat.
+ * HELIOD_EVENT_MARKER (same subscription): the voice passed a marker of its
+ * sound's file (a WAV cue point, read at load): message = its label ("" if
+ * none), frames = its cue point id; heliod_event_beat gives its frame and
+ * time (beat = the id). */
+#define HELIOD_SUB_MUSIC       0x400u
+#define HELIOD_EVENT_BEAT      13
+#define HELIOD_EVENT_BAR       14
+#define HELIOD_EVENT_MARKER    15
 #define HELIOD_METER_MAX_BUSES 32
 typedef struct {
     char name[64]; /* the bus name; "master" for the master */
@@ -140,6 +157,18 @@ typedef struct {
     uint32_t frames;
 } heliod_event_t;
 typedef void (*heliod_event_fn)(void *user, const heliod_event_t *ev);
+/* A BEAT or BAR event's beat (HELIOD_EVENT_BEAT). */
+typedef struct {
+    heliod_voice_t voice;
+    uint64_t frame;   /* engine frame the beat falls on */
+    uint64_t time_ns; /* its CLOCK_MONOTONIC time on the engine clock */
+    uint64_t beat;    /* 0-based since the sound's start */
+    uint32_t bar, beat_in_bar;
+    float bpm;
+} heliod_beat_t;
+/* The beat of a BEAT, BAR or MARKER event the library delivered to the
+ * event callback (valid during the callback), else NULL (since 1.1). */
+const heliod_beat_t *heliod_event_beat(const heliod_event_t *ev);
 void heliod_set_event_callback(heliod_t *h, heliod_event_fn fn, void *user);
 
 #endif /* HELIOD_EVENTS_H */

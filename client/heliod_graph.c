@@ -119,6 +119,152 @@ int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap,
     HLC_LIST(h, HL_OP_RZONES, rzone_info, arr, cap, count);
 }
 
+/* ---- snapshots ---------------------------------------------------------------- */
+
+static int snapshot_call(heliod_t *h, hl_snapshot_t *m, const char *name) {
+    if (!name || !hl_name_valid(name))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid snapshot name");
+    snprintf(m->name, sizeof m->name, "%s", name);
+    const char *why = NULL;
+    if (hl_validate_snapshot(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_SNAPSHOT, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_snapshot(&w, m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_SNAPSHOT);
+}
+
+int heliod_snapshot_define(heliod_t *h, const char *name, int priority, float fade_ms) {
+    hl_snapshot_t m;
+    hl_snapshot_init(&m);
+    m.action = HL_SNAP_DEFINE;
+    m.priority = priority;
+    m.fade_ms = fade_ms;
+    return snapshot_call(h, &m, name);
+}
+
+int heliod_snapshot_set(heliod_t *h, const char *name, const char *bus, int target,
+                        unsigned fx_index, unsigned param, float value) {
+    hl_snapshot_t m;
+    hl_snapshot_init(&m);
+    m.action = HL_SNAP_SET;
+    if (!bus || !hl_name_valid(bus)) return hlc_set_error(h, HELIOD_ENAME, "invalid bus name");
+    if (target < 0 || target > HL_SNAPT_FX || param > 255)
+        return hlc_set_error(h, HELIOD_EINVAL, "target: unknown (gain, mute, fx)");
+    snprintf(m.bus, sizeof m.bus, "%s", bus);
+    m.target = (uint8_t)target;
+    m.fx_index = fx_index;
+    m.param = (uint8_t)param;
+    m.value = value;
+    return snapshot_call(h, &m, name);
+}
+
+int heliod_snapshot_start(heliod_t *h, const char *name, float fade_ms, float intensity) {
+    hl_snapshot_t m;
+    hl_snapshot_init(&m);
+    m.action = HL_SNAP_START;
+    m.fade_ms = fade_ms;
+    m.intensity = intensity;
+    return snapshot_call(h, &m, name);
+}
+
+int heliod_snapshot_stop(heliod_t *h, const char *name, float fade_ms) {
+    hl_snapshot_t m;
+    hl_snapshot_init(&m);
+    m.action = HL_SNAP_STOP;
+    m.fade_ms = fade_ms;
+    return snapshot_call(h, &m, name);
+}
+
+int heliod_snapshot_remove(heliod_t *h, const char *name) {
+    hl_snapshot_t m;
+    hl_snapshot_init(&m);
+    m.action = HL_SNAP_REMOVE;
+    return snapshot_call(h, &m, name);
+}
+
+int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_t *count) {
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int rc = hlc_list_call(h, HL_OP_SNAPSHOTS, NULL, &r, &head);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < head.count && !r.err; i++) {
+        hl_snapshot_info_t e;
+        hl_get_snapshot_info(&r, &e);
+        if (i < cap && !r.err) {
+            heliod_snapshot_info_t *o = &arr[i];
+            memset(o, 0, sizeof *o);
+            snprintf(o->name, sizeof o->name, "%s", e.name);
+            o->priority = e.priority;
+            o->fade_ms = e.fade_ms;
+            o->settings = e.settings;
+            o->state = e.state;
+            o->intensity = e.intensity;
+            o->target = e.target;
+            o->owner = e.owner;
+        }
+    }
+    return hlc_list_result(h, &r, &head, cap, count);
+}
+
+/* ---- cones -------------------------------------------------------------------- */
+
+int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                float inner_deg, float outer_deg, float outer_gain) {
+    hl_cone_t m;
+    hl_cone_init(&m);
+    if (target < HL_CONE_VOICE || target > HL_CONE_CUE || !dir)
+        return hlc_set_error(h, HELIOD_EINVAL, "target: unknown (voice, emitter, cue)");
+    if (target != HL_CONE_VOICE && (!name || !hl_name_valid(name)))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid emitter or cue name");
+    m.target = (uint8_t)target;
+    m.voice = voice;
+    if (target != HL_CONE_VOICE) snprintf(m.name, sizeof m.name, "%s", name);
+    memcpy(m.dir, dir, sizeof m.dir);
+    m.inner_deg = inner_deg;
+    m.outer_deg = outer_deg;
+    m.outer_gain = outer_gain;
+    const char *why = NULL;
+    if (hl_validate_cone(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_CONE, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_cone(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_CONE);
+}
+
+int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
+                       const float *dist, const float *gain_db) {
+    hl_atten_t m;
+    hl_atten_init(&m);
+    if ((target != HL_CONE_VOICE && target != HL_CONE_CUE) || n > HL_ATTEN_POINTS ||
+        (n && (!dist || !gain_db)))
+        return hlc_set_error(h, HELIOD_EINVAL, "target voice or cue, at most 8 points");
+    if (target == HL_CONE_CUE && (!name || !hl_name_valid(name)))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid cue name");
+    m.target = (uint8_t)target;
+    m.voice = voice;
+    if (target == HL_CONE_CUE) snprintf(m.name, sizeof m.name, "%s", name);
+    m.npoints = (uint8_t)n;
+    for (unsigned i = 0; i < n; i++) {
+        m.dist[i] = dist[i];
+        m.gain_db[i] = gain_db[i];
+    }
+    const char *why = NULL;
+    if (hl_validate_atten(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    hl_wbuf_t w;
+    uint32_t id;
+    int rc = hlc_req_begin(h, &w, HL_OP_ATTEN, 0, &id);
+    if (rc < 0) return rc;
+    hl_put_atten(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_ATTEN);
+}
+
 /* ---- effects ---------------------------------------------------------------- */
 
 int heliod_fx_parse(heliod_t *h, const char *text, heliod_fx_t *fx, char *err, size_t cap) {

@@ -67,6 +67,58 @@ typedef struct {
     float send_db;             /* the feed's send level into its bus now (-144 = not heard) */
 } heliod_reverb_zone_info_t;
 int heliod_reverb_zones(heliod_t *h, heliod_reverb_zone_info_t *arr, size_t cap, size_t *count);
+/* Mixer snapshots (protocol 1.1): a named set of bus faders, mutes and
+ * effect parameters blended over the mix. Starting one glides its
+ * intensity to `intensity` (0..1) over fade_ms (-1: its own fade); stopping
+ * glides it back to 0. Active snapshots apply in order of priority (lowest
+ * first, equal ones in start order), each moving a value from what the
+ * lower ones left toward its own by its intensity: a higher priority at
+ * intensity 1 overrides. Gains blend in dB, mutes as a gain factor, effect
+ * parameters linearly. At most 64 snapshots of 32 settings each. */
+#define HELIOD_SNAP_GAIN 0 /* value: the bus's fader, dB (-INFINITY: silent) */
+#define HELIOD_SNAP_MUTE 1 /* value: 1 muted, 0 not */
+#define HELIOD_SNAP_FX   2 /* value: parameter `param` of insert `fx_index` */
+#define HELIOD_SNAP_IDLE 0 /* heliod_snapshot_info_t.state */
+#define HELIOD_SNAP_IN   1
+#define HELIOD_SNAP_ON   2
+#define HELIOD_SNAP_OUT  3
+/* Creates (or re-prioritises) snapshot `name`; fade_ms its default fade. */
+int heliod_snapshot_define(heliod_t *h, const char *name, int priority, float fade_ms);
+/* Adds or replaces one setting: target HELIOD_SNAP_*, on bus `bus`. */
+int heliod_snapshot_set(heliod_t *h, const char *name, const char *bus, int target,
+                        unsigned fx_index, unsigned param, float value);
+int heliod_snapshot_start(heliod_t *h, const char *name, float fade_ms, float intensity);
+int heliod_snapshot_stop(heliod_t *h, const char *name, float fade_ms);
+int heliod_snapshot_remove(heliod_t *h, const char *name);
+typedef struct {
+    char name[64];
+    int priority;
+    float fade_ms;
+    unsigned settings;
+    int state;       /* HELIOD_SNAP_IDLE .. OUT */
+    float intensity; /* now */
+    float target;    /* where it glides to */
+    unsigned owner;  /* client id that defined it (0: the daemon) */
+} heliod_snapshot_info_t;
+int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_t *count);
+/* Sound cones (protocol 1.1), as OpenAL 1.1 defines them: a source
+ * pointing along dir (0,0,0: no cone) is heard at full gain by a listener
+ * within the inner cone (full width, degrees), at outer_gain (linear) beyond
+ * the outer cone, and in between at a gain linear in the angle. On a voice
+ * now; on an emitter's voices now and later; on a cue's voices from now on
+ * (an emitter's cone wins over its cue's). */
+#define HELIOD_CONE_VOICE   0
+#define HELIOD_CONE_EMITTER 1
+#define HELIOD_CONE_CUE     2
+int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                float inner_deg, float outer_deg, float outer_gain);
+/* Custom attenuation (protocol 1.1): n <= 8 points of distance (m, strictly
+ * increasing) and gain (dB in [-144, +24]) replace the distance model's gain
+ * of a voice (target HELIOD_CONE_VOICE, now) or of a cue's voices started
+ * from now on (HELIOD_CONE_CUE, name); linear in dB between points, the end
+ * values beyond. n 0: back to the model. */
+int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
+                       const float *dist, const float *gain_db);
 /* Master first, then parents before children. */
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
 

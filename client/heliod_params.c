@@ -96,13 +96,16 @@ static int bind_call(heliod_t *h, const hl_bind_t *m) {
 
 static int bind_any(heliod_t *h, const char *cue, const char *param, int prop, int index, int fxp,
                     const heliod_curve_point_t *points, unsigned n) {
-    if (!name_ok(h, cue, prop >= HELIOD_PROP_BUS_GAIN ? "bus" : "cue") ||
+    if (!name_ok(h, cue,
+                 prop == HELIOD_PROP_SNAPSHOT   ? "snapshot"
+                 : prop >= HELIOD_PROP_BUS_GAIN ? "bus"
+                                                : "cue") ||
         !name_ok(h, param, "parameter"))
         return HELIOD_ENAME;
     if (n > HELIOD_MAX_CURVE_POINTS)
         return hlc_set_error(h, HELIOD_EINVAL, "npoints: a curve has at most 16 points");
     if (n && !points) return hlc_set_error(h, HELIOD_EINVAL, "points: NULL");
-    if (prop < 0 || prop > HELIOD_PROP_FX || index < 0 || index > 255 || fxp < 0 || fxp > 255)
+    if (prop < 0 || prop > HELIOD_PROP_SNAPSHOT || index < 0 || index > 255 || fxp < 0 || fxp > 255)
         return hlc_set_error(h, HELIOD_EINVAL, "prop: unknown property");
     hl_bind_t m;
     hl_bind_init(&m);
@@ -124,14 +127,17 @@ static int bind_any(heliod_t *h, const char *cue, const char *param, int prop, i
 int heliod_bind(heliod_t *h, const char *cue, const char *param, int prop, int index,
                 const heliod_curve_point_t *points, unsigned n) {
     if (prop >= HELIOD_PROP_BUS_GAIN)
-        return hlc_set_error(h, HELIOD_EINVAL, "prop: bus-gain and fx bind a bus: heliod_bind_bus");
+        return hlc_set_error(
+            h, HELIOD_EINVAL,
+            "prop: bus-gain, fx and snapshot bind a bus or a snapshot: heliod_bind_bus");
     return bind_any(h, cue, param, prop, index, 0, points, n);
 }
 
 int heliod_bind_bus(heliod_t *h, const char *bus, const char *param, int prop, int fx_index,
                     int fxp, const heliod_curve_point_t *points, unsigned n) {
-    if (prop != HELIOD_PROP_BUS_GAIN && prop != HELIOD_PROP_FX)
-        return hlc_set_error(h, HELIOD_EINVAL, "prop: HELIOD_PROP_BUS_GAIN or HELIOD_PROP_FX");
+    if (prop != HELIOD_PROP_BUS_GAIN && prop != HELIOD_PROP_FX && prop != HELIOD_PROP_SNAPSHOT)
+        return hlc_set_error(h, HELIOD_EINVAL,
+                             "prop: HELIOD_PROP_BUS_GAIN, HELIOD_PROP_FX or HELIOD_PROP_SNAPSHOT");
     return bind_any(h, bus, param, prop, fx_index, fxp, points, n);
 }
 

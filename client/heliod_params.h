@@ -69,12 +69,15 @@ int heliod_param_set_async(heliod_t *h, const char *name, int scope, const char 
  * after it follow it. */
 int heliod_bind(heliod_t *h, const char *cue, const char *param, int prop, int index,
                 const heliod_curve_point_t *points, unsigned n);
-#define HELIOD_PROP_BUS_GAIN 8 /* a bus's gain, dB (bindings on one bus add up) */
-#define HELIOD_PROP_FX       9 /* parameter fxp of effect fx_index on a bus (its FX units) */
+#define HELIOD_PROP_BUS_GAIN 8  /* a bus's gain, dB (bindings on one bus add up) */
+#define HELIOD_PROP_FX       9  /* parameter fxp of effect fx_index on a bus (its FX units) */
+#define HELIOD_PROP_SNAPSHOT 10 /* a mixer snapshot's intensity, 0..1 (bus: the snapshot) */
 /* Binds param (its global value) to a bus's gain (HELIOD_PROP_BUS_GAIN:
  * fx_index, fxp 0) or to parameter fxp of its effect fx_index (HELIOD_PROP_FX:
  * an EQ's p0 frequency / p2 gain, a compressor's p0 threshold, a reverb's
- * p4 wet ...; y within that parameter's range). HELIOD_ENOBUS, HELIOD_ENOFX. */
+ * p4 wet ...; y within that parameter's range). HELIOD_ENOBUS, HELIOD_ENOFX.
+ * HELIOD_PROP_SNAPSHOT: `bus` names a mixer snapshot, y its intensity in
+ * [0, 1] (it starts above 0, glides there, and stays started at 0). */
 int heliod_bind_bus(heliod_t *h, const char *bus, const char *param, int prop, int fx_index,
                     int fxp, const heliod_curve_point_t *points, unsigned n);
 /* Removes every binding of cue. */

@@ -11,6 +11,9 @@
 #include "heliod_conv.h"
 #include "heliod_int.h"
 
+_Static_assert(HELIOD_ON_BEAT == HL_SYNC_BEAT && HELIOD_ON_BAR == HL_SYNC_BAR,
+               "stinger units are the wire's");
+
 void heliod_play_params_init(heliod_play_params_t *p) {
     hl_play_t d;
     hl_play_init(&d); /* the schema's defaults */
@@ -63,6 +66,29 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
     if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
     if (voice) *voice = pr.voice;
     if (stolen) *stolen = pr.stolen;
+    return 0;
+}
+
+int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                   heliod_voice_t music, int on, heliod_voice_t *voice) {
+    if (on != HELIOD_ON_BEAT && on != HELIOD_ON_BAR)
+        return hlc_set_error(h, HELIOD_EINVAL, "on: HELIOD_ON_BEAT or HELIOD_ON_BAR");
+    if (!music) return hlc_set_error(h, HELIOD_EINVAL, "music: not a voice handle");
+    if (heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION, "sync_on: the daemon speaks protocol 1.0");
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    m.sync_on = (uint8_t)on;
+    m.sync_voice = music;
+    uint32_t id;
+    if ((rc = hlc_req_play(h, HL_OP_PLAY, 0, &m, &id)) < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
+    hl_play_reply_t pr;
+    hl_get_play_reply(&r, &pr);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (voice) *voice = pr.voice;
     return 0;
 }
 
@@ -127,6 +153,27 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l) {
     int rc = listener_msg(h, l, &m);
     if (rc < 0) return rc;
     return hlc_call_listener(h, HL_OP_LISTENER, &m);
+}
+
+int heliod_set_listener_at(heliod_t *h, unsigned index, const heliod_listener_t *l, int off) {
+    if (index > 3 || (off && index == 0) || (!l && !off))
+        return hlc_set_error(h, HELIOD_EINVAL, "index: 0..3; off needs 1..3; l NULL only with off");
+    hl_listener_t m;
+    int rc = 0;
+    if (l) {
+        rc = listener_msg(h, l, &m);
+    } else {
+        hl_listener_init(&m);
+    }
+    if (rc < 0) return rc;
+    m.index = (uint8_t)index;
+    m.off = off ? 1 : 0;
+    hl_wbuf_t w;
+    uint32_t id;
+    if ((rc = hlc_req_begin(h, &w, HL_OP_LISTENER, 0, &id)) < 0) return rc;
+    hl_put_listener(&w, &m);
+    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
+    return hlc_simple_call(h, id, HL_OP_LISTENER);
 }
 
 int heliod_voices(heliod_t *h, heliod_voice_info_t *arr, size_t cap, size_t *count) {

@@ -88,6 +88,17 @@ void heliod_play_params_init(heliod_play_params_t *p);
  * HELIOD_ENOVOICES; an unknown emitter gives HELIOD_ENOEMITTER. */
 int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
                 heliod_voice_t *voice, heliod_voice_t *stolen);
+/* A stinger (since 1.1): heliod_play started on the first beat
+ * (HELIOD_ON_BEAT) or bar (HELIOD_ON_BAR) of music voice `music` (a voice
+ * of a cue with a tempo map) at or after the frame the play would take
+ * effect at (heliod_at_frame's, else now), on that beat's exact frame.
+ * HELIOD_EINVAL when music has no tempo map, is paused or ends first;
+ * HELIOD_ENOVOICE when it is gone; HELIOD_EVERSION with a 1.0 daemon.
+ * Blocking. */
+#define HELIOD_ON_BEAT 1
+#define HELIOD_ON_BAR  2
+int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                   heliod_voice_t music, int on, heliod_voice_t *voice);
 int heliod_stop(heliod_t *h, heliod_voice_t voice, float fade_ms);
 /* heliod_stop with the fade's curve: HELIOD_CURVE_LINEAR / _EQUAL_POWER / _LOG,
  * or -1 for the voice's own (its cue's curve; linear for a plain sound, which
@@ -142,6 +153,12 @@ typedef struct {
     float pos[3], fwd[3], up[3], vel[3];
 } heliod_listener_t;
 int heliod_set_listener(heliod_t *h, const heliod_listener_t *l);
+/* Several listeners (protocol 1.1): index 0 is the global one (as
+ * heliod_set_listener); 1..3 are a client's own (split screen), on from
+ * their first set (starting where listener 0 is) until off is 1, and only
+ * their creator's (or a control client's) to move. Each 3D voice is heard
+ * by the nearest listener that is on. l may be NULL with off = 1. */
+int heliod_set_listener_at(heliod_t *h, unsigned index, const heliod_listener_t *l, int off);
 
 #define HELIOD_VOICE_PLAYING  0
 #define HELIOD_VOICE_STOPPING 1

@@ -107,6 +107,10 @@
     X(PARAM, 51, "param")         /* 1.1: set a parameter's value (schedulable) */                 \
     X(PARAMS, 52, "params")       /* 1.1: list the parameters */                                   \
     X(BIND, 53, "bind")           /* 1.1: bind a parameter to a cue's property through a curve */  \
+    X(SNAPSHOT, 55, "snapshot")   /* since 1.1: mixer snapshots */                                 \
+    X(SNAPSHOTS, 56, "snapshots") /* since 1.1 */                                                  \
+    X(CONE, 57, "cone")           /* since 1.1: sound cones */                                     \
+    X(ATTEN, 58, "attenuation")   /* since 1.1: custom distance curves */                          \
     X(CAPTURE, 68, "capture")     /* 1.1: start or stop the session capture (control clients) */   \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
@@ -221,6 +225,11 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_PLAY_INTERP   (HL_PLAY_CUBIC | HL_PLAY_SINC | HL_PLAY_LINEAR)
 #define HL_PLAY_MASK     0xDFu
 #include "hl_panlaw.h" /* PLAY pan_law: HL_PAN_LAW_HELIOD, HL_PAN_LAW_OPENAL */
+/* PLAY sync_on (1.1): start on the next beat or bar of sync_voice (a stinger) */
+#define HL_SYNC_NONE 0
+#define HL_SYNC_BEAT 1
+#define HL_SYNC_BAR  2
+
 /* distance models */
 #define HL_DIST_LINEAR      0
 #define HL_DIST_INVERSE     1
@@ -327,7 +336,8 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SUB_ZONES        0x80u /* ZONE_TICK events: the world-zone scheduler's per-tick report */
 #define HL_SUB_PROFILE      0x100u /* PROFILE events, profile_hz times a second (profiler issue) */
 #define HL_SUB_STREAM       0x200u /* STREAM events: frames a client-fed stream consumed (1.1) */
-#define HL_SUB_MASK         0x3FFu
+#define HL_SUB_MUSIC        0x400u /* BEAT, BAR and MARKER events (tempo maps, markers; 1.1) */
+#define HL_SUB_MASK         0x7FFu
 #define HL_METER_DEFAULT_HZ 20.0f /* a meter's usual refresh */
 #define HL_METER_MIN_HZ     ((float)HL_R_METER_HZ_LO)
 #define HL_METER_MAX_HZ     ((float)HL_R_METER_HZ_HI)
@@ -454,6 +464,9 @@ int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t
 #define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
 #define HL_EVENT_RELOAD    11 /* sound, status, frames, message: a hot reload (HL_SUB_BANK) */
 #define HL_EVENT_STREAM    12 /* voice, consumed, underruns, frames (HL_SUB_STREAM; 1.1) */
+#define HL_EVENT_BEAT      13 /* voice, frame, time_ns, beat, bar, beat_in_bar, bpm (1.1) */
+#define HL_EVENT_BAR       14 /* as BEAT, on a bar's first beat (HL_SUB_MUSIC; 1.1) */
+#define HL_EVENT_MARKER    15 /* voice, frame, time_ns, marker_id, label (HL_SUB_MUSIC; 1.1) */
 #define HL_METER_MAX_BUSES 32 /* buses in one METER event: the mixer's tree holds 32 */
 #define HL_METER_FLOOR_DB  (-144.0f) /* silence (and "no reading yet") */
 #define HL_METER_MAX_DB    800.0f    /* above any finite float sample (770.6 dBFS) */
@@ -529,6 +542,16 @@ typedef struct {
     uint32_t frames; /* RELOAD; STREAM: frames consumed since the previous STREAM event */
     /* appended: STREAM (1.1): the stream's totals (voice: its voice) */
     uint64_t consumed, underruns;
+    /* appended: BEAT and BAR (1.1): the engine frame the beat falls on (voice
+     * and time_ns: its CLOCK_MONOTONIC time), the beat and bar indices since
+     * the sound's start (0-based), the beat in its bar and the tempo there */
+    uint64_t frame, beat;
+    uint32_t bar;
+    uint8_t beat_in_bar;
+    float bpm;
+    /* appended: MARKER (1.1): a cue point of the voice's file, its id and label */
+    uint32_t marker_id;
+    char label[HL_MAX_NAME + 1];
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
@@ -596,6 +619,25 @@ typedef struct {
 #define HL_EM_VEL          0x2u /* vel is given */
 #define HL_EM_DETACHED     0x4u /* CREATE: outlives its connection (until destroyed) */
 #define HL_EM_MASK         0x7u
+/* SNAPSHOT (since 1.1): a named set of bus and effect settings */
+#define HL_MAX_SNAPSHOTS 64 /* defined at once (all processes) */
+#define HL_SNAP_ENTRIES  32 /* settings in one snapshot */
+#define HL_SNAP_DEFINE   0  /* create (or redefine: keeps its settings) with priority, fade */
+#define HL_SNAP_SET      1  /* add or replace one setting (bus, target, fx_index, param) */
+#define HL_SNAP_START    2  /* blend in to intensity over fade_ms; again: a new intensity */
+#define HL_SNAP_STOP     3  /* blend back out over fade_ms */
+#define HL_SNAP_REMOVE   4  /* forget it (a running one is cut back at once) */
+#define HL_SNAPT_GAIN    0  /* value: the bus's fader, dB */
+#define HL_SNAPT_MUTE    1  /* value: 1 muted, 0 unmuted */
+#define HL_SNAPT_FX      2  /* value: parameter `param` of insert `fx_index` */
+/* CONE (since 1.1): OpenAL 1.1's sound cone on a voice, an emitter or a cue */
+#define HL_CONE_VOICE      0 /* voice: that voice, now */
+#define HL_CONE_EMITTER    1 /* name: the emitter's voices, now and later */
+#define HL_CONE_CUE        2 /* name: the cue's voices started from now on */
+#define HL_SNAP_STATE_IDLE 0
+#define HL_SNAP_STATE_IN   1 /* fading in (or to a new intensity) */
+#define HL_SNAP_STATE_ON   2
+#define HL_SNAP_STATE_OUT  3 /* fading out after a STOP */
 
 /* ---- game parameters (protocol 1.1) ------------------------------------ */
 #define HL_MAX_CUE_BINDS  8 /* bindings on one cue */
@@ -603,17 +645,18 @@ typedef struct {
 #define HL_PSCOPE_EMITTER 1 /* the value of the voices on one emitter */
 #define HL_PSCOPE_VOICE   2 /* the value of one voice */
 /* BIND properties: what the curve's y is */
-#define HL_PROP_GAIN      0 /* dB added to the voice's gain */
-#define HL_PROP_PITCH     1 /* cents added to the voice's pitch */
-#define HL_PROP_LP        2 /* low-pass cutoff, Hz (0 = off) */
-#define HL_PROP_HP        3 /* high-pass cutoff, Hz (0 = off) */
-#define HL_PROP_OCCLUSION 4 /* occlusion 0..1 */
-#define HL_PROP_SEND      5 /* dB added to the level of send `index` (0 or 1) */
-#define HL_PROP_SWITCH    6 /* variation choice: the curve's x are the boundaries */
-#define HL_PROP_BLEND     7 /* every variation plays; equal-power crossfade over x */
-#define HL_PROP_BUS_GAIN  8 /* a bus's gain, dB (BIND `cue` names the bus) */
-#define HL_PROP_FX        9 /* effect `index` of the bus, its parameter p[fxp] (FX units) */
-#define HL_PROP_LAST      HL_PROP_FX
+#define HL_PROP_GAIN      0  /* dB added to the voice's gain */
+#define HL_PROP_PITCH     1  /* cents added to the voice's pitch */
+#define HL_PROP_LP        2  /* low-pass cutoff, Hz (0 = off) */
+#define HL_PROP_HP        3  /* high-pass cutoff, Hz (0 = off) */
+#define HL_PROP_OCCLUSION 4  /* occlusion 0..1 */
+#define HL_PROP_SEND      5  /* dB added to the level of send `index` (0 or 1) */
+#define HL_PROP_SWITCH    6  /* variation choice: the curve's x are the boundaries */
+#define HL_PROP_BLEND     7  /* every variation plays; equal-power crossfade over x */
+#define HL_PROP_BUS_GAIN  8  /* a bus's gain, dB (BIND `cue` names the bus) */
+#define HL_PROP_FX        9  /* effect `index` of the bus, its parameter p[fxp] (FX units) */
+#define HL_PROP_SNAPSHOT  10 /* a mixer snapshot's intensity 0..1 (BIND `cue` names it) */
+#define HL_PROP_LAST      HL_PROP_SNAPSHOT
 #define HL_MAX_BUS_BINDS  64 /* bus and effect bindings in the daemon */
 #define HL_BIND_ADD       0  /* BIND action: add (or replace the same param + property) */
 #define HL_BIND_CLEAR     1  /* remove every binding of the cue */
@@ -645,6 +688,16 @@ void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
 void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);
 int hl_validate_zone(const hl_zone_t *m, const char **why);
+/* SNAPSHOT: the schema's ranges, then param < HL_FX_PARAMS and a value
+ * fitting its target (a gain <= +24 dB or -inf, a mute 0 or 1, an effect
+ * parameter finite: its kind's range is checked against the effect). */
+int hl_validate_snapshot(const hl_snapshot_t *m, const char **why);
+/* CONE: the schema's ranges, a name for an emitter or cue, inner <= outer. */
+int hl_validate_cone(const hl_cone_t *m, const char **why);
+/* ATTEN: target voice or cue, npoints <= HL_ATTEN_POINTS, distances finite,
+ * >= 0 and strictly increasing, gains finite in [-144, +24] dB. */
+#define HL_ATTEN_POINTS 8
+int hl_validate_atten(const hl_atten_t *m, const char **why);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 
 /* 1 if s is a valid name (1..HL_MAX_NAME of [A-Za-z0-9_.-]), else 0. */

@@ -127,6 +127,10 @@
     X(param_info, PARAM_INFO, GEN)                                                                 \
     X(param, PARAM, GEN)                                                                           \
     X(bind, BIND, GEN)                                                                             \
+    X(snapshot, SNAPSHOT, GEN)                                                                     \
+    X(snapshot_info, SNAPSHOT_INFO, GEN)                                                           \
+    X(cone, CONE, GEN)                                                                             \
+    X(atten, ATTEN, GEN)                                                                           \
     X(capture, CAPTURE, GEN)
 
 /* Refusals spelled once. */
@@ -210,7 +214,9 @@
     X(STR,     emitter,       HL_MAX_NAME,         NAMEOPT, NONE,     "emitter: invalid name",        ALWAYS, 0, V1_0) /* "" = none */ \
     X(FLAGS32, over,          HL_OVER_MASK,        FLAGS,   NONE,     "over: unknown bits",           ALWAYS, 0, V1_0) /* HL_OVER_*: cue plays */ \
     X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0) \
-    X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */
+    X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */ \
+    X(ENUM8,   sync_on,       HL_SYNC_BAR,         ENUM,    NONE,     "sync_on: 0 (none), 1 (beat) or 2 (bar)", ALWAYS, 0, V1_1) /* HL_SYNC_*: a stinger */ \
+    X(U64,     sync_voice,    0,                   NONE,    NONE,     "",                             ALWAYS, 0, V1_1) /* the music voice it is quantised to */
 #define HL_FIELDS_play_reply(X) \
     X(U64, voice,  0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, stolen, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice it replaced, 0 if none */
@@ -243,7 +249,9 @@
     X(VEC3,    pos,  0,           COORD3, COORD, HL_WHY_POS,                                  IF(m->mask & HL_LIS_POS), 0, V1_0) \
     X(VEC3,    fwd,  0,           DIR3,   COORD, "forward: must be a finite non-zero vector", IF(m->mask & HL_LIS_FWD), 0, V1_0) \
     X(VEC3,    up,   0,           DIR3,   COORD, "up: must be a finite non-zero vector",      IF(m->mask & HL_LIS_UP),  0, V1_0) \
-    X(VEC3,    vel,  0,           COORD3, COORD, "velocity: must be finite and within 1e6 m/s", IF(m->mask & HL_LIS_VEL), 0, V1_0)
+    X(VEC3,    vel,  0,           COORD3, COORD, "velocity: must be finite and within 1e6 m/s", IF(m->mask & HL_LIS_VEL), 0, V1_0) \
+    X(ENUM8,   index, 3,          ENUM,   NONE,  "index: a listener 0..3",                   ALWAYS, 0, V1_1) /* 0: the global listener; 1..3 a client's own */ \
+    X(ENUM8,   off,   1,          ENUM,   NONE,  "off: must be 0 or 1",                      ALWAYS, 0, V1_1) /* 1: turn listener index (1..3) off */
 #define HL_FIELDS_voice_info(X) \
     X(U64,     voice,         0,                NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(STR,     sound,         HL_MAX_NAME,      NONE, NONE, "", ALWAYS, 0, V1_0) \
@@ -499,6 +507,47 @@
     X(F32N,  y,       HL_MAX_CURVE_POINTS, NONE,  NONE,  "",                              ALWAYS, 0, V1_0) /* the property's values */ \
     X(U32,   shapes,  0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* HL_SHAPE_* of segment i at bits 2i */ \
     X(U8,    fxp,     0,                 NONE,    NONE,  "",                              ALWAYS, 0, V1_0) /* FX: the effect parameter p[fxp], 0..7 */
+
+/* ---- mixer snapshots (since 1.1) ---- */
+#define HL_FIELDS_snapshot(X) \
+    X(ENUM8, action,    HL_SNAP_REMOVE, ENUM,  NONE,     "action: unknown (define, set, start, stop, remove)", ALWAYS, 0, V1_1) /* HL_SNAP_* */ \
+    X(STR,   name,      HL_MAX_NAME,    NAME,  NONE,     "name: invalid snapshot name",       ALWAYS, 0, V1_1) \
+    X(I32,   priority,  0,              RANGE, PRIORITY, "",                                  ALWAYS, 0, V1_1) /* DEFINE: higher overrides */ \
+    X(F32,   fade_ms,   0,              FADE,  FADE_MS,  HL_WHY_FADE("fade_ms"),              ALWAYS, -1, V1_1) /* DEFINE: its fade; START/STOP: -1 = its own */ \
+    X(F32,   intensity, 0,              RANGE, UNIT,     "",                                  ALWAYS, 1, V1_1) /* START */ \
+    X(STR,   bus,       HL_MAX_NAME,    NAME,  NONE,     "bus: invalid bus name",             IF(m->action == HL_SNAP_SET), 0, V1_1) /* SET */ \
+    X(ENUM8, target,    HL_SNAPT_FX,    ENUM,  NONE,     "target: unknown (gain, mute, fx)",  ALWAYS, 0, V1_1) /* SET: HL_SNAPT_* */ \
+    X(U32,   fx_index,  0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET fx: the insert */ \
+    X(U8,    param,     0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET fx: its parameter p[param] */ \
+    X(F32,   value,     0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET */
+#define HL_FIELDS_snapshot_info(X) \
+    X(STR,   name,      HL_MAX_NAME,          NONE, NONE, "", ALWAYS, 0, V1_1) \
+    X(I32,   priority,  0,                    NONE, NONE, "", ALWAYS, 0, V1_1) \
+    X(F32,   fade_ms,   0,                    NONE, NONE, "", ALWAYS, 0, V1_1) \
+    X(U32,   settings,  0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* bus and effect settings */ \
+    X(ENUM8, state,     HL_SNAP_STATE_OUT,    NONE, NONE, "", ALWAYS, 0, V1_1) /* HL_SNAP_STATE_* */ \
+    X(F32,   intensity, 0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* now, 0..1 */ \
+    X(F32,   target,    0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* where it is fading to */ \
+    X(U32,   owner,     0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* client id that defined it (0: the daemon) */
+
+/* ---- sound cones (since 1.1) ---- */
+#define HL_FIELDS_cone(X) \
+    X(ENUM8, target,     HL_CONE_CUE, ENUM,    NONE,     "target: unknown (voice, emitter, cue)", ALWAYS, 0, V1_1) /* HL_CONE_* */ \
+    X(U64,   voice,      0,           NONE,    NONE,     "",                                      ALWAYS, 0, V1_1) /* target voice */ \
+    X(STR,   name,       HL_MAX_NAME, NAMEOPT, NONE,     "name: invalid emitter or cue name",     ALWAYS, 0, V1_1) /* target emitter or cue */ \
+    X(VEC3,  dir,        0,           COORD3,  COORD,    "dir: must be finite and within 1e6",   ALWAYS, 0, V1_1) /* the cone's axis; (0,0,0) = no cone */ \
+    X(F32,   inner_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) /* full width */ \
+    X(F32,   outer_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) \
+    X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */
+
+/* ---- custom attenuation curves (since 1.1) ---- */
+#define HL_FIELDS_atten(X) \
+    X(ENUM8, target,  HL_CONE_CUE, ENUM,    NONE, "target: voice (0) or cue (2)",        ALWAYS, 0, V1_1) /* HL_CONE_VOICE or HL_CONE_CUE */ \
+    X(U64,   voice,   0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* target voice */ \
+    X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid cue name",               ALWAYS, 0, V1_1) /* target cue */ \
+    X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
+    X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
+    X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance */
 
 /* clang-format on */
 

@@ -465,6 +465,23 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         hl_put_u32(w, m->frames);
         hl_put_u8(w, m->reason);
         break;
+    case HL_EVENT_BEAT:
+    case HL_EVENT_BAR:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->frame);
+        hl_put_u64(w, m->time_ns);
+        hl_put_u64(w, m->beat);
+        hl_put_u32(w, m->bar);
+        hl_put_u8(w, m->beat_in_bar);
+        hl_put_f32(w, m->bpm);
+        break;
+    case HL_EVENT_MARKER:
+        hl_put_u64(w, m->voice);
+        hl_put_u64(w, m->frame);
+        hl_put_u64(w, m->time_ns);
+        hl_put_u32(w, m->marker_id);
+        hl_put_str(w, m->label, HL_MAX_NAME);
+        break;
     default:
         /* an unknown type cannot be encoded */
         if (!w->err) w->err = HELIOD_EINVAL;
@@ -516,6 +533,23 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         m->underruns = hl_get_u64(r);
         m->frames = hl_get_u32(r);
         m->reason = hlp_get_enum8(r, 1);
+        break;
+    case HL_EVENT_BEAT:
+    case HL_EVENT_BAR:
+        m->voice = hl_get_u64(r);
+        m->frame = hl_get_u64(r);
+        m->time_ns = hl_get_u64(r);
+        m->beat = hl_get_u64(r);
+        m->bar = hl_get_u32(r);
+        m->beat_in_bar = hl_get_u8(r);
+        m->bpm = hl_get_f32(r);
+        break;
+    case HL_EVENT_MARKER:
+        m->voice = hl_get_u64(r);
+        m->frame = hl_get_u64(r);
+        m->time_ns = hl_get_u64(r);
+        m->marker_id = hl_get_u32(r);
+        hl_get_str(r, m->label, sizeof m->label);
         break;
     default: hlp_rbuf_fail(r); break;
     }
@@ -575,7 +609,7 @@ void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
 
 /* ---- enum names ------------------------------------------------------------- */
 
-static const char *const k_enum_names[][11] = {
+static const char *const k_enum_names[][12] = {
     [HL_ENUM_PICK] = {"random", "shuffle", "sequence", NULL},
     [HL_ENUM_OVERFLOW] = {"refuse", "stop-oldest", "fade-oldest", "steal-lowest-priority",
                           "steal-quietest", "steal-farthest", NULL},
@@ -584,7 +618,7 @@ static const char *const k_enum_names[][11] = {
     [HL_ENUM_CURVE] = {"linear", "equal-power", "log", NULL},
     [HL_ENUM_MODEL] = {"linear", "inverse", "exponential", NULL},
     [HL_ENUM_PROP] = {"gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend",
-                      "bus-gain", "fx", NULL},
+                      "bus-gain", "fx", "snapshot", NULL},
     [HL_ENUM_SHAPE] = {"linear", "exp", "log", "scurve", NULL},
     [HL_ENUM_PSCOPE] = {"global", "emitter", "voice", NULL},
 };
@@ -605,5 +639,5 @@ const char *hl_enum_name(hl_enum_kind_t kind, int v) {
 
 int hl_op_schedulable(uint16_t op) {
     return op == HL_OP_PLAY || op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_BUS ||
-           op == HL_OP_LISTENER || op == HL_OP_PARAM;
+           op == HL_OP_LISTENER || op == HL_OP_PARAM || op == HL_OP_SNAPSHOT;
 }

@@ -204,6 +204,52 @@ int hl_validate_rzone(const hl_rzone_t *m, const char **why) {
     return hl_check_rzone(m, why);
 }
 
+int hl_validate_snapshot(const hl_snapshot_t *m, const char **why) {
+    int rc = hl_check_snapshot(m, why);
+    if (rc != 0 || m->action != HL_SNAP_SET) return rc;
+    if (m->target == HL_SNAPT_GAIN && !(m->value == -HUGE_VALF || hl_gain_valid(m->value)))
+        return invalid(why, "value: a gain must be -inf or finite and <= +24 dB");
+    if (m->target == HL_SNAPT_MUTE && m->value != 0.0f && m->value != 1.0f)
+        return invalid(why, "value: a mute must be 0 or 1");
+    if (m->target == HL_SNAPT_FX) {
+        if (m->param >= HL_FX_PARAMS) return invalid(why, "param: must be in [0, 7]");
+        if (m->fx_index >= 8) return invalid(why, "fx_index: must be in [0, 7]");
+        if (!isfinite(m->value)) return invalid(why, "value: must be finite");
+    }
+    return 0;
+}
+
+int hl_validate_cone(const hl_cone_t *m, const char **why) {
+    int rc = hl_check_cone(m, why);
+    if (rc != 0) return rc;
+    if (m->target == HL_CONE_VOICE && m->voice == 0)
+        return invalid(why, "voice: 0 is never a voice");
+    if (m->target != HL_CONE_VOICE && !hl_name_valid(m->name))
+        return invalid(why, "name: an emitter or cue name is required");
+    if (m->inner_deg > m->outer_deg) return invalid(why, "inner_deg: must be <= outer_deg");
+    return 0;
+}
+
+int hl_validate_atten(const hl_atten_t *m, const char **why) {
+    int rc = hl_check_atten(m, why);
+    if (rc != 0) return rc;
+    if (m->target == HL_CONE_EMITTER) return invalid(why, "target: voice (0) or cue (2)");
+    if (m->target == HL_CONE_VOICE && m->voice == 0)
+        return invalid(why, "voice: 0 is never a voice");
+    if (m->target == HL_CONE_CUE && !hl_name_valid(m->name))
+        return invalid(why, "name: a cue name is required");
+    if (m->npoints > HL_ATTEN_POINTS) return invalid(why, "npoints: at most 8");
+    for (unsigned i = 0; i < m->npoints; i++) {
+        if (!isfinite(m->dist[i]) || m->dist[i] < 0.0f || m->dist[i] > HL_MAX_COORD)
+            return invalid(why, "dist: each must be finite and in [0, 1e6] m");
+        if (i && !(m->dist[i] > m->dist[i - 1]))
+            return invalid(why, "dist: must be strictly increasing");
+        if (!(m->gain_db[i] >= -144.0f && m->gain_db[i] <= HL_MAX_GAIN_DB))
+            return invalid(why, "gain_db: each must be finite and in [-144, +24]");
+    }
+    return 0;
+}
+
 /* Parameters per kind, their ranges {lo, hi} (hl_ranges.h) and the
  * refusal naming each. */
 #define FX_R(R)                                                                                    \
@@ -429,6 +475,10 @@ int hl_validate_bind(const hl_bind_t *m, const char **why) {
             if (y > HL_MAX_GAIN_DB) return invalid(why, "y: bus gain (dB) must be <= 24");
             break;
         case HL_PROP_FX: break; /* the effect's own range: checked when bound */
+        case HL_PROP_SNAPSHOT:
+            if (!HL_IN_RANGE(y, HL_R_UNIT))
+                return invalid(why, HL_RANGE_MSG("y: snapshot intensity", HL_R_UNIT));
+            break;
         default:
             if (y != 0.0f) return invalid(why, "y: switch and blend take x only (y 0)");
         }

@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(gcc libc6-dev pkg-config meson ninja-build
       portaudio19-dev libsndfile1-dev libuv1-dev libsoxr-dev libsystemd-dev libcmocka-dev
       libmysofa-dev libebur128-dev
+      libopenal-dev libopenal1  # tests: OpenAL Soft renders the sound-cone oracle (loopback)
       jackd2 sox binutils python3
       python3-venv python3-setuptools python3-wheel python3-pip  # pip install client/python, offline
       tmux groff-base man-db zsh  # tests: heliodctl top in tmux, man pages, completions

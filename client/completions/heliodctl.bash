@@ -36,6 +36,9 @@ _heliodctl_words() {
     params)
         heliodctl "$@" --timeout 300 params 2>/dev/null | awk '$1 != "(none)" {print $1}'
         ;;
+    snapshots)
+        heliodctl "$@" --timeout 300 snapshots 2>/dev/null | awk '{print $1}'
+        ;;
     esac
 }
 
@@ -128,6 +131,14 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
         2) COMPREPLY=($(compgen -W "$(_heliodctl_words params "${global[@]}")" -- "$cur")) ;;
         3) COMPREPLY=($(compgen -W $'gain\npitch\nlp\nhp\nocclusion\nsend\nswitch\nblend' -- "$cur")) ;;
         esac
+        ;;
+    snapshot)
+        # snapshot ACTION NAME: the actions, then the daemon's snapshots
+        if ((first)); then
+            COMPREPLY=($(compgen -W $'start\nstop\ndefine\nset\nremove' -- "$cur"))
+        elif [[ $prev == start || $prev == stop || $prev == set || $prev == remove ]]; then
+            COMPREPLY=($(compgen -W "$(_heliodctl_words snapshots "${global[@]}")" -- "$cur"))
+        fi
         ;;
     bus | fx | duck)
         ((first)) && COMPREPLY=($(compgen -W "$(_heliodctl_words buses "${global[@]}")

@@ -137,7 +137,8 @@ int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const c
     if (c->control) /* banks.c sends the operator's banks to hld_cues_load_mem */
         return hld_cues_load_mem(&d->cues, path, text, len, NULL, NULL, err, cap);
     sheet_as_t x = {.c = c};
-    hld_cues_as_t as = {.rank = sheet_rank, .ctx = &x, .admit = sheet_admit, .own = sheet_own};
+    hld_cues_as_t as = {
+        .rank = sheet_rank, .ctx = &x, .admit = sheet_admit, .own = sheet_own, .client = c->id};
     int rc = hld_cues_load_mem_as(&d->cues, &as, path, text, len, NULL, NULL, err, cap);
     if (rc != 0)
         for (int k = 0; k < 2; k++)

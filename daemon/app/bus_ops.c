@@ -98,8 +98,7 @@ int hld_op_bus(hld_req_t *q) {
     }
     uint32_t ramp = hld_ms_to_frames(d, m.ramp_ms);
     if (m.mask & HL_BUS_GAIN) {
-        rc = hl_mixer_set_bus_gain(d->engine.mixer, bus, hl_db_to_lin(m.gain_db), ramp,
-                                   hld_now_ns());
+        rc = hld_snaps_bus_gain(&d->snaps, bus, m.gain_db, ramp); /* the base of any blend */
         if (rc < 0) return hld_mixer_fail(q, rc);
     }
     if (m.mask & HL_BUS_MUTE) {
@@ -148,6 +147,7 @@ int hld_op_fx(hld_req_t *q) {
     uint32_t index = 0;
     int rc = hld_buses_fx(&q->c->d->buses, &m, &index, msg, sizeof msg);
     if (rc != 0) return hld_fail(q, rc, msg);
+    hld_snaps_rebase(&q->c->d->snaps); /* new base settings under any snapshot */
     return hld_reply_count(q, index);
 }
 

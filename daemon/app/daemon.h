@@ -46,6 +46,7 @@
 #include "sounds_watch.h"
 #include "telemetry.h"
 #include "world_zones.h"
+#include "snapshots.h"
 
 struct hld_stream_job;
 struct hld_cstream;
@@ -55,19 +56,21 @@ typedef struct hld_daemon {
     hld_config_t cfg;
     hld_engine_t engine;
     hld_sounds_t sounds;
-    hld_decoder_t decoder;   /* streaming voices' decoder pool */
-    hld_cues_t cues;         /* cue and category definitions */
-    hld_params_t params;     /* game parameters and their values (params.h) */
-    hld_clients_t ledger;    /* per-client ledger and quotas (clients.c) */
-    hld_governor_t governor; /* real voices the CPU budget affords (governor.c) */
-    hld_buses_t buses;       /* bus names and tree, effects, ducking (buses.c) */
-    hld_rzones_t rzones;     /* reverb zones following the listener (reverb_zones.c) */
-    hld_banks_t banks;       /* sound banks (banks.c) */
-    hld_files_t files;       /* the files requests name, read off the loop (fileio.c) */
-    hld_watch_t watch;       /* --watch-assets: hot reload (sounds_watch.c) */
-    hld_wzones_t wzones;     /* world zones: banks loaded by the listener's position */
-    hld_vm_t *vm;            /* logical voices: admission, virtual voices, emitters */
-    hld_devices_t devices;   /* device switch, loss and recovery (device.c) */
+    hld_decoder_t decoder;                /* streaming voices' decoder pool */
+    hld_cues_t cues;                      /* cue and category definitions */
+    hld_params_t params;                  /* game parameters and their values (params.h) */
+    hld_clients_t ledger;                 /* per-client ledger and quotas (clients.c) */
+    hld_governor_t governor;              /* real voices the CPU budget affords (governor.c) */
+    hld_buses_t buses;                    /* bus names and tree, effects, ducking (buses.c) */
+    hld_snaps_t snaps;                    /* mixer snapshots (snapshots.c) */
+    uint32_t lis_owner[HL_MIX_LISTENERS]; /* client id that turned listener k (>= 1) on */
+    hld_rzones_t rzones;                  /* reverb zones following the listener (reverb_zones.c) */
+    hld_banks_t banks;                    /* sound banks (banks.c) */
+    hld_files_t files;     /* the files requests name, read off the loop (fileio.c) */
+    hld_watch_t watch;     /* --watch-assets: hot reload (sounds_watch.c) */
+    hld_wzones_t wzones;   /* world zones: banks loaded by the listener's position */
+    hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
+    hld_devices_t devices; /* device switch, loss and recovery (device.c) */
     hld_counters_t n;
     struct hld_capture
         *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */
@@ -94,6 +97,11 @@ typedef struct hld_daemon {
     int shutdown_stop_pending;
     uint64_t shutdown_start_ns;
     int exit_code;
+
+    /* music (music.c): beats reported up to this engine frame; --render's
+     * --render-events file (NULL: none) */
+    uint64_t music_horizon;
+    void *music_log; /* FILE * */
 } hld_daemon_t;
 
 /* ---- events.c ---- */
@@ -114,6 +122,12 @@ void hld_events_poll(hld_daemon_t *d);
 
 /* Queues an EVENT frame for c. */
 void hld_events_send(hld_conn_t *c, const hl_event_t *ev);
+/* BEAT and BAR events of the music voices due up to the next poll (music.c). */
+void hld_music_tick(hld_daemon_t *d);
+/* hld_vm_ops_t.beat: a beat the voice manager reports before a SET or seek
+ * re-anchors its voice (music.c). */
+struct hld_vm_beat;
+void hld_music_vm_beat(void *user, const struct hld_vm_beat *b);
 
 /* ---- stream_ops.c: client-fed streams ---- */
 /* 1 if s is a client-fed stream (its memory is the client's). */

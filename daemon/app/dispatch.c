@@ -469,6 +469,33 @@ static int op_listener(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     hl_listener_state_t l;
     hl_mixer_get_listener(d->engine.mixer, &l);
+    if (m.index > 0) { /* a client's own listener: its creator's (or a control client's) */
+        char nm[8];
+        snprintf(nm, sizeof nm, "%u", (unsigned)m.index);
+        int on = hl_mixer_get_listener_at(d->engine.mixer, m.index, &l);
+        if (on && !hld_may_change(q, d->lis_owner[m.index], "listener", nm)) return 0;
+        if (m.off) {
+            if (!on) return hld_reply_ok(q);
+            int rc = hl_mixer_set_listener_at(d->engine.mixer, m.index, NULL, hld_now_ns());
+            if (rc < 0) return hld_mixer_fail(q, rc);
+            hld_vm_mark_dirty(d->vm);
+            return hld_reply_ok(q);
+        }
+        if (!on) { /* a new listener starts where the default one is, facing its way */
+            hl_mixer_get_listener(d->engine.mixer, &l);
+            memset(l.vel, 0, sizeof l.vel);
+        }
+        if (m.mask & HL_LIS_POS) memcpy(l.pos, m.pos, sizeof l.pos);
+        if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
+        if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);
+        if (m.mask & HL_LIS_VEL) memcpy(l.vel, m.vel, sizeof l.vel);
+        int rc = hl_mixer_set_listener_at(d->engine.mixer, m.index, &l, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        if (!on) d->lis_owner[m.index] = q->c->id;
+        hld_vm_mark_dirty(d->vm);
+        return hld_reply_ok(q);
+    }
+    if (m.off) return hld_fail(q, HELIOD_EINVAL, "off: the global listener (0) is always on");
     if (m.mask & HL_LIS_POS) memcpy(l.pos, m.pos, sizeof l.pos);
     if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
     if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);
@@ -622,6 +649,10 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_PARAM] = hld_op_param,
     [HL_OP_PARAMS] = hld_op_params,
     [HL_OP_BIND] = hld_op_bind,
+    [HL_OP_SNAPSHOT] = hld_op_snapshot,
+    [HL_OP_SNAPSHOTS] = hld_op_snapshots,
+    [HL_OP_CONE] = hld_op_cone,
+    [HL_OP_ATTEN] = hld_op_atten,
     [HL_OP_CAPTURE] = op_capture,
 };
 
@@ -639,6 +670,10 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     if (c->bundle && h->op != HL_OP_BUNDLE_END) return hld_bundle_hold(&q);
     hld_op_fn fn = h->op < HLD_OPS ? g_ops[h->op] : NULL;
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
+    if ((h->op == HL_OP_SNAPSHOT || h->op == HL_OP_SNAPSHOTS || h->op == HL_OP_CONE ||
+         h->op == HL_OP_ATTEN) &&
+        c->minor < 1)
+        return hld_fail(&q, HELIOD_EBADOP, "this request needs protocol 1.1 (HELLO minor 1)");
     if (h->op == HL_OP_DEVICE && !c->control) { /* every client's output: the operator's */
         c->d->n.denied++;
         return hld_fail(&q, HELIOD_EPERM,

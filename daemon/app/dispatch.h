@@ -22,6 +22,10 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
  * back, the owner sweep (main.c gives it to conn.c). */
 extern const hld_conn_hooks_t hld_dispatch_hooks;
 
+/* cues.h snap_fn (snapshot_ops.c): a cue sheet's [snapshot NAME] section as requests */
+int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
+                       size_t cap);
+
 /* Drops c's LOAD_DATA upload in progress, giving its memory back (close). */
 void hld_upload_drop(hld_conn_t *c);
 /* The upload sat idle HLD_UPLOAD_IDLE_MS: dropped, an ETIMEDOUT error (id 0). */

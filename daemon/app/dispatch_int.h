@@ -87,6 +87,13 @@ int hld_op_duck(hld_req_t *q);
 int hld_op_ducks(hld_req_t *q);
 int hld_op_rzone(hld_req_t *q);
 int hld_op_rzones(hld_req_t *q);
+/* snapshot_ops.c */
+int hld_op_snapshot(hld_req_t *q);
+int hld_op_snapshots(hld_req_t *q);
+/* voice_ops.c */
+int hld_op_cone(hld_req_t *q);
+int hld_op_atten(hld_req_t *q);
+
 /* asset_ops.c */
 /* A request answered later, once its file work on the worker pool is done
  * (fileio.h): it holds the connection until hld_later_end. */

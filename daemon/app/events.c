@@ -204,6 +204,7 @@ int hld_events_vm_open(hld_daemon_t *d) {
         .release_stream = vm_release_stream,
         .sound_released = vm_sound_released,
         .charge = vm_charge,
+        .beat = hld_music_vm_beat,
     };
     d->vm = hld_vm_create(&vc, d->engine.mixer, &d->cues, &ops);
     return d->vm ? 0 : HELIOD_ENOMEM;
@@ -389,12 +390,14 @@ void hld_events_poll(hld_daemon_t *d) {
         hld_vm_params_tick(d->vm, &d->params, now); /* game parameters -> ramped SETs */
         hld_params_bus_tick(d);                     /* ... and bus gains, effect parameters */
         hld_rzones_tick(&d->rzones, now);
+        hld_snaps_tick(&d->snaps); /* the next segment of a snapshot blend */
         hld_banks_tick(&d->banks); /* unloading banks whose last voice ended */
         hld_files_tick(&d->files); /* file reads past the open budget */
         expire_detached_loops(d, now);
         hld_owners_sweep(d, now); /* what gone processes left, once no voice needs it */
     }
-    hld_cstreams_tick(d); /* STREAM events, writers' wake-ups */
+    hld_cstreams_tick(d);                     /* STREAM events, writers' wake-ups */
+    if (!d->shutting_down) hld_music_tick(d); /* BEAT and BAR events */
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
             d->shutdown_stop_pending = 0;

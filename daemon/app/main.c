@@ -85,17 +85,6 @@ int main(int argc, char **argv) {
         return 1;
     }
     d.cues.params = &d.params; /* cue sheets define and bind parameters */
-    if (d.cfg.cues[0]) {
-        char err[HL_MAX_MSG + 1];
-        uint32_t nc = 0, ncat = 0;
-        if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
-            fprintf(stderr, "heliod: --cues: %s\n", err);
-            hld_cues_close(&d.cues);
-            hld_params_close(&d.params);
-            return 2;
-        }
-        hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
-    }
     d.loop = uv_default_loop();
     d.start_ns = hld_now_ns();
     if (hld_engine_open(&d.engine, &d.cfg) != 0 || hld_events_vm_open(&d) != 0) {
@@ -106,6 +95,7 @@ int main(int argc, char **argv) {
     }
     hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
     hld_rzones_init(&d.rzones, &d.buses, d.cfg.rate);
+    hld_snaps_init(&d.snaps, &d.buses, d.engine.mixer, d.cfg.rate);
     if (hld_config_buses(&d) != 0) {
         hld_engine_close(&d.engine);
         hld_buses_close(&d.buses);
@@ -113,6 +103,22 @@ int main(int argc, char **argv) {
         hld_cues_close(&d.cues);
         hld_params_close(&d.params);
         return 2;
+    }
+    d.cues.snap_fn = hld_snapshot_sheet; /* [snapshot NAME] sections */
+    d.cues.snap_user = &d;
+    if (d.cfg.cues[0]) { /* after the buses: its snapshots name them */
+        char err[HL_MAX_MSG + 1];
+        uint32_t nc = 0, ncat = 0;
+        if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
+            fprintf(stderr, "heliod: --cues: %s\n", err);
+            hld_engine_close(&d.engine);
+            hld_buses_close(&d.buses);
+            hld_vm_destroy(d.vm);
+            hld_cues_close(&d.cues);
+            hld_params_close(&d.params);
+            return 2;
+        }
+        hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
     }
     /* prices a worst-case voice before the audio thread runs */
     hld_governor_init(&d.governor, &d.engine, d.vm, d.cfg.cpu_budget, d.cfg.speed_of_sound);
@@ -146,6 +152,7 @@ int main(int argc, char **argv) {
         .buses = d.cfg.client_buses,
         .rzones = d.cfg.client_rzones,
         .params = d.cfg.client_params,
+        .snapshots = HL_MAX_SNAPSHOTS / HLD_QUOTA_OBJ_DIV,
     };
     hld_clients_init(&d.ledger, &quota);
     hld_time_init(&d); /* charges scheduled commands to their clients */

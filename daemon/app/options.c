@@ -75,6 +75,7 @@ enum {
     OPT_CAPTURE,
     OPT_CAPTURE_AUDIO,
     OPT_OUT,
+    OPT_RENDER_EVENTS,
     OPT_MAXSEC,
     OPT_SEED,
     OPT_WATCH,
@@ -122,6 +123,7 @@ static const struct option g_opts[] = {
     {"capture", required_argument, NULL, OPT_CAPTURE},
     {"capture-audio", no_argument, NULL, OPT_CAPTURE_AUDIO},
     {"out", required_argument, NULL, OPT_OUT},
+    {"render-events", required_argument, NULL, OPT_RENDER_EVENTS},
     {"max-seconds", required_argument, NULL, OPT_MAXSEC},
     {"seed", required_argument, NULL, OPT_SEED},
     {"watch-assets", optional_argument, NULL, OPT_WATCH},
@@ -178,6 +180,9 @@ static void usage(FILE *f) {
             "                       line 'seed N'; no\n"
             "                       socket, no device; the same score and build give a\n"
             "                       byte-identical file (--seed: cue variations)\n"
+            "  --render-events FILE --render: write the BEAT and BAR events of music\n"
+            "                       voices as lines 'beat|bar VOICE FRAME BEAT BAR\n"
+            "                       BEAT_IN_BAR BPM' (tempo maps: README)\n"
             "  --max-seconds S      --render: the longest output (default 600, at most\n"
             "                       14400); a score timed beyond it is refused, a render\n"
             "                       still playing there stops with an error\n"
@@ -292,6 +297,8 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_CAPTURE: return copy_str("--capture", c->capture, sizeof c->capture, val);
     case OPT_CAPTURE_AUDIO: c->capture_audio = 1; return 0;
     case OPT_OUT: return copy_str("--out", c->out, sizeof c->out, val);
+    case OPT_RENDER_EVENTS:
+        return copy_str("--render-events", c->render_events, sizeof c->render_events, val);
     case OPT_MAXSEC:
         return parse_u32("--max-seconds", val, 1, HLD_RENDER_MAX_SECONDS, &c->render_max_s);
     case OPT_SEED: {
@@ -605,6 +612,10 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     }
     if (optind < argc) {
         fprintf(stderr, "heliod: unexpected argument '%s'\n", argv[optind]);
+        return HELIOD_EINVAL;
+    }
+    if (c->render_events[0] && !c->render[0]) {
+        fprintf(stderr, "heliod: --render-events goes with --render\n");
         return HELIOD_EINVAL;
     }
     if (c->render[0] || c->out[0]) {

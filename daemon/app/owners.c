@@ -2,13 +2,15 @@
  * owners.c - what a client leaves behind when it goes.
  *
  * Named objects (cues, categories, game parameters, buses with their effects
- * and ducking rules, reverb zones, banks, world zones) are owned by the connection that
+ * and ducking rules, reverb zones, banks, world zones, mixer snapshots) and
+ * the listeners 1..3 a client turned on are owned by the connection that
  * created them, and all the connections of one process (peer pid) share
  * them. When a plain connection closes:
  *
  *   - another plain connection of its process is open: its objects become
  *     that connection's (the process keeps them, its quota too);
  *   - else its process has gone: its objects are reclaimed. Reverb zones,
+ *     snapshots (removed: the mix cuts back), listeners (turned off),
  *     banks and world zones go at once (a bank's sounds as their voices let
  *     go, banks.c). Cues, categories and buses are orphaned (owner
  *     HLD_OWNER_GONE: no name finds them, nobody may change them) and
@@ -66,6 +68,10 @@ static void reown(hld_daemon_t *d, uint32_t from, uint32_t to) {
     }
     for (uint32_t i = 0; i < d->wzones.zs.n; i++)
         if (d->wzones.zs.zone[i].used && d->wzones.owner[i] == from) d->wzones.owner[i] = to;
+    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
+        if (d->snaps.s[i].name[0] && d->snaps.s[i].owner == from) d->snaps.s[i].owner = to;
+    for (int k = 1; k < HL_MIX_LISTENERS; k++)
+        if (d->lis_owner[k] == from) d->lis_owner[k] = to;
 }
 
 /* The objects of `owner`, whose process has gone: reverb zones, banks and
@@ -93,8 +99,21 @@ static void reclaim(hld_daemon_t *d, uint32_t owner) {
             d->wzones.owner[i] = 0;
             hld_wzones_remove_at(&d->wzones, (int)i);
         }
+    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) /* removed: the mix cuts back at once */
+        if (d->snaps.s[i].name[0] && d->snaps.s[i].owner == owner) {
+            hl_snapshot_t m = {.action = HL_SNAP_REMOVE};
+            memcpy(m.name, d->snaps.s[i].name, sizeof m.name);
+            (void)hld_snaps_request(&d->snaps, &m, owner, msg, sizeof msg);
+        }
+    hl_listener_state_t l;
+    for (int k = 1; k < HL_MIX_LISTENERS; k++) /* its listeners go off */
+        if (d->lis_owner[k] == owner) {
+            if (hl_mixer_get_listener_at(d->engine.mixer, (uint32_t)k, &l))
+                (void)hl_mixer_set_listener_at(d->engine.mixer, (uint32_t)k, NULL, hld_now_ns());
+            d->lis_owner[k] = 0;
+        }
     if (orphans) d->reclaim_pending = 1;
-    hld_vm_mark_dirty(d->vm); /* bus paths changed */
+    hld_vm_mark_dirty(d->vm); /* bus paths changed, listeners went off */
 }
 
 void hld_owners_conn_closing(hld_conn_t *c) {

@@ -178,18 +178,26 @@ static int fx_param_range(uint8_t kind, uint8_t i, float *lo, float *hi) {
     return 0;
 }
 
-/* BIND of a bus's gain or an effect parameter: `cue` names the bus. */
+/* BIND of a bus's gain or an effect parameter: `cue` names the bus; of a
+ * snapshot's intensity: `cue` names the snapshot (bus HLD_BIND_SNAPSHOT). */
 static int bind_bus(hld_req_t *q, const hl_bind_t *m, hld_param_t *p) {
     hld_daemon_t *d = q->c->d;
     hld_params_t *P = &d->params;
     char msg[HL_MAX_MSG + 1];
-    int bus = hld_bus_index(&d->buses, m->cue);
-    if (bus == HLD_BUS_NONE) {
+    int bus = HLD_BIND_SNAPSHOT;
+    if (m->prop == HL_PROP_SNAPSHOT) {
+        const hld_snap_t *sn = hld_snaps_find(&d->snaps, m->cue);
+        if (!sn) {
+            snprintf(msg, sizeof msg, "no snapshot named %s", m->cue);
+            return hld_fail(q, HELIOD_EINVAL, msg);
+        }
+        if (!hld_may_change(q, sn->owner, "snapshot", m->cue)) return 0;
+    } else if ((bus = hld_bus_index(&d->buses, m->cue)) == HLD_BUS_NONE) {
         snprintf(msg, sizeof msg, "no bus named %s", m->cue);
         return hld_fail(q, HELIOD_ENOBUS, msg);
     }
-    const hld_bus_t *br = hld_bus_at(&d->buses, bus);
-    if (!hld_may_change(q, br ? br->owner : 0, "bus", m->cue)) return 0;
+    const hld_bus_t *br = bus == HLD_BIND_SNAPSHOT ? NULL : hld_bus_at(&d->buses, bus);
+    if (bus != HLD_BIND_SNAPSHOT && !hld_may_change(q, br ? br->owner : 0, "bus", m->cue)) return 0;
     if (m->prop == HL_PROP_FX) {
         hl_fx_info_t fi[HL_MAX_FX];
         uint32_t n = hld_buses_fx_info(&d->buses, bus, fi, HL_MAX_FX);
@@ -214,7 +222,8 @@ static int bind_bus(hld_req_t *q, const hl_bind_t *m, hld_param_t *p) {
     uint32_t k = 0;
     while (k < P->nbus &&
            !(P->bus[k].param == p->index && P->bus[k].prop == m->prop && P->bus[k].bus == bus &&
-             P->bus[k].index == m->index && P->bus[k].fxp == m->fxp))
+             P->bus[k].index == m->index && P->bus[k].fxp == m->fxp &&
+             (bus != HLD_BIND_SNAPSHOT || strcmp(P->bus[k].bus_name, m->cue) == 0)))
         k++;
     if (k == P->nbus) {
         if (P->nbus >= HL_MAX_BUS_BINDS) {
@@ -231,7 +240,8 @@ static int bind_bus(hld_req_t *q, const hl_bind_t *m, hld_param_t *p) {
     b->index = m->index;
     b->fxp = m->fxp;
     b->bus = bus;
-    snprintf(b->bus_name, sizeof b->bus_name, "%s", hld_bus_name(&d->buses, bus));
+    snprintf(b->bus_name, sizeof b->bus_name, "%s",
+             bus == HLD_BIND_SNAPSHOT ? m->cue : hld_bus_name(&d->buses, bus));
     hld_curve_from_bind(&b->curve, m);
     P->gen++; /* applied at the next pass */
     return hld_reply_ok(q);
@@ -244,6 +254,25 @@ void hld_params_bus_tick(hld_daemon_t *d) {
     uint32_t ramp = hld_ms_to_frames(d, (float)HLD_PARAM_EVAL_MS);
     for (uint32_t k = 0; k < P->nbus; k++) {
         hld_busbind_t *b = &P->bus[k];
+        if (b->prop == HL_PROP_SNAPSHOT) { /* glides to the curve's intensity */
+            float y = hld_curve_eval(&b->curve, P->p[b->param]->g.cur);
+            if (b->applied && y == b->last) continue;
+            const hld_snap_t *sn = hld_snaps_find(&d->snaps, b->bus_name);
+            if (!sn || (!sn->active && y <= 0.0f)) { /* gone, or idle and staying so */
+                b->last = y;
+                b->applied = 1;
+                continue;
+            }
+            char msg[HL_MAX_MSG + 1];
+            if (hld_snaps_set_intensity(&d->snaps, b->bus_name, y, (float)HLD_PARAM_EVAL_MS, msg,
+                                        sizeof msg) == HELIOD_EBUSY) {
+                P->bus_gen = 0; /* ring full: again next pass */
+                continue;
+            }
+            b->last = y;
+            b->applied = 1;
+            continue;
+        }
         const char *now_name = hld_bus_name(&d->buses, b->bus);
         if (!now_name || strcmp(now_name, b->bus_name) != 0) continue; /* the bus went */
         if (b->prop == HL_PROP_BUS_GAIN) {
@@ -302,7 +331,7 @@ int hld_op_bind(hld_req_t *q) {
     if (hl_validate_bind(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
-    if (m.prop == HL_PROP_BUS_GAIN || m.prop == HL_PROP_FX) {
+    if (m.prop == HL_PROP_BUS_GAIN || m.prop == HL_PROP_FX || m.prop == HL_PROP_SNAPSHOT) {
         if (m.action == HL_BIND_CLEAR)
             return hld_fail(q, HELIOD_EINVAL, "clear: a cue's bindings only");
         hld_param_t *p = param_find(q, m.param);

@@ -362,7 +362,8 @@ static int say_hello(rclient_t *c) {
     uint8_t b[128];
     hl_wbuf_t w;
     hl_wbuf_init(&w, b, sizeof b);
-    hl_hello_t m = {.version = HL_PROTO_VERSION, .flags = HL_HELLO_CONTROL};
+    hl_hello_t m = {
+        .version = HL_PROTO_VERSION, .flags = HL_HELLO_CONTROL, .minor = HL_PROTO_MINOR};
     snprintf(m.client_name, sizeof m.client_name, "render");
     hl_put_hello(&w, &m);
     if (send_frame(c, HL_OP_HELLO, 0, 0, b, w.len) != 0) return -1;
@@ -463,6 +464,16 @@ int hld_render_run(hld_daemon_t *d) {
         score_free(&s);
         return 1;
     }
+    if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
+        fprintf(stderr, "heliod: --render-events %s: %s\n", cfg->render_events, strerror(errno));
+        sf_close(out);
+        free(c);
+        free(buf);
+        close(sv[0]);
+        close(sv[1]);
+        score_free(&s);
+        return 1;
+    }
     /* a PEAK chunk carries a time stamp: two renders would differ */
     sf_command(out, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
     c->d = d;
@@ -523,6 +534,10 @@ int hld_render_run(hld_daemon_t *d) {
     }
     if (tty) fprintf(stderr, "\n");
     sf_close(out);
+    if (d->music_log) {
+        if (fclose(d->music_log) != 0) rc = -1;
+        d->music_log = NULL;
+    }
     free(buf);
     close(sv[1]); /* the daemon's end closes on EOF */
     int failed = c->failed;

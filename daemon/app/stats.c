@@ -15,6 +15,19 @@
 #include "hld_limits.h"
 #include "metering.h"
 
+/* 3D logical voices by the listener nearest to them (the one that hears them). */
+typedef struct {
+    const hl_mixer_t *mx;
+    uint32_t n[HL_MIX_LISTENERS];
+} hld_lis_count_t;
+
+static int lis_count(void *user, uint64_t voice, const hld_lvoice_t *lv) {
+    (void)voice;
+    hld_lis_count_t *c = user;
+    if (lv->p.flags & HL_MIX_3D) c->n[hl_mixer_nearest_listener(c->mx, lv->p.pos)]++;
+    return 0;
+}
+
 typedef struct {
     hl_stat_t *a;
     size_t n, cap;
@@ -109,6 +122,32 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "client_records", d->ledger.count);    /* connected, or still holding voices/sounds */
     put(&s, "client_processes", d->ledger.nprocs); /* what the quotas are charged to */
     put(&s, "denied", (double)d->n.denied);
+    {
+        const hld_snaps_t *sn = &d->snaps;
+        uint32_t active = 0;
+        for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
+            active += sn->s[i].name[0] && sn->s[i].active;
+        put(&s, "snapshots", sn->n);
+        put(&s, "snapshots_active", active);
+        put(&s, "snapshot_plans", (double)sn->plans);
+        put(&s, "snapshot_cmds", (double)sn->cmds);
+        put(&s, "snapshot_plan_us_mean",
+            sn->plans ? (double)sn->plan_ns_total / (double)sn->plans / 1e3 : 0.0);
+        put(&s, "snapshot_plan_us_max", (double)sn->plan_ns_max / 1e3);
+    }
+    {
+        hld_lis_count_t lc = {.mx = d->engine.mixer};
+        hld_vm_foreach(d->vm, lis_count, &lc);
+        uint32_t on = 0;
+        hl_listener_state_t l;
+        for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
+            on += (uint32_t)hl_mixer_get_listener_at(d->engine.mixer, k, &l);
+        put(&s, "listeners", on);
+        static const char *const key[HL_MIX_LISTENERS] = {"listener0_voices", "listener1_voices",
+                                                          "listener2_voices", "listener3_voices"};
+        for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
+            put(&s, key[k], lc.n[k]);
+    }
     static const char *const quota_key[HLD_QUOTA_KINDS] = {
         [HLD_QUOTA_VOICES] = "voices",       [HLD_QUOTA_DETACHED] = "detached",
         [HLD_QUOTA_STREAMS] = "streams",     [HLD_QUOTA_LOADS] = "loads",
@@ -116,6 +155,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
         [HLD_QUOTA_CUES] = "cues",           [HLD_QUOTA_CATEGORIES] = "categories",
         [HLD_QUOTA_EMITTERS] = "emitters",   [HLD_QUOTA_BUSES] = "buses",
         [HLD_QUOTA_RZONES] = "reverb_zones", [HLD_QUOTA_PARAMS] = "params",
+        [HLD_QUOTA_SNAPSHOTS] = "snapshots",
     };
     const hld_quota_t *qt = &d->ledger.quota;
     for (int k = 0; k < HLD_QUOTA_KINDS; k++) {

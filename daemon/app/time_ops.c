@@ -148,7 +148,7 @@ static uint32_t bus_mask(const uint8_t *body, size_t len) {
 int hld_dispatch_at(hld_req_t *q, hld_op_fn fn) {
     if (!hl_op_schedulable(q->h->op))
         return hld_fail(q, HELIOD_EINVAL,
-                        "only play, stop, set, bus, listener and param can be scheduled");
+                        "only play, stop, set, bus, listener, param and snapshot can be scheduled");
     uint64_t at = hl_get_u64(&q->r);
     if (q->r.err) return hld_body_ok(q) ? 0 : CLOSE_CONN; /* truncated: EPROTO */
     hld_daemon_t *d = q->c->d;

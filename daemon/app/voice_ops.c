@@ -394,6 +394,17 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         .pan_law = m->pan_law,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
+    if (cue && (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f)) {
+        memcpy(p->cone_dir, cue->cone, sizeof p->cone_dir); /* the emitter's wins (vm_admit.c) */
+        p->cone_inner = cue->cone[3];
+        p->cone_outer = cue->cone[4];
+        p->cone_outer_gain = cue->cone[5];
+    }
+    if (cue && cue->curve_n) {
+        p->curve_n = cue->curve_n;
+        memcpy(p->curve_d, cue->curve_d, sizeof p->curve_d);
+        memcpy(p->curve_db, cue->curve_db, sizeof p->curve_db);
+    }
     const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;
     const hl_vpost_t *ps = (over & HL_OVER_SENDS) || !cd ? &m->post : &cd->post;
     pl->post_user[0] = pf->lp_hz;
@@ -564,6 +575,12 @@ static int play_layers(hld_req_t *q, const hl_play_t *m, uint64_t voice, uint32_
     return 0;
 }
 
+static int play_now(hld_req_t *q, const hl_play_t *mp);
+
+/* A stinger (PLAY sync_on, 1.1): the play is scheduled for the first beat or
+ * bar of the music voice sync_voice at or after the frame it would take
+ * effect at (its HL_FLAG_AT frame, or the next block), by the voice's
+ * position model (vm_music.c), so it starts on that beat's exact frame. */
 int hld_op_play(hld_req_t *q) {
     hl_play_t m;
     hl_get_play(&q->r, &m);
@@ -571,6 +588,26 @@ int hld_op_play(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     const char *why = NULL;
     if (hl_validate_play(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    if (m.sync_on == HL_SYNC_NONE) return play_now(q, &m);
+    hl_mixer_t *mx = d->engine.mixer;
+    uint64_t at = 0;
+    int rc = hld_vm_next_beat(d->vm, m.sync_voice, hl_mixer_effect_frame(mx),
+                              m.sync_on == HL_SYNC_BAR, &at, NULL);
+    if (rc == HELIOD_ENOVOICE) return hld_fail(q, rc, "sync_voice: no such voice");
+    if (rc < 0)
+        return hld_fail(q, rc,
+                        "sync_voice: not a playing voice of a cue with a tempo map, or it ends "
+                        "before its next beat");
+    uint64_t saved = hl_mixer_at_frame(mx);
+    hl_mixer_at(mx, at);
+    rc = play_now(q, &m);
+    hl_mixer_at(mx, saved);
+    return rc;
+}
+
+static int play_now(hld_req_t *q, const hl_play_t *mp) {
+    hl_play_t m = *mp;
+    hld_daemon_t *d = q->c->d;
     hld_vm_play_t pl;
     memset(&pl, 0, sizeof pl);
     if (build_play(q, &m, &pl) != 0) return 0;
@@ -812,6 +849,84 @@ int hld_op_set(hld_req_t *q) {
     if (rc < 0) return hld_mixer_fail(q, rc);
     lv = hld_vm_get(d->vm, m.voice);
     if (lv) memcpy(lv->post_user, u, sizeof u);
+    return hld_reply_ok(q);
+}
+
+/* ---- CONE ------------------------------------------------------------------ */
+
+int hld_op_cone(hld_req_t *q) {
+    hl_cone_t m;
+    hl_get_cone(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_cone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    const float cone[6] = {m.dir[0], m.dir[1], m.dir[2], m.inner_deg, m.outer_deg, m.outer_gain};
+    char msg[HL_MAX_MSG + 1];
+    if (m.target == HL_CONE_VOICE) {
+        hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+        if (may_touch(q, lv, m.voice) != 0) return 0;
+        hl_voice_set_t s = {.mask = HL_MIX_SET_CONE,
+                            .cone_dir = {m.dir[0], m.dir[1], m.dir[2]},
+                            .cone_inner = m.inner_deg,
+                            .cone_outer = m.outer_deg,
+                            .cone_outer_gain = m.outer_gain};
+        int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        return hld_reply_ok(q);
+    }
+    if (m.target == HL_CONE_EMITTER) {
+        hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.name, hld_ns_rank, q->c);
+        if (!em) {
+            snprintf(msg, sizeof msg, "no emitter named %s", m.name);
+            return hld_fail(q, HELIOD_ENOEMITTER, msg);
+        }
+        if (!hld_may_change(q, em->creator, "emitter", m.name)) return 0;
+        int rc = hld_vm_emitter_cone(d->vm, em, cone, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        return hld_reply_ok(q);
+    }
+    hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
+    if (!cue) {
+        snprintf(msg, sizeof msg, "no cue named %s", m.name);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
+    memcpy(cue->cone, cone, sizeof cue->cone);
+    return hld_reply_ok(q);
+}
+
+/* ---- ATTEN ------------------------------------------------------------------ */
+
+int hld_op_atten(hld_req_t *q) {
+    hl_atten_t m;
+    hl_get_atten(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const char *why = NULL;
+    if (hl_validate_atten(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    _Static_assert(HL_ATTEN_POINTS == HL_MIX_CURVE_POINTS, "curve sizes");
+    if (m.target == HL_CONE_VOICE) {
+        hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
+        if (may_touch(q, lv, m.voice) != 0) return 0;
+        hl_voice_set_t s = {.mask = HL_MIX_SET_CURVE, .curve_n = m.npoints};
+        memcpy(s.curve_d, m.dist, sizeof s.curve_d);
+        memcpy(s.curve_db, m.gain_db, sizeof s.curve_db);
+        int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        hld_vm_mark_dirty(d->vm);
+        return hld_reply_ok(q);
+    }
+    hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
+    if (!cue) {
+        char msg[HL_MAX_MSG + 1];
+        snprintf(msg, sizeof msg, "no cue named %s", m.name);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
+    cue->curve_n = m.npoints;
+    memcpy(cue->curve_d, m.dist, sizeof cue->curve_d);
+    memcpy(cue->curve_db, m.gain_db, sizeof cue->curve_db);
     return hld_reply_ok(q);
 }
 

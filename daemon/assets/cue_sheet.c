@@ -101,7 +101,9 @@ typedef struct {
     hl_bind_t *binds;             /* its bind = lines (malloc'd, HL_MAX_CUE_BINDS) */
     uint32_t nbinds;
     uint32_t bind_line[HL_MAX_CUE_BINDS];
-    hld_bind_t *out; /* allocated by ld_check, taken by the cue when applied */
+    hld_bind_t *out;   /* allocated by ld_check, taken by the cue when applied */
+    hld_tempo_t tempo; /* `tempo` / `tempo-change` (a sheet's only: not on the wire) */
+    uint32_t tempo_line;
 } tmp_cue_t;
 
 typedef struct {
@@ -128,6 +130,11 @@ typedef struct {
     uint32_t nparams, capparams;
     tmp_cue_t *cur_cue; /* section being parsed: one of these or neither */
     tmp_cat_t *cur_cat;
+    hl_snapshot_t *snaps; /* [snapshot NAME]: its define, then its settings */
+    uint32_t *snap_line;
+    uint32_t nsnaps, capsnaps, cap_lines;
+    int in_snap; /* the section being parsed is a snapshot (snaps[cur_snap]) */
+    uint32_t cur_snap;
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* names defined in this file (duplicate sections) */
     uint16_t cat_slot[HLD_CAT_SLOTS];
 } ld_t;
@@ -308,6 +315,88 @@ static int grow(void **arr, uint32_t *cap, uint32_t n, uint32_t max, size_t elem
     return 0;
 }
 
+/* Appends a SNAPSHOT request of the sheet (line: the current one). */
+static int snap_add(ld_t *L, const hl_snapshot_t *m) {
+    if (L->nsnaps >= HL_MAX_SNAPSHOTS * (HL_SNAP_ENTRIES + 1u))
+        return ld_fail(L, L->line, HELIOD_ENOMEM, "more than %d snapshot lines in one file",
+                       HL_MAX_SNAPSHOTS * (HL_SNAP_ENTRIES + 1));
+    uint32_t cl = L->cap_lines;
+    if (grow((void **)&L->snaps, &L->capsnaps, L->nsnaps, UINT32_MAX, sizeof *L->snaps) ||
+        grow((void **)&L->snap_line, &cl, L->nsnaps, UINT32_MAX, sizeof *L->snap_line))
+        return ld_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
+    L->cap_lines = cl;
+    L->snaps[L->nsnaps] = *m;
+    L->snap_line[L->nsnaps++] = L->line;
+    return 0;
+}
+
+/* A key of a [snapshot NAME] section: priority = N, fade = MS, and any
+ * number of gain = BUS DB, mute = BUS [on|off], fx = BUS INDEX PARAM VALUE. */
+static int snap_key(ld_t *L, const char *key, char *val) {
+    hl_snapshot_t *def = &L->snaps[L->cur_snap];
+    char *end = NULL;
+    if (strcmp(key, "priority") == 0) {
+        long v = strtol(val, &end, 10);
+        if (end == val || *end || v < -HL_MAX_PRIORITY || v > HL_MAX_PRIORITY)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "priority: an integer in [-1000, 1000]");
+        def->priority = (int32_t)v;
+        return 0;
+    }
+    if (strcmp(key, "fade") == 0) {
+        float v = strtof(val, &end);
+        if (end == val || *end || !(v >= 0.0f && v <= HL_MAX_FADE_MS))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "fade: milliseconds in [0, 60000]");
+        def->fade_ms = v;
+        return 0;
+    }
+    hl_snapshot_t m;
+    hl_snapshot_init(&m);
+    m.action = HL_SNAP_SET;
+    memcpy(m.name, def->name, sizeof m.name);
+    char *tok[5], *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(val, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        if (n < 5)
+            tok[n++] = t;
+        else
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: too many values", key);
+    if (n < 1 || strlen(tok[0]) > HL_MAX_NAME)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "%s: a bus name first", key);
+    memcpy(m.bus, tok[0], strlen(tok[0]) + 1);
+    int ok = 0;
+    if (strcmp(key, "gain") == 0 && n == 2) {
+        m.target = HL_SNAPT_GAIN;
+        m.value = strcmp(tok[1], "-inf") == 0 ? -HUGE_VALF : strtof(tok[1], &end);
+        ok = strcmp(tok[1], "-inf") == 0 || (end != tok[1] && !*end);
+    } else if (strcmp(key, "mute") == 0 && (n == 1 || n == 2)) {
+        m.target = HL_SNAPT_MUTE;
+        m.value = n == 1 || strcmp(tok[1], "on") == 0 ? 1.0f : 0.0f;
+        ok = n == 1 || strcmp(tok[1], "on") == 0 || strcmp(tok[1], "off") == 0;
+    } else if (strcmp(key, "fx") == 0 && n == 4) {
+        m.target = HL_SNAPT_FX;
+        char *e1 = NULL, *e2 = NULL;
+        long idx = strtol(tok[1], &e1, 10), par = strtol(tok[2], &e2, 10);
+        m.value = strtof(tok[3], &end);
+        ok = e1 != tok[1] && !*e1 && e2 != tok[2] && !*e2 && end != tok[3] && !*end && idx >= 0 &&
+             idx < 8 && par >= 0 && par < HL_FX_PARAMS;
+        m.fx_index = (uint32_t)(ok ? idx : 0);
+        m.param = (uint8_t)(ok ? par : 0);
+    } else if (strcmp(key, "gain") && strcmp(key, "mute") && strcmp(key, "fx")) {
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "unknown key '%.64s' in a snapshot section (priority, fade, gain, mute, fx)",
+                       key);
+    }
+    if (!ok)
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "%s: expected gain = BUS DB | mute = BUS [on|off] | fx = BUS INDEX PARAM "
+                       "VALUE",
+                       key);
+    const char *why = NULL;
+    if (hl_validate_snapshot(&m, &why) != 0)
+        return ld_fail(L, L->line, HELIOD_EINVAL, "snapshot %s: %s", m.name, why);
+    return snap_add(L, &m);
+}
+
 static int parse_section(ld_t *L, char *s) {
     size_t n = strlen(s);
     if (n < 2 || s[n - 1] != ']')
@@ -319,13 +408,30 @@ static int parse_section(ld_t *L, char *s) {
     if (*name) *name++ = '\0';
     name = hld_trim(name);
     int is_cue = strcmp(kind, "cue") == 0;
-    if (!is_cue && strcmp(kind, "category") != 0)
-        return ld_fail(L, L->line, HELIOD_EINVAL, "unknown section kind '%.64s' (cue or category)",
-                       kind);
+    int is_snap = strcmp(kind, "snapshot") == 0;
+    if (!is_cue && !is_snap && strcmp(kind, "category") != 0)
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "unknown section kind '%.64s' (cue, category or snapshot)", kind);
     if (!hl_name_valid(name))
         return ld_fail(L, L->line, HELIOD_EINVAL, "%s: invalid name '%.64s'", kind, name);
     L->cur_cue = NULL;
     L->cur_cat = NULL;
+    L->in_snap = 0;
+    if (is_snap) {
+        for (uint32_t i = 0; i < L->nsnaps; i++)
+            if (L->snaps[i].action == HL_SNAP_DEFINE && strcmp(L->snaps[i].name, name) == 0)
+                return ld_fail(L, L->line, HELIOD_EINVAL, "snapshot %s: already defined at line %u",
+                               name, (unsigned)L->snap_line[i]);
+        hl_snapshot_t m;
+        hl_snapshot_init(&m);
+        m.action = HL_SNAP_DEFINE;
+        m.fade_ms = 0.0f;
+        memcpy(m.name, name, strlen(name) + 1);
+        if (snap_add(L, &m)) return HELIOD_ENOMEM;
+        L->in_snap = 1;
+        L->cur_snap = L->nsnaps - 1;
+        return 0;
+    }
     if (is_cue) {
         uint32_t sl = hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, name, tmp_cue_name_at, L->cues);
         if (L->cue_slot[sl])
@@ -440,9 +546,11 @@ static int parse_bind(ld_t *L, tmp_cue_t *t, char *v) {
                        "switch, blend)",
                        prop);
     b->prop = (uint8_t)pr;
-    if (pr == HL_PROP_BUS_GAIN || pr == HL_PROP_FX)
+    if (pr == HL_PROP_BUS_GAIN || pr == HL_PROP_FX || pr == HL_PROP_SNAPSHOT)
         return ld_fail(L, L->line, HELIOD_EINVAL,
-                       "bind: %s binds a bus, not a cue (heliodctl bind BUS ... / BIND)", prop);
+                       "bind: %s binds a bus or a snapshot, not a cue (heliodctl bind NAME ... / "
+                       "BIND)",
+                       prop);
     if (idx) {
         long long n;
         if (pr != HL_PROP_SEND || parse_int(idx, 0, HL_VOICE_SENDS - 1, &n))
@@ -493,9 +601,21 @@ static int parse_line(ld_t *L, char *raw) {
         return ld_fail(L, L->line, HELIOD_EINVAL, "expected KEY = VALUE or [cue|category NAME]");
     *eq = '\0';
     char *key = hld_trim(s), *val = hld_trim(eq + 1);
+    if (L->in_snap) return snap_key(L, key, val);
     if (!L->cur_cue && !L->cur_cat)
         return ld_fail(L, L->line, HELIOD_EINVAL, "%.64s: outside a [cue] or [category] section",
                        key);
+    if (L->cur_cue && (strcmp(key, "tempo") == 0 || strcmp(key, "tempo-change") == 0)) {
+        const char *why = NULL;
+        int is_tempo = key[5] == '\0';
+        if (is_tempo && L->cur_cue->tempo_line)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "tempo: already set at line %u",
+                           (unsigned)L->cur_cue->tempo_line);
+        if (is_tempo) L->cur_cue->tempo_line = L->line;
+        if ((is_tempo ? hld_tempo_parse : hld_tempo_parse_change)(&L->cur_cue->tempo, val, &why))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: %s", L->cur_cue->def.name, why);
+        return 0;
+    }
     const ini_key_t *keys = L->cur_cue ? k_cue_keys : k_cat_keys;
     int nkeys = L->cur_cue ? NCUE_KEYS : NCAT_KEYS;
     uint32_t *lines = L->cur_cue ? L->cur_cue->key_line : L->cur_cat->key_line;
@@ -751,6 +871,19 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
     }
     rc = ld_check(L, c, as, &cue_spares, &cat_spares, &new_cues, &new_cats);
     if (rc) goto out;
+    uint32_t client = as ? as->client : 0;
+    if (L->nsnaps && !c->snap_fn) {
+        rc = ld_fail(L, L->snap_line[0], HELIOD_EINVAL, "snapshot sections are not taken here");
+        goto out;
+    }
+    for (uint32_t i = 0; i < L->nsnaps; i++) {
+        char msg[HL_MAX_MSG + 1] = "";
+        rc = c->snap_fn(c->snap_user, client, &L->snaps[i], 1, msg, sizeof msg);
+        if (rc) {
+            rc = ld_fail(L, L->snap_line[i], rc, "snapshot %s: %s", L->snaps[i].name, msg);
+            goto out;
+        }
+    }
 
     /* nothing below can fail: every new entry is already allocated */
     for (uint32_t i = 0; i < L->nparams; i++) {
@@ -774,6 +907,7 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
         hld_cue_t *e =
             hld_cue_apply(c, def, &sp, old, def->category[0] ? as_cat(c, as, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
+        if (e) e->tempo = L->cues[i].tempo; /* a sheet without one clears it */
         if (as && as->own && e) as->own(as->ctx, 0, &e->owner, !old);
         tmp_cue_t *t = &L->cues[i];
         if (!e || !t->out) continue;
@@ -788,6 +922,11 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
         e->binds = t->nbinds ? t->out : NULL;
         e->nbinds = t->nbinds;
         if (t->nbinds) t->out = NULL;
+    }
+    for (uint32_t i = 0; i < L->nsnaps; i++) { /* checked: only the 64-slot table can fail */
+        char msg[HL_MAX_MSG + 1] = "";
+        int r = c->snap_fn(c->snap_user, client, &L->snaps[i], 0, msg, sizeof msg);
+        if (r && !rc) rc = ld_fail(L, L->snap_line[i], r, "snapshot %s: %s", L->snaps[i].name, msg);
     }
     if (ncues) *ncues = L->ncues;
     if (ncats) *ncats = L->ncats;
@@ -808,6 +947,8 @@ out:
         free(L->params);
         free(L->cues);
         free(L->cats);
+        free(L->snaps);
+        free(L->snap_line);
     }
     free(L);
     free(buf);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "hl_proto.h"
+#include "tempo.h"
 
 #define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
 #define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
@@ -50,6 +51,10 @@ typedef struct hld_cue {
     uint32_t owner;         /* client id that defined it, 0: the daemon (--cues, config) */
     struct hld_bind *binds; /* its parameter bindings (params.h), malloc'd, or NULL */
     uint32_t nbinds;
+    float cone[6];    /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
+    uint32_t curve_n; /* ATTEN: its new voices' attenuation curve (0: the model) */
+    float curve_d[8], curve_db[8];
+    hld_tempo_t tempo; /* its tempo map (a cue sheet's `tempo`), n = 0 none */
 } hld_cue_t;
 
 typedef struct {
@@ -65,6 +70,14 @@ typedef struct {
     uint16_t cat_slot[HLD_CAT_SLOTS];
     struct hld_params *params; /* game parameters a cue sheet may define and bind (params.h);
                                 * NULL: a sheet's [parameter] sections and bind keys are refused */
+    /* [snapshot NAME] sections go up to the app (graph/ is above assets/):
+     * each as a SNAPSHOT request (define, then its settings), first every
+     * one with check = 1 (nothing changes; 0 or an error with msg), then,
+     * once the sheet's cues are applied, with check = 0. client: the
+     * applying client's id (0: the daemon's sheet). NULL: sections refused. */
+    int (*snap_fn)(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
+                   size_t cap);
+    void *snap_user;
 } hld_cues_t;
 
 /* Entries defined (live or orphaned, not released): what the caps count. */
@@ -154,6 +167,7 @@ typedef struct hld_cues_as {
     int (*admit)(const void *ctx, int cat, const char *name, const uint32_t *old_owner, char *msg,
                  size_t cap);
     void (*own)(const void *ctx, int cat, uint32_t *owner, int created);
+    uint32_t client; /* the applying client's id (its snapshots' owner) */
 } hld_cues_as_t;
 /* As hld_cues_load_mem, as as says (NULL: the daemon's, as without). */
 int hld_cues_load_mem_as(hld_cues_t *c, const hld_cues_as_t *as, const char *path, const char *text,

@@ -100,7 +100,10 @@ typedef struct {
 } hld_psched_t;
 
 /* A binding on a bus (HL_PROP_BUS_GAIN) or one of its effects' parameters
- * (HL_PROP_FX): follows the parameter's global value (param_ops.c applies it). */
+ * (HL_PROP_FX), or on a mixer snapshot's intensity (HL_PROP_SNAPSHOT: bus
+ * HLD_BIND_SNAPSHOT, bus_name the snapshot's name): follows the parameter's global value
+ * (param_ops.c applies it). */
+#define HLD_BIND_SNAPSHOT (-3) /* hld_busbind_t.bus of a snapshot binding (no bus) */
 typedef struct {
     uint32_t param;
     uint8_t prop, index, fxp;

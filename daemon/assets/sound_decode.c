@@ -292,6 +292,48 @@ void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
     }
 }
 
+static int marker_cmp(const void *a, const void *b) {
+    const hld_marker_t *x = a, *y = b;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The file's cue points and their labels (libsndfile reads the `cue ` chunk
+ * and LIST adtl `labl` names), positions in the sound's units: engine
+ * frames for a preload (rate converted), source frames for a stream. On the
+ * decode's thread, from the open file: no other I/O. Best effort: a file
+ * without them, or no memory, leaves none. */
+static void read_markers(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
+    d->markers = NULL;
+    d->nmarkers = 0;
+    SF_CUES *cues = malloc(sizeof *cues);
+    if (!cues) return;
+    if (sf_command(sf, SFC_GET_CUE, cues, sizeof *cues) == SF_TRUE && cues->cue_count > 0) {
+        uint32_t n = cues->cue_count < HLD_MAX_MARKERS ? cues->cue_count : HLD_MAX_MARKERS;
+        d->markers = calloc(n, sizeof *d->markers);
+        for (uint32_t i = 0; d->markers && i < n; i++) {
+            const SF_CUE_POINT *c = &cues->cue_points[i];
+            uint64_t pos = c->sample_offset;
+            if (!d->stream && (uint32_t)info->samplerate != d->rate)
+                pos = (uint64_t)llround((double)pos * d->rate / info->samplerate);
+            if ((sf_count_t)c->sample_offset >= info->frames) continue; /* past the end */
+            hld_marker_t *m = &d->markers[d->nmarkers++];
+            m->pos = pos;
+            m->id = (uint32_t)c->indx;
+            size_t k = 0; /* a printable label of at most HL_MAX_NAME bytes */
+            for (const char *t = c->name; *t && k < HL_MAX_NAME && t < c->name + sizeof c->name;
+                 t++)
+                m->label[k++] = (*t >= 0x20 && *t < 0x7f) ? *t : '?';
+            m->label[k] = '\0';
+        }
+        if (d->markers) qsort(d->markers, d->nmarkers, sizeof *d->markers, marker_cmp);
+        if (d->markers && d->nmarkers == 0) {
+            free(d->markers);
+            d->markers = NULL;
+        }
+    }
+    free(cues);
+}
+
 /* Streamed load: the first chunk must decode; nothing is kept but the
  * description (the caps were checked). */
 static int stream_probe(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
@@ -310,6 +352,7 @@ static int stream_probe(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     d->src_frames = (uint64_t)info->frames;
     uint64_t eng = (uint64_t)ceil((double)info->frames * d->rate / info->samplerate);
     d->frames = eng > UINT32_MAX ? UINT32_MAX : (uint32_t)eng;
+    read_markers(d, sf, info);
     d->status = 0;
     return 0;
 }
@@ -381,6 +424,7 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     d->channels = ch;
     d->src_channels = (uint32_t)info->channels;
     d->src_frames = (uint64_t)info->frames;
+    read_markers(d, sf, info);
     d->status = 0;
     return 0;
 }

@@ -168,6 +168,7 @@ static void sound_free(hld_sound_t *snd) {
     free((void *)snd->pcm.data);
     hld_blob_unref(snd->blob);
     free(snd->path);
+    free(snd->markers);
     free(snd);
 }
 
@@ -378,6 +379,9 @@ static void load_after(uv_work_t *req, int status) {
         snd->src_channels = d->src_channels ? d->src_channels : d->channels;
         snd->bytes = bytes;
         snd->loading = 0;
+        snd->markers = d->markers;
+        snd->nmarkers = d->nmarkers;
+        d->markers = NULL;
         if (j->wpath && wdir_ref(s, j->wd) == 0) {
             snd->wpath = j->wpath; /* watched: its file's changes reload it */
             snd->wd = j->wd;
@@ -416,6 +420,7 @@ static void load_after(uv_work_t *req, int status) {
     if (j->fd >= 0) close(j->fd);
     if (j->pfd >= 0) close(j->pfd);
     free(j->wpath);
+    free(j->d.markers);
     free(j);
 }
 
@@ -558,6 +563,8 @@ static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, hld_de
     n->len = old->len;
     n->blob = d->blob;
     d->blob = NULL;
+    n->markers = d->markers; /* the caller's job lets go of them */
+    n->nmarkers = d->nmarkers;
     return n;
 fail:
     free(n->path);
@@ -583,6 +590,7 @@ static void reload_after(load_job_t *j, int status) {
     } else {
         old->reloading = 0;
         hld_sound_t *n = d->status == 0 ? reload_entry(s, old, d) : NULL;
+        if (n) d->markers = NULL; /* the new entry holds them */
         if (d->status == 0 && !n) {
             free(d->data);
             d->data = NULL;
@@ -635,6 +643,7 @@ static void reload_after(load_job_t *j, int status) {
     if (j->rcl) hld_client_load_ended(j->rcl);
     if (j->pfd >= 0) close(j->pfd);
     free(j->wpath);
+    free(j->d.markers);
     free(j);
 }
 

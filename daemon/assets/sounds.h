@@ -38,6 +38,16 @@
 
 struct hld_sounds;
 
+/* A marker of a sound's file (WAV `cue` points, labels from `LIST adtl`
+ * `labl`), read at load: its position in the sound's position units (a
+ * preloaded sound: engine frames; a streamed one: the file's frames). */
+#define HLD_MAX_MARKERS 100 /* libsndfile reads at most 100 cue points */
+typedef struct {
+    uint64_t pos;
+    uint32_t id;
+    char label[HL_MAX_NAME + 1];
+} hld_marker_t;
+
 typedef struct hld_sound {
     struct hld_sound *next;   /* hash chain */
     struct hld_sounds *owner; /* the table (its budget outlives every stream) */
@@ -84,6 +94,9 @@ typedef struct hld_sound {
     /* the eviction order (hld_sounds_t.lru_head): every entry in the table,
      * least recently played first (never played ones at the head) */
     struct hld_sound *lru_prev, *lru_next;
+    /* markers of its file, by position (NULL: none) */
+    hld_marker_t *markers;
+    uint32_t nmarkers;
 } hld_sound_t;
 
 struct hld_watch;
@@ -279,9 +292,11 @@ typedef struct {
     float *data; /* preloaded: frames x channels at rate (caller frees) */
     uint32_t frames, channels, source_rate, src_channels;
     uint64_t src_frames;
-    uint64_t nonfinite; /* samples hld_sanitize zeroed or clipped */
-    uint64_t wanted;    /* with ENOMEM from the budget: the bytes it tried to reserve */
-    hld_blob_t *blob;   /* hld_decode_compressed: the encoded bytes (reserved) */
+    uint64_t nonfinite;    /* samples hld_sanitize zeroed or clipped */
+    uint64_t wanted;       /* with ENOMEM from the budget: the bytes it tried to reserve */
+    hld_blob_t *blob;      /* hld_decode_compressed: the encoded bytes (reserved) */
+    hld_marker_t *markers; /* the file's markers by position (caller frees), NULL: none */
+    uint32_t nmarkers;
 } hld_decode_t;
 
 /* Fills d from sf (which the caller closes). Returns d->status. */

@@ -32,6 +32,7 @@ uint64_t hld_quota_limit(const hld_quota_t *q, int k) {
     case HLD_QUOTA_BUSES: return q->buses;
     case HLD_QUOTA_RZONES: return q->rzones;
     case HLD_QUOTA_PARAMS: return q->params;
+    case HLD_QUOTA_SNAPSHOTS: return q->snapshots;
     default: return 0;
     }
 }
@@ -312,11 +313,11 @@ void hld_client_unreserve_bytes(hld_client_t *c, uint64_t bytes) {
     atomic_fetch_sub_explicit(&c->proc->bytes, bytes, memory_order_relaxed);
 }
 
-static const char *const obj_what[HLD_OBJ_KINDS] = {"cues",  "categories",   "emitters",
-                                                    "buses", "reverb zones", "parameters"};
+static const char *const obj_what[HLD_OBJ_KINDS] = {
+    "cues", "categories", "emitters", "buses", "reverb zones", "parameters", "snapshots"};
 static const char *const obj_option[HLD_OBJ_KINDS] = {
-    "--client-cues",  "--client-categories",   "--client-emitters",
-    "--client-buses", "--client-reverb-zones", "--client-params"};
+    "--client-cues",         "--client-categories", "--client-emitters",           "--client-buses",
+    "--client-reverb-zones", "--client-params",     "a quarter of the daemon's 64"};
 
 int hld_client_check_obj(hld_client_t *c, int kind, char *msg, size_t cap) {
     int k = kind - HLD_QUOTA_OBJ0;

@@ -61,7 +61,8 @@ enum {
     HLD_QUOTA_EMITTERS,
     HLD_QUOTA_BUSES,
     HLD_QUOTA_RZONES,
-    HLD_QUOTA_PARAMS, /* game parameters (param_ops.c) */
+    HLD_QUOTA_PARAMS,    /* game parameters (param_ops.c) */
+    HLD_QUOTA_SNAPSHOTS, /* mixer snapshots defined (snapshot_ops.c) */
     HLD_QUOTA_KINDS
 };
 #define HLD_QUOTA_OBJ0 HLD_QUOTA_CUES /* first object kind: objs[kind - HLD_QUOTA_OBJ0] */
@@ -74,7 +75,7 @@ typedef struct {
     uint32_t loads;     /* loads decoding at once */
     uint64_t bytes;     /* decoded sample bytes (its sounds and loads in flight) */
     uint32_t scheduled; /* scheduled commands pending in the mixer's schedule */
-    uint32_t cues, categories, emitters, buses, rzones, params; /* objects created and held */
+    uint32_t cues, categories, emitters, buses, rzones, params, snapshots; /* objects held */
 } hld_quota_t;
 
 /* The limit of quota kind k (HLD_QUOTA_*). */

@@ -52,11 +52,12 @@ typedef struct {
     int hrtf;                        /* 1: on */
     char hrtf_path[HL_MAX_PATH + 1]; /* SOFA file, "" = the libmysofa default set */
     /* offline render (render.c): a score in, a WAV out, no socket, no device */
-    char render[HL_MAX_PATH + 1]; /* --render SCORE, "" = serve clients */
-    char out[HL_MAX_PATH + 1];    /* --out FILE.wav */
-    uint32_t render_max_s;        /* --max-seconds: the longest render (0 = the default) */
-    uint64_t seed;                /* --seed N: cue variations (0 = the built-in seed) */
-    int watch_assets;             /* --watch-assets: reload loaded files that change */
+    char render[HL_MAX_PATH + 1];        /* --render SCORE, "" = serve clients */
+    char out[HL_MAX_PATH + 1];           /* --out FILE.wav */
+    char render_events[HL_MAX_PATH + 1]; /* --render-events FILE: BEAT/BAR lines, "" = none */
+    uint32_t render_max_s;               /* --max-seconds: the longest render (0 = the default) */
+    uint64_t seed;                       /* --seed N: cue variations (0 = the built-in seed) */
+    int watch_assets;                    /* --watch-assets: reload loaded files that change */
     /* --layout: the output's speakers (hl_layout_t: stereo, quad, 5.1, 7.1) and
      * their count, the channels of the device, the recording and the render */
     uint32_t layout, channels;

@@ -395,16 +395,10 @@ static int push_chain(hld_buses_t *b, int bus, hld_fx_t *const *chain, uint32_t 
     return hl_mixer_bus_fx(b->mx, bus, fx, n, hld_now_ns());
 }
 
-static int fx_set(hld_buses_t *b, hld_fx_t *f, const hl_fx_req_t *m) {
-    float p[HL_FX_PARAMS];
-    uint8_t type = f->type;
-    memcpy(p, f->p, sizeof p);
-    if (m->mask & HL_FXP_TYPE) {
-        type = m->type;
-        if (f->kind == HL_FXK_REVERB) fx_defaults(f->kind, type, p); /* a preset: all of it */
-    }
-    for (int i = 0; i < HL_FX_PARAMS; i++)
-        if (m->mask & (1u << i)) p[i] = m->p[i];
+/* Pushes parameters p (type `type`) to effect f, gliding over ramp_frames
+ * where its kind glides (EQ); the registry is not changed. */
+static int fx_push(hld_buses_t *b, hld_fx_t *f, uint8_t type, const float p[HL_FX_PARAMS],
+                   uint32_t ramp_frames) {
     hl_fx_params_t fp = {.kind = f->kind,
                          .eq_type = type,
                          .freq = p[0],
@@ -417,12 +411,32 @@ static int fx_set(hld_buses_t *b, hld_fx_t *f, const hl_fx_req_t *m) {
                          .release_ms = p[4],
                          .makeup_db = p[5],
                          .rev = rev_params(p),
-                         .ramp_frames = (uint32_t)lroundf(m->ramp_ms * b->rate / 1000.0f)};
-    int rc = hl_mixer_fx_param(b->mx, &f->fx, &fp, hld_now_ns());
+                         .ramp_frames = ramp_frames};
+    return hl_mixer_fx_param(b->mx, &f->fx, &fp, hld_now_ns());
+}
+
+static int fx_set(hld_buses_t *b, hld_fx_t *f, const hl_fx_req_t *m) {
+    float p[HL_FX_PARAMS];
+    uint8_t type = f->type;
+    memcpy(p, f->p, sizeof p);
+    if (m->mask & HL_FXP_TYPE) {
+        type = m->type;
+        if (f->kind == HL_FXK_REVERB) fx_defaults(f->kind, type, p); /* a preset: all of it */
+    }
+    for (int i = 0; i < HL_FX_PARAMS; i++)
+        if (m->mask & (1u << i)) p[i] = m->p[i];
+    int rc = fx_push(b, f, type, p, (uint32_t)lroundf(m->ramp_ms * b->rate / 1000.0f));
     if (rc != 0) return rc;
     f->type = type;
     memcpy(f->p, p, sizeof p);
     return 0;
+}
+
+int hld_buses_fx_push(hld_buses_t *b, int bus, uint32_t index, const float p[HL_FX_PARAMS],
+                      uint32_t ramp_frames) {
+    hld_bus_t *e = hld_bus_at(b, bus);
+    if (!e || index >= e->nfx) return HELIOD_ENOFX;
+    return fx_push(b, e->fx[index], e->fx[index]->type, p, ramp_frames);
 }
 
 int hld_buses_fx(hld_buses_t *b, const hl_fx_req_t *m, uint32_t *index, char *msg, size_t cap) {

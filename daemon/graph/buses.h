@@ -134,6 +134,12 @@ int hld_buses_create_reverb(hld_buses_t *b, const char *name, int preset, char *
 /* FX request (already validated with hl_validate_fx). ADD sets *index to
  * where the effect went. */
 int hld_buses_fx(hld_buses_t *b, const hl_fx_req_t *m, uint32_t *index, char *msg, size_t cap);
+/* Pushes parameters p to insert `index` of bus `bus` (ramped where its kind
+ * glides) without changing the settings the registry keeps (what FX set and
+ * fx list show): the snapshots' blend over them (snapshots.c). 0,
+ * HELIOD_ENOFX or HELIOD_EBUSY. */
+int hld_buses_fx_push(hld_buses_t *b, int bus, uint32_t index, const float p[HL_FX_PARAMS],
+                      uint32_t ramp_frames);
 /* The mixer handed an effect back: free it. */
 void hld_buses_fx_retired(hld_buses_t *b, hl_fx_t *fx);
 /* Listing entries of bus `bus` (an index or HLD_BUS_MASTER). */

@@ -270,6 +270,17 @@ typedef struct {
     float send_gain[HL_MAX_SENDS];   /* linear send levels, post fader; 0 = no send */
     /* appended (OpenAL programs): a mono 2D voice's pan law, HL_PAN_LAW_* (hl_panlaw.h) */
     uint32_t pan_law;
+    /* appended (cones): OpenAL 1.1's sound cone of a 3D voice. cone_dir (0,0,0)
+     * = omnidirectional; angles in degrees in [0, 360], the full width of
+     * each cone; outside the outer cone the gain is cone_outer_gain, between
+     * the two it goes linearly from 1 to it with the angle (hl_cone_gain). */
+    float cone_dir[3];
+    float cone_inner, cone_outer, cone_outer_gain;
+    /* appended (attenuation curves): curve_n > 0 points (distance m strictly
+     * increasing, gain dB) replace the distance model's gain: linear in dB
+     * between points, the end values beyond them (hl_curve_gain). */
+    uint32_t curve_n;
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -322,6 +333,11 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_INTERP 0x200u
 #define HL_MIX_SET_FILTER 0x400u
 #define HL_MIX_SET_SENDS  0x800u
+#define HL_MIX_SET_CONE   0x1000u
+#define HL_MIX_SET_CURVE                                                                           \
+    0x2000u /* curve_n, curve_d, curve_db (hl_voice_params_t) */ /* cone_dir,                      \
+                                                                    cone_inner/outer/outer_gain:   \
+                                                                    from the next block */
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -334,6 +350,10 @@ typedef struct {
     float lp_hz, hp_hz, occ_db; /* HL_MIX_SET_FILTER */
     uint32_t send_bus[HL_MAX_SENDS]; /* HL_MIX_SET_SENDS */
     float send_gain[HL_MAX_SENDS];
+    float cone_dir[3]; /* HL_MIX_SET_CONE: as hl_voice_params_t */
+    float cone_inner, cone_outer, cone_outer_gain;
+    uint32_t curve_n; /* HL_MIX_SET_CURVE: as hl_voice_params_t */
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream
@@ -362,8 +382,28 @@ void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l);
  * hl_mixer_at takes effect on its frame, so what the control side decides
  * for a frame -- audibility, admission -- sees what the audio thread will
  * render there, however early the move was sent). Frames before the clock
- * answer the state in effect now. Main thread. */
+ * answer the state in effect now. Main thread. This is listener 0; see
+ * hl_mixer_listeners_at for all of them. */
 void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l);
+/* Several listeners (split screen): index 0 is the one above, always on;
+ * 1..HL_MIX_LISTENERS-1 are off until set, and l NULL turns one off again.
+ * Each 3D voice is heard by the nearest listener that is on (ties: the
+ * lowest index): its distance gain, pan, cone, Doppler and HRTF direction
+ * are that listener's. Every index is on the same engine timeline as
+ * listener 0 (a move or switch takes effect on its frame). 0,
+ * HELIOD_EINVAL (index) or HELIOD_EBUSY. */
+#define HL_MIX_LISTENERS 4
+int hl_mixer_set_listener_at(hl_mixer_t *m, uint32_t index, const hl_listener_state_t *l,
+                             uint64_t now_ns);
+/* 1 and *l if listener index is on, else 0 (as last sent). */
+int hl_mixer_get_listener_at(const hl_mixer_t *m, uint32_t index, hl_listener_state_t *l);
+/* The listener nearest to pos among those on (as last sent). */
+uint32_t hl_mixer_nearest_listener(const hl_mixer_t *m, const float pos[3]);
+/* Every listener in effect at engine frame `frame` (the timeline of
+ * hl_mixer_listener_at, for each index): l[k] for each k whose bit is set in
+ * the mask returned (bit 0, listener 0, always). Main thread. */
+uint32_t hl_mixer_listeners_at(hl_mixer_t *m, uint64_t frame,
+                               hl_listener_state_t l[HL_MIX_LISTENERS]);
 /* bus = HL_BUS_* or -1 for master. Returns 0, HELIOD_ENOBUS or HELIOD_EBUSY. */
 int hl_mixer_set_bus_gain(hl_mixer_t *m, int bus, float gain, uint32_t ramp_frames,
                           uint64_t now_ns);

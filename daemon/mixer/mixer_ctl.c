@@ -137,7 +137,9 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     static const hl_listener_state_t def_listener = {
         {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
     m->listener_ctl = def_listener;
-    m->lis_base = def_listener;
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
+        m->lis_base[k] = def_listener;
+    m->lis_base_on = 1u;
     m->lis_n = 0;
     m->listener = def_listener;
     m->listener_gen = 1;
@@ -232,6 +234,10 @@ static int finite3(const float v[3]) {
 
 static int params_valid(const hl_voice_params_t *p) {
     if (!p) return 0;
+    if (!hl_curve_valid(p->curve_n, p->curve_d, p->curve_db)) return 0;
+    if (!hl_cone_valid(p->cone_dir, p->cone_inner, p->cone_outer, p->cone_outer_gain) &&
+        (p->cone_dir[0] != 0.0f || p->cone_dir[1] != 0.0f || p->cone_dir[2] != 0.0f))
+        return 0;
     if (p->stream) {
         if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
         if (p->start_frame != 0) return 0;
@@ -349,6 +355,11 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_CURVE) && !hl_curve_valid(s->curve_n, s->curve_d, s->curve_db))
+        return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_CONE) &&
+        !hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain))
+        return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_FILTER) &&
         (!(s->lp_hz >= 0.0f) || !(s->hp_hz >= 0.0f) || !(s->occ_db <= 0.0f)))
         return HELIOD_EINVAL;
@@ -378,6 +389,17 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
     if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
+    if (s->mask & HL_MIX_SET_CURVE) {
+        c->params.curve_n = s->curve_n;
+        memcpy(c->params.curve_d, s->curve_d, sizeof c->params.curve_d);
+        memcpy(c->params.curve_db, s->curve_db, sizeof c->params.curve_db);
+    }
+    if (s->mask & HL_MIX_SET_CONE) {
+        memcpy(c->params.cone_dir, s->cone_dir, sizeof c->params.cone_dir);
+        c->params.cone_inner = s->cone_inner;
+        c->params.cone_outer = s->cone_outer;
+        c->params.cone_outer_gain = s->cone_outer_gain;
+    }
     if (s->mask & HL_MIX_SET_FILTER) {
         c->params.lp_hz = s->lp_hz;
         c->params.hp_hz = s->hp_hz;
@@ -404,14 +426,42 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     return 0;
 }
 
+/* Applies timeline entry i to the states l[] and the mask *on. */
+static void lis_apply(const hl_mixer_t *m, uint32_t i, hl_listener_state_t *l, uint32_t *on) {
+    uint32_t k = m->lis_tl[i].index;
+    if (m->lis_tl[i].on) {
+        l[k] = m->lis_tl[i].s;
+        *on |= 1u << k;
+    } else {
+        *on &= ~(1u << k);
+    }
+}
+
 /* Folds the timeline's moves due by frame into its base. */
 static void lis_fold(hl_mixer_t *m, uint64_t frame) {
     uint32_t k = 0;
     while (k < m->lis_n && m->lis_tl[k].frame <= frame)
-        m->lis_base = m->lis_tl[k++].s;
+        lis_apply(m, k++, m->lis_base, &m->lis_base_on);
     if (!k) return;
     memmove(m->lis_tl, m->lis_tl + k, (m->lis_n - k) * sizeof m->lis_tl[0]);
     m->lis_n -= k;
+}
+
+/* Puts a move (l) or switch-off (l NULL) of listener index on the timeline
+ * at frame at, after the entries due on the same frame. */
+static void lis_push(hl_mixer_t *m, uint64_t at, uint32_t index, const hl_listener_state_t *l) {
+    lis_fold(m, tl_settled(m));
+    if (m->lis_n == HL_LIS_TIMELINE) lis_fold(m, m->lis_tl[0].frame); /* full: the earliest */
+    uint32_t i = m->lis_n;
+    while (i > 0 && m->lis_tl[i - 1].frame > at) {
+        m->lis_tl[i] = m->lis_tl[i - 1];
+        i--;
+    }
+    m->lis_tl[i].frame = at;
+    m->lis_tl[i].index = index;
+    m->lis_tl[i].on = l != NULL;
+    if (l) m->lis_tl[i].s = *l;
+    m->lis_n++;
 }
 
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns) {
@@ -421,16 +471,7 @@ int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t 
     uint64_t at = hl_mixer_effect_frame(m);
     if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
     m->listener_ctl = *l;
-    lis_fold(m, tl_settled(m));
-    if (m->lis_n == HL_LIS_TIMELINE) lis_fold(m, m->lis_tl[0].frame); /* full: the earliest */
-    uint32_t i = m->lis_n;
-    while (i > 0 && m->lis_tl[i - 1].frame > at) { /* after the moves due on the same frame */
-        m->lis_tl[i] = m->lis_tl[i - 1];
-        i--;
-    }
-    m->lis_tl[i].frame = at;
-    m->lis_tl[i].s = *l;
-    m->lis_n++;
+    lis_push(m, at, 0, l);
     return 0;
 }
 
@@ -438,11 +479,67 @@ void hl_mixer_get_listener(const hl_mixer_t *m, hl_listener_state_t *l) {
     *l = m->listener_ctl;
 }
 
-void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l) {
+uint32_t hl_mixer_listeners_at(hl_mixer_t *m, uint64_t frame,
+                               hl_listener_state_t l[HL_MIX_LISTENERS]) {
     lis_fold(m, tl_settled(m));
-    *l = m->lis_base;
+    uint32_t on = m->lis_base_on;
+    memcpy(l, m->lis_base, sizeof m->lis_base);
     for (uint32_t i = 0; i < m->lis_n && m->lis_tl[i].frame <= frame; i++)
-        *l = m->lis_tl[i].s;
+        lis_apply(m, i, l, &on);
+    return on;
+}
+
+void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l) {
+    hl_listener_state_t all[HL_MIX_LISTENERS];
+    (void)hl_mixer_listeners_at(m, frame, all);
+    *l = all[0];
+}
+
+int hl_mixer_set_listener_at(hl_mixer_t *m, uint32_t index, const hl_listener_state_t *l,
+                             uint64_t now_ns) {
+    if (index >= HL_MIX_LISTENERS || (index == 0 && !l)) return HELIOD_EINVAL;
+    if (index == 0) return hl_mixer_set_listener(m, l, now_ns);
+    hl_cmd_t cmd = {.type = HL_CMD_LISTENER, .slot = index, .gen = l ? 0 : 1, .enq_ns = now_ns};
+    if (l) cmd.u.listener = *l;
+    uint64_t at = hl_mixer_effect_frame(m);
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    if (l) {
+        m->lis_x_ctl[index - 1] = *l;
+        m->lis_on_ctl |= 1u << (index - 1);
+    } else {
+        m->lis_on_ctl &= ~(1u << (index - 1));
+    }
+    lis_push(m, at, index, l);
+    return 0;
+}
+
+int hl_mixer_get_listener_at(const hl_mixer_t *m, uint32_t index, hl_listener_state_t *l) {
+    if (index == 0) {
+        *l = m->listener_ctl;
+        return 1;
+    }
+    if (index >= HL_MIX_LISTENERS || !(m->lis_on_ctl >> (index - 1) & 1u)) return 0;
+    *l = m->lis_x_ctl[index - 1];
+    return 1;
+}
+
+static float dist2(const float a[3], const float b[3]) {
+    float x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
+    return x * x + y * y + z * z;
+}
+
+uint32_t hl_mixer_nearest_listener(const hl_mixer_t *m, const float pos[3]) {
+    uint32_t best = 0;
+    float bd = dist2(pos, m->listener_ctl.pos);
+    for (uint32_t k = 1; k < HL_MIX_LISTENERS; k++) {
+        if (!(m->lis_on_ctl >> (k - 1) & 1u)) continue;
+        float d = dist2(pos, m->lis_x_ctl[k - 1].pos);
+        if (d < bd) {
+            bd = d;
+            best = k;
+        }
+    }
+    return best;
 }
 
 /* ---- events ----------------------------------------------------------------- */

@@ -83,7 +83,7 @@ typedef struct {
             uint32_t curve;  /* HL_FADE_* */
         } stop;
         hl_voice_set_t set;
-        hl_listener_state_t listener;
+        hl_listener_state_t listener; /* slot: its index; gen 1: turned off */
         struct {
             int32_t bus; /* 0..HL_MAX_BUSES-1, or HL_MASTER */
             float gain;
@@ -244,6 +244,10 @@ typedef struct {
     uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
+    float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
+    float cone_inner, cone_outer, cone_outer_gain;
+    uint32_t curve_n; /* the attenuation curve (hl_voice_params_t); 0 = the model */
+    float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     uint32_t gen;
     uint32_t slot;
     uint64_t tag;
@@ -324,13 +328,19 @@ struct hl_mixer {
     uint64_t seq;
     uint32_t retire_inflight; /* stream switches whose STREAM_RETIRED was not polled yet */
     hl_listener_state_t listener_ctl;
-    /* the listener on the engine's timeline (hl_mixer_listener_at): the
-     * state in effect from lis_base on, then the moves pushed for later
-     * frames, in frame order */
-    hl_listener_state_t lis_base;
+    hl_listener_state_t lis_x_ctl[HL_MIX_LISTENERS - 1]; /* listeners 1.. as last sent */
+    uint32_t lis_on_ctl;                                 /* bit k: listener k + 1 is on */
+    /* every listener on the engine's timeline (hl_mixer_listeners_at): the
+     * states in effect from lis_base on (lis_base_on: bit k = listener k is
+     * on, bit 0 always), then the moves and switches of any listener index
+     * pushed for later frames, in frame order */
+    hl_listener_state_t lis_base[HL_MIX_LISTENERS];
+    uint32_t lis_base_on;
     uint32_t lis_n;
     struct {
         uint64_t frame;
+        uint32_t index; /* the listener (0..HL_MIX_LISTENERS-1) */
+        uint32_t on;    /* 0: turned off (never index 0) */
         hl_listener_state_t s;
     } lis_tl[HL_LIS_TIMELINE];
     float bus_gain_ctl[HL_NUM_GAINS];
@@ -374,6 +384,8 @@ struct hl_mixer {
     uint32_t *rt_active; /* dense list of live slots */
     uint32_t n_rt_active;
     hl_listener_state_t listener;
+    hl_listener_state_t lis_x[HL_MIX_LISTENERS - 1]; /* listeners 1.. (audio thread) */
+    uint32_t lis_on;                                 /* bit k: listener k + 1 is on */
     uint64_t clock;        /* engine frames rendered before the current internal block */
     float sound_speed;     /* m/s (cfg, or HL_SPEED_OF_SOUND) */
     float dop_coef;        /* Doppler one-pole coefficient per HL_PITCH_GRID frames */

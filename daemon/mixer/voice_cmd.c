@@ -73,6 +73,13 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->max_d = p->max_distance;
     v->rolloff = p->rolloff;
     v->model = p->model;
+    memcpy(v->cone_dir, p->cone_dir, sizeof v->cone_dir);
+    v->cone_inner = p->cone_inner;
+    v->cone_outer = p->cone_outer;
+    v->cone_outer_gain = p->cone_outer_gain;
+    v->curve_n = p->curve_n;
+    memcpy(v->curve_d, p->curve_d, sizeof v->curve_d);
+    memcpy(v->curve_db, p->curve_db, sizeof v->curve_db);
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;
     v->doppler = v->dop_target = 1.0f;
@@ -163,7 +170,20 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->pitch_pos = 0;
     }
     if (v->flags & HL_MIX_3D) {
-        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL)) v->sp_gen = 0;
+        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL | HL_MIX_SET_CONE |
+                       HL_MIX_SET_CURVE))
+            v->sp_gen = 0;
+        if (s->mask & HL_MIX_SET_CURVE) {
+            v->curve_n = s->curve_n;
+            memcpy(v->curve_d, s->curve_d, sizeof v->curve_d);
+            memcpy(v->curve_db, s->curve_db, sizeof v->curve_db);
+        }
+        if (s->mask & HL_MIX_SET_CONE) {
+            memcpy(v->cone_dir, s->cone_dir, sizeof v->cone_dir);
+            v->cone_inner = s->cone_inner;
+            v->cone_outer = s->cone_outer;
+            v->cone_outer_gain = s->cone_outer_gain;
+        }
         if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
         if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
         if (s->mask & HL_MIX_SET_POS) {
@@ -239,7 +259,16 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     case HL_CMD_STOP: cmd_stop(m, c); break;
     case HL_CMD_SET: cmd_set(m, c, now_ns); break;
     case HL_CMD_LISTENER:
-        m->listener = c->u.listener;
+        if (c->slot > 0 && c->slot < HL_MIX_LISTENERS) {
+            if (c->gen) {
+                m->lis_on &= ~(1u << (c->slot - 1));
+            } else {
+                m->lis_x[c->slot - 1] = c->u.listener;
+                m->lis_on |= 1u << (c->slot - 1);
+            }
+        } else {
+            m->listener = c->u.listener;
+        }
         if (++m->listener_gen == 0) m->listener_gen = 1; /* 0 marks a stale 3D pair */
         break;
     case HL_CMD_BUS:

@@ -66,8 +66,8 @@ void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l
  * listener: with SL = listener - source, vls and vss the listener's and the
  * source's velocities along SL, each at most ss / df,
  *   (ss - df * vls) / (ss - df * vss), clamped to [HL_DOPPLER_MIN, HL_DOPPLER_MAX]. */
-static float doppler_of(const hl_mixer_t *m, const hl_rt_voice_t *v, float d) {
-    const hl_listener_state_t *lis = &m->listener;
+static float doppler_of(const hl_mixer_t *m, const hl_listener_state_t *lis, const hl_rt_voice_t *v,
+                        float d) {
     const float df = v->dop_factor, ss = m->sound_speed;
     if (!(df > 0.0f) || !(d > 1e-6f)) return 1.0f;
     float sl[3], vls = 0.0f, vss = 0.0f;
@@ -124,11 +124,32 @@ static void listener_dir(const hl_listener_state_t *lis, const float pos[3], flo
 /* Target gain pair and Doppler target of a 3D voice at position pos; returns
  * 1 when the voice is at or beyond max distance and inaudible (never with
  * HL_MIX_CLAMP: it keeps the gain it has at max distance). */
+/* The listener nearest to pos among those on (ties: the lowest index). */
+static uint32_t nearest_rt(const hl_mixer_t *m, const float pos[3]) {
+    uint32_t best = 0;
+    if (!m->lis_on) return 0;
+    const float *p0 = m->listener.pos;
+    float bd = (pos[0] - p0[0]) * (pos[0] - p0[0]) + (pos[1] - p0[1]) * (pos[1] - p0[1]) +
+               (pos[2] - p0[2]) * (pos[2] - p0[2]);
+    for (uint32_t k = 1; k < HL_MIX_LISTENERS; k++) {
+        if (!(m->lis_on >> (k - 1) & 1u)) continue;
+        const float *p = m->lis_x[k - 1].pos;
+        float d = (pos[0] - p[0]) * (pos[0] - p[0]) + (pos[1] - p[1]) * (pos[1] - p[1]) +
+                  (pos[2] - p[2]) * (pos[2] - p[2]);
+        if (d < bd) {
+            bd = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
 int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r) {
-    const hl_listener_state_t *lis = &m->listener;
+    const uint32_t li = nearest_rt(m, v->pos);
+    const hl_listener_state_t *lis = li ? &m->lis_x[li - 1] : &m->listener;
     float pan;
     float d = hl_spatial_pan(v->pos, lis->pos, lis->fwd, lis->up, &pan);
-    const float dop = doppler_of(m, v, d);
+    const float dop = doppler_of(m, lis, v, d);
     /* a new target starts the smoothing's grid afresh (see dop_advance) */
     if (v->doppler == v->dop_target && dop != v->dop_target) v->dop_phase = 0;
     v->dop_target = dop;
@@ -137,7 +158,12 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
         *l = *r = 0.0f;
         return 1;
     }
-    float g = gain * hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff);
+    float g =
+        gain * (v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
+                           : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff));
+    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f)
+        g *= hl_cone_gain(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer,
+                          v->cone_outer_gain);
     if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
         *l = *r = g * HL_HRTF_LEVEL;
         return 0;

@@ -304,6 +304,17 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
     if (s->mask & HL_MIX_SET_PAN) v->p.pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(v->p.pos, s->pos, sizeof v->p.pos);
     if (s->mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s->vel, sizeof v->p.vel);
+    if (s->mask & HL_MIX_SET_CURVE) {
+        v->p.curve_n = s->curve_n;
+        memcpy(v->p.curve_d, s->curve_d, sizeof v->p.curve_d);
+        memcpy(v->p.curve_db, s->curve_db, sizeof v->p.curve_db);
+    }
+    if (s->mask & HL_MIX_SET_CONE) {
+        memcpy(v->p.cone_dir, s->cone_dir, sizeof v->p.cone_dir);
+        v->p.cone_inner = s->cone_inner;
+        v->p.cone_outer = s->cone_outer;
+        v->p.cone_outer_gain = s->cone_outer_gain;
+    }
     if (s->mask & HL_MIX_SET_FILTER) {
         v->p.lp_hz = s->lp_hz;
         v->p.hp_hz = s->hp_hz;
@@ -313,6 +324,8 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
         memcpy(v->p.send_bus, s->send_bus, sizeof v->p.send_bus);
         memcpy(v->p.send_gain, s->send_gain, sizeof v->p.send_gain);
     }
+    if (s->mask & (HL_MIX_SET_PITCH | HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME))
+        vm_music_flush(vm, v, f); /* the beats up to f played by the old model */
     if (s->mask & HL_MIX_SET_PITCH) {
         vm_reanchor(v, f);
         v->p.pitch = s->pitch;
@@ -340,7 +353,8 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
         int rc = hl_mixer_set(vm->mx, v->mix, &s, now_ns);
         if (rc < 0) return rc;
     }
-    vm_reanchor(v, vm_now_frame(vm)); /* spends loop passes up to now */
+    vm_music_flush(vm, v, vm_now_frame(vm)); /* beats up to the seek by the old model */
+    vm_reanchor(v, vm_now_frame(vm));        /* spends loop passes up to now */
     v->anchor_pos = pos;
     v->anchor_frame = vm_now_frame(vm);
     if (v->is_stream && v->real) {
@@ -442,6 +456,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         return 1;
     }
     /* it ended by itself (reached its end, a stream ran out) or was cut */
+    vm_music_flush(vm, v, ev->frame); /* its last beats and markers first */
     if (v->real && vm->n_real) vm->n_real--;
     v->real = 0;
     uint8_t reason = ev->reason == VM_END_VIRTUAL ? HL_END_FINISHED : (uint8_t)ev->reason;

@@ -82,6 +82,7 @@ typedef struct hld_emitter {
     uint32_t owner;   /* client id; 0 = detached */
     uint32_t creator; /* client id that created it: it (or a control client) moves it */
     float pos[3], vel[3];
+    float cone[6];  /* CONE: dir x3, inner, outer, outer gain; dir (0,0,0) = none */
     uint32_t first; /* its voices (intrusive list through em_next) */
     uint32_t count;
     uint32_t index; /* in the emitter table */
@@ -161,9 +162,13 @@ typedef struct {
      * the frame it was admitted for; a musical grid's reference (CLOCK) */
     uint64_t start_frame;
     hld_vparams_t pv; /* game parameters: bindings and the client's base values */
+    /* music (a cue with a tempo map): engine frame up to which its beats
+     * were reported (vm_music.c), 0 none yet */
+    uint64_t beat_done;
 } hld_lvoice_t;
 
 typedef struct hld_vm hld_vm_t;
+struct hld_vm_beat; /* below */
 
 /* Callbacks into the daemon. */
 typedef struct {
@@ -185,6 +190,10 @@ typedef struct {
     /* A logical voice was admitted (delta +1) or freed (-1): charge its
      * creator (lv->creator, lv->owner == 0 for detached, lv->is_stream). */
     void (*charge)(void *user, const hld_lvoice_t *lv, int delta);
+    /* Music (vm_music.c): a SET or seek about to re-anchor a music voice
+     * first reports its beats and markers up to the frame it applies at, by
+     * the model they played by (hld_vm_beats' fn; NULL: none). */
+    void (*beat)(void *user, const struct hld_vm_beat *b);
 } hld_vm_ops_t;
 
 typedef struct {
@@ -321,6 +330,29 @@ void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P);
  * asks for as the base and folds the bindings' contribution into s. */
 void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s);
 
+/* Music: a beat of a voice whose cue has a tempo map (tempo.h). frame: the
+ * first engine frame at or after the beat's position; bar = beat / NUM. */
+typedef struct hld_vm_beat {
+    uint64_t voice, frame, beat; /* a marker: beat = its cue point id */
+    uint32_t bar, beat_in_bar;
+    float bpm;
+    uint32_t owner;
+    int marker;        /* 1: a marker of the sound (label) instead of a beat */
+    const char *label; /* a marker's label ("" none) */
+} hld_vm_beat_t;
+typedef void (*hld_vm_beat_fn)(void *user, const hld_vm_beat_t *b);
+/* Reports (fn) every beat and marker of the playing (ACTIVE, real or
+ * virtual, not paused) music voices (a cue with a tempo map, a sound with
+ * markers) that falls on engine frames up to hi (exclusive) and
+ * was not reported yet, in each voice's order. Main thread; vm_music.c. */
+void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user);
+/* The first beat (bar = 1: bar) of music voice `voice` on an engine frame
+ * >= after, by its position model as it stands (4 minutes ahead at most):
+ * *frame, *beat (may be NULL). 0, HELIOD_ENOVOICE, or HELIOD_EINVAL (no
+ * tempo map, paused, or none that soon: it ends first). */
+int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int bar, uint64_t *frame,
+                     uint64_t *beat);
+
 /* Emitters. */
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
                           const float vel[3], hld_emitter_t **out);
@@ -332,6 +364,9 @@ hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_ran
 /* Moves the emitter and every voice on it (mask HL_EM_POS / HL_EM_VEL).
  * 0, or HELIOD_EBUSY when the command ring cannot take one command per real
  * voice on it: then nothing moved (not the emitter either). */
+/* The emitter's sound cone (CONE: dir, inner, outer, outer gain), on every
+ * voice of it now and each one started on it later. 0 or HELIOD_EBUSY. */
+int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[6], uint64_t now_ns);
 int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
                        const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
 /* Fades every voice out (fade_frames, or each voice's fade-out when

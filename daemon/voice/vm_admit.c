@@ -228,9 +228,9 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     /* 3: beyond max distance at start */
     if (!rc && ((pl->p.flags & HL_MIX_3D) || pl->em) && pl->beyond != HL_BEYOND_CLAMP) {
         const float *pos = pl->em ? pl->em->pos : pl->p.pos; /* where the voice will be */
-        float dx = pos[0] - vm->lis.pos[0], dy = pos[1] - vm->lis.pos[1],
-              dz = pos[2] - vm->lis.pos[2];
-        if (sqrtf(dx * dx + dy * dy + dz * dz) >= pl->p.max_distance) rc = HELIOD_EDISTANCE;
+        hld_lvoice_t probe = {.p = {.flags = HL_MIX_3D}};    /* the nearest listener's distance */
+        memcpy(probe.p.pos, pos, sizeof probe.p.pos);
+        if (vm_distance_to_listener(vm, &probe) >= pl->p.max_distance) rc = HELIOD_EDISTANCE;
     }
     /* a kill play that cannot be real is refused before its limits evict */
     if (!rc && kill_play_futile(vm, pl)) rc = HELIOD_ENOVOICES;
@@ -309,6 +309,12 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     if (v->em) {
         memcpy(v->p.pos, v->em->pos, sizeof v->p.pos);
         memcpy(v->p.vel, v->em->vel, sizeof v->p.vel);
+        if (v->em->cone[0] != 0.0f || v->em->cone[1] != 0.0f || v->em->cone[2] != 0.0f) {
+            memcpy(v->p.cone_dir, v->em->cone, sizeof v->p.cone_dir);
+            v->p.cone_inner = v->em->cone[3];
+            v->p.cone_outer = v->em->cone[4];
+            v->p.cone_outer_gain = v->em->cone[5];
+        }
         v->p.flags |= HL_MIX_3D;
     }
     if (v->snd) v->snd->playing++;

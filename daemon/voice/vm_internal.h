@@ -67,7 +67,10 @@ struct hld_vm {
     struct hld_sound **slot_snd; /* per mixer slot: the sound its voice reads (`mixing` ref) */
     uint32_t n_slots;
     hld_vm_counters_t n;
-    hl_listener_state_t lis; /* copy taken per ranking / admission */
+    hl_listener_state_t lis;            /* copy taken per ranking / admission */
+    float lis_pos[HL_MIX_LISTENERS][3]; /* every listener on (lis first), same copy */
+    uint32_t n_lis;
+    uint32_t lis_voices[HL_MIX_LISTENERS]; /* 3D voices per nearest listener, last ranking */
     float
         bus_gain[HL_MAX_BUSES]; /* likewise: how loud each bus is heard (hl_mixer_bus_heard_gain) */
 };
@@ -108,6 +111,9 @@ int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
 double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended);
 /* Where the voice is at engine frame f (frozen while paused). */
 double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
+/* vm_music.c: reports v's beats and markers up to frame f (exclusive) by its
+ * model as it stands, before a SET or seek re-anchors it there. */
+void vm_music_flush(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f);
 /* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
 int vm_reanchor(hld_lvoice_t *v, uint64_t f);
 

@@ -17,9 +17,14 @@
 
 float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v) {
     if (!(v->p.flags & HL_MIX_3D)) return 0.0f;
-    float dx = v->p.pos[0] - vm->lis.pos[0], dy = v->p.pos[1] - vm->lis.pos[1],
-          dz = v->p.pos[2] - vm->lis.pos[2];
-    return sqrtf(dx * dx + dy * dy + dz * dz);
+    float best = -1.0f;
+    for (uint32_t k = 0; k < vm->n_lis || k == 0; k++) { /* the nearest listener hears it */
+        const float *lp = vm->n_lis ? vm->lis_pos[k] : vm->lis.pos;
+        float dx = v->p.pos[0] - lp[0], dy = v->p.pos[1] - lp[1], dz = v->p.pos[2] - lp[2];
+        float d2 = dx * dx + dy * dy + dz * dz;
+        if (best < 0.0f || d2 < best) best = d2;
+    }
+    return sqrtf(best);
 }
 
 /* Gain x bus gain x distance attenuation; *beyond = 3D past max distance
@@ -43,8 +48,9 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
             }
             d = v->p.max_distance;
         }
-        g *= hl_distance_gain((int)v->p.model, d, v->p.min_distance, v->p.max_distance,
-                              v->p.rolloff);
+        g *= v->p.curve_n ? hl_curve_gain(v->p.curve_n, v->p.curve_d, v->p.curve_db, d)
+                          : hl_distance_gain((int)v->p.model, d, v->p.min_distance,
+                                             v->p.max_distance, v->p.rolloff);
     }
     return g;
 }
@@ -55,7 +61,12 @@ float vm_audibility(const hld_vm_t *vm, const hld_lvoice_t *v, int *beyond) {
  * is: the same whether it was sent a minute or a period ahead). */
 void vm_snapshot(hld_vm_t *vm) {
     uint64_t f = vm->lis_set ? vm->lis_frame : hl_mixer_effect_frame(vm->mx);
-    hl_mixer_listener_at(vm->mx, f, &vm->lis);
+    hl_listener_state_t all[HL_MIX_LISTENERS];
+    uint32_t on = hl_mixer_listeners_at(vm->mx, f, all);
+    vm->lis = all[0];
+    vm->n_lis = 0; /* every listener on at frame f: the nearest hears a voice */
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
+        if (on >> k & 1u) memcpy(vm->lis_pos[vm->n_lis++], all[k].pos, sizeof all[k].pos);
     hl_mixer_buses_heard_at(vm->mx, f, vm->bus_gain);
 }
 

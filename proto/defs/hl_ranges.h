@@ -39,6 +39,8 @@
 #define HL_R_HP_HZ_HI        20000
 #define HL_R_UNIT_LO         0        /* occlusion, obstruction */
 #define HL_R_UNIT_HI         1
+#define HL_R_CONE_DEG_LO     0        /* sound cone widths, degrees (OpenAL 1.1) */
+#define HL_R_CONE_DEG_HI     360
 
 /* cues and categories (CUE, CATEGORY) */
 #define HL_R_GAIN_RAND_LO    0        /* dB: each play adds uniform(-r, +r) */

@@ -73,6 +73,7 @@ static void decode_once(const uint8_t *data, size_t size, int stream) {
     }
     if (rc != 0 && (d.data || d.reserved)) abort(); /* a failure keeps nothing */
     free(d.data);
+    free(d.markers);
     hld_sounds_unreserve(&budget, d.reserved);
     if (atomic_load(&budget.committed) != 0) abort(); /* every byte came back */
 }

@@ -993,7 +993,7 @@ static void test_malformed_bodies(void **state) {
     t[n].len = w.len;
     ADD("pause: pause 5", HL_OP_PAUSE, P, 1);
     hl_wbuf_init(&w, t[n].body, 256);
-    hl_put_u32(&w, 0x400); /* 0x200 is HL_SUB_STREAM (1.1) */
+    hl_put_u32(&w, 0x800); /* 0x200 STREAM, 0x400 MUSIC (1.1) */
     t[n].len = w.len;
     ADD("subscribe: unknown bit", HL_OP_SUBSCRIBE, P, 1);
     hl_wbuf_init(&w, t[n].body, 256);

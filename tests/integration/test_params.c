@@ -317,6 +317,37 @@ static void test_render_bus_and_fx(void **state) {
     free(x);
 }
 
+/* A parameter bound to a mixer snapshot's intensity: the snapshot pulls
+ * sfx to -12 dB, so at intensity 1, 0.5 and 0 the bus is -12, -6 and 0 dB
+ * (a gain blends in dB: base + (value - base) x intensity). */
+static void test_render_snapshot_intensity(void **state) {
+    (void)state;
+    char s1k[300];
+    path_of(s1k, sizeof s1k, "s1k.wav");
+    char score[2048];
+    snprintf(score, sizeof score,
+             "load s1k %s\nparam-def s 0 1 0 0\n"
+             "snapshot define duck --fade 0\nsnapshot set duck sfx gain -12\n"
+             "bind duck s snapshot 0:0 1:1\n"
+             "@0 play s1k --loop --fade-in 0\n"
+             "@24000 param s 1\n@48000 param s 0.5\n@72000 param s 0\n@96000 end\n",
+             s1k);
+    assert_int_equal(write_text("snap.score", score), 0);
+    assert_int_equal(render("snap.score", "snap.wav"), 0);
+    size_t frames = 0;
+    float *x = read_left("snap.wav", &frames);
+    assert_non_null(x);
+    double ref = power_db(x, 9600, WIN);
+    double i1 = power_db(x, 24000 + 9600, WIN) - ref, ih = power_db(x, 48000 + 9600, WIN) - ref,
+           i0 = power_db(x, 72000 + 9600, WIN) - ref;
+    printf("snapshot intensity bound: %.3f dB at 1 (-12), %.3f dB at 0.5 (-6), %.3f dB at 0 (0)\n",
+           i1, ih, i0);
+    assert_true(fabs(i1 + 12.0) < 0.1);
+    assert_true(fabs(ih + 6.0) < 0.1);
+    assert_true(fabs(i0) < 0.1);
+    free(x);
+}
+
 /* ---- against a running daemon ---- */
 
 typedef struct {
@@ -526,6 +557,16 @@ static void test_hostile(void **state) {
     assert_int_equal(heliod_bind(h, "eng", "rpm", HELIOD_PROP_GAIN, 0, pts, 2), HELIOD_EINVAL);
     assert_non_null(strstr(heliod_last_error(h), "outside parameter rpm's range"));
     pts[1].x = 100;
+    /* a snapshot binding: the snapshot must exist, the intensity be in [0, 1] */
+    assert_int_equal(heliod_bind_bus(h, "nosnap", "rpm", HELIOD_PROP_SNAPSHOT, 0, 0, pts, 2),
+                     HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "no snapshot named nosnap"));
+    assert_int_equal(heliod_snapshot_define(h, "hsnap", 0, 0), 0);
+    pts[1].y = 2;
+    assert_int_equal(heliod_bind_bus(h, "hsnap", "rpm", HELIOD_PROP_SNAPSHOT, 0, 0, pts, 2),
+                     HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "snapshot intensity"));
+    pts[1].y = 0;
     /* 17 points: refused by the library, and by the daemon when sent anyway */
     assert_int_equal(heliod_bind(h, "eng", "rpm", HELIOD_PROP_GAIN, 0, pts, 17), HELIOD_EINVAL);
     hl_bind_t m;
@@ -612,6 +653,7 @@ int main(void) {
         cmocka_unit_test(test_render_lowpass),
         cmocka_unit_test(test_render_blend),
         cmocka_unit_test(test_render_bus_and_fx),
+        cmocka_unit_test(test_render_snapshot_intensity),
     };
     const struct CMUnitTest daemon_tests[] = {
         cmocka_unit_test_setup_teardown(test_switch_boundaries, setup_daemon, teardown_daemon),

@@ -1652,6 +1652,15 @@ static int leave_behind(heliod_t *h, int *out, void *arg) {
     out[n++] = (int)(v & 0xffffffffu);                          /* 18 */
     out[n++] = (int)(v >> 32);                                  /* 19 */
     out[n++] = heliod_param_define(h, "aparam", 0, 1, 0.5f, 0); /* 20 */
+    /* a mixer snapshot on, pulling its bus down, and a listener of its own */
+    out[n++] = heliod_snapshot_define(h, "asnap", 0, 0) |
+               heliod_snapshot_set(h, "asnap", "abus", HELIOD_SNAP_GAIN, 0, 0, -20) |
+               heliod_snapshot_start(h, "asnap", 0, 1); /* 21 */
+    heliod_listener_t l;
+    memset(&l, 0, sizeof l);
+    l.mask = HELIOD_LIS_POS;
+    l.pos[0] = 50;
+    out[n++] = heliod_set_listener_at(h, 2, &l, 0); /* 22 */
     return n;
 }
 
@@ -1694,7 +1703,8 @@ static void test_gone_process_reclaimed(void **state) {
 
     const char *paths[] = {f->tone, man, zman};
     int r[32];
-    assert_int_equal(in_child(f, leave_behind, (void *)paths, r, 32), 21);
+    double lis0 = th_stat(op, "listeners");
+    assert_int_equal(in_child(f, leave_behind, (void *)paths, r, 32), 23);
     fprintf(stderr,
             "# A: %d categories (%d), %d cues (%d), %d reverb zones (%d), %d emitters (%d), "
             "fifth bus %d\n",
@@ -1715,7 +1725,14 @@ static void test_gone_process_reclaimed(void **state) {
     for (int i = 13; i <= 17; i++)
         assert_int_equal(r[i], 0);
     assert_int_equal(r[20], 0);
+    assert_int_equal(r[21], 0);
+    assert_int_equal(r[22], 0);
     heliod_voice_t v = (heliod_voice_t)(uint32_t)r[18] | (heliod_voice_t)(uint32_t)r[19] << 32;
+    /* A's exit reaches the daemon as its connection's EOF, which may come
+     * after B's first requests: its listener going off (owners.c reclaims
+     * everything of A at once) says the daemon has seen it */
+    for (int i = 0; i < 500 && th_stat(op, "listeners") != lis0; i++)
+        th_sleep_ms(10);
 
     /* B, another process (this one), finds none of A's objects by name */
     heliod_t *b = conn(f, "b", 0);
@@ -1776,6 +1793,17 @@ static void test_gone_process_reclaimed(void **state) {
     assert_true(th_stat(op, "cues") == cues0 + 1);
     assert_true(th_stat(op, "categories") == cats0 + 1);
     assert_true(th_stat(op, "emitters") == ems0);
+    /* its snapshot is removed (its bus's fader back at 0 dB, below) and its
+     * listener is off */
+    heliod_snapshot_info_t sni[8];
+    size_t nsn = 0;
+    assert_int_equal(heliod_snapshots(op, sni, 8, &nsn), 0);
+    for (size_t i = 0; i < nsn; i++)
+        assert_string_not_equal(sni[i].name, "asnap");
+    assert_true(th_stat(op, "snapshots_active") == 0);
+    fprintf(stderr, "# after A left: %.0f listener(s) on (%.0f before it)\n",
+            th_stat(op, "listeners"), lis0);
+    assert_true(th_stat(op, "listeners") == lis0);
 
     /* A's detached loop keeps sounding, on its bus, through its cue */
     heliod_clock_t c0, c1;
@@ -1804,8 +1832,10 @@ static void test_gone_process_reclaimed(void **state) {
     for (size_t i = 0; i < nst; i++) {
         char tail[16];
         if (sscanf(st[i].key, "bus.abus-c%llu.%15s", &lid, tail) == 2 &&
-            strcmp(tail, "gain_db") == 0)
+            strcmp(tail, "gain_db") == 0) {
             labels++;
+            assert_true(st[i].value == 0); /* its snapshot's -20 dB went with it */
+        }
     }
     fprintf(stderr, "# A's orphaned bus in STATS: %d key(s) bus.abus-c%llu.gain_db\n", labels, lid);
     assert_int_equal(labels, 1);

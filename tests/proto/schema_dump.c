@@ -106,6 +106,7 @@ static const struct {
     C_("SUB_ZONES", HL_SUB_ZONES),
     C_("SUB_PROFILE", HL_SUB_PROFILE),
     C_("SUB_STREAM", HL_SUB_STREAM),
+    C_("SUB_MUSIC", HL_SUB_MUSIC),
     C_("LOAD_STREAM", HL_LOAD_STREAM),
     C_("LOAD_SHARED", HL_LOAD_SHARED),
     C_("LOAD_PIN", HL_LOAD_PIN),

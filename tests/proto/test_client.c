@@ -483,7 +483,7 @@ static void test_blocking_calls(void **state) {
     assert_string_equal(st[0].key, "uptime_s");
     assert_true(st[2].value == 1.0); /* reset flag reached the server */
     assert_int_equal(heliod_subscribe(h, HELIOD_SUB_ENDED), 0);
-    assert_int_equal(heliod_subscribe(h, 0x400), HELIOD_EINVAL);
+    assert_int_equal(heliod_subscribe(h, 0x800), HELIOD_EINVAL);
     heliod_close(h);
 }
 

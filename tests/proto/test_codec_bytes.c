@@ -80,6 +80,8 @@ static void fix_play(void *p, int v) {
     m->over = v ? HL_OVER_MASK : 0;
     fix_post(&m->post, v);
     m->pan_law = 0; /* since 1.1: absent, a 1.0 client's PLAY */
+    m->sync_on = 0;
+    m->sync_voice = 0;
 }
 static void fix_none(void *p, int v) {
     (void)p, (void)v;
@@ -106,6 +108,8 @@ static void fix_pause(void *p, int v) {
 static void fix_listener(void *p, int v) {
     hl_listener_t *m = p;
     m->mask = v ? HL_LIS_MASK : HL_LIS_POS;
+    m->index = 0; /* 1.1's fields at their defaults: the 1.0 body */
+    m->off = 0;
 }
 static void fix_voice_info(void *p, int v) {
     hl_voice_info_t *m = p;
@@ -134,8 +138,8 @@ static void fix_stat(void *p, int v) {
 }
 static void fix_subscribe(void *p, int v) {
     hl_subscribe_t *m = p;
-    m->mask = v ? HL_SUB_MASK & ~HL_SUB_STREAM : HL_SUB_ENDED; /* the 1.0 bits */
-    if (!v) m->profile_hz = 0.0f;                              /* optional: absent on the wire */
+    m->mask = v ? HL_SUB_MASK & ~(HL_SUB_STREAM | HL_SUB_MUSIC) : HL_SUB_ENDED; /* the 1.0 bits */
+    if (!v) m->profile_hz = 0.0f; /* optional: absent on the wire */
 }
 static void fix_bus(void *p, int v) {
     hl_bus_t *m = p;

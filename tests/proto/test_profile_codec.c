@@ -243,7 +243,7 @@ static void test_subscribe(void **state) {
         assert_non_null(strstr(why, "profile_hz"));
     }
     s.profile_hz = 0.0f;
-    s.mask = 0x400; /* a bit nobody defined */
+    s.mask = 0x800; /* a bit nobody defined (0x400 is MUSIC) */
     assert_int_equal(hl_validate_subscribe(&s, &why), HELIOD_EINVAL);
 }
 

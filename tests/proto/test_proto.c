@@ -957,12 +957,12 @@ static void test_time_codec(void **state) {
     }
     assert_int_equal(HL_FLAG_AT, 0x0002);
     assert_int_equal(HL_FLAG_MASK, 0x0003);
-    static const uint16_t sched[] = {HL_OP_PLAY, HL_OP_STOP,     HL_OP_SET,
-                                     HL_OP_BUS,  HL_OP_LISTENER, HL_OP_PARAM};
+    static const uint16_t sched[] = {HL_OP_PLAY,     HL_OP_STOP,  HL_OP_SET,     HL_OP_BUS,
+                                     HL_OP_LISTENER, HL_OP_PARAM, HL_OP_SNAPSHOT};
     int n_sched = 0;
     for (uint32_t op = 0; op < 256; op++)
         n_sched += hl_op_schedulable((uint16_t)op);
-    assert_int_equal(n_sched, 6);
+    assert_int_equal(n_sched, 7);
     for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++)
         assert_true(hl_op_schedulable(sched[i]));
     assert_string_equal(hl_op_name(HL_OP_CLOCK), "clock");
@@ -993,7 +993,7 @@ static void test_flags_and_enums(void **state) {
     /* STATS flags */
     expect_bad(12, 0, 4, 0x2);
     /* SUBSCRIBE mask */
-    expect_bad(13, 0, 4, 0x400); /* 0x200 is HL_SUB_STREAM (1.1) */
+    expect_bad(13, 0, 4, 0x800); /* 0x200 STREAM, 0x400 MUSIC (1.1) */
     /* BUS: name "sfx" (5) mask */
     expect_bad(14, 5, 4, 0x40);
     /* EVENT type 0 and 6, ENDED reason 9 (type 2 + voice 8) */
@@ -1352,10 +1352,52 @@ static void test_hostile_voice_mgmt(void **state) {
     /* events of an unknown type cannot be encoded either */
     hl_event_t ev;
     memset(&ev, 0, sizeof ev);
-    ev.type = HL_EVENT_STREAM + 1;
+    ev.type = HL_EVENT_MARKER + 1;
     hl_wbuf_init(&w, buf, sizeof buf);
     hl_put_event(&w, &ev);
     assert_int_equal(w.err, HELIOD_EINVAL);
+    /* BEAT round-trips: 8 voice, 8 frame, 8 time_ns, 8 beat, 4 bar, 1, 4 bpm */
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_BEAT;
+    ev.voice = 7;
+    ev.frame = 123456789012ull;
+    ev.time_ns = 5;
+    ev.beat = 65;
+    ev.bar = 16;
+    ev.beat_in_bar = 1;
+    ev.bpm = 140.0f;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, &ev);
+    assert_int_equal(w.err, 0);
+    assert_int_equal(w.len, 2 + 8 + 8 + 8 + 8 + 4 + 1 + 4);
+    {
+        static hl_event_t back;
+        hl_rbuf_t rr;
+        hl_rbuf_init(&rr, buf, w.len);
+        hl_get_event(&rr, &back);
+        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        assert_true(back.frame == ev.frame && back.beat == 65 && back.bar == 16 &&
+                    back.beat_in_bar == 1 && back.bpm == 140.0f && back.voice == 7);
+    }
+    /* MARKER round-trips: 8 voice, 8 frame, 8 time_ns, 4 id, str label */
+    memset(&ev, 0, sizeof ev);
+    ev.type = HL_EVENT_MARKER;
+    ev.voice = 9;
+    ev.frame = 4242;
+    ev.marker_id = 3;
+    strcpy(ev.label, "drop");
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, &ev);
+    assert_int_equal(w.err, 0);
+    {
+        static hl_event_t back;
+        hl_rbuf_t rr;
+        hl_rbuf_init(&rr, buf, w.len);
+        hl_get_event(&rr, &back);
+        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        assert_true(back.frame == 4242 && back.marker_id == 3 && back.voice == 9);
+        assert_string_equal(back.label, "drop");
+    }
     /* RELOAD round-trips; a positive status is malformed */
     memset(&ev, 0, sizeof ev);
     ev.type = HL_EVENT_RELOAD;
@@ -1478,7 +1520,7 @@ static void test_meter_hostile(void **state) {
     assert_int_equal(hl_fuzz_body(HL_OP_SUBSCRIBE, 0, c, 8), 0);
     assert_int_equal(hl_fuzz_body(HL_OP_SUBSCRIBE, 0, c, 4), HELIOD_EPROTO);
     c[0] = 0x00;
-    c[1] = 0x04; /* 0x400: an unknown bit */
+    c[1] = 0x08; /* 0x800: an unknown bit */
     assert_int_equal(hl_fuzz_body(HL_OP_SUBSCRIBE, 0, c, 8), HELIOD_EPROTO);
     c[1] = 0;
     /* meter_hz: 0 (default) or 1..100 */
@@ -1495,7 +1537,7 @@ static void test_meter_hostile(void **state) {
             fail_msg("meter_hz %g: got %d", (double)hz[k].hz, rc);
         if (!hz[k].ok) assert_non_null(why);
     }
-    hl_subscribe_t m = {.mask = 0x400};
+    hl_subscribe_t m = {.mask = 0x800};
     assert_int_equal(hl_validate_subscribe(&m, NULL), HELIOD_EINVAL);
 }
 

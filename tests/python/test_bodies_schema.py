@@ -59,7 +59,9 @@ def leaves(msg, prefix="", nsounds=2):
 def decode(msg, body, nsounds=2):
     """{path: value} of body read by the schema alone; raises unless exact."""
     vals, off = {}, 0
-    later = {f["name"]: f["default"] for f in SCHEMA[msg]["fields"] if f.get("since", "1.0") != "1.0"}
+    # a later minor's fields an encoder left off at their defaults ("" for a string)
+    later = {f["name"]: ("" if f["kind"] == "STR" else f["default"])
+             for f in SCHEMA[msg]["fields"] if f.get("since", "1.0") != "1.0"}
     for path, kind, arg in leaves(msg, nsounds=nsounds):
         if off == len(body) and path in later:  # a later minor's field, absent: its default
             vals[path] = later[path]

@@ -473,6 +473,34 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(c.reverb_zones()[0]["weight"], 0.0)
             c.reverb_zone_remove("cave")
             self.assertEqual(c.reverb_zones(), [])
+            # mixer snapshots (protocol 1.1): the blend read back from the fader
+            base = [b for b in c.buses() if b["name"] == "amb"][0]["gain_db"]
+            c.snapshot_define("pause", priority=5, fade_ms=0)
+            c.snapshot_set("pause", "amb", "gain", -12.0)
+            c.snapshot_start("pause", intensity=0.5)
+            wait_for(lambda: c.snapshots()[0]["state"] == "on")
+            s = c.snapshots()[0]
+            self.assertEqual((s["name"], s["priority"], s["settings"], s["intensity"]),
+                             ("pause", 5, 1, 0.5))
+            self.assertAlmostEqual([b for b in c.buses() if b["name"] == "amb"][0]["gain_db"],
+                                   base + (-12.0 - base) * 0.5, places=3)
+            self.assertEqual(self.errname(c.snapshot_start, "nosuch"), "EINVAL")
+            self.assertEqual(self.errname(c.snapshot_set, "pause", "nobus", "gain", 0.0), "ENOBUS")
+            c.snapshot_stop("pause", fade_ms=0)
+            c.snapshot_remove("pause")
+            self.assertEqual(c.snapshots(), [])
+            # sound cones (protocol 1.1)
+            c.emitter_create("horn", (0, 0, -2))
+            self.assertEqual(self.errname(c.cone, (0, 0, 1), 90, 60, emitter="horn"), "EINVAL")
+            c.cone((0, 0, 1), 60, 90, 0.5, emitter="horn")
+            c.listener(pos=(40, 0, 0), index=1)  # several listeners (protocol 1.1)
+            self.assertEqual(c.stats()["listeners"], 2)
+            c.listener(index=1, off=True)
+            self.assertEqual(c.stats()["listeners"], 1)
+            self.assertEqual(self.errname(c.attenuation, [(5, 0), (1, -6)], cue="nosuch"), "EINVAL")
+            self.assertEqual(self.errname(c.attenuation, [(1, 0), (5, -6)], cue="nosuch"), "EINVAL")
+            c.emitter_destroy("horn")
+            self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, cue="nosuch"), "EINVAL")
             # a bus in use cannot go
             v = c.play("tone", loop=True, bus="amb")
             self.assertEqual(self.errname(c.bus_remove, "amb"), "EBUSINUSE")
@@ -717,6 +745,21 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("voices", out.stdout)
         self.assertIn("real", out.stdout)
+
+    def test_layered_music_example(self):
+        # cue sheets need a control client: the test daemon's owner may load them
+        ex = os.path.join(SRC, "client", "python", "examples", "layered_music.py")
+        out = subprocess.run([sys.executable, ex, "--socket", self.d.sock, "--seconds", "2.5"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        bars = [l.split() for l in out.stdout.splitlines() if l.startswith("bar ")]
+        self.assertGreaterEqual(len(bars), 2, out.stdout)
+        # bars a second apart at 240 BPM 4/4, frames from the engine's own clock
+        head = out.stdout.split("start on frame ")[1].split()
+        start, rate = int(head[0]), int(head[2])
+        for b in bars:
+            self.assertEqual(int(b[3]) - start, int(b[1]) * rate)
+        self.assertIn("stinger", out.stdout)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@
 #define CONNECT_TRIES 200
 #define TRY_SLEEP_MS  25
 #define EXIT_WAIT_MS  5000
-#define MAX_STATS     192
+#define MAX_STATS     512
 
 static const char *g_mode, *g_prog, *g_hook;
 static char g_dir[256];

@@ -920,6 +920,45 @@ static void test_ini_errors(void **state) {
     assert_int_equal(hld_cues_load_file(f->c, f->path, NULL, NULL, NULL, 0), HELIOD_EINVAL);
 }
 
+/* `tempo` and `tempo-change`: the map, beat positions, and refusals naming the key */
+static void test_ini_tempo(void **state) {
+    ini_fx_t *f = *state;
+    char err[256];
+    write_file(f->path, "[cue m]\nsound = s\ntempo = 120 3/4\ntempo-change = 64:140, 80:90.5\n");
+    assert_int_equal(hld_cues_load_file(f->c, f->path, NULL, NULL, err, sizeof err), 0);
+    const hld_tempo_t *t = &hld_cues_find(f->c, "m")->tempo;
+    assert_int_equal(t->n, 3);
+    assert_int_equal(t->num, 3);
+    assert_int_equal(t->den, 4);
+    assert_int_equal(t->seg[1].beat, 64);
+    assert_int_equal(t->seg[2].mbpm, 90500);
+    assert_int_equal(hld_tempo_beat_pos(t, 63, 48000), 63u * 24000u);
+    assert_int_equal(hld_tempo_beat_pos(t, 65, 48000), 64u * 24000u + 20572u);  /* ceil */
+    assert_int_equal(hld_tempo_beat_pos(t, 71, 48000), 64u * 24000u + 144000u); /* 7 exact */
+    assert_int_equal(hld_tempo_beat_at(t, 64.0 * 24000 + 1, 48000), 65);
+    assert_int_equal(hld_tempo_beat_at(t, 64.0 * 24000, 48000), 64);
+    /* a sheet without tempo clears it */
+    write_file(f->path, "[cue m]\nsound = s\n");
+    assert_int_equal(hld_cues_load_file(f->c, f->path, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(hld_cues_find(f->c, "m")->tempo.n, 0);
+    static const char *bad[][2] = {
+        {"tempo = fast\n", "tempo: expected BPM"},
+        {"tempo = 120 5/3\n", "time signature"},
+        {"tempo = 2000\n", "tempo: expected BPM"},
+        {"tempo-change = 64:140\n", "set tempo"},
+        {"tempo = 120\ntempo-change = 64:140, 32:100\n", "beats must increase"},
+        {"tempo = 120\ntempo = 130\n", "already set"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[200];
+        snprintf(text, sizeof text, "[cue m]\nsound = s\n%s", bad[i][0]);
+        write_file(f->path, text);
+        assert_int_equal(hld_cues_load_file(f->c, f->path, NULL, NULL, err, sizeof err),
+                         HELIOD_EINVAL);
+        if (!strstr(err, bad[i][1])) fail_msg("%s: '%s' lacks '%s'", bad[i][0], err, bad[i][1]);
+    }
+}
+
 static void test_ini_caps(void **state) {
     ini_fx_t *f = *state;
     /* 4097 cues in one file: refused, nothing applied */
@@ -1051,6 +1090,7 @@ int main(void) {
         cmocka_unit_test(test_rolls),
         cmocka_unit_test_setup_teardown(test_ini_good, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_errors, ini_setup, ini_teardown),
+        cmocka_unit_test_setup_teardown(test_ini_tempo, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_caps, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_fifo_and_missing, ini_setup, ini_teardown),
     };

@@ -535,6 +535,50 @@ static void test_timelines(void **state) {
     test_mixer_free(m);
 }
 
+/* Every listener index is on the timeline: listener 2 turned on for frame
+ * 400, moved for 800 and off again for 1200 is seen exactly on those frames
+ * (before and after the clock passed them), listener 0 unchanged; what
+ * hl_mixer_listeners_at answers is what a ranking for that frame uses. */
+static void test_listener_timelines(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    float *out = new_out(2048);
+    uint64_t now = 0;
+    hl_listener_state_t l, all[HL_MIX_LISTENERS];
+    hl_mixer_get_listener(m, &l);
+    l.pos[0] = 7.0f;
+    hl_mixer_at(m, 800);
+    assert_int_equal(hl_mixer_set_listener_at(m, 2, &l, now), 0);
+    hl_mixer_at(m, 1200);
+    assert_int_equal(hl_mixer_set_listener_at(m, 2, NULL, now), 0);
+    l.pos[0] = 4.0f;
+    hl_mixer_at(m, 400); /* pushed last, due first */
+    assert_int_equal(hl_mixer_set_listener_at(m, 2, &l, now), 0);
+    hl_mixer_at(m, 0);
+    const struct {
+        uint64_t frame;
+        uint32_t on;
+        float x;
+    } want[] = {{0, 0x1u, 0.0f},   {399, 0x1u, 0.0f},  {400, 0x5u, 4.0f},  {799, 0x5u, 4.0f},
+                {800, 0x5u, 7.0f}, {1199, 0x5u, 7.0f}, {1200, 0x1u, 0.0f}, {5000, 0x1u, 0.0f}};
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+            uint32_t on = hl_mixer_listeners_at(m, want[i].frame, all);
+            if (on != want[i].on)
+                fail_msg("pass %d: frame %llu: on 0x%x, want 0x%x", pass,
+                         (unsigned long long)want[i].frame, on, want[i].on);
+            if ((on & 0x4u) && all[2].pos[0] != want[i].x)
+                fail_msg("pass %d: frame %llu: x %g, want %g", pass,
+                         (unsigned long long)want[i].frame, (double)all[2].pos[0],
+                         (double)want[i].x);
+            assert_float_equal(all[0].pos[0], 0.0f, 0.0f);
+        }
+        if (!pass) test_render(m, out, 2048, 256, &now);
+    }
+    free(out);
+    test_mixer_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_start_exact),
@@ -548,6 +592,7 @@ int main(void) {
         cmocka_unit_test(test_bundle_not_split),
         cmocka_unit_test(test_clock),
         cmocka_unit_test(test_timelines),
+        cmocka_unit_test(test_listener_timelines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

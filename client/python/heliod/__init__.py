@@ -50,7 +50,7 @@ from ._bodies import (BANK_STATES, CURVES, END_REASONS, EQ_TYPES, FX_PARAMS, LOA
                       LOAD_SHARED, LOAD_STREAM, MODELS, OVER_BUS, OVER_DISTANCE, OVER_FADE_IN,
                       OVER_FILTER, OVER_PAN, OVER_PRIORITY, OVER_SENDS, OVERFLOWS, PICKS,
                       PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR, PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, REVERB_PRESETS,
-                      SUB_ALL, SUB_BANK, SUB_DEVICE, SUB_ENDED, SUB_METER, SUB_PROFILE,
+                      SUB_ALL, SUB_BANK, SUB_DEVICE, SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE,
                       SUB_STARTED, SUB_STREAM, SUB_VIRTUAL, SUB_ZONES, VIRT_REASONS, VOICE_STATES, ZONE_STATES,
                       frame_at, fx_parse, quantize)
 from ._client import AsyncClient, Bundle, Client, Pending
@@ -61,7 +61,7 @@ from .stream import AsyncStream, Stream
 __all__ = ["Client", "AsyncClient", "Stream", "AsyncStream", "HeliodError", "Event", "Pending", "Bundle",
            "default_socket", "frame_at", "quantize", "fx_parse", "ERRORS", "OP", "EVENT_TYPES",
            "PROTO_VERSION", "PROTO_MINOR", "SUB_ENDED", "SUB_STARTED", "SUB_ALL", "SUB_VIRTUAL", "SUB_DEVICE",
-           "SUB_METER", "SUB_BANK", "SUB_ZONES", "SUB_PROFILE", "SUB_STREAM", "LOAD_STREAM", "LOAD_SHARED",
+           "SUB_METER", "SUB_BANK", "SUB_ZONES", "SUB_PROFILE", "SUB_STREAM", "SUB_MUSIC", "LOAD_STREAM", "LOAD_SHARED",
            "LOAD_PIN", "LOAD_COMPRESSED", "PLAY_LOOP", "PLAY_3D", "PLAY_DETACHED", "PLAY_PAUSED", "PLAY_CUBIC", "PLAY_SINC", "PLAY_LINEAR",
            "OVER_PRIORITY", "OVER_BUS", "OVER_FADE_IN", "OVER_DISTANCE", "OVER_PAN",
            "OVER_FILTER", "OVER_SENDS", "MODELS", "PICKS", "OVERFLOWS", "CURVES", "EQ_TYPES",

@@ -18,8 +18,8 @@ from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_R
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
                       SET_OBSTRUCTION, SET_OCCLUSION, SET_PAN, SET_PAUSE, SET_PITCH, SET_POS,
                       SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SUB_ALL, SUB_BANK, SUB_DEVICE,
-                      SUB_ENDED, SUB_METER, SUB_PROFILE, SUB_STARTED, SUB_STREAM, SUB_VIRTUAL,
-                      SUB_ZONES, VIRTS)
+                      SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED, SUB_STREAM,
+                      SUB_VIRTUAL, SUB_ZONES, VIRTS)
 from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, dec_list
 
 INTERPS = {"linear": PLAY_LINEAR, "cubic": PLAY_CUBIC, "sinc": PLAY_SINC}
@@ -120,11 +120,14 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
              fade_in_ms=None, min_distance=None, max_distance=None, rolloff=None, model=None,
              bus=None, detached=False, paused=False, cubic=False, vel=(0, 0, 0), emitter="",
              interp=None,
-             loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, **kw):
+             loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, on=None, of=0,
+             **kw):
     """PLAY. Fields left None take the plain defaults (pan 0, priority 0,
     fade-in -1, distances 1/100/1 inverse, bus "sfx", no filters or sends);
     for a cue, the ones given set their HL_OVER_* bit so they replace the
-    cue's (gain adds to and pitch multiplies the cue's, flags are OR'd)."""
+    cue's (gain adds to and pitch multiplies the cue's, flags are OR'd).
+    on="beat"|"bar" with of=VOICE: a stinger, started on the next beat or bar
+    of music voice VOICE (protocol 1.1)."""
     filt, sends = _post_kw(kw)
     if kw:
         raise HeliodError(EINVAL, "play: unknown keyword %s" % ", ".join(sorted(kw)))
@@ -147,7 +150,16 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
                   bus=name(bus or "", "bus", empty=True), loop_start=loop_start,
                   loop_end=loop_end, loop_count=loop_count, loop_xfade_ms=loop_xfade_ms,
                   vel=vel, emitter=name(emitter or "", "emitter", empty=True), over=over,
-                  post=post(sends=sends, **(filt or {})))
+                  post=post(sends=sends, **(filt or {})), **_sync(on, of))
+
+
+def _sync(on, of):
+    """PLAY's stinger fields (1.1), left out (a 1.0 body) when not asked for."""
+    if on is None and not of:
+        return {}
+    if on not in ("beat", "bar") or not of:
+        raise HeliodError(EINVAL, "play: on='beat' or 'bar' and of=VOICE go together")
+    return {"sync_on": 1 if on == "beat" else 2, "sync_voice": int(of)}
 
 
 def dec_play_reply(r):
@@ -183,11 +195,12 @@ def enc_pause(pause, scope, group=""):
     return encode("pause", pause=1 if pause else 0, scope=scope, group=group)
 
 
-def enc_listener(pos=None, forward=None, up=None, vel=None):
+def enc_listener(pos=None, forward=None, up=None, vel=None, index=0, off=False):
     mask = ((LST_POS if pos is not None else 0) | (LST_FWD if forward is not None else 0) |
             (LST_UP if up is not None else 0) | (LST_VEL if vel is not None else 0))
+    # index and off (protocol 1.1) are left off the wire at their defaults
     return encode("listener", mask=mask, pos=pos, fwd=forward or (0, 0, -1), up=up or (0, 1, 0),
-                  vel=vel)
+                  vel=vel, index=index, off=1 if off else 0)
 
 
 def enc_subscribe(mask, meter_hz=0.0, profile_hz=0.0):
@@ -356,7 +369,8 @@ def enc_emitter(action, emitter, pos=None, vel=None, detached=False, ramp_ms=0.0
 
 # ---- game parameters ---------------------------------------------------------------------
 
-PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx")
+PROPS = ("gain", "pitch", "lp", "hp", "occlusion", "send", "switch", "blend", "bus-gain", "fx",
+         "snapshot")
 SHAPES = ("linear", "exp", "log", "scurve")
 
 
@@ -495,6 +509,44 @@ def enc_rzone(action, zone, pos=(0, 0, 0), radius=0.0, fade=0.0, bus="", feed=""
     return encode("rzone", action=action, name=name(zone, "zone"), pos=pos, radius=radius,
                   fade=fade, bus=name(bus, "bus", empty=True), feed=name(feed, "feed", empty=True),
                   preset=enum(REVERB_PRESETS, preset, "preset"))
+
+
+SNAPSHOT_TARGETS = ("gain", "mute", "fx")
+SNAPSHOT_STATES = ("idle", "fading-in", "on", "fading-out")
+
+
+def enc_snapshot(action, snap, priority=0, fade_ms=-1.0, intensity=1.0, bus="", target="gain",
+                 fx_index=0, param=0, value=0.0):
+    return encode("snapshot", action=action, name=name(snap, "snapshot"), priority=priority,
+                  fade_ms=fade_ms, intensity=intensity, bus=name(bus, "bus", empty=True),
+                  target=enum(SNAPSHOT_TARGETS, target, "target"), fx_index=fx_index,
+                  param=param, value=value)
+
+
+CONE_TARGETS = ("voice", "emitter", "cue")
+
+
+def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, outer_deg=360.0,
+             outer_gain=0.0):
+    return encode("cone", target=enum(CONE_TARGETS, target, "target"), voice=voice,
+                  name=name(name_, "name", empty=True), dir=dir, inner_deg=inner_deg,
+                  outer_deg=outer_deg, outer_gain=outer_gain)
+
+
+def enc_atten(target, voice=0, name_="", points=()):
+    pts = list(points)
+    if len(pts) > 8:
+        raise HeliodError(-4, "points: at most 8")
+    d = [float(p[0]) for p in pts] + [0.0] * (8 - len(pts))
+    g = [float(p[1]) for p in pts] + [0.0] * (8 - len(pts))
+    return encode("atten", target=enum(CONE_TARGETS, target, "target"), voice=voice,
+                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g)
+
+
+def get_snapshot_info(r):
+    d = get(r, "snapshot_info")
+    d["state"] = SNAPSHOT_STATES[d["state"]]
+    return d
 
 
 def get_rzone_info(r):

@@ -101,7 +101,8 @@ class _Calls:
         ("linear", "cubic" or "sinc"; default: the cue's, else the daemon's
         --interp; cubic=True is interp="cubic"), priority, fade_in_ms, min_distance, max_distance, rolloff, model,
         bus, detached, paused, vel, emitter, lp_hz, hp_hz, occlusion,
-        obstruction, sends [(bus, db), ...]. For a cue, gain adds, pitch
+        obstruction, sends [(bus, db), ...], on ("beat" or "bar") with of (a
+        music voice): a stinger on its next beat or bar. For a cue, gain adds, pitch
         multiplies, loop/3D are OR'd, an interp given wins, and every other field given
         replaces the cue's (its OVER_* bit is set; `over` adds bits)."""
         return self._call("play", B.enc_play(sound, **kw), B.dec_play_reply, at=at)
@@ -161,9 +162,13 @@ class _Calls:
     def resume_category(self, category):
         return self._pause(False, B.PAUSE_CATEGORY, category)
 
-    def listener(self, pos=None, forward=None, up=None, vel=None, at=None, noreply=False):
-        return self._call("listener", B.enc_listener(pos, forward, up, vel), B.dec_none, at=at,
-                          noreply=noreply)
+    def listener(self, pos=None, forward=None, up=None, vel=None, at=None, noreply=False,
+                 index=0, off=False):
+        """Moves listener `index` (0: the global one; 1..3, protocol 1.1: this
+        client's own, on from its first move until off=True). Each 3D voice is
+        heard by the nearest listener."""
+        return self._call("listener", B.enc_listener(pos, forward, up, vel, index, off),
+                          B.dec_none, at=at, noreply=noreply)
 
     def voices(self):
         """Every voice: a list of VOICE_INFO dicts (state, position_s, post ...)."""
@@ -235,7 +240,8 @@ class _Calls:
         (dB on send index), "switch" or "blend"; points: (x, y) or (x, y,
         shape) with shape "linear", "exp", "log" or "scurve" for the segment
         after it (switch, blend: bare x values). prop "bus-gain" (dB) and
-        "fx" (parameter fxp of effect index) bind the bus named by cue."""
+        "fx" (parameter fxp of effect index) bind the bus named by cue;
+        "snapshot" (intensity 0..1) the mixer snapshot named by cue."""
         return self._call("bind", B.enc_bind(cue, param, prop, points, index, fxp=fxp),
                           B.dec_none)
 
@@ -344,6 +350,54 @@ class _Calls:
         """RZONES: dicts with name, pos, radius, fade, bus, feed, preset,
         weight (0..1) and send_db now."""
         return self._call("rzones", b"", B.lister(B.get_rzone_info))
+
+    # ---- sound cones (protocol 1.1) ------------------------------------------------------------
+
+    def cone(self, dir, inner_deg=360.0, outer_deg=360.0, outer_gain=0.0, voice=0, emitter="",
+             cue=""):
+        """OpenAL 1.1's sound cone along `dir` ((0,0,0): none) on a voice (now),
+        an emitter (its voices now and later) or a cue (its new voices)."""
+        target = "emitter" if emitter else "cue" if cue else "voice"
+        return self._call("cone", B.enc_cone(target, voice, emitter or cue, tuple(dir),
+                                             inner_deg, outer_deg, outer_gain), B.dec_none)
+
+    def attenuation(self, points, voice=0, cue=""):
+        """A custom distance curve: up to 8 (metres, dB) points, increasing
+        distances; on a voice (now) or a cue's new voices; [] goes back to
+        the distance model."""
+        return self._call("atten", B.enc_atten("cue" if cue else "voice", voice, cue, points),
+                          B.dec_none)
+
+    # ---- mixer snapshots (protocol 1.1) ------------------------------------------------------
+
+    def snapshot_define(self, name, priority=0, fade_ms=0.0):
+        """Defines (or re-prioritises) a mixer snapshot: a named set of bus
+        faders, mutes and effect parameters (snapshot_set adds them)."""
+        return self._call("snapshot", B.enc_snapshot(0, name, priority=priority,
+                                                     fade_ms=fade_ms), B.dec_none)
+
+    def snapshot_set(self, name, bus, target="gain", value=0.0, fx_index=0, param=0):
+        """One setting: target "gain" (dB), "mute" (1/0) or "fx" (parameter
+        `param` of insert `fx_index`)."""
+        return self._call("snapshot", B.enc_snapshot(1, name, bus=bus, target=target,
+                                                     fx_index=fx_index, param=param,
+                                                     value=value), B.dec_none)
+
+    def snapshot_start(self, name, fade_ms=-1.0, intensity=1.0):
+        """Blends the snapshot in to `intensity` (0..1) over fade_ms (-1: its own)."""
+        return self._call("snapshot", B.enc_snapshot(2, name, fade_ms=fade_ms,
+                                                     intensity=intensity), B.dec_none)
+
+    def snapshot_stop(self, name, fade_ms=-1.0):
+        return self._call("snapshot", B.enc_snapshot(3, name, fade_ms=fade_ms), B.dec_none)
+
+    def snapshot_remove(self, name):
+        return self._call("snapshot", B.enc_snapshot(4, name), B.dec_none)
+
+    def snapshots(self):
+        """SNAPSHOTS: dicts with name, priority, fade_ms, settings, state,
+        intensity (now), target and owner."""
+        return self._call("snapshots", b"", B.lister(B.get_snapshot_info))
 
     # ---- devices ---------------------------------------------------------------------------------
 

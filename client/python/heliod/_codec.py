@@ -66,7 +66,7 @@ def put(w, msg, values):
                 w.f32(v)
         else:
             _PUT[kind](w, v)
-        if since == V1_0 or v != d:
+        if since == V1_0 or v != _default(kind, arg, sub, d):  # "" is a STR's default
             end = len(w.b)
     if end is not None:
         del w.b[end:]  # the trailing later fields at their default: an older peer's body

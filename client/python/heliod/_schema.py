@@ -85,6 +85,8 @@ MESSAGES = {
         ("over", "FLAGS32", 127, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
         ("pan_law", "ENUM8", 1, None, 0, 0x0101),
+        ("sync_on", "ENUM8", 2, None, 0, 0x0101),
+        ("sync_voice", "U64", 0, None, 0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -125,6 +127,8 @@ MESSAGES = {
         ("fwd", "VEC3", 0, None, 0, 0x0100),
         ("up", "VEC3", 0, None, 0, 0x0100),
         ("vel", "VEC3", 0, None, 0, 0x0100),
+        ("index", "ENUM8", 3, None, 0, 0x0101),
+        ("off", "ENUM8", 1, None, 0, 0x0101),
     ),
     "voice_info": (  # VOICE_INFO
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -210,7 +214,7 @@ MESSAGES = {
         ("size", "U64", 0, None, 0, 0x0100),
     ),
     "subscribe": (  # SUBSCRIBE
-        ("mask", "FLAGS32", 1023, None, 0, 0x0100),
+        ("mask", "FLAGS32", 2047, None, 0, 0x0100),
         ("meter_hz", "F32", 0, None, 0.0, 0x0100),
         ("profile_hz", "F32OPT", 0, None, 0.0, 0x0100),
     ),
@@ -387,13 +391,52 @@ MESSAGES = {
         ("action", "ENUM8", 1, None, 0, 0x0100),
         ("cue", "STR", 63, None, 0, 0x0100),
         ("param", "STR", 63, None, 0, 0x0100),
-        ("prop", "ENUM8", 9, None, 0, 0x0100),
+        ("prop", "ENUM8", 10, None, 0, 0x0100),
         ("index", "U8", 0, None, 0, 0x0100),
         ("npoints", "U8", 0, None, 0, 0x0100),
         ("x", "F32N", 16, None, 0, 0x0100),
         ("y", "F32N", 16, None, 0, 0x0100),
         ("shapes", "U32", 0, None, 0, 0x0100),
         ("fxp", "U8", 0, None, 0, 0x0100),
+    ),
+    "snapshot": (  # SNAPSHOT
+        ("action", "ENUM8", 4, None, 0, 0x0101),
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("priority", "I32", 0, None, 0, 0x0101),
+        ("fade_ms", "F32", 0, None, -1.0, 0x0101),
+        ("intensity", "F32", 0, None, 1.0, 0x0101),
+        ("bus", "STR", 63, None, 0, 0x0101),
+        ("target", "ENUM8", 2, None, 0, 0x0101),
+        ("fx_index", "U32", 0, None, 0, 0x0101),
+        ("param", "U8", 0, None, 0, 0x0101),
+        ("value", "F32", 0, None, 0.0, 0x0101),
+    ),
+    "snapshot_info": (  # SNAPSHOT_INFO
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("priority", "I32", 0, None, 0, 0x0101),
+        ("fade_ms", "F32", 0, None, 0.0, 0x0101),
+        ("settings", "U32", 0, None, 0, 0x0101),
+        ("state", "ENUM8", 3, None, 0, 0x0101),
+        ("intensity", "F32", 0, None, 0.0, 0x0101),
+        ("target", "F32", 0, None, 0.0, 0x0101),
+        ("owner", "U32", 0, None, 0, 0x0101),
+    ),
+    "cone": (  # CONE
+        ("target", "ENUM8", 2, None, 0, 0x0101),
+        ("voice", "U64", 0, None, 0, 0x0101),
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("dir", "VEC3", 0, None, 0, 0x0101),
+        ("inner_deg", "F32", 0, None, 360.0, 0x0101),
+        ("outer_deg", "F32", 0, None, 360.0, 0x0101),
+        ("outer_gain", "F32", 0, None, 0.0, 0x0101),
+    ),
+    "atten": (  # ATTEN
+        ("target", "ENUM8", 2, None, 0, 0x0101),
+        ("voice", "U64", 0, None, 0, 0x0101),
+        ("name", "STR", 63, None, 0, 0x0101),
+        ("npoints", "U8", 0, None, 0, 0x0101),
+        ("dist", "F32N", 8, None, 0, 0x0101),
+        ("gain_db", "F32N", 8, None, 0, 0x0101),
     ),
     "capture": (  # CAPTURE
         ("action", "ENUM8", 1, None, 0, 0x0100),
@@ -437,6 +480,7 @@ SUB_BANK = 0x40
 SUB_ZONES = 0x80
 SUB_PROFILE = 0x100
 SUB_STREAM = 0x200
+SUB_MUSIC = 0x400
 LOAD_STREAM = 0x1
 LOAD_SHARED = 0x2
 LOAD_PIN = 0x4

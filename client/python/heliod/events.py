@@ -1,13 +1,14 @@
 """events - EVENT frames (op 129) decoded into Event objects, every type
 PROTOCOL.md defines: ERROR, ENDED, STARTED, VIRTUAL, REAL, DEVICE_LOST,
-DEVICE_BACK, METER, BANK, ZONE_TICK, RELOAD, STREAM and PROFILE."""
+DEVICE_BACK, METER, BANK, ZONE_TICK, RELOAD, STREAM, BEAT, BAR, MARKER and PROFILE."""
 
 from ._bodies import END_REASONS, VIRT_REASONS, get_bank_info
 from ._wire import ERRORS, EPROTO, HeliodError, R
 
 EVENT_TYPES = {1: "error", 2: "ended", 3: "started", 4: "virtual", 5: "real",
                6: "device_lost", 7: "device_back", 8: "meter", 9: "bank", 10: "zone_tick",
-               11: "reload", 12: "stream", 20: "profile"}
+               11: "reload", 12: "stream", 13: "beat", 14: "bar",
+               15: "marker", 20: "profile"}
 
 
 def _level(r):
@@ -37,6 +38,12 @@ class Event:
     stream       voice, consumed, underruns (totals), frames (consumed since
                  the previous STREAM event), underran (bool): a client-fed
                  stream took frames from its ring (SUB_STREAM)
+    beat, bar    voice, frame (the engine frame the beat falls on), time_ns
+                 (its CLOCK_MONOTONIC time), beat, bar (0-based, since the
+                 sound's start), beat_in_bar, bpm: a music voice's beat; "bar"
+                 on a bar's first beat (SUB_MUSIC)
+    marker       voice, frame, time_ns, marker_id, label: the voice passed a cue
+                 point of its sound's file (SUB_MUSIC)
     profile      time_ns, period_us, callbacks, load_now, load_peak, load_p99,
                  load_max, hist, xruns, underruns, voices_real, voices_virtual,
                  decode_load, streams, stream [(sound, fill)], master_peak_db,
@@ -103,6 +110,16 @@ class Event:
         if u > 1:
             raise HeliodError(EPROTO, "stream: underran %d" % u)
         self.underran = bool(u)
+
+    def _beat(self, r):
+        self.voice, self.frame, self.time_ns, self.beat = r.u64(), r.u64(), r.u64(), r.u64()
+        self.bar, self.beat_in_bar, self.bpm = r.u32(), r.u8(), r.f32()
+
+    _bar = _beat
+
+    def _marker(self, r):
+        self.voice, self.frame, self.time_ns, self.marker_id = r.u64(), r.u64(), r.u64(), r.u32()
+        self.label = r.str()
 
     def _profile(self, r):
         self.time_ns, self.period_us, self.callbacks = r.u64(), r.f32(), r.u32()

@@ -71,6 +71,50 @@ static float dot3(const float a[3], const float b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer, float outer_gain) {
+    const float to[3] = {lis[0] - src[0], lis[1] - src[1], lis[2] - src[2]};
+    if (!(dot3(dir, dir) > 0.0f) || !(dot3(to, to) > 0.0f)) return 1.0f;
+    /* the angle between them as atan2(|a x b|, a . b): exact near 0 and 180 */
+    const float cr[3] = {dir[1] * to[2] - dir[2] * to[1], dir[2] * to[0] - dir[0] * to[2],
+                         dir[0] * to[1] - dir[1] * to[0]};
+    const float angle =
+        2.0f * atan2f(sqrtf(dot3(cr, cr)), dot3(dir, to)) * (180.0f / 3.14159265358979f);
+    if (angle >= outer) return outer_gain;
+    if (angle <= inner) return 1.0f;
+    return 1.0f + (outer_gain - 1.0f) * (angle - inner) / (outer - inner);
+}
+
+float hl_curve_gain(uint32_t n, const float *d, const float *db, float x) {
+    if (n == 0) return 1.0f;
+    float v;
+    if (!(x > d[0])) { /* NaN too */
+        v = db[0];
+    } else if (x >= d[n - 1]) {
+        v = db[n - 1];
+    } else {
+        uint32_t i = 1;
+        while (x > d[i])
+            i++;
+        v = db[i - 1] + (db[i] - db[i - 1]) * (x - d[i - 1]) / (d[i] - d[i - 1]);
+    }
+    return v <= -144.0f ? 0.0f : hl_db_to_lin(v);
+}
+
+int hl_curve_valid(uint32_t n, const float *d, const float *db) {
+    if (n > HL_MIX_CURVE_POINTS) return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!isfinite(d[i]) || d[i] < 0.0f || !(db[i] >= -144.0f && db[i] <= 24.0f)) return 0;
+        if (i && !(d[i] > d[i - 1])) return 0;
+    }
+    return 1;
+}
+
+int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain) {
+    return isfinite(dir[0]) && isfinite(dir[1]) && isfinite(dir[2]) && inner >= 0.0f &&
+           inner <= outer && outer <= 360.0f && outer_gain >= 0.0f && outer_gain <= 1.0f;
+}
+
 float hl_spatial_pan(const float src[3], const float lis_pos[3], const float fwd[3],
                      const float up[3], float *pan) {
     float dir[3] = {src[0] - lis_pos[0], src[1] - lis_pos[1], src[2] - lis_pos[2]};

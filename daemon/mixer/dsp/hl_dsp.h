@@ -11,6 +11,23 @@
 
 /* 10^(db/20). -inf (or anything <= -144 dB) gives 0. */
 float hl_db_to_lin(float db);
+/* OpenAL 1.1's sound cone: the gain of a source at src pointing along dir
+ * (not normalised; (0,0,0): 1) heard at lis. The angle between dir and the
+ * source-to-listener vector, doubled, is compared with the full cone widths
+ * inner <= outer (degrees, [0, 360]): 1 inside the inner, outer_gain beyond
+ * the outer, linear in the angle between. A listener on the source: 1. */
+float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer, float outer_gain);
+/* Custom attenuation: n points (d strictly increasing, db finite), the gain
+ * at distance x linear in dB between them, the end values beyond. n 0: 1. */
+#define HL_MIX_CURVE_POINTS 8
+float hl_curve_gain(uint32_t n, const float *d, const float *db, float x);
+/* 1 if n <= HL_MIX_CURVE_POINTS points are valid: d finite, >= 0, strictly
+ * increasing; db finite in [-144, +24]. */
+int hl_curve_valid(uint32_t n, const float *d, const float *db);
+/* 1 if the cone parameters are valid: dir finite, 0 <= inner <= outer <= 360,
+ * outer_gain in [0, 1]. */
+int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain);
 /* 20*log10(lin); 0 gives -144. */
 float hl_lin_to_db(float lin);
 

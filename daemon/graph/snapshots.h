@@ -1,0 +1,113 @@
+/*
+ * snapshots.h - mixer snapshots: named sets of bus and effect settings that
+ * blend over the mix the clients set (main thread only).
+ *
+ * A snapshot holds up to HL_SNAP_ENTRIES settings: a bus's fader (dB), its
+ * mute, or one parameter of one of its insert effects. Its intensity I runs
+ * from 0 to a target in [0, 1] over its fade (START), and back to 0 (STOP),
+ * linearly in engine frames. The mix heard is, per setting, the base value
+ * (what BUS / FX requests set) blended by every active snapshot in order of
+ * priority (lowest first; equal priorities in the order they started):
+ *
+ *     v = base;  for each active snapshot s touching it: v = v + (s.value - v) * I_s
+ *
+ * so a higher priority snapshot at intensity 1 overrides the lower ones and
+ * at 0.5 goes half way from what they made (FMOD's "overriding" blend).
+ * Gains blend in dB (-inf counts as -144), a mute as a factor 0..1 on the
+ * bus's gain (a snapshot cannot unmute a bus its client muted), effect
+ * parameters linearly. The result goes to the mixer as ordinary ramped bus
+ * gain and effect-parameter commands: at each change (START, STOP, a new
+ * intensity, a base change) the daemon computes the values at the next
+ * breakpoint (the nearest fade start or end) and ramps to them over the
+ * frames left; the poll tick that follows a breakpoint plans the next
+ * segment. A single fade is thus one ramp ending on its exact frame.
+ */
+#ifndef HLD_SNAPSHOTS_H
+#define HLD_SNAPSHOTS_H
+
+#include <stdint.h>
+
+#include "buses.h"
+#include "hl_proto.h"
+
+typedef struct {
+    uint8_t target;   /* HL_SNAPT_* */
+    uint8_t param;    /* FX: p[param] */
+    uint8_t fx_index; /* FX: the insert */
+    uint8_t fx_kind;  /* FX: its kind when set (another kind there later: skipped) */
+    int bus;          /* index (HLD_BUS_MASTER too), resolved in the definer's namespace */
+    char bus_name[HL_MAX_NAME + 1];
+    float value;
+} hld_snap_set_t;
+
+typedef struct {
+    char name[HL_MAX_NAME + 1]; /* "" = free */
+    uint32_t owner;             /* client id that defined it, 0: the daemon (cue sheet) */
+    int32_t priority;
+    float fade_ms;
+    hld_snap_set_t set[HL_SNAP_ENTRIES];
+    uint32_t nset;
+    int active;    /* in the stack (fading in, on, or fading out) */
+    int stopping;  /* fading out: leaves the stack at f1 */
+    uint64_t seq;  /* start order */
+    double i0, i1; /* intensity i0 at frame f0, gliding to i1 at f1 */
+    uint64_t f0, f1;
+} hld_snap_t;
+
+typedef struct {
+    hld_snap_t s[HL_MAX_SNAPSHOTS];
+    uint32_t n;                           /* defined */
+    float base_db[HL_MAX_BUSES + 1];      /* index bus + 1 (0: master): the clients' fader */
+    uint8_t base_set[HL_MAX_BUSES + 1];   /* base_db holds it (else the mixer's is read) */
+    uint8_t touched[HL_MAX_BUSES + 1];    /* the last plan set this bus's gain */
+    float sent_lin[HL_MAX_BUSES + 1];     /* and the gain it sent */
+    uint8_t fx_touched[HL_MAX_BUSES + 1]; /* bit k: the last plan set insert k */
+    uint64_t next_break;                  /* frame to plan the next segment at, 0: none */
+    uint64_t seq;
+    hld_buses_t *buses;
+    hl_mixer_t *mx;
+    uint32_t rate;
+    /* telemetry */
+    uint64_t plans, cmds, plan_ns_total, plan_ns_max;
+} hld_snaps_t;
+
+void hld_snaps_init(hld_snaps_t *s, hld_buses_t *b, hl_mixer_t *mx, uint32_t rate);
+
+/* The snapshot called name (exact), or NULL. */
+hld_snap_t *hld_snaps_find(hld_snaps_t *s, const char *name);
+
+/* A validated SNAPSHOT request of client `owner` (0: the daemon). 0 or a
+ * negative HELIOD_* code with a message. DEFINE of a new name needs a free
+ * slot (ENOMEM); SET names a bus that exists (ENOBUS) and, for an effect,
+ * an insert that exists (ENOFX) with a value in its kind's range (EINVAL);
+ * START/STOP/REMOVE/SET of an unknown name is HELIOD_EINVAL "no snapshot
+ * named X". */
+int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, char *msg,
+                      size_t cap);
+
+/* The checks SET makes of its bus and effect (ENOBUS, ENOFX, EINVAL),
+ * without a snapshot: 0 or a code with a message. */
+int hld_snaps_check_set(hld_snaps_t *s, const hl_snapshot_t *m, char *msg, size_t cap);
+
+/* Intensity setter (what a parameter binding calls): snapshot `name` glides
+ * to intensity x in [0, 1] over ramp_ms, starting it if idle (x > 0). 0 or a
+ * negative code with a message. */
+int hld_snaps_set_intensity(hld_snaps_t *s, const char *name, float x, float ramp_ms, char *msg,
+                            size_t cap);
+
+/* A client set bus `bus`'s fader to db over ramp_frames: remembered as the
+ * base, and the blended value goes to the mixer. 0 or a mixer error. */
+int hld_snaps_bus_gain(hld_snaps_t *s, int bus, float db, uint32_t ramp_frames);
+/* An effect's base settings changed (FX set): re-blend. */
+void hld_snaps_rebase(hld_snaps_t *s);
+
+/* Poll tick: plans the next segment once a breakpoint has passed. */
+void hld_snaps_tick(hld_snaps_t *s);
+
+/* Listing entries: the defined snapshots, in definition slot order. */
+uint32_t hld_snaps_list(hld_snaps_t *s, hl_snapshot_info_t *out, uint32_t cap);
+
+/* Intensity of a snapshot now (0 if idle). */
+double hld_snap_intensity_now(const hld_snaps_t *s, const hld_snap_t *p);
+
+#endif /* HLD_SNAPSHOTS_H */

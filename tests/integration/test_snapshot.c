@@ -1,0 +1,390 @@
+/*
+ * test_snapshot.c - mixer snapshots through the real daemon (protocol 1.1):
+ * an 8-bus snapshot crossfade rendered offline (`heliod --render`) lands on
+ * its level and ends within one block of its fade time, and glides back on
+ * stop; two renders of a score that stacks snapshots are byte-identical;
+ * the blending rule (priority order, intensity interpolating in dB) read
+ * back from the buses' faders; the permission, quota and hostile-input
+ * refusals (unknown names and buses, NaN, out-of-range values, a flood of
+ * definitions charged to the process before any slot is taken).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "heliod.h"
+
+#define RATE  48000
+#define BLOCK 256 /* the mixer's block: the most a ramp may be off by */
+#define START 48000
+#define FADE  4800 /* 100 ms */
+#define STOP  96000
+#define END   150000
+
+static char g_dir[256];
+
+static void gen_dc(void *user, uint32_t i, float *out, int ch) {
+    (void)user;
+    (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = 0.05f;
+}
+
+static void path_of(char *buf, size_t cap, const char *name) {
+    snprintf(buf, cap, "%s/%s", g_dir, name);
+}
+
+static int render(const char *score, const char *out) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
+        char logp[300];
+        path_of(logp, sizeof logp, "render.log");
+        FILE *lf = freopen(logp, "a", stderr);
+        (void)lf;
+        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Eight buses, a looping DC voice on each, snapshot "duck" taking all eight
+ * to -20 dB over 100 ms at START and back (stop) at STOP; with stack=1 a
+ * second snapshot of higher priority at half intensity with its own fade. */
+static void write_score(const char *path, int stack) {
+    char dc[300];
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "load dc %s\nsnapshot define duck --fade 100\n", dc);
+    if (stack) fprintf(f, "snapshot define over --priority 5 --fade 37\n");
+    for (int b = 0; b < 8; b++) {
+        fprintf(f, "bus create b%d\nsnapshot set duck b%d gain -20\n", b, b);
+        if (stack) fprintf(f, "snapshot set over b%d gain %d\n", b, -b);
+    }
+    for (int b = 0; b < 8; b++)
+        fprintf(f, "@%d play dc --bus b%d --loop --fade-in 0\n", 100 + b, b);
+    fprintf(f, "@%d snapshot start duck\n", START);
+    if (stack) fprintf(f, "@%d snapshot start over --intensity 0.5\n", START + 1000);
+    fprintf(f, "@%d snapshot stop duck\n", STOP);
+    if (stack) fprintf(f, "@%d snapshot stop over --fade 250\n", STOP + 333);
+    fprintf(f, "@%d end\n", END);
+    fclose(f);
+}
+
+static int setup(void **state) {
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/heliod-snapshot-XXXXXX");
+    if (!mkdtemp(g_dir)) return -1;
+    char p[300];
+    path_of(p, sizeof p, "dc.wav");
+    return th_write_sound(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, gen_dc, NULL);
+}
+
+static int teardown(void **state) {
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The first frame from `from` on where the left channel stays within tol of
+ * `level` until `to`. */
+static size_t settles_at(const float *x, size_t from, size_t to, double level, double tol) {
+    size_t at = to;
+    for (size_t i = to; i-- > from;) {
+        if (fabs(x[2 * i] - level) > tol) break;
+        at = i;
+    }
+    return at;
+}
+
+static void test_crossfade_8_buses(void **state) {
+    (void)state;
+    char score[300], out[300];
+    path_of(score, sizeof score, "score.txt");
+    path_of(out, sizeof out, "out.wav");
+    write_score(score, 0);
+    assert_int_equal(render(score, out), 0);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_int_equal(n, END);
+    double l0 = x[2 * (START - 1000)], l1 = x[2 * (STOP - 1000)];
+    assert_true(l0 > 0.1);
+    /* the eight faders at -20 dB: a tenth of the level, to float precision */
+    assert_true(fabs(l1 / l0 - 0.1) < 1e-4);
+    size_t end_in = settles_at(x, START, STOP, l1, 1e-6 * l0);
+    print_message("fade in: ends at %zu, fade end %d (%+ld frames)\n", end_in, START + FADE,
+                  (long)end_in - (START + FADE));
+    assert_true(labs((long)end_in - (START + FADE)) <= BLOCK);
+    /* halfway through it is on its way, not there */
+    double mid = x[2 * (START + FADE / 2)];
+    assert_true(mid < l0 * 0.99 && mid > l1 * 1.01);
+    size_t end_out = settles_at(x, STOP, END, l0, 1e-6 * l0);
+    print_message("fade out: ends at %zu, fade end %d (%+ld frames)\n", end_out, STOP + FADE,
+                  (long)end_out - (STOP + FADE));
+    assert_true(labs((long)end_out - (STOP + FADE)) <= BLOCK);
+    free(x);
+}
+
+static uint64_t fnv1a_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    uint64_t h = 1469598103934665603ull;
+    int c;
+    *len = 0;
+    while ((c = fgetc(f)) != EOF) {
+        h = (h ^ (uint64_t)(unsigned char)c) * 1099511628211ull;
+        (*len)++;
+    }
+    fclose(f);
+    return h;
+}
+
+static void test_render_identical(void **state) {
+    (void)state;
+    char score[300], a[300], b[300];
+    path_of(score, sizeof score, "stack.txt");
+    path_of(a, sizeof a, "a.wav");
+    path_of(b, sizeof b, "b.wav");
+    write_score(score, 1);
+    assert_int_equal(render(score, a), 0);
+    assert_int_equal(render(score, b), 0);
+    size_t la = 0, lb = 0;
+    uint64_t ha = fnv1a_file(a, &la), hb = fnv1a_file(b, &lb);
+    assert_true(la > (size_t)END * 8);
+    assert_int_equal(la, lb);
+    assert_true(ha == hb);
+    /* and the stack is heard: bus b7 under "over" (-7 dB at half intensity
+     * over duck's -20) differs from duck alone */
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(a, &x, &n, &ch, &rate), 0);
+    double l0 = x[2 * (START - 1000)], l = x[2 * (STOP - 1000)];
+    /* per bus k: -20 + (-k + 20) * 0.5 dB; the eight summed */
+    double want = 0.0;
+    for (int k = 0; k < 8; k++)
+        want += pow(10.0, (-20.0 + (20.0 - k) * 0.5) / 20.0) / 8.0;
+    print_message("stacked level %.6f of the dry mix, rule says %.6f\n", l / l0, want);
+    assert_true(fabs(l / l0 - want) < 1e-4);
+    free(x);
+}
+
+/* An effect parameter in a snapshot: a low shelf's gain (p2) on a DC voice
+ * is the DC gain, so the rendered level follows the blend: -12 dB at full
+ * intensity, -6 at half, back to 0 after stop; fx list keeps the base 0. */
+static void test_fx_param_render(void **state) {
+    (void)state;
+    char score[300], out[300], dc[300];
+    path_of(score, sizeof score, "fx.txt");
+    path_of(out, sizeof out, "fx.wav");
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\nbus create fxb\nfx add fxb eq --type lowshelf --freq 200 --gain 0\n"
+            "snapshot define shelf --fade 0\nsnapshot set shelf fxb fx 0 2 -12\n"
+            "@100 play dc --bus fxb --loop --fade-in 0\n"
+            "@%d snapshot start shelf\n@%d snapshot start shelf --intensity 0.5\n"
+            "@%d snapshot stop shelf\n@%d end\n",
+            dc, START, START + 24000, STOP, END);
+    fclose(f);
+    assert_int_equal(render(score, out), 0);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    double l0 = x[2 * (START - 1000)];
+    double full = 20.0 * log10(x[2 * (START + 20000)] / l0);
+    double half = 20.0 * log10(x[2 * (START + 44000)] / l0);
+    double back = 20.0 * log10(x[2 * (END - 1000)] / l0);
+    print_message("low shelf by snapshot: %.3f dB (full), %.3f dB (half), %.3f dB (stopped)\n",
+                  full, half, back);
+    assert_true(fabs(full + 12.0) < 0.1);
+    assert_true(fabs(half + 6.0) < 0.1);
+    assert_true(fabs(back) < 0.1);
+    free(x);
+}
+
+/* The gain the BUSES list shows for `bus` (the blended fader). */
+static float bus_gain(heliod_t *h, const char *bus) {
+    heliod_bus_info_t info[40];
+    size_t n = 0;
+    assert_int_equal(heliod_buses(h, info, 40, &n), 0);
+    for (size_t i = 0; i < n && i < 40; i++)
+        if (strcmp(info[i].name, bus) == 0) return info[i].gain_db;
+    fail_msg("no bus %s", bus);
+    return 0;
+}
+
+static void wait_idle(heliod_t *h, const char *name, int want_state) {
+    for (int tries = 0; tries < 400; tries++) {
+        heliod_snapshot_info_t s[64];
+        size_t n = 0;
+        assert_int_equal(heliod_snapshots(h, s, 64, &n), 0);
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(s[i].name, name) == 0 && s[i].state == want_state) return;
+        th_sleep_ms(5);
+    }
+    fail_msg("snapshot %s never reached state %d", name, want_state);
+}
+
+static void test_rule_and_refusals(void **state) {
+    th_fixture_t *fx = *state;
+    heliod_t *h = th_fixture_connect(fx, "snap");
+    assert_non_null(h);
+    assert_int_equal(heliod_bus_create(h, "mine", ""), 0);
+    assert_int_equal(heliod_snapshot_define(h, "low", 0, 0), 0);
+    assert_int_equal(heliod_snapshot_set(h, "low", "mine", HELIOD_SNAP_GAIN, 0, 0, -20.0f), 0);
+    assert_int_equal(heliod_snapshot_define(h, "high", 10, 0), 0);
+    assert_int_equal(heliod_snapshot_set(h, "high", "mine", HELIOD_SNAP_GAIN, 0, 0, 0.0f), 0);
+    assert_int_equal(heliod_snapshot_start(h, "low", 0, 1.0f), 0);
+    assert_int_equal(heliod_snapshot_start(h, "high", 0, 0.5f), 0);
+    wait_idle(h, "high", HELIOD_SNAP_ON);
+    /* high (priority 10) at 0.5 goes half way from low's -20 toward 0 */
+    assert_true(fabsf(bus_gain(h, "mine") - -10.0f) < 0.01f);
+    /* re-prioritised below low: low overrides at intensity 1 */
+    assert_int_equal(heliod_snapshot_define(h, "high", -10, 0), 0);
+    assert_true(fabsf(bus_gain(h, "mine") - -20.0f) < 0.01f);
+    /* a client fader change is the base under the blend */
+    assert_int_equal(heliod_bus_gain(h, "mine", -6.0f, 0), 0);
+    assert_true(fabsf(bus_gain(h, "mine") - -20.0f) < 0.01f);
+    assert_int_equal(heliod_snapshot_stop(h, "low", 0), 0);
+    wait_idle(h, "low", HELIOD_SNAP_IDLE);
+    /* high alone at 0.5: from the base -6 half way to 0 */
+    assert_true(fabsf(bus_gain(h, "mine") - -3.0f) < 0.01f);
+    assert_int_equal(heliod_snapshot_remove(h, "high"), 0);
+
+    /* hostile inputs: clear errors */
+    assert_int_equal(heliod_snapshot_start(h, "nosuch", -1, 1.0f), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "no snapshot named nosuch"));
+    assert_int_equal(heliod_snapshot_set(h, "low", "nobus", HELIOD_SNAP_GAIN, 0, 0, 0),
+                     HELIOD_ENOBUS);
+    assert_int_equal(heliod_snapshot_set(h, "low", "mine", HELIOD_SNAP_GAIN, 0, 0, NAN),
+                     HELIOD_EINVAL);
+    assert_int_equal(heliod_snapshot_set(h, "low", "mine", HELIOD_SNAP_GAIN, 0, 0, 30.0f),
+                     HELIOD_EINVAL);
+    assert_int_equal(heliod_snapshot_set(h, "low", "mine", HELIOD_SNAP_FX, 0, 0, 100.0f),
+                     HELIOD_ENOFX);
+    assert_int_equal(heliod_snapshot_start(h, "low", -1, NAN), HELIOD_EINVAL);
+    assert_int_equal(heliod_snapshot_start(h, "low", -1, 1.5f), HELIOD_EINVAL);
+    assert_int_equal(heliod_snapshot_start(h, "low", 1e9f, 1.0f), HELIOD_EINVAL);
+    /* the default buses are the daemon's: a plain client cannot snapshot them */
+    assert_int_equal(heliod_snapshot_set(h, "low", "music", HELIOD_SNAP_GAIN, 0, 0, -6),
+                     HELIOD_EPERM);
+    /* a flood of starts and stops: each is taken or refused EBUSY (nothing
+     * changed), and once it settles the fader is its base again */
+    int busy = 0;
+    for (int i = 0; i < 3000; i++) {
+        int rc =
+            (i & 1) ? heliod_snapshot_stop(h, "low", 0) : heliod_snapshot_start(h, "low", 5, 1);
+        assert_true(rc == 0 || rc == HELIOD_EBUSY);
+        busy += rc == HELIOD_EBUSY;
+    }
+    assert_int_equal(heliod_snapshot_stop(h, "low", 0), 0);
+    wait_idle(h, "low", HELIOD_SNAP_IDLE);
+    assert_true(fabsf(bus_gain(h, "mine") - -6.0f) < 0.01f);
+    print_message("flood of 3000 starts/stops: %d refused EBUSY\n", busy);
+    /* a flood of definitions: the process's quota (16) is refused before a slot */
+    int ok = 0, quota = 0;
+    for (int i = 0; i < 40; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "flood%d", i);
+        int rc = heliod_snapshot_define(h, nm, 0, 0);
+        ok += rc == 0;
+        quota += rc == HELIOD_EQUOTA;
+    }
+    print_message("flood: %d defined, %d refused EQUOTA\n", ok, quota);
+    assert_int_equal(ok + 1, 16); /* with low (high was removed) */
+    assert_int_equal(quota, 40 - ok);
+    heliod_close(h);
+}
+
+static int setup_daemon(void **state) {
+    return th_fixture_start(state, 0, NULL);
+}
+
+static char g_sheet[64];
+
+/* A cue sheet's [snapshot NAME] section: the daemon's (--cues), on the
+ * default buses; a bad section names its line and changes nothing. */
+static int setup_sheet(void **state) {
+    snprintf(g_sheet, sizeof g_sheet, "/tmp/heliod-snapsheet-XXXXXX");
+    int fd = mkstemp(g_sheet);
+    if (fd < 0) return -1;
+    const char text[] = "[snapshot pause]\npriority = 3\nfade = 0\ngain = music -12\n"
+                        "mute = sfx\n\n[category ui]\nmax-instances = 2\n";
+    if (write(fd, text, sizeof text - 1) != (ssize_t)(sizeof text - 1)) return -1;
+    close(fd);
+    const char *args[] = {"--cues", g_sheet, NULL};
+    return th_fixture_start(state, 0, args);
+}
+
+static int teardown_sheet(void **state) {
+    unlink(g_sheet);
+    return th_fixture_teardown(state);
+}
+
+static void test_cue_sheet(void **state) {
+    th_fixture_t *fx = *state;
+    heliod_t *h = th_fixture_connect_control(fx, "sheet");
+    assert_non_null(h);
+    heliod_snapshot_info_t s[8];
+    size_t n = 0;
+    assert_int_equal(heliod_snapshots(h, s, 8, &n), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0].name, "pause");
+    assert_int_equal(s[0].priority, 3);
+    assert_int_equal(s[0].settings, 2);
+    assert_int_equal(s[0].owner, 0);
+    assert_int_equal(heliod_snapshot_start(h, "pause", -1, 1.0f), 0);
+    wait_idle(h, "pause", HELIOD_SNAP_ON);
+    assert_true(fabsf(bus_gain(h, "music") - -12.0f) < 0.01f);
+    assert_true(bus_gain(h, "sfx") <= -144.0f);
+    /* a section naming a bus that does not exist: refused with its line */
+    char bad[64];
+    snprintf(bad, sizeof bad, "/tmp/heliod-snapbad-XXXXXX");
+    int fd = mkstemp(bad);
+    assert_true(fd >= 0);
+    const char text[] = "[snapshot other]\ngain = music -3\nfx = nosuch 0 0 1\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    assert_int_equal(heliod_cues_load(h, bad, NULL, NULL), HELIOD_ENOBUS);
+    assert_non_null(strstr(heliod_last_error(h), ":3: snapshot other: no bus named nosuch"));
+    unlink(bad);
+    assert_int_equal(heliod_snapshots(h, s, 8, &n), 0);
+    assert_int_equal(n, 1); /* nothing of it was defined */
+    heliod_close(h);
+}
+
+int main(void) {
+    const struct CMUnitTest render_tests[] = {
+        cmocka_unit_test(test_crossfade_8_buses),
+        cmocka_unit_test(test_render_identical),
+        cmocka_unit_test(test_fx_param_render),
+    };
+    const struct CMUnitTest live_tests[] = {
+        cmocka_unit_test_setup_teardown(test_rule_and_refusals, setup_daemon, th_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_cue_sheet, setup_sheet, teardown_sheet),
+    };
+    int rc = cmocka_run_group_tests(render_tests, setup, teardown);
+    return rc | cmocka_run_group_tests(live_tests, NULL, NULL);
+}
