@@ -25,9 +25,11 @@
 #include <stdint.h>
 
 #include "hl_proto.h"
+#include "music_table.h"
 #include "tempo.h"
 
 #define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
+#define HLD_MAX_MUSIC      16   /* [music NAME] sections in the daemon, all clients together */
 #define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
 /* name hash tables (open addressing, never deleted from): twice the caps, powers of two */
 #define HLD_CUE_SLOTS (2 * HLD_MAX_CUES)
@@ -63,7 +65,18 @@ typedef struct {
     uint64_t rng;                     /* xorshift64* state for picks and random ranges */
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* FNV-1a of the name -> index + 1; 0 = empty */
     uint16_t cat_slot[HLD_CAT_SLOTS];
+    struct hld_music *music[HLD_MAX_MUSIC]; /* a sheet's [music NAME] sections */
+    uint32_t nmusic;
 } hld_cues_t;
+
+/* A [music NAME] section (music_table.h): its states and transitions. */
+typedef struct hld_music {
+    hld_music_def_t def;
+    uint32_t owner; /* as a cue's */
+    uint32_t line;  /* loader scratch */
+} hld_music_t;
+/* The music called name, or NULL. */
+hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name);
 
 /* Entries defined (live or orphaned, not released): what the caps count. */
 uint32_t hld_cues_count(const hld_cues_t *c);
