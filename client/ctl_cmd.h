@@ -51,6 +51,7 @@ typedef enum {
     CTL_ZONES,           /* ZONES, or --watch: the scheduler's per-tick reports */
     CTL_METER,           /* SUBSCRIBE METER: print the meters, one line per event */
     CTL_CLOCK,           /* CLOCK: the engine clock */
+    CTL_MUSIC,           /* MUSIC: a [music NAME] goes to a state */
 } ctl_kind_t;
 
 /* time: when a play, stop, set, bus or listener command applies (--at,
@@ -102,6 +103,7 @@ typedef struct {
         hl_rzone_t rzone;
         hl_bank_t bank;
         hl_zone_t zone;
+        hl_music_req_t music;
         struct {
             float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
             long count; /* --count: stop after this many events (0 = until stopped) */

@@ -122,7 +122,9 @@
     X(cues_load_reply, CUES_LOAD_REPLY, GEN)                                                       \
     X(emitter, EMITTER, GEN)                                                                       \
     X(clock, CLOCK, GEN)                                                                           \
-    X(stream_req, STREAM, GEN)
+    X(stream_req, STREAM, GEN)                                                                     \
+    X(music_req, MUSIC, GEN)                                                                       \
+    X(music_reply, MUSIC_REPLY, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -459,6 +461,15 @@
     X(U32, frames,   0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* ring capacity: a power of two, 256..4194304 */ \
     X(U64, size,     0,    NONE, NONE, "", ALWAYS, 0, V1_0) /* = the memfd's size: 256 + frames x channels x sample size */ \
     X(SUB, play,     play, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice; play.sound: its name in listings */
+
+
+/* ---- adaptive music (1.1): a cue sheet's [music NAME] ---- */
+#define HL_FIELDS_music_req(X) \
+    X(STR, name, HL_MAX_NAME, NAME, NONE, "name: invalid music name", ALWAYS, 0, V1_0) /* its [music NAME] */ \
+    X(STR, to,   HL_MAX_NAME, NAME, NONE, "to: invalid state name",   ALWAYS, 0, V1_0) /* the state to go to */
+#define HL_FIELDS_music_reply(X) \
+    X(U64, frame, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the new state's track starts on it */ \
+    X(U64, voice, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* its voice; 0 while the transition waits */
 
 /* clang-format on */
 

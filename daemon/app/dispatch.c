@@ -580,6 +580,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_BUNDLE_BEGIN] = hld_op_bundle_begin,
     [HL_OP_BUNDLE_END] = hld_op_bundle_end,
     [HL_OP_STREAM] = hld_op_stream,
+    [HL_OP_MUSIC] = hld_op_music,
 };
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

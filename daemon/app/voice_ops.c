@@ -478,6 +478,7 @@ static int quota_admit(hld_req_t *q, const hld_vm_play_t *pl, uint64_t *victim) 
 }
 
 static int play_now(hld_req_t *q, const hl_play_t *mp);
+static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out);
 
 /* A stinger (PLAY sync_on, 1.1): the play is scheduled for the first beat or
  * bar of the music voice sync_voice at or after the frame it would take
@@ -508,6 +509,15 @@ int hld_op_play(hld_req_t *q) {
 }
 
 static int play_now(hld_req_t *q, const hl_play_t *mp) {
+    return play_now_v(q, mp, NULL);
+}
+
+int hld_voice_play_music(hld_req_t *q, const hl_play_t *m, uint64_t *voice) {
+    *voice = 0;
+    return play_now_v(q, m, voice);
+}
+
+static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
     hl_play_t m = *mp;
     hld_daemon_t *d = q->c->d;
     hld_vm_play_t pl;
@@ -539,8 +549,10 @@ static int play_now(hld_req_t *q, const hl_play_t *mp) {
             hld_vm_stream_failed(d->vm, voice);
             return hld_fail(q, err, msg);
         }
+        if (out) *out = voice;
         return 0; /* answered by stream_done */
     }
+    if (out) *out = voice;
     reply_play(q, voice, stolen);
     return 0;
 }

@@ -414,6 +414,91 @@ static void render_stinger(void **state) {
     assert_int_equal(starts[1], 73000);
 }
 
+/* ---- transitions ([music NAME], MUSIC) ---- */
+
+static void gen_dc(void *user, uint32_t i, float *out, int ch) {
+    (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = *(const float *)user;
+}
+
+/* Three tracks of distinct DC levels at 120 BPM 4/4 (8 kHz: a beat is 4000
+ * frames, a bar 16000; bars at 1000 + 16000k from the first track's start).
+ * calm starts at 1000; at 20000 a transition to fight waits for the bar at
+ * 33000 and at 24000 one to boss (bars:2, a cut) replaces it: boss's level
+ * is there from exactly 49000, fight's never; at 60000 boss -> fight with a
+ * 500 ms linear crossfade on the bar at 65000: the level leaves boss's on
+ * that frame, passes their mean half way, reaches fight's after 4000
+ * frames (the levels: 0.125, 0.25, 0.375 x the centre pan's gain). A second render is
+ * byte-identical. */
+static void render_transition(void **state) {
+    (void)state;
+    static const float lv[3] = {0.125f, 0.25f, 0.375f};
+    static const char *const nm[3] = {"calm", "fight", "boss"};
+    char wav[3][300], cues[300], score[300], out[300], out2[300], ev[300];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "t_%s.wav", nm[k]);
+        path_of(wav[k], sizeof wav[k], name);
+        assert_int_equal(th_write_sound(wav[k], SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE,
+                                        20u * RATE, gen_dc, (void *)&lv[k]),
+                         0);
+    }
+    path_of(cues, sizeof cues, "trans.cues");
+    path_of(score, sizeof score, "trans.txt");
+    path_of(out, sizeof out, "trans_out.wav");
+    path_of(out2, sizeof out2, "trans_out2.wav");
+    path_of(ev, sizeof ev, "trans.ev");
+    FILE *f = fopen(cues, "w");
+    assert_non_null(f);
+    for (int k = 0; k < 3; k++)
+        fprintf(f, "[cue %s_cue]\nsound = t_%s\ntempo = 120 4/4\n", nm[k], nm[k]);
+    fprintf(f, "[music score]\nstate = calm calm_cue\nstate = fight fight_cue\n"
+               "state = boss boss_cue\n"
+               "transition = calm fight bar xfade:500:linear\n"
+               "transition = * boss bars:2 xfade:0\n"
+               "transition = boss fight bar xfade:500:linear\n");
+    fclose(f);
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load t_calm %s\nload t_fight %s\nload t_boss %s\ncues load %s\n", wav[0], wav[1],
+            wav[2], cues);
+    fprintf(f, "@1000 music score --to calm\n@20000 music score --to fight\n"
+               "@24000 music score --to boss\n@60000 music score --to fight\n@80000 end\n");
+    fclose(f);
+    assert_int_equal(render(score, out, ev), 0);
+    assert_int_equal(render(score, out2, ev), 0);
+    assert_true(same_files(out, out2));
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_true(n >= 80000);
+    float a = x[2 * 10000], b = x[2 * 50000], c = x[2 * 75000]; /* each track's level out */
+    assert_true(a > 0.0f && b > a);
+    assert_true(fabsf(b / a - 3.0f) < 1e-3f && fabsf(c / a - 2.0f) < 1e-3f);
+    assert_true(x[2 * 999] == 0.0f && x[2 * 1000] > 0.0f); /* calm from its frame */
+    for (size_t i = 10000; i < 49000; i++)                 /* fight's transition replaced */
+        if (x[2 * i] != a) fail_msg("frame %zu: %g, calm is %g", i, (double)x[2 * i], (double)a);
+    /* boss on its second bar, exactly: whole from that sample (the cut's
+     * old track leaves with the mixer's declick ramp) */
+    assert_true(x[2 * 49000] >= b);
+    for (size_t i = 50000; i < 65000; i++)
+        if (x[2 * i] != b) fail_msg("frame %zu: %g, boss is %g", i, (double)x[2 * i], (double)b);
+    /* the crossfade: leaves boss's level on the bar, monotonic, linear */
+    assert_true(x[2 * 65001] < b);
+    for (size_t i = 65001; i < 69000; i++)
+        assert_true(x[2 * i] <= x[2 * (i - 1)] + 1e-6f);
+    float mid = x[2 * 67000];
+    printf("transition: calm %g boss %g fight %g; crossfade 65000..69000: %g %g %g %g %g\n",
+           (double)a, (double)b, (double)c, (double)x[2 * 65000], (double)x[2 * 66000], (double)mid,
+           (double)x[2 * 68000], (double)x[2 * 69000]);
+    assert_true(fabsf(mid - (b + c) / 2.0f) < 0.02f * b);
+    assert_true(fabsf(x[2 * 69500] - c) < 1e-6f);
+    free(x);
+}
+
 /* ---- real time ---- */
 
 #define RT_RATE   48000u
@@ -565,7 +650,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(render_map),        cmocka_unit_test(render_markers),
         cmocka_unit_test(render_pitch_seek), cmocka_unit_test(render_stinger),
-        TH_TEST(realtime_beats, rt_setup),
+        cmocka_unit_test(render_transition), TH_TEST(realtime_beats, rt_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
