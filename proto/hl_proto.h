@@ -102,7 +102,7 @@
     X(BUNDLE_BEGIN, 41, "bundle-begin") /* time: the requests up to BUNDLE_END apply together */   \
     X(BUNDLE_END, 42, "bundle-end")                                                                \
     X(STREAM, 43, "stream") /* 1.1: a client-fed stream voice over a sealed memfd (SCM_RIGHTS) */  \
-    X(MUSIC, 63, "music") /* 1.1: a [music NAME]'s transition to a state */                     \
+    X(MUSIC, 63, "music")   /* 1.1: a [music NAME]'s transition to a state */                      \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 

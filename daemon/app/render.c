@@ -361,7 +361,8 @@ static int say_hello(rclient_t *c) {
     uint8_t b[128];
     hl_wbuf_t w;
     hl_wbuf_init(&w, b, sizeof b);
-    hl_hello_t m = {.version = HL_PROTO_VERSION, .flags = HL_HELLO_CONTROL, .minor = HL_PROTO_MINOR};
+    hl_hello_t m = {
+        .version = HL_PROTO_VERSION, .flags = HL_HELLO_CONTROL, .minor = HL_PROTO_MINOR};
     snprintf(m.client_name, sizeof m.client_name, "render");
     hl_put_hello(&w, &m);
     if (send_frame(c, HL_OP_HELLO, 0, 0, b, w.len) != 0) return -1;

@@ -522,8 +522,8 @@ static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_c
             if (!L->cue_slot[hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, cue, tmp_cue_name_at,
                                               L->cues)] &&
                 !as_cue(c, as, cue))
-                return ld_fail(L, m->line, HELIOD_ENOSOUND, "music %s: no such cue '%s'", m->def.name,
-                               cue);
+                return ld_fail(L, m->line, HELIOD_ENOSOUND, "music %s: no such cue '%s'",
+                               m->def.name, cue);
         }
         const hld_music_t *old = hld_cues_find_music(c, m->def.name);
         if ((rc = ld_admit(L, as, 0, m->def.name, old ? &old->owner : NULL, m->line))) return rc;

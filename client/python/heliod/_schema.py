@@ -362,6 +362,14 @@ MESSAGES = {
         ("size", "U64", 0, None, 0, 0x0100),
         ("play", "SUB", 0, "play", 0, 0x0100),
     ),
+    "music_req": (  # MUSIC
+        ("name", "STR", 63, None, 0, 0x0100),
+        ("to", "STR", 63, None, 0, 0x0100),
+    ),
+    "music_reply": (  # MUSIC_REPLY
+        ("frame", "U64", 0, None, 0, 0x0100),
+        ("voice", "U64", 0, None, 0, 0x0100),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)
