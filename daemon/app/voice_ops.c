@@ -552,7 +552,10 @@ static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
         if (out) *out = voice;
         return 0; /* answered by stream_done */
     }
-    if (out) *out = voice;
+    if (out) { /* hld_voice_play_music: its caller replies */
+        *out = voice;
+        return 0;
+    }
     reply_play(q, voice, stolen);
     return 0;
 }

@@ -633,6 +633,62 @@ static void realtime_beats(void **state) {
     heliod_close(h);
 }
 
+/* MUSIC over the socket (libheliod heliod_music), hostile inputs: an
+ * unknown music or state and a transition needing a beat map the track
+ * lacks are EINVAL naming the field, the daemon's state unchanged; another
+ * connection has its own instance; a flood of requests while a transition
+ * waits (each replacing the last) starts no voice; a connection's instance
+ * goes with it. */
+static void hostile_music(void **state) {
+    th_fixture_t *f = *state;
+    char wav[400], cues[400];
+    snprintf(wav, sizeof wav, "%s/hm.wav", f->d.dir);
+    snprintf(cues, sizeof cues, "%s/hm.cues", f->d.dir);
+    assert_int_equal(
+        th_write_sound(wav, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, 48000, 48000, gen_saw, NULL), 0);
+    FILE *fp = fopen(cues, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[cue slow]\nsound = hm\nloop = yes\ntempo = 15 4/4\n"
+                "[cue plain]\nsound = hm\nloop = yes\n"
+                "[music hm]\nstate = a slow\nstate = b slow\nstate = p plain\n"
+                "transition = * a bar xfade:100\ntransition = * b bar xfade:100\n"
+                "transition = * p now fadeout:10\n");
+    fclose(fp);
+    struct heliod *h = th_fixture_connect_control(f, "music");
+    assert_int_equal(heliod_load(h, "hm", wav, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(heliod_cues_load(h, cues, NULL, NULL), 0);
+    uint64_t frame = 0;
+    heliod_voice_t v = 0, v2 = 0;
+    assert_int_equal(heliod_music(h, "nosuch", "a", &frame, &v), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "name: no music named nosuch"));
+    assert_int_equal(heliod_music(h, "hm", "nosuch", &frame, &v), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "to: music hm has no state nosuch"));
+    assert_int_equal(heliod_music(h, "hm", "bad name!", &frame, &v), HELIOD_EINVAL);
+    assert_int_equal(heliod_music(h, "hm", "p", &frame, &v), 0); /* no beat map */
+    if (v == 0 || frame == 0)
+        fail_msg("voice %llx frame %llu", (unsigned long long)v, (unsigned long long)frame);
+    assert_int_equal(heliod_music(h, "hm", "a", &frame, &v2), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "beat map"));
+    /* another connection: its own instance, its own track */
+    struct heliod *h2 = th_fixture_connect_control(f, "music2");
+    heliod_voice_t w = 0;
+    assert_int_equal(heliod_music(h2, "hm", "a", &frame, &w), 0);
+    assert_true(w != 0 && w != v);
+    /* 15 BPM: a bar is 16 s; every request replaces the waiting one */
+    size_t n0 = 0, n1 = 0;
+    heliod_voice_info_t info[16];
+    assert_int_equal(heliod_voices(h2, info, 16, &n0), 0);
+    for (int i = 0; i < 500; i++) {
+        heliod_voice_t x = 1;
+        assert_int_equal(heliod_music(h2, "hm", i % 2 ? "a" : "b", &frame, &x), 0);
+        assert_int_equal(x, 0); /* waits for its bar */
+    }
+    assert_int_equal(heliod_voices(h2, info, 16, &n1), 0);
+    assert_int_equal(n1, n0);
+    heliod_close(h2);
+    heliod_close(h);
+}
+
 static int setup(void **state) {
     (void)state;
     snprintf(g_dir, sizeof g_dir, "/tmp/heliod-music-XXXXXX");
@@ -651,6 +707,7 @@ int main(void) {
         cmocka_unit_test(render_map),        cmocka_unit_test(render_markers),
         cmocka_unit_test(render_pitch_seek), cmocka_unit_test(render_stinger),
         cmocka_unit_test(render_transition), TH_TEST(realtime_beats, rt_setup),
+        TH_TEST(hostile_music, rt_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
