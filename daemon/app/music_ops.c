@@ -3,13 +3,12 @@
  * states and transition table, music_table.h) goes to a state.
  *
  * Each connection has its own instance of a music (at most
- * HLD_MUSIC_INSTANCES in the daemon): the state playing and its track's
- * voice. The first MUSIC starts the state's cue at once (at the request's
- * frame with HL_FLAG_AT). A later one looks up the transition from the
- * current state (an exact FROM line, else `*`; none: a cut, now) and finds
- * its WHEN frame on the current track's beat map (hld_vm_next_beat: the next
- * beat, bar or N-th bar at or after the request's frame). The transition
- * then waits in the instance; once its frame is within a few periods
+ * HLD_MUSIC_PER_CONN per connection, HLD_MUSIC_INSTANCES in the daemon): the state playing and its
+ * track's voice. The first MUSIC starts the state's cue at once (at the request's frame with
+ * HL_FLAG_AT). A later one looks up the transition from the current state (an exact FROM line, else
+ * `*`; none: a cut, now) and finds its WHEN frame on the current track's beat map
+ * (hld_vm_next_beat: the next beat, bar or N-th bar at or after the request's frame). The
+ * transition then waits in the instance; once its frame is within a few periods
  * (HLD_MUSIC_AHEAD_PERIODS) the poll tick schedules it (hl_mixer_at): the old
  * track's fade-out and the new track's start (crossfade: with a fade-in of
  * the same length; fadeout: once the fade-out ends) on their exact frames.
@@ -28,15 +27,22 @@
 #include "vm.h"
 
 #define HLD_MUSIC_AHEAD_PERIODS 4 /* a waiting transition is scheduled this many periods ahead */
+#define HLD_MUSIC_PER_CONN      4 /* instances of one connection (of the daemon's 32) */
 
-static hld_music_inst_t *inst_of(hld_daemon_t *d, uint32_t conn, const hld_music_t *mu, int make) {
+/* in's slot for conn's instance of mu (make: a new one if none), or NULL
+ * (*full: the connection has HLD_MUSIC_PER_CONN already). */
+static hld_music_inst_t *inst_of(hld_daemon_t *d, uint32_t conn, const hld_music_t *mu, int make,
+                                 int *full) {
     hld_music_inst_t *free_slot = NULL;
+    int mine = 0;
     for (int i = 0; i < HLD_MUSIC_INSTANCES; i++) {
         hld_music_inst_t *in = &d->music_in[i];
         if (in->conn == conn && in->mu == mu) return in;
+        if (in->conn == conn) mine++;
         if (!in->conn && !free_slot) free_slot = in;
     }
-    if (!make || !free_slot) return NULL;
+    *full = mine >= HLD_MUSIC_PER_CONN;
+    if (!make || !free_slot || *full) return NULL;
     *free_slot = (hld_music_inst_t){.conn = conn, .mu = mu, .state = -1};
     return free_slot;
 }
@@ -161,7 +167,10 @@ int hld_op_music(hld_req_t *q) {
         snprintf(msg, sizeof msg, "to: music %s has no state %s", m.name, m.to);
         return hld_fail(q, HELIOD_EINVAL, msg);
     }
-    hld_music_inst_t *in = inst_of(d, q->c->id, mu, 1);
+    int full = 0;
+    hld_music_inst_t *in = inst_of(d, q->c->id, mu, 1, &full);
+    if (!in && full)
+        return hld_fail(q, HELIOD_EQUOTA, "music: this connection plays 4 musics already");
     if (!in)
         return hld_fail(q, HELIOD_ENOMEM, "music: 32 music instances play in the daemon already");
     uint64_t after = hl_mixer_effect_frame(d->engine.mixer);

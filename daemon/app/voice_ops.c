@@ -540,6 +540,11 @@ static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
         if (!stolen) stolen = qvictim;
     }
     hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
+    if (out && lv && lv->state == HLD_LV_OPENING) { /* music: its reply cannot wait for an open */
+        hld_vm_stream_failed(d->vm, voice);
+        return hld_fail(q, HELIOD_EINVAL,
+                        "to: a music state's cue plays a streamed sound (load it preloaded)");
+    }
     if (lv && lv->state == HLD_LV_OPENING) { /* a stream that ranks real: open it first */
         hld_stream_opts_t o;
         stream_opts(lv, 0, lv->loops_left, &o);

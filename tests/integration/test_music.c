@@ -637,8 +637,8 @@ static void realtime_beats(void **state) {
  * unknown music or state and a transition needing a beat map the track
  * lacks are EINVAL naming the field, the daemon's state unchanged; another
  * connection has its own instance; a flood of requests while a transition
- * waits (each replacing the last) starts no voice; a connection's instance
- * goes with it. */
+ * waits (each replacing the last) starts no voice; a connection drives 4
+ * musics at most (EQUOTA, nothing started). */
 static void hostile_music(void **state) {
     th_fixture_t *f = *state;
     char wav[400], cues[400];
@@ -653,6 +653,8 @@ static void hostile_music(void **state) {
                 "[music hm]\nstate = a slow\nstate = b slow\nstate = p plain\n"
                 "transition = * a bar xfade:100\ntransition = * b bar xfade:100\n"
                 "transition = * p now fadeout:10\n");
+    for (int i = 0; i < 5; i++)
+        fprintf(fp, "[music m%d]\nstate = s slow\n", i);
     fclose(fp);
     struct heliod *h = th_fixture_connect_control(f, "music");
     assert_int_equal(heliod_load(h, "hm", wav, HELIOD_LOAD_SHARED, NULL), 0);
@@ -674,8 +676,19 @@ static void hostile_music(void **state) {
     heliod_voice_t w = 0;
     assert_int_equal(heliod_music(h2, "hm", "a", &frame, &w), 0);
     assert_true(w != 0 && w != v);
-    /* 15 BPM: a bar is 16 s; every request replaces the waiting one */
+    /* 15 BPM: a bar is 16 s; every request replaces the waiting one. Once
+     * the track has started (its first bar, which a request in its own
+     * block would take, is behind), the next bar is 16 s ahead. */
+    uint64_t ws = 0;
+    assert_int_equal(heliod_voice_start_frame(h2, w, &ws), 0);
+    heliod_clock_t ck = {0};
+    for (int i = 0; i < 5000 && ck.frame <= ws + 4096; i++) {
+        assert_int_equal(heliod_clock(h2, &ck), 0);
+        if (ck.frame <= ws + 4096) usleep(1000);
+    }
+    assert_true(ck.frame > ws + 4096);
     size_t n0 = 0, n1 = 0;
+    heliod_voice_t x0 = 0;
     heliod_voice_info_t info[16];
     assert_int_equal(heliod_voices(h2, info, 16, &n0), 0);
     for (int i = 0; i < 500; i++) {
@@ -685,6 +698,19 @@ static void hostile_music(void **state) {
     }
     assert_int_equal(heliod_voices(h2, info, 16, &n1), 0);
     assert_int_equal(n1, n0);
+    /* a connection drives 4 musics at most: the 5th is refused, nothing starts */
+    for (int i = 0; i < 3; i++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "m%d", i);
+        assert_int_equal(heliod_music(h2, nm, "s", &frame, &x0), 0);
+        assert_true(x0 != 0);
+    }
+    assert_int_equal(heliod_voices(h2, info, 16, &n0), 0);
+    assert_int_equal(heliod_music(h2, "m3", "s", &frame, &x0), HELIOD_EQUOTA);
+    assert_non_null(strstr(heliod_last_error(h2), "4 musics"));
+    assert_int_equal(heliod_voices(h2, info, 16, &n1), 0);
+    assert_int_equal(n1, n0);
+    assert_int_equal(heliod_music(h, "m3", "s", &frame, &x0), 0); /* another connection's own */
     heliod_close(h2);
     heliod_close(h);
 }
