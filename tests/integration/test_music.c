@@ -429,7 +429,9 @@ static void gen_dc(void *user, uint32_t i, float *out, int ch) {
  * is there from exactly 49000, fight's never; at 60000 boss -> fight with a
  * 500 ms linear crossfade on the bar at 65000: the level leaves boss's on
  * that frame, passes their mean half way, reaches fight's after 4000
- * frames (the levels: 0.125, 0.25, 0.375 x the centre pan's gain). A second render is
+ * frames (the levels: 0.125, 0.25, 0.375 x the centre pan's gain); at
+ * 72000 fight -> calm fades fight out over 250 ms from the bar at 81000 and
+ * starts calm whole at 83000. A second render is
  * byte-identical. */
 static void render_transition(void **state) {
     (void)state;
@@ -457,14 +459,16 @@ static void render_transition(void **state) {
                "state = boss boss_cue\n"
                "transition = calm fight bar xfade:500:linear\n"
                "transition = * boss bars:2 xfade:0\n"
-               "transition = boss fight bar xfade:500:linear\n");
+               "transition = boss fight bar xfade:500:linear\n"
+               "transition = fight calm bar fadeout:250\n");
     fclose(f);
     f = fopen(score, "w");
     assert_non_null(f);
     fprintf(f, "load t_calm %s\nload t_fight %s\nload t_boss %s\ncues load %s\n", wav[0], wav[1],
             wav[2], cues);
     fprintf(f, "@1000 music score --to calm\n@20000 music score --to fight\n"
-               "@24000 music score --to boss\n@60000 music score --to fight\n@80000 end\n");
+               "@24000 music score --to boss\n@60000 music score --to fight\n"
+               "@72000 music score --to calm\n@90000 end\n");
     fclose(f);
     assert_int_equal(render(score, out, ev), 0);
     assert_int_equal(render(score, out2, ev), 0);
@@ -474,7 +478,7 @@ static void render_transition(void **state) {
     int ch = 0, rate = 0;
     assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
     assert_int_equal(ch, 2);
-    assert_true(n >= 80000);
+    assert_true(n >= 90000);
     float a = x[2 * 10000], b = x[2 * 50000], c = x[2 * 75000]; /* each track's level out */
     assert_true(a > 0.0f && b > a);
     assert_true(fabsf(b / a - 3.0f) < 1e-3f && fabsf(c / a - 2.0f) < 1e-3f);
@@ -496,6 +500,11 @@ static void render_transition(void **state) {
            (double)x[2 * 68000], (double)x[2 * 69000]);
     assert_true(fabsf(mid - (b + c) / 2.0f) < 0.02f * b);
     assert_true(fabsf(x[2 * 69500] - c) < 1e-6f);
+    /* fadeout: fight fades (equal-power: cos(pi/4) half way) from the bar at
+     * 81000 over 250 ms; calm starts whole once it is out, at 83000 */
+    assert_true(x[2 * 80999] == c && x[2 * 81001] < c);
+    assert_true(fabsf(x[2 * 82000] - c * 0.70710678f) < 0.01f * c);
+    assert_true(x[2 * 82999] == 0.0f && x[2 * 83000] == a && x[2 * 89000] == a);
     free(x);
 }
 
