@@ -352,6 +352,14 @@ static const cmd_desc_t cmds[] = {
      "  @+MS (or @+MSms, @+Ss) MS after the batch's first timed line. A line\n"
      "  '{' opens a bundle and '}' closes it: the play, stop, set, bus and\n"
      "  listener lines between apply together in one audio block (at most 64).\n"},
+    {"music", CTL_MUSIC, HL_OP_MUSIC,
+     "music NAME --to STATE\n"
+     "  A cue sheet's [music NAME] goes to STATE: the first request starts its\n"
+     "  cue now; later ones follow the section's transition table (when: now,\n"
+     "  beat, bar, bars:N on the playing track's beat map; how: xfade or\n"
+     "  fadeout). A request made while a transition waits for its frame\n"
+     "  replaces it. Prints the frame the new track starts on and its voice\n"
+     "  (0 while the transition waits). Takes --at / --at-frame (protocol 1.1).\n"},
     {"clock", CTL_CLOCK, HL_OP_CLOCK,
      "clock\n  The engine clock: frame, its CLOCK_MONOTONIC time, rate, period, latency.\n"
      "  Engine frame F is due at about time_ns + (F - frame) * 1e9 / rate.\n"
@@ -517,8 +525,8 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     if (argc < 1 || !argv[0]) return ctl__fail(err, errlen, "missing command (try --help)");
     /* time options: the schedulable commands take them (other commands are
      * refused below, but for --at, which `fx add` has as its own option) */
-    static const char *const timed[] = {"play",     "stop",  "set",    "bus",
-                                        "listener", "pause", "resume", "param"};
+    static const char *const timed[] = {"play",  "stop",   "set",   "bus",  "listener",
+                                        "pause", "resume", "param", "music"};
     int with_at = 0;
     for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++)
         with_at |= strcmp(argv[0], timed[k]) == 0;
@@ -529,7 +537,7 @@ int ctl_parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t err
     c->at = at;
     if ((at.kind != CTL_AT_NONE || at.quantize) && !c->help && !hl_op_schedulable(c->op))
         return ctl__fail(err, errlen,
-                         "%s: cannot be scheduled (play, stop, set, bus, listener, param)",
+                         "%s: cannot be scheduled (play, stop, set, bus, listener, param, music)",
                          argv[0]);
     return 0;
 }
@@ -608,6 +616,14 @@ static int parse_command(int argc, char **argv, ctl_cmd_t *c, char *err, size_t 
         snprintf(c->m.device.name, sizeof c->m.device.name, "%s", argv[1]);
         return 0;
     case CTL_METER: return parse_meter(argc, argv, c, err, errlen);
+    case CTL_MUSIC:
+        if (argc != 4 || strcmp(argv[2], "--to") != 0)
+            return ctl__fail(err, errlen, "music: usage: music NAME --to STATE");
+        if (ctl__name_arg("music name", argv[1], c->m.music.name, sizeof c->m.music.name, err,
+                          errlen) < 0)
+            return -1;
+        return ctl__name_arg("state name", argv[3], c->m.music.to, sizeof c->m.music.to, err,
+                             errlen);
     case CTL_UNLOAD:
         if (argc != 2) return ctl__fail(err, errlen, "unload: needs exactly one NAME");
         return ctl__name_arg("sound name", argv[1], c->m.name.name, sizeof c->m.name.name, err,
@@ -648,6 +664,7 @@ int ctl_encode(const ctl_cmd_t *c, uint8_t *buf, size_t cap) {
     case CTL_ATTEN: hl_put_atten(&w, &c->m.atten); break;
     case CTL_BANK: hl_put_bank(&w, &c->m.bank); break;
     case CTL_ZONE: hl_put_zone(&w, &c->m.zone); break;
+    case CTL_MUSIC: hl_put_music_req(&w, &c->m.music); break;
     case CTL_STATS:
     case CTL_STATUS: hl_put_stats_req(&w, &c->m.stats); break;
     case CTL_WATCH: {

@@ -60,6 +60,7 @@ typedef enum {
     CTL_PARAMS,          /* PARAMS: the game parameters */
     CTL_BIND,            /* BIND: a parameter -> curve -> a cue's property */
     CTL_CAPTURE,         /* CAPTURE start FILE / stop (`capture show` is ctl_capture.c's) */
+    CTL_MUSIC,           /* MUSIC: a [music NAME] goes to a state */
 } ctl_kind_t;
 
 /* time: when a play, stop, set, bus or listener command applies (--at,
@@ -118,6 +119,7 @@ typedef struct {
         hl_param_def_t param_def;
         hl_bind_t bind;
         hl_capture_t capture;
+        hl_music_req_t music;
         struct {
             float hz;   /* --rate: METER events per second (0 = the daemon's default, 20) */
             long count; /* --count: stop after this many events (0 = until stopped) */

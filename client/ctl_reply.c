@@ -672,6 +672,18 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
             printf("%s %u\n", what, c.count);
         break;
     }
+    case CTL_MUSIC: {
+        hl_music_reply_t mr;
+        hl_get_music_reply(&r, &mr);
+        if (hl_rbuf_finish(&r) < 0) return -1;
+        if (json)
+            printf(",\"frame\":%llu,\"voice\":%llu", (unsigned long long)mr.frame,
+                   (unsigned long long)mr.voice);
+        else
+            printf("frame=%llu voice=%llu\n", (unsigned long long)mr.frame,
+                   (unsigned long long)mr.voice);
+        break;
+    }
     case CTL_CLOCK: {
         hl_clock_t k;
         hl_get_clock(&r, &k);

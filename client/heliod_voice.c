@@ -92,6 +92,31 @@ int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p
     return 0;
 }
 
+int heliod_music(heliod_t *h, const char *music, const char *state, uint64_t *frame,
+                 heliod_voice_t *voice) {
+    if (heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION, "music: the daemon speaks protocol 1.0");
+    hl_music_req_t m;
+    memset(&m, 0, sizeof m);
+    if (!music || strlen(music) > HL_MAX_NAME || !state || strlen(state) > HL_MAX_NAME)
+        return hlc_set_error(h, HELIOD_EINVAL, "music, state: names of 1..63 bytes");
+    memcpy(m.name, music, strlen(music) + 1);
+    memcpy(m.to, state, strlen(state) + 1);
+    const char *why = NULL;
+    if (hl_check_music_req(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
+    uint32_t id;
+    int rc = hlc_req_music_req(h, HL_OP_MUSIC, 0, &m, &id);
+    if (rc < 0) return rc;
+    hl_rbuf_t r;
+    if ((rc = hlc_wait_reply(h, id, HL_OP_MUSIC, &r)) < 0) return rc;
+    hl_music_reply_t mr;
+    hl_get_music_reply(&r, &mr);
+    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
+    if (frame) *frame = mr.frame;
+    if (voice) *voice = mr.voice;
+    return 0;
+}
+
 static int stop_msg(heliod_t *h, heliod_voice_t voice, float fade_ms, hl_stop_t *m) {
     memset(m, 0, sizeof *m);
     m->voice = voice;

@@ -111,6 +111,7 @@
     X(SNAPSHOTS, 56, "snapshots") /* since 1.1 */                                                  \
     X(CONE, 57, "cone")           /* since 1.1: sound cones */                                     \
     X(ATTEN, 58, "attenuation")   /* since 1.1: custom distance curves */                          \
+    X(MUSIC, 63, "music")         /* 1.1: a [music NAME]'s transition to a state */                \
     X(CAPTURE, 68, "capture")     /* 1.1: start or stop the session capture (control clients) */   \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")

@@ -131,6 +131,8 @@
     X(snapshot_info, SNAPSHOT_INFO, GEN)                                                           \
     X(cone, CONE, GEN)                                                                             \
     X(atten, ATTEN, GEN)                                                                           \
+    X(music_req, MUSIC, GEN)                                                                       \
+    X(music_reply, MUSIC_REPLY, GEN)                                                               \
     X(capture, CAPTURE, GEN)
 
 /* Refusals spelled once. */
@@ -548,6 +550,14 @@
     X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
     X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance */
+
+/* ---- adaptive music (1.1): a cue sheet's [music NAME] ---- */
+#define HL_FIELDS_music_req(X) \
+    X(STR, name, HL_MAX_NAME, NAME, NONE, "name: invalid music name", ALWAYS, 0, V1_0) /* its [music NAME] */ \
+    X(STR, to,   HL_MAX_NAME, NAME, NONE, "to: invalid state name",   ALWAYS, 0, V1_0) /* the state to go to */
+#define HL_FIELDS_music_reply(X) \
+    X(U64, frame, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the new state's track starts on it */ \
+    X(U64, voice, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* its voice; 0 while the transition waits */
 
 /* clang-format on */
 

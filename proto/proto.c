@@ -639,5 +639,5 @@ const char *hl_enum_name(hl_enum_kind_t kind, int v) {
 
 int hl_op_schedulable(uint16_t op) {
     return op == HL_OP_PLAY || op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_BUS ||
-           op == HL_OP_LISTENER || op == HL_OP_PARAM || op == HL_OP_SNAPSHOT;
+           op == HL_OP_LISTENER || op == HL_OP_PARAM || op == HL_OP_SNAPSHOT || op == HL_OP_MUSIC;
 }

@@ -51,6 +51,20 @@
 struct hld_stream_job;
 struct hld_cstream;
 
+/* A connection's playing [music NAME] (music_ops.c): its state's track and
+ * the transition waiting for its frame, if any. */
+#define HLD_MUSIC_INSTANCES 32
+typedef struct hld_music_inst {
+    uint32_t conn; /* its connection's id; 0: a free slot */
+    const struct hld_music *mu;
+    int state;      /* the state whose track `voice` plays */
+    uint64_t voice; /* 0: none yet */
+    int pending;    /* a transition waits for `at` */
+    int to;
+    uint64_t at; /* its WHEN frame */
+    hld_music_trans_t t;
+} hld_music_inst_t;
+
 typedef struct hld_daemon {
     uv_loop_t *loop;
     hld_config_t cfg;
@@ -101,7 +115,8 @@ typedef struct hld_daemon {
     /* music (music.c): beats reported up to this engine frame; --render's
      * --render-events file (NULL: none) */
     uint64_t music_horizon;
-    void *music_log; /* FILE * */
+    void *music_log;                                /* FILE * */
+    hld_music_inst_t music_in[HLD_MUSIC_INSTANCES]; /* MUSIC's instances (music_ops.c) */
 } hld_daemon_t;
 
 /* ---- events.c ---- */
@@ -124,6 +139,9 @@ void hld_events_poll(hld_daemon_t *d);
 void hld_events_send(hld_conn_t *c, const hl_event_t *ev);
 /* BEAT and BAR events of the music voices due up to the next poll (music.c). */
 void hld_music_tick(hld_daemon_t *d);
+/* MUSIC's transitions waiting for their frame: scheduled once it is near
+ * (music_ops.c); instances of closed connections dropped. */
+void hld_music_trans_tick(hld_daemon_t *d);
 /* hld_vm_ops_t.beat: a beat the voice manager reports before a SET or seek
  * re-anchors its voice (music.c). */
 struct hld_vm_beat;

@@ -653,6 +653,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_SNAPSHOTS] = hld_op_snapshots,
     [HL_OP_CONE] = hld_op_cone,
     [HL_OP_ATTEN] = hld_op_atten,
+    [HL_OP_MUSIC] = hld_op_music,
     [HL_OP_CAPTURE] = op_capture,
 };
 

@@ -398,6 +398,7 @@ void hld_events_poll(hld_daemon_t *d) {
     }
     hld_cstreams_tick(d);                     /* STREAM events, writers' wake-ups */
     if (!d->shutting_down) hld_music_tick(d); /* BEAT and BAR events */
+    if (!d->shutting_down) hld_music_trans_tick(d);
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && stop_voices(d, 1, HL_END_SHUTDOWN) == 0)
             d->shutdown_stop_pending = 0;

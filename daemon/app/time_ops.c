@@ -222,7 +222,8 @@ static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, u
     if (at) (void)hl_get_u64(&r);
     uint32_t n = 1, held = 0;
     switch (hd->h.op) {
-    case HL_OP_PLAY: n = 4; break; /* its own, a steal, a cue's eviction, the quota's victim */
+    case HL_OP_PLAY: n = 4; break;  /* its own, a steal, a cue's eviction, the quota's victim */
+    case HL_OP_MUSIC: n = 5; break; /* a transition scheduled at once: a PLAY's and a STOP */
     case HL_OP_STOP:
     case HL_OP_SET: {
         n = hd->h.op == HL_OP_SET ? 2 : 1;

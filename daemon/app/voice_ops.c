@@ -576,6 +576,7 @@ static int play_layers(hld_req_t *q, const hl_play_t *m, uint64_t voice, uint32_
 }
 
 static int play_now(hld_req_t *q, const hl_play_t *mp);
+static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out);
 
 /* A stinger (PLAY sync_on, 1.1): the play is scheduled for the first beat or
  * bar of the music voice sync_voice at or after the frame it would take
@@ -606,6 +607,15 @@ int hld_op_play(hld_req_t *q) {
 }
 
 static int play_now(hld_req_t *q, const hl_play_t *mp) {
+    return play_now_v(q, mp, NULL);
+}
+
+int hld_voice_play_music(hld_req_t *q, const hl_play_t *m, uint64_t *voice) {
+    *voice = 0;
+    return play_now_v(q, m, voice);
+}
+
+static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
     hl_play_t m = *mp;
     hld_daemon_t *d = q->c->d;
     hld_vm_play_t pl;
@@ -639,6 +649,11 @@ static int play_now(hld_req_t *q, const hl_play_t *mp) {
         if (!stolen) stolen = qvictim;
     }
     hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
+    if (out && lv && lv->state == HLD_LV_OPENING) { /* music: its reply cannot wait for an open */
+        hld_vm_stream_failed(d->vm, voice);
+        return hld_fail(q, HELIOD_EINVAL,
+                        "to: a music state's cue plays a streamed sound (load it preloaded)");
+    }
     if (lv && lv->state == HLD_LV_OPENING) { /* a stream that ranks real: open it first */
         hld_stream_opts_t o;
         stream_opts(lv, 0, lv->loops_left, &o);
@@ -648,7 +663,12 @@ static int play_now(hld_req_t *q, const hl_play_t *mp) {
             hld_vm_stream_failed(d->vm, voice);
             return hld_fail(q, err, msg);
         }
+        if (out) *out = voice;
         return 0; /* answered by stream_done */
+    }
+    if (out) { /* hld_voice_play_music: its caller replies */
+        *out = voice;
+        return 0;
     }
     reply_play(q, voice, stolen);
     return 0;

@@ -137,6 +137,9 @@ typedef struct {
     uint32_t cur_snap;
     uint16_t cue_slot[HLD_CUE_SLOTS]; /* names defined in this file (duplicate sections) */
     uint16_t cat_slot[HLD_CAT_SLOTS];
+    hld_music_t *mus[HLD_MAX_MUSIC]; /* [music NAME] sections, allocated as parsed */
+    uint32_t nmus;
+    hld_music_t *cur_mus;
 } ld_t;
 
 static const char *tmp_cue_name_at(const void *tab, uint32_t i) {
@@ -407,16 +410,17 @@ static int parse_section(ld_t *L, char *s) {
         name++;
     if (*name) *name++ = '\0';
     name = hld_trim(name);
-    int is_cue = strcmp(kind, "cue") == 0;
+    int is_cue = strcmp(kind, "cue") == 0, is_mus = strcmp(kind, "music") == 0;
     int is_snap = strcmp(kind, "snapshot") == 0;
-    if (!is_cue && !is_snap && strcmp(kind, "category") != 0)
+    if (!is_cue && !is_snap && !is_mus && strcmp(kind, "category") != 0)
         return ld_fail(L, L->line, HELIOD_EINVAL,
-                       "unknown section kind '%.64s' (cue, category or snapshot)", kind);
+                       "unknown section kind '%.64s' (cue, category, snapshot or music)", kind);
     if (!hl_name_valid(name))
         return ld_fail(L, L->line, HELIOD_EINVAL, "%s: invalid name '%.64s'", kind, name);
     L->cur_cue = NULL;
     L->cur_cat = NULL;
     L->in_snap = 0;
+    L->cur_mus = NULL;
     if (is_snap) {
         for (uint32_t i = 0; i < L->nsnaps; i++)
             if (L->snaps[i].action == HL_SNAP_DEFINE && strcmp(L->snaps[i].name, name) == 0)
@@ -432,7 +436,21 @@ static int parse_section(ld_t *L, char *s) {
         L->cur_snap = L->nsnaps - 1;
         return 0;
     }
-    if (is_cue) {
+    if (is_mus) {
+        for (uint32_t i = 0; i < L->nmus; i++)
+            if (strcmp(L->mus[i]->def.name, name) == 0)
+                return ld_fail(L, L->line, HELIOD_EINVAL, "music %s: already defined at line %u",
+                               name, (unsigned)L->mus[i]->line);
+        if (L->nmus >= HLD_MAX_MUSIC)
+            return ld_fail(L, L->line, HELIOD_ENOMEM, "more than %d music sections in one file",
+                           HLD_MAX_MUSIC);
+        hld_music_t *m = calloc(1, sizeof *m);
+        if (!m) return ld_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
+        memcpy(m->def.name, name, strlen(name) + 1);
+        m->line = L->line;
+        L->mus[L->nmus++] = m;
+        L->cur_mus = m;
+    } else if (is_cue) {
         uint32_t sl = hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, name, tmp_cue_name_at, L->cues);
         if (L->cue_slot[sl])
             return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: already defined at line %u", name,
@@ -475,6 +493,8 @@ static int parse_section(ld_t *L, char *s) {
 static int parse_param(ld_t *L, char *s) {
     L->cur_cue = NULL;
     L->cur_cat = NULL;
+    L->in_snap = 0;
+    L->cur_mus = NULL;
     char *close = strchr(s, ']');
     if (!close) return ld_fail(L, L->line, HELIOD_EINVAL, "section header: missing ']'");
     *close = '\0';
@@ -598,10 +618,21 @@ static int parse_line(ld_t *L, char *raw) {
     if (*s == '[') return parse_section(L, s);
     char *eq = strchr(s, '=');
     if (!eq)
-        return ld_fail(L, L->line, HELIOD_EINVAL, "expected KEY = VALUE or [cue|category NAME]");
+        return ld_fail(L, L->line, HELIOD_EINVAL,
+                       "expected KEY = VALUE or [cue|category|music NAME]");
     *eq = '\0';
     char *key = hld_trim(s), *val = hld_trim(eq + 1);
     if (L->in_snap) return snap_key(L, key, val);
+    if (L->cur_mus) {
+        const char *why = NULL;
+        int st = strcmp(key, "state") == 0;
+        if (!st && strcmp(key, "transition") != 0)
+            return ld_fail(L, L->line, HELIOD_EINVAL,
+                           "unknown key '%.64s' in a music section (state or transition)", key);
+        if ((st ? hld_music_add_state : hld_music_add_transition)(&L->cur_mus->def, val, &why))
+            return ld_fail(L, L->line, HELIOD_EINVAL, "music %s: %s", L->cur_mus->def.name, why);
+        return 0;
+    }
     if (!L->cur_cue && !L->cur_cat)
         return ld_fail(L, L->line, HELIOD_EINVAL, "%.64s: outside a [cue] or [category] section",
                        key);
@@ -769,6 +800,28 @@ static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_c
             return ld_fail(L, t->line, HELIOD_ENOMEM, "cue %s: more than %d cues", t->def.name,
                            HLD_MAX_CUES);
     }
+    uint32_t new_mus = 0;
+    for (uint32_t i = 0; i < L->nmus; i++) {
+        hld_music_t *m = L->mus[i];
+        if (m->def.nstates == 0)
+            return ld_fail(L, m->line, HELIOD_EINVAL, "music %s: no state (state = NAME CUE)",
+                           m->def.name);
+        for (uint32_t j = 0; j < m->def.nstates + m->def.ntrans; j++) {
+            const char *cue =
+                j < m->def.nstates ? m->def.cue[j] : m->def.trans[j - m->def.nstates].segment;
+            if (!cue[0]) continue;
+            if (!L->cue_slot[hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, cue, tmp_cue_name_at,
+                                              L->cues)] &&
+                !as_cue(c, as, cue))
+                return ld_fail(L, m->line, HELIOD_ENOSOUND, "music %s: no such cue '%s'",
+                               m->def.name, cue);
+        }
+        const hld_music_t *old = hld_cues_find_music(c, m->def.name);
+        if ((rc = ld_admit(L, as, 0, m->def.name, old ? &old->owner : NULL, m->line))) return rc;
+        if (!old && c->nmusic + ++new_mus > HLD_MAX_MUSIC)
+            return ld_fail(L, m->line, HELIOD_ENOMEM, "music %s: more than %d music sections",
+                           m->def.name, HLD_MAX_MUSIC);
+    }
     *nnew_cues = new_cues;
     *nnew_cats = new_cats;
     *cue_spares = calloc(new_cues ? new_cues : 1, sizeof **cue_spares);
@@ -928,6 +981,18 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
         int r = c->snap_fn(c->snap_user, client, &L->snaps[i], 0, msg, sizeof msg);
         if (r && !rc) rc = ld_fail(L, L->snap_line[i], r, "snapshot %s: %s", L->snaps[i].name, msg);
     }
+    for (uint32_t i = 0; i < L->nmus; i++) {
+        hld_music_t *m = L->mus[i], *old = hld_cues_find_music(c, m->def.name);
+        if (old) {
+            old->def = m->def; /* its owner stays (as a cue's) */
+            if (as && as->own) as->own(as->ctx, 0, &old->owner, 0);
+            continue;
+        }
+        m->owner = 0;
+        if (as && as->own) as->own(as->ctx, 0, &m->owner, 1);
+        c->music[c->nmusic++] = m;
+        L->mus[i] = NULL;
+    }
     if (ncues) *ncues = L->ncues;
     if (ncats) *ncats = L->ncats;
 out:
@@ -949,6 +1014,8 @@ out:
         free(L->cats);
         free(L->snaps);
         free(L->snap_line);
+        for (uint32_t i = 0; i < L->nmus; i++)
+            free(L->mus[i]);
     }
     free(L);
     free(buf);

@@ -140,9 +140,17 @@ void hld_cues_close(hld_cues_t *c) {
     }
     for (uint32_t i = 0; i < c->ncats; i++)
         free(c->cats[i]);
+    for (uint32_t i = 0; i < c->nmusic; i++)
+        free(c->music[i]);
     uint64_t rng = c->rng;
     memset(c, 0, sizeof *c);
     c->rng = rng;
+}
+
+hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name) {
+    for (uint32_t i = 0; i < c->nmusic; i++)
+        if (strcmp(c->music[i]->def.name, name) == 0) return c->music[i];
+    return NULL;
 }
 
 /* ---- orphans and their release ------------------------------------------------------------ */

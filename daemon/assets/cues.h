@@ -25,9 +25,11 @@
 #include <stdint.h>
 
 #include "hl_proto.h"
+#include "music_table.h"
 #include "tempo.h"
 
 #define HLD_MAX_CUES       4096 /* a game's whole cue sheet fits; fixed so indices stay dense */
+#define HLD_MAX_MUSIC      16   /* [music NAME] sections in the daemon, all clients together */
 #define HLD_MAX_CATEGORIES 256  /* groups with a shared limit: a handful per game in practice */
 /* name hash tables (open addressing, never deleted from): twice the caps, powers of two */
 #define HLD_CUE_SLOTS (2 * HLD_MAX_CUES)
@@ -78,7 +80,18 @@ typedef struct {
     int (*snap_fn)(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
                    size_t cap);
     void *snap_user;
+    struct hld_music *music[HLD_MAX_MUSIC]; /* a sheet's [music NAME] sections */
+    uint32_t nmusic;
 } hld_cues_t;
+
+/* A [music NAME] section (music_table.h): its states and transitions. */
+typedef struct hld_music {
+    hld_music_def_t def;
+    uint32_t owner; /* as a cue's */
+    uint32_t line;  /* loader scratch */
+} hld_music_t;
+/* The music called name, or NULL. */
+hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name);
 
 /* Entries defined (live or orphaned, not released): what the caps count. */
 uint32_t hld_cues_count(const hld_cues_t *c);

@@ -414,6 +414,100 @@ static void render_stinger(void **state) {
     assert_int_equal(starts[1], 73000);
 }
 
+/* ---- transitions ([music NAME], MUSIC) ---- */
+
+static void gen_dc(void *user, uint32_t i, float *out, int ch) {
+    (void)i;
+    for (int c = 0; c < ch; c++)
+        out[c] = *(const float *)user;
+}
+
+/* Three tracks of distinct DC levels at 120 BPM 4/4 (8 kHz: a beat is 4000
+ * frames, a bar 16000; bars at 1000 + 16000k from the first track's start).
+ * calm starts at 1000; at 20000 a transition to fight waits for the bar at
+ * 33000 and at 24000 one to boss (bars:2, a cut) replaces it: boss's level
+ * is there from exactly 49000, fight's never; at 60000 boss -> fight with a
+ * 500 ms linear crossfade on the bar at 65000: the level leaves boss's on
+ * that frame, passes their mean half way, reaches fight's after 4000
+ * frames (the levels: 0.125, 0.25, 0.375 x the centre pan's gain); at
+ * 72000 fight -> calm fades fight out over 250 ms from the bar at 81000 and
+ * starts calm whole at 83000. A second render is
+ * byte-identical. */
+static void render_transition(void **state) {
+    (void)state;
+    static const float lv[3] = {0.125f, 0.25f, 0.375f};
+    static const char *const nm[3] = {"calm", "fight", "boss"};
+    char wav[3][300], cues[300], score[300], out[300], out2[300], ev[300];
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "t_%s.wav", nm[k]);
+        path_of(wav[k], sizeof wav[k], name);
+        assert_int_equal(th_write_sound(wav[k], SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE,
+                                        20u * RATE, gen_dc, (void *)&lv[k]),
+                         0);
+    }
+    path_of(cues, sizeof cues, "trans.cues");
+    path_of(score, sizeof score, "trans.txt");
+    path_of(out, sizeof out, "trans_out.wav");
+    path_of(out2, sizeof out2, "trans_out2.wav");
+    path_of(ev, sizeof ev, "trans.ev");
+    FILE *f = fopen(cues, "w");
+    assert_non_null(f);
+    for (int k = 0; k < 3; k++)
+        fprintf(f, "[cue %s_cue]\nsound = t_%s\ntempo = 120 4/4\n", nm[k], nm[k]);
+    fprintf(f, "[music score]\nstate = calm calm_cue\nstate = fight fight_cue\n"
+               "state = boss boss_cue\n"
+               "transition = calm fight bar xfade:500:linear\n"
+               "transition = * boss bars:2 xfade:0\n"
+               "transition = boss fight bar xfade:500:linear\n"
+               "transition = fight calm bar fadeout:250\n");
+    fclose(f);
+    f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load t_calm %s\nload t_fight %s\nload t_boss %s\ncues load %s\n", wav[0], wav[1],
+            wav[2], cues);
+    fprintf(f, "@1000 music score --to calm\n@20000 music score --to fight\n"
+               "@24000 music score --to boss\n@60000 music score --to fight\n"
+               "@72000 music score --to calm\n@90000 end\n");
+    fclose(f);
+    assert_int_equal(render(score, out, ev), 0);
+    assert_int_equal(render(score, out2, ev), 0);
+    assert_true(same_files(out, out2));
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_true(n >= 90000);
+    float a = x[2 * 10000], b = x[2 * 50000], c = x[2 * 75000]; /* each track's level out */
+    assert_true(a > 0.0f && b > a);
+    assert_true(fabsf(b / a - 3.0f) < 1e-3f && fabsf(c / a - 2.0f) < 1e-3f);
+    assert_true(x[2 * 999] == 0.0f && x[2 * 1000] > 0.0f); /* calm from its frame */
+    for (size_t i = 10000; i < 49000; i++)                 /* fight's transition replaced */
+        if (x[2 * i] != a) fail_msg("frame %zu: %g, calm is %g", i, (double)x[2 * i], (double)a);
+    /* boss on its second bar, exactly: whole from that sample (the cut's
+     * old track leaves with the mixer's declick ramp) */
+    assert_true(x[2 * 49000] >= b);
+    for (size_t i = 50000; i < 65000; i++)
+        if (x[2 * i] != b) fail_msg("frame %zu: %g, boss is %g", i, (double)x[2 * i], (double)b);
+    /* the crossfade: leaves boss's level on the bar, monotonic, linear */
+    assert_true(x[2 * 65001] < b);
+    for (size_t i = 65001; i < 69000; i++)
+        assert_true(x[2 * i] <= x[2 * (i - 1)] + 1e-6f);
+    float mid = x[2 * 67000];
+    printf("transition: calm %g boss %g fight %g; crossfade 65000..69000: %g %g %g %g %g\n",
+           (double)a, (double)b, (double)c, (double)x[2 * 65000], (double)x[2 * 66000], (double)mid,
+           (double)x[2 * 68000], (double)x[2 * 69000]);
+    assert_true(fabsf(mid - (b + c) / 2.0f) < 0.02f * b);
+    assert_true(fabsf(x[2 * 69500] - c) < 1e-6f);
+    /* fadeout: fight fades (equal-power: cos(pi/4) half way) from the bar at
+     * 81000 over 250 ms; calm starts whole once it is out, at 83000 */
+    assert_true(x[2 * 80999] == c && x[2 * 81001] < c);
+    assert_true(fabsf(x[2 * 82000] - c * 0.70710678f) < 0.01f * c);
+    assert_true(x[2 * 82999] == 0.0f && x[2 * 83000] == a && x[2 * 89000] == a);
+    free(x);
+}
+
 /* ---- real time ---- */
 
 #define RT_RATE   48000u
@@ -548,6 +642,88 @@ static void realtime_beats(void **state) {
     heliod_close(h);
 }
 
+/* MUSIC over the socket (libheliod heliod_music), hostile inputs: an
+ * unknown music or state and a transition needing a beat map the track
+ * lacks are EINVAL naming the field, the daemon's state unchanged; another
+ * connection has its own instance; a flood of requests while a transition
+ * waits (each replacing the last) starts no voice; a connection drives 4
+ * musics at most (EQUOTA, nothing started). */
+static void hostile_music(void **state) {
+    th_fixture_t *f = *state;
+    char wav[400], cues[400];
+    snprintf(wav, sizeof wav, "%s/hm.wav", f->d.dir);
+    snprintf(cues, sizeof cues, "%s/hm.cues", f->d.dir);
+    assert_int_equal(
+        th_write_sound(wav, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, 48000, 48000, gen_saw, NULL), 0);
+    FILE *fp = fopen(cues, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[cue slow]\nsound = hm\nloop = yes\ntempo = 15 4/4\n"
+                "[cue plain]\nsound = hm\nloop = yes\n"
+                "[music hm]\nstate = a slow\nstate = b slow\nstate = p plain\n"
+                "transition = * a bar xfade:100\ntransition = * b bar xfade:100\n"
+                "transition = * p now fadeout:10\n");
+    for (int i = 0; i < 5; i++)
+        fprintf(fp, "[music m%d]\nstate = s slow\n", i);
+    fclose(fp);
+    struct heliod *h = th_fixture_connect_control(f, "music");
+    assert_int_equal(heliod_load(h, "hm", wav, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(heliod_cues_load(h, cues, NULL, NULL), 0);
+    uint64_t frame = 0;
+    heliod_voice_t v = 0, v2 = 0;
+    assert_int_equal(heliod_music(h, "nosuch", "a", &frame, &v), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "name: no music named nosuch"));
+    assert_int_equal(heliod_music(h, "hm", "nosuch", &frame, &v), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "to: music hm has no state nosuch"));
+    assert_int_equal(heliod_music(h, "hm", "bad name!", &frame, &v), HELIOD_EINVAL);
+    assert_int_equal(heliod_music(h, "hm", "p", &frame, &v), 0); /* no beat map */
+    if (v == 0 || frame == 0)
+        fail_msg("voice %llx frame %llu", (unsigned long long)v, (unsigned long long)frame);
+    assert_int_equal(heliod_music(h, "hm", "a", &frame, &v2), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "beat map"));
+    /* another connection: its own instance, its own track */
+    struct heliod *h2 = th_fixture_connect_control(f, "music2");
+    heliod_voice_t w = 0;
+    assert_int_equal(heliod_music(h2, "hm", "a", &frame, &w), 0);
+    assert_true(w != 0 && w != v);
+    /* 15 BPM: a bar is 16 s; every request replaces the waiting one. Once
+     * the track has started (its first bar, which a request in its own
+     * block would take, is behind), the next bar is 16 s ahead. */
+    uint64_t ws = 0;
+    assert_int_equal(heliod_voice_start_frame(h2, w, &ws), 0);
+    heliod_clock_t ck = {0};
+    for (int i = 0; i < 5000 && ck.frame <= ws + 4096; i++) {
+        assert_int_equal(heliod_clock(h2, &ck), 0);
+        if (ck.frame <= ws + 4096) usleep(1000);
+    }
+    assert_true(ck.frame > ws + 4096);
+    size_t n0 = 0, n1 = 0;
+    heliod_voice_t x0 = 0;
+    heliod_voice_info_t info[16];
+    assert_int_equal(heliod_voices(h2, info, 16, &n0), 0);
+    for (int i = 0; i < 500; i++) {
+        heliod_voice_t x = 1;
+        assert_int_equal(heliod_music(h2, "hm", i % 2 ? "a" : "b", &frame, &x), 0);
+        assert_int_equal(x, 0); /* waits for its bar */
+    }
+    assert_int_equal(heliod_voices(h2, info, 16, &n1), 0);
+    assert_int_equal(n1, n0);
+    /* a connection drives 4 musics at most: the 5th is refused, nothing starts */
+    for (int i = 0; i < 3; i++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "m%d", i);
+        assert_int_equal(heliod_music(h2, nm, "s", &frame, &x0), 0);
+        assert_true(x0 != 0);
+    }
+    assert_int_equal(heliod_voices(h2, info, 16, &n0), 0);
+    assert_int_equal(heliod_music(h2, "m3", "s", &frame, &x0), HELIOD_EQUOTA);
+    assert_non_null(strstr(heliod_last_error(h2), "4 musics"));
+    assert_int_equal(heliod_voices(h2, info, 16, &n1), 0);
+    assert_int_equal(n1, n0);
+    assert_int_equal(heliod_music(h, "m3", "s", &frame, &x0), 0); /* another connection's own */
+    heliod_close(h2);
+    heliod_close(h);
+}
+
 static int setup(void **state) {
     (void)state;
     snprintf(g_dir, sizeof g_dir, "/tmp/heliod-music-XXXXXX");
@@ -565,7 +741,8 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(render_map),        cmocka_unit_test(render_markers),
         cmocka_unit_test(render_pitch_seek), cmocka_unit_test(render_stinger),
-        TH_TEST(realtime_beats, rt_setup),
+        cmocka_unit_test(render_transition), TH_TEST(realtime_beats, rt_setup),
+        TH_TEST(hostile_music, rt_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

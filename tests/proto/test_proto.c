@@ -957,12 +957,12 @@ static void test_time_codec(void **state) {
     }
     assert_int_equal(HL_FLAG_AT, 0x0002);
     assert_int_equal(HL_FLAG_MASK, 0x0003);
-    static const uint16_t sched[] = {HL_OP_PLAY,     HL_OP_STOP,  HL_OP_SET,     HL_OP_BUS,
-                                     HL_OP_LISTENER, HL_OP_PARAM, HL_OP_SNAPSHOT};
+    static const uint16_t sched[] = {HL_OP_PLAY,     HL_OP_STOP,  HL_OP_SET,      HL_OP_BUS,
+                                     HL_OP_LISTENER, HL_OP_PARAM, HL_OP_SNAPSHOT, HL_OP_MUSIC};
     int n_sched = 0;
     for (uint32_t op = 0; op < 256; op++)
         n_sched += hl_op_schedulable((uint16_t)op);
-    assert_int_equal(n_sched, 7);
+    assert_int_equal(n_sched, 8);
     for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++)
         assert_true(hl_op_schedulable(sched[i]));
     assert_string_equal(hl_op_name(HL_OP_CLOCK), "clock");

@@ -334,6 +334,22 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(self.errname(c.play, "bad"), "ENOSOUND")
             self.assertEqual(self.errname(c.cue_define, "bad", "t1", bus="nobus"), "ENOBUS")
             self.assertGreater(c.ping(), 0)
+            # adaptive music: a [music NAME] section, its first state, a
+            # transition waiting for its bar (120 BPM: within 2 s), refusals
+            with open(sheet, "w") as f:
+                f.write("[cue song]\nsound = t1\nloop = yes\ntempo = 120 4/4\n"
+                        "[music score]\nstate = a song\nstate = b song\n"
+                        "transition = a b bar xfade:50\n")
+            c.cues_load(sheet)
+            first = c.music("score", "a")
+            self.assertNotEqual(first["voice"], 0)
+            nxt = c.music("score", "b")
+            self.assertEqual(nxt["voice"], 0)
+            self.assertGreaterEqual(nxt["frame"], first["frame"])  # its next bar: maybe its first
+            self.assertLessEqual(nxt["frame"] - first["frame"], 2 * c.info["rate"] + 4096)
+            self.assertEqual(self.errname(c.music, "score", "nostate"), "EINVAL")
+            self.assertEqual(self.errname(c.music, "nomusic", "a"), "EINVAL")
+            self.assertEqual(self.errname(c.music, "score", "bad name"), "ENAME")
 
     def test_game_parameters(self):
         with heliod.Client(self.d.sock) as c:

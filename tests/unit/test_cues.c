@@ -921,6 +921,63 @@ static void test_ini_errors(void **state) {
 }
 
 /* `tempo` and `tempo-change`: the map, beat positions, and refusals naming the key */
+/* [music NAME] sections: states and transitions reach the table; a cue
+ * that does not exist, a state-less section, a bad line and a duplicate
+ * refuse the whole sheet (nothing applied); a redefinition replaces. */
+static void test_ini_music(void **state) {
+    ini_fx_t *f = *state;
+    char err[256] = "";
+    uint32_t nc = 0, ng = 0;
+    write_file(f->path, "[cue calm]\nsound = a\n[cue fight]\nsound = b\n[cue riser]\nsound = c\n"
+                        "[music score]\nstate = explore calm\nstate = combat fight\n"
+                        "transition = explore combat bar xfade:500:linear\n"
+                        "transition = * explore bars:2 segment:riser:100 tail\n");
+    assert_int_equal(hld_cues_load_file(f->c, f->path, &nc, &ng, err, sizeof err), 0);
+    hld_music_t *m = hld_cues_find_music(f->c, "score");
+    assert_non_null(m);
+    assert_int_equal(m->def.nstates, 2);
+    assert_string_equal(m->def.cue[1], "fight");
+    assert_int_equal(m->def.ntrans, 2);
+    assert_int_equal(hld_music_find(&m->def, 0, 1)->when, HLD_MW_BAR);
+    static const struct {
+        const char *text, *why;
+        int rc;
+    } bad[] = {
+        {"[music x]\nstate = a nosuchcue\n", "no such cue 'nosuchcue'", HELIOD_ENOSOUND},
+        {"[music x]\nstate = a calm\ntransition = a a bar segment:nope\n", "no such cue 'nope'",
+         HELIOD_ENOSOUND},
+        {"[music x]\n", "no state", HELIOD_EINVAL},
+        {"[music x]\nstate = a calm\ntransition = a b bar xfade:1\n", "TO: no such state",
+         HELIOD_EINVAL},
+        {"[music x]\nstate = a calm\ngain = 3\n", "unknown key 'gain' in a music section",
+         HELIOD_EINVAL},
+        {"[music x]\nstate = a calm\n[music x]\nstate = a calm\n", "already defined",
+         HELIOD_EINVAL},
+        {"[musik x]\n", "cue, category, snapshot or music", HELIOD_EINVAL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_file(f->path, bad[i].text);
+        err[0] = '\0';
+        assert_int_equal(hld_cues_load_file(f->c, f->path, &nc, &ng, err, sizeof err), bad[i].rc);
+        assert_non_null(strstr(err, bad[i].why));
+        assert_null(hld_cues_find_music(f->c, "x"));
+    }
+    write_file(f->path, "[music score]\nstate = only calm\n");
+    assert_int_equal(hld_cues_load_file(f->c, f->path, &nc, &ng, err, sizeof err), 0);
+    assert_ptr_equal(hld_cues_find_music(f->c, "score"), m); /* replaced in place */
+    assert_int_equal(m->def.nstates, 1);
+    assert_int_equal(m->def.ntrans, 0);
+    /* a flood of sections stops at the cap, nothing applied */
+    char big[4096];
+    size_t n = 0;
+    for (int i = 0; i < HLD_MAX_MUSIC + 1; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "[music m%d]\nstate = s calm\n", i);
+    write_file(f->path, big);
+    assert_int_equal(hld_cues_load_file(f->c, f->path, &nc, &ng, err, sizeof err), HELIOD_ENOMEM);
+    assert_null(hld_cues_find_music(f->c, "m0"));
+    assert_int_equal(f->c->nmusic, 1);
+}
+
 static void test_ini_tempo(void **state) {
     ini_fx_t *f = *state;
     char err[256];
@@ -1091,6 +1148,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_ini_good, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_errors, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_tempo, ini_setup, ini_teardown),
+        cmocka_unit_test_setup_teardown(test_ini_music, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_caps, ini_setup, ini_teardown),
         cmocka_unit_test_setup_teardown(test_ini_fifo_and_missing, ini_setup, ini_teardown),
     };

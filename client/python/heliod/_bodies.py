@@ -593,6 +593,14 @@ def get_clock(r):
     return get(r, "clock")
 
 
+def enc_music(music, to):
+    return encode("music_req", name=name(music, "music"), to=name(to, "state"))
+
+
+def dec_music(r):
+    return decode(r, "music_reply")
+
+
 def dec_clock(r):
     return decode(r, "clock")
 

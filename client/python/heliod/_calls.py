@@ -440,6 +440,18 @@ class _Calls:
         "loaded"), bytes and distance (from the listener at the last tick)."""
         return self._call("zones", b"", B.lister(B.get_zone_info))
 
+    # ---- adaptive music ----------------------------------------------------------------------
+
+    def music(self, name, to, at=None):
+        """A cue sheet's [music NAME] goes to state `to` (protocol 1.1): the
+        first call starts its cue, later ones follow its transition table on
+        the playing track's beat map; a call while a transition waits
+        replaces it. Returns {"frame": the new track's start frame, "voice":
+        its voice, 0 while the transition waits}."""
+        if self.info.get("minor", 0) < 1:
+            raise HeliodError(-2, "music: the daemon speaks protocol 1.0")
+        return self._call("music", B.enc_music(name, to), B.dec_music, at=at)
+
     # ---- time ----------------------------------------------------------------------------------
 
     def clock(self):

@@ -20,8 +20,8 @@ from .stream import open_stream, open_stream_async, send_with_fd, send_with_fd_a
 
 def _bundle_check(name):
     if name not in SCHEDULABLE and name != "bundle_end":
-        raise HeliodError(EINVAL, "%s inside a bundle: a bundle holds play, stop, set, bus "
-                          "and listener requests only" % name)
+        raise HeliodError(EINVAL, "%s inside a bundle: a bundle holds play, stop, set, bus, "
+                          "listener and music requests only" % name)
 
 
 class Pending:

@@ -438,6 +438,14 @@ MESSAGES = {
         ("dist", "F32N", 8, None, 0, 0x0101),
         ("gain_db", "F32N", 8, None, 0, 0x0101),
     ),
+    "music_req": (  # MUSIC
+        ("name", "STR", 63, None, 0, 0x0100),
+        ("to", "STR", 63, None, 0, 0x0100),
+    ),
+    "music_reply": (  # MUSIC_REPLY
+        ("frame", "U64", 0, None, 0, 0x0100),
+        ("voice", "U64", 0, None, 0, 0x0100),
+    ),
     "capture": (  # CAPTURE
         ("action", "ENUM8", 1, None, 0, 0x0100),
         ("flags", "FLAGS32", 1, None, 0, 0x0100),

@@ -27,10 +27,11 @@ OP = {"hello": 1, "ping": 2, "load": 3, "unload": 4, "sounds": 5, "play": 6, "st
       "duck": 26, "ducks": 27, "rzone": 28, "rzones": 29, "bank": 30, "banks": 31,
       "zone": 32, "zones": 33, "load_data": 34, "load_fd": 35, "clock": 40, "bundle_begin": 41,
       "bundle_end": 42, "stream": 43, "param_def": 50, "param": 51, "params": 52,
-      "bind": 53, "snapshot": 55, "snapshots": 56, "cone": 57, "atten": 58}
+      "bind": 53, "snapshot": 55, "snapshots": 56, "cone": 57, "atten": 58,
+      "music": 63}
 OP_REPLY, OP_EVENT = 128, 129
 # the requests HL_FLAG_AT schedules and a bundle may hold (hl_op_schedulable)
-SCHEDULABLE = frozenset(("play", "stop", "set", "bus", "listener", "param", "snapshot"))
+SCHEDULABLE = frozenset(("play", "stop", "set", "bus", "listener", "param", "snapshot", "music"))
 
 # proto/defs/heliod_errors.h
 ERRORS = {-1: "EPROTO", -2: "EVERSION", -3: "EBADOP", -4: "EINVAL", -5: "ENOSOUND",

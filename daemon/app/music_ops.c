@@ -1,0 +1,200 @@
+/*
+ * music_ops.c - MUSIC (1.1): a connection's [music NAME] (a cue sheet's
+ * states and transition table, music_table.h) goes to a state.
+ *
+ * Each connection has its own instance of a music (at most
+ * HLD_MUSIC_PER_CONN per connection, HLD_MUSIC_INSTANCES in the daemon): the state playing and its
+ * track's voice. The first MUSIC starts the state's cue at once (at the request's frame with
+ * HL_FLAG_AT). A later one looks up the transition from the current state (an exact FROM line, else
+ * `*`; none: a cut, now) and finds its WHEN frame on the current track's beat map
+ * (hld_vm_next_beat: the next beat, bar or N-th bar at or after the request's frame). The
+ * transition then waits in the instance; once its frame is within a few periods
+ * (HLD_MUSIC_AHEAD_PERIODS) the poll tick schedules it (hl_mixer_at): the old
+ * track's fade-out and the new track's start (crossfade: with a fade-in of
+ * the same length; fadeout: once the fade-out ends) on their exact frames.
+ * A MUSIC arriving while one waits replaces it (the last request wins, from
+ * the state still playing); once scheduled it is the state playing, and a
+ * next MUSIC goes from it. The new track is a play of the client's, charged
+ * to its quotas as any PLAY before anything is allocated; a refusal then
+ * comes as an ERROR event (op MUSIC). The instance goes with its
+ * connection.
+ */
+#include <stdio.h>
+
+#include "conn.h"
+#include "dispatch_int.h"
+#include "engine.h"
+#include "vm.h"
+
+#define HLD_MUSIC_AHEAD_PERIODS 4 /* a waiting transition is scheduled this many periods ahead */
+#define HLD_MUSIC_PER_CONN      4 /* instances of one connection (of the daemon's 32) */
+
+/* in's slot for conn's instance of mu (make: a new one if none), or NULL
+ * (*full: the connection has HLD_MUSIC_PER_CONN already). */
+static hld_music_inst_t *inst_of(hld_daemon_t *d, uint32_t conn, const hld_music_t *mu, int make,
+                                 int *full) {
+    hld_music_inst_t *free_slot = NULL;
+    int mine = 0;
+    for (int i = 0; i < HLD_MUSIC_INSTANCES; i++) {
+        hld_music_inst_t *in = &d->music_in[i];
+        if (in->conn == conn && in->mu == mu) return in;
+        if (in->conn == conn) mine++;
+        if (!in->conn && !free_slot) free_slot = in;
+    }
+    *full = mine >= HLD_MUSIC_PER_CONN;
+    if (!make || !free_slot || *full) return NULL;
+    *free_slot = (hld_music_inst_t){.conn = conn, .mu = mu, .state = -1};
+    return free_slot;
+}
+
+/* Plays state `to`'s cue for in's connection at frame `at`: with a fade-in
+ * of fade_in frames (a transition's, over the cue's own), or the cue's
+ * own (fade_in < 0: the first track). */
+static int start_track(hld_req_t *q, hld_music_inst_t *in, int to, uint64_t at, int64_t fade_in) {
+    hld_daemon_t *d = q->c->d;
+    hl_mixer_t *mx = d->engine.mixer;
+    hl_play_t p;
+    hl_play_init(&p);
+    snprintf(p.sound, sizeof p.sound, "%s", in->mu->def.cue[to]);
+    if (fade_in >= 0) {
+        p.fade_in_ms = (float)((double)fade_in * 1000.0 / d->engine.rate);
+        p.over |= HL_OVER_FADE_IN;
+    }
+    uint64_t saved = hl_mixer_at_frame(mx), voice = 0;
+    hl_mixer_at(mx, at);
+    hld_voice_play_music(q, &p, &voice);
+    hl_mixer_at(mx, saved);
+    if (!voice) return -1;
+    in->voice = voice;
+    in->state = to;
+    return 0;
+}
+
+/* Schedules in's waiting transition (the poll tick, or the request). */
+static void commit(hld_daemon_t *d, hld_music_inst_t *in) {
+    hld_conn_t *c = hld_conn_find(&d->net, in->conn);
+    in->pending = 0;
+    if (!c) return;
+    hl_mixer_t *mx = d->engine.mixer;
+    hl_frame_hdr_t h = {.op = HL_OP_MUSIC, .flags = HL_FLAG_NOREPLY};
+    hld_req_t q = {.c = c, .h = &h};
+    hld_music_plan_t p;
+    hld_music_plan(&in->t, in->at, d->engine.rate, 0, &p);
+    hld_sched_ctx_t s;
+    hld_sched_begin(c, &s);
+    uint64_t old = in->voice;
+    if (start_track(&q, in, in->to, p.new_start, p.new_fade_in) == 0 && old &&
+        p.old_stop != UINT64_MAX) {
+        uint64_t saved = hl_mixer_at_frame(mx);
+        hl_mixer_at(mx, p.old_stop);
+        if (hld_vm_stop(d->vm, old, p.old_fade, p.curve, HL_END_STOPPED, hld_now_ns()) ==
+            HELIOD_EBUSY)
+            d->n.cmds_busy++;
+        hl_mixer_at(mx, saved);
+    }
+    hld_sched_end(c, &s);
+}
+
+static uint64_t ahead(const hld_daemon_t *d) {
+    return (uint64_t)d->engine.period * HLD_MUSIC_AHEAD_PERIODS;
+}
+
+void hld_music_trans_tick(hld_daemon_t *d) {
+    hl_mixer_t *mx = d->engine.mixer;
+    if (!mx) return;
+    uint64_t now = hl_mixer_frames(mx);
+    for (int i = 0; i < HLD_MUSIC_INSTANCES; i++) {
+        hld_music_inst_t *in = &d->music_in[i];
+        if (!in->conn) continue;
+        if (!hld_conn_find(&d->net, in->conn)) { /* its connection closed */
+            *in = (hld_music_inst_t){0};
+            continue;
+        }
+        if (in->pending && in->at < now + ahead(d)) commit(d, in);
+    }
+}
+
+static void reply_music(hld_req_t *q, uint64_t frame, uint64_t voice) {
+    if (q->h->flags & HL_FLAG_NOREPLY) return;
+    hl_music_reply_t r = {.frame = frame, .voice = voice};
+    hld_reply_begin(q);
+    hl_put_music_reply(&q->w, &r);
+    hld_reply_end(q);
+}
+
+/* The WHEN frame of t on voice's beat map, at or after `after`. */
+static int when_frame(hld_req_t *q, const hld_music_trans_t *t, uint64_t voice, uint64_t after,
+                      uint64_t *at) {
+    hld_daemon_t *d = q->c->d;
+    *at = after;
+    if (t->when == HLD_MW_NOW) return 0;
+    if (t->when == HLD_MW_MARKER || t->when == HLD_MW_END || t->how == HLD_MH_SEGMENT)
+        return hld_fail(q, HELIOD_EINVAL,
+                        "to: this transition's `marker`, `end` or `segment` is not supported "
+                        "yet (now, beat, bar, bars:N with xfade or fadeout are)"),
+               -1;
+    uint32_t n = t->when == HLD_MW_BARS ? t->bars : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc =
+            hld_vm_next_beat(d->vm, voice, i ? *at + 1 : after, t->when != HLD_MW_BEAT, at, NULL);
+        if (rc < 0)
+            return hld_fail(q, rc == HELIOD_ENOVOICE ? HELIOD_EINVAL : rc,
+                            "to: the current track has no beat map (tempo), is paused, or ends "
+                            "before the transition's beat or bar"),
+                   -1;
+    }
+    return 0;
+}
+
+int hld_op_music(hld_req_t *q) {
+    hl_music_req_t m;
+    hl_get_music_req(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (q->c->minor < 1)
+        return hld_fail(q, HELIOD_EVERSION, "music: a protocol 1.1 request (say minor 1 in HELLO)");
+    const char *why = NULL;
+    if (hl_check_music_req(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
+    hld_daemon_t *d = q->c->d;
+    char msg[HL_MAX_MSG + 1];
+    hld_music_t *mu = hld_cues_find_music(&d->cues, m.name);
+    if (!mu || hld_ns_rank(q->c, mu->owner) == 0) {
+        snprintf(msg, sizeof msg, "name: no music named %s (a cue sheet's [music %s])", m.name,
+                 m.name);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    int to = hld_music_state(&mu->def, m.to);
+    if (to < 0) {
+        snprintf(msg, sizeof msg, "to: music %s has no state %s", m.name, m.to);
+        return hld_fail(q, HELIOD_EINVAL, msg);
+    }
+    int full = 0;
+    hld_music_inst_t *in = inst_of(d, q->c->id, mu, 1, &full);
+    if (!in && full)
+        return hld_fail(q, HELIOD_EQUOTA, "music: this connection plays 4 musics already");
+    if (!in)
+        return hld_fail(q, HELIOD_ENOMEM, "music: 32 music instances play in the daemon already");
+    uint64_t after = hl_mixer_effect_frame(d->engine.mixer);
+    if (in->state >= (int)mu->def.nstates || !in->voice || !hld_vm_get(d->vm, in->voice)) {
+        in->pending = 0; /* nothing plays: start it now */
+        if (start_track(q, in, to, after, -1) != 0) {
+            if (!in->voice) *in = (hld_music_inst_t){0};
+            return 0; /* refused, replied */
+        }
+        reply_music(q, after, in->voice);
+        return 0;
+    }
+    const hld_music_trans_t *t = hld_music_find(&mu->def, in->state, to);
+    hld_music_trans_t cut = {.from = -1, .to = to, .when = HLD_MW_NOW, .how = HLD_MH_XFADE};
+    if (!t) t = &cut;
+    uint64_t at;
+    if (when_frame(q, t, in->voice, after, &at) != 0) return 0;
+    in->t = *t;
+    in->to = to;
+    in->at = at;
+    in->pending = 1; /* replaces a waiting one */
+    hld_music_plan_t p;
+    hld_music_plan(t, at, d->engine.rate, 0, &p);
+    reply_music(q, p.new_start, 0);
+    if (at < hl_mixer_frames(d->engine.mixer) + ahead(d)) commit(d, in);
+    return 0;
+}
