@@ -60,6 +60,9 @@ static void test_capture_records(void **state) {
     heliod_voice_t v = 0;
     assert_int_equal(heliod_play(a, "tone", &p, &v, NULL), 0);
     assert_int_equal(heliod_ping(a, NULL), 0); /* read-only: not captured */
+    heliod_snapshot_info_t si[4];
+    size_t nsi = 0;
+    assert_int_equal(heliod_snapshots(a, si, 4, &nsi), 0); /* read-only: not captured */
     heliod_voice_t w = 0;
     assert_true(heliod_play(b, "no_such_sound", &p, &w, NULL) < 0); /* captured, failed */
     heliod_listener_t l = {0};
@@ -128,7 +131,7 @@ static void test_capture_records(void **state) {
     assert_int_equal(trailer, 1);
     assert_int_equal(sounds, 1);
     /* the harness's hello (its ping is not captured), then the two clients'
-     * hellos, load, play, play (failed), listener, stop; no ping, no stats */
+     * hellos, load, play, play (failed), listener, stop; no ping, snapshots, stats */
     static const uint16_t want[] = {HL_OP_HELLO, HL_OP_HELLO, HL_OP_HELLO,    HL_OP_LOAD,
                                     HL_OP_PLAY,  HL_OP_PLAY,  HL_OP_LISTENER, HL_OP_STOP};
     assert_int_equal(nreq, 8);
