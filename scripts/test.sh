@@ -13,7 +13,7 @@
 # Usage: scripts/test.sh            (from anywhere inside the checkout)
 # Knobs: SANITIZE=0 skips the ASan pass, TSAN=0 the TSan pass; BUILD_DIR
 # (default build; the sanitizer builds go to BUILD_DIR-asan and BUILD_DIR-tsan);
-# JOBS, tests run at once (default 4: most wait on the engine's real-time
+# JOBS, tests run at once (default 5: most wait on the engine's real-time
 # clock, not the CPU; those that must run alone say so to meson).
 # A failing run does not stop the others; the exit status is 1 if any failed.
 set -euo pipefail
@@ -22,7 +22,7 @@ cd "$top"
 bash scripts/deps.sh
 
 BUILD_DIR="${BUILD_DIR:-build}"
-JOBS="${JOBS:-4}"
+JOBS="${JOBS:-5}"
 passed=0 failed=0 skipped=0 errors=0
 # Adds one meson test run's results (from its testlog.json) to the totals.
 count() {
