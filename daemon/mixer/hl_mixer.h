@@ -334,6 +334,10 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_FILTER 0x400u
 #define HL_MIX_SET_SENDS  0x800u
 #define HL_MIX_SET_CONE   0x1000u
+/* HL_MIX_SET_FSTEP, with HL_MIX_SET_FILTER: the cutoffs glide in steps of
+ * HL_FX_GRID frames with designs shared between voices (hl_vfilter_glide_rt
+ * stepped): the cheap glide for many voices moving alike (game parameters). */
+#define HL_MIX_SET_FSTEP 0x4000u
 #define HL_MIX_SET_CURVE                                                                           \
     0x2000u /* curve_n, curve_d, curve_db (hl_voice_params_t) */ /* cone_dir,                      \
                                                                     cone_inner/outer/outer_gain:   \

@@ -406,6 +406,7 @@ struct hl_mixer {
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
     uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
+    hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
     _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];

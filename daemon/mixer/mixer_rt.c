@@ -412,6 +412,17 @@ static __attribute__((noinline)) int fast_ramped(hl_mixer_t *m, hl_rt_voice_t *v
     return 1;
 }
 
+/* r / l of a ramping gain pair whose two ramps keep one ratio over this
+ * block (a gain ramp at a steady pan), else -1. */
+static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
+    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
+    const float l0 = v->gl.cur, r0 = v->gr.cur;
+    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
+    if (!(l0 > 0.0f && l1 > 0.0f && r0 >= 0.0f && r1 >= 0.0f)) return -1.0f;
+    const float k = r0 / l0;
+    return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
+}
+
 /* process_fast for a steady 2D voice whose gain pair ramps (f.ramp): the
  * same bounds, then fast_ramped; kept out of line so that the settled
  * voices' path stays as it was. */
@@ -440,12 +451,14 @@ static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast
         memset(acc_l, 0, n * sizeof(float));
         memset(acc_r, 0, n * sizeof(float));
     }
-    if (!fast_ramped(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, c, n)) return 0;
+    hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
+    const float k = f->post ? pair_ratio(v, n) : -1.0f; /* before the ramps move */
+    if (!fast_ramped(m, v, acc_l, acc_r, c, n)) return 0;
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;
     *buses |= 1u << f->bus;
     m->bus[f->bus].voices++;
-    if (f->post) hl_voice_post_rt(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, n, buses);
+    if (f->post) hl_voice_post_scaled_rt(m, v, acc_l, acc_r, n, k, buses);
     return 1;
 }
 

@@ -55,6 +55,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->hrtf = (p->flags & HL_MIX_3D) && m->hrtf;
     if (v->hrtf) hl_hrtf_voice_reset_rt(&m->hrtf_v[c->slot]);
     hl_vfilter_init_rt(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
+    v->vf.cache = &m->vf_cache;
     v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++) {
         v->send[i].cur = v->send[i].target = p->send_gain[i];
@@ -158,7 +159,8 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
      * whose gain, pan, filter, occlusion or sends change stays steady: the
      * steady path ramps its gain pair per sample (f.ramp) and its post stage
      * glides the rest, as the full path would */
-    const uint32_t soft = HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_FILTER | HL_MIX_SET_SENDS;
+    const uint32_t soft =
+        HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP | HL_MIX_SET_SENDS;
     const int keep =
         !m->no_fast_ramp && v->f.steady && !(v->flags & HL_MIX_3D) && !(s->mask & ~soft);
     v->f.steady = 0;
@@ -209,7 +211,7 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         hl_voice_fade_start_rt(v, 1, len, HL_FADE_LINEAR);
     }
     if (s->mask & HL_MIX_SET_FILTER) {
-        hl_vfilter_set_rt(&v->vf, s->lp_hz, s->hp_hz, len);
+        hl_vfilter_glide_rt(&v->vf, s->lp_hz, s->hp_hz, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
         v->occ.cur = ramp_after(&v->occ, 0);
         ramp_set(&v->occ, s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f, len);
     }

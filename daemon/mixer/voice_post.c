@@ -134,6 +134,11 @@ static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32
  * and its sends (each send's level ramped per frame). */
 void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                       uint32_t *buses) {
+    hl_voice_post_scaled_rt(m, v, l, r, n, -1.0f, buses);
+}
+
+void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                             float k, uint32_t *buses) {
     if (v->hrtf) {
         float *el = m->hbuf[0], *er = m->hbuf[1];
         memset(el, 0, n * sizeof(float));
@@ -146,8 +151,16 @@ void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint3
         m->hrtf_mixed++;
     }
     if (hl_vfilter_active(&v->vf)) {
-        float *ch[2] = {l, r};
-        hl_vfilter_process_rt(&v->vf, ch, 2, n);
+        if (k >= 0.0f && !v->hrtf && hl_vfilter_mono_ok(&v->vf, 1.0f, k)) {
+            /* r = k l: the filter is linear, so it runs on l alone (its
+             * states k apart, as mono_ok checked) and r follows */
+            hl_vfilter_process_mono_rt(&v->vf, l, l, n, 1.0f, k);
+            for (uint32_t t = 0; t < n; t++)
+                r[t] = k * l[t];
+        } else {
+            float *ch[2] = {l, r};
+            hl_vfilter_process_rt(&v->vf, ch, 2, n);
+        }
     }
     post_mix(m, v, l, r, n, buses);
     v->post = hl_voice_post_needed_rt(v);

@@ -120,7 +120,7 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
         s.pitch = pitch_of(v->pv.base_pitch, pc.cents);
     }
     if (pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz || pc.occ != o->occ) {
-        s.mask |= HL_MIX_SET_FILTER;
+        s.mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP; /* every voice of the cue alike */
         hld_vm_post_map((float)vm->cfg.rate, v->post_user, &pc, &s.lp_hz, &s.hp_hz, &s.occ_db);
     }
     for (int i = 0; i < HL_VOICE_SENDS; i++)
