@@ -44,7 +44,7 @@ int hld_op_param_def(hld_req_t *q) {
         char msg[HL_MAX_MSG + 1];
         int rc = q->c->cl ? hld_client_check_obj(q->c->cl, HLD_QUOTA_PARAMS, msg, sizeof msg) : 0;
         if (rc) return hld_fail(q, rc, msg);
-        if (P->n >= HLD_MAX_PARAMS) {
+        if (!hld_params_room(P)) {
             snprintf(msg, sizeof msg, "parameters: the daemon holds its most (%d)", HLD_MAX_PARAMS);
             return hld_fail(q, HELIOD_ENOMEM, msg);
         }

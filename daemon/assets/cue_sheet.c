@@ -727,7 +727,7 @@ static int ld_check_params(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as
         tmp_param_t *t = &L->params[i];
         const hld_param_t *old = as_param(c, as, t->def.name);
         if ((rc = ld_admit(L, as, 2, t->def.name, old ? &old->owner : NULL, t->line))) return rc;
-        if (!old && c->params->n + ++new_params > HLD_MAX_PARAMS)
+        if (!old && ++new_params > hld_params_room(c->params))
             return ld_fail(L, t->line, HELIOD_ENOMEM, "parameter %s: more than %d parameters",
                            t->def.name, HLD_MAX_PARAMS);
     }
