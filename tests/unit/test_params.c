@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cues.h"
+#include "hld_limits.h"
 #include "params.h"
 
 static hld_curve_t curve3(void) {
@@ -368,15 +369,61 @@ static void test_sheet(void **state) {
     hld_cues_close(&c);
 }
 
+/* A gone process's parameters (owner HLD_OWNER_GONE) are released once
+ * nothing holds their index: a named cue's binding or a scheduled PARAM
+ * keeps one; a released one loses its name and scoped values, and the next
+ * definition takes its index. */
+static void test_release(void **state) {
+    (void)state;
+    hld_cues_t c;
+    hld_params_t P;
+    hld_cues_init(&c, 1);
+    assert_int_equal(hld_params_init(&P), 0);
+    c.params = &P;
+    char err[256];
+    assert_int_equal(load(&c,
+                          "[parameter a] 0 1 0 0\n[parameter b] 0 1 0 0\n[parameter c] 0 1 0 0\n"
+                          "[cue x]\nsound = s\nbind = a gain 0:0 1:-6\n",
+                          err, sizeof err),
+                     0);
+    hld_param_t *a = hld_params_find(&P, "a"), *b = hld_params_find(&P, "b");
+    hld_param_t *cp = hld_params_find(&P, "c");
+    assert_int_equal(hld_params_set(&P, b, HL_PSCOPE_VOICE, 5, NULL, 0.5f, 7), 0);
+    hl_param_t m = {.scope = HL_PSCOPE_GLOBAL, .value = 1.0f};
+    assert_int_equal(hld_params_schedule(&P, 1000, &m, cp->index, 0, 7), 0);
+    assert_int_equal(hld_params_release(&P, &c), 0); /* nobody's gone yet */
+    a->owner = b->owner = cp->owner = HLD_OWNER_GONE;
+    const uint32_t bi = b->index;
+    assert_int_equal(hld_params_release(&P, &c), 2); /* a: cue x binds it; c: scheduled */
+    assert_null(hld_params_find(&P, "b"));
+    assert_int_equal(P.nent, 0);
+    assert_int_equal(P.npfree, 1);
+    assert_int_equal(hld_params_room(&P), HLD_MAX_PARAMS - 2);
+    hl_param_def_t d = {.name = "d", .min = 0, .max = 1};
+    hld_param_t *dp = NULL;
+    assert_int_equal(hld_params_define(&P, &d, NULL, 3, &dp), 0);
+    assert_int_equal(dp->index, bi); /* b's index again */
+    assert_ptr_equal(hld_params_find(&P, "d"), dp);
+    assert_int_equal(P.n, 3);
+    /* the cue goes (no voice), the schedule comes due: both released */
+    assert_int_equal(hld_cues_orphan(&c, 0), 1);
+    uint8_t none[HLD_MAX_CUES] = {0}, nocat[HLD_MAX_CATEGORIES] = {0};
+    assert_int_equal(hld_cues_release(&c, none, nocat), 0);
+    hld_params_due(&P, 1000);
+    assert_int_equal(hld_params_release(&P, &c), 0);
+    assert_int_equal(P.npfree, 2);
+    assert_null(hld_params_find(&P, "a"));
+    assert_ptr_equal(hld_params_find(&P, "d"), dp);
+    hld_cues_close(&c);
+    hld_params_close(&P);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_curve_linear),
-        cmocka_unit_test(test_curve_shapes),
-        cmocka_unit_test(test_switch_and_blend),
-        cmocka_unit_test(test_seek_and_scopes),
-        cmocka_unit_test(test_scheduled),
-        cmocka_unit_test(test_bind_validation),
-        cmocka_unit_test(test_sheet),
+        cmocka_unit_test(test_release),         cmocka_unit_test(test_curve_linear),
+        cmocka_unit_test(test_curve_shapes),    cmocka_unit_test(test_switch_and_blend),
+        cmocka_unit_test(test_seek_and_scopes), cmocka_unit_test(test_scheduled),
+        cmocka_unit_test(test_bind_validation), cmocka_unit_test(test_sheet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
