@@ -186,12 +186,14 @@ static const cmd_desc_t cmds[] = {
      "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
     {"cone", CTL_CONE, HL_OP_CONE,
      "cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]\n"
-     "     [--outer-gain X]\n"
+     "     [--outer-gain X] [--outer-lp HZ]\n"
      "cone VOICE|--emitter NAME|--cue NAME --off\n"
      "  A sound cone, as OpenAL 1.1 defines it: the source points along --dir; a\n"
      "  listener within the inner cone (full width, degrees, default 360) hears it\n"
      "  at full gain, beyond the outer cone (default 360) at --outer-gain (linear,\n"
      "  0..1, default 0), and in between the gain goes linearly with the angle.\n"
+     "  --outer-lp HZ also low-passes it beyond the outer cone (0 = none, the\n"
+     "  default), the cutoff moving between the cones with the gain.\n"
      "  On a voice now; on an emitter's voices now and later; on a cue's voices\n"
      "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
      "  protocol 1.1.\n"},

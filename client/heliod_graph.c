@@ -213,6 +213,11 @@ int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_
 
 int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
                 float inner_deg, float outer_deg, float outer_gain) {
+    return heliod_cone_lp(h, target, voice, name, dir, inner_deg, outer_deg, outer_gain, 0.0f);
+}
+
+int heliod_cone_lp(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                   float inner_deg, float outer_deg, float outer_gain, float outer_lp_hz) {
     hl_cone_t m;
     hl_cone_init(&m);
     if (target < HL_CONE_VOICE || target > HL_CONE_CUE || !dir)
@@ -226,6 +231,7 @@ int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const
     m.inner_deg = inner_deg;
     m.outer_deg = outer_deg;
     m.outer_gain = outer_gain;
+    m.outer_lp_hz = outer_lp_hz;
     const char *why = NULL;
     if (hl_validate_cone(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     hl_wbuf_t w;

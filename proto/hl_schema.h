@@ -540,7 +540,8 @@
     X(VEC3,  dir,        0,           COORD3,  COORD,    "dir: must be finite and within 1e6",   ALWAYS, 0, V1_1) /* the cone's axis; (0,0,0) = no cone */ \
     X(F32,   inner_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) /* full width */ \
     X(F32,   outer_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) \
-    X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */
+    X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */ \
+    X(F32OPT, outer_lp_hz, 0,         ZRANGE,  LP_HZ,    "outer_lp_hz: 0 (none, the default) or a low-pass cutoff up to 96000 Hz", ALWAYS, 0, V1_1) /* low-pass beyond the outer cone; absent: 0 */
 
 /* ---- custom attenuation curves (since 1.1) ---- */
 #define HL_FIELDS_atten(X) \

@@ -399,6 +399,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         p->cone_inner = cue->cone[3];
         p->cone_outer = cue->cone[4];
         p->cone_outer_gain = cue->cone[5];
+        p->cone_outer_lp = cue->cone[6];
     }
     if (cue && cue->curve_n) {
         p->curve_n = cue->curve_n;
@@ -881,7 +882,8 @@ int hld_op_cone(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_cone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
-    const float cone[6] = {m.dir[0], m.dir[1], m.dir[2], m.inner_deg, m.outer_deg, m.outer_gain};
+    const float cone[7] = {m.dir[0],    m.dir[1],     m.dir[2],     m.inner_deg,
+                           m.outer_deg, m.outer_gain, m.outer_lp_hz};
     char msg[HL_MAX_MSG + 1];
     if (m.target == HL_CONE_VOICE) {
         hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
@@ -890,7 +892,8 @@ int hld_op_cone(hld_req_t *q) {
                             .cone_dir = {m.dir[0], m.dir[1], m.dir[2]},
                             .cone_inner = m.inner_deg,
                             .cone_outer = m.outer_deg,
-                            .cone_outer_gain = m.outer_gain};
+                            .cone_outer_gain = m.outer_gain,
+                            .cone_outer_lp = m.outer_lp_hz};
         int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
         if (rc < 0) return hld_mixer_fail(q, rc);
         return hld_reply_ok(q);

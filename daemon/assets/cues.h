@@ -53,7 +53,8 @@ typedef struct hld_cue {
     uint32_t owner;         /* client id that defined it, 0: the daemon (--cues, config) */
     struct hld_bind *binds; /* its parameter bindings (params.h), malloc'd, or NULL */
     uint32_t nbinds;
-    float cone[6];    /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
+    float cone[7];    /* CONE: dir x3, inner, outer, outer gain, outer low-pass Hz for its new
+                       * voices; dir 0 = none */
     uint32_t curve_n; /* ATTEN: its new voices' attenuation curve (0: the model) */
     float curve_d[8], curve_db[8];
     hld_tempo_t tempo; /* its tempo map (a cue sheet's `tempo`), n = 0 none */

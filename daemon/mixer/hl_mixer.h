@@ -276,6 +276,11 @@ typedef struct {
      * the two it goes linearly from 1 to it with the angle (hl_cone_gain). */
     float cone_dir[3];
     float cone_inner, cone_outer, cone_outer_gain;
+    /* appended (cones): low-pass cutoff (Hz) beyond the outer cone, 0 = none;
+     * between the cones it glides in log-frequency from off (0.45 x rate)
+     * with the same angle fraction as the gain, and joins the voice's own
+     * low-pass (lp_hz: the lower wins), moved once a block. */
+    float cone_outer_lp;
     /* appended (attenuation curves): curve_n > 0 points (distance m strictly
      * increasing, gain dB) replace the distance model's gain: linear in dB
      * between points, the end values beyond them (hl_curve_gain). */
@@ -355,7 +360,7 @@ typedef struct {
     uint32_t send_bus[HL_MAX_SENDS]; /* HL_MIX_SET_SENDS */
     float send_gain[HL_MAX_SENDS];
     float cone_dir[3]; /* HL_MIX_SET_CONE: as hl_voice_params_t */
-    float cone_inner, cone_outer, cone_outer_gain;
+    float cone_inner, cone_outer, cone_outer_gain, cone_outer_lp;
     uint32_t curve_n; /* HL_MIX_SET_CURVE: as hl_voice_params_t */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
 } hl_voice_set_t;

@@ -238,6 +238,7 @@ static int params_valid(const hl_voice_params_t *p) {
     if (!hl_cone_valid(p->cone_dir, p->cone_inner, p->cone_outer, p->cone_outer_gain) &&
         (p->cone_dir[0] != 0.0f || p->cone_dir[1] != 0.0f || p->cone_dir[2] != 0.0f))
         return 0;
+    if (!(p->cone_outer_lp >= 0.0f && p->cone_outer_lp <= (float)HL_R_LP_HZ_HI)) return 0;
     if (p->stream) {
         if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
         if (p->start_frame != 0) return 0;
@@ -358,7 +359,8 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_CURVE) && !hl_curve_valid(s->curve_n, s->curve_d, s->curve_db))
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CONE) &&
-        !hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain))
+        (!hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain) ||
+         !(s->cone_outer_lp >= 0.0f && s->cone_outer_lp <= (float)HL_R_LP_HZ_HI)))
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_FILTER) &&
         (!(s->lp_hz >= 0.0f) || !(s->hp_hz >= 0.0f) || !(s->occ_db <= 0.0f)))
@@ -399,6 +401,7 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
         c->params.cone_inner = s->cone_inner;
         c->params.cone_outer = s->cone_outer;
         c->params.cone_outer_gain = s->cone_outer_gain;
+        c->params.cone_outer_lp = s->cone_outer_lp;
     }
     if (s->mask & HL_MIX_SET_FILTER) {
         c->params.lp_hz = s->lp_hz;

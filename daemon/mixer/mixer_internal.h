@@ -246,7 +246,12 @@ typedef struct {
     uint32_t model;
     float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
     float cone_inner, cone_outer, cone_outer_gain;
-    uint32_t curve_n; /* the attenuation curve (hl_voice_params_t); 0 = the model */
+    float cone_lp;      /* cone_outer_lp (0 = none) */
+    float lp_own;       /* the voice's own low-pass (lp_hz of its params or last SET_FILTER) */
+    float hp_own;       /* and high-pass, which the cone's glides keep */
+    float lp_cone_now;  /* the cone's low-pass the filter was last pointed at (0 = none) */
+    float lp_cone_want; /* the cone's low-pass at the last spatial update (0 = none) */
+    uint32_t curve_n;   /* the attenuation curve (hl_voice_params_t); 0 = the model */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     uint32_t gen;
     uint32_t slot;

@@ -78,6 +78,10 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->cone_inner = p->cone_inner;
     v->cone_outer = p->cone_outer;
     v->cone_outer_gain = p->cone_outer_gain;
+    v->cone_lp = p->cone_outer_lp;
+    v->lp_own = p->lp_hz;
+    v->hp_own = p->hp_hz;
+    v->lp_cone_now = v->lp_cone_want = 0.0f;
     v->curve_n = p->curve_n;
     memcpy(v->curve_d, p->curve_d, sizeof v->curve_d);
     memcpy(v->curve_db, p->curve_db, sizeof v->curve_db);
@@ -87,7 +91,15 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     float l, r;
     if (v->flags & HL_MIX_3D) {
         (void)hl_voice_spatial_rt(m, v, p->gain, &l, &r);
-        v->doppler = v->dop_target; /* the first block plays at the formula's value */
+        v->doppler = v->dop_target;   /* the first block plays at the formula's value */
+        if (v->lp_cone_want > 0.0f) { /* starts behind its cone: filtered from the first frame */
+            v->lp_cone_now = v->lp_cone_want;
+            hl_vfilter_init_rt(
+                &v->vf, (float)m->cfg.rate,
+                p->lp_hz > 0.0f && p->lp_hz < v->lp_cone_now ? p->lp_hz : v->lp_cone_now, p->hp_hz);
+            v->vf.cache = &m->vf_cache;
+            v->post = hl_voice_post_needed_rt(v);
+        }
     } else {
         hl_voice_pair_2d_rt(v, p->gain, p->pan, &l, &r);
     }
@@ -185,6 +197,7 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
             v->cone_inner = s->cone_inner;
             v->cone_outer = s->cone_outer;
             v->cone_outer_gain = s->cone_outer_gain;
+            v->cone_lp = s->cone_outer_lp;
         }
         if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
         if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
@@ -211,7 +224,9 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         hl_voice_fade_start_rt(v, 1, len, HL_FADE_LINEAR);
     }
     if (s->mask & HL_MIX_SET_FILTER) {
-        hl_vfilter_glide_rt(&v->vf, s->lp_hz, s->hp_hz, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
+        v->lp_own = s->lp_hz;
+        v->hp_own = s->hp_hz;
+        hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
         v->occ.cur = ramp_after(&v->occ, 0);
         ramp_set(&v->occ, s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f, len);
     }

@@ -314,6 +314,7 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
         v->p.cone_inner = s->cone_inner;
         v->p.cone_outer = s->cone_outer;
         v->p.cone_outer_gain = s->cone_outer_gain;
+        v->p.cone_outer_lp = s->cone_outer_lp;
     }
     if (s->mask & HL_MIX_SET_FILTER) {
         v->p.lp_hz = s->lp_hz;

@@ -82,7 +82,8 @@ typedef struct hld_emitter {
     uint32_t owner;   /* client id; 0 = detached */
     uint32_t creator; /* client id that created it: it (or a control client) moves it */
     float pos[3], vel[3];
-    float cone[6];  /* CONE: dir x3, inner, outer, outer gain; dir (0,0,0) = none */
+    float cone[7];  /* CONE: dir x3, inner, outer, outer gain, outer low-pass Hz (0 none); dir
+                       (0,0,0) = none */
     uint32_t first; /* its voices (intrusive list through em_next) */
     uint32_t count;
     uint32_t index; /* in the emitter table */
@@ -366,7 +367,7 @@ hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_ran
  * voice on it: then nothing moved (not the emitter either). */
 /* The emitter's sound cone (CONE: dir, inner, outer, outer gain), on every
  * voice of it now and each one started on it later. 0 or HELIOD_EBUSY. */
-int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[6], uint64_t now_ns);
+int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[7], uint64_t now_ns);
 int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
                        const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
 /* Fades every voice out (fade_frames, or each voice's fade-out when

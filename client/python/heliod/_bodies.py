@@ -527,10 +527,10 @@ CONE_TARGETS = ("voice", "emitter", "cue")
 
 
 def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, outer_deg=360.0,
-             outer_gain=0.0):
+             outer_gain=0.0, outer_lp_hz=0.0):
     return encode("cone", target=enum(CONE_TARGETS, target, "target"), voice=voice,
                   name=name(name_, "name", empty=True), dir=dir, inner_deg=inner_deg,
-                  outer_deg=outer_deg, outer_gain=outer_gain)
+                  outer_deg=outer_deg, outer_gain=outer_gain, outer_lp_hz=outer_lp_hz)
 
 
 def enc_atten(target, voice=0, name_="", points=()):

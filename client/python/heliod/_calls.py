@@ -354,12 +354,15 @@ class _Calls:
     # ---- sound cones (protocol 1.1) ------------------------------------------------------------
 
     def cone(self, dir, inner_deg=360.0, outer_deg=360.0, outer_gain=0.0, voice=0, emitter="",
-             cue=""):
+             cue="", outer_lp_hz=0.0):
         """OpenAL 1.1's sound cone along `dir` ((0,0,0): none) on a voice (now),
-        an emitter (its voices now and later) or a cue (its new voices)."""
+        an emitter (its voices now and later) or a cue (its new voices);
+        outer_lp_hz: a low-pass cutoff beyond the outer cone (0: none), moved
+        between the cones like the gain."""
         target = "emitter" if emitter else "cue" if cue else "voice"
         return self._call("cone", B.enc_cone(target, voice, emitter or cue, tuple(dir),
-                                             inner_deg, outer_deg, outer_gain), B.dec_none)
+                                             inner_deg, outer_deg, outer_gain, outer_lp_hz),
+                          B.dec_none)
 
     def attenuation(self, points, voice=0, cue=""):
         """A custom distance curve: up to 8 (metres, dB) points, increasing

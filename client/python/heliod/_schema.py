@@ -429,6 +429,7 @@ MESSAGES = {
         ("inner_deg", "F32", 0, None, 360.0, 0x0101),
         ("outer_deg", "F32", 0, None, 360.0, 0x0101),
         ("outer_gain", "F32", 0, None, 0.0, 0x0101),
+        ("outer_lp_hz", "F32OPT", 0, None, 0.0, 0x0101),
     ),
     "atten": (  # ATTEN
         ("target", "ENUM8", 2, None, 0, 0x0101),

@@ -71,18 +71,39 @@ static float dot3(const float a[3], const float b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
-                   float outer, float outer_gain) {
+/* Twice the angle (degrees) between the cone's axis and the listener as
+ * seen from the source (OpenAL compares it with the full cone widths), or -1
+ * when either vector is zero (no cone). */
+static float cone_angle2(const float dir[3], const float src[3], const float lis[3]) {
     const float to[3] = {lis[0] - src[0], lis[1] - src[1], lis[2] - src[2]};
-    if (!(dot3(dir, dir) > 0.0f) || !(dot3(to, to) > 0.0f)) return 1.0f;
+    if (!(dot3(dir, dir) > 0.0f) || !(dot3(to, to) > 0.0f)) return -1.0f;
     /* the angle between them as atan2(|a x b|, a . b): exact near 0 and 180 */
     const float cr[3] = {dir[1] * to[2] - dir[2] * to[1], dir[2] * to[0] - dir[0] * to[2],
                          dir[0] * to[1] - dir[1] * to[0]};
-    const float angle =
-        2.0f * atan2f(sqrtf(dot3(cr, cr)), dot3(dir, to)) * (180.0f / 3.14159265358979f);
+    return 2.0f * atan2f(sqrtf(dot3(cr, cr)), dot3(dir, to)) * (180.0f / 3.14159265358979f);
+}
+
+float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer, float outer_gain) {
+    const float angle = cone_angle2(dir, src, lis);
+    if (angle < 0.0f) return 1.0f;
     if (angle >= outer) return outer_gain;
     if (angle <= inner) return 1.0f;
     return 1.0f + (outer_gain - 1.0f) * (angle - inner) / (outer - inner);
+}
+
+float hl_cone_frac(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer) {
+    const float angle = cone_angle2(dir, src, lis);
+    if (angle < 0.0f || angle <= inner) return 0.0f;
+    if (angle >= outer) return 1.0f;
+    return (angle - inner) / (outer - inner);
+}
+
+float hl_cone_lp(float frac, float outer_lp, float rate) {
+    const float off = HL_CONE_LP_OFF_FRAC * rate;
+    if (!(frac > 0.0f) || !(outer_lp > 0.0f) || outer_lp >= off) return 0.0f;
+    return off * powf(outer_lp / off, frac > 1.0f ? 1.0f : frac);
 }
 
 float hl_curve_gain(uint32_t n, const float *d, const float *db, float x) {
