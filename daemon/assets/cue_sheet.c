@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cue_spatial.h"
 #include "cues.h"
 #include "cues_int.h"
 #include "hld_text.h"
@@ -104,6 +105,7 @@ typedef struct {
     hld_bind_t *out;   /* allocated by ld_check, taken by the cue when applied */
     hld_tempo_t tempo; /* `tempo` / `tempo-change` (a sheet's only: not on the wire) */
     uint32_t tempo_line;
+    hld_cue_spatial_t sp; /* `cone`, `attenuation` (cue_spatial.c) */
 } tmp_cue_t;
 
 typedef struct {
@@ -652,6 +654,16 @@ static int parse_line(ld_t *L, char *raw) {
     uint32_t *lines = L->cur_cue ? L->cur_cue->key_line : L->cur_cat->key_line;
     void *obj = L->cur_cue ? (void *)&L->cur_cue->def : (void *)&L->cur_cat->def;
     if (L->cur_cue && strcmp(key, "bind") == 0) return parse_bind(L, L->cur_cue, val);
+    if (L->cur_cue) { /* cone, attenuation */
+        const char *why = NULL;
+        uint32_t prev = 0;
+        int r = hld_cue_spatial_key(&L->cur_cue->sp, key, val, L->line, &prev, &why);
+        if (r < 0 && prev)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "%s: already set at line %u", key, prev);
+        if (r < 0)
+            return ld_fail(L, L->line, HELIOD_EINVAL, "cue %s: %s", L->cur_cue->def.name, why);
+        if (r > 0) return 0;
+    }
     int k = key_index(keys, nkeys, key);
     if (k < 0)
         return ld_fail(L, L->line, HELIOD_EINVAL, "unknown key '%.64s' in a %s section", key,
@@ -960,7 +972,8 @@ static int load_stream(hld_cues_t *c, const hld_cues_as_t *as, const char *path,
         hld_cue_t *e =
             hld_cue_apply(c, def, &sp, old, def->category[0] ? as_cat(c, as, def->category) : NULL);
         if (k < new_cues && !sp) cue_spares[k++] = NULL;
-        if (e) e->tempo = L->cues[i].tempo; /* a sheet without one clears it */
+        if (e) e->tempo = L->cues[i].tempo;              /* a sheet without one clears it */
+        if (e) hld_cue_spatial_apply(&L->cues[i].sp, e); /* so do cone and attenuation */
         if (as && as->own && e) as->own(as->ctx, 0, &e->owner, !old);
         tmp_cue_t *t = &L->cues[i];
         if (!e || !t->out) continue;

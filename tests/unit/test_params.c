@@ -418,12 +418,65 @@ static void test_release(void **state) {
     hld_params_close(&P);
 }
 
+/* A cue sheet's `cone` and `attenuation` keys (cue_spatial.c): what CONE
+ * and ATTEN set, the same checks, and a sheet that redefines the cue
+ * without them clears them. */
+static void test_sheet_spatial(void **state) {
+    (void)state;
+    hld_cues_t c;
+    hld_cues_init(&c, 1);
+    char err[256] = "";
+    int rc = load(&c,
+                  "[cue horn]\nsound = s\ncone = 0,0,1 60 180 0.25 2000\n"
+                  "attenuation = 1:0 10:-12 40:-40\n"
+                  "[cue bell]\nsound = s\ncone = 1,0,0 30 90 0.5\n",
+                  err, sizeof err);
+    if (rc) fail_msg("%s", err);
+    const hld_cue_t *h = hld_cues_find(&c, "horn"), *b = hld_cues_find(&c, "bell");
+    const float want[7] = {0, 0, 1, 60, 180, 0.25f, 2000};
+    assert_memory_equal(h->cone, want, sizeof want);
+    assert_int_equal(h->curve_n, 3);
+    assert_float_equal(h->curve_d[1], 10.0f, 0.0f);
+    assert_float_equal(h->curve_db[2], -40.0f, 0.0f);
+    assert_float_equal(b->cone[6], 0.0f, 0.0f); /* no outer low-pass */
+    assert_int_equal(b->curve_n, 0);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"[cue x]\nsound = s\ncone = 0,0 60 90 0.5\n", "X,Y,Z INNER OUTER"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 90 60 0.5\n", "inner_deg"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5 -3\n", "outer_lp_hz"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5 1000 7\n", "X,Y,Z INNER OUTER"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5\ncone = 0,0,1 60 90 0.5\n",
+         "cone: already set at line 3"},
+        {"[cue x]\nsound = s\nattenuation = 5:0 1:-6\n", "increasing"},
+        {"[cue x]\nsound = s\nattenuation = 1:0 2\n", "D:DB"},
+        {"[cue x]\nsound = s\nattenuation = 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:0 9:0\n", "at most 8"},
+        {"[category k]\ncone = 0,0,1 60 90 0.5\n", "unknown key 'cone'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        assert_int_not_equal(load(&c, bad[i].text, err, sizeof err), 0);
+        if (!strstr(err, bad[i].want)) fail_msg("sheet %zu: '%s' lacks '%s'", i, err, bad[i].want);
+    }
+    assert_int_equal(hld_cues_find(&c, "horn")->curve_n, 3); /* refused sheets change nothing */
+    assert_int_equal(load(&c, "[cue horn]\nsound = s\n", err, sizeof err), 0);
+    assert_float_equal(hld_cues_find(&c, "horn")->cone[2], 0.0f, 0.0f);
+    assert_int_equal(hld_cues_find(&c, "horn")->curve_n, 0);
+    hld_cues_close(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_release),         cmocka_unit_test(test_curve_linear),
-        cmocka_unit_test(test_curve_shapes),    cmocka_unit_test(test_switch_and_blend),
-        cmocka_unit_test(test_seek_and_scopes), cmocka_unit_test(test_scheduled),
-        cmocka_unit_test(test_bind_validation), cmocka_unit_test(test_sheet),
+        cmocka_unit_test(test_sheet_spatial),
+        cmocka_unit_test(test_release),
+        cmocka_unit_test(test_curve_linear),
+        cmocka_unit_test(test_curve_shapes),
+        cmocka_unit_test(test_switch_and_blend),
+        cmocka_unit_test(test_seek_and_scopes),
+        cmocka_unit_test(test_scheduled),
+        cmocka_unit_test(test_bind_validation),
+        cmocka_unit_test(test_sheet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
