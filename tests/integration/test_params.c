@@ -684,24 +684,17 @@ static int fill_table(const char *sock) {
 static void test_gone_process_params_freed(void **state) {
     fx_t *f = *state;
     for (int round = 0; round < 2; round++) {
-        int p[2];
-        assert_int_equal(pipe(p), 0);
         pid_t pid = fork();
         assert_true(pid >= 0);
-        if (pid == 0) {
-            close(p[0]);
+        if (pid == 0) { /* its count says how it went: exit 0 only with all 1024 */
             int ok = fill_table(f->d.sock);
-            _exit(write(p[1], &ok, sizeof ok) == (ssize_t)sizeof ok ? 0 : 2);
+            fprintf(stderr, "round %d: %d parameters defined\n", round, ok);
+            _exit(ok == 1024 ? 0 : 1);
         }
-        close(p[1]);
-        int ok = -1;
-        assert_int_equal(read(p[0], &ok, sizeof ok), (ssize_t)sizeof ok);
-        close(p[0]);
         int st = 0;
-        waitpid(pid, &st, 0);
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        print_message("round %d: %d parameters defined\n", round, ok);
-        assert_int_equal(ok, 1024);
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
     }
 }
 

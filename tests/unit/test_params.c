@@ -297,13 +297,32 @@ static int load(hld_cues_t *c, const char *text, char *err, size_t cap) {
     return hld_cues_load_mem(c, "sheet.ini", text, strlen(text), NULL, NULL, err, cap);
 }
 
+/* Hostile sheets: each refused with its reason in the message. */
+typedef struct {
+    const char *text, *want;
+} bad_sheet_t;
+
+static void expect_refused(hld_cues_t *c, const bad_sheet_t *bad, size_t n) {
+    char err[256];
+    for (size_t i = 0; i < n; i++) {
+        err[0] = 0;
+        assert_int_not_equal(load(c, bad[i].text, err, sizeof err), 0);
+        if (!strstr(err, bad[i].want)) fail_msg("sheet %zu: '%s' lacks '%s'", i, err, bad[i].want);
+    }
+}
+
+/* A cue table with a parameter table, as the daemon has them. */
+static void tables_open(hld_cues_t *c, hld_params_t *P) {
+    hld_cues_init(c, 1);
+    assert_int_equal(hld_params_init(P), 0);
+    c->params = P;
+}
+
 static void test_sheet(void **state) {
     (void)state;
     hld_cues_t c;
     hld_params_t P;
-    hld_cues_init(&c, 1);
-    assert_int_equal(hld_params_init(&P), 0);
-    c.params = &P;
+    tables_open(&c, &P);
     char err[256];
     const char *sheet = "[parameter rpm] 0 8000 800 4000\n"
                         "[cue engine]\n"
@@ -329,9 +348,7 @@ static void test_sheet(void **state) {
     assert_int_equal(hld_params_switch(rpm, &e->binds[3], 2000, 3), 1);
 
     /* hostile sheets: refused with the line and the reason, nothing changes */
-    static const struct {
-        const char *text, *want;
-    } bad[] = {
+    static const bad_sheet_t bad[] = {
         {"[parameter p] 0 1 0\n", "MIN MAX DEFAULT SEEK"},
         {"[parameter p] 1 0 0 0\n", "max: must be greater than min"},
         {"[parameter p] 0 1 nan 0\n", "not a number"},
@@ -350,11 +367,7 @@ static void test_sheet(void **state) {
          "at most 16 points"},
         {"[cue x]\nsound = a\nbind = rpm gain 0:nan\n", "X:Y"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = 0;
-        assert_int_not_equal(load(&c, bad[i].text, err, sizeof err), 0);
-        if (!strstr(err, bad[i].want)) fail_msg("sheet %zu: '%s' lacks '%s'", i, err, bad[i].want);
-    }
+    expect_refused(&c, bad, sizeof bad / sizeof bad[0]);
     assert_int_equal(P.n, 2); /* nothing defined by a refused sheet */
     assert_int_equal(hld_cues_find(&c, "engine")->nbinds, 4);
     /* a sheet that redefines the cue says all of it: its bindings too */
@@ -377,9 +390,7 @@ static void test_release(void **state) {
     (void)state;
     hld_cues_t c;
     hld_params_t P;
-    hld_cues_init(&c, 1);
-    assert_int_equal(hld_params_init(&P), 0);
-    c.params = &P;
+    tables_open(&c, &P);
     char err[256];
     assert_int_equal(load(&c,
                           "[parameter a] 0 1 0 0\n[parameter b] 0 1 0 0\n[parameter c] 0 1 0 0\n"
@@ -440,9 +451,7 @@ static void test_sheet_spatial(void **state) {
     assert_float_equal(h->curve_db[2], -40.0f, 0.0f);
     assert_float_equal(b->cone[6], 0.0f, 0.0f); /* no outer low-pass */
     assert_int_equal(b->curve_n, 0);
-    static const struct {
-        const char *text, *want;
-    } bad[] = {
+    static const bad_sheet_t bad[] = {
         {"[cue x]\nsound = s\ncone = 0,0 60 90 0.5\n", "X,Y,Z INNER OUTER"},
         {"[cue x]\nsound = s\ncone = 0,0,1 90 60 0.5\n", "inner_deg"},
         {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5 -3\n", "outer_lp_hz"},
@@ -454,11 +463,7 @@ static void test_sheet_spatial(void **state) {
         {"[cue x]\nsound = s\nattenuation = 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:0 9:0\n", "at most 8"},
         {"[category k]\ncone = 0,0,1 60 90 0.5\n", "unknown key 'cone'"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = 0;
-        assert_int_not_equal(load(&c, bad[i].text, err, sizeof err), 0);
-        if (!strstr(err, bad[i].want)) fail_msg("sheet %zu: '%s' lacks '%s'", i, err, bad[i].want);
-    }
+    expect_refused(&c, bad, sizeof bad / sizeof bad[0]);
     assert_int_equal(hld_cues_find(&c, "horn")->curve_n, 3); /* refused sheets change nothing */
     assert_int_equal(load(&c, "[cue horn]\nsound = s\n", err, sizeof err), 0);
     assert_float_equal(hld_cues_find(&c, "horn")->cone[2], 0.0f, 0.0f);
