@@ -210,6 +210,9 @@ uint32_t hld_cues_release(hld_cues_t *c, const uint8_t *cue_ref, const uint8_t *
         }
         e->def.name[0] = '\0'; /* released: owner stays HLD_OWNER_GONE, nobody lists it */
         e->cat = NULL;
+        free(e->binds); /* nothing plays it: its bindings go (the next cue here has its own) */
+        e->binds = NULL;
+        e->nbinds = 0;
         c->cue_free[c->ncue_free++] = (uint16_t)i;
         freed++;
     }
