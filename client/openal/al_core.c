@@ -45,6 +45,16 @@ void alh_error(ALenum e) {
     alh_unlock();
 }
 
+const char *alh_error_text(int e, int alc) {
+    static const char *const al[5] = {"Invalid Name", "Invalid Enum", "Invalid Value",
+                                      "Invalid Operation", "Out of Memory"};
+    static const char *const alcs[5] = {"Invalid Device", "Invalid Context", "Invalid Enum",
+                                        "Invalid Value", "Out of Memory"};
+    if (e == AL_NO_ERROR) return "No Error";
+    if (e < AL_INVALID_NAME || e > AL_OUT_OF_MEMORY) return NULL;
+    return (alc ? alcs : al)[e - AL_INVALID_NAME];
+}
+
 int alh_array_ok(ALCcontext *c, ALsizei n, const void *a) {
     if (n >= 0 && (n == 0 || a)) return 1;
     alh_set_error(c, AL_INVALID_VALUE);

@@ -185,6 +185,9 @@ ALCcontext *alh_ctx(void);
 void alh_set_error(ALCcontext *c, ALenum e);
 /* alh_set_error on the current context, from an entry point not holding the lock. */
 void alh_error(ALenum e);
+/* The text of an AL error (alc 0) or an ALC error (alc 1): the two share the
+ * codes 0, 0xA001..0xA005 under other names. NULL if e is none. */
+const char *alh_error_text(int e, int alc);
 /* An array argument of n elements: 1, or 0 and AL_INVALID_VALUE on c. */
 int alh_array_ok(ALCcontext *c, ALsizei n, const void *a);
 /* Checks a device / context pointer (NULL if not one of ours). Locked. */

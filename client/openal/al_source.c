@@ -407,22 +407,23 @@ static int source_read(ALuint source, ALenum param, int ok, int want, ALfloat *f
     return n;
 }
 
+/* The typed twins, each reading through source_read. */
 ALH_EXPORT void AL_APIENTRY alGetSourcefv(ALuint source, ALenum param, ALfloat *values) {
     source_read(source, param, values != NULL, 0, values, NULL);
 }
+ALH_EXPORT void AL_APIENTRY alGetSourceiv(ALuint source, ALenum param, ALint *values) {
+    source_read(source, param, values != NULL, 0, NULL, values);
+}
 ALH_EXPORT void AL_APIENTRY alGetSourcef(ALuint source, ALenum param, ALfloat *value) {
     source_read(source, param, value != NULL, 1, value, NULL);
+}
+ALH_EXPORT void AL_APIENTRY alGetSourcei(ALuint source, ALenum param, ALint *value) {
+    source_read(source, param, value != NULL, 1, NULL, value);
 }
 ALH_EXPORT void AL_APIENTRY alGetSource3f(ALuint source, ALenum param, ALfloat *v1, ALfloat *v2,
                                           ALfloat *v3) {
     ALfloat v[3];
     if (source_read(source, param, v1 && v2 && v3, 3, v, NULL)) *v1 = v[0], *v2 = v[1], *v3 = v[2];
-}
-ALH_EXPORT void AL_APIENTRY alGetSourceiv(ALuint source, ALenum param, ALint *values) {
-    source_read(source, param, values != NULL, 0, NULL, values);
-}
-ALH_EXPORT void AL_APIENTRY alGetSourcei(ALuint source, ALenum param, ALint *value) {
-    source_read(source, param, value != NULL, 1, NULL, value);
 }
 ALH_EXPORT void AL_APIENTRY alGetSource3i(ALuint source, ALenum param, ALint *v1, ALint *v2,
                                           ALint *v3) {
@@ -432,14 +433,17 @@ ALH_EXPORT void AL_APIENTRY alGetSource3i(ALuint source, ALenum param, ALint *v1
 
 /* ---- buffer queues ---- */
 
+/* alSource(Un)QueueBuffers' arguments: the source, or NULL and the error. */
+static alh_source_t *queue_args(ALCcontext *c, ALuint source, ALsizei nb, const ALuint *buffers) {
+    alh_source_t *s = alh_source_get(c, source);
+    if (!s) alh_set_error(c, AL_INVALID_NAME);
+    return s && alh_array_ok(c, nb, buffers) ? s : NULL;
+}
+
 ALH_EXPORT void AL_APIENTRY alSourceQueueBuffers(ALuint source, ALsizei nb, const ALuint *buffers) {
     ALH_ENTER();
-    alh_source_t *s = alh_source_get(c, source);
-    if (!s) {
-        alh_set_error(c, AL_INVALID_NAME);
-        ALH_LEAVE();
-    }
-    if (!alh_array_ok(c, nb, buffers)) ALH_LEAVE();
+    alh_source_t *s = queue_args(c, source, nb, buffers);
+    if (!s) ALH_LEAVE();
     if (s->type == AL_STATIC) {
         alh_set_error(c, AL_INVALID_OPERATION);
         ALH_LEAVE();
@@ -495,12 +499,8 @@ ALH_EXPORT void AL_APIENTRY alSourceQueueBuffers(ALuint source, ALsizei nb, cons
 
 ALH_EXPORT void AL_APIENTRY alSourceUnqueueBuffers(ALuint source, ALsizei nb, ALuint *buffers) {
     ALH_ENTER();
-    alh_source_t *s = alh_source_get(c, source);
-    if (!s) {
-        alh_set_error(c, AL_INVALID_NAME);
-        ALH_LEAVE();
-    }
-    if (!alh_array_ok(c, nb, buffers)) ALH_LEAVE();
+    alh_source_t *s = queue_args(c, source, nb, buffers);
+    if (!s) ALH_LEAVE();
     if (nb == 0) ALH_LEAVE();
     if (s->type != AL_STREAMING || nb > alh_processed_count(s)) {
         alh_set_error(c, AL_INVALID_VALUE);

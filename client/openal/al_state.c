@@ -46,13 +46,9 @@ ALH_EXPORT const ALchar *AL_APIENTRY alGetString(ALenum param) {
     case AL_VERSION: s = "1.1 heliod " HELIOD_VERSION_STRING; break;
     case AL_RENDERER: s = "heliod"; break;
     case AL_EXTENSIONS: s = al_extensions; break;
-    case AL_NO_ERROR: s = "No Error"; break;
-    case AL_INVALID_NAME: s = "Invalid Name"; break;
-    case AL_INVALID_ENUM: s = "Invalid Enum"; break;
-    case AL_INVALID_VALUE: s = "Invalid Value"; break;
-    case AL_INVALID_OPERATION: s = "Invalid Operation"; break;
-    case AL_OUT_OF_MEMORY: s = "Out of Memory"; break;
-    default: alh_set_error(c, AL_INVALID_ENUM); break;
+    default:
+        if (!(s = alh_error_text(param, 0))) alh_set_error(c, AL_INVALID_ENUM);
+        break;
     }
     ALH_LEAVE(s);
 }

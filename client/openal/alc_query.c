@@ -50,12 +50,6 @@ ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetString(ALCdevice *device, ALCenum p
     ALCdevice *d = alh_dev_ok(device);
     const char *s = NULL;
     switch (param) {
-    case ALC_NO_ERROR: s = "No Error"; break;
-    case ALC_INVALID_DEVICE: s = "Invalid Device"; break;
-    case ALC_INVALID_CONTEXT: s = "Invalid Context"; break;
-    case ALC_INVALID_ENUM: s = "Invalid Enum"; break;
-    case ALC_INVALID_VALUE: s = "Invalid Value"; break;
-    case ALC_OUT_OF_MEMORY: s = "Out of Memory"; break;
     case ALC_DEFAULT_DEVICE_SPECIFIER:
     case ALC_DEFAULT_ALL_DEVICES_SPECIFIER: s = DEVICE_NAME; break;
     case ALC_DEVICE_SPECIFIER:
@@ -70,7 +64,9 @@ ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetString(ALCdevice *device, ALCenum p
         else
             alh_dev_error(device, ALC_INVALID_DEVICE);
         break;
-    default: alh_dev_error(device, ALC_INVALID_ENUM); break;
+    default:
+        if (!(s = alh_error_text(param, 1))) alh_dev_error(device, ALC_INVALID_ENUM);
+        break;
     }
     alh_unlock();
     return s;
