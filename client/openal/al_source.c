@@ -157,14 +157,7 @@ static float *fprop_at(alh_source_t *s, int k) {
 
 static void source_setfv(ALCcontext *c, alh_source_t *s, ALenum param, const ALfloat *v) {
     const float x = v[0];
-    const int k = fprop(param);
-    if (k >= 0) {
-        const int low = fprops[k].above ? !(x > fprops[k].min) : !(x >= fprops[k].min);
-        if (low || x > fprops[k].max) goto bad;
-        *fprop_at(s, k) = x;
-        send_mix(s, 0);
-        return;
-    }
+    int k;
     switch (param) {
     case AL_POSITION:
     case AL_VELOCITY:
@@ -178,7 +171,15 @@ static void source_setfv(ALCcontext *c, alh_source_t *s, ALenum param, const ALf
     case AL_SEC_OFFSET:
     case AL_SAMPLE_OFFSET:
     case AL_BYTE_OFFSET: set_offset(c, s, param, x); return;
-    default: alh_set_error(c, AL_INVALID_ENUM); return;
+    default:
+        if ((k = fprop(param)) < 0) {
+            alh_set_error(c, AL_INVALID_ENUM);
+            return;
+        }
+        const int low = fprops[k].above ? !(x > fprops[k].min) : !(x >= fprops[k].min);
+        if (low || x > fprops[k].max) goto bad;
+        *fprop_at(s, k) = x;
+        break;
     }
     send_mix(s, 0);
     return;
@@ -318,11 +319,7 @@ ALH_EXPORT void AL_APIENTRY alSource3i(ALuint source, ALenum param, ALint v1, AL
 
 /* Every readable parameter as doubles; the count, 0 on error. */
 static int source_get(ALCcontext *c, alh_source_t *s, ALenum param, double *v) {
-    const int k = fprop(param);
-    if (k >= 0) {
-        v[0] = *fprop_at(s, k);
-        return 1;
-    }
+    int k;
     switch (param) {
     case AL_POSITION:
     case AL_VELOCITY:
@@ -371,7 +368,13 @@ static int source_get(ALCcontext *c, alh_source_t *s, ALenum param, double *v) {
             v[0] = floor(f) * (b ? b->al_channels * b->al_bits / 8 : 0);
         return 1;
     }
-    default: alh_set_error(c, AL_INVALID_ENUM); return 0;
+    default:
+        if ((k = fprop(param)) < 0) {
+            alh_set_error(c, AL_INVALID_ENUM);
+            return 0;
+        }
+        v[0] = *fprop_at(s, k);
+        return 1;
     }
 }
 
