@@ -43,12 +43,6 @@ int hld_op_stop_all(hld_req_t *q);
 int hld_op_set(hld_req_t *q);
 int hld_op_pause(hld_req_t *q);
 int hld_op_voices(hld_req_t *q);
-int hld_voice_play_stream(hld_req_t *q, const hl_play_t *m, hl_stream_t *st, double ratio,
-                          uint64_t *voice);
-/* A play of music_ops.c's: as PLAY (q's client's quotas first), *voice
- * the voice; no reply on success (the caller's), a refusal replied
- * (*voice 0). */
-int hld_voice_play_music(hld_req_t *q, const hl_play_t *m, uint64_t *voice);
 /* music_ops.c: [music NAME] transitions */
 int hld_op_music(hld_req_t *q);
 /* stream_ops.c: client-fed streams */

@@ -19,6 +19,7 @@
 #include "hl_config.h"
 #include "hl_simd.h"
 #include "log.h"
+#include "loop.h"
 #include "metering.h"
 #include "options.h"
 #include "render.h"
@@ -172,17 +173,17 @@ int main(int argc, char **argv) {
                               .decoder = &d.decoder,
                               .start_ns = d.start_ns};
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
-        if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
+        if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_loop_start(&d) != 0 ||
             hld_engine_start(&d.engine) != 0) {
             d.exit_code = 1;
         } else {
             uv_timer_stop(&d.poll_timer);
             d.exit_code = hld_render_run(&d);
         }
-        hld_events_shutdown(&d);
+        hld_loop_shutdown(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);
     } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d.net) != 0 ||
-               hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
+               hld_loop_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
                hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
         hld_server_close(&d.net);

@@ -53,6 +53,7 @@
 #include "engine.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "loop.h"
 #include "recorder.h"
 
 #define RENDER_LINE_MAX    HLD_RENDER_LINE_MAX
@@ -516,7 +517,7 @@ int hld_render_run(hld_daemon_t *d) {
         }
         frame += period;
         atomic_store(&hld_virtual_ns, t0 + frame * HLD_NS_PER_S / cfg->rate);
-        hld_events_poll(d);
+        hld_loop_poll(d);
         /* world zones tick on the rendered time, as the timer would */
         uint64_t vnow = t0 + frame * HLD_NS_PER_S / cfg->rate;
         for (; next_zone <= vnow; next_zone += zone_tick)
