@@ -109,4 +109,21 @@ void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s);
  * full schedule, or the full command ring. msg: scratch for the first. */
 const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap);
 
+/* cues.h snap_fn (snapshot_ops.c): a cue sheet's [snapshot NAME] section as requests */
+int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
+                       size_t cap);
+
+/* time_ops.c: installs the mixer's schedule hook (scheduled commands are
+ * charged to their clients' ledger records). After hld_clients_init. */
+void hld_time_init(hld_daemon_t *d);
+/* time_ops.c: connection c is closing: the scheduled commands on its
+ * non-detached voices are cancelled and no longer charged. */
+void hld_time_conn_closed(hld_conn_t *c);
+/* owners.c: plain connection c is closing: its objects move to another
+ * connection of its process, or (its process has gone) are reclaimed. */
+void hld_owners_conn_closing(hld_conn_t *c);
+/* owners.c: releases what a gone process left once no voice needs it
+ * (every poll; works at most every HLD_RECLAIM_MS while some is pending). */
+void hld_owners_sweep(hld_daemon_t *d, uint64_t now_ns);
+
 #endif /* HLD_DISPATCH_INT_H */

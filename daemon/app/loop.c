@@ -44,7 +44,7 @@
 #include "loop.h"
 
 #include "daemon.h"
-#include "dispatch.h"
+#include "dispatch_int.h"
 #include "hl_config.h"
 #include "hld_limits.h"
 #include "log.h"

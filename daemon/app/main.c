@@ -16,6 +16,7 @@
 #include "conn.h"
 #include "daemon.h"
 #include "dispatch.h"
+#include "dispatch_int.h"
 #include "hl_config.h"
 #include "hl_simd.h"
 #include "log.h"

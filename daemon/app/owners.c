@@ -42,7 +42,7 @@
 #include "clients.h"
 #include "conn.h"
 #include "daemon.h"
-#include "dispatch.h"
+#include "dispatch_int.h"
 #include "hld_limits.h"
 
 /* Another open plain connection of c's process, or NULL. */

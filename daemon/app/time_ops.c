@@ -48,7 +48,6 @@
 #include <string.h>
 
 #include "device.h"
-#include "dispatch.h"
 #include "dispatch_int.h"
 #include "engine.h"
 #include "hl_limits.h"

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
 #include "dispatch_int.h"
 #include "hl_dsp.h"
 #include "hl_limits.h"
