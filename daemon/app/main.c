@@ -72,6 +72,17 @@ static void close_walk(uv_handle_t *h, void *arg) {
     if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
+/* A failure once the buses and the voice manager are set up: what is open
+ * so far closed, rc returned. */
+static int close_setup(hld_daemon_t *d, int rc) {
+    hld_engine_close(&d->engine);
+    hld_buses_close(&d->buses);
+    hld_vm_destroy(d->vm);
+    hld_cues_close(&d->cues);
+    hld_params_close(&d->params);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     static hld_daemon_t d; /* large (sound table); static keeps it off the stack */
     signal(SIGPIPE, SIG_IGN);
@@ -98,14 +109,7 @@ int main(int argc, char **argv) {
     hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
     hld_rzones_init(&d.rzones, &d.buses, d.cfg.rate);
     hld_snaps_init(&d.snaps, &d.buses, d.engine.mixer, d.cfg.rate);
-    if (hld_config_buses(&d) != 0) {
-        hld_engine_close(&d.engine);
-        hld_buses_close(&d.buses);
-        hld_vm_destroy(d.vm);
-        hld_cues_close(&d.cues);
-        hld_params_close(&d.params);
-        return 2;
-    }
+    if (hld_config_buses(&d) != 0) return close_setup(&d, 2);
     d.cues.snap_fn = hld_snapshot_sheet; /* [snapshot NAME] sections */
     d.cues.snap_user = &d;
     if (d.cfg.cues[0]) { /* after the buses: its snapshots name them */
@@ -113,12 +117,7 @@ int main(int argc, char **argv) {
         uint32_t nc = 0, ncat = 0;
         if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
             fprintf(stderr, "heliod: --cues: %s\n", err);
-            hld_engine_close(&d.engine);
-            hld_buses_close(&d.buses);
-            hld_vm_destroy(d.vm);
-            hld_cues_close(&d.cues);
-            hld_params_close(&d.params);
-            return 2;
+            return close_setup(&d, 2);
         }
         hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
     }

@@ -454,20 +454,16 @@ int hld_render_run(hld_daemon_t *d) {
         out = NULL;
     }
     float *buf = calloc((size_t)cfg->period * cfg->channels, sizeof(float));
-    if (!c || !out || !buf) {
+    int bad = !c || !out || !buf;
+    if (bad) {
         fprintf(stderr, "heliod: --out %s: %s\n", cfg->out,
                 out ? "out of memory" : sf_strerror(NULL));
-        if (out) sf_close(out);
-        free(c);
-        free(buf);
-        close(sv[0]);
-        close(sv[1]);
-        score_free(&s);
-        return 1;
-    }
-    if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
+    } else if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
         fprintf(stderr, "heliod: --render-events %s: %s\n", cfg->render_events, strerror(errno));
-        sf_close(out);
+        bad = 1;
+    }
+    if (bad) {
+        if (out) sf_close(out);
         free(c);
         free(buf);
         close(sv[0]);
