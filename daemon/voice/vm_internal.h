@@ -1,9 +1,10 @@
 /*
  * vm_internal.h - what the voice manager's files share (vm.c: the pool,
  * stop/set and mixer events; vm_admit.c: admission and overflow policies;
- * vm.c also positions; vm_rank.c: audibility, real <-> virtual, the ranking;
- * emitters.c: emitters). Not for use
- * outside them: the daemon talks to vm.h.
+ * vm_rank.c: audibility, real <-> virtual, the ranking; emitters.c:
+ * emitters; positions are vm_pos.h's, beats vm_music.h's, which take a
+ * voice and know nothing of the pool). Not for use outside them: the daemon
+ * talks to vm.h.
  */
 #ifndef HLD_VM_INTERNAL_H
 #define HLD_VM_INTERNAL_H
