@@ -49,7 +49,6 @@
 #include "reverb_zones.h"
 #include "sounds_watch.h"
 #include "telemetry.h"
-#include "world_zones.h"
 #include "snapshots.h"
 
 struct hld_stream_job;
@@ -84,11 +83,11 @@ typedef struct hld_daemon {
     uint32_t lis_owner[HL_MIX_LISTENERS]; /* client id that turned listener k (>= 1) on */
     hld_rzones_t rzones;                  /* reverb zones following the listener (reverb_zones.c) */
     hld_banks_t banks;                    /* sound banks (banks.c) */
-    hld_files_t files;     /* the files requests name, read off the loop (fileio.c) */
-    hld_watch_t watch;     /* --watch-assets: hot reload (sounds_watch.c) */
-    hld_wzones_t wzones;   /* world zones: banks loaded by the listener's position */
-    hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
-    hld_devices_t devices; /* device switch, loss and recovery (device.c) */
+    hld_files_t files;         /* the files requests name, read off the loop (fileio.c) */
+    hld_watch_t watch;         /* --watch-assets: hot reload (sounds_watch.c) */
+    struct hld_wzones *wzones; /* world zones: banks loaded by the listener's position (main's) */
+    hld_vm_t *vm;              /* logical voices: admission, virtual voices, emitters */
+    hld_devices_t devices;     /* device switch, loss and recovery (device.c) */
     hld_counters_t n;
     struct hld_capture
         *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */

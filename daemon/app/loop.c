@@ -44,6 +44,7 @@
 #include "loop.h"
 
 #include "daemon.h"
+#include "world_zones.h"
 #include "dispatch_int.h"
 #include "hl_config.h"
 #include "hld_limits.h"
@@ -198,7 +199,7 @@ static void finish_shutdown(hld_daemon_t *d) {
     }
     watchdog_close();
     hld_metering_close();
-    hld_wzones_stop(&d->wzones); /* its tick timer would keep the loop alive */
+    hld_wzones_stop(d->wzones); /* its tick timer would keep the loop alive */
     hld_watch_stop(&d->watch);
     hld_files_stop(&d->files); /* live file jobs still finish; stuck ones are left behind */
     hld_profile_close();

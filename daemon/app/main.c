@@ -15,6 +15,7 @@
 #include "capture.h"
 #include "conn.h"
 #include "daemon.h"
+#include "world_zones.h"
 #include "dispatch.h"
 #include "dispatch_int.h"
 #include "hl_config.h"
@@ -85,6 +86,8 @@ static int close_setup(hld_daemon_t *d, int rc) {
 
 int main(int argc, char **argv) {
     static hld_daemon_t d; /* large (sound table); static keeps it off the stack */
+    static hld_wzones_t wzones;
+    d.wzones = &wzones;
     signal(SIGPIPE, SIG_IGN);
     int rc = hld_config_load(&d.cfg, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -136,7 +139,7 @@ int main(int argc, char **argv) {
     d.watch.fd = -1;
     if (d.cfg.watch_assets && !d.cfg.render[0]) /* a render's files do not change under it */
         (void)hld_watch_start(&d.watch, &d.sounds, d.loop);
-    if (hld_wzones_init(&d.wzones, &d) != 0) {
+    if (hld_wzones_init(d.wzones, &d) != 0) {
         hld_engine_close(&d.engine);
         return 1;
     }
@@ -183,7 +186,7 @@ int main(int argc, char **argv) {
         hld_loop_shutdown(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);
     } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d.net) != 0 ||
-               hld_loop_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
+               hld_loop_start(&d) != 0 || hld_wzones_start(d.wzones) != 0 ||
                hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
         hld_server_close(&d.net);
@@ -212,7 +215,7 @@ int main(int argc, char **argv) {
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
     hld_cstreams_close(&d);       /* and every client-fed ring still mapped */
     hld_vm_destroy(d.vm);
-    hld_wzones_close(&d.wzones);
+    hld_wzones_close(d.wzones);
     hld_banks_close(&d.banks);
     hld_files_close(&d.files);
     hld_cues_close(&d.cues);

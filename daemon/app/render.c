@@ -50,6 +50,7 @@
 #include "conn.h"
 #include "ctl_args.h"
 #include "daemon.h"
+#include "world_zones.h"
 #include "engine.h"
 #include "hld_limits.h"
 #include "log.h"
@@ -412,7 +413,7 @@ static void wait_settled(hld_daemon_t *d) {
     struct timespec w0, w;
     clock_gettime(CLOCK_MONOTONIC, &w0);
     for (;;) {
-        int zones = hld_wzones_loading(&d->wzones);
+        int zones = hld_wzones_loading(d->wzones);
         if (zones) {
             clock_gettime(CLOCK_MONOTONIC, &w);
             if (w.tv_sec - w0.tv_sec > RENDER_ZONE_WAIT_S) zones = 0;
@@ -483,7 +484,7 @@ int hld_render_run(hld_daemon_t *d) {
     int rc = say_hello(c), cut = 0;
     int tty = isatty(STDERR_FILENO);
     uint64_t frame = 0, t0 = hld_now_ns(), period = cfg->period;
-    uint64_t zone_tick = hld_wzones_tick_ns(&d->wzones), next_zone = t0 + zone_tick;
+    uint64_t zone_tick = hld_wzones_tick_ns(d->wzones), next_zone = t0 + zone_tick;
     size_t next = 0;
     struct timespec w0;
     clock_gettime(CLOCK_MONOTONIC, &w0);
@@ -517,7 +518,7 @@ int hld_render_run(hld_daemon_t *d) {
         /* world zones tick on the rendered time, as the timer would */
         uint64_t vnow = t0 + frame * HLD_NS_PER_S / cfg->rate;
         for (; next_zone <= vnow; next_zone += zone_tick)
-            if (d->wzones.zs.n) hld_wzones_tick(&d->wzones);
+            if (d->wzones->zs.n) hld_wzones_tick(d->wzones);
         uv_run(d->loop, UV_RUN_NOWAIT);
         if (read_replies(c) < 0) rc = -1;
         if (tty && frame % (cfg->rate * 2 / period * period) == 0) {
