@@ -356,16 +356,16 @@ void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s) {
         memcpy(p->curve_d, s->curve_d, sizeof p->curve_d);
         memcpy(p->curve_db, s->curve_db, sizeof p->curve_db);
     }
+    if (s->mask & HL_MIX_SET_FILTER) {
+        p->lp_hz = s->lp_hz;
+        p->hp_hz = s->hp_hz;
+        p->occ_db = s->occ_db;
+    }
     if (s->mask & HL_MIX_SET_CONE) {
         memcpy(p->cone_dir, s->cone_dir, sizeof p->cone_dir);
         p->cone_inner = s->cone_inner;
         p->cone_outer = s->cone_outer;
         p->cone_outer_gain = s->cone_outer_gain;
-    }
-    if (s->mask & HL_MIX_SET_FILTER) {
-        p->lp_hz = s->lp_hz;
-        p->hp_hz = s->hp_hz;
-        p->occ_db = s->occ_db;
     }
     if (s->mask & HL_MIX_SET_SENDS) {
         memcpy(p->send_bus, s->send_bus, sizeof p->send_bus);
