@@ -97,7 +97,7 @@ typedef struct hld_daemon {
     hld_net_t net;       /* the socket and the connections (net/conn.h) */
     hld_telemetry_t tel; /* what telemetry/ reads (its table of the above) */
 
-    /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */
+    /* streamed plays and seeks being opened by the decoder pool (stream_jobs.c) */
     uv_async_t decoder_async; /* a decoder thread finished an open */
     int decoder_async_open;
     struct hld_stream_job *stream_jobs; /* in flight (doubly linked) */

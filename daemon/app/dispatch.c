@@ -9,7 +9,8 @@
  * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
  *
  * Most handlers live with their domain and share the reply helpers of
- * dispatch_int.h: voices and pause (voice_ops.c), cues and categories
+ * dispatch_int.h: PLAY (voice_play.c), the other voice requests
+ * (voice_ops.c), cues and categories
  * (cue_ops.c), emitters (emitter_ops.c), buses, effects, ducking and reverb
  * zones (bus_ops.c), banks and world zones (asset_ops.c), the clock,
  * scheduled requests and bundles (time_ops.c), the devices (device.c). This

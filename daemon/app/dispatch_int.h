@@ -36,8 +36,9 @@ int hld_op_param(hld_req_t *q);
 int hld_op_params(hld_req_t *q);
 int hld_op_bind(hld_req_t *q);
 
-/* voice_ops.c */
+/* voice_play.c */
 int hld_op_play(hld_req_t *q);
+/* voice_ops.c */
 int hld_op_stop(hld_req_t *q);
 int hld_op_stop_all(hld_req_t *q);
 int hld_op_set(hld_req_t *q);

@@ -3,7 +3,7 @@
  * lock memory for the audio path (rt_prep.c), listen, run the libuv loop
  * until SIGINT/SIGTERM, and tear down. Everything else lives in its own
  * module (see daemon.h for the map). The shutdown is time-bounded by the
- * guard thread events.c starts at SIGTERM: if a join below hangs (a decoder
+ * guard thread loop.c starts at SIGTERM: if a join below hangs (a decoder
  * or loader thread stuck in I/O), the guard ends the process within 1 s.
  */
 #include <signal.h>
