@@ -56,19 +56,20 @@ static int show(const char *path, int json) {
         fclose(f);
         return bad(path, "not a heliod capture file");
     }
-    if (g16(h + 8) != 1) {
+    unsigned version = g16(h + 8);
+    if (version != 1 && version != 2) {
         fclose(f);
-        return bad(path, "capture format version not supported (this heliodctl reads 1)");
+        return bad(path, "capture format version not supported (this heliodctl reads 1 and 2)");
     }
     uint32_t rate = g32(h + 12);
     uint64_t frame0 = g64(h + 16);
     if (json)
-        printf("{\"kind\":\"header\",\"version\":1,\"proto\":\"%u.%u\",\"rate\":%" PRIu32
+        printf("{\"kind\":\"header\",\"version\":%u,\"proto\":\"%u.%u\",\"rate\":%" PRIu32
                ",\"frame\":%" PRIu64 ",\"time_ns\":%" PRIu64 "}\n",
-               h[10], h[11], rate, frame0, g64(h + 24));
+               version, h[10], h[11], rate, frame0, g64(h + 24));
     else
-        printf("capture v1, protocol %u.%u, %" PRIu32 " Hz, from frame %" PRIu64 "\n", h[10], h[11],
-               rate, frame0);
+        printf("capture v%u, protocol %u.%u, %" PRIu32 " Hz, from frame %" PRIu64 "\n", version,
+               h[10], h[11], rate, frame0);
     uint8_t *r = NULL;
     int status = 0, trailer = 0;
     for (;;) {
@@ -91,15 +92,37 @@ static int show(const char *path, int json) {
             uint16_t op = g16(r + 32), flags = g16(r + 34);
             uint32_t id = g32(r + 36);
             const char *name = hl_op_name(op);
+            int inp = (r[1] & 1) != 0; /* applied from the next period */
             if (json)
                 printf("{\"kind\":\"request\",\"frame\":%" PRIu64
                        ",\"time_s\":%.6f,\"client\":%" PRIu32
                        ",\"op\":%u,\"command\":\"%s\",\"flags\":%u,\"id\":%" PRIu32
-                       ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32 "}\n",
-                       frame, t, client, op, name ? name : "?", flags, id, st, len - 28);
+                       ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32 ",\"in_period\":%s}\n",
+                       frame, t, client, op, name ? name : "?", flags, id, st, len - 28,
+                       inp ? "true" : "false");
             else
-                printf("%12" PRIu64 " %10.6f client %-4" PRIu32 " %-13s %s\n", frame, t, client,
-                       name ? name : "?", st ? hl_strerror(st) : "ok");
+                printf("%12" PRIu64 "%c%10.6f client %-4" PRIu32 " %-13s %s\n", frame,
+                       inp ? '+' : ' ', t, client, name ? name : "?", st ? hl_strerror(st) : "ok");
+        } else if (r[0] == 4 && len >= 12) {
+            if (json)
+                printf("{\"kind\":\"reply\",\"voice\":%" PRIu64 "}\n", g64(r + 4));
+            else
+                printf("%12s %10s %-11s %-13s voice %" PRIu64 "\n", "", "", "", "(reply)",
+                       g64(r + 4));
+        } else if (r[0] == 5 && len >= 20) {
+            if (json)
+                printf("{\"kind\":\"session\",\"period\":%" PRIu32 ",\"channels\":%" PRIu32
+                       ",\"rng\":%" PRIu64 "}\n",
+                       g32(r + 4), g32(r + 8), g64(r + 12));
+            else
+                printf("period %" PRIu32 ", %" PRIu32 " channels\n", g32(r + 4), g32(r + 8));
+        } else if (r[0] == 6 && len >= 16) {
+            if (json)
+                printf("{\"kind\":\"close\",\"frame\":%" PRIu64 ",\"client\":%" PRIu32 "}\n",
+                       g64(r + 4), g32(r + 12));
+            else
+                printf("%12" PRIu64 " %10s client %-4" PRIu32 " (closed)\n", g64(r + 4), "",
+                       g32(r + 12));
         } else if (r[0] == 2 && len >= 42 && len >= 42u + g16(r + 40)) {
             uint16_t pl = g16(r + 40);
             if (json) {
@@ -122,8 +145,8 @@ static int show(const char *path, int json) {
             trailer = 1;
             if (json)
                 printf("{\"kind\":\"trailer\",\"records\":%" PRIu64 ",\"dropped\":%" PRIu64
-                       ",\"bytes\":%" PRIu64 "}\n",
-                       g64(r + 4), g64(r + 12), g64(r + 20));
+                       ",\"bytes\":%" PRIu64 ",\"end_frame\":%" PRIu64 "}\n",
+                       g64(r + 4), g64(r + 12), g64(r + 20), len >= 36 ? g64(r + 28) : 0);
             else
                 printf("end: %" PRIu64 " requests captured, %" PRIu64 " dropped\n", g64(r + 4),
                        g64(r + 12));

@@ -20,13 +20,19 @@
 
 #include "hl_proto.h"
 
-#define HLD_CAPTURE_MAGIC        "HLDCAPT\n" /* 8 bytes */
-#define HLD_CAPTURE_VERSION      1
-#define HLD_CAPTURE_HDR          32
-#define HLD_CAPTURE_QUEUE_BYTES  (8u << 20)
-#define HLD_CAPTURE_REC_REQUEST  1
-#define HLD_CAPTURE_REC_SOUND    2
-#define HLD_CAPTURE_REC_TRAILER  3
+#define HLD_CAPTURE_MAGIC       "HLDCAPT\n" /* 8 bytes */
+#define HLD_CAPTURE_VERSION     2
+#define HLD_CAPTURE_HDR         32
+#define HLD_CAPTURE_QUEUE_BYTES (8u << 20)
+#define HLD_CAPTURE_REC_REQUEST 1
+#define HLD_CAPTURE_REC_SOUND   2
+#define HLD_CAPTURE_REC_TRAILER 3
+#define HLD_CAPTURE_REC_REPLY   4 /* after its REQUEST: the voice handle its reply named */
+#define HLD_CAPTURE_REC_SESSION 5 /* first: period, channels, the cues' random state */
+#define HLD_CAPTURE_REC_CLOSE   6 /* a connection closed (its voices stop, its objects go) */
+#define HLD_CAPTURE_REQ_INPERIOD                                                                   \
+    0x1u                              /* REQUEST flags: the audio thread was rendering the         \
+                                       * period from `frame`: it applies from frame + period */
 #define HLD_CAPTURE_SOUND_NOFILE 0x1u /* the file could not be read: size/mtime/hash are 0 */
 #define HLD_CAPTURE_SOUND_AUDIO  0x2u /* the file's bytes follow */
 
@@ -35,11 +41,23 @@ typedef struct hld_capture hld_capture_t;
 /* Starts the writer on path (opened by the writer; an open error is logged
  * and counted as the capture failing: every record is dropped). NULL on
  * allocation or thread failure. */
-hld_capture_t *hld_capture_start(const char *path, int include_audio, uint32_t rate,
-                                 uint64_t frame);
-/* Queues one request record (main thread). */
-void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, int32_t status,
-                         const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
+typedef struct {
+    uint32_t rate, period, channels;
+    uint64_t frame; /* the engine frame the capture starts on */
+    uint64_t rng;   /* the cues' random state then */
+} hld_capture_session_t;
+hld_capture_t *hld_capture_start(const char *path, int include_audio,
+                                 const hld_capture_session_t *s);
+/* Queues one request record (main thread): flags HLD_CAPTURE_REQ_*; voice:
+ * the voice handle its reply named (a PLAY's), 0 for none. */
+void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,
+                         int32_t status, uint64_t voice, const hl_frame_hdr_t *h,
+                         const uint8_t *body, size_t len);
+/* Queues a CLOSE record: connection `client` closed at `frame` (main thread). */
+void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t client);
+/* The engine frame the capture ended on, for the trailer (main thread,
+ * before hld_capture_end). */
+void hld_capture_set_end(hld_capture_t *cap, uint64_t frame);
 /* Records dropped so far (main thread). */
 uint64_t hld_capture_dropped(const hld_capture_t *cap);
 /* Request records queued so far (main thread). */

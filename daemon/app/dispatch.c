@@ -566,6 +566,15 @@ static int op_devices(hld_req_t *q) {
     return hld_op_devices(&q->c->d->devices, q);
 }
 
+hld_capture_t *hld_capture_begin(hld_daemon_t *d, const char *path, int include_audio) {
+    hld_capture_session_t s = {.rate = d->cfg.rate,
+                               .period = d->cfg.period,
+                               .channels = d->cfg.channels,
+                               .frame = hl_mixer_frames(d->engine.mixer),
+                               .rng = d->cues.rng};
+    return hld_capture_start(path, include_audio, &s);
+}
+
 /* CAPTURE (control clients): start the session capture into an absolute
  * path, or stop it (COUNT: the requests it captured). The writer opens the
  * file (capture.c); stopping does not wait for it: the previous ended
@@ -586,8 +595,7 @@ static int op_capture(hld_req_t *q) {
         if (d->capture) return hld_fail(q, HELIOD_EBUSY, "capture: one is running already");
         hld_capture_join(d->capture_ended); /* long done, normally */
         d->capture_ended = NULL;
-        d->capture = hld_capture_start(m.path, (m.flags & HL_CAPTURE_AUDIO) != 0, d->cfg.rate,
-                                       hl_mixer_frames(d->engine.mixer));
+        d->capture = hld_capture_begin(d, m.path, (m.flags & HL_CAPTURE_AUDIO) != 0);
         if (!d->capture) return hld_fail(q, HELIOD_ENOMEM, "capture: could not start the writer");
         return hld_reply_count(q, 0);
     }
@@ -597,8 +605,9 @@ static int op_capture(hld_req_t *q) {
     d->capture_ended = d->capture;
     d->capture = NULL;
     q->status = 0;
-    hld_capture_request(d->capture_ended, hl_mixer_frames(d->engine.mixer), q->c->id, 0, q->h,
-                        q->r.buf, q->r.len);
+    uint64_t frame = hl_mixer_frames(d->engine.mixer);
+    hld_capture_request(d->capture_ended, frame, 0, q->c->id, 0, 0, q->h, q->r.buf, q->r.len);
+    hld_capture_set_end(d->capture_ended, frame);
     hld_capture_end(d->capture_ended);
     return hld_reply_count(q, n);
 }
@@ -683,8 +692,14 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     hld_daemon_t *d = c->d;
     uint64_t frame = hl_mixer_frames(d->engine.mixer);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
-    if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
-        hld_capture_request(d->capture, frame, c->id, q.status, h, body, len);
+    if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
+        /* the audio thread inside a period (its clock published, the frames
+         * not yet counted): what the handler pushed applies after it */
+        uint64_t clk = 0;
+        hl_mixer_clock(d->engine.mixer, &clk, NULL);
+        uint32_t fl = clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+        hld_capture_request(d->capture, frame, fl, c->id, q.status, q.voice, h, body, len);
+    }
     return rc;
 }
 
@@ -714,6 +729,8 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
+    if (c->d->capture && c->hello) /* its voices stop, its objects go: the replay closes it too */
+        hld_capture_close(c->d->capture, hl_mixer_frames(c->d->engine.mixer), c->id);
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
     hld_banks_drop_client(&c->d->banks, c->id);

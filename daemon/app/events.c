@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "replies.h"
+#include "capture.h"
 #include "daemon.h"
 #include "dispatch.h"
 #include "device.h"
@@ -416,6 +417,8 @@ void hld_events_shutdown(hld_daemon_t *d) {
     if (d->shutting_down) return;
     d->shutting_down = 1;
     d->shutdown_start_ns = hld_now_ns();
+    /* the session the capture replays ends here: the shutdown's fades are not its */
+    hld_capture_set_end(d->capture, hl_mixer_frames(d->engine.mixer));
     guard_start(d);
     hld_info("shutting down");
 #if HAVE_LIBSYSTEMD

@@ -75,6 +75,7 @@ static void job_unlink(stream_job_t *j) {
 }
 
 static void reply_play(hld_req_t *q, uint64_t voice, uint64_t stolen) {
+    q->voice = voice;
     if (q->h->flags & HL_FLAG_NOREPLY) return;
     hl_play_reply_t pr = {.voice = voice, .stolen = stolen};
     hld_reply_begin(q);
@@ -664,7 +665,8 @@ static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
             return hld_fail(q, err, msg);
         }
         if (out) *out = voice;
-        return 0; /* answered by stream_done */
+        q->voice = voice; /* the handle stream_done answers with */
+        return 0;         /* answered by stream_done */
     }
     if (out) { /* hld_voice_play_music: its caller replies */
         *out = voice;
