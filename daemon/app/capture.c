@@ -198,6 +198,22 @@ static void write_sound(hld_capture_t *cap, const uint8_t *req) {
     free(audio);
 }
 
+int hld_capture_open(const char *path) {
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    return fd;
+}
+
 static void *writer_main(void *arg) {
     hld_capture_t *cap = arg;
     wbatch_t *wb = malloc(sizeof *wb);
@@ -217,23 +233,16 @@ static void *writer_main(void *arg) {
             if (cap->stop) break;
         }
         pthread_mutex_unlock(&cap->mu);
+        if (cap->fd >= 0) close(cap->fd);
+        cap->fd = -1;
         return NULL;
     }
     wb->len = 0;
-    cap->fd =
-        open(cap->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-    struct stat st;
-    if (cap->fd >= 0 && (fstat(cap->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(cap->fd);
-        cap->fd = -1;
-        errno = EINVAL;
-    }
+    if (cap->fd < 0) cap->fd = hld_capture_open(cap->path);
     if (cap->fd < 0) {
         hld_warn("capture: %s: %s (not a regular file we may write); capturing nothing", cap->path,
                  strerror(errno));
     } else {
-        int fl = fcntl(cap->fd, F_GETFL);
-        if (fl >= 0) (void)fcntl(cap->fd, F_SETFL, fl & ~O_NONBLOCK);
         uint8_t h[HLD_CAPTURE_HDR] = {0};
         memcpy(h, HLD_CAPTURE_MAGIC, 8);
         put16(h + 8, HLD_CAPTURE_VERSION);
@@ -305,7 +314,7 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
-hld_capture_t *hld_capture_start(const char *path, int include_audio,
+hld_capture_t *hld_capture_start(const char *path, int fd, int include_audio,
                                  const hld_capture_session_t *ses) {
     hld_capture_t *cap = calloc(1, sizeof *cap);
     if (!cap) return NULL;
@@ -313,7 +322,7 @@ hld_capture_t *hld_capture_start(const char *path, int include_audio,
     cap->include_audio = include_audio;
     cap->ses = *ses;
     cap->ns0 = hld_now_ns();
-    cap->fd = -1;
+    cap->fd = fd;
     pthread_mutex_init(&cap->mu, NULL);
     pthread_cond_init(&cap->cv, NULL);
     if (pthread_create(&cap->thread, NULL, writer_main, cap) != 0) {

@@ -46,8 +46,13 @@ typedef struct {
     uint64_t frame; /* the engine frame the capture starts on */
     uint64_t rng;   /* the cues' random state then */
 } hld_capture_session_t;
-hld_capture_t *hld_capture_start(const char *path, int include_audio,
+/* fd: the file, opened for writing (CAPTURE opens it on a file job), or
+ * -1: the writer opens path itself (--capture). */
+hld_capture_t *hld_capture_start(const char *path, int fd, int include_audio,
                                  const hld_capture_session_t *s);
+/* Opens path for a capture as the writer would (write, create, truncate,
+ * never blocking on a FIFO; a regular file only): the fd, or -1 with errno. */
+int hld_capture_open(const char *path);
 /* Queues one request record (main thread): flags HLD_CAPTURE_REQ_*; voice:
  * the voice handle its reply named (a PLAY's), 0 for none. */
 void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,

@@ -566,52 +566,6 @@ static int op_devices(hld_req_t *q) {
     return hld_op_devices(&q->c->d->devices, q);
 }
 
-hld_capture_t *hld_capture_begin(hld_daemon_t *d, const char *path, int include_audio) {
-    hld_capture_session_t s = {.rate = d->cfg.rate,
-                               .period = d->cfg.period,
-                               .channels = d->cfg.channels,
-                               .frame = hl_mixer_frames(d->engine.mixer),
-                               .rng = d->cues.rng};
-    return hld_capture_start(path, include_audio, &s);
-}
-
-/* CAPTURE (control clients): start the session capture into an absolute
- * path, or stop it (COUNT: the requests it captured). The writer opens the
- * file (capture.c); stopping does not wait for it: the previous ended
- * capture's writer is joined at the next start or stop, or at exit. */
-static int op_capture(hld_req_t *q) {
-    hl_capture_t m;
-    hl_get_capture(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
-    const char *why = NULL;
-    if (hl_check_capture(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    hld_daemon_t *d = q->c->d;
-    if (!q->c->control) {
-        d->n.denied++;
-        return hld_fail(q, HELIOD_EPERM, "capture: needs a control client (heliodctl capture)");
-    }
-    if (m.action == HL_CAPTURE_START) {
-        if (m.path[0] != '/') return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
-        if (d->capture) return hld_fail(q, HELIOD_EBUSY, "capture: one is running already");
-        hld_capture_join(d->capture_ended); /* long done, normally */
-        d->capture_ended = NULL;
-        d->capture = hld_capture_begin(d, m.path, (m.flags & HL_CAPTURE_AUDIO) != 0);
-        if (!d->capture) return hld_fail(q, HELIOD_ENOMEM, "capture: could not start the writer");
-        return hld_reply_count(q, 0);
-    }
-    if (!d->capture) return hld_fail(q, HELIOD_EINVAL, "capture: none is running");
-    uint32_t n = (uint32_t)hld_capture_records(d->capture) + 1; /* this request too */
-    hld_capture_join(d->capture_ended);
-    d->capture_ended = d->capture;
-    d->capture = NULL;
-    q->status = 0;
-    uint64_t frame = hl_mixer_frames(d->engine.mixer);
-    hld_capture_request(d->capture_ended, frame, 0, q->c->id, 0, 0, q->h, q->r.buf, q->r.len);
-    hld_capture_set_end(d->capture_ended, frame);
-    hld_capture_end(d->capture_ended);
-    return hld_reply_count(q, n);
-}
-
 /* The opcode table: each handler lives with its domain (see the top of the
  * file); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
@@ -663,7 +617,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CONE] = hld_op_cone,
     [HL_OP_ATTEN] = hld_op_atten,
     [HL_OP_MUSIC] = hld_op_music,
-    [HL_OP_CAPTURE] = op_capture,
+    [HL_OP_CAPTURE] = hld_op_capture,
 };
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {

@@ -26,9 +26,10 @@ extern const hld_conn_hooks_t hld_dispatch_hooks;
 int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
                        size_t cap);
 
-/* Starts the session capture into path (capture.h) with this daemon's
- * rate, period, channels, clock and the cues' random state; NULL on failure. */
-struct hld_capture *hld_capture_begin(hld_daemon_t *d, const char *path, int include_audio);
+/* capture_ops.c: starts the session capture into path (capture.h; fd: the
+ * file opened, or -1) with this daemon's rate, period, channels, clock and
+ * the cues' random state; NULL on failure (fd is not taken). */
+struct hld_capture *hld_capture_begin(hld_daemon_t *d, const char *path, int fd, int include_audio);
 
 /* Drops c's LOAD_DATA upload in progress, giving its memory back (close). */
 void hld_upload_drop(hld_conn_t *c);

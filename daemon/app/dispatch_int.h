@@ -100,6 +100,9 @@ int hld_op_snapshots(hld_req_t *q);
 int hld_op_cone(hld_req_t *q);
 int hld_op_atten(hld_req_t *q);
 
+/* capture_ops.c */
+int hld_op_capture(hld_req_t *q);
+
 /* asset_ops.c */
 /* A request answered later, once its file work on the worker pool is done
  * (fileio.h): it holds the connection until hld_later_end. */

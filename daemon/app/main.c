@@ -197,7 +197,7 @@ int main(int argc, char **argv) {
         sd_notify(0, "READY=1");
 #endif
         if (d.cfg.capture[0] &&
-            !(d.capture = hld_capture_begin(&d, d.cfg.capture, d.cfg.capture_audio)))
+            !(d.capture = hld_capture_begin(&d, d.cfg.capture, -1, d.cfg.capture_audio)))
             hld_warn("capture: %s: could not start the writer", d.cfg.capture);
         uv_run(d.loop, UV_RUN_DEFAULT);
         hld_capture_stop(d.capture); /* the loop has stopped: no request comes any more */

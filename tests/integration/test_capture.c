@@ -291,6 +291,20 @@ static void test_capture_start_stop(void **state) {
     const char *stop[] = {"capture", "stop", NULL};
     assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, stop), 0); /* none */
     assert_non_null(strstr(err, "none is running"));
+    /* a path the daemon cannot write, a FIFO (no reader: never waited on),
+     * a directory: an error answer, nothing captured */
+    char fifo[320];
+    snprintf(fifo, sizeof fifo, "/tmp/hl_capfifo_%d", (int)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *bad[][4] = {{"capture", "start", "/nonexistent-hl-dir/c.bin", NULL},
+                            {"capture", "start", fifo, NULL},
+                            {"capture", "start", "/tmp", NULL}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, bad[i]), 0);
+        assert_non_null(strstr(err, "EFILE"));
+        assert_non_null(strstr(err, bad[i][2]));
+    }
+    unlink(fifo);
     const char *start[] = {"capture", "start", cap, NULL};
     assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, start), 0);
     assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, start),
