@@ -18,23 +18,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl_capfile.h"
 #include "hl_proto.h"
 
-#define HLD_CAPTURE_MAGIC       "HLDCAPT\n" /* 8 bytes */
-#define HLD_CAPTURE_VERSION     2
-#define HLD_CAPTURE_HDR         32
-#define HLD_CAPTURE_QUEUE_BYTES (8u << 20)
-#define HLD_CAPTURE_REC_REQUEST 1
-#define HLD_CAPTURE_REC_SOUND   2
-#define HLD_CAPTURE_REC_TRAILER 3
-#define HLD_CAPTURE_REC_REPLY   4 /* after its REQUEST: the voice handle its reply named */
-#define HLD_CAPTURE_REC_SESSION 5 /* first: period, channels, the cues' random state */
-#define HLD_CAPTURE_REC_CLOSE   6 /* a connection closed (its voices stop, its objects go) */
-#define HLD_CAPTURE_REQ_INPERIOD                                                                   \
-    0x1u                              /* REQUEST flags: the audio thread was rendering the         \
-                                       * period from `frame`: it applies from frame + period */
-#define HLD_CAPTURE_SOUND_NOFILE 0x1u /* the file could not be read: size/mtime/hash are 0 */
-#define HLD_CAPTURE_SOUND_AUDIO  0x2u /* the file's bytes follow */
+/* the file's layout: ctl_capfile.h, its reader */
+#define HLD_CAPTURE_MAGIC        CTL_CAP_MAGIC /* 8 bytes */
+#define HLD_CAPTURE_VERSION      CTL_CAP_VERSION
+#define HLD_CAPTURE_HDR          CTL_CAP_HDR
+#define HLD_CAPTURE_QUEUE_BYTES  (8u << 20)
+#define HLD_CAPTURE_REC_REQUEST  CTL_CAP_REQUEST
+#define HLD_CAPTURE_REC_SOUND    CTL_CAP_SOUND
+#define HLD_CAPTURE_REC_TRAILER  CTL_CAP_TRAILER
+#define HLD_CAPTURE_REC_REPLY    CTL_CAP_REPLY    /* after its REQUEST: the voice its reply named */
+#define HLD_CAPTURE_REC_SESSION  CTL_CAP_SESSION  /* first: period, channels, random state */
+#define HLD_CAPTURE_REC_CLOSE    CTL_CAP_CLOSE    /* a connection closed */
+#define HLD_CAPTURE_REQ_INPERIOD CTL_CAP_INPERIOD /* REQUEST: applies from frame + period */
+#define HLD_CAPTURE_SOUND_NOFILE CTL_CAP_NOFILE   /* the file could not be read */
+#define HLD_CAPTURE_SOUND_AUDIO  CTL_CAP_AUDIO    /* the file's bytes follow */
 
 typedef struct hld_capture hld_capture_t;
 

@@ -8,7 +8,7 @@
  * connections), opened by its HELLO record and closed where it closed. A
  * request is sent in the period loop's pass before the period that starts
  * on its effect frame (the dispatch frame, or the next period's when the
- * audio thread was inside one: HLD_CAPTURE_REQ_INPERIOD); scheduled ones
+ * audio thread was inside one: CTL_CAP_INPERIOD); scheduled ones
  * carry their own frame, as they did. Replies are awaited before anything
  * later is sent (a bundle's at its end) and compared with the recorded
  * statuses: a difference is a divergence (reported, exit status 3). A
@@ -29,16 +29,16 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "ctl_capfile.h"
 #include "log.h"
 #include "render.h"
 #include "render_int.h"
 #include "vm.h"
 
-#define REPLAY_MAX_BYTES (4ull << 30) /* a capture read whole: 4 GiB at most */
-#define REPLAY_REPORT    10           /* divergences printed one by one */
+#define REPLAY_REPORT 10 /* divergences printed one by one */
 
 typedef struct {
-    uint8_t kind; /* HLD_CAPTURE_REC_REQUEST or _CLOSE */
+    uint8_t kind; /* CTL_CAP_REQUEST or _CLOSE */
     uint8_t flags;
     uint64_t frame; /* effect frame, from the render's frame 0 */
     uint32_t client;
@@ -82,11 +82,11 @@ typedef struct {
 static uint16_t g16(const uint8_t *p) {
     return (uint16_t)(p[0] | p[1] << 8);
 }
-static uint32_t g32(const uint8_t *p) {
-    return g16(p) | (uint32_t)g16(p + 2) << 16;
-}
 static uint64_t g64(const uint8_t *p) {
-    return g32(p) | (uint64_t)g32(p + 4) << 32;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
 }
 
 int hld_replay_is_capture(const char *path) {
@@ -95,7 +95,7 @@ int hld_replay_is_capture(const char *path) {
     struct stat st;
     char m[8];
     int yes = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, m, 8) == 8 &&
-              memcmp(m, HLD_CAPTURE_MAGIC, 8) == 0;
+              memcmp(m, CTL_CAP_MAGIC, 8) == 0;
     close(fd);
     return yes;
 }
@@ -141,88 +141,22 @@ static uint64_t vmap_get(const replay_t *r, uint64_t rec) {
     return r->vmap[2 * i] ? r->vmap[2 * i + 1] : rec;
 }
 
-/* Rewrites the voice handles body names (decode, map, encode); 0 if none
- * changed (body stays as it is), 1 if out holds the new body. */
-#define REMAP(T, field, cond)                                                                      \
-    do {                                                                                           \
-        hl_##T##_t m;                                                                              \
-        hl_get_##T(&rd, &m);                                                                       \
-        if (hl_rbuf_finish(&rd) != 0 || !(cond)) return 0;                                         \
-        uint64_t v = vmap_get(r, m.field);                                                         \
-        if (v == m.field) return 0;                                                                \
-        m.field = v;                                                                               \
-        hl_put_##T(&w, &m);                                                                        \
-    } while (0)
-static int remap_voice(const replay_t *r, uint16_t op, const uint8_t *body, size_t len,
-                       uint8_t *out, size_t *out_len) {
-    if (!r->vn) return 0;
-    hl_rbuf_t rd;
-    hl_rbuf_init(&rd, body, len);
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, out, HL_MAX_FRAME);
-    switch (op) {
-    case HL_OP_STOP: REMAP(stop, voice, 1); break;
-    case HL_OP_SET: REMAP(set, voice, 1); break;
-    case HL_OP_PLAY: REMAP(play, sync_voice, m.sync_on != HL_SYNC_NONE); break;
-    case HL_OP_PARAM: REMAP(param, voice, m.scope == HL_PSCOPE_VOICE); break;
-    case HL_OP_CONE: REMAP(cone, voice, m.target == HL_CONE_VOICE); break;
-    case HL_OP_ATTEN: REMAP(atten, voice, m.target == HL_CONE_VOICE); break;
-    default: return 0;
-    }
-    if (w.err) return 0;
-    *out_len = w.len;
-    return 1;
+static uint64_t vmap_fn(void *user, uint64_t rec) {
+    return vmap_get(user, rec);
 }
-#undef REMAP
 
 /* ---- the capture file ------------------------------------------------------- */
 
-static uint8_t *read_whole(const char *path, size_t *n) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        (uint64_t)st.st_size > REPLAY_MAX_BYTES) {
-        if (fd >= 0) close(fd);
-        return NULL;
-    }
-    uint8_t *b = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (b && got < (size_t)st.st_size) {
-        ssize_t k = read(fd, b + got, (size_t)st.st_size - got);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) break;
-        got += (size_t)k;
-    }
-    close(fd);
-    if (b && got != (size_t)st.st_size) {
-        free(b);
-        return NULL;
-    }
-    *n = got;
-    return b;
-}
-
-static uint64_t fnv_add(uint64_t h, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* The LOAD's file is the one captured (SOUND record s), or its captured
  * bytes go to a file of ours (*tmp). 0, or -1 after saying why. */
-static int check_sound(const char *cap, const ev_t *e, const uint8_t *s, uint32_t len, char **tmp) {
+static int check_sound(const char *cap, const ev_t *e, const ctl_cap_rec_t *s, char **tmp) {
     hl_rbuf_t rd;
     hl_rbuf_init(&rd, e->req + HL_FRAME_HDR, e->req_len - HL_FRAME_HDR);
     hl_load_t m;
     hl_get_load(&rd, &m);
-    uint8_t flags = s[1];
-    uint64_t size = g64(s + 16), hash = g64(s + 32);
-    int64_t mtime = (int64_t)g64(s + 24);
-    uint16_t pl = g16(s + 40);
-    if (flags & HLD_CAPTURE_SOUND_NOFILE) return 0; /* unreadable then: loaded as it is */
-    if (flags & HLD_CAPTURE_SOUND_AUDIO) {
-        const uint8_t *a = s + 42 + pl;
-        if (42u + pl + size != len || fnv_add(1469598103934665603ull, a, size) != hash) {
+    if (s->flags & CTL_CAP_NOFILE) return 0; /* unreadable then: loaded as it is */
+    if (s->audio) {
+        if (ctl_cap_fnv(CTL_CAP_FNV0, s->audio, s->size) != s->hash) {
             fprintf(stderr, "heliod: --render: %s: sound '%s': its captured bytes are damaged\n",
                     cap, m.name);
             return -1;
@@ -232,13 +166,13 @@ static int check_sound(const char *cap, const ev_t *e, const uint8_t *s, uint32_
         snprintf(p, sizeof p, "%s/heliod-replay-XXXXXX", dir && dir[0] == '/' ? dir : "/tmp");
         int fd = mkstemp(p);
         size_t put = 0;
-        while (fd >= 0 && put < size) {
-            ssize_t k = write(fd, a + put, size - put);
+        while (fd >= 0 && put < s->size) {
+            ssize_t k = write(fd, s->audio + put, s->size - put);
             if (k < 0 && errno == EINTR) continue;
             if (k <= 0) break;
             put += (size_t)k;
         }
-        if (fd < 0 || put != size || close(fd) != 0) {
+        if (fd < 0 || put != s->size || close(fd) != 0) {
             fprintf(stderr, "heliod: --render: sound '%s': cannot write its bytes to %s: %s\n",
                     m.name, p, strerror(errno));
             if (fd >= 0) unlink(p);
@@ -247,38 +181,16 @@ static int check_sound(const char *cap, const ev_t *e, const uint8_t *s, uint32_
         *tmp = strdup(p);
         return *tmp ? 0 : -1;
     }
-    const char *why = NULL;
-    int fd = open(m.path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    uint64_t h = 1469598103934665603ull, got = 0;
-    if (fd < 0 || fstat(fd, &st) != 0)
-        why = strerror(errno);
-    else if (!S_ISREG(st.st_mode))
-        why = "not a regular file";
-    else if ((uint64_t)st.st_size != size)
-        why = "its size differs from the capture's: the file changed since";
-    if (!why) {
-        uint8_t buf[65536];
-        for (;;) {
-            ssize_t k = read(fd, buf, sizeof buf);
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) break;
-            h = fnv_add(h, buf, (size_t)k);
-            got += (uint64_t)k;
-        }
-        if (got != size || h != hash) why = "its content differs from the capture's (hash)";
-    }
-    if (fd >= 0) close(fd);
-    if (why) {
+    char why[160];
+    int mtime = 0;
+    if (ctl_cap_check_sound(s, m.path, &mtime, why, sizeof why) != 0) {
         fprintf(stderr,
                 "heliod: --render: %s: sound '%s' (%s): %s; a capture made with "
                 "--capture-audio holds the bytes\n",
                 cap, m.name, m.path, why);
         return -1;
     }
-    int64_t now = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    if (now != mtime)
-        hld_info("replay: sound '%s' (%s): same bytes, another mtime", m.name, m.path);
+    if (mtime) hld_info("replay: sound '%s' (%s): same bytes, another mtime", m.name, m.path);
     return 0;
 }
 
@@ -295,75 +207,52 @@ static uint64_t gcd64(uint64_t a, uint64_t b) {
 static int parse(replay_t *r, const char *path) {
     const hld_config_t *cfg = &r->d->cfg;
     size_t n = 0;
-    r->file = read_whole(path, &n);
-    if (!r->file) {
-        fprintf(stderr, "heliod: --render: cannot read the capture '%s'\n", path);
+    ctl_cap_hdr_t hd;
+    char why[128];
+    if (ctl_cap_read(path, &r->file, &n, &hd, why, sizeof why) != 0) {
+        fprintf(stderr, "heliod: --render: %s: %s\n", path, why);
         return -1;
     }
-    const uint8_t *f = r->file;
-    if (n < HLD_CAPTURE_HDR || g16(f + 8) != HLD_CAPTURE_VERSION) {
-        fprintf(stderr, "heliod: --render: %s: capture format %u; this heliod replays %u\n", path,
-                n < HLD_CAPTURE_HDR ? 0 : g16(f + 8), HLD_CAPTURE_VERSION);
-        return -1;
-    }
-    uint32_t rate = g32(f + 12), period = 0, channels = 0;
-    uint64_t frame0 = g64(f + 16);
-    if (rate != cfg->rate) {
+    if (hd.rate != cfg->rate) {
         fprintf(stderr, "heliod: --render: %s: captured at %u Hz: render with --rate %u\n", path,
-                rate, rate);
+                hd.rate, hd.rate);
         return -1;
     }
-    size_t cap = 0;
-    for (size_t off = HLD_CAPTURE_HDR; off < n;) {
-        uint32_t len = off + 4 <= n ? g32(f + off) : 0;
-        const uint8_t *p = f + off + 4;
-        if (len < 4 || len > n - off - 4) {
-            fprintf(stderr, "heliod: --render: %s: a record is cut short at byte %zu\n", path, off);
-            return -1;
+    uint32_t period = 0, channels = 0;
+    size_t cap = 0, off = CTL_CAP_HDR;
+    ctl_cap_rec_t c;
+    int got;
+    while ((got = ctl_cap_next(r->file, n, &off, &c)) == 1) {
+        ev_t *last = r->n ? &r->ev[r->n - 1] : NULL;
+        if (c.kind == CTL_CAP_SESSION) {
+            period = c.period;
+            channels = c.channels;
+            if (c.rng) r->d->cues.rng = c.rng; /* the cues' random state then */
+        } else if (c.kind == CTL_CAP_TRAILER) {
+            r->end = c.end;
+        } else if (c.kind == CTL_CAP_REPLY && last) {
+            last->voice = c.voice;
+        } else if (c.kind == CTL_CAP_SOUND && last && g16(last->req + 4) == HL_OP_LOAD) {
+            if (check_sound(path, last, &c, &last->path) != 0) return -1;
+        } else if (c.kind == CTL_CAP_REQUEST || c.kind == CTL_CAP_CLOSE) {
+            if (r->n == cap) {
+                cap = cap ? 2 * cap : 1024;
+                ev_t *ne = realloc(r->ev, cap * sizeof *ne);
+                if (!ne) return -1;
+                r->ev = ne;
+            }
+            r->ev[r->n++] = (ev_t){.kind = c.kind,
+                                   .flags = c.flags,
+                                   .frame = c.frame + (c.flags & CTL_CAP_INPERIOD ? period : 0),
+                                   .client = c.client,
+                                   .status = c.status,
+                                   .req = c.req,
+                                   .req_len = c.req_len};
         }
-        off += 4 + (size_t)len;
-        if (p[0] == HLD_CAPTURE_REC_SESSION && len >= 20) {
-            period = g32(p + 4);
-            channels = g32(p + 8);
-            if (g64(p + 12)) r->d->cues.rng = g64(p + 12); /* the cues' random state then */
-            continue;
-        }
-        if (p[0] == HLD_CAPTURE_REC_TRAILER && len >= 36) {
-            r->end = g64(p + 28);
-            continue;
-        }
-        if (p[0] == HLD_CAPTURE_REC_REPLY && len >= 12 && r->n) {
-            r->ev[r->n - 1].voice = g64(p + 4);
-            continue;
-        }
-        if (p[0] == HLD_CAPTURE_REC_SOUND && len >= 42 && r->n &&
-            g16(r->ev[r->n - 1].req + 4) == HL_OP_LOAD) {
-            if (check_sound(path, &r->ev[r->n - 1], p, len, &r->ev[r->n - 1].path) != 0) return -1;
-            continue;
-        }
-        int req =
-            p[0] == HLD_CAPTURE_REC_REQUEST && len >= 28 + HL_FRAME_HDR && g32(p + 28) == len - 28;
-        if (!req && !(p[0] == HLD_CAPTURE_REC_CLOSE && len >= 16)) continue; /* newer kinds */
-        if (r->n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            ev_t *ne = realloc(r->ev, cap * sizeof *ne);
-            if (!ne) return -1;
-            r->ev = ne;
-        }
-        ev_t *e = &r->ev[r->n++];
-        memset(e, 0, sizeof *e);
-        e->kind = p[0];
-        e->frame = g64(p + 4);
-        if (req) {
-            e->flags = p[1];
-            e->client = g32(p + 20);
-            e->status = (int32_t)g32(p + 24);
-            e->req = p + 28;
-            e->req_len = len - 28;
-            if (e->flags & HLD_CAPTURE_REQ_INPERIOD) e->frame += period;
-        } else {
-            e->client = g32(p + 12);
-        }
+    }
+    if (got < 0) {
+        fprintf(stderr, "heliod: --render: %s: a record is cut short at byte %zu\n", path, off);
+        return -1;
     }
     if (!period || period != cfg->period || channels != cfg->channels) {
         fprintf(stderr,
@@ -374,9 +263,9 @@ static int parse(replay_t *r, const char *path) {
     }
     /* the render starts on a frame of the ranking grid and of the periods
      * at or before the capture's start (0 for --capture) */
-    uint64_t tick = (uint64_t)rate * HLD_VM_TICK_MS / 1000;
+    uint64_t tick = (uint64_t)hd.rate * HLD_VM_TICK_MS / 1000;
     uint64_t grid = tick / gcd64(tick, period) * period;
-    r->base = frame0 / grid * grid;
+    r->base = hd.frame / grid * grid;
     for (size_t i = 0; i < r->n; i++)
         r->ev[i].frame = r->ev[i].frame > r->base ? r->ev[i].frame - r->base : 0;
     r->end = r->end > r->base ? r->end - r->base : 0;
@@ -453,8 +342,8 @@ static void on_reply(void *user, hld_rconn_t *c, const hl_frame_hdr_t *h, const 
 /* Sends event e (on its client's connection) and waits for its reply. */
 static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
     ev_t *e = &r->ev[idx];
-    client_t *k = client_of(r, e->client, e->kind == HLD_CAPTURE_REC_REQUEST);
-    if (e->kind == HLD_CAPTURE_REC_CLOSE) {
+    client_t *k = client_of(r, e->client, e->kind == CTL_CAP_REQUEST);
+    if (e->kind == CTL_CAP_CLOSE) {
         if (k) hld_rconn_close(&k->c);
         return 0;
     }
@@ -491,7 +380,7 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
         hl_put_load(&w, &m);
         body = nb;
         len = w.len;
-    } else if (remap_voice(r, op, body, len, nb, &nlen)) {
+    } else if (r->vn && ctl_cap_remap(op, body, len, vmap_fn, r, nb, &nlen)) {
         body = nb;
         len = nlen;
     }
@@ -519,7 +408,7 @@ static int replay_send_due(void *user, uint64_t frame, uint64_t until) {
     while (r->next < r->n && r->ev[r->next].frame < until) {
         const ev_t *e = &r->ev[r->next];
         if (e->frame > frame &&
-            (e->kind != HLD_CAPTURE_REC_REQUEST ||
+            (e->kind != CTL_CAP_REQUEST ||
              (!(g16(e->req + 6) & HL_FLAG_AT) && !hl_op_schedulable(g16(e->req + 4)))))
             break; /* not schedulable: at the next period's start */
         if (send_ev(r, r->next, frame) != 0) return -1;

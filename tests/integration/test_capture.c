@@ -43,6 +43,24 @@ static uint64_t g64(const uint8_t *p) {
     return g32(p) | (uint64_t)g32(p + 4) << 32;
 }
 
+/* Runs heliod --render CAPTURE --out OUT; its exit status; its stderr into
+ * err (may be NULL). */
+static int render_capture(const char *cap, const char *out, char *err) {
+    char cmd[1024], ef[360];
+    snprintf(ef, sizeof ef, "%s.err", out);
+    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn 2>%s",
+             getenv("HELIOD_BIN"), cap, out, ef);
+    int st = system(cmd);
+    if (err) {
+        FILE *f = fopen(ef, "r");
+        size_t n = f ? fread(err, 1, 1023, f) : 0;
+        err[n] = 0;
+        if (f) fclose(f);
+    }
+    unlink(ef);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static void test_capture_records(void **state) {
     (void)state;
     th_daemon_t d;
@@ -197,8 +215,13 @@ static void test_capture_records(void **state) {
     while (fgets(line, sizeof line, o)) {
     }
     assert_int_not_equal(pclose(o), 0);
-    unlink(cap);
+    /* the capture holds the file's bytes: it replays with the file gone */
+    char out[340];
+    snprintf(out, sizeof out, "%s.out.wav", cap);
     unlink(wav);
+    assert_int_equal(render_capture(cap, out, NULL), 0);
+    unlink(out);
+    unlink(cap);
 }
 
 /* A capture path that is not a regular file: refused by the writer, the
@@ -348,15 +371,6 @@ static void test_capture_start_stop(void **state) {
     unlink(cap);
 }
 
-/* Runs heliod --render CAPTURE --out OUT; its exit status. */
-static int render_capture(const char *cap, const char *out) {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn", getenv("HELIOD_BIN"),
-             cap, out);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* A session captured live (--record, the null driver) and rendered from the
  * capture: the same samples. Plays, a cue bound to a parameter, listener
  * moves, bus changes and parameter values, scheduled (heliodctl batch) and
@@ -438,7 +452,7 @@ static void test_replay_equals_live(void **state) {
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
-    assert_int_equal(render_capture(cap, out), 0);
+    assert_int_equal(render_capture(cap, out, NULL), 0);
     float *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
     int ch = 0, rate = 0;
@@ -464,6 +478,12 @@ static void test_replay_equals_live(void **state) {
     free(x);
     free(y);
     th_daemon_cleanup(&d);
+    /* a LOADed file that changed since: refused before anything renders,
+     * naming the sound */
+    char err[1024];
+    assert_int_equal(th_write_sine(tone, 48000, 0.5, 441, 0.4), 0);
+    assert_int_equal(render_capture(cap, out, err), 2);
+    assert_non_null(strstr(err, "sound 'tone'"));
     unlink(cap);
     unlink(tone);
     unlink(hum);
