@@ -125,7 +125,7 @@ int ctl_cap_next(const uint8_t *f, size_t n, size_t *off, ctl_cap_rec_t *r) {
         r->frame = g64(p + 4);
         r->client = g32(p + 12);
         break;
-    default: r->flags = 0; break;
+    default: r->flags = 0; break; /* REQUEST, CLOSE: CTL_CAP_INPERIOD */
     }
     return 1;
 }

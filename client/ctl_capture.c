@@ -17,7 +17,8 @@ const char ctl_capture_usage[] =
     "usage: heliodctl capture show FILE [--json]\n"
     "  List a capture file's records (heliod --capture FILE): engine frame, seconds\n"
     "  since the capture started, client, command, status; a LOADed file's size,\n"
-    "  mtime and hash; the trailer's counts. --json: one JSON object a line.\n";
+    "  mtime and hash; the trailer's counts. --json: one JSON object a line.\n"
+    "  heliod --render FILE --out OUT.wav renders it; heliodctl replay FILE plays it.\n";
 
 static uint16_t g16(const uint8_t *p) {
     return (uint16_t)(p[0] | p[1] << 8);

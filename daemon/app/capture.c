@@ -395,9 +395,9 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uin
     enqueue(cap, r, 1);
 }
 
-void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t client) {
+void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client) {
     if (!cap) return;
-    /* len u32, kind u8, pad 3, frame u64, client u32 */
+    /* len u32, kind u8, flags u8, pad 2, frame u64, client u32 */
     size_t n = 4 + 4 + 8 + 4;
     rec_t *r = malloc(sizeof *r + n);
     if (!r) {
@@ -408,7 +408,8 @@ void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t client) {
     r->len = n;
     put32(r->data, (uint32_t)(n - 4));
     r->data[4] = HLD_CAPTURE_REC_CLOSE;
-    r->data[5] = r->data[6] = r->data[7] = 0;
+    r->data[5] = (uint8_t)flags;
+    r->data[6] = r->data[7] = 0;
     put64(r->data + 8, frame);
     put32(r->data + 16, client);
     enqueue(cap, r, 0);

@@ -58,8 +58,9 @@ int hld_capture_open(const char *path);
 void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,
                          int32_t status, uint64_t voice, const hl_frame_hdr_t *h,
                          const uint8_t *body, size_t len);
-/* Queues a CLOSE record: connection `client` closed at `frame` (main thread). */
-void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t client);
+/* Queues a CLOSE record: connection `client` closed at `frame` (flags:
+ * HLD_CAPTURE_REQ_INPERIOD as a request's) (main thread). */
+void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client);
 /* The engine frame the capture ended on, for the trailer (main thread,
  * before hld_capture_end). */
 void hld_capture_set_end(hld_capture_t *cap, uint64_t frame);

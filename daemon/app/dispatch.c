@@ -620,6 +620,14 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CAPTURE] = hld_op_capture,
 };
 
+/* The audio thread inside a period (its clock published, the frames not yet
+ * counted): what was pushed applies after it (HLD_CAPTURE_REQ_INPERIOD). */
+static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame) {
+    uint64_t clk = 0;
+    hl_mixer_clock(d->engine.mixer, &clk, NULL);
+    return clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+}
+
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
     hl_rbuf_init(&q.r, body, len);
@@ -646,14 +654,9 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     hld_daemon_t *d = c->d;
     uint64_t frame = hl_mixer_frames(d->engine.mixer);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
-    if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
-        /* the audio thread inside a period (its clock published, the frames
-         * not yet counted): what the handler pushed applies after it */
-        uint64_t clk = 0;
-        hl_mixer_clock(d->engine.mixer, &clk, NULL);
-        uint32_t fl = clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
-        hld_capture_request(d->capture, frame, fl, c->id, q.status, q.voice, h, body, len);
-    }
+    if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
+        hld_capture_request(d->capture, frame, capture_flags(d, frame), c->id, q.status, q.voice, h,
+                            body, len);
     return rc;
 }
 
@@ -683,8 +686,10 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
-    if (c->d->capture && c->hello) /* its voices stop, its objects go: the replay closes it too */
-        hld_capture_close(c->d->capture, hl_mixer_frames(c->d->engine.mixer), c->id);
+    if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
+        uint64_t frame = hl_mixer_frames(c->d->engine.mixer);
+        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame), c->id);
+    }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
     hld_banks_drop_client(&c->d->banks, c->id);
