@@ -13,14 +13,24 @@
 
 #include "hl_proto.h"
 
-static uint16_t g16(const uint8_t *p) {
-    return (uint16_t)(p[0] | p[1] << 8);
+uint64_t ctl_cap_le(const uint8_t *p, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
 }
-static uint32_t g32(const uint8_t *p) {
-    return g16(p) | (uint32_t)g16(p + 2) << 16;
-}
-static uint64_t g64(const uint8_t *p) {
-    return g32(p) | (uint64_t)g32(p + 4) << 32;
+#define g16(p) ((uint16_t)ctl_cap_le(p, 2))
+#define g32(p) ((uint32_t)ctl_cap_le(p, 4))
+#define g64(p) ctl_cap_le(p, 8)
+
+uint64_t ctl_cap_grid(uint32_t rate, uint32_t period) {
+    uint64_t tick = (uint64_t)rate * CTL_CAP_RANK_MS / 1000, a = tick, b = period ? period : 1;
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return tick / a * (period ? period : 1);
 }
 
 uint64_t ctl_cap_fnv(uint64_t h, const uint8_t *p, size_t n) {
@@ -54,9 +64,8 @@ int ctl_cap_read(const char *path, uint8_t **buf, size_t *n, ctl_cap_hdr_t *h, c
     if (!w && got != (size_t)st.st_size) w = "read error";
     if (!w && (got < CTL_CAP_HDR || memcmp(b, CTL_CAP_MAGIC, 8) != 0))
         w = "not a heliod capture file";
-    if (!w && g16(b + 8) != CTL_CAP_VERSION)
-        w = g16(b + 8) == 1 ? "a capture of format 1 (made before replays were possible)"
-                            : "a capture format this build does not know";
+    if (!w && (g16(b + 8) < 1 || g16(b + 8) > CTL_CAP_VERSION))
+        w = "a capture format this build does not know";
     if (w) {
         snprintf(why, cap, "%s", w);
         free(b);
@@ -108,6 +117,7 @@ int ctl_cap_next(const uint8_t *f, size_t n, size_t *off, ctl_cap_rec_t *r) {
         if (len < 28) return -1;
         r->records = g64(p + 4);
         r->dropped = g64(p + 12);
+        r->bytes = g64(p + 20);
         r->end = len >= 36 ? g64(p + 28) : 0;
         break;
     case CTL_CAP_REPLY:

@@ -35,7 +35,7 @@ typedef struct {
  * (the wire frame); REPLY: voice; SESSION: period, channels, rng; CLOSE:
  * frame, client; SOUND: frame, client, flags, size, mtime_ns, hash,
  * path/path_len, audio (size bytes, or NULL); TRAILER: records, dropped,
- * end (0 if the file is of version 1). */
+ * bytes, end (0 if the file is of version 1). */
 typedef struct {
     uint8_t kind, flags;
     uint64_t frame, time_ns;
@@ -51,11 +51,19 @@ typedef struct {
     const char *path;
     uint16_t path_len;
     const uint8_t *audio;
-    uint64_t records, dropped, end;
+    uint64_t records, dropped, bytes, end;
 } ctl_cap_rec_t;
 
+#define CTL_CAP_RANK_MS 20 /* the voice manager's ranking grid (HLD_VM_TICK_MS) */
+
+/* The little-endian unsigned integer of `bytes` bytes at p. */
+uint64_t ctl_cap_le(const uint8_t *p, int bytes);
+/* The frames a replay's start may move by and keep every frame's place
+ * on the periods and the ranking grid: their least common multiple. */
+uint64_t ctl_cap_grid(uint32_t rate, uint32_t period);
 /* The whole capture at path (a regular file of at most CTL_CAP_MAX_BYTES,
- * never a FIFO) into *buf (malloc'd) and its header. 0, or -1 with why. */
+ * never a FIFO; format 1 or 2: a replay needs 2) into *buf (malloc'd) and
+ * its header. 0, or -1 with why. */
 int ctl_cap_read(const char *path, uint8_t **buf, size_t *n, ctl_cap_hdr_t *h, char *why,
                  size_t cap);
 /* The record at *off (then past it): 1, 0 at the end, -1 cut short. A kind

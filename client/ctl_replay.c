@@ -211,8 +211,7 @@ static int send_load(rclient_t *c, const uint8_t *body, size_t len, const ctl_ca
 
 /* Sends request record q (SOUND record s after it, if any). */
 static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const ctl_cap_rec_t *s) {
-    uint16_t op = (uint16_t)(q->req[4] | q->req[5] << 8),
-             flags = (uint16_t)(q->req[6] | q->req[7] << 8);
+    uint16_t op = (uint16_t)ctl_cap_le(q->req + 4, 2), flags = (uint16_t)ctl_cap_le(q->req + 6, 2);
     const uint8_t *body = q->req + HL_FRAME_HDR;
     size_t len = q->req_len - HL_FRAME_HDR;
     uint64_t e = q->frame + (q->flags & CTL_CAP_INPERIOD ? r->period : 0);
@@ -230,10 +229,7 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     uint64_t at = 0;
     if (flags & HL_FLAG_AT) {
         if (len < 8) return 0;
-        uint64_t a = 0;
-        for (int i = 0; i < 8; i++)
-            a |= (uint64_t)body[i] << (8 * i);
-        at = target(r, a);
+        at = target(r, ctl_cap_le(body, 8));
         body += 8;
         len -= 8;
     } else if (hl_op_schedulable(op)) {
@@ -301,6 +297,10 @@ static int run(replay_t *r, const char *path) {
         fprintf(stderr, "heliodctl: replay: %s: %s\n", path, why);
         return CTL_EXIT_FAIL;
     }
+    if (r->hd.version < 2) {
+        fprintf(stderr, "heliodctl: replay: %s: a capture of format 1 (before replays)\n", path);
+        return CTL_EXIT_FAIL;
+    }
     if (check_sounds(r, path) != 0) return CTL_EXIT_FAIL;
     /* the clock, through a connection of our own */
     heliod_t *h = NULL;
@@ -316,14 +316,7 @@ static int run(replay_t *r, const char *path) {
                 "heliodctl: replay: captured at %u Hz, period %u; the daemon runs %u Hz, period "
                 "%u: the timing is kept, the samples will differ\n",
                 r->hd.rate, r->period, r->clk.rate, r->clk.period);
-    uint64_t tick = (uint64_t)r->clk.rate * 20 / 1000, p = r->clk.period ? r->clk.period : 1;
-    uint64_t a = tick, b = p;
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    uint64_t grid = tick / a * p;
+    uint64_t grid = ctl_cap_grid(r->clk.rate, r->clk.period);
     r->e0 = r->hd.frame;
     r->f0 = r->clk.frame + (uint64_t)r->clk.rate * LEAD_MS / 1000;
     uint64_t shift = r->f0 > r->e0 ? r->f0 - r->e0 : 0;

@@ -35,6 +35,8 @@
 #include "render_int.h"
 #include "vm.h"
 
+_Static_assert(CTL_CAP_RANK_MS == HLD_VM_TICK_MS, "a replay shifts by the ranking grid");
+
 #define REPLAY_REPORT 10 /* divergences printed one by one */
 
 typedef struct {
@@ -79,15 +81,8 @@ typedef struct {
     int failed; /* an I/O error */
 } replay_t;
 
-static uint16_t g16(const uint8_t *p) {
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static uint64_t g64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
+#define g16(p) ((uint16_t)ctl_cap_le(p, 2))
+#define g64(p) ctl_cap_le(p, 8)
 
 int hld_replay_is_capture(const char *path) {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -194,15 +189,6 @@ static int check_sound(const char *cap, const ev_t *e, const ctl_cap_rec_t *s, c
     return 0;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b) {
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Reads and checks the capture; the events in r. 0, or -1 after saying why. */
 static int parse(replay_t *r, const char *path) {
     const hld_config_t *cfg = &r->d->cfg;
@@ -211,6 +197,10 @@ static int parse(replay_t *r, const char *path) {
     char why[128];
     if (ctl_cap_read(path, &r->file, &n, &hd, why, sizeof why) != 0) {
         fprintf(stderr, "heliod: --render: %s: %s\n", path, why);
+        return -1;
+    }
+    if (hd.version < 2) {
+        fprintf(stderr, "heliod: --render: %s: a capture of format 1 (before replays)\n", path);
         return -1;
     }
     if (hd.rate != cfg->rate) {
@@ -263,8 +253,7 @@ static int parse(replay_t *r, const char *path) {
     }
     /* the render starts on a frame of the ranking grid and of the periods
      * at or before the capture's start (0 for --capture) */
-    uint64_t tick = (uint64_t)hd.rate * HLD_VM_TICK_MS / 1000;
-    uint64_t grid = tick / gcd64(tick, period) * period;
+    uint64_t grid = ctl_cap_grid(hd.rate, period);
     r->base = hd.frame / grid * grid;
     for (size_t i = 0; i < r->n; i++)
         r->ev[i].frame = r->ev[i].frame > r->base ? r->ev[i].frame - r->base : 0;
