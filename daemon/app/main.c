@@ -177,7 +177,8 @@ int main(int argc, char **argv) {
             d.exit_code = 1;
         } else {
             uv_timer_stop(&d.poll_timer);
-            d.exit_code = hld_render_run(&d);
+            d.exit_code =
+                hld_replay_is_capture(d.cfg.render) ? hld_replay_run(&d) : hld_render_run(&d);
         }
         hld_events_shutdown(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);

@@ -559,7 +559,6 @@ int hld_render_loop(hld_daemon_t *d, const hld_render_feed_t *f) {
 
 int hld_render_run(hld_daemon_t *d) {
     const hld_config_t *cfg = &d->cfg;
-    if (hld_replay_is_capture(cfg->render)) return hld_replay_run(d);
     score_t s = {0};
     uint32_t max_s = cfg->render_max_s ? cfg->render_max_s : HLD_RENDER_DEFAULT_SECONDS;
     if (score_load(&s, cfg->render, cfg->rate, (uint64_t)max_s * cfg->rate) != 0) {

@@ -62,9 +62,4 @@ void hld_render_clock_start(void);
  * --max-seconds. */
 int hld_render_loop(hld_daemon_t *d, const hld_render_feed_t *f);
 
-/* replay.c: 1 if path is a capture file (its magic), else 0. */
-int hld_replay_is_capture(const char *path);
-/* replay.c: renders the capture d->cfg.render (hld_render_run's contract). */
-int hld_replay_run(hld_daemon_t *d);
-
 #endif /* HLD_RENDER_INT_H */
