@@ -16,8 +16,8 @@
  * voice handles to the new ones (later STOP, SET, ... are rewritten); a
  * reply whose status differs from the recorded one is a divergence
  * (reported; exit 1). Loaded files are checked against the capture, or the
- * captured bytes uploaded (LOAD_DATA). CAPTURE, DEVICE, LOAD_FD and STREAM
- * are not replayed.
+ * captured bytes uploaded (LOAD_DATA). Requests refused live, CAPTURE,
+ * DEVICE, LOAD_FD and STREAM are not replayed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -222,7 +222,8 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     }
     if (!c && !(c = open_client(r, q->client, NULL, 0))) return -1;
     if (!c->h) return 0; /* closed */
-    if (op == HL_OP_CAPTURE || op == HL_OP_DEVICE || op == HL_OP_LOAD_FD || op == HL_OP_STREAM) {
+    if (op == HL_OP_CAPTURE || op == HL_OP_DEVICE || op == HL_OP_LOAD_FD || op == HL_OP_STREAM ||
+        q->status < 0) { /* refused live: an error changed nothing */
         r->skipped++;
         return 0;
     }

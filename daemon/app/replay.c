@@ -16,8 +16,9 @@
  * requests naming it (STOP, SET, PARAM, CONE, ATTEN, a stinger's
  * sync_voice) are rewritten. A LOADed file must be the one captured (size
  * and hash; a different mtime alone is only noted), or its bytes are taken
- * from the capture (--capture-audio). CAPTURE, DEVICE and the descriptor
- * passing requests (LOAD_FD, STREAM) are not replayed.
+ * from the capture (--capture-audio). Requests refused live (an error
+ * changes nothing), CAPTURE, DEVICE and the descriptor passing requests
+ * (LOAD_FD, STREAM) are not replayed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -339,7 +340,10 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
     if (!k) return -1;
     if (k->c.fd < 0) return 0; /* closed already */
     uint16_t op = g16(e->req + 4), flags = g16(e->req + 6);
-    if (op == HL_OP_CAPTURE || op == HL_OP_DEVICE || op == HL_OP_LOAD_FD || op == HL_OP_STREAM) {
+    /* not replayed: what a capture cannot carry, and what was refused live
+     * (an error changes nothing) */
+    if (op == HL_OP_CAPTURE || op == HL_OP_DEVICE || op == HL_OP_LOAD_FD || op == HL_OP_STREAM ||
+        e->status < 0) {
         r->skipped++;
         return 0;
     }
@@ -456,7 +460,9 @@ int hld_replay_run(hld_daemon_t *d) {
         }
     atomic_store(&hld_virtual_ns, 0); /* the shutdown waits on the real clock */
     if (r.skipped)
-        hld_info("replay: %u requests not replayed (CAPTURE, DEVICE, LOAD_FD, STREAM)", r.skipped);
+        hld_info(
+            "replay: %u requests not replayed (refused live; CAPTURE, DEVICE, LOAD_FD, STREAM)",
+            r.skipped);
     if (r.diverged)
         fprintf(stderr, "heliod: --render: the replay diverged from the capture %u times\n",
                 r.diverged);
