@@ -483,6 +483,9 @@ static void test_replay_equals_live(void **state) {
      * close, which happens when its connection goes, not on a frame) */
     th_daemon_t d2;
     assert_int_equal(th_daemon_start(&d2, 1, NULL), 0);
+    const char *badspeed[] = {"replay", cap, "--speed", "0", NULL};
+    assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, badspeed), 2);
+    assert_non_null(strstr(e, "--speed"));
     const char *rp[] = {"replay", cap, NULL};
     assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, rp), 0);
     const char *sh = strstr(o, "(shift ");
