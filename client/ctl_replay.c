@@ -32,9 +32,10 @@
 #include "ctl_ui.h"
 #include "hl_proto.h"
 
-#define HORIZON_MS 150 /* schedulable requests are sent this far ahead of their frame */
-#define LEAD_MS    250 /* the first frame, ahead of the clock */
-#define REPORT     10  /* divergences printed one by one */
+#define HORIZON_MS 150  /* schedulable requests are sent this far ahead of their frame */
+#define LEAD_MS    250  /* the first frame, ahead of the clock */
+#define REPORT     10   /* divergences printed one by one */
+#define CLOCK_MS   1000 /* the daemon's clock is read again this often */
 
 const char ctl_replay_usage[] =
     "usage: heliodctl replay CAPTURE [--speed X]\n"
@@ -74,6 +75,8 @@ struct replay {
     uint32_t sent, diverged, skipped;
     double speed;
     heliod_clock_t clk;
+    heliod_t *clock_conn; /* the clock is read again every CLOCK_MS (device drift) */
+    double clock_read_ns;
     uint64_t e0, f0;
 };
 
@@ -143,9 +146,16 @@ static int pump(replay_t *r, int ms) {
     return 0;
 }
 
-/* The daemon's frame now, from the clock read at the start. */
-static uint64_t frame_now(const replay_t *r) {
-    return heliod_clock_frame_at(&r->clk, (uint64_t)now_ns());
+/* The daemon's frame now, from its clock read at most CLOCK_MS ago (a
+ * device's clock drifts from CLOCK_MONOTONIC). */
+static uint64_t frame_now(replay_t *r) {
+    double t = now_ns();
+    heliod_clock_t c;
+    if (t - r->clock_read_ns > CLOCK_MS * 1e6 && heliod_clock(r->clock_conn, &c) == 0) {
+        r->clk = c;
+        r->clock_read_ns = t;
+    }
+    return heliod_clock_frame_at(&r->clk, (uint64_t)t);
 }
 
 /* Waits until the daemon's clock reaches frame f (replies meanwhile). */
@@ -311,7 +321,8 @@ static int run(replay_t *r, const char *path) {
         if (h) heliod_close(h);
         return CTL_EXIT_FAIL;
     }
-    heliod_close(h);
+    r->clock_conn = h;
+    r->clock_read_ns = now_ns();
     if (r->clk.rate != r->hd.rate || (r->period && r->clk.period != r->period))
         fprintf(stderr,
                 "heliodctl: replay: captured at %u Hz, period %u; the daemon runs %u Hz, period "
@@ -364,6 +375,7 @@ static int run(replay_t *r, const char *path) {
             heliod_close(r->cl[i].h);
             r->cl[i].h = NULL;
         }
+    heliod_close(r->clock_conn);
     if (rc < 0) {
         fprintf(stderr, "heliodctl: replay: the connection to the daemon failed\n");
         return CTL_EXIT_FAIL;
