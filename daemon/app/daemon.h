@@ -92,6 +92,7 @@ typedef struct hld_daemon {
     struct hld_capture
         *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */
     struct hld_capture *capture_ended; /* the last one CAPTURE stopped: its writer finishing */
+    int capture_opening;               /* a CAPTURE start's file job is opening its file */
     uint64_t start_ns;
 
     hld_net_t net;       /* the socket and the connections (net/conn.h) */

@@ -481,7 +481,8 @@ static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
             return hld_fail(q, err, msg);
         }
         if (out) *out = voice;
-        return 0; /* answered by stream_done */
+        q->voice = voice; /* the handle stream_done answers with */
+        return 0;         /* answered by stream_done */
     }
     if (out) { /* hld_voice_play_music: its caller replies */
         *out = voice;
