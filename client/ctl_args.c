@@ -279,12 +279,15 @@ static const cmd_desc_t cmds[] = {
      "  --fade-out MS       eviction fade [50]\n"
      "  --fade-curve C      linear, equal-power or log [linear]\n"},
     {"cues", CTL_CUES, HL_OP_CUES,
-     "cues [--json]\ncues load FILE\n"
+     "cues [--json]\ncues load FILE\ncues save FILE\n"
      "  List cues and categories with their counters, or load a cue file.\n"
      "  The list shows key settings and plays, refusals by reason (interval,\n"
      "  distance, cue limit, category limit, no voice), evictions, steals,\n"
      "  virtualisations, active and virtual voices. `cues load` prints\n"
-     "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"},
+     "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"
+     "  `cues save` writes the parameter, category and cue definitions as a sheet\n"
+     "  that `cues load` reads back to the same definitions (bindings, cones,\n"
+     "  attenuation curves, tempo maps, snapshots, music: not read back, not saved).\n"},
     {"emitter", CTL_EMITTER, HL_OP_EMITTER,
      "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
      "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"

@@ -14,19 +14,6 @@
 
 #include "al_int.h"
 
-#define ENTER(ret)                                                                                 \
-    alh_lock();                                                                                    \
-    ALCcontext *c = alh_ctx();                                                                     \
-    if (!c) {                                                                                      \
-        alh_unlock();                                                                              \
-        return ret;                                                                                \
-    }
-#define LEAVE(ret)                                                                                 \
-    do {                                                                                           \
-        alh_unlock();                                                                              \
-        return ret;                                                                                \
-    } while (0)
-
 alh_buffer_t *alh_buffer_get(ALuint id) {
     if (id == 0 || id > ALH_MAX_BUFFERS || !g_al.buf) return NULL;
     alh_buffer_t *b = g_al.buf[id - 1];
@@ -39,11 +26,8 @@ static alh_buffer_t *buffer_in(ALCcontext *c, ALuint id) {
 }
 
 ALH_EXPORT void AL_APIENTRY alGenBuffers(ALsizei n, ALuint *buffers) {
-    ENTER();
-    if (n < 0 || (n > 0 && !buffers)) {
-        alh_set_error(c, AL_INVALID_VALUE);
-        LEAVE();
-    }
+    ALH_ENTER();
+    if (!alh_array_ok(c, n, buffers)) ALH_LEAVE();
     ALsizei got = 0;
     for (ALuint i = 0; i < ALH_MAX_BUFFERS && got < n; i++) {
         if (g_al.buf[i]) continue;
@@ -62,7 +46,7 @@ ALH_EXPORT void AL_APIENTRY alGenBuffers(ALsizei n, ALuint *buffers) {
         }
         alh_set_error(c, AL_OUT_OF_MEMORY);
     }
-    LEAVE();
+    ALH_LEAVE();
 }
 
 static void buffer_unload(alh_buffer_t *b) {
@@ -71,21 +55,18 @@ static void buffer_unload(alh_buffer_t *b) {
 }
 
 ALH_EXPORT void AL_APIENTRY alDeleteBuffers(ALsizei n, const ALuint *buffers) {
-    ENTER();
-    if (n < 0 || (n > 0 && !buffers)) {
-        alh_set_error(c, AL_INVALID_VALUE);
-        LEAVE();
-    }
+    ALH_ENTER();
+    if (!alh_array_ok(c, n, buffers)) ALH_LEAVE();
     for (ALsizei i = 0; i < n; i++) {
         if (buffers[i] == 0) continue;
         alh_buffer_t *b = buffer_in(c, buffers[i]);
         if (!b) {
             alh_set_error(c, AL_INVALID_NAME);
-            LEAVE();
+            ALH_LEAVE();
         }
         if (b->refs > 0) {
             alh_set_error(c, AL_INVALID_OPERATION);
-            LEAVE();
+            ALH_LEAVE();
         }
     }
     for (ALsizei i = 0; i < n; i++) {
@@ -96,7 +77,12 @@ ALH_EXPORT void AL_APIENTRY alDeleteBuffers(ALsizei n, const ALuint *buffers) {
         g_al.buf[b->id - 1] = NULL;
         free(b);
     }
-    LEAVE();
+    ALH_LEAVE();
+}
+
+void alh_buffers_lost(ALCdevice *d) {
+    for (ALuint i = 0; g_al.buf && i < ALH_MAX_BUFFERS; i++)
+        if (g_al.buf[i] && g_al.buf[i]->dev == d) g_al.buf[i]->uploaded = 0;
 }
 
 void alh_buffers_drop_device(ALCdevice *d) {
@@ -110,9 +96,9 @@ void alh_buffers_drop_device(ALCdevice *d) {
 }
 
 ALH_EXPORT ALboolean AL_APIENTRY alIsBuffer(ALuint buffer) {
-    ENTER(AL_FALSE);
+    ALH_ENTER(AL_FALSE);
     const ALboolean r = buffer == 0 || buffer_in(c, buffer) ? AL_TRUE : AL_FALSE;
-    LEAVE(r);
+    ALH_LEAVE(r);
 }
 
 static void put16(uint8_t *p, uint16_t v) {
@@ -208,32 +194,24 @@ static const mc_layout_t mc_71 = {8,
                                    {1, 0},
                                    {0, 1}}};
 
-static const mc_layout_t *mc_format(ALenum format, int *bits) {
+/* Each layout's three formats, 8, 16 and 32 (float) bits, in that order
+ * from the first. */
+static const struct {
+    ALenum first;
     const mc_layout_t *l;
-    switch (format) {
-    case AL_FORMAT_REAR8:
-    case AL_FORMAT_REAR16:
-    case AL_FORMAT_REAR32: l = &mc_rear; break;
-    case AL_FORMAT_QUAD8:
-    case AL_FORMAT_QUAD16:
-    case AL_FORMAT_QUAD32: l = &mc_quad; break;
-    case AL_FORMAT_51CHN8:
-    case AL_FORMAT_51CHN16:
-    case AL_FORMAT_51CHN32: l = &mc_51; break;
-    case AL_FORMAT_61CHN8:
-    case AL_FORMAT_61CHN16:
-    case AL_FORMAT_61CHN32: l = &mc_61; break;
-    case AL_FORMAT_71CHN8:
-    case AL_FORMAT_71CHN16:
-    case AL_FORMAT_71CHN32: l = &mc_71; break;
-    default: return NULL;
-    }
-    /* each layout's three formats are 8, 16, 32 (float) in that order */
-    static const ALenum first[] = {AL_FORMAT_QUAD8, AL_FORMAT_REAR8, AL_FORMAT_51CHN8,
-                                   AL_FORMAT_61CHN8, AL_FORMAT_71CHN8};
-    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
-        if (format >= first[i] && format < first[i] + 3) *bits = 8 << (format - first[i]);
-    return l;
+} mc_formats[] = {{AL_FORMAT_REAR8, &mc_rear},
+                  {AL_FORMAT_QUAD8, &mc_quad},
+                  {AL_FORMAT_51CHN8, &mc_51},
+                  {AL_FORMAT_61CHN8, &mc_61},
+                  {AL_FORMAT_71CHN8, &mc_71}};
+
+static const mc_layout_t *mc_format(ALenum format, int *bits) {
+    for (size_t i = 0; i < sizeof mc_formats / sizeof mc_formats[0]; i++)
+        if (format >= mc_formats[i].first && format < mc_formats[i].first + 3) {
+            *bits = 8 << (format - mc_formats[i].first);
+            return mc_formats[i].l;
+        }
+    return NULL;
 }
 
 /* n frames of l->ch channels (bits: 8 unsigned, 16 signed, 32 float) into
@@ -260,11 +238,11 @@ static void mc_downmix(const mc_layout_t *l, int bits, const void *in, float *ou
 
 ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALvoid *data,
                                          ALsizei size, ALsizei freq) {
-    ENTER();
+    ALH_ENTER();
     alh_buffer_t *b = buffer_in(c, buffer);
     if (!b) {
         alh_set_error(c, AL_INVALID_NAME);
-        LEAVE();
+        ALH_LEAVE();
     }
     int ch, bits = 0;
     const mc_layout_t *mc = NULL;
@@ -279,29 +257,29 @@ ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALv
         mc = mc_format(format, &bits);
         if (!mc) {
             alh_set_error(c, AL_INVALID_ENUM);
-            LEAVE();
+            ALH_LEAVE();
         }
         ch = mc->ch;
     }
     const int fsz = ch * bits / 8;
     if (size < 0 || freq < 1 || (size > 0 && !data) || size % fsz != 0) {
         alh_set_error(c, AL_INVALID_VALUE);
-        LEAVE();
+        ALH_LEAVE();
     }
     if (size > 0 && (freq < 8000 || freq > 384000)) { /* the daemon's decodable rates */
         alh_set_error(c, AL_INVALID_VALUE);
-        LEAVE();
+        ALH_LEAVE();
     }
     if (b->refs > 0) { /* in use by a source: its storage may not change */
         alh_set_error(c, AL_INVALID_OPERATION);
-        LEAVE();
+        ALH_LEAVE();
     }
     const uint32_t frames = (uint32_t)(size / fsz);
     const size_t keep = mc ? (size_t)frames * 2 * sizeof(float) : (size_t)size;
     void *copy = size ? malloc(keep) : NULL;
     if (size && !copy) {
         alh_set_error(c, AL_OUT_OF_MEMORY);
-        LEAVE();
+        ALH_LEAVE();
     }
     if (size && mc)
         mc_downmix(mc, bits, data, copy, frames);
@@ -321,7 +299,7 @@ ALH_EXPORT void AL_APIENTRY alBufferData(ALuint buffer, ALenum format, const ALv
     int rc = alh_buffer_upload(b);
     if (rc == HELIOD_ENOMEM) alh_set_error(c, AL_OUT_OF_MEMORY);
     /* a daemon away: the data is kept and uploaded when it is back */
-    LEAVE();
+    ALH_LEAVE();
 }
 
 static int buffer_param(ALCcontext *c, ALuint buffer, ALenum param, ALint *v) {
@@ -342,30 +320,30 @@ static int buffer_param(ALCcontext *c, ALuint buffer, ALenum param, ALint *v) {
 }
 
 ALH_EXPORT void AL_APIENTRY alGetBufferi(ALuint buffer, ALenum param, ALint *value) {
-    ENTER();
+    ALH_ENTER();
     ALint v;
     if (!value)
         alh_set_error(c, AL_INVALID_VALUE);
     else if (buffer_param(c, buffer, param, &v))
         *value = v;
-    LEAVE();
+    ALH_LEAVE();
 }
 ALH_EXPORT void AL_APIENTRY alGetBufferiv(ALuint buffer, ALenum param, ALint *values) {
     alGetBufferi(buffer, param, values);
 }
 ALH_EXPORT void AL_APIENTRY alGetBuffer3i(ALuint buffer, ALenum param, ALint *v1, ALint *v2,
                                           ALint *v3) {
-    ENTER();
+    ALH_ENTER();
     (void)v1, (void)v2, (void)v3;
     alh_set_error(c, buffer_in(c, buffer) ? AL_INVALID_ENUM : AL_INVALID_NAME);
     (void)param;
-    LEAVE();
+    ALH_LEAVE();
 }
 ALH_EXPORT void AL_APIENTRY alGetBufferf(ALuint buffer, ALenum param, ALfloat *value) {
-    ENTER();
+    ALH_ENTER();
     (void)value, (void)param; /* no float buffer parameter in 1.1 */
     alh_set_error(c, buffer_in(c, buffer) ? AL_INVALID_ENUM : AL_INVALID_NAME);
-    LEAVE();
+    ALH_LEAVE();
 }
 ALH_EXPORT void AL_APIENTRY alGetBuffer3f(ALuint buffer, ALenum param, ALfloat *v1, ALfloat *v2,
                                           ALfloat *v3) {
@@ -377,9 +355,9 @@ ALH_EXPORT void AL_APIENTRY alGetBufferfv(ALuint buffer, ALenum param, ALfloat *
 }
 /* No settable buffer parameter in OpenAL 1.1. */
 static void buffer_set_bad(ALuint buffer) {
-    ENTER();
+    ALH_ENTER();
     alh_set_error(c, buffer_in(c, buffer) ? AL_INVALID_ENUM : AL_INVALID_NAME);
-    LEAVE();
+    ALH_LEAVE();
 }
 ALH_EXPORT void AL_APIENTRY alBufferf(ALuint buffer, ALenum param, ALfloat value) {
     (void)param, (void)value;

@@ -1,5 +1,6 @@
 /*
- * al_int.h - heliod's OpenAL 1.1 library: its internal state.
+ * al_int.h - heliod's OpenAL 1.1 library: its internal state and the core
+ * every other file stands on.
  *
  * One process-wide lock (g_al.lock) guards everything: the devices, their
  * connection to heliod (a heliod_t is not thread-safe), the contexts,
@@ -7,6 +8,17 @@
  * it to dispatch what the daemon sends (voice ends, play replies) and to
  * reconnect. Sources and buffers are local records: a daemon voice exists
  * only while a source plays, a buffer is one daemon sound uploaded once.
+ *
+ * The files, each calling only the ones below it:
+ *   al_names.c                 alGetProcAddress / alGetEnumValue: every entry point by name
+ *   al_state.c                 the context's global state and the listener
+ *   alc.c, alc_query.c         devices and contexts; ALC strings, integers, errors
+ *   alc_conn.c                 a device's connection to heliod and the event thread
+ *   al_source.c ... al_queue.c sources (al_src.h lists them)
+ *   al_buffer.c, al_math.c     buffers (one daemon sound each); OpenAL's 3D math
+ *   al_core.c                  the lock, errors, the engine clock, requests
+ * A lower file reaches a higher one only through a hook it is given
+ * (g_al.conn_lost).
  */
 #ifndef AL_INT_H
 #define AL_INT_H
@@ -20,6 +32,31 @@
 #include "heliod.h"
 
 #define ALH_EXPORT __attribute__((visibility("default")))
+
+/* The ALC extension entry points that <AL/alext.h> declares only with
+ * AL_ALEXT_PROTOTYPES (alc.c defines them, al_names.c lists them). */
+ALH_EXPORT void ALC_APIENTRY alcDevicePauseSOFT(ALCdevice *device);
+ALH_EXPORT void ALC_APIENTRY alcDeviceResumeSOFT(ALCdevice *device);
+ALH_EXPORT ALCboolean ALC_APIENTRY alcSetThreadContext(ALCcontext *context);
+ALH_EXPORT const ALCchar *ALC_APIENTRY alcGetStringiSOFT(ALCdevice *device, ALCenum param,
+                                                         ALCsizei index);
+ALH_EXPORT ALCboolean ALC_APIENTRY alcResetDeviceSOFT(ALCdevice *device, const ALCint *attribs);
+ALH_EXPORT ALCcontext *ALC_APIENTRY alcGetThreadContext(void);
+
+/* Every AL entry point: the lock and the current context `c` (an error-less
+ * return when there is none, as OpenAL Soft); ALH_LEAVE unlocks and returns. */
+#define ALH_ENTER(ret)                                                                             \
+    alh_lock();                                                                                    \
+    ALCcontext *c = alh_ctx();                                                                     \
+    if (!c) {                                                                                      \
+        alh_unlock();                                                                              \
+        return ret;                                                                                \
+    }
+#define ALH_LEAVE(ret)                                                                             \
+    do {                                                                                           \
+        alh_unlock();                                                                              \
+        return ret;                                                                                \
+    } while (0)
 
 #define ALH_MAX_SOURCES 4096
 #define ALH_MAX_BUFFERS 65536
@@ -133,22 +170,41 @@ typedef struct {
     int thread_running, thread_stop;
     int wake[2];        /* pipe: wakes the event thread */
     ALCenum null_error; /* ALC errors of a NULL / unknown device */
+    /* what a lost connection does (alc_conn.c sets it when it connects) */
+    void (*conn_lost)(ALCdevice *d);
 } alh_global_t;
 
 extern alh_global_t g_al;
 extern __thread ALCcontext *alh_tls_ctx;
 
+/* ---- the core (al_core.c) ---- */
 void alh_lock(void);
 void alh_unlock(void);
 /* The context this thread uses (thread-local one first), or NULL. Locked. */
 ALCcontext *alh_ctx(void);
 void alh_set_error(ALCcontext *c, ALenum e);
-/* Checks a device pointer (NULL if not one of ours). Locked. */
+/* alh_set_error on the current context, from an entry point not holding the lock. */
+void alh_error(ALenum e);
+/* The text of an AL error (alc 0) or an ALC error (alc 1): the two share the
+ * codes 0, 0xA001..0xA005 under other names. NULL if e is none. */
+const char *alh_error_text(int e, int alc);
+/* An array argument of n elements: 1, or 0 and AL_INVALID_VALUE on c. */
+int alh_array_ok(ALCcontext *c, ALsizei n, const void *a);
+/* Checks a device / context pointer (NULL if not one of ours). Locked. */
 ALCdevice *alh_dev_ok(ALCdevice *d);
+ALCcontext *alh_ctx_ok(ALCcontext *c);
+/* An ALC error on d, or on the NULL device if d is not one of ours. Locked. */
+void alh_dev_error(ALCdevice *d, ALCenum e);
+/* Is name (case-insensitive) one of the space-separated list? 1 or 0, an
+ * int that alIsExtensionPresent and alcIsExtensionPresent return as it is:
+ * a program that reads their ALboolean as an int (ctypes' default restype)
+ * then sees no bits above it. */
+int alh_ext_in(const char *list, const char *name);
 /* Estimated engine frame now. Locked. */
 uint64_t alh_now_frame(ALCdevice *d);
 uint64_t alh_mono_ns(void);
-/* A failed libheliod call on d: a lost connection stops every source. Locked. */
+/* A failed libheliod call on d: a lost connection stops every source
+ * (g_al.conn_lost). Locked. */
 void alh_conn_check(ALCdevice *d, int rc);
 /* Before each async request: a bundle that is nearly full is sent and a
  * new one opened (one bundle carries at most 64 requests). Locked. */
@@ -156,23 +212,31 @@ void alh_req(ALCdevice *d);
 /* Sends the batch unless a bundle is open. Locked. */
 void alh_flush(ALCdevice *d);
 
-/* buffers */
+/* ---- a device's connection and the event thread (alc_conn.c) ---- */
+/* Connects d to heliod (locked). 0 or a heliod error. */
+int alh_dev_connect(ALCdevice *d);
+/* ALC_HRTF_STATUS_SOFT from what was asked and what the daemon renders. */
+void alh_hrtf_status(ALCdevice *d);
+void alh_thread_start(void);
+/* Stops the event thread when no device is left (unlocks while it joins). */
+void alh_thread_stop_if_idle(void);
+
+/* ---- buffers (al_buffer.c) ---- */
 alh_buffer_t *alh_buffer_get(ALuint id);
 int alh_buffer_upload(alh_buffer_t *b); /* locked; 0 or a heliod error */
 void alh_buffers_reupload(ALCdevice *d);
+void alh_buffers_lost(ALCdevice *d); /* the daemon went away: its sounds with it */
 void alh_buffers_drop_device(ALCdevice *d);
 
-/* sources */
-alh_source_t *alh_source_get(ALCcontext *c, ALuint id);
-void alh_source_update(alh_source_t *s); /* state from the clock */
-void alh_sources_lost(ALCdevice *d);     /* the daemon went away */
+/* ---- sources, for the files above them (al_play.c) ---- */
+void alh_sources_lost(ALCdevice *d); /* the daemon went away */
 void alh_sources_context_gone(ALCcontext *c);
 void alh_sources_respatialise(ALCcontext *c); /* listener or global change */
 void alh_on_event(ALCdevice *d, const heliod_event_t *ev);
 void alh_sources_tick(ALCdevice *d);                   /* the event thread: queue bookkeeping */
 void alh_sources_shift(ALCdevice *d, uint64_t frames); /* a device pause ended */
 
-/* 3D: OpenAL's math (al_math.c) */
+/* ---- 3D: OpenAL's math (al_math.c) ---- */
 typedef struct {
     float gain;   /* linear, before the pan law */
     float pan;    /* [-1, 1] for the voice's pan law */

@@ -9,7 +9,8 @@
  * HL_FLAG_NOREPLY success is silent and failure becomes an EVENT_ERROR.
  *
  * Most handlers live with their domain and share the reply helpers of
- * dispatch_int.h: voices and pause (voice_ops.c), cues and categories
+ * dispatch_int.h: PLAY (voice_play.c), the other voice requests
+ * (voice_ops.c), cues and categories
  * (cue_ops.c), emitters (emitter_ops.c), buses, effects, ducking and reverb
  * zones (bus_ops.c), banks and world zones (asset_ops.c), the clock,
  * scheduled requests and bundles (time_ops.c), the devices (device.c). This
@@ -39,79 +40,6 @@
 #include "metering.h"
 #include "profile.h"
 #include "stats.h"
-
-/* Mixer result -> reply; counts EBUSY and says which room ran out. */
-int hld_mixer_fail(hld_req_t *q, int rc) {
-    if (rc != HELIOD_EBUSY) return hld_fail(q, rc, NULL);
-    q->c->d->n.cmds_busy++;
-    char msg[HL_MAX_MSG + 1];
-    return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));
-}
-
-uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
-    if (!(ms > 0)) return 0;
-    return (uint32_t)lround((double)ms * d->engine.rate / HLD_MS_PER_S);
-}
-
-int hld_conn_may_change(const hld_conn_t *c, uint32_t owner) {
-    if (owner == HLD_OWNER_GONE) return 0; /* orphaned (owners.c): nobody's to change */
-    if (c->control || owner == c->id) return 1;
-    if (!owner) return 0;
-    hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
-    hld_proc_t *op = ocl ? ocl->proc : NULL;
-    if (op && c->cl && op == c->cl->proc) return 1; /* another connection of its process */
-    /* another live process's; or a gone control client's (the house mix,
-     * the daemon's now): a plain client's objects never outlive its
-     * process (owners.c), so nothing is adoptable */
-    return 0;
-}
-
-int hld_ns_rank(const void *ctx, uint32_t owner) {
-    const hld_conn_t *c = ctx;
-    if (owner == HLD_OWNER_GONE) return 0; /* orphaned: no name finds it */
-    if (owner == c->id) return 3;
-    if (!owner) return 2;
-    hld_client_t *ocl = hld_clients_get(&c->d->ledger, owner);
-    hld_proc_t *op = ocl ? ocl->proc : NULL;
-    if (op && c->cl && op == c->cl->proc) return 3; /* its process's namespace */
-    hld_conn_t *o = hld_conn_find(&c->d->net, owner);
-    if (o && o->control) return 2; /* the operator's objects are shared */
-    int live = o != NULL;
-    for (hld_conn_t *x = c->d->net.conns; x && !live && op && op->pid; x = x->next)
-        live = x->cl && x->cl->proc == op;
-    if (!live) return 2;       /* its process has gone (a control client's, a detached emitter's) */
-    return c->control ? 1 : 0; /* another live process's: a control client's last resort */
-}
-
-int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name) {
-    hld_conn_t *c = q->c;
-    if (hld_conn_may_change(c, owner)) return 1;
-    hld_conn_t *o = hld_conn_find(&c->d->net, owner);
-    char msg[HL_MAX_MSG + 1];
-    c->d->n.denied++;
-    if (!owner)
-        snprintf(msg, sizeof msg,
-                 "%s %s belongs to the daemon (defaults or config): only a control client may "
-                 "change it",
-                 what, name);
-    else
-        snprintf(msg, sizeof msg,
-                 "%s %s belongs to client %u (%s): only it or a control client may change it", what,
-                 name, owner, o ? o->name : "its process");
-    hld_fail(q, HELIOD_EPERM, msg);
-    return 0;
-}
-
-void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created) {
-    hld_conn_t *c = q->c;
-    if (created)
-        *owner = 0;
-    else if (*owner == c->id || c->control)
-        return;
-    if (*owner) hld_clients_obj_gone(&c->d->ledger, *owner, kind);
-    *owner = c->id;
-    hld_clients_obj_add(&c->d->ledger, c->id, kind);
-}
 
 /* ---- handlers --------------------------------------------------------------- */
 
@@ -566,43 +494,6 @@ static int op_devices(hld_req_t *q) {
     return hld_op_devices(&q->c->d->devices, q);
 }
 
-/* CAPTURE (control clients): start the session capture into an absolute
- * path, or stop it (COUNT: the requests it captured). The writer opens the
- * file (capture.c); stopping does not wait for it: the previous ended
- * capture's writer is joined at the next start or stop, or at exit. */
-static int op_capture(hld_req_t *q) {
-    hl_capture_t m;
-    hl_get_capture(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
-    const char *why = NULL;
-    if (hl_check_capture(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    hld_daemon_t *d = q->c->d;
-    if (!q->c->control) {
-        d->n.denied++;
-        return hld_fail(q, HELIOD_EPERM, "capture: needs a control client (heliodctl capture)");
-    }
-    if (m.action == HL_CAPTURE_START) {
-        if (m.path[0] != '/') return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
-        if (d->capture) return hld_fail(q, HELIOD_EBUSY, "capture: one is running already");
-        hld_capture_join(d->capture_ended); /* long done, normally */
-        d->capture_ended = NULL;
-        d->capture = hld_capture_start(m.path, (m.flags & HL_CAPTURE_AUDIO) != 0, d->cfg.rate,
-                                       hl_mixer_frames(d->engine.mixer));
-        if (!d->capture) return hld_fail(q, HELIOD_ENOMEM, "capture: could not start the writer");
-        return hld_reply_count(q, 0);
-    }
-    if (!d->capture) return hld_fail(q, HELIOD_EINVAL, "capture: none is running");
-    uint32_t n = (uint32_t)hld_capture_records(d->capture) + 1; /* this request too */
-    hld_capture_join(d->capture_ended);
-    d->capture_ended = d->capture;
-    d->capture = NULL;
-    q->status = 0;
-    hld_capture_request(d->capture_ended, hl_mixer_frames(d->engine.mixer), q->c->id, 0, q->h,
-                        q->r.buf, q->r.len);
-    hld_capture_end(d->capture_ended);
-    return hld_reply_count(q, n);
-}
-
 /* The opcode table: each handler lives with its domain (see the top of the
  * file); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
@@ -654,8 +545,16 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CONE] = hld_op_cone,
     [HL_OP_ATTEN] = hld_op_atten,
     [HL_OP_MUSIC] = hld_op_music,
-    [HL_OP_CAPTURE] = op_capture,
+    [HL_OP_CAPTURE] = hld_op_capture,
 };
+
+/* The audio thread inside a period (its clock published, the frames not yet
+ * counted): what was pushed applies after it (HLD_CAPTURE_REQ_INPERIOD). */
+static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame) {
+    uint64_t clk = 0;
+    hl_mixer_clock(d->engine.mixer, &clk, NULL);
+    return clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+}
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
@@ -684,7 +583,8 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     uint64_t frame = hl_mixer_frames(d->engine.mixer);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
-        hld_capture_request(d->capture, frame, c->id, q.status, h, body, len);
+        hld_capture_request(d->capture, frame, capture_flags(d, frame), c->id, q.status, q.voice, h,
+                            body, len);
     return rc;
 }
 
@@ -714,6 +614,10 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
+    if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
+        uint64_t frame = hl_mixer_frames(c->d->engine.mixer);
+        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame), c->id);
+    }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
     hld_banks_drop_client(&c->d->banks, c->id);

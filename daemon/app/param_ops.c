@@ -128,6 +128,10 @@ int hld_op_param(hld_req_t *q) {
                  HLD_MAX_PVALUES);
         return hld_fail(q, rc, msg);
     }
+    /* a jump: the bound voices follow with this request (their SETs apply
+     * on its frame, not on whichever period the next poll meets); a seek
+     * steps on the poll */
+    if (P->dirty && !P->moving) hld_vm_params_eval(d->vm, P, hld_now_ns());
     return hld_reply_ok(q);
 }
 

@@ -254,21 +254,33 @@ int hld_params_schedule(hld_params_t *P, uint64_t at, const hl_param_t *m, uint3
     return 0;
 }
 
-void hld_params_due(hld_params_t *P, uint64_t now_frame) {
-    /* in frame order, then request order (a stable pass per earliest frame) */
-    for (;;) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t i = 0; i < P->nsched; i++)
-            if (P->sched[i].at <= now_frame &&
-                (best == UINT32_MAX || P->sched[i].at < P->sched[best].at))
-                best = i;
-        if (best == UINT32_MAX) return;
-        hld_psched_t s = P->sched[best];
-        memmove(&P->sched[best], &P->sched[best + 1], (P->nsched - best - 1u) * sizeof s);
+int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame) {
+    /* the earliest frame's values, in request order (a stable pass) */
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < P->nsched; i++)
+        if (P->sched[i].at <= until && (best == UINT32_MAX || P->sched[i].at < P->sched[best].at))
+            best = i;
+    if (best == UINT32_MAX) return 0;
+    uint64_t at = P->sched[best].at;
+    for (uint32_t i = best; i < P->nsched;) {
+        if (P->sched[i].at != at) {
+            i++;
+            continue;
+        }
+        hld_psched_t s = P->sched[i];
+        memmove(&P->sched[i], &P->sched[i + 1], (P->nsched - i - 1u) * sizeof s);
         P->nsched--;
         if (s.param < P->n)
             (void)hld_params_set(P, P->p[s.param], s.m.scope, s.key, s.m.emitter, s.m.value,
                                  (uint32_t)s.m.voice);
+    }
+    *frame = at;
+    return 1;
+}
+
+void hld_params_due(hld_params_t *P, uint64_t now_frame) {
+    uint64_t at;
+    while (hld_params_due_next(P, now_frame, &at)) {
     }
 }
 

@@ -180,6 +180,9 @@ int hld_params_schedule(hld_params_t *P, uint64_t at, const hl_param_t *m, uint3
 /* Applies the scheduled PARAMs due at frame `now` (their scoped values:
  * an emitter's by name lookup done at request time). */
 void hld_params_due(hld_params_t *P, uint64_t now_frame);
+/* Applies the scheduled values of the earliest frame <= until (all of that
+ * frame, in request order): 1 with *frame, 0 if none is due. */
+int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame);
 
 /* The value a voice reads: its own, else its emitter's (em_index and name,
  * 0 = none), else the global one. An emitter's key is its address
