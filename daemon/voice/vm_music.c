@@ -111,30 +111,52 @@ void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
 typedef struct {
     uint64_t after, frame, beat;
     uint32_t num;
-    int bar, found;
+    int what, found;
 } next_t;
 
 static void on_next(void *user, const hld_vm_beat_t *b) {
     next_t *n = user;
-    if (n->found || b->marker || b->frame < n->after) return;
-    if (n->bar && b->beat_in_bar != 0) return;
+    if (n->found || b->frame < n->after) return;
+    if ((n->what == HLD_VM_NEXT_MARKER) != (b->marker != 0)) return;
+    if (n->what == HLD_VM_NEXT_BAR && b->beat_in_bar != 0) return;
     n->found = 1;
     n->frame = b->frame;
     n->beat = b->beat;
 }
 
-int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int bar, uint64_t *frame,
+int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int what, uint64_t *frame,
                      uint64_t *beat) {
     hld_lvoice_t *v = hld_vm_get(vm, voice);
     if (!v) return HELIOD_ENOVOICE;
-    if (!v->cue || v->cue->tempo.n == 0 || v->paused) return HELIOD_EINVAL;
-    next_t n = {.after = after, .bar = bar};
+    if (v->paused) return HELIOD_EINVAL;
+    if (what == HLD_VM_NEXT_MARKER ? !(v->snd && v->snd->nmarkers)
+                                   : !v->cue || v->cue->tempo.n == 0)
+        return HELIOD_EINVAL;
+    next_t n = {.after = after, .what = what};
     /* walks a copy's positions only: the voice's reported beats stay as they are */
     uint64_t step = (uint64_t)vm->cfg.rate * 4, lo = after;
     for (int i = 0; i < 64 && !n.found; i++, lo += step)
-        walk(vm, v, lo, lo + step, on_next, &n, 0);
+        walk(vm, v, lo, lo + step, on_next, &n, what == HLD_VM_NEXT_MARKER);
     if (!n.found) return HELIOD_EINVAL;
     *frame = n.frame;
     if (beat) *beat = n.beat;
+    return 0;
+}
+
+int hld_vm_pass_end(hld_vm_t *vm, uint64_t voice, uint64_t after, uint64_t *frame) {
+    hld_lvoice_t *v = hld_vm_get(vm, voice);
+    if (!v) return HELIOD_ENOVOICE;
+    if (v->paused || !(v->rate > 0.0)) return HELIOD_EINVAL;
+    uint64_t f = after > v->anchor_frame ? after : v->anchor_frame;
+    double r = v->anchor_pos + (double)(f - v->anchor_frame) * v->rate;
+    int64_t used;
+    int ended;
+    double w = vm_wrap_pos(v, r, v->loops_left, &used, &ended);
+    if (ended) return HELIOD_EINVAL;
+    int loops_more =
+        v->loops_left != 0 && v->le > v->ls && (v->loops_left < 0 || used < v->loops_left);
+    double raw = r + ((loops_more ? v->le : v->len) - w);
+    double d = ceil((raw - v->anchor_pos) / v->rate - 1e-7);
+    *frame = v->anchor_frame + (d > 0.0 ? (uint64_t)d : 0);
     return 0;
 }
