@@ -1,9 +1,10 @@
 /*
  * test_music.c - tempo maps and BEAT/BAR events (README "Music").
  *
- * render_map: `heliod --render` of ten minutes of a looping music cue at 120
- * BPM 4/4 with a change to 140 BPM at beat 64 (at 8 kHz, so the ten minutes
- * render in about a second), its events written with --render-events: every
+ * render_map: `heliod --render` of four minutes of a looping music cue at 120
+ * BPM 4/4 with a change to 140 BPM at beat 64 (at 8 kHz, so they render in
+ * well under a second; the bench `music` renders the issue's ten minutes at
+ * 48 kHz with transitions and a stinger), its events written with --render-events: every
  * BEAT and BAR the render reports falls on the frame the map gives, computed
  * here on its own (the voice's start frame + the loop passes + the beat's
  * whole position, 0 samples off), none is missing or doubled, bars are every
@@ -54,7 +55,7 @@
 
 #define START  1000u                           /* the music's start frame */
 #define LEN    (64u * 4000u + 96000u)          /* 64 beats at 120, 28 at 140 */
-#define END_MS 600000u                         /* ten minutes after START */
+#define END_MS 240000u                         /* four minutes after START */
 #define END    (START + END_MS / 1000u * RATE) /* '@+MS end' */
 #define NUM    4u
 
@@ -131,7 +132,7 @@ static void render_map(void **state) {
         if (b < 92) break;
     }
     assert_int_equal(n, expect);
-    assert_true(n > 1200 && nbars > 300);
+    assert_true(n > 480 && nbars > 120);
     print_message("render_map: %llu beats (%llu bars) over %u s, each on its map frame\n",
                   (unsigned long long)n, (unsigned long long)nbars, END_MS / 1000u);
 
