@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dispatch_int.h"
+#include "world_zones.h"
 
 /* banks.c's change callback: a BANK event to subscribers, then the zone a
  * bank belongs to (which may unload it: the event goes first). */
@@ -24,7 +25,7 @@ void hld_assets_bank_changed(void *user, const hld_bank_t *b) {
         for (hld_conn_t *c = d->net.conns; c; c = c->next)
             if ((c->sub & HL_SUB_BANK) && hld_ns_rank(c, b->client) > 0)
                 hld_conn_send(c, buf, (size_t)n);
-    if (b->tag) hld_wzones_bank_changed(&d->wzones, b);
+    if (b->tag) hld_wzones_bank_changed(d->wzones, b);
 }
 
 /* sounds.c's reload callback: a RELOAD event to BANK subscribers who may
@@ -246,7 +247,7 @@ static void zone_read(void *user, int status, const char *msg, hld_manifest_t *m
         char why[HL_MAX_MSG + 1];
         if (status == 0) {
             /* its adder's, named in its process's namespace */
-            status = hld_wzones_add(&z->l.c->d->wzones, &z->m, z->l.c->id, hld_manifest_bytes(man),
+            status = hld_wzones_add(z->l.c->d->wzones, &z->m, z->l.c->id, hld_manifest_bytes(man),
                                     hld_ns_rank, z->l.c, why, sizeof why);
             msg = why;
         }
@@ -270,14 +271,14 @@ int hld_op_zone(hld_req_t *q) {
     /* zone names: the requester's namespace (its process's, then the
      * shared ones; another live process's zone is not there) */
     int rank = 0;
-    int slot = hld_wzones_find(&d->wzones, m.name, hld_ns_rank, q->c, &rank);
+    int slot = hld_wzones_find(d->wzones, m.name, hld_ns_rank, q->c, &rank);
     if (m.action != HL_ZONE_ADD) { /* its adder's, or a control client's */
         if (slot < 0) {
             snprintf(msg, sizeof msg, "no zone named %s", m.name);
             return hld_fail(q, HELIOD_EINVAL, msg);
         }
-        if (!hld_may_change(q, d->wzones.owner[slot], "zone", m.name)) return 0;
-        hld_wzones_remove_at(&d->wzones, slot);
+        if (!hld_may_change(q, d->wzones->owner[slot], "zone", m.name)) return 0;
+        hld_wzones_remove_at(d->wzones, slot);
         return hld_reply_ok(q);
     }
     if (slot >= 0 && rank >= 2) { /* at once; again when the bank is read */
@@ -301,7 +302,7 @@ int hld_op_zones(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     static hl_zone_info_t info[HLD_ZS_MAX_ZONES]; /* 1 MB of paths: not on the stack */
-    uint32_t n = hld_wzones_list(&q->c->d->wzones, info, HLD_ZS_MAX_ZONES, hld_ns_rank, q->c);
+    uint32_t n = hld_wzones_list(q->c->d->wzones, info, HLD_ZS_MAX_ZONES, hld_ns_rank, q->c);
     hld_list_t l;
     hld_list_begin(&l, q);
     for (uint32_t i = 0; i < n; i++) {

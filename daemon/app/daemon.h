@@ -7,7 +7,9 @@
  *   server.c    socket path, listener, socket activation, accept
  *   conn.c      per-client buffers, framing, batched writes, backpressure
  *   dispatch.c  framing, replies, the opcode table, sound/listener/bus/stats ops
- *   voice_ops.c PLAY, STOP, SET, PAUSE, VOICES: requests on logical voices
+ *   voice_play.c PLAY and the play core (music_ops.c, stream_ops.c)
+ *   stream_jobs.c streamed sounds opened on the decoder pool (play, seek, realise)
+ *   voice_ops.c STOP, SET, CONE, ATTEN, PAUSE, VOICES: requests on logical voices
  *   stream_ops.c STREAM: client-fed streams (their shared rings)
  *   cue_ops.c   CUE, CATEGORY, CUES, CUES_LOAD
  *   emitter_ops.c EMITTER
@@ -20,7 +22,9 @@
  *   vm_admit.c  admission: limits, overflow policies, steals, real or virtual
  *   vm_rank.c   positions, audibility, ranking into real and virtual voices
  *   emitters.c  emitters that carry voices
- *   events.c    mixer event polling, notifications, owner sweeps, shutdown
+ *   loop.c      the poll tick over every subsystem, signals, shutdown, watchdog
+ *   events.c    mixer events, the voice manager's callbacks, owner sweeps
+ *   notify.c    EVENT frames to subscribers
  *   owners.c    what a client leaves behind: moved to its process, or reclaimed
  *   stats.c     the STATS key/value list
  *   metering.c  meters and loudness on the main thread; METER events (meter_tap.c: the
@@ -45,7 +49,6 @@
 #include "reverb_zones.h"
 #include "sounds_watch.h"
 #include "telemetry.h"
-#include "world_zones.h"
 #include "snapshots.h"
 
 struct hld_stream_job;
@@ -82,11 +85,11 @@ typedef struct hld_daemon {
     uint32_t lis_owner[HL_MIX_LISTENERS]; /* client id that turned listener k (>= 1) on */
     hld_rzones_t rzones;                  /* reverb zones following the listener (reverb_zones.c) */
     hld_banks_t banks;                    /* sound banks (banks.c) */
-    hld_files_t files;     /* the files requests name, read off the loop (fileio.c) */
-    hld_watch_t watch;     /* --watch-assets: hot reload (sounds_watch.c) */
-    hld_wzones_t wzones;   /* world zones: banks loaded by the listener's position */
-    hld_vm_t *vm;          /* logical voices: admission, virtual voices, emitters */
-    hld_devices_t devices; /* device switch, loss and recovery (device.c) */
+    hld_files_t files;         /* the files requests name, read off the loop (fileio.c) */
+    hld_watch_t watch;         /* --watch-assets: hot reload (sounds_watch.c) */
+    struct hld_wzones *wzones; /* world zones: banks loaded by the listener's position (main's) */
+    hld_vm_t *vm;              /* logical voices: admission, virtual voices, emitters */
+    hld_devices_t devices;     /* device switch, loss and recovery (device.c) */
     hld_counters_t n;
     struct hld_capture
         *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */
@@ -96,7 +99,7 @@ typedef struct hld_daemon {
     hld_net_t net;       /* the socket and the connections (net/conn.h) */
     hld_telemetry_t tel; /* what telemetry/ reads (its table of the above) */
 
-    /* streamed plays and seeks being opened by the decoder pool (dispatch.c) */
+    /* streamed plays and seeks being opened by the decoder pool (stream_jobs.c) */
     uv_async_t decoder_async; /* a decoder thread finished an open */
     int decoder_async_open;
     struct hld_stream_job *stream_jobs; /* in flight (doubly linked) */
@@ -121,24 +124,24 @@ typedef struct hld_daemon {
     hld_music_inst_t music_in[HLD_MUSIC_INSTANCES]; /* MUSIC's instances (music_ops.c) */
 } hld_daemon_t;
 
-/* ---- events.c ---- */
-/* Starts the event poll timer, the signal handlers and the decoder pool's
- * wake-up (uv_async). 0 or HELIOD_EIO. */
-int hld_events_start(hld_daemon_t *d);
+/* ---- events.c: what the mixer and the voice manager report ---- */
 /* Fades out the voices of connections that are gone (call when one closes). */
 void hld_events_owner_sweep(hld_daemon_t *d);
 /* Creates the voice manager over the engine's mixer (after hld_engine_open).
  * 0 or HELIOD_ENOMEM. */
 int hld_events_vm_open(hld_daemon_t *d);
-/* Begins the graceful shutdown (also what SIGINT/SIGTERM do). */
-void hld_events_shutdown(hld_daemon_t *d);
-/* One poll tick (what the poll timer runs): mixer events, meters, the voice
- * manager's and the zones' ticks. The renderer (render.c) calls it after
- * every period instead of the timer. Main thread. */
-void hld_events_poll(hld_daemon_t *d);
+/* Drains the mixer's event ring: streams given back, voice ends and starts
+ * to the voice manager, retired effects to the bus registry. */
+void hld_events_mix(hld_daemon_t *d);
+/* Ends detached loops older than --detached-loop-max-s (checked every
+ * HLD_LIFETIME_CHECK_MS at most). */
+void hld_events_expire(hld_daemon_t *d, uint64_t now);
+/* Shutdown: every voice fades out (reason SHUTDOWN). 0, or HELIOD_EBUSY
+ * if the command ring filled (try again at the next tick). */
+int hld_events_stop_all(hld_daemon_t *d);
+/* 1 while a mixer slot or a logical voice still holds a voice. */
+int hld_events_busy(hld_daemon_t *d);
 
-/* Queues an EVENT frame for c. */
-void hld_events_send(hld_conn_t *c, const hl_event_t *ev);
 /* BEAT and BAR events of the music voices due up to the next poll (music.c). */
 void hld_music_tick(hld_daemon_t *d);
 /* MUSIC's transitions waiting for their frame: scheduled once it is near
@@ -169,13 +172,7 @@ void hld_cstreams_tick(hld_daemon_t *d);
 /* Exit, the audio thread gone: unmaps every ring left (before the ledger goes). */
 void hld_cstreams_close(hld_daemon_t *d);
 
-/* ---- voice_ops.c ---- */
-/* hld_vm_ops_t.open_stream: opens a virtual stream voice's stream at its
- * position on the decoder pool (user = the daemon). */
-int hld_voice_open_stream(void *user, uint64_t voice, const hld_lvoice_t *lv, uint64_t start,
-                          int64_t loops);
-
-/* Frames for a duration at the engine rate (rounded, >= 0). */
+/* time_ops.c: frames for a duration at the engine rate (rounded, >= 0). */
 uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms);
 /* bus_ops.c: creates the config file's [bus NAME] sections (buses, effects,
  * ducking) once the mixer exists. 0, or -1 after printing why. */

@@ -19,40 +19,16 @@
 #include "conn.h"
 #include "daemon.h"
 #include "hl_proto.h"
+#include "ns.h"
 #include "replies.h"
 
 #define HLD_OPS 73 /* opcode table size: every request opcode is below it */
 
 typedef int (*hld_op_fn)(hld_req_t *q);
 
-/* Mixer or voice-manager result -> error reply; counts EBUSY. */
+/* time_ops.c: mixer or voice-manager result -> error reply; counts EBUSY
+ * and says which room ran out (hld_busy_msg). */
 int hld_mixer_fail(hld_req_t *q, int rc);
-
-/* The permission rule of every named object a client creates (cues,
- * categories, buses with their effects, sends and ducking, reverb zones,
- * banks, world zones): may q's client change or remove one owned by client
- * `owner` (0: the daemon's: the default buses, the master, the config file,
- * the --cues sheet)? Yes for a control client and for the owner and the
- * other connections of its process; never for an orphan (HLD_OWNER_GONE:
- * its process has gone, owners.c reclaims it), and a gone control client's
- * object is the daemon's (control only): nothing is adoptable. Otherwise
- * the EPERM reply naming the owner is queued (counted in `denied`) and 0 is
- * returned; `what` and `name` name the object. */
-int hld_may_change(hld_req_t *q, uint32_t owner, const char *what, const char *name);
-/* The same rule without a reply: 1 if c may change (or use) it. */
-int hld_conn_may_change(const hld_conn_t *c, uint32_t owner);
-/* Name namespaces (hld_ns_rank_fn, ctx: the hld_conn_t): how connection ctx
- * sees an object owned by owner: 3 its process's own, 2 shared (the
- * daemon's, a control client's, a gone control client's or a detached
- * emitter's), 1 another live process's for a control client, 0 invisible
- * (an orphan, HLD_OWNER_GONE, to everyone). */
-int hld_ns_rank(const void *ctx, uint32_t owner);
-/* After q's client created (created = 1) or changed an object: a created
- * one is its own; a changed one of another connection of its process
- * becomes its own (a control client changing another's object does not
- * take it over). The new owner's
- * process is charged (kind HLD_QUOTA_*), the previous owner's discharged. */
-void hld_take_ownership(hld_req_t *q, uint32_t *owner, int kind, int created);
 
 /* param_ops.c */
 int hld_op_param_def(hld_req_t *q);
@@ -60,19 +36,14 @@ int hld_op_param(hld_req_t *q);
 int hld_op_params(hld_req_t *q);
 int hld_op_bind(hld_req_t *q);
 
-/* voice_ops.c */
+/* voice_play.c */
 int hld_op_play(hld_req_t *q);
+/* voice_ops.c */
 int hld_op_stop(hld_req_t *q);
 int hld_op_stop_all(hld_req_t *q);
 int hld_op_set(hld_req_t *q);
 int hld_op_pause(hld_req_t *q);
 int hld_op_voices(hld_req_t *q);
-int hld_voice_play_stream(hld_req_t *q, const hl_play_t *m, hl_stream_t *st, double ratio,
-                          uint64_t *voice);
-/* A play of music_ops.c's: as PLAY (q's client's quotas first), *voice
- * the voice; no reply on success (the caller's), a refusal replied
- * (*voice 0). */
-int hld_voice_play_music(hld_req_t *q, const hl_play_t *m, uint64_t *voice);
 /* music_ops.c: [music NAME] transitions */
 int hld_op_music(hld_req_t *q);
 /* stream_ops.c: client-fed streams */
@@ -138,5 +109,22 @@ void hld_sched_end(hld_conn_t *c, const hld_sched_ctx_t *s);
 /* The message of an EBUSY from the mixer: the client's schedule quota, the
  * full schedule, or the full command ring. msg: scratch for the first. */
 const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap);
+
+/* cues.h snap_fn (snapshot_ops.c): a cue sheet's [snapshot NAME] section as requests */
+int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
+                       size_t cap);
+
+/* time_ops.c: installs the mixer's schedule hook (scheduled commands are
+ * charged to their clients' ledger records). After hld_clients_init. */
+void hld_time_init(hld_daemon_t *d);
+/* time_ops.c: connection c is closing: the scheduled commands on its
+ * non-detached voices are cancelled and no longer charged. */
+void hld_time_conn_closed(hld_conn_t *c);
+/* owners.c: plain connection c is closing: its objects move to another
+ * connection of its process, or (its process has gone) are reclaimed. */
+void hld_owners_conn_closing(hld_conn_t *c);
+/* owners.c: releases what a gone process left once no voice needs it
+ * (every poll; works at most every HLD_RECLAIM_MS while some is pending). */
+void hld_owners_sweep(hld_daemon_t *d, uint64_t now_ns);
 
 #endif /* HLD_DISPATCH_INT_H */

@@ -3,7 +3,7 @@
  * lock memory for the audio path (rt_prep.c), listen, run the libuv loop
  * until SIGINT/SIGTERM, and tear down. Everything else lives in its own
  * module (see daemon.h for the map). The shutdown is time-bounded by the
- * guard thread events.c starts at SIGTERM: if a join below hangs (a decoder
+ * guard thread loop.c starts at SIGTERM: if a join below hangs (a decoder
  * or loader thread stuck in I/O), the guard ends the process within 1 s.
  */
 #include <signal.h>
@@ -15,10 +15,13 @@
 #include "capture.h"
 #include "conn.h"
 #include "daemon.h"
+#include "world_zones.h"
 #include "dispatch.h"
+#include "dispatch_int.h"
 #include "hl_config.h"
 #include "hl_simd.h"
 #include "log.h"
+#include "loop.h"
 #include "metering.h"
 #include "options.h"
 #include "render.h"
@@ -70,8 +73,21 @@ static void close_walk(uv_handle_t *h, void *arg) {
     if (!uv_is_closing(h)) uv_close(h, NULL);
 }
 
+/* A failure once the buses and the voice manager are set up: what is open
+ * so far closed, rc returned. */
+static int close_setup(hld_daemon_t *d, int rc) {
+    hld_engine_close(&d->engine);
+    hld_buses_close(&d->buses);
+    hld_vm_destroy(d->vm);
+    hld_cues_close(&d->cues);
+    hld_params_close(&d->params);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     static hld_daemon_t d; /* large (sound table); static keeps it off the stack */
+    static hld_wzones_t wzones;
+    d.wzones = &wzones;
     signal(SIGPIPE, SIG_IGN);
     int rc = hld_config_load(&d.cfg, argc, argv);
     if (rc) return rc > 0 ? 0 : 2;
@@ -96,14 +112,7 @@ int main(int argc, char **argv) {
     hld_buses_init(&d.buses, d.engine.mixer, d.cfg.rate);
     hld_rzones_init(&d.rzones, &d.buses, d.cfg.rate);
     hld_snaps_init(&d.snaps, &d.buses, d.engine.mixer, d.cfg.rate);
-    if (hld_config_buses(&d) != 0) {
-        hld_engine_close(&d.engine);
-        hld_buses_close(&d.buses);
-        hld_vm_destroy(d.vm);
-        hld_cues_close(&d.cues);
-        hld_params_close(&d.params);
-        return 2;
-    }
+    if (hld_config_buses(&d) != 0) return close_setup(&d, 2);
     d.cues.snap_fn = hld_snapshot_sheet; /* [snapshot NAME] sections */
     d.cues.snap_user = &d;
     if (d.cfg.cues[0]) { /* after the buses: its snapshots name them */
@@ -111,12 +120,7 @@ int main(int argc, char **argv) {
         uint32_t nc = 0, ncat = 0;
         if (hld_cues_load_file(&d.cues, d.cfg.cues, &nc, &ncat, err, sizeof err) != 0) {
             fprintf(stderr, "heliod: --cues: %s\n", err);
-            hld_engine_close(&d.engine);
-            hld_buses_close(&d.buses);
-            hld_vm_destroy(d.vm);
-            hld_cues_close(&d.cues);
-            hld_params_close(&d.params);
-            return 2;
+            return close_setup(&d, 2);
         }
         hld_info("cue sheet %s: %u cues, %u categories", d.cfg.cues, nc, ncat);
     }
@@ -135,7 +139,7 @@ int main(int argc, char **argv) {
     d.watch.fd = -1;
     if (d.cfg.watch_assets && !d.cfg.render[0]) /* a render's files do not change under it */
         (void)hld_watch_start(&d.watch, &d.sounds, d.loop);
-    if (hld_wzones_init(&d.wzones, &d) != 0) {
+    if (hld_wzones_init(d.wzones, &d) != 0) {
         hld_engine_close(&d.engine);
         return 1;
     }
@@ -172,17 +176,17 @@ int main(int argc, char **argv) {
                               .decoder = &d.decoder,
                               .start_ns = d.start_ns};
     if (d.cfg.render[0]) { /* offline: no socket, the renderer ticks the events */
-        if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_events_start(&d) != 0 ||
+        if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_loop_start(&d) != 0 ||
             hld_engine_start(&d.engine) != 0) {
             d.exit_code = 1;
         } else {
             uv_timer_stop(&d.poll_timer);
             d.exit_code = hld_render_run(&d);
         }
-        hld_events_shutdown(&d);
+        hld_loop_shutdown(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);
     } else if (hld_decoder_start(&d.decoder, d.cfg.rate) != 0 || hld_server_listen(&d.net) != 0 ||
-               hld_events_start(&d) != 0 || hld_wzones_start(&d.wzones) != 0 ||
+               hld_loop_start(&d) != 0 || hld_wzones_start(d.wzones) != 0 ||
                hld_engine_start(&d.engine) != 0) {
         d.exit_code = 1;
         hld_server_close(&d.net);
@@ -211,7 +215,7 @@ int main(int argc, char **argv) {
     hld_decoder_stop(&d.decoder); /* the audio thread is gone: free every stream */
     hld_cstreams_close(&d);       /* and every client-fed ring still mapped */
     hld_vm_destroy(d.vm);
-    hld_wzones_close(&d.wzones);
+    hld_wzones_close(d.wzones);
     hld_banks_close(&d.banks);
     hld_files_close(&d.files);
     hld_cues_close(&d.cues);

@@ -31,6 +31,7 @@
 #include "conn.h"
 #include "daemon.h"
 #include "engine.h"
+#include "notify.h"
 #include "vm.h"
 
 typedef struct {
@@ -38,14 +39,6 @@ typedef struct {
     uint64_t clk_frame, clk_ns;
     uint32_t rate;
 } music_ctx_t;
-
-/* To the owner if it subscribed MUSIC, and to every MUSIC + ALL watcher. */
-static void send_music(hld_daemon_t *d, uint32_t owner, const hl_event_t *ev) {
-    for (hld_conn_t *c = d->net.conns; c; c = c->next) {
-        if (!(c->sub & HL_SUB_MUSIC)) continue;
-        if (c->id == owner || (c->sub & HL_SUB_ALL)) hld_events_send(c, ev);
-    }
-}
 
 static void on_beat(void *user, const hld_vm_beat_t *b) {
     music_ctx_t *m = user;
@@ -62,7 +55,7 @@ static void on_beat(void *user, const hld_vm_beat_t *b) {
         if (d->music_log)
             fprintf(d->music_log, "marker %llu %llu %u %s\n", (unsigned long long)b->voice,
                     (unsigned long long)b->frame, mk.marker_id, mk.label);
-        send_music(d, b->owner, &mk);
+        hld_notify_watchers(&d->net, b->owner, HL_SUB_MUSIC, &mk);
         return;
     }
     hl_event_t ev = {.type = b->beat_in_bar == 0 ? HL_EVENT_BAR : HL_EVENT_BEAT,
@@ -78,7 +71,7 @@ static void on_beat(void *user, const hld_vm_beat_t *b) {
                 ev.type == HL_EVENT_BAR ? "bar" : "beat", (unsigned long long)b->voice,
                 (unsigned long long)b->frame, (unsigned long long)b->beat, b->bar, b->beat_in_bar,
                 (double)b->bpm);
-    send_music(d, b->owner, &ev);
+    hld_notify_watchers(&d->net, b->owner, HL_SUB_MUSIC, &ev);
 }
 
 /* The engine clock the events' time_ns follow. */

@@ -24,6 +24,7 @@
 
 #include "conn.h"
 #include "dispatch_int.h"
+#include "voice_play.h"
 #include "engine.h"
 #include "vm.h"
 

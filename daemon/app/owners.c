@@ -44,7 +44,8 @@
 #include "clients.h"
 #include "conn.h"
 #include "daemon.h"
-#include "dispatch.h"
+#include "world_zones.h"
+#include "dispatch_int.h"
 #include "hld_limits.h"
 
 /* Another open plain connection of c's process, or NULL. */
@@ -68,8 +69,8 @@ static void reown(hld_daemon_t *d, uint32_t from, uint32_t to) {
         hld_bank_t *k = d->banks.bank[i];
         if (k && !k->tag && k->client == from) k->client = to;
     }
-    for (uint32_t i = 0; i < d->wzones.zs.n; i++)
-        if (d->wzones.zs.zone[i].used && d->wzones.owner[i] == from) d->wzones.owner[i] = to;
+    for (uint32_t i = 0; i < d->wzones->zs.n; i++)
+        if (d->wzones->zs.zone[i].used && d->wzones->owner[i] == from) d->wzones->owner[i] = to;
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
         if (d->snaps.s[i].name[0] && d->snaps.s[i].owner == from) d->snaps.s[i].owner = to;
     for (int k = 1; k < HL_MIX_LISTENERS; k++)
@@ -97,10 +98,10 @@ static void reclaim(hld_daemon_t *d, uint32_t owner) {
         if (k && !k->tag && k->client == owner && k->state != HLD_BANK_UNLOADING)
             (void)hld_banks_unload(&d->banks, k, msg, sizeof msg);
     }
-    for (uint32_t i = 0; i < d->wzones.zs.n; i++)
-        if (d->wzones.zs.zone[i].used && d->wzones.owner[i] == owner) {
-            d->wzones.owner[i] = 0;
-            hld_wzones_remove_at(&d->wzones, (int)i);
+    for (uint32_t i = 0; i < d->wzones->zs.n; i++)
+        if (d->wzones->zs.zone[i].used && d->wzones->owner[i] == owner) {
+            d->wzones->owner[i] = 0;
+            hld_wzones_remove_at(d->wzones, (int)i);
         }
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) /* removed: the mix cuts back at once */
         if (d->snaps.s[i].name[0] && d->snaps.s[i].owner == owner) {

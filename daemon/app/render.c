@@ -50,9 +50,11 @@
 #include "conn.h"
 #include "ctl_args.h"
 #include "daemon.h"
+#include "world_zones.h"
 #include "engine.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "loop.h"
 #include "recorder.h"
 
 #define RENDER_LINE_MAX    HLD_RENDER_LINE_MAX
@@ -411,7 +413,7 @@ static void wait_settled(hld_daemon_t *d) {
     struct timespec w0, w;
     clock_gettime(CLOCK_MONOTONIC, &w0);
     for (;;) {
-        int zones = hld_wzones_loading(&d->wzones);
+        int zones = hld_wzones_loading(d->wzones);
         if (zones) {
             clock_gettime(CLOCK_MONOTONIC, &w);
             if (w.tv_sec - w0.tv_sec > RENDER_ZONE_WAIT_S) zones = 0;
@@ -453,20 +455,16 @@ int hld_render_run(hld_daemon_t *d) {
         out = NULL;
     }
     float *buf = calloc((size_t)cfg->period * cfg->channels, sizeof(float));
-    if (!c || !out || !buf) {
+    int bad = !c || !out || !buf;
+    if (bad) {
         fprintf(stderr, "heliod: --out %s: %s\n", cfg->out,
                 out ? "out of memory" : sf_strerror(NULL));
-        if (out) sf_close(out);
-        free(c);
-        free(buf);
-        close(sv[0]);
-        close(sv[1]);
-        score_free(&s);
-        return 1;
-    }
-    if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
+    } else if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
         fprintf(stderr, "heliod: --render-events %s: %s\n", cfg->render_events, strerror(errno));
-        sf_close(out);
+        bad = 1;
+    }
+    if (bad) {
+        if (out) sf_close(out);
         free(c);
         free(buf);
         close(sv[0]);
@@ -486,7 +484,7 @@ int hld_render_run(hld_daemon_t *d) {
     int rc = say_hello(c), cut = 0;
     int tty = isatty(STDERR_FILENO);
     uint64_t frame = 0, t0 = hld_now_ns(), period = cfg->period;
-    uint64_t zone_tick = hld_wzones_tick_ns(&d->wzones), next_zone = t0 + zone_tick;
+    uint64_t zone_tick = hld_wzones_tick_ns(d->wzones), next_zone = t0 + zone_tick;
     size_t next = 0;
     struct timespec w0;
     clock_gettime(CLOCK_MONOTONIC, &w0);
@@ -516,11 +514,11 @@ int hld_render_run(hld_daemon_t *d) {
         }
         frame += period;
         atomic_store(&hld_virtual_ns, t0 + frame * HLD_NS_PER_S / cfg->rate);
-        hld_events_poll(d);
+        hld_loop_poll(d);
         /* world zones tick on the rendered time, as the timer would */
         uint64_t vnow = t0 + frame * HLD_NS_PER_S / cfg->rate;
         for (; next_zone <= vnow; next_zone += zone_tick)
-            if (d->wzones.zs.n) hld_wzones_tick(&d->wzones);
+            if (d->wzones->zs.n) hld_wzones_tick(d->wzones);
         uv_run(d->loop, UV_RUN_NOWAIT);
         if (read_replies(c) < 0) rc = -1;
         if (tty && frame % (cfg->rate * 2 / period * period) == 0) {

@@ -14,7 +14,6 @@
 #include <stdio.h>
 
 #include "clients.h"
-#include "dispatch.h"
 #include "dispatch_int.h"
 
 /* May q's client change every bus snapshot p sets? Else the EPERM reply. */

@@ -14,6 +14,7 @@
 #include "hl_dsp.h"
 #include "hld_limits.h"
 #include "metering.h"
+#include "world_zones.h"
 
 /* 3D logical voices by the listener nearest to them (the one that hears them). */
 typedef struct {
@@ -239,7 +240,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     for (int i = 0; i < HLD_MAX_BANKS; i++)
         nbanks += d->banks.bank[i] != NULL;
     put(&s, "banks", nbanks);
-    const hld_zs_totals_t *zt = &d->wzones.zs.tot;
+    const hld_zs_totals_t *zt = &d->wzones->zs.tot;
     put(&s, "zones_ticks", (double)zt->ticks);
     put(&s, "zones_requested", (double)zt->requested);
     put(&s, "zones_completed", (double)zt->completed);

@@ -31,8 +31,10 @@
 #include "conn.h"
 #include "daemon.h"
 #include "dispatch_int.h"
+#include "voice_play.h"
 #include "hl_shm_stream.h"
 #include "log.h"
+#include "notify.h"
 
 #define SEALS_NEEDED (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
@@ -119,7 +121,7 @@ void hld_cstreams_tick(hld_daemon_t *d) {
                          .time_ns = now};
         cs->ev_consumed = rd;
         cs->ev_underruns = ur;
-        hld_events_send(c, &ev);
+        hld_notify_send(c, &ev);
     }
 }
 

@@ -43,11 +43,11 @@
  * scheduled (HL_FLAG_AT, or held for a voice whose start is later), in the
  * schedule and the client's quota; else every request in it is EBUSY.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
-#include "dispatch.h"
 #include "dispatch_int.h"
 #include "engine.h"
 #include "hl_limits.h"
@@ -97,6 +97,19 @@ const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap) {
     snprintf(msg, cap, "schedule full: %u scheduled commands pending (the most the engine holds)",
              (unsigned)HL_SCHED_MAX);
     return msg;
+}
+
+/* Mixer result -> reply; counts EBUSY and says which room ran out. */
+int hld_mixer_fail(hld_req_t *q, int rc) {
+    if (rc != HELIOD_EBUSY) return hld_fail(q, rc, NULL);
+    q->c->d->n.cmds_busy++;
+    char msg[HL_MAX_MSG + 1];
+    return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));
+}
+
+uint32_t hld_ms_to_frames(const hld_daemon_t *d, float ms) {
+    if (!(ms > 0)) return 0;
+    return (uint32_t)lround((double)ms * d->engine.rate / HLD_MS_PER_S);
 }
 
 void hld_time_conn_closed(hld_conn_t *c) {

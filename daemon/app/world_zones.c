@@ -12,7 +12,7 @@
 
 #include "replies.h"
 #include "daemon.h"
-#include "dispatch_int.h"
+#include "ns.h"
 #include "log.h"
 
 /* ---- the loader zone_sched.c drives ---------------------------------------------- */

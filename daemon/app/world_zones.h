@@ -18,7 +18,7 @@
 
 struct hld_daemon;
 
-typedef struct {
+typedef struct hld_wzones {
     hld_zs_t zs;
     char (*bank_path)[HL_MAX_PATH + 1];          /* per zone slot */
     hld_bank_t *bank[HLD_ZS_MAX_ZONES];          /* its bank while loading or loaded */

@@ -130,7 +130,7 @@ int hld_cues_define_category(hld_cues_t *c, const hl_category_t *m, hld_category
  * client process's own, and the daemon's shared one). A lookup ranks each
  * entry of the name by its owner: rank(ctx, owner) > 0 makes it visible,
  * the highest wins (ties: the first defined). The rank is the request's
- * (dispatch.c hld_ns_rank: its own process, then the shared ones, never
+ * (app/ns.c hld_ns_rank: its own process, then the shared ones, never
  * another live process's). */
 typedef int (*hld_ns_rank_fn)(const void *ctx, uint32_t owner);
 hld_cue_t *hld_cues_find_in(const hld_cues_t *c, const char *name, hld_ns_rank_fn rank,

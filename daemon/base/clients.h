@@ -17,7 +17,7 @@
  * gets a process record of its own. A process record lives while a client
  * record points at it.
  *
- *   admission (voice_ops.c) -> hld_client_check_play: EQUOTA naming the quota
+ *   admission (voice_play.c) -> hld_client_check_play: EQUOTA naming the quota
  *   voice manager charge    -> hld_clients_charge_voice (+1 at admission,
  *                              -1 when the logical voice is freed)
  *   loads (sounds.c)        -> loads +1/-1, bytes reserved by the decode

@@ -64,7 +64,7 @@
 
 #define HLD_RT_PRIORITY 70 /* SCHED_FIFO priority of the null driver's thread, when allowed (JACK uses ~70-80) */
 
-/* systemd watchdog, shutdown bound (events.c, recorder.c) */
+/* systemd watchdog, shutdown bound (loop.c, recorder.c) */
 #define HLD_SHUTDOWN_HARD_MS  750   /* from SIGTERM: past this the shutdown guard finalises the
                                      * recording and exits (_exit) even if a thread hangs in I/O */
 #define HLD_SHUTDOWN_FINAL_MS 150   /* the guard's budget for finalising the recording: the

@@ -364,6 +364,12 @@ typedef struct {
  * answer other than 0, the mixer did not take the new stream. A stolen
  * voice is stale at once, even while it still fades in its slot. */
 int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns);
+/* The plain fields of s in p (gain, pan, position, velocity, curve, cone,
+ * filter, sends, as s->mask says; not pitch, pause, seek, stream or
+ * interpolation, whose owners apply them with their own state): the
+ * control side's copy of a voice's parameters follows a SET (the mixer's,
+ * the voice manager's). No checks. */
+void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s);
 
 /* A steady 2D voice keeps to the mixer's steady path through a SET of gain,
  * pan, filter or sends (its gain pair ramps per sample there). on = 0 sends

@@ -346,6 +346,33 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
     return 0;
 }
 
+void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s) {
+    if (s->mask & HL_MIX_SET_GAIN) p->gain = s->gain;
+    if (s->mask & HL_MIX_SET_PAN) p->pan = s->pan;
+    if (s->mask & HL_MIX_SET_POS) memcpy(p->pos, s->pos, sizeof p->pos);
+    if (s->mask & HL_MIX_SET_VEL) memcpy(p->vel, s->vel, sizeof p->vel);
+    if (s->mask & HL_MIX_SET_CURVE) {
+        p->curve_n = s->curve_n;
+        memcpy(p->curve_d, s->curve_d, sizeof p->curve_d);
+        memcpy(p->curve_db, s->curve_db, sizeof p->curve_db);
+    }
+    if (s->mask & HL_MIX_SET_FILTER) {
+        p->lp_hz = s->lp_hz;
+        p->hp_hz = s->hp_hz;
+        p->occ_db = s->occ_db;
+    }
+    if (s->mask & HL_MIX_SET_CONE) {
+        memcpy(p->cone_dir, s->cone_dir, sizeof p->cone_dir);
+        p->cone_inner = s->cone_inner;
+        p->cone_outer = s->cone_outer;
+        p->cone_outer_gain = s->cone_outer_gain;
+    }
+    if (s->mask & HL_MIX_SET_SENDS) {
+        memcpy(p->send_bus, s->send_bus, sizeof p->send_bus);
+        memcpy(p->send_gain, s->send_gain, sizeof p->send_gain);
+    }
+}
+
 int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns) {
     hl_ctl_voice_t *c = lookup(m, voice);
     if (!c) return HELIOD_ENOVOICE;
@@ -384,31 +411,8 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     hl_cmd_t cmd = {.type = HL_CMD_SET, .slot = (uint32_t)voice, .gen = c->gen, .enq_ns = now_ns};
     cmd.u.set = *s;
     if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
-    if (s->mask & HL_MIX_SET_GAIN) c->params.gain = s->gain;
-    if (s->mask & HL_MIX_SET_PAN) c->params.pan = s->pan;
-    if (s->mask & HL_MIX_SET_POS) memcpy(c->params.pos, s->pos, sizeof c->params.pos);
+    hl_voice_set_fields(&c->params, s);
     if (s->mask & HL_MIX_SET_PITCH) c->params.pitch = s->pitch;
-    if (s->mask & HL_MIX_SET_VEL) memcpy(c->params.vel, s->vel, sizeof c->params.vel);
-    if (s->mask & HL_MIX_SET_CURVE) {
-        c->params.curve_n = s->curve_n;
-        memcpy(c->params.curve_d, s->curve_d, sizeof c->params.curve_d);
-        memcpy(c->params.curve_db, s->curve_db, sizeof c->params.curve_db);
-    }
-    if (s->mask & HL_MIX_SET_CONE) {
-        memcpy(c->params.cone_dir, s->cone_dir, sizeof c->params.cone_dir);
-        c->params.cone_inner = s->cone_inner;
-        c->params.cone_outer = s->cone_outer;
-        c->params.cone_outer_gain = s->cone_outer_gain;
-    }
-    if (s->mask & HL_MIX_SET_FILTER) {
-        c->params.lp_hz = s->lp_hz;
-        c->params.hp_hz = s->hp_hz;
-        c->params.occ_db = s->occ_db;
-    }
-    if (s->mask & HL_MIX_SET_SENDS) {
-        memcpy(c->params.send_bus, s->send_bus, sizeof c->params.send_bus);
-        memcpy(c->params.send_gain, s->send_gain, sizeof c->params.send_gain);
-    }
     if (s->mask & HL_MIX_SET_INTERP) c->params.flags = hl_interp_flags(c->params.flags, s->cubic);
     if (switching) {
         c->params.stream = s->stream;

@@ -63,7 +63,7 @@ typedef struct {
     struct hld_device *state; /* NULL until first used (device.c) */
 } hld_devices_t;
 
-/* Once per poll tick (events.c): the watchdog; at shutdown stops the worker
+/* Once per poll tick (loop.c): the watchdog; at shutdown stops the worker
  * and closes its handle. Main thread. */
 void hld_device_tick(hld_devices_t *x);
 /* DEVICE and DEVICES requests (dispatch.c's table). */

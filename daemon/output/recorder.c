@@ -9,7 +9,7 @@
  * deadline, so a file system that hangs delays shutdown by at most that long
  * (the file is then left as it is, and the writer is abandoned). The one open
  * recorder is also reachable through hld_recorder_finalise_live() for the
- * shutdown guard (events.c), which finalises it before a hard exit.
+ * shutdown guard (loop.c), which finalises it before a hard exit.
  */
 #include "recorder.h"
 

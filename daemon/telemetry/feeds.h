@@ -40,6 +40,15 @@ struct hld_feed {
     int added;
 };
 
+/* A feed of event KIND (METER, PROFILE): its subscription bit, event type,
+ * rate slot and default rate are HL_SUB_KIND, HL_EVENT_KIND, HLD_FEED_KIND
+ * and HL_KIND_DEFAULT_HZ; NAME prefixes its log lines; FILL fills it. */
+#define HLD_FEED(NAME, KIND, FILL)                                                                 \
+    {                                                                                              \
+        .name = NAME, .event = #KIND, .sub = HL_SUB_##KIND, .type = HL_EVENT_##KIND,               \
+        .slot = HLD_FEED_##KIND, .default_hz = HL_##KIND##_DEFAULT_HZ, .fill = FILL                \
+    }
+
 /* Registers f, filled with user, for net's connections (the first one sets
  * the timer up on net's loop). */
 void hld_feed_add(hld_net_t *net, hld_feed_t *f, const void *user);

@@ -138,15 +138,7 @@ static void fill_meter(const void *user, hl_event_t *ev) {
     hld_metering_read(t, &ev->meter);
 }
 
-static hld_feed_t feed = {
-    .name = "meters",
-    .event = "METER",
-    .sub = HL_SUB_METER,
-    .type = HL_EVENT_METER,
-    .slot = HLD_FEED_METER,
-    .default_hz = HL_METER_DEFAULT_HZ,
-    .fill = fill_meter,
-};
+static hld_feed_t feed = HLD_FEED("meters", METER, fill_meter);
 
 void hld_metering_stats(const hld_telemetry_t *t, hld_metering_stats_t *out) {
     out->events_sent = feed.sent;

@@ -4,7 +4,7 @@
  * output, fed on the main thread from what the audio thread publishes
  * (meter_tap.h); read by STATS and pushed to subscribers as METER events.
  *
- *   poll tick (events.c) ---------> hld_metering_poll: drain the tap
+ *   poll tick (loop.c)   ---------> hld_metering_poll: drain the tap
  *   feed timer (feeds.h, every HLD_METER_TICK_MS while anyone subscribed):
  *       drain the tap, encode one METER event, send it to each subscriber
  *       whose next due time passed (its own rate, 1..100 Hz), skipping one

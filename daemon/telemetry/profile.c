@@ -165,15 +165,7 @@ static void fill_profile(const void *user, hl_event_t *ev) {
     hld_profile_read(t, &ev->profile);
 }
 
-static hld_feed_t feed = {
-    .name = "profile",
-    .event = "PROFILE",
-    .sub = HL_SUB_PROFILE,
-    .type = HL_EVENT_PROFILE,
-    .slot = HLD_FEED_PROFILE,
-    .default_hz = HL_PROFILE_DEFAULT_HZ,
-    .fill = fill_profile,
-};
+static hld_feed_t feed = HLD_FEED("profile", PROFILE, fill_profile);
 
 void hld_profile_close(void) {
     hld_feed_remove(&feed);

@@ -4,7 +4,7 @@
  * daemon state: governor.c gathers the figures and applies the result, and
  * tests/unit/test_governor.c drives this with made-up block costs.
  */
-#include "governor.h"
+#include "governor_policy.h"
 
 #include <stdint.h>
 

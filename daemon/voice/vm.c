@@ -18,6 +18,7 @@
 #include "hl_dsp.h"
 #include "sounds.h"
 #include "vm_internal.h"
+#include "vm_music.h"
 
 uint64_t vm_clock_ns(void) {
     struct timespec t;
@@ -281,6 +282,14 @@ int hld_vm_stop(hld_vm_t *vm, uint64_t voice, uint32_t fade_frames, uint32_t cur
     return 0;
 }
 
+/* Reports v's beats and markers up to frame f (exclusive) by its model as
+ * it stands: first, before a SET or seek re-anchors it there or its end
+ * frees it (the voice manager's beat callback; none: nothing). */
+static void flush_beats(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f) {
+    if (vm->ops.beat)
+        vm_music_report(v, vm_handle_of(vm, v), vm->cfg.rate, f, vm->ops.beat, vm->ops.user);
+}
+
 int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns) {
     hld_lvoice_t *v = hld_vm_get(vm, voice);
     if (!v) return HELIOD_ENOVOICE;
@@ -300,32 +309,9 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
     }
     uint64_t f = vm_now_frame(vm);
     if (f > hl_mixer_frames(vm->mx) && f > v->sched_hold) v->sched_hold = f;
-    if (s->mask & HL_MIX_SET_GAIN) v->p.gain = s->gain;
-    if (s->mask & HL_MIX_SET_PAN) v->p.pan = s->pan;
-    if (s->mask & HL_MIX_SET_POS) memcpy(v->p.pos, s->pos, sizeof v->p.pos);
-    if (s->mask & HL_MIX_SET_VEL) memcpy(v->p.vel, s->vel, sizeof v->p.vel);
-    if (s->mask & HL_MIX_SET_CURVE) {
-        v->p.curve_n = s->curve_n;
-        memcpy(v->p.curve_d, s->curve_d, sizeof v->p.curve_d);
-        memcpy(v->p.curve_db, s->curve_db, sizeof v->p.curve_db);
-    }
-    if (s->mask & HL_MIX_SET_CONE) {
-        memcpy(v->p.cone_dir, s->cone_dir, sizeof v->p.cone_dir);
-        v->p.cone_inner = s->cone_inner;
-        v->p.cone_outer = s->cone_outer;
-        v->p.cone_outer_gain = s->cone_outer_gain;
-    }
-    if (s->mask & HL_MIX_SET_FILTER) {
-        v->p.lp_hz = s->lp_hz;
-        v->p.hp_hz = s->hp_hz;
-        v->p.occ_db = s->occ_db;
-    }
-    if (s->mask & HL_MIX_SET_SENDS) {
-        memcpy(v->p.send_bus, s->send_bus, sizeof v->p.send_bus);
-        memcpy(v->p.send_gain, s->send_gain, sizeof v->p.send_gain);
-    }
+    hl_voice_set_fields(&v->p, s);
     if (s->mask & (HL_MIX_SET_PITCH | HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME))
-        vm_music_flush(vm, v, f); /* the beats up to f played by the old model */
+        flush_beats(vm, v, f); /* the beats up to f played by the old model */
     if (s->mask & HL_MIX_SET_PITCH) {
         vm_reanchor(v, f);
         v->p.pitch = s->pitch;
@@ -353,8 +339,8 @@ int hld_vm_seek(hld_vm_t *vm, uint64_t voice, double pos, int real_done, uint64_
         int rc = hl_mixer_set(vm->mx, v->mix, &s, now_ns);
         if (rc < 0) return rc;
     }
-    vm_music_flush(vm, v, vm_now_frame(vm)); /* beats up to the seek by the old model */
-    vm_reanchor(v, vm_now_frame(vm));        /* spends loop passes up to now */
+    flush_beats(vm, v, vm_now_frame(vm)); /* beats up to the seek by the old model */
+    vm_reanchor(v, vm_now_frame(vm));     /* spends loop passes up to now */
     v->anchor_pos = pos;
     v->anchor_frame = vm_now_frame(vm);
     if (v->is_stream && v->real) {
@@ -456,7 +442,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
         return 1;
     }
     /* it ended by itself (reached its end, a stream ran out) or was cut */
-    vm_music_flush(vm, v, ev->frame); /* its last beats and markers first */
+    flush_beats(vm, v, ev->frame); /* its last beats and markers first */
     if (v->real && vm->n_real) vm->n_real--;
     v->real = 0;
     uint8_t reason = ev->reason == VM_END_VIRTUAL ? HL_END_FINISHED : (uint8_t)ev->reason;
@@ -533,46 +519,23 @@ uint32_t hld_vm_real_count(const hld_vm_t *vm) {
     return vm->n_real;
 }
 
-/* ---- position: the anchor on the engine clock, loop regions and passes ---- */
+/* ---- position (the model: vm_pos.c) ---- */
 
-/* Wraps pos by the loop region; *used = loop passes taken; *ended = past the end. */
-double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended) {
-    *used = 0;
-    *ended = 0;
-    double L = v->le - v->ls;
-    if (loops != 0 && L > 0.0 && pos >= v->le) {
-        double n = floor((pos - v->le) / L) + 1.0;
-        if (loops < 0 || n <= (double)loops) {
-            pos = v->ls + fmod(pos - v->le, L);
-            /* converted only below (double)loops, which can round up to 2^63 */
-            *used = loops < 0 ? 0 : n < (double)loops ? (int64_t)n : loops;
-        } else {
-            pos -= (double)loops * L;
-            *used = loops;
-        }
-    }
-    if (pos >= v->len) *ended = 1;
-    return pos;
+void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
+    for (uint32_t i = 0; i < vm->cap; i++)
+        vm_music_report(&vm->lv[i], vm_handle_of(vm, &vm->lv[i]), vm->cfg.rate, hi, fn, user);
 }
 
-double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended) {
-    double pos = v->anchor_pos;
-    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    return vm_wrap_pos(v, pos, v->loops_left, &used, ended);
+int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int what, uint64_t *frame,
+                     uint64_t *beat) {
+    hld_lvoice_t *v = hld_vm_get(vm, voice);
+    if (!v) return HELIOD_ENOVOICE;
+    return vm_music_next(v, voice, vm->cfg.rate, after, what, frame, beat);
 }
 
-/* Moves the anchor to engine frame f (loop passes taken are spent). */
-int vm_reanchor(hld_lvoice_t *v, uint64_t f) {
-    double pos = v->anchor_pos;
-    if (!v->paused && f > v->anchor_frame) pos += (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    int ended;
-    pos = vm_wrap_pos(v, pos, v->loops_left, &used, &ended);
-    if (v->loops_left > 0) v->loops_left -= used;
-    v->anchor_pos = ended ? v->len : pos;
-    if (f > v->anchor_frame || v->paused) v->anchor_frame = f;
-    return ended;
+int hld_vm_pass_end(hld_vm_t *vm, uint64_t voice, uint64_t after, uint64_t *frame) {
+    hld_lvoice_t *v = hld_vm_get(vm, voice);
+    return v ? vm_pass_end(v, after, frame) : HELIOD_ENOVOICE;
 }
 
 double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *v) {

@@ -1,9 +1,10 @@
 /*
  * vm_internal.h - what the voice manager's files share (vm.c: the pool,
  * stop/set and mixer events; vm_admit.c: admission and overflow policies;
- * vm.c also positions; vm_rank.c: audibility, real <-> virtual, the ranking;
- * emitters.c: emitters). Not for use
- * outside them: the daemon talks to vm.h.
+ * vm_rank.c: audibility, real <-> virtual, the ranking; emitters.c:
+ * emitters; positions are vm_pos.h's, beats vm_music.h's, which take a
+ * voice and know nothing of the pool). Not for use outside them: the daemon
+ * talks to vm.h.
  */
 #ifndef HLD_VM_INTERNAL_H
 #define HLD_VM_INTERNAL_H
@@ -12,6 +13,7 @@
 
 #include "hl_mixer.h"
 #include "vm.h"
+#include "vm_pos.h"
 
 struct hld_sound;
 
@@ -105,17 +107,6 @@ uint32_t vm_ms_frames(const hld_vm_t *vm, float ms);
 /* 1 if the mixer's command ring takes n more commands now (a request that
  * needs n checks first, so it applies all or nothing). */
 int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
-
-/* ---- vm.c: positions ---- */
-/* pos wrapped by the loop region: *used passes taken, *ended past the end. */
-double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended);
-/* Where the voice is at engine frame f (frozen while paused). */
-double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
-/* vm_music.c: reports v's beats and markers up to frame f (exclusive) by its
- * model as it stands, before a SET or seek re-anchors it there. */
-void vm_music_flush(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f);
-/* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
-int vm_reanchor(hld_lvoice_t *v, uint64_t f);
 
 /* ---- vm_rank.c: audibility, real <-> virtual, the ranking ---- */
 float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v);

@@ -1,6 +1,7 @@
 /*
- * vm_music.c - beats and bars of the voices whose cue has a tempo map
- * (hld_vm_beats, vm.h).
+ * vm_music.c - beats and bars of the voices whose cue has a tempo map, and
+ * the markers of sounds that have them (vm_music.h; the pool's
+ * hld_vm_beats and hld_vm_next_beat, vm.h, walk its voices through it).
  *
  * Nothing is polled from the audio thread: a voice's position is the voice
  * manager's model (anchor position and frame, rate = pitch x source rate,
@@ -19,30 +20,30 @@
  */
 #include <math.h>
 
+#include "vm_music.h"
+
 #include "cues.h"
 #include "sounds.h"
 #include "tempo.h"
-#include "vm.h"
-#include "vm_internal.h"
+#include "vm_pos.h"
 
 /* units of the voice's position per second: a preloaded pcm is at the
  * engine rate, a stream at its file's (rate_base = source / engine frames) */
-static uint32_t units_per_s(const hld_vm_t *vm, const hld_lvoice_t *v) {
-    return (uint32_t)llround(v->rate_base * (double)vm->cfg.rate);
+static uint32_t units_per_s(uint32_t rate, const hld_lvoice_t *v) {
+    return (uint32_t)llround(v->rate_base * (double)rate);
 }
 
-static void walk(hld_vm_t *vm, hld_lvoice_t *v, uint64_t lo, uint64_t hi, hld_vm_beat_fn fn,
-                 void *user, int markers) {
+static void walk(const hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t lo, uint64_t hi,
+                 hld_vm_beat_fn fn, void *user, int markers) {
     static const hld_tempo_t none;
     const hld_tempo_t *t = v->cue ? &v->cue->tempo : &none;
     if (v->paused || !(v->rate > 0.0)) return;
     uint64_t f = lo > v->anchor_frame ? lo : v->anchor_frame;
     if (f >= hi) return;
-    uint32_t U = units_per_s(vm, v);
+    uint32_t U = units_per_s(rate, v);
     double r = v->anchor_pos + (double)(f - v->anchor_frame) * v->rate;
     double r_end = v->anchor_pos + (double)(hi - v->anchor_frame) * v->rate;
     double L = v->le - v->ls;
-    uint64_t voice = vm_handle_of(vm, v);
     for (int guard = 0; r < r_end && guard < 1024; guard++) {
         int64_t used;
         int ended;
@@ -92,20 +93,11 @@ static int is_music(const hld_lvoice_t *v) {
     return (v->cue && v->cue->tempo.n) || (v->snd && v->snd->nmarkers);
 }
 
-void vm_music_flush(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f) {
-    if (!vm->ops.beat || v->state != HLD_LV_ACTIVE || !is_music(v) || f <= v->beat_done) return;
-    walk(vm, v, v->beat_done, f, vm->ops.beat, vm->ops.user, 1);
-    v->beat_done = f;
-}
-
-void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
-    for (uint32_t i = 0; i < vm->cap; i++) {
-        hld_lvoice_t *v = &vm->lv[i];
-        if (v->state != HLD_LV_ACTIVE || !is_music(v)) continue;
-        if (hi <= v->beat_done) continue;
-        walk(vm, v, v->beat_done, hi, fn, user, 1);
-        v->beat_done = hi;
-    }
+void vm_music_report(hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t hi, hld_vm_beat_fn fn,
+                     void *user) {
+    if (v->state != HLD_LV_ACTIVE || !is_music(v) || hi <= v->beat_done) return;
+    walk(v, voice, rate, v->beat_done, hi, fn, user, 1);
+    v->beat_done = hi;
 }
 
 typedef struct {
@@ -124,39 +116,19 @@ static void on_next(void *user, const hld_vm_beat_t *b) {
     n->beat = b->beat;
 }
 
-int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int what, uint64_t *frame,
-                     uint64_t *beat) {
-    hld_lvoice_t *v = hld_vm_get(vm, voice);
-    if (!v) return HELIOD_ENOVOICE;
+int vm_music_next(const hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t after, int what,
+                  uint64_t *frame, uint64_t *beat) {
     if (v->paused) return HELIOD_EINVAL;
     if (what == HLD_VM_NEXT_MARKER ? !(v->snd && v->snd->nmarkers)
                                    : !v->cue || v->cue->tempo.n == 0)
         return HELIOD_EINVAL;
     next_t n = {.after = after, .what = what};
     /* walks a copy's positions only: the voice's reported beats stay as they are */
-    uint64_t step = (uint64_t)vm->cfg.rate * 4, lo = after;
+    uint64_t step = (uint64_t)rate * 4, lo = after;
     for (int i = 0; i < 64 && !n.found; i++, lo += step)
-        walk(vm, v, lo, lo + step, on_next, &n, what == HLD_VM_NEXT_MARKER);
+        walk(v, voice, rate, lo, lo + step, on_next, &n, what == HLD_VM_NEXT_MARKER);
     if (!n.found) return HELIOD_EINVAL;
     *frame = n.frame;
     if (beat) *beat = n.beat;
-    return 0;
-}
-
-int hld_vm_pass_end(hld_vm_t *vm, uint64_t voice, uint64_t after, uint64_t *frame) {
-    hld_lvoice_t *v = hld_vm_get(vm, voice);
-    if (!v) return HELIOD_ENOVOICE;
-    if (v->paused || !(v->rate > 0.0)) return HELIOD_EINVAL;
-    uint64_t f = after > v->anchor_frame ? after : v->anchor_frame;
-    double r = v->anchor_pos + (double)(f - v->anchor_frame) * v->rate;
-    int64_t used;
-    int ended;
-    double w = vm_wrap_pos(v, r, v->loops_left, &used, &ended);
-    if (ended) return HELIOD_EINVAL;
-    int loops_more =
-        v->loops_left != 0 && v->le > v->ls && (v->loops_left < 0 || used < v->loops_left);
-    double raw = r + ((loops_more ? v->le : v->len) - w);
-    double d = ceil((raw - v->anchor_pos) / v->rate - 1e-7);
-    *frame = v->anchor_frame + (d > 0.0 ? (uint64_t)d : 0);
     return 0;
 }
