@@ -82,6 +82,22 @@ int same_files(const char *a, const char *b) {
     return same;
 }
 
+float *render_read(const char *score, const char *out, const char *out2, const char *ev,
+                   size_t min_frames) {
+    assert_int_equal(render(score, out, ev), 0);
+    if (out2) {
+        assert_int_equal(render(score, out2, ev), 0);
+        assert_true(same_files(out, out2));
+    }
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    assert_true(n >= min_frames);
+    return x;
+}
+
 void gen_dc(void *user, uint32_t i, float *out, int ch) {
     (void)i;
     for (int c = 0; c < ch; c++)
@@ -125,15 +141,13 @@ static void level(const float *x, size_t lo, size_t hi, float want, const char *
 
 void render_when(void **state) {
     (void)state;
-    char wa[300], wb[300], wc[300], ws[300], cues[300], score[300], out[300], ev[300];
-    path_of(wa, sizeof wa, "w_a.wav");
-    path_of(wb, sizeof wb, "w_b.wav");
-    path_of(wc, sizeof wc, "w_c.wav");
-    path_of(ws, sizeof ws, "w_s.wav");
-    path_of(cues, sizeof cues, "when.cues");
-    path_of(score, sizeof score, "when.txt");
-    path_of(out, sizeof out, "when.wav");
-    path_of(ev, sizeof ev, "when.ev");
+    static const char *const names[8] = {"w_a.wav",   "w_b.wav",  "w_c.wav",  "w_s.wav",
+                                         "when.cues", "when.txt", "when.wav", "when.ev"};
+    char p[8][300];
+    for (int i = 0; i < 8; i++)
+        path_of(p[i], sizeof p[i], names[i]);
+    char *wa = p[0], *wb = p[1], *wc = p[2], *ws = p[3], *cues = p[4], *score = p[5], *out = p[6],
+         *ev = p[7];
     static const uint32_t marks[2] = {7000, 23000};
     write_dc(wa, 40000, 0.125f, NULL, 0);
     write_dc(wb, 30000, 0.25f, marks, 2);
@@ -157,13 +171,7 @@ void render_when(void **state) {
     fprintf(f, "@1000 music flow --to a\n@10000 music flow --to b\n@50000 music flow --to c\n"
                "@75000 music flow --to a\n@100000 end\n");
     fclose(f);
-    assert_int_equal(render(score, out, ev), 0);
-    float *x = NULL;
-    size_t n = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
-    assert_true(n >= 100000);
+    float *x = render_read(score, out, NULL, ev, 100000);
     float a = x[2 * 2000]; /* a's level out; the others are its multiples */
     assert_true(a > 0.0f);
     level(x, 0, 1000, 0.0f, "before a");
@@ -264,14 +272,7 @@ void render_layers(void **state) {
     fprintf(f, "@1000 music lay --to main\n@24000 param intensity 0.5\n"
                "@48000 param intensity 1\n@60000 music lay --to calm\n@72000 end\n");
     fclose(f);
-    assert_int_equal(render(score, out, ev), 0);
-    assert_int_equal(render(score, out2, ev), 0);
-    assert_true(same_files(out, out2));
-    float *x = NULL;
-    size_t n = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
-    assert_true(ch == 2 && n >= 72000);
+    float *x = render_read(score, out, out2, ev, 72000);
     static const struct {
         size_t lo, hi;
         double in;

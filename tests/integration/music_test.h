@@ -17,6 +17,10 @@ void path_of(char *buf, size_t cap, const char *name);
 int render(const char *score, const char *out, const char *events);
 /* 1 if the two files hold the same bytes. */
 int same_files(const char *a, const char *b);
+/* render (twice, asserting byte-identical audio, with out2), then out read:
+ * stereo, at least min_frames; the caller frees it. */
+float *render_read(const char *score, const char *out, const char *out2, const char *ev,
+                   size_t min_frames);
 /* th_gen_fn: the constant *(const float *)user. */
 void gen_dc(void *user, uint32_t i, float *out, int ch);
 
