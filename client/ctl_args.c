@@ -360,11 +360,14 @@ static const cmd_desc_t cmds[] = {
     {"music", CTL_MUSIC, HL_OP_MUSIC,
      "music NAME --to STATE\n"
      "  A cue sheet's [music NAME] goes to STATE: the first request starts its\n"
-     "  cue now; later ones follow the section's transition table (when: now,\n"
-     "  beat, bar, bars:N on the playing track's beat map; how: xfade or\n"
-     "  fadeout). A request made while a transition waits for its frame\n"
-     "  replaces it. Prints the frame the new track starts on and its voice\n"
-     "  (0 while the transition waits). Takes --at / --at-frame (protocol 1.1).\n"},
+     "  cue (and its layers) now; later ones follow the section's transition\n"
+     "  table (when: now, beat, bar, bars:N on the playing track's beat map,\n"
+     "  marker: its sound's next cue point, end: the end of its loop pass; how:\n"
+     "  xfade, fadeout or segment:CUE played in between; tail: the old track\n"
+     "  rings out its pass). A request made while a transition waits for its\n"
+     "  frame replaces it. Prints the frame the new track (a segment: the\n"
+     "  segment) starts on and its voice (0 while the transition waits).\n"
+     "  Takes --at / --at-frame (protocol 1.1).\n"},
     {"clock", CTL_CLOCK, HL_OP_CLOCK,
      "clock\n  The engine clock: frame, its CLOCK_MONOTONIC time, rate, period, latency.\n"
      "  Engine frame F is due at about time_ns + (F - frame) * 1e9 / rate.\n"

@@ -10,6 +10,8 @@
  *   - another plain connection of its process is open: its objects become
  *     that connection's (the process keeps them, its quota too);
  *   - else its process has gone: its objects are reclaimed. Reverb zones,
+ *     [music NAME] sections (with their instances and waiting
+ *     transitions; the tracks are its voices, swept with them),
  *     snapshots (removed: the mix cuts back), listeners (turned off),
  *     banks and world zones go at once (a bank's sounds as their voices let
  *     go, banks.c). Cues, categories and buses are orphaned (owner
@@ -81,6 +83,7 @@ static void reown(hld_daemon_t *d, uint32_t from, uint32_t to) {
 static void reclaim(hld_daemon_t *d, uint32_t owner) {
     char msg[HL_MAX_MSG + 1];
     uint32_t orphans = hld_cues_orphan(&d->cues, owner);
+    hld_music_reclaim(d, owner);               /* its [music] sections and their transitions */
     for (uint32_t i = 0; i < d->params.n; i++) /* released by the sweep once unbound */
         if (d->params.p[i]->owner == owner && d->params.p[i]->def.name[0]) {
             d->params.p[i]->owner = HLD_OWNER_GONE;

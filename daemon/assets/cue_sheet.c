@@ -627,11 +627,14 @@ static int parse_line(ld_t *L, char *raw) {
     if (L->in_snap) return snap_key(L, key, val);
     if (L->cur_mus) {
         const char *why = NULL;
-        int st = strcmp(key, "state") == 0;
-        if (!st && strcmp(key, "transition") != 0)
+        int st = strcmp(key, "state") == 0, ly = strcmp(key, "layer") == 0;
+        if (!st && !ly && strcmp(key, "transition") != 0)
             return ld_fail(L, L->line, HELIOD_EINVAL,
-                           "unknown key '%.64s' in a music section (state or transition)", key);
-        if ((st ? hld_music_add_state : hld_music_add_transition)(&L->cur_mus->def, val, &why))
+                           "unknown key '%.64s' in a music section (state, transition or layer)",
+                           key);
+        if ((st   ? hld_music_add_state
+             : ly ? hld_music_add_layer
+                  : hld_music_add_transition)(&L->cur_mus->def, val, &why))
             return ld_fail(L, L->line, HELIOD_EINVAL, "music %s: %s", L->cur_mus->def.name, why);
         return 0;
     }
@@ -818,9 +821,11 @@ static int ld_check(ld_t *L, const hld_cues_t *c, const hld_cues_as_t *as, hld_c
         if (m->def.nstates == 0)
             return ld_fail(L, m->line, HELIOD_EINVAL, "music %s: no state (state = NAME CUE)",
                            m->def.name);
-        for (uint32_t j = 0; j < m->def.nstates + m->def.ntrans; j++) {
-            const char *cue =
-                j < m->def.nstates ? m->def.cue[j] : m->def.trans[j - m->def.nstates].segment;
+        uint32_t ns = m->def.nstates, nt = m->def.ntrans;
+        for (uint32_t j = 0; j < ns + nt + m->def.nlayers; j++) {
+            const char *cue = j < ns        ? m->def.cue[j]
+                              : j < ns + nt ? m->def.trans[j - ns].segment
+                                            : m->def.layer_cue[j - ns - nt];
             if (!cue[0]) continue;
             if (!L->cue_slot[hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, cue, tmp_cue_name_at,
                                               L->cues)] &&

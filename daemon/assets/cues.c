@@ -153,6 +153,16 @@ hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name) {
     return NULL;
 }
 
+void hld_cues_drop_music(hld_cues_t *c, uint32_t owner) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->nmusic; i++)
+        if (c->music[i]->owner == owner)
+            free(c->music[i]);
+        else
+            c->music[k++] = c->music[i];
+    c->nmusic = k;
+}
+
 /* ---- orphans and their release ------------------------------------------------------------ */
 
 uint32_t hld_cues_count(const hld_cues_t *c) {
@@ -183,6 +193,8 @@ void hld_cues_reown(hld_cues_t *c, uint32_t from, uint32_t to) {
         if (c->cues[i]->def.name[0] && c->cues[i]->owner == from) c->cues[i]->owner = to;
     for (uint32_t i = 0; i < c->ncats; i++)
         if (c->cats[i]->def.name[0] && c->cats[i]->owner == from) c->cats[i]->owner = to;
+    for (uint32_t i = 0; i < c->nmusic; i++)
+        if (c->music[i]->owner == from) c->music[i]->owner = to;
 }
 
 /* The name tables again from the entries with a name, in index order. */

@@ -93,6 +93,9 @@ typedef struct hld_music {
 } hld_music_t;
 /* The music called name, or NULL. */
 hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name);
+/* Frees the music sections of `owner` (its process has gone: nothing but
+ * its own connections' instances, dropped first, refers to them). */
+void hld_cues_drop_music(hld_cues_t *c, uint32_t owner);
 
 /* Entries defined (live or orphaned, not released): what the caps count. */
 uint32_t hld_cues_count(const hld_cues_t *c);
@@ -107,7 +110,8 @@ uint32_t hld_cues_count_categories(const hld_cues_t *c);
  * orphans left (still referred to). */
 uint32_t hld_cues_orphan(hld_cues_t *c, uint32_t owner);
 uint32_t hld_cues_release(hld_cues_t *c, const uint8_t *cue_ref, const uint8_t *cat_ref);
-/* Every entry of owner `from` becomes `to`'s (another connection of its process). */
+/* Every entry (and music section) of owner `from` becomes `to`'s (another
+ * connection of its process). */
 void hld_cues_reown(hld_cues_t *c, uint32_t from, uint32_t to);
 
 /* seed 0 picks a fixed default (tests are deterministic). */

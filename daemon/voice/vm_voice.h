@@ -133,5 +133,9 @@ typedef struct hld_vm_beat {
     const char *label; /* a marker's label ("" none) */
 } hld_vm_beat_t;
 typedef void (*hld_vm_beat_fn)(void *user, const hld_vm_beat_t *b);
+/* What the next-beat walk looks for (hld_vm_next_beat, vm_music_next). */
+#define HLD_VM_NEXT_BEAT   0
+#define HLD_VM_NEXT_BAR    1
+#define HLD_VM_NEXT_MARKER 2
 
 #endif /* HLD_VM_VOICE_H */

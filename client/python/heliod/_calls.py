@@ -447,10 +447,12 @@ class _Calls:
 
     def music(self, name, to, at=None):
         """A cue sheet's [music NAME] goes to state `to` (protocol 1.1): the
-        first call starts its cue, later ones follow its transition table on
-        the playing track's beat map; a call while a transition waits
-        replaces it. Returns {"frame": the new track's start frame, "voice":
-        its voice, 0 while the transition waits}."""
+        first call starts its cue (and its layers, on the same frame), later
+        ones follow its transition table on the playing track's beat map,
+        markers or loop end; a call while a transition waits replaces it.
+        Returns {"frame": the new track's start frame (a segment
+        transition: the segment's), "voice": its voice, 0 while the
+        transition waits}."""
         if self.info.get("minor", 0) < 1:
             raise HeliodError(-2, "music: the daemon speaks protocol 1.0")
         return self._call("music", B.enc_music(name, to), B.dec_music, at=at)
