@@ -392,6 +392,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         .doppler_factor = cd ? cd->doppler : 1.0f,
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
         .pan_law = m->pan_law,
+        .lfe = m->lfe,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
     if (cue && (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f)) {
@@ -844,6 +845,10 @@ int hld_op_set(hld_req_t *q) {
         .vel = {m.vel[0], m.vel[1], m.vel[2]},
     };
     if (m.mask & HL_SET_VEL) s.mask |= HL_MIX_SET_VEL;
+    if (m.mask & HL_SET_LFE) {
+        s.mask |= HL_MIX_SET_LFE;
+        s.lfe = m.lfe;
+    }
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
     if (may_touch(q, lv, m.voice) != 0) return 0;
     const uint32_t filter_bits = HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION;

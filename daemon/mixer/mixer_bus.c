@@ -458,7 +458,7 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
 
 /* Scales planar l/r by the product of three ramps over n frames: each is
  * linear while it runs, so the product is exact at every frame's end. */
-static void gain3(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {
+void hl_bus_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {
     if (!(a->rem | b->rem | c->rem)) {
         const float g = a->cur * b->cur * c->cur;
         if (g != 1.0f)
@@ -529,8 +529,8 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
         store_bits(&m->stats.duck_gain[b], duck[b]);
     }
     float *ml = m->acc[HL_MASTER][0], *mr = m->acc[HL_MASTER][1];
-    memset(ml, 0, n * sizeof(float));
-    memset(mr, 0, n * sizeof(float));
+    for (uint32_t c = 0; c < m->nch; c++)
+        memset(m->acc[HL_MASTER][c], 0, n * sizeof(float));
     uint32_t dirty = 0;
     for (uint32_t k = 0; k < m->graph.n_order; k++) {
         const uint32_t b = m->graph.order[k];
@@ -557,12 +557,18 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                 ramp_advance(g, n);
                 continue;
             }
+            for (uint32_t c = 2; c < m->nch; c += 2) { /* surround: a copy of the ramp */
+                hl_ramp_t gc = *g;
+                send_add(m->acc[t][c], m->acc[t][c + 1], m->acc[b][c], m->acc[b][c + 1], n, &gc);
+            }
             send_add(m->acc[t][0], m->acc[t][1], l, r, n, g);
             buses |= 1u << t;
         }
-        gain3(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
+        if (m->nch > 2) hl_surround_gain_rt(m, b, n, &bs->duck);
+        hl_bus_gain3_rt(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
         const float pkl = hl_peak_abs_rt(l, n, 0.0f), pkr = hl_peak_abs_rt(r, n, 0.0f);
         bs->peak = pkl > pkr ? pkl : pkr;
+        if (m->nch > 2) bs->peak = hl_surround_join_rt(m, b, n, bs->peak);
         if (bs->peak > bus_peak[b]) bus_peak[b] = bs->peak;
         /* the meters see the bus where it joins its parent */
         hl_mix_meter_t *mt = &m->meter;
@@ -583,6 +589,12 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
     for (uint32_t i = 0; i < ms->n_fx; i++)
         hl_fx_process_rt(ms->fx[i], ml, mr, n);
     hl_ramp_t one = {1.0f, 1.0f, 0};
-    gain3(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+    if (m->nch > 2) {
+        hl_surround_gain_rt(m, HL_MASTER, n, &one);
+        hl_bus_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+        hl_surround_interleave_rt(m, out, n);
+        return;
+    }
+    hl_bus_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
     hl_interleave_rt(out, ml, mr, n);
 }

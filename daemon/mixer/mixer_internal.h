@@ -30,6 +30,7 @@
 #include "hl_duck.h"
 #include "hl_fx.h"
 #include "hl_hrtf.h"
+#include "hl_layout.h"
 #include "hl_mixer.h"
 #include "hl_ring.h"
 #include "hl_sinc.h"
@@ -212,6 +213,8 @@ typedef struct {
     uint16_t ramp; /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
                     * process_fast applies the ramp per sample (a SET of gain, pan,
                     * filter or sends keeps a steady voice steady) */
+    uint8_t cl, cr; /* the bus planes the pair goes to: 0, 1 (the front pair), or a
+                     * 3D voice's speakers on a surround layout (hl_layout_pair) */
 } hl_rt_fast_t;
 _Static_assert(sizeof(hl_rt_fast_t) <= 64, "the steady line is one cache line");
 
@@ -240,6 +243,9 @@ typedef struct {
     float dop_target;   /* the OpenAL 1.1 value for the last computed geometry */
     uint32_t dop_phase; /* frames into the current HL_PITCH_GRID cell of the smoothing */
     float sp_l, sp_r;   /* 3D gain pair computed for the current position and gain */
+    uint8_t sp_cl, sp_cr; /* ... and its speakers (surround; 0, 1 on stereo) */
+    uint8_t sp_pend;      /* 1: a slot is still on its old speaker (ramping to 0) */
+    uint8_t pad_sp;
     uint32_t sp_far;    /* ... and whether that position was beyond max distance */
     uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
@@ -285,6 +291,7 @@ typedef struct {
     /* binaural (hl_mixer_set_hrtf): the convolver state is m->hrtf_v[slot] */
     uint32_t hrtf;  /* 1: a 3D voice started with HRTF on (then post is always 1) */
     uint32_t htail; /* frames of convolver ring-out still to play after the source ended */
+    hl_ramp_t lfe;  /* LFE send level (surround; 0 = none) */
     float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
 } hl_rt_voice_t;
 
@@ -406,7 +413,10 @@ struct hl_mixer {
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
     uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
-    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
+    uint32_t nch;                /* output channels and bus planes (cfg.layout's) */
+    int32_t lfe_ch;              /* the LFE plane, -1 if the layout has none */
+    /* buses, then master: one plane per output channel (nch used) */
+    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][HL_LAYOUT_MAX_CH][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float hbuf[2][HL_MIX_BLOCK]; /* a binaural voice's ear pair */
@@ -463,6 +473,30 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
  * (`buses`: bits of the buses voices reached) into interleaved out. */
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
+
+/* mixer_bus.c, audio thread: scales planar l/r by the product of three
+ * ramps over n frames (exact at every frame's end) and advances them. */
+void hl_bus_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c);
+
+/* mixer_surround.c, audio thread, surround layouts only (m->nch > 2):
+ * slots: the 3D voice's desired pair (sp_cl/sp_cr, gains in l, r) onto its
+ * slots f.cl/f.cr (a shared speaker keeps its slot; a slot whose speaker
+ * changes ramps to 0 first: the gain out becomes 0 and sp_pend 1); lfe: adds the
+ * voice's LFE send of its pair l/r (n frames) to its bus's LFE plane,
+ * advancing the send's ramp; gain: bus b's planes beyond the front pair
+ * scaled like the front pair (copies of its ramps: call before the front
+ * pair's hl_bus_gain3_rt); join: those planes' peak (max with `peak`, the
+ * front pair's) and their sum into the parent; interleave: the master's
+ * planes into out (nch per frame). */
+void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r);
+void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const float *r,
+                        uint32_t n);
+void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);
+float hl_surround_join_rt(hl_mixer_t *m, uint32_t b, uint32_t n, float peak);
+void hl_surround_interleave_rt(const hl_mixer_t *m, float *out, uint32_t n);
+/* the master meter's out_peak/out_sumsq per channel of interleaved out */
+void hl_surround_meter_rt(hl_mixer_t *m, const float *out, uint32_t frames);
+_Static_assert(HL_MIX_MAX_CH == HL_LAYOUT_MAX_CH, "one channel limit");
 
 /* voice_cmd.c, audio thread: applies one command now. */
 void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);

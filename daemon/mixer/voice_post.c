@@ -70,7 +70,7 @@ static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_
 static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx,
                                 uint32_t ns, const float *l, const float *r, float gl, float gr,
                                 uint32_t n) {
-    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
     if (ns == 0) {
         for (uint32_t t = 0; t < n; t++) {
             bl[t] += l[t] * gl;
@@ -78,7 +78,7 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
         }
     } else if (ns == 1) {
         const uint32_t b0 = v->send_bus[idx[0]];
-        float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+        float *s0l = m->acc[b0][v->f.cl], *s0r = m->acc[b0][v->f.cr];
         const float g0 = v->send[idx[0]].cur;
         for (uint32_t t = 0; t < n; t++) {
             const float yl = l[t] * gl, yr = r[t] * gr;
@@ -89,8 +89,8 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
         }
     } else {
         const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
-        float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
-        float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+        float *s0l = m->acc[b0][v->f.cl], *s0r = m->acc[b0][v->f.cr];
+        float *s1l = m->acc[b1][v->f.cl], *s1r = m->acc[b1][v->f.cr];
         const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
         for (uint32_t t = 0; t < n; t++) {
             const float yl = l[t] * gl, yr = r[t] * gr;
@@ -112,7 +112,7 @@ static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32
                      uint32_t *buses) {
     uint32_t idx[HL_MAX_SENDS], ramping;
     const uint32_t ns = post_sends(v, idx, &ramping, buses);
-    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
     if (v->occ.rem == 0 && !ramping) {
         post_flat_rt(m, v, idx, ns, l, r, v->occ.cur, v->occ.cur, n);
         return;
@@ -120,7 +120,7 @@ static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32
     apply_gain_ramp(l, r, n, &v->occ);
     for (uint32_t i = 0; i < ns; i++) {
         const uint32_t b = v->send_bus[idx[i]];
-        post_send_ramped(m->acc[b][0], m->acc[b][1], l, r, n, &v->send[idx[i]]);
+        post_send_ramped(m->acc[b][v->f.cl], m->acc[b][v->f.cr], l, r, n, &v->send[idx[i]]);
     }
     for (uint32_t k = 0; k < n; k++) {
         bl[k] += l[k];

@@ -320,6 +320,7 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
         v->p.hp_hz = s->hp_hz;
         v->p.occ_db = s->occ_db;
     }
+    if (s->mask & HL_MIX_SET_LFE) v->p.lfe = s->lfe;
     if (s->mask & HL_MIX_SET_SENDS) {
         memcpy(v->p.send_bus, s->send_bus, sizeof v->p.send_bus);
         memcpy(v->p.send_gain, s->send_gain, sizeof v->p.send_gain);

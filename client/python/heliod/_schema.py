@@ -87,6 +87,7 @@ MESSAGES = {
         ("pan_law", "ENUM8", 1, None, 0, 0x0101),
         ("sync_on", "ENUM8", 2, None, 0, 0x0101),
         ("sync_voice", "U64", 0, None, 0, 0x0101),
+        ("lfe", "F32", 0, None, 0.0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -111,7 +112,7 @@ MESSAGES = {
     ),
     "set": (  # SET
         ("voice", "U64", 0, None, 0, 0x0100),
-        ("mask", "FLAGS32", 8191, None, 0, 0x0100),
+        ("mask", "FLAGS32", 16383, None, 0, 0x0100),
         ("gain_db", "F32", 0, None, 0.0, 0x0100),
         ("pan", "F32", 0, None, 0.0, 0x0100),
         ("pos", "VEC3", 0, None, 0, 0x0100),
@@ -120,6 +121,7 @@ MESSAGES = {
         ("seek_s", "F64", 0, None, 0.0, 0x0100),
         ("vel", "VEC3", 0, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
+        ("lfe", "F32", 0, None, 0.0, 0x0101),
     ),
     "listener": (  # LISTENER
         ("mask", "FLAGS32", 15, None, 0, 0x0100),
