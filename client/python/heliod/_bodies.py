@@ -18,8 +18,8 @@ from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_R
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
                       SET_OBSTRUCTION, SET_OCCLUSION, SET_PAN, SET_PAUSE, SET_PITCH, SET_POS,
                       SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SET_LFE, SUB_ALL, SUB_BANK,
-                      SUB_DEVICE,                      SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED, SUB_STREAM,
-                      SUB_VIRTUAL, SUB_ZONES, VIRTS)
+                      SUB_DEVICE, SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED,
+                      SUB_STREAM, SUB_VIRTUAL, SUB_ZONES, VIRTS)
 from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, dec_list
 
 INTERPS = {"linear": PLAY_LINEAR, "cubic": PLAY_CUBIC, "sinc": PLAY_SINC}
