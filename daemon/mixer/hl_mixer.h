@@ -674,12 +674,12 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
  * of the call's frames. A bus that did not run in the call reads 0. */
 #define HL_MIX_METERS       (HL_MAX_BUSES + 1)
 #define HL_MIX_METER_MASTER HL_MAX_BUSES
-#define HL_MIX_MAX_CH 8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
+#define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     float peak[HL_MIX_METERS][2]; /* the front pair on a surround layout */
     double sumsq[HL_MIX_METERS][2];
-    uint32_t frames; /* frames of the call */
-    uint32_t channels; /* output channels (cfg.layout's): out_peak/out_sumsq used */
+    uint32_t frames;     /* frames of the call */
+    uint32_t channels;   /* output channels (cfg.layout's): out_peak/out_sumsq used */
     uint64_t now_frames; /* engine frame just after the call's last frame */
     /* the master output per channel, in the layout's order */
     float out_peak[HL_MIX_MAX_CH];

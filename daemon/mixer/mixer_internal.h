@@ -210,9 +210,9 @@ typedef struct {
     uint16_t post;   /* 1: mixed into the voice pair, then filtered and sent (voice_post) */
     uint16_t steady; /* 1: the fields above describe the voice */
     uint16_t bus;
-    uint16_t ramp; /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
-                    * process_fast applies the ramp per sample (a SET of gain, pan,
-                    * filter or sends keeps a steady voice steady) */
+    uint16_t ramp;  /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
+                     * process_fast applies the ramp per sample (a SET of gain, pan,
+                     * filter or sends keeps a steady voice steady) */
     uint8_t cl, cr; /* the bus planes the pair goes to: 0, 1 (the front pair), or a
                      * 3D voice's speakers on a surround layout (hl_layout_pair) */
 } hl_rt_fast_t;
@@ -239,15 +239,15 @@ typedef struct {
     uint32_t pan_law;              /* HL_PAN_LAW_* of a mono 2D voice (hl_panlaw.h) */
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
-    float doppler;      /* Doppler pitch factor in use (smoothed towards dop_target) */
-    float dop_target;   /* the OpenAL 1.1 value for the last computed geometry */
-    uint32_t dop_phase; /* frames into the current HL_PITCH_GRID cell of the smoothing */
-    float sp_l, sp_r;   /* 3D gain pair computed for the current position and gain */
+    float doppler;        /* Doppler pitch factor in use (smoothed towards dop_target) */
+    float dop_target;     /* the OpenAL 1.1 value for the last computed geometry */
+    uint32_t dop_phase;   /* frames into the current HL_PITCH_GRID cell of the smoothing */
+    float sp_l, sp_r;     /* 3D gain pair computed for the current position and gain */
     uint8_t sp_cl, sp_cr; /* ... and its speakers (surround; 0, 1 on stereo) */
     uint8_t sp_pend;      /* 1: a slot is still on its old speaker (ramping to 0) */
     uint8_t pad_sp;
-    uint32_t sp_far;    /* ... and whether that position was beyond max distance */
-    uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
+    uint32_t sp_far; /* ... and whether that position was beyond max distance */
+    uint32_t sp_gen; /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
     float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */

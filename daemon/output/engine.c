@@ -78,7 +78,8 @@ static uint64_t drain_clock_rt(void) {
 static void render_block_rt(hld_engine_t *e, float *out, uint32_t frames, uint64_t t0) {
     hl_mixer_process_rt(e->mixer, out, frames, t0);
     if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
-    if (e->tap) hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames, e->channels);
+    if (e->tap)
+        hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames, e->channels);
 }
 
 typedef struct {

@@ -171,8 +171,8 @@ static int all_below(const float *x, uint32_t n, float thresh) {
 
 /* The limiter over ch interleaved channels, one envelope for all (linked):
  * inlined with ch = 2 for stereo, the same operations in the same order. */
-static inline __attribute__((always_inline)) int limit(hl_limiter_t *l, float *buf,
-                                                       uint32_t frames, uint32_t ch) {
+static inline __attribute__((always_inline)) int limit(hl_limiter_t *l, float *buf, uint32_t frames,
+                                                       uint32_t ch) {
     /* Fast path: an envelope at or under the threshold and a block that
      * stays there change nothing (the per-sample loop below would only
      * decay the envelope). Any envelope value <= thresh then gives the same
