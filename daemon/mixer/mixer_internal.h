@@ -415,8 +415,12 @@ struct hl_mixer {
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
     uint32_t nch;                /* output channels and bus planes (cfg.layout's) */
     int32_t lfe_ch;              /* the LFE plane, -1 if the layout has none */
-    /* buses, then master: one plane per output channel (nch used) */
-    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][HL_LAYOUT_MAX_CH][HL_MIX_BLOCK];
+    /* buses, then master: one plane per output channel (nch used), and two
+     * planes of padding: a bus's stride (10 KiB) and the buffers below stay
+     * at 2 KiB modulo 4 KiB, as with the two stereo planes: the voice
+     * buffers meet the bus planes in the L1 sets and the store buffer's
+     * 4 KiB address check as they did on stereo-only builds */
+    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][HL_LAYOUT_MAX_CH + 2][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float hbuf[2][HL_MIX_BLOCK]; /* a binaural voice's ear pair */

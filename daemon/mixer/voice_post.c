@@ -65,12 +65,15 @@ static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_
 }
 
 /* The one pass while no level ramps: each frame y = (l * gl, r * gr),
- * then sends += y * level (the first two sends on) and bus += y. l and r
- * may be the same (a mono voice panned by gl/gr). */
-static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx,
-                                uint32_t ns, const float *l, const float *r, float gl, float gr,
-                                uint32_t n) {
-    float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
+ * then sends += y * level (the first two sends on) and bus += y, on the
+ * planes cl, cr of the buses. l and r may be the same (a mono voice panned
+ * by gl/gr). Inlined with constant planes for stereo (post_flat_rt), where
+ * the compiler then knows the two planes apart and vectorises. */
+static inline __attribute__((always_inline)) void
+post_flat_at(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx, uint32_t ns,
+             const float *l, const float *r, float gl, float gr, uint32_t n, uint32_t cl,
+             uint32_t cr) {
+    float *bl = m->acc[v->bus][cl], *br = m->acc[v->bus][cr];
     if (ns == 0) {
         for (uint32_t t = 0; t < n; t++) {
             bl[t] += l[t] * gl;
@@ -78,7 +81,7 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
         }
     } else if (ns == 1) {
         const uint32_t b0 = v->send_bus[idx[0]];
-        float *s0l = m->acc[b0][v->f.cl], *s0r = m->acc[b0][v->f.cr];
+        float *s0l = m->acc[b0][cl], *s0r = m->acc[b0][cr];
         const float g0 = v->send[idx[0]].cur;
         for (uint32_t t = 0; t < n; t++) {
             const float yl = l[t] * gl, yr = r[t] * gr;
@@ -89,8 +92,8 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
         }
     } else {
         const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
-        float *s0l = m->acc[b0][v->f.cl], *s0r = m->acc[b0][v->f.cr];
-        float *s1l = m->acc[b1][v->f.cl], *s1r = m->acc[b1][v->f.cr];
+        float *s0l = m->acc[b0][cl], *s0r = m->acc[b0][cr];
+        float *s1l = m->acc[b1][cl], *s1r = m->acc[b1][cr];
         const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
         for (uint32_t t = 0; t < n; t++) {
             const float yl = l[t] * gl, yr = r[t] * gr;
@@ -102,6 +105,14 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
             br[t] += yr;
         }
     }
+}
+
+static void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx, uint32_t ns,
+                         const float *l, const float *r, float gl, float gr, uint32_t n) {
+    if (m->nch == 2)
+        post_flat_at(m, v, idx, ns, l, r, gl, gr, n, 0, 1);
+    else
+        post_flat_at(m, v, idx, ns, l, r, gl, gr, n, v->f.cl, v->f.cr);
 }
 
 /* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
