@@ -84,7 +84,7 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     pp.fade_in_ms = 0;
     heliod_voice_t v;
     assert_int_equal(heliod_play(h, "lr", &pp, &v, NULL), 0);
-    wait_engine(h, 0.3);
+    wait_engine(h, 0.2);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
@@ -300,8 +300,8 @@ static void test_render_layout(void **state) {
 
 /* ---- surround panning through the daemon (--render: offline, fast) ---- */
 
-#define SEG  4800 /* frames between the sweep's plays */
-#define SLEN 2400 /* frames of the DC sound each play plays */
+#define SEG  2400 /* frames between the sweep's plays */
+#define SLEN 1200 /* frames of the DC sound each play plays */
 #define DC   0.5f
 #define DIRS 36
 

@@ -135,19 +135,9 @@ static void sweep_on(hl_layout_t layout) {
     free(mem);
 }
 
-static void test_sweep_51(void **state) {
-    (void)state;
-    sweep_on(HL_LAYOUT_51);
-}
-
-static void test_sweep_71(void **state) {
-    (void)state;
-    sweep_on(HL_LAYOUT_71);
-}
-
-static void test_sweep_quad(void **state) {
-    (void)state;
-    sweep_on(HL_LAYOUT_QUAD);
+/* state: the hl_layout_t to sweep */
+static void test_sweep(void **state) {
+    sweep_on(*(const hl_layout_t *)*state);
 }
 
 /* A 2D voice (stereo source, 0 dB) renders the same front pair on 7.1 as on
@@ -190,9 +180,12 @@ static void test_hrtf_stereo_only(void **state) {
 }
 
 int main(void) {
+    static const hl_layout_t l51 = HL_LAYOUT_51, l71 = HL_LAYOUT_71, lquad = HL_LAYOUT_QUAD;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sweep_51),         cmocka_unit_test(test_sweep_71),
-        cmocka_unit_test(test_sweep_quad),       cmocka_unit_test(test_2d_front_pair),
+        cmocka_unit_test_prestate(test_sweep, (void *)&l51),
+        cmocka_unit_test_prestate(test_sweep, (void *)&l71),
+        cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
+        cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_hrtf_stereo_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
