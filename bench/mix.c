@@ -88,6 +88,7 @@ typedef struct {
     int buffers;
     const char *variant;
     int channels; /* -c / --channels: 2 (stereo), 4, 6 or 8 (hl_layout.h) */
+    int turn;     /* -t: the listener turns 1 degree a block (every 3D pair recomputed) */
 } mb_args_t;
 
 static void usage(const char *prog) {
@@ -105,18 +106,21 @@ static void usage(const char *prog) {
             "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"
             "       to a reverb bus on every voice)\n"
             "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1;\n"
-            "       the 3D voices are panned over its speakers\n",
+            "       the 3D voices are panned over its speakers\n"
+            "  -t   the listener turns 1 degree every block: every voice's spatial\n"
+            "       gains (and on surround its speaker pair) are recomputed each block\n",
             prog);
     exit(2);
 }
 
 static mb_args_t parse_args(int argc, char **argv) {
-    mb_args_t a = {0, MB_DEF_SECS, MB_DEF_WARMUP, 0, "preconv", MB_CHANNELS};
+    mb_args_t a = {0, MB_DEF_SECS, MB_DEF_WARMUP, 0, "preconv", MB_CHANNELS, 0};
     static const struct option lopts[] = {{"channels", required_argument, NULL, 'c'},
                                           {NULL, 0, NULL, 0}};
     int opt;
-    while ((opt = getopt_long(argc, argv, "s:w:b:r:c:h", lopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "s:w:b:r:c:th", lopts, NULL)) != -1) {
         switch (opt) {
+        case 't': a.turn = 1; break;
         case 'c': a.channels = atoi(optarg); break;
         case 's': a.seconds = atof(optarg); break;
         case 'w': a.warmup = atof(optarg); break;
@@ -391,6 +395,11 @@ int main(int argc, char **argv) {
     uint64_t t = now_ns();
     stamp_t t0 = stamp_now();
     for (long k = 0; k < blocks; k++) {
+        if (a.turn) { /* the listener's forward turns 1 degree a block */
+            const float ang = (float)k * (float)(M_PI / 180.0);
+            hl_listener_state_t l = {{0, 0, 0}, {sinf(ang), 0, -cosf(ang)}, {0, 1, 0}, {0, 0, 0}};
+            (void)hl_mixer_set_listener(m, &l, t);
+        }
         hl_mixer_process_rt(m, out, MB_BLOCK, t);
         energy += block_energy(out, MB_BLOCK, a.channels);
         t += (uint64_t)MB_BLOCK * 1000000000ull / MB_OUT_RATE;
@@ -410,8 +419,9 @@ int main(int argc, char **argv) {
            t1.wall - t0.wall, t1.thread - t0.thread, a.variant, rms, nbuf, st.voices_mixed,
            st.voices_virtual, (unsigned long long)st.limiter_blocks);
     if (a.channels != MB_CHANNELS) /* the stereo line stays as the peer harness reads it */
-        printf("heliod-layout channels=%d voices=%d variant=%s cpu_s=%.4f block_us=%.2f\n",
-               a.channels, granted, a.variant, cpu, cpu / (double)blocks * 1e6);
+        printf("heliod-layout channels=%d voices=%d variant=%s turn=%d cpu_s=%.4f "
+               "block_us=%.2f\n",
+               a.channels, granted, a.variant, a.turn, cpu, cpu / (double)blocks * 1e6);
     if (post) {
         /* the audio thread's cost per 256-frame period (CPU time per block) */
         double period_s = (double)MB_BLOCK / MB_OUT_RATE;
