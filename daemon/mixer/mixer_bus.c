@@ -546,8 +546,11 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
             continue;
         }
         dirty |= 1u << b;
-        for (uint32_t i = 0; i < bs->n_fx; i++)
-            hl_fx_process_rt(bs->fx[i], l, r, n);
+        if (m->nch > 2)
+            hl_surround_fx_rt(m, b, n);
+        else
+            for (uint32_t i = 0; i < bs->n_fx; i++)
+                hl_fx_process_rt(bs->fx[i], l, r, n);
         /* sends: after the inserts, before the fader (pre-fader, as a voice's
          * own sends), into buses later in the order */
         for (int k = 0; k < HL_BUS_SENDS; k++) {
@@ -586,8 +589,11 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
     }
     m->bus_dirty = dirty;
     hl_rt_bus_t *ms = &m->bus[HL_MASTER];
-    for (uint32_t i = 0; i < ms->n_fx; i++)
-        hl_fx_process_rt(ms->fx[i], ml, mr, n);
+    if (m->nch > 2)
+        hl_surround_fx_rt(m, HL_MASTER, n);
+    else
+        for (uint32_t i = 0; i < ms->n_fx; i++)
+            hl_fx_process_rt(ms->fx[i], ml, mr, n);
     hl_ramp_t one = {1.0f, 1.0f, 0};
     if (m->nch > 2) {
         hl_surround_gain_rt(m, HL_MASTER, n, &one);

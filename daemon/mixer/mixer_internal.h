@@ -495,6 +495,8 @@ void hl_bus_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b,
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r);
 void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const float *r,
                         uint32_t n);
+/* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */
+void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);
 float hl_surround_join_rt(hl_mixer_t *m, uint32_t b, uint32_t n, float peak);
 void hl_surround_interleave_rt(const hl_mixer_t *m, float *out, uint32_t n);

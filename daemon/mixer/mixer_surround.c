@@ -112,3 +112,12 @@ void hl_surround_meter_rt(hl_mixer_t *m, const float *out, uint32_t frames) {
         mt->out_sumsq[c] = ss;
     }
 }
+
+void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n) {
+    float *p[HL_LAYOUT_MAX_CH];
+    for (uint32_t c = 0; c < m->nch; c++)
+        p[c] = m->acc[b][c];
+    const hl_rt_bus_t *bs = &m->bus[b];
+    for (uint32_t i = 0; i < bs->n_fx; i++)
+        hl_fx_process_planes_rt(bs->fx[i], p, m->cfg.layout, m->nch, n);
+}

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "hl_fx.h"
 #include "hl_layout.h"
 #include "mix_helpers.h"
 
@@ -169,6 +170,66 @@ static void test_2d_front_pair(void **state) {
     free(mem);
 }
 
+/* One 3D sine voice on the speaker at az degrees (alone: the end of its
+ * arc) through a low-pass EQ on its bus, or a reverb with the dry path only
+ * (wet 0: its input folded to the front pair comes out there): the 7.1
+ * output, BLK x 8 frames into x. */
+static void through_insert(int kind, double az, float *x) {
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_71, &mem);
+    hl_fx_t fx = {.kind = kind};
+    void *rmem = NULL;
+    if (kind == HL_FX_EQ) {
+        hl_eq_init(&fx.u.eq, (float)TEST_RATE, HL_BQ_LOWPASS, 500.0f, 0.7071f, 0.0f);
+    } else {
+        size_t rsz = hl_reverb_size((float)TEST_RATE);
+        rmem = malloc(rsz);
+        assert_non_null(rmem);
+        fx.u.rev = hl_reverb_init(rmem, rsz, (float)TEST_RATE);
+        hl_reverb_params_t rp;
+        assert_int_equal(hl_reverb_preset("hall", &rp), 0);
+        rp.wet = 0.0f;
+        rp.dry = 1.0f;
+        hl_reverb_set_rt(fx.u.rev, &rp);
+    }
+    hl_fx_t *chain[1] = {&fx};
+    assert_int_equal(hl_mixer_bus_fx(m, HL_BUS_SFX, chain, 1, 0), 0);
+    hl_pcm_t *src = test_pcm_sine(TEST_RATE, 1, 0.01, 0.0, 0.5f);
+    hl_voice_params_t p = test_params(src);
+    p.flags = HL_MIX_3D;
+    at_az(az, p.pos);
+    uint64_t v;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
+    hl_mixer_process_rt(m, x, BLK, 0);
+    test_pcm_free(src);
+    free(mem);
+    free(rmem);
+}
+
+/* Inserts on a surround bus: the EQ filters every channel alike (a voice on
+ * BL comes out exactly as the same voice on FL), the reverb takes the
+ * surrounds folded into its front pair (nothing stays behind). */
+static void test_inserts(void **state) {
+    (void)state;
+    static float front[BLK * 8], back[BLK * 8];
+    through_insert(HL_FX_EQ, 30.0, front); /* FL */
+    through_insert(HL_FX_EQ, 150.0, back); /* BL */
+    double e = 0;
+    for (int t = 0; t < BLK; t++) {
+        assert_true(back[8 * t + 4] == front[8 * t + 0]);
+        e += (double)back[8 * t + 4] * back[8 * t + 4];
+    }
+    assert_true(e > 1e-3); /* it played */
+    through_insert(HL_FX_REVERB, 150.0, back);
+    double fl = 0;
+    for (int t = 0; t < BLK; t++) {
+        for (int c = 2; c < 8; c++)
+            assert_true(back[8 * t + c] == 0.0f);
+        fl += (double)back[8 * t] * back[8 * t];
+    }
+    assert_true(fl > 1e-3); /* folded into FL */
+}
+
 /* HRTF is stereo only: a surround mixer with HRTF state is refused. */
 static void test_hrtf_stereo_only(void **state) {
     (void)state;
@@ -186,6 +247,7 @@ int main(void) {
         cmocka_unit_test_prestate(test_sweep, (void *)&l71),
         cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
         cmocka_unit_test(test_2d_front_pair),
+        cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_hrtf_stereo_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
