@@ -121,13 +121,14 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
              bus=None, detached=False, paused=False, cubic=False, vel=(0, 0, 0), emitter="",
              interp=None,
              loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, on=None, of=0,
-             **kw):
+             lfe=0.0, **kw):
     """PLAY. Fields left None take the plain defaults (pan 0, priority 0,
     fade-in -1, distances 1/100/1 inverse, bus "sfx", no filters or sends);
     for a cue, the ones given set their HL_OVER_* bit so they replace the
     cue's (gain adds to and pitch multiplies the cue's, flags are OR'd).
     on="beat"|"bar" with of=VOICE: a stinger, started on the next beat or bar
-    of music voice VOICE (protocol 1.1)."""
+    of music voice VOICE (protocol 1.1). lfe: the LFE send, linear [0, 4]
+    (protocol 1.1; 0, the default, leaves the field out)."""
     filt, sends = _post_kw(kw)
     if kw:
         raise HeliodError(EINVAL, "play: unknown keyword %s" % ", ".join(sorted(kw)))
@@ -150,11 +151,13 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
                   bus=name(bus or "", "bus", empty=True), loop_start=loop_start,
                   loop_end=loop_end, loop_count=loop_count, loop_xfade_ms=loop_xfade_ms,
                   vel=vel, emitter=name(emitter or "", "emitter", empty=True), over=over,
-                  post=post(sends=sends, **(filt or {})), **_sync(on, of))
+                  post=post(sends=sends, **(filt or {})), **_sync(on, of, lfe))
 
 
-def _sync(on, of):
-    """PLAY's stinger fields (1.1), left out (a 1.0 body) when not asked for."""
+def _sync(on, of, lfe=0.0):
+    """PLAY's 1.1 fields (stinger, LFE send), left out (a 1.0 body) when not asked for."""
+    if lfe:
+        return dict(_sync(on, of) or {"sync_on": 0, "sync_voice": 0}, lfe=float(lfe))
     if on is None and not of:
         return {}
     if on not in ("beat", "bar") or not of:
