@@ -129,7 +129,7 @@
  *   When the bracketing pair changes, a speaker shared by both pairs keeps
  *   its slot and a slot whose speaker changes first ramps to 0 over one
  *   block, then moves and ramps up from 0 (no click, no third speaker). A
- *   stereo source's channels feed the pair's two slots. The LFE channel gets
+ *   3D stereo source is folded to mono first, as on stereo. The LFE channel gets
  *   only the voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2),
  *   for a mono source exactly lfe x the source x envelope x gain x distance
  *   and cone gains, before the pan and the post stage (filter, occlusion).
