@@ -156,7 +156,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
         !v->pcm->finite || /* unchecked samples stay on the guarded path */
-        v->lfe.cur != 0.0f || v->lfe.target != 0.0f) /* an LFE send: the full path */
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
