@@ -456,38 +456,6 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     }
 }
 
-/* Scales planar l/r by the product of three ramps over n frames: each is
- * linear while it runs, so the product is exact at every frame's end. */
-void hl_bus_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {
-    if (!(a->rem | b->rem | c->rem)) {
-        const float g = a->cur * b->cur * c->cur;
-        if (g != 1.0f)
-            for (uint32_t t = 0; t < n; t++) {
-                l[t] *= g;
-                r[t] *= g;
-            }
-        return;
-    }
-    const float a0 = a->cur, b0 = b->cur, c0 = c->cur;
-    const uint32_t an = a->rem < n ? a->rem : n, bn = b->rem < n ? b->rem : n,
-                   cn = c->rem < n ? c->rem : n;
-    const float da = an ? (ramp_after(a, an) - a0) / (float)an : 0.0f;
-    const float db = bn ? (ramp_after(b, bn) - b0) / (float)bn : 0.0f;
-    const float dc = cn ? (ramp_after(c, cn) - c0) / (float)cn : 0.0f;
-    for (uint32_t t = 0; t < n; t++) {
-        const float k = (float)(t + 1);
-        const float ga = t < an ? a0 + k * da : ramp_after(a, an);
-        const float gb = t < bn ? b0 + k * db : ramp_after(b, bn);
-        const float gc = t < cn ? c0 + k * dc : ramp_after(c, cn);
-        const float g = ga * gb * gc;
-        l[t] *= g;
-        r[t] *= g;
-    }
-    ramp_advance(a, n);
-    ramp_advance(b, n);
-    ramp_advance(c, n);
-}
-
 /* dl/dr += l/r x the ramp g over n frames (exact per frame), g advanced. */
 static void send_add(float *dl, float *dr, const float *l, const float *r, uint32_t n,
                      hl_ramp_t *g) {
@@ -568,7 +536,7 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
             buses |= 1u << t;
         }
         if (m->nch > 2) hl_surround_gain_rt(m, b, n, &bs->duck);
-        hl_bus_gain3_rt(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
+        hl_gain3_rt(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
         const float pkl = hl_peak_abs_rt(l, n, 0.0f), pkr = hl_peak_abs_rt(r, n, 0.0f);
         bs->peak = pkl > pkr ? pkl : pkr;
         if (m->nch > 2) bs->peak = hl_surround_join_rt(m, b, n, bs->peak);
@@ -597,10 +565,10 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
     hl_ramp_t one = {1.0f, 1.0f, 0};
     if (m->nch > 2) {
         hl_surround_gain_rt(m, HL_MASTER, n, &one);
-        hl_bus_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+        hl_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
         hl_surround_interleave_rt(m, out, n);
         return;
     }
-    hl_bus_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+    hl_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
     hl_interleave_rt(out, ml, mr, n);
 }

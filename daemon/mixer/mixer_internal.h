@@ -478,9 +478,9 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
 
-/* mixer_bus.c, audio thread: scales planar l/r by the product of three
+/* levels.c, audio thread: scales planar l/r by the product of three
  * ramps over n frames (exact at every frame's end) and advances them. */
-void hl_bus_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c);
+void hl_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c);
 
 /* mixer_surround.c, audio thread, surround layouts only (m->nch > 2):
  * slots: the 3D voice's desired pair (sp_cl/sp_cr, gains in l, r) onto its
@@ -489,7 +489,7 @@ void hl_bus_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b,
  * voice's LFE send of its pair l/r (n frames) to its bus's LFE plane,
  * advancing the send's ramp; gain: bus b's planes beyond the front pair
  * scaled like the front pair (copies of its ramps: call before the front
- * pair's hl_bus_gain3_rt); join: those planes' peak (max with `peak`, the
+ * pair's hl_gain3_rt); join: those planes' peak (max with `peak`, the
  * front pair's) and their sum into the parent; interleave: the master's
  * planes into out (nch per frame). */
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r);

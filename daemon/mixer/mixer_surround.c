@@ -70,7 +70,7 @@ void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const f
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck) {
     for (uint32_t c = 2; c < m->nch; c += 2) {
         hl_ramp_t g = m->bus_gain[b], mu = m->bus[b].mute, d = *duck;
-        hl_bus_gain3_rt(m->acc[b][c], m->acc[b][c + 1], n, &g, &mu, &d);
+        hl_gain3_rt(m->acc[b][c], m->acc[b][c + 1], n, &g, &mu, &d);
     }
 }
 
