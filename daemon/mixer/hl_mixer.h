@@ -565,6 +565,7 @@ uint32_t hl_mixer_active(const hl_mixer_t *m);
  * octave (8, 10, 12, 14, 16, 20, ... us), the last one everything longer than
  * ~393 ms. Bucket bounds: hl_mixer_wait_bucket_upper_us(). */
 #define HL_MIX_WAIT_BUCKETS 64
+#define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     uint64_t blocks, frames;
     uint64_t cmds_applied;
@@ -583,6 +584,10 @@ typedef struct {
     uint64_t sched_late;            /* scheduled commands the audio thread got after their frame */
     uint64_t sched_late_max_frames; /* ... and the latest of them, in frames */
     uint32_t sched_pending;         /* scheduled commands not applied yet (control side's count) */
+    /* output channels (cfg.layout's) and each one's peak of the last call
+     * (after the limiter; 0, 1 are peak[]) */
+    uint32_t channels;
+    float out_peak[HL_MIX_MAX_CH];
 } hl_mixer_stats_t;
 void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
 /* Exclusive upper bound (us) of wait histogram bucket i: bucket i counts

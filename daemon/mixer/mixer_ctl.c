@@ -627,6 +627,11 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->limiter_blocks = LD(limiter_blocks);
     out->peak[0] = bits_to_float(LD(peak[0]));
     out->peak[1] = bits_to_float(LD(peak[1]));
+    out->channels = m->nch;
+    out->out_peak[0] = out->peak[0];
+    out->out_peak[1] = out->peak[1];
+    for (uint32_t c = 2; c < m->nch && c < HL_LAYOUT_MAX_CH; c++)
+        out->out_peak[c] = bits_to_float(LD(out_peak[c]));
     for (int i = 0; i < HL_MAX_BUSES; i++) {
         out->bus_peak[i] = bits_to_float(LD(bus_peak[i]));
         out->duck_gain[i] = bits_to_float(LD(duck_gain[i]));

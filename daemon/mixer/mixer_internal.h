@@ -315,6 +315,7 @@ typedef struct {
     _Atomic uint64_t underruns;
     _Atomic uint32_t voices_mixed, voices_virtual, stream_voices, hrtf_voices;
     _Atomic uint32_t peak[2], bus_peak[HL_MAX_BUSES]; /* float bit patterns */
+    _Atomic uint32_t out_peak[HL_LAYOUT_MAX_CH];      /* surround: every channel's (bits) */
     _Atomic uint32_t duck_gain[HL_MAX_BUSES];         /* float bit patterns */
     _Atomic uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
     _Atomic uint64_t sched_late, sched_late_max; /* scheduled commands drained after their frame */

@@ -681,6 +681,8 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     if (limited) add_u64(&st->limiter_blocks, 1);
     store_f32(&st->peak[0], pl);
     store_f32(&st->peak[1], pr);
+    for (uint32_t c = 2; c < m->nch; c++)
+        store_f32(&st->out_peak[c], m->meter.out_peak[c]);
     hl_mix_meter_t *mt = &m->meter;
     mt->peak[HL_MIX_METER_MASTER][0] = pl;
     mt->peak[HL_MIX_METER_MASTER][1] = pr;

@@ -85,6 +85,9 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     heliod_voice_t v;
     assert_int_equal(heliod_play(h, "lr", &pp, &v, NULL), 0);
     wait_engine(h, 0.2);
+    /* the per-speaker peaks: the front pair sounds, the surrounds do not */
+    assert_true(th_stat(h, "output_peak.FL") > 0.0);
+    if (want_ch > 2) assert_true(th_stat(h, "output_peak.BL") == 0.0);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
