@@ -269,14 +269,18 @@ static void test_refused(void **state) {
     rmdir(dir);
 }
 
+/* A render's directory (a mkdtemp template) and its score and output paths. */
+static void render_paths(char *dir, char score[300], char out[300]) {
+    assert_non_null(mkdtemp(dir));
+    snprintf(score, 300, "%s/score.txt", dir);
+    snprintf(out, 300, "%s/out.wav", dir);
+}
+
 /* --render --out follows the layout too: a 7.1 WAVEX file with its mask. */
 static void test_render_layout(void **state) {
     (void)state;
-    char dir[] = "/tmp/heliod-layout-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char score[300], out[300], err[4096];
-    snprintf(score, sizeof score, "%s/score.txt", dir);
-    snprintf(out, sizeof out, "%s/out.wav", dir);
+    char dir[] = "/tmp/heliod-layout-XXXXXX", score[300], out[300], err[4096];
+    render_paths(dir, score, out);
     FILE *f = fopen(score, "w");
     assert_non_null(f);
     fputs("@+100 end\n", f);
@@ -347,11 +351,8 @@ static void bracket(const float *spk, int ch, float az, int *a, int *b) {
  * two speakers bracketing the direction only, none in the LFE; and the LFE
  * carrying exactly the sends. */
 static void run_sweep(const char *layout, int want_ch, const float *spk) {
-    char dir[] = "/tmp/heliod-surround-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char score[300], out[300], snd[300], err[4096];
-    snprintf(score, sizeof score, "%s/score.txt", dir);
-    snprintf(out, sizeof out, "%s/out.wav", dir);
+    char dir[] = "/tmp/heliod-layout-XXXXXX", score[300], out[300], snd[300], err[4096];
+    render_paths(dir, score, out);
     snprintf(snd, sizeof snd, "%s/dc.wav", dir);
     assert_int_equal(
         th_write_sound(snd, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, SLEN, gen_dc, NULL), 0);
