@@ -63,6 +63,7 @@ static const cmd_desc_t cmds[] = {
      "  --pan P            stereo pan in [-1, 1] (default 0)\n"
      "  --pos X,Y,Z        3D position in metres (implies 3D)\n"
      "  --pitch R          playback rate in [0.25, 4] (default 1)\n"
+     "  --lfe L            LFE send, linear in [0, 4] (default 0: none; --layout 5.1, 7.1)\n"
      "  --loop             loop until stopped (or --loop-count more times)\n"
      "  --loop-start F     loop region start, frames at the file's rate (default 0)\n"
      "  --loop-end F       loop region end, frames at the file's rate (default: end)\n"
@@ -98,6 +99,7 @@ static const cmd_desc_t cmds[] = {
      "          [--occlusion X] [--obstruction X] [--send BUS:DB]...\n"
      "  Change a playing voice; changes ramp over --ramp MS.\n" CTL_POST_USAGE
      "  --vel V    source velocity X,Y,Z in m/s (Doppler)\n"
+     "  --lfe L    LFE send, linear in [0, 4] (0: none)\n"
      "  --seek S   jump to S seconds into the sound, click-free\n"
      "  --pause    fade out and hold; --resume fades back in\n"},
     {"pause", CTL_PAUSE, HL_OP_SET,

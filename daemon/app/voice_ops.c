@@ -93,6 +93,10 @@ int hld_op_set(hld_req_t *q) {
         .vel = {m.vel[0], m.vel[1], m.vel[2]},
     };
     if (m.mask & HL_SET_VEL) s.mask |= HL_MIX_SET_VEL;
+    if (m.mask & HL_SET_LFE) {
+        s.mask |= HL_MIX_SET_LFE;
+        s.lfe = m.lfe;
+    }
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
     if (may_touch(q, lv, m.voice) != 0) return 0;
     const uint32_t filter_bits = HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION;

@@ -210,6 +210,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         .doppler_factor = cd ? cd->doppler : 1.0f,
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
         .pan_law = m->pan_law,
+        .lfe = m->lfe,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
     if (cue && (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f)) {

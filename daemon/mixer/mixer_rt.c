@@ -137,6 +137,7 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
         v->sp_r = r;
         v->sp_far = (uint32_t)far;
     }
+    if (m->nch > 2) hl_surround_slots_rt(v, &l, &r);
     v->gl.target = l;
     v->gr.target = r;
     /* a pair that did not move needs no ramp: the same values, and the
@@ -155,11 +156,12 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     if (v->stream || v->src.ch != 1 || v->env_mode != HL_ENV_RUN || v->env.rem || v->gl.rem ||
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
-        !v->pcm->finite) /* unchecked samples stay on the guarded path */
+        !v->pcm->finite || /* unchecked samples stay on the guarded path */
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
-            v->gl.target != v->sp_l || v->gr.target != v->sp_r)
+            v->gl.target != v->sp_l || v->gr.target != v->sp_r || v->sp_pend)
             return;
         f->lgen = m->listener_gen;
     } else {
@@ -235,12 +237,13 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         (*mixed)++;
         *buses |= 1u << v->bus;
         m->bus[v->bus].voices++;
-        float *acc_l = m->acc[v->bus][0], *acc_r = m->acc[v->bus][1];
+        float *acc_l = m->acc[v->bus][v->f.cl], *acc_r = m->acc[v->bus][v->f.cr];
         /* a PCM voice on the full path mixes into its own pair (the stream
          * scratch, which PCM voices never use) that joins the bus only if it
          * is finite; a stream's frames are sanitised as they are copied (a
          * stream voice with a post stage mixes into vbuf) */
-        float *own = v->stream ? (v->post ? m->vbuf[0] : NULL) : m->sbuf;
+        const int lfe = m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f);
+        float *own = v->stream ? (v->post || lfe ? m->vbuf[0] : NULL) : m->sbuf;
         if (own) {
             acc_l = own;
             acc_r = own + HL_MIX_BLOCK;
@@ -303,10 +306,11 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             }
         }
         if (own && span_finite(own, n) && span_finite(own + HL_MIX_BLOCK, n)) {
+            if (lfe) hl_surround_lfe_rt(m, v, own, own + HL_MIX_BLOCK, n);
             if (v->post) {
                 hl_voice_post_rt(m, v, own, own + HL_MIX_BLOCK, n, buses);
             } else {
-                float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+                float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
                 for (uint32_t k = 0; k < n; k++) {
                     bl[k] += own[k];
                     br[k] += own[HL_MIX_BLOCK + k];
@@ -431,7 +435,7 @@ static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast
                                                        uint32_t *mixed, uint32_t *buses) {
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
-    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* never filtered before the pan: the pair ramps */
     if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
         /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
@@ -472,7 +476,7 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     if (__builtin_expect(f->ramp, 0)) return process_fast_ramp(m, f, n, mixed, buses);
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
-    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* filter before the pan: not for a binaural voice (its pair comes from
      * the HRTF convolver in voice_post, not from pan gains) */
     if (f->post && !((hl_rt_voice_t *)(void *)f)->hrtf &&
@@ -583,8 +587,8 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     for (int b = 0; b < HL_MAX_BUSES; b++) {
         m->bus[b].voices = 0;
         if (m->bus_dirty & (1u << b)) {
-            memset(m->acc[b][0], 0, sizeof m->acc[b][0]);
-            memset(m->acc[b][1], 0, sizeof m->acc[b][1]);
+            for (uint32_t c = 0; c < m->nch; c++)
+                memset(m->acc[b][c], 0, sizeof m->acc[b][c]);
         }
     }
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
@@ -670,25 +674,47 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
             n = (uint32_t)(next - m->clock);
             m->splits++;
         }
-        render_block(m, out + 2 * (size_t)done, n, now_ns, bus_peak);
-        limited |= hl_limiter_process_rt(&m->limiter, out + 2 * (size_t)done, n);
+        float *o = out + (size_t)m->nch * done;
+        render_block(m, o, n, now_ns, bus_peak);
+        limited |= m->nch == 2 ? hl_limiter_process_rt(&m->limiter, o, n)
+                               : hl_limiter_process_n_rt(&m->limiter, o, n, m->nch);
         done += n;
         apply_due(m, now_ns);
     }
     float pl, pr;
-    hl_peak_stereo_rt(out, frames, &pl, &pr);
+    if (m->nch > 2) {
+        hl_surround_meter_rt(m, out, frames);
+        pl = m->meter.out_peak[0];
+        pr = m->meter.out_peak[1];
+    } else {
+        hl_peak_stereo_rt(out, frames, &pl, &pr);
+    }
     hl_mix_stats_atomic_t *st = &m->stats;
     add_u64(&st->blocks, 1);
     add_u64(&st->frames, frames);
     if (limited) add_u64(&st->limiter_blocks, 1);
     store_f32(&st->peak[0], pl);
     store_f32(&st->peak[1], pr);
+    for (uint32_t c = 2; c < m->nch; c++)
+        store_f32(&st->out_peak[c], m->meter.out_peak[c]);
     hl_mix_meter_t *mt = &m->meter;
     mt->peak[HL_MIX_METER_MASTER][0] = pl;
     mt->peak[HL_MIX_METER_MASTER][1] = pr;
-    hl_sumsq_stereo_rt(out, frames, &mt->sumsq[HL_MIX_METER_MASTER][0],
-                       &mt->sumsq[HL_MIX_METER_MASTER][1]);
+    if (m->nch > 2) {
+        mt->sumsq[HL_MIX_METER_MASTER][0] = mt->out_sumsq[0];
+        mt->sumsq[HL_MIX_METER_MASTER][1] = mt->out_sumsq[1];
+    } else {
+        hl_sumsq_stereo_rt(out, frames, &mt->sumsq[HL_MIX_METER_MASTER][0],
+                           &mt->sumsq[HL_MIX_METER_MASTER][1]);
+    }
     mt->frames = frames;
+    mt->channels = m->nch;
+    if (m->nch == 2) {
+        mt->out_peak[0] = pl;
+        mt->out_peak[1] = pr;
+        mt->out_sumsq[0] = mt->sumsq[HL_MIX_METER_MASTER][0];
+        mt->out_sumsq[1] = mt->sumsq[HL_MIX_METER_MASTER][1];
+    }
     mt->now_frames = m->clock;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         store_f32(&st->bus_peak[b], bus_peak[b]);

@@ -105,6 +105,10 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     }
     v->gl.cur = v->gl.target = l;
     v->gr.cur = v->gr.target = r;
+    /* the front pair, or a 3D voice's speakers from its first block on */
+    v->f.cl = (v->flags & HL_MIX_3D) ? v->sp_cl : 0;
+    v->f.cr = (v->flags & HL_MIX_3D) ? v->sp_cr : 1;
+    v->lfe.cur = v->lfe.target = p->lfe;
     if (v->flags & HL_MIX_PAUSED) {
         v->env_mode = HL_ENV_PAUSED;
     } else if (p->attack_frames) {
@@ -244,6 +248,10 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->flags = hl_interp_flags(
             v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
         if (!v->stream) hl_voice_pcm_view_rt(v); /* a stream's run reads the flag */
+    }
+    if (s->mask & HL_MIX_SET_LFE) {
+        v->lfe.cur = ramp_after(&v->lfe, 0);
+        ramp_set(&v->lfe, s->lfe, len);
     }
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
     if (keep) {

@@ -154,6 +154,8 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     if (v->doppler == v->dop_target && dop != v->dop_target) v->dop_phase = 0;
     v->dop_target = dop;
     if (v->hrtf) listener_dir(lis, v->pos, v->hdir);
+    v->sp_cl = 0;
+    v->sp_cr = 1;
     if (d >= v->max_d && !(v->flags & HL_MIX_CLAMP)) {
         *l = *r = 0.0f;
         return 1;
@@ -172,6 +174,18 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     }
     if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
         *l = *r = g * HL_HRTF_LEVEL;
+        return 0;
+    }
+    if (m->nch > 2) { /* surround: the two speakers bracketing the direction */
+        float dir[3];
+        listener_dir(lis, v->pos, dir);
+        const float az = dir[0] != 0.0f || dir[2] != 0.0f ? atan2f(-dir[0], -dir[2]) : 0.0f;
+        hl_layout_pair_t pr;
+        hl_layout_pair((hl_layout_t)m->cfg.layout, az, &pr);
+        v->sp_cl = pr.cl;
+        v->sp_cr = pr.cr;
+        *l = g * pr.gl;
+        *r = g * pr.gr;
         return 0;
     }
     hl_pan_equal_power(pan, l, r);

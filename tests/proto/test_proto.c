@@ -984,7 +984,7 @@ static void test_flags_and_enums(void **state) {
     /* STOP_ALL scope at 4 */
     expect_bad(7, 4, 1, 2);
     /* SET mask at 8 */
-    expect_bad(8, 8, 4, 0x2000);
+    expect_bad(8, 8, 4, HL_SET_MASK + 1);
     /* PAUSE: pause byte 2, scope byte 2 */
     expect_bad(27, 0, 1, 2);
     expect_bad(27, 1, 1, 4);
@@ -1190,8 +1190,16 @@ static void test_validate_others(void **state) {
     s.voice = 0;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.voice = 1;
-    s.mask = 0x2000;
+    s.mask = HL_SET_MASK + 1;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.mask = HL_SET_LFE; /* the LFE send: linear, [0, 4] */
+    s.lfe = 4;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.lfe = 4.01f;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.lfe = -0.01f;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.lfe = 0;
     s.mask = HL_SET_PAUSE;
     assert_int_equal(hl_validate_set(&s, &why), 0);
     s.mask = HL_SET_PAUSE | HL_SET_RESUME;

@@ -190,42 +190,48 @@ static int all_below(const float *x, uint32_t n, float thresh) {
     return ok;
 }
 
-int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames) {
+/* The limiter over ch interleaved channels, one envelope for all (linked):
+ * inlined with ch = 2 for stereo, the same operations in the same order. */
+static inline __attribute__((always_inline)) int limit(hl_limiter_t *l, float *buf, uint32_t frames,
+                                                       uint32_t ch) {
     /* Fast path: an envelope at or under the threshold and a block that
      * stays there change nothing (the per-sample loop below would only
      * decay the envelope). Any envelope value <= thresh then gives the same
      * output later: the first sample above thresh resets the envelope to its
      * own peak either way. So the envelope is left as it is. */
-    if (l->env <= l->thresh && all_below(buf, 2 * frames, l->thresh)) return 0;
+    if (l->env <= l->thresh && all_below(buf, ch * frames, l->thresh)) return 0;
     float env = l->env;
     const float thresh = l->thresh, rel = l->release, env_max = l->env_max;
     int changed = 0;
     for (uint32_t i = 0; i < frames; i++) {
-        float a = buf[2 * i], b = buf[2 * i + 1];
-        if (!isfinite(a)) {
-            a = 0.0f;
-            buf[2 * i] = 0.0f;
-            changed = 1;
+        float *x = buf + (size_t)ch * i;
+        float pk = 0.0f;
+        for (uint32_t c = 0; c < ch; c++) {
+            if (!isfinite(x[c])) {
+                x[c] = 0.0f;
+                changed = 1;
+            }
+            pk = max_f(pk, fabsf(x[c]));
         }
-        if (!isfinite(b)) {
-            b = 0.0f;
-            buf[2 * i + 1] = 0.0f;
-            changed = 1;
-        }
-        float pk = max_f(fabsf(a), fabsf(b));
         env *= rel;
         if (pk > env) env = pk < env_max ? pk : env_max; /* instant attack, bounded depth */
         if (env > thresh) {
             float g = thresh / env;
-            a *= g;
-            b *= g;
             /* final clamp: rounding never leaves [-1, 1], nor a peak past env_max */
-            buf[2 * i] = clamp_unit(a);
-            buf[2 * i + 1] = clamp_unit(b);
+            for (uint32_t c = 0; c < ch; c++)
+                x[c] = clamp_unit(x[c] * g);
             changed = 1;
         }
     }
     l->env = env < 1e-20f ? 0.0f : env;
     if (changed) l->active_blocks++;
     return changed;
+}
+
+int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames) {
+    return limit(l, buf, frames, 2);
+}
+
+int hl_limiter_process_n_rt(hl_limiter_t *l, float *buf, uint32_t frames, uint32_t channels) {
+    return limit(l, buf, frames, channels);
 }

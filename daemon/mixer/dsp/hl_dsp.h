@@ -88,5 +88,8 @@ void hl_limiter_init(hl_limiter_t *l, float thresh, float release_ms, uint32_t r
  * longer than it plays plus that. Returns 1 if it changed any sample. RT
  * safe. */
 int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames);
+/* The same on `channels` interleaved channels, one envelope for all (the
+ * peak of every channel drives it: linked, the image does not move). */
+int hl_limiter_process_n_rt(hl_limiter_t *l, float *buf, uint32_t frames, uint32_t channels);
 
 #endif /* HL_DSP_H */

@@ -37,6 +37,7 @@
 
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
+#define HL_FX_PLANES      8      /* channels a bus insert takes at most (a 7.1 bus) */
 #define HL_FX_GRID        16     /* frames: filter coefficients step on this grid in a glide */
 #define HL_FX_GLIDE_MS    50.0f  /* comp makeup, reverb decay/damping/wet/dry glide time */
 #define HL_VF_LP_OFF_FRAC 0.45f  /* low-pass "off" position: 0.45 * rate */
@@ -93,6 +94,7 @@ typedef struct {
     uint32_t grid_pos;           /* frames into the current grid cell */
     hl_bq_coef_t c;
     hl_bq_state_t st[2];
+    hl_bq_state_t stx[HL_FX_PLANES - 2]; /* the planes after the front pair (surround) */
 } hl_eq_t;
 
 void hl_eq_init(hl_eq_t *e, float rate, int type, float freq, float q, float gain_db);
@@ -268,6 +270,8 @@ typedef struct {
     float makeup_cur;     /* makeup in dB, gliding to makeup_db */
     float makeup_step;    /* per-sample dB step of the glide */
     uint32_t makeup_left; /* samples left in the glide */
+    /* the detector of each channel pair after the front pair (surround) */
+    float xpeak_db[HL_FX_PLANES / 2 - 1], xenv_db[HL_FX_PLANES / 2 - 1];
 } hl_comp_t;
 
 /* Defaults: threshold -20 dB, ratio 4, knee 6 dB, attack 5 ms, release
@@ -332,6 +336,16 @@ typedef struct hl_fx {
 } hl_fx_t;
 
 void hl_fx_process_rt(hl_fx_t *fx, float *l, float *r, uint32_t n);
+/* The same insert on a surround bus: planes p[0..nch-1] in the order of
+ * layout (hl_layout_t; nch its channels, even, at most HL_FX_PLANES). The EQ
+ * filters every plane (one state each, the front pair's coefficients and
+ * glide); the compressor runs on each channel pair with its own detector
+ * (linked within the pair); the reverb takes the planes after the front pair
+ * folded into it (BS.775: centre and surrounds at 0.7071, LFE dropped) and
+ * returns on the front pair, those planes silent. Stereo (nch 2) is
+ * hl_fx_process_rt. */
+void hl_fx_process_planes_rt(hl_fx_t *fx, float *const *p, uint32_t layout, uint32_t nch,
+                             uint32_t n);
 /* Runs count inserts in order. */
 void hl_fx_chain_process_rt(hl_fx_t *chain, uint32_t count, float *l, float *r, uint32_t n);
 
