@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,23 @@ int hld_cat_check(const hl_category_t *m, const char **why, const char **key) {
 
 /* ---- define --------------------------------------------------------------------------------- */
 
+/* The memory of a new entry of size bytes whose uint32_t index is at
+ * index_off: a released entry (cleared; its index stays) reused first, else
+ * spare, else calloc'd, with index next (the caller appends it to its
+ * table). NULL only when calloc fails. */
+static void *entry_new(void *released, void *spare, size_t size, size_t index_off, uint32_t next) {
+    uint32_t index = next;
+    void *e = released;
+    if (e) {
+        memcpy(&index, (char *)e + index_off, sizeof index);
+        memset(e, 0, size);
+    } else if (!(e = spare ? spare : calloc(1, size))) {
+        return NULL;
+    }
+    memcpy((char *)e + index_off, &index, sizeof index);
+    return e;
+}
+
 /* Defines or redefines an already validated cue whose category exists. A new
  * entry is *spare when given (and *spare becomes NULL), else calloc'd; the
  * caller has checked the cap. NULL only when calloc fails. */
@@ -313,22 +331,12 @@ hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hl
             e->last_pick = -1;
         }
     } else {
-        if (c->ncue_free) { /* a released entry: its memory and index */
-            e = c->cues[c->cue_free[--c->ncue_free]];
-            uint32_t index = e->index;
-            memset(e, 0, sizeof *e);
-            e->index = index;
-        } else {
-            if (spare && *spare) {
-                e = *spare;
-                *spare = NULL;
-            } else {
-                e = calloc(1, sizeof *e);
-                if (!e) return NULL;
-            }
-            e->index = c->ncues;
-            c->cues[c->ncues++] = e;
-        }
+        hld_cue_t *sp = spare ? *spare : NULL;
+        e = entry_new(c->ncue_free ? c->cues[c->cue_free[--c->ncue_free]] : NULL, sp, sizeof *e,
+                      offsetof(hld_cue_t, index), c->ncues);
+        if (!e) return NULL;
+        if (e == sp) *spare = NULL;
+        if (e->index == c->ncues) c->cues[c->ncues++] = e;
         e->last_pick = -1;
         c->cue_slot[free_slot_of(c->cue_slot, HLD_CUE_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
@@ -341,22 +349,12 @@ hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_categor
                               hld_category_t *into) {
     hld_category_t *e = into;
     if (!e) {
-        if (c->ncat_free) {
-            e = c->cats[c->cat_free[--c->ncat_free]];
-            uint32_t index = e->index;
-            memset(e, 0, sizeof *e);
-            e->index = index;
-        } else {
-            if (spare && *spare) {
-                e = *spare;
-                *spare = NULL;
-            } else {
-                e = calloc(1, sizeof *e);
-                if (!e) return NULL;
-            }
-            e->index = c->ncats;
-            c->cats[c->ncats++] = e;
-        }
+        hld_category_t *sp = spare ? *spare : NULL;
+        e = entry_new(c->ncat_free ? c->cats[c->cat_free[--c->ncat_free]] : NULL, sp, sizeof *e,
+                      offsetof(hld_category_t, index), c->ncats);
+        if (!e) return NULL;
+        if (e == sp) *spare = NULL;
+        if (e->index == c->ncats) c->cats[c->ncats++] = e;
         c->cat_slot[free_slot_of(c->cat_slot, HLD_CAT_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;

@@ -162,15 +162,6 @@ static void take_decode(hld_sound_t *snd, hld_decode_t *d) {
     d->markers = NULL;
 }
 
-/* Lets go of a decode's results nobody takes, and of its reservation. */
-static void drop_decode(hld_decode_t *d) {
-    free(d->data);
-    d->data = NULL;
-    hld_blob_unref(d->blob);
-    d->blob = NULL;
-    hld_decode_unreserve(d, d->reserved);
-}
-
 static void load_work(uv_work_t *req);
 static void load_after(uv_work_t *req, int status);
 
@@ -408,16 +399,13 @@ static void reload_after(load_job_t *j, int status) {
         hld_decode_fail(d, HELIOD_ESHUTDOWN, "%s", "daemon is shutting down");
     hld_sound_t *old = hld_sounds_find(s, j->rns, j->rname);
     if (!old || old->gen != j->rgen || old->orphan || old->loading) {
-        /* unloaded (or replaced, or its client left) while it decoded */
-        drop_decode(d);
+        /* unloaded (or replaced, or its client left) while it decoded:
+         * its data goes (hld_decode_fail lets go of all a decode holds) */
+        hld_decode_fail(d, HELIOD_ECANCELED, "%s", "unloaded while it decoded");
     } else {
         old->reloading = 0;
         hld_sound_t *n = d->status == 0 ? reload_entry(s, old, d) : NULL;
-        if (d->status == 0 && !n) {
-            drop_decode(d);
-            d->status = HELIOD_ENOMEM;
-            snprintf(d->msg, sizeof d->msg, "out of memory");
-        }
+        if (d->status == 0 && !n) hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
         if (!n) {
             s->reload_failures++;
             hld_warn("reload %s failed, the old data stays: %s", old->name, d->msg);
