@@ -149,21 +149,42 @@ static void print_fx_params(const hl_fx_info_t *e, int json, char *buf, size_t c
     }
 }
 
+/* A list reply's head (count, truncated); JSON opens the array named key.
+ * -1: a bad body. */
+static int list_open(hl_rbuf_t *r, hl_list_head_t *head, int json, const char *key) {
+    hl_get_list_head(r, head);
+    if (r->err) return -1;
+    if (json) printf(",\"truncated\":%s,\"%s\":[", head->truncated ? "true" : "false", key);
+    return 0;
+}
+
+/* Its end: the JSON array closed, or the text's last item "(none)" or
+ * "(list truncated)". -1: a bad body. */
+static int list_close(hl_rbuf_t *r, ctl_sink_t *s, int json, int truncated) {
+    if (hl_rbuf_finish(r) < 0) return -1;
+    if (json)
+        printf("]");
+    else if (s->n == 0)
+        ctl_sink_item(s, "(none)");
+    else if (truncated)
+        ctl_sink_item(s, "(list truncated)");
+    if (!json) ctl_sink_end(s);
+    return 0;
+}
+
 /* BUSES, FX_LIST and DUCKS replies. */
 static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) {
     hl_list_head_t head;
-    hl_get_list_head(r, &head);
-    if (r->err) return -1;
+    if (list_open(r, &head, json,
+                  kind == CTL_BUSES       ? "buses"
+                  : kind == CTL_DUCKS     ? "ducks"
+                  : kind == CTL_RZONES    ? "reverb_zones"
+                  : kind == CTL_SNAPSHOTS ? "snapshots"
+                  : kind == CTL_BANKS     ? "banks"
+                  : kind == CTL_ZONES     ? "zones"
+                                          : "fx"))
+        return -1;
     ctl_sink_t s = {.joined = batch && !json};
-    if (json)
-        printf(",\"truncated\":%s,\"%s\":[", head.truncated ? "true" : "false",
-               kind == CTL_BUSES       ? "buses"
-               : kind == CTL_DUCKS     ? "ducks"
-               : kind == CTL_RZONES    ? "reverb_zones"
-               : kind == CTL_SNAPSHOTS ? "snapshots"
-               : kind == CTL_BANKS     ? "banks"
-               : kind == CTL_ZONES     ? "zones"
-                                       : "fx");
     for (unsigned i = 0; i < head.count; i++) {
         if (json && i) putchar(',');
         if (kind == CTL_BUSES) {
@@ -339,24 +360,14 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
             }
         }
     }
-    if (hl_rbuf_finish(r) < 0) return -1;
-    if (json)
-        printf("]");
-    else if (s.n == 0)
-        ctl_sink_item(&s, "(none)");
-    else if (head.truncated)
-        ctl_sink_item(&s, "(list truncated)");
-    if (!json) ctl_sink_end(&s);
-    return 0;
+    return list_close(r, &s, json, head.truncated);
 }
 
 /* PARAMS: one parameter a line (or a JSON array). */
 static int print_params(hl_rbuf_t *r, int json, int batch) {
     hl_list_head_t head;
-    hl_get_list_head(r, &head);
-    if (r->err) return -1;
+    if (list_open(r, &head, json, "params")) return -1;
     ctl_sink_t s = {.joined = batch && !json};
-    if (json) printf(",\"truncated\":%s,\"params\":[", head.truncated ? "true" : "false");
     for (unsigned i = 0; i < head.count; i++) {
         hl_param_info_t e;
         hl_get_param_info(r, &e);
@@ -379,15 +390,7 @@ static int print_params(hl_rbuf_t *r, int json, int batch) {
                           (double)e.def.seek, (double)e.value, (double)e.target, e.owner, e.scoped);
         }
     }
-    if (hl_rbuf_finish(r) < 0) return -1;
-    if (json)
-        printf("]");
-    else if (s.n == 0)
-        ctl_sink_item(&s, "(none)");
-    else if (head.truncated)
-        ctl_sink_item(&s, "(list truncated)");
-    if (!json) ctl_sink_end(&s);
-    return 0;
+    return list_close(r, &s, json, head.truncated);
 }
 
 /* The core lists: sounds, voices, devices, cues, stats and status (the

@@ -29,48 +29,38 @@ static int bus_msg(heliod_t *h, hl_bus_t *m, const char *name, const char *paren
     return 0;
 }
 
-int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
+/* A BUS request of one kind (mask) for name (and parent); v is the gain
+ * (HL_BUS_GAIN) or the mute flag (HL_BUS_MUTE). */
+static int bus_req(heliod_t *h, uint32_t mask, const char *name, const char *parent, float v,
+                   float ramp_ms) {
     hl_bus_t m;
-    int rc = bus_msg(h, &m, bus, NULL);
+    int rc = bus_msg(h, &m, name, parent);
     if (rc < 0) return rc;
-    m.mask = HL_BUS_GAIN;
-    m.gain_db = gain_db;
+    m.mask = mask;
+    if (mask == HL_BUS_GAIN) m.gain_db = v;
+    if (mask == HL_BUS_MUTE) m.mute = v != 0.0f;
     m.ramp_ms = ramp_ms;
     return bus_call(h, &m);
+}
+
+int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
+    return bus_req(h, HL_BUS_GAIN, bus, NULL, gain_db, ramp_ms);
 }
 
 int heliod_bus_mute(heliod_t *h, const char *bus, int mute, float ramp_ms) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, bus, NULL);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_MUTE;
-    m.mute = mute ? 1 : 0;
-    m.ramp_ms = ramp_ms;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_MUTE, bus, NULL, mute ? 1.0f : 0.0f, ramp_ms);
 }
 
 int heliod_bus_create(heliod_t *h, const char *name, const char *parent) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, name, parent);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_CREATE;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_CREATE, name, parent, 0.0f, 0.0f);
 }
 
 int heliod_bus_remove(heliod_t *h, const char *name) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, name, NULL);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_REMOVE;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_REMOVE, name, NULL, 0.0f, 0.0f);
 }
 
 int heliod_bus_parent(heliod_t *h, const char *name, const char *parent) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, name, parent);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_PARENT;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_PARENT, name, parent, 0.0f, 0.0f);
 }
 
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count) {
