@@ -89,7 +89,7 @@ typedef struct {
     uint16_t size, off;
 } fld_t;
 
-/* U unsigned, S signed, X hex, F f32, D f64, T a name, V a vector, P a
+/* U unsigned, S int32_t, X hex, F f32, D f64, T a name, V a vector, P a
  * post stage, A an f32 array (name[i]), L the names of a list whose count
  * is the field before it (name[i]). */
 #define FLD(T, k, f)                                                                               \
@@ -107,18 +107,6 @@ static uint64_t get_uint(const char *p, size_t size) {
     return u64;
 }
 
-static int64_t get_sint(const char *p, size_t size) {
-    int8_t i8;
-    int16_t i16;
-    int32_t i32;
-    int64_t i64 = 0;
-    if (size == 1) return memcpy(&i8, p, 1), i8;
-    if (size == 2) return memcpy(&i16, p, 2), i16;
-    if (size == 4) return memcpy(&i32, p, 4), i32;
-    memcpy(&i64, p, sizeof i64);
-    return i64;
-}
-
 /* Prints the n fields f of the request at m, in order. */
 static void fields(dump_t *d, const void *m, const fld_t *f, size_t n) {
     uint64_t count = 0; /* the last unsigned field: an L list's length */
@@ -126,6 +114,7 @@ static void fields(dump_t *d, const void *m, const fld_t *f, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const char *p = (const char *)m + f[i].off;
         float v32;
+        int32_t i32;
         double v64;
         float v3[3];
         switch (f[i].kind) {
@@ -133,7 +122,10 @@ static void fields(dump_t *d, const void *m, const fld_t *f, size_t n) {
             count = get_uint(p, f[i].size);
             uint(d, f[i].name, count);
             break;
-        case 'S': sint(d, f[i].name, get_sint(p, f[i].size)); break;
+        case 'S':
+            memcpy(&i32, p, sizeof i32);
+            sint(d, f[i].name, i32);
+            break;
         case 'X': hex(d, f[i].name, (uint32_t)get_uint(p, f[i].size)); break;
         case 'F':
             memcpy(&v32, p, sizeof v32);
