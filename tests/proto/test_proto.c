@@ -1205,6 +1205,19 @@ static void test_validate_others(void **state) {
             fail_msg("%s: decoded %s", #put, #init);                                               \
     } while (0)
 
+/* Encodes ev into buf and decodes it into back: the body's length. */
+static size_t event_roundtrip(const hl_event_t *ev, hl_event_t *back) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, ev);
+    assert_int_equal(w.err, 0);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, w.len);
+    hl_get_event(&r, back);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    return w.len;
+}
+
 static void test_hostile_voice_mgmt(void **state) {
     (void)state;
     hl_cue_t c;
@@ -1312,16 +1325,9 @@ static void test_hostile_voice_mgmt(void **state) {
     ev.bar = 16;
     ev.beat_in_bar = 1;
     ev.bpm = 140.0f;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_put_event(&w, &ev);
-    assert_int_equal(w.err, 0);
-    assert_int_equal(w.len, 2 + 8 + 8 + 8 + 8 + 4 + 1 + 4);
     {
         static hl_event_t back;
-        hl_rbuf_t rr;
-        hl_rbuf_init(&rr, buf, w.len);
-        hl_get_event(&rr, &back);
-        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        assert_int_equal(event_roundtrip(&ev, &back), 2 + 8 + 8 + 8 + 8 + 4 + 1 + 4);
         assert_true(back.frame == ev.frame && back.beat == 65 && back.bar == 16 &&
                     back.beat_in_bar == 1 && back.bpm == 140.0f && back.voice == 7);
     }
@@ -1332,15 +1338,9 @@ static void test_hostile_voice_mgmt(void **state) {
     ev.frame = 4242;
     ev.marker_id = 3;
     strcpy(ev.label, "drop");
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_put_event(&w, &ev);
-    assert_int_equal(w.err, 0);
     {
         static hl_event_t back;
-        hl_rbuf_t rr;
-        hl_rbuf_init(&rr, buf, w.len);
-        hl_get_event(&rr, &back);
-        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        event_roundtrip(&ev, &back);
         assert_true(back.frame == 4242 && back.marker_id == 3 && back.voice == 9);
         assert_string_equal(back.label, "drop");
     }
@@ -1351,22 +1351,17 @@ static void test_hostile_voice_mgmt(void **state) {
     ev.status = HELIOD_EDECODE;
     ev.frames = 36000;
     strcpy(ev.message, "cannot decode");
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_put_event(&w, &ev);
-    assert_int_equal(w.err, 0);
     {
         static hl_event_t back;
+        size_t len = event_roundtrip(&ev, &back);
         hl_rbuf_t rr;
-        hl_rbuf_init(&rr, buf, w.len);
-        hl_get_event(&rr, &back);
-        assert_int_equal(hl_rbuf_finish(&rr), 0);
         assert_string_equal(back.sound, "hot");
         assert_int_equal(back.status, HELIOD_EDECODE);
         assert_int_equal(back.frames, 36000);
         assert_string_equal(back.message, "cannot decode");
         buf[2 + 2 + 3] = 1; /* status +1 (little-endian low byte after type, str "hot") */
         buf[2 + 2 + 3 + 1] = buf[2 + 2 + 3 + 2] = buf[2 + 2 + 3 + 3] = 0;
-        hl_rbuf_init(&rr, buf, w.len);
+        hl_rbuf_init(&rr, buf, len);
         hl_get_event(&rr, &back);
         assert_true(hl_rbuf_finish(&rr) < 0);
     }
