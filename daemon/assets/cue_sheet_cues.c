@@ -236,45 +236,47 @@ int hld_sheet_has_cat(const hld_sheet_t *L, const char *name) {
                                         L->cats)] != 0;
 }
 
-int hld_sheet_cue_open(hld_sheet_t *L, const char *name) {
-    uint32_t sl = hld_cues_slot_of(L->cue_slot, HLD_CUE_SLOTS, name, tmp_cue_name_at, L->cues);
-    if (L->cue_slot[sl])
-        return hld_sheet_fail(L, L->line, HELIOD_EINVAL, "cue %s: already defined at line %u", name,
-                              (unsigned)L->cues[L->cue_slot[sl] - 1u].line);
-    if (L->ncues >= HLD_MAX_CUES)
-        return hld_sheet_fail(L, L->line, HELIOD_ENOMEM, "more than %d cues in one file",
-                              HLD_MAX_CUES);
-    if (hld_sheet_grow((void **)&L->cues, &L->capcues, L->ncues, HLD_MAX_CUES, sizeof *L->cues))
+/* [cue NAME] (cue) or [category NAME] begins: a new entry of its table,
+ * refused when the sheet defines the name already or holds the most. */
+static int sheet_open(hld_sheet_t *L, const char *name, int cue) {
+    const char *kind = cue ? "cue" : "category";
+    uint16_t *slots = cue ? L->cue_slot : L->cat_slot;
+    uint32_t sl = cue ? hld_cues_slot_of(slots, HLD_CUE_SLOTS, name, tmp_cue_name_at, L->cues)
+                      : hld_cues_slot_of(slots, HLD_CAT_SLOTS, name, tmp_cat_name_at, L->cats);
+    if (slots[sl])
+        return hld_sheet_fail(
+            L, L->line, HELIOD_EINVAL, "%s %s: already defined at line %u", kind, name,
+            (unsigned)(cue ? L->cues[slots[sl] - 1u].line : L->cats[slots[sl] - 1u].line));
+    uint32_t n = cue ? L->ncues : L->ncats, max = cue ? HLD_MAX_CUES : HLD_MAX_CATEGORIES;
+    if (n >= max)
+        return hld_sheet_fail(L, L->line, HELIOD_ENOMEM, "more than %u %s in one file",
+                              (unsigned)max, cue ? "cues" : "categories");
+    if (cue ? hld_sheet_grow((void **)&L->cues, &L->capcues, n, max, sizeof *L->cues)
+            : hld_sheet_grow((void **)&L->cats, &L->capcats, n, max, sizeof *L->cats))
         return hld_sheet_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
-    hld_sheet_cue_t *t = &L->cues[L->ncues++];
-    memset(t, 0, sizeof *t);
-    hl_cue_init(&t->def);
-    memcpy(t->def.name, name, strlen(name) + 1);
-    t->line = L->line;
-    L->cue_slot[sl] = (uint16_t)L->ncues;
-    L->cur_cue = t;
+    slots[sl] = (uint16_t)(n + 1u);
+    if (cue) {
+        L->cur_cue = &L->cues[L->ncues++];
+        memset(L->cur_cue, 0, sizeof *L->cur_cue);
+        hl_cue_init(&L->cur_cue->def);
+        memcpy(L->cur_cue->def.name, name, strlen(name) + 1);
+        L->cur_cue->line = L->line;
+    } else {
+        L->cur_cat = &L->cats[L->ncats++];
+        memset(L->cur_cat, 0, sizeof *L->cur_cat);
+        hl_category_init(&L->cur_cat->def);
+        memcpy(L->cur_cat->def.name, name, strlen(name) + 1);
+        L->cur_cat->line = L->line;
+    }
     return 0;
 }
 
+int hld_sheet_cue_open(hld_sheet_t *L, const char *name) {
+    return sheet_open(L, name, 1);
+}
+
 int hld_sheet_cat_open(hld_sheet_t *L, const char *name) {
-    uint32_t sl = hld_cues_slot_of(L->cat_slot, HLD_CAT_SLOTS, name, tmp_cat_name_at, L->cats);
-    if (L->cat_slot[sl])
-        return hld_sheet_fail(L, L->line, HELIOD_EINVAL, "category %s: already defined at line %u",
-                              name, (unsigned)L->cats[L->cat_slot[sl] - 1u].line);
-    if (L->ncats >= HLD_MAX_CATEGORIES)
-        return hld_sheet_fail(L, L->line, HELIOD_ENOMEM, "more than %d categories in one file",
-                              HLD_MAX_CATEGORIES);
-    if (hld_sheet_grow((void **)&L->cats, &L->capcats, L->ncats, HLD_MAX_CATEGORIES,
-                       sizeof *L->cats))
-        return hld_sheet_fail(L, L->line, HELIOD_ENOMEM, "out of memory");
-    hld_sheet_cat_t *t = &L->cats[L->ncats++];
-    memset(t, 0, sizeof *t);
-    hl_category_init(&t->def);
-    memcpy(t->def.name, name, strlen(name) + 1);
-    t->line = L->line;
-    L->cat_slot[sl] = (uint16_t)L->ncats;
-    L->cur_cat = t;
-    return 0;
+    return sheet_open(L, name, 0);
 }
 
 /* "bind = PARAM PROP[:INDEX] [X:Y[:SHAPE] ...]" in a cue section; switch

@@ -302,18 +302,27 @@ int hld_cat_check(const hl_category_t *m, const char **why, const char **key) {
 
 /* ---- define --------------------------------------------------------------------------------- */
 
-/* The memory of a new entry of size bytes whose uint32_t index is at
- * index_off: a released entry (cleared; its index stays) reused first, else
- * spare, else calloc'd, with index next (the caller appends it to its
- * table). NULL only when calloc fails. */
-static void *entry_new(void *released, void *spare, size_t size, size_t index_off, uint32_t next) {
-    uint32_t index = next;
-    void *e = released;
-    if (e) {
+/* A new entry of a table tab[] of entry pointers with *n in use: a released
+ * entry (free_idx[--*nfree]; cleared, its index kept) is reused first, else
+ * *spare when not NULL (taken: *spare becomes NULL), else one is calloc'd;
+ * a new one gets index *n and is appended. Its uint32_t index is at
+ * index_off. tab and spare (NULL: none) hold entry pointers of one type,
+ * reached through memcpy. NULL only when calloc fails. */
+static void *entry_new(void *tab, uint32_t *n, const uint16_t *free_idx, uint32_t *nfree,
+                       void *spare, size_t size, size_t index_off) {
+    void *e = NULL, *const none = NULL;
+    uint32_t index = *n;
+    if (*nfree) {
+        memcpy(&e, (char *)tab + free_idx[--*nfree] * sizeof e, sizeof e);
         memcpy(&index, (char *)e + index_off, sizeof index);
         memset(e, 0, size);
-    } else if (!(e = spare ? spare : calloc(1, size))) {
-        return NULL;
+    } else {
+        if (spare) memcpy(&e, spare, sizeof e);
+        if (e)
+            memcpy(spare, &none, sizeof none);
+        else if (!(e = calloc(1, size)))
+            return NULL;
+        memcpy((char *)tab + (*n)++ * sizeof e, &e, sizeof e);
     }
     memcpy((char *)e + index_off, &index, sizeof index);
     return e;
@@ -331,12 +340,9 @@ hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hl
             e->last_pick = -1;
         }
     } else {
-        hld_cue_t *sp = spare ? *spare : NULL;
-        e = entry_new(c->ncue_free ? c->cues[c->cue_free[--c->ncue_free]] : NULL, sp, sizeof *e,
-                      offsetof(hld_cue_t, index), c->ncues);
+        e = entry_new(c->cues, &c->ncues, c->cue_free, &c->ncue_free, spare, sizeof *e,
+                      offsetof(hld_cue_t, index));
         if (!e) return NULL;
-        if (e == sp) *spare = NULL;
-        if (e->index == c->ncues) c->cues[c->ncues++] = e;
         e->last_pick = -1;
         c->cue_slot[free_slot_of(c->cue_slot, HLD_CUE_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
@@ -349,12 +355,9 @@ hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_categor
                               hld_category_t *into) {
     hld_category_t *e = into;
     if (!e) {
-        hld_category_t *sp = spare ? *spare : NULL;
-        e = entry_new(c->ncat_free ? c->cats[c->cat_free[--c->ncat_free]] : NULL, sp, sizeof *e,
-                      offsetof(hld_category_t, index), c->ncats);
+        e = entry_new(c->cats, &c->ncats, c->cat_free, &c->ncat_free, spare, sizeof *e,
+                      offsetof(hld_category_t, index));
         if (!e) return NULL;
-        if (e == sp) *spare = NULL;
-        if (e->index == c->ncats) c->cats[c->ncats++] = e;
         c->cat_slot[free_slot_of(c->cat_slot, HLD_CAT_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;

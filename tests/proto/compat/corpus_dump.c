@@ -95,63 +95,41 @@ typedef struct {
 #define FLD(T, k, f)                                                                               \
     { #f, k, (uint16_t)sizeof(((T *)0)->f), (uint16_t)offsetof(T, f) }
 
-static uint64_t get_uint(const char *p, size_t size) {
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    uint64_t u64 = 0;
-    if (size == 1) return memcpy(&u8, p, 1), u8;
-    if (size == 2) return memcpy(&u16, p, 2), u16;
-    if (size == 4) return memcpy(&u32, p, 4), u32;
-    memcpy(&u64, p, sizeof u64);
-    return u64;
+/* The unsigned integer member of size bytes at p. */
+static uint64_t get_uint(const void *p, size_t size) {
+    return size == 1   ? *(const uint8_t *)p
+           : size == 2 ? *(const uint16_t *)p
+           : size == 4 ? *(const uint32_t *)p
+                       : *(const uint64_t *)p;
 }
 
-/* Prints the n fields f of the request at m, in order. */
+/* Prints the n fields f of the request at m, in order (each points at a
+ * member of its own type). */
 static void fields(dump_t *d, const void *m, const fld_t *f, size_t n) {
     uint64_t count = 0; /* the last unsigned field: an L list's length */
     char nm[64];
     for (size_t i = 0; i < n; i++) {
-        const char *p = (const char *)m + f[i].off;
-        float v32;
-        int32_t i32;
-        double v64;
-        float v3[3];
+        const void *p = (const char *)m + f[i].off;
+        const char *name = f[i].name;
         switch (f[i].kind) {
-        case 'U':
-            count = get_uint(p, f[i].size);
-            uint(d, f[i].name, count);
-            break;
-        case 'S':
-            memcpy(&i32, p, sizeof i32);
-            sint(d, f[i].name, i32);
-            break;
-        case 'X': hex(d, f[i].name, (uint32_t)get_uint(p, f[i].size)); break;
-        case 'F':
-            memcpy(&v32, p, sizeof v32);
-            f32(d, f[i].name, v32);
-            break;
-        case 'D':
-            memcpy(&v64, p, sizeof v64);
-            f64(d, f[i].name, v64);
-            break;
-        case 'T': str(d, f[i].name, p); break;
-        case 'V':
-            memcpy(v3, p, sizeof v3);
-            vec3(d, f[i].name, v3);
-            break;
-        case 'P': post(d, f[i].name, (const hl_vpost_t *)(const void *)p); break;
+        case 'U': uint(d, name, count = get_uint(p, f[i].size)); break;
+        case 'S': sint(d, name, *(const int32_t *)p); break;
+        case 'X': hex(d, name, (uint32_t)get_uint(p, f[i].size)); break;
+        case 'F': f32(d, name, *(const float *)p); break;
+        case 'D': f64(d, name, *(const double *)p); break;
+        case 'T': str(d, name, p); break;
+        case 'V': vec3(d, name, p); break;
+        case 'P': post(d, name, p); break;
         case 'A':
             for (size_t k = 0; k < f[i].size / sizeof(float); k++) {
-                memcpy(&v32, p + k * sizeof(float), sizeof v32);
-                snprintf(nm, sizeof nm, "%s[%zu]", f[i].name, k);
-                f32(d, nm, v32);
+                snprintf(nm, sizeof nm, "%s[%zu]", name, k);
+                f32(d, nm, ((const float *)p)[k]);
             }
             break;
         case 'L':
             for (size_t k = 0; k < count && k < f[i].size / (HL_MAX_NAME + 1u); k++) {
-                snprintf(nm, sizeof nm, "%s[%zu]", f[i].name, k);
-                str(d, nm, p + k * (HL_MAX_NAME + 1u));
+                snprintf(nm, sizeof nm, "%s[%zu]", name, k);
+                str(d, nm, (const char *)p + k * (HL_MAX_NAME + 1u));
             }
             break;
         default: break;
@@ -260,32 +238,33 @@ static const fld_t k_load_data[] = {FLD(hl_load_data_t, 'T', name), FLD(hl_load_
 static const fld_t k_load_fd[] = {FLD(hl_load_fd_t, 'T', name), FLD(hl_load_fd_t, 'X', flags),
                                   FLD(hl_load_fd_t, 'U', size)};
 
-/* The requests as the daemon decodes them: each op's struct, zeroed first. */
+/* The requests as the daemon decodes them (by member name): each op's
+ * struct, zeroed first. */
 typedef union {
-    hl_hello_t hello;
-    hl_load_t load;
-    hl_name_t name;
-    hl_play_t play;
-    hl_stop_t stop;
-    hl_stop_all_t stop_all;
-    hl_set_t set;
-    hl_listener_t listener;
-    hl_stats_req_t stats_req;
-    hl_subscribe_t subscribe;
-    hl_bus_t bus;
-    hl_pause_t pause;
-    hl_cue_t cue;
-    hl_category_t category;
-    hl_cues_load_t cues_load;
-    hl_emitter_t emitter;
-    hl_device_req_t device_req;
-    hl_fx_req_t fx_req;
-    hl_duck_rule_t duck_rule;
-    hl_rzone_t rzone;
     hl_bank_t bank;
-    hl_zone_t zone;
+    hl_bus_t bus;
+    hl_category_t category;
+    hl_cue_t cue;
+    hl_cues_load_t cues_load;
+    hl_device_req_t device_req;
+    hl_duck_rule_t duck_rule;
+    hl_emitter_t emitter;
+    hl_fx_req_t fx_req;
+    hl_hello_t hello;
+    hl_listener_t listener;
+    hl_load_t load;
     hl_load_data_t load_data;
     hl_load_fd_t load_fd;
+    hl_name_t name;
+    hl_pause_t pause;
+    hl_play_t play;
+    hl_rzone_t rzone;
+    hl_set_t set;
+    hl_stats_req_t stats_req;
+    hl_stop_t stop;
+    hl_stop_all_t stop_all;
+    hl_subscribe_t subscribe;
+    hl_zone_t zone;
 } req_t;
 
 #define GET(m, name)                                                                               \
