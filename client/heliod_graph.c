@@ -117,13 +117,7 @@ static int snapshot_call(heliod_t *h, hl_snapshot_t *m, const char *name) {
     snprintf(m->name, sizeof m->name, "%s", name);
     const char *why = NULL;
     if (hl_validate_snapshot(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_SNAPSHOT, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_snapshot(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SNAPSHOT);
+    return hlc_call_snapshot(h, HL_OP_SNAPSHOT, m);
 }
 
 int heliod_snapshot_define(heliod_t *h, const char *name, int priority, float fade_ms) {
@@ -218,13 +212,7 @@ int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const
     m.outer_gain = outer_gain;
     const char *why = NULL;
     if (hl_validate_cone(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_CONE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_cone(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_CONE);
+    return hlc_call_cone(h, HL_OP_CONE, &m);
 }
 
 int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
@@ -246,13 +234,7 @@ int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name
     }
     const char *why = NULL;
     if (hl_validate_atten(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_ATTEN, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_atten(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_ATTEN);
+    return hlc_call_atten(h, HL_OP_ATTEN, &m);
 }
 
 /* ---- effects ---------------------------------------------------------------- */
