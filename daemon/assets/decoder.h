@@ -238,7 +238,4 @@ uint64_t hld_decoder_wakeups(hld_decoder_t *p);
 /* Opens answered ETIMEDOUT so far. Any thread. */
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);
 
-/* Downmix (sounds.c): interleaved frames of ch > 2 channels to stereo, in place. */
-void hld_downmix(float *d, uint32_t frames, uint32_t ch);
-
 #endif /* HLD_DECODER_H */

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "decoder.h"
 #include "hl_layout.h"
 #include "hl_limits.h"
 #include "hld_limits.h"
@@ -73,15 +72,6 @@ SNDFILE *hld_vio_open(hld_vio_t *v, SF_INFO *info) {
     SF_VIRTUAL_IO vio = {vio_len, vio_seek, v->mem ? vio_read : vio_fd_read, vio_write, vio_tell};
     v->pos = 0;
     return sf_open_virtual(&vio, SFM_READ, info, v); /* libsndfile copies vio */
-}
-
-hld_blob_t *hld_blob_ref(hld_blob_t *b) {
-    if (b) atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-    return b;
-}
-
-void hld_blob_unref(hld_blob_t *b) {
-    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
 }
 
 int hld_sound_open(const char *path, char *msg, size_t cap) {

@@ -34,6 +34,17 @@ void hld_sounds_init(hld_sounds_t *s, uv_loop_t *loop, uint32_t rate, uint32_t m
     s->watch_fd = -1;
 }
 
+/* A compressed sound's encoded bytes, shared by its entry and every stream
+ * decoding them (any thread). */
+hld_blob_t *hld_blob_ref(hld_blob_t *b) {
+    if (b) atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return b;
+}
+
+void hld_blob_unref(hld_blob_t *b) {
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
+}
+
 /* ---- watched directories (--watch-assets) ----------------------------------
  * A worker adds the directory of each file it loaded to the inotify fd
  * (inotify_add_watch gives the same wd for the same directory); the main
