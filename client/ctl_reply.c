@@ -588,6 +588,23 @@ static int print_list(heliod_t *h, const ctl_result_t *res, hl_rbuf_t *r, ctl_si
     return 0;
 }
 
+/* A count reply: requests captured, voices stopped or changed, an effect's
+ * index. */
+static void print_count(ctl_kind_t kind, uint32_t n, int json) {
+    const char *what = kind == CTL_CAPTURE     ? "captured"
+                       : kind == CTL_FX        ? "index"
+                       : kind == CTL_PAUSE_ALL ? "changed"
+                                               : "stopped";
+    if (json)
+        printf(",\"%s\":%u", what, n);
+    else if (kind == CTL_CAPTURE && !n)
+        printf("ok\n");
+    else if (kind == CTL_CAPTURE)
+        printf("captured %u requests\n", n);
+    else
+        printf("%s %u\n", what, n);
+}
+
 int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, res->body, res->len);
@@ -650,29 +667,15 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
         }
         break;
     }
-    case CTL_CAPTURE: {
-        hl_count_reply_t c;
-        hl_get_count_reply(&r, &c);
-        if (hl_rbuf_finish(&r) < 0) return -1;
-        if (json)
-            printf(",\"captured\":%u", c.count);
-        else if (c.count)
-            printf("captured %u requests\n", c.count);
-        else
-            printf("ok\n");
-        break;
-    }
+    case CTL_CAPTURE:
     case CTL_STOP_ALL:
     case CTL_EMITTER_DESTROY:
-    case CTL_PAUSE_ALL: {
+    case CTL_PAUSE_ALL:
+    case CTL_FX: {
         hl_count_reply_t c;
         hl_get_count_reply(&r, &c);
         if (hl_rbuf_finish(&r) < 0) return -1;
-        const char *what = res->kind == CTL_PAUSE_ALL ? "changed" : "stopped";
-        if (json)
-            printf(",\"%s\":%u", what, c.count);
-        else
-            printf("%s %u\n", what, c.count);
+        print_count(res->kind, c.count, json);
         break;
     }
     case CTL_MUSIC: {
@@ -710,16 +713,6 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
             printf(",\"rtt_ms\":%.3f,\"server_time_ns\":%llu", ms, (unsigned long long)t);
         else
             printf("%.3f ms\n", ms);
-        break;
-    }
-    case CTL_FX: {
-        hl_count_reply_t c;
-        hl_get_count_reply(&r, &c);
-        if (hl_rbuf_finish(&r) < 0) return -1;
-        if (json)
-            printf(",\"index\":%u", c.count);
-        else
-            printf("index %u\n", c.count);
         break;
     }
     case CTL_BANK:
