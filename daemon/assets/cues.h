@@ -60,7 +60,7 @@ typedef struct hld_cue {
     hld_tempo_t tempo; /* its tempo map (a cue sheet's `tempo`), n = 0 none */
 } hld_cue_t;
 
-typedef struct {
+typedef struct hld_cues {
     hld_cue_t *cues[HLD_MAX_CUES]; /* by index; a released entry has an empty name */
     uint32_t ncues;                /* indices in use so far (live, orphaned and released) */
     hld_category_t *cats[HLD_MAX_CATEGORIES];
