@@ -431,6 +431,30 @@ int th_daemon_finish(th_daemon_t *d) {
     return rc == 0 ? 0 : -1;
 }
 
+int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n, int argc,
+                 char **argv) {
+    unsigned k = 1, parts = 1;
+    char end = 0;
+    if (argc > 1 && (sscanf(argv[1], "%u/%u%c", &k, &parts, &end) != 2 || k < 1 || k > parts)) {
+        fprintf(stderr, "%s: the argument must be a part K/N, 1 <= K <= N (got '%s')\n", argv[0],
+                argv[1]);
+        return 1;
+    }
+    int failed = 0, ran = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i % parts != k - 1) continue;
+        double t0 = now_s();
+        failed += _cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL);
+        fprintf(stderr, "# %s: %.2f s\n", tests[i].name, now_s() - t0);
+        ran++;
+    }
+    if (ran == 0) {
+        fprintf(stderr, "%s: part %u/%u selects none of the %zu tests\n", argv[0], k, parts, n);
+        return 1;
+    }
+    return failed;
+}
+
 heliod_t *th_fixture_connect(th_fixture_t *f, const char *name) {
     heliod_t *h = NULL;
     return heliod_connect(&h, f->d.sock, name) == 0 ? h : NULL;

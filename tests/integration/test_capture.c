@@ -319,11 +319,11 @@ static void test_capture_start_stop(void **state) {
     unlink(cap);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_records),
         cmocka_unit_test(test_capture_not_regular),
         cmocka_unit_test(test_capture_start_stop),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }

@@ -209,7 +209,7 @@ static void test_names(void **state) {
     assert_true(c.elapsed < slowest + 1.0);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     /* meson counts 77 as skipped: zsh (scripts/deps.sh installs it) or zpty missing */
     if (system("zsh -fc 'zmodload zsh/zpty' >/dev/null 2>&1") != 0) {
         fprintf(stderr, "zsh with zsh/zpty not found: skipped\n");
@@ -220,5 +220,5 @@ int main(void) {
         cmocka_unit_test(test_options),
         TH_TEST(test_names, setup),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }

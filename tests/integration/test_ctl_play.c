@@ -116,10 +116,10 @@ static void test_json_late_frames(void **state) {
     th_daemon_cleanup(&d);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_play_is_filtered),
         cmocka_unit_test(test_json_late_frames),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }

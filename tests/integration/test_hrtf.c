@@ -354,7 +354,7 @@ static void test_config_key_and_default_off(void **state) {
     unlink(cfg);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_itd_ild_signs),
@@ -362,5 +362,5 @@ int main(void) {
         cmocka_unit_test(test_bad_file_fails_startup),
         cmocka_unit_test(test_config_key_and_default_off),
     };
-    return cmocka_run_group_tests_name("hrtf", tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }

@@ -298,7 +298,7 @@ static void test_render_layout(void **state) {
     rmdir(dir);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_stereo),
@@ -308,5 +308,5 @@ int main(void) {
         cmocka_unit_test(test_downmix_bs775),
         cmocka_unit_test(test_render_layout),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }

@@ -473,7 +473,7 @@ static void test_ctl_wait_and_events(void **state) {
     heliod_close(h);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_profile_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meter_and_profile, setup, teardown),
@@ -483,5 +483,5 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_top_tmux, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_wait_and_events, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }

@@ -895,7 +895,7 @@ static void test_fifo_stream_refused_without_stalling(void **state) {
     heliod_close(h);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_load_errors_and_formats, setup),
         TH_TEST(test_streamed_matches_preloaded, setup),
@@ -913,5 +913,5 @@ int main(void) {
         TH_TEST(test_shutdown_with_stream_opens_in_flight, setup),
         TH_TEST(test_fifo_stream_refused_without_stalling, setup),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests, argc, argv);
 }
