@@ -431,6 +431,62 @@ int th_daemon_finish(th_daemon_t *d) {
     return rc == 0 ? 0 : -1;
 }
 
+int th_heliod_run(const char *dir, const char *const *args, char *err, size_t cap) {
+    char log[400];
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen(log, "w", stderr)) _exit(126);
+        const char *argv[16];
+        int n = 0;
+        const char *bin = getenv("HELIOD_BIN");
+        argv[n++] = bin && *bin ? bin : "heliod";
+        for (int i = 0; args[i] && n < 15; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0, rc = -1;
+    for (int i = 0; i < 500; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+            break;
+        }
+        th_sleep_ms(10);
+    }
+    if (rc == -1) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    FILE *f = fopen(log, "r");
+    size_t n = f ? fread(err, 1, cap - 1, f) : 0;
+    err[n] = '\0';
+    if (f) fclose(f);
+    unlink(log);
+    return rc;
+}
+
+int th_render(const char *score, const char *out, const char *log, const char *const *args) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (log && !freopen(log, "a", stderr)) _exit(126);
+        const char *av[24] = {
+            env_or("HELIOD_BIN", "heliod"), "--render", score, "--out", out, "--log-level", "warn"};
+        int n = 7;
+        for (int i = 0; args && args[i] && n < 23; i++)
+            av[n++] = args[i];
+        av[n] = NULL;
+        execvp(av[0], (char *const *)av);
+        _exit(127);
+    }
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n, int argc,
                  char **argv) {
     unsigned k = 1, parts = 1;

@@ -82,6 +82,19 @@ int th_write_sine(const char *path, int rate, double seconds, double freq, doubl
 /* Reads a whole sound file as interleaved float; caller frees *data. */
 int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate);
 
+/* Runs heliod with args (no other flags) until it exits, 5 s at most, with
+ * its stderr in err (NUL-terminated, truncated to cap; read from a log
+ * dir/start.log that is removed again): its exit status, 128 if a signal
+ * ended it, -1 if it did not exit (then it is killed). For start-up refusals
+ * and --help. */
+int th_heliod_run(const char *dir, const char *const *args, char *err, size_t cap);
+
+/* Runs heliod --render score --out out --log-level warn, then args
+ * (NULL-terminated, may be NULL; a later --log-level wins), with its stderr
+ * appended to log (NULL: the test's own stderr), and waits for it: its exit
+ * status, or -1. HELIOD_BIN names the binary. */
+int th_render(const char *score, const char *out, const char *log, const char *const *args);
+
 /* Runs heliodctl with --socket d->sock and the given arguments; captures
  * stdout/stderr (NUL-terminated, truncated to cap) and returns the exit status
  * (or -1). */

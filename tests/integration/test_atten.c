@@ -72,16 +72,7 @@ static void test_cue_curve_render(void **state) {
         fprintf(f, "@%d emitter set e --pos 0,0,%.3f\n", (k + 1) * SEG, -k_dist[k]);
     fprintf(f, "@%d end\n", (NDIST + 1) * SEG);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(th_render(score, out, NULL, NULL), 0);
     float *x = NULL;
     size_t n = 0;
     int ch = 0, rate = 0;

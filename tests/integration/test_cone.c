@@ -123,19 +123,6 @@ static int openal_levels(double rel[NANGLES]) {
     return ok && p[0] > 0 ? 0 : -1;
 }
 
-static int render(const char *score, const char *out) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int heliod_levels(double rel[NANGLES]) {
     char dc[300], score[300], out[300];
     snprintf(dc, sizeof dc, "%s/dc.wav", g_dir);
@@ -156,7 +143,7 @@ static int heliod_levels(double rel[NANGLES]) {
     }
     fprintf(f, "@%d end\n", (NANGLES + 1) * SEG);
     fclose(f);
-    if (render(score, out) != 0) return -1;
+    if (th_render(score, out, NULL, NULL) != 0) return -1;
     float *x = NULL;
     size_t n = 0;
     int ch = 0, rate = 0;
