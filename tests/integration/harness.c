@@ -487,13 +487,12 @@ int th_render(const char *score, const char *out, const char *log, const char *c
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n, int argc,
-                 char **argv) {
+int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n) {
+    const char *part = getenv("TH_PART");
     unsigned k = 1, parts = 1;
     char end = 0;
-    if (argc > 1 && (sscanf(argv[1], "%u/%u%c", &k, &parts, &end) != 2 || k < 1 || k > parts)) {
-        fprintf(stderr, "%s: the argument must be a part K/N, 1 <= K <= N (got '%s')\n", argv[0],
-                argv[1]);
+    if (part && *part && (sscanf(part, "%u/%u%c", &k, &parts, &end) != 2 || k < 1 || k > parts)) {
+        fprintf(stderr, "%s: TH_PART must be a part K/N, 1 <= K <= N (got '%s')\n", group, part);
         return 1;
     }
     int failed = 0, ran = 0;
@@ -505,7 +504,7 @@ int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n, in
         ran++;
     }
     if (ran == 0) {
-        fprintf(stderr, "%s: part %u/%u selects none of the %zu tests\n", argv[0], k, parts, n);
+        fprintf(stderr, "%s: part %u/%u selects none of the %zu tests\n", group, k, parts, n);
         return 1;
     }
     return failed;

@@ -119,16 +119,14 @@ double th_stat(struct heliod *h, const char *key);
 int th_deadlines_ok(struct heliod *h, double xruns0, double overruns0);
 
 /* Runs a program's cmocka tests one group each, printing each test's wall
- * time ("# NAME: 1.23 s"). With an argument "K/N" (1 <= K <= N) it runs only
- * the tests whose index i has i % N == K - 1: one meson test per part, run side
- * by side, and together the N parts run every test exactly once. An argument
- * that is not a part, or a part that selects nothing, fails. The exit status:
- * how many tests failed. */
+ * time ("# NAME: 1.23 s"). With TH_PART=K/N in the environment (1 <= K <= N)
+ * it runs only the tests whose index i has i % N == K - 1: one meson test per
+ * part, run side by side, and together the N parts run every test exactly
+ * once. A TH_PART that is not a part, or a part that selects nothing, fails.
+ * The exit status: how many tests failed. */
 struct CMUnitTest;
-int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n, int argc,
-                 char **argv);
-#define TH_RUN(tests, argc, argv)                                                                  \
-    th_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]), argc, argv)
+int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);
+#define TH_RUN(tests) th_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]))
 
 /* Sleeps ms milliseconds. */
 void th_sleep_ms(int ms);

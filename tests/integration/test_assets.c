@@ -891,7 +891,7 @@ static void test_ctl_bank(void **state) {
     assert_non_null(strstr(err, "cannot open bank"));
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bank_lifecycle, setup),
         TH_TEST(test_play_while_loading, setup),
@@ -902,5 +902,5 @@ int main(int argc, char **argv) {
         TH_TEST(test_hot_reload, setup_watch),
         TH_TEST(test_fd_hygiene, setup),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -122,10 +122,10 @@ static int setup_daemon(void **state) {
     return th_fixture_start(state, 0, NULL);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cue_curve_render),
         cmocka_unit_test_setup_teardown(test_refusals, setup_daemon, th_fixture_teardown),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,11 +319,11 @@ static void test_capture_start_stop(void **state) {
     unlink(cap);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_records),
         cmocka_unit_test(test_capture_not_regular),
         cmocka_unit_test(test_capture_start_stop),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

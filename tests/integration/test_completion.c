@@ -135,10 +135,10 @@ static void test_zsh_syntax(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bash, setup),
         cmocka_unit_test(test_zsh_syntax),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -562,7 +562,7 @@ static void hostile(void **state) {
     th_daemon_cleanup(&d);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sine_60s),
         cmocka_unit_test(underrun_fades),
@@ -571,5 +571,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(ctl_stream, setup, teardown),
         cmocka_unit_test(hostile),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

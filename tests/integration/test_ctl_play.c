@@ -116,10 +116,10 @@ static void test_json_late_frames(void **state) {
     th_daemon_cleanup(&d);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wait_play_is_filtered),
         cmocka_unit_test(test_json_late_frames),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

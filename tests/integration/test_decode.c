@@ -341,7 +341,7 @@ static void test_hung_open_does_not_stall(void **state) {
     th_sleep_ms(2500); /* the abandoned openers come back before the daemon stops */
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_nan_wav_never_reaches_the_mix, setup),
         TH_TEST(test_stream_44k1_matches_preloaded, setup),
@@ -350,5 +350,5 @@ int main(int argc, char **argv) {
         TH_TEST(test_streams_count_against_budget, setup_small),
         TH_TEST(test_hung_open_does_not_stall, setup_slow),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1003,7 +1003,7 @@ static void test_reload_hung_open(void **state) {
     heliod_close(g);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_bad_files, setup),
         TH_TEST(test_load_hung_open, setup_hung_load),
@@ -1016,5 +1016,5 @@ int main(int argc, char **argv) {
         TH_TEST(test_zone_cap, setup_zones),
         cmocka_unit_test_setup_teardown(test_render_limits, setup_render, teardown_render),
     };
-    return TH_RUN(tests, argc, argv);
+    return TH_RUN(tests);
 }

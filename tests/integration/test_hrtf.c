@@ -313,7 +313,7 @@ static void test_config_key_and_default_off(void **state) {
     unlink(cfg);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     signal(SIGPIPE, SIG_IGN);
     /* meson runs them in three parts (i % 3), side by side: each binaural
      * daemon is CPU-bound under ASan (24, 12 and 12 s there) */
@@ -323,5 +323,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_config_key_and_default_off),
         cmocka_unit_test(test_bad_file_fails_startup),
     };
-    return TH_RUN(tests, argc, argv);
+    return TH_RUN(tests);
 }

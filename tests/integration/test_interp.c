@@ -185,10 +185,10 @@ static void test_daemon_default(void **state) {
     th_daemon_cleanup(&d);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quality_on_record),
         cmocka_unit_test(test_daemon_default),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests_name("interp", tests, NULL, NULL);
 }

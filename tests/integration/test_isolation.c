@@ -379,7 +379,7 @@ static void test_detached_loops_end_at_the_cap(void **state) {
     heliod_close(ctl);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_names_are_per_client, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_voices_are_their_creators, setup_default, teardown),
@@ -390,5 +390,5 @@ int main(int argc, char **argv) {
                                         teardown),
         cmocka_unit_test_setup_teardown(test_detached_loops_end_at_the_cap, setup_quotas, teardown),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

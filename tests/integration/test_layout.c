@@ -254,7 +254,7 @@ static void test_render_layout(void **state) {
     rmdir(dir);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_stereo),
@@ -264,5 +264,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_downmix_bs775),
         cmocka_unit_test(test_render_layout),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

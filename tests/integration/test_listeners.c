@@ -155,11 +155,11 @@ static int setup_daemon(void **state) {
     return th_fixture_start(state, 0, NULL);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nearest_listener_render),
         cmocka_unit_test_setup_teardown(test_ownership_and_stats, setup_daemon,
                                         th_fixture_teardown),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -716,7 +716,7 @@ static void test_daemon_restart(void **state) {
     setenv("HELIOD_SOCKET", f->d.sock, 1);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_alc_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_contexts, setup, teardown),
@@ -729,5 +729,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_formats_recorded, setup_rec, teardown),
         cmocka_unit_test_setup_teardown(test_daemon_restart, setup, teardown),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1881,7 +1881,7 @@ static void test_gone_process_reclaimed(void **state) {
     heliod_close(op);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stranger_cannot_silence_game, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_tables_capped_per_process, setup_small, teardown),
@@ -1903,5 +1903,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_bus_labels_per_bus, setup_default, teardown),
         cmocka_unit_test_setup_teardown(test_gone_process_reclaimed, setup_small, teardown),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -473,7 +473,7 @@ static void test_ctl_wait_and_events(void **state) {
     heliod_close(h);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_profile_event, setup, teardown),
         cmocka_unit_test_setup_teardown(test_meter_and_profile, setup, teardown),
@@ -483,5 +483,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_top_tmux, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_wait_and_events, setup, teardown),
     };
-    return TH_RUN(tests, argc, argv);
+    return TH_RUN(tests);
 }

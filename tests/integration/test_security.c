@@ -473,7 +473,7 @@ static void test_total_output_bounded(void **state) {
     th_daemon_cleanup(&d);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_other_uid_refused),
@@ -482,5 +482,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_emfile_counted_and_logged_once),
         cmocka_unit_test(test_total_output_bounded),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests_name("security", tests, NULL, NULL);
 }

@@ -261,9 +261,9 @@ static void test_huge_samples(void **state) {
     th_daemon_cleanup(&d);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_huge_samples),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

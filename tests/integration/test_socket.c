@@ -382,7 +382,7 @@ static void test_heliod_socket_env(void **state) {
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_live_socket_is_not_stolen),
@@ -393,5 +393,5 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_socket_mode_under_open_umask),
         cmocka_unit_test(test_heliod_socket_env),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests_name("socket", tests, NULL, NULL);
 }

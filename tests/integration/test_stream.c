@@ -895,7 +895,7 @@ static void test_fifo_stream_refused_without_stalling(void **state) {
     heliod_close(h);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_load_errors_and_formats, setup),
         TH_TEST(test_streamed_matches_preloaded, setup),
@@ -913,5 +913,5 @@ int main(int argc, char **argv) {
         TH_TEST(test_shutdown_with_stream_opens_in_flight, setup),
         TH_TEST(test_fifo_stream_refused_without_stalling, setup),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

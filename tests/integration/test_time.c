@@ -830,7 +830,7 @@ static void test_quantize_voice(void **state) {
     free(data);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_exact_start, setup),
         TH_TEST(test_scheduled_set, setup),
@@ -846,5 +846,5 @@ int main(int argc, char **argv) {
         TH_TEST(test_ctl, setup),
         TH_TEST(test_quantize_voice, setup),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

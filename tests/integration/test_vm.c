@@ -426,12 +426,12 @@ static void test_cues_at_start(void **state) {
     assert_int_equal(system(cmd), 0);
 }
 
-int main(int argc, char **argv) {
+int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_4096_logical_on_64_real, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emitter_100_voices, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heliodctl_cues, setup, teardown),
         cmocka_unit_test(test_cues_at_start),
     };
-    return TH_RUN(tests, argc, argv);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }
