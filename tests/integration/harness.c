@@ -218,6 +218,46 @@ int th_write_sine(const char *path, int rate, double seconds, double freq, doubl
                           (uint32_t)(seconds * rate), gen_sine, &s);
 }
 
+void th_gen_dc(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    (void)frame;
+    for (int c = 0; c < channels; c++)
+        out[c] = 0.1f;
+}
+
+double th_power_stereo(const float *x, size_t a, size_t b) {
+    double s = 0;
+    for (size_t i = a; i < b; i++)
+        s += (double)x[2 * i] * x[2 * i] + (double)x[2 * i + 1] * x[2 * i + 1];
+    return s / (double)(b - a);
+}
+
+void th_scratch_open(th_scratch_t *s, const char *prefix, int rate) {
+    snprintf(s->dir, sizeof s->dir, "/tmp/heliod-%.32s-XXXXXX", prefix);
+    assert_non_null(mkdtemp(s->dir));
+    snprintf(s->dc, sizeof s->dc, "%s/dc.wav", s->dir);
+    snprintf(s->score, sizeof s->score, "%s/score.txt", s->dir);
+    snprintf(s->out, sizeof s->out, "%s/out.wav", s->dir);
+    assert_int_equal(th_write_sound(s->dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, rate, (uint32_t)rate,
+                                    th_gen_dc, NULL),
+                     0);
+}
+
+float *th_scratch_render(th_scratch_t *s, size_t *frames) {
+    assert_int_equal(th_render(s->score, s->out, NULL, NULL), 0);
+    float *x = NULL;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(s->out, &x, frames, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    return x;
+}
+
+void th_scratch_remove(th_scratch_t *s) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate) {
     SF_INFO info = {0};
     SNDFILE *f = sf_open(path, SFM_READ, &info);

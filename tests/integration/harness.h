@@ -79,6 +79,25 @@ int th_write_sound(const char *path, int format, int channels, int rate, uint32_
 /* A sine of `freq` Hz at amplitude amp. */
 int th_write_sine(const char *path, int rate, double seconds, double freq, double amp);
 
+/* A constant 0.1 on every channel (a th_gen_fn): a DC source for levels. */
+void th_gen_dc(void *user, uint32_t frame, float *out, int channels);
+/* The mean power of stereo frames [a, b) of interleaved x: L^2 + R^2 a frame. */
+double th_power_stereo(const float *x, size_t a, size_t b);
+
+/* A scratch directory for one offline render: dir is a fresh
+ * /tmp/heliod-PREFIX-XXXXXX, score and out are score.txt and out.wav in it,
+ * dc is dc.wav there, written: 1 s of th_gen_dc, mono float at rate. The
+ * test fails if any of it fails. */
+typedef struct {
+    char dir[64], dc[128], score[128], out[128];
+} th_scratch_t;
+void th_scratch_open(th_scratch_t *s, const char *prefix, int rate);
+/* Renders s->score to s->out (th_render, no log) and reads it back: stereo,
+ * interleaved, *frames long; the test fails otherwise. The caller frees it. */
+float *th_scratch_render(th_scratch_t *s, size_t *frames);
+/* Removes s->dir and all in it (the test fails if it cannot). */
+void th_scratch_remove(th_scratch_t *s);
+
 /* Reads a whole sound file as interleaved float; caller frees *data. */
 int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate);
 
