@@ -68,6 +68,12 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define START_WAIT_MS 30000
+#else
+#define START_WAIT_MS 10000
+#endif
+
 static const char *env_or(const char *name, const char *fallback) {
     const char *v = getenv(name);
     return v && *v ? v : fallback;
@@ -119,8 +125,10 @@ int th_daemon_start(th_daemon_t *d, int record, const char *const *extra_args) {
         _exit(127);
     }
     d->pid = pid;
-    /* Wait until it answers a handshake (up to 10 s: sanitizer builds start slowly). */
-    for (int i = 0; i < 400; i++) {
+    /* Wait until it answers a handshake: up to 10 s, 30 s in sanitizer builds
+     * (they start slowly: --hrtf loads its SOFA set in 10-12 s under ASan or
+     * TSan on a loaded 2-vCPU machine, which failed hrtf and openal-api). */
+    for (int i = 0; i < START_WAIT_MS / 25; i++) {
         heliod_t *h = NULL;
         if (heliod_connect(&h, d->sock, "harness") == 0) {
             heliod_close(h);

@@ -561,11 +561,10 @@ static void test_wire(void **state) {
 }
 
 int main(void) {
-    /* longest first: meson runs them in three parts (i % 3), side by side */
     const struct CMUnitTest tests[] = {
-        TH_TEST(test_slow_subscriber, setup), TH_TEST(test_events, setup),
-        TH_TEST(test_loudness, setup),        TH_TEST(test_levels, setup),
-        TH_TEST(test_ctl_meter, setup),       TH_TEST(test_wire, setup),
+        TH_TEST(test_levels, setup),          TH_TEST(test_loudness, setup),
+        TH_TEST(test_events, setup),          TH_TEST(test_ctl_meter, setup),
+        TH_TEST(test_slow_subscriber, setup), TH_TEST(test_wire, setup),
     };
     return TH_RUN(tests);
 }
