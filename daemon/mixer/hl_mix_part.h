@@ -52,6 +52,9 @@ typedef struct {
      * called on the audio thread, RT safe (a futex wake) */
     void (*wake)(void *user, uint32_t w);
     void *user;
+    /* the bound's clock, ns (RT safe; not the mixer's: a render's stands
+     * still); NULL: a spin count */
+    uint64_t (*clock_ns)(void);
 } hl_mix_part_config_t;
 
 size_t hl_mix_part_size(const hl_mix_part_config_t *cfg);

@@ -174,16 +174,16 @@ static void plan(worker_t *t, uint32_t first, uint32_t last, uint32_t na, uint32
     t->nchunks = t->chunk0[t->np];
 }
 
-static uint64_t now_ns(const hl_mixer_t *m) {
-    return m->cfg.clock_ns ? m->cfg.clock_ns() : 0;
+static uint64_t now_ns(const hl_mix_part_t *p) {
+    return p->cfg.clock_ns ? p->cfg.clock_ns() : 0;
 }
 
 /* Spins until worker t has finished `want` chunks or the clock passes
  * `until` (no clock: a spin count). Returns 1 if it did. */
-static int wait_done(const hl_mixer_t *m, worker_t *t, uint32_t want, uint64_t until) {
+static int wait_done(const hl_mix_part_t *p, worker_t *t, uint32_t want, uint64_t until) {
     for (uint64_t s = 1;; s++) {
         if (atomic_load_explicit(&t->done, memory_order_acquire) >= want) return 1;
-        if (m->cfg.clock_ns ? (s % SPIN_CLOCK == 0 && now_ns(m) > until) : s > until) return 0;
+        if (p->cfg.clock_ns ? (s % SPIN_CLOCK == 0 && now_ns(p) > until) : s > until) return 0;
         cpu_relax();
     }
 }
@@ -217,19 +217,18 @@ static void quarantine(hl_mix_part_t *p, worker_t *t, uint32_t k) {
  * share of the block, then the whole block for the chunk it is in),
  * rescues what it did not start; returns 1 if its accumulators count. */
 static int collect(hl_mix_part_t *p, worker_t *t, uint64_t t0, uint64_t dur) {
-    hl_mixer_t *m = p->m;
     const uint64_t pct = p->cfg.late_pct;
-    uint64_t soft = m->cfg.clock_ns ? t0 + dur * pct / 100 : SPIN_NOCLOCK;
+    uint64_t soft = p->cfg.clock_ns ? t0 + dur * pct / 100 : SPIN_NOCLOCK;
     if (pct >= 1000) soft = UINT64_MAX; /* tests: no bound */
     uint32_t mine = t->nchunks;         /* the chunks the worker mixed */
-    if (wait_done(m, t, mine, soft)) goto copy;
+    if (wait_done(p, t, mine, soft)) goto copy;
     atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
     uint32_t claimed = atomic_fetch_add_explicit(&t->next, t->nchunks, memory_order_relaxed);
     if (claimed > t->nchunks) claimed = t->nchunks;
     for (uint32_t k = claimed; k < t->nchunks; k++)
         rescue(p, t, k);
-    uint64_t hard = m->cfg.clock_ns ? t0 + dur : SPIN_NOCLOCK;
-    if (!wait_done(m, t, claimed, hard)) { /* stuck: drop its block */
+    uint64_t hard = p->cfg.clock_ns ? t0 + dur : SPIN_NOCLOCK;
+    if (!wait_done(p, t, claimed, hard)) { /* stuck: drop its block */
         atomic_fetch_add_explicit(&p->dropped, 1, memory_order_relaxed);
         quarantine(p, t, claimed - 1);
         return 0;
@@ -262,13 +261,20 @@ static void sum_part(hl_mixer_t *m, const float *acc, const hl_part_stats_t *st,
     *buses |= st->buses;
 }
 
+void hl_mix_part_prewake_rt(hl_mixer_t *m) {
+    hl_mix_part_t *p = m->parts;
+    if (!p || m->n_rt_active <= HL_MIX_PART_MIN || !p->cfg.wake) return;
+    for (uint32_t w = 1; w < p->cfg.threads; w++)
+        if (atomic_load(&p->w[w].sleeping)) p->cfg.wake(p->cfg.user, w);
+}
+
 const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, uint32_t n, uint32_t *mixed, uint32_t *buses) {
     hl_mix_part_t *p = m->parts;
     uint32_t na = m->n_rt_active;
     if (!p || na <= HL_MIX_PART_MIN) return NULL;
     uint32_t np = (na + HL_MIX_PART_MIN - 1) / HL_MIX_PART_MIN;
     np = np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
-    uint64_t t0 = now_ns(m), dur = (uint64_t)n * 1000000000u / m->cfg.rate;
+    uint64_t t0 = now_ns(p), dur = (uint64_t)n * 1000000000u / m->cfg.rate;
     /* the workers back from an earlier block: their quarantine lifts */
     worker_t *use[HL_MIX_PARTS];
     uint32_t nt = 1;

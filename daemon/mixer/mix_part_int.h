@@ -32,4 +32,8 @@ void hl_mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *a
  * block is not partitioned (the caller runs its one-thread loop). */
 const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, uint32_t n, uint32_t *mixed, uint32_t *buses);
 
+/* At a call's start, before the command drain: wakes the sleeping workers
+ * if the block will be partitioned, so they are spinning by its start. */
+void hl_mix_part_prewake_rt(hl_mixer_t *m);
+
 #endif /* MIX_PART_INT_H */

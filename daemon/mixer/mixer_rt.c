@@ -699,6 +699,7 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     memset(&m->meter, 0, sizeof m->meter); /* the buses add into it as they run */
+    hl_mix_part_prewake_rt(m);             /* the workers wake while the ring drains */
     hl_sched_clock_rt(m, now_ns);
     /* what was scheduled for this very frame first, then the ring: a
      * command sent "now" on a voice whose start is due here finds it */

@@ -11,13 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heliod_errors.h"
 #include "hld_limits.h"
 #include "log.h"
 
-#define SPINS       4000        /* looks at the task word before sleeping (~tens of us) */
+#define SPIN_NS     300000      /* a worker spins this long on its task word, then sleeps */
+#define SPIN_CHECK  64          /* looks at the task word between two looks at the clock */
 #define STACK_TOUCH (64 * 1024) /* bytes of stack faulted in at start */
 
 extern _Thread_local int heliod_rt_thread_flag; /* engine.c: the tests/rt hook's flag */
@@ -35,6 +37,13 @@ struct hld_mix_workers {
     uint32_t threads;
     worker_t w[HL_MIX_PARTS];
 };
+
+/* CLOCK_MONOTONIC (the wall's, also under --render's virtual clock). */
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val) {
     return syscall(SYS_futex, (uint32_t *)(void *)addr, op, val, NULL, NULL, 0);
@@ -61,9 +70,10 @@ static void *worker_main(void *arg) {
     uint32_t seen = 0;
     for (;;) {
         uint32_t g = 0;
-        for (uint32_t s = 0; s < SPINS; s++) {
+        const uint64_t until = mono_ns() + SPIN_NS;
+        for (uint32_t s = 1;; s++) {
             g = atomic_load_explicit(go, memory_order_acquire);
-            if (g != seen) break;
+            if (g != seen || (s % SPIN_CHECK == 0 && mono_ns() > until)) break;
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
@@ -90,7 +100,12 @@ uint32_t hld_mix_threads_default(void) {
     return n > HL_MIX_PARTS ? HL_MIX_PARTS : n;
 }
 
-/* Real-time priority and a CPU of its own where allowed; neither is required. */
+/* Real-time priority where the user may have it. Pinned to a CPU of its own
+ * only where the process may use more CPUs than there are mix threads: the
+ * audio thread is the driver's and not pinned, and an audio thread spinning
+ * for a worker on the CPU the worker is pinned to, both SCHED_FIFO at one
+ * priority, would wait for it until the bound; unpinned, the scheduler's
+ * real-time push and pull keep them on different CPUs. */
 static void place(worker_t *wk, uint32_t threads) {
     char name[16];
     snprintf(name, sizeof name, "heliod-mix%u", wk->w);
@@ -99,8 +114,8 @@ static void place(worker_t *wk, uint32_t threads) {
     int rc = pthread_setschedparam(wk->th, SCHED_FIFO, &sp);
     cpu_set_t set;
     int cpu = -1;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && (uint32_t)CPU_COUNT(&set) >= threads) {
-        /* the w-th allowed CPU from the top: the audio thread keeps the others */
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && (uint32_t)CPU_COUNT(&set) > threads) {
+        /* the w-th allowed CPU from the top: the audio thread keeps the lower ones */
         uint32_t k = 0;
         for (int c = CPU_SETSIZE - 1; c >= 0 && cpu < 0; c--)
             if (CPU_ISSET(c, &set) && ++k == wk->w) cpu = c;
@@ -111,7 +126,7 @@ static void place(worker_t *wk, uint32_t threads) {
         if (pthread_setaffinity_np(wk->th, sizeof set, &set) != 0) cpu = -1;
     }
     hld_info("mix thread %u: %s, %s%d", wk->w, rc == 0 ? "SCHED_FIFO" : "normal priority",
-             cpu >= 0 ? "CPU " : "not pinned", cpu >= 0 ? cpu : 0);
+             cpu >= 0 ? "CPU " : "not pinned (no spare CPU) ", cpu >= 0 ? cpu : 0);
 }
 
 int hld_mix_workers_open(hld_mix_workers_t **out, hl_mixer_t *m, uint32_t threads) {
@@ -119,8 +134,11 @@ int hld_mix_workers_open(hld_mix_workers_t **out, hl_mixer_t *m, uint32_t thread
     hld_mix_workers_t *ws = calloc(1, sizeof *ws);
     if (!ws) return HELIOD_ENOMEM;
     ws->threads = threads;
-    hl_mix_part_config_t pc = {
-        .threads = threads, .slots = hl_mixer_slots(m), .wake = wake_rt, .user = ws};
+    hl_mix_part_config_t pc = {.threads = threads,
+                               .slots = hl_mixer_slots(m),
+                               .wake = wake_rt,
+                               .user = ws,
+                               .clock_ns = mono_ns};
     size_t size = hl_mix_part_size(&pc);
     ws->mem = size ? aligned_alloc(64, (size + 63) / 64 * 64) : NULL;
     ws->p = ws->mem ? hl_mix_part_init(ws->mem, (size + 63) / 64 * 64, &pc) : NULL;

@@ -90,7 +90,7 @@ static hl_mix_part_stats_t render(uint32_t threads, uint32_t run, uint64_t (*clo
     hl_mixer_t *m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
     assert_non_null(m);
     hl_mix_part_config_t pc = {
-        .threads = threads, .slots = VOICES * 2, .late_pct = clock ? 0 : 1000};
+        .threads = threads, .slots = VOICES * 2, .late_pct = clock ? 0 : 1000, .clock_ns = clock};
     size_t size = hl_mix_part_size(&pc);
     assert_true(size > 0);
     void *pmem = malloc(size);
