@@ -234,6 +234,7 @@ static int collect(hl_mix_part_t *p, worker_t *t, uint64_t t0, uint64_t dur) {
         return 0;
     }
     mine = claimed; /* the worker's part: the chunks before the rescue */
+    if (!mine) return 0; /* it has not begun: nothing of it to read */
 copy:
     for (uint32_t k = 0; k < mine; k++) { /* its left bytes: the audio thread's */
         uint32_t a, b;
