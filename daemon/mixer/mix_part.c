@@ -46,6 +46,7 @@ typedef struct {
 struct hl_mix_part {
     hl_mix_part_config_t cfg;
     hl_mixer_t *m;
+    hl_mix_chunk_fn chunk; /* the block loop's (set before any task is handed) */
     uint32_t gen;
     uint32_t q_total; /* slots quarantined */
     float *acc;       /* the audio thread's: one per partition */
@@ -151,8 +152,7 @@ void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w) {
         uint32_t k = atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
         if (k >= t->nchunks) break;
         uint32_t a, b, j = chunk_at(t, k, &a, &b);
-        hl_mix_chunk_rt(p->m, a, b, t->n, t->acc + j * HL_PART_ACC_FLOATS, &t->st[j], t->left,
-                        t->quar);
+        p->chunk(p->m, a, b, t->n, t->acc + j * HL_PART_ACC_FLOATS, &t->st[j], t->left, t->quar);
         t->dirty[j] |= t->st[j].buses;
         atomic_fetch_add_explicit(&t->done, 1, memory_order_release);
     }
@@ -193,8 +193,8 @@ static int wait_done(const hl_mix_part_t *p, worker_t *t, uint32_t want, uint64_
 static void rescue(hl_mix_part_t *p, worker_t *t, uint32_t k) {
     uint32_t a, b, j = chunk_at(t, k, &a, &b), q = t->part[j];
     hl_part_stats_t *st = &p->st[q];
-    hl_mix_chunk_rt(p->m, a, b, t->n, p->acc + q * HL_PART_ACC_FLOATS, st, p->left,
-                    p->q_total ? p->quar : NULL);
+    p->chunk(p->m, a, b, t->n, p->acc + q * HL_PART_ACC_FLOATS, st, p->left,
+             p->q_total ? p->quar : NULL);
     p->dirty[q] |= st->buses;
 }
 
@@ -233,7 +233,7 @@ static int collect(hl_mix_part_t *p, worker_t *t, uint64_t t0, uint64_t dur) {
         quarantine(p, t, claimed - 1);
         return 0;
     }
-    mine = claimed; /* the worker's part: the chunks before the rescue */
+    mine = claimed;      /* the worker's part: the chunks before the rescue */
     if (!mine) return 0; /* it has not begun: nothing of it to read */
 copy:
     for (uint32_t k = 0; k < mine; k++) { /* its left bytes: the audio thread's */
@@ -269,10 +269,12 @@ void hl_mix_part_prewake_rt(hl_mixer_t *m) {
         if (atomic_load(&p->w[w].sleeping)) p->cfg.wake(p->cfg.user, w);
 }
 
-const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, uint32_t n, uint32_t *mixed, uint32_t *buses) {
+const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
+                                    uint32_t *mixed, uint32_t *buses) {
     hl_mix_part_t *p = m->parts;
     uint32_t na = m->n_rt_active;
     if (!p || na <= HL_MIX_PART_MIN) return NULL;
+    p->chunk = chunk;
     uint32_t np = (na + HL_MIX_PART_MIN - 1) / HL_MIX_PART_MIN;
     np = np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
     uint64_t t0 = now_ns(p), dur = (uint64_t)n * 1000000000u / m->cfg.rate;
@@ -315,8 +317,8 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, uint32_t n, uint32_t *mixed, 
     plan(&self, 0, np / nt, na, np);
     for (uint32_t k = 0; k < self.nchunks; k++) {
         uint32_t a, b, j = chunk_at(&self, k, &a, &b), q = self.part[j];
-        hl_mix_chunk_rt(m, a, b, n, p->acc + q * HL_PART_ACC_FLOATS, &p->st[q], p->left,
-                        p->q_total ? p->quar : NULL);
+        p->chunk(m, a, b, n, p->acc + q * HL_PART_ACC_FLOATS, &p->st[q], p->left,
+                 p->q_total ? p->quar : NULL);
         p->dirty[q] |= p->st[q].buses;
     }
     int ok[HL_MIX_PARTS] = {0};

@@ -570,8 +570,9 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
         __builtin_prefetch(p);
 }
 
-void hl_mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
-                     hl_part_stats_t *st, uint8_t *left, const uint8_t *quar) {
+/* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
+static void mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
+                         hl_part_stats_t *st, uint8_t *left, const uint8_t *quar) {
     const uint32_t na = m->n_rt_active;
     for (uint32_t j = a; j < a + HL_PF_STATE_AHEAD && j < b; j++)
         prefetch_state(&m->rt[m->rt_active[j]]);
@@ -631,7 +632,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
     uint32_t i = 0;
     m->hrtf_mixed = 0;
-    const uint8_t *left = hl_mix_part_block_rt(m, n, &mixed, &buses);
+    const uint8_t *left = hl_mix_part_block_rt(m, mix_chunk_rt, n, &mixed, &buses);
     if (left) {
         render_left(m, left, n, now_ns, &mixed, &virt, &streams, &buses);
         i = m->n_rt_active; /* done: the loop below has nothing left */
