@@ -24,6 +24,9 @@ int hl_simd_cpu(void);
 int hl_simd_set_cap(int level);
 /* The level in effect: min(cap, hl_simd_cpu()). Any thread, no lock. */
 int hl_simd_level(void);
+/* 1 if the cap was set to avx512 itself (HELIOD_ISA=avx512): every kernel
+ * of that level then, not the per-kernel choice of the fastest measured. */
+int hl_simd_strict(void);
 
 /* "generic" (or "portable"), "avx2" or "avx512": its level, or -1. */
 static inline int hl_simd_parse(const char *s) {

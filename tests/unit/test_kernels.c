@@ -165,9 +165,10 @@ static void test_avx512_matches_generic(void **state) {
     (void)state;
     if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
     check_table(hl_mix_kernels_avx512, "avx512");
+    check_table(hl_mix_kernels_avx512_best, "avx512 per-kernel choice"); /* the default there */
 }
 
-/* HELIOD_SIMD (this run's level, set by meson; simd_env.c applied it) caps
+/* HELIOD_ISA (this run's level, set by meson; simd_env.c applied it) caps
  * every kernel choice: the mix tables, the sinc kernels, the HRTF FIR and
  * the voice filters use no wider set than it names; unset, the CPU's own. */
 static void test_simd_cap(void **state) {
