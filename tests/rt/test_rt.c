@@ -19,7 +19,7 @@
  *                                  played, moved round the head, stolen, ended
  *   test_rt layout HELIOD HOOK     the record workload with --layout 7.1: the
  *                                  8-channel device buffer and recording
- *   test_rt mix HELIOD HOOK        --mix-threads 2 and 600 voices: the mix
+ *   test_rt mix HELIOD HOOK        --mix-threads 2, --voices 8192, 560 playing: the mix
  *                                  worker threads (partitioned blocks) too
  */
 #include <errno.h>
@@ -672,14 +672,16 @@ static void test_mix(void **state) {
     snprintf(out, sizeof out, "%s/mix.out", g_dir);
     snprintf(loop, sizeof loop, "%s/loop.wav", g_dir);
     write_sine(loop, 1, 0.5, 220);
-    const char *argv[] = {g_prog, "--voices",        "600",  "--virtual-voices",
-                          "1200", "--client-voices", "1200", "--mix-threads",
+    /* --voices above the old cap of 4096: the tables sized at start */
+    const char *argv[] = {g_prog, "--voices",        "8192", "--virtual-voices",
+                          "8192", "--client-voices", "8192", "--mix-threads",
                           "2",    "--cpu-budget",    "0",    "--audibility-floor",
                           "-144", "--socket",        sock,   "--driver",
                           "null", "--log-level",     "warn", NULL};
     pid_t pid = spawn(argv, out);
     assert_true(pid > 0);
     heliod_t *a = connect_retry(sock, "rt-mix");
+    assert_int_equal(heliod_server_info(a)->voices, 8192);
     assert_int_equal(heliod_load(a, "loop", loop, HELIOD_LOAD_SHARED, NULL), 0);
     for (int i = 0; i < 560; i++) {
         heliod_play_params_t p;
