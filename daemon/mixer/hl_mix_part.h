@@ -12,8 +12,9 @@
  *
  * Thread t of T (t = 0: the audio thread) takes partitions t*P/T .. in
  * chunks of HL_MIX_CHUNK voices claimed with one atomic add each. A worker
- * that has not finished when the audio thread is done and its share of the
- * block's duration is over (cfg.late_pct on the mixer's clock_ns) is late:
+ * that has not finished when the audio thread is done and its share is
+ * over (twice the time the audio thread took for its own share plus
+ * HL_MIX_LATE_MIN_NS, at most cfg.late_pct of the block's duration) is late:
  * the audio thread claims the chunks it has not started and mixes them
  * itself (counted: late); the one chunk it is inside is waited for until the
  * block's whole duration, then dropped for this block (counted: dropped;
@@ -38,8 +39,10 @@
                                 * the plain single-threaded loop */
 #define HL_MIX_CHUNK       32  /* voices per claim */
 #define HL_MIX_PART_CH     HL_LAYOUT_MAX_CH /* planes per bus of a partition's accumulators */
-#define HL_MIX_LATE_PCT    50  /* % of a block's duration the workers have before the audio
-                                * thread takes their unstarted chunks */
+#define HL_MIX_LATE_PCT    50  /* % of a block's duration the workers have at most before the
+                                * audio thread takes their unstarted chunks */
+#define HL_MIX_LATE_MIN_NS 50000 /* and beyond twice the audio thread's own share, this much:
+                                  * a worker that has not woken costs a bounded wait */
 /* clang-format on */
 
 typedef struct hl_mix_part hl_mix_part_t;

@@ -216,9 +216,14 @@ static void quarantine(hl_mix_part_t *p, worker_t *t, uint32_t k) {
 /* Collects worker t after the audio thread's own share: waits for it (its
  * share of the block, then the whole block for the chunk it is in),
  * rescues what it did not start; returns 1 if its accumulators count. */
-static int collect(hl_mix_part_t *p, worker_t *t, uint64_t t0, uint64_t dur) {
+static int collect(hl_mix_part_t *p, worker_t *t, uint64_t t0, uint64_t dur, uint64_t own_end) {
     const uint64_t pct = p->cfg.late_pct;
     uint64_t soft = p->cfg.clock_ns ? t0 + dur * pct / 100 : SPIN_NOCLOCK;
+    if (p->cfg.clock_ns) { /* a worker's share takes about as long as the audio thread's own:
+                            * twice that (and HL_MIX_LATE_MIN_NS) before it is late */
+        uint64_t own = own_end - t0, fair = own_end + 2 * own + HL_MIX_LATE_MIN_NS;
+        soft = fair < soft ? fair : soft;
+    }
     if (pct >= 1000) soft = UINT64_MAX; /* tests: no bound */
     uint32_t mine = t->nchunks;         /* the chunks the worker mixed */
     if (wait_done(p, t, mine, soft)) goto copy;
@@ -322,8 +327,9 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
         p->dirty[q] |= p->st[q].buses;
     }
     int ok[HL_MIX_PARTS] = {0};
+    uint64_t own_end = 0;
     for (uint32_t i = 1; i < nt; i++)
-        ok[i] = collect(p, use[i], t0, dur);
+        ok[i] = collect(p, use[i], t0, dur, i == 1 ? (own_end = now_ns(p)) : own_end);
     /* the sum, in partition order */
     for (uint32_t i = 0; i < nt; i++) {
         worker_t *t = i ? use[i] : &self;
