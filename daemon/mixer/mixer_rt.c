@@ -573,12 +573,17 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
 /* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
 static void mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
                          hl_part_stats_t *st, uint8_t *left, const uint8_t *quar) {
+    /* the state's lines are only prefetched (never read) past the chunk's end;
+     * the source spans, which read a voice's cursor, only inside it: the
+     * voices after it may be another thread's */
     const uint32_t na = m->n_rt_active;
-    for (uint32_t j = a; j < a + HL_PF_STATE_AHEAD && j < b; j++)
+    for (uint32_t j = a; j < a + HL_PF_STATE_AHEAD && j < b; j++) {
         prefetch_state(&m->rt[m->rt_active[j]]);
+        if (j < a + HL_PF_SRC_AHEAD) prefetch_src(&m->rt[m->rt_active[j]], n);
+    }
     for (uint32_t i = a; i < b; i++) {
         if (i + HL_PF_STATE_AHEAD < na) prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
-        if (i + HL_PF_SRC_AHEAD < na) prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
+        if (i + HL_PF_SRC_AHEAD < b) prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         const uint32_t s = m->rt_active[i];
         hl_rt_fast_t *f = &m->rt[s].f;
         left[i] = 0;
