@@ -610,6 +610,10 @@ static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t
     const uint32_t na = m->n_rt_active;
     uint32_t ended = 0;
     for (uint32_t i = 0; i < na; i++) {
+        if (i + HL_PF_STATE_AHEAD < na && left[i + HL_PF_STATE_AHEAD])
+            prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
+        if (i + HL_PF_SRC_AHEAD < na && left[i + HL_PF_SRC_AHEAD])
+            prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         if (!left[i]) continue;
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
         if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
