@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     do {
         for (int k = 0; k < 64; k++) {
             hl_mixer_process_rt(m, pcm, MB_BLOCK, 0);
-            hld_meter_tap_write_rt(tap, hl_mixer_meter_rt(m), pcm, MB_BLOCK);
+            hld_meter_tap_write_rt(tap, hl_mixer_meter_rt(m), pcm, MB_BLOCK, 2);
         }
         frames += 64 * MB_BLOCK;
         (void)hld_meter_tap_read_levels(tap, drain, 64); /* the consumer, off the clock */

@@ -48,6 +48,7 @@
 #include <soxr.h>
 
 #include "hl_fx.h"
+#include "hl_layout.h"
 #include "hl_mixer.h"
 #include "hl_simd.h"
 #include "hl_sinc.h"
@@ -68,7 +69,7 @@
 #define MB_I32_SCALE  (1.0f / 2147483648.0f) /* int32 -> [-1, 1) */
 #define MB_DEF_SECS   10.0                   /* default timed audio seconds */
 #define MB_DEF_WARMUP 0.5                    /* default untimed warm-up seconds */
-#define MB_CHANNELS   2                      /* stereo output */
+#define MB_CHANNELS   2                      /* stereo output (-c: a surround layout's) */
 
 /* ---- heliod scene parameters ------------------------------------------- */
 #define MB_MAX_DISTANCE 1000.0f /* far beyond every voice: nothing goes virtual */
@@ -87,11 +88,13 @@ typedef struct {
     double seconds, warmup;
     int buffers;
     const char *variant;
+    int channels; /* -c / --channels: 2 (stereo), 4, 6 or 8 (hl_layout.h) */
+    int turn;     /* -t: the listener turns 1 degree a block (every 3D pair recomputed) */
 } mb_args_t;
 
 static void usage(const char *prog) {
     fprintf(stderr,
-            "usage: %s N [-s seconds] [-w warmup_seconds] [-b buffers] [-r NAME]\n"
+            "usage: %s N [-s seconds] [-w warmup_seconds] [-b buffers] [-r NAME] [-c CH]\n"
             "  N    number of simultaneous voices (e.g. 1, 64, 256, 1024, 4096)\n"
             "  -s   seconds of audio to render in the timed loop (default 10)\n"
             "  -w   seconds of audio to render before timing (default 0.5)\n"
@@ -102,16 +105,24 @@ static void usage(const char *prog) {
             "       interpolation), worst (pitched with cubic interpolation), sinc\n"
             "       (pitched with the band-limited sinc interpolator) or post\n"
             "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"
-            "       to a reverb bus on every voice)\n",
+            "       to a reverb bus on every voice)\n"
+            "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1;\n"
+            "       the 3D voices are panned over its speakers\n"
+            "  -t   the listener turns 1 degree every block: every voice's spatial\n"
+            "       gains (and on surround its speaker pair) are recomputed each block\n",
             prog);
     exit(2);
 }
 
 static mb_args_t parse_args(int argc, char **argv) {
-    mb_args_t a = {0, MB_DEF_SECS, MB_DEF_WARMUP, 0, "preconv"};
+    mb_args_t a = {0, MB_DEF_SECS, MB_DEF_WARMUP, 0, "preconv", MB_CHANNELS, 0};
+    static const struct option lopts[] = {{"channels", required_argument, NULL, 'c'},
+                                          {NULL, 0, NULL, 0}};
     int opt;
-    while ((opt = getopt(argc, argv, "s:w:b:r:h")) != -1) {
+    while ((opt = getopt_long(argc, argv, "s:w:b:r:c:th", lopts, NULL)) != -1) {
         switch (opt) {
+        case 't': a.turn = 1; break;
+        case 'c': a.channels = atoi(optarg); break;
         case 's': a.seconds = atof(optarg); break;
         case 'w': a.warmup = atof(optarg); break;
         case 'b': a.buffers = atoi(optarg); break;
@@ -121,7 +132,9 @@ static mb_args_t parse_args(int argc, char **argv) {
     }
     if (optind >= argc) usage(argv[0]);
     a.voices = atoi(argv[optind]);
-    if (a.voices < 1 || a.seconds <= 0.0 || a.warmup < 0.0 || a.buffers < 0) usage(argv[0]);
+    if (a.voices < 1 || a.seconds <= 0.0 || a.warmup < 0.0 || a.buffers < 0 ||
+        hl_layout_for_channels((uint32_t)a.channels) < 0)
+        usage(argv[0]);
     if (strcmp(a.variant, "preconv") != 0 && strcmp(a.variant, "pitched") != 0 &&
         strcmp(a.variant, "worst") != 0 && strcmp(a.variant, "post") != 0 &&
         strcmp(a.variant, "sinc") != 0)
@@ -230,9 +243,9 @@ static long blocks_for(double seconds) {
     return (long)ceil(seconds * MB_OUT_RATE / MB_BLOCK);
 }
 
-static double block_energy(const float *buf, int frames) {
+static double block_energy(const float *buf, int frames, int channels) {
     double e = 0.0;
-    for (int i = 0; i < MB_CHANNELS * frames; i++)
+    for (int i = 0; i < channels * frames; i++)
         e += (double)buf[i] * buf[i];
     return e;
 }
@@ -276,6 +289,7 @@ int main(int argc, char **argv) {
     hl_mixer_config_t cfg = {0};
     cfg.rate = MB_OUT_RATE;
     cfg.voices = (uint32_t)n;
+    cfg.layout = (uint32_t)hl_layout_for_channels((uint32_t)a.channels);
     cfg.cmd_capacity = HL_CMD_RING;
     while (cfg.cmd_capacity < (uint32_t)n)
         cfg.cmd_capacity *= 2;
@@ -377,7 +391,7 @@ int main(int argc, char **argv) {
     if (granted == 0) return 1;
     if (granted != n) fprintf(stderr, "# only %d of %d voices granted\n", granted, n);
 
-    float *out = aligned_alloc(MB_ALIGN, sizeof(float) * MB_CHANNELS * MB_BLOCK);
+    float *out = aligned_alloc(MB_ALIGN, sizeof(float) * (size_t)a.channels * MB_BLOCK);
     if (!out) return 1;
 
     long wblocks = a.warmup > 0.0 ? blocks_for(a.warmup) : 0;
@@ -390,8 +404,13 @@ int main(int argc, char **argv) {
     uint64_t t = now_ns();
     stamp_t t0 = stamp_now();
     for (long k = 0; k < blocks; k++) {
+        if (a.turn) { /* the listener's forward turns 1 degree a block */
+            const float ang = (float)k * (float)(M_PI / 180.0);
+            hl_listener_state_t l = {{0, 0, 0}, {sinf(ang), 0, -cosf(ang)}, {0, 1, 0}, {0, 0, 0}};
+            (void)hl_mixer_set_listener(m, &l, t);
+        }
         hl_mixer_process_rt(m, out, MB_BLOCK, t);
-        energy += block_energy(out, MB_BLOCK);
+        energy += block_energy(out, MB_BLOCK, a.channels);
         t += (uint64_t)MB_BLOCK * 1000000000ull / MB_OUT_RATE;
     }
     stamp_t t1 = stamp_now();
@@ -399,7 +418,7 @@ int main(int argc, char **argv) {
 
     hl_mixer_stats_t st;
     hl_mixer_stats(m, &st);
-    double rms = sqrt(energy / ((double)blocks * MB_BLOCK * MB_CHANNELS));
+    double rms = sqrt(energy / ((double)blocks * MB_BLOCK * a.channels));
     double audio_s = (double)blocks * MB_BLOCK / MB_OUT_RATE;
     double cpu = t1.proc - t0.proc;
     printf("heliod voices=%d granted=%d audio_s=%.3f cpu_s=%.4f realtime_factor=%.2f "
@@ -408,6 +427,10 @@ int main(int argc, char **argv) {
            a.voices, granted, audio_s, cpu, audio_s / cpu, granted * audio_s / cpu,
            t1.wall - t0.wall, t1.thread - t0.thread, a.variant, rms, nbuf, st.voices_mixed,
            st.voices_virtual, (unsigned long long)st.limiter_blocks);
+    if (a.channels != MB_CHANNELS) /* the stereo line stays as the peer harness reads it */
+        printf("heliod-layout channels=%d voices=%d variant=%s turn=%d cpu_s=%.4f "
+               "block_us=%.2f\n",
+               a.channels, granted, a.variant, a.turn, cpu, cpu / (double)blocks * 1e6);
     if (post) {
         /* the audio thread's cost per 256-frame period (CPU time per block) */
         double period_s = (double)MB_BLOCK / MB_OUT_RATE;

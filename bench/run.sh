@@ -6,7 +6,7 @@
 # usage: bench/run.sh [build-dir]        (default: ./build)
 #
 # Knobs (environment) [defaults]:
-#   ONLY             benchmarks to run          ["wakeup mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets evict"]
+#   ONLY             benchmarks to run          ["wakeup mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets evict music"]
 #   MIX_VOICES       voice counts for mix       ["1 64 256 1024 4096"]
 #   MIX_S            timed audio seconds / run  [2]
 #   MIX_VARIANTS     mix -r variants            ["preconv pitched"]
@@ -40,7 +40,7 @@ BUILD="$(cd "${1:-$HERE/../build}" && pwd)"
 B="$BUILD/bench"
 export HELIOD_BIN="${HELIOD_BIN:-$BUILD/daemon/heliod}"
 
-ONLY="${ONLY:-wakeup mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets evict}"
+ONLY="${ONLY:-wakeup mix kernels fixed meter callback latency throughput memory connect stream vm vm_callback time assets evict music}"
 MIX_VOICES="${MIX_VOICES:-1 64 256 1024 4096}"
 MIX_S="${MIX_S:-2}"
 MIX_VARIANTS="${MIX_VARIANTS:-preconv pitched}"
@@ -154,4 +154,6 @@ want time && run "$B/time" jitter -n 10000
 want time && run "$B/time" render -v 1024 -s 10 --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
 want assets && run "$B/assets" --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
 want evict && run "$B/evict" --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
+# music: 10 minutes rendered at 48 kHz (beats, transitions, stinger to the sample), BEAT delay
+want music && run "$B/music" --heliod "${HELIOD_BIN:-$B/../daemon/heliod}"
 exit "$status"

@@ -63,6 +63,7 @@ static const cmd_desc_t cmds[] = {
      "  --pan P            stereo pan in [-1, 1] (default 0)\n"
      "  --pos X,Y,Z        3D position in metres (implies 3D)\n"
      "  --pitch R          playback rate in [0.25, 4] (default 1)\n"
+     "  --lfe L            LFE send, linear in [0, 4] (default 0: none; --layout 5.1, 7.1)\n"
      "  --loop             loop until stopped (or --loop-count more times)\n"
      "  --loop-start F     loop region start, frames at the file's rate (default 0)\n"
      "  --loop-end F       loop region end, frames at the file's rate (default: end)\n"
@@ -98,6 +99,7 @@ static const cmd_desc_t cmds[] = {
      "          [--occlusion X] [--obstruction X] [--send BUS:DB]...\n"
      "  Change a playing voice; changes ramp over --ramp MS.\n" CTL_POST_USAGE
      "  --vel V    source velocity X,Y,Z in m/s (Doppler)\n"
+     "  --lfe L    LFE send, linear in [0, 4] (0: none)\n"
      "  --seek S   jump to S seconds into the sound, click-free\n"
      "  --pause    fade out and hold; --resume fades back in\n"},
     {"pause", CTL_PAUSE, HL_OP_SET,
@@ -186,12 +188,14 @@ static const cmd_desc_t cmds[] = {
      "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
     {"cone", CTL_CONE, HL_OP_CONE,
      "cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]\n"
-     "     [--outer-gain X]\n"
+     "     [--outer-gain X] [--outer-lp HZ]\n"
      "cone VOICE|--emitter NAME|--cue NAME --off\n"
      "  A sound cone, as OpenAL 1.1 defines it: the source points along --dir; a\n"
      "  listener within the inner cone (full width, degrees, default 360) hears it\n"
      "  at full gain, beyond the outer cone (default 360) at --outer-gain (linear,\n"
      "  0..1, default 0), and in between the gain goes linearly with the angle.\n"
+     "  --outer-lp HZ also low-passes it beyond the outer cone (0 = none, the\n"
+     "  default), the cutoff moving between the cones with the gain.\n"
      "  On a voice now; on an emitter's voices now and later; on a cue's voices\n"
      "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
      "  protocol 1.1.\n"},
@@ -277,12 +281,15 @@ static const cmd_desc_t cmds[] = {
      "  --fade-out MS       eviction fade [50]\n"
      "  --fade-curve C      linear, equal-power or log [linear]\n"},
     {"cues", CTL_CUES, HL_OP_CUES,
-     "cues [--json]\ncues load FILE\n"
+     "cues [--json]\ncues load FILE\ncues save FILE\n"
      "  List cues and categories with their counters, or load a cue file.\n"
      "  The list shows key settings and plays, refusals by reason (interval,\n"
      "  distance, cue limit, category limit, no voice), evictions, steals,\n"
      "  virtualisations, active and virtual voices. `cues load` prints\n"
-     "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"},
+     "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"
+     "  `cues save` writes the parameter, category and cue definitions as a sheet\n"
+     "  that `cues load` reads back to the same definitions (bindings, cones,\n"
+     "  attenuation curves, tempo maps, snapshots, music: not read back, not saved).\n"},
     {"emitter", CTL_EMITTER, HL_OP_EMITTER,
      "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
      "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"
@@ -355,11 +362,14 @@ static const cmd_desc_t cmds[] = {
     {"music", CTL_MUSIC, HL_OP_MUSIC,
      "music NAME --to STATE\n"
      "  A cue sheet's [music NAME] goes to STATE: the first request starts its\n"
-     "  cue now; later ones follow the section's transition table (when: now,\n"
-     "  beat, bar, bars:N on the playing track's beat map; how: xfade or\n"
-     "  fadeout). A request made while a transition waits for its frame\n"
-     "  replaces it. Prints the frame the new track starts on and its voice\n"
-     "  (0 while the transition waits). Takes --at / --at-frame (protocol 1.1).\n"},
+     "  cue (and its layers) now; later ones follow the section's transition\n"
+     "  table (when: now, beat, bar, bars:N on the playing track's beat map,\n"
+     "  marker: its sound's next cue point, end: the end of its loop pass; how:\n"
+     "  xfade, fadeout or segment:CUE played in between; tail: the old track\n"
+     "  rings out its pass). A request made while a transition waits for its\n"
+     "  frame replaces it. Prints the frame the new track (a segment: the\n"
+     "  segment) starts on and its voice (0 while the transition waits).\n"
+     "  Takes --at / --at-frame (protocol 1.1).\n"},
     {"clock", CTL_CLOCK, HL_OP_CLOCK,
      "clock\n  The engine clock: frame, its CLOCK_MONOTONIC time, rate, period, latency.\n"
      "  Engine frame F is due at about time_ns + (F - frame) * 1e9 / rate.\n"

@@ -284,7 +284,7 @@ int ctl__parse_snapshot(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
 }
 
 /* cone VOICE|--emitter NAME|--cue NAME --dir X,Y,Z [--inner DEG] [--outer DEG]
- * [--outer-gain X] | --off */
+ * [--outer-gain X] [--outer-lp HZ] | --off */
 int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_cone_t *m = &c->m.cone;
     hl_cone_init(m);
@@ -300,6 +300,8 @@ int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
                    (r = ctl__float_opt(argc, argv, &i, "--outer", &m->outer_deg, err, errlen)) !=
                        0 ||
                    (r = ctl__float_opt(argc, argv, &i, "--outer-gain", &m->outer_gain, err,
+                                       errlen)) != 0 ||
+                   (r = ctl__float_opt(argc, argv, &i, "--outer-lp", &m->outer_lp_hz, err,
                                        errlen)) != 0) {
             if (r < 0) return -1;
         } else if ((r = ctl__name_opt(argc, argv, &i, "--emitter", m->name, sizeof m->name, err,

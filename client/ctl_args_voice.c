@@ -69,6 +69,8 @@ int ctl__parse_play(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
             m->flags |= HL_PLAY_3D;
         } else if ((r = ctl__float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
             if (r < 0) return -1;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--lfe", &m->lfe, err, errlen)) != 0) {
+            if (r < 0) return -1;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--priority", &v)) != 0) {
             long p;
             if (r < 0 || ctl_parse_int(v, -HL_MAX_PRIORITY, HL_MAX_PRIORITY, &p) < 0)
@@ -208,6 +210,9 @@ int ctl__parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
         } else if ((r = ctl__float_opt(argc, argv, &i, "--pitch", &m->pitch, err, errlen)) != 0) {
             if (r < 0) return -1;
             m->mask |= HL_SET_PITCH;
+        } else if ((r = ctl__float_opt(argc, argv, &i, "--lfe", &m->lfe, err, errlen)) != 0) {
+            if (r < 0) return -1;
+            m->mask |= HL_SET_LFE;
         } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
             if (r < 0) return -1;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--seek", &v)) != 0) {

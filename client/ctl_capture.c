@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl_capfile.h"
 #include "ctl_ui.h"
 #include "hl_proto.h"
 
@@ -17,17 +18,8 @@ const char ctl_capture_usage[] =
     "usage: heliodctl capture show FILE [--json]\n"
     "  List a capture file's records (heliod --capture FILE): engine frame, seconds\n"
     "  since the capture started, client, command, status; a LOADed file's size,\n"
-    "  mtime and hash; the trailer's counts. --json: one JSON object a line.\n";
-
-static uint16_t g16(const uint8_t *p) {
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static uint32_t g32(const uint8_t *p) {
-    return g16(p) | (uint32_t)g16(p + 2) << 16;
-}
-static uint64_t g64(const uint8_t *p) {
-    return g32(p) | (uint64_t)g32(p + 4) << 32;
-}
+    "  mtime and hash; the trailer's counts. --json: one JSON object a line.\n"
+    "  heliod --render FILE --out OUT.wav renders it; heliodctl replay FILE plays it.\n";
 
 static int bad(const char *path, const char *why) {
     fprintf(stderr, "heliodctl: %s: %s\n", path, why);
@@ -49,92 +41,87 @@ static void json_str(const uint8_t *s, size_t n) {
 }
 
 static int show(const char *path, int json) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return bad(path, "cannot open");
-    uint8_t h[32];
-    if (fread(h, 1, sizeof h, f) != sizeof h || memcmp(h, "HLDCAPT\n", 8) != 0) {
-        fclose(f);
-        return bad(path, "not a heliod capture file");
-    }
-    if (g16(h + 8) != 1) {
-        fclose(f);
-        return bad(path, "capture format version not supported (this heliodctl reads 1)");
-    }
-    uint32_t rate = g32(h + 12);
-    uint64_t frame0 = g64(h + 16);
+    uint8_t *f = NULL;
+    size_t n = 0;
+    ctl_cap_hdr_t hd;
+    char why[128];
+    if (ctl_cap_read(path, &f, &n, &hd, why, sizeof why) != 0) return bad(path, why);
     if (json)
-        printf("{\"kind\":\"header\",\"version\":1,\"proto\":\"%u.%u\",\"rate\":%" PRIu32
+        printf("{\"kind\":\"header\",\"version\":%u,\"proto\":\"%u.%u\",\"rate\":%" PRIu32
                ",\"frame\":%" PRIu64 ",\"time_ns\":%" PRIu64 "}\n",
-               h[10], h[11], rate, frame0, g64(h + 24));
+               hd.version, f[10], f[11], hd.rate, hd.frame, ctl_cap_le(f + 24, 8));
     else
-        printf("capture v1, protocol %u.%u, %" PRIu32 " Hz, from frame %" PRIu64 "\n", h[10], h[11],
-               rate, frame0);
-    uint8_t *r = NULL;
-    int status = 0, trailer = 0;
-    for (;;) {
-        uint8_t lb[4];
-        size_t got = fread(lb, 1, 4, f);
-        if (got == 0) break;
-        uint32_t len = got == 4 ? g32(lb) : 0;
-        uint8_t *nr = len ? realloc(r, len) : NULL;
-        if (!nr || fread(nr, 1, len, f) != len) {
-            if (nr) r = nr;
-            status = bad(path, "truncated record");
-            break;
-        }
-        r = nr;
-        if (r[0] == 1 && len >= 28 + HL_FRAME_HDR) {
-            uint64_t frame = g64(r + 4);
-            double t = (double)g64(r + 12) / 1e9;
-            uint32_t client = g32(r + 20);
-            int32_t st = (int32_t)g32(r + 24);
-            uint16_t op = g16(r + 32), flags = g16(r + 34);
-            uint32_t id = g32(r + 36);
+        printf("capture v%u, protocol %u.%u, %" PRIu32 " Hz, from frame %" PRIu64 "\n", hd.version,
+               f[10], f[11], hd.rate, hd.frame);
+    int status = 0, trailer = 0, got;
+    size_t off = CTL_CAP_HDR;
+    ctl_cap_rec_t r;
+    while ((got = ctl_cap_next(f, n, &off, &r)) == 1) {
+        if (r.kind == CTL_CAP_REQUEST) {
+            uint16_t op = (uint16_t)ctl_cap_le(r.req + 4, 2),
+                     flags = (uint16_t)ctl_cap_le(r.req + 6, 2);
+            uint32_t id = (uint32_t)ctl_cap_le(r.req + 8, 4);
             const char *name = hl_op_name(op);
+            int inp = (r.flags & CTL_CAP_INPERIOD) != 0; /* applied from the next period */
+            double t = (double)r.time_ns / 1e9;
             if (json)
                 printf("{\"kind\":\"request\",\"frame\":%" PRIu64
                        ",\"time_s\":%.6f,\"client\":%" PRIu32
                        ",\"op\":%u,\"command\":\"%s\",\"flags\":%u,\"id\":%" PRIu32
-                       ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32 "}\n",
-                       frame, t, client, op, name ? name : "?", flags, id, st, len - 28);
+                       ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32 ",\"in_period\":%s}\n",
+                       r.frame, t, r.client, op, name ? name : "?", flags, id, r.status, r.req_len,
+                       inp ? "true" : "false");
             else
-                printf("%12" PRIu64 " %10.6f client %-4" PRIu32 " %-13s %s\n", frame, t, client,
-                       name ? name : "?", st ? hl_strerror(st) : "ok");
-        } else if (r[0] == 2 && len >= 42 && len >= 42u + g16(r + 40)) {
-            uint16_t pl = g16(r + 40);
+                printf("%12" PRIu64 "%c%10.6f client %-4" PRIu32 " %-13s %s\n", r.frame,
+                       inp ? '+' : ' ', t, r.client, name ? name : "?",
+                       r.status ? hl_strerror(r.status) : "ok");
+        } else if (r.kind == CTL_CAP_REPLY) {
+            if (json)
+                printf("{\"kind\":\"reply\",\"voice\":%" PRIu64 "}\n", r.voice);
+            else
+                printf("%12s %10s %-11s %-13s voice %" PRIu64 "\n", "", "", "", "(reply)", r.voice);
+        } else if (r.kind == CTL_CAP_SESSION) {
+            if (json)
+                printf("{\"kind\":\"session\",\"period\":%" PRIu32 ",\"channels\":%" PRIu32
+                       ",\"rng\":%" PRIu64 "}\n",
+                       r.period, r.channels, r.rng);
+            else
+                printf("period %" PRIu32 ", %" PRIu32 " channels\n", r.period, r.channels);
+        } else if (r.kind == CTL_CAP_CLOSE) {
+            if (json)
+                printf("{\"kind\":\"close\",\"frame\":%" PRIu64 ",\"client\":%" PRIu32 "}\n",
+                       r.frame, r.client);
+            else
+                printf("%12" PRIu64 " %10s client %-4" PRIu32 " (closed)\n", r.frame, "", r.client);
+        } else if (r.kind == CTL_CAP_SOUND) {
             if (json) {
                 printf("{\"kind\":\"sound\",\"frame\":%" PRIu64 ",\"client\":%" PRIu32
                        ",\"readable\":%s,\"audio\":%s,\"size\":%" PRIu64 ",\"mtime_ns\":%" PRId64
                        ",\"hash\":\"%016" PRIx64 "\",\"path\":",
-                       g64(r + 8), g32(r + 4), (r[1] & 1) ? "false" : "true",
-                       (r[1] & 2) ? "true" : "false", g64(r + 16), (int64_t)g64(r + 24),
-                       g64(r + 32));
-                json_str(r + 42, pl);
+                       r.frame, r.client, (r.flags & CTL_CAP_NOFILE) ? "false" : "true",
+                       r.audio ? "true" : "false", r.size, r.mtime_ns, r.hash);
+                json_str((const uint8_t *)r.path, r.path_len);
                 printf("}\n");
             } else {
                 printf("%12" PRIu64 " %10s client %-4" PRIu32 " %-13s %.*s size %" PRIu64
                        " hash %016" PRIx64 "%s%s\n",
-                       g64(r + 8), "", g32(r + 4), "(sound)", (int)pl, (const char *)(r + 42),
-                       g64(r + 16), g64(r + 32), (r[1] & 1) ? " (unreadable)" : "",
-                       (r[1] & 2) ? " +audio" : "");
+                       r.frame, "", r.client, "(sound)", (int)r.path_len, r.path, r.size, r.hash,
+                       (r.flags & CTL_CAP_NOFILE) ? " (unreadable)" : "", r.audio ? " +audio" : "");
             }
-        } else if (r[0] == 3 && len >= 28) {
+        } else if (r.kind == CTL_CAP_TRAILER) {
             trailer = 1;
             if (json)
                 printf("{\"kind\":\"trailer\",\"records\":%" PRIu64 ",\"dropped\":%" PRIu64
-                       ",\"bytes\":%" PRIu64 "}\n",
-                       g64(r + 4), g64(r + 12), g64(r + 20));
+                       ",\"bytes\":%" PRIu64 ",\"end_frame\":%" PRIu64 "}\n",
+                       r.records, r.dropped, r.bytes, r.end);
             else
-                printf("end: %" PRIu64 " requests captured, %" PRIu64 " dropped\n", g64(r + 4),
-                       g64(r + 12));
-        } else {
-            status = bad(path, "unknown or short record");
-            break;
+                printf("end: %" PRIu64 " requests captured, %" PRIu64 " dropped\n", r.records,
+                       r.dropped);
         }
     }
+    if (got < 0) status = bad(path, "truncated record");
     if (!status && !trailer) fprintf(stderr, "heliodctl: %s: no trailer (cut short)\n", path);
-    free(r);
-    fclose(f);
+    free(f);
     return status;
 }
 

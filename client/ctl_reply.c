@@ -149,21 +149,42 @@ static void print_fx_params(const hl_fx_info_t *e, int json, char *buf, size_t c
     }
 }
 
+/* A list reply's head (count, truncated); JSON opens the array named key.
+ * -1: a bad body. */
+static int list_open(hl_rbuf_t *r, hl_list_head_t *head, int json, const char *key) {
+    hl_get_list_head(r, head);
+    if (r->err) return -1;
+    if (json) printf(",\"truncated\":%s,\"%s\":[", head->truncated ? "true" : "false", key);
+    return 0;
+}
+
+/* Its end: the JSON array closed, or the text's last item "(none)" or
+ * "(list truncated)". -1: a bad body. */
+static int list_close(hl_rbuf_t *r, ctl_sink_t *s, int json, int truncated) {
+    if (hl_rbuf_finish(r) < 0) return -1;
+    if (json)
+        printf("]");
+    else if (s->n == 0)
+        ctl_sink_item(s, "(none)");
+    else if (truncated)
+        ctl_sink_item(s, "(list truncated)");
+    if (!json) ctl_sink_end(s);
+    return 0;
+}
+
 /* BUSES, FX_LIST and DUCKS replies. */
 static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) {
     hl_list_head_t head;
-    hl_get_list_head(r, &head);
-    if (r->err) return -1;
+    if (list_open(r, &head, json,
+                  kind == CTL_BUSES       ? "buses"
+                  : kind == CTL_DUCKS     ? "ducks"
+                  : kind == CTL_RZONES    ? "reverb_zones"
+                  : kind == CTL_SNAPSHOTS ? "snapshots"
+                  : kind == CTL_BANKS     ? "banks"
+                  : kind == CTL_ZONES     ? "zones"
+                                          : "fx"))
+        return -1;
     ctl_sink_t s = {.joined = batch && !json};
-    if (json)
-        printf(",\"truncated\":%s,\"%s\":[", head.truncated ? "true" : "false",
-               kind == CTL_BUSES       ? "buses"
-               : kind == CTL_DUCKS     ? "ducks"
-               : kind == CTL_RZONES    ? "reverb_zones"
-               : kind == CTL_SNAPSHOTS ? "snapshots"
-               : kind == CTL_BANKS     ? "banks"
-               : kind == CTL_ZONES     ? "zones"
-                                       : "fx");
     for (unsigned i = 0; i < head.count; i++) {
         if (json && i) putchar(',');
         if (kind == CTL_BUSES) {
@@ -339,24 +360,14 @@ static int print_graph_list(hl_rbuf_t *r, ctl_kind_t kind, int json, int batch) 
             }
         }
     }
-    if (hl_rbuf_finish(r) < 0) return -1;
-    if (json)
-        printf("]");
-    else if (s.n == 0)
-        ctl_sink_item(&s, "(none)");
-    else if (head.truncated)
-        ctl_sink_item(&s, "(list truncated)");
-    if (!json) ctl_sink_end(&s);
-    return 0;
+    return list_close(r, &s, json, head.truncated);
 }
 
 /* PARAMS: one parameter a line (or a JSON array). */
 static int print_params(hl_rbuf_t *r, int json, int batch) {
     hl_list_head_t head;
-    hl_get_list_head(r, &head);
-    if (r->err) return -1;
+    if (list_open(r, &head, json, "params")) return -1;
     ctl_sink_t s = {.joined = batch && !json};
-    if (json) printf(",\"truncated\":%s,\"params\":[", head.truncated ? "true" : "false");
     for (unsigned i = 0; i < head.count; i++) {
         hl_param_info_t e;
         hl_get_param_info(r, &e);
@@ -379,15 +390,7 @@ static int print_params(hl_rbuf_t *r, int json, int batch) {
                           (double)e.def.seek, (double)e.value, (double)e.target, e.owner, e.scoped);
         }
     }
-    if (hl_rbuf_finish(r) < 0) return -1;
-    if (json)
-        printf("]");
-    else if (s.n == 0)
-        ctl_sink_item(&s, "(none)");
-    else if (head.truncated)
-        ctl_sink_item(&s, "(list truncated)");
-    if (!json) ctl_sink_end(&s);
-    return 0;
+    return list_close(r, &s, json, head.truncated);
 }
 
 /* The core lists: sounds, voices, devices, cues, stats and status (the
@@ -585,6 +588,23 @@ static int print_list(heliod_t *h, const ctl_result_t *res, hl_rbuf_t *r, ctl_si
     return 0;
 }
 
+/* A count reply: requests captured, voices stopped or changed, an effect's
+ * index. */
+static void print_count(ctl_kind_t kind, uint32_t n, int json) {
+    const char *what = kind == CTL_CAPTURE     ? "captured"
+                       : kind == CTL_FX        ? "index"
+                       : kind == CTL_PAUSE_ALL ? "changed"
+                                               : "stopped";
+    if (json)
+        printf(",\"%s\":%u", what, n);
+    else if (kind == CTL_CAPTURE && !n)
+        printf("ok\n");
+    else if (kind == CTL_CAPTURE)
+        printf("captured %u requests\n", n);
+    else
+        printf("%s %u\n", what, n);
+}
+
 int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, res->body, res->len);
@@ -647,29 +667,15 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
         }
         break;
     }
-    case CTL_CAPTURE: {
-        hl_count_reply_t c;
-        hl_get_count_reply(&r, &c);
-        if (hl_rbuf_finish(&r) < 0) return -1;
-        if (json)
-            printf(",\"captured\":%u", c.count);
-        else if (c.count)
-            printf("captured %u requests\n", c.count);
-        else
-            printf("ok\n");
-        break;
-    }
+    case CTL_CAPTURE:
     case CTL_STOP_ALL:
     case CTL_EMITTER_DESTROY:
-    case CTL_PAUSE_ALL: {
+    case CTL_PAUSE_ALL:
+    case CTL_FX: {
         hl_count_reply_t c;
         hl_get_count_reply(&r, &c);
         if (hl_rbuf_finish(&r) < 0) return -1;
-        const char *what = res->kind == CTL_PAUSE_ALL ? "changed" : "stopped";
-        if (json)
-            printf(",\"%s\":%u", what, c.count);
-        else
-            printf("%s %u\n", what, c.count);
+        print_count(res->kind, c.count, json);
         break;
     }
     case CTL_MUSIC: {
@@ -707,16 +713,6 @@ int ctl_print_ok(heliod_t *h, const ctl_result_t *res, int batch) {
             printf(",\"rtt_ms\":%.3f,\"server_time_ns\":%llu", ms, (unsigned long long)t);
         else
             printf("%.3f ms\n", ms);
-        break;
-    }
-    case CTL_FX: {
-        hl_count_reply_t c;
-        hl_get_count_reply(&r, &c);
-        if (hl_rbuf_finish(&r) < 0) return -1;
-        if (json)
-            printf(",\"index\":%u", c.count);
-        else
-            printf("index %u\n", c.count);
         break;
     }
     case CTL_BANK:

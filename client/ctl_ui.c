@@ -1,6 +1,7 @@
 /*
  * ctl_ui.c - help for the commands heliodctl.c hands to ctl_ui.h's views
- * before its own parser sees them (top, profile, wait, events, stream), so that
+ * before its own parser sees them (top, profile, wait, events, stream,
+ * replay), so that
  * `heliodctl --help` lists them with the others and `heliodctl help top`
  * finds their text.
  */
@@ -18,7 +19,8 @@ static const char summary[] =
     "  profile   Record PROFILE events (load, voices, streams, buses) as JSON.\n"
     "  wait      Wait until a voice ends; print why.\n"
     "  events    Print voice, device and error events as JSON lines (watch --json).\n"
-    "  stream    Play raw PCM from a file or stdin as a client-fed stream.\n";
+    "  stream    Play raw PCM from a file or stdin as a client-fed stream.\n"
+    "  replay    Replay a session capture into the daemon, live, on its engine frames.\n";
 
 const char *ctl_ui_usage(const char *cmd) {
     if (!cmd) return summary;
@@ -27,5 +29,6 @@ const char *ctl_ui_usage(const char *cmd) {
     if (!strcmp(cmd, "wait")) return ctl_wait_usage;
     if (!strcmp(cmd, "events")) return events_usage;
     if (!strcmp(cmd, "stream")) return ctl_stream_usage;
+    if (!strcmp(cmd, "replay")) return ctl_replay_usage;
     return NULL;
 }

@@ -27,6 +27,12 @@ const char *ctl_ui_usage(const char *cmd);
  * json = the global --json. Needs no daemon. */
 extern const char ctl_capture_usage[];
 int ctl_capture_main(int argc, char **argv, int json);
+/* `replay CAPTURE [--speed X]`: a capture replayed live (ctl_replay.c). */
+extern const char ctl_replay_usage[];
+int ctl_replay_main(int argc, char **argv, const char *socket);
+/* `cues save FILE`: the definitions as a cue sheet (ctl_cues_save.c). */
+extern const char ctl_cues_save_usage[];
+int ctl_cues_save_main(int argc, char **argv, const char *socket);
 
 /* One PROFILE event as a JSON object (no newline): the recording's sample
  * format, documented in README "Profiling". */

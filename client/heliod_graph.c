@@ -29,48 +29,38 @@ static int bus_msg(heliod_t *h, hl_bus_t *m, const char *name, const char *paren
     return 0;
 }
 
-int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
+/* A BUS request of one kind (mask) for name (and parent); v is the gain
+ * (HL_BUS_GAIN) or the mute flag (HL_BUS_MUTE). */
+static int bus_req(heliod_t *h, uint32_t mask, const char *name, const char *parent, float v,
+                   float ramp_ms) {
     hl_bus_t m;
-    int rc = bus_msg(h, &m, bus, NULL);
+    int rc = bus_msg(h, &m, name, parent);
     if (rc < 0) return rc;
-    m.mask = HL_BUS_GAIN;
-    m.gain_db = gain_db;
+    m.mask = mask;
+    if (mask == HL_BUS_GAIN) m.gain_db = v;
+    if (mask == HL_BUS_MUTE) m.mute = v != 0.0f;
     m.ramp_ms = ramp_ms;
     return bus_call(h, &m);
+}
+
+int heliod_bus_gain(heliod_t *h, const char *bus, float gain_db, float ramp_ms) {
+    return bus_req(h, HL_BUS_GAIN, bus, NULL, gain_db, ramp_ms);
 }
 
 int heliod_bus_mute(heliod_t *h, const char *bus, int mute, float ramp_ms) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, bus, NULL);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_MUTE;
-    m.mute = mute ? 1 : 0;
-    m.ramp_ms = ramp_ms;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_MUTE, bus, NULL, mute ? 1.0f : 0.0f, ramp_ms);
 }
 
 int heliod_bus_create(heliod_t *h, const char *name, const char *parent) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, name, parent);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_CREATE;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_CREATE, name, parent, 0.0f, 0.0f);
 }
 
 int heliod_bus_remove(heliod_t *h, const char *name) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, name, NULL);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_REMOVE;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_REMOVE, name, NULL, 0.0f, 0.0f);
 }
 
 int heliod_bus_parent(heliod_t *h, const char *name, const char *parent) {
-    hl_bus_t m;
-    int rc = bus_msg(h, &m, name, parent);
-    if (rc < 0) return rc;
-    m.mask = HL_BUS_PARENT;
-    return bus_call(h, &m);
+    return bus_req(h, HL_BUS_PARENT, name, parent, 0.0f, 0.0f);
 }
 
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count) {
@@ -127,13 +117,7 @@ static int snapshot_call(heliod_t *h, hl_snapshot_t *m, const char *name) {
     snprintf(m->name, sizeof m->name, "%s", name);
     const char *why = NULL;
     if (hl_validate_snapshot(m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_SNAPSHOT, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_snapshot(&w, m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_SNAPSHOT);
+    return hlc_call_snapshot(h, HL_OP_SNAPSHOT, m);
 }
 
 int heliod_snapshot_define(heliod_t *h, const char *name, int priority, float fade_ms) {
@@ -213,6 +197,11 @@ int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_
 
 int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
                 float inner_deg, float outer_deg, float outer_gain) {
+    return heliod_cone_lp(h, target, voice, name, dir, inner_deg, outer_deg, outer_gain, 0.0f);
+}
+
+int heliod_cone_lp(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                   float inner_deg, float outer_deg, float outer_gain, float outer_lp_hz) {
     hl_cone_t m;
     hl_cone_init(&m);
     if (target < HL_CONE_VOICE || target > HL_CONE_CUE || !dir)
@@ -226,15 +215,10 @@ int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const
     m.inner_deg = inner_deg;
     m.outer_deg = outer_deg;
     m.outer_gain = outer_gain;
+    m.outer_lp_hz = outer_lp_hz;
     const char *why = NULL;
     if (hl_validate_cone(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_CONE, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_cone(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_CONE);
+    return hlc_call_cone(h, HL_OP_CONE, &m);
 }
 
 int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
@@ -256,13 +240,7 @@ int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name
     }
     const char *why = NULL;
     if (hl_validate_atten(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
-    hl_wbuf_t w;
-    uint32_t id;
-    int rc = hlc_req_begin(h, &w, HL_OP_ATTEN, 0, &id);
-    if (rc < 0) return rc;
-    hl_put_atten(&w, &m);
-    if ((rc = hlc_req_end(h, &w)) < 0) return rc;
-    return hlc_simple_call(h, id, HL_OP_ATTEN);
+    return hlc_call_atten(h, HL_OP_ATTEN, &m);
 }
 
 /* ---- effects ---------------------------------------------------------------- */

@@ -112,6 +112,13 @@ int heliod_snapshots(heliod_t *h, heliod_snapshot_info_t *arr, size_t cap, size_
 #define HELIOD_CONE_CUE     2
 int heliod_cone(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
                 float inner_deg, float outer_deg, float outer_gain);
+/* heliod_cone with an outer low-pass: beyond the outer cone the voice is
+ * also low-passed at outer_lp_hz (0: none, up to 96000; a cutoff at or above
+ * 0.45 x the rate filters nothing); between the cones the cutoff moves
+ * log-linearly from open to it with the angle, as the gain does, and joins
+ * the voice's own low-pass (the lower wins). heliod_cone is this with 0. */
+int heliod_cone_lp(heliod_t *h, int target, uint64_t voice, const char *name, const float dir[3],
+                   float inner_deg, float outer_deg, float outer_gain, float outer_lp_hz);
 /* Custom attenuation (protocol 1.1): n <= 8 points of distance (m, strictly
  * increasing) and gain (dB in [-144, +24]) replace the distance model's gain
  * of a voice (target HELIOD_CONE_VOICE, now) or of a cue's voices started

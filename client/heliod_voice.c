@@ -52,13 +52,13 @@ static int play_msg(heliod_t *h, const char *sound, const heliod_play_params_t *
     return 0;
 }
 
-int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
-                heliod_voice_t *voice, heliod_voice_t *stolen) {
-    hl_play_t m;
-    int rc = play_msg(h, sound, p, &m);
-    if (rc < 0) return rc;
+/* Sends a checked PLAY and waits for its reply: the voice and the one it
+ * stole (either may be NULL). */
+static int send_play(heliod_t *h, const hl_play_t *m, heliod_voice_t *voice,
+                     heliod_voice_t *stolen) {
     uint32_t id;
-    if ((rc = hlc_req_play(h, HL_OP_PLAY, 0, &m, &id)) < 0) return rc;
+    int rc = hlc_req_play(h, HL_OP_PLAY, 0, m, &id);
+    if (rc < 0) return rc;
     hl_rbuf_t r;
     if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
     hl_play_reply_t pr;
@@ -67,6 +67,14 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
     if (voice) *voice = pr.voice;
     if (stolen) *stolen = pr.stolen;
     return 0;
+}
+
+int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
+                heliod_voice_t *voice, heliod_voice_t *stolen) {
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    return send_play(h, &m, voice, stolen);
 }
 
 int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p,
@@ -81,15 +89,7 @@ int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p
     if (rc < 0) return rc;
     m.sync_on = (uint8_t)on;
     m.sync_voice = music;
-    uint32_t id;
-    if ((rc = hlc_req_play(h, HL_OP_PLAY, 0, &m, &id)) < 0) return rc;
-    hl_rbuf_t r;
-    if ((rc = hlc_wait_reply(h, id, HL_OP_PLAY, &r)) < 0) return rc;
-    hl_play_reply_t pr;
-    hl_get_play_reply(&r, &pr);
-    if ((rc = hlc_reply_done(h, &r)) < 0) return rc;
-    if (voice) *voice = pr.voice;
-    return 0;
+    return send_play(h, &m, voice, NULL);
 }
 
 int heliod_music(heliod_t *h, const char *music, const char *state, uint64_t *frame,

@@ -101,10 +101,12 @@ int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p
                    heliod_voice_t music, int on, heliod_voice_t *voice);
 /* Adaptive music (since 1.1): the daemon's cue-sheet section [music
  * `music`] goes to `state` for this connection: the first call starts the
- * state's cue; later ones follow the section's transition table on the
- * playing track's beat map (PROTOCOL.md, "Music transitions"). A call while
+ * state's cue and its layers on one frame; later ones follow the section's
+ * transition table on the playing track's beat map, markers or loop end
+ * (PROTOCOL.md, "Music transitions"). A call while
  * a transition waits for its frame replaces it. *frame (may be NULL): the
- * engine frame the new track starts on; *voice (may be NULL): its voice, 0
+ * engine frame the new track (a segment transition: the segment) starts
+ * on; *voice (may be NULL): its voice, 0
  * while the transition waits. heliod_at_frame applies. HELIOD_EINVAL for an
  * unknown music or state or a track without a tempo map, HELIOD_EVERSION
  * with a 1.0 daemon. Blocking. */

@@ -272,7 +272,8 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SET_OCCLUSION   0x400u  /* post.occlusion */
 #define HL_SET_OBSTRUCTION 0x800u  /* post.obstruction */
 #define HL_SET_SENDS       0x1000u /* post.send and post.send_db (both sends) */
-#define HL_SET_MASK        0x1FFFu
+#define HL_SET_LFE         0x2000u /* since 1.1: lfe, the LFE send (surround layouts) */
+#define HL_SET_MASK        0x3FFFu
 
 #define HL_LIS_POS  0x1u
 #define HL_LIS_FWD  0x2u

@@ -218,7 +218,8 @@
     X(SUB,     post,          vpost,               SUB,     NONE,     "",                             ALWAYS, 0, V1_0) \
     X(ENUM8,   pan_law,       HL_PAN_LAW_OPENAL,   ENUM,    NONE,     "pan_law: 0 (heliod) or 1 (openal)", ALWAYS, 0, V1_1) /* hl_panlaw.h */ \
     X(ENUM8,   sync_on,       HL_SYNC_BAR,         ENUM,    NONE,     "sync_on: 0 (none), 1 (beat) or 2 (bar)", ALWAYS, 0, V1_1) /* HL_SYNC_*: a stinger */ \
-    X(U64,     sync_voice,    0,                   NONE,    NONE,     "",                             ALWAYS, 0, V1_1) /* the music voice it is quantised to */
+    X(U64,     sync_voice,    0,                   NONE,    NONE,     "",                             ALWAYS, 0, V1_1) /* the music voice it is quantised to */ \
+    X(F32,     lfe,           0,                   RANGE,   LFE,      "",                             ALWAYS, 0, V1_1) /* the LFE send, linear; 0 = none */
 #define HL_FIELDS_play_reply(X) \
     X(U64, voice,  0, NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(U64, stolen, 0, NONE, NONE, "", ALWAYS, 0, V1_0) /* the voice it replaced, 0 if none */
@@ -245,7 +246,8 @@
     X(F32,     ramp_ms, 0,           RANGE,   FADE_MS, "",                          ALWAYS,                   0, V1_0) \
     X(F64,     seek_s,  0,           RANGE,   SEEK_S,  "seek_s: must be finite and >= 0", IF(m->mask & HL_SET_SEEK), 0, V1_0) \
     X(VEC3,    vel,     0,           COORD3,  COORD,   HL_WHY_VEL,                  IF(m->mask & HL_SET_VEL),   0, V1_0) \
-    X(SUB,     post,    vpost,       NONE,    NONE,    "",                          ALWAYS,                   0, V1_0) /* HL_SET_LP .. SENDS */
+    X(SUB,     post,    vpost,       NONE,    NONE,    "",                          ALWAYS,                   0, V1_0) /* HL_SET_LP .. SENDS */ \
+    X(F32,     lfe,     0,           RANGE,   LFE,     "",                          IF(m->mask & HL_SET_LFE), 0, V1_1) /* the LFE send, linear; 0 = none */
 #define HL_FIELDS_listener(X) \
     X(FLAGS32, mask, HL_LIS_MASK, FLAGS,  NONE,  "mask: unknown bits",                        ALWAYS,                   0, V1_0) /* HL_LIS_* */ \
     X(VEC3,    pos,  0,           COORD3, COORD, HL_WHY_POS,                                  IF(m->mask & HL_LIS_POS), 0, V1_0) \
@@ -540,7 +542,8 @@
     X(VEC3,  dir,        0,           COORD3,  COORD,    "dir: must be finite and within 1e6",   ALWAYS, 0, V1_1) /* the cone's axis; (0,0,0) = no cone */ \
     X(F32,   inner_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) /* full width */ \
     X(F32,   outer_deg,  0,           RANGE,   CONE_DEG, "",                                      ALWAYS, 360, V1_1) \
-    X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */
+    X(F32,   outer_gain, 0,           RANGE,   UNIT,     "",                                      ALWAYS, 0, V1_1) /* linear, OpenAL's AL_CONE_OUTER_GAIN */ \
+    X(F32OPT, outer_lp_hz, 0,         ZRANGE,  LP_HZ,    "outer_lp_hz: 0 (none, the default) or a low-pass cutoff up to 96000 Hz", ALWAYS, 0, V1_1) /* low-pass beyond the outer cone; absent: 0 */
 
 /* ---- custom attenuation curves (since 1.1) ---- */
 #define HL_FIELDS_atten(X) \

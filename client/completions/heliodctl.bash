@@ -106,12 +106,12 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
     load)
         ((first)) || COMPREPLY=($(compgen -f -- "$cur"))
         ;;
-    batch | stream)
+    batch | stream | replay)
         COMPREPLY=($(compgen -f -- "$cur"))
         ;;
     capture)
         if ((first)); then
-            COMPREPLY=($(compgen -W show -- "$cur"))
+            COMPREPLY=($(compgen -W "start stop show" -- "$cur"))
         else
             COMPREPLY=($(compgen -f -- "$cur"))
         fi

@@ -37,8 +37,9 @@ struct hld_capture {
     int stop;
     int include_audio;
     char path[HL_MAX_PATH + 1];
-    uint32_t rate;
-    uint64_t frame0, ns0;
+    hld_capture_session_t ses;
+    uint64_t ns0;
+    uint64_t end_frame;                    /* set by hld_capture_set_end, for the trailer */
     uint64_t records, dropped;             /* main thread */
     uint64_t final_records, final_dropped; /* set by hld_capture_end, for the trailer */
     uint64_t written;                      /* writer: bytes */
@@ -197,6 +198,22 @@ static void write_sound(hld_capture_t *cap, const uint8_t *req) {
     free(audio);
 }
 
+int hld_capture_open(const char *path) {
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    return fd;
+}
+
 static void *writer_main(void *arg) {
     hld_capture_t *cap = arg;
     wbatch_t *wb = malloc(sizeof *wb);
@@ -216,34 +233,36 @@ static void *writer_main(void *arg) {
             if (cap->stop) break;
         }
         pthread_mutex_unlock(&cap->mu);
+        if (cap->fd >= 0) close(cap->fd);
+        cap->fd = -1;
         return NULL;
     }
     wb->len = 0;
-    cap->fd =
-        open(cap->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0644);
-    struct stat st;
-    if (cap->fd >= 0 && (fstat(cap->fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-        close(cap->fd);
-        cap->fd = -1;
-        errno = EINVAL;
-    }
+    if (cap->fd < 0) cap->fd = hld_capture_open(cap->path);
     if (cap->fd < 0) {
         hld_warn("capture: %s: %s (not a regular file we may write); capturing nothing", cap->path,
                  strerror(errno));
     } else {
-        int fl = fcntl(cap->fd, F_GETFL);
-        if (fl >= 0) (void)fcntl(cap->fd, F_SETFL, fl & ~O_NONBLOCK);
         uint8_t h[HLD_CAPTURE_HDR] = {0};
         memcpy(h, HLD_CAPTURE_MAGIC, 8);
         put16(h + 8, HLD_CAPTURE_VERSION);
         h[10] = HL_PROTO_VERSION;
         h[11] = HL_PROTO_MINOR;
-        put32(h + 12, cap->rate);
-        put64(h + 16, cap->frame0);
+        put32(h + 12, cap->ses.rate);
+        put64(h + 16, cap->ses.frame);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         put64(h + 24, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
         (void)write_all(cap, h, sizeof h);
+        /* SESSION: len u32, kind u8, pad 3, period u32, channels u32, rng u64 */
+        uint8_t se[4 + 4 + 16];
+        put32(se, sizeof se - 4);
+        se[4] = HLD_CAPTURE_REC_SESSION;
+        se[5] = se[6] = se[7] = 0;
+        put32(se + 8, cap->ses.period);
+        put32(se + 12, cap->ses.channels);
+        put64(se + 16, cap->ses.rng);
+        (void)write_all(cap, se, sizeof se);
     }
     pthread_mutex_lock(&cap->mu);
     for (;;) {
@@ -257,9 +276,9 @@ static void *writer_main(void *arg) {
             rec_t *next = list->next;
             if (cap->fd >= 0) {
                 batch_put(cap, wb, list->data, list->len);
-                uint16_t op = (uint16_t)(list->data[4 + 1 + 3 + 24 + 4] |
-                                         list->data[4 + 1 + 3 + 24 + 5] << 8);
-                if (list->data[4] == HLD_CAPTURE_REC_REQUEST && op == HL_OP_LOAD) {
+                const uint8_t *d = list->data;
+                if (d[4] == HLD_CAPTURE_REC_REQUEST &&
+                    (uint16_t)(d[4 + 1 + 3 + 24 + 4] | d[4 + 1 + 3 + 24 + 5] << 8) == HL_OP_LOAD) {
                     batch_flush(cap, wb);
                     write_sound(cap, list->data + 8);
                 }
@@ -277,14 +296,16 @@ static void *writer_main(void *arg) {
     uint64_t records = cap->final_records, dropped = cap->final_dropped;
     pthread_mutex_unlock(&cap->mu);
     if (cap->fd >= 0) {
-        /* len u32, kind u8, pad 3, records u64, dropped u64, bytes before it u64 */
-        uint8_t t[4 + 4 + 24];
+        /* len u32, kind u8, pad 3, records u64, dropped u64, bytes before it
+         * u64, the engine frame it ended on u64 */
+        uint8_t t[4 + 4 + 32];
         put32(t, sizeof t - 4);
         t[4] = HLD_CAPTURE_REC_TRAILER;
         t[5] = t[6] = t[7] = 0;
         put64(t + 8, records);
         put64(t + 16, dropped);
         put64(t + 24, cap->written);
+        put64(t + 32, cap->end_frame);
         (void)write_all(cap, t, sizeof t);
         if (close(cap->fd) != 0) hld_warn("capture: %s: %s", cap->path, strerror(errno));
         cap->fd = -1;
@@ -293,16 +314,15 @@ static void *writer_main(void *arg) {
     return NULL;
 }
 
-hld_capture_t *hld_capture_start(const char *path, int include_audio, uint32_t rate,
-                                 uint64_t frame) {
+hld_capture_t *hld_capture_start(const char *path, int fd, int include_audio,
+                                 const hld_capture_session_t *ses) {
     hld_capture_t *cap = calloc(1, sizeof *cap);
     if (!cap) return NULL;
     snprintf(cap->path, sizeof cap->path, "%s", path);
     cap->include_audio = include_audio;
-    cap->rate = rate;
-    cap->frame0 = frame;
+    cap->ses = *ses;
     cap->ns0 = hld_now_ns();
-    cap->fd = -1;
+    cap->fd = fd;
     pthread_mutex_init(&cap->mu, NULL);
     pthread_cond_init(&cap->cv, NULL);
     if (pthread_create(&cap->thread, NULL, writer_main, cap) != 0) {
@@ -314,7 +334,8 @@ hld_capture_t *hld_capture_start(const char *path, int include_audio, uint32_t r
     return cap;
 }
 
-static void enqueue(hld_capture_t *cap, rec_t *r) {
+/* Queues r (a request: counted in records) or drops it (counted). */
+static void enqueue(hld_capture_t *cap, rec_t *r, int request) {
     pthread_mutex_lock(&cap->mu);
     if (cap->queued + r->len > HLD_CAPTURE_QUEUE_BYTES) {
         pthread_mutex_unlock(&cap->mu);
@@ -331,26 +352,29 @@ static void enqueue(hld_capture_t *cap, rec_t *r) {
     cap->tail = r;
     if (was_empty) pthread_cond_signal(&cap->cv);
     pthread_mutex_unlock(&cap->mu);
-    cap->records++;
+    if (request) cap->records++;
 }
 
-void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, int32_t status,
-                         const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,
+                         int32_t status, uint64_t voice, const hl_frame_hdr_t *h,
+                         const uint8_t *body, size_t len) {
     if (!cap) return;
-    /* len u32, kind u8, pad 3, frame u64, time_ns u64, client u32, status i32,
-     * then the request frame as it came (header + body) */
-    size_t n = 4 + 4 + 8 + 8 + 4 + 4 + HL_FRAME_HDR + len;
-    rec_t *r = malloc(sizeof *r + n);
+    /* len u32, kind u8, flags u8, pad 2, frame u64, time_ns u64, client u32,
+     * status i32, then the request frame as it came (header + body); a REPLY
+     * record (len u32, kind u8, pad 3, voice u64) in the same allocation */
+    size_t n = 4 + 4 + 8 + 8 + 4 + 4 + HL_FRAME_HDR + len, reply = voice ? 4 + 4 + 8 : 0;
+    rec_t *r = malloc(sizeof *r + n + reply);
     if (!r) {
         cap->dropped++;
         return;
     }
     r->next = NULL;
-    r->len = n;
+    r->len = n + reply;
     uint8_t *p = r->data;
     put32(p, (uint32_t)(n - 4));
     p[4] = HLD_CAPTURE_REC_REQUEST;
-    p[5] = p[6] = p[7] = 0;
+    p[5] = (uint8_t)flags;
+    p[6] = p[7] = 0;
     p += 8;
     put64(p, frame), p += 8;
     put64(p, hld_now_ns() - cap->ns0), p += 8;
@@ -361,7 +385,38 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, in
     put16(p + 6, h->flags);
     put32(p + 8, h->id);
     if (len) memcpy(p + HL_FRAME_HDR, body, len);
-    enqueue(cap, r);
+    if (reply) {
+        p = r->data + n;
+        put32(p, 4 + 8);
+        p[4] = HLD_CAPTURE_REC_REPLY;
+        p[5] = p[6] = p[7] = 0;
+        put64(p + 8, voice);
+    }
+    enqueue(cap, r, 1);
+}
+
+void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client) {
+    if (!cap) return;
+    /* len u32, kind u8, flags u8, pad 2, frame u64, client u32 */
+    size_t n = 4 + 4 + 8 + 4;
+    rec_t *r = malloc(sizeof *r + n);
+    if (!r) {
+        cap->dropped++;
+        return;
+    }
+    r->next = NULL;
+    r->len = n;
+    put32(r->data, (uint32_t)(n - 4));
+    r->data[4] = HLD_CAPTURE_REC_CLOSE;
+    r->data[5] = (uint8_t)flags;
+    r->data[6] = r->data[7] = 0;
+    put64(r->data + 8, frame);
+    put32(r->data + 16, client);
+    enqueue(cap, r, 0);
+}
+
+void hld_capture_set_end(hld_capture_t *cap, uint64_t frame) {
+    if (cap) cap->end_frame = frame;
 }
 
 uint64_t hld_capture_dropped(const hld_capture_t *cap) {

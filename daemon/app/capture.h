@@ -18,28 +18,52 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ctl_capfile.h"
 #include "hl_proto.h"
 
-#define HLD_CAPTURE_MAGIC        "HLDCAPT\n" /* 8 bytes */
-#define HLD_CAPTURE_VERSION      1
-#define HLD_CAPTURE_HDR          32
+/* the file's layout: ctl_capfile.h, its reader */
+#define HLD_CAPTURE_MAGIC        CTL_CAP_MAGIC /* 8 bytes */
+#define HLD_CAPTURE_VERSION      CTL_CAP_VERSION
+#define HLD_CAPTURE_HDR          CTL_CAP_HDR
 #define HLD_CAPTURE_QUEUE_BYTES  (8u << 20)
-#define HLD_CAPTURE_REC_REQUEST  1
-#define HLD_CAPTURE_REC_SOUND    2
-#define HLD_CAPTURE_REC_TRAILER  3
-#define HLD_CAPTURE_SOUND_NOFILE 0x1u /* the file could not be read: size/mtime/hash are 0 */
-#define HLD_CAPTURE_SOUND_AUDIO  0x2u /* the file's bytes follow */
+#define HLD_CAPTURE_REC_REQUEST  CTL_CAP_REQUEST
+#define HLD_CAPTURE_REC_SOUND    CTL_CAP_SOUND
+#define HLD_CAPTURE_REC_TRAILER  CTL_CAP_TRAILER
+#define HLD_CAPTURE_REC_REPLY    CTL_CAP_REPLY    /* after its REQUEST: the voice its reply named */
+#define HLD_CAPTURE_REC_SESSION  CTL_CAP_SESSION  /* first: period, channels, random state */
+#define HLD_CAPTURE_REC_CLOSE    CTL_CAP_CLOSE    /* a connection closed */
+#define HLD_CAPTURE_REQ_INPERIOD CTL_CAP_INPERIOD /* REQUEST: applies from frame + period */
+#define HLD_CAPTURE_SOUND_NOFILE CTL_CAP_NOFILE   /* the file could not be read */
+#define HLD_CAPTURE_SOUND_AUDIO  CTL_CAP_AUDIO    /* the file's bytes follow */
 
 typedef struct hld_capture hld_capture_t;
 
 /* Starts the writer on path (opened by the writer; an open error is logged
  * and counted as the capture failing: every record is dropped). NULL on
  * allocation or thread failure. */
-hld_capture_t *hld_capture_start(const char *path, int include_audio, uint32_t rate,
-                                 uint64_t frame);
-/* Queues one request record (main thread). */
-void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t client, int32_t status,
-                         const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
+typedef struct {
+    uint32_t rate, period, channels;
+    uint64_t frame; /* the engine frame the capture starts on */
+    uint64_t rng;   /* the cues' random state then */
+} hld_capture_session_t;
+/* fd: the file, opened for writing (CAPTURE opens it on a file job), or
+ * -1: the writer opens path itself (--capture). */
+hld_capture_t *hld_capture_start(const char *path, int fd, int include_audio,
+                                 const hld_capture_session_t *s);
+/* Opens path for a capture as the writer would (write, create, truncate,
+ * never blocking on a FIFO; a regular file only): the fd, or -1 with errno. */
+int hld_capture_open(const char *path);
+/* Queues one request record (main thread): flags HLD_CAPTURE_REQ_*; voice:
+ * the voice handle its reply named (a PLAY's), 0 for none. */
+void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,
+                         int32_t status, uint64_t voice, const hl_frame_hdr_t *h,
+                         const uint8_t *body, size_t len);
+/* Queues a CLOSE record: connection `client` closed at `frame` (flags:
+ * HLD_CAPTURE_REQ_INPERIOD as a request's) (main thread). */
+void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client);
+/* The engine frame the capture ended on, for the trailer (main thread,
+ * before hld_capture_end). */
+void hld_capture_set_end(hld_capture_t *cap, uint64_t frame);
 /* Records dropped so far (main thread). */
 uint64_t hld_capture_dropped(const hld_capture_t *cap);
 /* Request records queued so far (main thread). */

@@ -66,6 +66,8 @@ typedef struct hld_music_inst {
     int to;
     uint64_t at; /* its WHEN frame */
     hld_music_trans_t t;
+    uint64_t layer[HLD_MUSIC_STATE_LAYERS]; /* the state's layers' voices, with `voice` */
+    uint32_t nlayer;
 } hld_music_inst_t;
 
 typedef struct hld_daemon {
@@ -92,6 +94,7 @@ typedef struct hld_daemon {
     struct hld_capture
         *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */
     struct hld_capture *capture_ended; /* the last one CAPTURE stopped: its writer finishing */
+    int capture_opening;               /* a CAPTURE start's file job is opening its file */
     uint64_t start_ns;
 
     hld_net_t net;       /* the socket and the connections (net/conn.h) */
@@ -145,6 +148,9 @@ void hld_music_tick(hld_daemon_t *d);
 /* MUSIC's transitions waiting for their frame: scheduled once it is near
  * (music_ops.c); instances of closed connections dropped. */
 void hld_music_trans_tick(hld_daemon_t *d);
+/* A gone process's [music NAME] sections (owner `owner`): its instances
+ * dropped, the sections freed (music_ops.c; owners.c calls it). */
+void hld_music_reclaim(hld_daemon_t *d, uint32_t owner);
 /* hld_vm_ops_t.beat: a beat the voice manager reports before a SET or seek
  * re-anchors its voice (music.c). */
 struct hld_vm_beat;

@@ -494,43 +494,6 @@ static int op_devices(hld_req_t *q) {
     return hld_op_devices(&q->c->d->devices, q);
 }
 
-/* CAPTURE (control clients): start the session capture into an absolute
- * path, or stop it (COUNT: the requests it captured). The writer opens the
- * file (capture.c); stopping does not wait for it: the previous ended
- * capture's writer is joined at the next start or stop, or at exit. */
-static int op_capture(hld_req_t *q) {
-    hl_capture_t m;
-    hl_get_capture(&q->r, &m);
-    if (!hld_body_ok(q)) return CLOSE_CONN;
-    const char *why = NULL;
-    if (hl_check_capture(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
-    hld_daemon_t *d = q->c->d;
-    if (!q->c->control) {
-        d->n.denied++;
-        return hld_fail(q, HELIOD_EPERM, "capture: needs a control client (heliodctl capture)");
-    }
-    if (m.action == HL_CAPTURE_START) {
-        if (m.path[0] != '/') return hld_fail(q, HELIOD_EINVAL, "path: must be absolute");
-        if (d->capture) return hld_fail(q, HELIOD_EBUSY, "capture: one is running already");
-        hld_capture_join(d->capture_ended); /* long done, normally */
-        d->capture_ended = NULL;
-        d->capture = hld_capture_start(m.path, (m.flags & HL_CAPTURE_AUDIO) != 0, d->cfg.rate,
-                                       hl_mixer_frames(d->engine.mixer));
-        if (!d->capture) return hld_fail(q, HELIOD_ENOMEM, "capture: could not start the writer");
-        return hld_reply_count(q, 0);
-    }
-    if (!d->capture) return hld_fail(q, HELIOD_EINVAL, "capture: none is running");
-    uint32_t n = (uint32_t)hld_capture_records(d->capture) + 1; /* this request too */
-    hld_capture_join(d->capture_ended);
-    d->capture_ended = d->capture;
-    d->capture = NULL;
-    q->status = 0;
-    hld_capture_request(d->capture_ended, hl_mixer_frames(d->engine.mixer), q->c->id, 0, q->h,
-                        q->r.buf, q->r.len);
-    hld_capture_end(d->capture_ended);
-    return hld_reply_count(q, n);
-}
-
 /* The opcode table: each handler lives with its domain (see the top of the
  * file); dispatch keeps framing, ids and replies. */
 static const hld_op_fn g_ops[HLD_OPS] = {
@@ -582,8 +545,16 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CONE] = hld_op_cone,
     [HL_OP_ATTEN] = hld_op_atten,
     [HL_OP_MUSIC] = hld_op_music,
-    [HL_OP_CAPTURE] = op_capture,
+    [HL_OP_CAPTURE] = hld_op_capture,
 };
+
+/* The audio thread inside a period (its clock published, the frames not yet
+ * counted): what was pushed applies after it (HLD_CAPTURE_REQ_INPERIOD). */
+static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame) {
+    uint64_t clk = 0;
+    hl_mixer_clock(d->engine.mixer, &clk, NULL);
+    return clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+}
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
@@ -612,7 +583,8 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     uint64_t frame = hl_mixer_frames(d->engine.mixer);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
-        hld_capture_request(d->capture, frame, c->id, q.status, h, body, len);
+        hld_capture_request(d->capture, frame, capture_flags(d, frame), c->id, q.status, q.voice, h,
+                            body, len);
     return rc;
 }
 
@@ -642,6 +614,10 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
+    if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
+        uint64_t frame = hl_mixer_frames(c->d->engine.mixer);
+        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame), c->id);
+    }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
     hld_banks_drop_client(&c->d->banks, c->id);

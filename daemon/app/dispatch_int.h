@@ -71,6 +71,9 @@ int hld_op_snapshots(hld_req_t *q);
 int hld_op_cone(hld_req_t *q);
 int hld_op_atten(hld_req_t *q);
 
+/* capture_ops.c */
+int hld_op_capture(hld_req_t *q);
+
 /* asset_ops.c */
 /* A request answered later, once its file work on the worker pool is done
  * (fileio.h): it holds the connection until hld_later_end. */
@@ -113,6 +116,11 @@ const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap);
 /* cues.h snap_fn (snapshot_ops.c): a cue sheet's [snapshot NAME] section as requests */
 int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int check, char *msg,
                        size_t cap);
+
+/* capture_ops.c: starts the session capture into path (capture.h; fd: the
+ * file opened, or -1) with this daemon's rate, period, channels, clock and
+ * the cues' random state; NULL on failure (fd is not taken). */
+struct hld_capture *hld_capture_begin(hld_daemon_t *d, const char *path, int fd, int include_audio);
 
 /* time_ops.c: installs the mixer's schedule hook (scheduled commands are
  * charged to their clients' ledger records). After hld_clients_init. */

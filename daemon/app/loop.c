@@ -43,6 +43,7 @@
 
 #include "loop.h"
 
+#include "capture.h"
 #include "daemon.h"
 #include "world_zones.h"
 #include "dispatch_int.h"
@@ -261,6 +262,8 @@ void hld_loop_shutdown(hld_daemon_t *d) {
     if (d->shutting_down) return;
     d->shutting_down = 1;
     d->shutdown_start_ns = hld_now_ns();
+    /* the session the capture replays ends here: the shutdown's fades are not its */
+    hld_capture_set_end(d->capture, hl_mixer_frames(d->engine.mixer));
     guard_start(d);
     hld_info("shutting down");
 #if HAVE_LIBSYSTEMD

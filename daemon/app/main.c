@@ -182,7 +182,8 @@ int main(int argc, char **argv) {
             d.exit_code = 1;
         } else {
             uv_timer_stop(&d.poll_timer);
-            d.exit_code = hld_render_run(&d);
+            d.exit_code =
+                hld_replay_is_capture(d.cfg.render) ? hld_replay_run(&d) : hld_render_run(&d);
         }
         hld_loop_shutdown(&d);
         uv_run(d.loop, UV_RUN_DEFAULT);
@@ -202,8 +203,7 @@ int main(int argc, char **argv) {
         sd_notify(0, "READY=1");
 #endif
         if (d.cfg.capture[0] &&
-            !(d.capture = hld_capture_start(d.cfg.capture, d.cfg.capture_audio, d.cfg.rate,
-                                            hl_mixer_frames(d.engine.mixer))))
+            !(d.capture = hld_capture_begin(&d, d.cfg.capture, -1, d.cfg.capture_audio)))
             hld_warn("capture: %s: could not start the writer", d.cfg.capture);
         uv_run(d.loop, UV_RUN_DEFAULT);
         hld_capture_stop(d.capture); /* the loop has stopped: no request comes any more */

@@ -20,6 +20,7 @@
  * connection.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "conn.h"
 #include "dispatch_int.h"
@@ -48,27 +49,74 @@ static hld_music_inst_t *inst_of(hld_daemon_t *d, uint32_t conn, const hld_music
     return free_slot;
 }
 
-/* Plays state `to`'s cue for in's connection at frame `at`: with a fade-in
- * of fade_in frames (a transition's, over the cue's own), or the cue's
- * own (fade_in < 0: the first track). */
-static int start_track(hld_req_t *q, hld_music_inst_t *in, int to, uint64_t at, int64_t fade_in) {
+/* Plays cue for in's connection at frame `at` with a fade-in of fade_in
+ * frames (over the cue's own), or the cue's own (fade_in < 0). 0 with
+ * *voice, or -1 (refused: replied, or an ERROR event). */
+static int play_at(hld_req_t *q, const char *cue, uint64_t at, int64_t fade_in, uint64_t *voice) {
     hld_daemon_t *d = q->c->d;
     hl_mixer_t *mx = d->engine.mixer;
     hl_play_t p;
     hl_play_init(&p);
-    snprintf(p.sound, sizeof p.sound, "%s", in->mu->def.cue[to]);
+    snprintf(p.sound, sizeof p.sound, "%s", cue);
     if (fade_in >= 0) {
         p.fade_in_ms = (float)((double)fade_in * 1000.0 / d->engine.rate);
         p.over |= HL_OVER_FADE_IN;
     }
-    uint64_t saved = hl_mixer_at_frame(mx), voice = 0;
+    uint64_t saved = hl_mixer_at_frame(mx);
     hl_mixer_at(mx, at);
-    hld_voice_play_music(q, &p, &voice);
+    hld_voice_play_music(q, &p, voice);
     hl_mixer_at(mx, saved);
-    if (!voice) return -1;
-    in->voice = voice;
+    return *voice ? 0 : -1;
+}
+
+/* Stops voice at engine frame `at` with a fade of `fade` frames. */
+static void stop_at(hld_daemon_t *d, uint64_t voice, uint64_t at, uint32_t fade, uint8_t curve) {
+    hl_mixer_t *mx = d->engine.mixer;
+    uint64_t saved = hl_mixer_at_frame(mx);
+    hl_mixer_at(mx, at);
+    if (hld_vm_stop(d->vm, voice, fade, curve, HL_END_STOPPED, hld_now_ns()) == HELIOD_EBUSY)
+        d->n.cmds_busy++;
+    hl_mixer_at(mx, saved);
+}
+
+/* Plays state `to`'s track and its layers (music_table.h) for in's
+ * connection, all on frame `at` (sample-locked), each with a fade-in of
+ * fade_in frames or its cue's own (fade_in < 0). All or nothing: a refusal
+ * stops those started and returns -1. */
+static int start_track(hld_req_t *q, hld_music_inst_t *in, int to, uint64_t at, int64_t fade_in) {
+    const hld_music_def_t *m = &in->mu->def;
+    uint64_t v[1 + HLD_MUSIC_STATE_LAYERS];
+    uint32_t n = 0;
+    if (play_at(q, m->cue[to], at, fade_in, &v[n++]) != 0) return -1;
+    for (uint32_t i = 0; i < m->nlayers; i++) {
+        if (m->layer_state[i] != to || n > HLD_MUSIC_STATE_LAYERS) continue;
+        if (play_at(q, m->layer_cue[i], at, fade_in, &v[n]) != 0) {
+            while (n-- > 0)
+                (void)hld_vm_stop(q->c->d->vm, v[n], 0, HL_FADE_LINEAR, HL_END_STOPPED,
+                                  hld_now_ns());
+            return -1;
+        }
+        n++;
+    }
+    in->voice = v[0];
+    in->nlayer = n - 1;
+    memcpy(in->layer, v + 1, (n - 1) * sizeof v[0]);
     in->state = to;
     return 0;
+}
+
+/* The old track of `was` (and its layers) leaves: faded from p's old_stop,
+ * or (tail) each at the end of its pass the transition's frame is in. */
+static void stop_track(hld_daemon_t *d, const hld_music_inst_t *was, const hld_music_plan_t *p,
+                       uint64_t at) {
+    for (uint32_t i = 0; i <= was->nlayer; i++) {
+        uint64_t v = i ? was->layer[i - 1] : was->voice, end;
+        if (!v) continue;
+        if (p->old_stop != UINT64_MAX)
+            stop_at(d, v, p->old_stop, p->old_fade, p->curve);
+        else if (hld_vm_pass_end(d->vm, v, at ? at - 1 : 0, &end) == 0)
+            stop_at(d, v, end, 0, p->curve); /* a tail: rings out its pass */
+    }
 }
 
 /* Schedules in's waiting transition (the poll tick, or the request). */
@@ -76,23 +124,23 @@ static void commit(hld_daemon_t *d, hld_music_inst_t *in) {
     hld_conn_t *c = hld_conn_find(&d->net, in->conn);
     in->pending = 0;
     if (!c) return;
-    hl_mixer_t *mx = d->engine.mixer;
     hl_frame_hdr_t h = {.op = HL_OP_MUSIC, .flags = HL_FLAG_NOREPLY};
     hld_req_t q = {.c = c, .h = &h};
     hld_music_plan_t p;
     hld_music_plan(&in->t, in->at, d->engine.rate, 0, &p);
     hld_sched_ctx_t s;
     hld_sched_begin(c, &s);
-    uint64_t old = in->voice;
-    if (start_track(&q, in, in->to, p.new_start, p.new_fade_in) == 0 && old &&
-        p.old_stop != UINT64_MAX) {
-        uint64_t saved = hl_mixer_at_frame(mx);
-        hl_mixer_at(mx, p.old_stop);
-        if (hld_vm_stop(d->vm, old, p.old_fade, p.curve, HL_END_STOPPED, hld_now_ns()) ==
-            HELIOD_EBUSY)
-            d->n.cmds_busy++;
-        hl_mixer_at(mx, saved);
+    uint64_t seg = 0, start = p.new_start, end;
+    if (p.seg_start != UINT64_MAX && play_at(&q, in->t.segment, p.seg_start, -1, &seg) == 0 &&
+        hld_vm_pass_end(d->vm, seg, p.seg_start, &end) == 0) {
+        start = end; /* the track follows the segment's (first) pass */
+        stop_at(d, seg, end, 0, HL_CURVE_LINEAR);
     }
+    hld_music_inst_t was = *in;
+    if (start_track(&q, in, in->to, start, p.new_fade_in) == 0)
+        stop_track(d, &was, &p, in->at);
+    else if (seg)
+        stop_at(d, seg, p.seg_start, 0, HL_CURVE_LINEAR);
     hld_sched_end(c, &s);
 }
 
@@ -123,21 +171,29 @@ static void reply_music(hld_req_t *q, uint64_t frame, uint64_t voice) {
     hld_reply_end(q);
 }
 
-/* The WHEN frame of t on voice's beat map, at or after `after`. */
+/* The WHEN frame of t on voice's beat map (its markers, its pass), at or
+ * after `after`. */
 static int when_frame(hld_req_t *q, const hld_music_trans_t *t, uint64_t voice, uint64_t after,
                       uint64_t *at) {
     hld_daemon_t *d = q->c->d;
     *at = after;
     if (t->when == HLD_MW_NOW) return 0;
-    if (t->when == HLD_MW_MARKER || t->when == HLD_MW_END || t->how == HLD_MH_SEGMENT)
+    if (t->when == HLD_MW_END) {
+        if (hld_vm_pass_end(d->vm, voice, after, at) == 0) return 0;
+        return hld_fail(q, HELIOD_EINVAL, "to: the current track is paused or ending"), -1;
+    }
+    if (t->when == HLD_MW_MARKER) {
+        if (hld_vm_next_beat(d->vm, voice, after, HLD_VM_NEXT_MARKER, at, NULL) == 0) return 0;
         return hld_fail(q, HELIOD_EINVAL,
-                        "to: this transition's `marker`, `end` or `segment` is not supported "
-                        "yet (now, beat, bar, bars:N with xfade or fadeout are)"),
+                        "to: the current track's sound has no marker (WAV cue point) ahead "
+                        "within 4 minutes, or is paused"),
                -1;
+    }
     uint32_t n = t->when == HLD_MW_BARS ? t->bars : 1;
     for (uint32_t i = 0; i < n; i++) {
         int rc =
-            hld_vm_next_beat(d->vm, voice, i ? *at + 1 : after, t->when != HLD_MW_BEAT, at, NULL);
+            hld_vm_next_beat(d->vm, voice, i ? *at + 1 : after,
+                             t->when == HLD_MW_BEAT ? HLD_VM_NEXT_BEAT : HLD_VM_NEXT_BAR, at, NULL);
         if (rc < 0)
             return hld_fail(q, rc == HELIOD_ENOVOICE ? HELIOD_EINVAL : rc,
                             "to: the current track has no beat map (tempo), is paused, or ends "
@@ -145,6 +201,13 @@ static int when_frame(hld_req_t *q, const hld_music_trans_t *t, uint64_t voice, 
                    -1;
     }
     return 0;
+}
+
+void hld_music_reclaim(hld_daemon_t *d, uint32_t owner) {
+    for (int i = 0; i < HLD_MUSIC_INSTANCES; i++)
+        if (d->music_in[i].conn && d->music_in[i].mu->owner == owner)
+            d->music_in[i] = (hld_music_inst_t){0};
+    hld_cues_drop_music(&d->cues, owner);
 }
 
 int hld_op_music(hld_req_t *q) {
@@ -195,7 +258,7 @@ int hld_op_music(hld_req_t *q) {
     in->pending = 1; /* replaces a waiting one */
     hld_music_plan_t p;
     hld_music_plan(t, at, d->engine.rate, 0, &p);
-    reply_music(q, p.new_start, 0);
+    reply_music(q, p.seg_start != UINT64_MAX ? p.seg_start : p.new_start, 0);
     if (at < hl_mixer_frames(d->engine.mixer) + ahead(d)) commit(d, in);
     return 0;
 }

@@ -10,18 +10,21 @@
  *   - another plain connection of its process is open: its objects become
  *     that connection's (the process keeps them, its quota too);
  *   - else its process has gone: its objects are reclaimed. Reverb zones,
+ *     [music NAME] sections (with their instances and waiting
+ *     transitions; the tracks are its voices, swept with them),
  *     snapshots (removed: the mix cuts back), listeners (turned off),
  *     banks and world zones go at once (a bank's sounds as their voices let
  *     go, banks.c). Cues, categories and buses are orphaned (owner
  *     HLD_OWNER_GONE: no name finds them, nobody may change them) and
  *     released by hld_owners_sweep once no voice refers to them: a detached
  *     voice (the only thing a client asks to outlive it) keeps its cue and
- *     its bus until it ends. Game parameters are orphaned for good: the
- *     cues' and buses' bindings hold them by index, so their slot stays
- *     (invisible, its quota given back; a new definition of the name by
- *     another process is a new parameter). A bus goes through hld_buses_remove_at, the
- *     command ring's path of BUS remove: never while the mixer may route
- *     a voice to it.
+ *     its bus until it ends. Game parameters are orphaned (invisible, the
+ *     quota given back; a new definition of the name by another process is
+ *     a new parameter) and released by the same sweep once no binding of a
+ *     cue, bus or snapshot and no scheduled PARAM holds their index
+ *     (hld_params_release): their slots serve the next definitions. A bus goes through
+ * hld_buses_remove_at, the command ring's path of BUS remove: never while the mixer may route a
+ * voice to it.
  *
  * A plain client's banks do not wait for this: their sounds are its
  * connection's own, so they are unloaded when it closes, before this runs
@@ -80,8 +83,12 @@ static void reown(hld_daemon_t *d, uint32_t from, uint32_t to) {
 static void reclaim(hld_daemon_t *d, uint32_t owner) {
     char msg[HL_MAX_MSG + 1];
     uint32_t orphans = hld_cues_orphan(&d->cues, owner);
-    for (uint32_t i = 0; i < d->params.n; i++) /* not swept: bindings hold them by index */
-        if (d->params.p[i]->owner == owner) d->params.p[i]->owner = HLD_OWNER_GONE;
+    hld_music_reclaim(d, owner);               /* its [music] sections and their transitions */
+    for (uint32_t i = 0; i < d->params.n; i++) /* released by the sweep once unbound */
+        if (d->params.p[i]->owner == owner && d->params.p[i]->def.name[0]) {
+            d->params.p[i]->owner = HLD_OWNER_GONE;
+            orphans++;
+        }
     for (uint32_t i = d->rzones.n; i-- > 0;)
         if (d->rzones.zone[i].owner == owner) hld_rzones_drop(&d->rzones, &d->rzones.zone[i]);
     for (int i = 0; i < HL_MAX_BUSES; i++)
@@ -149,6 +156,28 @@ static int ref_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     return 0;
 }
 
+/* Drops the bus and snapshot bindings of gone parameters whose bus or
+ * snapshot has gone too (nothing else can remove them: their process is
+ * gone), so that hld_params_release may free the parameters. */
+static void drop_dead_binds(hld_daemon_t *d) {
+    hld_params_t *P = &d->params;
+    for (uint32_t k = 0; k < P->nbus;) {
+        const hld_busbind_t *b = &P->bus[k];
+        int alive = 1;
+        if (b->bus == HLD_BIND_SNAPSHOT)
+            alive = hld_snaps_find(&d->snaps, b->bus_name) != NULL;
+        else if (b->bus != HLD_BUS_MASTER)
+            alive = b->bus >= 0 && b->bus < HL_MAX_BUSES &&
+                    strcmp(d->buses.bus[b->bus].name, b->bus_name) == 0;
+        if (!alive && b->param < P->n && P->p[b->param]->owner == HLD_OWNER_GONE) {
+            memmove(&P->bus[k], &P->bus[k + 1], (P->nbus - k - 1u) * sizeof P->bus[0]);
+            P->nbus--;
+        } else {
+            k++;
+        }
+    }
+}
+
 void hld_owners_sweep(hld_daemon_t *d, uint64_t now_ns) {
     if (!d->reclaim_pending || now_ns < d->reclaim_next_ns || !d->vm) return;
     d->reclaim_next_ns = now_ns + HLD_RECLAIM_MS * HLD_NS_PER_MS;
@@ -178,5 +207,8 @@ void hld_owners_sweep(hld_daemon_t *d, uint64_t now_ns) {
     }
     for (int i = 0; i < HL_MAX_BUSES; i++)
         left += bus[i].name[0] && bus[i].owner == HLD_OWNER_GONE;
+    /* parameters last: the cues and buses just released bind them no more */
+    drop_dead_binds(d);
+    left += hld_params_release(&d->params, &d->cues);
     d->reclaim_pending = left != 0;
 }

@@ -44,7 +44,7 @@ int hld_op_param_def(hld_req_t *q) {
         char msg[HL_MAX_MSG + 1];
         int rc = q->c->cl ? hld_client_check_obj(q->c->cl, HLD_QUOTA_PARAMS, msg, sizeof msg) : 0;
         if (rc) return hld_fail(q, rc, msg);
-        if (P->n >= HLD_MAX_PARAMS) {
+        if (!hld_params_room(P)) {
             snprintf(msg, sizeof msg, "parameters: the daemon holds its most (%d)", HLD_MAX_PARAMS);
             return hld_fail(q, HELIOD_ENOMEM, msg);
         }
@@ -128,6 +128,10 @@ int hld_op_param(hld_req_t *q) {
                  HLD_MAX_PVALUES);
         return hld_fail(q, rc, msg);
     }
+    /* a jump: the bound voices follow with this request (their SETs apply
+     * on its frame, not on whichever period the next poll meets); a seek
+     * steps on the poll */
+    if (P->dirty && !P->moving) hld_vm_params_eval(d->vm, P, hld_now_ns());
     return hld_reply_ok(q);
 }
 

@@ -56,6 +56,7 @@
 #include "log.h"
 #include "loop.h"
 #include "recorder.h"
+#include "render_int.h"
 
 #define RENDER_LINE_MAX    HLD_RENDER_LINE_MAX
 #define RENDER_VIRTUAL_T0  1000000000ull /* virtual clock at frame 0 (never 0: 0 = real) */
@@ -258,21 +259,20 @@ static int score_load(score_t *s, const char *path, uint32_t rate, uint64_t max_
     return rc;
 }
 
-/* ---- the client end of the connection -------------------------------------- */
+/* ---- the client end of a connection ---------------------------------------- */
 
-typedef struct {
-    hld_daemon_t *d;
-    int fd;
-    uint8_t in[2 * HL_MAX_FRAME];
-    size_t in_len;
-    uint32_t next_id;
-    uint32_t waiting; /* requests sent whose reply has not come */
-    int failed;       /* lines answered with an error */
-    const score_t *s;
-} rclient_t;
+int hld_rconn_open(hld_daemon_t *d, hld_rconn_t *c) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    c->d = d;
+    c->fd = sv[1];
+    (void)fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
+    hld_conn_accept(&d->net, sv[0]);
+    return 0;
+}
 
-static int send_frame(rclient_t *c, uint16_t op, uint16_t flags, uint64_t at, const uint8_t *body,
-                      size_t len) {
+int hld_rconn_send(hld_rconn_t *c, uint16_t op, uint16_t flags, uint64_t at, const uint8_t *body,
+                   size_t len) {
     static uint8_t buf[HL_MAX_FRAME + 16];
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, sizeof buf);
@@ -288,6 +288,7 @@ static int send_frame(rclient_t *c, uint16_t op, uint16_t flags, uint64_t at, co
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && errno == EAGAIN) { /* the daemon reads it on the next loop pass */
             uv_run(c->d->loop, UV_RUN_NOWAIT);
+            if (hld_rconn_read(c) < 0) return HELIOD_EIO; /* its replies may fill ours */
             continue;
         }
         if (k <= 0) return HELIOD_EIO;
@@ -298,7 +299,7 @@ static int send_frame(rclient_t *c, uint16_t op, uint16_t flags, uint64_t at, co
 }
 
 /* The score line a request id was sent for (ids count from 1 per sent frame). */
-static void report_error(rclient_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
+static void report_error(hld_rconn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, body, len);
     char msg[HL_MAX_MSG + 1] = "";
@@ -317,18 +318,19 @@ static void report_error(rclient_t *c, const hl_frame_hdr_t *h, const uint8_t *b
     }
     if (status >= 0) return;
     c->failed++;
-    fprintf(stderr, "heliod: --render: request %u: %s: %s\n", h->id, hl_errname(status),
-            msg[0] ? msg : hl_strerror(status));
+    if (!c->quiet)
+        fprintf(stderr, "heliod: --render: request %u: %s: %s\n", h->id, hl_errname(status),
+                msg[0] ? msg : hl_strerror(status));
 }
 
-/* Reads what the daemon answered; returns -1 if the connection broke. */
-static int read_replies(rclient_t *c) {
+int hld_rconn_read(hld_rconn_t *c) {
     for (;;) {
         ssize_t k = read(c->fd, c->in + c->in_len, sizeof c->in - c->in_len);
         if (k < 0 && errno == EINTR) continue;
         if (k < 0 && errno == EAGAIN) break;
         if (k <= 0) return -1;
         c->in_len += (size_t)k;
+        if (c->in_len == sizeof c->in) break; /* parse, then read on */
     }
     size_t off = 0;
     for (;;) {
@@ -340,6 +342,7 @@ static int read_replies(rclient_t *c) {
         size_t len = h.size - HL_FRAME_HDR;
         if (h.op == HL_OP_REPLY && c->waiting) c->waiting--;
         report_error(c, &h, body, len);
+        if (c->on_reply) c->on_reply(c->user, c, &h, body, len);
         off += h.size;
     }
     memmove(c->in, c->in + off, c->in_len - off);
@@ -347,12 +350,11 @@ static int read_replies(rclient_t *c) {
     return 0;
 }
 
-/* Runs the loop until every request sent has its reply. */
-static int wait_replies(rclient_t *c) {
+int hld_rconn_wait(hld_rconn_t *c) {
     while (c->waiting) {
         hld_files_tick(&c->d->files); /* a file a request names has the open budget here too */
         uv_run(c->d->loop, UV_RUN_NOWAIT);
-        if (read_replies(c) < 0) return -1;
+        if (hld_rconn_read(c) < 0) return -1;
         if (!c->waiting) break;
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
         (void)poll(&p, 1, 1); /* a load decodes on the pool: look again shortly */
@@ -360,7 +362,29 @@ static int wait_replies(rclient_t *c) {
     return 0;
 }
 
-static int say_hello(rclient_t *c) {
+void hld_rconn_close(hld_rconn_t *c) {
+    if (c->fd < 0) return;
+    uint32_t before = c->d->net.clients;
+    close(c->fd);
+    c->fd = -1;
+    /* its EOF is read on the loop: the connection's voices stop before the
+     * next period, as they did when the client left (bounded: 2 s) */
+    for (int i = 0; i < 2000 && c->d->net.clients >= before && before; i++) {
+        uv_run(c->d->loop, UV_RUN_NOWAIT);
+        struct timespec ts = {0, 1000000};
+        if (c->d->net.clients >= before) nanosleep(&ts, NULL);
+    }
+}
+
+/* ---- a score ---------------------------------------------------------------- */
+
+typedef struct {
+    hld_rconn_t c;
+    const score_t *s;
+    size_t next;
+} score_feed_t;
+
+static int say_hello(hld_rconn_t *c) {
     uint8_t b[128];
     hl_wbuf_t w;
     hl_wbuf_init(&w, b, sizeof b);
@@ -368,38 +392,53 @@ static int say_hello(rclient_t *c) {
         .version = HL_PROTO_VERSION, .flags = HL_HELLO_CONTROL, .minor = HL_PROTO_MINOR};
     snprintf(m.client_name, sizeof m.client_name, "render");
     hl_put_hello(&w, &m);
-    if (send_frame(c, HL_OP_HELLO, 0, 0, b, w.len) != 0) return -1;
-    return wait_replies(c);
+    if (hld_rconn_send(c, HL_OP_HELLO, 0, 0, b, w.len) != 0) return -1;
+    return hld_rconn_wait(c);
 }
 
 /* Sends the items due before frame `until`; a bundle goes whole. */
-static int send_due(rclient_t *c, size_t *next, uint64_t until) {
-    const score_t *s = c->s;
+static int score_send_due(void *user, uint64_t frame, uint64_t until) {
+    (void)frame;
+    score_feed_t *sf = user;
+    hld_rconn_t *c = &sf->c;
+    const score_t *s = sf->s;
+    size_t *next = &sf->next;
     while (*next < s->n && s->it[*next].at < until) {
         const item_t *it = &s->it[(*next)++];
         int rc;
         if (it->kind == IT_BEGIN) {
-            rc = send_frame(c, HL_OP_BUNDLE_BEGIN, HL_FLAG_NOREPLY, 0, NULL, 0);
+            rc = hld_rconn_send(c, HL_OP_BUNDLE_BEGIN, HL_FLAG_NOREPLY, 0, NULL, 0);
             while (rc == 0 && *next < s->n && s->it[*next].kind == IT_CMD) {
                 const item_t *b = &s->it[(*next)++];
                 int timed = b->at && hl_op_schedulable(b->op);
-                rc = send_frame(c, b->op, timed ? HL_FLAG_AT : 0, b->at, b->body, b->len);
+                rc = hld_rconn_send(c, b->op, timed ? HL_FLAG_AT : 0, b->at, b->body, b->len);
             }
             if (rc == 0 && *next < s->n) {
                 (*next)++; /* the END */
-                rc = send_frame(c, HL_OP_BUNDLE_END, 0, 0, NULL, 0);
+                rc = hld_rconn_send(c, HL_OP_BUNDLE_END, 0, 0, NULL, 0);
             }
         } else {
             int timed = it->at && hl_op_schedulable(it->op);
-            rc = send_frame(c, it->op, timed ? HL_FLAG_AT : 0, it->at, it->body, it->len);
+            rc = hld_rconn_send(c, it->op, timed ? HL_FLAG_AT : 0, it->at, it->body, it->len);
         }
         if (rc != 0) return rc;
         /* answered before anything later is sent or rendered: a load is
          * decoded, a play has its voice (a later stop names it by order) */
-        if (wait_replies(c) != 0) return -1;
+        if (hld_rconn_wait(c) != 0) return -1;
     }
     return 0;
 }
+
+static int score_read(void *user) {
+    return hld_rconn_read(&((score_feed_t *)user)->c);
+}
+
+static int score_sent_all(void *user) {
+    score_feed_t *sf = user;
+    return sf->next == sf->s->n;
+}
+
+/* ---- the period loop ---------------------------------------------------------- */
 
 static int vm_idle(const hld_vm_t *vm) {
     hld_vm_stats_t vs;
@@ -427,24 +466,14 @@ static void wait_settled(hld_daemon_t *d) {
     uv_run(d->loop, UV_RUN_NOWAIT);
 }
 
-int hld_render_run(hld_daemon_t *d) {
+void hld_render_clock_start(void) {
+    atomic_store(&hld_virtual_ns, RENDER_VIRTUAL_T0);
+}
+
+int hld_render_loop(hld_daemon_t *d, const hld_render_feed_t *f) {
     const hld_config_t *cfg = &d->cfg;
-    score_t s = {0};
     uint32_t max_s = cfg->render_max_s ? cfg->render_max_s : HLD_RENDER_DEFAULT_SECONDS;
     const uint64_t max_frames = (uint64_t)max_s * cfg->rate;
-    if (score_load(&s, cfg->render, cfg->rate, max_frames) != 0) {
-        score_free(&s);
-        return 2;
-    }
-    uint64_t last = 0;
-    for (size_t i = 0; i < s.n; i++)
-        last = s.it[i].at > last ? s.it[i].at : last;
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        score_free(&s);
-        return 1;
-    }
-    rclient_t *c = calloc(1, sizeof *c);
     SF_INFO info = {.samplerate = (int)cfg->rate,
                     .channels = (int)cfg->channels,
                     .format = (cfg->channels == HLD_CHANNELS ? SF_FORMAT_WAV : SF_FORMAT_WAVEX) |
@@ -455,45 +484,34 @@ int hld_render_run(hld_daemon_t *d) {
         out = NULL;
     }
     float *buf = calloc((size_t)cfg->period * cfg->channels, sizeof(float));
-    int bad = !c || !out || !buf;
-    if (bad) {
+    if (!out || !buf) {
         fprintf(stderr, "heliod: --out %s: %s\n", cfg->out,
                 out ? "out of memory" : sf_strerror(NULL));
-    } else if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
-        fprintf(stderr, "heliod: --render-events %s: %s\n", cfg->render_events, strerror(errno));
-        bad = 1;
-    }
-    if (bad) {
         if (out) sf_close(out);
-        free(c);
         free(buf);
-        close(sv[0]);
-        close(sv[1]);
-        score_free(&s);
-        return 1;
+        return -1;
+    }
+    if (cfg->render_events[0] && !(d->music_log = fopen(cfg->render_events, "w"))) {
+        fprintf(stderr, "heliod: --render-events %s: %s\n", cfg->render_events, strerror(errno));
+        sf_close(out);
+        free(buf);
+        return -1;
     }
     /* a PEAK chunk carries a time stamp: two renders would differ */
     sf_command(out, SFC_SET_ADD_PEAK_CHUNK, NULL, SF_FALSE);
-    c->d = d;
-    c->fd = sv[1];
-    c->s = &s;
-    if (s.seed) d->cues.rng = s.seed; /* the score's own seed wins over --seed */
-    (void)fcntl(sv[1], F_SETFL, fcntl(sv[1], F_GETFL) | O_NONBLOCK);
-    atomic_store(&hld_virtual_ns, RENDER_VIRTUAL_T0);
-    hld_conn_accept(&d->net, sv[0]);
-    int rc = say_hello(c), cut = 0;
+    int rc = 0, cut = 0;
     int tty = isatty(STDERR_FILENO);
-    uint64_t frame = 0, t0 = hld_now_ns(), period = cfg->period;
+    uint64_t frame = 0, t0 = RENDER_VIRTUAL_T0, period = cfg->period, last = f->last;
     uint64_t zone_tick = hld_wzones_tick_ns(d->wzones), next_zone = t0 + zone_tick;
-    size_t next = 0;
     struct timespec w0;
     clock_gettime(CLOCK_MONOTONIC, &w0);
     while (rc == 0) {
-        rc = send_due(c, &next, frame + period);
+        rc = f->send_due(f->user, frame, frame + period);
         if (rc != 0) break;
-        if (s.end && frame >= s.end) break;
-        if (!s.end && next == s.n && frame > last && hl_mixer_active(d->engine.mixer) == 0 &&
-            vm_idle(d->vm) && hl_mixer_sched_pending(d->engine.mixer) == 0)
+        if (f->end && frame >= f->end) break;
+        if (!f->end && f->sent_all(f->user) && frame > last &&
+            hl_mixer_active(d->engine.mixer) == 0 && vm_idle(d->vm) &&
+            hl_mixer_sched_pending(d->engine.mixer) == 0)
             break;
         if (frame >= max_frames) { /* still playing (a loop, a far schedule): cut here */
             fprintf(stderr,
@@ -504,7 +522,7 @@ int hld_render_run(hld_daemon_t *d) {
             break;
         }
         wait_settled(d);
-        uint64_t stop = s.end ? s.end : max_frames;
+        uint64_t stop = f->end ? f->end : max_frames;
         uint32_t n = (uint32_t)(stop - frame < period ? stop - frame : period);
         atomic_store(&hld_virtual_ns, t0 + frame * HLD_NS_PER_S / cfg->rate);
         hld_backend_render_pull(&d->engine.backend, buf, cfg->period);
@@ -520,7 +538,7 @@ int hld_render_run(hld_daemon_t *d) {
         for (; next_zone <= vnow; next_zone += zone_tick)
             if (d->wzones->zs.n) hld_wzones_tick(d->wzones);
         uv_run(d->loop, UV_RUN_NOWAIT);
-        if (read_replies(c) < 0) rc = -1;
+        if (f->read(f->user) < 0) rc = -1;
         if (tty && frame % (cfg->rate * 2 / period * period) == 0) {
             struct timespec w;
             clock_gettime(CLOCK_MONOTONIC, &w);
@@ -537,12 +555,40 @@ int hld_render_run(hld_daemon_t *d) {
         d->music_log = NULL;
     }
     free(buf);
-    close(sv[1]); /* the daemon's end closes on EOF */
-    int failed = c->failed;
-    free(c);
+    hld_info("render: %llu frames to %s", (unsigned long long)frame, cfg->out);
+    return rc != 0 ? -1 : cut ? 4 : 0;
+}
+
+int hld_render_run(hld_daemon_t *d) {
+    const hld_config_t *cfg = &d->cfg;
+    score_t s = {0};
+    uint32_t max_s = cfg->render_max_s ? cfg->render_max_s : HLD_RENDER_DEFAULT_SECONDS;
+    if (score_load(&s, cfg->render, cfg->rate, (uint64_t)max_s * cfg->rate) != 0) {
+        score_free(&s);
+        return 2;
+    }
+    score_feed_t *sf = calloc(1, sizeof *sf);
+    if (!sf) {
+        score_free(&s);
+        return 1;
+    }
+    sf->s = &s;
+    sf->c.fd = -1;
+    hld_render_feed_t f = {
+        .user = sf, .send_due = score_send_due, .read = score_read, .sent_all = score_sent_all};
+    for (size_t i = 0; i < s.n; i++)
+        f.last = s.it[i].at > f.last ? s.it[i].at : f.last;
+    if (s.end) f.end = s.end;
+    if (s.seed) d->cues.rng = s.seed; /* the score's own seed wins over --seed */
+    hld_render_clock_start();
+    int rc = hld_rconn_open(d, &sf->c);
+    if (rc == 0) rc = say_hello(&sf->c);
+    if (rc == 0) rc = hld_render_loop(d, &f);
+    if (sf->c.fd >= 0) close(sf->c.fd); /* the daemon's end closes on EOF */
+    int failed = sf->c.failed;
+    free(sf);
     score_free(&s);
     atomic_store(&hld_virtual_ns, 0); /* the shutdown waits on the real clock */
-    hld_info("render: %llu frames to %s%s", (unsigned long long)frame, cfg->out,
-             failed ? " (some requests failed)" : "");
-    return rc != 0 ? 1 : cut ? 4 : failed ? 3 : 0;
+    if (failed) hld_info("render: some requests failed");
+    return rc < 0 ? 1 : rc == 4 ? 4 : failed ? 3 : 0;
 }

@@ -14,4 +14,9 @@
  * Main thread. */
 int hld_render_run(hld_daemon_t *d);
 
+/* replay.c: 1 if path is a session capture (its magic), else 0: main.c
+ * then renders it with hld_replay_run (same contract as hld_render_run). */
+int hld_replay_is_capture(const char *path);
+int hld_replay_run(hld_daemon_t *d);
+
 #endif /* HLD_RENDER_H */

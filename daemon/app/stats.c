@@ -12,6 +12,7 @@
 #include "conn.h"
 #include "device.h"
 #include "hl_dsp.h"
+#include "hl_layout.h"
 #include "hld_limits.h"
 #include "metering.h"
 #include "mix_workers.h"
@@ -291,6 +292,17 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "hrtf", e->hrtf != NULL);        /* --hrtf: 3D voices binaural */
     put(&s, "hrtf_voices", ms.hrtf_voices);  /* rendered binaurally, last block */
     put(&s, "output_channels", e->channels); /* --layout: the device's and recording's */
+    for (uint32_t c = 0; c < ms.channels && c < HL_MIX_MAX_CH; c++) { /* per speaker */
+        static const char *const spk[HL_MIX_MAX_CH] = {"FL", "FR", "FC", "LFE",
+                                                       "BL", "BR", "SL", "SR"};
+        const uint32_t bit = hl_layout_speaker((hl_layout_t)d->cfg.layout, c);
+        const char *nm = "?";
+        for (int k = 0; k < HL_MIX_MAX_CH; k++)
+            if (bit == (k < 6 ? 1u << k : 1u << (k + 3))) nm = spk[k];
+        char key[32];
+        snprintf(key, sizeof key, "output_peak.%s", nm);
+        put(&s, key, ms.out_peak[c]);
+    }
     put(&s, "limiter_blocks", (double)ms.limiter_blocks);
     put(&s, "master_gain_db", hl_lin_to_db(hl_mixer_get_bus_gain(e->mixer, -1)));
     for (int b = 0; b < HL_MAX_BUSES; b++) {

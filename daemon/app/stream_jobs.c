@@ -51,6 +51,7 @@ static void job_unlink(stream_job_t *j) {
 }
 
 void hld_reply_play(hld_req_t *q, uint64_t voice, uint64_t stolen) {
+    q->voice = voice;
     if (q->h->flags & HL_FLAG_NOREPLY) return;
     hl_play_reply_t pr = {.voice = voice, .stolen = stolen};
     hld_reply_begin(q);

@@ -93,6 +93,10 @@ int hld_op_set(hld_req_t *q) {
         .vel = {m.vel[0], m.vel[1], m.vel[2]},
     };
     if (m.mask & HL_SET_VEL) s.mask |= HL_MIX_SET_VEL;
+    if (m.mask & HL_SET_LFE) {
+        s.mask |= HL_MIX_SET_LFE;
+        s.lfe = m.lfe;
+    }
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
     if (may_touch(q, lv, m.voice) != 0) return 0;
     const uint32_t filter_bits = HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION;
@@ -131,7 +135,8 @@ int hld_op_cone(hld_req_t *q) {
     const char *why = NULL;
     if (hl_validate_cone(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
-    const float cone[6] = {m.dir[0], m.dir[1], m.dir[2], m.inner_deg, m.outer_deg, m.outer_gain};
+    const float cone[7] = {m.dir[0],    m.dir[1],     m.dir[2],     m.inner_deg,
+                           m.outer_deg, m.outer_gain, m.outer_lp_hz};
     char msg[HL_MAX_MSG + 1];
     if (m.target == HL_CONE_VOICE) {
         hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
@@ -140,7 +145,8 @@ int hld_op_cone(hld_req_t *q) {
                             .cone_dir = {m.dir[0], m.dir[1], m.dir[2]},
                             .cone_inner = m.inner_deg,
                             .cone_outer = m.outer_deg,
-                            .cone_outer_gain = m.outer_gain};
+                            .cone_outer_gain = m.outer_gain,
+                            .cone_outer_lp = m.outer_lp_hz};
         int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
         if (rc < 0) return hld_mixer_fail(q, rc);
         return hld_reply_ok(q);

@@ -210,6 +210,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         .doppler_factor = cd ? cd->doppler : 1.0f,
         .attack_curve = cd ? cd->fade_curve : HL_FADE_LINEAR,
         .pan_law = m->pan_law,
+        .lfe = m->lfe,
     };
     if (cd && cd->beyond == HL_BEYOND_CLAMP) p->flags |= HL_MIX_CLAMP;
     if (cue && (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f)) {
@@ -217,6 +218,7 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         p->cone_inner = cue->cone[3];
         p->cone_outer = cue->cone[4];
         p->cone_outer_gain = cue->cone[5];
+        p->cone_outer_lp = cue->cone[6];
     }
     if (cue && cue->curve_n) {
         p->curve_n = cue->curve_n;
@@ -481,7 +483,8 @@ static int play_now_v(hld_req_t *q, const hl_play_t *mp, uint64_t *out) {
             return hld_fail(q, err, msg);
         }
         if (out) *out = voice;
-        return 0; /* answered by stream_done */
+        q->voice = voice; /* the handle stream_done answers with */
+        return 0;         /* answered by stream_done */
     }
     if (out) { /* hld_voice_play_music: its caller replies */
         *out = voice;

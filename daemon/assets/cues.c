@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,16 @@ hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name) {
     return NULL;
 }
 
+void hld_cues_drop_music(hld_cues_t *c, uint32_t owner) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->nmusic; i++)
+        if (c->music[i]->owner == owner)
+            free(c->music[i]);
+        else
+            c->music[k++] = c->music[i];
+    c->nmusic = k;
+}
+
 /* ---- orphans and their release ------------------------------------------------------------ */
 
 uint32_t hld_cues_count(const hld_cues_t *c) {
@@ -183,6 +194,8 @@ void hld_cues_reown(hld_cues_t *c, uint32_t from, uint32_t to) {
         if (c->cues[i]->def.name[0] && c->cues[i]->owner == from) c->cues[i]->owner = to;
     for (uint32_t i = 0; i < c->ncats; i++)
         if (c->cats[i]->def.name[0] && c->cats[i]->owner == from) c->cats[i]->owner = to;
+    for (uint32_t i = 0; i < c->nmusic; i++)
+        if (c->music[i]->owner == from) c->music[i]->owner = to;
 }
 
 /* The name tables again from the entries with a name, in index order. */
@@ -210,6 +223,9 @@ uint32_t hld_cues_release(hld_cues_t *c, const uint8_t *cue_ref, const uint8_t *
         }
         e->def.name[0] = '\0'; /* released: owner stays HLD_OWNER_GONE, nobody lists it */
         e->cat = NULL;
+        free(e->binds); /* nothing plays it: its bindings go (the next cue here has its own) */
+        e->binds = NULL;
+        e->nbinds = 0;
         c->cue_free[c->ncue_free++] = (uint16_t)i;
         freed++;
     }
@@ -301,6 +317,32 @@ int hld_cat_check(const hl_category_t *m, const char **why, const char **key) {
 
 /* ---- define --------------------------------------------------------------------------------- */
 
+/* A new entry of a table tab[] of entry pointers with *n in use: a released
+ * entry (free_idx[--*nfree]; cleared, its index kept) is reused first, else
+ * *spare when not NULL (taken: *spare becomes NULL), else one is calloc'd;
+ * a new one gets index *n and is appended. Its uint32_t index is at
+ * index_off. tab and spare (NULL: none) hold entry pointers of one type,
+ * reached through memcpy. NULL only when calloc fails. */
+static void *entry_new(void *tab, uint32_t *n, const uint16_t *free_idx, uint32_t *nfree,
+                       void *spare, size_t size, size_t index_off) {
+    void *e = NULL, *const none = NULL;
+    uint32_t index = *n;
+    if (*nfree) {
+        memcpy(&e, (char *)tab + free_idx[--*nfree] * sizeof e, sizeof e);
+        memcpy(&index, (char *)e + index_off, sizeof index);
+        memset(e, 0, size);
+    } else {
+        if (spare) memcpy(&e, spare, sizeof e);
+        if (e)
+            memcpy(spare, &none, sizeof none);
+        else if (!(e = calloc(1, size)))
+            return NULL;
+        memcpy((char *)tab + (*n)++ * sizeof e, &e, sizeof e);
+    }
+    memcpy((char *)e + index_off, &index, sizeof index);
+    return e;
+}
+
 /* Defines or redefines an already validated cue whose category exists. A new
  * entry is *spare when given (and *spare becomes NULL), else calloc'd; the
  * caller has checked the cap. NULL only when calloc fails. */
@@ -313,22 +355,9 @@ hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hl
             e->last_pick = -1;
         }
     } else {
-        if (c->ncue_free) { /* a released entry: its memory and index */
-            e = c->cues[c->cue_free[--c->ncue_free]];
-            uint32_t index = e->index;
-            memset(e, 0, sizeof *e);
-            e->index = index;
-        } else {
-            if (spare && *spare) {
-                e = *spare;
-                *spare = NULL;
-            } else {
-                e = calloc(1, sizeof *e);
-                if (!e) return NULL;
-            }
-            e->index = c->ncues;
-            c->cues[c->ncues++] = e;
-        }
+        e = entry_new(c->cues, &c->ncues, c->cue_free, &c->ncue_free, spare, sizeof *e,
+                      offsetof(hld_cue_t, index));
+        if (!e) return NULL;
         e->last_pick = -1;
         c->cue_slot[free_slot_of(c->cue_slot, HLD_CUE_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
@@ -341,22 +370,9 @@ hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_categor
                               hld_category_t *into) {
     hld_category_t *e = into;
     if (!e) {
-        if (c->ncat_free) {
-            e = c->cats[c->cat_free[--c->ncat_free]];
-            uint32_t index = e->index;
-            memset(e, 0, sizeof *e);
-            e->index = index;
-        } else {
-            if (spare && *spare) {
-                e = *spare;
-                *spare = NULL;
-            } else {
-                e = calloc(1, sizeof *e);
-                if (!e) return NULL;
-            }
-            e->index = c->ncats;
-            c->cats[c->ncats++] = e;
-        }
+        e = entry_new(c->cats, &c->ncats, c->cat_free, &c->ncat_free, spare, sizeof *e,
+                      offsetof(hld_category_t, index));
+        if (!e) return NULL;
         c->cat_slot[free_slot_of(c->cat_slot, HLD_CAT_SLOTS, m->name)] = (uint16_t)(e->index + 1u);
     }
     e->def = *m;

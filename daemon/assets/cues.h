@@ -53,13 +53,14 @@ typedef struct hld_cue {
     uint32_t owner;         /* client id that defined it, 0: the daemon (--cues, config) */
     struct hld_bind *binds; /* its parameter bindings (params.h), malloc'd, or NULL */
     uint32_t nbinds;
-    float cone[6];    /* CONE: dir x3, inner, outer, outer gain for its new voices; dir 0 = none */
+    float cone[7];    /* CONE: dir x3, inner, outer, outer gain, outer low-pass Hz for its new
+                       * voices; dir 0 = none */
     uint32_t curve_n; /* ATTEN: its new voices' attenuation curve (0: the model) */
     float curve_d[8], curve_db[8];
     hld_tempo_t tempo; /* its tempo map (a cue sheet's `tempo`), n = 0 none */
 } hld_cue_t;
 
-typedef struct {
+typedef struct hld_cues {
     hld_cue_t *cues[HLD_MAX_CUES]; /* by index; a released entry has an empty name */
     uint32_t ncues;                /* indices in use so far (live, orphaned and released) */
     hld_category_t *cats[HLD_MAX_CATEGORIES];
@@ -92,6 +93,9 @@ typedef struct hld_music {
 } hld_music_t;
 /* The music called name, or NULL. */
 hld_music_t *hld_cues_find_music(const hld_cues_t *c, const char *name);
+/* Frees the music sections of `owner` (its process has gone: nothing but
+ * its own connections' instances, dropped first, refers to them). */
+void hld_cues_drop_music(hld_cues_t *c, uint32_t owner);
 
 /* Entries defined (live or orphaned, not released): what the caps count. */
 uint32_t hld_cues_count(const hld_cues_t *c);
@@ -106,7 +110,8 @@ uint32_t hld_cues_count_categories(const hld_cues_t *c);
  * orphans left (still referred to). */
 uint32_t hld_cues_orphan(hld_cues_t *c, uint32_t owner);
 uint32_t hld_cues_release(hld_cues_t *c, const uint8_t *cue_ref, const uint8_t *cat_ref);
-/* Every entry of owner `from` becomes `to`'s (another connection of its process). */
+/* Every entry (and music section) of owner `from` becomes `to`'s (another
+ * connection of its process). */
 void hld_cues_reown(hld_cues_t *c, uint32_t from, uint32_t to);
 
 /* seed 0 picks a fixed default (tests are deterministic). */

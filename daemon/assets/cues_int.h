@@ -8,7 +8,13 @@
 
 #include <stdint.h>
 
-#include "cues.h"
+#include "hl_proto.h"
+
+/* cues.h's types, declared only: this header stands below the table it
+ * serves */
+struct hld_cues;
+struct hld_cue;
+struct hld_category;
 
 typedef const char *(*hld_name_at_fn)(const void *tab, uint32_t i);
 
@@ -27,9 +33,9 @@ int hld_cat_check(const hl_category_t *m, const char **why, const char **key);
  * cue (category); cat is its category resolved by the caller. A new entry
  * is *spare when given (and *spare becomes NULL), else calloc'd; the caller
  * has checked the cap. NULL only when calloc fails. */
-hld_cue_t *hld_cue_apply(hld_cues_t *c, const hl_cue_t *m, hld_cue_t **spare, hld_cue_t *into,
-                         hld_category_t *cat);
-hld_category_t *hld_cat_apply(hld_cues_t *c, const hl_category_t *m, hld_category_t **spare,
-                              hld_category_t *into);
+struct hld_cue *hld_cue_apply(struct hld_cues *c, const hl_cue_t *m, struct hld_cue **spare,
+                              struct hld_cue *into, struct hld_category *cat);
+struct hld_category *hld_cat_apply(struct hld_cues *c, const hl_category_t *m,
+                                   struct hld_category **spare, struct hld_category *into);
 
 #endif /* HLD_CUES_INT_H */

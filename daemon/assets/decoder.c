@@ -634,7 +634,8 @@ int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *
     if (snd) snprintf(ds->name, sizeof ds->name, "%s", snd->name);
     ds->queued_ns = now_ns();
     ds->slot = -1;
-    ds->path = path;
+    snprintf(ds->path_copy, sizeof ds->path_copy, "%s", path ? path : "");
+    ds->path = ds->path_copy;
     ds->rate = p->rate;
     ds->start = o->start;
     ds->loop_start = o->loop_start;

@@ -90,8 +90,11 @@ typedef struct hld_dstream {
     _Atomic uint32_t seq; /* seqlock over loops_now, jumps, jump_at: odd while written */
     _Atomic uint64_t jump_at[HLD_LOOP_MARKS];
     uint64_t written; /* decoder side: frames written to the ring */
-    /* asynchronous open: set by the main thread before queuing, then the job's */
+    /* asynchronous open: set by the main thread before queuing, then the job's.
+     * path is path_copy's: the sound (and its path) may go before an
+     * abandoned opener returns */
     const char *path;
+    char path_copy[HL_MAX_PATH + 1];
     struct hld_sounds *owner;   /* the budget its buffers count against (NULL: none) */
     char name[HL_MAX_NAME + 1]; /* the sound's, for the log (snd may go before ds) */
     uint64_t queued_ns;         /* when the open was queued (its deadline's start) */
@@ -237,8 +240,5 @@ uint32_t hld_decoder_fills(hld_decoder_t *p, char (*name)[HL_MAX_NAME + 1], floa
 uint64_t hld_decoder_wakeups(hld_decoder_t *p);
 /* Opens answered ETIMEDOUT so far. Any thread. */
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);
-
-/* Downmix (sounds.c): interleaved frames of ch > 2 channels to stereo, in place. */
-void hld_downmix(float *d, uint32_t frames, uint32_t ch);
 
 #endif /* HLD_DECODER_H */

@@ -46,6 +46,23 @@ int hld_music_add_state(hld_music_def_t *m, const char *val, const char **why) {
     return 0;
 }
 
+int hld_music_add_layer(hld_music_def_t *m, const char *val, const char **why) {
+    char s[HL_MAX_NAME + 1], c[HL_MAX_NAME + 1], extra[2];
+    if (word(&val, s, sizeof s) != 1 || word(&val, c, sizeof c) != 1 || !hl_name_valid(c) ||
+        word(&val, extra, sizeof extra) != 0)
+        return *why = "layer: expected STATE CUE", -1;
+    int st = hld_music_state(m, s);
+    if (st < 0) return *why = "layer: STATE: no such state (declare it first)", -1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->nlayers; i++)
+        n += m->layer_state[i] == st;
+    if (n >= HLD_MUSIC_STATE_LAYERS) return *why = "layer: more than 8 layers for one state", -1;
+    if (m->nlayers >= HLD_MUSIC_MAX_LAYERS) return *why = "layer: more than 16", -1;
+    m->layer_state[m->nlayers] = (uint8_t)st;
+    memcpy(m->layer_cue[m->nlayers++], c, sizeof c);
+    return 0;
+}
+
 static int parse_curve(const char *s, uint8_t *curve) {
     if (!s || !*s || strcmp(s, "equal-power") == 0)
         *curve = HL_CURVE_EQUAL_POWER;

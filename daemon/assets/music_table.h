@@ -14,7 +14,13 @@
  * fades out over MS, then the new one starts) | segment:CUE[:MS] (the cue
  * CUE plays from the frame, the new state's track starts when it ends; the
  * old track fades out over MS, default 0). `tail` lets the old track ring
- * out to its end instead of stopping it (no fade-out).
+ * out to the end of its current pass instead of fading it (a looping
+ * track stops where its loop would wrap, a one-shot at its end).
+ *
+ *     layer = STATE CUE
+ *
+ * adds a stem to STATE: it starts with the state's track on the same
+ * frame and stops with it (layers, music_ops.c).
  *
  * The plan is pure arithmetic on engine frames: the caller finds the WHEN
  * frame on the current track's beat map (hld_vm_next_beat) and the
@@ -29,9 +35,11 @@
 
 #include "hl_proto.h"
 
-#define HLD_MUSIC_MAX_STATES 32
-#define HLD_MUSIC_MAX_TRANS  64
-#define HLD_MUSIC_MAX_BARS   64
+#define HLD_MUSIC_MAX_STATES   32
+#define HLD_MUSIC_MAX_TRANS    64
+#define HLD_MUSIC_MAX_BARS     64
+#define HLD_MUSIC_MAX_LAYERS   16 /* layer lines of a section */
+#define HLD_MUSIC_STATE_LAYERS 8  /* layers of one state */
 
 typedef enum {
     HLD_MW_NOW,
@@ -67,6 +75,11 @@ typedef struct {
     uint32_t nstates;
     hld_music_trans_t trans[HLD_MUSIC_MAX_TRANS];
     uint32_t ntrans;
+    /* layers (vertical layering): each plays its cue with its state's
+     * track, started on the same frame, stopped with it */
+    uint8_t layer_state[HLD_MUSIC_MAX_LAYERS];
+    char layer_cue[HLD_MUSIC_MAX_LAYERS][HL_MAX_NAME + 1];
+    uint32_t nlayers;
 } hld_music_def_t;
 
 /* `state = NAME CUE`: adds a state. 0, or -1 with *why. */
@@ -74,6 +87,11 @@ int hld_music_add_state(hld_music_def_t *m, const char *val, const char **why);
 /* `transition = ...` (above): adds one; its states must be declared first.
  * 0, or -1 with *why naming the part. */
 int hld_music_add_transition(hld_music_def_t *m, const char *val, const char **why);
+/* `layer = STATE CUE`: a stem played with STATE's track (declared first),
+ * sample-locked to it; its gain follows the cue's own bindings (a `bind =
+ * PARAM gain ...` line: one parameter drives every layer through its
+ * curve). 0, or -1 with *why. */
+int hld_music_add_layer(hld_music_def_t *m, const char *val, const char **why);
 /* The index of state name, or -1. */
 int hld_music_state(const hld_music_def_t *m, const char *name);
 /* The transition from `from` (-1: nothing plays) to `to`: an exact FROM

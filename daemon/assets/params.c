@@ -95,23 +95,34 @@ static float clampf(float v, float lo, float hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* A name may repeat once per namespace: every entry of it sits on the
+ * probe chain from its hash (deleted only by rebuilding the table). */
+static void slot_insert(hld_params_t *P, const char *name, uint32_t index) {
+    uint32_t s = fnv1a(name) & (HLD_PARAM_SLOTS - 1u);
+    while (P->slot[s])
+        s = (s + 1u) & (HLD_PARAM_SLOTS - 1u);
+    P->slot[s] = (uint16_t)(index + 1u);
+}
+
 int hld_params_define(hld_params_t *P, const hl_param_def_t *m, hld_param_t *old, uint32_t owner,
                       hld_param_t **out) {
     hld_param_t *p = old;
     if (!p) {
-        if (P->n >= HLD_MAX_PARAMS) return HELIOD_ENOMEM;
-        p = calloc(1, sizeof *p);
-        if (!p) return HELIOD_ENOMEM;
-        p->index = P->n;
+        if (P->npfree) { /* a released index first (hld_params_release) */
+            uint32_t i = P->pfree[--P->npfree];
+            p = P->p[i];
+            memset(p, 0, sizeof *p);
+            p->index = i;
+        } else {
+            if (P->n >= HLD_MAX_PARAMS) return HELIOD_ENOMEM;
+            p = calloc(1, sizeof *p);
+            if (!p) return HELIOD_ENOMEM;
+            p->index = P->n;
+            P->p[P->n++] = p;
+        }
         p->owner = owner;
         p->g.cur = p->g.target = m->def;
-        P->p[P->n++] = p;
-        /* a name may repeat once per namespace: every entry of it sits on
-         * the probe chain from its hash (nothing is ever deleted) */
-        uint32_t s = fnv1a(m->name) & (HLD_PARAM_SLOTS - 1u);
-        while (P->slot[s])
-            s = (s + 1u) & (HLD_PARAM_SLOTS - 1u);
-        P->slot[s] = (uint16_t)P->n;
+        slot_insert(P, m->name, p->index);
     }
     p->def = *m;
     p->g.cur = clampf(p->g.cur, m->min, m->max);
@@ -243,21 +254,33 @@ int hld_params_schedule(hld_params_t *P, uint64_t at, const hl_param_t *m, uint3
     return 0;
 }
 
-void hld_params_due(hld_params_t *P, uint64_t now_frame) {
-    /* in frame order, then request order (a stable pass per earliest frame) */
-    for (;;) {
-        uint32_t best = UINT32_MAX;
-        for (uint32_t i = 0; i < P->nsched; i++)
-            if (P->sched[i].at <= now_frame &&
-                (best == UINT32_MAX || P->sched[i].at < P->sched[best].at))
-                best = i;
-        if (best == UINT32_MAX) return;
-        hld_psched_t s = P->sched[best];
-        memmove(&P->sched[best], &P->sched[best + 1], (P->nsched - best - 1u) * sizeof s);
+int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame) {
+    /* the earliest frame's values, in request order (a stable pass) */
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < P->nsched; i++)
+        if (P->sched[i].at <= until && (best == UINT32_MAX || P->sched[i].at < P->sched[best].at))
+            best = i;
+    if (best == UINT32_MAX) return 0;
+    uint64_t at = P->sched[best].at;
+    for (uint32_t i = best; i < P->nsched;) {
+        if (P->sched[i].at != at) {
+            i++;
+            continue;
+        }
+        hld_psched_t s = P->sched[i];
+        memmove(&P->sched[i], &P->sched[i + 1], (P->nsched - i - 1u) * sizeof s);
         P->nsched--;
         if (s.param < P->n)
             (void)hld_params_set(P, P->p[s.param], s.m.scope, s.key, s.m.emitter, s.m.value,
                                  (uint32_t)s.m.voice);
+    }
+    *frame = at;
+    return 1;
+}
+
+void hld_params_due(hld_params_t *P, uint64_t now_frame) {
+    uint64_t at;
+    while (hld_params_due_next(P, now_frame, &at)) {
     }
 }
 
@@ -324,6 +347,49 @@ void hld_params_sweep(hld_params_t *P,
         else
             i++;
     }
+}
+
+/* ---- release ----------------------------------------------------------------------------------
+ */
+
+uint32_t hld_params_release(hld_params_t *P, const hld_cues_t *cues) {
+    static uint8_t ref[HLD_MAX_PARAMS]; /* main thread only */
+    uint32_t gone = 0;
+    for (uint32_t i = 0; i < P->n; i++)
+        gone += P->p[i]->owner == HLD_OWNER_GONE && P->p[i]->def.name[0];
+    if (!gone) return 0;
+    memset(ref, 0, sizeof ref);
+    for (uint32_t c = 0; cues && c < cues->ncues; c++) {
+        const hld_cue_t *cue = cues->cues[c];
+        if (!cue->def.name[0]) continue; /* released: nothing plays it */
+        for (uint32_t b = 0; b < cue->nbinds; b++)
+            if (cue->binds[b].param < HLD_MAX_PARAMS) ref[cue->binds[b].param] = 1;
+    }
+    for (uint32_t b = 0; b < P->nbus; b++)
+        if (P->bus[b].param < HLD_MAX_PARAMS) ref[P->bus[b].param] = 1;
+    for (uint32_t k = 0; k < P->nsched; k++)
+        if (P->sched[k].param < HLD_MAX_PARAMS) ref[P->sched[k].param] = 1;
+    uint32_t freed = 0;
+    for (uint32_t i = 0; i < P->n; i++) {
+        hld_param_t *p = P->p[i];
+        if (p->owner != HLD_OWNER_GONE || !p->def.name[0] || ref[i]) continue;
+        for (uint32_t e = 0; e < HLD_PVALUE_SLOTS && p->scoped;) {
+            if (P->ent[e].kind != 0xFF && P->ent[e].param == i)
+                ent_delete(P, e); /* slot e now holds a shifted entry: look again */
+            else
+                e++;
+        }
+        p->def.name[0] = '\0';
+        p->g.cur = p->g.target = 0.0f;
+        P->pfree[P->npfree++] = (uint16_t)i;
+        freed++;
+    }
+    if (freed) { /* the names' table without them */
+        memset(P->slot, 0, sizeof P->slot);
+        for (uint32_t i = 0; i < P->n; i++)
+            if (P->p[i]->def.name[0]) slot_insert(P, P->p[i]->def.name, i);
+    }
+    return gone - freed;
 }
 
 /* ---- bindings ---------------------------------------------------------------------------------

@@ -20,8 +20,13 @@
  *   curve holds the first y, after the last the last y; segment i (points i
  *   and i+1) has its own shape (linear, exponential, logarithmic, S-curve).
  *
- *   Like cues, parameters are never removed (indices stay valid) and their
- *   names live in the definer's namespace (cues.h, hld_ns_rank_fn).
+ *   Their names live in the definer's namespace (cues.h, hld_ns_rank_fn).
+ *   Bindings hold a parameter by index, so an index stays valid while
+ *   anything refers to it: a parameter whose process has gone (owner
+ *   HLD_OWNER_GONE, owners.c) is released by hld_params_release once no
+ *   cue's binding, bus or snapshot binding and scheduled PARAM names it
+ *   (its scoped values go with it), and its index is reused by the next
+ *   definition, like a released cue's.
  *
  * Main thread only; no libuv.
  */
@@ -130,8 +135,15 @@ typedef struct hld_params {
     uint64_t evals, sets; /* evaluations, SETs sent (stats) */
     hld_busbind_t bus[HL_MAX_BUS_BINDS];
     uint32_t nbus;
-    uint64_t gen, bus_gen; /* bumped when a global value moves; the bus bindings' pass */
+    uint64_t gen, bus_gen;          /* bumped when a global value moves; the bus bindings' pass */
+    uint16_t pfree[HLD_MAX_PARAMS]; /* released indices (name empty), reused first */
+    uint32_t npfree;
 } hld_params_t;
+
+/* Parameters that may still be defined (the table's room). */
+static inline uint32_t hld_params_room(const hld_params_t *P) {
+    return HLD_MAX_PARAMS - (P->n - P->npfree);
+}
 
 int hld_params_init(hld_params_t *P);
 void hld_params_close(hld_params_t *P);
@@ -141,6 +153,14 @@ void hld_params_close(hld_params_t *P);
  * the value, clamped to the new range. 0 or HELIOD_ENOMEM (HLD_MAX_PARAMS). */
 int hld_params_define(hld_params_t *P, const hl_param_def_t *m, hld_param_t *old, uint32_t owner,
                       hld_param_t **out);
+/* Releases the parameters whose process has gone (owner HLD_OWNER_GONE)
+ * that nothing refers to any more: no binding of a cue with a name (live or
+ * orphaned; cues, which may be NULL), no bus or snapshot binding, no
+ * scheduled PARAM. Their scoped values are dropped, their names leave the
+ * table, their indices go to the free list. Returns how many gone ones
+ * stay (still referred to). */
+uint32_t hld_params_release(hld_params_t *P, const hld_cues_t *cues);
+
 hld_param_t *hld_params_find_in(const hld_params_t *P, const char *name, hld_ns_rank_fn rank,
                                 const void *ctx);
 /* The daemon's entry (owner 0), else the first. */
@@ -160,6 +180,9 @@ int hld_params_schedule(hld_params_t *P, uint64_t at, const hl_param_t *m, uint3
 /* Applies the scheduled PARAMs due at frame `now` (their scoped values:
  * an emitter's by name lookup done at request time). */
 void hld_params_due(hld_params_t *P, uint64_t now_frame);
+/* Applies the scheduled values of the earliest frame <= until (all of that
+ * frame, in request order): 1 with *frame, 0 if none is due. */
+int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame);
 
 /* The value a voice reads: its own, else its emitter's (em_index and name,
  * 0 = none), else the global one. An emitter's key is its address

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "decoder.h"
 #include "hl_layout.h"
 #include "hl_limits.h"
 #include "hld_limits.h"
@@ -73,15 +72,6 @@ SNDFILE *hld_vio_open(hld_vio_t *v, SF_INFO *info) {
     SF_VIRTUAL_IO vio = {vio_len, vio_seek, v->mem ? vio_read : vio_fd_read, vio_write, vio_tell};
     v->pos = 0;
     return sf_open_virtual(&vio, SFM_READ, info, v); /* libsndfile copies vio */
-}
-
-hld_blob_t *hld_blob_ref(hld_blob_t *b) {
-    if (b) atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-    return b;
-}
-
-void hld_blob_unref(hld_blob_t *b) {
-    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
 }
 
 int hld_sound_open(const char *path, char *msg, size_t cap) {
@@ -429,16 +419,29 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     return 0;
 }
 
+/* Decodes a file libsndfile opened (sf NULL: it did not) and closes it. */
+static int decode_opened(hld_decode_t *d, SNDFILE *sf, SF_INFO *info) {
+    if (!sf) /* sf_strerror(NULL) reads a buffer shared by every thread: the code is not */
+        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
+                               sf_error_number(sf_error(NULL)));
+    hld_decode_sndfile(d, sf, info);
+    sf_close(sf);
+    return d->status;
+}
+
+/* Opens path for a decode, with the open's checks: the descriptor, or < 0
+ * with d failed with the reason. */
+static int open_for(hld_decode_t *d, const char *path) {
+    char m[HL_MAX_MSG + 1];
+    int fd = hld_sound_open(path, m, sizeof m);
+    return fd < 0 ? hld_decode_fail(d, fd, "%s", m) : fd;
+}
+
 int hld_decode_upload(hld_decode_t *d, const uint8_t *mem, int fd, size_t len) {
     hld_vio_t j = {.mem = mem, .fd = fd, .len = len};
     SF_INFO info = {0};
     SNDFILE *sf = hld_vio_open(&j, &info);
-    if (!sf)
-        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
-                               sf_error_number(sf_error(NULL)));
-    hld_decode_sndfile(d, sf, &info);
-    sf_close(sf);
-    return d->status;
+    return decode_opened(d, sf, &info);
 }
 
 int hld_decode_fd(hld_decode_t *d, int fd) {
@@ -446,26 +449,15 @@ int hld_decode_fd(hld_decode_t *d, int fd) {
         return hld_decode_fail(d, HELIOD_EFILE, "cannot read the file: %s", strerror(errno));
     SF_INFO info = {0};
     SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_FALSE);
-    if (!sf)
-        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
-                               sf_error_number(sf_error(NULL)));
-    hld_decode_sndfile(d, sf, &info);
-    sf_close(sf);
-    return d->status;
+    return decode_opened(d, sf, &info);
 }
 
 int hld_decode_path(hld_decode_t *d, const char *path) {
-    char m[HL_MAX_MSG + 1];
-    int fd = hld_sound_open(path, m, sizeof m);
-    if (fd < 0) return hld_decode_fail(d, fd, "%s", m);
+    int fd = open_for(d, path);
+    if (fd < 0) return fd;
     SF_INFO info = {0};
     SNDFILE *sf = sf_open_fd(fd, SFM_READ, &info, SF_TRUE);
-    if (!sf) /* sf_strerror(NULL) reads a buffer shared by every thread: the code is not */
-        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
-                               sf_error_number(sf_error(NULL)));
-    hld_decode_sndfile(d, sf, &info);
-    sf_close(sf);
-    return d->status;
+    return decode_opened(d, sf, &info);
 }
 
 int hld_decode_fd_range(hld_decode_t *d, int fd, const char *path, uint64_t off, uint64_t len) {
@@ -477,19 +469,13 @@ int hld_decode_fd_range(hld_decode_t *d, int fd, const char *path, uint64_t off,
     hld_vio_t v = {.fd = fd, .base = off, .len = (size_t)n};
     SF_INFO info = {0};
     SNDFILE *sf = hld_vio_open(&v, &info);
-    if (!sf)
-        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
-                               sf_error_number(sf_error(NULL)));
-    hld_decode_sndfile(d, sf, &info);
-    sf_close(sf);
-    return d->status;
+    return decode_opened(d, sf, &info);
 }
 
 int hld_decode_path_range(hld_decode_t *d, const char *path, uint64_t off, uint64_t len) {
     if (!off && !len) return hld_decode_path(d, path);
-    char m[HL_MAX_MSG + 1];
-    int fd = hld_sound_open(path, m, sizeof m);
-    if (fd < 0) return hld_decode_fail(d, fd, "%s", m);
+    int fd = open_for(d, path);
+    if (fd < 0) return fd;
     hld_decode_fd_range(d, fd, path, off, len);
     close(fd);
     return d->status;
@@ -529,18 +515,12 @@ int hld_decode_compressed_fd(hld_decode_t *d, int fd, const char *path, uint64_t
     hld_vio_t v = {.mem = b->data, .fd = -1, .len = b->len};
     SF_INFO info = {0};
     SNDFILE *sf = hld_vio_open(&v, &info);
-    if (!sf)
-        return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
-                               sf_error_number(sf_error(NULL)));
-    hld_decode_sndfile(d, sf, &info); /* d->stream: check and probe the first chunk */
-    sf_close(sf);
-    return d->status;
+    return decode_opened(d, sf, &info); /* d->stream: check and probe the first chunk */
 }
 
 int hld_decode_compressed(hld_decode_t *d, const char *path, uint64_t off, uint64_t len) {
-    char m[HL_MAX_MSG + 1];
-    int fd = hld_sound_open(path, m, sizeof m);
-    if (fd < 0) return hld_decode_fail(d, fd, "%s", m);
+    int fd = open_for(d, path);
+    if (fd < 0) return fd;
     hld_decode_compressed_fd(d, fd, path, off, len);
     close(fd);
     return d->status;

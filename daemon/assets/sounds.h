@@ -273,6 +273,9 @@ int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap)
  * x[0..n) by 0 and clips every finite one beyond +-HLD_MAX_SAMPLE to it;
  * returns how many it changed. Any thread. */
 uint64_t hld_sanitize(float *x, size_t n);
+/* Downmix (sound_decode.c; the stream decoder's too): interleaved frames of
+ * ch > 2 channels to stereo, in place. */
+void hld_downmix(float *d, uint32_t frames, uint32_t ch);
 
 /* One decode, the loader's whole path from an open SNDFILE (also what
  * tests/fuzz drives over libsndfile's virtual I/O): caps, then the decoded

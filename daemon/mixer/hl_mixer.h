@@ -118,6 +118,22 @@
  *   effects in flight at HL_STREAM_RETIRE_MAX and HL_FX_RETIRE_MAX and sizes
  *   the event ring for them, so the ring still never fills.
  *
+ *   Surround (cfg.layout beyond stereo, hl_layout.h): the buses hold one
+ *   plane per speaker and every bus stage (inserts, sends, gain, mute,
+ *   ducking, the sum into the parent) runs on each; the master is limited
+ *   with one envelope over all channels (linked) and interleaved in the
+ *   layout's WAVE order. A 2D voice mixes into the front pair exactly as on
+ *   stereo. A 3D voice is panned over the speaker ring by hl_layout_pair
+ *   (pairwise constant power): its gain pair goes to the two speakers that
+ *   bracket its direction, so a steady voice costs what it costs on stereo.
+ *   When the bracketing pair changes, a speaker shared by both pairs keeps
+ *   its slot and a slot whose speaker changes first ramps to 0 over one
+ *   block, then moves and ramps up from 0 (no click, no third speaker). A
+ *   3D stereo source is folded to mono first, as on stereo. The LFE channel gets
+ *   only the voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2),
+ *   for a mono source exactly lfe x the source x envelope x gain x distance
+ *   and cone gains, before the pan and the post stage (filter, occlusion).
+ *
  *   This library depends only on the C library (memcpy/memset) and libm; it
  *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
  *   that at link level.
@@ -190,6 +206,11 @@ typedef struct {
     uint64_t (*clock_ns)(void);
     float speed_of_sound; /* m/s for Doppler; 0 = HL_SPEED_OF_SOUND, < 0 invalid */
     uint32_t hrtf;        /* 1: reserve per-slot HRTF state (hl_mixer_set_hrtf); 0: none */
+    /* output speakers (hl_layout.h: HL_LAYOUT_*, 0 = stereo): hl_mixer_process_rt
+     * writes hl_layout_channels(layout) interleaved channels per frame; the
+     * buses are that many planes; 3D voices are panned over the speakers
+     * (see Surround); an HRTF mixer is stereo only */
+    uint32_t layout;
 } hl_mixer_config_t;
 
 /* Bytes of memory hl_mixer_init needs for cfg (0 if cfg is invalid). */
@@ -276,11 +297,20 @@ typedef struct {
      * the two it goes linearly from 1 to it with the angle (hl_cone_gain). */
     float cone_dir[3];
     float cone_inner, cone_outer, cone_outer_gain;
+    /* appended (cones): low-pass cutoff (Hz) beyond the outer cone, 0 = none;
+     * between the cones it glides in log-frequency from off (0.45 x rate)
+     * with the same angle fraction as the gain, and joins the voice's own
+     * low-pass (lp_hz: the lower wins), moved once a block. */
+    float cone_outer_lp;
     /* appended (attenuation curves): curve_n > 0 points (distance m strictly
      * increasing, gain dB) replace the distance model's gain: linear in dB
      * between points, the end values beyond them (hl_curve_gain). */
     uint32_t curve_n;
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
+    /* appended (surround): the LFE send, linear >= 0 (0 = none, the default):
+     * the LFE channel of a layout that has one gets the voice's pre-pan signal
+     * times lfe (see Surround); ignored without an LFE channel */
+    float lfe;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -334,10 +364,15 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 #define HL_MIX_SET_FILTER 0x400u
 #define HL_MIX_SET_SENDS  0x800u
 #define HL_MIX_SET_CONE   0x1000u
+/* HL_MIX_SET_FSTEP, with HL_MIX_SET_FILTER: the cutoffs glide in steps of
+ * HL_FX_GRID frames with designs shared between voices (hl_vfilter_glide_rt
+ * stepped): the cheap glide for many voices moving alike (game parameters). */
+#define HL_MIX_SET_FSTEP 0x4000u
 #define HL_MIX_SET_CURVE                                                                           \
     0x2000u /* curve_n, curve_d, curve_db (hl_voice_params_t) */ /* cone_dir,                      \
                                                                     cone_inner/outer/outer_gain:   \
                                                                     from the next block */
+#define HL_MIX_SET_LFE 0x4000u
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -351,9 +386,10 @@ typedef struct {
     uint32_t send_bus[HL_MAX_SENDS]; /* HL_MIX_SET_SENDS */
     float send_gain[HL_MAX_SENDS];
     float cone_dir[3]; /* HL_MIX_SET_CONE: as hl_voice_params_t */
-    float cone_inner, cone_outer, cone_outer_gain;
+    float cone_inner, cone_outer, cone_outer_gain, cone_outer_lp;
     uint32_t curve_n; /* HL_MIX_SET_CURVE: as hl_voice_params_t */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
+    float lfe; /* HL_MIX_SET_LFE: the LFE send (hl_voice_params_t.lfe), ramped */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream
@@ -544,6 +580,7 @@ uint32_t hl_mixer_active(const hl_mixer_t *m);
  * octave (8, 10, 12, 14, 16, 20, ... us), the last one everything longer than
  * ~393 ms. Bucket bounds: hl_mixer_wait_bucket_upper_us(). */
 #define HL_MIX_WAIT_BUCKETS 64
+#define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     uint64_t blocks, frames;
     uint64_t cmds_applied;
@@ -562,6 +599,10 @@ typedef struct {
     uint64_t sched_late;            /* scheduled commands the audio thread got after their frame */
     uint64_t sched_late_max_frames; /* ... and the latest of them, in frames */
     uint32_t sched_pending;         /* scheduled commands not applied yet (control side's count) */
+    /* output channels (cfg.layout's) and each one's peak of the last call
+     * (after the limiter; 0, 1 are peak[]) */
+    uint32_t channels;
+    float out_peak[HL_MIX_MAX_CH];
 } hl_mixer_stats_t;
 void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out);
 /* Exclusive upper bound (us) of wait histogram bucket i: bucket i counts
@@ -653,12 +694,16 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
  * of the call's frames. A bus that did not run in the call reads 0. */
 #define HL_MIX_METERS       (HL_MAX_BUSES + 1)
 #define HL_MIX_METER_MASTER HL_MAX_BUSES
+#define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
-    float peak[HL_MIX_METERS][2];
+    float peak[HL_MIX_METERS][2]; /* the front pair on a surround layout */
     double sumsq[HL_MIX_METERS][2];
-    uint32_t frames; /* frames of the call */
-    uint32_t pad_;
+    uint32_t frames;     /* frames of the call */
+    uint32_t channels;   /* output channels (cfg.layout's): out_peak/out_sumsq used */
     uint64_t now_frames; /* engine frame just after the call's last frame */
+    /* the master output per channel, in the layout's order */
+    float out_peak[HL_MIX_MAX_CH];
+    double out_sumsq[HL_MIX_MAX_CH];
 } hl_mix_meter_t;
 /* The figures of the last hl_mixer_process_rt() call. Audio thread only (the
  * struct is rewritten by the next call); copy it out before the next. */

@@ -205,3 +205,35 @@ void hl_interleave_rt(float *out, const float *l, const float *r, uint32_t n) {
     }
 }
 #endif
+
+/* Scales planar l/r by the product of three ramps over n frames: each is
+ * linear while it runs, so the product is exact at every frame's end. */
+void hl_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {
+    if (!(a->rem | b->rem | c->rem)) {
+        const float g = a->cur * b->cur * c->cur;
+        if (g != 1.0f)
+            for (uint32_t t = 0; t < n; t++) {
+                l[t] *= g;
+                r[t] *= g;
+            }
+        return;
+    }
+    const float a0 = a->cur, b0 = b->cur, c0 = c->cur;
+    const uint32_t an = a->rem < n ? a->rem : n, bn = b->rem < n ? b->rem : n,
+                   cn = c->rem < n ? c->rem : n;
+    const float da = an ? (ramp_after(a, an) - a0) / (float)an : 0.0f;
+    const float db = bn ? (ramp_after(b, bn) - b0) / (float)bn : 0.0f;
+    const float dc = cn ? (ramp_after(c, cn) - c0) / (float)cn : 0.0f;
+    for (uint32_t t = 0; t < n; t++) {
+        const float k = (float)(t + 1);
+        const float ga = t < an ? a0 + k * da : ramp_after(a, an);
+        const float gb = t < bn ? b0 + k * db : ramp_after(b, bn);
+        const float gc = t < cn ? c0 + k * dc : ramp_after(c, cn);
+        const float g = ga * gb * gc;
+        l[t] *= g;
+        r[t] *= g;
+    }
+    ramp_advance(a, n);
+    ramp_advance(b, n);
+    ramp_advance(c, n);
+}

@@ -125,9 +125,11 @@ void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *o) {
     o->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
 }
 
-static void zero_acc(float *acc, uint32_t dirty) {
+/* Clears the planes (the mixer's nch: a pair may go to any of them) of the
+ * buses in dirty. */
+static void zero_acc(float *acc, uint32_t dirty, uint32_t nch) {
     for (uint32_t b = 0; dirty; b++, dirty >>= 1)
-        if (dirty & 1u) memset(HL_PART_ACC(acc, b, 0), 0, 2 * HL_MIX_BLOCK * sizeof(float));
+        if (dirty & 1u) memset(HL_PART_ACC(acc, b, 0), 0, nch * HL_MIX_BLOCK * sizeof(float));
 }
 
 /* Chunk k of a task: its slot j (partition part[j]) and positions *a..*b-1. */
@@ -144,7 +146,7 @@ void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w) {
     worker_t *t = &p->w[w];
     uint32_t g = atomic_load_explicit(&t->go, memory_order_acquire);
     for (uint32_t j = 0; j < t->np; j++) {
-        zero_acc(t->acc + j * HL_PART_ACC_FLOATS, t->dirty[j]);
+        zero_acc(t->acc + j * HL_PART_ACC_FLOATS, t->dirty[j], p->m->nch);
         t->dirty[j] = 0;
         memset(&t->st[j], 0, sizeof t->st[j]);
     }
@@ -255,11 +257,11 @@ static void sum_part(hl_mixer_t *m, const float *acc, const hl_part_stats_t *st,
                      uint32_t *mixed, uint32_t *buses) {
     for (uint32_t b = 0, mask = st->buses; mask; b++, mask >>= 1) {
         if (!(mask & 1u)) continue;
-        const float *l = HL_PART_ACC(acc, b, 0), *r = HL_PART_ACC(acc, b, 1);
-        float *bl = m->acc[b][0], *br = m->acc[b][1];
-        for (uint32_t i = 0; i < n; i++) {
-            bl[i] += l[i];
-            br[i] += r[i];
+        for (uint32_t c = 0; c < m->nch; c++) {
+            const float *x = HL_PART_ACC(acc, b, c);
+            float *y = m->acc[b][c];
+            for (uint32_t i = 0; i < n; i++)
+                y[i] += x[i];
         }
         m->bus[b].voices += st->voices[b];
     }
@@ -300,7 +302,7 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
     worker_t self;
     memset(p->left, 0, na);
     for (uint32_t q = 0; q < np; q++) {
-        zero_acc(p->acc + q * HL_PART_ACC_FLOATS, p->dirty[q]);
+        zero_acc(p->acc + q * HL_PART_ACC_FLOATS, p->dirty[q], m->nch);
         p->dirty[q] = 0;
         memset(&p->st[q], 0, sizeof p->st[q]);
     }

@@ -456,38 +456,6 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     }
 }
 
-/* Scales planar l/r by the product of three ramps over n frames: each is
- * linear while it runs, so the product is exact at every frame's end. */
-static void gain3(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c) {
-    if (!(a->rem | b->rem | c->rem)) {
-        const float g = a->cur * b->cur * c->cur;
-        if (g != 1.0f)
-            for (uint32_t t = 0; t < n; t++) {
-                l[t] *= g;
-                r[t] *= g;
-            }
-        return;
-    }
-    const float a0 = a->cur, b0 = b->cur, c0 = c->cur;
-    const uint32_t an = a->rem < n ? a->rem : n, bn = b->rem < n ? b->rem : n,
-                   cn = c->rem < n ? c->rem : n;
-    const float da = an ? (ramp_after(a, an) - a0) / (float)an : 0.0f;
-    const float db = bn ? (ramp_after(b, bn) - b0) / (float)bn : 0.0f;
-    const float dc = cn ? (ramp_after(c, cn) - c0) / (float)cn : 0.0f;
-    for (uint32_t t = 0; t < n; t++) {
-        const float k = (float)(t + 1);
-        const float ga = t < an ? a0 + k * da : ramp_after(a, an);
-        const float gb = t < bn ? b0 + k * db : ramp_after(b, bn);
-        const float gc = t < cn ? c0 + k * dc : ramp_after(c, cn);
-        const float g = ga * gb * gc;
-        l[t] *= g;
-        r[t] *= g;
-    }
-    ramp_advance(a, n);
-    ramp_advance(b, n);
-    ramp_advance(c, n);
-}
-
 /* dl/dr += l/r x the ramp g over n frames (exact per frame), g advanced. */
 static void send_add(float *dl, float *dr, const float *l, const float *r, uint32_t n,
                      hl_ramp_t *g) {
@@ -529,8 +497,8 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
         store_bits(&m->stats.duck_gain[b], duck[b]);
     }
     float *ml = m->acc[HL_MASTER][0], *mr = m->acc[HL_MASTER][1];
-    memset(ml, 0, n * sizeof(float));
-    memset(mr, 0, n * sizeof(float));
+    for (uint32_t c = 0; c < m->nch; c++)
+        memset(m->acc[HL_MASTER][c], 0, n * sizeof(float));
     uint32_t dirty = 0;
     for (uint32_t k = 0; k < m->graph.n_order; k++) {
         const uint32_t b = m->graph.order[k];
@@ -546,8 +514,11 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
             continue;
         }
         dirty |= 1u << b;
-        for (uint32_t i = 0; i < bs->n_fx; i++)
-            hl_fx_process_rt(bs->fx[i], l, r, n);
+        if (m->nch > 2)
+            hl_surround_fx_rt(m, b, n);
+        else
+            for (uint32_t i = 0; i < bs->n_fx; i++)
+                hl_fx_process_rt(bs->fx[i], l, r, n);
         /* sends: after the inserts, before the fader (pre-fader, as a voice's
          * own sends), into buses later in the order */
         for (int k = 0; k < HL_BUS_SENDS; k++) {
@@ -557,12 +528,18 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                 ramp_advance(g, n);
                 continue;
             }
+            for (uint32_t c = 2; c < m->nch; c += 2) { /* surround: a copy of the ramp */
+                hl_ramp_t gc = *g;
+                send_add(m->acc[t][c], m->acc[t][c + 1], m->acc[b][c], m->acc[b][c + 1], n, &gc);
+            }
             send_add(m->acc[t][0], m->acc[t][1], l, r, n, g);
             buses |= 1u << t;
         }
-        gain3(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
+        if (m->nch > 2) hl_surround_gain_rt(m, b, n, &bs->duck);
+        hl_gain3_rt(l, r, n, &m->bus_gain[b], &bs->mute, &bs->duck);
         const float pkl = hl_peak_abs_rt(l, n, 0.0f), pkr = hl_peak_abs_rt(r, n, 0.0f);
         bs->peak = pkl > pkr ? pkl : pkr;
+        if (m->nch > 2) bs->peak = hl_surround_join_rt(m, b, n, bs->peak);
         if (bs->peak > bus_peak[b]) bus_peak[b] = bs->peak;
         /* the meters see the bus where it joins its parent */
         hl_mix_meter_t *mt = &m->meter;
@@ -580,9 +557,18 @@ void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
     }
     m->bus_dirty = dirty;
     hl_rt_bus_t *ms = &m->bus[HL_MASTER];
-    for (uint32_t i = 0; i < ms->n_fx; i++)
-        hl_fx_process_rt(ms->fx[i], ml, mr, n);
+    if (m->nch > 2)
+        hl_surround_fx_rt(m, HL_MASTER, n);
+    else
+        for (uint32_t i = 0; i < ms->n_fx; i++)
+            hl_fx_process_rt(ms->fx[i], ml, mr, n);
     hl_ramp_t one = {1.0f, 1.0f, 0};
-    gain3(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+    if (m->nch > 2) {
+        hl_surround_gain_rt(m, HL_MASTER, n, &one);
+        hl_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
+        hl_surround_interleave_rt(m, out, n);
+        return;
+    }
+    hl_gain3_rt(ml, mr, n, &m->bus_gain[HL_MASTER], &ms->mute, &one);
     hl_interleave_rt(out, ml, mr, n);
 }

@@ -55,6 +55,8 @@ typedef struct {
 static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     if (!cfg || cfg->rate == 0 || cfg->voices == 0 || cfg->voices > HL_MAX_VOICES) return -1;
     if (!(cfg->speed_of_sound >= 0.0f && cfg->speed_of_sound <= FLT_MAX)) return -1;
+    /* a known layout; binaural rendering is a stereo (headphone) mode */
+    if (cfg->layout >= HL_LAYOUT_COUNT || (cfg->hrtf && cfg->layout != HL_LAYOUT_STEREO)) return -1;
     uint32_t cmd_cap = cfg->cmd_capacity ? cfg->cmd_capacity : HL_CMD_RING;
     if (cmd_cap < 2 || (cmd_cap & (cmd_cap - 1)) != 0) return -1;
     lo->slots = cfg->voices * HL_SLOT_FACTOR;
@@ -115,6 +117,8 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     if (!m->cfg.drain_budget_pct) m->cfg.drain_budget_pct = HL_DRAIN_BUDGET_PCT;
     m->slots = lo.slots;
     m->ev_capacity = lo.ev_capacity;
+    m->nch = hl_layout_channels((hl_layout_t)cfg->layout);
+    m->lfe_ch = hl_layout_channel_of((hl_layout_t)cfg->layout, HL_SPK_LFE);
     m->ctl = (hl_ctl_voice_t *)(void *)(base + lo.ctl);
     m->rt = (hl_rt_voice_t *)(void *)(base + lo.rt);
     m->free_stack = (uint32_t *)(void *)(base + lo.free_stack);
@@ -239,6 +243,7 @@ static int params_valid(const hl_voice_params_t *p) {
     if (!hl_cone_valid(p->cone_dir, p->cone_inner, p->cone_outer, p->cone_outer_gain) &&
         (p->cone_dir[0] != 0.0f || p->cone_dir[1] != 0.0f || p->cone_dir[2] != 0.0f))
         return 0;
+    if (!(p->cone_outer_lp >= 0.0f && p->cone_outer_lp <= (float)HL_R_LP_HZ_HI)) return 0;
     if (p->stream) {
         if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
         if (p->start_frame != 0) return 0;
@@ -261,6 +266,7 @@ static int params_valid(const hl_voice_params_t *p) {
     if (!(p->pitch >= HL_PITCH_MIN && p->pitch <= HL_PITCH_MAX)) return 0;
     if (!(p->gain >= 0.0f) || !(p->pan >= -1.0f && p->pan <= 1.0f)) return 0;
     if (p->pan_law > HL_PAN_LAW_OPENAL) return 0;
+    if (!(p->lfe >= 0.0f && p->lfe <= 16.0f)) return 0; /* the send levels' bound */
     if ((p->flags & HL_MIX_3D) && !(p->min_distance > 0.0f && p->max_distance >= p->min_distance))
         return 0;
     return 1;
@@ -367,7 +373,9 @@ void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s) {
         p->cone_inner = s->cone_inner;
         p->cone_outer = s->cone_outer;
         p->cone_outer_gain = s->cone_outer_gain;
+        p->cone_outer_lp = s->cone_outer_lp;
     }
+    if (s->mask & HL_MIX_SET_LFE) p->lfe = s->lfe;
     if (s->mask & HL_MIX_SET_SENDS) {
         memcpy(p->send_bus, s->send_bus, sizeof p->send_bus);
         memcpy(p->send_gain, s->send_gain, sizeof p->send_gain);
@@ -383,10 +391,12 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_GAIN) && !(s->gain >= 0.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_LFE) && !(s->lfe >= 0.0f && s->lfe <= 16.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CURVE) && !hl_curve_valid(s->curve_n, s->curve_d, s->curve_db))
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CONE) &&
-        !hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain))
+        (!hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain) ||
+         !(s->cone_outer_lp >= 0.0f && s->cone_outer_lp <= (float)HL_R_LP_HZ_HI)))
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_FILTER) &&
         (!(s->lp_hz >= 0.0f) || !(s->hp_hz >= 0.0f) || !(s->occ_db <= 0.0f)))
@@ -625,6 +635,11 @@ void hl_mixer_stats(const hl_mixer_t *m, hl_mixer_stats_t *out) {
     out->limiter_blocks = LD(limiter_blocks);
     out->peak[0] = bits_to_float(LD(peak[0]));
     out->peak[1] = bits_to_float(LD(peak[1]));
+    out->channels = m->nch;
+    out->out_peak[0] = out->peak[0];
+    out->out_peak[1] = out->peak[1];
+    for (uint32_t c = 2; c < m->nch && c < HL_LAYOUT_MAX_CH; c++)
+        out->out_peak[c] = bits_to_float(LD(out_peak[c]));
     for (int i = 0; i < HL_MAX_BUSES; i++) {
         out->bus_peak[i] = bits_to_float(LD(bus_peak[i]));
         out->duck_gain[i] = bits_to_float(LD(duck_gain[i]));

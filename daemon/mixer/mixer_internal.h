@@ -30,6 +30,7 @@
 #include "hl_duck.h"
 #include "hl_fx.h"
 #include "hl_hrtf.h"
+#include "hl_layout.h"
 #include "hl_mixer.h"
 #include "hl_ring.h"
 #include "hl_sinc.h"
@@ -209,9 +210,11 @@ typedef struct {
     uint16_t post;   /* 1: mixed into the voice pair, then filtered and sent (voice_post) */
     uint16_t steady; /* 1: the fields above describe the voice */
     uint16_t bus;
-    uint16_t ramp; /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
-                    * process_fast applies the ramp per sample (a SET of gain, pan,
-                    * filter or sends keeps a steady voice steady) */
+    uint16_t ramp;  /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
+                     * process_fast applies the ramp per sample (a SET of gain, pan,
+                     * filter or sends keeps a steady voice steady) */
+    uint8_t cl, cr; /* the bus planes the pair goes to: 0, 1 (the front pair), or a
+                     * 3D voice's speakers on a surround layout (hl_layout_pair) */
 } hl_rt_fast_t;
 _Static_assert(sizeof(hl_rt_fast_t) <= 64, "the steady line is one cache line");
 
@@ -236,17 +239,25 @@ typedef struct {
     uint32_t pan_law;              /* HL_PAN_LAW_* of a mono 2D voice (hl_panlaw.h) */
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
-    float doppler;      /* Doppler pitch factor in use (smoothed towards dop_target) */
-    float dop_target;   /* the OpenAL 1.1 value for the last computed geometry */
-    uint32_t dop_phase; /* frames into the current HL_PITCH_GRID cell of the smoothing */
-    float sp_l, sp_r;   /* 3D gain pair computed for the current position and gain */
-    uint32_t sp_far;    /* ... and whether that position was beyond max distance */
-    uint32_t sp_gen;    /* listener_gen the pair is valid for; 0 = recompute */
+    float doppler;        /* Doppler pitch factor in use (smoothed towards dop_target) */
+    float dop_target;     /* the OpenAL 1.1 value for the last computed geometry */
+    uint32_t dop_phase;   /* frames into the current HL_PITCH_GRID cell of the smoothing */
+    float sp_l, sp_r;     /* 3D gain pair computed for the current position and gain */
+    uint8_t sp_cl, sp_cr; /* ... and its speakers (surround; 0, 1 on stereo) */
+    uint8_t sp_pend;      /* 1: a slot is still on its old speaker (ramping to 0) */
+    uint8_t pad_sp;
+    uint32_t sp_far; /* ... and whether that position was beyond max distance */
+    uint32_t sp_gen; /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
     float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
     float cone_inner, cone_outer, cone_outer_gain;
-    uint32_t curve_n; /* the attenuation curve (hl_voice_params_t); 0 = the model */
+    float cone_lp;      /* cone_outer_lp (0 = none) */
+    float lp_own;       /* the voice's own low-pass (lp_hz of its params or last SET_FILTER) */
+    float hp_own;       /* and high-pass, which the cone's glides keep */
+    float lp_cone_now;  /* the cone's low-pass the filter was last pointed at (0 = none) */
+    float lp_cone_want; /* the cone's low-pass at the last spatial update (0 = none) */
+    uint32_t curve_n;   /* the attenuation curve (hl_voice_params_t); 0 = the model */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     uint32_t gen;
     uint32_t slot;
@@ -285,6 +296,7 @@ typedef struct {
     /* binaural (hl_mixer_set_hrtf): the convolver state is m->hrtf_v[slot] */
     uint32_t hrtf;  /* 1: a 3D voice started with HRTF on (then post is always 1) */
     uint32_t htail; /* frames of convolver ring-out still to play after the source ended */
+    hl_ramp_t lfe;  /* LFE send level (surround; 0 = none) */
     float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
 } hl_rt_voice_t;
 
@@ -308,6 +320,7 @@ typedef struct {
     _Atomic uint64_t underruns;
     _Atomic uint32_t voices_mixed, voices_virtual, stream_voices, hrtf_voices;
     _Atomic uint32_t peak[2], bus_peak[HL_MAX_BUSES]; /* float bit patterns */
+    _Atomic uint32_t out_peak[HL_LAYOUT_MAX_CH];      /* surround: every channel's (bits) */
     _Atomic uint32_t duck_gain[HL_MAX_BUSES];         /* float bit patterns */
     _Atomic uint64_t wait_hist[HL_MIX_WAIT_BUCKETS];
     _Atomic uint64_t sched_late, sched_late_max; /* scheduled commands drained after their frame */
@@ -407,7 +420,15 @@ struct hl_mixer {
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
     uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
-    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][2][HL_MIX_BLOCK]; /* buses, then master */
+    hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
+    uint32_t nch;                /* output channels and bus planes (cfg.layout's) */
+    int32_t lfe_ch;              /* the LFE plane, -1 if the layout has none */
+    /* buses, then master: one plane per output channel (nch used), and two
+     * planes of padding: a bus's stride (10 KiB) and the buffers below stay
+     * at 2 KiB modulo 4 KiB, as with the two stereo planes: the voice
+     * buffers meet the bus planes in the L1 sets and the store buffer's
+     * 4 KiB address check as they did on stereo-only builds */
+    _Alignas(HL_MIX_ALIGN) float acc[HL_NUM_GAINS][HL_LAYOUT_MAX_CH + 2][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float vbuf[2][HL_MIX_BLOCK]; /* a post-stage voice's own pair */
     _Alignas(HL_MIX_ALIGN) float scratch[2][HL_MIX_BLOCK];
     _Alignas(HL_MIX_ALIGN) float hbuf[2][HL_MIX_BLOCK]; /* a binaural voice's ear pair */
@@ -464,6 +485,32 @@ void hl_bus_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
  * (`buses`: bits of the buses voices reached) into interleaved out. */
 void hl_bus_render_rt(hl_mixer_t *m, float *out, uint32_t n, uint32_t buses,
                       float bus_peak[HL_MAX_BUSES]);
+
+/* levels.c, audio thread: scales planar l/r by the product of three
+ * ramps over n frames (exact at every frame's end) and advances them. */
+void hl_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_ramp_t *c);
+
+/* mixer_surround.c, audio thread, surround layouts only (m->nch > 2):
+ * slots: the 3D voice's desired pair (sp_cl/sp_cr, gains in l, r) onto its
+ * slots f.cl/f.cr (a shared speaker keeps its slot; a slot whose speaker
+ * changes ramps to 0 first: the gain out becomes 0 and sp_pend 1); lfe: adds the
+ * voice's LFE send of its pair l/r (n frames) to its bus's LFE plane,
+ * advancing the send's ramp; gain: bus b's planes beyond the front pair
+ * scaled like the front pair (copies of its ramps: call before the front
+ * pair's hl_gain3_rt); join: those planes' peak (max with `peak`, the
+ * front pair's) and their sum into the parent; interleave: the master's
+ * planes into out (nch per frame). */
+void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r);
+void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const float *r,
+                        uint32_t n);
+/* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */
+void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
+void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);
+float hl_surround_join_rt(hl_mixer_t *m, uint32_t b, uint32_t n, float peak);
+void hl_surround_interleave_rt(const hl_mixer_t *m, float *out, uint32_t n);
+/* the master meter's out_peak/out_sumsq per channel of interleaved out */
+void hl_surround_meter_rt(hl_mixer_t *m, const float *out, uint32_t frames);
+_Static_assert(HL_MIX_MAX_CH == HL_LAYOUT_MAX_CH, "one channel limit");
 
 /* voice_cmd.c, audio thread: applies one command now. */
 void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);

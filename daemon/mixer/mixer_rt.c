@@ -133,6 +133,7 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
                 v->pos[a] = v->pos_from[a] + (v->pos_to[a] - v->pos_from[a]) * t;
         }
         far = hl_voice_spatial_rt(m, v, ramp_after(&v->gain, n), &l, &r);
+        hl_voice_cone_filter_rt(v, n);
         ramp_advance(&v->gain, n);
         /* settled: the same inputs give the same pair next block */
         v->sp_gen = v->pos_rem == 0 && v->gain.rem == 0 ? m->listener_gen : 0;
@@ -140,6 +141,7 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
         v->sp_r = r;
         v->sp_far = (uint32_t)far;
     }
+    if (m->nch > 2) hl_surround_slots_rt(v, &l, &r);
     v->gl.target = l;
     v->gr.target = r;
     /* a pair that did not move needs no ramp: the same values, and the
@@ -158,11 +160,12 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     if (v->stream || v->src.ch != 1 || v->env_mode != HL_ENV_RUN || v->env.rem || v->gl.rem ||
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
-        !v->pcm->finite) /* unchecked samples stay on the guarded path */
+        !v->pcm->finite || /* unchecked samples stay on the guarded path */
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
-            v->gl.target != v->sp_l || v->gr.target != v->sp_r)
+            v->gl.target != v->sp_l || v->gr.target != v->sp_r || v->sp_pend)
             return;
         f->lgen = m->listener_gen;
     } else {
@@ -238,12 +241,13 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         (*mixed)++;
         *buses |= 1u << v->bus;
         m->bus[v->bus].voices++;
-        float *acc_l = m->acc[v->bus][0], *acc_r = m->acc[v->bus][1];
+        float *acc_l = m->acc[v->bus][v->f.cl], *acc_r = m->acc[v->bus][v->f.cr];
         /* a PCM voice on the full path mixes into its own pair (the stream
          * scratch, which PCM voices never use) that joins the bus only if it
          * is finite; a stream's frames are sanitised as they are copied (a
          * stream voice with a post stage mixes into vbuf) */
-        float *own = v->stream ? (v->post ? m->vbuf[0] : NULL) : m->sbuf;
+        const int lfe = m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f);
+        float *own = v->stream ? (v->post || lfe ? m->vbuf[0] : NULL) : m->sbuf;
         if (own) {
             acc_l = own;
             acc_r = own + HL_MIX_BLOCK;
@@ -306,10 +310,11 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             }
         }
         if (own && span_finite(own, n) && span_finite(own + HL_MIX_BLOCK, n)) {
+            if (lfe) hl_surround_lfe_rt(m, v, own, own + HL_MIX_BLOCK, n);
             if (v->post) {
                 hl_voice_post_rt(m, v, own, own + HL_MIX_BLOCK, n, buses);
             } else {
-                float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+                float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
                 for (uint32_t k = 0; k < n; k++) {
                     bl[k] += own[k];
                     br[k] += own[HL_MIX_BLOCK + k];
@@ -432,13 +437,24 @@ static inline int fast_inside(const hl_mixer_t *m, const hl_rt_fast_t *f, uint64
     return !f->cubic || c >= HL_FP_ONE;
 }
 
+/* r / l of a ramping gain pair whose two ramps keep one ratio over this
+ * block (a gain ramp at a steady pan), else -1. */
+static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
+    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
+    const float l0 = v->gl.cur, r0 = v->gr.cur;
+    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
+    if (!(l0 > 0.0f && l1 > 0.0f && r0 >= 0.0f && r1 >= 0.0f)) return -1.0f;
+    const float k = r0 / l0;
+    return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
+}
+
 /* process_fast for a steady 2D voice whose gain pair ramps (f.ramp): the
  * same bounds, then fast_ramped; kept out of line so that the settled
  * voices' path stays as it was. */
 static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                        uint32_t *mixed, uint32_t *buses) {
     const uint64_t c = f->cursor, step = f->step;
-    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* never filtered before the pan: the pair ramps */
     if (!fast_inside(m, f, c, n)) return 0;
     if (f->post) { /* its own pair first: filter and sends follow */
@@ -447,12 +463,14 @@ static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast
         memset(acc_l, 0, n * sizeof(float));
         memset(acc_r, 0, n * sizeof(float));
     }
-    if (!fast_ramped(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, c, n)) return 0;
+    hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
+    const float k = f->post ? pair_ratio(v, n) : -1.0f; /* before the ramps move */
+    if (!fast_ramped(m, v, acc_l, acc_r, c, n)) return 0;
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;
     *buses |= 1u << f->bus;
     m->bus[f->bus].voices++;
-    if (f->post) hl_voice_post_rt(m, (hl_rt_voice_t *)(void *)f, acc_l, acc_r, n, buses);
+    if (f->post) hl_voice_post_scaled_rt(m, v, acc_l, acc_r, n, k, buses);
     return 1;
 }
 
@@ -465,7 +483,7 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     if (__builtin_expect(f->ramp, 0)) return process_fast_ramp(m, f, n, mixed, buses);
     const uint64_t c = f->cursor, step = f->step;
     const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
-    float *acc_l = m->acc[f->bus][0], *acc_r = m->acc[f->bus][1];
+    float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* filter before the pan: not for a binaural voice (its pair comes from
      * the HRTF convolver in voice_post, not from pan gains) */
     if (f->post && !((hl_rt_voice_t *)(void *)f)->hrtf &&
@@ -595,7 +613,8 @@ static void mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, floa
             continue;
         }
         const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
-        fast_kernel(m, f, HL_PART_ACC(acc, f->bus, 0), HL_PART_ACC(acc, f->bus, 1), c, n, &g);
+        fast_kernel(m, f, HL_PART_ACC(acc, f->bus, f->cl), HL_PART_ACC(acc, f->bus, f->cr), c, n,
+                    &g);
         f->cursor = c + (uint64_t)n * f->step;
         st->mixed++;
         st->buses |= 1u << f->bus;
@@ -634,8 +653,8 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     for (int b = 0; b < HL_MAX_BUSES; b++) {
         m->bus[b].voices = 0;
         if (m->bus_dirty & (1u << b)) {
-            memset(m->acc[b][0], 0, sizeof m->acc[b][0]);
-            memset(m->acc[b][1], 0, sizeof m->acc[b][1]);
+            for (uint32_t c = 0; c < m->nch; c++)
+                memset(m->acc[b][c], 0, sizeof m->acc[b][c]);
         }
     }
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
@@ -727,25 +746,47 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
             n = (uint32_t)(next - m->clock);
             m->splits++;
         }
-        render_block(m, out + 2 * (size_t)done, n, now_ns, bus_peak);
-        limited |= hl_limiter_process_rt(&m->limiter, out + 2 * (size_t)done, n);
+        float *o = out + (size_t)m->nch * done;
+        render_block(m, o, n, now_ns, bus_peak);
+        limited |= m->nch == 2 ? hl_limiter_process_rt(&m->limiter, o, n)
+                               : hl_limiter_process_n_rt(&m->limiter, o, n, m->nch);
         done += n;
         apply_due(m, now_ns);
     }
     float pl, pr;
-    hl_peak_stereo_rt(out, frames, &pl, &pr);
+    if (m->nch > 2) {
+        hl_surround_meter_rt(m, out, frames);
+        pl = m->meter.out_peak[0];
+        pr = m->meter.out_peak[1];
+    } else {
+        hl_peak_stereo_rt(out, frames, &pl, &pr);
+    }
     hl_mix_stats_atomic_t *st = &m->stats;
     add_u64(&st->blocks, 1);
     add_u64(&st->frames, frames);
     if (limited) add_u64(&st->limiter_blocks, 1);
     store_f32(&st->peak[0], pl);
     store_f32(&st->peak[1], pr);
+    for (uint32_t c = 2; c < m->nch; c++)
+        store_f32(&st->out_peak[c], m->meter.out_peak[c]);
     hl_mix_meter_t *mt = &m->meter;
     mt->peak[HL_MIX_METER_MASTER][0] = pl;
     mt->peak[HL_MIX_METER_MASTER][1] = pr;
-    hl_sumsq_stereo_rt(out, frames, &mt->sumsq[HL_MIX_METER_MASTER][0],
-                       &mt->sumsq[HL_MIX_METER_MASTER][1]);
+    if (m->nch > 2) {
+        mt->sumsq[HL_MIX_METER_MASTER][0] = mt->out_sumsq[0];
+        mt->sumsq[HL_MIX_METER_MASTER][1] = mt->out_sumsq[1];
+    } else {
+        hl_sumsq_stereo_rt(out, frames, &mt->sumsq[HL_MIX_METER_MASTER][0],
+                           &mt->sumsq[HL_MIX_METER_MASTER][1]);
+    }
     mt->frames = frames;
+    mt->channels = m->nch;
+    if (m->nch == 2) {
+        mt->out_peak[0] = pl;
+        mt->out_peak[1] = pr;
+        mt->out_sumsq[0] = mt->sumsq[HL_MIX_METER_MASTER][0];
+        mt->out_sumsq[1] = mt->sumsq[HL_MIX_METER_MASTER][1];
+    }
     mt->now_frames = m->clock;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         store_f32(&st->bus_peak[b], bus_peak[b]);

@@ -55,6 +55,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->hrtf = (p->flags & HL_MIX_3D) && m->hrtf;
     if (v->hrtf) hl_hrtf_voice_reset_rt(&m->hrtf_v[c->slot]);
     hl_vfilter_init_rt(&v->vf, (float)m->cfg.rate, p->lp_hz, p->hp_hz);
+    v->vf.cache = &m->vf_cache;
     v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++) {
         v->send[i].cur = v->send[i].target = p->send_gain[i];
@@ -77,6 +78,10 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->cone_inner = p->cone_inner;
     v->cone_outer = p->cone_outer;
     v->cone_outer_gain = p->cone_outer_gain;
+    v->cone_lp = p->cone_outer_lp;
+    v->lp_own = p->lp_hz;
+    v->hp_own = p->hp_hz;
+    v->lp_cone_now = v->lp_cone_want = 0.0f;
     v->curve_n = p->curve_n;
     memcpy(v->curve_d, p->curve_d, sizeof v->curve_d);
     memcpy(v->curve_db, p->curve_db, sizeof v->curve_db);
@@ -86,12 +91,24 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     float l, r;
     if (v->flags & HL_MIX_3D) {
         (void)hl_voice_spatial_rt(m, v, p->gain, &l, &r);
-        v->doppler = v->dop_target; /* the first block plays at the formula's value */
+        v->doppler = v->dop_target;   /* the first block plays at the formula's value */
+        if (v->lp_cone_want > 0.0f) { /* starts behind its cone: filtered from the first frame */
+            v->lp_cone_now = v->lp_cone_want;
+            hl_vfilter_init_rt(
+                &v->vf, (float)m->cfg.rate,
+                p->lp_hz > 0.0f && p->lp_hz < v->lp_cone_now ? p->lp_hz : v->lp_cone_now, p->hp_hz);
+            v->vf.cache = &m->vf_cache;
+            v->post = hl_voice_post_needed_rt(v);
+        }
     } else {
         hl_voice_pair_2d_rt(v, p->gain, p->pan, &l, &r);
     }
     v->gl.cur = v->gl.target = l;
     v->gr.cur = v->gr.target = r;
+    /* the front pair, or a 3D voice's speakers from its first block on */
+    v->f.cl = (v->flags & HL_MIX_3D) ? v->sp_cl : 0;
+    v->f.cr = (v->flags & HL_MIX_3D) ? v->sp_cr : 1;
+    v->lfe.cur = v->lfe.target = p->lfe;
     if (v->flags & HL_MIX_PAUSED) {
         v->env_mode = HL_ENV_PAUSED;
     } else if (p->attack_frames) {
@@ -158,7 +175,8 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
      * whose gain, pan, filter, occlusion or sends change stays steady: the
      * steady path ramps its gain pair per sample (f.ramp) and its post stage
      * glides the rest, as the full path would */
-    const uint32_t soft = HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_FILTER | HL_MIX_SET_SENDS;
+    const uint32_t soft =
+        HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP | HL_MIX_SET_SENDS;
     const int keep =
         !m->no_fast_ramp && v->f.steady && !(v->flags & HL_MIX_3D) && !(s->mask & ~soft);
     v->f.steady = 0;
@@ -183,6 +201,7 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
             v->cone_inner = s->cone_inner;
             v->cone_outer = s->cone_outer;
             v->cone_outer_gain = s->cone_outer_gain;
+            v->cone_lp = s->cone_outer_lp;
         }
         if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
         if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
@@ -209,7 +228,9 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         hl_voice_fade_start_rt(v, 1, len, HL_FADE_LINEAR);
     }
     if (s->mask & HL_MIX_SET_FILTER) {
-        hl_vfilter_set_rt(&v->vf, s->lp_hz, s->hp_hz, len);
+        v->lp_own = s->lp_hz;
+        v->hp_own = s->hp_hz;
+        hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
         v->occ.cur = ramp_after(&v->occ, 0);
         ramp_set(&v->occ, s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f, len);
     }
@@ -227,6 +248,10 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->flags = hl_interp_flags(
             v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
         if (!v->stream) hl_voice_pcm_view_rt(v); /* a stream's run reads the flag */
+    }
+    if (s->mask & HL_MIX_SET_LFE) {
+        v->lfe.cur = ramp_after(&v->lfe, 0);
+        ramp_set(&v->lfe, s->lfe, len);
     }
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
     if (keep) {

@@ -65,12 +65,15 @@ static uint32_t post_sends(hl_rt_voice_t *v, uint32_t idx[HL_MAX_SENDS], uint32_
 }
 
 /* The one pass while no level ramps: each frame y = (l * gl, r * gr),
- * then sends += y * level (the first two sends on) and bus += y. l and r
- * may be the same (a mono voice panned by gl/gr). */
-static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx,
-                                uint32_t ns, const float *l, const float *r, float gl, float gr,
-                                uint32_t n) {
-    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+ * then sends += y * level (the first two sends on) and bus += y, on the
+ * planes cl, cr of the buses. l and r may be the same (a mono voice panned
+ * by gl/gr). Inlined with constant planes for stereo (post_flat_rt), where
+ * the compiler then knows the two planes apart and vectorises. */
+static inline __attribute__((always_inline)) void
+post_flat_at(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx, uint32_t ns,
+             const float *l, const float *r, float gl, float gr, uint32_t n, uint32_t cl,
+             uint32_t cr) {
+    float *bl = m->acc[v->bus][cl], *br = m->acc[v->bus][cr];
     if (ns == 0) {
         for (uint32_t t = 0; t < n; t++) {
             bl[t] += l[t] * gl;
@@ -78,7 +81,7 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
         }
     } else if (ns == 1) {
         const uint32_t b0 = v->send_bus[idx[0]];
-        float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
+        float *s0l = m->acc[b0][cl], *s0r = m->acc[b0][cr];
         const float g0 = v->send[idx[0]].cur;
         for (uint32_t t = 0; t < n; t++) {
             const float yl = l[t] * gl, yr = r[t] * gr;
@@ -89,8 +92,8 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
         }
     } else {
         const uint32_t b0 = v->send_bus[idx[0]], b1 = v->send_bus[idx[1]];
-        float *s0l = m->acc[b0][0], *s0r = m->acc[b0][1];
-        float *s1l = m->acc[b1][0], *s1r = m->acc[b1][1];
+        float *s0l = m->acc[b0][cl], *s0r = m->acc[b0][cr];
+        float *s1l = m->acc[b1][cl], *s1r = m->acc[b1][cr];
         const float g0 = v->send[idx[0]].cur, g1 = v->send[idx[1]].cur;
         for (uint32_t t = 0; t < n; t++) {
             const float yl = l[t] * gl, yr = r[t] * gr;
@@ -104,6 +107,14 @@ static inline void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uin
     }
 }
 
+static void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *idx, uint32_t ns,
+                         const float *l, const float *r, float gl, float gr, uint32_t n) {
+    if (m->nch == 2)
+        post_flat_at(m, v, idx, ns, l, r, gl, gr, n, 0, 1);
+    else
+        post_flat_at(m, v, idx, ns, l, r, gl, gr, n, v->f.cl, v->f.cr);
+}
+
 /* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
  * pass while no level ramps (each frame: y = x * occ, send += y * level,
  * bus += y: the same products and sums, in the same order, as the passes
@@ -112,7 +123,7 @@ static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32
                      uint32_t *buses) {
     uint32_t idx[HL_MAX_SENDS], ramping;
     const uint32_t ns = post_sends(v, idx, &ramping, buses);
-    float *bl = m->acc[v->bus][0], *br = m->acc[v->bus][1];
+    float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
     if (v->occ.rem == 0 && !ramping) {
         post_flat_rt(m, v, idx, ns, l, r, v->occ.cur, v->occ.cur, n);
         return;
@@ -120,7 +131,7 @@ static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32
     apply_gain_ramp(l, r, n, &v->occ);
     for (uint32_t i = 0; i < ns; i++) {
         const uint32_t b = v->send_bus[idx[i]];
-        post_send_ramped(m->acc[b][0], m->acc[b][1], l, r, n, &v->send[idx[i]]);
+        post_send_ramped(m->acc[b][v->f.cl], m->acc[b][v->f.cr], l, r, n, &v->send[idx[i]]);
     }
     for (uint32_t k = 0; k < n; k++) {
         bl[k] += l[k];
@@ -134,6 +145,11 @@ static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32
  * and its sends (each send's level ramped per frame). */
 void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                       uint32_t *buses) {
+    hl_voice_post_scaled_rt(m, v, l, r, n, -1.0f, buses);
+}
+
+void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                             float k, uint32_t *buses) {
     if (v->hrtf) {
         float *el = m->hbuf[0], *er = m->hbuf[1];
         memset(el, 0, n * sizeof(float));
@@ -146,8 +162,16 @@ void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint3
         m->hrtf_mixed++;
     }
     if (hl_vfilter_active(&v->vf)) {
-        float *ch[2] = {l, r};
-        hl_vfilter_process_rt(&v->vf, ch, 2, n);
+        if (k >= 0.0f && !v->hrtf && hl_vfilter_mono_ok(&v->vf, 1.0f, k)) {
+            /* r = k l: the filter is linear, so it runs on l alone (its
+             * states k apart, as mono_ok checked) and r follows */
+            hl_vfilter_process_mono_rt(&v->vf, l, l, n, 1.0f, k);
+            for (uint32_t t = 0; t < n; t++)
+                r[t] = k * l[t];
+        } else {
+            float *ch[2] = {l, r};
+            hl_vfilter_process_rt(&v->vf, ch, 2, n);
+        }
     }
     post_mix(m, v, l, r, n, buses);
     v->post = hl_voice_post_needed_rt(v);

@@ -12,6 +12,12 @@
  * mono input once before the pan gains gl/gr. */
 void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                       uint32_t *buses);
+/* hl_voice_post_rt for a pair whose right channel is k times its left at
+ * every frame (k >= 0; k < 0: not known): the filter then runs on the left
+ * alone when its states agree (a mono voice whose gain ramps at a steady
+ * pan: the block where a game parameter moves every bound voice). */
+void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                             float k, uint32_t *buses);
 void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
                            float gr, uint32_t *buses);
 

@@ -154,6 +154,8 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     if (v->doppler == v->dop_target && dop != v->dop_target) v->dop_phase = 0;
     v->dop_target = dop;
     if (v->hrtf) listener_dir(lis, v->pos, v->hdir);
+    v->sp_cl = 0;
+    v->sp_cr = 1;
     if (d >= v->max_d && !(v->flags & HL_MIX_CLAMP)) {
         *l = *r = 0.0f;
         return 1;
@@ -161,17 +163,56 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     float g =
         gain * (v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
                            : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff));
-    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f)
+    v->lp_cone_want = 0.0f;
+    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f) {
         g *= hl_cone_gain(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer,
                           v->cone_outer_gain);
+        if (v->cone_lp > 0.0f)
+            v->lp_cone_want = hl_cone_lp(
+                hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
+                v->cone_lp, (float)m->cfg.rate);
+    }
     if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
         *l = *r = g * HL_HRTF_LEVEL;
+        return 0;
+    }
+    if (m->nch > 2) { /* surround: the two speakers bracketing the direction */
+        float dir[3];
+        listener_dir(lis, v->pos, dir);
+        const float az = dir[0] != 0.0f || dir[2] != 0.0f ? atan2f(-dir[0], -dir[2]) : 0.0f;
+        hl_layout_pair_t pr;
+        hl_layout_pair((hl_layout_t)m->cfg.layout, az, &pr);
+        v->sp_cl = pr.cl;
+        v->sp_cr = pr.cr;
+        *l = g * pr.gl;
+        *r = g * pr.gr;
         return 0;
     }
     hl_pan_equal_power(pan, l, r);
     *l *= g;
     *r *= g;
     return 0;
+}
+
+/* The lower of two low-pass cutoffs, 0 meaning none. */
+static inline float lp_lower(float a, float b) {
+    return !(a > 0.0f) ? b : !(b > 0.0f) ? a : a < b ? a : b;
+}
+
+void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
+    v->lp_cone_now = v->lp_cone_want;
+    hl_vfilter_glide_rt(&v->vf, lp_lower(v->lp_own, v->lp_cone_now), v->hp_own, ramp_frames,
+                        stepped);
+    v->post = hl_voice_post_needed_rt(v) | 1u;
+    v->f.post = (uint16_t)v->post;
+}
+
+void hl_voice_cone_filter_rt(hl_rt_voice_t *v, uint32_t n) {
+    const float w = v->lp_cone_want, now = v->lp_cone_now;
+    /* moved by more than 0.1% (or on / off): the filter glides there over
+     * the block, interpolated frame by frame */
+    if (w == now || (w > 0.0f && now > 0.0f && fabsf(w - now) <= 1e-3f * now)) return;
+    hl_voice_filter_rt(v, n, 0);
 }
 
 static void pitch_advance(hl_rt_voice_t *v, uint32_t n) {

@@ -26,9 +26,11 @@ typedef struct {
     hld_conn_t *c;
     const hl_frame_hdr_t *h;
     hl_rbuf_t r;
-    hl_wbuf_t w;   /* reply under construction */
-    uint64_t late; /* HL_FLAG_AT: frames the requested frame was behind at dispatch */
-    int status;    /* the error hld_fail answered (0: none); the capture records it */
+    hl_wbuf_t w;    /* reply under construction */
+    uint64_t late;  /* HL_FLAG_AT: frames the requested frame was behind at dispatch */
+    int status;     /* the error hld_fail answered (0: none); the capture records it */
+    uint64_t voice; /* the voice handle the reply names (a PLAY's, streamed too); the capture
+                       records it */
 } hld_req_t;
 
 /* Queues the error answer to q; returns 0 (the handler's result). */

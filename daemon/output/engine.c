@@ -51,7 +51,7 @@ static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
     float g = e->fade_gain;
     if (target && g >= 1.0f) return;
     if (!target && g <= 0.0f) {
-        memset(out, 0, (size_t)frames * HLD_CHANNELS * sizeof(float));
+        memset(out, 0, (size_t)frames * e->channels * sizeof(float));
         atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
         return;
     }
@@ -59,8 +59,8 @@ static void fade_rt(hld_engine_t *e, float *out, uint32_t frames) {
     for (uint32_t i = 0; i < frames; i++) {
         g += step;
         g = g < 0.0f ? 0.0f : g > 1.0f ? 1.0f : g;
-        for (unsigned c = 0; c < HLD_CHANNELS; c++)
-            out[i * HLD_CHANNELS + c] *= g;
+        for (unsigned c = 0; c < e->channels; c++)
+            out[i * e->channels + c] *= g;
     }
     e->fade_gain = g;
     if (!target && g <= 0.0f) atomic_store_explicit(&e->fade_silent, 1, memory_order_release);
@@ -79,7 +79,8 @@ static uint64_t drain_clock_rt(void) {
 static void render_block_rt(hld_engine_t *e, float *out, uint32_t frames, uint64_t t0) {
     hl_mixer_process_rt(e->mixer, out, frames, t0);
     if (e->rec) hld_recorder_write_rt(e->rec, out, frames);
-    if (e->tap) hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames);
+    if (e->tap)
+        hld_meter_tap_write_rt(e->tap, hl_mixer_meter_rt(e->mixer), out, frames, e->channels);
 }
 
 typedef struct {
@@ -122,11 +123,7 @@ static void engine_render_rt(void *user, float *out, uint32_t frames, uint32_t x
     } else {
         render_block_rt(e, out, frames, t0);
     }
-    fade_rt(e, out, frames);
-    /* the mix is stereo: it was rendered into the first 2 x frames floats of
-     * the device's buffer; spread it over the layout's channels, L and R to
-     * the front pair, in place (hl_layout_expand_rt works back to front) */
-    if (e->channels != HLD_CHANNELS) hl_layout_expand_rt(out, out, frames, e->channels);
+    fade_rt(e, out, frames); /* the mix has the layout's channels (hl_mixer_config_t.layout) */
     uint64_t dur = hld_now_ns() - t0;
 
     atomic_fetch_add_explicit(&e->callbacks, 1, memory_order_relaxed);
@@ -213,6 +210,13 @@ void hld_engine_backend_close(hld_engine_t *e, hld_backend_t *b) {
 static int port_converter(hld_engine_t *e, hld_engine_port_t *port, uint32_t dev_rate) {
     port_free_converter(port);
     if (dev_rate == 0 || dev_rate == e->rate) return 0;
+    if (e->channels != HLD_CHANNELS) { /* the converter is stereo */
+        hld_error("output: the device runs at %u Hz, not the engine's %u Hz, and the rate "
+                  "converter is stereo only: with a surround --layout, run the engine at "
+                  "the device's rate (--rate %u)",
+                  dev_rate, e->rate, dev_rate);
+        return HELIOD_EINVAL;
+    }
     size_t size = hl_resample_size(e->rate, dev_rate, e->period);
     if (!size) return HELIOD_EINVAL;
     port->rs_mem = aligned_alloc(64, (size + 63) / 64 * 64);
@@ -418,7 +422,8 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
                             .voices = cfg->voices,
                             .speed_of_sound = cfg->speed_of_sound,
                             .hrtf = e->hrtf != NULL,
-                            .clock_ns = drain_clock_rt};
+                            .clock_ns = drain_clock_rt,
+                            .layout = cfg->layout};
     size_t size = hl_mixer_size(&mc);
     if (!size) {
         hld_error("mixer: invalid configuration (rate %u, voices %u)", cfg->rate, cfg->voices);
@@ -472,7 +477,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
         hld_engine_close(e);
         return rc;
     }
-    e->scratch = calloc((size_t)cfg->period * HLD_CHANNELS, sizeof(float));
+    e->scratch = calloc((size_t)cfg->period * e->channels, sizeof(float));
     if (!e->scratch) {
         hld_engine_close(e);
         return HELIOD_ENOMEM;

@@ -77,7 +77,7 @@ static void fold(hl_mix_meter_t *a, const hl_mix_meter_t *b) {
 }
 
 void hld_meter_tap_write_rt(hld_meter_tap_t *t, const hl_mix_meter_t *lv, const float *out,
-                            uint32_t frames) {
+                            uint32_t frames, uint32_t channels) {
     if (t->carrying) {
         fold(&t->carry, lv);
         atomic_fetch_add_explicit(&t->coalesced, 1, memory_order_relaxed);
@@ -87,7 +87,23 @@ void hld_meter_tap_write_rt(hld_meter_tap_t *t, const hl_mix_meter_t *lv, const 
         t->carrying = 1;
         atomic_fetch_add_explicit(&t->coalesced, 1, memory_order_relaxed);
     }
-    uint32_t n = hl_ring_write(&t->pcm, out, frames);
+    uint32_t n = 0;
+    if (channels == HLD_CHANNELS) {
+        n = hl_ring_write(&t->pcm, out, frames);
+    } else { /* a surround layout: its front pair, through a stage on the stack */
+        enum { STAGE = 256 };
+        float st[STAGE * HLD_CHANNELS];
+        for (uint32_t i = 0; i < frames; i += STAGE) {
+            const uint32_t k = frames - i < STAGE ? frames - i : STAGE;
+            for (uint32_t j = 0; j < k; j++) {
+                st[2 * j] = out[(size_t)(i + j) * channels];
+                st[2 * j + 1] = out[(size_t)(i + j) * channels + 1];
+            }
+            const uint32_t w = hl_ring_write(&t->pcm, st, k);
+            n += w;
+            if (w < k) break;
+        }
+    }
     if (n < frames) atomic_fetch_add_explicit(&t->dropped, frames - n, memory_order_relaxed);
 }
 

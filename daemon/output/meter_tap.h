@@ -32,9 +32,11 @@ typedef struct hld_meter_tap hld_meter_tap_t;
  * thread, before the audio thread runs. */
 int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate);
 /* Audio thread: publishes one call's level figures and its output (frames
- * of interleaved stereo). Never blocks, allocates or fails. */
+ * of `channels` interleaved channels; the PCM ring keeps the front pair, so
+ * loudness measures it on a surround layout). Never blocks, allocates or
+ * fails. */
 void hld_meter_tap_write_rt(hld_meter_tap_t *t, const hl_mix_meter_t *lv, const float *out,
-                            uint32_t frames);
+                            uint32_t frames, uint32_t channels);
 /* Main thread: copies up to max level records, oldest first; returns how many. */
 uint32_t hld_meter_tap_read_levels(hld_meter_tap_t *t, hl_mix_meter_t *dst, uint32_t max);
 /* Main thread: the readable output frames as up to two spans (interleaved

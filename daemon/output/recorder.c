@@ -40,22 +40,12 @@ struct hld_recorder {
     atomic_int quit;
     int finalised; /* under g_fin_lock */
     _Atomic uint64_t frames, dropped;
-    uint32_t channels; /* the file's (the layout's); the ring holds the stereo mix */
-    float *stage;      /* writer thread: RECORD_STAGE frames of `channels` */
+    uint32_t channels; /* the file's and the ring's frames: the layout's (the mix has them) */
 };
 
-#define RECORD_STAGE 1024 /* frames the writer spreads over the layout per write */
-
-/* Writes n stereo frames as the file's channels. Writer thread. */
+/* Writes n frames. Writer thread. */
 static sf_count_t write_frames(hld_recorder_t *r, const float *p, uint32_t n) {
-    if (r->channels == HLD_CHANNELS) return sf_writef_float(r->sf, p, n);
-    sf_count_t w = 0;
-    for (uint32_t i = 0; i < n; i += RECORD_STAGE) {
-        uint32_t k = n - i < RECORD_STAGE ? n - i : RECORD_STAGE;
-        hl_layout_expand_rt(p + (size_t)i * HLD_CHANNELS, r->stage, k, r->channels);
-        w += sf_writef_float(r->sf, r->stage, k);
-    }
-    return w;
+    return sf_writef_float(r->sf, p, n);
 }
 
 /* Finalisation may be asked for by the main thread (hld_recorder_close) and by
@@ -140,17 +130,12 @@ int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate, uin
     hld_recorder_t *r = calloc(1, sizeof *r);
     if (!r) return HELIOD_ENOMEM;
     r->channels = channels;
-    if (channels != HLD_CHANNELS && !(r->stage = calloc(RECORD_STAGE, channels * sizeof(float)))) {
-        free(r);
-        return HELIOD_ENOMEM;
-    }
-    uint32_t frame_bytes = HLD_CHANNELS * sizeof(float);
+    uint32_t frame_bytes = channels * sizeof(float);
     uint32_t cap = hl_pow2_at_least((uint64_t)rate * HL_RECORD_SECONDS);
     r->storage_bytes = (size_t)cap * frame_bytes;
     r->storage = calloc(cap, frame_bytes);
     if (!r->storage || hl_ring_init(&r->ring, r->storage, cap, frame_bytes) != 0) {
         free(r->storage);
-        free(r->stage);
         free(r);
         return HELIOD_ENOMEM;
     }
@@ -170,14 +155,12 @@ int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate, uin
         if (channels == HLD_CHANNELS)
             hld_error("record: cannot create %s: %s", path, sf_strerror(NULL));
         free(r->storage);
-        free(r->stage);
         free(r);
         return HELIOD_EFILE;
     }
     if (pthread_create(&r->thread, NULL, writer_thread, r) != 0) {
         sf_close(r->sf);
         free(r->storage);
-        free(r->stage);
         free(r);
         return HELIOD_EIO;
     }
@@ -245,6 +228,5 @@ void hld_recorder_close(hld_recorder_t *r) {
     if (rc != 0) return; /* the writer still uses r: leave it (the process is exiting) */
     if (r->locked) munlock(r->storage, r->storage_bytes);
     free(r->storage);
-    free(r->stage);
     free(r);
 }

@@ -21,15 +21,15 @@ typedef struct hld_recorder hld_recorder_t;
 
 /* Opens path as a float WAV at rate and starts the writer thread. Returns
  * 0 and *out, or HELIOD_EFILE / HELIOD_ENOMEM / HELIOD_EIO. Main thread. */
-/* layout: hl_layout_t; the file has its channels (a stereo mix is spread over
- * them by hl_layout_expand_rt) and, beyond stereo, is a WAVE_FORMAT_EXTENSIBLE
- * file with the layout's channel mask. */
+/* layout: hl_layout_t; the file has its channels, as the mix has, and,
+ * beyond stereo, is a WAVE_FORMAT_EXTENSIBLE file with the layout's channel
+ * mask. */
 int hld_recorder_open(hld_recorder_t **out, const char *path, uint32_t rate, uint32_t layout);
 /* Sets a SNDFILE opened for writing (SF_FORMAT_WAVEX beyond stereo) to the
  * layout's channel map, hence its WAVE channel mask; 0 or -1. */
 struct sf_private_tag;
 int hld_wav_set_layout(struct sf_private_tag *sf, uint32_t layout);
-/* Audio thread: queues frames of interleaved stereo; drops what does not fit. */
+/* Audio thread: queues frames of the layout's interleaved channels; drops what does not fit. */
 void hld_recorder_write_rt(hld_recorder_t *r, const float *buf, uint32_t frames);
 /* Frames written to the file so far / dropped because the ring was full. Any thread. */
 uint64_t hld_recorder_frames(const hld_recorder_t *r);

@@ -82,12 +82,13 @@ int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const flo
     return 0;
 }
 
-int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[6], uint64_t now_ns) {
+int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[7], uint64_t now_ns) {
     hl_voice_set_t s = {.mask = HL_MIX_SET_CONE,
                         .cone_dir = {cone[0], cone[1], cone[2]},
                         .cone_inner = cone[3],
                         .cone_outer = cone[4],
-                        .cone_outer_gain = cone[5]};
+                        .cone_outer_gain = cone[5],
+                        .cone_outer_lp = cone[6]};
     uint64_t need = 0;
     for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next)
         need += vm->lv[i].real && vm->lv[i].mix;
@@ -99,6 +100,7 @@ int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[6], ui
         v->p.cone_inner = s.cone_inner;
         v->p.cone_outer = s.cone_outer;
         v->p.cone_outer_gain = s.cone_outer_gain;
+        v->p.cone_outer_lp = s.cone_outer_lp;
     }
     memcpy(em->cone, cone, sizeof em->cone);
     vm->dirty = 1;

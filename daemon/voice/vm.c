@@ -526,11 +526,16 @@ void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
         vm_music_report(&vm->lv[i], vm_handle_of(vm, &vm->lv[i]), vm->cfg.rate, hi, fn, user);
 }
 
-int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int bar, uint64_t *frame,
+int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int what, uint64_t *frame,
                      uint64_t *beat) {
     hld_lvoice_t *v = hld_vm_get(vm, voice);
     if (!v) return HELIOD_ENOVOICE;
-    return vm_music_next(v, voice, vm->cfg.rate, after, bar, frame, beat);
+    return vm_music_next(v, voice, vm->cfg.rate, after, what, frame, beat);
+}
+
+int hld_vm_pass_end(hld_vm_t *vm, uint64_t voice, uint64_t after, uint64_t *frame) {
+    hld_lvoice_t *v = hld_vm_get(vm, voice);
+    return v ? vm_pass_end(v, after, frame) : HELIOD_ENOVOICE;
 }
 
 double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *v) {

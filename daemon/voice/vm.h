@@ -230,12 +230,19 @@ void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s);
  * markers) that falls on engine frames up to hi (exclusive) and
  * was not reported yet, in each voice's order. Main thread; vm_music.c. */
 void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user);
-/* The first beat (bar = 1: bar) of music voice `voice` on an engine frame
- * >= after, by its position model as it stands (4 minutes ahead at most):
- * *frame, *beat (may be NULL). 0, HELIOD_ENOVOICE, or HELIOD_EINVAL (no
- * tempo map, paused, or none that soon: it ends first). */
-int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int bar, uint64_t *frame,
+/* The first beat (what HLD_VM_NEXT_BEAT), bar (HLD_VM_NEXT_BAR: 1) or
+ * marker (HLD_VM_NEXT_MARKER, vm_voice.h: *beat its id) of music voice `voice` on an
+ * engine frame >= after, by its position model as it stands (4 minutes
+ * ahead at most): *frame, *beat (may be NULL). 0, HELIOD_ENOVOICE, or
+ * HELIOD_EINVAL (no tempo map / no marker, paused, or none that soon: it
+ * ends first). */
+int hld_vm_next_beat(hld_vm_t *vm, uint64_t voice, uint64_t after, int what, uint64_t *frame,
                      uint64_t *beat);
+/* The engine frame at which `voice`'s current pass ends, at or after
+ * `after` (or its start): where its position next wraps to the loop start,
+ * or (no pass left) where it ends. 0, HELIOD_ENOVOICE or HELIOD_EINVAL
+ * (paused, ended). */
+int hld_vm_pass_end(hld_vm_t *vm, uint64_t voice, uint64_t after, uint64_t *frame);
 
 /* Emitters. */
 int hld_vm_emitter_create(hld_vm_t *vm, const char *name, uint32_t owner, const float pos[3],
@@ -250,7 +257,7 @@ hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_ran
  * voice on it: then nothing moved (not the emitter either). */
 /* The emitter's sound cone (CONE: dir, inner, outer, outer gain), on every
  * voice of it now and each one started on it later. 0 or HELIOD_EBUSY. */
-int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[6], uint64_t now_ns);
+int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[7], uint64_t now_ns);
 int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
                        const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
 /* Fades every voice out (fade_frames, or each voice's fade-out when

@@ -314,6 +314,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
             v->p.cone_inner = v->em->cone[3];
             v->p.cone_outer = v->em->cone[4];
             v->p.cone_outer_gain = v->em->cone[5];
+            v->p.cone_outer_lp = v->em->cone[6];
         }
         v->p.flags |= HL_MIX_3D;
     }

@@ -103,26 +103,30 @@ void vm_music_report(hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t hi
 typedef struct {
     uint64_t after, frame, beat;
     uint32_t num;
-    int bar, found;
+    int what, found;
 } next_t;
 
 static void on_next(void *user, const hld_vm_beat_t *b) {
     next_t *n = user;
-    if (n->found || b->marker || b->frame < n->after) return;
-    if (n->bar && b->beat_in_bar != 0) return;
+    if (n->found || b->frame < n->after) return;
+    if ((n->what == HLD_VM_NEXT_MARKER) != (b->marker != 0)) return;
+    if (n->what == HLD_VM_NEXT_BAR && b->beat_in_bar != 0) return;
     n->found = 1;
     n->frame = b->frame;
     n->beat = b->beat;
 }
 
-int vm_music_next(const hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t after, int bar,
+int vm_music_next(const hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t after, int what,
                   uint64_t *frame, uint64_t *beat) {
-    if (!v->cue || v->cue->tempo.n == 0 || v->paused) return HELIOD_EINVAL;
-    next_t n = {.after = after, .bar = bar};
+    if (v->paused) return HELIOD_EINVAL;
+    if (what == HLD_VM_NEXT_MARKER ? !(v->snd && v->snd->nmarkers)
+                                   : !v->cue || v->cue->tempo.n == 0)
+        return HELIOD_EINVAL;
+    next_t n = {.after = after, .what = what};
     /* walks a copy's positions only: the voice's reported beats stay as they are */
     uint64_t step = (uint64_t)rate * 4, lo = after;
     for (int i = 0; i < 64 && !n.found; i++, lo += step)
-        walk(v, voice, rate, lo, lo + step, on_next, &n, 0);
+        walk(v, voice, rate, lo, lo + step, on_next, &n, what == HLD_VM_NEXT_MARKER);
     if (!n.found) return HELIOD_EINVAL;
     *frame = n.frame;
     if (beat) *beat = n.beat;

@@ -18,10 +18,11 @@
  * (a cue with a tempo map, a sound with markers). */
 void vm_music_report(hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t hi, hld_vm_beat_fn fn,
                      void *user);
-/* The first beat (bar = 1: bar) of v on an engine frame >= after, by its
- * model as it stands (4 minutes ahead at most): *frame, *beat (may be
- * NULL). 0, or HELIOD_EINVAL (no tempo map, paused, or none that soon). */
-int vm_music_next(const hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t after, int bar,
+/* The first beat, bar or marker (what: HLD_VM_NEXT_*, vm.h) of v on an
+ * engine frame >= after, by its model as it stands (4 minutes ahead at
+ * most): *frame, *beat (a marker: its id; may be NULL). 0, or
+ * HELIOD_EINVAL (no tempo map / no marker, paused, or none that soon). */
+int vm_music_next(const hld_lvoice_t *v, uint64_t voice, uint32_t rate, uint64_t after, int what,
                   uint64_t *frame, uint64_t *beat);
 
 #endif /* HLD_VM_MUSIC_H */

@@ -120,7 +120,7 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
         s.pitch = pitch_of(v->pv.base_pitch, pc.cents);
     }
     if (pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz || pc.occ != o->occ) {
-        s.mask |= HL_MIX_SET_FILTER;
+        s.mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP; /* every voice of the cue alike */
         hld_vm_post_map((float)vm->cfg.rate, v->post_user, &pc, &s.lp_hz, &s.hp_hz, &s.occ_db);
     }
     for (int i = 0; i < HL_VOICE_SENDS; i++)
@@ -195,7 +195,17 @@ void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P) {
 
 void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
     static const uint64_t eval_ns = (uint64_t)HLD_PARAM_EVAL_MS * 1000000u;
-    hld_params_due(P, hl_mixer_frames(vm->mx));
+    /* scheduled values a ranking lead ahead, each evaluated on its own
+     * frame: the SETs they cause are scheduled there, so they land on the
+     * same sample however late the poll ran (a replay agrees with live) */
+    uint64_t now_f = hl_mixer_frames(vm->mx), at;
+    while (hld_params_due_next(P, now_f + vm->rank_lead, &at)) {
+        if (!P->dirty || P->moving) continue; /* a seek steps on the poll */
+        uint64_t saved = hl_mixer_at_frame(vm->mx);
+        hl_mixer_at(vm->mx, at > now_f ? at : 0);
+        hld_vm_params_eval(vm, P, now_ns);
+        hl_mixer_at(vm->mx, saved);
+    }
     hld_params_seek(P, now_ns);
     if (P->nent > HLD_MAX_PVALUES / 2 && now_ns - P->last_sweep_ns > 1000000000u) {
         P->last_sweep_ns = now_ns; /* values of voices and emitters gone */

@@ -46,3 +46,19 @@ int vm_reanchor(hld_lvoice_t *v, uint64_t f) {
     if (f > v->anchor_frame || v->paused) v->anchor_frame = f;
     return ended;
 }
+
+int vm_pass_end(const hld_lvoice_t *v, uint64_t after, uint64_t *frame) {
+    if (v->paused || !(v->rate > 0.0)) return HELIOD_EINVAL;
+    uint64_t f = after > v->anchor_frame ? after : v->anchor_frame;
+    double r = v->anchor_pos + (double)(f - v->anchor_frame) * v->rate;
+    int64_t used;
+    int ended;
+    double w = vm_wrap_pos(v, r, v->loops_left, &used, &ended);
+    if (ended) return HELIOD_EINVAL;
+    int loops_more =
+        v->loops_left != 0 && v->le > v->ls && (v->loops_left < 0 || used < v->loops_left);
+    double raw = r + ((loops_more ? v->le : v->len) - w);
+    double d = ceil((raw - v->anchor_pos) / v->rate - 1e-7);
+    *frame = v->anchor_frame + (d > 0.0 ? (uint64_t)d : 0);
+    return 0;
+}

@@ -16,6 +16,10 @@
 double vm_wrap_pos(const hld_lvoice_t *v, double pos, int64_t loops, int64_t *used, int *ended);
 /* Where the voice is at engine frame f (frozen while paused). */
 double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
+/* The engine frame at or after `after` (or v's start) where v's current
+ * pass ends: its position next reaches the loop's end, or (no pass left)
+ * the sound's. 0, or HELIOD_EINVAL (paused, ended). */
+int vm_pass_end(const hld_lvoice_t *v, uint64_t after, uint64_t *frame);
 /* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
 int vm_reanchor(hld_lvoice_t *v, uint64_t f);
 

@@ -36,7 +36,8 @@ typedef struct hld_emitter {
     uint32_t owner;   /* client id; 0 = detached */
     uint32_t creator; /* client id that created it: it (or a control client) moves it */
     float pos[3], vel[3];
-    float cone[6];  /* CONE: dir x3, inner, outer, outer gain; dir (0,0,0) = none */
+    float cone[7];  /* CONE: dir x3, inner, outer, outer gain, outer low-pass Hz (0 none); dir
+                       (0,0,0) = none */
     uint32_t first; /* its voices (intrusive list through em_next) */
     uint32_t count;
     uint32_t index; /* in the emitter table */
@@ -132,5 +133,9 @@ typedef struct hld_vm_beat {
     const char *label; /* a marker's label ("" none) */
 } hld_vm_beat_t;
 typedef void (*hld_vm_beat_fn)(void *user, const hld_vm_beat_t *b);
+/* What the next-beat walk looks for (hld_vm_next_beat, vm_music_next). */
+#define HLD_VM_NEXT_BEAT   0
+#define HLD_VM_NEXT_BAR    1
+#define HLD_VM_NEXT_MARKER 2
 
 #endif /* HLD_VM_VOICE_H */

@@ -39,6 +39,8 @@
 #define HL_R_HP_HZ_HI        20000
 #define HL_R_UNIT_LO         0        /* occlusion, obstruction */
 #define HL_R_UNIT_HI         1
+#define HL_R_LFE_LO          0        /* LFE send, linear: 0 = none, at most +12 dB */
+#define HL_R_LFE_HI          4
 #define HL_R_CONE_DEG_LO     0        /* sound cone widths, degrees (OpenAL 1.1) */
 #define HL_R_CONE_DEG_HI     360
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -40,6 +41,24 @@ static uint32_t g32(const uint8_t *p) {
 }
 static uint64_t g64(const uint8_t *p) {
     return g32(p) | (uint64_t)g32(p + 4) << 32;
+}
+
+/* Runs heliod --render CAPTURE --out OUT; its exit status; its stderr into
+ * err (may be NULL). */
+static int render_capture(const char *cap, const char *out, char *err) {
+    char cmd[1024], ef[360];
+    snprintf(ef, sizeof ef, "%s.err", out);
+    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn 2>%s",
+             getenv("HELIOD_BIN"), cap, out, ef);
+    int st = system(cmd);
+    if (err) {
+        FILE *f = fopen(ef, "r");
+        size_t n = f ? fread(err, 1, 1023, f) : 0;
+        err[n] = 0;
+        if (f) fclose(f);
+    }
+    unlink(ef);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void test_capture_records(void **state) {
@@ -83,13 +102,13 @@ static void test_capture_records(void **state) {
     assert_non_null(wf);
     assert_true(n >= 32);
     assert_memory_equal(f, "HLDCAPT\n", 8);
-    assert_int_equal(g16(f + 8), 1);
+    assert_int_equal(g16(f + 8), 2);
     assert_int_equal(f[10], HL_PROTO_VERSION);
     assert_int_equal(g32(f + 12), 48000);
     uint16_t ops[32];
     int32_t status[32];
     uint32_t clients[32];
-    int nreq = 0, sounds = 0, trailer = 0;
+    int nreq = 0, sounds = 0, trailer = 0, replies = 0, sessions = 0, closes = 0;
     uint64_t last_frame = 0;
     size_t off = 32;
     while (off + 4 <= n) {
@@ -105,6 +124,16 @@ static void test_capture_records(void **state) {
             status[nreq] = (int32_t)g32(r + 24);
             assert_int_equal(g32(r + 28), len - 28); /* the wire frame's size */
             ops[nreq++] = g16(r + 32);
+        } else if (r[0] == 4) { /* REPLY: the handle the play before it answered */
+            replies++;
+            assert_int_equal(nreq, 5);
+            assert_true(g64(r + 4) == v);
+        } else if (r[0] == 5) { /* SESSION, first */
+            sessions++;
+            assert_int_equal(off, 32);
+            assert_int_equal(g32(r + 8), 2); /* channels */
+        } else if (r[0] == 6) {              /* CLOSE */
+            closes++;
         } else if (r[0] == 2) { /* SOUND */
             sounds++;
             assert_int_equal(r[1], 2); /* the bytes follow */
@@ -130,6 +159,9 @@ static void test_capture_records(void **state) {
     assert_int_equal(off, n);
     assert_int_equal(trailer, 1);
     assert_int_equal(sounds, 1);
+    assert_int_equal(replies, 1);
+    assert_int_equal(sessions, 1);
+    assert_int_equal(closes, 3); /* the harness's, a, b */
     /* the harness's hello (its ping is not captured), then the two clients'
      * hellos, load, play, play (failed), listener, stop; no ping, snapshots, stats */
     static const uint16_t want[] = {HL_OP_HELLO, HL_OP_HELLO, HL_OP_HELLO,    HL_OP_LOAD,
@@ -174,7 +206,8 @@ static void test_capture_records(void **state) {
     }
     assert_int_equal(pclose(o), 0);
     assert_int_equal(reqs, 8);
-    assert_int_equal(lines, 1 + 8 + 1 + 1); /* header, requests, sound, trailer */
+    /* header, session, requests, reply, sound, closes, trailer */
+    assert_int_equal(lines, 1 + 1 + 8 + 1 + 1 + 3 + 1);
     /* not a capture file: refused */
     snprintf(cmd, sizeof cmd, "\"%s\" capture show %s 2>/dev/null", getenv("HELIODCTL_BIN"), wav);
     o = popen(cmd, "r");
@@ -182,8 +215,13 @@ static void test_capture_records(void **state) {
     while (fgets(line, sizeof line, o)) {
     }
     assert_int_not_equal(pclose(o), 0);
-    unlink(cap);
+    /* the capture holds the file's bytes: it replays with the file gone */
+    char out[340];
+    snprintf(out, sizeof out, "%s.out.wav", cap);
     unlink(wav);
+    assert_int_equal(render_capture(cap, out, NULL), 0);
+    unlink(out);
+    unlink(cap);
 }
 
 /* A capture path that is not a regular file: refused by the writer, the
@@ -276,6 +314,20 @@ static void test_capture_start_stop(void **state) {
     const char *stop[] = {"capture", "stop", NULL};
     assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, stop), 0); /* none */
     assert_non_null(strstr(err, "none is running"));
+    /* a path the daemon cannot write, a FIFO (no reader: never waited on),
+     * a directory: an error answer, nothing captured */
+    char fifo[320];
+    snprintf(fifo, sizeof fifo, "/tmp/hl_capfifo_%d", (int)getpid());
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *bad[][4] = {{"capture", "start", "/nonexistent-hl-dir/c.bin", NULL},
+                            {"capture", "start", fifo, NULL},
+                            {"capture", "start", "/tmp", NULL}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, bad[i]), 0);
+        assert_non_null(strstr(err, "EFILE"));
+        assert_non_null(strstr(err, bad[i][2]));
+    }
+    unlink(fifo);
     const char *start[] = {"capture", "start", cap, NULL};
     assert_int_equal(th_ctl(&d, out, sizeof out, err, sizeof err, start), 0);
     assert_int_not_equal(th_ctl(&d, out, sizeof out, err, sizeof err, start),
@@ -319,11 +371,170 @@ static void test_capture_start_stop(void **state) {
     unlink(cap);
 }
 
+/* A session captured live (--record, the null driver) and rendered from the
+ * capture: the same samples. Plays, a cue bound to a parameter, listener
+ * moves, bus changes and parameter values, scheduled (heliodctl batch) and
+ * not (libheliod, applied on whichever period the request met: the capture
+ * says which); a voice a later SET and STOP name by the handle its PLAY
+ * answered; clients that come and go. */
+static void test_replay_equals_live(void **state) {
+    (void)state;
+    th_daemon_t d;
+    char cap[320], tone[320], hum[320], score[320], out[320], o[4096], e[4096];
+    int pid = (int)getpid();
+    snprintf(cap, sizeof cap, "/tmp/hl_replay_%d.bin", pid);
+    snprintf(tone, sizeof tone, "/tmp/hl_replay_tone_%d.wav", pid);
+    snprintf(hum, sizeof hum, "/tmp/hl_replay_hum_%d.wav", pid);
+    snprintf(score, sizeof score, "/tmp/hl_replay_%d.txt", pid);
+    snprintf(out, sizeof out, "/tmp/hl_replay_out_%d.wav", pid);
+    assert_int_equal(th_write_sine(tone, 48000, 0.5, 440, 0.4), 0);
+    assert_int_equal(th_write_sine(hum, 48000, 0.5, 110, 0.3), 0);
+    const char *args[] = {"--capture", cap, NULL};
+    assert_int_equal(th_daemon_start(&d, 1, args), 0);
+    heliod_t *h = th_connect(&d, "game", 0);
+    assert_int_equal(heliod_load(h, "tone", tone, HELIOD_LOAD_SHARED, NULL), 0);
+    assert_int_equal(heliod_load(h, "hum", hum, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    uint64_t t = k.frame + 9600; /* the score's first frame: well ahead */
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "param-def wind 0 1 0 0\n"
+            "cue gust --sound hum --loop --3d\n"
+            "bind gust wind gain 0:-30 1:0\n"
+            "@%llu play tone --pos 3,0,-2 --loop --fade-in 0\n"
+            "@%llu play gust --pos -2,0,-1 --fade-in 0\n"
+            "@%llu play hum --loop --bus music --gain -12 --fade-in 0\n"
+            "@%llu listener --pos 1,0,0 --vel 0,0,3\n"
+            "@%llu bus music --gain -20 --ramp 5\n"
+            "@%llu param wind 1\n"
+            "@%llu play tone --pitch 1.3 --fade-in 0\n",
+            (unsigned long long)t, (unsigned long long)t + 500, (unsigned long long)t + 1500,
+            (unsigned long long)t + 4000, (unsigned long long)t + 6000,
+            (unsigned long long)t + 8000, (unsigned long long)t + 10000);
+    fclose(f);
+    const char *batch[] = {"batch", score, NULL};
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
+    /* not scheduled: from the frame the daemon met them on */
+    do {
+        th_sleep_ms(20);
+        assert_int_equal(heliod_clock(h, &k), 0);
+    } while (k.frame < t + 12000);
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags |= HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "tone", &p, &v, NULL), 0);
+    th_sleep_ms(60);
+    heliod_voice_set_t vs = {.mask = HELIOD_SET_PITCH, .pitch = 0.8f};
+    assert_int_equal(heliod_set(h, v, &vs), 0);
+    heliod_listener_t l = {0};
+    l.mask = HELIOD_LIS_POS;
+    l.pos[2] = 2;
+    assert_int_equal(heliod_set_listener(h, &l), 0);
+    const char *bus[] = {"bus", "music", "--gain", "-6", NULL}; /* heliodctl's bus */
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, bus), 0);
+    const char *wind[] = {"param", "wind", "0.2", NULL}; /* heliodctl's parameter */
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, wind), 0);
+    th_sleep_ms(60);
+    assert_int_equal(heliod_stop(h, v, 5), 0);
+    assert_int_equal(heliod_clock(h, &k), 0);
+    uint64_t before_visitor = k.frame;          /* heliodctl replay's window ends here */
+    heliod_t *g = th_connect(&d, "visitor", 0); /* comes, plays, goes: its voice stops */
+    assert_int_equal(heliod_play(g, "hum", &p, &v, NULL), 0);
+    th_sleep_ms(40);
+    heliod_close(g);
+    th_sleep_ms(100);
+    assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    assert_true(th_stat(h, "capture_dropped") == 0.0);
+    /* what breaks a session's timeline: a device underrun, a ranking the
+     * main thread applied after its frame (a loaded machine) */
+    double xruns = th_stat(h, "xruns") + th_stat(h, "callback_overruns") + th_stat(h, "rank_late");
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+
+    assert_int_equal(render_capture(cap, out, NULL), 0);
+    float *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &nx, &ch, &rate), 0);
+    assert_int_equal(th_read_sound(d.record, &y, &ny, &ch, &rate), 0);
+    assert_true(nx > t + 15000);
+    assert_true(ny >= nx);
+    size_t diff = 0, first = SIZE_MAX, loud = 0;
+    for (size_t i = 0; i < 2 * nx; i++) {
+        loud += x[i] != 0.0f;
+        if (x[i] != y[i]) {
+            diff++;
+            if (first == SIZE_MAX) first = i / 2;
+        }
+    }
+    assert_true(loud > 2 * 15000);
+    /* a device underrun (a loaded machine) breaks the session's timeline:
+     * only then may the two differ */
+    if (diff && xruns == 0.0)
+        fail_msg("%zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
+                 x[2 * first], y[2 * first]);
+    if (diff) print_message("# %.0f underruns, late rankings: %zu samples differ\n", xruns, diff);
+    free(x);
+    /* heliodctl replay into another daemon: every request on its frame
+     * shifted by what it prints, so the same samples (up to the visitor's
+     * close, which happens when its connection goes, not on a frame) */
+    th_daemon_t d2;
+    assert_int_equal(th_daemon_start(&d2, 1, NULL), 0);
+    const char *badspeed[] = {"replay", cap, "--speed", "0", NULL};
+    assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, badspeed), 2);
+    assert_non_null(strstr(e, "--speed"));
+    const char *rp[] = {"replay", cap, NULL};
+    assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, rp), 0);
+    const char *sh = strstr(o, "(shift ");
+    assert_non_null(sh);
+    size_t shift = (size_t)strtoull(sh + 7, NULL, 10);
+    assert_non_null(strstr(o, " 0 diverged"));
+    heliod_t *h2 = th_connect(&d2, "test", 0);
+    double xruns2 = th_stat(h2, "xruns") + th_stat(h2, "callback_overruns") +
+                    th_stat(h2, "rank_late") + th_stat(h2, "sched_late");
+    heliod_close(h2);
+    assert_int_equal(th_daemon_stop(&d2, NULL), 0);
+    float *z = NULL;
+    size_t nz = 0;
+    assert_int_equal(th_read_sound(d2.record, &z, &nz, &ch, &rate), 0);
+    assert_true(nz >= shift + before_visitor);
+    diff = 0;
+    first = SIZE_MAX;
+    for (size_t i = 0; i < 2 * before_visitor; i++) {
+        if (y[i] != z[2 * shift + i]) {
+            diff++;
+            if (first == SIZE_MAX) first = i / 2;
+        }
+    }
+    if (diff && xruns + xruns2 == 0.0)
+        fail_msg("replay: %zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
+                 y[2 * first], z[2 * (shift + first)]);
+    free(y);
+    free(z);
+    th_daemon_cleanup(&d2);
+    th_daemon_cleanup(&d);
+    /* a LOADed file that changed since: refused before anything renders,
+     * naming the sound */
+    char err[1024];
+    assert_int_equal(th_write_sine(tone, 48000, 0.5, 441, 0.4), 0);
+    assert_int_equal(render_capture(cap, out, err), 2);
+    assert_non_null(strstr(err, "sound 'tone'"));
+    unlink(cap);
+    unlink(tone);
+    unlink(hum);
+    unlink(score);
+    unlink(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_capture_records),
         cmocka_unit_test(test_capture_not_regular),
         cmocka_unit_test(test_capture_start_stop),
+        cmocka_unit_test(test_replay_equals_live),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

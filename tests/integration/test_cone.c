@@ -215,7 +215,21 @@ static void test_cone_refusals(void **state) {
     assert_int_equal(heliod_cone(h, HELIOD_CONE_VOICE, 12345, NULL, dir, 60, 90, 0.5f),
                      HELIOD_ENOVOICE);
     assert_int_equal(heliod_cone(h, HELIOD_CONE_EMITTER, 0, "e", dir, 60, 90, 0.5f), 0);
+    /* the outer low-pass (an optional trailing field): 0 or up to 96 kHz */
+    assert_int_equal(heliod_cone_lp(h, HELIOD_CONE_EMITTER, 0, "e", dir, 60, 90, 0.5f, -1.0f),
+                     HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "outer_lp_hz"));
+    assert_int_equal(heliod_cone_lp(h, HELIOD_CONE_EMITTER, 0, "e", dir, 60, 90, 0.5f, 1e6f),
+                     HELIOD_EINVAL);
+    assert_int_equal(heliod_cone_lp(h, HELIOD_CONE_EMITTER, 0, "e", dir, 60, 90, 0.5f, NAN),
+                     HELIOD_EINVAL);
+    assert_int_equal(heliod_cone_lp(h, HELIOD_CONE_EMITTER, 0, "e", dir, 60, 90, 0.5f, 2000.0f), 0);
     heliod_close(h);
+    /* heliodctl's --outer-lp reaches the same check */
+    char out[512], err[512];
+    const char *bad[] = {"cone", "--cue", "c", "--dir", "0,0,1", "--outer-lp", "-5", NULL};
+    assert_int_not_equal(th_ctl(&fx->d, out, sizeof out, err, sizeof err, bad), 0);
+    assert_non_null(strstr(err, "outer_lp_hz"));
 }
 
 static int setup_daemon(void **state) {

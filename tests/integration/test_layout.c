@@ -84,7 +84,10 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     pp.fade_in_ms = 0;
     heliod_voice_t v;
     assert_int_equal(heliod_play(h, "lr", &pp, &v, NULL), 0);
-    wait_engine(h, 0.3);
+    wait_engine(h, 0.2);
+    /* the per-speaker peaks: the front pair sounds, the surrounds do not */
+    assert_true(th_stat(h, "output_peak.FL") > 0.0);
+    if (want_ch > 2) assert_true(th_stat(h, "output_peak.BL") == 0.0);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
@@ -266,14 +269,18 @@ static void test_refused(void **state) {
     rmdir(dir);
 }
 
+/* A render's directory (a mkdtemp template) and its score and output paths. */
+static void render_paths(char *dir, char score[300], char out[300]) {
+    assert_non_null(mkdtemp(dir));
+    snprintf(score, 300, "%s/score.txt", dir);
+    snprintf(out, 300, "%s/out.wav", dir);
+}
+
 /* --render --out follows the layout too: a 7.1 WAVEX file with its mask. */
 static void test_render_layout(void **state) {
     (void)state;
-    char dir[] = "/tmp/heliod-layout-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char score[300], out[300], err[4096];
-    snprintf(score, sizeof score, "%s/score.txt", dir);
-    snprintf(out, sizeof out, "%s/out.wav", dir);
+    char dir[] = "/tmp/heliod-layout-XXXXXX", score[300], out[300], err[4096];
+    render_paths(dir, score, out);
     FILE *f = fopen(score, "w");
     assert_non_null(f);
     fputs("@+100 end\n", f);
@@ -298,6 +305,134 @@ static void test_render_layout(void **state) {
     rmdir(dir);
 }
 
+/* ---- surround panning through the daemon (--render: offline, fast) ---- */
+
+#define SEG  2400 /* frames between the sweep's plays */
+#define SLEN 1200 /* frames of the DC sound each play plays */
+#define DC   0.5f
+#define DIRS 36
+
+static void gen_dc(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    (void)frame;
+    (void)channels;
+    out[0] = DC;
+}
+
+/* Speaker azimuths (degrees, positive left) of a layout's channels, -999 for
+ * the LFE: the WAVE order of hl_layout.h. */
+static const float k_az51[6] = {30, -30, 0, -999, 110, -110};
+static const float k_az71[8] = {30, -30, 0, -999, 150, -150, 90, -90};
+
+static float wrap360(float d) {
+    while (d < 0)
+        d += 360;
+    while (d >= 360)
+        d -= 360;
+    return d;
+}
+
+/* The two channels whose arc holds az (degrees), from the speaker table. */
+static void bracket(const float *spk, int ch, float az, int *a, int *b) {
+    float best_ccw = 1e9f, best_cw = 1e9f;
+    *a = *b = -1;
+    for (int c = 0; c < ch; c++) {
+        if (spk[c] < -900) continue;
+        float ccw = wrap360(spk[c] - az), cw = wrap360(az - spk[c]);
+        if (ccw < best_ccw) best_ccw = ccw, *a = c;
+        if (cw < best_cw) best_cw = cw, *b = c;
+    }
+}
+
+/* Renders a score on `layout`: DIRS 3D plays of a DC sound at 1 m round the
+ * listener (az = k * 10 + 3 degrees), then a 2D play with --lfe 0.5 and a 3D
+ * play at 2 m (gain 0.5) with --lfe 1, each SEG frames apart. Checks per
+ * direction: the summed power within +-0.5 dB of the source's, sound in the
+ * two speakers bracketing the direction only, none in the LFE; and the LFE
+ * carrying exactly the sends. */
+static void run_sweep(const char *layout, int want_ch, const float *spk) {
+    char dir[] = "/tmp/heliod-layout-XXXXXX", score[300], out[300], snd[300], err[4096];
+    render_paths(dir, score, out);
+    snprintf(snd, sizeof snd, "%s/dc.wav", dir);
+    assert_int_equal(
+        th_write_sound(snd, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, SLEN, gen_dc, NULL), 0);
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load dc %s\n", snd);
+    for (int k = 0; k < DIRS; k++) {
+        double az = (k * 10 + 3) * M_PI / 180.0; /* x right, -z ahead */
+        fprintf(f, "@%d play dc --fade-in 0 --pos %.6f,0,%.6f\n", (k + 1) * SEG, -sin(az),
+                -cos(az));
+    }
+    fprintf(f, "@%d play dc --fade-in 0 --lfe 0.5\n", (DIRS + 1) * SEG);
+    fprintf(f, "@%d play dc --fade-in 0 --lfe 1 --pos 0,0,-2\n", (DIRS + 2) * SEG);
+    fprintf(f, "@%d end\n", (DIRS + 3) * SEG);
+    fclose(f);
+    const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
+    assert_int_equal(run_heliod(dir, a, err, sizeof err), 0);
+    float *x = NULL;
+    size_t frames = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &frames, &ch, &rate), 0);
+    assert_int_equal(ch, want_ch);
+    assert_true(frames >= (size_t)(DIRS + 3) * SEG);
+    const int lfe = 3;
+    double pmin = 1e9, pmax = -1e9;
+    for (int k = 0; k < DIRS; k++) {
+        const float az = (float)(k * 10 + 3);
+        int sa, sb;
+        bracket(spk, ch, az, &sa, &sb);
+        /* the middle of the play: steady (the voice's first block is its own) */
+        const size_t i = (size_t)(k + 1) * SEG + SLEN / 2;
+        double p = 0;
+        for (int c = 0; c < ch; c++) {
+            const float g = x[i * (size_t)ch + (size_t)c] / DC;
+            p += (double)g * g;
+            if (c != sa && c != sb) assert_true(g == 0.0f); /* two speakers, LFE silent */
+        }
+        const double db = 10 * log10(p);
+        fprintf(stderr, "# %s az %3.0f: speakers %d+%d gains %.4f %.4f power %+.3f dB\n", layout,
+                (double)az, sa, sb, (double)(x[i * (size_t)ch + (size_t)sa] / DC),
+                (double)(x[i * (size_t)ch + (size_t)sb] / DC), db);
+        assert_true(fabs(db) <= 0.5);
+        pmin = db < pmin ? db : pmin;
+        pmax = db > pmax ? db : pmax;
+        /* between the plays: silence, and the LFE is 0 throughout */
+        for (size_t j = (size_t)(k + 1) * SEG; j < (size_t)(k + 2) * SEG; j++)
+            assert_true(x[j * (size_t)ch + lfe] == 0.0f);
+    }
+    /* the LFE: the 2D voice's pre-pan level x 0.5, the 3D voice's (gain 0.5 at
+     * 2 m) x 1: both DC x 0.25 */
+    const size_t i2 = (size_t)(DIRS + 1) * SEG + SLEN / 2, i3 = (size_t)(DIRS + 2) * SEG + SLEN / 2;
+    fprintf(stderr, "# %s LFE: 2D --lfe 0.5 %.5f, 3D at 2 m --lfe 1 %.5f (want %.5f)\n", layout,
+            (double)x[i2 * (size_t)ch + lfe], (double)x[i3 * (size_t)ch + lfe], DC * 0.5);
+    assert_true(fabsf(x[i2 * (size_t)ch + lfe] - DC * 0.5f) < 1e-4f);
+    assert_true(fabsf(x[i3 * (size_t)ch + lfe] - DC * 0.5f) < 1e-4f);
+    /* the 2D voice stays on the front pair */
+    for (int c = 2; c < ch; c++)
+        if (c != lfe) assert_true(x[i2 * (size_t)ch + (size_t)c] == 0.0f);
+    fprintf(stderr, "# %s sweep: %d directions, power %+.3f .. %+.3f dB\n", layout, DIRS, pmin,
+            pmax);
+    free(x);
+    char log[400];
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    unlink(log);
+    unlink(out);
+    unlink(snd);
+    unlink(score);
+    rmdir(dir);
+}
+
+static void test_sweep_51(void **state) {
+    (void)state;
+    run_sweep("5.1", 6, k_az51);
+}
+
+static void test_sweep_71(void **state) {
+    (void)state;
+    run_sweep("7.1", 8, k_az71);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused),
@@ -307,6 +442,8 @@ int main(void) {
         cmocka_unit_test(test_quad),
         cmocka_unit_test(test_downmix_bs775),
         cmocka_unit_test(test_render_layout),
+        cmocka_unit_test(test_sweep_51),
+        cmocka_unit_test(test_sweep_71),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

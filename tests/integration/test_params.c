@@ -647,6 +647,65 @@ static void test_heliodctl(void **state) {
     assert_non_null(strstr(err, "unknown shape"));
 }
 
+/* A forked process of its own fills the parameter table (all 1,024, one
+ * bound to its cue's gain) and exits; the next one gets the whole table
+ * again: the daemon releases a gone process's parameters once its cue
+ * (their binding) has gone. Before, the second found the table full for
+ * good. It retries its first definition while the daemon has not yet seen
+ * the previous one go (the sweep runs every 20 ms). */
+static int fill_table(const char *sock) {
+    heliod_t *h = NULL;
+    if (heliod_connect(&h, sock, "short-lived") != 0) return -1;
+    char name[32];
+    int ok = 0, rc = HELIOD_ENOMEM;
+    for (int t = 0; t < 400 && rc == HELIOD_ENOMEM; t++) {
+        rc = heliod_param_define(h, "gp0", 0, 1, 0, 0);
+        if (rc == HELIOD_ENOMEM) usleep(5000);
+    }
+    ok += rc == 0;
+    for (int i = 1; i < 1024 && rc == 0; i++) {
+        snprintf(name, sizeof name, "gp%d", i);
+        rc = heliod_param_define(h, name, 0, 1, 0, 0);
+        ok += rc == 0;
+    }
+    heliod_cue_t cue;
+    heliod_cue_init(&cue);
+    snprintf(cue.name, sizeof cue.name, "bound");
+    cue.nsounds = 1;
+    snprintf(cue.sounds[0], sizeof cue.sounds[0], "none");
+    heliod_curve_point_t pts[2] = {{.x = 0, .y = -20}, {.x = 1, .y = 0}};
+    if (heliod_cue_define(h, &cue) != 0 ||
+        heliod_bind(h, "bound", "gp0", HELIOD_PROP_GAIN, 0, pts, 2) != 0)
+        ok = -2;
+    heliod_close(h);
+    return ok;
+}
+
+static void test_gone_process_params_freed(void **state) {
+    fx_t *f = *state;
+    for (int round = 0; round < 2; round++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) { /* its count says how it went: exit 0 only with all 1024 */
+            int ok = fill_table(f->d.sock);
+            fprintf(stderr, "round %d: %d parameters defined\n", round, ok);
+            _exit(ok == 1024 ? 0 : 1);
+        }
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+}
+
+static int setup_full_quota(void **state) {
+    fx_t *f = calloc(1, sizeof *f);
+    const char *args[] = {"--client-params", "1024", NULL};
+    if (!f || th_daemon_start(&f->d, 0, args) != 0) return -1;
+    *state = f;
+    return 0;
+}
+
 int main(void) {
     const struct CMUnitTest render_tests[] = {
         cmocka_unit_test(test_render_gain_curve),
@@ -660,6 +719,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_hostile, setup_daemon, teardown_daemon),
         cmocka_unit_test_setup_teardown(test_scopes_and_layers, setup_daemon, teardown_daemon),
         cmocka_unit_test_setup_teardown(test_heliodctl, setup_daemon, teardown_daemon),
+        cmocka_unit_test_setup_teardown(test_gone_process_params_freed, setup_full_quota,
+                                        teardown_daemon),
     };
     int rc = cmocka_run_group_tests(render_tests, setup_dir, teardown_dir);
     return rc | cmocka_run_group_tests(daemon_tests, NULL, NULL);

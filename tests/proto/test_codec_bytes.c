@@ -82,6 +82,7 @@ static void fix_play(void *p, int v) {
     m->pan_law = 0; /* since 1.1: absent, a 1.0 client's PLAY */
     m->sync_on = 0;
     m->sync_voice = 0;
+    m->lfe = 0;
 }
 static void fix_none(void *p, int v) {
     (void)p, (void)v;
@@ -96,7 +97,8 @@ static void fix_stop_all(void *p, int v) {
 }
 static void fix_set(void *p, int v) {
     hl_set_t *m = p;
-    m->mask = v ? HL_SET_MASK : HL_SET_GAIN;
+    m->mask = v ? HL_SET_MASK & ~HL_SET_LFE : HL_SET_GAIN; /* LFE: since 1.1 */
+    m->lfe = 0;
     fix_post(&m->post, v);
 }
 static void fix_pause(void *p, int v) {

@@ -111,36 +111,92 @@ static void full_meter(hl_event_t *m) {
     fill(m->meter.bus[HL_METER_MAX_BUSES - 1].name, HL_MAX_NAME, 'z');
 }
 
+/* Each sample's op; a reply has a reply head (status) and a list reply a
+ * list head announcing `list` entries. */
+static const struct {
+    uint16_t op;
+    uint8_t reply, list;
+    int32_t status;
+} k_samples[NSAMPLES] = {
+    {.op = HL_OP_HELLO},
+    {.op = HL_OP_PING},
+    {.op = HL_OP_LOAD},
+    {.op = HL_OP_UNLOAD},
+    {.op = HL_OP_SOUNDS},
+    {.op = HL_OP_PLAY},
+    {.op = HL_OP_STOP},
+    {.op = HL_OP_STOP_ALL},
+    {.op = HL_OP_SET},
+    {.op = HL_OP_LISTENER},
+    {.op = HL_OP_VOICES},
+    {.op = HL_OP_DEVICES},
+    {.op = HL_OP_STATS},
+    {.op = HL_OP_SUBSCRIBE},
+    {.op = HL_OP_BUS},
+    {.op = HL_OP_EVENT},
+    {.op = HL_OP_EVENT},
+    {.op = HL_OP_EVENT},
+    {.op = HL_OP_HELLO, .reply = 1},
+    {.op = HL_OP_PING, .reply = 1},
+    {.op = HL_OP_LOAD, .reply = 1},
+    {.op = HL_OP_SOUNDS, .reply = 1, .list = 2},
+    {.op = HL_OP_PLAY, .reply = 1},
+    {.op = HL_OP_STOP_ALL, .reply = 1},
+    {.op = HL_OP_VOICES, .reply = 1, .list = 2},
+    {.op = HL_OP_DEVICES, .reply = 1, .list = 2},
+    {.op = HL_OP_STATS, .reply = 1, .list = 2},
+    {.op = HL_OP_PAUSE},
+    {.op = HL_OP_PAUSE, .reply = 1},
+    {.op = HL_OP_CUE},
+    {.op = HL_OP_CATEGORY},
+    {.op = HL_OP_CUES},
+    {.op = HL_OP_CUES_LOAD},
+    {.op = HL_OP_EMITTER},
+    {.op = HL_OP_PAUSE},
+    {.op = HL_OP_EVENT},
+    {.op = HL_OP_EVENT},
+    {.op = HL_OP_CUES, .reply = 1, .list = 2},
+    {.op = HL_OP_CUES_LOAD, .reply = 1},
+    {.op = HL_OP_PLAY, .reply = 1, .list = 0, .status = HELIOD_ENOSOUND},
+    {.op = HL_OP_EVENT},
+};
+
+/* An event (its other fields zero) into w. */
+static void put_event(hl_wbuf_t *w, hl_event_t m) {
+    hl_put_event(w, &m);
+}
+
 static sample_t build_sample(int i) {
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, sizeof buf);
-    sample_t s = {0, 0, 0};
-    hl_reply_head_t ok = {0, 0};
-    hl_list_head_t two = {2, 0};
+    sample_t s = {k_samples[i].op, k_samples[i].reply, 0};
+    if (s.reply) {
+        hl_reply_head_t h = {s.op, k_samples[i].status};
+        hl_put_reply_head(&w, &h);
+    }
+    if (k_samples[i].list) {
+        hl_list_head_t l = {k_samples[i].list, 0};
+        hl_put_list_head(&w, &l);
+    }
     switch (i) {
     case 0: {
         hl_hello_t m = {.version = 1};
         strcpy(m.client_name, "game");
         hl_put_hello(&w, &m);
-        s.op = HL_OP_HELLO;
         break;
     }
-    case 1: s.op = HL_OP_PING; break;
     case 2: {
         hl_load_t m = {.flags = HL_LOAD_STREAM};
         strcpy(m.name, "boom");
         strcpy(m.path, "/tmp/boom.wav");
         hl_put_load(&w, &m);
-        s.op = HL_OP_LOAD;
         break;
     }
     case 3: {
         hl_name_t m = {"boom"};
         hl_put_name(&w, &m);
-        s.op = HL_OP_UNLOAD;
         break;
     }
-    case 4: s.op = HL_OP_SOUNDS; break;
     case 5: {
         hl_play_t m = {.flags = HL_PLAY_3D | HL_PLAY_LOOP,
                        .gain_db = -6,
@@ -156,19 +212,16 @@ static sample_t build_sample(int i) {
         strcpy(m.sound, "boom");
         strcpy(m.bus, "music");
         hl_put_play(&w, &m);
-        s.op = HL_OP_PLAY;
         break;
     }
     case 6: {
         hl_stop_t m = {.voice = 0x100000003ull, .fade_ms = 25};
         hl_put_stop(&w, &m);
-        s.op = HL_OP_STOP;
         break;
     }
     case 7: {
         hl_stop_all_t m = {.fade_ms = 5, .scope = HL_STOP_ALL_EVERYONE};
         hl_put_stop_all(&w, &m);
-        s.op = HL_OP_STOP_ALL;
         break;
     }
     case 8: {
@@ -180,7 +233,6 @@ static sample_t build_sample(int i) {
                       .pitch = 0.25f,
                       .ramp_ms = 50};
         hl_put_set(&w, &m);
-        s.op = HL_OP_SET;
         break;
     }
     case 9: {
@@ -190,127 +242,74 @@ static sample_t build_sample(int i) {
                            .up = {0, 1, 0},
                            .vel = {3, 0, 0}};
         hl_put_listener(&w, &m);
-        s.op = HL_OP_LISTENER;
         break;
     }
-    case 10: s.op = HL_OP_VOICES; break;
-    case 11: s.op = HL_OP_DEVICES; break;
     case 12: {
         hl_stats_req_t m = {HL_STATS_RESET};
         hl_put_stats_req(&w, &m);
-        s.op = HL_OP_STATS;
         break;
     }
     case 13: {
         hl_subscribe_t m = {HL_SUB_MASK, 50.0f,
                             0.0f}; /* profile_hz: optional, test_profile_codec.c */
         hl_put_subscribe(&w, &m);
-        s.op = HL_OP_SUBSCRIBE;
         break;
     }
     case 14: {
         hl_bus_t m = {.mask = HL_BUS_GAIN, .gain_db = -12, .ramp_ms = 100};
         strcpy(m.name, "sfx");
         hl_put_bus(&w, &m);
-        s.op = HL_OP_BUS;
         break;
     }
-    case 15: {
-        hl_event_t m;
-        memset(&m, 0, sizeof m);
-        m.type = HL_EVENT_ERROR;
-        m.req_op = HL_OP_PLAY;
-        m.status = HELIOD_EBUSY;
-        strcpy(m.message, "busy");
-        hl_put_event(&w, &m);
-        s.op = HL_OP_EVENT;
+    case 15:
+        put_event(&w, (hl_event_t){.type = HL_EVENT_ERROR,
+                                   .req_op = HL_OP_PLAY,
+                                   .status = HELIOD_EBUSY,
+                                   .message = "busy"});
         break;
-    }
-    case 16: {
-        hl_event_t m;
-        memset(&m, 0, sizeof m);
-        m.type = HL_EVENT_ENDED;
-        m.voice = 77;
-        m.reason = HL_END_STOLEN;
-        hl_put_event(&w, &m);
-        s.op = HL_OP_EVENT;
+    case 16:
+        put_event(&w, (hl_event_t){.type = HL_EVENT_ENDED, .voice = 77, .reason = HL_END_STOLEN});
         break;
-    }
-    case 17: {
-        hl_event_t m;
-        memset(&m, 0, sizeof m);
-        m.type = HL_EVENT_STARTED;
-        m.voice = 78;
-        m.time_ns = 123456789;
-        hl_put_event(&w, &m);
-        s.op = HL_OP_EVENT;
+    case 17:
+        put_event(&w, (hl_event_t){.type = HL_EVENT_STARTED, .voice = 78, .time_ns = 123456789});
         break;
-    }
     /* replies */
     case 18: {
-        hl_reply_head_t h = {HL_OP_HELLO, 0};
-        hl_put_reply_head(&w, &h);
         hl_hello_reply_t m = {
             .version = 1, .rate = 48000, .period = 256, .voices = 64, .client_id = 5};
         strcpy(m.server_version, "0.1.0");
         hl_put_hello_reply(&w, &m);
-        s.op = HL_OP_HELLO;
-        s.reply = 1;
         break;
     }
     case 19: {
-        hl_reply_head_t h = {HL_OP_PING, 0};
-        hl_put_reply_head(&w, &h);
         hl_put_u64(&w, 42);
-        s.op = HL_OP_PING;
-        s.reply = 1;
         break;
     }
     case 20: {
-        ok.req_op = HL_OP_LOAD;
-        hl_put_reply_head(&w, &ok);
         hl_sound_info_t m = {.frames = 48000, .channels = 2, .source_rate = 44100};
         strcpy(m.name, "boom");
         hl_put_sound_info(&w, &m);
-        s.op = HL_OP_LOAD;
-        s.reply = 1;
         break;
     }
     case 21: {
-        ok.req_op = HL_OP_SOUNDS;
-        hl_put_reply_head(&w, &ok);
-        hl_put_list_head(&w, &two);
         hl_sound_info_t m = {.frames = 1, .channels = 1, .source_rate = 8000, .playing = 3};
         strcpy(m.name, "a");
         hl_put_sound_info(&w, &m);
         strcpy(m.name, "b");
         hl_put_sound_info(&w, &m);
-        s.op = HL_OP_SOUNDS;
-        s.reply = 1;
         break;
     }
     case 22: {
-        ok.req_op = HL_OP_PLAY;
-        hl_put_reply_head(&w, &ok);
         hl_play_reply_t m = {0x100000001ull, 0x200000002ull};
         hl_put_play_reply(&w, &m);
-        s.op = HL_OP_PLAY;
-        s.reply = 1;
         break;
     }
     case 23: {
-        ok.req_op = HL_OP_STOP_ALL;
-        hl_put_reply_head(&w, &ok);
         hl_count_reply_t m = {12};
         hl_put_count_reply(&w, &m);
-        s.op = HL_OP_STOP_ALL;
-        s.reply = 1;
         break;
     }
     case 24: {
-        ok.req_op = HL_OP_VOICES;
-        hl_put_reply_head(&w, &ok);
-        hl_put_list_head(&w, &two);
         hl_voice_info_t m = {.voice = 1,
                              .owner = 2,
                              .priority = 3,
@@ -324,14 +323,9 @@ static sample_t build_sample(int i) {
         strcpy(m.bus, "ui");
         hl_put_voice_info(&w, &m);
         hl_put_voice_info(&w, &m);
-        s.op = HL_OP_VOICES;
-        s.reply = 1;
         break;
     }
     case 25: {
-        ok.req_op = HL_OP_DEVICES;
-        hl_put_reply_head(&w, &ok);
-        hl_put_list_head(&w, &two);
         hl_device_info_t m = {.index = 0,
                               .max_channels = 2,
                               .default_rate = 48000,
@@ -340,41 +334,28 @@ static sample_t build_sample(int i) {
         strcpy(m.hostapi, "ALSA");
         hl_put_device_info(&w, &m);
         hl_put_device_info(&w, &m);
-        s.op = HL_OP_DEVICES;
-        s.reply = 1;
         break;
     }
     case 26: {
-        ok.req_op = HL_OP_STATS;
-        hl_put_reply_head(&w, &ok);
-        hl_put_list_head(&w, &two);
         hl_stat_t m = {"xruns", 3};
         hl_put_stat(&w, &m);
         hl_put_stat(&w, &m);
-        s.op = HL_OP_STATS;
-        s.reply = 1;
         break;
     }
     case 27: {
         hl_pause_t m = {.pause = 1, .scope = HL_PAUSE_EVERYONE};
         hl_put_pause(&w, &m);
-        s.op = HL_OP_PAUSE;
         break;
     }
     case 28: {
-        ok.req_op = HL_OP_PAUSE;
-        hl_put_reply_head(&w, &ok);
         hl_count_reply_t m = {5};
         hl_put_count_reply(&w, &m);
-        s.op = HL_OP_PAUSE;
-        s.reply = 1;
         break;
     }
     case 29: {
         hl_cue_t m;
         sample_cue(&m);
         hl_put_cue(&w, &m);
-        s.op = HL_OP_CUE;
         break;
     }
     case 30: {
@@ -385,15 +366,12 @@ static sample_t build_sample(int i) {
         m.overflow = HL_OVERFLOW_STEAL_QUIETEST;
         m.fade_curve = HL_CURVE_EQUAL_POWER;
         hl_put_category(&w, &m);
-        s.op = HL_OP_CATEGORY;
         break;
     }
-    case 31: s.op = HL_OP_CUES; break;
     case 32: {
         hl_cues_load_t m;
         strcpy(m.path, "/srv/cues.ini");
         hl_put_cues_load(&w, &m);
-        s.op = HL_OP_CUES_LOAD;
         break;
     }
     case 33: {
@@ -405,39 +383,20 @@ static sample_t build_sample(int i) {
                           .fade_ms = -1};
         strcpy(m.name, "car1");
         hl_put_emitter(&w, &m);
-        s.op = HL_OP_EMITTER;
         break;
     }
     case 34: {
         hl_pause_t m = {.pause = 1, .scope = HL_PAUSE_CATEGORY};
         strcpy(m.group, "footsteps");
         hl_put_pause(&w, &m);
-        s.op = HL_OP_PAUSE;
         break;
     }
-    case 35: {
-        hl_event_t m;
-        memset(&m, 0, sizeof m);
-        m.type = HL_EVENT_VIRTUAL;
-        m.voice = 79;
-        m.reason = HL_VIRT_WHY_DISTANCE;
-        hl_put_event(&w, &m);
-        s.op = HL_OP_EVENT;
+    case 35:
+        put_event(&w, (hl_event_t){
+                          .type = HL_EVENT_VIRTUAL, .voice = 79, .reason = HL_VIRT_WHY_DISTANCE});
         break;
-    }
-    case 36: {
-        hl_event_t m;
-        memset(&m, 0, sizeof m);
-        m.type = HL_EVENT_REAL;
-        m.voice = 79;
-        hl_put_event(&w, &m);
-        s.op = HL_OP_EVENT;
-        break;
-    }
+    case 36: put_event(&w, (hl_event_t){.type = HL_EVENT_REAL, .voice = 79}); break;
     case 37: {
-        ok.req_op = HL_OP_CUES;
-        hl_put_reply_head(&w, &ok);
-        hl_put_list_head(&w, &two);
         hl_cue_info_t m;
         memset(&m, 0, sizeof m);
         m.kind = HL_CUES_KIND_CUE;
@@ -454,34 +413,21 @@ static sample_t build_sample(int i) {
         strcpy(m.cat.name, "cat");
         m.n.evicted_cat = 5;
         hl_put_cue_info(&w, &m);
-        s.op = HL_OP_CUES;
-        s.reply = 1;
         break;
     }
     case 38: {
-        ok.req_op = HL_OP_CUES_LOAD;
-        hl_put_reply_head(&w, &ok);
         hl_cues_load_reply_t m = {12, 3};
         hl_put_cues_load_reply(&w, &m);
-        s.op = HL_OP_CUES_LOAD;
-        s.reply = 1;
         break;
     }
+    case 39: hl_put_str(&w, "no such sound: boom", HL_MAX_MSG); break;
     case 40: {
         hl_event_t m;
         sample_meter(&m);
         hl_put_event(&w, &m);
-        s.op = HL_OP_EVENT;
         break;
     }
-    default: {
-        hl_reply_head_t h = {HL_OP_PLAY, HELIOD_ENOSOUND};
-        hl_put_reply_head(&w, &h);
-        hl_put_str(&w, "no such sound: boom", HL_MAX_MSG);
-        s.op = HL_OP_PLAY;
-        s.reply = 1;
-        break;
-    }
+    default: break; /* no body */
     }
     assert_int_equal(w.err, 0);
     s.len = w.len;
@@ -984,7 +930,7 @@ static void test_flags_and_enums(void **state) {
     /* STOP_ALL scope at 4 */
     expect_bad(7, 4, 1, 2);
     /* SET mask at 8 */
-    expect_bad(8, 8, 4, 0x2000);
+    expect_bad(8, 8, 4, HL_SET_MASK + 1);
     /* PAUSE: pause byte 2, scope byte 2 */
     expect_bad(27, 0, 1, 2);
     expect_bad(27, 1, 1, 4);
@@ -1190,8 +1136,16 @@ static void test_validate_others(void **state) {
     s.voice = 0;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.voice = 1;
-    s.mask = 0x2000;
+    s.mask = HL_SET_MASK + 1;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.mask = HL_SET_LFE; /* the LFE send: linear, [0, 4] */
+    s.lfe = 4;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.lfe = 4.01f;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.lfe = -0.01f;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    s.lfe = 0;
     s.mask = HL_SET_PAUSE;
     assert_int_equal(hl_validate_set(&s, &why), 0);
     s.mask = HL_SET_PAUSE | HL_SET_RESUME;
@@ -1258,6 +1212,19 @@ static void test_validate_others(void **state) {
         if (hl_fuzz_body(op, 0, buf, w_.len) != HELIOD_EPROTO)                                     \
             fail_msg("%s: decoded %s", #put, #init);                                               \
     } while (0)
+
+/* Encodes ev into buf and decodes it into back: the body's length. */
+static size_t event_roundtrip(const hl_event_t *ev, hl_event_t *back) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, sizeof buf);
+    hl_put_event(&w, ev);
+    assert_int_equal(w.err, 0);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, w.len);
+    hl_get_event(&r, back);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    return w.len;
+}
 
 static void test_hostile_voice_mgmt(void **state) {
     (void)state;
@@ -1366,16 +1333,9 @@ static void test_hostile_voice_mgmt(void **state) {
     ev.bar = 16;
     ev.beat_in_bar = 1;
     ev.bpm = 140.0f;
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_put_event(&w, &ev);
-    assert_int_equal(w.err, 0);
-    assert_int_equal(w.len, 2 + 8 + 8 + 8 + 8 + 4 + 1 + 4);
     {
         static hl_event_t back;
-        hl_rbuf_t rr;
-        hl_rbuf_init(&rr, buf, w.len);
-        hl_get_event(&rr, &back);
-        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        assert_int_equal(event_roundtrip(&ev, &back), 2 + 8 + 8 + 8 + 8 + 4 + 1 + 4);
         assert_true(back.frame == ev.frame && back.beat == 65 && back.bar == 16 &&
                     back.beat_in_bar == 1 && back.bpm == 140.0f && back.voice == 7);
     }
@@ -1386,15 +1346,9 @@ static void test_hostile_voice_mgmt(void **state) {
     ev.frame = 4242;
     ev.marker_id = 3;
     strcpy(ev.label, "drop");
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_put_event(&w, &ev);
-    assert_int_equal(w.err, 0);
     {
         static hl_event_t back;
-        hl_rbuf_t rr;
-        hl_rbuf_init(&rr, buf, w.len);
-        hl_get_event(&rr, &back);
-        assert_int_equal(hl_rbuf_finish(&rr), 0);
+        event_roundtrip(&ev, &back);
         assert_true(back.frame == 4242 && back.marker_id == 3 && back.voice == 9);
         assert_string_equal(back.label, "drop");
     }
@@ -1405,22 +1359,17 @@ static void test_hostile_voice_mgmt(void **state) {
     ev.status = HELIOD_EDECODE;
     ev.frames = 36000;
     strcpy(ev.message, "cannot decode");
-    hl_wbuf_init(&w, buf, sizeof buf);
-    hl_put_event(&w, &ev);
-    assert_int_equal(w.err, 0);
     {
         static hl_event_t back;
+        size_t len = event_roundtrip(&ev, &back);
         hl_rbuf_t rr;
-        hl_rbuf_init(&rr, buf, w.len);
-        hl_get_event(&rr, &back);
-        assert_int_equal(hl_rbuf_finish(&rr), 0);
         assert_string_equal(back.sound, "hot");
         assert_int_equal(back.status, HELIOD_EDECODE);
         assert_int_equal(back.frames, 36000);
         assert_string_equal(back.message, "cannot decode");
         buf[2 + 2 + 3] = 1; /* status +1 (little-endian low byte after type, str "hot") */
         buf[2 + 2 + 3 + 1] = buf[2 + 2 + 3 + 2] = buf[2 + 2 + 3 + 3] = 0;
-        hl_rbuf_init(&rr, buf, w.len);
+        hl_rbuf_init(&rr, buf, len);
         hl_get_event(&rr, &back);
         assert_true(hl_rbuf_finish(&rr) < 0);
     }

@@ -509,6 +509,9 @@ class ClientTest(unittest.TestCase):
             c.emitter_create("horn", (0, 0, -2))
             self.assertEqual(self.errname(c.cone, (0, 0, 1), 90, 60, emitter="horn"), "EINVAL")
             c.cone((0, 0, 1), 60, 90, 0.5, emitter="horn")
+            c.cone((0, 0, 1), 60, 90, 0.5, emitter="horn", outer_lp_hz=2000.0)
+            self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, emitter="horn",
+                                          outer_lp_hz=-1.0), "EINVAL")
             c.listener(pos=(40, 0, 0), index=1)  # several listeners (protocol 1.1)
             self.assertEqual(c.stats()["listeners"], 2)
             c.listener(index=1, off=True)

@@ -129,11 +129,42 @@ static void t_plan(void **st) {
     assert_int_equal(p.new_start, 96000);
 }
 
+/* layer = STATE CUE: declared states only, 8 a state, 16 a section. */
+static void t_layers(void **st) {
+    (void)st;
+    hld_music_def_t m;
+    states(&m);
+    const char *why = NULL;
+    assert_int_equal(hld_music_add_layer(&m, "combat drums_hi", &why), 0);
+    assert_int_equal(hld_music_add_layer(&m, " combat\tstrings ", &why), 0);
+    assert_int_equal(m.nlayers, 2);
+    assert_int_equal(m.layer_state[1], 1);
+    assert_string_equal(m.layer_cue[1], "strings");
+    static const char *const bad[] = {"nosuch drums", "combat", "combat a b", "combat bad!name",
+                                      ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why = NULL;
+        assert_int_equal(hld_music_add_layer(&m, bad[i], &why), -1);
+        assert_non_null(why);
+        assert_non_null(strstr(why, "layer"));
+    }
+    for (int i = 2; i < 8; i++)
+        assert_int_equal(hld_music_add_layer(&m, "combat more", &why), 0);
+    assert_int_equal(hld_music_add_layer(&m, "combat ninth", &why), -1);
+    assert_non_null(strstr(why, "8 layers"));
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(hld_music_add_layer(&m, "boss more", &why), 0);
+    assert_int_equal(hld_music_add_layer(&m, "explore more", &why), -1);
+    assert_non_null(strstr(why, "16"));
+    assert_int_equal(m.nlayers, 16);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_parse),
         cmocka_unit_test(t_refusals),
         cmocka_unit_test(t_plan),
+        cmocka_unit_test(t_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

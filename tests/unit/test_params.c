@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "cues.h"
+#include "hld_limits.h"
 #include "params.h"
 
 static hld_curve_t curve3(void) {
@@ -296,13 +297,32 @@ static int load(hld_cues_t *c, const char *text, char *err, size_t cap) {
     return hld_cues_load_mem(c, "sheet.ini", text, strlen(text), NULL, NULL, err, cap);
 }
 
+/* Hostile sheets: each refused with its reason in the message. */
+typedef struct {
+    const char *text, *want;
+} bad_sheet_t;
+
+static void expect_refused(hld_cues_t *c, const bad_sheet_t *bad, size_t n) {
+    char err[256];
+    for (size_t i = 0; i < n; i++) {
+        err[0] = 0;
+        assert_int_not_equal(load(c, bad[i].text, err, sizeof err), 0);
+        if (!strstr(err, bad[i].want)) fail_msg("sheet %zu: '%s' lacks '%s'", i, err, bad[i].want);
+    }
+}
+
+/* A cue table with a parameter table, as the daemon has them. */
+static void tables_open(hld_cues_t *c, hld_params_t *P) {
+    hld_cues_init(c, 1);
+    assert_int_equal(hld_params_init(P), 0);
+    c->params = P;
+}
+
 static void test_sheet(void **state) {
     (void)state;
     hld_cues_t c;
     hld_params_t P;
-    hld_cues_init(&c, 1);
-    assert_int_equal(hld_params_init(&P), 0);
-    c.params = &P;
+    tables_open(&c, &P);
     char err[256];
     const char *sheet = "[parameter rpm] 0 8000 800 4000\n"
                         "[cue engine]\n"
@@ -328,9 +348,7 @@ static void test_sheet(void **state) {
     assert_int_equal(hld_params_switch(rpm, &e->binds[3], 2000, 3), 1);
 
     /* hostile sheets: refused with the line and the reason, nothing changes */
-    static const struct {
-        const char *text, *want;
-    } bad[] = {
+    static const bad_sheet_t bad[] = {
         {"[parameter p] 0 1 0\n", "MIN MAX DEFAULT SEEK"},
         {"[parameter p] 1 0 0 0\n", "max: must be greater than min"},
         {"[parameter p] 0 1 nan 0\n", "not a number"},
@@ -349,11 +367,7 @@ static void test_sheet(void **state) {
          "at most 16 points"},
         {"[cue x]\nsound = a\nbind = rpm gain 0:nan\n", "X:Y"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = 0;
-        assert_int_not_equal(load(&c, bad[i].text, err, sizeof err), 0);
-        if (!strstr(err, bad[i].want)) fail_msg("sheet %zu: '%s' lacks '%s'", i, err, bad[i].want);
-    }
+    expect_refused(&c, bad, sizeof bad / sizeof bad[0]);
     assert_int_equal(P.n, 2); /* nothing defined by a refused sheet */
     assert_int_equal(hld_cues_find(&c, "engine")->nbinds, 4);
     /* a sheet that redefines the cue says all of it: its bindings too */
@@ -368,8 +382,99 @@ static void test_sheet(void **state) {
     hld_cues_close(&c);
 }
 
+/* A gone process's parameters (owner HLD_OWNER_GONE) are released once
+ * nothing holds their index: a named cue's binding or a scheduled PARAM
+ * keeps one; a released one loses its name and scoped values, and the next
+ * definition takes its index. */
+static void test_release(void **state) {
+    (void)state;
+    hld_cues_t c;
+    hld_params_t P;
+    tables_open(&c, &P);
+    char err[256];
+    assert_int_equal(load(&c,
+                          "[parameter a] 0 1 0 0\n[parameter b] 0 1 0 0\n[parameter c] 0 1 0 0\n"
+                          "[cue x]\nsound = s\nbind = a gain 0:0 1:-6\n",
+                          err, sizeof err),
+                     0);
+    hld_param_t *a = hld_params_find(&P, "a"), *b = hld_params_find(&P, "b");
+    hld_param_t *cp = hld_params_find(&P, "c");
+    assert_int_equal(hld_params_set(&P, b, HL_PSCOPE_VOICE, 5, NULL, 0.5f, 7), 0);
+    hl_param_t m = {.scope = HL_PSCOPE_GLOBAL, .value = 1.0f};
+    assert_int_equal(hld_params_schedule(&P, 1000, &m, cp->index, 0, 7), 0);
+    assert_int_equal(hld_params_release(&P, &c), 0); /* nobody's gone yet */
+    a->owner = b->owner = cp->owner = HLD_OWNER_GONE;
+    const uint32_t bi = b->index;
+    assert_int_equal(hld_params_release(&P, &c), 2); /* a: cue x binds it; c: scheduled */
+    assert_null(hld_params_find(&P, "b"));
+    assert_int_equal(P.nent, 0);
+    assert_int_equal(P.npfree, 1);
+    assert_int_equal(hld_params_room(&P), HLD_MAX_PARAMS - 2);
+    hl_param_def_t d = {.name = "d", .min = 0, .max = 1};
+    hld_param_t *dp = NULL;
+    assert_int_equal(hld_params_define(&P, &d, NULL, 3, &dp), 0);
+    assert_int_equal(dp->index, bi); /* b's index again */
+    assert_ptr_equal(hld_params_find(&P, "d"), dp);
+    assert_int_equal(P.n, 3);
+    /* the cue goes (no voice), the schedule comes due: both released */
+    assert_int_equal(hld_cues_orphan(&c, 0), 1);
+    uint8_t none[HLD_MAX_CUES] = {0}, nocat[HLD_MAX_CATEGORIES] = {0};
+    assert_int_equal(hld_cues_release(&c, none, nocat), 0);
+    hld_params_due(&P, 1000);
+    assert_int_equal(hld_params_release(&P, &c), 0);
+    assert_int_equal(P.npfree, 2);
+    assert_null(hld_params_find(&P, "a"));
+    assert_ptr_equal(hld_params_find(&P, "d"), dp);
+    hld_cues_close(&c);
+    hld_params_close(&P);
+}
+
+/* A cue sheet's `cone` and `attenuation` keys (cue_spatial.c): what CONE
+ * and ATTEN set, the same checks, and a sheet that redefines the cue
+ * without them clears them. */
+static void test_sheet_spatial(void **state) {
+    (void)state;
+    hld_cues_t c;
+    hld_cues_init(&c, 1);
+    char err[256] = "";
+    int rc = load(&c,
+                  "[cue horn]\nsound = s\ncone = 0,0,1 60 180 0.25 2000\n"
+                  "attenuation = 1:0 10:-12 40:-40\n"
+                  "[cue bell]\nsound = s\ncone = 1,0,0 30 90 0.5\n",
+                  err, sizeof err);
+    if (rc) fail_msg("%s", err);
+    const hld_cue_t *h = hld_cues_find(&c, "horn"), *b = hld_cues_find(&c, "bell");
+    const float want[7] = {0, 0, 1, 60, 180, 0.25f, 2000};
+    assert_memory_equal(h->cone, want, sizeof want);
+    assert_int_equal(h->curve_n, 3);
+    assert_float_equal(h->curve_d[1], 10.0f, 0.0f);
+    assert_float_equal(h->curve_db[2], -40.0f, 0.0f);
+    assert_float_equal(b->cone[6], 0.0f, 0.0f); /* no outer low-pass */
+    assert_int_equal(b->curve_n, 0);
+    static const bad_sheet_t bad[] = {
+        {"[cue x]\nsound = s\ncone = 0,0 60 90 0.5\n", "X,Y,Z INNER OUTER"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 90 60 0.5\n", "inner_deg"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5 -3\n", "outer_lp_hz"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5 1000 7\n", "X,Y,Z INNER OUTER"},
+        {"[cue x]\nsound = s\ncone = 0,0,1 60 90 0.5\ncone = 0,0,1 60 90 0.5\n",
+         "cone: already set at line 3"},
+        {"[cue x]\nsound = s\nattenuation = 5:0 1:-6\n", "increasing"},
+        {"[cue x]\nsound = s\nattenuation = 1:0 2\n", "D:DB"},
+        {"[cue x]\nsound = s\nattenuation = 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:0 9:0\n", "at most 8"},
+        {"[category k]\ncone = 0,0,1 60 90 0.5\n", "unknown key 'cone'"},
+    };
+    expect_refused(&c, bad, sizeof bad / sizeof bad[0]);
+    assert_int_equal(hld_cues_find(&c, "horn")->curve_n, 3); /* refused sheets change nothing */
+    assert_int_equal(load(&c, "[cue horn]\nsound = s\n", err, sizeof err), 0);
+    assert_float_equal(hld_cues_find(&c, "horn")->cone[2], 0.0f, 0.0f);
+    assert_int_equal(hld_cues_find(&c, "horn")->curve_n, 0);
+    hld_cues_close(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sheet_spatial),
+        cmocka_unit_test(test_release),
         cmocka_unit_test(test_curve_linear),
         cmocka_unit_test(test_curve_shapes),
         cmocka_unit_test(test_switch_and_blend),

@@ -4,13 +4,17 @@
     PYTHONPATH=client/python client/python/examples/layered_music.py [--socket PATH] [--seconds S]
 
 Writes three stems of one loop (a pulse, a bass line, a lead) and a
-stinger, and a cue sheet whose base stem carries a tempo map (240 BPM 4/4:
-a bar a second). The three stems start in one bundle on the same engine
-frame, so they stay sample-locked; the base stem's BAR events (SUB_MUSIC)
-then drive the mix: on every bar the intensity moves on (up, then down),
-and each layer's gain follows it from the next bar's frame on (SET at that
-frame with a short ramp). Every other bar a stinger lands on the next bar
-(play on="bar", of=the base stem). Prints one line per bar.
+stinger, and a cue sheet: a game parameter `intensity` (0..1), the pulse's
+cue with a tempo map (240 BPM 4/4: a bar a second), the two other stems'
+cues each binding its gain to `intensity` through its own curve (the bass
+comes in over [0, 0.5], the lead over [0.5, 1]), and a [music layers]
+section whose state `play` is the pulse with the two stems as its layers.
+One MUSIC starts all three on the same engine frame (sample-locked, in the
+daemon); the pulse's BAR events (SUB_MUSIC) then drive the mix: on every
+bar the intensity moves on (up, then down) with one PARAM scheduled on the
+next bar's frame, and each layer's gain follows its curve. Every other bar
+a stinger lands on the next bar (play on="bar", of=the pulse). Prints one
+line per bar; closing the connection fades the music out.
 """
 import argparse
 import math
@@ -59,12 +63,13 @@ def lead(t):
 
 
 def layer_gains_db(intensity):
-    """The base always plays; layer i (1, 2) comes in over intensity
-    [(i-1)/2, i/2]: silent (-60 dB) below, full (0 dB) above."""
+    """What the cue sheet's curves give each stem at this intensity (the
+    daemon applies them; printed here): linear in dB from -60 to 0 over the
+    layer's half of the range."""
     out = [0.0]
     for i in range(1, len(STEMS)):
         x = min(1.0, max(0.0, intensity * (len(STEMS) - 1) - (i - 1)))
-        out.append(-60.0 if x <= 0.0 else max(-60.0, 20.0 * math.log10(x)))
+        out.append(-60.0 + 60.0 * x)
     return out
 
 
@@ -80,44 +85,41 @@ def main():
               lambda t: 0.4 * math.sin(2 * math.pi * 880 * t) * math.exp(-t * 12))
     sheet = os.path.join(tmp, "layers.cues")
     with open(sheet, "w") as f:
-        f.write("[cue lm_base]\nsound = lm_pulse\nloop = yes\nbus = music\n"
+        f.write("[parameter intensity] 0 1 0 0\n"  # NAME MIN MAX DEFAULT SEEK
+                "[cue lm_base]\nsound = lm_pulse\nloop = yes\nbus = music\n"
                 "tempo = %d 4/4\n" % BPM)
+        for i, s in enumerate(STEMS[1:]):
+            f.write("[cue %s_layer]\nsound = %s\nloop = yes\nbus = music\n"
+                    "bind = intensity gain %.1f:-60 %.1f:0\n" % (s, s, 0.5 * i, 0.5 * (i + 1)))
+        f.write("[music layers]\nstate = play lm_base\n")
         for s in STEMS[1:]:
-            f.write("[cue %s_layer]\nsound = %s\nloop = yes\nbus = music\n" % (s, s))
+            f.write("layer = play %s_layer\n" % s)
     # a cue sheet (tempo maps live there) is loaded by a control client
     with heliod.Client(a.socket, "layered-music", control=True) as c:
         for name in STEMS + ("lm_sting",):
             c.load(name, os.path.join(tmp, name + ".wav"))
         c.cues_load(sheet)
         c.subscribe(heliod.SUB_MUSIC | heliod.SUB_ENDED)
-        clk = c.clock()
-        start = clk["frame"] + int(0.1 * clk["rate"])  # the stems' common first frame
-        gains = layer_gains_db(0.0)
-        with c.bundle():
-            p = [c.play("lm_base", at=start, gain_db=gains[0], fade_in_ms=0)]
-            for s, g in zip(STEMS[1:], gains[1:]):
-                p.append(c.play(s + "_layer", at=start, gain_db=g, fade_in_ms=0))
-        voices = [x.result() for x in p]
-        print("stems %s start on frame %d at %d Hz" % (", ".join(str(v) for v in voices), start,
-                                                       clk["rate"]))
-        bar_frames = int(round(BAR_S * clk["rate"]))
+        rate = c.clock()["rate"]
+        m = c.music("layers", "play")  # the pulse and its two layers, on one frame
+        base, start = m["voice"], m["frame"]
+        print("music layers: voice %d and its %d layers start on frame %d at %d Hz"
+              % (base, len(STEMS) - 1, start, rate))
+        bar_frames = int(round(BAR_S * rate))
         steps = (0.0, 0.35, 0.7, 1.0, 1.0, 0.7, 0.35, 0.0)
         for ev in c.events(duration=a.seconds):
-            if ev.type != "bar" or ev.voice != voices[0]:
+            if ev.type != "bar" or ev.voice != base:
                 continue
             intensity = steps[ev.bar % len(steps)]
-            gains = layer_gains_db(intensity)
-            at = ev.frame + bar_frames  # from the next bar on, all layers at once
-            for v, g in zip(voices, gains):
-                c.set(v, gain_db=g, ramp_ms=50.0, at=at)
+            # from the next bar on: one parameter, every layer through its curve
+            c.param_set("intensity", intensity, at=ev.frame + bar_frames)
             line = "bar %d frame %d intensity %.2f gains %s" % (
-                ev.bar, ev.frame, intensity, " ".join("%.1f" % g for g in gains))
+                ev.bar, ev.frame, intensity,
+                " ".join("%.1f" % g for g in layer_gains_db(intensity)))
             if ev.bar % 2 == 1:
-                c.play("lm_sting", on="bar", of=voices[0], fade_in_ms=0)
+                c.play("lm_sting", on="bar", of=base, fade_in_ms=0)
                 line += " + stinger on the next bar"
             print(line, flush=True)
-        for v in voices:
-            c.stop(v, fade_ms=200)
     for f in os.listdir(tmp):
         os.remove(os.path.join(tmp, f))
     os.rmdir(tmp)

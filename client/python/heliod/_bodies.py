@@ -17,9 +17,9 @@ from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_R
                       PAUSE_MINE, PICKS, PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR,
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
                       SET_OBSTRUCTION, SET_OCCLUSION, SET_PAN, SET_PAUSE, SET_PITCH, SET_POS,
-                      SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SUB_ALL, SUB_BANK, SUB_DEVICE,
-                      SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED, SUB_STREAM,
-                      SUB_VIRTUAL, SUB_ZONES, VIRTS)
+                      SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SET_LFE, SUB_ALL, SUB_BANK,
+                      SUB_DEVICE, SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED,
+                      SUB_STREAM, SUB_VIRTUAL, SUB_ZONES, VIRTS)
 from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, dec_list
 
 INTERPS = {"linear": PLAY_LINEAR, "cubic": PLAY_CUBIC, "sinc": PLAY_SINC}
@@ -121,13 +121,14 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
              bus=None, detached=False, paused=False, cubic=False, vel=(0, 0, 0), emitter="",
              interp=None,
              loop_start=0, loop_end=0, loop_count=0, loop_xfade_ms=0.0, over=0, on=None, of=0,
-             **kw):
+             lfe=0.0, **kw):
     """PLAY. Fields left None take the plain defaults (pan 0, priority 0,
     fade-in -1, distances 1/100/1 inverse, bus "sfx", no filters or sends);
     for a cue, the ones given set their HL_OVER_* bit so they replace the
     cue's (gain adds to and pitch multiplies the cue's, flags are OR'd).
     on="beat"|"bar" with of=VOICE: a stinger, started on the next beat or bar
-    of music voice VOICE (protocol 1.1)."""
+    of music voice VOICE (protocol 1.1). lfe: the LFE send, linear [0, 4]
+    (protocol 1.1; 0, the default, leaves the field out)."""
     filt, sends = _post_kw(kw)
     if kw:
         raise HeliodError(EINVAL, "play: unknown keyword %s" % ", ".join(sorted(kw)))
@@ -150,11 +151,13 @@ def enc_play(sound, gain_db=0.0, pan=None, pos=None, pitch=1.0, loop=False, prio
                   bus=name(bus or "", "bus", empty=True), loop_start=loop_start,
                   loop_end=loop_end, loop_count=loop_count, loop_xfade_ms=loop_xfade_ms,
                   vel=vel, emitter=name(emitter or "", "emitter", empty=True), over=over,
-                  post=post(sends=sends, **(filt or {})), **_sync(on, of))
+                  post=post(sends=sends, **(filt or {})), **_sync(on, of, lfe))
 
 
-def _sync(on, of):
-    """PLAY's stinger fields (1.1), left out (a 1.0 body) when not asked for."""
+def _sync(on, of, lfe=0.0):
+    """PLAY's 1.1 fields (stinger, LFE send), left out (a 1.0 body) when not asked for."""
+    if lfe:
+        return dict(_sync(on, of) or {"sync_on": 0, "sync_voice": 0}, lfe=float(lfe))
     if on is None and not of:
         return {}
     if on not in ("beat", "bar") or not of:
@@ -175,7 +178,7 @@ def enc_stop(voice, fade_ms=-1.0, curve=None):
 
 def enc_set(voice, gain_db=None, pan=None, pos=None, pitch=None, ramp_ms=0.0, seek_s=None,
             vel=None, pause=False, resume=False, lp_hz=None, hp_hz=None, occlusion=None,
-            obstruction=None, sends=None):
+            obstruction=None, sends=None, lfe=None):
     mask = ((SET_GAIN if gain_db is not None else 0) | (SET_PAN if pan is not None else 0) |
             (SET_POS if pos is not None else 0) | (SET_PITCH if pitch is not None else 0) |
             (SET_SEEK if seek_s is not None else 0) | (SET_VEL if vel is not None else 0) |
@@ -183,10 +186,10 @@ def enc_set(voice, gain_db=None, pan=None, pos=None, pitch=None, ramp_ms=0.0, se
             (SET_LP if lp_hz is not None else 0) | (SET_HP if hp_hz is not None else 0) |
             (SET_OCCLUSION if occlusion is not None else 0) |
             (SET_OBSTRUCTION if obstruction is not None else 0) |
-            (SET_SENDS if sends is not None else 0))
+            (SET_SENDS if sends is not None else 0) | (SET_LFE if lfe is not None else 0))
     return encode("set", voice=voice, mask=mask, gain_db=gain_db, pan=pan, pos=pos,
                   pitch=pitch, ramp_ms=ramp_ms, seek_s=seek_s, vel=vel,
-                  post=post(lp_hz, hp_hz, occlusion, obstruction, sends))
+                  post=post(lp_hz, hp_hz, occlusion, obstruction, sends), lfe=lfe)
 
 
 def enc_pause(pause, scope, group=""):
@@ -527,10 +530,10 @@ CONE_TARGETS = ("voice", "emitter", "cue")
 
 
 def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, outer_deg=360.0,
-             outer_gain=0.0):
+             outer_gain=0.0, outer_lp_hz=0.0):
     return encode("cone", target=enum(CONE_TARGETS, target, "target"), voice=voice,
                   name=name(name_, "name", empty=True), dir=dir, inner_deg=inner_deg,
-                  outer_deg=outer_deg, outer_gain=outer_gain)
+                  outer_deg=outer_deg, outer_gain=outer_gain, outer_lp_hz=outer_lp_hz)
 
 
 def enc_atten(target, voice=0, name_="", points=()):

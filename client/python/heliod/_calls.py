@@ -354,12 +354,15 @@ class _Calls:
     # ---- sound cones (protocol 1.1) ------------------------------------------------------------
 
     def cone(self, dir, inner_deg=360.0, outer_deg=360.0, outer_gain=0.0, voice=0, emitter="",
-             cue=""):
+             cue="", outer_lp_hz=0.0):
         """OpenAL 1.1's sound cone along `dir` ((0,0,0): none) on a voice (now),
-        an emitter (its voices now and later) or a cue (its new voices)."""
+        an emitter (its voices now and later) or a cue (its new voices);
+        outer_lp_hz: a low-pass cutoff beyond the outer cone (0: none), moved
+        between the cones like the gain."""
         target = "emitter" if emitter else "cue" if cue else "voice"
         return self._call("cone", B.enc_cone(target, voice, emitter or cue, tuple(dir),
-                                             inner_deg, outer_deg, outer_gain), B.dec_none)
+                                             inner_deg, outer_deg, outer_gain, outer_lp_hz),
+                          B.dec_none)
 
     def attenuation(self, points, voice=0, cue=""):
         """A custom distance curve: up to 8 (metres, dB) points, increasing
@@ -444,10 +447,12 @@ class _Calls:
 
     def music(self, name, to, at=None):
         """A cue sheet's [music NAME] goes to state `to` (protocol 1.1): the
-        first call starts its cue, later ones follow its transition table on
-        the playing track's beat map; a call while a transition waits
-        replaces it. Returns {"frame": the new track's start frame, "voice":
-        its voice, 0 while the transition waits}."""
+        first call starts its cue (and its layers, on the same frame), later
+        ones follow its transition table on the playing track's beat map,
+        markers or loop end; a call while a transition waits replaces it.
+        Returns {"frame": the new track's start frame (a segment
+        transition: the segment's), "voice": its voice, 0 while the
+        transition waits}."""
         if self.info.get("minor", 0) < 1:
             raise HeliodError(-2, "music: the daemon speaks protocol 1.0")
         return self._call("music", B.enc_music(name, to), B.dec_music, at=at)

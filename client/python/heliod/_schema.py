@@ -87,6 +87,7 @@ MESSAGES = {
         ("pan_law", "ENUM8", 1, None, 0, 0x0101),
         ("sync_on", "ENUM8", 2, None, 0, 0x0101),
         ("sync_voice", "U64", 0, None, 0, 0x0101),
+        ("lfe", "F32", 0, None, 0.0, 0x0101),
     ),
     "play_reply": (  # PLAY_REPLY
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -111,7 +112,7 @@ MESSAGES = {
     ),
     "set": (  # SET
         ("voice", "U64", 0, None, 0, 0x0100),
-        ("mask", "FLAGS32", 8191, None, 0, 0x0100),
+        ("mask", "FLAGS32", 16383, None, 0, 0x0100),
         ("gain_db", "F32", 0, None, 0.0, 0x0100),
         ("pan", "F32", 0, None, 0.0, 0x0100),
         ("pos", "VEC3", 0, None, 0, 0x0100),
@@ -120,6 +121,7 @@ MESSAGES = {
         ("seek_s", "F64", 0, None, 0.0, 0x0100),
         ("vel", "VEC3", 0, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
+        ("lfe", "F32", 0, None, 0.0, 0x0101),
     ),
     "listener": (  # LISTENER
         ("mask", "FLAGS32", 15, None, 0, 0x0100),
@@ -429,6 +431,7 @@ MESSAGES = {
         ("inner_deg", "F32", 0, None, 360.0, 0x0101),
         ("outer_deg", "F32", 0, None, 360.0, 0x0101),
         ("outer_gain", "F32", 0, None, 0.0, 0x0101),
+        ("outer_lp_hz", "F32OPT", 0, None, 0.0, 0x0101),
     ),
     "atten": (  # ATTEN
         ("target", "ENUM8", 2, None, 0, 0x0101),
@@ -474,6 +477,7 @@ SET_HP = 0x200
 SET_OCCLUSION = 0x400
 SET_OBSTRUCTION = 0x800
 SET_SENDS = 0x1000
+SET_LFE = 0x2000
 LST_POS = 0x1
 LST_FWD = 0x2
 LST_UP = 0x4

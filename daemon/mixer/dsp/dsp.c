@@ -71,18 +71,39 @@ static float dot3(const float a[3], const float b[3]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
-                   float outer, float outer_gain) {
+/* Twice the angle (degrees) between the cone's axis and the listener as
+ * seen from the source (OpenAL compares it with the full cone widths), or -1
+ * when either vector is zero (no cone). */
+static float cone_angle2(const float dir[3], const float src[3], const float lis[3]) {
     const float to[3] = {lis[0] - src[0], lis[1] - src[1], lis[2] - src[2]};
-    if (!(dot3(dir, dir) > 0.0f) || !(dot3(to, to) > 0.0f)) return 1.0f;
+    if (!(dot3(dir, dir) > 0.0f) || !(dot3(to, to) > 0.0f)) return -1.0f;
     /* the angle between them as atan2(|a x b|, a . b): exact near 0 and 180 */
     const float cr[3] = {dir[1] * to[2] - dir[2] * to[1], dir[2] * to[0] - dir[0] * to[2],
                          dir[0] * to[1] - dir[1] * to[0]};
-    const float angle =
-        2.0f * atan2f(sqrtf(dot3(cr, cr)), dot3(dir, to)) * (180.0f / 3.14159265358979f);
+    return 2.0f * atan2f(sqrtf(dot3(cr, cr)), dot3(dir, to)) * (180.0f / 3.14159265358979f);
+}
+
+float hl_cone_gain(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer, float outer_gain) {
+    const float angle = cone_angle2(dir, src, lis);
+    if (angle < 0.0f) return 1.0f;
     if (angle >= outer) return outer_gain;
     if (angle <= inner) return 1.0f;
     return 1.0f + (outer_gain - 1.0f) * (angle - inner) / (outer - inner);
+}
+
+float hl_cone_frac(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer) {
+    const float angle = cone_angle2(dir, src, lis);
+    if (angle < 0.0f || angle <= inner) return 0.0f;
+    if (angle >= outer) return 1.0f;
+    return (angle - inner) / (outer - inner);
+}
+
+float hl_cone_lp(float frac, float outer_lp, float rate) {
+    const float off = HL_CONE_LP_OFF_FRAC * rate;
+    if (!(frac > 0.0f) || !(outer_lp > 0.0f) || outer_lp >= off) return 0.0f;
+    return off * powf(outer_lp / off, frac > 1.0f ? 1.0f : frac);
 }
 
 float hl_curve_gain(uint32_t n, const float *d, const float *db, float x) {
@@ -169,42 +190,48 @@ static int all_below(const float *x, uint32_t n, float thresh) {
     return ok;
 }
 
-int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames) {
+/* The limiter over ch interleaved channels, one envelope for all (linked):
+ * inlined with ch = 2 for stereo, the same operations in the same order. */
+static inline __attribute__((always_inline)) int limit(hl_limiter_t *l, float *buf, uint32_t frames,
+                                                       uint32_t ch) {
     /* Fast path: an envelope at or under the threshold and a block that
      * stays there change nothing (the per-sample loop below would only
      * decay the envelope). Any envelope value <= thresh then gives the same
      * output later: the first sample above thresh resets the envelope to its
      * own peak either way. So the envelope is left as it is. */
-    if (l->env <= l->thresh && all_below(buf, 2 * frames, l->thresh)) return 0;
+    if (l->env <= l->thresh && all_below(buf, ch * frames, l->thresh)) return 0;
     float env = l->env;
     const float thresh = l->thresh, rel = l->release, env_max = l->env_max;
     int changed = 0;
     for (uint32_t i = 0; i < frames; i++) {
-        float a = buf[2 * i], b = buf[2 * i + 1];
-        if (!isfinite(a)) {
-            a = 0.0f;
-            buf[2 * i] = 0.0f;
-            changed = 1;
+        float *x = buf + (size_t)ch * i;
+        float pk = 0.0f;
+        for (uint32_t c = 0; c < ch; c++) {
+            if (!isfinite(x[c])) {
+                x[c] = 0.0f;
+                changed = 1;
+            }
+            pk = max_f(pk, fabsf(x[c]));
         }
-        if (!isfinite(b)) {
-            b = 0.0f;
-            buf[2 * i + 1] = 0.0f;
-            changed = 1;
-        }
-        float pk = max_f(fabsf(a), fabsf(b));
         env *= rel;
         if (pk > env) env = pk < env_max ? pk : env_max; /* instant attack, bounded depth */
         if (env > thresh) {
             float g = thresh / env;
-            a *= g;
-            b *= g;
             /* final clamp: rounding never leaves [-1, 1], nor a peak past env_max */
-            buf[2 * i] = clamp_unit(a);
-            buf[2 * i + 1] = clamp_unit(b);
+            for (uint32_t c = 0; c < ch; c++)
+                x[c] = clamp_unit(x[c] * g);
             changed = 1;
         }
     }
     l->env = env < 1e-20f ? 0.0f : env;
     if (changed) l->active_blocks++;
     return changed;
+}
+
+int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames) {
+    return limit(l, buf, frames, 2);
+}
+
+int hl_limiter_process_n_rt(hl_limiter_t *l, float *buf, uint32_t frames, uint32_t channels) {
+    return limit(l, buf, frames, channels);
 }

@@ -143,6 +143,8 @@ void hl_eq_init(hl_eq_t *e, float rate, int type, float freq, float q, float gai
     e->grid_pos = 0;
     hl_bq_reset(&e->st[0]);
     hl_bq_reset(&e->st[1]);
+    for (int c = 0; c < HL_FX_PLANES - 2; c++)
+        hl_bq_reset(&e->stx[c]);
     eq_settle(e);
 }
 

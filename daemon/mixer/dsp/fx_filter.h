@@ -1,7 +1,8 @@
 /*
  * fx_filter.h - what the two filter files of the effects DSP share (private
- * to them): fx_biquad.c (biquads, the EQ insert) and fx_vfilter.c (the
- * per-voice filter, the occlusion curve).
+ * to them): fx_biquad.c (biquads, the EQ insert), fx_vfilter.c (the
+ * per-voice filter, the occlusion curve) and fx_vfdesign.c (its block
+ * matrices).
  *
  * Denormals: every filter state under 1e-20 (-400 dB) is flushed to zero at
  * the end of a call. A slowly decaying state cannot cross from there into the
@@ -13,6 +14,7 @@
 
 #include <math.h>
 
+#include "hl_fx.h"
 #include "hl_ranges.h"
 
 #define HL_PI        3.14159265358979323846
@@ -29,5 +31,14 @@ static inline float flush(float x) {
     float a = fabsf(x);
     return (a < FX_FLUSH || !(a <= FX_STATE_MAX)) ? 0.0f : x;
 }
+
+/* The per-voice filter's a1 = 1 / (1 + g (g + k)) (fx_vfilter.c). */
+static inline float vf_a1(float g) {
+    return 1.0f / (1.0f + g * (g + FX_SQRT2));
+}
+
+/* The block matrices of a settled stage at coefficient g (fx_vfdesign.c):
+ * from the stage's own float coefficients, in double. */
+void hl_vf_design(hl_vf_design_t *d, float g, int hp);
 
 #endif /* HL_FX_FILTER_H */

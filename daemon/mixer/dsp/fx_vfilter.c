@@ -54,10 +54,6 @@ static inline float vf_rate(const hl_vfilter_t *f) {
     return (float)HL_PI / f->pi_rate;
 }
 
-static inline float vf_a1(float g) {
-    return 1.0f / (1.0f + g * (g + FX_SQRT2));
-}
-
 /* Coefficient at the stage's cutoff, reached at once (no interpolation). */
 static void vf_design(hl_vf_stage_t *st, float pi_rate) {
     st->g = st->g0 = tanf(st->f * pi_rate);
@@ -156,10 +152,16 @@ void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
     if (f->lp.mode == HL_VF_SEED) f->lp.mode = HL_VF_ON;
 }
 
-void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames) {
+void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames,
+                         int stepped) {
+    f->stepped = stepped != 0;
     vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), ramp_frames);
     vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, ramp_frames);
     f->grid_pos = 0;
+}
+
+void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames) {
+    hl_vfilter_glide_rt(f, lp_hz, hp_hz, ramp_frames, 0);
 }
 
 int hl_vfilter_active(const hl_vfilter_t *f) {
@@ -197,6 +199,12 @@ static void vf_step(hl_vfilter_t *f, int stage) {
         }
     } else {
         st->f *= st->mul;
+    }
+    if (f->stepped) { /* the step at once: g from the shared table, no interpolation */
+        hl_vf_design_t scratch;
+        (void)hl_vf_design_get(f->cache, f->pi_rate, st->f, stage, &st->g, &scratch);
+        st->g0 = st->g;
+        return;
     }
     st->g = tanf(st->f * f->pi_rate);
 }
@@ -305,79 +313,18 @@ typedef struct {
     __m128 q1, q2;    /* ... from ic1, ic2: A^4 columns, (ic1, ic2, ic1, ic2) */
 } vf_blk_t;
 
-#define VF_DMAX 8 /* the longest block form */
-
-/* The block matrices of a settled stage, as floats: everything both block
- * forms load. */
-typedef struct {
-    float hz[2 * VF_DMAX];          /* VF_DMAX zeros, then h[0..VF_DMAX): from hz + VF_DMAX - j,
-                                       column j of the lower-triangular Toeplitz matrix of h */
-    float st[VF_DMAX + 1][2];       /* A^(m-1) B: the state m samples after a unit impulse */
-    float n1[VF_DMAX], n2[VF_DMAX]; /* C A^i: output i's response to ic1, ic2 */
-    float a4[2][2], a8[2][2];       /* A^4 and A^8, [row][column] */
-} vf_design_t;
-
-static inline void mat2_mul(double r[2][2], double x[2][2], double y[2][2]) {
-    double t[2][2];
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-            t[i][j] = x[i][0] * y[0][j] + x[i][1] * y[1][j];
-    memcpy(r, t, sizeof t);
-}
-
-/* From the stage's own float coefficients (those the per-sample form uses),
- * in double: one step of the SVF is
- *   s1' = (2 a1 - 1) s1 - 2 a2 s2 + 2 a2 x,  s2' = 2 a2 s1 + (1 - 2 a3) s2 + 2 a3 x
- *   low-pass  y = a2 s1 + (1 - a3) s2 + a3 x
- *   high-pass y = x - k v1 - v2 = -(k a1 + a2) s1 + (k a2 - 1 + a3) s2 + (1 - k a2 - a3) x
- * and the rest are powers of A (a short chain of 2x2 products, cheaper than
- * running the filter on impulses). */
-static void vf_blk_matrices(vf_design_t *d, float g, int hp) {
-    const float a1f = vf_a1(g), a2f = g * a1f, a3f = g * a2f;
-    const double a1 = a1f, a2 = a2f, a3 = a3f, k = (double)FX_SQRT2;
-    double A[2][2] = {{2.0 * a1 - 1.0, -2.0 * a2}, {2.0 * a2, 1.0 - 2.0 * a3}};
-    const double c0 = hp ? -(k * a1 + a2) : a2, c1 = hp ? k * a2 - 1.0 + a3 : 1.0 - a3;
-    const double dd = hp ? 1.0 - k * a2 - a3 : a3;
-    double s0 = 2.0 * a2, s1 = 2.0 * a3, r0 = c0, r1 = c1;
-    d->st[0][0] = d->st[0][1] = 0.0f;
-    for (int m = 0; m < VF_DMAX; m++) {
-        d->hz[m] = 0.0f;
-        d->hz[VF_DMAX + m] = (float)(m == 0 ? dd : c0 * d->st[m][0] + c1 * d->st[m][1]);
-        d->st[m + 1][0] = (float)s0;
-        d->st[m + 1][1] = (float)s1;
-        d->n1[m] = (float)r0;
-        d->n2[m] = (float)r1;
-        const double t0 = A[0][0] * s0 + A[0][1] * s1, t1 = A[1][0] * s0 + A[1][1] * s1;
-        const double u0 = r0 * A[0][0] + r1 * A[1][0], u1 = r0 * A[0][1] + r1 * A[1][1];
-        s0 = t0;
-        s1 = t1;
-        r0 = u0;
-        r1 = u1;
-    }
-    double p2[2][2], p4[2][2], p8[2][2];
-    mat2_mul(p2, A, A);
-    mat2_mul(p4, p2, p2);
-    mat2_mul(p8, p4, p4);
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++) {
-            d->a4[i][j] = (float)p4[i][j];
-            d->a8[i][j] = (float)p8[i][j];
-        }
-}
-
 /* The four-sample form's vectors. */
-static void vf_blk_design(vf_blk_t *b, float g, int hp) {
-    vf_design_t d;
-    vf_blk_matrices(&d, g, hp);
+static void vf_blk_design(vf_blk_t *b, const hl_vf_design_t *dp) {
+    const hl_vf_design_t *d = dp;
     for (int j = 0; j < VF_BLK; j++) {
-        b->h[j] = _mm_loadu_ps(d.hz + VF_DMAX - j);
-        const float *pj = d.st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
+        b->h[j] = _mm_loadu_ps(d->hz + HL_VF_DMAX - j);
+        const float *pj = d->st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
         b->p[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
     }
-    b->n1 = _mm_loadu_ps(d.n1);
-    b->n2 = _mm_loadu_ps(d.n2);
-    b->q1 = _mm_setr_ps(d.a4[0][0], d.a4[1][0], d.a4[0][0], d.a4[1][0]);
-    b->q2 = _mm_setr_ps(d.a4[0][1], d.a4[1][1], d.a4[0][1], d.a4[1][1]);
+    b->n1 = _mm_loadu_ps(d->n1);
+    b->n2 = _mm_loadu_ps(d->n2);
+    b->q1 = _mm_setr_ps(d->a4[0][0], d->a4[1][0], d->a4[0][0], d->a4[1][0]);
+    b->q2 = _mm_setr_ps(d->a4[0][1], d->a4[1][1], d->a4[0][1], d->a4[1][1]);
 }
 
 #define VF_BC(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
@@ -405,11 +352,11 @@ static inline __m128 vf_blk_state(const vf_blk_t *b, __m128 x0, __m128 x1, __m12
 /* A settled stage over n frames of one or two channels in place, whole
  * blocks only; returns the frames done (a multiple of VF_BLK). */
 static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off,
-                              uint32_t n, int hp, float g) {
+                              uint32_t n, const hl_vf_design_t *d) {
     const uint32_t nb = n / VF_BLK * VF_BLK;
     if (nb == 0) return 0;
     vf_blk_t b;
-    vf_blk_design(&b, g, hp);
+    vf_blk_design(&b, d);
     if (nch == 2) {
         float *l = ch[0] + off, *r = ch[1] + off;
         /* lanes: ic1 L, ic2 L, ic1 R, ic2 R */
@@ -464,22 +411,19 @@ static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, ui
  * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
  * buffer) with state st[c]; whole blocks only, returns the frames done. */
 VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
-                                         float *const outs[], uint32_t nch, uint32_t n, int hp,
-                                         float g) {
+                                         float *const outs[], uint32_t nch, uint32_t n,
+                                         const hl_vf_design_t *dp) {
     const uint32_t nb = n / VF_BLK8 * VF_BLK8;
     if (nb == 0) return 0;
-    vf_design_t d;
-    vf_blk_matrices(&d, g, hp);
+    const hl_vf_design_t *d = dp;
     __m256 hc[VF_BLK8];
     __m128 pc[VF_BLK8];
-    for (int j = 0; j < VF_BLK8; j++) {
-        hc[j] = _mm256_loadu_ps(d.hz + VF_DMAX - j);
-        const float *pj = d.st[VF_BLK8 - j];
-        pc[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
+    for (int j = 0; j < VF_BLK8; j++) { /* laid out by hl_vf_design: plain loads */
+        hc[j] = _mm256_loadu_ps(d->hz + HL_VF_DMAX - j);
+        pc[j] = _mm_loadu_ps(d->pc8[j]);
     }
-    const __m256 nv1 = _mm256_loadu_ps(d.n1), nv2 = _mm256_loadu_ps(d.n2);
-    const __m128 q1 = _mm_setr_ps(d.a8[0][0], d.a8[1][0], d.a8[0][0], d.a8[1][0]);
-    const __m128 q2 = _mm_setr_ps(d.a8[0][1], d.a8[1][1], d.a8[0][1], d.a8[1][1]);
+    const __m256 nv1 = _mm256_loadu_ps(d->n1), nv2 = _mm256_loadu_ps(d->n2);
+    const __m128 q1 = _mm_loadu_ps(d->q8[0]), q2 = _mm_loadu_ps(d->q8[1]);
     const __m128 pc0 = pc[0], pc1 = pc[1], pc2 = pc[2], pc3 = pc[3];
     const __m128 pc4 = pc[4], pc5 = pc[5], pc6 = pc[6], pc7 = pc[7];
     const __m256 h0 = hc[0], h1 = hc[1], h2 = hc[2], h3 = hc[3];
@@ -556,6 +500,20 @@ static inline int vf_level_now(void) {
     return vf_level < 0 ? vf_best_level() : vf_level;
 }
 
+/* The block design of a settled stage at coefficient g: the mixer's shared
+ * one when the filter has the table (the same bits: the table computes it
+ * from the same cutoff), else computed into *scratch. */
+static const hl_vf_design_t *vf_design_of(const hl_vfilter_t *f, const hl_vf_stage_t *st, int hp,
+                                          float g, hl_vf_design_t *scratch) {
+    if (f->cache) {
+        float gc;
+        const hl_vf_design_t *d = hl_vf_design_get(f->cache, f->pi_rate, st->f, hp, &gc, scratch);
+        if (gc == g) return d;
+    }
+    hl_vf_design(scratch, g, hp);
+    return scratch;
+}
+
 /* Runs one stage over a chunk starting gp frames into its grid cell. */
 static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t nch, uint32_t off,
                          uint32_t m, uint32_t gp) {
@@ -570,15 +528,18 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
     if (!out) mix = 1.0f - mix;                             /* fading in */
 #if defined(__SSE2__)
     if (dg == 0.0f && !fade && vf_level_now() >= 1) { /* settled: whole blocks, then the tail */
-        uint32_t done;
+        uint32_t done = 0;
+        hl_vf_design_t scratch;
+        const hl_vf_design_t *d = m >= 4 ? vf_design_of(f, st, stage, g, &scratch) : NULL;
 #if defined(VF_HAVE_AVX2)
-        if (vf_level_now() >= 2) {
+        if (d && vf_level_now() >= 2) {
             const float *ins[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
             float *outs[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
-            done = vf_run_avx2(f->s[stage], ins, outs, nch, m, stage == 1, g);
+            done = vf_run_avx2(f->s[stage], ins, outs, nch, m, d);
         } else
 #endif
-            done = vf_run_blocks(f->s[stage], ch, nch, off, m, stage == 1, g);
+            if (d)
+            done = vf_run_blocks(f->s[stage], ch, nch, off, m, d);
         off += done;
         m -= done;
     }
@@ -665,25 +626,29 @@ int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr) {
 
 /* One settled stage over mono input in, into out (may be in), with mono
  * state s (ic1, ic2). */
-static void vf_run_mono(float s[2], const float *in, float *out, uint32_t n, int hp, float g) {
+static void vf_run_mono(const hl_vfilter_t *f, const hl_vf_stage_t *sg, float s[2], const float *in,
+                        float *out, uint32_t n, int hp) {
     uint32_t done = 0;
     const int level = vf_level_now();
+    const float g = sg->g;
+    hl_vf_design_t scratch;
+    const hl_vf_design_t *d = level >= 1 && n >= 4 ? vf_design_of(f, sg, hp, g, &scratch) : NULL;
 #if defined(VF_HAVE_AVX2)
-    if (level >= 2) {
+    if (d && level >= 2) {
         float sa[1][2] = {{s[0], s[1]}};
         const float *ins[1] = {in};
         float *outs[1] = {out};
-        done = vf_run_avx2(sa, ins, outs, 1, n, hp, g);
+        done = vf_run_avx2(sa, ins, outs, 1, n, d);
         s[0] = sa[0][0];
         s[1] = sa[0][1];
     }
 #endif
 #if defined(__SSE2__)
-    if (level == 1) {
+    if (d && level == 1) {
         float sb[1][2] = {{s[0], s[1]}};
         if (out != in) memcpy(out, in, n * sizeof(float));
         float *ch[1] = {out};
-        done = vf_run_blocks(sb, ch, 1, 0, n, hp, g);
+        done = vf_run_blocks(sb, ch, 1, 0, n, d);
         s[0] = sb[0][0];
         s[1] = sb[0][1];
     }
@@ -722,7 +687,7 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
         const hl_vf_stage_t *sg = st == 0 ? &f->lp : &f->hp;
         if (sg->mode == HL_VF_OFF) continue;
         float sm[2] = {f->s[st][c][0] * inv, f->s[st][c][1] * inv};
-        vf_run_mono(sm, first ? in : out, out, n, st == 1, sg->g);
+        vf_run_mono(f, sg, sm, first ? in : out, out, n, st == 1);
         first = 0;
         for (int k = 0; k < 2; k++) {
             f->s[st][0][k] = flush(sm[k] * gl);

@@ -28,6 +28,17 @@ int hl_curve_valid(uint32_t n, const float *d, const float *db);
 /* 1 if the cone parameters are valid: dir finite, 0 <= inner <= outer <= 360,
  * outer_gain in [0, 1]. */
 int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain);
+/* Where the listener is between a cone's inner and outer widths: 0 within
+ * the inner cone (or no cone), 1 beyond the outer one, linear in the angle
+ * between (the fraction hl_cone_gain moves the gain by). */
+float hl_cone_frac(const float dir[3], const float src[3], const float lis[3], float inner,
+                   float outer);
+/* The cone's low-pass at that fraction: 0 (none) at 0, outer_lp at 1,
+ * between them log-linear from the off position (0.45 x rate, where the
+ * per-voice low-pass is all but transparent). 0 when outer_lp is 0 or at
+ * or above the off position. */
+#define HL_CONE_LP_OFF_FRAC 0.45f
+float hl_cone_lp(float frac, float outer_lp, float rate);
 /* 20*log10(lin); 0 gives -144. */
 float hl_lin_to_db(float lin);
 
@@ -77,5 +88,8 @@ void hl_limiter_init(hl_limiter_t *l, float thresh, float release_ms, uint32_t r
  * longer than it plays plus that. Returns 1 if it changed any sample. RT
  * safe. */
 int hl_limiter_process_rt(hl_limiter_t *l, float *buf, uint32_t frames);
+/* The same on `channels` interleaved channels, one envelope for all (the
+ * peak of every channel drives it: linked, the image does not move). */
+int hl_limiter_process_n_rt(hl_limiter_t *l, float *buf, uint32_t frames, uint32_t channels);
 
 #endif /* HL_DSP_H */

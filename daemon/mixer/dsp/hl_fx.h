@@ -37,6 +37,7 @@
 
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
+#define HL_FX_PLANES      8      /* channels a bus insert takes at most (a 7.1 bus) */
 #define HL_FX_GRID        16     /* frames: filter coefficients step on this grid in a glide */
 #define HL_FX_GLIDE_MS    50.0f  /* comp makeup, reverb decay/damping/wet/dry glide time */
 #define HL_VF_LP_OFF_FRAC 0.45f  /* low-pass "off" position: 0.45 * rate */
@@ -93,6 +94,7 @@ typedef struct {
     uint32_t grid_pos;           /* frames into the current grid cell */
     hl_bq_coef_t c;
     hl_bq_state_t st[2];
+    hl_bq_state_t stx[HL_FX_PLANES - 2]; /* the planes after the front pair (surround) */
 } hl_eq_t;
 
 void hl_eq_init(hl_eq_t *e, float rate, int type, float freq, float q, float gain_db);
@@ -132,11 +134,49 @@ typedef struct {
  * starts gliding. */
 enum { HL_VF_OFF, HL_VF_ON, HL_VF_SEED, HL_VF_ENDING, HL_VF_FADING };
 
+/* The block matrices of a settled stage at one coefficient (fx_vfdesign.c):
+ * everything the four- and eight-sample forms load. */
+#define HL_VF_DMAX 8 /* the longest block form */
 typedef struct {
-    float pi_rate;        /* pi / rate */
-    uint32_t grid_pos;    /* frames into the current grid cell */
+    float hz[2 * HL_VF_DMAX];             /* HL_VF_DMAX zeros, then h[0..HL_VF_DMAX): from
+                                             hz + HL_VF_DMAX - j, column j of the lower-triangular
+                                             Toeplitz matrix of h */
+    float st[HL_VF_DMAX + 1][2];          /* A^(m-1) B: the state m samples after a unit impulse */
+    float n1[HL_VF_DMAX], n2[HL_VF_DMAX]; /* C A^i: output i's response to ic1, ic2 */
+    float a4[2][2], a8[2][2];             /* A^4 and A^8, [row][column] */
+    float pc8[HL_VF_DMAX][4]; /* the eight-sample form's vectors, ready to load: st[8 - j] twice */
+    float q8[2][4];           /* columns of A^8, twice: (a8[0][c], a8[1][c]) x 2 */
+} hl_vf_design_t;
+
+/* Designs shared by the voices of one mixer (one audio thread, one rate):
+ * a direct-mapped table keyed by cutoff and stage. Voices that sit at, or
+ * glide through, the same cutoffs (a global game parameter bound to a
+ * low-pass moves every voice of a cue alike) compute tan() and the block
+ * matrices once between them instead of once each a block. */
+#define HL_VF_CACHE 64 /* entries: HL_VF_CACHE / HL_VF_WAYS sets of HL_VF_WAYS */
+#define HL_VF_WAYS  4
+typedef struct {
+    uint32_t fbits; /* the cutoff's bits; 0 = empty */
+    uint32_t hp;    /* 1 = high-pass */
+    uint32_t used;  /* the table's clock at its last use (least recently used goes) */
+    float g;        /* tan(pi f / rate) */
+    hl_vf_design_t d;
+} hl_vf_centry_t;
+typedef struct {
+    float pi_rate; /* of the filters it serves (0 until the first use) */
+    uint32_t clock;
+    uint32_t hits, misses; /* since the table began (wrap) */
+    hl_vf_centry_t e[HL_VF_CACHE];
+} hl_vf_cache_t;
+
+typedef struct {
+    float pi_rate;     /* pi / rate */
+    uint16_t grid_pos; /* frames into the current grid cell */
+    uint8_t stepped;   /* the glide steps once a cell (hl_vfilter_glide_rt) */
+    uint8_t pad_;
     hl_vf_stage_t lp, hp; /* low-pass, high-pass */
     float s[2][2][2];     /* [stage lp/hp][channel][ic1eq, ic2eq] */
+    hl_vf_cache_t *cache; /* shared designs (the mixer's), or NULL: computed each time */
 } hl_vfilter_t;
 
 /* lp_hz >= 0.49 * rate or <= 0 (or NaN): low-pass off (bypassed, costs
@@ -154,6 +194,22 @@ void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz);
  * crossfades run also when ramp_frames is 0 (turned off at once, a stage
  * fades out at the cutoff it had). */
 void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames);
+/* hl_vfilter_set_rt, but with stepped != 0 a glide (and a settled stage)
+ * takes its coefficients from f->cache and moves them once per HL_FX_GRID
+ * frames, without the frame-by-frame interpolation between steps: every
+ * frame then runs in the block forms (as a settled stage does), so a glide
+ * costs about what a settled block costs. The price: a step of the cutoff
+ * every 16 frames, 1/9 of a 3 ms glide (a 500 Hz -> 12 kHz glide over
+ * 3 ms leaves a tone's largest sample step within 1.5x of the tone's own,
+ * the interpolated glide within 1.3x; no click). For many voices moving
+ * alike: game parameters. The mode holds until the next set. */
+void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames,
+                         int stepped);
+/* The block design of a stage at cutoff f_hz (high-pass when hp), its
+ * coefficient in *g: from the cache when there (cache may be NULL), else
+ * computed into the cache's slot, or into *scratch. RT safe. */
+const hl_vf_design_t *hl_vf_design_get(hl_vf_cache_t *cache, float pi_rate, float f_hz, int hp,
+                                       float *g, hl_vf_design_t *scratch);
 /* In place over nch planar channels (1 or 2; more are left untouched). */
 void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n);
 /* 0 when both stages are off and settled: the caller may skip the call. */
@@ -214,6 +270,8 @@ typedef struct {
     float makeup_cur;     /* makeup in dB, gliding to makeup_db */
     float makeup_step;    /* per-sample dB step of the glide */
     uint32_t makeup_left; /* samples left in the glide */
+    /* the detector of each channel pair after the front pair (surround) */
+    float xpeak_db[HL_FX_PLANES / 2 - 1], xenv_db[HL_FX_PLANES / 2 - 1];
 } hl_comp_t;
 
 /* Defaults: threshold -20 dB, ratio 4, knee 6 dB, attack 5 ms, release
@@ -278,6 +336,16 @@ typedef struct hl_fx {
 } hl_fx_t;
 
 void hl_fx_process_rt(hl_fx_t *fx, float *l, float *r, uint32_t n);
+/* The same insert on a surround bus: planes p[0..nch-1] in the order of
+ * layout (hl_layout_t; nch its channels, even, at most HL_FX_PLANES). The EQ
+ * filters every plane (one state each, the front pair's coefficients and
+ * glide); the compressor runs on each channel pair with its own detector
+ * (linked within the pair); the reverb takes the planes after the front pair
+ * folded into it (BS.775: centre and surrounds at 0.7071, LFE dropped) and
+ * returns on the front pair, those planes silent. Stereo (nch 2) is
+ * hl_fx_process_rt. */
+void hl_fx_process_planes_rt(hl_fx_t *fx, float *const *p, uint32_t layout, uint32_t nch,
+                             uint32_t n);
 /* Runs count inserts in order. */
 void hl_fx_chain_process_rt(hl_fx_t *chain, uint32_t count, float *l, float *r, uint32_t n);
 

@@ -64,6 +64,17 @@ int hl_layout_channel_of(hl_layout_t l, uint32_t spk);
 /* The layout with this channel count in hl_layout_t's list (1 -> -1). */
 int hl_layout_for_channels(uint32_t channels);
 
+/* The pair of speakers bracketing azimuth az (radians, 0 = front,
+ * positive to the left) and their constant-power gains: cl is the one
+ * counter-clockwise (to the left seen from the listener facing the arc),
+ * cr the other; gl^2 + gr^2 = 1. A layout without 2 speakers gives
+ * channels 0, 1 at gain 0. Pure (any thread, the audio thread too). */
+typedef struct {
+    uint8_t cl, cr;
+    float gl, gr;
+} hl_layout_pair_t;
+void hl_layout_pair(hl_layout_t l, float az, hl_layout_pair_t *p);
+
 /* Constant-power gains for a source at azimuth az (radians, 0 = front,
  * positive to the left) into g[hl_layout_channels(l)]: two speakers at
  * most are non-zero; LFE is 0. */

@@ -80,11 +80,12 @@ int hl_layout_for_channels(uint32_t channels) {
     return -1;
 }
 
-void hl_layout_pan(hl_layout_t l, float az, float *g) {
+void hl_layout_pair(hl_layout_t l, float az, hl_layout_pair_t *p) {
+    p->cl = 0;
+    p->cr = 1;
+    p->gl = p->gr = 0.0f;
     uint32_t n = hl_layout_channels(l);
-    if (!n) return;
-    for (uint32_t c = 0; c < n; c++)
-        g[c] = 0.0f;
+    if (n < 2) return;
     /* the ring: directional speakers sorted by azimuth */
     uint32_t ring[HL_LAYOUT_MAX_CH], nr = 0;
     const layout_def_t *d = &k_layouts[l];
@@ -117,8 +118,21 @@ void hl_layout_pan(hl_layout_t l, float az, float *g) {
         }
     }
     t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
-    g[a] = cosf(t * (float)M_PI_2);
-    g[b] = sinf(t * (float)M_PI_2);
+    p->cl = (uint8_t)b; /* counter-clockwise: the left one of the pair */
+    p->cr = (uint8_t)a;
+    p->gl = sinf(t * (float)M_PI_2);
+    p->gr = cosf(t * (float)M_PI_2);
+}
+
+void hl_layout_pan(hl_layout_t l, float az, float *g) {
+    uint32_t n = hl_layout_channels(l);
+    if (!n) return;
+    for (uint32_t c = 0; c < n; c++)
+        g[c] = 0.0f;
+    hl_layout_pair_t p;
+    hl_layout_pair(l, az, &p);
+    g[p.cr] = p.gr;
+    g[p.cl] = p.gl;
 }
 
 /* One downmix step: 7.1 -> 5.1, 5.1 -> quad, quad -> stereo. */

@@ -6,6 +6,7 @@
 #include "corpus_dump.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,292 +81,262 @@ static void post(dump_t *d, const char *pre, const hl_vpost_t *m) {
     }
 }
 
-static void d_hello(dump_t *d, hl_rbuf_t *r) {
-    hl_hello_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_hello(r, &m);
-    uint(d, "version", m.version);
-    str(d, "client_name", m.client_name);
-    hex(d, "flags", m.flags);
+/* One field of a request struct, as it prints: its wire name (the
+ * member's), its kind, its size and place. */
+typedef struct {
+    const char *name;
+    char kind;
+    uint16_t size, off;
+} fld_t;
+
+/* U unsigned, S int32_t, X hex, F f32, D f64, T a name, V a vector, P a
+ * post stage, A an f32 array (name[i]), L the names of a list whose count
+ * is the field before it (name[i]). */
+#define FLD(T, k, f)                                                                               \
+    { #f, k, (uint16_t)sizeof(((T *)0)->f), (uint16_t)offsetof(T, f) }
+
+/* The unsigned integer member of size bytes at p. */
+static uint64_t get_uint(const void *p, size_t size) {
+    return size == 1   ? *(const uint8_t *)p
+           : size == 2 ? *(const uint16_t *)p
+           : size == 4 ? *(const uint32_t *)p
+                       : *(const uint64_t *)p;
 }
-static void d_load(dump_t *d, hl_rbuf_t *r) {
-    hl_load_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_load(r, &m);
-    str(d, "name", m.name);
-    str(d, "path", m.path);
-    hex(d, "flags", m.flags);
-}
-static void d_name(dump_t *d, hl_rbuf_t *r) {
-    hl_name_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_name(r, &m);
-    str(d, "name", m.name);
-}
-static void d_play(dump_t *d, hl_rbuf_t *r) {
-    hl_play_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_play(r, &m);
-    str(d, "sound", m.sound);
-    hex(d, "flags", m.flags);
-    f32(d, "gain_db", m.gain_db);
-    f32(d, "pan", m.pan);
-    vec3(d, "pos", m.pos);
-    f32(d, "pitch", m.pitch);
-    sint(d, "priority", m.priority);
-    f32(d, "fade_in_ms", m.fade_in_ms);
-    f32(d, "min_distance", m.min_distance);
-    f32(d, "max_distance", m.max_distance);
-    f32(d, "rolloff", m.rolloff);
-    uint(d, "model", m.model);
-    str(d, "bus", m.bus);
-    uint(d, "loop_start", m.loop_start);
-    uint(d, "loop_end", m.loop_end);
-    uint(d, "loop_count", m.loop_count);
-    f32(d, "loop_xfade_ms", m.loop_xfade_ms);
-    vec3(d, "vel", m.vel);
-    str(d, "emitter", m.emitter);
-    hex(d, "over", m.over);
-    post(d, "post", &m.post);
-}
-static void d_stop(dump_t *d, hl_rbuf_t *r) {
-    hl_stop_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_stop(r, &m);
-    uint(d, "voice", m.voice);
-    f32(d, "fade_ms", m.fade_ms);
-    uint(d, "curve", m.curve);
-}
-static void d_stop_all(dump_t *d, hl_rbuf_t *r) {
-    hl_stop_all_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_stop_all(r, &m);
-    f32(d, "fade_ms", m.fade_ms);
-    uint(d, "scope", m.scope);
-}
-static void d_set(dump_t *d, hl_rbuf_t *r) {
-    hl_set_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_set(r, &m);
-    uint(d, "voice", m.voice);
-    hex(d, "mask", m.mask);
-    f32(d, "gain_db", m.gain_db);
-    f32(d, "pan", m.pan);
-    vec3(d, "pos", m.pos);
-    f32(d, "pitch", m.pitch);
-    f32(d, "ramp_ms", m.ramp_ms);
-    f64(d, "seek_s", m.seek_s);
-    vec3(d, "vel", m.vel);
-    post(d, "post", &m.post);
-}
-static void d_listener(dump_t *d, hl_rbuf_t *r) {
-    hl_listener_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_listener(r, &m);
-    hex(d, "mask", m.mask);
-    vec3(d, "pos", m.pos);
-    vec3(d, "fwd", m.fwd);
-    vec3(d, "up", m.up);
-    vec3(d, "vel", m.vel);
-}
-static void d_stats(dump_t *d, hl_rbuf_t *r) {
-    hl_stats_req_t m;
-    memset(&m, 0, sizeof m);
-    if (r->len) hl_get_stats_req(r, &m); /* an empty body means no flags */
-    hex(d, "flags", m.flags);
-}
-static void d_subscribe(dump_t *d, hl_rbuf_t *r) {
-    hl_subscribe_t m;
-    memset(&m, 0, sizeof m);
-    if (r->len == sizeof(uint32_t)) { /* the mask alone */
-        m.mask = hl_get_u32(r);
-        if (m.mask & ~(uint32_t)HL_SUB_MASK) r->err = HELIOD_EPROTO;
-    } else {
-        hl_get_subscribe(r, &m);
+
+/* Prints the n fields f of the request at m, in order (each points at a
+ * member of its own type). */
+static void fields(dump_t *d, const void *m, const fld_t *f, size_t n) {
+    uint64_t count = 0; /* the last unsigned field: an L list's length */
+    char nm[64];
+    for (size_t i = 0; i < n; i++) {
+        const void *p = (const char *)m + f[i].off;
+        const char *name = f[i].name;
+        switch (f[i].kind) {
+        case 'U': uint(d, name, count = get_uint(p, f[i].size)); break;
+        case 'S': sint(d, name, *(const int32_t *)p); break;
+        case 'X': hex(d, name, (uint32_t)get_uint(p, f[i].size)); break;
+        case 'F': f32(d, name, *(const float *)p); break;
+        case 'D': f64(d, name, *(const double *)p); break;
+        case 'T': str(d, name, p); break;
+        case 'V': vec3(d, name, p); break;
+        case 'P': post(d, name, p); break;
+        case 'A':
+            for (size_t k = 0; k < f[i].size / sizeof(float); k++) {
+                snprintf(nm, sizeof nm, "%s[%zu]", name, k);
+                f32(d, nm, ((const float *)p)[k]);
+            }
+            break;
+        case 'L':
+            for (size_t k = 0; k < count && k < f[i].size / (HL_MAX_NAME + 1u); k++) {
+                snprintf(nm, sizeof nm, "%s[%zu]", name, k);
+                str(d, nm, (const char *)p + k * (HL_MAX_NAME + 1u));
+            }
+            break;
+        default: break;
+        }
     }
-    hex(d, "mask", m.mask);
-    f32(d, "meter_hz", m.meter_hz);
-    f32(d, "profile_hz", m.profile_hz);
 }
-static void d_bus(dump_t *d, hl_rbuf_t *r) {
-    hl_bus_t m;
+
+/* The fields of each request, in the order the wire has them. */
+static const fld_t k_hello[] = {FLD(hl_hello_t, 'U', version), FLD(hl_hello_t, 'T', client_name),
+                                FLD(hl_hello_t, 'X', flags)};
+static const fld_t k_load[] = {FLD(hl_load_t, 'T', name), FLD(hl_load_t, 'T', path),
+                               FLD(hl_load_t, 'X', flags)};
+static const fld_t k_name[] = {FLD(hl_name_t, 'T', name)};
+static const fld_t k_play[] = {
+    FLD(hl_play_t, 'T', sound),         FLD(hl_play_t, 'X', flags),
+    FLD(hl_play_t, 'F', gain_db),       FLD(hl_play_t, 'F', pan),
+    FLD(hl_play_t, 'V', pos),           FLD(hl_play_t, 'F', pitch),
+    FLD(hl_play_t, 'S', priority),      FLD(hl_play_t, 'F', fade_in_ms),
+    FLD(hl_play_t, 'F', min_distance),  FLD(hl_play_t, 'F', max_distance),
+    FLD(hl_play_t, 'F', rolloff),       FLD(hl_play_t, 'U', model),
+    FLD(hl_play_t, 'T', bus),           FLD(hl_play_t, 'U', loop_start),
+    FLD(hl_play_t, 'U', loop_end),      FLD(hl_play_t, 'U', loop_count),
+    FLD(hl_play_t, 'F', loop_xfade_ms), FLD(hl_play_t, 'V', vel),
+    FLD(hl_play_t, 'T', emitter),       FLD(hl_play_t, 'X', over),
+    FLD(hl_play_t, 'P', post)};
+static const fld_t k_stop[] = {FLD(hl_stop_t, 'U', voice), FLD(hl_stop_t, 'F', fade_ms),
+                               FLD(hl_stop_t, 'U', curve)};
+static const fld_t k_stop_all[] = {FLD(hl_stop_all_t, 'F', fade_ms),
+                                   FLD(hl_stop_all_t, 'U', scope)};
+static const fld_t k_set[] = {FLD(hl_set_t, 'U', voice),   FLD(hl_set_t, 'X', mask),
+                              FLD(hl_set_t, 'F', gain_db), FLD(hl_set_t, 'F', pan),
+                              FLD(hl_set_t, 'V', pos),     FLD(hl_set_t, 'F', pitch),
+                              FLD(hl_set_t, 'F', ramp_ms), FLD(hl_set_t, 'D', seek_s),
+                              FLD(hl_set_t, 'V', vel),     FLD(hl_set_t, 'P', post)};
+static const fld_t k_listener[] = {FLD(hl_listener_t, 'X', mask), FLD(hl_listener_t, 'V', pos),
+                                   FLD(hl_listener_t, 'V', fwd), FLD(hl_listener_t, 'V', up),
+                                   FLD(hl_listener_t, 'V', vel)};
+static const fld_t k_stats_req[] = {FLD(hl_stats_req_t, 'X', flags)};
+static const fld_t k_subscribe[] = {FLD(hl_subscribe_t, 'X', mask),
+                                    FLD(hl_subscribe_t, 'F', meter_hz),
+                                    FLD(hl_subscribe_t, 'F', profile_hz)};
+static const fld_t k_bus[] = {FLD(hl_bus_t, 'T', name),    FLD(hl_bus_t, 'X', mask),
+                              FLD(hl_bus_t, 'F', gain_db), FLD(hl_bus_t, 'F', ramp_ms),
+                              FLD(hl_bus_t, 'U', mute),    FLD(hl_bus_t, 'T', parent),
+                              FLD(hl_bus_t, 'T', send),    FLD(hl_bus_t, 'F', send_db)};
+static const fld_t k_pause[] = {FLD(hl_pause_t, 'U', pause), FLD(hl_pause_t, 'U', scope),
+                                FLD(hl_pause_t, 'T', group)};
+static const fld_t k_cue[] = {FLD(hl_cue_t, 'T', name),
+                              FLD(hl_cue_t, 'U', nsounds),
+                              FLD(hl_cue_t, 'L', sounds),
+                              FLD(hl_cue_t, 'U', pick),
+                              FLD(hl_cue_t, 'X', flags),
+                              FLD(hl_cue_t, 'F', gain_db),
+                              FLD(hl_cue_t, 'F', gain_rand_db),
+                              FLD(hl_cue_t, 'F', pitch),
+                              FLD(hl_cue_t, 'F', pitch_rand_cents),
+                              FLD(hl_cue_t, 'T', bus),
+                              FLD(hl_cue_t, 'T', category),
+                              FLD(hl_cue_t, 'S', priority),
+                              FLD(hl_cue_t, 'F', pan),
+                              FLD(hl_cue_t, 'F', min_distance),
+                              FLD(hl_cue_t, 'F', max_distance),
+                              FLD(hl_cue_t, 'F', rolloff),
+                              FLD(hl_cue_t, 'U', model),
+                              FLD(hl_cue_t, 'F', fade_in_ms),
+                              FLD(hl_cue_t, 'F', fade_out_ms),
+                              FLD(hl_cue_t, 'U', fade_curve),
+                              FLD(hl_cue_t, 'U', max_instances),
+                              FLD(hl_cue_t, 'U', overflow),
+                              FLD(hl_cue_t, 'F', min_interval_ms),
+                              FLD(hl_cue_t, 'U', beyond),
+                              FLD(hl_cue_t, 'U', virt),
+                              FLD(hl_cue_t, 'F', doppler),
+                              FLD(hl_cue_t, 'P', post)};
+static const fld_t k_category[] = {
+    FLD(hl_category_t, 'T', name), FLD(hl_category_t, 'U', max_instances),
+    FLD(hl_category_t, 'U', overflow), FLD(hl_category_t, 'F', fade_out_ms),
+    FLD(hl_category_t, 'U', fade_curve)};
+static const fld_t k_cues_load[] = {FLD(hl_cues_load_t, 'T', path)};
+static const fld_t k_emitter[] = {FLD(hl_emitter_t, 'U', action), FLD(hl_emitter_t, 'T', name),
+                                  FLD(hl_emitter_t, 'X', mask),   FLD(hl_emitter_t, 'V', pos),
+                                  FLD(hl_emitter_t, 'V', vel),    FLD(hl_emitter_t, 'F', ramp_ms),
+                                  FLD(hl_emitter_t, 'F', fade_ms)};
+static const fld_t k_device_req[] = {FLD(hl_device_req_t, 'T', name)};
+static const fld_t k_fx_req[] = {FLD(hl_fx_req_t, 'U', action), FLD(hl_fx_req_t, 'T', bus),
+                                 FLD(hl_fx_req_t, 'U', index),  FLD(hl_fx_req_t, 'U', kind),
+                                 FLD(hl_fx_req_t, 'U', type),   FLD(hl_fx_req_t, 'X', mask),
+                                 FLD(hl_fx_req_t, 'A', p),      FLD(hl_fx_req_t, 'F', ramp_ms)};
+static const fld_t k_duck_rule[] = {
+    FLD(hl_duck_rule_t, 'T', bus),          FLD(hl_duck_rule_t, 'T', by),
+    FLD(hl_duck_rule_t, 'U', on),           FLD(hl_duck_rule_t, 'F', depth_db),
+    FLD(hl_duck_rule_t, 'F', threshold_db), FLD(hl_duck_rule_t, 'F', attack_ms),
+    FLD(hl_duck_rule_t, 'F', hold_ms),      FLD(hl_duck_rule_t, 'F', release_ms)};
+static const fld_t k_rzone[] = {FLD(hl_rzone_t, 'U', action), FLD(hl_rzone_t, 'T', name),
+                                FLD(hl_rzone_t, 'V', pos),    FLD(hl_rzone_t, 'F', radius),
+                                FLD(hl_rzone_t, 'F', fade),   FLD(hl_rzone_t, 'T', bus),
+                                FLD(hl_rzone_t, 'T', feed),   FLD(hl_rzone_t, 'U', preset)};
+static const fld_t k_bank[] = {FLD(hl_bank_t, 'U', action), FLD(hl_bank_t, 'T', arg)};
+static const fld_t k_zone[] = {FLD(hl_zone_t, 'U', action), FLD(hl_zone_t, 'T', name),
+                               FLD(hl_zone_t, 'T', bank), FLD(hl_zone_t, 'V', pos),
+                               FLD(hl_zone_t, 'F', radius)};
+static const fld_t k_load_data[] = {FLD(hl_load_data_t, 'T', name), FLD(hl_load_data_t, 'X', flags),
+                                    FLD(hl_load_data_t, 'U', total),
+                                    FLD(hl_load_data_t, 'U', offset),
+                                    FLD(hl_load_data_t, 'U', len)};
+static const fld_t k_load_fd[] = {FLD(hl_load_fd_t, 'T', name), FLD(hl_load_fd_t, 'X', flags),
+                                  FLD(hl_load_fd_t, 'U', size)};
+
+/* The requests as the daemon decodes them (by member name): each op's
+ * struct, zeroed first. */
+typedef union {
+    hl_bank_t bank;
+    hl_bus_t bus;
+    hl_category_t category;
+    hl_cue_t cue;
+    hl_cues_load_t cues_load;
+    hl_device_req_t device_req;
+    hl_duck_rule_t duck_rule;
+    hl_emitter_t emitter;
+    hl_fx_req_t fx_req;
+    hl_hello_t hello;
+    hl_listener_t listener;
+    hl_load_t load;
+    hl_load_data_t load_data;
+    hl_load_fd_t load_fd;
+    hl_name_t name;
+    hl_pause_t pause;
+    hl_play_t play;
+    hl_rzone_t rzone;
+    hl_set_t set;
+    hl_stats_req_t stats_req;
+    hl_stop_t stop;
+    hl_stop_all_t stop_all;
+    hl_subscribe_t subscribe;
+    hl_zone_t zone;
+} req_t;
+
+#define GET(m, name)                                                                               \
+    hl_get_##name(r, &(m)->name),                                                                  \
+        fields(d, &(m)->name, k_##name, sizeof k_##name / sizeof *k_##name)
+
+/* The body of op into d: 0, or -1 for an op the corpus does not know. */
+static int body(dump_t *d, hl_rbuf_t *r, uint16_t op) {
+    req_t m;
     memset(&m, 0, sizeof m);
-    hl_get_bus(r, &m);
-    str(d, "name", m.name);
-    hex(d, "mask", m.mask);
-    f32(d, "gain_db", m.gain_db);
-    f32(d, "ramp_ms", m.ramp_ms);
-    uint(d, "mute", m.mute);
-    str(d, "parent", m.parent);
-    str(d, "send", m.send);
-    f32(d, "send_db", m.send_db);
-}
-static void d_pause(dump_t *d, hl_rbuf_t *r) {
-    hl_pause_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_pause(r, &m);
-    uint(d, "pause", m.pause);
-    uint(d, "scope", m.scope);
-    str(d, "group", m.group);
-}
-static void d_cue(dump_t *d, hl_rbuf_t *r) {
-    hl_cue_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_cue(r, &m);
-    str(d, "name", m.name);
-    uint(d, "nsounds", m.nsounds);
-    char n[32];
-    for (int i = 0; i < m.nsounds && i < HL_MAX_CUE_SOUNDS; i++) {
-        snprintf(n, sizeof n, "sounds[%d]", i);
-        str(d, n, m.sounds[i]);
+    switch (op) {
+    case HL_OP_HELLO: GET(&m, hello); break;
+    case HL_OP_LOAD: GET(&m, load); break;
+    case HL_OP_UNLOAD:
+    case HL_OP_FX_LIST: GET(&m, name); break;
+    case HL_OP_PLAY: GET(&m, play); break;
+    case HL_OP_STOP: GET(&m, stop); break;
+    case HL_OP_STOP_ALL: GET(&m, stop_all); break;
+    case HL_OP_SET: GET(&m, set); break;
+    case HL_OP_LISTENER: GET(&m, listener); break;
+    case HL_OP_STATS:
+        if (r->len) hl_get_stats_req(r, &m.stats_req); /* an empty body means no flags */
+        fields(d, &m.stats_req, k_stats_req, sizeof k_stats_req / sizeof *k_stats_req);
+        break;
+    case HL_OP_SUBSCRIBE:
+        if (r->len == sizeof(uint32_t)) { /* the mask alone */
+            m.subscribe.mask = hl_get_u32(r);
+            if (m.subscribe.mask & ~(uint32_t)HL_SUB_MASK) r->err = HELIOD_EPROTO;
+        } else {
+            hl_get_subscribe(r, &m.subscribe);
+        }
+        fields(d, &m.subscribe, k_subscribe, sizeof k_subscribe / sizeof *k_subscribe);
+        break;
+    case HL_OP_BUS: GET(&m, bus); break;
+    case HL_OP_PAUSE: GET(&m, pause); break;
+    case HL_OP_CUE: GET(&m, cue); break;
+    case HL_OP_CATEGORY: GET(&m, category); break;
+    case HL_OP_CUES_LOAD: GET(&m, cues_load); break;
+    case HL_OP_EMITTER: GET(&m, emitter); break;
+    case HL_OP_DEVICE: GET(&m, device_req); break;
+    case HL_OP_FX: GET(&m, fx_req); break;
+    case HL_OP_DUCK: GET(&m, duck_rule); break;
+    case HL_OP_RZONE: GET(&m, rzone); break;
+    case HL_OP_BANK: GET(&m, bank); break;
+    case HL_OP_ZONE: GET(&m, zone); break;
+    case HL_OP_LOAD_DATA: {
+        GET(&m, load_data);
+        uint32_t h = 2166136261u; /* FNV-1a of the chunk */
+        for (uint32_t i = 0; m.load_data.data && i < m.load_data.len; i++)
+            h = (h ^ m.load_data.data[i]) * 16777619u;
+        pr(d, "data=fnv1a:%08x\n", h);
+        break;
     }
-    uint(d, "pick", m.pick);
-    hex(d, "flags", m.flags);
-    f32(d, "gain_db", m.gain_db);
-    f32(d, "gain_rand_db", m.gain_rand_db);
-    f32(d, "pitch", m.pitch);
-    f32(d, "pitch_rand_cents", m.pitch_rand_cents);
-    str(d, "bus", m.bus);
-    str(d, "category", m.category);
-    sint(d, "priority", m.priority);
-    f32(d, "pan", m.pan);
-    f32(d, "min_distance", m.min_distance);
-    f32(d, "max_distance", m.max_distance);
-    f32(d, "rolloff", m.rolloff);
-    uint(d, "model", m.model);
-    f32(d, "fade_in_ms", m.fade_in_ms);
-    f32(d, "fade_out_ms", m.fade_out_ms);
-    uint(d, "fade_curve", m.fade_curve);
-    uint(d, "max_instances", m.max_instances);
-    uint(d, "overflow", m.overflow);
-    f32(d, "min_interval_ms", m.min_interval_ms);
-    uint(d, "beyond", m.beyond);
-    uint(d, "virt", m.virt);
-    f32(d, "doppler", m.doppler);
-    post(d, "post", &m.post);
-}
-static void d_category(dump_t *d, hl_rbuf_t *r) {
-    hl_category_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_category(r, &m);
-    str(d, "name", m.name);
-    uint(d, "max_instances", m.max_instances);
-    uint(d, "overflow", m.overflow);
-    f32(d, "fade_out_ms", m.fade_out_ms);
-    uint(d, "fade_curve", m.fade_curve);
-}
-static void d_cues_load(dump_t *d, hl_rbuf_t *r) {
-    hl_cues_load_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_cues_load(r, &m);
-    str(d, "path", m.path);
-}
-static void d_emitter(dump_t *d, hl_rbuf_t *r) {
-    hl_emitter_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_emitter(r, &m);
-    uint(d, "action", m.action);
-    str(d, "name", m.name);
-    hex(d, "mask", m.mask);
-    vec3(d, "pos", m.pos);
-    vec3(d, "vel", m.vel);
-    f32(d, "ramp_ms", m.ramp_ms);
-    f32(d, "fade_ms", m.fade_ms);
-}
-static void d_device(dump_t *d, hl_rbuf_t *r) {
-    hl_device_req_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_device_req(r, &m);
-    str(d, "name", m.name);
-}
-static void d_fx(dump_t *d, hl_rbuf_t *r) {
-    hl_fx_req_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_fx_req(r, &m);
-    uint(d, "action", m.action);
-    str(d, "bus", m.bus);
-    uint(d, "index", m.index);
-    uint(d, "kind", m.kind);
-    uint(d, "type", m.type);
-    hex(d, "mask", m.mask);
-    char n[16];
-    for (int i = 0; i < HL_FX_PARAMS; i++) {
-        snprintf(n, sizeof n, "p[%d]", i);
-        f32(d, n, m.p[i]);
+    case HL_OP_LOAD_FD: GET(&m, load_fd); break;
+    case HL_OP_CLOCK:
+        if (r->len == sizeof(uint64_t)) uint(d, "voice", hl_get_u64(r));
+        break;
+    case HL_OP_PING:
+    case HL_OP_SOUNDS:
+    case HL_OP_VOICES:
+    case HL_OP_DEVICES:
+    case HL_OP_CUES:
+    case HL_OP_BUSES:
+    case HL_OP_DUCKS:
+    case HL_OP_RZONES:
+    case HL_OP_BANKS:
+    case HL_OP_ZONES:
+    case HL_OP_BUNDLE_BEGIN:
+    case HL_OP_BUNDLE_END: break;
+    default: return -1;
     }
-    f32(d, "ramp_ms", m.ramp_ms);
-}
-static void d_duck(dump_t *d, hl_rbuf_t *r) {
-    hl_duck_rule_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_duck_rule(r, &m);
-    str(d, "bus", m.bus);
-    str(d, "by", m.by);
-    uint(d, "on", m.on);
-    f32(d, "depth_db", m.depth_db);
-    f32(d, "threshold_db", m.threshold_db);
-    f32(d, "attack_ms", m.attack_ms);
-    f32(d, "hold_ms", m.hold_ms);
-    f32(d, "release_ms", m.release_ms);
-}
-static void d_rzone(dump_t *d, hl_rbuf_t *r) {
-    hl_rzone_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_rzone(r, &m);
-    uint(d, "action", m.action);
-    str(d, "name", m.name);
-    vec3(d, "pos", m.pos);
-    f32(d, "radius", m.radius);
-    f32(d, "fade", m.fade);
-    str(d, "bus", m.bus);
-    str(d, "feed", m.feed);
-    uint(d, "preset", m.preset);
-}
-static void d_bank(dump_t *d, hl_rbuf_t *r) {
-    hl_bank_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_bank(r, &m);
-    uint(d, "action", m.action);
-    str(d, "arg", m.arg);
-}
-static void d_zone(dump_t *d, hl_rbuf_t *r) {
-    hl_zone_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_zone(r, &m);
-    uint(d, "action", m.action);
-    str(d, "name", m.name);
-    str(d, "bank", m.bank);
-    vec3(d, "pos", m.pos);
-    f32(d, "radius", m.radius);
-}
-static void d_load_data(dump_t *d, hl_rbuf_t *r) {
-    hl_load_data_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_load_data(r, &m);
-    str(d, "name", m.name);
-    hex(d, "flags", m.flags);
-    uint(d, "total", m.total);
-    uint(d, "offset", m.offset);
-    uint(d, "len", m.len);
-    uint32_t h = 2166136261u; /* FNV-1a of the chunk */
-    for (uint32_t i = 0; m.data && i < m.len; i++)
-        h = (h ^ m.data[i]) * 16777619u;
-    pr(d, "data=fnv1a:%08x\n", h);
-}
-static void d_load_fd(dump_t *d, hl_rbuf_t *r) {
-    hl_load_fd_t m;
-    memset(&m, 0, sizeof m);
-    hl_get_load_fd(r, &m);
-    str(d, "name", m.name);
-    hex(d, "flags", m.flags);
-    uint(d, "size", m.size);
-}
-static void d_clock(dump_t *d, hl_rbuf_t *r) {
-    if (r->len == sizeof(uint64_t)) uint(d, "voice", hl_get_u64(r));
-}
-static void d_empty(dump_t *d, hl_rbuf_t *r) {
-    (void)d;
-    (void)r;
+    return 0;
 }
 
 int corpus_dump(const uint8_t *frame, size_t len, char *out, size_t cap) {
@@ -386,46 +357,9 @@ int corpus_dump(const uint8_t *frame, size_t len, char *out, size_t cap) {
         /* the op's own body follows: decode it on its own, as the daemon does */
         hl_rbuf_init(&r, r.buf + r.off, r.err ? 0 : r.len - r.off);
     }
-    switch (h.op) {
-    case HL_OP_HELLO: d_hello(&d, &r); break;
-    case HL_OP_LOAD: d_load(&d, &r); break;
-    case HL_OP_UNLOAD:
-    case HL_OP_FX_LIST: d_name(&d, &r); break;
-    case HL_OP_PLAY: d_play(&d, &r); break;
-    case HL_OP_STOP: d_stop(&d, &r); break;
-    case HL_OP_STOP_ALL: d_stop_all(&d, &r); break;
-    case HL_OP_SET: d_set(&d, &r); break;
-    case HL_OP_LISTENER: d_listener(&d, &r); break;
-    case HL_OP_STATS: d_stats(&d, &r); break;
-    case HL_OP_SUBSCRIBE: d_subscribe(&d, &r); break;
-    case HL_OP_BUS: d_bus(&d, &r); break;
-    case HL_OP_PAUSE: d_pause(&d, &r); break;
-    case HL_OP_CUE: d_cue(&d, &r); break;
-    case HL_OP_CATEGORY: d_category(&d, &r); break;
-    case HL_OP_CUES_LOAD: d_cues_load(&d, &r); break;
-    case HL_OP_EMITTER: d_emitter(&d, &r); break;
-    case HL_OP_DEVICE: d_device(&d, &r); break;
-    case HL_OP_FX: d_fx(&d, &r); break;
-    case HL_OP_DUCK: d_duck(&d, &r); break;
-    case HL_OP_RZONE: d_rzone(&d, &r); break;
-    case HL_OP_BANK: d_bank(&d, &r); break;
-    case HL_OP_ZONE: d_zone(&d, &r); break;
-    case HL_OP_LOAD_DATA: d_load_data(&d, &r); break;
-    case HL_OP_LOAD_FD: d_load_fd(&d, &r); break;
-    case HL_OP_CLOCK: d_clock(&d, &r); break;
-    case HL_OP_PING:
-    case HL_OP_SOUNDS:
-    case HL_OP_VOICES:
-    case HL_OP_DEVICES:
-    case HL_OP_CUES:
-    case HL_OP_BUSES:
-    case HL_OP_DUCKS:
-    case HL_OP_RZONES:
-    case HL_OP_BANKS:
-    case HL_OP_ZONES:
-    case HL_OP_BUNDLE_BEGIN:
-    case HL_OP_BUNDLE_END: d_empty(&d, &r); break;
-    default: pr(&d, "unknown op %u\n", h.op); return HELIOD_EPROTO;
+    if (body(&d, &r, h.op) != 0) {
+        pr(&d, "unknown op %u\n", h.op);
+        return HELIOD_EPROTO;
     }
     if (hl_rbuf_finish(&r) != 0) {
         pr(&d, "body does not decode (%zu of %zu bytes read)\n", r.off, r.len);

@@ -1,0 +1,197 @@
+/*
+ * ctl_cues_save.c - `heliodctl cues save FILE`: the daemon's parameter,
+ * category and cue definitions written as a cue sheet that `cues load`
+ * reads back to the same definitions (README "Cue sheets").
+ *
+ * It reads PARAMS and CUES (every field a cue and a category are defined
+ * with) and writes `[parameter NAME] MIN MAX DEFAULT SEEK` lines, then one
+ * `[category NAME]` and one `[cue NAME]` section each, every key given
+ * (numbers with 9 significant digits: a float reads back to the same bits),
+ * in the daemon's order. What CUES does not return is not in the file:
+ * bindings, cones and attenuation curves set on cues, tempo maps and
+ * markers, snapshots and music sections.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl_out.h"
+#include "ctl_ui.h"
+#include "hl_proto.h"
+
+const char ctl_cues_save_usage[] =
+    "usage: heliodctl cues save FILE\n"
+    "  Write the daemon's parameter, category and cue definitions as a cue sheet\n"
+    "  that `cues load FILE` reads back to the same definitions (bindings, cones,\n"
+    "  attenuation curves, tempo maps, snapshots and music sections are not\n"
+    "  read back, so not saved).\n";
+
+typedef struct {
+    uint8_t *buf;
+    size_t len;
+    int status, done;
+    char msg[HL_MAX_MSG + 1];
+} list_t;
+
+static void on_list(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
+                    size_t len) {
+    (void)id;
+    list_t *l = user;
+    l->done = 1;
+    l->status = status;
+    if (status < 0) {
+        snprintf(l->msg, sizeof l->msg, "%s", msg ? msg : "");
+        return;
+    }
+    l->buf = malloc(len ? len : 1);
+    if (l->buf && len) memcpy(l->buf, body, len);
+    l->len = l->buf ? len : 0;
+}
+
+/* One list request (no body); 0 with l filled, or an error. */
+static int fetch(heliod_t *h, uint16_t op, list_t *l) {
+    memset(l, 0, sizeof *l);
+    int rc = heliod_raw_async(h, op, NULL, 0, on_list, l);
+    if (rc >= 0) rc = heliod_sync(h);
+    if (rc < 0) return rc;
+    return l->status < 0 ? l->status : 0;
+}
+
+static void put_name(FILE *f, const char *key, const char *v) {
+    if (v[0]) fprintf(f, "%s = %s\n", key, v);
+}
+
+static void put_enum(FILE *f, const char *key, hl_enum_kind_t k, int v) {
+    const char *n = hl_enum_name(k, v);
+    if (n) fprintf(f, "%s = %s\n", key, n);
+}
+
+static void put_cue(FILE *f, const hl_cue_t *c) {
+    fprintf(f, "\n[cue %s]\n", c->name);
+    if (c->nsounds) {
+        fprintf(f, "sound = ");
+        for (uint32_t i = 0; i < c->nsounds; i++)
+            fprintf(f, "%s%s", i ? ", " : "", c->sounds[i]);
+        fprintf(f, "\n");
+    }
+    put_enum(f, "pick", HL_ENUM_PICK, c->pick);
+    fprintf(f, "gain = %.9g\ngain-rand = %.9g\npitch = %.9g\npitch-rand = %.9g\n",
+            (double)c->gain_db, (double)c->gain_rand_db, (double)c->pitch,
+            (double)c->pitch_rand_cents);
+    put_name(f, "bus", c->bus);
+    put_name(f, "category", c->category);
+    fprintf(f, "priority = %d\npan = %.9g\n", (int)c->priority, (double)c->pan);
+    fprintf(f, "3d = %s\nloop = %s\n", (c->flags & HL_CUE_3D) ? "yes" : "no",
+            (c->flags & HL_CUE_LOOP) ? "yes" : "no");
+    uint32_t in = c->flags & HL_PLAY_INTERP;
+    if (in)
+        fprintf(f, "interp = %s\n",
+                in == HL_CUE_SINC    ? "sinc"
+                : in == HL_CUE_CUBIC ? "cubic"
+                                     : "linear");
+    fprintf(f, "min-distance = %.9g\nmax-distance = %.9g\nrolloff = %.9g\n",
+            (double)c->min_distance, (double)c->max_distance, (double)c->rolloff);
+    put_enum(f, "model", HL_ENUM_MODEL, c->model);
+    fprintf(f, "fade-in = %.9g\nfade-out = %.9g\n", (double)c->fade_in_ms, (double)c->fade_out_ms);
+    put_enum(f, "fade-curve", HL_ENUM_CURVE, c->fade_curve);
+    fprintf(f, "max-instances = %u\n", (unsigned)c->max_instances);
+    put_enum(f, "overflow", HL_ENUM_OVERFLOW, c->overflow);
+    fprintf(f, "min-interval = %.9g\n", (double)c->min_interval_ms);
+    put_enum(f, "beyond", HL_ENUM_BEYOND, c->beyond);
+    put_enum(f, "virtual", HL_ENUM_VIRT, c->virt);
+    fprintf(f, "doppler = %.9g\nlp = %.9g\nhp = %.9g\nocclusion = %.9g\nobstruction = %.9g\n",
+            (double)c->doppler, (double)c->post.lp_hz, (double)c->post.hp_hz,
+            (double)c->post.occlusion, (double)c->post.obstruction);
+    int sends = 0;
+    for (int i = 0; i < HL_VOICE_SENDS; i++)
+        if (c->post.send[i][0])
+            fprintf(f, "%s%s:%.9g", sends++ ? ", " : "send = ", c->post.send[i],
+                    (double)c->post.send_db[i]);
+    if (sends) fprintf(f, "\n");
+}
+
+static int save(heliod_t *h, const char *path) {
+    list_t cues, params;
+    int rc = fetch(h, HL_OP_PARAMS, &params);
+    if (rc == 0) rc = fetch(h, HL_OP_CUES, &cues);
+    if (rc < 0) {
+        ctl_errorf("cues save: %s", heliod_strerror(rc));
+        return CTL_EXIT_FAIL;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        ctl_errorf("cues save: %s: %s", path, strerror(errno));
+        free(params.buf);
+        free(cues.buf);
+        return CTL_EXIT_FAIL;
+    }
+    fprintf(f, "# heliodctl cues save: parameters, categories and cues\n");
+    hl_rbuf_t r;
+    hl_list_head_t head;
+    int truncated = 0;
+    hl_rbuf_init(&r, params.buf, params.len);
+    hl_get_list_head(&r, &head);
+    truncated |= head.truncated;
+    for (uint32_t i = 0; i < head.count && !r.err; i++) {
+        hl_param_info_t p;
+        hl_get_param_info(&r, &p);
+        if (!r.err)
+            fprintf(f, "[parameter %s] %.9g %.9g %.9g %.9g\n", p.def.name, (double)p.def.min,
+                    (double)p.def.max, (double)p.def.def, (double)p.def.seek);
+    }
+    int bad = r.err != 0;
+    hl_rbuf_init(&r, cues.buf, cues.len);
+    hl_get_list_head(&r, &head);
+    truncated |= head.truncated;
+    for (int pass = 0; pass < 2 && !bad; pass++) { /* categories first: cues name them */
+        hl_rbuf_init(&r, cues.buf, cues.len);
+        hl_get_list_head(&r, &head);
+        for (uint32_t i = 0; i < head.count && !r.err; i++) {
+            hl_cue_info_t e;
+            hl_get_cue_info(&r, &e);
+            if (r.err) break;
+            if (pass == 0 && e.kind == HL_CUES_KIND_CATEGORY) {
+                fprintf(f, "\n[category %s]\nmax-instances = %u\n", e.cat.name,
+                        (unsigned)e.cat.max_instances);
+                put_enum(f, "overflow", HL_ENUM_OVERFLOW, e.cat.overflow);
+                fprintf(f, "fade-out = %.9g\n", (double)e.cat.fade_out_ms);
+                put_enum(f, "fade-curve", HL_ENUM_CURVE, e.cat.fade_curve);
+            } else if (pass == 1 && e.kind == HL_CUES_KIND_CUE) {
+                put_cue(f, &e.cue);
+            }
+        }
+        bad |= r.err != 0;
+    }
+    free(params.buf);
+    free(cues.buf);
+    if (fclose(f) != 0 || bad) {
+        ctl_errorf("cues save: %s: %s", path, bad ? "malformed reply" : strerror(errno));
+        return CTL_EXIT_FAIL;
+    }
+    if (truncated) {
+        ctl_errorf("cues save: the daemon's list was truncated: %s is incomplete", path);
+        return CTL_EXIT_FAIL;
+    }
+    return 0;
+}
+
+int ctl_cues_save_main(int argc, char **argv, const char *socket) {
+    /* argv: cues save FILE */
+    if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+        fputs(ctl_cues_save_usage, stdout);
+        return 0;
+    }
+    if (argc != 3 || argv[2][0] == '-') {
+        fputs(ctl_cues_save_usage, stderr);
+        return CTL_EXIT_USAGE;
+    }
+    heliod_t *h = NULL;
+    if (heliod_connect_flags(&h, socket, "heliodctl", HELIOD_CONNECT_CONTROL) < 0) {
+        ctl_errorf("%s", heliod_last_error(NULL));
+        return CTL_EXIT_FAIL;
+    }
+    int rc = save(h, argv[2]);
+    heliod_close(h);
+    return rc;
+}

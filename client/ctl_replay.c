@@ -1,0 +1,418 @@
+/*
+ * ctl_replay.c - `heliodctl replay CAPTURE [--speed X]`: a session capture
+ * (heliod --capture, heliodctl capture start) replayed live into a running
+ * daemon, as clients, so it can be heard and watched in `top`.
+ *
+ * Each recorded client becomes a connection of its own (its HELLO's name
+ * and control flag), closed where it closed. The session's first engine
+ * frame E0 maps to a frame F0 a quarter second ahead of the daemon's clock
+ * (F0 - E0 a multiple of the period and of the 20 ms ranking grid), and
+ * recorded frame E to F0 + (E - E0) / speed: every schedulable request is
+ * sent up to HORIZON ahead with that frame (HL_FLAG_AT), so it lands on its
+ * sample whatever the network did; the others (loads, definitions, bus
+ * creation) are sent when the clock reaches their frame. At speed 1 a
+ * session of scheduled and schedulable requests plays sample for sample
+ * what it played live, shifted by F0 - E0. PLAY replies map the recorded
+ * voice handles to the new ones (later STOP, SET, ... are rewritten); a
+ * reply whose status differs from the recorded one is a divergence
+ * (reported; exit 1). Loaded files are checked against the capture, or the
+ * captured bytes uploaded (LOAD_DATA). Requests refused live, CAPTURE,
+ * DEVICE, LOAD_FD and STREAM are not replayed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl_capfile.h"
+#include "ctl_out.h"
+#include "ctl_ui.h"
+#include "hl_proto.h"
+
+#define HORIZON_MS 150  /* schedulable requests are sent this far ahead of their frame */
+#define LEAD_MS    250  /* the first frame, ahead of the clock */
+#define REPORT     10   /* divergences printed one by one */
+#define CLOCK_MS   1000 /* the daemon's clock is read again this often */
+
+const char ctl_replay_usage[] =
+    "usage: heliodctl replay CAPTURE [--speed X]\n"
+    "  Replay a session capture (heliod --capture, capture start) into the running\n"
+    "  daemon, live: each recorded client as a connection of its own, each request\n"
+    "  on its recorded engine frame (scheduled) from a quarter second from now,\n"
+    "  --speed X times as fast (0.01..100, default 1); voice handles mapped from\n"
+    "  the recorded PLAY replies; loaded files checked against the capture (or its\n"
+    "  bytes uploaded). Prints the frame it started on and a summary; exit 1 when\n"
+    "  a reply differed from the recorded one.\n";
+
+typedef struct {
+    uint32_t id;
+    heliod_t *h; /* NULL: closed */
+} rclient_t;
+
+typedef struct replay replay_t;
+typedef struct {
+    replay_t *r;
+    uint16_t op;
+    int32_t status;
+    uint64_t voice; /* recorded PLAY reply */
+    uint64_t frame;
+} sent_t;
+
+struct replay {
+    const char *sock;
+    uint8_t *file;
+    size_t n;
+    ctl_cap_hdr_t hd;
+    uint32_t period;
+    rclient_t *cl;
+    size_t ncl;
+    uint64_t *vmap; /* recorded, new: pairs, linear */
+    size_t vn, vcap;
+    uint32_t plays_out; /* PLAY replies not come yet */
+    uint32_t sent, diverged, skipped;
+    double speed;
+    heliod_clock_t clk;
+    heliod_t *clock_conn; /* the clock is read again every CLOCK_MS (device drift) */
+    double clock_read_ns;
+    uint64_t e0, f0;
+};
+
+static uint64_t map_voice(void *user, uint64_t rec) {
+    replay_t *r = user;
+    for (size_t i = r->vn; i-- > 0;)
+        if (r->vmap[2 * i] == rec) return r->vmap[2 * i + 1];
+    return rec;
+}
+
+static void map_put(replay_t *r, uint64_t rec, uint64_t now) {
+    if (r->vn == r->vcap) {
+        size_t cap = r->vcap ? 2 * r->vcap : 256;
+        uint64_t *m = realloc(r->vmap, 2 * cap * sizeof *m);
+        if (!m) return;
+        r->vmap = m;
+        r->vcap = cap;
+    }
+    r->vmap[2 * r->vn] = rec;
+    r->vmap[2 * r->vn + 1] = now;
+    r->vn++;
+}
+
+static void on_reply(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
+                     size_t len) {
+    (void)id;
+    sent_t *s = user;
+    replay_t *r = s->r;
+    if (s->op == HL_OP_PLAY && r->plays_out) r->plays_out--;
+    if ((status < 0) != (s->status < 0) || (status < 0 && status != s->status)) {
+        if (r->diverged++ < REPORT)
+            fprintf(stderr, "heliodctl: replay: frame %" PRIu64 ": %s answered %s (live: %s)%s%s\n",
+                    s->frame, hl_op_name(s->op), status ? hl_errname(status) : "ok",
+                    s->status ? hl_errname(s->status) : "ok", status ? ": " : "",
+                    status ? msg : "");
+    }
+    if (status == 0 && s->op == HL_OP_PLAY && s->voice && body) {
+        hl_rbuf_t rd;
+        hl_rbuf_init(&rd, body, len);
+        hl_play_reply_t pr;
+        hl_get_play_reply(&rd, &pr);
+        map_put(r, s->voice, pr.voice);
+    }
+    free(s);
+}
+
+static double now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* Delivers every connection's replies; waits up to ms for more. */
+static int pump(replay_t *r, int ms) {
+    struct pollfd p[64];
+    size_t np = 0;
+    for (size_t i = 0; i < r->ncl; i++) {
+        if (!r->cl[i].h) continue;
+        if (heliod_dispatch(r->cl[i].h) < 0) return -1;
+        if (np < 64) {
+            p[np].fd = heliod_fd(r->cl[i].h);
+            p[np].events = POLLIN | (heliod_pending(r->cl[i].h) ? POLLOUT : 0);
+            np++;
+        }
+    }
+    if (ms > 0 && poll(p, np, ms) < 0 && errno != EINTR) return -1;
+    return 0;
+}
+
+/* The daemon's frame now, from its clock read at most CLOCK_MS ago (a
+ * device's clock drifts from CLOCK_MONOTONIC). */
+static uint64_t frame_now(replay_t *r) {
+    double t = now_ns();
+    heliod_clock_t c;
+    if (t - r->clock_read_ns > CLOCK_MS * 1e6 && heliod_clock(r->clock_conn, &c) == 0) {
+        r->clk = c;
+        r->clock_read_ns = t;
+    }
+    return heliod_clock_frame_at(&r->clk, (uint64_t)t);
+}
+
+/* Waits until the daemon's clock reaches frame f (replies meanwhile). */
+static int wait_frame(replay_t *r, uint64_t f) {
+    for (;;) {
+        uint64_t now = frame_now(r);
+        if (now >= f) return 0;
+        uint64_t ms = (f - now) * 1000 / r->clk.rate;
+        if (pump(r, (int)(ms > 20 ? 20 : ms + 1)) < 0) return -1;
+    }
+}
+
+static uint64_t target(const replay_t *r, uint64_t e) {
+    uint64_t d = e > r->e0 ? e - r->e0 : 0;
+    return r->f0 + (uint64_t)((double)d / r->speed);
+}
+
+static rclient_t *client(replay_t *r, uint32_t id) {
+    for (size_t i = 0; i < r->ncl; i++)
+        if (r->cl[i].id == id) return &r->cl[i];
+    return NULL;
+}
+
+/* Opens the connection of client id from its HELLO frame (or a plain one). */
+static rclient_t *open_client(replay_t *r, uint32_t id, const uint8_t *hello, size_t len) {
+    hl_hello_t m = {0};
+    snprintf(m.client_name, sizeof m.client_name, "replay-%u", id);
+    if (hello) {
+        hl_rbuf_t rd;
+        hl_rbuf_init(&rd, hello, len);
+        hl_get_hello(&rd, &m);
+    }
+    rclient_t *nc = realloc(r->cl, (r->ncl + 1) * sizeof *nc);
+    if (!nc) return NULL;
+    r->cl = nc;
+    rclient_t *c = &r->cl[r->ncl];
+    c->id = id;
+    c->h = NULL;
+    uint32_t flags = (m.flags & HL_HELLO_CONTROL) ? HELIOD_CONNECT_CONTROL : 0;
+    if (heliod_connect_flags(&c->h, r->sock, m.client_name, flags) < 0) {
+        fprintf(stderr, "heliodctl: replay: cannot connect: %s\n", heliod_last_error(NULL));
+        return NULL;
+    }
+    r->ncl++;
+    return c;
+}
+
+/* A LOAD: the file is the captured one (s), or the captured bytes go up. */
+static int send_load(rclient_t *c, const uint8_t *body, size_t len, const ctl_cap_rec_t *s,
+                     sent_t *st) {
+    hl_rbuf_t rd;
+    hl_rbuf_init(&rd, body, len);
+    hl_load_t m;
+    hl_get_load(&rd, &m);
+    if (s && s->audio) {
+        int rc = heliod_load_memory(c->h, m.name, s->audio, s->size, m.flags, NULL);
+        on_reply(st, 0, rc < 0 ? rc : 0, heliod_last_error(c->h), NULL, 0);
+        return 0;
+    }
+    if (heliod_raw_async(c->h, HL_OP_LOAD, body, len, on_reply, st) < 0) return -1;
+    return heliod_sync(c->h) < 0 ? -1 : 0; /* decoded before anything plays it */
+}
+
+/* Sends request record q (SOUND record s after it, if any). */
+static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const ctl_cap_rec_t *s) {
+    uint16_t op = (uint16_t)ctl_cap_le(q->req + 4, 2), flags = (uint16_t)ctl_cap_le(q->req + 6, 2);
+    const uint8_t *body = q->req + HL_FRAME_HDR;
+    size_t len = q->req_len - HL_FRAME_HDR;
+    uint64_t e = q->frame + (q->flags & CTL_CAP_INPERIOD ? r->period : 0);
+    rclient_t *c = client(r, q->client);
+    if (op == HL_OP_HELLO) {
+        if (c) return 0;
+        return open_client(r, q->client, body, len) ? 0 : -1;
+    }
+    if (!c && !(c = open_client(r, q->client, NULL, 0))) return -1;
+    if (!c->h) return 0; /* closed */
+    if (op == HL_OP_CAPTURE || op == HL_OP_DEVICE || op == HL_OP_LOAD_FD || op == HL_OP_STREAM ||
+        q->status < 0) { /* refused live: an error changed nothing */
+        r->skipped++;
+        return 0;
+    }
+    uint64_t at = 0;
+    if (flags & HL_FLAG_AT) {
+        if (len < 8) return 0;
+        at = target(r, ctl_cap_le(body, 8));
+        body += 8;
+        len -= 8;
+    } else if (hl_op_schedulable(op)) {
+        at = target(r, e);
+    }
+    /* schedulable: up to HORIZON ahead; the others on their frame */
+    uint64_t f = target(r, e), ahead = (uint64_t)r->clk.rate * HORIZON_MS / 1000;
+    if (wait_frame(r, at ? (f > ahead ? f - ahead : 0) : f) < 0) return -1;
+    static uint8_t nb[HL_MAX_FRAME];
+    size_t nlen = 0;
+    if (op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_PARAM || op == HL_OP_CONE ||
+        op == HL_OP_ATTEN || op == HL_OP_PLAY) {
+        while (r->plays_out) /* the handle it names may be in a reply still coming */
+            if (pump(r, 5) < 0) return -1;
+        if (ctl_cap_remap(op, body, len, map_voice, r, nb, &nlen)) {
+            body = nb;
+            len = nlen;
+        }
+    }
+    sent_t *st = calloc(1, sizeof *st);
+    if (!st) return -1;
+    *st = (sent_t){.r = r, .op = op, .status = q->status, .voice = voice, .frame = f};
+    r->sent++;
+    if (op == HL_OP_LOAD) return send_load(c, body, len, s, st);
+    if (op == HL_OP_PLAY) r->plays_out++;
+    heliod_at_frame(c->h, at);
+    int rc = heliod_raw_async(c->h, op, body, len, on_reply, st);
+    heliod_at_frame(c->h, 0);
+    if (rc < 0) {
+        on_reply(st, 0, rc, heliod_last_error(c->h), NULL, 0);
+        return 0;
+    }
+    return pump(r, 0);
+}
+
+/* Checks every LOADed file first: a changed one stops the replay before it starts. */
+static int check_sounds(replay_t *r, const char *path) {
+    size_t off = CTL_CAP_HDR;
+    ctl_cap_rec_t c, last = {0};
+    int bad = 0;
+    while (ctl_cap_next(r->file, r->n, &off, &c) == 1) {
+        if (c.kind == CTL_CAP_SOUND && last.kind == CTL_CAP_REQUEST && !c.audio &&
+            !(c.flags & CTL_CAP_NOFILE)) {
+            hl_rbuf_t rd;
+            hl_rbuf_init(&rd, last.req + HL_FRAME_HDR, last.req_len - HL_FRAME_HDR);
+            hl_load_t m;
+            hl_get_load(&rd, &m);
+            char why[160];
+            int mt;
+            if (ctl_cap_check_sound(&c, m.path, &mt, why, sizeof why) != 0) {
+                fprintf(stderr, "heliodctl: replay: %s: sound '%s' (%s): %s\n", path, m.name,
+                        m.path, why);
+                bad = 1;
+            }
+        }
+        if (c.kind == CTL_CAP_REQUEST) last = c;
+        if (c.kind == CTL_CAP_SESSION) r->period = c.period;
+    }
+    return bad ? -1 : 0;
+}
+
+static int run(replay_t *r, const char *path) {
+    char why[128];
+    if (ctl_cap_read(path, &r->file, &r->n, &r->hd, why, sizeof why) != 0) {
+        fprintf(stderr, "heliodctl: replay: %s: %s\n", path, why);
+        return CTL_EXIT_FAIL;
+    }
+    if (r->hd.version < 2) {
+        fprintf(stderr, "heliodctl: replay: %s: a capture of format 1 (before replays)\n", path);
+        return CTL_EXIT_FAIL;
+    }
+    if (check_sounds(r, path) != 0) return CTL_EXIT_FAIL;
+    /* the clock, through a connection of our own */
+    heliod_t *h = NULL;
+    if (heliod_connect_flags(&h, r->sock, "heliodctl-replay", HELIOD_CONNECT_CONTROL) < 0 ||
+        heliod_clock(h, &r->clk) < 0) {
+        fprintf(stderr, "heliodctl: replay: %s\n", heliod_last_error(h));
+        if (h) heliod_close(h);
+        return CTL_EXIT_FAIL;
+    }
+    r->clock_conn = h;
+    r->clock_read_ns = now_ns();
+    if (r->clk.rate != r->hd.rate || (r->period && r->clk.period != r->period))
+        fprintf(stderr,
+                "heliodctl: replay: captured at %u Hz, period %u; the daemon runs %u Hz, period "
+                "%u: the timing is kept, the samples will differ\n",
+                r->hd.rate, r->period, r->clk.rate, r->clk.period);
+    uint64_t grid = ctl_cap_grid(r->clk.rate, r->clk.period);
+    r->e0 = r->hd.frame;
+    r->f0 = r->clk.frame + (uint64_t)r->clk.rate * LEAD_MS / 1000;
+    uint64_t shift = r->f0 > r->e0 ? r->f0 - r->e0 : 0;
+    r->f0 = r->e0 + (shift + grid - 1) / grid * grid;
+    printf("replay: capture frame %" PRIu64 " plays at engine frame %" PRIu64 " (shift %" PRIu64
+           ")\n",
+           r->e0, r->f0, r->f0 - r->e0);
+    fflush(stdout);
+    size_t off = CTL_CAP_HDR;
+    ctl_cap_rec_t c, nx;
+    int got, rc = 0;
+    uint64_t end = 0;
+    while (rc == 0 && (got = ctl_cap_next(r->file, r->n, &off, &c)) == 1) {
+        if (c.kind == CTL_CAP_TRAILER) end = c.end;
+        if (c.kind == CTL_CAP_CLOSE) {
+            rclient_t *k = client(r, c.client);
+            if (k && k->h) {
+                rc = wait_frame(r,
+                                target(r, c.frame + (c.flags & CTL_CAP_INPERIOD ? r->period : 0)));
+                heliod_sync(k->h);
+                heliod_close(k->h);
+                k->h = NULL;
+            }
+        }
+        if (c.kind != CTL_CAP_REQUEST) continue;
+        /* its REPLY and SOUND records follow it */
+        uint64_t voice = 0;
+        const ctl_cap_rec_t *snd = NULL;
+        size_t o2 = off;
+        while (ctl_cap_next(r->file, r->n, &o2, &nx) == 1 &&
+               (nx.kind == CTL_CAP_REPLY || nx.kind == CTL_CAP_SOUND)) {
+            if (nx.kind == CTL_CAP_REPLY) voice = nx.voice;
+            if (nx.kind == CTL_CAP_SOUND) {
+                snd = &nx;
+                break;
+            }
+        }
+        rc = send_req(r, &c, voice, snd);
+    }
+    if (rc == 0 && end) rc = wait_frame(r, target(r, end));
+    for (size_t i = 0; i < r->ncl; i++)
+        if (r->cl[i].h) {
+            heliod_sync(r->cl[i].h);
+            heliod_close(r->cl[i].h);
+            r->cl[i].h = NULL;
+        }
+    heliod_close(r->clock_conn);
+    if (rc < 0) {
+        fprintf(stderr, "heliodctl: replay: the connection to the daemon failed\n");
+        return CTL_EXIT_FAIL;
+    }
+    printf("replay: %u requests of %zu clients sent, %u skipped, %u diverged\n", r->sent, r->ncl,
+           r->skipped, r->diverged);
+    return r->diverged ? CTL_EXIT_FAIL : 0;
+}
+
+int ctl_replay_main(int argc, char **argv, const char *socket) {
+    replay_t r = {.sock = socket, .speed = 1.0};
+    const char *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(ctl_replay_usage, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--speed") && i + 1 < argc) {
+            char *end = NULL;
+            r.speed = strtod(argv[++i], &end);
+            if (!end || *end || !(r.speed >= 0.01 && r.speed <= 100.0)) {
+                fprintf(stderr, "heliodctl: replay: --speed: a number in [0.01, 100]\n");
+                return CTL_EXIT_USAGE;
+            }
+        } else if (!file && argv[i][0] != '-') {
+            file = argv[i];
+        } else {
+            fprintf(stderr, "heliodctl: replay: unexpected '%s' (try replay --help)\n", argv[i]);
+            return CTL_EXIT_USAGE;
+        }
+    }
+    if (!file) {
+        fputs(ctl_replay_usage, stderr);
+        return CTL_EXIT_USAGE;
+    }
+    int rc = run(&r, file);
+    free(r.cl);
+    free(r.vmap);
+    free(r.file);
+    return rc;
+}

@@ -1,0 +1,254 @@
+/*
+ * test_surround.c - the mixer on a surround layout (hl_mixer_config_t.layout):
+ * a 3D source moved round the listener block by block, and one that jumps
+ * behind it, through the real mixer: every frame at most two speakers sound
+ * (the pair's slots, also while a slot changes speaker), the LFE stays
+ * silent, the summed power stays within 0.5 dB and no sample jumps (the
+ * slot that leaves a speaker fades out, then the new speaker fades in).
+ * A 2D voice plays on the front pair exactly as on stereo.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hl_fx.h"
+#include "hl_layout.h"
+#include "mix_helpers.h"
+
+#define BLK 256
+#define DCV 0.5f
+
+static hl_mixer_t *surround_mixer(hl_layout_t layout, void **mem) {
+    hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = 4, .layout = (uint32_t)layout};
+    size_t size = hl_mixer_size(&cfg);
+    assert_true(size > 0);
+    *mem = malloc(size);
+    assert_non_null(*mem);
+    hl_mixer_t *m = hl_mixer_init(*mem, size, &cfg);
+    assert_non_null(m);
+    return m;
+}
+
+/* Position at azimuth deg (positive left) 1 m from the default listener
+ * (at the origin facing -z, +x right). */
+static void at_az(double deg, float pos[3]) {
+    pos[0] = (float)-sin(deg * TEST_PI / 180.0);
+    pos[1] = 0.0f;
+    pos[2] = (float)-cos(deg * TEST_PI / 180.0);
+}
+
+typedef struct {
+    float prev[HL_LAYOUT_MAX_CH];
+    double pmin, pmax, max_step;
+    int centre_used, started;
+} sweep_stats_t;
+
+/* Checks one rendered block (ch channels) frame by frame. */
+static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stats_t *s) {
+    for (uint32_t t = 0; t < BLK; t++) {
+        const float *f = x + (size_t)t * ch;
+        int sounding = 0;
+        double p = 0;
+        for (uint32_t c = 0; c < ch; c++) {
+            if ((int)c == lfe) {
+                assert_true(f[c] == 0.0f);
+                continue;
+            }
+            sounding += f[c] != 0.0f;
+            p += (double)f[c] * f[c];
+            if (s->started) {
+                const double d = fabs((double)f[c] - s->prev[c]);
+                s->max_step = d > s->max_step ? d : s->max_step;
+            }
+            s->prev[c] = f[c];
+        }
+        assert_true(sounding <= 2);
+        if (fc >= 0 && f[fc] != 0.0f) s->centre_used = 1;
+        const double db = 10 * log10(p / ((double)DCV * DCV));
+        s->pmin = db < s->pmin ? db : s->pmin;
+        s->pmax = db > s->pmax ? db : s->pmax;
+        s->started = 1;
+    }
+}
+
+static void sweep_on(hl_layout_t layout) {
+    void *mem;
+    hl_mixer_t *m = surround_mixer(layout, &mem);
+    const uint32_t ch = hl_layout_channels(layout);
+    const int lfe = hl_layout_channel_of(layout, HL_SPK_LFE);
+    const int fc = hl_layout_channel_of(layout, HL_SPK_FC);
+    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
+    hl_voice_params_t p = test_params(dc);
+    p.flags = HL_MIX_3D | HL_MIX_LOOP;
+    at_az(0.0, p.pos);
+    uint64_t v = 0, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    float *x = calloc((size_t)BLK * ch, sizeof(float));
+    assert_non_null(x);
+    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9};
+    /* 2 degrees a block, each move ramped over the block: one turn */
+    for (int k = 1; k <= 180; k++) {
+        hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = BLK};
+        at_az(2.0 * k, set.pos);
+        assert_int_equal(hl_mixer_set(m, v, &set, now), 0);
+        hl_mixer_process_rt(m, x, BLK, now);
+        now += (uint64_t)BLK * 1000000000u / TEST_RATE;
+        check_block(x, ch, lfe, fc, &s);
+    }
+    print_message("# %s: moving turn, power %+.3f .. %+.3f dB, largest step %.5f, centre %s\n",
+                  hl_layout_name(layout), s.pmin, s.pmax, s.max_step,
+                  s.centre_used ? "used" : "unused");
+    assert_true(s.pmin >= -0.5 && s.pmax <= 0.5);
+    assert_true(s.max_step < 0.01); /* DC 0.5: a jump would be a sizeable part of it */
+    assert_true(s.centre_used == (fc >= 0));
+
+    /* a jump behind: the old speakers fade out over a block, then the new
+     * ones fade in; never more than two at once, no step */
+    hl_voice_set_t jump = {.mask = HL_MIX_SET_POS, .ramp_frames = 0};
+    at_az(185.0, jump.pos);
+    assert_int_equal(hl_mixer_set(m, v, &jump, now), 0);
+    s.max_step = 0;
+    for (int k = 0; k < 4; k++) {
+        hl_mixer_process_rt(m, x, BLK, now);
+        now += (uint64_t)BLK * 1000000000u / TEST_RATE;
+        sweep_stats_t j = s;
+        j.pmin = 1e9; /* the jump's power dips while the new pair fades in */
+        check_block(x, ch, lfe, fc, &j);
+        s.max_step = j.max_step;
+        memcpy(s.prev, j.prev, sizeof s.prev);
+    }
+    assert_true(s.max_step < 0.01);
+    /* settled behind: the two rear speakers of the arc, full power */
+    const float *f = x + (size_t)(BLK - 1) * ch;
+    double pw = 0;
+    for (uint32_t c = 0; c < ch; c++)
+        pw += (double)f[c] * f[c];
+    assert_true(fabs(10 * log10(pw / ((double)DCV * DCV))) <= 0.5);
+    assert_true(f[0] == 0.0f && f[1] == 0.0f); /* nothing left in front */
+    free(x);
+    test_pcm_free(dc);
+    free(mem);
+}
+
+/* state: the hl_layout_t to sweep */
+static void test_sweep(void **state) {
+    sweep_on(*(const hl_layout_t *)*state);
+}
+
+/* A 2D voice (stereo source, 0 dB) renders the same front pair on 7.1 as on
+ * stereo, bit for bit, and nothing elsewhere. */
+static void test_2d_front_pair(void **state) {
+    (void)state;
+    void *mem;
+    hl_mixer_t *m7 = surround_mixer(HL_LAYOUT_71, &mem);
+    hl_mixer_t *m2 = test_mixer_new(4, 0);
+    assert_non_null(m2);
+    hl_pcm_t *src = test_pcm_sine(4096, 2, 0.013, 0.3, 0.7f);
+    hl_voice_params_t p = test_params(src);
+    p.pan = 0.3f;
+    uint64_t v;
+    assert_int_equal(hl_mixer_play(m7, &p, 0, &v, NULL), 0);
+    assert_int_equal(hl_mixer_play(m2, &p, 0, &v, NULL), 0);
+    float x7[BLK * 8], x2[BLK * 2];
+    for (int k = 0; k < 8; k++) {
+        hl_mixer_process_rt(m7, x7, BLK, 0);
+        hl_mixer_process_rt(m2, x2, BLK, 0);
+        for (int t = 0; t < BLK; t++) {
+            assert_true(x7[8 * t] == x2[2 * t] && x7[8 * t + 1] == x2[2 * t + 1]);
+            for (int c = 2; c < 8; c++)
+                assert_true(x7[8 * t + c] == 0.0f);
+        }
+    }
+    test_pcm_free(src);
+    test_mixer_free(m2);
+    free(mem);
+}
+
+/* One 3D sine voice on the speaker at az degrees (alone: the end of its
+ * arc) through a low-pass EQ on its bus, or a reverb with the dry path only
+ * (wet 0: its input folded to the front pair comes out there): the 7.1
+ * output, BLK x 8 frames into x. */
+static void through_insert(int kind, double az, float *x) {
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_71, &mem);
+    hl_fx_t fx = {.kind = kind};
+    void *rmem = NULL;
+    if (kind == HL_FX_EQ) {
+        hl_eq_init(&fx.u.eq, (float)TEST_RATE, HL_BQ_LOWPASS, 500.0f, 0.7071f, 0.0f);
+    } else {
+        size_t rsz = hl_reverb_size((float)TEST_RATE);
+        rmem = malloc(rsz);
+        assert_non_null(rmem);
+        fx.u.rev = hl_reverb_init(rmem, rsz, (float)TEST_RATE);
+        hl_reverb_params_t rp;
+        assert_int_equal(hl_reverb_preset("hall", &rp), 0);
+        rp.wet = 0.0f;
+        rp.dry = 1.0f;
+        hl_reverb_set_rt(fx.u.rev, &rp);
+    }
+    hl_fx_t *chain[1] = {&fx};
+    assert_int_equal(hl_mixer_bus_fx(m, HL_BUS_SFX, chain, 1, 0), 0);
+    hl_pcm_t *src = test_pcm_sine(TEST_RATE, 1, 0.01, 0.0, 0.5f);
+    hl_voice_params_t p = test_params(src);
+    p.flags = HL_MIX_3D;
+    at_az(az, p.pos);
+    uint64_t v;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
+    hl_mixer_process_rt(m, x, BLK, 0);
+    test_pcm_free(src);
+    free(mem);
+    free(rmem);
+}
+
+/* Inserts on a surround bus: the EQ filters every channel alike (a voice on
+ * BL comes out exactly as the same voice on FL), the reverb takes the
+ * surrounds folded into its front pair (nothing stays behind). */
+static void test_inserts(void **state) {
+    (void)state;
+    static float front[BLK * 8], back[BLK * 8];
+    through_insert(HL_FX_EQ, 30.0, front); /* FL */
+    through_insert(HL_FX_EQ, 150.0, back); /* BL */
+    double e = 0;
+    for (int t = 0; t < BLK; t++) {
+        assert_true(back[8 * t + 4] == front[8 * t + 0]);
+        e += (double)back[8 * t + 4] * back[8 * t + 4];
+    }
+    assert_true(e > 1e-3); /* it played */
+    through_insert(HL_FX_REVERB, 150.0, back);
+    double fl = 0;
+    for (int t = 0; t < BLK; t++) {
+        for (int c = 2; c < 8; c++)
+            assert_true(back[8 * t + c] == 0.0f);
+        fl += (double)back[8 * t] * back[8 * t];
+    }
+    assert_true(fl > 1e-3); /* folded into FL */
+}
+
+/* HRTF is stereo only: a surround mixer with HRTF state is refused. */
+static void test_hrtf_stereo_only(void **state) {
+    (void)state;
+    hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = 4, .layout = HL_LAYOUT_51, .hrtf = 1};
+    assert_int_equal(hl_mixer_size(&cfg), 0);
+    cfg.layout = HL_LAYOUT_COUNT;
+    cfg.hrtf = 0;
+    assert_int_equal(hl_mixer_size(&cfg), 0);
+}
+
+int main(void) {
+    static const hl_layout_t l51 = HL_LAYOUT_51, l71 = HL_LAYOUT_71, lquad = HL_LAYOUT_QUAD;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_prestate(test_sweep, (void *)&l51),
+        cmocka_unit_test_prestate(test_sweep, (void *)&l71),
+        cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
+        cmocka_unit_test(test_2d_front_pair),
+        cmocka_unit_test(test_inserts),
+        cmocka_unit_test(test_hrtf_stereo_only),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
