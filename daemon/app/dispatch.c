@@ -548,12 +548,18 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CAPTURE] = hld_op_capture,
 };
 
-/* The audio thread inside a period (its clock published, the frames not yet
- * counted): what was pushed applies after it (HLD_CAPTURE_REQ_INPERIOD). */
-static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame) {
-    uint64_t clk = 0;
-    hl_mixer_clock(d->engine.mixer, &clk, NULL);
-    return clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+/* A request's frame of effect, for the capture: where the audio thread was
+ * before its handler (*frame; *phase) and after it (the return). The same
+ * definite phase both times: what it pushed applies from *frame (between
+ * two calls) or from the next call's start (the ring drained inside one:
+ * HLD_CAPTURE_REQ_INPERIOD). Otherwise (a drain under way, a call that
+ * ended during the handler) some of it may have landed on one call and
+ * some on the next, which no replay can tell: counted (capture_unsure). */
+static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame, int phase) {
+    uint64_t f = 0;
+    int now = hl_mixer_phase(d->engine.mixer, &f);
+    if (now != phase || f != frame || now == HL_MIX_PHASE_DRAINING) d->n.capture_unsure++;
+    return now == HL_MIX_PHASE_DRAINED && f == frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
 }
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -580,11 +586,12 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
                         "switching the output device needs a control client (heliodctl device)");
     }
     hld_daemon_t *d = c->d;
-    uint64_t frame = hl_mixer_frames(d->engine.mixer);
+    uint64_t frame = 0;
+    int phase = hl_mixer_phase(d->engine.mixer, &frame);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
-        hld_capture_request(d->capture, frame, capture_flags(d, frame), c->id, q.status, q.voice, h,
-                            body, len);
+        hld_capture_request(d->capture, frame, capture_flags(d, frame, phase), c->id, q.status,
+                            q.voice, h, body, len);
     return rc;
 }
 
@@ -615,8 +622,9 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
     if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
-        uint64_t frame = hl_mixer_frames(c->d->engine.mixer);
-        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame), c->id);
+        uint64_t frame = 0;
+        int phase = hl_mixer_phase(c->d->engine.mixer, &frame);
+        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame, phase), c->id);
     }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */

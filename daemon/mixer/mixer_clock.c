@@ -11,6 +11,18 @@ uint64_t hl_mixer_frames(const hl_mixer_t *m) {
     return atomic_load_explicit(&m->stats.frames, memory_order_relaxed);
 }
 
+int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames) {
+    hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m; /* atomic loads only */
+    uint64_t f = atomic_load_explicit(&w->stats.frames, memory_order_acquire), clk = 0;
+    hl_mixer_clock(m, &clk, NULL);
+    uint64_t dr = atomic_load_explicit(&w->clk_drained, memory_order_acquire);
+    uint64_t f2 = atomic_load_explicit(&w->stats.frames, memory_order_acquire);
+    *frames = f;
+    if (f2 != f || clk > f) return HL_MIX_PHASE_DRAINING; /* a call ended meanwhile */
+    if (clk < f || !f) return HL_MIX_PHASE_IDLE;          /* the next call starts on f */
+    return dr == f + 1 ? HL_MIX_PHASE_DRAINED : HL_MIX_PHASE_DRAINING;
+}
+
 void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns) {
     hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m; /* atomic loads only */
     uint32_t s0, s1;

@@ -449,8 +449,13 @@ static void test_replay_equals_live(void **state) {
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
     assert_true(th_stat(h, "capture_dropped") == 0.0);
     /* what breaks a session's timeline: a device underrun, a ranking the
-     * main thread applied after its frame (a loaded machine) */
-    double xruns = th_stat(h, "xruns") + th_stat(h, "callback_overruns") + th_stat(h, "rank_late");
+     * main thread applied after its frame, a request the audio thread met
+     * mid-drain (its frame of effect unknown), the CPU governor stepping
+     * voices down by how long the callbacks took (a loaded machine) */
+    double unsure = th_stat(h, "capture_unsure");
+    double xruns = th_stat(h, "xruns") + th_stat(h, "callback_overruns") + th_stat(h, "rank_late") +
+                   unsure + th_stat(h, "governor_steps_down") + th_stat(h, "governor_cuts");
+    print_message("# capture_unsure %.0f, xruns etc. %.0f\n", unsure, xruns - unsure);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
