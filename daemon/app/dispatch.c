@@ -549,17 +549,49 @@ static const hld_op_fn g_ops[HLD_OPS] = {
 };
 
 /* A request's frame of effect, for the capture: where the audio thread was
- * before its handler (*frame; *phase) and after it (the return). The same
- * definite phase both times: what it pushed applies from *frame (between
- * two calls) or from the next call's start (the ring drained inside one:
- * HLD_CAPTURE_REQ_INPERIOD). Otherwise (a drain under way, a call that
- * ended during the handler) some of it may have landed on one call and
- * some on the next, which no replay can tell: counted (capture_unsure). */
-static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame, int phase) {
-    uint64_t f = 0;
-    int now = hl_mixer_phase(d->engine.mixer, &f);
-    if (now != phase || f != frame || now == HL_MIX_PHASE_DRAINING) d->n.capture_unsure++;
-    return now == HL_MIX_PHASE_DRAINED && f == frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+ * before its handler (b) and after it. The same definite phase both times:
+ * what it pushed applies from the frame (between two calls) or from the
+ * next call's start (the ring drained inside one: IN_PERIOD). If the
+ * thread moved meanwhile, the last finished drain's read index tells
+ * whether it took all of the request's commands (from that call's frame)
+ * or none (from the next call's). Otherwise (a drain under way, some taken
+ * by one call and the rest by the next) no replay can tell: counted
+ * (capture_unsure). Returns the flags, *frame the frame. */
+typedef struct {
+    uint64_t frame;
+    int phase;
+    uint32_t pushed;
+} cap_at_t;
+
+static void cap_mark(hld_daemon_t *d, cap_at_t *a) {
+    a->phase = hl_mixer_phase(d->engine.mixer, &a->frame);
+    a->pushed = hl_mixer_cmds_pushed(d->engine.mixer);
+}
+
+static uint32_t capture_at(hld_daemon_t *d, const cap_at_t *b, uint64_t *frame) {
+    hl_mixer_t *mx = d->engine.mixer;
+    cap_at_t a, a2;
+    cap_mark(d, &a);
+    *frame = a.frame;
+    uint32_t inp = a.phase == HL_MIX_PHASE_DRAINED ? HLD_CAPTURE_REQ_INPERIOD : 0;
+    if (a.pushed == b->pushed) return inp; /* nothing pushed: nothing to split */
+    if (a.phase != HL_MIX_PHASE_DRAINING && a.phase == b->phase && a.frame == b->frame) return inp;
+    uint64_t dr = 0;
+    uint32_t taken = 0;
+    int got = hl_mixer_last_drain(mx, &dr, &taken);
+    cap_mark(d, &a2);
+    if (got && b->phase != HL_MIX_PHASE_DRAINING && a2.phase == a.phase && a2.frame == a.frame) {
+        /* the first drain that could take them */
+        uint64_t first = b->phase == HL_MIX_PHASE_IDLE ? b->frame : b->frame + d->cfg.period;
+        if ((int32_t)(taken - a.pushed) >= 0 && dr == first) {
+            *frame = dr; /* all of them, by the drain of the call from dr */
+            return 0;
+        }
+        if ((int32_t)(taken - b->pushed) <= 0 && a.phase != HL_MIX_PHASE_DRAINING)
+            return inp; /* none: the next drain takes them all */
+    }
+    d->n.capture_unsure++;
+    return inp;
 }
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -586,12 +618,14 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
                         "switching the output device needs a control client (heliodctl device)");
     }
     hld_daemon_t *d = c->d;
-    uint64_t frame = 0;
-    int phase = hl_mixer_phase(d->engine.mixer, &frame);
+    cap_at_t at;
+    cap_mark(d, &at);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
-    if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
-        hld_capture_request(d->capture, frame, capture_flags(d, frame, phase), c->id, q.status,
-                            q.voice, h, body, len);
+    if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
+        uint64_t frame = 0;
+        uint32_t flags = capture_at(d, &at, &frame);
+        hld_capture_request(d->capture, frame, flags, c->id, q.status, q.voice, h, body, len);
+    }
     return rc;
 }
 
@@ -622,9 +656,11 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
     if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
+        cap_at_t at;
+        cap_mark(c->d, &at);
         uint64_t frame = 0;
-        int phase = hl_mixer_phase(c->d->engine.mixer, &frame);
-        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame, phase), c->id);
+        uint32_t flags = capture_at(c->d, &at, &frame);
+        hld_capture_close(c->d->capture, frame, flags, c->id);
     }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */

@@ -653,6 +653,12 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
  * request's frame of effect. */
 enum { HL_MIX_PHASE_IDLE, HL_MIX_PHASE_DRAINED, HL_MIX_PHASE_DRAINING };
 int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames);
+/* The commands pushed so far (the ring's write index) and, for the last
+ * call whose drain is over, its frame and the commands it had taken by
+ * then (the read index); 0 if no drain is over or the pair was changing.
+ * Where a request's commands went when the audio thread moved meanwhile. */
+uint32_t hl_mixer_cmds_pushed(const hl_mixer_t *m);
+int hl_mixer_last_drain(const hl_mixer_t *m, uint64_t *frame, uint32_t *taken);
 
 /* ---- meters: what the audio thread measured in its last call ------------ */
 

@@ -444,6 +444,7 @@ struct hl_mixer {
     /* 1 + the frame of the last call whose ring drain is over (0: none):
      * with clk_frame, where a command pushed now applies (hl_mixer_phase) */
     _Atomic uint64_t clk_drained;
+    _Atomic uint32_t clk_tail; /* the ring's read index when that drain ended */
 };
 
 /* The timelines' changes up to this frame are folded into their base: a
