@@ -656,11 +656,15 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
     if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
+        /* recorded once its voices' stops are queued (conn_closed): its
+         * frame of effect is theirs */
         cap_at_t at;
         cap_mark(c->d, &at);
-        uint64_t frame = 0;
-        uint32_t flags = capture_at(c->d, &at, &frame);
-        hld_capture_close(c->d->capture, frame, flags, c->id);
+        c->d->capture_close.frame = at.frame;
+        c->d->capture_close.phase = at.phase;
+        c->d->capture_close.pushed = at.pushed;
+        c->d->capture_close.client = c->id;
+        c->d->capture_close.pending = 1;
     }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
@@ -669,9 +673,24 @@ static void conn_closing(hld_conn_t *c) {
     hld_owners_conn_closing(c); /* while its ledger record is there */
 }
 
+/* A connection closed: its voices are orphans, stopped here; then its
+ * CLOSE record (conn_closing marked where the audio thread was). */
+static void conn_closed(hld_daemon_t *d) {
+    hld_events_owner_sweep(d);
+    if (!d->capture_close.pending) return;
+    d->capture_close.pending = 0;
+    if (!d->capture) return;
+    cap_at_t at = {.frame = d->capture_close.frame,
+                   .phase = d->capture_close.phase,
+                   .pushed = d->capture_close.pushed};
+    uint64_t frame = 0;
+    uint32_t flags = capture_at(d, &at, &frame);
+    hld_capture_close(d->capture, frame, flags, d->capture_close.client);
+}
+
 const hld_conn_hooks_t hld_dispatch_hooks = {
     .dispatch = hld_dispatch,
     .upload_timeout = hld_upload_timeout,
     .closing = conn_closing,
-    .closed = hld_events_owner_sweep,
+    .closed = conn_closed,
 };
