@@ -580,15 +580,15 @@ static uint32_t capture_at(hld_daemon_t *d, const cap_at_t *b, uint64_t *frame) 
     uint32_t taken = 0;
     int got = hl_mixer_last_drain(mx, &dr, &taken);
     cap_mark(d, &a2);
-    if (got && b->phase != HL_MIX_PHASE_DRAINING && a2.phase == a.phase && a2.frame == a.frame) {
+    if (got && a2.phase == a.phase && a2.frame == a.frame) {
+        if ((int32_t)(taken - b->pushed) <= 0 && a.phase != HL_MIX_PHASE_DRAINING)
+            return inp; /* none: the next drain takes them all */
         /* the first drain that could take them */
         uint64_t first = b->phase == HL_MIX_PHASE_IDLE ? b->frame : b->frame + d->cfg.period;
-        if ((int32_t)(taken - a.pushed) >= 0 && dr == first) {
+        if (b->phase != HL_MIX_PHASE_DRAINING && (int32_t)(taken - a.pushed) >= 0 && dr == first) {
             *frame = dr; /* all of them, by the drain of the call from dr */
             return 0;
         }
-        if ((int32_t)(taken - b->pushed) <= 0 && a.phase != HL_MIX_PHASE_DRAINING)
-            return inp; /* none: the next drain takes them all */
     }
     d->n.capture_unsure++;
     return inp;
