@@ -218,6 +218,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "param_values", d->params.nent);         /* emitter and voice values held */
     put(&s, "param_evals", (double)d->params.evals); /* evaluation passes over bound voices */
     put(&s, "param_sets", (double)d->params.sets);   /* SETs they sent */
+    put(&s, "param_late", (double)d->params.late);   /* scheduled values past their frame */
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
     uint64_t pinned = 0, evictable = 0;

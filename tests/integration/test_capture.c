@@ -455,7 +455,8 @@ static void test_replay_equals_live(void **state) {
      * voices down by how long the callbacks took (a loaded machine) */
     double unsure = th_stat(h, "capture_unsure");
     double xruns = th_stat(h, "xruns") + th_stat(h, "callback_overruns") + th_stat(h, "rank_late") +
-                   unsure + th_stat(h, "governor_steps_down") + th_stat(h, "governor_cuts");
+                   th_stat(h, "param_late") + unsure + th_stat(h, "governor_steps_down") +
+                   th_stat(h, "governor_cuts");
     print_message("# capture_unsure %.0f, xruns etc. %.0f\n", unsure, xruns - unsure);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
@@ -500,7 +501,8 @@ static void test_replay_equals_live(void **state) {
     assert_non_null(strstr(o, " 0 diverged"));
     heliod_t *h2 = th_connect(&d2, "test", 0);
     double xruns2 = th_stat(h2, "xruns") + th_stat(h2, "callback_overruns") +
-                    th_stat(h2, "rank_late") + th_stat(h2, "sched_late");
+                    th_stat(h2, "rank_late") + th_stat(h2, "sched_late") +
+                    th_stat(h2, "param_late");
     heliod_close(h2);
     assert_int_equal(th_daemon_stop(&d2, NULL), 0);
     float *z = NULL;
