@@ -13,6 +13,10 @@ uint64_t hl_mixer_frames(const hl_mixer_t *m) {
 
 int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames) {
     hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m; /* atomic loads only */
+    /* the commands pushed before are visible before the clock is read (a
+     * store then a load: only a full fence orders them, paired with the
+     * audio thread's after its clock's publication) */
+    atomic_thread_fence(memory_order_seq_cst);
     uint64_t f = atomic_load_explicit(&w->stats.frames, memory_order_acquire), clk = 0;
     hl_mixer_clock(m, &clk, NULL);
     uint64_t dr = atomic_load_explicit(&w->clk_drained, memory_order_acquire);
