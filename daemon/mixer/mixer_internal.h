@@ -463,6 +463,10 @@ struct hl_mixer {
      * seqlock so a reader never sees one without the other */
     _Atomic uint32_t clk_seq;
     _Atomic uint64_t clk_frame, clk_ns;
+    /* 1 + the frame of the last call whose ring drain is over (0: none):
+     * with clk_frame, where a command pushed now applies (hl_mixer_phase) */
+    _Atomic uint64_t clk_drained;
+    _Atomic uint32_t clk_tail; /* the ring's read index when that drain ended */
 };
 
 /* The timelines' changes up to this frame are folded into their base: a
