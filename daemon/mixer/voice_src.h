@@ -126,17 +126,10 @@ __attribute__((noinline, cold)) static void render_slow(hl_mixer_t *m, const hl_
     }
 }
 
-/* The cursor passed end_fp: wraps into the loop (returns 1) or ends (0).
- * s is the voice's own view (only PCM voices loop). */
-static int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
-    const hl_loop_view_t *lp = s->loop;
-    if (!lp->on) return 0;
-    uint64_t len = (uint64_t)(lp->le - lp->ls) << 32;
-    *cur = ((uint64_t)lp->ls << 32) + (*cur - s->end_fp) % len;
-    v->wrapped = 1;
-    if (v->loops_left != HL_LOOP_FOREVER && --v->loops_left == 0) v->loop_on = 0;
-    hl_voice_pcm_view_rt(v);
-    return 1;
+/* The cursor passed end_fp: wraps into the loop (returns 1) or ends (0)
+ * (hl_voice_wrap_rt). */
+static inline int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
+    return hl_voice_wrap_rt(v, s, cur);
 }
 
 /* Renders n frames of source s from *cur into acc_l/acc_r with gain ramp g

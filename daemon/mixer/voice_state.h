@@ -99,5 +99,8 @@ void hl_voice_cone_filter_rt(hl_rt_voice_t *v, uint32_t n);
 void hl_src_view_limits_rt(src_view_t *s, uint32_t fast_end);
 uint32_t hl_interp_mode_rt(uint32_t flags);
 void hl_voice_pcm_view_rt(hl_rt_voice_t *v);
+/* The cursor passed s->end_fp: wraps into the loop (returns 1, the view
+ * recomputed) or ends (0). s is the voice's own view (only PCM voices loop). */
+int hl_voice_wrap_rt(hl_rt_voice_t *v, const src_view_t *s, uint64_t *cur);
 
 #endif /* HL_VOICE_STATE_H */
