@@ -163,7 +163,8 @@ static void render_paths(char *dir, char score[300], char out[300]);
  * no fade, at frame 100 of an offline render (--render) on `layout`: the
  * render's frames (*och channels each) from the first one where channel
  * 0 sounds (the onset; at least `frames` of them), NULL-free. */
-static float *render_mc(const char *layout, int ch, uint32_t frames, th_gen_fn gen, int *och) {
+static float *render_mc_play(const char *layout, int ch, uint32_t frames, th_gen_fn gen, int *och,
+                             const char *opts, const char *refused) {
     char dir[] = "/tmp/heliod-layout-XXXXXX", score[300], out[300], snd[300], err[4096];
     render_paths(dir, score, out);
     snprintf(snd, sizeof snd, "%s/mc.wav", dir);
@@ -171,10 +172,16 @@ static float *render_mc(const char *layout, int ch, uint32_t frames, th_gen_fn g
         th_write_sound(snd, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, ch, RATE, frames, gen, NULL), 0);
     FILE *f = fopen(score, "w");
     assert_non_null(f);
-    fprintf(f, "load mc %s\n@100 play mc --fade-in 0\n@%u end\n", snd, frames + 2000);
+    fprintf(f, "load mc %s\n@100 play mc --fade-in 0%s\n@%u end\n", snd, opts, frames + 2000);
     fclose(f);
     const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
-    assert_int_equal(run_heliod(dir, a, err, sizeof err), 0);
+    const int rc = run_heliod(dir, a, err, sizeof err);
+    if (refused) { /* the play fails with this message: the render says so */
+        assert_true(rc > 0);
+        assert_non_null(strstr(err, refused));
+    } else {
+        assert_int_equal(rc, 0);
+    }
     float *x = NULL;
     size_t n = 0;
     int rate = 0;
@@ -182,8 +189,14 @@ static float *render_mc(const char *layout, int ch, uint32_t frames, th_gen_fn g
     size_t on = n; /* the onset */
     for (size_t i = 0; i < n && on == n; i++)
         if (x[i * (size_t)*och] != 0.0f) on = i;
-    assert_true(on + frames <= n);
-    memmove(x, x + on * (size_t)*och, (n - on) * (size_t)*och * sizeof(float));
+    if (refused) { /* nothing played */
+        assert_true(on == n);
+        free(x);
+        x = NULL;
+    } else {
+        assert_true(on + frames <= n);
+    }
+    if (x) memmove(x, x + on * (size_t)*och, (n - on) * (size_t)*och * sizeof(float));
     char log[400];
     snprintf(log, sizeof log, "%s/start.log", dir);
     unlink(log);
@@ -192,6 +205,10 @@ static float *render_mc(const char *layout, int ch, uint32_t frames, th_gen_fn g
     unlink(score);
     rmdir(dir);
     return x;
+}
+
+static float *render_mc(const char *layout, int ch, uint32_t frames, th_gen_fn gen, int *och) {
+    return render_mc_play(layout, ch, frames, gen, och, "", NULL);
 }
 
 /* A `ch`-channel file on `layout`: input channel c's gain into output
@@ -266,6 +283,10 @@ static void test_passthrough(void **state) {
     (void)state;
     run_passthrough("5.1", 6);
     run_passthrough("7.1", 8);
+    /* 3D play of a multichannel sound is refused, naming why */
+    int och = 0;
+    free(render_mc_play("5.1", 6, 4800, gen_mc, &och, " --pos 1,0,0",
+                        "sound mc has 6 channels: a multichannel sound plays 2D only"));
 }
 
 /* Folds to a surround layout: 7.1 on 5.1 (BS.775: side and back pairs at
