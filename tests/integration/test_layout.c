@@ -83,11 +83,21 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     heliod_play_params_init(&pp);
     pp.fade_in_ms = 0;
     heliod_voice_t v;
-    assert_int_equal(heliod_play(h, "lr", &pp, &v, NULL), 0);
+    /* the C API's LFE send: out of range is refused by name; 0 is none */
+    assert_int_equal(heliod_play_lfe(h, "lr", &pp, 4.5f, &v, NULL), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "lfe"));
+    assert_int_equal(heliod_play_lfe(h, "lr", &pp, 0.0f, &v, NULL), 0);
     wait_engine(h, 0.2);
     /* the per-speaker peaks: the front pair sounds, the surrounds do not */
     assert_true(th_stat(h, "output_peak.FL") > 0.0);
     if (want_ch > 2) assert_true(th_stat(h, "output_peak.BL") == 0.0);
+    const int lfe = want_ch >= 6 ? 3 : -1;
+    assert_int_equal(heliod_set_lfe(h, v, -1.0f, 0), HELIOD_EINVAL);
+    if (lfe > 0) { /* from here on the LFE carries the send: checked below */
+        assert_int_equal(heliod_set_lfe(h, v, 1.0f, 0), 0);
+        wait_engine(h, 0.05);
+        assert_true(th_stat(h, "output_peak.LFE") > 0.0);
+    }
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
@@ -109,10 +119,17 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     for (size_t i = 0; i < frames && a == frames; i++)
         if (x[i * (size_t)ch] != 0.0f) a = i;
     assert_true(a + RATE / 10 < frames);
-    size_t checked = 0;
+    size_t checked = 0, sent = 0, exact = 0;
     for (size_t i = 0; i < frames; i++) {
+        const float *y = x + i * (size_t)ch;
         for (int c = 2; c < ch; c++)
-            assert_true(x[i * (size_t)ch + (size_t)c] == 0.0f);
+            if (c != lfe || i < a + RATE / 10) assert_true(y[c] == 0.0f);
+        if (lfe > 0 && y[lfe] != 0.0f) { /* the send: 1 x (L + R) / sqrt(2) at gains 1, 1 */
+            const float want = (y[0] + y[1]) * 0.70710678f;
+            assert_true(fabsf(y[lfe]) <= fabsf(want) + 1e-5f && y[lfe] * want > 0.0f);
+            exact += fabsf(y[lfe] - want) <= 1e-5f; /* the rest: ramping up from 0 */
+            sent++;
+        }
         if (i >= a && i < a + RATE / 10) {
             float l = (float)(((i - a) % 977) + 1) / 2048.0f;
             assert_true(x[i * (size_t)ch] == l);
@@ -120,8 +137,11 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
             checked++;
         }
     }
-    fprintf(stderr, "# --layout %s: %d channels, mask 0x%x, %zu frames bit-exact on FL/FR\n",
-            layout, ch, mask, checked);
+    fprintf(stderr,
+            "# --layout %s: %d channels, mask 0x%x, %zu frames bit-exact on FL/FR, %zu frames "
+            "of LFE send (heliod_set_lfe)\n",
+            layout, ch, mask, checked, sent);
+    if (lfe > 0) assert_true(exact >= RATE / 100 && sent - exact <= 1024);
     free(x);
     th_daemon_cleanup(&d);
 }
