@@ -56,42 +56,20 @@ static void path_of(char *buf, size_t cap, const char *name) {
 
 /* Runs heliod --render SCORE --out OUT [extra]; returns its exit status. */
 static int render(const char *score, const char *out, const char *extra) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        char logp[300];
-        path_of(logp, sizeof logp, "render.log");
-        FILE *lf = freopen(logp, "a", stderr);
-        (void)lf;
-        if (extra)
-            execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", extra,
-                   (char *)NULL);
-        else
-            execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char log[300];
+    path_of(log, sizeof log, "render.log");
+    const char *const args[] = {extra, NULL};
+    return th_render(score, out, log, args);
 }
 
 /* heliod --render SCORE --out OUT with HELIOD_SIMD=simd in its environment,
  * its info log in LOG; returns its exit status. */
 static int render_simd(const char *score, const char *out, const char *simd, const char *log) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        FILE *lf = freopen(log, "w", stderr);
-        (void)lf;
-        setenv("HELIOD_SIMD", simd, 1);
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "info", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    const char *const args[] = {"--log-level", "info", NULL};
+    setenv("HELIOD_SIMD", simd, 1); /* for the child only: this process mixes nothing */
+    int rc = th_render(score, out, log, args);
+    unsetenv("HELIOD_SIMD");
+    return rc;
 }
 
 /* 1 if the file at path contains needle. */
