@@ -176,7 +176,6 @@ static void gen_blocks(void *user, uint32_t frame, float *out, int channels) {
         out[c] = (int)(frame / BLOCK) == c ? LEVEL : 0.0f;
 }
 
-static int run_heliod(const char *dir, const char *const *args, char *err, size_t cap);
 static void render_paths(char *dir, char score[300], char out[300]);
 
 /* A `ch`-channel WAVEX file of `frames` frames (gen) played 2D at 0 dB,
@@ -195,7 +194,7 @@ static float *render_mc_play(const char *layout, int ch, uint32_t frames, th_gen
     fprintf(f, "load mc %s\n@100 play mc --fade-in 0%s\n@%u end\n", snd, opts, frames + 2000);
     fclose(f);
     const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
-    const int rc = run_heliod(dir, a, err, sizeof err);
+    const int rc = th_heliod_run(dir, a, err, sizeof err);
     if (refused) { /* the play fails with this message: the render says so */
         assert_true(rc > 0);
         assert_non_null(strstr(err, refused));
@@ -217,9 +216,6 @@ static float *render_mc_play(const char *layout, int ch, uint32_t frames, th_gen
         assert_true(on + frames <= n);
     }
     if (x) memmove(x, x + on * (size_t)*och, (n - on) * (size_t)*och * sizeof(float));
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(log);
     unlink(out);
     unlink(snd);
     unlink(score);
