@@ -19,26 +19,12 @@
 
 #include "voice_stream.h"
 
-/* Frame i of the source (its first sample), loop-aware as voice_src.h's
- * fetch: past the loop end it continues at the loop start, before frame 0
- * of a wrapped loop at the loop end; NULL outside the data (silence). */
-static const float *frame_ptr(const src_view_t *s, int64_t i) {
-    const hl_loop_view_t *lp = s->loop;
-    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
-    if (lp->on && i >= (int64_t)lp->le)
-        i = lp->ls + (i - lp->ls) % len;
-    else if (i < 0 && lp->wrapped)
-        i += len;
-    if (i < 0 || i >= (int64_t)s->frames) return NULL;
-    return s->data + (size_t)i * s->ch;
-}
-
 /* Every channel at fixed-point position pos, linearly interpolated (a
  * whole frame is read as is). */
 static void interp_frame(const src_view_t *s, uint64_t pos, float *y) {
     const int64_t i = (int64_t)(pos >> 32);
     const float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
-    const float *a = frame_ptr(s, i), *b = f != 0.0f ? frame_ptr(s, i + 1) : NULL;
+    const float *a = hl_src_frame(s, i), *b = f != 0.0f ? hl_src_frame(s, i + 1) : NULL;
     for (uint32_t c = 0; c < s->ch; c++) {
         const float x = a ? a[c] : 0.0f;
         y[c] = f != 0.0f ? x + f * ((b ? b[c] : 0.0f) - x) : x;
@@ -114,11 +100,7 @@ int hl_multi_voice_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_
         float g[3] = {e0 * l0, e0 * dl + de * l0, de * dl};
         const float sum = g[0] + g[1] + g[2];
         finished = render(m, v, t, seg, g, pcm_step(v), sum - sum == 0.0f); /* non-finite: muted */
-        ramp_advance(&v->env, seg);
-        fade_step(v);
-        ramp_advance(&v->gl, seg);
-        ramp_advance(&v->gr, seg);
-        hl_voice_rate_advance_rt(m, v, seg);
+        hl_voice_seg_advance_rt(m, v, seg);
         t += seg;
         if (finished || (v->env.rem == 0 && v->env_mode != HL_ENV_RUN)) break;
     }

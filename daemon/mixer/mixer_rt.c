@@ -286,11 +286,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
                 (void)render_src(m, v, &v->src, &v->f.cursor, acc_l + t, acc_r + t, seg, &g,
                                  voice_step(v), &finished);
             }
-            ramp_advance(&v->env, seg);
-            fade_step(v);
-            ramp_advance(&v->gl, seg);
-            ramp_advance(&v->gr, seg);
-            hl_voice_rate_advance_rt(m, v, seg);
+            hl_voice_seg_advance_rt(m, v, seg);
             t += seg;
             if (finished || (v->env.rem == 0 && v->env_mode != HL_ENV_RUN)) break;
         }

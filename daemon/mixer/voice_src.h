@@ -39,17 +39,11 @@ static inline void sinc_follow(const hl_mixer_t *m, src_view_t *s, uint64_t step
  * continues at the loop start, before frame 0 of a wrapped loop at the loop
  * end, elsewhere outside the data it is silence. */
 static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
-    const hl_loop_view_t *lp = s->loop;
-    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
-    if (lp->on && i >= (int64_t)lp->le)
-        i = lp->ls + (i - lp->ls) % len;
-    else if (i < 0 && lp->wrapped)
-        i += len;
-    if (i < 0 || i >= (int64_t)s->frames) {
+    const float *p = hl_src_frame(s, i);
+    if (!p) {
         *l = *r = 0.0f;
         return;
     }
-    const float *p = s->data + (size_t)i * s->ch;
     *l = p[0];
     *r = p[s->ch - 1];
 }
