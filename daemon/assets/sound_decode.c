@@ -416,9 +416,11 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     uint64_t out_bytes = (uint64_t)olen * och * sizeof(float);
     /* the whole decoded size (and the resampler's output beside it) is
      * reserved before the first byte is allocated or read */
-    int rr = reserve(d, dec_bytes + out_bytes);
+    /* a fold to a wider layout holds its buffer (cap x och) while resampling */
+    const uint64_t want = (och > ch ? (uint64_t)cap * och * sizeof(float) : dec_bytes) + out_bytes;
+    int rr = reserve(d, want);
     if (rr != 0) {
-        d->wanted = dec_bytes + out_bytes;
+        d->wanted = want;
         return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
     }
     d->data = malloc(dec_bytes);
