@@ -133,7 +133,8 @@
     X(atten, ATTEN, GEN)                                                                           \
     X(music_req, MUSIC, GEN)                                                                       \
     X(music_reply, MUSIC_REPLY, GEN)                                                               \
-    X(capture, CAPTURE, GEN)
+    X(capture, CAPTURE, GEN)                                                                       \
+    X(cue_detail, CUE_DETAIL, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -553,6 +554,19 @@
     X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
     X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance */
+
+/* ---- a cue's bindings, cone and curve read back (1.1; an op since 1.1: every field is required) ---- */
+#define HL_FIELDS_cue_detail(X) \
+    X(STR,   name,        HL_MAX_NAME, NONE, NONE, "", ALWAYS, 0, V1_0) /* the cue */ \
+    X(VEC3,  cone_dir,    0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* as CONE; (0,0,0) = no cone */ \
+    X(F32,   inner_deg,   0,           NONE, NONE, "", ALWAYS, 360, V1_0) \
+    X(F32,   outer_deg,   0,           NONE, NONE, "", ALWAYS, 360, V1_0) \
+    X(F32,   outer_gain,  0,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(F32,   outer_lp_hz, 0,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U8,    npoints,     0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* as ATTEN; 0 = the distance model */ \
+    X(F32N,  dist,        8,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(F32N,  gain_db,     8,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U8,    nbinds,      0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* BIND bodies (action 0) that follow */
 
 /* ---- adaptive music (1.1): a cue sheet's [music NAME] ---- */
 #define HL_FIELDS_music_req(X) \

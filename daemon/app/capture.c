@@ -63,7 +63,8 @@ int hld_capture_op(uint16_t op) {
     case HL_OP_ZONES:
     case HL_OP_CLOCK:
     case HL_OP_PARAMS:
-    case HL_OP_SNAPSHOTS: return 0;
+    case HL_OP_SNAPSHOTS:
+    case HL_OP_CUE_DETAIL: return 0;
     default: return 1;
     }
 }

@@ -53,6 +53,8 @@ int hld_op_cue(hld_req_t *q);
 int hld_op_category(hld_req_t *q);
 int hld_op_cues(hld_req_t *q);
 int hld_op_cues_load(hld_req_t *q);
+/* CUE_DETAIL (1.1): a cue's bindings, cone and attenuation curve, as set */
+int hld_op_cue_detail(hld_req_t *q);
 /* emitter_ops.c */
 int hld_op_emitter(hld_req_t *q);
 /* bus_ops.c */

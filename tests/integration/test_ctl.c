@@ -183,6 +183,8 @@ static void test_cues_save_round_trip(void **state) {
                "[cue step]\nsound = tone, hum\npick = shuffle\ngain = -3.5\ngain-rand = 2\n"
                "pitch-rand = 50\ncategory = steps\n3d = yes\nmax-distance = 40\n"
                "rolloff = 0.7\nmodel = linear\nlp = 8000\nsend = reverb:-6\n"
+               "bind = wind gain 0:-12 0.5:-3:exp 1:0\nbind = rpm send:0 0:-20 8000:0\n"
+               "cone = 0,0,1 60 180 0.25 2000\nattenuation = 1:0 10:-6 50:-30\n"
                "[cue engine]\nsound = hum\nloop = yes\ninterp = cubic\npriority = 10\n"
                "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n");
     fclose(f);
@@ -209,7 +211,11 @@ static void test_cues_save_round_trip(void **state) {
                                  "interp = cubic\n",
                                  "bus = music\n",
                                  "fade-in = 12.5\n",
-                                 "category = steps\n"};
+                                 "category = steps\n",
+                                 "bind = wind gain 0:-12 0.5:-3:exp 1:0\n",
+                                 "bind = rpm send:0 0:-20 8000:0\n",
+                                 "cone = 0,0,1 60 180 0.25 2000\n",
+                                 "attenuation = 1:0 10:-6 50:-30\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(ta, want[i])) fail_msg("the saved sheet lacks '%s'", want[i]);
     /* the categories come first: a cue names one */
