@@ -10,10 +10,12 @@
  * in the daemon's order. Each cue's bindings, cone and attenuation curve
  * come from CUE_DETAIL (a daemon without it: the cues are saved without
  * them, and a warning says so) as `bind`, `cone` and `attenuation` keys.
- * Not saved, as no request reads them back: tempo maps and markers,
- * snapshots and music sections.
+ * The mixer snapshots follow as `[snapshot NAME]` sections (SNAPSHOTS, and
+ * SNAPSHOT_DETAIL for each one's settings). Not saved, as no request reads
+ * them back: tempo maps and markers, and music sections.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +28,8 @@ const char ctl_cues_save_usage[] =
     "usage: heliodctl cues save FILE\n"
     "  Write the daemon's parameter, category and cue definitions as a cue sheet\n"
     "  that `cues load FILE` reads back to the same definitions, with each cue's\n"
-    "  bindings, cone and attenuation curve (tempo maps, snapshots and music\n"
-    "  sections are not read back, so not saved).\n";
+    "  bindings, cone and attenuation curve, and the mixer snapshots (tempo maps\n"
+    "  and music sections are not read back, so not saved).\n";
 
 typedef struct {
     uint8_t *buf;
@@ -64,6 +66,17 @@ static int fetch(heliod_t *h, uint16_t op, list_t *l) {
     return fetch_body(h, op, NULL, 0, l);
 }
 
+/* A NAME request body for op into l; 0, or an error. */
+static int fetch_name(heliod_t *h, uint16_t op, const char *name, list_t *l) {
+    uint8_t req[HL_MAX_NAME + 8];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, req, sizeof req);
+    hl_name_t n;
+    snprintf(n.name, sizeof n.name, "%s", name);
+    hl_put_name(&w, &n);
+    return fetch_body(h, op, req, w.len, l);
+}
+
 /* A binding as a sheet's `bind = PARAM PROP[:INDEX] X:Y[:SHAPE] ...`
  * (switch and blend: bare X values). */
 static void put_bind(FILE *f, const hl_bind_t *b) {
@@ -84,14 +97,8 @@ static void put_bind(FILE *f, const hl_bind_t *b) {
 /* The cue's CUE_DETAIL as bind, cone and attenuation keys. 0, 1 if the
  * daemon has no CUE_DETAIL (nothing written), or an error. */
 static int put_detail(FILE *f, heliod_t *h, const char *cue) {
-    uint8_t req[HL_MAX_NAME + 8];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, req, sizeof req);
-    hl_name_t n;
-    snprintf(n.name, sizeof n.name, "%s", cue);
-    hl_put_name(&w, &n);
     list_t l;
-    int rc = fetch_body(h, HL_OP_CUE_DETAIL, req, w.len, &l);
+    int rc = fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
     if (rc == HELIOD_EBADOP) return 1;
     if (rc < 0) return rc;
     hl_rbuf_t r;
@@ -171,6 +178,55 @@ static void put_cue(FILE *f, const hl_cue_t *c) {
     if (sends) fprintf(f, "\n");
 }
 
+/* One snapshot's [snapshot NAME] section from its SNAPSHOT_DETAIL. */
+static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
+    list_t l;
+    int rc = fetch_name(h, HL_OP_SNAPSHOT_DETAIL, s->name, &l);
+    if (rc < 0) return rc;
+    fprintf(f, "\n[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
+    if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, l.buf, l.len);
+    hl_list_head_t head;
+    hl_get_list_head(&r, &head);
+    for (uint32_t i = 0; i < head.count && !r.err; i++) {
+        hl_snapshot_setting_t e;
+        hl_get_snapshot_setting(&r, &e);
+        if (r.err) break;
+        if (e.target == HL_SNAPT_GAIN && isinf(e.value))
+            fprintf(f, "gain = %s -inf\n", e.bus);
+        else if (e.target == HL_SNAPT_GAIN)
+            fprintf(f, "gain = %s %.9g\n", e.bus, (double)e.value);
+        else if (e.target == HL_SNAPT_MUTE)
+            fprintf(f, "mute = %s %s\n", e.bus, e.value != 0.0f ? "on" : "off");
+        else
+            fprintf(f, "fx = %s %u %u %.9g\n", e.bus, (unsigned)e.fx_index, (unsigned)e.param,
+                    (double)e.value);
+    }
+    free(l.buf);
+    return r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
+}
+
+/* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */
+static int put_snapshots(FILE *f, heliod_t *h) {
+    list_t l;
+    int rc = fetch(h, HL_OP_SNAPSHOTS, &l);
+    if (rc == HELIOD_EBADOP) return 0;
+    if (rc < 0) return rc;
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, l.buf, l.len);
+    hl_list_head_t head;
+    hl_get_list_head(&r, &head);
+    for (uint32_t i = 0; i < head.count && !r.err && rc == 0; i++) {
+        hl_snapshot_info_t s;
+        hl_get_snapshot_info(&r, &s);
+        if (!r.err) rc = put_snapshot(f, h, &s);
+    }
+    free(l.buf);
+    if (rc == 0 && (r.err || head.truncated)) rc = r.err ? HELIOD_EPROTO : HELIOD_ETOOBIG;
+    return rc;
+}
+
 static int save(heliod_t *h, const char *path) {
     list_t cues, params;
     int rc = fetch(h, HL_OP_PARAMS, &params);
@@ -231,6 +287,7 @@ static int save(heliod_t *h, const char *path) {
     }
     free(params.buf);
     free(cues.buf);
+    if (!bad && detail_rc == 0) detail_rc = put_snapshots(f, h);
     if (fclose(f) != 0 || bad || detail_rc < 0) {
         ctl_errorf("cues save: %s: %s", path,
                    detail_rc < 0 ? heliod_strerror(detail_rc)

@@ -136,11 +136,13 @@ int hld_op_cue_detail(hld_req_t *q) {
     hl_cue_detail_t r;
     hl_cue_detail_init(&r);
     memcpy(r.name, cue->def.name, sizeof r.name);
-    memcpy(r.cone_dir, cue->cone, sizeof r.cone_dir);
-    r.inner_deg = cue->cone[3];
-    r.outer_deg = cue->cone[4];
-    r.outer_gain = cue->cone[5];
-    r.outer_lp_hz = cue->cone[6];
+    if (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f) { /* a cone */
+        memcpy(r.cone_dir, cue->cone, sizeof r.cone_dir);
+        r.inner_deg = cue->cone[3];
+        r.outer_deg = cue->cone[4];
+        r.outer_gain = cue->cone[5];
+        r.outer_lp_hz = cue->cone[6];
+    }
     r.npoints = (uint8_t)cue->curve_n;
     memcpy(r.dist, cue->curve_d, sizeof r.dist);
     memcpy(r.gain_db, cue->curve_db, sizeof r.gain_db);

@@ -69,6 +69,8 @@ int hld_op_rzones(hld_req_t *q);
 /* snapshot_ops.c */
 int hld_op_snapshot(hld_req_t *q);
 int hld_op_snapshots(hld_req_t *q);
+/* SNAPSHOT_DETAIL (1.1): one snapshot's settings, as SNAPSHOT set them */
+int hld_op_snapshot_detail(hld_req_t *q);
 /* voice_ops.c */
 int hld_op_cone(hld_req_t *q);
 int hld_op_atten(hld_req_t *q);

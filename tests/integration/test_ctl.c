@@ -186,7 +186,9 @@ static void test_cues_save_round_trip(void **state) {
                "bind = wind gain 0:-12 0.5:-3:exp 1:0\nbind = rpm send:0 0:-20 8000:0\n"
                "cone = 0,0,1 60 180 0.25 2000\nattenuation = 1:0 10:-6 50:-30\n"
                "[cue engine]\nsound = hum\nloop = yes\ninterp = cubic\npriority = 10\n"
-               "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n");
+               "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n"
+               "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\nmute = sfx\n"
+               "gain = ui -inf\n[snapshot quiet]\nmute = music off\n");
     fclose(f);
     assert_int_equal(CTL("cues", "load", sheet), 0);
     assert_int_equal(CTL("cues", "save", a), 0);
@@ -215,7 +217,10 @@ static void test_cues_save_round_trip(void **state) {
                                  "bind = wind gain 0:-12 0.5:-3:exp 1:0\n",
                                  "bind = rpm send:0 0:-20 8000:0\n",
                                  "cone = 0,0,1 60 180 0.25 2000\n",
-                                 "attenuation = 1:0 10:-6 50:-30\n"};
+                                 "attenuation = 1:0 10:-6 50:-30\n",
+                                 "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\n"
+                                 "mute = sfx on\ngain = ui -inf\n",
+                                 "[snapshot quiet]\npriority = 0\nfade = 0\nmute = music off\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(ta, want[i])) fail_msg("the saved sheet lacks '%s'", want[i]);
     /* the categories come first: a cue names one */
