@@ -34,6 +34,7 @@ const char ctl_cues_save_usage[] =
 typedef struct {
     uint8_t *buf;
     size_t len;
+    hl_rbuf_t r; /* over buf, once the reply came */
     int status, done;
     char msg[HL_MAX_MSG + 1];
 } list_t;
@@ -59,6 +60,7 @@ static int fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, li
     int rc = heliod_raw_async(h, op, body, len, on_list, l);
     if (rc >= 0) rc = heliod_sync(h);
     if (rc < 0) return rc;
+    hl_rbuf_init(&l->r, l->buf, l->len);
     return l->status < 0 ? l->status : 0;
 }
 
@@ -101,28 +103,27 @@ static int put_detail(FILE *f, heliod_t *h, const char *cue) {
     int rc = fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
     if (rc == HELIOD_EBADOP) return 1;
     if (rc < 0) return rc;
-    hl_rbuf_t r;
-    hl_rbuf_init(&r, l.buf, l.len);
+    hl_rbuf_t *r = &l.r;
     hl_cue_detail_t d;
-    hl_get_cue_detail(&r, &d);
-    for (unsigned i = 0; i < d.nbinds && !r.err; i++) {
+    hl_get_cue_detail(r, &d);
+    for (unsigned i = 0; i < d.nbinds && !r->err; i++) {
         hl_bind_t b;
-        hl_get_bind(&r, &b);
-        if (!r.err) put_bind(f, &b);
+        hl_get_bind(r, &b);
+        if (!r->err) put_bind(f, &b);
     }
-    if (!r.err && (d.cone_dir[0] != 0.0f || d.cone_dir[1] != 0.0f || d.cone_dir[2] != 0.0f)) {
+    if (!r->err && (d.cone_dir[0] != 0.0f || d.cone_dir[1] != 0.0f || d.cone_dir[2] != 0.0f)) {
         fprintf(f, "cone = %.9g,%.9g,%.9g %.9g %.9g %.9g", (double)d.cone_dir[0],
                 (double)d.cone_dir[1], (double)d.cone_dir[2], (double)d.inner_deg,
                 (double)d.outer_deg, (double)d.outer_gain);
         if (d.outer_lp_hz != 0.0f) fprintf(f, " %.9g", (double)d.outer_lp_hz);
         fprintf(f, "\n");
     }
-    for (unsigned i = 0; !r.err && i < d.npoints && i < HL_ATTEN_POINTS; i++)
+    for (unsigned i = 0; !r->err && i < d.npoints && i < HL_ATTEN_POINTS; i++)
         fprintf(f, "%s%.9g:%.9g", i ? " " : "attenuation = ", (double)d.dist[i],
                 (double)d.gain_db[i]);
-    if (!r.err && d.npoints) fprintf(f, "\n");
+    if (!r->err && d.npoints) fprintf(f, "\n");
     free(l.buf);
-    return r.err ? HELIOD_EPROTO : 0;
+    return r->err ? HELIOD_EPROTO : 0;
 }
 
 static void put_name(FILE *f, const char *key, const char *v) {
@@ -185,14 +186,12 @@ static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
     if (rc < 0) return rc;
     fprintf(f, "\n[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
     if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
-    hl_rbuf_t r;
-    hl_rbuf_init(&r, l.buf, l.len);
     hl_list_head_t head;
-    hl_get_list_head(&r, &head);
-    for (uint32_t i = 0; i < head.count && !r.err; i++) {
+    hl_get_list_head(&l.r, &head);
+    for (uint32_t i = 0; i < head.count && !l.r.err; i++) {
         hl_snapshot_setting_t e;
-        hl_get_snapshot_setting(&r, &e);
-        if (r.err) break;
+        hl_get_snapshot_setting(&l.r, &e);
+        if (l.r.err) break;
         if (e.target == HL_SNAPT_GAIN && isinf(e.value))
             fprintf(f, "gain = %s -inf\n", e.bus);
         else if (e.target == HL_SNAPT_GAIN)
@@ -204,7 +203,7 @@ static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
                     (double)e.value);
     }
     free(l.buf);
-    return r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
+    return l.r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
 }
 
 /* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */

@@ -127,11 +127,7 @@ int hld_op_cue_detail(hld_req_t *q) {
     if (!hld_body_ok(q)) return CLOSE_CONN;
     hld_daemon_t *d = q->c->d;
     const hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
-    if (!cue) {
-        char msg[HL_MAX_MSG + 1];
-        snprintf(msg, sizeof msg, "no cue named %s", m.name);
-        return hld_fail(q, HELIOD_ENOSOUND, msg);
-    }
+    if (!cue) return hld_fail_unknown(q, HELIOD_ENOSOUND, "cue", m.name);
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     hl_cue_detail_t r;
     hl_cue_detail_init(&r);

@@ -496,6 +496,12 @@ static int op_devices(hld_req_t *q) {
 
 /* The opcode table: each handler lives with its domain (see the top of the
  * file); dispatch keeps framing, ids and replies. */
+int hld_fail_unknown(hld_req_t *q, int status, const char *kind, const char *name) {
+    char msg[HL_MAX_MSG + 1];
+    snprintf(msg, sizeof msg, "no %s named %s", kind, name);
+    return hld_fail(q, status, msg);
+}
+
 static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_HELLO] = op_hello,
     [HL_OP_PING] = op_ping,

@@ -26,6 +26,9 @@
 
 typedef int (*hld_op_fn)(hld_req_t *q);
 
+/* The error reply "no KIND named NAME" with status (dispatch.c). */
+int hld_fail_unknown(hld_req_t *q, int status, const char *kind, const char *name);
+
 /* time_ops.c: mixer or voice-manager result -> error reply; counts EBUSY
  * and says which room ran out (hld_busy_msg). */
 int hld_mixer_fail(hld_req_t *q, int rc);

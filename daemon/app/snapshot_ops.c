@@ -90,11 +90,7 @@ int hld_op_snapshot_detail(hld_req_t *q) {
     hl_get_name(&q->r, &m);
     if (!hld_body_ok(q)) return CLOSE_CONN;
     const hld_snap_t *p = hld_snaps_find(&q->c->d->snaps, m.name);
-    if (!p) {
-        char msg[HL_MAX_MSG + 1];
-        snprintf(msg, sizeof msg, "no snapshot named %s", m.name);
-        return hld_fail(q, HELIOD_EINVAL, msg);
-    }
+    if (!p) return hld_fail_unknown(q, HELIOD_EINVAL, "snapshot", m.name);
     if (q->h->flags & HL_FLAG_NOREPLY) return 0;
     hld_list_t l;
     hld_list_begin(&l, q);
