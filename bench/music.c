@@ -1,7 +1,8 @@
 /*
  * music.c - adaptive music's figures (issue 26).
  *
- *   music [--minutes M] [--rate R] [--every S] [--rt-seconds S] [--heliod PATH]
+ *   music [--minutes M] [--rate R] [--every S] [--rt-seconds S] [--driver D]
+ *         [--device NAME] [--heliod PATH]
  *
  * render: `heliod --render` of M minutes (10) at R Hz (48000) of a [music]
  * section with two looping noise tracks: a (120 BPM 4/4, 140 BPM from beat
@@ -23,10 +24,11 @@
  * transitions=K trans_lag_max=0 stinger_lag=0 identical=1 wall_s=W
  * realtime_factor=F`.
  *
- * realtime: a null-driver daemon (48 kHz, period 256), a client subscribed
+ * realtime: a daemon on --driver D (null; portaudio with --device NAME, e.g.
+ * a JACK dummy server's `system`) at 48 kHz, period 256, a client subscribed
  * to MUSIC plays a looping cue at 600 BPM for S seconds (10): each BEAT or
  * BAR event's arrival minus its time_ns (its frame's CLOCK_MONOTONIC time).
- * Prints `music-beat-delay beats=N min_ms= p50_ms= p99_ms= max_ms=`.
+ * Prints `music-beat-delay driver=D beats=N min_ms= p50_ms= p99_ms= max_ms=`.
  * Exits 1 if a check fails.
  */
 #include <math.h>
@@ -267,8 +269,10 @@ static void on_event(void *user, const heliod_event_t *e) {
     r->lat[r->n++] = ((double)bd_now_ns() - (double)b->time_ns) / 1e6;
 }
 
-static int rt_part(const char *heliod, double seconds) {
-    static const char *const args[] = {"--rate", "48000", "--period", "256", NULL};
+static int rt_part(const char *heliod, double seconds, const char *driver, const char *device) {
+    const char *args[] = {"--rate", "48000", "--period", "256", "--driver",
+                          driver,   NULL,    NULL,       NULL};
+    if (device) args[6] = "--device", args[7] = device;
     bd_daemon_t d;
     heliod_t *h = NULL;
     if (bd_daemon_start(&d, heliod, args, &h) != 0) return fprintf(stderr, "music: no daemon\n"), 1;
@@ -305,9 +309,9 @@ static int rt_part(const char *heliod, double seconds) {
             lo = r.lat[i] < lo ? r.lat[i] : lo, hi = r.lat[i] > hi ? r.lat[i] : hi;
         size_t n = r.n;
         double p50 = bd_percentile(r.lat, n, 50), p99 = bd_percentile(r.lat, n, 99);
-        printf("music-beat-delay beats=%zu min_ms=%+.2f p50_ms=%+.2f p99_ms=%+.2f max_ms=%+.2f "
-               "period_ms=5.33\n",
-               n, lo, p50, p99, hi);
+        printf("music-beat-delay driver=%s beats=%zu min_ms=%+.2f p50_ms=%+.2f p99_ms=%+.2f "
+               "max_ms=%+.2f period_ms=5.33\n",
+               driver, n, lo, p50, p99, hi);
     } else
         bad = 1;
     free(r.lat);
@@ -319,11 +323,13 @@ static int rt_part(const char *heliod, double seconds) {
 int main(int argc, char **argv) {
     double minutes = 10.0, every = 20.0, rt_s = 10.0;
     unsigned long long rate = 48000;
-    const char *heliod_arg = NULL;
+    const char *heliod_arg = NULL, *driver = "null", *device = NULL;
     const bo_opt_t opts[] = {{"minutes", 'd', &minutes},   {"rate", 'u', &rate},
                              {"every", 'd', &every},       {"rt-seconds", 'd', &rt_s},
+                             {"driver", 's', &driver},     {"device", 's', &device},
                              {"heliod", 's', &heliod_arg}, {NULL, 0, NULL}};
-    const char *usage = "[--minutes M] [--rate R] [--every S] [--rt-seconds S] [--heliod PATH]";
+    const char *usage = "[--minutes M] [--rate R] [--every S] [--rt-seconds S] [--driver D] "
+                        "[--device NAME] [--heliod PATH]";
     bo_parse(argc, argv, opts, usage);
     if (minutes <= 0 || every < 4 || rate < 8000 || rate > 192000 || rt_s < 0)
         bo_usage(argv[0], usage);
@@ -331,6 +337,6 @@ int main(int argc, char **argv) {
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;
     int rc = render_part(heliod, minutes, every);
-    if (rt_s > 0) rc |= rt_part(heliod, rt_s);
+    if (rt_s > 0) rc |= rt_part(heliod, rt_s, driver, device);
     return rc;
 }
