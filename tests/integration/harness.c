@@ -6,6 +6,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -542,6 +543,36 @@ int th_render(const char *score, const char *out, const char *log, const char *c
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Whether name is one of the comma-separated names in list. */
+static bool name_listed(const char *list, const char *name) {
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t w = strcspn(p, ",");
+        if (w == len && strncmp(p, name, len) == 0) return true;
+        p += w + (p[w] == ',');
+    }
+    return false;
+}
+
+/* Whether every name in list (from variable var) names one of the tests: a
+ * misspelt name would silently leave a test out of both sets. */
+static bool names_known(const char *group, const char *var, const char *list,
+                        const struct CMUnitTest *tests, size_t n) {
+    for (const char *p = list; p && *p;) {
+        size_t w = strcspn(p, ",");
+        size_t i = 0;
+        while (i < n && !(strlen(tests[i].name) == w && strncmp(p, tests[i].name, w) == 0))
+            i++;
+        if (i == n) {
+            fprintf(stderr, "%s: %s names '%.*s', which is none of its tests\n", group, var, (int)w,
+                    p);
+            return false;
+        }
+        p += w + (p[w] == ',');
+    }
+    return true;
+}
+
 int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n) {
     const char *part = getenv("TH_PART");
     unsigned k = 1, parts = 1;
@@ -550,16 +581,24 @@ int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n) {
         fprintf(stderr, "%s: TH_PART must be a part K/N, 1 <= K <= N (got '%s')\n", group, part);
         return 1;
     }
+    const char *only = getenv("TH_ONLY"), *skip = getenv("TH_SKIP");
+    if (!names_known(group, "TH_ONLY", only, tests, n) ||
+        !names_known(group, "TH_SKIP", skip, tests, n))
+        return 1;
     int failed = 0, ran = 0;
     for (size_t i = 0; i < n; i++) {
         if (i % parts != k - 1) continue;
+        if ((only && *only && !name_listed(only, tests[i].name)) ||
+            (skip && name_listed(skip, tests[i].name)))
+            continue;
         double t0 = now_s();
         failed += _cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL);
         fprintf(stderr, "# %s: %.2f s\n", tests[i].name, now_s() - t0);
         ran++;
     }
     if (ran == 0) {
-        fprintf(stderr, "%s: part %u/%u selects none of the %zu tests\n", group, k, parts, n);
+        fprintf(stderr, "%s: part %u/%u (TH_ONLY, TH_SKIP) selects none of the %zu tests\n", group,
+                k, parts, n);
         return 1;
     }
     return failed;

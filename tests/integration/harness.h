@@ -141,7 +141,10 @@ int th_deadlines_ok(struct heliod *h, double xruns0, double overruns0);
  * time ("# NAME: 1.23 s"). With TH_PART=K/N in the environment (1 <= K <= N)
  * it runs only the tests whose index i has i % N == K - 1: one meson test per
  * part, run side by side, and together the N parts run every test exactly
- * once. A TH_PART that is not a part, or a part that selects nothing, fails.
+ * once. TH_ONLY=a,b runs only the tests named (the ones that must run alone,
+ * as a serial meson test), TH_SKIP=a,b all but those (the rest, beside other
+ * tests); a name that is none of the program's tests fails. A TH_PART that
+ * is not a part, or a selection that is empty, fails.
  * The exit status: how many tests failed. */
 struct CMUnitTest;
 int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);

@@ -1498,5 +1498,5 @@ int main(void) {
         cmocka_unit_test_teardown(test_slowloris, teardown),
         cmocka_unit_test_teardown(test_time_hostile, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests); /* each test's time printed */
 }

@@ -482,5 +482,5 @@ int main(void) {
         cmocka_unit_test(test_emfile_counted_and_logged_once),
         cmocka_unit_test(test_total_output_bounded),
     };
-    return cmocka_run_group_tests_name("security", tests, NULL, NULL);
+    return TH_RUN(tests); /* each test's time printed */
 }
