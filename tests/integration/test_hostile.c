@@ -957,7 +957,7 @@ static void test_malformed_bodies(void **state) {
     ADD("set: seek NaN", HL_OP_SET, I, 0);
     t[n].len = enc_set(t[n].body, stale, HL_SET_GAIN, 0, 1, 1e9f, 0);
     ADD("set: ramp huge", HL_OP_SET, I, 0);
-    t[n].len = enc_set(t[n].body, stale, 0x2000, 0, 1, 0, 0);
+    t[n].len = enc_set(t[n].body, stale, HL_SET_MASK + 1u, 0, 1, 0, 0);
     ADD("set: unknown mask", HL_OP_SET, P, 1);
     t[n].len = enc_bus(t[n].body, "sfx", HL_BUS_GAIN, -INFINITY, 0);
     ADD("bus: gain -Inf", HL_OP_BUS, I, 0);
