@@ -552,7 +552,8 @@
     X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid cue name",               ALWAYS, 0, V1_1) /* target cue */ \
     X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
-    X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance */
+    X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance (kind 1: Hz) */ \
+    X(ENUM8, kind,    HL_ATTEN_SEND, ENUM,  NONE, "kind: gain (0), low-pass (1) or send (2)", ALWAYS, 0, V1_1) /* HL_ATTEN_*; absent: gain */
 
 /* ---- adaptive music (1.1): a cue sheet's [music NAME] ---- */
 #define HL_FIELDS_music_req(X) \

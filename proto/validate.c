@@ -244,8 +244,12 @@ int hl_validate_atten(const hl_atten_t *m, const char **why) {
             return invalid(why, "dist: each must be finite and in [0, 1e6] m");
         if (i && !(m->dist[i] > m->dist[i - 1]))
             return invalid(why, "dist: must be strictly increasing");
-        if (!(m->gain_db[i] >= -144.0f && m->gain_db[i] <= HL_MAX_GAIN_DB))
+        if (m->kind == HL_ATTEN_LOWPASS) {
+            if (!(m->gain_db[i] >= 10.0f && m->gain_db[i] <= HL_MAX_LP_HZ))
+                return invalid(why, "gain_db: a low-pass cutoff must be in [10, 96000] Hz");
+        } else if (!(m->gain_db[i] >= -144.0f && m->gain_db[i] <= HL_MAX_GAIN_DB)) {
             return invalid(why, "gain_db: each must be finite and in [-144, +24]");
+        }
     }
     return 0;
 }

@@ -311,6 +311,13 @@ typedef struct {
      * the LFE channel of a layout that has one gets the voice's pre-pan signal
      * times lfe (see Surround); ignored without an LFE channel */
     float lfe;
+    /* appended (distance curves, ATTEN kinds 1 and 2): a 3D voice's low-pass
+     * cutoff by distance (Hz, log-frequency between points, hl_dcurve_lp),
+     * joined with its own and its cone's (the lower wins), and its send
+     * level by distance (dB, linear in dB between points, hl_curve_gain),
+     * multiplying every send's level; both follow the listener it is heard
+     * by, moved once a block (the filter glides, the sends ramp). n 0: none. */
+    hl_dcurve_t dist_lp, dist_send;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -372,7 +379,11 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
     0x2000u /* curve_n, curve_d, curve_db (hl_voice_params_t) */ /* cone_dir,                      \
                                                                     cone_inner/outer/outer_gain:   \
                                                                     from the next block */
-#define HL_MIX_SET_LFE 0x4000u
+#define HL_MIX_SET_LFE 0x8000u
+/* HL_MIX_SET_DLP, HL_MIX_SET_DSEND: dist_lp, dist_send (hl_voice_params_t),
+ * from the next block */
+#define HL_MIX_SET_DLP   0x10000u
+#define HL_MIX_SET_DSEND 0x20000u
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -390,6 +401,7 @@ typedef struct {
     uint32_t curve_n; /* HL_MIX_SET_CURVE: as hl_voice_params_t */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     float lfe; /* HL_MIX_SET_LFE: the LFE send (hl_voice_params_t.lfe), ramped */
+    hl_dcurve_t dist_lp, dist_send; /* HL_MIX_SET_DLP, HL_MIX_SET_DSEND */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream

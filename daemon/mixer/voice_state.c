@@ -121,6 +121,11 @@ static void listener_dir(const hl_listener_state_t *lis, const float pos[3], flo
     dir[2] = -(rel[0] * f[0] + rel[1] * f[1] + rel[2] * f[2]) / fl;
 }
 
+/* The lower of two low-pass cutoffs, 0 meaning none. */
+static inline float lp_lower(float a, float b) {
+    return !(a > 0.0f) ? b : !(b > 0.0f) ? a : a < b ? a : b;
+}
+
 /* Target gain pair and Doppler target of a 3D voice at position pos; returns
  * 1 when the voice is at or beyond max distance and inaudible (never with
  * HL_MIX_CLAMP: it keeps the gain it has at max distance). */
@@ -172,6 +177,11 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
                 hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
                 v->cone_lp, (float)m->cfg.rate);
     }
+    if (v->dist_lp.n)
+        v->lp_cone_want =
+            lp_lower(v->lp_cone_want, hl_dcurve_lp(&v->dist_lp, d, (float)m->cfg.rate));
+    v->dsend_want =
+        v->dist_send.n ? hl_curve_gain(v->dist_send.n, v->dist_send.d, v->dist_send.v, d) : 1.0f;
     if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
         *l = *r = g * HL_HRTF_LEVEL;
         return 0;
@@ -194,11 +204,6 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     return 0;
 }
 
-/* The lower of two low-pass cutoffs, 0 meaning none. */
-static inline float lp_lower(float a, float b) {
-    return !(a > 0.0f) ? b : !(b > 0.0f) ? a : a < b ? a : b;
-}
-
 void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->lp_cone_now = v->lp_cone_want;
     hl_vfilter_glide_rt(&v->vf, lp_lower(v->lp_own, v->lp_cone_now), v->hp_own, ramp_frames,
@@ -207,7 +212,28 @@ void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->f.post = (uint16_t)v->post;
 }
 
-void hl_voice_cone_filter_rt(hl_rt_voice_t *v, uint32_t n) {
+/* The sends follow the distance curve's factor when it moved (more than
+ * 0.1%, or on / off): each ramps to its own level times the factor over
+ * the block, or over what is left of a longer ramp of its own. */
+static void dist_sends_rt(hl_rt_voice_t *v, uint32_t n) {
+    const float w = v->dsend_want, now = v->dsend_now;
+    if (w == now || fabsf(w - now) <= 1e-3f * now) return;
+    v->dsend_now = w;
+    uint32_t on = 0;
+    for (int i = 0; i < HL_MAX_SENDS; i++) {
+        hl_ramp_t *g = &v->send[i];
+        if (v->send_own[i] == 0.0f && g->cur == 0.0f && g->target == 0.0f) continue;
+        ramp_set(g, v->send_own[i] * w, g->rem > n ? g->rem : n);
+        on = 1;
+    }
+    if (on) {
+        v->post = hl_voice_post_needed_rt(v) | 1u;
+        v->f.post = (uint16_t)v->post;
+    }
+}
+
+void hl_voice_spatial_post_rt(hl_rt_voice_t *v, uint32_t n) {
+    dist_sends_rt(v, n);
     const float w = v->lp_cone_want, now = v->lp_cone_now;
     /* moved by more than 0.1% (or on / off): the filter glides there over
      * the block, interpolated frame by frame */
