@@ -522,6 +522,12 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, cue="nosuch"), "EINVAL")
             # a bus in use cannot go
             v = c.play("tone", loop=True, bus="amb")
+            c.attenuation([(1, 16000), (40, 800)], voice=v, kind="lowpass")  # distance curves
+            c.attenuation([(0, 0), (30, -20)], voice=v, kind="send")
+            self.assertEqual(self.errname(c.attenuation, [(1, 5)], voice=v, kind="lowpass"),
+                             "EINVAL")
+            self.assertEqual(self.errname(c.attenuation, [(1, 0)], voice=v, kind="pitch"),
+                             "EINVAL")
             self.assertEqual(self.errname(c.bus_remove, "amb"), "EBUSINUSE")
             c.stop(v, fade_ms=0)
 

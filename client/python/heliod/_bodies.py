@@ -536,14 +536,18 @@ def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, ou
                   outer_deg=outer_deg, outer_gain=outer_gain, outer_lp_hz=outer_lp_hz)
 
 
-def enc_atten(target, voice=0, name_="", points=()):
+ATTEN_KINDS = ("gain", "lowpass", "send")
+
+
+def enc_atten(target, voice=0, name_="", points=(), kind="gain"):
     pts = list(points)
     if len(pts) > 8:
         raise HeliodError(-4, "points: at most 8")
     d = [float(p[0]) for p in pts] + [0.0] * (8 - len(pts))
     g = [float(p[1]) for p in pts] + [0.0] * (8 - len(pts))
     return encode("atten", target=enum(CONE_TARGETS, target, "target"), voice=voice,
-                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g)
+                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g,
+                  kind=enum(ATTEN_KINDS, kind, "kind"))
 
 
 def get_snapshot_info(r):

@@ -440,6 +440,7 @@ MESSAGES = {
         ("npoints", "U8", 0, None, 0, 0x0101),
         ("dist", "F32N", 8, None, 0, 0x0101),
         ("gain_db", "F32N", 8, None, 0, 0x0101),
+        ("kind", "ENUM8", 2, None, 0, 0x0101),
     ),
     "music_req": (  # MUSIC
         ("name", "STR", 63, None, 0, 0x0100),
