@@ -113,12 +113,16 @@ static const cmd_desc_t cmds[] = {
      "  A resumed voice fades back in.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
      "listener [--index N] [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
+     "         [--weight W|nearest]\n"
      "listener --index N --off\n"
      "  Move or turn the listener. --index 1..3 (protocol 1.1) is a listener of\n"
      "  this client's own (split screen; another client's listeners are not\n"
      "  its to move), on from its first move (it starts where listener 0 is)\n"
      "  until --off; 0, the default, is the global one. Each 3D voice is heard\n"
-     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"},
+     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"
+     "  --weight W (0..1, protocol 1.1): while any listener on has a weight, a\n"
+     "  3D voice's gain is the sum over the listeners of W x its gain there\n"
+     "  (pan, Doppler and the rest stay the nearest's); nearest drops it.\n"},
     {"bus", CTL_BUS, HL_OP_BUS,
      "bus NAME [--gain DB] [--mute | --unmute] [--parent P] [--send T:DB] [--ramp MS]\n"
      "bus create NAME [--parent P] [--gain DB] [--mute]\nbus remove NAME\n"

@@ -163,7 +163,11 @@ int hl_validate_subscribe(const hl_subscribe_t *m, const char **why) {
 }
 
 int hl_validate_listener(const hl_listener_t *m, const char **why) {
-    return hl_check_listener(m, why);
+    int rc = hl_check_listener(m, why);
+    if (rc != 0) return rc;
+    if (m->weight != 0.0f && m->weight != -1.0f && !(m->weight > 0.0f && m->weight <= 1.0f))
+        return invalid(why, "weight: 0 (unchanged), -1 (the nearest rule) or in (0, 1]");
+    return 0;
 }
 
 int hl_validate_stop(const hl_stop_t *m, const char **why) {

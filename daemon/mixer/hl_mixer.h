@@ -427,6 +427,10 @@ void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on);
 
 typedef struct {
     float pos[3], fwd[3], up[3], vel[3];
+    /* 0: the nearest rule; (0, 1]: while any listener on has a weight, a
+     * 3D voice's gain is the sum over the listeners on of weight x its gain
+     * there (see hl_mixer_set_listener_at) */
+    float weight;
 } hl_listener_state_t;
 /* Default listener: origin, forward (0,0,-1), up (0,1,0), still. */
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns);
@@ -443,7 +447,12 @@ void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l)
  * 1..HL_MIX_LISTENERS-1 are off until set, and l NULL turns one off again.
  * Each 3D voice is heard by the nearest listener that is on (ties: the
  * lowest index): its distance gain, pan, cone, Doppler and HRTF direction
- * are that listener's. Every index is on the same engine timeline as
+ * are that listener's. While any listener on has a weight (> 0), a 3D
+ * voice's gain is instead the sum over the listeners on of weight x the
+ * gain it has at that listener (distance curve or model, cone; a listener
+ * without a weight adds nothing), and the rest (pan, speakers, Doppler,
+ * HRTF direction, distance low-pass and send, beyond max distance) stays
+ * the nearest listener's. Every index is on the same engine timeline as
  * listener 0 (a move or switch takes effect on its frame). 0,
  * HELIOD_EINVAL (index) or HELIOD_EBUSY. */
 #define HL_MIX_LISTENERS 4

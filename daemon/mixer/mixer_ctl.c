@@ -139,7 +139,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
         hl_ring_init(&m->ev_ring, base + lo.ev, lo.ev_capacity, sizeof(hl_mix_event_t)) != 0)
         return NULL;
     static const hl_listener_state_t def_listener = {
-        {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+        {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
     m->listener_ctl = def_listener;
     for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
         m->lis_base[k] = def_listener;
@@ -359,8 +359,9 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
  * filter glide then also set the LFE send) */
 #define HL_MIX_SET_BITS_(X)                                                                        \
     X(GAIN)                                                                                        \
-    X(PAN) X(POS) X(PITCH) X(PAUSE) X(RESUME) X(SEEK) X(STREAM) X(VEL) X(INTERP) X(FILTER)         \
-        X(SENDS) X(CONE) X(CURVE) X(FSTEP) X(LFE) X(DLP) X(DSEND)
+    X(PAN)                                                                                         \
+    X(POS) X(PITCH) X(PAUSE) X(RESUME) X(SEEK) X(STREAM) X(VEL) X(INTERP) X(FILTER) X(SENDS)       \
+        X(CONE) X(CURVE) X(FSTEP) X(LFE) X(DLP) X(DSEND)
 #define HL_MIX_SET_OR_(b)  | HL_MIX_SET_##b
 #define HL_MIX_SET_SUM_(b) +(uint64_t)HL_MIX_SET_##b
 _Static_assert((0 HL_MIX_SET_BITS_(HL_MIX_SET_OR_)) == (0 HL_MIX_SET_BITS_(HL_MIX_SET_SUM_)),

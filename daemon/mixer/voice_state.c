@@ -149,6 +149,44 @@ static uint32_t nearest_rt(const hl_mixer_t *m, const float pos[3]) {
     return best;
 }
 
+/* The gain of a 3D voice at a listener at lpos, d away: its distance
+ * curve's or model's, times its cone's. */
+static float gain_at_rt(const hl_rt_voice_t *v, const float lpos[3], float d) {
+    float g = v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
+                         : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff);
+    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f)
+        g *= hl_cone_gain(v->cone_dir, v->pos, lpos, v->cone_inner, v->cone_outer,
+                          v->cone_outer_gain);
+    return g;
+}
+
+/* Listener k (on or not). */
+static const hl_listener_state_t *lis_k(const hl_mixer_t *m, uint32_t k) {
+    return k ? &m->lis_x[k - 1] : &m->listener;
+}
+
+/* 1 while any listener on has a weight: the weighted rule. */
+static int weighted_rt(const hl_mixer_t *m) {
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
+        if ((k == 0 || (m->lis_on >> (k - 1) & 1u)) && lis_k(m, k)->weight > 0.0f) return 1;
+    return 0;
+}
+
+/* The weighted rule's gain: over the listeners on with a weight, weight x
+ * the voice's gain there (nothing from one beyond its max distance). */
+static float weighted_gain_rt(const hl_mixer_t *m, const hl_rt_voice_t *v) {
+    float g = 0.0f;
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++) {
+        const hl_listener_state_t *l = lis_k(m, k);
+        if ((k && !(m->lis_on >> (k - 1) & 1u)) || !(l->weight > 0.0f)) continue;
+        const float r[3] = {v->pos[0] - l->pos[0], v->pos[1] - l->pos[1], v->pos[2] - l->pos[2]};
+        const float d = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        if (d >= v->max_d && !(v->flags & HL_MIX_CLAMP)) continue;
+        g += l->weight * gain_at_rt(v, l->pos, d);
+    }
+    return g;
+}
+
 int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r) {
     const uint32_t li = nearest_rt(m, v->pos);
     const hl_listener_state_t *lis = li ? &m->lis_x[li - 1] : &m->listener;
@@ -165,13 +203,9 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
         *l = *r = 0.0f;
         return 1;
     }
-    float g =
-        gain * (v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
-                           : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff));
+    float g = gain * (weighted_rt(m) ? weighted_gain_rt(m, v) : gain_at_rt(v, lis->pos, d));
     v->lp_cone_want = 0.0f;
     if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f) {
-        g *= hl_cone_gain(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer,
-                          v->cone_outer_gain);
         if (v->cone_lp > 0.0f)
             v->lp_cone_want = hl_cone_lp(
                 hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
