@@ -514,6 +514,9 @@ class ClientTest(unittest.TestCase):
                                           outer_lp_hz=-1.0), "EINVAL")
             c.listener(pos=(40, 0, 0), index=1)  # several listeners (protocol 1.1)
             self.assertEqual(c.stats()["listeners"], 2)
+            c.listener(index=1, weight=0.5)  # the weighted rule
+            self.assertEqual(self.errname(c.listener, index=1, weight=1.5), "EINVAL")
+            c.listener(index=1, weight="nearest")
             c.listener(index=1, off=True)
             self.assertEqual(c.stats()["listeners"], 1)
             self.assertEqual(self.errname(c.attenuation, [(5, 0), (1, -6)], cue="nosuch"), "EINVAL")

@@ -163,11 +163,13 @@ class _Calls:
         return self._pause(False, B.PAUSE_CATEGORY, category)
 
     def listener(self, pos=None, forward=None, up=None, vel=None, at=None, noreply=False,
-                 index=0, off=False):
+                 index=0, off=False, weight=None):
         """Moves listener `index` (0: the global one; 1..3, protocol 1.1: this
         client's own, on from its first move until off=True). Each 3D voice is
-        heard by the nearest listener."""
-        return self._call("listener", B.enc_listener(pos, forward, up, vel, index, off),
+        heard by the nearest listener; weight (0..1], protocol 1.1: while any
+        listener on has one, a 3D voice's gain is the sum of weight x its gain
+        at each listener; weight="nearest" drops this listener's."""
+        return self._call("listener", B.enc_listener(pos, forward, up, vel, index, off, weight),
                           B.dec_none, at=at, noreply=noreply)
 
     def voices(self):
