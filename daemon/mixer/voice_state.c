@@ -205,12 +205,13 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     }
     float g = gain * (weighted_rt(m) ? weighted_gain_rt(m, v) : gain_at_rt(v, lis->pos, d));
     v->lp_cone_want = 0.0f;
-    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f) {
-        if (v->cone_lp > 0.0f)
-            v->lp_cone_want = hl_cone_lp(
-                hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
-                v->cone_lp, (float)m->cfg.rate);
-    }
+    /* the cone's and the distance curve's low-pass and the send curve's
+     * factor: the nearest listener's, whatever the rule */
+    if (v->cone_lp > 0.0f &&
+        (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f))
+        v->lp_cone_want =
+            hl_cone_lp(hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
+                       v->cone_lp, (float)m->cfg.rate);
     if (v->dist_lp.n)
         v->lp_cone_want =
             lp_lower(v->lp_cone_want, hl_dcurve_lp(&v->dist_lp, d, (float)m->cfg.rate));
