@@ -22,7 +22,7 @@
 #include "hl_mixer.h"
 #include "mix_helpers.h"
 
-#define FRAMES 12288 /* 0.256 s: the glides and the filter's start are long over */
+#define FRAMES 8192 /* 0.17 s: the glides and the filter's start are long over */
 #define TAIL   4096  /* measured */
 
 static const hl_dcurve_t lp_curve = {.n = 2, .d = {1.0f, 41.0f}, .v = {16000.0f, 1000.0f}};
