@@ -2,7 +2,8 @@
  * assets.c - what loading costs, through the real daemon:
  *
  *   (a) decode throughput per format: a bank of one 60 s stereo file at
- *       48 kHz, timed from BANK load to its loaded event; MB/s of decoded
+ *       48 kHz (--seconds S: S s files, default 60; the test suite's smoke
+ *       run uses 2), timed from BANK load to its loaded event; MB/s of decoded
  *       samples (float32) and times real time:
  *         assets-decode format=wav seconds=60 load_s=... mb_per_s=... realtime=...
  *   (b) the event loop while a large bank loads (8 files of 60 s stereo,
@@ -10,7 +11,7 @@
  *         assets-stall idle_ping_p99_ms=... load_ping_p99_ms=... load_ping_max_ms=...
  *                      load_s=...
  *
- * usage: assets [--heliod PATH]
+ * usage: assets [--heliod PATH] [--seconds S]
  */
 #include <math.h>
 #include <poll.h>
@@ -23,8 +24,7 @@
 #include "bench_daemon.h"
 #include "bench_opts.h"
 
-#define SECONDS 60
-#define PINGS   20000
+#define PINGS 20000
 
 static int write_music(const char *path, int format, int seconds) {
     SF_INFO info = {.samplerate = BD_RATE, .channels = 2, .format = format};
@@ -81,8 +81,13 @@ static double load_bank(heliod_t *h, const char *man, const char *name) {
 int main(int argc, char **argv) {
     char heliod[BD_PATH_MAX];
     const char *arg = NULL;
-    const bo_opt_t opts[] = {{"heliod", 's', &arg}, {NULL, 0, NULL}};
-    bo_parse(argc, argv, opts, "[--heliod PATH]");
+    int seconds = 60; /* each file's length */
+    const bo_opt_t opts[] = {{"heliod", 's', &arg}, {"seconds", 'i', &seconds}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[--heliod PATH] [--seconds S]");
+    if (seconds < 1 || seconds > 600) {
+        fprintf(stderr, "assets: --seconds must be 1..600 (got %d)\n", seconds);
+        return 2;
+    }
     if (bd_heliod_path(arg, heliod, sizeof heliod) != 0) return 2;
     bd_daemon_t d;
     heliod_t *h = NULL;
@@ -95,11 +100,11 @@ int main(int argc, char **argv) {
                 {"flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16},
                 {"vorbis", SF_FORMAT_OGG | SF_FORMAT_VORBIS},
                 {"mp3", SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III}};
-    const double decoded_mb = (double)SECONDS * BD_RATE * 2 * 4 / 1e6;
+    const double decoded_mb = (double)seconds * BD_RATE * 2 * 4 / 1e6;
     for (size_t k = 0; k < sizeof fmts / sizeof fmts[0]; k++) {
         char path[BD_PATH_MAX + 32], man[BD_PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/m.%s", d.dir, fmts[k].name);
-        if (write_music(path, fmts[k].format, SECONDS) != 0) {
+        if (write_music(path, fmts[k].format, seconds) != 0) {
             printf("assets-decode format=%s skipped=1 (libsndfile cannot write it)\n",
                    fmts[k].name);
             continue;
@@ -112,7 +117,7 @@ int main(int argc, char **argv) {
         fclose(m);
         double s = load_bank(h, man, fmts[k].name);
         printf("assets-decode format=%s seconds=%d load_s=%.3f mb_per_s=%.1f realtime=%.0f\n",
-               fmts[k].name, SECONDS, s, s > 0 ? decoded_mb / s : 0.0, s > 0 ? SECONDS / s : 0.0);
+               fmts[k].name, seconds, s, s > 0 ? decoded_mb / s : 0.0, s > 0 ? seconds / s : 0.0);
         fflush(stdout);
         bd_sleep(0.3);
     }
@@ -125,7 +130,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 8; i++) {
         char path[BD_PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/big%d.flac", d.dir, i);
-        write_music(path, SF_FORMAT_FLAC | SF_FORMAT_PCM_16, SECONDS);
+        write_music(path, SF_FORMAT_FLAC | SF_FORMAT_PCM_16, seconds);
         fprintf(m, "[sound big%d]\npath = big%d.flac\n", i, i);
     }
     fclose(m);

@@ -65,7 +65,7 @@ static void position(int i, int n, float pos[3]) {
     "[--heliod PATH] [--driver null|portaudio] [--device NAME]\n"                                  \
     "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"                          \
     "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"                         \
-    "          [--layout stereo|quad|5.1|7.1]\n"                                                   \
+    "          [--layout stereo|quad|5.1|7.1] [--mix-threads N]\n"                                 \
     "  --heliod      the daemon to start (default: the build's)\n"                                 \
     "  --driver      null (default) or portaudio; --device picks the output\n"                     \
     "  --period      frames per callback (default 256)\n"                                          \
@@ -76,6 +76,7 @@ static void position(int i, int n, float pos[3]) {
     "  --cpu-budget  the daemon's governor budget, % of the period (0: off)\n"                     \
     "  --hrtf        start the daemon with --hrtf: every voice binaural\n"                         \
     "  --layout      the daemon's output layout (default stereo)\n"                                \
+    "  --mix-threads the daemon's --mix-threads (default: its own)\n"                              \
     "Prints one line per count: callback p99/max load and time, xruns,\n"                          \
     "underruns, overruns and the governor's figures."
 
@@ -85,18 +86,12 @@ int main(int argc, char **argv) {
     double settle = CB_DEF_SETTLE;
     const char *scene = "easy", *budget = NULL;
     int hrtf = 0;
-    const char *layout = NULL;
-    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
-                             {"driver", 's', &driver},
-                             {"device", 's', &device},
-                             {"period", 'i', &period},
-                             {"counts", 's', &counts_arg},
-                             {"settle", 'd', &settle},
-                             {"scene", 's', &scene},
-                             {"cpu-budget", 's', &budget},
-                             {"hrtf", 'b', &hrtf},
-                             {"layout", 's', &layout},
-                             {NULL, 0, NULL}};
+    const char *layout = NULL, *mix_threads = NULL;
+    const bo_opt_t opts[] = {
+        {"heliod", 's', &heliod_arg}, {"driver", 's', &driver},           {"device", 's', &device},
+        {"period", 'i', &period},     {"counts", 's', &counts_arg},       {"settle", 'd', &settle},
+        {"scene", 's', &scene},       {"cpu-budget", 's', &budget},       {"hrtf", 'b', &hrtf},
+        {"layout", 's', &layout},     {"mix-threads", 's', &mix_threads}, {NULL, 0, NULL}};
     bo_parse(argc, argv, opts, CB_USAGE);
     int counts[CB_MAX_COUNTS], ncounts = 0, max_n = 1;
     char *list = strdup(counts_arg);
@@ -139,8 +134,14 @@ int main(int argc, char **argv) {
                           NULL,
                           NULL,
                           NULL,
+                          NULL,
+                          NULL,
                           NULL};
     int na = 14;
+    if (mix_threads) {
+        args[na++] = "--mix-threads";
+        args[na++] = mix_threads;
+    }
     if (hrtf) args[na++] = "--hrtf";
     if (layout) {
         args[na++] = "--layout";
@@ -198,13 +199,14 @@ int main(int argc, char **argv) {
         if (bd_stats(h, &st, 1) != 0) goto out;
         double xr0 = bd_stat(&st, "xruns"), un0 = bd_stat(&st, "underruns");
         double cb0 = bd_stat(&st, "callbacks"), ov0 = bd_stat(&st, "callback_overruns");
+        double late0 = bd_stat(&st, "mix_worker_late");
         bd_sleep(settle);
         if (bd_stats(h, &st, 0) != 0) goto out;
         printf("callback driver=%s voices=%d period=%d p99_load=%.4f max_load=%.4f p99_us=%.1f "
                "max_us=%.1f xruns=%.0f avg_us=%.1f p50_us=%.1f period_us=%.1f callbacks=%.0f "
                "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f "
                "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f hrtf=%.0f "
-               "hrtf_voices=%.0f output_channels=%.0f\n",
+               "hrtf_voices=%.0f output_channels=%.0f mix_threads=%.0f mix_worker_late=%.0f\n",
                driver, n, (int)bd_stat(&st, "period"), bd_stat(&st, "callback_load_p99"),
                bd_stat(&st, "callback_load_max"), bd_stat(&st, "callback_us_p99"),
                bd_stat(&st, "callback_us_max"), bd_stat(&st, "xruns") - xr0,
@@ -214,7 +216,8 @@ int main(int argc, char **argv) {
                bd_stat(&st, "voices_mixed"), bd_stat(&st, "voices_virtual"), scene,
                bd_stat(&st, "voices_governed"), bd_stat(&st, "governor_hits"),
                bd_stat(&st, "callback_overruns") - ov0, bd_stat(&st, "hrtf"),
-               bd_stat(&st, "hrtf_voices"), bd_stat(&st, "output_channels"));
+               bd_stat(&st, "hrtf_voices"), bd_stat(&st, "output_channels"),
+               bd_stat(&st, "mix_threads"), bd_stat(&st, "mix_worker_late") - late0);
         fflush(stdout);
     }
     rc = 0;

@@ -50,6 +50,7 @@
 #include "hl_fx.h"
 #include "hl_layout.h"
 #include "hl_mixer.h"
+#include "hl_simd.h"
 #include "hl_sinc.h"
 #include "hl_proto.h"
 
@@ -261,6 +262,14 @@ int main(int argc, char **argv) {
     int cubic = strcmp(a.variant, "worst") == 0; /* pitched + Catmull-Rom */
     int sinc = strcmp(a.variant, "sinc") == 0;   /* pitched + windowed sinc */
     int n = a.voices;
+    const char *isa_var,
+        *isa = hl_isa_env(&isa_var); /* HELIOD_ISA (or HELIOD_SIMD) caps the kernels */
+    if (isa && hl_simd_parse(isa) < 0) {
+        fprintf(stderr, "%s must be generic, avx2 or avx512 (got '%s')\n", isa_var, isa);
+        return 2;
+    }
+    if (isa) hl_simd_set_cap(hl_simd_parse(isa));
+    fprintf(stderr, "# kernels: %s\n", hl_simd_name(hl_simd_level()));
     if (n > HL_MAX_VOICES) {
         fprintf(stderr, "# %d voices requested, the mixer caps at %d\n", n, HL_MAX_VOICES);
         n = HL_MAX_VOICES;

@@ -95,6 +95,11 @@ typedef struct hld_daemon {
         *capture; /* --capture or CAPTURE: the session capture (capture.h), or NULL */
     struct hld_capture *capture_ended; /* the last one CAPTURE stopped: its writer finishing */
     int capture_opening;               /* a CAPTURE start's file job is opening its file */
+    struct {                           /* a closing connection's CLOSE record, until its */
+        uint64_t frame;                /* voices' stops are queued (dispatch.c) */
+        uint32_t pushed, client;
+        int phase, pending;
+    } capture_close;
     uint64_t start_ns;
 
     hld_net_t net;       /* the socket and the connections (net/conn.h) */

@@ -551,12 +551,50 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CAPTURE] = hld_op_capture,
 };
 
-/* The audio thread inside a period (its clock published, the frames not yet
- * counted): what was pushed applies after it (HLD_CAPTURE_REQ_INPERIOD). */
-static uint32_t capture_flags(hld_daemon_t *d, uint64_t frame) {
-    uint64_t clk = 0;
-    hl_mixer_clock(d->engine.mixer, &clk, NULL);
-    return clk == frame && frame ? HLD_CAPTURE_REQ_INPERIOD : 0;
+/* A request's frame of effect, for the capture: where the audio thread was
+ * before its handler (b) and after it. The same definite phase both times:
+ * what it pushed applies from the frame (between two calls) or from the
+ * next call's start (the ring drained inside one: IN_PERIOD). If the
+ * thread moved meanwhile, the last finished drain's read index tells
+ * whether it took all of the request's commands (from that call's frame)
+ * or none (from the next call's). Otherwise (a drain under way, some taken
+ * by one call and the rest by the next) no replay can tell: counted
+ * (capture_unsure). Returns the flags, *frame the frame. */
+typedef struct {
+    uint64_t frame;
+    int phase;
+    uint32_t pushed;
+} cap_at_t;
+
+static void cap_mark(hld_daemon_t *d, cap_at_t *a) {
+    a->phase = hl_mixer_phase(d->engine.mixer, &a->frame);
+    a->pushed = hl_mixer_cmds_pushed(d->engine.mixer);
+}
+
+static uint32_t capture_at(hld_daemon_t *d, const cap_at_t *b, uint64_t *frame) {
+    hl_mixer_t *mx = d->engine.mixer;
+    cap_at_t a, a2;
+    cap_mark(d, &a);
+    *frame = a.frame;
+    uint32_t inp = a.phase == HL_MIX_PHASE_DRAINED ? HLD_CAPTURE_REQ_INPERIOD : 0;
+    if (a.pushed == b->pushed) return inp; /* nothing pushed: nothing to split */
+    if (a.phase != HL_MIX_PHASE_DRAINING && a.phase == b->phase && a.frame == b->frame) return inp;
+    uint64_t dr = 0;
+    uint32_t taken = 0;
+    int got = hl_mixer_last_drain(mx, &dr, &taken);
+    cap_mark(d, &a2);
+    if (got && a2.phase == a.phase && a2.frame == a.frame) {
+        if ((int32_t)(taken - b->pushed) <= 0 && a.phase != HL_MIX_PHASE_DRAINING)
+            return inp; /* none: the next drain takes them all */
+        /* the first drain that could take them */
+        uint64_t first = b->phase == HL_MIX_PHASE_IDLE ? b->frame : b->frame + d->cfg.period;
+        if (b->phase != HL_MIX_PHASE_DRAINING && (int32_t)(taken - a.pushed) >= 0 && dr == first) {
+            *frame = dr; /* all of them, by the drain of the call from dr */
+            return 0;
+        }
+    }
+    d->n.capture_unsure++;
+    return inp;
 }
 
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
@@ -583,11 +621,14 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
                         "switching the output device needs a control client (heliodctl device)");
     }
     hld_daemon_t *d = c->d;
-    uint64_t frame = hl_mixer_frames(d->engine.mixer);
+    cap_at_t at;
+    cap_mark(d, &at);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
-    if (d->capture && hld_capture_op(h->op)) /* after its handler: its status is known */
-        hld_capture_request(d->capture, frame, capture_flags(d, frame), c->id, q.status, q.voice, h,
-                            body, len);
+    if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
+        uint64_t frame = 0;
+        uint32_t flags = capture_at(d, &at, &frame);
+        hld_capture_request(d->capture, frame, flags, c->id, q.status, q.voice, h, body, len);
+    }
     return rc;
 }
 
@@ -618,8 +659,15 @@ int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, si
 /* conn.c's calls upward */
 static void conn_closing(hld_conn_t *c) {
     if (c->d->capture && c->hello) { /* its voices stop, its objects go: a replay closes it too */
-        uint64_t frame = hl_mixer_frames(c->d->engine.mixer);
-        hld_capture_close(c->d->capture, frame, capture_flags(c->d, frame), c->id);
+        /* recorded once its voices' stops are queued (conn_closed): its
+         * frame of effect is theirs */
+        cap_at_t at;
+        cap_mark(c->d, &at);
+        c->d->capture_close.frame = at.frame;
+        c->d->capture_close.phase = at.phase;
+        c->d->capture_close.pushed = at.pushed;
+        c->d->capture_close.client = c->id;
+        c->d->capture_close.pending = 1;
     }
     hld_upload_drop(c); /* while its client record is there to give the bytes back to */
     /* its private banks go with their sounds (before conn.c drops those) */
@@ -628,9 +676,24 @@ static void conn_closing(hld_conn_t *c) {
     hld_owners_conn_closing(c); /* while its ledger record is there */
 }
 
+/* A connection closed: its voices are orphans, stopped here; then its
+ * CLOSE record (conn_closing marked where the audio thread was). */
+static void conn_closed(hld_daemon_t *d) {
+    hld_events_owner_sweep(d);
+    if (!d->capture_close.pending) return;
+    d->capture_close.pending = 0;
+    if (!d->capture) return;
+    cap_at_t at = {.frame = d->capture_close.frame,
+                   .phase = d->capture_close.phase,
+                   .pushed = d->capture_close.pushed};
+    uint64_t frame = 0;
+    uint32_t flags = capture_at(d, &at, &frame);
+    hld_capture_close(d->capture, frame, flags, d->capture_close.client);
+}
+
 const hld_conn_hooks_t hld_dispatch_hooks = {
     .dispatch = hld_dispatch,
     .upload_timeout = hld_upload_timeout,
     .closing = conn_closing,
-    .closed = hld_events_owner_sweep,
+    .closed = conn_closed,
 };

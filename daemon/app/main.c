@@ -48,19 +48,20 @@ static int list_devices(void) {
     return 0;
 }
 
-/* HELIOD_SIMD=portable|avx2|avx512 caps the mixer kernels' instruction set
- * (tests run each level; an operator can rule out a suspect one). 0, or -1
- * with a message for a value that names no level. */
+/* HELIOD_ISA=generic|avx2|avx512 (HELIOD_SIMD, portable: the older names)
+ * caps the mixer kernels' instruction set (tests run each level; an operator
+ * can rule out a suspect one, or compare them on new hardware). 0, or -1 with
+ * a message for a value that names no level. */
 static int apply_simd_env(void) {
-    const char *v = getenv("HELIOD_SIMD");
+    const char *var, *v = hl_isa_env(&var);
     int cpu = hl_simd_cpu();
-    if (v && *v) {
+    if (v) {
         int want = hl_simd_parse(v);
         if (want < 0) {
-            fprintf(stderr, "heliod: HELIOD_SIMD must be portable, avx2 or avx512 (got '%s')\n", v);
+            fprintf(stderr, "heliod: %s must be generic, avx2 or avx512 (got '%s')\n", var, v);
             return -1;
         }
-        if (want > cpu) hld_warn("HELIOD_SIMD=%s: this CPU runs %s at most", v, hl_simd_name(cpu));
+        if (want > cpu) hld_warn("%s=%s: this CPU runs %s at most", var, v, hl_simd_name(cpu));
         (void)hl_simd_set_cap(want);
     }
     hld_info("mixer kernels: %s (this CPU runs %s)", hl_simd_name(hl_simd_level()),

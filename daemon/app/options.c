@@ -20,6 +20,7 @@
 
 #include "hl_config.h"
 #include "hl_limits.h"
+#include "hl_mix_part.h"
 #include "hl_paths.h"
 #include "hl_proto.h"
 #include "hld_limits.h"
@@ -67,6 +68,7 @@ enum {
     OPT_CPUBUDGET,
     OPT_HRTF,
     OPT_LAYOUT,
+    OPT_MIXTHREADS,
     OPT_ZBUDGET,
     OPT_ZCAP,
     OPT_ZPIN,
@@ -115,6 +117,7 @@ static const struct option g_opts[] = {
     {"cpu-budget", required_argument, NULL, OPT_CPUBUDGET},
     {"hrtf", optional_argument, NULL, OPT_HRTF},
     {"layout", required_argument, NULL, OPT_LAYOUT},
+    {"mix-threads", required_argument, NULL, OPT_MIXTHREADS},
     {"zone-budget-kb", required_argument, NULL, OPT_ZBUDGET},
     {"zone-cap-mb", required_argument, NULL, OPT_ZCAP},
     {"zone-pin-radius", required_argument, NULL, OPT_ZPIN},
@@ -199,6 +202,10 @@ static void usage(FILE *f) {
             HLD_GOV_DEFAULT_PCT, HL_MAX_SAMPLE_MB);
     /* in two parts: C11 promises string literals of 4095 bytes, no more */
     fprintf(f,
+            "  --mix-threads N      threads that mix a scene of more than %d voices, the\n"
+            "                       audio thread included, 1..%d (default: the CPUs heliod\n"
+            "                       may run on, at most %d); the output is the same to the\n"
+            "                       bit with any N\n"
             "  --watch-assets[=yes|no]\n"
             "                       hot reload: a loaded file (preloaded or streamed) that\n"
             "                       changes on disk (rewritten, or renamed over) is decoded\n"
@@ -230,12 +237,13 @@ static void usage(FILE *f) {
             "                       (default %d; beyond is EBUSY naming this option)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
-            HL_MAX_CLIENTS, HL_MAX_CLIENTS, HLD_CONTROL_PLACES, HL_MAX_STREAMS,
-            HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV, HL_MAX_LOADS_INFLIGHT,
-            HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV, HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV,
-            HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV, HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV,
-            HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV, HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV,
-            HLD_MAX_PARAMS / HLD_QUOTA_OBJ_DIV, HL_SCHED_MAX, HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
+            HL_MIX_PART_MIN, HL_MIX_PARTS, HL_MIX_PARTS, HL_MAX_CLIENTS, HL_MAX_CLIENTS,
+            HLD_CONTROL_PLACES, HL_MAX_STREAMS, HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV,
+            HL_MAX_LOADS_INFLIGHT, HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV,
+            HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV, HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV,
+            HLD_MAX_EMITTERS / HLD_QUOTA_OBJ_DIV, HL_MAX_BUSES / HLD_QUOTA_OBJ_DIV,
+            HL_MAX_RZONES / HLD_QUOTA_OBJ_DIV, HLD_MAX_PARAMS / HLD_QUOTA_OBJ_DIV, HL_SCHED_MAX,
+            HL_SCHED_MAX / HLD_QUOTA_SCHED_DIV);
 }
 
 int hld_config_default_socket(char *buf, size_t cap) {
@@ -297,6 +305,7 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_RATE: return parse_u32("--rate", val, HLD_MIN_RATE, HLD_MAX_RATE, &c->rate);
     case OPT_PERIOD: return parse_u32("--period", val, HLD_MIN_PERIOD, HLD_MAX_PERIOD, &c->period);
     case OPT_VOICES: return parse_u32("--voices", val, 1, HL_MAX_VOICES, &c->voices);
+    case OPT_MIXTHREADS: return parse_u32("--mix-threads", val, 1, HL_MIX_PARTS, &c->mix_threads);
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
     case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
     case OPT_CAPTURE: return copy_str("--capture", c->capture, sizeof c->capture, val);

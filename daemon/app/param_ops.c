@@ -116,6 +116,7 @@ int hld_op_param(hld_req_t *q) {
                      HLD_MAX_PSCHED);
             return hld_fail(q, rc, msg);
         }
+        hld_vm_params_due(d->vm, P, hld_now_ns()); /* due within the lead: now, on its frame */
         return hld_reply_ok(q);
     }
     rc = hld_params_set(P, p, m.scope, key, em_name, m.value, q->c->id);

@@ -15,6 +15,7 @@
 #include "hl_layout.h"
 #include "hld_limits.h"
 #include "metering.h"
+#include "mix_workers.h"
 #include "world_zones.h"
 
 /* 3D logical voices by the listener nearest to them (the one that hears them). */
@@ -171,6 +172,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "cmds_applied", (double)ms.cmds_applied);
     put(&s, "cmds_busy", (double)d->n.cmds_busy);
     put(&s, "capture_dropped", (double)hld_capture_dropped(d->capture));
+    put(&s, "capture_unsure", (double)d->n.capture_unsure);
     put(&s, "cmd_cap_hits", (double)ms.cmd_cap_hits);
     put(&s, "cmd_wait_us_max", es.wait_max_us);
     put(&s, "cmd_wait_us_p99", es.wait_p99_us);
@@ -218,6 +220,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "param_values", d->params.nent);         /* emitter and voice values held */
     put(&s, "param_evals", (double)d->params.evals); /* evaluation passes over bound voices */
     put(&s, "param_sets", (double)d->params.sets);   /* SETs they sent */
+    put(&s, "param_late", (double)d->params.late);   /* scheduled values past their frame */
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
     uint64_t pinned = 0, evictable = 0;
@@ -261,6 +264,13 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "xruns", (double)es.xruns);
     put(&s, "callback_overruns", (double)es.overruns);
     put(&s, "underruns", (double)es.underruns);
+    hl_mix_part_stats_t mp; /* --mix-threads: blocks mixed in partitions, shared, late, dropped */
+    hld_mix_workers_stats(d->engine.mixw, &mp);
+    put(&s, "mix_threads", hld_mix_workers_threads(d->engine.mixw));
+    put(&s, "mix_blocks_parted", (double)mp.blocks);
+    put(&s, "mix_blocks_shared", (double)mp.shared);
+    put(&s, "mix_worker_late", (double)mp.late);
+    put(&s, "mix_worker_dropped", (double)mp.dropped);
     hld_device_stats_t ds;
     hld_device_stats(&d->devices, &ds);
     put(&s, "device_portaudio", ds.driver_portaudio);

@@ -133,6 +133,7 @@ typedef struct hld_params {
     uint64_t last_eval_ns; /* last evaluation (vm_params.c) */
     uint64_t last_sweep_ns;
     uint64_t evals, sets; /* evaluations, SETs sent (stats) */
+    uint64_t late;        /* scheduled values evaluated past their frame (a late poll) */
     hld_busbind_t bus[HL_MAX_BUS_BINDS];
     uint32_t nbus;
     uint64_t gen, bus_gen;          /* bumped when a global value moves; the bus bindings' pass */

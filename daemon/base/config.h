@@ -61,6 +61,9 @@ typedef struct {
     /* --layout: the output's speakers (hl_layout_t: stereo, quad, 5.1, 7.1) and
      * their count, the channels of the device, the recording and the render */
     uint32_t layout, channels;
+    /* --mix-threads: threads that mix large scenes, the audio thread included
+     * (mix_workers.h); 0 before load: hld_mix_threads_default() */
+    uint32_t mix_threads;
 } hld_config_t;
 
 /* One [bus NAME] section: applied once the mixer exists (hld_config_buses).

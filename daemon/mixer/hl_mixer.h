@@ -705,6 +705,23 @@ int hl_mixer_bundle_end(hl_mixer_t *m);
  * (0, 0 before the first call). Any thread. */
 void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
 
+/* Where a command pushed now takes effect (any thread): *frames is the
+ * frames rendered, and the audio thread is between two calls
+ * (HL_MIX_PHASE_IDLE: from *frames on), inside the call from *frames with
+ * its ring drain over (HL_MIX_PHASE_DRAINED: from the next call's start) or
+ * anywhere else (HL_MIX_PHASE_DRAINING: the drain under way, or the thread
+ * moved on while this read: either). The session capture reads it before
+ * and after a request's handler: the same definite phase both times is the
+ * request's frame of effect. */
+enum { HL_MIX_PHASE_IDLE, HL_MIX_PHASE_DRAINED, HL_MIX_PHASE_DRAINING };
+int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames);
+/* The commands pushed so far (the ring's write index) and, for the last
+ * call whose drain is over, its frame and the commands it had taken by
+ * then (the read index); 0 if no drain is over or the pair was changing.
+ * Where a request's commands went when the audio thread moved meanwhile. */
+uint32_t hl_mixer_cmds_pushed(const hl_mixer_t *m);
+int hl_mixer_last_drain(const hl_mixer_t *m, uint64_t *frame, uint32_t *taken);
+
 /* ---- meters: what the audio thread measured in its last call ------------ */
 
 /* Level figures of one hl_mixer_process_rt() call, for meters kept off the

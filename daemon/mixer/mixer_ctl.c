@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hl_panlaw.h"
+#include "hl_simd.h"
 #include "hl_util.h"
 #include "mixer_internal.h"
 
@@ -182,7 +183,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
 
 int hl_mixer_use_simd(hl_mixer_t *m, int enable) {
     if (enable == HL_MIX_SIMD_BEST && hl_mix_kernels_avx512_usable()) {
-        m->k = hl_mix_kernels_avx512;
+        m->k = hl_simd_strict() ? hl_mix_kernels_avx512 : hl_mix_kernels_avx512_best;
         return 1;
     }
     if (enable && hl_mix_kernels_avx2_usable()) {

@@ -405,11 +405,12 @@ struct hl_mixer {
     hl_listener_state_t listener;
     hl_listener_state_t lis_x[HL_MIX_LISTENERS - 1]; /* listeners 1.. (audio thread) */
     uint32_t lis_on;                                 /* bit k: listener k + 1 is on */
-    uint64_t clock;        /* engine frames rendered before the current internal block */
-    float sound_speed;     /* m/s (cfg, or HL_SPEED_OF_SOUND) */
-    float dop_coef;        /* Doppler one-pole coefficient per HL_PITCH_GRID frames */
-    uint32_t listener_gen; /* bumped by every listener command; never 0 */
-    uint32_t bus_dirty;    /* buses whose accumulators hold last block's mix (bit per bus) */
+    uint64_t clock;            /* engine frames rendered before the current internal block */
+    float sound_speed;         /* m/s (cfg, or HL_SPEED_OF_SOUND) */
+    float dop_coef;            /* Doppler one-pole coefficient per HL_PITCH_GRID frames */
+    uint32_t listener_gen;     /* bumped by every listener command; never 0 */
+    uint32_t bus_dirty;        /* buses whose accumulators hold last block's mix (bit per bus) */
+    struct hl_mix_part *parts; /* the partitioned mix (hl_mix_part.h), NULL: one thread */
     hl_ramp_t bus_gain[HL_NUM_GAINS];
     hl_rt_bus_t bus[HL_NUM_GAINS];
     uint32_t bus_gen[HL_NUM_GAINS]; /* bus_gen_ctl as applied */
@@ -468,6 +469,10 @@ struct hl_mixer {
      * seqlock so a reader never sees one without the other */
     _Atomic uint32_t clk_seq;
     _Atomic uint64_t clk_frame, clk_ns;
+    /* 1 + the frame of the last call whose ring drain is over (0: none):
+     * with clk_frame, where a command pushed now applies (hl_mixer_phase) */
+    _Atomic uint64_t clk_drained;
+    _Atomic uint32_t clk_tail; /* the ring's read index when that drain ended */
 };
 
 /* The timelines' changes up to this frame are folded into their base: a

@@ -57,6 +57,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "mix_part_int.h"
 #include "voice_post.h"
 #include "voice_src.h"
 #include "voice_stream.h"
@@ -100,13 +101,16 @@ static uint64_t voice_position(const hl_rt_voice_t *v) {
  * stream, and a stream it was about to switch to, go back to the main thread.
  * The ENDED event carries v->end_reason unchanged, v->end_frame and the
  * source position. */
-static void end_voice(hl_mixer_t *m, uint32_t i, uint64_t now_ns) {
-    hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+static void end_event(hl_mixer_t *m, hl_rt_voice_t *v, uint64_t now_ns) {
     if (v->pending) hl_voice_retire_stream_rt(m, v, v->pending, now_ns);
     v->pending = NULL;
     hl_voice_event_rt(m, HL_MIX_EV_ENDED, v->end_reason, v, now_ns, v->end_frame,
                       voice_position(v));
     v->live = 0;
+}
+
+static void end_voice(hl_mixer_t *m, uint32_t i, uint64_t now_ns) {
+    end_event(m, &m->rt[m->rt_active[i]], now_ns);
     m->rt_active[i] = m->rt_active[--m->n_rt_active];
 }
 
@@ -417,6 +421,22 @@ static __attribute__((noinline)) int fast_ramped(hl_mixer_t *m, hl_rt_voice_t *v
     return 1;
 }
 
+/* The bounds of a steady voice's block from cursor c: 1 if its n frames
+ * stay inside the interior (no edge: the steady path may take them). */
+static inline int fast_inside(const hl_mixer_t *m, const hl_rt_fast_t *f, uint64_t c, uint32_t n) {
+    const uint64_t step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end)
+        /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
+         * the loader zeroed every NaN and Inf) and finite gains reach the
+         * steady path; everything else is guarded on the full path */
+        return f->copy_end - idx >= n;
+    if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
+    if (f->cubic == HL_INTERP_SINC)
+        return c >= (uint64_t)(hl_sinc_level(m->sinc, step)->half - 1) << 32;
+    return !f->cubic || c >= HL_FP_ONE;
+}
+
 /* r / l of a ramping gain pair whose two ramps keep one ratio over this
  * block (a gain ramp at a steady pan), else -1. */
 static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
@@ -434,22 +454,9 @@ static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
 static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                        uint32_t *mixed, uint32_t *buses) {
     const uint64_t c = f->cursor, step = f->step;
-    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
     float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* never filtered before the pan: the pair ramps */
-    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
-        /* no span check here: only PCM its owner vouched finite (hl_pcm_t.finite:
-         * the loader zeroed every NaN and Inf) and finite gains reach the
-         * steady path; everything else is guarded on the full path */
-        if (f->copy_end - idx < n) return 0;
-    } else {
-        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        if (f->cubic == HL_INTERP_SINC) {
-            if (c < (uint64_t)(hl_sinc_level(m->sinc, step)->half - 1) << 32) return 0;
-        } else if (f->cubic) {
-            if (c < HL_FP_ONE) return 0;
-        }
-    }
+    if (!fast_inside(m, f, c, n)) return 0;
     if (f->post) { /* its own pair first: filter and sends follow */
         acc_l = m->vbuf[0];
         acc_r = m->vbuf[1];
@@ -581,6 +588,65 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
         __builtin_prefetch(p);
 }
 
+/* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
+static void mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
+                         hl_part_stats_t *st, uint8_t *left, const uint8_t *quar) {
+    /* the state's lines are only prefetched (never read) past the chunk's end;
+     * the source spans, which read a voice's cursor, only inside it: the
+     * voices after it may be another thread's */
+    const uint32_t na = m->n_rt_active;
+    for (uint32_t j = a; j < a + HL_PF_STATE_AHEAD && j < b; j++) {
+        prefetch_state(&m->rt[m->rt_active[j]]);
+        if (j < a + HL_PF_SRC_AHEAD) prefetch_src(&m->rt[m->rt_active[j]], n);
+    }
+    for (uint32_t i = a; i < b; i++) {
+        if (i + HL_PF_STATE_AHEAD < na) prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
+        if (i + HL_PF_SRC_AHEAD < b) prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
+        const uint32_t s = m->rt_active[i];
+        hl_rt_fast_t *f = &m->rt[s].f;
+        left[i] = 0;
+        if (quar && quar[s]) continue; /* a stuck worker's: not touched */
+        const uint64_t c = f->cursor;
+        if (!f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
+            !fast_inside(m, f, c, n)) {
+            left[i] = 1;
+            continue;
+        }
+        const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+        fast_kernel(m, f, HL_PART_ACC(acc, f->bus, f->cl), HL_PART_ACC(acc, f->bus, f->cr), c, n,
+                    &g);
+        f->cursor = c + (uint64_t)n * f->step;
+        st->mixed++;
+        st->buses |= 1u << f->bus;
+        st->voices[f->bus]++;
+    }
+}
+
+/* A partitioned block's second pass: the voices the first left, in list
+ * order, on the full path; those that end leave the list in order. */
+static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t now_ns,
+                        uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
+    const uint32_t na = m->n_rt_active;
+    uint32_t ended = 0;
+    for (uint32_t i = 0; i < na; i++) {
+        if (i + HL_PF_STATE_AHEAD < na && left[i + HL_PF_STATE_AHEAD])
+            prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
+        if (i + HL_PF_SRC_AHEAD < na && left[i + HL_PF_SRC_AHEAD])
+            prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
+        if (!left[i]) continue;
+        hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
+            end_event(m, v, now_ns);
+            ended++;
+        }
+    }
+    if (!ended) return;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < na; i++)
+        if (m->rt[m->rt_active[i]].live) m->rt_active[k++] = m->rt_active[i];
+    m->n_rt_active = k;
+}
+
 static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
                          float bus_peak[HL_MAX_BUSES]) {
     /* only the buses written last block need clearing: the others are zero */
@@ -594,8 +660,13 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
     uint32_t i = 0;
     m->hrtf_mixed = 0;
+    const uint8_t *left = hl_mix_part_block_rt(m, mix_chunk_rt, n, &mixed, &buses);
+    if (left) {
+        render_left(m, left, n, now_ns, &mixed, &virt, &streams, &buses);
+        i = m->n_rt_active; /* done: the loop below has nothing left */
+    }
     /* warm-up: the voices the loop below starts with */
-    for (uint32_t j = 0; j < HL_PF_STATE_AHEAD && j < m->n_rt_active; j++) {
+    for (uint32_t j = i; j < HL_PF_STATE_AHEAD && j < m->n_rt_active; j++) {
         prefetch_state(&m->rt[m->rt_active[j]]);
         if (j < HL_PF_SRC_AHEAD) prefetch_src(&m->rt[m->rt_active[j]], n);
     }
@@ -657,11 +728,17 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
 #endif
     memset(&m->meter, 0, sizeof m->meter); /* the buses add into it as they run */
+    hl_mix_part_prewake_rt(m);             /* the workers wake while the ring drains */
     hl_sched_clock_rt(m, now_ns);
     /* what was scheduled for this very frame first, then the ring: a
      * command sent "now" on a voice whose start is due here finds it */
     apply_due(m, now_ns);
     apply_drained(m, frames, now_ns);
+    uint32_t tail = atomic_load_explicit(&m->cmd_ring.tail, memory_order_relaxed);
+    atomic_store_explicit(&m->clk_drained, 0, memory_order_relaxed); /* the pair is changing */
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&m->clk_tail, tail, memory_order_relaxed);
+    atomic_store_explicit(&m->clk_drained, m->clock + 1, memory_order_release);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;
     m->splits = 0;

@@ -56,6 +56,10 @@ void hl_sched_clock_rt(hl_mixer_t *m, uint64_t now_ns) {
     atomic_store_explicit(&m->clk_frame, m->clock, memory_order_relaxed);
     atomic_store_explicit(&m->clk_ns, now_ns, memory_order_relaxed);
     atomic_store_explicit(&m->clk_seq, s + 2, memory_order_release);
+    /* the clock is visible before the ring is read: a main thread that
+     * pushed and then saw the old clock knows this drain takes its push
+     * (hl_mixer_phase's fence) */
+    atomic_thread_fence(memory_order_seq_cst);
 }
 
 static int ent_less(const hl_sched_ent_t *a, const hl_sched_ent_t *b) {

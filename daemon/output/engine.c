@@ -18,6 +18,7 @@
 #include "fp_mode.h"
 #include "hrtf_load.h"
 #include "log.h"
+#include "mix_workers.h"
 
 _Thread_local int heliod_rt_thread_flag;
 
@@ -381,6 +382,8 @@ static const char *driver_name(hld_driver_t d) {
 
 /* Frees the mixer, its sinc table and its HRTF set (no audio thread runs). */
 static void free_mixer(hld_engine_t *e) {
+    hld_mix_workers_close(e->mixw, e->mixer); /* the audio thread is gone */
+    e->mixw = NULL;
     free(e->mem);
     e->mem = NULL;
     e->mixer = NULL;
@@ -448,7 +451,13 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
         hld_engine_close(e);
         return HELIOD_EINVAL;
     }
-    int rc = open_backend(e, cfg);
+    int rc = hld_mix_workers_open(&e->mixw, e->mixer,
+                                  cfg->mix_threads ? cfg->mix_threads : hld_mix_threads_default());
+    if (rc) {
+        free_mixer(e);
+        return rc;
+    }
+    rc = open_backend(e, cfg);
     if (rc) {
         hld_error("cannot open the %s output driver: %s", driver_name(cfg->driver),
                   rc == HELIOD_ENODEV ? "no such device" : "device error");

@@ -69,10 +69,11 @@ typedef struct hld_engine {
     hld_backend_t backend;
     int started;
     hld_recorder_t *rec;
-    hld_meter_tap_t *tap;      /* level figures and the output, for the meters (metering.c) */
-    void *hrtf_mem;            /* --hrtf: the set's block (hld_hrtf_load), freed at close */
-    void *sinc_mem;            /* the sinc interpolator's tables (hl_sinc.h) */
-    const hl_hrtf_set_t *hrtf; /* the set inside it, given to the mixer; NULL = off */
+    hld_meter_tap_t *tap;         /* level figures and the output, for the meters (metering.c) */
+    void *hrtf_mem;               /* --hrtf: the set's block (hld_hrtf_load), freed at close */
+    void *sinc_mem;               /* the sinc interpolator's tables (hl_sinc.h) */
+    const hl_hrtf_set_t *hrtf;    /* the set inside it, given to the mixer; NULL = off */
+    struct hld_mix_workers *mixw; /* --mix-threads: the workers and partitions (mix_workers.h) */
 
     /* written by the audio thread (relaxed) */
     _Atomic uint64_t callbacks, xruns, underruns, cb_ns_sum, cb_ns_max;

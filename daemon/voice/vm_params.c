@@ -193,19 +193,25 @@ void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P) {
     hld_params_sweep(P, pent_live, vm);
 }
 
-void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
-    static const uint64_t eval_ns = (uint64_t)HLD_PARAM_EVAL_MS * 1000000u;
+void hld_vm_params_due(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
     /* scheduled values a ranking lead ahead, each evaluated on its own
      * frame: the SETs they cause are scheduled there, so they land on the
-     * same sample however late the poll ran (a replay agrees with live) */
+     * same sample however late within the lead the poll ran (a replay
+     * agrees with live) */
     uint64_t now_f = hl_mixer_frames(vm->mx), at;
     while (hld_params_due_next(P, now_f + vm->rank_lead, &at)) {
+        if (at <= now_f && vm->rank_lead) P->late++;
         if (!P->dirty || P->moving) continue; /* a seek steps on the poll */
         uint64_t saved = hl_mixer_at_frame(vm->mx);
         hl_mixer_at(vm->mx, at > now_f ? at : 0);
         hld_vm_params_eval(vm, P, now_ns);
         hl_mixer_at(vm->mx, saved);
     }
+}
+
+void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
+    static const uint64_t eval_ns = (uint64_t)HLD_PARAM_EVAL_MS * 1000000u;
+    hld_vm_params_due(vm, P, now_ns);
     hld_params_seek(P, now_ns);
     if (P->nent > HLD_MAX_PVALUES / 2 && now_ns - P->last_sweep_ns > 1000000000u) {
         P->last_sweep_ns = now_ns; /* values of voices and emitters gone */

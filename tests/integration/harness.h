@@ -79,8 +79,40 @@ int th_write_sound(const char *path, int format, int channels, int rate, uint32_
 /* A sine of `freq` Hz at amplitude amp. */
 int th_write_sine(const char *path, int rate, double seconds, double freq, double amp);
 
+/* A constant 0.1 on every channel (a th_gen_fn): a DC source for levels. */
+void th_gen_dc(void *user, uint32_t frame, float *out, int channels);
+/* The mean power of stereo frames [a, b) of interleaved x: L^2 + R^2 a frame. */
+double th_power_stereo(const float *x, size_t a, size_t b);
+
+/* A scratch directory for one offline render: dir is a fresh
+ * /tmp/heliod-PREFIX-XXXXXX, score and out are score.txt and out.wav in it,
+ * dc is dc.wav there, written: 1 s of th_gen_dc, mono float at rate. The
+ * test fails if any of it fails. */
+typedef struct {
+    char dir[64], dc[128], score[128], out[128];
+} th_scratch_t;
+void th_scratch_open(th_scratch_t *s, const char *prefix, int rate);
+/* Renders s->score to s->out (th_render, no log) and reads it back: stereo,
+ * interleaved, *frames long; the test fails otherwise. The caller frees it. */
+float *th_scratch_render(th_scratch_t *s, size_t *frames);
+/* Removes s->dir and all in it (the test fails if it cannot). */
+void th_scratch_remove(th_scratch_t *s);
+
 /* Reads a whole sound file as interleaved float; caller frees *data. */
 int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate);
+
+/* Runs heliod with args (no other flags) until it exits, 5 s at most, with
+ * its stderr in err (NUL-terminated, truncated to cap; read from a log
+ * dir/start.log that is removed again): its exit status, 128 if a signal
+ * ended it, -1 if it did not exit (then it is killed). For start-up refusals
+ * and --help. */
+int th_heliod_run(const char *dir, const char *const *args, char *err, size_t cap);
+
+/* Runs heliod --render score --out out --log-level warn, then args
+ * (NULL-terminated, may be NULL; a later --log-level wins), with its stderr
+ * appended to log (NULL: the test's own stderr), and waits for it: its exit
+ * status, or -1. HELIOD_BIN names the binary. */
+int th_render(const char *score, const char *out, const char *log, const char *const *args);
 
 /* Runs heliodctl with --socket d->sock and the given arguments; captures
  * stdout/stderr (NUL-terminated, truncated to cap) and returns the exit status
@@ -104,6 +136,16 @@ double th_stat(struct heliod *h, const char *key);
  * on a machine twice as fast or half as fast. The figures themselves are
  * measured by bench/. Returns 1 if it passes. */
 int th_deadlines_ok(struct heliod *h, double xruns0, double overruns0);
+
+/* Runs a program's cmocka tests one group each, printing each test's wall
+ * time ("# NAME: 1.23 s"). With TH_PART=K/N in the environment (1 <= K <= N)
+ * it runs only the tests whose index i has i % N == K - 1: one meson test per
+ * part, run side by side, and together the N parts run every test exactly
+ * once. A TH_PART that is not a part, or a part that selects nothing, fails.
+ * The exit status: how many tests failed. */
+struct CMUnitTest;
+int th_run_tests(const char *group, const struct CMUnitTest *tests, size_t n);
+#define TH_RUN(tests) th_run_tests(#tests, tests, sizeof(tests) / sizeof((tests)[0]))
 
 /* Sleeps ms milliseconds. */
 void th_sleep_ms(int ms);

@@ -52,21 +52,10 @@ void path_of(char *buf, size_t cap, const char *name) {
 }
 
 int render(const char *score, const char *out, const char *events) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        char logp[300];
-        path_of(logp, sizeof logp, "render.log");
-        FILE *lf = freopen(logp, "a", stderr);
-        (void)lf;
-        execlp(bin, bin, "--render", score, "--out", out, "--render-events", events, "--rate",
-               "8000", "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char log[300];
+    path_of(log, sizeof log, "render.log");
+    const char *const args[] = {"--render-events", events, "--rate", "8000", NULL};
+    return th_render(score, out, log, args);
 }
 
 int same_files(const char *a, const char *b) {

@@ -36,22 +36,9 @@
 static const float k_d[4] = {1, 10, 40, 80}, k_db[4] = {0, -12, -30, -33};
 static const double k_dist[NDIST] = {3, 7.5, 10, 17, 25, 39, 60, 95};
 
-static void gen_dc(void *user, uint32_t i, float *out, int ch) {
-    (void)user;
-    (void)i;
-    for (int c = 0; c < ch; c++)
-        out[c] = 0.1f;
-}
-
 #define TONE_HZ 6000.0
 #define NTONE   3
 static const double k_tdist[NTONE] = {1.5, 22, 60};
-
-static void gen_tone(void *user, uint32_t i, float *out, int ch) {
-    (void)user;
-    for (int c = 0; c < ch; c++)
-        out[c] = 0.1f * (float)sin(2.0 * 3.14159265358979 * TONE_HZ * i / RATE);
-}
 
 /* The tone cue's curves: low-pass 2:30000 42:1000 (30 kHz is no filter at
  * 48 kHz), send 2:0 42:-20; the level relative to 1.5 m (direct + send at
@@ -76,29 +63,16 @@ static double curve_def(double d) {
     return k_db[3];
 }
 
-static double power(const float *x, size_t a, size_t b) {
-    double s = 0;
-    for (size_t i = a; i < b; i++)
-        s += (double)x[2 * i] * x[2 * i] + (double)x[2 * i + 1] * x[2 * i + 1];
-    return s / (double)(b - a);
-}
-
 static void test_cue_curve_render(void **state) {
     (void)state;
-    char dir[] = "/tmp/heliod-atten-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char dc[300], tone[300], score[300], out[300];
-    snprintf(dc, sizeof dc, "%s/dc.wav", dir);
-    snprintf(tone, sizeof tone, "%s/tone.wav", dir);
-    snprintf(score, sizeof score, "%s/score.txt", dir);
-    snprintf(out, sizeof out, "%s/out.wav", dir);
-    assert_int_equal(
-        th_write_sound(dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, gen_dc, NULL), 0);
-    assert_int_equal(
-        th_write_sound(tone, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, gen_tone, NULL), 0);
-    FILE *f = fopen(score, "w");
+    th_scratch_t r;
+    th_scratch_open(&r, "atten", RATE);
+    char tone[160];
+    snprintf(tone, sizeof tone, "%s/tone.wav", r.dir);
+    assert_int_equal(th_write_sine(tone, RATE, 1.0, TONE_HZ, 0.1), 0);
+    FILE *f = fopen(r.score, "w");
     assert_non_null(f);
-    fprintf(f, "load dc %s\ncue c --sound dc --loop --max-distance 1000\n", dc);
+    fprintf(f, "load dc %s\ncue c --sound dc --loop --max-distance 1000\n", r.dc);
     fprintf(f, "attenuation --cue c --points 1:0,10:-12,40:-30,80:-33\n");
     /* the tone: its cue's low-pass and send curves at NTONE distances */
     const int t0 = (NDIST + 1) * SEG;
@@ -116,46 +90,31 @@ static void test_cue_curve_render(void **state) {
         fprintf(f, "@%d emitter set e2 --pos 0,0,%.3f\n", t0 + k * SEG, -k_tdist[k]);
     fprintf(f, "@%d end\n", t0 + NTONE * SEG);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    float *x = NULL;
     size_t n = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
+    float *x = th_scratch_render(&r, &n);
     /* emitter set is not scheduled: the render applies it at the start of
      * the period it falls in, so each window ends a period (and more) early */
-    double p0 = power(x, SEG / 2, SEG - 600);
+    double p0 = th_power_stereo(x, SEG / 2, SEG - 600);
     assert_true(p0 > 0);
     for (int k = 0; k < NDIST; k++) {
-        double got =
-            10.0 *
-            log10(power(x, (size_t)(k + 1) * SEG + SEG / 2, (size_t)(k + 2) * SEG - 600) / p0);
+        double got = 10.0 * log10(th_power_stereo(x, (size_t)(k + 1) * SEG + SEG / 2,
+                                                  (size_t)(k + 2) * SEG - 600) /
+                                  p0);
         print_message("distance %5.1f m: %8.3f dB, curve %8.3f dB\n", k_dist[k], got,
                       curve_def(k_dist[k]));
         assert_true(fabs(got - curve_def(k_dist[k])) < 0.05);
     }
-    const double q0 = power(x, (size_t)t0 + SEG / 2, (size_t)t0 + SEG - 600);
+    const double q0 = th_power_stereo(x, (size_t)t0 + SEG / 2, (size_t)t0 + SEG - 600);
     assert_true(q0 > 0);
     for (int k = 1; k < NTONE; k++) {
         const size_t a = (size_t)(t0 + k * SEG + SEG / 2), b = (size_t)(t0 + (k + 1) * SEG - 600);
-        const double got = 10.0 * log10(power(x, a, b) / q0);
+        const double got = 10.0 * log10(th_power_stereo(x, a, b) / q0);
         print_message("tone at %4.1f m: %8.3f dB, low-pass and send curves %8.3f dB\n", k_tdist[k],
                       got, tone_def(k_tdist[k]));
         assert_true(fabs(got - tone_def(k_tdist[k])) < 0.3);
     }
     free(x);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    th_scratch_remove(&r);
 }
 
 static void test_refusals(void **state) {

@@ -396,7 +396,8 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(heliod_load(h, "hum", hum, HELIOD_LOAD_SHARED, NULL), 0);
     heliod_clock_t k;
     assert_int_equal(heliod_clock(h, &k), 0);
-    uint64_t t = k.frame + 9600; /* the score's first frame: well ahead */
+    uint64_t t =
+        k.frame + 4800; /* the score's first frame: ahead (late: applied late, replayed so) */
     FILE *f = fopen(score, "w");
     assert_non_null(f);
     fprintf(f,
@@ -410,9 +411,9 @@ static void test_replay_equals_live(void **state) {
             "@%llu bus music --gain -20 --ramp 5\n"
             "@%llu param wind 1\n"
             "@%llu play tone --pitch 1.3 --fade-in 0\n",
-            (unsigned long long)t, (unsigned long long)t + 500, (unsigned long long)t + 1500,
-            (unsigned long long)t + 4000, (unsigned long long)t + 6000,
-            (unsigned long long)t + 8000, (unsigned long long)t + 10000);
+            (unsigned long long)t, (unsigned long long)t + 250, (unsigned long long)t + 750,
+            (unsigned long long)t + 2000, (unsigned long long)t + 3000,
+            (unsigned long long)t + 4000, (unsigned long long)t + 5000);
     fclose(f);
     const char *batch[] = {"batch", score, NULL};
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
@@ -420,13 +421,13 @@ static void test_replay_equals_live(void **state) {
     do {
         th_sleep_ms(20);
         assert_int_equal(heliod_clock(h, &k), 0);
-    } while (k.frame < t + 12000);
+    } while (k.frame < t + 6000);
     heliod_play_params_t p;
     heliod_play_params_init(&p);
     p.flags |= HELIOD_PLAY_LOOP;
     heliod_voice_t v = 0;
     assert_int_equal(heliod_play(h, "tone", &p, &v, NULL), 0);
-    th_sleep_ms(60);
+    th_sleep_ms(30);
     heliod_voice_set_t vs = {.mask = HELIOD_SET_PITCH, .pitch = 0.8f};
     assert_int_equal(heliod_set(h, v, &vs), 0);
     heliod_listener_t l = {0};
@@ -437,20 +438,30 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, bus), 0);
     const char *wind[] = {"param", "wind", "0.2", NULL}; /* heliodctl's parameter */
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, wind), 0);
-    th_sleep_ms(60);
+    th_sleep_ms(30);
     assert_int_equal(heliod_stop(h, v, 5), 0);
     assert_int_equal(heliod_clock(h, &k), 0);
     uint64_t before_visitor = k.frame;          /* heliodctl replay's window ends here */
     heliod_t *g = th_connect(&d, "visitor", 0); /* comes, plays, goes: its voice stops */
     assert_int_equal(heliod_play(g, "hum", &p, &v, NULL), 0);
-    th_sleep_ms(40);
+    th_sleep_ms(20);
     heliod_close(g);
-    th_sleep_ms(100);
+    th_sleep_ms(50);
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
     assert_true(th_stat(h, "capture_dropped") == 0.0);
     /* what breaks a session's timeline: a device underrun, a ranking the
-     * main thread applied after its frame (a loaded machine) */
-    double xruns = th_stat(h, "xruns") + th_stat(h, "callback_overruns") + th_stat(h, "rank_late");
+     * main thread applied after its frame, a request the audio thread met
+     * mid-drain (its frame of effect unknown), the CPU governor stepping
+     * voices down by how long the callbacks took (a loaded machine) */
+    static const char *const broke[] = {"xruns",         "callback_overruns",  "rank_late",
+                                        "param_late",    "capture_unsure",     "sched_late",
+                                        "governor_cuts", "governor_steps_down"};
+    double xruns = 0;
+    for (size_t i = 0; i < sizeof broke / sizeof broke[0]; i++) {
+        double n = th_stat(h, broke[i]);
+        if (n > 0) print_message("# %s %.0f\n", broke[i], n);
+        xruns += n;
+    }
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
@@ -460,7 +471,7 @@ static void test_replay_equals_live(void **state) {
     int ch = 0, rate = 0;
     assert_int_equal(th_read_sound(out, &x, &nx, &ch, &rate), 0);
     assert_int_equal(th_read_sound(d.record, &y, &ny, &ch, &rate), 0);
-    assert_true(nx > t + 15000);
+    assert_true(nx > t + 9000);
     assert_true(ny >= nx);
     size_t diff = 0, first = SIZE_MAX, loud = 0;
     for (size_t i = 0; i < 2 * nx; i++) {
@@ -470,13 +481,13 @@ static void test_replay_equals_live(void **state) {
             if (first == SIZE_MAX) first = i / 2;
         }
     }
-    assert_true(loud > 2 * 15000);
+    assert_true(loud > 2 * 9000);
     /* a device underrun (a loaded machine) breaks the session's timeline:
      * only then may the two differ */
     if (diff && xruns == 0.0)
         fail_msg("%zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
                  x[2 * first], y[2 * first]);
-    if (diff) print_message("# %.0f underruns, late rankings: %zu samples differ\n", xruns, diff);
+    if (diff) print_message("# %zu samples differ (the session's timeline broke)\n", diff);
     free(x);
     /* heliodctl replay into another daemon: every request on its frame
      * shifted by what it prints, so the same samples (up to the visitor's
@@ -494,7 +505,8 @@ static void test_replay_equals_live(void **state) {
     assert_non_null(strstr(o, " 0 diverged"));
     heliod_t *h2 = th_connect(&d2, "test", 0);
     double xruns2 = th_stat(h2, "xruns") + th_stat(h2, "callback_overruns") +
-                    th_stat(h2, "rank_late") + th_stat(h2, "sched_late");
+                    th_stat(h2, "rank_late") + th_stat(h2, "sched_late") +
+                    th_stat(h2, "param_late");
     heliod_close(h2);
     assert_int_equal(th_daemon_stop(&d2, NULL), 0);
     float *z = NULL;

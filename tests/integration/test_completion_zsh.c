@@ -220,5 +220,5 @@ int main(void) {
         cmocka_unit_test(test_options),
         TH_TEST(test_names, setup),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests);
 }

@@ -130,24 +130,10 @@ static int teardown(void **state) {
 
 /* heliod --render SCORE --out OUT [--voices N]: its exit status. */
 static int render(const char *score, const char *out, const char *voices) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        char logp[300];
-        path_of(logp, sizeof logp, "render.log");
-        FILE *lf = freopen(logp, "a", stderr);
-        (void)lf;
-        if (voices)
-            execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", "--voices",
-                   voices, (char *)NULL);
-        else
-            execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char log[300];
+    path_of(log, sizeof log, "render.log");
+    const char *const args[] = {"--voices", voices, NULL};
+    return th_render(score, out, log, voices ? args : NULL);
 }
 
 /* Renders the score text; the interleaved stereo output (caller frees). */

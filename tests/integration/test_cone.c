@@ -41,13 +41,6 @@
 static const double k_angles[NANGLES] = {15, 30, 45, 60, 80, 100, 120, 170};
 static char g_dir[256];
 
-static void gen_dc(void *user, uint32_t i, float *out, int ch) {
-    (void)user;
-    (void)i;
-    for (int c = 0; c < ch; c++)
-        out[c] = 0.1f;
-}
-
 /* OpenAL 1.1: the full angle between the cone's axis and the listener. */
 static double cone_def(double theta) {
     double a = 2.0 * theta;
@@ -61,13 +54,6 @@ static double db(double x) {
 }
 
 /* Mean power (L^2 + R^2) of frames [a, b) of interleaved stereo x. */
-static double power(const float *x, size_t a, size_t b) {
-    double s = 0;
-    for (size_t i = a; i < b; i++)
-        s += (double)x[2 * i] * x[2 * i] + (double)x[2 * i + 1] * x[2 * i + 1];
-    return s / (double)(b - a);
-}
-
 /* OpenAL Soft's levels: rel[k] = power at k_angles[k] / power on axis. 0 or -1. */
 static int openal_levels(double rel[NANGLES]) {
     LPALCLOOPBACKOPENDEVICESOFT open_loop;
@@ -110,7 +96,7 @@ static int openal_levels(double rel[NANGLES]) {
         double t = k ? k_angles[k - 1] * M_PI / 180.0 : 0.0;
         alSource3f(src, AL_DIRECTION, (ALfloat)sin(t), 0, (ALfloat)cos(t));
         render(dev, out, SEG);
-        p[k] = power(out, SEG / 2, SEG);
+        p[k] = th_power_stereo(out, SEG / 2, SEG);
     }
     int ok = alGetError() == AL_NO_ERROR;
     alDeleteSources(1, &src);
@@ -123,25 +109,12 @@ static int openal_levels(double rel[NANGLES]) {
     return ok && p[0] > 0 ? 0 : -1;
 }
 
-static int render(const char *score, const char *out) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int heliod_levels(double rel[NANGLES]) {
     char dc[300], score[300], out[300];
     snprintf(dc, sizeof dc, "%s/dc.wav", g_dir);
     snprintf(score, sizeof score, "%s/score.txt", g_dir);
     snprintf(out, sizeof out, "%s/out.wav", g_dir);
-    if (th_write_sound(dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, gen_dc, NULL) != 0)
+    if (th_write_sound(dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, th_gen_dc, NULL) != 0)
         return -1;
     FILE *f = fopen(score, "w");
     if (!f) return -1;
@@ -156,7 +129,7 @@ static int heliod_levels(double rel[NANGLES]) {
     }
     fprintf(f, "@%d end\n", (NANGLES + 1) * SEG);
     fclose(f);
-    if (render(score, out) != 0) return -1;
+    if (th_render(score, out, NULL, NULL) != 0) return -1;
     float *x = NULL;
     size_t n = 0;
     int ch = 0, rate = 0;
@@ -164,9 +137,10 @@ static int heliod_levels(double rel[NANGLES]) {
         return -1;
     /* cone is not scheduled: the render applies it at the start of the period
      * it falls in, so each window ends a period (and more) early */
-    double p0 = power(x, SEG / 2, SEG - 600);
+    double p0 = th_power_stereo(x, SEG / 2, SEG - 600);
     for (int k = 0; k < NANGLES; k++)
-        rel[k] = power(x, (size_t)(k + 1) * SEG + SEG / 2, (size_t)(k + 2) * SEG - 600) / p0;
+        rel[k] =
+            th_power_stereo(x, (size_t)(k + 1) * SEG + SEG / 2, (size_t)(k + 2) * SEG - 600) / p0;
     free(x);
     return p0 > 0 ? 0 : -1;
 }

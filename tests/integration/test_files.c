@@ -1016,5 +1016,5 @@ int main(void) {
         TH_TEST(test_zone_cap, setup_zones),
         cmocka_unit_test_setup_teardown(test_render_limits, setup_render, teardown_render),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests);
 }

@@ -34,7 +34,7 @@
 #include "harness.h"
 #include "heliod.h"
 
-#define VOICES 4096 /* HL_MAX_VOICES: the most --voices accepts */
+#define VOICES 4096 /* the old --voices maximum: enough to overflow the smallest budget */
 #define SRC_S  20.0 /* long enough that no voice wraps during the test */
 /* % of the period: the smallest budget --cpu-budget accepts, so the scene
  * overflows it on any CPU where 4096 binaural voices cost over MIN_LOAD of

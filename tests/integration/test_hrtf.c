@@ -233,44 +233,6 @@ static void test_moving_no_clicks(void **state) {
 
 /* ---- start-up and configuration ------------------------------------------------- */
 
-/* Runs heliod with args until it exits (5 s at most); returns its exit
- * status (-1 if it did not exit) and its stderr in err. */
-static int run_heliod(const char *dir, const char *const *args, char *err, size_t cap) {
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!freopen(log, "w", stderr)) _exit(126);
-        const char *argv[16];
-        int n = 0;
-        const char *bin = getenv("HELIOD_BIN");
-        argv[n++] = bin && *bin ? bin : "heliod";
-        for (int i = 0; args[i] && n < 15; i++)
-            argv[n++] = args[i];
-        argv[n] = NULL;
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0, rc = -1;
-    for (int i = 0; i < 500; i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-            break;
-        }
-        th_sleep_ms(10);
-    }
-    if (rc == -1) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
-    FILE *f = fopen(log, "r");
-    size_t n = f ? fread(err, 1, cap - 1, f) : 0;
-    err[n] = '\0';
-    if (f) fclose(f);
-    return rc;
-}
-
 static void test_bad_file_fails_startup(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-hrtf-XXXXXX";
@@ -284,14 +246,14 @@ static void test_bad_file_fails_startup(void **state) {
     fclose(f);
     snprintf(opt, sizeof opt, "--hrtf=%s", bad);
     const char *a1[] = {"--driver", "null", "--socket", sock, opt, NULL};
-    int rc = run_heliod(dir, a1, err, sizeof err);
+    int rc = th_heliod_run(dir, a1, err, sizeof err);
     assert_true(rc > 0);
     assert_non_null(strstr(err, "not a usable SOFA file"));
     assert_int_equal(access(sock, F_OK), -1); /* never listened */
 
     snprintf(opt, sizeof opt, "--hrtf=%s/missing.sofa", dir);
     const char *a2[] = {"--driver", "null", "--socket", sock, opt, NULL};
-    rc = run_heliod(dir, a2, err, sizeof err);
+    rc = th_heliod_run(dir, a2, err, sizeof err);
     assert_true(rc > 0);
     assert_non_null(strstr(err, "cannot open"));
 
@@ -304,18 +266,15 @@ static void test_bad_file_fails_startup(void **state) {
     fputs(line, f);
     fclose(f);
     const char *a3[] = {"--driver", "null", "--socket", sock, "--config", cfg, NULL};
-    rc = run_heliod(dir, a3, err, sizeof err);
+    rc = th_heliod_run(dir, a3, err, sizeof err);
     assert_true(rc > 0);
     assert_non_null(strstr(err, "not a usable SOFA file"));
 
     /* --help lists the option */
     const char *a4[] = {"--help", NULL};
-    assert_int_equal(run_heliod(dir, a4, err, sizeof err), 0);
+    assert_int_equal(th_heliod_run(dir, a4, err, sizeof err), 0);
     unlink(cfg);
     unlink(bad);
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(log);
     rmdir(dir);
 }
 
@@ -356,11 +315,13 @@ static void test_config_key_and_default_off(void **state) {
 
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
+    /* meson runs them in three parts (i % 3), side by side: each binaural
+     * daemon is CPU-bound under ASan (24, 12 and 12 s there) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_itd_ild_signs),
         cmocka_unit_test(test_moving_no_clicks),
-        cmocka_unit_test(test_bad_file_fails_startup),
         cmocka_unit_test(test_config_key_and_default_off),
+        cmocka_unit_test(test_bad_file_fails_startup),
     };
-    return cmocka_run_group_tests_name("hrtf", tests, NULL, NULL);
+    return TH_RUN(tests);
 }

@@ -80,45 +80,6 @@ static void test_portaudio_on_jack_dummy(void **state) {
     th_jackd_stop();
 }
 
-/* Runs heliod with args until it exits (5 s at most); its exit status (-1 if
- * it did not exit) and its stderr in err. */
-static int run_heliod(const char *dir, const char *const *args, char *err, size_t cap) {
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!freopen(log, "w", stderr)) _exit(126);
-        const char *argv[16];
-        int n = 0;
-        const char *bin = getenv("HELIOD_BIN");
-        argv[n++] = bin && *bin ? bin : "heliod";
-        for (int i = 0; args[i] && n < 15; i++)
-            argv[n++] = args[i];
-        argv[n] = NULL;
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0, rc = -1;
-    for (int i = 0; i < 500; i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-            break;
-        }
-        th_sleep_ms(10);
-    }
-    if (rc == -1) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
-    FILE *f = fopen(log, "r");
-    size_t n = f ? fread(err, 1, cap - 1, f) : 0;
-    err[n] = '\0';
-    if (f) fclose(f);
-    unlink(log);
-    return rc;
-}
-
 /* --layout against a real device's channel count: a 2-channel JACK server
  * refuses 5.1 at start with a message naming both counts (under --driver
  * portaudio and under the default auto, which does not fall back to the
@@ -133,11 +94,11 @@ static void test_layout_channels(void **state) {
     assert_int_equal(th_jackd_start_ports("heliodlay", 256, 0, 2), 0);
     const char *a1[] = {"--driver", "portaudio", "--device", "system", "--socket",
                         sock,       "--layout",  "5.1",      NULL};
-    int rc = run_heliod(dir, a1, err, sizeof err);
+    int rc = th_heliod_run(dir, a1, err, sizeof err);
     /* the default driver (auto) does not fall back to the null driver either */
     const char *a2[] = {"--device", "system", "--socket", sock, "--layout", "5.1", NULL};
     char err2[8192];
-    int rc2 = run_heliod(dir, a2, err2, sizeof err2);
+    int rc2 = th_heliod_run(dir, a2, err2, sizeof err2);
     th_jackd_stop();
     if (rc2 <= 0) fprintf(stderr, "%s", err2);
     assert_true(rc2 > 0);

@@ -212,44 +212,6 @@ static void test_downmix_bs775(void **state) {
     }
 }
 
-/* Runs heliod with args until it exits (5 s at most); its exit status (-1 if
- * it did not exit) and its stderr in err. */
-static int run_heliod(const char *dir, const char *const *args, char *err, size_t cap) {
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!freopen(log, "w", stderr)) _exit(126);
-        const char *argv[16];
-        int n = 0;
-        const char *bin = getenv("HELIOD_BIN");
-        argv[n++] = bin && *bin ? bin : "heliod";
-        for (int i = 0; args[i] && n < 15; i++)
-            argv[n++] = args[i];
-        argv[n] = NULL;
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0, rc = -1;
-    for (int i = 0; i < 500; i++) {
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-            break;
-        }
-        th_sleep_ms(10);
-    }
-    if (rc == -1) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
-    FILE *f = fopen(log, "r");
-    size_t n = f ? fread(err, 1, cap - 1, f) : 0;
-    err[n] = '\0';
-    if (f) fclose(f);
-    return rc;
-}
-
 static void test_refused(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-layout-XXXXXX";
@@ -257,15 +219,12 @@ static void test_refused(void **state) {
     char sock[300], err[4096];
     snprintf(sock, sizeof sock, "%s/s.sock", dir);
     const char *a1[] = {"--driver", "null", "--socket", sock, "--layout", "7.1.4", NULL};
-    assert_true(run_heliod(dir, a1, err, sizeof err) > 0);
+    assert_true(th_heliod_run(dir, a1, err, sizeof err) > 0);
     assert_non_null(strstr(err, "--layout must be stereo, quad, 5.1 or 7.1"));
     const char *a2[] = {"--driver", "null", "--socket", sock, "--layout", "5.1", "--hrtf", NULL};
-    assert_true(run_heliod(dir, a2, err, sizeof err) > 0);
+    assert_true(th_heliod_run(dir, a2, err, sizeof err) > 0);
     assert_non_null(strstr(err, "--hrtf renders for headphones and needs --layout stereo"));
     assert_int_equal(access(sock, F_OK), -1); /* never listened */
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(log);
     rmdir(dir);
 }
 
@@ -286,7 +245,7 @@ static void test_render_layout(void **state) {
     fputs("@+100 end\n", f);
     fclose(f);
     const char *a[] = {"--render", score, "--out", out, "--layout", "7.1", NULL};
-    assert_int_equal(run_heliod(dir, a, err, sizeof err), 0);
+    assert_int_equal(th_heliod_run(dir, a, err, sizeof err), 0);
     float *x = NULL;
     size_t frames = 0;
     int ch = 0, rate = 0;
@@ -297,9 +256,6 @@ static void test_render_layout(void **state) {
     uint16_t tag = 0;
     assert_int_equal(wav_mask(out, &tag), 0x63f);
     assert_int_equal(tag, 0xFFFE);
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(log);
     unlink(out);
     unlink(score);
     rmdir(dir);
@@ -369,7 +325,7 @@ static void run_sweep(const char *layout, int want_ch, const float *spk) {
     fprintf(f, "@%d end\n", (DIRS + 3) * SEG);
     fclose(f);
     const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
-    assert_int_equal(run_heliod(dir, a, err, sizeof err), 0);
+    assert_int_equal(th_heliod_run(dir, a, err, sizeof err), 0);
     float *x = NULL;
     size_t frames = 0;
     int ch = 0, rate = 0;

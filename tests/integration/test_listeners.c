@@ -26,59 +26,24 @@
 #define RATE 48000
 #define SEG  9600
 
-static void gen_dc(void *user, uint32_t i, float *out, int ch) {
-    (void)user;
-    (void)i;
-    for (int c = 0; c < ch; c++)
-        out[c] = 0.1f;
-}
-
-static double power(const float *x, size_t a, size_t b) {
-    double s = 0;
-    for (size_t i = a; i < b; i++)
-        s += (double)x[2 * i] * x[2 * i] + (double)x[2 * i + 1] * x[2 * i + 1];
-    return s / (double)(b - a);
-}
-
-static char g_dir[64];
-
 static void test_nearest_listener_render(void **state) {
     (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/heliod-lis-XXXXXX");
-    assert_non_null(mkdtemp(g_dir));
-    char dc[128], score[128], out[128];
-    snprintf(dc, sizeof dc, "%s/dc.wav", g_dir);
-    snprintf(score, sizeof score, "%s/score.txt", g_dir);
-    snprintf(out, sizeof out, "%s/out.wav", g_dir);
-    assert_int_equal(
-        th_write_sound(dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE, gen_dc, NULL), 0);
-    FILE *f = fopen(score, "w");
+    th_scratch_t r;
+    th_scratch_open(&r, "lis", RATE);
+    FILE *f = fopen(r.score, "w");
     assert_non_null(f);
     fprintf(f,
             "load dc %s\nlistener --index 1 --pos 30,0,0\n"
             "emitter create e --pos 30,0,-2\n"
             "@1 play dc --emitter e --loop --fade-in 0\n"
             "@%d listener --index 1 --off\n@%d end\n",
-            dc, SEG, 2 * SEG);
+            r.dc, SEG, 2 * SEG);
     fclose(f);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    float *x = NULL;
     size_t n = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
-    assert_int_equal(ch, 2);
+    float *x = th_scratch_render(&r, &n);
     /* inverse distance, min 1 m: g = 1 / d; equal-power pan: L^2 + R^2 = g^2 x 0.01 */
-    double near = 10.0 * log10(power(x, SEG / 2, SEG - 600) / 0.01);
-    double far = 10.0 * log10(power(x, SEG + SEG / 2, 2 * SEG) / 0.01);
+    double near = 10.0 * log10(th_power_stereo(x, SEG / 2, SEG - 600) / 0.01);
+    double far = 10.0 * log10(th_power_stereo(x, SEG + SEG / 2, 2 * SEG) / 0.01);
     double want_near = 20.0 * log10(1.0 / 2.0), want_far = 20.0 * log10(1.0 / sqrt(904.0));
     print_message("near listener 1: %.3f dB (1/2 m: %.3f); listener 0 only: %.3f dB (%.3f)\n", near,
                   want_near, far, want_far);
@@ -88,9 +53,7 @@ static void test_nearest_listener_render(void **state) {
     assert_true(fabs(x[2 * (SEG / 2)] - x[2 * (SEG / 2) + 1]) < 1e-6);
     assert_true(x[2 * (SEG + SEG / 2) + 1] > x[2 * (SEG + SEG / 2)]);
     free(x);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    assert_int_equal(system(cmd), 0);
+    th_scratch_remove(&r);
 }
 
 static void test_ownership_and_stats(void **state) {
@@ -101,7 +64,8 @@ static void test_ownership_and_stats(void **state) {
     char path[128];
     snprintf(path, sizeof path, "/tmp/heliod-lis-dc-%d.wav", (int)getpid());
     assert_int_equal(
-        th_write_sound(path, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE / 10, gen_dc, NULL), 0);
+        th_write_sound(path, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, RATE, RATE / 10, th_gen_dc, NULL),
+        0);
     heliod_sound_info_t si;
     assert_int_equal(heliod_load(a, "dc", path, HELIOD_LOAD_SHARED, &si), 0);
     heliod_listener_t l = {.mask = HELIOD_LIS_POS, .pos = {50, 0, 0}};

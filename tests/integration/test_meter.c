@@ -566,5 +566,5 @@ int main(void) {
         TH_TEST(test_events, setup),          TH_TEST(test_ctl_meter, setup),
         TH_TEST(test_slow_subscriber, setup), TH_TEST(test_wire, setup),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests);
 }

@@ -61,18 +61,7 @@ static int render(const char *score, const char *out) {
     path_of(sp, sizeof sp, score);
     path_of(op, sizeof op, out);
     path_of(lp, sizeof lp, "render.log");
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        FILE *lf = freopen(lp, "a", stderr);
-        (void)lf;
-        execlp(bin, bin, "--render", sp, "--out", op, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return th_render(sp, op, lp, NULL);
 }
 
 /* The left channel of a render. */

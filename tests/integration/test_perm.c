@@ -549,6 +549,18 @@ static int setup_budget(void **state) {
 
 /* ---- a bank's sounds are charged to the client that loads it ----------------- */
 
+/* Waits (tries x 10 ms at most) until h sees exactly one bank and it is no
+ * longer loading; its listing in bi (4 entries). */
+static void one_bank_settled(heliod_t *h, heliod_bank_info_t *bi, int tries) {
+    size_t n = 0;
+    for (int i = 0; i < tries; i++) {
+        assert_int_equal(heliod_banks(h, bi, 4, &n), 0);
+        if (n == 1 && bi[0].state != HELIOD_BANK_LOADING) break;
+        th_sleep_ms(10);
+    }
+    assert_int_equal(n, 1);
+}
+
 static int unload_bank(heliod_t *h, int *out, void *arg) {
     out[0] = heliod_bank_unload(h, (const char *)arg);
     return 1;
@@ -570,13 +582,7 @@ static void test_bank_charged_to_its_loader(void **state) {
     heliod_t *g = conn(f, "game", 0);
     assert_int_equal(heliod_bank_load(g, man, NULL), 0);
     heliod_bank_info_t bi[4];
-    size_t n = 0;
-    for (int i = 0; i < 1000; i++) {
-        assert_int_equal(heliod_banks(g, bi, 4, &n), 0);
-        if (n == 1 && bi[0].state != HELIOD_BANK_LOADING) break;
-        th_sleep_ms(10);
-    }
-    assert_int_equal(n, 1);
+    one_bank_settled(g, bi, 1000);
     fprintf(stderr,
             "# bank of two 750 KiB sounds under a 1 MiB client quota: %u loaded, %u "
             "failed (%s)\n",
@@ -618,13 +624,7 @@ static void test_bank_queue_charged_to_its_loader(void **state) {
     heliod_close(g); /* gone before its queued sounds start */
     heliod_t *ctl = conn(f, "tool", HELIOD_CONNECT_CONTROL);
     heliod_bank_info_t bi[4];
-    size_t n = 0;
-    for (int i = 0; i < 3000; i++) {
-        assert_int_equal(heliod_banks(ctl, bi, 4, &n), 0);
-        if (n == 1 && bi[0].state != HELIOD_BANK_LOADING) break;
-        th_sleep_ms(10);
-    }
-    assert_int_equal(n, 1);
+    one_bank_settled(ctl, bi, 3000);
     fprintf(stderr,
             "# bank of 40 x 30 KiB under a 1 MiB quota, loader gone: %u loaded, %u "
             "failed (%s)\n",
@@ -664,6 +664,45 @@ static void test_batch_of_detached_loops(void **state) {
 }
 
 /* ---- names are per process ---------------------------------------------------- */
+
+/* A stranger: a child process running fn(f, ready, go, res), which takes
+ * its names first (one byte on ready), waits for go, then tries the game's
+ * objects and writes its results (ints) to res before it exits. */
+typedef struct {
+    pid_t pid;
+    int ready[2], go[2], res[2];
+} stranger_t;
+
+/* Starts it and waits until it has taken its names. */
+static void stranger_start(stranger_t *s, fx_t *f, void (*fn)(fx_t *, int, int, int)) {
+    assert_int_equal(pipe(s->ready), 0);
+    assert_int_equal(pipe(s->go), 0);
+    assert_int_equal(pipe(s->res), 0);
+    s->pid = fork();
+    assert_true(s->pid >= 0);
+    if (s->pid == 0) fn(f, s->ready[1], s->go[0], s->res[1]);
+    close(s->res[1]); /* its results end when it exits */
+    char b = 0;
+    assert_int_equal(read(s->ready[0], &b, 1), 1); /* the stranger took the names first */
+}
+
+/* Lets it go on, reads its results (max ints at most), checks that it
+ * exited cleanly and closes the pipes: how many ints it wrote. */
+static int stranger_finish(stranger_t *s, int *r, int max) {
+    char b = 1;
+    assert_int_equal(write(s->go[1], &b, 1), 1);
+    int n = 0;
+    ssize_t got;
+    while (n < max && (got = read(s->res[0], r + n, sizeof(int) * (size_t)(max - n))) > 0)
+        n += (int)(got / (ssize_t)sizeof(int));
+    int st = 0;
+    waitpid(s->pid, &st, 0);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int fds[] = {s->ready[0], s->ready[1], s->go[0], s->go[1], s->res[0]};
+    for (size_t i = 0; i < 5; i++)
+        close(fds[i]);
+    return n;
+}
 
 /* A stranger that stays connected: defines gcat/gcue first (its own tone
  * at -40 dB), says so on rd[1], waits for a byte on go[0], then reports
@@ -730,16 +769,8 @@ static void squatter(fx_t *f, int ready, int go, int res) {
 
 static void test_names_per_process(void **state) {
     fx_t *f = *state;
-    int ready[2], go[2], res[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(go), 0);
-    assert_int_equal(pipe(res), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) squatter(f, ready[1], go[0], res[1]);
-    close(res[1]); /* its results end when it exits */
-    char b = 0;
-    assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
+    stranger_t sq;
+    stranger_start(&sq, f, squatter);
 
     heliod_t *g = conn(f, "game", 0);
     assert_int_equal(heliod_load(g, "tone", f->tone, 0, NULL), 0);
@@ -807,15 +838,8 @@ static void test_names_per_process(void **state) {
     assert_int_equal(nc, 4);
     heliod_close(op);
 
-    b = 1;
-    assert_int_equal(write(go[1], &b, 1), 1);
-    int r[16], n = 0;
-    ssize_t got;
-    while (n < 16 && (got = read(res[0], r + n, sizeof(int) * (size_t)(16 - n))) > 0)
-        n += (int)(got / (ssize_t)sizeof(int));
-    int st = 0;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int r[16];
+    int n = stranger_finish(&sq, r, 16);
     assert_int_equal(n, 11);
     for (int i = 0; i < 5; i++)
         assert_int_equal(r[i], 0); /* load, category, cue, emitter, list */
@@ -826,9 +850,6 @@ static void test_names_per_process(void **state) {
     assert_int_equal(r[9], 0);     /* on its own gcar */
     assert_int_equal(r[10], 1);    /* where it left it */
     heliod_close(g);
-    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
-    for (size_t i = 0; i < 5; i++)
-        close(fds[i]);
 }
 
 /* ---- a bank's cue sheet is applied as its loader ------------------------------- */
@@ -1084,16 +1105,8 @@ static void bus_squatter(fx_t *f, int ready, int go, int res) {
 
 static void test_buses_per_process(void **state) {
     fx_t *f = *state;
-    int ready[2], go[2], res[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(go), 0);
-    assert_int_equal(pipe(res), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) bus_squatter(f, ready[1], go[0], res[1]);
-    close(res[1]);
-    char b = 0;
-    assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
+    stranger_t sq;
+    stranger_start(&sq, f, bus_squatter);
 
     heliod_t *g = conn(f, "game", 0);
     assert_int_equal(heliod_load(g, "tone", f->tone, 0, NULL), 0);
@@ -1153,15 +1166,8 @@ static void test_buses_per_process(void **state) {
         zones += strcmp(bi[i].name, "gzone") == 0;
     assert_int_equal(zones, 2); /* each zone made its own bus */
 
-    b = 1;
-    assert_int_equal(write(go[1], &b, 1), 1);
-    int r[16], n = 0;
-    ssize_t got;
-    while (n < 16 && (got = read(res[0], r + n, sizeof(int) * (size_t)(16 - n))) > 0)
-        n += (int)(got / (ssize_t)sizeof(int));
-    int st = 0;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int r[16];
+    int n = stranger_finish(&sq, r, 16);
     assert_int_equal(n, 10);
     for (int i = 0; i < 7; i++)
         assert_int_equal(r[i], 0); /* load, bus, gain, zone, play, play again, list */
@@ -1169,9 +1175,6 @@ static void test_buses_per_process(void **state) {
     assert_int_equal(r[8], 1);     /* not ducked by the game's rule */
     assert_int_equal(r[9], 1);     /* its gzone untouched */
     heliod_close(g);
-    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
-    for (size_t i = 0; i < 5; i++)
-        close(fds[i]);
 }
 
 /* ---- bank and world-zone names are per process ----------------------------- */
@@ -1286,16 +1289,8 @@ static void test_banks_and_zones_per_process(void **state) {
     write_bank(f->d.dir, "g_bank.ini", "gbank", "gsnd", "tone.wav", gman, sizeof gman);
     write_bank(f->d.dir, "g_zone.ini", "gzbank", "gzsnd", "tone.wav", zman, sizeof zman);
     write_bank(f->d.dir, "op.ini", "opbank", "opsnd", "tone.wav", oman, sizeof oman);
-    int ready[2], go[2], res[2];
-    assert_int_equal(pipe(ready), 0);
-    assert_int_equal(pipe(go), 0);
-    assert_int_equal(pipe(res), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) bank_squatter(f, ready[1], go[0], res[1]);
-    close(res[1]);
-    char b = 0;
-    assert_int_equal(read(ready[0], &b, 1), 1); /* the stranger took the names first */
+    stranger_t sq;
+    stranger_start(&sq, f, bank_squatter);
 
     heliod_t *g = conn(f, "game", 0);
     /* its own bank and zone of the stranger's names: not EEXIST */
@@ -1344,15 +1339,8 @@ static void test_banks_and_zones_per_process(void **state) {
     }
     assert_true(zt.named > 0);
 
-    b = 1;
-    assert_int_equal(write(go[1], &b, 1), 1);
-    int r[24], n = 0;
-    ssize_t got;
-    while (n < 24 && (got = read(res[0], r + n, sizeof(int) * (size_t)(24 - n))) > 0)
-        n += (int)(got / (ssize_t)sizeof(int));
-    int st = 0;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int r[24];
+    int n = stranger_finish(&sq, r, 24);
     assert_int_equal(n, 17);
     fprintf(stderr,
             "# stranger: bank %d (state %d), zone %d; then play gsnd %d, unload gbank %d, "
@@ -1409,9 +1397,6 @@ static void test_banks_and_zones_per_process(void **state) {
     assert_int_equal(heliod_bank_unload(op, "opbank"), 0);
     heliod_close(op);
     heliod_close(g);
-    int fds[] = {ready[0], ready[1], go[0], go[1], res[0]};
-    for (size_t i = 0; i < 5; i++)
-        close(fds[i]);
 }
 
 /* A stranger can neither play nor evict a game's bank sounds: under a

@@ -483,5 +483,5 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_top_tmux, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctl_wait_and_events, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests);
 }

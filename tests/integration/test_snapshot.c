@@ -46,20 +46,9 @@ static void path_of(char *buf, size_t cap, const char *name) {
 }
 
 static int render(const char *score, const char *out) {
-    pid_t pid = fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
-        const char *bin = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "heliod";
-        char logp[300];
-        path_of(logp, sizeof logp, "render.log");
-        FILE *lf = freopen(logp, "a", stderr);
-        (void)lf;
-        execlp(bin, bin, "--render", score, "--out", out, "--log-level", "warn", (char *)NULL);
-        _exit(127);
-    }
-    int st = 0;
-    if (waitpid(pid, &st, 0) != pid) return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char log[300];
+    path_of(log, sizeof log, "render.log");
+    return th_render(score, out, log, NULL);
 }
 
 /* Eight buses, a looping DC voice on each, snapshot "duck" taking all eight

@@ -86,6 +86,18 @@ static void write_or_fail(const char *path, int fmt, int ch, uint32_t frames, th
     assert_int_equal(th_write_sound(path, fmt, ch, RATE, frames, g, u), 0);
 }
 
+/* A client of f (connect_or_fail) with a sound written to p (400 bytes:
+ * f's directory/file; write_or_fail's format, channels, frames and
+ * generator) and loaded streamed as name. */
+static heliod_t *stream_loaded(fixture_t *f, char *p, const char *file, const char *name, int fmt,
+                               int ch, uint32_t frames, th_gen_fn g, void *u) {
+    heliod_t *h = connect_or_fail(f);
+    path_in(&f->d, p, 400, file);
+    write_or_fail(p, fmt, ch, frames, g, u);
+    assert_int_equal(heliod_load(h, name, p, HELIOD_LOAD_STREAM, NULL), 0);
+    return h;
+}
+
 /* ---- the recording --------------------------------------------------------- */
 
 typedef struct {
@@ -365,12 +377,10 @@ static void test_loop_seamless_stream(void **state) {
 
 static void test_loop_count(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
-    char p[400];
-    path_in(&f->d, p, sizeof p, "burst.wav");
     sine_t s = {480};
-    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, 4800, gen_sine, &s); /* 0.1 s */
-    assert_int_equal(heliod_load(h, "bs", p, HELIOD_LOAD_STREAM, NULL), 0);
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, "burst.wav", "bs", SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, 4800,
+                                gen_sine, &s); /* 0.1 s */
     assert_int_equal(heliod_load(h, "bp", p, 0, NULL), 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
@@ -397,12 +407,10 @@ static void test_loop_count(void **state) {
 
 static void test_seek_click_free(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
-    char p[400];
-    path_in(&f->d, p, sizeof p, "long.ogg");
     sine_t s = {440};
-    write_or_fail(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 1, RATE * 5, gen_sine, &s);
-    assert_int_equal(heliod_load(h, "ls", p, HELIOD_LOAD_STREAM, NULL), 0);
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, "long.ogg", "ls", SF_FORMAT_OGG | SF_FORMAT_VORBIS, 1,
+                                RATE * 5, gen_sine, &s);
     assert_int_equal(heliod_load(h, "lp", p, 0, NULL), 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
@@ -439,12 +447,10 @@ static void test_seek_click_free(void **state) {
 
 static void test_seek_keeps_loop_count(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
-    char p[400];
-    path_in(&f->d, p, sizeof p, "lc.wav");
     sine_t s = {480};
-    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, 4800, gen_sine, &s); /* 0.1 s */
-    assert_int_equal(heliod_load(h, "lcs", p, HELIOD_LOAD_STREAM, NULL), 0);
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, "lc.wav", "lcs", SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, 4800,
+                                gen_sine, &s); /* 0.1 s */
     assert_int_equal(heliod_load(h, "lcp", p, 0, NULL), 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
@@ -499,11 +505,9 @@ static void on_error_event(void *user, const heliod_event_t *ev) {
  * to 8 s hold every stream; the seeks to 1 s after them fail. */
 static void test_failed_seek_keeps_earlier_seek(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
     char p[400];
-    path_in(&f->d, p, sizeof p, "seekfail.wav");
-    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE * 20, gen_music, NULL);
-    assert_int_equal(heliod_load(h, "sf", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_t *h = stream_loaded(f, p, "seekfail.wav", "sf", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
+                                RATE * 20, gen_music, NULL);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     heliod_voice_t v = play_or_fail(h, "sf", &pp);
@@ -544,11 +548,9 @@ static int setup_192k(void **state) {
  * was converted out of its type's range on the way. */
 static void test_huge_values_192k(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
     char p[400];
-    path_in(&f->d, p, sizeof p, "huge.wav");
-    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE * 3, gen_music, NULL);
-    assert_int_equal(heliod_load(h, "hs", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_t *h = stream_loaded(f, p, "huge.wav", "hs", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
+                                RATE * 3, gen_music, NULL);
     assert_int_equal(heliod_load(h, "hp", p, 0, NULL), 0);
     const char *names[] = {"hs", "hp"};
     for (int k = 0; k < 2; k++) {
@@ -593,12 +595,10 @@ static void test_huge_values_192k(void **state) {
 
 static void test_pause_resume(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
-    char p[400];
-    path_in(&f->d, p, sizeof p, "pz.flac");
     sine_t s = {440};
-    write_or_fail(p, SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 1, RATE * 3, gen_sine, &s);
-    assert_int_equal(heliod_load(h, "pz", p, HELIOD_LOAD_STREAM, NULL), 0);
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, "pz.flac", "pz", SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 1,
+                                RATE * 3, gen_sine, &s);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     pp.pan = -1;
@@ -658,11 +658,9 @@ static double now_s(void) {
 
 static void test_start_stop_storm(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
     char p[400];
-    path_in(&f->d, p, sizeof p, "storm.ogg");
-    write_or_fail(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, RATE * 2, gen_music, NULL);
-    assert_int_equal(heliod_load(h, "st", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_t *h = stream_loaded(f, p, "storm.ogg", "st", SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2,
+                                RATE * 2, gen_music, NULL);
     th_sleep_ms(50);
     int fds0 = count_fds(f->d.pid);
     double active0 = th_stat(h, "streams_active");
@@ -797,11 +795,9 @@ static void test_stream_file_deleted_after_load(void **state) {
 
 static void test_disconnect_with_stream_plays_in_flight(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
     char p[400];
-    path_in(&f->d, p, sizeof p, "dc.ogg");
-    write_or_fail(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, RATE * 2, gen_music, NULL);
-    assert_int_equal(heliod_load(h, "dc", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_t *h = stream_loaded(f, p, "dc.ogg", "dc", SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, RATE * 2,
+                                gen_music, NULL);
     th_sleep_ms(50);
     int fds0 = count_fds(f->d.pid);
     double active0 = th_stat(h, "streams_active");
@@ -834,11 +830,9 @@ static void test_disconnect_with_stream_plays_in_flight(void **state) {
 
 static void test_shutdown_with_stream_opens_in_flight(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
     char p[400];
-    path_in(&f->d, p, sizeof p, "sd.ogg");
-    write_or_fail(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, RATE * 2, gen_music, NULL);
-    assert_int_equal(heliod_load(h, "sd", p, HELIOD_LOAD_STREAM, NULL), 0);
+    heliod_t *h = stream_loaded(f, p, "sd.ogg", "sd", SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, RATE * 2,
+                                gen_music, NULL);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     pp.gain_db = -30;
@@ -858,12 +852,10 @@ static void test_shutdown_with_stream_opens_in_flight(void **state) {
  * loop keeps answering meanwhile. */
 static void test_fifo_stream_refused_without_stalling(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
-    char p[400];
-    path_in(&f->d, p, sizeof p, "slow.wav");
     sine_t s = {440};
-    write_or_fail(p, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE, gen_sine, &s);
-    assert_int_equal(heliod_load(h, "slow", p, HELIOD_LOAD_STREAM, NULL), 0);
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, "slow.wav", "slow", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, RATE,
+                                gen_sine, &s);
     th_sleep_ms(50);
     int fds0 = count_fds(f->d.pid);
     assert_int_equal(unlink(p), 0);
@@ -913,5 +905,5 @@ int main(void) {
         TH_TEST(test_shutdown_with_stream_opens_in_flight, setup),
         TH_TEST(test_fifo_stream_refused_without_stalling, setup),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests); /* each test's time printed */
 }

@@ -19,6 +19,8 @@
  *                                  played, moved round the head, stolen, ended
  *   test_rt layout HELIOD HOOK     the record workload with --layout 7.1: the
  *                                  8-channel device buffer and recording
+ *   test_rt mix HELIOD HOOK        --mix-threads 2, --voices 8192, 560 playing: the mix
+ *                                  worker threads (partitioned blocks) too
  */
 #include <errno.h>
 #include <math.h>
@@ -660,9 +662,71 @@ static void test_daemon(void **state) {
     stop_jackd();
 }
 
+/* The mix workers: a scene above HL_MIX_PART_MIN voices (3D, looping, own
+ * pitch, cubic; 2D ones filtered on the full path), moved, re-pitched and
+ * stopped while the worker shares its blocks; its thread carries the RT flag. */
+static void test_mix(void **state) {
+    (void)state;
+    char sock[300], out[300], loop[300];
+    snprintf(sock, sizeof sock, "%s/heliod.sock", g_dir);
+    snprintf(out, sizeof out, "%s/mix.out", g_dir);
+    snprintf(loop, sizeof loop, "%s/loop.wav", g_dir);
+    write_sine(loop, 1, 0.5, 220);
+    /* --voices above the old cap of 4096: the tables sized at start */
+    const char *argv[] = {g_prog, "--voices",        "8192", "--virtual-voices",
+                          "8192", "--client-voices", "8192", "--mix-threads",
+                          "2",    "--cpu-budget",    "0",    "--audibility-floor",
+                          "-144", "--socket",        sock,   "--driver",
+                          "null", "--log-level",     "warn", NULL};
+    pid_t pid = spawn(argv, out);
+    assert_true(pid > 0);
+    heliod_t *a = connect_retry(sock, "rt-mix");
+    assert_int_equal(heliod_server_info(a)->voices, 8192);
+    assert_int_equal(heliod_load(a, "loop", loop, HELIOD_LOAD_SHARED, NULL), 0);
+    for (int i = 0; i < 560; i++) {
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.flags = HELIOD_PLAY_LOOP | (i % 8 ? HELIOD_PLAY_3D | HELIOD_PLAY_CUBIC : 0);
+        p.pitch = 0.9f + 0.2f * (float)(i % 13) / 13.0f;
+        p.gain_db = -40;
+        p.pos[0] = (float)(i % 7) - 3;
+        p.pos[2] = -2;
+        if (i % 8 == 0) p.post.lp_hz = 1000.0f;
+        assert_true(heliod_play_async(a, "loop", &p, NULL, NULL) > 0);
+    }
+    assert_int_equal(heliod_sync(a), 0);
+    double shared = 0;
+    for (int tries = 0; tries < 500 && shared < 40; tries++) { /* engine blocks, not time */
+        sleep_ms(10);
+        shared = stat_of(a, "mix_blocks_shared");
+    }
+    heliod_listener_t lis = {
+        .mask = HELIOD_LIS_POS | HELIOD_LIS_FWD, .pos = {1, 0, 0}, .fwd = {1, 0, -1}};
+    assert_int_equal(heliod_set_listener(a, &lis), 0);
+    heliod_voice_set_t s = {
+        .mask = HELIOD_SET_PITCH | HELIOD_SET_GAIN, .pitch = 1.2f, .gain_db = -30, .ramp_ms = 10};
+    for (uint32_t i = 1; i <= 64; i++)
+        (void)heliod_set_async(a, ((heliod_voice_t)1 << 32) | i, &s);
+    sleep_ms(60);
+    uint32_t stopped = 0;
+    assert_int_equal(heliod_stop_all(a, 10, 0, &stopped), 0);
+    sleep_ms(60);
+    double threads = stat_of(a, "mix_threads");
+    heliod_close(a);
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    assert_int_equal(wait_exit(pid), 0);
+    dump(out);
+    assert_true(threads == 2);
+    assert_true(shared >= 40); /* the worker mixed its share of 40 blocks at least */
+    assert_true(stopped > 256);
+    assert_int_equal(hook_value(out, "flag_resolved"), 1);
+    assert_int_equal(hook_value(out, "total"), 0);
+}
+
 int main(int argc, char **argv) {
     if (argc != 4) {
-        fprintf(stderr, "usage: test_rt selftest|daemon|record|jack|hrtf|layout PROGRAM HOOK\n");
+        fprintf(stderr,
+                "usage: test_rt selftest|daemon|record|jack|hrtf|layout|mix PROGRAM HOOK\n");
         return 2;
     }
     g_mode = argv[1];
@@ -676,7 +740,9 @@ int main(int argc, char **argv) {
     if (!mkdtemp(g_dir)) return 2;
     const struct CMUnitTest self[] = {cmocka_unit_test(test_selftest)};
     const struct CMUnitTest daemon[] = {cmocka_unit_test(test_daemon)};
+    const struct CMUnitTest mix[] = {cmocka_unit_test(test_mix)};
     int rc = strcmp(g_mode, "selftest") == 0 ? cmocka_run_group_tests(self, NULL, NULL)
+             : strcmp(g_mode, "mix") == 0    ? cmocka_run_group_tests(mix, NULL, NULL)
                                              : cmocka_run_group_tests(daemon, NULL, NULL);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);

@@ -11,11 +11,11 @@
 #include "hl_simd.h"
 
 __attribute__((constructor)) static void simd_env(void) {
-    const char *v = getenv("HELIOD_SIMD");
-    if (!v || !*v) return;
+    const char *var, *v = hl_isa_env(&var);
+    if (!v) return;
     int want = hl_simd_parse(v);
     if (want < 0) {
-        fprintf(stderr, "HELIOD_SIMD must be portable, avx2 or avx512 (got '%s')\n", v);
+        fprintf(stderr, "%s must be generic, avx2 or avx512 (got '%s')\n", var, v);
         exit(1);
     }
     if (want > hl_simd_cpu()) {

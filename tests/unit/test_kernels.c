@@ -165,15 +165,16 @@ static void test_avx512_matches_generic(void **state) {
     (void)state;
     if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
     check_table(hl_mix_kernels_avx512, "avx512");
+    check_table(hl_mix_kernels_avx512_best, "avx512 per-kernel choice"); /* the default there */
 }
 
-/* HELIOD_SIMD (this run's level, set by meson; simd_env.c applied it) caps
+/* HELIOD_ISA (this run's level, set by meson; simd_env.c applied it) caps
  * every kernel choice: the mix tables, the sinc kernels, the HRTF FIR and
  * the voice filters use no wider set than it names; unset, the CPU's own. */
 static void test_simd_cap(void **state) {
     (void)state;
-    const char *v = getenv("HELIOD_SIMD");
-    int cpu = hl_simd_cpu(), want = v && *v ? hl_simd_parse(v) : cpu;
+    const char *var, *v = hl_isa_env(&var);
+    int cpu = hl_simd_cpu(), want = v ? hl_simd_parse(v) : cpu;
     assert_true(want >= 0 && want <= cpu);
     int level = hl_simd_level();
     print_message("# level %s (CPU: %s)\n", hl_simd_name(level), hl_simd_name(cpu));

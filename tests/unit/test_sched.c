@@ -470,13 +470,37 @@ static void test_clock(void **state) {
     hl_mixer_t *m = test_mixer_new(8, 0);
     float *out = new_out(1024);
     uint64_t now = 5000, f = 1, ns = 1;
+    uint64_t dr = 0;
+    uint32_t taken = 0;
     hl_mixer_clock(m, &f, &ns);
     assert_int_equal(f, 0);
     assert_int_equal(ns, 0);
+    assert_int_equal(hl_mixer_phase(m, &f), HL_MIX_PHASE_IDLE);
+    assert_int_equal(hl_mixer_last_drain(m, &dr, &taken), 0); /* none over yet */
     test_render(m, out, 512, 256, &now);
     hl_mixer_clock(m, &f, &ns);
     assert_int_equal(f, 256); /* the last call began at frame 256 */
     assert_int_equal(ns, 5000 + 256ull * 1000000000u / TEST_RATE);
+    /* where a command pushed now applies (the capture's frame of effect):
+     * between calls, from the frames rendered; the last drain's frame and
+     * read index say which call took what was pushed before */
+    assert_int_equal(hl_mixer_phase(m, &f), HL_MIX_PHASE_IDLE);
+    assert_int_equal(f, 512);
+    hl_listener_state_t l;
+    hl_mixer_get_listener(m, &l);
+    l.pos[0] = 2.0f;
+    uint32_t before = hl_mixer_cmds_pushed(m);
+    assert_int_equal(hl_mixer_set_listener(m, &l, now), 0);
+    assert_true(hl_mixer_cmds_pushed(m) != before);
+    assert_int_equal(hl_mixer_last_drain(m, &dr, &taken), 1);
+    assert_int_equal(dr, 256);
+    assert_int_equal(taken, before); /* not taken yet */
+    test_render(m, out, 256, 256, &now);
+    assert_int_equal(hl_mixer_last_drain(m, &dr, &taken), 1);
+    assert_int_equal(dr, 512);
+    assert_int_equal(taken, hl_mixer_cmds_pushed(m)); /* by the call from 512 */
+    assert_int_equal(hl_mixer_phase(m, &f), HL_MIX_PHASE_IDLE);
+    assert_int_equal(f, 768);
     free(out);
     test_mixer_free(m);
 }

@@ -1,0 +1,42 @@
+/*
+ * mix_part_int.h - between the block loop (mixer_rt.c) and the partitioned
+ * mix (mix_part.c): one chunk of steady voices into a partition's
+ * accumulators, and the block's partitioned first pass.
+ */
+#ifndef MIX_PART_INT_H
+#define MIX_PART_INT_H
+
+#include "hl_mix_part.h"
+#include "mixer_internal.h"
+
+typedef struct {
+    uint32_t mixed, buses;
+    uint32_t voices[HL_NUM_GAINS];
+} hl_part_stats_t;
+
+/* Floats of one partition's accumulators: [bus][plane][frame]. */
+#define HL_PART_ACC_FLOATS     ((size_t)HL_NUM_GAINS * HL_MIX_PART_CH * HL_MIX_BLOCK)
+#define HL_PART_ACC(acc, b, c) ((acc) + ((size_t)(b)*HL_MIX_PART_CH + (c)) * HL_MIX_BLOCK)
+
+/* Mixes the steady voices (no post stage, no ramp) at positions a..b-1 of
+ * the active list into acc, n frames; left[pos] = 1 for a voice it left for
+ * the full path, else 0; voices whose slot is set in quar (may be NULL) are
+ * not touched (left 0). Any thread, inside a partitioned block. The block
+ * loop (mixer_rt.c) hands it to hl_mix_part_block_rt: the partitions call
+ * back into the loop's kernels without a circle between the two files. */
+typedef void (*hl_mix_chunk_fn)(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
+                                hl_part_stats_t *st, uint8_t *left, const uint8_t *quar);
+
+/* The first pass of a block with more than HL_MIX_PART_MIN voices on a
+ * mixer with parts: every partition's steady voices mixed and added into
+ * m->acc in partition order, *mixed and *buses counted. Returns the list of
+ * positions left for the full path (left[pos] != 0), or NULL when the
+ * block is not partitioned (the caller runs its one-thread loop). */
+const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
+                                    uint32_t *mixed, uint32_t *buses);
+
+/* At a call's start, before the command drain: wakes the sleeping workers
+ * if the block will be partitioned, so they are spinning by its start. */
+void hl_mix_part_prewake_rt(hl_mixer_t *m);
+
+#endif /* MIX_PART_INT_H */

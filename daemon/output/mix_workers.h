@@ -1,0 +1,40 @@
+/*
+ * mix_workers.h - the mix threads of --mix-threads N: N - 1 worker threads
+ * beside the audio thread, which share the voices of large mixes with it
+ * (daemon/mixer/hl_mix_part.h: partitions, chunks, the bounded wait and
+ * the rescue; here only the threads).
+ *
+ * Created at start, before the audio thread: each is named heliod-mixN, runs
+ * SCHED_FIFO at the audio thread's priority where the user may have it, is
+ * pinned to one of the CPUs the process may use (the last ones, where there
+ * are more than one), touches its stack and sets the real-time flag the
+ * tests/rt hook reads. Between blocks a worker spins briefly on its task
+ * word, then sleeps on it (a futex) with a flag the audio thread checks: the
+ * audio thread never takes a lock, only a futex wake when one sleeps.
+ */
+#ifndef HLD_MIX_WORKERS_H
+#define HLD_MIX_WORKERS_H
+
+#include <stdint.h>
+
+#include "hl_mix_part.h"
+#include "hl_mixer.h"
+
+typedef struct hld_mix_workers hld_mix_workers_t;
+
+/* The default --mix-threads: the CPUs this process may run on, at most
+ * HL_MIX_PARTS (1 on a one-CPU machine). */
+uint32_t hld_mix_threads_default(void);
+
+/* Sizes the partitions for m, starts threads - 1 workers and gives the mixer
+ * its partitions. 0, HELIOD_ENOMEM or HELIOD_EIO (after logging). Main
+ * thread, before the audio thread starts. */
+int hld_mix_workers_open(hld_mix_workers_t **out, hl_mixer_t *m, uint32_t threads);
+/* Stops and joins the workers, takes the partitions back from the mixer and
+ * frees them. NULL is fine. Main thread, after the audio thread stopped. */
+void hld_mix_workers_close(hld_mix_workers_t *w, hl_mixer_t *m);
+/* Counters (any thread). */
+void hld_mix_workers_stats(const hld_mix_workers_t *w, hl_mix_part_stats_t *out);
+uint32_t hld_mix_workers_threads(const hld_mix_workers_t *w);
+
+#endif /* HLD_MIX_WORKERS_H */

@@ -1,0 +1,255 @@
+/*
+ * test_mix_part.c - the partitioned mix (hl_mix_part.h, --mix-threads):
+ *
+ * - The same scene (more voices than HL_MIX_PART_MIN: looping 3D voices at
+ *   their own pitch, cubic and linear, 2D voices at pitch 1, filtered voices
+ *   on the full path, short voices that end, a listener move, a STOP) rendered
+ *   with 1, 2 and 4 mix threads gives the same output to the bit: the
+ *   partitions' sums do not depend on the thread that computed them.
+ * - A worker that never runs (its thread not started): the audio thread
+ *   finds it late after its share of the block (a fake clock), mixes its
+ *   chunks itself, counts it (late), still gives the same bits, and mixes
+ *   the later blocks alone.
+ * - Below HL_MIX_PART_MIN voices the mix is the one-thread loop's exactly.
+ * Nothing depends on the machine's speed: the real workers are waited for
+ * without a time bound (late_pct >= 1000), the late one on the test's clock.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hl_layout.h"
+#include "hl_mix_part.h"
+#include "mix_helpers.h"
+
+#define VOICES  1024 /* logical: 2048 slots */
+#define PLAYED  700
+#define BLOCKS  24
+#define CHUNK   256
+#define NCH_MAX 8 /* output channels at most (7.1) */
+#define OUT_N   ((size_t)BLOCKS * CHUNK * NCH_MAX)
+
+static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t run,
+                                     uint64_t (*clock)(void), float *out);
+static hl_mix_part_stats_t render(uint32_t threads, uint32_t run, uint64_t (*clock)(void),
+                                  float *out) {
+    return render_on(HL_LAYOUT_STEREO, threads, run, clock, out);
+}
+
+typedef struct {
+    hl_mix_part_t *p;
+    uint32_t w;
+} worker_arg_t;
+
+/* A test worker: spins on its go word (the daemon's sleep on a futex). */
+static void *worker(void *arg) {
+    worker_arg_t *a = arg;
+    uint32_t seen = 0;
+    for (;;) {
+        uint32_t g = atomic_load_explicit(hl_mix_part_go(a->p, a->w), memory_order_acquire);
+        if (g == HL_MIX_PART_QUIT) return NULL;
+        if (g == seen) {
+            sched_yield();
+            continue;
+        }
+        hl_mix_part_run_rt(a->p, a->w);
+        seen = g;
+    }
+}
+
+static uint64_t fake_ns;
+static uint64_t fake_clock(void) {
+    return fake_ns += 1000000; /* 1 ms a look: past a 256-frame block's share at once */
+}
+
+static void play_scene(hl_mixer_t *m, hl_pcm_t *const pcm[3]) {
+    for (uint32_t i = 0; i < PLAYED; i++) {
+        hl_voice_params_t p = test_params(pcm[i % 3]);
+        p.gain = 1.0f / 64.0f;
+        if (i % 5 != 4) { /* 3D, looping, own pitch */
+            p.flags = HL_MIX_3D | HL_MIX_LOOP | (i % 2 ? HL_MIX_CUBIC : 0u);
+            p.pos[0] = (float)(i % 17) - 8.0f;
+            p.pos[2] = -1.0f - (float)(i % 7);
+            p.pitch = 0.9f + 0.2f * (float)((i * 0.618034) - (uint32_t)(i * 0.618034));
+            p.min_distance = 1.0f;
+            p.max_distance = 50.0f;
+            p.rolloff = 1.0f;
+        } else if (i % 10 == 4) { /* 2D, pitch 1, filtered: the full path */
+            p.flags = HL_MIX_LOOP;
+            p.lp_hz = 2000.0f;
+            p.bus = HL_BUS_MUSIC;
+        } else { /* 2D, pitch 1, once: ends part way */
+            p.pan = (float)(i % 3) - 1.0f;
+        }
+        assert_int_equal(hl_mixer_play(m, &p, 0, NULL, NULL), 0);
+    }
+}
+
+/* Renders the scene on `layout` with `threads` mix threads (0: no
+ * partitions, the one-thread loop), `run` of them started (the others never
+ * run), into out (NCH_MAX planes' room per frame). Returns the partition stats. */
+static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t run,
+                                     uint64_t (*clock)(void), float *out) {
+    hl_mixer_config_t cfg = {
+        .rate = TEST_RATE, .voices = VOICES, .clock_ns = clock, .layout = layout};
+    void *mem = malloc(hl_mixer_size(&cfg));
+    hl_mixer_t *m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
+    assert_non_null(m);
+    hl_mix_part_config_t pc = {.threads = threads ? threads : 1,
+                               .slots = VOICES * 2,
+                               .late_pct = clock ? 0 : 1000,
+                               .clock_ns = clock};
+    size_t size = hl_mix_part_size(&pc);
+    assert_true(size > 0);
+    void *pmem = malloc(size);
+    hl_mix_part_t *p = hl_mix_part_init(pmem, size, &pc);
+    assert_non_null(p);
+    if (threads) assert_int_equal(hl_mixer_set_parts(m, p), 0);
+    pthread_t th[HL_MIX_PARTS];
+    worker_arg_t args[HL_MIX_PARTS];
+    for (uint32_t w = 1; w < run; w++) {
+        args[w] = (worker_arg_t){p, w};
+        assert_int_equal(pthread_create(&th[w], NULL, worker, &args[w]), 0);
+    }
+    hl_pcm_t *pcm[3] = {test_pcm_sine(48000, 1, 0.01, 0.0, 0.5f),
+                        test_pcm_sine(30000, 1, 0.0137, 0.3, 0.4f),
+                        test_pcm_sine(9000, 1, 0.002, 0.0, 0.6f)};
+    play_scene(m, pcm);
+    uint64_t now = 0;
+    for (uint32_t b = 0; b < BLOCKS; b++) {
+        if (b == BLOCKS / 2) { /* the listener turns: every 3D voice's gains move */
+            hl_listener_state_t l = {
+                {0.5f, 0.0f, 0.0f}, {0.3f, 0.0f, -1.0f}, {0, 1, 0}, {0, 0, 0}, 0};
+            assert_int_equal(hl_mixer_set_listener(m, &l, now), 0);
+        }
+        hl_mixer_process_rt(m, out + (size_t)b * CHUNK * NCH_MAX, CHUNK, now);
+        now += (uint64_t)CHUNK * 1000000000u / TEST_RATE;
+    }
+    hl_mix_part_stats_t st;
+    hl_mix_part_stats(p, &st);
+    hl_mix_part_quit(p);
+    for (uint32_t w = 1; w < run; w++)
+        pthread_join(th[w], NULL);
+    for (int i = 0; i < 3; i++)
+        test_pcm_free(pcm[i]);
+    free(mem);
+    free(pmem);
+    return st;
+}
+
+static int same_bits(const float *a, const float *b, size_t n) {
+    return memcmp(a, b, n * sizeof(float)) == 0;
+}
+
+static void test_threads_bit_exact(void **state) {
+    (void)state;
+    size_t n = OUT_N;
+    float *one = calloc(n, sizeof(float)), *two = calloc(n, sizeof(float)),
+          *four = calloc(n, sizeof(float));
+    hl_mix_part_stats_t s1 = render(1, 1, NULL, one);
+    hl_mix_part_stats_t s2 = render(2, 2, NULL, two);
+    hl_mix_part_stats_t s4 = render(4, 4, NULL, four);
+    assert_int_equal(s1.blocks, BLOCKS);
+    assert_int_equal(s1.shared, 0);
+    assert_int_equal(s2.shared, BLOCKS); /* the worker took part in every block */
+    assert_int_equal(s4.shared, BLOCKS);
+    assert_int_equal(s2.late + s4.late + s2.dropped + s4.dropped, 0);
+    double e = 0.0;
+    for (size_t i = 0; i < n; i++)
+        e += (double)one[i] * one[i];
+    assert_true(e > 1.0); /* something plays */
+    assert_true(same_bits(one, two, n));
+    assert_true(same_bits(one, four, n));
+    free(one);
+    free(two);
+    free(four);
+}
+
+static void test_late_worker_rescued(void **state) {
+    (void)state;
+    size_t n = OUT_N;
+    float *one = calloc(n, sizeof(float)), *late = calloc(n, sizeof(float));
+    render(1, 1, fake_clock, one); /* the same clock: the drain's budget runs on it too */
+    hl_mix_part_stats_t s = render(2, 1, fake_clock, late); /* worker 1 never runs */
+    assert_int_equal(s.late, 1);    /* found late once, then never handed work again */
+    assert_int_equal(s.dropped, 0); /* it had started no chunk */
+    assert_int_equal(s.shared, 1);
+    assert_true(same_bits(one, late, n));
+    free(one);
+    free(late);
+}
+
+/* The partitions against the one-thread loop: the same mix up to the
+ * rounding of another summation order, on stereo and on 5.1 (3D voices on
+ * every speaker pair: each plane a voice's pair reaches is summed); 1 and
+ * 2 threads the same bits on 5.1 too. */
+static void test_parts_match_one_loop(void **state) {
+    (void)state;
+    static const uint32_t layouts[2] = {HL_LAYOUT_STEREO, HL_LAYOUT_51};
+    for (int k = 0; k < 2; k++) {
+        float *ref = calloc(OUT_N, sizeof(float)), *one = calloc(OUT_N, sizeof(float)),
+              *two = calloc(OUT_N, sizeof(float));
+        render_on(layouts[k], 0, 0, NULL, ref);
+        render_on(layouts[k], 1, 1, NULL, one);
+        render_on(layouts[k], 2, 2, NULL, two);
+        double peak = 0.0, worst = 0.0;
+        for (size_t i = 0; i < OUT_N; i++) {
+            double d = fabs((double)ref[i] - one[i]), a = fabs((double)ref[i]);
+            peak = a > peak ? a : peak;
+            worst = d > worst ? d : worst;
+        }
+        print_message("# layout %u: peak %.3f, worst difference %.2g\n", layouts[k], peak, worst);
+        assert_true(peak > 0.05);
+        assert_true(worst <= 1e-5 * peak); /* float rounding only, no voice lost or doubled */
+        assert_true(same_bits(one, two, OUT_N));
+        free(ref);
+        free(one);
+        free(two);
+    }
+}
+
+/* Few voices: the parts stay out of the way (the one-thread loop's bits). */
+static void test_small_mix_unchanged(void **state) {
+    (void)state;
+    float a[CHUNK * 2 * 4], b[CHUNK * 2 * 4];
+    for (int with = 0; with < 2; with++) {
+        hl_mixer_t *m = test_mixer_new(64, 0);
+        hl_mix_part_config_t pc = {.threads = 2, .slots = 128, .late_pct = 1000};
+        void *pmem = malloc(hl_mix_part_size(&pc));
+        hl_mix_part_t *p = hl_mix_part_init(pmem, hl_mix_part_size(&pc), &pc);
+        if (with) assert_int_equal(hl_mixer_set_parts(m, p), 0);
+        hl_pcm_t *pcm = test_pcm_sine(4800, 1, 0.01, 0.0, 0.5f);
+        for (int i = 0; i < 40; i++) {
+            hl_voice_params_t vp = test_params(pcm);
+            vp.flags = HL_MIX_LOOP;
+            vp.pitch = 1.0f + 0.01f * (float)i;
+            assert_int_equal(hl_mixer_play(m, &vp, 0, NULL, NULL), 0);
+        }
+        uint64_t now = 0;
+        test_render(m, with ? b : a, CHUNK * 4, CHUNK, &now);
+        hl_mix_part_stats_t st;
+        hl_mix_part_stats(p, &st);
+        assert_int_equal(st.blocks, 0);
+        test_mixer_free(m);
+        test_pcm_free(pcm);
+        free(pmem);
+    }
+    assert_true(same_bits(a, b, CHUNK * 2 * 4));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_bit_exact),
+        cmocka_unit_test(test_late_worker_rescued),
+        cmocka_unit_test(test_parts_match_one_loop),
+        cmocka_unit_test(test_small_mix_unchanged),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
