@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     void *mem = aligned_alloc(64, size);
     hl_mixer_t *m = mem ? hl_mixer_init(mem, size, &cfg) : NULL;
     hld_meter_tap_t *tap = NULL;
-    if (!m || hld_meter_tap_open(&tap, MB_RATE) != 0) return 1;
+    if (!m || hld_meter_tap_open(&tap, MB_RATE, 2) != 0) return 1;
     static hl_mix_meter_t drain[64];
     static float pcm[2 * MB_BLOCK];
     frames = 0;

@@ -295,9 +295,10 @@ static const cmd_desc_t cmds[] = {
      "  distance, cue limit, category limit, no voice), evictions, steals,\n"
      "  virtualisations, active and virtual voices. `cues load` prints\n"
      "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"
-     "  `cues save` writes the parameter, category and cue definitions as a sheet\n"
-     "  that `cues load` reads back to the same definitions (bindings, cones,\n"
-     "  attenuation curves, tempo maps, snapshots, music: not read back, not saved).\n"},
+     "  `cues save` writes the parameter, category and cue definitions, with each\n"
+     "  cue's bindings, cone and attenuation curve, and the mixer snapshots, as a\n"
+     "  sheet that `cues load` reads back to the same definitions (tempo maps and\n"
+     "  music: not read back, not saved).\n"},
     {"emitter", CTL_EMITTER, HL_OP_EMITTER,
      "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
      "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"

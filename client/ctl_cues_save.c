@@ -7,11 +7,15 @@
  * with) and writes `[parameter NAME] MIN MAX DEFAULT SEEK` lines, then one
  * `[category NAME]` and one `[cue NAME]` section each, every key given
  * (numbers with 9 significant digits: a float reads back to the same bits),
- * in the daemon's order. What CUES does not return is not in the file:
- * bindings, cones and attenuation curves set on cues, tempo maps and
- * markers, snapshots and music sections.
+ * in the daemon's order. Each cue's bindings, cone and attenuation curve
+ * come from CUE_DETAIL (a daemon without it: the cues are saved without
+ * them, and a warning says so) as `bind`, `cone` and `attenuation` keys.
+ * The mixer snapshots follow as `[snapshot NAME]` sections (SNAPSHOTS, and
+ * SNAPSHOT_DETAIL for each one's settings). Not saved, as no request reads
+ * them back: tempo maps and markers, and music sections.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +27,14 @@
 const char ctl_cues_save_usage[] =
     "usage: heliodctl cues save FILE\n"
     "  Write the daemon's parameter, category and cue definitions as a cue sheet\n"
-    "  that `cues load FILE` reads back to the same definitions (bindings, cones,\n"
-    "  attenuation curves, tempo maps, snapshots and music sections are not\n"
-    "  read back, so not saved).\n";
+    "  that `cues load FILE` reads back to the same definitions, with each cue's\n"
+    "  bindings, cone and attenuation curve, and the mixer snapshots (tempo maps\n"
+    "  and music sections are not read back, so not saved).\n";
 
 typedef struct {
     uint8_t *buf;
     size_t len;
+    hl_rbuf_t r; /* over buf, once the reply came */
     int status, done;
     char msg[HL_MAX_MSG + 1];
 } list_t;
@@ -49,13 +54,76 @@ static void on_list(void *user, uint32_t id, int status, const char *msg, const 
     l->len = l->buf ? len : 0;
 }
 
-/* One list request (no body); 0 with l filled, or an error. */
-static int fetch(heliod_t *h, uint16_t op, list_t *l) {
+/* One request (body: len bytes, may be 0); 0 with l filled, or an error. */
+static int fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, list_t *l) {
     memset(l, 0, sizeof *l);
-    int rc = heliod_raw_async(h, op, NULL, 0, on_list, l);
+    int rc = heliod_raw_async(h, op, body, len, on_list, l);
     if (rc >= 0) rc = heliod_sync(h);
     if (rc < 0) return rc;
+    hl_rbuf_init(&l->r, l->buf, l->len);
     return l->status < 0 ? l->status : 0;
+}
+
+static int fetch(heliod_t *h, uint16_t op, list_t *l) {
+    return fetch_body(h, op, NULL, 0, l);
+}
+
+/* A NAME request body for op into l; 0, or an error. */
+static int fetch_name(heliod_t *h, uint16_t op, const char *name, list_t *l) {
+    uint8_t req[HL_MAX_NAME + 8];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, req, sizeof req);
+    hl_name_t n;
+    snprintf(n.name, sizeof n.name, "%s", name);
+    hl_put_name(&w, &n);
+    return fetch_body(h, op, req, w.len, l);
+}
+
+/* A binding as a sheet's `bind = PARAM PROP[:INDEX] X:Y[:SHAPE] ...`
+ * (switch and blend: bare X values). */
+static void put_bind(FILE *f, const hl_bind_t *b) {
+    const char *prop = hl_enum_name(HL_ENUM_PROP, b->prop);
+    fprintf(f, "bind = %s %s", b->param, prop ? prop : "?");
+    if (b->prop == HL_PROP_SEND) fprintf(f, ":%u", (unsigned)b->index);
+    int choice = b->prop == HL_PROP_SWITCH || b->prop == HL_PROP_BLEND;
+    for (unsigned k = 0; k < b->npoints && k < HL_MAX_CURVE_POINTS; k++) {
+        fprintf(f, " %.9g", (double)b->x[k]);
+        if (choice) continue;
+        fprintf(f, ":%.9g", (double)b->y[k]);
+        unsigned sh = k < 16 ? (b->shapes >> (2 * k)) & 3u : 0;
+        if (sh) fprintf(f, ":%s", hl_enum_name(HL_ENUM_SHAPE, (int)sh));
+    }
+    fprintf(f, "\n");
+}
+
+/* The cue's CUE_DETAIL as bind, cone and attenuation keys. 0, 1 if the
+ * daemon has no CUE_DETAIL (nothing written), or an error. */
+static int put_detail(FILE *f, heliod_t *h, const char *cue) {
+    list_t l;
+    int rc = fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
+    if (rc == HELIOD_EBADOP) return 1;
+    if (rc < 0) return rc;
+    hl_rbuf_t *r = &l.r;
+    hl_cue_detail_t d;
+    hl_get_cue_detail(r, &d);
+    for (unsigned i = 0; i < d.nbinds && !r->err; i++) {
+        hl_bind_t b;
+        hl_get_bind(r, &b);
+        if (!r->err) put_bind(f, &b);
+    }
+    if (!r->err && (d.cone_dir[0] != 0.0f || d.cone_dir[1] != 0.0f || d.cone_dir[2] != 0.0f)) {
+        fprintf(f, "cone = %.9g,%.9g,%.9g %.9g %.9g %.9g", (double)d.cone_dir[0],
+                (double)d.cone_dir[1], (double)d.cone_dir[2], (double)d.inner_deg,
+                (double)d.outer_deg, (double)d.outer_gain);
+        if (d.outer_lp_hz != 0.0f) fprintf(f, " %.9g", (double)d.outer_lp_hz);
+        fprintf(f, "\n");
+    }
+    for (unsigned i = 0; !r->err && i < d.npoints && i < HL_ATTEN_POINTS; i++)
+        fprintf(f, "%s%.9g:%.9g", i ? " " : "attenuation = ", (double)d.dist[i],
+                (double)d.gain_db[i]);
+    if (!r->err && d.npoints) fprintf(f, "\n");
+    free(l.buf);
+    return r->err ? HELIOD_EPROTO : 0;
 }
 
 static void put_name(FILE *f, const char *key, const char *v) {
@@ -111,6 +179,53 @@ static void put_cue(FILE *f, const hl_cue_t *c) {
     if (sends) fprintf(f, "\n");
 }
 
+/* One snapshot's [snapshot NAME] section from its SNAPSHOT_DETAIL. */
+static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
+    list_t l;
+    int rc = fetch_name(h, HL_OP_SNAPSHOT_DETAIL, s->name, &l);
+    if (rc < 0) return rc;
+    fprintf(f, "\n[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
+    if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
+    hl_list_head_t head;
+    hl_get_list_head(&l.r, &head);
+    for (uint32_t i = 0; i < head.count && !l.r.err; i++) {
+        hl_snapshot_setting_t e;
+        hl_get_snapshot_setting(&l.r, &e);
+        if (l.r.err) break;
+        if (e.target == HL_SNAPT_GAIN && isinf(e.value))
+            fprintf(f, "gain = %s -inf\n", e.bus);
+        else if (e.target == HL_SNAPT_GAIN)
+            fprintf(f, "gain = %s %.9g\n", e.bus, (double)e.value);
+        else if (e.target == HL_SNAPT_MUTE)
+            fprintf(f, "mute = %s %s\n", e.bus, e.value != 0.0f ? "on" : "off");
+        else
+            fprintf(f, "fx = %s %u %u %.9g\n", e.bus, (unsigned)e.fx_index, (unsigned)e.param,
+                    (double)e.value);
+    }
+    free(l.buf);
+    return l.r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
+}
+
+/* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */
+static int put_snapshots(FILE *f, heliod_t *h) {
+    list_t l;
+    int rc = fetch(h, HL_OP_SNAPSHOTS, &l);
+    if (rc == HELIOD_EBADOP) return 0;
+    if (rc < 0) return rc;
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, l.buf, l.len);
+    hl_list_head_t head;
+    hl_get_list_head(&r, &head);
+    for (uint32_t i = 0; i < head.count && !r.err && rc == 0; i++) {
+        hl_snapshot_info_t s;
+        hl_get_snapshot_info(&r, &s);
+        if (!r.err) rc = put_snapshot(f, h, &s);
+    }
+    free(l.buf);
+    if (rc == 0 && (r.err || head.truncated)) rc = r.err ? HELIOD_EPROTO : HELIOD_ETOOBIG;
+    return rc;
+}
+
 static int save(heliod_t *h, const char *path) {
     list_t cues, params;
     int rc = fetch(h, HL_OP_PARAMS, &params);
@@ -129,7 +244,7 @@ static int save(heliod_t *h, const char *path) {
     fprintf(f, "# heliodctl cues save: parameters, categories and cues\n");
     hl_rbuf_t r;
     hl_list_head_t head;
-    int truncated = 0;
+    int truncated = 0, no_detail = 0, detail_rc = 0;
     hl_rbuf_init(&r, params.buf, params.len);
     hl_get_list_head(&r, &head);
     truncated |= head.truncated;
@@ -159,14 +274,24 @@ static int save(heliod_t *h, const char *path) {
                 put_enum(f, "fade-curve", HL_ENUM_CURVE, e.cat.fade_curve);
             } else if (pass == 1 && e.kind == HL_CUES_KIND_CUE) {
                 put_cue(f, &e.cue);
+                int d = no_detail ? 1 : put_detail(f, h, e.cue.name);
+                if (d < 0) detail_rc = d;
+                if (d == 1 && !no_detail++)
+                    ctl_errorf("cues save: warning: this heliod cannot read back bindings, "
+                               "cones and attenuation curves (no CUE_DETAIL): %s lacks them",
+                               path);
             }
         }
         bad |= r.err != 0;
     }
     free(params.buf);
     free(cues.buf);
-    if (fclose(f) != 0 || bad) {
-        ctl_errorf("cues save: %s: %s", path, bad ? "malformed reply" : strerror(errno));
+    if (!bad && detail_rc == 0) detail_rc = put_snapshots(f, h);
+    if (fclose(f) != 0 || bad || detail_rc < 0) {
+        ctl_errorf("cues save: %s: %s", path,
+                   detail_rc < 0 ? heliod_strerror(detail_rc)
+                   : bad         ? "malformed reply"
+                                 : strerror(errno));
         return CTL_EXIT_FAIL;
     }
     if (truncated) {

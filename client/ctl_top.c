@@ -15,6 +15,13 @@
  * STATS (the header) and VOICES (the table). When the daemon goes away the
  * view says so and tries to reconnect every half second.
  *
+ * Edit mode: up/down select a bus (the master first, then the buses in the
+ * order the meters list them; the selected row starts with '>'), left/right
+ * move its fader 0.5 dB (shift+left/right, PgUp/PgDn 3 dB) and m toggles its
+ * mute: ordinary BUS requests of this control client, each one waited for,
+ * so a refused one (a fader above +24 dB) shows its error on the status line.
+ * The fader and mute shown come from BUSES on each redraw.
+ *
  * Terminal hygiene: the original termios is restored on every way out (q,
  * SIGINT/SIGTERM/SIGHUP, errors), leaving the main screen as it was.
  */
@@ -34,12 +41,18 @@
 
 #include "heliod_errors.h"
 
-#define TOP_HZ          10    /* redraws and events per second */
-#define TOP_RETRY_MS    500   /* reconnect interval while the daemon is away */
-#define TOP_MAX_VOICES  1024  /* voices read per refresh (the rest counted) */
-#define TOP_MAX_STATS   512   /* STATS keys read per refresh */
-#define TOP_METER_LO_DB -60.0 /* left end of a bus meter */
-#define TOP_FRAME_CAP   (256 * 1024)
+#define TOP_HZ           10    /* redraws and events per second */
+#define TOP_RETRY_MS     500   /* reconnect interval while the daemon is away */
+#define TOP_MAX_VOICES   1024  /* voices read per refresh (the rest counted) */
+#define TOP_MAX_STATS    512   /* STATS keys read per refresh */
+#define TOP_METER_LO_DB  -60.0 /* left end of a bus meter */
+#define TOP_FRAME_CAP    (256 * 1024)
+#define TOP_MAX_BUSES    64    /* BUSES entries read per refresh (the daemon has <= 32) */
+#define TOP_STEP_DB      0.5   /* left/right */
+#define TOP_BIG_STEP_DB  3.0   /* shift+left/right, PgUp/PgDn */
+#define TOP_FADER_LO_DB  -96.0 /* the lowest fader the keys go to (below: mute) */
+#define TOP_FADER_HI_DB  24.0  /* the BUS request's limit */
+#define TOP_EDIT_RAMP_MS 20.0f
 
 static volatile sig_atomic_t g_quit, g_winch;
 static struct termios g_saved;
@@ -98,6 +111,10 @@ typedef struct {
     size_t nstats;
     heliod_voice_info_t *voices;
     size_t nvoices, voices_total;
+    heliod_bus_info_t *buses; /* faders and mutes (BUSES) */
+    size_t nbuses;
+    char sel[64];             /* the selected bus (edit mode) */
+    char msg[160];            /* the last edit's outcome */
     seen_t *seen, *seen_next; /* sorted by voice */
     size_t nseen;
     double cmds_prev, cmds_prev_t, cmds_rate;
@@ -240,6 +257,12 @@ static void refresh(top_t *t) {
     }
     t->voices_total = n;
     t->nvoices = n < TOP_MAX_VOICES ? n : TOP_MAX_VOICES;
+    n = 0;
+    if (heliod_buses(t->h, t->buses, TOP_MAX_BUSES, &n) < 0) {
+        disconnect(t, "heliod went away");
+        return;
+    }
+    t->nbuses = n < TOP_MAX_BUSES ? n : TOP_MAX_BUSES;
     double now = now_s(), cmds = stat(t, "cmds_applied");
     if (t->cmds_prev_t > 0 && now > t->cmds_prev_t)
         t->cmds_rate = (cmds - t->cmds_prev) / (now - t->cmds_prev_t);
@@ -303,6 +326,26 @@ static const char *state_name(uint32_t s) {
     return s < 5 ? n[s] : "?";
 }
 
+static heliod_bus_info_t *bus_info(const top_t *t, const char *name) {
+    for (size_t i = 0; i < t->nbuses; i++)
+        if (!strcmp(t->buses[i].name, name)) return &t->buses[i];
+    return NULL;
+}
+
+/* A bus row's fader and mute columns (BUSES; "?" before the first). */
+static void fader(const top_t *t, const char *name, char fd[16], char mu[8]) {
+    const heliod_bus_info_t *i = bus_info(t, name);
+    if (i)
+        snprintf(fd, 16, "%.1f", i->gain_db);
+    else
+        snprintf(fd, 16, "?");
+    snprintf(mu, 8, "%s", i && i->mute ? "mute" : "");
+}
+
+static char mark_of(const top_t *t, const char *name) {
+    return strcmp(t->sel, name) ? ' ' : '>';
+}
+
 static void draw(top_t *t) {
     t->flen = 0;
     g_line = 0;
@@ -332,7 +375,7 @@ static void draw(top_t *t) {
              stat(t, "listeners"), stat(t, "listener0_voices"), stat(t, "listener1_voices"),
              stat(t, "listener2_voices"), stat(t, "listener3_voices"));
     line(t, "");
-    int bw = t->cols - 46; /* what the bus line leaves for its meter */
+    int bw = t->cols - 58; /* what the bus line leaves for its meter */
     if (bw > 60) bw = 60;
     if (bw < 8) bw = 8;
     char b[256];
@@ -361,8 +404,9 @@ static void draw(top_t *t) {
         line(t, "audio: waiting for the first PROFILE event");
     }
     line(t, "");
-    line(t, "%-14s %7s %7s  %-*s  %5s %5s", "BUS", "peak", "hold", bw, "-60 dBFS .. 0", "real",
-         "virt");
+    line(t, "  %-12s %7s %7s  %-*s  %6s %-4s %5s %5s", "BUS", "peak", "hold", bw, "-60 dBFS .. 0",
+         "fader", "", "real", "virt");
+    char fd[16], mu[8];
     if (t->have_profile || t->have_meter) { /* the master first: the bus watched most */
         double pk = p->master_peak_db, hold = p->master_peak_db;
         if (t->have_meter) {
@@ -373,7 +417,9 @@ static void draw(top_t *t) {
         }
         int mark = hold > TOP_METER_LO_DB ? (int)(db_frac(hold) * (bw - 1)) : -1;
         bar(b, bw, db_frac(pk), mark);
-        line(t, "%-14.14s %7.1f %7.1f  %s  %5s %5s", "master", pk, hold, b, "", "");
+        fader(t, "master", fd, mu);
+        line(t, "%c %-12.12s %7.1f %7.1f  %s  %6s %-4s %5s %5s", mark_of(t, "master"), "master", pk,
+             hold, b, fd, mu, "", "");
     }
     if (t->have_profile)
         for (unsigned i = 0; i < p->nbuses && g_line < t->rows - 4; i++) {
@@ -387,9 +433,11 @@ static void draw(top_t *t) {
             }
             int mark = hold > TOP_METER_LO_DB ? (int)(db_frac(hold) * (bw - 1)) : -1;
             bar(b, bw, db_frac(pk), mark);
-            line(t, "%-14.14s %7.1f %7.1f  %s  %5u %5u", pb->name, pk, hold, b, pb->real, pb->virt);
+            fader(t, pb->name, fd, mu);
+            line(t, "%c %-12.12s %7.1f %7.1f  %s  %6s %-4s %5u %5u", mark_of(t, pb->name), pb->name,
+                 pk, hold, b, fd, mu, pb->real, pb->virt);
         }
-    line(t, "");
+    line(t, "%s", t->msg[0] ? t->msg : "up/down: bus  left/right: fader  m: mute");
     int room = t->rows - g_line - 4;
     line(t, "VOICES %zu (sorted by %s; s: next sort)", t->voices_total, sort_name[t->sort]);
     line(t, "%-11s %-16s %-10s %-6s %7s %5s %7s %7s %8s", "VOICE", "SOUND", "BUS", "STATE", "GAIN",
@@ -432,14 +480,98 @@ static void get_size(top_t *t) {
     if (t->cols > 1000) t->cols = 1000;
 }
 
-/* Keys: q quits, s changes the sort, p pauses. */
+/* ---- edit mode ----------------------------------------------------------- */
+
+/* The bus rows in the order drawn: the master, then the meters' buses (the
+ * BUSES list before the first PROFILE event). */
+static size_t bus_rows(const top_t *t, const char **name, size_t cap) {
+    size_t n = 0;
+    name[n++] = "master";
+    if (t->have_profile) {
+        for (unsigned i = 0; i < t->prof.nbuses && n < cap; i++)
+            name[n++] = t->prof.bus[i].name;
+    } else {
+        for (size_t i = 0; i < t->nbuses && n < cap; i++)
+            if (t->buses[i].parent[0]) name[n++] = t->buses[i].name; /* not the master */
+    }
+    return n;
+}
+
+/* up/down: dir -1 / +1 through the rows, stopping at either end. */
+static void select_bus(top_t *t, int dir) {
+    const char *row[TOP_MAX_BUSES + 1];
+    size_t n = bus_rows(t, row, TOP_MAX_BUSES + 1), at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(row[i], t->sel)) at = i;
+    if (dir < 0 && at > 0) at--;
+    if (dir > 0 && at + 1 < n) at++;
+    snprintf(t->sel, sizeof t->sel, "%s", row[at]);
+}
+
+/* Moves the selected bus's fader by step dB, or (step 0) toggles its mute. */
+static void edit_bus(top_t *t, double step) {
+    heliod_bus_info_t *b = t->h ? bus_info(t, t->sel) : NULL;
+    if (!b) {
+        snprintf(t->msg, sizeof t->msg, "bus %s: not known to the daemon (yet)", t->sel);
+        return;
+    }
+    double g = b->gain_db + step;
+    if (g > TOP_FADER_HI_DB) g = TOP_FADER_HI_DB;
+    if (g < TOP_FADER_LO_DB) g = TOP_FADER_LO_DB;
+    int rc = step != 0.0 ? heliod_bus_gain(t->h, b->name, (float)g, TOP_EDIT_RAMP_MS)
+                         : heliod_bus_mute(t->h, b->name, !b->mute, TOP_EDIT_RAMP_MS);
+    if (rc < 0) {
+        const char *why = heliod_last_error(t->h);
+        snprintf(t->msg, sizeof t->msg, "bus %s: %s", b->name,
+                 why && *why ? why : heliod_strerror(rc));
+        return;
+    }
+    if (step != 0.0)
+        b->gain_db = (float)g; /* shown at once, even paused */
+    else
+        b->mute = !b->mute;
+    snprintf(t->msg, sizeof t->msg, "bus %s: fader %.1f dB%s", b->name, b->gain_db,
+             b->mute ? ", muted" : "");
+}
+
+/* One escape sequence at k (ESC [ or ESC O, parameters, a final byte): the
+ * arrows, shift+arrows and PgUp/PgDn. Returns the bytes it took. */
+static ssize_t read_escape(top_t *t, const char *k, ssize_t n) {
+    if (n < 3 || (k[1] != '[' && k[1] != 'O')) return 1; /* a lone ESC */
+    ssize_t j = 2;
+    while (j < n && ((k[j] >= '0' && k[j] <= '9') || k[j] == ';'))
+        j++;
+    if (j >= n) return n; /* cut short: dropped */
+    int shift = j - 2 == 3 && !strncmp(k + 2, "1;2", 3);
+    double big = TOP_BIG_STEP_DB, small = TOP_STEP_DB;
+    switch (k[j]) {
+    case 'A': select_bus(t, -1); break;
+    case 'B': select_bus(t, +1); break;
+    case 'C': edit_bus(t, shift ? big : small); break;
+    case 'D': edit_bus(t, shift ? -big : -small); break;
+    case '~':
+        if (j - 2 == 1 && k[2] == '5') edit_bus(t, big);
+        if (j - 2 == 1 && k[2] == '6') edit_bus(t, -big);
+        break;
+    default: break;
+    }
+    return j + 1;
+}
+
+/* Keys: q quits, s changes the sort, p pauses; the edit keys above. */
 static void read_keys(top_t *t) {
-    char k[32];
+    char k[64];
     ssize_t n = read(STDIN_FILENO, k, sizeof k);
-    for (ssize_t i = 0; i < n; i++) {
+    for (ssize_t i = 0; i < n;) {
+        if (k[i] == 0x1b) {
+            i += read_escape(t, k + i, n - i);
+            continue;
+        }
         if (k[i] == 'q' || k[i] == 'Q' || k[i] == 3) g_quit = 1;
         if (k[i] == 's' || k[i] == 'S') t->sort = (t->sort + 1) % SORT_N;
         if (k[i] == 'p' || k[i] == 'P') t->paused = !t->paused;
+        if (k[i] == 'm' || k[i] == 'M') edit_bus(t, 0.0);
+        i++;
     }
 }
 
@@ -449,7 +581,14 @@ const char ctl_top_usage[] =
     "  voices, streams.\n"
     "  Keys: q quits, s changes the voice sort (audibility, gain, priority, age,\n"
     "  distance from the listener), p pauses the view. Needs a terminal: for\n"
-    "  scripts use `heliodctl stats --json` or `heliodctl profile`.\n";
+    "  scripts use `heliodctl stats --json` or `heliodctl profile`.\n"
+    "  Edit keys (bus faders and mutes, sent as BUS requests; '>' marks the\n"
+    "  selected bus, the master at first):\n"
+    "    up, down               select a bus\n"
+    "    left, right            its fader -/+ 0.5 dB (-96 .. +24 dB)\n"
+    "    shift+left/right,\n"
+    "    PgDn, PgUp             its fader -/+ 3 dB\n"
+    "    m                      mute / unmute it (the fader is kept)\n";
 
 int ctl_top_main(int argc, char **argv, const char *socket) {
     for (int i = 1; i < argc; i++) {
@@ -470,11 +609,13 @@ int ctl_top_main(int argc, char **argv, const char *socket) {
     t->socket = socket;
     t->stats = calloc(TOP_MAX_STATS, sizeof *t->stats);
     t->voices = calloc(TOP_MAX_VOICES, sizeof *t->voices);
+    t->buses = calloc(TOP_MAX_BUSES, sizeof *t->buses);
+    snprintf(t->sel, sizeof t->sel, "master");
     t->seen = calloc(TOP_MAX_VOICES, sizeof *t->seen);
     t->seen_next = calloc(TOP_MAX_VOICES, sizeof *t->seen_next);
     t->frame = malloc(TOP_FRAME_CAP);
     int code = 1;
-    if (!t->stats || !t->voices || !t->seen || !t->seen_next || !t->frame) goto out;
+    if (!t->stats || !t->voices || !t->buses || !t->seen || !t->seen_next || !t->frame) goto out;
     struct sigaction sa = {.sa_handler = on_quit}; /* no SA_RESTART: poll returns at once */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -527,6 +668,7 @@ out:
     if (t->h) heliod_close(t->h);
     free(t->stats);
     free(t->voices);
+    free(t->buses);
     free(t->seen);
     free(t->seen_next);
     free(t->frame);

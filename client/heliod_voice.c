@@ -77,6 +77,19 @@ int heliod_play(heliod_t *h, const char *sound, const heliod_play_params_t *p,
     return send_play(h, &m, voice, stolen);
 }
 
+int heliod_play_lfe(heliod_t *h, const char *sound, const heliod_play_params_t *p, float lfe,
+                    heliod_voice_t *voice, heliod_voice_t *stolen) {
+    if (!(lfe >= HL_R_LFE_LO && lfe <= HL_R_LFE_HI))
+        return hlc_set_error(h, HELIOD_EINVAL, "lfe: must be 0..4 (linear, 0 = none)");
+    if (lfe != 0.0f && heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION, "lfe: the daemon speaks protocol 1.0");
+    hl_play_t m;
+    int rc = play_msg(h, sound, p, &m);
+    if (rc < 0) return rc;
+    m.lfe = lfe;
+    return send_play(h, &m, voice, stolen);
+}
+
 int heliod_play_on(heliod_t *h, const char *sound, const heliod_play_params_t *p,
                    heliod_voice_t music, int on, heliod_voice_t *voice) {
     if (on != HELIOD_ON_BEAT && on != HELIOD_ON_BAR)
@@ -163,6 +176,24 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s) {
     hl_set_t m;
     int rc = set_msg(h, voice, s, &m);
     if (rc < 0) return rc;
+    return hlc_call_set(h, HL_OP_SET, &m);
+}
+
+int heliod_set_lfe(heliod_t *h, heliod_voice_t voice, float lfe, float ramp_ms) {
+    if (!(lfe >= HL_R_LFE_LO && lfe <= HL_R_LFE_HI))
+        return hlc_set_error(h, HELIOD_EINVAL, "lfe: must be 0..4 (linear, 0 = none)");
+    if (heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION, "lfe: the daemon speaks protocol 1.0");
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.ramp_ms = ramp_ms;
+    hl_set_t m;
+    int rc = set_msg(h, voice, &s, &m);
+    if (rc < 0) return rc;
+    m.mask |= HL_SET_LFE;
+    m.lfe = lfe;
+    const char *why = NULL;
+    if (hl_validate_set(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);
     return hlc_call_set(h, HL_OP_SET, &m);
 }
 

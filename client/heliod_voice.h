@@ -144,6 +144,18 @@ typedef struct {
     heliod_post_t post; /* HELIOD_SET_LP .. HELIOD_SET_SENDS */
 } heliod_voice_set_t;
 int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s);
+/* The LFE send (since 1.1; the structs above stay as they are): on an output
+ * layout with an LFE channel (heliod --layout 5.1 or 7.1), lfe x the voice's
+ * signal before its pan (envelope, gain, distance and cone gains) goes to
+ * its bus's LFE channel; linear, 0..4 (+12 dB), 0 = none (the default;
+ * PROTOCOL.md PLAY/SET lfe). heliod_play_lfe is heliod_play with a send;
+ * heliod_set_lfe changes a playing voice's send, gliding over ramp_ms (0:
+ * the server's one-block ramp). HELIOD_EINVAL for lfe out of range (the
+ * message names it), HELIOD_EVERSION with a 1.0 daemon (heliod_play_lfe:
+ * unless lfe is 0). Blocking. */
+int heliod_play_lfe(heliod_t *h, const char *sound, const heliod_play_params_t *p, float lfe,
+                    heliod_voice_t *voice, heliod_voice_t *stolen);
+int heliod_set_lfe(heliod_t *h, heliod_voice_t voice, float lfe, float ramp_ms);
 /* Pauses (pause = 1) or resumes (0) every voice this connection started
  * (everyone = 0) or every voice of every client (1); *count (may be NULL)
  * gets how many changed. Blocking. */

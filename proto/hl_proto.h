@@ -113,6 +113,8 @@
     X(ATTEN, 58, "attenuation")   /* since 1.1: custom distance curves */                          \
     X(MUSIC, 63, "music")         /* 1.1: a [music NAME]'s transition to a state */                \
     X(CAPTURE, 68, "capture")     /* 1.1: start or stop the session capture (control clients) */   \
+    X(CUE_DETAIL, 70, "cue-detail") /* 1.1: a cue's bindings, cone and attenuation curve */        \
+    X(SNAPSHOT_DETAIL, 71, "snapshot-detail") /* 1.1: a snapshot's settings */                     \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 

@@ -133,7 +133,9 @@
     X(atten, ATTEN, GEN)                                                                           \
     X(music_req, MUSIC, GEN)                                                                       \
     X(music_reply, MUSIC_REPLY, GEN)                                                               \
-    X(capture, CAPTURE, GEN)
+    X(capture, CAPTURE, GEN)                                                                       \
+    X(cue_detail, CUE_DETAIL, GEN)                                                                 \
+    X(snapshot_setting, SNAPSHOT_SETTING, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -525,15 +527,17 @@
     X(U32,   fx_index,  0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET fx: the insert */ \
     X(U8,    param,     0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET fx: its parameter p[param] */ \
     X(F32,   value,     0,              NONE,  NONE,     "",                                  ALWAYS, 0, V1_1) /* SET */
+/* A list entry: every field always present (a left-off trailing default would
+ * run into the next entry; the op is new in 1.1, so no 1.0 peer reads it) */
 #define HL_FIELDS_snapshot_info(X) \
-    X(STR,   name,      HL_MAX_NAME,          NONE, NONE, "", ALWAYS, 0, V1_1) \
-    X(I32,   priority,  0,                    NONE, NONE, "", ALWAYS, 0, V1_1) \
-    X(F32,   fade_ms,   0,                    NONE, NONE, "", ALWAYS, 0, V1_1) \
-    X(U32,   settings,  0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* bus and effect settings */ \
-    X(ENUM8, state,     HL_SNAP_STATE_OUT,    NONE, NONE, "", ALWAYS, 0, V1_1) /* HL_SNAP_STATE_* */ \
-    X(F32,   intensity, 0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* now, 0..1 */ \
-    X(F32,   target,    0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* where it is fading to */ \
-    X(U32,   owner,     0,                    NONE, NONE, "", ALWAYS, 0, V1_1) /* client id that defined it (0: the daemon) */
+    X(STR,   name,      HL_MAX_NAME,          NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(I32,   priority,  0,                    NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(F32,   fade_ms,   0,                    NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U32,   settings,  0,                    NONE, NONE, "", ALWAYS, 0, V1_0) /* bus and effect settings */ \
+    X(ENUM8, state,     HL_SNAP_STATE_OUT,    NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_SNAP_STATE_* */ \
+    X(F32,   intensity, 0,                    NONE, NONE, "", ALWAYS, 0, V1_0) /* now, 0..1 */ \
+    X(F32,   target,    0,                    NONE, NONE, "", ALWAYS, 0, V1_0) /* where it is fading to */ \
+    X(U32,   owner,     0,                    NONE, NONE, "", ALWAYS, 0, V1_0) /* client id that defined it (0: the daemon) */
 
 /* ---- sound cones (since 1.1) ---- */
 #define HL_FIELDS_cone(X) \
@@ -555,6 +559,27 @@
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
     X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance (kind 1: Hz) */ \
     X(ENUM8, kind,    HL_ATTEN_SEND, ENUM,  NONE, "kind: gain (0), low-pass (1) or send (2)", ALWAYS, 0, V1_1) /* HL_ATTEN_*; absent: gain */
+
+/* ---- a cue's bindings, cone and curve read back (1.1; an op since 1.1: every field is required) ---- */
+#define HL_FIELDS_cue_detail(X) \
+    X(STR,   name,        HL_MAX_NAME, NONE, NONE, "", ALWAYS, 0, V1_0) /* the cue */ \
+    X(VEC3,  cone_dir,    0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* as CONE; (0,0,0) = no cone */ \
+    X(F32,   inner_deg,   0,           NONE, NONE, "", ALWAYS, 360, V1_0) \
+    X(F32,   outer_deg,   0,           NONE, NONE, "", ALWAYS, 360, V1_0) \
+    X(F32,   outer_gain,  0,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(F32,   outer_lp_hz, 0,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U8,    npoints,     0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* as ATTEN; 0 = the distance model */ \
+    X(F32N,  dist,        8,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(F32N,  gain_db,     8,           NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(U8,    nbinds,      0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* BIND bodies (action 0) that follow */
+
+/* SNAPSHOT_DETAIL's list entry: one SET of the snapshot, as SNAPSHOT (action 1) gave it */
+#define HL_FIELDS_snapshot_setting(X) \
+    X(STR,   bus,      HL_MAX_NAME, NONE, NONE, "", ALWAYS, 0, V1_0) \
+    X(ENUM8, target,   HL_SNAPT_FX, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_SNAPT_* */ \
+    X(U32,   fx_index, 0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* fx: the insert */ \
+    X(U8,    param,    0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* fx: its parameter p[param] */ \
+    X(F32,   value,    0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* gain dB (-inf), mute 0/1, the parameter */
 
 /* ---- adaptive music (1.1): a cue sheet's [music NAME] ---- */
 #define HL_FIELDS_music_req(X) \

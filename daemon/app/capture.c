@@ -63,7 +63,9 @@ int hld_capture_op(uint16_t op) {
     case HL_OP_ZONES:
     case HL_OP_CLOCK:
     case HL_OP_PARAMS:
-    case HL_OP_SNAPSHOTS: return 0;
+    case HL_OP_SNAPSHOTS:
+    case HL_OP_CUE_DETAIL:
+    case HL_OP_SNAPSHOT_DETAIL: return 0;
     default: return 1;
     }
 }

@@ -13,6 +13,7 @@
 #include "clients.h"
 #include "fileio.h"
 #include "hl_mixer.h"
+#include "params.h"
 
 /* The bus and the send buses of a cue must exist; cues.c does not know
  * the buses. */
@@ -115,6 +116,51 @@ int hld_op_cues(hld_req_t *q) {
         full = hld_list_entry_done(&l, before);
     }
     return hld_list_end(&l);
+}
+
+/* CUE_DETAIL: what CUE does not carry, in the form BIND, CONE and ATTEN
+ * set it: the cone and the curve, then one BIND body (action add) per
+ * binding, its parameter by name. Any client may read what it may play. */
+int hld_op_cue_detail(hld_req_t *q) {
+    hl_name_t m;
+    hl_get_name(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    hld_daemon_t *d = q->c->d;
+    const hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
+    if (!cue) return hld_fail_unknown(q, HELIOD_ENOSOUND, "cue", m.name);
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hl_cue_detail_t r;
+    hl_cue_detail_init(&r);
+    memcpy(r.name, cue->def.name, sizeof r.name);
+    if (cue->cone[0] != 0.0f || cue->cone[1] != 0.0f || cue->cone[2] != 0.0f) { /* a cone */
+        memcpy(r.cone_dir, cue->cone, sizeof r.cone_dir);
+        r.inner_deg = cue->cone[3];
+        r.outer_deg = cue->cone[4];
+        r.outer_gain = cue->cone[5];
+        r.outer_lp_hz = cue->cone[6];
+    }
+    r.npoints = (uint8_t)cue->curve_n;
+    memcpy(r.dist, cue->curve_d, sizeof r.dist);
+    memcpy(r.gain_db, cue->curve_db, sizeof r.gain_db);
+    for (uint32_t i = 0; i < cue->nbinds; i++)
+        r.nbinds += cue->binds[i].param < d->params.n;
+    hld_reply_begin(q);
+    hl_put_cue_detail(&q->w, &r);
+    for (uint32_t i = 0; i < cue->nbinds; i++) {
+        const hld_bind_t *b = &cue->binds[i];
+        if (b->param >= d->params.n) continue;
+        hl_bind_t e;
+        hl_bind_init(&e);
+        e.action = HL_BIND_ADD;
+        memcpy(e.cue, cue->def.name, sizeof e.cue);
+        memcpy(e.param, d->params.p[b->param]->def.name, sizeof e.param);
+        e.prop = b->prop;
+        e.index = b->index;
+        hld_curve_to_bind(&b->curve, &e);
+        hl_put_bind(&q->w, &e);
+    }
+    hld_reply_end(q);
+    return 0;
 }
 
 /* CUES_LOAD: the sheet is read on the worker pool (fileio.h), then parsed

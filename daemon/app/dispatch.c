@@ -499,6 +499,12 @@ static int op_devices(hld_req_t *q) {
 
 /* The opcode table: each handler lives with its domain (see the top of the
  * file); dispatch keeps framing, ids and replies. */
+int hld_fail_unknown(hld_req_t *q, int status, const char *kind, const char *name) {
+    char msg[HL_MAX_MSG + 1];
+    snprintf(msg, sizeof msg, "no %s named %s", kind, name);
+    return hld_fail(q, status, msg);
+}
+
 static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_HELLO] = op_hello,
     [HL_OP_PING] = op_ping,
@@ -549,6 +555,8 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_ATTEN] = hld_op_atten,
     [HL_OP_MUSIC] = hld_op_music,
     [HL_OP_CAPTURE] = hld_op_capture,
+    [HL_OP_CUE_DETAIL] = hld_op_cue_detail,
+    [HL_OP_SNAPSHOT_DETAIL] = hld_op_snapshot_detail,
 };
 
 /* A request's frame of effect, for the capture: where the audio thread was
@@ -612,7 +620,7 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     hld_op_fn fn = h->op < HLD_OPS ? g_ops[h->op] : NULL;
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
     if ((h->op == HL_OP_SNAPSHOT || h->op == HL_OP_SNAPSHOTS || h->op == HL_OP_CONE ||
-         h->op == HL_OP_ATTEN) &&
+         h->op == HL_OP_ATTEN || h->op == HL_OP_CUE_DETAIL || h->op == HL_OP_SNAPSHOT_DETAIL) &&
         c->minor < 1)
         return hld_fail(&q, HELIOD_EBADOP, "this request needs protocol 1.1 (HELLO minor 1)");
     if (h->op == HL_OP_DEVICE && !c->control) { /* every client's output: the operator's */

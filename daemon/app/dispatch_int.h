@@ -26,6 +26,9 @@
 
 typedef int (*hld_op_fn)(hld_req_t *q);
 
+/* The error reply "no KIND named NAME" with status (dispatch.c). */
+int hld_fail_unknown(hld_req_t *q, int status, const char *kind, const char *name);
+
 /* time_ops.c: mixer or voice-manager result -> error reply; counts EBUSY
  * and says which room ran out (hld_busy_msg). */
 int hld_mixer_fail(hld_req_t *q, int rc);
@@ -53,6 +56,8 @@ int hld_op_cue(hld_req_t *q);
 int hld_op_category(hld_req_t *q);
 int hld_op_cues(hld_req_t *q);
 int hld_op_cues_load(hld_req_t *q);
+/* CUE_DETAIL (1.1): a cue's bindings, cone and attenuation curve, as set */
+int hld_op_cue_detail(hld_req_t *q);
 /* emitter_ops.c */
 int hld_op_emitter(hld_req_t *q);
 /* bus_ops.c */
@@ -67,6 +72,8 @@ int hld_op_rzones(hld_req_t *q);
 /* snapshot_ops.c */
 int hld_op_snapshot(hld_req_t *q);
 int hld_op_snapshots(hld_req_t *q);
+/* SNAPSHOT_DETAIL (1.1): one snapshot's settings, as SNAPSHOT set them */
+int hld_op_snapshot_detail(hld_req_t *q);
 /* voice_ops.c */
 int hld_op_cone(hld_req_t *q);
 int hld_op_atten(hld_req_t *q);

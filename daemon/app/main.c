@@ -129,6 +129,7 @@ int main(int argc, char **argv) {
     hld_governor_init(&d.governor, &d.engine, d.vm, d.cfg.cpu_budget, d.cfg.speed_of_sound);
     hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
+    d.sounds.layout = d.cfg.layout; /* preloads fold to the output's speakers */
     hld_files_init(&d.files, d.loop);
     hld_banks_init(&d.banks, &d.sounds, &d.cues, hld_assets_bank_changed, &d);
     d.banks.files = &d.files;

@@ -12,6 +12,7 @@
  * process's quota before its slot is taken.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "clients.h"
 #include "dispatch_int.h"
@@ -79,6 +80,27 @@ int hld_op_snapshots(hld_req_t *q) {
     for (uint32_t i = 0; i < n; i++) {
         size_t before = q->w.len;
         hl_put_snapshot_info(&q->w, &info[i]);
+        if (hld_list_entry_done(&l, before)) break;
+    }
+    return hld_list_end(&l);
+}
+
+int hld_op_snapshot_detail(hld_req_t *q) {
+    hl_name_t m;
+    hl_get_name(&q->r, &m);
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    const hld_snap_t *p = hld_snaps_find(&q->c->d->snaps, m.name);
+    if (!p) return hld_fail_unknown(q, HELIOD_EINVAL, "snapshot", m.name);
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    hld_list_t l;
+    hld_list_begin(&l, q);
+    for (uint32_t i = 0; i < p->nset; i++) {
+        const hld_snap_set_t *e = &p->set[i];
+        hl_snapshot_setting_t s = {
+            .target = e->target, .fx_index = e->fx_index, .param = e->param, .value = e->value};
+        memcpy(s.bus, e->bus_name, sizeof s.bus);
+        size_t before = q->w.len;
+        hl_put_snapshot_setting(&q->w, &s);
         if (hld_list_entry_done(&l, before)) break;
     }
     return hld_list_end(&l);

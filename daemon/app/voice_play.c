@@ -177,6 +177,13 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         if (!(over & HL_OVER_FADE_IN)) fade_in = cd->fade_in_ms;
     }
     if (em) flags |= HL_MIX_3D;
+    if (snd && !snd->stream && snd->pcm.channels > 2 && (flags & HL_MIX_3D)) {
+        snprintf(msg, sizeof msg,
+                 "sound %s has %u channels: a multichannel sound plays 2D only (no 3d flag, "
+                 "no emitter)",
+                 snd->name, snd->pcm.channels);
+        return hld_fail(q, HELIOD_EINVAL, msg), -1;
+    }
     hld_vparams_t *pv = &pl->pv;
     if (cue && cue->nbinds) { /* what the bindings add, on top of what was asked */
         pv->bound = 1;

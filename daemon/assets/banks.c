@@ -243,8 +243,8 @@ struct hld_manifest {
     hld_fjob_t j; /* first: the file job */
     char path[HL_MAX_PATH + 1];
     int estimate;
-    uint32_t rate;
-    hld_bank_t *k; /* name, path, cues; NULL once hld_banks_start took it */
+    uint32_t rate, layout; /* the engine's: a preload's size follows its folded channels */
+    hld_bank_t *k;         /* name, path, cues; NULL once hld_banks_start took it */
     entry_t *e;
     uint32_t n;
     uint64_t bytes;
@@ -303,7 +303,8 @@ static void estimate(hld_manifest_t *m) {
             return;
         }
         double frames = (double)info.frames * m->rate / info.samplerate;
-        total += (uint64_t)frames * (uint64_t)(info.channels > 2 ? 2 : info.channels) * 4u;
+        total +=
+            (uint64_t)frames * (uint64_t)hld_fold_channels((uint32_t)info.channels, m->layout) * 4u;
     }
     m->bytes = total;
 }
@@ -363,6 +364,7 @@ int hld_banks_read(hld_banks_t *b, const char *path, int est, uint32_t rate, uin
     snprintf(m->path, sizeof m->path, "%s", path);
     m->estimate = est;
     m->rate = rate;
+    m->layout = b->sounds ? b->sounds->layout : 0;
     m->fn = fn;
     m->user = user;
     m->j.work = manifest_work;

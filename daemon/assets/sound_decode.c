@@ -282,6 +282,57 @@ void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
     }
 }
 
+uint32_t hld_fold_channels(uint32_t ch, uint32_t layout) {
+    const uint32_t och = hl_layout_channels((hl_layout_t)layout);
+    if (ch <= 2) return ch;
+    return och > 2 && hl_layout_for_channels(ch) > HL_LAYOUT_STEREO ? och : 2;
+}
+
+uint32_t hld_fold_matrix(uint32_t ch, uint32_t layout, float *m) {
+    const uint32_t och = hld_fold_channels(ch, layout);
+    if (och <= 2) return och;
+    const hl_layout_t from = (hl_layout_t)hl_layout_for_channels(ch), to = (hl_layout_t)layout;
+    if (ch >= och) {
+        hl_layout_downmix(from, to, m); /* from == to: the identity */
+        return och;
+    }
+    /* a narrower file on a wider layout: each speaker to the same speaker */
+    memset(m, 0, sizeof(float) * HL_LAYOUT_MAX_CH * HL_LAYOUT_MAX_CH);
+    for (uint32_t i = 0; i < ch; i++) {
+        int o = hl_layout_channel_of(to, hl_layout_speaker(from, i));
+        if (o >= 0) m[(uint32_t)o * HL_LAYOUT_MAX_CH + i] = 1.0f;
+    }
+    return och;
+}
+
+/* The decoded frames folded to the output layout (hld_fold_channels):
+ * returns the (possibly new) buffer, NULL when out of memory (d->data then
+ * still holds the input). Bounded to +-HLD_MAX_SAMPLE like every sample. */
+static float *fold(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
+    float m[HL_LAYOUT_MAX_CH * HL_LAYOUT_MAX_CH];
+    const uint32_t och = hld_fold_matrix(ch, layout, m);
+    if (och == 2) {
+        hld_downmix(d, frames, ch);
+        return d;
+    }
+    if (och == ch && hl_layout_for_channels(ch) == (int)layout) return d; /* same speakers */
+    float *out = och > ch ? malloc((size_t)frames * och * sizeof(float)) : d;
+    if (!out) return NULL;
+    for (uint32_t f = 0; f < frames; f++) { /* out never overtakes in: a frame at a time */
+        const float *in = d + (size_t)f * ch;
+        float y[HL_LAYOUT_MAX_CH];
+        for (uint32_t o = 0; o < och; o++) {
+            float v = 0.0f;
+            for (uint32_t k = 0; k < ch; k++)
+                v += m[o * HL_LAYOUT_MAX_CH + k] * in[k];
+            y[o] = fminf(fmaxf(v, -HLD_MAX_SAMPLE), HLD_MAX_SAMPLE);
+        }
+        memcpy(out + (size_t)f * och, y, och * sizeof(float));
+    }
+    if (out != d) free(d);
+    return out;
+}
+
 static int marker_cmp(const void *a, const void *b) {
     const hld_marker_t *x = a, *y = b;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -355,17 +406,21 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     if (rc < 0) return hld_decode_fail(d, rc, "%s", m);
     if (d->stream) return stream_probe(d, sf, info);
     /* the caps bound every size below: frames <= 384000 x 3600, 8 channels */
-    uint32_t ch = (uint32_t)info->channels, och = ch > 2 ? 2 : ch;
+    uint32_t ch = (uint32_t)info->channels, och = hld_fold_channels(ch, d->layout);
     uint32_t srate = (uint32_t)info->samplerate;
     size_t cap = (size_t)info->frames;
     uint64_t dec_bytes = (uint64_t)cap * ch * sizeof(float);
-    size_t olen = srate != d->rate ? (size_t)ceil((double)cap * d->rate / srate) + 1 : 0;
+    size_t olen = srate != d->rate ? (size_t)ceil((double)cap * d->rate / srate) + 1
+                  : och > ch       ? cap /* a wider layout: the fold's own buffer */
+                                   : 0;
     uint64_t out_bytes = (uint64_t)olen * och * sizeof(float);
     /* the whole decoded size (and the resampler's output beside it) is
      * reserved before the first byte is allocated or read */
-    int rr = reserve(d, dec_bytes + out_bytes);
+    /* a fold to a wider layout holds its buffer (cap x och) while resampling */
+    const uint64_t want = (och > ch ? (uint64_t)cap * och * sizeof(float) : dec_bytes) + out_bytes;
+    int rr = reserve(d, want);
     if (rr != 0) {
-        d->wanted = dec_bytes + out_bytes;
+        d->wanted = want;
         return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
     }
     d->data = malloc(dec_bytes);
@@ -386,8 +441,10 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
                                n == 0 ? "no frames" : sf_error_number(err));
     d->nonfinite = hld_sanitize(d->data, n * ch);
     if (ch > 2) {
-        hld_downmix(d->data, (uint32_t)n, ch);
-        ch = 2;
+        float *f = fold(d->data, (uint32_t)n, ch, d->layout);
+        if (!f) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory folding channels");
+        d->data = f;
+        ch = och;
     }
     d->source_rate = srate;
     if (srate != d->rate) {

@@ -17,7 +17,8 @@
  * LOAD inserts a placeholder (so a second LOAD of the name answers EEXIST and
  * PLAY answers ENOSOUND until it is ready), then decodes on the libuv
  * threadpool: libsndfile (WAV, FLAC, Ogg, Opus, MP3...), more than two
- * channels downmixed to stereo, libsoxr (high quality) when the file rate
+ * channels folded to the output layout (hld_fold_channels: stereo, or a
+ * surround layout's own channels), libsoxr (high quality) when the file rate
  * differs from the engine rate. The completion runs on the main thread.
  * All functions: main thread only.
  */
@@ -116,6 +117,7 @@ typedef struct hld_sounds {
      * (fileio.h) before its decode is queued; NULL: the decode opens it */
     struct hld_files *files;
     uint32_t rate;
+    uint32_t layout; /* output speakers (HL_LAYOUT_*, 0 stereo): preloads fold to them */
     uint64_t max_bytes;
     hld_sound_t *buckets[HLD_SOUND_BUCKETS];
     uint32_t count; /* entries, loading ones included */
@@ -276,6 +278,16 @@ uint64_t hld_sanitize(float *x, size_t n);
 /* Downmix (sound_decode.c; the stream decoder's too): interleaved frames of
  * ch > 2 channels to stereo, in place. */
 void hld_downmix(float *d, uint32_t frames, uint32_t ch);
+/* A preloaded sound's channels on output layout `layout` (HL_LAYOUT_*):
+ * mono and stereo stay; 4, 6 and 8 channels (quad, 5.1, 7.1 in WAVE order)
+ * on a surround layout become the layout's channels (wider files by the
+ * BS.775 matrix, hl_layout_downmix; the same layout as is; narrower files
+ * speaker to speaker, the missing speakers silent); anything else, or on
+ * stereo, 2 (hld_downmix). hld_fold_matrix fills m (HL_LAYOUT_MAX_CH^2,
+ * m[o * HL_LAYOUT_MAX_CH + i]) when the result has more than 2 channels
+ * and returns the same count. Any thread. */
+uint32_t hld_fold_channels(uint32_t ch, uint32_t layout);
+uint32_t hld_fold_matrix(uint32_t ch, uint32_t layout, float *m);
 
 /* One decode, the loader's whole path from an open SNDFILE (also what
  * tests/fuzz drives over libsndfile's virtual I/O): caps, then the decoded
@@ -284,6 +296,7 @@ void hld_downmix(float *d, uint32_t frames, uint32_t ch);
 typedef struct {
     /* in */
     uint32_t rate;       /* engine rate */
+    uint32_t layout;     /* output speakers (HL_LAYOUT_*): a preload's channels fold to it */
     int stream;          /* 1: only check and probe the first chunk, keep nothing */
     _Atomic int *cancel; /* non-zero: stop at the next chunk (HELIOD_ECANCELED); may be NULL */
     hld_sounds_t *budget;

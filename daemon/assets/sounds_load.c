@@ -171,6 +171,7 @@ static int requeue(load_job_t *j) {
     memset(&j->d, 0, sizeof j->d);
     j->d.stream = keep.stream;
     j->d.rate = keep.rate;
+    j->d.layout = keep.layout;
     j->d.budget = keep.budget;
     j->d.quota = keep.quota;
     j->d.cancel = keep.cancel;
@@ -335,6 +336,7 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     j->pfd = -1;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
+    j->d.layout = s->layout;
     j->d.budget = s;
     j->d.quota = snd->cl; /* old and new data both count while both are alive */
     j->off = snd->off;
@@ -566,6 +568,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const cha
     j->wd = -1;
     j->d.stream = snd->stream;
     j->d.rate = s->rate;
+    j->d.layout = s->layout;
     j->d.budget = s;
     j->d.quota = cl;
     j->d.cancel = &snd->cancel;

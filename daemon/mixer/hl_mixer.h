@@ -123,16 +123,17 @@
  *   ducking, the sum into the parent) runs on each; the master is limited
  *   with one envelope over all channels (linked) and interleaved in the
  *   layout's WAVE order. A 2D voice mixes into the front pair exactly as on
- *   stereo. A 3D voice is panned over the speaker ring by hl_layout_pair
- *   (pairwise constant power): its gain pair goes to the two speakers that
- *   bracket its direction, so a steady voice costs what it costs on stereo.
- *   When the bracketing pair changes, a speaker shared by both pairs keeps
- *   its slot and a slot whose speaker changes first ramps to 0 over one
- *   block, then moves and ramps up from 0 (no click, no third speaker). A
- *   3D stereo source is folded to mono first, as on stereo. The LFE channel gets
- *   only the voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2),
- *   for a mono source exactly lfe x the source x envelope x gain x distance
- *   and cone gains, before the pan and the post stage (filter, occlusion).
+ *   stereo; a PCM voice with the layout's own channels (2D only: a 3D play
+ *   of one is HELIOD_EINVAL) mixes each channel into the same speaker's bus
+ *   plane at envelope x gain (no pan, LFE send or post stage: mixer_multi.c). A 3D voice is panned
+ * over the speaker ring by hl_layout_pair (pairwise constant power): its gain pair goes to the two
+ * speakers that bracket its direction, so a steady voice costs what it costs on stereo. When the
+ * bracketing pair changes, a speaker shared by both pairs keeps its slot and a slot whose speaker
+ * changes first ramps to 0 over one block, then moves and ramps up from 0 (no click, no third
+ * speaker). A 3D stereo source is folded to mono first, as on stereo. The LFE channel gets only the
+ * voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2), for a mono source exactly lfe x
+ * the source x envelope x gain x distance and cone gains, before the pan and the post stage
+ * (filter, occlusion).
  *
  *   This library depends only on the C library (memcpy/memset) and libm; it
  *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
@@ -158,7 +159,7 @@ typedef struct hl_mixer hl_mixer_t;
 typedef struct {
     const float *data; /* interleaved */
     uint32_t frames;
-    uint32_t channels; /* 1 or 2 */
+    uint32_t channels; /* 1 or 2; or the layout's channel count (> 2: 2D only, see Surround) */
     uint32_t finite;   /* 1: the owner checked that every sample is finite (the loader
                         * zeroes NaN and Inf and bounds the rest to +-16): voices may
                         * take the steady path, which reads samples unchecked; 0:

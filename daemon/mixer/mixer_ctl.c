@@ -252,7 +252,7 @@ static int params_valid(const hl_voice_params_t *p) {
         if (p->start_frame != 0) return 0;
     } else {
         if (!p->pcm || !p->pcm->data || p->pcm->frames == 0) return 0;
-        if (p->pcm->channels != 1 && p->pcm->channels != 2) return 0;
+        if (p->pcm->channels < 1 || p->pcm->channels > HL_MIX_MAX_CH) return 0;
         uint32_t le = p->loop_end ? p->loop_end : p->pcm->frames;
         if (le > p->pcm->frames || p->loop_start >= le) return 0;
         if (p->loop_xfade > p->loop_start || p->loop_xfade > le - p->loop_start) return 0;
@@ -294,6 +294,9 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
     if (voice) *voice = 0;
     if (stolen) *stolen = 0;
     if (!params_valid(p) || !hl_mixer_routes_live(m, p->bus, p->send_bus, p->send_gain))
+        return HELIOD_EINVAL;
+    if (!p->stream && p->pcm->channels > 2 && /* multichannel: 2D, the output's channels */
+        (p->pcm->channels != m->nch || (p->flags & HL_MIX_3D)))
         return HELIOD_EINVAL;
     uint32_t victim = UINT32_MAX;
     if (m->n_active_ctl >= m->cfg.voices) {

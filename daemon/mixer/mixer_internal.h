@@ -520,6 +520,12 @@ float hl_surround_join_rt(hl_mixer_t *m, uint32_t b, uint32_t n, float peak);
 void hl_surround_interleave_rt(const hl_mixer_t *m, float *out, uint32_t n);
 /* the master meter's out_peak/out_sumsq per channel of interleaved out */
 void hl_surround_meter_rt(hl_mixer_t *m, const float *out, uint32_t frames);
+/* mixer_multi.c, audio thread: one block of n frames of a 2D PCM voice with
+ * the output's channels (src.ch == m->nch > 2): each channel into its bus
+ * plane at envelope x gain (no pan, LFE send or post stage), the cursor,
+ * loops, seeks, pitch and a release's silent tail as on the full path.
+ * Returns 1 when its source ended. */
+int hl_multi_voice_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns);
 _Static_assert(HL_MIX_MAX_CH == HL_LAYOUT_MAX_CH, "one channel limit");
 
 /* voice_cmd.c, audio thread: applies one command now. */

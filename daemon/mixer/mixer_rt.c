@@ -237,6 +237,11 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         hl_voice_env_advance_rt(v, n);
         ramp_advance(&v->xf, n);
         if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0) hl_voice_switch_rt(m, v, now_ns);
+    } else if (v->src.ch > 2) { /* a multichannel source: each channel to its plane */
+        (*mixed)++;
+        *buses |= 1u << v->bus;
+        m->bus[v->bus].voices++;
+        finished = hl_multi_voice_rt(m, v, n, now_ns);
     } else {
         (*mixed)++;
         *buses |= 1u << v->bus;
@@ -285,11 +290,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
                 (void)render_src(m, v, &v->src, &v->f.cursor, acc_l + t, acc_r + t, seg, &g,
                                  voice_step(v), &finished);
             }
-            ramp_advance(&v->env, seg);
-            fade_step(v);
-            ramp_advance(&v->gl, seg);
-            ramp_advance(&v->gr, seg);
-            hl_voice_rate_advance_rt(m, v, seg);
+            hl_voice_seg_advance_rt(m, v, seg);
             t += seg;
             if (finished || (v->env.rem == 0 && v->env_mode != HL_ENV_RUN)) break;
         }

@@ -39,17 +39,11 @@ static inline void sinc_follow(const hl_mixer_t *m, src_view_t *s, uint64_t step
  * continues at the loop start, before frame 0 of a wrapped loop at the loop
  * end, elsewhere outside the data it is silence. */
 static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
-    const hl_loop_view_t *lp = s->loop;
-    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
-    if (lp->on && i >= (int64_t)lp->le)
-        i = lp->ls + (i - lp->ls) % len;
-    else if (i < 0 && lp->wrapped)
-        i += len;
-    if (i < 0 || i >= (int64_t)s->frames) {
+    const float *p = hl_src_frame(s, i);
+    if (!p) {
         *l = *r = 0.0f;
         return;
     }
-    const float *p = s->data + (size_t)i * s->ch;
     *l = p[0];
     *r = p[s->ch - 1];
 }
@@ -126,17 +120,10 @@ __attribute__((noinline, cold)) static void render_slow(hl_mixer_t *m, const hl_
     }
 }
 
-/* The cursor passed end_fp: wraps into the loop (returns 1) or ends (0).
- * s is the voice's own view (only PCM voices loop). */
-static int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
-    const hl_loop_view_t *lp = s->loop;
-    if (!lp->on) return 0;
-    uint64_t len = (uint64_t)(lp->le - lp->ls) << 32;
-    *cur = ((uint64_t)lp->ls << 32) + (*cur - s->end_fp) % len;
-    v->wrapped = 1;
-    if (v->loops_left != HL_LOOP_FOREVER && --v->loops_left == 0) v->loop_on = 0;
-    hl_voice_pcm_view_rt(v);
-    return 1;
+/* The cursor passed end_fp: wraps into the loop (returns 1) or ends (0)
+ * (hl_voice_wrap_rt). */
+static inline int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
+    return hl_voice_wrap_rt(v, s, cur);
 }
 
 /* Renders n frames of source s from *cur into acc_l/acc_r with gain ramp g

@@ -47,9 +47,12 @@ void hl_voice_retire_stream_rt(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_
                     NULL, st, now_ns, m->clock, 0);
 }
 
-/* Gain pair of a 2D voice: equal power for mono, balance for stereo. */
+/* Gain pair of a 2D voice: equal power for mono, balance for stereo, the
+ * gain alone for a multichannel source (mixer_multi.c: no pan). */
 void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l, float *r) {
-    if (v->channels == 2) {
+    if (v->channels > 2) {
+        *l = *r = gain;
+    } else if (v->channels == 2) {
         *l = gain * (pan > 0.0f ? 1.0f - pan : 1.0f);
         *r = gain * (pan < 0.0f ? 1.0f + pan : 1.0f);
     } else {
@@ -431,6 +434,17 @@ uint32_t hl_interp_mode_rt(uint32_t flags) {
 }
 
 /* Recomputes the voice's PCM view after a loop or seek changed it. */
+int hl_voice_wrap_rt(hl_rt_voice_t *v, const src_view_t *s, uint64_t *cur) {
+    const hl_loop_view_t *lp = s->loop;
+    if (!lp->on) return 0;
+    uint64_t len = (uint64_t)(lp->le - lp->ls) << 32;
+    *cur = ((uint64_t)lp->ls << 32) + (*cur - s->end_fp) % len;
+    v->wrapped = 1;
+    if (v->loops_left != HL_LOOP_FOREVER && --v->loops_left == 0) v->loop_on = 0;
+    hl_voice_pcm_view_rt(v);
+    return 1;
+}
+
 void hl_voice_pcm_view_rt(hl_rt_voice_t *v) {
     src_view_t *s = &v->src;
     s->cubic = hl_interp_mode_rt(v->flags);

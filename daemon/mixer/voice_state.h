@@ -85,6 +85,28 @@ void hl_voice_env_advance_rt(hl_rt_voice_t *v, uint32_t n);
 static inline void fade_step(hl_rt_voice_t *v) {
     if (v->env.rem == 0 && v->flen) hl_voice_fade_next_rt(v);
 }
+/* After a segment of seg frames of the full path: the envelope (and its
+ * curve's next segment), the gain pair and the playback rate move on. */
+static inline void hl_voice_seg_advance_rt(const hl_mixer_t *m, hl_rt_voice_t *v, uint32_t seg) {
+    ramp_advance(&v->env, seg);
+    fade_step(v);
+    ramp_advance(&v->gl, seg);
+    ramp_advance(&v->gr, seg);
+    hl_voice_rate_advance_rt(m, v, seg);
+}
+/* Frame i of a view's source, continued past the loop end at the loop
+ * start and before frame 0 of a wrapped loop at the loop end; NULL outside
+ * the data (silence). */
+static inline const float *hl_src_frame(const src_view_t *s, int64_t i) {
+    const hl_loop_view_t *lp = s->loop;
+    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
+    if (lp->on && i >= (int64_t)lp->le)
+        i = lp->ls + (i - lp->ls) % len;
+    else if (i < 0 && lp->wrapped)
+        i += len;
+    if (i < 0 || i >= (int64_t)s->frames) return NULL;
+    return s->data + (size_t)i * s->ch;
+}
 void hl_voice_stream_reset_rt(hl_rt_voice_t *v);
 uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);
 /* Points the voice's filter at its own cutoffs (lp_own, hp_own) joined
@@ -100,5 +122,8 @@ void hl_voice_spatial_post_rt(hl_rt_voice_t *v, uint32_t n);
 void hl_src_view_limits_rt(src_view_t *s, uint32_t fast_end);
 uint32_t hl_interp_mode_rt(uint32_t flags);
 void hl_voice_pcm_view_rt(hl_rt_voice_t *v);
+/* The cursor passed s->end_fp: wraps into the loop (returns 1, the view
+ * recomputed) or ends (0). s is the voice's own view (only PCM voices loop). */
+int hl_voice_wrap_rt(hl_rt_voice_t *v, const src_view_t *s, uint64_t *cur);
 
 #endif /* HL_VOICE_STATE_H */

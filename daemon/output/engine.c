@@ -472,7 +472,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
             return rc;
         }
     }
-    rc = hld_meter_tap_open(&e->tap, cfg->rate);
+    rc = hld_meter_tap_open(&e->tap, cfg->rate, e->channels);
     if (rc) {
         hld_engine_close(e);
         return rc;

@@ -20,6 +20,7 @@
 
 struct hld_meter_tap {
     hl_ring_t levels, pcm;
+    uint32_t ch; /* channels per pcm frame: the layout's, 2 if opened for stereo */
     void *lv_storage, *pcm_storage;
     size_t lv_bytes, pcm_bytes;
     /* audio thread only */
@@ -42,13 +43,15 @@ static void prefault(void *mem, size_t bytes) {
         hld_debug("meters: ring not locked in memory (%s); pre-faulted only", strerror(errno));
 }
 
-int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate) {
+int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate, uint32_t channels) {
     *out = NULL;
+    if (channels < HLD_CHANNELS || channels > HL_MIX_MAX_CH) return HELIOD_EINVAL;
     hld_meter_tap_t *t = calloc(1, sizeof *t);
     if (!t) return HELIOD_ENOMEM;
+    t->ch = channels;
     uint32_t lv_cap = HLD_METER_LEVEL_RING;
     uint32_t pcm_cap = hl_pow2_at_least((uint64_t)rate * HLD_METER_PCM_SECONDS);
-    uint32_t frame_bytes = HLD_CHANNELS * sizeof(float);
+    uint32_t frame_bytes = channels * sizeof(float);
     t->lv_bytes = (size_t)lv_cap * sizeof(hl_mix_meter_t);
     t->pcm_bytes = (size_t)pcm_cap * frame_bytes;
     t->lv_storage = calloc(lv_cap, sizeof(hl_mix_meter_t));
@@ -88,9 +91,9 @@ void hld_meter_tap_write_rt(hld_meter_tap_t *t, const hl_mix_meter_t *lv, const 
         atomic_fetch_add_explicit(&t->coalesced, 1, memory_order_relaxed);
     }
     uint32_t n = 0;
-    if (channels == HLD_CHANNELS) {
+    if (channels == t->ch) {
         n = hl_ring_write(&t->pcm, out, frames);
-    } else { /* a surround layout: its front pair, through a stage on the stack */
+    } else { /* a tap opened for stereo: the front pair, through a stage on the stack */
         enum { STAGE = 256 };
         float st[STAGE * HLD_CHANNELS];
         for (uint32_t i = 0; i < frames; i += STAGE) {

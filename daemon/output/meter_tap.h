@@ -28,19 +28,21 @@
 
 typedef struct hld_meter_tap hld_meter_tap_t;
 
-/* Opens the rings for an engine at rate. 0 and *out, or HELIOD_ENOMEM. Main
- * thread, before the audio thread runs. */
-int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate);
+/* Opens the rings for an engine at rate whose output has `channels`
+ * (2..HL_MIX_MAX_CH): the PCM ring keeps frames that wide. 0 and *out,
+ * HELIOD_EINVAL or HELIOD_ENOMEM. Main thread, before the audio thread runs. */
+int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate, uint32_t channels);
 /* Audio thread: publishes one call's level figures and its output (frames
- * of `channels` interleaved channels; the PCM ring keeps the front pair, so
- * loudness measures it on a surround layout). Never blocks, allocates or
+ * of `channels` interleaved channels: every one of them when the tap was
+ * opened that wide, so loudness measures the whole layout; the front pair
+ * of a wider output on a tap opened for 2). Never blocks, allocates or
  * fails. */
 void hld_meter_tap_write_rt(hld_meter_tap_t *t, const hl_mix_meter_t *lv, const float *out,
                             uint32_t frames, uint32_t channels);
 /* Main thread: copies up to max level records, oldest first; returns how many. */
 uint32_t hld_meter_tap_read_levels(hld_meter_tap_t *t, hl_mix_meter_t *dst, uint32_t max);
-/* Main thread: the readable output frames as up to two spans (interleaved
- * stereo); hld_meter_tap_pcm_done(t, n) releases the first n. */
+/* Main thread: the readable output frames as up to two spans (interleaved,
+ * the tap's channels); hld_meter_tap_pcm_done(t, n) releases the first n. */
 uint32_t hld_meter_tap_read_pcm(hld_meter_tap_t *t, hl_ring_spans_t *s);
 void hld_meter_tap_pcm_done(hld_meter_tap_t *t, uint32_t n);
 /* Calls folded into a carried record because the level ring was full, and

@@ -1,6 +1,7 @@
 /*
  * loudness.c - EBU R128 measurement of the output (loudness.h), a thin
- * wrapper around libebur128 in mode M | S | I | LRA | SAMPLE_PEAK.
+ * wrapper around libebur128 in mode M | S | I | LRA | SAMPLE_PEAK, on every
+ * channel of the output layout with BS.1770-4's weights (speaker_channel).
  *
  * Exact gating (block lists, not EBUR128_MODE_HISTOGRAM's 0.1 LU bins), with
  * the lists' history capped at HLD_LOUDNESS_HISTORY_MS so a daemon that runs
@@ -21,9 +22,10 @@
 #include <stdlib.h>
 
 #include "heliod_errors.h"
+#include "hl_layout.h"
 #include "hld_limits.h"
 
-#define HLD_LOUDNESS_CHANNELS 2
+#define HLD_LOUDNESS_CHANNELS HL_LAYOUT_MAX_CH /* the scratch's frames' width */
 #define HLD_LOUDNESS_MODE                                                                          \
     (EBUR128_MODE_M | EBUR128_MODE_S | EBUR128_MODE_I | EBUR128_MODE_LRA | EBUR128_MODE_SAMPLE_PEAK)
 #define HLD_LOUDNESS_CHUNK      4096 /* frames checked and passed on at a time (32 KiB scratch) */
@@ -32,13 +34,37 @@
 struct hld_loudness {
     ebur128_state *st;
     uint32_t rate;
-    int failed; /* libebur128 ran out of memory since the last read */
+    uint32_t layout, ch; /* HL_LAYOUT_*, its channel count */
+    int failed;          /* libebur128 ran out of memory since the last read */
     float scratch[HLD_LOUDNESS_CHUNK * HLD_LOUDNESS_CHANNELS];
 };
 
-static ebur128_state *new_state(uint32_t rate) {
-    ebur128_state *st = ebur128_init(HLD_LOUDNESS_CHANNELS, rate, HLD_LOUDNESS_MODE);
-    if (st) (void)ebur128_set_max_history(st, HLD_LOUDNESS_HISTORY_MS); /* only NO_CHANGE */
+/* BS.1770-4's channel weights by speaker azimuth (libebur128's ITU
+ * channels): 1.41 (+1.5 dB) for |azimuth| 60..120 degrees (5.1's BL/BR at
+ * 110, 7.1's SL/SR at 90), 1.0 for the front and for the far back (quad's
+ * BL/BR at 135, 7.1's BL/BR at 150), the LFE left out. */
+static int speaker_channel(uint32_t spk, uint32_t layout) {
+    switch (spk) {
+    case HL_SPK_FL: return EBUR128_LEFT;
+    case HL_SPK_FR: return EBUR128_RIGHT;
+    case HL_SPK_FC: return EBUR128_CENTER;
+    /* M+135 stands for 7.1's 150 too (libebur128 has no M+150; same weight) */
+    case HL_SPK_BL: return layout == HL_LAYOUT_51 ? EBUR128_Mp110 : EBUR128_Mp135;
+    case HL_SPK_BR: return layout == HL_LAYOUT_51 ? EBUR128_Mm110 : EBUR128_Mm135;
+    case HL_SPK_SL: return EBUR128_Mp090;
+    case HL_SPK_SR: return EBUR128_Mm090;
+    default: return EBUR128_UNUSED; /* LFE */
+    }
+}
+
+static ebur128_state *new_state(uint32_t rate, uint32_t layout) {
+    const uint32_t ch = hl_layout_channels((hl_layout_t)layout);
+    ebur128_state *st = ebur128_init(ch, rate, HLD_LOUDNESS_MODE);
+    if (!st) return NULL;
+    (void)ebur128_set_max_history(st, HLD_LOUDNESS_HISTORY_MS); /* only NO_CHANGE */
+    for (uint32_t c = 0; c < ch; c++)
+        (void)ebur128_set_channel(
+            st, c, speaker_channel(hl_layout_speaker((hl_layout_t)layout, c), layout));
     return st;
 }
 
@@ -47,11 +73,17 @@ static double floor_lufs(double v) {
 }
 
 hld_loudness_t *hld_loudness_create(uint32_t rate) {
-    if (rate < HLD_MIN_RATE || rate > HLD_MAX_RATE) return NULL;
+    return hld_loudness_create_layout(rate, HL_LAYOUT_STEREO);
+}
+
+hld_loudness_t *hld_loudness_create_layout(uint32_t rate, uint32_t layout) {
+    if (rate < HLD_MIN_RATE || rate > HLD_MAX_RATE || layout >= HL_LAYOUT_COUNT) return NULL;
     hld_loudness_t *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     l->rate = rate;
-    l->st = new_state(rate);
+    l->layout = layout;
+    l->ch = hl_layout_channels((hl_layout_t)layout);
+    l->st = new_state(rate, layout);
     if (!l->st) {
         free(l);
         return NULL;
@@ -62,7 +94,7 @@ hld_loudness_t *hld_loudness_create(uint32_t rate) {
 void hld_loudness_feed(hld_loudness_t *l, const float *interleaved, size_t frames) {
     while (frames > 0) {
         size_t n = frames < HLD_LOUDNESS_CHUNK ? frames : HLD_LOUDNESS_CHUNK;
-        size_t samples = n * HLD_LOUDNESS_CHANNELS;
+        size_t samples = n * l->ch;
         const float *src = interleaved;
         size_t i = 0;
         while (i < samples && isfinite(interleaved[i]))
@@ -108,7 +140,7 @@ int hld_loudness_read(hld_loudness_t *l, double *momentary, double *short_term, 
 
 double hld_loudness_sample_peak(hld_loudness_t *l) {
     double peak = 0.0;
-    for (unsigned c = 0; c < HLD_LOUDNESS_CHANNELS; c++) {
+    for (unsigned c = 0; c < l->ch; c++) {
         double p = 0.0;
         if (ebur128_sample_peak(l->st, c, &p) == EBUR128_SUCCESS && p > peak) peak = p;
     }
@@ -116,7 +148,7 @@ double hld_loudness_sample_peak(hld_loudness_t *l) {
 }
 
 void hld_loudness_reset(hld_loudness_t *l) {
-    ebur128_state *st = new_state(l->rate);
+    ebur128_state *st = new_state(l->rate, l->layout);
     if (!st) return; /* keep measuring on the old state */
     ebur128_destroy(&l->st);
     l->st = st;

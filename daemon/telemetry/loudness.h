@@ -38,7 +38,14 @@ typedef struct hld_loudness hld_loudness_t;
 /* A meter for interleaved stereo at rate (HLD_MIN_RATE..HLD_MAX_RATE).
  * NULL if the rate is out of range or memory is short. */
 hld_loudness_t *hld_loudness_create(uint32_t rate);
-/* Measures frames of interleaved stereo (L, R, L, R, ...). */
+/* The same for the channels of output layout `layout` (HL_LAYOUT_*, in its
+ * WAVE order) with the ITU-R BS.1770-4 channel weights by azimuth: front
+ * speakers 1.0, speakers at 60..120 degrees 1.41 (+1.5 dB: 5.1's surrounds
+ * at 110, 7.1's sides at 90), further back 1.0 (quad's surrounds at 135,
+ * 7.1's backs at 150), the LFE excluded. NULL also for an unknown layout. */
+hld_loudness_t *hld_loudness_create_layout(uint32_t rate, uint32_t layout);
+/* Measures frames of the meter's interleaved channels (L, R, L, R, ... on
+ * stereo). */
 void hld_loudness_feed(hld_loudness_t *l, const float *interleaved, size_t frames);
 /* The four readings (any pointer may be NULL). 0, or HELIOD_ENOMEM if
  * libebur128 ran out of memory: some audio fed since the last read went
@@ -46,7 +53,7 @@ void hld_loudness_feed(hld_loudness_t *l, const float *interleaved, size_t frame
  * or 0 LU). */
 int hld_loudness_read(hld_loudness_t *l, double *momentary, double *short_term, double *integrated,
                       double *range);
-/* Highest sample peak of either channel since create/reset, in dBFS (floor -144). */
+/* Highest sample peak of any channel since create/reset, in dBFS (floor -144). */
 double hld_loudness_sample_peak(hld_loudness_t *l);
 /* Starts over: every reading forgets what came before. Allocates a fresh
  * libebur128 state first; if that fails the meter keeps measuring on its old

@@ -17,6 +17,7 @@
 
 #include "conn.h"
 #include "feeds.h"
+#include "hl_layout.h"
 #include "hld_limits.h"
 #include "log.h"
 #include "loudness.h"
@@ -44,7 +45,9 @@ int hld_metering_open(const hld_telemetry_t *t) {
             hld_metering_free();
             return HELIOD_ENOMEM;
         }
-    g.loud = hld_loudness_create(rate);
+    /* every output channel, BS.1770-4 weighted (the tap carries them all) */
+    const int lay = hl_layout_for_channels(t->engine->channels);
+    g.loud = hld_loudness_create_layout(rate, lay > 0 ? (uint32_t)lay : 0);
     if (!g.loud) {
         hld_metering_free();
         return HELIOD_ENOMEM;

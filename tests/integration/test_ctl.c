@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "heliod.h"
 
 static th_daemon_t d;
 static char sine[400];
@@ -170,6 +171,27 @@ static char *slurp_text(const char *path) {
 /* cues save: the definitions as a cue sheet; loaded into a fresh daemon and
  * saved again, the same file byte for byte (and the file says what the
  * sheet said, floats to the bit). */
+static void on_raw(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
+                   size_t len) {
+    (void)id, (void)msg, (void)body, (void)len;
+    *(int *)user = status;
+}
+
+/* CUE_DETAIL and SNAPSHOT_DETAIL of a name nothing has: refused, each with
+ * its error. */
+static void detail_of_unknown(void) {
+    heliod_t *h = NULL;
+    assert_int_equal(heliod_connect(&h, d.sock, "test_ctl"), 0);
+    static const uint8_t nope[] = {4, 0, 'n', 'o', 'p', 'e'}; /* NAME: str(63) "nope" */
+    int cue = 1, snap = 1;
+    assert_true(heliod_raw_async(h, 70, nope, sizeof nope, on_raw, &cue) > 0);  /* CUE_DETAIL */
+    assert_true(heliod_raw_async(h, 71, nope, sizeof nope, on_raw, &snap) > 0); /* SNAPSHOT_ */
+    assert_int_equal(heliod_sync(h), 0);
+    assert_int_equal(cue, HELIOD_ENOSOUND);
+    assert_int_equal(snap, HELIOD_EINVAL);
+    heliod_close(h);
+}
+
 static void test_cues_save_round_trip(void **state) {
     (void)state;
     char sheet[300], a[300], b[300];
@@ -183,8 +205,12 @@ static void test_cues_save_round_trip(void **state) {
                "[cue step]\nsound = tone, hum\npick = shuffle\ngain = -3.5\ngain-rand = 2\n"
                "pitch-rand = 50\ncategory = steps\n3d = yes\nmax-distance = 40\n"
                "rolloff = 0.7\nmodel = linear\nlp = 8000\nsend = reverb:-6\n"
+               "bind = wind gain 0:-12 0.5:-3:exp 1:0\nbind = rpm send:0 0:-20 8000:0\n"
+               "cone = 0,0,1 60 180 0.25 2000\nattenuation = 1:0 10:-6 50:-30\n"
                "[cue engine]\nsound = hum\nloop = yes\ninterp = cubic\npriority = 10\n"
-               "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n");
+               "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n"
+               "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\nmute = sfx\n"
+               "gain = ui -inf\n[snapshot quiet]\nmute = music off\n");
     fclose(f);
     assert_int_equal(CTL("cues", "load", sheet), 0);
     assert_int_equal(CTL("cues", "save", a), 0);
@@ -209,9 +235,17 @@ static void test_cues_save_round_trip(void **state) {
                                  "interp = cubic\n",
                                  "bus = music\n",
                                  "fade-in = 12.5\n",
-                                 "category = steps\n"};
+                                 "category = steps\n",
+                                 "bind = wind gain 0:-12 0.5:-3:exp 1:0\n",
+                                 "bind = rpm send:0 0:-20 8000:0\n",
+                                 "cone = 0,0,1 60 180 0.25 2000\n",
+                                 "attenuation = 1:0 10:-6 50:-30\n",
+                                 "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\n"
+                                 "mute = sfx on\ngain = ui -inf\n",
+                                 "[snapshot quiet]\npriority = 0\nfade = 0\nmute = music off\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(ta, want[i])) fail_msg("the saved sheet lacks '%s'", want[i]);
+    detail_of_unknown();
     /* the categories come first: a cue names one */
     assert_true(strstr(ta, "[category steps]") < strstr(ta, "[cue step]"));
 }

@@ -83,11 +83,21 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     heliod_play_params_init(&pp);
     pp.fade_in_ms = 0;
     heliod_voice_t v;
-    assert_int_equal(heliod_play(h, "lr", &pp, &v, NULL), 0);
+    /* the C API's LFE send: out of range is refused by name; 0 is none */
+    assert_int_equal(heliod_play_lfe(h, "lr", &pp, 4.5f, &v, NULL), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "lfe"));
+    assert_int_equal(heliod_play_lfe(h, "lr", &pp, 0.0f, &v, NULL), 0);
     wait_engine(h, 0.2);
     /* the per-speaker peaks: the front pair sounds, the surrounds do not */
     assert_true(th_stat(h, "output_peak.FL") > 0.0);
     if (want_ch > 2) assert_true(th_stat(h, "output_peak.BL") == 0.0);
+    const int lfe = want_ch >= 6 ? 3 : -1;
+    assert_int_equal(heliod_set_lfe(h, v, -1.0f, 0), HELIOD_EINVAL);
+    if (lfe > 0) { /* from here on the LFE carries the send: checked below */
+        assert_int_equal(heliod_set_lfe(h, v, 1.0f, 0), 0);
+        wait_engine(h, 0.05);
+        assert_true(th_stat(h, "output_peak.LFE") > 0.0);
+    }
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
@@ -109,10 +119,17 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     for (size_t i = 0; i < frames && a == frames; i++)
         if (x[i * (size_t)ch] != 0.0f) a = i;
     assert_true(a + RATE / 10 < frames);
-    size_t checked = 0;
+    size_t checked = 0, sent = 0, exact = 0;
     for (size_t i = 0; i < frames; i++) {
+        const float *y = x + i * (size_t)ch;
         for (int c = 2; c < ch; c++)
-            assert_true(x[i * (size_t)ch + (size_t)c] == 0.0f);
+            if (c != lfe || i < a + RATE / 10) assert_true(y[c] == 0.0f);
+        if (lfe > 0 && y[lfe] != 0.0f) { /* the send: 1 x (L + R) / sqrt(2) at gains 1, 1 */
+            const float want = (y[0] + y[1]) * 0.70710678f;
+            assert_true(fabsf(y[lfe]) <= fabsf(want) + 1e-5f && y[lfe] * want > 0.0f);
+            exact += fabsf(y[lfe] - want) <= 1e-5f; /* the rest: ramping up from 0 */
+            sent++;
+        }
         if (i >= a && i < a + RATE / 10) {
             float l = (float)(((i - a) % 977) + 1) / 2048.0f;
             assert_true(x[i * (size_t)ch] == l);
@@ -120,8 +137,11 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
             checked++;
         }
     }
-    fprintf(stderr, "# --layout %s: %d channels, mask 0x%x, %zu frames bit-exact on FL/FR\n",
-            layout, ch, mask, checked);
+    fprintf(stderr,
+            "# --layout %s: %d channels, mask 0x%x, %zu frames bit-exact on FL/FR, %zu frames "
+            "of LFE send (heliod_set_lfe)\n",
+            layout, ch, mask, checked, sent);
+    if (lfe > 0) assert_true(exact >= RATE / 100 && sent - exact <= 1024);
     free(x);
     th_daemon_cleanup(&d);
 }
@@ -156,41 +176,70 @@ static void gen_blocks(void *user, uint32_t frame, float *out, int channels) {
         out[c] = (int)(frame / BLOCK) == c ? LEVEL : 0.0f;
 }
 
-/* A `ch`-channel file played 2D at 0 dB on the stereo layout: each input
- * channel's gain into L and R, read in the middle of its block. */
-static void downmix_of(int ch, float gl[8], float gr[8]) {
-    th_daemon_t d;
-    assert_int_equal(th_daemon_start(&d, 1, NULL), 0);
-    char snd[400];
-    snprintf(snd, sizeof snd, "%s/mc.wav", d.dir);
-    assert_int_equal(th_write_sound(snd, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, ch, RATE,
-                                    (uint32_t)ch * BLOCK, gen_blocks, NULL),
-                     0);
-    heliod_t *h = th_connect(&d, "downmix-test", 0);
-    assert_non_null(h);
-    assert_int_equal(heliod_load(h, "mc", snd, 0, NULL), 0);
-    heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    pp.fade_in_ms = 0;
-    heliod_voice_t v;
-    assert_int_equal(heliod_play(h, "mc", &pp, &v, NULL), 0);
-    wait_engine(h, (double)(ch * BLOCK) / RATE + 0.1);
-    heliod_close(h);
-    size_t frames = 0;
-    float *x = th_stop_read_stereo(&d, &frames, RATE);
-    size_t a = frames; /* the onset: FL's block starts with sound on L */
-    for (size_t i = 0; i < frames && a == frames; i++)
-        if (x[2 * i] != 0.0f) a = i;
-    assert_true(a + (size_t)ch * BLOCK <= frames);
-    for (int c = 0; c < ch; c++) {
-        size_t i = a + (size_t)c * BLOCK + BLOCK / 2;
-        gl[c] = x[2 * i] / LEVEL;
-        gr[c] = x[2 * i + 1] / LEVEL;
+static void render_paths(char *dir, char score[300], char out[300]);
+
+/* A `ch`-channel WAVEX file of `frames` frames (gen) played 2D at 0 dB,
+ * no fade, at frame 100 of an offline render (--render) on `layout`: the
+ * render's frames (*och channels each) from the first one where channel
+ * 0 sounds (the onset; at least `frames` of them), NULL-free. */
+static float *render_mc_play(const char *layout, int ch, uint32_t frames, th_gen_fn gen, int *och,
+                             const char *opts, const char *refused) {
+    char dir[] = "/tmp/heliod-layout-XXXXXX", score[300], out[300], snd[300], err[4096];
+    render_paths(dir, score, out);
+    snprintf(snd, sizeof snd, "%s/mc.wav", dir);
+    assert_int_equal(
+        th_write_sound(snd, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, ch, RATE, frames, gen, NULL), 0);
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load mc %s\n@100 play mc --fade-in 0%s\n@%u end\n", snd, opts, frames + 2000);
+    fclose(f);
+    const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
+    const int rc = th_heliod_run(dir, a, err, sizeof err);
+    if (refused) { /* the play fails with this message: the render says so */
+        assert_true(rc > 0);
+        assert_non_null(strstr(err, refused));
+    } else {
+        assert_int_equal(rc, 0);
     }
-    free(x);
-    th_daemon_cleanup(&d);
+    float *x = NULL;
+    size_t n = 0;
+    int rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, och, &rate), 0);
+    size_t on = n; /* the onset */
+    for (size_t i = 0; i < n && on == n; i++)
+        if (x[i * (size_t)*och] != 0.0f) on = i;
+    if (refused) { /* nothing played */
+        assert_true(on == n);
+        free(x);
+        x = NULL;
+    } else {
+        assert_true(on + frames <= n);
+    }
+    if (x) memmove(x, x + on * (size_t)*och, (n - on) * (size_t)*och * sizeof(float));
+    unlink(out);
+    unlink(snd);
+    unlink(score);
+    rmdir(dir);
+    return x;
 }
 
+static float *render_mc(const char *layout, int ch, uint32_t frames, th_gen_fn gen, int *och) {
+    return render_mc_play(layout, ch, frames, gen, och, "", NULL);
+}
+
+/* A `ch`-channel file on `layout`: input channel c's gain into output
+ * channel o, g[o * 8 + c], read in the middle of c's block. */
+static void fold_of(const char *layout, int ch, int want_och, float g[64]) {
+    int och = 0;
+    float *x = render_mc(layout, ch, (uint32_t)ch * BLOCK, gen_blocks, &och);
+    assert_int_equal(och, want_och);
+    for (int c = 0; c < ch; c++)
+        for (int o = 0; o < och; o++)
+            g[o * 8 + c] = x[((size_t)c * BLOCK + BLOCK / 2) * (size_t)och + (size_t)o] / LEVEL;
+    free(x);
+}
+
+/* A 5.1 and a 7.1 file played 2D on stereo: the BS.775 downmix. */
 static void test_downmix_bs775(void **state) {
     (void)state;
     const float k = 0.70710678f;
@@ -199,16 +248,104 @@ static void test_downmix_bs775(void **state) {
     /* 7.1 FL FR FC LFE BL BR SL SR: the side and back pairs at k into 5.1's
      * surrounds, then as 5.1: each at k * k = 0.5 */
     const float l71[8] = {1, 0, k, 0, 0.5f, 0, 0.5f, 0}, r71[8] = {0, 1, k, 0, 0, 0.5f, 0, 0.5f};
-    float gl[8], gr[8];
-    downmix_of(6, gl, gr);
+    float g[64];
+    fold_of("stereo", 6, 2, g);
     for (int c = 0; c < 6; c++) {
-        fprintf(stderr, "# 5.1 channel %d -> L %.4f R %.4f\n", c, gl[c], gr[c]);
-        assert_true(fabsf(gl[c] - l51[c]) <= 0.01f && fabsf(gr[c] - r51[c]) <= 0.01f);
+        fprintf(stderr, "# 5.1 channel %d -> L %.4f R %.4f\n", c, g[c], g[8 + c]);
+        assert_true(fabsf(g[c] - l51[c]) <= 0.01f && fabsf(g[8 + c] - r51[c]) <= 0.01f);
     }
-    downmix_of(8, gl, gr);
+    fold_of("stereo", 8, 2, g);
     for (int c = 0; c < 8; c++) {
-        fprintf(stderr, "# 7.1 channel %d -> L %.4f R %.4f\n", c, gl[c], gr[c]);
-        assert_true(fabsf(gl[c] - l71[c]) <= 0.01f && fabsf(gr[c] - r71[c]) <= 0.01f);
+        fprintf(stderr, "# 7.1 channel %d -> L %.4f R %.4f\n", c, g[c], g[8 + c]);
+        assert_true(fabsf(g[c] - l71[c]) <= 0.01f && fabsf(g[8 + c] - r71[c]) <= 0.01f);
+    }
+}
+
+/* Channel c of frame i of the passthrough file: distinct per channel and
+ * frame, both signs. */
+static float mc_sample(uint32_t i, int c) {
+    return (float)((int)(((i + 1) * (uint32_t)(c + 3)) % 1999) - 999) /
+           2048.0f; /* under the limiter */
+}
+
+static void gen_mc(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    for (int c = 0; c < channels; c++)
+        out[c] = mc_sample(frame, c);
+}
+
+/* A 5.1 file played 2D at 0 dB on 5.1 (and a 7.1 file on 7.1): every
+ * channel bit-exact on its own speaker, silence after. */
+static void run_passthrough(const char *layout, int ch) {
+    const uint32_t frames = 4800;
+    int och = 0;
+    float *x = render_mc(layout, ch, frames, gen_mc, &och);
+    assert_int_equal(och, ch);
+    for (uint32_t i = 0; i < frames + 500; i++)
+        for (int c = 0; c < ch; c++) {
+            const float got = x[(size_t)i * (size_t)ch + (size_t)c];
+            const float want = i < frames ? mc_sample(i, c) : 0.0f;
+            if (got != want)
+                fprintf(stderr, "# frame %u channel %d: %.9g, want %.9g\n", i, c, (double)got,
+                        (double)want);
+            assert_true(got == want);
+        }
+    fprintf(stderr, "# %d-channel file on --layout %s: %u frames bit-exact per channel\n", ch,
+            layout, frames);
+    free(x);
+}
+
+static void test_passthrough(void **state) {
+    (void)state;
+    run_passthrough("5.1", 6);
+    run_passthrough("7.1", 8);
+    /* 3D play of a multichannel sound is refused, naming why */
+    int och = 0;
+    free(render_mc_play("5.1", 6, 4800, gen_mc, &och, " --pos 1,0,0",
+                        "sound mc has 6 channels: a multichannel sound plays 2D only"));
+}
+
+/* Folds to a surround layout: 7.1 on 5.1 (BS.775: side and back pairs at
+ * 0.7071 into the surrounds), 5.1 on 7.1 and quad on 5.1 (speaker to
+ * speaker), 5.1 on quad (centre at 0.7071 into the front pair, LFE out). */
+static void test_fold_surround(void **state) {
+    (void)state;
+    const float k = 0.70710678f;
+    struct {
+        const char *layout;
+        int ch, och;
+        float want[64]; /* [o * 8 + c] */
+    } t[] = {
+        {"5.1",
+         8,
+         6,
+         {[0] = 1,
+          [8 + 1] = 1,
+          [16 + 2] = 1,
+          [24 + 3] = 1,
+          [32 + 4] = k,
+          [32 + 6] = k,
+          [40 + 5] = k,
+          [40 + 7] = k}},
+        {"7.1",
+         6,
+         8,
+         {[0] = 1, [8 + 1] = 1, [16 + 2] = 1, [24 + 3] = 1, [32 + 4] = 1, [40 + 5] = 1}},
+        {"5.1", 4, 6, {[0] = 1, [8 + 1] = 1, [32 + 2] = 1, [40 + 3] = 1}},
+        {"quad", 6, 4, {[0] = 1, [2] = k, [8 + 1] = 1, [8 + 2] = k, [16 + 4] = 1, [24 + 5] = 1}},
+    };
+    for (size_t n = 0; n < sizeof t / sizeof t[0]; n++) {
+        float g[64];
+        fold_of(t[n].layout, t[n].ch, t[n].och, g);
+        for (int o = 0; o < t[n].och; o++)
+            for (int c = 0; c < t[n].ch; c++) {
+                if (fabsf(g[o * 8 + c] - t[n].want[o * 8 + c]) > 0.01f)
+                    fprintf(stderr, "# %d ch on %s: in %d -> out %d: %.4f, want %.4f\n", t[n].ch,
+                            t[n].layout, c, o, g[o * 8 + c], t[n].want[o * 8 + c]);
+                assert_true(fabsf(g[o * 8 + c] - t[n].want[o * 8 + c]) <= 0.01f);
+            }
+        fprintf(stderr, "# %d-channel file on --layout %s: folded as documented\n", t[n].ch,
+                t[n].layout);
     }
 }
 
@@ -397,6 +534,8 @@ int main(void) {
         cmocka_unit_test(test_71),
         cmocka_unit_test(test_quad),
         cmocka_unit_test(test_downmix_bs775),
+        cmocka_unit_test(test_passthrough),
+        cmocka_unit_test(test_fold_surround),
         cmocka_unit_test(test_render_layout),
         cmocka_unit_test(test_sweep_51),
         cmocka_unit_test(test_sweep_71),

@@ -11,7 +11,9 @@
  *   - `heliodctl profile --out` records valid JSON that
  *     bench/plot_profile.py draws as a PNG;
  *   - `heliodctl top` in a tmux pane: shows the master meter, the buses and the voice, follows
- *     a resize, changes the sort on `s`, says so when the daemon goes away,
+ *     a resize, selects a bus with the arrows and sets its fader (left/right,
+ *     shift+right, PgUp/PgDn) and mute (m) in the daemon, changes the sort
+ *     on `s`, says so when the daemon goes away,
  *     and `q` gives back a working shell; without a terminal it refuses and
  *     points at `stats --json`;
  *   - `heliodctl wait VOICE` returns when the voice ends, with the reason;
@@ -322,11 +324,47 @@ static int master_shows_level(const char *tsock, double seconds) {
     do {
         sh(screen, sizeof screen, "tmux -S %s capture-pane -p -t top", tsock);
         for (char *l = screen; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-            if (strncmp(l, "master ", 7) == 0 && strtod(l + 7, NULL) > -60.0) return 1;
+            if (strncmp(l + 2, "master ", 7) == 0 && strtod(l + 9, NULL) > -60.0) return 1;
         th_sleep_ms(50);
     } while (now_s() < end);
     fprintf(stderr, "pane (wanted a master meter line):\n%s\n", screen);
     return 0;
+}
+
+/* music's fader and mute as the daemon has them (BUSES). */
+static void music_bus(heliod_t *h, float *gain_db, int *mute) {
+    heliod_bus_info_t b[64];
+    size_t n = 0;
+    assert_int_equal(heliod_buses(h, b, 64, &n), 0);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (!strcmp(b[i].name, "music")) *gain_db = b[i].gain_db, *mute = b[i].mute;
+}
+
+/* Edit mode: the arrows select music (the master is selected first) and move
+ * its fader, m mutes it; the daemon has what the keys asked for. */
+static void top_edit_music(heliod_t *h, const char *tsock) {
+    float g = -1;
+    int mute = -1;
+    music_bus(h, &g, &mute);
+    assert_true(g == 0.0f && mute == 0);
+    assert_true(pane_has(tsock, "> master", 1, 2.0));
+    /* the rows: master, sfx, music, dialog, ui (the daemon's bus order) */
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top Down Down", tsock), 0);
+    assert_true(pane_has(tsock, "> music", 1, 3.0));
+    /* +0.5 +0.5 +3 +3 -3 -0.5 = +3.5 dB, then muted */
+    assert_int_equal(
+        sh(NULL, 0, "tmux -S %s send-keys -t top Right Right S-Right PPage NPage Left m", tsock),
+        0);
+    assert_true(pane_has(tsock, "bus music: fader 3.5 dB, muted", 1, 3.0));
+    for (int i = 0; i < 60 && !(g == 3.5f && mute == 1); i++, th_sleep_ms(50))
+        music_bus(h, &g, &mute);
+    assert_true(g == 3.5f && mute == 1);
+    /* m again unmutes, the fader kept; Up goes back towards the master */
+    assert_int_equal(sh(NULL, 0, "tmux -S %s send-keys -t top m Up", tsock), 0);
+    for (int i = 0; i < 60 && mute != 0; i++, th_sleep_ms(50))
+        music_bus(h, &g, &mute);
+    assert_true(g == 3.5f && mute == 0);
+    assert_true(pane_has(tsock, "> music", 0, 2.0));
 }
 
 static void test_top_tmux(void **state) {
@@ -347,6 +385,7 @@ static void test_top_tmux(void **state) {
     assert_true(pane_has(tsock, "tone", 1, 3.0)); /* the voice in the table */
     assert_true(pane_has(tsock, "audio p99", 1, 3.0));
     assert_true(master_shows_level(tsock, 3.0)); /* the master meter, first of the buses */
+    top_edit_music(h, tsock);
     /* resize: the frame follows (narrower header, nothing scrolled off) */
     assert_int_equal(sh(NULL, 0, "tmux -S %s resize-window -t top -x 72 -y 22", tsock), 0);
     static char screen[65536];

@@ -91,6 +91,8 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_PARAM: ROUND(hl_param_t, hl_get_param, hl_put_param); break;
     case HL_OP_BIND: ROUND(hl_bind_t, hl_get_bind, hl_put_bind); break;
     case HL_OP_CAPTURE: ROUND(hl_capture_t, hl_get_capture, hl_put_capture); break;
+    case HL_OP_CUE_DETAIL:
+    case HL_OP_SNAPSHOT_DETAIL: ROUND(hl_name_t, hl_get_name, hl_put_name); break;
     case HL_OP_PARAMS:
     case HL_OP_BANKS:
     case HL_OP_ZONES:
@@ -148,6 +150,9 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_BANKS: LIST(hl_bank_info_t, hl_get_bank_info, hl_put_bank_info); break;
     case HL_OP_ZONES: LIST(hl_zone_info_t, hl_get_zone_info, hl_put_zone_info); break;
     case HL_OP_PARAMS: LIST(hl_param_info_t, hl_get_param_info, hl_put_param_info); break;
+    case HL_OP_SNAPSHOT_DETAIL:
+        LIST(hl_snapshot_setting_t, hl_get_snapshot_setting, hl_put_snapshot_setting);
+        break;
     case HL_OP_PARAM_DEF:
     case HL_OP_PARAM:
     case HL_OP_BIND: break; /* empty */
@@ -156,6 +161,16 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         break;
     case HL_OP_FX:
     case HL_OP_CAPTURE: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
+    case HL_OP_CUE_DETAIL: { /* the cone and curve, then nbinds BIND bodies */
+        hl_cue_detail_t d_;
+        memset(&d_, 0, sizeof d_);
+        hl_get_cue_detail(r, &d_);
+        if (r->err) break;
+        hl_put_cue_detail(w, &d_);
+        for (unsigned i_ = 0; i_ < d_.nbinds && !r->err; i_++)
+            ROUND(hl_bind_t, hl_get_bind, hl_put_bind);
+        break;
+    }
     case HL_OP_CLOCK: ROUND(hl_clock_t, hl_get_clock, hl_put_clock); break;
     case HL_OP_BUNDLE_END: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
     case HL_OP_BUNDLE_BEGIN: break;
@@ -232,6 +247,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     hl_fuzz_body(HL_OP_CAPTURE, 0, data, size); /* the session capture */
     hl_fuzz_body(HL_OP_CAPTURE, 1, data, size);
+    hl_fuzz_body(HL_OP_CUE_DETAIL, 0, data, size); /* a cue read back */
+    hl_fuzz_body(HL_OP_CUE_DETAIL, 1, data, size);
+    hl_fuzz_body(HL_OP_SNAPSHOT_DETAIL, 0, data, size); /* a snapshot read back */
+    hl_fuzz_body(HL_OP_SNAPSHOT_DETAIL, 1, data, size);
     for (uint16_t op = HL_OP_HELLO; op <= HL_OP_EMITTER; op++) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);

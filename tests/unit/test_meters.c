@@ -24,6 +24,7 @@
 
 #include "heliod_errors.h"
 #include "hl_duck.h"
+#include "hl_layout.h"
 #include "hl_limits.h"
 #include "loudness.h"
 #include "meters.h"
@@ -483,6 +484,54 @@ static void test_loudness_silence_and_nonfinite(void **state) {
     hld_loudness_destroy(lm);
 }
 
+/* A 1 kHz sine at -23 dBFS on channel `only` of an 8-wide frame, 1 s:
+ * the momentary loudness a meter for `layout` reads. */
+static double loudness_of_channel(uint32_t layout, uint32_t ch, uint32_t only) {
+    hld_loudness_t *lm = hld_loudness_create_layout(RATE, layout);
+    assert_non_null(lm);
+    static float buf[480 * 8];
+    const float amp = (float)pow(10.0, -23.0 / 20.0);
+    for (uint64_t f = 0; f < RATE; f += 480) {
+        memset(buf, 0, sizeof buf);
+        for (int i = 0; i < 480; i++)
+            buf[(size_t)i * ch + only] =
+                amp * (float)sin(2.0 * T_PI * (double)((f + (uint64_t)i) % 48) / 48.0);
+        hld_loudness_feed(lm, buf, 480);
+    }
+    double mo;
+    assert_int_equal(hld_loudness_read(lm, &mo, NULL, NULL, NULL), 0);
+    hld_loudness_destroy(lm);
+    return mo;
+}
+
+/* Surround loudness: BS.1770-4's weights per channel, relative to FL: the
+ * centre 0 dB, the LFE left out, 5.1's surrounds (110 degrees) and 7.1's
+ * sides (90) +1.5 dB, quad's surrounds (135) and 7.1's backs (150) 0 dB. */
+static void test_loudness_surround_weights(void **state) {
+    (void)state;
+    assert_null(hld_loudness_create_layout(RATE, 99));
+    const double s = 10.0 * log10(1.41), no = 1e9; /* no: not measured (the floor) */
+    const struct {
+        uint32_t layout, ch;
+        double want[8]; /* each channel's reading minus FL's */
+    } t[] = {
+        {HL_LAYOUT_QUAD, 4, {0, 0, 0, 0}},            /* quad FL FR BL BR */
+        {HL_LAYOUT_51, 6, {0, 0, 0, no, s, s}},       /* 5.1 FL FR FC LFE BL BR */
+        {HL_LAYOUT_71, 8, {0, 0, 0, no, 0, 0, s, s}}, /* 7.1 ... BL BR SL SR */
+    };
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        const double fl = loudness_of_channel(t[k].layout, t[k].ch, 0);
+        assert_true(fabs(fl - (-23.0 - 10.0 * log10(2.0))) < 0.1); /* one of stereo's two */
+        for (uint32_t c = 1; c < t[k].ch; c++) {
+            const double m = loudness_of_channel(t[k].layout, t[k].ch, c);
+            if (t[k].want[c] == no)
+                assert_true(m == HLD_LOUDNESS_FLOOR);
+            else
+                assert_true(fabs(m - fl - t[k].want[c]) < 0.05);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_duck_curve_matches_reference),
@@ -495,6 +544,7 @@ int main(void) {
         cmocka_unit_test(test_meter_bad_input),
         cmocka_unit_test(test_loudness_ebu_3341_case1),
         cmocka_unit_test(test_loudness_silence_and_nonfinite),
+        cmocka_unit_test(test_loudness_surround_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
  * (the pair's slots, also while a slot changes speaker), the LFE stays
  * silent, the summed power stays within 0.5 dB and no sample jumps (the
  * slot that leaves a speaker fades out, then the new speaker fades in).
- * A 2D voice plays on the front pair exactly as on stereo.
+ * A 2D voice plays on the front pair exactly as on stereo; one of a sound
+ * with the layout's channels plays each on its speaker.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -231,6 +232,60 @@ static void test_inserts(void **state) {
 }
 
 /* HRTF is stereo only: a surround mixer with HRTF state is refused. */
+/* Source frame i, channel c of the multichannel test sound (a ramp per channel). */
+static float mc_src(int64_t i, int c) {
+    return 0.01f * (float)(c + 1) + 0.001f * (float)i;
+}
+
+/* A 2D voice of a 6-channel sound on 5.1 (mixer_multi.c): each channel on
+ * its own speaker at the voice's gain, pitched (linear interpolation) and
+ * looping ([20, 100), the frame after 99 is 20); 3D play, or a sound whose
+ * channels are not the layout's, is refused. */
+static void test_multichannel(void **state) {
+    (void)state;
+    enum { N = 100, LS = 20, CH = 6 };
+    hl_pcm_t *src = test_pcm_dc(N, CH, 0.0f);
+    float *d = (float *)(uintptr_t)src->data;
+    for (int i = 0; i < N; i++)
+        for (int c = 0; c < CH; c++)
+            d[i * CH + c] = mc_src(i, c);
+    void *mem, *mem7;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_51, &mem), *m7 = surround_mixer(HL_LAYOUT_71, &mem7);
+    hl_mixer_t *m2 = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(src);
+    uint64_t v;
+    assert_int_equal(hl_mixer_play(m7, &p, 0, &v, NULL), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_play(m2, &p, 0, &v, NULL), HELIOD_EINVAL);
+    p.flags |= HL_MIX_3D;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), HELIOD_EINVAL);
+    p.flags = HL_MIX_LOOP;
+    p.loop_start = LS;
+    p.gain = 0.5f;
+    p.pan = -1.0f; /* no pan on a multichannel voice */
+    p.pitch = 0.5f;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
+    float x[BLK * CH];
+    for (int k = 0; k < 3; k++) {
+        hl_mixer_process_rt(m, x, BLK, 0);
+        for (int t = 0; t < BLK; t++) {
+            const double pos = 0.5 * (double)(k * BLK + t);
+            int64_t i = (int64_t)pos;
+            const float f = (float)(pos - (double)i);
+            if (i >= N) i = LS + (i - LS) % (N - LS);
+            const int64_t j = i + 1 >= N ? LS : i + 1;
+            for (int c = 0; c < CH; c++) {
+                const float a = mc_src(i, c), b = mc_src(j, c);
+                const float want = 0.5f * (f != 0.0f ? a + f * (b - a) : a);
+                assert_true(fabsf(x[t * CH + c] - want) < 1e-6f);
+            }
+        }
+    }
+    test_pcm_free(src);
+    test_mixer_free(m2);
+    free(mem);
+    free(mem7);
+}
+
 static void test_hrtf_stereo_only(void **state) {
     (void)state;
     hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = 4, .layout = HL_LAYOUT_51, .hrtf = 1};
@@ -248,6 +303,7 @@ int main(void) {
         cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
+        cmocka_unit_test(test_multichannel),
         cmocka_unit_test(test_hrtf_stereo_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
