@@ -406,7 +406,8 @@ int main(int argc, char **argv) {
     for (long k = 0; k < blocks; k++) {
         if (a.turn) { /* the listener's forward turns 1 degree a block */
             const float ang = (float)k * (float)(M_PI / 180.0);
-            hl_listener_state_t l = {{0, 0, 0}, {sinf(ang), 0, -cosf(ang)}, {0, 1, 0}, {0, 0, 0}};
+            hl_listener_state_t l = {
+                {0, 0, 0}, {sinf(ang), 0, -cosf(ang)}, {0, 1, 0}, {0, 0, 0}, 0};
             (void)hl_mixer_set_listener(m, &l, t);
         }
         hl_mixer_process_rt(m, out, MB_BLOCK, t);

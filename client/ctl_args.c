@@ -113,12 +113,16 @@ static const cmd_desc_t cmds[] = {
      "  A resumed voice fades back in.\n"},
     {"listener", CTL_LISTENER, HL_OP_LISTENER,
      "listener [--index N] [--pos X,Y,Z] [--forward X,Y,Z] [--up X,Y,Z] [--vel X,Y,Z]\n"
+     "         [--weight W|nearest]\n"
      "listener --index N --off\n"
      "  Move or turn the listener. --index 1..3 (protocol 1.1) is a listener of\n"
      "  this client's own (split screen; another client's listeners are not\n"
      "  its to move), on from its first move (it starts where listener 0 is)\n"
      "  until --off; 0, the default, is the global one. Each 3D voice is heard\n"
-     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"},
+     "  by the nearest listener: distance, pan, cone and Doppler are its.\n"
+     "  --weight W (0..1, protocol 1.1): while any listener on has a weight, a\n"
+     "  3D voice's gain is the sum over the listeners of W x its gain there\n"
+     "  (pan, Doppler and the rest stay the nearest's); nearest drops it.\n"},
     {"bus", CTL_BUS, HL_OP_BUS,
      "bus NAME [--gain DB] [--mute | --unmute] [--parent P] [--send T:DB] [--ramp MS]\n"
      "bus create NAME [--parent P] [--gain DB] [--mute]\nbus remove NAME\n"
@@ -200,13 +204,17 @@ static const cmd_desc_t cmds[] = {
      "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
      "  protocol 1.1.\n"},
     {"attenuation", CTL_ATTEN, HL_OP_ATTEN,
-     "attenuation VOICE|--cue NAME --points D:DB[,D:DB...]\n"
-     "attenuation VOICE|--cue NAME --off\n"
-     "  A custom distance curve instead of the distance model: up to 8 points of\n"
-     "  distance (m, increasing) and gain (dB, -144..+24); the gain goes linearly\n"
-     "  in dB between them and holds the end values beyond. On a voice now, or on\n"
-     "  a cue's voices started from now on. --off goes back to the model. Needs\n"
-     "  protocol 1.1.\n"},
+     "attenuation VOICE|--cue NAME [--kind gain|lowpass|send] --points D:V[,D:V...]\n"
+     "attenuation VOICE|--cue NAME [--kind gain|lowpass|send] --off\n"
+     "  A custom distance curve of a 3D voice: up to 8 points of distance (m,\n"
+     "  increasing) and a value. --kind gain (the default): the gain (dB,\n"
+     "  -144..+24) instead of the distance model, linear in dB between points.\n"
+     "  --kind lowpass: a low-pass cutoff (Hz, 10..96000), log-frequency between\n"
+     "  points, joined with the voice's own and its cone's (the lower wins).\n"
+     "  --kind send: a level (dB, -144..+24) multiplying each of its sends (its\n"
+     "  reverb sends). End values beyond the points. On a voice now, or on a\n"
+     "  cue's voices started from now on. --off removes the curve (gain: back\n"
+     "  to the model). Needs protocol 1.1.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"

@@ -338,7 +338,7 @@ int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     return 0;
 }
 
-/* attenuation VOICE|--cue NAME --points D:DB[,D:DB...] | --off */
+/* attenuation VOICE|--cue NAME [--kind gain|lowpass|send] --points D:V[,D:V...] | --off */
 int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_atten_t *m = &c->m.atten;
     hl_atten_init(m);
@@ -355,11 +355,11 @@ int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
                  t = strtok_r(NULL, ",", &save)) {
                 char *colon = strchr(t, ':');
                 if (!colon || m->npoints >= HL_ATTEN_POINTS)
-                    return ctl__fail(err, errlen, "--points: up to 8 D:DB pairs");
+                    return ctl__fail(err, errlen, "--points: up to 8 D:VALUE pairs");
                 *colon = '\0';
                 if (ctl_parse_float(t, &m->dist[m->npoints]) < 0 ||
                     ctl_parse_float(colon + 1, &m->gain_db[m->npoints]) < 0)
-                    return ctl__fail(err, errlen, "--points: '%s': numbers D:DB", t);
+                    return ctl__fail(err, errlen, "--points: '%s': numbers D:VALUE", t);
                 m->npoints++;
             }
             has_points = 1;
@@ -368,6 +368,13 @@ int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
             if (r < 0) return -1;
             m->target = HL_CONE_CUE;
             named = 1;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--kind", &v)) != 0) {
+            static const char *const kinds[] = {"gain", "lowpass", "send"};
+            int k = 0;
+            while (k < 3 && (r < 0 || strcmp(v, kinds[k]) != 0))
+                k++;
+            if (k == 3) return ctl__fail(err, errlen, "attenuation: --kind gain|lowpass|send");
+            m->kind = (uint8_t)k;
         } else if (strcmp(argv[i], "--off") == 0) {
             off = 1;
         } else if (argv[i][0] == '-' && argv[i][1] == '-') {

@@ -282,12 +282,23 @@ int ctl__parse_listener(int argc, char **argv, ctl_cmd_t *c, char *err, size_t e
                 m->off = 1;
                 continue;
             }
+            const char *w;
+            if ((r = ctl__opt_val(argc, argv, &i, "--weight", &w)) != 0) {
+                if (r < 0) return ctl__fail(err, errlen, "--weight needs W (0..1) or nearest");
+                if (strcmp(w, "nearest") == 0) {
+                    m->weight = -1.0f;
+                } else if (ctl_parse_float(w, &m->weight) < 0 || !(m->weight > 0.0f)) {
+                    return ctl__fail(err, errlen, "--weight: W in (0, 1] or nearest");
+                }
+                continue;
+            }
             return ctl__fail(err, errlen, "listener: unknown argument '%s'", argv[i]);
         }
     }
     if (m->off && !m->index) return ctl__fail(err, errlen, "listener: --off needs --index 1..3");
-    if (!m->mask && !m->off)
-        return ctl__fail(err, errlen, "listener: nothing to set (--pos, --forward, --up or --vel)");
+    if (!m->mask && !m->off && m->weight == 0.0f)
+        return ctl__fail(err, errlen,
+                         "listener: nothing to set (--pos, --forward, --up, --vel or --weight)");
     const char *why;
     if (hl_validate_listener(m, &why) < 0) return ctl__fail(err, errlen, "listener: %s", why);
     return 0;

@@ -223,20 +223,28 @@ int heliod_cone_lp(heliod_t *h, int target, uint64_t voice, const char *name, co
 
 int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
                        const float *dist, const float *gain_db) {
+    return heliod_distance_curve(h, target, voice, name, HELIOD_ATTEN_GAIN, n, dist, gain_db);
+}
+
+int heliod_distance_curve(heliod_t *h, int target, uint64_t voice, const char *name, int kind,
+                          unsigned n, const float *dist, const float *value) {
     hl_atten_t m;
     hl_atten_init(&m);
     if ((target != HL_CONE_VOICE && target != HL_CONE_CUE) || n > HL_ATTEN_POINTS ||
-        (n && (!dist || !gain_db)))
+        (n && (!dist || !value)))
         return hlc_set_error(h, HELIOD_EINVAL, "target voice or cue, at most 8 points");
+    if (kind < HL_ATTEN_GAIN || kind > HL_ATTEN_SEND)
+        return hlc_set_error(h, HELIOD_EINVAL, "kind: gain (0), low-pass (1) or send (2)");
     if (target == HL_CONE_CUE && (!name || !hl_name_valid(name)))
         return hlc_set_error(h, HELIOD_ENAME, "invalid cue name");
     m.target = (uint8_t)target;
     m.voice = voice;
+    m.kind = (uint8_t)kind;
     if (target == HL_CONE_CUE) snprintf(m.name, sizeof m.name, "%s", name);
     m.npoints = (uint8_t)n;
     for (unsigned i = 0; i < n; i++) {
         m.dist[i] = dist[i];
-        m.gain_db[i] = gain_db[i];
+        m.gain_db[i] = value[i];
     }
     const char *why = NULL;
     if (hl_validate_atten(&m, &why) < 0) return hlc_set_error(h, HELIOD_EINVAL, why);

@@ -126,6 +126,19 @@ int heliod_cone_lp(heliod_t *h, int target, uint64_t voice, const char *name, co
  * values beyond. n 0: back to the model. */
 int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
                        const float *dist, const float *gain_db);
+/* A distance curve of one kind (protocol 1.1): HELIOD_ATTEN_GAIN is
+ * heliod_attenuation; HELIOD_ATTEN_LOWPASS: a low-pass cutoff (Hz in
+ * [10, 96000]) by distance, log-frequency between points, joined with the
+ * voice's own and its cone's low-pass (the lower wins); HELIOD_ATTEN_SEND:
+ * a level (dB in [-144, +24]) by distance multiplying each of the voice's
+ * sends (its reverb sends), linear in dB between points. Both follow the
+ * voice's distance to the listener it is heard by, moved once a block (the
+ * filter glides, the sends ramp); end values beyond the points; n 0: none. */
+#define HELIOD_ATTEN_GAIN    0
+#define HELIOD_ATTEN_LOWPASS 1
+#define HELIOD_ATTEN_SEND    2
+int heliod_distance_curve(heliod_t *h, int target, uint64_t voice, const char *name, int kind,
+                          unsigned n, const float *dist, const float *value);
 /* Master first, then parents before children. */
 int heliod_buses(heliod_t *h, heliod_bus_info_t *arr, size_t cap, size_t *count);
 

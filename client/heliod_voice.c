@@ -309,6 +309,18 @@ int heliod_set_async(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t
     return hlc_async_set(h, HL_OP_SET, NULL, NULL, &m);
 }
 
+int heliod_set_listener_weight(heliod_t *h, unsigned index, float weight) {
+    hl_listener_t m;
+    hl_listener_init(&m);
+    if (index > 3) return hlc_set_error(h, HELIOD_EINVAL, "index: 0..3");
+    m.index = (uint8_t)index;
+    m.weight = weight == 0.0f ? -1.0f : weight; /* 0: the nearest rule (-1 on the wire) */
+    const char *why = NULL;
+    if (hl_validate_listener(&m, &why) < 0 || m.weight == 0.0f)
+        return hlc_set_error(h, HELIOD_EINVAL, why ? why : "weight: 0 or in (0, 1]");
+    return hlc_call_listener(h, HL_OP_LISTENER, &m);
+}
+
 int heliod_set_listener_async(heliod_t *h, const heliod_listener_t *l) {
     hl_listener_t m;
     int rc = listener_msg(h, l, &m);

@@ -184,6 +184,15 @@ int heliod_set_listener(heliod_t *h, const heliod_listener_t *l);
  * their creator's (or a control client's) to move. Each 3D voice is heard
  * by the nearest listener that is on. l may be NULL with off = 1. */
 int heliod_set_listener_at(heliod_t *h, unsigned index, const heliod_listener_t *l, int off);
+/* The weighted rule (protocol 1.1): listener index gets weight in (0, 1]
+ * (0: none, back to the nearest rule). While any listener on has a weight,
+ * a 3D voice's gain is the sum over the listeners on of weight x the gain
+ * it has at that listener (distance curve or model, cone; a listener
+ * without a weight adds nothing); its pan, speakers, Doppler, HRTF
+ * direction and distance low-pass and send stay the nearest listener's.
+ * Setting a weight on an index 1..3 that is off turns it on (where
+ * listener 0 is). */
+int heliod_set_listener_weight(heliod_t *h, unsigned index, float weight);
 
 #define HELIOD_VOICE_PLAYING  0
 #define HELIOD_VOICE_STOPPING 1

@@ -699,8 +699,12 @@ int hl_validate_snapshot(const hl_snapshot_t *m, const char **why);
 /* CONE: the schema's ranges, a name for an emitter or cue, inner <= outer. */
 int hl_validate_cone(const hl_cone_t *m, const char **why);
 /* ATTEN: target voice or cue, npoints <= HL_ATTEN_POINTS, distances finite,
- * >= 0 and strictly increasing, gains finite in [-144, +24] dB. */
-#define HL_ATTEN_POINTS 8
+ * >= 0 and strictly increasing, values (gain_db) finite in [-144, +24] dB,
+ * or for kind HL_ATTEN_LOWPASS cutoffs in [10, 96000] Hz. */
+#define HL_ATTEN_POINTS  8
+#define HL_ATTEN_GAIN    0 /* ATTEN kind: the distance gain (dB), the default */
+#define HL_ATTEN_LOWPASS 1 /* a low-pass cutoff by distance (Hz) */
+#define HL_ATTEN_SEND    2 /* the sends' level by distance (dB) */
 int hl_validate_atten(const hl_atten_t *m, const char **why);
 /* PING reply body: u64 server CLOCK_MONOTONIC ns. */
 

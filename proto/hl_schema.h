@@ -257,7 +257,8 @@
     X(VEC3,    up,   0,           DIR3,   COORD, "up: must be a finite non-zero vector",      IF(m->mask & HL_LIS_UP),  0, V1_0) \
     X(VEC3,    vel,  0,           COORD3, COORD, "velocity: must be finite and within 1e6 m/s", IF(m->mask & HL_LIS_VEL), 0, V1_0) \
     X(ENUM8,   index, 3,          ENUM,   NONE,  "index: a listener 0..3",                   ALWAYS, 0, V1_1) /* 0: the global listener; 1..3 a client's own */ \
-    X(ENUM8,   off,   1,          ENUM,   NONE,  "off: must be 0 or 1",                      ALWAYS, 0, V1_1) /* 1: turn listener index (1..3) off */
+    X(ENUM8,   off,   1,          ENUM,   NONE,  "off: must be 0 or 1",                      ALWAYS, 0, V1_1) /* 1: turn listener index (1..3) off */ \
+    X(F32OPT,  weight, 0,         NONE,   NONE,  "",                                         ALWAYS, 0, V1_1) /* 0 (absent): unchanged; (0, 1]: hears every 3D voice with it; -1: the nearest rule */
 #define HL_FIELDS_voice_info(X) \
     X(U64,     voice,         0,                NONE, NONE, "", ALWAYS, 0, V1_0) \
     X(STR,     sound,         HL_MAX_NAME,      NONE, NONE, "", ALWAYS, 0, V1_0) \
@@ -556,7 +557,8 @@
     X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid cue name",               ALWAYS, 0, V1_1) /* target cue */ \
     X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
-    X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance */
+    X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance (kind 1: Hz) */ \
+    X(ENUM8, kind,    HL_ATTEN_SEND, ENUM,  NONE, "kind: gain (0), low-pass (1) or send (2)", ALWAYS, 0, V1_1) /* HL_ATTEN_*; absent: gain */
 
 /* ---- a cue's bindings, cone and curve read back (1.1; an op since 1.1: every field is required) ---- */
 #define HL_FIELDS_cue_detail(X) \

@@ -163,7 +163,11 @@ int hl_validate_subscribe(const hl_subscribe_t *m, const char **why) {
 }
 
 int hl_validate_listener(const hl_listener_t *m, const char **why) {
-    return hl_check_listener(m, why);
+    int rc = hl_check_listener(m, why);
+    if (rc != 0) return rc;
+    if (m->weight != 0.0f && m->weight != -1.0f && !(m->weight > 0.0f && m->weight <= 1.0f))
+        return invalid(why, "weight: 0 (unchanged), -1 (the nearest rule) or in (0, 1]");
+    return 0;
 }
 
 int hl_validate_stop(const hl_stop_t *m, const char **why) {
@@ -244,8 +248,12 @@ int hl_validate_atten(const hl_atten_t *m, const char **why) {
             return invalid(why, "dist: each must be finite and in [0, 1e6] m");
         if (i && !(m->dist[i] > m->dist[i - 1]))
             return invalid(why, "dist: must be strictly increasing");
-        if (!(m->gain_db[i] >= -144.0f && m->gain_db[i] <= HL_MAX_GAIN_DB))
+        if (m->kind == HL_ATTEN_LOWPASS) {
+            if (!(m->gain_db[i] >= 10.0f && m->gain_db[i] <= HL_MAX_LP_HZ))
+                return invalid(why, "gain_db: a low-pass cutoff must be in [10, 96000] Hz");
+        } else if (!(m->gain_db[i] >= -144.0f && m->gain_db[i] <= HL_MAX_GAIN_DB)) {
             return invalid(why, "gain_db: each must be finite and in [-144, +24]");
+        }
     }
     return 0;
 }

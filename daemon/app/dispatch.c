@@ -412,7 +412,9 @@ static int op_listener(hld_req_t *q) {
         if (!on) { /* a new listener starts where the default one is, facing its way */
             hl_mixer_get_listener(d->engine.mixer, &l);
             memset(l.vel, 0, sizeof l.vel);
+            l.weight = 0.0f;
         }
+        if (m.weight != 0.0f) l.weight = m.weight > 0.0f ? m.weight : 0.0f;
         if (m.mask & HL_LIS_POS) memcpy(l.pos, m.pos, sizeof l.pos);
         if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
         if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);
@@ -428,6 +430,7 @@ static int op_listener(hld_req_t *q) {
     if (m.mask & HL_LIS_FWD) memcpy(l.fwd, m.fwd, sizeof l.fwd);
     if (m.mask & HL_LIS_UP) memcpy(l.up, m.up, sizeof l.up);
     if (m.mask & HL_LIS_VEL) memcpy(l.vel, m.vel, sizeof l.vel);
+    if (m.weight != 0.0f) l.weight = m.weight > 0.0f ? m.weight : 0.0f;
     int rc = hl_mixer_set_listener(d->engine.mixer, &l, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);
     hld_vm_mark_dirty(d->vm); /* audibility changed: re-rank soon */

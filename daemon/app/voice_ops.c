@@ -182,10 +182,18 @@ int hld_op_atten(hld_req_t *q) {
     if (hl_validate_atten(&m, &why) != 0) return hld_fail(q, HELIOD_EINVAL, why);
     hld_daemon_t *d = q->c->d;
     _Static_assert(HL_ATTEN_POINTS == HL_MIX_CURVE_POINTS, "curve sizes");
+    hl_dcurve_t dc = {.n = m.npoints};
+    memcpy(dc.d, m.dist, sizeof dc.d);
+    memcpy(dc.v, m.gain_db, sizeof dc.v);
     if (m.target == HL_CONE_VOICE) {
         hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
         if (may_touch(q, lv, m.voice) != 0) return 0;
-        hl_voice_set_t s = {.mask = HL_MIX_SET_CURVE, .curve_n = m.npoints};
+        hl_voice_set_t s = {.mask = m.kind == HL_ATTEN_LOWPASS ? HL_MIX_SET_DLP
+                                    : m.kind == HL_ATTEN_SEND  ? HL_MIX_SET_DSEND
+                                                               : HL_MIX_SET_CURVE,
+                            .curve_n = m.npoints,
+                            .dist_lp = dc,
+                            .dist_send = dc};
         memcpy(s.curve_d, m.dist, sizeof s.curve_d);
         memcpy(s.curve_db, m.gain_db, sizeof s.curve_db);
         int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
@@ -200,9 +208,16 @@ int hld_op_atten(hld_req_t *q) {
         return hld_fail(q, HELIOD_EINVAL, msg);
     }
     if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
-    cue->curve_n = m.npoints;
-    memcpy(cue->curve_d, m.dist, sizeof cue->curve_d);
-    memcpy(cue->curve_db, m.gain_db, sizeof cue->curve_db);
+    _Static_assert(sizeof dc == sizeof cue->dist_lp, "curve layouts");
+    if (m.kind == HL_ATTEN_LOWPASS) {
+        memcpy(&cue->dist_lp, &dc, sizeof dc);
+    } else if (m.kind == HL_ATTEN_SEND) {
+        memcpy(&cue->dist_send, &dc, sizeof dc);
+    } else {
+        cue->curve_n = m.npoints;
+        memcpy(cue->curve_d, m.dist, sizeof cue->curve_d);
+        memcpy(cue->curve_db, m.gain_db, sizeof cue->curve_db);
+    }
     return hld_reply_ok(q);
 }
 

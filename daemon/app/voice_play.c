@@ -232,6 +232,11 @@ static int build_play_params(hld_req_t *q, const hl_play_t *m, hld_vm_play_t *pl
         memcpy(p->curve_d, cue->curve_d, sizeof p->curve_d);
         memcpy(p->curve_db, cue->curve_db, sizeof p->curve_db);
     }
+    if (cue) {
+        _Static_assert(sizeof p->dist_lp == sizeof cue->dist_lp, "curve layouts");
+        memcpy(&p->dist_lp, &cue->dist_lp, sizeof p->dist_lp);
+        memcpy(&p->dist_send, &cue->dist_send, sizeof p->dist_send);
+    }
     const hl_vpost_t *pf = (over & HL_OVER_FILTER) || !cd ? &m->post : &cd->post;
     const hl_vpost_t *ps = (over & HL_OVER_SENDS) || !cd ? &m->post : &cd->post;
     pl->post_user[0] = pf->lp_hz;

@@ -4,7 +4,9 @@
  * ATTEN (protocol 1.1) set them on the wire:
  *
  *   cone        = X,Y,Z INNER OUTER OUTER_GAIN [OUTER_LP_HZ]
- *   attenuation = D:DB [D:DB ...]      (1..8 points, metres and dB)
+ *   attenuation   = D:DB [D:DB ...]    (1..8 points, metres and dB)
+ *   distance-lp   = D:HZ [D:HZ ...]    (low-pass cutoff by distance, Hz)
+ *   distance-send = D:DB [D:DB ...]    (the sends' level by distance, dB)
  *
  * checked by the wire's validators (hl_validate_cone, hl_validate_atten).
  * Main thread only.
@@ -19,9 +21,11 @@
 typedef struct {
     float cone[7]; /* dir x3, inner, outer, outer gain, outer low-pass; dir 0 = none */
     uint32_t cone_line;
-    uint32_t curve_n; /* attenuation points, 0 = the distance model */
-    float curve_d[8], curve_db[8];
-    uint32_t atten_line;
+    /* the distance curves by ATTEN kind (gain, low-pass, send): points,
+     * 0 = none (the distance model for the gain) */
+    uint32_t curve_n[3];
+    float curve_d[3][8], curve_v[3][8];
+    uint32_t curve_line[3];
 } hld_cue_spatial_t;
 
 /* One key of a [cue] section at `line`: 1 when it was a spatial key and

@@ -57,6 +57,12 @@ typedef struct hld_cue {
                        * voices; dir 0 = none */
     uint32_t curve_n; /* ATTEN: its new voices' attenuation curve (0: the model) */
     float curve_d[8], curve_db[8];
+    /* ATTEN kinds 1, 2: its new voices' distance low-pass (Hz) and send
+     * (dB) curves, n 0: none; laid out as the mixer's hl_dcurve_t */
+    struct {
+        uint32_t n;
+        float d[8], v[8];
+    } dist_lp, dist_send;
     hld_tempo_t tempo; /* its tempo map (a cue sheet's `tempo`), n = 0 none */
 } hld_cue_t;
 

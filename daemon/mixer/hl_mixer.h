@@ -312,6 +312,13 @@ typedef struct {
      * the LFE channel of a layout that has one gets the voice's pre-pan signal
      * times lfe (see Surround); ignored without an LFE channel */
     float lfe;
+    /* appended (distance curves, ATTEN kinds 1 and 2): a 3D voice's low-pass
+     * cutoff by distance (Hz, log-frequency between points, hl_dcurve_lp),
+     * joined with its own and its cone's (the lower wins), and its send
+     * level by distance (dB, linear in dB between points, hl_curve_gain),
+     * multiplying every send's level; both follow the listener it is heard
+     * by, moved once a block (the filter glides, the sends ramp). n 0: none. */
+    hl_dcurve_t dist_lp, dist_send;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -373,7 +380,11 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
     0x2000u /* curve_n, curve_d, curve_db (hl_voice_params_t) */ /* cone_dir,                      \
                                                                     cone_inner/outer/outer_gain:   \
                                                                     from the next block */
-#define HL_MIX_SET_LFE 0x4000u
+#define HL_MIX_SET_LFE 0x8000u
+/* HL_MIX_SET_DLP, HL_MIX_SET_DSEND: dist_lp, dist_send (hl_voice_params_t),
+ * from the next block */
+#define HL_MIX_SET_DLP   0x10000u
+#define HL_MIX_SET_DSEND 0x20000u
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -391,6 +402,7 @@ typedef struct {
     uint32_t curve_n; /* HL_MIX_SET_CURVE: as hl_voice_params_t */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     float lfe; /* HL_MIX_SET_LFE: the LFE send (hl_voice_params_t.lfe), ramped */
+    hl_dcurve_t dist_lp, dist_send; /* HL_MIX_SET_DLP, HL_MIX_SET_DSEND */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream
@@ -416,6 +428,10 @@ void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on);
 
 typedef struct {
     float pos[3], fwd[3], up[3], vel[3];
+    /* 0: the nearest rule; (0, 1]: while any listener on has a weight, a
+     * 3D voice's gain is the sum over the listeners on of weight x its gain
+     * there (see hl_mixer_set_listener_at) */
+    float weight;
 } hl_listener_state_t;
 /* Default listener: origin, forward (0,0,-1), up (0,1,0), still. */
 int hl_mixer_set_listener(hl_mixer_t *m, const hl_listener_state_t *l, uint64_t now_ns);
@@ -432,7 +448,12 @@ void hl_mixer_listener_at(hl_mixer_t *m, uint64_t frame, hl_listener_state_t *l)
  * 1..HL_MIX_LISTENERS-1 are off until set, and l NULL turns one off again.
  * Each 3D voice is heard by the nearest listener that is on (ties: the
  * lowest index): its distance gain, pan, cone, Doppler and HRTF direction
- * are that listener's. Every index is on the same engine timeline as
+ * are that listener's. While any listener on has a weight (> 0), a 3D
+ * voice's gain is instead the sum over the listeners on of weight x the
+ * gain it has at that listener (distance curve or model, cone; a listener
+ * without a weight adds nothing), and the rest (pan, speakers, Doppler,
+ * HRTF direction, distance low-pass and send, beyond max distance) stays
+ * the nearest listener's. Every index is on the same engine timeline as
  * listener 0 (a move or switch takes effect on its frame). 0,
  * HELIOD_EINVAL (index) or HELIOD_EBUSY. */
 #define HL_MIX_LISTENERS 4

@@ -140,7 +140,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
         hl_ring_init(&m->ev_ring, base + lo.ev, lo.ev_capacity, sizeof(hl_mix_event_t)) != 0)
         return NULL;
     static const hl_listener_state_t def_listener = {
-        {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+        {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, -1.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0.0f};
     m->listener_ctl = def_listener;
     for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
         m->lis_base[k] = def_listener;
@@ -240,6 +240,9 @@ static int finite3(const float v[3]) {
 static int params_valid(const hl_voice_params_t *p) {
     if (!p) return 0;
     if (!hl_curve_valid(p->curve_n, p->curve_d, p->curve_db)) return 0;
+    if (!hl_dcurve_lp_valid(&p->dist_lp) ||
+        !hl_curve_valid(p->dist_send.n, p->dist_send.d, p->dist_send.v))
+        return 0;
     if (!hl_cone_valid(p->cone_dir, p->cone_inner, p->cone_outer, p->cone_outer_gain) &&
         (p->cone_dir[0] != 0.0f || p->cone_dir[1] != 0.0f || p->cone_dir[2] != 0.0f))
         return 0;
@@ -356,6 +359,18 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
     return 0;
 }
 
+/* every SET bit its own (LFE once shared FSTEP's: a parameter's stepped
+ * filter glide then also set the LFE send) */
+#define HL_MIX_SET_BITS_(X)                                                                        \
+    X(GAIN)                                                                                        \
+    X(PAN)                                                                                         \
+    X(POS) X(PITCH) X(PAUSE) X(RESUME) X(SEEK) X(STREAM) X(VEL) X(INTERP) X(FILTER) X(SENDS)       \
+        X(CONE) X(CURVE) X(FSTEP) X(LFE) X(DLP) X(DSEND)
+#define HL_MIX_SET_OR_(b)  | HL_MIX_SET_##b
+#define HL_MIX_SET_SUM_(b) +(uint64_t)HL_MIX_SET_##b
+_Static_assert((0 HL_MIX_SET_BITS_(HL_MIX_SET_OR_)) == (0 HL_MIX_SET_BITS_(HL_MIX_SET_SUM_)),
+               "HL_MIX_SET_* bits overlap");
+
 void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s) {
     if (s->mask & HL_MIX_SET_GAIN) p->gain = s->gain;
     if (s->mask & HL_MIX_SET_PAN) p->pan = s->pan;
@@ -379,6 +394,8 @@ void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s) {
         p->cone_outer_lp = s->cone_outer_lp;
     }
     if (s->mask & HL_MIX_SET_LFE) p->lfe = s->lfe;
+    if (s->mask & HL_MIX_SET_DLP) p->dist_lp = s->dist_lp;
+    if (s->mask & HL_MIX_SET_DSEND) p->dist_send = s->dist_send;
     if (s->mask & HL_MIX_SET_SENDS) {
         memcpy(p->send_bus, s->send_bus, sizeof p->send_bus);
         memcpy(p->send_gain, s->send_gain, sizeof p->send_gain);
@@ -396,6 +413,10 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_LFE) && !(s->lfe >= 0.0f && s->lfe <= 16.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CURVE) && !hl_curve_valid(s->curve_n, s->curve_d, s->curve_db))
+        return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_DLP) && !hl_dcurve_lp_valid(&s->dist_lp)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_DSEND) &&
+        !hl_curve_valid(s->dist_send.n, s->dist_send.d, s->dist_send.v))
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CONE) &&
         (!hl_cone_valid(s->cone_dir, s->cone_inner, s->cone_outer, s->cone_outer_gain) ||

@@ -255,8 +255,9 @@ typedef struct {
     float cone_lp;      /* cone_outer_lp (0 = none) */
     float lp_own;       /* the voice's own low-pass (lp_hz of its params or last SET_FILTER) */
     float hp_own;       /* and high-pass, which the cone's glides keep */
-    float lp_cone_now;  /* the cone's low-pass the filter was last pointed at (0 = none) */
-    float lp_cone_want; /* the cone's low-pass at the last spatial update (0 = none) */
+    float lp_cone_now;  /* the spatial low-pass (the lower of the cone's and the distance
+                         * curve's) the filter was last pointed at (0 = none) */
+    float lp_cone_want; /* the spatial low-pass at the last spatial update (0 = none) */
     uint32_t curve_n;   /* the attenuation curve (hl_voice_params_t); 0 = the model */
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     uint32_t gen;
@@ -269,7 +270,12 @@ typedef struct {
     uint32_t loop_on;    /* the loop is taken at its end on this pass */
     uint32_t loops_left; /* extra passes still to play, HL_LOOP_FOREVER */
     uint32_t loop_start, loop_end, loop_xfade;
-    uint32_t wrapped; /* looped once: the frame before frame 0 is the loop's last */
+    /* cold: distance curves (hl_voice_params_t dist_lp, dist_send) */
+    hl_dcurve_t dist_lp, dist_send;
+    float send_own[HL_MAX_SENDS]; /* the send levels asked for, before dist_send */
+    float dsend_now;              /* dist_send's factor the sends were last set with */
+    float dsend_want;             /* ... and at the last spatial update (1: none) */
+    uint32_t wrapped;             /* looped once: the frame before frame 0 is the loop's last */
     uint32_t seek_frame;
     uint32_t channels;
     hl_stream_t *pending; /* stream to switch to */

@@ -133,7 +133,7 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
                 v->pos[a] = v->pos_from[a] + (v->pos_to[a] - v->pos_from[a]) * t;
         }
         far = hl_voice_spatial_rt(m, v, ramp_after(&v->gain, n), &l, &r);
-        hl_voice_cone_filter_rt(v, n);
+        hl_voice_spatial_post_rt(v, n);
         ramp_advance(&v->gain, n);
         /* settled: the same inputs give the same pair next block */
         v->sp_gen = v->pos_rem == 0 && v->gain.rem == 0 ? m->listener_gen : 0;

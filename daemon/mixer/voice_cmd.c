@@ -58,7 +58,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->vf.cache = &m->vf_cache;
     v->occ.cur = v->occ.target = p->occ_db < 0.0f ? hl_db_to_lin(p->occ_db) : 1.0f;
     for (int i = 0; i < HL_MAX_SENDS; i++) {
-        v->send[i].cur = v->send[i].target = p->send_gain[i];
+        v->send[i].cur = v->send[i].target = v->send_own[i] = p->send_gain[i];
         v->send_bus[i] = (uint8_t)(p->send_bus[i] < HL_MAX_BUSES ? p->send_bus[i] : 0);
     }
     v->post = hl_voice_post_needed_rt(v);
@@ -85,6 +85,9 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->curve_n = p->curve_n;
     memcpy(v->curve_d, p->curve_d, sizeof v->curve_d);
     memcpy(v->curve_db, p->curve_db, sizeof v->curve_db);
+    v->dist_lp = p->dist_lp;
+    v->dist_send = p->dist_send;
+    v->dsend_now = v->dsend_want = 1.0f;
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;
     v->doppler = v->dop_target = 1.0f;
@@ -99,6 +102,11 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
                 p->lp_hz > 0.0f && p->lp_hz < v->lp_cone_now ? p->lp_hz : v->lp_cone_now, p->hp_hz);
             v->vf.cache = &m->vf_cache;
             v->post = hl_voice_post_needed_rt(v);
+        }
+        if (v->dsend_want != 1.0f) { /* the sends at its distance from the first frame */
+            v->dsend_now = v->dsend_want;
+            for (int i = 0; i < HL_MAX_SENDS; i++)
+                v->send[i].cur = v->send[i].target = v->send_own[i] * v->dsend_now;
         }
     } else {
         hl_voice_pair_2d_rt(v, p->gain, p->pan, &l, &r);
@@ -189,8 +197,10 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     }
     if (v->flags & HL_MIX_3D) {
         if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL | HL_MIX_SET_CONE |
-                       HL_MIX_SET_CURVE))
+                       HL_MIX_SET_CURVE | HL_MIX_SET_DLP | HL_MIX_SET_DSEND))
             v->sp_gen = 0;
+        if (s->mask & HL_MIX_SET_DLP) v->dist_lp = s->dist_lp;
+        if (s->mask & HL_MIX_SET_DSEND) v->dist_send = s->dist_send;
         if (s->mask & HL_MIX_SET_CURVE) {
             v->curve_n = s->curve_n;
             memcpy(v->curve_d, s->curve_d, sizeof v->curve_d);
@@ -241,7 +251,8 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
                 v->send_bus[i] = b;
                 v->send[i].cur = 0.0f;
             }
-            ramp_set(&v->send[i], s->send_gain[i], len);
+            v->send_own[i] = s->send_gain[i];
+            ramp_set(&v->send[i], s->send_gain[i] * v->dsend_now, len);
         }
     if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = hl_voice_post_needed_rt(v) | 1u;
     if (s->mask & HL_MIX_SET_INTERP) {

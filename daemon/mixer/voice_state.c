@@ -124,6 +124,11 @@ static void listener_dir(const hl_listener_state_t *lis, const float pos[3], flo
     dir[2] = -(rel[0] * f[0] + rel[1] * f[1] + rel[2] * f[2]) / fl;
 }
 
+/* The lower of two low-pass cutoffs, 0 meaning none. */
+static inline float lp_lower(float a, float b) {
+    return !(a > 0.0f) ? b : !(b > 0.0f) ? a : a < b ? a : b;
+}
+
 /* Target gain pair and Doppler target of a 3D voice at position pos; returns
  * 1 when the voice is at or beyond max distance and inaudible (never with
  * HL_MIX_CLAMP: it keeps the gain it has at max distance). */
@@ -147,6 +152,44 @@ static uint32_t nearest_rt(const hl_mixer_t *m, const float pos[3]) {
     return best;
 }
 
+/* The gain of a 3D voice at a listener at lpos, d away: its distance
+ * curve's or model's, times its cone's. */
+static float gain_at_rt(const hl_rt_voice_t *v, const float lpos[3], float d) {
+    float g = v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
+                         : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff);
+    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f)
+        g *= hl_cone_gain(v->cone_dir, v->pos, lpos, v->cone_inner, v->cone_outer,
+                          v->cone_outer_gain);
+    return g;
+}
+
+/* Listener k (on or not). */
+static const hl_listener_state_t *lis_k(const hl_mixer_t *m, uint32_t k) {
+    return k ? &m->lis_x[k - 1] : &m->listener;
+}
+
+/* 1 while any listener on has a weight: the weighted rule. */
+static int weighted_rt(const hl_mixer_t *m) {
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++)
+        if ((k == 0 || (m->lis_on >> (k - 1) & 1u)) && lis_k(m, k)->weight > 0.0f) return 1;
+    return 0;
+}
+
+/* The weighted rule's gain: over the listeners on with a weight, weight x
+ * the voice's gain there (nothing from one beyond its max distance). */
+static float weighted_gain_rt(const hl_mixer_t *m, const hl_rt_voice_t *v) {
+    float g = 0.0f;
+    for (uint32_t k = 0; k < HL_MIX_LISTENERS; k++) {
+        const hl_listener_state_t *l = lis_k(m, k);
+        if ((k && !(m->lis_on >> (k - 1) & 1u)) || !(l->weight > 0.0f)) continue;
+        const float r[3] = {v->pos[0] - l->pos[0], v->pos[1] - l->pos[1], v->pos[2] - l->pos[2]};
+        const float d = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+        if (d >= v->max_d && !(v->flags & HL_MIX_CLAMP)) continue;
+        g += l->weight * gain_at_rt(v, l->pos, d);
+    }
+    return g;
+}
+
 int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r) {
     const uint32_t li = nearest_rt(m, v->pos);
     const hl_listener_state_t *lis = li ? &m->lis_x[li - 1] : &m->listener;
@@ -163,18 +206,20 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
         *l = *r = 0.0f;
         return 1;
     }
-    float g =
-        gain * (v->curve_n ? hl_curve_gain(v->curve_n, v->curve_d, v->curve_db, d)
-                           : hl_distance_gain((int)v->model, d, v->min_d, v->max_d, v->rolloff));
+    float g = gain * (weighted_rt(m) ? weighted_gain_rt(m, v) : gain_at_rt(v, lis->pos, d));
     v->lp_cone_want = 0.0f;
-    if (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f) {
-        g *= hl_cone_gain(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer,
-                          v->cone_outer_gain);
-        if (v->cone_lp > 0.0f)
-            v->lp_cone_want = hl_cone_lp(
-                hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
-                v->cone_lp, (float)m->cfg.rate);
-    }
+    /* the cone's and the distance curve's low-pass and the send curve's
+     * factor: the nearest listener's, whatever the rule */
+    if (v->cone_lp > 0.0f &&
+        (v->cone_dir[0] != 0.0f || v->cone_dir[1] != 0.0f || v->cone_dir[2] != 0.0f))
+        v->lp_cone_want =
+            hl_cone_lp(hl_cone_frac(v->cone_dir, v->pos, lis->pos, v->cone_inner, v->cone_outer),
+                       v->cone_lp, (float)m->cfg.rate);
+    if (v->dist_lp.n)
+        v->lp_cone_want =
+            lp_lower(v->lp_cone_want, hl_dcurve_lp(&v->dist_lp, d, (float)m->cfg.rate));
+    v->dsend_want =
+        v->dist_send.n ? hl_curve_gain(v->dist_send.n, v->dist_send.d, v->dist_send.v, d) : 1.0f;
     if (v->hrtf) { /* the HRIRs carry the direction: both channels are the mono input */
         *l = *r = g * HL_HRTF_LEVEL;
         return 0;
@@ -197,11 +242,6 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     return 0;
 }
 
-/* The lower of two low-pass cutoffs, 0 meaning none. */
-static inline float lp_lower(float a, float b) {
-    return !(a > 0.0f) ? b : !(b > 0.0f) ? a : a < b ? a : b;
-}
-
 void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->lp_cone_now = v->lp_cone_want;
     hl_vfilter_glide_rt(&v->vf, lp_lower(v->lp_own, v->lp_cone_now), v->hp_own, ramp_frames,
@@ -210,7 +250,28 @@ void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->f.post = (uint16_t)v->post;
 }
 
-void hl_voice_cone_filter_rt(hl_rt_voice_t *v, uint32_t n) {
+/* The sends follow the distance curve's factor when it moved (more than
+ * 0.1%, or on / off): each ramps to its own level times the factor over
+ * the block, or over what is left of a longer ramp of its own. */
+static void dist_sends_rt(hl_rt_voice_t *v, uint32_t n) {
+    const float w = v->dsend_want, now = v->dsend_now;
+    if (w == now || fabsf(w - now) <= 1e-3f * now) return;
+    v->dsend_now = w;
+    uint32_t on = 0;
+    for (int i = 0; i < HL_MAX_SENDS; i++) {
+        hl_ramp_t *g = &v->send[i];
+        if (v->send_own[i] == 0.0f && g->cur == 0.0f && g->target == 0.0f) continue;
+        ramp_set(g, v->send_own[i] * w, g->rem > n ? g->rem : n);
+        on = 1;
+    }
+    if (on) {
+        v->post = hl_voice_post_needed_rt(v) | 1u;
+        v->f.post = (uint16_t)v->post;
+    }
+}
+
+void hl_voice_spatial_post_rt(hl_rt_voice_t *v, uint32_t n) {
+    dist_sends_rt(v, n);
     const float w = v->lp_cone_want, now = v->lp_cone_now;
     /* moved by more than 0.1% (or on / off): the filter glides there over
      * the block, interpolated frame by frame */

@@ -113,9 +113,10 @@ uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);
  * with its cone's low-pass (lp_cone_want: the lower wins), gliding over
  * ramp_frames (stepped: hl_vfilter_glide_rt), and marks its post stage. */
 void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped);
-/* After a spatial update: the filter follows the cone's low-pass when it
- * moved (more than 0.1%), over n frames. */
-void hl_voice_cone_filter_rt(hl_rt_voice_t *v, uint32_t n);
+/* After a spatial update: the filter follows the spatial low-pass (cone
+ * and distance curve) and the sends the distance send curve's factor when
+ * they moved (more than 0.1%), over n frames. */
+void hl_voice_spatial_post_rt(hl_rt_voice_t *v, uint32_t n);
 /* The source view: its kernel limits, the interpolator of a voice's flags,
  * and a PCM voice's view for the current pass. */
 void hl_src_view_limits_rt(src_view_t *s, uint32_t fast_end);

@@ -4,8 +4,13 @@
  * the end values beyond) rendered offline (`heliod --render`) with the
  * cue's voice on an emitter moved to 8 distances, straight ahead (the pan
  * stays centred): each distance's level relative to the first point's is
- * the curve's value within 0.05 dB. Then a voice's own curve set live, and
- * the refusals (decreasing distances, NaN, too many points, an unknown cue).
+ * the curve's value within 0.05 dB. In the same render, then, a 6 kHz tone's
+ * cue with a flat gain curve, a low-pass curve (ATTEN kind 1) and a send
+ * curve (kind 2) on its send to a bus, at 3 distances: each level relative
+ * to the first (no filter, the send at 0 dB) is the Butterworth response at
+ * the curve's cutoff plus the send's share, within 0.3 dB. Then a voice's
+ * own curve set live, and the refusals (decreasing distances, NaN, too
+ * many points, an unknown cue, a cutoff under 10 Hz).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +36,25 @@
 static const float k_d[4] = {1, 10, 40, 80}, k_db[4] = {0, -12, -30, -33};
 static const double k_dist[NDIST] = {3, 7.5, 10, 17, 25, 39, 60, 95};
 
+#define TONE_HZ 6000.0
+#define NTONE   3
+static const double k_tdist[NTONE] = {1.5, 22, 60};
+
+/* The tone cue's curves: low-pass 2:30000 42:1000 (30 kHz is no filter at
+ * 48 kHz), send 2:0 42:-20; the level relative to 1.5 m (direct + send at
+ * 0 dB, unfiltered): the 2nd-order Butterworth at the cutoff (the voice
+ * filter's bilinear design) and (1 + send) / 2. */
+static double tone_def(double d) {
+    const double t = d <= 2 ? 0 : d >= 42 ? 1 : (d - 2) / 40;
+    double db = 20.0 * log10((1.0 + pow(10.0, -20.0 * t / 20.0)) / 2.0);
+    if (t > 0) {
+        const double fc = 30000.0 * pow(1000.0 / 30000.0, t);
+        const double r = tan(3.14159265358979 * TONE_HZ / RATE) / tan(3.14159265358979 * fc / RATE);
+        db += -10.0 * log10(1.0 + pow(r, 4.0));
+    }
+    return db;
+}
+
 static double curve_def(double d) {
     if (d <= k_d[0]) return k_db[0];
     for (int i = 1; i < 4; i++)
@@ -43,14 +67,28 @@ static void test_cue_curve_render(void **state) {
     (void)state;
     th_scratch_t r;
     th_scratch_open(&r, "atten", RATE);
+    char tone[160];
+    snprintf(tone, sizeof tone, "%s/tone.wav", r.dir);
+    assert_int_equal(th_write_sine(tone, RATE, 1.0, TONE_HZ, 0.1), 0);
     FILE *f = fopen(r.score, "w");
     assert_non_null(f);
     fprintf(f, "load dc %s\ncue c --sound dc --loop --max-distance 1000\n", r.dc);
     fprintf(f, "attenuation --cue c --points 1:0,10:-12,40:-30,80:-33\n");
+    /* the tone: its cue's low-pass and send curves at NTONE distances */
+    const int t0 = (NDIST + 1) * SEG;
+    fprintf(f, "load tone %s\nbus create rev\n", tone);
+    fprintf(f, "cue t --sound tone --loop --max-distance 1000 --send rev:0\n");
+    fprintf(f, "attenuation --cue t --points 0:0\n");
+    fprintf(f, "attenuation --cue t --kind lowpass --points 2:30000,42:1000\n");
+    fprintf(f, "attenuation --cue t --kind send --points 2:0,42:-20\n");
+    fprintf(f, "emitter create e2 --pos 0,0,%.3f\n", -k_tdist[0]);
     fprintf(f, "emitter create e --pos 0,0,-1\n@1 play c --emitter e --fade-in 0\n");
     for (int k = 0; k < NDIST; k++)
         fprintf(f, "@%d emitter set e --pos 0,0,%.3f\n", (k + 1) * SEG, -k_dist[k]);
-    fprintf(f, "@%d end\n", (NDIST + 1) * SEG);
+    fprintf(f, "@%d stop --all --fade 0\n@%d play t --emitter e2 --fade-in 0\n", t0, t0 + 1);
+    for (int k = 1; k < NTONE; k++)
+        fprintf(f, "@%d emitter set e2 --pos 0,0,%.3f\n", t0 + k * SEG, -k_tdist[k]);
+    fprintf(f, "@%d end\n", t0 + NTONE * SEG);
     fclose(f);
     size_t n = 0;
     float *x = th_scratch_render(&r, &n);
@@ -65,6 +103,15 @@ static void test_cue_curve_render(void **state) {
         print_message("distance %5.1f m: %8.3f dB, curve %8.3f dB\n", k_dist[k], got,
                       curve_def(k_dist[k]));
         assert_true(fabs(got - curve_def(k_dist[k])) < 0.05);
+    }
+    const double q0 = th_power_stereo(x, (size_t)t0 + SEG / 2, (size_t)t0 + SEG - 600);
+    assert_true(q0 > 0);
+    for (int k = 1; k < NTONE; k++) {
+        const size_t a = (size_t)(t0 + k * SEG + SEG / 2), b = (size_t)(t0 + (k + 1) * SEG - 600);
+        const double got = 10.0 * log10(th_power_stereo(x, a, b) / q0);
+        print_message("tone at %4.1f m: %8.3f dB, low-pass and send curves %8.3f dB\n", k_tdist[k],
+                      got, tone_def(k_tdist[k]));
+        assert_true(fabs(got - tone_def(k_tdist[k])) < 0.3);
     }
     free(x);
     th_scratch_remove(&r);
@@ -89,6 +136,13 @@ static void test_refusals(void **state) {
     assert_non_null(strstr(heliod_last_error(h), "no cue named nosuch"));
     assert_int_equal(heliod_attenuation(h, HELIOD_CONE_VOICE, 777, NULL, 2, ok_d, ok_db),
                      HELIOD_ENOVOICE);
+    const float hz[2] = {2000, 5};
+    assert_int_equal(
+        heliod_distance_curve(h, HELIOD_CONE_CUE, 0, "c", HELIOD_ATTEN_LOWPASS, 2, ok_d, hz),
+        HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "[10, 96000] Hz"));
+    assert_int_equal(heliod_distance_curve(h, HELIOD_CONE_CUE, 0, "c", 3, 2, ok_d, ok_db),
+                     HELIOD_EINVAL);
     heliod_close(h);
 }
 

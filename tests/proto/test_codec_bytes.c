@@ -112,6 +112,7 @@ static void fix_listener(void *p, int v) {
     m->mask = v ? HL_LIS_MASK : HL_LIS_POS;
     m->index = 0; /* 1.1's fields at their defaults: the 1.0 body */
     m->off = 0;
+    m->weight = 0.0f;
 }
 static void fix_voice_info(void *p, int v) {
     hl_voice_info_t *m = p;

@@ -310,6 +310,20 @@ static void test_other_commands(void **state) {
     assert_int_equal(parse("listener", &c), -1);
     assert_int_equal(parse("listener --forward 0,0,0", &c), -1);
     assert_int_equal(parse("listener --spin 1,2,3", &c), -1);
+    assert_int_equal(parse("listener --index 1 --weight 0.5", &c), 0); /* the weighted rule */
+    assert_true(c.m.listener.weight == 0.5f && c.m.listener.mask == 0);
+    assert_int_equal(parse("listener --weight nearest", &c), 0);
+    assert_true(c.m.listener.weight == -1.0f);
+    assert_int_equal(parse("listener --weight 1.5", &c), -1);
+    assert_int_equal(parse("listener --weight 0", &c), -1);
+    /* distance curves: --kind */
+    assert_int_equal(parse("attenuation 7 --kind lowpass --points 1:16000,40:800", &c), 0);
+    assert_true(c.m.atten.kind == HL_ATTEN_LOWPASS && c.m.atten.npoints == 2);
+    assert_true(c.m.atten.gain_db[1] == 800.0f);
+    assert_int_equal(parse("attenuation --cue e --kind send --off", &c), 0);
+    assert_true(c.m.atten.kind == HL_ATTEN_SEND && c.m.atten.npoints == 0);
+    assert_int_equal(parse("attenuation 7 --kind lowpass --points 1:5", &c), -1);
+    assert_int_equal(parse("attenuation 7 --kind pitch --points 1:0", &c), -1);
 
     assert_int_equal(parse("bus music --gain -12 --ramp 100", &c), 0);
     assert_string_equal(c.m.bus.name, "music");

@@ -514,6 +514,9 @@ class ClientTest(unittest.TestCase):
                                           outer_lp_hz=-1.0), "EINVAL")
             c.listener(pos=(40, 0, 0), index=1)  # several listeners (protocol 1.1)
             self.assertEqual(c.stats()["listeners"], 2)
+            c.listener(index=1, weight=0.5)  # the weighted rule
+            self.assertEqual(self.errname(c.listener, index=1, weight=1.5), "EINVAL")
+            c.listener(index=1, weight="nearest")
             c.listener(index=1, off=True)
             self.assertEqual(c.stats()["listeners"], 1)
             self.assertEqual(self.errname(c.attenuation, [(5, 0), (1, -6)], cue="nosuch"), "EINVAL")
@@ -522,6 +525,12 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, cue="nosuch"), "EINVAL")
             # a bus in use cannot go
             v = c.play("tone", loop=True, bus="amb")
+            c.attenuation([(1, 16000), (40, 800)], voice=v, kind="lowpass")  # distance curves
+            c.attenuation([(0, 0), (30, -20)], voice=v, kind="send")
+            self.assertEqual(self.errname(c.attenuation, [(1, 5)], voice=v, kind="lowpass"),
+                             "EINVAL")
+            self.assertEqual(self.errname(c.attenuation, [(1, 0)], voice=v, kind="pitch"),
+                             "EINVAL")
             self.assertEqual(self.errname(c.bus_remove, "amb"), "EBUSINUSE")
             c.stop(v, fade_ms=0)
 

@@ -20,7 +20,7 @@
 #include "hl_mixer.h"
 #include "mix_helpers.h"
 
-#define FRAMES 12288 /* 0.256 s: the glides and the filter's start are long over */
+#define FRAMES 8192 /* 0.17 s: the glides and the filter's start are long over */
 #define TAIL   4096  /* measured */
 
 /* Level (dB, left channel RMS of the last TAIL frames) of a looping tone at

@@ -258,7 +258,7 @@ static void test_3d_is_the_convolver(void **state) {
     /* the listener turned to face +x (right = +z): a source at +x is in
      * front of it now, i.e. listener direction (0, 0, -2) */
     h = hmix_new(4, 1, 1);
-    hl_listener_state_t lis = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}};
+    hl_listener_state_t lis = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}, 0};
     assert_int_equal(hl_mixer_set_listener(h.m, &lis, 0), 0);
     const float ahead_x[3] = {2.0f, 0.0f, 0.0f}, front[3] = {0.0f, 0.0f, -2.0f};
     render_3d(&h, src, ahead_x, 0.0f, got, FRAMES);

@@ -125,7 +125,8 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
     uint64_t now = 0;
     for (uint32_t b = 0; b < BLOCKS; b++) {
         if (b == BLOCKS / 2) { /* the listener turns: every 3D voice's gains move */
-            hl_listener_state_t l = {{0.5f, 0.0f, 0.0f}, {0.3f, 0.0f, -1.0f}, {0, 1, 0}, {0, 0, 0}};
+            hl_listener_state_t l = {
+                {0.5f, 0.0f, 0.0f}, {0.3f, 0.0f, -1.0f}, {0, 1, 0}, {0, 0, 0}, 0};
             assert_int_equal(hl_mixer_set_listener(m, &l, now), 0);
         }
         hl_mixer_process_rt(m, out + (size_t)b * CHUNK * NCH_MAX, CHUNK, now);

@@ -429,8 +429,8 @@ static void test_release(void **state) {
     hld_params_close(&P);
 }
 
-/* A cue sheet's `cone` and `attenuation` keys (cue_spatial.c): what CONE
- * and ATTEN set, the same checks, and a sheet that redefines the cue
+/* A cue sheet's `cone`, `attenuation`, `distance-lp` and `distance-send`
+ * keys (cue_spatial.c): what CONE and ATTEN (kinds 0, 1, 2) set, the same checks, and a sheet that redefines the cue
  * without them clears them. */
 static void test_sheet_spatial(void **state) {
     (void)state;
@@ -440,6 +440,7 @@ static void test_sheet_spatial(void **state) {
     int rc = load(&c,
                   "[cue horn]\nsound = s\ncone = 0,0,1 60 180 0.25 2000\n"
                   "attenuation = 1:0 10:-12 40:-40\n"
+                  "distance-lp = 2:20000 30:800\ndistance-send = 0:-20 25:0\n"
                   "[cue bell]\nsound = s\ncone = 1,0,0 30 90 0.5\n",
                   err, sizeof err);
     if (rc) fail_msg("%s", err);
@@ -449,7 +450,13 @@ static void test_sheet_spatial(void **state) {
     assert_int_equal(h->curve_n, 3);
     assert_float_equal(h->curve_d[1], 10.0f, 0.0f);
     assert_float_equal(h->curve_db[2], -40.0f, 0.0f);
+    assert_int_equal(h->dist_lp.n, 2);
+    assert_float_equal(h->dist_lp.v[1], 800.0f, 0.0f);
+    assert_int_equal(h->dist_send.n, 2);
+    assert_float_equal(h->dist_send.d[1], 25.0f, 0.0f);
+    assert_float_equal(h->dist_send.v[0], -20.0f, 0.0f);
     assert_float_equal(b->cone[6], 0.0f, 0.0f); /* no outer low-pass */
+    assert_int_equal(b->dist_lp.n + b->dist_send.n, 0);
     assert_int_equal(b->curve_n, 0);
     static const bad_sheet_t bad[] = {
         {"[cue x]\nsound = s\ncone = 0,0 60 90 0.5\n", "X,Y,Z INNER OUTER"},
@@ -461,6 +468,12 @@ static void test_sheet_spatial(void **state) {
         {"[cue x]\nsound = s\nattenuation = 5:0 1:-6\n", "increasing"},
         {"[cue x]\nsound = s\nattenuation = 1:0 2\n", "D:DB"},
         {"[cue x]\nsound = s\nattenuation = 1:0 2:0 3:0 4:0 5:0 6:0 7:0 8:0 9:0\n", "at most 8"},
+        {"[cue x]\nsound = s\ndistance-lp = 1:5\n", "[10, 96000] Hz"},
+        {"[cue x]\nsound = s\ndistance-lp = 1:500 2\n", "D:HZ"},
+        {"[cue x]\nsound = s\ndistance-send = 1:0 1:-6\n", "increasing"},
+        {"[cue x]\nsound = s\ndistance-send = 1:30\n", "[-144, +24]"},
+        {"[cue x]\nsound = s\ndistance-send = 1:0\ndistance-send = 2:0\n",
+         "distance-send: already set at line 3"},
         {"[category k]\ncone = 0,0,1 60 90 0.5\n", "unknown key 'cone'"},
     };
     expect_refused(&c, bad, sizeof bad / sizeof bad[0]);
@@ -468,6 +481,8 @@ static void test_sheet_spatial(void **state) {
     assert_int_equal(load(&c, "[cue horn]\nsound = s\n", err, sizeof err), 0);
     assert_float_equal(hld_cues_find(&c, "horn")->cone[2], 0.0f, 0.0f);
     assert_int_equal(hld_cues_find(&c, "horn")->curve_n, 0);
+    assert_int_equal(hld_cues_find(&c, "horn")->dist_lp.n, 0);
+    assert_int_equal(hld_cues_find(&c, "horn")->dist_send.n, 0);
     hld_cues_close(&c);
 }
 

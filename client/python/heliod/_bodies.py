@@ -198,12 +198,14 @@ def enc_pause(pause, scope, group=""):
     return encode("pause", pause=1 if pause else 0, scope=scope, group=group)
 
 
-def enc_listener(pos=None, forward=None, up=None, vel=None, index=0, off=False):
+def enc_listener(pos=None, forward=None, up=None, vel=None, index=0, off=False, weight=None):
     mask = ((LST_POS if pos is not None else 0) | (LST_FWD if forward is not None else 0) |
             (LST_UP if up is not None else 0) | (LST_VEL if vel is not None else 0))
-    # index and off (protocol 1.1) are left off the wire at their defaults
+    # index, off and weight (protocol 1.1) are left off the wire at their defaults;
+    # weight "nearest" is -1 on the wire (back to the nearest rule)
+    w = -1.0 if weight == "nearest" else float(weight or 0.0)
     return encode("listener", mask=mask, pos=pos, fwd=forward or (0, 0, -1), up=up or (0, 1, 0),
-                  vel=vel, index=index, off=1 if off else 0)
+                  vel=vel, index=index, off=1 if off else 0, weight=w or None)
 
 
 def enc_subscribe(mask, meter_hz=0.0, profile_hz=0.0):
@@ -536,14 +538,18 @@ def enc_cone(target, voice=0, name_="", dir=(0.0, 0.0, 0.0), inner_deg=360.0, ou
                   outer_deg=outer_deg, outer_gain=outer_gain, outer_lp_hz=outer_lp_hz)
 
 
-def enc_atten(target, voice=0, name_="", points=()):
+ATTEN_KINDS = ("gain", "lowpass", "send")
+
+
+def enc_atten(target, voice=0, name_="", points=(), kind="gain"):
     pts = list(points)
     if len(pts) > 8:
         raise HeliodError(-4, "points: at most 8")
     d = [float(p[0]) for p in pts] + [0.0] * (8 - len(pts))
     g = [float(p[1]) for p in pts] + [0.0] * (8 - len(pts))
     return encode("atten", target=enum(CONE_TARGETS, target, "target"), voice=voice,
-                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g)
+                  name=name(name_, "name", empty=True), npoints=len(pts), dist=d, gain_db=g,
+                  kind=enum(ATTEN_KINDS, kind, "kind"))
 
 
 def get_snapshot_info(r):

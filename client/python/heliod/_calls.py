@@ -163,11 +163,13 @@ class _Calls:
         return self._pause(False, B.PAUSE_CATEGORY, category)
 
     def listener(self, pos=None, forward=None, up=None, vel=None, at=None, noreply=False,
-                 index=0, off=False):
+                 index=0, off=False, weight=None):
         """Moves listener `index` (0: the global one; 1..3, protocol 1.1: this
         client's own, on from its first move until off=True). Each 3D voice is
-        heard by the nearest listener."""
-        return self._call("listener", B.enc_listener(pos, forward, up, vel, index, off),
+        heard by the nearest listener; weight (0..1], protocol 1.1: while any
+        listener on has one, a 3D voice's gain is the sum of weight x its gain
+        at each listener; weight="nearest" drops this listener's."""
+        return self._call("listener", B.enc_listener(pos, forward, up, vel, index, off, weight),
                           B.dec_none, at=at, noreply=noreply)
 
     def voices(self):
@@ -364,12 +366,15 @@ class _Calls:
                                              inner_deg, outer_deg, outer_gain, outer_lp_hz),
                           B.dec_none)
 
-    def attenuation(self, points, voice=0, cue=""):
-        """A custom distance curve: up to 8 (metres, dB) points, increasing
-        distances; on a voice (now) or a cue's new voices; [] goes back to
-        the distance model."""
-        return self._call("atten", B.enc_atten("cue" if cue else "voice", voice, cue, points),
-                          B.dec_none)
+    def attenuation(self, points, voice=0, cue="", kind="gain"):
+        """A custom distance curve: up to 8 (metres, value) points, increasing
+        distances; on a voice (now) or a cue's new voices. kind "gain": the
+        gain in dB instead of the distance model ([] goes back to it);
+        "lowpass": a low-pass cutoff in Hz (the lower of it and the voice's
+        own wins); "send": a level in dB multiplying each of the voice's
+        sends ([] removes either)."""
+        return self._call("atten", B.enc_atten("cue" if cue else "voice", voice, cue, points,
+                                               kind=kind), B.dec_none)
 
     # ---- mixer snapshots (protocol 1.1) ------------------------------------------------------
 

@@ -131,6 +131,7 @@ MESSAGES = {
         ("vel", "VEC3", 0, None, 0, 0x0100),
         ("index", "ENUM8", 3, None, 0, 0x0101),
         ("off", "ENUM8", 1, None, 0, 0x0101),
+        ("weight", "F32OPT", 0, None, 0.0, 0x0101),
     ),
     "voice_info": (  # VOICE_INFO
         ("voice", "U64", 0, None, 0, 0x0100),
@@ -440,6 +441,7 @@ MESSAGES = {
         ("npoints", "U8", 0, None, 0, 0x0101),
         ("dist", "F32N", 8, None, 0, 0x0101),
         ("gain_db", "F32N", 8, None, 0, 0x0101),
+        ("kind", "ENUM8", 2, None, 0, 0x0101),
     ),
     "music_req": (  # MUSIC
         ("name", "STR", 63, None, 0, 0x0100),

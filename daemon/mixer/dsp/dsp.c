@@ -106,20 +106,45 @@ float hl_cone_lp(float frac, float outer_lp, float rate) {
     return off * powf(outer_lp / off, frac > 1.0f ? 1.0f : frac);
 }
 
+/* Where x falls among the n >= 1 points d: returns i, the point after it,
+ * with *t the fraction of the way from d[i - 1] to d[i]; 0 before the
+ * first point (NaN too: the first value), n - 1 with *t 1 beyond the last
+ * (the last value). */
+static uint32_t curve_seg(uint32_t n, const float *d, float x, float *t) {
+    *t = 1.0f;
+    if (!(x > d[0])) return 0; /* NaN too */
+    if (x >= d[n - 1]) return n - 1;
+    uint32_t i = 1;
+    while (x > d[i])
+        i++;
+    *t = (x - d[i - 1]) / (d[i] - d[i - 1]);
+    return i;
+}
+
 float hl_curve_gain(uint32_t n, const float *d, const float *db, float x) {
     if (n == 0) return 1.0f;
-    float v;
-    if (!(x > d[0])) { /* NaN too */
-        v = db[0];
-    } else if (x >= d[n - 1]) {
-        v = db[n - 1];
-    } else {
-        uint32_t i = 1;
-        while (x > d[i])
-            i++;
-        v = db[i - 1] + (db[i] - db[i - 1]) * (x - d[i - 1]) / (d[i] - d[i - 1]);
-    }
+    float t;
+    const uint32_t i = curve_seg(n, d, x, &t);
+    const float v = i && t < 1.0f ? db[i - 1] + (db[i] - db[i - 1]) * t : db[i];
     return v <= -144.0f ? 0.0f : hl_db_to_lin(v);
+}
+
+float hl_dcurve_lp(const hl_dcurve_t *c, float x, float rate) {
+    if (c->n == 0) return 0.0f;
+    float t;
+    const uint32_t i = curve_seg(c->n, c->d, x, &t);
+    const float hz = i && t < 1.0f ? c->v[i - 1] * powf(c->v[i] / c->v[i - 1], t) : c->v[i];
+    return hz >= HL_CONE_LP_OFF_FRAC * rate ? 0.0f : hz;
+}
+
+int hl_dcurve_lp_valid(const hl_dcurve_t *c) {
+    if (c->n > HL_MIX_CURVE_POINTS) return 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (!isfinite(c->d[i]) || c->d[i] < 0.0f || !(c->v[i] >= 10.0f && c->v[i] <= 96000.0f))
+            return 0;
+        if (i && !(c->d[i] > c->d[i - 1])) return 0;
+    }
+    return 1;
 }
 
 int hl_curve_valid(uint32_t n, const float *d, const float *db) {

@@ -25,6 +25,22 @@ float hl_curve_gain(uint32_t n, const float *d, const float *db, float x);
 /* 1 if n <= HL_MIX_CURVE_POINTS points are valid: d finite, >= 0, strictly
  * increasing; db finite in [-144, +24]. */
 int hl_curve_valid(uint32_t n, const float *d, const float *db);
+/* A distance curve of a 3D voice besides its gain's: n points of distance
+ * (m, strictly increasing) and a value each (ATTEN kinds: the low-pass
+ * cutoff in Hz, the send level in dB); n 0: none. */
+#define HL_CONE_LP_OFF_FRAC 0.45f
+typedef struct {
+    uint32_t n;
+    float d[HL_MIX_CURVE_POINTS], v[HL_MIX_CURVE_POINTS];
+} hl_dcurve_t;
+/* The low-pass cutoff of curve c at distance x: log-linear in frequency
+ * (linear in octaves) between points, the end values beyond; 0 (none) for
+ * no points or a cutoff at or above the off position (HL_CONE_LP_OFF_FRAC
+ * x rate, where the per-voice low-pass is all but transparent). */
+float hl_dcurve_lp(const hl_dcurve_t *c, float x, float rate);
+/* 1 if c is a valid low-pass curve: hl_curve_valid's distances, each
+ * cutoff in [10, 96000] Hz. A send curve is checked by hl_curve_valid. */
+int hl_dcurve_lp_valid(const hl_dcurve_t *c);
 /* 1 if the cone parameters are valid: dir finite, 0 <= inner <= outer <= 360,
  * outer_gain in [0, 1]. */
 int hl_cone_valid(const float dir[3], float inner, float outer, float outer_gain);
@@ -37,7 +53,6 @@ float hl_cone_frac(const float dir[3], const float src[3], const float lis[3], f
  * between them log-linear from the off position (0.45 x rate, where the
  * per-voice low-pass is all but transparent). 0 when outer_lp is 0 or at
  * or above the off position. */
-#define HL_CONE_LP_OFF_FRAC 0.45f
 float hl_cone_lp(float frac, float outer_lp, float rate);
 /* 20*log10(lin); 0 gives -144. */
 float hl_lin_to_db(float lin);
