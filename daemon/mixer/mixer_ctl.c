@@ -361,11 +361,11 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
 
 /* every SET bit its own (LFE once shared FSTEP's: a parameter's stepped
  * filter glide then also set the LFE send) */
+/* clang-format off */
 #define HL_MIX_SET_BITS_(X)                                                                        \
-    X(GAIN)                                                                                        \
-    X(PAN)                                                                                         \
-    X(POS) X(PITCH) X(PAUSE) X(RESUME) X(SEEK) X(STREAM) X(VEL) X(INTERP) X(FILTER) X(SENDS)       \
-        X(CONE) X(CURVE) X(FSTEP) X(LFE) X(DLP) X(DSEND)
+    X(GAIN) X(PAN) X(POS) X(PITCH) X(PAUSE) X(RESUME) X(SEEK) X(STREAM) X(VEL) X(INTERP)           \
+    X(FILTER) X(SENDS) X(CONE) X(CURVE) X(FSTEP) X(LFE) X(DLP) X(DSEND)
+/* clang-format on */
 #define HL_MIX_SET_OR_(b)  | HL_MIX_SET_##b
 #define HL_MIX_SET_SUM_(b) +(uint64_t)HL_MIX_SET_##b
 _Static_assert((0 HL_MIX_SET_BITS_(HL_MIX_SET_OR_)) == (0 HL_MIX_SET_BITS_(HL_MIX_SET_SUM_)),

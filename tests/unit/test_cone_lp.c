@@ -21,7 +21,7 @@
 #include "mix_helpers.h"
 
 #define FRAMES 8192 /* 0.17 s: the glides and the filter's start are long over */
-#define TAIL   4096  /* measured */
+#define TAIL   4096 /* measured */
 
 /* Level (dB, left channel RMS of the last TAIL frames) of a looping tone at
  * `hz` from a 3D voice 2 m in front of the default listener whose cone

@@ -23,7 +23,7 @@
 #include "mix_helpers.h"
 
 #define FRAMES 8192 /* 0.17 s: the glides and the filter's start are long over */
-#define TAIL   4096  /* measured */
+#define TAIL   4096 /* measured */
 
 static const hl_dcurve_t lp_curve = {.n = 2, .d = {1.0f, 41.0f}, .v = {16000.0f, 1000.0f}};
 static const hl_dcurve_t send_curve = {

@@ -430,8 +430,8 @@ static void test_release(void **state) {
 }
 
 /* A cue sheet's `cone`, `attenuation`, `distance-lp` and `distance-send`
- * keys (cue_spatial.c): what CONE and ATTEN (kinds 0, 1, 2) set, the same checks, and a sheet that redefines the cue
- * without them clears them. */
+ * keys (cue_spatial.c): what CONE and ATTEN (kinds 0, 1, 2) set, the same
+ * checks, and a sheet that redefines the cue without them clears them. */
 static void test_sheet_spatial(void **state) {
     (void)state;
     hld_cues_t c;
