@@ -229,6 +229,9 @@ static float value_at(const hld_params_t *P, const hld_param_t *p, const hld_pva
 
 static void target_set(hld_params_t *P, const hld_param_t *p, hld_pval_t *v, float value,
                        uint64_t frame) {
+    P->last_v = v;
+    P->last_old = *v;
+    P->last_p = p;
     v->from = value_at(P, p, v, frame); /* where it is on the frame this takes effect */
     v->t0 = frame;
     v->target = value;
@@ -330,6 +333,14 @@ float hld_params_value(const hld_params_t *P, uint32_t param, uint64_t voice, ui
         }
     }
     return p->g.cur;
+}
+
+void hld_params_retime(hld_params_t *P, uint64_t frame) {
+    hld_pval_t *v = P->last_v;
+    if (!v || v->t0 == frame || P->last_p->def.seek <= 0.0f) return;
+    float value = v->target;
+    *v = P->last_old;
+    target_set(P, P->last_p, v, value, frame);
 }
 
 /* One value on frame f; 1 if it still moves after it. */

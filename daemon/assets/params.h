@@ -133,12 +133,15 @@ typedef struct hld_params {
     uint32_t nent;
     hld_psched_t *sched; /* pending scheduled PARAMs (unordered) */
     uint32_t nsched;
-    uint32_t moving;    /* values not at their target */
-    int dirty;          /* a value changed since the last evaluation */
-    uint64_t frame;     /* engine frame the values were last computed for (seek) */
-    uint32_t rate;      /* engine frames per second (seek speeds are per second) */
-    uint64_t next_eval; /* next grid frame a seek is evaluated on (vm_params.c) */
-    uint64_t seek_t0;   /* frame the latest seek started on */
+    uint32_t moving;     /* values not at their target */
+    int dirty;           /* a value changed since the last evaluation */
+    uint64_t frame;      /* engine frame the values were last computed for (seek) */
+    uint32_t rate;       /* engine frames per second (seek speeds are per second) */
+    uint64_t next_eval;  /* next grid frame a seek is evaluated on (vm_params.c) */
+    uint64_t seek_t0;    /* frame the latest seek started on */
+    hld_pval_t *last_v;  /* the value the latest set changed (hld_params_retime), */
+    hld_pval_t last_old; /* ... as it was before */
+    const hld_param_t *last_p;
     uint64_t last_sweep_ns;
     uint64_t evals, sets; /* evaluations, SETs sent (stats) */
     uint64_t late;        /* scheduled values evaluated past their frame (a late poll) */
@@ -202,6 +205,9 @@ int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame);
  * (stable while it lives), with its name. */
 float hld_params_value(const hld_params_t *P, uint32_t param, uint64_t voice, uint64_t em_key,
                        const char *em_name);
+/* Redoes the latest set as taking effect on `frame` (the frame the
+ * capture found the request took effect on, known after its handler). */
+void hld_params_retime(hld_params_t *P, uint64_t frame);
 /* Every value as it is on engine frame `frame`: from its start value
  * toward its target at seek units a second since the frame its target
  * took effect (P->rate frames a second). */
