@@ -232,8 +232,10 @@ void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
     uint64_t step = vm_ms_frames(vm, (float)HLD_PARAM_EVAL_MS);
     if (step == 0) step = 1;
     uint64_t lead = vm->rank_lead;
-    /* the first grid frame whose evaluation lands past the values' frame */
-    uint64_t first = P->seek_t0 >= lead ? (P->seek_t0 - lead) / step * step + step : 0;
+    /* the first grid frame after the seek's start: a request on frame T
+     * itself may come after the poll for T (a render sends it in the
+     * period that starts there), one before T never does */
+    uint64_t first = P->seek_t0 / step * step + step;
     if (P->next_eval < first) P->next_eval = first;
     while (P->moving && P->next_eval <= now_f) {
         uint64_t eff = P->next_eval + lead;
