@@ -631,11 +631,16 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     hld_daemon_t *d = c->d;
     cap_at_t at;
     cap_mark(d, &at);
+    d->params.last_v = NULL;
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
         uint64_t frame = 0;
         uint32_t flags = capture_at(d, &at, &frame);
         hld_capture_request(d->capture, frame, flags, c->id, q.status, q.voice, h, body, len);
+        /* a seek starts on the frame the replay applies it on */
+        if (h->op == HL_OP_PARAM && !(h->flags & HL_FLAG_AT) && q.status == 0)
+            hld_params_retime(&d->params,
+                              frame + (flags & HLD_CAPTURE_REQ_INPERIOD ? d->cfg.period : 0));
     }
     return rc;
 }

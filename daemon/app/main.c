@@ -101,7 +101,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "heliod: out of memory\n");
         return 1;
     }
-    d.cues.params = &d.params; /* cue sheets define and bind parameters */
+    d.params.rate = d.cfg.rate; /* seeks count engine frames */
+    d.cues.params = &d.params;  /* cue sheets define and bind parameters */
     d.loop = uv_default_loop();
     d.start_ns = hld_now_ns();
     if (hld_engine_open(&d.engine, &d.cfg) != 0 || hld_events_vm_open(&d) != 0) {

@@ -119,10 +119,16 @@ int hld_op_param(hld_req_t *q) {
         hld_vm_params_due(d->vm, P, hld_now_ns()); /* due within the lead: now, on its frame */
         return hld_reply_ok(q);
     }
-    rc = hld_params_set(P, p, m.scope, key, em_name, m.value, q->c->id);
+    /* the frame it takes effect on (a seek starts there): the capture's
+     * (dispatch.c): the next call's when the audio thread drained its ring
+     * inside one */
+    uint64_t eff = 0;
+    if (hl_mixer_phase(d->engine.mixer, &eff) == HL_MIX_PHASE_DRAINED) eff += d->cfg.period;
+    if (at) eff = at;
+    rc = hld_params_set_at(P, p, m.scope, key, em_name, m.value, q->c->id, eff);
     if (rc == HELIOD_EBUSY) { /* full of values: drop those of voices and emitters gone */
         hld_vm_params_sweep(d->vm, P);
-        rc = hld_params_set(P, p, m.scope, key, em_name, m.value, q->c->id);
+        rc = hld_params_set_at(P, p, m.scope, key, em_name, m.value, q->c->id, eff);
     }
     if (rc < 0) {
         snprintf(msg, sizeof msg, "parameters: %d emitter and voice values held (the most)",
@@ -131,7 +137,7 @@ int hld_op_param(hld_req_t *q) {
     }
     /* a jump: the bound voices follow with this request (their SETs apply
      * on its frame, not on whichever period the next poll meets); a seek
-     * steps on the poll */
+     * steps on its grid of frames (hld_vm_params_tick) */
     if (P->dirty && !P->moving) hld_vm_params_eval(d->vm, P, hld_now_ns());
     return hld_reply_ok(q);
 }

@@ -73,6 +73,7 @@ int hld_params_init(hld_params_t *P) {
     }
     for (uint32_t i = 0; i < HLD_PVALUE_SLOTS; i++)
         P->ent[i].kind = 0xFF;
+    P->rate = 48000; /* the daemon sets its own */
     return 0;
 }
 
@@ -121,15 +122,24 @@ int hld_params_define(hld_params_t *P, const hl_param_def_t *m, hld_param_t *old
             P->p[P->n++] = p;
         }
         p->owner = owner;
-        p->g.cur = p->g.target = m->def;
+        p->g.cur = p->g.target = p->g.from = m->def;
         slot_insert(P, m->name, p->index);
     }
     p->def = *m;
     p->g.cur = clampf(p->g.cur, m->min, m->max);
     p->g.target = clampf(p->g.target, m->min, m->max);
+    p->g.from = p->g.cur; /* a new speed or range seeks on from here */
+    p->g.t0 = P->frame;
+    if (p->scoped)
+        for (uint32_t i = 0; i < HLD_PVALUE_SLOTS; i++)
+            if (P->ent[i].kind != 0xFF && P->ent[i].param == p->index) {
+                P->ent[i].v.from = P->ent[i].v.cur;
+                P->ent[i].v.t0 = P->frame;
+            }
     P->dirty = 1;
     P->gen++;
     P->moving++; /* re-examined by the next seek step */
+    P->seek_t0 = P->frame;
     if (out) *out = p;
     return 0;
 }
@@ -206,9 +216,29 @@ static void ent_delete(hld_params_t *P, uint32_t i) {
     }
 }
 
-static void target_set(hld_params_t *P, const hld_param_t *p, hld_pval_t *v, float value) {
+/* A value on engine frame f: from its start toward its target, seek units
+ * a second since t0 (a function of frames only). */
+static float value_at(const hld_params_t *P, const hld_param_t *p, const hld_pval_t *v,
+                      uint64_t f) {
+    if (p->def.seek <= 0.0f || v->from == v->target) return v->target;
+    double d = f > v->t0 ? (double)p->def.seek * (double)(f - v->t0) / (double)P->rate : 0.0;
+    double span = (double)v->target - (double)v->from;
+    if (fabs(span) <= d) return v->target;
+    return (float)((double)v->from + (span > 0 ? d : -d));
+}
+
+static void target_set(hld_params_t *P, const hld_param_t *p, hld_pval_t *v, float value,
+                       uint64_t frame) {
+    P->last_v = v;
+    P->last_old = *v;
+    P->last_p = p;
+    v->from = value_at(P, p, v, frame); /* where it is on the frame this takes effect */
+    v->t0 = frame;
     v->target = value;
-    if (p->def.seek <= 0.0f) v->cur = value;
+    if (p->def.seek <= 0.0f)
+        v->cur = value;
+    else if (v->from != value)
+        P->seek_t0 = frame;
     P->gen++;
     if (v->cur != v->target) P->moving++;
     P->dirty = 1;
@@ -216,9 +246,14 @@ static void target_set(hld_params_t *P, const hld_param_t *p, hld_pval_t *v, flo
 
 int hld_params_set(hld_params_t *P, hld_param_t *p, int scope, uint64_t key, const char *em_name,
                    float value, uint32_t creator) {
+    return hld_params_set_at(P, p, scope, key, em_name, value, creator, P->frame);
+}
+
+int hld_params_set_at(hld_params_t *P, hld_param_t *p, int scope, uint64_t key, const char *em_name,
+                      float value, uint32_t creator, uint64_t frame) {
     value = clampf(value, p->def.min, p->def.max);
     if (scope == HL_PSCOPE_GLOBAL) {
-        target_set(P, p, &p->g, value);
+        target_set(P, p, &p->g, value, frame);
         return 0;
     }
     hld_pent_t *e = ent_find(P, p->index, (uint8_t)scope, key, em_name ? em_name : "");
@@ -233,12 +268,14 @@ int hld_params_set(hld_params_t *P, hld_param_t *p, int scope, uint64_t key, con
         e->param = p->index;
         e->kind = (uint8_t)scope;
         if (em_name) snprintf(e->em_name, sizeof e->em_name, "%s", em_name);
-        e->v.cur = e->v.target = p->g.cur; /* from where it was heard */
+        /* from where it was heard */
+        e->v.cur = e->v.target = e->v.from = value_at(P, p, &p->g, frame);
+        e->v.t0 = frame;
         e->creator = creator;
         P->nent++;
         p->scoped++;
     }
-    target_set(P, p, &e->v, value);
+    target_set(P, p, &e->v, value, frame);
     return 0;
 }
 
@@ -271,8 +308,8 @@ int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame) {
         memmove(&P->sched[i], &P->sched[i + 1], (P->nsched - i - 1u) * sizeof s);
         P->nsched--;
         if (s.param < P->n)
-            (void)hld_params_set(P, P->p[s.param], s.m.scope, s.key, s.m.emitter, s.m.value,
-                                 (uint32_t)s.m.voice);
+            (void)hld_params_set_at(P, P->p[s.param], s.m.scope, s.key, s.m.emitter, s.m.value,
+                                    (uint32_t)s.m.voice, at);
     }
     *frame = at;
     return 1;
@@ -298,28 +335,28 @@ float hld_params_value(const hld_params_t *P, uint32_t param, uint64_t voice, ui
     return p->g.cur;
 }
 
-/* One value one step toward its target; 1 if it still moves. */
-static int step(hld_pval_t *v, float max_step) {
-    if (v->cur == v->target) return 0;
-    float d = v->target - v->cur;
-    if (fabsf(d) <= max_step) {
-        v->cur = v->target;
-        return 0;
-    }
-    v->cur += d > 0 ? max_step : -max_step;
-    return 1;
+void hld_params_retime(hld_params_t *P, uint64_t frame) {
+    hld_pval_t *v = P->last_v;
+    if (!v || v->t0 == frame || P->last_p->def.seek <= 0.0f) return;
+    float value = v->target;
+    *v = P->last_old;
+    target_set(P, P->last_p, v, value, frame);
 }
 
-void hld_params_seek(hld_params_t *P, uint64_t now_ns) {
-    double dt = P->last_ns && now_ns > P->last_ns ? (double)(now_ns - P->last_ns) * 1e-9 : 0.0;
-    P->last_ns = now_ns;
+/* One value on frame f; 1 if it still moves after it. */
+static int seek_to(const hld_params_t *P, const hld_param_t *p, hld_pval_t *v, uint64_t f) {
+    v->cur = value_at(P, p, v, f);
+    return v->cur != v->target;
+}
+
+void hld_params_seek(hld_params_t *P, uint64_t frame) {
+    P->frame = frame;
     if (!P->moving) return;
     uint32_t moving = 0;
     for (uint32_t i = 0; i < P->n; i++) {
         hld_param_t *p = P->p[i];
-        float ms = p->def.seek > 0.0f ? (float)(p->def.seek * dt) : INFINITY;
         float before = p->g.cur;
-        moving += (uint32_t)step(&p->g, ms);
+        moving += (uint32_t)seek_to(P, p, &p->g, frame);
         if (p->g.cur != before) {
             P->dirty = 1;
             P->gen++;
@@ -328,11 +365,10 @@ void hld_params_seek(hld_params_t *P, uint64_t now_ns) {
     if (P->nent)
         for (uint32_t i = 0; i < HLD_PVALUE_SLOTS; i++) {
             hld_pent_t *e = &P->ent[i];
-            if (e->kind == 0xFF || e->v.cur == e->v.target) continue;
-            const hld_param_t *p = P->p[e->param];
-            float ms = p->def.seek > 0.0f ? (float)(p->def.seek * dt) : INFINITY;
-            moving += (uint32_t)step(&e->v, ms);
-            P->dirty = 1;
+            if (e->kind == 0xFF) continue;
+            float before = e->v.cur;
+            moving += (uint32_t)seek_to(P, P->p[e->param], &e->v, frame);
+            if (e->v.cur != before) P->dirty = 1;
         }
     P->moving = moving;
 }

@@ -59,8 +59,14 @@ float hld_curve_shape(uint8_t shape, float t);
 void hld_curve_from_bind(hld_curve_t *c, const hl_bind_t *m);
 void hld_curve_to_bind(const hld_curve_t *c, hl_bind_t *m);
 
+/* A value seeks from `from` (its value on frame t0, where its target took
+ * effect) toward `target` at the parameter's seek speed: its value on any
+ * engine frame is a function of these alone (hld_params_seek), so a live
+ * session and its replay hear the same values on the same frames. */
 typedef struct {
     float cur, target;
+    float from;  /* the value on frame t0 */
+    uint64_t t0; /* engine frame the target took effect on */
 } hld_pval_t;
 
 typedef struct hld_param {
@@ -127,10 +133,15 @@ typedef struct hld_params {
     uint32_t nent;
     hld_psched_t *sched; /* pending scheduled PARAMs (unordered) */
     uint32_t nsched;
-    uint32_t moving;       /* values not at their target */
-    int dirty;             /* a value changed since the last evaluation */
-    uint64_t last_ns;      /* last seek step */
-    uint64_t last_eval_ns; /* last evaluation (vm_params.c) */
+    uint32_t moving;     /* values not at their target */
+    int dirty;           /* a value changed since the last evaluation */
+    uint64_t frame;      /* engine frame the values were last computed for (seek) */
+    uint32_t rate;       /* engine frames per second (seek speeds are per second) */
+    uint64_t next_eval;  /* next grid frame a seek is evaluated on (vm_params.c) */
+    uint64_t seek_t0;    /* frame the latest seek started on */
+    hld_pval_t *last_v;  /* the value the latest set changed (hld_params_retime), */
+    hld_pval_t last_old; /* ... as it was before */
+    const hld_param_t *last_p;
     uint64_t last_sweep_ns;
     uint64_t evals, sets; /* evaluations, SETs sent (stats) */
     uint64_t late;        /* scheduled values evaluated past their frame (a late poll) */
@@ -174,6 +185,10 @@ hld_param_t *hld_params_find(const hld_params_t *P, const char *name);
  * (HLD_MAX_PVALUES held). */
 int hld_params_set(hld_params_t *P, hld_param_t *p, int scope, uint64_t key, const char *em_name,
                    float value, uint32_t creator);
+/* The same, taking effect on engine frame `frame`: a seek starts there
+ * (hld_params_set: on the frame the values were last computed for). */
+int hld_params_set_at(hld_params_t *P, hld_param_t *p, int scope, uint64_t key, const char *em_name,
+                      float value, uint32_t creator, uint64_t frame);
 /* Queues a PARAM for engine frame at (applied by hld_params_step once the
  * clock reached it). 0 or HELIOD_EBUSY (HLD_MAX_PSCHED pending). */
 int hld_params_schedule(hld_params_t *P, uint64_t at, const hl_param_t *m, uint32_t param,
@@ -190,8 +205,13 @@ int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame);
  * (stable while it lives), with its name. */
 float hld_params_value(const hld_params_t *P, uint32_t param, uint64_t voice, uint64_t em_key,
                        const char *em_name);
-/* Moves every value toward its target by seek x dt. */
-void hld_params_seek(hld_params_t *P, uint64_t now_ns);
+/* Redoes the latest set as taking effect on `frame` (the frame the
+ * capture found the request took effect on, known after its handler). */
+void hld_params_retime(hld_params_t *P, uint64_t frame);
+/* Every value as it is on engine frame `frame`: from its start value
+ * toward its target at seek units a second since the frame its target
+ * took effect (P->rate frames a second). */
+void hld_params_seek(hld_params_t *P, uint64_t frame);
 /* Drops the scoped values whose owner is gone: a voice handle `live` says
  * is not live, or an emitter that no longer exists. */
 void hld_params_sweep(hld_params_t *P,

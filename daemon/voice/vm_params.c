@@ -5,7 +5,8 @@
  * targets, scheduled PARAMs come due, and when a value moved every voice of
  * a cue with bindings is evaluated. A voice whose bindings now add
  * something else gets one ordinary hl_voice_set_t through hld_vm_set,
- * ramped over the evaluation interval: the audio thread sees the same
+ * ramped over the evaluation interval (a seek: on a grid of engine frames,
+ * scheduled a ranking lead ahead, hld_vm_params_tick): the audio thread sees the same
  * ramped SETs a game would send, nothing new. Cost: a pass over the voices
  * of bound cues (their intrusive lists), only when something changed, at
  * most every HLD_PARAM_EVAL_MS while a value seeks.
@@ -210,15 +211,41 @@ void hld_vm_params_due(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
 }
 
 void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
-    static const uint64_t eval_ns = (uint64_t)HLD_PARAM_EVAL_MS * 1000000u;
     hld_vm_params_due(vm, P, now_ns);
-    hld_params_seek(P, now_ns);
     if (P->nent > HLD_MAX_PVALUES / 2 && now_ns - P->last_sweep_ns > 1000000000u) {
         P->last_sweep_ns = now_ns; /* values of voices and emitters gone */
         hld_vm_params_sweep(vm, P);
     }
-    if (!P->dirty) return;
-    if (P->moving && now_ns - P->last_eval_ns < eval_ns) return;
-    P->last_eval_ns = now_ns;
-    hld_vm_params_eval(vm, P, now_ns);
+    uint64_t now_f = hl_mixer_frames(vm->mx);
+    if (!P->moving) {
+        hld_params_seek(P, now_f);
+        if (P->dirty) hld_vm_params_eval(vm, P, now_ns);
+        return;
+    }
+    /* A seek steps on a grid of engine frames, not of wall time: grid frame
+     * T is evaluated at the first poll that finds the clock at or past T,
+     * with every value as it is on T + the ranking lead, and its SETs are
+     * scheduled on that frame. Each value is a function of frames only
+     * (hld_params_seek), so a live session and its replay send the same
+     * SETs on the same frames however late within the lead the polls came
+     * (a poll later than that counts in param_late). */
+    uint64_t step = vm_ms_frames(vm, (float)HLD_PARAM_EVAL_MS);
+    if (step == 0) step = 1;
+    uint64_t lead = vm->rank_lead;
+    /* the first grid frame after the seek's start: a request on frame T
+     * itself may come after the poll for T (a render sends it in the
+     * period that starts there), one before T never does */
+    uint64_t first = P->seek_t0 / step * step + step;
+    if (P->next_eval < first) P->next_eval = first;
+    while (P->moving && P->next_eval <= now_f) {
+        uint64_t eff = P->next_eval + lead;
+        P->next_eval += step;
+        hld_params_seek(P, eff);
+        if (eff <= now_f && lead) P->late++;
+        if (!P->dirty) continue;
+        uint64_t saved = hl_mixer_at_frame(vm->mx);
+        hl_mixer_at(vm->mx, eff > now_f ? eff : 0);
+        hld_vm_params_eval(vm, P, now_ns);
+        hl_mixer_at(vm->mx, saved);
+    }
 }

@@ -402,18 +402,24 @@ static void test_replay_equals_live(void **state) {
     assert_non_null(f);
     fprintf(f,
             "param-def wind 0 1 0 0\n"
+            "param-def gale 0 1 0 20\n" /* seeks: 20 a second */
             "cue gust --sound hum --loop --3d\n"
             "bind gust wind gain 0:-30 1:0\n"
+            "cue whoosh --sound tone --loop\n"
+            "bind whoosh gale gain 0:-40 1:0\n"
             "@%llu play tone --pos 3,0,-2 --loop --fade-in 0\n"
             "@%llu play gust --pos -2,0,-1 --fade-in 0\n"
+            "@%llu play whoosh --pitch 0.7 --fade-in 0\n"
+            "@%llu param gale 1\n" /* over 50 ms (2400 frames) */
             "@%llu play hum --loop --bus music --gain -12 --fade-in 0\n"
             "@%llu listener --pos 1,0,0 --vel 0,0,3\n"
             "@%llu bus music --gain -20 --ramp 5\n"
             "@%llu param wind 1\n"
             "@%llu play tone --pitch 1.3 --fade-in 0\n",
-            (unsigned long long)t, (unsigned long long)t + 250, (unsigned long long)t + 750,
-            (unsigned long long)t + 2000, (unsigned long long)t + 3000,
-            (unsigned long long)t + 4000, (unsigned long long)t + 5000);
+            (unsigned long long)t, (unsigned long long)t + 250, (unsigned long long)t + 500,
+            (unsigned long long)t + 600, (unsigned long long)t + 750, (unsigned long long)t + 2000,
+            (unsigned long long)t + 3000, (unsigned long long)t + 4000,
+            (unsigned long long)t + 5000);
     fclose(f);
     const char *batch[] = {"batch", score, NULL};
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
@@ -438,6 +444,11 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, bus), 0);
     const char *wind[] = {"param", "wind", "0.2", NULL}; /* heliodctl's parameter */
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, wind), 0);
+    /* a seek that starts on the frame the daemon met the request on (the
+     * last parameter change: a jump of another parameter while one seeks
+     * is not yet on the frame grid) */
+    const char *gale[] = {"param", "gale", "0.1", NULL};
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, gale), 0);
     th_sleep_ms(30);
     assert_int_equal(heliod_stop(h, v, 5), 0);
     assert_int_equal(heliod_clock(h, &k), 0);

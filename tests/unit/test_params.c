@@ -159,7 +159,7 @@ static void test_seek_and_scopes(void **state) {
     hld_params_t P;
     assert_int_equal(hld_params_init(&P), 0);
     hld_param_t *p = define(&P, "rpm", 0, 8000, 800, 4000); /* 4000 per second */
-    const uint64_t s = 1000000000ull;
+    const uint64_t s = P.rate;                              /* seeks count engine frames */
     hld_params_seek(&P, 1 * s);
     assert_int_equal(hld_params_set(&P, p, HL_PSCOPE_GLOBAL, 0, NULL, 6000, 1), 0);
     assert_true(P.dirty);
