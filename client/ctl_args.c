@@ -378,7 +378,9 @@ static const cmd_desc_t cmds[] = {
      "  rings out its pass). A request made while a transition waits for its\n"
      "  frame replaces it. Prints the frame the new track (a segment: the\n"
      "  segment) starts on and its voice (0 while the transition waits).\n"
-     "  Takes --at / --at-frame (protocol 1.1).\n"},
+     "  Takes --at / --at-frame (protocol 1.1). The music belongs to the\n"
+     "  connection, as a game's does: its tracks fade out when heliodctl exits\n"
+     "  (a long-lived client, libheliod or Python, keeps it playing).\n"},
     {"clock", CTL_CLOCK, HL_OP_CLOCK,
      "clock\n  The engine clock: frame, its CLOCK_MONOTONIC time, rate, period, latency.\n"
      "  Engine frame F is due at about time_ns + (F - frame) * 1e9 / rate.\n"
