@@ -363,7 +363,9 @@ static const cmd_desc_t cmds[] = {
      "batch [FILE|-]\n  Run commands from FILE or stdin, one a line, pipelined.\n"
      "  A line reads as on the command line; '#' starts a comment. All are sent\n"
      "  before waiting, except that a load is waited for before the next line\n"
-     "  (which may play it); prints one result line per command.\n"
+     "  (which may play it); prints one result line per command, at the end.\n"
+     "  From a pipe or a terminal each line goes out as it arrives, and the\n"
+     "  connection (its voices, its music) lives until the input ends.\n"
      "  Time: a first word @FRAME schedules the line at that engine frame,\n"
      "  @+MS (or @+MSms, @+Ss) MS after the batch's first timed line. A line\n"
      "  '{' opens a bundle and '}' closes it: the play, stop, set, bus and\n"
@@ -379,8 +381,10 @@ static const cmd_desc_t cmds[] = {
      "  frame replaces it. Prints the frame the new track (a segment: the\n"
      "  segment) starts on and its voice (0 while the transition waits).\n"
      "  Takes --at / --at-frame (protocol 1.1). The music belongs to the\n"
-     "  connection, as a game's does: its tracks fade out when heliodctl exits\n"
-     "  (a long-lived client, libheliod or Python, keeps it playing).\n"},
+     "  connection, as a game's does: its tracks fade out when heliodctl exits.\n"
+     "  To steer it from a shell, pipe the lines into one `heliodctl batch -`:\n"
+     "  { echo 'music game --to calm'; sleep 20; echo 'music game --to fight';\n"
+     "    sleep 20; } | heliodctl batch -\n"},
     {"clock", CTL_CLOCK, HL_OP_CLOCK,
      "clock\n  The engine clock: frame, its CLOCK_MONOTONIC time, rate, period, latency.\n"
      "  Engine frame F is due at about time_ns + (F - frame) * 1e9 / rate.\n"

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 heliod_t *ctl_conn;
@@ -239,6 +240,11 @@ int ctl_run_batch(heliod_t *h, const char *file) {
         ctl_errorf("out of memory");
         return CTL_EXIT_FAIL;
     }
+    /* lines from a pipe or a terminal go out as they come (a script that
+     * sleeps between lines, someone typing): the connection, and what it
+     * owns (its voices, its music), lives until the input ends */
+    struct stat st;
+    const int live = fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode);
     int lineno = 0, in_bundle = 0, bundle_lines = 0;
     while (fgets(line, CTL_LINE_MAX, f)) {
         lineno++;
@@ -358,6 +364,9 @@ int ctl_run_batch(heliod_t *h, const char *file) {
                 /* a load decodes on the daemon's threads: the lines after it
                  * (play, unload, sounds) see the sound once it is answered */
                 wait_all(h, res, n);
+            } else if (live && !in_bundle && heliod_dispatch(h) < 0) {
+                status = HELIOD_EIO;
+                snprintf(err, sizeof err, "%s", heliod_last_error(h));
             }
         }
         if (status < 0) {

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -156,6 +158,44 @@ static void test_batch(void **state) {
     assert_null(strstr(out, "mine"));
 }
 
+/* batch from a pipe: each line goes out when it arrives (a script that
+ * sleeps between lines, someone typing), not when the input ends: the
+ * connection and what it owns (its voices, its music) live meanwhile */
+static void test_batch_from_pipe(void **state) {
+    (void)state;
+    assert_int_equal(CTL("load", "pipetone", sine), 0);
+    int in[2];
+    assert_int_equal(pipe(in), 0);
+    const char *bin = getenv("HELIODCTL_BIN") ? getenv("HELIODCTL_BIN") : "heliodctl";
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        close(in[0]);
+        close(in[1]);
+        if (!freopen("/dev/null", "w", stdout)) _exit(126);
+        execlp(bin, bin, "--socket", d.sock, "batch", "-", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    struct heliod *h = th_connect(&d, "pipewatch", 0);
+    assert_non_null(h);
+    const double before = th_stat(h, "voices_active");
+    assert_true(dprintf(in[1], "play pipetone --loop --gain -40\n") > 0);
+    int seen = 0; /* the line's voice plays while the pipe is still open */
+    for (int i = 0; i < 250 && !seen; i++) {
+        seen = th_stat(h, "voices_active") > before;
+        if (!seen) th_sleep_ms(20);
+    }
+    assert_true(dprintf(in[1], "stop --all --fade 5\n") > 0);
+    close(in[1]);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    heliod_close(h);
+    assert_true(seen);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 static char *slurp_text(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) return NULL;
@@ -256,6 +296,7 @@ int main(void) {
         cmocka_unit_test(test_play_wait_returns_when_voice_ends),
         cmocka_unit_test(test_errors_are_one_line_and_nonzero),
         cmocka_unit_test(test_batch),
+        cmocka_unit_test(test_batch_from_pipe),
         cmocka_unit_test(test_cues_save_round_trip),
     };
     return cmocka_run_group_tests_name("heliodctl", tests, setup, teardown);
