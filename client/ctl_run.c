@@ -302,6 +302,7 @@ int ctl_run_batch(heliod_t *h, const char *file) {
             } else {
                 in_bundle = 0;
                 int rc = heliod_bundle_end(h, NULL);
+                if (rc >= 0 && live) rc = heliod_dispatch(h); /* the bundle goes out now */
                 if (rc >= 0) continue;
                 snprintf(err, sizeof err, "bundle: %s", heliod_last_error(h));
                 status = rc;
