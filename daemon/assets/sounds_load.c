@@ -162,6 +162,16 @@ static void take_decode(hld_sound_t *snd, hld_decode_t *d) {
     d->markers = NULL;
 }
 
+/* The decode a job asks of the table: its rate and layout, the table's
+ * memory budget, charged to quota (a load and a hot reload alike). */
+static void decode_for(load_job_t *j, hld_sounds_t *s, int stream, hld_client_t *quota) {
+    j->d.stream = stream;
+    j->d.rate = s->rate;
+    j->d.layout = s->layout;
+    j->d.budget = s;
+    j->d.quota = quota;
+}
+
 static void load_work(uv_work_t *req);
 static void load_after(uv_work_t *req, int status);
 
@@ -334,11 +344,7 @@ void hld_sounds_reload(hld_sounds_t *s, hld_sound_t *snd) {
     j->wd = -1;
     j->fd = -1;
     j->pfd = -1;
-    j->d.stream = snd->stream;
-    j->d.rate = s->rate;
-    j->d.layout = s->layout;
-    j->d.budget = s;
-    j->d.quota = snd->cl; /* old and new data both count while both are alive */
+    decode_for(j, s, snd->stream, snd->cl); /* old and new data both count while both live */
     j->off = snd->off;
     j->len = snd->len;
     j->compressed = snd->blob != NULL;
@@ -566,11 +572,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const cha
     snd->gen = ++s->gen_clock;
     snd->wd = -1;
     j->wd = -1;
-    j->d.stream = snd->stream;
-    j->d.rate = s->rate;
-    j->d.layout = s->layout;
-    j->d.budget = s;
-    j->d.quota = cl;
+    decode_for(j, s, snd->stream, cl);
     j->d.cancel = &snd->cancel;
     snd->pinned = (flags & HL_LOAD_PIN) != 0;
     snprintf(j->path, sizeof j->path, "%s", path);
