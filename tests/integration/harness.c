@@ -389,6 +389,7 @@ int th_jackd_start_ports(const char *prefix, int period, int realtime, int playb
     g_jackd_pid = fork();
     if (g_jackd_pid < 0) return -1;
     if (g_jackd_pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* dies with the test */
         FILE *devnull = freopen("/dev/null", "w", stdout);
         (void)devnull;
         if (realtime)

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,6 +77,7 @@ static int start_jackd(const char *rate, const char *period, double *up_ms) {
     jackd_pid = fork();
     if (jackd_pid < 0) return -1;
     if (jackd_pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* dies with the test */
         FILE *devnull = freopen("/dev/null", "w", stdout);
         (void)devnull;
         execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", rate, "-p", period,
