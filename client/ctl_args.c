@@ -95,11 +95,14 @@ static const cmd_desc_t cmds[] = {
      "  --curve C  the fade's shape (default: the voice's cue's, linear for a sound)\n"},
     {"set", CTL_SET, HL_OP_SET,
      "set VOICE [--gain DB] [--pan P] [--pos X,Y,Z] [--vel X,Y,Z] [--pitch R]\n"
-     "          [--ramp MS] [--seek S] [--pause | --resume] [--lp HZ] [--hp HZ]\n"
+     "          [--ramp MS] [--seek S] [--loops N|forever] [--pause | --resume]\n"
+     "          [--lp HZ] [--hp HZ]\n"
      "          [--occlusion X] [--obstruction X] [--send BUS:DB]...\n"
      "  Change a playing voice; changes ramp over --ramp MS.\n" CTL_POST_USAGE
      "  --vel V    source velocity X,Y,Z in m/s (Doppler)\n"
      "  --lfe L    LFE send, linear in [0, 4] (0: none)\n"
+     "  --loops N  loop passes left from now: forever, N more, or 0 to leave the\n"
+     "             loop at the end of this pass and play on to the sound's end\n"
      "  --seek S   jump to S seconds into the sound, click-free\n"
      "  --pause    fade out and hold; --resume fades back in\n"},
     {"pause", CTL_PAUSE, HL_OP_SET,

@@ -3,6 +3,7 @@
  * pause and resume, parsed into their wire messages with the helpers of
  * ctl_parse.h and validated with the same hl_validate_* the daemon uses.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,20 @@ int ctl__parse_stop(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     return 0;
 }
 
+/* --loops forever|N: the passes left (-1 forever). */
+static int parse_loops(const char *v, int32_t *out) {
+    if (strcmp(v, "forever") == 0 || strcmp(v, "-1") == 0) {
+        *out = -1;
+        return 0;
+    }
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 0 || n > INT32_MAX) return -1;
+    *out = (int32_t)n;
+    return 0;
+}
+
 int ctl__parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_set_t *m = &c->m.set;
     const char *voice = NULL;
@@ -215,6 +230,14 @@ int ctl__parse_set(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen
             m->mask |= HL_SET_LFE;
         } else if ((r = ctl__float_opt(argc, argv, &i, "--ramp", &m->ramp_ms, err, errlen)) != 0) {
             if (r < 0) return -1;
+        } else if ((r = ctl__opt_val(argc, argv, &i, "--loops", &v)) != 0) {
+            if (r < 0) return ctl__fail(err, errlen, "--loops needs a value");
+            if (parse_loops(v, &m->loops) < 0)
+                return ctl__fail(err, errlen,
+                                 "--loops: forever, a count of passes left, or 0 to leave the "
+                                 "loop after this pass (got '%s')",
+                                 v);
+            m->mask |= HL_SET_LOOPS;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--seek", &v)) != 0) {
             float sk = 0.0f;
             if (r < 0 || ctl__num_opt("--seek", v, &sk, err, errlen) < 0)

@@ -197,6 +197,23 @@ int heliod_set_lfe(heliod_t *h, heliod_voice_t voice, float lfe, float ramp_ms) 
     return hlc_call_set(h, HL_OP_SET, &m);
 }
 
+int heliod_set_loops(heliod_t *h, heliod_voice_t voice, int32_t loops) {
+    if (loops < HL_R_LOOPS_LO)
+        return hlc_set_error(h, HELIOD_EINVAL,
+                             "loops: -1 (forever), 0 (leave the loop after this pass) or the "
+                             "passes left");
+    if (heliod_protocol_minor(h) < 1)
+        return hlc_set_error(h, HELIOD_EVERSION, "loops: the daemon speaks protocol 1.0");
+    heliod_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    hl_set_t m;
+    int rc = set_msg(h, voice, &s, &m);
+    if (rc < 0) return rc;
+    m.mask |= HL_SET_LOOPS;
+    m.loops = loops;
+    return hlc_call_set(h, HL_OP_SET, &m);
+}
+
 static int listener_msg(heliod_t *h, const heliod_listener_t *l, hl_listener_t *m) {
     hlc_to_listener(l, m);
     const char *why = NULL;

@@ -156,6 +156,17 @@ int heliod_set(heliod_t *h, heliod_voice_t voice, const heliod_voice_set_t *s);
 int heliod_play_lfe(heliod_t *h, const char *sound, const heliod_play_params_t *p, float lfe,
                     heliod_voice_t *voice, heliod_voice_t *stolen);
 int heliod_set_lfe(heliod_t *h, heliod_voice_t voice, float lfe, float ramp_ms);
+/* The loop passes a playing preloaded voice has left from now on (since
+ * 1.1; PROTOCOL.md SET loops): -1 loops forever (a voice played without
+ * HELIOD_PLAY_LOOP loops its whole sound), 0 leaves the loop at the end of
+ * this pass and plays on to the sound's end (a music track's outro after
+ * its loop region), N plays N more passes. Sample-exact, no restart, no
+ * click; schedulable with heliod_at_frame. A voice already past its loop
+ * region is not changed; inside the loop's crossfade the wrap has begun and
+ * counts as taken (N passes follow it). HELIOD_EINVAL for loops < -1 or a
+ * streamed voice (the decoder reads ahead; its passes are set at PLAY),
+ * HELIOD_EVERSION with a 1.0 daemon. Blocking. */
+int heliod_set_loops(heliod_t *h, heliod_voice_t voice, int32_t loops);
 /* Pauses (pause = 1) or resumes (0) every voice this connection started
  * (everyone = 0) or every voice of every client (1); *count (may be NULL)
  * gets how many changed. Blocking. */

@@ -275,7 +275,8 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
 #define HL_SET_OBSTRUCTION 0x800u  /* post.obstruction */
 #define HL_SET_SENDS       0x1000u /* post.send and post.send_db (both sends) */
 #define HL_SET_LFE         0x2000u /* since 1.1: lfe, the LFE send (surround layouts) */
-#define HL_SET_MASK        0x3FFFu
+#define HL_SET_LOOPS       0x4000u /* since 1.1: loops, the loop passes left (preloaded voices) */
+#define HL_SET_MASK        0x7FFFu
 
 #define HL_LIS_POS  0x1u
 #define HL_LIS_FWD  0x2u

@@ -249,7 +249,8 @@
     X(F64,     seek_s,  0,           RANGE,   SEEK_S,  "seek_s: must be finite and >= 0", IF(m->mask & HL_SET_SEEK), 0, V1_0) \
     X(VEC3,    vel,     0,           COORD3,  COORD,   HL_WHY_VEL,                  IF(m->mask & HL_SET_VEL),   0, V1_0) \
     X(SUB,     post,    vpost,       NONE,    NONE,    "",                          ALWAYS,                   0, V1_0) /* HL_SET_LP .. SENDS */ \
-    X(F32,     lfe,     0,           RANGE,   LFE,     "",                          IF(m->mask & HL_SET_LFE), 0, V1_1) /* the LFE send, linear; 0 = none */
+    X(F32,     lfe,     0,           RANGE,   LFE,     "",                          IF(m->mask & HL_SET_LFE), 0, V1_1) /* the LFE send, linear; 0 = none */ \
+    X(I32,     loops,   0,           RANGE,   LOOPS,   "loops: -1 (forever), 0 (leave the loop after this pass) or the passes left", IF(m->mask & HL_SET_LOOPS), 0, V1_1)
 #define HL_FIELDS_listener(X) \
     X(FLAGS32, mask, HL_LIS_MASK, FLAGS,  NONE,  "mask: unknown bits",                        ALWAYS,                   0, V1_0) /* HL_LIS_* */ \
     X(VEC3,    pos,  0,           COORD3, COORD, HL_WHY_POS,                                  IF(m->mask & HL_LIS_POS), 0, V1_0) \

@@ -105,8 +105,24 @@ static int start_track(hld_req_t *q, hld_music_inst_t *in, int to, uint64_t at, 
     return 0;
 }
 
+/* Leaves voice's loop at the end of the pass engine frame `at` is in: it
+ * plays that pass out, then the rest of its sound (an outro after its loop
+ * region) and ends. Not 0 when it cannot (a streamed voice's decoder reads
+ * ahead): the caller stops it at its pass end instead. */
+static int leave_loop_at(hld_daemon_t *d, uint64_t voice, uint64_t at) {
+    hl_mixer_t *mx = d->engine.mixer;
+    uint64_t saved = hl_mixer_at_frame(mx);
+    hl_mixer_at(mx, at);
+    hl_voice_set_t s = {.mask = HL_MIX_SET_LOOPS, .loops = 0};
+    int rc = hld_vm_set(d->vm, voice, &s, hld_now_ns());
+    hl_mixer_at(mx, saved);
+    if (rc == HELIOD_EBUSY) d->n.cmds_busy++;
+    return rc;
+}
+
 /* The old track of `was` (and its layers) leaves: faded from p's old_stop,
- * or (tail) each at the end of its pass the transition's frame is in. */
+ * or (tail) each plays out the pass the transition's frame is in and what
+ * follows its loop region. */
 static void stop_track(hld_daemon_t *d, const hld_music_inst_t *was, const hld_music_plan_t *p,
                        uint64_t at) {
     for (uint32_t i = 0; i <= was->nlayer; i++) {
@@ -114,8 +130,9 @@ static void stop_track(hld_daemon_t *d, const hld_music_inst_t *was, const hld_m
         if (!v) continue;
         if (p->old_stop != UINT64_MAX)
             stop_at(d, v, p->old_stop, p->old_fade, p->curve);
-        else if (hld_vm_pass_end(d->vm, v, at ? at - 1 : 0, &end) == 0)
-            stop_at(d, v, end, 0, p->curve); /* a tail: rings out its pass */
+        else if (leave_loop_at(d, v, at ? at - 1 : 0) != 0 &&
+                 hld_vm_pass_end(d->vm, v, at ? at - 1 : 0, &end) == 0)
+            stop_at(d, v, end, 0, p->curve); /* a streamed tail: rings out its pass */
     }
 }
 

@@ -99,6 +99,14 @@ int hld_op_set(hld_req_t *q) {
     }
     hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
     if (may_touch(q, lv, m.voice) != 0) return 0;
+    if (m.mask & HL_SET_LOOPS) {
+        if (lv && lv->is_stream)
+            return hld_fail(q, HELIOD_EINVAL,
+                            "loops: a streamed voice keeps the loop passes it started with (load "
+                            "the sound preloaded to change them while it plays)");
+        s.mask |= HL_MIX_SET_LOOPS;
+        s.loops = m.loops;
+    }
     const uint32_t filter_bits = HL_SET_LP | HL_SET_HP | HL_SET_OCCLUSION | HL_SET_OBSTRUCTION;
     float u[4] = {0};
     if (lv) memcpy(u, lv->post_user, sizeof u); /* else hld_vm_set answers ENOVOICE */

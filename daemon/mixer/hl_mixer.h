@@ -385,6 +385,13 @@ int hl_mixer_stop_curve(hl_mixer_t *m, uint64_t voice, uint32_t release_frames, 
  * from the next block */
 #define HL_MIX_SET_DLP   0x10000u
 #define HL_MIX_SET_DSEND 0x20000u
+/* HL_MIX_SET_LOOPS: loops, the loop passes left from the block the command
+ * applies in (pcm voices only): -1 forever, 0 leaves the loop at the end of
+ * this pass (the sound plays on to its end), N more passes. A voice past its
+ * loop region has left it for good; inside the loop's crossfade (its last
+ * loop_xfade frames) the wrap has begun: with the loop on, it is taken and N
+ * passes follow it; with the loop off, the change comes too late. */
+#define HL_MIX_SET_LOOPS 0x40000u
 typedef struct {
     uint32_t mask;
     float gain, pan, pos[3], pitch;
@@ -403,6 +410,7 @@ typedef struct {
     float curve_d[HL_MIX_CURVE_POINTS], curve_db[HL_MIX_CURVE_POINTS];
     float lfe; /* HL_MIX_SET_LFE: the LFE send (hl_voice_params_t.lfe), ramped */
     hl_dcurve_t dist_lp, dist_send; /* HL_MIX_SET_DLP, HL_MIX_SET_DSEND */
+    int32_t loops;                  /* HL_MIX_SET_LOOPS */
 } hl_voice_set_t;
 /* Returns 0, HELIOD_ENOVOICE, HELIOD_EBUSY or HELIOD_EINVAL (pitch, gain or
  * pan out of range in the mask, a velocity not finite, a seek on a stream

@@ -412,6 +412,7 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
     if ((s->mask & HL_MIX_SET_PAN) && !(s->pan >= -1.0f && s->pan <= 1.0f)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_VEL) && !finite3(s->vel)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_LFE) && !(s->lfe >= 0.0f && s->lfe <= 16.0f)) return HELIOD_EINVAL;
+    if ((s->mask & HL_MIX_SET_LOOPS) && (s->loops < -1 || c->params.stream)) return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_CURVE) && !hl_curve_valid(s->curve_n, s->curve_d, s->curve_db))
         return HELIOD_EINVAL;
     if ((s->mask & HL_MIX_SET_DLP) && !hl_dcurve_lp_valid(&s->dist_lp)) return HELIOD_EINVAL;

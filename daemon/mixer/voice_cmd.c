@@ -169,6 +169,19 @@ static void cmd_jump(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
     ramp_set(&v->xf, 0.0f, HL_SEEK_FADE);
 }
 
+/* SET loops (HL_MIX_SET_LOOPS, as hl_mixer.h says): the passes left from
+ * the cursor on. */
+static void cmd_loops(hl_rt_voice_t *v, int32_t loops) {
+    const uint64_t le = (uint64_t)v->loop_end << 32;
+    if (v->stream || v->f.cursor >= le) return; /* past the region: left for good */
+    const uint64_t xs = (uint64_t)(v->loop_end - v->loop_xfade) << 32;
+    const int wrapping = v->loop_xfade && v->f.cursor >= xs;
+    if (wrapping && !v->loop_on) return; /* too late for this pass's blend */
+    v->loops_left = loops < 0 ? HL_LOOP_FOREVER : (uint32_t)loops + (wrapping ? 1u : 0u);
+    v->loop_on = v->loops_left != 0 && v->loop_end > v->loop_start;
+    hl_voice_pcm_view_rt(v);
+}
+
 static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     const hl_voice_set_t *s = &c->u.set;
     hl_rt_voice_t *v = rt_voice(m, c);
@@ -264,6 +277,7 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->lfe.cur = ramp_after(&v->lfe, 0);
         ramp_set(&v->lfe, s->lfe, len);
     }
+    if (s->mask & HL_MIX_SET_LOOPS) cmd_loops(v, s->loops);
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
     if (keep) {
         v->f.post = (uint16_t)v->post;

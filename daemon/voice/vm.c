@@ -293,6 +293,7 @@ static void flush_beats(hld_vm_t *vm, hld_lvoice_t *v, uint64_t f) {
 int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t now_ns) {
     hld_lvoice_t *v = hld_vm_get(vm, voice);
     if (!v) return HELIOD_ENOVOICE;
+    if ((s->mask & HL_MIX_SET_LOOPS) && v->is_stream) return HELIOD_EINVAL; /* the decoder's */
     const uint32_t jump = HL_MIX_SET_SEEK | HL_MIX_SET_STREAM;
     if (v->real && v->mix && (s->mask & ~jump)) {
         /* the set as it is unless it carries a seek or switch (a copy
@@ -310,8 +311,9 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
     uint64_t f = vm_now_frame(vm);
     if (f > hl_mixer_frames(vm->mx) && f > v->sched_hold) v->sched_hold = f;
     hl_voice_set_fields(&v->p, s);
-    if (s->mask & (HL_MIX_SET_PITCH | HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME))
+    if (s->mask & (HL_MIX_SET_PITCH | HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME | HL_MIX_SET_LOOPS))
         flush_beats(vm, v, f); /* the beats up to f played by the old model */
+    if (s->mask & HL_MIX_SET_LOOPS) vm_set_loops(v, f, s->loops);
     if (s->mask & HL_MIX_SET_PITCH) {
         vm_reanchor(v, f);
         v->p.pitch = s->pitch;

@@ -47,6 +47,15 @@ int vm_reanchor(hld_lvoice_t *v, uint64_t f) {
     return ended;
 }
 
+void vm_set_loops(hld_lvoice_t *v, uint64_t f, int32_t loops) {
+    if (vm_reanchor(v, f) || v->anchor_pos >= v->le) return; /* past the region */
+    const double xf = (double)v->p.loop_xfade;
+    const int on = v->loops_left != 0 && v->le > v->ls;
+    const int wrapping = xf > 0.0 && v->anchor_pos >= v->le - xf;
+    if (wrapping && !on) return; /* too late for this pass's blend */
+    v->loops_left = loops < 0 ? -1 : (int64_t)loops + (wrapping ? 1 : 0);
+}
+
 int vm_pass_end(const hld_lvoice_t *v, uint64_t after, uint64_t *frame) {
     if (v->paused || !(v->rate > 0.0)) return HELIOD_EINVAL;
     uint64_t f = after > v->anchor_frame ? after : v->anchor_frame;

@@ -22,5 +22,8 @@ double vm_pos_at(const hld_lvoice_t *v, uint64_t f, int *ended);
 int vm_pass_end(const hld_lvoice_t *v, uint64_t after, uint64_t *frame);
 /* Moves the anchor to frame f, spending the loop passes taken; 1 if past the end. */
 int vm_reanchor(hld_lvoice_t *v, uint64_t f);
+/* SET loops at engine frame f on the position model, by the mixer's rule
+ * (hl_mixer.h HL_MIX_SET_LOOPS): the passes left, -1 forever. */
+void vm_set_loops(hld_lvoice_t *v, uint64_t f, int32_t loops);
 
 #endif /* HLD_VM_POS_H */

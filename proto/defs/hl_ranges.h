@@ -41,6 +41,8 @@
 #define HL_R_UNIT_HI         1
 #define HL_R_LFE_LO          0        /* LFE send, linear: 0 = none, at most +12 dB */
 #define HL_R_LFE_HI          4
+#define HL_R_LOOPS_LO        -1       /* SET loops: -1 forever, 0 leave after this pass, N more passes */
+#define HL_R_LOOPS_HI        2147483647
 #define HL_R_CONE_DEG_LO     0        /* sound cone widths, degrees (OpenAL 1.1) */
 #define HL_R_CONE_DEG_HI     360
 

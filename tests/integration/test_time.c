@@ -14,7 +14,8 @@
  * bundle is all or nothing against the ring, the schedule and the quota;
  * graph changes (bus create, remove, parent, send) cannot be scheduled, so
  * none can revert a later one; a gain scheduled for a bus removed before its
- * frame never reaches the bus that reuses its index.
+ * frame never reaches the bus that reuses its index. SET loops leaves a
+ * loop (or loops a sound once more) on its exact frame.
  *
  * The recording's frame k is engine frame k: the recorder opens before the
  * engine starts and takes every period the mixer renders (also the silent
@@ -830,6 +831,67 @@ static void test_quantize_voice(void **state) {
     free(data);
 }
 
+/* SET loops, on exact frames (the library and heliodctl): a looping voice
+ * told 0 during a pass finishes that pass, then plays on through the rest
+ * of the sound (the outro after the loop region) and ends; a voice played
+ * without a loop told 1 plays its whole sound once more. The ramp's values
+ * are its positions, so every sample says where each voice was. */
+static void test_set_loops(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = conn(f);
+    load(f, h, "ramp", gen_ramp);
+    heliod_play_params_t p = left_params();
+    p.flags = HELIOD_PLAY_LOOP;
+    p.loop_start = 6000;
+    p.loop_end = 12000;
+    heliod_voice_t a = 0, b = 0;
+    uint64_t F = frame_in(h, LEAD_MS) | 37;
+    heliod_at_frame(h, F);
+    assert_int_equal(heliod_play(h, "ramp", &p, &a, NULL), 0);
+    heliod_play_params_t q = left_params();
+    q.pan = 1.0f;
+    assert_int_equal(heliod_play(h, "ramp", &q, &b, NULL), 0);
+    heliod_at_frame(h, F + 21000); /* inside a's second pass of the region */
+    assert_int_equal(heliod_set_loops(h, a, 0), 0);
+    heliod_at_frame(h, 0);
+    assert_int_equal(heliod_set_loops(h, a, -2), HELIOD_EINVAL);
+    assert_non_null(strstr(heliod_last_error(h), "loops"));
+    char bv[32], at[32], out[1024], err[1024];
+    snprintf(bv, sizeof bv, "%llu", (unsigned long long)b);
+    snprintf(at, sizeof at, "%llu", (unsigned long long)(F + 10000));
+    const char *args[] = {"set", bv, "--loops", "1", "--at", at, NULL};
+    assert_int_equal(th_ctl(&f->d, out, sizeof out, err, sizeof err, args), 0);
+    const char *bad[] = {"set", bv, "--loops", "sometimes", NULL};
+    assert_true(th_ctl(&f->d, out, sizeof out, err, sizeof err, bad) != 0);
+    assert_non_null(strstr(err, "--loops"));
+    wait_frame(h, F + 2 * LEN + RATE / 10);
+    assert_true(th_stat(h, "sched_late") == 0.0);
+    assert_true(th_stat(h, "record_dropped_frames") == 0.0);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&f->d, NULL), 0);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(f->d.record, &x, &n, &ch, &rate), 0);
+    assert_true(n > F + 2 * LEN + 100);
+    for (uint64_t k = 0; k < 2 * LEN + 100; k++) {
+        /* a: 0..12000, the region twice more (the SET falls in the
+         * second), then 12000..24000 and silence */
+        int64_t pa = k < 12000   ? (int64_t)k
+                     : k < 24000 ? 6000 + (int64_t)(k - 12000) % 6000
+                     : k < 36000 ? (int64_t)k - 12000
+                                 : -1;
+        /* b: the whole sound, once more, then silence */
+        int64_t pb = k < 2 * LEN ? (int64_t)(k % LEN) : -1;
+        float wa = pa < 0 ? 0.0f : 0.25f * (float)(pa + 1) / LEN;
+        float wb = pb < 0 ? 0.0f : 0.25f * (float)(pb + 1) / LEN;
+        if (fabsf(x[2 * (F + k)] - wa) > 1e-6f || fabsf(x[2 * (F + k) + 1] - wb) > 1e-6f)
+            fail_msg("frame F+%llu: %.7f %.7f, want %.7f %.7f", (unsigned long long)k,
+                     x[2 * (F + k)], x[2 * (F + k) + 1], wa, wb);
+    }
+    free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         TH_TEST(test_exact_start, setup),
@@ -845,6 +907,7 @@ int main(void) {
         TH_TEST(test_bus_gain_reused_index, setup),
         TH_TEST(test_ctl, setup),
         TH_TEST(test_quantize_voice, setup),
+        TH_TEST(test_set_loops, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,7 @@ static const struct {
     C_("SET_OBSTRUCTION", HL_SET_OBSTRUCTION),
     C_("SET_SENDS", HL_SET_SENDS),
     C_("SET_LFE", HL_SET_LFE),
+    C_("SET_LOOPS", HL_SET_LOOPS),
     C_("LST_POS", HL_LIS_POS),
     C_("LST_FWD", HL_LIS_FWD),
     C_("LST_UP", HL_LIS_UP),

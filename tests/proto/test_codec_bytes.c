@@ -97,8 +97,9 @@ static void fix_stop_all(void *p, int v) {
 }
 static void fix_set(void *p, int v) {
     hl_set_t *m = p;
-    m->mask = v ? HL_SET_MASK & ~HL_SET_LFE : HL_SET_GAIN; /* LFE: since 1.1 */
+    m->mask = v ? HL_SET_MASK & ~(HL_SET_LFE | HL_SET_LOOPS) : HL_SET_GAIN; /* both since 1.1 */
     m->lfe = 0;
+    m->loops = 0;
     fix_post(&m->post, v);
 }
 static void fix_pause(void *p, int v) {

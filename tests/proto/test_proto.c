@@ -1146,6 +1146,15 @@ static void test_validate_others(void **state) {
     s.lfe = -0.01f;
     assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
     s.lfe = 0;
+    s.mask = HL_SET_LOOPS; /* the loop passes left: -1 forever, 0 leave, N */
+    s.loops = -1;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.loops = INT32_MAX;
+    assert_int_equal(hl_validate_set(&s, &why), 0);
+    s.loops = -2;
+    assert_int_equal(hl_validate_set(&s, &why), HELIOD_EINVAL);
+    assert_non_null(strstr(why, "loops"));
+    s.loops = 0;
     s.mask = HL_SET_PAUSE;
     assert_int_equal(hl_validate_set(&s, &why), 0);
     s.mask = HL_SET_PAUSE | HL_SET_RESUME;

@@ -17,7 +17,7 @@ from ._schema import (BEYONDS, BUS_CREATE, BUS_GAIN, BUS_MUTE, BUS_PARENT, BUS_R
                       PAUSE_MINE, PICKS, PLAY_3D, PLAY_CUBIC, PLAY_DETACHED, PLAY_LINEAR,
                       PLAY_LOOP, PLAY_PAUSED, PLAY_SINC, SET_GAIN, SET_HP, SET_LP,
                       SET_OBSTRUCTION, SET_OCCLUSION, SET_PAN, SET_PAUSE, SET_PITCH, SET_POS,
-                      SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SET_LFE, SUB_ALL, SUB_BANK,
+                      SET_RESUME, SET_SEEK, SET_SENDS, SET_VEL, SET_LFE, SET_LOOPS, SUB_ALL, SUB_BANK,
                       SUB_DEVICE, SUB_ENDED, SUB_METER, SUB_MUSIC, SUB_PROFILE, SUB_STARTED,
                       SUB_STREAM, SUB_VIRTUAL, SUB_ZONES, VIRTS)
 from ._wire import EINVAL, PROTO_MINOR, PROTO_VERSION, HeliodError, dec_list
@@ -178,7 +178,7 @@ def enc_stop(voice, fade_ms=-1.0, curve=None):
 
 def enc_set(voice, gain_db=None, pan=None, pos=None, pitch=None, ramp_ms=0.0, seek_s=None,
             vel=None, pause=False, resume=False, lp_hz=None, hp_hz=None, occlusion=None,
-            obstruction=None, sends=None, lfe=None):
+            obstruction=None, sends=None, lfe=None, loops=None):
     mask = ((SET_GAIN if gain_db is not None else 0) | (SET_PAN if pan is not None else 0) |
             (SET_POS if pos is not None else 0) | (SET_PITCH if pitch is not None else 0) |
             (SET_SEEK if seek_s is not None else 0) | (SET_VEL if vel is not None else 0) |
@@ -186,10 +186,12 @@ def enc_set(voice, gain_db=None, pan=None, pos=None, pitch=None, ramp_ms=0.0, se
             (SET_LP if lp_hz is not None else 0) | (SET_HP if hp_hz is not None else 0) |
             (SET_OCCLUSION if occlusion is not None else 0) |
             (SET_OBSTRUCTION if obstruction is not None else 0) |
-            (SET_SENDS if sends is not None else 0) | (SET_LFE if lfe is not None else 0))
+            (SET_SENDS if sends is not None else 0) | (SET_LFE if lfe is not None else 0) |
+            (SET_LOOPS if loops is not None else 0))
     return encode("set", voice=voice, mask=mask, gain_db=gain_db, pan=pan, pos=pos,
                   pitch=pitch, ramp_ms=ramp_ms, seek_s=seek_s, vel=vel,
-                  post=post(lp_hz, hp_hz, occlusion, obstruction, sends), lfe=lfe)
+                  post=post(lp_hz, hp_hz, occlusion, obstruction, sends), lfe=lfe,
+                  loops=loops)
 
 
 def enc_pause(pause, scope, group=""):

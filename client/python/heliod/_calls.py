@@ -121,7 +121,9 @@ class _Calls:
 
     def set(self, voice, at=None, noreply=False, **kw):
         """Changes a voice: gain_db, pan, pos, pitch, vel, seek_s, pause,
-        resume, lp_hz, hp_hz, occlusion, obstruction, sends, over ramp_ms."""
+        resume, lp_hz, hp_hz, occlusion, obstruction, sends, lfe, over
+        ramp_ms; loops: the loop passes left (-1 forever, 0 leaves the loop
+        after this pass and plays on to the sound's end; protocol 1.1)."""
         return self._call("set", B.enc_set(_vox(voice), **kw), B.dec_none, at=at,
                           noreply=noreply)
 

@@ -112,7 +112,7 @@ MESSAGES = {
     ),
     "set": (  # SET
         ("voice", "U64", 0, None, 0, 0x0100),
-        ("mask", "FLAGS32", 16383, None, 0, 0x0100),
+        ("mask", "FLAGS32", 32767, None, 0, 0x0100),
         ("gain_db", "F32", 0, None, 0.0, 0x0100),
         ("pan", "F32", 0, None, 0.0, 0x0100),
         ("pos", "VEC3", 0, None, 0, 0x0100),
@@ -122,6 +122,7 @@ MESSAGES = {
         ("vel", "VEC3", 0, None, 0, 0x0100),
         ("post", "SUB", 0, "vpost", 0, 0x0100),
         ("lfe", "F32", 0, None, 0.0, 0x0101),
+        ("loops", "I32", 0, None, 0, 0x0101),
     ),
     "listener": (  # LISTENER
         ("mask", "FLAGS32", 15, None, 0, 0x0100),
@@ -499,6 +500,7 @@ SET_OCCLUSION = 0x400
 SET_OBSTRUCTION = 0x800
 SET_SENDS = 0x1000
 SET_LFE = 0x2000
+SET_LOOPS = 0x4000
 LST_POS = 0x1
 LST_FWD = 0x2
 LST_UP = 0x4
