@@ -1195,6 +1195,51 @@ static void test_virtual_wrap_and_end(void **state) {
     assert_int_equal(snd_short.playing, 1);
 }
 
+/* SET loops on a virtual voice: its position model leaves the loop region
+ * at the end of the pass it is in, plays the rest of the sound and ends
+ * there, as the mixer would; loops -1 on a one-shot loops it whole. */
+static void test_virtual_set_loops(void **state) {
+    (void)state;
+    fx_open(1, 8);
+    hld_vm_play_t pl = mkplay(&snd_dc, NULL);
+    pl.p.gain = 2.0f;
+    play_ok(&pl);
+    tick();
+    uint64_t f0 = hl_mixer_frames(F.mx);
+    hld_vm_play_t lp = mkplay(&snd_short, NULL);
+    lp.p.gain = 0.5f;
+    lp.p.flags |= HL_MIX_LOOP;
+    lp.p.loop_start = 1200;
+    lp.p.loop_end = 2400;
+    lp.ls = 1200.0;
+    lp.le = 2400.0;
+    lp.loops = -1;
+    uint64_t v = play_ok(&lp);
+    hld_vm_play_t op = mkplay(&snd_short, NULL);
+    op.p.gain = 0.5f;
+    uint64_t once = play_ok(&op);
+    assert_false(is_real(v));
+    assert_false(is_real(once));
+    tick();
+    tick(); /* 2048: in v's first pass of the region */
+    hl_voice_set_t s = {.mask = HL_MIX_SET_LOOPS, .loops = 0};
+    assert_int_equal(hld_vm_set(F.vm, v, &s, F.now), 0);
+    s.loops = -1;
+    assert_int_equal(hld_vm_set(F.vm, once, &s, F.now), 0);
+    uint64_t end = 0;
+    assert_int_equal(hld_vm_pass_end(F.vm, v, hl_mixer_frames(F.mx), &end), 0);
+    assert_int_equal(end - f0, SHORT_N); /* no pass left: it ends with the sound */
+    tick();
+    tick(); /* 4096: past the region, on through the sound */
+    uint64_t el = hl_mixer_frames(F.mx) - f0;
+    assert_float_equal(hld_vm_position(F.vm, hld_vm_get(F.vm, v)), (double)el, 0.0);
+    tick(); /* 5120: the sound's end (4800) passed */
+    assert_int_equal(nev(HL_EVENT_ENDED, v, HL_END_FINISHED), 1);
+    el = hl_mixer_frames(F.mx) - f0;
+    assert_non_null(hld_vm_get(F.vm, once)); /* looping whole now */
+    assert_float_equal(hld_vm_position(F.vm, hld_vm_get(F.vm, once)), (double)(el % SHORT_N), 0.0);
+}
+
 /* virt = restart comes back from 0; virt = kill ends instead of going virtual. */
 static void test_virt_restart_and_kill(void **state) {
     (void)state;
@@ -1599,6 +1644,7 @@ int main(void) {
         cmocka_unit_test_teardown(test_virtual_position_and_return, fx_close),
         cmocka_unit_test_teardown(test_virtual_round_trip, fx_close),
         cmocka_unit_test_teardown(test_virtual_wrap_and_end, fx_close),
+        cmocka_unit_test_teardown(test_virtual_set_loops, fx_close),
         cmocka_unit_test_teardown(test_virt_restart_and_kill, fx_close),
         cmocka_unit_test_teardown(test_beyond_release_and_virtual, fx_close),
         cmocka_unit_test_teardown(test_emitters, fx_close),
