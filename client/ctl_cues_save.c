@@ -9,7 +9,8 @@
  * (numbers with 9 significant digits: a float reads back to the same bits),
  * in the daemon's order. Each cue's bindings, cone and attenuation curve
  * come from CUE_DETAIL (a daemon without it: the cues are saved without
- * them, and a warning says so) as `bind`, `cone` and `attenuation` keys.
+ * them, and a warning says so) as `bind`, `cone`, `attenuation`,
+ * `distance-lp` and `distance-send` keys.
  * The mixer snapshots follow as `[snapshot NAME]` sections (SNAPSHOTS, and
  * SNAPSHOT_DETAIL for each one's settings). Not saved, as no request reads
  * them back: tempo maps and markers, and music sections.
@@ -122,6 +123,15 @@ static int put_detail(FILE *f, heliod_t *h, const char *cue) {
         fprintf(f, "%s%.9g:%.9g", i ? " " : "attenuation = ", (double)d.dist[i],
                 (double)d.gain_db[i]);
     if (!r->err && d.npoints) fprintf(f, "\n");
+    while (!r->err && r->off < r->len) { /* its distance low-pass and send curves */
+        hl_atten_t a;
+        hl_get_atten(r, &a);
+        if (r->err || a.kind == HL_ATTEN_GAIN) continue;
+        const char *key = a.kind == HL_ATTEN_LOWPASS ? "distance-lp = " : "distance-send = ";
+        for (unsigned i = 0; i < a.npoints && i < HL_ATTEN_POINTS; i++)
+            fprintf(f, "%s%.9g:%.9g", i ? " " : key, (double)a.dist[i], (double)a.gain_db[i]);
+        fprintf(f, "\n");
+    }
     free(l.buf);
     return r->err ? HELIOD_EPROTO : 0;
 }

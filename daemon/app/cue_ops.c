@@ -118,9 +118,28 @@ int hld_op_cues(hld_req_t *q) {
     return hld_list_end(&l);
 }
 
+/* A cue's distance low-pass or send curve after CUE_DETAIL's BIND bodies,
+ * as the ATTEN (target cue) that sets it again; none: nothing. */
+static void put_dist_curve(hl_wbuf_t *w, const hld_cue_t *cue, uint8_t kind, uint32_t n,
+                           const float *dist, const float *v) {
+    if (n == 0) return;
+    hl_atten_t a;
+    hl_atten_init(&a);
+    a.target = HL_CONE_CUE;
+    memcpy(a.name, cue->def.name, sizeof a.name);
+    a.npoints = (uint8_t)n;
+    memcpy(a.dist, dist, sizeof a.dist);
+    memcpy(a.gain_db, v, sizeof a.gain_db);
+    a.kind = kind;
+    hl_put_atten(w, &a);
+}
+
 /* CUE_DETAIL: what CUE does not carry, in the form BIND, CONE and ATTEN
  * set it: the cone and the curve, then one BIND body (action add) per
- * binding, its parameter by name. Any client may read what it may play. */
+ * binding, its parameter by name, then an ATTEN body (target cue) for its
+ * distance low-pass and one for its distance send curve, each if it has
+ * one (later 1.1: an older reader stops after the BINDs). Any client may
+ * read what it may play. */
 int hld_op_cue_detail(hld_req_t *q) {
     hl_name_t m;
     hl_get_name(&q->r, &m);
@@ -159,6 +178,8 @@ int hld_op_cue_detail(hld_req_t *q) {
         hld_curve_to_bind(&b->curve, &e);
         hl_put_bind(&q->w, &e);
     }
+    put_dist_curve(&q->w, cue, HL_ATTEN_LOWPASS, cue->dist_lp.n, cue->dist_lp.d, cue->dist_lp.v);
+    put_dist_curve(&q->w, cue, HL_ATTEN_SEND, cue->dist_send.n, cue->dist_send.d, cue->dist_send.v);
     hld_reply_end(q);
     return 0;
 }

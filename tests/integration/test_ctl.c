@@ -247,6 +247,7 @@ static void test_cues_save_round_trip(void **state) {
                "rolloff = 0.7\nmodel = linear\nlp = 8000\nsend = reverb:-6\n"
                "bind = wind gain 0:-12 0.5:-3:exp 1:0\nbind = rpm send:0 0:-20 8000:0\n"
                "cone = 0,0,1 60 180 0.25 2000\nattenuation = 1:0 10:-6 50:-30\n"
+               "distance-lp = 2:16000 30:1500.5\ndistance-send = 1:0 20:-12.25 60:-40\n"
                "[cue engine]\nsound = hum\nloop = yes\ninterp = cubic\npriority = 10\n"
                "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n"
                "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\nmute = sfx\n"
@@ -280,6 +281,8 @@ static void test_cues_save_round_trip(void **state) {
                                  "bind = rpm send:0 0:-20 8000:0\n",
                                  "cone = 0,0,1 60 180 0.25 2000\n",
                                  "attenuation = 1:0 10:-6 50:-30\n",
+                                 "distance-lp = 2:16000 30:1500.5\n",
+                                 "distance-send = 1:0 20:-12.25 60:-40\n",
                                  "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\n"
                                  "mute = sfx on\ngain = ui -inf\n",
                                  "[snapshot quiet]\npriority = 0\nfade = 0\nmute = music off\n"};

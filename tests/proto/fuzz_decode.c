@@ -161,7 +161,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         break;
     case HL_OP_FX:
     case HL_OP_CAPTURE: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
-    case HL_OP_CUE_DETAIL: { /* the cone and curve, then nbinds BIND bodies */
+    case HL_OP_CUE_DETAIL: { /* the cone and curve, nbinds BINDs, 0..2 ATTENs */
         hl_cue_detail_t d_;
         memset(&d_, 0, sizeof d_);
         hl_get_cue_detail(r, &d_);
@@ -169,6 +169,8 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         hl_put_cue_detail(w, &d_);
         for (unsigned i_ = 0; i_ < d_.nbinds && !r->err; i_++)
             ROUND(hl_bind_t, hl_get_bind, hl_put_bind);
+        for (int i_ = 0; i_ < 2 && !r->err && r->off < r->len; i_++) /* its distance curves */
+            ROUND(hl_atten_t, hl_get_atten, hl_put_atten);
         break;
     }
     case HL_OP_CLOCK: ROUND(hl_clock_t, hl_get_clock, hl_put_clock); break;
