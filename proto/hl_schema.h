@@ -552,9 +552,9 @@
 
 /* ---- custom attenuation curves (since 1.1) ---- */
 #define HL_FIELDS_atten(X) \
-    X(ENUM8, target,  HL_CONE_CUE, ENUM,    NONE, "target: voice (0) or cue (2)",        ALWAYS, 0, V1_1) /* HL_CONE_VOICE or HL_CONE_CUE */ \
+    X(ENUM8, target,  HL_CONE_CUE, ENUM,    NONE, "target: voice (0), emitter (1) or cue (2)", ALWAYS, 0, V1_1) /* HL_CONE_* */ \
     X(U64,   voice,   0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* target voice */ \
-    X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid cue name",               ALWAYS, 0, V1_1) /* target cue */ \
+    X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid emitter or cue name",    ALWAYS, 0, V1_1) /* target emitter or cue */ \
     X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
     X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance (kind 1: Hz) */ \

@@ -185,25 +185,31 @@ int hld_op_atten(hld_req_t *q) {
     hl_dcurve_t dc = {.n = m.npoints};
     memcpy(dc.d, m.dist, sizeof dc.d);
     memcpy(dc.v, m.gain_db, sizeof dc.v);
+    char msg[HL_MAX_MSG + 1];
     if (m.target == HL_CONE_VOICE) {
         hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
         if (may_touch(q, lv, m.voice) != 0) return 0;
-        hl_voice_set_t s = {.mask = m.kind == HL_ATTEN_LOWPASS ? HL_MIX_SET_DLP
-                                    : m.kind == HL_ATTEN_SEND  ? HL_MIX_SET_DSEND
-                                                               : HL_MIX_SET_CURVE,
-                            .curve_n = m.npoints,
-                            .dist_lp = dc,
-                            .dist_send = dc};
-        memcpy(s.curve_d, m.dist, sizeof s.curve_d);
-        memcpy(s.curve_db, m.gain_db, sizeof s.curve_db);
+        hl_voice_set_t s = {0};
+        hld_vm_curve_set(&s, m.kind, &dc);
         int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
         if (rc < 0) return hld_mixer_fail(q, rc);
+        lv->own_curves |= (uint8_t)(1u << m.kind); /* its emitter's no longer replaces it */
         hld_vm_mark_dirty(d->vm);
+        return hld_reply_ok(q);
+    }
+    if (m.target == HL_CONE_EMITTER) {
+        hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.name, hld_ns_rank, q->c);
+        if (!em) {
+            snprintf(msg, sizeof msg, "no emitter named %s", m.name);
+            return hld_fail(q, HELIOD_ENOEMITTER, msg);
+        }
+        if (!hld_may_change(q, em->creator, "emitter", m.name)) return 0;
+        int rc = hld_vm_emitter_curve(d->vm, em, m.kind, &dc, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
         return hld_reply_ok(q);
     }
     hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
     if (!cue) {
-        char msg[HL_MAX_MSG + 1];
         snprintf(msg, sizeof msg, "no cue named %s", m.name);
         return hld_fail(q, HELIOD_EINVAL, msg);
     }
