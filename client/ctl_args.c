@@ -299,9 +299,9 @@ static const cmd_desc_t cmds[] = {
      "  virtualisations, active and virtual voices. `cues load` prints\n"
      "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"
      "  `cues save` writes the parameter, category and cue definitions, with each\n"
-     "  cue's bindings, cone and attenuation curve, and the mixer snapshots, as a\n"
-     "  sheet that `cues load` reads back to the same definitions (tempo maps and\n"
-     "  music: not read back, not saved).\n"},
+     "  cue's bindings, cone, distance curves and tempo map, the music sections\n"
+     "  and the mixer snapshots, as a sheet that `cues load` reads back to the\n"
+     "  same definitions.\n"},
     {"emitter", CTL_EMITTER, HL_OP_EMITTER,
      "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
      "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"

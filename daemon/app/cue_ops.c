@@ -184,6 +184,45 @@ int hld_op_cue_detail(hld_req_t *q) {
     return 0;
 }
 
+/* One SHEET_KEYS entry; 1 once the list is full. */
+static int put_sheet_key(hld_req_t *q, hld_list_t *l, uint8_t section, const char *name,
+                         const char *key, const char *value) {
+    hl_sheet_key_t e = {.section = section};
+    snprintf(e.name, sizeof e.name, "%s", name);
+    snprintf(e.key, sizeof e.key, "%s", key);
+    snprintf(e.value, sizeof e.value, "%s", value);
+    size_t before = q->w.len;
+    hl_put_sheet_key(&q->w, &e);
+    return hld_list_entry_done(l, before);
+}
+
+/* SHEET_KEYS: what only a cue sheet sets, as its lines: each cue's tempo
+ * map, then each [music NAME] section's states, layers and transitions;
+ * what this client sees (as CUES lists). */
+int hld_op_sheet_keys(hld_req_t *q) {
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    const hld_cues_t *cs = &q->c->d->cues;
+    hld_list_t l;
+    hld_list_begin(&l, q);
+    int full = 0;
+    char v[HL_MAX_MSG + 1];
+    for (uint32_t i = 0; i < cs->ncues && !full; i++) {
+        const hld_cue_t *c = cs->cues[i];
+        if (!c->def.name[0] || !hld_ns_rank(q->c, c->owner)) continue;
+        for (unsigned k = 0; !full && hld_tempo_line(&c->tempo, k, v, sizeof v) == 0; k++)
+            full = put_sheet_key(q, &l, HL_SHEET_CUE, c->def.name, k ? "tempo-change" : "tempo", v);
+    }
+    for (uint32_t i = 0; i < cs->nmusic && !full; i++) {
+        const hld_music_t *m = cs->music[i];
+        if (!hld_ns_rank(q->c, m->owner)) continue;
+        const char *key;
+        for (unsigned k = 0; !full && hld_music_line(&m->def, k, &key, v, sizeof v) == 0; k++)
+            full = put_sheet_key(q, &l, HL_SHEET_MUSIC, m->def.name, key, v);
+    }
+    return hld_list_end(&l);
+}
+
 /* CUES_LOAD: the sheet is read on the worker pool (fileio.h), then parsed
  * and applied here, all or nothing. */
 typedef struct {

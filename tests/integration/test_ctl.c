@@ -208,9 +208,10 @@ static char *slurp_text(const char *path) {
     return b;
 }
 
-/* cues save: the definitions as a cue sheet; loaded into a fresh daemon and
- * saved again, the same file byte for byte (and the file says what the
- * sheet said, floats to the bit). */
+/* cues save: the definitions as a cue sheet (with distance curves, tempo
+ * maps and a music section); loaded into a fresh daemon and saved again,
+ * the same file byte for byte (and the file says what the sheet said,
+ * floats to the bit). */
 static void on_raw(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
                    size_t len) {
     (void)id, (void)msg, (void)body, (void)len;
@@ -250,6 +251,10 @@ static void test_cues_save_round_trip(void **state) {
                "distance-lp = 2:16000 30:1500.5\ndistance-send = 1:0 20:-12.25 60:-40\n"
                "[cue engine]\nsound = hum\nloop = yes\ninterp = cubic\npriority = 10\n"
                "min-interval = 120\ndoppler = 0.5\nbus = music\nfade-in = 12.5\n"
+               "tempo = 120.5 3/4\ntempo-change = 64:140, 128:90.25\n"
+               "[music score]\nstate = calm engine\nstate = fight engine\n"
+               "transition = calm fight bar xfade:500:linear\n"
+               "transition = * calm bars:2 segment:step:250 tail\nlayer = fight step\n"
                "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\nmute = sfx\n"
                "gain = ui -inf\n[snapshot quiet]\nmute = music off\n");
     fclose(f);
@@ -283,6 +288,12 @@ static void test_cues_save_round_trip(void **state) {
                                  "attenuation = 1:0 10:-6 50:-30\n",
                                  "distance-lp = 2:16000 30:1500.5\n",
                                  "distance-send = 1:0 20:-12.25 60:-40\n",
+                                 "tempo = 120.5 3/4\ntempo-change = 64:140\n"
+                                 "tempo-change = 128:90.25\n",
+                                 "[music score]\nstate = calm engine\nstate = fight engine\n"
+                                 "layer = fight step\n"
+                                 "transition = calm fight bar xfade:500:linear\n"
+                                 "transition = * calm bars:2 segment:step:250 tail\n",
                                  "[snapshot pause]\npriority = 10\nfade = 300\ngain = music -6.5\n"
                                  "mute = sfx on\ngain = ui -inf\n",
                                  "[snapshot quiet]\npriority = 0\nfade = 0\nmute = music off\n"};

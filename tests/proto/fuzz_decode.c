@@ -104,6 +104,7 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SOUNDS:
     case HL_OP_VOICES:
     case HL_OP_CLOCK:
+    case HL_OP_SHEET_KEYS:
     case HL_OP_BUNDLE_BEGIN:
     case HL_OP_BUNDLE_END:
     case HL_OP_DEVICES: break; /* empty bodies */
@@ -153,6 +154,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SNAPSHOT_DETAIL:
         LIST(hl_snapshot_setting_t, hl_get_snapshot_setting, hl_put_snapshot_setting);
         break;
+    case HL_OP_SHEET_KEYS: LIST(hl_sheet_key_t, hl_get_sheet_key, hl_put_sheet_key); break;
     case HL_OP_PARAM_DEF:
     case HL_OP_PARAM:
     case HL_OP_BIND: break; /* empty */
@@ -253,6 +255,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hl_fuzz_body(HL_OP_CUE_DETAIL, 1, data, size);
     hl_fuzz_body(HL_OP_SNAPSHOT_DETAIL, 0, data, size); /* a snapshot read back */
     hl_fuzz_body(HL_OP_SNAPSHOT_DETAIL, 1, data, size);
+    hl_fuzz_body(HL_OP_SHEET_KEYS, 0, data, size); /* tempo maps and music read back */
+    hl_fuzz_body(HL_OP_SHEET_KEYS, 1, data, size);
     for (uint16_t op = HL_OP_HELLO; op <= HL_OP_EMITTER; op++) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);
