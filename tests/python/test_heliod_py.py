@@ -341,6 +341,12 @@ class ClientTest(unittest.TestCase):
                         "[music score]\nstate = a song\nstate = b song\n"
                         "transition = a b bar xfade:50\n")
             c.cues_load(sheet)
+            keys = [(k["section"], k["name"], k["key"], k["value"]) for k in c.sheet_keys()]
+            self.assertEqual(keys, [("cue", "song", "tempo", "120 4/4"),
+                                    ("music", "score", "state", "a song"),
+                                    ("music", "score", "state", "b song"),
+                                    ("music", "score", "transition",
+                                     "a b bar xfade:50:equal-power")])
             first = c.music("score", "a")
             self.assertNotEqual(first["voice"], 0)
             nxt = c.music("score", "b")

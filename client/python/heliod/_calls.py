@@ -404,6 +404,12 @@ class _Calls:
     def snapshot_remove(self, name):
         return self._call("snapshot", B.enc_snapshot(4, name), B.dec_none)
 
+    def sheet_keys(self):
+        """SHEET_KEYS (protocol 1.1): what only a cue sheet sets, as its lines:
+        dicts with section ("cue" or "music"), name, key (tempo, tempo-change,
+        state, layer, transition) and value, as a sheet gives it."""
+        return self._call("sheet_keys", b"", B.lister(B.get_sheet_key))
+
     def snapshots(self):
         """SNAPSHOTS: dicts with name, priority, fade_ms, settings, state,
         intensity (now), target and owner."""
