@@ -207,17 +207,20 @@ static const cmd_desc_t cmds[] = {
      "  started from now on (an emitter's cone wins). --off removes it. Needs\n"
      "  protocol 1.1.\n"},
     {"attenuation", CTL_ATTEN, HL_OP_ATTEN,
-     "attenuation VOICE|--cue NAME [--kind gain|lowpass|send] --points D:V[,D:V...]\n"
-     "attenuation VOICE|--cue NAME [--kind gain|lowpass|send] --off\n"
+     "attenuation VOICE|--emitter NAME|--cue NAME [--kind gain|lowpass|send]\n"
+     "            --points D:V[,D:V...]\n"
+     "attenuation VOICE|--emitter NAME|--cue NAME [--kind gain|lowpass|send] --off\n"
      "  A custom distance curve of a 3D voice: up to 8 points of distance (m,\n"
      "  increasing) and a value. --kind gain (the default): the gain (dB,\n"
      "  -144..+24) instead of the distance model, linear in dB between points.\n"
      "  --kind lowpass: a low-pass cutoff (Hz, 10..96000), log-frequency between\n"
      "  points, joined with the voice's own and its cone's (the lower wins).\n"
      "  --kind send: a level (dB, -144..+24) multiplying each of its sends (its\n"
-     "  reverb sends). End values beyond the points. On a voice now, or on a\n"
-     "  cue's voices started from now on. --off removes the curve (gain: back\n"
-     "  to the model). Needs protocol 1.1.\n"},
+     "  reverb sends). End values beyond the points. On a voice now; on an\n"
+     "  emitter's voices now and later (a voice given a curve of its own keeps\n"
+     "  it; the emitter's wins over its cue's); on a cue's voices started from\n"
+     "  now on. --off removes the curve (gain: back to the model). Needs\n"
+     "  protocol 1.1.\n"},
     {"bank", CTL_BANK, HL_OP_BANK,
      "bank load FILE [--no-wait]\nbank unload NAME\n"
      "  Load a bank (a manifest of sounds) or unload one.\n"
@@ -299,9 +302,9 @@ static const cmd_desc_t cmds[] = {
      "  virtualisations, active and virtual voices. `cues load` prints\n"
      "  \"N cues, M categories\"; a relative FILE is taken from the current directory.\n"
      "  `cues save` writes the parameter, category and cue definitions, with each\n"
-     "  cue's bindings, cone and attenuation curve, and the mixer snapshots, as a\n"
-     "  sheet that `cues load` reads back to the same definitions (tempo maps and\n"
-     "  music: not read back, not saved).\n"},
+     "  cue's bindings, cone, distance curves and tempo map, the music sections\n"
+     "  and the mixer snapshots, as a sheet that `cues load` reads back to the\n"
+     "  same definitions.\n"},
     {"emitter", CTL_EMITTER, HL_OP_EMITTER,
      "emitter create ID --pos X,Y,Z [--vel X,Y,Z]\n"
      "emitter set ID [--pos X,Y,Z] [--vel X,Y,Z] [--ramp MS]\n"

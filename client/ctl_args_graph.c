@@ -338,7 +338,8 @@ int ctl__parse_cone(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errle
     return 0;
 }
 
-/* attenuation VOICE|--cue NAME [--kind gain|lowpass|send] --points D:V[,D:V...] | --off */
+/* attenuation VOICE|--emitter NAME|--cue NAME [--kind gain|lowpass|send] --points D:V[,D:V...] |
+ * --off */
 int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errlen) {
     hl_atten_t *m = &c->m.atten;
     hl_atten_init(m);
@@ -363,11 +364,16 @@ int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
                 m->npoints++;
             }
             has_points = 1;
+        } else if ((r = ctl__name_opt(argc, argv, &i, "--emitter", m->name, sizeof m->name, err,
+                                      errlen)) != 0) {
+            if (r < 0) return -1;
+            m->target = HL_CONE_EMITTER;
+            named++;
         } else if ((r = ctl__name_opt(argc, argv, &i, "--cue", m->name, sizeof m->name, err,
                                       errlen)) != 0) {
             if (r < 0) return -1;
             m->target = HL_CONE_CUE;
-            named = 1;
+            named++;
         } else if ((r = ctl__opt_val(argc, argv, &i, "--kind", &v)) != 0) {
             static const char *const kinds[] = {"gain", "lowpass", "send"};
             int k = 0;
@@ -386,7 +392,7 @@ int ctl__parse_atten(int argc, char **argv, ctl_cmd_t *c, char *err, size_t errl
         }
     }
     if ((voice != NULL) + named != 1)
-        return ctl__fail(err, errlen, "attenuation: one of VOICE or --cue NAME");
+        return ctl__fail(err, errlen, "attenuation: one of VOICE, --emitter NAME or --cue NAME");
     if (voice) {
         if (ctl_parse_u64(voice, &m->voice) < 0 || m->voice == 0)
             return ctl__fail(err, errlen, "attenuation: VOICE must be a voice handle");

@@ -9,10 +9,13 @@
  * (numbers with 9 significant digits: a float reads back to the same bits),
  * in the daemon's order. Each cue's bindings, cone and attenuation curve
  * come from CUE_DETAIL (a daemon without it: the cues are saved without
- * them, and a warning says so) as `bind`, `cone` and `attenuation` keys.
+ * them, and a warning says so) as `bind`, `cone`, `attenuation`,
+ * `distance-lp` and `distance-send` keys.
+ * Each cue's tempo map (`tempo`, `tempo-change`) and the `[music NAME]`
+ * sections (after the cues) come from SHEET_KEYS as the lines a sheet gives
+ * them (a daemon without it: saved without them, and a warning says so).
  * The mixer snapshots follow as `[snapshot NAME]` sections (SNAPSHOTS, and
- * SNAPSHOT_DETAIL for each one's settings). Not saved, as no request reads
- * them back: tempo maps and markers, and music sections.
+ * SNAPSHOT_DETAIL for each one's settings).
  */
 #include <errno.h>
 #include <math.h>
@@ -28,8 +31,8 @@ const char ctl_cues_save_usage[] =
     "usage: heliodctl cues save FILE\n"
     "  Write the daemon's parameter, category and cue definitions as a cue sheet\n"
     "  that `cues load FILE` reads back to the same definitions, with each cue's\n"
-    "  bindings, cone and attenuation curve, and the mixer snapshots (tempo maps\n"
-    "  and music sections are not read back, so not saved).\n";
+    "  bindings, cone, distance curves and tempo map, the music sections and the\n"
+    "  mixer snapshots.\n";
 
 typedef struct {
     uint8_t *buf;
@@ -122,6 +125,15 @@ static int put_detail(FILE *f, heliod_t *h, const char *cue) {
         fprintf(f, "%s%.9g:%.9g", i ? " " : "attenuation = ", (double)d.dist[i],
                 (double)d.gain_db[i]);
     if (!r->err && d.npoints) fprintf(f, "\n");
+    while (!r->err && r->off < r->len) { /* its distance low-pass and send curves */
+        hl_atten_t a;
+        hl_get_atten(r, &a);
+        if (r->err || a.kind == HL_ATTEN_GAIN) continue;
+        const char *key = a.kind == HL_ATTEN_LOWPASS ? "distance-lp = " : "distance-send = ";
+        for (unsigned i = 0; i < a.npoints && i < HL_ATTEN_POINTS; i++)
+            fprintf(f, "%s%.9g:%.9g", i ? " " : key, (double)a.dist[i], (double)a.gain_db[i]);
+        fprintf(f, "\n");
+    }
     free(l.buf);
     return r->err ? HELIOD_EPROTO : 0;
 }
@@ -206,6 +218,29 @@ static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
     return l.r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
 }
 
+/* The SHEET_KEYS entries of section (HL_SHEET_*) as `key = value` lines:
+ * of the cue `name`, or (name NULL) every music section's, each under its
+ * [music NAME] heading. 0, or HELIOD_EPROTO / HELIOD_ETOOBIG. */
+static int put_sheet_keys(FILE *f, const list_t *keys, uint8_t section, const char *name) {
+    if (!keys->buf) return 0; /* a daemon without SHEET_KEYS */
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, keys->buf, keys->len);
+    hl_list_head_t head;
+    hl_get_list_head(&r, &head);
+    char last[HL_MAX_NAME + 1] = "";
+    for (uint32_t i = 0; i < head.count && !r.err; i++) {
+        hl_sheet_key_t e;
+        hl_get_sheet_key(&r, &e);
+        if (r.err || e.section != section || (name && strcmp(e.name, name) != 0)) continue;
+        if (!name && strcmp(e.name, last) != 0) {
+            fprintf(f, "\n[music %s]\n", e.name);
+            memcpy(last, e.name, sizeof last);
+        }
+        fprintf(f, "%s = %s\n", e.key, e.value);
+    }
+    return r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
+}
+
 /* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */
 static int put_snapshots(FILE *f, heliod_t *h) {
     list_t l;
@@ -227,10 +262,21 @@ static int put_snapshots(FILE *f, heliod_t *h) {
 }
 
 static int save(heliod_t *h, const char *path) {
-    list_t cues, params;
+    list_t cues, params, keys = {0};
     int rc = fetch(h, HL_OP_PARAMS, &params);
     if (rc == 0) rc = fetch(h, HL_OP_CUES, &cues);
+    int old_keys = rc == 0 ? fetch(h, HL_OP_SHEET_KEYS, &keys) : 0;
+    if (old_keys == HELIOD_EBADOP) { /* an older daemon: no tempo maps nor music saved */
+        free(keys.buf);
+        memset(&keys, 0, sizeof keys);
+        ctl_errorf("cues save: warning: this heliod cannot read back tempo maps and music "
+                   "sections (no SHEET_KEYS): %s lacks them",
+                   path);
+    } else if (old_keys < 0) {
+        rc = old_keys;
+    }
     if (rc < 0) {
+        free(keys.buf);
         ctl_errorf("cues save: %s", heliod_strerror(rc));
         return CTL_EXIT_FAIL;
     }
@@ -239,6 +285,7 @@ static int save(heliod_t *h, const char *path) {
         ctl_errorf("cues save: %s: %s", path, strerror(errno));
         free(params.buf);
         free(cues.buf);
+        free(keys.buf);
         return CTL_EXIT_FAIL;
     }
     fprintf(f, "# heliodctl cues save: parameters, categories and cues\n");
@@ -276,6 +323,8 @@ static int save(heliod_t *h, const char *path) {
                 put_cue(f, &e.cue);
                 int d = no_detail ? 1 : put_detail(f, h, e.cue.name);
                 if (d < 0) detail_rc = d;
+                int t = put_sheet_keys(f, &keys, HL_SHEET_CUE, e.cue.name); /* its tempo map */
+                if (t < 0) detail_rc = t;
                 if (d == 1 && !no_detail++)
                     ctl_errorf("cues save: warning: this heliod cannot read back bindings, "
                                "cones and attenuation curves (no CUE_DETAIL): %s lacks them",
@@ -286,6 +335,8 @@ static int save(heliod_t *h, const char *path) {
     }
     free(params.buf);
     free(cues.buf);
+    if (!bad && detail_rc == 0) detail_rc = put_sheet_keys(f, &keys, HL_SHEET_MUSIC, NULL);
+    free(keys.buf);
     if (!bad && detail_rc == 0) detail_rc = put_snapshots(f, h);
     if (fclose(f) != 0 || bad || detail_rc < 0) {
         ctl_errorf("cues save: %s: %s", path,

@@ -230,17 +230,17 @@ int heliod_distance_curve(heliod_t *h, int target, uint64_t voice, const char *n
                           unsigned n, const float *dist, const float *value) {
     hl_atten_t m;
     hl_atten_init(&m);
-    if ((target != HL_CONE_VOICE && target != HL_CONE_CUE) || n > HL_ATTEN_POINTS ||
+    if (target < HL_CONE_VOICE || target > HL_CONE_CUE || n > HL_ATTEN_POINTS ||
         (n && (!dist || !value)))
-        return hlc_set_error(h, HELIOD_EINVAL, "target voice or cue, at most 8 points");
+        return hlc_set_error(h, HELIOD_EINVAL, "target voice, emitter or cue, at most 8 points");
     if (kind < HL_ATTEN_GAIN || kind > HL_ATTEN_SEND)
         return hlc_set_error(h, HELIOD_EINVAL, "kind: gain (0), low-pass (1) or send (2)");
-    if (target == HL_CONE_CUE && (!name || !hl_name_valid(name)))
-        return hlc_set_error(h, HELIOD_ENAME, "invalid cue name");
+    if (target != HL_CONE_VOICE && (!name || !hl_name_valid(name)))
+        return hlc_set_error(h, HELIOD_ENAME, "invalid emitter or cue name");
     m.target = (uint8_t)target;
     m.voice = voice;
     m.kind = (uint8_t)kind;
-    if (target == HL_CONE_CUE) snprintf(m.name, sizeof m.name, "%s", name);
+    if (target != HL_CONE_VOICE) snprintf(m.name, sizeof m.name, "%s", name);
     m.npoints = (uint8_t)n;
     for (unsigned i = 0; i < n; i++) {
         m.dist[i] = dist[i];

@@ -121,9 +121,11 @@ int heliod_cone_lp(heliod_t *h, int target, uint64_t voice, const char *name, co
                    float inner_deg, float outer_deg, float outer_gain, float outer_lp_hz);
 /* Custom attenuation (protocol 1.1): n <= 8 points of distance (m, strictly
  * increasing) and gain (dB in [-144, +24]) replace the distance model's gain
- * of a voice (target HELIOD_CONE_VOICE, now) or of a cue's voices started
- * from now on (HELIOD_CONE_CUE, name); linear in dB between points, the end
- * values beyond. n 0: back to the model. */
+ * of a voice (target HELIOD_CONE_VOICE, now), of an emitter's voices now and
+ * later (HELIOD_CONE_EMITTER, name; a voice given its own curve keeps it;
+ * the emitter's wins over its cue's) or of a cue's voices started from now
+ * on (HELIOD_CONE_CUE, name); linear in dB between points, the end values
+ * beyond. n 0: back to the model. The targets are the same for every kind. */
 int heliod_attenuation(heliod_t *h, int target, uint64_t voice, const char *name, unsigned n,
                        const float *dist, const float *gain_db);
 /* A distance curve of one kind (protocol 1.1): HELIOD_ATTEN_GAIN is

@@ -115,6 +115,7 @@
     X(CAPTURE, 68, "capture")     /* 1.1: start or stop the session capture (control clients) */   \
     X(CUE_DETAIL, 70, "cue-detail") /* 1.1: a cue's bindings, cone and attenuation curve */        \
     X(SNAPSHOT_DETAIL, 71, "snapshot-detail") /* 1.1: a snapshot's settings */                     \
+    X(SHEET_KEYS, 72, "sheet-keys") /* 1.1: tempo maps and music sections as cue-sheet lines */    \
     X(REPLY, 128, "reply")                                                                         \
     X(EVENT, 129, "event")
 
@@ -635,6 +636,9 @@ typedef struct {
 #define HL_SNAPT_GAIN    0  /* value: the bus's fader, dB */
 #define HL_SNAPT_MUTE    1  /* value: 1 muted, 0 unmuted */
 #define HL_SNAPT_FX      2  /* value: parameter `param` of insert `fx_index` */
+/* SHEET_KEY section: the kind of cue-sheet section a line belongs to */
+#define HL_SHEET_CUE   0 /* [cue NAME]: its tempo map */
+#define HL_SHEET_MUSIC 1 /* [music NAME]: a state, layer or transition */
 /* CONE (since 1.1): OpenAL 1.1's sound cone on a voice, an emitter or a cue */
 #define HL_CONE_VOICE      0 /* voice: that voice, now */
 #define HL_CONE_EMITTER    1 /* name: the emitter's voices, now and later */

@@ -135,7 +135,8 @@
     X(music_reply, MUSIC_REPLY, GEN)                                                               \
     X(capture, CAPTURE, GEN)                                                                       \
     X(cue_detail, CUE_DETAIL, GEN)                                                                 \
-    X(snapshot_setting, SNAPSHOT_SETTING, GEN)
+    X(snapshot_setting, SNAPSHOT_SETTING, GEN)                                                     \
+    X(sheet_key, SHEET_KEY, GEN)
 
 /* Refusals spelled once. */
 #define HL_WHY_FADE(f) f ": must be -1 (default) or in [0, " HL_RANGE_STR(HL_R_FADE_MS_HI) "]"
@@ -553,9 +554,9 @@
 
 /* ---- custom attenuation curves (since 1.1) ---- */
 #define HL_FIELDS_atten(X) \
-    X(ENUM8, target,  HL_CONE_CUE, ENUM,    NONE, "target: voice (0) or cue (2)",        ALWAYS, 0, V1_1) /* HL_CONE_VOICE or HL_CONE_CUE */ \
+    X(ENUM8, target,  HL_CONE_CUE, ENUM,    NONE, "target: voice (0), emitter (1) or cue (2)", ALWAYS, 0, V1_1) /* HL_CONE_* */ \
     X(U64,   voice,   0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* target voice */ \
-    X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid cue name",               ALWAYS, 0, V1_1) /* target cue */ \
+    X(STR,   name,    HL_MAX_NAME, NAMEOPT, NONE, "name: invalid emitter or cue name",    ALWAYS, 0, V1_1) /* target emitter or cue */ \
     X(U8,    npoints, 0,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* 0: back to the distance model */ \
     X(F32N,  dist,    8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* metres, strictly increasing */ \
     X(F32N,  gain_db, 8,           NONE,    NONE, "",                                     ALWAYS, 0, V1_1) /* at each distance (kind 1: Hz) */ \
@@ -581,6 +582,14 @@
     X(U32,   fx_index, 0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* fx: the insert */ \
     X(U8,    param,    0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* fx: its parameter p[param] */ \
     X(F32,   value,    0,           NONE, NONE, "", ALWAYS, 0, V1_0) /* gain dB (-inf), mute 0/1, the parameter */
+
+/* SHEET_KEYS's list entry (1.1; an op since 1.1: every field is required):
+ * one cue-sheet line no other request reads back */
+#define HL_FIELDS_sheet_key(X) \
+    X(ENUM8, section, HL_SHEET_MUSIC, NONE, NONE, "", ALWAYS, 0, V1_0) /* HL_SHEET_* */ \
+    X(STR,   name,    HL_MAX_NAME,    NONE, NONE, "", ALWAYS, 0, V1_0) /* the cue or music */ \
+    X(STR,   key,     HL_MAX_NAME,    NONE, NONE, "", ALWAYS, 0, V1_0) /* tempo, tempo-change, state, layer, transition */ \
+    X(STR,   value,   HL_MAX_MSG,     NONE, NONE, "", ALWAYS, 0, V1_0) /* as the sheet gives it */
 
 /* ---- adaptive music (1.1): a cue sheet's [music NAME] ---- */
 #define HL_FIELDS_music_req(X) \

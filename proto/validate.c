@@ -237,11 +237,10 @@ int hl_validate_cone(const hl_cone_t *m, const char **why) {
 int hl_validate_atten(const hl_atten_t *m, const char **why) {
     int rc = hl_check_atten(m, why);
     if (rc != 0) return rc;
-    if (m->target == HL_CONE_EMITTER) return invalid(why, "target: voice (0) or cue (2)");
     if (m->target == HL_CONE_VOICE && m->voice == 0)
         return invalid(why, "voice: 0 is never a voice");
-    if (m->target == HL_CONE_CUE && !hl_name_valid(m->name))
-        return invalid(why, "name: a cue name is required");
+    if (m->target != HL_CONE_VOICE && !hl_name_valid(m->name))
+        return invalid(why, "name: an emitter or cue name is required");
     if (m->npoints > HL_ATTEN_POINTS) return invalid(why, "npoints: at most 8");
     for (unsigned i = 0; i < m->npoints; i++) {
         if (!isfinite(m->dist[i]) || m->dist[i] < 0.0f || m->dist[i] > HL_MAX_COORD)

@@ -65,7 +65,8 @@ int hld_capture_op(uint16_t op) {
     case HL_OP_PARAMS:
     case HL_OP_SNAPSHOTS:
     case HL_OP_CUE_DETAIL:
-    case HL_OP_SNAPSHOT_DETAIL: return 0;
+    case HL_OP_SNAPSHOT_DETAIL:
+    case HL_OP_SHEET_KEYS: return 0;
     default: return 1;
     }
 }

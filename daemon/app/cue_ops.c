@@ -118,9 +118,28 @@ int hld_op_cues(hld_req_t *q) {
     return hld_list_end(&l);
 }
 
+/* A cue's distance low-pass or send curve after CUE_DETAIL's BIND bodies,
+ * as the ATTEN (target cue) that sets it again; none: nothing. */
+static void put_dist_curve(hl_wbuf_t *w, const hld_cue_t *cue, uint8_t kind, uint32_t n,
+                           const float *dist, const float *v) {
+    if (n == 0) return;
+    hl_atten_t a;
+    hl_atten_init(&a);
+    a.target = HL_CONE_CUE;
+    memcpy(a.name, cue->def.name, sizeof a.name);
+    a.npoints = (uint8_t)n;
+    memcpy(a.dist, dist, sizeof a.dist);
+    memcpy(a.gain_db, v, sizeof a.gain_db);
+    a.kind = kind;
+    hl_put_atten(w, &a);
+}
+
 /* CUE_DETAIL: what CUE does not carry, in the form BIND, CONE and ATTEN
  * set it: the cone and the curve, then one BIND body (action add) per
- * binding, its parameter by name. Any client may read what it may play. */
+ * binding, its parameter by name, then an ATTEN body (target cue) for its
+ * distance low-pass and one for its distance send curve, each if it has
+ * one (later 1.1: an older reader stops after the BINDs). Any client may
+ * read what it may play. */
 int hld_op_cue_detail(hld_req_t *q) {
     hl_name_t m;
     hl_get_name(&q->r, &m);
@@ -159,8 +178,49 @@ int hld_op_cue_detail(hld_req_t *q) {
         hld_curve_to_bind(&b->curve, &e);
         hl_put_bind(&q->w, &e);
     }
+    put_dist_curve(&q->w, cue, HL_ATTEN_LOWPASS, cue->dist_lp.n, cue->dist_lp.d, cue->dist_lp.v);
+    put_dist_curve(&q->w, cue, HL_ATTEN_SEND, cue->dist_send.n, cue->dist_send.d, cue->dist_send.v);
     hld_reply_end(q);
     return 0;
+}
+
+/* One SHEET_KEYS entry; 1 once the list is full. */
+static int put_sheet_key(hld_req_t *q, hld_list_t *l, uint8_t section, const char *name,
+                         const char *key, const char *value) {
+    hl_sheet_key_t e = {.section = section};
+    snprintf(e.name, sizeof e.name, "%s", name);
+    snprintf(e.key, sizeof e.key, "%s", key);
+    snprintf(e.value, sizeof e.value, "%s", value);
+    size_t before = q->w.len;
+    hl_put_sheet_key(&q->w, &e);
+    return hld_list_entry_done(l, before);
+}
+
+/* SHEET_KEYS: what only a cue sheet sets, as its lines: each cue's tempo
+ * map, then each [music NAME] section's states, layers and transitions;
+ * what this client sees (as CUES lists). */
+int hld_op_sheet_keys(hld_req_t *q) {
+    if (!hld_body_ok(q)) return CLOSE_CONN;
+    if (q->h->flags & HL_FLAG_NOREPLY) return 0;
+    const hld_cues_t *cs = &q->c->d->cues;
+    hld_list_t l;
+    hld_list_begin(&l, q);
+    int full = 0;
+    char v[HL_MAX_MSG + 1];
+    for (uint32_t i = 0; i < cs->ncues && !full; i++) {
+        const hld_cue_t *c = cs->cues[i];
+        if (!c->def.name[0] || !hld_ns_rank(q->c, c->owner)) continue;
+        for (unsigned k = 0; !full && hld_tempo_line(&c->tempo, k, v, sizeof v) == 0; k++)
+            full = put_sheet_key(q, &l, HL_SHEET_CUE, c->def.name, k ? "tempo-change" : "tempo", v);
+    }
+    for (uint32_t i = 0; i < cs->nmusic && !full; i++) {
+        const hld_music_t *m = cs->music[i];
+        if (!hld_ns_rank(q->c, m->owner)) continue;
+        const char *key;
+        for (unsigned k = 0; !full && hld_music_line(&m->def, k, &key, v, sizeof v) == 0; k++)
+            full = put_sheet_key(q, &l, HL_SHEET_MUSIC, m->def.name, key, v);
+    }
+    return hld_list_end(&l);
 }
 
 /* CUES_LOAD: the sheet is read on the worker pool (fileio.h), then parsed

@@ -557,6 +557,7 @@ static const hld_op_fn g_ops[HLD_OPS] = {
     [HL_OP_CAPTURE] = hld_op_capture,
     [HL_OP_CUE_DETAIL] = hld_op_cue_detail,
     [HL_OP_SNAPSHOT_DETAIL] = hld_op_snapshot_detail,
+    [HL_OP_SHEET_KEYS] = hld_op_sheet_keys,
 };
 
 /* A request's frame of effect, for the capture: where the audio thread was
@@ -620,7 +621,8 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     hld_op_fn fn = h->op < HLD_OPS ? g_ops[h->op] : NULL;
     if (!fn) return hld_fail(&q, HELIOD_EBADOP, NULL);
     if ((h->op == HL_OP_SNAPSHOT || h->op == HL_OP_SNAPSHOTS || h->op == HL_OP_CONE ||
-         h->op == HL_OP_ATTEN || h->op == HL_OP_CUE_DETAIL || h->op == HL_OP_SNAPSHOT_DETAIL) &&
+         h->op == HL_OP_ATTEN || h->op == HL_OP_CUE_DETAIL || h->op == HL_OP_SNAPSHOT_DETAIL ||
+         h->op == HL_OP_SHEET_KEYS) &&
         c->minor < 1)
         return hld_fail(&q, HELIOD_EBADOP, "this request needs protocol 1.1 (HELLO minor 1)");
     if (h->op == HL_OP_DEVICE && !c->control) { /* every client's output: the operator's */

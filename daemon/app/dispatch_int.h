@@ -58,6 +58,8 @@ int hld_op_cues(hld_req_t *q);
 int hld_op_cues_load(hld_req_t *q);
 /* CUE_DETAIL (1.1): a cue's bindings, cone and attenuation curve, as set */
 int hld_op_cue_detail(hld_req_t *q);
+/* SHEET_KEYS (1.1): tempo maps and music sections, as cue-sheet lines */
+int hld_op_sheet_keys(hld_req_t *q);
 /* emitter_ops.c */
 int hld_op_emitter(hld_req_t *q);
 /* bus_ops.c */

@@ -136,6 +136,29 @@ int hld_op_set(hld_req_t *q) {
 
 /* ---- CONE ------------------------------------------------------------------ */
 
+/* The emitter or cue a CONE or ATTEN names (this client's namespace), if
+ * this client may change it; else NULL, answered (ENOEMITTER, or EINVAL "no
+ * cue named", or EPERM). */
+static hld_emitter_t *target_emitter(hld_req_t *q, const char *name) {
+    hld_emitter_t *em = hld_vm_emitter_find_in(q->c->d->vm, name, hld_ns_rank, q->c);
+    char msg[HL_MAX_MSG + 1];
+    if (!em) {
+        snprintf(msg, sizeof msg, "no emitter named %s", name);
+        return hld_fail(q, HELIOD_ENOEMITTER, msg), NULL;
+    }
+    return hld_may_change(q, em->creator, "emitter", name) ? em : NULL;
+}
+
+static hld_cue_t *target_cue(hld_req_t *q, const char *name) {
+    hld_cue_t *cue = hld_cues_find_in(&q->c->d->cues, name, hld_ns_rank, q->c);
+    char msg[HL_MAX_MSG + 1];
+    if (!cue) {
+        snprintf(msg, sizeof msg, "no cue named %s", name);
+        return hld_fail(q, HELIOD_EINVAL, msg), NULL;
+    }
+    return hld_may_change(q, cue->owner, "cue", name) ? cue : NULL;
+}
+
 int hld_op_cone(hld_req_t *q) {
     hl_cone_t m;
     hl_get_cone(&q->r, &m);
@@ -145,7 +168,6 @@ int hld_op_cone(hld_req_t *q) {
     hld_daemon_t *d = q->c->d;
     const float cone[7] = {m.dir[0],    m.dir[1],     m.dir[2],     m.inner_deg,
                            m.outer_deg, m.outer_gain, m.outer_lp_hz};
-    char msg[HL_MAX_MSG + 1];
     if (m.target == HL_CONE_VOICE) {
         hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
         if (may_touch(q, lv, m.voice) != 0) return 0;
@@ -160,22 +182,14 @@ int hld_op_cone(hld_req_t *q) {
         return hld_reply_ok(q);
     }
     if (m.target == HL_CONE_EMITTER) {
-        hld_emitter_t *em = hld_vm_emitter_find_in(d->vm, m.name, hld_ns_rank, q->c);
-        if (!em) {
-            snprintf(msg, sizeof msg, "no emitter named %s", m.name);
-            return hld_fail(q, HELIOD_ENOEMITTER, msg);
-        }
-        if (!hld_may_change(q, em->creator, "emitter", m.name)) return 0;
+        hld_emitter_t *em = target_emitter(q, m.name);
+        if (!em) return 0;
         int rc = hld_vm_emitter_cone(d->vm, em, cone, hld_now_ns());
         if (rc < 0) return hld_mixer_fail(q, rc);
         return hld_reply_ok(q);
     }
-    hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
-    if (!cue) {
-        snprintf(msg, sizeof msg, "no cue named %s", m.name);
-        return hld_fail(q, HELIOD_EINVAL, msg);
-    }
-    if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
+    hld_cue_t *cue = target_cue(q, m.name);
+    if (!cue) return 0;
     memcpy(cue->cone, cone, sizeof cue->cone);
     return hld_reply_ok(q);
 }
@@ -196,26 +210,23 @@ int hld_op_atten(hld_req_t *q) {
     if (m.target == HL_CONE_VOICE) {
         hld_lvoice_t *lv = hld_vm_get(d->vm, m.voice);
         if (may_touch(q, lv, m.voice) != 0) return 0;
-        hl_voice_set_t s = {.mask = m.kind == HL_ATTEN_LOWPASS ? HL_MIX_SET_DLP
-                                    : m.kind == HL_ATTEN_SEND  ? HL_MIX_SET_DSEND
-                                                               : HL_MIX_SET_CURVE,
-                            .curve_n = m.npoints,
-                            .dist_lp = dc,
-                            .dist_send = dc};
-        memcpy(s.curve_d, m.dist, sizeof s.curve_d);
-        memcpy(s.curve_db, m.gain_db, sizeof s.curve_db);
+        hl_voice_set_t s = {0};
+        hld_vm_curve_set(&s, m.kind, &dc);
         int rc = hld_vm_set(d->vm, m.voice, &s, hld_now_ns());
         if (rc < 0) return hld_mixer_fail(q, rc);
+        lv->own_curves |= (uint8_t)(1u << m.kind); /* its emitter's no longer replaces it */
         hld_vm_mark_dirty(d->vm);
         return hld_reply_ok(q);
     }
-    hld_cue_t *cue = hld_cues_find_in(&d->cues, m.name, hld_ns_rank, q->c);
-    if (!cue) {
-        char msg[HL_MAX_MSG + 1];
-        snprintf(msg, sizeof msg, "no cue named %s", m.name);
-        return hld_fail(q, HELIOD_EINVAL, msg);
+    if (m.target == HL_CONE_EMITTER) {
+        hld_emitter_t *em = target_emitter(q, m.name);
+        if (!em) return 0;
+        int rc = hld_vm_emitter_curve(d->vm, em, m.kind, &dc, hld_now_ns());
+        if (rc < 0) return hld_mixer_fail(q, rc);
+        return hld_reply_ok(q);
     }
-    if (!hld_may_change(q, cue->owner, "cue", m.name)) return 0;
+    hld_cue_t *cue = target_cue(q, m.name);
+    if (!cue) return 0;
     _Static_assert(sizeof dc == sizeof cue->dist_lp, "curve layouts");
     if (m.kind == HL_ATTEN_LOWPASS) {
         memcpy(&cue->dist_lp, &dc, sizeof dc);

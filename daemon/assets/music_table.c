@@ -158,6 +158,42 @@ int hld_music_add_transition(hld_music_def_t *m, const char *val, const char **w
     return 0;
 }
 
+static const char *curve_name(uint8_t c) {
+    return c == HL_CURVE_LINEAR ? "linear" : c == HL_CURVE_LOG ? "log" : "equal-power";
+}
+
+int hld_music_line(const hld_music_def_t *m, unsigned i, const char **key, char *buf, size_t cap) {
+    if (i < m->nstates) {
+        *key = "state";
+        snprintf(buf, cap, "%s %s", m->state[i], m->cue[i]);
+        return 0;
+    }
+    i -= m->nstates;
+    if (i < m->nlayers) {
+        *key = "layer";
+        snprintf(buf, cap, "%s %s", m->state[m->layer_state[i]], m->layer_cue[i]);
+        return 0;
+    }
+    i -= m->nlayers;
+    if (i >= m->ntrans) return -1;
+    const hld_music_trans_t *t = &m->trans[i];
+    static const char *const when[] = {"now", "beat", "bar", "bars", "marker", "end"};
+    char w[16], how[HL_MAX_NAME + 48];
+    if (t->when == HLD_MW_BARS)
+        snprintf(w, sizeof w, "bars:%u", (unsigned)t->bars);
+    else
+        snprintf(w, sizeof w, "%s", when[t->when]);
+    if (t->how == HLD_MH_SEGMENT)
+        snprintf(how, sizeof how, "segment:%s:%.9g", t->segment, (double)t->fade_ms);
+    else
+        snprintf(how, sizeof how, "%s:%.9g:%s", t->how == HLD_MH_XFADE ? "xfade" : "fadeout",
+                 (double)t->fade_ms, curve_name(t->curve));
+    *key = "transition";
+    snprintf(buf, cap, "%s %s %s %s%s", t->from < 0 ? "*" : m->state[t->from], m->state[t->to], w,
+             how, t->tail ? " tail" : "");
+    return 0;
+}
+
 const hld_music_trans_t *hld_music_find(const hld_music_def_t *m, int from, int to) {
     const hld_music_trans_t *any = NULL;
     for (uint32_t i = 0; i < m->ntrans; i++) {

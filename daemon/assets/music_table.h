@@ -92,6 +92,11 @@ int hld_music_add_transition(hld_music_def_t *m, const char *val, const char **w
  * PARAM gain ...` line: one parameter drives every layer through its
  * curve). 0, or -1 with *why. */
 int hld_music_add_layer(hld_music_def_t *m, const char *val, const char **why);
+/* Line i of the section as the cue sheet sets it again: the states
+ * (`state`), then the layers (`layer`), then the transitions
+ * (`transition`), in the order the sheet gave them. *key gets the key, buf
+ * (cap bytes) the value. 0, or -1 past the last line. */
+int hld_music_line(const hld_music_def_t *m, unsigned i, const char **key, char *buf, size_t cap);
 /* The index of state name, or -1. */
 int hld_music_state(const hld_music_def_t *m, const char *name);
 /* The transition from `from` (-1: nothing plays) to `to`: an exact FROM

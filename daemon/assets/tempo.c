@@ -5,6 +5,7 @@
 #include "tempo.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,25 @@ int hld_tempo_parse_change(hld_tempo_t *t, const char *v, const char **why) {
         }
         s++;
     }
+}
+
+/* milli-BPM as the BPM a sheet gives: up to three decimals, none trailing */
+static void put_bpm(char *buf, size_t cap, uint32_t mbpm) {
+    int n = snprintf(buf, cap, "%u.%03u", mbpm / 1000, mbpm % 1000);
+    while (n > 0 && (size_t)n < cap && buf[n - 1] == '0')
+        buf[--n] = '\0';
+    if (n > 0 && (size_t)n < cap && buf[n - 1] == '.') buf[--n] = '\0';
+}
+
+int hld_tempo_line(const hld_tempo_t *t, unsigned i, char *buf, size_t cap) {
+    if (i >= t->n) return -1;
+    char bpm[24];
+    put_bpm(bpm, sizeof bpm, t->seg[i].mbpm);
+    if (i == 0)
+        snprintf(buf, cap, "%s %u/%u", bpm, (unsigned)t->num, (unsigned)t->den);
+    else
+        snprintf(buf, cap, "%u:%s", (unsigned)t->seg[i].beat, bpm);
+    return 0;
 }
 
 /* ceil(beats * 60000 * U / mbpm) without overflow: beats = q * mbpm + r */

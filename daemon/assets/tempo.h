@@ -45,6 +45,11 @@ int hld_tempo_parse(hld_tempo_t *t, const char *v, const char **why);
  * after the previous one's (needs `tempo` first). 0 or -1 with *why. */
 int hld_tempo_parse_change(hld_tempo_t *t, const char *v, const char **why);
 
+/* The map as the cue-sheet lines that set it again: line 0 the `tempo`
+ * value ("BPM NUM/DEN"), line i (1..n-1) a `tempo-change` value
+ * ("BEAT:BPM"), into buf (cap bytes). 0, or -1 past the map. */
+int hld_tempo_line(const hld_tempo_t *t, unsigned i, char *buf, size_t cap);
+
 /* Source position of beat k (units_per_s: U above). */
 uint64_t hld_tempo_beat_pos(const hld_tempo_t *t, uint64_t k, uint32_t units_per_s);
 /* The first beat whose position is >= pos. */

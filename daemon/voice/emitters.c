@@ -82,29 +82,76 @@ int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const flo
     return 0;
 }
 
-int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[7], uint64_t now_ns) {
-    hl_voice_set_t s = {.mask = HL_MIX_SET_CONE,
-                        .cone_dir = {cone[0], cone[1], cone[2]},
-                        .cone_inner = cone[3],
-                        .cone_outer = cone[4],
-                        .cone_outer_gain = cone[5],
-                        .cone_outer_lp = cone[6]};
+/* s on every voice of em (own: the voices whose own bit is set keep
+ * theirs): one mixer command per real one, all of them fit or nothing is
+ * sent (EBUSY); each one's params take it too. */
+static int emitter_send(hld_vm_t *vm, hld_emitter_t *em, const hl_voice_set_t *s, uint8_t own,
+                        uint64_t now_ns) {
     uint64_t need = 0;
     for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next)
-        need += vm->lv[i].real && vm->lv[i].mix;
+        need += vm->lv[i].real && vm->lv[i].mix && !(vm->lv[i].own_curves & own);
     if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY;
     for (uint32_t i = em->first; i != HLD_NIL; i = vm->lv[i].em_next) {
         hld_lvoice_t *v = &vm->lv[i];
-        if (v->real && v->mix) (void)hl_mixer_set(vm->mx, v->mix, &s, now_ns);
-        memcpy(v->p.cone_dir, s.cone_dir, sizeof v->p.cone_dir);
-        v->p.cone_inner = s.cone_inner;
-        v->p.cone_outer = s.cone_outer;
-        v->p.cone_outer_gain = s.cone_outer_gain;
-        v->p.cone_outer_lp = s.cone_outer_lp;
+        if (v->own_curves & own) continue;
+        if (v->real && v->mix) (void)hl_mixer_set(vm->mx, v->mix, s, now_ns);
+        hl_voice_set_fields(&v->p, s);
     }
-    memcpy(em->cone, cone, sizeof em->cone);
     vm->dirty = 1;
     return 0;
+}
+
+static void cone_set(hl_voice_set_t *s, const float cone[7]) {
+    s->mask |= HL_MIX_SET_CONE;
+    memcpy(s->cone_dir, cone, sizeof s->cone_dir);
+    s->cone_inner = cone[3];
+    s->cone_outer = cone[4];
+    s->cone_outer_gain = cone[5];
+    s->cone_outer_lp = cone[6];
+}
+
+int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[7], uint64_t now_ns) {
+    hl_voice_set_t s = {0};
+    cone_set(&s, cone);
+    int rc = emitter_send(vm, em, &s, 0, now_ns);
+    if (rc == 0) memcpy(em->cone, cone, sizeof em->cone);
+    return rc;
+}
+
+void hld_vm_curve_set(hl_voice_set_t *s, unsigned kind, const hl_dcurve_t *c) {
+    if (kind == HL_ATTEN_LOWPASS) {
+        s->mask |= HL_MIX_SET_DLP;
+        s->dist_lp = *c;
+    } else if (kind == HL_ATTEN_SEND) {
+        s->mask |= HL_MIX_SET_DSEND;
+        s->dist_send = *c;
+    } else {
+        s->mask |= HL_MIX_SET_CURVE;
+        s->curve_n = c->n;
+        memcpy(s->curve_d, c->d, sizeof s->curve_d);
+        memcpy(s->curve_db, c->v, sizeof s->curve_db);
+    }
+}
+
+int hld_vm_emitter_curve(hld_vm_t *vm, hld_emitter_t *em, unsigned kind, const hl_dcurve_t *c,
+                         uint64_t now_ns) {
+    if (kind > HL_ATTEN_SEND) return HELIOD_EINVAL;
+    hl_voice_set_t s = {0};
+    hld_vm_curve_set(&s, kind, c);
+    int rc = emitter_send(vm, em, &s, (uint8_t)(1u << kind), now_ns);
+    if (rc == 0) em->curve[kind] = *c;
+    return rc;
+}
+
+void vm_emitter_into(const hld_emitter_t *em, hl_voice_params_t *p) {
+    memcpy(p->pos, em->pos, sizeof p->pos);
+    memcpy(p->vel, em->vel, sizeof p->vel);
+    hl_voice_set_t s = {0}; /* its cone and curves win over its cue's */
+    if (em->cone[0] != 0.0f || em->cone[1] != 0.0f || em->cone[2] != 0.0f) cone_set(&s, em->cone);
+    for (unsigned k = 0; k <= HL_ATTEN_SEND; k++)
+        if (em->curve[k].n) hld_vm_curve_set(&s, k, &em->curve[k]);
+    hl_voice_set_fields(p, &s);
+    p->flags |= HL_MIX_3D;
 }
 
 static void emitter_free(hld_vm_t *vm, hld_emitter_t *em) {

@@ -264,6 +264,14 @@ hld_emitter_t *hld_vm_emitter_find_in(hld_vm_t *vm, const char *name, hld_ns_ran
 /* The emitter's sound cone (CONE: dir, inner, outer, outer gain), on every
  * voice of it now and each one started on it later. 0 or HELIOD_EBUSY. */
 int hld_vm_emitter_cone(hld_vm_t *vm, hld_emitter_t *em, const float cone[7], uint64_t now_ns);
+/* The emitter's distance curve of ATTEN kind (HL_ATTEN_*; n 0: none), on
+ * every voice of it now that has no curve of that kind of its own (ATTEN on
+ * the voice: own_curves), and each one started on it later (over its cue's).
+ * 0, HELIOD_EBUSY (nothing changed) or HELIOD_EINVAL (kind). */
+int hld_vm_emitter_curve(hld_vm_t *vm, hld_emitter_t *em, unsigned kind, const hl_dcurve_t *c,
+                         uint64_t now_ns);
+/* Adds to s (mask and fields) the distance curve c of ATTEN kind. */
+void hld_vm_curve_set(hl_voice_set_t *s, unsigned kind, const hl_dcurve_t *c);
 int hld_vm_emitter_set(hld_vm_t *vm, hld_emitter_t *em, uint32_t mask, const float pos[3],
                        const float vel[3], uint32_t ramp_frames, uint64_t now_ns);
 /* Fades every voice out (fade_frames, or each voice's fade-out when

@@ -306,18 +306,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     v->start_frame = v->anchor_frame;
     v->cue_prev = v->cue_next = v->cat_prev = v->cat_next = v->em_prev = v->em_next = HLD_NIL;
     v->prio_prev = v->prio_next = HLD_NIL;
-    if (v->em) {
-        memcpy(v->p.pos, v->em->pos, sizeof v->p.pos);
-        memcpy(v->p.vel, v->em->vel, sizeof v->p.vel);
-        if (v->em->cone[0] != 0.0f || v->em->cone[1] != 0.0f || v->em->cone[2] != 0.0f) {
-            memcpy(v->p.cone_dir, v->em->cone, sizeof v->p.cone_dir);
-            v->p.cone_inner = v->em->cone[3];
-            v->p.cone_outer = v->em->cone[4];
-            v->p.cone_outer_gain = v->em->cone[5];
-            v->p.cone_outer_lp = v->em->cone[6];
-        }
-        v->p.flags |= HL_MIX_3D;
-    }
+    if (v->em) vm_emitter_into(v->em, &v->p);
     if (v->snd) v->snd->playing++;
     if (vm->ops.charge) vm->ops.charge(vm->ops.user, v, +1);
     vm_count_in(vm, idx);

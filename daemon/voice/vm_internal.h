@@ -107,6 +107,9 @@ uint32_t vm_ms_frames(const hld_vm_t *vm, float ms);
 /* 1 if the mixer's command ring takes n more commands now (a request that
  * needs n checks first, so it applies all or nothing). */
 int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
+/* emitters.c: a voice started on em takes its position, velocity, cone and
+ * distance curves (over its cue's), and is 3D. */
+void vm_emitter_into(const hld_emitter_t *em, hl_voice_params_t *p);
 
 /* ---- vm_rank.c: audibility, real <-> virtual, the ranking ---- */
 float vm_distance_to_listener(const hld_vm_t *vm, const hld_lvoice_t *v);

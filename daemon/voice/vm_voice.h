@@ -36,9 +36,10 @@ typedef struct hld_emitter {
     uint32_t owner;   /* client id; 0 = detached */
     uint32_t creator; /* client id that created it: it (or a control client) moves it */
     float pos[3], vel[3];
-    float cone[7];  /* CONE: dir x3, inner, outer, outer gain, outer low-pass Hz (0 none); dir
-                       (0,0,0) = none */
-    uint32_t first; /* its voices (intrusive list through em_next) */
+    float cone[7];        /* CONE: dir x3, inner, outer, outer gain, outer low-pass Hz (0 none); dir
+                             (0,0,0) = none */
+    hl_dcurve_t curve[3]; /* ATTEN by kind (gain dB, low-pass Hz, send dB): n 0 = none */
+    uint32_t first;       /* its voices (intrusive list through em_next) */
     uint32_t count;
     uint32_t index; /* in the emitter table */
 } hld_emitter_t;
@@ -79,6 +80,8 @@ typedef struct {
     uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
     uint8_t lowq;          /* quality steps the governor took away (sinc -> cubic -> linear) */
     uint8_t pinned;        /* a client-fed stream: always real (mixed or ended, never virtual) */
+    uint8_t own_curves;    /* 1 << ATTEN kind: a curve set on the voice itself (its emitter's
+                            * ATTEN leaves that kind alone) */
     float aud, imp;        /* last ranking */
     float pw;              /* priority weight 2^(priority/100), set at admission */
     uint64_t seq;          /* start order */

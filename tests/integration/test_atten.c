@@ -55,6 +55,11 @@ static double tone_def(double d) {
     return db;
 }
 
+/* The emitter's curve 1:0 EMT_D1:EMT_DB1, heard at EMT_D m (under EMT_D1). */
+#define EMT_D   10.0
+#define EMT_D1  20.0
+#define EMT_DB1 (-20.0)
+
 static double curve_def(double d) {
     if (d <= k_d[0]) return k_db[0];
     for (int i = 1; i < 4; i++)
@@ -82,13 +87,21 @@ static void test_cue_curve_render(void **state) {
     fprintf(f, "attenuation --cue t --kind lowpass --points 2:30000,42:1000\n");
     fprintf(f, "attenuation --cue t --kind send --points 2:0,42:-20\n");
     fprintf(f, "emitter create e2 --pos 0,0,%.3f\n", -k_tdist[0]);
+    fprintf(f, "emitter create e3 --pos 0,0,%g\n", -EMT_D);
     fprintf(f, "emitter create e --pos 0,0,-1\n@1 play c --emitter e --fade-in 0\n");
     for (int k = 0; k < NDIST; k++)
         fprintf(f, "@%d emitter set e --pos 0,0,%.3f\n", (k + 1) * SEG, -k_dist[k]);
     fprintf(f, "@%d stop --all --fade 0\n@%d play t --emitter e2 --fade-in 0\n", t0, t0 + 1);
     for (int k = 1; k < NTONE; k++)
         fprintf(f, "@%d emitter set e2 --pos 0,0,%.3f\n", t0 + k * SEG, -k_tdist[k]);
-    fprintf(f, "@%d end\n", t0 + NTONE * SEG);
+    /* an emitter's curve (EMT_DB at EMT_D m) wins over its cue's, on its
+     * voice playing now and on one started on it later */
+    const int t1 = t0 + NTONE * SEG;
+    fprintf(f, "@%d stop --all --fade 0\n@%d play c --emitter e3 --fade-in 0\n", t1, t1 + 1);
+    fprintf(f, "@%d attenuation --emitter e3 --points 1:0,%g:%g\n", t1 + SEG, EMT_D1, EMT_DB1);
+    fprintf(f, "@%d stop --all --fade 0\n@%d play c --emitter e3 --fade-in 0\n", t1 + 2 * SEG,
+            t1 + 2 * SEG + 1);
+    fprintf(f, "@%d end\n", t1 + 3 * SEG);
     fclose(f);
     size_t n = 0;
     float *x = th_scratch_render(&r, &n);
@@ -113,14 +126,73 @@ static void test_cue_curve_render(void **state) {
                       got, tone_def(k_tdist[k]));
         assert_true(fabs(got - tone_def(k_tdist[k])) < 0.3);
     }
+    /* the emitter's curve: the cue's at first, then the emitter's on the
+     * same voice, and on a voice started after */
+    const double emt[3] = {curve_def(EMT_D), EMT_DB1 * (EMT_D - 1.0) / (EMT_D1 - 1.0), 0};
+    for (int k = 0; k < 3; k++) {
+        const double want = k == 2 ? emt[1] : emt[k];
+        const size_t a = (size_t)(t1 + k * SEG + SEG / 2), b = (size_t)(t1 + (k + 1) * SEG - 600);
+        const double got = 10.0 * log10(th_power_stereo(x, a, b) / p0);
+        print_message("emitter curve, segment %d: %8.3f dB, want %8.3f dB\n", k, got, want);
+        assert_true(fabs(got - want) < 0.05);
+    }
     free(x);
     th_scratch_remove(&r);
+}
+
+/* The audibility (dB) the voice manager ranks voice v with, once it is
+ * within 0.01 dB of want (the ranking runs at its tick; 5 s at most). */
+static double ranked_db(heliod_t *h, heliod_voice_t v, double want) {
+    heliod_voice_info_t vi[8];
+    double got = NAN;
+    for (int t = 0; t < 250; t++) {
+        size_t n = 0;
+        assert_int_equal(heliod_voices(h, vi, 8, &n), 0);
+        for (size_t i = 0; i < n; i++)
+            if (vi[i].voice == v) got = vi[i].audibility_db;
+        if (fabs(got - want) < 0.01) break;
+        th_sleep_ms(20);
+    }
+    return got;
+}
+
+/* An emitter's curve reaches its voices but the one given its own (ATTEN
+ * on the voice), which keeps it; the voice manager ranks with the curve. */
+static void emitter_curve_spares_own(heliod_t *h, const char *dir) {
+    char path[300];
+    snprintf(path, sizeof path, "%s/s.wav", dir);
+    assert_int_equal(th_write_sine(path, RATE, 1.0, 440.0, 0.5), 0);
+    assert_int_equal(heliod_load(h, "s", path, 0, NULL), 0);
+    const float pos[3] = {0, 0, -(float)EMT_D};
+    assert_int_equal(heliod_emitter_create(h, "em", pos, NULL, 0), 0);
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags = HELIOD_PLAY_LOOP | HELIOD_PLAY_3D;
+    p.max_distance = 1000;
+    snprintf(p.emitter, sizeof p.emitter, "em");
+    heliod_voice_t own = 0, other = 0;
+    assert_int_equal(heliod_play(h, "s", &p, &own, NULL), 0);
+    assert_int_equal(heliod_play(h, "s", &p, &other, NULL), 0);
+    const float od[2] = {1, (float)EMT_D}, odb[2] = {0, -6};
+    assert_int_equal(heliod_attenuation(h, HELIOD_CONE_VOICE, own, NULL, 2, od, odb), 0);
+    const float ed[2] = {1, (float)EMT_D1}, edb[2] = {0, (float)EMT_DB1};
+    assert_int_equal(heliod_attenuation(h, HELIOD_CONE_EMITTER, 0, "em", 2, ed, edb), 0);
+    const double want = EMT_DB1 * (EMT_D - 1.0) / (EMT_D1 - 1.0);
+    const double got_other = ranked_db(h, other, want), got_own = ranked_db(h, own, -6.0);
+    print_message("ranked: emitter's curve %.3f dB (want %.3f), own curve %.3f dB (want -6)\n",
+                  got_other, want, got_own);
+    assert_true(fabs(got_other - want) < 0.01);
+    assert_true(fabs(got_own - -6.0) < 0.01);
+    assert_int_equal(heliod_attenuation(h, HELIOD_CONE_EMITTER, 0, "nope", 2, ed, edb),
+                     HELIOD_ENOEMITTER);
+    assert_int_equal(heliod_stop_all(h, 0, 0, NULL), 0);
 }
 
 static void test_refusals(void **state) {
     th_fixture_t *fx = *state;
     heliod_t *h = th_fixture_connect(fx, "atten");
     assert_non_null(h);
+    emitter_curve_spares_own(h, fx->d.dir);
     const float d[3] = {1, 5, 3}, db[3] = {0, -6, -12};
     assert_int_equal(heliod_attenuation(h, HELIOD_CONE_CUE, 0, "c", 3, d, db), HELIOD_EINVAL);
     assert_non_null(strstr(heliod_last_error(h), "strictly increasing"));

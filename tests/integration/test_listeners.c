@@ -2,9 +2,11 @@
  * test_listeners.c - several listeners (protocol 1.1). Rendered offline: a
  * voice 2 m from listener 1 (30 m from listener 0) is heard at listener 1's
  * distance (inverse law, 2 m: -6.02 dB, centred), and at listener 0's
- * (30.07 m) once listener 1 is off. Live: a client's own listener is not
- * another live client's to move (EPERM), STATS counts the voices each
- * listener hears, bad indices are refused.
+ * (30.07 m) once listener 1 is off; with weights 0.5 (listener 0) and 0.25
+ * (listener 1) at the weighted sum of its gains there within 0.1 dB, still
+ * centred (the nearest's pan); a second render is byte-identical. Live: a client's own listener is
+ * not another live client's to move (EPERM), STATS counts the voices each listener hears, bad
+ * indices are refused.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,35 +26,64 @@
 #include "heliod.h"
 
 #define RATE 48000
-#define SEG  9600
+#define SEG  4800
 
-static void test_nearest_listener_render(void **state) {
+/* 1 if files a and b hold the same bytes. */
+static int same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        int ca = getc(fa), cb = getc(fb);
+        same = ca == cb;
+        if (ca == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+static void test_listener_render(void **state) {
     (void)state;
     th_scratch_t r;
     th_scratch_open(&r, "lis", RATE);
     FILE *f = fopen(r.score, "w");
     assert_non_null(f);
+    /* nearest (listener 1, 2 m), then listener 0 alone (30.07 m), then the
+     * weighted rule: listener 0 at 0.5 and listener 1 (on again) at 0.25 */
     fprintf(f,
             "load dc %s\nlistener --index 1 --pos 30,0,0\n"
             "emitter create e --pos 30,0,-2\n"
             "@1 play dc --emitter e --loop --fade-in 0\n"
-            "@%d listener --index 1 --off\n@%d end\n",
-            r.dc, SEG, 2 * SEG);
+            "@%d listener --index 1 --off\n"
+            "@%d listener --weight 0.5\nlistener --index 1 --pos 30,0,0 --weight 0.25\n"
+            "@%d end\n",
+            r.dc, SEG, 2 * SEG, 3 * SEG);
     fclose(f);
     size_t n = 0;
     float *x = th_scratch_render(&r, &n);
     /* inverse distance, min 1 m: g = 1 / d; equal-power pan: L^2 + R^2 = g^2 x 0.01 */
     double near = 10.0 * log10(th_power_stereo(x, SEG / 2, SEG - 600) / 0.01);
-    double far = 10.0 * log10(th_power_stereo(x, SEG + SEG / 2, 2 * SEG) / 0.01);
+    double far = 10.0 * log10(th_power_stereo(x, SEG + SEG / 2, 2 * SEG - 600) / 0.01);
+    double both = 10.0 * log10(th_power_stereo(x, 2 * SEG + SEG / 2, 3 * SEG - 600) / 0.01);
     double want_near = 20.0 * log10(1.0 / 2.0), want_far = 20.0 * log10(1.0 / sqrt(904.0));
+    double want_both = 20.0 * log10(0.5 / sqrt(904.0) + 0.25 / 2.0);
     print_message("near listener 1: %.3f dB (1/2 m: %.3f); listener 0 only: %.3f dB (%.3f)\n", near,
                   want_near, far, want_far);
+    print_message("weighted 0.5 x g(30.07 m) + 0.25 x g(2 m): %.3f dB (%.3f)\n", both, want_both);
     assert_true(fabs(near - want_near) < 0.05);
     assert_true(fabs(far - want_far) < 0.05);
-    /* heard at listener 1 straight ahead: centred; at listener 0 from the right */
+    assert_true(fabs(both - want_both) < 0.1);
+    /* heard at listener 1 straight ahead: centred; at listener 0 from the
+     * right; weighted, the pan is the nearest's (listener 1): centred */
     assert_true(fabs(x[2 * (SEG / 2)] - x[2 * (SEG / 2) + 1]) < 1e-6);
     assert_true(x[2 * (SEG + SEG / 2) + 1] > x[2 * (SEG + SEG / 2)]);
+    assert_true(fabs(x[2 * (2 * SEG + SEG / 2)] - x[2 * (2 * SEG + SEG / 2) + 1]) < 1e-6);
     free(x);
+    /* rendered again: the same bytes */
+    char again[160];
+    snprintf(again, sizeof again, "%s/again.wav", r.dir);
+    assert_int_equal(th_render(r.score, again, NULL, NULL), 0);
+    assert_true(same_bytes(r.out, again));
     th_scratch_remove(&r);
 }
 
@@ -121,7 +152,7 @@ static int setup_daemon(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nearest_listener_render),
+        cmocka_unit_test(test_listener_render),
         cmocka_unit_test_setup_teardown(test_ownership_and_stats, setup_daemon,
                                         th_fixture_teardown),
     };

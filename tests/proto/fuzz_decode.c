@@ -104,6 +104,7 @@ static void request_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SOUNDS:
     case HL_OP_VOICES:
     case HL_OP_CLOCK:
+    case HL_OP_SHEET_KEYS:
     case HL_OP_BUNDLE_BEGIN:
     case HL_OP_BUNDLE_END:
     case HL_OP_DEVICES: break; /* empty bodies */
@@ -153,6 +154,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
     case HL_OP_SNAPSHOT_DETAIL:
         LIST(hl_snapshot_setting_t, hl_get_snapshot_setting, hl_put_snapshot_setting);
         break;
+    case HL_OP_SHEET_KEYS: LIST(hl_sheet_key_t, hl_get_sheet_key, hl_put_sheet_key); break;
     case HL_OP_PARAM_DEF:
     case HL_OP_PARAM:
     case HL_OP_BIND: break; /* empty */
@@ -161,7 +163,7 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         break;
     case HL_OP_FX:
     case HL_OP_CAPTURE: ROUND(hl_count_reply_t, hl_get_count_reply, hl_put_count_reply); break;
-    case HL_OP_CUE_DETAIL: { /* the cone and curve, then nbinds BIND bodies */
+    case HL_OP_CUE_DETAIL: { /* the cone and curve, nbinds BINDs, 0..2 ATTENs */
         hl_cue_detail_t d_;
         memset(&d_, 0, sizeof d_);
         hl_get_cue_detail(r, &d_);
@@ -169,6 +171,8 @@ static void reply_body(uint16_t op, hl_rbuf_t *r, hl_wbuf_t *w) {
         hl_put_cue_detail(w, &d_);
         for (unsigned i_ = 0; i_ < d_.nbinds && !r->err; i_++)
             ROUND(hl_bind_t, hl_get_bind, hl_put_bind);
+        for (int i_ = 0; i_ < 2 && !r->err && r->off < r->len; i_++) /* its distance curves */
+            ROUND(hl_atten_t, hl_get_atten, hl_put_atten);
         break;
     }
     case HL_OP_CLOCK: ROUND(hl_clock_t, hl_get_clock, hl_put_clock); break;
@@ -251,6 +255,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     hl_fuzz_body(HL_OP_CUE_DETAIL, 1, data, size);
     hl_fuzz_body(HL_OP_SNAPSHOT_DETAIL, 0, data, size); /* a snapshot read back */
     hl_fuzz_body(HL_OP_SNAPSHOT_DETAIL, 1, data, size);
+    hl_fuzz_body(HL_OP_SHEET_KEYS, 0, data, size); /* tempo maps and music read back */
+    hl_fuzz_body(HL_OP_SHEET_KEYS, 1, data, size);
     for (uint16_t op = HL_OP_HELLO; op <= HL_OP_EMITTER; op++) {
         hl_fuzz_body(op, 0, data, size);
         hl_fuzz_body(op, 1, data, size);

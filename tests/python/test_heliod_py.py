@@ -341,6 +341,12 @@ class ClientTest(unittest.TestCase):
                         "[music score]\nstate = a song\nstate = b song\n"
                         "transition = a b bar xfade:50\n")
             c.cues_load(sheet)
+            keys = [(k["section"], k["name"], k["key"], k["value"]) for k in c.sheet_keys()]
+            self.assertEqual(keys, [("cue", "song", "tempo", "120 4/4"),
+                                    ("music", "score", "state", "a song"),
+                                    ("music", "score", "state", "b song"),
+                                    ("music", "score", "transition",
+                                     "a b bar xfade:50:equal-power")])
             first = c.music("score", "a")
             self.assertNotEqual(first["voice"], 0)
             nxt = c.music("score", "b")
@@ -521,6 +527,10 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(c.stats()["listeners"], 1)
             self.assertEqual(self.errname(c.attenuation, [(5, 0), (1, -6)], cue="nosuch"), "EINVAL")
             self.assertEqual(self.errname(c.attenuation, [(1, 0), (5, -6)], cue="nosuch"), "EINVAL")
+            c.attenuation([(1, 0), (20, -20)], emitter="horn")  # an emitter's curves
+            c.attenuation([(1, 16000), (40, 800)], emitter="horn", kind="lowpass")
+            self.assertEqual(self.errname(c.attenuation, [(1, 0)], emitter="nosuch"),
+                             "ENOEMITTER")
             c.emitter_destroy("horn")
             self.assertEqual(self.errname(c.cone, (0, 0, 1), 60, 90, 0.5, cue="nosuch"), "EINVAL")
             # a bus in use cannot go

@@ -554,6 +554,12 @@ def enc_atten(target, voice=0, name_="", points=(), kind="gain"):
                   kind=enum(ATTEN_KINDS, kind, "kind"))
 
 
+def get_sheet_key(r):
+    d = get(r, "sheet_key")
+    d["section"] = ("cue", "music")[d["section"]]
+    return d
+
+
 def get_snapshot_info(r):
     d = get(r, "snapshot_info")
     d["state"] = SNAPSHOT_STATES[d["state"]]

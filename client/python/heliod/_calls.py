@@ -368,15 +368,17 @@ class _Calls:
                                              inner_deg, outer_deg, outer_gain, outer_lp_hz),
                           B.dec_none)
 
-    def attenuation(self, points, voice=0, cue="", kind="gain"):
+    def attenuation(self, points, voice=0, cue="", kind="gain", emitter=""):
         """A custom distance curve: up to 8 (metres, value) points, increasing
-        distances; on a voice (now) or a cue's new voices. kind "gain": the
+        distances; on a voice (now), an emitter (its voices now and later,
+        but for a voice given its own) or a cue's new voices. kind "gain": the
         gain in dB instead of the distance model ([] goes back to it);
         "lowpass": a low-pass cutoff in Hz (the lower of it and the voice's
         own wins); "send": a level in dB multiplying each of the voice's
         sends ([] removes either)."""
-        return self._call("atten", B.enc_atten("cue" if cue else "voice", voice, cue, points,
-                                               kind=kind), B.dec_none)
+        target = "emitter" if emitter else "cue" if cue else "voice"
+        return self._call("atten", B.enc_atten(target, voice, emitter or cue, points, kind=kind),
+                          B.dec_none)
 
     # ---- mixer snapshots (protocol 1.1) ------------------------------------------------------
 
@@ -403,6 +405,12 @@ class _Calls:
 
     def snapshot_remove(self, name):
         return self._call("snapshot", B.enc_snapshot(4, name), B.dec_none)
+
+    def sheet_keys(self):
+        """SHEET_KEYS (protocol 1.1): what only a cue sheet sets, as its lines:
+        dicts with section ("cue" or "music"), name, key (tempo, tempo-change,
+        state, layer, transition) and value, as a sheet gives it."""
+        return self._call("sheet_keys", b"", B.lister(B.get_sheet_key))
 
     def snapshots(self):
         """SNAPSHOTS: dicts with name, priority, fade_ms, settings, state,

@@ -476,6 +476,12 @@ MESSAGES = {
         ("param", "U8", 0, None, 0, 0x0100),
         ("value", "F32", 0, None, 0.0, 0x0100),
     ),
+    "sheet_key": (  # SHEET_KEY
+        ("section", "ENUM8", 1, None, 0, 0x0100),
+        ("name", "STR", 63, None, 0, 0x0100),
+        ("key", "STR", 63, None, 0, 0x0100),
+        ("value", "STR", 255, None, 0, 0x0100),
+    ),
 }
 
 # flag bits of the flag fields, and PAUSE's scopes (proto/hl_proto.h)

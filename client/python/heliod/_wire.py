@@ -28,7 +28,7 @@ OP = {"hello": 1, "ping": 2, "load": 3, "unload": 4, "sounds": 5, "play": 6, "st
       "zone": 32, "zones": 33, "load_data": 34, "load_fd": 35, "clock": 40, "bundle_begin": 41,
       "bundle_end": 42, "stream": 43, "param_def": 50, "param": 51, "params": 52,
       "bind": 53, "snapshot": 55, "snapshots": 56, "cone": 57, "atten": 58,
-      "music": 63}
+      "music": 63, "sheet_keys": 72}
 OP_REPLY, OP_EVENT = 128, 129
 # the requests HL_FLAG_AT schedules and a bundle may hold (hl_op_schedulable)
 SCHEDULABLE = frozenset(("play", "stop", "set", "bus", "listener", "param", "snapshot", "music"))
