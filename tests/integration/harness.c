@@ -3,6 +3,7 @@
  * heliodctl. See harness.h.
  */
 #include "harness.h"
+#include "hl_proto.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -439,6 +440,53 @@ int th_raw_connect(const char *sock) {
         return -1;
     }
     return fd;
+}
+
+int th_raw_send(int fd, uint16_t op, uint32_t id, const uint8_t *body, size_t len) {
+    static uint8_t b[HL_MAX_FRAME];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_frame_begin(&w, op, 0, id);
+    for (size_t i = 0; i < len; i++)
+        hl_put_u8(&w, body[i]);
+    int n = hl_frame_end(&w);
+    return n > 0 && write(fd, b, (size_t)n) == n ? 0 : -1;
+}
+
+static int raw_read(int fd, uint8_t *buf, size_t len) {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, buf + got, len - got);
+        if (n <= 0) return -1; /* EOF, or the 2 s receive timeout */
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+int th_raw_frame(int fd, uint16_t *op, uint32_t *id, uint8_t *body, size_t *blen) {
+    uint8_t hdr[HL_FRAME_HDR];
+    hl_frame_hdr_t h;
+    if (raw_read(fd, hdr, sizeof hdr) != 0 || hl_frame_peek(hdr, sizeof hdr, &h) != 0) return -1;
+    *op = h.op;
+    *id = h.id;
+    *blen = h.size - HL_FRAME_HDR;
+    return raw_read(fd, body, *blen);
+}
+
+int th_raw_status(int fd, uint32_t id) {
+    static uint8_t body[HL_MAX_FRAME];
+    uint16_t op;
+    uint32_t fid;
+    size_t n;
+    for (;;) {
+        if (th_raw_frame(fd, &op, &fid, body, &n) != 0) return 1;
+        if (op != HL_OP_REPLY || fid != id) continue;
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, body, n);
+        hl_reply_head_t rh;
+        hl_get_reply_head(&r, &rh);
+        return rh.status;
+    }
 }
 
 /* ---- the per-test daemon fixture ------------------------------------------------- */

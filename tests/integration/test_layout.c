@@ -7,7 +7,7 @@
  * with a clear message; a 5.1 and a 7.1 file played 2D on stereo come out
  * with the ITU-R BS.775 downmix coefficients (within 0.01); a 3D voice behind
  * the listener, on the rear pair only, reads on its bus meter (STATS and
- * METER per channel).
+ * METER per channel), and a 1.0 client gets the 1.0 METER body.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@
 
 #include "harness.h"
 #include "heliod.h"
+#include "hl_proto.h"
 
 #define RATE 48000
 
@@ -89,11 +92,47 @@ static void on_rear_meter(void *user, const heliod_event_t *ev) {
         }
 }
 
+/* A 1.0 client (HELLO without a minor) subscribed to METER on a surround
+ * layout gets the 1.0 body: its decoder (strict: no byte left over) reads
+ * it exactly, without the 1.1 trailing channels. */
+static void meter_1_0(const char *sock) {
+    int fd = th_raw_connect(sock);
+    assert_true(fd >= 0);
+    struct timeval tv = {2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    uint8_t b[128];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    snprintf(hello.client_name, sizeof hello.client_name, "old");
+    hl_put_hello(&w, &hello);
+    assert_int_equal(th_raw_send(fd, HL_OP_HELLO, 1, b, w.len), 0);
+    assert_int_equal(th_raw_status(fd, 1), 0);
+    const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0}; /* 1.0's SUBSCRIBE */
+    assert_int_equal(th_raw_send(fd, HL_OP_SUBSCRIBE, 2, mask_only, 4), 0);
+    assert_int_equal(th_raw_status(fd, 2), 0);
+    static uint8_t body[HL_MAX_FRAME];
+    static hl_event_t ev;
+    uint16_t op;
+    uint32_t id;
+    size_t n = 0;
+    do {
+        assert_int_equal(th_raw_frame(fd, &op, &id, body, &n), 0);
+    } while (op != HL_OP_EVENT);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, n);
+    hl_get_event(&r, &ev);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_int_equal(ev.type, HL_EVENT_METER);
+    assert_int_equal(ev.meter_more.channels, 0); /* the body ended where 1.0's does */
+    close(fd);
+}
+
 /* A 3D voice right behind the listener, on the music bus: the rear pair
  * only (BL/BR). The bus meter reads it in STATS (the louder of every
  * channel) and in METER events per channel (front pair silent); the master
  * reads it on its BL key. */
-static void rear_meter(heliod_t *h, int ch) {
+static void rear_meter(heliod_t *h, int ch, const char *sock) {
     const int bl = ch == 4 ? 2 : 4, br = bl + 1;
     rear_seen_t seen = {0};
     heliod_set_event_callback(h, on_rear_meter, &seen);
@@ -123,6 +162,7 @@ static void rear_meter(heliod_t *h, int ch) {
     assert_int_equal(seen.ch, ch);
     assert_true(seen.music[bl] > -30.0f && seen.music[br] > -30.0f);
     assert_true(seen.front == -144.0f && seen.music[0] == -144.0f && seen.music[1] == -144.0f);
+    meter_1_0(sock);
 }
 
 static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
@@ -156,7 +196,7 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
         wait_engine(h, 0.05);
         assert_true(th_stat(h, "output_peak.LFE") > 0.0);
     }
-    if (want_ch > 2) rear_meter(h, want_ch);
+    if (want_ch > 2) rear_meter(h, want_ch, d.sock);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
