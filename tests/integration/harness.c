@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -487,6 +488,35 @@ int th_raw_status(int fd, uint32_t id) {
         hl_get_reply_head(&r, &rh);
         return rh.status;
     }
+}
+
+int th_raw_event(int fd, uint8_t *body, size_t *blen) {
+    uint16_t op;
+    uint32_t id;
+    do {
+        if (th_raw_frame(fd, &op, &id, body, blen) != 0) return -1;
+    } while (op != HL_OP_EVENT);
+    return 0;
+}
+
+int th_raw_meter_1_0(const char *sock, const char *name) {
+    int fd = th_raw_connect(sock);
+    if (fd < 0) return -1;
+    struct timeval tv = {2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    uint8_t b[128];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    snprintf(hello.client_name, sizeof hello.client_name, "%s", name);
+    hl_put_hello(&w, &hello);
+    const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0}; /* METER at the default rate */
+    if (th_raw_send(fd, HL_OP_HELLO, 1, b, w.len) != 0 || th_raw_status(fd, 1) != 0 ||
+        th_raw_send(fd, HL_OP_SUBSCRIBE, 2, mask_only, 4) != 0 || th_raw_status(fd, 2) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* ---- the per-test daemon fixture ------------------------------------------------- */

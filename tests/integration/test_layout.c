@@ -18,8 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,31 +94,14 @@ static void on_rear_meter(void *user, const heliod_event_t *ev) {
  * layout gets the 1.0 body: its decoder (strict: no byte left over) reads
  * it exactly, without the 1.1 trailing channels. */
 static void meter_1_0(const char *sock) {
-    int fd = th_raw_connect(sock);
+    int fd = th_raw_meter_1_0(sock, "old");
     assert_true(fd >= 0);
-    struct timeval tv = {2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    uint8_t b[128];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, b, sizeof b);
-    hl_hello_t hello = {.version = HL_PROTO_VERSION};
-    snprintf(hello.client_name, sizeof hello.client_name, "old");
-    hl_put_hello(&w, &hello);
-    assert_int_equal(th_raw_send(fd, HL_OP_HELLO, 1, b, w.len), 0);
-    assert_int_equal(th_raw_status(fd, 1), 0);
-    const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0}; /* 1.0's SUBSCRIBE */
-    assert_int_equal(th_raw_send(fd, HL_OP_SUBSCRIBE, 2, mask_only, 4), 0);
-    assert_int_equal(th_raw_status(fd, 2), 0);
     static uint8_t body[HL_MAX_FRAME];
-    static hl_event_t ev;
-    uint16_t op;
-    uint32_t id;
     size_t n = 0;
-    do {
-        assert_int_equal(th_raw_frame(fd, &op, &id, body, &n), 0);
-    } while (op != HL_OP_EVENT);
+    assert_int_equal(th_raw_event(fd, body, &n), 0);
     hl_rbuf_t r;
     hl_rbuf_init(&r, body, n);
+    static hl_event_t ev;
     hl_get_event(&r, &ev);
     assert_int_equal(hl_rbuf_finish(&r), 0);
     assert_int_equal(ev.type, HL_EVENT_METER);

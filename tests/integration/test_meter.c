@@ -457,22 +457,8 @@ static void test_slow_subscriber(void **state) {
  * in it is a protocol error, a bad rate an argument error. */
 static void test_wire(void **state) {
     fixture_t *f = *state;
-    int fd = th_raw_connect(f->d.sock);
+    int fd = th_raw_meter_1_0(f->d.sock, "raw"); /* the mask alone: METER at the default rate */
     assert_true(fd >= 0);
-    struct timeval tv = {2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    uint8_t b[128];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, b, sizeof b);
-    hl_hello_t hello = {.version = HL_PROTO_VERSION};
-    snprintf(hello.client_name, sizeof hello.client_name, "raw");
-    hl_put_hello(&w, &hello);
-    assert_int_equal(th_raw_send(fd, HL_OP_HELLO, 1, b, w.len), 0);
-    assert_int_equal(th_raw_status(fd, 1), 0);
-    /* the mask alone: METER at the default rate */
-    const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0};
-    assert_int_equal(th_raw_send(fd, HL_OP_SUBSCRIBE, 2, mask_only, 4), 0);
-    assert_int_equal(th_raw_status(fd, 2), 0);
     static uint8_t body[HL_MAX_FRAME];
     static hl_event_t ev;
     uint16_t op;
@@ -499,6 +485,8 @@ static void test_wire(void **state) {
     assert_true(hz > 15.0 && hz < 27.0);
     /* a rate out of range: EINVAL, the connection stays */
     hl_subscribe_t sub = {.mask = HL_SUB_METER, .meter_hz = 500.0f};
+    uint8_t b[128];
+    hl_wbuf_t w;
     hl_wbuf_init(&w, b, sizeof b);
     hl_put_subscribe(&w, &sub);
     assert_int_equal(th_raw_send(fd, HL_OP_SUBSCRIBE, 3, b, w.len), 0);
