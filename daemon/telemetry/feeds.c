@@ -18,7 +18,7 @@ static struct {
     uv_timer_t timer;
     int timer_init, timer_on;
     hl_event_t ev;                     /* ~7 KiB (a PROFILE carries bus levels): off the stack */
-    uint8_t frame[HL_MAX_FRAME / 4];   /* one encoded event (~4 KiB at 32 buses, ~9 KiB on 7.1) */
+    uint8_t frame[HL_MAX_FRAME / 4];   /* one encoded event (~4 KiB at 32 buses, ~6.5 KiB on 7.1) */
     uint8_t frame10[HL_MAX_FRAME / 4]; /* the same for 1.0 connections, when it differs */
 } g;
 

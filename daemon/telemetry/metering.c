@@ -150,11 +150,11 @@ void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out, hl_meter_more_
     read_level(&g.meter[HL_MIX_METER_MASTER], &out->master, more ? &more->master : NULL);
     for (uint32_t b = 0; b < HL_MAX_BUSES; b++) {
         if (!(g.live >> b & 1u)) continue;
-        hl_meter_rest_t *r = more ? &more->bus[out->nbuses] : NULL;
+        hl_meter_rest_t *rest = more ? &more->bus[out->nbuses] : NULL;
         hl_meter_level_t *l = &out->bus[out->nbuses++];
         char buf[HL_MAX_NAME + 1];
         snprintf(l->name, sizeof l->name, "%s", hld_metering_bus_name(t, b, buf));
-        read_level(&g.meter[b], l, r);
+        read_level(&g.meter[b], l, rest);
     }
 }
 
