@@ -80,7 +80,8 @@ static void test_calibrate_keeps_fp_mode(void **state) {
  * 7.1 than on stereo (bench/mix -r post: ~1.6x). Stereo and 7.1 alternate,
  * the cheapest of each counts (preemption only adds); the margin (1.2x)
  * holds on a loaded machine; calibrated on stereo whatever the layout (the
- * old price), the ratio is 1. */
+ * old price), the ratio is 1. An optimised build's figure: under a
+ * sanitizer the loops are instrumented and the ratio is not judged. */
 static void test_calibrate_follows_layout(void **state) {
     (void)state;
     double best[4] = {0};
@@ -94,8 +95,13 @@ static void test_calibrate_follows_layout(void **state) {
             "# calibrated worst-case voice: stereo %.0f ns, quad %.0f, 5.1 %.0f, 7.1 %.0f "
             "(7.1 / stereo %.2f)\n",
             best[0], best[1], best[2], best[3], best[3] / best[0]);
-    assert_true(best[3] > 1.2 * best[0]);
     assert_true(hld_governor_calibrate(48000, 256, 99, 343.0f, NULL) == 0); /* no such layout */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    /* instrumented, neither post stage vectorises: both cost the same (1.02x) */
+    skip();
+#else
+    assert_true(best[3] > 1.2 * best[0]);
+#endif
 }
 
 int main(void) {
