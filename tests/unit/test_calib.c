@@ -84,23 +84,28 @@ static void test_calibrate_keeps_fp_mode(void **state) {
  * sanitizer the loops are instrumented and the ratio is not judged. */
 static void test_calibrate_follows_layout(void **state) {
     (void)state;
-    double best[4] = {0};
-    for (int r = 0; r < 4; r++)
-        for (uint32_t l = 0; l < 4; l++) {
-            double ns = hld_governor_calibrate(48000, 256, l, 343.0f, NULL);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    enum { ROUNDS = 1 }; /* instrumented: priced, not judged (below) */
+#else
+    enum { ROUNDS = 3 };
+#endif
+    static const uint32_t layouts[2] = {0, 3}; /* stereo, 7.1 (hl_layout.h) */
+    double best[2] = {0};
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < 2; k++) {
+            double ns = hld_governor_calibrate(48000, 256, layouts[k], 343.0f, NULL);
             assert_true(ns > 0);
-            if (best[l] == 0 || ns < best[l]) best[l] = ns;
+            if (best[k] == 0 || ns < best[k]) best[k] = ns;
         }
     fprintf(stderr,
-            "# calibrated worst-case voice: stereo %.0f ns, quad %.0f, 5.1 %.0f, 7.1 %.0f "
-            "(7.1 / stereo %.2f)\n",
-            best[0], best[1], best[2], best[3], best[3] / best[0]);
+            "# calibrated worst-case voice: stereo %.0f ns, 7.1 %.0f ns (7.1 / stereo %.2f)\n",
+            best[0], best[1], best[1] / best[0]);
     assert_true(hld_governor_calibrate(48000, 256, 99, 343.0f, NULL) == 0); /* no such layout */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     /* instrumented, neither post stage vectorises: both cost the same (1.02x) */
     skip();
 #else
-    assert_true(best[3] > 1.2 * best[0]);
+    assert_true(best[1] > 1.2 * best[0]);
 #endif
 }
 
