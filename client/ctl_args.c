@@ -362,7 +362,8 @@ static const cmd_desc_t cmds[] = {
      "  Each line: master, then every bus, as NAME peak/hold/rms in dBFS (the\n"
      "  louder channel; -144 is silence), then the EBU R128 loudness: M (400 ms),\n"
      "  S (3 s) and I (integrated, since start or `stats --reset`) in LUFS and\n"
-     "  LRA in LU. --json prints one object per event with both channels.\n"
+     "  LRA in LU. --json prints one object per event with every channel (a\n"
+     "  surround layout's in its order: FL FR FC LFE BL BR SL SR).\n"
      "  --rate HZ    events per second, 1..100 [20]\n"
      "  --count N    stop after N events [until stopped]\n"},
     {"batch", CTL_BATCH, 0,

@@ -107,6 +107,7 @@ typedef struct {
     int have_profile, have_meter;
     heliod_profile_t prof;
     heliod_meter_t meter;
+    heliod_meter_channels_t ch; /* every channel of its levels (ch.channels of them) */
     heliod_stat_t *stats;
     size_t nstats;
     heliod_voice_info_t *voices;
@@ -140,6 +141,9 @@ static void on_event(void *user, const heliod_event_t *ev) {
         t->have_profile = 1;
     } else if (ev->type == HELIOD_EVENT_METER && ev->meter) {
         t->meter = *ev->meter;
+        const heliod_meter_channels_t *ch = heliod_meter_channels(ev->meter);
+        t->ch.channels = 0; /* none: the front pair of t->meter */
+        if (ch) t->ch = *ch;
         t->have_meter = 1;
     }
 }
@@ -314,11 +318,28 @@ static double db_frac(double db) {
     return (db - TOP_METER_LO_DB) / -TOP_METER_LO_DB;
 }
 
-static const heliod_level_t *meter_of(const top_t *t, const char *bus) {
-    if (!t->have_meter) return NULL;
+/* The peak bar and hold of a METER level (bus i, or -1: the master): the
+ * louder of every channel of the layout. */
+static void level_pk(const top_t *t, int i, double *pk, double *hold) {
+    const heliod_level_t *l = i < 0 ? &t->meter.master : &t->meter.bus[i];
+    const heliod_level_ch_t *c = i < 0 ? &t->ch.master : &t->ch.bus[i];
+    const unsigned n = t->ch.channels ? t->ch.channels : 2;
+    const float *p = t->ch.channels ? c->peak_db : l->peak_db;
+    const float *h = t->ch.channels ? c->peak_hold_db : l->peak_hold_db;
+    *pk = p[0];
+    *hold = h[0];
+    for (unsigned k = 1; k < n; k++) {
+        *pk = p[k] > *pk ? p[k] : *pk;
+        *hold = h[k] > *hold ? h[k] : *hold;
+    }
+}
+
+/* The METER row of a bus, or -1. */
+static int meter_of(const top_t *t, const char *bus) {
+    if (!t->have_meter) return -1;
     for (unsigned i = 0; i < t->meter.nbuses; i++)
-        if (!strcmp(t->meter.bus[i].name, bus)) return &t->meter.bus[i];
-    return NULL;
+        if (!strcmp(t->meter.bus[i].name, bus)) return (int)i;
+    return -1;
 }
 
 static const char *state_name(uint32_t s) {
@@ -409,12 +430,7 @@ static void draw(top_t *t) {
     char fd[16], mu[8];
     if (t->have_profile || t->have_meter) { /* the master first: the bus watched most */
         double pk = p->master_peak_db, hold = p->master_peak_db;
-        if (t->have_meter) {
-            const heliod_level_t *m = &t->meter.master;
-            pk = m->peak_db[0] > m->peak_db[1] ? m->peak_db[0] : m->peak_db[1];
-            hold =
-                m->peak_hold_db[0] > m->peak_hold_db[1] ? m->peak_hold_db[0] : m->peak_hold_db[1];
-        }
+        if (t->have_meter) level_pk(t, -1, &pk, &hold);
         int mark = hold > TOP_METER_LO_DB ? (int)(db_frac(hold) * (bw - 1)) : -1;
         bar(b, bw, db_frac(pk), mark);
         fader(t, "master", fd, mu);
@@ -424,13 +440,9 @@ static void draw(top_t *t) {
     if (t->have_profile)
         for (unsigned i = 0; i < p->nbuses && g_line < t->rows - 4; i++) {
             const heliod_profile_bus_t *pb = &p->bus[i];
-            const heliod_level_t *m = meter_of(t, pb->name);
+            const int mi = meter_of(t, pb->name);
             double pk = pb->peak_db, hold = pb->peak_hold_db;
-            if (m) {
-                pk = m->peak_db[0] > m->peak_db[1] ? m->peak_db[0] : m->peak_db[1];
-                hold = m->peak_hold_db[0] > m->peak_hold_db[1] ? m->peak_hold_db[0]
-                                                               : m->peak_hold_db[1];
-            }
+            if (mi >= 0) level_pk(t, mi, &pk, &hold);
             int mark = hold > TOP_METER_LO_DB ? (int)(db_frac(hold) * (bw - 1)) : -1;
             bar(b, bw, db_frac(pk), mark);
             fader(t, pb->name, fd, mu);

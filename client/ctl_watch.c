@@ -62,33 +62,55 @@ typedef struct {
     long left; /* events still to print (--count), or -1 */
 } meterstate_t;
 
-static float louder(const float v[2]) {
-    return v[0] > v[1] ? v[0] : v[1];
+/* The louder of a level's n channels. */
+static float louder(const float *v, unsigned n) {
+    float top = v[0];
+    for (unsigned c = 1; c < n; c++)
+        top = v[c] > top ? v[c] : top;
+    return top;
 }
 
-static void json_level(const heliod_level_t *l) {
+static void json_level(const char *name, const heliod_level_ch_t *l, unsigned n) {
     printf("{\"name\":");
-    ctl_json_str(l->name);
+    ctl_json_str(name);
     static const char *const key[3] = {"peak_db", "peak_hold_db", "rms_db"};
     const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
     for (int k = 0; k < 3; k++) {
         printf(",\"%s\":[", key[k]);
-        ctl_json_num(v[k][0]);
-        putchar(',');
-        ctl_json_num(v[k][1]);
+        for (unsigned c = 0; c < n; c++) {
+            if (c) putchar(',');
+            ctl_json_num(v[k][c]);
+        }
         putchar(']');
     }
     putchar('}');
 }
 
+/* A level of every channel: the library's (heliod_meter_channels), else the front pair. */
+static void level_of(const heliod_level_t *l, const heliod_level_ch_t *ch, heliod_level_ch_t *o) {
+    if (ch) {
+        *o = *ch;
+        return;
+    }
+    memcpy(o->peak_db, l->peak_db, sizeof l->peak_db);
+    memcpy(o->peak_hold_db, l->peak_hold_db, sizeof l->peak_hold_db);
+    memcpy(o->rms_db, l->rms_db, sizeof l->rms_db);
+}
+
 static void print_meter(const heliod_meter_t *m) {
+    const heliod_meter_channels_t *ch = heliod_meter_channels(m);
+    const unsigned n = ch ? ch->channels : 2;
+    heliod_level_ch_t l;
     if (ctl_opts.json) {
-        printf("{\"event\":\"meter\",\"frame\":%llu,\"master\":", (unsigned long long)m->frame);
-        json_level(&m->master);
+        printf("{\"event\":\"meter\",\"frame\":%llu,\"channels\":%u,\"master\":",
+               (unsigned long long)m->frame, n);
+        level_of(&m->master, ch ? &ch->master : NULL, &l);
+        json_level(m->master.name, &l, n);
         printf(",\"buses\":[");
         for (unsigned i = 0; i < m->nbuses; i++) {
             if (i) putchar(',');
-            json_level(&m->bus[i]);
+            level_of(&m->bus[i], ch ? &ch->bus[i] : NULL, &l);
+            json_level(m->bus[i].name, &l, n);
         }
         printf("],\"loudness\":{\"momentary\":");
         ctl_json_num(m->momentary);
@@ -100,13 +122,13 @@ static void print_meter(const heliod_meter_t *m) {
         ctl_json_num(m->range);
         printf("}}\n");
     } else {
-        const heliod_level_t *l = &m->master;
-        printf("master %.1f/%.1f/%.1f", (double)louder(l->peak_db), (double)louder(l->peak_hold_db),
-               (double)louder(l->rms_db));
+        level_of(&m->master, ch ? &ch->master : NULL, &l);
+        printf("master %.1f/%.1f/%.1f", (double)louder(l.peak_db, n),
+               (double)louder(l.peak_hold_db, n), (double)louder(l.rms_db, n));
         for (unsigned i = 0; i < m->nbuses; i++) {
-            l = &m->bus[i];
-            printf(" %s %.1f/%.1f/%.1f", l->name, (double)louder(l->peak_db),
-                   (double)louder(l->peak_hold_db), (double)louder(l->rms_db));
+            level_of(&m->bus[i], ch ? &ch->bus[i] : NULL, &l);
+            printf(" %s %.1f/%.1f/%.1f", m->bus[i].name, (double)louder(l.peak_db, n),
+                   (double)louder(l.peak_hold_db, n), (double)louder(l.rms_db, n));
         }
         printf(" M %.1f S %.1f I %.1f LRA %.1f\n", (double)m->momentary, (double)m->short_term,
                (double)m->integrated, (double)m->range);

@@ -11,6 +11,7 @@
 #include "hl_proto.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert(HELIOD_SUB_BANK == HL_SUB_BANK && HELIOD_SUB_ZONES == HL_SUB_ZONES &&
                    HELIOD_EVENT_BANK == HL_EVENT_BANK &&
@@ -46,10 +47,38 @@ const heliod_beat_t *heliod_event_beat(const heliod_event_t *ev) {
     return be->magic == BEAT_MAGIC ? &be->beat : NULL;
 }
 
+/* A METER event's meter as the callback gets it: the public meter first,
+ * every channel beside it (heliod_meter_channels finds them from its address). */
+#define METER_MAGIC 0x6d65746572636873ull
+typedef struct {
+    heliod_meter_t meter;
+    uint64_t magic;
+    heliod_meter_channels_t ch;
+} meter_event_t;
+_Static_assert(HELIOD_METER_MAX_CH == HL_METER_MAX_CH, "a level's channels are the wire's");
+
+const heliod_meter_channels_t *heliod_meter_channels(const heliod_meter_t *meter) {
+    if (!meter) return NULL;
+    const meter_event_t *me = (const meter_event_t *)(const void *)meter;
+    return me->magic == METER_MAGIC ? &me->ch : NULL;
+}
+
+/* A level's front pair (w) and the channels past it (r, n - 2 of them). */
+static void level_ch(const hl_meter_level_t *w, const hl_meter_rest_t *r, unsigned n,
+                     heliod_level_ch_t *o) {
+    memset(o, 0, sizeof *o);
+    const float *f[3] = {w->peak_db, w->peak_hold_db, w->rms_db};
+    const float *x[3] = {r->peak_db, r->peak_hold_db, r->rms_db};
+    float *d[3] = {o->peak_db, o->peak_hold_db, o->rms_db};
+    for (int k = 0; k < 3; k++)
+        for (unsigned c = 0; c < n; c++)
+            d[k][c] = c < 2 ? f[k][c] : x[k][c - 2];
+}
+
 /* The core's event sink: one event for fn (never NULL here). */
 static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, heliod_event_fn fn,
                        void *user) {
-    heliod_meter_t meter; /* on the stack, so a callback may call back into the library */
+    meter_event_t meter; /* ~6 KiB on the stack, so a callback may call back into the library */
     heliod_event_t ev = {
         .type = e->type,
         .request_id = e->type == HL_EVENT_ERROR ? request_id : 0,
@@ -92,8 +121,15 @@ static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, he
         return;
     }
     if (e->type == HL_EVENT_METER) {
-        hlc_from_meter_event(&e->meter, &meter);
-        ev.meter = &meter;
+        hlc_from_meter_event(&e->meter, &meter.meter);
+        meter.magic = METER_MAGIC;
+        const hl_meter_more_t *mo = &e->meter_more;
+        const unsigned n = mo->channels > 2 ? mo->channels : 2;
+        meter.ch.channels = n;
+        level_ch(&e->meter.master, &mo->master, n, &meter.ch.master);
+        for (unsigned i = 0; i < e->meter.nbuses && i < HELIOD_METER_MAX_BUSES; i++)
+            level_ch(&e->meter.bus[i], &mo->bus[i], n, &meter.ch.bus[i]);
+        ev.meter = &meter.meter;
     }
     if (e->type == HL_EVENT_BANK) {
         heliod_bank_info_t *bank = malloc(sizeof *bank); /* ~4 KiB (a path): not on the stack */

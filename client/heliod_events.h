@@ -97,6 +97,24 @@ typedef struct {
     heliod_level_t bus[HELIOD_METER_MAX_BUSES];
     float momentary, short_term, integrated, range;
 } heliod_meter_t;
+/* Every channel of a surround layout (since 1.1): heliod_meter_t's levels
+ * carry the front pair; heliod_meter_channels(meter) gives all of them, in
+ * the layout's order (FL FR FC LFE BL BR SL SR: 4 quad FL FR BL BR, 6 5.1, 8
+ * 7.1; 2 on stereo or from a daemon that sends no more), for the master and
+ * the buses of meter->bus[] in the same order. */
+#define HELIOD_METER_MAX_CH 8
+typedef struct {
+    float peak_db[HELIOD_METER_MAX_CH], peak_hold_db[HELIOD_METER_MAX_CH];
+    float rms_db[HELIOD_METER_MAX_CH];
+} heliod_level_ch_t;
+typedef struct {
+    unsigned channels; /* 2..8 */
+    heliod_level_ch_t master;
+    heliod_level_ch_t bus[HELIOD_METER_MAX_BUSES];
+} heliod_meter_channels_t;
+/* The channels of a METER event's meter the library delivered to the event
+ * callback (valid during the callback), else NULL. */
+const heliod_meter_channels_t *heliod_meter_channels(const heliod_meter_t *meter);
 /* ---- profiler: HELIOD_EVENT_PROFILE (subscription HELIOD_SUB_PROFILE) ----
  * What the engine did in the window since the daemon's previous PROFILE
  * event, and where it stands now. Loads are callback durations over the

@@ -462,9 +462,11 @@ int hl_fx_parse_args(hl_fx_req_t *m, int n, char *const *args, char *err, size_t
 #define HL_EVENT_DEVICE_LOST 6 /* message = device name, time_ns = its last callback */
 #define HL_EVENT_DEVICE_BACK 7 /* message = device name, time_ns = when audio resumed */
 /* METER event (subscription HL_SUB_METER): levels in dBFS, >= HL_METER_FLOOR_DB
- * (silence), per channel (0 left, 1 right): the peak bar (falls 20 dB/s), the
- * peak-hold marker (held 1.5 s, then falls) and the rms over 300 ms; the
- * master's after the limiter, each bus's where it joins its parent. */
+ * (silence), per channel (0 left, 1 right; on a surround layout every channel
+ * in the layout's order, the ones past the front pair in trailing fields
+ * since 1.1): the peak bar (falls 20 dB/s), the peak-hold marker (held 1.5 s,
+ * then falls) and the rms over 300 ms; the master's after the limiter, each
+ * bus's where it joins its parent. */
 #define HL_EVENT_METER     8
 #define HL_EVENT_BANK      9  /* bank: a bank's state or progress changed (HL_SUB_BANK) */
 #define HL_EVENT_ZONE_TICK 10 /* report: one world-zone scheduler tick (HL_SUB_ZONES) */
@@ -480,6 +482,18 @@ typedef struct {
     char name[HL_MAX_NAME + 1]; /* bus name ("" for the master: not on the wire) */
     float peak_db[2], peak_hold_db[2], rms_db[2];
 } hl_meter_level_t;
+/* METER since 1.1: a surround layout's channels past the front pair (2.. in
+ * the layout's order FL FR FC LFE BL BR SL SR), for the master and each bus
+ * of hl_meter_t.bus[] in turn; channels 0 (or 2) on stereo: none. */
+#define HL_METER_MAX_CH 8 /* channels per level: 7.1 */
+typedef struct {
+    float peak_db[HL_METER_MAX_CH - 2], peak_hold_db[HL_METER_MAX_CH - 2];
+    float rms_db[HL_METER_MAX_CH - 2];
+} hl_meter_rest_t;
+typedef struct {
+    uint8_t channels; /* 0 or 2: stereo; 3..8 */
+    hl_meter_rest_t master, bus[HL_METER_MAX_BUSES];
+} hl_meter_more_t;
 typedef struct {
     uint64_t frame;              /* engine frame the readings are as of */
     float momentary, short_term; /* LUFS (EBU R128, 400 ms and 3 s), floor -144 */
@@ -558,6 +572,9 @@ typedef struct {
     /* appended: MARKER (1.1): a cue point of the voice's file, its id and label */
     uint32_t marker_id;
     char label[HL_MAX_NAME + 1];
+    /* appended: METER's surround channels (1.1): written by hl_put_event_more
+     * only (hl_put_event writes the 1.0 body), read by hl_get_event */
+    hl_meter_more_t meter_more;
 } hl_event_t;
 
 /* ---- cues, categories, emitters (voice-management issue) ---------------- */
@@ -693,6 +710,9 @@ int hl_validate_bind(const hl_bind_t *m, const char **why);
  * libheliod with hl_validate_* (validate.c, over the generated hl_check_*). */
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m);
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m);
+/* hl_put_event and the trailing fields since 1.1 that m's appended members
+ * hold (a METER's meter_more), for a connection of protocol 1.1 or later. */
+void hl_put_event_more(hl_wbuf_t *w, const hl_event_t *m);
 void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
 void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);

@@ -322,6 +322,42 @@ static void get_meter(hl_rbuf_t *r, hl_meter_t *m) {
     }
 }
 
+/* Since 1.1, after a METER's buses: the channels past the front pair of a
+ * surround layout (u8 channels, 3..8), then for the master and each bus in
+ * turn their peaks, holds and rms (channels - 2 f32 each). Left off on stereo. */
+static void put_meter_more(hl_wbuf_t *w, const hl_meter_t *m, const hl_meter_more_t *x) {
+    if (x->channels <= 2) return;
+    if (x->channels > HL_METER_MAX_CH || m->nbuses > HL_METER_MAX_BUSES) {
+        if (!w->err) w->err = HELIOD_EINVAL;
+        return;
+    }
+    hl_put_u8(w, x->channels);
+    for (int i = -1; i < (int)m->nbuses; i++) {
+        const hl_meter_rest_t *l = i < 0 ? &x->master : &x->bus[i];
+        const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
+        for (int k = 0; k < 3; k++)
+            for (unsigned c = 2; c < x->channels; c++)
+                hl_put_f32(w, v[k][c - 2]);
+    }
+}
+
+static void get_meter_more(hl_rbuf_t *r, const hl_meter_t *m, hl_meter_more_t *x) {
+    if (r->err || r->off == r->len) return; /* a 1.0 body: stereo */
+    x->channels = hl_get_u8(r);
+    if (x->channels < 3 || x->channels > HL_METER_MAX_CH) { /* stereo is left off */
+        hlp_rbuf_fail(r);
+        x->channels = 0;
+        return;
+    }
+    for (int i = -1; i < (int)m->nbuses && !r->err; i++) {
+        hl_meter_rest_t *l = i < 0 ? &x->master : &x->bus[i];
+        float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
+        for (int k = 0; k < 3; k++)
+            for (unsigned c = 2; c < x->channels; c++)
+                v[k][c - 2] = get_db(r, HL_METER_FLOOR_DB);
+    }
+}
+
 /* ---- PROFILE events (profiler issue) ------------------------------------ */
 
 static float get_load(hl_rbuf_t *r) {
@@ -488,6 +524,11 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         break;
     }
 }
+void hl_put_event_more(hl_wbuf_t *w, const hl_event_t *m) {
+    hl_put_event(w, m);
+    if (m->type == HL_EVENT_METER) put_meter_more(w, &m->meter, &m->meter_more);
+}
+
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
     memset(m, 0, sizeof *m);
     m->type = hl_get_u16(r);
@@ -516,7 +557,10 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
         hl_get_str(r, m->message, sizeof m->message);
         m->time_ns = hl_get_u64(r);
         break;
-    case HL_EVENT_METER: get_meter(r, &m->meter); break;
+    case HL_EVENT_METER:
+        get_meter(r, &m->meter);
+        get_meter_more(r, &m->meter, &m->meter_more);
+        break;
     case HL_EVENT_BANK: hl_get_bank_info(r, &m->bank); break;
     case HL_EVENT_ZONE_TICK: hl_get_str(r, m->report, sizeof m->report); break;
     case HL_EVENT_RELOAD:

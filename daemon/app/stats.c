@@ -52,33 +52,50 @@ static double rss_bytes(void) {
     return ok ? (double)res * (double)sysconf(_SC_PAGESIZE) : 0;
 }
 
-/* The held meter figures (metering.c), in dBFS: the louder channel of the
- * peak bar, the peak-hold marker and the 300 ms rms of the master (also per
- * channel) and of every live bus; the master's EBU R128 loudness. */
-static void put_level(acc_t *s, const char *who, const hl_meter_level_t *l, int channels) {
+/* The speaker on channel c of layout: FL, FR, FC, LFE, BL, BR, SL, SR ("?" if none). */
+static const char *speaker_name(int layout, uint32_t c) {
+    static const char *const spk[HL_MIX_MAX_CH] = {"FL", "FR", "FC", "LFE", "BL", "BR", "SL", "SR"};
+    const uint32_t bit = hl_layout_speaker((hl_layout_t)layout, c);
+    for (int k = 0; k < HL_MIX_MAX_CH; k++)
+        if (bit == (k < 6 ? 1u << k : 1u << (k + 3))) return spk[k];
+    return "?";
+}
+
+/* The held meter figures (metering.c), in dBFS: the louder channel (of every
+ * channel of the layout) of the peak bar, the peak-hold marker and the 300 ms
+ * rms of the master (also per channel: _l, _r, then by speaker past the
+ * front pair) and of every live bus; the master's EBU R128 loudness. */
+static void put_level(acc_t *s, const char *who, const hl_meter_level_t *l,
+                      const hl_meter_more_t *more, const hl_meter_rest_t *r, int layout) {
     char key[HL_MAX_NAME + 1];
     static const char *const what[3] = {"peak", "peak_hold", "rms"};
     const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
+    const float *w[3] = {r->peak_db, r->peak_hold_db, r->rms_db};
     for (int k = 0; k < 3; k++) {
         snprintf(key, sizeof key, "%.49s.%s_db", who, what[k]);
-        put(s, key, v[k][0] > v[k][1] ? v[k][0] : v[k][1]);
-        if (!channels) continue;
+        put(s, key, hld_metering_louder(v[k], more, w[k]));
+        if (layout < 0) continue;
         snprintf(key, sizeof key, "%s.%s_l_db", who, what[k]);
         put(s, key, v[k][0]);
         snprintf(key, sizeof key, "%s.%s_r_db", who, what[k]);
         put(s, key, v[k][1]);
+        for (uint32_t c = 2; c < more->channels; c++) {
+            snprintf(key, sizeof key, "%s.%s_%s_db", who, what[k], speaker_name(layout, c));
+            put(s, key, w[k][c - 2]);
+        }
     }
 }
 
 static void put_meters(acc_t *s, hld_daemon_t *d) {
-    static hl_meter_t m; /* ~3 KiB: off the stack; main thread only */
+    static hl_meter_t m;       /* ~3 KiB: off the stack; main thread only */
+    static hl_meter_more_t mo; /* the same */
     hld_metering_poll(&d->tel);
-    hld_metering_read(&d->tel, &m);
-    put_level(s, "master", &m.master, 1);
+    hld_metering_read(&d->tel, &m, &mo);
+    put_level(s, "master", &m.master, &mo, &mo.master, d->cfg.layout);
     for (unsigned i = 0; i < m.nbuses; i++) {
         char who[HL_MAX_NAME + 1];
         snprintf(who, sizeof who, "bus.%.40s", m.bus[i].name);
-        put_level(s, who, &m.bus[i], 0);
+        put_level(s, who, &m.bus[i], &mo, &mo.bus[i], -1);
     }
     put(s, "loudness.momentary", m.momentary);
     put(s, "loudness.short_term", m.short_term);
@@ -295,14 +312,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "hrtf_voices", ms.hrtf_voices);  /* rendered binaurally, last block */
     put(&s, "output_channels", e->channels); /* --layout: the device's and recording's */
     for (uint32_t c = 0; c < ms.channels && c < HL_MIX_MAX_CH; c++) { /* per speaker */
-        static const char *const spk[HL_MIX_MAX_CH] = {"FL", "FR", "FC", "LFE",
-                                                       "BL", "BR", "SL", "SR"};
-        const uint32_t bit = hl_layout_speaker((hl_layout_t)d->cfg.layout, c);
-        const char *nm = "?";
-        for (int k = 0; k < HL_MIX_MAX_CH; k++)
-            if (bit == (k < 6 ? 1u << k : 1u << (k + 3))) nm = spk[k];
         char key[32];
-        snprintf(key, sizeof key, "output_peak.%s", nm);
+        snprintf(key, sizeof key, "output_peak.%s", speaker_name(d->cfg.layout, c));
         put(&s, key, ms.out_peak[c]);
     }
     put(&s, "limiter_blocks", (double)ms.limiter_blocks);

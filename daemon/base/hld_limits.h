@@ -154,7 +154,7 @@
                                        * pipeline is clipped here, so no voice holds the master
                                        * limiter down (NaN/Inf become 0) */
 /* meters and loudness (meter_tap.c, metering.c) */
-#define HLD_METER_LEVEL_RING  256   /* level records in flight (~800 B each): 1.4 s of 256-frame
+#define HLD_METER_LEVEL_RING  256   /* level records in flight (~3.2 KB each): 1.4 s of 256-frame
                                      * periods; a fuller ring folds calls together, losing nothing */
 #define HLD_METER_PCM_SECONDS 1     /* output buffered for the loudness meter: the main thread
                                      * drains it every poll tick, so 1 s rides out any stall */

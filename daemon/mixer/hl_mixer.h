@@ -737,20 +737,18 @@ int hl_mixer_last_drain(const hl_mixer_t *m, uint64_t *frame, uint32_t *taken);
  * audio thread (the daemon's daemon/telemetry/meters.c): per bus (index 0..HL_MAX_BUSES-1,
  * after inserts, gain, mute and ducking, the point where the bus joins its
  * parent) and for the master (index HL_MIX_METER_MASTER, the output after the
- * limiter), per channel the peak (max |x|, NaN ignored) and the sum of squares
+ * limiter), per channel of the layout (its order: FL FR FC LFE BL BR SL SR;
+ * 0 and 1 on stereo) the peak (max |x|, NaN ignored) and the sum of squares
  * of the call's frames. A bus that did not run in the call reads 0. */
 #define HL_MIX_METERS       (HL_MAX_BUSES + 1)
 #define HL_MIX_METER_MASTER HL_MAX_BUSES
 #define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
-    float peak[HL_MIX_METERS][2]; /* the front pair on a surround layout */
-    double sumsq[HL_MIX_METERS][2];
+    float peak[HL_MIX_METERS][HL_MIX_MAX_CH]; /* channels 0..channels-1 used */
+    double sumsq[HL_MIX_METERS][HL_MIX_MAX_CH];
     uint32_t frames;     /* frames of the call */
-    uint32_t channels;   /* output channels (cfg.layout's): out_peak/out_sumsq used */
+    uint32_t channels;   /* output channels (cfg.layout's) */
     uint64_t now_frames; /* engine frame just after the call's last frame */
-    /* the master output per channel, in the layout's order */
-    float out_peak[HL_MIX_MAX_CH];
-    double out_sumsq[HL_MIX_MAX_CH];
 } hl_mix_meter_t;
 /* The figures of the last hl_mixer_process_rt() call. Audio thread only (the
  * struct is rewritten by the next call); copy it out before the next. */

@@ -508,7 +508,8 @@ void hl_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_
  * advancing the send's ramp; gain: bus b's planes beyond the front pair
  * scaled like the front pair (copies of its ramps: call before the front
  * pair's hl_gain3_rt); join: those planes' peak (max with `peak`, the
- * front pair's) and their sum into the parent; interleave: the master's
+ * front pair's; each plane's peak and sum of squares also into bus b's
+ * meter figures) and their sum into the parent; interleave: the master's
  * planes into out (nch per frame). */
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r);
 void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const float *r,
@@ -518,7 +519,7 @@ void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);
 float hl_surround_join_rt(hl_mixer_t *m, uint32_t b, uint32_t n, float peak);
 void hl_surround_interleave_rt(const hl_mixer_t *m, float *out, uint32_t n);
-/* the master meter's out_peak/out_sumsq per channel of interleaved out */
+/* the master meter's peak and sum of squares per channel of interleaved out */
 void hl_surround_meter_rt(hl_mixer_t *m, const float *out, uint32_t frames);
 /* mixer_multi.c, audio thread: one block of n frames of a 2D PCM voice with
  * the output's channels (src.ch == m->nch > 2): each channel into its bus

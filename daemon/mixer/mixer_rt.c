@@ -759,40 +759,25 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
         done += n;
         apply_due(m, now_ns);
     }
-    float pl, pr;
+    hl_mix_meter_t *mt = &m->meter;
+    float *mp = mt->peak[HL_MIX_METER_MASTER];
+    double *ms = mt->sumsq[HL_MIX_METER_MASTER];
     if (m->nch > 2) {
         hl_surround_meter_rt(m, out, frames);
-        pl = m->meter.out_peak[0];
-        pr = m->meter.out_peak[1];
     } else {
-        hl_peak_stereo_rt(out, frames, &pl, &pr);
+        hl_peak_stereo_rt(out, frames, &mp[0], &mp[1]);
+        hl_sumsq_stereo_rt(out, frames, &ms[0], &ms[1]);
     }
     hl_mix_stats_atomic_t *st = &m->stats;
     add_u64(&st->blocks, 1);
     add_u64(&st->frames, frames);
     if (limited) add_u64(&st->limiter_blocks, 1);
-    store_f32(&st->peak[0], pl);
-    store_f32(&st->peak[1], pr);
+    store_f32(&st->peak[0], mp[0]);
+    store_f32(&st->peak[1], mp[1]);
     for (uint32_t c = 2; c < m->nch; c++)
-        store_f32(&st->out_peak[c], m->meter.out_peak[c]);
-    hl_mix_meter_t *mt = &m->meter;
-    mt->peak[HL_MIX_METER_MASTER][0] = pl;
-    mt->peak[HL_MIX_METER_MASTER][1] = pr;
-    if (m->nch > 2) {
-        mt->sumsq[HL_MIX_METER_MASTER][0] = mt->out_sumsq[0];
-        mt->sumsq[HL_MIX_METER_MASTER][1] = mt->out_sumsq[1];
-    } else {
-        hl_sumsq_stereo_rt(out, frames, &mt->sumsq[HL_MIX_METER_MASTER][0],
-                           &mt->sumsq[HL_MIX_METER_MASTER][1]);
-    }
+        store_f32(&st->out_peak[c], mp[c]);
     mt->frames = frames;
     mt->channels = m->nch;
-    if (m->nch == 2) {
-        mt->out_peak[0] = pl;
-        mt->out_peak[1] = pr;
-        mt->out_sumsq[0] = mt->sumsq[HL_MIX_METER_MASTER][0];
-        mt->out_sumsq[1] = mt->sumsq[HL_MIX_METER_MASTER][1];
-    }
     mt->now_frames = m->clock;
     for (int b = 0; b < HL_MAX_BUSES; b++)
         store_f32(&st->bus_peak[b], bus_peak[b]);

@@ -77,9 +77,13 @@ void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t 
 float hl_surround_join_rt(hl_mixer_t *m, uint32_t b, uint32_t n, float peak) {
     const int p = m->graph.parent[b];
     float(*dst)[HL_MIX_BLOCK] = m->acc[p >= 0 ? (uint32_t)p : HL_MASTER];
+    hl_mix_meter_t *mt = &m->meter;
     for (uint32_t c = 2; c < m->nch; c++) {
         const float *x = m->acc[b][c];
-        peak = hl_peak_abs_rt(x, n, peak);
+        const float pk = hl_peak_abs_rt(x, n, 0.0f);
+        if (pk > peak) peak = pk;
+        if (pk > mt->peak[b][c]) mt->peak[b][c] = pk; /* the bus meter, as its front pair's */
+        mt->sumsq[b][c] += hl_sumsq_rt(x, n);
         float *y = dst[c];
         for (uint32_t t = 0; t < n; t++)
             y[t] += x[t];
@@ -108,8 +112,8 @@ void hl_surround_meter_rt(hl_mixer_t *m, const float *out, uint32_t frames) {
             pk = a > pk ? a : pk; /* NaN compares false: ignored */
             ss += (double)x * (double)x;
         }
-        mt->out_peak[c] = pk;
-        mt->out_sumsq[c] = ss;
+        mt->peak[HL_MIX_METER_MASTER][c] = pk;
+        mt->sumsq[HL_MIX_METER_MASTER][c] = ss;
     }
 }
 

@@ -84,12 +84,19 @@ int hld_list_end(hld_list_t *l) {
     return hld_reply_end(l->q);
 }
 
-int hld_event_frame(const hl_event_t *ev, uint8_t *buf, size_t cap) {
+int hld_event_frame_minor(const hl_event_t *ev, unsigned minor, uint8_t *buf, size_t cap) {
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, cap);
     hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    hl_put_event(&w, ev);
+    if (minor >= 1)
+        hl_put_event_more(&w, ev);
+    else
+        hl_put_event(&w, ev);
     return hl_frame_end(&w);
+}
+
+int hld_event_frame(const hl_event_t *ev, uint8_t *buf, size_t cap) {
+    return hld_event_frame_minor(ev, 0, buf, cap);
 }
 
 void hld_event_broadcast(hld_conn_t *conns, uint32_t sub, const hl_event_t *ev, uint8_t *buf,

@@ -71,7 +71,7 @@ int hld_meter_tap_open(hld_meter_tap_t **out, uint32_t rate, uint32_t channels) 
 /* Folds record b into a (a came first). */
 static void fold(hl_mix_meter_t *a, const hl_mix_meter_t *b) {
     for (int i = 0; i < HL_MIX_METERS; i++)
-        for (int c = 0; c < 2; c++) {
+        for (int c = 0; c < HL_MIX_MAX_CH; c++) {
             if (b->peak[i][c] > a->peak[i][c]) a->peak[i][c] = b->peak[i][c];
             a->sumsq[i][c] += b->sumsq[i][c];
         }

@@ -4,7 +4,7 @@
  *
  *   audio thread (engine render, per call)        main thread (metering.c)
  *   hl_mixer_meter_rt(): per bus + master         hld_meter_tap_read_levels()
- *     peak L/R, sum of squares L/R, frames, now      -> one hld_meter_t per bus
+ *     peak, sum of squares per channel, frames, now  -> one hld_meter_t per bus
  *     --level ring (hl_mix_meter_t records)-->
  *   the output (post limiter), interleaved        hld_meter_tap_read_pcm()
  *     --pcm ring (one element = one frame)-->        -> libebur128 (loudness.c)

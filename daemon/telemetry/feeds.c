@@ -17,8 +17,9 @@ static struct {
     hld_feed_t *feeds;
     uv_timer_t timer;
     int timer_init, timer_on;
-    hl_event_t ev;                   /* ~7 KiB (a PROFILE carries bus levels): off the stack */
-    uint8_t frame[HL_MAX_FRAME / 4]; /* one encoded event (~4 KiB at 32 buses) */
+    hl_event_t ev;                     /* ~7 KiB (a PROFILE carries bus levels): off the stack */
+    uint8_t frame[HL_MAX_FRAME / 4];   /* one encoded event (~4 KiB at 32 buses, ~6.5 KiB on 7.1) */
+    uint8_t frame10[HL_MAX_FRAME / 4]; /* the same for 1.0 connections, when it differs */
 } g;
 
 static void on_timer(uv_timer_t *t);
@@ -59,14 +60,23 @@ static int feed_tick(hld_net_t *net, hld_feed_t *f, uint64_t now) {
     memset(&g.ev, 0, sizeof g.ev);
     g.ev.type = f->type;
     f->fill(f->user, &g.ev);
-    int len = hld_event_frame(&g.ev, g.frame, sizeof g.frame);
+    int len = hld_event_frame_minor(&g.ev, HL_PROTO_MINOR, g.frame, sizeof g.frame);
     if (len < 0) {
         hld_warn("%s: cannot encode a %s event (%s)", f->name, f->event, hl_errname(len));
         return 0;
     }
+    int len10 = 0; /* the 1.0 body: 0 until a 1.0 connection is due */
     for (hld_conn_t *c = net->conns; c; c = c->next) {
         uint64_t *next = &c->feed[f->slot].next_ns;
         if (!(c->sub & f->sub) || now < *next) continue;
+        const uint8_t *fr = g.frame;
+        size_t n = (size_t)len;
+        if (c->minor < 1) { /* events gain fields only for a connection whose minor knows them */
+            if (len10 == 0) len10 = hld_event_frame_minor(&g.ev, 0, g.frame10, sizeof g.frame10);
+            if (len10 < 0) continue; /* cannot be: it is shorter than the one encoded */
+            fr = g.frame10;
+            n = (size_t)len10;
+        }
         /* next due time: keeps the average rate; after a stall, start afresh */
         uint64_t iv = (uint64_t)interval_ns(f, c);
         *next = *next + iv > now ? *next + iv : now + iv;
@@ -74,7 +84,7 @@ static int feed_tick(hld_net_t *net, hld_feed_t *f, uint64_t now) {
             f->skipped++; /* a snapshot: the next one replaces it */
             continue;
         }
-        if (hld_conn_send(c, g.frame, (size_t)len) == 0) f->sent++;
+        if (hld_conn_send(c, fr, n) == 0) f->sent++;
     }
     return 1;
 }

@@ -25,6 +25,8 @@
 #include "meters.h"
 
 _Static_assert(HL_MAX_BUSES <= HL_METER_MAX_BUSES, "a METER event carries every bus");
+_Static_assert(HL_MIX_MAX_CH <= HL_METER_MAX_CH && HL_MIX_MAX_CH <= HLD_METER_CHANNELS,
+               "the meters carry every channel of the layout");
 
 #define DRAIN_BATCH 32 /* level records copied out at a time */
 
@@ -32,6 +34,7 @@ static struct {
     int open;
     hld_meter_t meter[HL_MIX_METERS]; /* buses by index, then the master */
     uint32_t live;                    /* buses being metered (bit per bus) */
+    uint32_t channels;                /* the layout's: each meter's */
     hld_loudness_t *loud;
 } g;
 
@@ -39,9 +42,11 @@ static hld_feed_t feed;
 
 int hld_metering_open(const hld_telemetry_t *t) {
     uint32_t rate = t->engine->rate;
+    /* every channel of the layout, on every bus and the master */
+    g.channels = t->engine->channels > 2 ? t->engine->channels : 2;
     for (int i = 0; i < HL_MIX_METERS; i++)
-        if (hld_meter_init(&g.meter[i], rate, HLD_METER_WINDOW_MS, HLD_METER_HOLD_MS,
-                           HLD_METER_FALL_DB_S) != 0) {
+        if (hld_meter_init_ch(&g.meter[i], rate, g.channels, HLD_METER_WINDOW_MS, HLD_METER_HOLD_MS,
+                              HLD_METER_FALL_DB_S) != 0) {
             hld_metering_free();
             return HELIOD_ENOMEM;
         }
@@ -86,8 +91,8 @@ void hld_metering_poll(const hld_telemetry_t *t) {
             const hl_mix_meter_t *r = &rec[k];
             for (int i = 0; i < HL_MIX_METERS; i++)
                 if (i == HL_MIX_METER_MASTER || (g.live >> i & 1u))
-                    hld_meter_feed(&g.meter[i], r->peak[i][0], r->peak[i][1], r->sumsq[i][0],
-                                   r->sumsq[i][1], r->frames, r->now_frames);
+                    hld_meter_feed_ch(&g.meter[i], r->peak[i], r->sumsq[i], r->frames,
+                                      r->now_frames);
         }
     hl_ring_spans_t s;
     uint32_t frames = hld_meter_tap_read_pcm(tap, &s);
@@ -98,12 +103,35 @@ void hld_metering_poll(const hld_telemetry_t *t) {
     }
 }
 
-static void read_level(const hld_meter_t *m, hl_meter_level_t *l) {
-    hld_meter_read(m, l->peak_db, l->peak_hold_db, l->rms_db);
+/* A meter's readings: the front pair into l, the rest (if any) into r. */
+static void read_level(const hld_meter_t *m, hl_meter_level_t *l, hl_meter_rest_t *r) {
+    float pk[HLD_METER_CHANNELS], hold[HLD_METER_CHANNELS], rms[HLD_METER_CHANNELS];
+    hld_meter_read(m, pk, hold, rms);
+    for (int c = 0; c < 2; c++) {
+        l->peak_db[c] = pk[c];
+        l->peak_hold_db[c] = hold[c];
+        l->rms_db[c] = rms[c];
+    }
+    for (uint32_t c = 2; r && c < m->nch; c++) {
+        r->peak_db[c - 2] = pk[c];
+        r->peak_hold_db[c - 2] = hold[c];
+        r->rms_db[c - 2] = rms[c];
+    }
 }
 
-void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out) {
+float hld_metering_louder(const float front[2], const hl_meter_more_t *more, const float *rest) {
+    float top = front[0] > front[1] ? front[0] : front[1];
+    for (uint32_t c = 2; more && c < more->channels; c++)
+        top = rest[c - 2] > top ? rest[c - 2] : top;
+    return top;
+}
+
+void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out, hl_meter_more_t *more) {
     memset(out, 0, sizeof *out);
+    if (more) {
+        memset(more, 0, sizeof *more);
+        more->channels = (uint8_t)(g.open ? g.channels : 2);
+    }
     if (!g.open) {
         out->momentary = out->short_term = out->integrated = HL_METER_FLOOR_DB;
         for (int c = 0; c < 2; c++)
@@ -119,13 +147,14 @@ void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out) {
     out->short_term = (float)s;
     out->integrated = (float)i;
     out->range = (float)r;
-    read_level(&g.meter[HL_MIX_METER_MASTER], &out->master);
+    read_level(&g.meter[HL_MIX_METER_MASTER], &out->master, more ? &more->master : NULL);
     for (uint32_t b = 0; b < HL_MAX_BUSES; b++) {
         if (!(g.live >> b & 1u)) continue;
+        hl_meter_rest_t *rest = more ? &more->bus[out->nbuses] : NULL;
         hl_meter_level_t *l = &out->bus[out->nbuses++];
         char buf[HL_MAX_NAME + 1];
         snprintf(l->name, sizeof l->name, "%s", hld_metering_bus_name(t, b, buf));
-        read_level(&g.meter[b], l);
+        read_level(&g.meter[b], l, rest);
     }
 }
 
@@ -138,7 +167,7 @@ void hld_metering_reset_loudness(const hld_telemetry_t *t) {
 static void fill_meter(const void *user, hl_event_t *ev) {
     const hld_telemetry_t *t = user;
     hld_metering_poll(t);
-    hld_metering_read(t, &ev->meter);
+    hld_metering_read(t, &ev->meter, &ev->meter_more);
 }
 
 static hld_feed_t feed = HLD_FEED("meters", METER, fill_meter);

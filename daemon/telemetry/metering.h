@@ -30,8 +30,13 @@ int hld_metering_open(const hld_telemetry_t *t);
 /* Feeds the meters with everything the audio thread published since the
  * last call. Cheap when nothing is new. */
 void hld_metering_poll(const hld_telemetry_t *t);
-/* The readings now: master, every live bus (by index order), loudness. */
-void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out);
+/* The readings now: master, every live bus (by index order), loudness; on a
+ * surround layout the channels past the front pair into *more (may be NULL;
+ * more->channels 2 on stereo). */
+void hld_metering_read(const hld_telemetry_t *t, hl_meter_t *out, hl_meter_more_t *more);
+/* The louder of a level's channels: its front pair and, with more (channels
+ * > 2), the rest r. */
+float hld_metering_louder(const float front[2], const hl_meter_more_t *more, const float *rest);
 /* Restarts the integrated loudness and the loudness range (STATS reset). */
 void hld_metering_reset_loudness(const hld_telemetry_t *t);
 /* Name of bus index b for the meters, from the bus registry: its label

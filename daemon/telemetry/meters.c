@@ -1,6 +1,6 @@
 /*
  * meters.c - meter ballistics (meters.h): peak bar, peak-hold marker and a
- * sliding-window rms of one stereo bus, from per-block figures.
+ * sliding-window rms of one bus's channels, from per-block figures.
  *
  * The peak bar and the marker are kept as (value, time set) pairs and read
  * through their closed-form fall, so feeding and reading are O(1) and exact
@@ -58,10 +58,12 @@ void hld_meter_reset(hld_meter_t *m) {
     m->fed = 0;
 }
 
-int hld_meter_init(hld_meter_t *m, uint32_t rate, float window_ms, float hold_ms, float fall_db_s) {
+int hld_meter_init_ch(hld_meter_t *m, uint32_t rate, uint32_t channels, float window_ms,
+                      float hold_ms, float fall_db_s) {
     memset(m, 0, sizeof *m);
     hld_meter_reset(m);
-    if (rate == 0) return HELIOD_EINVAL;
+    m->nch = channels >= 1 && channels <= HLD_METER_CHANNELS ? channels : 2; /* reads silence */
+    if (rate == 0 || channels != m->nch) return HELIOD_EINVAL;
     if (!(window_ms > 0.0f) || !isfinite(window_ms)) window_ms = HLD_METER_WINDOW_MS;
     if (!(hold_ms >= 0.0f) || !isfinite(hold_ms)) hold_ms = HLD_METER_HOLD_MS;
     if (!(fall_db_s > 0.0f) || !isfinite(fall_db_s)) fall_db_s = HLD_METER_FALL_DB_S;
@@ -73,35 +75,41 @@ int hld_meter_init(hld_meter_t *m, uint32_t rate, float window_ms, float hold_ms
     /* Kept blocks minus the oldest are < window: at most ceil(window / min) of them. */
     m->cap = (size_t)((m->window_frames + HLD_METER_MIN_BLOCK - 1) / HLD_METER_MIN_BLOCK) + 1;
     m->ring = calloc(m->cap, sizeof *m->ring);
-    if (!m->ring) {
-        m->cap = 0;
+    m->ring_sumsq = calloc(m->cap * channels, sizeof *m->ring_sumsq);
+    if (!m->ring || !m->ring_sumsq) {
+        hld_meter_free(m);
         return HELIOD_ENOMEM;
     }
     return 0;
 }
 
+int hld_meter_init(hld_meter_t *m, uint32_t rate, float window_ms, float hold_ms, float fall_db_s) {
+    return hld_meter_init_ch(m, rate, 2, window_ms, hold_ms, fall_db_s);
+}
+
 void hld_meter_free(hld_meter_t *m) {
     free(m->ring);
+    free(m->ring_sumsq);
     m->ring = NULL;
+    m->ring_sumsq = NULL;
     m->cap = 0;
     hld_meter_reset(m);
 }
 
 static void drop_oldest(hld_meter_t *m) {
-    m->ring_frames -= m->ring[m->head].frames;
+    m->ring_frames -= m->ring[m->head];
     m->head = (m->head + 1) % m->cap;
     m->count--;
 }
 
-void hld_meter_feed(hld_meter_t *m, float peak_l, float peak_r, double sumsq_l, double sumsq_r,
-                    uint32_t frames, uint64_t now_frames) {
+void hld_meter_feed_ch(hld_meter_t *m, const float *peak, const double *sumsq, uint32_t frames,
+                       uint64_t now_frames) {
     if (frames == 0 || m->cap == 0) return;
     if (m->fed && now_frames < m->now) hld_meter_reset(m);
     m->fed = 1;
     m->now = now_frames;
 
-    const float peak[HLD_METER_CHANNELS] = {peak_l, peak_r};
-    for (int c = 0; c < HLD_METER_CHANNELS; c++) {
+    for (uint32_t c = 0; c < m->nch; c++) {
         double p = amp_db(peak[c]);
         if (p >= fallen(m->bar_db[c], m->bar_at[c], 0, m->fall_db_per_frame, now_frames)) {
             m->bar_db[c] = p;
@@ -115,25 +123,31 @@ void hld_meter_feed(hld_meter_t *m, float peak_l, float peak_r, double sumsq_l, 
     }
 
     if (m->count == m->cap) drop_oldest(m); /* blocks below HLD_METER_MIN_BLOCK */
-    hld_meter_block_t *b = &m->ring[(m->head + m->count) % m->cap];
-    b->sumsq[0] = clean_sumsq(sumsq_l);
-    b->sumsq[1] = clean_sumsq(sumsq_r);
-    b->frames = frames;
+    const size_t slot = (m->head + m->count) % m->cap;
+    for (uint32_t c = 0; c < m->nch; c++)
+        m->ring_sumsq[slot * m->nch + c] = clean_sumsq(sumsq[c]);
+    m->ring[slot] = frames;
     m->count++;
     m->ring_frames += frames;
-    while (m->count > 1 && m->ring_frames - m->ring[m->head].frames >= m->window_frames)
+    while (m->count > 1 && m->ring_frames - m->ring[m->head] >= m->window_frames)
         drop_oldest(m);
 }
 
-void hld_meter_read(const hld_meter_t *m, float peak_db[HLD_METER_CHANNELS],
-                    float peak_hold_db[HLD_METER_CHANNELS], float rms_db[HLD_METER_CHANNELS]) {
-    double sum[HLD_METER_CHANNELS] = {0.0, 0.0};
+void hld_meter_feed(hld_meter_t *m, float peak_l, float peak_r, double sumsq_l, double sumsq_r,
+                    uint32_t frames, uint64_t now_frames) {
+    const float peak[HLD_METER_CHANNELS] = {peak_l, peak_r};
+    const double sumsq[HLD_METER_CHANNELS] = {sumsq_l, sumsq_r};
+    hld_meter_feed_ch(m, peak, sumsq, frames, now_frames);
+}
+
+void hld_meter_read(const hld_meter_t *m, float *peak_db, float *peak_hold_db, float *rms_db) {
+    double sum[HLD_METER_CHANNELS] = {0.0};
     for (size_t i = 0; rms_db && i < m->count; i++) {
-        const hld_meter_block_t *b = &m->ring[(m->head + i) % m->cap];
-        for (int c = 0; c < HLD_METER_CHANNELS; c++)
-            sum[c] += b->sumsq[c];
+        const double *b = &m->ring_sumsq[((m->head + i) % m->cap) * m->nch];
+        for (uint32_t c = 0; c < m->nch; c++)
+            sum[c] += b[c];
     }
-    for (int c = 0; c < HLD_METER_CHANNELS; c++) {
+    for (uint32_t c = 0; c < m->nch; c++) {
         if (peak_db)
             peak_db[c] = (float)fallen(m->bar_db[c], m->bar_at[c], 0, m->fall_db_per_frame, m->now);
         if (peak_hold_db)

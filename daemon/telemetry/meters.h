@@ -1,9 +1,10 @@
 /*
- * meters.h - meter ballistics of one stereo bus, on the main thread, from
- * the figures the audio thread publishes per block:
+ * meters.h - meter ballistics of one bus (every channel of the output
+ * layout, stereo to 7.1), on the main thread, from the figures the audio
+ * thread publishes per block:
  *
  *   audio thread (per block, per bus)          main thread
- *   peak_l/r = max |x|, sumsq_l/r = sum x^2,   hld_meter_feed() each block
+ *   per channel peak = max |x|, sumsq = sum x^2, hld_meter_feed_ch() each block
  *   frames, now_frames          --publish-->   hld_meter_read() when asked
  *
  * Three readings per channel, in dBFS, floored at -144 (HL_MIN_DB, which is
@@ -50,22 +51,20 @@
 #define HLD_METER_FALL_DB_S   20.0f   /* peak bar and marker fall, dB per second */
 #define HLD_METER_MIN_BLOCK   16      /* smallest block published: HLD_MIN_PERIOD (the
                                        * mixer cuts periods into <= 256-frame blocks) */
-#define HLD_METER_CHANNELS    2       /* the engine's buses are stereo */
+#define HLD_METER_CHANNELS    8       /* channels at most: 7.1 (HL_LAYOUT_MAX_CH) */
 /* clang-format on */
-
-typedef struct {
-    double sumsq[HLD_METER_CHANNELS];
-    uint32_t frames;
-} hld_meter_block_t;
 
 typedef struct {
     /* settings */
     uint32_t rate;
+    uint32_t nch; /* channels metered, 1..HLD_METER_CHANNELS */
     uint64_t window_frames;
     uint64_t hold_frames;
     double fall_db_per_frame;
-    /* rms window: ring of the newest blocks */
-    hld_meter_block_t *ring;
+    /* rms window: ring of the newest blocks, their frames and per-channel sums
+     * of squares (nch doubles per block) */
+    uint32_t *ring;
+    double *ring_sumsq;
     size_t cap, head, count; /* head = oldest */
     uint64_t ring_frames;    /* frames in the ring */
     /* ballistics: value set at a time, falling from it (closed form) */
@@ -77,21 +76,27 @@ typedef struct {
     int fed;      /* a block was fed since init/reset */
 } hld_meter_t;
 
-/* Sets up a meter at rate (frames/s). A negative or NaN window_ms, hold_ms or
- * fall_db_s takes the default above, and so does 0 for window_ms and
+/* Sets up a meter of `channels` (1..HLD_METER_CHANNELS) at rate (frames/s). A negative or NaN
+ * window_ms, hold_ms or fall_db_s takes the default above, and so does 0 for window_ms and
  * fall_db_s (neither can be 0); hold_ms = 0 is a marker without hold. Returns
  * 0, HELIOD_EINVAL (rate 0) or HELIOD_ENOMEM (then the meter holds nothing,
  * hld_meter_free is still fine). Reads silence until fed. */
+int hld_meter_init_ch(hld_meter_t *m, uint32_t rate, uint32_t channels, float window_ms,
+                      float hold_ms, float fall_db_s);
+/* A stereo meter: hld_meter_init_ch with 2 channels. */
 int hld_meter_init(hld_meter_t *m, uint32_t rate, float window_ms, float hold_ms, float fall_db_s);
-/* One block: per-channel block peak (max |x|) and sum of squares, its frame
- * count, and now_frames = the engine's frame position just after it. A
- * now_frames below the previous one (the counter restarted) resets the meter
- * first; a block of 0 frames is ignored. */
+/* One block: per-channel block peak (max |x|) and sum of squares (nch of
+ * each), its frame count, and now_frames = the engine's frame position just
+ * after it. A now_frames below the previous one (the counter restarted)
+ * resets the meter first; a block of 0 frames is ignored. */
+void hld_meter_feed_ch(hld_meter_t *m, const float *peak, const double *sumsq, uint32_t frames,
+                       uint64_t now_frames);
+/* The same for a stereo meter's two channels. */
 void hld_meter_feed(hld_meter_t *m, float peak_l, float peak_r, double sumsq_l, double sumsq_r,
                     uint32_t frames, uint64_t now_frames);
-/* The readings as of the last block fed, in dBFS (>= -144). Any pointer may be NULL. */
-void hld_meter_read(const hld_meter_t *m, float peak_db[HLD_METER_CHANNELS],
-                    float peak_hold_db[HLD_METER_CHANNELS], float rms_db[HLD_METER_CHANNELS]);
+/* The readings as of the last block fed, in dBFS (>= -144), nch of each (the
+ * meter's channels). Any pointer may be NULL. */
+void hld_meter_read(const hld_meter_t *m, float *peak_db, float *peak_hold_db, float *rms_db);
 /* Back to silence (e.g. after the device restarted and the frame counter with it). */
 void hld_meter_reset(hld_meter_t *m);
 /* Frees the ring; the meter may be init'ed again. Twice, or after a failed init, is fine. */

@@ -54,10 +54,6 @@ static int count_voice(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     return 0;
 }
 
-static float louder(const float v[2]) {
-    return v[0] > v[1] ? v[0] : v[1];
-}
-
 /* The callback figures of the window [g.at_ns, now]. */
 static void read_window(hld_engine_t *e, hl_profile_t *out) {
     uint64_t cbs = atomic_load_explicit(&e->callbacks, memory_order_relaxed);
@@ -134,11 +130,12 @@ void hld_profile_read(const hld_telemetry_t *t, hl_profile_t *out) {
         out->stream[i].fill = fill[i];
     }
 
-    static hl_meter_t m; /* ~3 KiB: off the stack; main thread only */
+    static hl_meter_t m;       /* ~3 KiB: off the stack; main thread only */
+    static hl_meter_more_t mo; /* the same: a surround layout's other channels */
     hld_metering_poll(t);
-    hld_metering_read(t, &m);
-    out->master_peak_db = louder(m.master.peak_db);
-    out->master_rms_db = louder(m.master.rms_db);
+    hld_metering_read(t, &m, &mo);
+    out->master_peak_db = hld_metering_louder(m.master.peak_db, &mo, mo.master.peak_db);
+    out->master_rms_db = hld_metering_louder(m.master.rms_db, &mo, mo.master.rms_db);
     count_ctx_t x = {0};
     hld_vm_foreach(t->vm, count_voice, &x);
     for (int b = 0; b < HL_MAX_BUSES && out->nbuses < HL_PROFILE_MAX_BUSES; b++) {
@@ -150,9 +147,10 @@ void hld_profile_read(const hld_telemetry_t *t, hl_profile_t *out) {
         pb->peak_db = pb->peak_hold_db = pb->rms_db = HL_METER_FLOOR_DB;
         for (unsigned i = 0; i < m.nbuses; i++) /* live buses only: a dead one reads silence */
             if (strcmp(m.bus[i].name, name) == 0) {
-                pb->peak_db = louder(m.bus[i].peak_db);
-                pb->peak_hold_db = louder(m.bus[i].peak_hold_db);
-                pb->rms_db = louder(m.bus[i].rms_db);
+                pb->peak_db = hld_metering_louder(m.bus[i].peak_db, &mo, mo.bus[i].peak_db);
+                pb->peak_hold_db =
+                    hld_metering_louder(m.bus[i].peak_hold_db, &mo, mo.bus[i].peak_hold_db);
+                pb->rms_db = hld_metering_louder(m.bus[i].rms_db, &mo, mo.bus[i].rms_db);
                 break;
             }
         pb->real = x.real[b];

@@ -9,6 +9,7 @@
 
 #include "engine.h"
 #include "governor_calib.h"
+#include "hl_layout.h"
 #include "hld_limits.h"
 #include "log.h"
 #include "vm.h"
@@ -22,7 +23,9 @@ void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, f
     g->cubic_limit = UINT32_MAX;
     if (cpu_budget <= 0) return; /* off */
     g->budget_ns = (double)e->period_ns * cpu_budget / 100.0;
-    g->calib_ns = hld_governor_calibrate(e->rate, e->period, speed_of_sound, e->hrtf);
+    const int layout = hl_layout_for_channels(e->channels); /* priced on the engine's layout */
+    g->calib_ns = hld_governor_calibrate(e->rate, e->period, layout > 0 ? (uint32_t)layout : 0,
+                                         speed_of_sound, e->hrtf);
     g->voice_ns = g->calib_ns * HLD_GOV_CALIB_SAFETY;
     if (g->voice_ns > 0) {
         double fit = g->budget_ns * HLD_GOV_GROW_TO / g->voice_ns * HLD_GOV_START;

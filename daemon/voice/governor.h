@@ -31,7 +31,9 @@
  *                         with no voice left governed, the stepped-down
  *                         voices step back up, the most important first
  *   at start-up a private mixer renders worst-case voices (3D, looping,
- *   pitched, cubic) to estimate the cost of one; the limit starts at a
+ *   pitched, cubic, with their post stage: low-pass, occlusion, a send) on
+ *   the engine's output layout (a 7.1 voice's post stage costs ~1.7x a
+ *   stereo one's) to estimate the cost of one; the limit starts at a
  *   quarter of what that says fits (a busy machine costs more) and grows as
  *   measured costs allow, so a burst of plays before any measurement is
  *   already limited.

@@ -10,9 +10,12 @@
 #include <time.h>
 
 #include "fp_mode.h"
+#include "hl_layout.h"
 #include "hl_mixer.h"
 #include "hl_proto.h"
 #include "hld_limits.h"
+
+#define CALIB_SEND_BUS 4 /* the first bus past the four defaults */
 
 /* CLOCK_MONOTONIC in ns: the calibration prices CPU time, never a
  * render's virtual clock (engine.h's hld_now_ns). */
@@ -22,10 +25,13 @@ static uint64_t mono_ns(void) {
     return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
-double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sound,
+double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, float speed_of_sound,
                               const hl_hrtf_set_t *hrtf) {
     enum { SRC_FRAMES = 48000 };
+    const uint32_t nch = hl_layout_channels((hl_layout_t)layout);
+    if (nch == 0) return 0;
     hl_mixer_config_t mc = {.rate = rate,
+                            .layout = layout,
                             .voices = HLD_GOV_CALIB_VOICES,
                             .cmd_capacity = 2 * HLD_GOV_CALIB_VOICES, /* every play at once */
                             .cmds_per_block = 2 * HLD_GOV_CALIB_VOICES,
@@ -34,10 +40,15 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sou
     size_t size = hl_mixer_size(&mc);
     void *mem = size ? aligned_alloc(64, (size + 63) / 64 * 64) : NULL;
     float *src = malloc(SRC_FRAMES * sizeof *src);
-    float *out = malloc((size_t)period * HLD_CHANNELS * sizeof *out);
+    float *out = malloc((size_t)period * nch * sizeof *out);
     double best = 0;
     hl_mixer_t *mx = mem ? hl_mixer_init(mem, size, &mc) : NULL;
     if (mx && hl_mixer_set_hrtf(mx, hrtf) != 0) mx = NULL;
+    /* the post stage's send target: a bus under the master past the defaults */
+    int8_t parent[HL_MAX_BUSES];
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        parent[b] = -1;
+    if (mx && hl_mixer_bus_graph(mx, parent, (1u << (CALIB_SEND_BUS + 1)) - 1u, 0) != 0) mx = NULL;
     if (mx && src && out) {
         uint32_t x = 12345u;
         for (int i = 0; i < SRC_FRAMES; i++) {
@@ -60,6 +71,11 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sou
                 .vel = {3.0f, 0, 0},
                 .doppler_factor = 1,
                 .start_frame = v * 97 % SRC_FRAMES,
+                /* the post stage on every plane it feeds: filtered, occluded, sent */
+                .lp_hz = 2000.0f,
+                .occ_db = -6.0f,
+                .send_bus = {CALIB_SEND_BUS},
+                .send_gain = {0.25f},
             };
             uint64_t h = 0;
             if (hl_mixer_play(mx, &p, 0, &h, NULL) != 0) break;

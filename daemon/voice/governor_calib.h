@@ -12,12 +12,15 @@
 
 /* Renders HLD_GOV_CALIB_VOICES worst-case voices (3D, looping, pitch 1.37
  * with Doppler, cubic, mono noise; binaural when hrtf is given) on a private
- * mixer at rate and period and returns the cheapest block's cost per voice
- * in ns (the cheapest: preemption only adds), 0 when out of memory. The
+ * mixer at rate and period with the engine's output layout (hl_layout.h
+ * HL_LAYOUT_*: its buses, post stage and output have the layout's channels,
+ * so a surround mix is priced as it runs) and returns the cheapest block's
+ * cost per voice in ns (the cheapest: preemption only adds), 0 when out of
+ * memory or for an unknown layout. The
  * calling thread's floating-point mode is the same afterwards (the mixer
  * sets flush-to-zero for its own thread: fp_mode.h). Any thread but the
  * audio thread (it allocates); the main thread at start-up. */
-double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sound,
+double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, float speed_of_sound,
                               const hl_hrtf_set_t *hrtf);
 
 #endif /* HLD_GOVERNOR_CALIB_H */

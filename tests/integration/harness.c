@@ -3,6 +3,7 @@
  * heliodctl. See harness.h.
  */
 #include "harness.h"
+#include "hl_proto.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -435,6 +437,82 @@ int th_raw_connect(const char *sock) {
     }
     memcpy(sa.sun_path, sock, len + 1);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int th_raw_send(int fd, uint16_t op, uint32_t id, const uint8_t *body, size_t len) {
+    static uint8_t b[HL_MAX_FRAME];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_frame_begin(&w, op, 0, id);
+    for (size_t i = 0; i < len; i++)
+        hl_put_u8(&w, body[i]);
+    int n = hl_frame_end(&w);
+    return n > 0 && write(fd, b, (size_t)n) == n ? 0 : -1;
+}
+
+static int raw_read(int fd, uint8_t *buf, size_t len) {
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = read(fd, buf + got, len - got);
+        if (n <= 0) return -1; /* EOF, or the 2 s receive timeout */
+        got += (size_t)n;
+    }
+    return 0;
+}
+
+int th_raw_frame(int fd, uint16_t *op, uint32_t *id, uint8_t *body, size_t *blen) {
+    uint8_t hdr[HL_FRAME_HDR];
+    hl_frame_hdr_t h;
+    if (raw_read(fd, hdr, sizeof hdr) != 0 || hl_frame_peek(hdr, sizeof hdr, &h) != 0) return -1;
+    *op = h.op;
+    *id = h.id;
+    *blen = h.size - HL_FRAME_HDR;
+    return raw_read(fd, body, *blen);
+}
+
+int th_raw_status(int fd, uint32_t id) {
+    static uint8_t body[HL_MAX_FRAME];
+    uint16_t op;
+    uint32_t fid;
+    size_t n;
+    for (;;) {
+        if (th_raw_frame(fd, &op, &fid, body, &n) != 0) return 1;
+        if (op != HL_OP_REPLY || fid != id) continue;
+        hl_rbuf_t r;
+        hl_rbuf_init(&r, body, n);
+        hl_reply_head_t rh;
+        hl_get_reply_head(&r, &rh);
+        return rh.status;
+    }
+}
+
+int th_raw_event(int fd, uint8_t *body, size_t *blen) {
+    uint16_t op;
+    uint32_t id;
+    do {
+        if (th_raw_frame(fd, &op, &id, body, blen) != 0) return -1;
+    } while (op != HL_OP_EVENT);
+    return 0;
+}
+
+int th_raw_meter_1_0(const char *sock, const char *name) {
+    int fd = th_raw_connect(sock);
+    if (fd < 0) return -1;
+    struct timeval tv = {2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    uint8_t b[128];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, b, sizeof b);
+    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    snprintf(hello.client_name, sizeof hello.client_name, "%s", name);
+    hl_put_hello(&w, &hello);
+    const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0}; /* METER at the default rate */
+    if (th_raw_send(fd, HL_OP_HELLO, 1, b, w.len) != 0 || th_raw_status(fd, 1) != 0 ||
+        th_raw_send(fd, HL_OP_SUBSCRIBE, 2, mask_only, 4) != 0 || th_raw_status(fd, 2) != 0) {
         close(fd);
         return -1;
     }

@@ -157,6 +157,21 @@ void th_sleep_ms(int ms);
  * speak the wire protocol themselves): the fd, or -1 (a path longer than
  * sun_path is refused: truncated, it would name another socket). */
 int th_raw_connect(const char *sock);
+/* The wire by hand on such a connection (receive timeouts: the caller's
+ * SO_RCVTIMEO): sends one request frame (op, id, the body's len bytes);
+ * reads one frame, its op, id and body (HL_MAX_FRAME bytes; len in *blen);
+ * the status of the reply to request id (frames before it skipped; 1 on
+ * EOF or timeout). 0 or -1 for the first two. */
+int th_raw_send(int fd, uint16_t op, uint32_t id, const uint8_t *body, size_t len);
+int th_raw_frame(int fd, uint16_t *op, uint32_t *id, uint8_t *body, size_t *blen);
+int th_raw_status(int fd, uint32_t id);
+/* Reads frames until an EVENT frame: its body (HL_MAX_FRAME bytes; len in
+ * *blen). 0, or -1 on EOF or timeout. */
+int th_raw_event(int fd, uint8_t *body, size_t *blen);
+/* A raw connection to sock speaking protocol 1.0 (HELLO without a minor,
+ * as client `name`) subscribed to METER at the default rate with 1.0's
+ * SUBSCRIBE (the mask alone), 2 s receive timeout: the fd, or -1. */
+int th_raw_meter_1_0(const char *sock, const char *name);
 
 /* A JACK dummy server of this test's own (named PREFIX<pid>, made the
  * default for PortAudio through JACK_DEFAULT_SERVER) at 48 kHz and `period`

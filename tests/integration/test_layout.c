@@ -5,7 +5,9 @@
  * front pair only, bit-exact, with every other channel silent; a bad
  * --layout and --hrtf with a layout other than stereo are refused at start
  * with a clear message; a 5.1 and a 7.1 file played 2D on stereo come out
- * with the ITU-R BS.775 downmix coefficients (within 0.01).
+ * with the ITU-R BS.775 downmix coefficients (within 0.01); a 3D voice behind
+ * the listener, on the rear pair only, reads on its bus meter (STATS and
+ * METER per channel), and a 1.0 client gets the 1.0 METER body.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,6 +26,7 @@
 
 #include "harness.h"
 #include "heliod.h"
+#include "hl_proto.h"
 
 #define RATE 48000
 
@@ -67,6 +70,82 @@ static uint32_t wav_mask(const char *path, uint16_t *format_tag) {
     return 0;
 }
 
+typedef struct {
+    int n, ch;             /* METER events seen; the channels of the last */
+    float music[8], front; /* the music bus's peak per channel; its front pair's, louder */
+} rear_seen_t;
+
+static void on_rear_meter(void *user, const heliod_event_t *ev) {
+    rear_seen_t *s = user;
+    if (ev->type != HELIOD_EVENT_METER) return;
+    const heliod_meter_channels_t *mc = heliod_meter_channels(ev->meter);
+    assert_non_null(mc);
+    for (unsigned i = 0; i < ev->meter->nbuses; i++)
+        if (strcmp(ev->meter->bus[i].name, "music") == 0) {
+            const heliod_level_t *l = &ev->meter->bus[i];
+            s->front = l->peak_db[0] > l->peak_db[1] ? l->peak_db[0] : l->peak_db[1];
+            memcpy(s->music, mc->bus[i].peak_db, sizeof s->music);
+            s->ch = (int)mc->channels;
+            s->n++;
+        }
+}
+
+/* A 1.0 client (HELLO without a minor) subscribed to METER on a surround
+ * layout gets the 1.0 body: its decoder (strict: no byte left over) reads
+ * it exactly, without the 1.1 trailing channels. */
+static void meter_1_0(const char *sock) {
+    int fd = th_raw_meter_1_0(sock, "old");
+    assert_true(fd >= 0);
+    static uint8_t body[HL_MAX_FRAME];
+    size_t n = 0;
+    assert_int_equal(th_raw_event(fd, body, &n), 0);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, n);
+    static hl_event_t ev;
+    hl_get_event(&r, &ev);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_int_equal(ev.type, HL_EVENT_METER);
+    assert_int_equal(ev.meter_more.channels, 0); /* the body ended where 1.0's does */
+    close(fd);
+}
+
+/* A 3D voice right behind the listener, on the music bus: the rear pair
+ * only (BL/BR). The bus meter reads it in STATS (the louder of every
+ * channel) and in METER events per channel (front pair silent); the master
+ * reads it on its BL key. */
+static void rear_meter(heliod_t *h, int ch, const char *sock) {
+    const int bl = ch == 4 ? 2 : 4, br = bl + 1;
+    rear_seen_t seen = {0};
+    heliod_set_event_callback(h, on_rear_meter, &seen);
+    assert_int_equal(heliod_subscribe_meter(h, HELIOD_SUB_METER, 100.0f), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.fade_in_ms = 0;
+    pp.flags |= HELIOD_PLAY_3D;
+    pp.pos[2] = 1.0f; /* -z ahead: +z behind */
+    snprintf(pp.bus, sizeof pp.bus, "music");
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(h, "lr", &pp, &v, NULL), 0);
+    wait_engine(h, 0.05);
+    const double bus_db = th_stat(h, "bus.music.peak_db");
+    const double master_bl = th_stat(h, "master.peak_BL_db");
+    for (int i = 0; i < 500 && !(seen.n > 0 && seen.music[bl] > -144.0f); i++) {
+        assert_true(heliod_dispatch(h) >= 0);
+        th_sleep_ms(2);
+    }
+    fprintf(stderr,
+            "# %d channels, a voice behind: STATS bus.music.peak_db %.1f, master.peak_BL_db %.1f; "
+            "METER music BL %.1f BR %.1f, front pair %.1f dBFS\n",
+            ch, bus_db, master_bl, (double)seen.music[bl], (double)seen.music[br],
+            (double)seen.front);
+    assert_true(bus_db > -30.0);
+    assert_true(master_bl > -30.0);
+    assert_int_equal(seen.ch, ch);
+    assert_true(seen.music[bl] > -30.0f && seen.music[br] > -30.0f);
+    assert_true(seen.front == -144.0f && seen.music[0] == -144.0f && seen.music[1] == -144.0f);
+    meter_1_0(sock);
+}
+
 static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     const char *args[] = {"--layout", layout, NULL};
     th_daemon_t d;
@@ -98,6 +177,7 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
         wait_engine(h, 0.05);
         assert_true(th_stat(h, "output_peak.LFE") > 0.0);
     }
+    if (want_ch > 2) rear_meter(h, want_ch, d.sock);
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
@@ -119,11 +199,19 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     for (size_t i = 0; i < frames && a == frames; i++)
         if (x[i * (size_t)ch] != 0.0f) a = i;
     assert_true(a + RATE / 10 < frames);
+    /* the rear pair: silent until rear_meter's voice behind the listener,
+     * which starts at least 0.2 s (wait_engine) after the front voice */
+    const int bl = ch == 4 ? 2 : 4;
+    size_t rear = frames;
+    for (size_t i = 0; i < frames && rear == frames && ch > 2; i++)
+        if (x[i * (size_t)ch + (size_t)bl] != 0.0f) rear = i;
+    if (ch > 2) assert_true(rear < frames && rear >= a + RATE / 5);
     size_t checked = 0, sent = 0, exact = 0;
     for (size_t i = 0; i < frames; i++) {
         const float *y = x + i * (size_t)ch;
         for (int c = 2; c < ch; c++)
-            if (c != lfe || i < a + RATE / 10) assert_true(y[c] == 0.0f);
+            if ((c != lfe || i < a + RATE / 10) && (i < rear || (c != bl && c != bl + 1)))
+                assert_true(y[c] == 0.0f);
         if (lfe > 0 && y[lfe] != 0.0f) { /* the send: 1 x (L + R) / sqrt(2) at gains 1, 1 */
             const float want = (y[0] + y[1]) * 0.70710678f;
             assert_true(fabsf(y[lfe]) <= fabsf(want) + 1e-5f && y[lfe] * want > 0.0f);

@@ -451,83 +451,25 @@ static void test_slow_subscriber(void **state) {
 
 /* ---- the wire itself: a raw connection ---------------------------------- */
 
-static int raw_send(int fd, uint16_t op, uint32_t id, const uint8_t *body, size_t len) {
-    static uint8_t b[HL_MAX_FRAME];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, b, sizeof b);
-    hl_frame_begin(&w, op, 0, id);
-    for (size_t i = 0; i < len; i++)
-        hl_put_u8(&w, body[i]);
-    int n = hl_frame_end(&w);
-    return n > 0 && write(fd, b, (size_t)n) == n ? 0 : -1;
-}
-
-static int raw_read(int fd, uint8_t *buf, size_t len) {
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = read(fd, buf + got, len - got);
-        if (n <= 0) return -1; /* EOF, or the 2 s receive timeout */
-        got += (size_t)n;
-    }
-    return 0;
-}
-
-/* Reads one frame: its header and body (len in *blen). 0, or -1 on EOF/timeout. */
-static int raw_frame(int fd, hl_frame_hdr_t *h, uint8_t *body, size_t *blen) {
-    uint8_t hdr[HL_FRAME_HDR];
-    if (raw_read(fd, hdr, sizeof hdr) != 0 || hl_frame_peek(hdr, sizeof hdr, h) != 0) return -1;
-    *blen = h->size - HL_FRAME_HDR;
-    return raw_read(fd, body, *blen);
-}
-
-/* The status of the reply to request id (events before it skipped). */
-static int raw_status(int fd, uint32_t id) {
-    static uint8_t body[HL_MAX_FRAME];
-    hl_frame_hdr_t h;
-    size_t n;
-    for (;;) {
-        if (raw_frame(fd, &h, body, &n) != 0) return 1;
-        if (h.op != HL_OP_REPLY || h.id != id) continue;
-        hl_rbuf_t r;
-        hl_rbuf_init(&r, body, n);
-        hl_reply_head_t rh;
-        hl_get_reply_head(&r, &rh);
-        return rh.status;
-    }
-}
-
 /* What a client in another language sees: METER frames the strict codec
  * decodes exactly (every level in range, names valid), id 0; a 4-byte
  * SUBSCRIBE (the mask alone, as before meter_hz) still works; an unknown bit
  * in it is a protocol error, a bad rate an argument error. */
 static void test_wire(void **state) {
     fixture_t *f = *state;
-    int fd = th_raw_connect(f->d.sock);
+    int fd = th_raw_meter_1_0(f->d.sock, "raw"); /* the mask alone: METER at the default rate */
     assert_true(fd >= 0);
-    struct timeval tv = {2, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    uint8_t b[128];
-    hl_wbuf_t w;
-    hl_wbuf_init(&w, b, sizeof b);
-    hl_hello_t hello = {.version = HL_PROTO_VERSION};
-    snprintf(hello.client_name, sizeof hello.client_name, "raw");
-    hl_put_hello(&w, &hello);
-    assert_int_equal(raw_send(fd, HL_OP_HELLO, 1, b, w.len), 0);
-    assert_int_equal(raw_status(fd, 1), 0);
-    /* the mask alone: METER at the default rate */
-    const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0};
-    assert_int_equal(raw_send(fd, HL_OP_SUBSCRIBE, 2, mask_only, 4), 0);
-    assert_int_equal(raw_status(fd, 2), 0);
     static uint8_t body[HL_MAX_FRAME];
     static hl_event_t ev;
-    hl_frame_hdr_t h;
+    uint16_t op;
+    uint32_t id;
     size_t n = 0;
     int meters = 0;
     double t0 = now_s();
     while (meters < 10) {
-        assert_int_equal(raw_frame(fd, &h, body, &n), 0);
-        assert_int_equal(h.op, HL_OP_EVENT);
-        assert_int_equal(h.id, 0);
+        assert_int_equal(th_raw_frame(fd, &op, &id, body, &n), 0);
+        assert_int_equal(op, HL_OP_EVENT);
+        assert_int_equal(id, 0);
         hl_rbuf_t r;
         hl_rbuf_init(&r, body, n);
         hl_get_event(&r, &ev);
@@ -543,19 +485,21 @@ static void test_wire(void **state) {
     assert_true(hz > 15.0 && hz < 27.0);
     /* a rate out of range: EINVAL, the connection stays */
     hl_subscribe_t sub = {.mask = HL_SUB_METER, .meter_hz = 500.0f};
+    uint8_t b[128];
+    hl_wbuf_t w;
     hl_wbuf_init(&w, b, sizeof b);
     hl_put_subscribe(&w, &sub);
-    assert_int_equal(raw_send(fd, HL_OP_SUBSCRIBE, 3, b, w.len), 0);
-    assert_int_equal(raw_status(fd, 3), HELIOD_EINVAL);
-    assert_int_equal(raw_send(fd, HL_OP_PING, 4, NULL, 0), 0);
-    assert_int_equal(raw_status(fd, 4), 0);
+    assert_int_equal(th_raw_send(fd, HL_OP_SUBSCRIBE, 3, b, w.len), 0);
+    assert_int_equal(th_raw_status(fd, 3), HELIOD_EINVAL);
+    assert_int_equal(th_raw_send(fd, HL_OP_PING, 4, NULL, 0), 0);
+    assert_int_equal(th_raw_status(fd, 4), 0);
     /* an unknown bit in the mask alone: EPROTO, then the daemon closes */
     const uint32_t unknown = HL_SUB_MASK + 1u; /* the bit past every known one */
     const uint8_t bad[4] = {(uint8_t)unknown, (uint8_t)(unknown >> 8), (uint8_t)(unknown >> 16),
                             (uint8_t)(unknown >> 24)};
-    assert_int_equal(raw_send(fd, HL_OP_SUBSCRIBE, 5, bad, 4), 0);
-    assert_int_equal(raw_status(fd, 5), HELIOD_EPROTO);
-    while (raw_frame(fd, &h, body, &n) == 0) {
+    assert_int_equal(th_raw_send(fd, HL_OP_SUBSCRIBE, 5, bad, 4), 0);
+    assert_int_equal(th_raw_status(fd, 5), HELIOD_EPROTO);
+    while (th_raw_frame(fd, &op, &id, body, &n) == 0) {
     }
     close(fd);
 }

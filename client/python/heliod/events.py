@@ -27,9 +27,10 @@ class Event:
     real         voice
     device_lost  device, time_ns (its last callback)
     device_back  device, time_ns (when audio resumed)
-    meter        frame, momentary, short_term, integrated, range, master,
+    meter        frame, momentary, short_term, integrated, range, channels, master,
                  buses {name: level}; a level is {peak_db, peak_hold_db, rms_db},
-                 each a (left, right) pair in dBFS
+                 each a tuple of dBFS per channel: (left, right) on stereo, every
+                 channel of a surround layout in its order (FL FR FC LFE BL BR SL SR)
     bank         bank: {name, path, state, sounds, done, failed, bytes, error};
                  also name and state as attributes
     zone_tick    report: the world-zone scheduler's line for one tick
@@ -90,6 +91,15 @@ class Event:
         for _ in range(r.u8()):
             name = r.str()
             self.buses[name] = _level(r)
+        self.channels = 2
+        if r.left():  # since 1.1: the channels past the front pair of a surround layout
+            self.channels = r.u8()
+            if not 3 <= self.channels <= 8:
+                raise HeliodError(EPROTO, "meter: %d channels" % self.channels)
+            more = "<%df" % (self.channels - 2)
+            for lv in [self.master] + list(self.buses.values()):
+                for k in ("peak_db", "peak_hold_db", "rms_db"):
+                    lv[k] = lv[k] + r.take(more)
 
     def _bank(self, r):
         self.bank = get_bank_info(r)
