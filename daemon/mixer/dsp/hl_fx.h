@@ -166,6 +166,8 @@ typedef struct {
     float pi_rate; /* of the filters it serves (0 until the first use) */
     uint32_t clock;
     uint32_t hits, misses; /* since the table began (wrap) */
+    uint32_t glide_key[3]; /* the last glide's start and end cutoffs (bits) and steps */
+    float glide_mul;       /* its per-step factor (powf once for the voices gliding alike) */
     hl_vf_centry_t e[HL_VF_CACHE];
 } hl_vf_cache_t;
 
