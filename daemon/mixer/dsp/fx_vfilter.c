@@ -774,6 +774,10 @@ void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gai
     float obs = obstruction == obstruction ? hl_clampf(obstruction, 0.0f, 1.0f) : 0.0f;
     *gain = occ > 0.0f ? powf(10.0f, OCC_GAIN_DB * occ / 20.0f) : 1.0f;
     float x = 1.0f - (1.0f - occ) * (1.0f - OCC_OBS_K * obs);
+    if (!(x > 0.0f)) { /* neither: no low-pass (and no powf per bound voice per change) */
+        *lp_hz = 0.0f;
+        return;
+    }
     float hz = OCC_TOP_HZ * powf(OCC_RATIO, x);
     *lp_hz = (x > 0.0f && hz < HL_VF_LP_OFF_FRAC * rate) ? hz : 0.0f;
 }

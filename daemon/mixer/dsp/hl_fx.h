@@ -155,20 +155,22 @@ typedef struct {
  * matrices once between them instead of once each a block. */
 #define HL_VF_CACHE 64 /* entries: HL_VF_CACHE / HL_VF_WAYS sets of HL_VF_WAYS */
 #define HL_VF_WAYS  4
+/* The keys apart from the designs: a lookup reads one line of keys, not the
+ * head of four ~400-byte designs (a gliding voice looks one up a cell). */
 typedef struct {
     uint32_t fbits; /* the cutoff's bits; 0 = empty */
     uint32_t hp;    /* 1 = high-pass */
     uint32_t used;  /* the table's clock at its last use (least recently used goes) */
     float g;        /* tan(pi f / rate) */
-    hl_vf_design_t d;
-} hl_vf_centry_t;
+} hl_vf_ckey_t;
 typedef struct {
     float pi_rate; /* of the filters it serves (0 until the first use) */
     uint32_t clock;
     uint32_t hits, misses; /* since the table began (wrap) */
     uint32_t glide_key[3]; /* the last glide's start and end cutoffs (bits) and steps */
     float glide_mul;       /* its per-step factor (powf once for the voices gliding alike) */
-    hl_vf_centry_t e[HL_VF_CACHE];
+    hl_vf_ckey_t k[HL_VF_CACHE];
+    hl_vf_design_t d[HL_VF_CACHE];
 } hl_vf_cache_t;
 
 typedef struct {
