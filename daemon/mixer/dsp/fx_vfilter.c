@@ -228,7 +228,7 @@ static const hl_vf_design_t *vf_step(hl_vfilter_t *f, int stage, hl_vf_design_t 
     }
     if (f->stepped) { /* the step at once: g from the shared table, no interpolation */
         const hl_vf_design_t *d =
-            hl_vf_design_get(f->cache, f->pi_rate, st->f, stage, &st->g, scratch);
+            hl_vf_design_step(f->cache, f->pi_rate, st->f, stage, st->steps, &st->g, scratch);
         st->g0 = st->g;
         return d;
     }
@@ -437,9 +437,9 @@ static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, ui
  * eight samples instead of per four, and each output row is one eight-wide
  * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
  * buffer) with state st[c]; whole blocks only, returns the frames done. */
-VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
-                                         float *const outs[], uint32_t nch, uint32_t n,
-                                         const hl_vf_design_t *dp) {
+VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
+               uint32_t n, const hl_vf_design_t *dp) {
     const uint32_t nb = n / VF_BLK8 * VF_BLK8;
     if (nb == 0) return 0;
     const hl_vf_design_t *d = dp;
@@ -498,6 +498,13 @@ VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[
         s[1] = o4[1];
     }
     return nb;
+}
+
+/* The same, called from the forms that are not AVX2 code themselves. */
+VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
+                                         float *const outs[], uint32_t nch, uint32_t n,
+                                         const hl_vf_design_t *dp) {
+    return vf_run_avx2_in(st, ins, outs, nch, n, dp);
 }
 #endif
 
@@ -587,13 +594,13 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
  * bookkeeping and second lookup (a gliding voice had cost ~3x a settled
  * one). Returns the frames done: up to the glide's end, then the settled
  * form takes the rest. */
-static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
-    uint32_t done = 0;
 #if defined(VF_HAVE_AVX2)
+/* The cells themselves, in one AVX2 function (the block form inlined: no
+ * call and no set-up of its own a cell beyond loading the cell's design). */
+VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const ch[], uint32_t nch,
+                                                 uint32_t n) {
     hl_vf_stage_t *st = &f->lp;
-    if (!f->stepped || st->mode != HL_VF_ON || st->fade || f->hp.mode != HL_VF_OFF ||
-        vf_busy(&f->hp) || vf_level_now() < 2)
-        return 0;
+    uint32_t done = 0;
     hl_vf_design_t scratch;
     while (done < n && vf_busy(st)) {
         const uint32_t gp = f->grid_pos;
@@ -603,16 +610,25 @@ static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch,
         uint32_t m = n - done;
         if (m > HL_FX_GRID - gp) m = HL_FX_GRID - gp;
         f->grid_pos = (uint16_t)((gp + m) % HL_FX_GRID);
-        uint32_t k = 0;
-        if (m >= 4) {
-            const float *ins[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
-            float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
-            k = vf_run_avx2(f->s[0], ins, outs, nch, m, d);
-        }
+        const float *ins[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+        float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+        const uint32_t k = m >= VF_BLK8 ? vf_run_avx2_in(f->s[0], ins, outs, nch, m, d) : 0;
         for (uint32_t c = 0; k < m && c < nch; c++)
             svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, st->g, 0.0f, 0, 0.0f, 0.0f);
         done += m;
     }
+    return done;
+}
+#endif
+
+static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
+    uint32_t done = 0;
+#if defined(VF_HAVE_AVX2)
+    hl_vf_stage_t *st = &f->lp;
+    if (!f->stepped || st->mode != HL_VF_ON || st->fade || f->hp.mode != HL_VF_OFF ||
+        vf_busy(&f->hp) || vf_level_now() < 2)
+        return 0;
+    done = vf_glide_cells_avx2(f, ch, nch, n);
 #else
     (void)f;
     (void)ch;

@@ -155,6 +155,7 @@ typedef struct {
  * matrices once between them instead of once each a block. */
 #define HL_VF_CACHE 64 /* entries: HL_VF_CACHE / HL_VF_WAYS sets of HL_VF_WAYS */
 #define HL_VF_WAYS  4
+#define HL_VF_HINTS 64 /* step hints (a power of two) */
 /* The keys apart from the designs: a lookup reads one line of keys, not the
  * head of four ~400-byte designs (a gliding voice looks one up a cell). */
 typedef struct {
@@ -166,9 +167,11 @@ typedef struct {
 typedef struct {
     float pi_rate; /* of the filters it serves (0 until the first use) */
     uint32_t clock;
-    uint32_t hits, misses; /* since the table began (wrap) */
-    uint32_t glide_key[3]; /* the last glide's start and end cutoffs (bits) and steps */
-    float glide_mul;       /* its per-step factor (powf once for the voices gliding alike) */
+    uint32_t hits, misses;        /* since the table began (wrap) */
+    uint32_t glide_key[3];        /* the last glide's start and end cutoffs (bits) and steps */
+    float glide_mul;              /* its per-step factor (powf once for the voices gliding alike) */
+    uint8_t hint[2][HL_VF_HINTS]; /* [hp][steps left % HL_VF_HINTS]: the entry the last
+                                     stepped glide found at that step (hl_vf_design_step) */
     hl_vf_ckey_t k[HL_VF_CACHE];
     hl_vf_design_t d[HL_VF_CACHE];
 } hl_vf_cache_t;
@@ -214,6 +217,13 @@ void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ram
  * computed into the cache's slot, or into *scratch. RT safe. */
 const hl_vf_design_t *hl_vf_design_get(hl_vf_cache_t *cache, float pi_rate, float f_hz, int hp,
                                        float *g, hl_vf_design_t *scratch);
+/* hl_vf_design_get for a stepped glide's step with `left` steps to go:
+ * voices gliding alike (a parameter moving every voice of a cue) reach the
+ * same cutoff with the same steps left, so the table first tries the entry
+ * the last of them found there (one compare instead of the set's search);
+ * the same design and bits either way. RT safe. */
+const hl_vf_design_t *hl_vf_design_step(hl_vf_cache_t *cache, float pi_rate, float f_hz, int hp,
+                                        uint32_t left, float *g, hl_vf_design_t *scratch);
 /* In place over nch planar channels (1 or 2; more are left untouched). */
 void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n);
 /* 0 when both stages are off and settled: the caller may skip the call. */
