@@ -379,23 +379,12 @@ static inline __attribute__((always_inline)) void fast_kernel(hl_mixer_t *m, con
 static __attribute__((noinline)) int fast_ramped(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l,
                                                  float *acc_r, uint64_t c, uint32_t n) {
     hl_rt_fast_t *f = &v->f;
-    if (v->gl.rem != v->gr.rem) return 0;
-    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
-    const float e = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur, inv = 1.0f / (float)rn;
-    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
-    const hl_gain_ramp_t g1 = {e * l0, e * ((l1 - l0) * inv), 0.0f,
-                               e * r0, e * ((r1 - r0) * inv), 0.0f};
-    const hl_gain_ramp_t g2 = {e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f};
-    if (!hl_gains_finite(&g1) || !hl_gains_finite(&g2)) return 0;
+    uint32_t rn;
+    hl_gain_ramp_t g1, g2;
+    if (!hl_fast_ramp_gains(v, n, &rn, &g1, &g2)) return 0;
     fast_kernel(m, f, acc_l, acc_r, c, rn, &g1);
     if (rn < n) fast_kernel(m, f, acc_l + rn, acc_r + rn, c + (uint64_t)rn * f->step, n - rn, &g2);
-    ramp_advance(&v->gl, rn);
-    ramp_advance(&v->gr, rn);
-    if (v->gl.rem == 0) { /* settled: the steady line's flat pair again */
-        f->gl = g2.l0;
-        f->gr = g2.r0;
-        f->ramp = 0;
-    }
+    hl_fast_ramp_advance(v, rn, &g2);
     return 1;
 }
 

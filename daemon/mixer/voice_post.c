@@ -250,15 +250,11 @@ const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t 
  * cue. NULL when not taken (nothing done). */
 const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k) {
     hl_rt_fast_t *f = &v->f;
-    if (!(k >= 0.0f) || v->hrtf || v->gl.rem != v->gr.rem) return NULL;
+    if (!(k >= 0.0f) || v->hrtf) return NULL;
     if (hl_vfilter_active(&v->vf) && !hl_vfilter_mono_ok(&v->vf, 1.0f, k)) return NULL;
-    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
-    const float e = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur, inv = 1.0f / (float)rn;
-    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
-    const hl_gain_ramp_t g1 = {e * l0, e * ((l1 - l0) * inv), 0.0f,
-                               e * r0, e * ((r1 - r0) * inv), 0.0f};
-    const hl_gain_ramp_t g2 = {e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f};
-    if (!hl_gains_finite(&g1) || !hl_gains_finite(&g2)) return NULL;
+    uint32_t rn;
+    hl_gain_ramp_t g1, g2;
+    if (!hl_fast_ramp_gains(v, n, &rn, &g1, &g2)) return NULL;
     const float *in = hl_voice_mono_in_rt(m, f, n);
     if (!in) return NULL;
     float *u = m->vbuf[0];
@@ -285,12 +281,6 @@ const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, f
 #endif
     for (; t < n; t++)
         u[t] = in[t] * g2.l0;
-    ramp_advance(&v->gl, rn);
-    ramp_advance(&v->gr, rn);
-    if (v->gl.rem == 0) { /* settled: the steady line's flat pair again */
-        f->gl = g2.l0;
-        f->gr = g2.r0;
-        f->ramp = 0;
-    }
+    hl_fast_ramp_advance(v, rn, &g2);
     return u;
 }
