@@ -249,8 +249,9 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
                                 float gr);
 /* How settled stages run: 0 sample by sample (the reference form), 1 in
  * four-sample blocks (SSE), 2 in eight-sample blocks (AVX2 + FMA); -1 (the
- * default) or a level the CPU lacks picks the best it has. Glides and
- * crossfades always run sample by sample.
+ * default) or a level the CPU lacks picks the best it has. Interpolated
+ * glides and crossfades run sample by sample; a stepped glide's cells run
+ * in the form its level gives a settled stage.
  * Returns the level now in use. For tests and benchmarks: call while no
  * filter runs (it sets a process-wide switch). */
 int hl_vfilter_simd(int level);
