@@ -115,18 +115,9 @@ const hl_vf_design_t *hl_vf_design_get(hl_vf_cache_t *c, float pi_rate, float f_
 
 const hl_vf_design_t *hl_vf_design_step(hl_vf_cache_t *c, float pi_rate, float f_hz, int hp,
                                         uint32_t left, float *g, hl_vf_design_t *scratch) {
-    const uint32_t fb = f_bits(f_hz), h = hp ? 1u : 0u;
-    uint8_t *hint = c ? &c->hint[h][left % HL_VF_HINTS] : NULL;
-    if (c && c->pi_rate == pi_rate && fb != 0) {
-        hl_vf_ckey_t *k = &c->k[*hint];
-        if (k->fbits == fb && k->hp == h) {
-            c->hits++;
-            k->used = ++c->clock;
-            *g = k->g;
-            return &c->d[*hint];
-        }
-    }
-    const hl_vf_design_t *d = hl_vf_design_get(c, pi_rate, f_hz, hp, g, scratch);
-    if (c && d != scratch) *hint = (uint8_t)(d - c->d);
+    const hl_vf_design_t *d = vf_design_hinted(c, pi_rate, f_hz, hp, left, g);
+    if (d) return d;
+    d = hl_vf_design_get(c, pi_rate, f_hz, hp, g, scratch);
+    if (c && d != scratch) c->hint[hp ? 1 : 0][left % HL_VF_HINTS] = (uint8_t)(d - c->d);
     return d;
 }

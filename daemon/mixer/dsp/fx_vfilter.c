@@ -206,7 +206,8 @@ static inline int vf_busy(const hl_vf_stage_t *st) {
  * 1 - (k - 1) / cells (in). A stepped glide's step returns the new
  * cutoff's block design (from the table, else computed into *scratch),
  * anything else NULL. */
-static const hl_vf_design_t *vf_step(hl_vfilter_t *f, int stage, hl_vf_design_t *scratch) {
+static inline __attribute__((always_inline)) const hl_vf_design_t *
+vf_step(hl_vfilter_t *f, int stage, hl_vf_design_t *scratch) {
     hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
     st->g0 = st->g;
     if (st->mode == HL_VF_FADING) {
@@ -227,8 +228,10 @@ static const hl_vf_design_t *vf_step(hl_vfilter_t *f, int stage, hl_vf_design_t 
         st->f *= st->mul;
     }
     if (f->stepped) { /* the step at once: g from the shared table, no interpolation */
-        const hl_vf_design_t *d =
-            hl_vf_design_step(f->cache, f->pi_rate, st->f, stage, st->steps, &st->g, scratch);
+        const hl_vf_design_t *d = vf_design_hinted(f->cache, f->pi_rate, st->f, stage, st->steps,
+                                                   &st->g); /* inline: the common case */
+        if (!d)
+            d = hl_vf_design_step(f->cache, f->pi_rate, st->f, stage, st->steps, &st->g, scratch);
         st->g0 = st->g;
         return d;
     }
@@ -622,20 +625,14 @@ VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const c
 #endif
 
 static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
-    uint32_t done = 0;
 #if defined(VF_HAVE_AVX2)
-    hl_vf_stage_t *st = &f->lp;
-    if (!f->stepped || st->mode != HL_VF_ON || st->fade || f->hp.mode != HL_VF_OFF ||
-        vf_busy(&f->hp) || vf_level_now() < 2)
-        return 0;
-    done = vf_glide_cells_avx2(f, ch, nch, n);
-#else
-    (void)f;
-    (void)ch;
-    (void)nch;
-    (void)n;
+    const hl_vf_stage_t *st = &f->lp;
+    if (f->stepped && st->mode == HL_VF_ON && !st->fade && f->hp.mode == HL_VF_OFF &&
+        !vf_busy(&f->hp) && vf_level_now() >= 2)
+        return vf_glide_cells_avx2(f, ch, nch, n);
 #endif
-    return done;
+    (void)f, (void)ch, (void)nch, (void)n;
+    return 0;
 }
 
 void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
