@@ -25,7 +25,10 @@
  * when the parameter moves (can be <= 0 within noise). The target of both:
  * <= 1% of a period.
  *
- * usage: params [--voices N] [--hz HZ] [--period FRAMES] [--seconds S] [--lp]
+ * --dist adds the blocks' percentiles, still and moving (p10 .. p99), one
+ * line each: how many blocks a change costs, not only the worst.
+ *
+ * usage: params [--voices N] [--hz HZ] [--period FRAMES] [--seconds S] [--lp] [--dist]
  */
 #include <getopt.h>
 #include <math.h>
@@ -238,23 +241,28 @@ static int run(uint32_t voices, uint32_t period, double hz, double seconds, int 
 int main(int argc, char **argv) {
     uint32_t voices = 1000, period = 256;
     double hz = 60.0, seconds = 10.0;
-    int lp = 0;
+    int lp = 0, dist = 0;
     static const struct option opts[] = {
-        {"voices", required_argument, NULL, 'v'}, {"hz", required_argument, NULL, 'z'},
-        {"period", required_argument, NULL, 'p'}, {"seconds", required_argument, NULL, 's'},
-        {"lp", no_argument, NULL, 'l'},           {NULL, 0, NULL, 0},
+        {"voices", required_argument, NULL, 'v'},
+        {"hz", required_argument, NULL, 'z'},
+        {"period", required_argument, NULL, 'p'},
+        {"seconds", required_argument, NULL, 's'},
+        {"lp", no_argument, NULL, 'l'},
+        {"dist", no_argument, NULL, 'd'},
+        {NULL, 0, NULL, 0},
     };
     int c;
-    while ((c = getopt_long(argc, argv, "v:z:p:s:l", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "v:z:p:s:ld", opts, NULL)) != -1) {
         switch (c) {
         case 'v': voices = (uint32_t)strtoul(optarg, NULL, 10); break;
         case 'z': hz = strtod(optarg, NULL); break;
         case 'p': period = (uint32_t)strtoul(optarg, NULL, 10); break;
         case 's': seconds = strtod(optarg, NULL); break;
         case 'l': lp = 1; break;
+        case 'd': dist = 1; break;
         default:
             fprintf(stderr, "usage: params [--voices N] [--hz HZ] [--period FRAMES] "
-                            "[--seconds S] [--lp]\n");
+                            "[--seconds S] [--lp] [--dist]\n");
             return 2;
         }
     }
@@ -278,6 +286,11 @@ int main(int argc, char **argv) {
            100.0 * e99 / period_ns, b99s / 1e3, b99m / 1e3, 100.0 * (b99m - b99s) / period_ns,
            b50s / 1e3, b50m / 1e3, 100.0 * (b50m - b50s) / period_ns,
            mov.nevals == 0 || mov.sets == 0);
+    static const double ps[] = {0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99};
+    for (size_t i = 0; dist && i < sizeof ps / sizeof ps[0]; i++)
+        printf("params-dist p%02.0f block_us_still=%.1f block_us_moving=%.1f\n", ps[i] * 100.0,
+               pct(still.block, still.nblocks, ps[i]) / 1e3,
+               pct(mov.block, mov.nblocks, ps[i]) / 1e3);
     free(still.eval);
     free(still.block);
     free(mov.eval);

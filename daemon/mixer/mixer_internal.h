@@ -599,6 +599,12 @@ void hl_peak_stereo_rt(const float *x, uint32_t frames, float *pl, float *pr);
 
 /* Ramps (the voice files and mixer_bus.c, audio thread): linear from cur to
  * target over rem frames. */
+/* 1 when every coefficient of a gain ramp is finite. */
+static inline int hl_gains_finite(const hl_gain_ramp_t *g) {
+    float t = g->l0 + g->dl + g->ql + g->r0 + g->dr + g->qr;
+    return t - t == 0.0f;
+}
+
 static inline float ramp_after(const hl_ramp_t *r, uint32_t n) {
     if (r->rem == 0 || n >= r->rem) return r->target;
     return r->cur + (r->target - r->cur) * ((float)n / (float)r->rem);

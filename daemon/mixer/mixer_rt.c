@@ -68,11 +68,6 @@
 #define HL_HAVE_MXCSR 1
 #endif
 
-static int gains_finite(const hl_gain_ramp_t *g) {
-    float t = g->l0 + g->dl + g->ql + g->r0 + g->dr + g->qr;
-    return t - t == 0.0f;
-}
-
 /* Advances the cursor of a voice that is not mixed (virtual). */
 static void skip_voice(hl_rt_voice_t *v, uint32_t n, uint64_t step, int *finished) {
     v->f.cursor += (uint64_t)n * step;
@@ -285,7 +280,8 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             if (v->stream) {
                 static const hl_gain_ramp_t mute;
                 hl_voice_render_stream_rt(m, v, acc_l + t, acc_r + t, seg,
-                                          gains_finite(&g) ? &g : &mute, voice_step(v), &finished);
+                                          hl_gains_finite(&g) ? &g : &mute, voice_step(v),
+                                          &finished);
             } else {
                 (void)render_src(m, v, &v->src, &v->f.cursor, acc_l + t, acc_r + t, seg, &g,
                                  voice_step(v), &finished);
@@ -344,27 +340,8 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
 static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed,
                              uint32_t *buses) {
     const uint64_t c = f->cursor, step = f->step;
-    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
-    const float *src = f->data + idx, *in = m->vbuf[0];
-    float *u = m->vbuf[0];
-    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
-        if (f->copy_end - idx < n) return 0;
-        in = src; /* read in place: the source is the block */
-    } else {
-        if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return 0;
-        if (f->cubic == HL_INTERP_SINC) {
-            const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
-            if (c < (uint64_t)(sl->half - 1) << 32) return 0;
-            static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-            memset(u, 0, n * sizeof(float));
-            m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
-        } else if (f->cubic) {
-            if (c < HL_FP_ONE) return 0;
-            m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
-        } else {
-            m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
-        }
-    }
+    const float *in = hl_voice_mono_in_rt(m, f, n);
+    if (!in) return 0;
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;
     *buses |= 1u << f->bus;
@@ -402,23 +379,12 @@ static inline __attribute__((always_inline)) void fast_kernel(hl_mixer_t *m, con
 static __attribute__((noinline)) int fast_ramped(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l,
                                                  float *acc_r, uint64_t c, uint32_t n) {
     hl_rt_fast_t *f = &v->f;
-    if (v->gl.rem != v->gr.rem) return 0;
-    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
-    const float e = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur, inv = 1.0f / (float)rn;
-    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
-    const hl_gain_ramp_t g1 = {e * l0, e * ((l1 - l0) * inv), 0.0f,
-                               e * r0, e * ((r1 - r0) * inv), 0.0f};
-    const hl_gain_ramp_t g2 = {e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f};
-    if (!gains_finite(&g1) || !gains_finite(&g2)) return 0;
+    uint32_t rn;
+    hl_gain_ramp_t g1, g2;
+    if (!hl_fast_ramp_gains(v, n, &rn, &g1, &g2)) return 0;
     fast_kernel(m, f, acc_l, acc_r, c, rn, &g1);
     if (rn < n) fast_kernel(m, f, acc_l + rn, acc_r + rn, c + (uint64_t)rn * f->step, n - rn, &g2);
-    ramp_advance(&v->gl, rn);
-    ramp_advance(&v->gr, rn);
-    if (v->gl.rem == 0) { /* settled: the steady line's flat pair again */
-        f->gl = g2.l0;
-        f->gr = g2.r0;
-        f->ramp = 0;
-    }
+    hl_fast_ramp_advance(v, rn, &g2);
     return 1;
 }
 
@@ -458,14 +424,23 @@ static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast
     float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* never filtered before the pan: the pair ramps */
     if (!fast_inside(m, f, c, n)) return 0;
+    hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
+    const float k = f->post ? pair_ratio(v, n) : -1.0f; /* before the ramps move */
+    const float *u = f->post ? hl_voice_ramp_pan_rt(m, v, n, k) : NULL;
+    if (u) { /* one channel, then the mono post stage */
+        f->cursor = c + (uint64_t)n * step;
+        (*mixed)++;
+        *buses |= 1u << f->bus;
+        m->bus[f->bus].voices++;
+        hl_voice_post_mono_rt(m, v, u, n, 1.0f, k, buses);
+        return 1;
+    }
     if (f->post) { /* its own pair first: filter and sends follow */
         acc_l = m->vbuf[0];
         acc_r = m->vbuf[1];
         memset(acc_l, 0, n * sizeof(float));
         memset(acc_r, 0, n * sizeof(float));
     }
-    hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
-    const float k = f->post ? pair_ratio(v, n) : -1.0f; /* before the ramps move */
     if (!fast_ramped(m, v, acc_l, acc_r, c, n)) return 0;
     f->cursor = c + (uint64_t)n * step;
     (*mixed)++;

@@ -255,7 +255,10 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         v->hp_own = s->hp_hz;
         hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
         v->occ.cur = ramp_after(&v->occ, 0);
-        ramp_set(&v->occ, s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f, len);
+        const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
+        /* where it stands already: no ramp (a ramp from x to x is x at every
+         * frame, but keeps the voice off the flat post path while it runs) */
+        ramp_set(&v->occ, occ, occ == v->occ.cur && occ == v->occ.target ? 0 : len);
     }
     if (s->mask & HL_MIX_SET_SENDS)
         for (int i = 0; i < HL_MAX_SENDS; i++) {

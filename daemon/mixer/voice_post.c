@@ -5,6 +5,9 @@
  * occlusion gain and added to its bus and sends, each gain ramped.
  */
 #include <string.h>
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 #include "voice_post.h"
 
@@ -207,4 +210,77 @@ void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uin
     }
     v->post = hl_voice_post_needed_rt(v);
     v->f.post = (uint16_t)v->post;
+}
+
+/* ---- the steady line's mono input ------------------------------------------ */
+
+/* The unpanned source span of a steady mono voice's block (mixer_rt.c's
+ * steady path): read in place at pitch 1, else interpolated into vbuf[0];
+ * NULL when the block is not inside the interior (an edge: the full path). */
+const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n) {
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    const float *src = f->data + idx;
+    float *u = m->vbuf[0];
+    if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
+        if (f->copy_end - idx < n) return NULL;
+        return src; /* read in place: the source is the block */
+    }
+    if (c >= f->lim_fp || (uint64_t)n * step > f->lim_fp - c) return NULL;
+    if (f->cubic == HL_INTERP_SINC) {
+        const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
+        if (c < (uint64_t)(sl->half - 1) << 32) return NULL;
+        static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        memset(u, 0, n * sizeof(float));
+        m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
+    } else if (f->cubic) {
+        if (c < HL_FP_ONE) return NULL;
+        m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+    } else {
+        m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+    }
+    return u;
+}
+
+/* The gain ramp of mixer_rt.c's fast_ramped for a voice with a post stage whose pair keeps r = k l
+ * (a gain ramp at a steady pan, k >= 0) and whose filter may run on one channel: the left channel
+ * alone, with the gains fast_ramped gives it (the kernels' ramp, product for product), into
+ * vbuf[0]; returned for the mono post stage with the pan pair (1, k). The pair, its second kernel
+ * stream and the r = k l pass are saved: the block where a game parameter moves every voice of a
+ * cue. NULL when not taken (nothing done). */
+const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k) {
+    hl_rt_fast_t *f = &v->f;
+    if (!(k >= 0.0f) || v->hrtf) return NULL;
+    if (hl_vfilter_active(&v->vf) && !hl_vfilter_mono_ok(&v->vf, 1.0f, k)) return NULL;
+    uint32_t rn;
+    hl_gain_ramp_t g1, g2;
+    if (!hl_fast_ramp_gains(v, n, &rn, &g1, &g2)) return NULL;
+    const float *in = hl_voice_mono_in_rt(m, f, n);
+    if (!in) return NULL;
+    float *u = m->vbuf[0];
+    uint32_t t = 0;
+#if defined(__SSE2__)
+    /* four frames at a time (-O2 leaves these loops scalar); kt (t + 1) is
+     * exact in float, ql is 0: the kernels' l0 + kt (dl + kt ql) */
+    const __m128 vl0 = _mm_set1_ps(g1.l0), vdl = _mm_set1_ps(g1.dl), four = _mm_set1_ps(4.0f);
+    __m128 kt = _mm_setr_ps(1.0f, 2.0f, 3.0f, 4.0f);
+    for (; t + 4 <= rn; t += 4) {
+        _mm_storeu_ps(u + t,
+                      _mm_mul_ps(_mm_loadu_ps(in + t), _mm_add_ps(vl0, _mm_mul_ps(kt, vdl))));
+        kt = _mm_add_ps(kt, four);
+    }
+#endif
+    for (; t < rn; t++) {
+        const float kt1 = (float)(int)(t + 1);
+        u[t] = in[t] * (g1.l0 + kt1 * g1.dl);
+    }
+#if defined(__SSE2__)
+    const __m128 l1v = _mm_set1_ps(g2.l0);
+    for (; t + 4 <= n; t += 4)
+        _mm_storeu_ps(u + t, _mm_mul_ps(_mm_loadu_ps(in + t), l1v));
+#endif
+    for (; t < n; t++)
+        u[t] = in[t] * g2.l0;
+    hl_fast_ramp_advance(v, rn, &g2);
+    return u;
 }

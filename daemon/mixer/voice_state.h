@@ -126,4 +126,33 @@ void hl_voice_pcm_view_rt(hl_rt_voice_t *v);
  * recomputed) or ends (0). s is the voice's own view (only PCM voices loop). */
 int hl_voice_wrap_rt(hl_rt_voice_t *v, const src_view_t *s, uint64_t *cur);
 
+/* The steady path's ramping gain pair over n frames (mixer_rt.c's
+ * fast_ramped, voice_post.c's one-channel form): *g1 over the ramp's part
+ * (*rn frames, the linear per-sample ramp), *g2 flat after it, the envelope
+ * settled; 0 when the pair's ramps differ or a gain is not finite (the full
+ * path takes the block). */
+static inline int hl_fast_ramp_gains(const hl_rt_voice_t *v, uint32_t n, uint32_t *rn,
+                                     hl_gain_ramp_t *g1, hl_gain_ramp_t *g2) {
+    if (v->gl.rem != v->gr.rem) return 0;
+    const uint32_t r = v->gl.rem < n ? v->gl.rem : n;
+    const float e = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur, inv = 1.0f / (float)r;
+    const float l1 = ramp_after(&v->gl, r), r1 = ramp_after(&v->gr, r);
+    *g1 =
+        (hl_gain_ramp_t){e * l0, e * ((l1 - l0) * inv), 0.0f, e * r0, e * ((r1 - r0) * inv), 0.0f};
+    *g2 = (hl_gain_ramp_t){e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f};
+    *rn = r;
+    return hl_gains_finite(g1) && hl_gains_finite(g2);
+}
+
+/* Moves the pair rn frames on; settled, the steady line's flat pair is g2's. */
+static inline void hl_fast_ramp_advance(hl_rt_voice_t *v, uint32_t rn, const hl_gain_ramp_t *g2) {
+    ramp_advance(&v->gl, rn);
+    ramp_advance(&v->gr, rn);
+    if (v->gl.rem == 0) {
+        v->f.gl = g2->l0;
+        v->f.gr = g2->r0;
+        v->f.ramp = 0;
+    }
+}
+
 #endif /* HL_VOICE_STATE_H */

@@ -434,7 +434,8 @@ static void test_mixer_post(void **state) {
 /* ---- 4. ramped SETs on the steady path against the full path -------------- */
 
 /* Steady 2D voices (pitch 1, pitched linear, cubic, filtered before the pan,
- * filtered with a send) get ramped SETs of gain, pan, filter and sends, in
+ * filtered with a send) get ramped SETs of gain, pan, filter (interpolated
+ * and stepped, as a game parameter sends them) and sends, in
  * render chunks that cut the ramps anywhere; mixer A keeps them on the
  * steady path (the kernels ramp the pair per sample), mixer B sends them
  * through the full path, as before. The two outputs agree within float
@@ -503,7 +504,11 @@ static void test_fast_ramps(void **state) {
                     s.send_gain[0] = 0.25f, s.ramp_frames = 300;
                     break;
                 case 5: s.mask = HL_MIX_SET_GAIN, s.gain = 1.0f, s.ramp_frames = 1; break;
-                default: s.mask = HL_MIX_SET_GAIN, s.gain = 0.6f, s.ramp_frames = 333; break;
+                default: /* a game parameter's: gain and a stepped glide, occlusion kept */
+                    s.mask = HL_MIX_SET_GAIN | HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP;
+                    s.gain = 0.6f, s.lp_hz = 1500.0f + 200.0f * (float)v, s.occ_db = -3.0f;
+                    s.ramp_frames = 333;
+                    break;
                 }
                 assert_int_equal(hl_mixer_set(mx[k], id[k][v], &s, now[k]), 0);
             }

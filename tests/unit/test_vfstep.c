@@ -5,6 +5,8 @@
  * sample-to-sample step stays near the tone's own, where a jump of the
  * cutoff is many times it), it gives the same bits with and without the
  * table, and voices gliding alike compute each design once between them.
+ * The fast form of a stepped low-pass glide (cell by cell in the block form,
+ * hl_vfilter_process_rt) against the per-sample reference, chunked anyhow.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -138,11 +140,78 @@ static void test_cache_shared(void **state) {
     assert_true(cache.hits >= (uint32_t)V * 10);
 }
 
+/* A stepped low-pass glide (a game parameter's: high-pass off) in the fast
+ * form the best SIMD level takes (cells in the block form, the design its
+ * step looked up), over one and two channels, in render chunks that cut
+ * the cells anywhere, against the per-sample reference form
+ * (hl_vfilter_simd(0)) in whole blocks: the same filter within float
+ * rounding at every frame, up and down and through a glide that a new one
+ * cuts short; it ends on its target and leaves no step in the output. */
+static void test_glide_cells_reference(void **state) {
+    (void)state;
+    enum { N = 6000 };
+    static hl_vf_cache_t cache;
+    static const uint32_t chunk[] = {256, 100, 77, 31, 5, 3, 16, 250};
+    const int best = hl_vfilter_simd(-1);
+    float *x = malloc(2 * N * sizeof(float)), *y[2][2];
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < 2; c++)
+            y[k][c] = malloc(N * sizeof(float));
+    for (uint32_t i = 0; i < N; i++) {
+        x[i] = (float)(0.5 * sin(2.0 * TEST_PI * 300.0 * i / RATE));
+        x[N + i] = (float)(0.4 * sin(2.0 * TEST_PI * 2500.0 * i / RATE + 1.0));
+    }
+    for (uint32_t nch = 1; nch <= 2; nch++) {
+        for (int k = 0; k < 2; k++) { /* 0: reference, 1: the best form */
+            assert_int_equal(hl_vfilter_simd(k ? best : 0), k ? best : 0);
+            hl_vfilter_t f;
+            hl_vfilter_init_rt(&f, RATE, 500.0f, 0.0f);
+            f.cache = k ? &cache : NULL;
+            for (uint32_t c = 0; c < 2; c++)
+                memcpy(y[k][c], x + c * N, N * sizeof(float));
+            uint32_t i = 0, j = 0;
+            while (i < N) {
+                if (i == 1024) hl_vfilter_glide_rt(&f, 12000.0f, 0.0f, 144, 1);
+                if (i == 2048) hl_vfilter_glide_rt(&f, 700.0f, 0.0f, 480, 1);
+                if (i == 2304) hl_vfilter_glide_rt(&f, 3000.0f, 0.0f, 144, 1); /* cuts it */
+                uint32_t n = k ? chunk[j++ % 8] : HL_MIX_BLOCK;
+                const uint32_t next = i < 1024 ? 1024 : i < 2048 ? 2048 : i < 2304 ? 2304 : N;
+                if (n > next - i) n = next - i;
+                float *ch[2] = {y[k][0] + i, y[k][1] + i};
+                hl_vfilter_process_rt(&f, ch, nch, n);
+                i += n;
+            }
+            assert_true(f.lp.steps == 0);
+            assert_float_equal(f.lp.f, 3000.0f, 3000.0f * 1e-6f);
+        }
+        float d = 0.0f, peak = 0.0f, step = 0.0f;
+        for (uint32_t c = 0; c < nch; c++)
+            for (uint32_t i = 0; i < N; i++) {
+                d = fmaxf(d, fabsf(y[1][c][i] - y[0][c][i]));
+                peak = fmaxf(peak, fabsf(y[0][c][i]));
+                if (c == 0 && i > 1024) step = fmaxf(step, fabsf(y[1][0][i] - y[1][0][i - 1]));
+            }
+        const float own = (float)(0.5 * 2.0 * TEST_PI * 300.0 / RATE); /* the tone's largest step */
+        print_message("glide cells, %u ch: max |fast - reference| = %.3g (peak %.3f), "
+                      "largest step %.3f of the tone's own\n",
+                      nch, (double)d, (double)peak, (double)(step / own));
+        assert_true(peak > 0.3f);
+        assert_true(d < 2e-5f * peak); /* rounding of the block form: -94 dB */
+        assert_true(step < 1.65f * own);
+    }
+    hl_vfilter_simd(-1);
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < 2; c++)
+            free(y[k][c]);
+    free(x);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stepped_no_click),
         cmocka_unit_test(test_cache_same_bits),
         cmocka_unit_test(test_cache_shared),
+        cmocka_unit_test(test_glide_cells_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

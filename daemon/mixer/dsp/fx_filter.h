@@ -13,6 +13,7 @@
 #define HL_FX_FILTER_H
 
 #include <math.h>
+#include <string.h>
 
 #include "hl_fx.h"
 #include "hl_ranges.h"
@@ -40,5 +41,23 @@ static inline float vf_a1(float g) {
 /* The block matrices of a settled stage at coefficient g (fx_vfdesign.c):
  * from the stage's own float coefficients, in double. */
 void hl_vf_design(hl_vf_design_t *d, float g, int hp);
+
+/* hl_vf_design_step's hit (fx_vfdesign.c), inline for a glide's cells: the
+ * entry the hint names when it holds f_hz (counted and marked used as a
+ * hit), else NULL. */
+static inline const hl_vf_design_t *vf_design_hinted(hl_vf_cache_t *c, float pi_rate, float f_hz,
+                                                     int hp, uint32_t left, float *g) {
+    uint32_t fb;
+    memcpy(&fb, &f_hz, sizeof fb);
+    const uint32_t h = hp ? 1u : 0u;
+    if (!c || c->pi_rate != pi_rate || fb == 0) return NULL;
+    const uint32_t i = c->hint[h][left % HL_VF_HINTS];
+    hl_vf_ckey_t *k = &c->k[i];
+    if (k->fbits != fb || k->hp != h) return NULL;
+    c->hits++;
+    k->used = ++c->clock;
+    *g = k->g;
+    return &c->d[i];
+}
 
 #endif /* HL_FX_FILTER_H */

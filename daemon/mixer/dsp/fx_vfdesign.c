@@ -91,26 +91,33 @@ const hl_vf_design_t *hl_vf_design_get(hl_vf_cache_t *c, float pi_rate, float f_
         hl_vf_design(scratch, *g, hp);
         return scratch;
     }
-    hl_vf_centry_t *set =
-        &c->e[((fb * 2654435761u) >> 24 ^ h) % (HL_VF_CACHE / HL_VF_WAYS) * HL_VF_WAYS];
-    hl_vf_centry_t *e = set;
-    for (int w = 0; w < HL_VF_WAYS; w++) {
-        if (set[w].fbits == fb && set[w].hp == h) {
-            e = &set[w];
-            break;
-        }
-        if (set[w].used < e->used) e = &set[w]; /* the least recently used so far */
+    const uint32_t base = ((fb * 2654435761u) >> 24 ^ h) % (HL_VF_CACHE / HL_VF_WAYS) * HL_VF_WAYS;
+    hl_vf_ckey_t *set = &c->k[base];
+    uint32_t w = 0, lru = 0;
+    for (; w < HL_VF_WAYS; w++) {
+        if (set[w].fbits == fb && set[w].hp == h) break;
+        if (set[w].used < set[lru].used) lru = w; /* the least recently used so far */
     }
-    if (e->fbits != fb || e->hp != h) {
-        e->g = tanf(f_hz * pi_rate);
-        hl_vf_design(&e->d, e->g, hp);
-        e->fbits = fb;
-        e->hp = h;
+    if (w == HL_VF_WAYS) {
+        w = lru;
+        set[w].g = tanf(f_hz * pi_rate);
+        hl_vf_design(&c->d[base + w], set[w].g, hp);
+        set[w].fbits = fb;
+        set[w].hp = h;
         c->misses++;
     } else {
         c->hits++;
     }
-    e->used = ++c->clock;
-    *g = e->g;
-    return &e->d;
+    set[w].used = ++c->clock;
+    *g = set[w].g;
+    return &c->d[base + w];
+}
+
+const hl_vf_design_t *hl_vf_design_step(hl_vf_cache_t *c, float pi_rate, float f_hz, int hp,
+                                        uint32_t left, float *g, hl_vf_design_t *scratch) {
+    const hl_vf_design_t *d = vf_design_hinted(c, pi_rate, f_hz, hp, left, g);
+    if (d) return d;
+    d = hl_vf_design_get(c, pi_rate, f_hz, hp, g, scratch);
+    if (c && d != scratch) c->hint[hp ? 1 : 0][left % HL_VF_HINTS] = (uint8_t)(d - c->d);
+    return d;
 }

@@ -54,9 +54,33 @@ static inline float vf_rate(const hl_vfilter_t *f) {
     return (float)HL_PI / f->pi_rate;
 }
 
-/* Coefficient at the stage's cutoff, reached at once (no interpolation). */
-static void vf_design(hl_vf_stage_t *st, float pi_rate) {
-    st->g = st->g0 = tanf(st->f * pi_rate);
+/* Coefficient at the stage's cutoff, reached at once (no interpolation):
+ * a stepped glide's from the shared table (the same bits as tanf here; the
+ * voices a parameter moves start their glides from the same cutoffs). */
+static void vf_design(hl_vfilter_t *f, hl_vf_stage_t *st, int stage) {
+    if (f->stepped && f->cache) {
+        hl_vf_design_t scratch;
+        (void)hl_vf_design_get(f->cache, f->pi_rate, st->f, stage, &st->g, &scratch);
+        st->g0 = st->g;
+        return;
+    }
+    st->g = st->g0 = tanf(st->f * f->pi_rate);
+}
+
+/* The per-step factor of a glide from f0 to f1 in `steps` steps: the last
+ * one the table saw when it is the same glide (every voice of a cue). */
+static float vf_glide_mul(hl_vfilter_t *f, float f0, float f1, uint32_t steps) {
+    hl_vf_cache_t *c = f->stepped ? f->cache : NULL;
+    uint32_t key[3] = {0, 0, steps};
+    memcpy(&key[0], &f0, sizeof f0);
+    memcpy(&key[1], &f1, sizeof f1);
+    if (c && memcmp(key, c->glide_key, sizeof key) == 0) return c->glide_mul;
+    const float mul = powf(f1 / f0, 1.0f / (float)steps);
+    if (c) {
+        memcpy(c->glide_key, key, sizeof key);
+        c->glide_mul = mul;
+    }
+    return mul;
 }
 
 static float vf_lp_off(const hl_vfilter_t *f) {
@@ -131,12 +155,12 @@ static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
     if (steps == 0 || st->f == target) {
         st->steps = 0;
         st->f = target;
-        vf_design(st, f->pi_rate);
+        vf_design(f, st, stage);
         return;
     }
     st->steps = (uint16_t)steps;
-    st->mul = powf(target / st->f, 1.0f / (float)steps);
-    vf_design(st, f->pi_rate); /* the glide starts from f */
+    st->mul = vf_glide_mul(f, st->f, target, steps);
+    vf_design(f, st, stage); /* the glide starts from f */
 }
 
 void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
@@ -179,8 +203,11 @@ static inline int vf_busy(const hl_vf_stage_t *st) {
  * the cell interpolates. A fade counter k (cells left, this one included,
  * counted down as each cell completes) makes the cell's mix run from
  * k / cells to (k - 1) / cells (out) or from 1 - k / cells to
- * 1 - (k - 1) / cells (in). */
-static void vf_step(hl_vfilter_t *f, int stage) {
+ * 1 - (k - 1) / cells (in). A stepped glide's step returns the new
+ * cutoff's block design (from the table, else computed into *scratch),
+ * anything else NULL. */
+static inline __attribute__((always_inline)) const hl_vf_design_t *
+vf_step(hl_vfilter_t *f, int stage, hl_vf_design_t *scratch) {
     hl_vf_stage_t *st = stage == 0 ? &f->lp : &f->hp;
     st->g0 = st->g;
     if (st->mode == HL_VF_FADING) {
@@ -188,9 +215,9 @@ static void vf_step(hl_vfilter_t *f, int stage) {
             st->mode = HL_VF_OFF;
             vf_clear(f, stage);
         }
-        return;
+        return NULL;
     }
-    if (st->steps == 0) return;
+    if (st->steps == 0) return NULL;
     if (--st->steps == 0) {
         st->f = st->target;
         if (st->mode == HL_VF_ENDING) {
@@ -201,12 +228,15 @@ static void vf_step(hl_vfilter_t *f, int stage) {
         st->f *= st->mul;
     }
     if (f->stepped) { /* the step at once: g from the shared table, no interpolation */
-        hl_vf_design_t scratch;
-        (void)hl_vf_design_get(f->cache, f->pi_rate, st->f, stage, &st->g, &scratch);
+        const hl_vf_design_t *d = vf_design_hinted(f->cache, f->pi_rate, st->f, stage, st->steps,
+                                                   &st->g); /* inline: the common case */
+        if (!d)
+            d = hl_vf_design_step(f->cache, f->pi_rate, st->f, stage, st->steps, &st->g, scratch);
         st->g0 = st->g;
-        return;
+        return d;
     }
     st->g = tanf(st->f * f->pi_rate);
+    return NULL;
 }
 
 /* Trapezoidal SVF, one stage, one channel, n frames: low-pass output
@@ -410,9 +440,9 @@ static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, ui
  * eight samples instead of per four, and each output row is one eight-wide
  * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
  * buffer) with state st[c]; whole blocks only, returns the frames done. */
-VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
-                                         float *const outs[], uint32_t nch, uint32_t n,
-                                         const hl_vf_design_t *dp) {
+VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
+               uint32_t n, const hl_vf_design_t *dp) {
     const uint32_t nb = n / VF_BLK8 * VF_BLK8;
     if (nb == 0) return 0;
     const hl_vf_design_t *d = dp;
@@ -471,6 +501,13 @@ VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[
         s[1] = o4[1];
     }
     return nb;
+}
+
+/* The same, called from the forms that are not AVX2 code themselves. */
+VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
+                                         float *const outs[], uint32_t nch, uint32_t n,
+                                         const hl_vf_design_t *dp) {
+    return vf_run_avx2_in(st, ins, outs, nch, n, dp);
 }
 #endif
 
@@ -553,16 +590,62 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
         svf_run(f->s[stage][c], ch[c] + off, m, stage == 1, g, dg, fade, mix, out ? dmix : -dmix);
 }
 
+/* A stepped glide of the low-pass alone (high-pass off, no crossfade: what
+ * a game parameter bound to a low-pass gives every voice of its cue), cell
+ * by cell with the design its step looked up: the same chunks, forms and
+ * bits as the loop of hl_vfilter_process_rt, without its per-cell
+ * bookkeeping and second lookup (a gliding voice had cost ~3x a settled
+ * one). Returns the frames done: up to the glide's end, then the settled
+ * form takes the rest. */
+#if defined(VF_HAVE_AVX2)
+/* The cells themselves, in one AVX2 function (the block form inlined: no
+ * call and no set-up of its own a cell beyond loading the cell's design). */
+VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const ch[], uint32_t nch,
+                                                 uint32_t n) {
+    hl_vf_stage_t *st = &f->lp;
+    uint32_t done = 0;
+    hl_vf_design_t scratch;
+    while (done < n && vf_busy(st)) {
+        const uint32_t gp = f->grid_pos;
+        const hl_vf_design_t *d = gp == 0 ? vf_step(f, 0, &scratch) : NULL;
+        if (gp == 0) (void)vf_step(f, 1, NULL); /* off and still: no lookup */
+        if (!d) d = vf_design_of(f, st, 0, st->g, &scratch);
+        uint32_t m = n - done;
+        if (m > HL_FX_GRID - gp) m = HL_FX_GRID - gp;
+        f->grid_pos = (uint16_t)((gp + m) % HL_FX_GRID);
+        const float *ins[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+        float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+        const uint32_t k = m >= VF_BLK8 ? vf_run_avx2_in(f->s[0], ins, outs, nch, m, d) : 0;
+        for (uint32_t c = 0; k < m && c < nch; c++)
+            svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, st->g, 0.0f, 0, 0.0f, 0.0f);
+        done += m;
+    }
+    return done;
+}
+#endif
+
+static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
+#if defined(VF_HAVE_AVX2)
+    const hl_vf_stage_t *st = &f->lp;
+    if (f->stepped && st->mode == HL_VF_ON && !st->fade && f->hp.mode == HL_VF_OFF &&
+        !vf_busy(&f->hp) && vf_level_now() >= 2)
+        return vf_glide_cells_avx2(f, ch, nch, n);
+#endif
+    (void)f, (void)ch, (void)nch, (void)n;
+    return 0;
+}
+
 void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
     if (!hl_vfilter_active(f) || n == 0) return;
     if (nch > 2) nch = 2;
-    uint32_t done = 0;
+    uint32_t done = vf_glide_cells(f, ch, nch, n);
+    hl_vf_design_t scratch;
     while (done < n) {
         uint32_t m = n - done, gp = f->grid_pos;
         if (vf_busy(&f->lp) || vf_busy(&f->hp)) {
             if (gp == 0) {
-                vf_step(f, 0);
-                vf_step(f, 1);
+                (void)vf_step(f, 0, &scratch);
+                (void)vf_step(f, 1, &scratch);
                 if (!hl_vfilter_active(f)) return; /* the fades ended: bypass from here */
             }
             if (m > HL_FX_GRID - gp) m = HL_FX_GRID - gp;
@@ -704,6 +787,10 @@ void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gai
     float obs = obstruction == obstruction ? hl_clampf(obstruction, 0.0f, 1.0f) : 0.0f;
     *gain = occ > 0.0f ? powf(10.0f, OCC_GAIN_DB * occ / 20.0f) : 1.0f;
     float x = 1.0f - (1.0f - occ) * (1.0f - OCC_OBS_K * obs);
+    if (!(x > 0.0f)) { /* neither: no low-pass (and no powf per bound voice per change) */
+        *lp_hz = 0.0f;
+        return;
+    }
     float hz = OCC_TOP_HZ * powf(OCC_RATIO, x);
     *lp_hz = (x > 0.0f && hz < HL_VF_LP_OFF_FRAC * rate) ? hz : 0.0f;
 }

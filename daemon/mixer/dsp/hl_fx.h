@@ -155,18 +155,25 @@ typedef struct {
  * matrices once between them instead of once each a block. */
 #define HL_VF_CACHE 64 /* entries: HL_VF_CACHE / HL_VF_WAYS sets of HL_VF_WAYS */
 #define HL_VF_WAYS  4
+#define HL_VF_HINTS 64 /* step hints (a power of two) */
+/* The keys apart from the designs: a lookup reads one line of keys, not the
+ * head of four ~400-byte designs (a gliding voice looks one up a cell). */
 typedef struct {
     uint32_t fbits; /* the cutoff's bits; 0 = empty */
     uint32_t hp;    /* 1 = high-pass */
     uint32_t used;  /* the table's clock at its last use (least recently used goes) */
     float g;        /* tan(pi f / rate) */
-    hl_vf_design_t d;
-} hl_vf_centry_t;
+} hl_vf_ckey_t;
 typedef struct {
     float pi_rate; /* of the filters it serves (0 until the first use) */
     uint32_t clock;
-    uint32_t hits, misses; /* since the table began (wrap) */
-    hl_vf_centry_t e[HL_VF_CACHE];
+    uint32_t hits, misses;        /* since the table began (wrap) */
+    uint32_t glide_key[3];        /* the last glide's start and end cutoffs (bits) and steps */
+    float glide_mul;              /* its per-step factor (powf once for the voices gliding alike) */
+    uint8_t hint[2][HL_VF_HINTS]; /* [hp][steps left % HL_VF_HINTS]: the entry the last
+                                     stepped glide found at that step (hl_vf_design_step) */
+    hl_vf_ckey_t k[HL_VF_CACHE];
+    hl_vf_design_t d[HL_VF_CACHE];
 } hl_vf_cache_t;
 
 typedef struct {
@@ -210,6 +217,13 @@ void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ram
  * computed into the cache's slot, or into *scratch. RT safe. */
 const hl_vf_design_t *hl_vf_design_get(hl_vf_cache_t *cache, float pi_rate, float f_hz, int hp,
                                        float *g, hl_vf_design_t *scratch);
+/* hl_vf_design_get for a stepped glide's step with `left` steps to go:
+ * voices gliding alike (a parameter moving every voice of a cue) reach the
+ * same cutoff with the same steps left, so the table first tries the entry
+ * the last of them found there (one compare instead of the set's search);
+ * the same design and bits either way. RT safe. */
+const hl_vf_design_t *hl_vf_design_step(hl_vf_cache_t *cache, float pi_rate, float f_hz, int hp,
+                                        uint32_t left, float *g, hl_vf_design_t *scratch);
 /* In place over nch planar channels (1 or 2; more are left untouched). */
 void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n);
 /* 0 when both stages are off and settled: the caller may skip the call. */
@@ -235,8 +249,9 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
                                 float gr);
 /* How settled stages run: 0 sample by sample (the reference form), 1 in
  * four-sample blocks (SSE), 2 in eight-sample blocks (AVX2 + FMA); -1 (the
- * default) or a level the CPU lacks picks the best it has. Glides and
- * crossfades always run sample by sample.
+ * default) or a level the CPU lacks picks the best it has. Interpolated
+ * glides and crossfades run sample by sample; a stepped glide's cells run
+ * in the form its level gives a settled stage.
  * Returns the level now in use. For tests and benchmarks: call while no
  * filter runs (it sets a process-wide switch). */
 int hl_vfilter_simd(int level);

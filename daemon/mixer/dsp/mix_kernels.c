@@ -928,12 +928,22 @@ int hl_mix_kernels_avx2_usable(void) {
     return hl_simd_level() >= HL_SIMD_AVX2;
 }
 
+/* The CPU's level, probed once (a per-voice filter asks every block: the
+ * probe was a visible part of a 1,000-voice block); -1 until then. */
+static atomic_int g_simd_cpu = -1;
+
 int hl_simd_cpu(void) {
+    int lv = atomic_load_explicit(&g_simd_cpu, memory_order_relaxed);
+    if (lv >= 0) return lv;
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return HL_SIMD_PORTABLE;
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
-        return HL_SIMD_AVX2;
-    return HL_SIMD_AVX512;
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        lv = HL_SIMD_PORTABLE;
+    else if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl"))
+        lv = HL_SIMD_AVX2;
+    else
+        lv = HL_SIMD_AVX512;
+    atomic_store_explicit(&g_simd_cpu, lv, memory_order_relaxed);
+    return lv;
 }
 #else
 int hl_simd_cpu(void) {
