@@ -356,7 +356,7 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
         at = at > r->base ? at - r->base : 0;
         body += 8;
         len -= 8;
-    } else if (e->frame != frame && hl_op_schedulable(op)) {
+    } else if (e->frame != frame && hl_req_schedulable(op, body, len)) {
         flags |= HL_FLAG_AT; /* a period of another size: on its frame anyway */
         at = e->frame;
     }
@@ -400,9 +400,10 @@ static int replay_send_due(void *user, uint64_t frame, uint64_t until) {
      * dispatched between two periods applies from the next one's start) */
     while (r->next < r->n && r->ev[r->next].frame < until) {
         const ev_t *e = &r->ev[r->next];
-        if (e->frame > frame &&
-            (e->kind != CTL_CAP_REQUEST ||
-             (!(g16(e->req + 6) & HL_FLAG_AT) && !hl_op_schedulable(g16(e->req + 4)))))
+        if (e->frame > frame && (e->kind != CTL_CAP_REQUEST ||
+                                 (!(g16(e->req + 6) & HL_FLAG_AT) &&
+                                  !hl_req_schedulable(g16(e->req + 4), e->req + HL_FRAME_HDR,
+                                                      e->req_len - HL_FRAME_HDR))))
             break; /* not schedulable: at the next period's start */
         if (send_ev(r, r->next, frame) != 0) return -1;
         r->next++;

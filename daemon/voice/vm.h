@@ -89,6 +89,12 @@ typedef struct {
      * first reports its beats and markers up to the frame it applies at, by
      * the model they played by (hld_vm_beats' fn; NULL: none). */
     void (*beat)(void *user, const struct hld_vm_beat *b);
+    /* Game parameters (vm_params.c): after each evaluation of the bound
+     * voices (hld_vm_params_eval), with the values as they are on the frame
+     * it is for and the mixer's frame (hl_mixer_at) set to it: the daemon's
+     * bus, effect and snapshot bindings follow on that same frame. NULL:
+     * none. */
+    void (*params_applied)(void *user);
 } hld_vm_ops_t;
 
 typedef struct {

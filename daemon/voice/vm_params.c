@@ -162,6 +162,7 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
     }
     if (retry) P->dirty = 1;
     P->sets += sets;
+    if (vm->ops.params_applied) vm->ops.params_applied(vm->ops.user); /* buses, snapshots */
     return sets;
 }
 

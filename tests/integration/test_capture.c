@@ -407,6 +407,15 @@ static void test_replay_equals_live(void **state) {
             "bind gust wind gain 0:-30 1:0\n"
             "cue whoosh --sound tone --loop\n"
             "bind whoosh gale gain 0:-40 1:0\n"
+            /* a seeking parameter on a bus's gain and a snapshot's intensity */
+            "param-def tide 0 1 0 40\n"
+            "bus create amb\n"
+            "bind amb tide bus-gain 0:0 1:-12\n"
+            "bind amb wind bus-gain 0:0 1:-6\n" /* a jump on it too: they add up */
+            "snapshot define hush --fade 0\n"
+            "snapshot set hush sfx gain -9\n"
+            "bind hush tide snapshot 0:0 0.5:0.2 1:1\n"
+            "@%llu play hum --loop --bus amb --pitch 2.5 --fade-in 0\n"
             "@%llu play tone --pos 3,0,-2 --loop --fade-in 0\n"
             "@%llu play gust --pos -2,0,-1 --fade-in 0\n"
             "@%llu play whoosh --pitch 0.7 --fade-in 0\n"
@@ -415,11 +424,13 @@ static void test_replay_equals_live(void **state) {
             "@%llu listener --pos 1,0,0 --vel 0,0,3\n"
             "@%llu bus music --gain -20 --ramp 5\n"
             "@%llu param wind 1\n"
-            "@%llu play tone --pitch 1.3 --fade-in 0\n",
-            (unsigned long long)t, (unsigned long long)t + 250, (unsigned long long)t + 500,
-            (unsigned long long)t + 600, (unsigned long long)t + 750, (unsigned long long)t + 2000,
-            (unsigned long long)t + 3000, (unsigned long long)t + 4000,
-            (unsigned long long)t + 5000);
+            "@%llu play tone --pitch 1.3 --fade-in 0\n"
+            "@%llu param tide 1\n", /* over 25 ms, after gale's seek */
+            (unsigned long long)t, (unsigned long long)t, (unsigned long long)t + 250,
+            (unsigned long long)t + 500, (unsigned long long)t + 600, (unsigned long long)t + 750,
+            (unsigned long long)t + 2000, (unsigned long long)t + 3000,
+            (unsigned long long)t + 4000, (unsigned long long)t + 5000,
+            (unsigned long long)t + 4100);
     fclose(f);
     const char *batch[] = {"batch", score, NULL};
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
@@ -442,6 +453,9 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(heliod_set_listener(h, &l), 0);
     const char *bus[] = {"bus", "music", "--gain", "-6", NULL}; /* heliodctl's bus */
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, bus), 0);
+    const char *tide[] = {"param", "tide", "0.4", NULL}; /* a seek of the bus bindings */
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, tide), 0);
+    th_sleep_ms(30);
     const char *wind[] = {"param", "wind", "0.2", NULL}; /* heliodctl's parameter */
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, wind), 0);
     /* a seek that starts on the frame the daemon met the request on (the
@@ -500,6 +514,19 @@ static void test_replay_equals_live(void **state) {
                  x[2 * first], y[2 * first]);
     if (diff) print_message("# %zu samples differ (the session's timeline broke)\n", diff);
     free(x);
+    /* the capture rendered again: the same bytes */
+    char out2[340];
+    snprintf(out2, sizeof out2, "%s.2.wav", out);
+    assert_int_equal(render_capture(cap, out2, NULL), 0);
+    size_t n1 = 0, n2 = 0;
+    uint8_t *b1 = slurp(out, &n1), *b2 = slurp(out2, &n2);
+    assert_non_null(b1);
+    assert_non_null(b2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    unlink(out2);
     /* heliodctl replay into another daemon: every request on its frame
      * shifted by what it prints, so the same samples (up to the visitor's
      * close, which happens when its connection goes, not on a frame) */
@@ -509,7 +536,8 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, badspeed), 2);
     assert_non_null(strstr(e, "--speed"));
     const char *rp[] = {"replay", cap, NULL};
-    assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, rp), 0);
+    int rprc = th_ctl(&d2, o, sizeof o, e, sizeof e, rp);
+    if (rprc != 0) fail_msg("replay: %d: %s / %s", rprc, o, e);
     const char *sh = strstr(o, "(shift ");
     assert_non_null(sh);
     size_t shift = (size_t)strtoull(sh + 7, NULL, 10);
@@ -533,8 +561,8 @@ static void test_replay_equals_live(void **state) {
         }
     }
     if (diff && xruns + xruns2 == 0.0)
-        fail_msg("replay: %zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
-                 y[2 * first], z[2 * (shift + first)]);
+        fail_msg("replay: %zu samples differ, the first at frame %zu (t %llu): %.9f vs %.9f", diff,
+                 first, (unsigned long long)t, y[2 * first], z[2 * (shift + first)]);
     free(y);
     free(z);
     th_daemon_cleanup(&d2);
