@@ -125,6 +125,7 @@ int hld_op_param(hld_req_t *q) {
     uint64_t eff = 0;
     if (hl_mixer_phase(d->engine.mixer, &eff) == HL_MIX_PHASE_DRAINED) eff += d->cfg.period;
     if (at) eff = at;
+    int active = hld_vm_params_active(P, eff); /* before the value moves */
     rc = hld_params_set_at(P, p, m.scope, key, em_name, m.value, q->c->id, eff);
     if (rc == HELIOD_EBUSY) { /* full of values: drop those of voices and emitters gone */
         hld_vm_params_sweep(d->vm, P);
@@ -135,10 +136,11 @@ int hld_op_param(hld_req_t *q) {
                  HLD_MAX_PVALUES);
         return hld_fail(q, rc, msg);
     }
-    /* a jump: the bound voices follow with this request (their SETs apply
-     * on its frame, not on whichever period the next poll meets); a seek
-     * steps on its grid of frames (hld_vm_params_tick) */
-    if (P->dirty && !P->moving) hld_vm_params_eval(d->vm, P, hld_now_ns());
+    /* the bound voices, buses and snapshots follow with this request, on
+     * its frame (not on whichever period the next poll meets), also while
+     * another value seeks; a seek steps on its grid of frames
+     * (hld_vm_params_due) */
+    hld_vm_params_applied(d->vm, P, eff, active, hld_now_ns());
     return hld_reply_ok(q);
 }
 
@@ -268,8 +270,12 @@ static int bind_bus(hld_req_t *q, const hl_bind_t *m, hld_param_t *p) {
 void hld_params_bus_apply(void *user) {
     hld_daemon_t *d = user;
     hld_params_t *P = &d->params;
-    if (P->gen == P->bus_gen || !P->nbus) return;
+    if ((P->gen == P->bus_gen && !P->force) || !P->nbus) return;
     P->bus_gen = P->gen;
+    if (P->force) /* every binding again, changed or not (hld_vm_params_applied) */
+        for (uint32_t k = 0; k < P->nbus; k++)
+            P->bus[k].applied = 0;
+    d->snaps.force = P->force;
     uint32_t ramp = hld_ms_to_frames(d, (float)HLD_PARAM_EVAL_MS);
     for (uint32_t k = 0; k < P->nbus; k++) {
         hld_busbind_t *b = &P->bus[k];
@@ -339,6 +345,7 @@ void hld_params_bus_apply(void *user) {
         b->last = y; /* applied, or refused for good (the effect changed kind) */
         b->applied = 1;
     }
+    d->snaps.force = 0;
 }
 
 void hld_params_bus_tick(hld_daemon_t *d) {
