@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ctl_out.h"
+#include "ctl_sheet.h"
 #include "ctl_ui.h"
 #include "hl_proto.h"
 
@@ -31,18 +32,10 @@ const char ctl_cues_save_usage[] =
     "  bindings, cone and attenuation curve, and the mixer snapshots (tempo maps\n"
     "  and music sections are not read back, so not saved).\n";
 
-typedef struct {
-    uint8_t *buf;
-    size_t len;
-    hl_rbuf_t r; /* over buf, once the reply came */
-    int status, done;
-    char msg[HL_MAX_MSG + 1];
-} list_t;
-
 static void on_list(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
                     size_t len) {
     (void)id;
-    list_t *l = user;
+    ctl_list_t *l = user;
     l->done = 1;
     l->status = status;
     if (status < 0) {
@@ -55,7 +48,7 @@ static void on_list(void *user, uint32_t id, int status, const char *msg, const 
 }
 
 /* One request (body: len bytes, may be 0); 0 with l filled, or an error. */
-static int fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, list_t *l) {
+int ctl_fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, ctl_list_t *l) {
     memset(l, 0, sizeof *l);
     int rc = heliod_raw_async(h, op, body, len, on_list, l);
     if (rc >= 0) rc = heliod_sync(h);
@@ -64,19 +57,18 @@ static int fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, li
     return l->status < 0 ? l->status : 0;
 }
 
-static int fetch(heliod_t *h, uint16_t op, list_t *l) {
-    return fetch_body(h, op, NULL, 0, l);
+int ctl_fetch(heliod_t *h, uint16_t op, ctl_list_t *l) {
+    return ctl_fetch_body(h, op, NULL, 0, l);
 }
 
-/* A NAME request body for op into l; 0, or an error. */
-static int fetch_name(heliod_t *h, uint16_t op, const char *name, list_t *l) {
+int ctl_fetch_name(heliod_t *h, uint16_t op, const char *name, ctl_list_t *l) {
     uint8_t req[HL_MAX_NAME + 8];
     hl_wbuf_t w;
     hl_wbuf_init(&w, req, sizeof req);
     hl_name_t n;
     snprintf(n.name, sizeof n.name, "%s", name);
     hl_put_name(&w, &n);
-    return fetch_body(h, op, req, w.len, l);
+    return ctl_fetch_body(h, op, req, w.len, l);
 }
 
 /* A binding as a sheet's `bind = PARAM PROP[:INDEX] X:Y[:SHAPE] ...`
@@ -96,11 +88,9 @@ static void put_bind(FILE *f, const hl_bind_t *b) {
     fprintf(f, "\n");
 }
 
-/* The cue's CUE_DETAIL as bind, cone and attenuation keys. 0, 1 if the
- * daemon has no CUE_DETAIL (nothing written), or an error. */
-static int put_detail(FILE *f, heliod_t *h, const char *cue) {
-    list_t l;
-    int rc = fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
+int ctl_sheet_cue_detail(FILE *f, heliod_t *h, const char *cue) {
+    ctl_list_t l;
+    int rc = ctl_fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
     if (rc == HELIOD_EBADOP) return 1;
     if (rc < 0) return rc;
     hl_rbuf_t *r = &l.r;
@@ -135,8 +125,8 @@ static void put_enum(FILE *f, const char *key, hl_enum_kind_t k, int v) {
     if (n) fprintf(f, "%s = %s\n", key, n);
 }
 
-static void put_cue(FILE *f, const hl_cue_t *c) {
-    fprintf(f, "\n[cue %s]\n", c->name);
+void ctl_sheet_cue(FILE *f, const hl_cue_t *c) {
+    fprintf(f, "[cue %s]\n", c->name);
     if (c->nsounds) {
         fprintf(f, "sound = ");
         for (uint32_t i = 0; i < c->nsounds; i++)
@@ -179,12 +169,11 @@ static void put_cue(FILE *f, const hl_cue_t *c) {
     if (sends) fprintf(f, "\n");
 }
 
-/* One snapshot's [snapshot NAME] section from its SNAPSHOT_DETAIL. */
-static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
-    list_t l;
-    int rc = fetch_name(h, HL_OP_SNAPSHOT_DETAIL, s->name, &l);
+int ctl_sheet_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
+    ctl_list_t l;
+    int rc = ctl_fetch_name(h, HL_OP_SNAPSHOT_DETAIL, s->name, &l);
     if (rc < 0) return rc;
-    fprintf(f, "\n[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
+    fprintf(f, "[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
     if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
     hl_list_head_t head;
     hl_get_list_head(&l.r, &head);
@@ -208,8 +197,8 @@ static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
 
 /* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */
 static int put_snapshots(FILE *f, heliod_t *h) {
-    list_t l;
-    int rc = fetch(h, HL_OP_SNAPSHOTS, &l);
+    ctl_list_t l;
+    int rc = ctl_fetch(h, HL_OP_SNAPSHOTS, &l);
     if (rc == HELIOD_EBADOP) return 0;
     if (rc < 0) return rc;
     hl_rbuf_t r;
@@ -219,7 +208,10 @@ static int put_snapshots(FILE *f, heliod_t *h) {
     for (uint32_t i = 0; i < head.count && !r.err && rc == 0; i++) {
         hl_snapshot_info_t s;
         hl_get_snapshot_info(&r, &s);
-        if (!r.err) rc = put_snapshot(f, h, &s);
+        if (!r.err) {
+            fputc('\n', f);
+            rc = ctl_sheet_snapshot(f, h, &s);
+        }
     }
     free(l.buf);
     if (rc == 0 && (r.err || head.truncated)) rc = r.err ? HELIOD_EPROTO : HELIOD_ETOOBIG;
@@ -227,9 +219,9 @@ static int put_snapshots(FILE *f, heliod_t *h) {
 }
 
 static int save(heliod_t *h, const char *path) {
-    list_t cues, params;
-    int rc = fetch(h, HL_OP_PARAMS, &params);
-    if (rc == 0) rc = fetch(h, HL_OP_CUES, &cues);
+    ctl_list_t cues, params;
+    int rc = ctl_fetch(h, HL_OP_PARAMS, &params);
+    if (rc == 0) rc = ctl_fetch(h, HL_OP_CUES, &cues);
     if (rc < 0) {
         ctl_errorf("cues save: %s", heliod_strerror(rc));
         return CTL_EXIT_FAIL;
@@ -273,8 +265,9 @@ static int save(heliod_t *h, const char *path) {
                 fprintf(f, "fade-out = %.9g\n", (double)e.cat.fade_out_ms);
                 put_enum(f, "fade-curve", HL_ENUM_CURVE, e.cat.fade_curve);
             } else if (pass == 1 && e.kind == HL_CUES_KIND_CUE) {
-                put_cue(f, &e.cue);
-                int d = no_detail ? 1 : put_detail(f, h, e.cue.name);
+                fputc('\n', f);
+                ctl_sheet_cue(f, &e.cue);
+                int d = no_detail ? 1 : ctl_sheet_cue_detail(f, h, e.cue.name);
                 if (d < 0) detail_rc = d;
                 if (d == 1 && !no_detail++)
                     ctl_errorf("cues save: warning: this heliod cannot read back bindings, "
