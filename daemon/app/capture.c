@@ -417,6 +417,25 @@ void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint3
     enqueue(cap, r, 0);
 }
 
+void hld_capture_process(hld_capture_t *cap, uint32_t client, uint32_t process) {
+    if (!cap) return;
+    /* len u32, kind u8, pad 3, client u32, process u32 */
+    size_t n = 4 + 4 + 4 + 4;
+    rec_t *r = malloc(sizeof *r + n);
+    if (!r) {
+        cap->dropped++;
+        return;
+    }
+    r->next = NULL;
+    r->len = n;
+    put32(r->data, (uint32_t)(n - 4));
+    r->data[4] = HLD_CAPTURE_REC_PROCESS;
+    r->data[5] = r->data[6] = r->data[7] = 0;
+    put32(r->data + 8, client);
+    put32(r->data + 12, process);
+    enqueue(cap, r, 0);
+}
+
 void hld_capture_set_end(hld_capture_t *cap, uint64_t frame) {
     if (cap) cap->end_frame = frame;
 }

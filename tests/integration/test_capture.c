@@ -43,13 +43,13 @@ static uint64_t g64(const uint8_t *p) {
     return g32(p) | (uint64_t)g32(p + 4) << 32;
 }
 
-/* Runs heliod --render CAPTURE --out OUT; its exit status; its stderr into
- * err (may be NULL). */
-static int render_capture(const char *cap, const char *out, char *err) {
+/* Runs heliod --render CAPTURE --out OUT [more options]; its exit status;
+ * its stderr into err (may be NULL). */
+static int render_capture_with(const char *cap, const char *out, const char *more, char *err) {
     char cmd[1024], ef[360];
     snprintf(ef, sizeof ef, "%s.err", out);
-    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn 2>%s",
-             getenv("HELIOD_BIN"), cap, out, ef);
+    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn %s 2>%s",
+             getenv("HELIOD_BIN"), cap, out, more, ef);
     int st = system(cmd);
     if (err) {
         FILE *f = fopen(ef, "r");
@@ -59,6 +59,10 @@ static int render_capture(const char *cap, const char *out, char *err) {
     }
     unlink(ef);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int render_capture(const char *cap, const char *out, char *err) {
+    return render_capture_with(cap, out, "", err);
 }
 
 static void test_capture_records(void **state) {
@@ -108,7 +112,7 @@ static void test_capture_records(void **state) {
     uint16_t ops[32];
     int32_t status[32];
     uint32_t clients[32];
-    int nreq = 0, sounds = 0, trailer = 0, replies = 0, sessions = 0, closes = 0;
+    int nreq = 0, sounds = 0, trailer = 0, replies = 0, sessions = 0, closes = 0, procs = 0;
     uint64_t last_frame = 0;
     size_t off = 32;
     while (off + 4 <= n) {
@@ -134,7 +138,12 @@ static void test_capture_records(void **state) {
             assert_int_equal(g32(r + 8), 2); /* channels */
         } else if (r[0] == 6) {              /* CLOSE */
             closes++;
-        } else if (r[0] == 2) { /* SOUND */
+        } else if (r[0] == 7) { /* PROCESS, after a HELLO: whose connection it is */
+            procs++;
+            assert_true(nreq > 0 && ops[nreq - 1] == HL_OP_HELLO);
+            assert_int_equal(g32(r + 4), clients[nreq - 1]);
+            assert_int_equal(g32(r + 8), (uint32_t)getpid()); /* every client is this process */
+        } else if (r[0] == 2) {                               /* SOUND */
             sounds++;
             assert_int_equal(r[1], 2); /* the bytes follow */
             assert_int_equal(g64(r + 16), wn);
@@ -162,6 +171,7 @@ static void test_capture_records(void **state) {
     assert_int_equal(replies, 1);
     assert_int_equal(sessions, 1);
     assert_int_equal(closes, 3); /* the harness's, a, b */
+    assert_int_equal(procs, 3);
     /* the harness's hello (its ping is not captured), then the two clients'
      * hellos, load, play, play (failed), listener, stop; no ping, snapshots, stats */
     static const uint16_t want[] = {HL_OP_HELLO, HL_OP_HELLO, HL_OP_HELLO,    HL_OP_LOAD,
@@ -206,8 +216,8 @@ static void test_capture_records(void **state) {
     }
     assert_int_equal(pclose(o), 0);
     assert_int_equal(reqs, 8);
-    /* header, session, requests, reply, sound, closes, trailer */
-    assert_int_equal(lines, 1 + 1 + 8 + 1 + 1 + 3 + 1);
+    /* header, session, requests, processes, reply, sound, closes, trailer */
+    assert_int_equal(lines, 1 + 1 + 8 + 3 + 1 + 1 + 3 + 1);
     /* not a capture file: refused */
     snprintf(cmd, sizeof cmd, "\"%s\" capture show %s 2>/dev/null", getenv("HELIODCTL_BIN"), wav);
     o = popen(cmd, "r");
@@ -580,12 +590,59 @@ static void test_replay_equals_live(void **state) {
     unlink(out);
 }
 
+/* Per-process quotas in a render of a capture: two processes (this one and
+ * a heliodctl batch) each play their --client-voices 2 live; the render
+ * charges each recorded process to an account of its own (the PROCESS
+ * records), so none of the plays is refused (a divergence: exit 3). */
+static void test_replay_quota_per_process(void **state) {
+    (void)state;
+    th_daemon_t d;
+    char cap[320], tone[320], score[320], out[320], o[4096], e[4096], err[1024];
+    int pid = (int)getpid();
+    snprintf(cap, sizeof cap, "/tmp/hl_rquota_%d.bin", pid);
+    snprintf(tone, sizeof tone, "/tmp/hl_rquota_tone_%d.wav", pid);
+    snprintf(score, sizeof score, "/tmp/hl_rquota_%d.txt", pid);
+    snprintf(out, sizeof out, "/tmp/hl_rquota_out_%d.wav", pid);
+    assert_int_equal(th_write_sine(tone, 48000, 0.25, 440, 0.2), 0);
+    const char *args[] = {"--capture", cap, "--client-voices", "2", NULL};
+    assert_int_equal(th_daemon_start(&d, 0, args), 0);
+    heliod_t *h = th_connect(&d, "game", 0);
+    heliod_t *h2 = th_connect(&d, "game-2", 0); /* the same process: one account */
+    assert_int_equal(heliod_load(h, "tone", tone, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_play_params_t p;
+    heliod_play_params_init(&p);
+    p.flags |= HELIOD_PLAY_LOOP;
+    heliod_voice_t v = 0;
+    assert_int_equal(heliod_play(h, "tone", &p, &v, NULL), 0);
+    assert_int_equal(heliod_play(h2, "tone", &p, &v, NULL), 0);
+    assert_int_equal(heliod_play(h2, "tone", &p, &v, NULL), HELIOD_EQUOTA); /* refused live too */
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "play tone --loop\nplay tone --loop\n"); /* another process: its own two */
+    fclose(f);
+    const char *batch[] = {"batch", score, NULL};
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
+    heliod_close(h2);
+    heliod_close(h);
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
+    th_daemon_cleanup(&d);
+    const char *show[] = {"capture", "show", cap, NULL};
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, show), 0);
+    assert_non_null(strstr(o, "(process "));
+    /* the live quota options, as PROTOCOL.md says; no divergence */
+    int rc = render_capture_with(cap, out, "--client-voices 2", err);
+    if (rc != 0) fail_msg("render: exit %d: %s", rc, err);
+    unlink(cap);
+    unlink(tone);
+    unlink(score);
+    unlink(out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_capture_records),
-        cmocka_unit_test(test_capture_not_regular),
-        cmocka_unit_test(test_capture_start_stop),
-        cmocka_unit_test(test_replay_equals_live),
+        cmocka_unit_test(test_capture_records),          cmocka_unit_test(test_capture_not_regular),
+        cmocka_unit_test(test_capture_start_stop),       cmocka_unit_test(test_replay_equals_live),
+        cmocka_unit_test(test_replay_quota_per_process),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
