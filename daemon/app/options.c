@@ -666,7 +666,7 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
         c->client_voices = L / HLD_QUOTA_VOICES_DIV ? L / HLD_QUOTA_VOICES_DIV : 1;
     if (!c->client_detached)
         c->client_detached = L / HLD_QUOTA_DETACHED_DIV ? L / HLD_QUOTA_DETACHED_DIV : 1;
-    if (c->driver == HLD_DRIVER_RENDER) { /* one client, the score: the whole pool is its */
+    if (c->driver == HLD_DRIVER_RENDER) {        /* one client, the score: the whole pool is its */
         if (!given_voices) c->client_voices = L; /* given: a capture's live quota */
         if (!given_detached) c->client_detached = L;
     }
