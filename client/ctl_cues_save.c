@@ -169,30 +169,39 @@ void ctl_sheet_cue(FILE *f, const hl_cue_t *c) {
     if (sends) fprintf(f, "\n");
 }
 
-int ctl_sheet_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
+int ctl_sheet_settings(heliod_t *h, const char *name, ctl_setting_fn fn, void *user) {
     ctl_list_t l;
-    int rc = ctl_fetch_name(h, HL_OP_SNAPSHOT_DETAIL, s->name, &l);
+    int rc = ctl_fetch_name(h, HL_OP_SNAPSHOT_DETAIL, name, &l);
     if (rc < 0) return rc;
-    fprintf(f, "[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
-    if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
     hl_list_head_t head;
     hl_get_list_head(&l.r, &head);
     for (uint32_t i = 0; i < head.count && !l.r.err; i++) {
         hl_snapshot_setting_t e;
         hl_get_snapshot_setting(&l.r, &e);
-        if (l.r.err) break;
-        if (e.target == HL_SNAPT_GAIN && isinf(e.value))
-            fprintf(f, "gain = %s -inf\n", e.bus);
-        else if (e.target == HL_SNAPT_GAIN)
-            fprintf(f, "gain = %s %.9g\n", e.bus, (double)e.value);
-        else if (e.target == HL_SNAPT_MUTE)
-            fprintf(f, "mute = %s %s\n", e.bus, e.value != 0.0f ? "on" : "off");
-        else
-            fprintf(f, "fx = %s %u %u %.9g\n", e.bus, (unsigned)e.fx_index, (unsigned)e.param,
-                    (double)e.value);
+        if (!l.r.err) fn(user, &e, i);
     }
     free(l.buf);
     return l.r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
+}
+
+static void put_setting(void *user, const hl_snapshot_setting_t *e, uint32_t i) {
+    (void)i;
+    FILE *f = user;
+    if (e->target == HL_SNAPT_GAIN && isinf(e->value))
+        fprintf(f, "gain = %s -inf\n", e->bus);
+    else if (e->target == HL_SNAPT_GAIN)
+        fprintf(f, "gain = %s %.9g\n", e->bus, (double)e->value);
+    else if (e->target == HL_SNAPT_MUTE)
+        fprintf(f, "mute = %s %s\n", e->bus, e->value != 0.0f ? "on" : "off");
+    else
+        fprintf(f, "fx = %s %u %u %.9g\n", e->bus, (unsigned)e->fx_index, (unsigned)e->param,
+                (double)e->value);
+}
+
+int ctl_sheet_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
+    fprintf(f, "[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
+    if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
+    return ctl_sheet_settings(h, s->name, put_setting, f);
 }
 
 /* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */
@@ -294,6 +303,14 @@ static int save(heliod_t *h, const char *path) {
     return 0;
 }
 
+int ctl_sheet_connect(const char *socket, heliod_t **h) {
+    *h = NULL;
+    if (heliod_connect_flags(h, socket, "heliodctl", HELIOD_CONNECT_CONTROL) >= 0) return 0;
+    ctl_errorf("%s", heliod_last_error(NULL));
+    *h = NULL;
+    return -1;
+}
+
 int ctl_cues_save_main(int argc, char **argv, const char *socket) {
     /* argv: cues save FILE */
     if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
@@ -305,10 +322,7 @@ int ctl_cues_save_main(int argc, char **argv, const char *socket) {
         return CTL_EXIT_USAGE;
     }
     heliod_t *h = NULL;
-    if (heliod_connect_flags(&h, socket, "heliodctl", HELIOD_CONNECT_CONTROL) < 0) {
-        ctl_errorf("%s", heliod_last_error(NULL));
-        return CTL_EXIT_FAIL;
-    }
+    if (ctl_sheet_connect(socket, &h) != 0) return CTL_EXIT_FAIL;
     int rc = save(h, argv[2]);
     heliod_close(h);
     return rc;

@@ -30,11 +30,19 @@ int ctl_fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, ctl_l
 int ctl_fetch(heliod_t *h, uint16_t op, ctl_list_t *l);
 int ctl_fetch_name(heliod_t *h, uint16_t op, const char *name, ctl_list_t *l);
 
+/* A control connection to the daemon at socket (NULL: the default): 0, or
+ * the error said on stderr and NULL in *h. */
+int ctl_sheet_connect(const char *socket, heliod_t **h);
+
 /* A cue's `[cue NAME]` section, every key (from its CUES entry) ... */
 void ctl_sheet_cue(FILE *f, const hl_cue_t *c);
 /* ... and its CUE_DETAIL as bind, cone and attenuation keys: 0, 1 if the
  * daemon has no CUE_DETAIL (nothing written), or an error. */
 int ctl_sheet_cue_detail(FILE *f, heliod_t *h, const char *cue);
+/* Each setting of snapshot `name` (its SNAPSHOT_DETAIL, in order): 0 or an
+ * error. */
+typedef void (*ctl_setting_fn)(void *user, const hl_snapshot_setting_t *e, uint32_t i);
+int ctl_sheet_settings(heliod_t *h, const char *name, ctl_setting_fn fn, void *user);
 /* A snapshot's `[snapshot NAME]` section from its SNAPSHOTS entry and its
  * SNAPSHOT_DETAIL: 0 or an error. */
 int ctl_sheet_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s);

@@ -28,40 +28,30 @@ const char ctl_snapshot_show_usage[] =
     "  [snapshot NAME] section `cues load` reads back, with its state and\n"
     "  intensity now as a comment; --json: one JSON object.\n";
 
-/* The entry of cue `name` in the CUES list: 0, HELIOD_ENOSOUND, or an error. */
-static int find_cue(heliod_t *h, const char *name, hl_cue_t *out) {
+/* The entry called `name` of a CUES (a cue: *cue) or SNAPSHOTS (*snap)
+ * list: 0, 1 if it has none, or an error. */
+static int find_entry(heliod_t *h, const char *name, hl_cue_t *cue, hl_snapshot_info_t *snap) {
     ctl_list_t l;
-    int rc = ctl_fetch(h, HL_OP_CUES, &l);
+    int rc = ctl_fetch(h, cue ? HL_OP_CUES : HL_OP_SNAPSHOTS, &l);
     if (rc < 0) return rc;
     hl_list_head_t head;
     hl_get_list_head(&l.r, &head);
-    rc = HELIOD_ENOSOUND;
+    rc = 1;
     for (uint32_t i = 0; i < head.count && !l.r.err && rc != 0; i++) {
-        hl_cue_info_t e;
-        hl_get_cue_info(&l.r, &e);
-        if (!l.r.err && e.kind == HL_CUES_KIND_CUE && strcmp(e.cue.name, name) == 0) {
-            *out = e.cue;
-            rc = 0;
-        }
-    }
-    if (rc != 0 && l.r.err) rc = HELIOD_EPROTO;
-    free(l.buf);
-    return rc;
-}
-
-static int find_snapshot(heliod_t *h, const char *name, hl_snapshot_info_t *out) {
-    ctl_list_t l;
-    int rc = ctl_fetch(h, HL_OP_SNAPSHOTS, &l);
-    if (rc < 0) return rc;
-    hl_list_head_t head;
-    hl_get_list_head(&l.r, &head);
-    rc = HELIOD_EINVAL;
-    for (uint32_t i = 0; i < head.count && !l.r.err && rc != 0; i++) {
-        hl_snapshot_info_t e;
-        hl_get_snapshot_info(&l.r, &e);
-        if (!l.r.err && strcmp(e.name, name) == 0) {
-            *out = e;
-            rc = 0;
+        if (cue) {
+            hl_cue_info_t e;
+            hl_get_cue_info(&l.r, &e);
+            if (!l.r.err && e.kind == HL_CUES_KIND_CUE && strcmp(e.cue.name, name) == 0) {
+                *cue = e.cue;
+                rc = 0;
+            }
+        } else {
+            hl_snapshot_info_t e;
+            hl_get_snapshot_info(&l.r, &e);
+            if (!l.r.err && strcmp(e.name, name) == 0) {
+                *snap = e;
+                rc = 0;
+            }
         }
     }
     if (rc != 0 && l.r.err) rc = HELIOD_EPROTO;
@@ -76,41 +66,9 @@ static void key_enum(const char *key, hl_enum_kind_t k, int v) {
 static void cue_json(const hl_cue_t *c) {
     printf("{\"name\":");
     ctl_json_str(c->name);
-    printf(",\"sounds\":[");
-    for (uint32_t i = 0; i < c->nsounds && i < HL_MAX_CUE_SOUNDS; i++) {
-        if (i) putchar(',');
-        ctl_json_str(c->sounds[i]);
-    }
-    putchar(']');
-    key_enum("pick", HL_ENUM_PICK, c->pick);
-    ctl_json_key_num("gain_db", c->gain_db);
-    ctl_json_key_num("gain_rand_db", c->gain_rand_db);
-    ctl_json_key_num("pitch", c->pitch);
-    ctl_json_key_num("pitch_rand_cents", c->pitch_rand_cents);
-    ctl_json_key_str("bus", c->bus);
-    ctl_json_key_str("category", c->category);
-    ctl_json_key_num("priority", c->priority);
-    ctl_json_key_num("pan", c->pan);
-    printf(",\"3d\":%s,\"loop\":%s", (c->flags & HL_CUE_3D) ? "true" : "false",
-           (c->flags & HL_CUE_LOOP) ? "true" : "false");
-    uint32_t in = c->flags & HL_PLAY_INTERP;
-    ctl_json_key_str("interp", !in                  ? "default"
-                               : in == HL_CUE_SINC  ? "sinc"
-                               : in == HL_CUE_CUBIC ? "cubic"
-                                                    : "linear");
-    ctl_json_key_num("min_distance", c->min_distance);
-    ctl_json_key_num("max_distance", c->max_distance);
-    ctl_json_key_num("rolloff", c->rolloff);
-    key_enum("model", HL_ENUM_MODEL, c->model);
-    ctl_json_key_num("fade_in_ms", c->fade_in_ms);
-    ctl_json_key_num("fade_out_ms", c->fade_out_ms);
-    key_enum("fade_curve", HL_ENUM_CURVE, c->fade_curve);
+    ctl_json_cue_fields(c); /* as cues --json */
     ctl_json_key_num("max_instances", c->max_instances);
     key_enum("overflow", HL_ENUM_OVERFLOW, c->overflow);
-    ctl_json_key_num("min_interval_ms", c->min_interval_ms);
-    key_enum("beyond", HL_ENUM_BEYOND, c->beyond);
-    key_enum("virtual", HL_ENUM_VIRT, c->virt);
-    ctl_json_key_num("doppler", c->doppler);
     ctl_json_key_num("lp_hz", c->post.lp_hz);
     ctl_json_key_num("hp_hz", c->post.hp_hz);
     ctl_json_key_num("occlusion", c->post.occlusion);
@@ -194,8 +152,8 @@ static int detail_json(heliod_t *h, const char *name) {
 
 static int show_cue(heliod_t *h, const char *name, int json) {
     hl_cue_t c;
-    int rc = find_cue(h, name, &c);
-    if (rc == HELIOD_ENOSOUND) {
+    int rc = find_entry(h, name, &c, NULL);
+    if (rc == 1) {
         ctl_errorf("cue show: no cue named %s (heliodctl cues lists them)", name);
         return CTL_EXIT_FAIL;
     }
@@ -225,10 +183,28 @@ static const char *snap_state(int s) {
                                     : "idle";
 }
 
+static void setting_json(void *user, const hl_snapshot_setting_t *e, uint32_t i) {
+    (void)user;
+    printf("%s{\"bus\":", i ? "," : "");
+    ctl_json_str(e->bus);
+    ctl_json_key_str("target", e->target == HL_SNAPT_GAIN   ? "gain"
+                               : e->target == HL_SNAPT_MUTE ? "mute"
+                                                            : "fx");
+    if (e->target == HL_SNAPT_FX) {
+        ctl_json_key_num("fx_index", e->fx_index);
+        ctl_json_key_num("param", e->param);
+    }
+    if (e->target == HL_SNAPT_GAIN && isinf(e->value))
+        ctl_json_key_str("value", "-inf");
+    else
+        ctl_json_key_num("value", e->value);
+    putchar('}');
+}
+
 static int show_snapshot(heliod_t *h, const char *name, int json) {
     hl_snapshot_info_t s;
-    int rc = find_snapshot(h, name, &s);
-    if (rc == HELIOD_EINVAL) {
+    int rc = find_entry(h, name, NULL, &s);
+    if (rc == 1) {
         ctl_errorf("snapshot show: no snapshot named %s (heliodctl snapshots lists them)", name);
         return CTL_EXIT_FAIL;
     }
@@ -237,43 +213,17 @@ static int show_snapshot(heliod_t *h, const char *name, int json) {
                (double)s.intensity, (double)s.target, (unsigned)s.owner);
         rc = ctl_sheet_snapshot(stdout, h, &s);
     } else if (rc == 0) {
-        ctl_list_t l;
-        rc = ctl_fetch_name(h, HL_OP_SNAPSHOT_DETAIL, name, &l);
-        if (rc == 0) {
-            printf("{\"name\":");
-            ctl_json_str(s.name);
-            ctl_json_key_num("priority", s.priority);
-            ctl_json_key_num("fade_ms", s.fade_ms);
-            ctl_json_key_str("state", snap_state(s.state));
-            ctl_json_key_num("intensity", s.intensity);
-            ctl_json_key_num("target", s.target);
-            ctl_json_key_num("owner", s.owner);
-            printf(",\"settings\":[");
-            hl_list_head_t head;
-            hl_get_list_head(&l.r, &head);
-            for (uint32_t i = 0; i < head.count && !l.r.err; i++) {
-                hl_snapshot_setting_t e;
-                hl_get_snapshot_setting(&l.r, &e);
-                if (l.r.err) break;
-                printf("%s{\"bus\":", i ? "," : "");
-                ctl_json_str(e.bus);
-                ctl_json_key_str("target", e.target == HL_SNAPT_GAIN   ? "gain"
-                                           : e.target == HL_SNAPT_MUTE ? "mute"
-                                                                       : "fx");
-                if (e.target == HL_SNAPT_FX) {
-                    ctl_json_key_num("fx_index", e.fx_index);
-                    ctl_json_key_num("param", e.param);
-                }
-                if (e.target == HL_SNAPT_GAIN && isinf(e.value))
-                    ctl_json_key_str("value", "-inf");
-                else
-                    ctl_json_key_num("value", e.value);
-                putchar('}');
-            }
-            printf("]}\n");
-            rc = l.r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
-            free(l.buf);
-        }
+        printf("{\"name\":");
+        ctl_json_str(s.name);
+        ctl_json_key_num("priority", s.priority);
+        ctl_json_key_num("fade_ms", s.fade_ms);
+        ctl_json_key_str("state", snap_state(s.state));
+        ctl_json_key_num("intensity", s.intensity);
+        ctl_json_key_num("target", s.target);
+        ctl_json_key_num("owner", s.owner);
+        printf(",\"settings\":[");
+        rc = ctl_sheet_settings(h, name, setting_json, NULL);
+        printf("]}\n");
     }
     if (rc < 0) {
         ctl_errorf("snapshot show: %s", heliod_strerror(rc));
@@ -318,10 +268,7 @@ int ctl_show_main(int argc, char **argv, const char *socket, int json) {
         return CTL_EXIT_USAGE;
     }
     heliod_t *h = NULL;
-    if (heliod_connect_flags(&h, socket, "heliodctl", HELIOD_CONNECT_CONTROL) < 0) {
-        ctl_errorf("%s", heliod_last_error(NULL));
-        return CTL_EXIT_FAIL;
-    }
+    if (ctl_sheet_connect(socket, &h) != 0) return CTL_EXIT_FAIL;
     int rc = cue ? show_cue(h, name, json) : show_snapshot(h, name, json);
     heliod_close(h);
     return rc;

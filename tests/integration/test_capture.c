@@ -43,6 +43,23 @@ static uint64_t g64(const uint8_t *p) {
     return g32(p) | (uint64_t)g32(p + 4) << 32;
 }
 
+/* /tmp/hl_NAME_PID.EXT into buf (320 bytes). */
+static void tmp_file(char *buf, const char *name, const char *ext) {
+    snprintf(buf, 320, "/tmp/hl_%s_%d%s", name, (int)getpid(), ext);
+}
+
+/* A session's files (320 bytes each): the capture, a tone, a score, the
+ * render's output. */
+static void session_files(const char *tag, char *cap, char *tone, char *score, char *out) {
+    char t[64];
+    tmp_file(cap, tag, ".bin");
+    snprintf(t, sizeof t, "%s_tone", tag);
+    tmp_file(tone, t, ".wav");
+    tmp_file(score, tag, ".txt");
+    snprintf(t, sizeof t, "%s_out", tag);
+    tmp_file(out, t, ".wav");
+}
+
 /* Runs heliod --render CAPTURE --out OUT [more options]; its exit status;
  * its stderr into err (may be NULL). */
 static int render_capture_with(const char *cap, const char *out, const char *more, char *err) {
@@ -391,12 +408,8 @@ static void test_replay_equals_live(void **state) {
     (void)state;
     th_daemon_t d;
     char cap[320], tone[320], hum[320], score[320], out[320], o[4096], e[4096];
-    int pid = (int)getpid();
-    snprintf(cap, sizeof cap, "/tmp/hl_replay_%d.bin", pid);
-    snprintf(tone, sizeof tone, "/tmp/hl_replay_tone_%d.wav", pid);
-    snprintf(hum, sizeof hum, "/tmp/hl_replay_hum_%d.wav", pid);
-    snprintf(score, sizeof score, "/tmp/hl_replay_%d.txt", pid);
-    snprintf(out, sizeof out, "/tmp/hl_replay_out_%d.wav", pid);
+    session_files("replay", cap, tone, score, out);
+    tmp_file(hum, "replay_hum", ".wav");
     assert_int_equal(th_write_sine(tone, 48000, 0.5, 440, 0.4), 0);
     assert_int_equal(th_write_sine(hum, 48000, 0.5, 110, 0.3), 0);
     const char *args[] = {"--capture", cap, NULL};
@@ -598,11 +611,7 @@ static void test_replay_quota_per_process(void **state) {
     (void)state;
     th_daemon_t d;
     char cap[320], tone[320], score[320], out[320], o[4096], e[4096], err[1024];
-    int pid = (int)getpid();
-    snprintf(cap, sizeof cap, "/tmp/hl_rquota_%d.bin", pid);
-    snprintf(tone, sizeof tone, "/tmp/hl_rquota_tone_%d.wav", pid);
-    snprintf(score, sizeof score, "/tmp/hl_rquota_%d.txt", pid);
-    snprintf(out, sizeof out, "/tmp/hl_rquota_out_%d.wav", pid);
+    session_files("rquota", cap, tone, score, out);
     assert_int_equal(th_write_sine(tone, 48000, 0.25, 440, 0.2), 0);
     const char *args[] = {"--capture", cap, "--client-voices", "2", NULL};
     assert_int_equal(th_daemon_start(&d, 0, args), 0);
