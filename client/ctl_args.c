@@ -183,14 +183,16 @@ static const cmd_desc_t cmds[] = {
      "snapshot start|stop NAME [--fade MS] [--intensity X] [--at +MS|FRAME]\n"
      "snapshot define NAME [--priority N] [--fade MS]\n"
      "snapshot set NAME BUS gain DB | mute on|off | fx INDEX PARAM VALUE\n"
-     "snapshot remove NAME\n"
+     "snapshot remove NAME\nsnapshot show NAME [--json]\n"
      "  A mixer snapshot: a named set of bus faders, mutes and effect parameters\n"
      "  (EQ gain or frequency, reverb wet, filter cutoffs) blended over the mix.\n"
      "  start blends to it over --fade (default: its own) up to --intensity X\n"
      "  (0..1, default 1; start again to change it); stop blends back. Several\n"
      "  stack by --priority (higher overrides: each moves the value left by the\n"
      "  lower ones toward its own by its intensity). PARAM is the effect's p\n"
-     "  index (fx list). At most 64 snapshots of 32 settings; needs protocol 1.1.\n"},
+     "  index (fx list). At most 64 snapshots of 32 settings; needs protocol 1.1.\n"
+     "  show prints one's priority, fade and settings as the [snapshot NAME]\n"
+     "  section `cues load` reads back, its state as a comment; --json: an object.\n"},
     {"snapshots", CTL_SNAPSHOTS, HL_OP_SNAPSHOTS,
      "snapshots\n  The snapshots: priority, fade, settings, state and intensity now.\n"},
     {"cone", CTL_CONE, HL_OP_CONE,
@@ -254,8 +256,10 @@ static const cmd_desc_t cmds[] = {
      "  Every statistic; --reset restarts the callback-time figures.\n"
      "  --cues   per-cue and per-category counters instead (same as `cues`)\n"},
     {"cue", CTL_CUE, HL_OP_CUE,
-     "cue NAME --sound S [--sound S2 ...] [options]\n"
+     "cue NAME --sound S [--sound S2 ...] [options]\ncue show NAME [--json]\n"
      "  Define or redefine a cue: up to 16 sound variations and settings.\n"
+     "  show prints a cue's whole definition (settings, bindings, cone, curve) as\n"
+     "  the [cue NAME] section `cues load` reads back; --json: one JSON object.\n"
      "  `play NAME` plays it. Defaults in brackets.\n"
      "  --sound S            a variation (repeat, 1..16)\n"
      "  --pick P             random, shuffle or sequence [random]\n"

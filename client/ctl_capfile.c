@@ -135,6 +135,11 @@ int ctl_cap_next(const uint8_t *f, size_t n, size_t *off, ctl_cap_rec_t *r) {
         r->frame = g64(p + 4);
         r->client = g32(p + 12);
         break;
+    case CTL_CAP_PROCESS:
+        if (len < 12) return -1;
+        r->client = g32(p + 4);
+        r->process = g32(p + 8);
+        break;
     default: r->flags = 0; break; /* REQUEST, CLOSE: CTL_CAP_INPERIOD */
     }
     return 1;

@@ -20,6 +20,7 @@
 #define CTL_CAP_REPLY     4
 #define CTL_CAP_SESSION   5
 #define CTL_CAP_CLOSE     6
+#define CTL_CAP_PROCESS   7    /* after a HELLO: the process the connection was of */
 #define CTL_CAP_INPERIOD  0x1u /* REQUEST flags */
 #define CTL_CAP_NOFILE    0x1u /* SOUND flags */
 #define CTL_CAP_AUDIO     0x2u
@@ -33,7 +34,7 @@ typedef struct {
 
 /* One record. REQUEST: frame, flags, time_ns, client, status, req/req_len
  * (the wire frame); REPLY: voice; SESSION: period, channels, rng; CLOSE:
- * frame, client; SOUND: frame, client, flags, size, mtime_ns, hash,
+ * frame, client; PROCESS: client, process; SOUND: frame, client, flags, size, mtime_ns, hash,
  * path/path_len, audio (size bytes, or NULL); TRAILER: records, dropped,
  * bytes, end (0 if the file is of version 1). */
 typedef struct {
@@ -44,7 +45,7 @@ typedef struct {
     const uint8_t *req;
     uint32_t req_len;
     uint64_t voice;
-    uint32_t period, channels;
+    uint32_t period, channels, process;
     uint64_t rng;
     uint64_t size, hash;
     int64_t mtime_ns;

@@ -87,6 +87,13 @@ static int show(const char *path, int json) {
                        r.period, r.channels, r.rng);
             else
                 printf("period %" PRIu32 ", %" PRIu32 " channels\n", r.period, r.channels);
+        } else if (r.kind == CTL_CAP_PROCESS) {
+            if (json)
+                printf("{\"kind\":\"process\",\"client\":%" PRIu32 ",\"process\":%" PRIu32 "}\n",
+                       r.client, r.process);
+            else
+                printf("%12s %10s client %-4" PRIu32 " (process %" PRIu32 ")\n", "", "", r.client,
+                       r.process);
         } else if (r.kind == CTL_CAP_CLOSE) {
             if (json)
                 printf("{\"kind\":\"close\",\"frame\":%" PRIu64 ",\"client\":%" PRIu32 "}\n",

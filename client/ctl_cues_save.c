@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ctl_out.h"
+#include "ctl_sheet.h"
 #include "ctl_ui.h"
 #include "hl_proto.h"
 
@@ -34,18 +35,10 @@ const char ctl_cues_save_usage[] =
     "  bindings, cone, distance curves and tempo map, the music sections and the\n"
     "  mixer snapshots.\n";
 
-typedef struct {
-    uint8_t *buf;
-    size_t len;
-    hl_rbuf_t r; /* over buf, once the reply came */
-    int status, done;
-    char msg[HL_MAX_MSG + 1];
-} list_t;
-
 static void on_list(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
                     size_t len) {
     (void)id;
-    list_t *l = user;
+    ctl_list_t *l = user;
     l->done = 1;
     l->status = status;
     if (status < 0) {
@@ -58,7 +51,7 @@ static void on_list(void *user, uint32_t id, int status, const char *msg, const 
 }
 
 /* One request (body: len bytes, may be 0); 0 with l filled, or an error. */
-static int fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, list_t *l) {
+int ctl_fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, ctl_list_t *l) {
     memset(l, 0, sizeof *l);
     int rc = heliod_raw_async(h, op, body, len, on_list, l);
     if (rc >= 0) rc = heliod_sync(h);
@@ -67,19 +60,18 @@ static int fetch_body(heliod_t *h, uint16_t op, const void *body, size_t len, li
     return l->status < 0 ? l->status : 0;
 }
 
-static int fetch(heliod_t *h, uint16_t op, list_t *l) {
-    return fetch_body(h, op, NULL, 0, l);
+int ctl_fetch(heliod_t *h, uint16_t op, ctl_list_t *l) {
+    return ctl_fetch_body(h, op, NULL, 0, l);
 }
 
-/* A NAME request body for op into l; 0, or an error. */
-static int fetch_name(heliod_t *h, uint16_t op, const char *name, list_t *l) {
+int ctl_fetch_name(heliod_t *h, uint16_t op, const char *name, ctl_list_t *l) {
     uint8_t req[HL_MAX_NAME + 8];
     hl_wbuf_t w;
     hl_wbuf_init(&w, req, sizeof req);
     hl_name_t n;
     snprintf(n.name, sizeof n.name, "%s", name);
     hl_put_name(&w, &n);
-    return fetch_body(h, op, req, w.len, l);
+    return ctl_fetch_body(h, op, req, w.len, l);
 }
 
 /* A binding as a sheet's `bind = PARAM PROP[:INDEX] X:Y[:SHAPE] ...`
@@ -99,11 +91,9 @@ static void put_bind(FILE *f, const hl_bind_t *b) {
     fprintf(f, "\n");
 }
 
-/* The cue's CUE_DETAIL as bind, cone and attenuation keys. 0, 1 if the
- * daemon has no CUE_DETAIL (nothing written), or an error. */
-static int put_detail(FILE *f, heliod_t *h, const char *cue) {
-    list_t l;
-    int rc = fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
+int ctl_sheet_cue_detail(FILE *f, heliod_t *h, const char *cue) {
+    ctl_list_t l;
+    int rc = ctl_fetch_name(h, HL_OP_CUE_DETAIL, cue, &l);
     if (rc == HELIOD_EBADOP) return 1;
     if (rc < 0) return rc;
     hl_rbuf_t *r = &l.r;
@@ -147,8 +137,8 @@ static void put_enum(FILE *f, const char *key, hl_enum_kind_t k, int v) {
     if (n) fprintf(f, "%s = %s\n", key, n);
 }
 
-static void put_cue(FILE *f, const hl_cue_t *c) {
-    fprintf(f, "\n[cue %s]\n", c->name);
+void ctl_sheet_cue(FILE *f, const hl_cue_t *c) {
+    fprintf(f, "[cue %s]\n", c->name);
     if (c->nsounds) {
         fprintf(f, "sound = ");
         for (uint32_t i = 0; i < c->nsounds; i++)
@@ -191,37 +181,22 @@ static void put_cue(FILE *f, const hl_cue_t *c) {
     if (sends) fprintf(f, "\n");
 }
 
-/* One snapshot's [snapshot NAME] section from its SNAPSHOT_DETAIL. */
-static int put_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
-    list_t l;
-    int rc = fetch_name(h, HL_OP_SNAPSHOT_DETAIL, s->name, &l);
+int ctl_sheet_settings(heliod_t *h, const char *name, ctl_setting_fn fn, void *user) {
+    ctl_list_t l;
+    int rc = ctl_fetch_name(h, HL_OP_SNAPSHOT_DETAIL, name, &l);
     if (rc < 0) return rc;
-    fprintf(f, "\n[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
-    if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
     hl_list_head_t head;
     hl_get_list_head(&l.r, &head);
     for (uint32_t i = 0; i < head.count && !l.r.err; i++) {
         hl_snapshot_setting_t e;
         hl_get_snapshot_setting(&l.r, &e);
-        if (l.r.err) break;
-        if (e.target == HL_SNAPT_GAIN && isinf(e.value))
-            fprintf(f, "gain = %s -inf\n", e.bus);
-        else if (e.target == HL_SNAPT_GAIN)
-            fprintf(f, "gain = %s %.9g\n", e.bus, (double)e.value);
-        else if (e.target == HL_SNAPT_MUTE)
-            fprintf(f, "mute = %s %s\n", e.bus, e.value != 0.0f ? "on" : "off");
-        else
-            fprintf(f, "fx = %s %u %u %.9g\n", e.bus, (unsigned)e.fx_index, (unsigned)e.param,
-                    (double)e.value);
+        if (!l.r.err) fn(user, &e, i);
     }
     free(l.buf);
     return l.r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
 }
 
-/* The SHEET_KEYS entries of section (HL_SHEET_*) as `key = value` lines:
- * of the cue `name`, or (name NULL) every music section's, each under its
- * [music NAME] heading. 0, or HELIOD_EPROTO / HELIOD_ETOOBIG. */
-static int put_sheet_keys(FILE *f, const list_t *keys, uint8_t section, const char *name) {
+int ctl_sheet_keys(FILE *f, const ctl_list_t *keys, uint8_t section, const char *name) {
     if (!keys->buf) return 0; /* a daemon without SHEET_KEYS */
     hl_rbuf_t r;
     hl_rbuf_init(&r, keys->buf, keys->len);
@@ -241,10 +216,30 @@ static int put_sheet_keys(FILE *f, const list_t *keys, uint8_t section, const ch
     return r.err ? HELIOD_EPROTO : head.truncated ? HELIOD_ETOOBIG : 0;
 }
 
+static void put_setting(void *user, const hl_snapshot_setting_t *e, uint32_t i) {
+    (void)i;
+    FILE *f = user;
+    if (e->target == HL_SNAPT_GAIN && isinf(e->value))
+        fprintf(f, "gain = %s -inf\n", e->bus);
+    else if (e->target == HL_SNAPT_GAIN)
+        fprintf(f, "gain = %s %.9g\n", e->bus, (double)e->value);
+    else if (e->target == HL_SNAPT_MUTE)
+        fprintf(f, "mute = %s %s\n", e->bus, e->value != 0.0f ? "on" : "off");
+    else
+        fprintf(f, "fx = %s %u %u %.9g\n", e->bus, (unsigned)e->fx_index, (unsigned)e->param,
+                (double)e->value);
+}
+
+int ctl_sheet_snapshot(FILE *f, heliod_t *h, const hl_snapshot_info_t *s) {
+    fprintf(f, "[snapshot %s]\npriority = %d\n", s->name, (int)s->priority);
+    if (s->fade_ms >= 0.0f) fprintf(f, "fade = %.9g\n", (double)s->fade_ms);
+    return ctl_sheet_settings(h, s->name, put_setting, f);
+}
+
 /* The snapshots (none from a daemon without SNAPSHOTS: a 1.0 one). */
 static int put_snapshots(FILE *f, heliod_t *h) {
-    list_t l;
-    int rc = fetch(h, HL_OP_SNAPSHOTS, &l);
+    ctl_list_t l;
+    int rc = ctl_fetch(h, HL_OP_SNAPSHOTS, &l);
     if (rc == HELIOD_EBADOP) return 0;
     if (rc < 0) return rc;
     hl_rbuf_t r;
@@ -254,7 +249,10 @@ static int put_snapshots(FILE *f, heliod_t *h) {
     for (uint32_t i = 0; i < head.count && !r.err && rc == 0; i++) {
         hl_snapshot_info_t s;
         hl_get_snapshot_info(&r, &s);
-        if (!r.err) rc = put_snapshot(f, h, &s);
+        if (!r.err) {
+            fputc('\n', f);
+            rc = ctl_sheet_snapshot(f, h, &s);
+        }
     }
     free(l.buf);
     if (rc == 0 && (r.err || head.truncated)) rc = r.err ? HELIOD_EPROTO : HELIOD_ETOOBIG;
@@ -262,10 +260,10 @@ static int put_snapshots(FILE *f, heliod_t *h) {
 }
 
 static int save(heliod_t *h, const char *path) {
-    list_t cues, params, keys = {0};
-    int rc = fetch(h, HL_OP_PARAMS, &params);
-    if (rc == 0) rc = fetch(h, HL_OP_CUES, &cues);
-    int old_keys = rc == 0 ? fetch(h, HL_OP_SHEET_KEYS, &keys) : 0;
+    ctl_list_t cues, params, keys = {0};
+    int rc = ctl_fetch(h, HL_OP_PARAMS, &params);
+    if (rc == 0) rc = ctl_fetch(h, HL_OP_CUES, &cues);
+    int old_keys = rc == 0 ? ctl_fetch(h, HL_OP_SHEET_KEYS, &keys) : 0;
     if (old_keys == HELIOD_EBADOP) { /* an older daemon: no tempo maps nor music saved */
         free(keys.buf);
         memset(&keys, 0, sizeof keys);
@@ -320,10 +318,11 @@ static int save(heliod_t *h, const char *path) {
                 fprintf(f, "fade-out = %.9g\n", (double)e.cat.fade_out_ms);
                 put_enum(f, "fade-curve", HL_ENUM_CURVE, e.cat.fade_curve);
             } else if (pass == 1 && e.kind == HL_CUES_KIND_CUE) {
-                put_cue(f, &e.cue);
-                int d = no_detail ? 1 : put_detail(f, h, e.cue.name);
+                fputc('\n', f);
+                ctl_sheet_cue(f, &e.cue);
+                int d = no_detail ? 1 : ctl_sheet_cue_detail(f, h, e.cue.name);
                 if (d < 0) detail_rc = d;
-                int t = put_sheet_keys(f, &keys, HL_SHEET_CUE, e.cue.name); /* its tempo map */
+                int t = ctl_sheet_keys(f, &keys, HL_SHEET_CUE, e.cue.name); /* its tempo map */
                 if (t < 0) detail_rc = t;
                 if (d == 1 && !no_detail++)
                     ctl_errorf("cues save: warning: this heliod cannot read back bindings, "
@@ -335,7 +334,7 @@ static int save(heliod_t *h, const char *path) {
     }
     free(params.buf);
     free(cues.buf);
-    if (!bad && detail_rc == 0) detail_rc = put_sheet_keys(f, &keys, HL_SHEET_MUSIC, NULL);
+    if (!bad && detail_rc == 0) detail_rc = ctl_sheet_keys(f, &keys, HL_SHEET_MUSIC, NULL);
     free(keys.buf);
     if (!bad && detail_rc == 0) detail_rc = put_snapshots(f, h);
     if (fclose(f) != 0 || bad || detail_rc < 0) {
@@ -352,6 +351,14 @@ static int save(heliod_t *h, const char *path) {
     return 0;
 }
 
+int ctl_sheet_connect(const char *socket, heliod_t **h) {
+    *h = NULL;
+    if (heliod_connect_flags(h, socket, "heliodctl", HELIOD_CONNECT_CONTROL) >= 0) return 0;
+    ctl_errorf("%s", heliod_last_error(NULL));
+    *h = NULL;
+    return -1;
+}
+
 int ctl_cues_save_main(int argc, char **argv, const char *socket) {
     /* argv: cues save FILE */
     if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
@@ -363,10 +370,7 @@ int ctl_cues_save_main(int argc, char **argv, const char *socket) {
         return CTL_EXIT_USAGE;
     }
     heliod_t *h = NULL;
-    if (heliod_connect_flags(&h, socket, "heliodctl", HELIOD_CONNECT_CONTROL) < 0) {
-        ctl_errorf("%s", heliod_last_error(NULL));
-        return CTL_EXIT_FAIL;
-    }
+    if (ctl_sheet_connect(socket, &h) != 0) return CTL_EXIT_FAIL;
     int rc = save(h, argv[2]);
     heliod_close(h);
     return rc;

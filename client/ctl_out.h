@@ -53,6 +53,10 @@ void ctl_json_num(double v);
 void ctl_json_key_num(const char *key, double v);
 void ctl_json_key_str(const char *key, const char *v);
 
+/* A cue's definition as JSON members (",\"sounds\":[...],\"pick\":..." up
+ * to doppler), as `cues --json` and `cue show --json` print them. */
+void ctl_json_cue_fields(const hl_cue_t *c);
+
 /* Names of wire values: voice state, end reason, virtualisation reason, an
  * hl_enum_kind_t value, a bank's state; "-" for an empty string. */
 const char *ctl_state_name(unsigned s);

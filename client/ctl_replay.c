@@ -243,7 +243,7 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
         at = target(r, ctl_cap_le(body, 8));
         body += 8;
         len -= 8;
-    } else if (hl_op_schedulable(op)) {
+    } else if (hl_req_schedulable(op, body, len)) {
         at = target(r, e);
     }
     /* schedulable: up to HORIZON ahead; the others on their frame */

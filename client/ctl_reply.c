@@ -17,6 +17,41 @@ static void cues_header(void) {
            "VIRTUAL");
 }
 
+void ctl_json_cue_fields(const hl_cue_t *c) {
+    printf(",\"sounds\":[");
+    for (unsigned i = 0; i < c->nsounds; i++) {
+        if (i) putchar(',');
+        ctl_json_str(c->sounds[i]);
+    }
+    printf("]");
+    ctl_json_key_str("pick", ctl_enum_str(HL_ENUM_PICK, c->pick));
+    printf(",\"loop\":%s,\"3d\":%s,\"interp\":\"%s\"", (c->flags & HL_CUE_LOOP) ? "true" : "false",
+           (c->flags & HL_CUE_3D) ? "true" : "false",
+           (c->flags & HL_CUE_SINC)     ? "sinc"
+           : (c->flags & HL_CUE_CUBIC)  ? "cubic"
+           : (c->flags & HL_CUE_LINEAR) ? "linear"
+                                        : "default");
+    ctl_json_key_num("gain_db", c->gain_db);
+    ctl_json_key_num("gain_rand_db", c->gain_rand_db);
+    ctl_json_key_num("pitch", c->pitch);
+    ctl_json_key_num("pitch_rand_cents", c->pitch_rand_cents);
+    ctl_json_key_str("bus", c->bus[0] ? c->bus : "sfx");
+    ctl_json_key_str("category", c->category);
+    printf(",\"priority\":%d", c->priority);
+    ctl_json_key_num("pan", c->pan);
+    ctl_json_key_num("min_distance", c->min_distance);
+    ctl_json_key_num("max_distance", c->max_distance);
+    ctl_json_key_num("rolloff", c->rolloff);
+    ctl_json_key_str("model", ctl_enum_str(HL_ENUM_MODEL, c->model));
+    ctl_json_key_num("fade_in_ms", c->fade_in_ms);
+    ctl_json_key_num("fade_out_ms", c->fade_out_ms);
+    ctl_json_key_str("fade_curve", ctl_enum_str(HL_ENUM_CURVE, c->fade_curve));
+    ctl_json_key_num("min_interval_ms", c->min_interval_ms);
+    ctl_json_key_str("beyond", ctl_enum_str(HL_ENUM_BEYOND, c->beyond));
+    ctl_json_key_str("virtual", ctl_enum_str(HL_ENUM_VIRT, c->virt));
+    ctl_json_key_num("doppler", c->doppler);
+}
+
 /* One CUES entry: a table row, a key=value item (batch) or a JSON object. */
 static void print_cue_entry(ctl_sink_t *s, const hl_cue_info_t *e, int json, int first, int batch) {
     int cue = e->kind == HL_CUES_KIND_CUE;
@@ -28,40 +63,7 @@ static void print_cue_entry(ctl_sink_t *s, const hl_cue_info_t *e, int json, int
         printf("%s{\"kind\":\"%s\",\"name\":", first ? "" : ",", cue ? "cue" : "category");
         ctl_json_str(name);
         if (cue) {
-            const hl_cue_t *c = &e->cue;
-            printf(",\"sounds\":[");
-            for (unsigned i = 0; i < c->nsounds; i++) {
-                if (i) putchar(',');
-                ctl_json_str(c->sounds[i]);
-            }
-            printf("]");
-            ctl_json_key_str("pick", ctl_enum_str(HL_ENUM_PICK, c->pick));
-            printf(",\"loop\":%s,\"3d\":%s,\"interp\":\"%s\"",
-                   (c->flags & HL_CUE_LOOP) ? "true" : "false",
-                   (c->flags & HL_CUE_3D) ? "true" : "false",
-                   (c->flags & HL_CUE_SINC)     ? "sinc"
-                   : (c->flags & HL_CUE_CUBIC)  ? "cubic"
-                   : (c->flags & HL_CUE_LINEAR) ? "linear"
-                                                : "default");
-            ctl_json_key_num("gain_db", c->gain_db);
-            ctl_json_key_num("gain_rand_db", c->gain_rand_db);
-            ctl_json_key_num("pitch", c->pitch);
-            ctl_json_key_num("pitch_rand_cents", c->pitch_rand_cents);
-            ctl_json_key_str("bus", c->bus[0] ? c->bus : "sfx");
-            ctl_json_key_str("category", c->category);
-            printf(",\"priority\":%d", c->priority);
-            ctl_json_key_num("pan", c->pan);
-            ctl_json_key_num("min_distance", c->min_distance);
-            ctl_json_key_num("max_distance", c->max_distance);
-            ctl_json_key_num("rolloff", c->rolloff);
-            ctl_json_key_str("model", ctl_enum_str(HL_ENUM_MODEL, c->model));
-            ctl_json_key_num("fade_in_ms", c->fade_in_ms);
-            ctl_json_key_num("fade_out_ms", c->fade_out_ms);
-            ctl_json_key_str("fade_curve", ctl_enum_str(HL_ENUM_CURVE, c->fade_curve));
-            ctl_json_key_num("min_interval_ms", c->min_interval_ms);
-            ctl_json_key_str("beyond", ctl_enum_str(HL_ENUM_BEYOND, c->beyond));
-            ctl_json_key_str("virtual", ctl_enum_str(HL_ENUM_VIRT, c->virt));
-            ctl_json_key_num("doppler", c->doppler);
+            ctl_json_cue_fields(&e->cue);
         } else {
             ctl_json_key_num("fade_out_ms", e->cat.fade_out_ms);
             ctl_json_key_str("fade_curve", ctl_enum_str(HL_ENUM_CURVE, e->cat.fade_curve));

@@ -30,6 +30,12 @@ int ctl_capture_main(int argc, char **argv, int json);
 /* `replay CAPTURE [--speed X]`: a capture replayed live (ctl_replay.c). */
 extern const char ctl_replay_usage[];
 int ctl_replay_main(int argc, char **argv, const char *socket);
+/* `cue show NAME`, `snapshot show NAME` (ctl_show.c): one definition read
+ * back; ctl_show_wants says whether argv (from the command word) is one of
+ * them; json = the global --json. */
+extern const char ctl_cue_show_usage[], ctl_snapshot_show_usage[];
+int ctl_show_wants(int argc, char **argv);
+int ctl_show_main(int argc, char **argv, const char *socket, int json);
 /* `cues save FILE`: the definitions as a cue sheet (ctl_cues_save.c). */
 extern const char ctl_cues_save_usage[];
 int ctl_cues_save_main(int argc, char **argv, const char *socket);

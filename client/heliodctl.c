@@ -61,6 +61,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[next], "capture") == 0 && next + 1 < argc &&
         strcmp(argv[next + 1], "show") == 0) /* a file, no daemon */
         return ctl_capture_main(argc - next, argv + next, ctl_opts.json);
+    if (ctl_show_wants(argc - next, argv + next)) /* cue show NAME, snapshot show NAME */
+        return ctl_show_main(argc - next, argv + next, ctl_opts.socket, ctl_opts.json);
     if (strcmp(argv[next], "cues") == 0 && next + 1 < argc && strcmp(argv[next + 1], "save") == 0)
         return ctl_cues_save_main(argc - next, argv + next, ctl_opts.socket);
     if (strcmp(argv[next], "replay") == 0)

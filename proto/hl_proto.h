@@ -780,6 +780,10 @@ int hl_gain_valid(float db);
 /* 1 if op takes HL_FLAG_AT (PLAY, STOP, SET, BUS, LISTENER, PARAM), else 0; these
  * are also the requests a bundle may hold. */
 int hl_op_schedulable(uint16_t op);
+/* 1 if this request (op, its body without an at_frame) may be scheduled: a
+ * schedulable op, but not a BUS that creates, removes, re-parents or sends
+ * nor a SNAPSHOT other than start and stop (they apply at once). */
+int hl_req_schedulable(uint16_t op, const uint8_t *body, size_t len);
 #define HL_BUNDLE_REQS                                                                             \
     64 /* requests in one bundle: the mixer applies a bundle whole in one block */
 

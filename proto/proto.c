@@ -685,3 +685,20 @@ int hl_op_schedulable(uint16_t op) {
     return op == HL_OP_PLAY || op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_BUS ||
            op == HL_OP_LISTENER || op == HL_OP_PARAM || op == HL_OP_SNAPSHOT || op == HL_OP_MUSIC;
 }
+
+int hl_req_schedulable(uint16_t op, const uint8_t *body, size_t len) {
+    if (!hl_op_schedulable(op)) return 0;
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, len);
+    if (op == HL_OP_BUS) { /* graph changes apply at once */
+        hl_bus_t m;
+        hl_get_bus(&r, &m);
+        return !(m.mask & (HL_BUS_CREATE | HL_BUS_REMOVE | HL_BUS_PARENT | HL_BUS_SEND));
+    }
+    if (op == HL_OP_SNAPSHOT) { /* define, set and remove too */
+        hl_snapshot_t m;
+        hl_get_snapshot(&r, &m);
+        return m.action == HL_SNAP_START || m.action == HL_SNAP_STOP;
+    }
+    return 1;
+}

@@ -132,11 +132,19 @@ $(_heliodctl_words sounds "${global[@]}")" -- "$cur"))
         3) COMPREPLY=($(compgen -W $'gain\npitch\nlp\nhp\nocclusion\nsend\nswitch\nblend' -- "$cur")) ;;
         esac
         ;;
+    cue)
+        # cue NAME (a new one) or cue show NAME (the daemon's cues)
+        if ((first)); then
+            COMPREPLY=($(compgen -W "show" -- "$cur"))
+        elif [[ $prev == show ]]; then
+            COMPREPLY=($(compgen -W "$(_heliodctl_words cues "${global[@]}")" -- "$cur"))
+        fi
+        ;;
     snapshot)
         # snapshot ACTION NAME: the actions, then the daemon's snapshots
         if ((first)); then
-            COMPREPLY=($(compgen -W $'start\nstop\ndefine\nset\nremove' -- "$cur"))
-        elif [[ $prev == start || $prev == stop || $prev == set || $prev == remove ]]; then
+            COMPREPLY=($(compgen -W $'start\nstop\ndefine\nset\nremove\nshow' -- "$cur"))
+        elif [[ $prev == start || $prev == stop || $prev == set || $prev == remove || $prev == show ]]; then
             COMPREPLY=($(compgen -W "$(_heliodctl_words snapshots "${global[@]}")" -- "$cur"))
         fi
         ;;

@@ -398,23 +398,40 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uin
     enqueue(cap, r, 1);
 }
 
-void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client) {
-    if (!cap) return;
-    /* len u32, kind u8, flags u8, pad 2, frame u64, client u32 */
-    size_t n = 4 + 4 + 8 + 4;
+/* A record of n bytes (its len field, kind and flags set, the 2 bytes
+ * after zero), or NULL (counted dropped). */
+static rec_t *small_rec(hld_capture_t *cap, size_t n, uint8_t kind, uint8_t flags) {
     rec_t *r = malloc(sizeof *r + n);
     if (!r) {
         cap->dropped++;
-        return;
+        return NULL;
     }
     r->next = NULL;
     r->len = n;
     put32(r->data, (uint32_t)(n - 4));
-    r->data[4] = HLD_CAPTURE_REC_CLOSE;
-    r->data[5] = (uint8_t)flags;
+    r->data[4] = kind;
+    r->data[5] = flags;
     r->data[6] = r->data[7] = 0;
+    return r;
+}
+
+void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client) {
+    if (!cap) return;
+    /* len u32, kind u8, flags u8, pad 2, frame u64, client u32 */
+    rec_t *r = small_rec(cap, 4 + 4 + 8 + 4, HLD_CAPTURE_REC_CLOSE, (uint8_t)flags);
+    if (!r) return;
     put64(r->data + 8, frame);
     put32(r->data + 16, client);
+    enqueue(cap, r, 0);
+}
+
+void hld_capture_process(hld_capture_t *cap, uint32_t client, uint32_t process) {
+    if (!cap) return;
+    /* len u32, kind u8, pad 3, client u32, process u32 */
+    rec_t *r = small_rec(cap, 4 + 4 + 4 + 4, HLD_CAPTURE_REC_PROCESS, 0);
+    if (!r) return;
+    put32(r->data + 8, client);
+    put32(r->data + 12, process);
     enqueue(cap, r, 0);
 }
 

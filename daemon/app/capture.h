@@ -32,6 +32,7 @@
 #define HLD_CAPTURE_REC_REPLY    CTL_CAP_REPLY    /* after its REQUEST: the voice its reply named */
 #define HLD_CAPTURE_REC_SESSION  CTL_CAP_SESSION  /* first: period, channels, random state */
 #define HLD_CAPTURE_REC_CLOSE    CTL_CAP_CLOSE    /* a connection closed */
+#define HLD_CAPTURE_REC_PROCESS  CTL_CAP_PROCESS  /* after a HELLO: its process */
 #define HLD_CAPTURE_REQ_INPERIOD CTL_CAP_INPERIOD /* REQUEST: applies from frame + period */
 #define HLD_CAPTURE_SOUND_NOFILE CTL_CAP_NOFILE   /* the file could not be read */
 #define HLD_CAPTURE_SOUND_AUDIO  CTL_CAP_AUDIO    /* the file's bytes follow */
@@ -61,6 +62,10 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uin
 /* Queues a CLOSE record: connection `client` closed at `frame` (flags:
  * HLD_CAPTURE_REQ_INPERIOD as a request's) (main thread). */
 void hld_capture_close(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client);
+/* Queues a PROCESS record (main thread, after a HELLO's): connection
+ * `client` is of process `process` (its peer's pid; 0: unknown), so that a
+ * replay charges the connections of one process to one quota account. */
+void hld_capture_process(hld_capture_t *cap, uint32_t client, uint32_t process);
 /* The engine frame the capture ended on, for the trailer (main thread,
  * before hld_capture_end). */
 void hld_capture_set_end(hld_capture_t *cap, uint64_t frame);

@@ -193,8 +193,11 @@ int hld_assets_bank_sheet(void *user, uint32_t client, const char *path, const c
  * sends RELOAD events to BANK subscribers). */
 void hld_assets_reloaded(void *user, const hld_sound_t *snd, int status, const char *msg);
 
-/* param_ops.c: applies the bus-gain and effect bindings of game parameters
- * when a global value moved (after hld_vm_params_tick, every poll). */
+/* param_ops.c: applies the bus-gain, effect and snapshot bindings of game
+ * parameters when a global value moved, on the mixer's frame (the voice
+ * manager's params_applied hook, after each evaluation of the values) ... */
+void hld_params_bus_apply(void *user);
+/* ... and at once what a full command ring left for later (every poll). */
 void hld_params_bus_tick(hld_daemon_t *d);
 
 #endif /* HLD_DAEMON_H */

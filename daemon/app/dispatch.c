@@ -639,6 +639,8 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
         uint64_t frame = 0;
         uint32_t flags = capture_at(d, &at, &frame);
         hld_capture_request(d->capture, frame, flags, c->id, q.status, q.voice, h, body, len);
+        if (h->op == HL_OP_HELLO && q.status == 0) /* whose quotas it shares */
+            hld_capture_process(d->capture, c->id, c->cl ? c->cl->proc->pid : 0);
         /* a seek starts on the frame the replay applies it on */
         if (h->op == HL_OP_PARAM && !(h->flags & HL_FLAG_AT) && q.status == 0)
             hld_params_retime(&d->params,

@@ -170,6 +170,7 @@ int hld_events_vm_open(hld_daemon_t *d) {
         .sound_released = vm_sound_released,
         .charge = vm_charge,
         .beat = hld_music_vm_beat,
+        .params_applied = hld_params_bus_apply,
     };
     d->vm = hld_vm_create(&vc, d->engine.mixer, &d->cues, &ops);
     return d->vm ? 0 : HELIOD_ENOMEM;

@@ -661,12 +661,15 @@ int hld_config_load(hld_config_t *c, int argc, char **argv) {
     }
     /* quotas: the defaults leave every shared resource at least half free */
     uint32_t L = c->virtual_voices;
+    int given_voices = c->client_voices != 0, given_detached = c->client_detached != 0;
     if (!c->client_voices)
         c->client_voices = L / HLD_QUOTA_VOICES_DIV ? L / HLD_QUOTA_VOICES_DIV : 1;
     if (!c->client_detached)
         c->client_detached = L / HLD_QUOTA_DETACHED_DIV ? L / HLD_QUOTA_DETACHED_DIV : 1;
-    if (c->driver == HLD_DRIVER_RENDER) /* one client, the score: the whole pool is its */
-        c->client_voices = c->client_detached = L;
+    if (c->driver == HLD_DRIVER_RENDER) {        /* one client, the score: the whole pool is its */
+        if (!given_voices) c->client_voices = L; /* given: a capture's live quota */
+        if (!given_detached) c->client_detached = L;
+    }
     if (!c->client_streams) c->client_streams = HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV;
     if (!c->client_loads) c->client_loads = HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV;
     if (!c->client_scheduled)

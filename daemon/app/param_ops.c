@@ -125,6 +125,7 @@ int hld_op_param(hld_req_t *q) {
     uint64_t eff = 0;
     if (hl_mixer_phase(d->engine.mixer, &eff) == HL_MIX_PHASE_DRAINED) eff += d->cfg.period;
     if (at) eff = at;
+    int active = hld_vm_params_active(P, eff); /* before the value moves */
     rc = hld_params_set_at(P, p, m.scope, key, em_name, m.value, q->c->id, eff);
     if (rc == HELIOD_EBUSY) { /* full of values: drop those of voices and emitters gone */
         hld_vm_params_sweep(d->vm, P);
@@ -135,10 +136,11 @@ int hld_op_param(hld_req_t *q) {
                  HLD_MAX_PVALUES);
         return hld_fail(q, rc, msg);
     }
-    /* a jump: the bound voices follow with this request (their SETs apply
-     * on its frame, not on whichever period the next poll meets); a seek
-     * steps on its grid of frames (hld_vm_params_tick) */
-    if (P->dirty && !P->moving) hld_vm_params_eval(d->vm, P, hld_now_ns());
+    /* the bound voices, buses and snapshots follow with this request, on
+     * its frame (not on whichever period the next poll meets), also while
+     * another value seeks; a seek steps on its grid of frames
+     * (hld_vm_params_due) */
+    hld_vm_params_applied(d->vm, P, eff, active, hld_now_ns());
     return hld_reply_ok(q);
 }
 
@@ -254,14 +256,26 @@ static int bind_bus(hld_req_t *q, const hl_bind_t *m, hld_param_t *p) {
     snprintf(b->bus_name, sizeof b->bus_name, "%s",
              bus == HLD_BIND_SNAPSHOT ? m->cue : hld_bus_name(&d->buses, bus));
     hld_curve_from_bind(&b->curve, m);
-    P->gen++; /* applied at the next pass */
+    P->gen++;
+    hld_params_bus_apply(d); /* on the request's frame, with the value as last evaluated */
     return hld_reply_ok(q);
 }
 
-void hld_params_bus_tick(hld_daemon_t *d) {
+/* The bus, effect and snapshot bindings follow the global values as they
+ * are on P->frame, their commands pushed on the mixer's frame (hl_mixer_at):
+ * the voice manager calls this after each evaluation of the bound voices
+ * (hld_vm_ops_t.params_applied), on the frame that evaluation is for, so a
+ * seek's steps, a scheduled value and a jump reach the buses on the same
+ * frames as the voices, live and in a replay alike. */
+void hld_params_bus_apply(void *user) {
+    hld_daemon_t *d = user;
     hld_params_t *P = &d->params;
-    if (P->gen == P->bus_gen || !P->nbus) return;
+    if ((P->gen == P->bus_gen && !P->force) || !P->nbus) return;
     P->bus_gen = P->gen;
+    if (P->force) /* every binding again, changed or not (hld_vm_params_applied) */
+        for (uint32_t k = 0; k < P->nbus; k++)
+            P->bus[k].applied = 0;
+    d->snaps.force = P->force;
     uint32_t ramp = hld_ms_to_frames(d, (float)HLD_PARAM_EVAL_MS);
     for (uint32_t k = 0; k < P->nbus; k++) {
         hld_busbind_t *b = &P->bus[k];
@@ -293,8 +307,7 @@ void hld_params_bus_tick(hld_daemon_t *d) {
                     db += hld_curve_eval(&P->bus[j].curve, P->p[P->bus[j].param]->g.cur);
             if (db > HL_MAX_GAIN_DB) db = HL_MAX_GAIN_DB;
             if (b->applied && db == b->last) continue;
-            if (hl_mixer_set_bus_gain(d->engine.mixer, b->bus, hl_db_to_lin(db), ramp,
-                                      hld_now_ns()) != 0) {
+            if (hld_snaps_bus_gain(&d->snaps, b->bus, db, ramp) != 0) { /* a blend's base */
                 P->bus_gen = 0; /* ring full: again next pass */
                 continue;
             }
@@ -332,6 +345,16 @@ void hld_params_bus_tick(hld_daemon_t *d) {
         b->last = y; /* applied, or refused for good (the effect changed kind) */
         b->applied = 1;
     }
+    d->snaps.force = 0;
+}
+
+void hld_params_bus_tick(hld_daemon_t *d) {
+    hld_params_t *P = &d->params;
+    if (P->gen == P->bus_gen || !P->nbus) return;
+    uint64_t saved = hl_mixer_at_frame(d->engine.mixer);
+    hl_mixer_at(d->engine.mixer, 0); /* a retry (the ring was full): at once */
+    hld_params_bus_apply(d);
+    hl_mixer_at(d->engine.mixer, saved);
 }
 
 int hld_op_bind(hld_req_t *q) {

@@ -271,6 +271,14 @@ int hld_rconn_open(hld_daemon_t *d, hld_rconn_t *c) {
     return 0;
 }
 
+int hld_rconn_open_as(hld_daemon_t *d, hld_rconn_t *c, uint32_t process) {
+    hld_conn_t *before = d->net.conns;
+    if (hld_rconn_open(d, c) != 0) return -1;
+    hld_conn_t *x = d->net.conns; /* accepted: at the head of the list */
+    if (x && x != before && x->cl && hld_clients_rehome(x->cl, process) != 0) return -1;
+    return 0;
+}
+
 int hld_rconn_send(hld_rconn_t *c, uint16_t op, uint16_t flags, uint64_t at, const uint8_t *body,
                    size_t len) {
     static uint8_t buf[HL_MAX_FRAME + 16];

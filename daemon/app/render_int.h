@@ -31,8 +31,11 @@ struct hld_rconn {
     void *user;
 };
 
-/* Opens c: a socketpair whose far end the daemon accepts (no HELLO sent). */
+/* Opens c: a socketpair whose far end the daemon accepts (no HELLO sent).
+ * Its peer is this process; hld_rconn_open_as charges it to process
+ * `process` instead (0: one of its own), for a replay's recorded clients. */
 int hld_rconn_open(hld_daemon_t *d, hld_rconn_t *c);
+int hld_rconn_open_as(hld_daemon_t *d, hld_rconn_t *c, uint32_t process);
 /* Sends one request (HL_FLAG_AT: at goes first); its id is c->next_id. */
 int hld_rconn_send(hld_rconn_t *c, uint16_t op, uint16_t flags, uint64_t at, const uint8_t *body,
                    size_t len);

@@ -62,6 +62,7 @@ typedef struct {
 
 typedef struct client {
     uint32_t id;
+    uint32_t process; /* its PROCESS record's (0: none: a process of its own) */
     hld_rconn_t c;
     int bundle;
     pend_t *pend;
@@ -75,6 +76,8 @@ typedef struct {
     size_t n, next;
     client_t **cl;
     size_t ncl;
+    uint32_t *procs; /* pairs: recorded client, its process (PROCESS records) */
+    size_t nprocs;
     uint64_t *vmap; /* pairs: recorded handle, replay handle (open addressing) */
     size_t vcap, vn;
     uint64_t base, end;
@@ -221,6 +224,12 @@ static int parse(replay_t *r, const char *path) {
             if (c.rng) r->d->cues.rng = c.rng; /* the cues' random state then */
         } else if (c.kind == CTL_CAP_TRAILER) {
             r->end = c.end;
+        } else if (c.kind == CTL_CAP_PROCESS) {
+            uint32_t *np = realloc(r->procs, (r->nprocs + 1) * 2 * sizeof *np);
+            if (!np) return -1;
+            r->procs = np;
+            np[2 * r->nprocs] = c.client;
+            np[2 * r->nprocs++ + 1] = c.process;
         } else if (c.kind == CTL_CAP_REPLY && last) {
             last->voice = c.voice;
         } else if (c.kind == CTL_CAP_SOUND && last && g16(last->req + 4) == HL_OP_LOAD) {
@@ -288,7 +297,12 @@ static client_t *client_of(replay_t *r, uint32_t id, int create) {
     k->c.quiet = 1;
     k->c.on_reply = on_reply;
     k->c.user = r;
-    if (hld_rconn_open(r->d, &k->c) != 0) return NULL;
+    /* the quotas of its process, as live: the connections of one recorded
+     * process share an account, each other process (or a client without a
+     * PROCESS record) has its own */
+    for (size_t i = 0; i < r->nprocs; i++)
+        if (r->procs[2 * i] == id) k->process = r->procs[2 * i + 1];
+    if (hld_rconn_open_as(r->d, &k->c, k->process) != 0) return NULL;
     return k;
 }
 
@@ -356,7 +370,7 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
         at = at > r->base ? at - r->base : 0;
         body += 8;
         len -= 8;
-    } else if (e->frame != frame && hl_op_schedulable(op)) {
+    } else if (e->frame != frame && hl_req_schedulable(op, body, len)) {
         flags |= HL_FLAG_AT; /* a period of another size: on its frame anyway */
         at = e->frame;
     }
@@ -400,9 +414,10 @@ static int replay_send_due(void *user, uint64_t frame, uint64_t until) {
      * dispatched between two periods applies from the next one's start) */
     while (r->next < r->n && r->ev[r->next].frame < until) {
         const ev_t *e = &r->ev[r->next];
-        if (e->frame > frame &&
-            (e->kind != CTL_CAP_REQUEST ||
-             (!(g16(e->req + 6) & HL_FLAG_AT) && !hl_op_schedulable(g16(e->req + 4)))))
+        if (e->frame > frame && (e->kind != CTL_CAP_REQUEST ||
+                                 (!(g16(e->req + 6) & HL_FLAG_AT) &&
+                                  !hl_req_schedulable(g16(e->req + 4), e->req + HL_FRAME_HDR,
+                                                      e->req_len - HL_FRAME_HDR))))
             break; /* not schedulable: at the next period's start */
         if (send_ev(r, r->next, frame) != 0) return -1;
         r->next++;
@@ -436,6 +451,7 @@ static void replay_free(replay_t *r) {
     free(r->cl);
     free(r->ev);
     free(r->vmap);
+    free(r->procs);
     free(r->file);
 }
 

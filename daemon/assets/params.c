@@ -291,7 +291,17 @@ int hld_params_schedule(hld_params_t *P, uint64_t at, const hl_param_t *m, uint3
     return 0;
 }
 
+static int due(hld_params_t *P, uint64_t until, uint64_t *frame, int one);
+
 int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame) {
+    return due(P, until, frame, 0);
+}
+
+int hld_params_due_one(hld_params_t *P, uint64_t until, uint64_t *frame) {
+    return due(P, until, frame, 1);
+}
+
+static int due(hld_params_t *P, uint64_t until, uint64_t *frame, int one) {
     /* the earliest frame's values, in request order (a stable pass) */
     uint32_t best = UINT32_MAX;
     for (uint32_t i = 0; i < P->nsched; i++)
@@ -310,8 +320,18 @@ int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame) {
         if (s.param < P->n)
             (void)hld_params_set_at(P, P->p[s.param], s.m.scope, s.key, s.m.emitter, s.m.value,
                                     (uint32_t)s.m.voice, at);
+        if (one) break;
     }
     *frame = at;
+    return 1;
+}
+
+int hld_params_due_peek(const hld_params_t *P, uint64_t *frame) {
+    if (!P->nsched) return 0;
+    uint64_t best = P->sched[0].at;
+    for (uint32_t i = 1; i < P->nsched; i++)
+        if (P->sched[i].at < best) best = P->sched[i].at;
+    *frame = best;
     return 1;
 }
 
@@ -350,8 +370,9 @@ static int seek_to(const hld_params_t *P, const hld_param_t *p, hld_pval_t *v, u
 }
 
 void hld_params_seek(hld_params_t *P, uint64_t frame) {
+    int back = frame < P->frame;
     P->frame = frame;
-    if (!P->moving) return;
+    if (!P->moving && !back) return;
     uint32_t moving = 0;
     for (uint32_t i = 0; i < P->n; i++) {
         hld_param_t *p = P->p[i];

@@ -139,6 +139,9 @@ typedef struct hld_params {
     uint32_t rate;       /* engine frames per second (seek speeds are per second) */
     uint64_t next_eval;  /* next grid frame a seek is evaluated on (vm_params.c) */
     uint64_t seek_t0;    /* frame the latest seek started on */
+    uint64_t last_grid;  /* the latest grid step evaluated (its frame of effect), 0: none */
+    int force;           /* this evaluation sends every bound property (vm_params.c) */
+    int force_next;      /* ... and so does the next grid step */
     hld_pval_t *last_v;  /* the value the latest set changed (hld_params_retime), */
     hld_pval_t last_old; /* ... as it was before */
     const hld_param_t *last_p;
@@ -199,6 +202,10 @@ void hld_params_due(hld_params_t *P, uint64_t now_frame);
 /* Applies the scheduled values of the earliest frame <= until (all of that
  * frame, in request order): 1 with *frame, 0 if none is due. */
 int hld_params_due_next(hld_params_t *P, uint64_t until, uint64_t *frame);
+/* The same, one value at a time (the first requested of that frame). */
+int hld_params_due_one(hld_params_t *P, uint64_t until, uint64_t *frame);
+/* The earliest frame a scheduled value waits for: 1 with *frame, 0: none. */
+int hld_params_due_peek(const hld_params_t *P, uint64_t *frame);
 
 /* The value a voice reads: its own, else its emitter's (em_index and name,
  * 0 = none), else the global one. An emitter's key is its address
@@ -210,7 +217,8 @@ float hld_params_value(const hld_params_t *P, uint32_t param, uint64_t voice, ui
 void hld_params_retime(hld_params_t *P, uint64_t frame);
 /* Every value as it is on engine frame `frame`: from its start value
  * toward its target at seek units a second since the frame its target
- * took effect (P->rate frames a second). */
+ * took effect (P->rate frames a second). A frame before the last one
+ * computes every value again (a PARAM on a frame the grid passed). */
 void hld_params_seek(hld_params_t *P, uint64_t frame);
 /* Drops the scoped values whose owner is gone: a voice handle `live` says
  * is not live, or an emitter that no longer exists. */

@@ -115,6 +115,14 @@ hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id, uint32_t pid) {
     return c;
 }
 
+int hld_clients_rehome(hld_client_t *c, uint32_t pid) {
+    hld_proc_t *p = proc_get(c->table, pid);
+    if (!p) return HELIOD_ENOMEM;
+    proc_put(c->table, c->proc);
+    c->proc = p;
+    return 0;
+}
+
 /* Frees a record nothing is charged to any more. A plain client's objects
  * were moved or reclaimed when it closed (owners.c); a control client's
  * stay, the daemon's now (the house mix), and stop counting against its

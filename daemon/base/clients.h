@@ -135,6 +135,10 @@ void hld_clients_close(hld_clients_t *t);
 /* A new connection's record (connected), charged to process pid (0:
  * unknown, a process record of its own). NULL when out of memory. */
 hld_client_t *hld_clients_open(hld_clients_t *t, uint32_t id, uint32_t pid);
+/* Charges c, a connection that holds nothing yet, to process pid instead
+ * (0: a process record of its own): a render's replay gives each recorded
+ * process its own quotas. 0, or HELIOD_ENOMEM (c unchanged). */
+int hld_clients_rehome(hld_client_t *c, uint32_t pid);
 /* The record of client id (connected or still holding something), or NULL. */
 hld_client_t *hld_clients_get(hld_clients_t *t, uint32_t id);
 /* The connection closed: the record stays while anything is charged to it. */

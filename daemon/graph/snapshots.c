@@ -39,11 +39,19 @@ hld_snap_t *hld_snaps_find(hld_snaps_t *s, const char *name) {
     return NULL;
 }
 
+static double seg_at(double i0, double i1, uint64_t f0, uint64_t f1, uint64_t f) {
+    if (f >= f1) return i1;
+    if (f <= f0) return i0;
+    return i0 + (i1 - i0) * (double)(f - f0) / (double)(f1 - f0);
+}
+
 static double intensity_at(const hld_snap_t *p, uint64_t f) {
     if (!p->active) return 0.0;
-    if (f >= p->f1) return p->i1;
-    if (f <= p->f0) return p->i0;
-    return p->i0 + (p->i1 - p->i0) * (double)(f - p->f0) / (double)(p->f1 - p->f0);
+    if (f < p->f0) /* before the latest glide: the one that ran then */
+        for (uint32_t k = p->npast; k-- > 0;)
+            if (f >= p->past[k].f0 || k == 0)
+                return seg_at(p->past[k].i0, p->past[k].i1, p->past[k].f0, p->past[k].f1, f);
+    return seg_at(p->i0, p->i1, p->f0, p->f1, f);
 }
 
 double hld_snap_intensity_now(const hld_snaps_t *s, const hld_snap_t *p) {
@@ -120,7 +128,7 @@ static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t,
                 }
             float lin = db <= SNAP_FLOOR_DB ? 0.0f : hl_db_to_lin((float)db) * (float)(1.0 - mute);
             if (!(lin >= 0.0f)) lin = 0.0f;
-            if (!s->touched[k] || lin != s->sent_lin[k] || ramp == 0) {
+            if (!s->touched[k] || lin != s->sent_lin[k] || ramp == 0 || s->force) {
                 if (hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns()) == 0) {
                     s->cmds++;
                     s->sent_lin[k] = lin;
@@ -199,7 +207,24 @@ void hld_snaps_tick(hld_snaps_t *s) {
 /* Snapshot p glides from its intensity at `now` to x over `frames`. */
 static void glide(hld_snaps_t *s, hld_snap_t *p, uint64_t now, double x, uint32_t frames) {
     double cur = intensity_at(p, now);
-    if (!p->active) p->seq = ++s->seq;
+    if (!p->active) {
+        p->seq = ++s->seq;
+        p->npast = 0;
+    } else { /* the glides from `now` on are replaced, the earlier ones kept */
+        while (p->npast && p->past[p->npast - 1].f0 >= now)
+            p->npast--;
+        if (p->f0 < now) {
+            if (p->npast == HLD_SNAP_PAST) {
+                memmove(&p->past[0], &p->past[1], (HLD_SNAP_PAST - 1) * sizeof p->past[0]);
+                p->npast--;
+            }
+            p->past[p->npast].i0 = p->i0;
+            p->past[p->npast].i1 = p->i1;
+            p->past[p->npast].f0 = p->f0;
+            p->past[p->npast].f1 = p->f1;
+            p->npast++;
+        }
+    }
     p->active = 1;
     p->i0 = cur;
     p->i1 = x;

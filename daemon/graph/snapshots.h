@@ -30,6 +30,8 @@
 #include "buses.h"
 #include "hl_proto.h"
 
+#define HLD_SNAP_PAST 4 /* glides kept: a ranking lead of a parameter's 10 ms steps */
+
 typedef struct {
     uint8_t target;   /* HL_SNAPT_* */
     uint8_t param;    /* FX: p[param] */
@@ -52,6 +54,14 @@ typedef struct {
     uint64_t seq;  /* start order */
     double i0, i1; /* intensity i0 at frame f0, gliding to i1 at f1 */
     uint64_t f0, f1;
+    /* the glides before it, oldest first: a glide on a frame before f0 (a
+     * parameter's binding evaluated again on a frame its grid passed)
+     * starts from where they had it */
+    struct {
+        double i0, i1;
+        uint64_t f0, f1;
+    } past[HLD_SNAP_PAST];
+    uint32_t npast;
 } hld_snap_t;
 
 typedef struct {
@@ -63,6 +73,7 @@ typedef struct {
     float sent_lin[HL_MAX_BUSES + 1];     /* and the gain it sent */
     uint8_t fx_touched[HL_MAX_BUSES + 1]; /* bit k: the last plan set insert k */
     uint64_t next_break;                  /* frame to plan the next segment at, 0: none */
+    int force; /* the next plans send every blended gain, changed or not */
     uint64_t seq;
     hld_buses_t *buses;
     hl_mixer_t *mx;

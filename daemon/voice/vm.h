@@ -89,6 +89,12 @@ typedef struct {
      * first reports its beats and markers up to the frame it applies at, by
      * the model they played by (hld_vm_beats' fn; NULL: none). */
     void (*beat)(void *user, const struct hld_vm_beat *b);
+    /* Game parameters (vm_params.c): after each evaluation of the bound
+     * voices (hld_vm_params_eval), with the values as they are on the frame
+     * it is for and the mixer's frame (hl_mixer_at) set to it: the daemon's
+     * bus, effect and snapshot bindings follow on that same frame. NULL:
+     * none. */
+    void (*params_applied)(void *user);
 } hld_vm_ops_t;
 
 typedef struct {
@@ -207,12 +213,22 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev);
 #define HLD_PARAM_EVAL_MS 10
 #define HLD_PARAM_JUMP_MS 3.0f /* ramp of a change that jumps (seek 0): the anti-click fade */
 void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);
-/* The scheduled values due within a ranking lead, each evaluated with its
- * SETs scheduled on its own frame (from the tick, and from a PARAM that
- * scheduled one: a value due within the lead is not left to the next poll,
- * which could come after its frame). One evaluated past its frame applies
- * at once and is counted (P->late, STATS param_late). */
+/* A seek's grid steps due (grid frame T once the clock reached it, its
+ * values as on T + the ranking lead and its SETs scheduled there) and the
+ * scheduled values due within a ranking lead, in frame order, each
+ * evaluated with its SETs scheduled on its own frame (from the tick, and
+ * from a PARAM that scheduled one: a value due within the lead is not left
+ * to the next poll, which could come after its frame). One evaluated past
+ * its frame applies at once and is counted (P->late, STATS param_late). */
 void hld_vm_params_due(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);
+/* A PARAM took effect on frame f (its value set with hld_params_set_at):
+ * its bound voices, buses and snapshots follow on f. active: what
+ * hld_vm_params_active said for f before the value was set (a seek's grid
+ * runs, or has sent steps past f: f and those steps are evaluated again,
+ * every bound property, so the result does not depend on how many went
+ * out). */
+int hld_vm_params_active(const hld_params_t *P, uint64_t frame);
+void hld_vm_params_applied(hld_vm_t *vm, hld_params_t *P, uint64_t f, int active, uint64_t now_ns);
 /* Evaluates now whatever the pace (benchmarks). Returns the SETs sent. */
 uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns);
 /* The post stage the mixer gets from the client's cutoffs and occlusion

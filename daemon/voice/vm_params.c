@@ -90,9 +90,28 @@ static void shared_of(const hld_params_t *P, const hld_cue_t *cue, shared_t *sh)
     sh->valid = 1;
 }
 
-/* One voice: its bindings now, and the SET that follows when they changed. */
+/* The SET fields a cue's bindings drive (a forced evaluation sends them
+ * all: see hld_vm_params_applied). */
+static uint32_t bound_mask(const hld_cue_t *cue) {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < cue->nbinds; i++)
+        switch (cue->binds[i].prop) {
+        case HL_PROP_GAIN:
+        case HL_PROP_BLEND: m |= HL_MIX_SET_GAIN; break;
+        case HL_PROP_PITCH: m |= HL_MIX_SET_PITCH; break;
+        case HL_PROP_LP:
+        case HL_PROP_HP:
+        case HL_PROP_OCCLUSION: m |= HL_MIX_SET_FILTER; break;
+        case HL_PROP_SEND: m |= HL_MIX_SET_SENDS; break;
+        default: break;
+        }
+    return m;
+}
+
+/* One voice: its bindings now, and the SET that follows when they changed
+ * (or, forced, the fields in `force` whatever they were). */
 static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
-                      uint32_t ramp, uint64_t now_ns) {
+                      uint32_t ramp, uint32_t force, uint64_t now_ns) {
     const hld_cue_t *cue = v->cue;
     uint64_t h = vm_handle_of(vm, v);
     hld_pcontrib_t pc;
@@ -103,11 +122,11 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
                            v->em ? (uint64_t)(uintptr_t)v->em : 0, v->em ? v->em->name : "",
                            v->pv.layer, v->pv.nlayers, &pc);
     const hld_pcontrib_t *o = &v->pv.pc;
-    if (memcmp(&pc, o, sizeof pc) == 0) return 0;
+    if (!force && memcmp(&pc, o, sizeof pc) == 0) return 0;
     hl_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.ramp_frames = ramp;
-    if (pc.gain_db != o->gain_db) {
+    if (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN)) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
             float g = v->pv.base_gain * sh->gain, max = max_gain();
@@ -116,16 +135,18 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
             s.gain = gain_of(v->pv.base_gain, pc.gain_db);
         }
     }
-    if (pc.cents != o->cents) {
+    if (pc.cents != o->cents || (force & HL_MIX_SET_PITCH)) {
         s.mask |= HL_MIX_SET_PITCH;
         s.pitch = pitch_of(v->pv.base_pitch, pc.cents);
     }
-    if (pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz || pc.occ != o->occ) {
+    if (pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz || pc.occ != o->occ ||
+        (force & HL_MIX_SET_FILTER)) {
         s.mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP; /* every voice of the cue alike */
         hld_vm_post_map((float)vm->cfg.rate, v->post_user, &pc, &s.lp_hz, &s.hp_hz, &s.occ_db);
     }
     for (int i = 0; i < HL_VOICE_SENDS; i++)
         if (pc.send_db[i] != o->send_db[i]) s.mask |= HL_MIX_SET_SENDS;
+    s.mask |= force & HL_MIX_SET_SENDS;
     if (s.mask & HL_MIX_SET_SENDS) {
         memcpy(s.send_bus, v->p.send_bus, sizeof s.send_bus);
         for (int i = 0; i < HL_MAX_SENDS; i++)
@@ -152,16 +173,18 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
         if (!cues->cues[c]->nbinds) continue;
         shared_t sh;
         shared_of(P, cues->cues[c], &sh);
+        uint32_t force = P->force ? bound_mask(cues->cues[c]) : 0;
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            int r = eval_voice(vm, P, v, &sh, ramp, now_ns);
+            int r = eval_voice(vm, P, v, &sh, ramp, force, now_ns);
             if (r > 0) sets++;
             if (r < 0) retry = 1;
         }
     }
     if (retry) P->dirty = 1;
     P->sets += sets;
+    if (vm->ops.params_applied) vm->ops.params_applied(vm->ops.user); /* buses, snapshots */
     return sets;
 }
 
@@ -194,19 +217,92 @@ void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P) {
     hld_params_sweep(P, pent_live, vm);
 }
 
+static uint64_t grid_step(const hld_vm_t *vm) {
+    uint64_t step = vm_ms_frames(vm, (float)HLD_PARAM_EVAL_MS);
+    return step ? step : 1;
+}
+
+/* Evaluates the values as they are on frame f, the SETs (and the bus and
+ * snapshot bindings, the params_applied hook) scheduled there, or sent at
+ * once when the clock has passed it; forced: every bound property. */
+static void eval_on(hld_vm_t *vm, hld_params_t *P, uint64_t f, int force, uint64_t now_ns) {
+    hld_params_seek(P, f);
+    if (!P->dirty && !force) return;
+    uint64_t now_f = hl_mixer_frames(vm->mx), saved = hl_mixer_at_frame(vm->mx);
+    hl_mixer_at(vm->mx, f > now_f ? f : 0);
+    P->force = force;
+    hld_vm_params_eval(vm, P, now_ns);
+    P->force = 0;
+    hl_mixer_at(vm->mx, saved);
+}
+
+int hld_vm_params_active(const hld_params_t *P, uint64_t frame) {
+    return P->moving || P->last_grid > frame;
+}
+
+void hld_vm_params_applied(hld_vm_t *vm, hld_params_t *P, uint64_t f, int active, uint64_t now_ns) {
+    uint64_t step = grid_step(vm);
+    if (!active) { /* nothing seeks, no step past f went out: the change alone */
+        eval_on(vm, P, f, 0, now_ns);
+        /* a seek it starts steps from the first grid frame after f (a
+         * request on frame T itself may come after the poll for T: a render
+         * sends it in the period that starts there; one before T never does) */
+        if (P->moving && P->next_eval <= f) P->next_eval = f / step * step + step;
+        return;
+    }
+    /* A seek's grid runs a ranking lead ahead, so steps past f may have
+     * gone out already (live: as the polls met them; in a render or replay
+     * others). f is evaluated with every bound property (the same whether
+     * or not they did), and so is the first grid step after it: sent again
+     * now if it went out (the same frame again: what is sent now overrides
+     * what went out there), else when the grid comes to it; the steps after
+     * that one are sent again as usual, the properties that changed since
+     * the step before (which includes every one a seek moves, so all that
+     * went out there is overridden). The mixer thus gets the same SETs on
+     * the same frames whether the steps went out before or after f. */
+    eval_on(vm, P, f, 1, now_ns);
+    P->force_next = 1;
+    if (P->last_grid > f) {
+        uint64_t last = P->last_grid, e = last - (last - f - 1) / step * step;
+        for (; e <= last; e += step) {
+            eval_on(vm, P, e, P->force_next, now_ns);
+            P->force_next = 0;
+        }
+    }
+}
+
 void hld_vm_params_due(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
-    /* scheduled values a ranking lead ahead, each evaluated on its own
-     * frame: the SETs they cause are scheduled there, so they land on the
-     * same sample however late within the lead the poll ran (a replay
-     * agrees with live) */
-    uint64_t now_f = hl_mixer_frames(vm->mx), at;
-    while (hld_params_due_next(P, now_f + vm->rank_lead, &at)) {
-        if (at <= now_f && vm->rank_lead) P->late++;
-        if (!P->dirty || P->moving) continue; /* a seek steps on the poll */
-        uint64_t saved = hl_mixer_at_frame(vm->mx);
-        hl_mixer_at(vm->mx, at > now_f ? at : 0);
-        hld_vm_params_eval(vm, P, now_ns);
-        hl_mixer_at(vm->mx, saved);
+    /* A seek steps on a grid of engine frames, not of wall time: grid frame
+     * T is evaluated at the first poll that finds the clock at or past T,
+     * with every value as it is on T + the ranking lead, and its SETs are
+     * scheduled on that frame. Scheduled values a ranking lead ahead are
+     * applied in frame order with those steps, each evaluated on its own
+     * frame. Each value is a function of frames only (hld_params_seek), so
+     * a live session and its replay send the same SETs on the same frames
+     * however late within the lead the polls came (a poll later than that
+     * counts in param_late). */
+    uint64_t now_f = hl_mixer_frames(vm->mx), step = grid_step(vm), lead = vm->rank_lead;
+    for (;;) {
+        /* a grid that stopped long ago does not catch up (a redefinition
+         * seeks from its frame on) */
+        if (P->moving && P->next_eval + lead <= P->seek_t0)
+            P->next_eval = P->seek_t0 / step * step + step;
+        uint64_t g = P->moving && P->next_eval <= now_f ? P->next_eval + lead : UINT64_MAX, at;
+        if (!hld_params_due_peek(P, &at) || at > now_f + lead) at = UINT64_MAX;
+        if (g == UINT64_MAX && at == UINT64_MAX) return;
+        if (g <= at) { /* a grid step (before a value due on the same frame) */
+            P->next_eval += step;
+            if (g <= now_f && lead) P->late++;
+            int force = P->force_next;
+            P->force_next = 0;
+            eval_on(vm, P, g, force, now_ns);
+            P->last_grid = g;
+            continue;
+        }
+        int active = hld_vm_params_active(P, at);
+        (void)hld_params_due_one(P, at, &at); /* one request at a time, as live */
+        if (at <= now_f && lead) P->late++;
+        hld_vm_params_applied(vm, P, at, active, now_ns);
     }
 }
 
@@ -217,35 +313,8 @@ void hld_vm_params_tick(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
         hld_vm_params_sweep(vm, P);
     }
     uint64_t now_f = hl_mixer_frames(vm->mx);
-    if (!P->moving) {
-        hld_params_seek(P, now_f);
+    if (!P->moving) { /* a binding or a definition changed: at once */
+        if (now_f > P->frame) hld_params_seek(P, now_f);
         if (P->dirty) hld_vm_params_eval(vm, P, now_ns);
-        return;
-    }
-    /* A seek steps on a grid of engine frames, not of wall time: grid frame
-     * T is evaluated at the first poll that finds the clock at or past T,
-     * with every value as it is on T + the ranking lead, and its SETs are
-     * scheduled on that frame. Each value is a function of frames only
-     * (hld_params_seek), so a live session and its replay send the same
-     * SETs on the same frames however late within the lead the polls came
-     * (a poll later than that counts in param_late). */
-    uint64_t step = vm_ms_frames(vm, (float)HLD_PARAM_EVAL_MS);
-    if (step == 0) step = 1;
-    uint64_t lead = vm->rank_lead;
-    /* the first grid frame after the seek's start: a request on frame T
-     * itself may come after the poll for T (a render sends it in the
-     * period that starts there), one before T never does */
-    uint64_t first = P->seek_t0 / step * step + step;
-    if (P->next_eval < first) P->next_eval = first;
-    while (P->moving && P->next_eval <= now_f) {
-        uint64_t eff = P->next_eval + lead;
-        P->next_eval += step;
-        hld_params_seek(P, eff);
-        if (eff <= now_f && lead) P->late++;
-        if (!P->dirty) continue;
-        uint64_t saved = hl_mixer_at_frame(vm->mx);
-        hl_mixer_at(vm->mx, eff > now_f ? eff : 0);
-        hld_vm_params_eval(vm, P, now_ns);
-        hl_mixer_at(vm->mx, saved);
     }
 }

@@ -43,13 +43,30 @@ static uint64_t g64(const uint8_t *p) {
     return g32(p) | (uint64_t)g32(p + 4) << 32;
 }
 
-/* Runs heliod --render CAPTURE --out OUT; its exit status; its stderr into
- * err (may be NULL). */
-static int render_capture(const char *cap, const char *out, char *err) {
+/* /tmp/hl_NAME_PID.EXT into buf (320 bytes). */
+static void tmp_file(char *buf, const char *name, const char *ext) {
+    snprintf(buf, 320, "/tmp/hl_%s_%d%s", name, (int)getpid(), ext);
+}
+
+/* A session's files (320 bytes each): the capture, a tone, a score, the
+ * render's output. */
+static void session_files(const char *tag, char *cap, char *tone, char *score, char *out) {
+    char t[64];
+    tmp_file(cap, tag, ".bin");
+    snprintf(t, sizeof t, "%s_tone", tag);
+    tmp_file(tone, t, ".wav");
+    tmp_file(score, tag, ".txt");
+    snprintf(t, sizeof t, "%s_out", tag);
+    tmp_file(out, t, ".wav");
+}
+
+/* Runs heliod --render CAPTURE --out OUT [more options]; its exit status;
+ * its stderr into err (may be NULL). */
+static int render_capture_with(const char *cap, const char *out, const char *more, char *err) {
     char cmd[1024], ef[360];
     snprintf(ef, sizeof ef, "%s.err", out);
-    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn 2>%s",
-             getenv("HELIOD_BIN"), cap, out, ef);
+    snprintf(cmd, sizeof cmd, "\"%s\" --render %s --out %s --log-level warn %s 2>%s",
+             getenv("HELIOD_BIN"), cap, out, more, ef);
     int st = system(cmd);
     if (err) {
         FILE *f = fopen(ef, "r");
@@ -59,6 +76,10 @@ static int render_capture(const char *cap, const char *out, char *err) {
     }
     unlink(ef);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int render_capture(const char *cap, const char *out, char *err) {
+    return render_capture_with(cap, out, "", err);
 }
 
 static void test_capture_records(void **state) {
@@ -108,7 +129,7 @@ static void test_capture_records(void **state) {
     uint16_t ops[32];
     int32_t status[32];
     uint32_t clients[32];
-    int nreq = 0, sounds = 0, trailer = 0, replies = 0, sessions = 0, closes = 0;
+    int nreq = 0, sounds = 0, trailer = 0, replies = 0, sessions = 0, closes = 0, procs = 0;
     uint64_t last_frame = 0;
     size_t off = 32;
     while (off + 4 <= n) {
@@ -134,7 +155,12 @@ static void test_capture_records(void **state) {
             assert_int_equal(g32(r + 8), 2); /* channels */
         } else if (r[0] == 6) {              /* CLOSE */
             closes++;
-        } else if (r[0] == 2) { /* SOUND */
+        } else if (r[0] == 7) { /* PROCESS, after a HELLO: whose connection it is */
+            procs++;
+            assert_true(nreq > 0 && ops[nreq - 1] == HL_OP_HELLO);
+            assert_int_equal(g32(r + 4), clients[nreq - 1]);
+            assert_int_equal(g32(r + 8), (uint32_t)getpid()); /* every client is this process */
+        } else if (r[0] == 2) {                               /* SOUND */
             sounds++;
             assert_int_equal(r[1], 2); /* the bytes follow */
             assert_int_equal(g64(r + 16), wn);
@@ -162,6 +188,7 @@ static void test_capture_records(void **state) {
     assert_int_equal(replies, 1);
     assert_int_equal(sessions, 1);
     assert_int_equal(closes, 3); /* the harness's, a, b */
+    assert_int_equal(procs, 3);
     /* the harness's hello (its ping is not captured), then the two clients'
      * hellos, load, play, play (failed), listener, stop; no ping, snapshots, stats */
     static const uint16_t want[] = {HL_OP_HELLO, HL_OP_HELLO, HL_OP_HELLO,    HL_OP_LOAD,
@@ -206,8 +233,8 @@ static void test_capture_records(void **state) {
     }
     assert_int_equal(pclose(o), 0);
     assert_int_equal(reqs, 8);
-    /* header, session, requests, reply, sound, closes, trailer */
-    assert_int_equal(lines, 1 + 1 + 8 + 1 + 1 + 3 + 1);
+    /* header, session, requests, processes, reply, sound, closes, trailer */
+    assert_int_equal(lines, 1 + 1 + 8 + 3 + 1 + 1 + 3 + 1);
     /* not a capture file: refused */
     snprintf(cmd, sizeof cmd, "\"%s\" capture show %s 2>/dev/null", getenv("HELIODCTL_BIN"), wav);
     o = popen(cmd, "r");
@@ -381,15 +408,12 @@ static void test_replay_equals_live(void **state) {
     (void)state;
     th_daemon_t d;
     char cap[320], tone[320], hum[320], score[320], out[320], o[4096], e[4096];
-    int pid = (int)getpid();
-    snprintf(cap, sizeof cap, "/tmp/hl_replay_%d.bin", pid);
-    snprintf(tone, sizeof tone, "/tmp/hl_replay_tone_%d.wav", pid);
-    snprintf(hum, sizeof hum, "/tmp/hl_replay_hum_%d.wav", pid);
-    snprintf(score, sizeof score, "/tmp/hl_replay_%d.txt", pid);
-    snprintf(out, sizeof out, "/tmp/hl_replay_out_%d.wav", pid);
+    session_files("replay", cap, tone, score, out);
+    tmp_file(hum, "replay_hum", ".wav");
     assert_int_equal(th_write_sine(tone, 48000, 0.5, 440, 0.4), 0);
     assert_int_equal(th_write_sine(hum, 48000, 0.5, 110, 0.3), 0);
-    const char *args[] = {"--capture", cap, NULL};
+    /* the batch's six plays fill its process's quota; this process holds its own */
+    const char *args[] = {"--capture", cap, "--client-voices", "6", NULL};
     assert_int_equal(th_daemon_start(&d, 1, args), 0);
     heliod_t *h = th_connect(&d, "game", 0);
     assert_int_equal(heliod_load(h, "tone", tone, HELIOD_LOAD_SHARED, NULL), 0);
@@ -407,6 +431,15 @@ static void test_replay_equals_live(void **state) {
             "bind gust wind gain 0:-30 1:0\n"
             "cue whoosh --sound tone --loop\n"
             "bind whoosh gale gain 0:-40 1:0\n"
+            /* a seeking parameter on a bus's gain and a snapshot's intensity */
+            "param-def tide 0 1 0 40\n"
+            "bus create amb\n"
+            "bind amb tide bus-gain 0:0 1:-12\n"
+            "bind amb wind bus-gain 0:0 1:-6\n" /* a jump on it too: they add up */
+            "snapshot define hush --fade 0\n"
+            "snapshot set hush sfx gain -9\n"
+            "bind hush tide snapshot 0:0 0.5:0.2 1:1\n"
+            "@%llu play hum --loop --bus amb --pitch 2.5 --fade-in 0\n"
             "@%llu play tone --pos 3,0,-2 --loop --fade-in 0\n"
             "@%llu play gust --pos -2,0,-1 --fade-in 0\n"
             "@%llu play whoosh --pitch 0.7 --fade-in 0\n"
@@ -415,11 +448,14 @@ static void test_replay_equals_live(void **state) {
             "@%llu listener --pos 1,0,0 --vel 0,0,3\n"
             "@%llu bus music --gain -20 --ramp 5\n"
             "@%llu param wind 1\n"
-            "@%llu play tone --pitch 1.3 --fade-in 0\n",
-            (unsigned long long)t, (unsigned long long)t + 250, (unsigned long long)t + 500,
-            (unsigned long long)t + 600, (unsigned long long)t + 750, (unsigned long long)t + 2000,
-            (unsigned long long)t + 3000, (unsigned long long)t + 4000,
-            (unsigned long long)t + 5000);
+            "@%llu play tone --pitch 1.3 --fade-in 0\n"
+            "@%llu param tide 1\n"    /* over 25 ms, after gale's seek */
+            "@%llu param wind 0.6\n", /* a jump while tide seeks */
+            (unsigned long long)t, (unsigned long long)t, (unsigned long long)t + 250,
+            (unsigned long long)t + 500, (unsigned long long)t + 600, (unsigned long long)t + 750,
+            (unsigned long long)t + 2000, (unsigned long long)t + 3000,
+            (unsigned long long)t + 4000, (unsigned long long)t + 5000,
+            (unsigned long long)t + 4100, (unsigned long long)t + 4400);
     fclose(f);
     const char *batch[] = {"batch", score, NULL};
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
@@ -442,13 +478,15 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(heliod_set_listener(h, &l), 0);
     const char *bus[] = {"bus", "music", "--gain", "-6", NULL}; /* heliodctl's bus */
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, bus), 0);
-    const char *wind[] = {"param", "wind", "0.2", NULL}; /* heliodctl's parameter */
-    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, wind), 0);
-    /* a seek that starts on the frame the daemon met the request on (the
-     * last parameter change: a jump of another parameter while one seeks
-     * is not yet on the frame grid) */
-    const char *gale[] = {"param", "gale", "0.1", NULL};
-    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, gale), 0);
+    const char *tide[] = {"param", "tide", "0.4", NULL}; /* a seek of the bus bindings */
+    assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, tide), 0);
+    th_sleep_ms(30);
+    /* a seek and, while it runs, a jump of another parameter: on the jump's
+     * own frame, live and replayed (one connection: heliodctl replay sends
+     * both ahead of their frames; a request right after another client's
+     * close, which is replayed on its frame, could come too late) */
+    assert_int_equal(heliod_param_set(h, "gale", HELIOD_PSCOPE_GLOBAL, NULL, 0, 0.1f), 0);
+    assert_int_equal(heliod_param_set(h, "wind", HELIOD_PSCOPE_GLOBAL, NULL, 0, 0.2f), 0);
     th_sleep_ms(30);
     assert_int_equal(heliod_stop(h, v, 5), 0);
     assert_int_equal(heliod_clock(h, &k), 0);
@@ -476,7 +514,11 @@ static void test_replay_equals_live(void **state) {
     heliod_close(h);
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 
-    assert_int_equal(render_capture(cap, out, NULL), 0);
+    /* the live quota: each recorded process its own account (PROCESS
+     * records), so none of the plays diverges (EQUOTA: exit 3) */
+    char err[1024];
+    int rrc = render_capture_with(cap, out, "--client-voices 6", err);
+    if (rrc != 0) fail_msg("render: exit %d: %s", rrc, err);
     float *x = NULL, *y = NULL;
     size_t nx = 0, ny = 0;
     int ch = 0, rate = 0;
@@ -500,6 +542,19 @@ static void test_replay_equals_live(void **state) {
                  x[2 * first], y[2 * first]);
     if (diff) print_message("# %zu samples differ (the session's timeline broke)\n", diff);
     free(x);
+    /* the capture rendered again: the same bytes */
+    char out2[340];
+    snprintf(out2, sizeof out2, "%s.2.wav", out);
+    assert_int_equal(render_capture_with(cap, out2, "--client-voices 6", NULL), 0);
+    size_t n1 = 0, n2 = 0;
+    uint8_t *b1 = slurp(out, &n1), *b2 = slurp(out2, &n2);
+    assert_non_null(b1);
+    assert_non_null(b2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    unlink(out2);
     /* heliodctl replay into another daemon: every request on its frame
      * shifted by what it prints, so the same samples (up to the visitor's
      * close, which happens when its connection goes, not on a frame) */
@@ -509,7 +564,8 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, badspeed), 2);
     assert_non_null(strstr(e, "--speed"));
     const char *rp[] = {"replay", cap, NULL};
-    assert_int_equal(th_ctl(&d2, o, sizeof o, e, sizeof e, rp), 0);
+    int rprc = th_ctl(&d2, o, sizeof o, e, sizeof e, rp);
+    if (rprc != 0) fail_msg("replay: %d: %s / %s", rprc, o, e);
     const char *sh = strstr(o, "(shift ");
     assert_non_null(sh);
     size_t shift = (size_t)strtoull(sh + 7, NULL, 10);
@@ -533,15 +589,14 @@ static void test_replay_equals_live(void **state) {
         }
     }
     if (diff && xruns + xruns2 == 0.0)
-        fail_msg("replay: %zu samples differ, the first at frame %zu: %.9f vs %.9f", diff, first,
-                 y[2 * first], z[2 * (shift + first)]);
+        fail_msg("replay: %zu samples differ, the first at frame %zu (t %llu): %.9f vs %.9f", diff,
+                 first, (unsigned long long)t, y[2 * first], z[2 * (shift + first)]);
     free(y);
     free(z);
     th_daemon_cleanup(&d2);
     th_daemon_cleanup(&d);
     /* a LOADed file that changed since: refused before anything renders,
      * naming the sound */
-    char err[1024];
     assert_int_equal(th_write_sine(tone, 48000, 0.5, 441, 0.4), 0);
     assert_int_equal(render_capture(cap, out, err), 2);
     assert_non_null(strstr(err, "sound 'tone'"));

@@ -106,6 +106,11 @@ static void test_bash(void **state) {
     complete(line, out, sizeof out);
     assert_true(has_line(out, "thunder"));
     assert_false(has_line(out, "tremor")); /* a cue is not a sound */
+    snprintf(line, sizeof line, "heliodctl --socket %s cue show tr", f->d.sock);
+    complete(line, out, sizeof out); /* cue show NAME: the daemon's cues */
+    assert_true(has_line(out, "tremor"));
+    complete("heliodctl snapshot sh", out, sizeof out);
+    assert_true(has_line(out, "show"));
     snprintf(line, sizeof line, "heliodctl --socket %s play thunder --bus mu", f->d.sock);
     complete(line, out, sizeof out);
     assert_true(has_line(out, "music"));

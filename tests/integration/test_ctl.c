@@ -310,6 +310,38 @@ static void test_cues_save_round_trip(void **state) {
     detail_of_unknown();
     /* the categories come first: a cue names one */
     assert_true(strstr(ta, "[category steps]") < strstr(ta, "[cue step]"));
+    /* one cue, one snapshot read back: the sections the sheet holds */
+    assert_int_equal(CTL("cue", "show", "step"), 0);
+    assert_true(strncmp(out, "[cue step]\n", 11) == 0);
+    assert_non_null(strstr(out, "bind = wind gain 0:-12 0.5:-3:exp 1:0\n"));
+    assert_non_null(strstr(ta, out)); /* what cues save wrote for it, whole */
+    assert_int_equal(CTL("cue", "show", "step", "--json"), 0);
+    assert_true(one_line(out) && out[0] == '{');
+    static const char *jwant[] = {
+        "\"name\":\"step\",\"sounds\":[\"tone\",\"hum\"]", "\"pick\":\"shuffle\"",
+        "\"binds\":[{\"param\":\"wind\",\"prop\":\"gain\",\"index\":0,\"points\":[{\"x\":0,"
+        "\"y\":-12,\"shape\":\"linear\"},{\"x\":0.5,\"y\":-3,\"shape\":\"exp\"}",
+        "\"cone\":{\"dir\":[0,0,1],\"inner_deg\":60", "{\"distance\":10,\"gain_db\":-6}"};
+    for (size_t i = 0; i < sizeof jwant / sizeof jwant[0]; i++)
+        if (!strstr(out, jwant[i])) fail_msg("cue show --json lacks '%s': %s", jwant[i], out);
+    assert_int_equal(CTL("snapshot", "show", "pause"), 0);
+    const char *sec = strstr(out, "[snapshot pause]\n");
+    assert_non_null(sec);
+    assert_non_null(strstr(out, "# state idle"));
+    assert_non_null(strstr(ta, sec));
+    assert_int_equal(CTL("--json", "snapshot", "show", "pause"), 0);
+    assert_non_null(strstr(out, "\"settings\":[{\"bus\":\"music\",\"target\":\"gain\","
+                                "\"value\":-6.5},{\"bus\":\"sfx\",\"target\":\"mute\""));
+    assert_non_null(strstr(out, "\"value\":\"-inf\""));
+    /* unknown names: one line, exit 1; --help: the usage */
+    assert_int_equal(CTL("cue", "show", "nosuch"), 1);
+    assert_true(one_line(err) && strstr(err, "no cue named nosuch"));
+    assert_int_equal(CTL("snapshot", "show", "nosuch"), 1);
+    assert_true(one_line(err) && strstr(err, "no snapshot named nosuch"));
+    assert_int_equal(CTL("snapshot", "show", "--help"), 0);
+    assert_non_null(strstr(out, "usage: heliodctl snapshot show NAME [--json]"));
+    assert_int_equal(CTL("cue", "--help"), 0);
+    assert_non_null(strstr(out, "cue show NAME [--json]"));
 }
 
 int main(void) {

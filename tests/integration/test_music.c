@@ -574,11 +574,14 @@ static void realtime_beats(void **state) {
                      (unsigned long long)k, (unsigned long long)(start + rt_beat_pos(k)));
         assert_int_equal(st.ev[i].type, k % 4 == 0 ? HELIOD_EVENT_BAR : HELIOD_EVENT_BEAT);
         assert_int_equal(st.ev[i].bar, k / 4);
-        /* time_ns follows the frames at the engine rate */
+        /* time_ns follows the frames at the engine rate (within the clock
+         * estimate's wander: a loaded machine's callbacks come late, and the
+         * estimate follows them, by up to a few periods) */
         if (i > 0) {
             double dt = (double)(st.ev[i].time_ns - st.ev[0].time_ns) / 1e9;
             double df = (double)(st.ev[i].frame - st.ev[0].frame) / RT_RATE;
-            assert_true(fabs(dt - df) < 0.010);
+            if (!(fabs(dt - df) < 0.050))
+                fail_msg("beat %d: %.4f s after the first by time_ns, %.4f s by frames", i, dt, df);
         }
         lat[i] = (int64_t)(st.ev[i].arrival_ns - st.ev[i].time_ns);
     }

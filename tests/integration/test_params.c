@@ -14,7 +14,10 @@
  *     variation's at 11 values across the range;
  *   - a bus-gain binding and an EQ-gain binding on the same bus give the
  *     bus's level within 0.1 dB of their sum;
- *   - two renders of the score are byte-identical.
+ *   - two renders of the score are byte-identical;
+ *   - a parameter that jumps while another one seeks changes its voice's
+ *     and its bus's gain from its own frame on, not from the seek's next
+ *     grid step (against the same score without the jump).
  * Against a running daemon (libheliod, heliodctl): a switch picks the right
  * variation on each side of each boundary; hostile inputs (unknown names,
  * out-of-range values, NaN, a 17-point curve, a quota flood) get their
@@ -335,6 +338,48 @@ static void test_render_snapshot_intensity(void **state) {
     assert_true(fabs(ih + 6.0) < 0.1);
     assert_true(fabs(i0) < 0.1);
     free(x);
+}
+
+/* A jump of one parameter (j, bound to a voice's gain and its bus's gain)
+ * while another (s) seeks: applied on the jump's own frame. The render
+ * sends it in the period before that frame, when the seek's grid steps
+ * have gone out a ranking lead ahead; the same score without the jump is
+ * the same to the sample up to that frame and differs from it on. */
+#define JUMP_AT 26011 /* not on a period, nor on the seek's 10 ms grid */
+static void test_render_jump_while_seeking(void **state) {
+    (void)state;
+    char s500[300];
+    path_of(s500, sizeof s500, "s500.wav");
+    char score[2048];
+    for (int with = 0; with < 2; with++) {
+        char jump[64] = "";
+        if (with) snprintf(jump, sizeof jump, "@%d param j 1\n", JUMP_AT);
+        snprintf(score, sizeof score,
+                 "load s500 %s\nparam-def s 0 1 0 10\nparam-def j 0 1 0 0\n"
+                 "cue b --sound s500 --loop\nbind b j gain 0:0 1:-12\n"
+                 "bind sfx j bus-gain 0:0 1:-6\n"
+                 "@0 play b --fade-in 0\n@24000 param s 1\n%s@36000 end\n",
+                 s500, jump);
+        const char *name = with ? "jump.score" : "nojump.score";
+        assert_int_equal(write_text(name, score), 0);
+        assert_int_equal(render(name, with ? "jump.wav" : "nojump.wav"), 0);
+    }
+    size_t na = 0, nb = 0;
+    float *a = read_left("nojump.wav", &na), *b = read_left("jump.wav", &nb);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(na, nb);
+    size_t first = SIZE_MAX;
+    for (size_t i = 0; i < na && first == SIZE_MAX; i++)
+        if (a[i] != b[i]) first = i;
+    printf("a jump at frame %d while another parameter seeks: heard from frame %zu\n", JUMP_AT,
+           first);
+    assert_true(first >= JUMP_AT && first <= JUMP_AT + 2);
+    /* and it lands: -18 dB (the voice's -12 and the bus's -6) */
+    double d = power_db(b, 30000, WIN) - power_db(a, 30000, WIN);
+    assert_true(fabs(d + 18.0) < 0.1);
+    free(a);
+    free(b);
 }
 
 /* ---- against a running daemon ---- */
@@ -702,6 +747,7 @@ int main(void) {
         cmocka_unit_test(test_render_blend),
         cmocka_unit_test(test_render_bus_and_fx),
         cmocka_unit_test(test_render_snapshot_intensity),
+        cmocka_unit_test(test_render_jump_while_seeking),
     };
     const struct CMUnitTest daemon_tests[] = {
         cmocka_unit_test_setup_teardown(test_switch_boundaries, setup_daemon, teardown_daemon),
