@@ -6,7 +6,8 @@
  * pulls from, its ring storage (~HLD_STREAM_RING_MS at the engine rate, a
  * power of two), its own SNDFILE (one fd), a libsoxr streaming resampler when
  * the file's rate differs from the engine's (same quality as the preload
- * path), downmix of more than two channels, and the loop state (seek back to
+ * path), the fold of more than two channels to the output layout (as a
+ * preload's: hld_fold_frames; stereo for a 3D voice), and the loop state (seek back to
  * loop_start at loop_end, loop count, then hl_stream_finish at the end).
  *
  *   main thread                 decoder threads             audio thread
@@ -118,6 +119,8 @@ typedef struct hld_dstream {
     SNDFILE *sf;
     soxr_t soxr;
     uint32_t src_ch, ch, src_rate, rate, out_cap;
+    uint32_t layout;           /* the fold's (hld_stream_opts_t.layout): ch = hld_fold_channels */
+    int ogg_order;             /* the file's channels are in Vorbis order (hld_ogg_order) */
     uint32_t step;             /* source frames per decode step: out_cap bounded at any rate */
     uint32_t pend_off, pend_n; /* decoded frames in dec the resampler has not taken yet */
     uint64_t budget_bytes;     /* reserved from owner while it exists */
@@ -169,6 +172,8 @@ typedef struct {
     int64_t loops;                 /* -1 forever, N extra passes, 0 no loop */
     uint32_t xfade;                /* loop crossfade in source frames: <= loop_start and
                                     * <= the region (the caller checks); 0 = none */
+    uint32_t layout; /* HL_LAYOUT_* the channels fold to (hld_fold_frames): the output's for a
+                      * 2D voice, stereo (0) for a 3D one */
 } hld_stream_opts_t;
 
 /* Starts the pool's threads. Returns 0 or HELIOD_EIO. Main thread, once. */
