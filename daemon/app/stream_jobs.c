@@ -153,7 +153,9 @@ static stream_job_t *job_start(hld_daemon_t *d, hld_conn_t *c, const hl_frame_hd
         j->op = h->op;
         j->flags = h->flags;
     }
-    int rc = hld_dstream_open_async(&d->decoder, snd, snd->path, o, stream_done, j, msg);
+    hld_stream_opts_t oo = *o;
+    oo.batch = uv_now(d->loop); /* the loop turn: its inline opens share one budget */
+    int rc = hld_dstream_open_async(&d->decoder, snd, snd->path, &oo, stream_done, j, msg);
     if (rc < 0) {
         free(j);
         *err = rc;

@@ -620,6 +620,27 @@ void hld_decoder_stop(hld_decoder_t *p) {
     p->rate = 0;
 }
 
+/* A compressed sound's open, primed here on the caller's thread while the
+ * batch's inline budget lasts (decoder.h "Inline opens"); its completion
+ * is queued as an opener's is. 1 if it ran, 0 to queue it. */
+static int open_inline(hld_decoder_t *p, hld_dstream_t *ds, uint64_t batch) {
+    if (!ds->blob || (p->test_delay_ms && strstr(ds->path, p->test_delay_match))) return 0;
+    if (batch != p->inline_batch) {
+        p->inline_batch = batch;
+        p->inline_spent_ns = 0;
+    }
+    if (p->inline_spent_ns >= (uint64_t)HLD_INLINE_OPEN_MS * NS_PER_MS) return 0;
+    const uint64_t t0 = now_ns();
+    int rc = prime(p, ds);
+    p->inline_spent_ns += now_ns() - t0;
+    atomic_fetch_add_explicit(&p->inline_opens, 1, memory_order_relaxed);
+    pthread_mutex_lock(&p->lock);
+    p->jobs_queued++; /* pending until its completion runs (hld_decoder_complete) */
+    finish_job(p, ds, rc);
+    pthread_mutex_unlock(&p->lock);
+    return 1;
+}
+
 int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *path,
                            const hld_stream_opts_t *o, hld_open_done_fn done, void *user,
                            const char **msg) {
@@ -656,6 +677,7 @@ int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *
     ds->layout = o->layout;
     ds->done = done;
     ds->done_user = user;
+    if (open_inline(p, ds, o->batch)) return 0;
     pthread_mutex_lock(&p->lock);
     if (p->jobs_tail)
         p->jobs_tail->job_next = ds;
@@ -763,4 +785,8 @@ uint64_t hld_decoder_wakeups(hld_decoder_t *p) {
 
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p) {
     return atomic_load_explicit(&p->open_timeouts, memory_order_relaxed);
+}
+
+uint64_t hld_decoder_inline_opens(hld_decoder_t *p) {
+    return atomic_load_explicit(&p->inline_opens, memory_order_relaxed);
 }

@@ -46,6 +46,18 @@
  * opens hold at most HLD_OPEN_THREADS + HLD_OPEN_ABANDON_MAX threads (and
  * their file descriptors), and never a decoding thread.
  *
+ * Inline opens: a sound kept compressed (its encoded bytes in memory, no
+ * file I/O) is opened and primed on the caller's (main) thread itself, in
+ * hld_dstream_open_async, and its completion queued at once: a PLAY of it
+ * waits for no other thread (an opener's wake-up, the loop's wake-up from
+ * it: on a loaded machine each can cost several ms), only for its own
+ * prime (opening the bytes, decoding HLD_STREAM_PREFILL frames, under a ms
+ * for stereo Opus). To keep the loop responsive, the inline opens of one
+ * batch (hld_stream_opts_t.batch: the requests one loop turn handles) take
+ * at most HLD_INLINE_OPEN_MS of the main thread's time; past that, opens
+ * queue for the openers as any other (a burst of plays is spread over the
+ * threads as before).
+ *
  * Test-only hook: HELIOD_TEST_OPEN_DELAY="MS:TEXT", read once by
  * hld_decoder_start, makes every open of a path containing TEXT sleep MS
  * milliseconds first (a slow disk without a slow disk). Unset, it costs
@@ -163,6 +175,9 @@ typedef struct hld_decoder {
     _Atomic uint64_t wakeups; /* decoder thread passes over the pool */
     _Atomic uint64_t cpu_ns[HLD_DECODER_THREADS];
     _Atomic uint64_t open_timeouts; /* opens answered ETIMEDOUT */
+    /* the main thread's: inline opens (hld_dstream_open_async) of the current batch */
+    uint64_t inline_batch, inline_spent_ns;
+    _Atomic uint64_t inline_opens; /* opens primed on the caller's thread */
 } hld_decoder_t;
 
 /* Where and how a stream voice plays: positions in SOURCE frames. */
@@ -174,6 +189,7 @@ typedef struct {
                                     * <= the region (the caller checks); 0 = none */
     uint32_t layout; /* HL_LAYOUT_* the channels fold to (hld_fold_frames): the output's for a
                       * 2D voice, stereo (0) for a 3D one */
+    uint64_t batch;  /* the caller's loop turn (its loop time): inline opens share a budget */
 } hld_stream_opts_t;
 
 /* Starts the pool's threads. Returns 0 or HELIOD_EIO. Main thread, once. */
@@ -245,5 +261,7 @@ uint32_t hld_decoder_fills(hld_decoder_t *p, char (*name)[HL_MAX_NAME + 1], floa
 uint64_t hld_decoder_wakeups(hld_decoder_t *p);
 /* Opens answered ETIMEDOUT so far. Any thread. */
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);
+/* Opens primed on the main thread (Inline opens). Any thread. */
+uint64_t hld_decoder_inline_opens(hld_decoder_t *p);
 
 #endif /* HLD_DECODER_H */
