@@ -177,7 +177,7 @@ static void test_no_drift(void **state) {
     double diff = (double)s.pos - expect;
     print_message("# %llu output frames pulled %llu input frames (exact %.1f, +%.1f)\n",
                   (unsigned long long)out_frames, (unsigned long long)s.pos, expect, diff);
-    assert_true(s.pos > (1u << 24));
+    if (DRIFT_SECONDS >= 360) assert_true(s.pos > (1u << 24));
     assert_true(diff >= 0 && diff <= block + 2 * HL_RS_HALF_TAPS * 2);
     free(mem);
 }
