@@ -13,22 +13,28 @@
  *         compressed-cpu voices=... seconds=... decoder_cores=...
  *                        underruns=... xruns=...
  *   (c) play -> first sample: --plays (default 200) blocking PLAYs of it,
- *       one after another, each stopped at once. The PLAY reply of a
- *       stream-decoded voice comes once its ring is primed, so the mixer
- *       plays its first sample at the next period: reply time + one period
- *       bounds play -> first sample:
+ *       one after another, each stopped once it started. The PLAY reply of
+ *       a stream-decoded voice comes once its ring is primed; its first
+ *       sample is mixed at the next period. First sample: from sending the
+ *       PLAY to the daemon's STARTED event's time (CLOCK_MONOTONIC when the
+ *       voice's first block was mixed), per play:
  *         compressed-latency plays=... reply_p50_ms=... reply_p99_ms=...
- *                            first_sample_p99_ms=... failed=...
+ *                            first_sample_p50_ms=... first_sample_p99_ms=...
+ *                            failed=...
  *
- * --stream loads the same file as a stream from disk instead (the figures to
- * compare with; the lines then say mode=stream).
+ * --stream loads the same file as a stream from disk instead, --preload
+ * decodes it whole at load (the figures to compare with: a preloaded PLAY
+ * waits for no decoder, so its reply time is the request's own round trip
+ * on this machine; the lines then say mode=stream or mode=preload).
  *
  * usage: compressed [--minutes M] [--voices N] [-s SECONDS] [--plays N]
- *        [--stream] [--settle S] [--heliod PATH]   (the bench smoke suite runs a
+ *        [--stream|--preload] [--settle S] [--heliod PATH]   (the bench smoke suite runs a
  *        tiny size; --settle: seconds the daemon is left before RSS is read)
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +47,46 @@
 #define CB_CHUNK     4096
 #define CB_LEVEL     0.835 /* libsndfile's Opus compression level for about 96 kb/s stereo */
 #define CB_SETTLE_S  1.0
-#define CB_PERIOD    256
 #define CB_PATH      (BD_PATH_MAX + 64)
 #define CB_KIB       1024.0
 #define CB_MAX_PLAYS 100000
+
+/* The STARTED events seen (the last CB_STARTED of them): voice and time. */
+#define CB_STARTED 64
+typedef struct {
+    heliod_voice_t voice[CB_STARTED];
+    uint64_t time_ns[CB_STARTED];
+    unsigned n;
+} started_t;
+
+static void on_event(void *user, const heliod_event_t *ev) {
+    started_t *s = user;
+    if (ev->type != HELIOD_EVENT_STARTED) return;
+    s->voice[s->n % CB_STARTED] = ev->voice;
+    s->time_ns[s->n % CB_STARTED] = ev->time_ns;
+    s->n++;
+}
+
+static uint64_t started_of(const started_t *s, heliod_voice_t v) {
+    for (unsigned i = 0; i < CB_STARTED && i < s->n; i++)
+        if (s->voice[(s->n - 1 - i) % CB_STARTED] == v)
+            return s->time_ns[(s->n - 1 - i) % CB_STARTED];
+    return 0;
+}
+
+/* Waits (1 s at most) for v's STARTED event: its time, or 0. Frames the
+ * library already holds are dispatched before it polls for more. */
+static uint64_t wait_started(heliod_t *h, started_t *s, heliod_voice_t v) {
+    const uint64_t deadline = bd_now_ns() + 1000000000ull;
+    for (;;) {
+        uint64_t t = started_of(s, v);
+        if (!t && heliod_dispatch(h) < 0) return 0;
+        if (t || (t = started_of(s, v)) != 0) return t;
+        if (bd_now_ns() >= deadline) return 0;
+        struct pollfd pfd = {heliod_fd(h), POLLIN, 0};
+        if (poll(&pfd, 1, 5) < 0 && errno != EINTR) return 0;
+    }
+}
 
 /* A stereo music-like signal (partials, a slow chirp, a little noise). */
 static int write_opus(const char *path, double minutes) {
@@ -80,13 +122,11 @@ int main(int argc, char **argv) {
     int voices = 64, plays = 200;
     uint32_t flags = HELIOD_LOAD_COMPRESSED;
     const char *mode = "compressed";
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"minutes", required_argument, NULL, 'm'},
-                                         {"voices", required_argument, NULL, 'v'},
-                                         {"plays", required_argument, NULL, 'p'},
-                                         {"stream", no_argument, NULL, 'S'},
-                                         {"settle", required_argument, NULL, 'T'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"heliod", required_argument, NULL, 'H'}, {"minutes", required_argument, NULL, 'm'},
+        {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
+        {"stream", no_argument, NULL, 'S'},       {"preload", no_argument, NULL, 'P'},
+        {"settle", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
         switch (opt) {
@@ -100,9 +140,13 @@ int main(int argc, char **argv) {
             flags = HELIOD_LOAD_STREAM;
             mode = "stream";
             break;
+        case 'P':
+            flags = 0;
+            mode = "preload";
+            break;
         default:
             fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
-                            "[--plays N] [--stream] [--settle S] [--heliod PATH]\n");
+                            "[--plays N] [--stream|--preload] [--settle S] [--heliod PATH]\n");
             return 2;
         }
     }
@@ -144,9 +188,12 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     /* (c) play -> first sample, before the CPU part (an idle decoder pool) */
-    double *lat = calloc((size_t)plays, sizeof *lat);
-    int failed = 0;
-    for (int i = 0; !rc && lat && i < plays; i++) {
+    double *lat = calloc((size_t)plays, sizeof *lat), *first = calloc((size_t)plays, sizeof *first);
+    int failed = 0, nfirst = 0;
+    started_t started = {.n = 0};
+    if (!rc) rc = heliod_subscribe(h, HELIOD_SUB_STARTED);
+    heliod_set_event_callback(h, on_event, &started);
+    for (int i = 0; !rc && lat && first && i < plays; i++) {
         heliod_play_params_t p;
         heliod_play_params_init(&p);
         p.gain_db = -24;
@@ -158,17 +205,25 @@ int main(int argc, char **argv) {
             failed++;
             continue;
         }
+        uint64_t t1 = wait_started(h, &started, v);
+        if (t1 > t0)
+            first[nfirst++] = (double)(t1 - t0) / 1e6;
+        else
+            failed++;
         (void)heliod_stop(h, v, 0.0f);
     }
-    if (!rc && lat) {
+    heliod_set_event_callback(h, NULL, NULL);
+    if (!rc && lat && first) {
         double p50 = bd_percentile(lat, (size_t)plays, 50),
                p99 = bd_percentile(lat, (size_t)plays, 99);
-        double period_ms = 1000.0 * CB_PERIOD / BD_RATE;
+        double f50 = nfirst ? bd_percentile(first, (size_t)nfirst, 50) : -1,
+               f99 = nfirst ? bd_percentile(first, (size_t)nfirst, 99) : -1;
         printf("compressed-latency mode=%s plays=%d reply_p50_ms=%.3f reply_p99_ms=%.3f "
-               "first_sample_p99_ms=%.3f failed=%d\n",
-               mode, plays, p50, p99, p99 + period_ms, failed);
+               "first_sample_p50_ms=%.3f first_sample_p99_ms=%.3f failed=%d\n",
+               mode, plays, p50, p99, f50, f99, failed);
         fflush(stdout);
     }
+    free(first);
     free(lat);
     /* (b) decoder CPU with `voices` voices */
     bd_sleep(0.3); /* the stopped voices' streams go */

@@ -153,7 +153,9 @@ static stream_job_t *job_start(hld_daemon_t *d, hld_conn_t *c, const hl_frame_hd
         j->op = h->op;
         j->flags = h->flags;
     }
-    int rc = hld_dstream_open_async(&d->decoder, snd, snd->path, o, stream_done, j, msg);
+    hld_stream_opts_t oo = *o;
+    oo.batch = uv_now(d->loop); /* the loop turn: its inline opens share one budget */
+    int rc = hld_dstream_open_async(&d->decoder, snd, snd->path, &oo, stream_done, j, msg);
     if (rc < 0) {
         free(j);
         *err = rc;
@@ -176,6 +178,10 @@ static void stream_opts(const hld_lvoice_t *lv, uint64_t start, int64_t loops,
         .loop_end = lv->le >= lv->len ? 0 : hld_frames_u64(lv->le),
         .loops = loops,
         .xfade = lv->p.loop_xfade, /* source frames for a stream voice */
+        /* a 2D voice keeps the file's channels as a preload would (folded to
+         * the output's speakers), a 3D one mixes a stereo downmix */
+        .layout =
+            (lv->p.flags & HL_MIX_3D) || !lv->snd || !lv->snd->owner ? 0 : lv->snd->owner->layout,
     };
     if (o->loop_start == 0 && o->loop_end == 0) o->loop_start = 0;
 }

@@ -140,6 +140,13 @@ static void crossfade(hld_dstream_t *ds, uint64_t from, uint32_t n) {
     }
 }
 
+/* n decoded frames in dec as the ring takes them: WAVE order (an Ogg
+ * file's), folded to the layout (hld_fold_frames). */
+static void to_layout(hld_dstream_t *ds, uint32_t n) {
+    if (ds->ogg_order) hld_ogg_to_wave(ds->dec, n, ds->src_ch);
+    hld_fold_frames(ds->dec, n, ds->src_ch, ds->layout);
+}
+
 /* One decode step: a chunk of source frames, a loop jump, or the end. The
  * caller made sure the ring has room for out_cap frames. */
 static void decode_step(hld_dstream_t *ds) {
@@ -164,7 +171,7 @@ static void decode_step(hld_dstream_t *ds) {
     sf_count_t got = want ? sf_readf_float(ds->sf, ds->dec, (sf_count_t)want) : 0;
     if (got > 0) {
         ds->nonfinite += hld_sanitize(ds->dec, (size_t)got * ds->src_ch);
-        if (ds->src_ch > 2) hld_downmix(ds->dec, (uint32_t)got, ds->src_ch);
+        to_layout(ds, (uint32_t)got);
         if (looping && ds->xfade) crossfade(ds, ds->pos, (uint32_t)got);
         ds->pos += (uint64_t)got;
         if (!ds->soxr) {
@@ -237,7 +244,7 @@ static int read_xfade(hld_dstream_t *ds) {
         sf_count_t got = sf_readf_float(ds->sf, ds->dec, (sf_count_t)want);
         if (got <= 0) return prime_fail(ds, HELIOD_EDECODE, "cannot decode the streamed file");
         ds->nonfinite += hld_sanitize(ds->dec, (size_t)got * ds->src_ch);
-        if (ds->src_ch > 2) hld_downmix(ds->dec, (uint32_t)got, ds->src_ch);
+        to_layout(ds, (uint32_t)got);
         memcpy(ds->xbuf + (size_t)done * ds->ch, ds->dec, (size_t)got * ds->ch * sizeof(float));
         done += (uint32_t)got;
     }
@@ -279,7 +286,8 @@ static int prime(hld_decoder_t *p, hld_dstream_t *ds) {
     int rc = hld_sound_check_info(&info, 1, m, sizeof m);
     if (rc < 0) return prime_fail(ds, rc, m);
     ds->src_ch = (uint32_t)info.channels;
-    ds->ch = ds->src_ch > 2 ? 2 : ds->src_ch;
+    ds->ch = hld_fold_channels(ds->src_ch, ds->layout); /* as a preload's */
+    ds->ogg_order = hld_ogg_order(&info);
     ds->src_rate = (uint32_t)info.samplerate;
     ds->src_frames = (uint64_t)info.frames;
     if (ds->loop_end == 0 || ds->loop_end > ds->src_frames) ds->loop_end = ds->src_frames;
@@ -307,7 +315,9 @@ static int prime(hld_decoder_t *p, hld_dstream_t *ds) {
     uint64_t least = 2 * (uint64_t)ds->out_cap + HLD_STREAM_PREFILL; /* prefill + a step */
     if (cap < least) cap = hl_pow2_at_least(least);
     size_t bytes = (hl_stream_size(cap, ds->ch) + 63) / 64 * 64;
-    size_t dec_bytes = (size_t)HLD_STREAM_CHUNK * ds->src_ch * sizeof(float);
+    /* decoded, then folded in place: room for the wider of the two */
+    size_t dec_bytes =
+        (size_t)HLD_STREAM_CHUNK * (ds->ch > ds->src_ch ? ds->ch : ds->src_ch) * sizeof(float);
     size_t out_bytes = (size_t)ds->out_cap * ds->ch * sizeof(float);
     int want_xfade = ds->xfade && ds->loops_left != 0;
     size_t xf_bytes = want_xfade ? (size_t)ds->xfade * ds->ch * sizeof(float) : 0;
@@ -610,6 +620,27 @@ void hld_decoder_stop(hld_decoder_t *p) {
     p->rate = 0;
 }
 
+/* A compressed sound's open, primed here on the caller's thread while the
+ * batch's inline budget lasts (decoder.h "Inline opens"); its completion
+ * is queued as an opener's is. 1 if it ran, 0 to queue it. */
+static int open_inline(hld_decoder_t *p, hld_dstream_t *ds, uint64_t batch) {
+    if (!ds->blob || (p->test_delay_ms && strstr(ds->path, p->test_delay_match))) return 0;
+    if (batch != p->inline_batch) {
+        p->inline_batch = batch;
+        p->inline_spent_ns = 0;
+    }
+    if (p->inline_spent_ns >= (uint64_t)HLD_INLINE_OPEN_MS * NS_PER_MS) return 0;
+    const uint64_t t0 = now_ns();
+    int rc = prime(p, ds);
+    p->inline_spent_ns += now_ns() - t0;
+    atomic_fetch_add_explicit(&p->inline_opens, 1, memory_order_relaxed);
+    pthread_mutex_lock(&p->lock);
+    p->jobs_queued++; /* pending until its completion runs (hld_decoder_complete) */
+    finish_job(p, ds, rc);
+    pthread_mutex_unlock(&p->lock);
+    return 1;
+}
+
 int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *path,
                            const hld_stream_opts_t *o, hld_open_done_fn done, void *user,
                            const char **msg) {
@@ -643,8 +674,10 @@ int hld_dstream_open_async(hld_decoder_t *p, struct hld_sound *snd, const char *
     ds->loops_left = ds->loops = o->loops;
     atomic_store_explicit(&ds->loops_now, o->loops, memory_order_relaxed);
     ds->xfade = o->xfade;
+    ds->layout = o->layout;
     ds->done = done;
     ds->done_user = user;
+    if (open_inline(p, ds, o->batch)) return 0;
     pthread_mutex_lock(&p->lock);
     if (p->jobs_tail)
         p->jobs_tail->job_next = ds;
@@ -752,4 +785,8 @@ uint64_t hld_decoder_wakeups(hld_decoder_t *p) {
 
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p) {
     return atomic_load_explicit(&p->open_timeouts, memory_order_relaxed);
+}
+
+uint64_t hld_decoder_inline_opens(hld_decoder_t *p) {
+    return atomic_load_explicit(&p->inline_opens, memory_order_relaxed);
 }

@@ -6,7 +6,8 @@
  * pulls from, its ring storage (~HLD_STREAM_RING_MS at the engine rate, a
  * power of two), its own SNDFILE (one fd), a libsoxr streaming resampler when
  * the file's rate differs from the engine's (same quality as the preload
- * path), downmix of more than two channels, and the loop state (seek back to
+ * path), the fold of more than two channels to the output layout (as a
+ * preload's: hld_fold_frames; stereo for a 3D voice), and the loop state (seek back to
  * loop_start at loop_end, loop count, then hl_stream_finish at the end).
  *
  *   main thread                 decoder threads             audio thread
@@ -44,6 +45,18 @@
  * the same budget (a burst of opens otherwise just waits its turn). So hung
  * opens hold at most HLD_OPEN_THREADS + HLD_OPEN_ABANDON_MAX threads (and
  * their file descriptors), and never a decoding thread.
+ *
+ * Inline opens: a sound kept compressed (its encoded bytes in memory, no
+ * file I/O) is opened and primed on the caller's (main) thread itself, in
+ * hld_dstream_open_async, and its completion queued at once: a PLAY of it
+ * waits for no other thread (an opener's wake-up, the loop's wake-up from
+ * it: on a loaded machine each can cost several ms), only for its own
+ * prime (opening the bytes, decoding HLD_STREAM_PREFILL frames, under a ms
+ * for stereo Opus). To keep the loop responsive, the inline opens of one
+ * batch (hld_stream_opts_t.batch: the requests one loop turn handles) take
+ * at most HLD_INLINE_OPEN_MS of the main thread's time; past that, opens
+ * queue for the openers as any other (a burst of plays is spread over the
+ * threads as before).
  *
  * Test-only hook: HELIOD_TEST_OPEN_DELAY="MS:TEXT", read once by
  * hld_decoder_start, makes every open of a path containing TEXT sleep MS
@@ -118,6 +131,8 @@ typedef struct hld_dstream {
     SNDFILE *sf;
     soxr_t soxr;
     uint32_t src_ch, ch, src_rate, rate, out_cap;
+    uint32_t layout;           /* the fold's (hld_stream_opts_t.layout): ch = hld_fold_channels */
+    int ogg_order;             /* the file's channels are in Vorbis order (hld_ogg_order) */
     uint32_t step;             /* source frames per decode step: out_cap bounded at any rate */
     uint32_t pend_off, pend_n; /* decoded frames in dec the resampler has not taken yet */
     uint64_t budget_bytes;     /* reserved from owner while it exists */
@@ -160,6 +175,9 @@ typedef struct hld_decoder {
     _Atomic uint64_t wakeups; /* decoder thread passes over the pool */
     _Atomic uint64_t cpu_ns[HLD_DECODER_THREADS];
     _Atomic uint64_t open_timeouts; /* opens answered ETIMEDOUT */
+    /* the main thread's: inline opens (hld_dstream_open_async) of the current batch */
+    uint64_t inline_batch, inline_spent_ns;
+    _Atomic uint64_t inline_opens; /* opens primed on the caller's thread */
 } hld_decoder_t;
 
 /* Where and how a stream voice plays: positions in SOURCE frames. */
@@ -169,6 +187,9 @@ typedef struct {
     int64_t loops;                 /* -1 forever, N extra passes, 0 no loop */
     uint32_t xfade;                /* loop crossfade in source frames: <= loop_start and
                                     * <= the region (the caller checks); 0 = none */
+    uint32_t layout; /* HL_LAYOUT_* the channels fold to (hld_fold_frames): the output's for a
+                      * 2D voice, stereo (0) for a 3D one */
+    uint64_t batch;  /* the caller's loop turn (its loop time): inline opens share a budget */
 } hld_stream_opts_t;
 
 /* Starts the pool's threads. Returns 0 or HELIOD_EIO. Main thread, once. */
@@ -240,5 +261,7 @@ uint32_t hld_decoder_fills(hld_decoder_t *p, char (*name)[HL_MAX_NAME + 1], floa
 uint64_t hld_decoder_wakeups(hld_decoder_t *p);
 /* Opens answered ETIMEDOUT so far. Any thread. */
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);
+/* Opens primed on the main thread (Inline opens). Any thread. */
+uint64_t hld_decoder_inline_opens(hld_decoder_t *p);
 
 #endif /* HLD_DECODER_H */

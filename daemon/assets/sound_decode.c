@@ -305,20 +305,44 @@ uint32_t hld_fold_matrix(uint32_t ch, uint32_t layout, float *m) {
     return och;
 }
 
-/* The decoded frames folded to the output layout (hld_fold_channels):
- * returns the (possibly new) buffer, NULL when out of memory (d->data then
- * still holds the input). Bounded to +-HLD_MAX_SAMPLE like every sample. */
-static float *fold(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
+/* For each WAVE-order channel, its index in an Ogg file (Vorbis I
+ * section 4.3.9, also Opus's mapping family 1): 3 = L C R, 6 = FL C FR BL
+ * BR LFE, 8 = FL C FR SL SR BL BR LFE. 0: the count keeps its order (4 is
+ * the same in both; 5 and 7 keep the file's). */
+static const uint8_t k_ogg_src[HL_LAYOUT_MAX_CH + 1][HL_LAYOUT_MAX_CH] = {
+    [3] = {0, 2, 1},
+    [6] = {0, 2, 1, 5, 3, 4},
+    [8] = {0, 2, 1, 7, 5, 6, 3, 4},
+};
+
+int hld_ogg_order(const SF_INFO *info) {
+    const int ch = info->channels;
+    return (info->format & SF_FORMAT_TYPEMASK) == SF_FORMAT_OGG && ch > 0 &&
+           ch <= HL_LAYOUT_MAX_CH && k_ogg_src[ch][1] != 0;
+}
+
+void hld_ogg_to_wave(float *d, uint32_t frames, uint32_t ch) {
+    if (ch > HL_LAYOUT_MAX_CH || !k_ogg_src[ch][1]) return;
+    const uint8_t *src = k_ogg_src[ch];
+    for (uint32_t f = 0; f < frames; f++) {
+        float *x = d + (size_t)f * ch, y[HL_LAYOUT_MAX_CH];
+        for (uint32_t c = 0; c < ch; c++)
+            y[c] = x[src[c]];
+        memcpy(x, y, ch * sizeof(float));
+    }
+}
+
+void hld_fold_frames(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
     float m[HL_LAYOUT_MAX_CH * HL_LAYOUT_MAX_CH];
+    if (ch <= 2) return;
     const uint32_t och = hld_fold_matrix(ch, layout, m);
     if (och == 2) {
         hld_downmix(d, frames, ch);
-        return d;
+        return;
     }
-    if (och == ch && hl_layout_for_channels(ch) == (int)layout) return d; /* same speakers */
-    float *out = och > ch ? malloc((size_t)frames * och * sizeof(float)) : d;
-    if (!out) return NULL;
-    for (uint32_t f = 0; f < frames; f++) { /* out never overtakes in: a frame at a time */
+    if (och == ch && hl_layout_for_channels(ch) == (int)layout) return; /* same speakers */
+    for (uint32_t i = 0; i < frames; i++) { /* a frame at a time, so the output never */
+        const uint32_t f = och > ch ? frames - 1 - i : i; /* overtakes the input */
         const float *in = d + (size_t)f * ch;
         float y[HL_LAYOUT_MAX_CH];
         for (uint32_t o = 0; o < och; o++) {
@@ -327,10 +351,22 @@ static float *fold(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
                 v += m[o * HL_LAYOUT_MAX_CH + k] * in[k];
             y[o] = fminf(fmaxf(v, -HLD_MAX_SAMPLE), HLD_MAX_SAMPLE);
         }
-        memcpy(out + (size_t)f * och, y, och * sizeof(float));
+        memcpy(d + (size_t)f * och, y, och * sizeof(float));
     }
-    if (out != d) free(d);
-    return out;
+}
+
+/* The decoded frames folded to the output layout (hld_fold_channels):
+ * returns the (possibly new) buffer, NULL when out of memory (d->data then
+ * still holds the input). Bounded to +-HLD_MAX_SAMPLE like every sample. */
+static float *fold(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
+    const uint32_t och = hld_fold_channels(ch, layout);
+    if (och > ch) { /* a wider layout: the buffer grows first, the fold runs backwards */
+        float *w = realloc(d, (size_t)frames * och * sizeof(float));
+        if (!w) return NULL;
+        d = w;
+    }
+    hld_fold_frames(d, frames, ch, layout);
+    return d;
 }
 
 static int marker_cmp(const void *a, const void *b) {
@@ -440,6 +476,7 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
         return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
                                n == 0 ? "no frames" : sf_error_number(err));
     d->nonfinite = hld_sanitize(d->data, n * ch);
+    if (hld_ogg_order(info)) hld_ogg_to_wave(d->data, (uint32_t)n, ch);
     if (ch > 2) {
         float *f = fold(d->data, (uint32_t)n, ch, d->layout);
         if (!f) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory folding channels");

@@ -288,6 +288,18 @@ void hld_downmix(float *d, uint32_t frames, uint32_t ch);
  * and returns the same count. Any thread. */
 uint32_t hld_fold_channels(uint32_t ch, uint32_t layout);
 uint32_t hld_fold_matrix(uint32_t ch, uint32_t layout, float *m);
+/* Folds `frames` interleaved frames of ch channels to hld_fold_channels(ch,
+ * layout) in place (d holds frames x the larger of the two counts), bounded
+ * to +-HLD_MAX_SAMPLE: the preload's fold and the stream decoder's, so a
+ * sound streamed or kept compressed keeps the channels it would keep
+ * preloaded. Any thread. */
+void hld_fold_frames(float *d, uint32_t frames, uint32_t ch, uint32_t layout);
+/* Ogg Vorbis and Opus store 3, 6 and 8 channels in Vorbis order (L C R
+ * ..., the LFE last), which libsndfile hands over as is: hld_ogg_order says
+ * whether a file's frames need hld_ogg_to_wave (in place) before they are
+ * WAVE order like every other file's. Any thread. */
+int hld_ogg_order(const SF_INFO *info);
+void hld_ogg_to_wave(float *d, uint32_t frames, uint32_t ch);
 
 /* One decode, the loader's whole path from an open SNDFILE (also what
  * tests/fuzz drives over libsndfile's virtual I/O): caps, then the decoded

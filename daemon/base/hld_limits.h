@@ -149,6 +149,8 @@
 #define HLD_OPEN_THREADS       2      /* stream opens run on these, apart from the decoding threads */
 #define HLD_OPEN_TIMEOUT_MS    2000   /* an open (queued or running) answered ETIMEDOUT after this */
 #define HLD_OPEN_ABANDON_MAX   4      /* opener threads left behind in a hung open, at most */
+#define HLD_INLINE_OPEN_MS     4      /* a compressed sound's opens run on the main thread up to
+                                         * this much of its time per loop turn (decoder.h) */
 #define HLD_MAX_SAMPLE         16.0f  /* |sample| a decoded file may hold (+24 dBFS): hot masters
                                        * and inter-sample peaks fit; a finite 1e30 from a broken
                                        * pipeline is clipped here, so no voice holds the master

@@ -35,14 +35,16 @@
 #include "hl_shm_stream.h"
 
 typedef struct hl_stream {
-    hl_ring_t ring;                          /* element = channels floats */
-    uint32_t channels;                       /* 1 or 2 */
+    hl_ring_t ring;    /* element = channels floats */
+    uint32_t channels; /* 1 or 2; a decoder's up to HL_STREAM_MAX_CH (a surround layout's) */
     _Alignas(64) _Atomic uint32_t eos;       /* set once by the producer */
     _Alignas(64) _Atomic uint64_t underruns; /* written by the audio thread only */
     _Atomic uint64_t consumed;               /* frames, written by the audio thread only */
     /* the audio thread's: the last HL_STREAM_HIST frames the voice consumed
      * (interleaved), what its interpolator reads behind the ring */
-    _Alignas(64) float hist[HL_STREAM_HIST * 2];
+    _Alignas(64) float hist[HL_STREAM_HIST * HL_STREAM_MAX_CH];
+    float hold[HL_STREAM_MAX_CH]; /* the audio thread's: a multichannel voice's last output
+                                   * frame (pre-gain), which decays in an underrun */
     /* Source frames per engine frame at pitch 1: 1 for decoder streams
      * (already at the engine rate), rate / engine rate for client-fed ones. */
     double ratio;

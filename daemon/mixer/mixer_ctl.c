@@ -248,7 +248,7 @@ static int params_valid(const hl_voice_params_t *p) {
         return 0;
     if (!(p->cone_outer_lp >= 0.0f && p->cone_outer_lp <= (float)HL_R_LP_HZ_HI)) return 0;
     if (p->stream) {
-        if (p->stream->channels != 1 && p->stream->channels != 2) return 0;
+        if (p->stream->channels < 1 || p->stream->channels > HL_MIX_MAX_CH) return 0;
         if (p->start_frame != 0) return 0;
     } else {
         if (!p->pcm || !p->pcm->data || p->pcm->frames == 0) return 0;
@@ -295,8 +295,8 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
     if (stolen) *stolen = 0;
     if (!params_valid(p) || !hl_mixer_routes_live(m, p->bus, p->send_bus, p->send_gain))
         return HELIOD_EINVAL;
-    if (!p->stream && p->pcm->channels > 2 && /* multichannel: 2D, the output's channels */
-        (p->pcm->channels != m->nch || (p->flags & HL_MIX_3D)))
+    const uint32_t ch = p->stream ? p->stream->channels : p->pcm->channels;
+    if (ch > 2 && (ch != m->nch || (p->flags & HL_MIX_3D))) /* multichannel: 2D, the output's */
         return HELIOD_EINVAL;
     uint32_t victim = UINT32_MAX;
     if (m->n_active_ctl >= m->cfg.voices) {

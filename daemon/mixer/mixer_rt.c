@@ -232,7 +232,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         hl_voice_env_advance_rt(v, n);
         ramp_advance(&v->xf, n);
         if (v->sw_mode != HL_SW_NONE && v->xf.rem == 0) hl_voice_switch_rt(m, v, now_ns);
-    } else if (v->src.ch > 2) { /* a multichannel source: each channel to its plane */
+    } else if (v->channels > 2) { /* multichannel (PCM or stream): each channel to its plane */
         (*mixed)++;
         *buses |= 1u << v->bus;
         m->bus[v->bus].voices++;

@@ -12,7 +12,7 @@
 #include "heliod_errors.h"
 
 static int stream_args_ok(uint32_t capacity_frames, uint32_t channels) {
-    return (channels == 1 || channels == 2) && capacity_frames >= 2 &&
+    return channels >= 1 && channels <= HL_STREAM_MAX_CH && capacity_frames >= 2 &&
            (capacity_frames & (capacity_frames - 1)) == 0;
 }
 

@@ -392,6 +392,7 @@ void hl_voice_env_advance_rt(hl_rt_voice_t *v, uint32_t n) {
 
 void hl_voice_stream_reset_rt(hl_rt_voice_t *v) {
     memset(v->stream->hist, 0, sizeof v->stream->hist);
+    memset(v->stream->hold, 0, sizeof v->stream->hold);
     v->hold[0] = v->hold[1] = 0.0f;
     v->scur = (uint64_t)HL_STREAM_HIST << 32; /* first frame of the ring */
     v->spulled = 0;

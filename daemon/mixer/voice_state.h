@@ -11,6 +11,8 @@
  *   voice_post.c    the per-voice post stage: filter, occlusion, sends, HRTF
  *                   (voice_post.h)
  *   voice_src.h     the source renderer (inlined into its two callers)
+ *   voice_multi.h   the multichannel source renderer (mixer_multi.c's PCM
+ *                   blocks and voice_stream.c's multichannel runs)
  *   voice_state.c   a voice's state over time: events, 2D/3D gains, pitch
  *                   and Doppler steps, envelope fades, the source view
  *

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "voice_multi.h"
 #include "voice_src.h"
 #include "voice_stream.h"
 
@@ -142,6 +143,23 @@ static void render_decay(hl_mixer_t *m, hl_rt_voice_t *v, float *acc_l, float *a
         m->k->mix_mono(acc_l, acc_r, m->scratch[0], cnt, gg);
 }
 
+/* The same for a multichannel voice (planes as hl_multi_span_rt's, NULL:
+ * silent): each channel's last sample falls to 0 in its own plane. */
+static void render_decay_multi(hl_rt_voice_t *v, float *planes, uint32_t cnt,
+                               const hl_gain_ramp_t *gg) {
+    const hl_stream_t *st = v->stream;
+    const float inv = 1.0f / (float)HL_UNDERRUN_FADE;
+    for (uint32_t j = 0; planes && j < cnt; j++) {
+        uint32_t k = v->ur_pos + j + 1;
+        const float jf = (float)j;
+        float w = k >= HL_UNDERRUN_FADE ? 0.0f : 1.0f - (float)k * inv;
+        w *= gg->l0 + jf * (gg->dl + jf * gg->ql);
+        for (uint32_t c = 0; c < st->channels; c++)
+            planes[(size_t)c * HL_MIX_BLOCK + j] += st->hold[c] * w;
+    }
+    v->ur_pos = v->ur_pos + cnt > HL_UNDERRUN_FADE ? HL_UNDERRUN_FADE : v->ur_pos + cnt;
+}
+
 static void underrun_begin(hl_mixer_t *m, hl_rt_voice_t *v) {
     v->ur = 1;
     v->ur_pos = 0;
@@ -171,18 +189,24 @@ static void stream_finished_rt(hl_stream_t *st, int *finished) {
  * frames) and the ring frames a run needs are copied into the shared sbuf;
  * the cursor is relative to sbuf[0] and is re-based after each run, so it
  * stays continuous across blocks and pushes. Never waits: a short ring is an
- * underrun. Sets *finished when the producer finished and the ring drained. */
+ * underrun. Sets *finished when the producer finished and the ring drained.
+ * A stream of more than two channels (a 2D voice on a surround layout, the
+ * decoder folded it to the layout's speakers) renders each run with the
+ * multichannel pass (voice_multi.h: linear, the gain is g's left ramp) into
+ * the planes at acc_l (channel c at acc_l + c x HL_MIX_BLOCK, NULL: silent);
+ * its runs are shorter, so that sbuf holds their frames of every channel. */
 __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl_rt_voice_t *v,
                                                                float *acc_l, float *acc_r,
                                                                uint32_t n, const hl_gain_ramp_t *g,
                                                                uint64_t step, int *finished) {
     hl_stream_t *st = v->stream;
     const uint32_t ch = v->channels, fsz = ch * (uint32_t)sizeof(float);
-    const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D);
-    const uint32_t mode = hl_interp_mode_rt(v->flags);
+    const int stereo_out = ch == 2 && !(v->flags & HL_MIX_3D), multi = ch > 2;
+    const uint32_t mode = multi ? HL_INTERP_LINEAR : hl_interp_mode_rt(v->flags);
     /* sinc: the kernel for this step, and how far it reads ahead */
     const hl_sinc_level_t *sl = mode == HL_INTERP_SINC ? hl_sinc_level(m->sinc, step) : NULL;
     const uint32_t reach = sl ? sl->half : 2;
+    const uint32_t sframes = multi ? HL_STREAM_SCRATCH * 2 / ch : HL_STREAM_SCRATCH;
     uint32_t done = 0;
     while (done < n) {
         uint32_t rest = n - done;
@@ -198,7 +222,10 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         if (v->ur) {
             /* recover only when the whole rest can play (or the source is over) */
             if (!eos && cnt < rest && stream_room_rt(st, a) > 0) {
-                render_decay(m, v, acc_l + done, acc_r + done, rest, &gg, stereo_out);
+                if (multi)
+                    render_decay_multi(v, acc_l ? acc_l + done : NULL, rest, &gg);
+                else
+                    render_decay(m, v, acc_l + done, acc_r + done, rest, &gg, stereo_out);
                 ramp_advance(&v->xf, rest);
                 return;
             }
@@ -217,7 +244,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
             uint64_t c64 = ceil_div(end - x0, step);
             cnt = c64 < UINT32_MAX ? (uint32_t)c64 : UINT32_MAX;
         }
-        uint32_t cap = stream_frames_for(x0, step, HL_STREAM_SCRATCH - HL_STREAM_HIST - 1, reach);
+        uint32_t cap = stream_frames_for(x0, step, sframes - HL_STREAM_HIST - 1, reach);
         cnt = cnt < rest ? cnt : rest;
         cnt = cnt < cap ? cnt : cap;
         if (cnt == 0) {
@@ -243,13 +270,22 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         hl_src_view_limits_rt(&s, valid);
         uint64_t x = x0;
         int fin = 0;
-        (void)render_src(m, v, &s, &x, acc_l + done, acc_r + done, cnt, &gg, step, &fin);
-        /* the last output sample, for an underrun decay */
-        float hl, hr;
-        interp_at(&s, xl, &hl, &hr);
-        float xg = ramp_after(&v->xf, 0);
-        v->hold[0] = (stereo_out || ch == 1 ? hl : (hl + hr) * 0.5f) * xg;
-        v->hold[1] = hr * xg;
+        if (multi) {
+            const float g3[3] = {gg.l0, gg.dl, gg.ql};
+            fin = hl_multi_span_rt(v, &s, &x, acc_l ? acc_l + done : NULL, cnt, g3, step, 1);
+            float y[HL_LAYOUT_MAX_CH]; /* the last output frame, for an underrun decay */
+            hl_multi_interp_rt(&s, xl, y);
+            for (uint32_t c = 0; c < ch; c++)
+                st->hold[c] = y[c] * ramp_after(&v->xf, 0);
+        } else {
+            (void)render_src(m, v, &s, &x, acc_l + done, acc_r + done, cnt, &gg, step, &fin);
+            /* the last output sample, for an underrun decay */
+            float hl, hr;
+            interp_at(&s, xl, &hl, &hr);
+            float xg = ramp_after(&v->xf, 0);
+            v->hold[0] = (stereo_out || ch == 1 ? hl : (hl + hr) * 0.5f) * xg;
+            v->hold[1] = hr * xg;
+        }
         /* re-base: keep the HL_STREAM_HIST frames from floor(x) - BACK */
         uint32_t shift = (uint32_t)(x >> 32) - HL_STREAM_BACK;
         if (shift > a) shift = a;
@@ -275,6 +311,7 @@ __attribute__((noinline, cold)) void hl_voice_switch_rt(hl_mixer_t *m, hl_rt_voi
         hl_voice_retire_stream_rt(m, v, v->stream, now_ns);
         v->stream = v->pending;
         v->pending = NULL;
+        v->channels = v->stream->channels;
         hl_voice_stream_reset_rt(v);
     } else {
         if (v->loop_on && v->seek_frame >= v->loop_end) { /* past the loop: leave it */

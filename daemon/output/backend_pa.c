@@ -512,7 +512,7 @@ int hld_backend_pa_open(hld_backend_t *b, const hld_backend_config_t *cfg) {
     if (Pa_IsFormatSupported(NULL, &op, cfg->rate) == paInvalidSampleRate) {
         double dr = di->defaultSampleRate;
         uint32_t alt = dr >= HL_RS_MIN_RATE && dr <= HL_RS_MAX_RATE ? (uint32_t)lround(dr) : 0;
-        if (!alt || !hl_resample_size(cfg->rate, alt, cfg->period) ||
+        if (!alt || !hl_resample_size(cfg->rate, alt, cfg->period, cfg->channels) ||
             Pa_IsFormatSupported(NULL, &op, alt) != paFormatIsSupported) {
             pa_fail(HLD_LOG_WARN,
                     "portaudio: '%s' runs neither at %u Hz (the engine rate) nor at a rate "

@@ -205,23 +205,18 @@ void hld_engine_backend_close(hld_engine_t *e, hld_backend_t *b) {
     }
 }
 
-/* The port's converter for a backend at another rate (off the audio thread:
- * the port's generation is not active yet). 0 or HELIOD_ENOMEM. */
+/* The port's converter for a backend at another rate, for the layout's
+ * channels (off the audio thread: the port's generation is not active yet;
+ * its buffers are sized here for the engine period). 0, HELIOD_EINVAL or
+ * HELIOD_ENOMEM. */
 static int port_converter(hld_engine_t *e, hld_engine_port_t *port, uint32_t dev_rate) {
     port_free_converter(port);
     if (dev_rate == 0 || dev_rate == e->rate) return 0;
-    if (e->channels != HLD_CHANNELS) { /* the converter is stereo */
-        hld_error("output: the device runs at %u Hz, not the engine's %u Hz, and the rate "
-                  "converter is stereo only: with a surround --layout, run the engine at "
-                  "the device's rate (--rate %u)",
-                  dev_rate, e->rate, dev_rate);
-        return HELIOD_EINVAL;
-    }
-    size_t size = hl_resample_size(e->rate, dev_rate, e->period);
+    size_t size = hl_resample_size(e->rate, dev_rate, e->period, e->channels);
     if (!size) return HELIOD_EINVAL;
     port->rs_mem = aligned_alloc(64, (size + 63) / 64 * 64);
     if (!port->rs_mem) return HELIOD_ENOMEM;
-    port->rs = hl_resample_init(port->rs_mem, size, e->rate, dev_rate, e->period);
+    port->rs = hl_resample_init(port->rs_mem, size, e->rate, dev_rate, e->period, e->channels);
     if (!port->rs) {
         port_free_converter(port);
         return HELIOD_EINVAL;

@@ -93,7 +93,7 @@ typedef struct hld_engine {
     atomic_int fade_target; /* 1 = sound, 0 = silence */
     atomic_int fade_silent; /* the audio thread reached 0 with target 0 */
     float fade_gain, fade_step;
-    float *scratch; /* period x 2 floats: the frames rendered while no device runs */
+    float *scratch; /* period x channels floats: the frames rendered while no device runs */
 
     /* main thread: baselines taken by hld_engine_reset_stats */
     uint64_t base_callbacks, base_sum;

@@ -382,7 +382,12 @@ int th_jackd_start(const char *prefix, int period, int realtime) {
 }
 
 int th_jackd_start_ports(const char *prefix, int period, int realtime, int playback) {
-    char name[64], per[16], ports[16];
+    return th_jackd_start_at(prefix, period, realtime, playback, 48000);
+}
+
+int th_jackd_start_at(const char *prefix, int period, int realtime, int playback, int rate) {
+    char name[64], per[16], ports[16], hz[16];
+    snprintf(hz, sizeof hz, "%d", rate);
     snprintf(ports, sizeof ports, "%d", playback > 0 ? playback : 2);
     snprintf(name, sizeof name, "%s%d", prefix, (int)getpid());
     snprintf(per, sizeof per, "%d", period);
@@ -395,10 +400,10 @@ int th_jackd_start_ports(const char *prefix, int period, int realtime, int playb
         FILE *devnull = freopen("/dev/null", "w", stdout);
         (void)devnull;
         if (realtime)
-            execlp("jackd", "jackd", "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", per,
-                   "-P", ports, (char *)NULL);
+            execlp("jackd", "jackd", "-R", "-P", "70", "-d", "dummy", "-r", hz, "-p", per, "-P",
+                   ports, (char *)NULL);
         else
-            execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", per, "-P",
+            execlp("jackd", "jackd", "--no-realtime", "-d", "dummy", "-r", hz, "-p", per, "-P",
                    ports, (char *)NULL);
         _exit(127);
     }

@@ -180,6 +180,8 @@ int th_raw_meter_1_0(const char *sock, const char *name);
 int th_jackd_start(const char *prefix, int period, int realtime);
 /* The same with `playback` playback ports on the dummy driver (0 = its default, 2). */
 int th_jackd_start_ports(const char *prefix, int period, int realtime, int playback);
+/* The same at `rate` Hz (th_jackd_start_ports: 48000). */
+int th_jackd_start_at(const char *prefix, int period, int realtime, int playback, int rate);
 /* Stops the server th_jackd_start started (SIGTERM, waits). Idempotent. */
 void th_jackd_stop(void);
 

@@ -7,7 +7,11 @@
  * with a clear message; a 5.1 and a 7.1 file played 2D on stereo come out
  * with the ITU-R BS.775 downmix coefficients (within 0.01); a 3D voice behind
  * the listener, on the rear pair only, reads on its bus meter (STATS and
- * METER per channel), and a 1.0 client gets the 1.0 METER body.
+ * METER per channel), and a 1.0 client gets the 1.0 METER body. A 6-channel
+ * FLAC streamed or kept compressed, and a 5.1 Ogg Vorbis (Vorbis channel
+ * order) kept compressed or preloaded, keep their channels on 5.1 (FLAC
+ * bit-exact per channel, Vorbis each tone at its level on its own speaker),
+ * and on stereo a streamed one is the same BS.775 downmix as its preload.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -614,6 +618,165 @@ static void test_sweep_71(void **state) {
     run_sweep("7.1", 8, k_az71);
 }
 
+/* ---- multichannel streams and compressed sounds (--render) ---- */
+
+#define TLEN 24000 /* frames of each tone file: 0.5 s */
+static const double k_thz[6] = {440, 660, 880, 110, 1320, 1760};
+static const double k_tamp[6] = {0.5, 0.3, 0.4, 0.6, 0.2, 0.35};
+
+/* Channel c a cosine of its own (so frame 0 sounds on every channel). */
+static void gen_tones6(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    for (int c = 0; c < channels; c++)
+        out[c] = (float)(k_tamp[c] * cos(2 * M_PI * k_thz[c] * frame / RATE));
+}
+
+/* The same in Vorbis order (FL C FR BL BR LFE), as an Ogg file holds it:
+ * the WAVE channel of each of the file's. */
+static void gen_tones6_ogg(void *user, uint32_t frame, float *out, int channels) {
+    static const int wave[6] = {0, 2, 1, 4, 5, 3};
+    float w[6];
+    gen_tones6(user, frame, w, channels);
+    for (int c = 0; c < channels; c++)
+        out[c] = w[wave[c]];
+}
+
+/* The amplitude of a cosine/sine of freq in channel c of n frames of x
+ * (least squares). */
+static double tone_amp(const float *x, size_t n, int ch, int c, double freq) {
+    double ss = 0, sc = 0, cc = 0, xs = 0, xc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 2 * M_PI * freq * (double)i / RATE, sn = sin(w), co = cos(w);
+        double v = x[i * (size_t)ch + (size_t)c];
+        ss += sn * sn, sc += sn * co, cc += co * co, xs += v * sn, xc += v * co;
+    }
+    double det = ss * cc - sc * sc, a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det;
+    return sqrt(a * a + b * b);
+}
+
+/* The first frame at or after `from` where any of ch channels sounds. */
+static size_t onset(const float *x, size_t n, int ch, size_t from) {
+    for (size_t i = from; i < n; i++)
+        for (int c = 0; c < ch; c++)
+            if (x[i * (size_t)ch + (size_t)c] != 0.0f) return i;
+    return n;
+}
+
+/* Renders `plays` after the loads of the two files (FLAC: fs streamed, fc
+ * compressed, fp preloaded; Vorbis: vc compressed, vp preloaded) on
+ * `layout`; returns the output (*och channels, *n frames). */
+static float *render_tones(const char *dir, const char *flac, const char *ogg, const char *layout,
+                           const char *plays, int *och, size_t *n) {
+    char score[300], out[300], err[4096];
+    snprintf(score, sizeof score, "%s/score.txt", dir);
+    snprintf(out, sizeof out, "%s/out.wav", dir);
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load fs %s --stream\nload fc %s --compressed\nload fp %s\n"
+            "load vc %s --compressed\nload vp %s\n%s",
+            flac, flac, flac, ogg, ogg, plays);
+    fclose(f);
+    const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
+    int rc = th_heliod_run(dir, a, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    float *x = NULL;
+    int rate = 0;
+    assert_int_equal(th_read_sound(out, &x, n, och, &rate), 0);
+    unlink(out);
+    unlink(score);
+    return x;
+}
+
+static void test_stream_channels(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-layout-XXXXXX", flac[300], ogg[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(flac, sizeof flac, "%s/t6.flac", dir);
+    snprintf(ogg, sizeof ogg, "%s/t6.ogg", dir);
+    assert_int_equal(
+        th_write_sound(flac, SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 6, RATE, TLEN, gen_tones6, NULL),
+        0);
+    assert_int_equal(
+        th_write_sound(ogg, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 6, RATE, TLEN, gen_tones6_ogg, NULL),
+        0);
+    float *src = NULL;
+    size_t sn = 0;
+    int sch = 0, srate = 0;
+    assert_int_equal(th_read_sound(flac, &src, &sn, &sch, &srate), 0); /* libsndfile's decode */
+    assert_true(sch == 6 && sn == TLEN);
+    float *vsrc = NULL; /* the Vorbis file decoded, its channels to WAVE order */
+    assert_int_equal(th_read_sound(ogg, &vsrc, &sn, &sch, &srate), 0);
+    assert_true(sch == 6 && sn == TLEN);
+    for (size_t i = 0; i < TLEN; i++) {
+        static const int from[6] = {0, 2, 1, 5, 3, 4}; /* FL FR FC LFE BL BR in the file */
+        float y[6];
+        for (int c = 0; c < 6; c++)
+            y[c] = vsrc[i * 6 + (size_t)from[c]];
+        memcpy(vsrc + i * 6, y, sizeof y);
+    }
+
+    /* 5.1: streamed FLAC, compressed FLAC, compressed Vorbis, 30000 frames apart */
+    int och = 0;
+    size_t n = 0;
+    float *x = render_tones(dir, flac, ogg, "5.1",
+                            "@100 play fs --fade-in 0\n@30100 play fc --fade-in 0\n"
+                            "@60100 play vc --fade-in 0\n@90100 play vp --fade-in 0\n"
+                            "@120000 end\n",
+                            &och, &n);
+    assert_int_equal(och, 6);
+    /* each play, every channel bit-exact on its own speaker: libsndfile's
+     * decode of the file (the Ogg one in WAVE order, as heliod reorders it) */
+    static const char *const what[4] = {"FLAC streamed", "FLAC kept compressed",
+                                        "Vorbis kept compressed", "Vorbis preloaded"};
+    for (int k = 0; k < 4; k++) {
+        const float *ref = k < 2 ? src : vsrc;
+        size_t on = onset(x, n, 6, (size_t)k * 30000);
+        assert_true(on < (size_t)k * 30000 + 2000 && on + TLEN <= n);
+        for (size_t i = 0; i < TLEN; i++)
+            for (int c = 0; c < 6; c++)
+                if (x[(on + i) * 6 + (size_t)c] != ref[i * 6 + (size_t)c])
+                    fail_msg("%s frame %zu channel %d: %.9g, want %.9g", what[k], i, c,
+                             x[(on + i) * 6 + (size_t)c], ref[i * 6 + (size_t)c]);
+        fprintf(stderr, "# 5.1 %s on --layout 5.1: %d frames bit-exact per channel", what[k], TLEN);
+        for (int c = 0; c < 6; c++) /* and each tone is on its own speaker */
+            fprintf(stderr, "%s%.0f Hz %.4f", c ? ", " : " (", k_thz[c],
+                    tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c]));
+        fprintf(stderr, ")\n");
+        for (int c = 0; c < 6; c++)
+            assert_true(tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c]) >
+                        0.9 * k_tamp[c]);
+    }
+    free(x);
+
+    /* stereo: the streamed FLAC is its preload's BS.775 downmix, bit for bit */
+    x = render_tones(dir, flac, ogg, "stereo",
+                     "@100 play fs --fade-in 0\n@30100 play fp --fade-in 0\n@60000 end\n", &och,
+                     &n);
+    assert_int_equal(och, 2);
+    size_t a = onset(x, n, 2, 0), b = onset(x, n, 2, 30000);
+    assert_true(a < 2000 && b < 32000 && b + TLEN <= n);
+    for (size_t i = 0; i < 2 * TLEN; i++)
+        if (x[2 * a + i] != x[2 * b + i])
+            fail_msg("stereo sample %zu: streamed %.9g, preloaded %.9g", i, x[2 * a + i],
+                     x[2 * b + i]);
+    /* and that downmix is BS.775: L = FL + 0.7071 (FC + BL), the LFE dropped */
+    double l_fl = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[0]),
+           l_fc = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[2]);
+    double l_lfe = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[3]);
+    fprintf(stderr, "# streamed 5.1 FLAC on stereo: left FL %.4f, FC %.4f, LFE %.5f\n", l_fl, l_fc,
+            l_lfe);
+    assert_true(fabs(l_fl - k_tamp[0]) < 0.01 && fabs(l_fc - 0.7071 * k_tamp[2]) < 0.01);
+    assert_true(l_lfe < 0.001);
+    free(x);
+    free(src);
+    free(vsrc);
+    unlink(flac);
+    unlink(ogg);
+    rmdir(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refused),
@@ -627,6 +790,7 @@ int main(void) {
         cmocka_unit_test(test_render_layout),
         cmocka_unit_test(test_sweep_51),
         cmocka_unit_test(test_sweep_71),
+        cmocka_unit_test(test_stream_channels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
  * silent, the summed power stays within 0.5 dB and no sample jumps (the
  * slot that leaves a speaker fades out, then the new speaker fades in).
  * A 2D voice plays on the front pair exactly as on stereo; one of a sound
- * with the layout's channels plays each on its speaker.
+ * with the layout's channels plays each on its speaker, and so does one of
+ * a stream with them (underrun decay and fade back in on every channel).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -20,6 +21,8 @@
 
 #include "hl_fx.h"
 #include "hl_layout.h"
+#include "hl_limits.h"
+#include "hl_stream.h"
 #include "mix_helpers.h"
 
 #define BLK 256
@@ -286,6 +289,65 @@ static void test_multichannel(void **state) {
     free(mem7);
 }
 
+/* A 2D voice of a 6-channel stream on 5.1 (voice_stream.c's multichannel
+ * runs): channel c plays (c + 1) / 8 on its own speaker exactly; starved, every
+ * channel decays linearly to 0 over HL_UNDERRUN_FADE frames (one underrun);
+ * fed again, every channel fades back in. A 3D play of it, or one on
+ * stereo, is refused. */
+static void test_multichannel_stream(void **state) {
+    (void)state;
+    enum { CH = 6, CAP = 4096, N = 300, LOOKAHEAD = 2, OUT = 4 * BLK };
+    const size_t bytes = (hl_stream_size(CAP, CH) + 63) / 64 * 64;
+    void *storage = aligned_alloc(64, bytes);
+    hl_stream_t *s = aligned_alloc(64, (sizeof *s + 63) / 64 * 64);
+    assert_true(storage && s);
+    memset(s, 0, sizeof *s);
+    assert_int_equal(hl_stream_init(s, storage, CAP, CH), 0);
+    float frames[CAP * CH];
+    for (int i = 0; i < CAP; i++)
+        for (int c = 0; c < CH; c++)
+            frames[i * CH + c] = (float)(c + 1) / 8.0f;
+    assert_int_equal(hl_stream_write(s, frames, N), N);
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_51, &mem), *m2 = test_mixer_new(4, 0);
+    hl_voice_params_t p = test_params(NULL);
+    p.stream = s;
+    uint64_t v;
+    assert_int_equal(hl_mixer_play(m2, &p, 0, &v, NULL), HELIOD_EINVAL);
+    p.flags |= HL_MIX_3D;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), HELIOD_EINVAL);
+    p.flags = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
+    static float x[OUT * CH];
+    for (int k = 0; k < OUT / BLK; k++)
+        hl_mixer_process_rt(m, x + (size_t)k * BLK * CH, BLK, 0);
+    const int played = N - LOOKAHEAD;
+    for (int t = 0; t < OUT; t++)
+        for (int c = 0; c < CH; c++) {
+            const float lv = (float)(c + 1) / 8.0f, j = (float)(t - played + 1);
+            const float want = t < played                      ? lv
+                               : t < played + HL_UNDERRUN_FADE ? lv * (1.0f - j / HL_UNDERRUN_FADE)
+                                                               : 0.0f;
+            if (fabsf(x[t * CH + c] - want) > 1e-6f)
+                fail_msg("frame %d channel %d: %.9g, want %.9g", t, c, x[t * CH + c], want);
+        }
+    assert_int_equal(hl_stream_underruns(s), 1);
+    assert_int_equal(hl_stream_write(s, frames, 2 * BLK), 2 * BLK); /* fed again */
+    hl_mixer_process_rt(m, x, BLK, 0);
+    for (int t = 0; t < BLK; t++)
+        for (int c = 0; c < CH; c++) {
+            const float lv = (float)(c + 1) / 8.0f;
+            const float want = t < HL_UNDERRUN_FADE ? lv * (float)(t + 1) / HL_UNDERRUN_FADE : lv;
+            if (fabsf(x[t * CH + c] - want) > 1e-6f)
+                fail_msg("back: frame %d channel %d: %.9g, want %.9g", t, c, x[t * CH + c], want);
+        }
+    assert_int_equal(hl_stream_underruns(s), 1);
+    test_mixer_free(m2);
+    free(mem);
+    free(s);
+    free(storage);
+}
+
 static void test_hrtf_stereo_only(void **state) {
     (void)state;
     hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = 4, .layout = HL_LAYOUT_51, .hrtf = 1};
@@ -304,6 +366,7 @@ int main(void) {
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_multichannel),
+        cmocka_unit_test(test_multichannel_stream),
         cmocka_unit_test(test_hrtf_stereo_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
