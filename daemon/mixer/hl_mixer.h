@@ -324,8 +324,10 @@ typedef struct {
      * hl_mixer_mod_set of that slot sets the voice's gain to mod_base x the
      * slot's factor, ramped exactly as a SET of that gain would be. A SET
      * of gain detaches it (the control side's copy too, hl_voice_set_fields).
-     * 0: none (gain alone, as ever). */
-    uint32_t mod, mod_gen;
+     * 0: none (gain alone, as ever). A voice follows the slot's changes
+     * sent after its play (as it would the SETs sent after it); mod_seq is
+     * the mixer's (hl_mixer_play sets it; ignored on input). */
+    uint32_t mod, mod_gen, mod_seq;
     float mod_base;
 } hl_voice_params_t;
 

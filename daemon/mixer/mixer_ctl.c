@@ -333,6 +333,8 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
 
     hl_cmd_t cmd = {.type = HL_CMD_PLAY, .slot = slot, .gen = c->gen, .enq_ns = now_ns};
     cmd.u.play = *p;
+    /* it follows the slot's changes sent from now on, as SETs sent from now on */
+    if (p->mod) cmd.u.play.mod_seq = m->mod_seq_ctl[p->mod - 1];
     (void)push_cmd(m, &cmd);
     if (voice) *voice = make_handle(c->gen, slot);
     return 0;
@@ -723,5 +725,8 @@ int hl_mixer_mod_set(hl_mixer_t *m, uint32_t mod, float factor, float max_gain,
     cmd.u.mod.factor = factor;
     cmd.u.mod.max_gain = max_gain;
     cmd.u.mod.ramp_frames = ramp_frames;
-    return push_cmd(m, &cmd) != 0 ? HELIOD_EBUSY : 0;
+    cmd.u.mod.seq = m->mod_seq_ctl[mod - 1] + 1;
+    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
+    m->mod_seq_ctl[mod - 1]++;
+    return 0;
 }

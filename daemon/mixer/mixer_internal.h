@@ -118,6 +118,7 @@ typedef struct {
         } bundle;
         struct {
             uint32_t mod, gen; /* the slot (1..HL_MIX_MODS) and its generation */
+            uint32_t seq;      /* its changes sent, this one included (mod_seq_ctl) */
             float factor, max_gain;
             uint32_t ramp_frames;
         } mod;
@@ -311,7 +312,7 @@ typedef struct {
     hl_ramp_t lfe;  /* LFE send level (surround; 0 = none) */
     float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
     /* modulation slot (hl_voice_params_t mod, mod_gen, mod_base); mod 0: none */
-    uint32_t mod, mod_gen;
+    uint32_t mod, mod_gen, mod_seq;
     float mod_base;
 } hl_rt_voice_t;
 
@@ -403,6 +404,7 @@ struct hl_mixer {
      * advance in the same order. */
     uint32_t bus_gen_ctl[HL_NUM_GAINS];
     uint32_t mod_gen_ctl[HL_MIX_MODS]; /* modulation slots: generation, odd while taken */
+    uint32_t mod_seq_ctl[HL_MIX_MODS]; /* ... and changes sent (hl_mixer_mod_set) */
 
     /* rings */
     hl_ring_t cmd_ring;

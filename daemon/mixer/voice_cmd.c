@@ -89,6 +89,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->dist_send = p->dist_send;
     v->mod = p->mod;
     v->mod_gen = p->mod_gen;
+    v->mod_seq = p->mod_seq;
     v->mod_base = p->mod_base;
     v->dsend_now = v->dsend_want = 1.0f;
     memcpy(v->vel, p->vel, sizeof v->vel);
@@ -208,11 +209,13 @@ static void cmd_mod(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     memset(&s, 0, sizeof s);
     s.mask = HL_MIX_SET_GAIN;
     s.ramp_frames = c->u.mod.ramp_frames;
-    const uint32_t mod = c->u.mod.mod, gen = c->u.mod.gen;
+    const uint32_t mod = c->u.mod.mod, gen = c->u.mod.gen, seq = c->u.mod.seq;
     const float f = c->u.mod.factor, max = c->u.mod.max_gain;
     for (uint32_t i = 0; i < m->n_rt_active; i++) {
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        if (v->mod != mod || v->mod_gen != gen || !v->live) continue;
+        /* (seq - mod_seq) as signed: sent after its play */
+        if (v->mod != mod || v->mod_gen != gen || !v->live || (int32_t)(seq - v->mod_seq) <= 0)
+            continue;
         const float g = v->mod_base * f;
         s.gain = g > max ? max : g;
         set_rt(m, v, &s, now_ns);

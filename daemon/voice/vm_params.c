@@ -90,8 +90,59 @@ static void shared_of(const hld_params_t *P, const hld_cue_t *cue, shared_t *sh)
     sh->valid = 1;
 }
 
-/* One voice: its bindings now, and the SET that follows when they changed. */
-static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
+/* A cue whose gain the game's parameters move gets a modulation slot: while
+ * its bindings are shared (shared_of), one hl_mixer_mod_set per change moves
+ * every voice attached to it, each exactly as its own SET of gain would. */
+static int cue_moddable(const hld_cue_t *cue) {
+    int gain = 0;
+    for (uint32_t i = 0; i < cue->nbinds; i++) {
+        if (cue->binds[i].prop == HL_PROP_BLEND) return 0;
+        if (cue->binds[i].prop == HL_PROP_GAIN) gain = 1;
+    }
+    return gain;
+}
+
+/* Slots of cues without voices (released cues have none) go back. */
+static void mod_reclaim(hld_vm_t *vm) {
+    for (uint32_t c = 0; c < HLD_MAX_CUES; c++)
+        if (vm->cue_mod[c] && vm->cue_head[c] == HLD_NIL) {
+            hl_mixer_mod_free(vm->mx, vm->cue_mod[c]);
+            vm->cue_mod[c] = 0;
+        }
+}
+
+void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
+    const hld_cue_t *cue = v->cue;
+    if (!cue || v->pv.nlayers || !cue_moddable(cue)) return;
+    uint32_t c = cue->index;
+    if (!vm->cue_mod[c]) {
+        uint32_t mod = 0, gen = 0;
+        if (hl_mixer_mod_alloc(vm->mx, &mod, &gen) != 0) {
+            mod_reclaim(vm);
+            if (hl_mixer_mod_alloc(vm->mx, &mod, &gen) != 0) return; /* per voice, as before */
+        }
+        vm->cue_mod[c] = (uint16_t)mod;
+        vm->cue_mod_gen[c] = gen;
+        vm->cue_mod_db[c] = v->pv.pc.gain_db;
+    }
+    /* a voice whose bindings already add what the slot's next change will
+     * say (a value set, not evaluated yet) would take that change as a
+     * ramp to its own level: it stays off the slot (SETs of its own) */
+    if (v->pv.pc.gain_db != vm->cue_mod_db[c]) return;
+    v->p.mod = vm->cue_mod[c];
+    v->p.mod_gen = vm->cue_mod_gen[c];
+    v->p.mod_base = v->pv.base_gain;
+}
+
+static int on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
+    uint32_t c = v->cue->index;
+    return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
+}
+
+/* One voice: its bindings now, and the SET that follows when they changed.
+ * A voice on its cue's slot (slot: 1) takes its gain from the slot's factor:
+ * only the control side's copy follows (ranking, a later realisation). */
+static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh, int slot,
                       uint32_t ramp, uint64_t now_ns) {
     const hld_cue_t *cue = v->cue;
     uint64_t h = vm_handle_of(vm, v);
@@ -107,7 +158,10 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     hl_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.ramp_frames = ramp;
-    if (pc.gain_db != o->gain_db) {
+    if (pc.gain_db != o->gain_db && slot) {
+        float g = v->pv.base_gain * sh->gain, max = max_gain();
+        v->p.gain = g > max ? max : g;
+    } else if (pc.gain_db != o->gain_db) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
             float g = v->pv.base_gain * sh->gain, max = max_gain();
@@ -132,7 +186,10 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
             s.send_gain[i] =
                 v->pv.base_send[i] * (i < HL_VOICE_SENDS ? hl_db_to_lin(pc.send_db[i]) : 1.0f);
     }
-    if (!s.mask) return 0;
+    if (!s.mask) {
+        v->pv.pc = pc; /* the slot moved it, or nothing did */
+        return 0;
+    }
     if (hld_vm_set(vm, h, &s, now_ns) != 0) return -1; /* command ring full: next pass */
     v->pv.pc = pc;
     return 1;
@@ -152,10 +209,21 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
         if (!cues->cues[c]->nbinds) continue;
         shared_t sh;
         shared_of(P, cues->cues[c], &sh);
+        /* the cue's slot, once for all its voices on it (a full ring: they
+         * take their own SETs this pass) */
+        int slot = sh.valid && vm->cue_mod[c];
+        if (slot && sh.pc.gain_db != vm->cue_mod_db[c]) {
+            if (hl_mixer_mod_set(vm->mx, vm->cue_mod[c], sh.gain, max_gain(), ramp, now_ns) == 0) {
+                vm->cue_mod_db[c] = sh.pc.gain_db;
+                P->sets++;
+            } else {
+                slot = 0;
+            }
+        }
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            int r = eval_voice(vm, P, v, &sh, ramp, now_ns);
+            int r = eval_voice(vm, P, v, &sh, slot && on_slot(vm, v), ramp, now_ns);
             if (r > 0) sets++;
             if (r < 0) retry = 1;
         }
