@@ -206,6 +206,10 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
     P->evals++;
     const hld_cues_t *cues = vm->cues;
     for (uint32_t c = 0; c < cues->ncues; c++) {
+        if (vm->cue_mod[c] && vm->cue_head[c] == HLD_NIL) { /* no voices (or released) */
+            hl_mixer_mod_free(vm->mx, vm->cue_mod[c]);
+            vm->cue_mod[c] = 0;
+        }
         if (!cues->cues[c]->nbinds) continue;
         shared_t sh;
         shared_of(P, cues->cues[c], &sh);

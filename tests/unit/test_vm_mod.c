@@ -5,7 +5,7 @@
  * sample for sample, as by the SETs per voice it replaces (the path taken
  * when every slot is taken): a jump, a seek (ramped steps on the grid),
  * voices started while the value seeks, a voice leaving the slot for a
- * gain of its own.
+ * gain of its own; a cue without voices gives its slot back.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -196,9 +196,31 @@ static void test_slot_equals_sets(void **state) {
     teardown(&b);
 }
 
+/* A cue without voices gives its slot back at the next evaluation. */
+static void test_slot_reclaimed(void **state) {
+    (void)state;
+    rig_t r;
+    setup(&r, 0);
+    uint32_t mod, gen;
+    for (uint32_t i = 0; i + 1 < HL_MIX_MODS; i++)
+        assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), 0);
+    play(&r, 1.0f, 0.0f); /* takes the last slot */
+    play(&r, 0.5f, 0.0f);
+    periods(&r, 2);
+    assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), HELIOD_EBUSY);
+    for (uint32_t i = 0; i < r.nv; i++)
+        assert_int_equal(hld_vm_stop(r.vm, r.v[i], 0, HL_FADE_LINEAR, HL_END_STOPPED, r.now), 0);
+    periods(&r, 2);
+    speed(&r, 0.5f);
+    periods(&r, 2);
+    assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), 0);
+    teardown(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_equals_sets),
+        cmocka_unit_test(test_slot_reclaimed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
