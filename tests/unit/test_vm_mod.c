@@ -19,6 +19,7 @@
 
 #include "cues.h"
 #include "hl_mixer.h"
+#include "mix_helpers.h"
 #include "params.h"
 #include "sounds.h"
 #include "vm.h"
@@ -36,7 +37,7 @@ typedef struct {
     hld_params_t params;
     hld_vm_t *vm;
     hld_sound_t snd;
-    float *pcm;
+    hl_pcm_t *pcm;
     float *out; /* STEPS periods, stereo */
     uint64_t now, v[8];
     uint32_t nv, step;
@@ -57,15 +58,10 @@ static void setup(rig_t *r, int exhaust) {
     assert_non_null(r->mx);
     for (uint32_t mod, gen, i = 0; exhaust && i < HL_MIX_MODS; i++)
         assert_int_equal(hl_mixer_mod_alloc(r->mx, &mod, &gen), 0);
-    r->pcm = malloc(sizeof(float) * FRAMES);
+    r->pcm = test_pcm_sine(FRAMES, 1, 441.0 / RATE, 0.0, 0.1f);
     r->out = calloc(2 * (size_t)PERIOD * STEPS, sizeof(float));
-    uint64_t s = 777;
-    for (uint32_t i = 0; i < FRAMES; i++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        r->pcm[i] = (float)((double)(s >> 11) / (double)(1ull << 53) - 0.5) * 0.1f;
-    }
     snprintf(r->snd.name, sizeof r->snd.name, "noise");
-    r->snd.pcm = (hl_pcm_t){.data = r->pcm, .frames = FRAMES, .channels = 1, .finite = 1};
+    r->snd.pcm = *r->pcm;
     r->snd.source_rate = RATE;
     r->snd.src_frames = FRAMES;
     hld_cues_init(&r->cues, 1);
@@ -90,7 +86,7 @@ static void teardown(rig_t *r) {
     hld_cues_close(&r->cues);
     hld_params_close(&r->params);
     free(r->mem);
-    free(r->pcm);
+    test_pcm_free(r->pcm);
     free(r->out);
 }
 
@@ -98,29 +94,21 @@ static void teardown(rig_t *r) {
  * the bindings' contribution now folded in; 2D, panned by `pan`. */
 static void play(rig_t *r, float base, float pan) {
     hld_cue_t *cue = hld_cues_find(&r->cues, "engine");
-    hld_vm_play_t pl;
-    memset(&pl, 0, sizeof pl);
-    pl.cue = cue;
-    pl.snd = &r->snd;
-    pl.pv.bound = 1;
-    hld_params_contrib(&r->params, cue->binds, cue->nbinds, 0, 0, "", 0, 0, &pl.pv.pc);
-    pl.pv.base_gain = base;
-    pl.pv.base_pitch = 1.0f;
-    pl.p = (hl_voice_params_t){
-        .pcm = &r->snd.pcm,
-        .flags = HL_MIX_LOOP,
-        .gain = base * powf(10.0f, pl.pv.pc.gain_db / 20.0f),
-        .pan = pan,
-        .pitch = 1.0f,
-        .min_distance = 1,
-        .max_distance = 100,
-        .rolloff = 1,
-        .bus = HL_BUS_SFX,
+    hld_vm_play_t pl = {
+        .cue = cue,
+        .snd = &r->snd,
+        .pv = {.bound = 1, .base_gain = base, .base_pitch = 1.0f},
+        .p = test_params(&r->snd.pcm),
+        .owner = 1,
+        .rate = 1.0,
+        .len = FRAMES,
+        .le = FRAMES,
+        .loops = -1,
     };
-    pl.owner = 1;
-    pl.rate = 1.0;
-    pl.len = pl.le = FRAMES;
-    pl.loops = -1;
+    hld_params_contrib(&r->params, cue->binds, cue->nbinds, 0, 0, "", 0, 0, &pl.pv.pc);
+    pl.p.flags = HL_MIX_LOOP;
+    pl.p.gain = base * powf(10.0f, pl.pv.pc.gain_db / 20.0f);
+    pl.p.pan = pan;
     uint64_t st = 0;
     assert_int_equal(hld_vm_play(r->vm, &pl, r->now, &r->v[r->nv++], &st), 0);
 }
