@@ -12,6 +12,7 @@
  * most every HLD_PARAM_EVAL_MS while a value seeks.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -89,6 +90,10 @@ static void shared_of(const hld_params_t *P, const hld_cue_t *cue, shared_t *sh)
     sh->gain = hl_db_to_lin(sh->pc.gain_db);
     sh->valid = 1;
 }
+
+_Static_assert(offsetof(hld_pcontrib_t, cents) == sizeof(float) &&
+                   sizeof(hld_pcontrib_t) % sizeof(float) == 0,
+               "hld_pcontrib_t: gain_db, then the rest as one run of floats");
 
 /* A cue whose gain the game's parameters move gets a modulation slot: while
  * its bindings are shared (shared_of), one hl_mixer_mod_set per change moves
@@ -227,7 +232,16 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            int r = eval_voice(vm, P, v, &sh, slot && on_slot(vm, v), ramp, now_ns);
+            int on = slot && on_slot(vm, v);
+            if (on && v->pv.pc.gain_db != sh.pc.gain_db &&
+                memcmp(&v->pv.pc.cents, &sh.pc.cents, sizeof sh.pc - sizeof sh.pc.gain_db) == 0) {
+                /* the gain alone moved, by the slot: the control side's copy */
+                float g = v->pv.base_gain * sh.gain, max = max_gain();
+                v->p.gain = g > max ? max : g;
+                v->pv.pc.gain_db = sh.pc.gain_db;
+                continue;
+            }
+            int r = eval_voice(vm, P, v, &sh, on, ramp, now_ns);
             if (r > 0) sets++;
             if (r < 0) retry = 1;
         }
