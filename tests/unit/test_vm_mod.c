@@ -41,6 +41,7 @@ typedef struct {
     float *out; /* STEPS periods, stereo */
     uint64_t now, v[8];
     uint32_t nv, step;
+    int exhaust; /* every slot taken before */
 } rig_t;
 
 static void on_event(void *user, const hl_mix_event_t *ev) {
@@ -50,6 +51,7 @@ static void on_event(void *user, const hl_mix_event_t *ev) {
 
 static void setup(rig_t *r, int exhaust) {
     memset(r, 0, sizeof *r);
+    r->exhaust = exhaust;
     hl_mixer_config_t mc = {.rate = RATE, .voices = 16};
     size_t size = hl_mixer_size(&mc);
     r->mem = aligned_alloc(64, (size + 63) / 64 * 64);
@@ -136,6 +138,8 @@ static void scenario(rig_t *r) {
     periods(r, 10);
     play(r, 0.7f, 0.3f); /* while it seeks */
     play(r, 1.2f, -0.3f);
+    for (uint32_t i = 0; i < r->nv; i++) /* on the slot when there is one */
+        assert_int_equal(hld_vm_get(r->vm, r->v[i])->p.mod != 0, r->exhaust == 0);
     periods(r, 40);
     hl_voice_set_t s; /* voice 1 takes a gain of its own: off the slot */
     memset(&s, 0, sizeof s);
