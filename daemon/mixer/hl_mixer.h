@@ -319,6 +319,16 @@ typedef struct {
      * multiplying every send's level; both follow the listener it is heard
      * by, moved once a block (the filter glides, the sends ramp). n 0: none. */
     hl_dcurve_t dist_lp, dist_send;
+    /* appended (modulation slots): mod > 0 attaches the voice to modulation
+     * slot mod of generation mod_gen (hl_mixer_mod_alloc): each
+     * hl_mixer_mod_set of that slot sets the voice's gain to mod_base x the
+     * slot's factor, ramped exactly as a SET of that gain would be. A SET
+     * of gain detaches it (the control side's copy too, hl_voice_set_fields).
+     * 0: none (gain alone, as ever). A voice follows the slot's changes
+     * sent after its play (as it would the SETs sent after it); mod_seq is
+     * the mixer's (hl_mixer_play sets it; ignored on input). */
+    uint32_t mod, mod_gen, mod_seq;
+    float mod_base;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -427,6 +437,26 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
  * control side's copy of a voice's parameters follows a SET (the mixer's,
  * the voice manager's). No checks. */
 void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s);
+
+/* Modulation slots: one gain factor shared by the voices attached to it
+ * (hl_voice_params_t mod), so that a game parameter bound to the gain of a
+ * cue's voices costs one command per change, not a SET per voice.
+ * hl_mixer_mod_alloc takes a free slot (1..HL_MIX_MODS, and its generation
+ * for the voices' mod_gen): 0, or HELIOD_EBUSY when all are taken.
+ * hl_mixer_mod_free gives it back (voices still attached keep their gain
+ * and follow no later slot of that number: the generation differs).
+ * hl_mixer_mod_set, on hl_mixer_at's frame like any command: every voice
+ * attached to the slot then ramps its gain to min(mod_base x factor,
+ * max_gain) over ramp_frames, as a SET of that gain applied to each
+ * would (the audio thread pays one multiply and the gain ramp's start per
+ * voice, no command per voice). Returns 0, HELIOD_EINVAL (no such slot
+ * taken, factor or max_gain not >= 0) or HELIOD_EBUSY (command ring full).
+ * Main thread only. */
+#define HL_MIX_MODS 256
+int hl_mixer_mod_alloc(hl_mixer_t *m, uint32_t *mod, uint32_t *gen);
+void hl_mixer_mod_free(hl_mixer_t *m, uint32_t mod);
+int hl_mixer_mod_set(hl_mixer_t *m, uint32_t mod, float factor, float max_gain,
+                     uint32_t ramp_frames, uint64_t now_ns);
 
 /* A steady 2D voice keeps to the mixer's steady path through a SET of gain,
  * pan, filter or sends (its gain pair ramps per sample there). on = 0 sends

@@ -58,6 +58,7 @@ enum {
     HL_CMD_BUS_SEND, /* a bus send's level (its target is in the graph) */
     HL_CMD_BUNDLE,   /* header: the next u.bundle.n commands are one bundle (never split) */
     HL_CMD_CANCEL,   /* drop the scheduled commands tagged `owner` (hl_mixer_sched_cancel) */
+    HL_CMD_MOD,      /* a modulation slot's new factor (hl_mixer_mod_set) */
 };
 
 /* The bus tree as the audio thread runs it: children before parents. */
@@ -115,6 +116,12 @@ typedef struct {
         struct {
             uint32_t n; /* commands after this header */
         } bundle;
+        struct {
+            uint32_t mod, gen; /* the slot (1..HL_MIX_MODS) and its generation */
+            uint32_t seq;      /* its changes sent, this one included (mod_seq_ctl) */
+            float factor, max_gain;
+            uint32_t ramp_frames;
+        } mod;
     } u;
     uint64_t at_frame; /* engine frame to apply at; 0 = as soon as drained */
 } hl_cmd_t;
@@ -304,6 +311,9 @@ typedef struct {
     uint32_t htail; /* frames of convolver ring-out still to play after the source ended */
     hl_ramp_t lfe;  /* LFE send level (surround; 0 = none) */
     float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
+    /* modulation slot (hl_voice_params_t mod, mod_gen, mod_base); mod 0: none */
+    uint32_t mod, mod_gen, mod_seq;
+    float mod_base;
 } hl_rt_voice_t;
 
 /* RT state of a bus (index HL_MASTER: the master). */
@@ -393,6 +403,8 @@ struct hl_mixer {
      * ring. Graph changes are never scheduled (time_ops.c), so both counts
      * advance in the same order. */
     uint32_t bus_gen_ctl[HL_NUM_GAINS];
+    uint32_t mod_gen_ctl[HL_MIX_MODS]; /* modulation slots: generation, odd while taken */
+    uint32_t mod_seq_ctl[HL_MIX_MODS]; /* ... and changes sent (hl_mixer_mod_set) */
 
     /* rings */
     hl_ring_t cmd_ring;

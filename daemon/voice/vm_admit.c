@@ -292,6 +292,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     memcpy(v->post_user, pl->post_user, sizeof v->post_user);
     v->pv = pl->pv;
     v->p.tag = vm_handle_of(vm, v);
+    if (v->pv.bound) vm_mod_attach(vm, v);
     v->paused = (pl->p.flags & HL_MIX_PAUSED) != 0;
     v->rate = pl->rate;
     v->rate_base = pl->p.pitch > 0 ? pl->rate / pl->p.pitch : pl->rate;

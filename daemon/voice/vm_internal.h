@@ -49,6 +49,11 @@ struct hld_vm {
     uint64_t seq;
     uint32_t n_counted, n_real, n_fading, n_opening;
     uint32_t cue_head[HLD_MAX_CUES];
+    /* per cue: its modulation slot (hl_mixer_mod_alloc; 0: none), the slot's
+     * generation and the gain (dB) its factor was last set to (vm_params.c) */
+    uint16_t cue_mod[HLD_MAX_CUES];
+    uint32_t cue_mod_gen[HLD_MAX_CUES];
+    float cue_mod_db[HLD_MAX_CUES];
     uint32_t cat_head[HLD_MAX_CATEGORIES];
     uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
     uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */
@@ -88,6 +93,10 @@ static inline uint64_t vm_handle_of(const hld_vm_t *vm, const hld_lvoice_t *v) {
 static inline uint64_t vm_now_frame(const hld_vm_t *vm) {
     return hl_mixer_effect_frame(vm->mx);
 }
+
+/* vm_params.c: attaches a voice just admitted to its cue's modulation slot
+ * (taken on first need) when the cue's gain bindings may be shared. */
+void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v);
 
 /* ---- vm.c: the pool ---- */
 uint64_t vm_clock_ns(void); /* CLOCK_MONOTONIC, ns */

@@ -12,6 +12,7 @@
  * most every HLD_PARAM_EVAL_MS while a value seeks.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -108,9 +109,65 @@ static uint32_t bound_mask(const hld_cue_t *cue) {
     return m;
 }
 
+_Static_assert(offsetof(hld_pcontrib_t, cents) == sizeof(float) &&
+                   sizeof(hld_pcontrib_t) % sizeof(float) == 0,
+               "hld_pcontrib_t: gain_db, then the rest as one run of floats");
+
+/* A cue whose gain the game's parameters move gets a modulation slot: while
+ * its bindings are shared (shared_of), one hl_mixer_mod_set per change moves
+ * every voice attached to it, each exactly as its own SET of gain would. */
+static int cue_moddable(const hld_cue_t *cue) {
+    int gain = 0;
+    for (uint32_t i = 0; i < cue->nbinds; i++) {
+        if (cue->binds[i].prop == HL_PROP_BLEND) return 0;
+        if (cue->binds[i].prop == HL_PROP_GAIN) gain = 1;
+    }
+    return gain;
+}
+
+/* Slots of cues without voices (released cues have none) go back. */
+static void mod_reclaim(hld_vm_t *vm) {
+    for (uint32_t c = 0; c < HLD_MAX_CUES; c++)
+        if (vm->cue_mod[c] && vm->cue_head[c] == HLD_NIL) {
+            hl_mixer_mod_free(vm->mx, vm->cue_mod[c]);
+            vm->cue_mod[c] = 0;
+        }
+}
+
+void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
+    const hld_cue_t *cue = v->cue;
+    if (!cue || v->pv.nlayers || !cue_moddable(cue)) return;
+    uint32_t c = cue->index;
+    if (!vm->cue_mod[c]) {
+        uint32_t mod = 0, gen = 0;
+        if (hl_mixer_mod_alloc(vm->mx, &mod, &gen) != 0) {
+            mod_reclaim(vm);
+            if (hl_mixer_mod_alloc(vm->mx, &mod, &gen) != 0) return; /* per voice, as before */
+        }
+        vm->cue_mod[c] = (uint16_t)mod;
+        vm->cue_mod_gen[c] = gen;
+        vm->cue_mod_db[c] = v->pv.pc.gain_db;
+    }
+    /* a voice whose bindings already add what the slot's next change will
+     * say (a value set, not evaluated yet) would take that change as a
+     * ramp to its own level: it stays off the slot (SETs of its own) */
+    if (v->pv.pc.gain_db != vm->cue_mod_db[c]) return;
+    v->p.mod = vm->cue_mod[c];
+    v->p.mod_gen = vm->cue_mod_gen[c];
+    v->p.mod_base = v->pv.base_gain;
+}
+
+static int on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
+    uint32_t c = v->cue->index;
+    return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
+}
+
 /* One voice: its bindings now, and the SET that follows when they changed
- * (or, forced, the fields in `force` whatever they were). */
-static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
+ * (or, forced, the fields in `force` whatever they were). A voice on its
+ * cue's slot (slot: 1, never in a forced pass) takes its gain from the
+ * slot's factor: only the control side's copy follows (ranking, a later
+ * realisation). */
+static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh, int slot,
                       uint32_t ramp, uint32_t force, uint64_t now_ns) {
     const hld_cue_t *cue = v->cue;
     uint64_t h = vm_handle_of(vm, v);
@@ -126,7 +183,10 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     hl_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.ramp_frames = ramp;
-    if (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN)) {
+    if (pc.gain_db != o->gain_db && slot) {
+        float g = v->pv.base_gain * sh->gain, max = max_gain();
+        v->p.gain = g > max ? max : g;
+    } else if (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN)) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
             float g = v->pv.base_gain * sh->gain, max = max_gain();
@@ -153,7 +213,10 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
             s.send_gain[i] =
                 v->pv.base_send[i] * (i < HL_VOICE_SENDS ? hl_db_to_lin(pc.send_db[i]) : 1.0f);
     }
-    if (!s.mask) return 0;
+    if (!s.mask) {
+        v->pv.pc = pc; /* the slot moved it, or nothing did */
+        return 0;
+    }
     if (hld_vm_set(vm, h, &s, now_ns) != 0) return -1; /* command ring full: next pass */
     v->pv.pc = pc;
     return 1;
@@ -170,14 +233,39 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
     P->evals++;
     const hld_cues_t *cues = vm->cues;
     for (uint32_t c = 0; c < cues->ncues; c++) {
+        if (vm->cue_mod[c] && vm->cue_head[c] == HLD_NIL) { /* no voices (or released) */
+            hl_mixer_mod_free(vm->mx, vm->cue_mod[c]);
+            vm->cue_mod[c] = 0;
+        }
         if (!cues->cues[c]->nbinds) continue;
         shared_t sh;
         shared_of(P, cues->cues[c], &sh);
         uint32_t force = P->force ? bound_mask(cues->cues[c]) : 0;
+        /* the cue's slot, once for all its voices on it (a full ring: they
+         * take their own SETs this pass; a forced pass sends each voice its
+         * own, which takes it off the slot) */
+        int slot = sh.valid && vm->cue_mod[c] && !force;
+        if (slot && sh.pc.gain_db != vm->cue_mod_db[c]) {
+            if (hl_mixer_mod_set(vm->mx, vm->cue_mod[c], sh.gain, max_gain(), ramp, now_ns) == 0) {
+                vm->cue_mod_db[c] = sh.pc.gain_db;
+                P->sets++;
+            } else {
+                slot = 0;
+            }
+        }
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            int r = eval_voice(vm, P, v, &sh, ramp, force, now_ns);
+            int on = slot && on_slot(vm, v);
+            if (on && v->pv.pc.gain_db != sh.pc.gain_db &&
+                memcmp(&v->pv.pc.cents, &sh.pc.cents, sizeof sh.pc - sizeof sh.pc.gain_db) == 0) {
+                /* the gain alone moved, by the slot: the control side's copy */
+                float g = v->pv.base_gain * sh.gain, max = max_gain();
+                v->p.gain = g > max ? max : g;
+                v->pv.pc.gain_db = sh.pc.gain_db;
+                continue;
+            }
+            int r = eval_voice(vm, P, v, &sh, on, ramp, force, now_ns);
             if (r > 0) sets++;
             if (r < 0) retry = 1;
         }

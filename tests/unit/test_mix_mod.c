@@ -1,0 +1,176 @@
+/*
+ * test_mix_mod.c - modulation slots (hl_mixer_mod_alloc / _set): the
+ * voices attached to a slot follow its factor sample for sample as they
+ * would follow one SET of gain each (2D and 3D voices, the gain cap, a
+ * voice started while the slot ramps, a voice that took a gain of its own
+ * and left), and a freed slot's voices follow no later slot of its number.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hl_limits.h"
+#include "mix_helpers.h"
+
+#define LEVEL 0.5f
+#define TOTAL 4096u
+#define BLK   256u
+#define CAP   0.6f /* the gain cap (HL_MAX_GAIN_DB's part) */
+#define F0    0.5f
+#define F1    0.9f
+#define F2    0.2f
+
+static const float base[3] = {0.8f, 0.5f, 0.7f}; /* the voices' own gains */
+
+typedef struct {
+    hl_mixer_t *m;
+    uint32_t mod, gen; /* 0: the per-voice path */
+    uint64_t v[3];
+    int on[3]; /* follows the factor */
+    uint64_t now;
+    float *out;
+    uint32_t done;
+} rig_t;
+
+static float capped(float g) {
+    return g > CAP ? CAP : g;
+}
+
+static void start(rig_t *r, int i, hl_voice_params_t p, float f) {
+    p.gain = capped(base[i] * f);
+    if (r->mod) {
+        p.mod = r->mod;
+        p.mod_gen = r->gen;
+        p.mod_base = base[i];
+    }
+    assert_int_equal(hl_mixer_play(r->m, &p, r->now, &r->v[i], NULL), 0);
+    r->on[i] = 1;
+}
+
+/* The factor becomes f on frame `at`, ramped over `ramp` frames. */
+static void change(rig_t *r, float f, uint32_t ramp, uint64_t at) {
+    hl_mixer_at(r->m, at);
+    if (r->mod) {
+        assert_int_equal(hl_mixer_mod_set(r->m, r->mod, f, CAP, ramp, r->now), 0);
+    } else {
+        for (int i = 0; i < 3; i++) {
+            if (!r->on[i]) continue;
+            hl_voice_set_t s;
+            memset(&s, 0, sizeof s);
+            s.mask = HL_MIX_SET_GAIN;
+            s.gain = capped(base[i] * f);
+            s.ramp_frames = ramp;
+            assert_int_equal(hl_mixer_set(r->m, r->v[i], &s, r->now), 0);
+        }
+    }
+    hl_mixer_at(r->m, 0);
+}
+
+static void render_to(rig_t *r, uint32_t frame) {
+    test_render(r->m, r->out + 2 * (size_t)r->done, frame - r->done, BLK, &r->now);
+    r->done = frame;
+}
+
+/* One scenario, through the slot (shared) or by SETs per voice. */
+static void run(rig_t *r, int shared, const hl_pcm_t *dc) {
+    memset(r, 0, sizeof *r);
+    r->m = test_mixer_new(8, 0);
+    r->out = calloc(2 * (size_t)TOTAL, sizeof(float));
+    if (shared) assert_int_equal(hl_mixer_mod_alloc(r->m, &r->mod, &r->gen), 0);
+    hl_voice_params_t p = test_params(dc);
+    p.flags |= HL_MIX_LOOP;
+    p.pan = -1.0f; /* 2D, left only */
+    start(r, 0, p, F0);
+    hl_voice_params_t q = p; /* 3D, 2 m straight ahead: both sides alike */
+    q.flags |= HL_MIX_3D;
+    q.pos[2] = -2.0f;
+    q.model = HL_MIX_DIST_INVERSE;
+    start(r, 1, q, F0);
+    render_to(r, 512);
+    change(r, F1, 1000, 600); /* voice 0 reaches the cap */
+    render_to(r, 1024);
+    start(r, 2, p, F1); /* mid-ramp: starts at the value the control side has */
+    render_to(r, 2048);
+    /* voice 1 takes a gain of its own: off the slot */
+    hl_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = HL_MIX_SET_GAIN;
+    s.gain = 0.3f;
+    s.ramp_frames = 64;
+    hl_mixer_at(r->m, 2100);
+    assert_int_equal(hl_mixer_set(r->m, r->v[1], &s, r->now), 0);
+    hl_mixer_at(r->m, 0);
+    r->on[1] = 0;
+    change(r, F2, 500, 2200);
+    render_to(r, TOTAL);
+}
+
+static void test_slot_matches_sets(void **state) {
+    (void)state;
+    hl_pcm_t *dc = test_pcm_dc(1000, 1, LEVEL);
+    rig_t a, b;
+    run(&a, 1, dc);
+    run(&b, 0, dc);
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)TOTAL * sizeof(float)), 0);
+    /* and the factor did move them: at the end, left - right is voices 0
+     * and 2 (2D, left) at F2; voice 1 (3D, centre) cancels out */
+    const float *e = a.out + 2 * (size_t)(TOTAL - 1);
+    assert_true(fabsf((e[0] - e[1]) - LEVEL * (base[0] + base[2]) * F2) < 1e-5f);
+    /* mid-way (frame 1700: the ramp over, voices 0 and 2 capped) */
+    const float *mid = a.out + 2 * 1700;
+    assert_true(fabsf((mid[0] - mid[1]) - LEVEL * (CAP + capped(base[2] * F1))) < 1e-5f);
+    /* a freed slot's voices follow no later slot of its number */
+    hl_mixer_mod_free(a.m, a.mod);
+    assert_int_equal(hl_mixer_mod_set(a.m, a.mod, 1.0f, CAP, 0, a.now), HELIOD_EINVAL);
+    uint32_t mod2 = 0, gen2 = 0;
+    assert_int_equal(hl_mixer_mod_alloc(a.m, &mod2, &gen2), 0);
+    assert_int_equal(mod2, a.mod);
+    assert_true(gen2 != a.gen);
+    assert_int_equal(hl_mixer_mod_set(a.m, mod2, 1.0f, CAP, 0, a.now), 0);
+    test_render(a.m, a.out, 2 * BLK, BLK, &a.now);
+    e = a.out + 2 * (size_t)(2 * BLK - 1);
+    assert_true(fabsf((e[0] - e[1]) - LEVEL * (base[0] + base[2]) * F2) < 1e-5f);
+    for (int k = 0; k < 2; k++) {
+        rig_t *r = k ? &b : &a;
+        test_mixer_free(r->m);
+        free(r->out);
+    }
+    test_pcm_free(dc);
+}
+
+static void test_slot_limits(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(2, 0);
+    uint32_t mod = 0, gen = 0, n = 0;
+    while (hl_mixer_mod_alloc(m, &mod, &gen) == 0)
+        n++;
+    assert_int_equal(n, HL_MIX_MODS);
+    assert_int_equal(hl_mixer_mod_set(m, 0, 1.0f, CAP, 0, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_mod_set(m, HL_MIX_MODS + 1, 1.0f, CAP, 0, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_mod_set(m, 1, -1.0f, CAP, 0, 0), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_mod_set(m, 1, NAN, CAP, 0, 0), HELIOD_EINVAL);
+    hl_mixer_mod_free(m, 7);
+    assert_int_equal(hl_mixer_mod_alloc(m, &mod, &gen), 0);
+    assert_int_equal(mod, 7);
+    hl_pcm_t *dc = test_pcm_dc(100, 1, LEVEL);
+    hl_voice_params_t p = test_params(dc);
+    p.mod = HL_MIX_MODS + 1;
+    uint64_t v = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), HELIOD_EINVAL);
+    test_mixer_free(m);
+    test_pcm_free(dc);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slot_matches_sets),
+        cmocka_unit_test(test_slot_limits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

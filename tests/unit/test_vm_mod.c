@@ -1,0 +1,218 @@
+/*
+ * test_vm_mod.c - a cue's gain bound to a global parameter moves its voices
+ * through the cue's modulation slot (daemon/voice/vm_params.c): one mixer
+ * command per change instead of a SET per voice, and the mix is the same,
+ * sample for sample, as by the SETs per voice it replaces (the path taken
+ * when every slot is taken): a jump, a seek (ramped steps on the grid),
+ * voices started while the value seeks, a voice leaving the slot for a
+ * gain of its own; a cue without voices gives its slot back.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cues.h"
+#include "hl_mixer.h"
+#include "mix_helpers.h"
+#include "params.h"
+#include "sounds.h"
+#include "vm.h"
+
+#define RATE   48000u
+#define PERIOD 256u
+#define FRAMES 48000u
+#define NS     1000000000ull
+#define STEPS  96u
+
+typedef struct {
+    void *mem;
+    hl_mixer_t *mx;
+    hld_cues_t cues;
+    hld_params_t params;
+    hld_vm_t *vm;
+    hld_sound_t snd;
+    hl_pcm_t *pcm;
+    float *out; /* STEPS periods, stereo */
+    uint64_t now, v[8];
+    uint32_t nv, step;
+    int exhaust; /* every slot taken before */
+} rig_t;
+
+static void on_event(void *user, const hl_mix_event_t *ev) {
+    rig_t *r = user;
+    if (ev->type != HL_MIX_EV_STREAM_RETIRED) hld_vm_on_mix_event(r->vm, ev);
+}
+
+static void setup(rig_t *r, int exhaust) {
+    memset(r, 0, sizeof *r);
+    r->exhaust = exhaust;
+    hl_mixer_config_t mc = {.rate = RATE, .voices = 16};
+    size_t size = hl_mixer_size(&mc);
+    r->mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    assert_non_null(r->mem);
+    r->mx = hl_mixer_init(r->mem, size, &mc);
+    assert_non_null(r->mx);
+    for (uint32_t mod, gen, i = 0; exhaust && i < HL_MIX_MODS; i++)
+        assert_int_equal(hl_mixer_mod_alloc(r->mx, &mod, &gen), 0);
+    r->pcm = test_pcm_sine(FRAMES, 1, 441.0 / RATE, 0.0, 0.1f);
+    r->out = calloc(2 * (size_t)PERIOD * STEPS, sizeof(float));
+    snprintf(r->snd.name, sizeof r->snd.name, "noise");
+    r->snd.pcm = *r->pcm;
+    r->snd.source_rate = RATE;
+    r->snd.src_frames = FRAMES;
+    hld_cues_init(&r->cues, 1);
+    assert_int_equal(hld_params_init(&r->params), 0);
+    r->cues.params = &r->params;
+    static const char sheet[] = "[parameter speed] 0 1 0 4\n"
+                                "[cue engine]\nsound = noise\nloop = true\n"
+                                "bind = speed gain 0:-12 0.5:-3:scurve 1:0\n";
+    char err[256];
+    assert_int_equal(
+        hld_cues_load_mem(&r->cues, "t", sheet, strlen(sheet), NULL, NULL, err, sizeof err), 0);
+    hld_vm_config_t vc = {
+        .logical = 16, .floor_db = HLD_VM_FLOOR_DB, .rate = RATE, .period = PERIOD};
+    hld_vm_ops_t ops = {.user = r};
+    r->vm = hld_vm_create(&vc, r->mx, &r->cues, &ops);
+    assert_non_null(r->vm);
+    r->now = NS;
+}
+
+static void teardown(rig_t *r) {
+    hld_vm_destroy(r->vm);
+    hld_cues_close(&r->cues);
+    hld_params_close(&r->params);
+    free(r->mem);
+    test_pcm_free(r->pcm);
+    free(r->out);
+}
+
+/* A voice of the cue as the daemon's build_play makes one: own gain `base`,
+ * the bindings' contribution now folded in; 2D, panned by `pan`. */
+static void play(rig_t *r, float base, float pan) {
+    hld_cue_t *cue = hld_cues_find(&r->cues, "engine");
+    hld_vm_play_t pl = {
+        .cue = cue,
+        .snd = &r->snd,
+        .pv = {.bound = 1, .base_gain = base, .base_pitch = 1.0f},
+        .p = test_params(&r->snd.pcm),
+        .owner = 1,
+        .rate = 1.0,
+        .len = FRAMES,
+        .le = FRAMES,
+        .loops = -1,
+    };
+    hld_params_contrib(&r->params, cue->binds, cue->nbinds, 0, 0, "", 0, 0, &pl.pv.pc);
+    pl.p.flags = HL_MIX_LOOP;
+    pl.p.gain = base * powf(10.0f, pl.pv.pc.gain_db / 20.0f);
+    pl.p.pan = pan;
+    uint64_t st = 0;
+    assert_int_equal(hld_vm_play(r->vm, &pl, r->now, &r->v[r->nv++], &st), 0);
+}
+
+static void periods(rig_t *r, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++, r->step++) {
+        r->now += (uint64_t)PERIOD * NS / RATE;
+        hld_vm_tick(r->vm, r->now);
+        hld_vm_params_tick(r->vm, &r->params, r->now);
+        hl_mixer_process_rt(r->mx, r->out + 2 * (size_t)PERIOD * r->step, PERIOD, r->now);
+        hl_mixer_poll(r->mx, on_event, r);
+    }
+}
+
+static void speed(rig_t *r, float v) {
+    hld_param_t *p = hld_params_find(&r->params, "speed");
+    assert_int_equal(hld_params_set(&r->params, p, HL_PSCOPE_GLOBAL, 0, NULL, v, 1), 0);
+}
+
+static void scenario(rig_t *r) {
+    for (int i = 0; i < 5; i++)
+        play(r, i % 2 ? 0.5f : 1.0f, -0.8f + 0.4f * (float)i);
+    periods(r, 8);
+    speed(r, 1.0f); /* seeks over 0.25 s: ramped steps */
+    periods(r, 10);
+    play(r, 0.7f, 0.3f); /* while it seeks */
+    play(r, 1.2f, -0.3f);
+    for (uint32_t i = 0; i < r->nv; i++) /* on the slot when there is one */
+        assert_int_equal(hld_vm_get(r->vm, r->v[i])->p.mod != 0, r->exhaust == 0);
+    periods(r, 40);
+    hl_voice_set_t s; /* voice 1 takes a gain of its own: off the slot */
+    memset(&s, 0, sizeof s);
+    s.mask = HL_MIX_SET_GAIN;
+    s.gain = 0.25f;
+    s.ramp_frames = 64;
+    hld_vm_params_user_set(r->vm, r->v[1], &s);
+    assert_int_equal(hld_vm_set(r->vm, r->v[1], &s, r->now), 0);
+    periods(r, 6);
+    speed(r, 0.2f);
+    periods(r, STEPS - r->step);
+}
+
+static double rms(const float *x, size_t n) {
+    double a = 0;
+    for (size_t i = 0; i < n; i++)
+        a += (double)x[i] * x[i];
+    return sqrt(a / (double)n);
+}
+
+static void test_slot_equals_sets(void **state) {
+    (void)state;
+    rig_t a, b;
+    setup(&a, 0);
+    scenario(&a);
+    setup(&b, 1); /* every slot taken: SETs per voice */
+    scenario(&b);
+    assert_int_equal(hld_vm_real_count(a.vm), 7);
+    for (size_t i = 0; i < 2 * (size_t)PERIOD * STEPS; i++)
+        if (a.out[i] != b.out[i]) {
+            print_message("DIFF at frame %zu ch %zu: %.9g %.9g sets %llu %llu\n", i / 2, i % 2,
+                          a.out[i], b.out[i], (unsigned long long)a.params.sets,
+                          (unsigned long long)b.params.sets);
+            break;
+        }
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)PERIOD * STEPS * sizeof(float)), 0);
+    /* one command per change on the slot (and the SETs of the voice that
+     * left it); a SET per voice (5 to 7) and change without */
+    assert_true(a.params.sets > 0);
+    assert_true(b.params.sets >= 4 * a.params.sets);
+    /* and the parameter moved the mix: -12 dB at the start, about 0 at 1 */
+    double lo = rms(a.out + 2 * PERIOD * 4, 2 * PERIOD);
+    double top = rms(a.out + 2 * PERIOD * 50, 2 * PERIOD);
+    assert_true(top > 2.5 * lo);
+    teardown(&a);
+    teardown(&b);
+}
+
+/* A cue without voices gives its slot back at the next evaluation. */
+static void test_slot_reclaimed(void **state) {
+    (void)state;
+    rig_t r;
+    setup(&r, 0);
+    uint32_t mod, gen;
+    for (uint32_t i = 0; i + 1 < HL_MIX_MODS; i++)
+        assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), 0);
+    play(&r, 1.0f, 0.0f); /* takes the last slot */
+    play(&r, 0.5f, 0.0f);
+    periods(&r, 2);
+    assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), HELIOD_EBUSY);
+    for (uint32_t i = 0; i < r.nv; i++)
+        assert_int_equal(hld_vm_stop(r.vm, r.v[i], 0, HL_FADE_LINEAR, HL_END_STOPPED, r.now), 0);
+    periods(&r, 2);
+    speed(&r, 0.5f);
+    periods(&r, 2);
+    assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), 0);
+    teardown(&r);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slot_equals_sets),
+        cmocka_unit_test(test_slot_reclaimed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
