@@ -21,6 +21,7 @@
  * a stack block.
  */
 #include "mix_kernels.h"
+#include "mix_kernels_avx512.h"
 
 #include "hl_limits.h"
 #include "hl_simd.h"
@@ -49,13 +50,6 @@ int hl_simd_level(void) {
 }
 
 #define HL_RESTRICT __restrict__
-
-/* 1 when the gain pair is flat over the run (the steady state of a voice):
- * the kernels then skip the per-sample ramp polynomial, which gives the
- * same values (g0 + k * 0). */
-static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
-    return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
-}
 
 #define HL_KERNEL_BODIES(SUFFIX, ATTR)                                                             \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
@@ -632,20 +626,11 @@ HL_STEREO_MIX_AVX2(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
 
 /* ---- AVX-512 ---------------------------------------------------------------
- * The linear mono kernel and the plain mono mix at sixteen lanes (the
- * other pitched kernels follow, in one loop body). At
- * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
- * right-hand taps lie within 32 frames of the first lane's index, so two
- * unaligned loads and two two-source permutes replace the gathers. At
- * step <= HL_AVX512_SINGLE (the common case) lane offsets stay within 0..15,
- * and each tap is a one-source permute (vpermps) of a load at s + i0 or
- * s + i0 + 1: a load more, vector adds fewer (bench/README.md, issue 28). */
-#define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
-#define HL_AVX512_LANES  16
-#define HL_AVX512_WINDOW 32    /* frames the two loads cover */
-#define HL_AVX512_NARROW 1.75f /* 15 * step + 2 stays below HL_AVX512_WINDOW */
-#define HL_AVX512_SINGLE 1.0f  /* 15 * step + 1 stays below 17 */
-
+ * The plain mono mix and every fused pitched kernel at sixteen lanes: the
+ * mono ones (linear and Catmull-Rom) in mix_kernels_avx512.c, the stereo
+ * ones below in one loop body. At step <= HL_AVX512_NARROW the positions
+ * of an iteration and their taps lie within a 32-frame window, so
+ * unaligned loads and two-source permutes replace the gathers. */
 HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                            const float *HL_RESTRICT s, uint32_t n,
                                            const hl_gain_ramp_t *g) {
@@ -666,92 +651,27 @@ HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_REST
     }
 }
 
-HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
-interp_mix_mono_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                            const float *HL_RESTRICT s, uint32_t avail, uint32_t n, float f0,
-                            float step, const hl_gain_ramp_t *g, const int flat) {
-    const __m512 iota = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
-                                       10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
-    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
-    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
-    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
-    const __m512i ione = _mm512_set1_epi32(1);
-    /* single: each lane's taps at offsets rel and rel + 1 from lane 0's
-     * index, rel <= 15, read from two 16-frame loads one frame apart */
-    const int narrow = step <= HL_AVX512_NARROW, single = step <= HL_AVX512_SINGLE;
-    const __m512i last = _mm512_set1_epi32(single ? HL_AVX512_LANES - 1 : HL_AVX512_WINDOW - 2);
-    const uint32_t span = single ? HL_AVX512_LANES + 1 : HL_AVX512_WINDOW;
-    const __m512 vsixteen = _mm512_set1_ps((float)HL_AVX512_LANES);
-    __m512 kf = iota;
-    float t0 = 0.0f; /* t as a float, exact (lane 0 of kf) */
-    uint32_t t = 0;
-    for (; t + HL_AVX512_LANES <= n;
-         t += HL_AVX512_LANES, kf = _mm512_add_ps(kf, vsixteen), t0 += (float)HL_AVX512_LANES) {
-        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
-        __m512i i = _mm512_cvttps_epi32(x);
-        __m512 a, b, f;
-        if (narrow) {
-            /* lane 0's index from the same single rounding in the scalar
-             * unit: no vector-to-register move on the load's address path */
-            int i0 = (int)__builtin_fmaf(t0, step, f0);
-            if ((uint32_t)i0 + span > avail)
-                break; /* the window would leave the buffer: finish in scalar */
-            __m512i b0 = _mm512_set1_epi32(i0);
-            __m512i ic = _mm512_min_epi32(i, _mm512_add_epi32(b0, last)); /* clamped index */
-            __m512i rel = _mm512_sub_epi32(ic, b0);
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(ic));
-            if (single) { /* two loads, two one-source permutes (vpermps) */
-                a = _mm512_permutexvar_ps(rel, _mm512_loadu_ps(s + i0));
-                b = _mm512_permutexvar_ps(rel, _mm512_loadu_ps(s + i0 + 1));
-            } else {
-                __m512 w0 = _mm512_loadu_ps(s + i0), w1 = _mm512_loadu_ps(s + i0 + HL_AVX512_LANES);
-                a = _mm512_permutex2var_ps(w0, rel, w1);
-                b = _mm512_permutex2var_ps(w0, _mm512_add_epi32(rel, ione), w1);
-            }
-        } else {
-            a = _mm512_i32gather_ps(i, s, sizeof(float));
-            b = _mm512_i32gather_ps(i, s + 1, sizeof(float));
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
-        }
-        __m512 v = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
-        __m512 gl = l0, gr = r0;
-        if (!flat) {
-            __m512 k = _mm512_add_ps(kf, one);
-            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
-            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
-        }
-        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, gl, _mm512_loadu_ps(al + t)));
-        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, gr, _mm512_loadu_ps(ar + t)));
-    }
-    return t;
-}
-
+/* The fused mono kernels: the vector loops of mix_kernels_avx512.c, the
+ * AVX2 build's scalar tails. */
 HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                                   const float *HL_RESTRICT s, uint32_t avail,
                                                   uint32_t n, float f0, float step,
                                                   const hl_gain_ramp_t *g) {
-    uint32_t t = hl_gain_is_const(g)
-                     ? interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 1)
-                     : interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 0);
+    uint32_t t = hl_interp_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
     interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 
-/* Catmull-Rom at sixteen lanes: the same fused multiply-adds in the same
- * order as catmull_rom_avx2, so both give identical lanes. */
-HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
-catmull_rom_avx512(__m512 a, __m512 b, __m512 c, __m512 d, __m512 f) {
-    const __m512 two = _mm512_set1_ps(2.0f), three = _mm512_set1_ps(3.0f);
-    const __m512 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f);
-    __m512 p1 = _mm512_sub_ps(c, a);
-    __m512 p2 = _mm512_fmadd_ps(two, a, _mm512_fmsub_ps(four, c, _mm512_fmadd_ps(five, b, d)));
-    __m512 p3 = _mm512_fmadd_ps(three, _mm512_sub_ps(b, c), _mm512_sub_ps(d, a));
-    __m512 inner = _mm512_fmadd_ps(f, _mm512_fmadd_ps(f, p3, p2), p1);
-    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), f), inner, b);
+HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                                 const float *HL_RESTRICT s, uint32_t avail,
+                                                 uint32_t n, float f0, float step,
+                                                 const hl_gain_ramp_t *g) {
+    uint32_t t = hl_cubic_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
+    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 
 /*
- * The pitched kernels at sixteen lanes: mono Catmull-Rom, and interleaved
- * stereo (linear and Catmull-Rom, 2D and downmixed). Sixteen positions at
+ * The interleaved stereo pitched kernels at sixteen lanes (linear and
+ * Catmull-Rom, 2D and downmixed; the mono loop is stereo = 0). Sixteen positions at
  * step <= HL_AVX512_NARROW and their taps lie within 32 frames of the first
  * lane's first tap, so each tap is one two-source permute of a 32-frame
  * window (mono: two loads; stereo: four loads split into left and right
@@ -864,14 +784,6 @@ pitched_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *H
                 ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0) \
                 : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN,    \
                                       1)))
-
-HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                                                 const float *HL_RESTRICT s, uint32_t avail,
-                                                 uint32_t n, float f0, float step,
-                                                 const hl_gain_ramp_t *g) {
-    uint32_t t = HL_PITCHED_AVX512(0, 1, 0);
-    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
-}
 
 #define HL_STEREO_MIX_AVX512(NAME, CUBIC, DOWN)                                                    \
     HL_AVX512_ATTR static void NAME##_avx512(                                                      \
