@@ -11,7 +11,8 @@
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and
- * the pitch-1 stereo mixes) is the AVX2 set. On a machine without AVX-512,
+ * the pitch-1 stereo mixes) is the AVX2 set; the mono pitched loops live in
+ * mix_kernels_avx512.c. On a machine without AVX-512,
  * scripts/avx512-emu.sh runs their tests on an emulated CPU.
  * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
  * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
@@ -808,21 +809,17 @@ static const hl_mix_kernels_t kernels_avx512 = {
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured
- * (bench/mix -r worst, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 1024 voices,
- * medians of 5: 25.1 k vs 22.6 k voice-seconds per CPU second): the AVX2
- * cubic mono kernel, whose 8-lane gathers beat the 16-lane permutes that
- * Zen 4 splits into two 256-bit halves; AVX-512 everywhere else (the linear
- * pitched mono kernel measured faster). HELIOD_ISA=avx512 takes the strict
- * table above, so the two can be compared on other hardware. */
-static const hl_mix_kernels_t kernels_avx512_best = {
-    mix_mono_avx512,           mix_stereo_avx2,          mix_downmix_avx2,
-    interp_mono_avx2,          interp_stereo_avx2,       interp_downmix_avx2,
-    interp_mix_mono_avx512,    mix_planar_avx2,          cubic_mono_avx2,
-    cubic_stereo_avx2,         cubic_downmix_avx2,       cubic_mix_mono_avx2,
-    cubic_mix_stereo_avx512,   cubic_mix_downmix_avx512, interp_mix_stereo_avx512,
-    interp_mix_downmix_avx512,
-};
-const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512_best;
+ * (bench/kernels, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 2026-12-02, best
+ * of 7 rounds, ns per 256-frame call with the source in cache, flat gains):
+ * linear mono 53 vs 86, Catmull-Rom mono 90 vs 123, linear stereo 98 vs
+ * 130, Catmull-Rom stereo 257 vs 317, downmixed 109 vs 141 and 222 vs 328;
+ * with 1024 voices' sources out of cache the 16-lane mono kernels win too
+ * (149 vs 215, 166 vs 240). So it is the AVX-512 table: the AVX2 Catmull-Rom
+ * mono kernel it took before (its gathers beat the older 16-lane loop) is
+ * now the slower one. The pointer stays so that a CPU where one kernel
+ * measures faster at eight lanes can take it; HELIOD_ISA=avx2 and avx512
+ * compare the two. */
+const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512;
 
 int hl_mix_kernels_avx512_usable(void) {
     return hl_simd_level() >= HL_SIMD_AVX512;
