@@ -11,7 +11,7 @@
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and
- * the pitch-1 stereo mixes) is the AVX2 set; the mono pitched loops live in
+ * the pitch-1 stereo mixes) is the AVX2 set; the pitched loops live in
  * mix_kernels_avx512.c. On a machine without AVX-512,
  * scripts/avx512-emu.sh runs their tests on an emulated CPU.
  * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
@@ -627,11 +627,9 @@ HL_STEREO_MIX_AVX2(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
 
 /* ---- AVX-512 ---------------------------------------------------------------
- * The plain mono mix and every fused pitched kernel at sixteen lanes: the
- * mono ones (linear and Catmull-Rom) in mix_kernels_avx512.c, the stereo
- * ones below in one loop body. At step <= HL_AVX512_NARROW the positions
- * of an iteration and their taps lie within a 32-frame window, so
- * unaligned loads and two-source permutes replace the gathers. */
+ * The plain mono mix and every fused pitched kernel at sixteen lanes; the
+ * pitched kernels' vector loops are in mix_kernels_avx512.c, their scalar
+ * tails the AVX2 build's. */
 HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                            const float *HL_RESTRICT s, uint32_t n,
                                            const hl_gain_ramp_t *g) {
@@ -671,128 +669,12 @@ HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *H
     if (t < n) cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 
-/*
- * The interleaved stereo pitched kernels at sixteen lanes (linear and
- * Catmull-Rom, 2D and downmixed; the mono loop is stereo = 0). Sixteen positions at
- * step <= HL_AVX512_NARROW and their taps lie within 32 frames of the first
- * lane's first tap, so each tap is one two-source permute of a 32-frame
- * window (mono: two loads; stereo: four loads split into left and right
- * halves by four permutes). Faster steps gather. `flat`, `cubic`, `down`
- * and `wide` (gather) are constants in each instance.
- */
-HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
-pitched_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
-                    uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                    const int flat, const int stereo, const int cubic, const int down,
-                    const int wide) {
-    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
-    const __m512 half = _mm512_set1_ps(0.5f), sixteen = _mm512_set1_ps((float)HL_AVX512_LANES);
-    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
-    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
-    const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
-    /* the window holds frames i0 + first .. i0 + first + 31; lane offsets
-     * from i0 are clamped so that every tap stays inside it */
-    const __m512i last = _mm512_set1_epi32(HL_AVX512_WINDOW - taps);
-    const __m512i evens =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
-    const uint32_t span = (uint32_t)(HL_AVX512_WINDOW + first); /* frames read from s + i0 on */
-    __m512 kf = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f,
-                               11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
-    uint32_t t = 0;
-    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES, kf = _mm512_add_ps(kf, sixteen)) {
-        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
-        __m512i i = _mm512_cvttps_epi32(x);
-        __m512 tl[4], tr[4], f;
-        if (!wide) {
-            int i0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(i));
-            if ((uint32_t)i0 + span > avail)
-                break; /* the window would leave the buffer: finish in scalar */
-            const __m512i vi0 = _mm512_set1_epi32(i0);
-            __m512i rel = _mm512_min_epi32(_mm512_sub_epi32(i, vi0), last);
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(_mm512_add_epi32(rel, vi0)));
-            __m512 lo, hi, rlo = _mm512_setzero_ps(), rhi = rlo;
-            if (stereo) { /* 32 frames as 64 floats: left and right halves */
-                const float *w = s + 2 * (i0 + first);
-                __m512 v0 = _mm512_loadu_ps(w), v1 = _mm512_loadu_ps(w + 16);
-                __m512 v2 = _mm512_loadu_ps(w + 32), v3 = _mm512_loadu_ps(w + 48);
-                lo = _mm512_permutex2var_ps(v0, evens, v1);
-                hi = _mm512_permutex2var_ps(v2, evens, v3);
-                rlo = _mm512_permutex2var_ps(v0, odds, v1);
-                rhi = _mm512_permutex2var_ps(v2, odds, v3);
-            } else {
-                const float *w = s + i0 + first;
-                lo = _mm512_loadu_ps(w);
-                hi = _mm512_loadu_ps(w + HL_AVX512_LANES);
-            }
-            for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
-                __m512i at = _mm512_add_epi32(rel, _mm512_set1_epi32(o));
-                tl[o] = _mm512_permutex2var_ps(lo, at, hi);
-                if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
-            }
-        } else {
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
-            __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
-            for (int o = 0; o < taps; o++) {
-                if (stereo) {
-                    tl[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o), sizeof(float));
-                    tr[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o) + 1, sizeof(float));
-                } else {
-                    tl[o] = _mm512_i32gather_ps(ix, s + first + o, sizeof(float));
-                }
-            }
-        }
-        __m512 vl, vr;
-        if (!stereo && cubic) {
-            vl = vr = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
-        } else if (!stereo) {
-            vl = vr = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
-        } else if (cubic && down) {
-            vl = vr = _mm512_mul_ps(
-                catmull_rom_avx512(_mm512_add_ps(tl[0], tr[0]), _mm512_add_ps(tl[1], tr[1]),
-                                   _mm512_add_ps(tl[2], tr[2]), _mm512_add_ps(tl[3], tr[3]), f),
-                half);
-        } else if (cubic) {
-            vl = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
-            vr = catmull_rom_avx512(tr[0], tr[1], tr[2], tr[3], f);
-        } else if (down) {
-            __m512 a = _mm512_mul_ps(_mm512_add_ps(tl[0], tr[0]), half);
-            __m512 b = _mm512_mul_ps(_mm512_add_ps(tl[1], tr[1]), half);
-            vl = vr = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
-        } else {
-            vl = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
-            vr = _mm512_fmadd_ps(f, _mm512_sub_ps(tr[1], tr[0]), tr[0]);
-        }
-        __m512 gl = l0, gr = r0;
-        if (!flat) {
-            __m512 k = _mm512_add_ps(kf, one);
-            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
-            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
-        }
-        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vl, gl, _mm512_loadu_ps(al + t)));
-        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(vr, gr, _mm512_loadu_ps(ar + t)));
-    }
-    return t;
-}
-
-/* One instance per (flat gains, window or gather). */
-#define HL_PITCHED_AVX512(STEREO, CUBIC, DOWN)                                                     \
-    (hl_gain_is_const(g)                                                                           \
-         ? (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 0) \
-                : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN,    \
-                                      1))                                                          \
-         : (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0) \
-                : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN,    \
-                                      1)))
-
 #define HL_STEREO_MIX_AVX512(NAME, CUBIC, DOWN)                                                    \
     HL_AVX512_ATTR static void NAME##_avx512(                                                      \
         float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
         uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                               \
-        uint32_t t = HL_PITCHED_AVX512(1, CUBIC, DOWN);                                            \
-        stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
+        uint32_t t = hl_##NAME##_avx512(al, ar, s, avail, n, f0, step, g);                         \
+        if (t < n) stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                 \
     }
 HL_STEREO_MIX_AVX512(cubic_mix_stereo, 1, 0)
 HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)
@@ -812,8 +694,8 @@ const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 /* The default at the AVX-512 level: per kernel the faster set as measured
  * (bench/kernels, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 2026-12-02, best
  * of 7 rounds, ns per 256-frame call with the source in cache, flat gains):
- * linear mono 53 vs 86, Catmull-Rom mono 90 vs 123, linear stereo 98 vs
- * 130, Catmull-Rom stereo 257 vs 317, downmixed 109 vs 141 and 222 vs 328;
+ * linear mono 51 vs 86, Catmull-Rom mono 89 vs 123, linear stereo 82 vs
+ * 130, Catmull-Rom stereo 246 vs 317, downmixed 85 vs 141 and 245 vs 328;
  * with 1024 voices' sources out of cache the 16-lane mono kernels win too
  * (149 vs 215, 166 vs 240). So it is the AVX-512 table: the AVX2 Catmull-Rom
  * mono kernel it took before (its gathers beat the older 16-lane loop) is

@@ -1,5 +1,5 @@
 /*
- * mix_kernels_avx512.h - what the AVX-512 mono pitched loops
+ * mix_kernels_avx512.h - what the AVX-512 pitched loops
  * (mix_kernels_avx512.c) share with mix_kernels.c, which owns the kernel
  * tables and the scalar tails. Internal to the kernels.
  */
@@ -31,13 +31,18 @@ catmull_rom_avx512(__m512 a, __m512 b, __m512 c, __m512 d, __m512 f) {
     return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), f), inner, b);
 }
 
-/* The fused mono kernels' vector part (interp_mix_mono, cubic_mix_mono; the
- * arguments as in hl_mix_kernels_t): mixes output frames 0 .. t - 1 and
- * returns t, a multiple of 16; the caller finishes t .. n - 1 in scalar. */
-uint32_t hl_interp_mix_mono_avx512(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                                   uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
-uint32_t hl_cubic_mix_mono_avx512(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                                  uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+/* The fused pitched kernels' vector part (the arguments as in
+ * hl_mix_kernels_t): mixes output frames 0 .. t - 1 and returns t, a
+ * multiple of 16; the caller finishes t .. n - 1 in scalar. */
+#define HL_PITCHED_AVX512_DECL(NAME)                                                               \
+    uint32_t hl_##NAME##_avx512(float *acc_l, float *acc_r, const float *src, uint32_t avail,      \
+                                uint32_t n, float f0, float step, const hl_gain_ramp_t *g)
+HL_PITCHED_AVX512_DECL(interp_mix_mono);
+HL_PITCHED_AVX512_DECL(cubic_mix_mono);
+HL_PITCHED_AVX512_DECL(interp_mix_stereo);
+HL_PITCHED_AVX512_DECL(cubic_mix_stereo);
+HL_PITCHED_AVX512_DECL(interp_mix_downmix);
+HL_PITCHED_AVX512_DECL(cubic_mix_downmix);
 #endif
 
 #endif /* HL_MIX_KERNELS_AVX512_H */
