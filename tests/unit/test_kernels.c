@@ -170,31 +170,34 @@ static void test_avx512_matches_generic(void **state) {
         check_table(hl_mix_kernels_avx512_best, "avx512 per-kernel choice");
 }
 
-/* The AVX-512 mono loops (mix_kernels_avx512.c) take no clamp: at
+/* The AVX-512 pitched loops (mix_kernels_avx512.c) take no clamp: at
  * step <= 1.75 every tap of an iteration must fall in its 32-frame window,
  * also where a position's rounding lands on the next frame. Random steps up
  * to that bound (half of them within 1e-3 of it) and starts (half of them
  * within 1e-6 of 1) against the portable kernels, with the source cut to
  * the frames the run may read; and with room to spare the window bound,
  * decided once per call, must leave the whole block to the vector loop. */
-static void test_avx512_mono_windows(void **state) {
+static void test_avx512_windows(void **state) {
     (void)state;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
     typedef uint32_t (*loop_fn)(float *, float *, const float *, uint32_t, uint32_t, float, float,
                                 const hl_gain_ramp_t *);
-    const loop_fn loops[2] = {hl_interp_mix_mono_avx512, hl_cubic_mix_mono_avx512};
-    for (int r = 0; r < 200; r++) {
+    const loop_fn loops[NFUSED] = {hl_interp_mix_mono_avx512,   hl_cubic_mix_mono_avx512,
+                                   hl_cubic_mix_stereo_avx512,  hl_cubic_mix_downmix_avx512,
+                                   hl_interp_mix_stereo_avx512, hl_interp_mix_downmix_avx512};
+    for (int r = 0; r < 120; r++) {
         const float u = 0.5f * (noise() + 1.0f), w = 0.5f * (noise() + 1.0f);
         const float step = r & 1 ? HL_AVX512_NARROW - 1e-3f * u : 0.05f + 1.7f * u;
         const float f0 = r & 2 ? 0.99999994f - 1e-6f * w : 0.99999994f * w;
-        for (uint32_t c = 0; c < 2; c++) {
-            double e = compare(hl_mix_kernels_avx512, &fused[c], MAXN, f0, step, &gains[r % 3]);
-            if (e > TOL) print_error("%s f0 %.9g step %.9g: %g\n", fused[c].name, f0, step, e);
+        for (size_t c = 0; c < NFUSED; c++) {
+            const fused_t *k = &fused[c];
+            double e = compare(hl_mix_kernels_avx512, k, MAXN, f0, step, &gains[r % 3]);
+            if (e > TOL) print_error("%s f0 %.9g step %.9g: %g\n", k->name, f0, step, e);
             assert_true(e <= TOL);
             float al[MAXN], ar[MAXN], *base;
-            const uint32_t avail = avail_for(MAXN, f0, step, c) + HL_AVX512_WINDOW;
-            const float *src = new_src(avail, 1, &base);
+            const uint32_t avail = avail_for(MAXN, f0, step, k->cubic) + HL_AVX512_WINDOW;
+            const float *src = new_src(avail, k->ch, &base);
             memset(al, 0, sizeof al);
             memset(ar, 0, sizeof ar);
             assert_int_equal(loops[c](al, ar, src, avail, MAXN, f0, step, &gains[0]), MAXN);
@@ -290,7 +293,7 @@ int main(void) {
         cmocka_unit_test(test_fused_matches_two_pass),
         cmocka_unit_test(test_avx2_matches_generic),
         cmocka_unit_test(test_avx512_matches_generic),
-        cmocka_unit_test(test_avx512_mono_windows),
+        cmocka_unit_test(test_avx512_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
