@@ -309,7 +309,6 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define HL_AVX2_ATTR  __attribute__((target("avx2,fma")))
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
 HL_FUSED_MIX_TAILS(avx2, HL_AVX2_ATTR)
@@ -375,19 +374,6 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
                      ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
                      : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
     interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
-}
-
-/* Catmull-Rom through b (f = 0) and c (f = 1), eight lanes, the same
- * polynomial as hl_catmull_rom with fused multiply-adds. */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256
-catmull_rom_avx2(__m256 a, __m256 b, __m256 c, __m256 d, __m256 f) {
-    const __m256 two = _mm256_set1_ps(2.0f), three = _mm256_set1_ps(3.0f);
-    const __m256 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f);
-    __m256 p1 = _mm256_sub_ps(c, a);
-    __m256 p2 = _mm256_fmadd_ps(two, a, _mm256_fmsub_ps(four, c, _mm256_fmadd_ps(five, b, d)));
-    __m256 p3 = _mm256_fmadd_ps(three, _mm256_sub_ps(b, c), _mm256_sub_ps(d, a));
-    __m256 inner = _mm256_fmadd_ps(f, _mm256_fmadd_ps(f, p3, p2), p1);
-    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), f), inner, b);
 }
 
 /* How an iteration's eight lanes find their taps; a constant in each
