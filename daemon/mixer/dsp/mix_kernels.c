@@ -11,7 +11,8 @@
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and
- * the pitch-1 stereo mixes) is the AVX2 set. On a machine without AVX-512,
+ * the pitch-1 stereo mixes) is the AVX2 set; the pitched loops live in
+ * mix_kernels_avx512.c. On a machine without AVX-512,
  * scripts/avx512-emu.sh runs their tests on an emulated CPU.
  * Pitched voices resample and mix in one pass (the fused *_mix_* kernels:
  * linear and Catmull-Rom, mono, stereo and downmixed stereo sources). The
@@ -21,6 +22,7 @@
  * a stack block.
  */
 #include "mix_kernels.h"
+#include "mix_kernels_avx512.h"
 
 #include "hl_limits.h"
 #include "hl_simd.h"
@@ -49,13 +51,6 @@ int hl_simd_level(void) {
 }
 
 #define HL_RESTRICT __restrict__
-
-/* 1 when the gain pair is flat over the run (the steady state of a voice):
- * the kernels then skip the per-sample ramp polynomial, which gives the
- * same values (g0 + k * 0). */
-static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
-    return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
-}
 
 #define HL_KERNEL_BODIES(SUFFIX, ATTR)                                                             \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
@@ -314,7 +309,6 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#define HL_AVX2_ATTR  __attribute__((target("avx2,fma")))
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
 HL_FUSED_MIX_TAILS(avx2, HL_AVX2_ATTR)
@@ -380,19 +374,6 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
                      ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
                      : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
     interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
-}
-
-/* Catmull-Rom through b (f = 0) and c (f = 1), eight lanes, the same
- * polynomial as hl_catmull_rom with fused multiply-adds. */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256
-catmull_rom_avx2(__m256 a, __m256 b, __m256 c, __m256 d, __m256 f) {
-    const __m256 two = _mm256_set1_ps(2.0f), three = _mm256_set1_ps(3.0f);
-    const __m256 four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f);
-    __m256 p1 = _mm256_sub_ps(c, a);
-    __m256 p2 = _mm256_fmadd_ps(two, a, _mm256_fmsub_ps(four, c, _mm256_fmadd_ps(five, b, d)));
-    __m256 p3 = _mm256_fmadd_ps(three, _mm256_sub_ps(b, c), _mm256_sub_ps(d, a));
-    __m256 inner = _mm256_fmadd_ps(f, _mm256_fmadd_ps(f, p3, p2), p1);
-    return _mm256_fmadd_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), f), inner, b);
 }
 
 /* How an iteration's eight lanes find their taps; a constant in each
@@ -632,20 +613,9 @@ HL_STEREO_MIX_AVX2(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX2(interp_mix_downmix, 0, 1)
 
 /* ---- AVX-512 ---------------------------------------------------------------
- * The linear mono kernel and the plain mono mix at sixteen lanes (the
- * other pitched kernels follow, in one loop body). At
- * step <= HL_AVX512_NARROW the 16 positions of an iteration and their
- * right-hand taps lie within 32 frames of the first lane's index, so two
- * unaligned loads and two two-source permutes replace the gathers. At
- * step <= HL_AVX512_SINGLE (the common case) lane offsets stay within 0..15,
- * and each tap is a one-source permute (vpermps) of a load at s + i0 or
- * s + i0 + 1: a load more, vector adds fewer (bench/README.md, issue 28). */
-#define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
-#define HL_AVX512_LANES  16
-#define HL_AVX512_WINDOW 32    /* frames the two loads cover */
-#define HL_AVX512_NARROW 1.75f /* 15 * step + 2 stays below HL_AVX512_WINDOW */
-#define HL_AVX512_SINGLE 1.0f  /* 15 * step + 1 stays below 17 */
-
+ * The plain mono mix and every fused pitched kernel at sixteen lanes; the
+ * pitched kernels' vector loops are in mix_kernels_avx512.c, their scalar
+ * tails the AVX2 build's. */
 HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                            const float *HL_RESTRICT s, uint32_t n,
                                            const hl_gain_ramp_t *g) {
@@ -666,219 +636,31 @@ HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_REST
     }
 }
 
-HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
-interp_mix_mono_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                            const float *HL_RESTRICT s, uint32_t avail, uint32_t n, float f0,
-                            float step, const hl_gain_ramp_t *g, const int flat) {
-    const __m512 iota = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
-                                       10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
-    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
-    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
-    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
-    const __m512i ione = _mm512_set1_epi32(1);
-    /* single: each lane's taps at offsets rel and rel + 1 from lane 0's
-     * index, rel <= 15, read from two 16-frame loads one frame apart */
-    const int narrow = step <= HL_AVX512_NARROW, single = step <= HL_AVX512_SINGLE;
-    const __m512i last = _mm512_set1_epi32(single ? HL_AVX512_LANES - 1 : HL_AVX512_WINDOW - 2);
-    const uint32_t span = single ? HL_AVX512_LANES + 1 : HL_AVX512_WINDOW;
-    const __m512 vsixteen = _mm512_set1_ps((float)HL_AVX512_LANES);
-    __m512 kf = iota;
-    float t0 = 0.0f; /* t as a float, exact (lane 0 of kf) */
-    uint32_t t = 0;
-    for (; t + HL_AVX512_LANES <= n;
-         t += HL_AVX512_LANES, kf = _mm512_add_ps(kf, vsixteen), t0 += (float)HL_AVX512_LANES) {
-        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
-        __m512i i = _mm512_cvttps_epi32(x);
-        __m512 a, b, f;
-        if (narrow) {
-            /* lane 0's index from the same single rounding in the scalar
-             * unit: no vector-to-register move on the load's address path */
-            int i0 = (int)__builtin_fmaf(t0, step, f0);
-            if ((uint32_t)i0 + span > avail)
-                break; /* the window would leave the buffer: finish in scalar */
-            __m512i b0 = _mm512_set1_epi32(i0);
-            __m512i ic = _mm512_min_epi32(i, _mm512_add_epi32(b0, last)); /* clamped index */
-            __m512i rel = _mm512_sub_epi32(ic, b0);
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(ic));
-            if (single) { /* two loads, two one-source permutes (vpermps) */
-                a = _mm512_permutexvar_ps(rel, _mm512_loadu_ps(s + i0));
-                b = _mm512_permutexvar_ps(rel, _mm512_loadu_ps(s + i0 + 1));
-            } else {
-                __m512 w0 = _mm512_loadu_ps(s + i0), w1 = _mm512_loadu_ps(s + i0 + HL_AVX512_LANES);
-                a = _mm512_permutex2var_ps(w0, rel, w1);
-                b = _mm512_permutex2var_ps(w0, _mm512_add_epi32(rel, ione), w1);
-            }
-        } else {
-            a = _mm512_i32gather_ps(i, s, sizeof(float));
-            b = _mm512_i32gather_ps(i, s + 1, sizeof(float));
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
-        }
-        __m512 v = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
-        __m512 gl = l0, gr = r0;
-        if (!flat) {
-            __m512 k = _mm512_add_ps(kf, one);
-            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
-            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
-        }
-        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, gl, _mm512_loadu_ps(al + t)));
-        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, gr, _mm512_loadu_ps(ar + t)));
-    }
-    return t;
-}
-
+/* The fused mono kernels: the vector loops of mix_kernels_avx512.c, the
+ * AVX2 build's scalar tails (not called for a whole block: its setup was
+ * 2% of a cache-resident pitched mix). */
 HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                                   const float *HL_RESTRICT s, uint32_t avail,
                                                   uint32_t n, float f0, float step,
                                                   const hl_gain_ramp_t *g) {
-    uint32_t t = hl_gain_is_const(g)
-                     ? interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 1)
-                     : interp_mix_mono_loop_avx512(al, ar, s, avail, n, f0, step, g, 0);
-    interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+    uint32_t t = hl_interp_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
+    if (t < n) interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
-
-/* Catmull-Rom at sixteen lanes: the same fused multiply-adds in the same
- * order as catmull_rom_avx2, so both give identical lanes. */
-HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
-catmull_rom_avx512(__m512 a, __m512 b, __m512 c, __m512 d, __m512 f) {
-    const __m512 two = _mm512_set1_ps(2.0f), three = _mm512_set1_ps(3.0f);
-    const __m512 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f);
-    __m512 p1 = _mm512_sub_ps(c, a);
-    __m512 p2 = _mm512_fmadd_ps(two, a, _mm512_fmsub_ps(four, c, _mm512_fmadd_ps(five, b, d)));
-    __m512 p3 = _mm512_fmadd_ps(three, _mm512_sub_ps(b, c), _mm512_sub_ps(d, a));
-    __m512 inner = _mm512_fmadd_ps(f, _mm512_fmadd_ps(f, p3, p2), p1);
-    return _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), f), inner, b);
-}
-
-/*
- * The pitched kernels at sixteen lanes: mono Catmull-Rom, and interleaved
- * stereo (linear and Catmull-Rom, 2D and downmixed). Sixteen positions at
- * step <= HL_AVX512_NARROW and their taps lie within 32 frames of the first
- * lane's first tap, so each tap is one two-source permute of a 32-frame
- * window (mono: two loads; stereo: four loads split into left and right
- * halves by four permutes). Faster steps gather. `flat`, `cubic`, `down`
- * and `wide` (gather) are constants in each instance.
- */
-HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
-pitched_loop_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
-                    uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                    const int flat, const int stereo, const int cubic, const int down,
-                    const int wide) {
-    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0), one = _mm512_set1_ps(1.0f);
-    const __m512 half = _mm512_set1_ps(0.5f), sixteen = _mm512_set1_ps((float)HL_AVX512_LANES);
-    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
-    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
-    const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
-    /* the window holds frames i0 + first .. i0 + first + 31; lane offsets
-     * from i0 are clamped so that every tap stays inside it */
-    const __m512i last = _mm512_set1_epi32(HL_AVX512_WINDOW - taps);
-    const __m512i evens =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
-    const uint32_t span = (uint32_t)(HL_AVX512_WINDOW + first); /* frames read from s + i0 on */
-    __m512 kf = _mm512_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f,
-                               11.0f, 12.0f, 13.0f, 14.0f, 15.0f);
-    uint32_t t = 0;
-    for (; t + HL_AVX512_LANES <= n; t += HL_AVX512_LANES, kf = _mm512_add_ps(kf, sixteen)) {
-        __m512 x = _mm512_fmadd_ps(kf, vstep, vf0);
-        __m512i i = _mm512_cvttps_epi32(x);
-        __m512 tl[4], tr[4], f;
-        if (!wide) {
-            int i0 = _mm_cvtsi128_si32(_mm512_castsi512_si128(i));
-            if ((uint32_t)i0 + span > avail)
-                break; /* the window would leave the buffer: finish in scalar */
-            const __m512i vi0 = _mm512_set1_epi32(i0);
-            __m512i rel = _mm512_min_epi32(_mm512_sub_epi32(i, vi0), last);
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(_mm512_add_epi32(rel, vi0)));
-            __m512 lo, hi, rlo = _mm512_setzero_ps(), rhi = rlo;
-            if (stereo) { /* 32 frames as 64 floats: left and right halves */
-                const float *w = s + 2 * (i0 + first);
-                __m512 v0 = _mm512_loadu_ps(w), v1 = _mm512_loadu_ps(w + 16);
-                __m512 v2 = _mm512_loadu_ps(w + 32), v3 = _mm512_loadu_ps(w + 48);
-                lo = _mm512_permutex2var_ps(v0, evens, v1);
-                hi = _mm512_permutex2var_ps(v2, evens, v3);
-                rlo = _mm512_permutex2var_ps(v0, odds, v1);
-                rhi = _mm512_permutex2var_ps(v2, odds, v3);
-            } else {
-                const float *w = s + i0 + first;
-                lo = _mm512_loadu_ps(w);
-                hi = _mm512_loadu_ps(w + HL_AVX512_LANES);
-            }
-            for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
-                __m512i at = _mm512_add_epi32(rel, _mm512_set1_epi32(o));
-                tl[o] = _mm512_permutex2var_ps(lo, at, hi);
-                if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
-            }
-        } else {
-            f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
-            __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
-            for (int o = 0; o < taps; o++) {
-                if (stereo) {
-                    tl[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o), sizeof(float));
-                    tr[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o) + 1, sizeof(float));
-                } else {
-                    tl[o] = _mm512_i32gather_ps(ix, s + first + o, sizeof(float));
-                }
-            }
-        }
-        __m512 vl, vr;
-        if (!stereo && cubic) {
-            vl = vr = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
-        } else if (!stereo) {
-            vl = vr = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
-        } else if (cubic && down) {
-            vl = vr = _mm512_mul_ps(
-                catmull_rom_avx512(_mm512_add_ps(tl[0], tr[0]), _mm512_add_ps(tl[1], tr[1]),
-                                   _mm512_add_ps(tl[2], tr[2]), _mm512_add_ps(tl[3], tr[3]), f),
-                half);
-        } else if (cubic) {
-            vl = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
-            vr = catmull_rom_avx512(tr[0], tr[1], tr[2], tr[3], f);
-        } else if (down) {
-            __m512 a = _mm512_mul_ps(_mm512_add_ps(tl[0], tr[0]), half);
-            __m512 b = _mm512_mul_ps(_mm512_add_ps(tl[1], tr[1]), half);
-            vl = vr = _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
-        } else {
-            vl = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
-            vr = _mm512_fmadd_ps(f, _mm512_sub_ps(tr[1], tr[0]), tr[0]);
-        }
-        __m512 gl = l0, gr = r0;
-        if (!flat) {
-            __m512 k = _mm512_add_ps(kf, one);
-            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
-            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
-        }
-        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vl, gl, _mm512_loadu_ps(al + t)));
-        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(vr, gr, _mm512_loadu_ps(ar + t)));
-    }
-    return t;
-}
-
-/* One instance per (flat gains, window or gather). */
-#define HL_PITCHED_AVX512(STEREO, CUBIC, DOWN)                                                     \
-    (hl_gain_is_const(g)                                                                           \
-         ? (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 0) \
-                : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN,    \
-                                      1))                                                          \
-         : (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0) \
-                : pitched_loop_avx512(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN,    \
-                                      1)))
 
 HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                                  const float *HL_RESTRICT s, uint32_t avail,
                                                  uint32_t n, float f0, float step,
                                                  const hl_gain_ramp_t *g) {
-    uint32_t t = HL_PITCHED_AVX512(0, 1, 0);
-    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+    uint32_t t = hl_cubic_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
+    if (t < n) cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
 }
 
 #define HL_STEREO_MIX_AVX512(NAME, CUBIC, DOWN)                                                    \
     HL_AVX512_ATTR static void NAME##_avx512(                                                      \
         float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
         uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                               \
-        uint32_t t = HL_PITCHED_AVX512(1, CUBIC, DOWN);                                            \
-        stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
+        uint32_t t = hl_##NAME##_avx512(al, ar, s, avail, n, f0, step, g);                         \
+        if (t < n) stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                 \
     }
 HL_STEREO_MIX_AVX512(cubic_mix_stereo, 1, 0)
 HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)
@@ -896,21 +678,17 @@ static const hl_mix_kernels_t kernels_avx512 = {
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured
- * (bench/mix -r worst, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 1024 voices,
- * medians of 5: 25.1 k vs 22.6 k voice-seconds per CPU second): the AVX2
- * cubic mono kernel, whose 8-lane gathers beat the 16-lane permutes that
- * Zen 4 splits into two 256-bit halves; AVX-512 everywhere else (the linear
- * pitched mono kernel measured faster). HELIOD_ISA=avx512 takes the strict
- * table above, so the two can be compared on other hardware. */
-static const hl_mix_kernels_t kernels_avx512_best = {
-    mix_mono_avx512,           mix_stereo_avx2,          mix_downmix_avx2,
-    interp_mono_avx2,          interp_stereo_avx2,       interp_downmix_avx2,
-    interp_mix_mono_avx512,    mix_planar_avx2,          cubic_mono_avx2,
-    cubic_stereo_avx2,         cubic_downmix_avx2,       cubic_mix_mono_avx2,
-    cubic_mix_stereo_avx512,   cubic_mix_downmix_avx512, interp_mix_stereo_avx512,
-    interp_mix_downmix_avx512,
-};
-const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512_best;
+ * (bench/kernels, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 2026-12-02, best
+ * of 7 rounds, ns per 256-frame call with the source in cache, flat gains):
+ * linear mono 51 vs 86, Catmull-Rom mono 89 vs 123, linear stereo 82 vs
+ * 130, Catmull-Rom stereo 246 vs 317, downmixed 85 vs 141 and 245 vs 328;
+ * with 1024 voices' sources out of cache the 16-lane mono kernels win too
+ * (149 vs 215, 166 vs 240). So it is the AVX-512 table: the AVX2 Catmull-Rom
+ * mono kernel it took before (its gathers beat the older 16-lane loop) is
+ * now the slower one. The pointer stays so that a CPU where one kernel
+ * measures faster at eight lanes can take it; HELIOD_ISA=avx2 and avx512
+ * compare the two. */
+const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512;
 
 int hl_mix_kernels_avx512_usable(void) {
     return hl_simd_level() >= HL_SIMD_AVX512;

@@ -72,6 +72,13 @@ typedef struct {
                                uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
 } hl_mix_kernels_t;
 
+/* 1 when the gain pair is flat over the run (the steady state of a voice):
+ * the kernels then skip the per-sample ramp polynomial, which gives the
+ * same values (g0 + k * 0). */
+static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
+    return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
+}
+
 /* Catmull-Rom through b (f = 0) and c (f = 1) with outer points a and d.
  * Shared by the kernels and the mixer's scalar edge path so both agree. */
 static inline float hl_catmull_rom(float a, float b, float c, float d, float f) {
@@ -92,8 +99,9 @@ int hl_mix_kernels_avx2_usable(void);
 extern const hl_mix_kernels_t *const hl_mix_kernels_avx512;
 int hl_mix_kernels_avx512_usable(void);
 /* The default at the AVX-512 level: each kernel from the set measured faster
- * (mix_kernels.c says which); the strict AVX-512 table when the cap was set
- * to avx512 (hl_simd_strict). */
+ * (mix_kernels.c says which and gives the figures; on Zen 4 that is every
+ * AVX-512 kernel); the strict AVX-512 table when the cap was set to avx512
+ * (hl_simd_strict). */
 extern const hl_mix_kernels_t *const hl_mix_kernels_avx512_best;
 
 #endif /* HL_MIX_KERNELS_H */

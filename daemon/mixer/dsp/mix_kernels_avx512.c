@@ -1,0 +1,158 @@
+/*
+ * mix_kernels_avx512.c - the vector loops of the AVX-512 fused pitched
+ * kernels (linear and Catmull-Rom; mono, interleaved stereo and stereo
+ * downmixed), sixteen output frames an iteration. mix_kernels.c owns the
+ * tables and finishes each run in scalar.
+ *
+ * Written for the CPU where a 512-bit operation costs most: Zen 4 runs
+ * each as two 256-bit halves, so the vector operations per output frame
+ * are what bounds the loop (bench/README.md, issue 28), and every one
+ * that a load can do instead is taken out:
+ *  - positions are x = f0 + t * step with one rounding, as the portable
+ *    kernels compute them, t (and t + 1 for a ramp) read from a table of
+ *    floats instead of counted with an add;
+ *  - the first lane's index of all sixteen iterations comes from one
+ *    fused multiply-add, one conversion and one store, and each iteration
+ *    broadcasts its own from memory: no scalar float arithmetic and no
+ *    register moves on the loads' address path;
+ *  - how many iterations keep their window inside `avail` is decided once;
+ *  - at step <= HL_AVX512_NARROW the taps of an iteration's sixteen
+ *    positions lie within 32 frames of the first lane's first tap: two
+ *    loads and one two-source permute (vpermt2ps) per tap (stereo: four
+ *    loads split into left and right halves by four more). There a lane's
+ *    index is at most floor(15 * 1.75 + 1) = 27 frames past the first
+ *    lane's, 28 where a rounding lands on the next frame, so its last tap
+ *    (Catmull-Rom: 3 past it, in a window that starts a frame early) is
+ *    inside the window without a clamp, and the fraction is x - floor(x),
+ *    the portable kernels' own. Faster steps gather.
+ * The gain pair is flat (the steady state) or the ramp polynomial of
+ * mix_kernels.h; `flat`, `stereo`, `cubic`, `down` and `wide` are constants
+ * in each instance, so nothing is decided per iteration.
+ */
+#include "mix_kernels_avx512.h"
+
+#include "hl_limits.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+
+_Static_assert(HL_MIX_BLOCK == 256, "the position table covers one block");
+
+/* t as floats, 0 .. HL_MIX_BLOCK + 15 (t + 1 + lane for the ramp's k) */
+#define HL_K16(b)                                                                                  \
+    (float)(b), (float)((b) + 1), (float)((b) + 2), (float)((b) + 3), (float)((b) + 4),            \
+        (float)((b) + 5), (float)((b) + 6), (float)((b) + 7), (float)((b) + 8), (float)((b) + 9),  \
+        (float)((b) + 10), (float)((b) + 11), (float)((b) + 12), (float)((b) + 13),                \
+        (float)((b) + 14), (float)((b) + 15)
+static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(64))) = {
+    HL_K16(0),   HL_K16(16),  HL_K16(32),  HL_K16(48),  HL_K16(64),  HL_K16(80),
+    HL_K16(96),  HL_K16(112), HL_K16(128), HL_K16(144), HL_K16(160), HL_K16(176),
+    HL_K16(192), HL_K16(208), HL_K16(224), HL_K16(240), HL_K16(256)};
+
+HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
+pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__restrict__ s,
+             uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+             const int flat, const int stereo, const int cubic, const int down, const int wide) {
+    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0);
+    const __m512 half = _mm512_set1_ps(0.5f);
+    const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
+    const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+    const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0, ch = stereo ? 2 : 1;
+    uint32_t iters = (n < HL_MIX_BLOCK ? n : HL_MIX_BLOCK) / HL_AVX512_LANES;
+    int32_t i0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+    if (!wide) {
+        /* lane 0 of iteration j sits at t = 16 j: the same multiply-add */
+        const __m512 tj =
+            _mm512_setr_ps(0.0f, 16.0f, 32.0f, 48.0f, 64.0f, 80.0f, 96.0f, 112.0f, 128.0f, 144.0f,
+                           160.0f, 176.0f, 192.0f, 208.0f, 224.0f, 240.0f);
+        const __m512i i0v = _mm512_cvttps_epi32(_mm512_fmadd_ps(tj, vstep, vf0));
+        _mm512_store_si512(i0s, i0v);
+        /* a window reads frames i0 + first .. i0 + first + 31; i0 never
+         * decreases, so the iterations inside avail are a prefix */
+        const __mmask16 in = _mm512_cmple_epu32_mask(
+            _mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW + first)),
+            _mm512_set1_epi32((int)avail));
+        const uint32_t fit = (uint32_t)__builtin_ctz(~(uint32_t)in);
+        iters = fit < iters ? fit : iters;
+    }
+    uint32_t j = 0;
+    for (; j < iters; j++) {
+        const uint32_t t = j * HL_AVX512_LANES;
+        const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
+        const __m512i i = _mm512_cvttps_epi32(x);
+        const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+        __m512 tl[4], tr[4];
+        if (!wide) {
+            const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0s[j]));
+            const float *w = s + ch * (i0s[j] + first);
+            __m512 lo = _mm512_loadu_ps(w), hi = _mm512_loadu_ps(w + HL_AVX512_LANES);
+            __m512 rlo = lo, rhi = hi;
+            if (stereo) { /* 32 frames as 64 floats: left and right halves */
+                const __m512 v2 = _mm512_loadu_ps(w + 32), v3 = _mm512_loadu_ps(w + 48);
+                rlo = _mm512_permutex2var_ps(lo, odds, hi);
+                rhi = _mm512_permutex2var_ps(v2, odds, v3);
+                lo = _mm512_permutex2var_ps(lo, evens, hi);
+                hi = _mm512_permutex2var_ps(v2, evens, v3);
+            }
+            for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
+                const __m512i at = o ? _mm512_add_epi32(rel, _mm512_set1_epi32(o)) : rel;
+                tl[o] = _mm512_permutex2var_ps(lo, at, hi);
+                if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
+            }
+        } else {
+            const __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
+            for (int o = 0; o < taps; o++) {
+                tl[o] = _mm512_i32gather_ps(ix, s + ch * (first + o), sizeof(float));
+                if (stereo) tr[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o) + 1, sizeof(float));
+            }
+        }
+        __m512 vl, vr;
+        if (stereo && down) { /* (L + R) / 2 first: both interpolators are linear in the taps */
+            for (int o = 0; o < taps; o++)
+                tl[o] = _mm512_add_ps(tl[o], tr[o]);
+        }
+        if (cubic) {
+            vl = catmull_rom_avx512(tl[0], tl[1], tl[2], tl[3], f);
+            vr = stereo && !down ? catmull_rom_avx512(tr[0], tr[1], tr[2], tr[3], f) : vl;
+        } else {
+            vl = _mm512_fmadd_ps(f, _mm512_sub_ps(tl[1], tl[0]), tl[0]);
+            vr = stereo && !down ? _mm512_fmadd_ps(f, _mm512_sub_ps(tr[1], tr[0]), tr[0]) : vl;
+        }
+        if (stereo && down) vl = vr = _mm512_mul_ps(vl, half);
+        __m512 gl = l0, gr = r0;
+        if (!flat) {
+            const __m512 k = _mm512_loadu_ps(hl_kt + t + 1);
+            gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
+            gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
+        }
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vl, gl, _mm512_loadu_ps(al + t)));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(vr, gr, _mm512_loadu_ps(ar + t)));
+    }
+    return j * HL_AVX512_LANES;
+}
+
+/* One instance per (flat gains, window or gather). */
+#define HL_PITCHED_LOOP(STEREO, CUBIC, DOWN)                                                       \
+    (hl_gain_is_const(g)                                                                           \
+         ? (step <= HL_AVX512_NARROW                                                               \
+                ? pitched_loop(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 0)        \
+                : pitched_loop(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 1))       \
+         : (step <= HL_AVX512_NARROW                                                               \
+                ? pitched_loop(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0)        \
+                : pitched_loop(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 1)))
+
+#define HL_PITCHED_ENTRY(NAME, STEREO, CUBIC, DOWN)                                                \
+    HL_AVX512_ATTR uint32_t hl_##NAME##_avx512(float *al, float *ar, const float *s,               \
+                                               uint32_t avail, uint32_t n, float f0, float step,   \
+                                               const hl_gain_ramp_t *g) {                          \
+        return HL_PITCHED_LOOP(STEREO, CUBIC, DOWN);                                               \
+    }
+HL_PITCHED_ENTRY(interp_mix_mono, 0, 0, 0)
+HL_PITCHED_ENTRY(cubic_mix_mono, 0, 1, 0)
+HL_PITCHED_ENTRY(interp_mix_stereo, 1, 0, 0)
+HL_PITCHED_ENTRY(cubic_mix_stereo, 1, 1, 0)
+HL_PITCHED_ENTRY(interp_mix_downmix, 1, 0, 1)
+HL_PITCHED_ENTRY(cubic_mix_downmix, 1, 1, 1)
+#endif
