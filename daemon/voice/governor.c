@@ -11,6 +11,7 @@
 #include "governor_calib.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "mix_workers.h"
 #include "vm.h"
 
 void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, float cpu_budget,
@@ -22,15 +23,19 @@ void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, f
     g->cubic_limit = UINT32_MAX;
     if (cpu_budget <= 0) return; /* off */
     g->budget_ns = (double)e->period_ns * cpu_budget / 100.0;
-    g->calib_ns = hld_governor_calibrate(e->rate, e->period, speed_of_sound, e->hrtf);
+    /* priced on as many threads as the daemon mixes on (--mix-threads) */
+    const uint32_t threads = hld_mix_workers_threads(e->mixw);
+    g->calib_ns =
+        hld_governor_calibrate(e->rate, e->period, speed_of_sound, e->hrtf, threads, NULL);
     g->voice_ns = g->calib_ns * HLD_GOV_CALIB_SAFETY;
     if (g->voice_ns > 0) {
         double fit = g->budget_ns * HLD_GOV_GROW_TO / g->voice_ns * HLD_GOV_START;
         g->limit = hld_vm_set_real_limit(vm, fit < 1 ? 1 : (uint32_t)fit);
     }
-    hld_info("cpu budget %.0f us of %.0f us: a worst-case voice costs %.2f us, %u real voices "
-             "allowed to start",
-             g->budget_ns / 1e3, (double)e->period_ns / 1e3, g->voice_ns / 1e3, g->limit);
+    hld_info("cpu budget %.0f us of %.0f us: a worst-case voice costs %.2f us on %u mix "
+             "thread%s, %u real voices allowed to start",
+             g->budget_ns / 1e3, (double)e->period_ns / 1e3, g->voice_ns / 1e3, threads,
+             threads > 1 ? "s" : "", g->limit);
 }
 
 void hld_governor_tick(hld_governor_t *g, hld_engine_t *e, hld_vm_t *vm) {
