@@ -78,6 +78,11 @@ _Atomic uint32_t *hl_mix_part_go(hl_mix_part_t *p, uint32_t w);
 _Atomic uint32_t *hl_mix_part_sleeping(hl_mix_part_t *p, uint32_t w);
 /* Runs worker w's task for generation go (its chunks, then marks it idle). */
 void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w);
+/* A plain worker w (no real-time rule: the tests', the governor's
+ * calibration): spins on its go word, calling idle (e.g. sched_yield)
+ * between looks, and runs each task, until HL_MIX_PART_QUIT. The daemon's
+ * own sleep on a futex (daemon/output/mix_workers.c). */
+void hl_mix_part_spin(hl_mix_part_t *p, uint32_t w, int (*idle)(void));
 /* Asks the workers to leave: their go word becomes HL_MIX_PART_QUIT. Main thread. */
 #define HL_MIX_PART_QUIT UINT32_MAX
 void hl_mix_part_quit(hl_mix_part_t *p);

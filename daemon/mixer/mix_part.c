@@ -49,9 +49,9 @@ typedef struct {
     uint32_t dirty[HL_MIX_PARTS]; /* buses its accumulators hold (the worker's) */
     float *acc;                   /* HL_MIX_PARTS partitions' worth */
     uint8_t *left;
-    uint32_t busy;       /* audio thread: a task handed and not seen idle */
-    uint32_t stuck;      /* audio thread: that task's chunk was dropped */
-    uint32_t q_n;        /* audio thread: slots quarantined for it */
+    uint32_t busy;  /* audio thread: a task handed and not seen idle */
+    uint32_t stuck; /* audio thread: that task's chunk was dropped */
+    uint32_t q_n;   /* audio thread: slots quarantined for it */
     uint32_t q_slot[HL_MIX_CHUNK];
 } worker_t;
 
@@ -182,6 +182,20 @@ void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w) {
         atomic_fetch_add_explicit(&t->done, 1, memory_order_release);
     }
     atomic_store_explicit(&t->idle, g, memory_order_release);
+}
+
+void hl_mix_part_spin(hl_mix_part_t *p, uint32_t w, int (*idle)(void)) {
+    uint32_t seen = 0;
+    for (;;) {
+        uint32_t g = atomic_load_explicit(&p->w[w].go, memory_order_acquire);
+        if (g == HL_MIX_PART_QUIT) return;
+        if (g == seen) {
+            idle();
+            continue;
+        }
+        hl_mix_part_run_rt(p, w);
+        seen = g;
+    }
 }
 
 /* The task of thread t of T over partitions t*P/T ..; chunk offsets. */

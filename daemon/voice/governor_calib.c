@@ -38,18 +38,9 @@ typedef struct {
  * spins too between close blocks) until it is asked to leave. */
 static void *calib_worker(void *arg) {
     calib_worker_t *cw = arg;
-    uint32_t seen = 0;
     atomic_store(&cw->running, 1);
-    for (;;) {
-        uint32_t g = atomic_load_explicit(hl_mix_part_go(cw->p, cw->w), memory_order_acquire);
-        if (g == HL_MIX_PART_QUIT) return NULL;
-        if (g == seen) {
-            sched_yield();
-            continue;
-        }
-        hl_mix_part_run_rt(cw->p, cw->w);
-        seen = g;
-    }
+    hl_mix_part_spin(cw->p, cw->w, sched_yield);
+    return NULL;
 }
 
 /* The partitions and threads - 1 workers for mx (threads > 1), each seen

@@ -23,6 +23,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,17 +60,8 @@ typedef struct {
 /* A test worker: spins on its go word (the daemon's sleep on a futex). */
 static void *worker(void *arg) {
     worker_arg_t *a = arg;
-    uint32_t seen = 0;
-    for (;;) {
-        uint32_t g = atomic_load_explicit(hl_mix_part_go(a->p, a->w), memory_order_acquire);
-        if (g == HL_MIX_PART_QUIT) return NULL;
-        if (g == seen) {
-            sched_yield();
-            continue;
-        }
-        hl_mix_part_run_rt(a->p, a->w);
-        seen = g;
-    }
+    hl_mix_part_spin(a->p, a->w, sched_yield);
+    return NULL;
 }
 
 static uint64_t fake_ns;
