@@ -83,6 +83,12 @@ void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w);
  * between looks, and runs each task, until HL_MIX_PART_QUIT. The daemon's
  * own sleep on a futex (daemon/output/mix_workers.c). */
 void hl_mix_part_spin(hl_mix_part_t *p, uint32_t w, int (*idle)(void));
+/* Waits, calling idle between looks, until every worker is done with the
+ * task it was last handed (a stuck one too), then lifts the quarantine:
+ * the mixer's voices are the caller's alone. Main thread, while the audio
+ * thread is not running (the governor's calibration, before it frees the
+ * mixer it lent p to). */
+void hl_mix_part_settle(hl_mix_part_t *p, int (*idle)(void));
 /* Asks the workers to leave: their go word becomes HL_MIX_PART_QUIT. Main thread. */
 #define HL_MIX_PART_QUIT UINT32_MAX
 void hl_mix_part_quit(hl_mix_part_t *p);

@@ -325,6 +325,14 @@ static uint32_t reclaim(hl_mix_part_t *p) {
     return p->stuck;
 }
 
+void hl_mix_part_settle(hl_mix_part_t *p, int (*idle)(void)) {
+    for (uint32_t w = 1; w < p->cfg.threads; w++)
+        while (p->w[w].busy &&
+               atomic_load_explicit(&p->w[w].idle, memory_order_acquire) != p->w[w].busy)
+            idle();
+    reclaim(p);
+}
+
 int hl_mix_part_hold_rt(hl_mixer_t *m) {
     hl_mix_part_t *p = m->parts;
     if (!p || !p->stuck || !reclaim(p)) return 0;

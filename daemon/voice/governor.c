@@ -24,9 +24,12 @@ void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, f
     if (cpu_budget <= 0) return; /* off */
     g->budget_ns = (double)e->period_ns * cpu_budget / 100.0;
     /* priced on as many threads as the daemon mixes on (--mix-threads) */
-    const uint32_t threads = hld_mix_workers_threads(e->mixw);
+    hl_mix_part_t *parts = hld_mix_workers_parts(e->mixw);
+    uint64_t shared = 0;
     g->calib_ns =
-        hld_governor_calibrate(e->rate, e->period, speed_of_sound, e->hrtf, threads, NULL);
+        hld_governor_calibrate(e->rate, e->period, speed_of_sound, e->hrtf, parts, &shared);
+    if (parts) hl_mixer_set_parts(e->mixer, parts); /* lent to the calibration: back */
+    const uint32_t threads = shared ? hld_mix_workers_threads(e->mixw) : 1;
     g->voice_ns = g->calib_ns * HLD_GOV_CALIB_SAFETY;
     if (g->voice_ns > 0) {
         double fit = g->budget_ns * HLD_GOV_GROW_TO / g->voice_ns * HLD_GOV_START;

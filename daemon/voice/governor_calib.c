@@ -2,14 +2,12 @@
  * governor_calib.c - the governor's start-up price of a worst-case voice
  * (see governor_calib.h): a private mixer renders HLD_GOV_CALIB_VOICES of
  * them on the calling thread, which keeps its own floating-point mode; with
- * several mix threads, partitioned over that many threads of its own.
+ * several mix threads, on the daemon's partitions and workers, lent to it.
  */
 #include "governor_calib.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -27,69 +25,33 @@ static uint64_t mono_ns(void) {
     return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
-typedef struct {
-    hl_mix_part_t *p;
-    uint32_t w;
-    _Atomic int running;
-    pthread_t th;
-} calib_worker_t;
+_Static_assert(HLD_GOV_CALIB_SLOTS == HLD_GOV_CALIB_VOICES * HL_MIX_PARTS * HL_SLOT_FACTOR,
+               "the partitions are sized for the calibration's mixer (mix_workers.c)");
 
-/* A calibration worker: spins on its task word (the daemon's, mix_workers.c,
- * spins too between close blocks) until it is asked to leave. */
-static void *calib_worker(void *arg) {
-    calib_worker_t *cw = arg;
-    atomic_store(&cw->running, 1);
-    hl_mix_part_spin(cw->p, cw->w, sched_yield);
-    return NULL;
+/* The daemon's partitions lent to mx (its workers then mix mx's voices):
+ * 1, or 0 when there are none or too few slots for mx (one thread). */
+static int parts_lend(hl_mixer_t *mx, hl_mix_part_t *parts, hl_mix_part_stats_t *before) {
+    if (!parts || hl_mixer_set_parts(mx, parts) != 0) return 0;
+    hl_mix_part_stats(parts, before);
+    return 1;
 }
 
-/* The partitions and threads - 1 workers for mx (threads > 1), each seen
- * running; NULL when there is none (one thread, or out of memory: the
- * price is then the one-thread one). */
-static void *parts_open(hl_mixer_t *mx, uint32_t threads, calib_worker_t *cw, uint32_t *started) {
-    *started = 0;
-    hl_mix_part_config_t pc = {
-        .threads = threads, .slots = hl_mixer_slots(mx), .clock_ns = mono_ns};
-    size_t size = threads > 1 ? hl_mix_part_size(&pc) : 0;
-    void *mem = size ? aligned_alloc(64, (size + 63) / 64 * 64) : NULL;
-    hl_mix_part_t *p = mem ? hl_mix_part_init(mem, (size + 63) / 64 * 64, &pc) : NULL;
-    if (!p || hl_mixer_set_parts(mx, p) != 0) {
-        free(mem);
-        return NULL;
-    }
-    for (uint32_t w = 1; w < threads; w++, (*started)++) {
-        cw[w].p = p;
-        cw[w].w = w;
-        atomic_store(&cw[w].running, 0);
-        if (pthread_create(&cw[w].th, NULL, calib_worker, &cw[w]) != 0) break;
-    }
-    for (uint32_t w = 1; w <= *started; w++)
-        while (!atomic_load(&cw[w].running))
-            sched_yield();
-    return mem;
-}
-
-static void parts_close(hl_mixer_t *mx, void *mem, calib_worker_t *cw, uint32_t started,
-                        uint64_t *shared) {
-    if (!mem) return;
-    hl_mix_part_t *p = (hl_mix_part_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
-    hl_mix_part_stats_t st;
-    hl_mix_part_stats(p, &st);
-    if (shared) *shared = st.shared;
-    hl_mix_part_quit(p);
-    for (uint32_t w = 1; w <= started; w++)
-        pthread_join(cw[w].th, NULL);
+/* Back from mx once every worker is done with its voices (mx is freed next). */
+static void parts_return(hl_mixer_t *mx, hl_mix_part_t *parts, const hl_mix_part_stats_t *before,
+                         uint64_t *shared) {
+    hl_mix_part_settle(parts, sched_yield);
+    hl_mix_part_stats_t after;
+    hl_mix_part_stats(parts, &after);
+    if (shared) *shared = after.shared - before->shared;
     hl_mixer_set_parts(mx, NULL);
-    free(mem);
 }
 
 double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sound,
-                              const hl_hrtf_set_t *hrtf, uint32_t threads, uint64_t *shared) {
+                              const hl_hrtf_set_t *hrtf, hl_mix_part_t *parts, uint64_t *shared) {
     enum { SRC_FRAMES = 48000 };
     if (shared) *shared = 0;
-    threads = threads < 1 ? 1 : threads > HL_MIX_PARTS ? HL_MIX_PARTS : threads;
     /* several threads: every partition full, each thread's share of them */
-    const uint32_t nv = threads > 1 ? HLD_GOV_CALIB_VOICES * HL_MIX_PARTS : HLD_GOV_CALIB_VOICES;
+    const uint32_t nv = parts ? HLD_GOV_CALIB_VOICES * HL_MIX_PARTS : HLD_GOV_CALIB_VOICES;
     hl_mixer_config_t mc = {.rate = rate,
                             .voices = nv,
                             .cmd_capacity = 2 * nv, /* every play at once */
@@ -103,9 +65,8 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sou
     double best = 0;
     hl_mixer_t *mx = mem ? hl_mixer_init(mem, size, &mc) : NULL;
     if (mx && hl_mixer_set_hrtf(mx, hrtf) != 0) mx = NULL;
-    calib_worker_t cw[HL_MIX_PARTS];
-    uint32_t started = 0;
-    void *pmem = mx ? parts_open(mx, threads, cw, &started) : NULL;
+    hl_mix_part_stats_t before;
+    int lent = mx && parts_lend(mx, parts, &before);
     if (mx && src && out) {
         uint32_t x = 12345u;
         for (int i = 0; i < SRC_FRAMES; i++) {
@@ -143,7 +104,7 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, float speed_of_sou
         }
         hld_fp_mode_restore(fp);
     }
-    parts_close(mx, pmem, cw, started, shared);
+    if (lent) parts_return(mx, parts, &before, shared);
     free(out);
     free(src);
     free(mem);

@@ -40,7 +40,7 @@
 
 #define VOICES  1024 /* logical: 2048 slots */
 #define PLAYED  700
-#define BLOCKS  24
+#define BLOCKS  16
 #define CHUNK   256
 #define NCH_MAX 8 /* output channels at most (7.1) */
 #define OUT_N   ((size_t)BLOCKS * CHUNK * NCH_MAX)
