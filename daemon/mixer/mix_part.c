@@ -63,8 +63,9 @@ struct hl_mix_part {
     uint32_t q_total; /* slots quarantined */
     float *acc;       /* the audio thread's: one per partition */
     uint8_t *left, *quar;
-    uint32_t *slot; /* the audio thread's slot list (the active list, quarantine out) */
-    uint32_t stuck; /* workers stuck in a dropped chunk */
+    uint32_t *slot;       /* the active list with the quarantine out (while there is one) */
+    const uint32_t *list; /* this block's slot list: the active list itself, or slot */
+    uint32_t stuck;       /* workers stuck in a dropped chunk */
     hl_part_stats_t st[HL_MIX_PARTS];
     uint32_t dirty[HL_MIX_PARTS];
     _Atomic uint64_t blocks, shared, late, dropped, held;
@@ -232,7 +233,7 @@ static int wait_done(const hl_mix_part_t *p, worker_t *t, uint32_t want, uint64_
 static void rescue(hl_mix_part_t *p, worker_t *t, uint32_t k) {
     uint32_t a, b, j = chunk_at(t, k, &a, &b), q = t->part[j];
     hl_part_stats_t *st = &p->st[q];
-    p->chunk(p->m, p->slot, a, b, t->n, p->acc + q * HL_PART_ACC_FLOATS, st, p->left);
+    p->chunk(p->m, p->list, a, b, t->n, p->acc + q * HL_PART_ACC_FLOATS, st, p->left);
     p->dirty[q] |= st->buses;
 }
 
@@ -366,9 +367,11 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
         if (!p->w[w].busy && nt < np) use[nt++] = &p->w[w];
     worker_t self;
     memset(p->left, 0, na);
-    for (uint32_t i = 0; i < na; i++) { /* the slot list: the active list, quarantine out */
-        uint32_t s = m->rt_active[i];
-        p->slot[i] = p->q_total && p->quar[s] ? HL_MIX_NO_SLOT : s;
+    p->list = m->rt_active; /* the slot list: the active list, the quarantine out */
+    if (p->q_total) {
+        for (uint32_t i = 0; i < na; i++)
+            p->slot[i] = p->quar[m->rt_active[i]] ? HL_MIX_NO_SLOT : m->rt_active[i];
+        p->list = p->slot;
     }
     for (uint32_t q = 0; q < np; q++) {
         zero_acc(p->acc + q * HL_PART_ACC_FLOATS, p->dirty[q], m->nch);
@@ -382,7 +385,7 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
         plan(t, i * np / nt, (i + 1) * np / nt, na, np);
         t->n = n;
         for (uint32_t j = 0; j < t->np; j++) /* its voices: a copy of its spans of the list */
-            memcpy(t->slot + t->begin[j], p->slot + t->begin[j],
+            memcpy(t->slot + t->begin[j], p->list + t->begin[j],
                    (t->end[j] - t->begin[j]) * sizeof *t->slot);
         atomic_store_explicit(&t->next, 0, memory_order_relaxed);
         atomic_store_explicit(&t->done, 0, memory_order_relaxed);
@@ -395,7 +398,7 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
     plan(&self, 0, np / nt, na, np);
     for (uint32_t k = 0; k < self.nchunks; k++) {
         uint32_t a, b, j = chunk_at(&self, k, &a, &b), q = self.part[j];
-        p->chunk(m, p->slot, a, b, n, p->acc + q * HL_PART_ACC_FLOATS, &p->st[q], p->left);
+        p->chunk(m, p->list, a, b, n, p->acc + q * HL_PART_ACC_FLOATS, &p->st[q], p->left);
         p->dirty[q] |= p->st[q].buses;
     }
     int ok[HL_MIX_PARTS] = {0};
