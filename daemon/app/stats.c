@@ -281,13 +281,14 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "xruns", (double)es.xruns);
     put(&s, "callback_overruns", (double)es.overruns);
     put(&s, "underruns", (double)es.underruns);
-    hl_mix_part_stats_t mp; /* --mix-threads: blocks mixed in partitions, shared, late, dropped */
+    hl_mix_part_stats_t mp; /* --mix-threads: blocks parted, shared, late, dropped, held */
     hld_mix_workers_stats(d->engine.mixw, &mp);
     put(&s, "mix_threads", hld_mix_workers_threads(d->engine.mixw));
     put(&s, "mix_blocks_parted", (double)mp.blocks);
     put(&s, "mix_blocks_shared", (double)mp.shared);
     put(&s, "mix_worker_late", (double)mp.late);
     put(&s, "mix_worker_dropped", (double)mp.dropped);
+    put(&s, "mix_commands_held", (double)mp.held);
     hld_device_stats_t ds;
     hld_device_stats(&d->devices, &ds);
     put(&s, "device_portaudio", ds.driver_portaudio);

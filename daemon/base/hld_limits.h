@@ -108,6 +108,8 @@
 #define HLD_GOV_DEFAULT_PCT    70   /* callback budget, % of the period: headroom for the OS */
 #define HLD_GOV_CALIB_VOICES   256  /* worst-case voices rendered at start-up to price one */
 #define HLD_GOV_CALIB_BLOCKS   12   /* blocks timed (the cheapest counts) */
+#define HLD_GOV_CALIB_SLOTS    2048 /* mixer slots of the calibration on several mix threads (256
+                                     * voices a partition): the partitions have this many at least */
 #define HLD_GOV_CALIB_SAFETY   2.0  /* a cache-warm private mixer prices a voice low: the daemon's
                                      * memory traffic and a busy machine cost up to twice that */
 #define HLD_GOV_START          0.25 /* slow start: a quarter of what the price says fits; the limit

@@ -19,7 +19,8 @@
  * itself (counted: late); the one chunk it is inside is waited for until the
  * block's whole duration, then dropped for this block (counted: dropped;
  * its voices are left alone until the worker is back, and it gets no work
- * until then). The threads themselves (creation, priority, pinning,
+ * until then; nor are commands applied until then: each waits in the ring
+ * or the schedule, counted: held). The threads themselves (creation, priority, pinning,
  * sleeping) belong to the daemon (daemon/output/mix_workers.c): here are
  * only the memory, atomics and the work.
  */
@@ -58,6 +59,8 @@ typedef struct {
     /* the bound's clock, ns (RT safe; not the mixer's: a render's stands
      * still); NULL: a spin count */
     uint64_t (*clock_ns)(void);
+    /* tests: called by worker w as it starts chunk k of a task (NULL: none) */
+    void (*stall)(void *user, uint32_t w, uint32_t k);
 } hl_mix_part_config_t;
 
 size_t hl_mix_part_size(const hl_mix_part_config_t *cfg);
@@ -75,6 +78,17 @@ _Atomic uint32_t *hl_mix_part_go(hl_mix_part_t *p, uint32_t w);
 _Atomic uint32_t *hl_mix_part_sleeping(hl_mix_part_t *p, uint32_t w);
 /* Runs worker w's task for generation go (its chunks, then marks it idle). */
 void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w);
+/* A plain worker w (no real-time rule: the tests', the governor's
+ * calibration): spins on its go word, calling idle (e.g. sched_yield)
+ * between looks, and runs each task, until HL_MIX_PART_QUIT. The daemon's
+ * own sleep on a futex (daemon/output/mix_workers.c). */
+void hl_mix_part_spin(hl_mix_part_t *p, uint32_t w, int (*idle)(void));
+/* Waits, calling idle between looks, until every worker is done with the
+ * task it was last handed (a stuck one too), then lifts the quarantine:
+ * the mixer's voices are the caller's alone. Main thread, while the audio
+ * thread is not running (the governor's calibration, before it frees the
+ * mixer it lent p to). */
+void hl_mix_part_settle(hl_mix_part_t *p, int (*idle)(void));
 /* Asks the workers to leave: their go word becomes HL_MIX_PART_QUIT. Main thread. */
 #define HL_MIX_PART_QUIT UINT32_MAX
 void hl_mix_part_quit(hl_mix_part_t *p);
@@ -84,6 +98,8 @@ typedef struct {
     uint64_t shared;  /* of those, blocks a worker took part in */
     uint64_t late;    /* blocks a worker missed its share of and the audio thread finished */
     uint64_t dropped; /* chunks dropped: a worker stuck for a whole block */
+    uint64_t held;    /* command drains (a call's, a scheduled frame's) put off while a
+                       * worker stuck in a dropped chunk still holds voices */
 } hl_mix_part_stats_t;
 void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *out);
 

@@ -5,9 +5,20 @@
  *
  * Memory: [hl_mix_part_t][accumulators: HL_MIX_PARTS for the audio thread,
  * then HL_MIX_PARTS per worker][left: slots bytes, the audio thread's, then
- * slots per worker][quarantine: slots bytes]. A worker writes only its own
+ * slots per worker][quarantine: slots bytes][slot lists: slots words, the
+ * audio thread's, then slots per worker]. A worker writes only its own
  * accumulators and left bytes; the audio thread reads them after the
- * worker's release of the chunks' count.
+ * worker's release of the chunks' count. A worker reads the voices of its
+ * task from its own slot list, a copy of the active list made when the task
+ * was handed (a quarantined voice: HL_MIX_NO_SLOT), never the active list
+ * itself: a worker stuck past its block keeps reading the list it was given
+ * while the audio thread ends voices and compacts its own.
+ *
+ * A stuck worker (a dropped chunk) still reads and writes the voices of that
+ * chunk: until it is back (hl_mix_part_hold_rt) the audio thread leaves them
+ * out of its mix (the quarantine) and applies no command at all (a command
+ * may touch any voice, the listener or the voice list: each waits, in the
+ * ring or the schedule, counted as held); the worker gets no task either.
  */
 #include <string.h>
 
@@ -31,15 +42,16 @@ typedef struct {
     _Atomic uint32_t done;         /* chunks the worker finished (release) */
     _Atomic uint32_t idle;         /* the generation it finished (release) */
     _Alignas(64) uint32_t n, nchunks, np;
+    uint32_t *slot; /* its task's voices by position (hl_mix_part.h's slot lists) */
     uint32_t part[HL_MIX_PARTS], begin[HL_MIX_PARTS], end[HL_MIX_PARTS];
     uint32_t chunk0[HL_MIX_PARTS + 1];
     hl_part_stats_t st[HL_MIX_PARTS];
     uint32_t dirty[HL_MIX_PARTS]; /* buses its accumulators hold (the worker's) */
     float *acc;                   /* HL_MIX_PARTS partitions' worth */
     uint8_t *left;
-    const uint8_t *quar; /* the quarantine as the task was handed (NULL: none) */
-    uint32_t busy;       /* audio thread: a task handed and not seen idle */
-    uint32_t q_n;        /* audio thread: slots quarantined for it */
+    uint32_t busy;  /* audio thread: a task handed and not seen idle */
+    uint32_t stuck; /* audio thread: that task's chunk was dropped */
+    uint32_t q_n;   /* audio thread: slots quarantined for it */
     uint32_t q_slot[HL_MIX_CHUNK];
 } worker_t;
 
@@ -51,9 +63,12 @@ struct hl_mix_part {
     uint32_t q_total; /* slots quarantined */
     float *acc;       /* the audio thread's: one per partition */
     uint8_t *left, *quar;
+    uint32_t *slot;       /* the active list with the quarantine out (while there is one) */
+    const uint32_t *list; /* this block's slot list: the active list itself, or slot */
+    uint32_t stuck;       /* workers stuck in a dropped chunk */
     hl_part_stats_t st[HL_MIX_PARTS];
     uint32_t dirty[HL_MIX_PARTS];
-    _Atomic uint64_t blocks, shared, late, dropped;
+    _Atomic uint64_t blocks, shared, late, dropped, held;
     worker_t w[HL_MIX_PARTS]; /* [0] unused: the audio thread */
 };
 
@@ -68,7 +83,7 @@ static size_t acc_bytes(void) {
 size_t hl_mix_part_size(const hl_mix_part_config_t *cfg) {
     if (!cfg || cfg->threads < 1 || cfg->threads > HL_MIX_PARTS || cfg->slots == 0) return 0;
     return up64(sizeof(hl_mix_part_t)) + cfg->threads * acc_bytes() +
-           (cfg->threads + 1) * up64(cfg->slots) + 64;
+           (cfg->threads + 1) * up64(cfg->slots) + cfg->threads * up64(cfg->slots * 4u) + 64;
 }
 
 hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config_t *cfg) {
@@ -93,6 +108,13 @@ hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config
         b += up64(cfg->slots);
     }
     p->quar = b;
+    b += up64(cfg->slots);
+    p->slot = (uint32_t *)(void *)b;
+    b += up64(cfg->slots * 4u);
+    for (uint32_t w = 1; w < cfg->threads; w++) {
+        p->w[w].slot = (uint32_t *)(void *)b;
+        b += up64(cfg->slots * 4u);
+    }
     return p;
 }
 
@@ -123,6 +145,7 @@ void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *o) {
     o->shared = atomic_load_explicit(&p->shared, memory_order_relaxed);
     o->late = atomic_load_explicit(&p->late, memory_order_relaxed);
     o->dropped = atomic_load_explicit(&p->dropped, memory_order_relaxed);
+    o->held = atomic_load_explicit(&p->held, memory_order_relaxed);
 }
 
 /* Clears the planes (the mixer's nch: a pair may go to any of them) of the
@@ -154,11 +177,26 @@ void hl_mix_part_run_rt(hl_mix_part_t *p, uint32_t w) {
         uint32_t k = atomic_fetch_add_explicit(&t->next, 1, memory_order_relaxed);
         if (k >= t->nchunks) break;
         uint32_t a, b, j = chunk_at(t, k, &a, &b);
-        p->chunk(p->m, a, b, t->n, t->acc + j * HL_PART_ACC_FLOATS, &t->st[j], t->left, t->quar);
+        if (p->cfg.stall) p->cfg.stall(p->cfg.user, w, k);
+        p->chunk(p->m, t->slot, a, b, t->n, t->acc + j * HL_PART_ACC_FLOATS, &t->st[j], t->left);
         t->dirty[j] |= t->st[j].buses;
         atomic_fetch_add_explicit(&t->done, 1, memory_order_release);
     }
     atomic_store_explicit(&t->idle, g, memory_order_release);
+}
+
+void hl_mix_part_spin(hl_mix_part_t *p, uint32_t w, int (*idle)(void)) {
+    uint32_t seen = 0;
+    for (;;) {
+        uint32_t g = atomic_load_explicit(&p->w[w].go, memory_order_acquire);
+        if (g == HL_MIX_PART_QUIT) return;
+        if (g == seen) {
+            idle();
+            continue;
+        }
+        hl_mix_part_run_rt(p, w);
+        seen = g;
+    }
 }
 
 /* The task of thread t of T over partitions t*P/T ..; chunk offsets. */
@@ -195,19 +233,21 @@ static int wait_done(const hl_mix_part_t *p, worker_t *t, uint32_t want, uint64_
 static void rescue(hl_mix_part_t *p, worker_t *t, uint32_t k) {
     uint32_t a, b, j = chunk_at(t, k, &a, &b), q = t->part[j];
     hl_part_stats_t *st = &p->st[q];
-    p->chunk(p->m, a, b, t->n, p->acc + q * HL_PART_ACC_FLOATS, st, p->left,
-             p->q_total ? p->quar : NULL);
+    p->chunk(p->m, p->list, a, b, t->n, p->acc + q * HL_PART_ACC_FLOATS, st, p->left);
     p->dirty[q] |= st->buses;
 }
 
-/* A worker stuck inside chunk k: its voices are quarantined until it is back. */
+/* A worker stuck inside chunk k: its voices are quarantined until it is back
+ * (the ones of its list: a voice quarantined already is not in it). */
 static void quarantine(hl_mix_part_t *p, worker_t *t, uint32_t k) {
     uint32_t a, b;
     (void)chunk_at(t, k, &a, &b);
     t->q_n = 0;
+    t->stuck = 1;
+    p->stuck++;
     for (uint32_t pos = a; pos < b; pos++) {
-        uint32_t s = p->m->rt_active[pos];
-        if (!p->quar[s]) {
+        uint32_t s = t->slot[pos];
+        if (s != HL_MIX_NO_SLOT && !p->quar[s]) {
             p->quar[s] = 1;
             t->q_slot[t->q_n++] = s;
             p->q_total++;
@@ -269,6 +309,38 @@ static void sum_part(hl_mixer_t *m, const float *acc, const hl_part_stats_t *st,
     *buses |= st->buses;
 }
 
+/* The workers back from an earlier block (seen idle): usable again, and
+ * a stuck one's quarantine lifts. Returns the workers still stuck. */
+static uint32_t reclaim(hl_mix_part_t *p) {
+    for (uint32_t w = 1; w < p->cfg.threads; w++) {
+        worker_t *t = &p->w[w];
+        if (!t->busy || atomic_load_explicit(&t->idle, memory_order_acquire) != t->busy) continue;
+        t->busy = 0;
+        for (uint32_t i = 0; i < t->q_n; i++)
+            p->quar[t->q_slot[i]] = 0;
+        p->q_total -= t->q_n;
+        t->q_n = 0;
+        p->stuck -= t->stuck;
+        t->stuck = 0;
+    }
+    return p->stuck;
+}
+
+void hl_mix_part_settle(hl_mix_part_t *p, int (*idle)(void)) {
+    for (uint32_t w = 1; w < p->cfg.threads; w++)
+        while (p->w[w].busy &&
+               atomic_load_explicit(&p->w[w].idle, memory_order_acquire) != p->w[w].busy)
+            idle();
+    reclaim(p);
+}
+
+int hl_mix_part_hold_rt(hl_mixer_t *m) {
+    hl_mix_part_t *p = m->parts;
+    if (!p || !p->stuck || !reclaim(p)) return 0;
+    atomic_fetch_add_explicit(&p->held, 1, memory_order_relaxed);
+    return 1;
+}
+
 void hl_mix_part_prewake_rt(hl_mixer_t *m) {
     hl_mix_part_t *p = m->parts;
     if (!p || m->n_rt_active <= HL_MIX_PART_MIN || !p->cfg.wake) return;
@@ -280,27 +352,27 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
                                     uint32_t *mixed, uint32_t *buses) {
     hl_mix_part_t *p = m->parts;
     uint32_t na = m->n_rt_active;
-    if (!p || na <= HL_MIX_PART_MIN) return NULL;
-    p->chunk = chunk;
+    if (!p) return NULL;
+    reclaim(p);
+    /* a small mix is the one-thread loop's, but while a stuck worker holds
+     * voices: one partition, the audio thread's, without them */
+    if (na <= HL_MIX_PART_MIN && !p->q_total) return NULL;
+    if (p->chunk != chunk) p->chunk = chunk; /* written once: a stuck worker reads it */
     uint32_t np = (na + HL_MIX_PART_MIN - 1) / HL_MIX_PART_MIN;
-    np = np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
+    np = np < 1 ? 1 : np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
     uint64_t t0 = now_ns(p), dur = (uint64_t)n * 1000000000u / m->cfg.rate;
-    /* the workers back from an earlier block: their quarantine lifts */
     worker_t *use[HL_MIX_PARTS];
     uint32_t nt = 1;
-    for (uint32_t w = 1; w < p->cfg.threads; w++) {
-        worker_t *t = &p->w[w];
-        if (t->busy && atomic_load_explicit(&t->idle, memory_order_acquire) == t->busy) {
-            t->busy = 0;
-            for (uint32_t i = 0; i < t->q_n; i++)
-                p->quar[t->q_slot[i]] = 0;
-            p->q_total -= t->q_n;
-            t->q_n = 0;
-        }
-        if (!t->busy && nt < np) use[nt++] = t;
-    }
+    for (uint32_t w = 1; w < p->cfg.threads; w++)
+        if (!p->w[w].busy && nt < np) use[nt++] = &p->w[w];
     worker_t self;
     memset(p->left, 0, na);
+    p->list = m->rt_active; /* the slot list: the active list, the quarantine out */
+    if (p->q_total) {
+        for (uint32_t i = 0; i < na; i++)
+            p->slot[i] = p->quar[m->rt_active[i]] ? HL_MIX_NO_SLOT : m->rt_active[i];
+        p->list = p->slot;
+    }
     for (uint32_t q = 0; q < np; q++) {
         zero_acc(p->acc + q * HL_PART_ACC_FLOATS, p->dirty[q], m->nch);
         p->dirty[q] = 0;
@@ -312,7 +384,9 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
         worker_t *t = use[i];
         plan(t, i * np / nt, (i + 1) * np / nt, na, np);
         t->n = n;
-        t->quar = p->q_total ? p->quar : NULL;
+        for (uint32_t j = 0; j < t->np; j++) /* its voices: a copy of its spans of the list */
+            memcpy(t->slot + t->begin[j], p->list + t->begin[j],
+                   (t->end[j] - t->begin[j]) * sizeof *t->slot);
         atomic_store_explicit(&t->next, 0, memory_order_relaxed);
         atomic_store_explicit(&t->done, 0, memory_order_relaxed);
         t->busy = g;
@@ -324,8 +398,7 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
     plan(&self, 0, np / nt, na, np);
     for (uint32_t k = 0; k < self.nchunks; k++) {
         uint32_t a, b, j = chunk_at(&self, k, &a, &b), q = self.part[j];
-        p->chunk(m, a, b, n, p->acc + q * HL_PART_ACC_FLOATS, &p->st[q], p->left,
-                 p->q_total ? p->quar : NULL);
+        p->chunk(m, p->list, a, b, n, p->acc + q * HL_PART_ACC_FLOATS, &p->st[q], p->left);
         p->dirty[q] |= p->st[q].buses;
     }
     int ok[HL_MIX_PARTS] = {0};

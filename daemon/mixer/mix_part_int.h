@@ -18,14 +18,18 @@ typedef struct {
 #define HL_PART_ACC_FLOATS     ((size_t)HL_NUM_GAINS * HL_MIX_PART_CH * HL_MIX_BLOCK)
 #define HL_PART_ACC(acc, b, c) ((acc) + ((size_t)(b)*HL_MIX_PART_CH + (c)) * HL_MIX_BLOCK)
 
+/* A position of a slot list whose voice is not to be touched (quarantined). */
+#define HL_MIX_NO_SLOT UINT32_MAX
+
 /* Mixes the steady voices (no post stage, no ramp) at positions a..b-1 of
- * the active list into acc, n frames; left[pos] = 1 for a voice it left for
- * the full path, else 0; voices whose slot is set in quar (may be NULL) are
- * not touched (left 0). Any thread, inside a partitioned block. The block
- * loop (mixer_rt.c) hands it to hl_mix_part_block_rt: the partitions call
- * back into the loop's kernels without a circle between the two files. */
-typedef void (*hl_mix_chunk_fn)(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
-                                hl_part_stats_t *st, uint8_t *left, const uint8_t *quar);
+ * a slot list (slot[pos]: the voice at pos of the active list as the block
+ * began, read from slot[a..b-1] only) into acc, n frames; left[pos] = 1 for
+ * a voice it left for the full path, else 0; HL_MIX_NO_SLOT is not touched
+ * (left 0). Any thread, inside a partitioned block. The block loop
+ * (mixer_rt.c) hands it to hl_mix_part_block_rt: the partitions call back
+ * into the loop's kernels without a circle between the two files. */
+typedef void (*hl_mix_chunk_fn)(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32_t b,
+                                uint32_t n, float *acc, hl_part_stats_t *st, uint8_t *left);
 
 /* The first pass of a block with more than HL_MIX_PART_MIN voices on a
  * mixer with parts: every partition's steady voices mixed and added into
@@ -34,6 +38,12 @@ typedef void (*hl_mix_chunk_fn)(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t 
  * block is not partitioned (the caller runs its one-thread loop). */
 const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
                                     uint32_t *mixed, uint32_t *buses);
+
+/* Before each command drain (the call's, a scheduled frame's): 1 while a
+ * worker stuck in a dropped chunk is not back (its voices, the list and the
+ * listener must not change under it: the commands wait, counted as held),
+ * else 0. Never waits. */
+int hl_mix_part_hold_rt(hl_mixer_t *m);
 
 /* At a call's start, before the command drain: wakes the sleeping workers
  * if the block will be partitioned, so they are spinning by its start. */

@@ -589,6 +589,12 @@ uint64_t hl_sched_next_rt(const hl_mixer_t *m);
 uint64_t hl_sched_cut_rt(hl_mixer_t *m);
 /* publishes (m->clock, now_ns) as the clock hl_mixer_clock() reads */
 void hl_sched_clock_rt(hl_mixer_t *m, uint64_t now_ns);
+/* Applies the scheduled commands due at m->clock (hl_cmd_apply_rt). */
+void hl_sched_apply_due_rt(hl_mixer_t *m, uint64_t now_ns);
+/* Applies what the ring holds, for at most cfg.drain_budget_pct of a call of
+ * `frames` on cfg.clock_ns from the drain's own start (no clock: the count
+ * cap alone). */
+void hl_sched_apply_drained_rt(hl_mixer_t *m, uint32_t frames, uint64_t now_ns);
 
 /* mixer_cmdq.c, control side: every command goes out through here (the
  * bundle being built, or the ring), stamped with its frame. */

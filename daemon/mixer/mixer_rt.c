@@ -565,23 +565,24 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
 }
 
 /* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
-static void mix_chunk_rt(hl_mixer_t *m, uint32_t a, uint32_t b, uint32_t n, float *acc,
-                         hl_part_stats_t *st, uint8_t *left, const uint8_t *quar) {
-    /* the state's lines are only prefetched (never read) past the chunk's end;
-     * the source spans, which read a voice's cursor, only inside it: the
-     * voices after it may be another thread's */
-    const uint32_t na = m->n_rt_active;
+static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32_t b, uint32_t n,
+                         float *acc, hl_part_stats_t *st, uint8_t *left) {
+    /* only slot[a..b-1] is this chunk's (the voices after it may be another
+     * thread's, and a stuck worker's list is its own): prefetches stay inside */
     for (uint32_t j = a; j < a + HL_PF_STATE_AHEAD && j < b; j++) {
-        prefetch_state(&m->rt[m->rt_active[j]]);
-        if (j < a + HL_PF_SRC_AHEAD) prefetch_src(&m->rt[m->rt_active[j]], n);
+        if (slot[j] != HL_MIX_NO_SLOT) prefetch_state(&m->rt[slot[j]]);
+        if (j < a + HL_PF_SRC_AHEAD && slot[j] != HL_MIX_NO_SLOT) prefetch_src(&m->rt[slot[j]], n);
     }
     for (uint32_t i = a; i < b; i++) {
-        if (i + HL_PF_STATE_AHEAD < na) prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
-        if (i + HL_PF_SRC_AHEAD < b) prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
-        const uint32_t s = m->rt_active[i];
-        hl_rt_fast_t *f = &m->rt[s].f;
+        const uint32_t ps =
+            i + HL_PF_STATE_AHEAD < b ? slot[i + HL_PF_STATE_AHEAD] : HL_MIX_NO_SLOT;
+        const uint32_t pc = i + HL_PF_SRC_AHEAD < b ? slot[i + HL_PF_SRC_AHEAD] : HL_MIX_NO_SLOT;
+        if (ps != HL_MIX_NO_SLOT) prefetch_state(&m->rt[ps]);
+        if (pc != HL_MIX_NO_SLOT) prefetch_src(&m->rt[pc], n);
+        const uint32_t s = slot[i];
         left[i] = 0;
-        if (quar && quar[s]) continue; /* a stuck worker's: not touched */
+        if (s == HL_MIX_NO_SLOT) continue; /* a stuck worker's: not touched */
+        hl_rt_fast_t *f = &m->rt[s].f;
         const uint64_t c = f->cursor;
         if (!f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
             !fast_inside(m, f, c, n)) {
@@ -676,28 +677,6 @@ const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m) {
     return &m->meter;
 }
 
-/* The schedule hands commands back (mixer_sched.c); they are applied here. */
-static void apply_due(hl_mixer_t *m, uint64_t now_ns) {
-    hl_sched_it_t it;
-    hl_sched_begin_rt(m, &it);
-    for (const hl_cmd_t *c; (c = hl_sched_due_next_rt(m, &it)) != NULL;)
-        hl_cmd_apply_rt(m, c, now_ns);
-}
-
-/* The ring, for at most cfg.drain_budget_pct of the call's duration, on
- * cfg.clock_ns from the drain's own start (no clock: the count cap alone). */
-static void apply_drained(hl_mixer_t *m, uint32_t frames, uint64_t now_ns) {
-    hl_sched_it_t it;
-    hl_sched_begin_rt(m, &it);
-    uint32_t pct = m->cfg.drain_budget_pct;
-    if (pct < 100 && m->cfg.clock_ns) {
-        uint64_t budget = (uint64_t)frames * 10000000u * pct / m->cfg.rate; /* 1e9 / 100 */
-        it.deadline = m->cfg.clock_ns() + budget;
-    }
-    for (const hl_cmd_t *c; (c = hl_sched_drain_next_rt(m, &it)) != NULL;)
-        hl_cmd_apply_rt(m, c, now_ns);
-}
-
 void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t now_ns) {
 #ifdef HL_HAVE_MXCSR
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
@@ -708,8 +687,10 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     hl_sched_clock_rt(m, now_ns);
     /* what was scheduled for this very frame first, then the ring: a
      * command sent "now" on a voice whose start is due here finds it */
-    apply_due(m, now_ns);
-    apply_drained(m, frames, now_ns);
+    if (!hl_mix_part_hold_rt(m)) { /* a stuck mix worker: the commands wait (mix_part.c) */
+        hl_sched_apply_due_rt(m, now_ns);
+        hl_sched_apply_drained_rt(m, frames, now_ns);
+    }
     uint32_t tail = atomic_load_explicit(&m->cmd_ring.tail, memory_order_relaxed);
     atomic_store_explicit(&m->clk_drained, 0, memory_order_relaxed); /* the pair is changing */
     atomic_thread_fence(memory_order_release);
@@ -720,10 +701,10 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     m->splits = 0;
     for (uint32_t done = 0; done < frames;) {
         uint32_t n = frames - done < HL_MIX_BLOCK ? frames - done : HL_MIX_BLOCK;
-        /* cut the block at the next scheduled frame (always > clock here),
+        /* cut the block at the next scheduled frame (> clock but while held),
          * or, past HL_SCHED_SPLITS cuts in this call, on the grid */
         uint64_t next = hl_sched_cut_rt(m);
-        if (next - m->clock < n) {
+        if (next > m->clock && next - m->clock < n) {
             n = (uint32_t)(next - m->clock);
             m->splits++;
         }
@@ -732,7 +713,7 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
         limited |= m->nch == 2 ? hl_limiter_process_rt(&m->limiter, o, n)
                                : hl_limiter_process_n_rt(&m->limiter, o, n, m->nch);
         done += n;
-        apply_due(m, now_ns);
+        if (!hl_mix_part_hold_rt(m)) hl_sched_apply_due_rt(m, now_ns);
     }
     hl_mix_meter_t *mt = &m->meter;
     float *mp = mt->peak[HL_MIX_METER_MASTER];

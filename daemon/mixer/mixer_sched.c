@@ -292,3 +292,22 @@ const hl_cmd_t *hl_sched_drain_next_rt(hl_mixer_t *m, hl_sched_it_t *it) {
     }
     return NULL;
 }
+
+void hl_sched_apply_due_rt(hl_mixer_t *m, uint64_t now_ns) {
+    hl_sched_it_t it;
+    hl_sched_begin_rt(m, &it);
+    for (const hl_cmd_t *c; (c = hl_sched_due_next_rt(m, &it)) != NULL;)
+        hl_cmd_apply_rt(m, c, now_ns);
+}
+
+void hl_sched_apply_drained_rt(hl_mixer_t *m, uint32_t frames, uint64_t now_ns) {
+    hl_sched_it_t it;
+    hl_sched_begin_rt(m, &it);
+    uint32_t pct = m->cfg.drain_budget_pct;
+    if (pct < 100 && m->cfg.clock_ns) {
+        uint64_t budget = (uint64_t)frames * 10000000u * pct / m->cfg.rate; /* 1e9 / 100 */
+        it.deadline = m->cfg.clock_ns() + budget;
+    }
+    for (const hl_cmd_t *c; (c = hl_sched_drain_next_rt(m, &it)) != NULL;)
+        hl_cmd_apply_rt(m, c, now_ns);
+}

@@ -134,8 +134,10 @@ int hld_mix_workers_open(hld_mix_workers_t **out, hl_mixer_t *m, uint32_t thread
     hld_mix_workers_t *ws = calloc(1, sizeof *ws);
     if (!ws) return HELIOD_ENOMEM;
     ws->threads = threads;
+    /* slots enough for the governor's calibration too, which borrows them */
+    const uint32_t slots = hl_mixer_slots(m);
     hl_mix_part_config_t pc = {.threads = threads,
-                               .slots = hl_mixer_slots(m),
+                               .slots = slots > HLD_GOV_CALIB_SLOTS ? slots : HLD_GOV_CALIB_SLOTS,
                                .wake = wake_rt,
                                .user = ws,
                                .clock_ns = mono_ns};
@@ -181,6 +183,10 @@ void hld_mix_workers_close(hld_mix_workers_t *ws, hl_mixer_t *m) {
 void hld_mix_workers_stats(const hld_mix_workers_t *ws, hl_mix_part_stats_t *out) {
     memset(out, 0, sizeof *out);
     if (ws) hl_mix_part_stats(ws->p, out);
+}
+
+hl_mix_part_t *hld_mix_workers_parts(const hld_mix_workers_t *ws) {
+    return ws && ws->threads > 1 ? ws->p : NULL;
 }
 
 uint32_t hld_mix_workers_threads(const hld_mix_workers_t *ws) {

@@ -36,5 +36,8 @@ void hld_mix_workers_close(hld_mix_workers_t *w, hl_mixer_t *m);
 /* Counters (any thread). */
 void hld_mix_workers_stats(const hld_mix_workers_t *w, hl_mix_part_stats_t *out);
 uint32_t hld_mix_workers_threads(const hld_mix_workers_t *w);
+/* The partitions, when there are workers (else NULL): the governor's
+ * calibration borrows them before the audio thread starts. */
+hl_mix_part_t *hld_mix_workers_parts(const hld_mix_workers_t *w);
 
 #endif /* HLD_MIX_WORKERS_H */

@@ -12,6 +12,7 @@
 #include "hl_layout.h"
 #include "hld_limits.h"
 #include "log.h"
+#include "mix_workers.h"
 #include "vm.h"
 
 void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, float cpu_budget,
@@ -23,17 +24,24 @@ void hld_governor_init(hld_governor_t *g, const hld_engine_t *e, hld_vm_t *vm, f
     g->cubic_limit = UINT32_MAX;
     if (cpu_budget <= 0) return; /* off */
     g->budget_ns = (double)e->period_ns * cpu_budget / 100.0;
-    const int layout = hl_layout_for_channels(e->channels); /* priced on the engine's layout */
+    /* priced on the engine's layout, and on as many threads as the daemon
+     * mixes on (--mix-threads) */
+    const int layout = hl_layout_for_channels(e->channels);
+    hl_mix_part_t *parts = hld_mix_workers_parts(e->mixw);
+    uint64_t shared = 0;
     g->calib_ns = hld_governor_calibrate(e->rate, e->period, layout > 0 ? (uint32_t)layout : 0,
-                                         speed_of_sound, e->hrtf);
+                                         speed_of_sound, e->hrtf, parts, &shared);
+    if (parts) hl_mixer_set_parts(e->mixer, parts); /* lent to the calibration: back */
+    const uint32_t threads = shared ? hld_mix_workers_threads(e->mixw) : 1;
     g->voice_ns = g->calib_ns * HLD_GOV_CALIB_SAFETY;
     if (g->voice_ns > 0) {
         double fit = g->budget_ns * HLD_GOV_GROW_TO / g->voice_ns * HLD_GOV_START;
         g->limit = hld_vm_set_real_limit(vm, fit < 1 ? 1 : (uint32_t)fit);
     }
-    hld_info("cpu budget %.0f us of %.0f us: a worst-case voice costs %.2f us, %u real voices "
-             "allowed to start",
-             g->budget_ns / 1e3, (double)e->period_ns / 1e3, g->voice_ns / 1e3, g->limit);
+    hld_info("cpu budget %.0f us of %.0f us: a worst-case voice costs %.2f us on %u mix "
+             "thread%s, %u real voices allowed to start",
+             g->budget_ns / 1e3, (double)e->period_ns / 1e3, g->voice_ns / 1e3, threads,
+             threads > 1 ? "s" : "", g->limit);
 }
 
 void hld_governor_tick(hld_governor_t *g, hld_engine_t *e, hld_vm_t *vm) {

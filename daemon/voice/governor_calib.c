@@ -1,16 +1,19 @@
 /*
  * governor_calib.c - the governor's start-up price of a worst-case voice
  * (see governor_calib.h): a private mixer renders HLD_GOV_CALIB_VOICES of
- * them on the calling thread, which keeps its own floating-point mode.
+ * them on the calling thread, which keeps its own floating-point mode; with
+ * several mix threads, on the daemon's partitions and workers, lent to it.
  */
 #include "governor_calib.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "fp_mode.h"
 #include "hl_layout.h"
+#include "hl_mix_part.h"
 #include "hl_mixer.h"
 #include "hl_proto.h"
 #include "hld_limits.h"
@@ -25,16 +28,40 @@ static uint64_t mono_ns(void) {
     return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
+_Static_assert(HLD_GOV_CALIB_SLOTS == HLD_GOV_CALIB_VOICES * HL_MIX_PARTS * HL_SLOT_FACTOR,
+               "the partitions are sized for the calibration's mixer (mix_workers.c)");
+
+/* The daemon's partitions lent to mx (its workers then mix mx's voices):
+ * 1, or 0 when there are none or too few slots for mx (one thread). */
+static int parts_lend(hl_mixer_t *mx, hl_mix_part_t *parts, hl_mix_part_stats_t *before) {
+    if (!parts || hl_mixer_set_parts(mx, parts) != 0) return 0;
+    hl_mix_part_stats(parts, before);
+    return 1;
+}
+
+/* Back from mx once every worker is done with its voices (mx is freed next). */
+static void parts_return(hl_mixer_t *mx, hl_mix_part_t *parts, const hl_mix_part_stats_t *before,
+                         uint64_t *shared) {
+    hl_mix_part_settle(parts, sched_yield);
+    hl_mix_part_stats_t after;
+    hl_mix_part_stats(parts, &after);
+    if (shared) *shared = after.shared - before->shared;
+    hl_mixer_set_parts(mx, NULL);
+}
+
 double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, float speed_of_sound,
-                              const hl_hrtf_set_t *hrtf) {
+                              const hl_hrtf_set_t *hrtf, hl_mix_part_t *parts, uint64_t *shared) {
     enum { SRC_FRAMES = 48000 };
+    if (shared) *shared = 0;
     const uint32_t nch = hl_layout_channels((hl_layout_t)layout);
     if (nch == 0) return 0;
+    /* several threads: every partition full, each thread's share of them */
+    const uint32_t nv = parts ? HLD_GOV_CALIB_VOICES * HL_MIX_PARTS : HLD_GOV_CALIB_VOICES;
     hl_mixer_config_t mc = {.rate = rate,
                             .layout = layout,
-                            .voices = HLD_GOV_CALIB_VOICES,
-                            .cmd_capacity = 2 * HLD_GOV_CALIB_VOICES, /* every play at once */
-                            .cmds_per_block = 2 * HLD_GOV_CALIB_VOICES,
+                            .voices = nv,
+                            .cmd_capacity = 2 * nv, /* every play at once */
+                            .cmds_per_block = 2 * nv,
                             .speed_of_sound = speed_of_sound,
                             .hrtf = hrtf != NULL};
     size_t size = hl_mixer_size(&mc);
@@ -49,6 +76,8 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, f
     for (int b = 0; b < HL_MAX_BUSES; b++)
         parent[b] = -1;
     if (mx && hl_mixer_bus_graph(mx, parent, (1u << (CALIB_SEND_BUS + 1)) - 1u, 0) != 0) mx = NULL;
+    hl_mix_part_stats_t before;
+    int lent = mx && parts_lend(mx, parts, &before);
     if (mx && src && out) {
         uint32_t x = 12345u;
         for (int i = 0; i < SRC_FRAMES; i++) {
@@ -56,12 +85,12 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, f
             src[i] = (float)((int32_t)x >> 8) / 8388608.0f * 0.25f;
         }
         hl_pcm_t pcm = {.data = src, .frames = SRC_FRAMES, .channels = 1, .finite = 1};
-        for (uint32_t v = 0; v < HLD_GOV_CALIB_VOICES; v++) {
+        for (uint32_t v = 0; v < nv; v++) {
             double a = v * 2.399963;
             hl_voice_params_t p = {
                 .pcm = &pcm,
                 .flags = HL_MIX_LOOP | HL_MIX_3D | HL_MIX_CUBIC,
-                .gain = 1.0f / HLD_GOV_CALIB_VOICES,
+                .gain = 1.0f / (float)nv,
                 .pos = {(float)(5 * cos(a)), 1.0f, (float)(5 * sin(a))},
                 .pitch = 1.37f + 0.001f * (float)v,
                 .min_distance = 1,
@@ -91,8 +120,9 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, f
         }
         hld_fp_mode_restore(fp);
     }
+    if (lent) parts_return(mx, parts, &before, shared);
     free(out);
     free(src);
     free(mem);
-    return best / HLD_GOV_CALIB_VOICES;
+    return best / nv;
 }

@@ -11,6 +11,10 @@
  *     (no DAZ), a product in the denormal range is not flushed (no FTZ), and
  *     MXCSR is bit for bit what it was
  *   - the price follows the output layout: 7.1's is dearer than stereo's
+ *   - with partitions for 2 mix threads lent to it, the price is the
+ *     partitioned mix's: their worker took part in its blocks, twice in a
+ *     row (the mixer of the first is freed: the worker was done with it),
+ *     and the mode is kept too
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,12 +24,17 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fp_mode.h"
 #include "governor_calib.h"
+#include "hl_mix_part.h"
 #include "hl_mixer.h"
+#include "hld_limits.h"
 
 static volatile float g_tiny = 1e-40f; /* a denormal */
 static volatile float g_one = 1.0f;
@@ -68,7 +77,7 @@ static void test_calibrate_keeps_fp_mode(void **state) {
     (void)state;
     assert_true(denormals_survive());
     hld_fp_mode_t before = hld_fp_mode_save();
-    double ns = hld_governor_calibrate(48000, 256, 0, 343.0f, NULL);
+    double ns = hld_governor_calibrate(48000, 256, 0, 343.0f, NULL, NULL, NULL);
     hld_fp_mode_t after = hld_fp_mode_save();
     assert_true(ns > 0);
     assert_true(denormals_survive());
@@ -93,14 +102,15 @@ static void test_calibrate_follows_layout(void **state) {
     double best[2] = {0};
     for (int r = 0; r < ROUNDS; r++)
         for (int k = 0; k < 2; k++) {
-            double ns = hld_governor_calibrate(48000, 256, layouts[k], 343.0f, NULL);
+            double ns = hld_governor_calibrate(48000, 256, layouts[k], 343.0f, NULL, NULL, NULL);
             assert_true(ns > 0);
             if (best[k] == 0 || ns < best[k]) best[k] = ns;
         }
     fprintf(stderr,
             "# calibrated worst-case voice: stereo %.0f ns, 7.1 %.0f ns (7.1 / stereo %.2f)\n",
             best[0], best[1], best[1] / best[0]);
-    assert_true(hld_governor_calibrate(48000, 256, 99, 343.0f, NULL) == 0); /* no such layout */
+    assert_true(hld_governor_calibrate(48000, 256, 99, 343.0f, NULL, NULL, NULL) ==
+                0); /* no such layout */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     /* instrumented, neither post stage vectorises: both cost the same (1.02x) */
     skip();
@@ -109,11 +119,66 @@ static void test_calibrate_follows_layout(void **state) {
 #endif
 }
 
+typedef struct {
+    hl_mix_part_t *p;
+    pthread_t th;
+} parts_t;
+
+static void *spin_worker(void *arg) {
+    hl_mix_part_spin(((parts_t *)arg)->p, 1, sched_yield);
+    return NULL;
+}
+
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Partitions for 2 threads with their worker spinning (the daemon's sleep),
+ * the wait for it bounded on the clock as the daemon's. */
+static void *parts_open(parts_t *pt) {
+    hl_mix_part_config_t pc = {.threads = 2, .slots = HLD_GOV_CALIB_SLOTS, .clock_ns = mono_ns};
+    size_t size = hl_mix_part_size(&pc);
+    void *mem = aligned_alloc(64, (size + 63) / 64 * 64);
+    assert_non_null(mem);
+    pt->p = hl_mix_part_init(mem, (size + 63) / 64 * 64, &pc);
+    assert_non_null(pt->p);
+    assert_int_equal(pthread_create(&pt->th, NULL, spin_worker, pt), 0);
+    return mem;
+}
+
+static void test_calibrate_on_mix_threads(void **state) {
+    (void)state;
+    parts_t pt;
+    void *mem = parts_open(&pt);
+    hld_fp_mode_t before = hld_fp_mode_save();
+    uint64_t shared = 0;
+    double ns = hld_governor_calibrate(48000, 256, 0, 343.0f, NULL, pt.p, &shared);
+    hld_fp_mode_t after = hld_fp_mode_save();
+    print_message("# 2 mix threads: %.1f ns a voice, a worker in %llu blocks\n", ns,
+                  (unsigned long long)shared);
+    assert_true(ns > 0);
+    assert_true(shared > 0); /* the worker mixed the calibration's voices with it */
+    assert_memory_equal(&before, &after, sizeof before);
+    /* lent again (the daemon binds them back to its mixer between): the
+     * same partitions, every worker done with the freed mixer's voices */
+    ns = hld_governor_calibrate(48000, 256, 0, 343.0f, NULL, pt.p, &shared);
+    assert_true(ns > 0 && shared > 0);
+    ns = hld_governor_calibrate(48000, 256, 0, 343.0f, NULL, NULL, &shared);
+    assert_true(ns > 0);
+    assert_int_equal(shared, 0); /* one thread: no partitions */
+    hl_mix_part_quit(pt.p);
+    pthread_join(pt.th, NULL);
+    free(mem);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mixer_flushes_its_thread),
         cmocka_unit_test(test_calibrate_keeps_fp_mode),
         cmocka_unit_test(test_calibrate_follows_layout),
+        cmocka_unit_test(test_calibrate_on_mix_threads),
     };
     return cmocka_run_group_tests_name("calib", tests, NULL, NULL);
 }

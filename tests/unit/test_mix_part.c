@@ -11,11 +11,19 @@
  *   chunks itself, counts it (late), still gives the same bits, and mixes
  *   the later blocks alone.
  * - Below HL_MIX_PART_MIN voices the mix is the one-thread loop's exactly.
+ * - A worker stalled inside a chunk through whole blocks (a hook): the
+ *   chunk is dropped, its voices left alone, no command applied and the
+ *   list compacted under it while it is away (each put off, counted held),
+ *   every voice advanced exactly once a block; the commands apply once it
+ *   is back. Under ThreadSanitizer the worker resumes without a
+ *   happens-before edge to the blocks it missed: any voice, list or
+ *   listener they touched under it is reported.
  * Nothing depends on the machine's speed: the real workers are waited for
  * without a time bound (late_pct >= 1000), the late one on the test's clock.
  */
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,10 +36,11 @@
 #include "hl_layout.h"
 #include "hl_mix_part.h"
 #include "mix_helpers.h"
+#include "mixer_internal.h"
 
 #define VOICES  1024 /* logical: 2048 slots */
 #define PLAYED  700
-#define BLOCKS  24
+#define BLOCKS  16
 #define CHUNK   256
 #define NCH_MAX 8 /* output channels at most (7.1) */
 #define OUT_N   ((size_t)BLOCKS * CHUNK * NCH_MAX)
@@ -51,17 +60,8 @@ typedef struct {
 /* A test worker: spins on its go word (the daemon's sleep on a futex). */
 static void *worker(void *arg) {
     worker_arg_t *a = arg;
-    uint32_t seen = 0;
-    for (;;) {
-        uint32_t g = atomic_load_explicit(hl_mix_part_go(a->p, a->w), memory_order_acquire);
-        if (g == HL_MIX_PART_QUIT) return NULL;
-        if (g == seen) {
-            sched_yield();
-            continue;
-        }
-        hl_mix_part_run_rt(a->p, a->w);
-        seen = g;
-    }
+    hl_mix_part_spin(a->p, a->w, sched_yield);
+    return NULL;
 }
 
 static uint64_t fake_ns;
@@ -244,12 +244,122 @@ static void test_small_mix_unchanged(void **state) {
     assert_true(same_bits(a, b, CHUNK * 2 * 4));
 }
 
+/* The stall: worker 1 stops as it starts its first chunk of a task while
+ * `armed`, until `resume` (relaxed both ways: no happens-before edge from
+ * the blocks mixed meanwhile). Time stands still but while it is stalled. */
+static _Atomic int armed, stalled, resume;
+static _Atomic uint64_t stall_ns;
+static uint64_t stall_clock(void) {
+    if (!atomic_load(&stalled) || atomic_load_explicit(&resume, memory_order_relaxed))
+        return atomic_load(&stall_ns);
+    return atomic_fetch_add(&stall_ns, 1000000) + 1000000; /* 1 ms a look */
+}
+static void stall_hook(void *user, uint32_t w, uint32_t k) {
+    (void)user;
+    if (w != 1 || k != 0 || !atomic_load_explicit(&armed, memory_order_relaxed)) return;
+    atomic_store_explicit(&armed, 0, memory_order_relaxed);
+    atomic_store(&stalled, 1);
+    while (!atomic_load_explicit(&resume, memory_order_relaxed))
+        sched_yield();
+}
+
+#define STUCK_VOICES 600 /* three partitions: the worker takes the last two */
+
+static void test_stuck_worker_holds_commands(void **state) {
+    (void)state;
+    hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = VOICES, .clock_ns = stall_clock};
+    void *mem = malloc(hl_mixer_size(&cfg));
+    hl_mixer_t *m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
+    hl_mix_part_config_t pc = {
+        .threads = 2, .slots = VOICES * 2, .clock_ns = stall_clock, .stall = stall_hook};
+    void *pmem = malloc(hl_mix_part_size(&pc));
+    hl_mix_part_t *p = hl_mix_part_init(pmem, hl_mix_part_size(&pc), &pc);
+    assert_int_equal(hl_mixer_set_parts(m, p), 0);
+    pthread_t th;
+    worker_arg_t arg = {p, 1};
+    assert_int_equal(pthread_create(&th, NULL, worker, &arg), 0);
+    /* voice 0 (first in the list) ends while the worker is away: the list
+     * compacts; the others loop at pitch 1 from frame 0, so every voice
+     * mixed once a block has the same cursor */
+    hl_pcm_t *once = test_pcm_sine(6 * CHUNK + 100, 1, 0.01, 0.0, 0.5f);
+    hl_pcm_t *loop = test_pcm_sine(48000, 1, 0.003, 0.0, 0.5f);
+    uint64_t h[STUCK_VOICES];
+    for (uint32_t i = 0; i < STUCK_VOICES; i++) {
+        hl_voice_params_t vp = test_params(i ? loop : once);
+        vp.gain = 1.0f / 64.0f;
+        vp.flags = i ? HL_MIX_LOOP : 0u;
+        assert_int_equal(hl_mixer_play(m, &vp, 0, &h[i], NULL), 0);
+    }
+    float out[CHUNK * 2];
+    uint64_t now = 0;
+    for (int b = 0; b < 4; b++) /* settled: every looping voice on the steady path */
+        test_render(m, out, CHUNK, CHUNK, &now);
+    hl_mix_part_stats_t st;
+    hl_mix_part_stats(p, &st);
+    assert_int_equal(st.shared, 4);
+    atomic_store_explicit(&armed, 1, memory_order_relaxed);
+    test_render(m, out, CHUNK, CHUNK, &now); /* block 4: the worker stalls, dropped */
+    hl_mix_part_stats(p, &st);
+    assert_int_equal(st.dropped, 1);
+    /* a voice of the stuck chunk (the worker's first: position STUCK_VOICES / 3) */
+    const uint32_t qs = m->rt_active[STUCK_VOICES / 3];
+    hl_voice_set_t set = {.mask = HL_MIX_SET_GAIN, .gain = 0.5f, .ramp_frames = CHUNK};
+    assert_int_equal(hl_mixer_set(m, h[STUCK_VOICES / 3], &set, now), 0);
+    for (int b = 0; b < 2; b++) /* blocks 5 and 6: voice 0 ends in the second */
+        test_render(m, out, CHUNK, CHUNK, &now);
+    hl_mix_part_stats(p, &st);
+    assert_true(st.held >= 2);
+    assert_int_equal(m->n_rt_active, STUCK_VOICES - 1);
+    assert_true(m->rt[qs].gain_2d != 0.5f); /* not applied under the worker */
+    atomic_store_explicit(&resume, 1, memory_order_relaxed);
+    /* until the worker is back: blocks, each put its commands off */
+    uint64_t held = st.held;
+    for (uint32_t i = 0; i < 1000000; i++) {
+        test_render(m, out, CHUNK, CHUNK, &now);
+        hl_mix_part_stats(p, &st);
+        if (st.held == held) break;
+        held = st.held;
+        sched_yield();
+    }
+    test_render(m, out, CHUNK, CHUNK, &now); /* the SET applies */
+    assert_true(m->rt[qs].gain_2d == 0.5f);
+    /* every voice mixed once a block (the stuck chunk's 32 skipped the
+     * blocks the worker was away): no voice mixed twice, none lost */
+    const uint64_t ref = m->rt[m->rt_active[1]].f.cursor;
+    uint64_t behind = 0;
+    uint32_t n_ref = 0, n_behind = 0;
+    for (uint32_t i = 0; i < m->n_rt_active; i++) {
+        uint64_t c = m->rt[m->rt_active[i]].f.cursor;
+        if (c == ref) {
+            n_ref++;
+        } else {
+            assert_true(behind == 0 || c == behind);
+            behind = c;
+            n_behind++;
+        }
+    }
+    print_message("# held %llu, %u voices on time, %u behind by %.0f blocks\n",
+                  (unsigned long long)st.held, n_ref, n_behind,
+                  (double)((ref - behind) >> 32) / CHUNK);
+    assert_int_equal(n_behind, HL_MIX_CHUNK);
+    assert_true(behind < ref);
+    hl_mix_part_stats(p, &st);
+    assert_int_equal(st.dropped, 1);
+    hl_mix_part_quit(p);
+    pthread_join(th, NULL);
+    test_pcm_free(once);
+    test_pcm_free(loop);
+    free(mem);
+    free(pmem);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_bit_exact),
         cmocka_unit_test(test_late_worker_rescued),
         cmocka_unit_test(test_parts_match_one_loop),
         cmocka_unit_test(test_small_mix_unchanged),
+        cmocka_unit_test(test_stuck_worker_holds_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
