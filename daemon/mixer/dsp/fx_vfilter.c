@@ -74,7 +74,9 @@ static float vf_glide_mul(hl_vfilter_t *f, float f0, float f1, uint32_t steps) {
     uint32_t key[3] = {0, 0, steps};
     memcpy(&key[0], &f0, sizeof f0);
     memcpy(&key[1], &f1, sizeof f1);
-    if (c && memcmp(key, c->glide_key, sizeof key) == 0) return c->glide_mul;
+    /* word by word: memcmp could be a libc call on the audio thread */
+    if (c && key[0] == c->glide_key[0] && key[1] == c->glide_key[1] && key[2] == c->glide_key[2])
+        return c->glide_mul;
     const float mul = powf(f1 / f0, 1.0f / (float)steps);
     if (c) {
         memcpy(c->glide_key, key, sizeof key);
