@@ -689,7 +689,9 @@ double hl_mixer_wait_bucket_upper_us(unsigned i);
 void hl_mixer_at(hl_mixer_t *m, uint64_t at_frame);
 uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
 /* The engine frame commands pushed now take effect at: the frame set with
- * hl_mixer_at if it is later than hl_mixer_frames(), else hl_mixer_frames(). */
+ * hl_mixer_at if it is later than hl_mixer_frames(), else hl_mixer_frames()
+ * (inside an open bundle: hl_mixer_frames() when it began, so all of a
+ * bundle's requests are "now" on one frame). */
 uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */

@@ -39,7 +39,10 @@ uint64_t hl_mixer_at_frame(const hl_mixer_t *m) {
 }
 
 uint64_t hl_mixer_effect_frame(const hl_mixer_t *m) {
-    uint64_t now = hl_mixer_frames(m);
+    /* a bundle's commands apply in one block: every request in it is "now"
+     * on the same frame (the clock may move while the main thread admits
+     * them; a voice that starts virtual keeps the frame it gets here) */
+    uint64_t now = m->bundle_open ? m->bundle_frame : hl_mixer_frames(m);
     return m->at_ctl > now ? m->at_ctl : now;
 }
 
@@ -162,6 +165,7 @@ int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_
 int hl_mixer_bundle_begin(hl_mixer_t *m) {
     if (m->bundle_open) return HELIOD_EINVAL;
     m->bundle_open = 1;
+    m->bundle_frame = hl_mixer_frames(m);
     m->n_bundle = 0;
     return 0;
 }

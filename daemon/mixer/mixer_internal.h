@@ -470,6 +470,7 @@ struct hl_mixer {
     void *sched_user;
     hl_cmd_t *bundle; /* HL_BUNDLE_MAX + 1 */
     uint32_t bundle_open, n_bundle;
+    uint64_t bundle_frame; /* the engine frame the open bundle began on: its "now" */
     /* RT side: the schedule, a binary min-heap over a pool of commands */
     hl_sched_ent_t *heap; /* HL_SCHED_MAX */
     hl_cmd_t *pool;       /* HL_SCHED_MAX */

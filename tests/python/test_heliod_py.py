@@ -675,7 +675,13 @@ class ClientTest(unittest.TestCase):
                 self.assertEqual(self.errname(c.sounds), "EINVAL")  # not bundleable
                 self.assertFalse(p1.done())
             self.assertEqual(bd.count, 3)
-            s1, s2 = c.voice_start_frame(p1.result()), c.voice_start_frame(p2.result())
+            # a start frame is the one asked for until STARTED says where the
+            # voice began: asked once the engine is well past it
+            v1, v2 = p1.result(), p2.result()
+            past = max(c.voice_start_frame(v1), c.voice_start_frame(v2)) + 9600
+            while c.clock()["frame"] < past:
+                time.sleep(0.01)
+            s1, s2 = c.voice_start_frame(v1), c.voice_start_frame(v2)
             self.assertEqual(s1, s2)
             self.assertEqual(self.errname(c.bundle_end), "EINVAL")
             c.bundle_begin()
@@ -752,6 +758,9 @@ class ClientTest(unittest.TestCase):
                 p2 = c.play("up", pan=1)
             self.assertEqual(b.count, 2)
             v1, v2 = await p1, await p2
+            past = max(await c.voice_start_frame(v1), await c.voice_start_frame(v2)) + 9600
+            while (await c.clock())["frame"] < past:  # past STARTED: their real frames
+                await asyncio.sleep(0.01)
             self.assertEqual(await c.voice_start_frame(v1), await c.voice_start_frame(v2))
             self.assertEqual(await c.pause_bus("amb"), 1)
             with self.assertRaises(heliod.HeliodError) as e:
