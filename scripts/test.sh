@@ -134,7 +134,8 @@ if [ "${SANITIZE:-1}" = 1 ]; then
         "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
         "LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0")
     # style runs no C code; bench's smoke runs are checked by the first pass
-    run_tests "$SAN_DIR" --no-rebuild --timeout-multiplier 3 --no-suite style --no-suite bench --no-suite packaging
+    run_tests "$SAN_DIR" --no-rebuild --timeout-multiplier 3 --no-suite style --no-suite bench \
+        --no-suite packaging --no-suite alone
     wrap=()
     took ASan+UBSan
 fi

@@ -2,7 +2,7 @@
 """test_targets.py - the files ninja must build for one pass of scripts/test.sh.
 
 Usage: test_targets.py BUILD_DIR MODE [TEST...]
-  asan: every test but the style and bench suites
+  asan: every test but the style, bench and alone suites
   tsan: the unit tests that run threads (suite threads) and the integration
         tests named (scripts/test.sh passes its TSAN_TESTS list)
 Prints one path per line, relative to BUILD_DIR (meson introspect: each
@@ -22,7 +22,7 @@ def intro(build, what):
 def picked(mode, test, names):
     suites = {s.split(":", 1)[-1] for s in test["suite"]}
     if mode == "asan":
-        return not suites & {"style", "bench"}
+        return not suites & {"style", "bench", "alone"}
     if mode == "tsan":
         return "threads" in suites or test["name"] in names
     sys.exit("test_targets.py: mode must be asan or tsan")
