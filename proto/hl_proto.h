@@ -298,9 +298,7 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr);
  * an exact PortAudio device name or a substring, "null" for the null driver,
  * "default" for the default output. Reply: hl_device_reply_t. */
 
-/* after answering, restart the callback-time histogram and maxima, and the
- * integrated loudness and loudness range */
-#define HL_STATS_RESET 0x1u
+#define HL_STATS_RESET 0x1u /* after answering: the callback histogram, maxima, loudness reset */
 
 /* ---- assets: banks and world zones ------------------------------------ */
 #define HL_BANK_LOAD            0

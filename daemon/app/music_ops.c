@@ -5,7 +5,8 @@
  * Each connection has its own instance of a music (at most
  * HLD_MUSIC_PER_CONN per connection, HLD_MUSIC_INSTANCES in the daemon): the state playing and its
  * track's voice. The first MUSIC starts the state's cue at once (at the request's frame with
- * HL_FLAG_AT). A later one looks up the transition from the current state (an exact FROM line, else
+ * HL_FLAG_AT, else HLD_MUSIC_AHEAD_PERIODS ahead: on the frame its reply gives). A later one looks
+ * up the transition from the current state (an exact FROM line, else
  * `*`; none: a cut, now) and finds its WHEN frame on the current track's beat map
  * (hld_vm_next_beat: the next beat, bar or N-th bar at or after the request's frame). The
  * transition then waits in the instance; once its frame is within a few periods
@@ -257,11 +258,16 @@ int hld_op_music(hld_req_t *q) {
     uint64_t after = hl_mixer_effect_frame(d->engine.mixer);
     if (in->state >= (int)mu->def.nstates || !in->voice || !hld_vm_get(d->vm, in->voice)) {
         in->pending = 0; /* nothing plays: start it now */
-        if (start_track(q, in, to, after, -1) != 0) {
+        /* not scheduled (no HL_FLAG_AT): a few periods ahead, as a waiting
+         * transition is, so that it starts on the frame the reply gives (at
+         * the clock's own frame, a play the audio thread passes before it
+         * drains it would start a block later) */
+        uint64_t start = hl_mixer_at_frame(d->engine.mixer) ? after : after + ahead(d);
+        if (start_track(q, in, to, start, -1) != 0) {
             if (!in->voice) *in = (hld_music_inst_t){0};
             return 0; /* refused, replied */
         }
-        reply_music(q, after, in->voice);
+        reply_music(q, start, in->voice);
         return 0;
     }
     const hld_music_trans_t *t = hld_music_find(&mu->def, in->state, to);
