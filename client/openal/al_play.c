@@ -66,9 +66,14 @@ void alh_source_update(alh_source_t *s) {
     }
     const uint64_t now = alh_now_frame(d);
     /* until STARTED says on which frame an unscheduled voice began, its end
-     * is only known to within the command's latency: wait that much more
-     * rather than call it stopped while its last frames are still to play */
-    const uint64_t slack = s->type == AL_STREAMING || s->started_exact ? 0 : 2u * d->period;
+     * is only known to within the command's latency (on a loaded machine
+     * more than a couple of periods): wait up to 100 ms more rather than
+     * call it stopped while its last frames still play (a program's next
+     * sound would overlap it) */
+    const uint64_t wait = d->clk.rate ? d->clk.rate / 10u : 0u;
+    const uint64_t slack = s->type == AL_STREAMING || s->started_exact
+                               ? 0
+                               : (wait > 2u * d->period ? wait : 2u * d->period);
     int live = 0;
     for (int i = 0; i < s->qn; i++) {
         const alh_qent_t *e = &s->q[i];
