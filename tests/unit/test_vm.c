@@ -1152,19 +1152,28 @@ static void test_virtual_round_trip(void **state) {
     free(o);
 }
 
-/* A looping virtual voice wraps; a one-shot that passes its end while virtual
- * ends (finished) at the next tick. */
-static void test_virtual_wrap_and_end(void **state) {
-    (void)state;
+/* One real voice (a loud DC) holding the pool's only real slot, a tick, and
+ * a looping quiet play of the short sound that will be virtual: *f0 is the
+ * frame it starts on. */
+static hld_vm_play_t virtual_loop_scene(uint64_t *f0) {
     fx_open(1, 8);
     hld_vm_play_t pl = mkplay(&snd_dc, NULL);
     pl.p.gain = 2.0f;
     play_ok(&pl);
     tick();
-    uint64_t f0 = hl_mixer_frames(F.mx);
+    *f0 = hl_mixer_frames(F.mx);
     hld_vm_play_t lp = mkplay(&snd_short, NULL);
     lp.p.gain = 0.5f;
     lp.p.flags |= HL_MIX_LOOP;
+    return lp;
+}
+
+/* A looping virtual voice wraps; a one-shot that passes its end while virtual
+ * ends (finished) at the next tick. */
+static void test_virtual_wrap_and_end(void **state) {
+    (void)state;
+    uint64_t f0 = 0;
+    hld_vm_play_t lp = virtual_loop_scene(&f0);
     lp.loops = -1;
     uint64_t loop = play_ok(&lp);
     hld_vm_play_t lp2 = lp;
@@ -1200,15 +1209,8 @@ static void test_virtual_wrap_and_end(void **state) {
  * there, as the mixer would; loops -1 on a one-shot loops it whole. */
 static void test_virtual_set_loops(void **state) {
     (void)state;
-    fx_open(1, 8);
-    hld_vm_play_t pl = mkplay(&snd_dc, NULL);
-    pl.p.gain = 2.0f;
-    play_ok(&pl);
-    tick();
-    uint64_t f0 = hl_mixer_frames(F.mx);
-    hld_vm_play_t lp = mkplay(&snd_short, NULL);
-    lp.p.gain = 0.5f;
-    lp.p.flags |= HL_MIX_LOOP;
+    uint64_t f0 = 0;
+    hld_vm_play_t lp = virtual_loop_scene(&f0);
     lp.p.loop_start = 1200;
     lp.p.loop_end = 2400;
     lp.ls = 1200.0;
