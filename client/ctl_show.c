@@ -17,10 +17,11 @@
 
 const char ctl_cue_show_usage[] =
     "usage: heliodctl cue show NAME [--json]\n"
-    "  A cue's whole definition: its settings, parameter bindings, cone and\n"
-    "  attenuation curve, as the [cue NAME] section `cues load` reads back (the\n"
-    "  one `cues save` writes); --json: one JSON object. Needs protocol 1.1 for\n"
-    "  the bindings, cone and curve.\n";
+    "  A cue's whole definition: its settings, parameter bindings, cone,\n"
+    "  distance curves (gain, low-pass, send) and tempo map, as the [cue NAME]\n"
+    "  section `cues load` reads back (the one `cues save` writes); --json: one\n"
+    "  JSON object (settings, bindings, cone and gain curve). Needs protocol 1.1\n"
+    "  for the bindings, cone, curves and tempo map.\n";
 
 const char ctl_snapshot_show_usage[] =
     "usage: heliodctl snapshot show NAME [--json]\n"
