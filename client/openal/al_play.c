@@ -65,15 +65,12 @@ void alh_source_update(alh_source_t *s) {
         return;
     }
     const uint64_t now = alh_now_frame(d);
-    /* until STARTED says on which frame an unscheduled voice began, its end
-     * is only known to within the command's latency (on a loaded machine
-     * more than a couple of periods): wait up to 100 ms more rather than
-     * call it stopped while its last frames still play (a program's next
-     * sound would overlap it) */
-    const uint64_t wait = d->clk.rate ? d->clk.rate / 10u : 0u;
-    const uint64_t slack = s->type == AL_STREAMING || s->started_exact
-                               ? 0
-                               : (wait > 2u * d->period ? wait : 2u * d->period);
+    /* the end reckoned on the wall clock (the STARTED time, or the push)
+     * comes early when the engine lags the wall clock (a loaded machine's
+     * null driver): the ENDED event ends a static source; the reckoning only
+     * 250 ms later, should that event never come (a program's next sound
+     * would otherwise overlap this one's last frames) */
+    const uint64_t slack = s->type == AL_STREAMING ? 0 : (d->clk.rate ? d->clk.rate / 4u : 0u);
     int live = 0;
     for (int i = 0; i < s->qn; i++) {
         const alh_qent_t *e = &s->q[i];
