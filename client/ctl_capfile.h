@@ -22,6 +22,8 @@
 #define CTL_CAP_CLOSE     6
 #define CTL_CAP_PROCESS   7    /* after a HELLO: the process the connection was of */
 #define CTL_CAP_INPERIOD  0x1u /* REQUEST flags */
+#define CTL_CAP_LATE      0x2u /* a scheduled request applied after its frame: at `frame` */
+#define CTL_CAP_OPEN      0x4u /* a HELLO of a connection open before the capture started */
 #define CTL_CAP_NOFILE    0x1u /* SOUND flags */
 #define CTL_CAP_AUDIO     0x2u
 #define CTL_CAP_MAX_BYTES (4ull << 30) /* a capture read whole: 4 GiB at most */

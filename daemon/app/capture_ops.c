@@ -27,6 +27,30 @@ hld_capture_t *hld_capture_begin(hld_daemon_t *d, const char *path, int fd, int 
     return hld_capture_start(path, fd, include_audio, &s);
 }
 
+/* The connections open when a capture starts, oldest first: a HELLO record
+ * each (their name, control flag and protocol minor; flag OPEN) and their
+ * PROCESS, so a replay opens them and charges them to their process's
+ * quotas before any of their requests. */
+static void capture_open_conns(hld_daemon_t *d, uint64_t frame) {
+    hld_conn_t *c = d->net.conns;
+    while (c && c->next)
+        c = c->next;
+    for (; c; c = c->prev) {
+        if (!c->hello || c->closing) continue;
+        hl_hello_t m = {.version = HL_PROTO_VERSION,
+                        .flags = c->control ? HL_HELLO_CONTROL : 0,
+                        .minor = c->minor};
+        snprintf(m.client_name, sizeof m.client_name, "%s", c->name);
+        uint8_t body[128];
+        hl_wbuf_t w;
+        hl_wbuf_init(&w, body, sizeof body);
+        hl_put_hello(&w, &m);
+        hl_frame_hdr_t h = {.size = (uint32_t)(HL_FRAME_HDR + w.len), .op = HL_OP_HELLO};
+        hld_capture_request(d->capture, frame, HLD_CAPTURE_REQ_OPEN, c->id, 0, 0, &h, body, w.len);
+        hld_capture_process(d->capture, c->id, c->cl ? c->cl->proc->pid : 0);
+    }
+}
+
 typedef struct {
     hld_fjob_t j; /* first */
     hl_capture_t m;
@@ -64,6 +88,7 @@ static void cap_done(hld_fjob_t *j) {
         d->capture = hld_capture_begin(d, c->m.path, c->fd, (c->m.flags & HL_CAPTURE_AUDIO) != 0);
         if (d->capture) {
             c->fd = -1; /* the writer's */
+            capture_open_conns(d, hl_mixer_frames(d->engine.mixer));
             uint8_t body[HL_MAX_PATH + 16];
             hl_wbuf_t w;
             hl_wbuf_init(&w, body, sizeof body);

@@ -635,9 +635,19 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     cap_mark(d, &at);
     d->params.last_v = NULL;
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
+    int late = (h->flags & HL_FLAG_AT) && q.status == 0 && q.late; /* its frame had passed */
+    if (late) d->n.requests_late++;
     if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
         uint64_t frame = 0;
         uint32_t flags = capture_at(d, &at, &frame);
+        /* applied on the frame it met, not its own: a replay applies it there */
+        if ((h->flags & HL_FLAG_AT) && q.status == 0) {
+            hl_rbuf_t r;
+            hl_rbuf_init(&r, body, len);
+            uint64_t want = hl_get_u64(&r);
+            if (late || want < frame + (flags & HLD_CAPTURE_REQ_INPERIOD ? d->cfg.period : 0))
+                flags |= HLD_CAPTURE_REQ_LATE;
+        }
         hld_capture_request(d->capture, frame, flags, c->id, q.status, q.voice, h, body, len);
         if (h->op == HL_OP_HELLO && q.status == 0) /* whose quotas it shares */
             hld_capture_process(d->capture, c->id, c->cl ? c->cl->proc->pid : 0);

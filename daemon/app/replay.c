@@ -18,7 +18,9 @@
  * and hash; a different mtime alone is only noted), or its bytes are taken
  * from the capture (--capture-audio). Requests refused live (an error
  * changes nothing), CAPTURE, DEVICE and the descriptor passing requests
- * (LOAD_FD, STREAM) are not replayed.
+ * (LOAD_FD, STREAM) are not replayed. A scheduled request live applied
+ * after its frame (CTL_CAP_LATE) is replayed on the frame it took effect
+ * on, and said so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,7 +84,8 @@ typedef struct {
     size_t vcap, vn;
     uint64_t base, end;
     uint32_t diverged, skipped;
-    int failed; /* an I/O error */
+    uint32_t late; /* requests live applied after their frame (CTL_CAP_LATE) */
+    int failed;    /* an I/O error */
 } replay_t;
 
 #define g16(p) ((uint16_t)ctl_cap_le(p, 2))
@@ -367,6 +370,16 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
     if (flags & HL_FLAG_AT) {
         if (len < 8) return 0;
         at = g64(body);
+        if (e->flags & CTL_CAP_LATE) { /* on the frame live applied it */
+            if (r->late++ < REPLAY_REPORT)
+                fprintf(stderr,
+                        "heliod: --render: frame %llu: client %u %s: live applied this request "
+                        "%llu frames late: replayed there\n",
+                        (unsigned long long)(e->frame + r->base), e->client,
+                        hl_op_name(op) ? hl_op_name(op) : "?",
+                        (unsigned long long)(e->frame + r->base - at));
+            at = e->frame + r->base;
+        }
         at = at > r->base ? at - r->base : 0;
         body += 8;
         len -= 8;
@@ -479,6 +492,11 @@ int hld_replay_run(hld_daemon_t *d) {
         hld_info(
             "replay: %u requests not replayed (refused live; CAPTURE, DEVICE, LOAD_FD, STREAM)",
             r.skipped);
+    if (r.late)
+        fprintf(stderr,
+                "heliod: --render: %u scheduled requests were applied late live (after their "
+                "frame): replayed on the frames they took effect\n",
+                r.late);
     if (r.diverged)
         fprintf(stderr, "heliod: --render: the replay diverged from the capture %u times\n",
                 r.diverged);

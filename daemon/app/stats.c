@@ -190,6 +190,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "cmds_busy", (double)d->n.cmds_busy);
     put(&s, "capture_dropped", (double)hld_capture_dropped(d->capture));
     put(&s, "capture_unsure", (double)d->n.capture_unsure);
+    put(&s, "requests_late", (double)d->n.requests_late);
     put(&s, "cmd_cap_hits", (double)ms.cmd_cap_hits);
     put(&s, "cmd_wait_us_max", es.wait_max_us);
     put(&s, "cmd_wait_us_p99", es.wait_p99_us);

@@ -18,6 +18,7 @@ typedef struct {
     uint64_t uploads_fd, uploads_chunked; /* uploads decoded: LOAD_FD, LOAD_DATA */
     uint64_t uploads_timed_out;           /* LOAD_DATA uploads dropped idle (HLD_UPLOAD_IDLE_MS) */
     uint64_t capture_unsure; /* captured requests the audio thread met mid-drain (dispatch.c) */
+    uint64_t requests_late;  /* scheduled requests applied after their frame (dispatch.c) */
 } hld_counters_t;
 
 #endif /* HLD_COUNTERS_H */

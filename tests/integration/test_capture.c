@@ -375,20 +375,28 @@ static void test_capture_start_stop(void **state) {
     assert_non_null(f);
     assert_memory_equal(f, "HLDCAPT\n", 8);
     size_t off = 32, last = 0;
-    int reqs = 0;
+    int reqs = 0, open = 0, procs = 0;
     uint16_t first_op = 0, last_op = 0;
     while (off + 4 <= n) {
         uint32_t len = g32(f + off);
         const uint8_t *r = f + off + 4;
-        if (r[0] == 1) {
+        if (r[0] == 1 && (r[1] & 0x4)) { /* OPEN: a connection open when it started */
+            assert_int_equal(reqs, 0);     /* before every captured request */
+            assert_int_equal(g16(r + 32), HL_OP_HELLO);
+            open++;
+        } else if (r[0] == 1) {
             if (!reqs) first_op = g16(r + 32);
             last_op = g16(r + 32);
             reqs++;
         }
+        if (r[0] == 7 && g32(r + 8) == (uint32_t)getpid()) procs++;
         last = off;
         off += 4 + len;
     }
     assert_int_equal(off, n);
+    /* open then: the raw "game" client (this process) and heliodctl's */
+    assert_int_equal(open, 2);
+    assert_int_equal(procs, 2); /* "game" (then), game2 (later) */
     assert_int_equal(reqs, 7);
     assert_int_equal(first_op, HL_OP_CAPTURE);
     assert_int_equal(last_op, HL_OP_CAPTURE);
