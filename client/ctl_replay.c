@@ -4,7 +4,14 @@
  * daemon, as clients, so it can be heard and watched in `top`.
  *
  * Each recorded client becomes a connection of its own (its HELLO's name
- * and control flag), closed where it closed. The session's first engine
+ * and control flag), closed where it closed, opened from a child process
+ * of its recorded process's (PROCESS records; a client without one: a
+ * child of its own), so each recorded process has its own per-process
+ * quotas, namespace and objects, as live. The children send in the
+ * capture's order: each waits for its turn (a shared counter of the
+ * REQUEST and CLOSE records, a futex) before its next record, so the
+ * timing is that of one sender. The parent reads the daemon's clock for
+ * them all (shared memory). The session's first engine
  * frame E0 maps to a frame F0 a quarter second ahead of the daemon's clock
  * (F0 - E0 a multiple of the period and of the 20 ms ranking grid), and
  * recorded frame E to F0 + (E - E0) / speed: every schedulable request is
@@ -17,15 +24,25 @@
  * reply whose status differs from the recorded one is a divergence
  * (reported; exit 1). Loaded files are checked against the capture, or the
  * captured bytes uploaded (LOAD_DATA). Requests refused live, CAPTURE,
- * DEVICE, LOAD_FD and STREAM are not replayed.
+ * DEVICE, LOAD_FD and STREAM are not replayed. A scheduled request live
+ * applied after its frame (LATE) is replayed on the frame it took effect
+ * on, and said so; one this replay sent too late for its frame (its reply's
+ * late frames) is said too.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/futex.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctl_capfile.h"
 #include "ctl_out.h"
@@ -36,6 +53,7 @@
 #define LEAD_MS    250  /* the first frame, ahead of the clock */
 #define REPORT     10   /* divergences printed one by one */
 #define CLOCK_MS   1000 /* the daemon's clock is read again this often */
+#define WORKERS    64   /* child processes at most: further processes share the last */
 
 const char ctl_replay_usage[] =
     "usage: heliodctl replay CAPTURE [--speed X]\n"
@@ -44,21 +62,35 @@ const char ctl_replay_usage[] =
     "  on its recorded engine frame (scheduled) from a quarter second from now,\n"
     "  --speed X times as fast (0.01..100, default 1); voice handles mapped from\n"
     "  the recorded PLAY replies; loaded files checked against the capture (or its\n"
-    "  bytes uploaded). Prints the frame it started on and a summary; exit 1 when\n"
-    "  a reply differed from the recorded one.\n";
+    "  bytes uploaded). Each recorded process's clients connect from a child\n"
+    "  process of their own (their own per-process quotas, as live). A request\n"
+    "  live applied after its frame is replayed where it took effect (said so),\n"
+    "  one this replay sent after its frame is said too. Prints the frame it\n"
+    "  started on and a summary; exit 1 when a reply differed from the recorded one.\n";
 
 typedef struct {
     uint32_t id;
     heliod_t *h; /* NULL: closed */
 } rclient_t;
 
+/* What the parent and its children share (an anonymous shared mapping). */
+typedef struct {
+    _Atomic uint32_t turn; /* the REQUEST/CLOSE record whose turn it is (a futex word) */
+    _Atomic int failed;    /* a child stopped: the others stop too */
+    pthread_mutex_t mu;    /* process-shared: clk */
+    heliod_clock_t clk;    /* the daemon's clock, read by the parent */
+    _Atomic uint32_t sent, skipped, diverged, late_live, late_sent, clients;
+} shared_t;
+
 typedef struct replay replay_t;
 typedef struct {
     replay_t *r;
+    heliod_t *h;
     uint16_t op;
     int32_t status;
     uint64_t voice; /* recorded PLAY reply */
     uint64_t frame;
+    uint64_t at; /* sent scheduled on this frame (0: not) */
 } sent_t;
 
 struct replay {
@@ -72,12 +104,16 @@ struct replay {
     uint64_t *vmap; /* recorded, new: pairs, linear */
     size_t vn, vcap;
     uint32_t plays_out; /* PLAY replies not come yet */
-    uint32_t sent, diverged, skipped;
+    uint32_t sent, diverged, skipped, late_live, late_sent;
     double speed;
     heliod_clock_t clk;
-    heliod_t *clock_conn; /* the clock is read again every CLOCK_MS (device drift) */
+    heliod_t *clock_conn; /* the parent's: the clock is read again every CLOCK_MS (drift) */
     double clock_read_ns;
     uint64_t e0, f0;
+    shared_t *sh;
+    uint32_t *group; /* pairs: recorded client, its worker */
+    size_t ngroup;
+    uint32_t worker, nworkers;
 };
 
 static uint64_t map_voice(void *user, uint64_t rec) {
@@ -106,6 +142,12 @@ static void on_reply(void *user, uint32_t id, int status, const char *msg, const
     sent_t *s = user;
     replay_t *r = s->r;
     if (s->op == HL_OP_PLAY && r->plays_out) r->plays_out--;
+    uint64_t late = status == 0 && s->at && s->h ? heliod_late_frames(s->h) : 0;
+    if (late && r->late_sent++ < REPORT)
+        fprintf(stderr,
+                "heliodctl: replay: frame %" PRIu64 ": %s reached the daemon %" PRIu64
+                " frames after its frame (applied late: the replay differs there)\n",
+                s->frame, hl_op_name(s->op), late);
     if ((status < 0) != (s->status < 0) || (status < 0 && status != s->status)) {
         if (r->diverged++ < REPORT)
             fprintf(stderr, "heliodctl: replay: frame %" PRIu64 ": %s answered %s (live: %s)%s%s\n",
@@ -150,12 +192,53 @@ static int pump(replay_t *r, int ms) {
  * device's clock drifts from CLOCK_MONOTONIC). */
 static uint64_t frame_now(replay_t *r) {
     double t = now_ns();
-    heliod_clock_t c;
-    if (t - r->clock_read_ns > CLOCK_MS * 1e6 && heliod_clock(r->clock_conn, &c) == 0) {
-        r->clk = c;
+    if (t - r->clock_read_ns > 20e6) { /* the parent's reading, at most 20 ms old */
+        pthread_mutex_lock(&r->sh->mu);
+        r->clk = r->sh->clk;
+        pthread_mutex_unlock(&r->sh->mu);
         r->clock_read_ns = t;
     }
     return heliod_clock_frame_at(&r->clk, (uint64_t)t);
+}
+
+/* The parent: the daemon's clock read again every CLOCK_MS (a device's
+ * clock drifts from CLOCK_MONOTONIC) for the children. */
+static void clock_refresh(replay_t *r) {
+    heliod_clock_t c;
+    if (now_ns() - r->clock_read_ns > CLOCK_MS * 1e6 && heliod_clock(r->clock_conn, &c) == 0) {
+        pthread_mutex_lock(&r->sh->mu);
+        r->sh->clk = c;
+        pthread_mutex_unlock(&r->sh->mu);
+        r->clock_read_ns = now_ns();
+    }
+}
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *t) {
+    return syscall(SYS_futex, (uint32_t *)w, op, val, t, NULL, 0);
+}
+
+/* Waits for record seq's turn, delivering this child's replies meanwhile. */
+static int wait_turn(replay_t *r, uint32_t seq) {
+    for (;;) {
+        uint32_t t = atomic_load(&r->sh->turn);
+        if (t == seq) return 0;
+        if (atomic_load(&r->sh->failed)) return -1;
+        if (pump(r, 0) < 0) return -1;
+        struct timespec ts = {0, 2000000};
+        (void)futex(&r->sh->turn, FUTEX_WAIT, t, &ts);
+    }
+}
+
+static void pass_turn(replay_t *r, uint32_t seq) {
+    atomic_store(&r->sh->turn, seq + 1);
+    (void)futex(&r->sh->turn, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+/* The child that replays recorded client id. */
+static uint32_t worker_of(const replay_t *r, uint32_t id) {
+    for (size_t i = 0; i < r->ngroup; i++)
+        if (r->group[2 * i] == id) return r->group[2 * i + 1];
+    return 0;
 }
 
 /* Waits until the daemon's clock reaches frame f (replies meanwhile). */
@@ -240,7 +323,16 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     uint64_t at = 0;
     if (flags & HL_FLAG_AT) {
         if (len < 8) return 0;
-        at = target(r, ctl_cap_le(body, 8));
+        uint64_t want = ctl_cap_le(body, 8);
+        if ((q->flags & CTL_CAP_LATE) && e > want) { /* where live applied it */
+            if (r->late_live++ < REPORT)
+                fprintf(stderr,
+                        "heliodctl: replay: capture frame %" PRIu64 ": %s: live applied this "
+                        "request %" PRIu64 " frames late: replayed there\n",
+                        e, hl_op_name(op), e - want);
+            want = e;
+        }
+        at = target(r, want);
         body += 8;
         len -= 8;
     } else if (hl_req_schedulable(op, body, len)) {
@@ -262,7 +354,8 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     }
     sent_t *st = calloc(1, sizeof *st);
     if (!st) return -1;
-    *st = (sent_t){.r = r, .op = op, .status = q->status, .voice = voice, .frame = f};
+    *st = (sent_t){
+        .r = r, .h = c->h, .op = op, .status = q->status, .voice = voice, .frame = f, .at = at};
     r->sent++;
     if (op == HL_OP_LOAD) return send_load(c, body, len, s, st);
     if (op == HL_OP_PLAY) r->plays_out++;
@@ -302,6 +395,9 @@ static int check_sounds(replay_t *r, const char *path) {
     return bad ? -1 : 0;
 }
 
+static int plan_workers(replay_t *r);
+static int run_workers(replay_t *r);
+
 static int run(replay_t *r, const char *path) {
     char why[128];
     if (ctl_cap_read(path, &r->file, &r->n, &r->hd, why, sizeof why) != 0) {
@@ -337,12 +433,86 @@ static int run(replay_t *r, const char *path) {
            ")\n",
            r->e0, r->f0, r->f0 - r->e0);
     fflush(stdout);
+    int rc = plan_workers(r) == 0 ? run_workers(r) : -1;
+    heliod_close(r->clock_conn);
+    if (rc < 0) {
+        fprintf(stderr, "heliodctl: replay: the connection to the daemon failed\n");
+        return CTL_EXIT_FAIL;
+    }
+    shared_t *sh = r->sh;
+    printf("replay: %u requests of %u clients in %u processes sent, %u skipped, %u diverged\n",
+           atomic_load(&sh->sent), atomic_load(&sh->clients), r->nworkers,
+           atomic_load(&sh->skipped), atomic_load(&sh->diverged));
+    if (atomic_load(&sh->late_live) || atomic_load(&sh->late_sent))
+        printf("replay: %u requests live applied after their frame (replayed where they took "
+               "effect), %u sent after their frame\n",
+               atomic_load(&sh->late_live), atomic_load(&sh->late_sent));
+    return atomic_load(&sh->diverged) ? CTL_EXIT_FAIL : 0;
+}
+
+/* Each recorded client's child: its PROCESS record's process's (one child
+ * per recorded process), or one of its own; WORKERS at most. */
+static int plan_workers(replay_t *r) {
+    size_t off = CTL_CAP_HDR, np = 0;
+    ctl_cap_rec_t c;
+    uint32_t *procs = NULL, keys[WORKERS];
+    while (ctl_cap_next(r->file, r->n, &off, &c) == 1) {
+        if (c.kind != CTL_CAP_PROCESS || !c.process) continue;
+        uint32_t *n2 = realloc(procs, (np + 1) * 2 * sizeof *n2);
+        if (!n2) break;
+        procs = n2;
+        procs[2 * np] = c.client;
+        procs[2 * np++ + 1] = c.process;
+    }
+    off = CTL_CAP_HDR;
+    int folded = 0;
+    while (ctl_cap_next(r->file, r->n, &off, &c) == 1) {
+        if (c.kind != CTL_CAP_REQUEST && c.kind != CTL_CAP_CLOSE) continue;
+        size_t i = 0;
+        while (i < r->ngroup && r->group[2 * i] != c.client)
+            i++;
+        if (i < r->ngroup) continue;
+        uint32_t p = 0, w = 0;
+        for (size_t k = 0; k < np; k++)
+            if (procs[2 * k] == c.client) p = procs[2 * k + 1];
+        while (w < r->nworkers && (!p || keys[w] != p))
+            w++;
+        if (w == r->nworkers && r->nworkers < WORKERS) keys[r->nworkers++] = p;
+        if (w == WORKERS) w = WORKERS - 1, folded = 1;
+        uint32_t *g = realloc(r->group, (r->ngroup + 1) * 2 * sizeof *g);
+        if (!g) {
+            free(procs);
+            return -1;
+        }
+        r->group = g;
+        g[2 * r->ngroup] = c.client;
+        g[2 * r->ngroup++ + 1] = w;
+    }
+    free(procs);
+    if (folded)
+        fprintf(stderr,
+                "heliodctl: replay: more than %d recorded processes: the last ones share "
+                "one process's quotas\n",
+                WORKERS);
+    return 0;
+}
+
+/* A child: the records of its clients, each on its turn. */
+static int worker_run(replay_t *r) {
     size_t off = CTL_CAP_HDR;
     ctl_cap_rec_t c, nx;
     int got, rc = 0;
     uint64_t end = 0;
+    uint32_t seq = 0;
     while (rc == 0 && (got = ctl_cap_next(r->file, r->n, &off, &c)) == 1) {
         if (c.kind == CTL_CAP_TRAILER) end = c.end;
+        if (c.kind != CTL_CAP_REQUEST && c.kind != CTL_CAP_CLOSE) continue;
+        uint32_t my = seq++;
+        if (worker_of(r, c.client) != r->worker) continue;
+        if (wait_turn(r, my) < 0) {
+            rc = -1;
+            break;
+        }
         if (c.kind == CTL_CAP_CLOSE) {
             rclient_t *k = client(r, c.client);
             if (k && k->h) {
@@ -352,21 +522,22 @@ static int run(replay_t *r, const char *path) {
                 heliod_close(k->h);
                 k->h = NULL;
             }
-        }
-        if (c.kind != CTL_CAP_REQUEST) continue;
-        /* its REPLY and SOUND records follow it */
-        uint64_t voice = 0;
-        const ctl_cap_rec_t *snd = NULL;
-        size_t o2 = off;
-        while (ctl_cap_next(r->file, r->n, &o2, &nx) == 1 &&
-               (nx.kind == CTL_CAP_REPLY || nx.kind == CTL_CAP_SOUND)) {
-            if (nx.kind == CTL_CAP_REPLY) voice = nx.voice;
-            if (nx.kind == CTL_CAP_SOUND) {
-                snd = &nx;
-                break;
+        } else {
+            /* its REPLY and SOUND records follow it */
+            uint64_t voice = 0;
+            const ctl_cap_rec_t *snd = NULL;
+            size_t o2 = off;
+            while (ctl_cap_next(r->file, r->n, &o2, &nx) == 1 &&
+                   (nx.kind == CTL_CAP_REPLY || nx.kind == CTL_CAP_SOUND)) {
+                if (nx.kind == CTL_CAP_REPLY) voice = nx.voice;
+                if (nx.kind == CTL_CAP_SOUND) {
+                    snd = &nx;
+                    break;
+                }
             }
+            rc = send_req(r, &c, voice, snd);
         }
-        rc = send_req(r, &c, voice, snd);
+        pass_turn(r, my);
     }
     if (rc == 0 && end) rc = wait_frame(r, target(r, end));
     for (size_t i = 0; i < r->ncl; i++)
@@ -375,14 +546,69 @@ static int run(replay_t *r, const char *path) {
             heliod_close(r->cl[i].h);
             r->cl[i].h = NULL;
         }
-    heliod_close(r->clock_conn);
+    shared_t *sh = r->sh;
+    atomic_fetch_add(&sh->sent, r->sent);
+    atomic_fetch_add(&sh->skipped, r->skipped);
+    atomic_fetch_add(&sh->diverged, r->diverged);
+    atomic_fetch_add(&sh->late_live, r->late_live);
+    atomic_fetch_add(&sh->late_sent, r->late_sent);
+    atomic_fetch_add(&sh->clients, (uint32_t)r->ncl);
     if (rc < 0) {
-        fprintf(stderr, "heliodctl: replay: the connection to the daemon failed\n");
-        return CTL_EXIT_FAIL;
+        atomic_store(&sh->failed, 1);
+        (void)futex(&sh->turn, FUTEX_WAKE, INT32_MAX, NULL);
     }
-    printf("replay: %u requests of %zu clients sent, %u skipped, %u diverged\n", r->sent, r->ncl,
-           r->skipped, r->diverged);
-    return r->diverged ? CTL_EXIT_FAIL : 0;
+    return rc;
+}
+
+/* Forks the children and reads the clock for them until they are done. */
+static int run_workers(replay_t *r) {
+    shared_t *sh =
+        mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED) return -1;
+    r->sh = sh;
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    pthread_mutex_init(&sh->mu, &ma);
+    pthread_mutexattr_destroy(&ma);
+    sh->clk = r->clk;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid[WORKERS];
+    uint32_t live = 0;
+    int rc = 0;
+    for (uint32_t w = 0; w < r->nworkers; w++) {
+        pid[w] = fork();
+        if (pid[w] == 0) {
+            r->worker = w;
+            r->clock_read_ns = 0;
+            _exit(worker_run(r) < 0 ? 1 : 0);
+        }
+        if (pid[w] < 0) {
+            atomic_store(&sh->failed, 1);
+            rc = -1;
+            break;
+        }
+        live++;
+    }
+    while (live) {
+        int st = 0;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p > 0) {
+            live--;
+            if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                rc = -1;
+                atomic_store(&sh->failed, 1);
+                (void)futex(&sh->turn, FUTEX_WAKE, INT32_MAX, NULL);
+            }
+            continue;
+        }
+        if (p < 0 && errno != EINTR) break;
+        clock_refresh(r);
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return rc;
 }
 
 int ctl_replay_main(int argc, char **argv, const char *socket) {
@@ -411,8 +637,10 @@ int ctl_replay_main(int argc, char **argv, const char *socket) {
         return CTL_EXIT_USAGE;
     }
     int rc = run(&r, file);
+    if (r.sh) munmap(r.sh, sizeof *r.sh);
     free(r.cl);
     free(r.vmap);
+    free(r.group);
     free(r.file);
     return rc;
 }
