@@ -68,13 +68,17 @@ static int show(const char *path, int json) {
                 printf("{\"kind\":\"request\",\"frame\":%" PRIu64
                        ",\"time_s\":%.6f,\"client\":%" PRIu32
                        ",\"op\":%u,\"command\":\"%s\",\"flags\":%u,\"id\":%" PRIu32
-                       ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32 ",\"in_period\":%s}\n",
+                       ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32
+                       ",\"in_period\":%s,\"late\":%s,\"open\":%s}\n",
                        r.frame, t, r.client, op, name ? name : "?", flags, id, r.status, r.req_len,
-                       inp ? "true" : "false");
+                       inp ? "true" : "false", (r.flags & CTL_CAP_LATE) ? "true" : "false",
+                       (r.flags & CTL_CAP_OPEN) ? "true" : "false");
             else
-                printf("%12" PRIu64 "%c%10.6f client %-4" PRIu32 " %-13s %s\n", r.frame,
+                printf("%12" PRIu64 "%c%10.6f client %-4" PRIu32 " %-13s %s%s%s\n", r.frame,
                        inp ? '+' : ' ', t, r.client, name ? name : "?",
-                       r.status ? hl_strerror(r.status) : "ok");
+                       r.status ? hl_strerror(r.status) : "ok",
+                       (r.flags & CTL_CAP_LATE) ? " late" : "",
+                       (r.flags & CTL_CAP_OPEN) ? " open" : "");
         } else if (r.kind == CTL_CAP_REPLY) {
             if (json)
                 printf("{\"kind\":\"reply\",\"voice\":%" PRIu64 "}\n", r.voice);
