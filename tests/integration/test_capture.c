@@ -82,6 +82,14 @@ static int render_capture(const char *cap, const char *out, char *err) {
     return render_capture_with(cap, out, "", err);
 }
 
+/* Waits until h's engine clock reaches frame f, looking every ms; *k: the clock then. */
+static void wait_clock(heliod_t *h, uint64_t f, unsigned ms, heliod_clock_t *k) {
+    do {
+        th_sleep_ms(ms);
+        assert_int_equal(heliod_clock(h, k), 0);
+    } while (k->frame < f);
+}
+
 static void test_capture_records(void **state) {
     (void)state;
     th_daemon_t d;
@@ -468,10 +476,7 @@ static void test_replay_equals_live(void **state) {
     const char *batch[] = {"batch", score, NULL};
     assert_int_equal(th_ctl(&d, o, sizeof o, e, sizeof e, batch), 0);
     /* not scheduled: from the frame the daemon met them on */
-    do {
-        th_sleep_ms(20);
-        assert_int_equal(heliod_clock(h, &k), 0);
-    } while (k.frame < t + 6000);
+    wait_clock(h, t + 6000, 20, &k);
     heliod_play_params_t p;
     heliod_play_params_init(&p);
     p.flags |= HELIOD_PLAY_LOOP;
@@ -668,10 +673,7 @@ static void test_capture_mid_session(void **state) {
     heliod_clock_t k;
     assert_int_equal(heliod_clock(a, &k), 0);
     uint64_t c0 = k.frame; /* past the capture's start */
-    do {
-        th_sleep_ms(5);
-        assert_int_equal(heliod_clock(a, &k), 0);
-    } while (k.frame < c0 + 960);
+    wait_clock(a, c0 + 960, 5, &k);
     heliod_play_params_t p;
     heliod_play_params_init(&p);
     p.flags |= HELIOD_PLAY_LOOP;
