@@ -224,7 +224,7 @@ static int wait_turn(replay_t *r, uint32_t seq) {
         if (t == seq) return 0;
         if (atomic_load(&r->sh->failed)) return -1;
         if (pump(r, 0) < 0) return -1;
-        struct timespec ts = {0, 2000000};
+        struct timespec ts = {0, 10000000}; /* woken by the turn; replies meanwhile */
         (void)futex(&r->sh->turn, FUTEX_WAIT, t, &ts);
     }
 }
