@@ -19,8 +19,8 @@
  * from the capture (--capture-audio). Requests refused live (an error
  * changes nothing), CAPTURE, DEVICE and the descriptor passing requests
  * (LOAD_FD, STREAM) are not replayed. A scheduled request live applied
- * after its frame (CTL_CAP_LATE) is replayed on the frame it took effect
- * on, and said so.
+ * after its frame (CTL_CAP_LATE) is as late in the render (sent before the
+ * period it took effect in), and said so.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -370,16 +370,15 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
     if (flags & HL_FLAG_AT) {
         if (len < 8) return 0;
         at = g64(body);
-        if (e->flags & CTL_CAP_LATE) { /* on the frame live applied it */
-            if (r->late++ < REPLAY_REPORT)
-                fprintf(stderr,
-                        "heliod: --render: frame %llu: client %u %s: live applied this request "
-                        "%llu frames late: replayed there\n",
-                        (unsigned long long)(e->frame + r->base), e->client,
-                        hl_op_name(op) ? hl_op_name(op) : "?",
-                        (unsigned long long)(e->frame + r->base - at));
-            at = e->frame + r->base;
-        }
+        /* late live: sent in the pass before its effect frame's period, as
+         * live, it is as late here (its own frame stays: a seek's start) */
+        if ((e->flags & CTL_CAP_LATE) && r->late++ < REPLAY_REPORT)
+            fprintf(stderr,
+                    "heliod: --render: frame %llu: client %u %s: live applied this request "
+                    "%llu frames late: replayed so\n",
+                    (unsigned long long)(e->frame + r->base), e->client,
+                    hl_op_name(op) ? hl_op_name(op) : "?",
+                    (unsigned long long)(e->frame + r->base > at ? e->frame + r->base - at : 0));
         at = at > r->base ? at - r->base : 0;
         body += 8;
         len -= 8;
@@ -495,7 +494,7 @@ int hld_replay_run(hld_daemon_t *d) {
     if (r.late)
         fprintf(stderr,
                 "heliod: --render: %u scheduled requests were applied late live (after their "
-                "frame): replayed on the frames they took effect\n",
+                "frame): replayed as late\n",
                 r.late);
     if (r.diverged)
         fprintf(stderr, "heliod: --render: the replay diverged from the capture %u times\n",
