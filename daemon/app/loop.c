@@ -249,7 +249,8 @@ void hld_loop_poll(hld_daemon_t *d) {
     if (d->shutting_down) {
         if (d->shutdown_stop_pending && hld_events_stop_all(d) == 0) d->shutdown_stop_pending = 0;
         uint64_t waited = hld_now_ns() - d->shutdown_start_ns;
-        if ((!d->shutdown_stop_pending && !hld_events_busy(d)) ||
+        /* a render's output is written and nothing pulls its fades: no wait */
+        if ((!d->shutdown_stop_pending && !hld_events_busy(d)) || d->cfg.render[0] ||
             waited >= HLD_SHUTDOWN_WAIT_MS * HLD_NS_PER_MS) {
             finish_shutdown(d);
             return;
