@@ -708,9 +708,15 @@ static void conn_closed(hld_daemon_t *d) {
     hld_capture_close(d->capture, frame, flags, d->capture_close.client);
 }
 
+/* The command ring's free slots: connections wait for room (conn.h). */
+static uint32_t cmd_room(hld_daemon_t *d) {
+    return d->engine.mixer ? hl_mixer_cmd_room(d->engine.mixer) : UINT32_MAX;
+}
+
 const hld_conn_hooks_t hld_dispatch_hooks = {
     .dispatch = hld_dispatch,
     .upload_timeout = hld_upload_timeout,
+    .cmd_room = cmd_room,
     .closing = conn_closing,
     .closed = conn_closed,
 };
