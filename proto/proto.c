@@ -128,62 +128,40 @@ void hlp_rbuf_fail(hl_rbuf_t *r) {
 }
 
 const uint8_t *hlp_rbuf_take(hl_rbuf_t *r, size_t n) {
-    if (r->err) return NULL;
-    if (n > r->len - r->off) {
-        hlp_rbuf_fail(r);
-        return NULL;
-    }
-    const uint8_t *p = r->buf + r->off;
-    r->off += n;
-    return p;
-}
-
-static uint64_t get_le(hl_rbuf_t *r, size_t n) {
-    const uint8_t *p = hlp_rbuf_take(r, n);
-    uint64_t v = 0;
-    if (!p) return 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
+    return hlp_take(r, n);
 }
 
 uint8_t hl_get_u8(hl_rbuf_t *r) {
-    return (uint8_t)get_le(r, 1);
+    return hlp_u8(r);
 }
 uint16_t hl_get_u16(hl_rbuf_t *r) {
-    return (uint16_t)get_le(r, 2);
+    return hlp_u16(r);
 }
 uint32_t hl_get_u32(hl_rbuf_t *r) {
-    return (uint32_t)get_le(r, 4);
+    return hlp_u32(r);
 }
 int32_t hl_get_i32(hl_rbuf_t *r) {
-    return (int32_t)(uint32_t)get_le(r, 4);
+    return hlp_i32(r);
 }
 uint64_t hl_get_u64(hl_rbuf_t *r) {
-    return get_le(r, 8);
+    return hlp_u64(r);
 }
 float hl_get_f32(hl_rbuf_t *r) {
-    uint32_t u = (uint32_t)get_le(r, 4);
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
+    return hlp_f32(r);
 }
 double hl_get_f64(hl_rbuf_t *r) {
-    uint64_t u = get_le(r, 8);
-    double v;
-    memcpy(&v, &u, sizeof v);
-    return v;
+    return hlp_f64(r);
 }
 
 void hl_get_str(hl_rbuf_t *r, char *dst, size_t cap) {
     if (cap) dst[0] = '\0';
-    uint16_t n = hl_get_u16(r);
+    uint16_t n = hlp_u16(r);
     if (r->err) return;
     if (cap == 0 || n > cap - 1) {
         hlp_rbuf_fail(r);
         return;
     }
-    const uint8_t *p = hlp_rbuf_take(r, n);
+    const uint8_t *p = hlp_take(r, n);
     if (!p) return;
     if (n && memchr(p, '\0', n)) {
         hlp_rbuf_fail(r);
