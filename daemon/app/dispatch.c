@@ -632,10 +632,12 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     }
     hld_daemon_t *d = c->d;
     cap_at_t at;
-    cap_mark(d, &at);
+    int marked = d->capture != NULL; /* two atomic reads a request, for the capture alone */
+    if (marked) cap_mark(d, &at);
     d->params.last_v = NULL;
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
+        if (!marked) cap_mark(d, &at);         /* the capture began with this request */
         uint64_t frame = 0;
         uint32_t flags = capture_at(d, &at, &frame);
         hld_capture_request(d->capture, frame, flags, c->id, q.status, q.voice, h, body, len);
