@@ -187,9 +187,11 @@ out:
     return NULL;
 }
 
-/* Polls STATS until cmds_applied stops moving (the command ring is empty);
- * returns the time of its last change and leaves the final snapshot in st. */
-static uint64_t wait_drained(heliod_t *h, bd_stats_t *st, int *rc) {
+/* Polls STATS until cmds_applied reaches `want` (every command sent and not
+ * refused: nothing more can come) or stops moving (the command ring is
+ * empty: some were lost); returns the time of its last change and leaves
+ * the final snapshot in st. */
+static uint64_t wait_drained(heliod_t *h, bd_stats_t *st, int *rc, double want) {
     double last = NAN;
     uint64_t changed = bd_now_ns(), start = changed;
     for (;;) {
@@ -199,6 +201,7 @@ static uint64_t wait_drained(heliod_t *h, bd_stats_t *st, int *rc) {
         if (v != last) {
             last = v;
             changed = now;
+            if (v >= want) return changed;
         } else if (now - changed > (uint64_t)(TP_DRAIN_IDLE_S * (double)BD_NS_PER_S)) {
             return changed;
         }
@@ -231,7 +234,10 @@ static int run(const bd_daemon_t *d, heliod_t *h, int nclients, long commands, d
     pthread_barrier_wait(&barrier);
     pthread_barrier_wait(&barrier); /* every client synced (or failed) */
     uint64_t t1 = bd_now_ns();
-    uint64_t t2 = rc ? t1 : wait_drained(h, &st, &rc);
+    long accounted = 0; /* the commands applied or refused, once all are */
+    for (int i = 0; i < nclients; i++)
+        accounted += cl[i].sent - cl[i].busy - cl[i].other;
+    uint64_t t2 = rc ? t1 : wait_drained(h, &st, &rc, applied0 + (double)accounted);
     pthread_barrier_wait(&barrier);
     for (int i = 0; i < nclients; i++)
         pthread_join(th[i], NULL);
