@@ -499,12 +499,10 @@ static void serve_held(hld_net_t *net, int force) {
                 if (!force && ring_low(net)) goto out;
                 size_t off = 0;
                 int r = run_frames(c, &off, HLD_RING_HOLD_QUANTUM, force);
-                if (after_run(c, off) == 0) {
-                    if (r == RUN_QUOTA)
-                        more = 1;
-                    else if (r == RUN_DONE)
-                        unhold(c);
-                }
+                /* done: reading again before the compaction, so that a
+                 * partial frame left starts its completion deadline */
+                if (r == RUN_DONE) unhold(c);
+                if (after_run(c, off) == 0 && r == RUN_QUOTA) more = 1;
             }
             if (next && !next->listed) next = net->conns; /* closed meanwhile: start over */
             c = next;
