@@ -128,62 +128,40 @@ void hlp_rbuf_fail(hl_rbuf_t *r) {
 }
 
 const uint8_t *hlp_rbuf_take(hl_rbuf_t *r, size_t n) {
-    if (r->err) return NULL;
-    if (n > r->len - r->off) {
-        hlp_rbuf_fail(r);
-        return NULL;
-    }
-    const uint8_t *p = r->buf + r->off;
-    r->off += n;
-    return p;
-}
-
-static uint64_t get_le(hl_rbuf_t *r, size_t n) {
-    const uint8_t *p = hlp_rbuf_take(r, n);
-    uint64_t v = 0;
-    if (!p) return 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
+    return hlp_take(r, n);
 }
 
 uint8_t hl_get_u8(hl_rbuf_t *r) {
-    return (uint8_t)get_le(r, 1);
+    return hlp_u8(r);
 }
 uint16_t hl_get_u16(hl_rbuf_t *r) {
-    return (uint16_t)get_le(r, 2);
+    return hlp_u16(r);
 }
 uint32_t hl_get_u32(hl_rbuf_t *r) {
-    return (uint32_t)get_le(r, 4);
+    return hlp_u32(r);
 }
 int32_t hl_get_i32(hl_rbuf_t *r) {
-    return (int32_t)(uint32_t)get_le(r, 4);
+    return hlp_i32(r);
 }
 uint64_t hl_get_u64(hl_rbuf_t *r) {
-    return get_le(r, 8);
+    return hlp_u64(r);
 }
 float hl_get_f32(hl_rbuf_t *r) {
-    uint32_t u = (uint32_t)get_le(r, 4);
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
+    return hlp_f32(r);
 }
 double hl_get_f64(hl_rbuf_t *r) {
-    uint64_t u = get_le(r, 8);
-    double v;
-    memcpy(&v, &u, sizeof v);
-    return v;
+    return hlp_f64(r);
 }
 
 void hl_get_str(hl_rbuf_t *r, char *dst, size_t cap) {
     if (cap) dst[0] = '\0';
-    uint16_t n = hl_get_u16(r);
+    uint16_t n = hlp_u16(r);
     if (r->err) return;
     if (cap == 0 || n > cap - 1) {
         hlp_rbuf_fail(r);
         return;
     }
-    const uint8_t *p = hlp_rbuf_take(r, n);
+    const uint8_t *p = hlp_take(r, n);
     if (!p) return;
     if (n && memchr(p, '\0', n)) {
         hlp_rbuf_fail(r);
@@ -199,13 +177,13 @@ int hl_rbuf_finish(const hl_rbuf_t *r) {
 }
 
 uint32_t hlp_get_flags32(hl_rbuf_t *r, uint32_t mask) {
-    uint32_t v = hl_get_u32(r);
+    uint32_t v = hlp_u32(r);
     if (v & ~mask) hlp_rbuf_fail(r);
     return v & mask;
 }
 
 uint8_t hlp_get_enum8(hl_rbuf_t *r, uint8_t max) {
-    uint8_t v = hl_get_u8(r);
+    uint8_t v = hlp_u8(r);
     if (v > max) {
         hlp_rbuf_fail(r);
         return 0;
@@ -241,10 +219,10 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, buf, HL_FRAME_HDR);
     hl_frame_hdr_t h;
-    h.size = hl_get_u32(&r);
-    h.op = hl_get_u16(&r);
-    h.flags = hl_get_u16(&r);
-    h.id = hl_get_u32(&r);
+    h.size = hlp_u32(&r);
+    h.op = hlp_u16(&r);
+    h.flags = hlp_u16(&r);
+    h.id = hlp_u32(&r);
     if (h.size > HL_MAX_FRAME) return HELIOD_ETOOBIG;
     if (h.size < HL_FRAME_HDR || (h.flags & ~HL_FLAG_MASK)) return HELIOD_EPROTO;
     *hdr = h;
@@ -257,7 +235,7 @@ int hl_frame_peek(const uint8_t *buf, size_t avail, hl_frame_hdr_t *hdr) {
 
 /* A level in dB as the wire allows it: finite, in [floor, HL_METER_MAX_DB]. */
 static float get_db(hl_rbuf_t *r, float floor) {
-    float v = hl_get_f32(r);
+    float v = hlp_f32(r);
     if (!(v >= floor && v <= HL_METER_MAX_DB)) { /* NaN too */
         hlp_rbuf_fail(r);
         return 0.0f;
@@ -303,13 +281,13 @@ static void put_meter(hl_wbuf_t *w, const hl_meter_t *m) {
 }
 
 static void get_meter(hl_rbuf_t *r, hl_meter_t *m) {
-    m->frame = hl_get_u64(r);
+    m->frame = hlp_u64(r);
     m->momentary = get_db(r, HL_METER_FLOOR_DB);
     m->short_term = get_db(r, HL_METER_FLOOR_DB);
     m->integrated = get_db(r, HL_METER_FLOOR_DB);
     m->range = get_db(r, 0.0f);
     get_level(r, &m->master);
-    m->nbuses = hl_get_u8(r);
+    m->nbuses = hlp_u8(r);
     if (m->nbuses > HL_METER_MAX_BUSES) {
         hlp_rbuf_fail(r);
         m->nbuses = 0;
@@ -343,7 +321,7 @@ static void put_meter_more(hl_wbuf_t *w, const hl_meter_t *m, const hl_meter_mor
 
 static void get_meter_more(hl_rbuf_t *r, const hl_meter_t *m, hl_meter_more_t *x) {
     if (r->err || r->off == r->len) return; /* a 1.0 body: stereo */
-    x->channels = hl_get_u8(r);
+    x->channels = hlp_u8(r);
     if (x->channels < 3 || x->channels > HL_METER_MAX_CH) { /* stereo is left off */
         hlp_rbuf_fail(r);
         x->channels = 0;
@@ -361,7 +339,7 @@ static void get_meter_more(hl_rbuf_t *r, const hl_meter_t *m, hl_meter_more_t *x
 /* ---- PROFILE events (profiler issue) ------------------------------------ */
 
 static float get_load(hl_rbuf_t *r) {
-    float v = hl_get_f32(r);
+    float v = hlp_f32(r);
     if (!(v >= 0.0f && v <= HL_PROFILE_MAX_LOAD)) { /* NaN too */
         hlp_rbuf_fail(r);
         return 0.0f;
@@ -410,23 +388,23 @@ static void put_profile(hl_wbuf_t *w, const hl_profile_t *m) {
 }
 
 static void get_profile(hl_rbuf_t *r, hl_profile_t *m) {
-    m->time_ns = hl_get_u64(r);
-    m->period_us = hl_get_f32(r);
+    m->time_ns = hlp_u64(r);
+    m->period_us = hlp_f32(r);
     if (!(m->period_us > 0.0f && m->period_us <= HL_PROFILE_MAX_LOAD)) hlp_rbuf_fail(r);
-    m->callbacks = hl_get_u32(r);
+    m->callbacks = hlp_u32(r);
     m->load_now = get_load(r);
     m->load_peak = get_load(r);
     m->load_p99 = get_load(r);
     m->load_max = get_load(r);
     for (int k = 0; k < HL_PROFILE_HIST; k++)
-        m->hist[k] = hl_get_u32(r);
-    m->xruns = hl_get_u64(r);
-    m->underruns = hl_get_u64(r);
-    m->voices_real = hl_get_u32(r);
-    m->voices_virtual = hl_get_u32(r);
+        m->hist[k] = hlp_u32(r);
+    m->xruns = hlp_u64(r);
+    m->underruns = hlp_u64(r);
+    m->voices_real = hlp_u32(r);
+    m->voices_virtual = hlp_u32(r);
     m->decode_load = get_load(r);
-    m->streams = hl_get_u16(r);
-    m->nstreams = hl_get_u8(r);
+    m->streams = hlp_u16(r);
+    m->nstreams = hlp_u8(r);
     if (m->nstreams > HL_PROFILE_MAX_STREAMS) {
         hlp_rbuf_fail(r);
         m->nstreams = 0;
@@ -434,13 +412,13 @@ static void get_profile(hl_rbuf_t *r, hl_profile_t *m) {
     }
     for (unsigned i = 0; i < m->nstreams && !r->err; i++) {
         hl_get_str(r, m->stream[i].sound, sizeof m->stream[i].sound);
-        float f = hl_get_f32(r);
+        float f = hlp_f32(r);
         if (!(f >= 0.0f && f <= 1.0f)) hlp_rbuf_fail(r);
         m->stream[i].fill = f;
     }
     m->master_peak_db = get_db(r, HL_METER_FLOOR_DB);
     m->master_rms_db = get_db(r, HL_METER_FLOOR_DB);
-    m->nbuses = hl_get_u8(r);
+    m->nbuses = hlp_u8(r);
     if (m->nbuses > HL_PROFILE_MAX_BUSES) {
         hlp_rbuf_fail(r);
         m->nbuses = 0;
@@ -453,8 +431,8 @@ static void get_profile(hl_rbuf_t *r, hl_profile_t *m) {
         b->peak_db = get_db(r, HL_METER_FLOOR_DB);
         b->peak_hold_db = get_db(r, HL_METER_FLOOR_DB);
         b->rms_db = get_db(r, HL_METER_FLOOR_DB);
-        b->real = hl_get_u16(r);
-        b->virt = hl_get_u16(r);
+        b->real = hlp_u16(r);
+        b->virt = hlp_u16(r);
     }
 }
 
@@ -531,31 +509,31 @@ void hl_put_event_more(hl_wbuf_t *w, const hl_event_t *m) {
 
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
     memset(m, 0, sizeof *m);
-    m->type = hl_get_u16(r);
+    m->type = hlp_u16(r);
     switch (m->type) {
     case HL_EVENT_ERROR:
-        m->req_op = hl_get_u16(r);
-        m->status = hl_get_i32(r);
+        m->req_op = hlp_u16(r);
+        m->status = hlp_i32(r);
         if (m->status >= 0 || m->status < HELIOD_ERR_MIN) hlp_rbuf_fail(r);
         hl_get_str(r, m->message, sizeof m->message);
         break;
     case HL_EVENT_ENDED:
-        m->voice = hl_get_u64(r);
+        m->voice = hlp_u64(r);
         m->reason = hlp_get_enum8(r, HL_END_LIFETIME);
         break;
     case HL_EVENT_STARTED:
-        m->voice = hl_get_u64(r);
-        m->time_ns = hl_get_u64(r);
+        m->voice = hlp_u64(r);
+        m->time_ns = hlp_u64(r);
         break;
     case HL_EVENT_VIRTUAL:
-        m->voice = hl_get_u64(r);
+        m->voice = hlp_u64(r);
         m->reason = hlp_get_enum8(r, HL_VIRT_WHY_GOVERNED);
         break;
-    case HL_EVENT_REAL: m->voice = hl_get_u64(r); break;
+    case HL_EVENT_REAL: m->voice = hlp_u64(r); break;
     case HL_EVENT_DEVICE_LOST:
     case HL_EVENT_DEVICE_BACK:
         hl_get_str(r, m->message, sizeof m->message);
-        m->time_ns = hl_get_u64(r);
+        m->time_ns = hlp_u64(r);
         break;
     case HL_EVENT_METER:
         get_meter(r, &m->meter);
@@ -565,34 +543,34 @@ void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {
     case HL_EVENT_ZONE_TICK: hl_get_str(r, m->report, sizeof m->report); break;
     case HL_EVENT_RELOAD:
         hl_get_str(r, m->sound, sizeof m->sound);
-        m->status = hl_get_i32(r);
+        m->status = hlp_i32(r);
         if (m->status > 0 || m->status < HELIOD_ERR_MIN) hlp_rbuf_fail(r);
-        m->frames = hl_get_u32(r);
+        m->frames = hlp_u32(r);
         hl_get_str(r, m->message, sizeof m->message);
         break;
     case HL_EVENT_PROFILE: get_profile(r, &m->profile); break;
     case HL_EVENT_STREAM:
-        m->voice = hl_get_u64(r);
-        m->consumed = hl_get_u64(r);
-        m->underruns = hl_get_u64(r);
-        m->frames = hl_get_u32(r);
+        m->voice = hlp_u64(r);
+        m->consumed = hlp_u64(r);
+        m->underruns = hlp_u64(r);
+        m->frames = hlp_u32(r);
         m->reason = hlp_get_enum8(r, 1);
         break;
     case HL_EVENT_BEAT:
     case HL_EVENT_BAR:
-        m->voice = hl_get_u64(r);
-        m->frame = hl_get_u64(r);
-        m->time_ns = hl_get_u64(r);
-        m->beat = hl_get_u64(r);
-        m->bar = hl_get_u32(r);
-        m->beat_in_bar = hl_get_u8(r);
-        m->bpm = hl_get_f32(r);
+        m->voice = hlp_u64(r);
+        m->frame = hlp_u64(r);
+        m->time_ns = hlp_u64(r);
+        m->beat = hlp_u64(r);
+        m->bar = hlp_u32(r);
+        m->beat_in_bar = hlp_u8(r);
+        m->bpm = hlp_f32(r);
         break;
     case HL_EVENT_MARKER:
-        m->voice = hl_get_u64(r);
-        m->frame = hl_get_u64(r);
-        m->time_ns = hl_get_u64(r);
-        m->marker_id = hl_get_u32(r);
+        m->voice = hlp_u64(r);
+        m->frame = hlp_u64(r);
+        m->time_ns = hlp_u64(r);
+        m->marker_id = hlp_u32(r);
         hl_get_str(r, m->label, sizeof m->label);
         break;
     default: hlp_rbuf_fail(r); break;
@@ -638,9 +616,9 @@ void hl_put_load_data(hl_wbuf_t *w, const hl_load_data_t *m) {
 void hl_get_load_data(hl_rbuf_t *r, hl_load_data_t *m) {
     hl_get_str(r, m->name, sizeof m->name);
     m->flags = hlp_get_flags32(r, HL_LOAD_SHARED | HL_LOAD_PIN);
-    m->total = hl_get_u64(r);
-    m->offset = hl_get_u64(r);
-    m->len = hl_get_u32(r);
+    m->total = hlp_u64(r);
+    m->offset = hlp_u64(r);
+    m->len = hlp_u32(r);
     /* sizes are part of the wire format: checked before anything trusts them */
     if (m->len < 1 || m->len > HL_MAX_CHUNK || m->total < 1 || m->total > HL_MAX_UPLOAD ||
         m->offset >= m->total || m->len > m->total - m->offset) {

@@ -46,17 +46,17 @@
 #define PUT_COUNT16(n, a, d) hl_put_u16(w, m->n);
 
 /* ---- decoders ---- */
-#define GET_U8(n, a, d)      m->n = hl_get_u8(r);
-#define GET_U16(n, a, d)     m->n = hl_get_u16(r);
-#define GET_U32(n, a, d)     m->n = hl_get_u32(r);
-#define GET_I32(n, a, d)     m->n = hl_get_i32(r);
-#define GET_U64(n, a, d)     m->n = hl_get_u64(r);
-#define GET_F32(n, a, d)     m->n = hl_get_f32(r);
-#define GET_F64(n, a, d)     m->n = hl_get_f64(r);
+#define GET_U8(n, a, d)      m->n = hlp_u8(r);
+#define GET_U16(n, a, d)     m->n = hlp_u16(r);
+#define GET_U32(n, a, d)     m->n = hlp_u32(r);
+#define GET_I32(n, a, d)     m->n = hlp_i32(r);
+#define GET_U64(n, a, d)     m->n = hlp_u64(r);
+#define GET_F32(n, a, d)     m->n = hlp_f32(r);
+#define GET_F64(n, a, d)     m->n = hlp_f64(r);
 #define GET_ENUM8(n, a, d)   m->n = hlp_get_enum8(r, a);
 #define GET_FLAGS32(n, a, d) m->n = hlp_get_flags32(r, a);
 #define GET_FLAGS8(n, a, d)                                                                        \
-    m->n = hl_get_u8(r);                                                                           \
+    m->n = hlp_u8(r);                                                                              \
     if (m->n & ~(a)) {                                                                             \
         hlp_rbuf_fail(r);                                                                          \
         m->n = 0;                                                                                  \
@@ -64,19 +64,19 @@
 #define GET_STR(n, a, d) hl_get_str(r, m->n, sizeof m->n);
 #define GET_VEC3(n, a, d)                                                                          \
     for (int i = 0; i < 3; i++)                                                                    \
-        m->n[i] = hl_get_f32(r);
+        m->n[i] = hlp_f32(r);
 #define GET_F32N(n, a, d)                                                                          \
     for (int i = 0; i < (a); i++)                                                                  \
-        m->n[i] = hl_get_f32(r);
+        m->n[i] = hlp_f32(r);
 #define GET_SENDS(n, a, d)                                                                         \
     for (int i = 0; i < (a); i++) {                                                                \
         hl_get_str(r, m->n[i], sizeof m->n[i]);                                                    \
-        m->n##_db[i] = hl_get_f32(r);                                                              \
+        m->n##_db[i] = hlp_f32(r);                                                                 \
     }
 /* the count is checked before any string is read: it never drives a loop past the array */
 #define GET_NSTR(f, a, d)                                                                          \
     memset(m->f, 0, sizeof m->f);                                                                  \
-    m->n##f = hl_get_u8(r);                                                                        \
+    m->n##f = hlp_u8(r);                                                                           \
     if (m->n##f < 1 || m->n##f > (a)) {                                                            \
         hlp_rbuf_fail(r);                                                                          \
         m->n##f = 0;                                                                               \
@@ -85,17 +85,17 @@
         hl_get_str(r, m->f[i], sizeof m->f[i]);
 #define GET_SUB(n, a, d) hl_get_##a(r, &m->n);
 #define GET_F32OPT(n, a, d)                                                                        \
-    m->n = r->len - r->off >= sizeof(float) ? hl_get_f32(r) : (d); /* absent: an older client */
+    m->n = r->len - r->off >= sizeof(float) ? hlp_f32(r) : (d); /* absent: an older client */
 #define GET_STATUS(n, a, d)                                                                        \
-    m->n = hl_get_i32(r);                                                                          \
+    m->n = hlp_i32(r);                                                                             \
     if (m->n > 0 || m->n < HELIOD_ERR_MIN) hlp_rbuf_fail(r);
 /* 0 is never a minor; above ours (our major), the rest is a later minor's */
 #define GET_MINOR(n, a, d)                                                                         \
-    m->n = hl_get_u16(r);                                                                          \
+    m->n = hlp_u16(r);                                                                             \
     if (m->n == 0) hlp_rbuf_fail(r);                                                               \
     skip_ = m->a == HL_PROTO_VERSION && m->n > HL_PROTO_MINOR;
 #define GET_COUNT16(n, a, d)                                                                       \
-    m->n = hl_get_u16(r);                                                                          \
+    m->n = hlp_u16(r);                                                                             \
     if (m->n > (a)) {                                                                              \
         hlp_rbuf_fail(r);                                                                          \
         m->n = 0;                                                                                  \

@@ -632,12 +632,14 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     }
     hld_daemon_t *d = c->d;
     cap_at_t at;
-    cap_mark(d, &at);
+    int marked = d->capture != NULL; /* two atomic reads a request, for the capture alone */
+    if (marked) cap_mark(d, &at);
     d->params.last_v = NULL;
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     int late = (h->flags & HL_FLAG_AT) && q.status == 0 && q.late; /* its frame had passed */
     if (late) d->n.requests_late++;
     if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
+        if (!marked) cap_mark(d, &at);         /* the capture began with this request */
         uint64_t frame = 0;
         uint32_t flags = capture_at(d, &at, &frame);
         /* applied on the frame it met, not its own: a replay applies it there */
@@ -718,9 +720,15 @@ static void conn_closed(hld_daemon_t *d) {
     hld_capture_close(d->capture, frame, flags, d->capture_close.client);
 }
 
+/* The command ring's free slots: connections wait for room (conn.h). */
+static uint32_t cmd_room(hld_daemon_t *d) {
+    return d->engine.mixer ? hl_mixer_cmd_room(d->engine.mixer) : UINT32_MAX;
+}
+
 const hld_conn_hooks_t hld_dispatch_hooks = {
     .dispatch = hld_dispatch,
     .upload_timeout = hld_upload_timeout,
+    .cmd_room = cmd_room,
     .closing = conn_closing,
     .closed = conn_closed,
 };

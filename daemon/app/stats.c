@@ -188,6 +188,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "detached_expired", (double)d->n.detached_expired);
     put(&s, "cmds_applied", (double)ms.cmds_applied);
     put(&s, "cmds_busy", (double)d->n.cmds_busy);
+    put(&s, "conn_holds", (double)d->net.holds);
     put(&s, "capture_dropped", (double)hld_capture_dropped(d->capture));
     put(&s, "capture_unsure", (double)d->n.capture_unsure);
     put(&s, "requests_late", (double)d->n.requests_late);

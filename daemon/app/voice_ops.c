@@ -85,7 +85,7 @@ int hld_op_set(hld_req_t *q) {
     hl_voice_set_t s = {
         .mask = m.mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_POS | HL_MIX_SET_PITCH |
                           HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME),
-        .gain = hl_db_to_lin(m.gain_db),
+        .gain = (m.mask & HL_SET_GAIN) ? hl_db_to_lin(m.gain_db) : 1.0f, /* a powf a SET */
         .pan = m.pan,
         .pos = {m.pos[0], m.pos[1], m.pos[2]},
         .pitch = m.pitch,

@@ -40,6 +40,13 @@
                                      * its memory freed (ETIMEDOUT error, id 0) */
 #define HLD_FRAME_TIMEOUT_MS  5000  /* a frame, once its first byte arrived, must be complete this
                                      * soon (slowloris); a Unix socket delivers it in microseconds */
+#define HLD_RING_HOLD_ROOM    4096  /* free command-ring slots (a quarter of HL_CMD_RING) below
+                                     * which no client's request is dispatched: its connection
+                                     * waits, unread, for the audio thread to drain (conn.c) */
+#define HLD_RING_HOLD_POLL_MS 1     /* held connections: how often the ring's room is looked at */
+#define HLD_RING_HOLD_MAX_MS  250   /* the ring gained no room this long (audio thread stuck):
+                                     * held requests are dispatched anyway, answered EBUSY */
+#define HLD_RING_HOLD_QUANTUM 64    /* frames each held connection dispatches per round */
 #define HLD_OWNER_GONE        0xFFFFFFFFu /* owner of an object whose process has gone, kept
                                      * only while a detached voice still needs it: no name
                                      * finds it, nobody may change it, then it is reclaimed */

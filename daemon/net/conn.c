@@ -178,6 +178,10 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
     rx_fd_drop(c); /* libuv closes what it still queues with the pipe */
     if (c->reading) uv_read_stop((uv_stream_t *)&c->pipe);
     c->reading = 0;
+    if (c->held) { /* the hold timer stops when it finds none held */
+        c->held = 0;
+        net->held--;
+    }
     /* unlink: it no longer gets events, and its voices become orphans (a
      * rejected connection was never listed) */
     if (c->listed) {
@@ -237,6 +241,8 @@ void hld_send_error(hld_conn_t *c, uint16_t op, uint16_t flags, uint32_t id, int
 }
 
 void hld_conn_close_all(hld_net_t *net) {
+    if (net->hold_timer_state == 1) uv_close((uv_handle_t *)&net->hold_timer, NULL);
+    net->hold_timer_state = 2;
     while (net->conns)
         hld_conn_close(net->conns, 0);
     while (net->lingering)
@@ -295,7 +301,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 }
 
 static void start_reading(hld_conn_t *c) {
-    if (c->reading || c->closing || c->paused) return;
+    if (c->reading || c->closing || c->paused || c->held) return;
     if (uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) == 0) c->reading = 1;
 }
 
@@ -326,14 +332,15 @@ static void on_timer(uv_timer_t *t) {
         hld_conn_close(c, 1);
         return;
     }
-    if (!c->in_len && !c->paused && c->up_data) { /* an upload waiting for its next chunk */
+    if (!c->in_len && !c->paused && !c->held &&
+        c->up_data) { /* an upload waiting for its next chunk */
         if ((hld_now_ns() - c->up_last_ns) / 1000000u >= HLD_UPLOAD_IDLE_MS)
             c->net->hooks->upload_timeout(c);
         else
             arm_upload_deadline(c);
         return;
     }
-    if (!c->in_len || c->paused) return; /* backpressure is our doing, not the client's */
+    if (!c->in_len || c->paused || c->held) return; /* backpressure is ours, not the client's */
     const uint8_t *p = c->in;
     uint16_t op = c->in_len >= HL_FRAME_HDR ? (uint16_t)(p[4] | p[5] << 8) : 0;
     uint32_t id = c->in_len >= HL_FRAME_HDR ? rd_u32(p + 8) : 0;
@@ -358,57 +365,162 @@ static void arm_upload_deadline(hld_conn_t *c) {
 
 static void arm_frame_deadline(hld_conn_t *c, size_t consumed) {
     if (!c->hello) return; /* the handshake deadline runs from the connect */
-    if (!c->in_len && !c->paused && c->up_data)
+    if (!c->in_len && !c->paused && !c->held && c->up_data)
         arm_upload_deadline(c);
-    else if (!c->in_len || c->paused)
+    else if (!c->in_len || c->paused || c->held)
         uv_timer_stop(&c->timer);
     else if (consumed || !uv_is_active((uv_handle_t *)&c->timer))
         uv_timer_start(&c->timer, on_timer, HLD_FRAME_TIMEOUT_MS, 0);
 }
 
-/* Dispatches every complete frame in the input buffer. */
-static void conn_process(hld_conn_t *c) {
-    size_t off = 0;
-    while (!c->closing && !c->paused) {
+/* ---- holding: back-pressure from the command ring (conn.h) ---------------------- */
+
+static int ring_low(hld_net_t *net) {
+    return net->hooks->cmd_room && net->hooks->cmd_room(net->owner) < HLD_RING_HOLD_ROOM;
+}
+
+static void serve_held(hld_net_t *net, int force);
+
+static void on_hold_timer(uv_timer_t *t) {
+    hld_net_t *net = t->data;
+    uint64_t now = hld_now_ns();
+    if (!ring_low(net)) {
+        net->hold_ns = now;
+        serve_held(net, 0);
+    } else if (now - net->hold_ns >= (uint64_t)HLD_RING_HOLD_MAX_MS * HLD_NS_PER_MS) {
+        hld_debug("command ring without room for %d ms: %u held connection(s) served anyway",
+                  HLD_RING_HOLD_MAX_MS, net->held);
+        net->hold_ns = now;
+        serve_held(net, 1); /* a full ring answers EBUSY */
+    }
+    if (!net->held) uv_timer_stop(t);
+}
+
+static void hold(hld_conn_t *c) {
+    hld_net_t *net = c->net;
+    if (c->held || net->hold_timer_state == 2) return;
+    if (net->hold_timer_state == 0) {
+        uv_timer_init(net->loop, &net->hold_timer);
+        net->hold_timer.data = net;
+        net->hold_timer_state = 1;
+    }
+    c->held = 1;
+    stop_reading(c);
+    net->holds++;
+    if (net->held++ == 0) {
+        net->hold_ns = hld_now_ns();
+        uv_timer_start(&net->hold_timer, on_hold_timer, HLD_RING_HOLD_POLL_MS,
+                       HLD_RING_HOLD_POLL_MS);
+    }
+}
+
+static void unhold(hld_conn_t *c) {
+    if (!c->held) return;
+    c->held = 0;
+    c->net->held--;
+    start_reading(c);
+}
+
+/* ---- dispatch -------------------------------------------------------------------- */
+
+enum { RUN_DONE, RUN_QUOTA, RUN_GATE, RUN_CLOSED };
+
+/* Dispatches up to max complete frames from c's buffer, *off bytes in:
+ * RUN_DONE when no complete frame is left (or c stopped: paused), RUN_QUOTA
+ * after max, RUN_GATE when the next one must wait (the ring is low, or others
+ * are held and c is not: unless force), RUN_CLOSED when c was closed. */
+static int run_frames(hld_conn_t *c, size_t *off, unsigned max, int force) {
+    hld_net_t *net = c->net;
+    for (unsigned n = 0;; n++) {
+        if (c->closing) return RUN_CLOSED;
+        if (c->paused) return RUN_DONE;
         hl_frame_hdr_t h;
-        size_t avail = c->in_len - off;
-        int rc = hl_frame_peek(c->in + off, avail, &h);
-        if (rc == 1) break;
+        size_t avail = c->in_len - *off;
+        int rc = hl_frame_peek(c->in + *off, avail, &h);
+        if (rc == 1) return RUN_DONE;
         if (rc < 0) {
             /* the stream cannot be resynchronised: answer with what we can read, then close */
-            const uint8_t *p = c->in + off;
+            const uint8_t *p = c->in + *off;
             uint16_t op = (uint16_t)(p[4] | p[5] << 8);
             uint32_t id = avail >= HL_FRAME_HDR ? rd_u32(p + 8) : 0;
-            c->net->n->protocol_errors++;
+            net->n->protocol_errors++;
             hld_debug("client %u: unparseable frame (%s)", c->id, hl_errname(rc));
             hld_send_error(c, op, 0, id, HELIOD_EPROTO,
                            rc == HELIOD_ETOOBIG ? "frame larger than the maximum"
                                                 : "malformed frame header");
             hld_conn_close(c, 1);
-            return;
+            return RUN_CLOSED;
         }
-        if (h.size > avail) break;
-        rc = c->net->hooks->dispatch(c, &h, c->in + off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
-        off += h.size;
+        if (h.size > avail) return RUN_DONE;
+        if (n == max) return RUN_QUOTA;
+        if (!force && c->hello && ((net->held && !c->held) || ring_low(net))) return RUN_GATE;
+        rc = net->hooks->dispatch(c, &h, c->in + *off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        *off += h.size;
         if (rc < 0) {
             hld_conn_close(c, 1);
-            return;
+            return RUN_CLOSED;
         }
     }
+}
+
+/* After frames were dispatched: the buffer compacted, the descriptor rule,
+ * the deadline, the replies flushed. 0, or -1 if c was closed. */
+static int after_run(hld_conn_t *c, size_t off) {
     if (c->closing) {
         rx_fd_drop(c);
-        return;
+        return -1;
     }
     if (off) {
         memmove(c->in, c->in + off, c->in_len - off);
         c->in_len -= off;
     }
-    if (c->rx_fd >= 0 && !c->in_len && !c->paused) {
+    if (c->rx_fd >= 0 && !c->in_len && !c->paused && !c->held) {
         fd_violation(c, "a descriptor came with a frame other than LOAD_FD or STREAM");
-        return;
+        return -1;
     }
     arm_frame_deadline(c, off);
     hld_conn_flush(c);
+    return c->closing ? -1 : 0;
+}
+
+/* Serves the held connections while the ring has room (or all of them,
+ * force): rounds of HLD_RING_HOLD_QUANTUM frames each, in list order; a
+ * connection left with no complete frame reads again. */
+static void serve_held(hld_net_t *net, int force) {
+    if (net->serving) return;
+    net->serving = 1;
+    int more = 1;
+    while (more && net->held) {
+        more = 0;
+        hld_conn_t *c = net->conns;
+        while (c) {
+            hld_conn_t *next = c->next;
+            if (c->held && !c->paused) {
+                if (!force && ring_low(net)) goto out;
+                size_t off = 0;
+                int r = run_frames(c, &off, HLD_RING_HOLD_QUANTUM, force);
+                /* done: reading again before the compaction, so that a
+                 * partial frame left starts its completion deadline */
+                if (r == RUN_DONE) unhold(c);
+                if (after_run(c, off) == 0 && r == RUN_QUOTA) more = 1;
+            }
+            if (next && !next->listed) next = net->conns; /* closed meanwhile: start over */
+            c = next;
+        }
+    }
+out:
+    net->serving = 0;
+}
+
+/* Dispatches the complete frames in the input buffer (none while c is held:
+ * serve_held does). */
+static void conn_process(hld_conn_t *c) {
+    if (c->held) return;
+    size_t off = 0;
+    int r = run_frames(c, &off, UINT32_MAX, 0);
+    if (after_run(c, off) != 0 || r != RUN_GATE) return;
+    hold(c);
+    if (!ring_low(c->net)) serve_held(c->net, 0); /* others were held: c queues behind them */
 }
 
 int hld_conn_send(hld_conn_t *c, const void *frame, size_t len) {

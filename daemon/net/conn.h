@@ -9,10 +9,25 @@
  *   unsent bytes > HL_OUTQ_MAX:   drop the client
  *   all clients' unsent bytes > HLD_OUTQ_TOTAL_MAX: drop the biggest
  *     non-reading clients first (pause the biggest if it still reads)
+ *   command ring (hooks->cmd_room) under HLD_RING_HOLD_ROOM free: hold
+ *
+ * Holding (back-pressure from the audio thread): a complete frame is not
+ * dispatched while the command ring has fewer than HLD_RING_HOLD_ROOM free
+ * slots; its connection is held instead: reads stop (the client's socket
+ * fills and its writes block), its buffered frames wait, its replies and
+ * events still go out. While any connection is held, a frame from another
+ * one makes it held too, so nobody overtakes the queue. A timer
+ * (HLD_RING_HOLD_POLL_MS) serves the held connections once the ring has room,
+ * in rounds of HLD_RING_HOLD_QUANTUM frames each, so one flooding client
+ * cannot starve another's requests; a connection whose buffer has no
+ * complete frame left reads again. If the ring gains no room for
+ * HLD_RING_HOLD_MAX_MS (the audio thread stuck), the held frames are
+ * dispatched anyway and a full ring answers EBUSY, as without holding.
  *
  * Deadlines (one uv_timer per connection): HELLO within HLD_HANDSHAKE_MS of
  * connecting; a frame whose first bytes arrived complete within
- * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure);
+ * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure
+ * or the connection is held);
  * after a graceful close (error reply, then shutdown; or the peer's EOF, which
  * may be a half-close after its last request) the peer has HLD_LINGER_MS to
  * take the queued replies before the socket is closed anyway.
@@ -69,6 +84,7 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
+    int held;      /* waits for room in the command ring (see the top) */
     int listed;    /* in net->conns (counted in net->clients) */
     int lingering; /* closed gracefully, replies still draining (in net->lingering) */
     uint32_t sub;  /* HL_SUB_* */
@@ -104,6 +120,8 @@ typedef struct hld_conn_hooks {
     int (*dispatch)(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
     /* the LOAD_DATA upload in progress sat idle HLD_UPLOAD_IDLE_MS */
     void (*upload_timeout)(hld_conn_t *c);
+    /* free slots in the audio thread's command ring (NULL: no ring, never held) */
+    uint32_t (*cmd_room)(hld_daemon_t *d);
     /* c is closing, its client record still there: give back what it holds */
     void (*closing)(hld_conn_t *c);
     /* a connection closed: its voices may be orphans now */
@@ -134,6 +152,13 @@ struct hld_net {
     uint32_t placed;       /* past HELLO in one of the cfg->max_clients places (control or not) */
     uint32_t reserved;     /* control clients in the places kept above them (one per process) */
     uint32_t next_client_id;
+    /* holding (see the top) */
+    uv_timer_t hold_timer;
+    int hold_timer_state; /* 0 not initialised, 1 initialised, 2 closed */
+    int serving;          /* in the pass that serves the held connections */
+    uint32_t held;        /* connections held */
+    uint64_t hold_ns;     /* the ring last had room (or the first hold began) */
+    uint64_t holds;       /* times a connection was held (STATS conn_holds) */
 };
 
 /* server.c: listens on cfg->socket_path or a socket-activated fd. 0 or a

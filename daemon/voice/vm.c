@@ -159,6 +159,8 @@ void vm_lv_free(hld_vm_t *vm, hld_lvoice_t *v) {
     v->gen++;
     if (v->gen == 0) v->gen = 1;
     vm->free_stack[vm->n_free++] = (uint32_t)(v - vm->lv);
+    while (vm->hi && vm->lv[vm->hi - 1].state == HLD_LV_FREE) /* amortised: one step a free */
+        vm->hi--;
 }
 
 /* A mixer voice now reads snd: it holds a `mixing` reference until its ENDED. */
@@ -231,7 +233,7 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
 void hld_vm_destroy(hld_vm_t *vm) {
     if (!vm) return;
     if (vm->lv)
-        for (uint32_t i = 0; i < vm->cap; i++)
+        for (uint32_t i = 0; i < vm->hi; i++)
             if (vm->lv[i].state != HLD_LV_FREE && vm->lv[i].snd && vm->lv[i].snd->playing)
                 vm->lv[i].snd->playing--;
     if (vm->slot_snd)
@@ -367,7 +369,7 @@ int vm_ring_has_room(const hld_vm_t *vm, uint64_t n) {
 int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,
                          int reason, uint64_t now_ns) {
     uint64_t need = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         const hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (fn && !fn(user, v)) continue;
@@ -375,7 +377,7 @@ int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t 
     }
     if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY; /* nothing stopped */
     int count = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (fn && !fn(user, v)) continue;
@@ -388,7 +390,7 @@ int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t 
 int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause,
                           uint64_t now_ns) {
     uint64_t need = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         const hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (v->paused == (pause != 0)) continue;
@@ -398,7 +400,7 @@ int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int paus
     if (!vm_ring_has_room(vm, need)) return HELIOD_EBUSY; /* nothing paused or resumed */
     int count = 0;
     hl_voice_set_t s = {.mask = pause ? HL_MIX_SET_PAUSE : HL_MIX_SET_RESUME};
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (v->paused == (pause != 0)) continue;
@@ -458,7 +460,7 @@ int hld_vm_on_mix_event(hld_vm_t *vm, const hl_mix_event_t *ev) {
 
 void hld_vm_foreach(hld_vm_t *vm, int (*fn)(void *user, uint64_t voice, const hld_lvoice_t *lv),
                     void *user) {
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state == HLD_LV_FREE) continue;
         if (fn(user, vm_handle_of(vm, v), v)) return;
@@ -521,10 +523,14 @@ uint32_t hld_vm_real_count(const hld_vm_t *vm) {
     return vm->n_real;
 }
 
+uint32_t hld_vm_span(const hld_vm_t *vm) {
+    return vm->hi;
+}
+
 /* ---- position (the model: vm_pos.c) ---- */
 
 void hld_vm_beats(hld_vm_t *vm, uint64_t hi, hld_vm_beat_fn fn, void *user) {
-    for (uint32_t i = 0; i < vm->cap; i++)
+    for (uint32_t i = 0; i < vm->hi; i++)
         vm_music_report(&vm->lv[i], vm_handle_of(vm, &vm->lv[i]), vm->cfg.rate, hi, fn, user);
 }
 

@@ -314,6 +314,9 @@ uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
 uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
 /* Voices holding a mixer voice now (bench/params). */
 uint32_t hld_vm_real_count(const hld_vm_t *vm);
+/* Slots the walks over the logical voices visit (ranking, beats, counts):
+ * one past the highest in use, 0 with none (not the table's size). */
+uint32_t hld_vm_span(const hld_vm_t *vm);
 /* The governor's quality step, taken before any voice is made virtual: of
  * the real voices that asked for the sinc or cubic interpolator and resample
  * (pitch or Doppler), `limit` quality steps are kept (a sinc voice holds two,

@@ -271,6 +271,7 @@ int hld_vm_play(hld_vm_t *vm, const hld_vm_play_t *pl, uint64_t now_ns, uint64_t
     (void)evicted;
 
     uint32_t idx = vm->free_stack[--vm->n_free];
+    if (idx >= vm->hi) vm->hi = idx + 1;
     hld_lvoice_t *v = &vm->lv[idx];
     uint32_t gen = v->gen;
     memset(v, 0, sizeof *v);

@@ -38,6 +38,7 @@ struct hld_vm {
     hld_vm_ops_t ops;
     hld_lvoice_t *lv;
     uint32_t cap;
+    uint32_t hi; /* every slot at or above is free: the walks over the voices stop here */
     uint32_t *free_stack;
     uint32_t n_free;
     uint32_t real_cap;   /* real voices now: min(slot_cap, the governor's limit) */

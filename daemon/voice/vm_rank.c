@@ -214,7 +214,7 @@ static void rank_voices(hld_vm_t *vm, uint64_t now_ns) {
     vm_snapshot(vm);
     uint64_t f = vm_now_frame(vm);
     uint32_t n = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE) continue;
         if (!v->real && !v->opening && !v->paused && v->loops_left >= 0) {
@@ -378,7 +378,7 @@ void hld_vm_count_virtual(hld_vm_t *vm) {
         vm->cues->cues[c]->n.virtual_now = 0;
     for (uint32_t c = 0; c < vm->cues->ncats; c++)
         vm->cues->cats[c]->n.virtual_now = 0;
-    for (uint32_t i = 0; i < vm->cap; i++) {
+    for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE || v->real || v->opening) continue;
         if (v->cue) v->cue->n.virtual_now++;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -52,6 +53,12 @@ static int setup_plain(void **state) {
 
 static int setup_record(void **state) {
     return start_with(state, 1, NULL);
+}
+
+/* 4096 frames: 85 ms between two drains of the command ring */
+static int setup_long_period(void **state) {
+    const char *args[] = {"--period", "4096", NULL};
+    return start_with(state, 0, args);
 }
 
 static int teardown(void **state) {
@@ -374,35 +381,82 @@ static void on_event_count(void *user, const heliod_event_t *ev) {
     }
 }
 
-static void test_flood_every_command_accounted(void **state) {
+/* B's plays: each reply counted, and whether it was refused. */
+static void on_b_reply(void *user, const heliod_reply_t *r) {
+    int *b = user;
+    b[0]++;
+    if (r->status != 0) b[1]++;
+}
+
+#define FLOOD_RING 16384 /* HL_CMD_RING: the audio thread's command ring */
+
+/* Back-pressure (issue 28): client A floods SETs, several times what the
+ * command ring holds, at a period (4096 frames, 85 ms) long enough for the
+ * main thread to fill the ring many times over between two drains. None is
+ * refused EBUSY and every one is applied: the daemon stops reading A while
+ * the ring is low (conn_holds counts it), A's socket fills. Meanwhile B's
+ * plays are answered (4 round trips) while A still floods: A keeps sending
+ * until B has its replies, or fails at a cap no fair daemon reaches.
+ * Everything is counted (commands, replies), nothing is timed. */
+static void test_flood_held_not_refused(void **state) {
     fixture_t *f = *state;
-    heliod_t *h = connect_or_fail(f);
-    assert_int_equal(heliod_load(h, "flood", f->sine, 0, NULL), 0);
+    heliod_t *a = connect_or_fail(f), *b = connect_or_fail(f);
+    assert_int_equal(heliod_load(a, "flood", f->sine, HELIOD_LOAD_SHARED, NULL), 0);
     heliod_play_params_t pp;
     heliod_play_params_init(&pp);
     pp.flags = HELIOD_PLAY_LOOP;
     pp.gain_db = -40;
     heliod_voice_t v;
-    assert_int_equal(heliod_play(h, "flood", &pp, &v, NULL), 0);
-    int counts[2] = {0, 0};
-    heliod_set_event_callback(h, on_event_count, counts);
-    double applied0 = th_stat(h, "cmds_applied");
-    const int total = 60000;
-    for (int i = 0; i < total; i++) {
-        heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -40.0f + (float)(i % 7)};
-        assert_true(heliod_set_async(h, v, &s) > 0);
-        if ((i & 1023) == 0) heliod_dispatch(h);
+    assert_int_equal(heliod_play(a, "flood", &pp, &v, NULL), 0);
+    int counts[2] = {0, 0}, breply[2] = {0, 0}, bsent = 0;
+    heliod_set_event_callback(a, on_event_count, counts);
+    double applied0 = th_stat(b, "cmds_applied"), busy0 = th_stat(b, "cmds_busy");
+    double holds0 = th_stat(b, "conn_holds");
+    const long min_total = 3 * FLOOD_RING, cap = 40 * FLOOD_RING;
+    long sent = 0;
+    while (sent < cap && (breply[0] < 4 || sent < min_total)) {
+        while (heliod_pending(a) < 256 * 1024 && sent < cap) {
+            heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -40.0f + (float)(sent % 7)};
+            assert_true(heliod_set_async(a, v, &s) > 0);
+            sent++;
+        }
+        assert_true(heliod_dispatch(a) >= 0);
+        /* B asks once A has sent twice the ring: one play at a time */
+        if (sent >= 2 * FLOOD_RING && bsent == breply[0] && bsent < 4) {
+            heliod_play_params_t bp;
+            heliod_play_params_init(&bp);
+            bp.gain_db = -60;
+            assert_true(heliod_play_async(b, "flood", &bp, on_b_reply, breply) > 0);
+            bsent++;
+        }
+        assert_true(heliod_dispatch(b) >= 0);
+        struct pollfd pfd[2] = {{heliod_fd(a), POLLIN | POLLOUT, 0}, {heliod_fd(b), POLLIN, 0}};
+        poll(pfd, 2, 100);
     }
-    assert_int_equal(heliod_sync(h), 0);
-    heliod_dispatch(h);
+    long sent_when_b_done = sent;
+    assert_int_equal(heliod_sync(a), 0);
+    assert_int_equal(heliod_sync(b), 0);
+    print_message("flood: A sent %ld SETs (B done at %ld), %d refused EBUSY, %d other errors; "
+                  "B: %d replies, %d refused\n",
+                  sent, sent_when_b_done, counts[0], counts[1], breply[0], breply[1]);
+    assert_int_equal(breply[0], 4); /* B was answered while A flooded */
+    assert_int_equal(breply[1], 0);
+    assert_true(sent_when_b_done < cap);
+    assert_int_equal(counts[0], 0); /* none of A's refused EBUSY */
     assert_int_equal(counts[1], 0);
-    /* Let the audio thread drain what is queued, then compare counters. */
-    th_sleep_ms(300);
-    double applied = th_stat(h, "cmds_applied") - applied0;
-    assert_true(applied + counts[0] >= total);
-    assert_int_equal(heliod_stop(h, v, 5), 0);
-    heliod_close(h);
-    assert_other_clients_served(f);
+    /* every command applied: wait for the ring to drain (counted, not timed;
+     * the bound only ends a failing run) */
+    double want = (double)sent + 4, applied = 0;
+    for (int i = 0; i < 2000 && applied < want; i++) {
+        applied = th_stat(b, "cmds_applied") - applied0;
+        if (applied < want) th_sleep_ms(10);
+    }
+    assert_true(applied >= want);
+    assert_true(th_stat(b, "cmds_busy") == busy0);
+    assert_true(th_stat(b, "conn_holds") > holds0); /* A was held, not refused */
+    assert_int_equal(heliod_stop(a, v, 5), 0);
+    heliod_close(b);
+    heliod_close(a);
 }
 
 static void gen_quad(void *user, uint32_t frame, float *out, int channels) {
@@ -709,13 +763,13 @@ int main(void) {
         cmocka_unit_test(test_bad_files_and_names),
         cmocka_unit_test(test_garbage_bytes),
         cmocka_unit_test(test_client_killed_mid_frame),
-        cmocka_unit_test(test_flood_every_command_accounted),
         cmocka_unit_test(test_multichannel_file_is_downmixed),
         cmocka_unit_test(test_watch_sees_other_clients_voices),
     };
     const struct CMUnitTest own[] = {
         cmocka_unit_test_setup_teardown(test_stealing_and_stale_handles, setup_two_voices,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_flood_held_not_refused, setup_long_period, teardown),
         cmocka_unit_test_setup_teardown(test_owner_disconnect_fades_its_voices, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades, setup_record,

@@ -5,7 +5,8 @@
  * sample for sample, as by the SETs per voice it replaces (the path taken
  * when every slot is taken): a jump, a seek (ramped steps on the grid),
  * voices started while the value seeks, a voice leaving the slot for a
- * gain of its own; a cue without voices gives its slot back.
+ * gain of its own; a cue without voices gives its slot back. And the
+ * walks over the logical voices stop at the highest slot in use.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -209,10 +210,34 @@ static void test_slot_reclaimed(void **state) {
     teardown(&r);
 }
 
+/* The main thread's walks over the logical voices on each poll (ranking,
+ * beats, counts) stop at the highest slot in use, not at the table's size:
+ * 3 voices of 16 walk 3, none walk 0 (the daemon's 16,384 slots were all
+ * walked every 5 ms, whatever played). */
+static void test_walk_span(void **state) {
+    (void)state;
+    rig_t r;
+    setup(&r, 0);
+    assert_int_equal(hld_vm_span(r.vm), 0);
+    for (int i = 0; i < 3; i++)
+        play(&r, 1.0f, 0.0f);
+    periods(&r, 2);
+    assert_int_equal(hld_vm_span(r.vm), 3);
+    assert_int_equal(hld_vm_stop(r.vm, r.v[2], 0, HL_FADE_LINEAR, HL_END_STOPPED, r.now), 0);
+    assert_int_equal(hld_vm_span(r.vm), 2);
+    assert_int_equal(hld_vm_stop(r.vm, r.v[0], 0, HL_FADE_LINEAR, HL_END_STOPPED, r.now), 0);
+    assert_int_equal(hld_vm_span(r.vm), 2); /* the voice in slot 1 still plays */
+    assert_int_equal(hld_vm_stop(r.vm, r.v[1], 0, HL_FADE_LINEAR, HL_END_STOPPED, r.now), 0);
+    assert_int_equal(hld_vm_span(r.vm), 0);
+    periods(&r, 2);
+    teardown(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_equals_sets),
         cmocka_unit_test(test_slot_reclaimed),
+        cmocka_unit_test(test_walk_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
