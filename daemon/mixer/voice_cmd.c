@@ -91,6 +91,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->mod_gen = p->mod_gen;
     v->mod_seq = p->mod_seq;
     v->mod_base = p->mod_base;
+    v->mod_what = p->mod_what;
     v->dsend_now = v->dsend_want = 1.0f;
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;
@@ -186,8 +187,6 @@ static void cmd_loops(hl_rt_voice_t *v, int32_t loops) {
     hl_voice_pcm_view_rt(v);
 }
 
-static void set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns);
-
 static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     const hl_voice_set_t *s = &c->u.set;
     hl_rt_voice_t *v = rt_voice(m, c);
@@ -198,31 +197,14 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
                             NULL, s->stream, now_ns, m->clock, 0);
         return;
     }
-    if (s->mask & HL_MIX_SET_GAIN) v->mod = 0; /* its own gain from now on */
-    set_rt(m, v, s, now_ns);
+    /* its own gain or filter from now on */
+    if (s->mask & HL_MIX_SET_GAIN) v->mod_what &= ~HL_MOD_GAIN;
+    if (s->mask & HL_MIX_SET_FILTER) v->mod_what &= ~HL_MOD_FILTER;
+    hl_voice_set_rt(m, v, s, now_ns, NULL);
 }
 
-/* A modulation slot's new factor: each voice attached to it gets the SET of
- * gain it would have got on its own (hl_mixer_mod_set), no command each. */
-static void cmd_mod(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
-    hl_voice_set_t s;
-    memset(&s, 0, sizeof s);
-    s.mask = HL_MIX_SET_GAIN;
-    s.ramp_frames = c->u.mod.ramp_frames;
-    const uint32_t mod = c->u.mod.mod, gen = c->u.mod.gen, seq = c->u.mod.seq;
-    const float f = c->u.mod.factor, max = c->u.mod.max_gain;
-    for (uint32_t i = 0; i < m->n_rt_active; i++) {
-        hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        /* (seq - mod_seq) as signed: sent after its play */
-        if (v->mod != mod || v->mod_gen != gen || !v->live || (int32_t)(seq - v->mod_seq) <= 0)
-            continue;
-        const float g = v->mod_base * f;
-        s.gain = g > max ? max : g;
-        set_rt(m, v, &s, now_ns);
-    }
-}
-
-static void set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns) {
+void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
+                     hl_vf_share_t *sh) {
     /* whatever changes, the full path sees it first; but a steady 2D voice
      * whose gain, pan, filter, occlusion or sends change stays steady: the
      * steady path ramps its gain pair per sample (f.ramp) and its post stage
@@ -284,7 +266,10 @@ static void set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uin
     if (s->mask & HL_MIX_SET_FILTER) {
         v->lp_own = s->lp_hz;
         v->hp_own = s->hp_hz;
-        hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
+        if (sh)
+            hl_voice_filter_follow_rt(v, sh, len);
+        else
+            hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
         v->occ.cur = ramp_after(&v->occ, 0);
         const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
         /* where it stands already: no ramp (a ramp from x to x is x at every
@@ -342,7 +327,7 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     case HL_CMD_PLAY: cmd_play(m, c); break;
     case HL_CMD_STOP: cmd_stop(m, c); break;
     case HL_CMD_SET: cmd_set(m, c, now_ns); break;
-    case HL_CMD_MOD: cmd_mod(m, c, now_ns); break;
+    case HL_CMD_MOD: hl_voice_mod_rt(m, c, now_ns); break;
     case HL_CMD_LISTENER:
         if (c->slot > 0 && c->slot < HL_MIX_LISTENERS) {
             if (c->gen) {

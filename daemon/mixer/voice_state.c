@@ -250,6 +250,17 @@ void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->f.post = (uint16_t)v->post;
 }
 
+void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ramp_frames) {
+    if (v->lp_cone_want != 0.0f || v->lp_cone_now != 0.0f || v->channels > 2) {
+        hl_voice_filter_rt(v, ramp_frames, 1); /* a cutoff of its own: its own glide */
+        return;
+    }
+    v->lp_cone_now = v->lp_cone_want;
+    (void)hl_vfilter_follow_rt(&v->vf, sh, v->lp_own, v->hp_own, ramp_frames);
+    v->post = hl_voice_post_needed_rt(v) | 1u;
+    v->f.post = (uint16_t)v->post;
+}
+
 /* The sends follow the distance curve's factor when it moved (more than
  * 0.1%, or on / off): each ramps to its own level times the factor over
  * the block, or over what is left of a longer ramp of its own. */
