@@ -246,6 +246,8 @@ typedef struct {
     hl_ramp_t gain;                /* user gain (3D voices; 2D folds it into gl/gr) */
     float gain_2d, pan_2d;         /* 2D targets, so gain-only or pan-only sets keep the other */
     uint32_t pan_law;              /* HL_PAN_LAW_* of a mono 2D voice (hl_panlaw.h) */
+    float pan_ul, pan_ur, pan_at;  /* its law's pair at pan pan_at (valid: pan_ok) */
+    uint32_t pan_ok;
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
     float doppler;        /* Doppler pitch factor in use (smoothed towards dop_target) */

@@ -74,7 +74,7 @@ void hl_voice_retire_stream_rt(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_
                                uint64_t now_ns);
 /* Gains: a 2D voice's pair; a 3D voice's target pair and Doppler target
  * (returns 1 when it is beyond max distance and inaudible). */
-void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l, float *r);
+void hl_voice_pair_2d_rt(hl_rt_voice_t *v, float gain, float pan, float *l, float *r);
 int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r);
 /* Playback rate (pitch ramp x Doppler glide): frames it stays constant, advance. */
 uint32_t hl_voice_rate_run_rt(const hl_rt_voice_t *v, uint32_t n);

@@ -621,6 +621,54 @@ static int vf_plan(hl_vf_share_t *sh, uint32_t n) {
     return 1;
 }
 
+/* vf_run_avx2_in on one channel in place, nb frames (a multiple of
+ * VF_BLK8), the same operations in the same order (the same bits), but
+ * with the design read where it is used: a cell of a glide is one or two
+ * blocks, and loading the whole design into registers first would cost
+ * more than its blocks. */
+VF_AVX2_ATTR static inline __attribute__((always_inline)) void
+vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
+    __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+    const float *hz = d->hz + HL_VF_DMAX;
+#define VF_H(j)  _mm256_loadu_ps(hz - (j))
+#define VF_PC(j) _mm_loadu_ps(d->pc8[j])
+    for (uint32_t i = 0; i < nb; i += VF_BLK8, x += VF_BLK8) {
+        const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+        const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+        const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+        const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+        __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), VF_PC(0));
+        __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), VF_PC(1));
+        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), VF_PC(2), p0);
+        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), VF_PC(3), p1);
+        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), VF_PC(4), p0);
+        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), VF_PC(5), p1);
+        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), VF_PC(6), p0);
+        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), VF_PC(7), p1);
+        const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
+        const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
+        __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), _mm256_loadu_ps(d->n1));
+        __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), _mm256_loadu_ps(d->n2));
+        __m256 y2 = _mm256_mul_ps(x0, VF_H(0));
+        y0 = _mm256_fmadd_ps(x1, VF_H(1), y0);
+        y1 = _mm256_fmadd_ps(x2, VF_H(2), y1);
+        y2 = _mm256_fmadd_ps(x3, VF_H(3), y2);
+        y0 = _mm256_fmadd_ps(x4, VF_H(4), y0);
+        y1 = _mm256_fmadd_ps(x5, VF_H(5), y1);
+        y2 = _mm256_fmadd_ps(x6, VF_H(6), y2);
+        y0 = _mm256_fmadd_ps(x7, VF_H(7), y0);
+        sv = _mm_add_ps(_mm_fmadd_ps(sb, _mm_loadu_ps(d->q8[1]), _mm_add_ps(p0, p1)),
+                        _mm_mul_ps(sa, _mm_loadu_ps(d->q8[0])));
+        _mm256_storeu_ps(x, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+    }
+#undef VF_H
+#undef VF_PC
+    float o4[4];
+    _mm_storeu_ps(o4, sv);
+    s[0] = o4[0];
+    s[1] = o4[1];
+}
+
 /* A follower's block through the plan: vf_glide_cells_avx2's cells on its
  * own state with the plan's designs (an entry evicted since is looked up
  * again: the same design). */
@@ -637,11 +685,12 @@ VF_AVX2_ATTR static void vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *
         const hl_vf_design_t *d = i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp
                                       ? &cache->d[i]
                                       : hl_vf_design_at(f, fc, 0, g, &scratch);
-        const float *ins[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
-        float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
-        const uint32_t b = m >= VF_BLK8 ? vf_run_avx2_in(f->s[0], ins, outs, nch, m, d) : 0;
-        for (uint32_t c = 0; b < m && c < nch; c++)
-            hl_vf_svf_run(f->s[0][c], ch[c] + done + b, m - b, 0, g, 0.0f, 0, 0.0f, 0.0f);
+        const uint32_t b = m / VF_BLK8 * VF_BLK8;
+        for (uint32_t c = 0; c < nch; c++) {
+            if (b) vf_cell_avx2(f->s[0][c], ch[c] + done, b, d);
+            if (b < m)
+                hl_vf_svf_run(f->s[0][c], ch[c] + done + b, m - b, 0, g, 0.0f, 0, 0.0f, 0.0f);
+        }
         done += m;
     }
 }
