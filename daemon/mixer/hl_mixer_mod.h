@@ -1,5 +1,5 @@
 /*
- * hl_mixer_mod.h - the mixer's modulation slots (mixer_mod.c, voice_mod.c):
+ * hl_mixer_mod.h - the mixer's modulation slots (mixer_mod.c, voice_set.c):
  * one gain factor and one filter shared by the voices attached to a slot,
  * so that a game parameter bound to the gain or cutoffs of a cue's voices
  * costs one command per change, not a SET per voice. Part of hl_mixer.h

@@ -321,7 +321,7 @@ typedef struct {
     uint32_t mod_what; /* HL_MOD_GAIN, HL_MOD_FILTER: what it takes from the slot */
 } hl_rt_voice_t;
 
-/* RT state of a modulation slot (voice_mod.c): the generation it serves
+/* RT state of a modulation slot (voice_set.c): the generation it serves
  * and its shared filter glide, set up by its first filter change. */
 typedef struct {
     uint32_t gen;
@@ -453,7 +453,7 @@ struct hl_mixer {
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
     hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
     hl_rt_mod_t rt_mod[HL_MIX_MODS];     /* modulation slots as the audio thread runs them */
-    uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_mod.c) */
+    uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_set.c) */
     uint32_t nch;                        /* output channels and bus planes (cfg.layout's) */
     int32_t lfe_ch;                      /* the LFE plane, -1 if the layout has none */
     /* buses, then master: one plane per output channel (nch used), and two

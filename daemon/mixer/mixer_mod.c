@@ -1,7 +1,7 @@
 /*
  * mixer_mod.c - modulation slots, the control side (hl_mixer_mod.h): taking
  * and giving back a slot, and its changes as one command each (applied by
- * voice_mod.c on the audio thread).
+ * voice_set.c on the audio thread).
  */
 #include "mixer_internal.h"
 

@@ -6,6 +6,8 @@
  *   mixer_rt.c      the block loop: hl_mixer_process_rt, per-voice blocks,
  *                   the steady fast path, prefetching
  *   voice_cmd.c     commands applied on the audio thread (hl_cmd_apply_rt)
+ *   voice_set.c     a SET on a live voice, modulation slots' changes and
+ *                   their shared filter glides
  *   voice_stream.c  stream voices: linearising the ring, underruns, switches
  *                   (declared in voice_stream.h)
  *   voice_post.c    the per-voice post stage: filter, occlusion, sends, HRTF
@@ -116,16 +118,16 @@ uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);
  * ramp_frames (stepped: hl_vfilter_glide_rt), and marks its post stage. */
 void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped);
 /* hl_voice_filter_rt for a voice that follows a modulation slot's glide
- * sh (its own cutoffs are the slot's: voice_mod.c): the same glide, shared
+ * sh (its own cutoffs are the slot's: voice_set.c): the same glide, shared
  * when the voice is in step (hl_vfilter_follow_rt) and has no spatial
  * low-pass of its own. */
 void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ramp_frames);
-/* voice_cmd.c: a SET applied to a live voice (sh: a slot's filter change,
- * hl_voice_filter_follow_rt; NULL: its own); voice_mod.c: a slot's change. */
+/* voice_set.c: a SET applied to a live voice (sh: a slot's filter change,
+ * hl_voice_filter_follow_rt; NULL: its own) and a slot's change. */
 void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
                      hl_vf_share_t *sh);
 void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
-/* voice_mod.c: the slots' filter glides move on, once a block of n frames
+/* voice_set.c: the slots' filter glides move on, once a block of n frames
  * before the voices (hl_vf_share_block_rt). */
 void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n);
 /* After a spatial update: the filter follows the spatial low-pass (cone
