@@ -318,14 +318,17 @@ typedef struct {
     /* modulation slot (hl_voice_params_t mod, mod_gen, mod_base); mod 0: none */
     uint32_t mod, mod_gen, mod_seq;
     float mod_base;
-    uint32_t mod_what; /* HL_MOD_GAIN, HL_MOD_FILTER: what it takes from the slot */
+    uint32_t mod_what;           /* HL_MOD_GAIN, HL_MOD_FILTER: what it takes from the slot */
+    uint32_t mod_prev, mod_next; /* its slot's voice list (voice slot + 1; 0: none) */
 } hl_rt_voice_t;
 
-/* RT state of a modulation slot (voice_set.c): the generation it serves
- * and its shared filter glide, set up by its first filter change. */
+/* RT state of a modulation slot (voice_set.c): the generation it serves,
+ * its voices (an intrusive list: a change touches them alone) and its
+ * shared filter glide, set up by its first filter change. */
 typedef struct {
     uint32_t gen;
     uint32_t vf_on;
+    uint32_t head; /* the voices attached to it, live (voice slot + 1; 0: none) */
     hl_vf_share_t vf;
 } hl_rt_mod_t;
 

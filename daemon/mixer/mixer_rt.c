@@ -101,6 +101,7 @@ static void end_event(hl_mixer_t *m, hl_rt_voice_t *v, uint64_t now_ns) {
     v->pending = NULL;
     hl_voice_event_rt(m, HL_MIX_EV_ENDED, v->end_reason, v, now_ns, v->end_frame,
                       voice_position(v));
+    hl_voice_mod_unlink_rt(m, v);
     v->live = 0;
 }
 

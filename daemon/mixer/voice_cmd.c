@@ -92,6 +92,7 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->mod_seq = p->mod_seq;
     v->mod_base = p->mod_base;
     v->mod_what = p->mod_what;
+    hl_voice_mod_link_rt(m, v);
     v->dsend_now = v->dsend_want = 1.0f;
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;

@@ -153,10 +153,8 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
 }
 
 /* A slot's change reads and writes a few lines of each voice, cold in
- * the block where a parameter moves a thousand of them: fetched this many
- * voices ahead. */
-#define HL_MOD_AHEAD 6
-
+ * the block where a parameter moves a thousand of them: the next voice's
+ * are fetched while one is set. */
 static inline __attribute__((always_inline)) void mod_prefetch(const hl_rt_voice_t *v) {
     __builtin_prefetch(&v->mod);
     __builtin_prefetch(&v->f, 1);
@@ -193,9 +191,10 @@ void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         s.hp_hz = c->u.mod.hp;
     }
     const float f = c->u.mod.factor, max = c->u.mod.max_gain;
-    for (uint32_t i = 0; i < m->n_rt_active; i++) {
-        if (i + HL_MOD_AHEAD < m->n_rt_active) mod_prefetch(&m->rt[m->rt_active[i + HL_MOD_AHEAD]]);
-        hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+    for (uint32_t k = sl->head; k;) {
+        hl_rt_voice_t *v = &m->rt[k - 1];
+        k = v->mod_next;
+        if (k) mod_prefetch(&m->rt[k - 1]);
         /* (seq - mod_seq) as signed: sent after its play */
         if (v->mod != mod || v->mod_gen != gen || !v->live || (int32_t)(seq - v->mod_seq) <= 0)
             continue;
@@ -216,4 +215,24 @@ void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n) {
             const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(b);
             if (!hl_vf_share_block_rt(&m->rt_mod[i].vf, n)) m->mod_busy[w] &= ~(1ull << (i % 64));
         }
+}
+
+void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
+    v->mod_prev = v->mod_next = 0;
+    if (v->mod < 1 || v->mod > HL_MIX_MODS || !v->mod_what) return;
+    hl_rt_mod_t *sl = &m->rt_mod[v->mod - 1];
+    v->mod_next = sl->head;
+    if (sl->head) m->rt[sl->head - 1].mod_prev = v->slot + 1;
+    sl->head = v->slot + 1;
+}
+
+void hl_voice_mod_unlink_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
+    if (v->mod < 1 || v->mod > HL_MIX_MODS) return;
+    hl_rt_mod_t *sl = &m->rt_mod[v->mod - 1];
+    if (v->mod_prev)
+        m->rt[v->mod_prev - 1].mod_next = v->mod_next;
+    else if (sl->head == v->slot + 1)
+        sl->head = v->mod_next;
+    if (v->mod_next) m->rt[v->mod_next - 1].mod_prev = v->mod_prev;
+    v->mod_prev = v->mod_next = 0;
 }

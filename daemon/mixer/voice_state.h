@@ -127,6 +127,10 @@ void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ram
 void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
                      hl_vf_share_t *sh);
 void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
+/* voice_set.c: a voice joins its slot's list as it starts (cmd_play) and
+ * leaves it as it ends (before live is cleared). */
+void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v);
+void hl_voice_mod_unlink_rt(hl_mixer_t *m, hl_rt_voice_t *v);
 /* voice_set.c: the slots' filter glides move on, once a block of n frames
  * before the voices (hl_vf_share_block_rt). */
 void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n);

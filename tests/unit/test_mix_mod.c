@@ -237,6 +237,18 @@ static uint32_t sharing(const frig_t *r) {
     return bits;
 }
 
+/* The voices on the slot's list (checked both ways). */
+static int slot_voices(const hl_mixer_t *m, uint32_t mod) {
+    int n = 0;
+    uint32_t prev = 0;
+    for (uint32_t k = m->rt_mod[mod - 1].head; k; k = m->rt[k - 1].mod_next, n++) {
+        assert_int_equal(m->rt[k - 1].mod_prev, prev);
+        assert_true(m->rt[k - 1].live);
+        prev = k;
+    }
+    return n;
+}
+
 static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
     memset(r, 0, sizeof *r);
     r->m = test_mixer_new(8, 0);
@@ -297,6 +309,17 @@ static void test_filter_slot_matches_sets(void **state) {
     for (uint32_t t = 5000; t < 5100; t++)
         hi += fabs(a.out[2 * t] - (double)a.out[2 * t + 1]) + fabs(a.out[2 * t + 1]);
     assert_true(lo < 0.5 * hi);
+    /* a change walks the slot's voices alone, listed as they start and
+     * unlisted as they end (their mixer slot may play another voice) */
+    assert_int_equal(slot_voices(a.m, a.mod), 4);
+    assert_int_equal(hl_mixer_stop(a.m, a.v[3], 64, 0, a.now), 0);
+    test_render(a.m, a.out, 512, FB, &a.now);
+    assert_int_equal(slot_voices(a.m, a.mod), 3);
+    hl_voice_params_t p = test_params(src);
+    uint64_t w = 0;
+    assert_int_equal(hl_mixer_play(a.m, &p, a.now, &w, NULL), 0); /* not on the slot */
+    test_render(a.m, a.out, 512, FB, &a.now);
+    assert_int_equal(slot_voices(a.m, a.mod), 3);
     /* the slot's filter takes the same checks as its gain */
     hl_mod_change_t c = {.mask = HL_MOD_FILTER, .lp_hz = -1.0f};
     assert_int_equal(hl_mixer_mod_change(a.m, a.mod, &c, a.now), HELIOD_EINVAL);
