@@ -153,8 +153,10 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
 }
 
 /* A slot's change reads and writes a few lines of each voice, cold in
- * the block where a parameter moves a thousand of them: the next voice's
- * are fetched while one is set. */
+ * the block where a parameter moves a thousand of them: fetched this many
+ * voices ahead on the slot's list. */
+#define HL_MOD_AHEAD 4
+
 static inline __attribute__((always_inline)) void mod_prefetch(const hl_rt_voice_t *v) {
     __builtin_prefetch(&v->mod);
     __builtin_prefetch(&v->f, 1);
@@ -191,10 +193,18 @@ void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
         s.hp_hz = c->u.mod.hp;
     }
     const float f = c->u.mod.factor, max = c->u.mod.max_gain;
+    uint32_t a = sl->head; /* HL_MOD_AHEAD voices ahead: their lines fetched */
+    for (uint32_t d = 0; d < HL_MOD_AHEAD && a; d++) {
+        mod_prefetch(&m->rt[a - 1]);
+        a = m->rt[a - 1].mod_next;
+    }
     for (uint32_t k = sl->head; k;) {
         hl_rt_voice_t *v = &m->rt[k - 1];
         k = v->mod_next;
-        if (k) mod_prefetch(&m->rt[k - 1]);
+        if (a) {
+            mod_prefetch(&m->rt[a - 1]);
+            a = m->rt[a - 1].mod_next;
+        }
         /* (seq - mod_seq) as signed: sent after its play */
         if (v->mod != mod || v->mod_gen != gen || !v->live || (int32_t)(seq - v->mod_seq) <= 0)
             continue;
