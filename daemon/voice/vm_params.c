@@ -328,13 +328,20 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
             const uint32_t on = slot && on_slot(vm, v) ? v->p.mod_what : 0;
             if (on) { /* the slot moved what it covers: the others alone may need a SET */
-                hld_pcontrib_t t = sh.pc;
-                if (on & HL_MOD_GAIN) t.gain_db = v->pv.pc.gain_db;
-                if (on & HL_MOD_FILTER) {
-                    t.lp_hz = v->pv.pc.lp_hz;
-                    t.hp_hz = v->pv.pc.hp_hz;
+                int rest;
+                if (on == HL_MOD_GAIN) { /* the common case: no copy */
+                    rest = memcmp(&v->pv.pc.cents, &sh.pc.cents,
+                                  sizeof sh.pc - sizeof sh.pc.gain_db) == 0;
+                } else {
+                    hld_pcontrib_t t = sh.pc;
+                    if (on & HL_MOD_GAIN) t.gain_db = v->pv.pc.gain_db;
+                    if (on & HL_MOD_FILTER) {
+                        t.lp_hz = v->pv.pc.lp_hz;
+                        t.hp_hz = v->pv.pc.hp_hz;
+                    }
+                    rest = memcmp(&t, &v->pv.pc, sizeof t) == 0;
                 }
-                if (memcmp(&t, &v->pv.pc, sizeof t) == 0) {
+                if (rest) {
                     slot_copy(vm, v, &sh, on); /* a few stores */
                     continue;
                 }
