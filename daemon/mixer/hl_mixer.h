@@ -329,6 +329,10 @@ typedef struct {
      * the mixer's (hl_mixer_play sets it; ignored on input). */
     uint32_t mod, mod_gen, mod_seq;
     float mod_base;
+    /* appended (filter modulation): what the voice takes from slot mod,
+     * HL_MOD_GAIN and/or HL_MOD_FILTER (hl_mixer_mod.h); 0 with mod > 0:
+     * the gain alone, as before. A SET of gain or filter detaches that part. */
+    uint32_t mod_what;
 } hl_voice_params_t;
 
 /* ---- control side: main thread only ------------------------------------ */
@@ -437,26 +441,6 @@ int hl_mixer_set(hl_mixer_t *m, uint64_t voice, const hl_voice_set_t *s, uint64_
  * control side's copy of a voice's parameters follows a SET (the mixer's,
  * the voice manager's). No checks. */
 void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s);
-
-/* Modulation slots: one gain factor shared by the voices attached to it
- * (hl_voice_params_t mod), so that a game parameter bound to the gain of a
- * cue's voices costs one command per change, not a SET per voice.
- * hl_mixer_mod_alloc takes a free slot (1..HL_MIX_MODS, and its generation
- * for the voices' mod_gen): 0, or HELIOD_EBUSY when all are taken.
- * hl_mixer_mod_free gives it back (voices still attached keep their gain
- * and follow no later slot of that number: the generation differs).
- * hl_mixer_mod_set, on hl_mixer_at's frame like any command: every voice
- * attached to the slot then ramps its gain to min(mod_base x factor,
- * max_gain) over ramp_frames, as a SET of that gain applied to each
- * would (the audio thread pays one multiply and the gain ramp's start per
- * voice, no command per voice). Returns 0, HELIOD_EINVAL (no such slot
- * taken, factor or max_gain not >= 0) or HELIOD_EBUSY (command ring full).
- * Main thread only. */
-#define HL_MIX_MODS 256
-int hl_mixer_mod_alloc(hl_mixer_t *m, uint32_t *mod, uint32_t *gen);
-void hl_mixer_mod_free(hl_mixer_t *m, uint32_t mod);
-int hl_mixer_mod_set(hl_mixer_t *m, uint32_t mod, float factor, float max_gain,
-                     uint32_t ramp_frames, uint64_t now_ns);
 
 /* A steady 2D voice keeps to the mixer's steady path through a SET of gain,
  * pan, filter or sends (its gain pair ramps per sample there). on = 0 sends
@@ -795,5 +779,8 @@ const hl_mix_meter_t *hl_mixer_meter_rt(const hl_mixer_t *m);
  * CLOCK_MONOTONIC time. Sets flush-to-zero for its own thread on entry.
  * Never locks, allocates, frees, does I/O or waits. */
 void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t now_ns);
+
+/* modulation slots: hl_mixer_mod.h */
+#include "hl_mixer_mod.h"
 
 #endif /* HL_MIXER_H */

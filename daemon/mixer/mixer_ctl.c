@@ -259,7 +259,8 @@ static int params_valid(const hl_voice_params_t *p) {
         if (p->start_frame >= p->pcm->frames) return 0;
     }
     if (p->attack_curve > HL_FADE_LOG) return 0;
-    if (p->mod > HL_MIX_MODS || (p->mod && !(p->mod_base >= 0.0f && p->mod_base <= FLT_MAX)))
+    if (p->mod > HL_MIX_MODS || (p->mod && !(p->mod_base >= 0.0f && p->mod_base <= FLT_MAX)) ||
+        (p->mod_what & ~(HL_MOD_GAIN | HL_MOD_FILTER)))
         return 0;
     if (!(p->doppler_factor >= 0.0f && p->doppler_factor <= FLT_MAX) || !finite3(p->vel)) return 0;
     if (p->bus >= HL_MAX_BUSES || p->model > HL_MIX_DIST_EXPONENTIAL) return 0;
@@ -334,7 +335,10 @@ int hl_mixer_play(hl_mixer_t *m, const hl_voice_params_t *p, uint64_t now_ns, ui
     hl_cmd_t cmd = {.type = HL_CMD_PLAY, .slot = slot, .gen = c->gen, .enq_ns = now_ns};
     cmd.u.play = *p;
     /* it follows the slot's changes sent from now on, as SETs sent from now on */
-    if (p->mod) cmd.u.play.mod_seq = m->mod_seq_ctl[p->mod - 1];
+    if (p->mod) {
+        cmd.u.play.mod_seq = m->mod_seq_ctl[p->mod - 1];
+        if (!p->mod_what) cmd.u.play.mod_what = c->params.mod_what = HL_MOD_GAIN;
+    }
     (void)push_cmd(m, &cmd);
     if (voice) *voice = make_handle(c->gen, slot);
     return 0;
@@ -376,10 +380,14 @@ _Static_assert((0 HL_MIX_SET_BITS_(HL_MIX_SET_OR_)) == (0 HL_MIX_SET_BITS_(HL_MI
                "HL_MIX_SET_* bits overlap");
 
 void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s) {
-    if (s->mask & HL_MIX_SET_GAIN) {
-        p->gain = s->gain;
-        p->mod = 0; /* a gain of its own: off its modulation slot */
+    if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_FILTER)) { /* its own: off the slot for it */
+        uint32_t w = p->mod_what ? p->mod_what : HL_MOD_GAIN;
+        if (s->mask & HL_MIX_SET_GAIN) w &= ~HL_MOD_GAIN;
+        if (s->mask & HL_MIX_SET_FILTER) w &= ~HL_MOD_FILTER;
+        p->mod_what = w;
+        if (!w) p->mod = 0;
     }
+    if (s->mask & HL_MIX_SET_GAIN) p->gain = s->gain;
     if (s->mask & HL_MIX_SET_PAN) p->pan = s->pan;
     if (s->mask & HL_MIX_SET_POS) memcpy(p->pos, s->pos, sizeof p->pos);
     if (s->mask & HL_MIX_SET_VEL) memcpy(p->vel, s->vel, sizeof p->vel);
@@ -696,37 +704,4 @@ double hl_mixer_wait_bucket_upper_us(unsigned i) {
 
 void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on) {
     m->no_fast_ramp = on ? 0u : 1u;
-}
-
-/* ---- modulation slots ------------------------------------------------------ */
-
-int hl_mixer_mod_alloc(hl_mixer_t *m, uint32_t *mod, uint32_t *gen) {
-    for (uint32_t i = 0; i < HL_MIX_MODS; i++)
-        if (!(m->mod_gen_ctl[i] & 1u)) {
-            *gen = ++m->mod_gen_ctl[i]; /* odd: taken */
-            *mod = i + 1;
-            return 0;
-        }
-    return HELIOD_EBUSY;
-}
-
-void hl_mixer_mod_free(hl_mixer_t *m, uint32_t mod) {
-    if (mod >= 1 && mod <= HL_MIX_MODS && (m->mod_gen_ctl[mod - 1] & 1u)) m->mod_gen_ctl[mod - 1]++;
-}
-
-int hl_mixer_mod_set(hl_mixer_t *m, uint32_t mod, float factor, float max_gain,
-                     uint32_t ramp_frames, uint64_t now_ns) {
-    if (mod < 1 || mod > HL_MIX_MODS || !(m->mod_gen_ctl[mod - 1] & 1u) || !(factor >= 0.0f) ||
-        !(max_gain >= 0.0f))
-        return HELIOD_EINVAL;
-    hl_cmd_t cmd = {.type = HL_CMD_MOD, .slot = UINT32_MAX, .enq_ns = now_ns};
-    cmd.u.mod.mod = mod;
-    cmd.u.mod.gen = m->mod_gen_ctl[mod - 1];
-    cmd.u.mod.factor = factor;
-    cmd.u.mod.max_gain = max_gain;
-    cmd.u.mod.ramp_frames = ramp_frames;
-    cmd.u.mod.seq = m->mod_seq_ctl[mod - 1] + 1;
-    if (push_cmd(m, &cmd) != 0) return HELIOD_EBUSY;
-    m->mod_seq_ctl[mod - 1]++;
-    return 0;
 }

@@ -121,6 +121,8 @@ typedef struct {
             uint32_t seq;      /* its changes sent, this one included (mod_seq_ctl) */
             float factor, max_gain;
             uint32_t ramp_frames;
+            uint32_t mask;          /* HL_MOD_GAIN, HL_MOD_FILTER */
+            float lp, hp, lp0, hp0; /* hl_mod_change_t lp_hz, hp_hz, lp_from, hp_from */
         } mod;
     } u;
     uint64_t at_frame; /* engine frame to apply at; 0 = as soon as drained */
@@ -244,6 +246,8 @@ typedef struct {
     hl_ramp_t gain;                /* user gain (3D voices; 2D folds it into gl/gr) */
     float gain_2d, pan_2d;         /* 2D targets, so gain-only or pan-only sets keep the other */
     uint32_t pan_law;              /* HL_PAN_LAW_* of a mono 2D voice (hl_panlaw.h) */
+    float pan_ul, pan_ur, pan_at;  /* its law's pair at pan pan_at (valid: pan_ok) */
+    uint32_t pan_ok;
     float pos[3], pos_from[3], pos_to[3];
     uint32_t pos_rem, pos_len;
     float doppler;        /* Doppler pitch factor in use (smoothed towards dop_target) */
@@ -314,7 +318,19 @@ typedef struct {
     /* modulation slot (hl_voice_params_t mod, mod_gen, mod_base); mod 0: none */
     uint32_t mod, mod_gen, mod_seq;
     float mod_base;
+    uint32_t mod_what;           /* HL_MOD_GAIN, HL_MOD_FILTER: what it takes from the slot */
+    uint32_t mod_prev, mod_next; /* its slot's voice list (voice slot + 1; 0: none) */
 } hl_rt_voice_t;
+
+/* RT state of a modulation slot (voice_set.c): the generation it serves,
+ * its voices (an intrusive list: a change touches them alone) and its
+ * shared filter glide, set up by its first filter change. */
+typedef struct {
+    uint32_t gen;
+    uint32_t vf_on;
+    uint32_t head; /* the voices attached to it, live (voice slot + 1; 0: none) */
+    hl_vf_share_t vf;
+} hl_rt_mod_t;
 
 /* RT state of a bus (index HL_MASTER: the master). */
 typedef struct {
@@ -439,8 +455,10 @@ struct hl_mixer {
     uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
     hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
-    uint32_t nch;                /* output channels and bus planes (cfg.layout's) */
-    int32_t lfe_ch;              /* the LFE plane, -1 if the layout has none */
+    hl_rt_mod_t rt_mod[HL_MIX_MODS];     /* modulation slots as the audio thread runs them */
+    uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_set.c) */
+    uint32_t nch;                        /* output channels and bus planes (cfg.layout's) */
+    int32_t lfe_ch;                      /* the LFE plane, -1 if the layout has none */
     /* buses, then master: one plane per output channel (nch used), and two
      * planes of padding: a bus's stride (10 KiB) and the buffers below stay
      * at 2 KiB modulo 4 KiB, as with the two stereo planes: the voice

@@ -101,6 +101,7 @@ static void end_event(hl_mixer_t *m, hl_rt_voice_t *v, uint64_t now_ns) {
     v->pending = NULL;
     hl_voice_event_rt(m, HL_MIX_EV_ENDED, v->end_reason, v, now_ns, v->end_frame,
                       voice_position(v));
+    hl_voice_mod_unlink_rt(m, v);
     v->live = 0;
 }
 
@@ -637,6 +638,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     uint32_t mixed = 0, virt = 0, streams = 0, buses = 0;
     uint32_t i = 0;
     m->hrtf_mixed = 0;
+    hl_voice_mod_block_rt(m, n); /* the modulation slots' filter glides first */
     const uint8_t *left = hl_mix_part_block_rt(m, mix_chunk_rt, n, &mixed, &buses);
     if (left) {
         render_left(m, left, n, now_ns, &mixed, &virt, &streams, &buses);

@@ -1,7 +1,7 @@
 /*
  * voice_cmd.c - commands applied on the audio thread (hl_cmd_apply_rt):
- * PLAY, STOP, SET (gains, pan, position, pitch, pause and resume, seek, the
- * post stage, a stream switch), the listener and bus gains; graph, effect,
+ * PLAY, STOP, SET (applied by voice_set.c), a modulation slot's change
+ * (voice_set.c), the listener and bus gains; graph, effect,
  * ducking and bus-send commands go to mixer_bus.c. The block loop
  * (mixer_rt.c) applies what the schedule (mixer_sched.c) hands it, through
  * here; every command's ring wait goes into the wait histogram.
@@ -91,6 +91,8 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     v->mod_gen = p->mod_gen;
     v->mod_seq = p->mod_seq;
     v->mod_base = p->mod_base;
+    v->mod_what = p->mod_what;
+    hl_voice_mod_link_rt(m, v);
     v->dsend_now = v->dsend_want = 1.0f;
     memcpy(v->vel, p->vel, sizeof v->vel);
     v->dop_factor = p->doppler_factor;
@@ -153,41 +155,6 @@ static void cmd_stop(hl_mixer_t *m, const hl_cmd_t *c) {
     v->env_mode = HL_ENV_RELEASE;
 }
 
-/* Seek or stream switch: fade the source out; the jump happens when the
- * fade reaches zero (do_switch). A newer request replaces a pending one. */
-static void cmd_jump(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns) {
-    if (s->mask & HL_MIX_SET_STREAM) {
-        if (!v->stream) { /* not a stream voice: refused by the control side */
-            hl_voice_retire_stream_rt(m, v, s->stream, now_ns);
-            return;
-        }
-        if (v->pending) hl_voice_retire_stream_rt(m, v, v->pending, now_ns);
-        v->pending = s->stream;
-        v->sw_mode = HL_SW_STREAM;
-    } else {
-        if (v->stream) return;
-        v->seek_frame = s->seek_frame;
-        v->sw_mode = HL_SW_SEEK;
-    }
-    v->xf.cur = ramp_after(&v->xf, 0);
-    ramp_set(&v->xf, 0.0f, HL_SEEK_FADE);
-}
-
-/* SET loops (HL_MIX_SET_LOOPS, as hl_mixer.h says): the passes left from
- * the cursor on. */
-static void cmd_loops(hl_rt_voice_t *v, int32_t loops) {
-    const uint64_t le = (uint64_t)v->loop_end << 32;
-    if (v->stream || v->f.cursor >= le) return; /* past the region: left for good */
-    const uint64_t xs = (uint64_t)(v->loop_end - v->loop_xfade) << 32;
-    const int wrapping = v->loop_xfade && v->f.cursor >= xs;
-    if (wrapping && !v->loop_on) return; /* too late for this pass's blend */
-    v->loops_left = loops < 0 ? HL_LOOP_FOREVER : (uint32_t)loops + (wrapping ? 1u : 0u);
-    v->loop_on = v->loops_left != 0 && v->loop_end > v->loop_start;
-    hl_voice_pcm_view_rt(v);
-}
-
-static void set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns);
-
 static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     const hl_voice_set_t *s = &c->u.set;
     hl_rt_voice_t *v = rt_voice(m, c);
@@ -198,130 +165,10 @@ static void cmd_set(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
                             NULL, s->stream, now_ns, m->clock, 0);
         return;
     }
-    if (s->mask & HL_MIX_SET_GAIN) v->mod = 0; /* its own gain from now on */
-    set_rt(m, v, s, now_ns);
-}
-
-/* A modulation slot's new factor: each voice attached to it gets the SET of
- * gain it would have got on its own (hl_mixer_mod_set), no command each. */
-static void cmd_mod(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
-    hl_voice_set_t s;
-    memset(&s, 0, sizeof s);
-    s.mask = HL_MIX_SET_GAIN;
-    s.ramp_frames = c->u.mod.ramp_frames;
-    const uint32_t mod = c->u.mod.mod, gen = c->u.mod.gen, seq = c->u.mod.seq;
-    const float f = c->u.mod.factor, max = c->u.mod.max_gain;
-    for (uint32_t i = 0; i < m->n_rt_active; i++) {
-        hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        /* (seq - mod_seq) as signed: sent after its play */
-        if (v->mod != mod || v->mod_gen != gen || !v->live || (int32_t)(seq - v->mod_seq) <= 0)
-            continue;
-        const float g = v->mod_base * f;
-        s.gain = g > max ? max : g;
-        set_rt(m, v, &s, now_ns);
-    }
-}
-
-static void set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns) {
-    /* whatever changes, the full path sees it first; but a steady 2D voice
-     * whose gain, pan, filter, occlusion or sends change stays steady: the
-     * steady path ramps its gain pair per sample (f.ramp) and its post stage
-     * glides the rest, as the full path would */
-    const uint32_t soft =
-        HL_MIX_SET_GAIN | HL_MIX_SET_PAN | HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP | HL_MIX_SET_SENDS;
-    const int keep =
-        !m->no_fast_ramp && v->f.steady && !(v->flags & HL_MIX_3D) && !(s->mask & ~soft);
-    v->f.steady = 0;
-    uint32_t len = hl_ramp_len(s->ramp_frames);
-    if (s->mask & HL_MIX_SET_PITCH) {
-        v->pitch_from = pitch_now(v);
-        v->pitch_to = s->pitch;
-        v->pitch_len = len;
-        v->pitch_pos = 0;
-    }
-    if (v->flags & HL_MIX_3D) {
-        if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_POS | HL_MIX_SET_VEL | HL_MIX_SET_CONE |
-                       HL_MIX_SET_CURVE | HL_MIX_SET_DLP | HL_MIX_SET_DSEND))
-            v->sp_gen = 0;
-        if (s->mask & HL_MIX_SET_DLP) v->dist_lp = s->dist_lp;
-        if (s->mask & HL_MIX_SET_DSEND) v->dist_send = s->dist_send;
-        if (s->mask & HL_MIX_SET_CURVE) {
-            v->curve_n = s->curve_n;
-            memcpy(v->curve_d, s->curve_d, sizeof v->curve_d);
-            memcpy(v->curve_db, s->curve_db, sizeof v->curve_db);
-        }
-        if (s->mask & HL_MIX_SET_CONE) {
-            memcpy(v->cone_dir, s->cone_dir, sizeof v->cone_dir);
-            v->cone_inner = s->cone_inner;
-            v->cone_outer = s->cone_outer;
-            v->cone_outer_gain = s->cone_outer_gain;
-            v->cone_lp = s->cone_outer_lp;
-        }
-        if (s->mask & HL_MIX_SET_VEL) memcpy(v->vel, s->vel, sizeof v->vel);
-        if (s->mask & HL_MIX_SET_GAIN) ramp_set(&v->gain, s->gain, len);
-        if (s->mask & HL_MIX_SET_POS) {
-            memcpy(v->pos_from, v->pos, sizeof v->pos);
-            memcpy(v->pos_to, s->pos, sizeof v->pos);
-            v->pos_rem = v->pos_len = len;
-        }
-    } else if (s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_PAN)) {
-        if (s->mask & HL_MIX_SET_GAIN) v->gain_2d = s->gain;
-        if (s->mask & HL_MIX_SET_PAN) v->pan_2d = s->pan;
-        float l, r;
-        hl_voice_pair_2d_rt(v, v->gain_2d, v->pan_2d, &l, &r);
-        ramp_set(&v->gl, l, len);
-        ramp_set(&v->gr, r, len);
-    }
-    if ((s->mask & HL_MIX_SET_PAUSE) &&
-        (v->env_mode == HL_ENV_RUN || v->env_mode == HL_ENV_PAUSING)) {
-        v->env_mode = HL_ENV_PAUSING;
-        hl_voice_fade_start_rt(v, 0, len, HL_FADE_LINEAR);
-    } else if ((s->mask & HL_MIX_SET_RESUME) &&
-               (v->env_mode == HL_ENV_PAUSED || v->env_mode == HL_ENV_PAUSING)) {
-        v->env_mode = HL_ENV_RUN;
-        hl_voice_fade_start_rt(v, 1, len, HL_FADE_LINEAR);
-    }
-    if (s->mask & HL_MIX_SET_FILTER) {
-        v->lp_own = s->lp_hz;
-        v->hp_own = s->hp_hz;
-        hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
-        v->occ.cur = ramp_after(&v->occ, 0);
-        const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
-        /* where it stands already: no ramp (a ramp from x to x is x at every
-         * frame, but keeps the voice off the flat post path while it runs) */
-        ramp_set(&v->occ, occ, occ == v->occ.cur && occ == v->occ.target ? 0 : len);
-    }
-    if (s->mask & HL_MIX_SET_SENDS)
-        for (int i = 0; i < HL_MAX_SENDS; i++) {
-            uint8_t b = (uint8_t)(s->send_bus[i] < HL_MAX_BUSES ? s->send_bus[i] : 0);
-            if (b != v->send_bus[i]) { /* moved: starts on the new bus from silence */
-                v->send_bus[i] = b;
-                v->send[i].cur = 0.0f;
-            }
-            v->send_own[i] = s->send_gain[i];
-            ramp_set(&v->send[i], s->send_gain[i] * v->dsend_now, len);
-        }
-    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = hl_voice_post_needed_rt(v) | 1u;
-    if (s->mask & HL_MIX_SET_INTERP) {
-        v->flags = hl_interp_flags(
-            v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
-        if (!v->stream) hl_voice_pcm_view_rt(v); /* a stream's run reads the flag */
-    }
-    if (s->mask & HL_MIX_SET_LFE) {
-        v->lfe.cur = ramp_after(&v->lfe, 0);
-        ramp_set(&v->lfe, s->lfe, len);
-    }
-    if (s->mask & HL_MIX_SET_LOOPS) cmd_loops(v, s->loops);
-    if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
-    if (keep) {
-        v->f.post = (uint16_t)v->post;
-        v->f.ramp = (uint16_t)((v->gl.rem | v->gr.rem) != 0);
-        if (!v->f.ramp) { /* a jump (ramp 0 is one block, so only a settled pair) */
-            v->f.gl = v->env.cur * v->gl.cur;
-            v->f.gr = v->env.cur * v->gr.cur;
-        }
-        v->f.steady = 1;
-    }
+    /* its own gain or filter from now on */
+    if (s->mask & HL_MIX_SET_GAIN) v->mod_what &= ~HL_MOD_GAIN;
+    if (s->mask & HL_MIX_SET_FILTER) v->mod_what &= ~HL_MOD_FILTER;
+    hl_voice_set_rt(m, v, s, now_ns, NULL);
 }
 
 /* Wait histogram bucket of a wait (see HL_MIX_WAIT_BUCKETS): in 2 us units
@@ -342,7 +189,7 @@ void hl_cmd_apply_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
     case HL_CMD_PLAY: cmd_play(m, c); break;
     case HL_CMD_STOP: cmd_stop(m, c); break;
     case HL_CMD_SET: cmd_set(m, c, now_ns); break;
-    case HL_CMD_MOD: cmd_mod(m, c, now_ns); break;
+    case HL_CMD_MOD: hl_voice_mod_rt(m, c, now_ns); break;
     case HL_CMD_LISTENER:
         if (c->slot > 0 && c->slot < HL_MIX_LISTENERS) {
             if (c->gen) {

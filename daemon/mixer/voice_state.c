@@ -49,19 +49,29 @@ void hl_voice_retire_stream_rt(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_
 
 /* Gain pair of a 2D voice: equal power for mono, balance for stereo, the
  * gain alone for a multichannel source (mixer_multi.c: no pan). */
-void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l, float *r) {
+void hl_voice_pair_2d_rt(hl_rt_voice_t *v, float gain, float pan, float *l, float *r) {
     if (v->channels > 2) {
         *l = *r = gain;
     } else if (v->channels == 2) {
         *l = gain * (pan > 0.0f ? 1.0f - pan : 1.0f);
         *r = gain * (pan < 0.0f ? 1.0f + pan : 1.0f);
     } else {
-        if (v->pan_law == HL_PAN_LAW_OPENAL)
-            hl_panlaw_openal(pan, l, r);
-        else
-            hl_pan_equal_power(pan, l, r);
-        *l *= gain;
-        *r *= gain;
+        /* the pan law's pair for this pan, kept: a change of gain alone (a
+         * modulation slot's, on a thousand voices at once) costs two
+         * products, no sincosf; the same bits (gain x the law's pair) */
+        uint32_t a, b;
+        memcpy(&a, &v->pan_at, sizeof a);
+        memcpy(&b, &pan, sizeof b);
+        if (!(v->pan_ok && a == b)) {
+            if (v->pan_law == HL_PAN_LAW_OPENAL)
+                hl_panlaw_openal(pan, &v->pan_ul, &v->pan_ur);
+            else
+                hl_pan_equal_power(pan, &v->pan_ul, &v->pan_ur);
+            v->pan_at = pan;
+            v->pan_ok = 1;
+        }
+        *l = v->pan_ul * gain;
+        *r = v->pan_ur * gain;
     }
 }
 
@@ -246,6 +256,17 @@ void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->lp_cone_now = v->lp_cone_want;
     hl_vfilter_glide_rt(&v->vf, lp_lower(v->lp_own, v->lp_cone_now), v->hp_own, ramp_frames,
                         stepped);
+    v->post = hl_voice_post_needed_rt(v) | 1u;
+    v->f.post = (uint16_t)v->post;
+}
+
+void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ramp_frames) {
+    if (v->lp_cone_want != 0.0f || v->lp_cone_now != 0.0f || v->channels > 2) {
+        hl_voice_filter_rt(v, ramp_frames, 1); /* a cutoff of its own: its own glide */
+        return;
+    }
+    v->lp_cone_now = v->lp_cone_want;
+    (void)hl_vfilter_follow_rt(&v->vf, sh, v->lp_own, v->hp_own, ramp_frames);
     v->post = hl_voice_post_needed_rt(v) | 1u;
     v->f.post = (uint16_t)v->post;
 }

@@ -6,6 +6,8 @@
  *   mixer_rt.c      the block loop: hl_mixer_process_rt, per-voice blocks,
  *                   the steady fast path, prefetching
  *   voice_cmd.c     commands applied on the audio thread (hl_cmd_apply_rt)
+ *   voice_set.c     a SET on a live voice, modulation slots' changes and
+ *                   their shared filter glides
  *   voice_stream.c  stream voices: linearising the ring, underruns, switches
  *                   (declared in voice_stream.h)
  *   voice_post.c    the per-voice post stage: filter, occlusion, sends, HRTF
@@ -74,7 +76,7 @@ void hl_voice_retire_stream_rt(hl_mixer_t *m, const hl_rt_voice_t *v, hl_stream_
                                uint64_t now_ns);
 /* Gains: a 2D voice's pair; a 3D voice's target pair and Doppler target
  * (returns 1 when it is beyond max distance and inaudible). */
-void hl_voice_pair_2d_rt(const hl_rt_voice_t *v, float gain, float pan, float *l, float *r);
+void hl_voice_pair_2d_rt(hl_rt_voice_t *v, float gain, float pan, float *l, float *r);
 int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float *l, float *r);
 /* Playback rate (pitch ramp x Doppler glide): frames it stays constant, advance. */
 uint32_t hl_voice_rate_run_rt(const hl_rt_voice_t *v, uint32_t n);
@@ -115,6 +117,23 @@ uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);
  * with its cone's low-pass (lp_cone_want: the lower wins), gliding over
  * ramp_frames (stepped: hl_vfilter_glide_rt), and marks its post stage. */
 void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped);
+/* hl_voice_filter_rt for a voice that follows a modulation slot's glide
+ * sh (its own cutoffs are the slot's: voice_set.c): the same glide, shared
+ * when the voice is in step (hl_vfilter_follow_rt) and has no spatial
+ * low-pass of its own. */
+void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ramp_frames);
+/* voice_set.c: a SET applied to a live voice (sh: a slot's filter change,
+ * hl_voice_filter_follow_rt; NULL: its own) and a slot's change. */
+void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
+                     hl_vf_share_t *sh);
+void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
+/* voice_set.c: a voice joins its slot's list as it starts (cmd_play) and
+ * leaves it as it ends (before live is cleared). */
+void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v);
+void hl_voice_mod_unlink_rt(hl_mixer_t *m, hl_rt_voice_t *v);
+/* voice_set.c: the slots' filter glides move on, once a block of n frames
+ * before the voices (hl_vf_share_block_rt). */
+void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n);
 /* After a spatial update: the filter follows the spatial low-pass (cone
  * and distance curve) and the sends the distance send curve's factor when
  * they moved (more than 0.1%), over n frames. */

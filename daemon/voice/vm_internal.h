@@ -55,6 +55,9 @@ struct hld_vm {
     uint16_t cue_mod[HLD_MAX_CUES];
     uint32_t cue_mod_gen[HLD_MAX_CUES];
     float cue_mod_db[HLD_MAX_CUES];
+    /* ... and the cutoffs (bindings' lp_hz, hp_hz) its filter was last set to */
+    float cue_mod_lp[HLD_MAX_CUES], cue_mod_hp[HLD_MAX_CUES];
+    uint32_t mod_sent; /* the last mod_send sent a command (vm_params.c) */
     uint32_t cat_head[HLD_MAX_CATEGORIES];
     uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
     uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */

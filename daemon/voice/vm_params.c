@@ -113,16 +113,38 @@ _Static_assert(offsetof(hld_pcontrib_t, cents) == sizeof(float) &&
                    sizeof(hld_pcontrib_t) % sizeof(float) == 0,
                "hld_pcontrib_t: gain_db, then the rest as one run of floats");
 
-/* A cue whose gain the game's parameters move gets a modulation slot: while
- * its bindings are shared (shared_of), one hl_mixer_mod_set per change moves
- * every voice attached to it, each exactly as its own SET of gain would. */
-static int cue_moddable(const hld_cue_t *cue) {
-    int gain = 0;
+/* A cue whose gain or cutoffs the game's parameters move gets a
+ * modulation slot: while its bindings are shared (shared_of), one
+ * hl_mixer_mod_change per change moves every voice attached to it, each
+ * exactly as its own SET of gain or filter would. What the slot can move:
+ * the gain (HL_MOD_GAIN), the low-pass and high-pass cutoffs (HL_MOD_FILTER;
+ * not with an occlusion binding, which moves the occlusion gain too). */
+static uint32_t cue_mod_mask(const hld_cue_t *cue) {
+    uint32_t w = 0, occ = 0;
     for (uint32_t i = 0; i < cue->nbinds; i++) {
-        if (cue->binds[i].prop == HL_PROP_BLEND) return 0;
-        if (cue->binds[i].prop == HL_PROP_GAIN) gain = 1;
+        switch (cue->binds[i].prop) {
+        case HL_PROP_BLEND: return 0;
+        case HL_PROP_GAIN: w |= HL_MOD_GAIN; break;
+        case HL_PROP_LP:
+        case HL_PROP_HP: w |= HL_MOD_FILTER; break;
+        case HL_PROP_OCCLUSION: occ = 1; break;
+        default: break;
+        }
     }
-    return gain;
+    return occ ? w & ~HL_MOD_FILTER : w;
+}
+
+/* The SET of filter a voice with no post stage of its own (post_user all
+ * 0) gets from bindings pc: lp, hp (the occlusion gain stays at 0 dB). */
+static void slot_cutoffs(const hld_vm_t *vm, const hld_pcontrib_t *pc, float *lp, float *hp) {
+    static const float none[4];
+    float occ_db;
+    hld_vm_post_map((float)vm->cfg.rate, none, pc, lp, hp, &occ_db);
+}
+
+static int post_own(const hld_lvoice_t *v) {
+    return v->post_user[0] != 0.0f || v->post_user[1] != 0.0f || v->post_user[2] != 0.0f ||
+           v->post_user[3] != 0.0f;
 }
 
 /* Slots of cues without voices (released cues have none) go back. */
@@ -136,7 +158,8 @@ static void mod_reclaim(hld_vm_t *vm) {
 
 void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
     const hld_cue_t *cue = v->cue;
-    if (!cue || v->pv.nlayers || !cue_moddable(cue)) return;
+    const uint32_t w = cue && !v->pv.nlayers ? cue_mod_mask(cue) : 0;
+    if (!w) return;
     uint32_t c = cue->index;
     if (!vm->cue_mod[c]) {
         uint32_t mod = 0, gen = 0;
@@ -147,14 +170,23 @@ void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
         vm->cue_mod[c] = (uint16_t)mod;
         vm->cue_mod_gen[c] = gen;
         vm->cue_mod_db[c] = v->pv.pc.gain_db;
+        vm->cue_mod_lp[c] = v->pv.pc.lp_hz;
+        vm->cue_mod_hp[c] = v->pv.pc.hp_hz;
     }
     /* a voice whose bindings already add what the slot's next change will
      * say (a value set, not evaluated yet) would take that change as a
-     * ramp to its own level: it stays off the slot (SETs of its own) */
-    if (v->pv.pc.gain_db != vm->cue_mod_db[c]) return;
+     * ramp to its own level: that part stays off the slot (SETs of its
+     * own); so does the filter of a voice with a post stage of its own */
+    uint32_t what = 0;
+    if ((w & HL_MOD_GAIN) && v->pv.pc.gain_db == vm->cue_mod_db[c]) what |= HL_MOD_GAIN;
+    if ((w & HL_MOD_FILTER) && !post_own(v) && v->pv.pc.lp_hz == vm->cue_mod_lp[c] &&
+        v->pv.pc.hp_hz == vm->cue_mod_hp[c])
+        what |= HL_MOD_FILTER;
+    if (!what) return;
     v->p.mod = vm->cue_mod[c];
     v->p.mod_gen = vm->cue_mod_gen[c];
     v->p.mod_base = v->pv.base_gain;
+    v->p.mod_what = what;
 }
 
 static int on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
@@ -162,13 +194,27 @@ static int on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
     return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
 }
 
+/* A voice on its cue's slot, for what it takes from it (HL_MOD_*): the
+ * control side's copy follows the slot (ranking, a later realisation). */
+static void slot_copy(const hld_vm_t *vm, hld_lvoice_t *v, const shared_t *sh, uint32_t slot) {
+    if (slot & HL_MOD_GAIN) {
+        float g = v->pv.base_gain * sh->gain, max = max_gain();
+        v->p.gain = g > max ? max : g;
+        v->pv.pc.gain_db = sh->pc.gain_db;
+    }
+    if (slot & HL_MOD_FILTER) {
+        slot_cutoffs(vm, &sh->pc, &v->p.lp_hz, &v->p.hp_hz);
+        v->pv.pc.lp_hz = sh->pc.lp_hz;
+        v->pv.pc.hp_hz = sh->pc.hp_hz;
+    }
+}
+
 /* One voice: its bindings now, and the SET that follows when they changed
  * (or, forced, the fields in `force` whatever they were). A voice on its
- * cue's slot (slot: 1, never in a forced pass) takes its gain from the
- * slot's factor: only the control side's copy follows (ranking, a later
- * realisation). */
-static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh, int slot,
-                      uint32_t ramp, uint32_t force, uint64_t now_ns) {
+ * cue's slot (slot: what it takes from it, never in a forced pass) takes
+ * that from the slot's change: only the control side's copy follows. */
+static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
+                      uint32_t slot, uint32_t ramp, uint32_t force, uint64_t now_ns) {
     const hld_cue_t *cue = v->cue;
     uint64_t h = vm_handle_of(vm, v);
     hld_pcontrib_t pc;
@@ -183,10 +229,8 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     hl_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.ramp_frames = ramp;
-    if (pc.gain_db != o->gain_db && slot) {
-        float g = v->pv.base_gain * sh->gain, max = max_gain();
-        v->p.gain = g > max ? max : g;
-    } else if (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN)) {
+    slot_copy(vm, v, sh, slot);
+    if (!(slot & HL_MOD_GAIN) && (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN))) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
             float g = v->pv.base_gain * sh->gain, max = max_gain();
@@ -199,8 +243,8 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
         s.mask |= HL_MIX_SET_PITCH;
         s.pitch = pitch_of(v->pv.base_pitch, pc.cents);
     }
-    if (pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz || pc.occ != o->occ ||
-        (force & HL_MIX_SET_FILTER)) {
+    if (((pc.lp_hz != o->lp_hz || pc.hp_hz != o->hp_hz) && !(slot & HL_MOD_FILTER)) ||
+        pc.occ != o->occ || (force & HL_MIX_SET_FILTER)) {
         s.mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP; /* every voice of the cue alike */
         hld_vm_post_map((float)vm->cfg.rate, v->post_user, &pc, &s.lp_hz, &s.hp_hz, &s.occ_db);
     }
@@ -219,6 +263,36 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     }
     if (hld_vm_set(vm, h, &s, now_ns) != 0) return -1; /* command ring full: next pass */
     v->pv.pc = pc;
+    return 1;
+}
+
+/* The cue's slot change for shared bindings sh, when what it covers moved:
+ * one command (1), or nothing to send (1, vm->mod_sent 0); 0 when the
+ * command ring is full (its voices take SETs of their own this pass). */
+static int mod_send(hld_vm_t *vm, uint32_t c, const shared_t *sh, uint32_t ramp, uint64_t now_ns) {
+    const uint32_t w = cue_mod_mask(vm->cues->cues[c]);
+    hl_mod_change_t ch = {.ramp_frames = ramp};
+    vm->mod_sent = 0;
+    if ((w & HL_MOD_GAIN) && sh->pc.gain_db != vm->cue_mod_db[c]) {
+        ch.mask |= HL_MOD_GAIN;
+        ch.factor = sh->gain;
+        ch.max_gain = max_gain();
+    }
+    if ((w & HL_MOD_FILTER) &&
+        (sh->pc.lp_hz != vm->cue_mod_lp[c] || sh->pc.hp_hz != vm->cue_mod_hp[c])) {
+        hld_pcontrib_t from = sh->pc;
+        from.lp_hz = vm->cue_mod_lp[c];
+        from.hp_hz = vm->cue_mod_hp[c];
+        ch.mask |= HL_MOD_FILTER;
+        slot_cutoffs(vm, &sh->pc, &ch.lp_hz, &ch.hp_hz);
+        slot_cutoffs(vm, &from, &ch.lp_from, &ch.hp_from);
+    }
+    if (!ch.mask) return 1;
+    if (hl_mixer_mod_change(vm->mx, vm->cue_mod[c], &ch, now_ns) != 0) return 0;
+    vm->cue_mod_db[c] = sh->pc.gain_db;
+    vm->cue_mod_lp[c] = sh->pc.lp_hz;
+    vm->cue_mod_hp[c] = sh->pc.hp_hz;
+    vm->mod_sent = 1;
     return 1;
 }
 
@@ -245,25 +319,32 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
          * take their own SETs this pass; a forced pass sends each voice its
          * own, which takes it off the slot) */
         int slot = sh.valid && vm->cue_mod[c] && !force;
-        if (slot && sh.pc.gain_db != vm->cue_mod_db[c]) {
-            if (hl_mixer_mod_set(vm->mx, vm->cue_mod[c], sh.gain, max_gain(), ramp, now_ns) == 0) {
-                vm->cue_mod_db[c] = sh.pc.gain_db;
-                P->sets++;
-            } else {
-                slot = 0;
-            }
-        }
+        if (slot && !mod_send(vm, c, &sh, ramp, now_ns))
+            slot = 0;
+        else if (slot)
+            P->sets += vm->mod_sent;
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            int on = slot && on_slot(vm, v);
-            if (on && v->pv.pc.gain_db != sh.pc.gain_db &&
-                memcmp(&v->pv.pc.cents, &sh.pc.cents, sizeof sh.pc - sizeof sh.pc.gain_db) == 0) {
-                /* the gain alone moved, by the slot: the control side's copy */
-                float g = v->pv.base_gain * sh.gain, max = max_gain();
-                v->p.gain = g > max ? max : g;
-                v->pv.pc.gain_db = sh.pc.gain_db;
-                continue;
+            const uint32_t on = slot && on_slot(vm, v) ? v->p.mod_what : 0;
+            if (on) { /* the slot moved what it covers: the others alone may need a SET */
+                int rest;
+                if (on == HL_MOD_GAIN) { /* the common case: no copy */
+                    rest = memcmp(&v->pv.pc.cents, &sh.pc.cents,
+                                  sizeof sh.pc - sizeof sh.pc.gain_db) == 0;
+                } else {
+                    hld_pcontrib_t t = sh.pc;
+                    if (on & HL_MOD_GAIN) t.gain_db = v->pv.pc.gain_db;
+                    if (on & HL_MOD_FILTER) {
+                        t.lp_hz = v->pv.pc.lp_hz;
+                        t.hp_hz = v->pv.pc.hp_hz;
+                    }
+                    rest = memcmp(&t, &v->pv.pc, sizeof t) == 0;
+                }
+                if (rest) {
+                    slot_copy(vm, v, &sh, on); /* a few stores */
+                    continue;
+                }
             }
             int r = eval_voice(vm, P, v, &sh, on, ramp, force, now_ns);
             if (r > 0) sets++;

@@ -3,7 +3,9 @@
  * voices attached to a slot follow its factor sample for sample as they
  * would follow one SET of gain each (2D and 3D voices, the gain cap, a
  * voice started while the slot ramps, a voice that took a gain of its own
- * and left), and a freed slot's voices follow no later slot of its number.
+ * and left), and a freed slot's voices follow no later slot of its number;
+ * the slot's filter (HL_MOD_FILTER): its voices glide bit for bit as by
+ * SETs of filter each, sharing the slot's glide while in step with it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 
 #include "hl_limits.h"
 #include "mix_helpers.h"
+#include "mixer_internal.h"
 
 #define LEVEL 0.5f
 #define TOTAL 4096u
@@ -144,6 +147,195 @@ static void test_slot_matches_sets(void **state) {
     test_pcm_free(dc);
 }
 
+/* ---- the slot's filter ---------------------------------------------------- */
+
+#define FT 6144u /* frames of the filter scenario */
+#define FB 100u  /* process calls: blocks that cut the glides' cells anywhere */
+
+typedef struct {
+    hl_mixer_t *m;
+    uint32_t mod, gen; /* 0: the per-voice path */
+    uint64_t v[4];
+    int gain_on[4], filt_on[4]; /* what follows the slot's changes */
+    float lp, hp;               /* the cutoffs now */
+    uint64_t now;
+    float *out;
+    uint32_t done;
+} frig_t;
+
+static void fstart(frig_t *r, int i, hl_voice_params_t p, float f) {
+    p.gain = capped(base[i % 3] * f);
+    p.lp_hz = r->lp;
+    p.hp_hz = r->hp;
+    if (r->mod) {
+        p.mod = r->mod;
+        p.mod_gen = r->gen;
+        p.mod_base = base[i % 3];
+        p.mod_what = HL_MOD_GAIN | HL_MOD_FILTER;
+    }
+    assert_int_equal(hl_mixer_play(r->m, &p, r->now, &r->v[i], NULL), 0);
+    r->gain_on[i] = r->filt_on[i] = 1;
+}
+
+/* A change of the factor (gain: 1) and the cutoffs on frame `at`. */
+static void fchange(frig_t *r, int gain, float f, float lp, float hp, uint32_t ramp, uint64_t at) {
+    hl_mixer_at(r->m, at);
+    if (r->mod) {
+        hl_mod_change_t c = {.mask = HL_MOD_FILTER | (gain ? HL_MOD_GAIN : 0u),
+                             .factor = f,
+                             .max_gain = CAP,
+                             .lp_hz = lp,
+                             .hp_hz = hp,
+                             .lp_from = r->lp,
+                             .hp_from = r->hp,
+                             .ramp_frames = ramp};
+        assert_int_equal(hl_mixer_mod_change(r->m, r->mod, &c, r->now), 0);
+    } else {
+        for (int i = 0; i < 4; i++) {
+            hl_voice_set_t s;
+            memset(&s, 0, sizeof s);
+            s.ramp_frames = ramp;
+            if (gain && r->gain_on[i]) {
+                s.mask |= HL_MIX_SET_GAIN;
+                s.gain = capped(base[i % 3] * f);
+            }
+            if (r->filt_on[i]) {
+                s.mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP;
+                s.lp_hz = lp;
+                s.hp_hz = hp;
+            }
+            if (s.mask) assert_int_equal(hl_mixer_set(r->m, r->v[i], &s, r->now), 0);
+        }
+    }
+    hl_mixer_at(r->m, 0);
+    r->lp = lp;
+    r->hp = hp;
+}
+
+static void fset(frig_t *r, int i, uint32_t mask, uint64_t at) {
+    hl_voice_set_t s;
+    memset(&s, 0, sizeof s);
+    s.mask = mask;
+    s.ramp_frames = 64;
+    s.lp_hz = 5000.0f;
+    hl_mixer_at(r->m, at);
+    assert_int_equal(hl_mixer_set(r->m, r->v[i], &s, r->now), 0);
+    hl_mixer_at(r->m, 0);
+    if (mask & HL_MIX_SET_FILTER) r->filt_on[i] = 0;
+}
+
+static void frender(frig_t *r, uint32_t frame) {
+    test_render(r->m, r->out + 2 * (size_t)r->done, frame - r->done, FB, &r->now);
+    r->done = frame;
+}
+
+/* Voices (by index) that follow the slot's glide now. */
+static uint32_t sharing(const frig_t *r) {
+    uint32_t bits = 0;
+    for (int i = 0; i < 4; i++)
+        if (r->v[i] && r->m->rt[(uint32_t)r->v[i]].vf.sh) bits |= 1u << i;
+    return bits;
+}
+
+/* The voices on the slot's list (checked both ways). */
+static int slot_voices(const hl_mixer_t *m, uint32_t mod) {
+    int n = 0;
+    uint32_t prev = 0;
+    for (uint32_t k = m->rt_mod[mod - 1].head; k; k = m->rt[k - 1].mod_next, n++) {
+        assert_int_equal(m->rt[k - 1].mod_prev, prev);
+        assert_true(m->rt[k - 1].live);
+        prev = k;
+    }
+    return n;
+}
+
+static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
+    memset(r, 0, sizeof *r);
+    r->m = test_mixer_new(8, 0);
+    r->out = calloc(2 * (size_t)FT, sizeof(float));
+    r->lp = 2000.0f;
+    if (shared) assert_int_equal(hl_mixer_mod_alloc(r->m, &r->mod, &r->gen), 0);
+    hl_voice_params_t p = test_params(src);
+    p.flags |= HL_MIX_LOOP;
+    p.pan = -0.5f;
+    fstart(r, 0, p, F0);
+    hl_voice_params_t q = p; /* 3D, ahead */
+    q.flags |= HL_MIX_3D;
+    q.pos[2] = -2.0f;
+    q.model = HL_MIX_DIST_INVERSE;
+    fstart(r, 1, q, F0);
+    p.pan = 0.7f;
+    fstart(r, 2, p, F0);
+    frender(r, 512);
+    fchange(r, 1, F1, 600.0f, 0.0f, 144, 600); /* gain and low-pass in one change */
+    frender(r, 650);
+    if (shared) assert_int_equal(sharing(r), 7u); /* all three in the slot's glide */
+    frender(r, 700);
+    fstart(r, 3, p, F1); /* mid-glide: its own filter at the target, settled */
+    fset(r, 2, HL_MIX_SET_PAUSE, 800);
+    frender(r, 1000);
+    fchange(r, 0, F1, 3000.0f, 0.0f, 480, 1150); /* the low-pass alone, over two blocks */
+    frender(r, 1200);
+    /* voice 3 in step again; 2 too, paused: it falls out of step as it runs */
+    if (shared) assert_int_equal(sharing(r), 0xFu);
+    fset(r, 2, HL_MIX_SET_RESUME, 1300);
+    frender(r, 1500);
+    if (shared) assert_int_equal(sharing(r) & 4u, 0u); /* it missed blocks: its own glide */
+    fset(r, 1, HL_MIX_SET_FILTER, 1800);               /* a filter of its own: off the slot's */
+    fchange(r, 1, F2, 800.0f, 200.0f, 300, 2000); /* a high-pass turns on: glides of their own */
+    frender(r, 2600);
+    fchange(r, 1, F0, 1500.0f, 200.0f, 200, 2700);
+    frender(r, 3000);
+    fchange(r, 0, F0, 700.0f, 0.0f, 144, 3100); /* and off */
+    frender(r, 4000);
+    fchange(r, 1, F1, 2500.0f, 0.0f, 144, 4100); /* settled alike again: shared again */
+    frender(r, 4150);
+    if (shared) assert_int_equal(sharing(r), 0xDu);
+    frender(r, FT);
+}
+
+static void test_filter_slot_matches_sets(void **state) {
+    (void)state;
+    hl_pcm_t *src = test_pcm_sine(4800, 1, 0.031, 0.0, LEVEL); /* ~1.5 kHz */
+    frig_t a, b;
+    frun(&a, 1, src);
+    frun(&b, 0, src);
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)FT * sizeof(float)), 0);
+    /* and the cutoffs did move it: the 1.5 kHz tone is far quieter under
+     * the 600 Hz low-pass (frames 1000..1100) than under 2.5 kHz (5000..) */
+    double lo = 0.0, hi = 0.0;
+    for (uint32_t t = 1000; t < 1100; t++)
+        lo += fabs(a.out[2 * t] - (double)a.out[2 * t + 1]) + fabs(a.out[2 * t + 1]);
+    for (uint32_t t = 5000; t < 5100; t++)
+        hi += fabs(a.out[2 * t] - (double)a.out[2 * t + 1]) + fabs(a.out[2 * t + 1]);
+    assert_true(lo < 0.5 * hi);
+    /* a change walks the slot's voices alone, listed as they start and
+     * unlisted as they end (their mixer slot may play another voice) */
+    assert_int_equal(slot_voices(a.m, a.mod), 4);
+    assert_int_equal(hl_mixer_stop(a.m, a.v[3], 64, 0, a.now), 0);
+    test_render(a.m, a.out, 512, FB, &a.now);
+    assert_int_equal(slot_voices(a.m, a.mod), 3);
+    hl_voice_params_t p = test_params(src);
+    uint64_t w = 0;
+    assert_int_equal(hl_mixer_play(a.m, &p, a.now, &w, NULL), 0); /* not on the slot */
+    test_render(a.m, a.out, 512, FB, &a.now);
+    assert_int_equal(slot_voices(a.m, a.mod), 3);
+    /* the slot's filter takes the same checks as its gain */
+    hl_mod_change_t c = {.mask = HL_MOD_FILTER, .lp_hz = -1.0f};
+    assert_int_equal(hl_mixer_mod_change(a.m, a.mod, &c, a.now), HELIOD_EINVAL);
+    c.lp_hz = 100.0f;
+    c.mask = 4;
+    assert_int_equal(hl_mixer_mod_change(a.m, a.mod, &c, a.now), HELIOD_EINVAL);
+    c.mask = 0;
+    assert_int_equal(hl_mixer_mod_change(a.m, a.mod, &c, a.now), HELIOD_EINVAL);
+    for (int k = 0; k < 2; k++) {
+        frig_t *r = k ? &b : &a;
+        test_mixer_free(r->m);
+        free(r->out);
+    }
+    test_pcm_free(src);
+}
+
 static void test_slot_limits(void **state) {
     (void)state;
     hl_mixer_t *m = test_mixer_new(2, 0);
@@ -171,6 +363,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_matches_sets),
         cmocka_unit_test(test_slot_limits),
+        cmocka_unit_test(test_filter_slot_matches_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

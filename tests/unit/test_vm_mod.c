@@ -5,7 +5,9 @@
  * sample for sample, as by the SETs per voice it replaces (the path taken
  * when every slot is taken): a jump, a seek (ramped steps on the grid),
  * voices started while the value seeks, a voice leaving the slot for a
- * gain of its own; a cue without voices gives its slot back. And the
+ * gain of its own; a cue without voices gives its slot back. The same with
+ * a low-pass bound too: the cutoffs go in the same command (the slot's
+ *  shared glide), but for a voice with a low-pass of its own. And the
  * walks over the logical voices stop at the highest slot in use.
  */
 #include <math.h>
@@ -43,6 +45,7 @@ typedef struct {
     uint64_t now, v[8];
     uint32_t nv, step;
     int exhaust; /* every slot taken before */
+    int lp;      /* a low-pass binding too */
 } rig_t;
 
 static void on_event(void *user, const hl_mix_event_t *ev) {
@@ -50,9 +53,10 @@ static void on_event(void *user, const hl_mix_event_t *ev) {
     if (ev->type != HL_MIX_EV_STREAM_RETIRED) hld_vm_on_mix_event(r->vm, ev);
 }
 
-static void setup(rig_t *r, int exhaust) {
+static void setup(rig_t *r, int exhaust, int lp) {
     memset(r, 0, sizeof *r);
     r->exhaust = exhaust;
+    r->lp = lp;
     hl_mixer_config_t mc = {.rate = RATE, .voices = 16};
     size_t size = hl_mixer_size(&mc);
     r->mem = aligned_alloc(64, (size + 63) / 64 * 64);
@@ -70,9 +74,11 @@ static void setup(rig_t *r, int exhaust) {
     hld_cues_init(&r->cues, 1);
     assert_int_equal(hld_params_init(&r->params), 0);
     r->cues.params = &r->params;
-    static const char sheet[] = "[parameter speed] 0 1 0 4\n"
-                                "[cue engine]\nsound = noise\nloop = true\n"
-                                "bind = speed gain 0:-12 0.5:-3:scurve 1:0\n";
+    char sheet[256];
+    snprintf(sheet, sizeof sheet, "%s%s",
+             "[parameter speed] 0 1 0 4\n[cue engine]\nsound = noise\nloop = true\n"
+             "bind = speed gain 0:-12 0.5:-3:scurve 1:0\n",
+             lp ? "bind = speed lp 0:300:exp 1:12000\n" : "");
     char err[256];
     assert_int_equal(
         hld_cues_load_mem(&r->cues, "t", sheet, strlen(sheet), NULL, NULL, err, sizeof err), 0);
@@ -95,7 +101,7 @@ static void teardown(rig_t *r) {
 
 /* A voice of the cue as the daemon's build_play makes one: own gain `base`,
  * the bindings' contribution now folded in; 2D, panned by `pan`. */
-static void play(rig_t *r, float base, float pan) {
+static void play_lp(rig_t *r, float base, float pan, float own_lp) {
     hld_cue_t *cue = hld_cues_find(&r->cues, "engine");
     hld_vm_play_t pl = {
         .cue = cue,
@@ -112,8 +118,15 @@ static void play(rig_t *r, float base, float pan) {
     pl.p.flags = HL_MIX_LOOP;
     pl.p.gain = base * powf(10.0f, pl.pv.pc.gain_db / 20.0f);
     pl.p.pan = pan;
+    pl.post_user[0] = own_lp; /* the low-pass it asked for (0: none) */
+    float occ_db;
+    hld_vm_post_map(RATE, pl.post_user, &pl.pv.pc, &pl.p.lp_hz, &pl.p.hp_hz, &occ_db);
     uint64_t st = 0;
     assert_int_equal(hld_vm_play(r->vm, &pl, r->now, &r->v[r->nv++], &st), 0);
+}
+
+static void play(rig_t *r, float base, float pan) {
+    play_lp(r, base, pan, 0.0f);
 }
 
 static void periods(rig_t *r, uint32_t n) {
@@ -139,8 +152,14 @@ static void scenario(rig_t *r) {
     periods(r, 10);
     play(r, 0.7f, 0.3f); /* while it seeks */
     play(r, 1.2f, -0.3f);
-    for (uint32_t i = 0; i < r->nv; i++) /* on the slot when there is one */
-        assert_int_equal(hld_vm_get(r->vm, r->v[i])->p.mod != 0, r->exhaust == 0);
+    play_lp(r, 0.9f, 0.1f, 2000.0f);       /* a low-pass of its own: its filter by SETs */
+    for (uint32_t i = 0; i < r->nv; i++) { /* on the slot when there is one */
+        const hl_voice_params_t *p = &hld_vm_get(r->vm, r->v[i])->p;
+        assert_int_equal(p->mod != 0, r->exhaust == 0);
+        if (p->mod)
+            assert_int_equal(p->mod_what,
+                             r->lp && i + 1 < r->nv ? HL_MOD_GAIN | HL_MOD_FILTER : HL_MOD_GAIN);
+    }
     periods(r, 40);
     hl_voice_set_t s; /* voice 1 takes a gain of its own: off the slot */
     memset(&s, 0, sizeof s);
@@ -161,14 +180,13 @@ static double rms(const float *x, size_t n) {
     return sqrt(a / (double)n);
 }
 
-static void test_slot_equals_sets(void **state) {
-    (void)state;
+static void slot_equals_sets(int lp) {
     rig_t a, b;
-    setup(&a, 0);
+    setup(&a, 0, lp);
     scenario(&a);
-    setup(&b, 1); /* every slot taken: SETs per voice */
+    setup(&b, 1, lp); /* every slot taken: SETs per voice */
     scenario(&b);
-    assert_int_equal(hld_vm_real_count(a.vm), 7);
+    assert_int_equal(hld_vm_real_count(a.vm), 8);
     for (size_t i = 0; i < 2 * (size_t)PERIOD * STEPS; i++)
         if (a.out[i] != b.out[i]) {
             print_message("DIFF at frame %zu ch %zu: %.9g %.9g sets %llu %llu\n", i / 2, i % 2,
@@ -178,9 +196,12 @@ static void test_slot_equals_sets(void **state) {
         }
     assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)PERIOD * STEPS * sizeof(float)), 0);
     /* one command per change on the slot (and the SETs of the voice that
-     * left it); a SET per voice (5 to 7) and change without */
+     * left it and, with the low-pass, of the voice with a low-pass of its
+     * own); a SET per voice (5 to 8) and change without */
     assert_true(a.params.sets > 0);
-    assert_true(b.params.sets >= 4 * a.params.sets);
+    print_message("sets: slot %llu, per voice %llu\n", (unsigned long long)a.params.sets,
+                  (unsigned long long)b.params.sets);
+    assert_true(b.params.sets >= (lp ? 2 : 4) * a.params.sets);
     /* and the parameter moved the mix: -12 dB at the start, about 0 at 1 */
     double lo = rms(a.out + 2 * PERIOD * 4, 2 * PERIOD);
     double top = rms(a.out + 2 * PERIOD * 50, 2 * PERIOD);
@@ -189,11 +210,21 @@ static void test_slot_equals_sets(void **state) {
     teardown(&b);
 }
 
+static void test_slot_equals_sets(void **state) {
+    (void)state;
+    slot_equals_sets(0);
+}
+
+static void test_slot_filter_equals_sets(void **state) {
+    (void)state;
+    slot_equals_sets(1);
+}
+
 /* A cue without voices gives its slot back at the next evaluation. */
 static void test_slot_reclaimed(void **state) {
     (void)state;
     rig_t r;
-    setup(&r, 0);
+    setup(&r, 0, 0);
     uint32_t mod, gen;
     for (uint32_t i = 0; i + 1 < HL_MIX_MODS; i++)
         assert_int_equal(hl_mixer_mod_alloc(r.mx, &mod, &gen), 0);
@@ -236,6 +267,7 @@ static void test_walk_span(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_equals_sets),
+        cmocka_unit_test(test_slot_filter_equals_sets),
         cmocka_unit_test(test_slot_reclaimed),
         cmocka_unit_test(test_walk_span),
     };

@@ -42,6 +42,31 @@ static inline float vf_a1(float g) {
  * from the stage's own float coefficients, in double. */
 void hl_vf_design(hl_vf_design_t *d, float g, int hp);
 
+/* Still moving: gliding, interpolating its last step, or crossfading. */
+static inline int vf_busy(const hl_vf_stage_t *st) {
+    return st->steps > 0 || st->g0 != st->g || st->fade > 0 || st->mode == HL_VF_FADING;
+}
+
+/* fx_vfilter.c, for fx_vfmono.c: the form the settled stages take now
+ * (hl_vfilter_simd), the trapezoidal SVF sample by sample (one stage, one
+ * channel: hp 0 low-pass, 1 high-pass; g moving by dg a frame; a fade's
+ * mix), the eight-sample form (AVX2 + FMA: whole blocks, returns the
+ * frames done) and the block design of a stage at cutoff f_hz and
+ * coefficient g (the table's, else computed into *scratch). */
+int hl_vf_level_now(void);
+void hl_vf_svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
+                   float dmix);
+uint32_t hl_vf_run_avx2(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
+                        uint32_t n, const hl_vf_design_t *dp);
+const hl_vf_design_t *hl_vf_design_at(const hl_vfilter_t *f, float f_hz, int hp, float g,
+                                      hl_vf_design_t *scratch);
+
+/* A settled stage over n frames of one or two channels ch[c] + off in
+ * place with design d, in four-sample blocks (SSE, fx_vfsse.c): whole
+ * blocks only; returns the frames done (a multiple of 4). */
+uint32_t hl_vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off, uint32_t n,
+                          const hl_vf_design_t *d);
+
 /* hl_vf_design_step's hit (fx_vfdesign.c), inline for a glide's cells: the
  * entry the hint names when it holds f_hz (counted and marked used as a
  * hit), else NULL. */

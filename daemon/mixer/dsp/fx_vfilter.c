@@ -180,6 +180,7 @@ void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
 
 void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames,
                          int stepped) {
+    f->sh = NULL; /* its own glide from here (hl_vfilter_follow_rt may share it again) */
     f->stepped = stepped != 0;
     vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), ramp_frames);
     vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, ramp_frames);
@@ -192,11 +193,6 @@ void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_
 
 int hl_vfilter_active(const hl_vfilter_t *f) {
     return f->lp.mode != HL_VF_OFF || f->hp.mode != HL_VF_OFF;
-}
-
-/* Still moving: gliding, interpolating its last step, or crossfading. */
-static inline int vf_busy(const hl_vf_stage_t *st) {
-    return st->steps > 0 || st->g0 != st->g || st->fade > 0 || st->mode == HL_VF_FADING;
 }
 
 /* One grid step, at a cell's first frame: a fade-out that has run its course
@@ -246,8 +242,8 @@ vf_step(hl_vfilter_t *f, int stage, hl_vf_design_t *scratch) {
  * coefficients. Otherwise g moves by dg a frame (from g at the first frame,
  * to reach the cell's target at its last) with a1 recomputed each frame, and
  * a fading stage outputs x + mix (filtered - x), mix falling by dmix. */
-static void svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
-                    float dmix) {
+void hl_vf_svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
+                   float dmix) {
     float ic1 = s[0], ic2 = s[1];
     if (dg == 0.0f && !fade) {
         const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
@@ -322,113 +318,8 @@ static void svf_run2(float *sl, float *sr, float *xl, float *xr, uint32_t n, int
 }
 
 #if defined(__SSE2__)
-/* ---- settled stage, four frames at a time --------------------------------
-
- * The SVF's recursion is a chain of about five dependent operations per
- * sample, so a settled stage run sample by sample waits on latency, not on
- * arithmetic. Written as a state-space system (state s = (ic1, ic2)),
- *   s' = A s + B x,  y = C s + D x,
- * four samples at once are
- *   y[i]  = C A^i s + sum_{j <= i} h[i - j] x[j]   (h[0] = D, h[k] = C A^(k-1) B)
- *   s_end = A^4 s + sum_j A^(3-j) B x[j]
- * i.e. a few independent multiply-adds per sample and one short dependent
- * chain (the state) per four. It is the same filter with the same state (the
- * integrators' charge), so it hands over to and from the per-sample form at
- * any frame; only the rounding differs (the block matrices are computed in
- * double from the per-sample form's float coefficients). */
-#define VF_BLK 4
-
-typedef struct {
-    __m128 h[VF_BLK]; /* column j: the response of y[0..3] to x[j] */
-    __m128 n1, n2;    /* the response of y[0..3] to ic1, ic2 */
-    __m128 p[VF_BLK]; /* state at the block's end from x[j]: (ic1, ic2, ic1, ic2) */
-    __m128 q1, q2;    /* ... from ic1, ic2: A^4 columns, (ic1, ic2, ic1, ic2) */
-} vf_blk_t;
-
-/* The four-sample form's vectors. */
-static void vf_blk_design(vf_blk_t *b, const hl_vf_design_t *dp) {
-    const hl_vf_design_t *d = dp;
-    for (int j = 0; j < VF_BLK; j++) {
-        b->h[j] = _mm_loadu_ps(d->hz + HL_VF_DMAX - j);
-        const float *pj = d->st[VF_BLK - j]; /* x[j] has VF_BLK - j steps to the end */
-        b->p[j] = _mm_setr_ps(pj[0], pj[1], pj[0], pj[1]);
-    }
-    b->n1 = _mm_loadu_ps(d->n1);
-    b->n2 = _mm_loadu_ps(d->n2);
-    b->q1 = _mm_setr_ps(d->a4[0][0], d->a4[1][0], d->a4[0][0], d->a4[1][0]);
-    b->q2 = _mm_setr_ps(d->a4[0][1], d->a4[1][1], d->a4[0][1], d->a4[1][1]);
-}
-
-#define VF_BC(v, i) _mm_shuffle_ps((v), (v), _MM_SHUFFLE(i, i, i, i))
-
-/* The response of four outputs to the block's inputs x and states sa, sb
- * (each broadcast): a balanced sum, so the four products run in parallel. */
-static inline __m128 vf_blk_out(const vf_blk_t *b, __m128 x, __m128 sa, __m128 sb) {
-    __m128 t0 = _mm_add_ps(_mm_mul_ps(VF_BC(x, 0), b->h[0]), _mm_mul_ps(VF_BC(x, 1), b->h[1]));
-    __m128 t1 = _mm_add_ps(_mm_mul_ps(VF_BC(x, 2), b->h[2]), _mm_mul_ps(VF_BC(x, 3), b->h[3]));
-    __m128 t2 = _mm_add_ps(_mm_mul_ps(sa, b->n1), _mm_mul_ps(sb, b->n2));
-    return _mm_add_ps(_mm_add_ps(t0, t1), t2);
-}
-
-/* State at the block's end from the inputs (lane pairs: xs_j holds x[j] of
- * the channel whose state the pair is) and the broadcast states; the
- * inputs' share does not wait on the previous block. */
-static inline __m128 vf_blk_state(const vf_blk_t *b, __m128 x0, __m128 x1, __m128 x2, __m128 x3,
-                                  __m128 sa, __m128 sb) {
-    __m128 t0 = _mm_add_ps(_mm_mul_ps(x0, b->p[0]), _mm_mul_ps(x1, b->p[1]));
-    __m128 t1 = _mm_add_ps(_mm_mul_ps(x2, b->p[2]), _mm_mul_ps(x3, b->p[3]));
-    __m128 t2 = _mm_add_ps(_mm_mul_ps(sa, b->q1), _mm_mul_ps(sb, b->q2));
-    return _mm_add_ps(_mm_add_ps(t0, t1), t2);
-}
-
-/* A settled stage over n frames of one or two channels in place, whole
- * blocks only; returns the frames done (a multiple of VF_BLK). */
-static uint32_t vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off,
-                              uint32_t n, const hl_vf_design_t *d) {
-    const uint32_t nb = n / VF_BLK * VF_BLK;
-    if (nb == 0) return 0;
-    vf_blk_t b;
-    vf_blk_design(&b, d);
-    if (nch == 2) {
-        float *l = ch[0] + off, *r = ch[1] + off;
-        /* lanes: ic1 L, ic2 L, ic1 R, ic2 R */
-        __m128 st = _mm_setr_ps(s[0][0], s[0][1], s[1][0], s[1][1]);
-        for (uint32_t i = 0; i < nb; i += VF_BLK) {
-            const __m128 xl = _mm_loadu_ps(l + i), xr = _mm_loadu_ps(r + i);
-            const __m128 yl = vf_blk_out(&b, xl, VF_BC(st, 0), VF_BC(st, 1));
-            const __m128 yr = vf_blk_out(&b, xr, VF_BC(st, 2), VF_BC(st, 3));
-            st = vf_blk_state(&b, _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(0, 0, 0, 0)),
-                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(1, 1, 1, 1)),
-                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(2, 2, 2, 2)),
-                              _mm_shuffle_ps(xl, xr, _MM_SHUFFLE(3, 3, 3, 3)),
-                              _mm_shuffle_ps(st, st, _MM_SHUFFLE(2, 2, 0, 0)),
-                              _mm_shuffle_ps(st, st, _MM_SHUFFLE(3, 3, 1, 1)));
-            _mm_storeu_ps(l + i, yl);
-            _mm_storeu_ps(r + i, yr);
-        }
-        float out[4];
-        _mm_storeu_ps(out, st);
-        s[0][0] = out[0];
-        s[0][1] = out[1];
-        s[1][0] = out[2];
-        s[1][1] = out[3];
-    } else {
-        float *x = ch[0] + off;
-        __m128 st = _mm_setr_ps(s[0][0], s[0][1], s[0][0], s[0][1]);
-        for (uint32_t i = 0; i < nb; i += VF_BLK) {
-            const __m128 xv = _mm_loadu_ps(x + i);
-            const __m128 sa = VF_BC(st, 0), sb = VF_BC(st, 1);
-            const __m128 y = vf_blk_out(&b, xv, sa, sb);
-            st = vf_blk_state(&b, VF_BC(xv, 0), VF_BC(xv, 1), VF_BC(xv, 2), VF_BC(xv, 3), sa, sb);
-            _mm_storeu_ps(x + i, y);
-        }
-        float out[4];
-        _mm_storeu_ps(out, st);
-        s[0][0] = out[0];
-        s[0][1] = out[1];
-    }
-    return nb;
-}
+#define VF_BLK        4 /* the four-sample form (fx_vfsse.c) */
+#define vf_run_blocks hl_vf_run_blocks
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -506,9 +397,8 @@ vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], ui
 }
 
 /* The same, called from the forms that are not AVX2 code themselves. */
-VF_AVX2_ATTR static uint32_t vf_run_avx2(float (*st)[2], const float *const ins[],
-                                         float *const outs[], uint32_t nch, uint32_t n,
-                                         const hl_vf_design_t *dp) {
+VF_AVX2_ATTR uint32_t hl_vf_run_avx2(float (*st)[2], const float *const ins[], float *const outs[],
+                                     uint32_t nch, uint32_t n, const hl_vf_design_t *dp) {
     return vf_run_avx2_in(st, ins, outs, nch, n, dp);
 }
 #endif
@@ -535,22 +425,27 @@ int hl_vfilter_simd(int level) {
     return vf_level;
 }
 
-static inline int vf_level_now(void) {
+int hl_vf_level_now(void) {
     return vf_level < 0 ? vf_best_level() : vf_level;
 }
 
 /* The block design of a settled stage at coefficient g: the mixer's shared
  * one when the filter has the table (the same bits: the table computes it
  * from the same cutoff), else computed into *scratch. */
-static const hl_vf_design_t *vf_design_of(const hl_vfilter_t *f, const hl_vf_stage_t *st, int hp,
-                                          float g, hl_vf_design_t *scratch) {
+const hl_vf_design_t *hl_vf_design_at(const hl_vfilter_t *f, float f_hz, int hp, float g,
+                                      hl_vf_design_t *scratch) {
     if (f->cache) {
         float gc;
-        const hl_vf_design_t *d = hl_vf_design_get(f->cache, f->pi_rate, st->f, hp, &gc, scratch);
+        const hl_vf_design_t *d = hl_vf_design_get(f->cache, f->pi_rate, f_hz, hp, &gc, scratch);
         if (gc == g) return d;
     }
     hl_vf_design(scratch, g, hp);
     return scratch;
+}
+
+static const hl_vf_design_t *vf_design_of(const hl_vfilter_t *f, const hl_vf_stage_t *st, int hp,
+                                          float g, hl_vf_design_t *scratch) {
+    return hl_vf_design_at(f, st->f, hp, g, scratch);
 }
 
 /* Runs one stage over a chunk starting gp frames into its grid cell. */
@@ -566,15 +461,15 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
     float mix = (float)(st->fade * HL_FX_GRID - gp) * dmix; /* fade-out mix at frame 0 */
     if (!out) mix = 1.0f - mix;                             /* fading in */
 #if defined(__SSE2__)
-    if (dg == 0.0f && !fade && vf_level_now() >= 1) { /* settled: whole blocks, then the tail */
+    if (dg == 0.0f && !fade && hl_vf_level_now() >= 1) { /* settled: whole blocks, then the tail */
         uint32_t done = 0;
         hl_vf_design_t scratch;
         const hl_vf_design_t *d = m >= 4 ? vf_design_of(f, st, stage, g, &scratch) : NULL;
 #if defined(VF_HAVE_AVX2)
-        if (d && vf_level_now() >= 2) {
+        if (d && hl_vf_level_now() >= 2) {
             const float *ins[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
             float *outs[2] = {ch[0] + off, nch > 1 ? ch[1] + off : NULL};
-            done = vf_run_avx2(f->s[stage], ins, outs, nch, m, d);
+            done = hl_vf_run_avx2(f->s[stage], ins, outs, nch, m, d);
         } else
 #endif
             if (d)
@@ -589,7 +484,8 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
         return;
     }
     for (uint32_t c = 0; c < nch; c++)
-        svf_run(f->s[stage][c], ch[c] + off, m, stage == 1, g, dg, fade, mix, out ? dmix : -dmix);
+        hl_vf_svf_run(f->s[stage][c], ch[c] + off, m, stage == 1, g, dg, fade, mix,
+                      out ? dmix : -dmix);
 }
 
 /* A stepped glide of the low-pass alone (high-pass off, no crossfade: what
@@ -619,28 +515,227 @@ VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const c
         float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
         const uint32_t k = m >= VF_BLK8 ? vf_run_avx2_in(f->s[0], ins, outs, nch, m, d) : 0;
         for (uint32_t c = 0; k < m && c < nch; c++)
-            svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, st->g, 0.0f, 0, 0.0f, 0.0f);
+            hl_vf_svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, st->g, 0.0f, 0, 0.0f, 0.0f);
         done += m;
     }
     return done;
 }
 #endif
 
+/* A stepped glide of the low-pass alone, the form the cells run (and a
+ * shared glide's plan covers). */
+static inline int vf_glide_plain(const hl_vfilter_t *f) {
+    return f->stepped && f->lp.mode == HL_VF_ON && !f->lp.fade && f->hp.mode == HL_VF_OFF &&
+           !vf_busy(&f->hp) && hl_vf_level_now() >= 2;
+}
+
 static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
 #if defined(VF_HAVE_AVX2)
-    const hl_vf_stage_t *st = &f->lp;
-    if (f->stepped && st->mode == HL_VF_ON && !st->fade && f->hp.mode == HL_VF_OFF &&
-        !vf_busy(&f->hp) && vf_level_now() >= 2)
-        return vf_glide_cells_avx2(f, ch, nch, n);
+    if (vf_glide_plain(f)) return vf_glide_cells_avx2(f, ch, nch, n);
 #endif
     (void)f, (void)ch, (void)nch, (void)n;
     return 0;
 }
 
+/* ---- a shared glide (hl_vf_share_t) ----------------------------------------- */
+
+/* Two stages with the same future (a settled one's stale glide fields aside). */
+static int vf_stage_same(const hl_vf_stage_t *a, const hl_vf_stage_t *b) {
+    if (a->mode != b->mode || a->fade != b->fade || a->steps != b->steps || a->f != b->f ||
+        a->g != b->g || a->g0 != b->g0)
+        return 0;
+    return a->steps == 0 || (a->mul == b->mul && a->target == b->target);
+}
+
+static int vf_ctl_same(const hl_vfilter_t *a, const hl_vfilter_t *b) {
+    if (a->pi_rate != b->pi_rate || a->stepped != b->stepped || a->cache != b->cache ||
+        !vf_stage_same(&a->lp, &b->lp) || !vf_stage_same(&a->hp, &b->hp))
+        return 0;
+    return a->grid_pos == b->grid_pos || (!vf_busy(&a->lp) && !vf_busy(&a->hp));
+}
+
+static void vf_ctl_copy(hl_vfilter_t *d, const hl_vfilter_t *s) {
+    d->lp = s->lp;
+    d->hp = s->hp;
+    d->grid_pos = s->grid_pos;
+    d->stepped = s->stepped;
+}
+
+void hl_vf_share_init_rt(hl_vf_share_t *sh, float rate, float lp_hz, float hp_hz,
+                         hl_vf_cache_t *cache) {
+    hl_vfilter_init_rt(&sh->ctl, rate, lp_hz, hp_hz);
+    sh->ctl.cache = cache;
+    sh->prev = ++sh->pos;
+    sh->n = 0;
+}
+
+void hl_vf_share_set_rt(hl_vf_share_t *sh, float lp_hz, float hp_hz, uint32_t ramp_frames) {
+    sh->prev = sh->pos++;
+    sh->n = 0;
+    hl_vfilter_glide_rt(&sh->ctl, lp_hz, hp_hz, ramp_frames, 1);
+}
+
+int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
+                         uint32_t ramp_frames) {
+    if (f->sh == sh && f->sh_pos == sh->prev) { /* in step: the change is the share's */
+        vf_ctl_copy(f, &sh->ctl);
+    } else {
+        hl_vfilter_glide_rt(f, lp_hz, hp_hz, ramp_frames, 1);
+        if (!vf_ctl_same(f, &sh->ctl)) return 0;
+        f->sh = sh;
+    }
+    f->sh_pos = sh->pos;
+    return 1;
+}
+
+#if defined(VF_HAVE_AVX2)
+/* The share's plan over the next n frames from its control: the cells
+ * vf_glide_cells_avx2 would run, each step's design looked up once for
+ * all the followers. 0 when the plan does not cover the glide (nothing
+ * done). */
+static int vf_plan(hl_vf_share_t *sh, uint32_t n) {
+    hl_vfilter_t *c = &sh->ctl;
+    if (n > (HL_VF_PLAN - 2) * HL_FX_GRID || !vf_glide_plain(c)) return 0;
+    hl_vf_design_t scratch;
+    uint32_t done = 0, k = 0;
+    while (done < n && vf_busy(&c->lp)) {
+        const uint32_t gp = c->grid_pos;
+        const hl_vf_design_t *d = gp == 0 ? vf_step(c, 0, &scratch) : NULL;
+        if (gp == 0) (void)vf_step(c, 1, NULL);
+        if (!d) d = vf_design_of(c, &c->lp, 0, c->lp.g, &scratch);
+        uint32_t m = n - done;
+        if (m > HL_FX_GRID - gp) m = HL_FX_GRID - gp;
+        c->grid_pos = (uint16_t)((gp + m) % HL_FX_GRID);
+        sh->cell[k].m = (uint16_t)m;
+        sh->cell[k].idx = c->cache && d != &scratch ? (uint16_t)(d - c->cache->d) : UINT16_MAX;
+        sh->cell[k].f = c->lp.f;
+        sh->cell[k].g = c->lp.g;
+        k++;
+        done += m;
+    }
+    sh->pos0 = sh->pos;
+    sh->pos += done;
+    sh->n = n;
+    sh->done = done;
+    sh->ncell = k;
+    return 1;
+}
+
+/* vf_run_avx2_in on one channel in place, nb frames (a multiple of
+ * VF_BLK8), the same operations in the same order (the same bits), but
+ * with the design read where it is used: a cell of a glide is one or two
+ * blocks, and loading the whole design into registers first would cost
+ * more than its blocks. */
+VF_AVX2_ATTR static inline __attribute__((always_inline)) void
+vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
+    __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+    const float *hz = d->hz + HL_VF_DMAX;
+#define VF_H(j)  _mm256_loadu_ps(hz - (j))
+#define VF_PC(j) _mm_loadu_ps(d->pc8[j])
+    for (uint32_t i = 0; i < nb; i += VF_BLK8, x += VF_BLK8) {
+        const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+        const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+        const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+        const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+        __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), VF_PC(0));
+        __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), VF_PC(1));
+        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), VF_PC(2), p0);
+        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), VF_PC(3), p1);
+        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), VF_PC(4), p0);
+        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), VF_PC(5), p1);
+        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), VF_PC(6), p0);
+        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), VF_PC(7), p1);
+        const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
+        const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
+        __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), _mm256_loadu_ps(d->n1));
+        __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), _mm256_loadu_ps(d->n2));
+        __m256 y2 = _mm256_mul_ps(x0, VF_H(0));
+        y0 = _mm256_fmadd_ps(x1, VF_H(1), y0);
+        y1 = _mm256_fmadd_ps(x2, VF_H(2), y1);
+        y2 = _mm256_fmadd_ps(x3, VF_H(3), y2);
+        y0 = _mm256_fmadd_ps(x4, VF_H(4), y0);
+        y1 = _mm256_fmadd_ps(x5, VF_H(5), y1);
+        y2 = _mm256_fmadd_ps(x6, VF_H(6), y2);
+        y0 = _mm256_fmadd_ps(x7, VF_H(7), y0);
+        sv = _mm_add_ps(_mm_fmadd_ps(sb, _mm_loadu_ps(d->q8[1]), _mm_add_ps(p0, p1)),
+                        _mm_mul_ps(sa, _mm_loadu_ps(d->q8[0])));
+        _mm256_storeu_ps(x, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+    }
+#undef VF_H
+#undef VF_PC
+    float o4[4];
+    _mm_storeu_ps(o4, sv);
+    s[0] = o4[0];
+    s[1] = o4[1];
+}
+
+/* A follower's block through the plan: vf_glide_cells_avx2's cells on its
+ * own state with the plan's designs (an entry evicted since is looked up
+ * again: the same design). */
+VF_AVX2_ATTR static void vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *sh,
+                                          float *const ch[], uint32_t nch) {
+    const hl_vf_cache_t *cache = sh->ctl.cache;
+    hl_vf_design_t scratch;
+    uint32_t done = 0;
+    for (uint32_t k = 0; k < sh->ncell; k++) {
+        const uint32_t m = sh->cell[k].m, i = sh->cell[k].idx;
+        const float fc = sh->cell[k].f, g = sh->cell[k].g;
+        uint32_t fb;
+        memcpy(&fb, &fc, sizeof fb);
+        const hl_vf_design_t *d = i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp
+                                      ? &cache->d[i]
+                                      : hl_vf_design_at(f, fc, 0, g, &scratch);
+        const uint32_t b = m / VF_BLK8 * VF_BLK8;
+        for (uint32_t c = 0; c < nch; c++) {
+            if (b) vf_cell_avx2(f->s[0][c], ch[c] + done, b, d);
+            if (b < m)
+                hl_vf_svf_run(f->s[0][c], ch[c] + done + b, m - b, 0, g, 0.0f, 0, 0.0f, 0.0f);
+        }
+        done += m;
+    }
+}
+#endif
+
+/* A follower's glide, shared when it is in step with its share (whose
+ * plan for this block hl_vf_share_block_rt made); returns the frames done. Out of
+ * step, or a glide the plan does not cover: it leaves the share (its own
+ * control goes on) and 0. Settled: 0, still in step. */
+static uint32_t vf_shared_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
+    hl_vf_share_t *sh = f->sh;
+    if (!vf_busy(&f->lp) && !vf_busy(&f->hp)) return 0;
+#if defined(VF_HAVE_AVX2)
+    if (sh->n == n && f->sh_pos == sh->pos0) {
+        vf_plan_run_avx2(f, sh, ch, nch);
+        vf_ctl_copy(f, &sh->ctl);
+        f->sh_pos = sh->pos;
+        return sh->done;
+    }
+#endif
+    (void)ch, (void)nch, (void)n;
+    f->sh = NULL;
+    return 0;
+}
+
+int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n) {
+    hl_vfilter_t *c = &sh->ctl;
+    sh->n = 0;
+    if (!vf_busy(&c->lp) && !vf_busy(&c->hp)) return 0;
+#if defined(VF_HAVE_AVX2)
+    if (vf_plan(sh, n)) return 1;
+#endif
+    /* no plan: the control moves on as a follower's own would (no channel) */
+    float none = 0.0f;
+    float *ch[2] = {&none, &none};
+    sh->pos0 = sh->pos++;
+    hl_vfilter_process_rt(c, ch, 0, n);
+    return 1;
+}
+
 void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
     if (!hl_vfilter_active(f) || n == 0) return;
     if (nch > 2) nch = 2;
-    uint32_t done = vf_glide_cells(f, ch, nch, n);
+    uint32_t done = f->sh ? vf_shared_cells(f, ch, nch, n) : 0;
+    if (!done) done = vf_glide_cells(f, ch, nch, n);
     hl_vf_design_t scratch;
     while (done < n) {
         uint32_t m = n - done, gp = f->grid_pos;
@@ -672,114 +767,6 @@ void hl_vfilter_process_rt(hl_vfilter_t *f, float *const ch[], uint32_t nch, uin
         for (int c = 0; c < 2; c++)
             for (int k = 0; k < 2; k++)
                 f->s[st][c][k] = flush(f->s[st][c][k]);
-}
-
-/* ---- the same filter before the pan ---------------------------------------- */
-
-#define VF_MONO_TOL   1e-6f  /* relative state mismatch the mono path accepts */
-#define VF_MONO_MIN_G 1e-12f /* below this pan gain the mono state is not recoverable */
-
-/* A stage the mono path can run: off, or on and settled. */
-static inline int vf_stage_settled(const hl_vf_stage_t *st) {
-    return st->mode == HL_VF_OFF || (st->mode == HL_VF_ON && !vf_busy(st));
-}
-
-/* Which channel the mono state is read from (the louder one) and the ratio
- * other / reference. */
-static inline int vf_mono_ref(float gl, float gr, float *ratio) {
-    const int c = fabsf(gr) > fabsf(gl);
-    *ratio = c ? gl / gr : gr / gl;
-    return c;
-}
-
-int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr) {
-    if (!(gl - gl == 0.0f && gr - gr == 0.0f)) return 0; /* NaN or Inf */
-    if (!(fabsf(gl) >= VF_MONO_MIN_G || fabsf(gr) >= VF_MONO_MIN_G)) return 0;
-    float ratio;
-    const int c = vf_mono_ref(gl, gr, &ratio);
-    for (int st = 0; st < 2; st++) {
-        if ((st == 0 ? f->lp.mode : f->hp.mode) == HL_VF_OFF) continue;
-        /* measured against the louder channel's state: what the quieter
-         * one would be left with is a free response that far below it */
-        const float tol =
-            VF_MONO_TOL * fmaxf(fabsf(f->s[st][c][0]), fabsf(f->s[st][c][1])) + FX_FLUSH;
-        for (int k = 0; k < 2; k++)
-            if (!(fabsf(f->s[st][1 - c][k] - f->s[st][c][k] * ratio) <= tol)) return 0;
-    }
-    return 1;
-}
-
-/* One settled stage over mono input in, into out (may be in), with mono
- * state s (ic1, ic2). */
-static void vf_run_mono(const hl_vfilter_t *f, const hl_vf_stage_t *sg, float s[2], const float *in,
-                        float *out, uint32_t n, int hp) {
-    uint32_t done = 0;
-    const int level = vf_level_now();
-    const float g = sg->g;
-    hl_vf_design_t scratch;
-    const hl_vf_design_t *d = level >= 1 && n >= 4 ? vf_design_of(f, sg, hp, g, &scratch) : NULL;
-#if defined(VF_HAVE_AVX2)
-    if (d && level >= 2) {
-        float sa[1][2] = {{s[0], s[1]}};
-        const float *ins[1] = {in};
-        float *outs[1] = {out};
-        done = vf_run_avx2(sa, ins, outs, 1, n, d);
-        s[0] = sa[0][0];
-        s[1] = sa[0][1];
-    }
-#endif
-#if defined(__SSE2__)
-    if (d && level == 1) {
-        float sb[1][2] = {{s[0], s[1]}};
-        if (out != in) memcpy(out, in, n * sizeof(float));
-        float *ch[1] = {out};
-        done = vf_run_blocks(sb, ch, 1, 0, n, d);
-        s[0] = sb[0][0];
-        s[1] = sb[0][1];
-    }
-#endif
-    if (done < n) {
-        if (out != in) memcpy(out + done, in + done, (n - done) * sizeof(float));
-        svf_run(s, out + done, n - done, hp, g, 0.0f, 0, 0.0f, 0.0f);
-    }
-}
-
-void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
-                                float gr) {
-    float ratio;
-    const int c = vf_mono_ref(gl, gr, &ratio);
-    const float gref = c ? gr : gl, inv = 1.0f / gref;
-    if (!vf_stage_settled(&f->lp) || !vf_stage_settled(&f->hp)) {
-        /* a glide, a crossfade or a seed: the filter is still linear in its
-         * input and state (only time-varying), so the stereo machinery runs
-         * on one channel holding the mono state */
-        if (out != in) memcpy(out, in, n * sizeof(float));
-        for (int st = 0; st < 2; st++)
-            for (int k = 0; k < 2; k++)
-                f->s[st][0][k] = f->s[st][c][k] * inv;
-        float *ch[1] = {out};
-        hl_vfilter_process_rt(f, ch, 1, n);
-        for (int st = 0; st < 2; st++)
-            for (int k = 0; k < 2; k++) {
-                const float sm = f->s[st][0][k];
-                f->s[st][0][k] = flush(sm * gl);
-                f->s[st][1][k] = flush(sm * gr);
-            }
-        return;
-    }
-    int first = 1;
-    for (int st = 1; st >= 0; st--) { /* high-pass first, as hl_vfilter_process_rt */
-        const hl_vf_stage_t *sg = st == 0 ? &f->lp : &f->hp;
-        if (sg->mode == HL_VF_OFF) continue;
-        float sm[2] = {f->s[st][c][0] * inv, f->s[st][c][1] * inv};
-        vf_run_mono(f, sg, sm, first ? in : out, out, n, st == 1);
-        first = 0;
-        for (int k = 0; k < 2; k++) {
-            f->s[st][0][k] = flush(sm[k] * gl);
-            f->s[st][1][k] = flush(sm[k] * gr);
-        }
-    }
-    if (first && out != in) memcpy(out, in, n * sizeof(float));
 }
 
 /* ---- occlusion / obstruction curve ---------------------------------------- */

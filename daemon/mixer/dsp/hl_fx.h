@@ -181,10 +181,57 @@ typedef struct {
     uint16_t grid_pos; /* frames into the current grid cell */
     uint8_t stepped;   /* the glide steps once a cell (hl_vfilter_glide_rt) */
     uint8_t pad_;
-    hl_vf_stage_t lp, hp; /* low-pass, high-pass */
-    float s[2][2][2];     /* [stage lp/hp][channel][ic1eq, ic2eq] */
-    hl_vf_cache_t *cache; /* shared designs (the mixer's), or NULL: computed each time */
+    hl_vf_stage_t lp, hp;   /* low-pass, high-pass */
+    float s[2][2][2];       /* [stage lp/hp][channel][ic1eq, ic2eq] */
+    hl_vf_cache_t *cache;   /* shared designs (the mixer's), or NULL: computed each time */
+    struct hl_vf_share *sh; /* the shared glide it follows (hl_vfilter_follow_rt), or NULL */
+    uint64_t sh_pos;        /* sh->pos when its control last equalled sh->ctl */
 } hl_vfilter_t;
+
+/* A glide shared by the filters that follow it (a modulation slot's: a
+ * game parameter bound to the cutoff of a cue's voices): its control (the
+ * cutoffs' steps, each step's design) is advanced once a block, by the
+ * first follower that runs, into a plan of cells; every follower in step
+ * runs the plan on its own state, with the bits its own glide would give
+ * (the same designs, cells and block forms), and takes the new control
+ * with one copy. A follower out of step (it missed a block the glide moved
+ * in: paused, virtual; a block of another length) or a glide the plan does
+ * not cover (a high-pass on, a stage turning on or off, no AVX2) goes on
+ * with its own control, which is always kept: nothing is lost but the
+ * sharing. pos grows with every change and every plan, so a follower's
+ * sh_pos names the control it holds. */
+#define HL_VF_PLAN 18 /* cells of a plan: a block of up to (HL_VF_PLAN - 2) x HL_FX_GRID frames */
+typedef struct hl_vf_share {
+    hl_vfilter_t ctl; /* the control (its state words unused) */
+    uint64_t pos;     /* grows with every change and every plan */
+    uint64_t pos0;    /* pos before the plan (valid while n > 0) */
+    uint64_t prev;    /* pos before the last change (hl_vf_share_set_rt) */
+    uint32_t n;       /* frames the plan was made for (0: none) */
+    uint32_t done;    /* of those, the frames its cells cover (the glide's end) */
+    uint32_t ncell;
+    struct {
+        uint16_t m;   /* frames */
+        uint16_t idx; /* the design's entry in the cache, or UINT16_MAX */
+        float f, g;   /* the low-pass cutoff and coefficient over the cell */
+    } cell[HL_VF_PLAN];
+} hl_vf_share_t;
+
+/* The share set up as a filter would be (hl_vfilter_init_rt, designs from
+ * cache), a new pos: followers of what it held before are out of step. */
+void hl_vf_share_init_rt(hl_vf_share_t *sh, float rate, float lp_hz, float hp_hz,
+                         hl_vf_cache_t *cache);
+/* A change of the shared glide: hl_vfilter_glide_rt(ctl, ..., stepped 1). */
+void hl_vf_share_set_rt(hl_vf_share_t *sh, float lp_hz, float hp_hz, uint32_t ramp_frames);
+/* Once a block, before its followers run (n frames): the plan, or the
+ * control moved on without one (the followers then leave it). Returns 0
+ * once the glide has settled (no call needed until the next change). */
+int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n);
+/* Filter f takes the change just made to sh (after hl_vf_share_set_rt):
+ * in step before it, one copy; else its own hl_vfilter_glide_rt(stepped),
+ * and it follows sh from then on when both controls are now equal.
+ * Returns 1 when f follows sh. */
+int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
+                         uint32_t ramp_frames);
 
 /* lp_hz >= 0.49 * rate or <= 0 (or NaN): low-pass off (bypassed, costs
  * nothing); hp_hz <= 10 Hz: high-pass off. Cutoffs otherwise clamped to
