@@ -7,7 +7,7 @@
  * voices started while the value seeks, a voice leaving the slot for a
  * gain of its own; a cue without voices gives its slot back. The same with
  * a low-pass bound too: the cutoffs go in the same command (the slot's
- *  shared glide), but for a voice with a low-pass of its own. And the
+ * shared glide), but for a voice with a low-pass of its own. And the
  * walks over the logical voices stop at the highest slot in use.
  */
 #include <math.h>
@@ -248,7 +248,7 @@ static void test_slot_reclaimed(void **state) {
 static void test_walk_span(void **state) {
     (void)state;
     rig_t r;
-    setup(&r, 0);
+    setup(&r, 0, 0);
     assert_int_equal(hld_vm_span(r.vm), 0);
     for (int i = 0; i < 3; i++)
         play(&r, 1.0f, 0.0f);
