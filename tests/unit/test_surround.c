@@ -5,6 +5,10 @@
  * (the pair's slots, also while a slot changes speaker), the LFE stays
  * silent, the summed power stays within 0.5 dB and no sample jumps (the
  * slot that leaves a speaker fades out, then the new speaker fades in).
+ * On 7.1.4 (height): at ear height the bed alone; a source moved round
+ * above ear height and over the top sounds on at most three speakers, the
+ * top ones among them, at constant power, without a step; the listener's up
+ * vector decides what is above.
  * A 2D voice plays on the front pair exactly as on stereo; one of a sound
  * with the layout's channels plays each on its speaker, and so does one of
  * a stream with them (underrun decay and fade back in on every channel).
@@ -51,6 +55,10 @@ typedef struct {
     float prev[HL_LAYOUT_MAX_CH];
     double pmin, pmax, max_step;
     int centre_used, started;
+    int most;     /* speakers sounding at once, at most (0: 2) */
+    int top;      /* first top speaker's channel (7.1.4), 0: none */
+    int top_used; /* a top speaker sounded */
+    int bed_only; /* the top speakers must stay silent */
 } sweep_stats_t;
 
 /* Checks one rendered block (ch channels) frame by frame. */
@@ -65,6 +73,10 @@ static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stat
                 continue;
             }
             sounding += f[c] != 0.0f;
+            if (s->top && (int)c >= s->top && f[c] != 0.0f) {
+                assert_false(s->bed_only);
+                s->top_used = 1;
+            }
             p += (double)f[c] * f[c];
             if (s->started) {
                 const double d = fabs((double)f[c] - s->prev[c]);
@@ -72,7 +84,7 @@ static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stat
             }
             s->prev[c] = f[c];
         }
-        assert_true(sounding <= 2);
+        assert_true(sounding <= (s->most ? s->most : 2));
         if (fc >= 0 && f[fc] != 0.0f) s->centre_used = 1;
         const double db = 10 * log10(p / ((double)DCV * DCV));
         s->pmin = db < s->pmin ? db : s->pmin;
@@ -95,7 +107,8 @@ static void sweep_on(hl_layout_t layout) {
     assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     float *x = calloc((size_t)BLK * ch, sizeof(float));
     assert_non_null(x);
-    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9};
+    const int top = hl_layout_has_height(layout) ? 8 : 0;
+    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9, .top = top, .bed_only = 1};
     /* 2 degrees a block, each move ramped over the block: one turn */
     for (int k = 1; k <= 180; k++) {
         hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = BLK};
@@ -118,6 +131,7 @@ static void sweep_on(hl_layout_t layout) {
     at_az(185.0, jump.pos);
     assert_int_equal(hl_mixer_set(m, v, &jump, now), 0);
     s.max_step = 0;
+    if (top) s.most = 3; /* three slots: the new pair fades in as the old speaker fades out */
     for (int k = 0; k < 4; k++) {
         hl_mixer_process_rt(m, x, BLK, now);
         now += (uint64_t)BLK * 1000000000u / TEST_RATE;
@@ -136,6 +150,70 @@ static void sweep_on(hl_layout_t layout) {
     assert_true(fabs(10 * log10(pw / ((double)DCV * DCV))) <= 0.5);
     assert_true(f[0] == 0.0f && f[1] == 0.0f); /* nothing left in front */
     free(x);
+    test_pcm_free(dc);
+    free(mem);
+}
+
+/* Position at azimuth az, elevation el (degrees) 1 m from the default listener. */
+static void at_dir(double az, double el, float pos[3]) {
+    const double a = az * TEST_PI / 180.0, e = el * TEST_PI / 180.0;
+    pos[0] = (float)(-sin(a) * cos(e));
+    pos[1] = (float)sin(e);
+    pos[2] = (float)(-cos(a) * cos(e));
+}
+
+/* 7.1.4: a turn at elevation 30 degrees, then over the top to behind
+ * (elevation 30 .. 180 at azimuth 20), 2 degrees a block. */
+static void test_height(void **state) {
+    (void)state;
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_714, &mem);
+    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
+    hl_voice_params_t p = test_params(dc);
+    p.flags = HL_MIX_3D | HL_MIX_LOOP;
+    at_dir(20.0, 30.0, p.pos);
+    uint64_t v = 0, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    float x[BLK * 12];
+    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9, .most = 3, .top = 8};
+    for (int k = 1; k <= 255; k++) {
+        hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = BLK};
+        if (k <= 180)
+            at_dir(20.0 + 2.0 * k, 30.0, set.pos);
+        else
+            at_dir(20.0, 30.0 + 2.0 * (k - 180), set.pos);
+        assert_int_equal(hl_mixer_set(m, v, &set, now), 0);
+        hl_mixer_process_rt(m, x, BLK, now);
+        now += (uint64_t)BLK * 1000000000u / TEST_RATE;
+        check_block(x, 12, 3, 2, &s);
+    }
+    print_message("# 7.1.4: turn at 30 deg and over the top, power %+.3f .. %+.3f dB, "
+                  "largest step %.5f\n",
+                  s.pmin, s.pmax, s.max_step);
+    assert_true(s.pmin >= -0.5 && s.pmax <= 0.5);
+    assert_true(s.max_step < 0.01);
+    assert_true(s.top_used);
+    /* the listener lying on its right side (up = +x): the source at world
+     * +x is straight above it (the top square's diagonal, TFL and TBR), one
+     * at world +y is at its left (SL) */
+    hl_listener_state_t lis = {.fwd = {0, 0, -1}, .up = {1, 0, 0}};
+    assert_int_equal(hl_mixer_set_listener(m, &lis, now), 0);
+    const float where[2][3] = {{1, 0, 0}, {0, 1, 0}};
+    for (int w = 0; w < 2; w++) {
+        hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = 0};
+        memcpy(set.pos, where[w], sizeof set.pos);
+        assert_int_equal(hl_mixer_set(m, v, &set, now), 0);
+        for (int k = 0; k < 3; k++) { /* the jump's fades, then settled */
+            hl_mixer_process_rt(m, x, BLK, now);
+            now += (uint64_t)BLK * 1000000000u / TEST_RATE;
+        }
+        const float *f = x + (size_t)(BLK - 1) * 12;
+        for (int c = 0; c < 12; c++) {
+            const float want =
+                w == 0 ? (c == 8 || c == 11 ? DCV * 0.70710678f : 0.0f) : (c == 6 ? DCV : 0.0f);
+            assert_float_equal(f[c], want, 1e-4);
+        }
+    }
     test_pcm_free(dc);
     free(mem);
 }
@@ -358,11 +436,14 @@ static void test_hrtf_stereo_only(void **state) {
 }
 
 int main(void) {
-    static const hl_layout_t l51 = HL_LAYOUT_51, l71 = HL_LAYOUT_71, lquad = HL_LAYOUT_QUAD;
+    static const hl_layout_t l51 = HL_LAYOUT_51, l71 = HL_LAYOUT_71, lquad = HL_LAYOUT_QUAD,
+                             l714 = HL_LAYOUT_714;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_prestate(test_sweep, (void *)&l51),
         cmocka_unit_test_prestate(test_sweep, (void *)&l71),
         cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
+        cmocka_unit_test_prestate(test_sweep, (void *)&l714),
+        cmocka_unit_test(test_height),
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_multichannel),
