@@ -99,6 +99,9 @@ float *th_scratch_render(th_scratch_t *s, size_t *frames);
 void th_scratch_remove(th_scratch_t *s);
 
 /* Reads a whole sound file as interleaved float; caller frees *data. */
+/* The dwChannelMask of a WAVE_FORMAT_EXTENSIBLE file, or 0 (format_tag:
+ * the fmt chunk's wFormatTag, 0xFFFE for WAVE_FORMAT_EXTENSIBLE). */
+uint32_t th_wav_mask(const char *path, uint16_t *format_tag);
 int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate);
 
 /* Runs heliod with args (no other flags) until it exits, 5 s at most, with

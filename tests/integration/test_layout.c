@@ -12,6 +12,7 @@
  * order) kept compressed or preloaded, keep their channels on 5.1 (FLAC
  * bit-exact per channel, Vorbis each tone at its level on its own speaker),
  * and on stereo a streamed one is the same BS.775 downmix as its preload.
+ * 7.1.4: layout_height.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +32,7 @@
 #include "harness.h"
 #include "heliod.h"
 #include "hl_proto.h"
+#include "layout_height.h"
 
 #define RATE 48000
 
@@ -52,26 +54,6 @@ static void gen_lr(void *user, uint32_t frame, float *out, int channels) {
     float x = (float)((frame % 977) + 1) / 2048.0f;
     out[0] = x;
     out[1] = -x * 0.5f;
-}
-
-/* The dwChannelMask of a WAVE_FORMAT_EXTENSIBLE file, or 0. */
-static uint32_t wav_mask(const char *path, uint16_t *format_tag) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    unsigned char b[4096];
-    size_t n = fread(b, 1, sizeof b, f);
-    fclose(f);
-    for (size_t i = 12; i + 8 <= n;) {
-        uint32_t len = b[i + 4] | b[i + 5] << 8 | b[i + 6] << 16 | (uint32_t)b[i + 7] << 24;
-        if (memcmp(b + i, "fmt ", 4) == 0) {
-            *format_tag = (uint16_t)(b[i + 8] | b[i + 9] << 8);
-            if (*format_tag != 0xFFFE || len < 40) return 0;
-            const unsigned char *m = b + i + 8 + 20;
-            return m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24;
-        }
-        i += 8 + len + (len & 1);
-    }
-    return 0;
 }
 
 typedef struct {
@@ -192,7 +174,7 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     assert_int_equal(ch, want_ch);
     assert_int_equal(rate, RATE);
     uint16_t tag = 0;
-    uint32_t mask = wav_mask(d.record, &tag);
+    uint32_t mask = th_wav_mask(d.record, &tag);
     if (want_ch > 2) {
         assert_int_equal(tag, 0xFFFE);
         assert_int_equal(mask, want_mask);
@@ -483,7 +465,7 @@ static void test_render_layout(void **state) {
     assert_int_equal(ch, 8);
     assert_true(frames >= RATE / 10);
     uint16_t tag = 0;
-    assert_int_equal(wav_mask(out, &tag), 0x63f);
+    assert_int_equal(th_wav_mask(out, &tag), 0x63f);
     assert_int_equal(tag, 0xFFFE);
     unlink(out);
     unlink(score);
@@ -791,6 +773,8 @@ int main(void) {
         cmocka_unit_test(test_sweep_51),
         cmocka_unit_test(test_sweep_71),
         cmocka_unit_test(test_stream_channels),
+        cmocka_unit_test(test_height_render),
+        cmocka_unit_test(test_height_downmix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

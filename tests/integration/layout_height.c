@@ -1,0 +1,197 @@
+/*
+ * layout_height.c - --layout 7.1.4 through the real daemon (--render,
+ * offline), linked into test_layout: the output has 12 channels and the
+ * WAVE mask 0x2D63F; a 3D source at a top speaker sounds there alone, one
+ * above ear height on at most three speakers (a top one among them) at
+ * constant power, one at ear height on the bed alone; a 7.1 file played 2D
+ * lands on the bed bit-exact; the render is byte-identical twice. A 7.1.4
+ * file played 2D on 7.1 and on stereo gets the documented downmix (each top
+ * speaker at -3 dB into the bed speaker below it, then BS.775). Also: 5- and
+ * 7-channel Ogg Vorbis files are read in WAVE order (Vorbis I 4.3.9).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sndfile.h>
+
+#include "harness.h"
+#include "layout_height.h"
+
+#define HRATE 48000
+#define HSEG  4800 /* frames between plays */
+#define HLEN  2400 /* frames of each file */
+#define HDC   0.5f
+
+/* Channel c of a file: a DC level of its own, 0.02 (c + 1) (mono: HDC); the
+ * sums of the downmixes below stay under the master limiter's threshold. */
+#define LV(c) (0.02f * (float)((c) + 1))
+static void gen_levels(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    (void)frame;
+    for (int c = 0; c < channels; c++)
+        out[c] = channels == 1 ? HDC : LV(c);
+}
+
+static void pos_of(double az, double el, char *buf, size_t cap) {
+    const double a = az * M_PI / 180.0, e = el * M_PI / 180.0;
+    snprintf(buf, cap, "%.6f,%.6f,%.6f", -sin(a) * cos(e), sin(e), -cos(a) * cos(e));
+}
+
+/* Renders score (its text) to dir/name on layout; returns its frames
+ * (*ch channels, *n frames). */
+static float *render(const char *dir, const char *name, const char *text, const char *layout,
+                     int *ch, size_t *n) {
+    char score[300], out[300], err[4096];
+    snprintf(score, sizeof score, "%s/score.txt", dir);
+    snprintf(out, sizeof out, "%s/%s", dir, name);
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
+    const int rc = th_heliod_run(dir, a, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "%s", err);
+    assert_int_equal(rc, 0);
+    float *x = NULL;
+    int rate = 0;
+    assert_int_equal(th_read_sound(out, &x, n, ch, &rate), 0);
+    unlink(score);
+    return x;
+}
+
+static int same_bytes(const char *a, const char *b) {
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    assert_true(fa && fb);
+    int same = 1, ca, cb;
+    do {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+        same = ca == cb;
+    } while (same && ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    return same;
+}
+
+void test_height_render(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-height-XXXXXX", dc[300], bed[300], p1[80], p2[80], p3[80];
+    assert_non_null(mkdtemp(dir));
+    snprintf(dc, sizeof dc, "%s/dc.wav", dir);
+    snprintf(bed, sizeof bed, "%s/bed.wav", dir);
+    assert_int_equal(
+        th_write_sound(dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, HRATE, HLEN, gen_levels, NULL), 0);
+    assert_int_equal(
+        th_write_sound(bed, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, 8, HRATE, HLEN, gen_levels, NULL),
+        0);
+    pos_of(45, 45, p1, sizeof p1); /* TFL itself */
+    pos_of(60, 20, p2, sizeof p2); /* above ear height, between FL, SL and TFL */
+    pos_of(100, 0, p3, sizeof p3); /* ear height, between SL and BL */
+    char text[1024];
+    snprintf(text, sizeof text,
+             "load dc %s\nload bed %s\n@%d play dc --fade-in 0 --pos %s\n"
+             "@%d play dc --fade-in 0 --pos %s\n@%d play dc --fade-in 0 --pos %s\n"
+             "@%d play bed --fade-in 0\n@%d end\n",
+             dc, bed, HSEG, p1, 2 * HSEG, p2, 3 * HSEG, p3, 4 * HSEG, 5 * HSEG);
+    int ch = 0;
+    size_t n = 0;
+    float *x = render(dir, "a.wav", text, "7.1.4", &ch, &n);
+    assert_int_equal(ch, 12);
+    assert_true(n >= 5 * HSEG);
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s/a.wav", dir);
+    snprintf(b, sizeof b, "%s/b.wav", dir);
+    uint16_t tag = 0;
+    assert_int_equal(th_wav_mask(a, &tag), 0x2d63f);
+    assert_int_equal(tag, 0xFFFE);
+    for (int k = 0; k < 3; k++) { /* the three 3D plays, in the middle */
+        const float *f = x + ((size_t)(k + 1) * HSEG + HLEN / 2) * 12;
+        double p = 0, top = 0;
+        int on = 0;
+        for (int c = 0; c < 12; c++) {
+            const double g = f[c] / HDC;
+            p += g * g;
+            on += fabsf(f[c]) > 1e-3f; /* a position in 6 decimals: near, not at */
+            if (c >= 8) top += g * g;
+        }
+        fprintf(stderr,
+                "# 7.1.4 play %d: %d speakers, power %+.4f dB, top speakers %.4f of it; "
+                "FL %.4f SL %.4f BL %.4f TFL %.4f\n",
+                k, on, 10 * log10(p), top / p, (double)(f[0] / HDC), (double)(f[6] / HDC),
+                (double)(f[4] / HDC), (double)(f[8] / HDC));
+        assert_true(fabs(10 * log10(p)) < 0.01); /* constant power */
+        assert_true(f[3] == 0.0f);               /* LFE: only what is sent to it */
+        if (k == 0) assert_true(on == 1 && fabsf(f[8] - HDC) < 1e-4f);
+        if (k == 1) assert_true(on == 3 && f[0] > 0 && f[6] > 0 && f[8] > 0);
+        if (k == 2) assert_true(on == 2 && f[6] > 0 && f[4] > 0 && top == 0); /* exact 0 */
+    }
+    const float *f = x + ((size_t)4 * HSEG + HLEN / 2) * 12; /* 7.1 on the bed, exact */
+    for (int c = 0; c < 12; c++)
+        assert_true(f[c] == (c < 8 ? LV(c) : 0.0f));
+    free(x);
+    x = render(dir, "b.wav", text, "7.1.4", &ch, &n);
+    free(x);
+    assert_true(same_bytes(a, b));
+    fprintf(stderr, "# 7.1.4 render byte-identical twice\n");
+    unlink(a);
+    unlink(b);
+    unlink(dc);
+    unlink(bed);
+    char log[400];
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    unlink(log);
+    rmdir(dir);
+}
+
+void test_height_downmix(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-height-XXXXXX", f12[300], text[600];
+    assert_non_null(mkdtemp(dir));
+    snprintf(f12, sizeof f12, "%s/f12.wav", dir);
+    assert_int_equal(
+        th_write_sound(f12, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, 12, HRATE, HLEN, gen_levels, NULL),
+        0);
+    snprintf(text, sizeof text, "load t %s\n@%d play t --fade-in 0\n@%d end\n", f12, HSEG,
+             2 * HSEG);
+    float lv[12];
+    for (int c = 0; c < 12; c++)
+        lv[c] = LV(c);
+    const float k = 0.70710678f;
+    int ch = 0;
+    size_t n = 0;
+    float *x = render(dir, "o.wav", text, "7.1", &ch, &n);
+    assert_int_equal(ch, 8);
+    const float *f = x + ((size_t)HSEG + HLEN / 2) * 8;
+    const float w71[8] = {lv[0] + k * lv[8],  lv[1] + k * lv[9],  lv[2], lv[3],
+                          lv[4] + k * lv[10], lv[5] + k * lv[11], lv[6], lv[7]};
+    for (int c = 0; c < 8; c++)
+        assert_float_equal(f[c], w71[c], 1e-5);
+    free(x);
+    x = render(dir, "o.wav", text, "stereo", &ch, &n);
+    assert_int_equal(ch, 2);
+    f = x + ((size_t)HSEG + HLEN / 2) * 2;
+    /* then BS.775 from 7.1: FC -3 dB, 7.1's back and side pairs at 0.7071 x
+     * 0.7071 into the front pair, LFE dropped */
+    const float l = w71[0] + k * w71[2] + 0.5f * (w71[4] + w71[6]);
+    const float r = w71[1] + k * w71[2] + 0.5f * (w71[5] + w71[7]);
+    fprintf(stderr, "# 7.1.4 file on stereo: L %.5f (want %.5f), R %.5f (want %.5f)\n",
+            (double)f[0], (double)l, (double)f[1], (double)r);
+    assert_float_equal(f[0], l, 1e-4);
+    assert_float_equal(f[1], r, 1e-4);
+    free(x);
+    char out[300], log[400];
+    snprintf(out, sizeof out, "%s/o.wav", dir);
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    unlink(out);
+    unlink(log);
+    unlink(f12);
+    rmdir(dir);
+}
