@@ -191,6 +191,19 @@ void th_daemon_cleanup(th_daemon_t *d) {
 }
 
 /* The dwChannelMask of a WAVE_FORMAT_EXTENSIBLE file, or 0. */
+/* The amplitude of a cosine/sine of freq in channel c of n frames of x
+ * (least squares). */
+double th_tone_amp(const float *x, size_t n, int ch, int c, double freq, int rate) {
+    double ss = 0, sc = 0, cc = 0, xs = 0, xc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 2 * M_PI * freq * (double)i / rate, sn = sin(w), co = cos(w);
+        double v = x[i * (size_t)ch + (size_t)c];
+        ss += sn * sn, sc += sn * co, cc += co * co, xs += v * sn, xc += v * co;
+    }
+    double det = ss * cc - sc * sc, a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det;
+    return sqrt(a * a + b * b);
+}
+
 uint32_t th_wav_mask(const char *path, uint16_t *format_tag) {
     FILE *f = fopen(path, "rb");
     if (!f) return 0;

@@ -195,3 +195,80 @@ void test_height_downmix(void **state) {
     unlink(f12);
     rmdir(dir);
 }
+
+/* ---- 5- and 7-channel Ogg Vorbis: Vorbis order to WAVE order ---- */
+
+#define OLEN 12000 /* frames of each Ogg file: 0.25 s */
+static const double k_ohz[7] = {440, 660, 880, 110, 1320, 1760, 2200};
+static const double k_oamp[7] = {0.2, 0.15, 0.18, 0.25, 0.12, 0.16, 0.1};
+
+/* An Ogg file of ch (5 or 7) channels in Vorbis order: file channel j holds
+ * the tone of WAVE channel wave[j] (5.0: FL FR FC BL BR; 6.1: FL FR FC LFE
+ * BC SL SR). */
+static void gen_ogg(void *user, uint32_t frame, float *out, int channels) {
+    (void)user;
+    static const int wave5[5] = {0, 2, 1, 3, 4};       /* FL C FR BL BR */
+    static const int wave7[7] = {0, 2, 1, 5, 6, 4, 3}; /* FL C FR SL SR BC LFE */
+    for (int j = 0; j < channels; j++) {
+        const int w = channels == 5 ? wave5[j] : wave7[j];
+        out[j] = (float)(k_oamp[w] * cos(2 * M_PI * k_ohz[w] * frame / HRATE));
+    }
+}
+
+/* Each WAVE channel's tone in the stereo output (L, R) of a play at frame
+ * `at`, against the 5.0 / 6.1 downmix (FC and the surrounds -3 dB, 6.1's
+ * back centre 0.5 into each side, LFE dropped). */
+static void check_ogg(const float *x, size_t at, int ch, const char *what) {
+    static const double l5[5] = {1, 0, M_SQRT1_2, M_SQRT1_2, 0},
+                        r5[5] = {0, 1, M_SQRT1_2, 0, M_SQRT1_2};
+    static const double l7[7] = {1, 0, M_SQRT1_2, 0, 0.5, M_SQRT1_2, 0},
+                        r7[7] = {0, 1, M_SQRT1_2, 0, 0.5, 0, M_SQRT1_2};
+    for (int c = 0; c < ch; c++) {
+        const double wl = (ch == 5 ? l5 : l7)[c] * k_oamp[c],
+                     wr = (ch == 5 ? r5 : r7)[c] * k_oamp[c];
+        const double gl = th_tone_amp(x + at * 2, OLEN - 2000, 2, 0, k_ohz[c], HRATE);
+        const double gr = th_tone_amp(x + at * 2, OLEN - 2000, 2, 1, k_ohz[c], HRATE);
+        fprintf(stderr, "# %s, WAVE channel %d: L %.4f (want %.4f) R %.4f (want %.4f)\n", what, c,
+                gl, wl, gr, wr);
+        assert_true(fabs(gl - wl) < 0.01 && fabs(gr - wr) < 0.01);
+    }
+}
+
+void test_ogg_5_7(void **state) {
+    (void)state;
+    char dir[] = "/tmp/heliod-height-XXXXXX", o5[300], o7[300], text[2048];
+    assert_non_null(mkdtemp(dir));
+    snprintf(o5, sizeof o5, "%s/o5.ogg", dir);
+    snprintf(o7, sizeof o7, "%s/o7.ogg", dir);
+    assert_int_equal(
+        th_write_sound(o5, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 5, HRATE, OLEN, gen_ogg, NULL), 0);
+    assert_int_equal(
+        th_write_sound(o7, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 7, HRATE, OLEN, gen_ogg, NULL), 0);
+    /* preloaded and kept compressed (the stream decoder's path) */
+    snprintf(text, sizeof text,
+             "load p5 %s\nload c5 %s --compressed\nload p7 %s\nload c7 %s --compressed\n"
+             "@%d play p5 --fade-in 0\n@%d play c5 --fade-in 0\n@%d play p7 --fade-in 0\n"
+             "@%d play c7 --fade-in 0\n@%d end\n",
+             o5, o5, o7, o7, HSEG, HSEG + OLEN + HSEG, HSEG + 2 * (OLEN + HSEG),
+             HSEG + 3 * (OLEN + HSEG), HSEG + 4 * (OLEN + HSEG));
+    int ch = 0;
+    size_t n = 0;
+    float *x = render(dir, "o.wav", text, "stereo", &ch, &n);
+    assert_int_equal(ch, 2);
+    static const char *what[4] = {"5-ch Ogg preloaded", "5-ch Ogg compressed", "7-ch Ogg preloaded",
+                                  "7-ch Ogg compressed"};
+    for (int k = 0; k < 4; k++) {
+        /* a compressed voice may start a block or two late: 1000 frames in */
+        const size_t at = (size_t)HSEG + (size_t)k * (OLEN + HSEG) + 1000;
+        check_ogg(x, at, k < 2 ? 5 : 7, what[k]);
+    }
+    free(x);
+    char out[300], log[400];
+    snprintf(out, sizeof out, "%s/o.wav", dir);
+    snprintf(log, sizeof log, "%s/start.log", dir);
+    unlink(out);
+    unlink(log);
+    unlink(o5);
+    unlink(o7);
+    rmdir(dir);
+}

@@ -4,5 +4,6 @@
 
 void test_height_render(void **state);
 void test_height_downmix(void **state);
+void test_ogg_5_7(void **state);
 
 #endif

@@ -623,19 +623,6 @@ static void gen_tones6_ogg(void *user, uint32_t frame, float *out, int channels)
         out[c] = w[wave[c]];
 }
 
-/* The amplitude of a cosine/sine of freq in channel c of n frames of x
- * (least squares). */
-static double tone_amp(const float *x, size_t n, int ch, int c, double freq) {
-    double ss = 0, sc = 0, cc = 0, xs = 0, xc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / RATE, sn = sin(w), co = cos(w);
-        double v = x[i * (size_t)ch + (size_t)c];
-        ss += sn * sn, sc += sn * co, cc += co * co, xs += v * sn, xc += v * co;
-    }
-    double det = ss * cc - sc * sc, a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det;
-    return sqrt(a * a + b * b);
-}
-
 /* The first frame at or after `from` where any of ch channels sounds. */
 static size_t onset(const float *x, size_t n, int ch, size_t from) {
     for (size_t i = from; i < n; i++)
@@ -724,10 +711,10 @@ static void test_stream_channels(void **state) {
         fprintf(stderr, "# 5.1 %s on --layout 5.1: %d frames bit-exact per channel", what[k], TLEN);
         for (int c = 0; c < 6; c++) /* and each tone is on its own speaker */
             fprintf(stderr, "%s%.0f Hz %.4f", c ? ", " : " (", k_thz[c],
-                    tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c]));
+                    th_tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c], RATE));
         fprintf(stderr, ")\n");
         for (int c = 0; c < 6; c++)
-            assert_true(tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c]) >
+            assert_true(th_tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c], RATE) >
                         0.9 * k_tamp[c]);
     }
     free(x);
@@ -744,9 +731,9 @@ static void test_stream_channels(void **state) {
             fail_msg("stereo sample %zu: streamed %.9g, preloaded %.9g", i, x[2 * a + i],
                      x[2 * b + i]);
     /* and that downmix is BS.775: L = FL + 0.7071 (FC + BL), the LFE dropped */
-    double l_fl = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[0]),
-           l_fc = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[2]);
-    double l_lfe = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[3]);
+    double l_fl = th_tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[0], RATE),
+           l_fc = th_tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[2], RATE);
+    double l_lfe = th_tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[3], RATE);
     fprintf(stderr, "# streamed 5.1 FLAC on stereo: left FL %.4f, FC %.4f, LFE %.5f\n", l_fl, l_fc,
             l_lfe);
     assert_true(fabs(l_fl - k_tamp[0]) < 0.01 && fabs(l_fc - 0.7071 * k_tamp[2]) < 0.01);
@@ -775,6 +762,7 @@ int main(void) {
         cmocka_unit_test(test_stream_channels),
         cmocka_unit_test(test_height_render),
         cmocka_unit_test(test_height_downmix),
+        cmocka_unit_test(test_ogg_5_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
