@@ -162,10 +162,10 @@ int hl_layout_has_height(hl_layout_t l) {
 
 /* The unit vector of channel c (x right, y up, z back). */
 static void spk_vec(const layout_def_t *d, uint32_t c, double v[3]) {
-    const double az = d->az[c] * (M_PI / 180.0), el = d->el[c] * (M_PI / 180.0);
-    v[0] = -sin(az) * cos(el);
-    v[1] = sin(el);
-    v[2] = -cos(az) * cos(el);
+    const float az = d->az[c] * ((float)M_PI / 180.0f), el = d->el[c] * ((float)M_PI / 180.0f);
+    v[0] = (double)(-sinf(az) * cosf(el));
+    v[1] = (double)sinf(el);
+    v[2] = (double)(-cosf(az) * cosf(el));
 }
 
 /* g with g0 a + g1 b + g2 c = p (Cramer's rule); 0 if the triangle is flat. */
@@ -197,7 +197,7 @@ void hl_layout_pan3(hl_layout_t l, const float dir[3], hl_layout_tri_t *t) {
         len = 1.0;
     }
     if (!hl_layout_has_height(l)) { /* the pair of the azimuth */
-        const float az = (float)atan2(-p[0], -p[2]);
+        const float az = atan2f((float)-p[0], (float)-p[2]);
         hl_layout_pair_t pr;
         hl_layout_pair(l, az, &pr);
         t->ch[0] = pr.cl;
