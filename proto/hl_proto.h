@@ -480,10 +480,9 @@ typedef struct {
     char name[HL_MAX_NAME + 1]; /* bus name ("" for the master: not on the wire) */
     float peak_db[2], peak_hold_db[2], rms_db[2];
 } hl_meter_level_t;
-/* METER since 1.1: a surround layout's channels past the front pair (2.. in
- * the layout's order FL FR FC LFE BL BR SL SR TFL TFR TBL TBR), for the
- * master and each bus of hl_meter_t.bus[] in turn; channels 0 (or 2) on
- * stereo: none. */
+/* METER since 1.1: a surround layout's channels past the front pair (2.. in the layout's
+ * order FL FR FC LFE BL BR SL SR TFL TFR TBL TBR), for the master and each bus of
+ * hl_meter_t.bus[] in turn; channels 0 (or 2) on stereo: none. */
 #define HL_METER_MAX_CH 12 /* channels per level: 7.1.4 */
 typedef struct {
     float peak_db[HL_METER_MAX_CH - 2], peak_hold_db[HL_METER_MAX_CH - 2];

@@ -45,10 +45,8 @@ static void pos_of(double az, double el, char *buf, size_t cap) {
     snprintf(buf, cap, "%.6f,%.6f,%.6f", -sin(a) * cos(e), sin(e), -cos(a) * cos(e));
 }
 
-/* Renders score (its text) to dir/name on layout; returns its frames
- * (*ch channels, *n frames). */
-static float *render(const char *dir, const char *name, const char *text, const char *layout,
-                     int *ch, size_t *n) {
+float *lh_render(const char *dir, const char *name, const char *text, const char *layout, int *ch,
+                 size_t *n) {
     char score[300], out[300], err[4096];
     snprintf(score, sizeof score, "%s/score.txt", dir);
     snprintf(out, sizeof out, "%s/%s", dir, name);
@@ -65,6 +63,24 @@ static float *render(const char *dir, const char *name, const char *text, const 
     assert_int_equal(th_read_sound(out, &x, n, ch, &rate), 0);
     unlink(score);
     return x;
+}
+
+void lh_clean(char *dir, const char *const *names) {
+    char p[400];
+    for (; *names; names++) {
+        snprintf(p, sizeof p, "%s/%s", dir, *names);
+        unlink(p);
+    }
+    snprintf(p, sizeof p, "%s/start.log", dir);
+    unlink(p);
+    rmdir(dir);
+}
+
+/* Writes dir/name (th_write_sound at HRATE), its path into path. */
+static void write_in(const char *dir, const char *name, int format, int ch, uint32_t frames,
+                     th_gen_fn gen, char path[300]) {
+    snprintf(path, 300, "%s/%s", dir, name);
+    assert_int_equal(th_write_sound(path, format, ch, HRATE, frames, gen, NULL), 0);
 }
 
 static int same_bytes(const char *a, const char *b) {
@@ -85,13 +101,8 @@ void test_height_render(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-height-XXXXXX", dc[300], bed[300], p1[80], p2[80], p3[80];
     assert_non_null(mkdtemp(dir));
-    snprintf(dc, sizeof dc, "%s/dc.wav", dir);
-    snprintf(bed, sizeof bed, "%s/bed.wav", dir);
-    assert_int_equal(
-        th_write_sound(dc, SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, HRATE, HLEN, gen_levels, NULL), 0);
-    assert_int_equal(
-        th_write_sound(bed, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, 8, HRATE, HLEN, gen_levels, NULL),
-        0);
+    write_in(dir, "dc.wav", SF_FORMAT_WAV | SF_FORMAT_FLOAT, 1, HLEN, gen_levels, dc);
+    write_in(dir, "bed.wav", SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, 8, HLEN, gen_levels, bed);
     pos_of(45, 45, p1, sizeof p1); /* TFL itself */
     pos_of(60, 20, p2, sizeof p2); /* above ear height, between FL, SL and TFL */
     pos_of(100, 0, p3, sizeof p3); /* ear height, between SL and BL */
@@ -103,7 +114,7 @@ void test_height_render(void **state) {
              dc, bed, HSEG, p1, 2 * HSEG, p2, 3 * HSEG, p3, 4 * HSEG, 5 * HSEG);
     int ch = 0;
     size_t n = 0;
-    float *x = render(dir, "a.wav", text, "7.1.4", &ch, &n);
+    float *x = lh_render(dir, "a.wav", text, "7.1.4", &ch, &n);
     assert_int_equal(ch, 12);
     assert_true(n >= 5 * HSEG);
     char a[300], b[300];
@@ -137,28 +148,19 @@ void test_height_render(void **state) {
     for (int c = 0; c < 12; c++)
         assert_true(f[c] == (c < 8 ? LV(c) : 0.0f));
     free(x);
-    x = render(dir, "b.wav", text, "7.1.4", &ch, &n);
+    x = lh_render(dir, "b.wav", text, "7.1.4", &ch, &n);
     free(x);
     assert_true(same_bytes(a, b));
     fprintf(stderr, "# 7.1.4 render byte-identical twice\n");
-    unlink(a);
-    unlink(b);
-    unlink(dc);
-    unlink(bed);
-    char log[400];
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(log);
-    rmdir(dir);
+    static const char *const files[] = {"a.wav", "b.wav", "dc.wav", "bed.wav", NULL};
+    lh_clean(dir, files);
 }
 
 void test_height_downmix(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-height-XXXXXX", f12[300], text[600];
     assert_non_null(mkdtemp(dir));
-    snprintf(f12, sizeof f12, "%s/f12.wav", dir);
-    assert_int_equal(
-        th_write_sound(f12, SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, 12, HRATE, HLEN, gen_levels, NULL),
-        0);
+    write_in(dir, "f12.wav", SF_FORMAT_WAVEX | SF_FORMAT_FLOAT, 12, HLEN, gen_levels, f12);
     snprintf(text, sizeof text, "load t %s\n@%d play t --fade-in 0\n@%d end\n", f12, HSEG,
              2 * HSEG);
     float lv[12];
@@ -167,7 +169,7 @@ void test_height_downmix(void **state) {
     const float k = 0.70710678f;
     int ch = 0;
     size_t n = 0;
-    float *x = render(dir, "o.wav", text, "7.1", &ch, &n);
+    float *x = lh_render(dir, "o.wav", text, "7.1", &ch, &n);
     assert_int_equal(ch, 8);
     const float *f = x + ((size_t)HSEG + HLEN / 2) * 8;
     const float w71[8] = {lv[0] + k * lv[8],  lv[1] + k * lv[9],  lv[2], lv[3],
@@ -175,7 +177,7 @@ void test_height_downmix(void **state) {
     for (int c = 0; c < 8; c++)
         assert_float_equal(f[c], w71[c], 1e-5);
     free(x);
-    x = render(dir, "o.wav", text, "stereo", &ch, &n);
+    x = lh_render(dir, "o.wav", text, "stereo", &ch, &n);
     assert_int_equal(ch, 2);
     f = x + ((size_t)HSEG + HLEN / 2) * 2;
     /* then BS.775 from 7.1: FC -3 dB, 7.1's back and side pairs at 0.7071 x
@@ -187,13 +189,8 @@ void test_height_downmix(void **state) {
     assert_float_equal(f[0], l, 1e-4);
     assert_float_equal(f[1], r, 1e-4);
     free(x);
-    char out[300], log[400];
-    snprintf(out, sizeof out, "%s/o.wav", dir);
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(out);
-    unlink(log);
-    unlink(f12);
-    rmdir(dir);
+    static const char *const files[] = {"o.wav", "f12.wav", NULL};
+    lh_clean(dir, files);
 }
 
 /* ---- 5- and 7-channel Ogg Vorbis: Vorbis order to WAVE order ---- */
@@ -238,12 +235,8 @@ void test_ogg_5_7(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-height-XXXXXX", o5[300], o7[300], text[2048];
     assert_non_null(mkdtemp(dir));
-    snprintf(o5, sizeof o5, "%s/o5.ogg", dir);
-    snprintf(o7, sizeof o7, "%s/o7.ogg", dir);
-    assert_int_equal(
-        th_write_sound(o5, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 5, HRATE, OLEN, gen_ogg, NULL), 0);
-    assert_int_equal(
-        th_write_sound(o7, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 7, HRATE, OLEN, gen_ogg, NULL), 0);
+    write_in(dir, "o5.ogg", SF_FORMAT_OGG | SF_FORMAT_VORBIS, 5, OLEN, gen_ogg, o5);
+    write_in(dir, "o7.ogg", SF_FORMAT_OGG | SF_FORMAT_VORBIS, 7, OLEN, gen_ogg, o7);
     /* preloaded and kept compressed (the stream decoder's path) */
     snprintf(text, sizeof text,
              "load p5 %s\nload c5 %s --compressed\nload p7 %s\nload c7 %s --compressed\n"
@@ -253,7 +246,7 @@ void test_ogg_5_7(void **state) {
              HSEG + 3 * (OLEN + HSEG), HSEG + 4 * (OLEN + HSEG));
     int ch = 0;
     size_t n = 0;
-    float *x = render(dir, "o.wav", text, "stereo", &ch, &n);
+    float *x = lh_render(dir, "o.wav", text, "stereo", &ch, &n);
     assert_int_equal(ch, 2);
     static const char *what[4] = {"5-ch Ogg preloaded", "5-ch Ogg compressed", "7-ch Ogg preloaded",
                                   "7-ch Ogg compressed"};
@@ -263,12 +256,6 @@ void test_ogg_5_7(void **state) {
         check_ogg(x, at, k < 2 ? 5 : 7, what[k]);
     }
     free(x);
-    char out[300], log[400];
-    snprintf(out, sizeof out, "%s/o.wav", dir);
-    snprintf(log, sizeof log, "%s/start.log", dir);
-    unlink(out);
-    unlink(log);
-    unlink(o5);
-    unlink(o7);
-    rmdir(dir);
+    static const char *const files[] = {"o.wav", "o5.ogg", "o7.ogg", NULL};
+    lh_clean(dir, files);
 }

@@ -636,25 +636,14 @@ static size_t onset(const float *x, size_t n, int ch, size_t from) {
  * `layout`; returns the output (*och channels, *n frames). */
 static float *render_tones(const char *dir, const char *flac, const char *ogg, const char *layout,
                            const char *plays, int *och, size_t *n) {
-    char score[300], out[300], err[4096];
-    snprintf(score, sizeof score, "%s/score.txt", dir);
+    char text[2048], out[300];
+    snprintf(text, sizeof text,
+             "load fs %s --stream\nload fc %s --compressed\nload fp %s\n"
+             "load vc %s --compressed\nload vp %s\n%s",
+             flac, flac, flac, ogg, ogg, plays);
+    float *x = lh_render(dir, "out.wav", text, layout, och, n);
     snprintf(out, sizeof out, "%s/out.wav", dir);
-    FILE *f = fopen(score, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "load fs %s --stream\nload fc %s --compressed\nload fp %s\n"
-            "load vc %s --compressed\nload vp %s\n%s",
-            flac, flac, flac, ogg, ogg, plays);
-    fclose(f);
-    const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
-    int rc = th_heliod_run(dir, a, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "%s", err);
-    assert_int_equal(rc, 0);
-    float *x = NULL;
-    int rate = 0;
-    assert_int_equal(th_read_sound(out, &x, n, och, &rate), 0);
     unlink(out);
-    unlink(score);
     return x;
 }
 

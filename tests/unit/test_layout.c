@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "hl_layout.h"
+#include "mix_helpers.h"
 
 static void test_names(void **state) {
     (void)state;
@@ -132,14 +133,6 @@ static void test_speakers(void **state) {
     assert_float_equal(g[0] + g[1] + g[2] + g[3] + g[5] + g[7], 0.0f, 1e-6);
 }
 
-/* x right, y up, z back: azimuth az (positive left), elevation el, degrees */
-static void dir_of(double az, double el, float d[3]) {
-    const double a = az * M_PI / 180.0, e = el * M_PI / 180.0;
-    d[0] = (float)(-sin(a) * cos(e));
-    d[1] = (float)sin(e);
-    d[2] = (float)(-cos(a) * cos(e));
-}
-
 /* 7.1.4 over the upper hemisphere, every 3 degrees: gains >= 0, summed
  * power 1, at most three speakers, LFE silent, the top speakers sounding
  * exactly when the source is above ear height, and the VBAP image (the
@@ -154,7 +147,7 @@ static void test_height(void **state) {
         for (int ia = 0; ia < 120; ia++) {
             const double az = 3.0 * ia - 180.0, el = 3.0 * ie;
             float d[3], g[HL_LAYOUT_MAX_CH];
-            dir_of(az, el, d);
+            test_dir_of(az, el, d);
             hl_layout_pan_dir(l, d, g);
             double p = 0, top = 0, img[3] = {0, 0, 0};
             int nz = 0;
@@ -164,7 +157,7 @@ static void test_height(void **state) {
                 nz += g[c] != 0.0f;
                 if (c >= TOP0) top += g[c];
                 float u[3];
-                dir_of(k_az[l][c], el_spk[c], u);
+                test_dir_of(k_az[l][c], el_spk[c], u);
                 for (int a = 0; a < 3; a++)
                     img[a] += g[c] * u[a];
             }
@@ -180,7 +173,7 @@ static void test_height(void **state) {
             worst = off > worst ? off : worst;
             if (el == 0.0) { /* below the ear plane: the same as at it */
                 float db_[3], gb[HL_LAYOUT_MAX_CH];
-                dir_of(az, -40.0, db_);
+                test_dir_of(az, -40.0, db_);
                 hl_layout_pan_dir(l, db_, gb);
                 for (uint32_t c = 0; c < 12; c++)
                     assert_float_equal(gb[c], g[c], 1e-5);
@@ -193,12 +186,12 @@ static void test_height(void **state) {
     /* at a top speaker it alone plays; straight up: the top square's diagonal */
     float d[3], g[HL_LAYOUT_MAX_CH];
     for (uint32_t c = TOP0; c < 12; c++) {
-        dir_of(k_az[l][c], 45.0, d);
+        test_dir_of(k_az[l][c], 45.0, d);
         hl_layout_pan_dir(l, d, g);
         for (uint32_t k = 0; k < 12; k++)
             assert_float_equal(g[k], k == c ? 1.0f : 0.0f, 1e-4);
     }
-    dir_of(0, 90, d);
+    test_dir_of(0, 90, d);
     hl_layout_pan_dir(l, d, g);
     assert_float_equal(g[8], 0.70710678f, 1e-4);  /* TFL */
     assert_float_equal(g[11], 0.70710678f, 1e-4); /* TBR */

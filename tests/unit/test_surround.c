@@ -154,14 +154,6 @@ static void sweep_on(hl_layout_t layout) {
     free(mem);
 }
 
-/* Position at azimuth az, elevation el (degrees) 1 m from the default listener. */
-static void at_dir(double az, double el, float pos[3]) {
-    const double a = az * TEST_PI / 180.0, e = el * TEST_PI / 180.0;
-    pos[0] = (float)(-sin(a) * cos(e));
-    pos[1] = (float)sin(e);
-    pos[2] = (float)(-cos(a) * cos(e));
-}
-
 /* 7.1.4: a turn at elevation 30 degrees, then over the top to behind
  * (elevation 30 .. 180 at azimuth 20), 2 degrees a block. */
 static void test_height(void **state) {
@@ -171,7 +163,7 @@ static void test_height(void **state) {
     hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
     hl_voice_params_t p = test_params(dc);
     p.flags = HL_MIX_3D | HL_MIX_LOOP;
-    at_dir(20.0, 30.0, p.pos);
+    test_dir_of(20.0, 30.0, p.pos);
     uint64_t v = 0, now = 0;
     assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     float x[BLK * 12];
@@ -179,9 +171,9 @@ static void test_height(void **state) {
     for (int k = 1; k <= 255; k++) {
         hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = BLK};
         if (k <= 180)
-            at_dir(20.0 + 2.0 * k, 30.0, set.pos);
+            test_dir_of(20.0 + 2.0 * k, 30.0, set.pos);
         else
-            at_dir(20.0, 30.0 + 2.0 * (k - 180), set.pos);
+            test_dir_of(20.0, 30.0 + 2.0 * (k - 180), set.pos);
         assert_int_equal(hl_mixer_set(m, v, &set, now), 0);
         hl_mixer_process_rt(m, x, BLK, now);
         now += (uint64_t)BLK * 1000000000u / TEST_RATE;
