@@ -248,9 +248,9 @@ static void test_2d_front_pair(void **state) {
  * arc) through a low-pass EQ on its bus, or a reverb with the dry path only
  * (wet 0: its input folded to the front pair comes out there): the 7.1
  * output, BLK x 8 frames into x. */
-static void through_insert(int kind, double az, float *x) {
+static void through_insert(hl_layout_t layout, int kind, double az, double el, float *x) {
     void *mem;
-    hl_mixer_t *m = surround_mixer(HL_LAYOUT_71, &mem);
+    hl_mixer_t *m = surround_mixer(layout, &mem);
     hl_fx_t fx = {.kind = kind};
     void *rmem = NULL;
     if (kind == HL_FX_EQ) {
@@ -271,7 +271,7 @@ static void through_insert(int kind, double az, float *x) {
     hl_pcm_t *src = test_pcm_sine(TEST_RATE, 1, 0.01, 0.0, 0.5f);
     hl_voice_params_t p = test_params(src);
     p.flags = HL_MIX_3D;
-    at_az(az, p.pos);
+    test_dir_of(az, el, p.pos);
     uint64_t v;
     assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
     hl_mixer_process_rt(m, x, BLK, 0);
@@ -281,27 +281,32 @@ static void through_insert(int kind, double az, float *x) {
 }
 
 /* Inserts on a surround bus: the EQ filters every channel alike (a voice on
- * BL comes out exactly as the same voice on FL), the reverb takes the
- * surrounds folded into its front pair (nothing stays behind). */
+ * BL comes out exactly as the same voice on FL; on 7.1.4 one on TFL as one
+ * on FL), the reverb takes the surrounds (and the top speakers) folded into
+ * its front pair (nothing stays behind). */
 static void test_inserts(void **state) {
     (void)state;
-    static float front[BLK * 8], back[BLK * 8];
-    through_insert(HL_FX_EQ, 30.0, front); /* FL */
-    through_insert(HL_FX_EQ, 150.0, back); /* BL */
-    double e = 0;
-    for (int t = 0; t < BLK; t++) {
-        assert_true(back[8 * t + 4] == front[8 * t + 0]);
-        e += (double)back[8 * t + 4] * back[8 * t + 4];
+    static float front[BLK * 12], back[BLK * 12];
+    for (int h = 0; h < 2; h++) {
+        const hl_layout_t l = h ? HL_LAYOUT_714 : HL_LAYOUT_71;
+        const int ch = h ? 12 : 8, other = h ? 8 : 4;  /* TFL : BL */
+        through_insert(l, HL_FX_EQ, 30.0, 0.0, front); /* FL */
+        through_insert(l, HL_FX_EQ, h ? 45.0 : 150.0, h ? 45.0 : 0.0, back);
+        double e = 0;
+        for (int t = 0; t < BLK; t++) {
+            assert_float_equal(back[ch * t + other], front[ch * t + 0], 1e-6);
+            e += (double)back[ch * t + other] * back[ch * t + other];
+        }
+        assert_true(e > 1e-3);                                                    /* it played */
+        through_insert(l, HL_FX_REVERB, h ? 135.0 : 150.0, h ? 45.0 : 0.0, back); /* BL, TBL */
+        double fl = 0;
+        for (int t = 0; t < BLK; t++) {
+            for (int c = 2; c < ch; c++)
+                assert_true(back[ch * t + c] == 0.0f);
+            fl += (double)back[ch * t] * back[ch * t];
+        }
+        assert_true(fl > 1e-3); /* folded into FL */
     }
-    assert_true(e > 1e-3); /* it played */
-    through_insert(HL_FX_REVERB, 150.0, back);
-    double fl = 0;
-    for (int t = 0; t < BLK; t++) {
-        for (int c = 2; c < 8; c++)
-            assert_true(back[8 * t + c] == 0.0f);
-        fl += (double)back[8 * t] * back[8 * t];
-    }
-    assert_true(fl > 1e-3); /* folded into FL */
 }
 
 /* HRTF is stereo only: a surround mixer with HRTF state is refused. */
