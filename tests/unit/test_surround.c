@@ -210,6 +210,35 @@ static void test_height(void **state) {
     free(mem);
 }
 
+/* 7.1.4, the post stage of a height voice: occlusion and a send reach the
+ * bus and the send bus on the voice's speaker (TFL) only. */
+static void test_height_post(void **state) {
+    (void)state;
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_714, &mem);
+    int8_t parent[HL_MAX_BUSES];
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        parent[b] = -1; /* every bus under the master */
+    assert_int_equal(hl_mixer_bus_graph(m, parent, (1u << 5) - 1u, 0), 0);
+    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
+    hl_voice_params_t p = test_params(dc);
+    p.flags = HL_MIX_3D | HL_MIX_LOOP;
+    p.occ_db = -6.0f;
+    p.send_bus[0] = 4;
+    p.send_gain[0] = 0.5f;
+    test_dir_of(45.0, 45.0, p.pos); /* TFL */
+    uint64_t v = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
+    float x[BLK * 12];
+    for (int k = 0; k < 2; k++)
+        hl_mixer_process_rt(m, x, BLK, 0);
+    const float o = powf(10.0f, -6.0f / 20.0f), *f = x + (size_t)(BLK - 1) * 12;
+    for (int c = 0; c < 12; c++)
+        assert_float_equal(f[c], c == 8 ? DCV * o * 1.5f : 0.0f, 1e-4);
+    test_pcm_free(dc);
+    free(mem);
+}
+
 /* state: the hl_layout_t to sweep */
 static void test_sweep(void **state) {
     sweep_on(*(const hl_layout_t *)*state);
@@ -441,6 +470,7 @@ int main(void) {
         cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
         cmocka_unit_test_prestate(test_sweep, (void *)&l714),
         cmocka_unit_test(test_height),
+        cmocka_unit_test(test_height_post),
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_multichannel),
