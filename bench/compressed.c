@@ -178,15 +178,14 @@ int main(int argc, char **argv) {
     int voices = 64, plays = 200, burst = 0;
     uint32_t flags = HELIOD_LOAD_COMPRESSED;
     const char *mode = "compressed";
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"minutes", required_argument, NULL, 'm'},
-                                         {"voices", required_argument, NULL, 'v'},
-                                         {"plays", required_argument, NULL, 'p'},
-                                         {"stream", no_argument, NULL, 'S'},
-                                         {"preload", no_argument, NULL, 'P'},
-                                         {"settle", required_argument, NULL, 'T'},
-                                         {"burst", required_argument, NULL, 'B'},
-                                         {NULL, 0, NULL, 0}};
+    /* clang-format off */
+    static const struct option opts[] = {
+        {"heliod", required_argument, NULL, 'H'}, {"minutes", required_argument, NULL, 'm'},
+        {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
+        {"stream", no_argument, NULL, 'S'},       {"preload", no_argument, NULL, 'P'},
+        {"settle", required_argument, NULL, 'T'}, {"burst", required_argument, NULL, 'B'},
+        {NULL, 0, NULL, 0}};
+    /* clang-format on */
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
         switch (opt) {

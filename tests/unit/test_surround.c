@@ -93,16 +93,24 @@ static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stat
     }
 }
 
+/* A looping 3D voice's parameters: a mono DC of DCV (*dc, the caller frees
+ * it) at azimuth az, elevation el, 1 m away. */
+static hl_voice_params_t dc_3d(hl_pcm_t **dc, double az, double el) {
+    *dc = test_pcm_dc(TEST_RATE, 1, DCV);
+    hl_voice_params_t p = test_params(*dc);
+    p.flags = HL_MIX_3D | HL_MIX_LOOP;
+    test_dir_of(az, el, p.pos);
+    return p;
+}
+
 static void sweep_on(hl_layout_t layout) {
     void *mem;
     hl_mixer_t *m = surround_mixer(layout, &mem);
     const uint32_t ch = hl_layout_channels(layout);
     const int lfe = hl_layout_channel_of(layout, HL_SPK_LFE);
     const int fc = hl_layout_channel_of(layout, HL_SPK_FC);
-    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
-    hl_voice_params_t p = test_params(dc);
-    p.flags = HL_MIX_3D | HL_MIX_LOOP;
-    at_az(0.0, p.pos);
+    hl_pcm_t *dc;
+    hl_voice_params_t p = dc_3d(&dc, 0.0, 0.0);
     uint64_t v = 0, now = 0;
     assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     float *x = calloc((size_t)BLK * ch, sizeof(float));
@@ -160,10 +168,8 @@ static void test_height(void **state) {
     (void)state;
     void *mem;
     hl_mixer_t *m = surround_mixer(HL_LAYOUT_714, &mem);
-    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
-    hl_voice_params_t p = test_params(dc);
-    p.flags = HL_MIX_3D | HL_MIX_LOOP;
-    test_dir_of(20.0, 30.0, p.pos);
+    hl_pcm_t *dc;
+    hl_voice_params_t p = dc_3d(&dc, 20.0, 30.0);
     uint64_t v = 0, now = 0;
     assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     float x[BLK * 12];
@@ -220,13 +226,11 @@ static void test_height_post(void **state) {
     for (int b = 0; b < HL_MAX_BUSES; b++)
         parent[b] = -1; /* every bus under the master */
     assert_int_equal(hl_mixer_bus_graph(m, parent, (1u << 5) - 1u, 0), 0);
-    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
-    hl_voice_params_t p = test_params(dc);
-    p.flags = HL_MIX_3D | HL_MIX_LOOP;
+    hl_pcm_t *dc;
+    hl_voice_params_t p = dc_3d(&dc, 45.0, 45.0); /* TFL */
     p.occ_db = -6.0f;
     p.send_bus[0] = 4;
     p.send_gain[0] = 0.5f;
-    test_dir_of(45.0, 45.0, p.pos); /* TFL */
     uint64_t v = 0;
     assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
     float x[BLK * 12];
