@@ -22,6 +22,14 @@
  *                            first_sample_p50_ms=... first_sample_p99_ms=...
  *                            failed=...
  *
+ *   (d) --burst N (0: off): --plays plays sent N at a time in one write (one
+ *       loop turn of the daemon), each round waited for then stopped; play
+ *       -> first sample over every play of every round, and the daemon's
+ *       inline opens (STATS decoder_inline_opens, if it has it):
+ *         compressed-burst burst=N rounds=... first_sample_p50_ms=...
+ *                          first_sample_p99_ms=... first_sample_max_ms=...
+ *                          failed=...
+ *
  * --stream loads the same file as a stream from disk instead, --preload
  * decodes it whole at load (the figures to compare with: a preloaded PLAY
  * waits for no decoder, so its reply time is the request's own round trip
@@ -116,17 +124,68 @@ static int write_opus(const char *path, double minutes) {
     return sf_close(f) == 0 ? 0 : -1;
 }
 
+typedef struct {
+    heliod_voice_t voice[CB_STARTED];
+    unsigned n;
+} burst_t;
+
+static void on_burst_reply(void *user, const heliod_reply_t *r) {
+    burst_t *b = user;
+    if (r->status == 0 && b->n < CB_STARTED) b->voice[b->n++] = r->voice;
+}
+
+/* (d): rounds of `burst` async plays flushed together. */
+static int run_burst(heliod_t *h, started_t *started, int plays, int burst) {
+    const int rounds = plays / burst > 0 ? plays / burst : 1;
+    double *first = calloc((size_t)rounds * (size_t)burst, sizeof *first);
+    int nfirst = 0, failed = 0;
+    for (int k = 0; first && k < rounds; k++) {
+        burst_t b = {.n = 0};
+        heliod_play_params_t p;
+        heliod_play_params_init(&p);
+        p.gain_db = -36;
+        const uint64_t t0 = bd_now_ns();
+        for (int i = 0; i < burst; i++)
+            (void)heliod_play_async(h, "music", &p, on_burst_reply, &b);
+        if (heliod_sync(h) != 0) return -1;
+        failed += burst - (int)b.n;
+        for (unsigned i = 0; i < b.n; i++) {
+            const uint64_t t1 = wait_started(h, started, b.voice[i]);
+            if (t1 > t0)
+                first[nfirst++] = (double)(t1 - t0) / 1e6;
+            else
+                failed++;
+        }
+        for (unsigned i = 0; i < b.n; i++)
+            (void)heliod_stop_async(h, b.voice[i], 0.0f);
+        (void)heliod_sync(h);
+        bd_sleep(0.05); /* the stopped voices' streams go */
+    }
+    if (first && nfirst)
+        printf("compressed-burst burst=%d rounds=%d first_sample_p50_ms=%.3f "
+               "first_sample_p99_ms=%.3f first_sample_max_ms=%.3f failed=%d\n",
+               burst, rounds, bd_percentile(first, (size_t)nfirst, 50),
+               bd_percentile(first, (size_t)nfirst, 99), bd_percentile(first, (size_t)nfirst, 100),
+               failed);
+    fflush(stdout);
+    free(first);
+    return first ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     double minutes = 60, seconds = 10, settle = CB_SETTLE_S;
-    int voices = 64, plays = 200;
+    int voices = 64, plays = 200, burst = 0;
     uint32_t flags = HELIOD_LOAD_COMPRESSED;
     const char *mode = "compressed";
+    /* clang-format off */
     static const struct option opts[] = {
         {"heliod", required_argument, NULL, 'H'}, {"minutes", required_argument, NULL, 'm'},
         {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
         {"stream", no_argument, NULL, 'S'},       {"preload", no_argument, NULL, 'P'},
-        {"settle", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0}};
+        {"settle", required_argument, NULL, 'T'}, {"burst", required_argument, NULL, 'B'},
+        {NULL, 0, NULL, 0}};
+    /* clang-format on */
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
         switch (opt) {
@@ -136,6 +195,7 @@ int main(int argc, char **argv) {
         case 'v': voices = atoi(optarg); break;
         case 'p': plays = atoi(optarg); break;
         case 'T': settle = atof(optarg); break;
+        case 'B': burst = atoi(optarg); break;
         case 'S':
             flags = HELIOD_LOAD_STREAM;
             mode = "stream";
@@ -146,15 +206,16 @@ int main(int argc, char **argv) {
             break;
         default:
             fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
-                            "[--plays N] [--stream|--preload] [--settle S] [--heliod PATH]\n");
+                            "[--plays N] [--burst N] [--stream|--preload] [--settle S] "
+                            "[--heliod PATH]\n");
             return 2;
         }
     }
     if (!(settle >= 0) || settle > 60) settle = CB_SETTLE_S;
     if (!(minutes > 0) || minutes > 600 || voices < 1 || voices > 256 || !(seconds > 0) ||
-        plays < 1 || plays > CB_MAX_PLAYS) {
+        plays < 1 || plays > CB_MAX_PLAYS || burst < 0 || burst > CB_STARTED) {
         fprintf(stderr, "compressed: --minutes 0..600, --voices 1..256, -s > 0, --plays "
-                        "1..100000\n");
+                        "1..100000, --burst 0..64\n");
         return 2;
     }
     char heliod[BD_PATH_MAX];
@@ -212,6 +273,7 @@ int main(int argc, char **argv) {
             failed++;
         (void)heliod_stop(h, v, 0.0f);
     }
+    if (!rc && burst > 0 && run_burst(h, &started, plays, burst) != 0) rc = -1;
     heliod_set_event_callback(h, NULL, NULL);
     if (!rc && lat && first) {
         double p50 = bd_percentile(lat, (size_t)plays, 50),

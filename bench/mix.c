@@ -88,7 +88,7 @@ typedef struct {
     double seconds, warmup;
     int buffers;
     const char *variant;
-    int channels; /* -c / --channels: 2 (stereo), 4, 6 or 8 (hl_layout.h) */
+    int channels; /* -c / --channels: 2 (stereo), 4, 6, 8 or 12 (hl_layout.h) */
     int turn;     /* -t: the listener turns 1 degree a block (every 3D pair recomputed) */
 } mb_args_t;
 
@@ -106,7 +106,8 @@ static void usage(const char *prog) {
             "       (pitched with the band-limited sinc interpolator) or post\n"
             "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"
             "       to a reverb bus on every voice)\n"
-            "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1;\n"
+            "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1,\n"
+            "       12 7.1.4 (its 3D voices take the full path: VBAP after the post stage);\n"
             "       the 3D voices are panned over its speakers\n"
             "  -t   the listener turns 1 degree every block: every voice's spatial\n"
             "       gains (and on surround its speaker pair) are recomputed each block\n",

@@ -63,7 +63,7 @@ static const cmd_desc_t cmds[] = {
      "  --pan P            stereo pan in [-1, 1] (default 0)\n"
      "  --pos X,Y,Z        3D position in metres (implies 3D)\n"
      "  --pitch R          playback rate in [0.25, 4] (default 1)\n"
-     "  --lfe L            LFE send, linear in [0, 4] (default 0: none; --layout 5.1, 7.1)\n"
+     "  --lfe L            LFE send, linear in [0, 4] (default 0: none; --layout 5.1, 7.1, 7.1.4)\n"
      "  --loop             loop until stopped (or --loop-count more times)\n"
      "  --loop-start F     loop region start, frames at the file's rate (default 0)\n"
      "  --loop-end F       loop region end, frames at the file's rate (default: end)\n"
@@ -367,7 +367,8 @@ static const cmd_desc_t cmds[] = {
      "  louder channel; -144 is silence), then the EBU R128 loudness: M (400 ms),\n"
      "  S (3 s) and I (integrated, since start or `stats --reset`) in LUFS and\n"
      "  LRA in LU. --json prints one object per event with every channel (a\n"
-     "  surround layout's in its order: FL FR FC LFE BL BR SL SR).\n"
+     "  surround layout's in its order: FL FR FC LFE BL BR SL SR, then 7.1.4's\n"
+     "  TFL TFR TBL TBR).\n"
      "  --rate HZ    events per second, 1..100 [20]\n"
      "  --count N    stop after N events [until stopped]\n"},
     {"batch", CTL_BATCH, 0,

@@ -107,7 +107,7 @@ typedef struct {
     int have_profile, have_meter;
     heliod_profile_t prof;
     heliod_meter_t meter;
-    heliod_meter_channels_t ch; /* every channel of its levels (ch.channels of them) */
+    heliod_meter_all_t ch; /* every channel of its levels (ch.channels of them) */
     heliod_stat_t *stats;
     size_t nstats;
     heliod_voice_info_t *voices;
@@ -141,7 +141,7 @@ static void on_event(void *user, const heliod_event_t *ev) {
         t->have_profile = 1;
     } else if (ev->type == HELIOD_EVENT_METER && ev->meter) {
         t->meter = *ev->meter;
-        const heliod_meter_channels_t *ch = heliod_meter_channels(ev->meter);
+        const heliod_meter_all_t *ch = heliod_meter_all(ev->meter);
         t->ch.channels = 0; /* none: the front pair of t->meter */
         if (ch) t->ch = *ch;
         t->have_meter = 1;
@@ -322,7 +322,7 @@ static double db_frac(double db) {
  * louder of every channel of the layout. */
 static void level_pk(const top_t *t, int i, double *pk, double *hold) {
     const heliod_level_t *l = i < 0 ? &t->meter.master : &t->meter.bus[i];
-    const heliod_level_ch_t *c = i < 0 ? &t->ch.master : &t->ch.bus[i];
+    const heliod_level_all_t *c = i < 0 ? &t->ch.master : &t->ch.bus[i];
     const unsigned n = t->ch.channels ? t->ch.channels : 2;
     const float *p = t->ch.channels ? c->peak_db : l->peak_db;
     const float *h = t->ch.channels ? c->peak_hold_db : l->peak_hold_db;

@@ -70,7 +70,7 @@ static float louder(const float *v, unsigned n) {
     return top;
 }
 
-static void json_level(const char *name, const heliod_level_ch_t *l, unsigned n) {
+static void json_level(const char *name, const heliod_level_all_t *l, unsigned n) {
     printf("{\"name\":");
     ctl_json_str(name);
     static const char *const key[3] = {"peak_db", "peak_hold_db", "rms_db"};
@@ -86,8 +86,8 @@ static void json_level(const char *name, const heliod_level_ch_t *l, unsigned n)
     putchar('}');
 }
 
-/* A level of every channel: the library's (heliod_meter_channels), else the front pair. */
-static void level_of(const heliod_level_t *l, const heliod_level_ch_t *ch, heliod_level_ch_t *o) {
+/* A level of every channel: the library's (heliod_meter_all), else the front pair. */
+static void level_of(const heliod_level_t *l, const heliod_level_all_t *ch, heliod_level_all_t *o) {
     if (ch) {
         *o = *ch;
         return;
@@ -98,9 +98,9 @@ static void level_of(const heliod_level_t *l, const heliod_level_ch_t *ch, helio
 }
 
 static void print_meter(const heliod_meter_t *m) {
-    const heliod_meter_channels_t *ch = heliod_meter_channels(m);
+    const heliod_meter_all_t *ch = heliod_meter_all(m);
     const unsigned n = ch ? ch->channels : 2;
-    heliod_level_ch_t l;
+    heliod_level_all_t l;
     if (ctl_opts.json) {
         printf("{\"event\":\"meter\",\"frame\":%llu,\"channels\":%u,\"master\":",
                (unsigned long long)m->frame, n);

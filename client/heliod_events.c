@@ -54,8 +54,9 @@ typedef struct {
     heliod_meter_t meter;
     uint64_t magic;
     heliod_meter_channels_t ch;
+    heliod_meter_all_t all;
 } meter_event_t;
-_Static_assert(HELIOD_METER_MAX_CH == HL_METER_MAX_CH, "a level's channels are the wire's");
+_Static_assert(HELIOD_METER_ALL_CH == HL_METER_MAX_CH, "a level's channels are the wire's");
 
 const heliod_meter_channels_t *heliod_meter_channels(const heliod_meter_t *meter) {
     if (!meter) return NULL;
@@ -63,22 +64,33 @@ const heliod_meter_channels_t *heliod_meter_channels(const heliod_meter_t *meter
     return me->magic == METER_MAGIC ? &me->ch : NULL;
 }
 
-/* A level's front pair (w) and the channels past it (r, n - 2 of them). */
+const heliod_meter_all_t *heliod_meter_all(const heliod_meter_t *meter) {
+    if (!meter) return NULL;
+    const meter_event_t *me = (const meter_event_t *)(const void *)meter;
+    return me->magic == METER_MAGIC ? &me->all : NULL;
+}
+
+/* A level's front pair (w) and the channels past it (r, n - 2 of them),
+ * the first n into o (channels 0..n-1), the first HELIOD_METER_MAX_CH into c. */
 static void level_ch(const hl_meter_level_t *w, const hl_meter_rest_t *r, unsigned n,
-                     heliod_level_ch_t *o) {
+                     heliod_level_all_t *o, heliod_level_ch_t *c8) {
     memset(o, 0, sizeof *o);
+    memset(c8, 0, sizeof *c8);
     const float *f[3] = {w->peak_db, w->peak_hold_db, w->rms_db};
     const float *x[3] = {r->peak_db, r->peak_hold_db, r->rms_db};
     float *d[3] = {o->peak_db, o->peak_hold_db, o->rms_db};
+    float *e[3] = {c8->peak_db, c8->peak_hold_db, c8->rms_db};
     for (int k = 0; k < 3; k++)
-        for (unsigned c = 0; c < n; c++)
+        for (unsigned c = 0; c < n; c++) {
             d[k][c] = c < 2 ? f[k][c] : x[k][c - 2];
+            if (c < HELIOD_METER_MAX_CH) e[k][c] = d[k][c];
+        }
 }
 
 /* The core's event sink: one event for fn (never NULL here). */
 static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, heliod_event_fn fn,
                        void *user) {
-    meter_event_t meter; /* ~6 KiB on the stack, so a callback may call back into the library */
+    meter_event_t meter; /* ~11 KiB on the stack, so a callback may call back into the library */
     heliod_event_t ev = {
         .type = e->type,
         .request_id = e->type == HL_EVENT_ERROR ? request_id : 0,
@@ -125,10 +137,11 @@ static void event_sink(heliod_t *h, uint32_t request_id, const hl_event_t *e, he
         meter.magic = METER_MAGIC;
         const hl_meter_more_t *mo = &e->meter_more;
         const unsigned n = mo->channels > 2 ? mo->channels : 2;
-        meter.ch.channels = n;
-        level_ch(&e->meter.master, &mo->master, n, &meter.ch.master);
+        meter.all.channels = n;
+        meter.ch.channels = n < HELIOD_METER_MAX_CH ? n : HELIOD_METER_MAX_CH; /* 7.1.4: its bed */
+        level_ch(&e->meter.master, &mo->master, n, &meter.all.master, &meter.ch.master);
         for (unsigned i = 0; i < e->meter.nbuses && i < HELIOD_METER_MAX_BUSES; i++)
-            level_ch(&e->meter.bus[i], &mo->bus[i], n, &meter.ch.bus[i]);
+            level_ch(&e->meter.bus[i], &mo->bus[i], n, &meter.all.bus[i], &meter.ch.bus[i]);
         ev.meter = &meter.meter;
     }
     if (e->type == HL_EVENT_BANK) {

@@ -113,8 +113,22 @@ typedef struct {
     heliod_level_ch_t bus[HELIOD_METER_MAX_BUSES];
 } heliod_meter_channels_t;
 /* The channels of a METER event's meter the library delivered to the event
- * callback (valid during the callback), else NULL. */
+ * callback (valid during the callback), else NULL. On 7.1.4 (12 channels)
+ * it holds the bed's 8 (channels 8): heliod_meter_all has all of them. */
 const heliod_meter_channels_t *heliod_meter_channels(const heliod_meter_t *meter);
+/* Every channel of a surround layout, 7.1.4's too (FL FR FC LFE BL BR SL SR
+ * TFL TFR TBL TBR): as heliod_meter_channels, up to HELIOD_METER_ALL_CH. */
+#define HELIOD_METER_ALL_CH 12
+typedef struct {
+    float peak_db[HELIOD_METER_ALL_CH], peak_hold_db[HELIOD_METER_ALL_CH];
+    float rms_db[HELIOD_METER_ALL_CH];
+} heliod_level_all_t;
+typedef struct {
+    unsigned channels; /* 2..12 */
+    heliod_level_all_t master;
+    heliod_level_all_t bus[HELIOD_METER_MAX_BUSES];
+} heliod_meter_all_t;
+const heliod_meter_all_t *heliod_meter_all(const heliod_meter_t *meter);
 /* ---- profiler: HELIOD_EVENT_PROFILE (subscription HELIOD_SUB_PROFILE) ----
  * What the engine did in the window since the daemon's previous PROFILE
  * event, and where it stands now. Loads are callback durations over the

@@ -480,16 +480,16 @@ typedef struct {
     char name[HL_MAX_NAME + 1]; /* bus name ("" for the master: not on the wire) */
     float peak_db[2], peak_hold_db[2], rms_db[2];
 } hl_meter_level_t;
-/* METER since 1.1: a surround layout's channels past the front pair (2.. in
- * the layout's order FL FR FC LFE BL BR SL SR), for the master and each bus
- * of hl_meter_t.bus[] in turn; channels 0 (or 2) on stereo: none. */
-#define HL_METER_MAX_CH 8 /* channels per level: 7.1 */
+/* METER since 1.1: a surround layout's channels past the front pair (2.. in the layout's
+ * order FL FR FC LFE BL BR SL SR TFL TFR TBL TBR), for the master and each bus of
+ * hl_meter_t.bus[] in turn; channels 0 (or 2) on stereo: none. */
+#define HL_METER_MAX_CH 12 /* channels per level: 7.1.4 */
 typedef struct {
     float peak_db[HL_METER_MAX_CH - 2], peak_hold_db[HL_METER_MAX_CH - 2];
     float rms_db[HL_METER_MAX_CH - 2];
 } hl_meter_rest_t;
 typedef struct {
-    uint8_t channels; /* 0 or 2: stereo; 3..8 */
+    uint8_t channels; /* 0 or 2: stereo; 3..12 */
     hl_meter_rest_t master, bus[HL_METER_MAX_BUSES];
 } hl_meter_more_t;
 typedef struct {

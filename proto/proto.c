@@ -301,7 +301,7 @@ static void get_meter(hl_rbuf_t *r, hl_meter_t *m) {
 }
 
 /* Since 1.1, after a METER's buses: the channels past the front pair of a
- * surround layout (u8 channels, 3..8), then for the master and each bus in
+ * surround layout (u8 channels, 3..12), then for the master and each bus in
  * turn their peaks, holds and rms (channels - 2 f32 each). Left off on stereo. */
 static void put_meter_more(hl_wbuf_t *w, const hl_meter_t *m, const hl_meter_more_t *x) {
     if (x->channels <= 2) return;

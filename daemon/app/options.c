@@ -165,8 +165,9 @@ static void usage(FILE *f) {
             "                       of a SOFA file (default: libmysofa's default set,\n"
             "                       " HLD_HRTF_DEFAULT_PATH ");\n"
             "                       off unless given (config: hrtf = off|default|FILE)\n"
-            "  --layout L           output speakers: stereo, quad, 5.1 or 7.1 (default\n"
-            "                       stereo); the device must open that many channels;\n"
+            "  --layout L           output speakers: stereo, quad, 5.1, 7.1 or 7.1.4\n"
+            "                       (default stereo; 7.1.4: 3D voices panned with height);\n"
+            "                       the device must open that many channels;\n"
             "                       --hrtf needs stereo\n"
             "  --record FILE.wav    record the master output (the layout's channels and\n"
             "                       WAVE channel mask)\n"
@@ -406,7 +407,7 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_LAYOUT: {
         int l = hl_layout_parse(val);
         if (l < 0) {
-            fprintf(stderr, "heliod: --layout must be stereo, quad, 5.1 or 7.1 (got '%s')\n",
+            fprintf(stderr, "heliod: --layout must be stereo, quad, 5.1, 7.1 or 7.1.4 (got '%s')\n",
                     val ? val : "");
             return HELIOD_EINVAL;
         }

@@ -52,12 +52,18 @@ static double rss_bytes(void) {
     return ok ? (double)res * (double)sysconf(_SC_PAGESIZE) : 0;
 }
 
-/* The speaker on channel c of layout: FL, FR, FC, LFE, BL, BR, SL, SR ("?" if none). */
+/* The speaker on channel c of layout: FL, FR, FC, LFE, BL, BR, SL, SR, TFL, TFR,
+ * TBL, TBR ("?" if none). */
 static const char *speaker_name(int layout, uint32_t c) {
-    static const char *const spk[HL_MIX_MAX_CH] = {"FL", "FR", "FC", "LFE", "BL", "BR", "SL", "SR"};
+    static const struct {
+        uint32_t bit;
+        const char *name;
+    } spk[] = {{HL_SPK_FL, "FL"},   {HL_SPK_FR, "FR"},   {HL_SPK_FC, "FC"},   {HL_SPK_LFE, "LFE"},
+               {HL_SPK_BL, "BL"},   {HL_SPK_BR, "BR"},   {HL_SPK_SL, "SL"},   {HL_SPK_SR, "SR"},
+               {HL_SPK_TFL, "TFL"}, {HL_SPK_TFR, "TFR"}, {HL_SPK_TBL, "TBL"}, {HL_SPK_TBR, "TBR"}};
     const uint32_t bit = hl_layout_speaker((hl_layout_t)layout, c);
-    for (int k = 0; k < HL_MIX_MAX_CH; k++)
-        if (bit == (k < 6 ? 1u << k : 1u << (k + 3))) return spk[k];
+    for (size_t k = 0; k < sizeof spk / sizeof spk[0]; k++)
+        if (bit == spk[k].bit) return spk[k].name;
     return "?";
 }
 

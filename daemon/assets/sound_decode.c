@@ -224,19 +224,42 @@ int hld_sound_check_info(const SF_INFO *info, int stream, char *msg, size_t cap)
     return 0;
 }
 
-/* Downmix to stereo, in place (out never overtakes in). 4, 6 and 8 channels
- * are quad, 5.1 and 7.1 in WAVE order and take the ITU-R BS.775 matrix
- * (hl_layout_downmix): L = FL + 0.7071 FC + 0.7071 BL (7.1: its side and
- * back pairs each at 0.7071 first), R likewise, LFE dropped; the result is
- * bounded to +-HLD_MAX_SAMPLE like every loaded sample. Other counts (3, 5,
- * 7) keep the older rule: WAVE order, C at 0.7071 into both sides, channel
- * 3 (LFE) dropped, the others alternately left and right, each side
- * normalised by its summed weights. */
+/* The BS.775 stereo rows (L then R, HL_LAYOUT_MAX_CH each) of 5.0 (FL FR
+ * FC BL BR) and 6.1 (FL FR FC LFE BC SL SR), the WAVE layouts of 5 and 7
+ * channels: FC and the surrounds at 0.7071, 6.1's back centre at 0.7071
+ * into each surround first (0.5 into each side), LFE dropped. */
+static void rows_5_7(uint32_t ch, float *m) {
+    const float k = (float)M_SQRT1_2;
+    float *l = m, *r = m + HL_LAYOUT_MAX_CH;
+    memset(m, 0, sizeof(float) * HL_LAYOUT_MAX_CH * 2);
+    l[0] = r[1] = 1.0f;
+    l[2] = r[2] = k;
+    if (ch == 5) {
+        l[3] = r[4] = k;
+    } else {
+        l[4] = r[4] = 0.5f;
+        l[5] = r[6] = k;
+    }
+}
+
+/* Downmix to stereo, in place (out never overtakes in). 4, 6, 8 and 12
+ * channels are quad, 5.1, 7.1 and 7.1.4 in WAVE order and take the ITU-R
+ * BS.775 matrix (hl_layout_downmix): L = FL + 0.7071 FC + 0.7071 BL (7.1:
+ * its side and back pairs each at 0.7071 first; 7.1.4: each top speaker at
+ * 0.7071 into the one below it first), R likewise, LFE dropped; 5 and 7
+ * are 5.0 and 6.1 (rows_5_7); the result is bounded to +-HLD_MAX_SAMPLE
+ * like every loaded sample. Other counts (3, 9 to 11) keep the older rule:
+ * WAVE order, C at 0.7071 into both sides, channel 3 (LFE) dropped, the
+ * others alternately left and right, each side normalised by its summed
+ * weights. */
 void hld_downmix(float *d, uint32_t frames, uint32_t ch) {
     int lay = hl_layout_for_channels(ch);
-    if (lay > HL_LAYOUT_STEREO) {
+    if (lay > HL_LAYOUT_STEREO || ch == 5 || ch == 7) {
         float m[HL_LAYOUT_MAX_CH * HL_LAYOUT_MAX_CH];
-        hl_layout_downmix((hl_layout_t)lay, HL_LAYOUT_STEREO, m);
+        if (lay > HL_LAYOUT_STEREO)
+            hl_layout_downmix((hl_layout_t)lay, HL_LAYOUT_STEREO, m);
+        else
+            rows_5_7(ch, m);
         const float *ml = m, *mr = m + HL_LAYOUT_MAX_CH;
         for (uint32_t f = 0; f < frames; f++) {
             const float *in = d + (size_t)f * ch;
@@ -306,12 +329,16 @@ uint32_t hld_fold_matrix(uint32_t ch, uint32_t layout, float *m) {
 }
 
 /* For each WAVE-order channel, its index in an Ogg file (Vorbis I
- * section 4.3.9, also Opus's mapping family 1): 3 = L C R, 6 = FL C FR BL
- * BR LFE, 8 = FL C FR SL SR BL BR LFE. 0: the count keeps its order (4 is
- * the same in both; 5 and 7 keep the file's). */
+ * section 4.3.9, also Opus's mapping family 1): 3 = L C R, 5 = FL C FR BL
+ * BR (WAVE 5.0: FL FR FC BL BR), 6 = FL C FR BL BR LFE, 7 = FL C FR SL SR
+ * BC LFE (WAVE 6.1: FL FR FC LFE BC SL SR), 8 = FL C FR SL SR BL BR LFE.
+ * 0: the count keeps its order (4 is the same in both; more than 8 has no
+ * Vorbis order). */
 static const uint8_t k_ogg_src[HL_LAYOUT_MAX_CH + 1][HL_LAYOUT_MAX_CH] = {
     [3] = {0, 2, 1},
+    [5] = {0, 2, 1, 3, 4},
     [6] = {0, 2, 1, 5, 3, 4},
+    [7] = {0, 2, 1, 6, 5, 3, 4},
     [8] = {0, 2, 1, 7, 5, 6, 3, 4},
 };
 

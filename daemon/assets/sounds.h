@@ -294,8 +294,8 @@ uint32_t hld_fold_matrix(uint32_t ch, uint32_t layout, float *m);
  * sound streamed or kept compressed keeps the channels it would keep
  * preloaded. Any thread. */
 void hld_fold_frames(float *d, uint32_t frames, uint32_t ch, uint32_t layout);
-/* Ogg Vorbis and Opus store 3, 6 and 8 channels in Vorbis order (L C R
- * ..., the LFE last), which libsndfile hands over as is: hld_ogg_order says
+/* Ogg Vorbis and Opus store 3, 5, 6, 7 and 8 channels in Vorbis order (L C
+ * R ..., the LFE last), which libsndfile hands over as is: hld_ogg_order says
  * whether a file's frames need hld_ogg_to_wave (in place) before they are
  * WAVE order like every other file's. Any thread. */
 int hld_ogg_order(const SF_INFO *info);

@@ -151,7 +151,7 @@
 
 /* decoding untrusted files (sounds.c, decoder.c) */
 /* clang-format off */
-#define HLD_MAX_SRC_CHANNELS   8      /* 7.1 is the most a game ships; more is refused, > 2 downmixed */
+#define HLD_MAX_SRC_CHANNELS   12     /* 7.1.4 is the most a game ships; more is refused, > 2 folded */
 #define HLD_MIN_SRC_RATE       8000   /* telephone quality; lower is a broken or hostile header */
 #define HLD_MAX_SRC_RATE       384000 /* the highest rate real converters use */
 #define HLD_MAX_STREAM_SECONDS 86400  /* a day: a streamed file's length is only a loop bound */

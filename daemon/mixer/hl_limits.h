@@ -55,7 +55,7 @@
 #define HL_SEEK_FADE_IN    64           /* frames: fade-in at the new position */
 #define HL_INTERP_TAPS     4            /* widest interpolator (4-point cubic): frames around the cursor */
 #define HL_STREAM_BACK     47           /* frames a stream keeps before the cursor's: the widest sinc's reach behind */
-#define HL_STREAM_MAX_CH   8 /* a stream's channels at most: 7.1 (client-fed ones: 2) */
+#define HL_STREAM_MAX_CH   12 /* a stream's channels at most: 7.1.4 (client-fed ones: 2) */
 #define HL_STREAM_HIST     (HL_STREAM_BACK + 2) /* kept history: those, the cursor's frame and the next */
 #define HL_STREAM_REACH    48           /* frames an interpolator reads after the cursor's (the widest sinc) */
 #define HL_STREAM_SCRATCH  (HL_MIX_BLOCK * (int)HL_R_PITCH_HI + HL_STREAM_HIST + HL_STREAM_REACH + 2) /* frames one run linearises */

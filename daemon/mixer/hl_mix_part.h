@@ -39,7 +39,8 @@
 #define HL_MIX_PART_MIN    256 /* voices per partition at least: a smaller mix is one partition,
                                 * the plain single-threaded loop */
 #define HL_MIX_CHUNK       32  /* voices per claim */
-#define HL_MIX_PART_CH     HL_LAYOUT_MAX_CH /* planes per bus of a partition's accumulators */
+#define HL_MIX_PART_CH     8 /* planes per bus of a partition's accumulators: a steady voice's
+                                * (7.1's; on 7.1.4 a 3D voice is never steady, a 2D one FL/FR) */
 #define HL_MIX_LATE_PCT    50  /* % of a block's duration the workers have at most before the
                                 * audio thread takes their unstarted chunks */
 #define HL_MIX_LATE_MIN_NS 50000 /* and beyond twice the audio thread's own share, this much:

@@ -126,14 +126,14 @@
  *   stereo; a PCM voice with the layout's own channels (2D only: a 3D play
  *   of one is HELIOD_EINVAL) mixes each channel into the same speaker's bus
  *   plane at envelope x gain (no pan, LFE send or post stage: mixer_multi.c). A 3D voice is panned
- * over the speaker ring by hl_layout_pair (pairwise constant power): its gain pair goes to the two
- * speakers that bracket its direction, so a steady voice costs what it costs on stereo. When the
- * bracketing pair changes, a speaker shared by both pairs keeps its slot and a slot whose speaker
- * changes first ramps to 0 over one block, then moves and ramps up from 0 (no click, no third
- * speaker). A 3D stereo source is folded to mono first, as on stereo. The LFE channel gets only the
- * voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2), for a mono source exactly lfe x
- * the source x envelope x gain x distance and cone gains, before the pan and the post stage
- * (filter, occlusion).
+ * by hl_layout_pair (pairwise constant power) onto the two speakers bracketing its direction (a
+ * steady voice costs what it does on stereo); on 7.1.4 by VBAP over three (hl_layout_pan3), its
+ * block unpanned through the full path and post stage, then spread (mixer_surround.c). When the
+ * speakers change, one in both keeps its slot; a slot whose speaker changes ramps to 0 over one
+ * block, then moves and ramps up (no click). A 3D stereo source is folded to mono first. The LFE
+ * gets only the voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2) ((L + R) / 2 on
+ * 7.1.4), for a mono source exactly lfe x the source x envelope x gain x distance and cone gains,
+ * before the pan and the post stage (filter, occlusion).
  *
  *   This library depends only on the C library (memcpy/memset) and libm; it
  *   never allocates, locks, does I/O or logs. tests/unit/test_rt_symbols.sh enforces
@@ -624,7 +624,7 @@ uint32_t hl_mixer_active(const hl_mixer_t *m);
  * octave (8, 10, 12, 14, 16, 20, ... us), the last one everything longer than
  * ~393 ms. Bucket bounds: hl_mixer_wait_bucket_upper_us(). */
 #define HL_MIX_WAIT_BUCKETS 64
-#define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
+#define HL_MIX_MAX_CH       12 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     uint64_t blocks, frames;
     uint64_t cmds_applied;
@@ -758,7 +758,7 @@ int hl_mixer_last_drain(const hl_mixer_t *m, uint64_t *frame, uint32_t *taken);
  * of the call's frames. A bus that did not run in the call reads 0. */
 #define HL_MIX_METERS       (HL_MAX_BUSES + 1)
 #define HL_MIX_METER_MASTER HL_MAX_BUSES
-#define HL_MIX_MAX_CH       8 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
+#define HL_MIX_MAX_CH       12 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     float peak[HL_MIX_METERS][HL_MIX_MAX_CH]; /* channels 0..channels-1 used */
     double sumsq[HL_MIX_METERS][HL_MIX_MAX_CH];

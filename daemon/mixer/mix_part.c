@@ -148,9 +148,15 @@ void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *o) {
     o->held = atomic_load_explicit(&p->held, memory_order_relaxed);
 }
 
-/* Clears the planes (the mixer's nch: a pair may go to any of them) of the
- * buses in dirty. */
+/* The planes of a partition's bus that steady voices may reach: the
+ * mixer's nch (a pair may go to any of them), HL_MIX_PART_CH at most. */
+static uint32_t part_planes(uint32_t nch) {
+    return nch < HL_MIX_PART_CH ? nch : HL_MIX_PART_CH;
+}
+
+/* Clears the planes (part_planes) of the buses in dirty. */
 static void zero_acc(float *acc, uint32_t dirty, uint32_t nch) {
+    nch = part_planes(nch);
     for (uint32_t b = 0; dirty; b++, dirty >>= 1)
         if (dirty & 1u) memset(HL_PART_ACC(acc, b, 0), 0, nch * HL_MIX_BLOCK * sizeof(float));
 }
@@ -297,7 +303,7 @@ static void sum_part(hl_mixer_t *m, const float *acc, const hl_part_stats_t *st,
                      uint32_t *mixed, uint32_t *buses) {
     for (uint32_t b = 0, mask = st->buses; mask; b++, mask >>= 1) {
         if (!(mask & 1u)) continue;
-        for (uint32_t c = 0; c < m->nch; c++) {
+        for (uint32_t c = 0; c < part_planes(m->nch); c++) {
             const float *x = HL_PART_ACC(acc, b, c);
             float *y = m->acc[b][c];
             for (uint32_t i = 0; i < n; i++)

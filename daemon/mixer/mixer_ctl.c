@@ -119,6 +119,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     m->ev_capacity = lo.ev_capacity;
     m->nch = hl_layout_channels((hl_layout_t)cfg->layout);
     m->lfe_ch = hl_layout_channel_of((hl_layout_t)cfg->layout, HL_SPK_LFE);
+    m->height = (uint32_t)hl_layout_has_height((hl_layout_t)cfg->layout);
     m->ctl = (hl_ctl_voice_t *)(void *)(base + lo.ctl);
     m->rt = (hl_rt_voice_t *)(void *)(base + lo.rt);
     m->free_stack = (uint32_t *)(void *)(base + lo.free_stack);

@@ -314,7 +314,14 @@ typedef struct {
     uint32_t hrtf;  /* 1: a 3D voice started with HRTF on (then post is always 1) */
     uint32_t htail; /* frames of convolver ring-out still to play after the source ended */
     hl_ramp_t lfe;  /* LFE send level (surround; 0 = none) */
-    float hdir[3];  /* source direction in the listener's frame, with the 3D gains */
+    /* a 3D voice on a layout with height (m->height): gl = gr = the
+     * distance gain, and its pan, up to three speakers (hl_layout_pan3),
+     * comes after the post stage (mixer_surround.c) */
+    hl_ramp_t hq[3];  /* each slot's pan gain, ramped */
+    uint8_t hc[3];    /* each slot's speaker (bus plane) */
+    uint8_t sp_hc[3]; /* the speakers and gains wanted at the last spatial update */
+    float sp_hq[3];
+    float hdir[3]; /* source direction in the listener's frame, with the 3D gains */
     /* modulation slot (hl_voice_params_t mod, mod_gen, mod_base); mod 0: none */
     uint32_t mod, mod_gen, mod_seq;
     float mod_base;
@@ -459,6 +466,7 @@ struct hl_mixer {
     uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_set.c) */
     uint32_t nch;                        /* output channels and bus planes (cfg.layout's) */
     int32_t lfe_ch;                      /* the LFE plane, -1 if the layout has none */
+    uint32_t height; /* 1: the layout has height (3D voices: hl_surround_height_*) */
     /* buses, then master: one plane per output channel (nch used), and two
      * planes of padding: a bus's stride (10 KiB) and the buffers below stay
      * at 2 KiB modulo 4 KiB, as with the two stereo planes: the voice
@@ -545,6 +553,17 @@ void hl_gain3_rt(float *l, float *r, uint32_t n, hl_ramp_t *a, hl_ramp_t *b, hl_
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r);
 void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const float *r,
                         uint32_t n);
+/* height (m->height, a 3D voice): slots puts the speakers and gains of
+ * the last spatial update (sp_hc/sp_hq) on the voice's three slots (a
+ * speaker already on a slot keeps it; a slot whose speaker changes ramps
+ * to 0 over one block first, sp_pend 1) and sets their ramps over n;
+ * mix adds mono y (the voice's block after the post stage) times each
+ * slot's ramped gain to that slot's plane of bus `bus` (ramps not moved);
+ * advance moves the slots' ramps on by n frames (once per block). */
+void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n);
+void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
+                               uint32_t n);
+void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n);
 /* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */
 void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);

@@ -137,7 +137,10 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
         v->sp_r = r;
         v->sp_far = (uint32_t)far;
     }
-    if (m->nch > 2) hl_surround_slots_rt(v, &l, &r);
+    if (m->height)
+        hl_surround_height_slots_rt(v, n);
+    else if (m->nch > 2)
+        hl_surround_slots_rt(v, &l, &r);
     v->gl.target = l;
     v->gr.target = r;
     /* a pair that did not move needs no ramp: the same values, and the
@@ -157,7 +160,8 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
         !v->pcm->finite || /* unchecked samples stay on the guarded path */
-        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f)) || /* LFE: full path */
+        (m->height && (v->flags & HL_MIX_3D)))                               /* height too */
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
@@ -248,7 +252,8 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
          * is finite; a stream's frames are sanitised as they are copied (a
          * stream voice with a post stage mixes into vbuf) */
         const int lfe = m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f);
-        float *own = v->stream ? (v->post || lfe ? m->vbuf[0] : NULL) : m->sbuf;
+        const int hgt = m->height && (v->flags & HL_MIX_3D);
+        float *own = v->stream ? (v->post || lfe || hgt ? m->vbuf[0] : NULL) : m->sbuf;
         if (own) {
             acc_l = own;
             acc_r = own + HL_MIX_BLOCK;
@@ -311,6 +316,8 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             if (lfe) hl_surround_lfe_rt(m, v, own, own + HL_MIX_BLOCK, n);
             if (v->post) {
                 hl_voice_post_rt(m, v, own, own + HL_MIX_BLOCK, n, buses);
+            } else if (hgt) {
+                hl_voice_height_rt(m, v, own, own + HL_MIX_BLOCK, n);
             } else {
                 float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
                 for (uint32_t k = 0; k < n; k++) {
@@ -320,6 +327,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             }
         }
     }
+    if (m->height && (v->flags & HL_MIX_3D)) hl_surround_height_advance_rt(v, n);
     v->end_frame = m->clock + n;
     if (finished) {
         v->end_reason = HL_MIX_END_FINISHED;

@@ -4,6 +4,12 @@
  * voice's gain pair, the LFE send, and the bus planes beyond the front pair
  * (gain, mute and ducking, the sum into the parent, the interleaved output).
  *
+ * Height (7.1.4): a 3D voice's block is rendered unpanned (its gain pair
+ * is the distance gain on both sides, so its own pair holds the mono
+ * signal) and goes through the post stage; then it is spread over up to
+ * three speakers (VBAP, hl_layout_pan3), each slot's gain ramped over the
+ * block like the pair's. Such a voice always takes the full path.
+ *
  * The stereo path never comes here: the front pair (planes 0 and 1) is
  * rendered by the same code on every layout, and each function below only
  * does the planes after it, with copies of the front pair's ramps, so every
@@ -47,6 +53,58 @@ void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r) {
     }
 }
 
+void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
+    int slot_of[3] = {-1, -1, -1}, used[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) /* a speaker already on a slot keeps it */
+        for (int s = 0; s < 3 && v->sp_hq[k] != 0.0f; s++)
+            if (!used[s] && v->hc[s] == v->sp_hc[k]) {
+                slot_of[k] = s;
+                used[s] = 1;
+                break;
+            }
+    for (int pass = 0; pass < 2; pass++) /* the others: a silent slot first */
+        for (int k = 0; k < 3; k++)
+            for (int s = 0; s < 3 && v->sp_hq[k] != 0.0f && slot_of[k] < 0; s++)
+                if (!used[s] && (pass || v->hq[s].cur == 0.0f)) {
+                    slot_of[k] = s;
+                    used[s] = 1;
+                }
+    v->sp_pend = 0;
+    for (int s = 0; s < 3; s++) {
+        float want = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            if (slot_of[k] != s) continue;
+            if (v->hc[s] != v->sp_hc[k] && v->hq[s].cur == 0.0f) v->hc[s] = v->sp_hc[k];
+            if (v->hc[s] == v->sp_hc[k])
+                want = v->sp_hq[k];
+            else
+                v->sp_pend = 1; /* fades out where it is, moves next block */
+        }
+        v->hq[s].target = want;
+        v->hq[s].rem = want == v->hq[s].cur ? 0 : n;
+    }
+}
+
+void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
+                               uint32_t n) {
+    for (int s = 0; s < 3; s++) {
+        const hl_ramp_t *g = &v->hq[s];
+        if (g->cur == 0.0f && g->target == 0.0f) continue;
+        float *d = m->acc[bus][v->hc[s]];
+        const uint32_t rn = g->rem < n ? g->rem : n;
+        const float g0 = g->cur, end = ramp_after(g, rn), dg = rn ? (end - g0) / (float)rn : 0.0f;
+        for (uint32_t t = 0; t < rn; t++)
+            d[t] += (g0 + (float)(t + 1) * dg) * y[t];
+        for (uint32_t t = rn; t < n; t++)
+            d[t] += end * y[t];
+    }
+}
+
+void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n) {
+    for (int s = 0; s < 3; s++)
+        ramp_advance(&v->hq[s], n);
+}
+
 void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const float *r,
                         uint32_t n) {
     hl_ramp_t *g = &v->lfe;
@@ -55,8 +113,10 @@ void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const f
         ramp_advance(g, n);
         return;
     }
-    /* the pair back to the pre-pan level: (gl L + gr R) / |g| */
-    const float a = gl / w, b = gr / w;
+    /* the pair back to the pre-pan level: (gl L + gr R) / |g|; a height
+     * voice's pair is unpanned (gl = gr): (L + R) / 2 */
+    const int h = m->height && (v->flags & HL_MIX_3D);
+    const float a = h ? 0.5f : gl / w, b = h ? 0.5f : gr / w;
     float *d = m->acc[v->bus][m->lfe_ch];
     const uint32_t rn = g->rem < n ? g->rem : n;
     const float g0 = g->cur, end = ramp_after(g, rn), dg = rn ? (end - g0) / (float)rn : 0.0f;

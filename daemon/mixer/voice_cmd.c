@@ -122,6 +122,12 @@ static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {
     /* the front pair, or a 3D voice's speakers from its first block on */
     v->f.cl = (v->flags & HL_MIX_3D) ? v->sp_cl : 0;
     v->f.cr = (v->flags & HL_MIX_3D) ? v->sp_cr : 1;
+    const int hgt = m->height && (v->flags & HL_MIX_3D); /* its speakers from the first block */
+    for (int k = 0; k < 3; k++) {
+        v->hc[k] = hgt ? v->sp_hc[k] : 0;
+        v->hq[k].cur = v->hq[k].target = hgt ? v->sp_hq[k] : 0.0f;
+        v->hq[k].rem = 0;
+    }
     v->lfe.cur = v->lfe.target = p->lfe;
     if (v->flags & HL_MIX_PAUSED) {
         v->env_mode = HL_ENV_PAUSED;

@@ -118,12 +118,41 @@ static void post_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const uint32_t *
         post_flat_at(m, v, idx, ns, l, r, gl, gr, n, v->f.cl, v->f.cr);
 }
 
+/* A height voice's (mixer_surround.c) filtered pair l/r (l = r, unpanned):
+ * y = occlusion x (l + r) / 2 into l, then y and y x each send's level
+ * (into r, ramped per frame) panned onto the bus and the send buses. */
+static void post_height(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
+                        uint32_t *buses) {
+    uint32_t idx[HL_MAX_SENDS], ramping;
+    const uint32_t ns = buses ? post_sends(v, idx, &ramping, buses) : 0;
+    if (buses) apply_gain_ramp(l, r, n, &v->occ);
+    for (uint32_t t = 0; t < n; t++)
+        l[t] = 0.5f * (l[t] + r[t]);
+    hl_surround_height_mix_rt(m, v, v->bus, l, n);
+    for (uint32_t i = 0; i < ns; i++) {
+        memset(r, 0, n * sizeof(float));
+        post_send_ramped(r, r, l, l, n, &v->send[idx[i]]);
+        /* both sides of the send wrote r: halve (exact: a power of 2) */
+        for (uint32_t t = 0; t < n; t++)
+            r[t] *= 0.5f;
+        hl_surround_height_mix_rt(m, v, v->send_bus[idx[i]], r, n);
+    }
+}
+
+void hl_voice_height_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n) {
+    post_height(m, v, l, r, n, NULL);
+}
+
 /* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
  * pass while no level ramps (each frame: y = x * occ, send += y * level,
  * bus += y: the same products and sums, in the same order, as the passes
  * below, so both give the same bits), else one pass per stage. */
 static void post_mix(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                      uint32_t *buses) {
+    if (m->height && (v->flags & HL_MIX_3D)) {
+        post_height(m, v, l, r, n, buses);
+        return;
+    }
     uint32_t idx[HL_MAX_SENDS], ramping;
     const uint32_t ns = post_sends(v, idx, &ramping, buses);
     float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];

@@ -16,6 +16,9 @@ void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint3
  * every frame (k >= 0; k < 0: not known): the filter then runs on the left
  * alone when its states agree (a mono voice whose gain ramps at a steady
  * pan: the block where a game parameter moves every bound voice). */
+/* A height voice (mixer_surround.c) without a post stage: its unpanned
+ * pair l/r panned into its bus (r clobbered). */
+void hl_voice_height_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n);
 void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                              float k, uint32_t *buses);
 void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,

@@ -237,6 +237,16 @@ int hl_voice_spatial_rt(const hl_mixer_t *m, hl_rt_voice_t *v, float gain, float
     if (m->nch > 2) { /* surround: the two speakers bracketing the direction */
         float dir[3];
         listener_dir(lis, v->pos, dir);
+        if (m->height) { /* up to three, after the post stage: the pair is unpanned */
+            hl_layout_tri_t tri;
+            hl_layout_pan3((hl_layout_t)m->cfg.layout, dir, &tri);
+            for (int k = 0; k < 3; k++) {
+                v->sp_hc[k] = tri.ch[k];
+                v->sp_hq[k] = tri.g[k];
+            }
+            *l = *r = g;
+            return 0;
+        }
         const float az = dir[0] != 0.0f || dir[2] != 0.0f ? atan2f(-dir[0], -dir[2]) : 0.0f;
         hl_layout_pair_t pr;
         hl_layout_pair((hl_layout_t)m->cfg.layout, az, &pr);

@@ -109,6 +109,10 @@ static int channel_map(uint32_t layout, int *map) {
         case HL_SPK_BR: map[c] = SF_CHANNEL_MAP_REAR_RIGHT; break;
         case HL_SPK_SL: map[c] = SF_CHANNEL_MAP_SIDE_LEFT; break;
         case HL_SPK_SR: map[c] = SF_CHANNEL_MAP_SIDE_RIGHT; break;
+        case HL_SPK_TFL: map[c] = SF_CHANNEL_MAP_TOP_FRONT_LEFT; break;
+        case HL_SPK_TFR: map[c] = SF_CHANNEL_MAP_TOP_FRONT_RIGHT; break;
+        case HL_SPK_TBL: map[c] = SF_CHANNEL_MAP_TOP_REAR_LEFT; break;
+        case HL_SPK_TBR: map[c] = SF_CHANNEL_MAP_TOP_REAR_RIGHT; break;
         default: return -1;
         }
     }

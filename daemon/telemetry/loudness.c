@@ -42,7 +42,8 @@ struct hld_loudness {
 /* BS.1770-4's channel weights by speaker azimuth (libebur128's ITU
  * channels): 1.41 (+1.5 dB) for |azimuth| 60..120 degrees (5.1's BL/BR at
  * 110, 7.1's SL/SR at 90), 1.0 for the front and for the far back (quad's
- * BL/BR at 135, 7.1's BL/BR at 150), the LFE left out. */
+ * BL/BR at 135, 7.1's BL/BR at 150) and for 7.1.4's top speakers (45 up),
+ * the LFE left out. */
 static int speaker_channel(uint32_t spk, uint32_t layout) {
     switch (spk) {
     case HL_SPK_FL: return EBUR128_LEFT;
@@ -53,6 +54,11 @@ static int speaker_channel(uint32_t spk, uint32_t layout) {
     case HL_SPK_BR: return layout == HL_LAYOUT_51 ? EBUR128_Mm110 : EBUR128_Mm135;
     case HL_SPK_SL: return EBUR128_Mp090;
     case HL_SPK_SR: return EBUR128_Mm090;
+    /* 7.1.4's top speakers (elevation 45: weight 1.0) */
+    case HL_SPK_TFL: return EBUR128_Up045;
+    case HL_SPK_TFR: return EBUR128_Um045;
+    case HL_SPK_TBL: return EBUR128_Up135;
+    case HL_SPK_TBR: return EBUR128_Um135;
     default: return EBUR128_UNUSED; /* LFE */
     }
 }

@@ -51,7 +51,7 @@
 #define HLD_METER_FALL_DB_S   20.0f   /* peak bar and marker fall, dB per second */
 #define HLD_METER_MIN_BLOCK   16      /* smallest block published: HLD_MIN_PERIOD (the
                                        * mixer cuts periods into <= 256-frame blocks) */
-#define HLD_METER_CHANNELS    8       /* channels at most: 7.1 (HL_LAYOUT_MAX_CH) */
+#define HLD_METER_CHANNELS    12      /* channels at most: 7.1.4 (HL_LAYOUT_MAX_CH) */
 /* clang-format on */
 
 typedef struct {

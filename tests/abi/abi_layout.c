@@ -232,6 +232,14 @@ int main(void) {
     F_(heliod_meter_channels_t, channels);
     F_(heliod_meter_channels_t, master);
     F_(heliod_meter_channels_t, bus);
+    S_(heliod_level_all_t);
+    F_(heliod_level_all_t, peak_db);
+    F_(heliod_level_all_t, peak_hold_db);
+    F_(heliod_level_all_t, rms_db);
+    S_(heliod_meter_all_t);
+    F_(heliod_meter_all_t, channels);
+    F_(heliod_meter_all_t, master);
+    F_(heliod_meter_all_t, bus);
     S_(heliod_profile_bus_t);
     F_(heliod_profile_bus_t, name);
     F_(heliod_profile_bus_t, peak_db);

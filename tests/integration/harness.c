@@ -190,9 +190,42 @@ void th_daemon_cleanup(th_daemon_t *d) {
     }
 }
 
+/* The dwChannelMask of a WAVE_FORMAT_EXTENSIBLE file, or 0. */
+/* The amplitude of a cosine/sine of freq in channel c of n frames of x
+ * (least squares). */
+double th_tone_amp(const float *x, size_t n, int ch, int c, double freq, int rate) {
+    double ss = 0, sc = 0, cc = 0, xs = 0, xc = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = 2 * M_PI * freq * (double)i / rate, sn = sin(w), co = cos(w);
+        double v = x[i * (size_t)ch + (size_t)c];
+        ss += sn * sn, sc += sn * co, cc += co * co, xs += v * sn, xc += v * co;
+    }
+    double det = ss * cc - sc * sc, a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det;
+    return sqrt(a * a + b * b);
+}
+
+uint32_t th_wav_mask(const char *path, uint16_t *format_tag) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    unsigned char b[4096];
+    size_t n = fread(b, 1, sizeof b, f);
+    fclose(f);
+    for (size_t i = 12; i + 8 <= n;) {
+        uint32_t len = b[i + 4] | b[i + 5] << 8 | b[i + 6] << 16 | (uint32_t)b[i + 7] << 24;
+        if (memcmp(b + i, "fmt ", 4) == 0) {
+            *format_tag = (uint16_t)(b[i + 8] | b[i + 9] << 8);
+            if (*format_tag != 0xFFFE || len < 40) return 0;
+            const unsigned char *m = b + i + 8 + 20;
+            return m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24;
+        }
+        i += 8 + len + (len & 1);
+    }
+    return 0;
+}
+
 int th_write_sound(const char *path, int format, int channels, int rate, uint32_t frames,
                    th_gen_fn gen, void *user) {
-    enum { MAX_CH = 8, CHUNK = 1024 };
+    enum { MAX_CH = 12, CHUNK = 1024 };
     if (channels < 1 || channels > MAX_CH) return -1;
     SF_INFO info = {0};
     info.samplerate = rate;

@@ -99,6 +99,12 @@ float *th_scratch_render(th_scratch_t *s, size_t *frames);
 void th_scratch_remove(th_scratch_t *s);
 
 /* Reads a whole sound file as interleaved float; caller frees *data. */
+/* The amplitude of a tone of freq Hz (cosine and sine, least squares) in
+ * channel c of n frames of x (ch channels at rate). */
+double th_tone_amp(const float *x, size_t n, int ch, int c, double freq, int rate);
+/* The dwChannelMask of a WAVE_FORMAT_EXTENSIBLE file, or 0 (format_tag:
+ * the fmt chunk's wFormatTag, 0xFFFE for WAVE_FORMAT_EXTENSIBLE). */
+uint32_t th_wav_mask(const char *path, uint16_t *format_tag);
 int th_read_sound(const char *path, float **data, size_t *frames, int *channels, int *rate);
 
 /* Runs heliod with args (no other flags) until it exits, 5 s at most, with

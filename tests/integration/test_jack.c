@@ -187,9 +187,9 @@ static void check_surround_tones(heliod_t *h, const char *dir) {
 /* --layout against a real device's channel count: a 2-channel JACK server
  * refuses 5.1 at start with a message naming both counts (under --driver
  * portaudio and under the default auto, which does not fall back to the
- * null driver for a surround layout); a 6-channel one at 44.1 kHz opens it
- * under the 48 kHz engine (the output converted: check_surround_tones), and
- * the recording has 6 channels. */
+ * null driver for a surround layout), and a 6-channel one refuses 7.1.4 (12);
+ * a 6-channel one at 44.1 kHz opens 5.1 under the 48 kHz engine (the output converted:
+ * check_surround_tones), and the recording has 6 channels. */
 static void test_layout_channels(void **state) {
     (void)state;
     char dir[] = "/tmp/heliod-jacklayout-XXXXXX";
@@ -215,6 +215,20 @@ static void test_layout_channels(void **state) {
     rmdir(dir);
 
     assert_int_equal(th_jackd_start_at("heliodlay", 256, 0, 6, 44100), 0);
+    /* 7.1.4 needs 12: the 6-channel device is refused as clearly */
+    char dir3[] = "/tmp/heliod-jacklayout-XXXXXX";
+    assert_non_null(mkdtemp(dir3));
+    snprintf(sock, sizeof sock, "%s/s.sock", dir3);
+    const char *a3[] = {"--driver", "portaudio", "--device", "system", "--socket",
+                        sock,       "--layout",  "7.1.4",    NULL};
+    const int rc3 = th_heliod_run(dir3, a3, err, sizeof err);
+    if (rc3 <= 0 || !strstr(err, "has 6 output channels; the layout needs 12")) {
+        fprintf(stderr, "%s", err);
+        th_jackd_stop();
+    }
+    assert_true(rc3 > 0);
+    assert_non_null(strstr(err, "has 6 output channels; the layout needs 12"));
+    rmdir(dir3);
     th_daemon_t d;
     const char *args[] = {"--driver", "portaudio", "--device", "system", "--layout", "5.1", NULL};
     int started = th_daemon_start(&d, 1, args);

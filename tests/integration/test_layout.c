@@ -12,6 +12,7 @@
  * order) kept compressed or preloaded, keep their channels on 5.1 (FLAC
  * bit-exact per channel, Vorbis each tone at its level on its own speaker),
  * and on stereo a streamed one is the same BS.775 downmix as its preload.
+ * 7.1.4: layout_height.c.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,6 +32,7 @@
 #include "harness.h"
 #include "heliod.h"
 #include "hl_proto.h"
+#include "layout_height.h"
 
 #define RATE 48000
 
@@ -52,26 +54,6 @@ static void gen_lr(void *user, uint32_t frame, float *out, int channels) {
     float x = (float)((frame % 977) + 1) / 2048.0f;
     out[0] = x;
     out[1] = -x * 0.5f;
-}
-
-/* The dwChannelMask of a WAVE_FORMAT_EXTENSIBLE file, or 0. */
-static uint32_t wav_mask(const char *path, uint16_t *format_tag) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    unsigned char b[4096];
-    size_t n = fread(b, 1, sizeof b, f);
-    fclose(f);
-    for (size_t i = 12; i + 8 <= n;) {
-        uint32_t len = b[i + 4] | b[i + 5] << 8 | b[i + 6] << 16 | (uint32_t)b[i + 7] << 24;
-        if (memcmp(b + i, "fmt ", 4) == 0) {
-            *format_tag = (uint16_t)(b[i + 8] | b[i + 9] << 8);
-            if (*format_tag != 0xFFFE || len < 40) return 0;
-            const unsigned char *m = b + i + 8 + 20;
-            return m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24;
-        }
-        i += 8 + len + (len & 1);
-    }
-    return 0;
 }
 
 typedef struct {
@@ -192,7 +174,7 @@ static void run_layout(const char *layout, int want_ch, uint32_t want_mask) {
     assert_int_equal(ch, want_ch);
     assert_int_equal(rate, RATE);
     uint16_t tag = 0;
-    uint32_t mask = wav_mask(d.record, &tag);
+    uint32_t mask = th_wav_mask(d.record, &tag);
     if (want_ch > 2) {
         assert_int_equal(tag, 0xFFFE);
         assert_int_equal(mask, want_mask);
@@ -447,9 +429,9 @@ static void test_refused(void **state) {
     assert_non_null(mkdtemp(dir));
     char sock[300], err[4096];
     snprintf(sock, sizeof sock, "%s/s.sock", dir);
-    const char *a1[] = {"--driver", "null", "--socket", sock, "--layout", "7.1.4", NULL};
+    const char *a1[] = {"--driver", "null", "--socket", sock, "--layout", "7.1.2", NULL};
     assert_true(th_heliod_run(dir, a1, err, sizeof err) > 0);
-    assert_non_null(strstr(err, "--layout must be stereo, quad, 5.1 or 7.1"));
+    assert_non_null(strstr(err, "--layout must be stereo, quad, 5.1, 7.1 or 7.1.4"));
     const char *a2[] = {"--driver", "null", "--socket", sock, "--layout", "5.1", "--hrtf", NULL};
     assert_true(th_heliod_run(dir, a2, err, sizeof err) > 0);
     assert_non_null(strstr(err, "--hrtf renders for headphones and needs --layout stereo"));
@@ -483,7 +465,7 @@ static void test_render_layout(void **state) {
     assert_int_equal(ch, 8);
     assert_true(frames >= RATE / 10);
     uint16_t tag = 0;
-    assert_int_equal(wav_mask(out, &tag), 0x63f);
+    assert_int_equal(th_wav_mask(out, &tag), 0x63f);
     assert_int_equal(tag, 0xFFFE);
     unlink(out);
     unlink(score);
@@ -641,19 +623,6 @@ static void gen_tones6_ogg(void *user, uint32_t frame, float *out, int channels)
         out[c] = w[wave[c]];
 }
 
-/* The amplitude of a cosine/sine of freq in channel c of n frames of x
- * (least squares). */
-static double tone_amp(const float *x, size_t n, int ch, int c, double freq) {
-    double ss = 0, sc = 0, cc = 0, xs = 0, xc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double w = 2 * M_PI * freq * (double)i / RATE, sn = sin(w), co = cos(w);
-        double v = x[i * (size_t)ch + (size_t)c];
-        ss += sn * sn, sc += sn * co, cc += co * co, xs += v * sn, xc += v * co;
-    }
-    double det = ss * cc - sc * sc, a = (xs * cc - xc * sc) / det, b = (xc * ss - xs * sc) / det;
-    return sqrt(a * a + b * b);
-}
-
 /* The first frame at or after `from` where any of ch channels sounds. */
 static size_t onset(const float *x, size_t n, int ch, size_t from) {
     for (size_t i = from; i < n; i++)
@@ -667,25 +636,14 @@ static size_t onset(const float *x, size_t n, int ch, size_t from) {
  * `layout`; returns the output (*och channels, *n frames). */
 static float *render_tones(const char *dir, const char *flac, const char *ogg, const char *layout,
                            const char *plays, int *och, size_t *n) {
-    char score[300], out[300], err[4096];
-    snprintf(score, sizeof score, "%s/score.txt", dir);
+    char text[2048], out[300];
+    snprintf(text, sizeof text,
+             "load fs %s --stream\nload fc %s --compressed\nload fp %s\n"
+             "load vc %s --compressed\nload vp %s\n%s",
+             flac, flac, flac, ogg, ogg, plays);
+    float *x = lh_render(dir, "out.wav", text, layout, och, n);
     snprintf(out, sizeof out, "%s/out.wav", dir);
-    FILE *f = fopen(score, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "load fs %s --stream\nload fc %s --compressed\nload fp %s\n"
-            "load vc %s --compressed\nload vp %s\n%s",
-            flac, flac, flac, ogg, ogg, plays);
-    fclose(f);
-    const char *a[] = {"--render", score, "--out", out, "--layout", layout, NULL};
-    int rc = th_heliod_run(dir, a, err, sizeof err);
-    if (rc != 0) fprintf(stderr, "%s", err);
-    assert_int_equal(rc, 0);
-    float *x = NULL;
-    int rate = 0;
-    assert_int_equal(th_read_sound(out, &x, n, och, &rate), 0);
     unlink(out);
-    unlink(score);
     return x;
 }
 
@@ -742,10 +700,10 @@ static void test_stream_channels(void **state) {
         fprintf(stderr, "# 5.1 %s on --layout 5.1: %d frames bit-exact per channel", what[k], TLEN);
         for (int c = 0; c < 6; c++) /* and each tone is on its own speaker */
             fprintf(stderr, "%s%.0f Hz %.4f", c ? ", " : " (", k_thz[c],
-                    tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c]));
+                    th_tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c], RATE));
         fprintf(stderr, ")\n");
         for (int c = 0; c < 6; c++)
-            assert_true(tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c]) >
+            assert_true(th_tone_amp(x + (on + 1000) * 6, TLEN - 2000, 6, c, k_thz[c], RATE) >
                         0.9 * k_tamp[c]);
     }
     free(x);
@@ -762,9 +720,9 @@ static void test_stream_channels(void **state) {
             fail_msg("stereo sample %zu: streamed %.9g, preloaded %.9g", i, x[2 * a + i],
                      x[2 * b + i]);
     /* and that downmix is BS.775: L = FL + 0.7071 (FC + BL), the LFE dropped */
-    double l_fl = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[0]),
-           l_fc = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[2]);
-    double l_lfe = tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[3]);
+    double l_fl = th_tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[0], RATE),
+           l_fc = th_tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[2], RATE);
+    double l_lfe = th_tone_amp(x + 2 * a, TLEN, 2, 0, k_thz[3], RATE);
     fprintf(stderr, "# streamed 5.1 FLAC on stereo: left FL %.4f, FC %.4f, LFE %.5f\n", l_fl, l_fc,
             l_lfe);
     assert_true(fabs(l_fl - k_tamp[0]) < 0.01 && fabs(l_fc - 0.7071 * k_tamp[2]) < 0.01);
@@ -791,6 +749,9 @@ int main(void) {
         cmocka_unit_test(test_sweep_51),
         cmocka_unit_test(test_sweep_71),
         cmocka_unit_test(test_stream_channels),
+        cmocka_unit_test(test_height_render),
+        cmocka_unit_test(test_height_downmix),
+        cmocka_unit_test(test_ogg_5_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,13 @@ static hl_pcm_t *pcm_alloc(uint32_t frames, uint32_t channels) {
     return p;
 }
 
+void test_dir_of(double az, double el, float d[3]) {
+    const double a = az * TEST_PI / 180.0, e = el * TEST_PI / 180.0;
+    d[0] = (float)(-sin(a) * cos(e));
+    d[1] = (float)sin(e);
+    d[2] = (float)(-cos(a) * cos(e));
+}
+
 hl_pcm_t *test_pcm_dc(uint32_t frames, uint32_t channels, float value) {
     hl_pcm_t *p = pcm_alloc(frames, channels);
     float *d = (float *)p->data;

@@ -25,6 +25,11 @@ hl_pcm_t *test_pcm_sine(uint32_t frames, uint32_t channels, double cycles_per_fr
 hl_pcm_t *test_pcm_ramp(uint32_t frames, float scale); /* mono: sample i = i * scale */
 void test_pcm_free(hl_pcm_t *p);
 
+/* The unit vector at azimuth az (degrees, positive left) and elevation el
+ * (degrees up) in the default listener's frame (x right, y up, z back): a
+ * 3D position 1 m from it, or a direction. */
+void test_dir_of(double az, double el, float d[3]);
+
 /* 2D, centre, gain 1, pitch 1, priority 0, sfx bus. */
 hl_voice_params_t test_params(const hl_pcm_t *pcm);
 

@@ -489,7 +489,7 @@ static void test_loudness_silence_and_nonfinite(void **state) {
 static double loudness_of_channel(uint32_t layout, uint32_t ch, uint32_t only) {
     hld_loudness_t *lm = hld_loudness_create_layout(RATE, layout);
     assert_non_null(lm);
-    static float buf[480 * 8];
+    static float buf[480 * 12];
     const float amp = (float)pow(10.0, -23.0 / 20.0);
     for (uint64_t f = 0; f < RATE; f += 480) {
         memset(buf, 0, sizeof buf);
@@ -506,18 +506,20 @@ static double loudness_of_channel(uint32_t layout, uint32_t ch, uint32_t only) {
 
 /* Surround loudness: BS.1770-4's weights per channel, relative to FL: the
  * centre 0 dB, the LFE left out, 5.1's surrounds (110 degrees) and 7.1's
- * sides (90) +1.5 dB, quad's surrounds (135) and 7.1's backs (150) 0 dB. */
+ * sides (90) +1.5 dB, quad's surrounds (135), 7.1's backs (150) and
+ * 7.1.4's top speakers (45 up) 0 dB. */
 static void test_loudness_surround_weights(void **state) {
     (void)state;
     assert_null(hld_loudness_create_layout(RATE, 99));
     const double s = 10.0 * log10(1.41), no = 1e9; /* no: not measured (the floor) */
     const struct {
         uint32_t layout, ch;
-        double want[8]; /* each channel's reading minus FL's */
+        double want[12]; /* each channel's reading minus FL's */
     } t[] = {
-        {HL_LAYOUT_QUAD, 4, {0, 0, 0, 0}},            /* quad FL FR BL BR */
-        {HL_LAYOUT_51, 6, {0, 0, 0, no, s, s}},       /* 5.1 FL FR FC LFE BL BR */
-        {HL_LAYOUT_71, 8, {0, 0, 0, no, 0, 0, s, s}}, /* 7.1 ... BL BR SL SR */
+        {HL_LAYOUT_QUAD, 4, {0, 0, 0, 0}},                          /* quad FL FR BL BR */
+        {HL_LAYOUT_51, 6, {0, 0, 0, no, s, s}},                     /* 5.1 FL FR FC LFE BL BR */
+        {HL_LAYOUT_71, 8, {0, 0, 0, no, 0, 0, s, s}},               /* 7.1 ... BL BR SL SR */
+        {HL_LAYOUT_714, 12, {0, 0, 0, no, 0, 0, s, s, 0, 0, 0, 0}}, /* ... TFL TFR TBL TBR */
     };
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         const double fl = loudness_of_channel(t[k].layout, t[k].ch, 0);

@@ -42,7 +42,7 @@
 #define PLAYED  700
 #define BLOCKS  16
 #define CHUNK   256
-#define NCH_MAX 8 /* output channels at most (7.1) */
+#define NCH_MAX 12 /* output channels at most (7.1.4) */
 #define OUT_N   ((size_t)BLOCKS * CHUNK * NCH_MAX)
 
 static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t run,
@@ -188,12 +188,13 @@ static void test_late_worker_rescued(void **state) {
 
 /* The partitions against the one-thread loop: the same mix up to the
  * rounding of another summation order, on stereo and on 5.1 (3D voices on
- * every speaker pair: each plane a voice's pair reaches is summed); 1 and
- * 2 threads the same bits on 5.1 too. */
+ * every speaker pair: each plane a voice's pair reaches is summed) and on
+ * 7.1.4 (the partitions hold 8 planes: its 3D voices take the full path);
+ * 1 and 2 threads the same bits on 5.1 and 7.1.4 too. */
 static void test_parts_match_one_loop(void **state) {
     (void)state;
-    static const uint32_t layouts[2] = {HL_LAYOUT_STEREO, HL_LAYOUT_51};
-    for (int k = 0; k < 2; k++) {
+    static const uint32_t layouts[3] = {HL_LAYOUT_STEREO, HL_LAYOUT_51, HL_LAYOUT_714};
+    for (int k = 0; k < 3; k++) {
         float *ref = calloc(OUT_N, sizeof(float)), *one = calloc(OUT_N, sizeof(float)),
               *two = calloc(OUT_N, sizeof(float));
         render_on(layouts[k], 0, 0, NULL, ref);

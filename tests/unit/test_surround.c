@@ -5,6 +5,10 @@
  * (the pair's slots, also while a slot changes speaker), the LFE stays
  * silent, the summed power stays within 0.5 dB and no sample jumps (the
  * slot that leaves a speaker fades out, then the new speaker fades in).
+ * On 7.1.4 (height): at ear height the bed alone; a source moved round
+ * above ear height and over the top sounds on at most three speakers, the
+ * top ones among them, at constant power, without a step; the listener's up
+ * vector decides what is above.
  * A 2D voice plays on the front pair exactly as on stereo; one of a sound
  * with the layout's channels plays each on its speaker, and so does one of
  * a stream with them (underrun decay and fade back in on every channel).
@@ -51,6 +55,10 @@ typedef struct {
     float prev[HL_LAYOUT_MAX_CH];
     double pmin, pmax, max_step;
     int centre_used, started;
+    int most;     /* speakers sounding at once, at most (0: 2) */
+    int top;      /* first top speaker's channel (7.1.4), 0: none */
+    int top_used; /* a top speaker sounded */
+    int bed_only; /* the top speakers must stay silent */
 } sweep_stats_t;
 
 /* Checks one rendered block (ch channels) frame by frame. */
@@ -65,6 +73,10 @@ static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stat
                 continue;
             }
             sounding += f[c] != 0.0f;
+            if (s->top && (int)c >= s->top && f[c] != 0.0f) {
+                assert_false(s->bed_only);
+                s->top_used = 1;
+            }
             p += (double)f[c] * f[c];
             if (s->started) {
                 const double d = fabs((double)f[c] - s->prev[c]);
@@ -72,7 +84,7 @@ static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stat
             }
             s->prev[c] = f[c];
         }
-        assert_true(sounding <= 2);
+        assert_true(sounding <= (s->most ? s->most : 2));
         if (fc >= 0 && f[fc] != 0.0f) s->centre_used = 1;
         const double db = 10 * log10(p / ((double)DCV * DCV));
         s->pmin = db < s->pmin ? db : s->pmin;
@@ -81,21 +93,30 @@ static void check_block(const float *x, uint32_t ch, int lfe, int fc, sweep_stat
     }
 }
 
+/* A looping 3D voice's parameters: a mono DC of DCV (*dc, the caller frees
+ * it) at azimuth az, elevation el, 1 m away. */
+static hl_voice_params_t dc_3d(hl_pcm_t **dc, double az, double el) {
+    *dc = test_pcm_dc(TEST_RATE, 1, DCV);
+    hl_voice_params_t p = test_params(*dc);
+    p.flags = HL_MIX_3D | HL_MIX_LOOP;
+    test_dir_of(az, el, p.pos);
+    return p;
+}
+
 static void sweep_on(hl_layout_t layout) {
     void *mem;
     hl_mixer_t *m = surround_mixer(layout, &mem);
     const uint32_t ch = hl_layout_channels(layout);
     const int lfe = hl_layout_channel_of(layout, HL_SPK_LFE);
     const int fc = hl_layout_channel_of(layout, HL_SPK_FC);
-    hl_pcm_t *dc = test_pcm_dc(TEST_RATE, 1, DCV);
-    hl_voice_params_t p = test_params(dc);
-    p.flags = HL_MIX_3D | HL_MIX_LOOP;
-    at_az(0.0, p.pos);
+    hl_pcm_t *dc;
+    hl_voice_params_t p = dc_3d(&dc, 0.0, 0.0);
     uint64_t v = 0, now = 0;
     assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     float *x = calloc((size_t)BLK * ch, sizeof(float));
     assert_non_null(x);
-    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9};
+    const int top = hl_layout_has_height(layout) ? 8 : 0;
+    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9, .top = top, .bed_only = 1};
     /* 2 degrees a block, each move ramped over the block: one turn */
     for (int k = 1; k <= 180; k++) {
         hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = BLK};
@@ -118,6 +139,7 @@ static void sweep_on(hl_layout_t layout) {
     at_az(185.0, jump.pos);
     assert_int_equal(hl_mixer_set(m, v, &jump, now), 0);
     s.max_step = 0;
+    if (top) s.most = 3; /* three slots: the new pair fades in as the old speaker fades out */
     for (int k = 0; k < 4; k++) {
         hl_mixer_process_rt(m, x, BLK, now);
         now += (uint64_t)BLK * 1000000000u / TEST_RATE;
@@ -136,6 +158,87 @@ static void sweep_on(hl_layout_t layout) {
     assert_true(fabs(10 * log10(pw / ((double)DCV * DCV))) <= 0.5);
     assert_true(f[0] == 0.0f && f[1] == 0.0f); /* nothing left in front */
     free(x);
+    test_pcm_free(dc);
+    free(mem);
+}
+
+/* 7.1.4: a turn at elevation 30 degrees, then over the top to behind
+ * (elevation 30 .. 180 at azimuth 20), 2 degrees a block. */
+static void test_height(void **state) {
+    (void)state;
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_714, &mem);
+    hl_pcm_t *dc;
+    hl_voice_params_t p = dc_3d(&dc, 20.0, 30.0);
+    uint64_t v = 0, now = 0;
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    float x[BLK * 12];
+    sweep_stats_t s = {.pmin = 1e9, .pmax = -1e9, .most = 3, .top = 8};
+    for (int k = 1; k <= 255; k++) {
+        hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = BLK};
+        if (k <= 180)
+            test_dir_of(20.0 + 2.0 * k, 30.0, set.pos);
+        else
+            test_dir_of(20.0, 30.0 + 2.0 * (k - 180), set.pos);
+        assert_int_equal(hl_mixer_set(m, v, &set, now), 0);
+        hl_mixer_process_rt(m, x, BLK, now);
+        now += (uint64_t)BLK * 1000000000u / TEST_RATE;
+        check_block(x, 12, 3, 2, &s);
+    }
+    print_message("# 7.1.4: turn at 30 deg and over the top, power %+.3f .. %+.3f dB, "
+                  "largest step %.5f\n",
+                  s.pmin, s.pmax, s.max_step);
+    assert_true(s.pmin >= -0.5 && s.pmax <= 0.5);
+    assert_true(s.max_step < 0.01);
+    assert_true(s.top_used);
+    /* the listener lying on its right side (up = +x): the source at world
+     * +x is straight above it (the top square's diagonal, TFL and TBR), one
+     * at world +y is at its left (SL) */
+    hl_listener_state_t lis = {.fwd = {0, 0, -1}, .up = {1, 0, 0}};
+    assert_int_equal(hl_mixer_set_listener(m, &lis, now), 0);
+    const float where[2][3] = {{1, 0, 0}, {0, 1, 0}};
+    for (int w = 0; w < 2; w++) {
+        hl_voice_set_t set = {.mask = HL_MIX_SET_POS, .ramp_frames = 0};
+        memcpy(set.pos, where[w], sizeof set.pos);
+        assert_int_equal(hl_mixer_set(m, v, &set, now), 0);
+        for (int k = 0; k < 3; k++) { /* the jump's fades, then settled */
+            hl_mixer_process_rt(m, x, BLK, now);
+            now += (uint64_t)BLK * 1000000000u / TEST_RATE;
+        }
+        const float *f = x + (size_t)(BLK - 1) * 12;
+        for (int c = 0; c < 12; c++) {
+            const float want =
+                w == 0 ? (c == 8 || c == 11 ? DCV * 0.70710678f : 0.0f) : (c == 6 ? DCV : 0.0f);
+            assert_float_equal(f[c], want, 1e-4);
+        }
+    }
+    test_pcm_free(dc);
+    free(mem);
+}
+
+/* 7.1.4, the post stage of a height voice: occlusion and a send reach the
+ * bus and the send bus on the voice's speaker (TFL) only. */
+static void test_height_post(void **state) {
+    (void)state;
+    void *mem;
+    hl_mixer_t *m = surround_mixer(HL_LAYOUT_714, &mem);
+    int8_t parent[HL_MAX_BUSES];
+    for (int b = 0; b < HL_MAX_BUSES; b++)
+        parent[b] = -1; /* every bus under the master */
+    assert_int_equal(hl_mixer_bus_graph(m, parent, (1u << 5) - 1u, 0), 0);
+    hl_pcm_t *dc;
+    hl_voice_params_t p = dc_3d(&dc, 45.0, 45.0); /* TFL */
+    p.occ_db = -6.0f;
+    p.send_bus[0] = 4;
+    p.send_gain[0] = 0.5f;
+    uint64_t v = 0;
+    assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
+    float x[BLK * 12];
+    for (int k = 0; k < 2; k++)
+        hl_mixer_process_rt(m, x, BLK, 0);
+    const float o = powf(10.0f, -6.0f / 20.0f), *f = x + (size_t)(BLK - 1) * 12;
+    for (int c = 0; c < 12; c++)
+        assert_float_equal(f[c], c == 8 ? DCV * o * 1.5f : 0.0f, 1e-4);
     test_pcm_free(dc);
     free(mem);
 }
@@ -178,9 +281,9 @@ static void test_2d_front_pair(void **state) {
  * arc) through a low-pass EQ on its bus, or a reverb with the dry path only
  * (wet 0: its input folded to the front pair comes out there): the 7.1
  * output, BLK x 8 frames into x. */
-static void through_insert(int kind, double az, float *x) {
+static void through_insert(hl_layout_t layout, int kind, double az, double el, float *x) {
     void *mem;
-    hl_mixer_t *m = surround_mixer(HL_LAYOUT_71, &mem);
+    hl_mixer_t *m = surround_mixer(layout, &mem);
     hl_fx_t fx = {.kind = kind};
     void *rmem = NULL;
     if (kind == HL_FX_EQ) {
@@ -201,7 +304,7 @@ static void through_insert(int kind, double az, float *x) {
     hl_pcm_t *src = test_pcm_sine(TEST_RATE, 1, 0.01, 0.0, 0.5f);
     hl_voice_params_t p = test_params(src);
     p.flags = HL_MIX_3D;
-    at_az(az, p.pos);
+    test_dir_of(az, el, p.pos);
     uint64_t v;
     assert_int_equal(hl_mixer_play(m, &p, 0, &v, NULL), 0);
     hl_mixer_process_rt(m, x, BLK, 0);
@@ -211,27 +314,32 @@ static void through_insert(int kind, double az, float *x) {
 }
 
 /* Inserts on a surround bus: the EQ filters every channel alike (a voice on
- * BL comes out exactly as the same voice on FL), the reverb takes the
- * surrounds folded into its front pair (nothing stays behind). */
+ * BL comes out exactly as the same voice on FL; on 7.1.4 one on TFL as one
+ * on FL), the reverb takes the surrounds (and the top speakers) folded into
+ * its front pair (nothing stays behind). */
 static void test_inserts(void **state) {
     (void)state;
-    static float front[BLK * 8], back[BLK * 8];
-    through_insert(HL_FX_EQ, 30.0, front); /* FL */
-    through_insert(HL_FX_EQ, 150.0, back); /* BL */
-    double e = 0;
-    for (int t = 0; t < BLK; t++) {
-        assert_true(back[8 * t + 4] == front[8 * t + 0]);
-        e += (double)back[8 * t + 4] * back[8 * t + 4];
+    static float front[BLK * 12], back[BLK * 12];
+    for (int h = 0; h < 2; h++) {
+        const hl_layout_t l = h ? HL_LAYOUT_714 : HL_LAYOUT_71;
+        const int ch = h ? 12 : 8, other = h ? 8 : 4;  /* TFL : BL */
+        through_insert(l, HL_FX_EQ, 30.0, 0.0, front); /* FL */
+        through_insert(l, HL_FX_EQ, h ? 45.0 : 150.0, h ? 45.0 : 0.0, back);
+        double e = 0;
+        for (int t = 0; t < BLK; t++) {
+            assert_float_equal(back[ch * t + other], front[ch * t + 0], 1e-6);
+            e += (double)back[ch * t + other] * back[ch * t + other];
+        }
+        assert_true(e > 1e-3);                                                    /* it played */
+        through_insert(l, HL_FX_REVERB, h ? 135.0 : 150.0, h ? 45.0 : 0.0, back); /* BL, TBL */
+        double fl = 0;
+        for (int t = 0; t < BLK; t++) {
+            for (int c = 2; c < ch; c++)
+                assert_true(back[ch * t + c] == 0.0f);
+            fl += (double)back[ch * t] * back[ch * t];
+        }
+        assert_true(fl > 1e-3); /* folded into FL */
     }
-    assert_true(e > 1e-3); /* it played */
-    through_insert(HL_FX_REVERB, 150.0, back);
-    double fl = 0;
-    for (int t = 0; t < BLK; t++) {
-        for (int c = 2; c < 8; c++)
-            assert_true(back[8 * t + c] == 0.0f);
-        fl += (double)back[8 * t] * back[8 * t];
-    }
-    assert_true(fl > 1e-3); /* folded into FL */
 }
 
 /* HRTF is stereo only: a surround mixer with HRTF state is refused. */
@@ -358,11 +466,15 @@ static void test_hrtf_stereo_only(void **state) {
 }
 
 int main(void) {
-    static const hl_layout_t l51 = HL_LAYOUT_51, l71 = HL_LAYOUT_71, lquad = HL_LAYOUT_QUAD;
+    static const hl_layout_t l51 = HL_LAYOUT_51, l71 = HL_LAYOUT_71, lquad = HL_LAYOUT_QUAD,
+                             l714 = HL_LAYOUT_714;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_prestate(test_sweep, (void *)&l51),
         cmocka_unit_test_prestate(test_sweep, (void *)&l71),
         cmocka_unit_test_prestate(test_sweep, (void *)&lquad),
+        cmocka_unit_test_prestate(test_sweep, (void *)&l714),
+        cmocka_unit_test(test_height),
+        cmocka_unit_test(test_height_post),
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_multichannel),

@@ -30,7 +30,8 @@ class Event:
     meter        frame, momentary, short_term, integrated, range, channels, master,
                  buses {name: level}; a level is {peak_db, peak_hold_db, rms_db},
                  each a tuple of dBFS per channel: (left, right) on stereo, every
-                 channel of a surround layout in its order (FL FR FC LFE BL BR SL SR)
+                 channel of a surround layout in its order (FL FR FC LFE BL BR SL SR
+                 TFL TFR TBL TBR)
     bank         bank: {name, path, state, sounds, done, failed, bytes, error};
                  also name and state as attributes
     zone_tick    report: the world-zone scheduler's line for one tick
@@ -94,7 +95,7 @@ class Event:
         self.channels = 2
         if r.left():  # since 1.1: the channels past the front pair of a surround layout
             self.channels = r.u8()
-            if not 3 <= self.channels <= 8:
+            if not 3 <= self.channels <= 12:  # 12: 7.1.4
                 raise HeliodError(EPROTO, "meter: %d channels" % self.channels)
             more = "<%df" % (self.channels - 2)
             for lv in [self.master] + list(self.buses.values()):

@@ -12,13 +12,15 @@
 #include "hl_fx.h"
 #include "hl_layout.h"
 
-#define FOLD 0.70710678f /* BS.775: centre and surrounds into the front pair at -3 dB */
+#define FOLD 0.70710678f /* BS.775: centre, surrounds (and tops) into the front pair at -3 dB */
 
 static void fold_into_front(float *const *p, uint32_t layout, uint32_t nch, uint32_t n) {
     for (uint32_t c = 2; c < nch; c++) {
         const uint32_t spk = hl_layout_speaker((hl_layout_t)layout, c);
-        const int left = spk == HL_SPK_FC || spk == HL_SPK_BL || spk == HL_SPK_SL;
-        const int right = spk == HL_SPK_FC || spk == HL_SPK_BR || spk == HL_SPK_SR;
+        const int left = spk == HL_SPK_FC || spk == HL_SPK_BL || spk == HL_SPK_SL ||
+                         spk == HL_SPK_TFL || spk == HL_SPK_TBL;
+        const int right = spk == HL_SPK_FC || spk == HL_SPK_BR || spk == HL_SPK_SR ||
+                          spk == HL_SPK_TFR || spk == HL_SPK_TBR;
         for (uint32_t t = 0; t < n; t++) {
             const float x = p[c][t] * FOLD;
             if (left) p[0][t] += x;

@@ -37,7 +37,7 @@
 
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
-#define HL_FX_PLANES      8      /* channels a bus insert takes at most (a 7.1 bus) */
+#define HL_FX_PLANES      12     /* channels a bus insert takes at most (a 7.1.4 bus) */
 #define HL_FX_GRID        16     /* frames: filter coefficients step on this grid in a glide */
 #define HL_FX_GLIDE_MS    50.0f  /* comp makeup, reverb decay/damping/wet/dry glide time */
 #define HL_VF_LP_OFF_FRAC 0.45f  /* low-pass "off" position: 0.45 * rate */
@@ -403,7 +403,7 @@ void hl_fx_process_rt(hl_fx_t *fx, float *l, float *r, uint32_t n);
  * filters every plane (one state each, the front pair's coefficients and
  * glide); the compressor runs on each channel pair with its own detector
  * (linked within the pair); the reverb takes the planes after the front pair
- * folded into it (BS.775: centre and surrounds at 0.7071, LFE dropped) and
+ * folded into it (BS.775: centre, surrounds and top speakers at 0.7071, LFE dropped) and
  * returns on the front pair, those planes silent. Stereo (nch 2) is
  * hl_fx_process_rt. */
 void hl_fx_process_planes_rt(hl_fx_t *fx, float *const *p, uint32_t layout, uint32_t nch,

@@ -28,7 +28,7 @@
 #define HL_RS_MAX_DOWN     4u /* engine rate / device rate at most this */
 #define HL_RS_PHASES       512u
 #define HL_RS_HALF_TAPS    32u /* half the kernel at a ratio >= 1 */
-#define HL_RS_MAX_CHANNELS 8u  /* 7.1 */
+#define HL_RS_MAX_CHANNELS 12u /* 7.1.4 */
 
 typedef struct hl_resample hl_resample_t;
 
