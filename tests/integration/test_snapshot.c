@@ -213,6 +213,63 @@ static void test_fx_param_render(void **state) {
     free(x);
 }
 
+/* Effect parameters that glide on the audio thread, whatever the polls: a
+ * snapshot fading a reverb's dry gain (wet 0: the output is dry x input)
+ * and, at another time, a compressor's threshold (knee 0, ratio 100, fast
+ * detector: on a DC at L dBFS the output is L - 0.99 (L - T) dB once T < L).
+ * Both follow the straight line of the fade frame by frame and
+ * land on its end frame (the effect used to be set once a poll tick). */
+#define G_START 4800
+#define G_COMP  14400
+#define G_END   24000
+static void test_fx_glide_render(void **state) {
+    (void)state;
+    char score[300], out[300], dc[300];
+    path_of(score, sizeof score, "glide.txt");
+    path_of(out, sizeof out, "glide.wav");
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "load dc %s\nbus create rv\nbus create cp\n"
+            "fx add rv reverb --preset room --wet 0 --dry 1\n"
+            "fx add cp comp --threshold 0 --ratio 100 --knee 0 --attack 0.05 --release 1\n"
+            "snapshot define dry --fade 100\nsnapshot set dry rv fx 0 5 0.2\n"
+            "snapshot define thr --fade 100\nsnapshot set thr cp fx 0 0 -40\n"
+            "@100 play dc --bus rv --loop --fade-in 0\n@%d snapshot start dry\n"
+            "@%d stop --all --fade 0\n@%d play dc --bus cp --loop --fade-in 0\n"
+            "@%d snapshot start thr\n@%d end\n",
+            dc, G_START, G_COMP - 2000, G_COMP - 1000, G_COMP, G_END);
+    fclose(f);
+    assert_int_equal(render(score, out), 0);
+    float *x = NULL;
+    size_t n = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(n, G_END);
+    double l0 = x[2 * (G_START - 100)], worst = 0.0;
+    assert_true(l0 > 0.01);
+    for (int t = G_START - 100; t < G_COMP - 2400; t++) { /* dry: 1 -> 0.2 over the fade */
+        double u = t < G_START ? 0.0 : t >= G_START + FADE ? 1.0 : (t - G_START) / (double)FADE;
+        double err = fabs(x[2 * t] / l0 - (1.0 - 0.8 * u));
+        worst = err > worst ? err : worst;
+    }
+    print_message("reverb dry by snapshot: worst %.2e off the fade's straight line\n", worst);
+    assert_true(worst < 2.0 / FADE); /* two frames' worth of the glide */
+    double c0 = x[2 * (G_COMP - 100)], cworst = 0.0;
+    assert_true(c0 > 0.01);
+    double lv = 20.0 * log10(c0); /* the bus's input level: uncompressed at T = 0 */
+    for (int t = G_COMP + FADE / 2; t < G_END; t += 16) { /* T < -20 from half-way on */
+        double u = t >= G_COMP + FADE ? 1.0 : (t - G_COMP) / (double)FADE;
+        double thr = -40.0 * u, want = lv - 0.99 * (lv - thr);
+        double got = 20.0 * log10(x[2 * t]);
+        if (thr < lv - 0.5 && fabs(got - want) > cworst) cworst = fabs(got - want);
+    }
+    print_message("compressor threshold by snapshot: worst %.3f dB off the fade's line\n", cworst);
+    assert_true(cworst < 0.05);
+    free(x);
+}
+
 /* The gain the BUSES list shows for `bus` (the blended fader). */
 static float bus_gain(heliod_t *h, const char *bus) {
     heliod_bus_info_t info[40];
@@ -369,6 +426,7 @@ int main(void) {
         cmocka_unit_test(test_crossfade_8_buses),
         cmocka_unit_test(test_render_identical),
         cmocka_unit_test(test_fx_param_render),
+        cmocka_unit_test(test_fx_glide_render),
     };
     const struct CMUnitTest live_tests[] = {
         cmocka_unit_test_setup_teardown(test_rule_and_refusals, setup_daemon, th_fixture_teardown),
