@@ -177,30 +177,44 @@ static void test_render_identical(void **state) {
     free(x);
 }
 
+/* Renders score NAME.txt: "load dc ..." then the lines fmt gives; returns
+ * the stereo result (free it), its length in *n. */
+static float *render_dc(const char *name, size_t *n, const char *fmt, ...) {
+    char score[400], out[400], dc[300], base[64];
+    snprintf(base, sizeof base, "%s.txt", name);
+    path_of(score, sizeof score, base);
+    snprintf(base, sizeof base, "%s.wav", name);
+    path_of(out, sizeof out, base);
+    path_of(dc, sizeof dc, "dc.wav");
+    FILE *f = fopen(score, "w");
+    assert_non_null(f);
+    fprintf(f, "load dc %s\n", dc);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+    assert_int_equal(render(score, out), 0);
+    float *x = NULL;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(out, &x, n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    return x;
+}
+
 /* An effect parameter in a snapshot: a low shelf's gain (p2) on a DC voice
  * is the DC gain, so the rendered level follows the blend: -12 dB at full
  * intensity, -6 at half, back to 0 after stop; fx list keeps the base 0. */
 static void test_fx_param_render(void **state) {
     (void)state;
-    char score[300], out[300], dc[300];
-    path_of(score, sizeof score, "fx.txt");
-    path_of(out, sizeof out, "fx.wav");
-    path_of(dc, sizeof dc, "dc.wav");
-    FILE *f = fopen(score, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "load dc %s\nbus create fxb\nfx add fxb eq --type lowshelf --freq 200 --gain 0\n"
-            "snapshot define shelf --fade 0\nsnapshot set shelf fxb fx 0 2 -12\n"
-            "@100 play dc --bus fxb --loop --fade-in 0\n"
-            "@%d snapshot start shelf\n@%d snapshot start shelf --intensity 0.5\n"
-            "@%d snapshot stop shelf\n@%d end\n",
-            dc, START, START + 24000, STOP, END);
-    fclose(f);
-    assert_int_equal(render(score, out), 0);
-    float *x = NULL;
     size_t n = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    float *x = render_dc("fx", &n,
+                         "bus create fxb\nfx add fxb eq --type lowshelf --freq 200 --gain 0\n"
+                         "snapshot define shelf --fade 0\nsnapshot set shelf fxb fx 0 2 -12\n"
+                         "@100 play dc --bus fxb --loop --fade-in 0\n"
+                         "@%d snapshot start shelf\n@%d snapshot start shelf --intensity 0.5\n"
+                         "@%d snapshot stop shelf\n@%d end\n",
+                         START, START + 24000, STOP, END);
     double l0 = x[2 * (START - 1000)];
     double full = 20.0 * log10(x[2 * (START + 20000)] / l0);
     double half = 20.0 * log10(x[2 * (START + 44000)] / l0);
@@ -224,28 +238,17 @@ static void test_fx_param_render(void **state) {
 #define G_END   24000
 static void test_fx_glide_render(void **state) {
     (void)state;
-    char score[300], out[300], dc[300];
-    path_of(score, sizeof score, "glide.txt");
-    path_of(out, sizeof out, "glide.wav");
-    path_of(dc, sizeof dc, "dc.wav");
-    FILE *f = fopen(score, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "load dc %s\nbus create rv\nbus create cp\n"
-            "fx add rv reverb --preset room --wet 0 --dry 1\n"
-            "fx add cp comp --threshold 0 --ratio 100 --knee 0 --attack 0.05 --release 1\n"
-            "snapshot define dry --fade 100\nsnapshot set dry rv fx 0 5 0.2\n"
-            "snapshot define thr --fade 100\nsnapshot set thr cp fx 0 0 -40\n"
-            "@100 play dc --bus rv --loop --fade-in 0\n@%d snapshot start dry\n"
-            "@%d stop --all --fade 0\n@%d play dc --bus cp --loop --fade-in 0\n"
-            "@%d snapshot start thr\n@%d end\n",
-            dc, G_START, G_COMP - 2000, G_COMP - 1000, G_COMP, G_END);
-    fclose(f);
-    assert_int_equal(render(score, out), 0);
-    float *x = NULL;
     size_t n = 0;
-    int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    float *x =
+        render_dc("glide", &n,
+                  "bus create rv\nbus create cp\nfx add rv reverb --preset room --wet 0 --dry 1\n"
+                  "fx add cp comp --threshold 0 --ratio 100 --knee 0 --attack 0.05 --release 1\n"
+                  "snapshot define dry --fade 100\nsnapshot set dry rv fx 0 5 0.2\n"
+                  "snapshot define thr --fade 100\nsnapshot set thr cp fx 0 0 -40\n"
+                  "@100 play dc --bus rv --loop --fade-in 0\n@%d snapshot start dry\n"
+                  "@%d stop --all --fade 0\n@%d play dc --bus cp --loop --fade-in 0\n"
+                  "@%d snapshot start thr\n@%d end\n",
+                  G_START, G_COMP - 2000, G_COMP - 1000, G_COMP, G_END);
     assert_int_equal(n, G_END);
     double l0 = x[2 * (G_START - 100)], worst = 0.0;
     assert_true(l0 > 0.01);
