@@ -156,7 +156,8 @@ static const cmd_desc_t cmds[] = {
      "          --predelay MS --size 0.25..2 --wet 0..1 --dry 0..1\n"
      "          (presets pass the dry signal: use --dry 0 on a bus fed by sends)\n"
      "  set changes only the PARAMS given (a --preset reloads the whole preset);\n"
-     "  eq changes glide over --ramp MS.\n"},
+     "  changes glide over --ramp MS: eq; comp threshold, ratio, knee, makeup;\n"
+     "  reverb rt60, damping, wet, dry (the others apply at once).\n"},
     {"duck", CTL_DUCK, HL_OP_DUCK,
      "duck BUS --by SIDE [--depth DB] [--threshold DB | --voices] [--attack MS]\n"
      "          [--hold MS] [--release MS]\nduck BUS --by SIDE --off\n"

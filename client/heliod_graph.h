@@ -162,7 +162,8 @@ typedef struct {
     int type;
     uint32_t mask;
     float p[8];
-    float ramp_ms; /* set: eq changes glide over this */
+    float ramp_ms; /* set: glide over this (eq; comp threshold, ratio, knee, makeup;
+                      reverb rt60, damping, wet, dry) */
 } heliod_fx_t;
 /* Parses "KIND --PARAM VALUE ..." as heliodctl writes it ("eq --type peak
  * --freq 1000 --q 1 --gain -6", "reverb --preset cave --wet 0.4") into fx.

@@ -95,9 +95,11 @@ static float base_db(hld_snaps_t *s, int bus) {
     return s->base_db[k];
 }
 
-/* Sends the blend at frame t to the mixer, ramped over `ramp` frames. */
-static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t, uint32_t ramp,
-                        int fx_only_unramped) {
+/* Sends the blend at frame t to the mixer, ramped over `ramp` frames: bus
+ * gains and every effect parameter that glides (all but the compressor's
+ * attack and release and the reverb's size and pre-delay, which move at
+ * the ramp's start) reach their values on frame t, however the polls fall. */
+static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t, uint32_t ramp) {
     double inten[HL_MAX_SNAPSHOTS];
     for (uint32_t j = 0; j < n; j++)
         inten[j] = intensity_at(st[j], t);
@@ -113,7 +115,7 @@ static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t,
         }
     for (int k = 0; k <= HL_MAX_BUSES; k++) {
         int bus = k - 1;
-        if (!fx_only_unramped && (touched[k] || s->touched[k])) {
+        if (touched[k] || s->touched[k]) {
             double db = base_db(s, bus), mute = 0.0;
             for (uint32_t j = 0; j < n; j++)
                 for (uint32_t e = 0; e < st[j]->nset; e++) {
@@ -143,7 +145,6 @@ static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t,
         for (uint32_t f = 0; fxall && rec && f < rec->nfx && f < 8; f++) {
             if (!(fxall >> f & 1u)) continue;
             const hld_fx_t *fx = rec->fx[f];
-            if (fx_only_unramped && fx->kind == HL_FXK_EQ) continue;
             float p[HL_FX_PARAMS];
             memcpy(p, fx->p, sizeof p);
             for (uint32_t j = 0; j < n; j++)
@@ -176,7 +177,7 @@ static void plan(hld_snaps_t *s, uint64_t now, uint32_t ramp_none) {
         if (st[j]->f1 > now && (!brk || st[j]->f1 < brk)) brk = st[j]->f1;
     }
     uint32_t ramp = brk ? (uint32_t)(brk - now) : ramp_none;
-    push_values(s, st, n, brk ? brk : now, ramp, 0);
+    push_values(s, st, n, brk ? brk : now, ramp);
     s->next_break = brk;
     uint64_t dt = mono_ns() - t0;
     s->plans++;
@@ -192,15 +193,10 @@ static uint64_t effect_frame(const hld_snaps_t *s) {
 void hld_snaps_tick(hld_snaps_t *s) {
     if (!s->next_break) return;
     uint64_t now = hl_mixer_frames(s->mx);
+    if (now < s->next_break) return;
     uint64_t save = hl_mixer_at_frame(s->mx);
     hl_mixer_at(s->mx, 0);
-    if (now >= s->next_break) {
-        plan(s, now, 0);
-    } else { /* effects that do not glide follow the fade a tick at a time */
-        hld_snap_t *st[HL_MAX_SNAPSHOTS];
-        uint32_t n = stack(s, st);
-        push_values(s, st, n, now, 0, 1);
-    }
+    plan(s, now, 0); /* between breakpoints everything glides on the audio thread */
     hl_mixer_at(s->mx, save);
 }
 

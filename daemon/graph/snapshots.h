@@ -21,6 +21,8 @@
  * breakpoint (the nearest fade start or end) and ramps to them over the
  * frames left; the poll tick that follows a breakpoint plans the next
  * segment. A single fade is thus one ramp ending on its exact frame.
+ * Effect parameters ride the same ramp: the audio thread glides them
+ * (hl_fx_params_t.ramp_frames), so nothing steps with the poll ticks.
  */
 #ifndef HLD_SNAPSHOTS_H
 #define HLD_SNAPSHOTS_H

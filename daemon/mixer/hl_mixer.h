@@ -545,7 +545,11 @@ int hl_mixer_bus_send(hl_mixer_t *m, int bus, uint32_t slot, int target, float g
 int hl_mixer_bus_fx(hl_mixer_t *m, int bus, hl_fx_t *const *fx, uint32_t n, uint64_t now_ns);
 
 /* New parameters for an attached effect, applied on the audio thread with
- * the effect's own glide (hl_eq_set_rt, hl_comp_set_rt, hl_reverb_set_rt). */
+ * the effect's own glide (hl_eq_set_rt, hl_comp_glide_rt, hl_reverb_glide_rt)
+ * over ramp_frames from the frame the command applies on: EQ frequency, Q
+ * and gain; compressor threshold, ratio, knee and makeup; reverb rt60,
+ * damping, wet and dry. ramp_frames 0: the EQ and the compressor's
+ * threshold, ratio and knee at once, the rest over HL_FX_GLIDE_MS. */
 typedef struct {
     int kind;                               /* HL_FX_*: must match the effect */
     int eq_type;                            /* HL_BQ_* */
@@ -553,7 +557,7 @@ typedef struct {
     float threshold_db, ratio, knee_db;     /* compressor */
     float attack_ms, release_ms, makeup_db; /* compressor */
     hl_reverb_params_t rev;                 /* reverb */
-    uint32_t ramp_frames;                   /* eq glide */
+    uint32_t ramp_frames;                   /* glide length (above) */
 } hl_fx_params_t;
 /* 0, HELIOD_EINVAL (kind mismatch) or HELIOD_EBUSY. */
 int hl_mixer_fx_param(hl_mixer_t *m, hl_fx_t *fx, const hl_fx_params_t *p, uint64_t now_ns);

@@ -386,10 +386,10 @@ static void fx_param_rt(hl_fx_t *fx, const hl_fx_params_t *p) {
         hl_eq_set_rt(&fx->u.eq, p->eq_type, p->freq, p->q, p->gain_db, p->ramp_frames);
         break;
     case HL_FX_COMP:
-        hl_comp_set_rt(&fx->u.comp, p->threshold_db, p->ratio, p->knee_db, p->attack_ms,
-                       p->release_ms, p->makeup_db);
+        hl_comp_glide_rt(&fx->u.comp, p->threshold_db, p->ratio, p->knee_db, p->attack_ms,
+                         p->release_ms, p->makeup_db, p->ramp_frames);
         break;
-    case HL_FX_REVERB: hl_reverb_set_rt(fx->u.rev, &p->rev); break;
+    case HL_FX_REVERB: hl_reverb_glide_rt(fx->u.rev, &p->rev, p->ramp_frames); break;
     default: break;
     }
 }

@@ -177,30 +177,89 @@ static void test_render_identical(void **state) {
     free(x);
 }
 
-/* An effect parameter in a snapshot: a low shelf's gain (p2) on a DC voice
- * is the DC gain, so the rendered level follows the blend: -12 dB at full
- * intensity, -6 at half, back to 0 after stop; fx list keeps the base 0. */
-static void test_fx_param_render(void **state) {
-    (void)state;
-    char score[300], out[300], dc[300];
-    path_of(score, sizeof score, "fx.txt");
-    path_of(out, sizeof out, "fx.wav");
+/* Renders score NAME.txt: "load dc ..." then the lines fmt gives; returns
+ * the stereo result (free it), its length in *n. */
+static float *render_dc(const char *name, size_t *n, const char *fmt, ...) {
+    char score[400], out[400], dc[300], base[64];
+    snprintf(base, sizeof base, "%s.txt", name);
+    path_of(score, sizeof score, base);
+    snprintf(base, sizeof base, "%s.wav", name);
+    path_of(out, sizeof out, base);
     path_of(dc, sizeof dc, "dc.wav");
     FILE *f = fopen(score, "w");
     assert_non_null(f);
-    fprintf(f,
-            "load dc %s\nbus create fxb\nfx add fxb eq --type lowshelf --freq 200 --gain 0\n"
-            "snapshot define shelf --fade 0\nsnapshot set shelf fxb fx 0 2 -12\n"
-            "@100 play dc --bus fxb --loop --fade-in 0\n"
-            "@%d snapshot start shelf\n@%d snapshot start shelf --intensity 0.5\n"
-            "@%d snapshot stop shelf\n@%d end\n",
-            dc, START, START + 24000, STOP, END);
+    fprintf(f, "load dc %s\n", dc);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
     fclose(f);
     assert_int_equal(render(score, out), 0);
     float *x = NULL;
-    size_t n = 0;
     int ch = 0, rate = 0;
-    assert_int_equal(th_read_sound(out, &x, &n, &ch, &rate), 0);
+    assert_int_equal(th_read_sound(out, &x, n, &ch, &rate), 0);
+    assert_int_equal(ch, 2);
+    return x;
+}
+
+/* Effect parameters in snapshots, one render (G_ frames, then the shelf):
+ *  - a snapshot fading a reverb's dry gain (wet 0: the output is dry x
+ *    input) and, later, a compressor's threshold (knee 0, ratio 100, fast
+ *    detector: on a DC at L dBFS the output is L - 0.99 (L - T) dB once
+ *    T < L): both glide on the audio thread, following the fade's straight
+ *    line frame by frame to its end frame, whatever the polls (they used to
+ *    be set once a poll tick);
+ *  - a low shelf's gain (p2) on a DC voice is the DC gain, so the level
+ *    follows the blend: -12 dB at full intensity, -6 at half, back to 0
+ *    after stop; fx list keeps the base 0. */
+#define G_START 4800
+#define G_COMP  14400
+#define G_END   24000
+static void check_glides(const float *x) {
+    double l0 = x[2 * (G_START - 100)], worst = 0.0;
+    assert_true(l0 > 0.01);
+    for (int t = G_START - 100; t < G_COMP - 2400; t++) { /* dry: 1 -> 0.2 over the fade */
+        double u = t < G_START ? 0.0 : t >= G_START + FADE ? 1.0 : (t - G_START) / (double)FADE;
+        double err = fabs(x[2 * t] / l0 - (1.0 - 0.8 * u));
+        worst = err > worst ? err : worst;
+    }
+    print_message("reverb dry by snapshot: worst %.2e off the fade's straight line\n", worst);
+    assert_true(worst < 2.0 / FADE); /* two frames' worth of the glide */
+    double c0 = x[2 * (G_COMP - 100)], cworst = 0.0;
+    assert_true(c0 > 0.01);
+    double lv = 20.0 * log10(c0); /* the bus's input level: uncompressed at T = 0 */
+    for (int t = G_COMP + FADE / 2; t < G_END - 400; t += 16) { /* T < -20 from half-way on */
+        double u = t >= G_COMP + FADE ? 1.0 : (t - G_COMP) / (double)FADE;
+        double thr = -40.0 * u, want = lv - 0.99 * (lv - thr);
+        double got = 20.0 * log10(x[2 * t]);
+        if (thr < lv - 0.5 && fabs(got - want) > cworst) cworst = fabs(got - want);
+    }
+    print_message("compressor threshold by snapshot: worst %.3f dB off the fade's line\n", cworst);
+    assert_true(cworst < 0.05);
+}
+
+static void test_fx_render(void **state) {
+    (void)state;
+    size_t n = 0;
+    float *x =
+        render_dc("fx", &n,
+                  "bus create rv\nbus create cp\nbus create fxb\n"
+                  "fx add rv reverb --preset room --wet 0 --dry 1\n"
+                  "fx add cp comp --threshold 0 --ratio 100 --knee 0 --attack 0.05 --release 1\n"
+                  "fx add fxb eq --type lowshelf --freq 200 --gain 0\n"
+                  "snapshot define dry --fade 100\nsnapshot set dry rv fx 0 5 0.2\n"
+                  "snapshot define thr --fade 100\nsnapshot set thr cp fx 0 0 -40\n"
+                  "snapshot define shelf --fade 0\nsnapshot set shelf fxb fx 0 2 -12\n"
+                  "@100 play dc --bus rv --loop --fade-in 0\n@%d snapshot start dry\n"
+                  "@%d stop --all --fade 0\n@%d play dc --bus cp --loop --fade-in 0\n"
+                  "@%d snapshot start thr\n@%d stop --all --fade 0\n"
+                  "@%d play dc --bus fxb --loop --fade-in 0\n"
+                  "@%d snapshot start shelf\n@%d snapshot start shelf --intensity 0.5\n"
+                  "@%d snapshot stop shelf\n@%d end\n",
+                  G_START, G_COMP - 2000, G_COMP - 1000, G_COMP, G_END, G_END + 1000, START,
+                  START + 24000, STOP, END);
+    assert_int_equal(n, END);
+    check_glides(x);
     double l0 = x[2 * (START - 1000)];
     double full = 20.0 * log10(x[2 * (START + 20000)] / l0);
     double half = 20.0 * log10(x[2 * (START + 44000)] / l0);
@@ -368,7 +427,7 @@ int main(void) {
     const struct CMUnitTest render_tests[] = {
         cmocka_unit_test(test_crossfade_8_buses),
         cmocka_unit_test(test_render_identical),
-        cmocka_unit_test(test_fx_param_render),
+        cmocka_unit_test(test_fx_render),
     };
     const struct CMUnitTest live_tests[] = {
         cmocka_unit_test_setup_teardown(test_rule_and_refusals, setup_daemon, th_fixture_teardown),

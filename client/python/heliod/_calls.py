@@ -304,7 +304,7 @@ class _Calls:
         return self._call("fx", B.enc_fx(0, bus, idx, kind, type, **params), B.dec_count)
 
     def fx_set(self, bus, index, kind, type=None, **params):
-        """Changes the effect at index (same kind); ramp_ms glides eq changes."""
+        """Changes the effect at index (same kind); ramp_ms glides eq, comp and reverb changes."""
         kind, type, params = self._fx_args(kind, type, params)
         return self._call("fx", B.enc_fx(1, bus, index, kind, type, **params), B.dec_count)
 

@@ -18,7 +18,9 @@
  * steady sine settles on the static curve, and attack and release do not
  * interact (the branching form's reduction on a 1 kHz sine is ~0.7 dB short). Both channels get the
  * same gain, so the stereo image does not move. The makeup gain glides linearly in dB over
- * HL_FX_GLIDE_MS, sample by sample, so changing it never clicks.
+ * HL_FX_GLIDE_MS, sample by sample, so changing it never clicks; a glide
+ * given its length (hl_comp_glide_rt: a snapshot fade, a parameter binding)
+ * moves threshold, knee, slope and makeup linearly sample by sample over it.
  *
  * A block whose peak stays under the knee while the detector is at rest and
  * the makeup settled at 0 dB is left untouched (one read pass); otherwise the
@@ -52,6 +54,12 @@ void hl_comp_init(hl_comp_t *c, float rate) {
 
 void hl_comp_set_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db, float attack_ms,
                     float release_ms, float makeup_db) {
+    hl_comp_glide_rt(c, threshold_db, ratio, knee_db, attack_ms, release_ms, makeup_db, 0);
+}
+
+void hl_comp_glide_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db, float attack_ms,
+                      float release_ms, float makeup_db, uint32_t ramp_frames) {
+    const float thr0 = c->threshold_db, knee0 = c->knee_db, slope0 = c->slope;
     c->threshold_db = hl_clampf(threshold_db, HL_R_COMP_THRESH_LO, HL_R_COMP_THRESH_HI);
     c->ratio = hl_clampf(ratio, HL_R_COMP_RATIO_LO, HL_R_COMP_RATIO_HI);
     c->knee_db = hl_clampf(knee_db, HL_R_COMP_KNEE_LO, HL_R_COMP_KNEE_HI);
@@ -60,11 +68,24 @@ void hl_comp_set_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db
     c->att = one_pole(c->attack_ms, c->rate);
     c->rel = one_pole(c->release_ms, c->rate);
     c->slope = 1.0f / c->ratio - 1.0f;
+    if (ramp_frames > 0) { /* from where the last glide has them */
+        float n = (float)ramp_frames;
+        c->thr_step = (c->threshold_db - c->thr_cur) / n;
+        c->knee_step = (c->knee_db - c->knee_cur) / n;
+        c->slope_step = (c->slope - c->slope_cur) / n;
+        c->set_left = ramp_frames;
+    } else if (!(c->set_left > 0 && thr0 == c->threshold_db && knee0 == c->knee_db &&
+                 slope0 == c->slope)) { /* (the same targets again: the glide goes on) */
+        c->thr_cur = c->threshold_db;
+        c->knee_cur = c->knee_db;
+        c->slope_cur = c->slope;
+        c->set_left = 0;
+    }
     float mk = makeup_db == makeup_db
                    ? hl_clampf(makeup_db, HL_R_COMP_MAKEUP_LO, HL_R_COMP_MAKEUP_HI)
                    : 0.0f;
-    if (mk != c->makeup_db || c->makeup_left > 0) {
-        uint32_t len = (uint32_t)(HL_FX_GLIDE_MS * 0.001f * c->rate);
+    if (mk != c->makeup_db || c->makeup_left > 0 || ramp_frames > 0) {
+        uint32_t len = ramp_frames ? ramp_frames : (uint32_t)(HL_FX_GLIDE_MS * 0.001f * c->rate);
         if (len == 0) len = 1;
         c->makeup_db = mk;
         c->makeup_step = (mk - c->makeup_cur) / (float)len;
@@ -86,10 +107,12 @@ static inline float comp_reduction(float d, float knee, float half_knee, float s
 }
 
 void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n) {
-    const float thr = c->threshold_db, knee = c->knee_db, hk = 0.5f * knee, slope = c->slope;
+    float thr = c->thr_cur, knee = c->knee_cur, hk = 0.5f * knee, slope = c->slope_cur;
     const float att = c->att, rel = c->rel;
+    uint32_t set_left = c->set_left;
 
-    if (c->env_db == 0.0f && c->peak_db == 0.0f && c->makeup_left == 0 && c->makeup_cur == 0.0f) {
+    if (c->env_db == 0.0f && c->peak_db == 0.0f && c->makeup_left == 0 && c->makeup_cur == 0.0f &&
+        set_left == 0) {
         float pk = 0.0f; /* at rest: untouched while the block stays under the knee */
         for (uint32_t i = 0; i < n; i++) {
             float a = fabsf(l[i]), b = fabsf(r[i]);
@@ -103,6 +126,18 @@ void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n) {
     float env = c->env_db, pk = c->peak_db, mk = c->makeup_cur, mk_step = c->makeup_step;
     uint32_t mk_left = c->makeup_left;
     for (uint32_t i = 0; i < n; i++) {
+        if (set_left > 0) { /* the settings glide; the last step lands on the targets */
+            if (--set_left == 0) {
+                thr = c->threshold_db;
+                knee = c->knee_db;
+                slope = c->slope;
+            } else {
+                thr += c->thr_step;
+                knee += c->knee_step;
+                slope += c->slope_step;
+            }
+            hk = 0.5f * knee;
+        }
         float a = fabsf(l[i]), b = fabsf(r[i]);
         float x = a > b ? a : b;
         float xg = x > COMP_FLOOR_LIN ? COMP_DB_PER_LOG2 * log2f(x) : COMP_FLOOR_DB;
@@ -124,6 +159,10 @@ void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n) {
     c->peak_db = pk;
     c->makeup_cur = mk;
     c->makeup_left = mk_left;
+    c->thr_cur = thr;
+    c->knee_cur = knee;
+    c->slope_cur = slope;
+    c->set_left = set_left;
 }
 
 /* ---- insert wrapper -------------------------------------------------------- */

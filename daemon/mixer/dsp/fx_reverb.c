@@ -204,7 +204,9 @@ static void rv_apply_size(hl_reverb_t *r, float size) {
     }
 }
 
-static void rv_set(hl_reverb_t *r, const hl_reverb_params_t *in, int at_once) {
+/* at_once: no glide (init); else over ramp frames (0: HL_FX_GLIDE_MS, and
+ * only for the values that change). */
+static void rv_set(hl_reverb_t *r, const hl_reverb_params_t *in, int at_once, uint32_t ramp) {
     hl_reverb_params_t p;
     p.rt60_s = hl_clampf(in->rt60_s, HL_REVERB_MIN_RT60, HL_REVERB_MAX_RT60);
     p.damping = hl_clampf(in->damping, 0.0f, 1.0f);
@@ -213,7 +215,7 @@ static void rv_set(hl_reverb_t *r, const hl_reverb_params_t *in, int at_once) {
     p.wet = hl_clampf(in->wet, 0.0f, 1.0f);
     p.dry = hl_clampf(in->dry, 0.0f, 1.0f);
 
-    uint32_t glide = (uint32_t)(HL_FX_GLIDE_MS * 0.001f * r->rate);
+    uint32_t glide = ramp ? ramp : (uint32_t)(HL_FX_GLIDE_MS * 0.001f * r->rate);
     int coefs = 0;
     if (at_once) {
         r->cur_lrt = logf(p.rt60_s);
@@ -224,14 +226,14 @@ static void rv_set(hl_reverb_t *r, const hl_reverb_params_t *in, int at_once) {
         r->gain_left = 0;
         coefs = 1;
     } else {
-        if (p.rt60_s != r->p.rt60_s || p.damping != r->p.damping) {
+        if (p.rt60_s != r->p.rt60_s || p.damping != r->p.damping || ramp) {
             uint32_t steps = (glide + HL_FX_GRID - 1) / HL_FX_GRID;
             r->d_lrt = (logf(p.rt60_s) - r->cur_lrt) / (float)steps;
             r->d_damp = (p.damping - r->cur_damp) / (float)steps;
             r->steps = steps;
             r->grid_pos = 0;
         }
-        if (p.wet != r->p.wet || p.dry != r->p.dry) {
+        if (p.wet != r->p.wet || p.dry != r->p.dry || ramp) {
             r->d_wet = (p.wet - r->wet) / (float)glide;
             r->d_dry = (p.dry - r->dry) / (float)glide;
             r->gain_left = glide;
@@ -272,12 +274,16 @@ hl_reverb_t *hl_reverb_init(void *mem, size_t bytes, float rate) {
     hl_reverb_clear(r);
     hl_reverb_params_t p;
     hl_reverb_preset("hall", &p);
-    rv_set(r, &p, 1);
+    rv_set(r, &p, 1, 0);
     return r;
 }
 
 void hl_reverb_set_rt(hl_reverb_t *r, const hl_reverb_params_t *p) {
-    rv_set(r, p, 0);
+    rv_set(r, p, 0, 0);
+}
+
+void hl_reverb_glide_rt(hl_reverb_t *r, const hl_reverb_params_t *p, uint32_t ramp_frames) {
+    rv_set(r, p, 0, ramp_frames);
 }
 
 void hl_reverb_get(const hl_reverb_t *r, hl_reverb_params_t *p) {

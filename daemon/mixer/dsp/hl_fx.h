@@ -325,13 +325,16 @@ void hl_occlusion_map(float occlusion, float obstruction, float rate, float *gai
 typedef struct {
     float threshold_db, ratio, knee_db, attack_ms, release_ms, makeup_db; /* settings */
     float rate;
-    float att, rel;       /* one-pole coefficients exp(-1 / (t * rate)) */
-    float slope;          /* 1 / ratio - 1 */
-    float peak_db;        /* detector's release stage y1 (dB, >= 0) */
-    float env_db;         /* smoothed gain reduction yL (dB, >= 0) */
-    float makeup_cur;     /* makeup in dB, gliding to makeup_db */
-    float makeup_step;    /* per-sample dB step of the glide */
-    uint32_t makeup_left; /* samples left in the glide */
+    float att, rel;                        /* one-pole coefficients exp(-1 / (t * rate)) */
+    float slope;                           /* 1 / ratio - 1 */
+    float thr_cur, knee_cur, slope_cur;    /* where the settings glide is (dB, dB, slope) */
+    float thr_step, knee_step, slope_step; /* its per-sample steps */
+    uint32_t set_left;                     /* samples left in it (0 = settled) */
+    float peak_db;                         /* detector's release stage y1 (dB, >= 0) */
+    float env_db;                          /* smoothed gain reduction yL (dB, >= 0) */
+    float makeup_cur;                      /* makeup in dB, gliding to makeup_db */
+    float makeup_step;                     /* per-sample dB step of the glide */
+    uint32_t makeup_left;                  /* samples left in the glide */
     /* the detector of each channel pair after the front pair (surround) */
     float xpeak_db[HL_FX_PLANES / 2 - 1], xenv_db[HL_FX_PLANES / 2 - 1];
 } hl_comp_t;
@@ -344,6 +347,15 @@ void hl_comp_init(hl_comp_t *c, float rate);
  * Takes effect at once except makeup, which glides over HL_FX_GLIDE_MS. */
 void hl_comp_set_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db, float attack_ms,
                     float release_ms, float makeup_db);
+/* hl_comp_set_rt, but with ramp_frames > 0 the threshold, knee, ratio (as
+ * its slope 1/ratio - 1) and makeup glide linearly, sample by sample, from
+ * where they are to the new values, which they reach on the ramp_frames-th
+ * sample processed after the call (a snapshot fade or a parameter binding
+ * lands on its frame, whatever the main thread's polls); attack and release
+ * take effect at once. ramp_frames 0: as hl_comp_set_rt (a glide under way
+ * to the same threshold, knee and ratio goes on). */
+void hl_comp_glide_rt(hl_comp_t *c, float threshold_db, float ratio, float knee_db, float attack_ms,
+                      float release_ms, float makeup_db, uint32_t ramp_frames);
 void hl_comp_process_rt(hl_comp_t *c, float *l, float *r, uint32_t n);
 /* Current gain reduction in dB, >= 0 (a meter shows it as -x); makeup excluded. */
 float hl_comp_reduction_db(const hl_comp_t *c);
@@ -372,6 +384,13 @@ hl_reverb_t *hl_reverb_init(void *mem, size_t bytes, float rate);
 /* Values clamped to their ranges. rt60, damping, wet and dry glide over
  * HL_FX_GLIDE_MS; size and pre-delay apply at once (may click). */
 void hl_reverb_set_rt(hl_reverb_t *r, const hl_reverb_params_t *p);
+/* hl_reverb_set_rt, but with ramp_frames > 0 the glide runs over
+ * ramp_frames from where it is, even to the same targets: wet and dry
+ * linearly sample by sample, reaching the targets on the ramp_frames-th
+ * sample processed after the call; rt60 (in log) and damping in
+ * ceil(ramp_frames / HL_FX_GRID) grid steps, the last within HL_FX_GRID
+ * frames before that sample. ramp_frames 0: as hl_reverb_set_rt. */
+void hl_reverb_glide_rt(hl_reverb_t *r, const hl_reverb_params_t *p, uint32_t ramp_frames);
 void hl_reverb_get(const hl_reverb_t *r, hl_reverb_params_t *p);
 /* "room", "hall", "cave", "outdoor" (ASCII case-insensitive): fills *p, 0;
  * else -1 and *p untouched. Presets have dry = 1 (insert use); set dry = 0
