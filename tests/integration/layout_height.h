@@ -13,6 +13,7 @@ void lh_clean(char *dir, const char *const *names);
 
 void test_height_render(void **state);
 void test_height_downmix(void **state);
+void test_height_meter_minor(void **state);
 void test_ogg_5_7(void **state);
 
 #endif

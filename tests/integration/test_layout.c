@@ -751,6 +751,7 @@ int main(void) {
         cmocka_unit_test(test_stream_channels),
         cmocka_unit_test(test_height_render),
         cmocka_unit_test(test_height_downmix),
+        cmocka_unit_test(test_height_meter_minor),
         cmocka_unit_test(test_ogg_5_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
