@@ -264,11 +264,7 @@ void test_ogg_5_7(void **state) {
     lh_clean(dir, files);
 }
 
-/* One METER event of a 7.1.4 daemon to a raw connection of protocol
- * 1.minor, decoded by the rule of a 1.1 client built before 7.1.4 (strict:
- * no byte left over; the trailing channels 3..8, EPROTO otherwise) or, for
- * minor 2, today's (3..12): its channels (0: the 1.0 body). */
-static int meter_channels(const char *sock, uint16_t minor) {
+int lh_meter_channels(const char *sock, uint16_t minor) {
     int fd = th_raw_meter(sock, "meter-minor", minor);
     assert_true(fd >= 0);
     static uint8_t body[HL_MAX_FRAME];
@@ -282,7 +278,7 @@ static int meter_channels(const char *sock, uint16_t minor) {
     assert_int_equal(hl_rbuf_finish(&r), 0);
     assert_int_equal(ev.type, HL_EVENT_METER);
     const int ch = ev.meter_more.channels;
-    fprintf(stderr, "# 7.1.4 METER to a 1.%u connection: %zu bytes, %d channels\n", minor, n, ch);
+    fprintf(stderr, "# METER to a 1.%u connection: %zu bytes, %d channels\n", minor, n, ch);
     if (minor < 2 && ch > HL_METER_MAX_CH_1_1)
         fail_msg("a 1.%u client's decoder (3..8 channels) cannot read %d", minor, ch);
     return ch;
@@ -293,9 +289,9 @@ void test_height_meter_minor(void **state) {
     const char *args[] = {"--layout", "7.1.4", NULL};
     th_daemon_t d;
     assert_int_equal(th_daemon_start(&d, 0, args), 0);
-    assert_int_equal(meter_channels(d.sock, 0), 0);
-    assert_int_equal(meter_channels(d.sock, 1), 8);
-    assert_int_equal(meter_channels(d.sock, 2), 12);
-    assert_int_equal(meter_channels(d.sock, HL_PROTO_MINOR + 1), 12); /* served at ours */
+    assert_int_equal(lh_meter_channels(d.sock, 0), 0);
+    assert_int_equal(lh_meter_channels(d.sock, 1), 8);
+    assert_int_equal(lh_meter_channels(d.sock, 2), 12);
+    assert_int_equal(lh_meter_channels(d.sock, HL_PROTO_MINOR + 1), 12); /* served at ours */
     assert_int_equal(th_daemon_stop(&d, NULL), 0);
 }
