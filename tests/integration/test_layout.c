@@ -8,9 +8,8 @@
  * with the ITU-R BS.775 downmix coefficients (within 0.01); a 3D voice behind
  * the listener, on the rear pair only, reads on its bus meter (STATS and
  * METER per channel), a 1.0 client gets the 1.0 METER body and a 1.1 one
- * every channel. A 6-channel
- * FLAC streamed or kept compressed, and a 5.1 Ogg Vorbis (Vorbis channel
- * order) kept compressed or preloaded, keep their channels on 5.1 (FLAC
+ * every channel. A 6-channel FLAC streamed or kept compressed, and a 5.1
+ * Ogg Vorbis (Vorbis channel order) kept compressed or preloaded, keep their channels on 5.1 (FLAC
  * bit-exact per channel, Vorbis each tone at its level on its own speaker),
  * and on stereo a streamed one is the same BS.775 downmix as its preload.
  * 7.1.4: layout_height.c.
