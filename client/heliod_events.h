@@ -117,7 +117,8 @@ typedef struct {
  * it holds the bed's 8 (channels 8): heliod_meter_all has all of them. */
 const heliod_meter_channels_t *heliod_meter_channels(const heliod_meter_t *meter);
 /* Every channel of a surround layout, 7.1.4's too (FL FR FC LFE BL BR SL SR
- * TFL TFR TBL TBR): as heliod_meter_channels, up to HELIOD_METER_ALL_CH. */
+ * TFL TFR TBL TBR): as heliod_meter_channels, up to HELIOD_METER_ALL_CH
+ * (9..12 from a daemon of protocol 1.2; a 1.1 daemon sends 8 at most). */
 #define HELIOD_METER_ALL_CH 12
 typedef struct {
     float peak_db[HELIOD_METER_ALL_CH], peak_hold_db[HELIOD_METER_ALL_CH];

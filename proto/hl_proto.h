@@ -39,7 +39,7 @@
  * default); a change that cannot be additive is a new major. HELLO carries
  * both and the daemon serves every 1.x client at min(its minor, ours). */
 #define HL_PROTO_VERSION    1 /* the major: HELLO.version */
-#define HL_PROTO_MINOR      1 /* the highest minor spoken here: HELLO.minor */
+#define HL_PROTO_MINOR      2 /* the highest minor spoken here: HELLO.minor */
 #define HL_FRAME_HDR        12
 #define HL_MAX_FRAME        65536 /* a path plus every field fits; caps what a peer makes us buffer */
 #define HL_MAX_NAME         63    /* sound, bus and client names: short identifiers, fixed arrays */
@@ -483,13 +483,14 @@ typedef struct {
 /* METER since 1.1: a surround layout's channels past the front pair (2.. in the layout's
  * order FL FR FC LFE BL BR SL SR TFL TFR TBL TBR), for the master and each bus of
  * hl_meter_t.bus[] in turn; channels 0 (or 2) on stereo: none. */
-#define HL_METER_MAX_CH 12 /* channels per level: 7.1.4 */
+#define HL_METER_MAX_CH     12 /* channels per level: 7.1.4 (protocol 1.2) */
+#define HL_METER_MAX_CH_1_1 8  /* a 1.1 connection's: 7.1 (on 7.1.4 the bed, FL..SR) */
 typedef struct {
     float peak_db[HL_METER_MAX_CH - 2], peak_hold_db[HL_METER_MAX_CH - 2];
     float rms_db[HL_METER_MAX_CH - 2];
 } hl_meter_rest_t;
 typedef struct {
-    uint8_t channels; /* 0 or 2: stereo; 3..12 */
+    uint8_t channels; /* 0 or 2: stereo; 3..12 (3..8 to a 1.1 connection) */
     hl_meter_rest_t master, bus[HL_METER_MAX_BUSES];
 } hl_meter_more_t;
 typedef struct {
@@ -570,7 +571,7 @@ typedef struct {
     /* appended: MARKER (1.1): a cue point of the voice's file, its id and label */
     uint32_t marker_id;
     char label[HL_MAX_NAME + 1];
-    /* appended: METER's surround channels (1.1): written by hl_put_event_more
+    /* appended: METER's surround channels (1.1): written by hl_put_event_minor
      * only (hl_put_event writes the 1.0 body), read by hl_get_event */
     hl_meter_more_t meter_more;
 } hl_event_t;
@@ -708,9 +709,11 @@ int hl_validate_bind(const hl_bind_t *m, const char **why);
  * libheliod with hl_validate_* (validate.c, over the generated hl_check_*). */
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m);
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m);
-/* hl_put_event and the trailing fields since 1.1 that m's appended members
- * hold (a METER's meter_more), for a connection of protocol 1.1 or later. */
-void hl_put_event_more(hl_wbuf_t *w, const hl_event_t *m);
+/* m for a connection of protocol 1.minor: hl_put_event at minor 0; from 1.1
+ * on with the trailing fields m's appended members hold (a METER's
+ * meter_more), at 1.1 at most HL_METER_MAX_CH_1_1 channels of them (the
+ * first: on 7.1.4 the 7.1 bed), from 1.2 on all. */
+void hl_put_event_minor(hl_wbuf_t *w, const hl_event_t *m, unsigned minor);
 void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
 void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
 int hl_validate_rzone(const hl_rzone_t *m, const char **why);

@@ -301,20 +301,24 @@ static void get_meter(hl_rbuf_t *r, hl_meter_t *m) {
 }
 
 /* Since 1.1, after a METER's buses: the channels past the front pair of a
- * surround layout (u8 channels, 3..12), then for the master and each bus in
- * turn their peaks, holds and rms (channels - 2 f32 each). Left off on stereo. */
-static void put_meter_more(hl_wbuf_t *w, const hl_meter_t *m, const hl_meter_more_t *x) {
+ * surround layout (u8 channels, 3..12; 3..8 before 1.2), then for the master
+ * and each bus in turn their peaks, holds and rms (channels - 2 f32 each).
+ * Left off on stereo. At most `most` channels go: the first, in the layout's
+ * order (to a 1.1 connection on 7.1.4, the 7.1 bed). */
+static void put_meter_more(hl_wbuf_t *w, const hl_meter_t *m, const hl_meter_more_t *x,
+                           unsigned most) {
     if (x->channels <= 2) return;
     if (x->channels > HL_METER_MAX_CH || m->nbuses > HL_METER_MAX_BUSES) {
         if (!w->err) w->err = HELIOD_EINVAL;
         return;
     }
-    hl_put_u8(w, x->channels);
+    const unsigned channels = x->channels < most ? x->channels : most;
+    hl_put_u8(w, (uint8_t)channels);
     for (int i = -1; i < (int)m->nbuses; i++) {
         const hl_meter_rest_t *l = i < 0 ? &x->master : &x->bus[i];
         const float *v[3] = {l->peak_db, l->peak_hold_db, l->rms_db};
         for (int k = 0; k < 3; k++)
-            for (unsigned c = 2; c < x->channels; c++)
+            for (unsigned c = 2; c < channels; c++)
                 hl_put_f32(w, v[k][c - 2]);
     }
 }
@@ -502,9 +506,11 @@ void hl_put_event(hl_wbuf_t *w, const hl_event_t *m) {
         break;
     }
 }
-void hl_put_event_more(hl_wbuf_t *w, const hl_event_t *m) {
+void hl_put_event_minor(hl_wbuf_t *w, const hl_event_t *m, unsigned minor) {
     hl_put_event(w, m);
-    if (m->type == HL_EVENT_METER) put_meter_more(w, &m->meter, &m->meter_more);
+    if (minor >= 1 && m->type == HL_EVENT_METER)
+        put_meter_more(w, &m->meter, &m->meter_more,
+                       minor >= 2 ? HL_METER_MAX_CH : HL_METER_MAX_CH_1_1);
 }
 
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m) {

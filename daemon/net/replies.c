@@ -88,10 +88,7 @@ int hld_event_frame_minor(const hl_event_t *ev, unsigned minor, uint8_t *buf, si
     hl_wbuf_t w;
     hl_wbuf_init(&w, buf, cap);
     hl_frame_begin(&w, HL_OP_EVENT, 0, 0);
-    if (minor >= 1)
-        hl_put_event_more(&w, ev);
-    else
-        hl_put_event(&w, ev);
+    hl_put_event_minor(&w, ev, minor);
     return hl_frame_end(&w);
 }
 

@@ -61,7 +61,7 @@ int hld_list_end(hld_list_t *l);
  * negative HELIOD_* code. */
 int hld_event_frame(const hl_event_t *ev, uint8_t *buf, size_t cap);
 /* The same for a connection of protocol 1.minor: from 1.1 on with the
- * trailing fields the event's appended members hold (hl_put_event_more). */
+ * trailing fields the event's appended members hold (hl_put_event_minor). */
 int hld_event_frame_minor(const hl_event_t *ev, unsigned minor, uint8_t *buf, size_t cap);
 /* ev encoded into buf and queued to each connection of the list `conns`
  * that subscribed to a bit of `sub`. */

@@ -17,9 +17,10 @@ static struct {
     hld_feed_t *feeds;
     uv_timer_t timer;
     int timer_init, timer_on;
-    hl_event_t ev;                     /* ~7 KiB (a PROFILE carries bus levels): off the stack */
-    uint8_t frame[HL_MAX_FRAME / 4];   /* one encoded event (~4 KiB at 32 buses, ~6.5 KiB on 7.1) */
-    uint8_t frame10[HL_MAX_FRAME / 4]; /* the same for 1.0 connections, when it differs */
+    hl_event_t ev; /* ~7 KiB (a PROFILE carries bus levels): off the stack */
+    /* one encoded event per protocol minor (~4 KiB at 32 buses, ~8 KiB on 7.1.4): a
+     * connection gets the body its minor knows (1.0: no METER channels; 1.1: 8 at most) */
+    uint8_t frame[HL_PROTO_MINOR + 1][HL_MAX_FRAME / 4];
 } g;
 
 static void on_timer(uv_timer_t *t);
@@ -60,23 +61,23 @@ static int feed_tick(hld_net_t *net, hld_feed_t *f, uint64_t now) {
     memset(&g.ev, 0, sizeof g.ev);
     g.ev.type = f->type;
     f->fill(f->user, &g.ev);
-    int len = hld_event_frame_minor(&g.ev, HL_PROTO_MINOR, g.frame, sizeof g.frame);
-    if (len < 0) {
-        hld_warn("%s: cannot encode a %s event (%s)", f->name, f->event, hl_errname(len));
+    int len[HL_PROTO_MINOR + 1] = {0}; /* 0: not encoded yet for that minor */
+    len[HL_PROTO_MINOR] =
+        hld_event_frame_minor(&g.ev, HL_PROTO_MINOR, g.frame[HL_PROTO_MINOR], sizeof g.frame[0]);
+    if (len[HL_PROTO_MINOR] < 0) {
+        hld_warn("%s: cannot encode a %s event (%s)", f->name, f->event,
+                 hl_errname(len[HL_PROTO_MINOR]));
         return 0;
     }
-    int len10 = 0; /* the 1.0 body: 0 until a 1.0 connection is due */
     for (hld_conn_t *c = net->conns; c; c = c->next) {
         uint64_t *next = &c->feed[f->slot].next_ns;
         if (!(c->sub & f->sub) || now < *next) continue;
-        const uint8_t *fr = g.frame;
-        size_t n = (size_t)len;
-        if (c->minor < 1) { /* events gain fields only for a connection whose minor knows them */
-            if (len10 == 0) len10 = hld_event_frame_minor(&g.ev, 0, g.frame10, sizeof g.frame10);
-            if (len10 < 0) continue; /* cannot be: it is shorter than the one encoded */
-            fr = g.frame10;
-            n = (size_t)len10;
-        }
+        /* events gain fields only for a connection whose minor knows them */
+        const unsigned m = c->minor < HL_PROTO_MINOR ? c->minor : HL_PROTO_MINOR;
+        if (len[m] == 0) len[m] = hld_event_frame_minor(&g.ev, m, g.frame[m], sizeof g.frame[m]);
+        if (len[m] < 0) continue; /* cannot be: it is no longer than the one encoded */
+        const uint8_t *fr = g.frame[m];
+        size_t n = (size_t)len[m];
         /* next due time: keeps the average rate; after a stall, start afresh */
         uint64_t iv = (uint64_t)interval_ns(f, c);
         *next = *next + iv > now ? *next + iv : now + iv;

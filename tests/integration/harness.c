@@ -538,6 +538,10 @@ int th_raw_event(int fd, uint8_t *body, size_t *blen) {
 }
 
 int th_raw_meter_1_0(const char *sock, const char *name) {
+    return th_raw_meter(sock, name, 0);
+}
+
+int th_raw_meter(const char *sock, const char *name, uint16_t minor) {
     int fd = th_raw_connect(sock);
     if (fd < 0) return -1;
     struct timeval tv = {2, 0};
@@ -545,7 +549,7 @@ int th_raw_meter_1_0(const char *sock, const char *name) {
     uint8_t b[128];
     hl_wbuf_t w;
     hl_wbuf_init(&w, b, sizeof b);
-    hl_hello_t hello = {.version = HL_PROTO_VERSION};
+    hl_hello_t hello = {.version = HL_PROTO_VERSION, .minor = minor};
     snprintf(hello.client_name, sizeof hello.client_name, "%s", name);
     hl_put_hello(&w, &hello);
     const uint8_t mask_only[4] = {HL_SUB_METER, 0, 0, 0}; /* METER at the default rate */

@@ -178,6 +178,8 @@ int th_raw_event(int fd, uint8_t *body, size_t *blen);
  * as client `name`) subscribed to METER at the default rate with 1.0's
  * SUBSCRIBE (the mask alone), 2 s receive timeout: the fd, or -1. */
 int th_raw_meter_1_0(const char *sock, const char *name);
+/* The same with HELLO saying `minor` (0: left out, th_raw_meter_1_0). */
+int th_raw_meter(const char *sock, const char *name, uint16_t minor);
 
 /* A JACK dummy server of this test's own (named PREFIX<pid>, made the
  * default for PortAudio through JACK_DEFAULT_SERVER) at 48 kHz and `period`

@@ -6,8 +6,11 @@
  * constant power, one at ear height on the bed alone; a 7.1 file played 2D
  * lands on the bed bit-exact; the render is byte-identical twice. A 7.1.4
  * file played 2D on 7.1 and on stereo gets the documented downmix (each top
- * speaker at -3 dB into the bed speaker below it, then BS.775). Also: 5- and
- * 7-channel Ogg Vorbis files are read in WAVE order (Vorbis I 4.3.9).
+ * speaker at -3 dB into the bed speaker below it, then BS.775). A live
+ * 7.1.4 daemon's METER: a 1.1 connection gets the 7.1 bed's 8 channels,
+ * which a client built before 7.1.4 reads (its decoder took 3..8), a 1.2 one
+ * all 12, a 1.0 one the 1.0 body. Also: 5- and 7-channel Ogg Vorbis files
+ * are read in WAVE order (Vorbis I 4.3.9).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,6 +26,7 @@
 #include <sndfile.h>
 
 #include "harness.h"
+#include "hl_proto.h"
 #include "layout_height.h"
 
 #define HRATE 48000
@@ -258,4 +262,36 @@ void test_ogg_5_7(void **state) {
     free(x);
     static const char *const files[] = {"o.wav", "o5.ogg", "o7.ogg", NULL};
     lh_clean(dir, files);
+}
+
+int lh_meter_channels(const char *sock, uint16_t minor) {
+    int fd = th_raw_meter(sock, "meter-minor", minor);
+    assert_true(fd >= 0);
+    static uint8_t body[HL_MAX_FRAME];
+    size_t n = 0;
+    assert_int_equal(th_raw_event(fd, body, &n), 0);
+    close(fd);
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, n);
+    static hl_event_t ev;
+    hl_get_event(&r, &ev);
+    assert_int_equal(hl_rbuf_finish(&r), 0);
+    assert_int_equal(ev.type, HL_EVENT_METER);
+    const int ch = ev.meter_more.channels;
+    fprintf(stderr, "# METER to a 1.%u connection: %zu bytes, %d channels\n", minor, n, ch);
+    if (minor < 2 && ch > HL_METER_MAX_CH_1_1)
+        fail_msg("a 1.%u client's decoder (3..8 channels) cannot read %d", minor, ch);
+    return ch;
+}
+
+void test_height_meter_minor(void **state) {
+    (void)state;
+    const char *args[] = {"--layout", "7.1.4", NULL};
+    th_daemon_t d;
+    assert_int_equal(th_daemon_start(&d, 0, args), 0);
+    assert_int_equal(lh_meter_channels(d.sock, 0), 0);
+    assert_int_equal(lh_meter_channels(d.sock, 1), 8);
+    assert_int_equal(lh_meter_channels(d.sock, 2), 12);
+    assert_int_equal(lh_meter_channels(d.sock, HL_PROTO_MINOR + 1), 12); /* served at ours */
+    assert_int_equal(th_daemon_stop(&d, NULL), 0);
 }

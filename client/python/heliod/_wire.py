@@ -5,7 +5,7 @@ import os
 import struct
 
 PROTO_VERSION = 1           # the major (HELLO version); PROTOCOL.md, "Compatibility"
-PROTO_MINOR = 1             # the highest minor spoken here (HELLO minor, since 1.1)
+PROTO_MINOR = 2             # the highest minor spoken here (HELLO minor, since 1.1)
 FRAME_HDR = 12
 MAX_FRAME = 65536
 MAX_NAME = 63

@@ -4,7 +4,11 @@
  * client) decodes with today's codec to the request the 1.0 decoder read,
  * field by field; the fields appended since 1.0 get their documented
  * defaults from the shorter 1.0 bodies; HELLO's 1.1 minor is optional,
- * canonical, and skips a later minor's fields.
+ * canonical, and skips a later minor's fields. A METER event of 7.1.4 (12
+ * channels) to a 1.1 connection carries the 7.1 bed's 8, which the decoder
+ * of a 1.1 client built before 7.1.4 (trailing channels 3..8) reads; to a
+ * 1.2 one all 12; to a 1.0 one the 1.0 body; on 7.1 (8) 1.1 and 1.2 get the
+ * same bytes.
  *
  * argv[1]: the corpus (meson passes tests/proto/compat/corpus_1.0.txt).
  */
@@ -189,6 +193,85 @@ static void test_hello_reply_minor(void **state) {
     assert_int_equal(d.minor, 0);
 }
 
+/* A METER of `ch` channels (2 buses), every reading its own level. */
+static void meter_event(hl_event_t *ev, unsigned ch) {
+    memset(ev, 0, sizeof *ev);
+    ev->type = HL_EVENT_METER;
+    ev->meter.frame = 4800;
+    ev->meter.momentary = ev->meter.short_term = ev->meter.integrated = -23.0f;
+    ev->meter.range = 4.0f;
+    ev->meter.nbuses = 2;
+    snprintf(ev->meter.bus[0].name, sizeof ev->meter.bus[0].name, "music");
+    snprintf(ev->meter.bus[1].name, sizeof ev->meter.bus[1].name, "sfx");
+    ev->meter_more.channels = (uint8_t)ch;
+    for (int b = -1; b < 2; b++) {
+        hl_meter_level_t *l = b < 0 ? &ev->meter.master : &ev->meter.bus[b];
+        hl_meter_rest_t *x = b < 0 ? &ev->meter_more.master : &ev->meter_more.bus[b];
+        for (int c = 0; c < 2; c++)
+            l->peak_db[c] = l->peak_hold_db[c] = l->rms_db[c] = -10.0f * (float)(b + 2) - (float)c;
+        for (int c = 0; c < HL_METER_MAX_CH - 2; c++) {
+            x->peak_db[c] = -10.0f * (float)(b + 2) - (float)(c + 2);
+            x->peak_hold_db[c] = x->peak_db[c] + 1.0f;
+            x->rms_db[c] = x->peak_db[c] - 3.0f;
+        }
+    }
+}
+
+/* ev for a connection of protocol 1.minor, then read back by a decoder that
+ * takes at most `most` trailing channels (a 1.1 client built before 7.1.4:
+ * 8; today's: 12), strict (no byte left over): 0 or EPROTO; n: the size. */
+static int meter_roundtrip(const hl_event_t *ev, unsigned minor, unsigned most, hl_event_t *out,
+                           uint8_t *buf, size_t cap, size_t *n) {
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, buf, cap);
+    hl_put_event_minor(&w, ev, minor);
+    assert_int_equal(w.err, 0);
+    *n = w.len;
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, buf, w.len);
+    hl_get_event(&r, out);
+    int rc = hl_rbuf_finish(&r);
+    return rc == 0 && out->meter_more.channels > most ? HELIOD_EPROTO : rc;
+}
+
+static void test_meter_minor(void **state) {
+    (void)state;
+    static hl_event_t ev, d;
+    static uint8_t b10[8192], b11[8192], b12[8192];
+    size_t n10, n11, n12;
+    meter_event(&ev, 12); /* 7.1.4 */
+    /* 1.0: the 1.0 body: type, frame, 4 loudness, the master's level block,
+     * nbuses, then "music" and "sfx" each with theirs */
+    assert_int_equal(meter_roundtrip(&ev, 0, 0, &d, b10, sizeof b10, &n10), 0);
+    assert_int_equal(d.meter_more.channels, 0);
+    assert_int_equal(n10, 2 + 8 + 4 * 4 + 24 + 1 + (2 + 5 + 24) + (2 + 3 + 24));
+    /* 1.1: the 1.0 body, then the bed's 8 channels, which a 1.1 decoder reads */
+    assert_int_equal(meter_roundtrip(&ev, 1, HL_METER_MAX_CH_1_1, &d, b11, sizeof b11, &n11), 0);
+    assert_int_equal(d.meter_more.channels, 8);
+    assert_int_equal(n11, n10 + 1 + 3 * 3 * 6 * 4);
+    assert_memory_equal(b11, b10, n10);
+    for (int b = -1; b < 2; b++) {
+        const hl_meter_rest_t *x = b < 0 ? &ev.meter_more.master : &ev.meter_more.bus[b];
+        const hl_meter_rest_t *y = b < 0 ? &d.meter_more.master : &d.meter_more.bus[b];
+        assert_memory_equal(x->peak_db, y->peak_db, 6 * sizeof(float)); /* FC LFE BL BR SL SR */
+        assert_memory_equal(x->peak_hold_db, y->peak_hold_db, 6 * sizeof(float));
+        assert_memory_equal(x->rms_db, y->rms_db, 6 * sizeof(float));
+    }
+    /* 1.2: all 12, which that decoder refuses and today's reads */
+    assert_int_equal(meter_roundtrip(&ev, 2, HL_METER_MAX_CH_1_1, &d, b12, sizeof b12, &n12),
+                     HELIOD_EPROTO);
+    assert_int_equal(meter_roundtrip(&ev, 2, HL_METER_MAX_CH, &d, b12, sizeof b12, &n12), 0);
+    assert_int_equal(d.meter_more.channels, 12);
+    assert_int_equal(n12, n10 + 1 + 3 * 3 * 10 * 4);
+    assert_memory_equal(&d.meter_more.bus[1], &ev.meter_more.bus[1], sizeof d.meter_more.bus[1]);
+    /* 7.1: 1.1 and 1.2 get the same bytes, what 1.1 got before 1.2 */
+    meter_event(&ev, 8);
+    assert_int_equal(meter_roundtrip(&ev, 1, HL_METER_MAX_CH_1_1, &d, b11, sizeof b11, &n11), 0);
+    assert_int_equal(meter_roundtrip(&ev, 2, HL_METER_MAX_CH, &d, b12, sizeof b12, &n12), 0);
+    assert_int_equal(n11, n12);
+    assert_memory_equal(b11, b12, n11);
+}
+
 int main(int argc, char **argv) {
     g_path = argc > 1 ? argv[1] : "corpus_1.0.txt";
     const struct CMUnitTest tests[] = {
@@ -196,6 +279,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_appended_fields_default),
         cmocka_unit_test(test_hello_minor),
         cmocka_unit_test(test_hello_reply_minor),
+        cmocka_unit_test(test_meter_minor),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
