@@ -17,6 +17,7 @@
 
 #include "fp_mode.h"
 #include "hrtf_load.h"
+#include "hugemem.h"
 #include "log.h"
 #include "mix_workers.h"
 
@@ -379,7 +380,7 @@ static const char *driver_name(hld_driver_t d) {
 static void free_mixer(hld_engine_t *e) {
     hld_mix_workers_close(e->mixw, e->mixer); /* the audio thread is gone */
     e->mixw = NULL;
-    free(e->mem);
+    hld_huge_free(e->mem);
     e->mem = NULL;
     e->mixer = NULL;
     free(e->sinc_mem);
@@ -427,7 +428,9 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     }
     size_t align = 64;
     size = (size + align - 1) / align * align;
-    e->mem = aligned_alloc(align, size);
+    /* voices, buses, scratch: read all over every block, so on huge pages
+     * (hugemem.h; normal pages or malloc where refused) */
+    e->mem = hld_huge_alloc(HLD_HUGE_MIXER, size);
     if (!e->mem) {
         hld_engine_close(e);
         return HELIOD_ENOMEM;
