@@ -51,7 +51,8 @@ static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(
 HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
 pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__restrict__ s,
              uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-             const int flat, const int stereo, const int cubic, const int down, const int wide) {
+             const int flat, const int stereo, const int cubic, const int down, const int wide,
+             const int w16) {
     const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0);
     const __m512 half = _mm512_set1_ps(0.5f);
     const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
@@ -78,16 +79,19 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
         iters = fit < iters ? fit : iters;
     }
     uint32_t j = 0;
-    for (; j < iters; j++) {
+    /* t + lane as floats, counted (exact: small integers) rather than loaded */
+    __m512 tv = _mm512_load_ps(hl_kt);
+    const __m512 sixteen = _mm512_set1_ps((float)HL_AVX512_LANES), one = _mm512_set1_ps(1.0f);
+    for (; j < iters; j++, tv = _mm512_add_ps(tv, sixteen)) {
         const uint32_t t = j * HL_AVX512_LANES;
-        const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
+        const __m512 x = _mm512_fmadd_ps(tv, vstep, vf0);
         const __m512i i = _mm512_cvttps_epi32(x);
         const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
         __m512 tl[4], tr[4];
         if (!wide) {
             const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0s[j]));
             const float *w = s + ch * (i0s[j] + first);
-            __m512 lo = _mm512_loadu_ps(w), hi = _mm512_loadu_ps(w + HL_AVX512_LANES);
+            __m512 lo = _mm512_loadu_ps(w), hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
             __m512 rlo = lo, rhi = hi;
             if (stereo) { /* 32 frames as 64 floats: left and right halves */
                 const __m512 v2 = _mm512_loadu_ps(w + 32), v3 = _mm512_loadu_ps(w + 48);
@@ -98,7 +102,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
             }
             for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
                 const __m512i at = o ? _mm512_add_epi32(rel, _mm512_set1_epi32(o)) : rel;
-                tl[o] = _mm512_permutex2var_ps(lo, at, hi);
+                tl[o] = w16 ? _mm512_permutexvar_ps(at, lo) : _mm512_permutex2var_ps(lo, at, hi);
                 if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
             }
         } else {
@@ -123,7 +127,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
         if (stereo && down) vl = vr = _mm512_mul_ps(vl, half);
         __m512 gl = l0, gr = r0;
         if (!flat) {
-            const __m512 k = _mm512_loadu_ps(hl_kt + t + 1);
+            const __m512 k = _mm512_add_ps(tv, one); /* t + 1 + lane */
             gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
             gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
         }
@@ -133,15 +137,16 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     return j * HL_AVX512_LANES;
 }
 
-/* One instance per (flat gains, window or gather). */
+/* One instance per (flat gains; one 16-frame window (mono), two, or gather). */
+#define HL_PITCHED_WIN(FLAT, STEREO, CUBIC, DOWN)                                                  \
+    (!(STEREO) && step <= ((CUBIC) ? HL_AVX512_NARROW16_CUBIC : HL_AVX512_NARROW16)                \
+         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)         \
+     : step <= HL_AVX512_NARROW                                                                    \
+         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)         \
+         : pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
 #define HL_PITCHED_LOOP(STEREO, CUBIC, DOWN)                                                       \
-    (hl_gain_is_const(g)                                                                           \
-         ? (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 0)        \
-                : pitched_loop(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 1))       \
-         : (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0)        \
-                : pitched_loop(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 1)))
+    (hl_gain_is_const(g) ? HL_PITCHED_WIN(1, STEREO, CUBIC, DOWN)                                  \
+                         : HL_PITCHED_WIN(0, STEREO, CUBIC, DOWN))
 
 #define HL_PITCHED_ENTRY(NAME, STEREO, CUBIC, DOWN)                                                \
     HL_AVX512_ATTR uint32_t hl_##NAME##_avx512(float *al, float *ar, const float *s,               \
