@@ -430,7 +430,14 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     size = (size + align - 1) / align * align;
     /* voices, buses, scratch: read all over every block, so on huge pages
      * (hugemem.h; normal pages or malloc where refused) */
+    const char *hp = getenv("HELIOD_HUGE_PAGES");
+    if (hp && hld_huge_parse_mode(hp) < 0)
+        hld_warn("HELIOD_HUGE_PAGES must be off, pages or on (got '%s'): on", hp);
     e->mem = hld_huge_alloc(HLD_HUGE_MIXER, size);
+    if (e->mem)
+        hld_info("mixer memory: %zu KiB on %s pages (HELIOD_HUGE_PAGES=%s)", size / 1024,
+                 hld_huge_is_huge(e->mem) ? "2 MiB" : "normal",
+                 (const char *[]){"on", "pages", "off"}[hld_huge_mode()]);
     if (!e->mem) {
         hld_engine_close(e);
         return HELIOD_ENOMEM;
