@@ -91,22 +91,24 @@ static void aligned_shared_freed(void **state) {
     assert_int_equal(st.maps, 0);
 }
 
+/* `bytes` allocated in `mode`, filled with `fill`: never advised huge. */
+static char *alloc_in(int mode, size_t bytes, int fill) {
+    assert_int_equal(hld_huge_set_mode(mode), 0);
+    char *p = hld_huge_alloc(HLD_HUGE_SAMPLES, bytes);
+    assert_non_null(p);
+    memset(p, fill, bytes);
+    assert_int_equal(hld_huge_is_huge(p), 0);
+    return p;
+}
+
 static void falls_back(void **state) {
     (void)state;
     uint64_t base = live_mapped();
     /* normal pages: mapped, not advised */
-    assert_int_equal(hld_huge_set_mode(HLD_HUGE_PAGES), 0);
-    char *p = hld_huge_alloc(HLD_HUGE_SAMPLES, MID_BYTES);
-    assert_non_null(p);
-    memset(p, 5, MID_BYTES);
-    assert_int_equal(hld_huge_is_huge(p), 0);
+    char *p = alloc_in(HLD_HUGE_PAGES, MID_BYTES, 5);
     assert_int_equal(live_mapped() - base, MID_BYTES);
     /* off: malloc for everything, freed by the same call */
-    assert_int_equal(hld_huge_set_mode(HLD_HUGE_OFF), 0);
-    char *q = hld_huge_alloc(HLD_HUGE_SAMPLES, BIG_BYTES);
-    assert_non_null(q);
-    memset(q, 6, BIG_BYTES);
-    assert_int_equal(hld_huge_is_huge(q), 0);
+    char *q = alloc_in(HLD_HUGE_OFF, BIG_BYTES, 6);
     assert_int_equal(live_mapped() - base, MID_BYTES);
     q = hld_huge_realloc(HLD_HUGE_SAMPLES, q, BIG_BYTES, MIB);
     assert_non_null(q);
