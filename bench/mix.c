@@ -32,6 +32,12 @@
  *            fraction of a 256-frame period at 48 kHz and in ns per voice
  *            and block.
  *
+ * Memory: the sources and the mixer's memory come from the daemon's own
+ * allocator (daemon/base/hugemem.c: 2 MiB-aligned mappings advised
+ * MADV_HUGEPAGE, sources packed into shared 2 MiB chunks), as a loaded sound
+ * and the engine's mixer get theirs; HELIOD_HUGE_PAGES=off|pages|on picks
+ * its mode as in the daemon. The result line says how much was huge.
+ *
  * Start offsets: the mixer API has no start offset, so each source is stored
  * twice back to back and voice i's hl_pcm_t points `offset` frames into that
  * doubled buffer with the original length: looping over it is exactly the
@@ -53,6 +59,7 @@
 #include "hl_simd.h"
 #include "hl_sinc.h"
 #include "hl_proto.h"
+#include "hugemem.h"
 
 /* ---- the workload specification (mix_workload.h) ------------------------ */
 #define MB_OUT_RATE   48000 /* output sample rate (Hz) */
@@ -206,7 +213,7 @@ static float *make_source(int id, int preconv, uint32_t *len) {
     if (!src) return NULL;
     fill_noise(src, MB_SRC_LEN, id);
     if (!preconv) {
-        float *dbl = malloc(sizeof(float) * 2 * MB_SRC_LEN);
+        float *dbl = hld_huge_alloc(HLD_HUGE_SAMPLES, sizeof(float) * 2 * MB_SRC_LEN);
         if (dbl) {
             memcpy(dbl, src, sizeof(float) * MB_SRC_LEN);
             memcpy(dbl + MB_SRC_LEN, src, sizeof(float) * MB_SRC_LEN);
@@ -217,7 +224,7 @@ static float *make_source(int id, int preconv, uint32_t *len) {
     }
     /* 44100 source frames -> exactly 48000 output frames. */
     size_t out_len = (size_t)MB_SRC_LEN * MB_OUT_RATE / MB_SRC_RATE;
-    float *dbl = malloc(sizeof(float) * (2 * out_len + MB_EXTRA_LEN));
+    float *dbl = hld_huge_alloc(HLD_HUGE_SAMPLES, sizeof(float) * (2 * out_len + MB_EXTRA_LEN));
     if (!dbl) {
         free(src);
         return NULL;
@@ -230,7 +237,7 @@ static float *make_source(int id, int preconv, uint32_t *len) {
     free(src);
     if (err || done == 0) {
         fprintf(stderr, "soxr: %s\n", err ? err : "no output");
-        free(dbl);
+        hld_huge_free(dbl);
         return NULL;
     }
     for (size_t i = done; i < out_len; i++)
@@ -301,7 +308,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     size = (size + MB_ALIGN - 1) / MB_ALIGN * MB_ALIGN;
-    void *mem = aligned_alloc(MB_ALIGN, size);
+    void *mem = hld_huge_alloc(HLD_HUGE_MIXER, size); /* as the engine's */
     if (!mem) return 1;
     memset(mem, 0, size);
     hl_mixer_t *m = hl_mixer_init(mem, size, &cfg);
@@ -420,15 +427,22 @@ int main(int argc, char **argv) {
 
     hl_mixer_stats_t st;
     hl_mixer_stats(m, &st);
+    hld_huge_stats_t hs;
+    hld_huge_stats(&hs);
+    static const char *const huge_mode_names[] = {"on", "pages", "off"};
     double rms = sqrt(energy / ((double)blocks * MB_BLOCK * a.channels));
     double audio_s = (double)blocks * MB_BLOCK / MB_OUT_RATE;
     double cpu = t1.proc - t0.proc;
     printf("heliod voices=%d granted=%d audio_s=%.3f cpu_s=%.4f realtime_factor=%.2f "
            "voice_seconds_per_cpu_second=%.1f wall_s=%.4f thread_cpu_s=%.4f variant=%s "
-           "rms=%.3e buffers=%d mixed=%u virtual=%u limiter_blocks=%llu\n",
+           "rms=%.3e buffers=%d mixed=%u virtual=%u limiter_blocks=%llu huge_pages=%s "
+           "sample_mb=%.1f sample_mb_huge=%.1f mixer_mb_huge=%.1f\n",
            a.voices, granted, audio_s, cpu, audio_s / cpu, granted * audio_s / cpu,
            t1.wall - t0.wall, t1.thread - t0.thread, a.variant, rms, nbuf, st.voices_mixed,
-           st.voices_virtual, (unsigned long long)st.limiter_blocks);
+           st.voices_virtual, (unsigned long long)st.limiter_blocks,
+           huge_mode_names[hld_huge_mode()], (double)hs.mapped_bytes[HLD_HUGE_SAMPLES] / 1048576.0,
+           (double)hs.huge_bytes[HLD_HUGE_SAMPLES] / 1048576.0,
+           (double)hs.huge_bytes[HLD_HUGE_MIXER] / 1048576.0);
     if (a.channels != MB_CHANNELS) /* the stereo line stays as the peer harness reads it */
         printf("heliod-layout channels=%d voices=%d variant=%s turn=%d cpu_s=%.4f "
                "block_us=%.2f\n",
@@ -450,10 +464,10 @@ int main(int argc, char **argv) {
     free(rev_fx); /* still attached to the mixer, which goes with mem */
     free(rev_mem);
     free(out);
-    free(mem);
+    hld_huge_free(mem);
     free(sinc_mem);
     for (int b = 0; b < nbuf; b++)
-        free(bufs[b]);
+        hld_huge_free(bufs[b]);
     free(bufs);
     free(pcms);
     return 0;

@@ -14,6 +14,7 @@
 #include "hl_dsp.h"
 #include "hl_layout.h"
 #include "hld_limits.h"
+#include "hugemem.h"
 #include "metering.h"
 #include "mix_workers.h"
 #include "world_zones.h"
@@ -248,6 +249,10 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "param_late", (double)d->params.late);   /* scheduled values past their frame */
     put(&s, "sounds", d->sounds.count);
     put(&s, "sample_bytes", (double)d->sounds.bytes);
+    hld_huge_stats_t hs; /* where sample data and the mixer live (hugemem.h) */
+    hld_huge_stats(&hs);
+    put(&s, "sample_bytes_huge", (double)hs.huge_bytes[HLD_HUGE_SAMPLES]);
+    put(&s, "mixer_bytes_huge", (double)hs.huge_bytes[HLD_HUGE_MIXER]);
     uint64_t pinned = 0, evictable = 0;
     hld_sounds_budget(&d->sounds, &pinned, &evictable);
     put(&s, "samples_resident_bytes", (double)d->sounds.bytes);

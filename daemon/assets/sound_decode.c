@@ -20,6 +20,7 @@
 #include "hl_layout.h"
 #include "hl_limits.h"
 #include "hld_limits.h"
+#include "hugemem.h"
 #include "sounds.h"
 
 /* ---- libsndfile virtual I/O over an upload ---------------------------------- */
@@ -172,7 +173,7 @@ void hld_decode_unreserve(hld_decode_t *d, uint64_t bytes) {
 int hld_decode_fail(hld_decode_t *d, int status, const char *fmt, const char *detail) {
     d->status = status;
     snprintf(d->msg, sizeof d->msg, fmt, detail);
-    free(d->data);
+    hld_huge_free(d->data);
     d->data = NULL;
     hld_blob_unref(d->blob);
     d->blob = NULL;
@@ -388,7 +389,8 @@ void hld_fold_frames(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
 static float *fold(float *d, uint32_t frames, uint32_t ch, uint32_t layout) {
     const uint32_t och = hld_fold_channels(ch, layout);
     if (och > ch) { /* a wider layout: the buffer grows first, the fold runs backwards */
-        float *w = realloc(d, (size_t)frames * och * sizeof(float));
+        float *w = hld_huge_realloc(HLD_HUGE_SAMPLES, d, (size_t)frames * ch * sizeof(float),
+                                    (size_t)frames * och * sizeof(float));
         if (!w) return NULL;
         d = w;
     }
@@ -486,7 +488,8 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
         d->wanted = want;
         return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
     }
-    d->data = malloc(dec_bytes);
+    /* sample memory on huge pages (hugemem.h), after the reservation */
+    d->data = hld_huge_alloc(HLD_HUGE_SAMPLES, dec_bytes);
     if (!d->data) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory decoding");
     size_t n = 0;
     while (n < cap) {
@@ -513,14 +516,14 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     d->source_rate = srate;
     if (srate != d->rate) {
         olen = (size_t)ceil((double)n * d->rate / srate) + 1;
-        float *out = malloc(olen * ch * sizeof(float));
+        float *out = hld_huge_alloc(HLD_HUGE_SAMPLES, olen * ch * sizeof(float));
         if (!out) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory resampling");
         soxr_io_spec_t io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I);
         soxr_quality_spec_t q = soxr_quality_spec(SOXR_HQ, 0);
         size_t odone = 0;
         soxr_error_t se =
             soxr_oneshot(srate, d->rate, ch, d->data, n, NULL, out, olen, &odone, &io, &q, NULL);
-        free(d->data);
+        hld_huge_free(d->data);
         d->data = out;
         if (se || odone == 0)
             return hld_decode_fail(d, HELIOD_EDECODE, "resampling failed: %s",
@@ -528,7 +531,8 @@ int hld_decode_sndfile(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
         n = odone;
         d->nonfinite += hld_sanitize(d->data, n * ch); /* finite in, finite out; cheap */
     }
-    float *shrunk = realloc(d->data, n * ch * sizeof(float));
+    float *shrunk = hld_huge_realloc(HLD_HUGE_SAMPLES, d->data, n * ch * sizeof(float),
+                                     n * ch * sizeof(float)); /* shrinks in place */
     if (shrunk) d->data = shrunk;
     hld_decode_unreserve(d, d->reserved - (uint64_t)n * ch * sizeof(float)); /* keep what is kept */
     d->frames = (uint32_t)n;

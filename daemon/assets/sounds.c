@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 
+#include "hugemem.h"
 #include "sounds.h"
 #include "sounds_int.h"
 
@@ -92,7 +93,7 @@ void hld_sound_free(hld_sound_t *snd) {
         hld_client_unreserve_bytes(snd->cl, snd->bytes);
         hld_client_sound_gone(snd->cl);
     }
-    free((void *)snd->pcm.data);
+    hld_huge_free((void *)snd->pcm.data);
     hld_blob_unref(snd->blob);
     free(snd->path);
     free(snd->markers);

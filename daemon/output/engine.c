@@ -17,6 +17,7 @@
 
 #include "fp_mode.h"
 #include "hrtf_load.h"
+#include "hugemem.h"
 #include "log.h"
 #include "mix_workers.h"
 
@@ -379,7 +380,7 @@ static const char *driver_name(hld_driver_t d) {
 static void free_mixer(hld_engine_t *e) {
     hld_mix_workers_close(e->mixw, e->mixer); /* the audio thread is gone */
     e->mixw = NULL;
-    free(e->mem);
+    hld_huge_free(e->mem);
     e->mem = NULL;
     e->mixer = NULL;
     free(e->sinc_mem);
@@ -427,7 +428,16 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     }
     size_t align = 64;
     size = (size + align - 1) / align * align;
-    e->mem = aligned_alloc(align, size);
+    /* voices, buses, scratch: read all over every block, so on huge pages
+     * (hugemem.h; normal pages or malloc where refused) */
+    const char *hp = getenv("HELIOD_HUGE_PAGES");
+    if (hp && hld_huge_parse_mode(hp) < 0)
+        hld_warn("HELIOD_HUGE_PAGES must be off, pages or on (got '%s'): on", hp);
+    e->mem = hld_huge_alloc(HLD_HUGE_MIXER, size);
+    if (e->mem)
+        hld_info("mixer memory: %zu KiB on %s pages (HELIOD_HUGE_PAGES=%s)", size / 1024,
+                 hld_huge_is_huge(e->mem) ? "2 MiB" : "normal",
+                 (const char *[]){"on", "pages", "off"}[hld_huge_mode()]);
     if (!e->mem) {
         hld_engine_close(e);
         return HELIOD_ENOMEM;

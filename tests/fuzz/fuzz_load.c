@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hld_limits.h"
+#include "hugemem.h"
 #include "sounds.h"
 
 typedef struct {
@@ -72,7 +73,7 @@ static void decode_once(const uint8_t *data, size_t size, int stream) {
             if (!(fabsf(d.data[i]) <= HLD_MAX_SAMPLE)) abort(); /* bounded at decode time */
     }
     if (rc != 0 && (d.data || d.reserved)) abort(); /* a failure keeps nothing */
-    free(d.data);
+    hld_huge_free(d.data);
     free(d.markers);
     hld_sounds_unreserve(&budget, d.reserved);
     if (atomic_load(&budget.committed) != 0) abort(); /* every byte came back */

@@ -10,7 +10,8 @@
  * that a load can do instead is taken out:
  *  - positions are x = f0 + t * step with one rounding, as the portable
  *    kernels compute them, t (and t + 1 for a ramp) read from a table of
- *    floats instead of counted with an add;
+ *    floats instead of counted with an add (counting measured 1.5 ns a
+ *    256-frame call slower);
  *  - the first lane's index of all sixteen iterations comes from one
  *    fused multiply-add, one conversion and one store, and each iteration
  *    broadcasts its own from memory: no scalar float arithmetic and no
@@ -25,8 +26,11 @@
  *    (Catmull-Rom: 3 past it, in a window that starts a frame early) is
  *    inside the window without a clamp, and the fraction is x - floor(x),
  *    the portable kernels' own. Faster steps gather.
+ *  - a mono iteration at step <= HL_AVX512_NARROW16 (0.93; Catmull-Rom
+ *    0.79) has its taps within 16 frames of the window's start: one load
+ *    and the one-source vpermps instead (mix_kernels_avx512.h says why).
  * The gain pair is flat (the steady state) or the ramp polynomial of
- * mix_kernels.h; `flat`, `stereo`, `cubic`, `down` and `wide` are constants
+ * mix_kernels.h; `flat`, `stereo`, `cubic`, `down`, `wide` and `w16` are constants
  * in each instance, so nothing is decided per iteration.
  */
 #include "mix_kernels_avx512.h"
@@ -51,7 +55,8 @@ static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(
 HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
 pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__restrict__ s,
              uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-             const int flat, const int stereo, const int cubic, const int down, const int wide) {
+             const int flat, const int stereo, const int cubic, const int down, const int wide,
+             const int w16) {
     const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0);
     const __m512 half = _mm512_set1_ps(0.5f);
     const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
@@ -87,7 +92,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
         if (!wide) {
             const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0s[j]));
             const float *w = s + ch * (i0s[j] + first);
-            __m512 lo = _mm512_loadu_ps(w), hi = _mm512_loadu_ps(w + HL_AVX512_LANES);
+            __m512 lo = _mm512_loadu_ps(w), hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
             __m512 rlo = lo, rhi = hi;
             if (stereo) { /* 32 frames as 64 floats: left and right halves */
                 const __m512 v2 = _mm512_loadu_ps(w + 32), v3 = _mm512_loadu_ps(w + 48);
@@ -98,7 +103,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
             }
             for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
                 const __m512i at = o ? _mm512_add_epi32(rel, _mm512_set1_epi32(o)) : rel;
-                tl[o] = _mm512_permutex2var_ps(lo, at, hi);
+                tl[o] = w16 ? _mm512_permutexvar_ps(at, lo) : _mm512_permutex2var_ps(lo, at, hi);
                 if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
             }
         } else {
@@ -133,15 +138,16 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     return j * HL_AVX512_LANES;
 }
 
-/* One instance per (flat gains, window or gather). */
+/* One instance per (flat gains; one 16-frame window (mono), two, or gather). */
+#define HL_PITCHED_WIN(FLAT, STEREO, CUBIC, DOWN)                                                  \
+    (!(STEREO) && step <= ((CUBIC) ? HL_AVX512_NARROW16_CUBIC : HL_AVX512_NARROW16)                \
+         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)         \
+     : step <= HL_AVX512_NARROW                                                                    \
+         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)         \
+         : pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
 #define HL_PITCHED_LOOP(STEREO, CUBIC, DOWN)                                                       \
-    (hl_gain_is_const(g)                                                                           \
-         ? (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 0)        \
-                : pitched_loop(al, ar, s, avail, n, f0, step, g, 1, STEREO, CUBIC, DOWN, 1))       \
-         : (step <= HL_AVX512_NARROW                                                               \
-                ? pitched_loop(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 0)        \
-                : pitched_loop(al, ar, s, avail, n, f0, step, g, 0, STEREO, CUBIC, DOWN, 1)))
+    (hl_gain_is_const(g) ? HL_PITCHED_WIN(1, STEREO, CUBIC, DOWN)                                  \
+                         : HL_PITCHED_WIN(0, STEREO, CUBIC, DOWN))
 
 #define HL_PITCHED_ENTRY(NAME, STEREO, CUBIC, DOWN)                                                \
     HL_AVX512_ATTR uint32_t hl_##NAME##_avx512(float *al, float *ar, const float *s,               \

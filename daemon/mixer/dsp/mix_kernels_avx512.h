@@ -18,6 +18,13 @@
 #define HL_AVX512_LANES  16
 #define HL_AVX512_WINDOW 32    /* frames a window of two 16-frame loads covers */
 #define HL_AVX512_NARROW 1.75f /* up to this step an iteration's taps lie in one window */
+/* Up to these steps a mono iteration's taps lie in ONE 16-frame load: lane
+ * 15's index is under 15 * step + 1 frames past lane 0's (floor(a) - floor(b)
+ * < a - b + 1; the positions' roundings move it by ~1e-4 at most), so at
+ * step <= 0.93 it is at most 14 and its second tap 15; Catmull-Rom's window
+ * starts a frame early and reaches 3 past the index: 12, step <= 0.79. */
+#define HL_AVX512_NARROW16       0.93f
+#define HL_AVX512_NARROW16_CUBIC 0.79f
 
 #define HL_AVX2_ATTR __attribute__((target("avx2,fma")))
 
