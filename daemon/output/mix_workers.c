@@ -18,7 +18,6 @@
 #include "hld_limits.h"
 #include "log.h"
 
-#define SPIN_NS     300000      /* a worker spins this long on its task word, then sleeps */
 #define SPIN_CHECK  64          /* looks at the task word between two looks at the clock */
 #define STACK_TOUCH (64 * 1024) /* bytes of stack faulted in at start */
 
@@ -68,15 +67,16 @@ static void *worker_main(void *arg) {
     touch_stack();
     heliod_rt_thread_flag = 1; /* the real-time rule holds here (tests/rt checks) */
     uint32_t seen = 0;
+    uint64_t idle_from = mono_ns(), spin = HLD_MIX_SPIN_NS;
     for (;;) {
-        uint32_t g = 0;
-        const uint64_t until = mono_ns() + SPIN_NS;
-        for (uint32_t s = 1;; s++) {
-            g = atomic_load_explicit(go, memory_order_acquire);
-            if (g != seen || (s % SPIN_CHECK == 0 && mono_ns() > until)) break;
+        uint32_t g = atomic_load_explicit(go, memory_order_acquire);
+        const uint64_t until = idle_from + spin;
+        for (uint32_t s = 1; g == seen && spin; s++) {
+            if (s % SPIN_CHECK == 0 && mono_ns() > until) break;
 #if defined(__x86_64__) || defined(__i386__)
             __builtin_ia32_pause();
 #endif
+            g = atomic_load_explicit(go, memory_order_acquire);
         }
         if (g == seen) {
             atomic_store(sleeping, 1); /* seq_cst: against the audio thread's go, then look */
@@ -85,8 +85,10 @@ static void *worker_main(void *arg) {
             continue;
         }
         if (g == HL_MIX_PART_QUIT) break;
+        spin = hld_mix_spin_ns(mono_ns() - idle_from);
         hl_mix_part_run_rt(p, wk->w);
         seen = g;
+        idle_from = mono_ns();
     }
     heliod_rt_thread_flag = 0;
     return NULL;

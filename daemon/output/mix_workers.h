@@ -10,7 +10,8 @@
  * are more than one), touches its stack and sets the real-time flag the
  * tests/rt hook reads. Between blocks a worker spins briefly on its task
  * word, then sleeps on it (a futex) with a flag the audio thread checks: the
- * audio thread never takes a lock, only a futex wake when one sleeps.
+ * audio thread never takes a lock, only a futex wake when one sleeps. It
+ * spins only while tasks come close together (hld_mix_spin_ns).
  */
 #ifndef HLD_MIX_WORKERS_H
 #define HLD_MIX_WORKERS_H
@@ -21,6 +22,19 @@
 #include "hl_mixer.h"
 
 typedef struct hld_mix_workers hld_mix_workers_t;
+
+/* How long a worker spins on its task word before it sleeps: 300 us, but
+ * not at all when its last wait for a task (`idle_ns`, from the end of one
+ * task to the sight of the next) was longer than twice that. A task comes
+ * once a block, so at a device period the spin ends before the next one
+ * and only burns a CPU (300 us of every 5.3 ms block at 256 frames); it
+ * catches tasks that come back to back (a render, the calibration, a block
+ * that leaves the worker little slack). A worker woken late costs only
+ * speed-up: the audio thread rescues its chunks (hl_mix_part.h). */
+#define HLD_MIX_SPIN_NS 300000u
+static inline uint64_t hld_mix_spin_ns(uint64_t idle_ns) {
+    return idle_ns <= 2u * HLD_MIX_SPIN_NS ? HLD_MIX_SPIN_NS : 0;
+}
 
 /* The default --mix-threads: the CPUs this process may run on, at most
  * HL_MIX_PARTS (1 on a one-CPU machine). */

@@ -35,6 +35,7 @@
 #include "hl_mix_part.h"
 #include "hl_mixer.h"
 #include "hld_limits.h"
+#include "mix_workers.h"
 
 static volatile float g_tiny = 1e-40f; /* a denormal */
 static volatile float g_one = 1.0f;
@@ -173,12 +174,26 @@ static void test_calibrate_on_mix_threads(void **state) {
     free(mem);
 }
 
+/* A daemon's mix worker spins between tasks only while they come close
+ * together: a task a device period (5.3 ms at 256 frames) after the last
+ * finds it asleep, so it does not burn 300 us of a CPU every block; tasks
+ * back to back (a render, this calibration) keep it spinning. */
+static void test_worker_spins_only_when_tasks_close(void **state) {
+    (void)state;
+    assert_int_equal(hld_mix_spin_ns(0), HLD_MIX_SPIN_NS);
+    assert_int_equal(hld_mix_spin_ns(HLD_MIX_SPIN_NS), HLD_MIX_SPIN_NS);
+    assert_int_equal(hld_mix_spin_ns(2 * HLD_MIX_SPIN_NS), HLD_MIX_SPIN_NS);
+    assert_int_equal(hld_mix_spin_ns(2 * HLD_MIX_SPIN_NS + 1), 0);
+    assert_int_equal(hld_mix_spin_ns(256 * 1000000000ull / 48000), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mixer_flushes_its_thread),
         cmocka_unit_test(test_calibrate_keeps_fp_mode),
         cmocka_unit_test(test_calibrate_follows_layout),
         cmocka_unit_test(test_calibrate_on_mix_threads),
+        cmocka_unit_test(test_worker_spins_only_when_tasks_close),
     };
     return cmocka_run_group_tests_name("calib", tests, NULL, NULL);
 }
