@@ -25,7 +25,7 @@
  * usage: callback [--heliod PATH] [--driver null|portaudio] [--device NAME]
  *                 [--period FRAMES] [--counts 0,64,256,1024] [--settle S]
  *                 [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]
- *                 [--layout stereo|quad|5.1|7.1]
+ *                 [--layout stereo|quad|5.1|7.1|7.1.4]
  */
 #include <math.h>
 #include <stdio.h>
@@ -65,7 +65,7 @@ static void position(int i, int n, float pos[3]) {
     "[--heliod PATH] [--driver null|portaudio] [--device NAME]\n"                                  \
     "          [--period FRAMES] [--counts N,N,...] [--settle SECONDS]\n"                          \
     "          [--scene easy|pitched|worst] [--cpu-budget PCT] [--hrtf]\n"                         \
-    "          [--layout stereo|quad|5.1|7.1] [--mix-threads N]\n"                                 \
+    "          [--layout stereo|quad|5.1|7.1|7.1.4] [--mix-threads N]\n"                           \
     "  --heliod      the daemon to start (default: the build's)\n"                                 \
     "  --driver      null (default) or portaudio; --device picks the output\n"                     \
     "  --period      frames per callback (default 256)\n"                                          \
