@@ -571,8 +571,7 @@ typedef struct {
     /* appended: MARKER (1.1): a cue point of the voice's file, its id and label */
     uint32_t marker_id;
     char label[HL_MAX_NAME + 1];
-    /* appended: METER's surround channels (1.1): written by hl_put_event_minor
-     * only (hl_put_event writes the 1.0 body), read by hl_get_event */
+    /* appended: METER's surround channels (1.1): hl_put_event_minor only, hl_get_event */
     hl_meter_more_t meter_more;
 } hl_event_t;
 
@@ -709,10 +708,8 @@ int hl_validate_bind(const hl_bind_t *m, const char **why);
  * libheliod with hl_validate_* (validate.c, over the generated hl_check_*). */
 void hl_put_event(hl_wbuf_t *w, const hl_event_t *m);
 void hl_get_event(hl_rbuf_t *r, hl_event_t *m);
-/* m for a connection of protocol 1.minor: hl_put_event at minor 0; from 1.1
- * on with the trailing fields m's appended members hold (a METER's
- * meter_more), at 1.1 at most HL_METER_MAX_CH_1_1 channels of them (the
- * first: on 7.1.4 the 7.1 bed), from 1.2 on all. */
+/* m for a connection of protocol 1.minor: hl_put_event at 0; from 1.1 the trailing fields
+ * (a METER's meter_more), at 1.1 HL_METER_MAX_CH_1_1 channels at most (7.1.4: the bed). */
 void hl_put_event_minor(hl_wbuf_t *w, const hl_event_t *m, unsigned minor);
 void hl_put_cue_info(hl_wbuf_t *w, const hl_cue_info_t *m);
 void hl_get_cue_info(hl_rbuf_t *r, hl_cue_info_t *m);
