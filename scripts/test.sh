@@ -133,9 +133,11 @@ if [ "${SANITIZE:-1}" = 1 ]; then
     wrap=(env "ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1"
         "UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
         "LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0")
-    # style runs no C code; bench's smoke runs are checked by the first pass
+    # style runs no C code; bench's smoke runs are checked by the first pass;
+    # serial-long: long serial runs (the governor, device-long) of code the
+    # other tests cover too (the suite stays under 8 minutes)
     run_tests "$SAN_DIR" --no-rebuild --timeout-multiplier 3 --no-suite style --no-suite bench \
-        --no-suite packaging --no-suite alone
+        --no-suite packaging --no-suite alone --no-suite serial-long
     wrap=()
     took ASan+UBSan
 fi
