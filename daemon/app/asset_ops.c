@@ -199,6 +199,14 @@ int hld_op_bank(hld_req_t *q) {
             snprintf(msg, sizeof msg, "no bank named %.64s", m.arg);
             return hld_fail(q, HELIOD_ENOSOUND, msg);
         }
+        /* one already going (the find prefers a live one of the name) is no
+         * longer anyone's to unload: ENOSOUND, before the owner is asked
+         * (a gone process's bank unloads while its sounds finish loading
+         * or their voices let go: EPERM to another process was wrong) */
+        if (k->state == HLD_BANK_UNLOADING) {
+            snprintf(msg, sizeof msg, "no bank named %.64s (already unloading)", m.arg);
+            return hld_fail(q, HELIOD_ENOSOUND, msg);
+        }
         if (!hld_may_change(q, k->tag ? 0 : k->client, "bank", m.arg)) return 0;
         int rc = hld_banks_unload(&d->banks, k, msg, sizeof msg);
         if (rc != 0) return hld_fail(q, rc, msg);
