@@ -635,7 +635,9 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     int marked = d->capture != NULL; /* two atomic reads a request, for the capture alone */
     if (marked) cap_mark(d, &at);
     d->params.last_v = NULL;
+    hld_vm_ring_need_clear(d->vm);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
+    if (rc == HLD_DISPATCH_WAIT) return rc; /* not taken: dispatched again once there is room */
     int late = (h->flags & HL_FLAG_AT) && q.status == 0 && q.late; /* its frame had passed */
     if (late) d->n.requests_late++;
     if (d->capture && hld_capture_op(h->op)) { /* after its handler: its status is known */
@@ -675,6 +677,7 @@ static int dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body,
 
 int hld_dispatch(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     int rc = dispatch(c, h, body, len);
+    if (rc == HLD_DISPATCH_WAIT) return rc; /* its descriptor stays for the next try */
     if (h->op == HL_OP_LOAD_FD || h->op == HL_OP_STREAM) { /* refused before its handler took it */
         int fd = hld_conn_take_fd(c);
         if (fd >= 0) {

@@ -196,6 +196,8 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "cmds_applied", (double)ms.cmds_applied);
     put(&s, "cmds_busy", (double)d->n.cmds_busy);
     put(&s, "conn_holds", (double)d->net.holds);
+    put(&s, "conn_waits", (double)d->net.waits);
+    put(&s, "cmd_ring_free", d->engine.mixer ? (double)hl_mixer_cmd_room(d->engine.mixer) : 0.0);
     put(&s, "capture_dropped", (double)hld_capture_dropped(d->capture));
     put(&s, "capture_unsure", (double)d->n.capture_unsure);
     put(&s, "requests_late", (double)d->n.requests_late);

@@ -102,8 +102,27 @@ const char *hld_busy_msg(hld_conn_t *c, char *msg, size_t cap) {
 /* Mixer result -> reply; counts EBUSY and says which room ran out. */
 int hld_mixer_fail(hld_req_t *q, int rc) {
     if (rc != HELIOD_EBUSY) return hld_fail(q, rc, NULL);
-    q->c->d->n.cmds_busy++;
+    hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
+    /* the voice manager refused before changing anything: more commands at
+     * once than the ring has free. The request waits for that room
+     * (conn.h), unless it is run by a bundle, is scheduled, is served under
+     * force (the audio thread made no room for HLD_RING_HOLD_MAX_MS), or
+     * could never fit. */
+    uint64_t need = hld_vm_ring_need(d->vm);
+    if (need && need <= HLD_RING_WAIT_MAX && !d->bundle_running && !hld_conn_forcing(q->c) &&
+        !(q->h->flags & HL_FLAG_AT)) {
+        q->c->wait_room = (uint32_t)need;
+        return HLD_DISPATCH_WAIT;
+    }
+    d->n.cmds_busy++;
+    if (need > HLD_RING_WAIT_MAX) {
+        snprintf(msg, sizeof msg,
+                 "engine busy: this request needs %llu commands at once, more than the %u one "
+                 "request may take: act on fewer voices at a time (by emitter, bus or category)",
+                 (unsigned long long)need, (unsigned)HLD_RING_WAIT_MAX);
+        return hld_fail(q, rc, msg);
+    }
     return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));
 }
 
@@ -311,7 +330,9 @@ int hld_op_bundle_end(hld_req_t *q) {
             continue;
         }
         /* dispatch.c through the table the connections were given */
+        c->d->bundle_running = 1;
         rc = c->net->hooks->dispatch(c, &hd.h, body, hd.len);
+        c->d->bundle_running = 0;
     }
     if (!busy) (void)hl_mixer_bundle_end(mx);
     free(buf);

@@ -169,6 +169,8 @@ static void finish_close(hld_conn_t *c, int graceful) {
     uv_timer_start(&c->timer, on_timer, HLD_LINGER_MS, 0);
 }
 
+static void wait_room_update(hld_net_t *net);
+
 void hld_conn_close(hld_conn_t *c, int graceful) {
     if (c->closing) return;
     hld_net_t *net = c->net;
@@ -181,6 +183,10 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
     if (c->held) { /* the hold timer stops when it finds none held */
         c->held = 0;
         net->held--;
+    }
+    if (c->wait_room) { /* the room it waited for is nobody's now */
+        c->wait_room = 0;
+        wait_room_update(net);
     }
     /* unlink: it no longer gets events, and its voices become orphans (a
      * rejected connection was never listed) */
@@ -376,7 +382,16 @@ static void arm_frame_deadline(hld_conn_t *c, size_t consumed) {
 /* ---- holding: back-pressure from the command ring (conn.h) ---------------------- */
 
 static int ring_low(hld_net_t *net) {
-    return net->hooks->cmd_room && net->hooks->cmd_room(net->owner) < HLD_RING_HOLD_ROOM;
+    uint32_t want = net->wait_room > HLD_RING_HOLD_ROOM ? net->wait_room : HLD_RING_HOLD_ROOM;
+    return net->hooks->cmd_room && net->hooks->cmd_room(net->owner) < want;
+}
+
+/* The most any held connection's next frame needs (after one was served). */
+static void wait_room_update(hld_net_t *net) {
+    uint32_t w = 0;
+    for (hld_conn_t *c = net->conns; c; c = c->next)
+        if (c->held && c->wait_room > w) w = c->wait_room;
+    net->wait_room = w;
 }
 
 static void serve_held(hld_net_t *net, int force);
@@ -454,7 +469,18 @@ static int run_frames(hld_conn_t *c, size_t *off, unsigned max, int force) {
         if (h.size > avail) return RUN_DONE;
         if (n == max) return RUN_QUOTA;
         if (!force && c->hello && ((net->held && !c->held) || ring_low(net))) return RUN_GATE;
+        net->forcing = force;
         rc = net->hooks->dispatch(c, &h, c->in + *off + HL_FRAME_HDR, h.size - HL_FRAME_HDR);
+        net->forcing = 0;
+        if (rc == HLD_DISPATCH_WAIT) { /* not taken: it waits for c->wait_room */
+            net->waits++;
+            if (c->wait_room > net->wait_room) net->wait_room = c->wait_room;
+            return RUN_GATE;
+        }
+        if (c->wait_room) { /* taken at last */
+            c->wait_room = 0;
+            wait_room_update(net);
+        }
         *off += h.size;
         if (rc < 0) {
             hld_conn_close(c, 1);
@@ -489,6 +515,17 @@ static int after_run(hld_conn_t *c, size_t off) {
 static void serve_held(hld_net_t *net, int force) {
     if (net->serving) return;
     net->serving = 1;
+    /* first the requests that wait for more room than the usual: the room
+     * is theirs (others were held until it came) */
+    for (hld_conn_t *c = net->conns; c && net->wait_room; c = c->next) {
+        if (!c->held || c->paused || !c->wait_room) continue;
+        if (!force && c->wait_room > (net->hooks->cmd_room ? net->hooks->cmd_room(net->owner) : 0))
+            continue;
+        size_t off = 0;
+        int r = run_frames(c, &off, HLD_RING_HOLD_QUANTUM, force);
+        if (r == RUN_DONE) unhold(c);
+        if (after_run(c, off) != 0) break; /* closed: the list changed */
+    }
     int more = 1;
     while (more && net->held) {
         more = 0;

@@ -24,6 +24,15 @@
  * HLD_RING_HOLD_MAX_MS (the audio thread stuck), the held frames are
  * dispatched anyway and a full ring answers EBUSY, as without holding.
  *
+ * A request that needs more ring slots at once than are free (STOP_ALL on
+ * thousands of voices: all or nothing) is not refused either: its handler
+ * returns HLD_DISPATCH_WAIT with the count in c->wait_room, the frame stays
+ * in the buffer and c is held until the ring has that much room. Meanwhile
+ * every other connection waits for that room too, and the waiting ones are
+ * served first, so a flood cannot keep taking the room a big request needs.
+ * Under HLD_RING_HOLD_MAX_MS's force (hld_conn_forcing) the handler answers
+ * EBUSY instead.
+ *
  * Deadlines (one uv_timer per connection): HELLO within HLD_HANDSHAKE_MS of
  * connecting; a frame whose first bytes arrived complete within
  * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure
@@ -84,10 +93,11 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    int held;      /* waits for room in the command ring (see the top) */
-    int listed;    /* in net->conns (counted in net->clients) */
-    int lingering; /* closed gracefully, replies still draining (in net->lingering) */
-    uint32_t sub;  /* HL_SUB_* */
+    int held;           /* waits for room in the command ring (see the top) */
+    uint32_t wait_room; /* its next frame needs this many free ring slots (0: the usual) */
+    int listed;         /* in net->conns (counted in net->clients) */
+    int lingering;      /* closed gracefully, replies still draining (in net->lingering) */
+    uint32_t sub;       /* HL_SUB_* */
     /* the periodic feeds (telemetry/feeds.c), by HLD_FEED_*: events per
      * second (0 = the feed's default) and the next one's due time */
     struct {
@@ -116,7 +126,8 @@ struct hld_conn {
  * table (hld_conn_set_hooks) before the first connection; conn.c calls
  * nothing above net/ otherwise. */
 typedef struct hld_conn_hooks {
-    /* one complete frame: 0, or negative to close after the replies flush */
+    /* one complete frame: 0, negative to close after the replies flush, or
+     * HLD_DISPATCH_WAIT: not taken, c->wait_room set (see the top) */
     int (*dispatch)(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len);
     /* the LOAD_DATA upload in progress sat idle HLD_UPLOAD_IDLE_MS */
     void (*upload_timeout)(hld_conn_t *c);
@@ -159,7 +170,19 @@ struct hld_net {
     uint32_t held;        /* connections held */
     uint64_t hold_ns;     /* the ring last had room (or the first hold began) */
     uint64_t holds;       /* times a connection was held (STATS conn_holds) */
+    uint32_t wait_room;   /* the most a held connection's next frame needs (0: none) */
+    int forcing;          /* serving the held frames anyway (HLD_RING_HOLD_MAX_MS) */
+    uint64_t waits;       /* times a request waited for more room (STATS conn_waits) */
 };
+
+/* A dispatch hook's answer: the frame was not taken; hold its connection
+ * until the ring has c->wait_room free slots (see the top). */
+#define HLD_DISPATCH_WAIT 1
+/* Is the frame being dispatched served under force (the ring had no room
+ * for HLD_RING_HOLD_MAX_MS)? Then a request must not wait again. */
+static inline int hld_conn_forcing(const hld_conn_t *c) {
+    return c->net->forcing;
+}
 
 /* server.c: listens on cfg->socket_path or a socket-activated fd. 0 or a
  * negative HELIOD_* code after logging why. */

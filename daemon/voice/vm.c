@@ -362,8 +362,18 @@ static uint32_t cmds_of(const hld_lvoice_t *v) {
 
 /* Whether the command ring takes n more commands now. Only the main thread
  * produces, so room counted before a loop is still there during it. */
-int vm_ring_has_room(const hld_vm_t *vm, uint64_t n) {
-    return n <= hl_mixer_cmd_room(vm->mx);
+int vm_ring_has_room(hld_vm_t *vm, uint64_t n) {
+    if (n <= hl_mixer_cmd_room(vm->mx)) return 1;
+    vm->ring_need = n; /* the dispatcher may let the request wait for it */
+    return 0;
+}
+
+uint64_t hld_vm_ring_need(const hld_vm_t *vm) {
+    return vm->ring_need;
+}
+
+void hld_vm_ring_need_clear(hld_vm_t *vm) {
+    vm->ring_need = 0;
 }
 
 int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,

@@ -181,6 +181,11 @@ double hld_vm_position(hld_vm_t *vm, const hld_lvoice_t *lv);
  * command ring cannot take them all they return HELIOD_EBUSY before any
  * voice changed (retry). Else the count of voices changed. */
 typedef int (*hld_vm_match_fn)(void *user, const hld_lvoice_t *lv);
+/* How many ring commands the last of those refusals (EBUSY: all or nothing,
+ * nothing changed) needed at once, 0 if none since the clear: the
+ * dispatcher lets such a request wait for the room (net/conn.h). */
+uint64_t hld_vm_ring_need(const hld_vm_t *vm);
+void hld_vm_ring_need_clear(hld_vm_t *vm);
 int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t fade_frames,
                          int reason, uint64_t now_ns);
 int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int pause, uint64_t now_ns);

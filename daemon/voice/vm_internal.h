@@ -38,7 +38,8 @@ struct hld_vm {
     hld_vm_ops_t ops;
     hld_lvoice_t *lv;
     uint32_t cap;
-    uint32_t hi; /* every slot at or above is free: the walks over the voices stop here */
+    uint64_t ring_need; /* the commands the last refusal for ring room wanted (0: none) */
+    uint32_t hi;        /* every slot at or above is free: the walks over the voices stop here */
     uint32_t *free_stack;
     uint32_t n_free;
     uint32_t real_cap;   /* real voices now: min(slot_cap, the governor's limit) */
@@ -119,7 +120,7 @@ void vm_mix_unref(hld_vm_t *vm, uint32_t slot);
 uint32_t vm_ms_frames(const hld_vm_t *vm, float ms);
 /* 1 if the mixer's command ring takes n more commands now (a request that
  * needs n checks first, so it applies all or nothing). */
-int vm_ring_has_room(const hld_vm_t *vm, uint64_t n);
+int vm_ring_has_room(hld_vm_t *vm, uint64_t n);
 /* emitters.c: a voice started on em takes its position, velocity, cone and
  * distance curves (over its cue's), and is 3D. */
 void vm_emitter_into(const hld_emitter_t *em, hl_voice_params_t *p);

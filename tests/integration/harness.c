@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -81,6 +83,48 @@ static double now_s(void) {
 static const char *env_or(const char *name, const char *fallback) {
     const char *v = getenv(name);
     return v && *v ? v : fallback;
+}
+
+/* The thread of pid whose name is `name`, or -1. */
+static pid_t find_thread(pid_t pid, const char *name) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *dp = opendir(dir);
+    if (!dp) return -1;
+    pid_t found = -1;
+    struct dirent *e;
+    while (found < 0 && (e = readdir(dp))) {
+        if (e->d_name[0] == '.') continue;
+        char path[400], comm[32] = "";
+        snprintf(path, sizeof path, "%s/%s/comm", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
+        fclose(f);
+        if (strcmp(comm, name) == 0) found = (pid_t)atoi(e->d_name);
+    }
+    closedir(dp);
+    return found;
+}
+
+pid_t th_freeze_thread(pid_t pid, const char *name) {
+    pid_t tid = find_thread(pid, name);
+    if (tid < 0) return 0;
+    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+        fprintf(stderr, "# cannot ptrace thread %s (%s): skipped\n", name, strerror(errno));
+        return -1;
+    }
+    int st = 0;
+    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0 || waitpid(tid, &st, __WALL) != tid) {
+        fprintf(stderr, "# cannot stop thread %s (%s)\n", name, strerror(errno));
+        (void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
+        return 0;
+    }
+    return tid;
+}
+
+int th_thaw_thread(pid_t tid) {
+    return ptrace(PTRACE_DETACH, tid, NULL, NULL) == 0 ? 0 : -1;
 }
 
 int th_daemon_alive(const th_daemon_t *d) {

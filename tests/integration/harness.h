@@ -39,6 +39,13 @@ int th_daemon_stop(th_daemon_t *d, double *shutdown_s);
 void th_daemon_cleanup(th_daemon_t *d);
 /* 1 if the process is still running. */
 int th_daemon_alive(const th_daemon_t *d);
+/* Stops one thread of process pid, the one named `name` (its comm, e.g.
+ * heliod-audio), alone: ptrace stops a thread, not the process. Returns its
+ * tid, -1 if it may not be traced here (printed: the caller skips), 0 if no
+ * thread has that name. th_thaw_thread lets it run again (0 on success);
+ * the thread that froze it must thaw it (ptrace's rule). */
+pid_t th_freeze_thread(pid_t pid, const char *name);
+int th_thaw_thread(pid_t tid);
 
 /* A cmocka fixture of one daemon per test: th_fixture_start (in a setup)
  * starts it (record: with --record; args: extra flags, may be NULL) into

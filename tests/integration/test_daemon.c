@@ -61,6 +61,12 @@ static int setup_long_period(void **state) {
     return start_with(state, 0, args);
 }
 
+/* room for test_many_voices_wait_for_room's voices, all of them real */
+static int setup_many_voices(void **state) {
+    const char *args[] = {"--voices", "4480", "--cpu-budget", "0", NULL};
+    return start_with(state, 0, args);
+}
+
 static int teardown(void **state) {
     fixture_t *f = *state;
     if (!f) return 0;
@@ -481,6 +487,103 @@ static void test_flood_held_not_refused(void **state) {
     heliod_close(a);
 }
 
+/* A request that needs more ring room at once than is free waits for it
+ * (issue 28), it is not refused. B holds WAIT_VOICES voices (paused: cheap
+ * to keep); the audio thread is frozen (ptrace: the ring cannot drain) and
+ * A's SETs fill the ring until its free room is above the hold line (4096)
+ * and below what B's STOP_ALL needs. B's STOP_ALL must then wait, not be
+ * answered EBUSY; once the audio thread runs again it stops every voice. */
+#define WAIT_VOICES 4400
+
+typedef struct {
+    int replies, status;
+    uint32_t count;
+} stop_all_reply_t;
+
+static void on_stop_all(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
+                        size_t len) {
+    (void)id;
+    (void)msg;
+    stop_all_reply_t *r = user;
+    r->replies++;
+    r->status = status;
+    if (status == 0 && len >= 4)
+        r->count = (uint32_t)body[0] | (uint32_t)body[1] << 8 | (uint32_t)body[2] << 16 |
+                   (uint32_t)body[3] << 24;
+}
+
+static void test_many_voices_wait_for_room(void **state) {
+    fixture_t *f = *state;
+    heliod_t *a = connect_or_fail(f), *b = connect_or_fail(f);
+    assert_int_equal(heliod_load(a, "w", f->sine, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.gain_db = -20;
+    for (int i = 0; i < WAIT_VOICES; i++)
+        assert_true(heliod_play_async(b, "w", &pp, NULL, NULL) > 0);
+    assert_int_equal(heliod_sync(b), 0);
+    uint32_t n = 0;
+    assert_int_equal(heliod_pause_all(b, 1, 0, &n), 0);
+    assert_int_equal(n, WAIT_VOICES);
+    assert_true(th_stat(b, "voices_real") >= WAIT_VOICES);
+    heliod_voice_t v;
+    assert_int_equal(heliod_play(a, "w", &pp, &v, NULL), 0);
+    while (th_stat(a, "cmd_ring_free") < FLOOD_RING - 64)
+        th_sleep_ms(5); /* drained */
+    pid_t tid = th_freeze_thread(f->d.pid, "heliod-audio");
+    assert_true(tid != 0);
+    if (tid < 0) skip();
+    /* A's SETs in batches, down to the window between the hold line and
+     * B's need (nothing else pushes while the voices stand still) */
+    double room = th_stat(a, "cmd_ring_free");
+    const double lo = 4096 + 100, hi = WAIT_VOICES - 100;
+    while (room > hi) {
+        int k = (int)(room - (lo + hi) / 2);
+        k = k > 2048 ? 2048 : k < 1 ? 1 : k;
+        for (int i = 0; i < k; i++) {
+            heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -20.0f - (float)(i % 5)};
+            assert_true(heliod_set_async(a, v, &s) > 0);
+        }
+        assert_int_equal(heliod_sync(a), 0);
+        room = th_stat(a, "cmd_ring_free");
+    }
+    assert_true(room >= lo);
+    double waits0 = th_stat(a, "conn_waits"), busy0 = th_stat(a, "cmds_busy");
+    /* B's STOP_ALL (scope mine): sent, then no request of anyone's until the
+     * thaw, since every connection now waits behind it (that is the rule) */
+    uint8_t body[16];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, body, sizeof body);
+    hl_stop_all_t m = {.fade_ms = 0.0f, .scope = HL_STOP_ALL_MINE};
+    hl_put_stop_all(&w, &m);
+    stop_all_reply_t r = {0};
+    assert_true(heliod_raw_async(b, HL_OP_STOP_ALL, body, w.len, on_stop_all, &r) > 0);
+    while (heliod_pending(b) > 0)
+        assert_int_equal(heliod_flush(b), 0);
+    /* the daemon takes it within this (the thaw comes well before the
+     * 250 ms after which a ring that made no room answers EBUSY) */
+    th_sleep_ms(80);
+    struct pollfd pfd = {heliod_fd(b), POLLIN, 0};
+    if (poll(&pfd, 1, 0) > 0) assert_true(heliod_dispatch(b) >= 0);
+    int answered_frozen = r.replies;
+    assert_int_equal(th_thaw_thread(tid), 0);
+    assert_int_equal(heliod_sync(b), 0);
+    double waits = th_stat(a, "conn_waits") - waits0;
+    print_message("# ring %.0f free, STOP_ALL of %d: waits %.0f, answered while frozen %d, "
+                  "status %d, count %u\n",
+                  room, WAIT_VOICES, waits, answered_frozen, r.status, r.count);
+    assert_int_equal(answered_frozen, 0);
+    assert_int_equal(r.replies, 1);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.count, WAIT_VOICES);
+    assert_true(waits >= 1);
+    assert_true(th_stat(a, "cmds_busy") == busy0);
+    assert_int_equal(heliod_ping(a, NULL), 0); /* A was held behind it, and served again */
+    heliod_close(b);
+    heliod_close(a);
+}
+
 static void gen_quad(void *user, uint32_t frame, float *out, int channels) {
     (void)user;
     for (int c = 0; c < channels; c++)
@@ -792,6 +895,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_stealing_and_stale_handles, setup_two_voices,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_flood_held_not_refused, setup_long_period, teardown),
+        cmocka_unit_test_setup_teardown(test_many_voices_wait_for_room, setup_many_voices,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_owner_disconnect_fades_its_voices, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades, setup_record,

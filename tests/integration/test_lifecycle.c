@@ -24,7 +24,6 @@
  *
  * notify and audiostall need heliod built with libsystemd (77 otherwise).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -38,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -186,28 +184,6 @@ static void test_notify(void **state) {
 
 /* ---- the audio thread stalls, the pings stop ----------------------------------- */
 
-/* The thread of pid whose name is `name`, or -1. */
-static pid_t find_thread(pid_t pid, const char *name) {
-    char dir[64];
-    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
-    DIR *dp = opendir(dir);
-    if (!dp) return -1;
-    pid_t found = -1;
-    struct dirent *e;
-    while (found < 0 && (e = readdir(dp))) {
-        if (e->d_name[0] == '.') continue;
-        char path[400], comm[32] = "";
-        snprintf(path, sizeof path, "%s/%s/comm", dir, e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        if (fgets(comm, sizeof comm, f)) comm[strcspn(comm, "\n")] = 0;
-        fclose(f);
-        if (strcmp(comm, name) == 0) found = (pid_t)atoi(e->d_name);
-    }
-    closedir(dp);
-    return found;
-}
-
 /* The null driver's audio thread is frozen alone (ptrace stops one thread,
  * not the process): the event loop still answers, the callbacks stop, and
  * so must the WATCHDOG=1 pings; they come back when it runs again. */
@@ -221,17 +197,13 @@ static void test_audio_stall(void **state) {
     assert_int_equal(n.ready, 1);
     notify_until(&n, &n.watchdog, 2);
     assert_true(n.watchdog >= 2);
-    pid_t tid = find_thread(d.pid, "heliod-audio");
-    assert_true(tid > 0);
-    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
-        fprintf(stderr, "# cannot ptrace the audio thread (%s): skipped\n", strerror(errno));
+    pid_t tid = th_freeze_thread(d.pid, "heliod-audio");
+    assert_true(tid != 0);
+    if (tid < 0) {
         th_daemon_cleanup(&d);
         notify_close(&n);
         skip();
     }
-    assert_int_equal(ptrace(PTRACE_INTERRUPT, tid, NULL, NULL), 0);
-    int st = 0;
-    assert_int_equal(waitpid(tid, &st, __WALL), tid);
     /* one ping decided before the freeze may still arrive, however late a
      * loaded machine delivers it; a ping every 100 ms would be 7 */
     n.watchdog = 0;
@@ -242,7 +214,7 @@ static void test_audio_stall(void **state) {
     double cb1 = th_stat(h, "callbacks");
     heliod_close(h);
     int stalled_pings = n.watchdog;
-    assert_int_equal(ptrace(PTRACE_DETACH, tid, NULL, NULL), 0);
+    assert_int_equal(th_thaw_thread(tid), 0);
     fprintf(stderr, "# audio thread frozen: %d WATCHDOG=1 in 750 ms, callbacks %+.0f\n",
             stalled_pings, cb1 - cb0);
     n.watchdog = 0;
