@@ -255,6 +255,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     hld_huge_stats(&hs);
     put(&s, "sample_bytes_huge", (double)hs.huge_bytes[HLD_HUGE_SAMPLES]);
     put(&s, "mixer_bytes_huge", (double)hs.huge_bytes[HLD_HUGE_MIXER]);
+    put(&s, "thp_bytes", (double)hld_huge_thp_bytes(hld_now_ns())); /* what the kernel gave */
     uint64_t pinned = 0, evictable = 0;
     hld_sounds_budget(&d->sounds, &pinned, &evictable);
     put(&s, "samples_resident_bytes", (double)d->sounds.bytes);

@@ -22,6 +22,7 @@
 #include "hugemem.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -329,4 +330,24 @@ void hld_huge_stats(hld_huge_stats_t *out) {
     pthread_mutex_lock(&lock);
     *out = st;
     pthread_mutex_unlock(&lock);
+}
+
+uint64_t hld_huge_thp_bytes(uint64_t now_ns) {
+    static uint64_t bytes, read_ns;
+    static int read_once;
+    if (read_once && now_ns - read_ns < 250000000ull) return bytes;
+    read_once = 1;
+    read_ns = now_ns;
+    bytes = 0;
+    FILE *f = fopen("/proc/self/smaps_rollup", "re");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+            bytes = (uint64_t)kb * 1024u;
+            break;
+        }
+    fclose(f);
+    return bytes;
 }

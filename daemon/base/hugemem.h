@@ -77,5 +77,11 @@ void hld_huge_free(void *p);
 /* 1 when p (from hld_huge_alloc) lies in a region advised huge. */
 int hld_huge_is_huge(const void *p);
 void hld_huge_stats(hld_huge_stats_t *st);
+/* What the kernel actually gave: the bytes of this process on transparent
+ * huge pages now (AnonHugePages of /proc/self/smaps_rollup; with THP
+ * `madvise`, the regions above; with `always`, other memory too), read at
+ * most every 250 ms (the read walks the page tables), 0 where there is no
+ * such file. Main thread (its cache is not shared). */
+uint64_t hld_huge_thp_bytes(uint64_t now_ns);
 
 #endif /* HLD_HUGEMEM_H */

@@ -197,11 +197,46 @@ static void decodes_identically(void **state) {
     rmdir(dir);
 }
 
+/* thp_bytes is what the kernel reports: the sum of AnonHugePages over
+ * /proc/self/smaps equals the rollup the daemon reads, with 4 MiB advised
+ * and touched (huge or not, as the kernel decides: THP may be off here) */
+static unsigned long long smaps_huge_kb(void) {
+    FILE *f = fopen("/proc/self/smaps", "re");
+    if (!f) return 0;
+    char line[512];
+    unsigned long long sum = 0, kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) sum += kb;
+    fclose(f);
+    return sum;
+}
+
+static void thp_bytes_is_the_kernels(void **state) {
+    (void)state;
+    assert_int_equal(hld_huge_set_mode(HLD_HUGE_ON), 0);
+    size_t n = 4u << 20;
+    unsigned char *p = hld_huge_alloc(HLD_HUGE_SAMPLES, n);
+    assert_non_null(p);
+    memset(p, 1, n);
+    unsigned long long before = smaps_huge_kb();
+    uint64_t got = hld_huge_thp_bytes(1ull << 62); /* a fresh read */
+    unsigned long long after = smaps_huge_kb();
+    print_message("# thp_bytes %llu kB, smaps %llu..%llu kB\n", (unsigned long long)(got / 1024),
+                  before, after);
+    assert_true(got % 1024 == 0);
+    assert_true(got / 1024 >= (before < after ? before : after));
+    assert_true(got / 1024 <= (before > after ? before : after));
+    /* within 250 ms the same figure, without a read */
+    assert_true(hld_huge_thp_bytes((1ull << 62) + 1000) == got);
+    hld_huge_free(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(aligned_shared_freed),
         cmocka_unit_test(falls_back),
         cmocka_unit_test(decodes_identically),
+        cmocka_unit_test(thp_bytes_is_the_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
