@@ -514,6 +514,13 @@ static void on_stop_all(void *user, uint32_t id, int status, const char *msg, co
 
 static void test_many_voices_wait_for_room(void **state) {
     fixture_t *f = *state;
+#if defined(__SANITIZE_THREAD__)
+    /* main-thread logic alone (the audio thread is frozen): the TSan pass
+     * would spend 10+ s mixing the voices for nothing it checks */
+    print_message("# ThreadSanitizer build: skipped (the other passes run it)\n");
+    (void)f;
+    skip();
+#endif
     heliod_t *a = connect_or_fail(f), *b = connect_or_fail(f);
     assert_int_equal(heliod_load(a, "w", f->sine, HELIOD_LOAD_SHARED, NULL), 0);
     heliod_play_params_t pp;
