@@ -405,14 +405,23 @@ static void on_b_reply(void *user, const heliod_reply_t *r) {
  * until B has its replies, or fails at a cap no fair daemon reaches.
  * Everything is counted (commands, replies), nothing is timed. A
  * sanitizer build floods less and may never need a hold (see below). */
+/* Two clients, A and B, the fixture's sine loaded shared as `name` by A,
+ * and *pp a looping play at gain_db. */
+static void two_clients(fixture_t *f, heliod_t **a, heliod_t **b, const char *name, float gain_db,
+                        heliod_play_params_t *pp) {
+    *a = connect_or_fail(f);
+    *b = connect_or_fail(f);
+    assert_int_equal(heliod_load(*a, name, f->sine, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_play_params_init(pp);
+    pp->flags = HELIOD_PLAY_LOOP;
+    pp->gain_db = gain_db;
+}
+
 static void test_flood_held_not_refused(void **state) {
     fixture_t *f = *state;
-    heliod_t *a = connect_or_fail(f), *b = connect_or_fail(f);
-    assert_int_equal(heliod_load(a, "flood", f->sine, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_t *a, *b;
     heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    pp.flags = HELIOD_PLAY_LOOP;
-    pp.gain_db = -40;
+    two_clients(f, &a, &b, "flood", -40, &pp);
     heliod_voice_t v;
     assert_int_equal(heliod_play(a, "flood", &pp, &v, NULL), 0);
     int counts[2] = {0, 0}, breply[2] = {0, 0}, bsent = 0;
@@ -521,12 +530,9 @@ static void test_many_voices_wait_for_room(void **state) {
     (void)f;
     skip();
 #endif
-    heliod_t *a = connect_or_fail(f), *b = connect_or_fail(f);
-    assert_int_equal(heliod_load(a, "w", f->sine, HELIOD_LOAD_SHARED, NULL), 0);
+    heliod_t *a, *b;
     heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    pp.flags = HELIOD_PLAY_LOOP;
-    pp.gain_db = -20;
+    two_clients(f, &a, &b, "w", -20, &pp);
     for (int i = 0; i < WAIT_VOICES; i++)
         assert_true(heliod_play_async(b, "w", &pp, NULL, NULL) > 0);
     assert_int_equal(heliod_sync(b), 0);
