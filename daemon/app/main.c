@@ -170,6 +170,7 @@ int main(int argc, char **argv) {
     d.net.n = &d.n;
     d.net.shutting_down = &d.shutting_down;
     d.net.owner = &d;
+    d.net.hold_room = hld_cmd_ring_for(d.cfg.voices) - HLD_RING_QUEUE_MAX;
     d.net.hooks = &hld_dispatch_hooks;
     d.devices = (hld_devices_t){.engine = &d.engine, .net = &d.net, .want = d.cfg.device};
     d.tel = (hld_telemetry_t){.net = &d.net,

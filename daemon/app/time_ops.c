@@ -109,18 +109,18 @@ int hld_mixer_fail(hld_req_t *q, int rc) {
      * (conn.h), unless it is run by a bundle, is scheduled, is served under
      * force (the audio thread made no room for HLD_RING_HOLD_MAX_MS), or
      * could never fit. */
-    uint64_t need = hld_vm_ring_need(d->vm);
-    if (need && need <= HLD_RING_WAIT_MAX && !d->bundle_running && !hld_conn_forcing(q->c) &&
+    uint64_t need = hld_vm_ring_need(d->vm), most = hld_ring_wait_max(d->cfg.voices);
+    if (need && need <= most && !d->bundle_running && !hld_conn_forcing(q->c) &&
         !(q->h->flags & HL_FLAG_AT)) {
         q->c->wait_room = (uint32_t)need;
         return HLD_DISPATCH_WAIT;
     }
     d->n.cmds_busy++;
-    if (need > HLD_RING_WAIT_MAX) {
+    if (need > most) {
         snprintf(msg, sizeof msg,
                  "engine busy: this request needs %llu commands at once, more than the %u one "
                  "request may take: act on fewer voices at a time (by emitter, bus or category)",
-                 (unsigned long long)need, (unsigned)HLD_RING_WAIT_MAX);
+                 (unsigned long long)need, (unsigned)most);
         return hld_fail(q, rc, msg);
     }
     return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));

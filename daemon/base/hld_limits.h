@@ -47,9 +47,9 @@
 #define HLD_RING_HOLD_MAX_MS  250   /* the ring gained no room this long (audio thread stuck):
                                      * held requests are dispatched anyway, answered EBUSY */
 #define HLD_RING_HOLD_QUANTUM 64    /* frames each held connection dispatches per round */
-#define HLD_RING_WAIT_MAX     (HL_CMD_RING - HLD_RING_HOLD_ROOM) /* the most commands one
-                                     * request may wait for (all or nothing: STOP_ALL,
-                                     * PAUSE_ALL, an emitter's voices); above it EBUSY */
+#define HLD_RING_QUEUE_MAX    12288 /* commands queued to the audio thread before connections
+                                     * are held (HL_CMD_RING less HLD_RING_HOLD_ROOM: three
+                                     * quarters of the default ring, whatever its size) */
 #define HLD_OWNER_GONE        0xFFFFFFFFu /* owner of an object whose process has gone, kept
                                      * only while a detached voice still needs it: no name
                                      * finds it, nobody may change it, then it is reclaimed */

@@ -382,7 +382,8 @@ static void arm_frame_deadline(hld_conn_t *c, size_t consumed) {
 /* ---- holding: back-pressure from the command ring (conn.h) ---------------------- */
 
 static int ring_low(hld_net_t *net) {
-    uint32_t want = net->wait_room > HLD_RING_HOLD_ROOM ? net->wait_room : HLD_RING_HOLD_ROOM;
+    uint32_t line = net->hold_room ? net->hold_room : HLD_RING_HOLD_ROOM;
+    uint32_t want = net->wait_room > line ? net->wait_room : line;
     return net->hooks->cmd_room && net->hooks->cmd_room(net->owner) < want;
 }
 

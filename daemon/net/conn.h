@@ -9,20 +9,18 @@
  *   unsent bytes > HL_OUTQ_MAX:   drop the client
  *   all clients' unsent bytes > HLD_OUTQ_TOTAL_MAX: drop the biggest
  *     non-reading clients first (pause the biggest if it still reads)
- *   command ring (hooks->cmd_room) under HLD_RING_HOLD_ROOM free: hold
+ *   command ring (hooks->cmd_room) under net->hold_room free: hold
  *
  * Holding (back-pressure from the audio thread): a complete frame is not
- * dispatched while the command ring has fewer than HLD_RING_HOLD_ROOM free
- * slots; its connection is held instead: reads stop (the client's socket
- * fills and its writes block), its buffered frames wait, its replies and
- * events still go out. While any connection is held, a frame from another
- * one makes it held too, so nobody overtakes the queue. A timer
- * (HLD_RING_HOLD_POLL_MS) serves the held connections once the ring has room,
- * in rounds of HLD_RING_HOLD_QUANTUM frames each, so one flooding client
- * cannot starve another's requests; a connection whose buffer has no
- * complete frame left reads again. If the ring gains no room for
- * HLD_RING_HOLD_MAX_MS (the audio thread stuck), the held frames are
- * dispatched anyway and a full ring answers EBUSY, as without holding.
+ * dispatched while the command ring has fewer than net->hold_room free slots
+ * (HLD_RING_QUEUE_MAX commands queued); its connection is held instead: reads stop (the client's
+ * socket fills and its writes block), its buffered frames wait, its replies and events still go
+ * out. While any connection is held, a frame from another one makes it held too, so nobody
+ * overtakes the queue. A timer (HLD_RING_HOLD_POLL_MS) serves the held connections once the ring
+ * has room, in rounds of HLD_RING_HOLD_QUANTUM frames each, so one flooding client cannot starve
+ * another's requests; a connection whose buffer has no complete frame left reads again. If the ring
+ * gains no room for HLD_RING_HOLD_MAX_MS (the audio thread stuck), the held frames are dispatched
+ * anyway and a full ring answers EBUSY, as without holding.
  *
  * A request that needs more ring slots at once than are free (STOP_ALL on
  * thousands of voices: all or nothing) is not refused either: its handler
@@ -171,6 +169,8 @@ struct hld_net {
     uint64_t hold_ns;     /* the ring last had room (or the first hold began) */
     uint64_t holds;       /* times a connection was held (STATS conn_holds) */
     uint32_t wait_room;   /* the most a held connection's next frame needs (0: none) */
+    uint32_t hold_room;   /* held below this many free slots (0: HLD_RING_HOLD_ROOM); the
+                           * application sets it from its ring's size (hld_cmd_ring_for) */
     int forcing;          /* serving the held frames anyway (HLD_RING_HOLD_MAX_MS) */
     uint64_t waits;       /* times a request waited for more room (STATS conn_waits) */
 };

@@ -416,6 +416,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     }
     hl_mixer_config_t mc = {.rate = cfg->rate,
                             .voices = cfg->voices,
+                            .cmd_capacity = hld_cmd_ring_for(cfg->voices),
                             .speed_of_sound = cfg->speed_of_sound,
                             .hrtf = e->hrtf != NULL,
                             .clock_ns = drain_clock_rt,

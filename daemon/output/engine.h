@@ -165,4 +165,22 @@ void hld_engine_stats(hld_engine_t *e, hld_engine_stats_t *out);
 /* Restarts the histograms, average and maxima. Main thread. */
 void hld_engine_reset_stats(hld_engine_t *e);
 
+/* The command ring for `voices` mixed voices: HL_CMD_RING, or the power of
+ * two above voices + HLD_RING_HOLD_ROOM when more voices than that are
+ * configured, so that a request touching every voice at once (STOP_ALL,
+ * PAUSE, a client's voices when it goes) always fits, however many there
+ * are. Connections are held once HLD_RING_QUEUE_MAX commands are queued,
+ * whatever the size, so the queue's delay stays what it is by default. */
+static inline uint32_t hld_cmd_ring_for(uint32_t voices) {
+    uint32_t c = HL_CMD_RING;
+    while (c < voices + HLD_RING_HOLD_ROOM)
+        c <<= 1;
+    return c;
+}
+/* The most commands one request may wait for (all or nothing): the ring
+ * less the room kept for everyone else; more is EBUSY. */
+static inline uint32_t hld_ring_wait_max(uint32_t voices) {
+    return hld_cmd_ring_for(voices) - HLD_RING_HOLD_ROOM;
+}
+
 #endif /* HLD_ENGINE_H */

@@ -36,8 +36,10 @@ int hld_rt_lock_memory(const hld_engine_t *e, const hld_config_t *cfg) {
      * what the audio thread touches. */
     hl_mixer_config_t mc = {.rate = cfg->rate,
                             .voices = cfg->voices,
+                            .cmd_capacity = hld_cmd_ring_for(cfg->voices),
                             .speed_of_sound = cfg->speed_of_sound,
-                            .hrtf = e->hrtf != NULL};
+                            .hrtf = e->hrtf != NULL,
+                            .layout = cfg->layout};
     size_t bytes = e->mem ? hl_mixer_size(&mc) : 0;
     int ok = bytes && mlock(e->mem, bytes) == 0;
     /* the HRTF set (read by every binaural voice's filter build) */

@@ -597,6 +597,26 @@ static void test_many_voices_wait_for_room(void **state) {
     heliod_close(a);
 }
 
+/* With more voices than 12288 the ring grows so that one request can
+ * touch them all (the power of two above voices + 4096): 13000 voices,
+ * 32768 entries, free when idle. */
+static int setup_ring_voices(void **state) {
+    const char *args[] = {"--voices", "13000", "--cpu-budget", "0", NULL};
+    return start_with(state, 0, args);
+}
+
+static void test_ring_sized_by_voices(void **state) {
+    fixture_t *f = *state;
+    heliod_t *h = connect_or_fail(f);
+    double room = 0;
+    for (int i = 0; i < 200 && room < 32768 - 64; i++) {
+        room = th_stat(h, "cmd_ring_free");
+        if (room < 32768 - 64) th_sleep_ms(5);
+    }
+    assert_true(room >= 32768 - 64 && room <= 32768);
+    heliod_close(h);
+}
+
 static void gen_quad(void *user, uint32_t frame, float *out, int channels) {
     (void)user;
     for (int c = 0; c < channels; c++)
@@ -910,6 +930,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_flood_held_not_refused, setup_long_period, teardown),
         cmocka_unit_test_setup_teardown(test_many_voices_wait_for_room, setup_many_voices,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_ring_sized_by_voices, setup_ring_voices, teardown),
         cmocka_unit_test_setup_teardown(test_owner_disconnect_fades_its_voices, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_record_hard_left_level_and_clean_fades, setup_record,
