@@ -89,6 +89,7 @@ static void cap_done(hld_fjob_t *j) {
         if (d->capture) {
             c->fd = -1; /* the writer's */
             capture_open_conns(d, hl_mixer_frames(d->engine.mixer));
+            hld_capture_state(d, hl_mixer_frames(d->engine.mixer));
             uint8_t body[HL_MAX_PATH + 16];
             hl_wbuf_t w;
             hl_wbuf_init(&w, body, sizeof body);
