@@ -27,7 +27,10 @@
  * DEVICE, LOAD_FD and STREAM are not replayed. A scheduled request live
  * applied after its frame (LATE) is replayed on the frame it took effect
  * on, and said so; one this replay sent too late for its frame (its reply's
- * late frames) is said too.
+ * late frames) is said too. A capture's state preamble (STATE records) is
+ * sent at once, ahead of the session's first frame; a STATE request the
+ * daemon answers EEXIST (it has that definition) is not a divergence, and
+ * a STATE FX add is tried as a set of the effect at its index first.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -65,8 +68,9 @@ const char ctl_replay_usage[] =
     "  bytes uploaded). Each recorded process's clients connect from a child\n"
     "  process of their own (their own per-process quotas, as live). A request\n"
     "  live applied after its frame is replayed where it took effect (said so),\n"
-    "  one this replay sent after its frame is said too. Prints the frame it\n"
-    "  started on and a summary; exit 1 when a reply differed from the recorded one.\n";
+    "  one this replay sent after its frame is said too. A capture's state\n"
+    "  preamble is sent at once, before the session's first frame. Prints the frame\n"
+    "  it started on and a summary; exit 1 when a reply differed from the recorded one.\n";
 
 typedef struct {
     uint32_t id;

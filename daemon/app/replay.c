@@ -20,7 +20,12 @@
  * changes nothing), CAPTURE, DEVICE and the descriptor passing requests
  * (LOAD_FD, STREAM) are not replayed. A scheduled request live applied
  * after its frame (CTL_CAP_LATE) is as late in the render (sent before the
- * period it took effect in), and said so.
+ * period it took effect in), and said so. A capture started on a running
+ * daemon opens with its state preamble (capture_state.c: STATE records):
+ * the render starts a grid step earlier and sends it, with the OPEN HELLOs,
+ * before its first period; a STATE request answered EEXIST (the render's
+ * configuration has it) is not a divergence, and a STATE FX add where the
+ * render's bus has an effect already sets that one instead.
  */
 #include <errno.h>
 #include <fcntl.h>
