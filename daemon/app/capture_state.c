@@ -189,9 +189,8 @@ static void state_params(pre_t *p) {
     for (uint32_t i = 0; i < ps->n; i++) {
         const hld_param_t *e = ps->p[i];
         if (!e || !e->def.name[0] || !live(e->owner)) continue;
-        uint32_t owner = e->owner;
         hl_put_param_def(begin(p), &e->def);
-        emit(p, owner, HL_OP_PARAM_DEF);
+        emit(p, e->owner, HL_OP_PARAM_DEF);
         if (e->g.target == e->def.def) continue;
         hl_param_t m;
         hl_param_init(&m);
@@ -199,7 +198,7 @@ static void state_params(pre_t *p) {
         m.scope = HL_PSCOPE_GLOBAL;
         m.value = e->g.target; /* seeking: it seeks there from its default again */
         hl_put_param(begin(p), &m);
-        emit(p, owner, HL_OP_PARAM);
+        emit(p, e->owner, HL_OP_PARAM);
     }
 }
 
