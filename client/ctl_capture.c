@@ -43,7 +43,8 @@ static void json_str(const uint8_t *s, size_t n) {
 }
 
 /* What a state preamble's request defines: its object's name (a bank:
- * its manifest; a listener: its index), or "". */
+ * its manifest; a listener: its index; a PLAY: its sound; a SET: its
+ * voice), or "". */
 static void state_what(uint16_t op, const uint8_t *body, size_t len, char *out, size_t cap) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, body, len);
@@ -62,11 +63,19 @@ static void state_what(uint16_t op, const uint8_t *body, size_t len, char *out, 
         hl_cone_t cone;
         hl_atten_t atten;
         hl_listener_t lis;
+        hl_play_t play;
+        hl_set_t set;
     } u;
     const char *n = "";
-    char idx[16];
+    char idx[32];
     switch (op) {
     case HL_OP_LOAD: hl_get_load(&r, &u.load), n = u.load.name; break;
+    case HL_OP_PLAY: hl_get_play(&r, &u.play), n = u.play.sound; break;
+    case HL_OP_SET:
+        hl_get_set(&r, &u.set);
+        snprintf(idx, sizeof idx, "voice %" PRIu64, u.set.voice);
+        n = idx;
+        break;
     case HL_OP_BANK: hl_get_bank(&r, &u.bank), n = u.bank.arg; break;
     case HL_OP_CUE: hl_get_cue(&r, &u.cue), n = u.cue.name; break;
     case HL_OP_CATEGORY: hl_get_category(&r, &u.cat), n = u.cat.name; break;
@@ -115,8 +124,10 @@ static int show(const char *path, int json) {
             double t = (double)r.time_ns / 1e9;
             int state = (r.flags & CTL_CAP_STATE) != 0;
             char what[HL_MAX_PATH + 1] = "";
-            if (state)
-                state_what(op, r.req + HL_FRAME_HDR, r.req_len - HL_FRAME_HDR, what, sizeof what);
+            size_t at = (flags & HL_FLAG_AT) && r.req_len >= HL_FRAME_HDR + 8 ? 8 : 0;
+            if (state) /* the object, after a scheduled request's frame */
+                state_what(op, r.req + HL_FRAME_HDR + at, r.req_len - HL_FRAME_HDR - at, what,
+                           sizeof what);
             if (json) {
                 printf("{\"kind\":\"request\",\"frame\":%" PRIu64
                        ",\"time_s\":%.6f,\"client\":%" PRIu32

@@ -373,12 +373,14 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
         at = target(r, e);
     }
     /* schedulable: up to HORIZON ahead; the others on their frame; the
-     * state preamble at once, ahead of the session's first frame */
+     * state preamble at once, ahead of the session's first frame (its
+     * voices scheduled on that frame) */
     uint64_t f = target(r, e), ahead = (uint64_t)r->clk.rate * HORIZON_MS / 1000;
-    if (q->flags & CTL_CAP_STATE)
-        at = 0;
-    else if (wait_frame(r, at ? (f > ahead ? f - ahead : 0) : f) < 0)
+    if (q->flags & CTL_CAP_STATE) {
+        if (!(flags & HL_FLAG_AT)) at = 0;
+    } else if (wait_frame(r, at ? (f > ahead ? f - ahead : 0) : f) < 0) {
         return -1;
+    }
     static uint8_t nb[HL_MAX_FRAME];
     size_t nlen = 0;
     if (op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_PARAM || op == HL_OP_CONE ||

@@ -4,7 +4,7 @@
  * buses with their sends, effects and ducking, game parameters and their
  * values, snapshots, the bindings of buses and snapshots, the sounds and
  * banks loaded, categories, cues with their cones, curves and bindings,
- * the listeners -- is written as STATE records (REQUEST records with flag
+ * the listeners, the voices playing -- is written as STATE records (REQUEST records with flag
  * HLD_CAPTURE_REQ_STATE) after the open connections' HELLOs and before the
  * CAPTURE request: each the request that sets it again, from the client
  * that owns it, so a replay that sends them in order starts from the same
@@ -399,6 +399,75 @@ static void state_listeners(pre_t *p) {
     }
 }
 
+/* ---- voices -------------------------------------------------------------------- */
+
+/* A scheduled request of `owner`'s on the capture's first frame, for voice
+ * `voice` (a PLAY's: its REPLY record maps the handle). */
+static void emit_at(pre_t *p, uint32_t owner, uint16_t op, uint64_t voice) {
+    if (p->w.err) return;
+    hl_frame_hdr_t h = {.size = (uint32_t)(HL_FRAME_HDR + p->w.len), .op = op, .flags = HL_FLAG_AT};
+    uint32_t client = by(p, owner);
+    hld_capture_request(p->d->capture, p->frame, HLD_CAPTURE_REQ_STATE, client, 0, voice, &h,
+                        p->body, p->w.len);
+    p->records++;
+}
+
+/* A voice playing a sound of the preamble: a PLAY of that sound (a cue's
+ * voice too: with what its cue and bindings made of it) with the gain,
+ * pitch, pan or position, bus, post stage and loops it has, paused if it
+ * is, starting on the capture's first frame, and a SET that seeks it to
+ * where it is (click-free: approximate). Its connection's, or a detached
+ * one of client 0's. */
+static int state_voice(void *user, uint64_t voice, const hld_lvoice_t *lv) {
+    pre_t *p = user;
+    const hld_sound_t *snd = lv->snd;
+    if (lv->state != HLD_LV_ACTIVE || !snd || lv->pinned || (!snd->src && !snd->bank)) return 0;
+    int mine = lv->owner && open_conn(p, lv->owner);
+    uint32_t owner = mine ? lv->owner : 0;
+    if (snd->ns && snd->ns != owner) return 0; /* a private sound: its client's only */
+    const hld_bus_t *bus = hld_bus_at(&p->d->buses, (int)lv->p.bus);
+    if (!bus || !live(bus->owner)) return 0; /* on a gone process's bus: not recreated */
+    hl_voice_info_t vi;
+    hld_voice_describe(p->d, voice, lv, &vi);
+    hl_play_t m;
+    hl_play_init(&m);
+    snprintf(m.sound, sizeof m.sound, "%s", snd->name);
+    m.flags = (vi.flags & (HL_PLAY_LOOP | HL_PLAY_3D | HL_PLAY_CUBIC | HL_PLAY_SINC)) |
+              (mine ? 0 : HL_PLAY_DETACHED) |
+              (vi.state == HL_VOICE_PAUSED || vi.state == HL_VOICE_VPAUSED ? HL_PLAY_PAUSED : 0);
+    m.gain_db = vi.gain_db;
+    m.pan = vi.pan;
+    memcpy(m.pos, vi.pos, sizeof m.pos);
+    memcpy(m.vel, lv->p.vel, sizeof m.vel);
+    m.pitch = vi.pitch;
+    m.priority = vi.priority;
+    m.fade_in_ms = 0.0f;
+    m.min_distance = lv->p.min_distance;
+    m.max_distance = lv->p.max_distance;
+    m.rolloff = lv->p.rolloff;
+    m.model = (uint8_t)lv->p.model;
+    snprintf(m.bus, sizeof m.bus, "%s", vi.bus);
+    m.loop_count = lv->loops_left > 0 ? (uint32_t)lv->loops_left : 0;
+    m.post = vi.post;
+    m.lfe = lv->p.lfe;
+    m.pan_law = (uint8_t)lv->p.pan_law;
+    hl_wbuf_t *w = begin(p);
+    hl_put_u64(w, p->frame);
+    hl_put_play(w, &m);
+    emit_at(p, owner, HL_OP_PLAY, voice);
+    if (vi.position_s <= 0.0) return 0;
+    hl_set_t s;
+    hl_set_init(&s);
+    s.voice = voice;
+    s.mask = HL_SET_SEEK;
+    s.seek_s = vi.position_s;
+    w = begin(p);
+    hl_put_u64(w, p->frame);
+    hl_put_set(w, &s);
+    emit_at(p, owner, HL_OP_SET, 0);
+    return 0;
+}
+
 uint32_t hld_capture_state(hld_daemon_t *d, uint64_t frame) {
     static pre_t p; /* main thread only; HL_MAX_FRAME bytes of body */
     p = (pre_t){.d = d, .frame = frame};
@@ -411,6 +480,7 @@ uint32_t hld_capture_state(hld_daemon_t *d, uint64_t frame) {
     state_banks(&p);
     state_cues(&p);
     state_listeners(&p);
+    hld_vm_foreach(d->vm, state_voice, &p);
     if (p.state_open) hld_capture_close(d->capture, frame, 0, 0);
     return p.records;
 }

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
     char o[4096], e[4096];
     tmp_file(m->pre, "mid_pre", ".wav");
-    assert_int_equal(th_write_sine(m->pre, 48000, 0.5, 660, 0.3), 0);
+    assert_int_equal(th_write_sine(m->pre, 48000, 0.5, 550, 0.3), 0);
     assert_int_equal(heliod_load(a, "pre", m->pre, HELIOD_LOAD_SHARED, NULL), 0);
     assert_int_equal(heliod_bus_create(a, "pre_bus", ""), 0);
     assert_int_equal(heliod_bus_gain(a, "pre_bus", -3.0f, 0.0f), 0);
@@ -39,6 +40,62 @@ static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
     fclose(f);
     const char *batch[] = {"batch", m->score, NULL};
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, batch), 0);
+}
+
+/* A third capture, started while the voices of the mid session play
+ * (game-a's tone, game-b's hum, heliodctl's detached cue): its preamble
+ * plays each again on its first frame where it was (a seek: approximate). */
+static void voices_live(th_daemon_t *d, heliod_t *a, mid_t *m) {
+    char o[4096], e[4096];
+    tmp_file(m->cap3, "mid3", ".bin");
+    tmp_file(m->out3, "mid3_out", ".wav");
+    const char *start[] = {"capture", "start", m->cap3, NULL}, *stop[] = {"capture", "stop", NULL};
+    assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, start), 0);
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(a, &k), 0);
+    wait_clock(a, k.frame + 4800, 10, &k);
+    assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, stop), 0);
+    /* heliodctl replay into this daemon, which has the preamble's
+     * definitions already: none diverges (EEXIST is no difference) */
+    const char *rp[] = {"replay", m->cap3, NULL};
+    int rc = th_ctl(d, o, sizeof o, e, sizeof e, rp);
+    if (rc != 0 || !strstr(o, " 0 diverged")) fail_msg("replay: %d: %s / %s", rc, o, e);
+}
+
+/* RMS of frames [from, to) of interleaved stereo x. */
+static double rms(const float *x, size_t from, size_t to) {
+    double s = 0;
+    for (size_t i = 2 * from; i < 2 * to; i++)
+        s += (double)x[i] * x[i];
+    return to > from ? sqrt(s / (double)(2 * (to - from))) : 0.0;
+}
+
+/* The third capture renders with its three voices at their live level
+ * (from 20 ms after its first frame: the seeks' crossfades are over). */
+static void voices_check(th_daemon_t *d, mid_t *m) {
+    char err[1024];
+    int rrc = render_capture_with(m->cap3, m->out3, "--client-voices 2", err);
+    if (rrc != 0) fail_msg("render: exit %d: %s", rrc, err);
+    size_t n = 0;
+    uint8_t *f = slurp(m->cap3, &n);
+    assert_non_null(f);
+    uint64_t f0 = g64(f + 16), grid = 3840; /* 80 ms: the 20 ms grid and 256-frame periods */
+    assert_int_equal(g32(f + 32 + 8), 256);
+    free(f);
+    uint64_t base = f0 / grid * grid - grid;
+    float *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    int ch = 0, rate = 0;
+    assert_int_equal(th_read_sound(m->out3, &x, &nx, &ch, &rate), 0);
+    assert_int_equal(th_read_sound(d->record, &y, &ny, &ch, &rate), 0);
+    size_t from = (size_t)(f0 - base) + 960;
+    assert_true(nx > from + 2400 && ny >= base + nx);
+    double rx = rms(x, from, nx), ry = rms(y + 2 * base, from, nx);
+    if (!(ry > 0.05) || fabs(20.0 * log10(rx / ry)) > 1.0)
+        fail_msg("voices at the capture's start: rendered %.4f, live %.4f (RMS)", rx, ry);
+    assert_true(rms(x, 0, (size_t)(f0 - base)) == 0.0); /* silent before its first frame */
+    free(x);
+    free(y);
 }
 
 /* heliodctl capture show lists the preamble's records, marked state, with
@@ -58,6 +115,10 @@ static void state_shown(th_daemon_t *d, mid_t *m) {
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, json), 0);
     assert_non_null(strstr(o, "\"command\":\"cue\",\"flags\":0,\"id\":0,\"status\":0"));
     assert_non_null(strstr(o, "\"state\":true,\"object\":\"pre_cue\"}"));
+    const char *show3[] = {"capture", "show", m->cap3, NULL};
+    assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, show3), 0);
+    assert_non_null(strstr(o, "play          ok state pre\n"));
+    assert_non_null(strstr(o, "play          ok state hum\n"));
 }
 
 /* A capture started mid-session (heliodctl capture start) after two
@@ -118,6 +179,7 @@ void mid_session_live(th_daemon_t *dp, mid_t *m) {
     for (size_t i = 0; i < sizeof broke / sizeof broke[0]; i++)
         xruns += th_stat(a, broke[i]);
     m->xruns = xruns - 1; /* the late play's own sched_late */
+    voices_live(&d, a, m);
     heliod_close(a);
     heliod_close(b);
 }
@@ -169,9 +231,12 @@ void mid_session_check(th_daemon_t *dp, mid_t *m) {
     free(x);
     free(y);
     state_shown(&d, m);
+    voices_check(&d, m);
     unlink(m->cap);
     unlink(m->tone);
     unlink(m->hum);
     unlink(m->pre);
     unlink(m->out);
+    unlink(m->cap3);
+    unlink(m->out3);
 }

@@ -30,7 +30,7 @@ void wait_clock(heliod_t *h, uint64_t f, unsigned ms, heliod_clock_t *k);
 
 /* The mid-session capture (capture_mid.c). */
 typedef struct {
-    char cap[320], tone[320], hum[320], pre[320], score[320], out[320];
+    char cap[320], tone[320], hum[320], pre[320], score[320], out[320], cap3[320], out3[320];
     double xruns; /* what breaks the timeline, counted live */
 } mid_t;
 /* The live part, on d (--client-voices 2, recording). */
