@@ -72,14 +72,19 @@ static hl_wbuf_t *begin(pre_t *p) {
 }
 
 /* The request begun with begin() as a STATE record of the connection
- * that recreates an object of `owner`'s. */
-static void emit(pre_t *p, uint32_t owner, uint16_t op) {
+ * that recreates an object of `owner`'s (header flags `flags`; voice: the
+ * handle a PLAY's REPLY record names, else 0). */
+static void emit_rec(pre_t *p, uint32_t owner, uint16_t op, uint16_t flags, uint64_t voice) {
     if (p->w.err) return;
     uint32_t client = by(p, owner);
-    hl_frame_hdr_t h = {.size = (uint32_t)(HL_FRAME_HDR + p->w.len), .op = op};
-    hld_capture_request(p->d->capture, p->frame, HLD_CAPTURE_REQ_STATE, client, 0, 0, &h, p->body,
-                        p->w.len);
+    hl_frame_hdr_t h = {.size = (uint32_t)(HL_FRAME_HDR + p->w.len), .op = op, .flags = flags};
+    hld_capture_request(p->d->capture, p->frame, HLD_CAPTURE_REQ_STATE, client, 0, voice, &h,
+                        p->body, p->w.len);
     p->records++;
+}
+
+static void emit(pre_t *p, uint32_t owner, uint16_t op) {
+    emit_rec(p, owner, op, 0, 0);
 }
 
 static int live(uint32_t owner) {
@@ -281,6 +286,20 @@ static void state_bus_binds(pre_t *p) {
 
 /* ---- sounds and banks ---------------------------------------------------------- */
 
+/* 1 if bank b is in the preamble: loading or loaded, a client's (open)
+ * or the daemon's, not a world zone's (its zone loads it by the
+ * listener's position). */
+static int bank_in(const pre_t *p, const hld_bank_t *b) {
+    return !b->tag && (b->state == HL_BANK_STATE_LOADING || b->state == HL_BANK_STATE_LOADED) &&
+           (!b->ns || open_conn(p, b->ns));
+}
+
+/* 1 if sound s is in the preamble (its own LOAD, or its bank's). */
+static int sound_in(const pre_t *p, const hld_sound_t *s) {
+    if (s->bank) return bank_in(p, s->bank);
+    return s->src && !s->orphan && !s->retired && (!s->ns || open_conn(p, s->ns));
+}
+
 /* Every sound loaded from a path, but a bank's (its bank loads it): the
  * LOAD that loads it again, followed (by the writer) by the identity of
  * its file, or its bytes with --include-audio. */
@@ -288,9 +307,8 @@ static void state_sounds(pre_t *p) {
     hld_sounds_t *s = &p->d->sounds;
     for (unsigned b = 0; b < HLD_SOUND_BUCKETS; b++)
         for (hld_sound_t *e = s->buckets[b]; e; e = e->next) {
-            if (!e->src || e->bank || e->orphan || e->retired) continue;
+            if (e->bank || !sound_in(p, e)) continue;
             uint32_t owner = e->ns ? e->ns : e->loader;
-            if (e->ns && !open_conn(p, e->ns)) continue; /* a private one of a gone owner */
             hl_load_t m;
             hl_load_init(&m);
             snprintf(m.name, sizeof m.name, "%s", e->name);
@@ -303,20 +321,17 @@ static void state_sounds(pre_t *p) {
         }
 }
 
-/* Banks loaded by a owner or by the daemon (not a world zone's: its zone
+/* Banks loaded by a client or by the daemon (not a world zone's: its zone
  * loads it by the listener's position). */
 static void state_banks(pre_t *p) {
     hld_banks_t *bs = &p->d->banks;
     for (int i = 0; i < HLD_MAX_BANKS; i++) {
         const hld_bank_t *b = bs->bank[i];
-        if (!b || b->tag || (b->state != HL_BANK_STATE_LOADING && b->state != HL_BANK_STATE_LOADED))
-            continue;
-        uint32_t owner = b->client;
-        if (b->ns && !open_conn(p, b->ns)) continue;
+        if (!b || !bank_in(p, b)) continue;
         hl_bank_t m = {.action = HL_BANK_LOAD};
         snprintf(m.arg, sizeof m.arg, "%s", b->path);
         hl_put_bank(begin(p), &m);
-        emit(p, owner, HL_OP_BANK);
+        emit(p, b->client, HL_OP_BANK);
     }
 }
 
@@ -401,17 +416,6 @@ static void state_listeners(pre_t *p) {
 
 /* ---- voices -------------------------------------------------------------------- */
 
-/* A scheduled request of `owner`'s on the capture's first frame, for voice
- * `voice` (a PLAY's: its REPLY record maps the handle). */
-static void emit_at(pre_t *p, uint32_t owner, uint16_t op, uint64_t voice) {
-    if (p->w.err) return;
-    hl_frame_hdr_t h = {.size = (uint32_t)(HL_FRAME_HDR + p->w.len), .op = op, .flags = HL_FLAG_AT};
-    uint32_t client = by(p, owner);
-    hld_capture_request(p->d->capture, p->frame, HLD_CAPTURE_REQ_STATE, client, 0, voice, &h,
-                        p->body, p->w.len);
-    p->records++;
-}
-
 /* A voice playing a sound of the preamble: a PLAY of that sound (a cue's
  * voice too: with what its cue and bindings made of it) with the gain,
  * pitch, pan or position, bus, post stage and loops it has, paused if it
@@ -421,7 +425,7 @@ static void emit_at(pre_t *p, uint32_t owner, uint16_t op, uint64_t voice) {
 static int state_voice(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     pre_t *p = user;
     const hld_sound_t *snd = lv->snd;
-    if (lv->state != HLD_LV_ACTIVE || !snd || lv->pinned || (!snd->src && !snd->bank)) return 0;
+    if (lv->state != HLD_LV_ACTIVE || !snd || lv->pinned || !sound_in(p, snd)) return 0;
     int mine = lv->owner && open_conn(p, lv->owner);
     uint32_t owner = mine ? lv->owner : 0;
     if (snd->ns && snd->ns != owner) return 0; /* a private sound: its client's only */
@@ -454,7 +458,7 @@ static int state_voice(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     hl_wbuf_t *w = begin(p);
     hl_put_u64(w, p->frame);
     hl_put_play(w, &m);
-    emit_at(p, owner, HL_OP_PLAY, voice);
+    emit_rec(p, owner, HL_OP_PLAY, HL_FLAG_AT, voice); /* on the first frame */
     if (vi.position_s <= 0.0) return 0;
     hl_set_t s;
     hl_set_init(&s);
@@ -464,7 +468,7 @@ static int state_voice(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     w = begin(p);
     hl_put_u64(w, p->frame);
     hl_put_set(w, &s);
-    emit_at(p, owner, HL_OP_SET, 0);
+    emit_rec(p, owner, HL_OP_SET, HL_FLAG_AT, 0);
     return 0;
 }
 
