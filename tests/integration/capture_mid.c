@@ -232,11 +232,7 @@ void mid_session_check(th_daemon_t *dp, mid_t *m) {
     free(y);
     state_shown(&d, m);
     voices_check(&d, m);
-    unlink(m->cap);
-    unlink(m->tone);
-    unlink(m->hum);
-    unlink(m->pre);
-    unlink(m->out);
-    unlink(m->cap3);
-    unlink(m->out3);
+    const char *files[] = {m->cap, m->tone, m->hum, m->pre, m->out, m->cap3, m->out3};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        unlink(files[i]);
 }
