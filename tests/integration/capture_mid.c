@@ -53,11 +53,11 @@ static void voices_live(th_daemon_t *d, heliod_t *a, mid_t *m) {
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, start), 0);
     heliod_clock_t k;
     assert_int_equal(heliod_clock(a, &k), 0);
-    wait_clock(a, k.frame + 4800, 10, &k);
+    wait_clock(a, k.frame + 3600, 10, &k);
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, stop), 0);
     /* heliodctl replay into this daemon, which has the preamble's
      * definitions already: none diverges (EEXIST is no difference) */
-    const char *rp[] = {"replay", m->cap3, NULL};
+    const char *rp[] = {"replay", m->cap3, "--speed", "100", NULL};
     int rc = th_ctl(d, o, sizeof o, e, sizeof e, rp);
     if (rc != 0 || !strstr(o, " 0 diverged")) fail_msg("replay: %d: %s / %s", rc, o, e);
 }

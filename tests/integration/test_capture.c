@@ -684,5 +684,5 @@ int main(void) {
         cmocka_unit_test(test_capture_start_stop),
         cmocka_unit_test(test_replay_equals_live),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return TH_RUN(tests);
 }
