@@ -40,6 +40,11 @@ static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
     fclose(f);
     const char *batch[] = {"batch", m->score, NULL};
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, batch), 0);
+    /* the preamble says where things are, not a fader still ramping: let
+     * the bus's gain reach -3 dB first (two periods) */
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(a, &k), 0);
+    wait_clock(a, k.frame + 512, 2, &k);
 }
 
 /* A third capture, started while the voices of the mid session play
