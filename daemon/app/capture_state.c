@@ -4,11 +4,13 @@
  * buses with their sends, effects and ducking, game parameters and their
  * values, snapshots, the bindings of buses and snapshots, the sounds and
  * banks loaded, categories, cues with their cones, curves and bindings,
- * the listeners, the voices playing -- is written as STATE records (REQUEST records with flag
- * HLD_CAPTURE_REQ_STATE) after the open connections' HELLOs and before the
- * CAPTURE request: each the request that sets it again, from the client
- * that owns it, so a replay that sends them in order starts from the same
- * engine state (PROTOCOL.md "Capture files").
+ * the listeners -- and the voices playing then are written as STATE
+ * records (REQUEST records with flag HLD_CAPTURE_REQ_STATE) after the open
+ * connections' HELLOs and before the CAPTURE request: each the request
+ * that sets it again, from the client that owns it, so a replay that sends
+ * them in order starts from the same engine state (PROTOCOL.md "The state
+ * preamble"; the voices only approximately: each is played again where it
+ * was, with a click-free seek).
  *
  * Built on the main thread from the main thread's own state (the
  * registries, the mixer's control-side copies), queued through the
@@ -91,6 +93,13 @@ static int live(uint32_t owner) {
     return owner != HLD_OWNER_GONE;
 }
 
+/* 1 if bus index `bus` is still the bus called name and in the preamble
+ * (a setting or binding that names a bus since gone is left out). */
+static int bus_live(const pre_t *p, int bus, const char *name) {
+    const hld_bus_t *e = hld_bus_at(&p->d->buses, bus);
+    return e && live(e->owner) && !strcmp(hld_bus_name(&p->d->buses, bus), name);
+}
+
 /* ---- the mixer graph --------------------------------------------------------- */
 
 static int default_bus(const hld_bus_t *e) {
@@ -151,7 +160,8 @@ static void state_graph(pre_t *p) {
     for (int i = 1; i < n; i++) {
         const hld_bus_t *e = &b->bus[order[i]];
         for (int k = 0; k < HL_BUS_SENDS; k++) {
-            const char *t = e->send_to[k] >= 0 ? hld_bus_name(b, e->send_to[k]) : NULL;
+            const hld_bus_t *to = e->send_to[k] >= 0 ? hld_bus_at(b, e->send_to[k]) : NULL;
+            const char *t = to && live(to->owner) ? hld_bus_name(b, e->send_to[k]) : NULL;
             if (!t) continue;
             hl_bus_t m;
             hl_bus_init(&m);
@@ -180,8 +190,8 @@ static void state_graph(pre_t *p) {
     }
     for (int i = 0; i < HL_MAX_DUCKS; i++) {
         if (!b->duck_used[i]) continue;
-        const hld_bus_t *e = hld_bus_at(b, b->duck_bus[i]);
-        if (!e || !live(e->owner)) continue;
+        const hld_bus_t *e = hld_bus_at(b, b->duck_bus[i]), *by_bus = hld_bus_at(b, b->duck_by[i]);
+        if (!e || !live(e->owner) || !by_bus || !live(by_bus->owner)) continue;
         hl_put_duck_rule(begin(p), &b->duck[i]);
         emit(p, e->owner, HL_OP_DUCK);
     }
@@ -231,6 +241,7 @@ static void state_snapshots(pre_t *p) {
         m.action = HL_SNAP_SET;
         for (uint32_t k = 0; k < e->nset; k++) {
             const hld_snap_set_t *x = &e->set[k];
+            if (!bus_live(p, x->bus, x->bus_name)) continue;
             snprintf(m.bus, sizeof m.bus, "%s", x->bus_name);
             m.target = x->target;
             m.fx_index = x->fx_index;
@@ -279,6 +290,9 @@ static void state_bus_binds(pre_t *p) {
     for (uint32_t i = 0; i < ps->nbus; i++) {
         const hld_busbind_t *b = &ps->bus[i];
         if (b->param >= ps->n || !ps->p[b->param] || !live(ps->p[b->param]->owner)) continue;
+        if (b->prop == HL_PROP_SNAPSHOT ? !hld_snaps_find(&p->d->snaps, b->bus_name)
+                                        : !bus_live(p, b->bus, b->bus_name))
+            continue;
         bind_req(p, ps->p[b->param]->owner, b->bus_name, b->param, b->prop, b->index, b->fxp,
                  &b->curve);
     }

@@ -20,7 +20,9 @@
 /* What the daemon has before the capture starts, its state preamble's
  * (PROTOCOL.md "Capture files"): a sound of game-a's (shared), a bus of
  * game-a's at -3 dB with an EQ, and heliodctl's (the daemon's once it
- * left) parameter at 0.4 and cue on that bus bound to it. heliodctl plays
+ * left): the bus's send to music and music's ducking by it, a parameter at
+ * 0.4, a category, a cue on that bus bound to the parameter, a snapshot
+ * taking 2 dB off the bus (on), the listener moved. heliodctl plays
  * the cue and sets the parameter after the capture started: without the
  * preamble the render fails the play (ENOSOUND: a divergence, exit 3). */
 static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
@@ -33,10 +35,17 @@ static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
     FILE *f = fopen(m->score, "w");
     assert_non_null(f);
     fprintf(f, "fx add pre_bus eq --type lowshelf --freq 300 --gain -6\n"
+               "bus pre_bus --send music:-12\n"
+               "duck music --by pre_bus --depth 6\n"
                "param-def pre_p 0 1 0 0\n"
                "param pre_p 0.4\n"
-               "cue pre_cue --sound pre --loop --bus pre_bus\n"
-               "bind pre_cue pre_p gain 0:-20 1:0\n");
+               "category pre_cat --max-instances 4\n"
+               "cue pre_cue --sound pre --loop --bus pre_bus --category pre_cat\n"
+               "bind pre_cue pre_p gain 0:-20 1:0\n"
+               "snapshot define pre_snap --fade 0\n"
+               "snapshot set pre_snap pre_bus gain -2\n"
+               "snapshot start pre_snap\n"
+               "listener --pos 0,0,1\n");
     fclose(f);
     const char *batch[] = {"batch", m->score, NULL};
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, batch), 0);
@@ -114,7 +123,9 @@ static void state_shown(th_daemon_t *d, mid_t *m) {
         "load          ok state pre\n",     "bus           ok state pre_bus\n",
         "fx            ok state pre_bus\n", "param-def     ok state pre_p\n",
         "param         ok state pre_p\n",   "cue           ok state pre_cue\n",
-        "bind          ok state pre_cue\n"};
+        "bind          ok state pre_cue\n", "duck          ok state music\n",
+        "category      ok state pre_cat\n", "snapshot      ok state pre_snap\n",
+        "listener      ok state 0\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(o, want[i])) fail_msg("capture show: no '%s' in:\n%s", want[i], o);
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, json), 0);
