@@ -24,6 +24,7 @@
 #define CTL_CAP_INPERIOD  0x1u /* REQUEST flags */
 #define CTL_CAP_LATE      0x2u /* a scheduled request applied after its frame: at `frame` */
 #define CTL_CAP_OPEN      0x4u /* a HELLO of a connection open before the capture started */
+#define CTL_CAP_STATE     0x8u /* the state preamble: a definition made before it started */
 #define CTL_CAP_NOFILE    0x1u /* SOUND flags */
 #define CTL_CAP_AUDIO     0x2u
 #define CTL_CAP_MAX_BYTES (4ull << 30) /* a capture read whole: 4 GiB at most */

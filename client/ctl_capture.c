@@ -18,7 +18,9 @@ const char ctl_capture_usage[] =
     "usage: heliodctl capture show FILE [--json]\n"
     "  List a capture file's records (heliod --capture FILE): engine frame, seconds\n"
     "  since the capture started, client, command, status; a LOADed file's size,\n"
-    "  mtime and hash; the trailer's counts. --json: one JSON object a line.\n"
+    "  mtime and hash; the trailer's counts. The state preamble of a capture started\n"
+    "  on a running daemon (what was defined before it) is marked `state` with the\n"
+    "  object each record defines. --json: one JSON object a line.\n"
     "  heliod --render FILE --out OUT.wav renders it; heliodctl replay FILE plays it.\n";
 
 static int bad(const char *path, const char *why) {
@@ -38,6 +40,62 @@ static void json_str(const uint8_t *s, size_t n) {
             putchar(s[i]);
     }
     putchar('"');
+}
+
+/* What a state preamble's request defines: its object's name (a bank:
+ * its manifest; a listener: its index; a PLAY: its sound; a SET: its
+ * voice), or "". */
+static void state_what(uint16_t op, const uint8_t *body, size_t len, char *out, size_t cap) {
+    hl_rbuf_t r;
+    hl_rbuf_init(&r, body, len);
+    union {
+        hl_load_t load;
+        hl_bank_t bank;
+        hl_cue_t cue;
+        hl_category_t cat;
+        hl_param_def_t pdef;
+        hl_param_t param;
+        hl_bus_t bus;
+        hl_fx_req_t fx;
+        hl_duck_rule_t duck;
+        hl_snapshot_t snap;
+        hl_bind_t bind;
+        hl_cone_t cone;
+        hl_atten_t atten;
+        hl_listener_t lis;
+        hl_play_t play;
+        hl_set_t set;
+    } u;
+    const char *n = "";
+    char idx[32];
+    switch (op) {
+    case HL_OP_LOAD: hl_get_load(&r, &u.load), n = u.load.name; break;
+    case HL_OP_PLAY: hl_get_play(&r, &u.play), n = u.play.sound; break;
+    case HL_OP_SET:
+        hl_get_set(&r, &u.set);
+        snprintf(idx, sizeof idx, "voice %" PRIu64, u.set.voice);
+        n = idx;
+        break;
+    case HL_OP_BANK: hl_get_bank(&r, &u.bank), n = u.bank.arg; break;
+    case HL_OP_CUE: hl_get_cue(&r, &u.cue), n = u.cue.name; break;
+    case HL_OP_CATEGORY: hl_get_category(&r, &u.cat), n = u.cat.name; break;
+    case HL_OP_PARAM_DEF: hl_get_param_def(&r, &u.pdef), n = u.pdef.name; break;
+    case HL_OP_PARAM: hl_get_param(&r, &u.param), n = u.param.name; break;
+    case HL_OP_BUS: hl_get_bus(&r, &u.bus), n = u.bus.name; break;
+    case HL_OP_FX: hl_get_fx_req(&r, &u.fx), n = u.fx.bus; break;
+    case HL_OP_DUCK: hl_get_duck_rule(&r, &u.duck), n = u.duck.bus; break;
+    case HL_OP_SNAPSHOT: hl_get_snapshot(&r, &u.snap), n = u.snap.name; break;
+    case HL_OP_BIND: hl_get_bind(&r, &u.bind), n = u.bind.cue; break;
+    case HL_OP_CONE: hl_get_cone(&r, &u.cone), n = u.cone.name; break;
+    case HL_OP_ATTEN: hl_get_atten(&r, &u.atten), n = u.atten.name; break;
+    case HL_OP_LISTENER:
+        hl_get_listener(&r, &u.lis);
+        snprintf(idx, sizeof idx, "%u", (unsigned)u.lis.index);
+        n = idx;
+        break;
+    default: break;
+    }
+    snprintf(out, cap, "%s", r.err ? "" : n);
 }
 
 static int show(const char *path, int json) {
@@ -64,21 +122,33 @@ static int show(const char *path, int json) {
             const char *name = hl_op_name(op);
             int inp = (r.flags & CTL_CAP_INPERIOD) != 0; /* applied from the next period */
             double t = (double)r.time_ns / 1e9;
-            if (json)
+            int state = (r.flags & CTL_CAP_STATE) != 0;
+            char what[HL_MAX_PATH + 1] = "";
+            size_t at = (flags & HL_FLAG_AT) && r.req_len >= HL_FRAME_HDR + 8 ? 8 : 0;
+            if (state) /* the object, after a scheduled request's frame */
+                state_what(op, r.req + HL_FRAME_HDR + at, r.req_len - HL_FRAME_HDR - at, what,
+                           sizeof what);
+            if (json) {
                 printf("{\"kind\":\"request\",\"frame\":%" PRIu64
                        ",\"time_s\":%.6f,\"client\":%" PRIu32
                        ",\"op\":%u,\"command\":\"%s\",\"flags\":%u,\"id\":%" PRIu32
                        ",\"status\":%" PRId32 ",\"bytes\":%" PRIu32
-                       ",\"in_period\":%s,\"late\":%s,\"open\":%s}\n",
+                       ",\"in_period\":%s,\"late\":%s,\"open\":%s,\"state\":%s",
                        r.frame, t, r.client, op, name ? name : "?", flags, id, r.status, r.req_len,
                        inp ? "true" : "false", (r.flags & CTL_CAP_LATE) ? "true" : "false",
-                       (r.flags & CTL_CAP_OPEN) ? "true" : "false");
-            else
-                printf("%12" PRIu64 "%c%10.6f client %-4" PRIu32 " %-13s %s%s%s\n", r.frame,
+                       (r.flags & CTL_CAP_OPEN) ? "true" : "false", state ? "true" : "false");
+                if (state) {
+                    printf(",\"object\":");
+                    json_str((const uint8_t *)what, strlen(what));
+                }
+                printf("}\n");
+            } else {
+                printf("%12" PRIu64 "%c%10.6f client %-4" PRIu32 " %-13s %s%s%s%s%s\n", r.frame,
                        inp ? '+' : ' ', t, r.client, name ? name : "?",
                        r.status ? hl_strerror(r.status) : "ok",
                        (r.flags & CTL_CAP_LATE) ? " late" : "",
-                       (r.flags & CTL_CAP_OPEN) ? " open" : "");
+                       (r.flags & CTL_CAP_OPEN) ? " open" : "", state ? " state " : "", what);
+            }
         } else if (r.kind == CTL_CAP_REPLY) {
             if (json)
                 printf("{\"kind\":\"reply\",\"voice\":%" PRIu64 "}\n", r.voice);

@@ -27,7 +27,10 @@
  * DEVICE, LOAD_FD and STREAM are not replayed. A scheduled request live
  * applied after its frame (LATE) is replayed on the frame it took effect
  * on, and said so; one this replay sent too late for its frame (its reply's
- * late frames) is said too.
+ * late frames) is said too. A capture's state preamble (STATE records) is
+ * sent at once, ahead of the session's first frame; a STATE request the
+ * daemon answers EEXIST (it has that definition) is not a divergence, and
+ * a STATE FX add is tried as a set of the effect at its index first.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -65,8 +68,9 @@ const char ctl_replay_usage[] =
     "  bytes uploaded). Each recorded process's clients connect from a child\n"
     "  process of their own (their own per-process quotas, as live). A request\n"
     "  live applied after its frame is replayed where it took effect (said so),\n"
-    "  one this replay sent after its frame is said too. Prints the frame it\n"
-    "  started on and a summary; exit 1 when a reply differed from the recorded one.\n";
+    "  one this replay sent after its frame is said too. A capture's state\n"
+    "  preamble is sent at once, before the session's first frame. Prints the frame\n"
+    "  it started on and a summary; exit 1 when a reply differed from the recorded one.\n";
 
 typedef struct {
     uint32_t id;
@@ -91,6 +95,7 @@ typedef struct {
     uint64_t voice; /* recorded PLAY reply */
     uint64_t frame;
     uint64_t at; /* sent scheduled on this frame (0: not) */
+    int state;   /* a state preamble's record (CTL_CAP_STATE) */
 } sent_t;
 
 struct replay {
@@ -148,7 +153,9 @@ static void on_reply(void *user, uint32_t id, int status, const char *msg, const
                 "heliodctl: replay: frame %" PRIu64 ": %s reached the daemon %" PRIu64
                 " frames after its frame (applied late: the replay differs there)\n",
                 s->frame, hl_op_name(s->op), late);
-    if ((status < 0) != (s->status < 0) || (status < 0 && status != s->status)) {
+    if (s->state && status == HELIOD_EEXIST && s->status == 0) {
+        /* the state preamble's definition: the daemon has it already */
+    } else if ((status < 0) != (s->status < 0) || (status < 0 && status != s->status)) {
         if (r->diverged++ < REPORT)
             fprintf(stderr, "heliodctl: replay: frame %" PRIu64 ": %s answered %s (live: %s)%s%s\n",
                     s->frame, hl_op_name(s->op), status ? hl_errname(status) : "ok",
@@ -302,6 +309,33 @@ static int send_load(rclient_t *c, const uint8_t *body, size_t len, const ctl_ca
     return heliod_sync(c->h) < 0 ? -1 : 0; /* decoded before anything plays it */
 }
 
+static void on_status(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
+                      size_t len) {
+    (void)id, (void)msg, (void)body, (void)len;
+    *(int *)user = status;
+}
+
+/* A state preamble's FX add (effect `index` of a bus): sent as a set of
+ * the effect the daemon has there first, so that a replay into a daemon
+ * that has the chain already does not double it. 0 if the set did it. */
+static int state_fx_set(rclient_t *c, const uint8_t *body, size_t len) {
+    hl_rbuf_t rd;
+    hl_rbuf_init(&rd, body, len);
+    hl_fx_req_t m;
+    hl_get_fx_req(&rd, &m);
+    if (rd.err || m.action != HL_FX_ADD) return -1;
+    m.action = HL_FX_SET;
+    uint8_t nb[256];
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, nb, sizeof nb);
+    hl_put_fx_req(&w, &m);
+    int st = -1;
+    if (w.err || heliod_raw_async(c->h, HL_OP_FX, nb, w.len, on_status, &st) < 0 ||
+        heliod_sync(c->h) < 0)
+        return -1;
+    return st == 0 ? 0 : -1;
+}
+
 /* Sends request record q (SOUND record s after it, if any). */
 static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const ctl_cap_rec_t *s) {
     uint16_t op = (uint16_t)ctl_cap_le(q->req + 4, 2), flags = (uint16_t)ctl_cap_le(q->req + 6, 2);
@@ -338,9 +372,15 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     } else if (hl_req_schedulable(op, body, len)) {
         at = target(r, e);
     }
-    /* schedulable: up to HORIZON ahead; the others on their frame */
+    /* schedulable: up to HORIZON ahead; the others on their frame; the
+     * state preamble at once, ahead of the session's first frame (its
+     * voices scheduled on that frame) */
     uint64_t f = target(r, e), ahead = (uint64_t)r->clk.rate * HORIZON_MS / 1000;
-    if (wait_frame(r, at ? (f > ahead ? f - ahead : 0) : f) < 0) return -1;
+    if (q->flags & CTL_CAP_STATE) {
+        if (!(flags & HL_FLAG_AT)) at = 0;
+    } else if (wait_frame(r, at ? (f > ahead ? f - ahead : 0) : f) < 0) {
+        return -1;
+    }
     static uint8_t nb[HL_MAX_FRAME];
     size_t nlen = 0;
     if (op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_PARAM || op == HL_OP_CONE ||
@@ -354,9 +394,19 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     }
     sent_t *st = calloc(1, sizeof *st);
     if (!st) return -1;
-    *st = (sent_t){
-        .r = r, .h = c->h, .op = op, .status = q->status, .voice = voice, .frame = f, .at = at};
+    *st = (sent_t){.r = r,
+                   .h = c->h,
+                   .op = op,
+                   .status = q->status,
+                   .voice = voice,
+                   .frame = f,
+                   .at = at,
+                   .state = (q->flags & CTL_CAP_STATE) != 0};
     r->sent++;
+    if (st->state && op == HL_OP_FX && state_fx_set(c, body, len) == 0) {
+        free(st);
+        return pump(r, 0);
+    }
     if (op == HL_OP_LOAD) return send_load(c, body, len, s, st);
     if (op == HL_OP_PLAY) r->plays_out++;
     heliod_at_frame(c->h, at);

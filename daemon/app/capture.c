@@ -395,7 +395,7 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uin
         p[5] = p[6] = p[7] = 0;
         put64(p + 8, voice);
     }
-    enqueue(cap, r, !(flags & HLD_CAPTURE_REQ_OPEN));
+    enqueue(cap, r, !(flags & (HLD_CAPTURE_REQ_OPEN | HLD_CAPTURE_REQ_STATE)));
 }
 
 /* A record of n bytes (its len field, kind and flags set, the 2 bytes

@@ -36,6 +36,7 @@
 #define HLD_CAPTURE_REQ_INPERIOD CTL_CAP_INPERIOD /* REQUEST: applies from frame + period */
 #define HLD_CAPTURE_REQ_LATE     CTL_CAP_LATE     /* REQUEST: scheduled, applied after its frame */
 #define HLD_CAPTURE_REQ_OPEN     CTL_CAP_OPEN     /* REQUEST: a HELLO written at the start */
+#define HLD_CAPTURE_REQ_STATE    CTL_CAP_STATE    /* REQUEST: the state preamble's */
 #define HLD_CAPTURE_SOUND_NOFILE CTL_CAP_NOFILE   /* the file could not be read */
 #define HLD_CAPTURE_SOUND_AUDIO  CTL_CAP_AUDIO    /* the file's bytes follow */
 
@@ -58,7 +59,7 @@ hld_capture_t *hld_capture_start(const char *path, int fd, int include_audio,
 int hld_capture_open(const char *path);
 /* Queues one request record (main thread): flags HLD_CAPTURE_REQ_*; voice:
  * the voice handle its reply named (a PLAY's), 0 for none. A record with
- * HLD_CAPTURE_REQ_OPEN is not counted among the requests captured. */
+ * HLD_CAPTURE_REQ_OPEN or _STATE is not counted among the requests captured. */
 void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,
                          int32_t status, uint64_t voice, const hl_frame_hdr_t *h,
                          const uint8_t *body, size_t len);

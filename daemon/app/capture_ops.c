@@ -3,8 +3,9 @@
  * session capture (capture.h). The file is opened on a file job (fileio.h),
  * never on the event loop: a FIFO, a hung mount or a path we may not write
  * is answered with an error (EFILE, ETIMEDOUT after the open budget) and
- * nothing is captured; the capture starts when the open succeeded, with the
- * CAPTURE request as its first record.
+ * nothing is captured; the capture starts when the open succeeded: the
+ * HELLOs of the connections open then, the state preamble (capture_state.c),
+ * then the CAPTURE request as its first live record.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "dispatch_int.h"
 #include "fileio.h"
 #include "hl_mixer.h"
+#include "log.h"
 
 hld_capture_t *hld_capture_begin(hld_daemon_t *d, const char *path, int fd, int include_audio) {
     hld_capture_session_t s = {.rate = d->cfg.rate,
@@ -89,6 +91,9 @@ static void cap_done(hld_fjob_t *j) {
         if (d->capture) {
             c->fd = -1; /* the writer's */
             capture_open_conns(d, hl_mixer_frames(d->engine.mixer));
+            uint32_t pre = hld_capture_state(d, hl_mixer_frames(d->engine.mixer));
+            hld_info("capture: %s: started on frame %llu; its state preamble: %u records",
+                     c->m.path, (unsigned long long)hl_mixer_frames(d->engine.mixer), pre);
             uint8_t body[HL_MAX_PATH + 16];
             hl_wbuf_t w;
             hl_wbuf_init(&w, body, sizeof body);

@@ -130,6 +130,14 @@ int hld_snapshot_sheet(void *user, uint32_t client, const hl_snapshot_t *m, int 
  * file opened, or -1) with this daemon's rate, period, channels, clock and
  * the cues' random state; NULL on failure (fd is not taken). */
 struct hld_capture *hld_capture_begin(hld_daemon_t *d, const char *path, int fd, int include_audio);
+/* voice_ops.c: what VOICES lists of logical voice lv (handle voice). */
+void hld_voice_describe(hld_daemon_t *d, uint64_t voice, const hld_lvoice_t *lv,
+                        hl_voice_info_t *out);
+/* capture_state.c: the state preamble of a capture started on a running
+ * daemon (after its connections' HELLOs, before its first live record):
+ * the STATE records that recreate what was defined before it. Returns
+ * how many. */
+uint32_t hld_capture_state(hld_daemon_t *d, uint64_t frame);
 
 /* time_ops.c: installs the mixer's schedule hook (scheduled commands are
  * charged to their clients' ledger records). After hld_clients_init. */

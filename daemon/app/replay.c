@@ -20,7 +20,12 @@
  * changes nothing), CAPTURE, DEVICE and the descriptor passing requests
  * (LOAD_FD, STREAM) are not replayed. A scheduled request live applied
  * after its frame (CTL_CAP_LATE) is as late in the render (sent before the
- * period it took effect in), and said so.
+ * period it took effect in), and said so. A capture started on a running
+ * daemon opens with its state preamble (capture_state.c: STATE records):
+ * the render starts a grid step earlier and sends it, with the OPEN HELLOs,
+ * before its first period; a STATE request answered EEXIST (the render's
+ * configuration has it) is not a divergence, and a STATE FX add where the
+ * render's bus has an effect already sets that one instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,8 +89,9 @@ typedef struct {
     size_t vcap, vn;
     uint64_t base, end;
     uint32_t diverged, skipped;
-    uint32_t late; /* requests live applied after their frame (CTL_CAP_LATE) */
-    int failed;    /* an I/O error */
+    uint32_t late;    /* requests live applied after their frame (CTL_CAP_LATE) */
+    uint32_t present; /* state preamble records the render had already (EEXIST) */
+    int failed;       /* an I/O error */
 } replay_t;
 
 #define g16(p) ((uint16_t)ctl_cap_le(p, 2))
@@ -268,8 +274,20 @@ static int parse(replay_t *r, const char *path) {
      * at or before the capture's start (0 for --capture) */
     uint64_t grid = ctl_cap_grid(hd.rate, period);
     r->base = hd.frame / grid * grid;
+    /* a state preamble (the connections open then and what was defined
+     * before, up to the first live record) is sent before the render's
+     * first period, which is one grid step earlier still: what it sets
+     * (a bus's fader, a listener) has settled by the capture's start */
+    size_t pre = 0;
+    int state = 0;
+    while (pre < r->n && (r->ev[pre].kind == CTL_CAP_CLOSE ||
+                          (r->ev[pre].flags & (CTL_CAP_OPEN | CTL_CAP_STATE)))) {
+        state |= (r->ev[pre].flags & CTL_CAP_STATE) != 0;
+        pre++;
+    }
+    if (state && r->base >= grid) r->base -= grid;
     for (size_t i = 0; i < r->n; i++)
-        r->ev[i].frame = r->ev[i].frame > r->base ? r->ev[i].frame - r->base : 0;
+        r->ev[i].frame = i >= pre && r->ev[i].frame > r->base ? r->ev[i].frame - r->base : 0;
     r->end = r->end > r->base ? r->end - r->base : 0;
     if (r->base)
         hld_info("replay: the output starts at the capture's engine frame %llu",
@@ -334,7 +352,9 @@ static void on_reply(void *user, hld_rconn_t *c, const hl_frame_hdr_t *h, const 
     hl_reply_head_t rh;
     hl_get_reply_head(&rd, &rh);
     const ev_t *e = &r->ev[p.ev];
-    if ((rh.status < 0) != (p.status < 0) || (rh.status < 0 && rh.status != p.status)) {
+    if ((e->flags & CTL_CAP_STATE) && rh.status == HELIOD_EEXIST && p.status == 0) {
+        r->present++; /* the state preamble's: the render's configuration made it already */
+    } else if ((rh.status < 0) != (p.status < 0) || (rh.status < 0 && rh.status != p.status)) {
         char what[64];
         snprintf(what, sizeof what, "answered %s", rh.status ? hl_errname(rh.status) : "ok");
         diverge(r, e, what, p.status);
@@ -344,6 +364,24 @@ static void on_reply(void *user, hld_rconn_t *c, const hl_frame_hdr_t *h, const 
         hl_get_play_reply(&rd, &pr);
         vmap_put(r, p.voice, pr.voice);
     }
+}
+
+/* A state preamble's FX add (effect `index` of a bus) on a bus the render
+ * has an effect there already (its configuration's): a set of it instead,
+ * so that the chain is not doubled. 1 with the new body in nb. */
+static int state_fx(replay_t *r, const uint8_t *body, size_t len, uint8_t *nb, size_t *nlen) {
+    hl_rbuf_t rd;
+    hl_rbuf_init(&rd, body, len);
+    hl_fx_req_t m;
+    hl_get_fx_req(&rd, &m);
+    const hld_bus_t *b = hld_bus_at(&r->d->buses, hld_bus_index(&r->d->buses, m.bus));
+    if (rd.err || m.action != HL_FX_ADD || !b || m.index >= b->nfx) return 0;
+    m.action = HL_FX_SET;
+    hl_wbuf_t w;
+    hl_wbuf_init(&w, nb, HL_MAX_FRAME);
+    hl_put_fx_req(&w, &m);
+    *nlen = w.len;
+    return 1;
 }
 
 /* Sends event e (on its client's connection) and waits for its reply. */
@@ -399,6 +437,9 @@ static int send_ev(replay_t *r, size_t idx, uint64_t frame) {
         hl_put_load(&w, &m);
         body = nb;
         len = w.len;
+    } else if ((e->flags & CTL_CAP_STATE) && op == HL_OP_FX && state_fx(r, body, len, nb, &nlen)) {
+        body = nb;
+        len = nlen;
     } else if (r->vn && ctl_cap_remap(op, body, len, vmap_fn, r, nb, &nlen)) {
         body = nb;
         len = nlen;
@@ -491,6 +532,10 @@ int hld_replay_run(hld_daemon_t *d) {
         hld_info(
             "replay: %u requests not replayed (refused live; CAPTURE, DEVICE, LOAD_FD, STREAM)",
             r.skipped);
+    if (r.present)
+        hld_info("replay: %u definitions of the capture's state preamble were there already "
+                 "(EEXIST: the render's configuration)",
+                 r.present);
     if (r.late)
         fprintf(stderr,
                 "heliod: --render: %u scheduled requests were applied late live (after their "

@@ -302,8 +302,8 @@ typedef struct {
     hld_daemon_t *d;
 } voices_ctx_t;
 
-static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
-    voices_ctx_t *x = user;
+void hld_voice_describe(hld_daemon_t *d, uint64_t voice, const hld_lvoice_t *lv,
+                        hl_voice_info_t *out) {
     const hl_voice_params_t *p = &lv->p;
     hl_voice_info_t vi = {
         .voice = voice,
@@ -320,16 +320,16 @@ static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     if (lv->loops_left != 0) vi.flags |= HL_PLAY_LOOP;
     if (lv->snd) {
         snprintf(vi.sound, sizeof vi.sound, "%s", lv->snd->name);
-        double r = lv->snd->stream ? lv->snd->source_rate : x->d->engine.rate;
-        vi.position_s = r > 0 ? hld_vm_position(x->d->vm, lv) / r : 0.0;
+        double r = lv->snd->stream ? lv->snd->source_rate : d->engine.rate;
+        vi.position_s = r > 0 ? hld_vm_position(d->vm, lv) / r : 0.0;
     } else if (lv->pinned) { /* a client-fed stream: named after its client, at what it consumed */
-        if (hld_cstream_describe(x->d, voice, vi.sound, sizeof vi.sound, &vi.position_s) != 0)
+        if (hld_cstream_describe(d, voice, vi.sound, sizeof vi.sound, &vi.position_s) != 0)
             snprintf(vi.sound, sizeof vi.sound, "stream");
     }
     if (lv->cue) snprintf(vi.cue, sizeof vi.cue, "%s", lv->cue->def.name);
     if (lv->cat) snprintf(vi.category, sizeof vi.category, "%s", lv->cat->def.name);
     if (lv->em) snprintf(vi.emitter, sizeof vi.emitter, "%s", lv->em->name);
-    const char *bn = hld_bus_name(&x->d->buses, (int)p->bus);
+    const char *bn = hld_bus_name(&d->buses, (int)p->bus);
     snprintf(vi.bus, sizeof vi.bus, "%s", bn ? bn : "");
     vi.post.lp_hz = lv->post_user[0];
     vi.post.hp_hz = lv->post_user[1];
@@ -337,10 +337,17 @@ static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
     vi.post.obstruction = lv->post_user[3];
     for (int i = 0; i < HL_VOICE_SENDS && i < HL_MAX_SENDS; i++) {
         const char *sn =
-            p->send_gain[i] > 0.0f ? hld_bus_name(&x->d->buses, (int)p->send_bus[i]) : NULL;
+            p->send_gain[i] > 0.0f ? hld_bus_name(&d->buses, (int)p->send_bus[i]) : NULL;
         snprintf(vi.post.send[i], sizeof vi.post.send[i], "%s", sn ? sn : "");
         vi.post.send_db[i] = sn ? hl_lin_to_db(p->send_gain[i]) : HL_MIN_DB;
     }
+    *out = vi;
+}
+
+static int voice_entry(void *user, uint64_t voice, const hld_lvoice_t *lv) {
+    voices_ctx_t *x = user;
+    hl_voice_info_t vi;
+    hld_voice_describe(x->d, voice, lv, &vi);
     size_t before = x->q->w.len;
     hl_put_voice_info(&x->q->w, &vi);
     return hld_list_entry_done(&x->l, before);

@@ -96,6 +96,7 @@ void hld_sound_free(hld_sound_t *snd) {
     hld_huge_free((void *)snd->pcm.data);
     hld_blob_unref(snd->blob);
     free(snd->path);
+    free(snd->src);
     free(snd->markers);
     free(snd);
 }

@@ -71,6 +71,9 @@ typedef struct hld_sound {
     uint32_t src_channels;
     uint64_t src_frames; /* at source_rate */
     char *path;
+    /* the path its LOAD named (a bank's sound's too), NULL for an upload
+     * (LOAD_DATA, LOAD_FD): what a capture's state preamble loads again */
+    char *src;
     /* a pack file's range (HL_LOAD offset/length): the sound is bytes
      * [off, off + len) of path (len 0: the whole file) */
     uint64_t off, len;

@@ -385,6 +385,7 @@ static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, hld_de
                        .bank = old->bank,
                        .wd = -1};
     if (old->path && !(n->path = strdup(old->path))) goto fail;
+    if (old->src && !(n->src = strdup(old->src))) goto fail;
     if (old->wpath && !(n->wpath = strdup(old->wpath))) goto fail;
     if (old->wd >= 0 && hld_sounds_wdir_ref(s, old->wd) != 0) goto fail;
     n->wd = old->wd;
@@ -394,6 +395,7 @@ static hld_sound_t *reload_entry(hld_sounds_t *s, const hld_sound_t *old, hld_de
     return n;
 fail:
     free(n->path);
+    free(n->src);
     free(n->wpath);
     free(n);
     return NULL;
@@ -563,8 +565,11 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const cha
     snd->off = off;
     snd->len = len;
     snd->path = snd->stream ? strdup(path) : NULL;
-    if (snd->stream && !snd->path) {
+    snd->src = !mem && fd < 0 ? strdup(path) : NULL;
+    if ((snd->stream && !snd->path) || (!mem && fd < 0 && !snd->src)) {
         free(j);
+        free(snd->path);
+        free(snd->src);
         free(snd);
         FAIL(HELIOD_ENOMEM, "out of memory");
     }
@@ -600,6 +605,7 @@ static int start_load(hld_sounds_t *s, hld_client_t *cl, uint64_t who, const cha
     if (qrc != 0) {
         free(j);
         free(snd->path);
+        free(snd->src);
         free(snd);
         FAIL(HELIOD_EIO, "cannot queue the decode job");
     }
