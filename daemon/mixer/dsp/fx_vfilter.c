@@ -123,6 +123,25 @@ static inline uint8_t vf_flip(uint32_t k, uint32_t from_total, uint32_t to_total
     return (uint8_t)(((from_total - k) * to_total + from_total / 2) / from_total);
 }
 
+/* A quick stepped glide (an anti-click ramp of at most HL_VF_QUICK_MS: a
+ * game parameter that jumps) between two cutoffs of a stage that is on
+ * takes no more steps than its size needs at a quarter octave a step
+ * (HL_VF_QUICK_STEP; at least one): a small move lands within a few cells, a large one
+ * keeps a step per cell, each step no larger than a large move's. Longer
+ * glides (a seeking parameter's ticks, a sweep) keep a step per cell: they
+ * move the cutoff at the pace asked for. No libm: the thresholds are the
+ * powers of HL_VF_QUICK_STEP, the same float products everywhere. */
+static uint32_t vf_quick_steps(const hl_vfilter_t *f, const hl_vf_stage_t *st, float target,
+                               uint32_t steps) {
+    if ((float)(steps * HL_FX_GRID) > vf_rate(f) * (HL_VF_QUICK_MS / 1000.0f)) return steps;
+    const float q = HL_VF_QUICK_STEP;
+    const float r = target > st->f ? target / st->f : st->f / target;
+    float top = q;
+    for (uint32_t k = 1; k < steps; k++, top *= q)
+        if (r <= top) return k;
+    return steps;
+}
+
 /* Points a stage at `target` (0 = off; its off position is `off_hz`). */
 static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
                          uint32_t ramp_frames) {
@@ -160,6 +179,8 @@ static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
         vf_design(f, st, stage);
         return;
     }
+    if (f->stepped && st->mode == HL_VF_ON && !st->fade)
+        steps = vf_quick_steps(f, st, target, steps);
     st->steps = (uint16_t)steps;
     st->mul = vf_glide_mul(f, st->f, target, steps);
     vf_design(f, st, stage); /* the glide starts from f */
