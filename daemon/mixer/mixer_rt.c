@@ -355,7 +355,7 @@ static int process_fast_mono(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_
     (*mixed)++;
     *buses |= 1u << f->bus;
     m->bus[f->bus].voices++;
-    hl_voice_post_mono_rt(m, (hl_rt_voice_t *)(void *)f, in, n, f->gl, f->gr, 0, buses);
+    hl_voice_post_mono_rt(m, (hl_rt_voice_t *)(void *)f, in, n, f->gl, f->gr, buses);
     return 1;
 }
 
@@ -435,14 +435,13 @@ static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast
     if (!fast_inside(m, f, c, n)) return 0;
     hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
     const float k = f->post ? pair_ratio(v, n) : -1.0f; /* before the ramps move */
-    int filtered = 0;
-    const float *u = f->post ? hl_voice_ramp_pan_rt(m, v, n, k, &filtered) : NULL;
+    const float *u = f->post ? hl_voice_ramp_pan_rt(m, v, n, k) : NULL;
     if (u) { /* one channel, then the mono post stage */
         f->cursor = c + (uint64_t)n * step;
         (*mixed)++;
         *buses |= 1u << f->bus;
         m->bus[f->bus].voices++;
-        hl_voice_post_mono_rt(m, v, u, n, 1.0f, k, filtered, buses);
+        hl_voice_post_mono_rt(m, v, u, n, 1.0f, k, buses);
         return 1;
     }
     if (f->post) { /* its own pair first: filter and sends follow */

@@ -218,9 +218,9 @@ void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r
  * times the occlusion gain into the bus and the sends. Ramping occlusion or
  * send levels go through the pair and post_mix instead. */
 void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
-                           float gr, int filtered, uint32_t *buses) {
+                           float gr, uint32_t *buses) {
     const float *u = in;
-    if (!filtered && hl_vfilter_active(&v->vf)) {
+    if (hl_vfilter_active(&v->vf)) {
         hl_vfilter_process_mono_rt(&v->vf, in, m->vbuf[0], n, gl, gr);
         u = m->vbuf[0];
     }
@@ -276,11 +276,8 @@ const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t 
  * alone, with the gains fast_ramped gives it (the kernels' ramp, product for product), into
  * vbuf[0]; returned for the mono post stage with the pan pair (1, k). The pair, its second kernel
  * stream and the r = k l pass are saved: the block where a game parameter moves every voice of a
- * cue. NULL when not taken (nothing done). When the filter follows a shared glide whose plan
- * covers the block, it takes the products on the way in (hl_vfilter_mono_gain_rt: no pass of
- * their own, the same bits) and *filtered is 1: the post stage then skips the filter. */
-const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k,
-                                  int *filtered) {
+ * cue. NULL when not taken (nothing done). */
+const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k) {
     hl_rt_fast_t *f = &v->f;
     if (!(k >= 0.0f) || v->hrtf) return NULL;
     if (hl_vfilter_active(&v->vf) && !hl_vfilter_mono_ok(&v->vf, 1.0f, k)) return NULL;
@@ -290,15 +287,6 @@ const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, f
     const float *in = hl_voice_mono_in_rt(m, f, n);
     if (!in) return NULL;
     float *u = m->vbuf[0];
-    *filtered = 0;
-    if (hl_vfilter_active(&v->vf)) { /* the products taken by the filter on the way in */
-        const hl_vf_gain_t gn = {rn, g1.l0, g1.dl, g2.l0};
-        if (hl_vfilter_mono_gain_rt(&v->vf, in, u, n, 1.0f, k, &gn)) {
-            *filtered = 1;
-            hl_fast_ramp_advance(v, rn, &g2);
-            return u;
-        }
-    }
     uint32_t t = 0;
 #if defined(__SSE2__)
     /* four frames at a time (-O2 leaves these loops scalar); kt (t + 1) is

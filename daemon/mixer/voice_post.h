@@ -22,11 +22,10 @@ void hl_voice_height_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uin
 void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                              float k, uint32_t *buses);
 void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,
-                           float gr, int filtered, uint32_t *buses);
+                           float gr, uint32_t *buses);
 
 /* A steady mono voice's unpanned block (voice_post.c): see there. */
 const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n);
-const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k,
-                                  int *filtered);
+const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k);
 
 #endif /* HL_VOICE_POST_H */

@@ -67,15 +67,6 @@ const hl_vf_design_t *hl_vf_design_at(const hl_vfilter_t *f, float f_hz, int hp,
 uint32_t hl_vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off, uint32_t n,
                           const hl_vf_design_t *d);
 
-/* fx_vfilter.c, for fx_vfmono.c: 1 when filter f follows its shared glide
- * in step and the glide's plan covers the whole block of n frames; then
- * hl_vf_shared_gain_rt runs the block on one channel (its state in channel
- * 0) with the input in[t] x g's gain (t), into out, as
- * hl_vfilter_process_rt would on the products. */
-int hl_vf_shared_whole(const hl_vfilter_t *f, uint32_t n);
-void hl_vf_shared_gain_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n,
-                          const hl_vf_gain_t *g);
-
 /* hl_vf_design_step's hit (fx_vfdesign.c), inline for a glide's cells: the
  * entry the hint names when it holds f_hz (counted and marked used as a
  * hit), else NULL. */

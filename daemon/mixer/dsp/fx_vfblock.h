@@ -16,39 +16,14 @@
 #define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
 #define VF_BLK8      8
 
-/* An input gain taken on the way into the filter (hl_vf_gain_t): eight
- * frames of in[k] g(t + k) into tmp, lane by lane the products of the
- * steady path's one-channel gain ramp (voice_post.c): in (l0 + (t + 1) dl)
- * within the ramp's rn frames, in x flat after it ((t + 1) exact). */
-VF_AVX2_ATTR static inline __attribute__((always_inline)) const float *
-vf_gain8(float *tmp, const float *in, uint32_t t, const hl_vf_gain_t *g) {
-    const __m256 kt = _mm256_add_ps(_mm256_set1_ps((float)t),
-                                    _mm256_setr_ps(1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f));
-    const __m256 r = _mm256_add_ps(_mm256_set1_ps(g->l0), _mm256_mul_ps(kt, _mm256_set1_ps(g->dl)));
-    const __m256 on = _mm256_cmp_ps(kt, _mm256_set1_ps((float)g->rn), _CMP_LE_OQ);
-    _mm256_storeu_ps(
-        tmp, _mm256_mul_ps(_mm256_loadu_ps(in), _mm256_blendv_ps(_mm256_set1_ps(g->flat), r, on)));
-    return tmp;
-}
-
-/* The same one frame at a time (a cell's or a block's tail). */
-static inline float vf_gain1(const float *in, uint32_t t, const hl_vf_gain_t *g) {
-    if (t < g->rn) {
-        const float kt1 = (float)(int)(t + 1);
-        return in[t] * (g->l0 + kt1 * g->dl);
-    }
-    return in[t] * g->flat;
-}
-
 /* The form with AVX2 and FMA, eight samples a block, one channel after the
  * other: the state chain (the only dependent part) is then one step per
  * eight samples instead of per four, and each output row is one eight-wide
  * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
- * buffer) with state st[c]; whole blocks only, returns the frames done.
- * With gn, frame i's input is ins[c][i] x gn's gain at frame t0 + i. */
+ * buffer) with state st[c]; whole blocks only, returns the frames done. */
 VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
-vf_run_avx2_g(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
-              uint32_t n, const hl_vf_design_t *dp, uint32_t t0, const hl_vf_gain_t *gn) {
+vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
+               uint32_t n, const hl_vf_design_t *dp) {
     const uint32_t nb = n / VF_BLK8 * VF_BLK8;
     if (nb == 0) return 0;
     const hl_vf_design_t *d = dp;
@@ -69,9 +44,8 @@ vf_run_avx2_g(float (*st)[2], const float *const ins[], float *const outs[], uin
         float *out = outs[c];
         float *s = st[c];
         __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
-        float tmp[VF_BLK8];
         for (uint32_t i = 0; i < nb; i += VF_BLK8) {
-            const float *x = gn ? vf_gain8(tmp, in + i, t0 + i, gn) : in + i;
+            const float *x = in + i;
             const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
             const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
             const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
@@ -110,29 +84,18 @@ vf_run_avx2_g(float (*st)[2], const float *const ins[], float *const outs[], uin
     return nb;
 }
 
-/* Without an input gain. */
-VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
-vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
-               uint32_t n, const hl_vf_design_t *dp) {
-    return vf_run_avx2_g(st, ins, outs, nch, n, dp, 0, NULL);
-}
-
 /* vf_run_avx2_in on one channel in place, nb frames (a multiple of
  * VF_BLK8), the same operations in the same order (the same bits), but
  * with the design read where it is used: a cell of a glide is one or two
  * blocks, and loading the whole design into registers first would cost
- * more than its blocks. With gn, the input is src[i] x gn's gain at frame
- * t0 + i (vf_gain8) instead of xo[i]. */
+ * more than its blocks. */
 VF_AVX2_ATTR static inline __attribute__((always_inline)) void
-vf_cell_avx2(float s[2], float *xo, uint32_t nb, const hl_vf_design_t *d, const float *src,
-             uint32_t t0, const hl_vf_gain_t *gn) {
+vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
     __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
     const float *hz = d->hz + HL_VF_DMAX;
-    float tmp[VF_BLK8];
 #define VF_H(j)  _mm256_loadu_ps(hz - (j))
 #define VF_PC(j) _mm_loadu_ps(d->pc8[j])
-    for (uint32_t i = 0; i < nb; i += VF_BLK8, xo += VF_BLK8) {
-        const float *x = gn ? vf_gain8(tmp, src + i, t0 + i, gn) : xo;
+    for (uint32_t i = 0; i < nb; i += VF_BLK8, x += VF_BLK8) {
         const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
         const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
         const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
@@ -159,7 +122,7 @@ vf_cell_avx2(float s[2], float *xo, uint32_t nb, const hl_vf_design_t *d, const 
         y0 = _mm256_fmadd_ps(x7, VF_H(7), y0);
         sv = _mm_add_ps(_mm_fmadd_ps(sb, _mm_loadu_ps(d->q8[1]), _mm_add_ps(p0, p1)),
                         _mm_mul_ps(sa, _mm_loadu_ps(d->q8[0])));
-        _mm256_storeu_ps(xo, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+        _mm256_storeu_ps(x, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
     }
 #undef VF_H
 #undef VF_PC

@@ -590,19 +590,9 @@ static inline const hl_vf_design_t *vf_plan_design(hl_vfilter_t *f, const hl_vf_
  * own state with the plan's designs. When the glide ends in the block the
  * rest runs settled on the last cell's design, as hl_vfilter_process_rt's
  * loop would (vf_run_stage: the same design, form and bits, without its
- * lookup: vf_plan_rest says when); returns the frames done. With gn (one
- * channel), frame t's input is src[t] x gn's gain at t, not ch[0][t]. */
-static int vf_plan_rest(const hl_vf_share_t *sh, const hl_vf_design_t *d,
-                        const hl_vf_design_t *scratch) {
-    const hl_vf_stage_t *st = &sh->ctl.lp;
-    return sh->ncell && d && d != scratch && !vf_busy(st) && st->mode == HL_VF_ON &&
-           sh->ctl.hp.mode == HL_VF_OFF && !vf_busy(&sh->ctl.hp) &&
-           st->g == sh->cell[sh->ncell - 1].g;
-}
-
+ * lookup); returns the frames done. */
 VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *sh,
-                                              float *const ch[], uint32_t nch, uint32_t n,
-                                              const float *src, const hl_vf_gain_t *gn) {
+                                              float *const ch[], uint32_t nch, uint32_t n) {
     hl_vf_design_t scratch;
     const hl_vf_design_t *d = NULL;
     uint32_t done = 0;
@@ -612,9 +602,7 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
         d = vf_plan_design(f, sh, k, &scratch);
         const uint32_t b = m / VF_BLK8 * VF_BLK8;
         for (uint32_t c = 0; c < nch; c++) {
-            if (b) vf_cell_avx2(f->s[0][c], ch[c] + done, b, d, gn ? src + done : NULL, done, gn);
-            for (uint32_t t = done + b; gn && t < done + m; t++)
-                ch[0][t] = vf_gain1(src, t, gn);
+            if (b) vf_cell_avx2(f->s[0][c], ch[c] + done, b, d);
             if (b < m)
                 hl_vf_svf_run(f->s[0][c], ch[c] + done + b, m - b, 0, g, 0.0f, 0, 0.0f, 0.0f);
         }
@@ -622,57 +610,19 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
     }
     /* settled from here (the control's low-pass on and still, the
      * high-pass off): the loop's vf_run_stage, its lookup saved */
-    if (done >= n || !vf_plan_rest(sh, d, &scratch)) return done;
-    const float g = sh->ctl.lp.g;
+    const hl_vf_stage_t *st = &sh->ctl.lp;
+    if (done >= n || !d || d == &scratch || vf_busy(st) || st->mode != HL_VF_ON ||
+        sh->ctl.hp.mode != HL_VF_OFF || vf_busy(&sh->ctl.hp) || st->g != sh->cell[sh->ncell - 1].g)
+        return done;
     const uint32_t m = n - done;
-    const float *ins[2] = {gn ? src + done : ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+    const float *ins[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
     float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
-    const uint32_t k = m >= 4 ? vf_run_avx2_g(f->s[0], ins, outs, nch, m, d, done, gn) : 0;
-    for (uint32_t t = done + k; gn && t < n; t++)
-        ch[0][t] = vf_gain1(src, t, gn);
+    const uint32_t k = m >= 4 ? vf_run_avx2_in(f->s[0], ins, outs, nch, m, d) : 0;
     for (uint32_t c = 0; k < m && c < nch; c++)
-        hl_vf_svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, g, 0.0f, 0, 0.0f, 0.0f);
+        hl_vf_svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, st->g, 0.0f, 0, 0.0f, 0.0f);
     return n;
 }
 #endif
-
-/* 1 when f follows its share in step and the share's plan covers the
- * whole block of n frames (vf_plan_run_avx2 then does it all). */
-int hl_vf_shared_whole(const hl_vfilter_t *f, uint32_t n) {
-#if defined(VF_HAVE_AVX2)
-    const hl_vf_share_t *sh = f->sh;
-    if (!sh || (!vf_busy(&f->lp) && !vf_busy(&f->hp)) || sh->n != n || f->sh_pos != sh->pos0)
-        return 0;
-    if (sh->done >= n) return 1;
-    if (!sh->ncell || !sh->ctl.cache) return 0;
-    const uint32_t i = sh->cell[sh->ncell - 1].idx;
-    const float fc = sh->cell[sh->ncell - 1].f;
-    uint32_t fb;
-    memcpy(&fb, &fc, sizeof fb);
-    if (i == UINT16_MAX || sh->ctl.cache->k[i].fbits != fb || sh->ctl.cache->k[i].hp) return 0;
-    return vf_plan_rest(sh, &sh->ctl.cache->d[i], NULL);
-#else
-    (void)f, (void)n;
-    return 0;
-#endif
-}
-
-void hl_vf_shared_gain_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n,
-                          const hl_vf_gain_t *g) {
-#if defined(VF_HAVE_AVX2)
-    hl_vf_share_t *sh = f->sh;
-    float *ch[1] = {out};
-    (void)vf_plan_run_avx2(f, sh, ch, 1, n, in, g);
-    vf_ctl_copy(f, &sh->ctl);
-    f->sh_pos = sh->pos;
-    for (int st = 0; st < 2; st++)
-        for (int c = 0; c < 2; c++)
-            for (int k = 0; k < 2; k++)
-                f->s[st][c][k] = flush(f->s[st][c][k]);
-#else
-    (void)f, (void)in, (void)out, (void)n, (void)g;
-#endif
-}
 
 /* A follower's glide, shared when it is in step with its share (whose
  * plan for this block hl_vf_share_block_rt made); returns the frames done. Out of
@@ -683,7 +633,7 @@ static uint32_t vf_shared_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch
     if (!vf_busy(&f->lp) && !vf_busy(&f->hp)) return 0;
 #if defined(VF_HAVE_AVX2)
     if (sh->n == n && f->sh_pos == sh->pos0) {
-        const uint32_t done = vf_plan_run_avx2(f, sh, ch, nch, n, NULL, NULL);
+        const uint32_t done = vf_plan_run_avx2(f, sh, ch, nch, n);
         vf_ctl_copy(f, &sh->ctl);
         f->sh_pos = sh->pos;
         return done;

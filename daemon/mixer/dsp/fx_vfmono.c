@@ -115,24 +115,3 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
     }
     if (first && out != in) memcpy(out, in, n * sizeof(float));
 }
-
-int hl_vfilter_mono_gain_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
-                            float gr, const hl_vf_gain_t *g) {
-    if ((vf_stage_settled(&f->lp) && vf_stage_settled(&f->hp)) || !hl_vf_shared_whole(f, n))
-        return 0;
-    /* hl_vfilter_process_mono_rt's glide, its input the products */
-    float ratio;
-    const int c = vf_mono_ref(gl, gr, &ratio);
-    const float inv = 1.0f / (c ? gr : gl);
-    for (int st = 0; st < 2; st++)
-        for (int k = 0; k < 2; k++)
-            f->s[st][0][k] = f->s[st][c][k] * inv;
-    hl_vf_shared_gain_rt(f, in, out, n, g);
-    for (int st = 0; st < 2; st++)
-        for (int k = 0; k < 2; k++) {
-            const float sm = f->s[st][0][k];
-            f->s[st][0][k] = flush(sm * gl);
-            f->s[st][1][k] = flush(sm * gr);
-        }
-    return 1;
-}

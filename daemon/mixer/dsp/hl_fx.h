@@ -218,14 +218,6 @@ typedef struct hl_vf_share {
     } cell[HL_VF_PLAN];
 } hl_vf_share_t;
 
-/* A gain on a filter's input, taken on the way in (hl_vfilter_mono_gain_rt):
- * frame t's input is in[t] (l0 + (t + 1) dl) for t < rn, in[t] flat after
- * (the steady path's one-channel gain ramp: the same products). */
-typedef struct {
-    uint32_t rn;
-    float l0, dl, flat;
-} hl_vf_gain_t;
-
 /* The share set up as a filter would be (hl_vfilter_init_rt, designs from
  * cache), a new pos: followers of what it held before are out of step. */
 void hl_vf_share_init_rt(hl_vf_share_t *sh, float rate, float lp_hz, float hp_hz,
@@ -309,13 +301,6 @@ int hl_vfilter_mono_ok(const hl_vfilter_t *f, float gl, float gr);
  * hl_vfilter_mono_ok said 1. */
 void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
                                 float gr);
-/* hl_vfilter_process_mono_rt on in[t] x gain g (t) (a gain ramp at a
- * steady pan: a game parameter's change), in one pass, when f follows a
- * shared glide whose plan covers this block (AVX2; the same bits as the
- * product into a buffer, then hl_vfilter_process_mono_rt): 1, else 0 and
- * nothing done. Only after hl_vfilter_mono_ok said 1. */
-int hl_vfilter_mono_gain_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n, float gl,
-                            float gr, const hl_vf_gain_t *g);
 /* How settled stages run: 0 sample by sample (the reference form), 1 in
  * four-sample blocks (SSE), 2 in eight-sample blocks (AVX2 + FMA); -1 (the
  * default) or a level the CPU lacks picks the best it has. Interpolated
