@@ -7,6 +7,7 @@
  * table, and voices gliding alike compute each design once between them.
  * The fast form of a stepped low-pass glide (cell by cell in the block form,
  * hl_vfilter_process_rt) against the per-sample reference, chunked anyhow.
+ * A quick glide takes the steps its size needs.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -206,12 +207,63 @@ static void test_glide_cells_reference(void **state) {
     free(x);
 }
 
+/* Steps a stepped glide of the low-pass from lp0 to lp1 over `ramp`
+ * frames takes (cells until it lands, checked on its target). */
+static uint32_t glide_cells(float lp0, float lp1, uint32_t ramp) {
+    hl_vfilter_t f;
+    hl_vfilter_init_rt(&f, RATE, lp0, 0.0f);
+    hl_vfilter_glide_rt(&f, lp1, 0.0f, ramp, 1);
+    const uint32_t steps = f.lp.steps;
+    float x[HL_FX_GRID] = {0};
+    float *ch[1] = {x};
+    float prev = lp0, big = 1.0f;
+    for (uint32_t k = 0; k < steps; k++) {
+        hl_vfilter_process_rt(&f, ch, 1, HL_FX_GRID);
+        big = fmaxf(big, f.lp.f > prev ? f.lp.f / prev : prev / f.lp.f);
+        prev = f.lp.f;
+    }
+    assert_int_equal(f.lp.steps, 0);
+    assert_true(f.lp.f == lp1); /* landed exactly */
+    assert_true(big <= HL_VF_QUICK_STEP * 1.0001f || steps == (ramp + HL_FX_GRID - 1) / HL_FX_GRID);
+    return steps;
+}
+
+/* A quick stepped glide (a parameter's jump: 3 ms) takes the steps its size
+ * needs at a quarter octave each: a small move lands in one or two cells,
+ * on its target, without a click; a large one keeps its nine steps (and
+ * test_stepped_no_click's bounds); a longer glide (a seeking parameter's
+ * 10 ms tick) keeps a step per cell however small its move. */
+static void test_quick_glide(void **state) {
+    (void)state;
+    assert_int_equal(glide_cells(2000.0f, 2300.0f, 144), 1);  /* 0.20 octave */
+    assert_int_equal(glide_cells(2000.0f, 1500.0f, 144), 2);  /* 0.42 octave down */
+    assert_int_equal(glide_cells(2000.0f, 3900.0f, 144), 4);  /* 0.96 octave */
+    assert_int_equal(glide_cells(500.0f, 12000.0f, 144), 9);  /* 4.6 octaves: every cell */
+    assert_int_equal(glide_cells(2000.0f, 2300.0f, 480), 30); /* 10 ms: its pace */
+    /* no click: each step within a large glide's bound (1.6x, see
+     * test_stepped_no_click); a tone at 440 Hz sees 1.10x */
+    static hl_vf_cache_t cache;
+    float *y = malloc(TOTAL * sizeof(float));
+    static const float moves[][2] = {{2000.0f, 3000.0f},
+                                     {3000.0f, 2000.0f},
+                                     {500.0f, 800.0f},
+                                     {800.0f, 500.0f},
+                                     {2000.0f, 2300.0f}};
+    const double tones[] = {100.0, 440.0, 1000.0};
+    float worst = 0.0f;
+    for (int k = 0; k < 5; k++)
+        for (int t = 0; t < 3; t++)
+            worst = fmaxf(worst, step_ratio(&cache, tones[t], moves[k][0], moves[k][1], 144, 1, y));
+    print_message("quick glides: largest step %.3f of the tone's own\n", worst);
+    assert_true(worst <= 1.15f);
+    free(y);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stepped_no_click),
-        cmocka_unit_test(test_cache_same_bits),
-        cmocka_unit_test(test_cache_shared),
-        cmocka_unit_test(test_glide_cells_reference),
+        cmocka_unit_test(test_stepped_no_click), cmocka_unit_test(test_cache_same_bits),
+        cmocka_unit_test(test_cache_shared),     cmocka_unit_test(test_glide_cells_reference),
+        cmocka_unit_test(test_quick_glide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

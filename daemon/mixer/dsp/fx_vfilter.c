@@ -39,6 +39,7 @@
 #endif
 
 #include "fx_filter.h"
+#include "fx_vfblock.h"
 
 #define VF_MAX_STEPS   65535u /* hl_vf_stage_t.steps is 16 bits: ~21 s glides at 48 kHz */
 #define VF_FADE_CELLS  (HL_VF_FADE / HL_FX_GRID)
@@ -123,6 +124,25 @@ static inline uint8_t vf_flip(uint32_t k, uint32_t from_total, uint32_t to_total
     return (uint8_t)(((from_total - k) * to_total + from_total / 2) / from_total);
 }
 
+/* A quick stepped glide (an anti-click ramp of at most HL_VF_QUICK_MS: a
+ * game parameter that jumps) between two cutoffs of a stage that is on
+ * takes no more steps than its size needs at a quarter octave a step
+ * (HL_VF_QUICK_STEP; at least one): a small move lands within a few cells, a large one
+ * keeps a step per cell, each step no larger than a large move's. Longer
+ * glides (a seeking parameter's ticks, a sweep) keep a step per cell: they
+ * move the cutoff at the pace asked for. No libm: the thresholds are the
+ * powers of HL_VF_QUICK_STEP, the same float products everywhere. */
+static uint32_t vf_quick_steps(const hl_vfilter_t *f, const hl_vf_stage_t *st, float target,
+                               uint32_t steps) {
+    if ((float)(steps * HL_FX_GRID) > vf_rate(f) * (HL_VF_QUICK_MS / 1000.0f)) return steps;
+    const float q = HL_VF_QUICK_STEP;
+    const float r = target > st->f ? target / st->f : st->f / target;
+    float top = q;
+    for (uint32_t k = 1; k < steps; k++, top *= q)
+        if (r <= top) return k;
+    return steps;
+}
+
 /* Points a stage at `target` (0 = off; its off position is `off_hz`). */
 static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
                          uint32_t ramp_frames) {
@@ -160,6 +180,8 @@ static void vf_stage_set(hl_vfilter_t *f, int stage, float target, float off_hz,
         vf_design(f, st, stage);
         return;
     }
+    if (f->stepped && st->mode == HL_VF_ON && !st->fade)
+        steps = vf_quick_steps(f, st, target, steps);
     st->steps = (uint16_t)steps;
     st->mul = vf_glide_mul(f, st->f, target, steps);
     vf_design(f, st, stage); /* the glide starts from f */
@@ -323,78 +345,7 @@ static void svf_run2(float *sl, float *sr, float *xl, float *xr, uint32_t n, int
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define VF_HAVE_AVX2 1
-#define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
-#define VF_BLK8      8
-
-/* The form with AVX2 and FMA, eight samples a block, one channel after the
- * other: the state chain (the only dependent part) is then one step per
- * eight samples instead of per four, and each output row is one eight-wide
- * multiply-add. Channel c reads ins[c] and writes outs[c] (may be the same
- * buffer) with state st[c]; whole blocks only, returns the frames done. */
-VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
-vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
-               uint32_t n, const hl_vf_design_t *dp) {
-    const uint32_t nb = n / VF_BLK8 * VF_BLK8;
-    if (nb == 0) return 0;
-    const hl_vf_design_t *d = dp;
-    __m256 hc[VF_BLK8];
-    __m128 pc[VF_BLK8];
-    for (int j = 0; j < VF_BLK8; j++) { /* laid out by hl_vf_design: plain loads */
-        hc[j] = _mm256_loadu_ps(d->hz + HL_VF_DMAX - j);
-        pc[j] = _mm_loadu_ps(d->pc8[j]);
-    }
-    const __m256 nv1 = _mm256_loadu_ps(d->n1), nv2 = _mm256_loadu_ps(d->n2);
-    const __m128 q1 = _mm_loadu_ps(d->q8[0]), q2 = _mm_loadu_ps(d->q8[1]);
-    const __m128 pc0 = pc[0], pc1 = pc[1], pc2 = pc[2], pc3 = pc[3];
-    const __m128 pc4 = pc[4], pc5 = pc[5], pc6 = pc[6], pc7 = pc[7];
-    const __m256 h0 = hc[0], h1 = hc[1], h2 = hc[2], h3 = hc[3];
-    const __m256 h4 = hc[4], h5 = hc[5], h6 = hc[6], h7 = hc[7];
-    for (uint32_t c = 0; c < nch; c++) { /* the channels share the matrices */
-        const float *in = ins[c];
-        float *out = outs[c];
-        float *s = st[c];
-        __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
-        for (uint32_t i = 0; i < nb; i += VF_BLK8) {
-            const float *x = in + i;
-            const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
-            const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
-            const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
-            const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
-            /* the inputs' share of the next state: off the chain */
-            __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), pc0);
-            __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), pc1);
-            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), pc2, p0);
-            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), pc3, p1);
-            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), pc4, p0);
-            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), pc5, p1);
-            p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), pc6, p0);
-            p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), pc7, p1);
-            const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
-            const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
-            /* outputs: three independent sums */
-            __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), nv1);
-            __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), nv2);
-            __m256 y2 = _mm256_mul_ps(x0, h0);
-            y0 = _mm256_fmadd_ps(x1, h1, y0);
-            y1 = _mm256_fmadd_ps(x2, h2, y1);
-            y2 = _mm256_fmadd_ps(x3, h3, y2);
-            y0 = _mm256_fmadd_ps(x4, h4, y0);
-            y1 = _mm256_fmadd_ps(x5, h5, y1);
-            y2 = _mm256_fmadd_ps(x6, h6, y2);
-            y0 = _mm256_fmadd_ps(x7, h7, y0);
-            /* the chain: two products of the state and one add */
-            sv = _mm_add_ps(_mm_fmadd_ps(sb, q2, _mm_add_ps(p0, p1)), _mm_mul_ps(sa, q1));
-            _mm256_storeu_ps(out + i, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
-        }
-        float o4[4];
-        _mm_storeu_ps(o4, sv);
-        s[0] = o4[0];
-        s[1] = o4[1];
-    }
-    return nb;
-}
+#include "fx_vfblock.h"
 
 /* The same, called from the forms that are not AVX2 code themselves. */
 VF_AVX2_ATTR uint32_t hl_vf_run_avx2(float (*st)[2], const float *const ins[], float *const outs[],
@@ -621,70 +572,34 @@ static int vf_plan(hl_vf_share_t *sh, uint32_t n) {
     return 1;
 }
 
-/* vf_run_avx2_in on one channel in place, nb frames (a multiple of
- * VF_BLK8), the same operations in the same order (the same bits), but
- * with the design read where it is used: a cell of a glide is one or two
- * blocks, and loading the whole design into registers first would cost
- * more than its blocks. */
-VF_AVX2_ATTR static inline __attribute__((always_inline)) void
-vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
-    __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
-    const float *hz = d->hz + HL_VF_DMAX;
-#define VF_H(j)  _mm256_loadu_ps(hz - (j))
-#define VF_PC(j) _mm_loadu_ps(d->pc8[j])
-    for (uint32_t i = 0; i < nb; i += VF_BLK8, x += VF_BLK8) {
-        const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
-        const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
-        const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
-        const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
-        __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), VF_PC(0));
-        __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), VF_PC(1));
-        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), VF_PC(2), p0);
-        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x3), VF_PC(3), p1);
-        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x4), VF_PC(4), p0);
-        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x5), VF_PC(5), p1);
-        p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x6), VF_PC(6), p0);
-        p1 = _mm_fmadd_ps(_mm256_castps256_ps128(x7), VF_PC(7), p1);
-        const __m128 sa = _mm_permute_ps(sv, _MM_SHUFFLE(0, 0, 0, 0));
-        const __m128 sb = _mm_permute_ps(sv, _MM_SHUFFLE(1, 1, 1, 1));
-        __m256 y0 = _mm256_mul_ps(_mm256_set_m128(sa, sa), _mm256_loadu_ps(d->n1));
-        __m256 y1 = _mm256_mul_ps(_mm256_set_m128(sb, sb), _mm256_loadu_ps(d->n2));
-        __m256 y2 = _mm256_mul_ps(x0, VF_H(0));
-        y0 = _mm256_fmadd_ps(x1, VF_H(1), y0);
-        y1 = _mm256_fmadd_ps(x2, VF_H(2), y1);
-        y2 = _mm256_fmadd_ps(x3, VF_H(3), y2);
-        y0 = _mm256_fmadd_ps(x4, VF_H(4), y0);
-        y1 = _mm256_fmadd_ps(x5, VF_H(5), y1);
-        y2 = _mm256_fmadd_ps(x6, VF_H(6), y2);
-        y0 = _mm256_fmadd_ps(x7, VF_H(7), y0);
-        sv = _mm_add_ps(_mm_fmadd_ps(sb, _mm_loadu_ps(d->q8[1]), _mm_add_ps(p0, p1)),
-                        _mm_mul_ps(sa, _mm_loadu_ps(d->q8[0])));
-        _mm256_storeu_ps(x, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
-    }
-#undef VF_H
-#undef VF_PC
-    float o4[4];
-    _mm_storeu_ps(o4, sv);
-    s[0] = o4[0];
-    s[1] = o4[1];
+/* A cell's design: the plan's entry while the table still holds it, else
+ * looked up again (the same design). */
+static inline const hl_vf_design_t *vf_plan_design(hl_vfilter_t *f, const hl_vf_share_t *sh,
+                                                   uint32_t k, hl_vf_design_t *scratch) {
+    const hl_vf_cache_t *cache = sh->ctl.cache;
+    const uint32_t i = sh->cell[k].idx;
+    const float fc = sh->cell[k].f;
+    uint32_t fb;
+    memcpy(&fb, &fc, sizeof fb);
+    return i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp
+               ? &cache->d[i]
+               : hl_vf_design_at(f, fc, 0, sh->cell[k].g, scratch);
 }
 
 /* A follower's block through the plan: vf_glide_cells_avx2's cells on its
- * own state with the plan's designs (an entry evicted since is looked up
- * again: the same design). */
-VF_AVX2_ATTR static void vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *sh,
-                                          float *const ch[], uint32_t nch) {
-    const hl_vf_cache_t *cache = sh->ctl.cache;
+ * own state with the plan's designs. When the glide ends in the block the
+ * rest runs settled on the last cell's design, as hl_vfilter_process_rt's
+ * loop would (vf_run_stage: the same design, form and bits, without its
+ * lookup); returns the frames done. */
+VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *sh,
+                                              float *const ch[], uint32_t nch, uint32_t n) {
     hl_vf_design_t scratch;
+    const hl_vf_design_t *d = NULL;
     uint32_t done = 0;
     for (uint32_t k = 0; k < sh->ncell; k++) {
-        const uint32_t m = sh->cell[k].m, i = sh->cell[k].idx;
-        const float fc = sh->cell[k].f, g = sh->cell[k].g;
-        uint32_t fb;
-        memcpy(&fb, &fc, sizeof fb);
-        const hl_vf_design_t *d = i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp
-                                      ? &cache->d[i]
-                                      : hl_vf_design_at(f, fc, 0, g, &scratch);
+        const uint32_t m = sh->cell[k].m;
+        const float g = sh->cell[k].g;
+        d = vf_plan_design(f, sh, k, &scratch);
         const uint32_t b = m / VF_BLK8 * VF_BLK8;
         for (uint32_t c = 0; c < nch; c++) {
             if (b) vf_cell_avx2(f->s[0][c], ch[c] + done, b, d);
@@ -693,6 +608,19 @@ VF_AVX2_ATTR static void vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *
         }
         done += m;
     }
+    /* settled from here (the control's low-pass on and still, the
+     * high-pass off): the loop's vf_run_stage, its lookup saved */
+    const hl_vf_stage_t *st = &sh->ctl.lp;
+    if (done >= n || !d || d == &scratch || vf_busy(st) || st->mode != HL_VF_ON ||
+        sh->ctl.hp.mode != HL_VF_OFF || vf_busy(&sh->ctl.hp) || st->g != sh->cell[sh->ncell - 1].g)
+        return done;
+    const uint32_t m = n - done;
+    const float *ins[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+    float *outs[2] = {ch[0] + done, nch > 1 ? ch[1] + done : NULL};
+    const uint32_t k = m >= 4 ? vf_run_avx2_in(f->s[0], ins, outs, nch, m, d) : 0;
+    for (uint32_t c = 0; k < m && c < nch; c++)
+        hl_vf_svf_run(f->s[0][c], ch[c] + done + k, m - k, 0, st->g, 0.0f, 0, 0.0f, 0.0f);
+    return n;
 }
 #endif
 
@@ -705,10 +633,10 @@ static uint32_t vf_shared_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch
     if (!vf_busy(&f->lp) && !vf_busy(&f->hp)) return 0;
 #if defined(VF_HAVE_AVX2)
     if (sh->n == n && f->sh_pos == sh->pos0) {
-        vf_plan_run_avx2(f, sh, ch, nch);
+        const uint32_t done = vf_plan_run_avx2(f, sh, ch, nch, n);
         vf_ctl_copy(f, &sh->ctl);
         f->sh_pos = sh->pos;
-        return sh->done;
+        return done;
     }
 #endif
     (void)ch, (void)nch, (void)n;

@@ -43,6 +43,8 @@
 #define HL_VF_LP_OFF_FRAC 0.45f  /* low-pass "off" position: 0.45 * rate */
 #define HL_VF_LP_MAX_FRAC 0.49f  /* lp_hz >= 0.49 * rate (or <= 0) turns the low-pass off */
 #define HL_VF_HP_OFF_HZ   10.0f  /* high-pass "off" position; hp_hz <= 10 turns it off */
+#define HL_VF_QUICK_MS    5.0f   /* a stepped glide this short takes steps by its size: */
+#define HL_VF_QUICK_STEP  1.18920712f /* ... each at most this ratio: 2^(1/4), a quarter octave */
 #define HL_VF_FADE        256    /* frames: crossfade of a stage turned on or off */
 #define HL_REVERB_LINES   8
 #define HL_REVERB_MAX_PREDELAY_MS ((float)HL_R_REV_PREDELAY_HI) /* the ranges: hl_ranges.h */
@@ -256,7 +258,12 @@ void hl_vfilter_set_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_
  * every 16 frames, 1/9 of a 3 ms glide (a 500 Hz -> 12 kHz glide over
  * 3 ms leaves a tone's largest sample step within 1.5x of the tone's own,
  * the interpolated glide within 1.3x; no click). For many voices moving
- * alike: game parameters. The mode holds until the next set. */
+ * alike: game parameters. The mode holds until the next set. A quick
+ * stepped glide (ramp_frames within HL_VF_QUICK_MS, a parameter's jump)
+ * between two cutoffs of a stage that is on takes no more steps than a
+ * quarter octave a step needs (HL_VF_QUICK_STEP; one at least) and lands
+ * early: a 0.2-octave move is one step, the 500 Hz -> 12 kHz move keeps
+ * its nine; a longer glide keeps a step per HL_FX_GRID frames. */
 void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames,
                          int stepped);
 /* The block design of a stage at cutoff f_hz (high-pass when hp), its
