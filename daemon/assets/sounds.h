@@ -224,6 +224,14 @@ void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd);
 typedef struct hld_blob {
     _Atomic uint32_t refs;
     size_t len;
+    /* the prefetched head (decoder.h): the first head_frames frames exactly
+     * as libsndfile decodes them from the start (the file's channels and
+     * order, not yet bounded), decoded once at load; NULL: none. head_whole:
+     * they are the whole file. info: the file's description at load. */
+    float *head;
+    uint32_t head_frames;
+    int head_whole;
+    SF_INFO info;
     uint8_t data[];
 } hld_blob_t;
 hld_blob_t *hld_blob_ref(hld_blob_t *b); /* b may be NULL; returns b */
