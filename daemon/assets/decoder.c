@@ -75,7 +75,8 @@ static void dstream_free(hld_decoder_t *p, hld_dstream_t *ds) {
  * one whose ring has room for a step. */
 static int needs_work(hld_dstream_t *ds) {
     if (ds->busy || ds->detach) return 0;
-    return ds->need_open || (!ds->eos && hl_stream_writable(&ds->stream) >= ds->out_cap);
+    if (ds->need_open) return ds->handed; /* once its voice is handed to the mixer */
+    return !ds->eos && hl_stream_writable(&ds->stream) >= ds->out_cap;
 }
 
 static uint64_t thread_cpu_ns(void) {
@@ -399,12 +400,7 @@ static int open_inline(hld_decoder_t *p, hld_dstream_t *ds, uint64_t batch) {
     pthread_mutex_lock(&p->lock);
     p->jobs_queued++; /* pending until its completion runs (hld_decoder_complete) */
     finish_job(p, ds, rc);
-    if (ds->need_open && ds->slot >= 0 && ds->status == 0) { /* a decoder thread resumes it */
-        p->need_opens++;
-        pthread_cond_signal(&p->cond);
-    } else {
-        ds->need_open = 0;
-    }
+    if (ds->slot < 0 || ds->status != 0) ds->need_open = 0; /* else resumed once handed */
     pthread_mutex_unlock(&p->lock);
     return 1;
 }
@@ -462,6 +458,11 @@ int hld_decoder_complete(hld_decoder_t *p) {
     pthread_mutex_lock(&p->lock);
     hld_dstream_t *ds = p->done;
     p->done = p->done_tail = NULL;
+    for (hld_dstream_t *k = ds; k; k = k->job_next)
+        if (k->need_open && !k->timed_out) { /* decoder threads may resume it from now on */
+            k->handed = 1;
+            p->need_opens++;
+        }
     pthread_mutex_unlock(&p->lock);
     int n = 0;
     while (ds) {
@@ -474,6 +475,11 @@ int hld_decoder_complete(hld_decoder_t *p) {
         else
             ds->done(ds->done_user, ds, ds->status, ds->status < 0 ? ds->msg : NULL);
         ds = next;
+    }
+    if (n) { /* after the voices went to the mixer: a resume competes with no start */
+        pthread_mutex_lock(&p->lock);
+        if (p->need_opens) pthread_cond_broadcast(&p->cond);
+        pthread_mutex_unlock(&p->lock);
     }
     return n;
 }
@@ -510,7 +516,7 @@ void hld_dstream_release(hld_decoder_t *p, hld_dstream_t *ds) {
         return;
     }
     if (ds->slot >= 0) p->slots[ds->slot] = NULL;
-    if (ds->need_open) p->need_opens--; /* released before a decoder thread took it */
+    if (ds->need_open && ds->handed) p->need_opens--; /* released before a thread took it */
     pthread_mutex_unlock(&p->lock);
     dstream_free(p, ds);
 }

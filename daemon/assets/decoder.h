@@ -56,7 +56,8 @@
  * batch (hld_stream_opts_t.batch: the requests one loop turn handles) take
  * at most HLD_INLINE_OPEN_MS of the main thread's time; past that, opens
  * queue for the openers as any other (a burst of plays is spread over the
- * threads as before).
+ * threads as before). A play primed from a prefetched head (below) decodes
+ * nothing there: it always runs inline, and its time counts in the budget.
  *
  * Prefetched head: a sound kept compressed keeps, beside its encoded bytes,
  * its first HLD_HEAD_FRAMES frames (at most HLD_HEAD_MAX_BYTES) as float
@@ -68,8 +69,11 @@
  * from the head through the decoder's own steps (bound, reorder, fold, loop
  * jumps and crossfade inside the head, resampler), no file opened, nothing
  * decoded, so it starts at the next period whatever the other plays of the
- * loop turn. The stream goes into the pool at once marked need_open; a
- * decoder thread takes such streams before any ring top-up
+ * loop turn. The stream goes into the pool at once marked need_open; once
+ * its completion ran (hld_decoder_complete: the voice is the mixer's, and
+ * the decoding threads are woken only then, so that a burst's resumes do
+ * not take the CPU from the loop before every voice started), a decoder
+ * thread takes such streams before any ring top-up
  * (hld_ds_resume): it opens the bytes, decodes from frame 0 up to where the
  * head left off and drops those frames (a seek there would start the
  * decoder from another state: a lossy codec's pre-roll differs), then
@@ -162,6 +166,7 @@ typedef struct hld_dstream {
     int64_t loops_left; /* -1 forever, N more passes, 0 none */
     int flushing, eos;
     int need_open; /* primed from the head: the bytes are not open yet (pool lock) */
+    int handed;    /* pool lock: its completion ran (decoder threads resume it from then) */
     float *dec, *out;
     /* pool: guarded by the pool lock */
     int slot, busy, detach;
@@ -201,7 +206,7 @@ typedef struct hld_decoder {
     uint64_t inline_batch, inline_spent_ns;
     _Atomic uint64_t inline_opens; /* opens primed on the caller's thread (head ones too) */
     _Atomic uint64_t head_opens;   /* ... of them, from a prefetched head */
-    uint32_t need_opens;           /* pool lock: streams in slots with need_open, not taken */
+    uint32_t need_opens;           /* pool lock: handed streams with need_open, not taken */
 } hld_decoder_t;
 
 /* Where and how a stream voice plays: positions in SOURCE frames. */

@@ -350,7 +350,8 @@ int hld_decode_path_range(hld_decode_t *d, const char *path, uint64_t off, uint6
 int hld_decode_fd_range(hld_decode_t *d, int fd, const char *path, uint64_t off, uint64_t len);
 /* HL_LOAD_COMPRESSED: reserves the range's size (budget, quota), reads the
  * encoded bytes into d->blob and probes them as a stream (d->stream must be
- * 1): the description is filled, nothing is decoded beyond the first chunk.
+ * 1): the description is filled and the prefetched head (hld_blob_t.head,
+ * reserved too) decoded, nothing more.
  * At most HL_MAX_UPLOAD bytes (ETOOBIG). Returns d->status. */
 int hld_decode_compressed(hld_decode_t *d, const char *path, uint64_t off, uint64_t len);
 /* The same from a file already opened (path: for messages); fd stays open. */

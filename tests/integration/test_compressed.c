@@ -6,7 +6,9 @@
  * own parser), a daemon on the null driver answers the error cases.
  *
  * - FLAC, Ogg Vorbis and Ogg Opus kept compressed play sample for sample
- *   what the same file decoded and preloaded plays;
+ *   what the same file decoded and preloaded plays, also across the end of
+ *   the prefetched head (with pitch, looping over it, shorter than it); the
+ *   head is charged as sample memory and a play at frame 0 starts from it;
  * - seek, loop points, loop count and pitch render byte for byte as the same
  *   file streamed from disk, and a seek lands on its source frame (±1);
  * - a corrupt compressed file is EDECODE (at load, or when a voice opens
@@ -178,87 +180,48 @@ static void assert_same(const float *x, size_t frames, size_t a, size_t b, size_
     assert_int_equal(diff, 0);
 }
 
-/* Compressed FLAC, Vorbis and Opus play what the preloaded decode plays. */
+/* Compressed FLAC, Vorbis and Opus play what the preloaded decode plays.
+ * Then the prefetched head (decoder.h): a compressed voice starting at
+ * frame 0 plays its first HEAD frames from the head while a decoder thread
+ * opens the bytes and decodes on from the head's end; across that boundary
+ * it still plays what the preloaded decode plays: Opus (a lossy codec's
+ * decoder state) with pitch, FLAC looping over the boundary with pitch, an
+ * Opus shorter than the head looping from it alone. */
 static void test_equals_preloaded(void **state) {
     (void)state;
     char t[4096];
-    char fl[300], og[300], op[300];
+    char fl[300], og[300], op[300], sh[300];
     path_of(fl, sizeof fl, "s.flac");
     path_of(og, sizeof og, "s.ogg");
     path_of(op, sizeof op, "s.opus");
+    path_of(sh, sizeof sh, "short.opus");
     snprintf(t, sizeof t,
              "load pf %s\nload cf %s --compressed\n"
              "load pv %s\nload cv %s --compressed\n"
              "load po %s\nload co %s --compressed\n"
+             "load ps %s\nload cs %s --compressed\n"
              "@1000 play pf --fade-in 0\n@30000 play cf --fade-in 0\n"
              "@60000 play pv --fade-in 0\n@90000 play cv --fade-in 0\n"
              "@120000 play po --fade-in 0\n@150000 play co --fade-in 0\n"
-             "@180000 end\n",
-             fl, fl, og, og, op, op);
+             "@180000 play po --fade-in 0 --pitch 1.5\n@200000 play co --fade-in 0 --pitch 1.5\n"
+             "@220000 play pf --fade-in 0 --pitch 1.25 --loop-start 6000 --loop-end 12000 "
+             "--loop-count 2\n"
+             "@250000 play cf --fade-in 0 --pitch 1.25 --loop-start 6000 --loop-end 12000 "
+             "--loop-count 2\n"
+             "@280000 play ps --fade-in 0 --loop-count 5\n"
+             "@300000 play cs --fade-in 0 --loop-count 5\n"
+             "@320000 end\n",
+             fl, fl, og, og, op, op, sh, sh);
     size_t frames = 0;
     float *x = render_text("equal.txt", t, &frames);
     assert_same(x, frames, 1000, 30000, LEN, "FLAC compressed vs preloaded");
     assert_same(x, frames, 60000, 90000, LEN, "Vorbis compressed vs preloaded");
     assert_same(x, frames, 120000, 150000, LEN, "Opus compressed vs preloaded");
-    free(x);
-}
-
-/* The prefetched head (decoder.h): a compressed voice starting at frame 0
- * plays its first HEAD frames from the head while a decoder thread opens the
- * bytes and decodes on from the head's end. Across that boundary it plays
- * what the preloaded decode plays: Opus (a lossy codec's decoder state)
- * with pitch; FLAC looping over the boundary with pitch; an Opus shorter
- * than the head looping from it alone. The plays at frame 0 were primed
- * from the head (STATS stream_opens_head, on a live daemon: the render
- * would wait for any open), and the head is charged as sample memory. */
-static void test_head(void **state) {
-    (void)state;
-    char t[4096], op[300], fl[300], sh[300];
-    path_of(op, sizeof op, "s.opus");
-    path_of(fl, sizeof fl, "s.flac");
-    path_of(sh, sizeof sh, "short.opus");
-    snprintf(t, sizeof t,
-             "load po %s\nload co %s --compressed\n"
-             "load pf %s\nload cf %s --compressed\n"
-             "load ps %s\nload cs %s --compressed\n"
-             "@1000 play po --fade-in 0 --pitch 1.5\n@20000 play co --fade-in 0 --pitch 1.5\n"
-             "@40000 play pf --fade-in 0 --pitch 1.25 --loop-start 6000 --loop-end 12000 "
-             "--loop-count 2\n"
-             "@70000 play cf --fade-in 0 --pitch 1.25 --loop-start 6000 --loop-end 12000 "
-             "--loop-count 2\n"
-             "@100000 play ps --fade-in 0 --loop-count 5\n"
-             "@120000 play cs --fade-in 0 --loop-count 5\n"
-             "@140000 end\n",
-             op, op, fl, fl, sh, sh);
-    size_t frames = 0;
-    float *x = render_text("head.txt", t, &frames);
-    assert_same(x, frames, 1000, 20000, LEN * 2 / 3, "Opus from the head on, pitch 1.5");
-    assert_same(x, frames, 40000, 70000, (LEN + 2 * 6000) * 4 / 5,
+    assert_same(x, frames, 180000, 200000, LEN * 2 / 3, "Opus from the head on, pitch 1.5");
+    assert_same(x, frames, 220000, 250000, (LEN + 2 * 6000) * 4 / 5,
                 "FLAC looping across the head's end, pitch 1.25");
-    assert_same(x, frames, 100000, 120000, 6 * SHORT, "Opus shorter than the head, 6 passes");
+    assert_same(x, frames, 280000, 300000, 6 * SHORT, "Opus shorter than the head, 6 passes");
     free(x);
-    /* a live daemon: plays at frame 0 start from the head, a seek does not;
-     * the head counts as the sound's sample memory */
-    th_daemon_t d;
-    assert_int_equal(th_daemon_start(&d, 0, NULL), 0);
-    heliod_t *h = NULL;
-    assert_int_equal(heliod_connect(&h, d.sock, "test_head"), 0);
-    double before = th_stat(h, "sample_bytes");
-    assert_int_equal(heliod_load(h, "c", op, HELIOD_LOAD_COMPRESSED, NULL), 0);
-    double charged = th_stat(h, "sample_bytes") - before;
-    print_message("Opus kept compressed: %ld encoded bytes, %.0f bytes charged\n", file_size(op),
-                  charged);
-    assert_true(charged >= (double)file_size(op) + HEAD * 2 * sizeof(float));
-    double heads = th_stat(h, "stream_opens_head");
-    heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    heliod_voice_t v = 0;
-    assert_int_equal(heliod_play(h, "c", &pp, &v, NULL), 0);
-    assert_true(th_stat(h, "stream_opens_head") == heads + 1);
-    print_message("stream_opens_head: %.0f -> %.0f\n", heads, heads + 1);
-    heliod_close(h);
-    assert_int_equal(th_daemon_stop(&d, NULL), 0);
-    th_daemon_cleanup(&d);
 }
 
 /* The score of a seek, a loop and a pitched loop, with `how` as the load
@@ -597,6 +560,25 @@ static void test_errors(void **state) {
     path_of(bad, sizeof bad, "bad.ogg");
     path_of(fl, sizeof fl, "s.flac");
     path_of(pak, sizeof pak, "game.pak");
+    /* the prefetched head counts as the sound's sample memory, and a play
+     * at frame 0 starts from it (the render above would wait for any open) */
+    char op[300];
+    path_of(op, sizeof op, "s.opus");
+    double before = th_stat(h, "sample_bytes");
+    assert_int_equal(heliod_load(h, "c", op, HELIOD_LOAD_COMPRESSED, NULL), 0);
+    double charged = th_stat(h, "sample_bytes") - before;
+    print_message("Opus kept compressed: %ld encoded bytes, %.0f bytes charged\n", file_size(op),
+                  charged);
+    assert_true(charged >= (double)file_size(op) + HEAD * 2 * sizeof(float));
+    double heads = th_stat(h, "stream_opens_head");
+    {
+        heliod_play_params_t pp;
+        heliod_play_params_init(&pp);
+        heliod_voice_t v = 0;
+        assert_int_equal(heliod_play(h, "c", &pp, &v, NULL), 0);
+        assert_true(th_stat(h, "stream_opens_head") == heads + 1);
+        assert_int_equal(heliod_stop(h, v, 0.0f), 0);
+    }
     /* corrupt: EDECODE, nothing kept */
     assert_int_equal(heliod_load(h, "bad", bad, HELIOD_LOAD_COMPRESSED, NULL), HELIOD_EDECODE);
     print_message("corrupt compressed: %s\n", heliod_last_error(h));
@@ -678,15 +660,10 @@ static void test_errors(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_equals_preloaded),
-        cmocka_unit_test(test_head),
-        cmocka_unit_test(test_seek_loop_pitch),
-        cmocka_unit_test(test_virtual),
-        cmocka_unit_test(test_pack_plays),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_pack_split),
-        cmocka_unit_test(test_wire_ranges),
-        cmocka_unit_test(test_bank),
+        cmocka_unit_test(test_equals_preloaded), cmocka_unit_test(test_seek_loop_pitch),
+        cmocka_unit_test(test_virtual),          cmocka_unit_test(test_pack_plays),
+        cmocka_unit_test(test_errors),           cmocka_unit_test(test_pack_split),
+        cmocka_unit_test(test_wire_ranges),      cmocka_unit_test(test_bank),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
