@@ -102,6 +102,10 @@ static int setup(void **state) {
     path_of(p, sizeof p, "short.opus");
     if (th_write_sound(p, SF_FORMAT_OGG | SF_FORMAT_OPUS, 2, RATE, SHORT, gen_noise, NULL) != 0)
         return -1;
+    /* at 44.1 kHz: the head goes through the resampler */
+    path_of(p, sizeof p, "s44.ogg");
+    if (th_write_sound(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, 44100, LEN, gen_noise, NULL) != 0)
+        return -1;
     path_of(p, sizeof p, "long.flac");
     if (th_write_sound(p, SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 2, RATE, 4 * LEN, gen_noise, NULL) !=
         0)
@@ -186,20 +190,25 @@ static void assert_same(const float *x, size_t frames, size_t a, size_t b, size_
  * opens the bytes and decodes on from the head's end; across that boundary
  * it still plays what the preloaded decode plays: Opus (a lossy codec's
  * decoder state) with pitch, FLAC looping over the boundary with pitch, an
- * Opus shorter than the head looping from it alone. */
+ * Opus shorter than the head looping from it alone; and a 44.1 kHz Vorbis
+ * (the head resampled as the stream is) plays what it plays streamed from
+ * disk (a resampled stream is not the preload's one-shot resampling, sample
+ * for sample). */
 static void test_equals_preloaded(void **state) {
     (void)state;
     char t[4096];
-    char fl[300], og[300], op[300], sh[300];
+    char fl[300], og[300], op[300], sh[300], o4[300];
     path_of(fl, sizeof fl, "s.flac");
     path_of(og, sizeof og, "s.ogg");
     path_of(op, sizeof op, "s.opus");
     path_of(sh, sizeof sh, "short.opus");
+    path_of(o4, sizeof o4, "s44.ogg");
     snprintf(t, sizeof t,
              "load pf %s\nload cf %s --compressed\n"
              "load pv %s\nload cv %s --compressed\n"
              "load po %s\nload co %s --compressed\n"
              "load ps %s\nload cs %s --compressed\n"
+             "load s4 %s --stream\nload c4 %s --compressed\n"
              "@1000 play pf --fade-in 0\n@30000 play cf --fade-in 0\n"
              "@60000 play pv --fade-in 0\n@90000 play cv --fade-in 0\n"
              "@120000 play po --fade-in 0\n@150000 play co --fade-in 0\n"
@@ -210,8 +219,9 @@ static void test_equals_preloaded(void **state) {
              "--loop-count 2\n"
              "@280000 play ps --fade-in 0 --loop-count 5\n"
              "@300000 play cs --fade-in 0 --loop-count 5\n"
-             "@320000 end\n",
-             fl, fl, og, og, op, op, sh, sh);
+             "@320000 play s4 --fade-in 0\n@350000 play c4 --fade-in 0\n"
+             "@380000 end\n",
+             fl, fl, og, og, op, op, sh, sh, o4, o4);
     size_t frames = 0;
     float *x = render_text("equal.txt", t, &frames);
     assert_same(x, frames, 1000, 30000, LEN, "FLAC compressed vs preloaded");
@@ -221,6 +231,7 @@ static void test_equals_preloaded(void **state) {
     assert_same(x, frames, 220000, 250000, (LEN + 2 * 6000) * 4 / 5,
                 "FLAC looping across the head's end, pitch 1.25");
     assert_same(x, frames, 280000, 300000, 6 * SHORT, "Opus shorter than the head, 6 passes");
+    assert_same(x, frames, 320000, 350000, 20000, "44.1 kHz Vorbis vs streamed");
     free(x);
 }
 
