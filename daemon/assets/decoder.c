@@ -17,14 +17,13 @@
  * moves the job to the completion queue and calls the notify hook. The main
  * thread runs the done callbacks in hld_decoder_complete. One job per
  * iteration, then a pass over the streams: a burst of opens cannot starve
- * the voices already playing.
+ * the voices already playing. Streams primed from a prefetched head
+ * (decoder.h) enter a slot at once, marked need_open: a decoder thread's
+ * pass takes them first (hld_ds_resume), and a pass over the other rings
+ * stops when one comes in.
  *
- * Loop crossfade (xfade source frames): while the decoder still loops, the
- * region's last xfade frames are blended with the xfade frames before
- * loop_start, out = x + w * (pre - x) with w = (i - (loop_end - xfade)) /
- * xfade for source frame i, the weighting the mixer applies to preloaded
- * voices (mixer_rt.c sample_at), so a streamed and a preloaded copy match.
- * The frames before loop_start are read once when the stream opens.
+ * One stream's decoding (the step, loop jumps, the crossfade, the primes)
+ * is dstream.c's.
  */
 #include "decoder.h"
 #include "decoder_int.h"

@@ -5,6 +5,14 @@
  * main thread for a sound kept compressed), or from a compressed sound's
  * head at once (decoder.h "Prefetched head") and the file resumed after it
  * on a decoder thread. decoder.c runs the threads and the pool.
+ *
+ * Loop crossfade (xfade source frames): while the decoder still loops, the
+ * region's last xfade frames are blended with the xfade frames before
+ * loop_start, out = x + w * (pre - x) with w = (i - (loop_end - xfade)) /
+ * xfade for source frame i, the weighting the mixer applies to preloaded
+ * voices (mixer_rt.c sample_at), so a streamed and a preloaded copy match.
+ * The frames before loop_start are read once when the stream opens (from
+ * the head when it holds them).
  */
 #include <errno.h>
 #include <math.h>
