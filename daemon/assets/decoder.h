@@ -63,8 +63,9 @@
  * its first HLD_HEAD_FRAMES frames (at most HLD_HEAD_MAX_BYTES) as float
  * PCM, decoded once by the load worker that loads it (sound_decode.c;
  * hld_blob_t.head, charged to the budget and the client's quota with the
- * bytes). A voice of it that starts at frame 0 (a PLAY, looping or not; not
- * a seek, nor a virtual voice coming back at its position) is primed from
+ * bytes). A voice of it that starts at frame 0 (a PLAY, looping or not, a
+ * seek to 0; not a seek elsewhere, nor a virtual voice coming back
+ * mid-sound: those prime as before) is primed from
  * the head on the main thread, in hld_dstream_open_async: the ring is filled
  * from the head through the decoder's own steps (bound, reorder, fold, loop
  * jumps and crossfade inside the head, resampler), no file opened, nothing
