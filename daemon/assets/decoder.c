@@ -3,8 +3,9 @@
  *
  * The pool is a fixed array of HL_MAX_STREAMS slots under one mutex. A
  * decoder thread scans the slots, claims a stream (busy = 1) whose ring has
- * room for one more decode step, drops the lock, decodes until the ring is
- * full or the stream ended, retakes the lock and releases the claim; a
+ * room for one more decode step (the emptiest), drops the lock, decodes
+ * HLD_DECODER_QUANTUM frames into it (or until it is full or the stream
+ * ended), retakes the lock and releases the claim; a
  * stream the main thread released meanwhile (detach) is freed right there.
  * After a pass with nothing to do the thread sleeps on the condition
  * variable for HLD_DECODER_WAIT_MS (a new job or stream signals it). The
@@ -18,9 +19,10 @@
  * thread runs the done callbacks in hld_decoder_complete. One job per
  * iteration, then a pass over the streams: a burst of opens cannot starve
  * the voices already playing. Streams primed from a prefetched head
- * (decoder.h) enter a slot at once, marked need_open: a decoder thread's
- * pass takes them first (hld_ds_resume), and a pass over the other rings
- * stops when one comes in.
+ * (decoder.h) enter a slot at once, marked need_open: a decoder thread
+ * takes them first (hld_ds_resume). Otherwise it serves the ring with the
+ * fewest frames ready, HLD_DECODER_QUANTUM frames at a time, until every
+ * ring is full: streams started together are filled evenly.
  *
  * One stream's decoding (the step, loop jumps, the crossfade, the primes)
  * is dstream.c's.
@@ -223,43 +225,59 @@ static void check_opens(hld_decoder_t *p) {
         answer_timeout(p, job_pop(p));
 }
 
+/* The stream a decoder thread serves next (lock held): a handed stream to
+ * resume after its head first, else the one with the fewest frames ready
+ * (the nearest underrun). NULL: nothing to do. */
+static hld_dstream_t *pick(hld_decoder_t *p) {
+    hld_dstream_t *best = NULL;
+    uint32_t room = 0;
+    for (int i = 0; i < HL_MAX_STREAMS; i++) {
+        hld_dstream_t *ds = p->slots[i];
+        if (!ds || !needs_work(ds)) continue;
+        if (ds->need_open) return ds;
+        uint32_t w = hl_stream_writable(&ds->stream);
+        if (!best || w > room) {
+            best = ds;
+            room = w;
+        }
+    }
+    return best;
+}
+
 static void *decoder_main(void *arg) {
     thread_arg_t *a = arg;
     hld_decoder_t *p = a->p;
     pthread_mutex_lock(&p->lock);
     while (!p->quit) {
-        int worked = 0;
         check_opens(p);
-        /* pass 0: streams playing their head, the bytes not open yet (their
-         * ring holds the head only): opened and topped up to a head's worth
-         * first; pass 1: every ring filled up, cut short when such a stream
-         * comes in */
-        for (int pass = 0; pass < 2; pass++) {
-            for (int i = 0; i < HL_MAX_STREAMS && !p->quit; i++) {
-                if (pass == 1 && p->need_opens) break;
-                hld_dstream_t *ds = p->slots[i];
-                if (!ds || !needs_work(ds) || (pass == 0 && !ds->need_open)) continue;
-                int resume = ds->need_open;
-                if (resume) {
-                    ds->need_open = 0;
-                    p->need_opens--;
-                }
-                ds->busy = 1;
-                pthread_mutex_unlock(&p->lock);
-                if (resume) hld_ds_resume(ds);
-                hld_ds_fill(ds, resume ? HLD_HEAD_FRAMES : 0);
-                pthread_mutex_lock(&p->lock);
-                ds->busy = 0;
-                worked = 1;
-                if (ds->detach) {
-                    p->slots[ds->slot] = NULL;
-                    dstream_free(p, ds);
-                }
-            }
-        }
         atomic_fetch_add_explicit(&p->wakeups, 1, memory_order_relaxed);
+        hld_dstream_t *ds = pick(p);
+        if (ds) {
+            /* a resume is topped up to a head's worth; any other ring gets
+             * HLD_DECODER_QUANTUM more frames, then the neediest is picked
+             * again: a burst of streams is served evenly, none waits for
+             * the others' rings to be full */
+            int resume = ds->need_open;
+            if (resume) {
+                ds->need_open = 0;
+                p->need_opens--;
+            }
+            ds->busy = 1;
+            pthread_mutex_unlock(&p->lock);
+            if (resume) hld_ds_resume(ds);
+            uint32_t ready = hl_stream_readable_rt(&ds->stream);
+            hld_ds_fill(ds, resume ? HLD_HEAD_FRAMES : ready + HLD_DECODER_QUANTUM);
+            pthread_mutex_lock(&p->lock);
+            ds->busy = 0;
+            if (ds->detach) {
+                p->slots[ds->slot] = NULL;
+                dstream_free(p, ds);
+            }
+            atomic_store_explicit(&p->cpu_ns[a->index], thread_cpu_ns(), memory_order_relaxed);
+            continue;
+        }
         atomic_store_explicit(&p->cpu_ns[a->index], thread_cpu_ns(), memory_order_relaxed);
-        if (worked || p->quit || p->need_opens) continue;
+        if (p->quit) break;
         struct timespec until;
         clock_gettime(CLOCK_MONOTONIC, &until);
         uint64_t ns = (uint64_t)until.tv_nsec + HLD_DECODER_WAIT_MS * NS_PER_MS;
