@@ -454,7 +454,7 @@ static int read_head(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info, sf_count
     if (n > (uint64_t)info->frames) n = (uint64_t)info->frames;
     int rr = reserve(d, n * ch * sizeof(float));
     if (rr != 0) {
-        d->wanted = n * ch * sizeof(float);
+        d->wanted = d->reserved + n * ch * sizeof(float); /* a retry reserves the bytes too */
         return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
     }
     b->head = malloc(n * ch * sizeof(float));
