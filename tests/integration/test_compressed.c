@@ -190,11 +190,10 @@ static void assert_same(const float *x, size_t frames, size_t a, size_t b, size_
  * opens the bytes and decodes on from the head's end; across that boundary
  * it still plays what the preloaded decode plays: Opus (a lossy codec's
  * decoder state) with pitch, FLAC looping over the boundary with pitch, an
- * Opus shorter than the head looping from it alone; and a 44.1 kHz Vorbis
- * (the head resampled as the stream is) plays what it plays streamed from
- * disk (a resampled stream is not the preload's one-shot resampling, sample
- * for sample), as does FLAC looping with a crossfade whose prefix is in the
- * head (XF1) or after it (XF2: read when the decoder resumes). */
+ * Opus shorter than the head looping from it alone, a 44.1 kHz Vorbis (the
+ * head through the stream's resampler). FLAC looping with a crossfade whose
+ * prefix is in the head (XF1) or after it (XF2: read when the decoder
+ * resumes) plays what the stream from disk plays. */
 #define XF1 "--fade-in 0 --loop-start 3000 --loop-end 7000 --loop-count 1 --xfade 10"
 #define XF2 "--fade-in 0 --loop-start 10000 --loop-end 16000 --loop-count 1 --xfade 20"
 static void test_equals_preloaded(void **state) {
@@ -211,7 +210,7 @@ static void test_equals_preloaded(void **state) {
              "load pv %s\nload cv %s --compressed\n"
              "load po %s\nload co %s --compressed\n"
              "load ps %s\nload cs %s --compressed\n"
-             "load s4 %s --stream\nload c4 %s --compressed\nload sf %s --stream\n"
+             "load p4 %s\nload c4 %s --compressed\nload sf %s --stream\n"
              "@1000 play pf --fade-in 0\n@30000 play cf --fade-in 0\n"
              "@60000 play pv --fade-in 0\n@90000 play cv --fade-in 0\n"
              "@120000 play po --fade-in 0\n@150000 play co --fade-in 0\n"
@@ -222,7 +221,7 @@ static void test_equals_preloaded(void **state) {
              "--loop-count 2\n"
              "@280000 play ps --fade-in 0 --loop-count 5\n"
              "@300000 play cs --fade-in 0 --loop-count 5\n"
-             "@320000 play s4 --fade-in 0\n@350000 play c4 --fade-in 0\n"
+             "@320000 play p4 --fade-in 0\n@350000 play c4 --fade-in 0\n"
              "@380000 play sf " XF1 "\n@409000 play cf " XF1 "\n"
              "@438000 play sf " XF2 "\n@469000 play cf " XF2 "\n"
              "@500000 end\n",
@@ -236,7 +235,7 @@ static void test_equals_preloaded(void **state) {
     assert_same(x, frames, 220000, 250000, (LEN + 2 * 6000) * 4 / 5,
                 "FLAC looping across the head's end, pitch 1.25");
     assert_same(x, frames, 280000, 300000, 6 * SHORT, "Opus shorter than the head, 6 passes");
-    assert_same(x, frames, 320000, 350000, 20000, "44.1 kHz Vorbis vs streamed");
+    assert_same(x, frames, 320000, 350000, 20000, "44.1 kHz Vorbis (resampled) vs preloaded");
     assert_same(x, frames, 380000, 409000, LEN + 4000, "FLAC loop crossfade inside the head");
     assert_same(x, frames, 438000, 469000, LEN + 6000, "FLAC loop crossfade after the head");
     free(x);
