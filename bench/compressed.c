@@ -23,12 +23,14 @@
  *                            failed=...
  *
  *   (d) --burst N (0: off): --plays plays sent N at a time in one write (one
- *       loop turn of the daemon), each round waited for then stopped; play
- *       -> first sample over every play of every round, and the daemon's
- *       inline opens (STATS decoder_inline_opens, if it has it):
- *         compressed-burst burst=N rounds=... first_sample_p50_ms=...
+ *       loop turn of the daemon), each round waited for, played --hold
+ *       seconds (default 0), then stopped; play -> first sample over every
+ *       play of every round, and the stream underruns meanwhile (STATS
+ *       stream_underruns: a ring that ran dry, e.g. a compressed voice whose
+ *       decoder did not resume before its prefetched head was played out):
+ *         compressed-burst burst=N rounds=... hold_s=... first_sample_p50_ms=...
  *                          first_sample_p99_ms=... first_sample_max_ms=...
- *                          failed=...
+ *                          failed=... underruns=...
  *
  * --stream loads the same file as a stream from disk instead, --preload
  * decodes it whole at load (the figures to compare with: a preloaded PLAY
@@ -36,8 +38,8 @@
  * on this machine; the lines then say mode=stream or mode=preload).
  *
  * usage: compressed [--minutes M] [--voices N] [-s SECONDS] [--plays N]
- *        [--stream|--preload] [--settle S] [--heliod PATH]   (the bench smoke suite runs a
- *        tiny size; --settle: seconds the daemon is left before RSS is read)
+ *        [--burst N [--hold S]] [--stream|--preload] [--settle S] [--heliod PATH]   (the bench
+ * smoke suite runs a tiny size; --settle: seconds the daemon is left before RSS is read)
  */
 #include <errno.h>
 #include <getopt.h>
@@ -134,11 +136,14 @@ static void on_burst_reply(void *user, const heliod_reply_t *r) {
     if (r->status == 0 && b->n < CB_STARTED) b->voice[b->n++] = r->voice;
 }
 
-/* (d): rounds of `burst` async plays flushed together. */
-static int run_burst(heliod_t *h, started_t *started, int plays, int burst) {
+/* (d): rounds of `burst` async plays flushed together, each round played
+ * for `hold` seconds before it is stopped. */
+static int run_burst(heliod_t *h, started_t *started, int plays, int burst, double hold) {
     const int rounds = plays / burst > 0 ? plays / burst : 1;
     double *first = calloc((size_t)rounds * (size_t)burst, sizeof *first);
     int nfirst = 0, failed = 0;
+    bd_stats_t s0, s1;
+    if (bd_stats(h, &s0, 0) != 0) return -1;
     for (int k = 0; first && k < rounds; k++) {
         burst_t b = {.n = 0};
         heliod_play_params_t p;
@@ -156,17 +161,19 @@ static int run_burst(heliod_t *h, started_t *started, int plays, int burst) {
             else
                 failed++;
         }
+        if (hold > 0) bd_sleep(hold);
         for (unsigned i = 0; i < b.n; i++)
             (void)heliod_stop_async(h, b.voice[i], 0.0f);
         (void)heliod_sync(h);
         bd_sleep(0.05); /* the stopped voices' streams go */
     }
+    if (bd_stats(h, &s1, 0) != 0) return -1;
     if (first && nfirst)
-        printf("compressed-burst burst=%d rounds=%d first_sample_p50_ms=%.3f "
-               "first_sample_p99_ms=%.3f first_sample_max_ms=%.3f failed=%d\n",
-               burst, rounds, bd_percentile(first, (size_t)nfirst, 50),
+        printf("compressed-burst burst=%d rounds=%d hold_s=%.2f first_sample_p50_ms=%.3f "
+               "first_sample_p99_ms=%.3f first_sample_max_ms=%.3f failed=%d underruns=%.0f\n",
+               burst, rounds, hold, bd_percentile(first, (size_t)nfirst, 50),
                bd_percentile(first, (size_t)nfirst, 99), bd_percentile(first, (size_t)nfirst, 100),
-               failed);
+               failed, bd_stat(&s1, "stream_underruns") - bd_stat(&s0, "stream_underruns"));
     fflush(stdout);
     free(first);
     return first ? 0 : -1;
@@ -174,7 +181,7 @@ static int run_burst(heliod_t *h, started_t *started, int plays, int burst) {
 
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
-    double minutes = 60, seconds = 10, settle = CB_SETTLE_S;
+    double minutes = 60, seconds = 10, settle = CB_SETTLE_S, hold = 0;
     int voices = 64, plays = 200, burst = 0;
     uint32_t flags = HELIOD_LOAD_COMPRESSED;
     const char *mode = "compressed";
@@ -184,7 +191,7 @@ int main(int argc, char **argv) {
         {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
         {"stream", no_argument, NULL, 'S'},       {"preload", no_argument, NULL, 'P'},
         {"settle", required_argument, NULL, 'T'}, {"burst", required_argument, NULL, 'B'},
-        {NULL, 0, NULL, 0}};
+        {"hold", required_argument, NULL, 'O'},   {NULL, 0, NULL, 0}};
     /* clang-format on */
     int opt;
     while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
@@ -196,6 +203,7 @@ int main(int argc, char **argv) {
         case 'p': plays = atoi(optarg); break;
         case 'T': settle = atof(optarg); break;
         case 'B': burst = atoi(optarg); break;
+        case 'O': hold = atof(optarg); break;
         case 'S':
             flags = HELIOD_LOAD_STREAM;
             mode = "stream";
@@ -206,16 +214,17 @@ int main(int argc, char **argv) {
             break;
         default:
             fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
-                            "[--plays N] [--burst N] [--stream|--preload] [--settle S] "
+                            "[--plays N] [--burst N [--hold S]] [--stream|--preload] [--settle S] "
                             "[--heliod PATH]\n");
             return 2;
         }
     }
     if (!(settle >= 0) || settle > 60) settle = CB_SETTLE_S;
     if (!(minutes > 0) || minutes > 600 || voices < 1 || voices > 256 || !(seconds > 0) ||
-        plays < 1 || plays > CB_MAX_PLAYS || burst < 0 || burst > CB_STARTED) {
+        plays < 1 || plays > CB_MAX_PLAYS || burst < 0 || burst > CB_STARTED || !(hold >= 0) ||
+        hold > 60) {
         fprintf(stderr, "compressed: --minutes 0..600, --voices 1..256, -s > 0, --plays "
-                        "1..100000, --burst 0..64\n");
+                        "1..100000, --burst 0..64, --hold 0..60\n");
         return 2;
     }
     char heliod[BD_PATH_MAX];
@@ -273,7 +282,7 @@ int main(int argc, char **argv) {
             failed++;
         (void)heliod_stop(h, v, 0.0f);
     }
-    if (!rc && burst > 0 && run_burst(h, &started, plays, burst) != 0) rc = -1;
+    if (!rc && burst > 0 && run_burst(h, &started, plays, burst, hold) != 0) rc = -1;
     heliod_set_event_callback(h, NULL, NULL);
     if (!rc && lat && first) {
         double p50 = bd_percentile(lat, (size_t)plays, 50),

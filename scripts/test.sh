@@ -100,7 +100,7 @@ setup_asan() {
         meson setup "$SAN_DIR" -Db_sanitize=address,undefined -Db_lundef=false \
             -Doptimization=1 -Ddebug=true -Dc_args=-Wno-error=format-truncation >/dev/null
 }
-# -Wno-tsan: GCC cannot instrument atomic_thread_fence (decoder.c's seqlock)
+# -Wno-tsan: GCC cannot instrument atomic_thread_fence (dstream.c's seqlock)
 # and warns; the accesses around it are still checked
 setup_tsan() {
     [ -f "$TSAN_DIR/build.ninja" ] ||

@@ -348,6 +348,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "stream_opens_pending", hld_decoder_pending(&d->decoder));
     put(&s, "stream_open_timeouts", (double)hld_decoder_open_timeouts(&d->decoder));
     put(&s, "stream_opens_inline", (double)hld_decoder_inline_opens(&d->decoder));
+    put(&s, "stream_opens_head", (double)hld_decoder_head_opens(&d->decoder));
     put(&s, "stream_underruns", (double)ms.underruns);
     put(&s, "stream_voices", ms.stream_voices);
     put(&s, "decoder_cpu_s", hld_decoder_cpu_s(&d->decoder));

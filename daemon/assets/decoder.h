@@ -56,7 +56,33 @@
  * batch (hld_stream_opts_t.batch: the requests one loop turn handles) take
  * at most HLD_INLINE_OPEN_MS of the main thread's time; past that, opens
  * queue for the openers as any other (a burst of plays is spread over the
- * threads as before).
+ * threads as before). A play primed from a prefetched head (below) decodes
+ * nothing there: it always runs inline, and its time counts in the budget.
+ *
+ * Prefetched head: a sound kept compressed keeps, beside its encoded bytes,
+ * its first HLD_HEAD_FRAMES frames (at most HLD_HEAD_MAX_BYTES) as float
+ * PCM, decoded once by the load worker that loads it (sound_decode.c;
+ * hld_blob_t.head, charged to the budget and the client's quota with the
+ * bytes). A voice of it that starts at frame 0 (a PLAY, looping or not, a
+ * seek to 0; not a seek elsewhere, nor a virtual voice coming back
+ * mid-sound: those prime as before) is primed from
+ * the head on the main thread, in hld_dstream_open_async: the ring is filled
+ * from the head through the decoder's own steps (bound, reorder, fold, loop
+ * jumps and crossfade inside the head, resampler), no file opened, nothing
+ * decoded, so it starts at the next period whatever the other plays of the
+ * loop turn. The stream goes into the pool at once marked need_open; once
+ * its completion ran (hld_decoder_complete: the voice is the mixer's, and
+ * the decoding threads are woken only then, so that a burst's resumes do
+ * not take the CPU from the loop before every voice started), a decoder
+ * thread takes such streams before any ring top-up
+ * (hld_ds_resume): it opens the bytes, decodes from frame 0 up to where the
+ * head left off and drops those frames (a seek there would start the
+ * decoder from another state: a lossy codec's pre-roll differs), then
+ * carries on into the ring as for any stream. The output is the decode from
+ * the start, sample for sample. A sound no longer than the head never opens
+ * the bytes at all. The head holds 170 ms at 48 kHz; the resume costs an
+ * open and a decode of the head's frames, so a burst of 16 plays on the two
+ * decoding threads resumes well inside it.
  *
  * Test-only hook: HELIOD_TEST_OPEN_DELAY="MS:TEXT", read once by
  * hld_decoder_start, makes every open of a path containing TEXT sleep MS
@@ -140,6 +166,8 @@ typedef struct hld_dstream {
     uint64_t src_frames, pos, loop_start, loop_end;
     int64_t loops_left; /* -1 forever, N more passes, 0 none */
     int flushing, eos;
+    int need_open; /* primed from the head: the bytes are not open yet (pool lock) */
+    int handed;    /* pool lock: its completion ran (decoder threads resume it from then) */
     float *dec, *out;
     /* pool: guarded by the pool lock */
     int slot, busy, detach;
@@ -177,7 +205,9 @@ typedef struct hld_decoder {
     _Atomic uint64_t open_timeouts; /* opens answered ETIMEDOUT */
     /* the main thread's: inline opens (hld_dstream_open_async) of the current batch */
     uint64_t inline_batch, inline_spent_ns;
-    _Atomic uint64_t inline_opens; /* opens primed on the caller's thread */
+    _Atomic uint64_t inline_opens; /* opens primed on the caller's thread (head ones too) */
+    _Atomic uint64_t head_opens;   /* ... of them, from a prefetched head */
+    uint32_t need_opens;           /* pool lock: handed streams with need_open, not taken */
 } hld_decoder_t;
 
 /* Where and how a stream voice plays: positions in SOURCE frames. */
@@ -263,5 +293,7 @@ uint64_t hld_decoder_wakeups(hld_decoder_t *p);
 uint64_t hld_decoder_open_timeouts(hld_decoder_t *p);
 /* Opens primed on the main thread (Inline opens). Any thread. */
 uint64_t hld_decoder_inline_opens(hld_decoder_t *p);
+/* Of them, primed from a compressed sound's prefetched head. Any thread. */
+uint64_t hld_decoder_head_opens(hld_decoder_t *p);
 
 #endif /* HLD_DECODER_H */

@@ -440,15 +440,56 @@ static void read_markers(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     free(cues);
 }
 
+/* A compressed sound's prefetched head (decoder.h): its first frames,
+ * decoded from the start of sf as a stream reads them (chunk by chunk), up
+ * to HLD_HEAD_FRAMES and HLD_HEAD_MAX_BYTES, charged to the budget and the
+ * quota before they are allocated; kept with the blob. *first: what the
+ * first read returned (<= 0: nothing decoded, as the probe's). Returns 0,
+ * or the failure (d failed). */
+static int read_head(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info, sf_count_t *first) {
+    hld_blob_t *b = d->blob;
+    uint32_t ch = (uint32_t)info->channels;
+    uint64_t n = HLD_HEAD_MAX_BYTES / (ch * sizeof(float));
+    if (n > HLD_HEAD_FRAMES) n = HLD_HEAD_FRAMES;
+    if (n > (uint64_t)info->frames) n = (uint64_t)info->frames;
+    int rr = reserve(d, n * ch * sizeof(float));
+    if (rr != 0) {
+        d->wanted = d->reserved + n * ch * sizeof(float); /* a retry reserves the bytes too */
+        return hld_decode_fail(d, rr, "%s", rr == HELIOD_EQUOTA ? OVER_QUOTA_MSG : OVER_CAP_MSG);
+    }
+    b->head = malloc(n * ch * sizeof(float));
+    if (!b->head) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
+    b->info = *info;
+    *first = 0;
+    uint64_t done = 0;
+    while (done < n) {
+        uint64_t want = n - done < HLD_STREAM_CHUNK ? n - done : HLD_STREAM_CHUNK;
+        sf_count_t got = sf_readf_float(sf, b->head + done * ch, (sf_count_t)want);
+        if (done == 0) *first = got;
+        if (got <= 0) break;
+        done += (uint64_t)got;
+    }
+    b->head_frames = (uint32_t)done;
+    b->head_whole = done < n || done == (uint64_t)info->frames;
+    return 0;
+}
+
 /* Streamed load: the first chunk must decode; nothing is kept but the
- * description (the caps were checked). */
+ * description (the caps were checked) and, for a compressed sound, its
+ * prefetched head. */
 static int stream_probe(hld_decode_t *d, SNDFILE *sf, const SF_INFO *info) {
     uint32_t ch = (uint32_t)info->channels;
-    float *buf = malloc((size_t)HLD_STREAM_CHUNK * ch * sizeof(float));
-    if (!buf) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
-    sf_count_t got = sf_readf_float(sf, buf, HLD_STREAM_CHUNK);
+    sf_count_t got = 0;
+    if (d->blob) {
+        int rc = read_head(d, sf, info, &got);
+        if (rc < 0) return rc;
+    } else {
+        float *buf = malloc((size_t)HLD_STREAM_CHUNK * ch * sizeof(float));
+        if (!buf) return hld_decode_fail(d, HELIOD_ENOMEM, "%s", "out of memory");
+        got = sf_readf_float(sf, buf, HLD_STREAM_CHUNK);
+        free(buf);
+    }
     int err = sf_error(sf);
-    free(buf);
     if (got <= 0 || err != SF_ERR_NO_ERROR)
         return hld_decode_fail(d, HELIOD_EDECODE, "cannot decode: %s",
                                err != SF_ERR_NO_ERROR ? sf_error_number(err) : "no frames");
@@ -628,6 +669,9 @@ int hld_decode_compressed_fd(hld_decode_t *d, int fd, const char *path, uint64_t
     }
     atomic_init(&b->refs, 1);
     b->len = (size_t)n;
+    b->head = NULL;
+    b->head_frames = 0;
+    b->head_whole = 0;
     d->blob = b;
     size_t got = 0;
     while (got < n) {

@@ -43,7 +43,10 @@ hld_blob_t *hld_blob_ref(hld_blob_t *b) {
 }
 
 void hld_blob_unref(hld_blob_t *b) {
-    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) free(b);
+    if (b && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
+        free(b->head);
+        free(b);
+    }
 }
 
 /* ---- watched directories (--watch-assets) ----------------------------------

@@ -227,6 +227,14 @@ void hld_sounds_release(hld_sounds_t *s, hld_sound_t *snd);
 typedef struct hld_blob {
     _Atomic uint32_t refs;
     size_t len;
+    /* the prefetched head (decoder.h): the first head_frames frames exactly
+     * as libsndfile decodes them from the start (the file's channels and
+     * order, not yet bounded), decoded once at load; NULL: none. head_whole:
+     * they are the whole file. info: the file's description at load. */
+    float *head;
+    uint32_t head_frames;
+    int head_whole;
+    SF_INFO info;
     uint8_t data[];
 } hld_blob_t;
 hld_blob_t *hld_blob_ref(hld_blob_t *b); /* b may be NULL; returns b */
@@ -345,7 +353,8 @@ int hld_decode_path_range(hld_decode_t *d, const char *path, uint64_t off, uint6
 int hld_decode_fd_range(hld_decode_t *d, int fd, const char *path, uint64_t off, uint64_t len);
 /* HL_LOAD_COMPRESSED: reserves the range's size (budget, quota), reads the
  * encoded bytes into d->blob and probes them as a stream (d->stream must be
- * 1): the description is filled, nothing is decoded beyond the first chunk.
+ * 1): the description is filled and the prefetched head (hld_blob_t.head,
+ * reserved too) decoded, nothing more.
  * At most HL_MAX_UPLOAD bytes (ETOOBIG). Returns d->status. */
 int hld_decode_compressed(hld_decode_t *d, const char *path, uint64_t off, uint64_t len);
 /* The same from a file already opened (path: for messages); fd stays open. */

@@ -71,6 +71,13 @@
                                      * a half-second ring holds fewer unless the region is < 8 ms */
 #define HLD_DECODER_WAIT_MS   4     /* idle decoder re-check period: under a period's worth of
                                      * drain at 4x pitch for a half-second ring */
+#define HLD_DECODER_QUANTUM   4096  /* engine frames a decoder thread adds to the neediest ring
+                                     * before it picks again (85 ms at 48 kHz) */
+#define HLD_HEAD_FRAMES       8192  /* a compressed sound's prefetched head, source frames (170 ms
+                                     * at 48 kHz): a play starts from it at once while a decoder
+                                     * thread opens the bytes and decodes them up to its end */
+#define HLD_HEAD_MAX_BYTES    131072 /* ... and at most this many bytes of float PCM (stereo:
+                                      * 64 KiB; 6 channels: 5461 frames) */
 
 #define HLD_RT_PRIORITY 70 /* SCHED_FIFO priority of the null driver's thread, when allowed (JACK uses ~70-80) */
 

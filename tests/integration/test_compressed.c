@@ -6,7 +6,9 @@
  * own parser), a daemon on the null driver answers the error cases.
  *
  * - FLAC, Ogg Vorbis and Ogg Opus kept compressed play sample for sample
- *   what the same file decoded and preloaded plays;
+ *   what the same file decoded and preloaded plays, also across the end of
+ *   the prefetched head (with pitch, looping over it, shorter than it); the
+ *   head is charged as sample memory and a play at frame 0 starts from it;
  * - seek, loop points, loop count and pitch render byte for byte as the same
  *   file streamed from disk, and a seek lands on its source frame (±1);
  * - a corrupt compressed file is EDECODE (at load, or when a voice opens
@@ -37,10 +39,12 @@
 #include "heliod.h"
 #include "hl_proto.h"
 
-#define RATE 48000
-#define LEN  24000 /* frames of each test sound (0.5 s) */
-#define JUNK 777   /* bytes before the first sound in the pack */
-#define FADE 64    /* HL_SEEK_FADE: a seek fades the old position out, then jumps */
+#define RATE  48000
+#define LEN   24000 /* frames of each test sound (0.5 s) */
+#define JUNK  777   /* bytes before the first sound in the pack */
+#define FADE  64    /* HL_SEEK_FADE: a seek fades the old position out, then jumps */
+#define SHORT 3000  /* frames of a sound shorter than the prefetched head */
+#define HEAD  8192  /* HLD_HEAD_FRAMES: a compressed sound's prefetched head */
 
 static char g_dir[256];
 
@@ -94,6 +98,14 @@ static int setup(void **state) {
         path_of(p, sizeof p, files[i].name);
         if (th_write_sound(p, files[i].format, 2, RATE, LEN, gen_noise, NULL) != 0) return -1;
     }
+    /* shorter than the prefetched head (HLD_HEAD_FRAMES, 8192): played from it alone */
+    path_of(p, sizeof p, "short.opus");
+    if (th_write_sound(p, SF_FORMAT_OGG | SF_FORMAT_OPUS, 2, RATE, SHORT, gen_noise, NULL) != 0)
+        return -1;
+    /* at 44.1 kHz: the head goes through the resampler */
+    path_of(p, sizeof p, "s44.ogg");
+    if (th_write_sound(p, SF_FORMAT_OGG | SF_FORMAT_VORBIS, 2, 44100, LEN, gen_noise, NULL) != 0)
+        return -1;
     path_of(p, sizeof p, "long.flac");
     if (th_write_sound(p, SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 2, RATE, 4 * LEN, gen_noise, NULL) !=
         0)
@@ -172,28 +184,60 @@ static void assert_same(const float *x, size_t frames, size_t a, size_t b, size_
     assert_int_equal(diff, 0);
 }
 
-/* Compressed FLAC, Vorbis and Opus play what the preloaded decode plays. */
+/* Compressed FLAC, Vorbis and Opus play what the preloaded decode plays.
+ * Then the prefetched head (decoder.h): a compressed voice starting at
+ * frame 0 plays its first HEAD frames from the head while a decoder thread
+ * opens the bytes and decodes on from the head's end; across that boundary
+ * it still plays what the preloaded decode plays: Opus (a lossy codec's
+ * decoder state) with pitch, FLAC looping over the boundary with pitch, an
+ * Opus shorter than the head looping from it alone, a 44.1 kHz Vorbis (the
+ * head through the stream's resampler). FLAC looping with a crossfade whose
+ * prefix is in the head (XF1) or after it (XF2: read when the decoder
+ * resumes) plays what the stream from disk plays. */
+#define XF1 "--fade-in 0 --loop-start 3000 --loop-end 7000 --loop-count 1 --xfade 10"
+#define XF2 "--fade-in 0 --loop-start 10000 --loop-end 16000 --loop-count 1 --xfade 20"
 static void test_equals_preloaded(void **state) {
     (void)state;
-    char t[4096];
-    char fl[300], og[300], op[300];
+    char t[8192];
+    char fl[300], og[300], op[300], sh[300], o4[300];
     path_of(fl, sizeof fl, "s.flac");
     path_of(og, sizeof og, "s.ogg");
     path_of(op, sizeof op, "s.opus");
+    path_of(sh, sizeof sh, "short.opus");
+    path_of(o4, sizeof o4, "s44.ogg");
     snprintf(t, sizeof t,
              "load pf %s\nload cf %s --compressed\n"
              "load pv %s\nload cv %s --compressed\n"
              "load po %s\nload co %s --compressed\n"
+             "load ps %s\nload cs %s --compressed\n"
+             "load p4 %s\nload c4 %s --compressed\nload sf %s --stream\n"
              "@1000 play pf --fade-in 0\n@30000 play cf --fade-in 0\n"
              "@60000 play pv --fade-in 0\n@90000 play cv --fade-in 0\n"
              "@120000 play po --fade-in 0\n@150000 play co --fade-in 0\n"
-             "@180000 end\n",
-             fl, fl, og, og, op, op);
+             "@180000 play po --fade-in 0 --pitch 1.5\n@200000 play co --fade-in 0 --pitch 1.5\n"
+             "@220000 play pf --fade-in 0 --pitch 1.25 --loop-start 6000 --loop-end 12000 "
+             "--loop-count 2\n"
+             "@250000 play cf --fade-in 0 --pitch 1.25 --loop-start 6000 --loop-end 12000 "
+             "--loop-count 2\n"
+             "@280000 play ps --fade-in 0 --loop-count 5\n"
+             "@300000 play cs --fade-in 0 --loop-count 5\n"
+             "@320000 play p4 --fade-in 0\n@350000 play c4 --fade-in 0\n"
+             "@380000 play sf " XF1 "\n@409000 play cf " XF1 "\n"
+             "@438000 play sf " XF2 "\n@469000 play cf " XF2 "\n"
+             "@500000 end\n",
+             fl, fl, og, og, op, op, sh, sh, o4, o4, fl);
     size_t frames = 0;
     float *x = render_text("equal.txt", t, &frames);
     assert_same(x, frames, 1000, 30000, LEN, "FLAC compressed vs preloaded");
     assert_same(x, frames, 60000, 90000, LEN, "Vorbis compressed vs preloaded");
     assert_same(x, frames, 120000, 150000, LEN, "Opus compressed vs preloaded");
+    assert_same(x, frames, 180000, 200000, LEN * 2 / 3, "Opus from the head on, pitch 1.5");
+    assert_same(x, frames, 220000, 250000, (LEN + 2 * 6000) * 4 / 5,
+                "FLAC looping across the head's end, pitch 1.25");
+    assert_same(x, frames, 280000, 300000, 6 * SHORT, "Opus shorter than the head, 6 passes");
+    assert_same(x, frames, 320000, 350000, 20000, "44.1 kHz Vorbis (resampled) vs preloaded");
+    assert_same(x, frames, 380000, 409000, LEN + 4000, "FLAC loop crossfade inside the head");
+    assert_same(x, frames, 438000, 469000, LEN + 6000, "FLAC loop crossfade after the head");
     free(x);
 }
 
@@ -533,6 +577,25 @@ static void test_errors(void **state) {
     path_of(bad, sizeof bad, "bad.ogg");
     path_of(fl, sizeof fl, "s.flac");
     path_of(pak, sizeof pak, "game.pak");
+    /* the prefetched head counts as the sound's sample memory, and a play
+     * at frame 0 starts from it (the render above would wait for any open) */
+    char op[300];
+    path_of(op, sizeof op, "s.opus");
+    double before = th_stat(h, "sample_bytes");
+    assert_int_equal(heliod_load(h, "c", op, HELIOD_LOAD_COMPRESSED, NULL), 0);
+    double charged = th_stat(h, "sample_bytes") - before;
+    print_message("Opus kept compressed: %ld encoded bytes, %.0f bytes charged\n", file_size(op),
+                  charged);
+    assert_true(charged >= (double)file_size(op) + HEAD * 2 * sizeof(float));
+    double heads = th_stat(h, "stream_opens_head");
+    {
+        heliod_play_params_t pp;
+        heliod_play_params_init(&pp);
+        heliod_voice_t v = 0;
+        assert_int_equal(heliod_play(h, "c", &pp, &v, NULL), 0);
+        assert_true(th_stat(h, "stream_opens_head") == heads + 1);
+        assert_int_equal(heliod_stop(h, v, 0.0f), 0);
+    }
     /* corrupt: EDECODE, nothing kept */
     assert_int_equal(heliod_load(h, "bad", bad, HELIOD_LOAD_COMPRESSED, NULL), HELIOD_EDECODE);
     print_message("corrupt compressed: %s\n", heliod_last_error(h));

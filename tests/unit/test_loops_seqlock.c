@@ -1,5 +1,5 @@
 /*
- * test_loops_seqlock.c - hld_dstream_loops_left (daemon/assets/decoder.c) never
+ * test_loops_seqlock.c - hld_dstream_loops_left (daemon/assets/dstream.c) never
  * returns a torn mix of two loop jumps. A writer thread publishes jumps
  * (mark_jump) while a reader calls hld_dstream_loops_left: with nothing
  * consumed and fewer than HLD_LOOP_MARKS jumps, every published jump is
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../../daemon/assets/decoder.c"
+#include "../../daemon/assets/dstream.c"
 
 #define LOOPS   1000
 #define TRIALS  200000
