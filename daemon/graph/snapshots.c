@@ -95,94 +95,225 @@ static float base_db(hld_snaps_t *s, int bus) {
     return s->base_db[k];
 }
 
-/* Sends the blend at frame t to the mixer, ramped over `ramp` frames: bus
- * gains and every effect parameter that glides (all but the compressor's
- * attack and release and the reverb's size and pre-delay, which move at
- * the ramp's start) reach their values on frame t, however the polls fall. */
-static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t, uint32_t ramp) {
-    double inten[HL_MAX_SNAPSHOTS];
-    for (uint32_t j = 0; j < n; j++)
-        inten[j] = intensity_at(st[j], t);
-    uint8_t touched[HL_MAX_BUSES + 1] = {0}, fxt[HL_MAX_BUSES + 1] = {0};
-    for (uint32_t j = 0; j < n; j++)
-        for (uint32_t e = 0; e < st[j]->nset; e++) {
-            const hld_snap_set_t *x = &st[j]->set[e];
+/* What a plan covers: the stack in blending order, the settings it blends
+ * (the stack's and the last plan's), and the breakpoints after its frame. */
+#define SNAP_BRK (HL_MAX_SNAPSHOTS * (2 + 2 * HLD_SNAP_PAST))
+typedef struct {
+    hld_snap_t *st[HL_MAX_SNAPSHOTS];
+    uint32_t n;
+    uint8_t gain[HL_MAX_BUSES + 1]; /* index bus + 1: its fader is blended */
+    uint8_t fx[HL_MAX_BUSES + 1];   /* bit k: insert k is blended */
+    uint8_t now_gain[HL_MAX_BUSES + 1], now_fx[HL_MAX_BUSES + 1]; /* the stack's own */
+    uint64_t brk[SNAP_BRK];                                       /* ascending, distinct */
+    uint32_t nb;
+    uint32_t cmds, sched; /* commands the plan sends, and how many of them are scheduled */
+} plan_t;
+
+static void add_brk(plan_t *pl, uint64_t f, uint64_t from) {
+    if (f <= from) return;
+    uint32_t k = pl->nb;
+    while (k > 0 && pl->brk[k - 1] > f)
+        k--;
+    if (k > 0 && pl->brk[k - 1] == f) return;
+    memmove(&pl->brk[k + 1], &pl->brk[k], (pl->nb - k) * sizeof pl->brk[0]);
+    pl->brk[k] = f;
+    pl->nb++;
+}
+
+/* The blended fader of bus (linear) with the stack at intensities inten. */
+static float blend_gain(hld_snaps_t *s, const plan_t *pl, const double *inten, int bus) {
+    double db = base_db(s, bus), mute = 0.0;
+    for (uint32_t j = 0; j < pl->n; j++)
+        for (uint32_t e = 0; e < pl->st[j]->nset; e++) {
+            const hld_snap_set_t *x = &pl->st[j]->set[e];
+            if (x->bus != bus || x->target == HL_SNAPT_FX || !set_live(s, x)) continue;
+            if (x->target == HL_SNAPT_GAIN) {
+                double v = x->value > SNAP_FLOOR_DB ? x->value : SNAP_FLOOR_DB;
+                db += (v - db) * inten[j];
+            } else {
+                mute += (x->value - mute) * inten[j];
+            }
+        }
+    float lin = db <= SNAP_FLOOR_DB ? 0.0f : hl_db_to_lin((float)db) * (float)(1.0 - mute);
+    return lin >= 0.0f ? lin : 0.0f;
+}
+
+/* The blended parameters p of insert f (effect fx) of bus. */
+static void blend_fx(hld_snaps_t *s, const plan_t *pl, const double *inten, int bus, uint32_t f,
+                     const hld_fx_t *fx, float p[HL_FX_PARAMS]) {
+    memcpy(p, fx->p, HL_FX_PARAMS * sizeof p[0]);
+    for (uint32_t j = 0; j < pl->n; j++)
+        for (uint32_t e = 0; e < pl->st[j]->nset; e++) {
+            const hld_snap_set_t *x = &pl->st[j]->set[e];
+            if (x->bus != bus || x->target != HL_SNAPT_FX || x->fx_index != f ||
+                x->fx_kind != fx->kind || !set_live(s, x))
+                continue;
+            p[x->param] += (float)((x->value - p[x->param]) * inten[j]);
+        }
+}
+
+/* The stack at frame from, what it blends and its breakpoints: every frame
+ * after `from` where a snapshot's intensity starts or stops gliding. */
+static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
+    pl->n = stack(s, pl->st);
+    pl->nb = pl->cmds = pl->sched = 0;
+    memset(pl->now_gain, 0, sizeof pl->now_gain);
+    memset(pl->now_fx, 0, sizeof pl->now_fx);
+    for (uint32_t j = 0; j < pl->n; j++) {
+        const hld_snap_t *p = pl->st[j];
+        for (uint32_t e = 0; e < p->nset; e++) {
+            const hld_snap_set_t *x = &p->set[e];
             if (!set_live(s, x)) continue;
             if (x->target == HL_SNAPT_FX)
-                fxt[x->bus + 1] |= (uint8_t)(1u << x->fx_index);
+                pl->now_fx[x->bus + 1] |= (uint8_t)(1u << x->fx_index);
             else
-                touched[x->bus + 1] = 1;
+                pl->now_gain[x->bus + 1] = 1;
         }
+        for (uint32_t k = 0; k < p->npast; k++) { /* a past glide runs until the next starts */
+            uint64_t until = k + 1 < p->npast ? p->past[k + 1].f0 : p->f0;
+            add_brk(pl, p->past[k].f0, from);
+            if (p->past[k].f1 < until) add_brk(pl, p->past[k].f1, from);
+        }
+        add_brk(pl, p->f0, from);
+        add_brk(pl, p->f1, from);
+    }
     for (int k = 0; k <= HL_MAX_BUSES; k++) {
-        int bus = k - 1;
-        if (touched[k] || s->touched[k]) {
-            double db = base_db(s, bus), mute = 0.0;
-            for (uint32_t j = 0; j < n; j++)
-                for (uint32_t e = 0; e < st[j]->nset; e++) {
-                    const hld_snap_set_t *x = &st[j]->set[e];
-                    if (x->bus != bus || x->target == HL_SNAPT_FX || !set_live(s, x)) continue;
-                    if (x->target == HL_SNAPT_GAIN) {
-                        double v = x->value > SNAP_FLOOR_DB ? x->value : SNAP_FLOOR_DB;
-                        db += (v - db) * inten[j];
-                    } else {
-                        mute += (x->value - mute) * inten[j];
-                    }
-                }
-            float lin = db <= SNAP_FLOOR_DB ? 0.0f : hl_db_to_lin((float)db) * (float)(1.0 - mute);
-            if (!(lin >= 0.0f)) lin = 0.0f;
-            if (!s->touched[k] || lin != s->sent_lin[k] || ramp == 0 || s->force) {
-                if (hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns()) == 0) {
-                    s->cmds++;
-                    s->sent_lin[k] = lin;
-                } else {
-                    s->sent_lin[k] = -1.0f; /* not sent: the next plan sends it */
-                }
-            }
-            s->touched[k] = touched[k];
-        }
-        uint8_t fxall = fxt[k] | s->fx_touched[k];
-        hld_bus_t *rec = hld_bus_at(s->buses, bus);
-        for (uint32_t f = 0; fxall && rec && f < rec->nfx && f < 8; f++) {
-            if (!(fxall >> f & 1u)) continue;
-            const hld_fx_t *fx = rec->fx[f];
-            float p[HL_FX_PARAMS];
-            memcpy(p, fx->p, sizeof p);
-            for (uint32_t j = 0; j < n; j++)
-                for (uint32_t e = 0; e < st[j]->nset; e++) {
-                    const hld_snap_set_t *x = &st[j]->set[e];
-                    if (x->bus != bus || x->target != HL_SNAPT_FX || x->fx_index != f ||
-                        x->fx_kind != fx->kind || !set_live(s, x))
-                        continue;
-                    p[x->param] += (float)((x->value - p[x->param]) * inten[j]);
-                }
-            if (hld_buses_fx_push(s->buses, bus, f, p, ramp) == 0) s->cmds++;
-        }
-        s->fx_touched[k] = fxt[k];
+        pl->gain[k] = pl->now_gain[k] | s->touched[k];
+        pl->fx[k] = pl->now_fx[k] | s->fx_touched[k];
     }
 }
 
-/* Plans from frame now: ramps every blended setting to its value at the
- * next breakpoint; drops the snapshots that finished fading out. */
-static void plan(hld_snaps_t *s, uint64_t now, uint32_t ramp_none) {
+/* Counts (dry) or sends the plan's commands, segment by segment: the first
+ * from `from` (on the mixer's frame, hl_mixer_at: the request's) to the
+ * first breakpoint, every later one scheduled on the breakpoint it starts
+ * on, each setting ramping to its blend at the segment's end. The first
+ * segment sends every blended setting (it takes over whatever ramp ran);
+ * a later one only what changes over it. Without breakpoints: the blend at
+ * `from`, ramped over ramp_none. 0, or the mixer's error. */
+static int plan_run(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_none, int dry) {
+    static float prev_fx[HL_MAX_BUSES + 1][HL_MAX_FX][HL_FX_PARAMS]; /* main thread only */
+    float prev_gain[HL_MAX_BUSES + 1] = {0};
+    uint64_t at0 = hl_mixer_at_frame(s->mx);
+    uint32_t nseg = pl->nb ? pl->nb : 1;
+    double inten[HL_MAX_SNAPSHOTS];
+    int rc = 0;
+    for (uint32_t i = 0; i < nseg && rc == 0; i++) {
+        uint64_t t0 = i ? pl->brk[i - 1] : from, t1 = pl->nb ? pl->brk[i] : from;
+        uint32_t ramp = pl->nb ? (uint32_t)(t1 - t0) : ramp_none;
+        int sched = i ? 1 : at0 != 0;
+        if (!dry) hl_mixer_at(s->mx, i ? t0 : at0);
+        for (uint32_t j = 0; j < pl->n; j++)
+            inten[j] = intensity_at(pl->st[j], t1);
+        uint32_t sent = 0;
+        for (int k = 0; k <= HL_MAX_BUSES && rc == 0; k++) {
+            int bus = k - 1;
+            if (pl->gain[k]) {
+                float lin = blend_gain(s, pl, inten, bus);
+                if (i == 0 || lin != prev_gain[k]) {
+                    prev_gain[k] = lin;
+                    sent++;
+                    if (!dry) rc = hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns());
+                }
+            }
+            hld_bus_t *rec = pl->fx[k] ? hld_bus_at(s->buses, bus) : NULL;
+            for (uint32_t f = 0; rec && f < rec->nfx && f < HL_MAX_FX && rc == 0; f++) {
+                if (!(pl->fx[k] >> f & 1u)) continue;
+                float p[HL_FX_PARAMS];
+                blend_fx(s, pl, inten, bus, f, rec->fx[f], p);
+                if (i > 0 && memcmp(p, prev_fx[k][f], sizeof p) == 0) continue;
+                memcpy(prev_fx[k][f], p, sizeof p);
+                sent++;
+                if (!dry) rc = hld_buses_fx_push(s->buses, bus, f, p, ramp);
+            }
+        }
+        pl->cmds += sent;
+        if (sched) {
+            pl->sched += sent;
+            for (uint32_t c = 0; !dry && c < sent && s->npend < HLD_SNAP_SCHED_MAX; c++)
+                s->pend[s->npend++] = i ? t0 : at0;
+        }
+    }
+    hl_mixer_at(s->mx, at0);
+    return rc;
+}
+
+/* Plans from frame `from` on: every breakpoint's segment, ahead, on its own
+ * frame (so nothing depends on when the poll ticks fall); what an earlier
+ * plan scheduled from `from` on is cancelled first (its tag), what it
+ * scheduled before stays. Drops the snapshots that finished fading out.
+ * 0, or HELIOD_EBUSY with s->why (nothing sent): the command ring, the
+ * schedule, or the plans' own cap (HLD_SNAP_SCHED_MAX) has no room. */
+static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
     uint64_t t0 = mono_ns();
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) {
         hld_snap_t *p = &s->s[i];
-        if (p->name[0] && p->active && p->stopping && now >= p->f1) p->active = p->stopping = 0;
+        if (p->name[0] && p->active && p->stopping && from >= p->f1) p->active = p->stopping = 0;
     }
-    hld_snap_t *st[HL_MAX_SNAPSHOTS];
-    uint32_t n = stack(s, st);
-    uint64_t brk = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        if (st[j]->f0 > now && (!brk || st[j]->f0 < brk)) brk = st[j]->f0;
-        if (st[j]->f1 > now && (!brk || st[j]->f1 < brk)) brk = st[j]->f1;
+    static plan_t pl; /* main thread only; big (breakpoints) */
+    plan_scope(s, &pl, from);
+    /* the scheduled commands of earlier plans still pending: those before
+     * `from` stay, the rest is cancelled */
+    uint64_t clock = hl_mixer_frames(s->mx);
+    uint32_t keep = 0, later = 0;
+    for (uint32_t k = 0; k < s->npend; k++) {
+        if (s->pend[k] < clock) continue; /* applied */
+        if (s->pend[k] >= from) {
+            later++;
+            continue;
+        }
+        s->pend[keep++] = s->pend[k];
     }
-    uint32_t ramp = brk ? (uint32_t)(brk - now) : ramp_none;
-    push_values(s, st, n, brk ? brk : now, ramp);
-    s->next_break = brk;
+    uint32_t pend_before = s->npend;
+    s->npend = keep;
+    (void)plan_run(s, &pl, from, ramp_none, 1);
+    uint32_t cmds = pl.cmds + (later > 0);
+    uint64_t at = hl_mixer_at_frame(s->mx);
+    hl_mixer_at(s->mx, 0);
+    uint32_t ring = hl_mixer_cmd_room(s->mx);
+    hl_mixer_at(s->mx, at);
+    uint32_t charge = hl_mixer_charge(s->mx, 0); /* the daemon's commands, not the client's */
+    uint32_t limit = hl_mixer_sched_limit(s->mx, UINT32_MAX);
+    int rc = 0;
+    if (keep + pl.sched > HLD_SNAP_SCHED_MAX) {
+        snprintf(s->why, sizeof s->why,
+                 "snapshot schedule full: the blend needs %u scheduled commands, %u are pending "
+                 "(at most %d); retry once some are due",
+                 (unsigned)pl.sched, (unsigned)keep, HLD_SNAP_SCHED_MAX);
+        rc = HELIOD_EBUSY;
+    } else if (cmds > ring || pl.sched > hl_mixer_sched_room(s->mx)) {
+        snprintf(s->why, sizeof s->why, "%s", "engine busy, try again");
+        rc = HELIOD_EBUSY;
+    }
+    if (rc != 0) {
+        s->npend = pend_before; /* nothing was cancelled */
+    } else {
+        uint32_t tag = hl_mixer_cmd_tag(s->mx, HLD_TAG_SNAPSHOTS);
+        if (later)
+            rc = hl_mixer_sched_cancel_from(s->mx, HLD_TAG_SNAPSHOTS, from, 0, hld_now_ns());
+        if (rc == 0) rc = plan_run(s, &pl, from, ramp_none, 0);
+        hl_mixer_cmd_tag(s->mx, tag);
+        if (rc == 0) {
+            s->cmds += pl.cmds;
+            memcpy(s->touched, pl.now_gain, sizeof s->touched);
+            memcpy(s->fx_touched, pl.now_fx, sizeof s->fx_touched);
+            s->retry = 0;
+        } else { /* room was checked: not expected; the tick plans again */
+            snprintf(s->why, sizeof s->why, "%s", "engine busy, try again");
+            s->retry = 1;
+        }
+    }
+    hl_mixer_charge(s->mx, charge);
+    hl_mixer_sched_limit(s->mx, limit);
+    /* the tick drops a stopped snapshot once its fade is over */
+    s->next_break = 0;
+    for (uint32_t j = 0; j < pl.n; j++)
+        if (pl.st[j]->stopping && (!s->next_break || pl.st[j]->f1 < s->next_break))
+            s->next_break = pl.st[j]->f1;
     uint64_t dt = mono_ns() - t0;
     s->plans++;
     s->plan_ns_total += dt;
     if (dt > s->plan_ns_max) s->plan_ns_max = dt;
+    return rc;
 }
 
 /* The frame a change made now takes effect at (a scheduled request's). */
@@ -190,14 +321,31 @@ static uint64_t effect_frame(const hld_snaps_t *s) {
     return hl_mixer_effect_frame(s->mx);
 }
 
+/* A plan made for a change that cannot be refused (a definition, a base):
+ * if it finds no room, the tick plans again from where the clock is. */
+static void replan(hld_snaps_t *s) {
+    if (plan(s, effect_frame(s), 0) != 0) s->retry = 1;
+}
+
 void hld_snaps_tick(hld_snaps_t *s) {
-    if (!s->next_break) return;
     uint64_t now = hl_mixer_frames(s->mx);
-    if (now < s->next_break) return;
-    uint64_t save = hl_mixer_at_frame(s->mx);
-    hl_mixer_at(s->mx, 0);
-    plan(s, now, 0); /* between breakpoints everything glides on the audio thread */
-    hl_mixer_at(s->mx, save);
+    if (s->retry) {
+        uint64_t save = hl_mixer_at_frame(s->mx);
+        hl_mixer_at(s->mx, 0);
+        (void)plan(s, now, 0);
+        hl_mixer_at(s->mx, save);
+    }
+    if (!s->next_break || now < s->next_break) return;
+    /* every segment is in the mixer already: only the stack's book-keeping */
+    s->next_break = 0;
+    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) {
+        hld_snap_t *p = &s->s[i];
+        if (!p->name[0] || !p->active || !p->stopping) continue;
+        if (now >= p->f1)
+            p->active = p->stopping = 0;
+        else if (!s->next_break || p->f1 < s->next_break)
+            s->next_break = p->f1;
+    }
 }
 
 /* Snapshot p glides from its intensity at `now` to x over `frames`. */
@@ -228,30 +376,20 @@ static void glide(hld_snaps_t *s, hld_snap_t *p, uint64_t now, double x, uint32_
     p->f1 = now + frames;
 }
 
-/* Room in the command ring for a plan of the stack with p in it: one
- * command per setting at most, and the buses a finished plan lets go. */
-static int plan_room(const hld_snaps_t *s, const hld_snap_t *p) {
-    uint32_t need = p->active ? 0 : p->nset;
-    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
-        if (s->s[i].name[0] && s->s[i].active) need += s->s[i].nset;
-    need += HL_MAX_BUSES + 1;
-    return hl_mixer_cmd_room(s->mx) >= need;
-}
-
 static int start_stop(hld_snaps_t *s, hld_snap_t *p, int start, float x, float fade_ms) {
-    if (!plan_room(s, p)) return HELIOD_EBUSY; /* nothing changed: the client retries */
-    uint64_t now = effect_frame(s);
+    if (!start && !p->active) return 0;
+    uint64_t now = effect_frame(s), seq = s->seq;
     float ms = fade_ms >= 0.0f ? fade_ms : p->fade_ms;
-    if (start) {
-        glide(s, p, now, x, ms_frames(s, ms));
-        p->stopping = 0;
-    } else {
-        if (!p->active) return 0;
-        glide(s, p, now, 0.0, ms_frames(s, ms));
-        p->stopping = 1;
+    static hld_snap_t save; /* main thread only */
+    save = *p;
+    glide(s, p, now, start ? x : 0.0, ms_frames(s, ms));
+    p->stopping = !start;
+    int rc = plan(s, now, 0);
+    if (rc != 0) { /* nothing changed: the client retries */
+        *p = save;
+        s->seq = seq;
     }
-    plan(s, now, 0);
-    return 0;
+    return rc;
 }
 
 int hld_snaps_set_intensity(hld_snaps_t *s, const char *name, float x, float ramp_ms, char *msg,
@@ -264,7 +402,7 @@ int hld_snaps_set_intensity(hld_snaps_t *s, const char *name, float x, float ram
         return bad(msg, cap, HELIOD_EINVAL, "%s", "ramp_ms: must be in [0, 60000]");
     if (!p->active && x == 0.0f) return 0;
     int rc = start_stop(s, p, 1, x, ramp_ms);
-    if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", "engine busy, try again");
+    if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", s->why);
     return rc;
 }
 
@@ -320,7 +458,7 @@ static int set_entry(hld_snaps_t *s, hld_snap_t *p, const hl_snapshot_t *m, char
     e->param = m->param;
     e->value = m->value;
     if (k == p->nset) p->nset++;
-    if (p->active) plan(s, effect_frame(s), 0);
+    if (p->active) replan(s);
     return 0;
 }
 
@@ -339,7 +477,7 @@ int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, ch
         }
         p->priority = m->priority;
         p->fade_ms = m->fade_ms >= 0.0f ? m->fade_ms : 0.0f;
-        if (p->active) plan(s, effect_frame(s), 0);
+        if (p->active) replan(s);
         return 0;
     }
     if (!p) return bad(msg, cap, HELIOD_EINVAL, "no snapshot named %s", m->name);
@@ -351,14 +489,14 @@ int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, ch
     default: break;
     }
     if (m->action == HL_SNAP_START || m->action == HL_SNAP_STOP) {
-        if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", "engine busy, try again");
+        if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", s->why);
         return rc;
     }
     /* REMOVE: cut back at once */
     int was = p->active;
     memset(p, 0, sizeof *p);
     s->n--;
-    if (was) plan(s, effect_frame(s), 0);
+    if (was) replan(s);
     return 0;
 }
 
@@ -373,16 +511,22 @@ int hld_snaps_bus_gain(hld_snaps_t *s, int bus, float db, uint32_t ramp_frames) 
         }
         return rc;
     }
+    float old = s->base_db[k];
+    uint8_t was = s->base_set[k];
     s->base_db[k] = db;
     s->base_set[k] = 1;
-    plan(s, effect_frame(s), ramp_frames); /* the running segment, from the new base */
-    return 0;
+    int rc = plan(s, effect_frame(s), ramp_frames); /* the blend from the new base */
+    if (rc != 0) {                                  /* nothing changed: the client retries */
+        s->base_db[k] = old;
+        s->base_set[k] = was;
+    }
+    return rc;
 }
 
 void hld_snaps_rebase(hld_snaps_t *s) {
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
         if (s->s[i].name[0] && s->s[i].active) {
-            plan(s, effect_frame(s), 0);
+            replan(s);
             return;
         }
 }

@@ -31,6 +31,7 @@
 
 #include "buses.h"
 #include "hl_proto.h"
+#include "hld_limits.h"
 
 #define HLD_SNAP_PAST 4 /* glides kept: a ranking lead of a parameter's 10 ms steps */
 
@@ -71,11 +72,13 @@ typedef struct {
     uint32_t n;                           /* defined */
     float base_db[HL_MAX_BUSES + 1];      /* index bus + 1 (0: master): the clients' fader */
     uint8_t base_set[HL_MAX_BUSES + 1];   /* base_db holds it (else the mixer's is read) */
-    uint8_t touched[HL_MAX_BUSES + 1];    /* the last plan set this bus's gain */
-    float sent_lin[HL_MAX_BUSES + 1];     /* and the gain it sent */
-    uint8_t fx_touched[HL_MAX_BUSES + 1]; /* bit k: the last plan set insert k */
-    uint64_t next_break;                  /* frame to plan the next segment at, 0: none */
-    int force; /* the next plans send every blended gain, changed or not */
+    uint8_t touched[HL_MAX_BUSES + 1];    /* the last plan's stack sets this bus's gain */
+    uint8_t fx_touched[HL_MAX_BUSES + 1]; /* bit k: ... insert k */
+    uint64_t next_break;                  /* frame a stopped snapshot leaves the stack, 0: none */
+    int retry;                            /* a plan found no room: the tick plans again */
+    uint64_t pend[HLD_SNAP_SCHED_MAX];    /* frames of the plans' scheduled commands pushed */
+    uint32_t npend;                       /* (those applied are dropped at the next plan) */
+    char why[HL_MAX_MSG + 1];             /* the last plan's refusal */
     uint64_t seq;
     hld_buses_t *buses;
     hl_mixer_t *mx;
