@@ -288,8 +288,7 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
         s->npend = pend_before; /* nothing was cancelled */
     } else {
         uint32_t tag = hl_mixer_cmd_tag(s->mx, HLD_TAG_SNAPSHOTS);
-        if (later)
-            rc = hl_mixer_sched_cancel_from(s->mx, HLD_TAG_SNAPSHOTS, from, 0, hld_now_ns());
+        if (later) rc = hl_mixer_sched_cancel_from(s->mx, HLD_TAG_SNAPSHOTS, from, 0, hld_now_ns());
         if (rc == 0) rc = plan_run(s, &pl, from, ramp_none, 0);
         hl_mixer_cmd_tag(s->mx, tag);
         if (rc == 0) {
