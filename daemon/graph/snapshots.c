@@ -276,8 +276,8 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
     int rc = 0;
     if (keep + pl.sched > HLD_SNAP_SCHED_MAX) {
         snprintf(s->why, sizeof s->why,
-                 "snapshot schedule full: the blend needs %u scheduled commands, %u are pending "
-                 "(at most %d); retry once some are due",
+                 "snapshot schedule full: the blend needs %u more scheduled commands, %u are "
+                 "pending (at most %d); retry once some are due",
                  (unsigned)pl.sched, (unsigned)keep, HLD_SNAP_SCHED_MAX);
         rc = HELIOD_EBUSY;
     } else if (cmds > ring || pl.sched > hl_mixer_sched_room(s->mx)) {

@@ -3,10 +3,13 @@
  * an 8-bus snapshot crossfade rendered offline (`heliod --render`) lands on
  * its level and ends within one block of its fade time, and glides back on
  * stop; two renders of a score that stacks snapshots are byte-identical;
+ * two snapshots whose fades overlap on one bus follow the plan frame by
+ * frame (the rule's value on every breakpoint, planned ahead on its frame);
  * the blending rule (priority order, intensity interpolating in dB) read
  * back from the buses' faders; the permission, quota and hostile-input
  * refusals (unknown names and buses, NaN, out-of-range values, a flood of
- * definitions charged to the process before any slot is taken).
+ * definitions charged to the process before any slot is taken, the cap on
+ * the plans' scheduled commands).
  */
 #include <limits.h>
 #include <math.h>
@@ -469,9 +472,10 @@ static void test_rule_and_refusals(void **state) {
     assert_int_equal(heliod_snapshot_set(h, "low", "music", HELIOD_SNAP_GAIN, 0, 0, -6),
                      HELIOD_EPERM);
     /* a flood of starts and stops: each is taken or refused EBUSY (nothing
-     * changed), and once it settles the fader is its base again */
+     * changed), and once it settles the fader is its base again (1500 of
+     * them: the scheduled flood below pays for the rest) */
     int busy = 0;
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < 1500; i++) {
         int rc =
             (i & 1) ? heliod_snapshot_stop(h, "low", 0) : heliod_snapshot_start(h, "low", 5, 1);
         assert_true(rc == 0 || rc == HELIOD_EBUSY);
@@ -480,7 +484,7 @@ static void test_rule_and_refusals(void **state) {
     assert_int_equal(heliod_snapshot_stop(h, "low", 0), 0);
     wait_idle(h, "low", HELIOD_SNAP_IDLE);
     assert_true(fabsf(bus_gain(h, "mine") - -6.0f) < 0.01f);
-    print_message("flood of 3000 starts/stops: %d refused EBUSY\n", busy);
+    print_message("flood of 1500 starts/stops: %d refused EBUSY\n", busy);
     /* a flood of definitions: the process's quota (16) is refused before a slot */
     int ok = 0, quota = 0;
     for (int i = 0; i < 40; i++) {
@@ -493,6 +497,23 @@ static void test_rule_and_refusals(void **state) {
     print_message("flood: %d defined, %d refused EQUOTA\n", ok, quota);
     assert_int_equal(ok + 1, 16); /* with low (high was removed) */
     assert_int_equal(quota, 40 - ok);
+    /* the plans' scheduled commands are capped (HLD_SNAP_SCHED_MAX, 1024):
+     * starts scheduled a frame apart two seconds ahead each keep the one
+     * before's first command (on its frame), until the cap refuses one,
+     * EBUSY naming it; the mix is unchanged by the refused one */
+    heliod_clock_t k;
+    assert_int_equal(heliod_clock(h, &k), 0);
+    int taken = 0, rc = 0;
+    for (int i = 0; i < 1100 && rc == 0; i++) {
+        heliod_at_frame(h, k.frame + 96000 + (uint64_t)i);
+        rc = heliod_snapshot_start(h, "low", 1000, (i & 1) ? 1.0f : 0.5f);
+        taken += rc == 0;
+    }
+    heliod_at_frame(h, 0);
+    print_message("scheduled starts: %d taken, then %d: %s\n", taken, rc, heliod_last_error(h));
+    assert_int_equal(rc, HELIOD_EBUSY);
+    assert_non_null(strstr(heliod_last_error(h), "snapshot schedule full"));
+    assert_true(taken >= 1000 && taken <= 1024);
     heliod_close(h);
 }
 
