@@ -16,13 +16,17 @@
  * Gains blend in dB (-inf counts as -144), a mute as a factor 0..1 on the
  * bus's gain (a snapshot cannot unmute a bus its client muted), effect
  * parameters linearly. The result goes to the mixer as ordinary ramped bus
- * gain and effect-parameter commands: at each change (START, STOP, a new
- * intensity, a base change) the daemon computes the values at the next
- * breakpoint (the nearest fade start or end) and ramps to them over the
- * frames left; the poll tick that follows a breakpoint plans the next
- * segment. A single fade is thus one ramp ending on its exact frame.
- * Effect parameters ride the same ramp: the audio thread glides them
- * (hl_fx_params_t.ramp_frames), so nothing steps with the poll ticks.
+ * gain and effect-parameter commands, planned ahead: at each change (START,
+ * STOP, a new intensity, a base change, on its frame) the daemon takes every
+ * breakpoint after it (each fade start or end of the stack) and ramps every
+ * blended setting to its value at the first, then from each breakpoint to
+ * the next with commands scheduled on the breakpoint's frame. They carry the
+ * tag HLD_TAG_SNAPSHOTS (hl_mixer_cmd_tag): the next change cancels those
+ * from its frame on (hl_mixer_sched_cancel_from) and plans again. So a stack
+ * of overlapping fades reaches each breakpoint's value on its exact frame
+ * whatever the poll ticks do; at most HLD_SNAP_SCHED_MAX of them are pending
+ * (beyond: EBUSY, nothing changed). Effect parameters ride the same ramps:
+ * the audio thread glides them (hl_fx_params_t.ramp_frames).
  */
 #ifndef HLD_SNAPSHOTS_H
 #define HLD_SNAPSHOTS_H
