@@ -189,7 +189,11 @@ static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
  * on, each setting ramping to its blend at the segment's end. The first
  * segment sends every blended setting (it takes over whatever ramp ran);
  * a later one only what changes over it. Without breakpoints: the blend at
- * `from`, ramped over ramp_none. 0, or the mixer's error. */
+ * `from`, ramped over ramp_none. Effect parameters ride the same ramps (the
+ * audio thread glides them) but the compressor's attack and release and the
+ * reverb's size and pre-delay, which step to the segment's end value on its
+ * first frame (time constants and delay lengths: see PROTOCOL.md). 0, or
+ * the mixer's error. */
 static int plan_run(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_none, int dry) {
     static float prev_fx[HL_MAX_BUSES + 1][HL_MAX_FX][HL_FX_PARAMS]; /* main thread only */
     float prev_gain[HL_MAX_BUSES + 1] = {0};
