@@ -428,14 +428,13 @@ static void test_cancel(void **state) {
  * a few hundred frames), those at or after it go, an untagged one stays. */
 static void test_cancel_from(void **state) {
     (void)state;
-    hl_pcm_t *dc = test_pcm_dc(8192, 1, LEVEL);
     hl_mixer_t *m = test_mixer_new(8, 0);
-    float *out = new_out(4096);
-    uint64_t now = 0, v = 0;
-    hl_voice_params_t p = test_params(dc);
-    p.pan = 1.0f; /* right only: out[2f + 1] */
-    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
     assert_int_equal(hl_mixer_cmd_tag(m, 77), 0);
+    uint64_t now = 0, v = 0;
+    hl_pcm_t *dc = test_pcm_dc(8192, 1, LEVEL);
+    hl_voice_params_t p = test_params(dc);
+    p.pan = 1.0f;                                             /* right only: out[2f + 1] */
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0); /* untagged: a voice's */
     static const uint64_t at[3] = {1000, 2000, 3000};
     static const float g[3] = {0.5f, 0.25f, 0.125f};
     for (int i = 0; i < 3; i++) {
@@ -446,6 +445,7 @@ static void test_cancel_from(void **state) {
     hl_mixer_at(m, 3500); /* untagged: stays */
     assert_int_equal(hl_mixer_set_bus_gain(m, HL_BUS_SFX, 0.75f, 0, now), 0);
     hl_mixer_at(m, 0);
+    float *out = new_out(4096);
     test_render(m, out, 512, 256, &now); /* in the heap now */
     assert_int_equal(hl_mixer_sched_pending(m), 4);
     assert_int_equal(hl_mixer_sched_cancel_from(m, 0, 0, 0, now), HELIOD_EINVAL);
