@@ -95,18 +95,37 @@ static float base_db(hld_snaps_t *s, int bus) {
     return s->base_db[k];
 }
 
-/* What a plan covers: the stack in blending order, the settings it blends
- * (the stack's and the last plan's), and the breakpoints after its frame. */
-#define SNAP_BRK (HL_MAX_SNAPSHOTS * (2 + 2 * HLD_SNAP_PAST))
+/* What a plan covers: the stack in blending order, its live settings in
+ * that order, the settings it blends (the stack's and the last plan's), the
+ * breakpoints after its frame, and the commands it makes. */
+#define SNAP_BRK  (HL_MAX_SNAPSHOTS * (2 + 2 * HLD_SNAP_PAST))
+#define SNAP_ENTS (HL_MAX_SNAPSHOTS * HL_SNAP_ENTRIES)
+#define SNAP_CMDS (HLD_SNAP_SCHED_MAX + (HL_MAX_BUSES + 1) * (1 + HL_MAX_FX))
+typedef struct {
+    uint8_t j, target, f, param; /* stack index, HL_SNAPT_*, insert, parameter */
+    int16_t k;                   /* bus + 1 */
+    float value;
+} plan_ent_t;
+typedef struct {
+    uint64_t at;   /* hl_mixer_at: the request's frame (segment 0), else a breakpoint */
+    uint32_t ramp; /* frames */
+    int16_t k;     /* bus + 1 */
+    int8_t f;      /* insert, -1: the fader (v[0], linear) */
+    float v[HL_FX_PARAMS];
+} plan_cmd_t;
 typedef struct {
     hld_snap_t *st[HL_MAX_SNAPSHOTS];
     uint32_t n;
+    plan_ent_t ent[SNAP_ENTS];
+    uint32_t nent;
     uint8_t gain[HL_MAX_BUSES + 1]; /* index bus + 1: its fader is blended */
     uint8_t fx[HL_MAX_BUSES + 1];   /* bit k: insert k is blended */
     uint8_t now_gain[HL_MAX_BUSES + 1], now_fx[HL_MAX_BUSES + 1]; /* the stack's own */
     uint64_t brk[SNAP_BRK];                                       /* ascending, distinct */
     uint32_t nb;
-    uint32_t cmds, sched; /* commands the plan sends, and how many of them are scheduled */
+    plan_cmd_t cmd[SNAP_CMDS];
+    uint32_t ncmd, sched; /* commands, and how many of them are scheduled */
+    int full;             /* more than cmd[] holds (then more than the cap) */
 } plan_t;
 
 static void add_brk(plan_t *pl, uint64_t f, uint64_t from) {
@@ -120,43 +139,13 @@ static void add_brk(plan_t *pl, uint64_t f, uint64_t from) {
     pl->nb++;
 }
 
-/* The blended fader of bus (linear) with the stack at intensities inten. */
-static float blend_gain(hld_snaps_t *s, const plan_t *pl, const double *inten, int bus) {
-    double db = base_db(s, bus), mute = 0.0;
-    for (uint32_t j = 0; j < pl->n; j++)
-        for (uint32_t e = 0; e < pl->st[j]->nset; e++) {
-            const hld_snap_set_t *x = &pl->st[j]->set[e];
-            if (x->bus != bus || x->target == HL_SNAPT_FX || !set_live(s, x)) continue;
-            if (x->target == HL_SNAPT_GAIN) {
-                double v = x->value > SNAP_FLOOR_DB ? x->value : SNAP_FLOOR_DB;
-                db += (v - db) * inten[j];
-            } else {
-                mute += (x->value - mute) * inten[j];
-            }
-        }
-    float lin = db <= SNAP_FLOOR_DB ? 0.0f : hl_db_to_lin((float)db) * (float)(1.0 - mute);
-    return lin >= 0.0f ? lin : 0.0f;
-}
-
-/* The blended parameters p of insert f (effect fx) of bus. */
-static void blend_fx(hld_snaps_t *s, const plan_t *pl, const double *inten, int bus, uint32_t f,
-                     const hld_fx_t *fx, float p[HL_FX_PARAMS]) {
-    memcpy(p, fx->p, HL_FX_PARAMS * sizeof p[0]);
-    for (uint32_t j = 0; j < pl->n; j++)
-        for (uint32_t e = 0; e < pl->st[j]->nset; e++) {
-            const hld_snap_set_t *x = &pl->st[j]->set[e];
-            if (x->bus != bus || x->target != HL_SNAPT_FX || x->fx_index != f ||
-                x->fx_kind != fx->kind || !set_live(s, x))
-                continue;
-            p[x->param] += (float)((x->value - p[x->param]) * inten[j]);
-        }
-}
-
-/* The stack at frame from, what it blends and its breakpoints: every frame
- * after `from` where a snapshot's intensity starts or stops gliding. */
+/* The stack at frame from, its live settings (an effect's only while the
+ * insert is of the kind it was set for), what it blends and its
+ * breakpoints: every frame after `from` where an intensity starts or stops
+ * gliding. */
 static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
     pl->n = stack(s, pl->st);
-    pl->nb = pl->cmds = pl->sched = 0;
+    pl->nb = pl->nent = 0;
     memset(pl->now_gain, 0, sizeof pl->now_gain);
     memset(pl->now_fx, 0, sizeof pl->now_fx);
     for (uint32_t j = 0; j < pl->n; j++) {
@@ -164,10 +153,22 @@ static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
         for (uint32_t e = 0; e < p->nset; e++) {
             const hld_snap_set_t *x = &p->set[e];
             if (!set_live(s, x)) continue;
-            if (x->target == HL_SNAPT_FX)
-                pl->now_fx[x->bus + 1] |= (uint8_t)(1u << x->fx_index);
-            else
-                pl->now_gain[x->bus + 1] = 1;
+            int k = x->bus + 1;
+            if (x->target == HL_SNAPT_FX) {
+                const hld_bus_t *rec = hld_bus_at(s->buses, x->bus);
+                if (!rec || x->fx_index >= rec->nfx || x->fx_index >= HL_MAX_FX ||
+                    rec->fx[x->fx_index]->kind != x->fx_kind)
+                    continue;
+                pl->now_fx[k] |= (uint8_t)(1u << x->fx_index);
+            } else {
+                pl->now_gain[k] = 1;
+            }
+            pl->ent[pl->nent++] = (plan_ent_t){.j = (uint8_t)j,
+                                               .target = x->target,
+                                               .f = x->fx_index,
+                                               .param = x->param,
+                                               .k = (int16_t)k,
+                                               .value = x->value};
         }
         for (uint32_t k = 0; k < p->npast; k++) { /* a past glide runs until the next starts */
             uint64_t until = k + 1 < p->npast ? p->past[k + 1].f0 : p->f0;
@@ -183,59 +184,103 @@ static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
     }
 }
 
-/* Counts (dry) or sends the plan's commands, segment by segment: the first
- * from `from` (on the mixer's frame, hl_mixer_at: the request's) to the
- * first breakpoint, every later one scheduled on the breakpoint it starts
- * on, each setting ramping to its blend at the segment's end. The first
- * segment sends every blended setting (it takes over whatever ramp ran);
- * a later one only what changes over it. Without breakpoints: the blend at
- * `from`, ramped over ramp_none. Effect parameters ride the same ramps (the
- * audio thread glides them) but the compressor's attack and release and the
- * reverb's size and pre-delay, which step to the segment's end value on its
- * first frame (time constants and delay lengths: see PROTOCOL.md). 0, or
- * the mixer's error. */
-static int plan_run(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_none, int dry) {
-    static float prev_fx[HL_MAX_BUSES + 1][HL_MAX_FX][HL_FX_PARAMS]; /* main thread only */
-    float prev_gain[HL_MAX_BUSES + 1] = {0};
+/* One command of segment i (at: its frame) if its values differ from the
+ * segment before's, or always in segment 0 (it takes over whatever ramp
+ * ran); prev keeps the last values sent. */
+static void plan_emit(plan_t *pl, uint32_t i, uint64_t at, uint32_t ramp, int k, int f,
+                      const float *v, float *prev) {
+    size_t len = (f < 0 ? 1 : HL_FX_PARAMS) * sizeof *v;
+    if (i > 0 && memcmp(v, prev, len) == 0) return;
+    memcpy(prev, v, len);
+    if (pl->ncmd == SNAP_CMDS) {
+        pl->full = 1;
+        return;
+    }
+    plan_cmd_t *c = &pl->cmd[pl->ncmd++];
+    c->at = at;
+    c->ramp = ramp;
+    c->k = (int16_t)k;
+    c->f = (int8_t)f;
+    memcpy(c->v, v, len);
+    pl->sched += at != 0;
+}
+
+/* The plan's commands, segment by segment: the first from `from` (on the
+ * mixer's frame, hl_mixer_at: the request's) to the first breakpoint,
+ * every later one scheduled on the breakpoint it starts on, each setting
+ * ramping to its blend at the segment's end; a later segment only sends
+ * what changes over it. Without breakpoints: the blend at `from`, ramped
+ * over ramp_none. Effect parameters ride the same ramps (the audio thread
+ * glides them) but the compressor's attack and release and the reverb's
+ * size and pre-delay, which step to the segment's end value on its first
+ * frame (time constants and delay lengths: see PROTOCOL.md). One pass over
+ * the stack's settings per segment. */
+static void plan_eval(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_none) {
+    static float cur[HL_MAX_BUSES + 1][1 + HL_MAX_FX][HL_FX_PARAMS]; /* [k][0][0]: the fader */
+    static float prev[HL_MAX_BUSES + 1][1 + HL_MAX_FX][HL_FX_PARAMS];
+    double db[HL_MAX_BUSES + 1], mute[HL_MAX_BUSES + 1], inten[HL_MAX_SNAPSHOTS];
+    const hld_bus_t *rec[HL_MAX_BUSES + 1];
     uint64_t at0 = hl_mixer_at_frame(s->mx);
     uint32_t nseg = pl->nb ? pl->nb : 1;
-    double inten[HL_MAX_SNAPSHOTS];
-    int rc = 0;
-    for (uint32_t i = 0; i < nseg && rc == 0; i++) {
+    pl->ncmd = pl->sched = 0;
+    pl->full = 0;
+    for (int k = 0; k <= HL_MAX_BUSES; k++)
+        rec[k] = pl->fx[k] ? hld_bus_at(s->buses, k - 1) : NULL;
+    for (uint32_t i = 0; i < nseg; i++) {
         uint64_t t0 = i ? pl->brk[i - 1] : from, t1 = pl->nb ? pl->brk[i] : from;
         uint32_t ramp = pl->nb ? (uint32_t)(t1 - t0) : ramp_none;
-        int sched = i ? 1 : at0 != 0;
-        if (!dry) hl_mixer_at(s->mx, i ? t0 : at0);
+        uint64_t at = i ? t0 : at0;
         for (uint32_t j = 0; j < pl->n; j++)
             inten[j] = intensity_at(pl->st[j], t1);
-        uint32_t sent = 0;
-        for (int k = 0; k <= HL_MAX_BUSES && rc == 0; k++) {
-            int bus = k - 1;
+        for (int k = 0; k <= HL_MAX_BUSES; k++) { /* the bases */
             if (pl->gain[k]) {
-                float lin = blend_gain(s, pl, inten, bus);
-                if (i == 0 || lin != prev_gain[k]) {
-                    prev_gain[k] = lin;
-                    sent++;
-                    if (!dry) rc = hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns());
-                }
+                db[k] = base_db(s, k - 1);
+                mute[k] = 0.0;
             }
-            hld_bus_t *rec = pl->fx[k] ? hld_bus_at(s->buses, bus) : NULL;
-            for (uint32_t f = 0; rec && f < rec->nfx && f < HL_MAX_FX && rc == 0; f++) {
-                if (!(pl->fx[k] >> f & 1u)) continue;
-                float p[HL_FX_PARAMS];
-                blend_fx(s, pl, inten, bus, f, rec->fx[f], p);
-                if (i > 0 && memcmp(p, prev_fx[k][f], sizeof p) == 0) continue;
-                memcpy(prev_fx[k][f], p, sizeof p);
-                sent++;
-                if (!dry) rc = hld_buses_fx_push(s->buses, bus, f, p, ramp);
+            for (uint32_t f = 0; rec[k] && f < rec[k]->nfx && f < HL_MAX_FX; f++)
+                if (pl->fx[k] >> f & 1u) memcpy(cur[k][1 + f], rec[k]->fx[f]->p, sizeof cur[k][0]);
+        }
+        for (uint32_t e = 0; e < pl->nent; e++) { /* lowest priority first */
+            const plan_ent_t *x = &pl->ent[e];
+            double w = inten[x->j];
+            if (x->target == HL_SNAPT_GAIN) {
+                double v = x->value > SNAP_FLOOR_DB ? x->value : SNAP_FLOOR_DB;
+                db[x->k] += (v - db[x->k]) * w;
+            } else if (x->target == HL_SNAPT_FX) {
+                float *p = &cur[x->k][1 + x->f][x->param];
+                *p += (float)((x->value - *p) * w);
+            } else {
+                mute[x->k] += (x->value - mute[x->k]) * w;
             }
         }
-        pl->cmds += sent;
-        if (sched) {
-            pl->sched += sent;
-            for (uint32_t c = 0; !dry && c < sent && s->npend < HLD_SNAP_SCHED_MAX; c++)
-                s->pend[s->npend++] = i ? t0 : at0;
+        for (int k = 0; k <= HL_MAX_BUSES; k++) {
+            if (pl->gain[k]) {
+                float lin = db[k] <= SNAP_FLOOR_DB
+                                ? 0.0f
+                                : hl_db_to_lin((float)db[k]) * (float)(1.0 - mute[k]);
+                cur[k][0][0] = lin >= 0.0f ? lin : 0.0f;
+                plan_emit(pl, i, at, ramp, k, -1, cur[k][0], prev[k][0]);
+            }
+            for (uint32_t f = 0; rec[k] && f < rec[k]->nfx && f < HL_MAX_FX; f++)
+                if (pl->fx[k] >> f & 1u)
+                    plan_emit(pl, i, at, ramp, k, (int)f, cur[k][1 + f], prev[k][1 + f]);
         }
+    }
+}
+
+/* Pushes the plan's commands, each on its frame, recording the scheduled
+ * ones' frames. 0, or the mixer's error (room was checked). */
+static int plan_push(hld_snaps_t *s, const plan_t *pl) {
+    uint64_t at0 = hl_mixer_at_frame(s->mx);
+    int rc = 0;
+    for (uint32_t c = 0; c < pl->ncmd && rc == 0; c++) {
+        const plan_cmd_t *x = &pl->cmd[c];
+        hl_mixer_at(s->mx, x->at);
+        if (x->f < 0)
+            rc = hl_mixer_set_bus_gain(s->mx, x->k - 1, x->v[0], x->ramp, hld_now_ns());
+        else
+            rc = hld_buses_fx_push(s->buses, x->k - 1, (uint32_t)x->f, x->v, x->ramp);
+        if (rc == 0 && x->at && s->npend < HLD_SNAP_SCHED_MAX) s->pend[s->npend++] = x->at;
     }
     hl_mixer_at(s->mx, at0);
     return rc;
@@ -269,8 +314,8 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
     }
     uint32_t pend_before = s->npend;
     s->npend = keep;
-    (void)plan_run(s, &pl, from, ramp_none, 1);
-    uint32_t cmds = pl.cmds + (later > 0);
+    plan_eval(s, &pl, from, ramp_none);
+    uint32_t cmds = pl.ncmd + (later > 0);
     uint64_t at = hl_mixer_at_frame(s->mx);
     hl_mixer_at(s->mx, 0);
     uint32_t ring = hl_mixer_cmd_room(s->mx);
@@ -278,11 +323,11 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
     uint32_t charge = hl_mixer_charge(s->mx, 0); /* the daemon's commands, not the client's */
     uint32_t limit = hl_mixer_sched_limit(s->mx, UINT32_MAX);
     int rc = 0;
-    if (keep + pl.sched > HLD_SNAP_SCHED_MAX) {
+    if (pl.full || keep + pl.sched > HLD_SNAP_SCHED_MAX) {
         snprintf(s->why, sizeof s->why,
-                 "snapshot schedule full: the blend needs %u more scheduled commands, %u are "
+                 "snapshot schedule full: the blend needs %s%u more scheduled commands, %u are "
                  "pending (at most %d); retry once some are due",
-                 (unsigned)pl.sched, (unsigned)keep, HLD_SNAP_SCHED_MAX);
+                 pl.full ? "over " : "", (unsigned)pl.sched, (unsigned)keep, HLD_SNAP_SCHED_MAX);
         rc = HELIOD_EBUSY;
     } else if (cmds > ring || pl.sched > hl_mixer_sched_room(s->mx)) {
         snprintf(s->why, sizeof s->why, "%s", "engine busy, try again");
@@ -293,10 +338,10 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
     } else {
         uint32_t tag = hl_mixer_cmd_tag(s->mx, HLD_TAG_SNAPSHOTS);
         if (later) rc = hl_mixer_sched_cancel_from(s->mx, HLD_TAG_SNAPSHOTS, from, 0, hld_now_ns());
-        if (rc == 0) rc = plan_run(s, &pl, from, ramp_none, 0);
+        if (rc == 0) rc = plan_push(s, &pl);
         hl_mixer_cmd_tag(s->mx, tag);
         if (rc == 0) {
-            s->cmds += pl.cmds;
+            s->cmds += pl.ncmd;
             memcpy(s->touched, pl.now_gain, sizeof s->touched);
             memcpy(s->fx_touched, pl.now_fx, sizeof s->fx_touched);
             s->retry = 0;
