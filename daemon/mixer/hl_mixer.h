@@ -700,10 +700,9 @@ uint32_t hl_mixer_sched_pending(const hl_mixer_t *m);
  * setters return the previous value. Main thread. */
 uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag);
 uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id);
-/* The cancellation tag of the commands pushed from now on that are not on a
- * voice (bus gains and mutes, effect parameters, ...; 0: none, the
- * default): scheduled ones carry it, and hl_mixer_sched_cancel(_from)(tag)
- * drops them. Returns the previous tag. Main thread. */
+/* The tag of the commands pushed from now on that are not on a voice (bus
+ * gains, effect parameters; 0: none, the default): hl_mixer_sched_cancel(_from)
+ * of it drops the scheduled ones. Returns the previous tag. Main thread. */
 uint32_t hl_mixer_cmd_tag(hl_mixer_t *m, uint32_t tag);
 /* Called on the main thread for every scheduled command pushed (after the
  * push): its frame, its charge id and its owner tag. NULL: none. */
@@ -724,10 +723,9 @@ uint32_t hl_mixer_sched_limit(hl_mixer_t *m, uint32_t n);
  * and not drained yet): 0, or HELIOD_EBUSY when the ring is full, or
  * HELIOD_EINVAL for tag 0. Main thread. */
 int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns);
-/* The same for the tagged commands scheduled at frame `from` or later only:
- * the earlier ones are kept (a plan re-made from a frame on). The sweep
- * (one pass over the schedule, at most HL_SCHED_MAX entries) is the audio
- * thread's whole cost. 0, HELIOD_EBUSY or HELIOD_EINVAL as above. */
+/* The same for the tagged commands scheduled at frame `from` or later only
+ * (a plan re-made from a frame on); the audio thread's cost is one sweep of
+ * its schedule (HL_SCHED_MAX entries at most). Returns as above. */
 int hl_mixer_sched_cancel_from(hl_mixer_t *m, uint32_t tag, uint64_t from, int reason,
                                uint64_t now_ns);
 
