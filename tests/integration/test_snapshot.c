@@ -498,14 +498,15 @@ static void test_rule_and_refusals(void **state) {
     assert_int_equal(ok + 1, 16); /* with low (high was removed) */
     assert_int_equal(quota, 40 - ok);
     /* the plans' scheduled commands are capped (HLD_SNAP_SCHED_MAX, 1024):
-     * starts scheduled a frame apart two seconds ahead each keep the one
+     * starts scheduled a frame apart a minute ahead (none falls due
+     * meanwhile, however slow the machine) each keep the one
      * before's first command (on its frame), until the cap refuses one,
      * EBUSY naming it; the mix is unchanged by the refused one */
     heliod_clock_t k;
     assert_int_equal(heliod_clock(h, &k), 0);
     int taken = 0, rc = 0;
     for (int i = 0; i < 1100 && rc == 0; i++) {
-        heliod_at_frame(h, k.frame + 96000 + (uint64_t)i);
+        heliod_at_frame(h, k.frame + 60 * RATE + (uint64_t)i);
         rc = heliod_snapshot_start(h, "low", 1000, (i & 1) ? 1.0f : 0.5f);
         taken += rc == 0;
     }
@@ -514,6 +515,12 @@ static void test_rule_and_refusals(void **state) {
     assert_int_equal(rc, HELIOD_EBUSY);
     assert_non_null(strstr(heliod_last_error(h), "snapshot schedule full"));
     assert_true(taken >= 1000 && taken <= 1024);
+    heliod_snapshot_info_t si[64];
+    size_t ns = 0;
+    assert_int_equal(heliod_snapshots(h, si, 64, &ns), 0);
+    for (size_t i = 0; i < ns; i++) /* the last taken start's target, not the refused one's */
+        if (strcmp(si[i].name, "low") == 0)
+            assert_true(si[i].target == (((taken - 1) & 1) ? 1.0f : 0.5f));
     heliod_close(h);
 }
 
