@@ -286,6 +286,15 @@ static int plan_push(hld_snaps_t *s, const plan_t *pl) {
     return rc;
 }
 
+/* Keeps the pending scheduled commands' frames in [clock, until): those
+ * before the clock were applied, those from `until` on are cancelled. */
+static void pend_keep(hld_snaps_t *s, uint64_t clock, uint64_t until) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->npend; k++)
+        if (s->pend[k] >= clock && s->pend[k] < until) s->pend[n++] = s->pend[k];
+    s->npend = n;
+}
+
 /* Plans from frame `from` on: every breakpoint's segment, ahead, on its own
  * frame (so nothing depends on when the poll ticks fall); what an earlier
  * plan scheduled from `from` on is cancelled first (its tag), what it
@@ -304,16 +313,11 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
      * `from` stay, the rest is cancelled */
     uint64_t clock = hl_mixer_frames(s->mx);
     uint32_t keep = 0, later = 0;
-    for (uint32_t k = 0; k < s->npend; k++) {
-        if (s->pend[k] < clock) continue; /* applied */
-        if (s->pend[k] >= from) {
+    for (uint32_t k = 0; k < s->npend; k++)
+        if (s->pend[k] >= from)
             later++;
-            continue;
-        }
-        s->pend[keep++] = s->pend[k];
-    }
-    uint32_t pend_before = s->npend;
-    s->npend = keep;
+        else if (s->pend[k] >= clock) /* (before: applied) */
+            keep++;
     plan_eval(s, &pl, from, ramp_none);
     uint32_t cmds = pl.ncmd + (later > 0);
     uint64_t at = hl_mixer_at_frame(s->mx);
@@ -333,9 +337,8 @@ static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
         snprintf(s->why, sizeof s->why, "%s", "engine busy, try again");
         rc = HELIOD_EBUSY;
     }
-    if (rc != 0) {
-        s->npend = pend_before; /* nothing was cancelled */
-    } else {
+    pend_keep(s, clock, rc != 0 ? UINT64_MAX : from); /* refused: nothing is cancelled */
+    if (rc == 0) {
         uint32_t tag = hl_mixer_cmd_tag(s->mx, HLD_TAG_SNAPSHOTS);
         if (later) rc = hl_mixer_sched_cancel_from(s->mx, HLD_TAG_SNAPSHOTS, from, 0, hld_now_ns());
         if (rc == 0) rc = plan_push(s, &pl);
