@@ -285,7 +285,7 @@ static void test_fx_render(void **state) {
  * ramp (linear gain) between, continuous at the request's frame; the
  * output's frame t carries the ramp's value at t + 1 (a ramp of L frames
  * reaches its target on its last frame). Rendered twice: byte-identical. */
-#define OV_T 48100 /* off the 256-frame period grid */
+#define OV_T 4900 /* off the 256-frame period grid */
 static const struct {
     int snap, at;  /* 0: A, 1: B; frame after OV_T */
     double target; /* intensity (0: stop) */
