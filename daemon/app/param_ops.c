@@ -275,7 +275,6 @@ void hld_params_bus_apply(void *user) {
     if (P->force) /* every binding again, changed or not (hld_vm_params_applied) */
         for (uint32_t k = 0; k < P->nbus; k++)
             P->bus[k].applied = 0;
-    d->snaps.force = P->force;
     uint32_t ramp = hld_ms_to_frames(d, (float)HLD_PARAM_EVAL_MS);
     for (uint32_t k = 0; k < P->nbus; k++) {
         hld_busbind_t *b = &P->bus[k];
@@ -345,7 +344,6 @@ void hld_params_bus_apply(void *user) {
         b->last = y; /* applied, or refused for good (the effect changed kind) */
         b->applied = 1;
     }
-    d->snaps.force = 0;
 }
 
 void hld_params_bus_tick(hld_daemon_t *d) {

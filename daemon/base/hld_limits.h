@@ -186,6 +186,11 @@
                                      * it), so a subscriber that never reads cannot grow the
                                      * daemon's memory through meters */
 
+#define HLD_TAG_SNAPSHOTS   0xFFFFFFFFu /* mixer cancellation tag of the snapshot plans' commands:
+                                     * never a client id (conn.c skips it) */
+#define HLD_SNAP_SCHED_MAX  1024 /* scheduled commands the snapshot plans hold in the mixer at
+                                  * once (a quarter of HL_SCHED_MAX): beyond, EBUSY */
+
 /* clang-format on */
 
 #endif /* HLD_LIMITS_H */

@@ -95,94 +95,276 @@ static float base_db(hld_snaps_t *s, int bus) {
     return s->base_db[k];
 }
 
-/* Sends the blend at frame t to the mixer, ramped over `ramp` frames: bus
- * gains and every effect parameter that glides (all but the compressor's
- * attack and release and the reverb's size and pre-delay, which move at
- * the ramp's start) reach their values on frame t, however the polls fall. */
-static void push_values(hld_snaps_t *s, hld_snap_t **st, uint32_t n, uint64_t t, uint32_t ramp) {
-    double inten[HL_MAX_SNAPSHOTS];
-    for (uint32_t j = 0; j < n; j++)
-        inten[j] = intensity_at(st[j], t);
-    uint8_t touched[HL_MAX_BUSES + 1] = {0}, fxt[HL_MAX_BUSES + 1] = {0};
-    for (uint32_t j = 0; j < n; j++)
-        for (uint32_t e = 0; e < st[j]->nset; e++) {
-            const hld_snap_set_t *x = &st[j]->set[e];
+/* What a plan covers: the stack in blending order, its live settings in
+ * that order, the settings it blends (the stack's and the last plan's), the
+ * breakpoints after its frame, and the commands it makes. */
+#define SNAP_BRK  (HL_MAX_SNAPSHOTS * (2 + 2 * HLD_SNAP_PAST))
+#define SNAP_ENTS (HL_MAX_SNAPSHOTS * HL_SNAP_ENTRIES)
+#define SNAP_CMDS (HLD_SNAP_SCHED_MAX + (HL_MAX_BUSES + 1) * (1 + HL_MAX_FX))
+typedef struct {
+    uint8_t j, target, f, param; /* stack index, HL_SNAPT_*, insert, parameter */
+    int16_t k;                   /* bus + 1 */
+    float value;
+} plan_ent_t;
+typedef struct {
+    uint64_t at;   /* hl_mixer_at: the request's frame (segment 0), else a breakpoint */
+    uint32_t ramp; /* frames */
+    int16_t k;     /* bus + 1 */
+    int8_t f;      /* insert, -1: the fader (v[0], linear) */
+    float v[HL_FX_PARAMS];
+} plan_cmd_t;
+typedef struct {
+    hld_snap_t *st[HL_MAX_SNAPSHOTS];
+    uint32_t n;
+    plan_ent_t ent[SNAP_ENTS];
+    uint32_t nent;
+    uint8_t gain[HL_MAX_BUSES + 1]; /* index bus + 1: its fader is blended */
+    uint8_t fx[HL_MAX_BUSES + 1];   /* bit k: insert k is blended */
+    uint8_t now_gain[HL_MAX_BUSES + 1], now_fx[HL_MAX_BUSES + 1]; /* the stack's own */
+    uint64_t brk[SNAP_BRK];                                       /* ascending, distinct */
+    uint32_t nb;
+    plan_cmd_t cmd[SNAP_CMDS];
+    uint32_t ncmd, sched; /* commands, and how many of them are scheduled */
+    int full;             /* more than cmd[] holds (then more than the cap) */
+} plan_t;
+
+static void add_brk(plan_t *pl, uint64_t f, uint64_t from) {
+    if (f <= from) return;
+    uint32_t k = pl->nb;
+    while (k > 0 && pl->brk[k - 1] > f)
+        k--;
+    if (k > 0 && pl->brk[k - 1] == f) return;
+    memmove(&pl->brk[k + 1], &pl->brk[k], (pl->nb - k) * sizeof pl->brk[0]);
+    pl->brk[k] = f;
+    pl->nb++;
+}
+
+/* The stack at frame from, its live settings (an effect's only while the
+ * insert is of the kind it was set for), what it blends and its
+ * breakpoints: every frame after `from` where an intensity starts or stops
+ * gliding. */
+static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
+    pl->n = stack(s, pl->st);
+    pl->nb = pl->nent = 0;
+    memset(pl->now_gain, 0, sizeof pl->now_gain);
+    memset(pl->now_fx, 0, sizeof pl->now_fx);
+    for (uint32_t j = 0; j < pl->n; j++) {
+        const hld_snap_t *p = pl->st[j];
+        for (uint32_t e = 0; e < p->nset; e++) {
+            const hld_snap_set_t *x = &p->set[e];
             if (!set_live(s, x)) continue;
-            if (x->target == HL_SNAPT_FX)
-                fxt[x->bus + 1] |= (uint8_t)(1u << x->fx_index);
-            else
-                touched[x->bus + 1] = 1;
-        }
-    for (int k = 0; k <= HL_MAX_BUSES; k++) {
-        int bus = k - 1;
-        if (touched[k] || s->touched[k]) {
-            double db = base_db(s, bus), mute = 0.0;
-            for (uint32_t j = 0; j < n; j++)
-                for (uint32_t e = 0; e < st[j]->nset; e++) {
-                    const hld_snap_set_t *x = &st[j]->set[e];
-                    if (x->bus != bus || x->target == HL_SNAPT_FX || !set_live(s, x)) continue;
-                    if (x->target == HL_SNAPT_GAIN) {
-                        double v = x->value > SNAP_FLOOR_DB ? x->value : SNAP_FLOOR_DB;
-                        db += (v - db) * inten[j];
-                    } else {
-                        mute += (x->value - mute) * inten[j];
-                    }
-                }
-            float lin = db <= SNAP_FLOOR_DB ? 0.0f : hl_db_to_lin((float)db) * (float)(1.0 - mute);
-            if (!(lin >= 0.0f)) lin = 0.0f;
-            if (!s->touched[k] || lin != s->sent_lin[k] || ramp == 0 || s->force) {
-                if (hl_mixer_set_bus_gain(s->mx, bus, lin, ramp, hld_now_ns()) == 0) {
-                    s->cmds++;
-                    s->sent_lin[k] = lin;
-                } else {
-                    s->sent_lin[k] = -1.0f; /* not sent: the next plan sends it */
-                }
+            int k = x->bus + 1;
+            if (x->target == HL_SNAPT_FX) {
+                const hld_bus_t *rec = hld_bus_at(s->buses, x->bus);
+                if (!rec || x->fx_index >= rec->nfx || x->fx_index >= HL_MAX_FX ||
+                    rec->fx[x->fx_index]->kind != x->fx_kind)
+                    continue;
+                pl->now_fx[k] |= (uint8_t)(1u << x->fx_index);
+            } else {
+                pl->now_gain[k] = 1;
             }
-            s->touched[k] = touched[k];
+            pl->ent[pl->nent++] = (plan_ent_t){.j = (uint8_t)j,
+                                               .target = x->target,
+                                               .f = x->fx_index,
+                                               .param = x->param,
+                                               .k = (int16_t)k,
+                                               .value = x->value};
         }
-        uint8_t fxall = fxt[k] | s->fx_touched[k];
-        hld_bus_t *rec = hld_bus_at(s->buses, bus);
-        for (uint32_t f = 0; fxall && rec && f < rec->nfx && f < 8; f++) {
-            if (!(fxall >> f & 1u)) continue;
-            const hld_fx_t *fx = rec->fx[f];
-            float p[HL_FX_PARAMS];
-            memcpy(p, fx->p, sizeof p);
-            for (uint32_t j = 0; j < n; j++)
-                for (uint32_t e = 0; e < st[j]->nset; e++) {
-                    const hld_snap_set_t *x = &st[j]->set[e];
-                    if (x->bus != bus || x->target != HL_SNAPT_FX || x->fx_index != f ||
-                        x->fx_kind != fx->kind || !set_live(s, x))
-                        continue;
-                    p[x->param] += (float)((x->value - p[x->param]) * inten[j]);
-                }
-            if (hld_buses_fx_push(s->buses, bus, f, p, ramp) == 0) s->cmds++;
+        for (uint32_t k = 0; k < p->npast; k++) { /* a past glide runs until the next starts */
+            uint64_t until = k + 1 < p->npast ? p->past[k + 1].f0 : p->f0;
+            add_brk(pl, p->past[k].f0, from);
+            if (p->past[k].f1 < until) add_brk(pl, p->past[k].f1, from);
         }
-        s->fx_touched[k] = fxt[k];
+        add_brk(pl, p->f0, from);
+        add_brk(pl, p->f1, from);
+    }
+    for (int k = 0; k <= HL_MAX_BUSES; k++) {
+        pl->gain[k] = pl->now_gain[k] | s->touched[k];
+        pl->fx[k] = pl->now_fx[k] | s->fx_touched[k];
     }
 }
 
-/* Plans from frame now: ramps every blended setting to its value at the
- * next breakpoint; drops the snapshots that finished fading out. */
-static void plan(hld_snaps_t *s, uint64_t now, uint32_t ramp_none) {
+/* One command of segment i (at: its frame) if its values differ from the
+ * segment before's, or always in segment 0 (it takes over whatever ramp
+ * ran); prev keeps the last values sent. */
+static void plan_emit(plan_t *pl, uint32_t i, uint64_t at, uint32_t ramp, int k, int f,
+                      const float *v, float *prev) {
+    size_t len = (f < 0 ? 1 : HL_FX_PARAMS) * sizeof *v;
+    if (i > 0 && memcmp(v, prev, len) == 0) return;
+    memcpy(prev, v, len);
+    if (pl->ncmd == SNAP_CMDS) {
+        pl->full = 1;
+        return;
+    }
+    plan_cmd_t *c = &pl->cmd[pl->ncmd++];
+    c->at = at;
+    c->ramp = ramp;
+    c->k = (int16_t)k;
+    c->f = (int8_t)f;
+    memcpy(c->v, v, len);
+    pl->sched += at != 0;
+}
+
+/* The plan's commands, segment by segment: the first from `from` (on the
+ * mixer's frame, hl_mixer_at: the request's) to the first breakpoint,
+ * every later one scheduled on the breakpoint it starts on, each setting
+ * ramping to its blend at the segment's end; a later segment only sends
+ * what changes over it. Without breakpoints: the blend at `from`, ramped
+ * over ramp_none. Effect parameters ride the same ramps (the audio thread
+ * glides them) but the compressor's attack and release and the reverb's
+ * size and pre-delay, which step to the segment's end value on its first
+ * frame (time constants and delay lengths: see PROTOCOL.md). One pass over
+ * the stack's settings per segment. */
+static void plan_eval(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_none) {
+    static float cur[HL_MAX_BUSES + 1][1 + HL_MAX_FX][HL_FX_PARAMS]; /* [k][0][0]: the fader */
+    static float prev[HL_MAX_BUSES + 1][1 + HL_MAX_FX][HL_FX_PARAMS];
+    double db[HL_MAX_BUSES + 1], mute[HL_MAX_BUSES + 1], inten[HL_MAX_SNAPSHOTS];
+    const hld_bus_t *rec[HL_MAX_BUSES + 1];
+    uint64_t at0 = hl_mixer_at_frame(s->mx);
+    uint32_t nseg = pl->nb ? pl->nb : 1;
+    pl->ncmd = pl->sched = 0;
+    pl->full = 0;
+    for (int k = 0; k <= HL_MAX_BUSES; k++)
+        rec[k] = pl->fx[k] ? hld_bus_at(s->buses, k - 1) : NULL;
+    for (uint32_t i = 0; i < nseg; i++) {
+        uint64_t t0 = i ? pl->brk[i - 1] : from, t1 = pl->nb ? pl->brk[i] : from;
+        uint32_t ramp = pl->nb ? (uint32_t)(t1 - t0) : ramp_none;
+        uint64_t at = i ? t0 : at0;
+        for (uint32_t j = 0; j < pl->n; j++)
+            inten[j] = intensity_at(pl->st[j], t1);
+        for (int k = 0; k <= HL_MAX_BUSES; k++) { /* the bases */
+            if (pl->gain[k]) {
+                db[k] = base_db(s, k - 1);
+                mute[k] = 0.0;
+            }
+            for (uint32_t f = 0; rec[k] && f < rec[k]->nfx && f < HL_MAX_FX; f++)
+                if (pl->fx[k] >> f & 1u) memcpy(cur[k][1 + f], rec[k]->fx[f]->p, sizeof cur[k][0]);
+        }
+        for (uint32_t e = 0; e < pl->nent; e++) { /* lowest priority first */
+            const plan_ent_t *x = &pl->ent[e];
+            double w = inten[x->j];
+            if (x->target == HL_SNAPT_GAIN) {
+                double v = x->value > SNAP_FLOOR_DB ? x->value : SNAP_FLOOR_DB;
+                db[x->k] += (v - db[x->k]) * w;
+            } else if (x->target == HL_SNAPT_FX) {
+                float *p = &cur[x->k][1 + x->f][x->param];
+                *p += (float)((x->value - *p) * w);
+            } else {
+                mute[x->k] += (x->value - mute[x->k]) * w;
+            }
+        }
+        for (int k = 0; k <= HL_MAX_BUSES; k++) {
+            if (pl->gain[k]) {
+                float lin = db[k] <= SNAP_FLOOR_DB
+                                ? 0.0f
+                                : hl_db_to_lin((float)db[k]) * (float)(1.0 - mute[k]);
+                cur[k][0][0] = lin >= 0.0f ? lin : 0.0f;
+                plan_emit(pl, i, at, ramp, k, -1, cur[k][0], prev[k][0]);
+            }
+            for (uint32_t f = 0; rec[k] && f < rec[k]->nfx && f < HL_MAX_FX; f++)
+                if (pl->fx[k] >> f & 1u)
+                    plan_emit(pl, i, at, ramp, k, (int)f, cur[k][1 + f], prev[k][1 + f]);
+        }
+    }
+}
+
+/* Pushes the plan's commands, each on its frame, recording the scheduled
+ * ones' frames. 0, or the mixer's error (room was checked). */
+static int plan_push(hld_snaps_t *s, const plan_t *pl) {
+    uint64_t at0 = hl_mixer_at_frame(s->mx);
+    int rc = 0;
+    for (uint32_t c = 0; c < pl->ncmd && rc == 0; c++) {
+        const plan_cmd_t *x = &pl->cmd[c];
+        hl_mixer_at(s->mx, x->at);
+        if (x->f < 0)
+            rc = hl_mixer_set_bus_gain(s->mx, x->k - 1, x->v[0], x->ramp, hld_now_ns());
+        else
+            rc = hld_buses_fx_push(s->buses, x->k - 1, (uint32_t)x->f, x->v, x->ramp);
+        if (rc == 0 && x->at && s->npend < HLD_SNAP_SCHED_MAX) s->pend[s->npend++] = x->at;
+    }
+    hl_mixer_at(s->mx, at0);
+    return rc;
+}
+
+/* Keeps the pending scheduled commands' frames in [clock, until): those
+ * before the clock were applied, those from `until` on are cancelled. */
+static void pend_keep(hld_snaps_t *s, uint64_t clock, uint64_t until) {
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < s->npend; k++)
+        if (s->pend[k] >= clock && s->pend[k] < until) s->pend[n++] = s->pend[k];
+    s->npend = n;
+}
+
+/* Plans from frame `from` on: every breakpoint's segment, ahead, on its own
+ * frame (so nothing depends on when the poll ticks fall); what an earlier
+ * plan scheduled from `from` on is cancelled first (its tag), what it
+ * scheduled before stays. Drops the snapshots that finished fading out.
+ * 0, or HELIOD_EBUSY with s->why (nothing sent): the command ring, the
+ * schedule, or the plans' own cap (HLD_SNAP_SCHED_MAX) has no room. */
+static int plan(hld_snaps_t *s, uint64_t from, uint32_t ramp_none) {
     uint64_t t0 = mono_ns();
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) {
         hld_snap_t *p = &s->s[i];
-        if (p->name[0] && p->active && p->stopping && now >= p->f1) p->active = p->stopping = 0;
+        if (p->name[0] && p->active && p->stopping && from >= p->f1) p->active = p->stopping = 0;
     }
-    hld_snap_t *st[HL_MAX_SNAPSHOTS];
-    uint32_t n = stack(s, st);
-    uint64_t brk = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        if (st[j]->f0 > now && (!brk || st[j]->f0 < brk)) brk = st[j]->f0;
-        if (st[j]->f1 > now && (!brk || st[j]->f1 < brk)) brk = st[j]->f1;
+    static plan_t pl; /* main thread only; big (breakpoints) */
+    plan_scope(s, &pl, from);
+    /* the scheduled commands of earlier plans still pending: those before
+     * `from` stay, the rest is cancelled */
+    uint64_t clock = hl_mixer_frames(s->mx);
+    uint32_t keep = 0, later = 0;
+    for (uint32_t k = 0; k < s->npend; k++)
+        if (s->pend[k] >= from)
+            later++;
+        else if (s->pend[k] >= clock) /* (before: applied) */
+            keep++;
+    plan_eval(s, &pl, from, ramp_none);
+    uint32_t cmds = pl.ncmd + (later > 0);
+    uint64_t at = hl_mixer_at_frame(s->mx);
+    hl_mixer_at(s->mx, 0);
+    uint32_t ring = hl_mixer_cmd_room(s->mx);
+    hl_mixer_at(s->mx, at);
+    uint32_t charge = hl_mixer_charge(s->mx, 0); /* the daemon's commands, not the client's */
+    uint32_t limit = hl_mixer_sched_limit(s->mx, UINT32_MAX);
+    int rc = 0;
+    if (pl.full || keep + pl.sched > HLD_SNAP_SCHED_MAX) {
+        snprintf(s->why, sizeof s->why,
+                 "snapshot schedule full: the blend needs %s%u more scheduled commands, %u are "
+                 "pending (at most %d); retry once some are due",
+                 pl.full ? "over " : "", (unsigned)pl.sched, (unsigned)keep, HLD_SNAP_SCHED_MAX);
+        rc = HELIOD_EBUSY;
+    } else if (cmds > ring || pl.sched > hl_mixer_sched_room(s->mx)) {
+        snprintf(s->why, sizeof s->why, "%s", "engine busy, try again");
+        rc = HELIOD_EBUSY;
     }
-    uint32_t ramp = brk ? (uint32_t)(brk - now) : ramp_none;
-    push_values(s, st, n, brk ? brk : now, ramp);
-    s->next_break = brk;
+    pend_keep(s, clock, rc != 0 ? UINT64_MAX : from); /* refused: nothing is cancelled */
+    if (rc == 0) {
+        uint32_t tag = hl_mixer_cmd_tag(s->mx, HLD_TAG_SNAPSHOTS);
+        if (later) rc = hl_mixer_sched_cancel_from(s->mx, HLD_TAG_SNAPSHOTS, from, 0, hld_now_ns());
+        if (rc == 0) rc = plan_push(s, &pl);
+        hl_mixer_cmd_tag(s->mx, tag);
+        if (rc == 0) {
+            s->cmds += pl.ncmd;
+            memcpy(s->touched, pl.now_gain, sizeof s->touched);
+            memcpy(s->fx_touched, pl.now_fx, sizeof s->fx_touched);
+            s->retry = 0;
+        } else { /* room was checked: not expected; the tick plans again */
+            snprintf(s->why, sizeof s->why, "%s", "engine busy, try again");
+            s->retry = 1;
+        }
+    }
+    hl_mixer_charge(s->mx, charge);
+    hl_mixer_sched_limit(s->mx, limit);
+    /* the tick drops a stopped snapshot once its fade is over */
+    s->next_break = 0;
+    for (uint32_t j = 0; j < pl.n; j++)
+        if (pl.st[j]->stopping && (!s->next_break || pl.st[j]->f1 < s->next_break))
+            s->next_break = pl.st[j]->f1;
     uint64_t dt = mono_ns() - t0;
     s->plans++;
     s->plan_ns_total += dt;
     if (dt > s->plan_ns_max) s->plan_ns_max = dt;
+    return rc;
 }
 
 /* The frame a change made now takes effect at (a scheduled request's). */
@@ -190,14 +372,31 @@ static uint64_t effect_frame(const hld_snaps_t *s) {
     return hl_mixer_effect_frame(s->mx);
 }
 
+/* A plan made for a change that cannot be refused (a definition, a base):
+ * if it finds no room, the tick plans again from where the clock is. */
+static void replan(hld_snaps_t *s) {
+    if (plan(s, effect_frame(s), 0) != 0) s->retry = 1;
+}
+
 void hld_snaps_tick(hld_snaps_t *s) {
-    if (!s->next_break) return;
     uint64_t now = hl_mixer_frames(s->mx);
-    if (now < s->next_break) return;
-    uint64_t save = hl_mixer_at_frame(s->mx);
-    hl_mixer_at(s->mx, 0);
-    plan(s, now, 0); /* between breakpoints everything glides on the audio thread */
-    hl_mixer_at(s->mx, save);
+    if (s->retry) {
+        uint64_t save = hl_mixer_at_frame(s->mx);
+        hl_mixer_at(s->mx, 0);
+        (void)plan(s, now, 0);
+        hl_mixer_at(s->mx, save);
+    }
+    if (!s->next_break || now < s->next_break) return;
+    /* every segment is in the mixer already: only the stack's book-keeping */
+    s->next_break = 0;
+    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) {
+        hld_snap_t *p = &s->s[i];
+        if (!p->name[0] || !p->active || !p->stopping) continue;
+        if (now >= p->f1)
+            p->active = p->stopping = 0;
+        else if (!s->next_break || p->f1 < s->next_break)
+            s->next_break = p->f1;
+    }
 }
 
 /* Snapshot p glides from its intensity at `now` to x over `frames`. */
@@ -228,30 +427,20 @@ static void glide(hld_snaps_t *s, hld_snap_t *p, uint64_t now, double x, uint32_
     p->f1 = now + frames;
 }
 
-/* Room in the command ring for a plan of the stack with p in it: one
- * command per setting at most, and the buses a finished plan lets go. */
-static int plan_room(const hld_snaps_t *s, const hld_snap_t *p) {
-    uint32_t need = p->active ? 0 : p->nset;
-    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
-        if (s->s[i].name[0] && s->s[i].active) need += s->s[i].nset;
-    need += HL_MAX_BUSES + 1;
-    return hl_mixer_cmd_room(s->mx) >= need;
-}
-
 static int start_stop(hld_snaps_t *s, hld_snap_t *p, int start, float x, float fade_ms) {
-    if (!plan_room(s, p)) return HELIOD_EBUSY; /* nothing changed: the client retries */
-    uint64_t now = effect_frame(s);
+    if (!start && !p->active) return 0;
+    uint64_t now = effect_frame(s), seq = s->seq;
     float ms = fade_ms >= 0.0f ? fade_ms : p->fade_ms;
-    if (start) {
-        glide(s, p, now, x, ms_frames(s, ms));
-        p->stopping = 0;
-    } else {
-        if (!p->active) return 0;
-        glide(s, p, now, 0.0, ms_frames(s, ms));
-        p->stopping = 1;
+    static hld_snap_t save; /* main thread only */
+    save = *p;
+    glide(s, p, now, start ? x : 0.0, ms_frames(s, ms));
+    p->stopping = !start;
+    int rc = plan(s, now, 0);
+    if (rc != 0) { /* nothing changed: the client retries */
+        *p = save;
+        s->seq = seq;
     }
-    plan(s, now, 0);
-    return 0;
+    return rc;
 }
 
 int hld_snaps_set_intensity(hld_snaps_t *s, const char *name, float x, float ramp_ms, char *msg,
@@ -264,7 +453,7 @@ int hld_snaps_set_intensity(hld_snaps_t *s, const char *name, float x, float ram
         return bad(msg, cap, HELIOD_EINVAL, "%s", "ramp_ms: must be in [0, 60000]");
     if (!p->active && x == 0.0f) return 0;
     int rc = start_stop(s, p, 1, x, ramp_ms);
-    if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", "engine busy, try again");
+    if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", s->why);
     return rc;
 }
 
@@ -320,7 +509,7 @@ static int set_entry(hld_snaps_t *s, hld_snap_t *p, const hl_snapshot_t *m, char
     e->param = m->param;
     e->value = m->value;
     if (k == p->nset) p->nset++;
-    if (p->active) plan(s, effect_frame(s), 0);
+    if (p->active) replan(s);
     return 0;
 }
 
@@ -339,7 +528,7 @@ int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, ch
         }
         p->priority = m->priority;
         p->fade_ms = m->fade_ms >= 0.0f ? m->fade_ms : 0.0f;
-        if (p->active) plan(s, effect_frame(s), 0);
+        if (p->active) replan(s);
         return 0;
     }
     if (!p) return bad(msg, cap, HELIOD_EINVAL, "no snapshot named %s", m->name);
@@ -351,14 +540,14 @@ int hld_snaps_request(hld_snaps_t *s, const hl_snapshot_t *m, uint32_t owner, ch
     default: break;
     }
     if (m->action == HL_SNAP_START || m->action == HL_SNAP_STOP) {
-        if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", "engine busy, try again");
+        if (rc == HELIOD_EBUSY) return bad(msg, cap, rc, "%s", s->why);
         return rc;
     }
     /* REMOVE: cut back at once */
     int was = p->active;
     memset(p, 0, sizeof *p);
     s->n--;
-    if (was) plan(s, effect_frame(s), 0);
+    if (was) replan(s);
     return 0;
 }
 
@@ -373,16 +562,22 @@ int hld_snaps_bus_gain(hld_snaps_t *s, int bus, float db, uint32_t ramp_frames) 
         }
         return rc;
     }
+    float old = s->base_db[k];
+    uint8_t was = s->base_set[k];
     s->base_db[k] = db;
     s->base_set[k] = 1;
-    plan(s, effect_frame(s), ramp_frames); /* the running segment, from the new base */
-    return 0;
+    int rc = plan(s, effect_frame(s), ramp_frames); /* the blend from the new base */
+    if (rc != 0) {                                  /* nothing changed: the client retries */
+        s->base_db[k] = old;
+        s->base_set[k] = was;
+    }
+    return rc;
 }
 
 void hld_snaps_rebase(hld_snaps_t *s) {
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
         if (s->s[i].name[0] && s->s[i].active) {
-            plan(s, effect_frame(s), 0);
+            replan(s);
             return;
         }
 }

@@ -16,13 +16,17 @@
  * Gains blend in dB (-inf counts as -144), a mute as a factor 0..1 on the
  * bus's gain (a snapshot cannot unmute a bus its client muted), effect
  * parameters linearly. The result goes to the mixer as ordinary ramped bus
- * gain and effect-parameter commands: at each change (START, STOP, a new
- * intensity, a base change) the daemon computes the values at the next
- * breakpoint (the nearest fade start or end) and ramps to them over the
- * frames left; the poll tick that follows a breakpoint plans the next
- * segment. A single fade is thus one ramp ending on its exact frame.
- * Effect parameters ride the same ramp: the audio thread glides them
- * (hl_fx_params_t.ramp_frames), so nothing steps with the poll ticks.
+ * gain and effect-parameter commands, planned ahead: at each change (START,
+ * STOP, a new intensity, a base change, on its frame) the daemon takes every
+ * breakpoint after it (each fade start or end of the stack) and ramps every
+ * blended setting to its value at the first, then from each breakpoint to
+ * the next with commands scheduled on the breakpoint's frame. They carry the
+ * tag HLD_TAG_SNAPSHOTS (hl_mixer_cmd_tag): the next change cancels those
+ * from its frame on (hl_mixer_sched_cancel_from) and plans again. So a stack
+ * of overlapping fades reaches each breakpoint's value on its exact frame
+ * whatever the poll ticks do; at most HLD_SNAP_SCHED_MAX of them are pending
+ * (beyond: EBUSY, nothing changed). Effect parameters ride the same ramps:
+ * the audio thread glides them (hl_fx_params_t.ramp_frames).
  */
 #ifndef HLD_SNAPSHOTS_H
 #define HLD_SNAPSHOTS_H
@@ -31,6 +35,7 @@
 
 #include "buses.h"
 #include "hl_proto.h"
+#include "hld_limits.h"
 
 #define HLD_SNAP_PAST 4 /* glides kept: a ranking lead of a parameter's 10 ms steps */
 
@@ -71,11 +76,13 @@ typedef struct {
     uint32_t n;                           /* defined */
     float base_db[HL_MAX_BUSES + 1];      /* index bus + 1 (0: master): the clients' fader */
     uint8_t base_set[HL_MAX_BUSES + 1];   /* base_db holds it (else the mixer's is read) */
-    uint8_t touched[HL_MAX_BUSES + 1];    /* the last plan set this bus's gain */
-    float sent_lin[HL_MAX_BUSES + 1];     /* and the gain it sent */
-    uint8_t fx_touched[HL_MAX_BUSES + 1]; /* bit k: the last plan set insert k */
-    uint64_t next_break;                  /* frame to plan the next segment at, 0: none */
-    int force; /* the next plans send every blended gain, changed or not */
+    uint8_t touched[HL_MAX_BUSES + 1];    /* the last plan's stack sets this bus's gain */
+    uint8_t fx_touched[HL_MAX_BUSES + 1]; /* bit k: ... insert k */
+    uint64_t next_break;                  /* frame a stopped snapshot leaves the stack, 0: none */
+    int retry;                            /* a plan found no room: the tick plans again */
+    uint64_t pend[HLD_SNAP_SCHED_MAX];    /* frames of the plans' scheduled commands pushed */
+    uint32_t npend;                       /* (those applied are dropped at the next plan) */
+    char why[HL_MAX_MSG + 1];             /* the last plan's refusal */
     uint64_t seq;
     hld_buses_t *buses;
     hl_mixer_t *mx;

@@ -700,6 +700,10 @@ uint32_t hl_mixer_sched_pending(const hl_mixer_t *m);
  * setters return the previous value. Main thread. */
 uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag);
 uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id);
+/* The tag of the commands pushed from now on that are not on a voice (bus
+ * gains, effect parameters; 0: none, the default): hl_mixer_sched_cancel(_from)
+ * of it drops the scheduled ones. Returns the previous tag. Main thread. */
+uint32_t hl_mixer_cmd_tag(hl_mixer_t *m, uint32_t tag);
 /* Called on the main thread for every scheduled command pushed (after the
  * push): its frame, its charge id and its owner tag. NULL: none. */
 typedef void (*hl_sched_fn)(void *user, uint64_t at_frame, uint32_t charge, uint32_t tag);
@@ -719,6 +723,11 @@ uint32_t hl_mixer_sched_limit(hl_mixer_t *m, uint32_t n);
  * and not drained yet): 0, or HELIOD_EBUSY when the ring is full, or
  * HELIOD_EINVAL for tag 0. Main thread. */
 int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns);
+/* The same for the tagged commands scheduled at frame `from` or later only
+ * (a plan re-made from a frame on); the audio thread's cost is one sweep of
+ * its schedule (HL_SCHED_MAX entries at most). Returns as above. */
+int hl_mixer_sched_cancel_from(hl_mixer_t *m, uint32_t tag, uint64_t from, int reason,
+                               uint64_t now_ns);
 
 /* Bundles: the commands pushed between begin and end reach the audio thread
  * in one ring write and are applied in the same drain, never split by the

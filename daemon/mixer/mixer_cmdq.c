@@ -17,8 +17,10 @@
  * the final write cannot fail.
  *
  * Owners: a voice played while an owner tag is set (hl_mixer_owner) gives
- * the tag to its scheduled commands; hl_mixer_sched_cancel sends a CANCEL
- * for the tag (the audio thread's schedule, mixer_sched.c, sweeps it). The
+ * the tag to its scheduled commands, and a command not on a voice (a bus
+ * gain, an effect's parameters) takes the tag set with hl_mixer_cmd_tag;
+ * hl_mixer_sched_cancel(_from) sends a CANCEL for the tag (the audio
+ * thread's schedule, mixer_sched.c, sweeps it). The
  * control side can cap the scheduled pushes of one request
  * (hl_mixer_sched_limit) and is told of each one (hl_mixer_sched_hook):
  * per-client quotas live in the caller, not here.
@@ -74,6 +76,12 @@ uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag) {
     return prev;
 }
 
+uint32_t hl_mixer_cmd_tag(hl_mixer_t *m, uint32_t tag) {
+    uint32_t prev = m->tag_ctl;
+    m->tag_ctl = tag;
+    return prev;
+}
+
 uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id) {
     uint32_t prev = m->charge_ctl;
     m->charge_ctl = id;
@@ -118,7 +126,7 @@ int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c) {
     }
     c->at_frame = at;
     if (c->type != HL_CMD_CANCEL) /* a CANCEL names the tag it drops */
-        c->owner = c->type == HL_CMD_PLAY ? m->owner_ctl : cv ? cv->owner : 0;
+        c->owner = c->type == HL_CMD_PLAY ? m->owner_ctl : cv ? cv->owner : m->tag_ctl;
     uint32_t charge = m->charge_ctl;
     if (!charge && cv && c->type != HL_CMD_PLAY) charge = cv->charge;
     if (at && hl_mixer_sched_room(m) == 0) return HELIOD_EBUSY;
@@ -144,10 +152,12 @@ int hl_cmd_push(hl_mixer_t *m, hl_cmd_t *c) {
     return 0;
 }
 
-int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns) {
+int hl_mixer_sched_cancel_from(hl_mixer_t *m, uint32_t tag, uint64_t from, int reason,
+                               uint64_t now_ns) {
     if (!tag) return HELIOD_EINVAL;
     hl_cmd_t c = {.type = HL_CMD_CANCEL, .owner = tag, .enq_ns = now_ns};
-    c.u.stop.reason = (uint32_t)reason;
+    c.u.cancel.reason = (uint32_t)reason;
+    c.u.cancel.from = from;
     uint64_t at = m->at_ctl;
     m->at_ctl = 0; /* the cancel itself applies as soon as it is drained */
     int rc = hl_cmd_push(m, &c);
@@ -155,11 +165,15 @@ int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_
     if (rc != 0) return rc;
     /* the tagged voices' starts are cancelled: nothing more is held for them */
     for (uint32_t i = 0; i < m->slots; i++)
-        if (m->ctl[i].owner == tag) {
+        if (m->ctl[i].owner == tag && m->ctl[i].start_at >= from) {
             m->ctl[i].start_at = 0;
             m->ctl[i].owner = 0;
         }
     return 0;
+}
+
+int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns) {
+    return hl_mixer_sched_cancel_from(m, tag, 0, reason, now_ns);
 }
 
 int hl_mixer_bundle_begin(hl_mixer_t *m) {

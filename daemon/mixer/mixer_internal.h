@@ -57,7 +57,7 @@ enum {
     HL_CMD_DUCK,     /* a ducking rule on or off */
     HL_CMD_BUS_SEND, /* a bus send's level (its target is in the graph) */
     HL_CMD_BUNDLE,   /* header: the next u.bundle.n commands are one bundle (never split) */
-    HL_CMD_CANCEL,   /* drop the scheduled commands tagged `owner` (hl_mixer_sched_cancel) */
+    HL_CMD_CANCEL,   /* drop the scheduled commands tagged `owner` from u.cancel.from on */
     HL_CMD_MOD,      /* a modulation slot's new factor (hl_mixer_mod_set) */
 };
 
@@ -116,6 +116,10 @@ typedef struct {
         struct {
             uint32_t n; /* commands after this header */
         } bundle;
+        struct {
+            uint32_t reason; /* a cancelled PLAY's ENDED reason */
+            uint64_t from;   /* the first frame dropped: earlier ones stay (0: all) */
+        } cancel;
         struct {
             uint32_t mod, gen; /* the slot (1..HL_MIX_MODS) and its generation */
             uint32_t seq;      /* its changes sent, this one included (mod_seq_ctl) */
@@ -490,8 +494,9 @@ struct hl_mixer {
     uint64_t sched_pushed;
     /* who the commands pushed now are for: the owner tag of voices played now,
      * the id scheduled commands are reported for (sched_fn), and how many more
-     * scheduled commands may be pushed (hl_mixer_sched_limit) */
-    uint32_t owner_ctl, charge_ctl, sched_limit;
+     * scheduled commands may be pushed (hl_mixer_sched_limit); the tag of
+     * commands not on a voice (hl_mixer_cmd_tag) */
+    uint32_t owner_ctl, charge_ctl, sched_limit, tag_ctl;
     hl_sched_fn sched_fn;
     void *sched_user;
     hl_cmd_t *bundle; /* HL_BUNDLE_MAX + 1 */

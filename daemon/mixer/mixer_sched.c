@@ -29,7 +29,8 @@
  * before one is handed out there, late.
  *
  * Owners: a CANCEL command for a tag (hl_mixer_sched_cancel), taken from the
- * ring like any other, sweeps the heap once: a cancelled PLAY is handed out
+ * ring like any other, sweeps the heap once (only the entries at or after
+ * its `from` frame, hl_mixer_sched_cancel_from): a cancelled PLAY is handed out
  * and then a STOP for its voice, silent on the spot (so it ends through the
  * usual ENDED path and its stream comes back), a cancelled stream switch is
  * handed out (its stream comes back), the rest is dropped.
@@ -170,7 +171,7 @@ static const hl_cmd_t *cancel_next_rt(hl_mixer_t *m, hl_sched_it_t *it) {
         st->enq_ns = c->enq_ns;
         st->at_frame = x->at_frame; /* a scheduled start: stopped without a sound */
         st->u.stop.release_frames = HL_STOP_FADE_MIN;
-        st->u.stop.reason = c->u.stop.reason;
+        st->u.stop.reason = c->u.cancel.reason;
         it->free_idx = it->stop_idx;
         it->done = 1;
         it->stop_idx = 0;
@@ -179,7 +180,7 @@ static const hl_cmd_t *cancel_next_rt(hl_mixer_t *m, hl_sched_it_t *it) {
     while (it->ci < m->n_heap) {
         hl_sched_ent_t e = m->heap[it->ci++];
         const hl_cmd_t *x = &m->pool[e.idx];
-        if (x->owner != c->owner) {
+        if (x->owner != c->owner || e.at < c->u.cancel.from) {
             m->heap[it->keep++] = e;
             continue;
         }

@@ -738,8 +738,10 @@ void hld_conn_accept(hld_net_t *net, int fd) {
         return;
     }
     c->id = ++net->next_client_id;
-    if (c->id == 0) c->id = ++net->next_client_id; /* 0 means "owned by nobody" */
-    struct ucred cr = {0};                         /* the quotas are per process: its pid */
+    /* 0 means "owned by nobody"; HLD_TAG_SNAPSHOTS tags the snapshot plans */
+    while (c->id == 0 || c->id == HLD_TAG_SNAPSHOTS)
+        c->id = ++net->next_client_id;
+    struct ucred cr = {0}; /* the quotas are per process: its pid */
     socklen_t crlen = sizeof cr;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 || crlen != sizeof cr) cr.pid = 0;
     c->cl = hld_clients_open(net->ledger, c->id, cr.pid > 0 ? (uint32_t)cr.pid : 0);

@@ -5,14 +5,12 @@
  * frames, played in real time through heliodctl batch on the null driver
  * with --record gives the same samples exactly (both files are float WAV
  * starting at engine frame 0, the mixer runs the same periods and applies
- * each line on its frame), and so do listener moves and bus changes that
- * make voices virtual and real again (the voice manager ranks on a grid of
- * engine frames with the listener and gains of that frame); a quantised
- * play lands on its grid; a score that
- * does not parse is refused before anything renders; world zones tick on the
- * rendered time (a bank loads as the listener walks in, deterministically);
- * HELIOD_SIMD picks the kernels' instruction set, and every level this CPU
- * runs renders the score as the portable kernels do.
+ * each line on its frame; snapshots whose fades overlap included), and so do listener moves and bus
+ * changes that make voices virtual and real again (the voice manager ranks on a grid of engine
+ * frames with the listener and gains of that frame); a quantised play lands on its grid; a score
+ * that does not parse is refused before anything renders; world zones tick on the rendered time (a
+ * bank loads as the listener walks in, deterministically); HELIOD_SIMD picks the kernels'
+ * instruction set, and every level this CPU runs renders the score as the portable kernels do.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -111,11 +109,19 @@ static void write_score(const char *path, int with_end, int stream) {
     assert_non_null(f);
     fprintf(f, "# a score in engine frames\nload dc %s\nload mix %s\n", dc, mix);
     if (stream) fprintf(f, "load mixs %s --stream\n", mix);
+    /* a stack of snapshots whose fades overlap on one bus: its breakpoints
+     * (a fade ending while another runs) fall between the requests (untimed
+     * lines first: a line without @ takes the previous line's time) */
+    fprintf(f, "bus create snap\nsnapshot define sa --fade 100\nsnapshot set sa snap gain -20\n"
+               "snapshot define sb --priority 5 --fade 100\nsnapshot set sb snap gain -3\n");
     fprintf(f, "@72037 play dc --pan -1 --fade-in 0\n"
+               "@72100 play dc --bus snap --fade-in 0\n@73001 snapshot start sa\n"
+               "@75401 snapshot start sb\n@79001 snapshot stop sa\n"
                "{\n"
                "@80000 play mix --pan 0.3\n"
                "@80011 play dc --gain -12 --pitch 1.5\n"
                "}\n"
+               "@82601 snapshot stop sb --fade 50\n"
                "@90000 bus sfx --gain -6 --ramp 20\n"
                "@96001 play mix --pitch 0.7\n");
     if (stream) fprintf(f, "@85000 play mixs --gain -3\n");

@@ -422,6 +422,49 @@ static void test_cancel(void **state) {
     test_pcm_free(dc);
 }
 
+/* A command tag on bus commands (hl_mixer_cmd_tag, what the snapshot plans
+ * use) and a cancel from a frame on: the tagged bus gains scheduled before
+ * that frame stay and apply on their frames (a gain step is smoothed over
+ * a few hundred frames), those at or after it go, an untagged one stays. */
+static void test_cancel_from(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    assert_int_equal(hl_mixer_cmd_tag(m, 77), 0);
+    uint64_t now = 0, v = 0;
+    hl_pcm_t *dc = test_pcm_dc(8192, 1, LEVEL);
+    hl_voice_params_t p = test_params(dc);
+    p.pan = 1.0f;                                             /* right only: out[2f + 1] */
+    assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0); /* untagged: a voice's */
+    static const uint64_t at[3] = {1000, 2000, 3000};
+    static const float g[3] = {0.5f, 0.25f, 0.125f};
+    for (int i = 0; i < 3; i++) {
+        hl_mixer_at(m, at[i]);
+        assert_int_equal(hl_mixer_set_bus_gain(m, HL_BUS_SFX, g[i], 0, now), 0);
+    }
+    assert_int_equal(hl_mixer_cmd_tag(m, 0), 77);
+    hl_mixer_at(m, 3500); /* untagged: stays */
+    assert_int_equal(hl_mixer_set_bus_gain(m, HL_BUS_SFX, 0.75f, 0, now), 0);
+    hl_mixer_at(m, 0);
+    float *out = new_out(4096);
+    test_render(m, out, 512, 256, &now); /* in the heap now */
+    assert_int_equal(hl_mixer_sched_pending(m), 4);
+    assert_int_equal(hl_mixer_sched_cancel_from(m, 0, 0, 0, now), HELIOD_EINVAL);
+    assert_int_equal(hl_mixer_sched_cancel_from(m, 77, 2000, 0, now), 0);
+    test_render(m, out, 4096, 256, &now); /* frames 512..4607 */
+    assert_int_equal(hl_mixer_sched_pending(m), 0);
+    assert_true(out[2 * (999 - 512) + 1] == LEVEL);
+    assert_true(out[2 * (1600 - 512) + 1] == LEVEL * 0.5f); /* kept: before 2000 */
+    assert_true(out[2 * (2500 - 512) + 1] == LEVEL * 0.5f); /* 2000 and 3000 went */
+    assert_true(out[2 * (3499 - 512) + 1] == LEVEL * 0.5f);
+    assert_true(out[2 * (4100 - 512) + 1] == LEVEL * 0.75f); /* untagged: applied */
+    test_events_t log = {0};
+    test_poll(m, &log);
+    assert_int_equal(test_end_reason(&log, v), -1); /* the voice plays on */
+    free(out);
+    test_mixer_free(m);
+    test_pcm_free(dc);
+}
+
 static void test_bundle_not_split(void **state) {
     (void)state;
     hl_pcm_t *dc = test_pcm_dc(4096, 1, LEVEL);
@@ -613,6 +656,7 @@ int main(void) {
         cmocka_unit_test(test_split_bound),
         cmocka_unit_test(test_limit_and_hook),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_cancel_from),
         cmocka_unit_test(test_bundle_not_split),
         cmocka_unit_test(test_clock),
         cmocka_unit_test(test_timelines),
