@@ -511,6 +511,42 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     return 1;
 }
 
+/* A steady voice's run for interp_mix_mono2 into r: 0 unless it is plain
+ * (linear, flat gains, no post stage, off the copy path, inside the
+ * interior), i.e. unless process_fast would make that one kernel call. */
+static inline __attribute__((always_inline)) int
+pair_run(const hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n, hl_mix_mono_run_t *r) {
+    const uint64_t c = f->cursor, step = f->step;
+    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
+    if (!f->steady || f->ramp || f->post || f->cubic || (f->lgen && f->lgen != m->listener_gen) ||
+        (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) || c >= f->lim_fp ||
+        (uint64_t)n * step > f->lim_fp - c)
+        return 0;
+    *r = (hl_mix_mono_run_t){
+        f->data + idx, f->frames - idx, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE, f->gl,
+        f->gr};
+    return 1;
+}
+
+/* Two plain steady voices in a row on the same bus planes: one pass over
+ * the accumulators for both (interp_mix_mono2), the same sums as two
+ * process_fast calls. Returns 0 (nothing done) otherwise. */
+static inline __attribute__((always_inline)) int process_pair(hl_mixer_t *m, hl_rt_fast_t *a,
+                                                              hl_rt_fast_t *b, uint32_t n,
+                                                              uint32_t *mixed, uint32_t *buses) {
+    hl_mix_mono_run_t r[2];
+    if (!pair_run(m, a, n, &r[0]) || a->bus != b->bus || a->cl != b->cl || a->cr != b->cr ||
+        !pair_run(m, b, n, &r[1]) ||
+        !m->k->interp_mix_mono2(m->acc[a->bus][a->cl], m->acc[a->bus][a->cr], r, n))
+        return 0;
+    a->cursor += (uint64_t)n * a->step;
+    b->cursor += (uint64_t)n * b->step;
+    *mixed += 2;
+    *buses |= 1u << a->bus;
+    m->bus[a->bus].voices += 2;
+    return 1;
+}
+
 /* Prefetch distances, in voices of the active list: the RT state of a voice is
  * fetched HL_PF_STATE_AHEAD voices before it is mixed, so that its source
  * span can be fetched HL_PF_SRC_AHEAD voices before (the span needs the
@@ -652,6 +688,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         render_left(m, left, n, now_ns, &mixed, &virt, &streams, &buses);
         i = m->n_rt_active; /* done: the loop below has nothing left */
     }
+    const int pair = m->k->interp_mix_mono2 != NULL; /* two plain voices a call */
     /* warm-up: the voices the loop below starts with */
     for (uint32_t j = i; j < HL_PF_STATE_AHEAD && j < m->n_rt_active; j++) {
         prefetch_state(&m->rt[m->rt_active[j]]);
@@ -663,6 +700,15 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (pair && i + 1 < m->n_rt_active &&
+            process_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, &mixed, &buses)) {
+            if (i + 1 + HL_PF_STATE_AHEAD < m->n_rt_active)
+                prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
+            if (i + 1 + HL_PF_SRC_AHEAD < m->n_rt_active)
+                prefetch_src(&m->rt[m->rt_active[i + 1 + HL_PF_SRC_AHEAD]], n);
+            i += 2;
+            continue;
+        }
         if (v->f.steady && (v->f.lgen == 0 || v->f.lgen == m->listener_gen) &&
             process_fast(m, &v->f, n, &mixed, &buses)) {
             i++;
