@@ -37,7 +37,9 @@
  * alone with one kernel call (process_fast); any command on the voice, a
  * listener move or an edge of the source sends it back to the full path,
  * but for a SET of gain, pan, filter or sends on a 2D voice, whose pair
- * ramps per sample on the steady path (process_fast_ramp). A
+ * ramps per sample on the steady path (process_fast_ramp). Two plain
+ * steady voices in a row on the same bus planes share one kernel call and
+ * one pass over the accumulators (voice_pair.h), with the same sums. A
  * 3D voice reuses its gain pair until it, its gain or the listener moves;
  * flat gains take kernels without the ramp polynomial; buses no voice wrote
  * are neither cleared, metered nor summed, the first live bus is the master
@@ -58,6 +60,7 @@
 #include <string.h>
 
 #include "mix_part_int.h"
+#include "voice_pair.h"
 #include "voice_post.h"
 #include "voice_src.h"
 #include "voice_stream.h"
@@ -511,42 +514,6 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     return 1;
 }
 
-/* A steady voice's run for interp_mix_mono2 into r: 0 unless it is plain
- * (linear, flat gains, no post stage, off the copy path, inside the
- * interior), i.e. unless process_fast would make that one kernel call. */
-static inline __attribute__((always_inline)) int
-pair_run(const hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n, hl_mix_mono_run_t *r) {
-    const uint64_t c = f->cursor, step = f->step;
-    const uint32_t idx = (uint32_t)(c >> 32), frac = (uint32_t)(c & HL_FP_FRAC);
-    if (!f->steady || f->ramp || f->post || f->cubic || (f->lgen && f->lgen != m->listener_gen) ||
-        (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) || c >= f->lim_fp ||
-        (uint64_t)n * step > f->lim_fp - c)
-        return 0;
-    *r = (hl_mix_mono_run_t){
-        f->data + idx, f->frames - idx, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE, f->gl,
-        f->gr};
-    return 1;
-}
-
-/* Two plain steady voices in a row on the same bus planes: one pass over
- * the accumulators for both (interp_mix_mono2), the same sums as two
- * process_fast calls. Returns 0 (nothing done) otherwise. */
-static inline __attribute__((always_inline)) int process_pair(hl_mixer_t *m, hl_rt_fast_t *a,
-                                                              hl_rt_fast_t *b, uint32_t n,
-                                                              uint32_t *mixed, uint32_t *buses) {
-    hl_mix_mono_run_t r[2];
-    if (!pair_run(m, a, n, &r[0]) || a->bus != b->bus || a->cl != b->cl || a->cr != b->cr ||
-        !pair_run(m, b, n, &r[1]) ||
-        !m->k->interp_mix_mono2(m->acc[a->bus][a->cl], m->acc[a->bus][a->cr], r, n))
-        return 0;
-    a->cursor += (uint64_t)n * a->step;
-    b->cursor += (uint64_t)n * b->step;
-    *mixed += 2;
-    *buses |= 1u << a->bus;
-    m->bus[a->bus].voices += 2;
-    return 1;
-}
-
 /* Prefetch distances, in voices of the active list: the RT state of a voice is
  * fetched HL_PF_STATE_AHEAD voices before it is mixed, so that its source
  * span can be fetched HL_PF_SRC_AHEAD voices before (the span needs the
@@ -618,6 +585,7 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         if (slot[j] != HL_MIX_NO_SLOT) prefetch_state(&m->rt[slot[j]]);
         if (j < a + HL_PF_SRC_AHEAD && slot[j] != HL_MIX_NO_SLOT) prefetch_src(&m->rt[slot[j]], n);
     }
+    const int pair = m->k->interp_mix_mono2 != NULL;
     for (uint32_t i = a; i < b; i++) {
         const uint32_t ps =
             i + HL_PF_STATE_AHEAD < b ? slot[i + HL_PF_STATE_AHEAD] : HL_MIX_NO_SLOT;
@@ -628,6 +596,18 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         left[i] = 0;
         if (s == HL_MIX_NO_SLOT) continue; /* a stuck worker's: not touched */
         hl_rt_fast_t *f = &m->rt[s].f;
+        if (pair && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
+            mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
+            left[++i] = 0; /* the second: its prefetches as the loop's */
+            if (i + HL_PF_STATE_AHEAD < b && slot[i + HL_PF_STATE_AHEAD] != HL_MIX_NO_SLOT)
+                prefetch_state(&m->rt[slot[i + HL_PF_STATE_AHEAD]]);
+            if (i + HL_PF_SRC_AHEAD < b && slot[i + HL_PF_SRC_AHEAD] != HL_MIX_NO_SLOT)
+                prefetch_src(&m->rt[slot[i + HL_PF_SRC_AHEAD]], n);
+            st->mixed += 2;
+            st->buses |= 1u << f->bus;
+            st->voices[f->bus] += 2;
+            continue;
+        }
         const uint64_t c = f->cursor;
         if (!f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
             !fast_inside(m, f, c, n)) {
@@ -701,7 +681,10 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
         if (pair && i + 1 < m->n_rt_active &&
-            process_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, &mixed, &buses)) {
+            mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL)) {
+            mixed += 2;
+            buses |= 1u << v->f.bus;
+            m->bus[v->f.bus].voices += 2;
             if (i + 1 + HL_PF_STATE_AHEAD < m->n_rt_active)
                 prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
             if (i + 1 + HL_PF_SRC_AHEAD < m->n_rt_active)
