@@ -10,7 +10,7 @@
  * stored, so every sum is rounded as with one call per voice and the
  * output is the same bit for bit; the loads and stores of the
  * accumulators, the call and the kernel's setup are paid once for two
- * voices (bench/README "the block loop, fourth pass").
+ * voices (bench/README "the AVX-512 pitched path, fourth pass").
  */
 #ifndef HL_VOICE_PAIR_H
 #define HL_VOICE_PAIR_H

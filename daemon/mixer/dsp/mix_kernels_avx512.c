@@ -29,6 +29,8 @@
  *  - a mono iteration at step <= HL_AVX512_NARROW16 (0.93; Catmull-Rom
  *    0.79) has its taps within 16 frames of the window's start: one load
  *    and the one-source vpermps instead (mix_kernels_avx512.h says why).
+ * interp_mix_mono2 (the end of the file) runs two flat linear mono voices
+ * in one pass over the accumulators: each sum rounded as in two calls.
  * The gain pair is flat (the steady state) or the ramp polynomial of
  * mix_kernels.h; `flat`, `stereo`, `cubic`, `down`, `wide` and `w16` are constants
  * in each instance, so nothing is decided per iteration.
