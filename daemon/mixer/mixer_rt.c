@@ -37,7 +37,9 @@
  * alone with one kernel call (process_fast); any command on the voice, a
  * listener move or an edge of the source sends it back to the full path,
  * but for a SET of gain, pan, filter or sends on a 2D voice, whose pair
- * ramps per sample on the steady path (process_fast_ramp). A
+ * ramps per sample on the steady path (process_fast_ramp). Two plain
+ * steady voices in a row on the same bus planes share one kernel call and
+ * one pass over the accumulators (voice_pair.h), with the same sums. A
  * 3D voice reuses its gain pair until it, its gain or the listener moves;
  * flat gains take kernels without the ramp polynomial; buses no voice wrote
  * are neither cleared, metered nor summed, the first live bus is the master
@@ -58,6 +60,7 @@
 #include <string.h>
 
 #include "mix_part_int.h"
+#include "voice_pair.h"
 #include "voice_post.h"
 #include "voice_src.h"
 #include "voice_stream.h"
@@ -582,6 +585,7 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         if (slot[j] != HL_MIX_NO_SLOT) prefetch_state(&m->rt[slot[j]]);
         if (j < a + HL_PF_SRC_AHEAD && slot[j] != HL_MIX_NO_SLOT) prefetch_src(&m->rt[slot[j]], n);
     }
+    const int pair = m->k->interp_mix_mono2 != NULL;
     for (uint32_t i = a; i < b; i++) {
         const uint32_t ps =
             i + HL_PF_STATE_AHEAD < b ? slot[i + HL_PF_STATE_AHEAD] : HL_MIX_NO_SLOT;
@@ -592,6 +596,18 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         left[i] = 0;
         if (s == HL_MIX_NO_SLOT) continue; /* a stuck worker's: not touched */
         hl_rt_fast_t *f = &m->rt[s].f;
+        if (pair && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
+            mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
+            left[++i] = 0; /* the second: its prefetches as the loop's */
+            if (i + HL_PF_STATE_AHEAD < b && slot[i + HL_PF_STATE_AHEAD] != HL_MIX_NO_SLOT)
+                prefetch_state(&m->rt[slot[i + HL_PF_STATE_AHEAD]]);
+            if (i + HL_PF_SRC_AHEAD < b && slot[i + HL_PF_SRC_AHEAD] != HL_MIX_NO_SLOT)
+                prefetch_src(&m->rt[slot[i + HL_PF_SRC_AHEAD]], n);
+            st->mixed += 2;
+            st->buses |= 1u << f->bus;
+            st->voices[f->bus] += 2;
+            continue;
+        }
         const uint64_t c = f->cursor;
         if (!f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
             !fast_inside(m, f, c, n)) {
@@ -652,6 +668,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         render_left(m, left, n, now_ns, &mixed, &virt, &streams, &buses);
         i = m->n_rt_active; /* done: the loop below has nothing left */
     }
+    const int pair = m->k->interp_mix_mono2 != NULL; /* two plain voices a call */
     /* warm-up: the voices the loop below starts with */
     for (uint32_t j = i; j < HL_PF_STATE_AHEAD && j < m->n_rt_active; j++) {
         prefetch_state(&m->rt[m->rt_active[j]]);
@@ -663,6 +680,18 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (pair && i + 1 < m->n_rt_active &&
+            mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL)) {
+            mixed += 2;
+            buses |= 1u << v->f.bus;
+            m->bus[v->f.bus].voices += 2;
+            if (i + 1 + HL_PF_STATE_AHEAD < m->n_rt_active)
+                prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
+            if (i + 1 + HL_PF_SRC_AHEAD < m->n_rt_active)
+                prefetch_src(&m->rt[m->rt_active[i + 1 + HL_PF_SRC_AHEAD]], n);
+            i += 2;
+            continue;
+        }
         if (v->f.steady && (v->f.lgen == 0 || v->f.lgen == m->listener_gen) &&
             process_fast(m, &v->f, n, &mixed, &buses)) {
             i++;

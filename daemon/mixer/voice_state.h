@@ -5,6 +5,8 @@
  *
  *   mixer_rt.c      the block loop: hl_mixer_process_rt, per-voice blocks,
  *                   the steady fast path, prefetching
+ *   voice_pair.h    two plain steady voices in one kernel call (its loop's
+ *                   and a partition's chunk's pairs)
  *   voice_cmd.c     commands applied on the audio thread (hl_cmd_apply_rt)
  *   voice_set.c     a SET on a live voice, modulation slots' changes and
  *                   their shared filter glides

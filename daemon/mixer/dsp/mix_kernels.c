@@ -252,12 +252,23 @@ HL_FUSED_PLANAR(interp_mix_stereo_generic, interp_stereo_generic)
 HL_FUSED_MONO(interp_mix_downmix_generic, interp_downmix_generic)
 
 const hl_mix_kernels_t hl_mix_kernels_generic = {
-    mix_mono_generic,           mix_stereo_generic,        mix_downmix_generic,
-    interp_mono_generic,        interp_stereo_generic,     interp_downmix_generic,
-    interp_mix_mono_generic,    mix_planar_generic,        cubic_mono_generic,
-    cubic_stereo_generic,       cubic_downmix_generic,     cubic_mix_mono_generic,
-    cubic_mix_stereo_generic,   cubic_mix_downmix_generic, interp_mix_stereo_generic,
+    mix_mono_generic,
+    mix_stereo_generic,
+    mix_downmix_generic,
+    interp_mono_generic,
+    interp_stereo_generic,
+    interp_downmix_generic,
+    interp_mix_mono_generic,
+    mix_planar_generic,
+    cubic_mono_generic,
+    cubic_stereo_generic,
+    cubic_downmix_generic,
+    cubic_mix_mono_generic,
+    cubic_mix_stereo_generic,
+    cubic_mix_downmix_generic,
+    interp_mix_stereo_generic,
     interp_mix_downmix_generic,
+    NULL,
 };
 
 /* Scalar resample + mix from output frame t0 (Catmull-Rom mono, linear or
@@ -668,12 +679,23 @@ HL_STEREO_MIX_AVX512(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX512(interp_mix_downmix, 0, 1)
 
 static const hl_mix_kernels_t kernels_avx512 = {
-    mix_mono_avx512,           mix_stereo_avx2,          mix_downmix_avx2,
-    interp_mono_avx2,          interp_stereo_avx2,       interp_downmix_avx2,
-    interp_mix_mono_avx512,    mix_planar_avx2,          cubic_mono_avx2,
-    cubic_stereo_avx2,         cubic_downmix_avx2,       cubic_mix_mono_avx512,
-    cubic_mix_stereo_avx512,   cubic_mix_downmix_avx512, interp_mix_stereo_avx512,
+    mix_mono_avx512,
+    mix_stereo_avx2,
+    mix_downmix_avx2,
+    interp_mono_avx2,
+    interp_stereo_avx2,
+    interp_downmix_avx2,
+    interp_mix_mono_avx512,
+    mix_planar_avx2,
+    cubic_mono_avx2,
+    cubic_stereo_avx2,
+    cubic_downmix_avx2,
+    cubic_mix_mono_avx512,
+    cubic_mix_stereo_avx512,
+    cubic_mix_downmix_avx512,
+    interp_mix_stereo_avx512,
     interp_mix_downmix_avx512,
+    hl_interp_mix_mono2_avx512,
 };
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
@@ -695,10 +717,23 @@ int hl_mix_kernels_avx512_usable(void) {
 }
 
 static const hl_mix_kernels_t kernels_avx2 = {
-    mix_mono_avx2,         mix_stereo_avx2,        mix_downmix_avx2,       interp_mono_avx2,
-    interp_stereo_avx2,    interp_downmix_avx2,    interp_mix_mono_avx2,   mix_planar_avx2,
-    cubic_mono_avx2,       cubic_stereo_avx2,      cubic_downmix_avx2,     cubic_mix_mono_avx2,
-    cubic_mix_stereo_avx2, cubic_mix_downmix_avx2, interp_mix_stereo_avx2, interp_mix_downmix_avx2,
+    mix_mono_avx2,
+    mix_stereo_avx2,
+    mix_downmix_avx2,
+    interp_mono_avx2,
+    interp_stereo_avx2,
+    interp_downmix_avx2,
+    interp_mix_mono_avx2,
+    mix_planar_avx2,
+    cubic_mono_avx2,
+    cubic_stereo_avx2,
+    cubic_downmix_avx2,
+    cubic_mix_mono_avx2,
+    cubic_mix_stereo_avx2,
+    cubic_mix_downmix_avx2,
+    interp_mix_stereo_avx2,
+    interp_mix_downmix_avx2,
+    NULL,
 };
 const hl_mix_kernels_t *const hl_mix_kernels_avx2 = &kernels_avx2;
 

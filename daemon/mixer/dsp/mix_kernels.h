@@ -21,6 +21,14 @@ typedef struct {
     float r0, dr, qr; /* right */
 } hl_gain_ramp_t;
 
+/* One flat-gain linear mono run, as interp_mix_mono's arguments (gains
+ * {gl, 0, 0, gr, 0, 0}). */
+typedef struct {
+    const float *src;
+    uint32_t avail;
+    float f0, step, gl, gr;
+} hl_mix_mono_run_t;
+
 typedef struct {
     /* acc_l/r += src[t] * gain(t); src mono, contiguous */
     void (*mix_mono)(float *acc_l, float *acc_r, const float *src, uint32_t n,
@@ -70,6 +78,13 @@ typedef struct {
                               uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
     void (*interp_mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
                                uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+    /* Two runs into the same accumulators in one pass over them, with the
+     * result of interp_mix_mono on r[0] then on r[1], bit for bit. Returns
+     * 1 when done, 0 having written nothing when a run needs more than the
+     * vector loop (n not a multiple of the lanes, a window past avail, a
+     * step beyond the window's reach): the caller then makes the two
+     * calls. NULL in a table without it (one call per voice). */
+    int (*interp_mix_mono2)(float *acc_l, float *acc_r, const hl_mix_mono_run_t r[2], uint32_t n);
 } hl_mix_kernels_t;
 
 /* 1 when the gain pair is flat over the run (the steady state of a voice):

@@ -29,6 +29,8 @@
  *  - a mono iteration at step <= HL_AVX512_NARROW16 (0.93; Catmull-Rom
  *    0.79) has its taps within 16 frames of the window's start: one load
  *    and the one-source vpermps instead (mix_kernels_avx512.h says why).
+ * interp_mix_mono2 (the end of the file) runs two flat linear mono voices
+ * in one pass over the accumulators: each sum rounded as in two calls.
  * The gain pair is flat (the steady state) or the ramp polynomial of
  * mix_kernels.h; `flat`, `stereo`, `cubic`, `down`, `wide` and `w16` are constants
  * in each instance, so nothing is decided per iteration.
@@ -161,4 +163,77 @@ HL_PITCHED_ENTRY(interp_mix_stereo, 1, 0, 0)
 HL_PITCHED_ENTRY(cubic_mix_stereo, 1, 1, 0)
 HL_PITCHED_ENTRY(interp_mix_downmix, 1, 0, 1)
 HL_PITCHED_ENTRY(cubic_mix_downmix, 1, 1, 1)
+
+/* One linear mono run's setup for pair_loop: lane 0's index of each
+ * iteration into i0s; 0 unless every iteration's window is inside avail
+ * (the single kernel would then finish in scalar: the pair declines). */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) int
+pair_setup(const hl_mix_mono_run_t *r, uint32_t iters, int32_t *i0s) {
+    const __m512 tj = _mm512_setr_ps(0.0f, 16.0f, 32.0f, 48.0f, 64.0f, 80.0f, 96.0f, 112.0f, 128.0f,
+                                     144.0f, 160.0f, 176.0f, 192.0f, 208.0f, 224.0f, 240.0f);
+    const __m512i i0v =
+        _mm512_cvttps_epi32(_mm512_fmadd_ps(tj, _mm512_set1_ps(r->step), _mm512_set1_ps(r->f0)));
+    _mm512_store_si512(i0s, i0v);
+    const __mmask16 in =
+        _mm512_cmple_epu32_mask(_mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW)),
+                                _mm512_set1_epi32((int)r->avail));
+    return (uint32_t)__builtin_ctz(~(uint32_t)in) >= iters;
+}
+
+/* pitched_loop's linear mono value of the iteration at t (lane 0's index i0). */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
+pair_value(const float *s, int32_t i0, uint32_t t, __m512 vstep, __m512 vf0, const int w16) {
+    const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
+    const __m512i i = _mm512_cvttps_epi32(x);
+    const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+    const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0));
+    const __m512i rel1 = _mm512_add_epi32(rel, _mm512_set1_epi32(1));
+    const float *w = s + i0;
+    const __m512 lo = _mm512_loadu_ps(w);
+    const __m512 hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
+    const __m512 a = w16 ? _mm512_permutexvar_ps(rel, lo) : _mm512_permutex2var_ps(lo, rel, hi);
+    const __m512 b = w16 ? _mm512_permutexvar_ps(rel1, lo) : _mm512_permutex2var_ps(lo, rel1, hi);
+    return _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
+}
+
+/* Two runs, one accumulator pass: run 0's multiply-add, then run 1's, on
+ * the same loaded accumulators: each sum is rounded as in two calls. */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) void
+pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_t *r,
+          uint32_t iters, const int32_t *i0a, const int32_t *i0b, const int w16a, const int w16b) {
+    const __m512 sa = _mm512_set1_ps(r[0].step), fa = _mm512_set1_ps(r[0].f0);
+    const __m512 sb = _mm512_set1_ps(r[1].step), fb = _mm512_set1_ps(r[1].f0);
+    const __m512 gla = _mm512_set1_ps(r[0].gl), gra = _mm512_set1_ps(r[0].gr);
+    const __m512 glb = _mm512_set1_ps(r[1].gl), grb = _mm512_set1_ps(r[1].gr);
+    for (uint32_t j = 0; j < iters; j++) {
+        const uint32_t t = j * HL_AVX512_LANES;
+        const __m512 va = pair_value(r[0].src, i0a[j], t, sa, fa, w16a);
+        const __m512 vb = pair_value(r[1].src, i0b[j], t, sb, fb, w16b);
+        const __m512 l = _mm512_fmadd_ps(va, gla, _mm512_loadu_ps(al + t));
+        const __m512 rr = _mm512_fmadd_ps(va, gra, _mm512_loadu_ps(ar + t));
+        _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vb, glb, l));
+        _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(vb, grb, rr));
+    }
+}
+
+HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix_mono_run_t r[2],
+                                              uint32_t n) {
+    int32_t i0a[HL_AVX512_LANES] __attribute__((aligned(64)));
+    int32_t i0b[HL_AVX512_LANES] __attribute__((aligned(64)));
+    if (n > HL_MIX_BLOCK || n % HL_AVX512_LANES || r[0].step > HL_AVX512_NARROW ||
+        r[1].step > HL_AVX512_NARROW)
+        return 0;
+    const uint32_t iters = n / HL_AVX512_LANES;
+    if (!pair_setup(&r[0], iters, i0a) || !pair_setup(&r[1], iters, i0b)) return 0;
+    const int na = r[0].step <= HL_AVX512_NARROW16, nb = r[1].step <= HL_AVX512_NARROW16;
+    if (na && nb)
+        pair_loop(al, ar, r, iters, i0a, i0b, 1, 1);
+    else if (na)
+        pair_loop(al, ar, r, iters, i0a, i0b, 1, 0);
+    else if (nb)
+        pair_loop(al, ar, r, iters, i0a, i0b, 0, 1);
+    else
+        pair_loop(al, ar, r, iters, i0a, i0b, 0, 0);
+    return 1;
+}
 #endif
