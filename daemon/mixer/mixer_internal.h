@@ -221,11 +221,14 @@ typedef struct {
     uint16_t bus;
     uint16_t ramp;  /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
                      * process_fast applies the ramp per sample (a SET of gain, pan,
-                     * filter or sends keeps a steady voice steady) */
+                     * filter or sends keeps a steady voice steady); HL_FAST_HEIGHT:
+                     * a steady 3D voice on a layout with height, whose speakers and
+                     * gains are its slots' (hc, hq: mixer_surround.c) */
     uint8_t cl, cr; /* the bus planes the pair goes to: 0, 1 (the front pair), or a
                      * 3D voice's speakers on a surround layout (hl_layout_pair) */
 } hl_rt_fast_t;
 _Static_assert(sizeof(hl_rt_fast_t) <= 64, "the steady line is one cache line");
+#define HL_FAST_HEIGHT 2 /* hl_rt_fast_t.ramp of a steady height voice */
 
 typedef struct {
     /* hot: read every block */
@@ -461,6 +464,8 @@ struct hl_mixer {
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
     uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
+    uint32_t no_fast_height;     /* 1: a steady height voice takes the full path
+                                  * (hl_mixer_set_fast_height: tests, bench) */
     hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
     hl_rt_mod_t rt_mod[HL_MIX_MODS];     /* modulation slots as the audio thread runs them */
     uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_set.c) */
@@ -564,6 +569,13 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n);
 void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
                                uint32_t n);
 void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n);
+/* 1 when hl_surround_height_slots_rt would change nothing: every slot on its
+ * speaker at its gain, no ramp, none pending (a height voice may be steady) */
+int hl_surround_height_settled(const hl_rt_voice_t *v);
+/* a settled height voice with no post stage whose three slots all sound, on three
+ * planes: hl_voice_height_rt's sums for its pair l/r in one pass (1), else 0 (nothing done) */
+int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
+                               const float *r, uint32_t n);
 /* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */
 void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);

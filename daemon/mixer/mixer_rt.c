@@ -160,9 +160,10 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
         !v->pcm->finite || /* unchecked samples stay on the guarded path */
-        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f)) || /* LFE: full path */
-        (m->height && (v->flags & HL_MIX_3D)))                               /* height too */
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
         return;
+    const int hgt = m->height && (v->flags & HL_MIX_3D); /* settled slots, no post stage */
+    if (hgt && (m->no_fast_height || v->post || !hl_surround_height_settled(v))) return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
             v->gl.target != v->sp_l || v->gr.target != v->sp_r || v->sp_pend)
@@ -184,6 +185,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->bus = (uint16_t)v->bus;
     f->post = (uint16_t)v->post;
     f->steady = 1;
+    if (hgt) f->ramp = HL_FAST_HEIGHT; /* process_fast_height */
 }
 
 /* The blocks after a binaural voice's source ran out: its convolver still
@@ -424,11 +426,33 @@ static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
     return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
 }
 
+/* process_fast for a steady height voice (f.ramp HL_FAST_HEIGHT): the
+ * kernel run into its own pair, then hl_voice_height_rt, as the full path
+ * does once its slots have settled (no ramp to advance). */
+static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
+                                                         uint32_t *mixed, uint32_t *buses) {
+    const uint64_t c = f->cursor;
+    if (!fast_inside(m, f, c, n)) return 0;
+    float *l = m->sbuf, *r = m->sbuf + HL_MIX_BLOCK;
+    memset(l, 0, n * sizeof(float));
+    memset(r, 0, n * sizeof(float));
+    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+    fast_kernel(m, f, l, r, c, n, &g);
+    f->cursor = c + (uint64_t)n * f->step;
+    (*mixed)++;
+    *buses |= 1u << f->bus;
+    m->bus[f->bus].voices++;
+    hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
+    if (!hl_surround_height_flat_rt(m, v, l, r, n)) hl_voice_height_rt(m, v, l, r, n);
+    return 1;
+}
+
 /* process_fast for a steady 2D voice whose gain pair ramps (f.ramp): the
  * same bounds, then fast_ramped; kept out of line so that the settled
  * voices' path stays as it was. */
 static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                        uint32_t *mixed, uint32_t *buses) {
+    if (f->ramp == HL_FAST_HEIGHT) return process_fast_height(m, f, n, mixed, buses);
     const uint64_t c = f->cursor, step = f->step;
     float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* never filtered before the pan: the pair ramps */

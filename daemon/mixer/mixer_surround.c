@@ -8,7 +8,11 @@
  * is the distance gain on both sides, so its own pair holds the mono
  * signal) and goes through the post stage; then it is spread over up to
  * three speakers (VBAP, hl_layout_pan3), each slot's gain ramped over the
- * block like the pair's. Such a voice always takes the full path.
+ * block like the pair's. Once its slots have settled (no ramp, no speaker
+ * to change: hl_surround_height_settled) a plain one (no post stage, no LFE
+ * send) takes the steady path: the same kernel run into its own pair, then
+ * hl_voice_height_rt, skipping the per-block 3D update and the segment loop
+ * (mixer_rt.c, process_fast_height).
  *
  * The stereo path never comes here: the front pair (planes 0 and 1) is
  * rendered by the same code on every layout, and each function below only
@@ -53,8 +57,9 @@ void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r) {
     }
 }
 
-void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
-    int slot_of[3] = {-1, -1, -1}, used[3] = {0, 0, 0};
+/* The slot each wanted speaker k goes to (-1: none, its gain is 0). */
+static void height_slot_of(const hl_rt_voice_t *v, int slot_of[3]) {
+    int used[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++) /* a speaker already on a slot keeps it */
         for (int s = 0; s < 3 && v->sp_hq[k] != 0.0f; s++)
             if (!used[s] && v->hc[s] == v->sp_hc[k]) {
@@ -69,6 +74,11 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
                     slot_of[k] = s;
                     used[s] = 1;
                 }
+}
+
+void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
+    int slot_of[3] = {-1, -1, -1};
+    height_slot_of(v, slot_of);
     v->sp_pend = 0;
     for (int s = 0; s < 3; s++) {
         float want = 0.0f;
@@ -85,6 +95,22 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
     }
 }
 
+int hl_surround_height_settled(const hl_rt_voice_t *v) {
+    int slot_of[3] = {-1, -1, -1};
+    if (v->sp_pend) return 0;
+    height_slot_of(v, slot_of);
+    for (int s = 0; s < 3; s++) {
+        float want = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            if (slot_of[k] != s) continue;
+            if (v->hc[s] != v->sp_hc[k]) return 0; /* would move or fade */
+            want = v->sp_hq[k];
+        }
+        if (v->hq[s].rem || v->hq[s].cur != want || v->hq[s].target != want) return 0;
+    }
+    return 1;
+}
+
 void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
                                uint32_t n) {
     for (int s = 0; s < 3; s++) {
@@ -98,6 +124,30 @@ void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t b
         for (uint32_t t = rn; t < n; t++)
             d[t] += end * y[t];
     }
+}
+
+/* y = (l + r) / 2 into three planes at gains q0..q2, in one pass. */
+static void height_flat3(float *restrict d0, float *restrict d1, float *restrict d2,
+                         const float *restrict l, const float *restrict r, float q0, float q1,
+                         float q2, uint32_t n) {
+    for (uint32_t t = 0; t < n; t++) {
+        const float y = 0.5f * (l[t] + r[t]);
+        d0[t] += q0 * y;
+        d1[t] += q1 * y;
+        d2[t] += q2 * y;
+    }
+}
+
+int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
+                               const float *r, uint32_t n) {
+    const uint8_t *c = v->hc;
+    for (int s = 0; s < 3; s++)
+        if (v->hq[s].rem || v->hq[s].cur == 0.0f) return 0;
+    if (c[0] == c[1] || c[0] == c[2] || c[1] == c[2]) return 0;
+    /* a settled slot's gain: ramp_after(hq, 0), its target, as height_mix adds */
+    height_flat3(m->acc[v->bus][c[0]], m->acc[v->bus][c[1]], m->acc[v->bus][c[2]], l, r,
+                 v->hq[0].target, v->hq[1].target, v->hq[2].target, n);
+    return 1;
 }
 
 void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n) {

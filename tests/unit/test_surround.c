@@ -28,6 +28,7 @@
 #include "hl_limits.h"
 #include "hl_stream.h"
 #include "mix_helpers.h"
+#include "mixer_internal.h"
 
 #define BLK 256
 #define DCV 0.5f
@@ -214,6 +215,70 @@ static void test_height(void **state) {
     }
     test_pcm_free(dc);
     free(mem);
+}
+
+/* 7.1.4, steady height voices (3D, settled: one kernel run, then their three
+ * speakers) against the same voices through the full path
+ * (hl_mixer_set_fast_height off), sample for sample, at every kernel level:
+ * pitch 1 (the copy), pitched linear, cubic and sinc, each above the
+ * listener between three speakers, in chunks that cut blocks; then the
+ * listener turns (full path for a block) and the voices settle again. */
+static void test_height_steady(void **state) {
+    (void)state;
+    enum { NV = 4, FR = 12 * BLK };
+    static const float pitch[NV] = {1.0f, 0.93f, 1.07f, 0.81f};
+    static const uint32_t flags[NV] = {0, 0, HL_MIX_CUBIC, HL_MIX_SINC};
+    hl_pcm_t *pcm[NV];
+    for (int i = 0; i < NV; i++)
+        pcm[i] = test_pcm_sine(TEST_RATE / 4, 1, 0.011 + 0.005 * i, 0.2 * i, 0.25f);
+    float *x[2] = {calloc((size_t)FR * 12, sizeof(float)), calloc((size_t)FR * 12, sizeof(float))};
+    assert_non_null(x[0]);
+    assert_non_null(x[1]);
+    for (int simd = 0; simd <= HL_MIX_SIMD_AVX2; simd++) {
+        void *mem[2];
+        hl_mixer_t *m[2];
+        uint64_t now[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            m[k] = surround_mixer(HL_LAYOUT_714, &mem[k]);
+            hl_mixer_use_simd(m[k], simd);
+            hl_mixer_set_fast_height(m[k], k == 0);
+            for (int i = 0; i < NV; i++) {
+                hl_voice_params_t p = test_params(pcm[i]);
+                p.flags = HL_MIX_3D | HL_MIX_LOOP | flags[i];
+                p.pitch = pitch[i];
+                test_dir_of(25.0 + 80.0 * i, 20.0 + 7.0 * i, p.pos);
+                assert_int_equal(hl_mixer_play(m[k], &p, now[k], NULL, NULL), 0);
+            }
+        }
+        int sounding = 0, steady = 0;
+        for (int half = 0; half < 2; half++) {
+            float *y[2] = {x[0] + (size_t)half * FR / 2 * 12, x[1] + (size_t)half * FR / 2 * 12};
+            for (int k = 0; k < 2; k++) {
+                if (half) { /* the listener turns: a full-path block, then steady again */
+                    hl_listener_state_t lis;
+                    hl_mixer_get_listener(m[k], &lis);
+                    test_dir_of(-30.0, 0.0, lis.fwd);
+                    assert_int_equal(hl_mixer_set_listener(m[k], &lis, now[k]), 0);
+                }
+                test_render(m[k], y[k], FR / 2, half ? 100 : BLK, &now[k]);
+            }
+            for (uint32_t i = 0; i < m[0]->n_rt_active; i++) { /* mixer 0: the steady path */
+                const hl_rt_voice_t *v = &m[0]->rt[m[0]->rt_active[i]];
+                steady += v->f.ramp == HL_FAST_HEIGHT;
+                sounding += v->hq[0].cur != 0.0f && v->hq[1].cur != 0.0f && v->hq[2].cur != 0.0f;
+            }
+        }
+        print_message("# simd %d: %d steady, %d on three speakers\n", simd, steady, sounding);
+        assert_int_equal(steady, 2 * NV);
+        assert_true(sounding >= NV); /* three planes at once, on most of them */
+        assert_memory_equal(x[0], x[1], (size_t)FR * 12 * sizeof(float));
+        for (int k = 0; k < 2; k++)
+            free(mem[k]);
+    }
+    for (int k = 0; k < 2; k++)
+        free(x[k]);
+    for (int i = 0; i < NV; i++)
+        test_pcm_free(pcm[i]);
 }
 
 /* 7.1.4, the post stage of a height voice: occlusion and a send reach the
@@ -475,6 +540,7 @@ int main(void) {
         cmocka_unit_test_prestate(test_sweep, (void *)&l714),
         cmocka_unit_test(test_height),
         cmocka_unit_test(test_height_post),
+        cmocka_unit_test(test_height_steady),
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_multichannel),
