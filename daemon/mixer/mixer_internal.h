@@ -572,8 +572,8 @@ void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n);
 /* 1 when hl_surround_height_slots_rt would change nothing: every slot on its
  * speaker at its gain, no ramp, none pending (a height voice may be steady) */
 int hl_surround_height_settled(const hl_rt_voice_t *v);
-/* a settled height voice with no post stage whose three slots all sound, on three
- * planes: hl_voice_height_rt's sums for its pair l/r in one pass (1), else 0 (nothing done) */
+/* a settled height voice with no post stage: hl_voice_height_rt's sums for its pair
+ * l/r in one pass (1), else 0 (nothing done: a slot ramps, two on one plane) */
 int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
                                const float *r, uint32_t n);
 /* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */

@@ -126,27 +126,43 @@ void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t b
     }
 }
 
-/* y = (l + r) / 2 into three planes at gains q0..q2, in one pass. */
-static void height_flat3(float *restrict d0, float *restrict d1, float *restrict d2,
-                         const float *restrict l, const float *restrict r, float q0, float q1,
-                         float q2, uint32_t n) {
-    for (uint32_t t = 0; t < n; t++) {
-        const float y = 0.5f * (l[t] + r[t]);
-        d0[t] += q0 * y;
-        d1[t] += q1 * y;
-        d2[t] += q2 * y;
-    }
+/* y = (l + r) / 2 into k (1..3) distinct planes d at gains q, in one pass. */
+static void height_flat(float *restrict d0, float *restrict d1, float *restrict d2,
+                        const float *restrict l, const float *restrict r, const float q[3], int k,
+                        uint32_t n) {
+    const float q0 = q[0], q1 = q[1], q2 = q[2];
+    if (k == 3)
+        for (uint32_t t = 0; t < n; t++) {
+            const float y = 0.5f * (l[t] + r[t]);
+            d0[t] += q0 * y;
+            d1[t] += q1 * y;
+            d2[t] += q2 * y;
+        }
+    else if (k == 2)
+        for (uint32_t t = 0; t < n; t++) {
+            const float y = 0.5f * (l[t] + r[t]);
+            d0[t] += q0 * y;
+            d1[t] += q1 * y;
+        }
+    else if (k == 1)
+        for (uint32_t t = 0; t < n; t++)
+            d0[t] += q0 * (0.5f * (l[t] + r[t]));
 }
 
 int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
                                const float *r, uint32_t n) {
-    const uint8_t *c = v->hc;
-    for (int s = 0; s < 3; s++)
-        if (v->hq[s].rem || v->hq[s].cur == 0.0f) return 0;
-    if (c[0] == c[1] || c[0] == c[2] || c[1] == c[2]) return 0;
-    /* a settled slot's gain: ramp_after(hq, 0), its target, as height_mix adds */
-    height_flat3(m->acc[v->bus][c[0]], m->acc[v->bus][c[1]], m->acc[v->bus][c[2]], l, r,
-                 v->hq[0].target, v->hq[1].target, v->hq[2].target, n);
+    float *d[3] = {NULL, NULL, NULL}, q[3] = {0.0f, 0.0f, 0.0f};
+    int k = 0;
+    for (int s = 0; s < 3; s++) {
+        const hl_ramp_t *g = &v->hq[s];
+        if (g->rem || g->cur != g->target) return 0;
+        if (g->cur == 0.0f) continue; /* silent: height_mix skips it too */
+        for (int j = 0; j < k; j++)
+            if (d[j] == m->acc[v->bus][v->hc[s]]) return 0; /* one plane twice */
+        d[k] = m->acc[v->bus][v->hc[s]];
+        q[k++] = g->target; /* ramp_after(g, 0), what height_mix adds */
+    }
+    height_flat(d[0], d[1], d[2], l, r, q, k, n);
     return 1;
 }
 
