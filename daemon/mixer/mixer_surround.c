@@ -126,10 +126,11 @@ void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t b
     }
 }
 
-/* y = (l + r) / 2 into k (1..3) distinct planes d at gains q, in one pass. */
-static void height_flat(float *restrict d0, float *restrict d1, float *restrict d2,
-                        const float *restrict l, const float *restrict r, const float q[3], int k,
-                        uint32_t n) {
+/* y = (l + r) / 2 into k (1..3) distinct planes d at gains q, in one pass
+ * (sums and products only: the same bits at any vector width). */
+static inline __attribute__((always_inline)) void
+height_flat(float *restrict d0, float *restrict d1, float *restrict d2, const float *restrict l,
+            const float *restrict r, const float q[3], int k, uint32_t n) {
     const float q0 = q[0], q1 = q[1], q2 = q[2];
     if (k == 3)
         for (uint32_t t = 0; t < n; t++) {
@@ -149,6 +150,22 @@ static void height_flat(float *restrict d0, float *restrict d1, float *restrict 
             d0[t] += q0 * (0.5f * (l[t] + r[t]));
 }
 
+static void height_flat_sse(float *restrict d0, float *restrict d1, float *restrict d2,
+                            const float *restrict l, const float *restrict r, const float q[3],
+                            int k, uint32_t n) {
+    height_flat(d0, d1, d2, l, r, q, k, n);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void height_flat_avx2(float *restrict d0, float *restrict d1,
+                                                             float *restrict d2,
+                                                             const float *restrict l,
+                                                             const float *restrict r,
+                                                             const float q[3], int k, uint32_t n) {
+    height_flat(d0, d1, d2, l, r, q, k, n);
+}
+#endif
+
 int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
                                const float *r, uint32_t n) {
     float *d[3] = {NULL, NULL, NULL}, q[3] = {0.0f, 0.0f, 0.0f};
@@ -162,7 +179,13 @@ int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const floa
         d[k] = m->acc[v->bus][v->hc[s]];
         q[k++] = g->target; /* ramp_after(g, 0), what height_mix adds */
     }
-    height_flat(d[0], d[1], d[2], l, r, q, k, n);
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (m->k != &hl_mix_kernels_generic) { /* AVX2 kernels chosen: the CPU has AVX2 */
+        height_flat_avx2(d[0], d[1], d[2], l, r, q, k, n);
+        return 1;
+    }
+#endif
+    height_flat_sse(d[0], d[1], d[2], l, r, q, k, n);
     return 1;
 }
 
