@@ -175,8 +175,8 @@ int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const floa
         if (g->rem || g->cur != g->target) return 0;
         if (g->cur == 0.0f) continue; /* silent: height_mix skips it too */
         for (int j = 0; j < k; j++)
-            if (d[j] == m->acc[v->bus][v->hc[s]]) return 0; /* one plane twice */
-        d[k] = m->acc[v->bus][v->hc[s]];
+            if (d[j] == m->acc[v->f.bus][v->hc[s]]) return 0; /* one plane twice */
+        d[k] = m->acc[v->f.bus][v->hc[s]];
         q[k++] = g->target; /* ramp_after(g, 0), what height_mix adds */
     }
 #if defined(__x86_64__) && defined(__GNUC__)
