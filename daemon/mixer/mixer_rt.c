@@ -162,8 +162,6 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         !v->pcm->finite || /* unchecked samples stay on the guarded path */
         (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
         return;
-    const int hgt = m->height && (v->flags & HL_MIX_3D); /* settled slots, no post stage */
-    if (hgt && (m->no_fast_height || v->post || !hl_surround_height_settled(v))) return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
             v->gl.target != v->sp_l || v->gr.target != v->sp_r || v->sp_pend)
@@ -172,6 +170,8 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     } else {
         f->lgen = 0;
     }
+    const int hgt = m->height && (v->flags & HL_MIX_3D); /* settled slots, no post stage */
+    if (hgt && (m->no_fast_height || v->post || !hl_surround_height_settled(v))) return;
     f->data = v->src.data;
     f->step = voice_step(v);
     sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
