@@ -128,8 +128,7 @@
  *   plane at envelope x gain (no pan, LFE send or post stage: mixer_multi.c). A 3D voice is panned
  * by hl_layout_pair (pairwise constant power) onto the two speakers bracketing its direction (a
  * steady voice costs what it does on stereo); on 7.1.4 by VBAP over three (hl_layout_pan3), its
- * block unpanned through the post stage, then spread (mixer_surround.c; steady: one kernel run,
- * three plane adds). When the
+ * block unpanned through the post stage, then spread (mixer_surround.c; steady too). When the
  * speakers change, one in both keeps its slot; a slot whose speaker changes ramps to 0 over one
  * block, then moves and ramps up (no click). A 3D stereo source is folded to mono first. The LFE
  * gets only the voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2) ((L + R) / 2 on
@@ -448,10 +447,6 @@ void hl_voice_set_fields(hl_voice_params_t *p, const hl_voice_set_t *s);
  * such a voice through the full path instead, as before: for tests and
  * benches comparing the two; call before the audio thread runs. */
 void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on);
-
-/* on = 0: a steady 3D voice on 7.1.4 takes the full path, not the steady one
- * (tests and benches comparing the two); call before the audio thread runs. */
-void hl_mixer_set_fast_height(hl_mixer_t *m, int on);
 
 typedef struct {
     float pos[3], fwd[3], up[3], vel[3];

@@ -572,6 +572,9 @@ void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n);
 /* 1 when hl_surround_height_slots_rt would change nothing: every slot on its
  * speaker at its gain, no ramp, none pending (a height voice may be steady) */
 int hl_surround_height_settled(const hl_rt_voice_t *v);
+/* on = 0: a steady height voice takes the full path instead (tests comparing the two;
+ * mixer_ctl.c, main thread, before the audio thread runs) */
+void hl_mixer_set_fast_height(hl_mixer_t *m, int on);
 /* a settled height voice with no post stage: hl_voice_height_rt's sums for its pair
  * l/r in one pass (1), else 0 (nothing done: a slot ramps, two on one plane) */
 int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
