@@ -426,24 +426,16 @@ static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
     return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
 }
 
-/* process_fast for a steady height voice (f.ramp HL_FAST_HEIGHT): the
- * kernel run into its own pair, then hl_voice_height_rt, as the full path
- * does once its slots have settled (no ramp to advance). */
+/* process_fast for a steady height voice (f.ramp HL_FAST_HEIGHT): the kernel
+ * run into its own pair, then its planes as the full path's (mixer_surround.c). */
 static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                          uint32_t *mixed, uint32_t *buses) {
-    const uint64_t c = f->cursor;
-    if (!fast_inside(m, f, c, n)) return 0;
-    float *l = m->sbuf, *r = m->sbuf + HL_MIX_BLOCK;
-    memset(l, 0, n * sizeof(float));
-    memset(r, 0, n * sizeof(float));
     const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
-    fast_kernel(m, f, l, r, c, n, &g);
-    f->cursor = c + (uint64_t)n * f->step;
-    (*mixed)++;
-    *buses |= 1u << f->bus;
-    m->bus[f->bus].voices++;
-    hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
-    if (!hl_surround_height_flat_rt(m, v, l, r, n)) hl_voice_height_rt(m, v, l, r, n);
+    if (!fast_inside(m, f, f->cursor, n)) return 0;
+    memset(m->sbuf, 0, (HL_MIX_BLOCK + n) * sizeof(float)); /* its pair: sbuf, sbuf + block */
+    fast_kernel(m, f, m->sbuf, m->sbuf + HL_MIX_BLOCK, f->cursor, n, &g);
+    f->cursor += (uint64_t)n * f->step;
+    hl_surround_height_steady_rt(m, (hl_rt_voice_t *)(void *)f, n, mixed, buses);
     return 1;
 }
 
