@@ -575,10 +575,10 @@ int hl_surround_height_settled(const hl_rt_voice_t *v);
 /* on = 0: a steady height voice takes the full path instead (tests comparing the two;
  * mixer_ctl.c, main thread, before the audio thread runs) */
 void hl_mixer_set_fast_height(hl_mixer_t *m, int on);
-/* a steady height voice's block after its kernel run into its pair (sbuf, sbuf +
- * HL_MIX_BLOCK): counted, then its planes, hl_voice_height_rt's sums (one pass) */
-void hl_surround_height_steady_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint32_t *mixed,
-                                  uint32_t *buses);
+/* a settled height voice with no post stage: hl_voice_height_rt's sums for its pair
+ * l/r in one pass (1), else 0 (nothing done: a slot ramps, two on one plane) */
+int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
+                               const float *r, uint32_t n);
 /* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */
 void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);

@@ -427,7 +427,7 @@ static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
 }
 
 /* process_fast for a steady height voice (f.ramp HL_FAST_HEIGHT): the kernel
- * run into its own pair, then its planes as the full path's (mixer_surround.c). */
+ * run into its own pair, then its planes as the full path's (voice_post.c). */
 static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                          uint32_t *mixed, uint32_t *buses) {
     const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
@@ -435,7 +435,7 @@ static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fa
     memset(m->sbuf, 0, (HL_MIX_BLOCK + n) * sizeof(float)); /* its pair: sbuf, sbuf + block */
     fast_kernel(m, f, m->sbuf, m->sbuf + HL_MIX_BLOCK, f->cursor, n, &g);
     f->cursor += (uint64_t)n * f->step;
-    hl_surround_height_steady_rt(m, (hl_rt_voice_t *)(void *)f, n, mixed, buses);
+    hl_voice_height_steady_rt(m, (hl_rt_voice_t *)(void *)f, n, mixed, buses);
     return 1;
 }
 

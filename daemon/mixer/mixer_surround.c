@@ -12,7 +12,7 @@
  * to change: hl_surround_height_settled) a plain one (no post stage, no LFE
  * send) takes the steady path: the same kernel run into its own pair, then
  * hl_voice_height_rt, skipping the per-block 3D update and the segment loop
- * (mixer_rt.c, process_fast_height; hl_surround_height_steady_rt).
+ * (mixer_rt.c, process_fast_height; voice_post.c, hl_voice_height_steady_rt).
  *
  * The stereo path never comes here: the front pair (planes 0 and 1) is
  * rendered by the same code on every layout, and each function below only
@@ -22,7 +22,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "voice_post.h"
 #include "voice_state.h"
 
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r) {
@@ -167,10 +166,8 @@ __attribute__((target("avx2"))) static void height_flat_avx2(float *restrict d0,
 }
 #endif
 
-/* hl_voice_height_rt's sums for a settled height voice with no post stage, its pair
- * l/r, in one pass: 1, else 0 (nothing done: a slot ramps, two on one plane). */
-static int height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l, const float *r,
-                          uint32_t n) {
+int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
+                               const float *r, uint32_t n) {
     float *d[3] = {NULL, NULL, NULL}, q[3] = {0.0f, 0.0f, 0.0f};
     int k = 0;
     for (int s = 0; s < 3; s++) {
@@ -190,15 +187,6 @@ static int height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
 #endif
     height_flat_sse(d[0], d[1], d[2], l, r, q, k, n);
     return 1;
-}
-
-void hl_surround_height_steady_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint32_t *mixed,
-                                  uint32_t *buses) {
-    float *l = m->sbuf, *r = m->sbuf + HL_MIX_BLOCK;
-    (*mixed)++;
-    *buses |= 1u << v->f.bus;
-    m->bus[v->f.bus].voices++;
-    if (!height_flat_rt(m, v, l, r, n)) hl_voice_height_rt(m, v, l, r, n);
 }
 
 void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n) {
