@@ -98,6 +98,8 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
 int hl_surround_height_settled(const hl_rt_voice_t *v) {
     int slot_of[3] = {-1, -1, -1};
     if (v->sp_pend) return 0;
+    for (int s = 0; s < 3; s++) /* the cheap part first: a moving voice's slots ramp */
+        if (v->hq[s].rem || v->hq[s].cur != v->hq[s].target) return 0;
     height_slot_of(v, slot_of);
     for (int s = 0; s < 3; s++) {
         float want = 0.0f;
