@@ -259,7 +259,7 @@ typedef struct {
     float sp_l, sp_r;     /* 3D gain pair computed for the current position and gain */
     uint8_t sp_cl, sp_cr; /* ... and its speakers (surround; 0, 1 on stereo) */
     uint8_t sp_pend;      /* 1: a slot is still on its old speaker (ramping to 0) */
-    uint8_t pad_sp;
+    uint8_t sp_hmoved;
     uint32_t sp_far; /* ... and whether that position was beyond max distance */
     uint32_t sp_gen; /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
@@ -561,7 +561,8 @@ void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const f
 /* height (m->height, a 3D voice): slots puts the speakers and gains of
  * the last spatial update (sp_hc/sp_hq) on the voice's three slots (a
  * speaker already on a slot keeps it; a slot whose speaker changes ramps
- * to 0 over one block first, sp_pend 1) and sets their ramps over n;
+ * to 0 over one block first, sp_pend 1) and sets their ramps over n (sp_hmoved:
+ * 1 when one ramps or waits, so the voice is not made steady after this block);
  * mix adds mono y (the voice's block after the post stage) times each
  * slot's ramped gain to that slot's plane of bus `bus` (ramps not moved);
  * advance moves the slots' ramps on by n frames (once per block). */

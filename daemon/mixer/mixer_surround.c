@@ -93,11 +93,13 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
         v->hq[s].target = want;
         v->hq[s].rem = want == v->hq[s].cur ? 0 : n;
     }
+    /* a voice that moved this block is not made steady: it may move again */
+    v->sp_hmoved = (uint8_t)(v->sp_pend || v->hq[0].rem || v->hq[1].rem || v->hq[2].rem);
 }
 
 int hl_surround_height_settled(const hl_rt_voice_t *v) {
     int slot_of[3] = {-1, -1, -1};
-    if (v->sp_pend) return 0;
+    if (v->sp_pend || v->sp_hmoved) return 0;
     for (int s = 0; s < 3; s++) /* the cheap part first: a moving voice's slots ramp */
         if (v->hq[s].rem || v->hq[s].cur != v->hq[s].target) return 0;
     height_slot_of(v, slot_of);
