@@ -464,14 +464,14 @@ struct hl_mixer {
     uint32_t hrtf_mixed;         /* voices rendered binaurally in the current block */
     uint32_t no_fast_ramp;       /* 1: a ramped SET sends its voice to the full path
                                   * (hl_mixer_set_fast_ramps: tests, bench) */
-    uint32_t no_fast_height;     /* 1: a steady height voice takes the full path
-                                  * (hl_mixer_set_fast_height: tests, bench) */
     hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
     hl_rt_mod_t rt_mod[HL_MIX_MODS];     /* modulation slots as the audio thread runs them */
     uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_set.c) */
     uint32_t nch;                        /* output channels and bus planes (cfg.layout's) */
     int32_t lfe_ch;                      /* the LFE plane, -1 if the layout has none */
     uint32_t height; /* 1: the layout has height (3D voices: hl_surround_height_*) */
+    /* 1: a steady height voice takes the full path (hl_mixer_set_fast_height: tests) */
+    uint32_t no_fast_height;
     /* buses, then master: one plane per output channel (nch used), and two
      * planes of padding: a bus's stride (10 KiB) and the buffers below stay
      * at 2 KiB modulo 4 KiB, as with the two stereo planes: the voice
