@@ -637,6 +637,9 @@ static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         if (!left[i]) continue;
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (v->f.ramp == HL_FAST_HEIGHT && v->f.steady && v->f.lgen == m->listener_gen &&
+            process_fast_height(m, &v->f, n, mixed, buses)) /* the partitions leave these */
+            continue;
         if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
             end_event(m, v, now_ns);
             ended++;
