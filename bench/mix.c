@@ -114,7 +114,8 @@ static void usage(const char *prog) {
             "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"
             "       to a reverb bus on every voice)\n"
             "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1,\n"
-            "       12 7.1.4 (its 3D voices take the full path: VBAP after the post stage);\n"
+            "       12 7.1.4 (VBAP over three speakers after the post stage; steady voices\n"
+            "       take the steady path: one kernel run, then their three speakers);\n"
             "       the 3D voices are panned over its speakers\n"
             "  -t   the listener turns 1 degree every block: every voice's spatial\n"
             "       gains (and on surround its speaker pair) are recomputed each block\n",

@@ -40,7 +40,7 @@
                                 * the plain single-threaded loop */
 #define HL_MIX_CHUNK       32  /* voices per claim */
 #define HL_MIX_PART_CH     8 /* planes per bus of a partition's accumulators: a steady voice's
-                                * (7.1's; on 7.1.4 a 3D voice is never steady, a 2D one FL/FR) */
+                                * (7.1's; on 7.1.4 a steady 3D voice is left: f.ramp, a 2D one FL/FR) */
 #define HL_MIX_LATE_PCT    50  /* % of a block's duration the workers have at most before the
                                 * audio thread takes their unstarted chunks */
 #define HL_MIX_LATE_MIN_NS 50000 /* and beyond twice the audio thread's own share, this much:

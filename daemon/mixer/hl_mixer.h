@@ -128,7 +128,7 @@
  *   plane at envelope x gain (no pan, LFE send or post stage: mixer_multi.c). A 3D voice is panned
  * by hl_layout_pair (pairwise constant power) onto the two speakers bracketing its direction (a
  * steady voice costs what it does on stereo); on 7.1.4 by VBAP over three (hl_layout_pan3), its
- * block unpanned through the full path and post stage, then spread (mixer_surround.c). When the
+ * block unpanned through the post stage, then spread (mixer_surround.c; steady too). When the
  * speakers change, one in both keeps its slot; a slot whose speaker changes ramps to 0 over one
  * block, then moves and ramps up (no click). A 3D stereo source is folded to mono first. The LFE
  * gets only the voice's LFE send (lfe): lfe x (gl L + gr R) / sqrt(gl^2 + gr^2) ((L + R) / 2 on

@@ -706,3 +706,7 @@ double hl_mixer_wait_bucket_upper_us(unsigned i) {
 void hl_mixer_set_fast_ramps(hl_mixer_t *m, int on) {
     m->no_fast_ramp = on ? 0u : 1u;
 }
+
+void hl_mixer_set_fast_height(hl_mixer_t *m, int on) {
+    m->no_fast_height = on ? 0u : 1u;
+}

@@ -225,11 +225,14 @@ typedef struct {
     uint16_t bus;
     uint16_t ramp;  /* 1: the 2D gain pair ramps (gl/gr): gl/gr above are stale and
                      * process_fast applies the ramp per sample (a SET of gain, pan,
-                     * filter or sends keeps a steady voice steady) */
+                     * filter or sends keeps a steady voice steady); HL_FAST_HEIGHT:
+                     * a steady 3D voice on a layout with height, whose speakers and
+                     * gains are its slots' (hc, hq: mixer_surround.c) */
     uint8_t cl, cr; /* the bus planes the pair goes to: 0, 1 (the front pair), or a
                      * 3D voice's speakers on a surround layout (hl_layout_pair) */
 } hl_rt_fast_t;
 _Static_assert(sizeof(hl_rt_fast_t) <= 64, "the steady line is one cache line");
+#define HL_FAST_HEIGHT 2 /* hl_rt_fast_t.ramp of a steady height voice */
 
 typedef struct {
     /* hot: read every block */
@@ -260,7 +263,7 @@ typedef struct {
     float sp_l, sp_r;     /* 3D gain pair computed for the current position and gain */
     uint8_t sp_cl, sp_cr; /* ... and its speakers (surround; 0, 1 on stereo) */
     uint8_t sp_pend;      /* 1: a slot is still on its old speaker (ramping to 0) */
-    uint8_t pad_sp;
+    uint8_t sp_hmoved;
     uint32_t sp_far; /* ... and whether that position was beyond max distance */
     uint32_t sp_gen; /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
@@ -471,6 +474,8 @@ struct hl_mixer {
     uint32_t nch;                        /* output channels and bus planes (cfg.layout's) */
     int32_t lfe_ch;                      /* the LFE plane, -1 if the layout has none */
     uint32_t height; /* 1: the layout has height (3D voices: hl_surround_height_*) */
+    /* 1: a steady height voice takes the full path (hl_mixer_set_fast_height: tests) */
+    uint32_t no_fast_height;
     /* buses, then master: one plane per output channel (nch used), and two
      * planes of padding: a bus's stride (10 KiB) and the buffers below stay
      * at 2 KiB modulo 4 KiB, as with the two stereo planes: the voice
@@ -561,7 +566,8 @@ void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const f
 /* height (m->height, a 3D voice): slots puts the speakers and gains of
  * the last spatial update (sp_hc/sp_hq) on the voice's three slots (a
  * speaker already on a slot keeps it; a slot whose speaker changes ramps
- * to 0 over one block first, sp_pend 1) and sets their ramps over n;
+ * to 0 over one block first, sp_pend 1) and sets their ramps over n (sp_hmoved:
+ * 1 when one ramps or waits, so the voice is not made steady after this block);
  * mix adds mono y (the voice's block after the post stage) times each
  * slot's ramped gain to that slot's plane of bus `bus` (ramps not moved);
  * advance moves the slots' ramps on by n frames (once per block). */
@@ -569,6 +575,16 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n);
 void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
                                uint32_t n);
 void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n);
+/* 1 when hl_surround_height_slots_rt would change nothing: every slot on its
+ * speaker at its gain, no ramp, none pending (a height voice may be steady) */
+int hl_surround_height_settled(const hl_rt_voice_t *v);
+/* on = 0: a steady height voice takes the full path instead (tests comparing the two;
+ * mixer_ctl.c, main thread, before the audio thread runs) */
+void hl_mixer_set_fast_height(hl_mixer_t *m, int on);
+/* a settled height voice with no post stage: hl_voice_height_rt's sums for its pair
+ * l/r in one pass (1), else 0 (nothing done: a slot ramps, two on one plane) */
+int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
+                               const float *r, uint32_t n);
 /* fx: bus b's insert chain on all its planes (hl_fx_process_planes_rt) */
 void hl_surround_fx_rt(hl_mixer_t *m, uint32_t b, uint32_t n);
 void hl_surround_gain_rt(hl_mixer_t *m, uint32_t b, uint32_t n, const hl_ramp_t *duck);

@@ -163,8 +163,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
         v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
         !v->pcm->finite || /* unchecked samples stay on the guarded path */
-        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f)) || /* LFE: full path */
-        (m->height && (v->flags & HL_MIX_3D)))                               /* height too */
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
         return;
     if (v->flags & HL_MIX_3D) {
         if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
@@ -174,6 +173,8 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     } else {
         f->lgen = 0;
     }
+    const int hgt = m->height && (v->flags & HL_MIX_3D); /* settled slots, no post stage */
+    if (hgt && (m->no_fast_height || v->post || !hl_surround_height_settled(v))) return;
     f->data = v->src.data;
     f->step = voice_step(v);
     sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
@@ -187,6 +188,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->bus = (uint16_t)v->bus;
     f->post = (uint16_t)v->post;
     f->steady = 1;
+    if (hgt) f->ramp = HL_FAST_HEIGHT; /* process_fast_height */
 }
 
 /* The blocks after a binaural voice's source ran out: its convolver still
@@ -427,11 +429,25 @@ static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
     return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
 }
 
+/* process_fast for a steady height voice (f.ramp HL_FAST_HEIGHT): the kernel
+ * run into its own pair, then its planes as the full path's (voice_post.c). */
+static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
+                                                         uint32_t *mixed, uint32_t *buses) {
+    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+    if (!fast_inside(m, f, f->cursor, n)) return 0;
+    memset(m->sbuf, 0, (HL_MIX_BLOCK + n) * sizeof(float)); /* its pair: sbuf, sbuf + block */
+    fast_kernel(m, f, m->sbuf, m->sbuf + HL_MIX_BLOCK, f->cursor, n, &g);
+    f->cursor += (uint64_t)n * f->step;
+    hl_voice_height_steady_rt(m, (hl_rt_voice_t *)(void *)f, n, mixed, buses);
+    return 1;
+}
+
 /* process_fast for a steady 2D voice whose gain pair ramps (f.ramp): the
  * same bounds, then fast_ramped; kept out of line so that the settled
  * voices' path stays as it was. */
 static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                        uint32_t *mixed, uint32_t *buses) {
+    if (f->ramp == HL_FAST_HEIGHT) return process_fast_height(m, f, n, mixed, buses);
     const uint64_t c = f->cursor, step = f->step;
     float *acc_l = m->acc[f->bus][f->cl], *acc_r = m->acc[f->bus][f->cr];
     /* never filtered before the pan: the pair ramps */
@@ -637,6 +653,9 @@ static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         if (!left[i]) continue;
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (v->f.ramp == HL_FAST_HEIGHT && v->f.steady && v->f.lgen == m->listener_gen &&
+            process_fast_height(m, &v->f, n, mixed, buses)) /* the partitions leave these */
+            continue;
         if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
             end_event(m, v, now_ns);
             ended++;

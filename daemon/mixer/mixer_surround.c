@@ -8,7 +8,11 @@
  * is the distance gain on both sides, so its own pair holds the mono
  * signal) and goes through the post stage; then it is spread over up to
  * three speakers (VBAP, hl_layout_pan3), each slot's gain ramped over the
- * block like the pair's. Such a voice always takes the full path.
+ * block like the pair's. Once its slots have settled (no ramp, no speaker
+ * to change: hl_surround_height_settled) a plain one (no post stage, no LFE
+ * send) takes the steady path: the same kernel run into its own pair, then
+ * hl_voice_height_rt, skipping the per-block 3D update and the segment loop
+ * (mixer_rt.c, process_fast_height; voice_post.c, hl_voice_height_steady_rt).
  *
  * The stereo path never comes here: the front pair (planes 0 and 1) is
  * rendered by the same code on every layout, and each function below only
@@ -53,8 +57,9 @@ void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r) {
     }
 }
 
-void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
-    int slot_of[3] = {-1, -1, -1}, used[3] = {0, 0, 0};
+/* The slot each wanted speaker k goes to (-1: none, its gain is 0). */
+static void height_slot_of(const hl_rt_voice_t *v, int slot_of[3]) {
+    int used[3] = {0, 0, 0};
     for (int k = 0; k < 3; k++) /* a speaker already on a slot keeps it */
         for (int s = 0; s < 3 && v->sp_hq[k] != 0.0f; s++)
             if (!used[s] && v->hc[s] == v->sp_hc[k]) {
@@ -69,6 +74,11 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
                     slot_of[k] = s;
                     used[s] = 1;
                 }
+}
+
+void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
+    int slot_of[3] = {-1, -1, -1};
+    height_slot_of(v, slot_of);
     v->sp_pend = 0;
     for (int s = 0; s < 3; s++) {
         float want = 0.0f;
@@ -83,6 +93,26 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
         v->hq[s].target = want;
         v->hq[s].rem = want == v->hq[s].cur ? 0 : n;
     }
+    /* a voice that moved this block is not made steady: it may move again */
+    v->sp_hmoved = (uint8_t)(v->sp_pend || v->hq[0].rem || v->hq[1].rem || v->hq[2].rem);
+}
+
+int hl_surround_height_settled(const hl_rt_voice_t *v) {
+    int slot_of[3] = {-1, -1, -1};
+    if (v->sp_pend || v->sp_hmoved) return 0;
+    for (int s = 0; s < 3; s++) /* the cheap part first: a moving voice's slots ramp */
+        if (v->hq[s].rem || v->hq[s].cur != v->hq[s].target) return 0;
+    height_slot_of(v, slot_of);
+    for (int s = 0; s < 3; s++) {
+        float want = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            if (slot_of[k] != s) continue;
+            if (v->hc[s] != v->sp_hc[k]) return 0; /* would move or fade */
+            want = v->sp_hq[k];
+        }
+        if (v->hq[s].rem || v->hq[s].cur != want || v->hq[s].target != want) return 0;
+    }
+    return 1;
 }
 
 void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
@@ -98,6 +128,69 @@ void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t b
         for (uint32_t t = rn; t < n; t++)
             d[t] += end * y[t];
     }
+}
+
+/* y = (l + r) / 2 into k (1..3) distinct planes d at gains q, in one pass
+ * (sums and products only: the same bits at any vector width). */
+static inline __attribute__((always_inline)) void
+height_flat(float *restrict d0, float *restrict d1, float *restrict d2, const float *restrict l,
+            const float *restrict r, const float q[3], int k, uint32_t n) {
+    const float q0 = q[0], q1 = q[1], q2 = q[2];
+    if (k == 3)
+        for (uint32_t t = 0; t < n; t++) {
+            const float y = 0.5f * (l[t] + r[t]);
+            d0[t] += q0 * y;
+            d1[t] += q1 * y;
+            d2[t] += q2 * y;
+        }
+    else if (k == 2)
+        for (uint32_t t = 0; t < n; t++) {
+            const float y = 0.5f * (l[t] + r[t]);
+            d0[t] += q0 * y;
+            d1[t] += q1 * y;
+        }
+    else if (k == 1)
+        for (uint32_t t = 0; t < n; t++)
+            d0[t] += q0 * (0.5f * (l[t] + r[t]));
+}
+
+static void height_flat_sse(float *restrict d0, float *restrict d1, float *restrict d2,
+                            const float *restrict l, const float *restrict r, const float q[3],
+                            int k, uint32_t n) {
+    height_flat(d0, d1, d2, l, r, q, k, n);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) static void height_flat_avx2(float *restrict d0, float *restrict d1,
+                                                             float *restrict d2,
+                                                             const float *restrict l,
+                                                             const float *restrict r,
+                                                             const float q[3], int k, uint32_t n) {
+    height_flat(d0, d1, d2, l, r, q, k, n);
+}
+#endif
+
+int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const float *l,
+                               const float *r, uint32_t n) {
+    float *d[3] = {NULL, NULL, NULL}, q[3] = {0.0f, 0.0f, 0.0f};
+    int k = 0;
+    for (int s = 0; s < 3; s++) {
+        const hl_ramp_t *g = &v->hq[s];
+        if (g->rem || g->cur != g->target) return 0;
+        if (g->cur == 0.0f) continue; /* silent: height_mix skips it too */
+        for (int j = 0; j < k; j++)
+            if (d[j] == m->acc[v->f.bus][v->hc[s]]) return 0; /* one plane twice */
+        d[k] = m->acc[v->f.bus][v->hc[s]];
+        q[k++] = g->target; /* ramp_after(g, 0), what height_mix adds */
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (m->k != &hl_mix_kernels_generic) { /* AVX2 kernels chosen: the CPU has AVX2 */
+        height_flat_avx2(d[0], d[1], d[2], l, r, q, k, n);
+        return 1;
+    }
+#endif
+    height_flat_sse(d[0], d[1], d[2], l, r, q, k, n);
+    return 1;
 }
 
 void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n) {

@@ -144,6 +144,15 @@ void hl_voice_height_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uin
     post_height(m, v, l, r, n, NULL);
 }
 
+void hl_voice_height_steady_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint32_t *mixed,
+                               uint32_t *buses) {
+    float *l = m->sbuf, *r = m->sbuf + HL_MIX_BLOCK;
+    (*mixed)++;
+    *buses |= 1u << v->f.bus;
+    m->bus[v->f.bus].voices++;
+    if (!hl_surround_height_flat_rt(m, v, l, r, n)) post_height(m, v, l, r, n, NULL);
+}
+
 /* Occlusion, sends and the bus for the voice's filtered pair l/r, in one
  * pass while no level ramps (each frame: y = x * occ, send += y * level,
  * bus += y: the same products and sums, in the same order, as the passes

@@ -19,6 +19,10 @@ void hl_voice_post_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint3
 /* A height voice (mixer_surround.c) without a post stage: its unpanned
  * pair l/r panned into its bus (r clobbered). */
 void hl_voice_height_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n);
+/* A steady one (mixer_rt.c's process_fast_height) after its kernel run into
+ * its pair (sbuf, sbuf + HL_MIX_BLOCK): counted, then the same sums. */
+void hl_voice_height_steady_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint32_t *mixed,
+                               uint32_t *buses);
 void hl_voice_post_scaled_rt(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uint32_t n,
                              float k, uint32_t *buses);
 void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uint32_t n, float gl,

@@ -28,12 +28,16 @@
 #include "hl_limits.h"
 #include "hl_stream.h"
 #include "mix_helpers.h"
+#include "mixer_internal.h"
 
 #define BLK 256
 #define DCV 0.5f
 
 static hl_mixer_t *surround_mixer(hl_layout_t layout, void **mem) {
-    hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = 4, .layout = (uint32_t)layout};
+    /* a small command ring: these tests send a few commands a block, and a
+     * mixer the size of the default one is most of their time (page faults) */
+    hl_mixer_config_t cfg = {
+        .rate = TEST_RATE, .voices = 4, .cmd_capacity = 256, .layout = (uint32_t)layout};
     size_t size = hl_mixer_size(&cfg);
     assert_true(size > 0);
     *mem = malloc(size);
@@ -214,6 +218,66 @@ static void test_height(void **state) {
     }
     test_pcm_free(dc);
     free(mem);
+}
+
+/* 7.1.4, steady height voices (3D, settled: one kernel run, then their three
+ * speakers) against the same voices through the full path
+ * (hl_mixer_set_fast_height off), sample for sample, at every kernel level:
+ * pitch 1 (the copy), pitched linear, cubic and sinc, on one, two and three
+ * speakers, in chunks that cut blocks; the listener turns (full path for
+ * a block) and the voices settle again. */
+static void test_height_steady(void **state) {
+    (void)state;
+    enum { NV = 4, FR = 4 * BLK };
+    static const float pitch[NV] = {1.0f, 0.93f, 1.07f, 0.81f};
+    static const uint32_t flags[NV] = {0, 0, HL_MIX_CUBIC, HL_MIX_SINC};
+    /* on one speaker (FL), two (between FL and SL), three (above, twice) */
+    static const double az[NV] = {30.0, 60.0, 105.0, 185.0}, el[NV] = {0.0, 0.0, 27.0, 34.0};
+    static float x[2][FR * 12];
+    hl_pcm_t *pcm[NV];
+    void *mem[2];
+    hl_mixer_t *m[2];
+    uint64_t now[2] = {0, 0};
+    for (int i = 0; i < NV; i++)
+        pcm[i] = test_pcm_sine(TEST_RATE / 4, 1, 0.011 + 0.005 * i, 0.2 * i, 0.25f);
+    for (int k = 0; k < 2; k++) { /* mixer 0 steady, mixer 1 the full path */
+        m[k] = surround_mixer(HL_LAYOUT_714, &mem[k]);
+        hl_mixer_set_fast_height(m[k], k == 0);
+        for (int i = 0; i < NV; i++) {
+            hl_voice_params_t p = test_params(pcm[i]);
+            p.flags = HL_MIX_3D | HL_MIX_LOOP | flags[i];
+            p.pitch = pitch[i];
+            test_dir_of(az[i], el[i], p.pos);
+            assert_int_equal(hl_mixer_play(m[k], &p, now[k], NULL, NULL), 0);
+        }
+    }
+    int on[4] = {0, 0, 0, 0};
+    for (int ph = 0; ph < 6; ph++) { /* each kernel level, then the listener turns */
+        for (int k = 0; k < 2; k++) {
+            hl_mixer_use_simd(m[k], ph / 2);
+            if (ph & 1) { /* a full-path block, then steady again */
+                hl_listener_state_t lis;
+                hl_mixer_get_listener(m[k], &lis);
+                test_dir_of(-15.0 * ph, 0.0, lis.fwd);
+                assert_int_equal(hl_mixer_set_listener(m[k], &lis, now[k]), 0);
+            }
+            test_render(m[k], x[k], FR, ph & 1 ? 100 : BLK, &now[k]);
+        }
+        int steady = 0;
+        for (uint32_t i = 0; i < m[0]->n_rt_active; i++) {
+            const hl_rt_voice_t *v = &m[0]->rt[m[0]->rt_active[i]];
+            steady += v->f.ramp == HL_FAST_HEIGHT;
+            on[(v->hq[0].cur != 0.0f) + (v->hq[1].cur != 0.0f) + (v->hq[2].cur != 0.0f)]++;
+        }
+        assert_int_equal(steady, NV);
+        assert_memory_equal(x[0], x[1], sizeof x[0]);
+    }
+    print_message("# voices x phases on 1, 2, 3 speakers: %d %d %d\n", on[1], on[2], on[3]);
+    assert_true(on[1] && on[2] && on[3] >= 6 * NV / 2);
+    for (int k = 0; k < 2; k++)
+        free(mem[k]);
+    for (int i = 0; i < NV; i++)
+        test_pcm_free(pcm[i]);
 }
 
 /* 7.1.4, the post stage of a height voice: occlusion and a send reach the
@@ -475,6 +539,7 @@ int main(void) {
         cmocka_unit_test_prestate(test_sweep, (void *)&l714),
         cmocka_unit_test(test_height),
         cmocka_unit_test(test_height_post),
+        cmocka_unit_test(test_height_steady),
         cmocka_unit_test(test_2d_front_pair),
         cmocka_unit_test(test_inserts),
         cmocka_unit_test(test_multichannel),
