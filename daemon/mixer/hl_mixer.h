@@ -676,10 +676,10 @@ double hl_mixer_wait_bucket_upper_us(unsigned i);
  * Main thread. */
 void hl_mixer_at(hl_mixer_t *m, uint64_t at_frame);
 uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
-/* The engine frame commands pushed now take effect at: the frame set with
- * hl_mixer_at if it is later than hl_mixer_next_frame(), else
- * hl_mixer_next_frame() (inside an open bundle: hl_mixer_next_frame() when
- * it began, so all of a bundle's requests are "now" on one frame). */
+/* The engine frame commands pushed now take effect at: with no frame set
+ * (hl_mixer_at 0), hl_mixer_next_frame() (inside an open bundle: its value
+ * when the bundle began, so all of a bundle's requests are "now" on one
+ * frame); with one, that frame, or hl_mixer_frames() if it is later. */
 uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
 /* The "now"s hl_mixer_effect_frame answered since hl_mixer_now_track (the
  * lowest and highest in *lo, *hi; returns how many): a request's handler
