@@ -574,8 +574,7 @@ int hld_snaps_bus_gain(hld_snaps_t *s, int bus, float db, uint32_t ramp_frames) 
     return rc;
 }
 
-void hld_snaps_plan_bound(const hld_snaps_t *s, uint32_t plans, uint32_t *cmds,
-                          uint32_t *sched) {
+void hld_snaps_plan_bound(const hld_snaps_t *s, uint32_t plans, uint32_t *cmds, uint32_t *sched) {
     *cmds = *sched = 0;
     if (!plans) return;
     /* what a plan can blend: every fader and insert a defined snapshot

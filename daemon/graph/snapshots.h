@@ -126,8 +126,7 @@ void hld_snaps_rebase(hld_snaps_t *s);
  * in all (*cmds, each one's CANCEL included) and of them schedule (*sched),
  * from the stack and definitions there now: what a bundle must find room
  * for before any of it runs. Main thread. */
-void hld_snaps_plan_bound(const hld_snaps_t *s, uint32_t plans, uint32_t *cmds,
-                          uint32_t *sched);
+void hld_snaps_plan_bound(const hld_snaps_t *s, uint32_t plans, uint32_t *cmds, uint32_t *sched);
 /* Scheduled commands the plans may still hold (HLD_SNAP_SCHED_MAX less
  * those pending, counting the applied ones until the next plan drops them). */
 uint32_t hld_snaps_sched_left(const hld_snaps_t *s);
