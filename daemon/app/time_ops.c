@@ -39,11 +39,10 @@
  * nothing: before any of it runs, the commands it can take at most (a PLAY
  * four: its own, a stolen voice's stop, a cue's eviction and the client's
  * quota victim; a SET two: a seek and the rest; a BUS one per part, a
- * remove what it detaches; a STOP_ALL, PAUSE, an EMITTER's move or removal
- * and a CONE or ATTEN on an emitter one for each voice holding a mixer
- * voice, those real now and one per PLAY of the bundle; a PARAM two for
- * each and one for each bus; the snapshot plans of its SNAPSHOT, BUS gain,
- * FX and PARAM requests what hld_snaps_plan_bound gives for all of them)
+ * remove what it detaches; a PARAM two for each voice holding a mixer
+ * voice, those real now and one per PLAY or MUSIC of the bundle, and one
+ * for each bus; the snapshot plans of its SNAPSHOT, BUS gain and PARAM
+ * requests what hld_snaps_plan_bound gives for all of them)
  * must fit in the command ring and the bundle (HL_BUNDLE_MAX: beyond, "bundle
  * too large") and, for the ones scheduled (HL_FLAG_AT, or held for a voice
  * whose start is later, or a plan's later segments), in the schedule, the
@@ -252,10 +251,10 @@ int hld_bundle_hold(hld_req_t *q) {
 }
 
 /* A request of a bundle that can make a snapshot plan (the SNAPSHOT ones,
- * a BUS gain, an FX setting and a PARAM re-blend the stack): its commands
+ * a BUS gain and a PARAM re-blend the stack): its commands
  * are bounded for all of them at once (hld_snaps_plan_bound). */
 static int plans_snaps(const held_t *hd, const uint8_t *body) {
-    if (hd->h.op == HL_OP_SNAPSHOT || hd->h.op == HL_OP_FX || hd->h.op == HL_OP_PARAM) return 1;
+    if (hd->h.op == HL_OP_SNAPSHOT || hd->h.op == HL_OP_PARAM) return 1;
     if (hd->h.op != HL_OP_BUS) return 0;
     size_t skip = (hd->h.flags & HL_FLAG_AT) ? 8 : 0;
     return hd->len > skip && (bus_mask(body + skip, hd->len - skip) & HL_BUS_GAIN) != 0;
@@ -273,17 +272,8 @@ static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, u
     if (at) (void)hl_get_u64(&r);
     uint32_t n = 1, held = 0;
     switch (hd->h.op) {
-    case HL_OP_STOP_ALL: /* one command on each voice it names */
-    case HL_OP_PAUSE: n = voices + 1; break;
+    /* (STOP_ALL, PAUSE, EMITTER, CONE, ATTEN and FX are not held: EINVAL) */
     case HL_OP_PARAM: n = 2 * voices + HL_MAX_BUSES + 1; break; /* each bound voice, bus */
-    case HL_OP_EMITTER:                                         /* its voices: moved, stopped */
-    case HL_OP_CONE:
-    case HL_OP_ATTEN: {
-        uint8_t k = r.len > r.off ? hl_get_u8(&r) : 0; /* action / target */
-        int many = hd->h.op == HL_OP_EMITTER ? k != HL_EMITTER_CREATE : k == HL_CONE_EMITTER;
-        n = many ? voices + 1 : 1;
-        break;
-    }
     case HL_OP_PLAY: n = 4; break;  /* its own, a steal, a cue's eviction, the quota's victim */
     case HL_OP_MUSIC: n = 5; break; /* a transition scheduled at once: a PLAY's and a STOP */
     case HL_OP_STOP:
