@@ -606,6 +606,18 @@ static uint32_t capture_at(hld_daemon_t *d, const cap_at_t *b, uint64_t *frame) 
     return inp;
 }
 
+/* A request not scheduled whose handler planned from the clock (a
+ * snapshot's glide, a music transition's beat, a timeline's entry: what
+ * hl_mixer_effect_frame answered) is replayed from the frame the capture
+ * records for it: both agree unless the audio thread moved while the
+ * handler ran, which no replay can tell (capture_unsure). */
+static void now_check(hld_daemon_t *d, uint64_t frame) {
+    uint64_t lo = 0, hi = 0;
+    if (d->engine.mixer && hl_mixer_now_seen(d->engine.mixer, &lo, &hi) &&
+        (lo != frame || hi != frame))
+        d->n.capture_unsure++;
+}
+
 static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *body, size_t len) {
     hld_req_t q = {.c = c, .h = h};
     hl_rbuf_init(&q.r, body, len);
@@ -636,6 +648,7 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
     if (marked) cap_mark(d, &at);
     d->params.last_v = NULL;
     hld_vm_ring_need_clear(d->vm);
+    if (d->engine.mixer) hl_mixer_now_track(d->engine.mixer);
     int rc = (h->flags & HL_FLAG_AT) ? hld_dispatch_at(&q, fn) : fn(&q);
     if (rc == HLD_DISPATCH_WAIT) return rc; /* not taken: dispatched again once there is room */
     int late = (h->flags & HL_FLAG_AT) && q.status == 0 && q.late; /* its frame had passed */
@@ -644,6 +657,8 @@ static int dispatch_op(hld_conn_t *c, const hl_frame_hdr_t *h, const uint8_t *bo
         if (!marked) cap_mark(d, &at);         /* the capture began with this request */
         uint64_t frame = 0;
         uint32_t flags = capture_at(d, &at, &frame);
+        if (!(h->flags & HL_FLAG_AT)) /* planned from another "now" than it met */
+            now_check(d, frame + (flags & HLD_CAPTURE_REQ_INPERIOD ? d->cfg.period : 0));
         /* applied on the frame it met, not its own: a replay applies it there */
         if ((h->flags & HL_FLAG_AT) && q.status == 0) {
             hl_rbuf_t r;

@@ -39,9 +39,15 @@
  * nothing: before any of it runs, the commands it can take at most (a PLAY
  * four: its own, a stolen voice's stop, a cue's eviction and the client's
  * quota victim; a SET two: a seek and the rest; a BUS one per part, a
- * remove what it detaches) must fit in the command ring and, for the ones
- * scheduled (HL_FLAG_AT, or held for a voice whose start is later), in the
- * schedule and the client's quota; else every request in it is EBUSY.
+ * remove what it detaches; a PARAM two for each voice holding a mixer
+ * voice, those real now and one per PLAY or MUSIC of the bundle, and one
+ * for each bus; the snapshot plans of its SNAPSHOT, BUS gain and PARAM
+ * requests what hld_snaps_plan_bound gives for all of them)
+ * must fit in the command ring and the bundle (HL_BUNDLE_MAX: beyond, "bundle
+ * too large") and, for the ones scheduled (HL_FLAG_AT, or held for a voice
+ * whose start is later, or a plan's later segments), in the schedule, the
+ * client's quota and the snapshot plans' cap; else every request in it is
+ * EBUSY and none of it ran.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -244,16 +250,30 @@ int hld_bundle_hold(hld_req_t *q) {
     return 0; /* answered at BUNDLE_END */
 }
 
+/* A request of a bundle that can make a snapshot plan (the SNAPSHOT ones,
+ * a BUS gain and a PARAM re-blend the stack): its commands
+ * are bounded for all of them at once (hld_snaps_plan_bound). */
+static int plans_snaps(const held_t *hd, const uint8_t *body) {
+    if (hd->h.op == HL_OP_SNAPSHOT || hd->h.op == HL_OP_PARAM) return 1;
+    if (hd->h.op != HL_OP_BUS) return 0;
+    size_t skip = (hd->h.flags & HL_FLAG_AT) ? 8 : 0;
+    return hd->len > skip && (bus_mask(body + skip, hd->len - skip) & HL_BUS_GAIN) != 0;
+}
+
 /* The most mixer commands a held request can push (*cmds) and of them the
- * most that can be scheduled (*sched): see the top of this file. */
-static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, uint32_t *cmds,
-                       uint32_t *sched) {
+ * most that can be scheduled (*sched): see the top of this file. `voices`
+ * bounds the voices holding a mixer voice when it runs (those real now and
+ * one for each PLAY of the bundle). */
+static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, uint32_t voices,
+                       uint32_t *cmds, uint32_t *sched) {
     hl_rbuf_t r;
     hl_rbuf_init(&r, body, hd->len);
     int at = (hd->h.flags & HL_FLAG_AT) != 0;
     if (at) (void)hl_get_u64(&r);
     uint32_t n = 1, held = 0;
     switch (hd->h.op) {
+    /* (STOP_ALL, PAUSE, EMITTER, CONE, ATTEN and FX are not held: EINVAL) */
+    case HL_OP_PARAM: n = 2 * voices + HL_MAX_BUSES + 1; break; /* each bound voice, bus */
     case HL_OP_PLAY: n = 4; break;  /* its own, a steal, a cue's eviction, the quota's victim */
     case HL_OP_MUSIC: n = 5; break; /* a transition scheduled at once: a PLAY's and a STOP */
     case HL_OP_STOP:
@@ -296,26 +316,43 @@ int hld_op_bundle_end(hld_req_t *q) {
     hl_mixer_t *mx = c->d->engine.mixer;
     /* room for all of it first, in the ring and the schedule: all or nothing */
     uint32_t need = 1, sneed = 0; /* the bundle's header, then each request */
+    uint32_t plans = 0, voices = hld_vm_real_count(c->d->vm);
+    for (size_t off = 0; off < len;) { /* what runs before a request can change */
+        held_t hd;
+        memcpy(&hd, buf + off, sizeof hd);
+        plans += (uint32_t)plans_snaps(&hd, buf + off + sizeof hd);
+        voices += hd.h.op == HL_OP_PLAY || hd.h.op == HL_OP_MUSIC;
+        off += sizeof hd + hd.len;
+    }
     for (size_t off = 0; off < len;) {
         held_t hd;
         memcpy(&hd, buf + off, sizeof hd);
         uint32_t k = 0, s = 0;
-        held_bound(c->d, &hd, buf + off + sizeof hd, &k, &s);
+        held_bound(c->d, &hd, buf + off + sizeof hd, voices, &k, &s);
         need += k;
         sneed += s;
         off += sizeof hd + hd.len;
     }
+    uint32_t pc = 0, ps = 0; /* the snapshot plans' */
+    hld_snaps_plan_bound(&c->d->snaps, plans, &pc, &ps);
+    need = need + pc < need ? UINT32_MAX : need + pc;
+    sneed = sneed + ps < sneed ? UINT32_MAX : sneed + ps;
     uint32_t sroom = hl_mixer_sched_room(mx);
-    int busy = hl_mixer_cmd_room(mx) < need || need - 1 > HL_BUNDLE_MAX || sroom < sneed;
+    int snaps_full = ps > hld_snaps_sched_left(&c->d->snaps);
+    int busy =
+        hl_mixer_cmd_room(mx) < need || need - 1 > HL_BUNDLE_MAX || sroom < sneed || snaps_full;
     char bmsg[HL_MAX_MSG + 1];
     const char *why = "engine busy: command queue full, try again";
-    if (busy && sroom < sneed) {
+    if (busy && need - 1 > HL_BUNDLE_MAX) { /* never fits: no retry helps */
+        why = "bundle too large: its requests can take more commands than a bundle holds";
+    } else if (busy && snaps_full) {
+        why = "snapshot schedule full: the bundle's snapshot blends may need more scheduled "
+              "commands than the snapshots hold; retry once some are due";
+    } else if (busy && sroom < sneed) {
         if (HL_SCHED_MAX - hl_mixer_sched_pending(mx) >= sneed && c->cl) /* the quota's */
             why = (hld_client_refuse_sched(c->cl, bmsg, sizeof bmsg), bmsg);
         else
             why = "schedule full: the bundle's scheduled commands do not fit";
-    } else if (busy && need - 1 > HL_BUNDLE_MAX) {
-        why = "bundle too large: its requests can take more commands than a bundle holds";
     }
     int rc = 0;
     if (!busy) (void)hl_mixer_bundle_begin(mx);

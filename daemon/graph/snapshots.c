@@ -574,6 +574,49 @@ int hld_snaps_bus_gain(hld_snaps_t *s, int bus, float db, uint32_t ramp_frames) 
     return rc;
 }
 
+void hld_snaps_plan_bound(const hld_snaps_t *s, uint32_t plans, uint32_t *cmds, uint32_t *sched) {
+    *cmds = *sched = 0;
+    if (!plans) return;
+    /* what a plan can blend: every fader and insert a defined snapshot
+     * sets or the last plan left blended, one more for each request (a SET
+     * adds at most one) */
+    uint8_t gain[HL_MAX_BUSES + 1], fx[HL_MAX_BUSES + 1];
+    memcpy(gain, s->touched, sizeof gain);
+    memcpy(fx, s->fx_touched, sizeof fx);
+    uint64_t now = hl_mixer_frames(s->mx);
+    uint32_t brk = 0, g = plans;
+    for (int i = 0; i < HL_MAX_SNAPSHOTS; i++) {
+        const hld_snap_t *p = &s->s[i];
+        if (!p->name[0]) continue;
+        for (uint32_t e = 0; e < p->nset; e++) {
+            int k = p->set[e].bus + 1;
+            if (k < 0 || k > HL_MAX_BUSES) continue;
+            if (p->set[e].target == HL_SNAPT_FX && p->set[e].fx_index < HL_MAX_FX)
+                fx[k] |= (uint8_t)(1u << p->set[e].fx_index);
+            else if (p->set[e].target != HL_SNAPT_FX)
+                gain[k] = 1;
+        }
+        if (!p->active) continue; /* the stack's breakpoints still ahead */
+        brk += (p->f0 > now) + (p->f1 > now);
+        for (uint32_t k = 0; k < p->npast; k++)
+            brk += (p->past[k].f0 > now) + (p->past[k].f1 > now);
+    }
+    for (int k = 0; k <= HL_MAX_BUSES; k++)
+        g += gain[k] + (uint32_t)__builtin_popcount(fx[k]);
+    /* each request moves at most one breakpoint ahead (its glide's end):
+     * a segment a breakpoint, each sends every blended setting at most
+     * once, the first now, the others scheduled; and the CANCEL */
+    uint32_t segs = brk + plans;
+    uint64_t c = (uint64_t)plans * ((uint64_t)segs * g + 1);
+    uint64_t sc = (uint64_t)plans * (uint64_t)(segs - 1) * g;
+    *cmds = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+    *sched = sc > UINT32_MAX ? UINT32_MAX : (uint32_t)sc;
+}
+
+uint32_t hld_snaps_sched_left(const hld_snaps_t *s) {
+    return s->npend < HLD_SNAP_SCHED_MAX ? HLD_SNAP_SCHED_MAX - s->npend : 0;
+}
+
 void hld_snaps_rebase(hld_snaps_t *s) {
     for (int i = 0; i < HL_MAX_SNAPSHOTS; i++)
         if (s->s[i].name[0] && s->s[i].active) {

@@ -121,6 +121,16 @@ int hld_snaps_bus_gain(hld_snaps_t *s, int bus, float db, uint32_t ramp_frames);
 /* An effect's base settings changed (FX set): re-blend. */
 void hld_snaps_rebase(hld_snaps_t *s);
 
+/* The most mixer commands `plans` plans made now (one each: a bundle's
+ * SNAPSHOT requests, the BUS gains and FX settings that re-blend) can push
+ * in all (*cmds, each one's CANCEL included) and of them schedule (*sched),
+ * from the stack and definitions there now: what a bundle must find room
+ * for before any of it runs. Main thread. */
+void hld_snaps_plan_bound(const hld_snaps_t *s, uint32_t plans, uint32_t *cmds, uint32_t *sched);
+/* Scheduled commands the plans may still hold (HLD_SNAP_SCHED_MAX less
+ * those pending, counting the applied ones until the next plan drops them). */
+uint32_t hld_snaps_sched_left(const hld_snaps_t *s);
+
 /* Poll tick: plans the next segment once a breakpoint has passed. */
 void hld_snaps_tick(hld_snaps_t *s);
 

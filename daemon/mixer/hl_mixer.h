@@ -676,11 +676,17 @@ double hl_mixer_wait_bucket_upper_us(unsigned i);
  * Main thread. */
 void hl_mixer_at(hl_mixer_t *m, uint64_t at_frame);
 uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
-/* The engine frame commands pushed now take effect at: the frame set with
- * hl_mixer_at if it is later than hl_mixer_frames(), else hl_mixer_frames()
- * (inside an open bundle: hl_mixer_frames() when it began, so all of a
- * bundle's requests are "now" on one frame). */
+/* The engine frame commands pushed now take effect at: with no frame set
+ * (hl_mixer_at 0), hl_mixer_next_frame() (inside an open bundle: its value
+ * when the bundle began, so all of a bundle's requests are "now" on one
+ * frame); with one, that frame, or hl_mixer_frames() if it is later. */
 uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
+/* The "now"s hl_mixer_effect_frame answered since hl_mixer_now_track (the
+ * lowest and highest in *lo, *hi; returns how many): a request's handler
+ * planned from them, the session capture checks them against the frame it
+ * records. Main thread. */
+void hl_mixer_now_track(hl_mixer_t *m);
+uint32_t hl_mixer_now_seen(const hl_mixer_t *m, uint64_t *lo, uint64_t *hi);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
@@ -753,6 +759,11 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
  * request's frame of effect. */
 enum { HL_MIX_PHASE_IDLE, HL_MIX_PHASE_DRAINED, HL_MIX_PHASE_DRAINING };
 int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames);
+/* The frame a command pushed now (not scheduled) is applied on: the frames
+ * rendered, or inside a call whose drain is over the next call's start
+ * (that call's frames later). Mid-drain: the frames rendered (this drain
+ * may take it). Any thread. */
+uint64_t hl_mixer_next_frame(const hl_mixer_t *m);
 /* The commands pushed so far (the ring's write index) and, for the last
  * call whose drain is over, its frame and the commands it had taken by
  * then (the read index); 0 if no drain is over or the pair was changing.

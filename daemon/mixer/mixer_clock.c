@@ -27,6 +27,14 @@ int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames) {
     return dr == f + 1 ? HL_MIX_PHASE_DRAINED : HL_MIX_PHASE_DRAINING;
 }
 
+uint64_t hl_mixer_next_frame(const hl_mixer_t *m) {
+    hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m;
+    uint64_t f = 0;
+    if (hl_mixer_phase(m, &f) != HL_MIX_PHASE_DRAINED) return f;
+    /* published before clk_drained (release), read after it (acquire) */
+    return f + atomic_load_explicit(&w->clk_len, memory_order_relaxed);
+}
+
 uint32_t hl_mixer_cmds_pushed(const hl_mixer_t *m) {
     hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m;
     return atomic_load_explicit(&w->cmd_ring.head, memory_order_relaxed);

@@ -43,9 +43,27 @@ uint64_t hl_mixer_at_frame(const hl_mixer_t *m) {
 uint64_t hl_mixer_effect_frame(const hl_mixer_t *m) {
     /* a bundle's commands apply in one block: every request in it is "now"
      * on the same frame (the clock may move while the main thread admits
-     * them; a voice that starts virtual keeps the frame it gets here) */
-    uint64_t now = m->bundle_open ? m->bundle_frame : hl_mixer_frames(m);
+     * them; a voice that starts virtual keeps the frame it gets here).
+     * Outside one: the frame the next drain applies a push on, so what the
+     * main thread plans from "now" starts where its commands do (inside a
+     * call whose drain is over: the next call's start) */
+    uint64_t now = m->bundle_open ? m->bundle_frame
+                   : m->at_ctl    ? hl_mixer_frames(m) /* a frame of its own: as before */
+                                  : hl_mixer_next_frame(m);
+    hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m; /* the record of "now"s read (main thread) */
+    if (!w->now_reads++ || now < w->now_lo) w->now_lo = now;
+    if (now > w->now_hi || w->now_reads == 1) w->now_hi = now;
     return m->at_ctl > now ? m->at_ctl : now;
+}
+
+void hl_mixer_now_track(hl_mixer_t *m) {
+    m->now_reads = 0;
+}
+
+uint32_t hl_mixer_now_seen(const hl_mixer_t *m, uint64_t *lo, uint64_t *hi) {
+    *lo = m->now_lo;
+    *hi = m->now_hi;
+    return m->now_reads;
 }
 
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m) {
@@ -179,7 +197,7 @@ int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_
 int hl_mixer_bundle_begin(hl_mixer_t *m) {
     if (m->bundle_open) return HELIOD_EINVAL;
     m->bundle_open = 1;
-    m->bundle_frame = hl_mixer_frames(m);
+    m->bundle_frame = hl_mixer_next_frame(m);
     m->n_bundle = 0;
     return 0;
 }

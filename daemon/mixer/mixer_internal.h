@@ -507,6 +507,10 @@ struct hl_mixer {
     hl_cmd_t *bundle; /* HL_BUNDLE_MAX + 1 */
     uint32_t bundle_open, n_bundle;
     uint64_t bundle_frame; /* the engine frame the open bundle began on: its "now" */
+    /* the "now"s hl_mixer_effect_frame answered since hl_mixer_now_track
+     * (how many, the lowest and the highest): the dispatcher's check */
+    uint32_t now_reads;
+    uint64_t now_lo, now_hi;
     /* RT side: the schedule, a binary min-heap over a pool of commands */
     hl_sched_ent_t *heap; /* HL_SCHED_MAX */
     hl_cmd_t *pool;       /* HL_SCHED_MAX */
@@ -522,6 +526,7 @@ struct hl_mixer {
      * with clk_frame, where a command pushed now applies (hl_mixer_phase) */
     _Atomic uint64_t clk_drained;
     _Atomic uint32_t clk_tail; /* the ring's read index when that drain ended */
+    _Atomic uint32_t clk_len;  /* that call's frames: the next one starts after them */
 };
 
 /* The timelines' changes up to this frame are folded into their base: a

@@ -753,6 +753,7 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
     atomic_store_explicit(&m->clk_drained, 0, memory_order_relaxed); /* the pair is changing */
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&m->clk_tail, tail, memory_order_relaxed);
+    atomic_store_explicit(&m->clk_len, frames, memory_order_relaxed);
     atomic_store_explicit(&m->clk_drained, m->clock + 1, memory_order_release);
     float bus_peak[HL_MAX_BUSES] = {0};
     int limited = 0;

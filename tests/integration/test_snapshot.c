@@ -428,8 +428,79 @@ static void wait_idle(heliod_t *h, const char *name, int want_state) {
     fail_msg("snapshot %s never reached state %d", name, want_state);
 }
 
+/* A bundle with SNAPSHOT requests is all or nothing: each re-blends the
+ * stack (a command for every blended fader and insert, a segment per
+ * breakpoint), so the bundle is bounded by what the plans can push. One
+ * bus with 8 EQ inserts, three snapshots on all of them: a bundle of two
+ * starts is applied whole; one of twelve starts and stops (more commands
+ * than a bundle holds: before the bound counted each as one, a plan was
+ * refused half way, after the ones before it had run) is refused whole,
+ * EBUSY, nothing started. */
+static void bundle_whole(th_fixture_t *fx) {
+    heliod_t *h = th_fixture_connect(fx, "snapb");
+    assert_non_null(h);
+    char path[300], out[4096], err[4096];
+    snprintf(path, sizeof path, "%s/bundle_setup.txt", fx->d.dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "bus create wide\n");
+    for (int i = 0; i < 8; i++)
+        fprintf(f, "fx add wide eq --type peak --freq %d --gain 0\n", 200 * (i + 1));
+    for (int s = 0; s < 3; s++) {
+        fprintf(f, "snapshot define sb%d --priority %d --fade %d\n", s, s, 100 + 50 * s);
+        fprintf(f, "snapshot set sb%d wide gain -%d\n", s, 3 + s);
+        for (int i = 0; i < 8; i++)
+            fprintf(f, "snapshot set sb%d wide fx %d 2 -%d\n", s, i, 2 + s + i % 3);
+    }
+    fclose(f);
+    const char *setup[] = {"batch", path, NULL};
+    if (th_ctl(&fx->d, out, sizeof out, err, sizeof err, setup) != 0) fail_msg("setup: %s", err);
+    snprintf(path, sizeof path, "%s/bundle_big.txt", fx->d.dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\n");
+    for (int r = 0; r < 8; r++)
+        for (int s = 0; s < 3; s++)
+            fprintf(f, "snapshot %s sb%d --fade %d\n", r & 1 ? "stop" : "start", s,
+                    40 + 30 * r + 10 * s);
+    fprintf(f, "}\n");
+    fclose(f);
+    const char *big[] = {"batch", path, NULL};
+    int rc = th_ctl(&fx->d, out, sizeof out, err, sizeof err, big);
+    print_message("a bundle of 24 snapshot starts/stops: exit %d: %s", rc, err);
+    assert_true(rc != 0);
+    heliod_snapshot_info_t si[64];
+    size_t ns = 0;
+    assert_int_equal(heliod_snapshots(h, si, 64, &ns), 0);
+    for (size_t i = 0; i < ns; i++) /* none of it ran */
+        if (strncmp(si[i].name, "sb", 2) == 0 && si[i].state != HELIOD_SNAP_IDLE)
+            fail_msg("%s started by a refused bundle (state %d)", si[i].name, si[i].state);
+    assert_non_null(strstr(err, "bundle too large"));
+    snprintf(path, sizeof path, "%s/bundle_small.txt", fx->d.dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\nsnapshot start sb0 --fade 0\nsnapshot start sb1 --fade 0\n}\n");
+    fclose(f);
+    const char *small[] = {"batch", path, NULL};
+    if (th_ctl(&fx->d, out, sizeof out, err, sizeof err, small) != 0)
+        fail_msg("a bundle of two starts: %s", err);
+    assert_int_equal(heliod_snapshots(h, si, 64, &ns), 0);
+    int on = 0;
+    for (size_t i = 0; i < ns; i++)
+        on += (strcmp(si[i].name, "sb0") == 0 || strcmp(si[i].name, "sb1") == 0) &&
+              si[i].state != HELIOD_SNAP_IDLE;
+    assert_int_equal(on, 2);
+    f = fopen(path, "w"); /* gone again: the stack is the rest's */
+    assert_non_null(f);
+    fprintf(f, "snapshot remove sb0\nsnapshot remove sb1\nsnapshot remove sb2\nbus remove wide\n");
+    fclose(f);
+    if (th_ctl(&fx->d, out, sizeof out, err, sizeof err, small) != 0) fail_msg("cleanup: %s", err);
+    heliod_close(h);
+}
+
 static void test_rule_and_refusals(void **state) {
     th_fixture_t *fx = *state;
+    bundle_whole(fx); /* (on the fresh daemon: no snapshot schedule pending) */
     heliod_t *h = th_fixture_connect(fx, "snap");
     assert_non_null(h);
     assert_int_equal(heliod_bus_create(h, "mine", ""), 0);

@@ -26,6 +26,7 @@
 
 #include "hl_limits.h"
 #include "mix_helpers.h"
+#include "mixer_internal.h"
 
 #define LEVEL 0.5f
 
@@ -548,6 +549,50 @@ static void test_clock(void **state) {
     test_mixer_free(m);
 }
 
+/* A request met inside a call whose ring drain is over: what it pushes now
+ * applies from the next call's start, and so does every "now" the main
+ * thread plans from (a snapshot's glide, a music transition's beat, the
+ * listener's timeline), the frame a session capture records it on
+ * (IN_PERIOD: replayed from the next call). The phase is set as the audio
+ * thread leaves it between its drain and the end of its call. */
+static void test_now_in_period(void **state) {
+    (void)state;
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    float *out = new_out(1024);
+    uint64_t now = 0, f = 0, lo = 0, hi = 0;
+    test_render(m, out, 768, 256, &now); /* the call from 512 is over */
+    assert_int_equal(hl_mixer_next_frame(m), 768);
+    hl_mixer_now_track(m);
+    assert_int_equal(hl_mixer_effect_frame(m), 768);
+    /* back inside the call from 512, its drain over */
+    atomic_store(&m->stats.frames, 512);
+    assert_int_equal(hl_mixer_phase(m, &f), HL_MIX_PHASE_DRAINED);
+    assert_int_equal(hl_mixer_next_frame(m), 768);
+    assert_int_equal(hl_mixer_effect_frame(m), 768);
+    assert_int_equal(hl_mixer_now_seen(m, &lo, &hi), 2);
+    assert_int_equal(lo, 768);
+    assert_int_equal(hi, 768);
+    hl_listener_state_t l, got;
+    hl_mixer_get_listener(m, &l);
+    l.pos[0] = 4.0f;
+    assert_int_equal(hl_mixer_set_listener(m, &l, now), 0); /* on the timeline from 768 */
+    hl_mixer_listener_at(m, 767, &got);
+    assert_float_equal(got.pos[0], 0.0f, 0.0f);
+    hl_mixer_listener_at(m, 768, &got);
+    assert_float_equal(got.pos[0], 4.0f, 0.0f);
+    assert_int_equal(hl_mixer_bundle_begin(m), 0); /* a bundle's "now" too */
+    assert_int_equal(hl_mixer_effect_frame(m), 768);
+    assert_int_equal(hl_mixer_bundle_end(m), 0);
+    hl_mixer_at(m, 600); /* a scheduled request keeps its own frame (late or not) */
+    assert_int_equal(hl_mixer_effect_frame(m), 600);
+    hl_mixer_at(m, 0);
+    atomic_store(&m->stats.frames, 768);
+    hl_mixer_now_track(m);
+    assert_int_equal(hl_mixer_now_seen(m, &lo, &hi), 0);
+    free(out);
+    test_mixer_free(m);
+}
+
 /* The listener's and the buses' timelines: what was pushed for a later frame
  * is seen from that frame on, whatever order it was pushed in; once the clock
  * passed it, the frames before it still answer the old state. */
@@ -659,6 +704,7 @@ int main(void) {
         cmocka_unit_test(test_cancel_from),
         cmocka_unit_test(test_bundle_not_split),
         cmocka_unit_test(test_clock),
+        cmocka_unit_test(test_now_in_period),
         cmocka_unit_test(test_timelines),
         cmocka_unit_test(test_listener_timelines),
     };
