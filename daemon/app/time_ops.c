@@ -262,8 +262,8 @@ static int plans_snaps(const held_t *hd, const uint8_t *body) {
 
 /* The most mixer commands a held request can push (*cmds) and of them the
  * most that can be scheduled (*sched): see the top of this file. `voices`
- * bounds the voices holding a mixer voice when it runs (those real now and
- * one for each PLAY of the bundle). */
+ * bounds what an evaluation of the bound voices pushes when it runs
+ * (hld_vm_params_push_bound now, and two for each PLAY of the bundle). */
 static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, uint32_t voices,
                        uint32_t *cmds, uint32_t *sched) {
     hl_rbuf_t r;
@@ -273,7 +273,9 @@ static void held_bound(hld_daemon_t *d, const held_t *hd, const uint8_t *body, u
     uint32_t n = 1, held = 0;
     switch (hd->h.op) {
     /* (STOP_ALL, PAUSE, EMITTER, CONE, ATTEN and FX are not held: EINVAL) */
-    case HL_OP_PARAM: n = 2 * voices + HL_MAX_BUSES + 1; break; /* each bound voice, bus */
+    case HL_OP_PARAM: /* the bound voices' SETs and slots, each bus binding's */
+        n = voices + d->params.nbus + 1;
+        break;
     case HL_OP_PLAY: n = 4; break;  /* its own, a steal, a cue's eviction, the quota's victim */
     case HL_OP_MUSIC: n = 5; break; /* a transition scheduled at once: a PLAY's and a STOP */
     case HL_OP_STOP:
@@ -316,12 +318,14 @@ int hld_op_bundle_end(hld_req_t *q) {
     hl_mixer_t *mx = c->d->engine.mixer;
     /* room for all of it first, in the ring and the schedule: all or nothing */
     uint32_t need = 1, sneed = 0; /* the bundle's header, then each request */
-    uint32_t plans = 0, voices = hld_vm_real_count(c->d->vm);
+    /* what a PARAM's evaluation can push: the bound voices' now, and two
+     * more for each voice a PLAY of the bundle may add */
+    uint32_t plans = 0, voices = hld_vm_params_push_bound(c->d->vm);
     for (size_t off = 0; off < len;) { /* what runs before a request can change */
         held_t hd;
         memcpy(&hd, buf + off, sizeof hd);
         plans += (uint32_t)plans_snaps(&hd, buf + off + sizeof hd);
-        voices += hd.h.op == HL_OP_PLAY || hd.h.op == HL_OP_MUSIC;
+        voices += 2u * (hd.h.op == HL_OP_PLAY || hd.h.op == HL_OP_MUSIC);
         off += sizeof hd + hd.len;
     }
     for (size_t off = 0; off < len;) {

@@ -533,6 +533,15 @@ uint32_t hld_vm_real_count(const hld_vm_t *vm) {
     return vm->n_real;
 }
 
+uint32_t hld_vm_params_push_bound(const hld_vm_t *vm) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < vm->hi; i++) /* a voice of a cue with bindings: its SETs */
+        n += vm->lv[i].real && vm->lv[i].pv.bound ? 2u : 0u;
+    for (uint32_t c = 0; c < vm->cues->ncues && c < HLD_MAX_CUES; c++)
+        n += vm->cue_mod[c] != 0; /* a cue's modulation slot: one command */
+    return n;
+}
+
 uint32_t hld_vm_span(const hld_vm_t *vm) {
     return vm->hi;
 }

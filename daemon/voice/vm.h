@@ -319,6 +319,10 @@ uint64_t hld_vm_victim_of(hld_vm_t *vm, uint32_t creator, int32_t priority);
 uint32_t hld_vm_set_real_limit(hld_vm_t *vm, uint32_t limit);
 /* Voices holding a mixer voice now (bench/params). */
 uint32_t hld_vm_real_count(const hld_vm_t *vm);
+/* The most mixer commands one evaluation of the bound voices can push now:
+ * two for each real voice of a cue with bindings, one for each cue's
+ * modulation slot (a bundle's PARAM bound: time_ops.c). */
+uint32_t hld_vm_params_push_bound(const hld_vm_t *vm);
 /* Slots the walks over the logical voices visit (ranking, beats, counts):
  * one past the highest in use, 0 with none (not the table's size). */
 uint32_t hld_vm_span(const hld_vm_t *vm);
