@@ -576,6 +576,20 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
         __builtin_prefetch(p);
 }
 
+/* prefetch_src of voice slot s, or what taking its slot's pending change
+ * reads and writes (gain pair, filter, occlusion, sends, slot fields) */
+static inline __attribute__((always_inline)) void prefetch_ahead(const hl_mixer_t *m, uint32_t s,
+                                                                 uint32_t n) {
+    const hl_rt_voice_t *v = &m->rt[s];
+    if (!m->mod_pend_any || !hl_mod_pending(m, s)) {
+        prefetch_src(v, n);
+        return;
+    }
+    prefetch_rest(v);
+    prefetch_post(v);
+    __builtin_prefetch(&v->mod);
+}
+
 /* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
 static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32_t b, uint32_t n,
                          float *acc, hl_part_stats_t *st, uint8_t *left) {
@@ -596,8 +610,10 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         left[i] = 0;
         if (s == HL_MIX_NO_SLOT) continue; /* a stuck worker's: not touched */
         hl_rt_fast_t *f = &m->rt[s].f;
-        if (pair && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
-            mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
+        /* due to take its slot's change: left to render_left (a ramp or post) */
+        const int due = hl_mod_due_at(m, s);
+        if (pair && !due && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
+            !hl_mod_due_at(m, slot[i + 1]) && mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
             left[++i] = 0; /* the second: its prefetches as the loop's */
             if (i + HL_PF_STATE_AHEAD < b && slot[i + HL_PF_STATE_AHEAD] != HL_MIX_NO_SLOT)
                 prefetch_state(&m->rt[slot[i + HL_PF_STATE_AHEAD]]);
@@ -609,7 +625,7 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
             continue;
         }
         const uint64_t c = f->cursor;
-        if (!f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
+        if (due || !f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
             !fast_inside(m, f, c, n)) {
             left[i] = 1;
             continue;
@@ -637,6 +653,7 @@ static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         if (!left[i]) continue;
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        hl_voice_mod_take_at_rt(m, m->rt_active[i]);
         if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
             end_event(m, v, now_ns);
             ended++;
@@ -678,9 +695,10 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (i + HL_PF_STATE_AHEAD < m->n_rt_active)
             prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
         if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
-            prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
+            prefetch_ahead(m, m->rt_active[i + HL_PF_SRC_AHEAD], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        if (pair && i + 1 < m->n_rt_active &&
+        hl_voice_mod_take_at_rt(m, m->rt_active[i]); /* its slot's change first */
+        if (pair && i + 1 < m->n_rt_active && !hl_mod_due_at(m, m->rt_active[i + 1]) &&
             mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL)) {
             mixed += 2;
             buses |= 1u << v->f.bus;
@@ -688,7 +706,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
             if (i + 1 + HL_PF_STATE_AHEAD < m->n_rt_active)
                 prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
             if (i + 1 + HL_PF_SRC_AHEAD < m->n_rt_active)
-                prefetch_src(&m->rt[m->rt_active[i + 1 + HL_PF_SRC_AHEAD]], n);
+                prefetch_ahead(m, m->rt_active[i + 1 + HL_PF_SRC_AHEAD], n);
             i += 2;
             continue;
         }
@@ -702,6 +720,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         else
             i++;
     }
+    hl_voice_mod_settle_rt(m); /* every voice visited: the changes taken */
     atomic_store_explicit(&m->stats.voices_mixed, mixed, memory_order_relaxed);
     atomic_store_explicit(&m->stats.voices_virtual, virt, memory_order_relaxed);
     atomic_store_explicit(&m->stats.stream_voices, streams, memory_order_relaxed);

@@ -249,7 +249,9 @@ static int slot_voices(const hl_mixer_t *m, uint32_t mod) {
     return n;
 }
 
-static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
+/* The scenarios' start: voices 0 (2D, left), 1 (3D, ahead) and 2 (2D,
+ * right) on a 2 kHz low-pass; returns voice 2's parameters. */
+static hl_voice_params_t fbegin(frig_t *r, int shared, const hl_pcm_t *src) {
     memset(r, 0, sizeof *r);
     r->m = test_mixer_new(8, 0);
     r->out = calloc(2 * (size_t)FT, sizeof(float));
@@ -266,6 +268,11 @@ static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
     fstart(r, 1, q, F0);
     p.pan = 0.7f;
     fstart(r, 2, p, F0);
+    return p;
+}
+
+static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
+    hl_voice_params_t p = fbegin(r, shared, src);
     frender(r, 512);
     fchange(r, 1, F1, 600.0f, 0.0f, 144, 600); /* gain and low-pass in one change */
     frender(r, 650);
@@ -336,6 +343,61 @@ static void test_filter_slot_matches_sets(void **state) {
     test_pcm_free(src);
 }
 
+/* ---- a change taken lazily ------------------------------------------------- */
+
+#define LT 3000u /* frames of the scenario (of FT) */
+
+/* A slot's change is recorded by its command and taken by each voice when
+ * it is next mixed or given a command of its own: changes that meet other
+ * commands in one drain (each would show a miss or a double take: a SET of the
+ * voice's own after the change would be undone by the change taken late,
+ * a voice that took it at its SET and again when mixed restarts its ramp). */
+static void lrun(frig_t *r, int shared, const hl_pcm_t *src) {
+    hl_voice_params_t p = fbegin(r, shared, src);
+    frender(r, 500);
+    /* two changes on one frame, then a SET of voice 0's pan: each in turn */
+    fchange(r, 1, F1, 600.0f, 0.0f, 144, 600);
+    fchange(r, 1, F2, 900.0f, 0.0f, 300, 600);
+    fset(r, 0, HL_MIX_SET_PAN, 600);
+    frender(r, 800);
+    if (shared) assert_int_equal(r->m->mod_pend_any, 0u); /* all taken in that block */
+    /* a SET before a change on its frame, a STOP after it */
+    fset(r, 2, HL_MIX_SET_PAN, 900);
+    fchange(r, 1, F0, 1200.0f, 0.0f, 200, 900);
+    hl_mixer_at(r->m, 900);
+    assert_int_equal(hl_mixer_stop(r->m, r->v[1], 256, 0, r->now), 0);
+    hl_mixer_at(r->m, 0);
+    r->gain_on[1] = r->filt_on[1] = 0;
+    frender(r, 1100);
+    /* voice 1 leaves the list (its release ends at 1156); a play and a
+     * change in one drain: the voice joins the list, then takes it */
+    frender(r, 1200);
+    fstart(r, 3, p, F0);
+    fchange(r, 1, F1, 1500.0f, 0.0f, 144, 1200);
+    frender(r, 1600);
+    /* a voice paused through a change takes it as it is mixed, paused */
+    fset(r, 2, HL_MIX_SET_PAUSE, 1650);
+    fchange(r, 1, F2, 800.0f, 0.0f, 144, 1700);
+    fset(r, 2, HL_MIX_SET_RESUME, 1900);
+    frender(r, LT);
+    if (shared) assert_int_equal(r->m->rt_mod[r->mod - 1].pend, 0u);
+}
+
+static void test_lazy_takes_once(void **state) {
+    (void)state;
+    hl_pcm_t *src = test_pcm_sine(4800, 1, 0.031, 0.0, LEVEL);
+    frig_t a, b;
+    lrun(&a, 1, src);
+    lrun(&b, 0, src);
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)LT * sizeof(float)), 0);
+    for (int k = 0; k < 2; k++) {
+        frig_t *r = k ? &b : &a;
+        test_mixer_free(r->m);
+        free(r->out);
+    }
+    test_pcm_free(src);
+}
+
 static void test_slot_limits(void **state) {
     (void)state;
     hl_mixer_t *m = test_mixer_new(2, 0);
@@ -364,6 +426,7 @@ int main(void) {
         cmocka_unit_test(test_slot_matches_sets),
         cmocka_unit_test(test_slot_limits),
         cmocka_unit_test(test_filter_slot_matches_sets),
+        cmocka_unit_test(test_lazy_takes_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
