@@ -425,12 +425,64 @@ static void test_slot_limits(void **state) {
     test_pcm_free(dc);
 }
 
+/* Plain steady voices next to each other share a kernel call (voice_pair.h,
+ * AVX-512): one off the slot followed by one due to take its change is
+ * not paired (the second would be mixed without it); the same bits as SETs. */
+static void pair_run(int shared, const hl_pcm_t *src, float *out) {
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    uint32_t mod = 0, gen = 0;
+    uint64_t v[4], now = 0;
+    if (shared) assert_int_equal(hl_mixer_mod_alloc(m, &mod, &gen), 0);
+    for (int i = 0; i < 4; i++) {
+        hl_voice_params_t p = test_params(src);
+        p.flags |= HL_MIX_LOOP;
+        p.pitch = 1.5f; /* off the copy path */
+        p.pan = 0.25f * (float)i - 0.4f;
+        p.gain = base[i % 3] * F0;
+        if (shared && i % 2) {
+            p.mod = mod;
+            p.mod_gen = gen;
+            p.mod_base = base[i % 3];
+        }
+        assert_int_equal(hl_mixer_play(m, &p, now, &v[i], NULL), 0);
+    }
+    for (uint32_t k = 0, done = 0; k < 2; k++) {
+        test_render(m, out + 2 * (size_t)done, 512, BLK, &now);
+        done += 512;
+        const float f = k ? F2 : F1;
+        hl_mixer_at(m, done); /* on a block's start: a whole block after it */
+        if (shared) assert_int_equal(hl_mixer_mod_set(m, mod, f, CAP, 64, now), 0);
+        for (int i = 1; !shared && i < 4; i += 2) {
+            hl_voice_set_t s = {
+                .mask = HL_MIX_SET_GAIN, .gain = capped(base[i % 3] * f), .ramp_frames = 64};
+            assert_int_equal(hl_mixer_set(m, v[i], &s, now), 0);
+        }
+        hl_mixer_at(m, 0);
+        test_render(m, out + 2 * (size_t)done, 512, BLK, &now);
+        done += 512;
+    }
+    test_mixer_free(m);
+}
+
+static void test_lazy_pairs(void **state) {
+    (void)state;
+    hl_pcm_t *src = test_pcm_sine(48000, 1, 0.013, 0.0, LEVEL);
+    float *a = calloc(2 * 2048, sizeof(float)), *b = calloc(2 * 2048, sizeof(float));
+    pair_run(1, src, a);
+    pair_run(0, src, b);
+    assert_int_equal(memcmp(a, b, 2 * 2048 * sizeof(float)), 0);
+    free(a);
+    free(b);
+    test_pcm_free(src);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_matches_sets),
         cmocka_unit_test(test_slot_limits),
         cmocka_unit_test(test_filter_slot_matches_sets),
         cmocka_unit_test(test_lazy_takes_once),
+        cmocka_unit_test(test_lazy_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
