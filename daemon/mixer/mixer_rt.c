@@ -653,7 +653,7 @@ static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         if (!left[i]) continue;
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        hl_voice_mod_take_at_rt(m, m->rt_active[i]);
+        if (m->mod_pend_any && hl_mod_pending(m, m->rt_active[i])) hl_voice_mod_take_rt(m, v);
         if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
             end_event(m, v, now_ns);
             ended++;
@@ -697,7 +697,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
             prefetch_ahead(m, m->rt_active[i + HL_PF_SRC_AHEAD], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        hl_voice_mod_take_at_rt(m, m->rt_active[i]); /* its slot's change first */
+        if (m->mod_pend_any && hl_mod_pending(m, m->rt_active[i])) hl_voice_mod_take_rt(m, v);
         if (pair && i + 1 < m->n_rt_active && !hl_mod_due_at(m, m->rt_active[i + 1]) &&
             mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL)) {
             mixed += 2;

@@ -137,11 +137,6 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
                      hl_rt_mod_t *sl);
 void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
 void hl_voice_mod_take_rt(hl_mixer_t *m, hl_rt_voice_t *v);
-/* The block loop's call: voice slot s takes its slot's pending change, if
- * one is pending (the check reads no line of the voice's own until then). */
-static inline void hl_voice_mod_take_at_rt(hl_mixer_t *m, uint32_t s) {
-    if (m->mod_pend_any && hl_mod_pending(m, s)) hl_voice_mod_take_rt(m, &m->rt[s]);
-}
 /* After each block: when every voice on the active list was visited (no
  * mix worker's voices quarantined), no change is pending any more. */
 void hl_voice_mod_settle_rt(hl_mixer_t *m);
