@@ -347,6 +347,10 @@ int hl_mix_part_hold_rt(hl_mixer_t *m) {
     return 1;
 }
 
+uint32_t hl_mix_part_quarantined_rt(const hl_mixer_t *m) {
+    return m->parts ? m->parts->q_total : 0;
+}
+
 void hl_mix_part_prewake_rt(hl_mixer_t *m) {
     hl_mix_part_t *p = m->parts;
     if (!p || m->n_rt_active <= HL_MIX_PART_MIN || !p->cfg.wake) return;

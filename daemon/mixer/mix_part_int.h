@@ -45,6 +45,10 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
  * else 0. Never waits. */
 int hl_mix_part_hold_rt(hl_mixer_t *m);
 
+/* Voices of the active list left out of the block just mixed or held by
+ * a stuck worker (quarantined): 0 when every one was visited. */
+uint32_t hl_mix_part_quarantined_rt(const hl_mixer_t *m);
+
 /* At a call's start, before the command drain: wakes the sleeping workers
  * if the block will be partitioned, so they are spinning by its start. */
 void hl_mix_part_prewake_rt(hl_mixer_t *m);

@@ -48,7 +48,8 @@ static size_t align_up(size_t v) {
 }
 
 typedef struct {
-    size_t ctl, rt, free_stack, rt_active, cmd, ev, hrtf, bundle, heap, pool, pool_free, total;
+    size_t ctl, rt, free_stack, rt_active, mod_of, cmd, ev, hrtf, bundle, heap, pool, pool_free,
+        total;
     uint32_t slots, ev_capacity, cmd_capacity;
 } layout_t;
 
@@ -74,6 +75,8 @@ static int config_layout(const hl_mixer_config_t *cfg, layout_t *lo) {
     off = align_up(off + (size_t)lo->slots * sizeof(uint32_t));
     lo->rt_active = off;
     off = align_up(off + (size_t)lo->slots * sizeof(uint32_t));
+    lo->mod_of = off;
+    off = align_up(off + (size_t)lo->slots * sizeof(uint16_t));
     lo->cmd = off;
     off = align_up(off + (size_t)hl_ring_storage_size(cmd_cap, sizeof(hl_cmd_t)));
     lo->ev = off;
@@ -124,6 +127,7 @@ hl_mixer_t *hl_mixer_init(void *mem, size_t size, const hl_mixer_config_t *cfg) 
     m->rt = (hl_rt_voice_t *)(void *)(base + lo.rt);
     m->free_stack = (uint32_t *)(void *)(base + lo.free_stack);
     m->rt_active = (uint32_t *)(void *)(base + lo.rt_active);
+    m->mod_of = (uint16_t *)(void *)(base + lo.mod_of);
     m->hrtf_v = cfg->hrtf ? (hl_hrtf_voice_t *)(void *)(base + lo.hrtf) : NULL;
     m->bundle = (hl_cmd_t *)(void *)(base + lo.bundle);
     m->heap = (hl_sched_ent_t *)(void *)(base + lo.heap);

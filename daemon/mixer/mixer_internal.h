@@ -337,12 +337,20 @@ typedef struct {
 } hl_rt_voice_t;
 
 /* RT state of a modulation slot (voice_set.c): the generation it serves,
- * its voices (an intrusive list: a change touches them alone) and its
- * shared filter glide, set up by its first filter change. */
+ * its voices (an intrusive list), its shared filter glide, set up by its
+ * first filter change, and its last change as the command left it: each
+ * voice takes that change as it is next touched (mixed, or a command of
+ * its own), pend set until every voice on the list has been mixed once. */
 typedef struct {
     uint32_t gen;
     uint32_t vf_on;
-    uint32_t head; /* the voices attached to it, live (voice slot + 1; 0: none) */
+    uint32_t head;                 /* the voices attached to it, live (voice slot + 1; 0: none) */
+    uint32_t pend;                 /* 1: the change below is not yet taken by every voice */
+    uint32_t c_gen, c_seq, c_what; /* the change: the generation and seq it was sent
+                                    * for (HL_CMD_MOD gen, seq), HL_MOD_* */
+    float c_factor, c_max;         /* HL_MOD_GAIN: factor, max_gain */
+    hl_voice_set_t c_set;          /* its SET (ramp, cutoffs; mask and gain per voice) */
+    hl_vf_change_t c_at;           /* HL_MOD_FILTER: the shared glide just after it */
     hl_vf_share_t vf;
 } hl_rt_mod_t;
 
@@ -471,6 +479,10 @@ struct hl_mixer {
     hl_vf_cache_t vf_cache;      /* voice filters' block designs, shared (fx_vfdesign.c) */
     hl_rt_mod_t rt_mod[HL_MIX_MODS];     /* modulation slots as the audio thread runs them */
     uint64_t mod_busy[HL_MIX_MODS / 64]; /* bit per slot whose filter glides (voice_set.c) */
+    uint64_t mod_pend[HL_MIX_MODS / 64]; /* bit per slot with a change pending (pend) */
+    uint32_t mod_pend_any;               /* some bit of mod_pend set */
+    uint16_t *mod_of;                    /* per voice slot: the modulation slot whose
+                                          * list it is on (1..HL_MIX_MODS), 0: none */
     uint32_t nch;                        /* output channels and bus planes (cfg.layout's) */
     int32_t lfe_ch;                      /* the LFE plane, -1 if the layout has none */
     uint32_t height; /* 1: the layout has height (3D voices: hl_surround_height_*) */
@@ -706,6 +718,28 @@ static inline void ramp_set(hl_ramp_t *r, float target, uint32_t frames) {
 /* Frames to ramp over for a requested ramp (0 -> one internal block). */
 static inline uint32_t hl_ramp_len(uint32_t frames) {
     return frames ? frames : HL_MIX_BLOCK;
+}
+
+/* Voice slot s is on the list of a modulation slot with a change pending
+ * (any thread inside a block: the bits change only in the command drain
+ * and after the block's voices, voice_set.c). */
+static inline int hl_mod_pending(const hl_mixer_t *m, uint32_t s) {
+    const uint32_t md = m->mod_of[s];
+    return md && ((m->mod_pend[(md - 1) / 64] >> ((md - 1) % 64)) & 1u);
+}
+
+/* Its slot's pending change is still to be given to v (hl_voice_mod_take_rt
+ * gives it): reads v and the slot alone. */
+static inline int hl_mod_due(const hl_mixer_t *m, const hl_rt_voice_t *v) {
+    const hl_rt_mod_t *sl = &m->rt_mod[v->mod - 1];
+    return sl->pend && v->mod_gen == sl->c_gen && v->live &&
+           (int32_t)(sl->c_seq - v->mod_seq) > 0 && (sl->c_what & v->mod_what);
+}
+
+/* Voice slot s has its slot's pending change still to take (what a mix
+ * worker checks: the voice is then left to the audio thread). */
+static inline int hl_mod_due_at(const hl_mixer_t *m, uint32_t s) {
+    return m->mod_pend_any && hl_mod_pending(m, s) && hl_mod_due(m, &m->rt[s]);
 }
 
 #endif /* HL_MIXER_INTERNAL_H */

@@ -530,67 +530,7 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
     return 1;
 }
 
-/* Prefetch distances, in voices of the active list: the RT state of a voice is
- * fetched HL_PF_STATE_AHEAD voices before it is mixed, so that its source
- * span can be fetched HL_PF_SRC_AHEAD voices before (the span needs the
- * cursor). Tuned by measurement with bench/mix at 1024 and 4096 voices. */
-#define HL_PF_STATE_AHEAD 16
-#define HL_PF_SRC_AHEAD   8
-#define HL_PF_LINE        64                          /* cache line, bytes */
-#define HL_PF_HOT_BYTES   offsetof(hl_rt_voice_t, lv) /* the fields read every block */
-
-/* Both prefetch helpers are always_inline: gcc's IPA otherwise finds a
- * function whose only statements are prefetches "pure" and deletes the call. */
-static inline __attribute__((always_inline)) void prefetch_state(const hl_rt_voice_t *v) {
-    __builtin_prefetch(v); /* the steady line: often all the block reads */
-}
-
-/* The rest of the hot state, for a voice that will take the full path
- * (its first line is in cache by now: prefetch_state ran earlier). */
-static inline __attribute__((always_inline)) void prefetch_rest(const hl_rt_voice_t *v) {
-    const char *p = (const char *)v;
-    for (size_t o = HL_PF_LINE; o < HL_PF_HOT_BYTES; o += HL_PF_LINE)
-        __builtin_prefetch(p + o);
-}
-
-/* The post stage's state (filter, occlusion, sends) at the record's cold
- * end, for a voice that has one (f.post, read from its first line). */
-static inline __attribute__((always_inline)) void prefetch_post(const hl_rt_voice_t *v) {
-    const char *p = (const char *)&v->vf, *e = (const char *)(v + 1);
-    p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
-    for (; p < e; p += HL_PF_LINE)
-        __builtin_prefetch(p);
-}
-
-/* Prefetches the source frames voice v will read over the next n frames at
- * its current pitch (stream voices read the shared scratch: nothing to do). */
-static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice_t *v, uint32_t n) {
-    const hl_rt_fast_t *f = &v->f;
-    if (f->post) prefetch_post(v);
-    if (f->steady) { /* exact span from the steady line alone */
-        uint64_t c = f->cursor, last = ((c + (uint64_t)n * f->step) >> 32) + HL_INTERP_TAPS / 2;
-        last = last < f->frames ? last : f->frames;
-        const char *p = (const char *)(f->data + (c >> 32));
-        const char *e = (const char *)(f->data + last);
-        p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
-        for (; p < e; p += HL_PF_LINE)
-            __builtin_prefetch(p);
-        return;
-    }
-    prefetch_rest(v);
-    if (v->stream || !v->src.data) return;
-    uint32_t idx = (uint32_t)(v->f.cursor >> 32);
-    if (idx >= v->src.frames) return;
-    float rate = v->pitch_to * v->doppler;
-    rate = rate > 0.0f && rate < HL_PITCH_MAX * HL_DOPPLER_MAX ? rate : HL_PITCH_MAX;
-    uint32_t span = (uint32_t)((float)n * rate) + HL_INTERP_TAPS;
-    uint32_t end = v->src.frames - idx < span ? v->src.frames : idx + span;
-    const char *p = (const char *)(v->src.data + (size_t)idx * v->src.ch);
-    const char *e = (const char *)(v->src.data + (size_t)end * v->src.ch);
-    p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
-    for (; p < e; p += HL_PF_LINE)
-        __builtin_prefetch(p);
-}
+#include "mix_prefetch.h" /* prefetch_state, prefetch_src, prefetch_ahead */
 
 /* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
 static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32_t b, uint32_t n,
@@ -612,8 +552,10 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         left[i] = 0;
         if (s == HL_MIX_NO_SLOT) continue; /* a stuck worker's: not touched */
         hl_rt_fast_t *f = &m->rt[s].f;
-        if (pair && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
-            mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
+        /* due to take its slot's change: left to render_left (a ramp or post) */
+        const int due = hl_mod_due_at(m, s);
+        if (pair && !due && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
+            !hl_mod_due_at(m, slot[i + 1]) && mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
             left[++i] = 0; /* the second: its prefetches as the loop's */
             if (i + HL_PF_STATE_AHEAD < b && slot[i + HL_PF_STATE_AHEAD] != HL_MIX_NO_SLOT)
                 prefetch_state(&m->rt[slot[i + HL_PF_STATE_AHEAD]]);
@@ -625,7 +567,7 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
             continue;
         }
         const uint64_t c = f->cursor;
-        if (!f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
+        if (due || !f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
             !fast_inside(m, f, c, n)) {
             left[i] = 1;
             continue;
@@ -653,6 +595,7 @@ static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t
             prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
         if (!left[i]) continue;
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
+        if (m->mod_pend_any && hl_mod_pending(m, m->rt_active[i])) hl_voice_mod_take_rt(m, v);
         if (v->f.ramp == HL_FAST_HEIGHT && v->f.steady && v->f.lgen == m->listener_gen &&
             process_fast_height(m, &v->f, n, mixed, buses)) /* the partitions leave these */
             continue;
@@ -697,9 +640,10 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (i + HL_PF_STATE_AHEAD < m->n_rt_active)
             prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
         if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
-            prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
+            prefetch_ahead(m, m->rt_active[i + HL_PF_SRC_AHEAD], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
-        if (pair && i + 1 < m->n_rt_active &&
+        if (m->mod_pend_any && hl_mod_pending(m, m->rt_active[i])) hl_voice_mod_take_rt(m, v);
+        if (pair && i + 1 < m->n_rt_active && !hl_mod_due_at(m, m->rt_active[i + 1]) &&
             mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL)) {
             mixed += 2;
             buses |= 1u << v->f.bus;
@@ -707,7 +651,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
             if (i + 1 + HL_PF_STATE_AHEAD < m->n_rt_active)
                 prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
             if (i + 1 + HL_PF_SRC_AHEAD < m->n_rt_active)
-                prefetch_src(&m->rt[m->rt_active[i + 1 + HL_PF_SRC_AHEAD]], n);
+                prefetch_ahead(m, m->rt_active[i + 1 + HL_PF_SRC_AHEAD], n);
             i += 2;
             continue;
         }
@@ -721,6 +665,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         else
             i++;
     }
+    hl_voice_mod_settle_rt(m); /* every voice visited: the changes taken */
     atomic_store_explicit(&m->stats.voices_mixed, mixed, memory_order_relaxed);
     atomic_store_explicit(&m->stats.voices_virtual, virt, memory_order_relaxed);
     atomic_store_explicit(&m->stats.stream_voices, streams, memory_order_relaxed);

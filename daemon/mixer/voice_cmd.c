@@ -14,7 +14,10 @@
 static hl_rt_voice_t *rt_voice(hl_mixer_t *m, const hl_cmd_t *c) {
     if (c->slot >= m->slots) return NULL;
     hl_rt_voice_t *v = &m->rt[c->slot];
-    return v->live && v->gen == c->gen ? v : NULL;
+    if (!v->live || v->gen != c->gen) return NULL;
+    /* its slot's pending change first, as if the slot's command had given it */
+    if (m->mod_pend_any && hl_mod_pending(m, c->slot)) hl_voice_mod_take_rt(m, v);
+    return v;
 }
 
 static void cmd_play(hl_mixer_t *m, const hl_cmd_t *c) {

@@ -2,15 +2,18 @@
  * voice_set.c - a SET applied to a live voice on the audio thread
  * (hl_voice_set_rt: gains, pan, position, pitch, pause and resume, seek,
  * the post stage, a stream switch), and the modulation slots
- * (hl_mixer_mod.h): a slot's change (HL_CMD_MOD) gives every voice attached
- * to it, for what it takes from the slot, the SET it would have got on its
- * own (no command, ring slot or schedule entry per voice); a filter change
+ * (hl_mixer_mod.h): a slot's change (HL_CMD_MOD) is recorded on the slot
+ * and every voice attached to it takes, as it is next mixed or commanded
+ * (hl_voice_mod_take_rt), for what it takes from the slot, the SET it
+ * would have got on its own (no command, ring slot or schedule entry per
+ * voice, no walk of the voices by the command); a filter change
  * moves the slot's shared glide once and the voices in step with it take
  * a copy (hl_vf_share_t, fx_vfilter.c), and the glides move on once a
  * block before the voices (hl_voice_mod_block_rt).
  */
 #include <string.h>
 
+#include "mix_part_int.h"
 #include "voice_state.h"
 
 /* Seek or stream switch: fade the source out; the jump happens when the
@@ -47,7 +50,7 @@ static void cmd_loops(hl_rt_voice_t *v, int32_t loops) {
 }
 
 void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
-                     hl_vf_share_t *sh) {
+                     hl_rt_mod_t *sl) {
     /* whatever changes, the full path sees it first; but a steady 2D voice
      * whose gain, pan, filter, occlusion or sends change stays steady: the
      * steady path ramps its gain pair per sample (f.ramp) and its post stage
@@ -109,8 +112,8 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
     if (s->mask & HL_MIX_SET_FILTER) {
         v->lp_own = s->lp_hz;
         v->hp_own = s->hp_hz;
-        if (sh)
-            hl_voice_filter_follow_rt(v, sh, len);
+        if (sl)
+            hl_voice_filter_follow_rt(v, &sl->vf, &sl->c_at, len);
         else
             hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
         v->occ.cur = ramp_after(&v->occ, 0);
@@ -152,9 +155,8 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
     }
 }
 
-/* A slot's change reads and writes a few lines of each voice, cold in
- * the block where a parameter moves a thousand of them: fetched this many
- * voices ahead on the slot's list. */
+/* A slot's flush reads and writes a few lines of each voice, cold: fetched
+ * this many voices ahead on the slot's list. */
 #define HL_MOD_AHEAD 4
 
 static inline __attribute__((always_inline)) void mod_prefetch(const hl_rt_voice_t *v) {
@@ -167,32 +169,33 @@ static inline __attribute__((always_inline)) void mod_prefetch(const hl_rt_voice
     __builtin_prefetch(&v->send[HL_MAX_SENDS - 1]);
 }
 
-void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
-    const uint32_t mod = c->u.mod.mod, gen = c->u.mod.gen, seq = c->u.mod.seq;
-    const uint32_t what = c->u.mod.mask;
-    if (mod < 1 || mod > HL_MIX_MODS) return;
+/* The slot's pending change given to v (hl_mod_due(m, v)): the SET the
+ * command gave each voice before it was made lazy, the same bits. */
+static void mod_give(hl_mixer_t *m, hl_rt_mod_t *sl, hl_rt_voice_t *v) {
+    v->mod_seq = sl->c_seq; /* taken: not again */
+    hl_voice_set_t *s = &sl->c_set;
+    const uint32_t what = sl->c_what & v->mod_what;
+    s->mask = 0;
+    if (what & HL_MOD_GAIN) {
+        const float g = v->mod_base * sl->c_factor;
+        s->gain = g > sl->c_max ? sl->c_max : g;
+        s->mask |= HL_MIX_SET_GAIN;
+    }
+    if (what & HL_MOD_FILTER) s->mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP;
+    /* no seek nor stream switch: the time is not read */
+    if (s->mask) hl_voice_set_rt(m, v, s, 0, (what & HL_MOD_FILTER) ? sl : NULL);
+}
+
+void hl_voice_mod_take_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
+    if (v->mod >= 1 && v->mod <= HL_MIX_MODS && hl_mod_due(m, v))
+        mod_give(m, &m->rt_mod[v->mod - 1], v);
+}
+
+/* Every voice on the list that has not taken the slot's pending change
+ * takes it now (a newer change comes, or a voice was left out of a block),
+ * and the slot has none pending. */
+static void mod_flush(hl_mixer_t *m, uint32_t mod) {
     hl_rt_mod_t *sl = &m->rt_mod[mod - 1];
-    if (sl->gen != gen) { /* the slot taken again: a glide of its own */
-        sl->gen = gen;
-        sl->vf_on = 0;
-        m->mod_busy[(mod - 1) / 64] &= ~(1ull << ((mod - 1) % 64));
-    }
-    hl_voice_set_t s;
-    memset(&s, 0, sizeof s);
-    s.ramp_frames = c->u.mod.ramp_frames;
-    hl_vf_share_t *sh = NULL;
-    if (what & HL_MOD_FILTER) {
-        sh = &sl->vf;
-        if (!sl->vf_on) {
-            hl_vf_share_init_rt(sh, (float)m->cfg.rate, c->u.mod.lp0, c->u.mod.hp0, &m->vf_cache);
-            sl->vf_on = 1;
-        }
-        hl_vf_share_set_rt(sh, c->u.mod.lp, c->u.mod.hp, hl_ramp_len(s.ramp_frames));
-        m->mod_busy[(mod - 1) / 64] |= 1ull << ((mod - 1) % 64);
-        s.lp_hz = c->u.mod.lp;
-        s.hp_hz = c->u.mod.hp;
-    }
-    const float f = c->u.mod.factor, max = c->u.mod.max_gain;
     uint32_t a = sl->head; /* HL_MOD_AHEAD voices ahead: their lines fetched */
     for (uint32_t d = 0; d < HL_MOD_AHEAD && a; d++) {
         mod_prefetch(&m->rt[a - 1]);
@@ -205,18 +208,60 @@ void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
             mod_prefetch(&m->rt[a - 1]);
             a = m->rt[a - 1].mod_next;
         }
-        /* (seq - mod_seq) as signed: sent after its play */
-        if (v->mod != mod || v->mod_gen != gen || !v->live || (int32_t)(seq - v->mod_seq) <= 0)
-            continue;
-        s.mask = 0;
-        if (what & v->mod_what & HL_MOD_GAIN) {
-            const float g = v->mod_base * f;
-            s.gain = g > max ? max : g;
-            s.mask |= HL_MIX_SET_GAIN;
-        }
-        if (what & v->mod_what & HL_MOD_FILTER) s.mask |= HL_MIX_SET_FILTER | HL_MIX_SET_FSTEP;
-        if (s.mask) hl_voice_set_rt(m, v, &s, now_ns, sh);
+        if (v->mod == mod && hl_mod_due(m, v)) mod_give(m, sl, v);
     }
+    sl->pend = 0;
+    m->mod_pend[(mod - 1) / 64] &= ~(1ull << ((mod - 1) % 64));
+}
+
+void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns) {
+    (void)now_ns;
+    const uint32_t mod = c->u.mod.mod, gen = c->u.mod.gen;
+    const uint32_t what = c->u.mod.mask;
+    if (mod < 1 || mod > HL_MIX_MODS) return;
+    hl_rt_mod_t *sl = &m->rt_mod[mod - 1];
+    if (sl->pend) mod_flush(m, mod); /* the change before first, where it is not taken */
+    if (sl->gen != gen) {            /* the slot taken again: a glide of its own */
+        sl->gen = gen;
+        sl->vf_on = 0;
+        m->mod_busy[(mod - 1) / 64] &= ~(1ull << ((mod - 1) % 64));
+    }
+    hl_voice_set_t *s = &sl->c_set;
+    memset(s, 0, sizeof *s);
+    s->ramp_frames = c->u.mod.ramp_frames;
+    if (what & HL_MOD_FILTER) {
+        hl_vf_share_t *sh = &sl->vf;
+        if (!sl->vf_on) {
+            hl_vf_share_init_rt(sh, (float)m->cfg.rate, c->u.mod.lp0, c->u.mod.hp0, &m->vf_cache);
+            sl->vf_on = 1;
+        }
+        hl_vf_share_set_rt(sh, c->u.mod.lp, c->u.mod.hp, hl_ramp_len(s->ramp_frames));
+        hl_vf_share_mark_rt(sh, &sl->c_at);
+        m->mod_busy[(mod - 1) / 64] |= 1ull << ((mod - 1) % 64);
+        s->lp_hz = c->u.mod.lp;
+        s->hp_hz = c->u.mod.hp;
+    }
+    sl->c_gen = gen;
+    sl->c_seq = c->u.mod.seq;
+    sl->c_what = what;
+    sl->c_factor = c->u.mod.factor;
+    sl->c_max = c->u.mod.max_gain;
+    if (!sl->head) return; /* no voice to take it */
+    /* the voices take it as they are mixed (hl_voice_mod_take_rt): the
+     * command touches none of them */
+    sl->pend = 1;
+    m->mod_pend[(mod - 1) / 64] |= 1ull << ((mod - 1) % 64);
+    m->mod_pend_any = 1;
+}
+
+void hl_voice_mod_settle_rt(hl_mixer_t *m) {
+    if (!m->mod_pend_any || hl_mix_part_quarantined_rt(m)) return; /* none, or some not mixed */
+    for (uint32_t w = 0; w < HL_MIX_MODS / 64; w++) {
+        for (uint64_t b = m->mod_pend[w]; b; b &= b - 1)
+            m->rt_mod[w * 64 + (uint32_t)__builtin_ctzll(b)].pend = 0;
+        m->mod_pend[w] = 0;
+    }
+    m->mod_pend_any = 0;
 }
 
 void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n) {
@@ -229,8 +274,14 @@ void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n) {
 
 void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
     v->mod_prev = v->mod_next = 0;
+    m->mod_of[v->slot] = 0;
     if (v->mod < 1 || v->mod > HL_MIX_MODS || !v->mod_what) return;
     hl_rt_mod_t *sl = &m->rt_mod[v->mod - 1];
+    /* a change pending when it joins is not its own: it was not on the
+     * list when the change came */
+    if (sl->pend && v->mod_gen == sl->c_gen && (int32_t)(sl->c_seq - v->mod_seq) > 0)
+        v->mod_seq = sl->c_seq;
+    m->mod_of[v->slot] = (uint16_t)v->mod;
     v->mod_next = sl->head;
     if (sl->head) m->rt[sl->head - 1].mod_prev = v->slot + 1;
     sl->head = v->slot + 1;
@@ -238,6 +289,7 @@ void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
 
 void hl_voice_mod_unlink_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
     if (v->mod < 1 || v->mod > HL_MIX_MODS) return;
+    m->mod_of[v->slot] = 0;
     hl_rt_mod_t *sl = &m->rt_mod[v->mod - 1];
     if (v->mod_prev)
         m->rt[v->mod_prev - 1].mod_next = v->mod_next;

@@ -270,13 +270,14 @@ void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->f.post = (uint16_t)v->post;
 }
 
-void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ramp_frames) {
+void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, const hl_vf_change_t *at,
+                               uint32_t ramp_frames) {
     if (v->lp_cone_want != 0.0f || v->lp_cone_now != 0.0f || v->channels > 2) {
         hl_voice_filter_rt(v, ramp_frames, 1); /* a cutoff of its own: its own glide */
         return;
     }
     v->lp_cone_now = v->lp_cone_want;
-    (void)hl_vfilter_follow_rt(&v->vf, sh, v->lp_own, v->hp_own, ramp_frames);
+    (void)hl_vfilter_follow_at_rt(&v->vf, sh, at, v->lp_own, v->hp_own, ramp_frames);
     v->post = hl_voice_post_needed_rt(v) | 1u;
     v->f.post = (uint16_t)v->post;
 }

@@ -120,15 +120,26 @@ uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);
  * ramp_frames (stepped: hl_vfilter_glide_rt), and marks its post stage. */
 void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped);
 /* hl_voice_filter_rt for a voice that follows a modulation slot's glide
- * sh (its own cutoffs are the slot's: voice_set.c): the same glide, shared
- * when the voice is in step (hl_vfilter_follow_rt) and has no spatial
- * low-pass of its own. */
-void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, uint32_t ramp_frames);
-/* voice_set.c: a SET applied to a live voice (sh: a slot's filter change,
- * hl_voice_filter_follow_rt; NULL: its own) and a slot's change. */
+ * sh (its own cutoffs are the slot's: voice_set.c), at its change at: the
+ * same glide, shared when the voice is in step (hl_vfilter_follow_at_rt)
+ * and has no spatial low-pass of its own. */
+void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, const hl_vf_change_t *at,
+                               uint32_t ramp_frames);
+/* voice_set.c: a SET applied to a live voice (sl: a modulation slot whose
+ * pending filter change this is, hl_voice_filter_follow_rt; NULL: its own)
+ * and a slot's change: the command records it on the slot (pend, a bit of
+ * m->mod_pend), each voice on the slot's list takes it when it is next
+ * mixed or given a command of its own (hl_voice_mod_take_rt, when
+ * hl_mod_pending), before anything else touches it, so it gets the
+ * same SET at the same point as if the command had given it; a second
+ * change gives the first to the voices that have not taken it. */
 void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
-                     hl_vf_share_t *sh);
+                     hl_rt_mod_t *sl);
 void hl_voice_mod_rt(hl_mixer_t *m, const hl_cmd_t *c, uint64_t now_ns);
+void hl_voice_mod_take_rt(hl_mixer_t *m, hl_rt_voice_t *v);
+/* After each block: when every voice on the active list was visited (no
+ * mix worker's voices quarantined), no change is pending any more. */
+void hl_voice_mod_settle_rt(hl_mixer_t *m);
 /* voice_set.c: a voice joins its slot's list as it starts (cmd_play) and
  * leaves it as it ends (before live is cleared). */
 void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "hl_limits.h"
+#include "hl_simd.h"
 #include "mix_helpers.h"
 #include "mixer_internal.h"
 
@@ -249,7 +250,9 @@ static int slot_voices(const hl_mixer_t *m, uint32_t mod) {
     return n;
 }
 
-static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
+/* The scenarios' start: voices 0 (2D, left), 1 (3D, ahead) and 2 (2D,
+ * right) on a 2 kHz low-pass; returns voice 2's parameters. */
+static hl_voice_params_t fbegin(frig_t *r, int shared, const hl_pcm_t *src) {
     memset(r, 0, sizeof *r);
     r->m = test_mixer_new(8, 0);
     r->out = calloc(2 * (size_t)FT, sizeof(float));
@@ -266,10 +269,18 @@ static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
     fstart(r, 1, q, F0);
     p.pan = 0.7f;
     fstart(r, 2, p, F0);
+    return p;
+}
+
+static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
+    hl_voice_params_t p = fbegin(r, shared, src);
+    /* followers share a glide through its plan (AVX2): the checks of who
+     * shares hold there; the bits everywhere */
+    const int plan = shared && hl_simd_level() >= HL_SIMD_AVX2;
     frender(r, 512);
     fchange(r, 1, F1, 600.0f, 0.0f, 144, 600); /* gain and low-pass in one change */
     frender(r, 650);
-    if (shared) assert_int_equal(sharing(r), 7u); /* all three in the slot's glide */
+    if (plan) assert_int_equal(sharing(r), 7u); /* all three in the slot's glide */
     frender(r, 700);
     fstart(r, 3, p, F1); /* mid-glide: its own filter at the target, settled */
     fset(r, 2, HL_MIX_SET_PAUSE, 800);
@@ -277,12 +288,12 @@ static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
     fchange(r, 0, F1, 3000.0f, 0.0f, 480, 1150); /* the low-pass alone, over two blocks */
     frender(r, 1200);
     /* voice 3 in step again; 2 too, paused: it falls out of step as it runs */
-    if (shared) assert_int_equal(sharing(r), 0xFu);
+    if (plan) assert_int_equal(sharing(r), 0xFu);
     fset(r, 2, HL_MIX_SET_RESUME, 1300);
     frender(r, 1500);
-    if (shared) assert_int_equal(sharing(r) & 4u, 0u); /* it missed blocks: its own glide */
-    fset(r, 1, HL_MIX_SET_FILTER, 1800);               /* a filter of its own: off the slot's */
-    fchange(r, 1, F2, 800.0f, 200.0f, 300, 2000); /* a high-pass turns on: glides of their own */
+    if (plan) assert_int_equal(sharing(r) & 4u, 0u); /* it missed blocks: its own glide */
+    fset(r, 1, HL_MIX_SET_FILTER, 1800);             /* a filter of its own: off the slot's */
+    fchange(r, 1, F2, 800.0f, 200.0f, 300, 2000);    /* a high-pass turns on: glides of their own */
     frender(r, 2600);
     fchange(r, 1, F0, 1500.0f, 200.0f, 200, 2700);
     frender(r, 3000);
@@ -290,7 +301,7 @@ static void frun(frig_t *r, int shared, const hl_pcm_t *src) {
     frender(r, 4000);
     fchange(r, 1, F1, 2500.0f, 0.0f, 144, 4100); /* settled alike again: shared again */
     frender(r, 4150);
-    if (shared) assert_int_equal(sharing(r), 0xDu);
+    if (plan) assert_int_equal(sharing(r), 0xDu);
     frender(r, FT);
 }
 
@@ -336,6 +347,61 @@ static void test_filter_slot_matches_sets(void **state) {
     test_pcm_free(src);
 }
 
+/* ---- a change taken lazily ------------------------------------------------- */
+
+#define LT 3000u /* frames of the scenario (of FT) */
+
+/* A slot's change is recorded by its command and taken by each voice when
+ * it is next mixed or given a command of its own: changes that meet other
+ * commands in one drain (each would show a miss or a double take: a SET of the
+ * voice's own after the change would be undone by the change taken late,
+ * a voice that took it at its SET and again when mixed restarts its ramp). */
+static void lrun(frig_t *r, int shared, const hl_pcm_t *src) {
+    hl_voice_params_t p = fbegin(r, shared, src);
+    frender(r, 500);
+    /* two changes on one frame, then a SET of voice 0's pan: each in turn */
+    fchange(r, 1, F1, 600.0f, 0.0f, 144, 600);
+    fchange(r, 1, F2, 900.0f, 0.0f, 300, 600);
+    fset(r, 0, HL_MIX_SET_PAN, 600);
+    frender(r, 800);
+    if (shared) assert_int_equal(r->m->mod_pend_any, 0u); /* all taken in that block */
+    /* a SET before a change on its frame, a STOP after it */
+    fset(r, 2, HL_MIX_SET_PAN, 900);
+    fchange(r, 1, F0, 1200.0f, 0.0f, 200, 900);
+    hl_mixer_at(r->m, 900);
+    assert_int_equal(hl_mixer_stop(r->m, r->v[1], 256, 0, r->now), 0);
+    hl_mixer_at(r->m, 0);
+    r->gain_on[1] = r->filt_on[1] = 0;
+    frender(r, 1100);
+    /* voice 1 leaves the list (its release ends at 1156); a play and a
+     * change in one drain: the voice joins the list, then takes it */
+    frender(r, 1200);
+    fstart(r, 3, p, F0);
+    fchange(r, 1, F1, 1500.0f, 0.0f, 144, 1200);
+    frender(r, 1600);
+    /* a voice paused through a change takes it as it is mixed, paused */
+    fset(r, 2, HL_MIX_SET_PAUSE, 1650);
+    fchange(r, 1, F2, 800.0f, 0.0f, 144, 1700);
+    fset(r, 2, HL_MIX_SET_RESUME, 1900);
+    frender(r, LT);
+    if (shared) assert_int_equal(r->m->rt_mod[r->mod - 1].pend, 0u);
+}
+
+static void test_lazy_takes_once(void **state) {
+    (void)state;
+    hl_pcm_t *src = test_pcm_sine(4800, 1, 0.031, 0.0, LEVEL);
+    frig_t a, b;
+    lrun(&a, 1, src);
+    lrun(&b, 0, src);
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)LT * sizeof(float)), 0);
+    for (int k = 0; k < 2; k++) {
+        frig_t *r = k ? &b : &a;
+        test_mixer_free(r->m);
+        free(r->out);
+    }
+    test_pcm_free(src);
+}
+
 static void test_slot_limits(void **state) {
     (void)state;
     hl_mixer_t *m = test_mixer_new(2, 0);
@@ -359,11 +425,64 @@ static void test_slot_limits(void **state) {
     test_pcm_free(dc);
 }
 
+/* Plain steady voices next to each other share a kernel call (voice_pair.h,
+ * AVX-512): one off the slot followed by one due to take its change is
+ * not paired (the second would be mixed without it); the same bits as SETs. */
+static void pair_run(int shared, const hl_pcm_t *src, float *out) {
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    uint32_t mod = 0, gen = 0;
+    uint64_t v[4], now = 0;
+    if (shared) assert_int_equal(hl_mixer_mod_alloc(m, &mod, &gen), 0);
+    for (int i = 0; i < 4; i++) {
+        hl_voice_params_t p = test_params(src);
+        p.flags |= HL_MIX_LOOP;
+        p.pitch = 1.5f; /* off the copy path */
+        p.pan = 0.25f * (float)i - 0.4f;
+        p.gain = base[i % 3] * F0;
+        if (shared && i % 2) {
+            p.mod = mod;
+            p.mod_gen = gen;
+            p.mod_base = base[i % 3];
+        }
+        assert_int_equal(hl_mixer_play(m, &p, now, &v[i], NULL), 0);
+    }
+    for (uint32_t k = 0, done = 0; k < 2; k++) {
+        test_render(m, out + 2 * (size_t)done, 512, BLK, &now);
+        done += 512;
+        const float f = k ? F2 : F1;
+        hl_mixer_at(m, done); /* on a block's start: a whole block after it */
+        if (shared) assert_int_equal(hl_mixer_mod_set(m, mod, f, CAP, 64, now), 0);
+        for (int i = 1; !shared && i < 4; i += 2) {
+            hl_voice_set_t s = {
+                .mask = HL_MIX_SET_GAIN, .gain = capped(base[i % 3] * f), .ramp_frames = 64};
+            assert_int_equal(hl_mixer_set(m, v[i], &s, now), 0);
+        }
+        hl_mixer_at(m, 0);
+        test_render(m, out + 2 * (size_t)done, 512, BLK, &now);
+        done += 512;
+    }
+    test_mixer_free(m);
+}
+
+static void test_lazy_pairs(void **state) {
+    (void)state;
+    hl_pcm_t *src = test_pcm_sine(48000, 1, 0.013, 0.0, LEVEL);
+    float *a = calloc(2 * 2048, sizeof(float)), *b = calloc(2 * 2048, sizeof(float));
+    pair_run(1, src, a);
+    pair_run(0, src, b);
+    assert_int_equal(memcmp(a, b, 2 * 2048 * sizeof(float)), 0);
+    free(a);
+    free(b);
+    test_pcm_free(src);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_matches_sets),
         cmocka_unit_test(test_slot_limits),
         cmocka_unit_test(test_filter_slot_matches_sets),
+        cmocka_unit_test(test_lazy_takes_once),
+        cmocka_unit_test(test_lazy_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -259,11 +259,30 @@ static void test_quick_glide(void **state) {
     free(y);
 }
 
+/* A shared glide the plan does not cover (a high-pass on; without AVX2,
+ * every one) moves its control on with no channel (hl_vf_share_block_rt):
+ * the settled cells' block form must not write any; at HELIOD_ISA=generic
+ * it wrote a block of samples over one float on the stack. */
+static void test_share_no_channel(void **state) {
+    (void)state;
+    static hl_vf_cache_t cache;
+    static hl_vf_share_t sh;
+    for (int hp = 0; hp < 2; hp++) {
+        hl_vf_share_init_rt(&sh, RATE, 2000.0f, hp ? 80.0f : 0.0f, &cache);
+        hl_vf_share_set_rt(&sh, 800.0f, hp ? 120.0f : 0.0f, 480);
+        int blocks = 0;
+        while (hl_vf_share_block_rt(&sh, HL_MIX_BLOCK) && blocks < 64)
+            blocks++;
+        assert_true(blocks > 0 && blocks < 64);
+        assert_float_equal(sh.ctl.lp.f, 800.0f, 800.0f * 1e-6f);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stepped_no_click), cmocka_unit_test(test_cache_same_bits),
         cmocka_unit_test(test_cache_shared),     cmocka_unit_test(test_glide_cells_reference),
-        cmocka_unit_test(test_quick_glide),
+        cmocka_unit_test(test_quick_glide),      cmocka_unit_test(test_share_no_channel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

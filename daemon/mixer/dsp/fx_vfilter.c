@@ -526,17 +526,29 @@ void hl_vf_share_set_rt(hl_vf_share_t *sh, float lp_hz, float hp_hz, uint32_t ra
     hl_vfilter_glide_rt(&sh->ctl, lp_hz, hp_hz, ramp_frames, 1);
 }
 
-int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
-                         uint32_t ramp_frames) {
-    if (f->sh == sh && f->sh_pos == sh->prev) { /* in step: the change is the share's */
-        vf_ctl_copy(f, &sh->ctl);
+int hl_vfilter_follow_at_rt(hl_vfilter_t *f, hl_vf_share_t *sh, const hl_vf_change_t *at,
+                            float lp_hz, float hp_hz, uint32_t ramp_frames) {
+    if (f->sh == sh && f->sh_pos == at->prev) { /* in step: the change is the share's */
+        vf_ctl_copy(f, &at->ctl);
     } else {
         hl_vfilter_glide_rt(f, lp_hz, hp_hz, ramp_frames, 1);
-        if (!vf_ctl_same(f, &sh->ctl)) return 0;
+        if (!vf_ctl_same(f, &at->ctl)) return 0;
         f->sh = sh;
     }
-    f->sh_pos = sh->pos;
+    f->sh_pos = at->pos;
     return 1;
+}
+
+void hl_vf_share_mark_rt(const hl_vf_share_t *sh, hl_vf_change_t *at) {
+    at->ctl = sh->ctl;
+    at->prev = sh->prev;
+    at->pos = sh->pos;
+}
+
+int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
+                         uint32_t ramp_frames) {
+    const hl_vf_change_t at = {.ctl = sh->ctl, .prev = sh->prev, .pos = sh->pos};
+    return hl_vfilter_follow_at_rt(f, sh, &at, lp_hz, hp_hz, ramp_frames);
 }
 
 #if defined(VF_HAVE_AVX2)

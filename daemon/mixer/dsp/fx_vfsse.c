@@ -74,7 +74,7 @@ static inline __m128 vf_blk_state(const vf_blk_t *b, __m128 x0, __m128 x1, __m12
 uint32_t hl_vf_run_blocks(float (*s)[2], float *const ch[], uint32_t nch, uint32_t off, uint32_t n,
                           const hl_vf_design_t *d) {
     const uint32_t nb = n / VF_BLK * VF_BLK;
-    if (nb == 0) return 0;
+    if (nb == 0 || nch == 0) return 0; /* no channel: a shared glide's control moving on */
     vf_blk_t b;
     vf_blk_design(&b, d);
     if (nch == 2) {

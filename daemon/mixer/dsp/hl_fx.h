@@ -234,6 +234,18 @@ int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n);
  * Returns 1 when f follows sh. */
 int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
                          uint32_t ramp_frames);
+/* A change of sh as it stood just after hl_vf_share_set_rt (its control
+ * and positions), for followers that take it later, before or in the next
+ * block (hl_vf_share_block_rt moves sh on meanwhile): hl_vf_share_mark_rt
+ * right after the set, then hl_vfilter_follow_at_rt does what
+ * hl_vfilter_follow_rt did then, with the same bits. */
+typedef struct {
+    hl_vfilter_t ctl;
+    uint64_t prev, pos;
+} hl_vf_change_t;
+void hl_vf_share_mark_rt(const hl_vf_share_t *sh, hl_vf_change_t *at);
+int hl_vfilter_follow_at_rt(hl_vfilter_t *f, hl_vf_share_t *sh, const hl_vf_change_t *at,
+                            float lp_hz, float hp_hz, uint32_t ramp_frames);
 
 /* lp_hz >= 0.49 * rate or <= 0 (or NaN): low-pass off (bypassed, costs
  * nothing); hp_hz <= 10 Hz: high-pass off. Cutoffs otherwise clamped to
