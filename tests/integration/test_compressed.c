@@ -273,8 +273,8 @@ static void test_equals_preloaded(void **state) {
     assert_same(x, frames, 500000, 524003, n44, "44.1 kHz Vorbis compressed at 1.25, start 1");
     assert_same(x, frames, 500000, 548101, n44, "44.1 kHz Vorbis compressed at 1.25, start 2");
     assert_same(x, frames, 500000, 572005, n44, "44.1 kHz Vorbis streamed at 1.25");
-    /* a step that is not dyadic (1.3): PROTOCOL.md's bound, start-time and
-     * source independent */
+    /* a step that is not a multiple of 2^-12 (1.3): within README's bound
+     * (Interpolators), whatever the start frame or the source */
     const size_t n13 = (size_t)(LEN / 1.3) - 100;
     assert_close(x, frames, 596000, 616007, n13, "FLAC preloaded at 1.3, two starts");
     assert_close(x, frames, 596000, 636000, n13, "FLAC compressed vs preloaded at 1.3");
