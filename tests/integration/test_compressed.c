@@ -9,6 +9,9 @@
  *   what the same file decoded and preloaded plays, also across the end of
  *   the prefetched head (with pitch, looping over it, shorter than it); the
  *   head is charged as sample memory and a play at frame 0 starts from it;
+ *   pitched through the 44.1 kHz resampler at 1.25 it plays the same
+ *   samples whatever frame it starts at, compressed or streamed; at 1.3
+ *   (not a multiple of 2^-12) within README's position bound;
  * - seek, loop points, loop count and pitch render byte for byte as the same
  *   file streamed from disk, and a seek lands on its source frame (±1);
  * - a corrupt compressed file is EDECODE (at load, or when a voice opens
