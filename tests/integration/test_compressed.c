@@ -9,6 +9,9 @@
  *   what the same file decoded and preloaded plays, also across the end of
  *   the prefetched head (with pitch, looping over it, shorter than it); the
  *   head is charged as sample memory and a play at frame 0 starts from it;
+ *   pitched through the 44.1 kHz resampler at 1.25 it plays the same
+ *   samples whatever frame it starts at, compressed or streamed; at 1.3
+ *   (not a multiple of 2^-12) within README's position bound;
  * - seek, loop points, loop count and pitch render byte for byte as the same
  *   file streamed from disk, and a seek lands on its source frame (±1);
  * - a corrupt compressed file is EDECODE (at load, or when a voice opens
@@ -184,6 +187,29 @@ static void assert_same(const float *x, size_t frames, size_t a, size_t b, size_
     assert_int_equal(diff, 0);
 }
 
+/* Frames [a, a + n) and [b, b + n) of x are the same within
+ * HL_PITCH_POS_TOL: a pitch whose step is not dyadic places each output
+ * frame within 2^-13 of a frame of its exact position, the placement
+ * depending on where the run holding it started; the test signal moves by
+ * less than 0.6 a frame, so a sample by less than 0.6 x 2^-13. */
+#define HL_PITCH_POS_TOL (0.6 / 8192.0)
+static void assert_close(const float *x, size_t frames, size_t a, size_t b, size_t n,
+                         const char *what) {
+    assert_true(a + n <= frames && b + n <= frames);
+    size_t diff = 0, loud = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        const double d = fabs((double)x[2 * a + i] - (double)x[2 * b + i]);
+        diff += d != 0.0;
+        worst = d > worst ? d : worst;
+        if (fabsf(x[2 * a + i]) > 0.05f) loud++;
+    }
+    print_message("%s: %zu frames compared, %zu samples differ, at most by %.3g, %zu loud\n", what,
+                  n, diff, worst, loud);
+    assert_true(loud > n / 2);
+    assert_true(worst <= HL_PITCH_POS_TOL);
+}
+
 /* Compressed FLAC, Vorbis and Opus play what the preloaded decode plays.
  * Then the prefetched head (decoder.h): a compressed voice starting at
  * frame 0 plays its first HEAD frames from the head while a decoder thread
@@ -224,8 +250,13 @@ static void test_equals_preloaded(void **state) {
              "@320000 play p4 --fade-in 0\n@350000 play c4 --fade-in 0\n"
              "@380000 play sf " XF1 "\n@409000 play cf " XF1 "\n"
              "@438000 play sf " XF2 "\n@469000 play cf " XF2 "\n"
-             "@500000 end\n",
-             fl, fl, og, og, op, op, sh, sh, o4, o4, fl);
+             "load s4 %s --stream\n"
+             "@500000 play p4 --fade-in 0 --pitch 1.25\n@524003 play c4 --fade-in 0 --pitch 1.25\n"
+             "@548101 play c4 --fade-in 0 --pitch 1.25\n@572005 play s4 --fade-in 0 --pitch 1.25\n"
+             "@596000 play pf --fade-in 0 --pitch 1.3\n@616007 play pf --fade-in 0 --pitch 1.3\n"
+             "@636000 play cf --fade-in 0 --pitch 1.3\n@656101 play sf --fade-in 0 --pitch 1.3\n"
+             "@676000 end\n",
+             fl, fl, og, og, op, op, sh, sh, o4, o4, fl, o4);
     size_t frames = 0;
     float *x = render_text("equal.txt", t, &frames);
     assert_same(x, frames, 1000, 30000, LEN, "FLAC compressed vs preloaded");
@@ -238,6 +269,19 @@ static void test_equals_preloaded(void **state) {
     assert_same(x, frames, 320000, 350000, 20000, "44.1 kHz Vorbis (resampled) vs preloaded");
     assert_same(x, frames, 380000, 409000, LEN + 4000, "FLAC loop crossfade inside the head");
     assert_same(x, frames, 438000, 469000, LEN + 6000, "FLAC loop crossfade after the head");
+    /* pitched through the 44.1 kHz resampler, started at frames of every
+     * phase in the block: the same samples (a run's end, where a block or a
+     * ring refill cuts it, does not change a frame) */
+    const size_t n44 = (size_t)((double)LEN * RATE / 44100 / 1.25) - 300;
+    assert_same(x, frames, 500000, 524003, n44, "44.1 kHz Vorbis compressed at 1.25, start 1");
+    assert_same(x, frames, 500000, 548101, n44, "44.1 kHz Vorbis compressed at 1.25, start 2");
+    assert_same(x, frames, 500000, 572005, n44, "44.1 kHz Vorbis streamed at 1.25");
+    /* a step that is not a multiple of 2^-12 (1.3): within README's bound
+     * (Interpolators), whatever the start frame or the source */
+    const size_t n13 = (size_t)(LEN / 1.3) - 100;
+    assert_close(x, frames, 596000, 616007, n13, "FLAC preloaded at 1.3, two starts");
+    assert_close(x, frames, 596000, 636000, n13, "FLAC compressed vs preloaded at 1.3");
+    assert_close(x, frames, 596000, 656101, n13, "FLAC streamed vs preloaded at 1.3");
     free(x);
 }
 

@@ -132,22 +132,6 @@ int hl_simd_level(void) {
             d[k] = a + f * (b - a);                                                                \
         }                                                                                          \
     }                                                                                              \
-    ATTR static void interp_mix_mono_ref_##SUFFIX(                                                 \
-        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
-        uint32_t t0, uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                  \
-        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
-        (void)avail;                                                                               \
-        for (uint32_t t = t0; t < n; t++) {                                                        \
-            float x = f0 + (float)(int)t * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
-            float a = s[i], b = s[i + 1];                                                          \
-            float v = a + f * (b - a);                                                             \
-            float k = (float)(int)(t + 1);                                                         \
-            al[t] += v * (l0 + k * (dl + k * ql));                                                 \
-            ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
-        }                                                                                          \
-    }                                                                                              \
     ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
                                          uint32_t n, float f0, float step) {                       \
         for (uint32_t k = 0; k < n; k++) {                                                         \
@@ -200,9 +184,21 @@ int hl_simd_level(void) {
 
 HL_KERNEL_BODIES(generic, )
 
-static void interp_mix_mono_generic(float *al, float *ar, const float *s, uint32_t avail,
-                                    uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
-    interp_mix_mono_ref_generic(al, ar, s, avail, 0, n, f0, step, g);
+static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                    const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
+                                    float f0, float step, const hl_gain_ramp_t *g) {
+    const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;
+    (void)avail;
+    for (uint32_t t = 0; t < n; t++) {
+        float x = f0 + (float)(int)t * step;
+        int i = (int)x;
+        float f = x - (float)i;
+        float a = s[i], b = s[i + 1];
+        float v = a + f * (b - a);
+        float k = (float)(int)(t + 1);
+        al[t] += v * (l0 + k * (dl + k * ql));
+        ar[t] += v * (r0 + k * (dr + k * qr));
+    }
 }
 
 /*
@@ -271,58 +267,82 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
     NULL,
 };
 
-/* Scalar resample + mix from output frame t0 (Catmull-Rom mono, linear or
- * Catmull-Rom stereo): the tails of the SIMD fused kernels (the portable
- * ones run two passes, above). */
-#define HL_FUSED_MIX_TAILS(SUFFIX, ATTR)                                                           \
-    ATTR static void cubic_mix_mono_ref_##SUFFIX(                                                  \
-        float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
-        uint32_t t0, uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                  \
-        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
-        (void)avail;                                                                               \
-        for (uint32_t t = t0; t < n; t++) {                                                        \
-            float x = f0 + (float)(int)t * step;                                                   \
-            int i = (int)x;                                                                        \
-            float v = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);            \
-            float k = (float)(int)(t + 1);                                                         \
-            al[t] += v * (l0 + k * (dl + k * ql));                                                 \
-            ar[t] += v * (r0 + k * (dr + k * qr));                                                 \
-        }                                                                                          \
-    }                                                                                              \
-    ATTR static void stereo_mix_ref_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,         \
-                                             const float *HL_RESTRICT s, uint32_t t0, uint32_t n,  \
-                                             float f0, float step, const hl_gain_ramp_t *g,        \
-                                             const int cubic, const int down) {                    \
-        const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
-        for (uint32_t t = t0; t < n; t++) {                                                        \
-            float x = f0 + (float)(int)t * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
-            const float *p = s + 2 * i;                                                            \
-            float vl, vr;                                                                          \
-            if (!cubic && down) {                                                                  \
-                float a = (p[0] + p[1]) * 0.5f, b = (p[2] + p[3]) * 0.5f;                          \
-                vl = vr = a + f * (b - a);                                                         \
-            } else if (!cubic) {                                                                   \
-                vl = p[0] + f * (p[2] - p[0]);                                                     \
-                vr = p[1] + f * (p[3] - p[1]);                                                     \
-            } else {                                                                               \
-                vl = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                   \
-                vr = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                   \
-                if (down) vl = vr = (vl + vr) * 0.5f;                                              \
-            }                                                                                      \
-            float k = (float)(int)(t + 1);                                                         \
-            al[t] += vl * (l0 + k * (dl + k * ql));                                                \
-            ar[t] += vr * (r0 + k * (dr + k * qr));                                                \
-        }                                                                                          \
-    }
-
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include <math.h>
+
+/*
+ * Scalar resample + mix from output frame t0: the tails of the SIMD fused
+ * kernels (the portable ones run two passes, above). A tail computes each
+ * frame with the operations of the vector loops, in their order and fused
+ * as they are (catmull_rom_fma is HL_CATMULL_ROM_SIMD in one lane): where
+ * a run ends is where a block, a ring refill or the voice's start falls,
+ * so a frame must not sound different when it lands in a tail.
+ */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) float
+catmull_rom_fma(float a, float b, float c, float d, float f) {
+    const float p1 = c - a;
+    const float p2 = fmaf(2.0f, a, fmaf(4.0f, c, -fmaf(5.0f, b, d)));
+    const float p3 = fmaf(3.0f, b - c, d - a);
+    return fmaf(0.5f * f, fmaf(f, fmaf(f, p3, p2), p1), b);
+}
+
+/* The vector loops' mix: acc += v x gain(t + 1) (flat: the constant gain). */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) void
+mix_tail_fma(float *al, float *ar, uint32_t t, float vl, float vr, const hl_gain_ramp_t *g) {
+    float gl = g->l0, gr = g->r0;
+    if (!hl_gain_is_const(g)) {
+        const float k = (float)(int)(t + 1);
+        gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
+        gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
+    }
+    al[t] = fmaf(vl, gl, al[t]);
+    ar[t] = fmaf(vr, gr, ar[t]);
+}
+
+HL_AVX2_ATTR static void mono_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                           const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
+                                           float f0, float step, const hl_gain_ramp_t *g,
+                                           const int cubic) {
+    for (uint32_t t = t0; t < n; t++) {
+        const float x = fmaf((float)(int)t, step, f0);
+        const int i = (int)x;
+        const float f = x - (float)i;
+        const float v = cubic ? catmull_rom_fma(s[i - 1], s[i], s[i + 1], s[i + 2], f)
+                              : fmaf(f, s[i + 1] - s[i], s[i]);
+        mix_tail_fma(al, ar, t, v, v, g);
+    }
+}
+
+HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
+                                             const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
+                                             float f0, float step, const hl_gain_ramp_t *g,
+                                             const int cubic, const int down) {
+    for (uint32_t t = t0; t < n; t++) {
+        const float x = fmaf((float)(int)t, step, f0);
+        const int i = (int)x;
+        const float f = x - (float)i;
+        const float *p = s + 2 * i;
+        float vl, vr;
+        if (cubic && down) { /* halving is exact: before or after is the same */
+            vl = vr =
+                catmull_rom_fma(p[-2] + p[-1], p[0] + p[1], p[2] + p[3], p[4] + p[5], f) * 0.5f;
+        } else if (cubic) {
+            vl = catmull_rom_fma(p[-2], p[0], p[2], p[4], f);
+            vr = catmull_rom_fma(p[-1], p[1], p[3], p[5], f);
+        } else if (down) {
+            const float a = (p[0] + p[1]) * 0.5f, b = (p[2] + p[3]) * 0.5f;
+            vl = vr = fmaf(f, b - a, a);
+        } else {
+            vl = fmaf(f, p[2] - p[0], p[0]);
+            vr = fmaf(f, p[3] - p[1], p[1]);
+        }
+        mix_tail_fma(al, ar, t, vl, vr, g);
+    }
+}
 
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
-HL_FUSED_MIX_TAILS(avx2, HL_AVX2_ATTR)
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
@@ -384,7 +404,7 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
     uint32_t t = hl_gain_is_const(g)
                      ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
                      : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
-    interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+    mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 0);
 }
 
 /* How an iteration's eight lanes find their taps; a constant in each
@@ -496,7 +516,7 @@ HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RE
         t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_9);
     else
         t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_GATHER);
-    cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+    mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 1);
 }
 
 /*
@@ -655,7 +675,7 @@ HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *
                                                   uint32_t n, float f0, float step,
                                                   const hl_gain_ramp_t *g) {
     uint32_t t = hl_interp_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
-    if (t < n) interp_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+    if (t < n) mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 0);
 }
 
 HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
@@ -663,7 +683,7 @@ HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *H
                                                  uint32_t n, float f0, float step,
                                                  const hl_gain_ramp_t *g) {
     uint32_t t = hl_cubic_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
-    if (t < n) cubic_mix_mono_ref_avx2(al, ar, s, avail, t, n, f0, step, g);
+    if (t < n) mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 1);
 }
 
 #define HL_STEREO_MIX_AVX512(NAME, CUBIC, DOWN)                                                    \
