@@ -681,12 +681,6 @@ uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
  * when the bundle began, so all of a bundle's requests are "now" on one
  * frame); with one, that frame, or hl_mixer_frames() if it is later. */
 uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
-/* The "now"s hl_mixer_effect_frame answered since hl_mixer_now_track (the
- * lowest and highest in *lo, *hi; returns how many): a request's handler
- * planned from them, the session capture checks them against the frame it
- * records. Main thread. */
-void hl_mixer_now_track(hl_mixer_t *m);
-uint32_t hl_mixer_now_seen(const hl_mixer_t *m, uint64_t *lo, uint64_t *hi);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
@@ -706,10 +700,6 @@ uint32_t hl_mixer_sched_pending(const hl_mixer_t *m);
  * setters return the previous value. Main thread. */
 uint32_t hl_mixer_owner(hl_mixer_t *m, uint32_t tag);
 uint32_t hl_mixer_charge(hl_mixer_t *m, uint32_t id);
-/* The tag of the commands pushed from now on that are not on a voice (bus
- * gains, effect parameters; 0: none, the default): hl_mixer_sched_cancel(_from)
- * of it drops the scheduled ones. Returns the previous tag. Main thread. */
-uint32_t hl_mixer_cmd_tag(hl_mixer_t *m, uint32_t tag);
 /* Called on the main thread for every scheduled command pushed (after the
  * push): its frame, its charge id and its owner tag. NULL: none. */
 typedef void (*hl_sched_fn)(void *user, uint64_t at_frame, uint32_t charge, uint32_t tag);
@@ -729,11 +719,6 @@ uint32_t hl_mixer_sched_limit(hl_mixer_t *m, uint32_t n);
  * and not drained yet): 0, or HELIOD_EBUSY when the ring is full, or
  * HELIOD_EINVAL for tag 0. Main thread. */
 int hl_mixer_sched_cancel(hl_mixer_t *m, uint32_t tag, int reason, uint64_t now_ns);
-/* The same for the tagged commands scheduled at frame `from` or later only
- * (a plan re-made from a frame on); the audio thread's cost is one sweep of
- * its schedule (HL_SCHED_MAX entries at most). Returns as above. */
-int hl_mixer_sched_cancel_from(hl_mixer_t *m, uint32_t tag, uint64_t from, int reason,
-                               uint64_t now_ns);
 
 /* Bundles: the commands pushed between begin and end reach the audio thread
  * in one ring write and are applied in the same drain, never split by the
@@ -759,11 +744,6 @@ void hl_mixer_clock(const hl_mixer_t *m, uint64_t *frame, uint64_t *ns);
  * request's frame of effect. */
 enum { HL_MIX_PHASE_IDLE, HL_MIX_PHASE_DRAINED, HL_MIX_PHASE_DRAINING };
 int hl_mixer_phase(const hl_mixer_t *m, uint64_t *frames);
-/* The frame a command pushed now (not scheduled) is applied on: the frames
- * rendered, or inside a call whose drain is over the next call's start
- * (that call's frames later). Mid-drain: the frames rendered (this drain
- * may take it). Any thread. */
-uint64_t hl_mixer_next_frame(const hl_mixer_t *m);
 /* The commands pushed so far (the ring's write index) and, for the last
  * call whose drain is over, its frame and the commands it had taken by
  * then (the read index); 0 if no drain is over or the pair was changing.
@@ -806,5 +786,6 @@ void hl_mixer_process_rt(hl_mixer_t *m, float *out, uint32_t frames, uint64_t no
 
 /* modulation slots: hl_mixer_mod.h */
 #include "hl_mixer_mod.h"
+#include "hl_mixer_plan.h" /* tags, cancel from a frame, "now" */
 
 #endif /* HL_MIXER_H */
