@@ -532,6 +532,24 @@ static void test_scopes_and_layers(void **state) {
         th_sleep_ms(10);
     }
     assert_int_equal(n, 3);
+    /* a bundle of PARAMs beside many real voices of unbound sounds: bounded
+     * by what an evaluation can push (the bound voices), so it fits; a bound
+     * of two per real voice made it "bundle too large" */
+    heliod_play_params_init(&pp);
+    pp.flags = HELIOD_PLAY_LOOP;
+    pp.gain_db = -40;
+    uint32_t extra = heliod_server_info(h)->voices - 4;
+    for (uint32_t i = 0; i < extra; i++)
+        assert_true(heliod_play_async(h, "t", &pp, NULL, NULL) > 0);
+    assert_int_equal(heliod_sync(h), 0);
+    assert_true(th_stat(h, "voices_real") >= 60);
+    assert_int_equal(heliod_bundle_begin(h), 0);
+    for (int i = 0; i < 3; i++)
+        assert_true(heliod_param_set_async(h, "rpm", HELIOD_PSCOPE_GLOBAL, NULL, 0,
+                                           0.2f * (float)(i + 1)) > 0);
+    uint32_t count = 0;
+    assert_int_equal(heliod_bundle_end(h, &count), 0);
+    assert_int_equal(count, 3);
     heliod_close(h);
 }
 
