@@ -381,10 +381,15 @@ static void arm_frame_deadline(hld_conn_t *c, size_t consumed) {
 
 /* ---- holding: back-pressure from the command ring (conn.h) ---------------------- */
 
+/* Free slots in the command ring (UINT32_MAX: no ring, never held). */
+static uint32_t ring_room(hld_net_t *net) {
+    return net->hooks->cmd_room ? net->hooks->cmd_room(net->owner) : UINT32_MAX;
+}
+
 static int ring_low(hld_net_t *net) {
     uint32_t line = net->hold_room ? net->hold_room : HLD_RING_HOLD_ROOM;
     uint32_t want = net->wait_room > line ? net->wait_room : line;
-    return net->hooks->cmd_room && net->hooks->cmd_room(net->owner) < want;
+    return ring_room(net) < want;
 }
 
 /* The most any held connection's next frame needs (after one was served). */
@@ -520,8 +525,7 @@ static void serve_held(hld_net_t *net, int force) {
      * is theirs (others were held until it came) */
     for (hld_conn_t *c = net->conns; c && net->wait_room; c = c->next) {
         if (!c->held || c->paused || !c->wait_room) continue;
-        if (!force && c->wait_room > (net->hooks->cmd_room ? net->hooks->cmd_room(net->owner) : 0))
-            continue;
+        if (!force && c->wait_room > ring_room(net)) continue;
         size_t off = 0;
         int r = run_frames(c, &off, HLD_RING_HOLD_QUANTUM, force);
         if (r == RUN_DONE) unhold(c);
