@@ -39,9 +39,9 @@
  * nothing: before any of it runs, the commands it can take at most (a PLAY
  * four: its own, a stolen voice's stop, a cue's eviction and the client's
  * quota victim; a SET two: a seek and the rest; a BUS one per part, a
- * remove what it detaches; a PARAM two for each voice holding a mixer
- * voice, those real now and one per PLAY or MUSIC of the bundle, and one
- * for each bus; the snapshot plans of its SNAPSHOT, BUS gain and PARAM
+ * remove what it detaches; a PARAM what an evaluation of the bound voices
+ * can push (hld_vm_params_push_bound, two more per PLAY or MUSIC of the
+ * bundle) and one for each bus binding; the snapshot plans of its SNAPSHOT, BUS gain and PARAM
  * requests what hld_snaps_plan_bound gives for all of them)
  * must fit in the command ring and the bundle (HL_BUNDLE_MAX: beyond, "bundle
  * too large") and, for the ones scheduled (HL_FLAG_AT, or held for a voice
@@ -111,24 +111,17 @@ int hld_mixer_fail(hld_req_t *q, int rc) {
     hld_daemon_t *d = q->c->d;
     char msg[HL_MAX_MSG + 1];
     /* the voice manager refused before changing anything: more commands at
-     * once than the ring has free. The request waits for that room
-     * (conn.h), unless it is run by a bundle, is scheduled, is served under
-     * force (the audio thread made no room for HLD_RING_HOLD_MAX_MS), or
-     * could never fit. */
-    uint64_t need = hld_vm_ring_need(d->vm), most = hld_ring_wait_max(d->cfg.voices);
-    if (need && need <= most && !d->bundle_running && !hld_conn_forcing(q->c) &&
-        !(q->h->flags & HL_FLAG_AT)) {
+     * once than the ring has free (one per real voice: the ring is sized to
+     * take them all, hld_cmd_ring_for). The request waits for that room
+     * (conn.h), unless it is run by a bundle, is scheduled, or is served
+     * under force (the audio thread made no room for HLD_RING_HOLD_MAX_MS). */
+    uint64_t need = hld_vm_ring_need(d->vm);
+    if (need && need <= hld_ring_wait_max(d->cfg.voices) && !d->bundle_running &&
+        !hld_conn_forcing(q->c) && !(q->h->flags & HL_FLAG_AT)) {
         q->c->wait_room = (uint32_t)need;
         return HLD_DISPATCH_WAIT;
     }
     d->n.cmds_busy++;
-    if (need > most) {
-        snprintf(msg, sizeof msg,
-                 "engine busy: this request needs %llu commands at once, more than the %u one "
-                 "request may take: act on fewer voices at a time (by emitter, bus or category)",
-                 (unsigned long long)need, (unsigned)most);
-        return hld_fail(q, rc, msg);
-    }
     return hld_fail(q, rc, hld_busy_msg(q->c, msg, sizeof msg));
 }
 
