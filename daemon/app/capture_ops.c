@@ -90,16 +90,17 @@ static void cap_done(hld_fjob_t *j) {
         d->capture = hld_capture_begin(d, c->m.path, c->fd, (c->m.flags & HL_CAPTURE_AUDIO) != 0);
         if (d->capture) {
             c->fd = -1; /* the writer's */
-            capture_open_conns(d, hl_mixer_frames(d->engine.mixer));
-            uint32_t pre = hld_capture_state(d, hl_mixer_frames(d->engine.mixer));
+            /* one frame for the open HELLOs, the preamble and the CAPTURE */
+            uint64_t f0 = hl_mixer_frames(d->engine.mixer);
+            capture_open_conns(d, f0);
+            uint32_t pre = hld_capture_state(d, f0);
             hld_info("capture: %s: started on frame %llu; its state preamble: %u records",
-                     c->m.path, (unsigned long long)hl_mixer_frames(d->engine.mixer), pre);
+                     c->m.path, (unsigned long long)f0, pre);
             uint8_t body[HL_MAX_PATH + 16];
             hl_wbuf_t w;
             hl_wbuf_init(&w, body, sizeof body);
             hl_put_capture(&w, &c->m);
-            hld_capture_request(d->capture, hl_mixer_frames(d->engine.mixer), 0, c->l.c->id, 0, 0,
-                                &c->l.h, body, w.len);
+            hld_capture_request(d->capture, f0, 0, c->l.c->id, 0, 0, &c->l.h, body, w.len);
             hld_reply_count(&q, 0);
         } else {
             hld_fail(&q, HELIOD_ENOMEM, "capture: could not start the writer");

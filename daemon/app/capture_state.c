@@ -23,6 +23,7 @@
  * buses at 0 dB, the listener at the origin) is not written.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,9 +43,8 @@ typedef struct {
 
 /* 1 if connection `id` is open (past its HELLO). */
 static int open_conn(const pre_t *p, uint32_t id) {
-    for (const hld_conn_t *c = p->d->net.conns; id && c; c = c->next)
-        if (c->id == id && c->hello && !c->closing) return 1;
-    return 0;
+    hld_conn_t *c = id ? hld_conn_find(&p->d->net, id) : NULL;
+    return c && c->hello && !c->closing;
 }
 
 /* The connection an object of `owner` is recreated by: the owner if it is
@@ -102,13 +102,6 @@ static int bus_live(const pre_t *p, int bus, const char *name) {
 
 /* ---- the mixer graph --------------------------------------------------------- */
 
-static int default_bus(const hld_bus_t *e) {
-    static const char *const names[] = {"sfx", "music", "dialog", "ui"};
-    for (int i = 0; i < 4; i++)
-        if (!e->owner && !strcmp(e->name, names[i])) return 1;
-    return 0;
-}
-
 static void bus_req(pre_t *p, uint32_t owner, const char *name, uint32_t mask,
                     const hl_bus_t *src) {
     hl_bus_t m = *src;
@@ -130,7 +123,7 @@ static void state_bus(pre_t *p, int bus) {
     if (bus != HLD_BUS_MASTER) {
         snprintf(m.parent, sizeof m.parent, "%s",
                  e->parent == HLD_BUS_MASTER ? "" : hld_bus_name(&d->buses, e->parent));
-        if (!default_bus(e))
+        if (bus >= HL_NUM_BUSES) /* the default buses (0..3) always exist */
             bus_req(p, owner, e->name, HL_BUS_CREATE, &m);
         else if (e->parent != HLD_BUS_MASTER)
             mask |= HL_BUS_PARENT;
@@ -488,7 +481,9 @@ static int state_voice(void *user, uint64_t voice, const hld_lvoice_t *lv) {
 
 uint32_t hld_capture_state(hld_daemon_t *d, uint64_t frame) {
     static pre_t p; /* main thread only; HL_MAX_FRAME bytes of body */
-    p = (pre_t){.d = d, .frame = frame};
+    memset(&p, 0, offsetof(pre_t, body));
+    p.d = d;
+    p.frame = frame;
     if (!d->capture) return 0;
     state_graph(&p);
     state_params(&p);

@@ -375,7 +375,9 @@ static int state_fx(replay_t *r, const uint8_t *body, size_t len, uint8_t *nb, s
     hl_fx_req_t m;
     hl_get_fx_req(&rd, &m);
     const hld_bus_t *b = hld_bus_at(&r->d->buses, hld_bus_index(&r->d->buses, m.bus));
-    if (rd.err || m.action != HL_FX_ADD || !b || m.index >= b->nfx) return 0;
+    if (rd.err || m.action != HL_FX_ADD || !b || m.index >= b->nfx ||
+        b->fx[m.index]->kind != m.kind) /* another kind: added (as heliodctl replay does) */
+        return 0;
     m.action = HL_FX_SET;
     hl_wbuf_t w;
     hl_wbuf_init(&w, nb, HL_MAX_FRAME);
