@@ -398,8 +398,9 @@ void hld_decoder_stop(hld_decoder_t *p) {
 }
 
 /* A compressed sound's open, primed here on the caller's thread: from its
- * prefetched head (decoder.h "Prefetched head": no decoding, so always),
- * else while the batch's inline budget lasts (decoder.h "Inline opens");
+ * prefetched head at the engine's rate (decoder.h "Prefetched head": a
+ * copy, no decoding, so always), else (a head that needs the resampler, or
+ * none) while the batch's inline budget lasts (decoder.h "Inline opens");
  * its completion is queued as an opener's is. 1 if it ran, 0 to queue it. */
 static int open_inline(hld_decoder_t *p, hld_dstream_t *ds, uint64_t batch) {
     if (!ds->blob || (p->test_delay_ms && strstr(ds->path, p->test_delay_match))) return 0;
@@ -408,7 +409,8 @@ static int open_inline(hld_decoder_t *p, hld_dstream_t *ds, uint64_t batch) {
         p->inline_spent_ns = 0;
     }
     const int head = hld_ds_head_usable(ds);
-    if (!head && p->inline_spent_ns >= (uint64_t)HLD_INLINE_OPEN_MS * NS_PER_MS) return 0;
+    const int copy = head && (uint32_t)ds->blob->info.samplerate == p->rate;
+    if (!copy && p->inline_spent_ns >= (uint64_t)HLD_INLINE_OPEN_MS * NS_PER_MS) return 0;
     const uint64_t t0 = now_ns();
     int rc = head ? hld_ds_prime_head(ds) : hld_ds_prime(p, ds);
     p->inline_spent_ns += now_ns() - t0;

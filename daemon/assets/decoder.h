@@ -66,7 +66,10 @@
  * bytes). A voice of it that starts at frame 0 (a PLAY, looping or not, a
  * seek to 0; not a seek elsewhere, nor a virtual voice coming back
  * mid-sound: those prime as before) is primed from
- * the head on the main thread, in hld_dstream_open_async: the ring is filled
+ * the head on the main thread, in hld_dstream_open_async (always when the
+ * file is at the engine's rate: a copy; through the resampler only while
+ * the batch's inline budget lasts, else on a decoder thread as before, so
+ * a burst of them cannot hold the loop): the ring is filled
  * from the head through the decoder's own steps (bound, reorder, fold, loop
  * jumps and crossfade inside the head, resampler), no file opened, nothing
  * decoded, so it starts at the next period whatever the other plays of the
