@@ -119,7 +119,6 @@ typedef struct hld_daemon {
     int reclaim_pending;      /* a gone process left objects a voice still needs (owners.c) */
     uint64_t reclaim_next_ns; /* next check of them */
     int shutting_down;        /* 1: fading, 2: closing handles */
-    int bundle_running;       /* BUNDLE_END runs its requests: none may wait for ring room */
     int shutdown_stop_pending;
     uint64_t shutdown_start_ns;
     int exit_code;

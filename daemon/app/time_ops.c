@@ -113,11 +113,11 @@ int hld_mixer_fail(hld_req_t *q, int rc) {
     /* the voice manager refused before changing anything: more commands at
      * once than the ring has free (one per real voice: the ring is sized to
      * take them all, hld_cmd_ring_for). The request waits for that room
-     * (conn.h), unless it is run by a bundle, is scheduled, or is served
-     * under force (the audio thread made no room for HLD_RING_HOLD_MAX_MS). */
+     * (conn.h), unless it is served under force (the audio thread made no
+     * room for HLD_RING_HOLD_MAX_MS). Such requests (STOP_ALL, PAUSE, an
+     * emitter's) are never bundled nor scheduled (hl_op_schedulable). */
     uint64_t need = hld_vm_ring_need(d->vm);
-    if (need && need <= hld_ring_wait_max(d->cfg.voices) && !d->bundle_running &&
-        !hld_conn_forcing(q->c) && !(q->h->flags & HL_FLAG_AT)) {
+    if (need && need <= hld_ring_wait_max(d->cfg.voices) && !hld_conn_forcing(q->c)) {
         q->c->wait_room = (uint32_t)need;
         return HLD_DISPATCH_WAIT;
     }
@@ -364,9 +364,7 @@ int hld_op_bundle_end(hld_req_t *q) {
             continue;
         }
         /* dispatch.c through the table the connections were given */
-        c->d->bundle_running = 1;
         rc = c->net->hooks->dispatch(c, &hd.h, body, hd.len);
-        c->d->bundle_running = 0;
     }
     if (!busy) (void)hl_mixer_bundle_end(mx);
     free(buf);

@@ -70,7 +70,8 @@ int hld_huge_parse_mode(const char *s);
 void *hld_huge_alloc(hld_huge_pool_t pool, size_t bytes);
 /* Resizes p (NULL: hld_huge_alloc) from old_bytes to new_bytes keeping the
  * first min(old, new) bytes; shrinking stays in place. Returns the block, or
- * NULL with p untouched. */
+ * NULL with p untouched. A block that was malloc'd (small, or mode off)
+ * goes through realloc: malloc's alignment, not 64 bytes. */
 void *hld_huge_realloc(hld_huge_pool_t pool, void *p, size_t old_bytes, size_t new_bytes);
 /* Frees p from hld_huge_alloc/realloc (NULL: nothing). */
 void hld_huge_free(void *p);
