@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
     }
     /* prices a worst-case voice before the audio thread runs */
     hld_governor_init(&d.governor, &d.engine, d.vm, d.cfg.cpu_budget, d.cfg.speed_of_sound);
-    hld_rt_lock_memory(&d.engine, &d.cfg); /* before the audio, decoder and worker threads */
+    hld_rt_lock_memory(&d.engine); /* before the audio, decoder and worker threads */
     hld_sounds_init(&d.sounds, d.loop, d.cfg.rate, d.cfg.max_sample_mb);
     d.sounds.layout = d.cfg.layout; /* preloads fold to the output's speakers */
     hld_files_init(&d.files, d.loop);

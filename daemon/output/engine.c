@@ -435,6 +435,7 @@ int hld_engine_open(hld_engine_t *e, const hld_config_t *cfg) {
     if (hp && hld_huge_parse_mode(hp) < 0)
         hld_warn("HELIOD_HUGE_PAGES must be off, pages or on (got '%s'): on", hp);
     e->mem = hld_huge_alloc(HLD_HUGE_MIXER, size);
+    e->mem_bytes = e->mem ? size : 0;
     if (e->mem)
         hld_info("mixer memory: %zu KiB on %s pages (HELIOD_HUGE_PAGES=%s)", size / 1024,
                  hld_huge_is_huge(e->mem) ? "2 MiB" : "normal",

@@ -64,6 +64,7 @@ typedef struct {
 typedef struct hld_engine {
     hl_mixer_t *mixer;
     void *mem;
+    size_t mem_bytes; /* mem's size: the mixer's, rounded to a cache line (rt_prep locks it) */
     uint32_t rate, period;
     uint32_t channels; /* the layout's (--layout): the devices' and the recording's */
     hld_backend_t backend;

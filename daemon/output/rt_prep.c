@@ -17,7 +17,7 @@
 #define HLD_SANITIZED 0
 #endif
 
-int hld_rt_lock_memory(const hld_engine_t *e, const hld_config_t *cfg) {
+int hld_rt_lock_memory(const hld_engine_t *e) {
     if (HLD_SANITIZED) {
         hld_info("memory not locked: sanitizer build");
         return 0;
@@ -31,16 +31,9 @@ int hld_rt_lock_memory(const hld_engine_t *e, const hld_config_t *cfg) {
         }
         hld_info("mlockall failed (%s): locking the audio buffers only", strerror(errno));
     }
-    /* The mixer's memory: voices, buses, scratch. The engine allocated it
-     * rounded up to a cache line; the pages of the hl_mixer_size bytes are
-     * what the audio thread touches. */
-    hl_mixer_config_t mc = {.rate = cfg->rate,
-                            .voices = cfg->voices,
-                            .cmd_capacity = hld_cmd_ring_for(cfg->voices),
-                            .speed_of_sound = cfg->speed_of_sound,
-                            .hrtf = e->hrtf != NULL,
-                            .layout = cfg->layout};
-    size_t bytes = e->mem ? hl_mixer_size(&mc) : 0;
+    /* The mixer's memory: voices, buses, scratch, as the engine allocated it
+     * (hld_engine_open: the mixer's size rounded up to a cache line). */
+    size_t bytes = e->mem ? e->mem_bytes : 0;
     int ok = bytes && mlock(e->mem, bytes) == 0;
     /* the HRTF set (read by every binaural voice's filter build) */
     if (ok && e->hrtf) ok = mlock(e->hrtf_mem, hl_hrtf_set_size(e->hrtf->n_az, e->hrtf->n_el)) == 0;

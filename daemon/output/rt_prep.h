@@ -13,11 +13,10 @@
 #ifndef HLD_RT_PREP_H
 #define HLD_RT_PREP_H
 
-#include "config.h"
 #include "engine.h"
 
 /* Returns 1 if mlockall is in force, 0 if only the audio buffers (or
  * nothing) could be locked. Logs once at info. Main thread. */
-int hld_rt_lock_memory(const hld_engine_t *e, const hld_config_t *cfg);
+int hld_rt_lock_memory(const hld_engine_t *e);
 
 #endif /* HLD_RT_PREP_H */
