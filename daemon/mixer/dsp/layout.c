@@ -210,14 +210,14 @@ void hl_layout_pan3(hl_layout_t l, const float dir[3], hl_layout_tri_t *t) {
     for (int a = 0; a < 3; a++)
         p[a] /= len;
     const layout_def_t *d = &k_layouts[l];
+    double v[HL_LAYOUT_MAX_CH][3]; /* each speaker's once, not once a triangle */
+    for (uint32_t c = 0; c < HL_LAYOUT_MAX_CH; c++)
+        spk_vec(d, c, v[c]);
     double best[3] = {0, 0, 0}, best_min = -1e300;
     uint32_t bi = 0;
     for (uint32_t i = 0; i < N_TRI_714; i++) {
-        double a[3], b[3], c[3], g[3];
-        spk_vec(d, k_tri_714[i][0], a);
-        spk_vec(d, k_tri_714[i][1], b);
-        spk_vec(d, k_tri_714[i][2], c);
-        if (!solve3(a, b, c, p, g)) continue;
+        double g[3];
+        if (!solve3(v[k_tri_714[i][0]], v[k_tri_714[i][1]], v[k_tri_714[i][2]], p, g)) continue;
         const double mn = fmin(g[0], fmin(g[1], g[2]));
         if (mn > best_min) { /* the triangle holding p has every gain >= 0 */
             best_min = mn;
