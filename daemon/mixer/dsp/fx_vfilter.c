@@ -202,7 +202,7 @@ void hl_vfilter_init_rt(hl_vfilter_t *f, float rate, float lp_hz, float hp_hz) {
 
 void hl_vfilter_glide_rt(hl_vfilter_t *f, float lp_hz, float hp_hz, uint32_t ramp_frames,
                          int stepped) {
-    f->sh = NULL; /* its own glide from here (hl_vfilter_follow_rt may share it again) */
+    f->sh = NULL; /* its own glide from here (hl_vfilter_follow_at_rt may share it again) */
     f->stepped = stepped != 0;
     vf_stage_set(f, 0, vf_lp_target(f, lp_hz), vf_lp_off(f), ramp_frames);
     vf_stage_set(f, 1, vf_hp_target(f, hp_hz), HL_VF_HP_OFF_HZ, ramp_frames);
@@ -543,12 +543,6 @@ void hl_vf_share_mark_rt(const hl_vf_share_t *sh, hl_vf_change_t *at) {
     at->ctl = sh->ctl;
     at->prev = sh->prev;
     at->pos = sh->pos;
-}
-
-int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
-                         uint32_t ramp_frames) {
-    const hl_vf_change_t at = {.ctl = sh->ctl, .prev = sh->prev, .pos = sh->pos};
-    return hl_vfilter_follow_at_rt(f, sh, &at, lp_hz, hp_hz, ramp_frames);
 }
 
 #if defined(VF_HAVE_AVX2)

@@ -186,7 +186,7 @@ typedef struct {
     hl_vf_stage_t lp, hp;   /* low-pass, high-pass */
     float s[2][2][2];       /* [stage lp/hp][channel][ic1eq, ic2eq] */
     hl_vf_cache_t *cache;   /* shared designs (the mixer's), or NULL: computed each time */
-    struct hl_vf_share *sh; /* the shared glide it follows (hl_vfilter_follow_rt), or NULL */
+    struct hl_vf_share *sh; /* the shared glide it follows (hl_vfilter_follow_at_rt), or NULL */
     uint64_t sh_pos;        /* sh->pos when its control last equalled sh->ctl */
 } hl_vfilter_t;
 
@@ -228,17 +228,13 @@ void hl_vf_share_set_rt(hl_vf_share_t *sh, float lp_hz, float hp_hz, uint32_t ra
  * control moved on without one (the followers then leave it). Returns 0
  * once the glide has settled (no call needed until the next change). */
 int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n);
-/* Filter f takes the change just made to sh (after hl_vf_share_set_rt):
- * in step before it, one copy; else its own hl_vfilter_glide_rt(stepped),
- * and it follows sh from then on when both controls are now equal.
- * Returns 1 when f follows sh. */
-int hl_vfilter_follow_rt(hl_vfilter_t *f, hl_vf_share_t *sh, float lp_hz, float hp_hz,
-                         uint32_t ramp_frames);
 /* A change of sh as it stood just after hl_vf_share_set_rt (its control
  * and positions), for followers that take it later, before or in the next
  * block (hl_vf_share_block_rt moves sh on meanwhile): hl_vf_share_mark_rt
- * right after the set, then hl_vfilter_follow_at_rt does what
- * hl_vfilter_follow_rt did then, with the same bits. */
+ * right after the set, then hl_vfilter_follow_at_rt: filter f takes that
+ * change (in step before it, one copy; else its own
+ * hl_vfilter_glide_rt(stepped)) and follows sh from then on when both
+ * controls are equal; returns 1 when f follows sh. */
 typedef struct {
     hl_vfilter_t ctl;
     uint64_t prev, pos;
