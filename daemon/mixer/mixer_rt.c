@@ -174,7 +174,7 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         f->lgen = 0;
     }
     const int hgt = m->height && (v->flags & HL_MIX_3D); /* settled slots, no post stage */
-    if (hgt && (m->no_fast_height || v->post || !hl_surround_height_settled(v))) return;
+    if (hgt && (m->no_fast_height || v->post || v->sp_hmoved)) return;
     f->data = v->src.data;
     f->step = voice_step(v);
     sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
