@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hl_simd.h"
 #include "voice_state.h"
 
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r) {
@@ -168,7 +169,7 @@ int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const floa
         q[k++] = g->target; /* ramp_after(g, 0), what height_mix adds */
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (m->k != &hl_mix_kernels_generic) { /* AVX2 kernels chosen: the CPU has AVX2 */
+    if (hl_simd_level() >= HL_SIMD_AVX2) { /* the CPU's, capped by HELIOD_ISA */
         height_flat_avx2(d[0], d[1], d[2], l, r, q, k, n);
         return 1;
     }
