@@ -51,6 +51,19 @@ static void post_send_ramped(float *sl, float *sr, const float *l, const float *
     }
 }
 
+/* y = x times a level ramped per frame (linear while the ramp runs, then
+ * flat), advancing the ramp: post_send_ramped's products, into y. */
+static void send_scaled(float *y, const float *x, uint32_t n, hl_ramp_t *g) {
+    const uint32_t rn = g->rem < n ? g->rem : n;
+    const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
+    for (uint32_t t = 0; t < rn; t++)
+        y[t] = x[t] * (g0 + (float)(t + 1) * d);
+    ramp_advance(g, rn);
+    const float gc = g->cur;
+    for (uint32_t t = rn; t < n; t++)
+        y[t] = x[t] * gc;
+}
+
 /* The sends of a voice that are on (level or target not 0), at most
  * HL_MAX_SENDS; returns how many, and whether any of them ramps; their buses
  * are added to *buses. */
@@ -131,11 +144,7 @@ static void post_height(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uin
         l[t] = 0.5f * (l[t] + r[t]);
     hl_surround_height_mix_rt(m, v, v->bus, l, n);
     for (uint32_t i = 0; i < ns; i++) {
-        memset(r, 0, n * sizeof(float));
-        post_send_ramped(r, r, l, l, n, &v->send[idx[i]]);
-        /* both sides of the send wrote r: halve (exact: a power of 2) */
-        for (uint32_t t = 0; t < n; t++)
-            r[t] *= 0.5f;
+        send_scaled(r, l, n, &v->send[idx[i]]);
         hl_surround_height_mix_rt(m, v, v->send_bus[idx[i]], r, n);
     }
 }
