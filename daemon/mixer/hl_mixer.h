@@ -679,8 +679,9 @@ uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
 /* The engine frame commands pushed now take effect at: with no frame set
  * (hl_mixer_at 0), hl_mixer_next_frame() (inside an open bundle: its value
  * when the bundle began, so all of a bundle's requests are "now" on one
- * frame); with one, that frame, or hl_mixer_frames() if it is later. */
-uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
+ * frame); with one, that frame, or hl_mixer_frames() if it is later. Each
+ * answer is recorded (hl_mixer_now_track, hl_mixer_now_seen). Main thread. */
+uint64_t hl_mixer_effect_frame(hl_mixer_t *m);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
