@@ -763,7 +763,6 @@ int hl_mixer_last_drain(const hl_mixer_t *m, uint64_t *frame, uint32_t *taken);
  * of the call's frames. A bus that did not run in the call reads 0. */
 #define HL_MIX_METERS       (HL_MAX_BUSES + 1)
 #define HL_MIX_METER_MASTER HL_MAX_BUSES
-#define HL_MIX_MAX_CH       12 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     float peak[HL_MIX_METERS][HL_MIX_MAX_CH]; /* channels 0..channels-1 used */
     double sumsq[HL_MIX_METERS][HL_MIX_MAX_CH];
