@@ -38,7 +38,4 @@ void mid_session_live(th_daemon_t *dp, mid_t *m);
 /* After the daemon stopped: the render equals the live recording. */
 void mid_session_check(th_daemon_t *dp, mid_t *m);
 
-/* heliodctl replay: one process sets and stops another's voice (capture_replay.c). */
-void test_replay_across_processes(void **state);
-
 #endif

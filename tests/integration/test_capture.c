@@ -689,7 +689,6 @@ int main(void) {
         cmocka_unit_test(test_capture_records),
         cmocka_unit_test(test_capture_start_stop),
         cmocka_unit_test(test_replay_equals_live),
-        cmocka_unit_test(test_replay_across_processes),
     };
     return TH_RUN(tests);
 }
