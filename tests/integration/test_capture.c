@@ -527,7 +527,6 @@ static void test_replay_equals_live(void **state) {
         th_sleep_ms(2);
     }
     heliod_close(tuner);
-    th_sleep_ms(20);
     assert_int_equal(heliod_clock(h, &k), 0);
     uint64_t before_visitor = k.frame;          /* heliodctl replay's window ends here */
     heliod_t *g = th_connect(&d, "visitor", 0); /* comes, plays, goes: its voice stops */
