@@ -41,7 +41,9 @@
  * <= 1% of a period.
  *
  * --dist adds the blocks' percentiles, still and moving (p10 .. p99), one
- * line each: how many blocks a change costs, not only the worst. The
+ * line each: how many blocks a change costs, not only the worst; and the
+ * same of the moving condition's change blocks alone (block_us_change:
+ * set against block_us_still, what a change costs the block it lands in). The
  * result line's chunks= and chunk_blocks= give the pairing: chunks per
  * condition, timed blocks per chunk.
  *
@@ -205,7 +207,7 @@ typedef struct {
     hld_param_t *p;
     uint64_t now, tnow, next_change, change_ns, step_ns, sets0;
     long k;
-    uint64_t *eval, *block;
+    uint64_t *eval, *block, *cblock; /* cblock: the blocks that took a change */
     size_t nevals, nblocks, cap;
     uint64_t sets;
     uint32_t real; /* voices mixed */
@@ -215,6 +217,7 @@ static void run_free(run_t *r) {
     pb_free(&r->b);
     free(r->eval);
     free(r->block);
+    free(r->cblock);
 }
 
 /* Sets a condition up: the voices played, their fade-ins over. */
@@ -241,7 +244,8 @@ static int run_init(run_t *r, uint32_t voices, uint32_t period, double hz, size_
     r->cap = steps + 1;
     r->eval = calloc(r->cap, sizeof *r->eval);
     r->block = calloc(r->cap, sizeof *r->block);
-    if (!r->eval || !r->block) return -1;
+    r->cblock = calloc(r->cap, sizeof *r->cblock);
+    if (!r->eval || !r->block || !r->cblock) return -1;
     r->p = hld_params_find(&r->b.params, "speed");
     r->change_ns = (uint64_t)(PB_NS / hz);
     r->tnow = r->next_change = r->now;
@@ -271,7 +275,10 @@ static void run_step(run_t *r, int timed) {
     uint64_t dt = now_ns() - t0;
     const uint64_t bt = render(&r->b, r->now);
     if (!timed) return;
-    if (changed && r->nevals < r->cap) r->eval[r->nevals++] = dt;
+    if (changed && r->nevals < r->cap) {
+        r->eval[r->nevals] = dt;
+        r->cblock[r->nevals++] = bt;
+    }
     if (r->nblocks < r->cap) r->block[r->nblocks++] = bt;
 }
 
@@ -351,9 +358,10 @@ int main(int argc, char **argv) {
            mov.nevals == 0 || mov.sets == 0);
     static const double ps[] = {0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99};
     for (size_t i = 0; dist && i < sizeof ps / sizeof ps[0]; i++)
-        printf("params-dist p%02.0f block_us_still=%.1f block_us_moving=%.1f\n", ps[i] * 100.0,
-               pct(still.block, still.nblocks, ps[i]) / 1e3,
-               pct(mov.block, mov.nblocks, ps[i]) / 1e3);
+        printf("params-dist p%02.0f block_us_still=%.1f block_us_moving=%.1f "
+               "block_us_change=%.1f\n",
+               ps[i] * 100.0, pct(still.block, still.nblocks, ps[i]) / 1e3,
+               pct(mov.block, mov.nblocks, ps[i]) / 1e3, pct(mov.cblock, mov.nevals, ps[i]) / 1e3);
     run_free(&still);
     run_free(&mov);
     return 0;
