@@ -378,11 +378,9 @@ static inline __attribute__((always_inline)) void fast_kernel(hl_mixer_t *m, con
     else if (f->cubic == HL_INTERP_SINC)
         m->sk->mono(acc_l, acc_r, src, n, frac, step, g, hl_sinc_level(m->sinc, step));
     else if (f->cubic)
-        m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                             (float)step * HL_FP_SCALE, g);
+        m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, g);
     else
-        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                              (float)step * HL_FP_SCALE, g);
+        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, g);
 }
 
 /* A steady 2D voice whose gain pair ramps (f.ramp): the ramp's part of the
@@ -515,11 +513,9 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
             m->sk->mono(acc_l, acc_r, src, n, frac, step, &g, sl);
         } else if (f->cubic) {
             if (c < HL_FP_ONE) return 0;
-            m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                                 (float)step * HL_FP_SCALE, &g);
+            m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, &g);
         } else {
-            m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                                  (float)step * HL_FP_SCALE, &g);
+            m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, &g);
         }
     }
     f->cursor = c + (uint64_t)n * step;

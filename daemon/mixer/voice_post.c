@@ -274,9 +274,9 @@ const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t 
         m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
     } else if (f->cubic) {
         if (c < HL_FP_ONE) return NULL;
-        m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        m->k->cubic_mono(u, src, n, frac, step);
     } else {
-        m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        m->k->interp_mono(u, src, n, frac, step);
     }
     return u;
 }

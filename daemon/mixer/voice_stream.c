@@ -210,9 +210,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
     uint32_t done = 0;
     while (done < n) {
         uint32_t rest = n - done;
-        const float dn = (float)done;
-        hl_gain_ramp_t gg = {g->l0 + dn * (g->dl + dn * g->ql), g->dl + 2.0f * dn * g->ql, g->ql,
-                             g->r0 + dn * (g->dr + dn * g->qr), g->dr + 2.0f * dn * g->qr, g->qr};
+        hl_gain_ramp_t gg = hl_gain_rebase(g, (float)done);
         /* eos first (acquire): every frame written before finish is then readable */
         const int eos = stream_eos_rt(st);
         hl_ring_spans_t sp;

@@ -31,7 +31,13 @@
 #define SENTINEL 12345.0f
 
 typedef void (*fused_fn)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
-                         float f0, float step, const hl_gain_ramp_t *g);
+                         uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
+
+/* The kernels take the voice's 32.32 cursor: a start in [0, 1) and a step
+ * given as floats here, as fixed point there. */
+static uint32_t fr(float f0) {
+    return (uint32_t)((double)f0 * 4294967296.0);
+}
 
 typedef struct {
     const char *name;
@@ -82,8 +88,8 @@ static float noise(void) {
 /* Frames a run of n outputs may read from src: the last tap after the
  * last position, plus one frame of margin, as the mixer's lim keeps. */
 static uint32_t avail_for(uint32_t n, float f0, float step, uint32_t cubic) {
-    double xl = n ? (double)f0 + (double)(n - 1) * (double)step : 0.0;
-    return (uint32_t)floor(xl) + (cubic ? 4u : 3u);
+    uint64_t xl = n ? fr(f0) + (uint64_t)(n - 1) * hl_fp_step(step) : 0;
+    return (uint32_t)(xl >> 32) + (cubic ? 4u : 3u);
 }
 
 /* A source of `avail` frames (and one before it for cubic) in its own
@@ -115,8 +121,8 @@ static double compare(const hl_mix_kernels_t *k, const fused_t *f, uint32_t n, f
     fill_acc(al, ar);
     memcpy(bl, al, sizeof al);
     memcpy(br, ar, sizeof ar);
-    get(&hl_mix_kernels_generic, f)(al, ar, src, avail, n, f0, step, g);
-    get(k, f)(bl, br, src, avail, n, f0, step, g);
+    get(&hl_mix_kernels_generic, f)(al, ar, src, avail, n, fr(f0), hl_fp_step(step), g);
+    get(k, f)(bl, br, src, avail, n, fr(f0), hl_fp_step(step), g);
     double e = 0.0;
     for (uint32_t t = 0; t < n; t++) {
         e = fmax(e, fabs((double)al[t] - bl[t]));
@@ -181,14 +187,14 @@ static void test_avx512_windows(void **state) {
     (void)state;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
-    typedef uint32_t (*loop_fn)(float *, float *, const float *, uint32_t, uint32_t, float, float,
-                                const hl_gain_ramp_t *);
+    typedef uint32_t (*loop_fn)(float *, float *, const float *, uint32_t, uint32_t, uint32_t,
+                                uint64_t, const hl_gain_ramp_t *);
     const loop_fn loops[NFUSED] = {hl_interp_mix_mono_avx512,   hl_cubic_mix_mono_avx512,
                                    hl_cubic_mix_stereo_avx512,  hl_cubic_mix_downmix_avx512,
                                    hl_interp_mix_stereo_avx512, hl_interp_mix_downmix_avx512};
     for (int r = 0; r < 120; r++) {
         const float u = 0.5f * (noise() + 1.0f), w = 0.5f * (noise() + 1.0f);
-        const float step = r & 1 ? HL_AVX512_NARROW - 1e-3f * u : 0.05f + 1.7f * u;
+        const float step = r & 1 ? 1.75f - 1e-3f * u : 0.05f + 1.7f * u;
         const float f0 = r & 2 ? 0.99999994f - 1e-6f * w : 0.99999994f * w;
         for (size_t c = 0; c < NFUSED; c++) {
             const fused_t *k = &fused[c];
@@ -200,7 +206,8 @@ static void test_avx512_windows(void **state) {
             const float *src = new_src(avail, k->ch, &base);
             memset(al, 0, sizeof al);
             memset(ar, 0, sizeof ar);
-            assert_int_equal(loops[c](al, ar, src, avail, MAXN, f0, step, &gains[0]), MAXN);
+            assert_int_equal(
+                loops[c](al, ar, src, avail, MAXN, fr(f0), hl_fp_step(step), &gains[0]), MAXN);
             free(base);
         }
     }
@@ -224,11 +231,13 @@ static void test_pair_matches_two_calls(void **state) {
         hl_mix_mono_run_t r[2];
         for (int v = 0; v < 2; v++) {
             const float u = 0.5f * (noise() + 1.0f);
-            r[v].step = it & 8 ? 0.25f + 1.6f * u : 0.82f + 0.2f * u; /* the scene's */
-            r[v].f0 = 0.99999994f * 0.5f * (noise() + 1.0f);
+            const float step = it & 8 ? 0.25f + 1.6f * u : 0.82f + 0.2f * u; /* the scene's */
+            const float f0 = 0.99999994f * 0.5f * (noise() + 1.0f);
+            r[v].step = hl_fp_step(step);
+            r[v].frac = fr(f0);
             r[v].gl = noise();
             r[v].gr = noise();
-            r[v].avail = avail_for(n, r[v].f0, r[v].step, 0) + (roomy ? HL_AVX512_WINDOW : 0);
+            r[v].avail = avail_for(n, f0, step, 0) + (roomy ? HL_AVX512_WINDOW : 0);
             r[v].src = new_src(r[v].avail, 1, &base[v]);
         }
         fill_acc(al, ar);
@@ -236,7 +245,7 @@ static void test_pair_matches_two_calls(void **state) {
         memcpy(br, ar, sizeof ar);
         for (int v = 0; v < 2; v++) {
             const hl_gain_ramp_t g = {r[v].gl, 0.0f, 0.0f, r[v].gr, 0.0f, 0.0f};
-            k->interp_mix_mono(al, ar, r[v].src, r[v].avail, n, r[v].f0, r[v].step, &g);
+            k->interp_mix_mono(al, ar, r[v].src, r[v].avail, n, r[v].frac, r[v].step, &g);
         }
         memcpy(cl, bl, sizeof cl);
         if (k->interp_mix_mono2(bl, br, r, n)) {
@@ -295,20 +304,22 @@ static void test_fused_matches_two_pass(void **state) {
                 const fused_t *f = &fused[fi];
                 const uint32_t n = MAXN;
                 const float f0 = 0.37f, step = steps[si];
+                const uint32_t x0 = fr(f0);
+                const uint64_t xs = hl_fp_step(step);
                 float al[MAXN + 8], ar[MAXN + 8], bl[MAXN + 8], br[MAXN + 8], *base;
                 uint32_t avail = avail_for(n, f0, step, f->cubic);
                 const float *src = new_src(avail, f->ch, &base);
                 fill_acc(al, ar);
                 memcpy(bl, al, sizeof al);
                 memcpy(br, ar, sizeof ar);
-                get(k, f)(al, ar, src, avail, n, f0, step, &gains[gi]);
+                get(k, f)(al, ar, src, avail, n, x0, xs, &gains[gi]);
                 int planar = 0;
                 if (f->ch == 1) {
-                    (f->cubic ? k->cubic_mono : k->interp_mono)(tl, src, n, f0, step);
+                    (f->cubic ? k->cubic_mono : k->interp_mono)(tl, src, n, x0, xs);
                 } else if (strstr(f->name, "downmix")) {
-                    (f->cubic ? k->cubic_downmix : k->interp_downmix)(tl, src, n, f0, step);
+                    (f->cubic ? k->cubic_downmix : k->interp_downmix)(tl, src, n, x0, xs);
                 } else {
-                    (f->cubic ? k->cubic_stereo : k->interp_stereo)(tl, tr, src, n, f0, step);
+                    (f->cubic ? k->cubic_stereo : k->interp_stereo)(tl, tr, src, n, x0, xs);
                     planar = 1;
                 }
                 if (planar)

@@ -54,12 +54,55 @@ static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(
     HL_K16(96),  HL_K16(112), HL_K16(128), HL_K16(144), HL_K16(160), HL_K16(176),
     HL_K16(192), HL_K16(208), HL_K16(224), HL_K16(240), HL_K16(256)};
 
+/* The positions of a call, from the 32.32 cursor: lane l's distance from
+ * lane 0 of an iteration (l x step: its fraction bits with the top bit
+ * flipped, lx, and its whole frames, h) and lane 0 of each iteration j
+ * (frac + 16 j step: its frame into i0s[j], its fraction bits into fb0s[j],
+ * its frames as the vector returned). Sixteen 64-bit products a half:
+ * mul_epu32 takes the low 32 bits of each 64-bit lane (AVX-512F alone). */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512i
+positions(uint32_t frac, uint64_t step, __m512i *lx, __m512i *h, int32_t *i0s, uint32_t *fb0s) {
+    const __m512i lo8 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m512i hi8 = _mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i slo = _mm512_set1_epi64((long long)(step & 0xFFFFFFFFu));
+    const __m512i shi = _mm512_set1_epi64((long long)(step >> 32));
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+    /* l x step for l = 0 .. 15 */
+    const __m512i pa = _mm512_add_epi64(_mm512_mul_epu32(lo8, slo),
+                                        _mm512_slli_epi64(_mm512_mul_epu32(lo8, shi), 32));
+    const __m512i pb = _mm512_add_epi64(_mm512_mul_epu32(hi8, slo),
+                                        _mm512_slli_epi64(_mm512_mul_epu32(hi8, shi), 32));
+    *lx = _mm512_xor_si512(_mm512_permutex2var_epi32(pa, evens, pb),
+                           _mm512_set1_epi32((int)0x80000000u));
+    *h = _mm512_permutex2var_epi32(pa, odds, pb);
+    /* frac + 16 j step for j = 0 .. 15 */
+    const __m512i f64 = _mm512_set1_epi64((long long)frac);
+    const __m512i qa = _mm512_add_epi64(f64, _mm512_slli_epi64(pa, 4));
+    const __m512i qb = _mm512_add_epi64(f64, _mm512_slli_epi64(pb, 4));
+    const __m512i i0v = _mm512_permutex2var_epi32(qa, odds, qb);
+    _mm512_store_si512(fb0s, _mm512_permutex2var_epi32(qa, evens, qb));
+    _mm512_store_si512(i0s, i0v);
+    return i0v;
+}
+
+/* An iteration's sixteen positions from lane 0's fraction bits fb0: each
+ * lane's frame relative to lane 0's (returned) and its fraction (*f,
+ * hl_fp_frac_simd in every lane). */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512i
+lanes_at(__m512i lx, __m512i h, uint32_t fb0, __m512 *f) {
+    const __m512i fbx = _mm512_add_epi32(lx, _mm512_set1_epi32((int)fb0));
+    *f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(fbx), _mm512_set1_ps(0x1p-32f), _mm512_set1_ps(0.5f));
+    /* the fractions' sum carried: one frame further */
+    return _mm512_mask_add_epi32(h, _mm512_cmpgt_epi32_mask(lx, fbx), h, _mm512_set1_epi32(1));
+}
+
 HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
 pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__restrict__ s,
-             uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+             uint32_t avail, uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
              const int flat, const int stereo, const int cubic, const int down, const int wide,
              const int w16) {
-    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0);
     const __m512 half = _mm512_set1_ps(0.5f);
     const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
     const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
@@ -69,13 +112,10 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0, ch = stereo ? 2 : 1;
     uint32_t iters = (n < HL_MIX_BLOCK ? n : HL_MIX_BLOCK) / HL_AVX512_LANES;
     int32_t i0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+    uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+    __m512i lx, h;
+    const __m512i i0v = positions(frac, step, &lx, &h, i0s, fb0s);
     if (!wide) {
-        /* lane 0 of iteration j sits at t = 16 j: the same multiply-add */
-        const __m512 tj =
-            _mm512_setr_ps(0.0f, 16.0f, 32.0f, 48.0f, 64.0f, 80.0f, 96.0f, 112.0f, 128.0f, 144.0f,
-                           160.0f, 176.0f, 192.0f, 208.0f, 224.0f, 240.0f);
-        const __m512i i0v = _mm512_cvttps_epi32(_mm512_fmadd_ps(tj, vstep, vf0));
-        _mm512_store_si512(i0s, i0v);
         /* a window reads frames i0 + first .. i0 + first + 31; i0 never
          * decreases, so the iterations inside avail are a prefix */
         const __mmask16 in = _mm512_cmple_epu32_mask(
@@ -87,12 +127,10 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     uint32_t j = 0;
     for (; j < iters; j++) {
         const uint32_t t = j * HL_AVX512_LANES;
-        const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
-        const __m512i i = _mm512_cvttps_epi32(x);
-        const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+        __m512 f;
+        const __m512i rel = lanes_at(lx, h, fb0s[j], &f);
         __m512 tl[4], tr[4];
         if (!wide) {
-            const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0s[j]));
             const float *w = s + ch * (i0s[j] + first);
             __m512 lo = _mm512_loadu_ps(w), hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
             __m512 rlo = lo, rhi = hi;
@@ -109,6 +147,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
                 if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
             }
         } else {
+            const __m512i i = _mm512_add_epi32(rel, _mm512_set1_epi32(i0s[j]));
             const __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
             for (int o = 0; o < taps; o++) {
                 tl[o] = _mm512_i32gather_ps(ix, s + ch * (first + o), sizeof(float));
@@ -143,18 +182,18 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
 /* One instance per (flat gains; one 16-frame window (mono), two, or gather). */
 #define HL_PITCHED_WIN(FLAT, STEREO, CUBIC, DOWN)                                                  \
     (!(STEREO) && step <= ((CUBIC) ? HL_AVX512_NARROW16_CUBIC : HL_AVX512_NARROW16)                \
-         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)         \
+         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)         \
      : step <= HL_AVX512_NARROW                                                                    \
-         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)         \
-         : pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
+         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)         \
+         : pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
 #define HL_PITCHED_LOOP(STEREO, CUBIC, DOWN)                                                       \
     (hl_gain_is_const(g) ? HL_PITCHED_WIN(1, STEREO, CUBIC, DOWN)                                  \
                          : HL_PITCHED_WIN(0, STEREO, CUBIC, DOWN))
 
 #define HL_PITCHED_ENTRY(NAME, STEREO, CUBIC, DOWN)                                                \
     HL_AVX512_ATTR uint32_t hl_##NAME##_avx512(float *al, float *ar, const float *s,               \
-                                               uint32_t avail, uint32_t n, float f0, float step,   \
-                                               const hl_gain_ramp_t *g) {                          \
+                                               uint32_t avail, uint32_t n, uint32_t frac,          \
+                                               uint64_t step, const hl_gain_ramp_t *g) {           \
         return HL_PITCHED_LOOP(STEREO, CUBIC, DOWN);                                               \
     }
 HL_PITCHED_ENTRY(interp_mix_mono, 0, 0, 0)
@@ -164,31 +203,31 @@ HL_PITCHED_ENTRY(cubic_mix_stereo, 1, 1, 0)
 HL_PITCHED_ENTRY(interp_mix_downmix, 1, 0, 1)
 HL_PITCHED_ENTRY(cubic_mix_downmix, 1, 1, 1)
 
-/* One linear mono run's setup for pair_loop: lane 0's index of each
- * iteration into i0s; 0 unless every iteration's window is inside avail
- * (the single kernel would then finish in scalar: the pair declines). */
+/* One linear mono run's setup for pair_loop: its positions (positions());
+ * 0 unless every iteration's window is inside avail (the single kernel
+ * would then finish in scalar: the pair declines). */
+typedef struct {
+    __m512i lx, h;
+    int32_t i0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+    uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+} hl_pair_pos_t;
+
 HL_AVX512_ATTR static inline __attribute__((always_inline)) int
-pair_setup(const hl_mix_mono_run_t *r, uint32_t iters, int32_t *i0s) {
-    const __m512 tj = _mm512_setr_ps(0.0f, 16.0f, 32.0f, 48.0f, 64.0f, 80.0f, 96.0f, 112.0f, 128.0f,
-                                     144.0f, 160.0f, 176.0f, 192.0f, 208.0f, 224.0f, 240.0f);
-    const __m512i i0v =
-        _mm512_cvttps_epi32(_mm512_fmadd_ps(tj, _mm512_set1_ps(r->step), _mm512_set1_ps(r->f0)));
-    _mm512_store_si512(i0s, i0v);
+pair_setup(const hl_mix_mono_run_t *r, uint32_t iters, hl_pair_pos_t *p) {
+    const __m512i i0v = positions(r->frac, r->step, &p->lx, &p->h, p->i0s, p->fb0s);
     const __mmask16 in =
         _mm512_cmple_epu32_mask(_mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW)),
                                 _mm512_set1_epi32((int)r->avail));
     return (uint32_t)__builtin_ctz(~(uint32_t)in) >= iters;
 }
 
-/* pitched_loop's linear mono value of the iteration at t (lane 0's index i0). */
+/* pitched_loop's linear mono value of iteration j. */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
-pair_value(const float *s, int32_t i0, uint32_t t, __m512 vstep, __m512 vf0, const int w16) {
-    const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
-    const __m512i i = _mm512_cvttps_epi32(x);
-    const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
-    const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0));
+pair_value(const float *s, const hl_pair_pos_t *p, uint32_t j, const int w16) {
+    __m512 f;
+    const __m512i rel = lanes_at(p->lx, p->h, p->fb0s[j], &f);
     const __m512i rel1 = _mm512_add_epi32(rel, _mm512_set1_epi32(1));
-    const float *w = s + i0;
+    const float *w = s + p->i0s[j];
     const __m512 lo = _mm512_loadu_ps(w);
     const __m512 hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
     const __m512 a = w16 ? _mm512_permutexvar_ps(rel, lo) : _mm512_permutex2var_ps(lo, rel, hi);
@@ -200,15 +239,14 @@ pair_value(const float *s, int32_t i0, uint32_t t, __m512 vstep, __m512 vf0, con
  * the same loaded accumulators: each sum is rounded as in two calls. */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) void
 pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_t *r,
-          uint32_t iters, const int32_t *i0a, const int32_t *i0b, const int w16a, const int w16b) {
-    const __m512 sa = _mm512_set1_ps(r[0].step), fa = _mm512_set1_ps(r[0].f0);
-    const __m512 sb = _mm512_set1_ps(r[1].step), fb = _mm512_set1_ps(r[1].f0);
+          uint32_t iters, const hl_pair_pos_t *pa, const hl_pair_pos_t *pb, const int w16a,
+          const int w16b) {
     const __m512 gla = _mm512_set1_ps(r[0].gl), gra = _mm512_set1_ps(r[0].gr);
     const __m512 glb = _mm512_set1_ps(r[1].gl), grb = _mm512_set1_ps(r[1].gr);
     for (uint32_t j = 0; j < iters; j++) {
         const uint32_t t = j * HL_AVX512_LANES;
-        const __m512 va = pair_value(r[0].src, i0a[j], t, sa, fa, w16a);
-        const __m512 vb = pair_value(r[1].src, i0b[j], t, sb, fb, w16b);
+        const __m512 va = pair_value(r[0].src, pa, j, w16a);
+        const __m512 vb = pair_value(r[1].src, pb, j, w16b);
         const __m512 l = _mm512_fmadd_ps(va, gla, _mm512_loadu_ps(al + t));
         const __m512 rr = _mm512_fmadd_ps(va, gra, _mm512_loadu_ps(ar + t));
         _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vb, glb, l));
@@ -218,22 +256,21 @@ pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_
 
 HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix_mono_run_t r[2],
                                               uint32_t n) {
-    int32_t i0a[HL_AVX512_LANES] __attribute__((aligned(64)));
-    int32_t i0b[HL_AVX512_LANES] __attribute__((aligned(64)));
+    hl_pair_pos_t pa, pb;
     if (n > HL_MIX_BLOCK || n % HL_AVX512_LANES || r[0].step > HL_AVX512_NARROW ||
         r[1].step > HL_AVX512_NARROW)
         return 0;
     const uint32_t iters = n / HL_AVX512_LANES;
-    if (!pair_setup(&r[0], iters, i0a) || !pair_setup(&r[1], iters, i0b)) return 0;
+    if (!pair_setup(&r[0], iters, &pa) || !pair_setup(&r[1], iters, &pb)) return 0;
     const int na = r[0].step <= HL_AVX512_NARROW16, nb = r[1].step <= HL_AVX512_NARROW16;
     if (na && nb)
-        pair_loop(al, ar, r, iters, i0a, i0b, 1, 1);
+        pair_loop(al, ar, r, iters, &pa, &pb, 1, 1);
     else if (na)
-        pair_loop(al, ar, r, iters, i0a, i0b, 1, 0);
+        pair_loop(al, ar, r, iters, &pa, &pb, 1, 0);
     else if (nb)
-        pair_loop(al, ar, r, iters, i0a, i0b, 0, 1);
+        pair_loop(al, ar, r, iters, &pa, &pb, 0, 1);
     else
-        pair_loop(al, ar, r, iters, i0a, i0b, 0, 0);
+        pair_loop(al, ar, r, iters, &pa, &pb, 0, 0);
     return 1;
 }
 #endif
