@@ -68,7 +68,7 @@ static const kb_kernel_t all_kernels[] = {
 };
 
 typedef struct {
-    float *src; /* first frame of the voice's source (KB_PAD frames before it valid) */
+    float *src;    /* first frame of the voice's source (KB_PAD frames before it valid) */
     uint64_t pos;  /* source position of the next call, 32.32 frames */
     uint64_t step; /* source frames per output frame, 32.32 */
 } kb_voice_t;

@@ -178,6 +178,8 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     f->data = v->src.data;
     f->step = voice_step(v);
     sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
+    /* just after a wrap, the taps before the loop start: the full path */
+    if (f->cursor < view_lo(&v->src)) return;
     f->lim_fp = v->src.lim_fp;
     f->copy_end = v->src.copy_end;
     f->frames = v->src.frames;

@@ -17,11 +17,16 @@
 #include "voice_state.h"
 
 /* Lowest cursor of the interpolating kernels: cubic reads the frame before,
- * sinc half - 1 frames before. */
-static uint64_t view_lo(const src_view_t *s) {
+ * sinc half - 1 frames before; once a loop without a crossfade wrapped, as
+ * many after its start (the frames before it are the loop's last ones:
+ * hl_src_frame, on the edge path). */
+static inline uint64_t view_lo(const src_view_t *s) {
+    uint64_t lo = s->cubic ? HL_FP_ONE : 0;
     if (s->cubic == HL_INTERP_SINC)
-        return (uint64_t)((s->sl ? s->sl->half : HL_SINC_MAX_HALF) - 1) << 32;
-    return s->cubic ? HL_FP_ONE : 0;
+        lo = (uint64_t)((s->sl ? s->sl->half : HL_SINC_MAX_HALF) - 1) << 32;
+    const hl_loop_view_t *lp = s->loop;
+    if (lo && lp->wrapped && !lp->xfade) lo += (uint64_t)lp->ls << 32;
+    return lo;
 }
 
 /* A sinc view follows the step: the level (kernel width) for it, and the
@@ -224,8 +229,7 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
             /* straight copy path */
             uint32_t avail = s->copy_end - idx;
             cnt = rest < avail ? rest : avail;
-            src_kernel(m, s, src, avail, acc_l + done, acc_r + done, cnt, 0, step, &gg,
-                       stereo_out);
+            src_kernel(m, s, src, avail, acc_l + done, acc_r + done, cnt, 0, step, &gg, stereo_out);
             *cur += (uint64_t)cnt << 32;
         } else {
             const uint64_t lo = view_lo(s);
@@ -251,8 +255,8 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
                 } else {
                     render_slow(m, v, s, c, cnt, step, stereo_out);
                     if (stereo_out)
-                        k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1],
-                                      cnt, &gg);
+                        k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1], cnt,
+                                      &gg);
                     else
                         k->mix_mono(acc_l + done, acc_r + done, m->scratch[0], cnt, &gg);
                 }

@@ -317,6 +317,7 @@ __attribute__((noinline, cold)) void hl_voice_switch_rt(hl_mixer_t *m, hl_rt_voi
             v->loops_left = 0;
         }
         v->f.cursor = (uint64_t)v->seek_frame << 32;
+        v->wrapped = 0; /* the frames before the new position are the sound's own */
         hl_voice_pcm_view_rt(v);
     }
     v->sw_mode = HL_SW_NONE;

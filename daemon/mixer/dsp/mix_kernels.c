@@ -52,7 +52,7 @@ int hl_simd_level(void) {
 
 #define HL_RESTRICT __restrict__
 
-#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC)                                                             \
+#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC)                                                       \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
                                        const float *HL_RESTRICT s, uint32_t n,                     \
                                        const hl_gain_ramp_t *g) {                                  \
@@ -99,7 +99,7 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
-                                          uint32_t n, uint32_t frac, uint64_t step) {                      \
+                                          uint32_t n, uint32_t frac, uint64_t step) {              \
         for (uint32_t k = 0; k < n; k++) {                                                         \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
@@ -109,8 +109,8 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void interp_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,        \
-                                            const float *HL_RESTRICT s, uint32_t n, uint32_t frac,      \
-                                            uint64_t step) {                                          \
+                                            const float *HL_RESTRICT s, uint32_t n, uint32_t frac, \
+                                            uint64_t step) {                                       \
         for (uint32_t k = 0; k < n; k++) {                                                         \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
@@ -122,7 +122,7 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void interp_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,     \
-                                             uint32_t n, uint32_t frac, uint64_t step) {                   \
+                                             uint32_t n, uint32_t frac, uint64_t step) {           \
         for (uint32_t k = 0; k < n; k++) {                                                         \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
@@ -133,7 +133,7 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
-                                         uint32_t n, uint32_t frac, uint64_t step) {                       \
+                                         uint32_t n, uint32_t frac, uint64_t step) {               \
         for (uint32_t k = 0; k < n; k++) {                                                         \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
@@ -141,8 +141,8 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void cubic_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,         \
-                                           const float *HL_RESTRICT s, uint32_t n, uint32_t frac,       \
-                                           uint64_t step) {                                           \
+                                           const float *HL_RESTRICT s, uint32_t n, uint32_t frac,  \
+                                           uint64_t step) {                                        \
         for (uint32_t k = 0; k < n; k++) {                                                         \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
@@ -153,7 +153,7 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void cubic_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,      \
-                                            uint32_t n, uint32_t frac, uint64_t step) {                    \
+                                            uint32_t n, uint32_t frac, uint64_t step) {            \
         for (uint32_t k = 0; k < n; k++) {                                                         \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
@@ -217,7 +217,7 @@ static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
 /* The fused resample+mix entries of the portable table: interpolate a block
  * into a stack buffer, then mix it (measured faster here than one scalar
  * pass). One macro per shape: a mono result, or planar stereo. */
-#define HL_FUSED_MONO(name, interp, CH)                                                                \
+#define HL_FUSED_MONO(name, interp, CH)                                                            \
     static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n,             \
                      uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {                      \
         float tmp[HL_MIX_BLOCK];                                                                   \
@@ -226,7 +226,7 @@ static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
             uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
             hl_gain_ramp_t gg = rebase(g, done);                                                   \
             const uint64_t x = frac + (uint64_t)done * step;                                       \
-            interp(tmp, s + (CH) * (x >> 32), cnt, (uint32_t)x, step);                               \
+            interp(tmp, s + (CH) * (x >> 32), cnt, (uint32_t)x, step);                             \
             mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);                                 \
         }                                                                                          \
     }
@@ -443,9 +443,7 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
 #define HL_STEP_REACH_9 (HL_KFP_ONE + HL_KFP_ONE / 8)
 
 static inline int hl_reach(uint64_t step) {
-    return step <= HL_KFP_ONE        ? HL_REACH_8
-           : step <= HL_STEP_REACH_9 ? HL_REACH_9
-                                     : HL_REACH_GATHER;
+    return step <= HL_KFP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
 }
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t

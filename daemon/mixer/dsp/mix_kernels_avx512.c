@@ -182,9 +182,9 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
 /* One instance per (flat gains; one 16-frame window (mono), two, or gather). */
 #define HL_PITCHED_WIN(FLAT, STEREO, CUBIC, DOWN)                                                  \
     (!(STEREO) && step <= ((CUBIC) ? HL_AVX512_NARROW16_CUBIC : HL_AVX512_NARROW16)                \
-         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)         \
+         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)       \
      : step <= HL_AVX512_NARROW                                                                    \
-         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)         \
+         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)       \
          : pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
 #define HL_PITCHED_LOOP(STEREO, CUBIC, DOWN)                                                       \
     (hl_gain_is_const(g) ? HL_PITCHED_WIN(1, STEREO, CUBIC, DOWN)                                  \
