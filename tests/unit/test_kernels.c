@@ -263,6 +263,48 @@ static void test_pair_matches_two_calls(void **state) {
     assert_true(done >= 100);
 }
 
+/* Where a run is cut does not change a frame, bit for bit, at any step:
+ * every fused kernel of every table this CPU runs, a 256-frame run against
+ * the same run cut in two at frames of every phase of the vector loops,
+ * the second part from the exact cursor there (as a stream's window or a
+ * block boundary cuts it), flat gains (the steady state). */
+static void test_split_exact(void **state) {
+    (void)state;
+    const hl_mix_kernels_t *tabs[] = {
+        &hl_mix_kernels_generic, hl_mix_kernels_avx2_usable() ? hl_mix_kernels_avx2 : NULL,
+        hl_mix_kernels_avx512_usable() ? hl_mix_kernels_avx512 : NULL};
+    const double st[] = {0.77, 0.9187, 1.0000001, 1.05, 1.1249, 1.3, 1.7, 2.3};
+    const uint32_t cuts[] = {1, 5, 8, 15, 16, 17, 33, 100, 201, 255};
+    for (size_t ti = 0; ti < 3; ti++)
+        for (size_t fi = 0; tabs[ti] && fi < NFUSED; fi++)
+            for (size_t si = 0; si < sizeof st / sizeof st[0]; si++) {
+                const fused_t *f = &fused[fi];
+                const uint64_t step = hl_fp_step(st[si]);
+                const uint32_t frac = (uint32_t)(noise() * 2147483647.0f) + 0x80000000u;
+                const uint32_t avail = (uint32_t)(((uint64_t)frac + MAXN * step) >> 32) + 4;
+                float *base, al[MAXN], ar[MAXN], bl[MAXN], br[MAXN];
+                const float *src = new_src(avail, f->ch, &base);
+                memset(al, 0, sizeof al);
+                memset(ar, 0, sizeof ar);
+                get(tabs[ti], f)(al, ar, src, avail, MAXN, frac, step, &gains[0]);
+                for (size_t ci = 0; ci < sizeof cuts / sizeof cuts[0]; ci++) {
+                    const uint32_t m = cuts[ci];
+                    const uint64_t x = frac + (uint64_t)m * step;
+                    const uint32_t i = (uint32_t)(x >> 32);
+                    memset(bl, 0, sizeof bl);
+                    memset(br, 0, sizeof br);
+                    get(tabs[ti], f)(bl, br, src, avail, m, frac, step, &gains[0]);
+                    get(tabs[ti], f)(bl + m, br + m, src + (size_t)i * f->ch, avail - i, MAXN - m,
+                                     (uint32_t)x, step, &gains[0]);
+                    if (memcmp(al, bl, sizeof al) || memcmp(ar, br, sizeof ar))
+                        print_error("table %zu %s step %g cut at %u\n", ti, f->name, st[si], m);
+                    assert_memory_equal(al, bl, sizeof al);
+                    assert_memory_equal(ar, br, sizeof ar);
+                }
+                free(base);
+            }
+}
+
 /* HELIOD_ISA (this run's level, set by meson; simd_env.c applied it) caps
  * every kernel choice: the mix tables, the sinc kernels, the HRTF FIR and
  * the voice filters use no wider set than it names; unset, the CPU's own. */
@@ -354,6 +396,7 @@ int main(void) {
         cmocka_unit_test(test_simd_cap),
         cmocka_unit_test(test_catmull_rom_points),
         cmocka_unit_test(test_fused_matches_two_pass),
+        cmocka_unit_test(test_split_exact),
         cmocka_unit_test(test_avx2_matches_generic),
         cmocka_unit_test(test_avx512_matches_generic),
         cmocka_unit_test(test_avx512_windows),
