@@ -58,31 +58,27 @@ static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(
  * lane 0 of an iteration (l x step: its fraction bits with the top bit
  * flipped, lx, and its whole frames, h) and lane 0 of each iteration j
  * (frac + 16 j step: its frame into i0s[j], its fraction bits into fb0s[j],
- * its frames as the vector returned). Sixteen 64-bit products a half:
- * mul_epu32 takes the low 32 bits of each 64-bit lane (AVX-512F alone). */
+ * its frames as the vector returned). AVX-512F alone: mul_epu32 gives the
+ * 64-bit products l x (step mod 2^32), whose halves the permutes gather. */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512i
 positions(uint32_t frac, uint64_t step, __m512i *lx, __m512i *h, int32_t *i0s, uint32_t *fb0s) {
-    const __m512i lo8 = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m512i hi8 = _mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i slo = _mm512_set1_epi64((long long)(step & 0xFFFFFFFFu));
-    const __m512i shi = _mm512_set1_epi64((long long)(step >> 32));
     const __m512i evens =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
-    /* l x step for l = 0 .. 15 */
-    const __m512i pa = _mm512_add_epi64(_mm512_mul_epu32(lo8, slo),
-                                        _mm512_slli_epi64(_mm512_mul_epu32(lo8, shi), 32));
-    const __m512i pb = _mm512_add_epi64(_mm512_mul_epu32(hi8, slo),
-                                        _mm512_slli_epi64(_mm512_mul_epu32(hi8, shi), 32));
-    *lx = _mm512_xor_si512(_mm512_permutex2var_epi32(pa, evens, pb),
-                           _mm512_set1_epi32((int)0x80000000u));
-    *h = _mm512_permutex2var_epi32(pa, odds, pb);
-    /* frac + 16 j step for j = 0 .. 15 */
-    const __m512i f64 = _mm512_set1_epi64((long long)frac);
-    const __m512i qa = _mm512_add_epi64(f64, _mm512_slli_epi64(pa, 4));
-    const __m512i qb = _mm512_add_epi64(f64, _mm512_slli_epi64(pb, 4));
-    const __m512i i0v = _mm512_permutex2var_epi32(qa, odds, qb);
-    _mm512_store_si512(fb0s, _mm512_permutex2var_epi32(qa, evens, qb));
+    const __m512i one = _mm512_set1_epi32(1), odds = _mm512_add_epi32(evens, one);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i pa = _mm512_mul_epu32(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), slo);
+    const __m512i pb = _mm512_mul_epu32(_mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15), slo);
+    const __m512i l = _mm512_permutex2var_epi32(pa, evens, pb);
+    *h = _mm512_add_epi32(_mm512_permutex2var_epi32(pa, odds, pb),
+                          _mm512_mullo_epi32(lane, _mm512_set1_epi32((int)(step >> 32))));
+    *lx = _mm512_xor_si512(l, _mm512_set1_epi32((int)0x80000000u));
+    /* 16 j step = (16 h_j + l_j / 2^28) frames and (16 l_j mod 2^32), plus frac */
+    const __m512i vf = _mm512_set1_epi32((int)frac);
+    const __m512i fb0 = _mm512_add_epi32(_mm512_slli_epi32(l, 4), vf);
+    __m512i i0v = _mm512_add_epi32(_mm512_slli_epi32(*h, 4), _mm512_srli_epi32(l, 28));
+    i0v = _mm512_mask_add_epi32(i0v, _mm512_cmplt_epu32_mask(fb0, vf), i0v, one);
+    _mm512_store_si512(fb0s, fb0);
     _mm512_store_si512(i0s, i0v);
     return i0v;
 }
