@@ -5,9 +5,12 @@
  * a generic build the compiler auto-vectorises for the baseline ISA, and an
  * AVX2+FMA build selected at init when the CPU supports it. Loops have no
  * per-sample branches and index with plain ints so the vectoriser can work;
- * interpolation positions are floats relative to the run start
- * (idx = (int)x, frac = x - idx). The cubic (Catmull-Rom) bodies are
- * instantiated the same way, so the AVX2 build vectorises them with gathers.
+ * interpolation positions are the voice's 32.32 cursor relative to the
+ * run start, frac + t x step in 64-bit integers (idx = x >> 32, the
+ * fraction from the low 32 bits: hl_fp_frac here, hl_fp_frac_simd in the
+ * AVX2 and AVX-512 kernels), exact wherever the run starts. The cubic
+ * (Catmull-Rom) bodies are instantiated the same way, so the AVX2 build
+ * vectorises them with gathers.
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and

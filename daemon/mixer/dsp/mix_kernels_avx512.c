@@ -8,24 +8,25 @@
  * each as two 256-bit halves, so the vector operations per output frame
  * are what bounds the loop (bench/README.md, issue 28), and every one
  * that a load can do instead is taken out:
- *  - positions are x = f0 + t * step with one rounding, as the portable
- *    kernels compute them, t (and t + 1 for a ramp) read from a table of
- *    floats instead of counted with an add (counting measured 1.5 ns a
- *    256-frame call slower);
- *  - the first lane's index of all sixteen iterations comes from one
- *    fused multiply-add, one conversion and one store, and each iteration
- *    broadcasts its own from memory: no scalar float arithmetic and no
- *    register moves on the loads' address path;
+ *  - positions come from the voice's 32.32 cursor, exact (mix_kernels.h):
+ *    once a call, lane l's distance from lane 0 (l x step: its fraction
+ *    bits and whole frames) and lane 0 of each of the sixteen iterations
+ *    (its frame and fraction bits, stored); an iteration adds lane 0's
+ *    fraction, broadcast from memory, to the lanes' (a carry is one frame
+ *    more: one compare into a mask, one masked add) and converts the sum
+ *    to the fraction (hl_fp_frac_simd: one conversion, one fused
+ *    multiply-add). Five operations, as many as the float position
+ *    x = f0 + t x step took (one rounding, which depended on where the run
+ *    began); t + 1 for a ramp is read from a table of floats;
  *  - how many iterations keep their window inside `avail` is decided once;
  *  - at step <= HL_AVX512_NARROW the taps of an iteration's sixteen
  *    positions lie within 32 frames of the first lane's first tap: two
  *    loads and one two-source permute (vpermt2ps) per tap (stereo: four
  *    loads split into left and right halves by four more). There a lane's
  *    index is at most floor(15 * 1.75 + 1) = 27 frames past the first
- *    lane's, 28 where a rounding lands on the next frame, so its last tap
- *    (Catmull-Rom: 3 past it, in a window that starts a frame early) is
- *    inside the window without a clamp, and the fraction is x - floor(x),
- *    the portable kernels' own. Faster steps gather.
+ *    lane's, so its last tap (Catmull-Rom: 3 past it, in a window that
+ *    starts a frame early) is inside the window without a clamp. Faster
+ *    steps gather.
  *  - a mono iteration at step <= HL_AVX512_NARROW16 (0.93; Catmull-Rom
  *    0.79) has its taps within 16 frames of the window's start: one load
  *    and the one-source vpermps instead (mix_kernels_avx512.h says why).
