@@ -200,6 +200,7 @@ typedef struct hl_loop_view {
     uint32_t ls, le;  /* region */
     uint32_t xfade;   /* crossfade frames before le (0 when off) */
     uint32_t wrapped; /* looped once: the frames before ls are the loop's last */
+    uint32_t pxfade;  /* the crossfade of the passes that looped (0: none) */
 } hl_loop_view_t;
 
 /* The steady-state cache of a voice: one cache line holding everything the

@@ -17,15 +17,14 @@
 #include "voice_state.h"
 
 /* Lowest cursor of the interpolating kernels: cubic reads the frame before,
- * sinc half - 1 frames before; once a loop without a crossfade wrapped, as
- * many after its start (the frames before it are the loop's last ones:
- * hl_src_frame, on the edge path). */
+ * sinc half - 1 frames before; once a loop wrapped, as many after its start
+ * (the frames before it are the loop's last ones: edge_frame). */
 static inline uint64_t view_lo(const src_view_t *s) {
     uint64_t lo = s->cubic ? HL_FP_ONE : 0;
     if (s->cubic == HL_INTERP_SINC)
         lo = (uint64_t)((s->sl ? s->sl->half : HL_SINC_MAX_HALF) - 1) << 32;
     const hl_loop_view_t *lp = s->loop;
-    if (lo && lp->wrapped && !lp->xfade) lo += (uint64_t)lp->ls << 32;
+    if (lo && lp->wrapped) lo += (uint64_t)lp->ls << 32;
     return lo;
 }
 
@@ -166,13 +165,47 @@ src_kernel(const hl_mixer_t *m, const src_view_t *s, const float *src, uint32_t 
     }
 }
 
+/* Source frame i as a stream's decoder loops the sound (dstream.c), into
+ * l / r (first, last channel): past the loop end at the loop start; once
+ * the loop wrapped, the frames an interpolator reads before its start are
+ * the loop's last ones; while the loop crossfades, its last xfade frames
+ * blended with the frames before the loop start, out = x + w (pre - x),
+ * w = (i - (le - xfade)) / xfade, the decoder's own operations (those of
+ * the passes that looped for the frames before the start after a wrap).
+ * Outside the data: silence. */
+static void edge_frame(const src_view_t *s, int64_t i, float *l, float *r) {
+    const hl_loop_view_t *lp = s->loop;
+    const int64_t ls = lp->ls, le = lp->le, len = le - ls;
+    uint32_t xf = lp->xfade;
+    if (lp->on && i >= le) {
+        i = ls + (i - ls) % len;
+    } else if (lp->wrapped && i < ls && i >= ls - HL_SINC_MAX_HALF) {
+        i = le - 1 - (ls - 1 - i) % len;
+        xf = lp->pxfade;
+    }
+    if (i < 0 || i >= (int64_t)s->frames) {
+        *l = *r = 0.0f;
+        return;
+    }
+    const float *p = s->data + (size_t)i * s->ch;
+    float a = p[0], b = p[s->ch - 1];
+    if (xf && i >= le - (int64_t)xf && i < le) {
+        const float w = (float)((double)(i - (le - (int64_t)xf)) / (double)xf);
+        const float *q = p - (size_t)len * s->ch; /* xfade <= ls: inside the data */
+        a += w * (q[0] - a);
+        b += w * (q[s->ch - 1] - b);
+    }
+    *l = a; /* mono: l and r may be one place */
+    *r = b;
+}
+
 /* The edge path without a fade: buffer ends, loop points, the frames
  * before the interior. Each frame is the interior's kernel run on its own
- * taps, fetched (loop wrap, silence outside the data) into a small copy:
+ * taps as a stream's decoder produces them (edge_frame) in a small copy:
  * the same operations in the same order as wherever else the frame is
  * rendered, so a voice reads the same at an edge of its buffer as a
- * stream reads it in the middle of its window (the decoder loops in the
- * ring, pads the end with silence). */
+ * stream reads it in the middle of its window (the decoder loops and
+ * crossfades in the ring, pads the end with silence). */
 __attribute__((noinline, cold)) static void render_edge(const hl_mixer_t *m, const src_view_t *s,
                                                         uint64_t pos, uint32_t cnt, uint64_t step,
                                                         float *acc_l, float *acc_r,
@@ -190,7 +223,7 @@ __attribute__((noinline, cold)) static void render_edge(const hl_mixer_t *m, con
     for (uint32_t j = 0; j < cnt; j++, pos += step) {
         const int64_t i = (int64_t)(pos >> 32);
         for (uint32_t q = 0; q <= back + ahead; q++)
-            fetch(s, i - (int64_t)back + q, &taps[q * ch], &taps[q * ch + ch - 1]);
+            edge_frame(s, i - (int64_t)back + q, &taps[q * ch], &taps[q * ch + ch - 1]);
         const hl_gain_ramp_t gj = hl_gain_rebase(g, (float)j);
         src_kernel(m, s, taps + back * ch, ahead + 1, acc_l + j, acc_r + j, 1, (uint32_t)pos, step,
                    &gj, stereo_out);
@@ -206,8 +239,8 @@ static inline int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
 /* Renders n frames of source s from *cur into acc_l/acc_r with gain ramp g
  * at fixed-point step. Returns the frames rendered; sets *finished when the
  * source ended (loops wrap). Fast kernels in the interior, the same
- * kernels frame by frame at the edges (render_edge), the scalar path while
- * a source fade or a loop crossfade runs. */
+ * kernels frame by frame at the edges and through a loop crossfade
+ * (render_edge), the scalar path while a source fade runs. */
 static inline __attribute__((always_inline)) uint32_t
 render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float *acc_l,
            float *acc_r, uint32_t n, const hl_gain_ramp_t *g, uint64_t step, int *finished) {
@@ -250,7 +283,7 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
                 uint64_t c64 = stop > c ? ceil_div(stop - c, step) : 1;
                 cnt = c64 < rest ? (uint32_t)c64 : rest;
                 if (fade && v->xf.rem && v->xf.rem < cnt) cnt = v->xf.rem;
-                if (!fade && !s->loop->xfade) {
+                if (!fade) {
                     render_edge(m, s, c, cnt, step, acc_l + done, acc_r + done, &gg, stereo_out);
                 } else {
                     render_slow(m, v, s, c, cnt, step, stereo_out);

@@ -101,17 +101,15 @@ static inline void hl_voice_seg_advance_rt(const hl_mixer_t *m, hl_rt_voice_t *v
     hl_voice_rate_advance_rt(m, v, seg);
 }
 /* Frame i of a view's source, continued past the loop end at the loop
- * start; once the loop wrapped, the frames an interpolator reads before
- * the loop start (before frame 0, and without a crossfade before any loop
- * start) are the loop's last ones, as in the looped sequence a stream's
- * decoder produces; NULL outside the data (silence). */
+ * start and before frame 0 of a wrapped loop at the loop end; NULL outside
+ * the data (silence). */
 static inline const float *hl_src_frame(const src_view_t *s, int64_t i) {
     const hl_loop_view_t *lp = s->loop;
-    const int64_t ls = lp->ls, len = (int64_t)lp->le - ls;
+    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
     if (lp->on && i >= (int64_t)lp->le)
-        i = ls + (i - ls) % len;
-    else if (lp->wrapped && i < ls && (i < 0 || (!lp->xfade && i >= ls - HL_SINC_MAX_HALF)))
-        i = lp->le - 1 - (ls - 1 - i) % len;
+        i = lp->ls + (i - lp->ls) % len;
+    else if (i < 0 && lp->wrapped)
+        i += len;
     if (i < 0 || i >= (int64_t)s->frames) return NULL;
     return s->data + (size_t)i * s->ch;
 }

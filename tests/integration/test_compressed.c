@@ -12,7 +12,8 @@
  *   pitched through the 44.1 kHz resampler at 1.25 it plays the same
  *   samples whatever frame it starts at, compressed or streamed;
  * - at pitches that are no multiple of 2^-12 (1.3, 0.77), linear, cubic and
- *   sinc, mono, stereo and 3D, looping, seeking, to the sound's end: kept
+ *   sinc, mono, stereo and 3D, looping (crossfaded too), seeking, to the
+ *   sound's end: kept
  *   compressed, streamed and preloaded play the same samples, bit for bit,
  *   with each instruction set's kernels (HELIOD_ISA=generic|avx2|avx512);
  * - seek, loop points, loop count and pitch render byte for byte as the same
@@ -287,7 +288,9 @@ static const struct {
     {"mono, cubic 1.3, looping", "m",
      "--pitch 1.3 --interp cubic --loop-start 1000 --loop-end 6000 --loop-count 1", 11300},
     {"stereo 3D, cubic 0.77", "f", "--pitch 0.77 --interp cubic --pos 0.6,0,-0.6", 12700},
-    {"stereo, sinc 1.3", "f", "--pitch 1.3 --interp sinc", 7600},
+    {"stereo, sinc 1.3, looping, crossfade", "f",
+     "--pitch 1.3 --interp sinc --loop-start 2000 --loop-end 7000 --loop-count 1 --xfade 20",
+     11600},
     {"mono, sinc 0.77", "m", "--pitch 0.77 --interp sinc", 12700},
 };
 #define NEXACT (sizeof g_exact / sizeof g_exact[0])
