@@ -349,35 +349,6 @@ HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RE
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd)
 
-/* Lane l's distance from lane 0 of an iteration, l x step in 32.32: its
- * fraction bits with the top bit flipped (lx: added to lane 0's fraction
- * the sum then compares as signed) and its whole frames (h). */
-typedef struct {
-    __m256i lx, h;
-} hl_lanes8_t;
-
-HL_AVX2_ATTR static inline __attribute__((always_inline)) hl_lanes8_t lanes8(uint64_t step) {
-    int32_t lx[HL_AVX2_LANES], h[HL_AVX2_LANES];
-    for (int l = 0; l < HL_AVX2_LANES; l++) {
-        const uint64_t p = (uint64_t)l * step;
-        lx[l] = (int32_t)((uint32_t)p ^ 0x80000000u);
-        h[l] = (int32_t)(p >> 32);
-    }
-    return (hl_lanes8_t){_mm256_loadu_si256((const __m256i *)(const void *)lx),
-                         _mm256_loadu_si256((const __m256i *)(const void *)h)};
-}
-
-/* The eight positions from lane 0's fraction bits fb0: each lane's frame
- * relative to lane 0's (returned) and its fraction (*f, hl_fp_frac_simd's
- * in every lane): exact, whatever the run's first frame was. */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256i
-lanes8_at(const hl_lanes8_t *ln, uint32_t fb0, __m256 *f) {
-    const __m256i fbx = _mm256_add_epi32(ln->lx, _mm256_set1_epi32((int)fb0));
-    *f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(fbx), _mm256_set1_ps(0x1p-32f), _mm256_set1_ps(0.5f));
-    /* the fractions' sum carried: one frame further */
-    return _mm256_sub_epi32(ln->h, _mm256_cmpgt_epi32(ln->lx, fbx));
-}
-
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
                           uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,

@@ -2,7 +2,8 @@
  * mix_kernels_avx512.h - what the AVX-512 pitched loops
  * (mix_kernels_avx512.c) share with mix_kernels.c, which owns the kernel
  * tables and the scalar tails (and the Catmull-Rom polynomial at eight and
- * sixteen lanes). Internal to the kernels.
+ * sixteen lanes, the fraction of a position, the AVX2 lanes' positions).
+ * Internal to the kernels.
  */
 #ifndef HL_MIX_KERNELS_AVX512_H
 #define HL_MIX_KERNELS_AVX512_H
@@ -38,6 +39,36 @@
  * 2^-24 of fb / 2^32, and exact when fb has at most 24 significant bits). */
 HL_AVX2_ATTR static inline float hl_fp_frac_simd(uint32_t fb) {
     return fmaf((float)(int32_t)(fb ^ 0x80000000u), 0x1p-32f, 0.5f);
+}
+
+/* The AVX2 kernels' positions (mix_kernels.c): lane l's distance from
+ * lane 0 of an iteration, l x step in 32.32: its fraction bits with the top
+ * bit flipped (lx: added to lane 0's fraction the sum then compares as
+ * signed) and its whole frames (h). */
+typedef struct {
+    __m256i lx, h;
+} hl_lanes8_t;
+
+HL_AVX2_ATTR static inline __attribute__((always_inline)) hl_lanes8_t lanes8(uint64_t step) {
+    int32_t lx[8], h[8];
+    for (int l = 0; l < 8; l++) {
+        const uint64_t p = (uint64_t)l * step;
+        lx[l] = (int32_t)((uint32_t)p ^ 0x80000000u);
+        h[l] = (int32_t)(p >> 32);
+    }
+    return (hl_lanes8_t){_mm256_loadu_si256((const __m256i *)(const void *)lx),
+                         _mm256_loadu_si256((const __m256i *)(const void *)h)};
+}
+
+/* The eight positions from lane 0's fraction bits fb0: each lane's frame
+ * relative to lane 0's (returned) and its fraction (*f, hl_fp_frac_simd's
+ * in every lane): exact, whatever the run's first frame was. */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256i
+lanes8_at(const hl_lanes8_t *ln, uint32_t fb0, __m256 *f) {
+    const __m256i fbx = _mm256_add_epi32(ln->lx, _mm256_set1_epi32((int)fb0));
+    *f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(fbx), _mm256_set1_ps(0x1p-32f), _mm256_set1_ps(0.5f));
+    /* the fractions' sum carried: one frame further */
+    return _mm256_sub_epi32(ln->h, _mm256_cmpgt_epi32(ln->lx, fbx));
 }
 
 /* Catmull-Rom through b (f = 0) and c (f = 1), the same polynomial as
