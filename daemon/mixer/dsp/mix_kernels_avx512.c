@@ -57,16 +57,16 @@ static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(
 
 /* The positions of a call, from the 32.32 cursor: lane l's distance from
  * lane 0 of an iteration (l x step: its fraction bits with the top bit
- * flipped, lx, and its whole frames, h) and lane 0 of each iteration j
- * (frac + 16 j step: its frame into i0s[j], its fraction bits into fb0s[j],
- * its frames as the vector returned). AVX-512F alone: mul_epu32 gives the
- * 64-bit products l x (step mod 2^32), whose halves the permutes gather. */
-HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512i
-positions(uint32_t frac, uint64_t step, __m512i *lx, __m512i *h, int32_t *i0s, uint32_t *fb0s) {
+ * flipped, lx, and its whole frames, h), and lane 0's fraction bits of each
+ * iteration j (frac + 16 j step) into fb0s[j]; its frame is counted in
+ * scalar (iteration_frame). AVX-512F alone: mul_epu32 gives the 64-bit
+ * products l x (step mod 2^32), whose halves the permutes gather. */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) void
+positions(uint32_t frac, uint64_t step, __m512i *lx, __m512i *h, uint32_t *fb0s) {
     const __m512i slo = _mm512_set1_epi64((long long)(step & 0xFFFFFFFFu));
     const __m512i evens =
         _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i one = _mm512_set1_epi32(1), odds = _mm512_add_epi32(evens, one);
+    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512i pa = _mm512_mul_epu32(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), slo);
     const __m512i pb = _mm512_mul_epu32(_mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15), slo);
@@ -74,14 +74,23 @@ positions(uint32_t frac, uint64_t step, __m512i *lx, __m512i *h, int32_t *i0s, u
     *h = _mm512_add_epi32(_mm512_permutex2var_epi32(pa, odds, pb),
                           _mm512_mullo_epi32(lane, _mm512_set1_epi32((int)(step >> 32))));
     *lx = _mm512_xor_si512(l, _mm512_set1_epi32((int)0x80000000u));
-    /* 16 j step = (16 h_j + l_j / 2^28) frames and (16 l_j mod 2^32), plus frac */
-    const __m512i vf = _mm512_set1_epi32((int)frac);
-    const __m512i fb0 = _mm512_add_epi32(_mm512_slli_epi32(l, 4), vf);
-    __m512i i0v = _mm512_add_epi32(_mm512_slli_epi32(*h, 4), _mm512_srli_epi32(l, 28));
-    i0v = _mm512_mask_add_epi32(i0v, _mm512_cmplt_epu32_mask(fb0, vf), i0v, one);
-    _mm512_store_si512(fb0s, fb0);
-    _mm512_store_si512(i0s, i0v);
-    return i0v;
+    /* 16 j step mod 2^32 = 16 l_j mod 2^32 */
+    _mm512_store_si512(fb0s,
+                       _mm512_add_epi32(_mm512_slli_epi32(l, 4), _mm512_set1_epi32((int)frac)));
+}
+
+/* How many of the first `iters` iterations from frac at step keep a window
+ * of reach frames from lane 0's frame + first inside avail (lane 0's frame
+ * never decreases: a prefix). All of them unless the last one leaves. */
+static inline uint32_t windows_fit(uint32_t frac, uint64_t step, uint32_t iters, uint32_t avail,
+                                   int first, uint32_t reach) {
+    const uint64_t s16 = step * HL_AVX512_LANES;
+    if (!iters || ((frac + (iters - 1) * s16) >> 32) + first + reach <= avail) return iters;
+    const int64_t lim = (int64_t)avail - reach - first; /* the last frame lane 0 may be at */
+    if (lim < 0) return 0;
+    const uint64_t top = ((uint64_t)(lim + 1) << 32) - frac; /* j s16 < top */
+    const uint64_t fit = (top + s16 - 1) / s16;
+    return fit < iters ? (uint32_t)fit : iters;
 }
 
 /* An iteration's sixteen positions from lane 0's fraction bits fb0: each
@@ -108,27 +117,21 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
     const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0, ch = stereo ? 2 : 1;
     uint32_t iters = (n < HL_MIX_BLOCK ? n : HL_MIX_BLOCK) / HL_AVX512_LANES;
-    int32_t i0s[HL_AVX512_LANES] __attribute__((aligned(64)));
     uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
     __m512i lx, h;
-    const __m512i i0v = positions(frac, step, &lx, &h, i0s, fb0s);
-    if (!wide) {
-        /* a window reads frames i0 + first .. i0 + first + 31; i0 never
-         * decreases, so the iterations inside avail are a prefix */
-        const __mmask16 in = _mm512_cmple_epu32_mask(
-            _mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW + first)),
-            _mm512_set1_epi32((int)avail));
-        const uint32_t fit = (uint32_t)__builtin_ctz(~(uint32_t)in);
-        iters = fit < iters ? fit : iters;
-    }
+    positions(frac, step, &lx, &h, fb0s);
+    /* a window reads frames i0 + first .. i0 + first + 31 */
+    if (!wide) iters = windows_fit(frac, step, iters, avail, first, HL_AVX512_WINDOW);
+    uint64_t x0 = frac; /* lane 0's position */
     uint32_t j = 0;
-    for (; j < iters; j++) {
+    for (; j < iters; j++, x0 += step * HL_AVX512_LANES) {
         const uint32_t t = j * HL_AVX512_LANES;
+        const int32_t i0 = (int32_t)(x0 >> 32);
         __m512 f;
         const __m512i rel = lanes_at(lx, h, fb0s[j], &f);
         __m512 tl[4], tr[4];
         if (!wide) {
-            const float *w = s + ch * (i0s[j] + first);
+            const float *w = s + ch * (i0 + first);
             __m512 lo = _mm512_loadu_ps(w), hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
             __m512 rlo = lo, rhi = hi;
             if (stereo) { /* 32 frames as 64 floats: left and right halves */
@@ -144,7 +147,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
                 if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
             }
         } else {
-            const __m512i i = _mm512_add_epi32(rel, _mm512_set1_epi32(i0s[j]));
+            const __m512i i = _mm512_add_epi32(rel, _mm512_set1_epi32(i0));
             const __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
             for (int o = 0; o < taps; o++) {
                 tl[o] = _mm512_i32gather_ps(ix, s + ch * (first + o), sizeof(float));
@@ -205,26 +208,23 @@ HL_PITCHED_ENTRY(cubic_mix_downmix, 1, 1, 1)
  * would then finish in scalar: the pair declines). */
 typedef struct {
     __m512i lx, h;
-    int32_t i0s[HL_AVX512_LANES] __attribute__((aligned(64)));
     uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
 } hl_pair_pos_t;
 
 HL_AVX512_ATTR static inline __attribute__((always_inline)) int
 pair_setup(const hl_mix_mono_run_t *r, uint32_t iters, hl_pair_pos_t *p) {
-    const __m512i i0v = positions(r->frac, r->step, &p->lx, &p->h, p->i0s, p->fb0s);
-    const __mmask16 in =
-        _mm512_cmple_epu32_mask(_mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW)),
-                                _mm512_set1_epi32((int)r->avail));
-    return (uint32_t)__builtin_ctz(~(uint32_t)in) >= iters;
+    if (windows_fit(r->frac, r->step, iters, r->avail, 0, HL_AVX512_WINDOW) < iters) return 0;
+    positions(r->frac, r->step, &p->lx, &p->h, p->fb0s);
+    return 1;
 }
 
-/* pitched_loop's linear mono value of iteration j. */
+/* pitched_loop's linear mono value of iteration j (lane 0 at frame i0). */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
-pair_value(const float *s, const hl_pair_pos_t *p, uint32_t j, const int w16) {
+pair_value(const float *s, const hl_pair_pos_t *p, uint32_t j, int32_t i0, const int w16) {
     __m512 f;
     const __m512i rel = lanes_at(p->lx, p->h, p->fb0s[j], &f);
     const __m512i rel1 = _mm512_add_epi32(rel, _mm512_set1_epi32(1));
-    const float *w = s + p->i0s[j];
+    const float *w = s + i0;
     const __m512 lo = _mm512_loadu_ps(w);
     const __m512 hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
     const __m512 a = w16 ? _mm512_permutexvar_ps(rel, lo) : _mm512_permutex2var_ps(lo, rel, hi);
@@ -240,10 +240,12 @@ pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_
           const int w16b) {
     const __m512 gla = _mm512_set1_ps(r[0].gl), gra = _mm512_set1_ps(r[0].gr);
     const __m512 glb = _mm512_set1_ps(r[1].gl), grb = _mm512_set1_ps(r[1].gr);
-    for (uint32_t j = 0; j < iters; j++) {
+    uint64_t xa = r[0].frac, xb = r[1].frac; /* lane 0's positions */
+    const uint64_t sa = r[0].step * HL_AVX512_LANES, sb = r[1].step * HL_AVX512_LANES;
+    for (uint32_t j = 0; j < iters; j++, xa += sa, xb += sb) {
         const uint32_t t = j * HL_AVX512_LANES;
-        const __m512 va = pair_value(r[0].src, pa, j, w16a);
-        const __m512 vb = pair_value(r[1].src, pb, j, w16b);
+        const __m512 va = pair_value(r[0].src, pa, j, (int32_t)(xa >> 32), w16a);
+        const __m512 vb = pair_value(r[1].src, pb, j, (int32_t)(xb >> 32), w16b);
         const __m512 l = _mm512_fmadd_ps(va, gla, _mm512_loadu_ps(al + t));
         const __m512 rr = _mm512_fmadd_ps(va, gra, _mm512_loadu_ps(ar + t));
         _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vb, glb, l));
