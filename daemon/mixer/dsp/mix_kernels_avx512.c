@@ -10,15 +10,18 @@
  * that a load can do instead is taken out:
  *  - positions come from the voice's 32.32 cursor, exact (mix_kernels.h):
  *    once a call, lane l's distance from lane 0 (l x step: its fraction
- *    bits and whole frames) and lane 0 of each of the sixteen iterations
- *    (its frame and fraction bits, stored); an iteration adds lane 0's
- *    fraction, broadcast from memory, to the lanes' (a carry is one frame
- *    more: one compare into a mask, one masked add) and converts the sum
- *    to the fraction (hl_fp_frac_simd: one conversion, one fused
- *    multiply-add). Five operations, as many as the float position
- *    x = f0 + t x step took (one rounding, which depended on where the run
- *    began); t + 1 for a ramp is read from a table of floats;
- *  - how many iterations keep their window inside `avail` is decided once;
+ *    bits and whole frames) and lane 0's fraction bits of each of the
+ *    sixteen iterations (stored); an iteration adds its lane 0's fraction,
+ *    broadcast from memory, to the lanes' (a carry is one frame more: one
+ *    compare into a mask, one masked add) and converts the sum to the
+ *    fraction (hl_fp_frac_simd: one conversion, one fused multiply-add):
+ *    five vector operations, as many as the float position x = f0 + t x
+ *    step took (one rounding, which depended on where the run began).
+ *    Lane 0's frame, the windows' address, is counted in scalar (a 64-bit
+ *    add and a shift beside the vector work); t + 1 for a ramp is read
+ *    from a table of floats;
+ *  - how many iterations keep their window inside `avail` is decided once
+ *    (from the last iteration's frame; a division only when it leaves);
  *  - at step <= HL_AVX512_NARROW the taps of an iteration's sixteen
  *    positions lie within 32 frames of the first lane's first tap: two
  *    loads and one two-source permute (vpermt2ps) per tap (stereo: four
