@@ -196,8 +196,8 @@ int main(int argc, char **argv) {
     for (int t = 0; t < KB_N; t++)
         al[t] = ar[t] = 0.0f;
     static const hl_gain_ramp_t gains[2] = {
-        {0.01f, 0.0f, 0.0f, 0.007f, 0.0f, 0.0f},      /* flat: the steady state */
-        {0.01f, -2e-5f, 1e-8f, 0.007f, 3e-5f, -4e-8f} /* a ramp: a voice that moves */
+        {0.01f, 0.0f, 0.0f, 0.007f, 0.0f, 0.0f, 0.0f},      /* flat: the steady state */
+        {0.01f, -2e-5f, 1e-8f, 0.007f, 3e-5f, -4e-8f, 0.0f} /* a ramp: a voice that moves */
     };
     static const char *gname[2] = {"flat", "ramped"};
 

@@ -224,7 +224,7 @@ __attribute__((noinline, cold)) static void render_edge(const hl_mixer_t *m, con
         const int64_t i = (int64_t)(pos >> 32);
         for (uint32_t q = 0; q <= back + ahead; q++)
             edge_frame(s, i - (int64_t)back + q, &taps[q * ch], &taps[q * ch + ch - 1]);
-        const hl_gain_ramp_t gj = hl_gain_rebase(g, (float)j);
+        const hl_gain_ramp_t gj = hl_gain_from(g, j);
         src_kernel(m, s, taps + back * ch, ahead + 1, acc_l + j, acc_r + j, 1, (uint32_t)pos, step,
                    &gj, stereo_out);
     }
@@ -254,8 +254,8 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
         const uint64_t c = *cur;
         uint32_t idx = (uint32_t)(c >> 32);
         uint32_t frac = (uint32_t)(c & HL_FP_FRAC);
-        /* re-base the quadratic on this run's first frame */
-        const hl_gain_ramp_t gg = hl_gain_rebase(g, (float)done);
+        /* the ramp from this run's first frame on */
+        const hl_gain_ramp_t gg = hl_gain_from(g, done);
         const int fade = v->xf.rem != 0 || v->xf.cur != 1.0f;
         const float *src = s->data + (size_t)idx * ch;
         if (!fade && step == HL_FP_ONE && frac == 0 && idx < s->copy_end) {

@@ -276,22 +276,23 @@ static size_t last_sound(const float *x, size_t a, size_t n) {
 /* Voices at pitches whose step is no multiple of 2^-12, each played
  * preloaded (P), kept compressed (C) and streamed (S), one after the
  * other, each to its end: name, options, frames of output a play takes
- * (its slot). The seek comes first: its voice is handle 1, 2, 3. */
+ * (its slot: whole blocks, so that a fade-in's ramp meets the same block
+ * boundaries). The seek comes first: its voice is handle 1, 2, 3. */
 static const struct {
     const char *what, *sound, *opts;
     size_t slot;
 } g_exact[] = {
-    {"stereo, linear 0.77, seek", "f", "--pitch 0.77", 9000},
-    {"stereo, linear 1.3", "f", "--pitch 1.3", 7600},
-    {"stereo, cubic 0.77", "f", "--pitch 0.77 --interp cubic", 12700},
-    {"mono, linear 1.3", "m", "--pitch 1.3", 7600},
+    {"stereo, linear 0.77, seek", "f", "--pitch 0.77", 9216},
+    {"stereo, linear 1.3, fade-in", "f", "--pitch 1.3 --fade-in 30", 7680},
+    {"stereo, cubic 0.77", "f", "--pitch 0.77 --interp cubic", 12800},
+    {"mono, linear 1.3", "m", "--pitch 1.3", 7680},
     {"mono, cubic 1.3, looping", "m",
-     "--pitch 1.3 --interp cubic --loop-start 1000 --loop-end 6000 --loop-count 1", 11300},
-    {"stereo 3D, cubic 0.77", "f", "--pitch 0.77 --interp cubic --pos 0.6,0,-0.6", 12700},
+     "--pitch 1.3 --interp cubic --loop-start 1000 --loop-end 6000 --loop-count 1", 11520},
+    {"stereo 3D, cubic 0.77", "f", "--pitch 0.77 --interp cubic --pos 0.6,0,-0.6", 12800},
     {"stereo, sinc 1.3, looping, crossfade", "f",
      "--pitch 1.3 --interp sinc --loop-start 2000 --loop-end 7000 --loop-count 1 --xfade 20",
-     11600},
-    {"mono, sinc 0.77", "m", "--pitch 0.77 --interp sinc", 12700},
+     11776},
+    {"mono, sinc 0.77", "m", "--pitch 0.77 --interp sinc", 12800},
 };
 #define NEXACT (sizeof g_exact / sizeof g_exact[0])
 

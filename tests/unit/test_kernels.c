@@ -72,9 +72,9 @@ static const float steps[] = {
 static const float starts[] = {0.0f, 0.37f, 0.99999994f};
 static const uint32_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 256};
 static const hl_gain_ramp_t gains[] = {
-    {0.7f, 0.0f, 0.0f, -0.45f, 0.0f, 0.0f},       /* flat (the steady state) */
-    {0.7f, -0.002f, 1e-5f, 0.1f, 0.003f, -4e-6f}, /* ramped, quadratic */
-    {0.0f, 0.004f, 0.0f, 1.0f, -0.004f, 0.0f},    /* linear ramps */
+    {0.7f, 0.0f, 0.0f, -0.45f, 0.0f, 0.0f, 0.0f},       /* flat (the steady state) */
+    {0.7f, -0.002f, 1e-5f, 0.1f, 0.003f, -4e-6f, 0.0f}, /* ramped, quadratic */
+    {0.0f, 0.004f, 0.0f, 1.0f, -0.004f, 0.0f, 0.0f},    /* linear ramps */
 };
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -244,7 +244,7 @@ static void test_pair_matches_two_calls(void **state) {
         memcpy(bl, al, sizeof al);
         memcpy(br, ar, sizeof ar);
         for (int v = 0; v < 2; v++) {
-            const hl_gain_ramp_t g = {r[v].gl, 0.0f, 0.0f, r[v].gr, 0.0f, 0.0f};
+            const hl_gain_ramp_t g = {r[v].gl, 0.0f, 0.0f, r[v].gr, 0.0f, 0.0f, 0.0f};
             k->interp_mix_mono(al, ar, r[v].src, r[v].avail, n, r[v].frac, r[v].step, &g);
         }
         memcpy(cl, bl, sizeof cl);
@@ -266,8 +266,9 @@ static void test_pair_matches_two_calls(void **state) {
 /* Where a run is cut does not change a frame, bit for bit, at any step:
  * every fused kernel of every table this CPU runs, a 256-frame run against
  * the same run cut in two at frames of every phase of the vector loops,
- * the second part from the exact cursor there (as a stream's window or a
- * block boundary cuts it), flat gains (the steady state). */
+ * the second part from the exact cursor there and the gain ramp moved on
+ * (hl_gain_from), as a stream's window or a block boundary cuts it; flat
+ * and ramped gains. */
 static void test_split_exact(void **state) {
     (void)state;
     const hl_mix_kernels_t *tabs[] = {
@@ -279,6 +280,7 @@ static void test_split_exact(void **state) {
         for (size_t fi = 0; tabs[ti] && fi < NFUSED; fi++)
             for (size_t si = 0; si < sizeof st / sizeof st[0]; si++) {
                 const fused_t *f = &fused[fi];
+                const hl_gain_ramp_t *g = &gains[si % 3];
                 const uint64_t step = hl_fp_step(st[si]);
                 const uint32_t frac = (uint32_t)(noise() * 2147483647.0f) + 0x80000000u;
                 const uint32_t avail = (uint32_t)(((uint64_t)frac + MAXN * step) >> 32) + 4;
@@ -286,18 +288,20 @@ static void test_split_exact(void **state) {
                 const float *src = new_src(avail, f->ch, &base);
                 memset(al, 0, sizeof al);
                 memset(ar, 0, sizeof ar);
-                get(tabs[ti], f)(al, ar, src, avail, MAXN, frac, step, &gains[0]);
+                get(tabs[ti], f)(al, ar, src, avail, MAXN, frac, step, g);
                 for (size_t ci = 0; ci < sizeof cuts / sizeof cuts[0]; ci++) {
                     const uint32_t m = cuts[ci];
                     const uint64_t x = frac + (uint64_t)m * step;
                     const uint32_t i = (uint32_t)(x >> 32);
+                    const hl_gain_ramp_t g2 = hl_gain_from(g, m);
                     memset(bl, 0, sizeof bl);
                     memset(br, 0, sizeof br);
-                    get(tabs[ti], f)(bl, br, src, avail, m, frac, step, &gains[0]);
+                    get(tabs[ti], f)(bl, br, src, avail, m, frac, step, g);
                     get(tabs[ti], f)(bl + m, br + m, src + (size_t)i * f->ch, avail - i, MAXN - m,
-                                     (uint32_t)x, step, &gains[0]);
+                                     (uint32_t)x, step, &g2);
                     if (memcmp(al, bl, sizeof al) || memcmp(ar, br, sizeof ar))
-                        print_error("table %zu %s step %g cut at %u\n", ti, f->name, st[si], m);
+                        print_error("table %zu %s step %g gains %zu cut at %u\n", ti, f->name,
+                                    st[si], si % 3, m);
                     assert_memory_equal(al, bl, sizeof al);
                     assert_memory_equal(ar, br, sizeof ar);
                 }

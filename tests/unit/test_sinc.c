@@ -90,8 +90,8 @@ static void check_kernels(const hl_sinc_kernels_t *a) {
         uint64_t step = (uint64_t)(steps[si] * 4294967296.0);
         const hl_sinc_level_t *lv = hl_sinc_level(g_sinc, step);
         /* ramped gains, and flat ones (the kernels' steady-state loops) */
-        const hl_gain_ramp_t grs[2] = {{0.5f, 0.001f, -0.000001f, 0.25f, 0.002f, 0.0f},
-                                       {0.5f, 0.0f, 0.0f, -0.75f, 0.0f, 0.0f}};
+        const hl_gain_ramp_t grs[2] = {{0.5f, 0.001f, -0.000001f, 0.25f, 0.002f, 0.0f, 0.0f},
+                                       {0.5f, 0.0f, 0.0f, -0.75f, 0.0f, 0.0f, 0.0f}};
         for (int kind = 0; kind < 12; kind++) {
             const hl_gain_ramp_t gr = grs[kind / 6];
             float al[N] = {0}, ar[N] = {0}, bl[N] = {0}, br[N] = {0};

@@ -68,7 +68,7 @@ int hl_simd_level(void) {
             return;                                                                                \
         }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             al[t] += s[t] * (l0 + k * (dl + k * ql));                                              \
             ar[t] += s[t] * (r0 + k * (dr + k * qr));                                              \
         }                                                                                          \
@@ -85,7 +85,7 @@ int hl_simd_level(void) {
             return;                                                                                \
         }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             al[t] += s[2 * t] * (l0 + k * (dl + k * ql));                                          \
             ar[t] += s[2 * t + 1] * (r0 + k * (dr + k * qr));                                      \
         }                                                                                          \
@@ -95,7 +95,7 @@ int hl_simd_level(void) {
                                           const hl_gain_ramp_t *g) {                               \
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             float m = (s[2 * t] + s[2 * t + 1]) * 0.5f;                                            \
             al[t] += m * (l0 + k * (dl + k * ql));                                                 \
             ar[t] += m * (r0 + k * (dr + k * qr));                                                 \
@@ -179,7 +179,7 @@ int hl_simd_level(void) {
             return;                                                                                \
         }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             al[t] += l[t] * (l0 + k * (dl + k * ql));                                              \
             ar[t] += r[t] * (r0 + k * (dr + k * qr));                                              \
         }                                                                                          \
@@ -198,7 +198,7 @@ static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar
         const float f = hl_fp_frac((uint32_t)x);
         float a = s[i], b = s[i + 1];
         float v = a + f * (b - a);
-        float k = (float)(int)(t + 1);
+        float k = g->k0 + (float)(int)(t + 1);
         al[t] += v * (l0 + k * (dl + k * ql));
         ar[t] += v * (r0 + k * (dr + k * qr));
     }
@@ -208,15 +208,8 @@ static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar
  * The other portable fused kernels run two passes over a block on the stack
  * (interpolate, then mix): at the baseline ISA that measured faster than one
  * scalar pass, as the mix pass vectorises. n <= HL_MIX_BLOCK, so one chunk;
- * a longer run would go on in chunks with the quadratic re-based.
+ * a longer run would go on in chunks, the ramp moved on (hl_gain_from).
  */
-static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
-    const float d = (float)done;
-    hl_gain_ramp_t r = {g->l0 + d * (g->dl + d * g->ql), g->dl + 2.0f * d * g->ql, g->ql,
-                        g->r0 + d * (g->dr + d * g->qr), g->dr + 2.0f * d * g->qr, g->qr};
-    return done ? r : *g;
-}
-
 /* The fused resample+mix entries of the portable table: interpolate a block
  * into a stack buffer, then mix it (measured faster here than one scalar
  * pass). One macro per shape: a mono result, or planar stereo. */
@@ -227,7 +220,7 @@ static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
         (void)avail;                                                                               \
         for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {                                  \
             uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
-            hl_gain_ramp_t gg = rebase(g, done);                                                   \
+            hl_gain_ramp_t gg = hl_gain_from(g, done);                                             \
             const uint64_t x = frac + (uint64_t)done * step;                                       \
             interp(tmp, s + (CH) * (x >> 32), cnt, (uint32_t)x, step);                             \
             mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);                                 \
@@ -240,7 +233,7 @@ static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
         (void)avail;                                                                               \
         for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {                                  \
             uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
-            hl_gain_ramp_t gg = rebase(g, done);                                                   \
+            hl_gain_ramp_t gg = hl_gain_from(g, done);                                             \
             const uint64_t x = frac + (uint64_t)done * step;                                       \
             interp(tl, tr, s + 2 * (x >> 32), cnt, (uint32_t)x, step);                             \
             mix_planar_generic(al + done, ar + done, tl, tr, cnt, &gg);                            \
@@ -297,7 +290,7 @@ HL_AVX2_ATTR static inline __attribute__((always_inline)) void
 mix_tail_fma(float *al, float *ar, uint32_t t, float vl, float vr, const hl_gain_ramp_t *g) {
     float gl = g->l0, gr = g->r0;
     if (!hl_gain_is_const(g)) {
-        const float k = (float)(int)(t + 1);
+        const float k = g->k0 + (float)(int)(t + 1);
         gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
         gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
     }
@@ -354,7 +347,7 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
                           uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,
                           const hl_gain_ramp_t *g, const int flat) {
     const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
-    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const hl_lanes8_t ln = lanes8(step);
@@ -380,7 +373,7 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
         __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
         __m256 gl = l0, gr = r0;
         if (!flat) {
-            __m256 k = _mm256_add_ps(_mm256_add_ps(_mm256_set1_ps((float)(int)t), iota), one);
+            __m256 k = _mm256_add_ps(_mm256_add_ps(_mm256_set1_ps((float)(int)t), iota), k1);
             gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
             gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
         }
@@ -424,7 +417,7 @@ HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
                          uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,
                          const hl_gain_ramp_t *g, const int flat, const int reach) {
-    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 eight = _mm256_set1_ps((float)HL_AVX2_LANES);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
@@ -479,7 +472,7 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
         __m256 v = catmull_rom_avx2(a, b, c, d, f);
         __m256 gl = l0, gr = r0;
         if (!flat) {
-            __m256 k = _mm256_add_ps(kf, one);
+            __m256 k = _mm256_add_ps(kf, k1);
             gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
             gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
         }
@@ -539,7 +532,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
                      uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,
                      const hl_gain_ramp_t *g, const int flat, const int cubic, const int down,
                      const int reach) {
-    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 half = _mm256_set1_ps(0.5f), eight = _mm256_set1_ps((float)HL_AVX2_LANES);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
@@ -610,7 +603,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
         }
         __m256 gl = l0, gr = r0;
         if (!flat) {
-            __m256 k = _mm256_add_ps(kf, one);
+            __m256 k = _mm256_add_ps(kf, k1);
             gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
             gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
         }

@@ -7,8 +7,10 @@
  * is the product of two linear ramps (envelope x gain/pan):
  *   gain(t) = g0 + k * (d + k * q),  k = t + 1,  t = 0 .. n-1
  * where g0 is the value applied before the run (the ramps' previous values),
- * so ramps that end on the last frame land exactly on their targets and the
- * result does not depend on where runs are split. No branches per sample.
+ * so ramps that end on the last frame land exactly on their targets. A run
+ * that starts d frames into a ramp takes it with k0 = d (k = k0 + t + 1,
+ * integers, exact in float): the gains do not depend on where runs are
+ * split, bit for bit. No branches per sample.
  * All RT safe.
  *
  * Positions are the voice's 32.32 fixed-point cursor relative to src:
@@ -27,6 +29,7 @@
 typedef struct {
     float l0, dl, ql; /* left gain before the run, linear and quadratic terms */
     float r0, dr, qr; /* right */
+    float k0;         /* frames of the ramp before the run: k = k0 + t + 1 (0: from its start) */
 } hl_gain_ramp_t;
 
 /* One flat-gain linear mono run, as interp_mix_mono's arguments (gains
@@ -105,10 +108,25 @@ static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
     return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
 }
 
-/* The ramp g re-based on frame d of its run (the gains from there on). */
+/* The ramp g from frame d of its run on (k0 moved on: the same gains). */
+static inline hl_gain_ramp_t hl_gain_from(const hl_gain_ramp_t *g, uint32_t d) {
+    hl_gain_ramp_t r = *g;
+    r.k0 += (float)d;
+    return r;
+}
+
+/* The ramp g re-based on frame d of its run, as plain terms from there on
+ * (k0 = 0; the values rounded: for code that evaluates g0 + j (d + j q)
+ * itself). */
 static inline hl_gain_ramp_t hl_gain_rebase(const hl_gain_ramp_t *g, float d) {
-    return (hl_gain_ramp_t){g->l0 + d * (g->dl + d * g->ql), g->dl + 2.0f * d * g->ql, g->ql,
-                            g->r0 + d * (g->dr + d * g->qr), g->dr + 2.0f * d * g->qr, g->qr};
+    d += g->k0;
+    return (hl_gain_ramp_t){g->l0 + d * (g->dl + d * g->ql),
+                            g->dl + 2.0f * d * g->ql,
+                            g->ql,
+                            g->r0 + d * (g->dr + d * g->qr),
+                            g->dr + 2.0f * d * g->qr,
+                            g->qr,
+                            0.0f};
 }
 
 /* The fraction of a 32.32 position as the portable kernels take it (the

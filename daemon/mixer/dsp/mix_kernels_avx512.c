@@ -112,7 +112,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
              uint32_t avail, uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
              const int flat, const int stereo, const int cubic, const int down, const int wide,
              const int w16) {
-    const __m512 half = _mm512_set1_ps(0.5f);
+    const __m512 half = _mm512_set1_ps(0.5f), k0 = _mm512_set1_ps(g->k0);
     const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
     const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
     const __m512i evens =
@@ -172,7 +172,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
         if (stereo && down) vl = vr = _mm512_mul_ps(vl, half);
         __m512 gl = l0, gr = r0;
         if (!flat) {
-            const __m512 k = _mm512_loadu_ps(hl_kt + t + 1);
+            const __m512 k = _mm512_add_ps(_mm512_loadu_ps(hl_kt + t + 1), k0);
             gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
             gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
         }

@@ -112,8 +112,8 @@ void hl_sinc_kernel(const hl_sinc_level_t *lv, uint32_t frac, float *k) {
 
 /* ---- portable kernels ------------------------------------------------------------ */
 
-static inline float gain_at(float g0, float d, float q, uint32_t t) {
-    float k = (float)(t + 1);
+static inline float gain_at(float g0, float d, float q, float k0, uint32_t t) {
+    float k = k0 + (float)(t + 1);
     return g0 + k * (d + k * q);
 }
 
@@ -150,8 +150,8 @@ static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint3
         uint32_t f = (uint32_t)pos;
         const float *x = src + (int64_t)(pos >> 32) - back;
         float v = dot_mono(ROW_OF(lv, f), taps, W_OF(f), x);
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, g->k0, t);
+        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, g->k0, t);
     }
 }
 
@@ -168,8 +168,8 @@ static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint3
             float l, r;                                                                            \
             DOT(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l, &r);    \
             if (down) l = r = (l + r) * 0.5f;                                                      \
-            acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);                                       \
-            acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);                                       \
+            acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, g->k0, t);                                \
+            acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, g->k0, t);                                \
         }                                                                                          \
     }                                                                                              \
     ATTR static void mix_stereo_##SUFFIX(float *acc_l, float *acc_r, const float *src, uint32_t n, \
@@ -216,7 +216,7 @@ AVX2 static inline void tail_mix(float *acc_l, float *acc_r, uint32_t t, float v
                                  const hl_gain_ramp_t *g, const int flat) {
     float gl = g->l0, gr = g->r0;
     if (!flat) {
-        const float k = (float)(t + 1);
+        const float k = g->k0 + (float)(t + 1);
         gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
         gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
     }
@@ -257,7 +257,7 @@ mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
     const uint32_t taps = 8 * nv, back = taps / 2 - 1; /* constants where inlined */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+    __m256 k = _mm256_add_ps(_mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_ps(g->k0));
     const __m256 eight = _mm256_set1_ps(8.0f);
     uint32_t t = 0;
     const uint32_t slo = (uint32_t)step;
@@ -389,7 +389,7 @@ mono_run_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64
     const uint32_t taps = 8 * nv, back = taps / 2 - 1;
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+    __m256 k = _mm256_add_ps(_mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_ps(g->k0));
     const __m256 eight = _mm256_set1_ps(8.0f);
     uint32_t t = 0;
     for (; t + 8 <= n; t += 8, k = _mm256_add_ps(k, eight)) {
