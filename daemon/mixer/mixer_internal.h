@@ -199,7 +199,8 @@ typedef struct hl_loop_view {
     uint32_t on;      /* frames past le continue at ls */
     uint32_t ls, le;  /* region */
     uint32_t xfade;   /* crossfade frames before le (0 when off) */
-    uint32_t wrapped; /* looped once: the frame before frame 0 is le - 1 */
+    uint32_t wrapped; /* looped once: the frames before ls are the loop's last */
+    uint32_t pxfade;  /* the crossfade of the passes that looped (0: none) */
 } hl_loop_view_t;
 
 /* The steady-state cache of a voice: one cache line holding everything the
@@ -293,7 +294,7 @@ typedef struct {
     float send_own[HL_MAX_SENDS]; /* the send levels asked for, before dist_send */
     float dsend_now;              /* dist_send's factor the sends were last set with */
     float dsend_want;             /* ... and at the last spatial update (1: none) */
-    uint32_t wrapped;             /* looped once: the frame before frame 0 is the loop's last */
+    uint32_t wrapped;             /* looped once: the frames before ls are the loop's last */
     uint32_t seek_frame;
     uint32_t channels;
     hl_stream_t *pending; /* stream to switch to */

@@ -278,14 +278,14 @@ const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t 
     if (f->cubic == HL_INTERP_SINC) {
         const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
         if (c < (uint64_t)(sl->half - 1) << 32) return NULL;
-        static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         memset(u, 0, n * sizeof(float));
         m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
     } else if (f->cubic) {
         if (c < HL_FP_ONE) return NULL;
-        m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        m->k->cubic_mono(u, src, n, frac, step);
     } else {
-        m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        m->k->interp_mono(u, src, n, frac, step);
     }
     return u;
 }

@@ -487,6 +487,7 @@ void hl_voice_pcm_view_rt(hl_rt_voice_t *v) {
     lp->ls = v->loop_start;
     lp->le = v->loop_end;
     lp->xfade = v->loop_on ? v->loop_xfade : 0;
+    lp->pxfade = v->loop_xfade;
     lp->wrapped = v->wrapped;
     s->loop = lp;
     s->end_fp = (uint64_t)(v->loop_on ? v->loop_end : s->frames) << 32;
