@@ -83,7 +83,6 @@ static void music_voice(const th_daemon_t *d, mid_t *m) {
                  : heliod_music(h, "band", "calm", &frame, &v) != 0 || v == 0 ? 3
                  : heliod_set(h, v, &s) != 0                                  ? 4
                                                                               : 0;
-        th_sleep_ms(30);
         if (rc == 0 && heliod_stop(h, v, 5) != 0) rc = 5;
         if (rc) fprintf(stderr, "music_voice: step %d: %s\n", rc, heliod_last_error(h));
         heliod_close(h);
