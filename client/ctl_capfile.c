@@ -121,6 +121,7 @@ int ctl_cap_next(const uint8_t *f, size_t n, size_t *off, ctl_cap_rec_t *r) {
         r->end = len >= 36 ? g64(p + 28) : 0;
         break;
     case CTL_CAP_REPLY:
+    case CTL_CAP_MREPLY:
         if (len < 12) return -1;
         r->voice = g64(p + 4);
         break;

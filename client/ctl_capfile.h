@@ -21,6 +21,7 @@
 #define CTL_CAP_SESSION   5
 #define CTL_CAP_CLOSE     6
 #define CTL_CAP_PROCESS   7    /* after a HELLO: the process the connection was of */
+#define CTL_CAP_MREPLY    8    /* after a MUSIC: the voice its reply named (as REPLY) */
 #define CTL_CAP_INPERIOD  0x1u /* REQUEST flags */
 #define CTL_CAP_LATE      0x2u /* a scheduled request applied after its frame: at `frame` */
 #define CTL_CAP_OPEN      0x4u /* a HELLO of a connection open before the capture started */
@@ -36,7 +37,7 @@ typedef struct {
 } ctl_cap_hdr_t;
 
 /* One record. REQUEST: frame, flags, time_ns, client, status, req/req_len
- * (the wire frame); REPLY: voice; SESSION: period, channels, rng; CLOSE:
+ * (the wire frame); REPLY, MREPLY: voice; SESSION: period, channels, rng; CLOSE:
  * frame, client; PROCESS: client, process; SOUND: frame, client, flags, size, mtime_ns, hash,
  * path/path_len, audio (size bytes, or NULL); TRAILER: records, dropped,
  * bytes, end (0 if the file is of version 1). */

@@ -149,7 +149,7 @@ static int show(const char *path, int json) {
                        (r.flags & CTL_CAP_LATE) ? " late" : "",
                        (r.flags & CTL_CAP_OPEN) ? " open" : "", state ? " state " : "", what);
             }
-        } else if (r.kind == CTL_CAP_REPLY) {
+        } else if (r.kind == CTL_CAP_REPLY || r.kind == CTL_CAP_MREPLY) {
             if (json)
                 printf("{\"kind\":\"reply\",\"voice\":%" PRIu64 "}\n", r.voice);
             else

@@ -67,8 +67,9 @@ const char ctl_replay_usage[] =
     "  daemon, live: each recorded client as a connection of its own, each request\n"
     "  on its recorded engine frame (scheduled) from a quarter second from now,\n"
     "  --speed X times as fast (0.01..100, default 1); voice handles mapped from\n"
-    "  the recorded PLAY replies, for every client (one process may set or stop\n"
-    "  another's voice); loaded files checked against the capture (or its\n"
+    "  the recorded PLAY and MUSIC replies, for every client (one process may set\n"
+    "  or stop another's voice; a music transition's track, which no reply names,\n"
+    "  is not mapped); loaded files checked against the capture (or its\n"
     "  bytes uploaded). Each recorded process's clients connect from a child\n"
     "  process of their own (their own per-process quotas, as live). A request\n"
     "  live applied after its frame is replayed where it took effect (said so),\n"
@@ -98,7 +99,7 @@ typedef struct {
     heliod_t *h;
     uint16_t op;
     int32_t status;
-    long slot; /* a PLAY's voice map slot (-1: none) */
+    long slot; /* a PLAY's (or MUSIC's) voice map slot (-1: none) */
     uint64_t frame;
     uint64_t at; /* sent scheduled on this frame (0: not) */
     int state;   /* a state preamble's record (CTL_CAP_STATE) */
@@ -118,7 +119,7 @@ struct replay {
     long *mine;    /* the slots of the PLAYs this child sent */
     size_t nmine, capmine;
     int map_failed;     /* a handle's PLAY reply never came */
-    uint32_t plays_out; /* this child's PLAY replies not come yet */
+    uint32_t plays_out; /* this child's PLAY (and MUSIC) replies not come yet */
     uint32_t sent, diverged, skipped, late_live, late_sent;
     double speed;
     heliod_clock_t clk;
@@ -152,7 +153,7 @@ static void on_reply(void *user, uint32_t id, int status, const char *msg, const
     (void)id;
     sent_t *s = user;
     replay_t *r = s->r;
-    if (s->op == HL_OP_PLAY && r->plays_out) r->plays_out--;
+    if ((s->op == HL_OP_PLAY || s->op == HL_OP_MUSIC) && r->plays_out) r->plays_out--;
     uint64_t late = status == 0 && s->at && s->h ? heliod_late_frames(s->h) : 0;
     if (late && r->late_sent++ < REPORT)
         fprintf(stderr,
@@ -168,14 +169,18 @@ static void on_reply(void *user, uint32_t id, int status, const char *msg, const
                     s->status ? hl_errname(s->status) : "ok", status ? ": " : "",
                     status ? msg : "");
     }
-    if (s->slot >= 0) {
+    if (s->slot >= 0) { /* a PLAY's voice, or a MUSIC's track */
         hl_play_reply_t pr = {0};
+        hl_music_reply_t mr = {0};
         if (status == 0 && body) {
             hl_rbuf_t rd;
             hl_rbuf_init(&rd, body, len);
-            hl_get_play_reply(&rd, &pr);
+            if (s->op == HL_OP_MUSIC)
+                hl_get_music_reply(&rd, &mr);
+            else
+                hl_get_play_reply(&rd, &pr);
         }
-        map_put(r, s->slot, pr.voice);
+        map_put(r, s->slot, s->op == HL_OP_MUSIC ? mr.voice : pr.voice);
     }
     free(s);
 }
@@ -423,7 +428,8 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, const ctl_cap_rec_t *s)
         }
         if (r->map_failed) return -1;
     }
-    if (op == HL_OP_PLAY && r->slot >= 0 && r->nmine == r->capmine) { /* room in mine */
+    int voiced = op == HL_OP_PLAY || op == HL_OP_MUSIC;     /* a reply naming a voice */
+    if (voiced && r->slot >= 0 && r->nmine == r->capmine) { /* room in mine */
         size_t cap = r->capmine ? 2 * r->capmine : 64;
         long *m = realloc(r->mine, cap * sizeof *m);
         if (!m) return -1;
@@ -446,7 +452,7 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, const ctl_cap_rec_t *s)
         return pump(r, 0);
     }
     if (op == HL_OP_LOAD) return send_load(c, body, len, s, st);
-    if (op == HL_OP_PLAY) {
+    if (voiced) {
         if (r->slot >= 0) { /* its reply writes the slot */
             r->mine[r->nmine++] = st->slot = r->slot;
             r->slot = -1;
@@ -619,14 +625,15 @@ static int worker_run(replay_t *r) {
                 k->h = NULL;
             }
         } else {
-            /* its REPLY (a PLAY's recorded handle: the next voice map
-             * slot) and SOUND records follow it */
+            /* its REPLY or MREPLY (a PLAY's or a MUSIC's recorded
+             * handle: the next voice map slot) and SOUND records follow it */
             const ctl_cap_rec_t *snd = NULL;
             size_t o2 = off;
             r->upto = slots;
             r->slot = -1;
             while (ctl_cap_next(r->file, r->n, &o2, &nx) == 1 &&
-                   (nx.kind == CTL_CAP_REPLY || nx.kind == CTL_CAP_SOUND)) {
+                   (nx.kind == CTL_CAP_REPLY || nx.kind == CTL_CAP_MREPLY ||
+                    nx.kind == CTL_CAP_SOUND)) {
                 if (ctl_vmap_takes_slot(&nx)) r->slot = slots;
                 if (nx.kind == CTL_CAP_SOUND) {
                     snd = &nx;

@@ -5,8 +5,8 @@
  * Voice handles are the daemon's, not a client's: a control client may
  * SET or STOP a voice another process PLAYed, and each recorded process
  * is replayed by a child process of its own. So the map lives in a shared
- * anonymous mapping, one slot a PLAY record with a recorded handle (its
- * REPLY record), in the capture's order: every child knows each slot's
+ * anonymous mapping, one slot a PLAY (or MUSIC) record with a recorded
+ * handle (its REPLY, or MREPLY, record), in the capture's order: every child knows each slot's
  * recorded handle from the file, a slot's live handle is written by the
  * child that sent its PLAY when the reply comes. A slot is one 64-bit
  * word written once (release) and read (acquire) without a lock.
@@ -34,10 +34,10 @@ typedef struct {
     size_t n, bytes;
 } ctl_vmap_t;
 
-/* A record that takes a slot: a REPLY record naming a voice (it follows
- * its PLAY request). */
+/* A record that takes a slot: a REPLY or MREPLY record naming a voice (it
+ * follows its PLAY or MUSIC request). */
 static inline int ctl_vmap_takes_slot(const ctl_cap_rec_t *c) {
-    return c->kind == CTL_CAP_REPLY && c->voice != 0;
+    return (c->kind == CTL_CAP_REPLY || c->kind == CTL_CAP_MREPLY) && c->voice != 0;
 }
 /* Sizes the map from the capture f (n bytes), every slot PENDING: before
  * the children are forked. 0, or -1 (out of memory). */

@@ -364,7 +364,8 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uin
     if (!cap) return;
     /* len u32, kind u8, flags u8, pad 2, frame u64, time_ns u64, client u32,
      * status i32, then the request frame as it came (header + body); a REPLY
-     * record (len u32, kind u8, pad 3, voice u64) in the same allocation */
+     * record (len u32, kind u8, pad 3, voice u64; a MUSIC's: MREPLY, which a
+     * reader that only knows PLAY replies skips) in the same allocation */
     size_t n = 4 + 4 + 8 + 8 + 4 + 4 + HL_FRAME_HDR + len, reply = voice ? 4 + 4 + 8 : 0;
     rec_t *r = malloc(sizeof *r + n + reply);
     if (!r) {
@@ -391,7 +392,7 @@ void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uin
     if (reply) {
         p = r->data + n;
         put32(p, 4 + 8);
-        p[4] = HLD_CAPTURE_REC_REPLY;
+        p[4] = h->op == HL_OP_MUSIC ? HLD_CAPTURE_REC_MREPLY : HLD_CAPTURE_REC_REPLY;
         p[5] = p[6] = p[7] = 0;
         put64(p + 8, voice);
     }

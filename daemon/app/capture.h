@@ -33,6 +33,7 @@
 #define HLD_CAPTURE_REC_SESSION  CTL_CAP_SESSION  /* first: period, channels, random state */
 #define HLD_CAPTURE_REC_CLOSE    CTL_CAP_CLOSE    /* a connection closed */
 #define HLD_CAPTURE_REC_PROCESS  CTL_CAP_PROCESS  /* after a HELLO: its process */
+#define HLD_CAPTURE_REC_MREPLY   CTL_CAP_MREPLY   /* after its MUSIC: the voice its reply named */
 #define HLD_CAPTURE_REQ_INPERIOD CTL_CAP_INPERIOD /* REQUEST: applies from frame + period */
 #define HLD_CAPTURE_REQ_LATE     CTL_CAP_LATE     /* REQUEST: scheduled, applied after its frame */
 #define HLD_CAPTURE_REQ_OPEN     CTL_CAP_OPEN     /* REQUEST: a HELLO written at the start */
@@ -58,7 +59,8 @@ hld_capture_t *hld_capture_start(const char *path, int fd, int include_audio,
  * never blocking on a FIFO; a regular file only): the fd, or -1 with errno. */
 int hld_capture_open(const char *path);
 /* Queues one request record (main thread): flags HLD_CAPTURE_REQ_*; voice:
- * the voice handle its reply named (a PLAY's), 0 for none. A record with
+ * the voice handle its reply named (a PLAY's: a REPLY record; a MUSIC's:
+ * MREPLY), 0 for none. A record with
  * HLD_CAPTURE_REQ_OPEN or _STATE is not counted among the requests captured. */
 void hld_capture_request(hld_capture_t *cap, uint64_t frame, uint32_t flags, uint32_t client,
                          int32_t status, uint64_t voice, const hl_frame_hdr_t *h,

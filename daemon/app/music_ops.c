@@ -267,6 +267,7 @@ int hld_op_music(hld_req_t *q) {
             if (!in->voice) *in = (hld_music_inst_t){0};
             return 0; /* refused, replied */
         }
+        q->voice = in->voice; /* the capture's MREPLY record: a replay maps it */
         reply_music(q, start, in->voice);
         return 0;
     }

@@ -239,7 +239,7 @@ static int parse(replay_t *r, const char *path) {
             r->procs = np;
             np[2 * r->nprocs] = c.client;
             np[2 * r->nprocs++ + 1] = c.process;
-        } else if (c.kind == CTL_CAP_REPLY && last) {
+        } else if ((c.kind == CTL_CAP_REPLY || c.kind == CTL_CAP_MREPLY) && last) {
             last->voice = c.voice;
         } else if (c.kind == CTL_CAP_SOUND && last && g16(last->req + 4) == HL_OP_LOAD) {
             if (check_sound(path, last, &c, &last->path) != 0) return -1;
@@ -363,6 +363,10 @@ static void on_reply(void *user, hld_rconn_t *c, const hl_frame_hdr_t *h, const 
         hl_play_reply_t pr;
         hl_get_play_reply(&rd, &pr);
         vmap_put(r, p.voice, pr.voice);
+    } else if (rh.status == 0 && p.op == HL_OP_MUSIC && p.voice) { /* its MREPLY */
+        hl_music_reply_t mr;
+        hl_get_music_reply(&rd, &mr);
+        vmap_put(r, p.voice, mr.voice);
     }
 }
 

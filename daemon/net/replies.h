@@ -29,8 +29,8 @@ typedef struct {
     hl_wbuf_t w;    /* reply under construction */
     uint64_t late;  /* HL_FLAG_AT: frames the requested frame was behind at dispatch */
     int status;     /* the error hld_fail answered (0: none); the capture records it */
-    uint64_t voice; /* the voice handle the reply names (a PLAY's, streamed too); the capture
-                       records it */
+    uint64_t voice; /* the voice handle the reply names (a PLAY's, streamed too; a MUSIC's
+                       track); the capture records it */
 } hld_req_t;
 
 /* Queues the error answer to q; returns 0 (the handler's result). */

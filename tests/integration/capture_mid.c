@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -57,10 +58,47 @@ static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
     wait_clock(a, k.frame + 512, 2, &k);
 }
 
+/* First in the third capture, from a control client of a process of its
+ * own (its own quota account): a cue sheet's [music band] starts, and the
+ * track's voice, which only MUSIC's reply names (recorded in an MREPLY
+ * record), is set and stopped by that handle. A replay must send them the
+ * handle its own MUSIC got (the recorded one, stopped live, is answered
+ * ENOVOICE by heliodctl replay's daemon; in a render it is another
+ * generation of the slot: voices_live), else it diverges. */
+static void music_voice(const th_daemon_t *d, mid_t *m) {
+    tmp_file(m->sheet, "mid_band", ".cues");
+    FILE *f = fopen(m->sheet, "w");
+    assert_non_null(f);
+    fprintf(f, "[cue band_calm]\nsound = tone\nloop = yes\ngain = -20\n"
+               "[music band]\nstate = calm band_calm\n");
+    fclose(f);
+    pid_t p = fork();
+    assert_true(p >= 0);
+    if (p == 0) {
+        heliod_t *h = th_connect(d, "band", HELIOD_CONNECT_CONTROL);
+        uint64_t frame = 0;
+        heliod_voice_t v = 0;
+        heliod_voice_set_t s = {.mask = HELIOD_SET_GAIN, .gain_db = -6.0f};
+        int rc = heliod_cues_load(h, m->sheet, NULL, NULL) != 0               ? 2
+                 : heliod_music(h, "band", "calm", &frame, &v) != 0 || v == 0 ? 3
+                 : heliod_set(h, v, &s) != 0                                  ? 4
+                                                                              : 0;
+        if (rc == 0 && heliod_stop(h, v, 5) != 0) rc = 5;
+        if (rc) fprintf(stderr, "music_voice: step %d: %s\n", rc, heliod_last_error(h));
+        heliod_close(h);
+        _exit(rc);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(p, &st, 0), p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* A third capture, started while the voices of the mid session play
  * (game-a's tone, game-b's hum, heliodctl's detached cue): its preamble
  * plays each again on its first frame where it was (a seek: approximate).
- * In it one heliodctl plays a tone (detached: it outlives that process)
+ * In it a music's voice is set and stopped (music_voice), and one
+ * heliodctl plays a tone (detached: it outlives that process)
  * and another sets it and stops it: a voice handle is the daemon's, so
  * the replay below, each recorded process from a child of its own, must
  * send the second the handle the first's replayed PLAY got (the recorded
@@ -70,13 +108,24 @@ static void voices_live(th_daemon_t *d, heliod_t *a, mid_t *m) {
     tmp_file(m->cap3, "mid3", ".bin");
     tmp_file(m->out3, "mid3_out", ".wav");
     const char *start[] = {"capture", "start", m->cap3, NULL}, *stop[] = {"capture", "stop", NULL};
-    assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, start), 0);
+    /* a voice gone before the capture starts: its slot, freed, is the next
+     * one live (the voice manager's free stack), not a fresh render's, so
+     * the voice played next has another handle there (another generation) */
+    const char *gone[] = {"play", "tone", "--gain", "-60", NULL};
+    if (th_ctl(d, o, sizeof o, e, sizeof e, gone) != 0) fail_msg("play: %s / %s", o, e);
+    char v[32];
+    snprintf(v, sizeof v, "%llu", strtoull(o, NULL, 10));
+    const char *stop0[] = {"stop", v, "--fade", "0", NULL};
+    if (th_ctl(d, o, sizeof o, e, sizeof e, stop0) != 0) fail_msg("stop: %s / %s", o, e);
     heliod_clock_t k;
     assert_int_equal(heliod_clock(a, &k), 0);
+    wait_clock(a, k.frame + 960, 2, &k);
+    assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, start), 0);
+    assert_int_equal(heliod_clock(a, &k), 0);
     uint64_t c0 = k.frame;
+    music_voice(d, m);
     const char *play[] = {"play", "tone", "--gain", "-20", "--loop", NULL};
     if (th_ctl(d, o, sizeof o, e, sizeof e, play) != 0) fail_msg("play: %s / %s", o, e);
-    char v[32];
     snprintf(v, sizeof v, "%llu", strtoull(o, NULL, 10));
     const char *set[] = {"set", v, "--gain", "-26", NULL}, *stopv[] = {"stop", v, NULL};
     if (th_ctl(d, o, sizeof o, e, sizeof e, set) != 0) fail_msg("set: %s / %s", o, e);
@@ -263,7 +312,7 @@ void mid_session_check(th_daemon_t *dp, mid_t *m) {
     free(y);
     state_shown(&d, m);
     voices_check(&d, m);
-    const char *files[] = {m->cap, m->tone, m->hum, m->pre, m->out, m->cap3, m->out3};
+    const char *files[] = {m->cap, m->tone, m->hum, m->pre, m->out, m->cap3, m->out3, m->sheet};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         unlink(files[i]);
 }

@@ -30,8 +30,9 @@ void wait_clock(heliod_t *h, uint64_t f, unsigned ms, heliod_clock_t *k);
 
 /* The mid-session capture (capture_mid.c). */
 typedef struct {
-    char cap[320], tone[320], hum[320], pre[320], score[320], out[320], cap3[320], out3[320];
-    double xruns; /* what breaks the timeline, counted live */
+    char cap[320], tone[320], hum[320], pre[320], score[320], out[320], cap3[320], out3[320],
+        sheet[320]; /* the third capture's [music band] */
+    double xruns;   /* what breaks the timeline, counted live */
 } mid_t;
 /* The live part, on d (--client-voices 2, recording). */
 void mid_session_live(th_daemon_t *dp, mid_t *m);
