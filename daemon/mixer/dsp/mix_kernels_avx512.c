@@ -196,17 +196,35 @@ pair_value(const float *s, int32_t i0, uint32_t t, __m512 vstep, __m512 vf0, con
     return _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
 }
 
+/* Lines 2j and 2j + 1 of a run's prefetch span [b, e), the first line
+ * where they lie past its end: the block loop's per-voice prefetch loop,
+ * spread over the iterations in branch-free scalar work, which the vector
+ * loop leaves room for (two lines an iteration: 32 lines, a span of up to
+ * 256 frames at step 1.9). */
+static inline __attribute__((always_inline)) void pair_prefetch(const char *b, const char *e,
+                                                                uint32_t j) {
+    const char *q = b + 2 * 64 * (size_t)j, *q1 = q + 64;
+    __builtin_prefetch(q < e ? q : b);
+    __builtin_prefetch(q1 < e ? q1 : b);
+}
+
 /* Two runs, one accumulator pass: run 0's multiply-add, then run 1's, on
  * the same loaded accumulators: each sum is rounded as in two calls. */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) void
 pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_t *r,
-          uint32_t iters, const int32_t *i0a, const int32_t *i0b, const int w16a, const int w16b) {
+          uint32_t iters, const int32_t *i0a, const int32_t *i0b, const int w16a, const int w16b,
+          const char *const *pf) {
+    /* no span: the accumulator's first line, in cache */
+    const char *pa = pf && pf[0] ? pf[0] : (const char *)al, *ea = pf && pf[0] ? pf[2] : pa;
+    const char *pb = pf && pf[1] ? pf[1] : (const char *)al, *eb = pf && pf[1] ? pf[3] : pb;
     const __m512 sa = _mm512_set1_ps(r[0].step), fa = _mm512_set1_ps(r[0].f0);
     const __m512 sb = _mm512_set1_ps(r[1].step), fb = _mm512_set1_ps(r[1].f0);
     const __m512 gla = _mm512_set1_ps(r[0].gl), gra = _mm512_set1_ps(r[0].gr);
     const __m512 glb = _mm512_set1_ps(r[1].gl), grb = _mm512_set1_ps(r[1].gr);
     for (uint32_t j = 0; j < iters; j++) {
         const uint32_t t = j * HL_AVX512_LANES;
+        pair_prefetch(pa, ea, j);
+        pair_prefetch(pb, eb, j);
         const __m512 va = pair_value(r[0].src, i0a[j], t, sa, fa, w16a);
         const __m512 vb = pair_value(r[1].src, i0b[j], t, sb, fb, w16b);
         const __m512 l = _mm512_fmadd_ps(va, gla, _mm512_loadu_ps(al + t));
@@ -217,7 +235,7 @@ pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_
 }
 
 HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix_mono_run_t r[2],
-                                              uint32_t n) {
+                                              uint32_t n, const char *const *pf) {
     int32_t i0a[HL_AVX512_LANES] __attribute__((aligned(64)));
     int32_t i0b[HL_AVX512_LANES] __attribute__((aligned(64)));
     if (n > HL_MIX_BLOCK || n % HL_AVX512_LANES || r[0].step > HL_AVX512_NARROW ||
@@ -227,13 +245,13 @@ HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix
     if (!pair_setup(&r[0], iters, i0a) || !pair_setup(&r[1], iters, i0b)) return 0;
     const int na = r[0].step <= HL_AVX512_NARROW16, nb = r[1].step <= HL_AVX512_NARROW16;
     if (na && nb)
-        pair_loop(al, ar, r, iters, i0a, i0b, 1, 1);
+        pair_loop(al, ar, r, iters, i0a, i0b, 1, 1, pf);
     else if (na)
-        pair_loop(al, ar, r, iters, i0a, i0b, 1, 0);
+        pair_loop(al, ar, r, iters, i0a, i0b, 1, 0, pf);
     else if (nb)
-        pair_loop(al, ar, r, iters, i0a, i0b, 0, 1);
+        pair_loop(al, ar, r, iters, i0a, i0b, 0, 1, pf);
     else
-        pair_loop(al, ar, r, iters, i0a, i0b, 0, 0);
+        pair_loop(al, ar, r, iters, i0a, i0b, 0, 0, pf);
     return 1;
 }
 #endif
