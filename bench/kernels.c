@@ -49,7 +49,7 @@
 #define KB_MAX_RNDS 64
 
 typedef void (*fused_fn)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
-                         float f0, float step, const hl_gain_ramp_t *g);
+                         uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
 
 typedef struct {
     const char *name;
@@ -68,9 +68,9 @@ static const kb_kernel_t all_kernels[] = {
 };
 
 typedef struct {
-    float *src; /* first frame of the voice's source (KB_PAD frames before it valid) */
-    double pos; /* source position of the next call, frames */
-    float step; /* source frames per output frame */
+    float *src;    /* first frame of the voice's source (KB_PAD frames before it valid) */
+    uint64_t pos;  /* source position of the next call, 32.32 frames */
+    uint64_t step; /* source frames per output frame, 32.32 */
 } kb_voice_t;
 
 static double thread_now(void) {
@@ -118,11 +118,11 @@ static uint32_t pass(fused_fn fn, kb_voice_t *v, int nv, int ch, float *al, floa
                      const hl_gain_ramp_t *g) {
     for (int i = 0; i < nv; i++) {
         kb_voice_t *x = &v[i];
-        double span = (double)KB_N * x->step;
-        if (x->pos + span + 4.0 >= (double)KB_SRC_LEN) x->pos -= (double)(KB_SRC_LEN / 2);
-        uint32_t idx = (uint32_t)x->pos;
-        float f0 = (float)(x->pos - (double)idx);
-        fn(al, ar, x->src + (size_t)idx * (size_t)ch, KB_SRC_LEN - idx, KB_N, f0, x->step, g);
+        const uint64_t span = (uint64_t)KB_N * x->step;
+        if (((x->pos + span) >> 32) + 4 >= KB_SRC_LEN) x->pos -= (uint64_t)(KB_SRC_LEN / 2) << 32;
+        uint32_t idx = (uint32_t)(x->pos >> 32);
+        fn(al, ar, x->src + (size_t)idx * (size_t)ch, KB_SRC_LEN - idx, KB_N, (uint32_t)x->pos,
+           x->step, g);
         x->pos += span;
     }
     return (uint32_t)nv;
@@ -187,16 +187,17 @@ int main(int argc, char **argv) {
         float step =
             fixed_step > 0.0 ? (float)fixed_step : (float)(44100.0 / 48000.0 * (0.9 + 0.2 * g));
         double start = (double)((i * 7919) % (KB_SRC_LEN / 2)) + 1.0 + g;
-        v1[i] = (kb_voice_t){mem1 + per_voice * (size_t)i + KB_PAD, start, step};
-        v2[i] = (kb_voice_t){mem2 + 2 * per_voice * (size_t)i + 2 * KB_PAD, start, step};
+        const uint64_t pos = hl_fp_step(start), fstep = hl_fp_step(step);
+        v1[i] = (kb_voice_t){mem1 + per_voice * (size_t)i + KB_PAD, pos, fstep};
+        v2[i] = (kb_voice_t){mem2 + 2 * per_voice * (size_t)i + 2 * KB_PAD, pos, fstep};
     }
 
     static float al[KB_N], ar[KB_N];
     for (int t = 0; t < KB_N; t++)
         al[t] = ar[t] = 0.0f;
     static const hl_gain_ramp_t gains[2] = {
-        {0.01f, 0.0f, 0.0f, 0.007f, 0.0f, 0.0f},      /* flat: the steady state */
-        {0.01f, -2e-5f, 1e-8f, 0.007f, 3e-5f, -4e-8f} /* a ramp: a voice that moves */
+        {0.01f, 0.0f, 0.0f, 0.007f, 0.0f, 0.0f, 0.0f},      /* flat: the steady state */
+        {0.01f, -2e-5f, 1e-8f, 0.007f, 3e-5f, -4e-8f, 0.0f} /* a ramp: a voice that moves */
     };
     static const char *gname[2] = {"flat", "ramped"};
 

@@ -8,10 +8,25 @@
  * step. Each step: the parameter is set when a 1/hz boundary passed (a new
  * value, a sine over 0..1, seek 0: every change moves every voice), the
  * voice manager's parameter tick runs (hld_vm_params_tick: evaluation and
- * one ramped SET per voice whose bindings changed) and is timed, then the
+ * the slot's change, or a ramped SET per voice) and is timed, then the
  * mixer renders the period (hl_mixer_process_rt, timed: the audio thread's
- * cost, the SETs' ramps included). A baseline run does the same with the
- * parameter still. Reported, as % of the period:
+ * cost, every voice's share of the change included). A baseline condition
+ * does the same with the parameter still.
+ *
+ * Paired design: the two conditions are two instances set up side by side
+ * (each its own mixer, voice manager and simulated clock) that run
+ * alternately in chunks of `--chunk` seconds of blocks (0.25 s: 47 blocks
+ * at 256 frames), in ABBA order, until each has run `--seconds`. A VM's
+ * speed drifts over seconds (another guest, the host's clock): run one
+ * after the other, the still run's p50 once came out 30% above the moving
+ * one's, and the difference measured the drift. Interleaved, both
+ * conditions sample the same machine states. Each chunk starts with one
+ * untimed warm-up block (the other instance has just evicted its caches;
+ * a cold first block in each chunk would otherwise own the p99 of both);
+ * in the moving instance no change falls on a warm-up block: the changes
+ * keep time on the timed blocks alone, so every change block is timed and
+ * counted (a third of them at 60 Hz and 256 frames, as in one long run)
+ * and the per-change cost stays in the p99. Reported, as % of the period:
  *
  *   params voices=1000 hz=60 period=256 steps=... evals=... sets_per_eval=...
  *      eval_us_p50=... eval_us_p99=... eval_pct_p99=...        (main thread, per change)
@@ -26,9 +41,14 @@
  * <= 1% of a period.
  *
  * --dist adds the blocks' percentiles, still and moving (p10 .. p99), one
- * line each: how many blocks a change costs, not only the worst.
+ * line each: how many blocks a change costs, not only the worst; and the
+ * same of the moving condition's change blocks alone (block_us_change:
+ * set against block_us_still, what a change costs the block it lands in). The
+ * result line's chunks= and chunk_blocks= give the pairing: chunks per
+ * condition, timed blocks per chunk.
  *
- * usage: params [--voices N] [--hz HZ] [--period FRAMES] [--seconds S] [--lp] [--dist]
+ * usage: params [--voices N] [--hz HZ] [--period FRAMES] [--seconds S] [--chunk S] [--lp]
+ *               [--dist]
  */
 #include <getopt.h>
 #include <math.h>
@@ -179,80 +199,109 @@ static int play_all(pb_t *b, uint32_t voices, uint64_t now) {
     return 0;
 }
 
+/* One condition (still or moving) of the paired run: its own mixer, voice
+ * manager and simulated clock. */
 typedef struct {
-    uint64_t *eval, *block;
-    size_t nevals, nblocks;
+    pb_t b;
+    int moving;
+    hld_param_t *p;
+    uint64_t now, tnow, next_change, change_ns, step_ns, sets0;
+    long k;
+    uint64_t *eval, *block, *cblock; /* cblock: the blocks that took a change */
+    size_t nevals, nblocks, cap;
     uint64_t sets;
     uint32_t real; /* voices mixed */
 } run_t;
 
-static int run(uint32_t voices, uint32_t period, double hz, double seconds, int lp, int moving,
-               run_t *r) {
-    pb_t b;
-    if (pb_init(&b, voices, period, lp) != 0) {
+static void run_free(run_t *r) {
+    pb_free(&r->b);
+    free(r->eval);
+    free(r->block);
+    free(r->cblock);
+}
+
+/* Sets a condition up: the voices played, their fade-ins over. */
+static int run_init(run_t *r, uint32_t voices, uint32_t period, double hz, size_t steps, int lp,
+                    int moving) {
+    memset(r, 0, sizeof *r);
+    r->moving = moving;
+    if (pb_init(&r->b, voices, period, lp) != 0) {
         fprintf(stderr, "params: setup failed\n");
-        pb_free(&b);
         return -1;
     }
-    uint64_t now = PB_NS, step_ns = (uint64_t)period * PB_NS / PB_RATE;
-    if (play_all(&b, voices, now) != 0) {
+    r->now = PB_NS;
+    r->step_ns = (uint64_t)period * PB_NS / PB_RATE;
+    if (play_all(&r->b, voices, r->now) != 0) {
         fprintf(stderr, "params: play failed\n");
-        pb_free(&b);
         return -1;
     }
     for (int i = 0; i < 8; i++) { /* the fade-ins end */
-        now += step_ns;
-        render(&b, now);
-        hld_vm_tick(b.vm, now);
+        r->now += r->step_ns;
+        render(&r->b, r->now);
+        hld_vm_tick(r->b.vm, r->now);
     }
-    r->real = hld_vm_real_count(b.vm);
-    size_t steps = (size_t)(seconds * PB_RATE / period);
-    uint32_t real = r->real;
-    memset(r, 0, sizeof *r);
-    r->real = real;
-    r->eval = calloc(steps + 1, sizeof *r->eval);
-    r->block = calloc(steps + 1, sizeof *r->block);
-    if (!r->eval || !r->block) return -1;
-    hld_param_t *p = hld_params_find(&b.params, "speed");
-    uint64_t change_ns = (uint64_t)(PB_NS / hz), next_change = now;
-    uint64_t sets0 = b.params.sets;
-    long k = 0;
-    for (size_t s = 0; s < steps; s++) {
-        now += step_ns;
-        int changed = 0;
-        if (moving && now >= next_change) {
-            float v = 0.5f + 0.5f * sinf((float)k++ * 0.37f);
-            hld_params_set(&b.params, p, HL_PSCOPE_GLOBAL, 0, NULL, v, 1);
-            next_change += change_ns;
-            changed = 1;
-        }
-        hld_vm_tick(b.vm, now);
-        uint64_t t0 = now_ns();
-        hld_vm_params_tick(b.vm, &b.params, now);
-        uint64_t dt = now_ns() - t0;
-        if (changed) r->eval[r->nevals++] = dt;
-        r->block[r->nblocks++] = render(&b, now);
-    }
-    r->sets = b.params.sets - sets0;
-    pb_free(&b);
+    r->real = hld_vm_real_count(r->b.vm);
+    r->cap = steps + 1;
+    r->eval = calloc(r->cap, sizeof *r->eval);
+    r->block = calloc(r->cap, sizeof *r->block);
+    r->cblock = calloc(r->cap, sizeof *r->cblock);
+    if (!r->eval || !r->block || !r->cblock) return -1;
+    r->p = hld_params_find(&r->b.params, "speed");
+    r->change_ns = (uint64_t)(PB_NS / hz);
+    r->tnow = r->next_change = r->now;
+    r->sets0 = r->b.params.sets;
     return 0;
+}
+
+/* One simulated period: the parameter set when a 1/hz boundary passed
+ * (moving condition), the voice manager's ticks, the mixer's period. The
+ * changes keep time on the timed steps alone (tnow): a warm-up step takes
+ * none and does not count towards the next, so a third of the timed
+ * blocks carry a change at 60 Hz, as in a run without warm-ups. A timed
+ * step records the block's cost (and the change's evaluation). */
+static void run_step(run_t *r, int timed) {
+    r->now += r->step_ns;
+    if (timed) r->tnow += r->step_ns;
+    int changed = 0;
+    if (r->moving && timed && r->tnow >= r->next_change) {
+        float v = 0.5f + 0.5f * sinf((float)r->k++ * 0.37f);
+        hld_params_set(&r->b.params, r->p, HL_PSCOPE_GLOBAL, 0, NULL, v, 1);
+        r->next_change += r->change_ns;
+        changed = 1;
+    }
+    hld_vm_tick(r->b.vm, r->now);
+    uint64_t t0 = now_ns();
+    hld_vm_params_tick(r->b.vm, &r->b.params, r->now);
+    uint64_t dt = now_ns() - t0;
+    const uint64_t bt = render(&r->b, r->now);
+    if (!timed) return;
+    if (changed && r->nevals < r->cap) {
+        r->eval[r->nevals] = dt;
+        r->cblock[r->nevals++] = bt;
+    }
+    if (r->nblocks < r->cap) r->block[r->nblocks++] = bt;
+}
+
+/* A chunk of one condition: one warm-up step (untimed: its caches come back
+ * after the other condition's chunk), then `blocks` timed steps. */
+static void run_chunk(run_t *r, size_t blocks) {
+    run_step(r, 0);
+    for (size_t i = 0; i < blocks; i++)
+        run_step(r, 1);
 }
 
 int main(int argc, char **argv) {
     uint32_t voices = 1000, period = 256;
-    double hz = 60.0, seconds = 10.0;
+    double hz = 60.0, seconds = 10.0, chunk_s = 0.25;
     int lp = 0, dist = 0;
     static const struct option opts[] = {
-        {"voices", required_argument, NULL, 'v'},
-        {"hz", required_argument, NULL, 'z'},
-        {"period", required_argument, NULL, 'p'},
-        {"seconds", required_argument, NULL, 's'},
-        {"lp", no_argument, NULL, 'l'},
-        {"dist", no_argument, NULL, 'd'},
-        {NULL, 0, NULL, 0},
+        {"voices", required_argument, NULL, 'v'}, {"hz", required_argument, NULL, 'z'},
+        {"period", required_argument, NULL, 'p'}, {"seconds", required_argument, NULL, 's'},
+        {"lp", no_argument, NULL, 'l'},           {"dist", no_argument, NULL, 'd'},
+        {"chunk", required_argument, NULL, 'c'},  {NULL, 0, NULL, 0},
     };
     int c;
-    while ((c = getopt_long(argc, argv, "v:z:p:s:ld", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "v:z:p:s:ldc:", opts, NULL)) != -1) {
         switch (c) {
         case 'v': voices = (uint32_t)strtoul(optarg, NULL, 10); break;
         case 'z': hz = strtod(optarg, NULL); break;
@@ -260,19 +309,39 @@ int main(int argc, char **argv) {
         case 's': seconds = strtod(optarg, NULL); break;
         case 'l': lp = 1; break;
         case 'd': dist = 1; break;
+        case 'c': chunk_s = strtod(optarg, NULL); break;
         default:
             fprintf(stderr, "usage: params [--voices N] [--hz HZ] [--period FRAMES] "
-                            "[--seconds S] [--lp] [--dist]\n");
+                            "[--seconds S] [--chunk S] [--lp] [--dist]\n");
             return 2;
         }
     }
-    if (!voices || voices > 4096 || !(hz > 0) || period < 16 || period > 4096 || !(seconds > 0)) {
+    if (!voices || voices > 4096 || !(hz > 0) || period < 16 || period > 4096 || !(seconds > 0) ||
+        !(chunk_s > 0)) {
         fprintf(stderr, "params: bad arguments\n");
         return 2;
     }
+    const size_t steps = (size_t)(seconds * PB_RATE / period);
+    size_t chunk = (size_t)(chunk_s * PB_RATE / period + 0.5);
+    if (chunk < 1) chunk = 1;
     run_t still, mov;
-    if (run(voices, period, hz, seconds, lp, 0, &still) != 0) return 1;
-    if (run(voices, period, hz, seconds, lp, 1, &mov) != 0) return 1;
+    memset(&mov, 0, sizeof mov);
+    if (run_init(&still, voices, period, hz, steps, lp, 0) != 0 ||
+        run_init(&mov, voices, period, hz, steps, lp, 1) != 0) {
+        run_free(&still);
+        run_free(&mov);
+        return 1;
+    }
+    /* the two conditions alternate chunk by chunk, in ABBA order (each
+     * goes first every other pair), so both see the same machine */
+    size_t chunks = 0;
+    for (size_t done = 0; done < steps; done += chunk, chunks++) {
+        const size_t m = steps - done < chunk ? steps - done : chunk;
+        run_t *first = chunks % 2 ? &mov : &still, *second = chunks % 2 ? &still : &mov;
+        run_chunk(first, m);
+        run_chunk(second, m);
+    }
+    mov.sets = mov.b.params.sets - mov.sets0;
     double period_ns = (double)period * 1e9 / PB_RATE;
     double e50 = pct(mov.eval, mov.nevals, 0.50), e99 = pct(mov.eval, mov.nevals, 0.99);
     double b99s = pct(still.block, still.nblocks, 0.99), b99m = pct(mov.block, mov.nblocks, 0.99);
@@ -280,20 +349,20 @@ int main(int argc, char **argv) {
     printf("params voices=%u real=%u hz=%g period=%u lp=%d steps=%zu evals=%zu sets_per_eval=%.0f "
            "eval_us_p50=%.1f eval_us_p99=%.1f eval_pct_p99=%.3f block_us_p99_still=%.1f "
            "block_us_p99_moving=%.1f callback_added_pct_p99=%.3f block_us_p50_still=%.1f "
-           "block_us_p50_moving=%.1f callback_added_pct_p50=%.3f failed=%d\n",
+           "block_us_p50_moving=%.1f callback_added_pct_p50=%.3f chunks=%zu chunk_blocks=%zu "
+           "failed=%d\n",
            voices, mov.real, hz, period, lp, mov.nblocks, mov.nevals,
            mov.nevals ? (double)mov.sets / (double)mov.nevals : 0.0, e50 / 1e3, e99 / 1e3,
            100.0 * e99 / period_ns, b99s / 1e3, b99m / 1e3, 100.0 * (b99m - b99s) / period_ns,
-           b50s / 1e3, b50m / 1e3, 100.0 * (b50m - b50s) / period_ns,
+           b50s / 1e3, b50m / 1e3, 100.0 * (b50m - b50s) / period_ns, chunks, chunk,
            mov.nevals == 0 || mov.sets == 0);
     static const double ps[] = {0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99};
     for (size_t i = 0; dist && i < sizeof ps / sizeof ps[0]; i++)
-        printf("params-dist p%02.0f block_us_still=%.1f block_us_moving=%.1f\n", ps[i] * 100.0,
-               pct(still.block, still.nblocks, ps[i]) / 1e3,
-               pct(mov.block, mov.nblocks, ps[i]) / 1e3);
-    free(still.eval);
-    free(still.block);
-    free(mov.eval);
-    free(mov.block);
+        printf("params-dist p%02.0f block_us_still=%.1f block_us_moving=%.1f "
+               "block_us_change=%.1f\n",
+               ps[i] * 100.0, pct(still.block, still.nblocks, ps[i]) / 1e3,
+               pct(mov.block, mov.nblocks, ps[i]) / 1e3, pct(mov.cblock, mov.nevals, ps[i]) / 1e3);
+    run_free(&still);
+    run_free(&mov);
     return 0;
 }

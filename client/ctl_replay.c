@@ -20,7 +20,9 @@
  * creation) are sent when the clock reaches their frame. At speed 1 a
  * session of scheduled and schedulable requests plays sample for sample
  * what it played live, shifted by F0 - E0. PLAY replies map the recorded
- * voice handles to the new ones (later STOP, SET, ... are rewritten); a
+ * voice handles to the new ones (later STOP, SET, ... are rewritten), in a
+ * map the children share (ctl_vmap.h: a handle is the daemon's, and a
+ * control client may change another process's voice); a
  * reply whose status differs from the recorded one is a divergence
  * (reported; exit 1). Loaded files are checked against the capture, or the
  * captured bytes uploaded (LOAD_DATA). Requests refused live, CAPTURE,
@@ -50,6 +52,7 @@
 #include "ctl_capfile.h"
 #include "ctl_out.h"
 #include "ctl_ui.h"
+#include "ctl_vmap.h"
 #include "hl_proto.h"
 
 #define HORIZON_MS 150  /* schedulable requests are sent this far ahead of their frame */
@@ -64,7 +67,8 @@ const char ctl_replay_usage[] =
     "  daemon, live: each recorded client as a connection of its own, each request\n"
     "  on its recorded engine frame (scheduled) from a quarter second from now,\n"
     "  --speed X times as fast (0.01..100, default 1); voice handles mapped from\n"
-    "  the recorded PLAY replies; loaded files checked against the capture (or its\n"
+    "  the recorded PLAY replies, for every client (one process may set or stop\n"
+    "  another's voice); loaded files checked against the capture (or its\n"
     "  bytes uploaded). Each recorded process's clients connect from a child\n"
     "  process of their own (their own per-process quotas, as live). A request\n"
     "  live applied after its frame is replayed where it took effect (said so),\n"
@@ -79,7 +83,9 @@ typedef struct {
 
 /* What the parent and its children share (an anonymous shared mapping). */
 typedef struct {
-    _Atomic uint32_t turn; /* the REQUEST/CLOSE record whose turn it is (a futex word) */
+    _Atomic uint32_t turn; /* the REQUEST/CLOSE record whose turn it is */
+    _Atomic uint32_t ev;   /* bumped (a futex word) when the turn passes, a child
+                              stops or a voice map slot is written */
     _Atomic int failed;    /* a child stopped: the others stop too */
     pthread_mutex_t mu;    /* process-shared: clk */
     heliod_clock_t clk;    /* the daemon's clock, read by the parent */
@@ -92,7 +98,7 @@ typedef struct {
     heliod_t *h;
     uint16_t op;
     int32_t status;
-    uint64_t voice; /* recorded PLAY reply */
+    long slot; /* a PLAY's voice map slot (-1: none) */
     uint64_t frame;
     uint64_t at; /* sent scheduled on this frame (0: not) */
     int state;   /* a state preamble's record (CTL_CAP_STATE) */
@@ -106,9 +112,13 @@ struct replay {
     uint32_t period;
     rclient_t *cl;
     size_t ncl;
-    uint64_t *vmap; /* recorded, new: pairs, linear */
-    size_t vn, vcap;
-    uint32_t plays_out; /* PLAY replies not come yet */
+    ctl_vmap_t vm; /* recorded voice handles to live ones, every child's */
+    uint32_t upto; /* the voice map slots of the records before this one */
+    long slot;     /* this record's slot, until a PLAY sent takes it (-1: none) */
+    long *mine;    /* the slots of the PLAYs this child sent */
+    size_t nmine, capmine;
+    int map_failed;     /* a handle's PLAY reply never came */
+    uint32_t plays_out; /* this child's PLAY replies not come yet */
     uint32_t sent, diverged, skipped, late_live, late_sent;
     double speed;
     heliod_clock_t clk;
@@ -121,24 +131,20 @@ struct replay {
     uint32_t worker, nworkers;
 };
 
-static uint64_t map_voice(void *user, uint64_t rec) {
-    replay_t *r = user;
-    for (size_t i = r->vn; i-- > 0;)
-        if (r->vmap[2 * i] == rec) return r->vmap[2 * i + 1];
-    return rec;
+static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *t) {
+    return syscall(SYS_futex, (uint32_t *)w, op, val, t, NULL, 0);
 }
 
-static void map_put(replay_t *r, uint64_t rec, uint64_t now) {
-    if (r->vn == r->vcap) {
-        size_t cap = r->vcap ? 2 * r->vcap : 256;
-        uint64_t *m = realloc(r->vmap, 2 * cap * sizeof *m);
-        if (!m) return;
-        r->vmap = m;
-        r->vcap = cap;
-    }
-    r->vmap[2 * r->vn] = rec;
-    r->vmap[2 * r->vn + 1] = now;
-    r->vn++;
+/* Tells the other children something changed (the turn, a map slot, a failure). */
+static void wake(shared_t *sh) {
+    atomic_fetch_add(&sh->ev, 1);
+    (void)futex(&sh->ev, FUTEX_WAKE, INT32_MAX, NULL);
+}
+
+/* Voice map slot k's PLAY was answered (live: its handle; 0: failed, not sent). */
+static void map_put(replay_t *r, long k, uint64_t live) {
+    ctl_vmap_put(&r->vm, k, live);
+    wake(r->sh);
 }
 
 static void on_reply(void *user, uint32_t id, int status, const char *msg, const uint8_t *body,
@@ -162,12 +168,14 @@ static void on_reply(void *user, uint32_t id, int status, const char *msg, const
                     s->status ? hl_errname(s->status) : "ok", status ? ": " : "",
                     status ? msg : "");
     }
-    if (status == 0 && s->op == HL_OP_PLAY && s->voice && body) {
-        hl_rbuf_t rd;
-        hl_rbuf_init(&rd, body, len);
-        hl_play_reply_t pr;
-        hl_get_play_reply(&rd, &pr);
-        map_put(r, s->voice, pr.voice);
+    if (s->slot >= 0) {
+        hl_play_reply_t pr = {0};
+        if (status == 0 && body) {
+            hl_rbuf_t rd;
+            hl_rbuf_init(&rd, body, len);
+            hl_get_play_reply(&rd, &pr);
+        }
+        map_put(r, s->slot, pr.voice);
     }
     free(s);
 }
@@ -220,25 +228,49 @@ static void clock_refresh(replay_t *r) {
     }
 }
 
-static long futex(_Atomic uint32_t *w, int op, uint32_t val, const struct timespec *t) {
-    return syscall(SYS_futex, (uint32_t *)w, op, val, t, NULL, 0);
+/* Waits a little for another child (ev: sh->ev when the caller looked),
+ * delivering this child's replies meanwhile: as they come while it awaits
+ * PLAY replies (another child may wait for their handles), else woken by
+ * the others. -1: a child stopped, or the connection failed. */
+static int idle(replay_t *r, uint32_t ev) {
+    if (atomic_load(&r->sh->failed)) return -1;
+    if (r->plays_out) return pump(r, 1);
+    if (pump(r, 0) < 0) return -1;
+    struct timespec ts = {0, 10000000};
+    (void)futex(&r->sh->ev, FUTEX_WAIT, ev, &ts);
+    return 0;
 }
 
-/* Waits for record seq's turn, delivering this child's replies meanwhile. */
+/* Waits for record seq's turn. */
 static int wait_turn(replay_t *r, uint32_t seq) {
     for (;;) {
-        uint32_t t = atomic_load(&r->sh->turn);
-        if (t == seq) return 0;
-        if (atomic_load(&r->sh->failed)) return -1;
-        if (pump(r, 0) < 0) return -1;
-        struct timespec ts = {0, 10000000}; /* woken by the turn; replies meanwhile */
-        (void)futex(&r->sh->turn, FUTEX_WAIT, t, &ts);
+        uint32_t ev = atomic_load(&r->sh->ev);
+        if (atomic_load(&r->sh->turn) == seq) return 0;
+        if (idle(r, ev) < 0) return -1;
     }
 }
 
 static void pass_turn(replay_t *r, uint32_t seq) {
     atomic_store(&r->sh->turn, seq + 1);
-    (void)futex(&r->sh->turn, FUTEX_WAKE, INT32_MAX, NULL);
+    wake(r->sh);
+}
+
+/* The live handle of recorded voice handle rec, which a PLAY of this
+ * child's or another's got (its reply awaited); rec itself if no PLAY
+ * recorded before got it, or that PLAY failed. */
+static uint64_t map_voice(void *user, uint64_t rec) {
+    replay_t *r = user;
+    long k = ctl_vmap_find(&r->vm, rec, r->upto);
+    if (k < 0) return rec;
+    for (;;) {
+        uint32_t ev = atomic_load(&r->sh->ev);
+        uint64_t live = ctl_vmap_get(&r->vm, k);
+        if (live != CTL_VMAP_PENDING) return live == CTL_VMAP_NONE ? rec : live;
+        if (idle(r, ev) < 0) {
+            r->map_failed = 1;
+            return rec;
+        }
+    }
 }
 
 /* The child that replays recorded client id. */
@@ -337,7 +369,7 @@ static int state_fx_set(rclient_t *c, const uint8_t *body, size_t len) {
 }
 
 /* Sends request record q (SOUND record s after it, if any). */
-static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const ctl_cap_rec_t *s) {
+static int send_req(replay_t *r, const ctl_cap_rec_t *q, const ctl_cap_rec_t *s) {
     uint16_t op = (uint16_t)ctl_cap_le(q->req + 4, 2), flags = (uint16_t)ctl_cap_le(q->req + 6, 2);
     const uint8_t *body = q->req + HL_FRAME_HDR;
     size_t len = q->req_len - HL_FRAME_HDR;
@@ -385,12 +417,18 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
     size_t nlen = 0;
     if (op == HL_OP_STOP || op == HL_OP_SET || op == HL_OP_PARAM || op == HL_OP_CONE ||
         op == HL_OP_ATTEN || op == HL_OP_PLAY) {
-        while (r->plays_out) /* the handle it names may be in a reply still coming */
-            if (pump(r, 5) < 0) return -1;
         if (ctl_cap_remap(op, body, len, map_voice, r, nb, &nlen)) {
             body = nb;
             len = nlen;
         }
+        if (r->map_failed) return -1;
+    }
+    if (op == HL_OP_PLAY && r->slot >= 0 && r->nmine == r->capmine) { /* room in mine */
+        size_t cap = r->capmine ? 2 * r->capmine : 64;
+        long *m = realloc(r->mine, cap * sizeof *m);
+        if (!m) return -1;
+        r->mine = m;
+        r->capmine = cap;
     }
     sent_t *st = calloc(1, sizeof *st);
     if (!st) return -1;
@@ -398,7 +436,7 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
                    .h = c->h,
                    .op = op,
                    .status = q->status,
-                   .voice = voice,
+                   .slot = -1,
                    .frame = f,
                    .at = at,
                    .state = (q->flags & CTL_CAP_STATE) != 0};
@@ -408,7 +446,13 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, uint64_t voice, const c
         return pump(r, 0);
     }
     if (op == HL_OP_LOAD) return send_load(c, body, len, s, st);
-    if (op == HL_OP_PLAY) r->plays_out++;
+    if (op == HL_OP_PLAY) {
+        if (r->slot >= 0) { /* its reply writes the slot */
+            r->mine[r->nmine++] = st->slot = r->slot;
+            r->slot = -1;
+        }
+        r->plays_out++;
+    }
     heliod_at_frame(c->h, at);
     int rc = heliod_raw_async(c->h, op, body, len, on_reply, st);
     heliod_at_frame(c->h, 0);
@@ -483,7 +527,8 @@ static int run(replay_t *r, const char *path) {
            ")\n",
            r->e0, r->f0, r->f0 - r->e0);
     fflush(stdout);
-    int rc = plan_workers(r) == 0 ? run_workers(r) : -1;
+    int rc =
+        plan_workers(r) == 0 && ctl_vmap_init(&r->vm, r->file, r->n) == 0 ? run_workers(r) : -1;
     heliod_close(r->clock_conn);
     if (rc < 0) {
         fprintf(stderr, "heliodctl: replay: the connection to the daemon failed\n");
@@ -553,9 +598,10 @@ static int worker_run(replay_t *r) {
     ctl_cap_rec_t c, nx;
     int got, rc = 0;
     uint64_t end = 0;
-    uint32_t seq = 0;
+    uint32_t seq = 0, slots = 0;
     while (rc == 0 && (got = ctl_cap_next(r->file, r->n, &off, &c)) == 1) {
         if (c.kind == CTL_CAP_TRAILER) end = c.end;
+        slots += ctl_vmap_takes_slot(&c);
         if (c.kind != CTL_CAP_REQUEST && c.kind != CTL_CAP_CLOSE) continue;
         uint32_t my = seq++;
         if (worker_of(r, c.client) != r->worker) continue;
@@ -573,19 +619,22 @@ static int worker_run(replay_t *r) {
                 k->h = NULL;
             }
         } else {
-            /* its REPLY and SOUND records follow it */
-            uint64_t voice = 0;
+            /* its REPLY (a PLAY's recorded handle: the next voice map
+             * slot) and SOUND records follow it */
             const ctl_cap_rec_t *snd = NULL;
             size_t o2 = off;
+            r->upto = slots;
+            r->slot = -1;
             while (ctl_cap_next(r->file, r->n, &o2, &nx) == 1 &&
                    (nx.kind == CTL_CAP_REPLY || nx.kind == CTL_CAP_SOUND)) {
-                if (nx.kind == CTL_CAP_REPLY) voice = nx.voice;
+                if (ctl_vmap_takes_slot(&nx)) r->slot = slots;
                 if (nx.kind == CTL_CAP_SOUND) {
                     snd = &nx;
                     break;
                 }
             }
-            rc = send_req(r, &c, voice, snd);
+            rc = send_req(r, &c, snd);
+            if (r->slot >= 0) map_put(r, r->slot, 0); /* not sent: the recorded handle stays */
         }
         pass_turn(r, my);
     }
@@ -596,6 +645,8 @@ static int worker_run(replay_t *r) {
             heliod_close(r->cl[i].h);
             r->cl[i].h = NULL;
         }
+    for (size_t i = 0; i < r->nmine; i++) /* replies that never came: no other child waits on */
+        if (ctl_vmap_get(&r->vm, r->mine[i]) == CTL_VMAP_PENDING) map_put(r, r->mine[i], 0);
     shared_t *sh = r->sh;
     atomic_fetch_add(&sh->sent, r->sent);
     atomic_fetch_add(&sh->skipped, r->skipped);
@@ -605,7 +656,7 @@ static int worker_run(replay_t *r) {
     atomic_fetch_add(&sh->clients, (uint32_t)r->ncl);
     if (rc < 0) {
         atomic_store(&sh->failed, 1);
-        (void)futex(&sh->turn, FUTEX_WAKE, INT32_MAX, NULL);
+        wake(sh);
     }
     return rc;
 }
@@ -649,7 +700,7 @@ static int run_workers(replay_t *r) {
             if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
                 rc = -1;
                 atomic_store(&sh->failed, 1);
-                (void)futex(&sh->turn, FUTEX_WAKE, INT32_MAX, NULL);
+                wake(sh);
             }
             continue;
         }
@@ -689,7 +740,8 @@ int ctl_replay_main(int argc, char **argv, const char *socket) {
     int rc = run(&r, file);
     if (r.sh) munmap(r.sh, sizeof *r.sh);
     free(r.cl);
-    free(r.vmap);
+    ctl_vmap_destroy(&r.vm);
+    free(r.mine);
     free(r.group);
     free(r.file);
     return rc;

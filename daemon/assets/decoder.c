@@ -258,10 +258,7 @@ static void *decoder_main(void *arg) {
              * again: a burst of streams is served evenly, none waits for
              * the others' rings to be full */
             int resume = ds->need_open;
-            if (resume) {
-                ds->need_open = 0;
-                p->need_opens--;
-            }
+            ds->need_open = 0;
             ds->busy = 1;
             pthread_mutex_unlock(&p->lock);
             if (resume) hld_ds_resume(ds);
@@ -477,10 +474,11 @@ int hld_decoder_complete(hld_decoder_t *p) {
     pthread_mutex_lock(&p->lock);
     hld_dstream_t *ds = p->done;
     p->done = p->done_tail = NULL;
+    uint32_t handed = 0;
     for (hld_dstream_t *k = ds; k; k = k->job_next)
         if (k->need_open && !k->timed_out) { /* decoder threads may resume it from now on */
             k->handed = 1;
-            p->need_opens++;
+            handed++;
         }
     pthread_mutex_unlock(&p->lock);
     int n = 0;
@@ -495,9 +493,12 @@ int hld_decoder_complete(hld_decoder_t *p) {
             ds->done(ds->done_user, ds, ds->status, ds->status < 0 ? ds->msg : NULL);
         ds = next;
     }
-    if (n) { /* after the voices went to the mixer: a resume competes with no start */
+    /* after the voices went to the mixer: a resume competes with no start.
+     * Only threads asleep need the call: a thread sleeps only when it finds
+     * no stream to take, and one handed earlier is found before that */
+    if (handed) {
         pthread_mutex_lock(&p->lock);
-        if (p->need_opens) pthread_cond_broadcast(&p->cond);
+        pthread_cond_broadcast(&p->cond);
         pthread_mutex_unlock(&p->lock);
     }
     return n;
@@ -535,7 +536,6 @@ void hld_dstream_release(hld_decoder_t *p, hld_dstream_t *ds) {
         return;
     }
     if (ds->slot >= 0) p->slots[ds->slot] = NULL;
-    if (ds->need_open && ds->handed) p->need_opens--; /* released before a thread took it */
     pthread_mutex_unlock(&p->lock);
     dstream_free(p, ds);
 }

@@ -210,7 +210,6 @@ typedef struct hld_decoder {
     uint64_t inline_batch, inline_spent_ns;
     _Atomic uint64_t inline_opens; /* opens primed on the caller's thread (head ones too) */
     _Atomic uint64_t head_opens;   /* ... of them, from a prefetched head */
-    uint32_t need_opens;           /* pool lock: handed streams with need_open, not taken */
 } hld_decoder_t;
 
 /* Where and how a stream voice plays: positions in SOURCE frames. */

@@ -45,13 +45,37 @@ static double seg_at(double i0, double i1, uint64_t f0, uint64_t f1, uint64_t f)
     return i0 + (i1 - i0) * (double)(f - f0) / (double)(f1 - f0);
 }
 
-static double intensity_at(const hld_snap_t *p, uint64_t f) {
-    if (!p->active) return 0.0;
-    if (f < p->f0) /* before the latest glide: the one that ran then */
+/* A glide of p: intensity i0 at f0 to i1 at f1. */
+typedef struct {
+    double i0, i1;
+    uint64_t f0, f1;
+} glide_t;
+
+/* The glide of p that a change on frame `known` knew as the latest: the
+ * last to start on or before it (the first if none did: its i0 held). */
+static glide_t glide_known(const hld_snap_t *p, uint64_t known) {
+    if (known < p->f0) /* before the latest glide: the one that ran then */
         for (uint32_t k = p->npast; k-- > 0;)
-            if (f >= p->past[k].f0 || k == 0)
-                return seg_at(p->past[k].i0, p->past[k].i1, p->past[k].f0, p->past[k].f1, f);
-    return seg_at(p->i0, p->i1, p->f0, p->f1, f);
+            if (known >= p->past[k].f0 || k == 0) {
+                glide_t g = {p->past[k].i0, p->past[k].i1, p->past[k].f0, p->past[k].f1};
+                if (known < g.f0) g = (glide_t){g.i0, g.i0, 0, 0}; /* not begun */
+                return g;
+            }
+    glide_t g = {p->i0, p->i1, p->f0, p->f1};
+    if (known < g.f0) g = (glide_t){g.i0, g.i0, 0, 0};
+    return g;
+}
+
+/* p's intensity on frame f as a change on frame `known` planned it: with
+ * the glides begun by then (a later one was not known yet). */
+static double intensity_known(const hld_snap_t *p, uint64_t known, uint64_t f) {
+    if (!p->active) return 0.0;
+    glide_t g = glide_known(p, known);
+    return seg_at(g.i0, g.i1, g.f0, g.f1, f);
+}
+
+static double intensity_at(const hld_snap_t *p, uint64_t f) {
+    return intensity_known(p, f, f);
 }
 
 double hld_snap_intensity_now(const hld_snaps_t *s, const hld_snap_t *p) {
@@ -122,20 +146,26 @@ typedef struct {
     uint8_t fx[HL_MAX_BUSES + 1];   /* bit k: insert k is blended */
     uint8_t now_gain[HL_MAX_BUSES + 1], now_fx[HL_MAX_BUSES + 1]; /* the stack's own */
     uint64_t brk[SNAP_BRK];                                       /* ascending, distinct */
+    uint8_t begins[SNAP_BRK]; /* brk[i] is a glide's start: a change made it */
     uint32_t nb;
     plan_cmd_t cmd[SNAP_CMDS];
     uint32_t ncmd, sched; /* commands, and how many of them are scheduled */
     int full;             /* more than cmd[] holds (then more than the cap) */
 } plan_t;
 
-static void add_brk(plan_t *pl, uint64_t f, uint64_t from) {
+static void add_brk(plan_t *pl, uint64_t f, uint64_t from, int begins) {
     if (f <= from) return;
     uint32_t k = pl->nb;
     while (k > 0 && pl->brk[k - 1] > f)
         k--;
-    if (k > 0 && pl->brk[k - 1] == f) return;
+    if (k > 0 && pl->brk[k - 1] == f) {
+        pl->begins[k - 1] |= (uint8_t)begins;
+        return;
+    }
     memmove(&pl->brk[k + 1], &pl->brk[k], (pl->nb - k) * sizeof pl->brk[0]);
+    memmove(&pl->begins[k + 1], &pl->begins[k], (pl->nb - k) * sizeof pl->begins[0]);
     pl->brk[k] = f;
+    pl->begins[k] = (uint8_t)begins;
     pl->nb++;
 }
 
@@ -172,11 +202,11 @@ static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
         }
         for (uint32_t k = 0; k < p->npast; k++) { /* a past glide runs until the next starts */
             uint64_t until = k + 1 < p->npast ? p->past[k + 1].f0 : p->f0;
-            add_brk(pl, p->past[k].f0, from);
-            if (p->past[k].f1 < until) add_brk(pl, p->past[k].f1, from);
+            add_brk(pl, p->past[k].f0, from, 1);
+            if (p->past[k].f1 < until) add_brk(pl, p->past[k].f1, from, 0);
         }
-        add_brk(pl, p->f0, from);
-        add_brk(pl, p->f1, from);
+        add_brk(pl, p->f0, from, 1);
+        add_brk(pl, p->f1, from, 0);
     }
     for (int k = 0; k <= HL_MAX_BUSES; k++) {
         pl->gain[k] = pl->now_gain[k] | s->touched[k];
@@ -184,13 +214,13 @@ static void plan_scope(hld_snaps_t *s, plan_t *pl, uint64_t from) {
     }
 }
 
-/* One command of segment i (at: its frame) if its values differ from the
- * segment before's, or always in segment 0 (it takes over whatever ramp
- * ran); prev keeps the last values sent. */
-static void plan_emit(plan_t *pl, uint32_t i, uint64_t at, uint32_t ramp, int k, int f,
+/* One command of a segment (at: its frame) if its values differ from the
+ * segment before's, or always where a change begins it (it takes over
+ * whatever ramp ran); prev keeps the last values sent. */
+static void plan_emit(plan_t *pl, int begins, uint64_t at, uint32_t ramp, int k, int f,
                       const float *v, float *prev) {
     size_t len = (f < 0 ? 1 : HL_FX_PARAMS) * sizeof *v;
-    if (i > 0 && memcmp(v, prev, len) == 0) return;
+    if (!begins && memcmp(v, prev, len) == 0) return;
     memcpy(prev, v, len);
     if (pl->ncmd == SNAP_CMDS) {
         pl->full = 1;
@@ -206,32 +236,44 @@ static void plan_emit(plan_t *pl, uint32_t i, uint64_t at, uint32_t ramp, int k,
 }
 
 /* The plan's commands, segment by segment: the first from `from` (on the
- * mixer's frame, hl_mixer_at: the request's) to the first breakpoint,
- * every later one scheduled on the breakpoint it starts on, each setting
- * ramping to its blend at the segment's end; a later segment only sends
- * what changes over it. Without breakpoints: the blend at `from`, ramped
- * over ramp_none. Effect parameters ride the same ramps (the audio thread
- * glides them) but the compressor's attack and release and the reverb's
- * size and pre-delay, which step to the segment's end value on its first
- * frame (time constants and delay lengths: see PROTOCOL.md). One pass over
- * the stack's settings per segment. */
+ * mixer's frame, hl_mixer_at: the request's), every later one scheduled on
+ * the breakpoint it starts on. Each segment plans as the change on its
+ * first frame did (or will) with what was known then -- the glides begun
+ * by then: every setting ramps to its blend at the next breakpoint of
+ * those (a glide a later change begins takes over on its own frame, as
+ * live) -- so a plan made before a change that was sent ahead plans the
+ * frames after it as that change's own plan does, whatever the order the
+ * requests came in (a replay sends them ahead). A segment a change begins
+ * sends every setting (it takes over whatever ramp ran), a later one what
+ * changes over it. With nothing gliding: the blend, ramped over ramp_none
+ * at `from`, at once on a later change. Effect parameters ride the same
+ * ramps (the audio thread glides them) but the compressor's attack and
+ * release and the reverb's size and pre-delay, which step to the segment's
+ * end value on its first frame (time constants and delay lengths: see
+ * PROTOCOL.md). One pass over the stack's settings per segment. */
 static void plan_eval(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_none) {
     static float cur[HL_MAX_BUSES + 1][1 + HL_MAX_FX][HL_FX_PARAMS]; /* [k][0][0]: the fader */
     static float prev[HL_MAX_BUSES + 1][1 + HL_MAX_FX][HL_FX_PARAMS];
     double db[HL_MAX_BUSES + 1], mute[HL_MAX_BUSES + 1], inten[HL_MAX_SNAPSHOTS];
+    glide_t g[HL_MAX_SNAPSHOTS];
     const hld_bus_t *rec[HL_MAX_BUSES + 1];
     uint64_t at0 = hl_mixer_at_frame(s->mx);
-    uint32_t nseg = pl->nb ? pl->nb : 1;
+    uint32_t nseg = pl->nb + 1; /* from, then every breakpoint */
     pl->ncmd = pl->sched = 0;
     pl->full = 0;
     for (int k = 0; k <= HL_MAX_BUSES; k++)
         rec[k] = pl->fx[k] ? hld_bus_at(s->buses, k - 1) : NULL;
     for (uint32_t i = 0; i < nseg; i++) {
-        uint64_t t0 = i ? pl->brk[i - 1] : from, t1 = pl->nb ? pl->brk[i] : from;
-        uint32_t ramp = pl->nb ? (uint32_t)(t1 - t0) : ramp_none;
+        uint64_t t0 = i ? pl->brk[i - 1] : from, t1 = 0; /* t1: the next end known at t0 */
+        for (uint32_t j = 0; j < pl->n; j++) {
+            g[j] = glide_known(pl->st[j], t0);
+            if (g[j].f1 > t0 && (!t1 || g[j].f1 < t1)) t1 = g[j].f1;
+        }
+        for (uint32_t j = 0; j < pl->n; j++) /* the stack's are active */
+            inten[j] = seg_at(g[j].i0, g[j].i1, g[j].f0, g[j].f1, t1 ? t1 : t0);
+        uint32_t ramp = t1 ? (uint32_t)(t1 - t0) : i ? 0 : ramp_none;
         uint64_t at = i ? t0 : at0;
-        for (uint32_t j = 0; j < pl->n; j++)
-            inten[j] = intensity_at(pl->st[j], t1);
+        int begins = i == 0 || pl->begins[i - 1];
         for (int k = 0; k <= HL_MAX_BUSES; k++) { /* the bases */
             if (pl->gain[k]) {
                 db[k] = base_db(s, k - 1);
@@ -259,11 +301,11 @@ static void plan_eval(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_n
                                 ? 0.0f
                                 : hl_db_to_lin((float)db[k]) * (float)(1.0 - mute[k]);
                 cur[k][0][0] = lin >= 0.0f ? lin : 0.0f;
-                plan_emit(pl, i, at, ramp, k, -1, cur[k][0], prev[k][0]);
+                plan_emit(pl, begins, at, ramp, k, -1, cur[k][0], prev[k][0]);
             }
             for (uint32_t f = 0; rec[k] && f < rec[k]->nfx && f < HL_MAX_FX; f++)
                 if (pl->fx[k] >> f & 1u)
-                    plan_emit(pl, i, at, ramp, k, (int)f, cur[k][1 + f], prev[k][1 + f]);
+                    plan_emit(pl, begins, at, ramp, k, (int)f, cur[k][1 + f], prev[k][1 + f]);
         }
     }
 }

@@ -25,7 +25,10 @@
  * from its frame on (hl_mixer_sched_cancel_from) and plans again. So a stack
  * of overlapping fades reaches each breakpoint's value on its exact frame
  * whatever the poll ticks do; at most HLD_SNAP_SCHED_MAX of them are pending
- * (beyond: EBUSY, nothing changed). Effect parameters ride the same ramps:
+ * (beyond: EBUSY, nothing changed). A plan that knows a change on a later
+ * frame (it came ahead) plans from that frame on as the change's own plan
+ * did, so the order the requests came in does not matter (a replay sends
+ * them ahead). Effect parameters ride the same ramps:
  * the audio thread glides them (hl_fx_params_t.ramp_frames).
  */
 #ifndef HLD_SNAPSHOTS_H
@@ -37,7 +40,10 @@
 #include "hl_proto.h"
 #include "hld_limits.h"
 
-#define HLD_SNAP_PAST 4 /* glides kept: a ranking lead of a parameter's 10 ms steps */
+/* glides kept: a ranking lead of a parameter's 10 ms steps, and the changes
+ * a replay sends ahead (a plan on an earlier frame made after them needs
+ * every glide from its frame on) */
+#define HLD_SNAP_PAST 16
 
 typedef struct {
     uint8_t target;   /* HL_SNAPT_* */

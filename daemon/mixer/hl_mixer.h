@@ -679,8 +679,9 @@ uint64_t hl_mixer_at_frame(const hl_mixer_t *m);
 /* The engine frame commands pushed now take effect at: with no frame set
  * (hl_mixer_at 0), hl_mixer_next_frame() (inside an open bundle: its value
  * when the bundle began, so all of a bundle's requests are "now" on one
- * frame); with one, that frame, or hl_mixer_frames() if it is later. */
-uint64_t hl_mixer_effect_frame(const hl_mixer_t *m);
+ * frame); with one, that frame, or hl_mixer_frames() if it is later. Each
+ * answer is recorded (hl_mixer_now_track, hl_mixer_now_seen). Main thread. */
+uint64_t hl_mixer_effect_frame(hl_mixer_t *m);
 /* Frames the frame set with hl_mixer_at is already behind the clock (an
  * estimate: the audio thread may pass more before it drains it). */
 uint64_t hl_mixer_late_frames(const hl_mixer_t *m);
@@ -762,7 +763,6 @@ int hl_mixer_last_drain(const hl_mixer_t *m, uint64_t *frame, uint32_t *taken);
  * of the call's frames. A bus that did not run in the call reads 0. */
 #define HL_MIX_METERS       (HL_MAX_BUSES + 1)
 #define HL_MIX_METER_MASTER HL_MAX_BUSES
-#define HL_MIX_MAX_CH       12 /* output channels at most (hl_layout.h HL_LAYOUT_MAX_CH) */
 typedef struct {
     float peak[HL_MIX_METERS][HL_MIX_MAX_CH]; /* channels 0..channels-1 used */
     double sumsq[HL_MIX_METERS][HL_MIX_MAX_CH];

@@ -40,7 +40,7 @@ uint64_t hl_mixer_at_frame(const hl_mixer_t *m) {
     return m->at_ctl;
 }
 
-uint64_t hl_mixer_effect_frame(const hl_mixer_t *m) {
+uint64_t hl_mixer_effect_frame(hl_mixer_t *m) {
     /* a bundle's commands apply in one block: every request in it is "now"
      * on the same frame (the clock may move while the main thread admits
      * them; a voice that starts virtual keeps the frame it gets here).
@@ -50,9 +50,9 @@ uint64_t hl_mixer_effect_frame(const hl_mixer_t *m) {
     uint64_t now = m->bundle_open ? m->bundle_frame
                    : m->at_ctl    ? hl_mixer_frames(m) /* a frame of its own: as before */
                                   : hl_mixer_next_frame(m);
-    hl_mixer_t *w = (hl_mixer_t *)(uintptr_t)m; /* the record of "now"s read (main thread) */
-    if (!w->now_reads++ || now < w->now_lo) w->now_lo = now;
-    if (now > w->now_hi || w->now_reads == 1) w->now_hi = now;
+    /* the record of "now"s read (main thread: hl_mixer_now_seen) */
+    if (!m->now_reads++ || now < m->now_lo) m->now_lo = now;
+    if (now > m->now_hi || m->now_reads == 1) m->now_hi = now;
     return m->at_ctl > now ? m->at_ctl : now;
 }
 

@@ -199,7 +199,8 @@ typedef struct hl_loop_view {
     uint32_t on;      /* frames past le continue at ls */
     uint32_t ls, le;  /* region */
     uint32_t xfade;   /* crossfade frames before le (0 when off) */
-    uint32_t wrapped; /* looped once: the frame before frame 0 is le - 1 */
+    uint32_t wrapped; /* looped once: the frames before ls are the loop's last */
+    uint32_t pxfade;  /* the crossfade of the passes that looped (0: none) */
 } hl_loop_view_t;
 
 /* The steady-state cache of a voice: one cache line holding everything the
@@ -263,9 +264,9 @@ typedef struct {
     float sp_l, sp_r;     /* 3D gain pair computed for the current position and gain */
     uint8_t sp_cl, sp_cr; /* ... and its speakers (surround; 0, 1 on stereo) */
     uint8_t sp_pend;      /* 1: a slot is still on its old speaker (ramping to 0) */
-    uint8_t sp_hmoved;
-    uint32_t sp_far; /* ... and whether that position was beyond max distance */
-    uint32_t sp_gen; /* listener_gen the pair is valid for; 0 = recompute */
+    uint8_t sp_hmoved;    /* height: the last slot update ramped or moved a slot (else settled) */
+    uint32_t sp_far;      /* ... and whether that position was beyond max distance */
+    uint32_t sp_gen;      /* listener_gen the pair is valid for; 0 = recompute */
     float min_d, max_d, rolloff;
     uint32_t model;
     float cone_dir[3]; /* the sound cone (hl_voice_params_t); (0,0,0) = none */
@@ -293,7 +294,7 @@ typedef struct {
     float send_own[HL_MAX_SENDS]; /* the send levels asked for, before dist_send */
     float dsend_now;              /* dist_send's factor the sends were last set with */
     float dsend_want;             /* ... and at the last spatial update (1: none) */
-    uint32_t wrapped;             /* looped once: the frame before frame 0 is the loop's last */
+    uint32_t wrapped;             /* looped once: the frames before ls are the loop's last */
     uint32_t seek_frame;
     uint32_t channels;
     hl_stream_t *pending; /* stream to switch to */
@@ -584,7 +585,8 @@ void hl_surround_lfe_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *l, const f
  * the last spatial update (sp_hc/sp_hq) on the voice's three slots (a
  * speaker already on a slot keeps it; a slot whose speaker changes ramps
  * to 0 over one block first, sp_pend 1) and sets their ramps over n (sp_hmoved:
- * 1 when one ramps or waits, so the voice is not made steady after this block);
+ * 1 when one ramps or waits, so the voice is not made steady after this block;
+ * 0: settled, the next update with the same speakers would change nothing);
  * mix adds mono y (the voice's block after the post stage) times each
  * slot's ramped gain to that slot's plane of bus `bus` (ramps not moved);
  * advance moves the slots' ramps on by n frames (once per block). */
@@ -592,9 +594,6 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n);
 void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
                                uint32_t n);
 void hl_surround_height_advance_rt(hl_rt_voice_t *v, uint32_t n);
-/* 1 when hl_surround_height_slots_rt would change nothing: every slot on its
- * speaker at its gain, no ramp, none pending (a height voice may be steady) */
-int hl_surround_height_settled(const hl_rt_voice_t *v);
 /* on = 0: a steady height voice takes the full path instead (tests comparing the two;
  * mixer_ctl.c, main thread, before the audio thread runs) */
 void hl_mixer_set_fast_height(hl_mixer_t *m, int on);

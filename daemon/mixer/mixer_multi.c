@@ -26,8 +26,13 @@ static int render(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t t0, uint32_t cnt, co
     float *base = planes ? &m->acc[v->bus][0][t0] : NULL;
     if (v->stream) {
         int fin = 0;
-        const hl_gain_ramp_t gg = {
-            planes ? g[0] : 0.0f, planes ? g[1] : 0.0f, planes ? g[2] : 0.0f, 0.0f, 0.0f, 0.0f};
+        const hl_gain_ramp_t gg = {planes ? g[0] : 0.0f,
+                                   planes ? g[1] : 0.0f,
+                                   planes ? g[2] : 0.0f,
+                                   0.0f,
+                                   0.0f,
+                                   0.0f,
+                                   0.0f};
         hl_voice_render_stream_rt(m, v, base, NULL, cnt, &gg, step, &fin);
         return fin;
     }

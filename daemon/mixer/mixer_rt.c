@@ -174,10 +174,12 @@ static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
         f->lgen = 0;
     }
     const int hgt = m->height && (v->flags & HL_MIX_3D); /* settled slots, no post stage */
-    if (hgt && (m->no_fast_height || v->post || !hl_surround_height_settled(v))) return;
+    if (hgt && (m->no_fast_height || v->post || v->sp_hmoved)) return;
     f->data = v->src.data;
     f->step = voice_step(v);
     sinc_follow(m, &v->src, f->step); /* lim_fp for this step's kernel */
+    /* just after a wrap, the taps before the loop start: the full path */
+    if (f->cursor < view_lo(&v->src)) return;
     f->lim_fp = v->src.lim_fp;
     f->copy_end = v->src.copy_end;
     f->frames = v->src.frames;
@@ -277,7 +279,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             /* envelope and gain pair are linear over the segment; their
              * product is the exact quadratic the kernels apply */
             const float e0 = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur;
-            hl_gain_ramp_t g = {e0 * l0, 0.0f, 0.0f, e0 * r0, 0.0f, 0.0f};
+            hl_gain_ramp_t g = {e0 * l0, 0.0f, 0.0f, e0 * r0, 0.0f, 0.0f, 0.0f};
             if (v->env.rem | v->gl.rem | v->gr.rem) { /* settled voices skip the divisions */
                 const float inv = 1.0f / (float)seg;
                 const float de = (ramp_after(&v->env, seg) - e0) * inv;
@@ -378,11 +380,9 @@ static inline __attribute__((always_inline)) void fast_kernel(hl_mixer_t *m, con
     else if (f->cubic == HL_INTERP_SINC)
         m->sk->mono(acc_l, acc_r, src, n, frac, step, g, hl_sinc_level(m->sinc, step));
     else if (f->cubic)
-        m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                             (float)step * HL_FP_SCALE, g);
+        m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, g);
     else
-        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                              (float)step * HL_FP_SCALE, g);
+        m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, g);
 }
 
 /* A steady 2D voice whose gain pair ramps (f.ramp): the ramp's part of the
@@ -433,7 +433,7 @@ static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
  * run into its own pair, then its planes as the full path's (voice_post.c). */
 static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
                                                          uint32_t *mixed, uint32_t *buses) {
-    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f, 0.0f};
     if (!fast_inside(m, f, f->cursor, n)) return 0;
     memset(m->sbuf, 0, (HL_MIX_BLOCK + n) * sizeof(float)); /* its pair: sbuf, sbuf + block */
     fast_kernel(m, f, m->sbuf, m->sbuf + HL_MIX_BLOCK, f->cursor, n, &g);
@@ -499,7 +499,7 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
         memset(acc_l, 0, n * sizeof(float));
         memset(acc_r, 0, n * sizeof(float));
     }
-    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+    const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f, 0.0f};
     const float *src = f->data + idx;
     if (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) {
         if (f->copy_end - idx < n) return 0;
@@ -515,11 +515,9 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
             m->sk->mono(acc_l, acc_r, src, n, frac, step, &g, sl);
         } else if (f->cubic) {
             if (c < HL_FP_ONE) return 0;
-            m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                                 (float)step * HL_FP_SCALE, &g);
+            m->k->cubic_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, &g);
         } else {
-            m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, (float)frac * HL_FP_SCALE,
-                                  (float)step * HL_FP_SCALE, &g);
+            m->k->interp_mix_mono(acc_l, acc_r, src, f->frames - idx, n, frac, step, &g);
         }
     }
     f->cursor = c + (uint64_t)n * step;
@@ -572,7 +570,7 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
             left[i] = 1;
             continue;
         }
-        const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f};
+        const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f, 0.0f};
         fast_kernel(m, f, HL_PART_ACC(acc, f->bus, f->cl), HL_PART_ACC(acc, f->bus, f->cr), c, n,
                     &g);
         f->cursor = c + (uint64_t)n * f->step;

@@ -9,7 +9,7 @@
  * signal) and goes through the post stage; then it is spread over up to
  * three speakers (VBAP, hl_layout_pan3), each slot's gain ramped over the
  * block like the pair's. Once its slots have settled (no ramp, no speaker
- * to change: hl_surround_height_settled) a plain one (no post stage, no LFE
+ * to change: sp_hmoved 0) a plain one (no post stage, no LFE
  * send) takes the steady path: the same kernel run into its own pair, then
  * hl_voice_height_rt, skipping the per-block 3D update and the segment loop
  * (mixer_rt.c, process_fast_height; voice_post.c, hl_voice_height_steady_rt).
@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hl_simd.h"
 #include "voice_state.h"
 
 void hl_surround_slots_rt(hl_rt_voice_t *v, float *l, float *r) {
@@ -93,26 +94,10 @@ void hl_surround_height_slots_rt(hl_rt_voice_t *v, uint32_t n) {
         v->hq[s].target = want;
         v->hq[s].rem = want == v->hq[s].cur ? 0 : n;
     }
-    /* a voice that moved this block is not made steady: it may move again */
+    /* a voice that moved this block is not made steady: it may move again.
+     * Not moved, the slots have settled: each on its speaker at its gain, and
+     * the next update with the same sp_hc/sp_hq changes nothing */
     v->sp_hmoved = (uint8_t)(v->sp_pend || v->hq[0].rem || v->hq[1].rem || v->hq[2].rem);
-}
-
-int hl_surround_height_settled(const hl_rt_voice_t *v) {
-    int slot_of[3] = {-1, -1, -1};
-    if (v->sp_pend || v->sp_hmoved) return 0;
-    for (int s = 0; s < 3; s++) /* the cheap part first: a moving voice's slots ramp */
-        if (v->hq[s].rem || v->hq[s].cur != v->hq[s].target) return 0;
-    height_slot_of(v, slot_of);
-    for (int s = 0; s < 3; s++) {
-        float want = 0.0f;
-        for (int k = 0; k < 3; k++) {
-            if (slot_of[k] != s) continue;
-            if (v->hc[s] != v->sp_hc[k]) return 0; /* would move or fade */
-            want = v->sp_hq[k];
-        }
-        if (v->hq[s].rem || v->hq[s].cur != want || v->hq[s].target != want) return 0;
-    }
-    return 1;
 }
 
 void hl_surround_height_mix_rt(hl_mixer_t *m, const hl_rt_voice_t *v, uint32_t bus, const float *y,
@@ -184,7 +169,7 @@ int hl_surround_height_flat_rt(hl_mixer_t *m, const hl_rt_voice_t *v, const floa
         q[k++] = g->target; /* ramp_after(g, 0), what height_mix adds */
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (m->k != &hl_mix_kernels_generic) { /* AVX2 kernels chosen: the CPU has AVX2 */
+    if (hl_simd_level() >= HL_SIMD_AVX2) { /* the CPU's, capped by HELIOD_ISA */
         height_flat_avx2(d[0], d[1], d[2], l, r, q, k, n);
         return 1;
     }

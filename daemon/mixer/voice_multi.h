@@ -15,31 +15,35 @@
 
 #include "voice_state.h"
 
+/* Frame i of the view, every channel, into y: while the loop crossfades,
+ * its last xfade frames blended with the frames before loop_start as a
+ * stream's decoder blends them (dstream.c: out = x + w (pre - x), w from
+ * the source frame); outside the data, silence. */
+static inline void hl_multi_at_rt(const src_view_t *s, int64_t i, float *y) {
+    const float *a = hl_src_frame(s, i);
+    const hl_loop_view_t *lp = s->loop;
+    for (uint32_t c = 0; c < s->ch; c++)
+        y[c] = a ? a[c] : 0.0f;
+    if (!a || !lp->xfade) return;
+    const int64_t k = (a - s->data) / s->ch, xs = (int64_t)lp->le - lp->xfade;
+    if (k < xs || k >= (int64_t)lp->le) return;
+    const float w = (float)((double)(k - xs) / (double)lp->xfade);
+    const float *pre = a - (size_t)(lp->le - lp->ls) * s->ch; /* xfade <= ls */
+    for (uint32_t c = 0; c < s->ch; c++)
+        y[c] += w * (pre[c] - y[c]);
+}
+
 /* Every channel at fixed-point position pos, linearly interpolated (a
- * whole frame is read as is). */
+ * whole frame is read as is): one output frame before the gains. */
 static inline void hl_multi_interp_rt(const src_view_t *s, uint64_t pos, float *y) {
     const int64_t i = (int64_t)(pos >> 32);
     const float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
-    const float *a = hl_src_frame(s, i), *b = f != 0.0f ? hl_src_frame(s, i + 1) : NULL;
-    for (uint32_t c = 0; c < s->ch; c++) {
-        const float x = a ? a[c] : 0.0f;
-        y[c] = f != 0.0f ? x + f * ((b ? b[c] : 0.0f) - x) : x;
-    }
-}
-
-/* One output frame before the gains: the crossfade blends the loop's tail
- * with the frames before loop_start (as voice_src.h's sample_at). */
-static inline void hl_multi_frame_rt(const src_view_t *s, uint64_t pos, float *y) {
-    hl_multi_interp_rt(s, pos, y);
-    const hl_loop_view_t *lp = s->loop;
-    if (!lp->xfade) return;
-    const uint64_t xs = (uint64_t)(lp->le - lp->xfade) << 32;
-    if (pos < xs) return;
-    const float w = (float)((double)(pos - xs) / (double)((uint64_t)lp->xfade << 32));
-    float z[HL_LAYOUT_MAX_CH];
-    hl_multi_interp_rt(s, pos - ((uint64_t)(lp->le - lp->ls) << 32), z);
+    hl_multi_at_rt(s, i, y);
+    if (f == 0.0f) return;
+    float b[HL_LAYOUT_MAX_CH];
+    hl_multi_at_rt(s, i + 1, b);
     for (uint32_t c = 0; c < s->ch; c++)
-        y[c] += w * (z[c] - y[c]);
+        y[c] = y[c] + f * (b[c] - y[c]);
 }
 
 /* cnt frames of view s from *cursor into the planes at `planes` (channel c
@@ -58,7 +62,7 @@ static inline int hl_multi_span_rt(hl_rt_voice_t *v, const src_view_t *s, uint64
     for (uint32_t j = 0; j < cnt; j++) {
         if (planes) {
             float y[HL_LAYOUT_MAX_CH];
-            hl_multi_frame_rt(s, cur, y);
+            hl_multi_interp_rt(s, cur, y);
             const float jf = (float)j;
             float k = g[0] + jf * (g[1] + jf * g[2]);
             if (fade) k *= ramp_after(&v->xf, j + 1);

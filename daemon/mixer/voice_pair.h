@@ -29,9 +29,7 @@ pair_run(const hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n, hl_mix_mono_run
         (step == HL_FP_ONE && frac == 0 && idx < f->copy_end) || c >= f->lim_fp ||
         (uint64_t)n * step > f->lim_fp - c)
         return 0;
-    *r = (hl_mix_mono_run_t){
-        f->data + idx, f->frames - idx, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE, f->gl,
-        f->gr};
+    *r = (hl_mix_mono_run_t){f->data + idx, f->frames - idx, frac, step, f->gl, f->gr};
     return 1;
 }
 

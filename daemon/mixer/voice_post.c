@@ -51,6 +51,19 @@ static void post_send_ramped(float *sl, float *sr, const float *l, const float *
     }
 }
 
+/* y = x times a level ramped per frame (linear while the ramp runs, then
+ * flat), advancing the ramp: post_send_ramped's products, into y. */
+static void send_scaled(float *y, const float *x, uint32_t n, hl_ramp_t *g) {
+    const uint32_t rn = g->rem < n ? g->rem : n;
+    const float g0 = g->cur, d = rn ? (ramp_after(g, rn) - g0) / (float)rn : 0.0f;
+    for (uint32_t t = 0; t < rn; t++)
+        y[t] = x[t] * (g0 + (float)(t + 1) * d);
+    ramp_advance(g, rn);
+    const float gc = g->cur;
+    for (uint32_t t = rn; t < n; t++)
+        y[t] = x[t] * gc;
+}
+
 /* The sends of a voice that are on (level or target not 0), at most
  * HL_MAX_SENDS; returns how many, and whether any of them ramps; their buses
  * are added to *buses. */
@@ -131,11 +144,7 @@ static void post_height(hl_mixer_t *m, hl_rt_voice_t *v, float *l, float *r, uin
         l[t] = 0.5f * (l[t] + r[t]);
     hl_surround_height_mix_rt(m, v, v->bus, l, n);
     for (uint32_t i = 0; i < ns; i++) {
-        memset(r, 0, n * sizeof(float));
-        post_send_ramped(r, r, l, l, n, &v->send[idx[i]]);
-        /* both sides of the send wrote r: halve (exact: a power of 2) */
-        for (uint32_t t = 0; t < n; t++)
-            r[t] *= 0.5f;
+        send_scaled(r, l, n, &v->send[idx[i]]);
         hl_surround_height_mix_rt(m, v, v->send_bus[idx[i]], r, n);
     }
 }
@@ -269,14 +278,14 @@ const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t 
     if (f->cubic == HL_INTERP_SINC) {
         const hl_sinc_level_t *sl = hl_sinc_level(m->sinc, step);
         if (c < (uint64_t)(sl->half - 1) << 32) return NULL;
-        static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
         memset(u, 0, n * sizeof(float));
         m->sk->mono(u, m->vbuf[1], src, n, frac, step, &unity, sl); /* right: + 0 */
     } else if (f->cubic) {
         if (c < HL_FP_ONE) return NULL;
-        m->k->cubic_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        m->k->cubic_mono(u, src, n, frac, step);
     } else {
-        m->k->interp_mono(u, src, n, (float)frac * HL_FP_SCALE, (float)step * HL_FP_SCALE);
+        m->k->interp_mono(u, src, n, frac, step);
     }
     return u;
 }
@@ -284,12 +293,25 @@ const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 /* hl_voice_ramp_pan_rt's products eight frames at a time (AVX, no FMA:
- * the same multiplies and adds, lane by lane, as the four-frame form). */
+ * the same multiplies and adds, lane by lane, as the four-frame form).
+ * The frame counters kt (t + 1, exact in float) advance in two
+ * independent vectors sixteen frames at a time: one add a step on each
+ * chain instead of one chain through every step (the same values). */
 __attribute__((target("avx"))) static void
 ramp_pan_avx(float *u, const float *in, uint32_t rn, uint32_t n, float l0, float dl, float flat) {
     const __m256 vl0 = _mm256_set1_ps(l0), vdl = _mm256_set1_ps(dl), eight = _mm256_set1_ps(8.0f);
+    const __m256 sixteen = _mm256_set1_ps(16.0f);
     __m256 kt = _mm256_setr_ps(1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f);
+    __m256 kt2 = _mm256_add_ps(kt, eight);
     uint32_t t = 0;
+    for (; t + 16 <= rn; t += 16) {
+        _mm256_storeu_ps(u + t, _mm256_mul_ps(_mm256_loadu_ps(in + t),
+                                              _mm256_add_ps(vl0, _mm256_mul_ps(kt, vdl))));
+        _mm256_storeu_ps(u + t + 8, _mm256_mul_ps(_mm256_loadu_ps(in + t + 8),
+                                                  _mm256_add_ps(vl0, _mm256_mul_ps(kt2, vdl))));
+        kt = _mm256_add_ps(kt, sixteen);
+        kt2 = _mm256_add_ps(kt2, sixteen);
+    }
     for (; t + 8 <= rn; t += 8) {
         _mm256_storeu_ps(u + t, _mm256_mul_ps(_mm256_loadu_ps(in + t),
                                               _mm256_add_ps(vl0, _mm256_mul_ps(kt, vdl))));

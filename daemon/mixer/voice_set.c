@@ -132,7 +132,9 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
             v->send_own[i] = s->send_gain[i];
             ramp_set(&v->send[i], s->send_gain[i] * v->dsend_now, len);
         }
-    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = hl_voice_post_needed_rt(v) | 1u;
+    /* on (hl_voice_post_needed_rt's answer or'ed with 1 was always 1): the
+     * stage turns itself off when nothing needs it, at its block's end */
+    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = 1u;
     if (s->mask & HL_MIX_SET_INTERP) {
         v->flags = hl_interp_flags(
             v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);

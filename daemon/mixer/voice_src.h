@@ -17,11 +17,15 @@
 #include "voice_state.h"
 
 /* Lowest cursor of the interpolating kernels: cubic reads the frame before,
- * sinc half - 1 frames before. */
-static uint64_t view_lo(const src_view_t *s) {
+ * sinc half - 1 frames before; once a loop wrapped, as many after its start
+ * (the frames before it are the loop's last ones: edge_frame). */
+static inline uint64_t view_lo(const src_view_t *s) {
+    uint64_t lo = s->cubic ? HL_FP_ONE : 0;
     if (s->cubic == HL_INTERP_SINC)
-        return (uint64_t)((s->sl ? s->sl->half : HL_SINC_MAX_HALF) - 1) << 32;
-    return s->cubic ? HL_FP_ONE : 0;
+        lo = (uint64_t)((s->sl ? s->sl->half : HL_SINC_MAX_HALF) - 1) << 32;
+    const hl_loop_view_t *lp = s->loop;
+    if (lo && lp->wrapped) lo += (uint64_t)lp->ls << 32;
+    return lo;
 }
 
 /* A sinc view follows the step: the level (kernel width) for it, and the
@@ -120,6 +124,112 @@ __attribute__((noinline, cold)) static void render_slow(hl_mixer_t *m, const hl_
     }
 }
 
+/* The kernel of the interior for cnt frames of source from src (frame
+ * floor(cursor) of the view) at fraction frac and step: the copy kernels at
+ * pitch 1 on a whole frame, else the interpolator's fused kernel; avail =
+ * frames readable from src. */
+static inline __attribute__((always_inline)) void
+src_kernel(const hl_mixer_t *m, const src_view_t *s, const float *src, uint32_t avail, float *fl,
+           float *fr, uint32_t cnt, uint32_t frac, uint64_t step, const hl_gain_ramp_t *gg,
+           int stereo_out) {
+    const hl_mix_kernels_t *k = m->k;
+    const uint32_t ch = s->ch;
+    if (step == HL_FP_ONE && frac == 0) {
+        if (ch == 1)
+            k->mix_mono(fl, fr, src, cnt, gg);
+        else if (stereo_out)
+            k->mix_stereo(fl, fr, src, cnt, gg);
+        else
+            k->mix_downmix(fl, fr, src, cnt, gg);
+    } else if (s->cubic == HL_INTERP_SINC) {
+        const hl_sinc_kernels_t *sk = m->sk;
+        if (ch == 1)
+            sk->mono(fl, fr, src, cnt, frac, step, gg, s->sl);
+        else if (stereo_out)
+            sk->stereo(fl, fr, src, cnt, frac, step, gg, s->sl);
+        else
+            sk->downmix(fl, fr, src, cnt, frac, step, gg, s->sl);
+    } else if (s->cubic) {
+        if (ch == 1)
+            k->cubic_mix_mono(fl, fr, src, avail, cnt, frac, step, gg);
+        else if (stereo_out)
+            k->cubic_mix_stereo(fl, fr, src, avail, cnt, frac, step, gg);
+        else
+            k->cubic_mix_downmix(fl, fr, src, avail, cnt, frac, step, gg);
+    } else if (ch == 1) {
+        k->interp_mix_mono(fl, fr, src, avail, cnt, frac, step, gg);
+    } else if (stereo_out) {
+        k->interp_mix_stereo(fl, fr, src, avail, cnt, frac, step, gg);
+    } else {
+        k->interp_mix_downmix(fl, fr, src, avail, cnt, frac, step, gg);
+    }
+}
+
+/* Source frame i as a stream's decoder loops the sound (dstream.c), into
+ * l / r (first, last channel): past the loop end at the loop start; once
+ * the loop wrapped, the frames an interpolator reads before its start are
+ * the loop's last ones; while the loop crossfades, its last xfade frames
+ * blended with the frames before the loop start, out = x + w (pre - x),
+ * w = (i - (le - xfade)) / xfade, the decoder's own operations (those of
+ * the passes that looped for the frames before the start after a wrap).
+ * Outside the data: silence. */
+static void edge_frame(const src_view_t *s, int64_t i, float *l, float *r) {
+    const hl_loop_view_t *lp = s->loop;
+    const int64_t ls = lp->ls, le = lp->le, len = le - ls;
+    uint32_t xf = lp->xfade;
+    if (lp->on && i >= le) {
+        i = ls + (i - ls) % len;
+    } else if (lp->wrapped && i < ls && i >= ls - HL_SINC_MAX_HALF) {
+        i = le - 1 - (ls - 1 - i) % len;
+        xf = lp->pxfade;
+    }
+    if (i < 0 || i >= (int64_t)s->frames) {
+        *l = *r = 0.0f;
+        return;
+    }
+    const float *p = s->data + (size_t)i * s->ch;
+    float a = p[0], b = p[s->ch - 1];
+    if (xf && i >= le - (int64_t)xf && i < le) {
+        const float w = (float)((double)(i - (le - (int64_t)xf)) / (double)xf);
+        const float *q = p - (size_t)len * s->ch; /* xfade <= ls: inside the data */
+        a += w * (q[0] - a);
+        b += w * (q[s->ch - 1] - b);
+    }
+    *l = a; /* mono: l and r may be one place */
+    *r = b;
+}
+
+/* The edge path without a fade: buffer ends, loop points, the frames
+ * before the interior. Each frame is the interior's kernel run on its own
+ * taps as a stream's decoder produces them (edge_frame) in a small copy:
+ * the same operations in the same order as wherever else the frame is
+ * rendered, so a voice reads the same at an edge of its buffer as a
+ * stream reads it in the middle of its window (the decoder loops and
+ * crossfades in the ring, pads the end with silence). */
+__attribute__((noinline, cold)) static void render_edge(const hl_mixer_t *m, const src_view_t *s,
+                                                        uint64_t pos, uint32_t cnt, uint64_t step,
+                                                        float *acc_l, float *acc_r,
+                                                        const hl_gain_ramp_t *g, int stereo_out) {
+    const uint32_t ch = s->ch;
+    /* frames read before and after floor(pos) */
+    uint32_t back = 0, ahead = 1;
+    if (step == HL_FP_ONE && (uint32_t)pos == 0)
+        ahead = 0;
+    else if (s->cubic == HL_INTERP_SINC)
+        back = s->sl->half - 1, ahead = s->sl->half;
+    else if (s->cubic)
+        back = 1, ahead = 2;
+    float taps[2 * 2 * HL_SINC_MAX_HALF];
+    for (uint32_t j = 0; j < cnt; j++, pos += step) {
+        const int64_t i = (int64_t)(pos >> 32);
+        for (uint32_t q = 0; q <= back + ahead; q++)
+            edge_frame(s, i - (int64_t)back + q, &taps[q * ch], &taps[q * ch + ch - 1]);
+        const hl_gain_ramp_t gj = hl_gain_from(g, j);
+        src_kernel(m, s, taps + back * ch, ahead + 1, acc_l + j, acc_r + j, 1, (uint32_t)pos, step,
+                   &gj, stereo_out);
+    }
+}
+
 /* The cursor passed end_fp: wraps into the loop (returns 1) or ends (0)
  * (hl_voice_wrap_rt). */
 static inline int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
@@ -128,8 +238,9 @@ static inline int wrap_cursor(hl_rt_voice_t *v, src_view_t *s, uint64_t *cur) {
 
 /* Renders n frames of source s from *cur into acc_l/acc_r with gain ramp g
  * at fixed-point step. Returns the frames rendered; sets *finished when the
- * source ended (loops wrap). Fast kernels in the interior, the scalar path
- * at the edges and while a source fade runs. */
+ * source ended (loops wrap). Fast kernels in the interior, the same
+ * kernels frame by frame at the edges and through a loop crossfade
+ * (render_edge), the scalar path while a source fade runs. */
 static inline __attribute__((always_inline)) uint32_t
 render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float *acc_l,
            float *acc_r, uint32_t n, const hl_gain_ramp_t *g, uint64_t step, int *finished) {
@@ -143,22 +254,15 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
         const uint64_t c = *cur;
         uint32_t idx = (uint32_t)(c >> 32);
         uint32_t frac = (uint32_t)(c & HL_FP_FRAC);
-        /* re-base the quadratic on this run's first frame */
-        const float dn = (float)done;
-        hl_gain_ramp_t gg = {g->l0 + dn * (g->dl + dn * g->ql), g->dl + 2.0f * dn * g->ql, g->ql,
-                             g->r0 + dn * (g->dr + dn * g->qr), g->dr + 2.0f * dn * g->qr, g->qr};
+        /* the ramp from this run's first frame on */
+        const hl_gain_ramp_t gg = hl_gain_from(g, done);
         const int fade = v->xf.rem != 0 || v->xf.cur != 1.0f;
         const float *src = s->data + (size_t)idx * ch;
         if (!fade && step == HL_FP_ONE && frac == 0 && idx < s->copy_end) {
             /* straight copy path */
             uint32_t avail = s->copy_end - idx;
             cnt = rest < avail ? rest : avail;
-            if (ch == 1)
-                k->mix_mono(acc_l + done, acc_r + done, src, cnt, &gg);
-            else if (stereo_out)
-                k->mix_stereo(acc_l + done, acc_r + done, src, cnt, &gg);
-            else
-                k->mix_downmix(acc_l + done, acc_r + done, src, cnt, &gg);
+            src_kernel(m, s, src, avail, acc_l + done, acc_r + done, cnt, 0, step, &gg, stereo_out);
             *cur += (uint64_t)cnt << 32;
         } else {
             const uint64_t lo = view_lo(s);
@@ -170,45 +274,26 @@ render_src(hl_mixer_t *m, hl_rt_voice_t *v, src_view_t *s, uint64_t *cur, float 
                     uint64_t c64 = ceil_div(s->lim_fp - c, step);
                     cnt = c64 < rest ? (uint32_t)c64 : rest;
                 }
-                float f0 = (float)frac * HL_FP_SCALE, fs = (float)step * HL_FP_SCALE;
-                float *fl = acc_l + done, *fr = acc_r + done;
-                const uint32_t avail = s->frames - idx;
                 /* resample and mix in one pass, no scratch */
-                if (s->cubic == HL_INTERP_SINC) {
-                    const hl_sinc_kernels_t *sk = m->sk;
-                    if (ch == 1)
-                        sk->mono(fl, fr, src, cnt, frac, step, &gg, s->sl);
-                    else if (stereo_out)
-                        sk->stereo(fl, fr, src, cnt, frac, step, &gg, s->sl);
-                    else
-                        sk->downmix(fl, fr, src, cnt, frac, step, &gg, s->sl);
-                } else if (s->cubic) {
-                    if (ch == 1)
-                        k->cubic_mix_mono(fl, fr, src, avail, cnt, f0, fs, &gg);
-                    else if (stereo_out)
-                        k->cubic_mix_stereo(fl, fr, src, avail, cnt, f0, fs, &gg);
-                    else
-                        k->cubic_mix_downmix(fl, fr, src, avail, cnt, f0, fs, &gg);
-                } else if (ch == 1) {
-                    k->interp_mix_mono(fl, fr, src, avail, cnt, f0, fs, &gg);
-                } else if (stereo_out) {
-                    k->interp_mix_stereo(fl, fr, src, avail, cnt, f0, fs, &gg);
-                } else {
-                    k->interp_mix_downmix(fl, fr, src, avail, cnt, f0, fs, &gg);
-                }
+                src_kernel(m, s, src, s->frames - idx, acc_l + done, acc_r + done, cnt, frac, step,
+                           &gg, stereo_out);
             } else {
-                /* scalar: up to the interior (or the end), or through the fade */
+                /* up to the interior (or the end), or through the fade */
                 uint64_t stop = (!fade && c < lo) ? lo : s->end_fp;
                 uint64_t c64 = stop > c ? ceil_div(stop - c, step) : 1;
                 cnt = c64 < rest ? (uint32_t)c64 : rest;
                 if (fade && v->xf.rem && v->xf.rem < cnt) cnt = v->xf.rem;
-                render_slow(m, v, s, c, cnt, step, stereo_out);
+                if (!fade) {
+                    render_edge(m, s, c, cnt, step, acc_l + done, acc_r + done, &gg, stereo_out);
+                } else {
+                    render_slow(m, v, s, c, cnt, step, stereo_out);
+                    if (stereo_out)
+                        k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1], cnt,
+                                      &gg);
+                    else
+                        k->mix_mono(acc_l + done, acc_r + done, m->scratch[0], cnt, &gg);
+                }
                 ramp_advance(&v->xf, cnt);
-                if (stereo_out)
-                    k->mix_planar(acc_l + done, acc_r + done, m->scratch[0], m->scratch[1], cnt,
-                                  &gg);
-                else
-                    k->mix_mono(acc_l + done, acc_r + done, m->scratch[0], cnt, &gg);
             }
             *cur += (uint64_t)cnt * step;
         }

@@ -266,8 +266,8 @@ void hl_voice_filter_rt(hl_rt_voice_t *v, uint32_t ramp_frames, int stepped) {
     v->lp_cone_now = v->lp_cone_want;
     hl_vfilter_glide_rt(&v->vf, lp_lower(v->lp_own, v->lp_cone_now), v->hp_own, ramp_frames,
                         stepped);
-    v->post = hl_voice_post_needed_rt(v) | 1u;
-    v->f.post = (uint16_t)v->post;
+    v->post = 1u; /* on: the stage itself turns it off (hl_voice_post_needed_rt) */
+    v->f.post = 1u;
 }
 
 void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, const hl_vf_change_t *at,
@@ -278,8 +278,8 @@ void hl_voice_filter_follow_rt(hl_rt_voice_t *v, hl_vf_share_t *sh, const hl_vf_
     }
     v->lp_cone_now = v->lp_cone_want;
     (void)hl_vfilter_follow_at_rt(&v->vf, sh, at, v->lp_own, v->hp_own, ramp_frames);
-    v->post = hl_voice_post_needed_rt(v) | 1u;
-    v->f.post = (uint16_t)v->post;
+    v->post = 1u; /* as hl_voice_filter_rt */
+    v->f.post = 1u;
 }
 
 /* The sends follow the distance curve's factor when it moved (more than
@@ -297,8 +297,8 @@ static void dist_sends_rt(hl_rt_voice_t *v, uint32_t n) {
         on = 1;
     }
     if (on) {
-        v->post = hl_voice_post_needed_rt(v) | 1u;
-        v->f.post = (uint16_t)v->post;
+        v->post = 1u; /* as hl_voice_filter_rt */
+        v->f.post = 1u;
     }
 }
 
@@ -487,6 +487,7 @@ void hl_voice_pcm_view_rt(hl_rt_voice_t *v) {
     lp->ls = v->loop_start;
     lp->le = v->loop_end;
     lp->xfade = v->loop_on ? v->loop_xfade : 0;
+    lp->pxfade = v->loop_xfade;
     lp->wrapped = v->wrapped;
     s->loop = lp;
     s->end_fp = (uint64_t)(v->loop_on ? v->loop_end : s->frames) << 32;

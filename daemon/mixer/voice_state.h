@@ -171,9 +171,9 @@ static inline int hl_fast_ramp_gains(const hl_rt_voice_t *v, uint32_t n, uint32_
     const uint32_t r = v->gl.rem < n ? v->gl.rem : n;
     const float e = v->env.cur, l0 = v->gl.cur, r0 = v->gr.cur, inv = 1.0f / (float)r;
     const float l1 = ramp_after(&v->gl, r), r1 = ramp_after(&v->gr, r);
-    *g1 =
-        (hl_gain_ramp_t){e * l0, e * ((l1 - l0) * inv), 0.0f, e * r0, e * ((r1 - r0) * inv), 0.0f};
-    *g2 = (hl_gain_ramp_t){e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f};
+    *g1 = (hl_gain_ramp_t){e * l0, e * ((l1 - l0) * inv), 0.0f, e * r0, e * ((r1 - r0) * inv), 0.0f,
+                           0.0f};
+    *g2 = (hl_gain_ramp_t){e * l1, 0.0f, 0.0f, e * r1, 0.0f, 0.0f, 0.0f};
     *rn = r;
     return hl_gains_finite(g1) && hl_gains_finite(g2);
 }

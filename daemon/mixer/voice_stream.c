@@ -210,9 +210,8 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
     uint32_t done = 0;
     while (done < n) {
         uint32_t rest = n - done;
-        const float dn = (float)done;
-        hl_gain_ramp_t gg = {g->l0 + dn * (g->dl + dn * g->ql), g->dl + 2.0f * dn * g->ql, g->ql,
-                             g->r0 + dn * (g->dr + dn * g->qr), g->dr + 2.0f * dn * g->qr, g->qr};
+        /* the ramp from this run's first frame on (multichannel: re-based) */
+        const hl_gain_ramp_t gg = hl_gain_from(g, done), gm = hl_gain_rebase(g, (float)done);
         /* eos first (acquire): every frame written before finish is then readable */
         const int eos = stream_eos_rt(st);
         hl_ring_spans_t sp;
@@ -223,7 +222,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
             /* recover only when the whole rest can play (or the source is over) */
             if (!eos && cnt < rest && stream_room_rt(st, a) > 0) {
                 if (multi)
-                    render_decay_multi(v, acc_l ? acc_l + done : NULL, rest, &gg);
+                    render_decay_multi(v, acc_l ? acc_l + done : NULL, rest, &gm);
                 else
                     render_decay(m, v, acc_l + done, acc_r + done, rest, &gg, stereo_out);
                 ramp_advance(&v->xf, rest);
@@ -271,7 +270,7 @@ __attribute__((noinline, cold)) void hl_voice_render_stream_rt(hl_mixer_t *m, hl
         uint64_t x = x0;
         int fin = 0;
         if (multi) {
-            const float g3[3] = {gg.l0, gg.dl, gg.ql};
+            const float g3[3] = {gm.l0, gm.dl, gm.ql};
             fin = hl_multi_span_rt(v, &s, &x, acc_l ? acc_l + done : NULL, cnt, g3, step, 1);
             float y[HL_LAYOUT_MAX_CH]; /* the last output frame, for an underrun decay */
             hl_multi_interp_rt(&s, xl, y);
@@ -319,6 +318,7 @@ __attribute__((noinline, cold)) void hl_voice_switch_rt(hl_mixer_t *m, hl_rt_voi
             v->loops_left = 0;
         }
         v->f.cursor = (uint64_t)v->seek_frame << 32;
+        v->wrapped = 0; /* the frames before the new position are the sound's own */
         hl_voice_pcm_view_rt(v);
     }
     v->sw_mode = HL_SW_NONE;

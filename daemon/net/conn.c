@@ -169,7 +169,7 @@ static void finish_close(hld_conn_t *c, int graceful) {
     uv_timer_start(&c->timer, on_timer, HLD_LINGER_MS, 0);
 }
 
-static void wait_room_update(hld_net_t *net);
+static void release(hld_conn_t *c);
 
 void hld_conn_close(hld_conn_t *c, int graceful) {
     if (c->closing) return;
@@ -180,14 +180,7 @@ void hld_conn_close(hld_conn_t *c, int graceful) {
     rx_fd_drop(c); /* libuv closes what it still queues with the pipe */
     if (c->reading) uv_read_stop((uv_stream_t *)&c->pipe);
     c->reading = 0;
-    if (c->held) { /* the hold timer stops when it finds none held */
-        c->held = 0;
-        net->held--;
-    }
-    if (c->wait_room) { /* the room it waited for is nobody's now */
-        c->wait_room = 0;
-        wait_room_update(net);
-    }
+    release(c);
     /* unlink: it no longer gets events, and its voices become orphans (a
      * rejected connection was never listed) */
     if (c->listed) {
@@ -419,7 +412,8 @@ static void on_hold_timer(uv_timer_t *t) {
 
 static void hold(hld_conn_t *c) {
     hld_net_t *net = c->net;
-    if (c->held || net->hold_timer_state == 2) return;
+    /* paused (by the flush after its run): on_write runs its frames again */
+    if (c->held || c->paused || net->hold_timer_state == 2) return;
     if (net->hold_timer_state == 0) {
         uv_timer_init(net->loop, &net->hold_timer);
         net->hold_timer.data = net;
@@ -435,11 +429,34 @@ static void hold(hld_conn_t *c) {
     }
 }
 
+/* c is no longer held: closing, paused (it dispatches nothing until its
+ * output drains, then its frames pass the gate again: on_write), or served.
+ * The room it waited for is nobody's now; the hold timer stops when it finds
+ * none held. */
+static void release(hld_conn_t *c) {
+    if (c->held) {
+        c->held = 0;
+        c->net->held--;
+    }
+    if (c->wait_room) {
+        c->wait_room = 0;
+        wait_room_update(c->net);
+    }
+}
+
 static void unhold(hld_conn_t *c) {
     if (!c->held) return;
-    c->held = 0;
-    c->net->held--;
+    release(c);
     start_reading(c);
+}
+
+/* Backpressure on c's output: no reading, no dispatching, and no hold (a
+ * paused connection is never held, see conn.h) until on_write finds it
+ * drained. */
+static void pause_reads(hld_conn_t *c) {
+    c->paused = 1;
+    stop_reading(c);
+    release(c);
 }
 
 /* ---- dispatch -------------------------------------------------------------------- */
@@ -480,7 +497,10 @@ static int run_frames(hld_conn_t *c, size_t *off, unsigned max, int force) {
         net->forcing = 0;
         if (rc == HLD_DISPATCH_WAIT) { /* not taken: it waits for c->wait_room */
             net->waits++;
-            if (c->wait_room > net->wait_room) net->wait_room = c->wait_room;
+            if (c->paused) /* meanwhile: it asks again once it reads (on_write) */
+                release(c);
+            else if (c->wait_room > net->wait_room)
+                net->wait_room = c->wait_room;
             return RUN_GATE;
         }
         if (c->wait_room) { /* taken at last */
@@ -524,7 +544,7 @@ static void serve_held(hld_net_t *net, int force) {
     /* first the requests that wait for more room than the usual: the room
      * is theirs (others were held until it came) */
     for (hld_conn_t *c = net->conns; c && net->wait_room; c = c->next) {
-        if (!c->held || c->paused || !c->wait_room) continue;
+        if (!c->held || !c->wait_room) continue;
         if (!force && c->wait_room > ring_room(net)) continue;
         size_t off = 0;
         int r = run_frames(c, &off, HLD_RING_HOLD_QUANTUM, force);
@@ -537,7 +557,7 @@ static void serve_held(hld_net_t *net, int force) {
         hld_conn_t *c = net->conns;
         while (c) {
             hld_conn_t *next = c->next;
-            if (c->held && !c->paused) {
+            if (c->held) {
                 if (!force && ring_low(net)) goto out;
                 size_t off = 0;
                 int r = run_frames(c, &off, HLD_RING_HOLD_QUANTUM, force);
@@ -622,8 +642,7 @@ static void enforce_total(hld_net_t *net) {
         if (!victim->closing && !victim->paused) {
             hld_debug("client %u: %zu bytes queued, all clients %zu: pausing reads", victim->id,
                       big, total);
-            victim->paused = 1;
-            stop_reading(victim);
+            pause_reads(victim);
             return;
         }
         hld_warn("client %u (%s): %zu bytes of replies unread while all clients hold %zu "
@@ -670,8 +689,7 @@ static void flush(hld_conn_t *c, int force) {
     }
     if (q > HL_OUTQ_PAUSE && !c->paused) {
         hld_debug("client %u: %zu bytes queued, pausing reads", c->id, q);
-        c->paused = 1;
-        stop_reading(c);
+        pause_reads(c);
     }
     if (q > HLD_OUTQ_TOTAL_CHECK) enforce_total(c->net);
 }

@@ -31,6 +31,12 @@
  * Under HLD_RING_HOLD_MAX_MS's force (hld_conn_forcing) the handler answers
  * EBUSY instead.
  *
+ * A paused connection (its unsent replies over HL_OUTQ_PAUSE) is never held:
+ * it dispatches nothing until they drain, so pausing drops its hold and the
+ * room it waited for (nobody waits for room it cannot take, and the hold
+ * timer stops once no connection is left held). When it reads again its
+ * frames pass the gate again, and a request that waited waits again.
+ *
  * Deadlines (one uv_timer per connection): HELLO within HLD_HANDSHAKE_MS of
  * connecting; a frame whose first bytes arrived complete within
  * HLD_FRAME_TIMEOUT_MS (not counted while reads are paused by backpressure
@@ -91,7 +97,7 @@ struct hld_conn {
     uint8_t *out; /* batch not yet handed to uv_write */
     size_t out_len, out_cap;
     int hello, closing, paused, reading;
-    int held;           /* waits for room in the command ring (see the top) */
+    int held;           /* waits for room in the command ring (see the top); never paused */
     uint32_t wait_room; /* its next frame needs this many free ring slots (0: the usual) */
     int listed;         /* in net->conns (counted in net->clients) */
     int lingering;      /* closed gracefully, replies still draining (in net->lingering) */

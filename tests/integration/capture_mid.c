@@ -2,7 +2,8 @@
  * capture_mid.c - a capture started mid-session (heliodctl capture start)
  * and its render, for test_capture.c's test_capture_start_stop: the HELLO
  * and PROCESS records of the connections open then, and the state
- * preamble that recreates what was defined before it.
+ * preamble that recreates what was defined before it; heliodctl replay of
+ * a capture where one process sets and stops another's voice.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,7 +59,12 @@ static void state_before(th_daemon_t *d, heliod_t *a, mid_t *m) {
 
 /* A third capture, started while the voices of the mid session play
  * (game-a's tone, game-b's hum, heliodctl's detached cue): its preamble
- * plays each again on its first frame where it was (a seek: approximate). */
+ * plays each again on its first frame where it was (a seek: approximate).
+ * In it one heliodctl plays a tone (detached: it outlives that process)
+ * and another sets it and stops it: a voice handle is the daemon's, so
+ * the replay below, each recorded process from a child of its own, must
+ * send the second the handle the first's replayed PLAY got (the recorded
+ * one, stopped live, would be answered ENOVOICE: a divergence). */
 static void voices_live(th_daemon_t *d, heliod_t *a, mid_t *m) {
     char o[4096], e[4096];
     tmp_file(m->cap3, "mid3", ".bin");
@@ -67,7 +73,15 @@ static void voices_live(th_daemon_t *d, heliod_t *a, mid_t *m) {
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, start), 0);
     heliod_clock_t k;
     assert_int_equal(heliod_clock(a, &k), 0);
-    wait_clock(a, k.frame + 3600, 10, &k);
+    uint64_t c0 = k.frame;
+    const char *play[] = {"play", "tone", "--gain", "-20", "--loop", NULL};
+    if (th_ctl(d, o, sizeof o, e, sizeof e, play) != 0) fail_msg("play: %s / %s", o, e);
+    char v[32];
+    snprintf(v, sizeof v, "%llu", strtoull(o, NULL, 10));
+    const char *set[] = {"set", v, "--gain", "-26", NULL}, *stopv[] = {"stop", v, NULL};
+    if (th_ctl(d, o, sizeof o, e, sizeof e, set) != 0) fail_msg("set: %s / %s", o, e);
+    if (th_ctl(d, o, sizeof o, e, sizeof e, stopv) != 0) fail_msg("stop: %s / %s", o, e);
+    wait_clock(a, c0 + 3600, 10, &k);
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, stop), 0);
     /* heliodctl replay into this daemon, which has the preamble's
      * definitions already: none diverges (EEXIST is no difference) */

@@ -509,20 +509,15 @@ static void test_replay_equals_live(void **state) {
     assert_int_equal(heliod_play(h, "hum", &p1, NULL, NULL), 0);
     heliod_at_frame(h, 0);
     th_sleep_ms(20);
-    assert_int_equal(heliod_clock(h, &k), 0);
-    uint64_t before_visitor = k.frame;          /* heliodctl replay's window ends here */
-    heliod_t *g = th_connect(&d, "visitor", 0); /* comes, plays, goes: its voice stops */
-    assert_int_equal(heliod_play(g, "hum", &p, &v, NULL), 0);
-    th_sleep_ms(20);
-    heliod_close(g);
-    th_sleep_ms(50);
     /* snapshot glides started and stopped live, not scheduled: each planned
      * from the frame the capture records (the next call's when the audio
      * thread had drained its ring already: the in-period case, see
      * test_sched's test_now_in_period), from a second client tuning the
-     * mix (a control client: the daemon's music bus). After heliodctl
-     * replay's window: the render replays them exactly, heliodctl replay
-     * (each sent ahead, scheduled) not yet (issue 27) */
+     * mix (a control client: the daemon's music bus). The render replays
+     * them exactly, and so does heliodctl replay, which sends each ahead,
+     * scheduled: the plans the parameter seeks above make on their frames
+     * meanwhile (a hush bound to tide) know them then, and must plan as
+     * live, where they came later */
     heliod_t *tuner = th_connect(&d, "tuner", HELIOD_CONNECT_CONTROL);
     for (int i = 0; i < 3; i++) {
         if (heliod_snapshot_start(tuner, "duck", 12.0f, 1.0f - 0.25f * (float)i) != 0)
@@ -532,6 +527,13 @@ static void test_replay_equals_live(void **state) {
         th_sleep_ms(2);
     }
     heliod_close(tuner);
+    assert_int_equal(heliod_clock(h, &k), 0);
+    uint64_t before_visitor = k.frame;          /* heliodctl replay's window ends here */
+    heliod_t *g = th_connect(&d, "visitor", 0); /* comes, plays, goes: its voice stops */
+    assert_int_equal(heliod_play(g, "hum", &p, &v, NULL), 0);
+    th_sleep_ms(20);
+    heliod_close(g);
+    th_sleep_ms(50);
     assert_true(th_stat(h, "record_dropped_frames") == 0.0);
     assert_true(th_stat(h, "capture_dropped") == 0.0);
     /* what breaks a session's timeline: a device underrun, a ranking the

@@ -64,7 +64,10 @@ static int render(const char *score, const char *out) {
  * ramp (linear gain) between, continuous at the request's frame; the
  * output's frame t carries the ramp's value at t + 1 (a ramp of L frames
  * reaches its target on its last frame). Part of the stacked score, so
- * rendered twice: byte-identical. */
+ * rendered twice: byte-identical, the second time with the four requests
+ * sent ahead in one bundle, B's first (a plan then knows a change on a
+ * later frame: each frame must still be planned as its request planned
+ * it, whatever the order they came in -- a replay sends requests ahead). */
 #define OV_T 4900 /* off the 256-frame period grid */
 static const struct {
     int snap, at;  /* 0: A, 1: B; frame after OV_T */
@@ -176,8 +179,9 @@ static void check_overlap(const float *x) {
  * second snapshot of higher priority at half intensity with its own fade,
  * and the overlap's voice (above) on the default bus ui (the process holds
  * its eight buses) panned hard right, its four requests first
- * (the lines go in time order: the renderer sends them so). */
-static void write_score(const char *path, int stack) {
+ * (the lines go in time order: the renderer sends them so); with ahead,
+ * those four sent at frame 200 in one bundle, B's two first. */
+static void write_score(const char *path, int stack, int ahead) {
     char dc[300];
     path_of(dc, sizeof dc, "dc.wav");
     FILE *f = fopen(path, "w");
@@ -195,10 +199,15 @@ static void write_score(const char *path, int stack) {
     for (int b = 0; b < 8; b++)
         fprintf(f, "@%d play dc --bus b%d --loop --fade-in 0\n", 100 + b, b);
     static const char *const ovn[2] = {"ova", "ovb"};
-    for (int k = 0; stack && k < OV_NREQ; k++)
+    static const int plain[OV_NREQ] = {0, 1, 2, 3}, early[OV_NREQ] = {1, 3, 0, 2};
+    if (stack && ahead) fprintf(f, "@200 {\n");
+    for (int i = 0; stack && i < OV_NREQ; i++) {
+        int k = ahead ? early[i] : plain[i];
         fprintf(f, "@%d snapshot %s %s --fade %g\n", OV_T + ov_req[k].at,
                 ov_req[k].target > 0 ? "start" : "stop", ovn[ov_req[k].snap],
                 ov_req[k].fade * 1000.0 / RATE);
+    }
+    if (stack && ahead) fprintf(f, "}\n");
     fprintf(f, "@%d snapshot start duck\n", START);
     if (stack) fprintf(f, "@%d snapshot start over --intensity 0.5\n", START + 1000);
     fprintf(f, "@%d snapshot stop duck\n", STOP);
@@ -239,7 +248,7 @@ static void test_crossfade_8_buses(void **state) {
     char score[300], out[300];
     path_of(score, sizeof score, "score.txt");
     path_of(out, sizeof out, "out.wav");
-    write_score(score, 0);
+    write_score(score, 0, 0);
     assert_int_equal(render(score, out), 0);
     float *x = NULL;
     size_t n = 0;
@@ -281,13 +290,15 @@ static uint64_t fnv1a_file(const char *path, size_t *len) {
 
 static void test_render_identical(void **state) {
     (void)state;
-    char score[300], a[300], b[300];
+    char score[300], ahead[300], a[300], b[300];
     path_of(score, sizeof score, "stack.txt");
+    path_of(ahead, sizeof ahead, "ahead.txt");
     path_of(a, sizeof a, "a.wav");
     path_of(b, sizeof b, "b.wav");
-    write_score(score, 1);
+    write_score(score, 1, 0);
+    write_score(ahead, 1, 1);
     assert_int_equal(render(score, a), 0);
-    assert_int_equal(render(score, b), 0);
+    assert_int_equal(render(ahead, b), 0);
     size_t la = 0, lb = 0;
     uint64_t ha = fnv1a_file(a, &la), hb = fnv1a_file(b, &lb);
     assert_true(la > (size_t)END * 8);

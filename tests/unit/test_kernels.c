@@ -31,7 +31,13 @@
 #define SENTINEL 12345.0f
 
 typedef void (*fused_fn)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
-                         float f0, float step, const hl_gain_ramp_t *g);
+                         uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
+
+/* The kernels take the voice's 32.32 cursor: a start in [0, 1) and a step
+ * given as floats here, as fixed point there. */
+static uint32_t fr(float f0) {
+    return (uint32_t)((double)f0 * 4294967296.0);
+}
 
 typedef struct {
     const char *name;
@@ -66,9 +72,9 @@ static const float steps[] = {
 static const float starts[] = {0.0f, 0.37f, 0.99999994f};
 static const uint32_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 256};
 static const hl_gain_ramp_t gains[] = {
-    {0.7f, 0.0f, 0.0f, -0.45f, 0.0f, 0.0f},       /* flat (the steady state) */
-    {0.7f, -0.002f, 1e-5f, 0.1f, 0.003f, -4e-6f}, /* ramped, quadratic */
-    {0.0f, 0.004f, 0.0f, 1.0f, -0.004f, 0.0f},    /* linear ramps */
+    {0.7f, 0.0f, 0.0f, -0.45f, 0.0f, 0.0f, 0.0f},       /* flat (the steady state) */
+    {0.7f, -0.002f, 1e-5f, 0.1f, 0.003f, -4e-6f, 0.0f}, /* ramped, quadratic */
+    {0.0f, 0.004f, 0.0f, 1.0f, -0.004f, 0.0f, 0.0f},    /* linear ramps */
 };
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -82,8 +88,8 @@ static float noise(void) {
 /* Frames a run of n outputs may read from src: the last tap after the
  * last position, plus one frame of margin, as the mixer's lim keeps. */
 static uint32_t avail_for(uint32_t n, float f0, float step, uint32_t cubic) {
-    double xl = n ? (double)f0 + (double)(n - 1) * (double)step : 0.0;
-    return (uint32_t)floor(xl) + (cubic ? 4u : 3u);
+    uint64_t xl = n ? fr(f0) + (uint64_t)(n - 1) * hl_fp_step(step) : 0;
+    return (uint32_t)(xl >> 32) + (cubic ? 4u : 3u);
 }
 
 /* A source of `avail` frames (and one before it for cubic) in its own
@@ -115,8 +121,8 @@ static double compare(const hl_mix_kernels_t *k, const fused_t *f, uint32_t n, f
     fill_acc(al, ar);
     memcpy(bl, al, sizeof al);
     memcpy(br, ar, sizeof ar);
-    get(&hl_mix_kernels_generic, f)(al, ar, src, avail, n, f0, step, g);
-    get(k, f)(bl, br, src, avail, n, f0, step, g);
+    get(&hl_mix_kernels_generic, f)(al, ar, src, avail, n, fr(f0), hl_fp_step(step), g);
+    get(k, f)(bl, br, src, avail, n, fr(f0), hl_fp_step(step), g);
     double e = 0.0;
     for (uint32_t t = 0; t < n; t++) {
         e = fmax(e, fabs((double)al[t] - bl[t]));
@@ -181,14 +187,14 @@ static void test_avx512_windows(void **state) {
     (void)state;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
-    typedef uint32_t (*loop_fn)(float *, float *, const float *, uint32_t, uint32_t, float, float,
-                                const hl_gain_ramp_t *);
+    typedef uint32_t (*loop_fn)(float *, float *, const float *, uint32_t, uint32_t, uint32_t,
+                                uint64_t, const hl_gain_ramp_t *);
     const loop_fn loops[NFUSED] = {hl_interp_mix_mono_avx512,   hl_cubic_mix_mono_avx512,
                                    hl_cubic_mix_stereo_avx512,  hl_cubic_mix_downmix_avx512,
                                    hl_interp_mix_stereo_avx512, hl_interp_mix_downmix_avx512};
     for (int r = 0; r < 120; r++) {
         const float u = 0.5f * (noise() + 1.0f), w = 0.5f * (noise() + 1.0f);
-        const float step = r & 1 ? HL_AVX512_NARROW - 1e-3f * u : 0.05f + 1.7f * u;
+        const float step = r & 1 ? 1.75f - 1e-3f * u : 0.05f + 1.7f * u;
         const float f0 = r & 2 ? 0.99999994f - 1e-6f * w : 0.99999994f * w;
         for (size_t c = 0; c < NFUSED; c++) {
             const fused_t *k = &fused[c];
@@ -200,7 +206,8 @@ static void test_avx512_windows(void **state) {
             const float *src = new_src(avail, k->ch, &base);
             memset(al, 0, sizeof al);
             memset(ar, 0, sizeof ar);
-            assert_int_equal(loops[c](al, ar, src, avail, MAXN, f0, step, &gains[0]), MAXN);
+            assert_int_equal(
+                loops[c](al, ar, src, avail, MAXN, fr(f0), hl_fp_step(step), &gains[0]), MAXN);
             free(base);
         }
     }
@@ -224,19 +231,21 @@ static void test_pair_matches_two_calls(void **state) {
         hl_mix_mono_run_t r[2];
         for (int v = 0; v < 2; v++) {
             const float u = 0.5f * (noise() + 1.0f);
-            r[v].step = it & 8 ? 0.25f + 1.6f * u : 0.82f + 0.2f * u; /* the scene's */
-            r[v].f0 = 0.99999994f * 0.5f * (noise() + 1.0f);
+            const float step = it & 8 ? 0.25f + 1.6f * u : 0.82f + 0.2f * u; /* the scene's */
+            const float f0 = 0.99999994f * 0.5f * (noise() + 1.0f);
+            r[v].step = hl_fp_step(step);
+            r[v].frac = fr(f0);
             r[v].gl = noise();
             r[v].gr = noise();
-            r[v].avail = avail_for(n, r[v].f0, r[v].step, 0) + (roomy ? HL_AVX512_WINDOW : 0);
+            r[v].avail = avail_for(n, f0, step, 0) + (roomy ? HL_AVX512_WINDOW : 0);
             r[v].src = new_src(r[v].avail, 1, &base[v]);
         }
         fill_acc(al, ar);
         memcpy(bl, al, sizeof al);
         memcpy(br, ar, sizeof ar);
         for (int v = 0; v < 2; v++) {
-            const hl_gain_ramp_t g = {r[v].gl, 0.0f, 0.0f, r[v].gr, 0.0f, 0.0f};
-            k->interp_mix_mono(al, ar, r[v].src, r[v].avail, n, r[v].f0, r[v].step, &g);
+            const hl_gain_ramp_t g = {r[v].gl, 0.0f, 0.0f, r[v].gr, 0.0f, 0.0f, 0.0f};
+            k->interp_mix_mono(al, ar, r[v].src, r[v].avail, n, r[v].frac, r[v].step, &g);
         }
         memcpy(cl, bl, sizeof cl);
         /* a prefetch span on every other call: the sources' (no effect on the sums) */
@@ -255,6 +264,52 @@ static void test_pair_matches_two_calls(void **state) {
         free(base[1]);
     }
     assert_true(done >= 100);
+}
+
+/* Where a run is cut does not change a frame, bit for bit, at any step:
+ * every fused kernel of every table this CPU runs, a 256-frame run against
+ * the same run cut in two at frames of every phase of the vector loops,
+ * the second part from the exact cursor there and the gain ramp moved on
+ * (hl_gain_from), as a stream's window or a block boundary cuts it; flat
+ * and ramped gains. */
+static void test_split_exact(void **state) {
+    (void)state;
+    const hl_mix_kernels_t *tabs[] = {
+        &hl_mix_kernels_generic, hl_mix_kernels_avx2_usable() ? hl_mix_kernels_avx2 : NULL,
+        hl_mix_kernels_avx512_usable() ? hl_mix_kernels_avx512 : NULL};
+    const double st[] = {0.77, 0.9187, 1.0000001, 1.05, 1.1249, 1.3, 1.7, 2.3};
+    const uint32_t cuts[] = {1, 5, 8, 15, 16, 17, 33, 100, 201, 255};
+    for (size_t ti = 0; ti < 3; ti++)
+        for (size_t fi = 0; tabs[ti] && fi < NFUSED; fi++)
+            for (size_t si = 0; si < sizeof st / sizeof st[0]; si++) {
+                const fused_t *f = &fused[fi];
+                const hl_gain_ramp_t *g = &gains[si % 3];
+                const uint64_t step = hl_fp_step(st[si]);
+                const uint32_t frac = (uint32_t)(noise() * 2147483647.0f) + 0x80000000u;
+                const uint32_t avail = (uint32_t)(((uint64_t)frac + MAXN * step) >> 32) + 4;
+                float *base, al[MAXN], ar[MAXN], bl[MAXN], br[MAXN];
+                const float *src = new_src(avail, f->ch, &base);
+                memset(al, 0, sizeof al);
+                memset(ar, 0, sizeof ar);
+                get(tabs[ti], f)(al, ar, src, avail, MAXN, frac, step, g);
+                for (size_t ci = 0; ci < sizeof cuts / sizeof cuts[0]; ci++) {
+                    const uint32_t m = cuts[ci];
+                    const uint64_t x = frac + (uint64_t)m * step;
+                    const uint32_t i = (uint32_t)(x >> 32);
+                    const hl_gain_ramp_t g2 = hl_gain_from(g, m);
+                    memset(bl, 0, sizeof bl);
+                    memset(br, 0, sizeof br);
+                    get(tabs[ti], f)(bl, br, src, avail, m, frac, step, g);
+                    get(tabs[ti], f)(bl + m, br + m, src + (size_t)i * f->ch, avail - i, MAXN - m,
+                                     (uint32_t)x, step, &g2);
+                    if (memcmp(al, bl, sizeof al) || memcmp(ar, br, sizeof ar))
+                        print_error("table %zu %s step %g gains %zu cut at %u\n", ti, f->name,
+                                    st[si], si % 3, m);
+                    assert_memory_equal(al, bl, sizeof al);
+                    assert_memory_equal(ar, br, sizeof ar);
+                }
+                free(base);
+            }
 }
 
 /* HELIOD_ISA (this run's level, set by meson; simd_env.c applied it) caps
@@ -298,20 +353,22 @@ static void test_fused_matches_two_pass(void **state) {
                 const fused_t *f = &fused[fi];
                 const uint32_t n = MAXN;
                 const float f0 = 0.37f, step = steps[si];
+                const uint32_t x0 = fr(f0);
+                const uint64_t xs = hl_fp_step(step);
                 float al[MAXN + 8], ar[MAXN + 8], bl[MAXN + 8], br[MAXN + 8], *base;
                 uint32_t avail = avail_for(n, f0, step, f->cubic);
                 const float *src = new_src(avail, f->ch, &base);
                 fill_acc(al, ar);
                 memcpy(bl, al, sizeof al);
                 memcpy(br, ar, sizeof ar);
-                get(k, f)(al, ar, src, avail, n, f0, step, &gains[gi]);
+                get(k, f)(al, ar, src, avail, n, x0, xs, &gains[gi]);
                 int planar = 0;
                 if (f->ch == 1) {
-                    (f->cubic ? k->cubic_mono : k->interp_mono)(tl, src, n, f0, step);
+                    (f->cubic ? k->cubic_mono : k->interp_mono)(tl, src, n, x0, xs);
                 } else if (strstr(f->name, "downmix")) {
-                    (f->cubic ? k->cubic_downmix : k->interp_downmix)(tl, src, n, f0, step);
+                    (f->cubic ? k->cubic_downmix : k->interp_downmix)(tl, src, n, x0, xs);
                 } else {
-                    (f->cubic ? k->cubic_stereo : k->interp_stereo)(tl, tr, src, n, f0, step);
+                    (f->cubic ? k->cubic_stereo : k->interp_stereo)(tl, tr, src, n, x0, xs);
                     planar = 1;
                 }
                 if (planar)
@@ -346,6 +403,7 @@ int main(void) {
         cmocka_unit_test(test_simd_cap),
         cmocka_unit_test(test_catmull_rom_points),
         cmocka_unit_test(test_fused_matches_two_pass),
+        cmocka_unit_test(test_split_exact),
         cmocka_unit_test(test_avx2_matches_generic),
         cmocka_unit_test(test_avx512_matches_generic),
         cmocka_unit_test(test_avx512_windows),

@@ -88,10 +88,11 @@ vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], ui
  * VF_BLK8), the same operations in the same order (the same bits), but
  * with the design read where it is used: a cell of a glide is one or two
  * blocks, and loading the whole design into registers first would cost
- * more than its blocks. */
-VF_AVX2_ATTR static inline __attribute__((always_inline)) void
-vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
-    __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+ * more than its blocks. The state comes and goes in a register, sv's
+ * lanes 0 and 1 (ic1, ic2; the other two are never read): a glide's
+ * cells run one after the other without a round trip through memory. */
+VF_AVX2_ATTR static inline __attribute__((always_inline)) __m128
+vf_cell_sv(__m128 sv, float *x, uint32_t nb, const hl_vf_design_t *d) {
     const float *hz = d->hz + HL_VF_DMAX;
 #define VF_H(j)  _mm256_loadu_ps(hz - (j))
 #define VF_PC(j) _mm_loadu_ps(d->pc8[j])
@@ -126,6 +127,13 @@ vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
     }
 #undef VF_H
 #undef VF_PC
+    return sv;
+}
+
+/* vf_cell_sv on a state in memory. */
+VF_AVX2_ATTR static inline __attribute__((always_inline)) void
+vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
+    const __m128 sv = vf_cell_sv(_mm_setr_ps(s[0], s[1], s[0], s[1]), x, nb, d);
     float o4[4];
     _mm_storeu_ps(o4, sv);
     s[0] = o4[0];

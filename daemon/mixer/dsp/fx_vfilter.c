@@ -578,18 +578,23 @@ static int vf_plan(hl_vf_share_t *sh, uint32_t n) {
     return 1;
 }
 
-/* A cell's design: the plan's entry while the table still holds it, else
- * looked up again (the same design). */
-static inline const hl_vf_design_t *vf_plan_design(hl_vfilter_t *f, const hl_vf_share_t *sh,
-                                                   uint32_t k, hl_vf_design_t *scratch) {
+/* A cell's design when the plan's entry still holds it (no lookup, no
+ * change to the table), else NULL. */
+static inline const hl_vf_design_t *vf_plan_held(const hl_vf_share_t *sh, uint32_t k) {
     const hl_vf_cache_t *cache = sh->ctl.cache;
     const uint32_t i = sh->cell[k].idx;
     const float fc = sh->cell[k].f;
     uint32_t fb;
     memcpy(&fb, &fc, sizeof fb);
-    return i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp
-               ? &cache->d[i]
-               : hl_vf_design_at(f, fc, 0, sh->cell[k].g, scratch);
+    return i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp ? &cache->d[i] : NULL;
+}
+
+/* A cell's design: the plan's entry while the table still holds it, else
+ * looked up again (the same design). */
+static inline const hl_vf_design_t *vf_plan_design(hl_vfilter_t *f, const hl_vf_share_t *sh,
+                                                   uint32_t k, hl_vf_design_t *scratch) {
+    const hl_vf_design_t *d = vf_plan_held(sh, k);
+    return d ? d : hl_vf_design_at(f, sh->cell[k].f, 0, sh->cell[k].g, scratch);
 }
 
 /* A follower's block through the plan: vf_glide_cells_avx2's cells on its
@@ -601,8 +606,34 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
                                               float *const ch[], uint32_t nch, uint32_t n) {
     hl_vf_design_t scratch;
     const hl_vf_design_t *d = NULL;
-    uint32_t done = 0;
-    for (uint32_t k = 0; k < sh->ncell; k++) {
+    /* the first cells whose designs the table still holds where the plan
+     * found them and whose frames are whole blocks (all of them, as a
+     * rule): each channel through them with its state in a register. Held
+     * entries only: a lookup that misses may replace an entry, and so one
+     * an earlier cell's pointer names; the cells from the first miss on
+     * run below, one lookup each as they come. */
+    const hl_vf_design_t *dc[HL_VF_PLAN];
+    uint32_t kf = 0, done = 0;
+    for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0; kf++) {
+        dc[kf] = vf_plan_held(sh, kf);
+        if (!dc[kf]) break;
+        d = dc[kf];
+    }
+    for (uint32_t c = 0; kf && c < nch; c++) {
+        float *x = ch[c], *s = f->s[0][c];
+        __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
+        for (uint32_t k = 0; k < kf; k++) {
+            sv = vf_cell_sv(sv, x, sh->cell[k].m, dc[k]);
+            x += sh->cell[k].m;
+        }
+        float o4[4];
+        _mm_storeu_ps(o4, sv);
+        s[0] = o4[0];
+        s[1] = o4[1];
+    }
+    for (uint32_t k = 0; k < kf; k++)
+        done += sh->cell[k].m;
+    for (uint32_t k = kf; k < sh->ncell; k++) {
         const uint32_t m = sh->cell[k].m;
         const float g = sh->cell[k].g;
         d = vf_plan_design(f, sh, k, &scratch);

@@ -5,9 +5,12 @@
  * a generic build the compiler auto-vectorises for the baseline ISA, and an
  * AVX2+FMA build selected at init when the CPU supports it. Loops have no
  * per-sample branches and index with plain ints so the vectoriser can work;
- * interpolation positions are floats relative to the run start
- * (idx = (int)x, frac = x - idx). The cubic (Catmull-Rom) bodies are
- * instantiated the same way, so the AVX2 build vectorises them with gathers.
+ * interpolation positions are the voice's 32.32 cursor relative to the
+ * run start, frac + t x step in 64-bit integers (idx = x >> 32, the
+ * fraction from the low 32 bits: hl_fp_frac here, hl_fp_frac_simd in the
+ * AVX2 and AVX-512 kernels), exact wherever the run starts. The cubic
+ * (Catmull-Rom) bodies are instantiated the same way, so the AVX2 build
+ * vectorises them with gathers.
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and
@@ -52,7 +55,7 @@ int hl_simd_level(void) {
 
 #define HL_RESTRICT __restrict__
 
-#define HL_KERNEL_BODIES(SUFFIX, ATTR)                                                             \
+#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC)                                                       \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
                                        const float *HL_RESTRICT s, uint32_t n,                     \
                                        const hl_gain_ramp_t *g) {                                  \
@@ -65,7 +68,7 @@ int hl_simd_level(void) {
             return;                                                                                \
         }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             al[t] += s[t] * (l0 + k * (dl + k * ql));                                              \
             ar[t] += s[t] * (r0 + k * (dr + k * qr));                                              \
         }                                                                                          \
@@ -82,7 +85,7 @@ int hl_simd_level(void) {
             return;                                                                                \
         }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             al[t] += s[2 * t] * (l0 + k * (dl + k * ql));                                          \
             ar[t] += s[2 * t + 1] * (r0 + k * (dr + k * qr));                                      \
         }                                                                                          \
@@ -92,29 +95,29 @@ int hl_simd_level(void) {
                                           const hl_gain_ramp_t *g) {                               \
         const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;        \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             float m = (s[2 * t] + s[2 * t + 1]) * 0.5f;                                            \
             al[t] += m * (l0 + k * (dl + k * ql));                                                 \
             ar[t] += m * (r0 + k * (dr + k * qr));                                                 \
         }                                                                                          \
     }                                                                                              \
     ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
-                                          uint32_t n, float f0, float step) {                      \
+                                          uint32_t n, uint32_t frac, uint64_t step) {              \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)(int)k * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
+            const uint64_t x = frac + (uint64_t)k * step;                                          \
+            const int i = (int)(x >> 32);                                                          \
+            const float f = FRAC((uint32_t)x);                                                     \
             float a = s[i], b = s[i + 1];                                                          \
             d[k] = a + f * (b - a);                                                                \
         }                                                                                          \
     }                                                                                              \
     ATTR static void interp_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,        \
-                                            const float *HL_RESTRICT s, uint32_t n, float f0,      \
-                                            float step) {                                          \
+                                            const float *HL_RESTRICT s, uint32_t n, uint32_t frac, \
+                                            uint64_t step) {                                       \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)(int)k * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
+            const uint64_t x = frac + (uint64_t)k * step;                                          \
+            const int i = (int)(x >> 32);                                                          \
+            const float f = FRAC((uint32_t)x);                                                     \
             float a = s[2 * i], b = s[2 * i + 2];                                                  \
             float c = s[2 * i + 1], e = s[2 * i + 3];                                              \
             dl_[k] = a + f * (b - a);                                                              \
@@ -122,42 +125,42 @@ int hl_simd_level(void) {
         }                                                                                          \
     }                                                                                              \
     ATTR static void interp_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,     \
-                                             uint32_t n, float f0, float step) {                   \
+                                             uint32_t n, uint32_t frac, uint64_t step) {           \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)(int)k * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
+            const uint64_t x = frac + (uint64_t)k * step;                                          \
+            const int i = (int)(x >> 32);                                                          \
+            const float f = FRAC((uint32_t)x);                                                     \
             float a = (s[2 * i] + s[2 * i + 1]) * 0.5f;                                            \
             float b = (s[2 * i + 2] + s[2 * i + 3]) * 0.5f;                                        \
             d[k] = a + f * (b - a);                                                                \
         }                                                                                          \
     }                                                                                              \
     ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
-                                         uint32_t n, float f0, float step) {                       \
+                                         uint32_t n, uint32_t frac, uint64_t step) {               \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)(int)k * step;                                                   \
-            int i = (int)x;                                                                        \
-            d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], x - (float)i);               \
+            const uint64_t x = frac + (uint64_t)k * step;                                          \
+            const int i = (int)(x >> 32);                                                          \
+            d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], FRAC((uint32_t)x));          \
         }                                                                                          \
     }                                                                                              \
     ATTR static void cubic_stereo_##SUFFIX(float *HL_RESTRICT dl_, float *HL_RESTRICT dr_,         \
-                                           const float *HL_RESTRICT s, uint32_t n, float f0,       \
-                                           float step) {                                           \
+                                           const float *HL_RESTRICT s, uint32_t n, uint32_t frac,  \
+                                           uint64_t step) {                                        \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)(int)k * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
+            const uint64_t x = frac + (uint64_t)k * step;                                          \
+            const int i = (int)(x >> 32);                                                          \
+            const float f = FRAC((uint32_t)x);                                                     \
             const float *p = s + 2 * i;                                                            \
             dl_[k] = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                   \
             dr_[k] = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                   \
         }                                                                                          \
     }                                                                                              \
     ATTR static void cubic_downmix_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,      \
-                                            uint32_t n, float f0, float step) {                    \
+                                            uint32_t n, uint32_t frac, uint64_t step) {            \
         for (uint32_t k = 0; k < n; k++) {                                                         \
-            float x = f0 + (float)(int)k * step;                                                   \
-            int i = (int)x;                                                                        \
-            float f = x - (float)i;                                                                \
+            const uint64_t x = frac + (uint64_t)k * step;                                          \
+            const int i = (int)(x >> 32);                                                          \
+            const float f = FRAC((uint32_t)x);                                                     \
             const float *p = s + 2 * i;                                                            \
             float l = hl_catmull_rom(p[-2], p[0], p[2], p[4], f);                                  \
             float r = hl_catmull_rom(p[-1], p[1], p[3], p[5], f);                                  \
@@ -176,26 +179,26 @@ int hl_simd_level(void) {
             return;                                                                                \
         }                                                                                          \
         for (uint32_t t = 0; t < n; t++) {                                                         \
-            float k = (float)(int)(t + 1);                                                         \
+            float k = g->k0 + (float)(int)(t + 1);                                                 \
             al[t] += l[t] * (l0 + k * (dl + k * ql));                                              \
             ar[t] += r[t] * (r0 + k * (dr + k * qr));                                              \
         }                                                                                          \
     }
 
-HL_KERNEL_BODIES(generic, )
+HL_KERNEL_BODIES(generic, , hl_fp_frac)
 
 static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                     const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
-                                    float f0, float step, const hl_gain_ramp_t *g) {
+                                    uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {
     const float l0 = g->l0, dl = g->dl, ql = g->ql, r0 = g->r0, dr = g->dr, qr = g->qr;
     (void)avail;
     for (uint32_t t = 0; t < n; t++) {
-        float x = f0 + (float)(int)t * step;
-        int i = (int)x;
-        float f = x - (float)i;
+        const uint64_t x = frac + (uint64_t)t * step;
+        const int i = (int)(x >> 32);
+        const float f = hl_fp_frac((uint32_t)x);
         float a = s[i], b = s[i + 1];
         float v = a + f * (b - a);
-        float k = (float)(int)(t + 1);
+        float k = g->k0 + (float)(int)(t + 1);
         al[t] += v * (l0 + k * (dl + k * ql));
         ar[t] += v * (r0 + k * (dr + k * qr));
     }
@@ -205,47 +208,42 @@ static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar
  * The other portable fused kernels run two passes over a block on the stack
  * (interpolate, then mix): at the baseline ISA that measured faster than one
  * scalar pass, as the mix pass vectorises. n <= HL_MIX_BLOCK, so one chunk;
- * a longer run would go on in chunks with the quadratic re-based.
+ * a longer run would go on in chunks, the ramp moved on (hl_gain_from).
  */
-static hl_gain_ramp_t rebase(const hl_gain_ramp_t *g, uint32_t done) {
-    const float d = (float)done;
-    hl_gain_ramp_t r = {g->l0 + d * (g->dl + d * g->ql), g->dl + 2.0f * d * g->ql, g->ql,
-                        g->r0 + d * (g->dr + d * g->qr), g->dr + 2.0f * d * g->qr, g->qr};
-    return done ? r : *g;
-}
-
 /* The fused resample+mix entries of the portable table: interpolate a block
  * into a stack buffer, then mix it (measured faster here than one scalar
  * pass). One macro per shape: a mono result, or planar stereo. */
-#define HL_FUSED_MONO(name, interp)                                                                \
-    static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n, float f0,   \
-                     float step, const hl_gain_ramp_t *g) {                                        \
+#define HL_FUSED_MONO(name, interp, CH)                                                            \
+    static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n,             \
+                     uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {                      \
         float tmp[HL_MIX_BLOCK];                                                                   \
         (void)avail;                                                                               \
         for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {                                  \
             uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
-            hl_gain_ramp_t gg = rebase(g, done);                                                   \
-            interp(tmp, s, cnt, f0 + (float)(int)done * step, step);                               \
+            hl_gain_ramp_t gg = hl_gain_from(g, done);                                             \
+            const uint64_t x = frac + (uint64_t)done * step;                                       \
+            interp(tmp, s + (CH) * (x >> 32), cnt, (uint32_t)x, step);                             \
             mix_mono_generic(al + done, ar + done, tmp, cnt, &gg);                                 \
         }                                                                                          \
     }
 #define HL_FUSED_PLANAR(name, interp)                                                              \
-    static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n, float f0,   \
-                     float step, const hl_gain_ramp_t *g) {                                        \
+    static void name(float *al, float *ar, const float *s, uint32_t avail, uint32_t n,             \
+                     uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {                      \
         float tl[HL_MIX_BLOCK], tr[HL_MIX_BLOCK];                                                  \
         (void)avail;                                                                               \
         for (uint32_t done = 0; done < n; done += HL_MIX_BLOCK) {                                  \
             uint32_t cnt = n - done < HL_MIX_BLOCK ? n - done : HL_MIX_BLOCK;                      \
-            hl_gain_ramp_t gg = rebase(g, done);                                                   \
-            interp(tl, tr, s, cnt, f0 + (float)(int)done * step, step);                            \
+            hl_gain_ramp_t gg = hl_gain_from(g, done);                                             \
+            const uint64_t x = frac + (uint64_t)done * step;                                       \
+            interp(tl, tr, s + 2 * (x >> 32), cnt, (uint32_t)x, step);                             \
             mix_planar_generic(al + done, ar + done, tl, tr, cnt, &gg);                            \
         }                                                                                          \
     }
-HL_FUSED_MONO(cubic_mix_mono_generic, cubic_mono_generic)
+HL_FUSED_MONO(cubic_mix_mono_generic, cubic_mono_generic, 1)
 HL_FUSED_PLANAR(cubic_mix_stereo_generic, cubic_stereo_generic)
-HL_FUSED_MONO(cubic_mix_downmix_generic, cubic_downmix_generic)
+HL_FUSED_MONO(cubic_mix_downmix_generic, cubic_downmix_generic, 2)
 HL_FUSED_PLANAR(interp_mix_stereo_generic, interp_stereo_generic)
-HL_FUSED_MONO(interp_mix_downmix_generic, interp_downmix_generic)
+HL_FUSED_MONO(interp_mix_downmix_generic, interp_downmix_generic, 2)
 
 const hl_mix_kernels_t hl_mix_kernels_generic = {
     mix_mono_generic,
@@ -292,7 +290,7 @@ HL_AVX2_ATTR static inline __attribute__((always_inline)) void
 mix_tail_fma(float *al, float *ar, uint32_t t, float vl, float vr, const hl_gain_ramp_t *g) {
     float gl = g->l0, gr = g->r0;
     if (!hl_gain_is_const(g)) {
-        const float k = (float)(int)(t + 1);
+        const float k = g->k0 + (float)(int)(t + 1);
         gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
         gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
     }
@@ -302,12 +300,12 @@ mix_tail_fma(float *al, float *ar, uint32_t t, float vl, float vr, const hl_gain
 
 HL_AVX2_ATTR static void mono_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                            const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
-                                           float f0, float step, const hl_gain_ramp_t *g,
+                                           uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
                                            const int cubic) {
     for (uint32_t t = t0; t < n; t++) {
-        const float x = fmaf((float)(int)t, step, f0);
-        const int i = (int)x;
-        const float f = x - (float)i;
+        const uint64_t x = frac + (uint64_t)t * step;
+        const int i = (int)(x >> 32);
+        const float f = hl_fp_frac_simd((uint32_t)x);
         const float v = cubic ? catmull_rom_fma(s[i - 1], s[i], s[i + 1], s[i + 2], f)
                               : fmaf(f, s[i + 1] - s[i], s[i]);
         mix_tail_fma(al, ar, t, v, v, g);
@@ -316,12 +314,12 @@ HL_AVX2_ATTR static void mono_mix_ref_avx2(float *HL_RESTRICT al, float *HL_REST
 
 HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                              const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
-                                             float f0, float step, const hl_gain_ramp_t *g,
+                                             uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
                                              const int cubic, const int down) {
     for (uint32_t t = t0; t < n; t++) {
-        const float x = fmaf((float)(int)t, step, f0);
-        const int i = (int)x;
-        const float f = x - (float)i;
+        const uint64_t x = frac + (uint64_t)t * step;
+        const int i = (int)(x >> 32);
+        const float f = hl_fp_frac_simd((uint32_t)x);
         const float *p = s + 2 * i;
         float vl, vr;
         if (cubic && down) { /* halving is exact: before or after is the same */
@@ -342,42 +340,40 @@ HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RE
 }
 
 #define HL_AVX2_LANES 8
-HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR)
+HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd)
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
-                          uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                          const int flat) {
+                          uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,
+                          const hl_gain_ramp_t *g, const int flat) {
     const __m256 iota = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
-    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+    const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    const __m256i last = _mm256_set1_epi32(HL_AVX2_LANES - 1);
-    const int narrow = step <= 1.0f;
+    const hl_lanes8_t ln = lanes8(step);
+    const int narrow = step <= HL_KFP_ONE;
+    uint64_t x0 = frac; /* lane 0's position */
     uint32_t t = 0;
-    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES) {
-        __m256 kf = _mm256_add_ps(_mm256_set1_ps((float)(int)t), iota);
-        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
-        __m256i i = _mm256_cvttps_epi32(x);
-        __m256 a, b, f;
+    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, x0 += HL_AVX2_LANES * step) {
+        const int i0 = (int)(x0 >> 32);
+        __m256 f;
+        const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
+        __m256 a, b;
         if (narrow) {
-            int i0 = _mm256_cvtsi256_si32(i);
             if ((uint32_t)i0 + HL_AVX2_LANES + 1 > avail)
                 break; /* the window would leave the buffer: finish in scalar */
-            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, _mm256_set1_epi32(i0)), last);
             __m256 w0 = _mm256_loadu_ps(s + i0), w1 = _mm256_loadu_ps(s + i0 + 1);
             a = _mm256_permutevar8x32_ps(w0, rel);
             b = _mm256_permutevar8x32_ps(w1, rel);
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, _mm256_set1_epi32(i0))));
         } else {
+            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
             a = _mm256_i32gather_ps(s, i, sizeof(float));
             b = _mm256_i32gather_ps(s + 1, i, sizeof(float));
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
         }
         __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
         __m256 gl = l0, gr = r0;
         if (!flat) {
-            __m256 k = _mm256_add_ps(kf, one);
+            __m256 k = _mm256_add_ps(_mm256_add_ps(_mm256_set1_ps((float)(int)t), iota), k1);
             gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
             gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
         }
@@ -389,22 +385,21 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
 
 /*
  * The hot path of the engine (mono source resampled to the device rate).
- * Eight output frames at a time. At step <= 1 the eight source frames they
- * need lie in a window of nine starting at the first lane's index, so two
- * unaligned loads and two lane permutes replace a gather; faster steps use
- * vgatherdps. Float rounding can put the last lane one past the window: the
- * lane index is clamped and the fraction taken from the clamped index, which
- * then interpolates to the same value. A flat gain pair (the steady state)
- * gets its own loop without the ramp polynomial.
+ * Eight output frames at a time, their positions from the 32.32 cursor
+ * (lanes8_at). At step <= 1 the eight source frames they need lie in a
+ * window of nine starting at the first lane's index, so two unaligned loads
+ * and two lane permutes replace a gather; faster steps use vgatherdps. A
+ * flat gain pair (the steady state) gets its own loop without the ramp
+ * polynomial.
  */
 HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                               const float *HL_RESTRICT s, uint32_t avail,
-                                              uint32_t n, float f0, float step,
+                                              uint32_t n, uint32_t frac, uint64_t step,
                                               const hl_gain_ramp_t *g) {
     uint32_t t = hl_gain_is_const(g)
-                     ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1)
-                     : interp_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0);
-    mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 0);
+                     ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1)
+                     : interp_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0);
+    mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 0);
 }
 
 /* How an iteration's eight lanes find their taps; a constant in each
@@ -412,44 +407,44 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
 #define HL_REACH_GATHER 0 /* step > 9/8: one gather per tap */
 #define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
 #define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
-#define HL_STEP_REACH_9 1.125f
+#define HL_STEP_REACH_9 (HL_KFP_ONE + HL_KFP_ONE / 8)
 
-static inline int hl_reach(float step) {
-    return step <= 1.0f ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
+static inline int hl_reach(uint64_t step) {
+    return step <= HL_KFP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
 }
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
-                         uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                         const int flat, const int reach) {
-    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+                         uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,
+                         const hl_gain_ramp_t *g, const int flat, const int reach) {
+    const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 eight = _mm256_set1_ps((float)HL_AVX2_LANES);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
-    const __m256i last = _mm256_set1_epi32(reach == HL_REACH_9 ? HL_AVX2_LANES : HL_AVX2_LANES - 1);
+    const hl_lanes8_t ln = lanes8(step);
     /* frames the window loads read from s + i0 on: taps i0 - 1 .. i0 + last + 2 */
     const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
     /* t + lane as floats, moved on by 8 each iteration (exact below 2^24) */
     __m256 kf = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    uint64_t x0 = frac; /* lane 0's position */
     uint32_t t = 0;
 #pragma GCC unroll 2
-    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, kf = _mm256_add_ps(kf, eight)) {
-        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
-        __m256i i = _mm256_cvttps_epi32(x);
-        __m256 a, b, c, d, f;
+    for (; t + HL_AVX2_LANES <= n;
+         t += HL_AVX2_LANES, x0 += HL_AVX2_LANES * step, kf = _mm256_add_ps(kf, eight)) {
+        const int i0 = (int)(x0 >> 32);
+        __m256 f;
+        const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
+        __m256 a, b, c, d;
         if (reach == HL_REACH_GATHER) {
+            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
             a = _mm256_i32gather_ps(s - 1, i, sizeof(float));
             b = _mm256_i32gather_ps(s, i, sizeof(float));
             c = _mm256_i32gather_ps(s + 1, i, sizeof(float));
             d = _mm256_i32gather_ps(s + 2, i, sizeof(float));
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
         } else {
-            int i0 = _mm256_cvtsi256_si32(i);
             if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
-            const __m256i vi0 = _mm256_set1_epi32(i0);
-            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, vi0), last);
             const float *w = s + i0 - 1;
             if (reach == HL_REACH_8) {
                 a = _mm256_permutevar8x32_ps(_mm256_loadu_ps(w), rel);
@@ -473,12 +468,11 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
                 c = _mm256_blendv_ps(p2, p3, m);
                 d = _mm256_blendv_ps(p3, p4, m);
             }
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, vi0)));
         }
         __m256 v = catmull_rom_avx2(a, b, c, d, f);
         __m256 gl = l0, gr = r0;
         if (!flat) {
-            __m256 k = _mm256_add_ps(kf, one);
+            __m256 k = _mm256_add_ps(kf, k1);
             gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
             gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
         }
@@ -492,31 +486,31 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
  * Mono cubic resample + mix in one pass (no scratch), as interp_mix_mono
  * does for linear. At step <= 1 the eight positions' taps lie in
  * s[i0 - 1 .. i0 + 9]: four unaligned loads and four lane permutes replace
- * the four gathers; the last lane's index is clamped as in the linear kernel
- * (at f = 1 Catmull-Rom lands exactly on c, the next frame's value). Up to
- * step 9/8 (a voice pitched a little up, Doppler) only the last lane can
- * reach one frame further: a fifth window and four blends, still far
- * cheaper than four gathers. Each (flat gains, reach) pair is its own loop,
- * so nothing is decided per iteration but the window's bound.
+ * the four gathers. Up to step 9/8 (a voice pitched a little up, Doppler)
+ * only the last lane can reach one frame further: a fifth window and four
+ * blends, still far cheaper than four gathers. Each (flat gains, reach)
+ * pair is its own loop, so nothing is decided per iteration but the
+ * window's bound.
  */
 HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                              const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
-                                             float f0, float step, const hl_gain_ramp_t *g) {
+                                             uint32_t frac, uint64_t step,
+                                             const hl_gain_ramp_t *g) {
     const int flat = hl_gain_is_const(g), reach = hl_reach(step);
     uint32_t t;
     if (flat && reach == HL_REACH_8)
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_8);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1, HL_REACH_8);
     else if (flat && reach == HL_REACH_9)
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_9);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1, HL_REACH_9);
     else if (flat)
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 1, HL_REACH_GATHER);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1, HL_REACH_GATHER);
     else if (reach == HL_REACH_8)
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_8);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_8);
     else if (reach == HL_REACH_9)
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_9);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_9);
     else
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, f0, step, g, 0, HL_REACH_GATHER);
-    mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 1);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_GATHER);
+    mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 1);
 }
 
 /*
@@ -535,14 +529,15 @@ HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RE
  */
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
-                     uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
-                     const int flat, const int cubic, const int down, const int reach) {
-    const __m256 vstep = _mm256_set1_ps(step), vf0 = _mm256_set1_ps(f0), one = _mm256_set1_ps(1.0f);
+                     uint32_t avail, uint32_t n, uint32_t frac, uint64_t step,
+                     const hl_gain_ramp_t *g, const int flat, const int cubic, const int down,
+                     const int reach) {
+    const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 half = _mm256_set1_ps(0.5f), eight = _mm256_set1_ps((float)HL_AVX2_LANES);
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
-    const __m256i last = _mm256_set1_epi32(reach == HL_REACH_9 ? HL_AVX2_LANES : HL_AVX2_LANES - 1);
+    const hl_lanes8_t ln = lanes8(step);
     /* lane holding frame r of a window after the deinterleave below */
     const __m256i lane_of = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
     const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0;
@@ -550,24 +545,23 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
     /* frames from i0 on that the windows may read (linear keeps its margin) */
     const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
     __m256 kf = _mm256_setr_ps(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f);
+    uint64_t x0 = frac; /* lane 0's position */
     uint32_t t = 0;
-    for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, kf = _mm256_add_ps(kf, eight)) {
-        __m256 x = _mm256_fmadd_ps(kf, vstep, vf0);
-        __m256i i = _mm256_cvttps_epi32(x);
-        __m256 tl[5], tr[5], f;
+    for (; t + HL_AVX2_LANES <= n;
+         t += HL_AVX2_LANES, x0 += HL_AVX2_LANES * step, kf = _mm256_add_ps(kf, eight)) {
+        const int i0 = (int)(x0 >> 32);
+        __m256 f;
+        const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
+        __m256 tl[5], tr[5];
         if (reach != HL_REACH_GATHER) {
-            int i0 = _mm256_cvtsi256_si32(i);
             if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
-            const __m256i vi0 = _mm256_set1_epi32(i0);
-            __m256i rel = _mm256_min_epi32(_mm256_sub_epi32(i, vi0), last);
             __m256i over = _mm256_setzero_si256(), rc = rel;
             if (reach == HL_REACH_9) {
                 over = _mm256_cmpgt_epi32(rel, seven);
                 rc = _mm256_add_epi32(rel, over); /* 8 -> 7, taken from the next window */
             }
             __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rc);
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(_mm256_add_epi32(rel, vi0)));
             for (int o = 0; o < windows; o++) { /* taps floor(x) + first + o */
                 const float *w = s + 2 * (i0 + first + o);
                 __m256 v0 = _mm256_loadu_ps(w), v1 = _mm256_loadu_ps(w + HL_AVX2_LANES);
@@ -583,8 +577,8 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
                 }
             }
         } else {
-            __m256i i2 = _mm256_add_epi32(i, i);
-            f = _mm256_sub_ps(x, _mm256_cvtepi32_ps(i));
+            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
+            const __m256i i2 = _mm256_add_epi32(i, i);
             for (int o = 0; o < taps; o++) {
                 tl[o] = _mm256_i32gather_ps(s + 2 * (first + o), i2, sizeof(float));
                 tr[o] = _mm256_i32gather_ps(s + 2 * (first + o) + 1, i2, sizeof(float));
@@ -609,7 +603,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
         }
         __m256 gl = l0, gr = r0;
         if (!flat) {
-            __m256 k = _mm256_add_ps(kf, one);
+            __m256 k = _mm256_add_ps(kf, k1);
             gl = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, ql, dl), l0);
             gr = _mm256_fmadd_ps(k, _mm256_fmadd_ps(k, qr, dr), r0);
         }
@@ -623,20 +617,20 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
  * step <= 1 and gathers above. */
 #define HL_STEREO_LOOP(FLAT, CUBIC, DOWN)                                                          \
     (reach == HL_REACH_8                                                                           \
-         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN, HL_REACH_8)   \
+         ? stereo_mix_loop_avx2(al, ar, s, avail, n, frac, step, g, FLAT, CUBIC, DOWN, HL_REACH_8) \
      : reach == HL_REACH_9                                                                         \
-         ? stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN, HL_REACH_9)   \
-         : stereo_mix_loop_avx2(al, ar, s, avail, n, f0, step, g, FLAT, CUBIC, DOWN,               \
+         ? stereo_mix_loop_avx2(al, ar, s, avail, n, frac, step, g, FLAT, CUBIC, DOWN, HL_REACH_9) \
+         : stereo_mix_loop_avx2(al, ar, s, avail, n, frac, step, g, FLAT, CUBIC, DOWN,             \
                                 HL_REACH_GATHER))
 #define HL_STEREO_MIX_AVX2(NAME, CUBIC, DOWN)                                                      \
     HL_AVX2_ATTR static void NAME##_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
                                          const float *HL_RESTRICT s, uint32_t avail, uint32_t n,   \
-                                         float f0, float step, const hl_gain_ramp_t *g) {          \
+                                         uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {  \
         int reach = hl_reach(step);                                                                \
         if (!(CUBIC) && reach == HL_REACH_9) reach = HL_REACH_GATHER;                              \
         uint32_t t =                                                                               \
             hl_gain_is_const(g) ? HL_STEREO_LOOP(1, CUBIC, DOWN) : HL_STEREO_LOOP(0, CUBIC, DOWN); \
-        stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                            \
+        stereo_mix_ref_avx2(al, ar, s, t, n, frac, step, g, CUBIC, DOWN);                          \
     }
 HL_STEREO_MIX_AVX2(cubic_mix_stereo, 1, 0)
 HL_STEREO_MIX_AVX2(cubic_mix_downmix, 1, 1)
@@ -661,9 +655,9 @@ HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_REST
         _mm512_storeu_ps(al + t, _mm512_fmadd_ps(v, l0, _mm512_loadu_ps(al + t)));
         _mm512_storeu_ps(ar + t, _mm512_fmadd_ps(v, r0, _mm512_loadu_ps(ar + t)));
     }
-    for (; t < n; t++) {
-        al[t] += s[t] * g->l0;
-        ar[t] += s[t] * g->r0;
+    for (; t < n; t++) { /* fused as the vector loop: a frame's sum whatever lane it lands in */
+        al[t] = fmaf(s[t], g->l0, al[t]);
+        ar[t] = fmaf(s[t], g->r0, ar[t]);
     }
 }
 
@@ -672,26 +666,26 @@ HL_AVX512_ATTR static void mix_mono_avx512(float *HL_RESTRICT al, float *HL_REST
  * 2% of a cache-resident pitched mix). */
 HL_AVX512_ATTR static void interp_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                                   const float *HL_RESTRICT s, uint32_t avail,
-                                                  uint32_t n, float f0, float step,
+                                                  uint32_t n, uint32_t frac, uint64_t step,
                                                   const hl_gain_ramp_t *g) {
-    uint32_t t = hl_interp_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
-    if (t < n) mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 0);
+    uint32_t t = hl_interp_mix_mono_avx512(al, ar, s, avail, n, frac, step, g);
+    if (t < n) mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 0);
 }
 
 HL_AVX512_ATTR static void cubic_mix_mono_avx512(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                                  const float *HL_RESTRICT s, uint32_t avail,
-                                                 uint32_t n, float f0, float step,
+                                                 uint32_t n, uint32_t frac, uint64_t step,
                                                  const hl_gain_ramp_t *g) {
-    uint32_t t = hl_cubic_mix_mono_avx512(al, ar, s, avail, n, f0, step, g);
-    if (t < n) mono_mix_ref_avx2(al, ar, s, t, n, f0, step, g, 1);
+    uint32_t t = hl_cubic_mix_mono_avx512(al, ar, s, avail, n, frac, step, g);
+    if (t < n) mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 1);
 }
 
 #define HL_STEREO_MIX_AVX512(NAME, CUBIC, DOWN)                                                    \
     HL_AVX512_ATTR static void NAME##_avx512(                                                      \
         float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s, uint32_t avail,  \
-        uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {                               \
-        uint32_t t = hl_##NAME##_avx512(al, ar, s, avail, n, f0, step, g);                         \
-        if (t < n) stereo_mix_ref_avx2(al, ar, s, t, n, f0, step, g, CUBIC, DOWN);                 \
+        uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {                       \
+        uint32_t t = hl_##NAME##_avx512(al, ar, s, avail, n, frac, step, g);                       \
+        if (t < n) stereo_mix_ref_avx2(al, ar, s, t, n, frac, step, g, CUBIC, DOWN);               \
     }
 HL_STEREO_MIX_AVX512(cubic_mix_stereo, 1, 0)
 HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)

@@ -7,9 +7,19 @@
  * is the product of two linear ramps (envelope x gain/pan):
  *   gain(t) = g0 + k * (d + k * q),  k = t + 1,  t = 0 .. n-1
  * where g0 is the value applied before the run (the ramps' previous values),
- * so ramps that end on the last frame land exactly on their targets and the
- * result does not depend on where runs are split. No branches per sample.
+ * so ramps that end on the last frame land exactly on their targets. A run
+ * that starts d frames into a ramp takes it with k0 = d (k = k0 + t + 1,
+ * integers, exact in float): the gains do not depend on where runs are
+ * split, bit for bit. No branches per sample.
  * All RT safe.
+ *
+ * Positions are the voice's 32.32 fixed-point cursor relative to src:
+ * output frame t of a run reads at p_t = frac + t x step (exact, 64-bit), so
+ * its taps are src[p_t >> 32 ...] and its fraction comes from the low 32
+ * bits alone (hl_fp_frac: the same bits whatever frame src starts at). A
+ * frame therefore gets the same value whether its run starts at it or
+ * hundreds of frames before, and a voice read from a stream's window gets
+ * what the same voice read from the whole buffer gets, at every step.
  */
 #ifndef HL_MIX_KERNELS_H
 #define HL_MIX_KERNELS_H
@@ -19,6 +29,7 @@
 typedef struct {
     float l0, dl, ql; /* left gain before the run, linear and quadratic terms */
     float r0, dr, qr; /* right */
+    float k0;         /* frames of the ramp before the run: k = k0 + t + 1 (0: from its start) */
 } hl_gain_ramp_t;
 
 /* One flat-gain linear mono run, as interp_mix_mono's arguments (gains
@@ -26,7 +37,9 @@ typedef struct {
 typedef struct {
     const float *src;
     uint32_t avail;
-    float f0, step, gl, gr;
+    uint32_t frac; /* the cursor's fraction (32.32) */
+    uint64_t step; /* 32.32 */
+    float gl, gr;
 } hl_mix_mono_run_t;
 
 typedef struct {
@@ -39,45 +52,46 @@ typedef struct {
     /* mono = (src[2t] + src[2t+1]) / 2 panned with the gain pair */
     void (*mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t n,
                         const hl_gain_ramp_t *g);
-    /* dst[k] = lerp(src, x), x = f0 + k * step, src mono; reads src[0 .. floor(x_max) + 1] */
-    void (*interp_mono)(float *dst, const float *src, uint32_t n, float f0, float step);
+    /* dst[k] = lerp(src, x), x = frac + k * step (32.32), src mono; reads src[0 .. floor(x_max) +
+     * 1] */
+    void (*interp_mono)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
     /* same on interleaved stereo into two planar buffers */
-    void (*interp_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, float f0,
-                          float step);
+    void (*interp_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, uint32_t frac,
+                          uint64_t step);
     /* same on interleaved stereo, downmixed (L+R)/2 into one buffer */
-    void (*interp_downmix)(float *dst, const float *src, uint32_t n, float f0, float step);
-    /* Fused mono resample + mix: acc += lerp(src, x_t) * gain(t), x_t = f0 + t * step.
+    void (*interp_downmix)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
+    /* Fused mono resample + mix: acc += lerp(src, x_t) * gain(t), x_t = frac + t * step.
      * avail = frames readable from src (the kernel may read whole windows up to
      * it); positions never reach avail - 1. */
     void (*interp_mix_mono)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                            uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+                            uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
     /* acc_l += l[t] * gl(t), acc_r += r[t] * gr(t); planar stereo */
     void (*mix_planar)(float *acc_l, float *acc_r, const float *l, const float *r, uint32_t n,
                        const hl_gain_ramp_t *g);
     /* 4-point Catmull-Rom versions of interp_mono/stereo/downmix: read
      * src[floor(x) - 1 .. floor(x) + 2] (frames), so src[-1] must be valid. */
-    void (*cubic_mono)(float *dst, const float *src, uint32_t n, float f0, float step);
-    void (*cubic_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, float f0,
-                         float step);
-    void (*cubic_downmix)(float *dst, const float *src, uint32_t n, float f0, float step);
+    void (*cubic_mono)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
+    void (*cubic_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, uint32_t frac,
+                         uint64_t step);
+    void (*cubic_downmix)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
     /* Fused mono cubic resample + mix: acc += catmull_rom(src, x_t) * gain(t),
-     * x_t = f0 + t * step. Reads src[floor(x) - 1 .. floor(x) + 2], so src[-1]
+     * x_t = frac + t * step. Reads src[floor(x) - 1 .. floor(x) + 2], so src[-1]
      * must be valid; avail = frames readable from src (the kernel may read
      * whole windows up to it); positions never reach avail - 2. */
     void (*cubic_mix_mono)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
-                           float f0, float step, const hl_gain_ramp_t *g);
+                           uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
     /* Fused interleaved-stereo resample + mix, Catmull-Rom and linear: left
      * into acc_l with gl(t), right into acc_r with gr(t) (2D voices), or
      * downmixed (L+R)/2 and panned with the gain pair (3D voices). Same reads
      * and avail (in frames) as cubic_mix_mono / interp_mix_mono. */
     void (*cubic_mix_stereo)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                             uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+                             uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
     void (*cubic_mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                              uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+                              uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
     void (*interp_mix_stereo)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                              uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+                              uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
     void (*interp_mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t avail,
-                               uint32_t n, float f0, float step, const hl_gain_ramp_t *g);
+                               uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
     /* Two runs into the same accumulators in one pass over them, with the
      * result of interp_mix_mono on r[0] then on r[1], bit for bit. Returns
      * 1 when done, 0 having written nothing when a run needs more than the
@@ -96,6 +110,38 @@ typedef struct {
  * same values (g0 + k * 0). */
 static inline int hl_gain_is_const(const hl_gain_ramp_t *g) {
     return g->dl == 0.0f && g->ql == 0.0f && g->dr == 0.0f && g->qr == 0.0f;
+}
+
+/* The ramp g from frame d of its run on (k0 moved on: the same gains). */
+static inline hl_gain_ramp_t hl_gain_from(const hl_gain_ramp_t *g, uint32_t d) {
+    hl_gain_ramp_t r = *g;
+    r.k0 += (float)d;
+    return r;
+}
+
+/* The ramp g re-based on frame d of its run, as plain terms from there on
+ * (k0 = 0; the values rounded: for code that evaluates g0 + j (d + j q)
+ * itself). */
+static inline hl_gain_ramp_t hl_gain_rebase(const hl_gain_ramp_t *g, float d) {
+    d += g->k0;
+    return (hl_gain_ramp_t){g->l0 + d * (g->dl + d * g->ql),
+                            g->dl + 2.0f * d * g->ql,
+                            g->ql,
+                            g->r0 + d * (g->dr + d * g->qr),
+                            g->dr + 2.0f * d * g->qr,
+                            g->qr,
+                            0.0f};
+}
+
+/* The fraction of a 32.32 position as the portable kernels take it (the
+ * scalar edge path's too): its low 32 bits to float, times 2^-32. */
+static inline float hl_fp_frac(uint32_t fb) {
+    return (float)fb * (1.0f / 4294967296.0f);
+}
+
+/* The 32.32 step of a pitch given as a float factor (tests, benches). */
+static inline uint64_t hl_fp_step(double step) {
+    return (uint64_t)(step * 4294967296.0 + 0.5);
 }
 
 /* Catmull-Rom through b (f = 0) and c (f = 1) with outer points a and d.

@@ -8,24 +8,28 @@
  * each as two 256-bit halves, so the vector operations per output frame
  * are what bounds the loop (bench/README.md, issue 28), and every one
  * that a load can do instead is taken out:
- *  - positions are x = f0 + t * step with one rounding, as the portable
- *    kernels compute them, t (and t + 1 for a ramp) read from a table of
- *    floats instead of counted with an add (counting measured 1.5 ns a
- *    256-frame call slower);
- *  - the first lane's index of all sixteen iterations comes from one
- *    fused multiply-add, one conversion and one store, and each iteration
- *    broadcasts its own from memory: no scalar float arithmetic and no
- *    register moves on the loads' address path;
- *  - how many iterations keep their window inside `avail` is decided once;
+ *  - positions come from the voice's 32.32 cursor, exact (mix_kernels.h):
+ *    once a call, lane l's distance from lane 0 (l x step: its fraction
+ *    bits and whole frames) and lane 0's fraction bits of each of the
+ *    sixteen iterations (stored); an iteration adds its lane 0's fraction,
+ *    broadcast from memory, to the lanes' (a carry is one frame more: one
+ *    compare into a mask, one masked add) and converts the sum to the
+ *    fraction (hl_fp_frac_simd: one conversion, one fused multiply-add):
+ *    five vector operations, as many as the float position x = f0 + t x
+ *    step took (one rounding, which depended on where the run began).
+ *    Lane 0's frame, the windows' address, is counted in scalar (a 64-bit
+ *    add and a shift beside the vector work); t + 1 for a ramp is read
+ *    from a table of floats;
+ *  - how many iterations keep their window inside `avail` is decided once
+ *    (from the last iteration's frame; a division only when it leaves);
  *  - at step <= HL_AVX512_NARROW the taps of an iteration's sixteen
  *    positions lie within 32 frames of the first lane's first tap: two
  *    loads and one two-source permute (vpermt2ps) per tap (stereo: four
  *    loads split into left and right halves by four more). There a lane's
  *    index is at most floor(15 * 1.75 + 1) = 27 frames past the first
- *    lane's, 28 where a rounding lands on the next frame, so its last tap
- *    (Catmull-Rom: 3 past it, in a window that starts a frame early) is
- *    inside the window without a clamp, and the fraction is x - floor(x),
- *    the portable kernels' own. Faster steps gather.
+ *    lane's, so its last tap (Catmull-Rom: 3 past it, in a window that
+ *    starts a frame early) is inside the window without a clamp. Faster
+ *    steps gather.
  *  - a mono iteration at step <= HL_AVX512_NARROW16 (0.93; Catmull-Rom
  *    0.79) has its taps within 16 frames of the window's start: one load
  *    and the one-source vpermps instead (mix_kernels_avx512.h says why).
@@ -54,13 +58,61 @@ static const float hl_kt[HL_MIX_BLOCK + HL_AVX512_LANES] __attribute__((aligned(
     HL_K16(96),  HL_K16(112), HL_K16(128), HL_K16(144), HL_K16(160), HL_K16(176),
     HL_K16(192), HL_K16(208), HL_K16(224), HL_K16(240), HL_K16(256)};
 
+/* The positions of a call, from the 32.32 cursor: lane l's distance from
+ * lane 0 of an iteration (l x step: its fraction bits with the top bit
+ * flipped, lx, and its whole frames, h), and lane 0's fraction bits of each
+ * iteration j (frac + 16 j step) into fb0s[j]; its frame is counted in
+ * scalar (iteration_frame). AVX-512F alone: mul_epu32 gives the 64-bit
+ * products l x (step mod 2^32), whose halves the permutes gather. */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) void
+positions(uint32_t frac, uint64_t step, __m512i *lx, __m512i *h, uint32_t *fb0s) {
+    const __m512i slo = _mm512_set1_epi64((long long)(step & 0xFFFFFFFFu));
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i pa = _mm512_mul_epu32(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), slo);
+    const __m512i pb = _mm512_mul_epu32(_mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15), slo);
+    const __m512i l = _mm512_permutex2var_epi32(pa, evens, pb);
+    *h = _mm512_add_epi32(_mm512_permutex2var_epi32(pa, odds, pb),
+                          _mm512_mullo_epi32(lane, _mm512_set1_epi32((int)(step >> 32))));
+    *lx = _mm512_xor_si512(l, _mm512_set1_epi32((int)0x80000000u));
+    /* 16 j step mod 2^32 = 16 l_j mod 2^32 */
+    _mm512_store_si512(fb0s,
+                       _mm512_add_epi32(_mm512_slli_epi32(l, 4), _mm512_set1_epi32((int)frac)));
+}
+
+/* How many of the first `iters` iterations from frac at step keep a window
+ * of reach frames from lane 0's frame + first inside avail (lane 0's frame
+ * never decreases: a prefix). All of them unless the last one leaves. */
+static inline uint32_t windows_fit(uint32_t frac, uint64_t step, uint32_t iters, uint32_t avail,
+                                   int first, uint32_t reach) {
+    const uint64_t s16 = step * HL_AVX512_LANES;
+    if (!iters || ((frac + (iters - 1) * s16) >> 32) + first + reach <= avail) return iters;
+    const int64_t lim = (int64_t)avail - reach - first; /* the last frame lane 0 may be at */
+    if (lim < 0) return 0;
+    const uint64_t top = ((uint64_t)(lim + 1) << 32) - frac; /* j s16 < top */
+    const uint64_t fit = (top + s16 - 1) / s16;
+    return fit < iters ? (uint32_t)fit : iters;
+}
+
+/* An iteration's sixteen positions from lane 0's fraction bits fb0: each
+ * lane's frame relative to lane 0's (returned) and its fraction (*f,
+ * hl_fp_frac_simd in every lane). */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512i
+lanes_at(__m512i lx, __m512i h, uint32_t fb0, __m512 *f) {
+    const __m512i fbx = _mm512_add_epi32(lx, _mm512_set1_epi32((int)fb0));
+    *f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(fbx), _mm512_set1_ps(0x1p-32f), _mm512_set1_ps(0.5f));
+    /* the fractions' sum carried: one frame further */
+    return _mm512_mask_add_epi32(h, _mm512_cmpgt_epi32_mask(lx, fbx), h, _mm512_set1_epi32(1));
+}
+
 HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
 pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__restrict__ s,
-             uint32_t avail, uint32_t n, float f0, float step, const hl_gain_ramp_t *g,
+             uint32_t avail, uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
              const int flat, const int stereo, const int cubic, const int down, const int wide,
              const int w16) {
-    const __m512 vstep = _mm512_set1_ps(step), vf0 = _mm512_set1_ps(f0);
-    const __m512 half = _mm512_set1_ps(0.5f);
+    const __m512 half = _mm512_set1_ps(0.5f), k0 = _mm512_set1_ps(g->k0);
     const __m512 l0 = _mm512_set1_ps(g->l0), dl = _mm512_set1_ps(g->dl), ql = _mm512_set1_ps(g->ql);
     const __m512 r0 = _mm512_set1_ps(g->r0), dr = _mm512_set1_ps(g->dr), qr = _mm512_set1_ps(g->qr);
     const __m512i evens =
@@ -68,32 +120,21 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
     const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0, ch = stereo ? 2 : 1;
     uint32_t iters = (n < HL_MIX_BLOCK ? n : HL_MIX_BLOCK) / HL_AVX512_LANES;
-    int32_t i0s[HL_AVX512_LANES] __attribute__((aligned(64)));
-    if (!wide) {
-        /* lane 0 of iteration j sits at t = 16 j: the same multiply-add */
-        const __m512 tj =
-            _mm512_setr_ps(0.0f, 16.0f, 32.0f, 48.0f, 64.0f, 80.0f, 96.0f, 112.0f, 128.0f, 144.0f,
-                           160.0f, 176.0f, 192.0f, 208.0f, 224.0f, 240.0f);
-        const __m512i i0v = _mm512_cvttps_epi32(_mm512_fmadd_ps(tj, vstep, vf0));
-        _mm512_store_si512(i0s, i0v);
-        /* a window reads frames i0 + first .. i0 + first + 31; i0 never
-         * decreases, so the iterations inside avail are a prefix */
-        const __mmask16 in = _mm512_cmple_epu32_mask(
-            _mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW + first)),
-            _mm512_set1_epi32((int)avail));
-        const uint32_t fit = (uint32_t)__builtin_ctz(~(uint32_t)in);
-        iters = fit < iters ? fit : iters;
-    }
+    uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+    __m512i lx, h;
+    positions(frac, step, &lx, &h, fb0s);
+    /* a window reads frames i0 + first .. i0 + first + 31 */
+    if (!wide) iters = windows_fit(frac, step, iters, avail, first, HL_AVX512_WINDOW);
+    uint64_t x0 = frac; /* lane 0's position */
     uint32_t j = 0;
-    for (; j < iters; j++) {
+    for (; j < iters; j++, x0 += step * HL_AVX512_LANES) {
         const uint32_t t = j * HL_AVX512_LANES;
-        const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
-        const __m512i i = _mm512_cvttps_epi32(x);
-        const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
+        const int32_t i0 = (int32_t)(x0 >> 32);
+        __m512 f;
+        const __m512i rel = lanes_at(lx, h, fb0s[j], &f);
         __m512 tl[4], tr[4];
         if (!wide) {
-            const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0s[j]));
-            const float *w = s + ch * (i0s[j] + first);
+            const float *w = s + ch * (i0 + first);
             __m512 lo = _mm512_loadu_ps(w), hi = w16 ? lo : _mm512_loadu_ps(w + HL_AVX512_LANES);
             __m512 rlo = lo, rhi = hi;
             if (stereo) { /* 32 frames as 64 floats: left and right halves */
@@ -109,6 +150,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
                 if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
             }
         } else {
+            const __m512i i = _mm512_add_epi32(rel, _mm512_set1_epi32(i0));
             const __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
             for (int o = 0; o < taps; o++) {
                 tl[o] = _mm512_i32gather_ps(ix, s + ch * (first + o), sizeof(float));
@@ -130,7 +172,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
         if (stereo && down) vl = vr = _mm512_mul_ps(vl, half);
         __m512 gl = l0, gr = r0;
         if (!flat) {
-            const __m512 k = _mm512_loadu_ps(hl_kt + t + 1);
+            const __m512 k = _mm512_add_ps(_mm512_loadu_ps(hl_kt + t + 1), k0);
             gl = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, ql, dl), l0);
             gr = _mm512_fmadd_ps(k, _mm512_fmadd_ps(k, qr, dr), r0);
         }
@@ -143,18 +185,18 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
 /* One instance per (flat gains; one 16-frame window (mono), two, or gather). */
 #define HL_PITCHED_WIN(FLAT, STEREO, CUBIC, DOWN)                                                  \
     (!(STEREO) && step <= ((CUBIC) ? HL_AVX512_NARROW16_CUBIC : HL_AVX512_NARROW16)                \
-         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)         \
+         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)       \
      : step <= HL_AVX512_NARROW                                                                    \
-         ? pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)         \
-         : pitched_loop(al, ar, s, avail, n, f0, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
+         ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 0)       \
+         : pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 1, 0))
 #define HL_PITCHED_LOOP(STEREO, CUBIC, DOWN)                                                       \
     (hl_gain_is_const(g) ? HL_PITCHED_WIN(1, STEREO, CUBIC, DOWN)                                  \
                          : HL_PITCHED_WIN(0, STEREO, CUBIC, DOWN))
 
 #define HL_PITCHED_ENTRY(NAME, STEREO, CUBIC, DOWN)                                                \
     HL_AVX512_ATTR uint32_t hl_##NAME##_avx512(float *al, float *ar, const float *s,               \
-                                               uint32_t avail, uint32_t n, float f0, float step,   \
-                                               const hl_gain_ramp_t *g) {                          \
+                                               uint32_t avail, uint32_t n, uint32_t frac,          \
+                                               uint64_t step, const hl_gain_ramp_t *g) {           \
         return HL_PITCHED_LOOP(STEREO, CUBIC, DOWN);                                               \
     }
 HL_PITCHED_ENTRY(interp_mix_mono, 0, 0, 0)
@@ -164,29 +206,26 @@ HL_PITCHED_ENTRY(cubic_mix_stereo, 1, 1, 0)
 HL_PITCHED_ENTRY(interp_mix_downmix, 1, 0, 1)
 HL_PITCHED_ENTRY(cubic_mix_downmix, 1, 1, 1)
 
-/* One linear mono run's setup for pair_loop: lane 0's index of each
- * iteration into i0s; 0 unless every iteration's window is inside avail
- * (the single kernel would then finish in scalar: the pair declines). */
+/* One linear mono run's setup for pair_loop: its positions (positions());
+ * 0 unless every iteration's window is inside avail (the single kernel
+ * would then finish in scalar: the pair declines). */
+typedef struct {
+    __m512i lx, h;
+    uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
+} hl_pair_pos_t;
+
 HL_AVX512_ATTR static inline __attribute__((always_inline)) int
-pair_setup(const hl_mix_mono_run_t *r, uint32_t iters, int32_t *i0s) {
-    const __m512 tj = _mm512_setr_ps(0.0f, 16.0f, 32.0f, 48.0f, 64.0f, 80.0f, 96.0f, 112.0f, 128.0f,
-                                     144.0f, 160.0f, 176.0f, 192.0f, 208.0f, 224.0f, 240.0f);
-    const __m512i i0v =
-        _mm512_cvttps_epi32(_mm512_fmadd_ps(tj, _mm512_set1_ps(r->step), _mm512_set1_ps(r->f0)));
-    _mm512_store_si512(i0s, i0v);
-    const __mmask16 in =
-        _mm512_cmple_epu32_mask(_mm512_add_epi32(i0v, _mm512_set1_epi32(HL_AVX512_WINDOW)),
-                                _mm512_set1_epi32((int)r->avail));
-    return (uint32_t)__builtin_ctz(~(uint32_t)in) >= iters;
+pair_setup(const hl_mix_mono_run_t *r, uint32_t iters, hl_pair_pos_t *p) {
+    if (windows_fit(r->frac, r->step, iters, r->avail, 0, HL_AVX512_WINDOW) < iters) return 0;
+    positions(r->frac, r->step, &p->lx, &p->h, p->fb0s);
+    return 1;
 }
 
-/* pitched_loop's linear mono value of the iteration at t (lane 0's index i0). */
+/* pitched_loop's linear mono value of iteration j (lane 0 at frame i0). */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512
-pair_value(const float *s, int32_t i0, uint32_t t, __m512 vstep, __m512 vf0, const int w16) {
-    const __m512 x = _mm512_fmadd_ps(_mm512_load_ps(hl_kt + t), vstep, vf0);
-    const __m512i i = _mm512_cvttps_epi32(x);
-    const __m512 f = _mm512_sub_ps(x, _mm512_cvtepi32_ps(i));
-    const __m512i rel = _mm512_sub_epi32(i, _mm512_set1_epi32(i0));
+pair_value(const float *s, const hl_pair_pos_t *p, uint32_t j, int32_t i0, const int w16) {
+    __m512 f;
+    const __m512i rel = lanes_at(p->lx, p->h, p->fb0s[j], &f);
     const __m512i rel1 = _mm512_add_epi32(rel, _mm512_set1_epi32(1));
     const float *w = s + i0;
     const __m512 lo = _mm512_loadu_ps(w);
@@ -212,21 +251,21 @@ static inline __attribute__((always_inline)) void pair_prefetch(const char *b, c
  * the same loaded accumulators: each sum is rounded as in two calls. */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) void
 pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_t *r,
-          uint32_t iters, const int32_t *i0a, const int32_t *i0b, const int w16a, const int w16b,
-          const char *const *pf) {
+          uint32_t iters, const hl_pair_pos_t *pa, const hl_pair_pos_t *pb, const int w16a,
+          const int w16b, const char *const *pf) {
     /* no span: the accumulator's first line, in cache */
-    const char *pa = pf && pf[0] ? pf[0] : (const char *)al, *ea = pf && pf[0] ? pf[2] : pa;
-    const char *pb = pf && pf[1] ? pf[1] : (const char *)al, *eb = pf && pf[1] ? pf[3] : pb;
-    const __m512 sa = _mm512_set1_ps(r[0].step), fa = _mm512_set1_ps(r[0].f0);
-    const __m512 sb = _mm512_set1_ps(r[1].step), fb = _mm512_set1_ps(r[1].f0);
+    const char *qa = pf && pf[0] ? pf[0] : (const char *)al, *ea = pf && pf[0] ? pf[2] : qa;
+    const char *qb = pf && pf[1] ? pf[1] : (const char *)al, *eb = pf && pf[1] ? pf[3] : qb;
     const __m512 gla = _mm512_set1_ps(r[0].gl), gra = _mm512_set1_ps(r[0].gr);
     const __m512 glb = _mm512_set1_ps(r[1].gl), grb = _mm512_set1_ps(r[1].gr);
-    for (uint32_t j = 0; j < iters; j++) {
+    uint64_t xa = r[0].frac, xb = r[1].frac; /* lane 0's positions */
+    const uint64_t sa = r[0].step * HL_AVX512_LANES, sb = r[1].step * HL_AVX512_LANES;
+    for (uint32_t j = 0; j < iters; j++, xa += sa, xb += sb) {
         const uint32_t t = j * HL_AVX512_LANES;
-        pair_prefetch(pa, ea, j);
-        pair_prefetch(pb, eb, j);
-        const __m512 va = pair_value(r[0].src, i0a[j], t, sa, fa, w16a);
-        const __m512 vb = pair_value(r[1].src, i0b[j], t, sb, fb, w16b);
+        pair_prefetch(qa, ea, j);
+        pair_prefetch(qb, eb, j);
+        const __m512 va = pair_value(r[0].src, pa, j, (int32_t)(xa >> 32), w16a);
+        const __m512 vb = pair_value(r[1].src, pb, j, (int32_t)(xb >> 32), w16b);
         const __m512 l = _mm512_fmadd_ps(va, gla, _mm512_loadu_ps(al + t));
         const __m512 rr = _mm512_fmadd_ps(va, gra, _mm512_loadu_ps(ar + t));
         _mm512_storeu_ps(al + t, _mm512_fmadd_ps(vb, glb, l));
@@ -236,22 +275,21 @@ pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_
 
 HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix_mono_run_t r[2],
                                               uint32_t n, const char *const *pf) {
-    int32_t i0a[HL_AVX512_LANES] __attribute__((aligned(64)));
-    int32_t i0b[HL_AVX512_LANES] __attribute__((aligned(64)));
+    hl_pair_pos_t pa, pb;
     if (n > HL_MIX_BLOCK || n % HL_AVX512_LANES || r[0].step > HL_AVX512_NARROW ||
         r[1].step > HL_AVX512_NARROW)
         return 0;
     const uint32_t iters = n / HL_AVX512_LANES;
-    if (!pair_setup(&r[0], iters, i0a) || !pair_setup(&r[1], iters, i0b)) return 0;
+    if (!pair_setup(&r[0], iters, &pa) || !pair_setup(&r[1], iters, &pb)) return 0;
     const int na = r[0].step <= HL_AVX512_NARROW16, nb = r[1].step <= HL_AVX512_NARROW16;
     if (na && nb)
-        pair_loop(al, ar, r, iters, i0a, i0b, 1, 1, pf);
+        pair_loop(al, ar, r, iters, &pa, &pb, 1, 1, pf);
     else if (na)
-        pair_loop(al, ar, r, iters, i0a, i0b, 1, 0, pf);
+        pair_loop(al, ar, r, iters, &pa, &pb, 1, 0, pf);
     else if (nb)
-        pair_loop(al, ar, r, iters, i0a, i0b, 0, 1, pf);
+        pair_loop(al, ar, r, iters, &pa, &pb, 0, 1, pf);
     else
-        pair_loop(al, ar, r, iters, i0a, i0b, 0, 0, pf);
+        pair_loop(al, ar, r, iters, &pa, &pb, 0, 0, pf);
     return 1;
 }
 #endif

@@ -2,7 +2,8 @@
  * mix_kernels_avx512.h - what the AVX-512 pitched loops
  * (mix_kernels_avx512.c) share with mix_kernels.c, which owns the kernel
  * tables and the scalar tails (and the Catmull-Rom polynomial at eight and
- * sixteen lanes). Internal to the kernels.
+ * sixteen lanes, the fraction of a position, the AVX2 lanes' positions).
+ * Internal to the kernels.
  */
 #ifndef HL_MIX_KERNELS_AVX512_H
 #define HL_MIX_KERNELS_AVX512_H
@@ -13,20 +14,62 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include <math.h>
 
+#define HL_KFP_ONE       (1ull << 32) /* a step of one frame, 32.32 */
 #define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #define HL_AVX512_LANES  16
-#define HL_AVX512_WINDOW 32    /* frames a window of two 16-frame loads covers */
-#define HL_AVX512_NARROW 1.75f /* up to this step an iteration's taps lie in one window */
+#define HL_AVX512_WINDOW 32 /* frames a window of two 16-frame loads covers */
+/* up to this step (1.75) an iteration's taps lie in one window */
+#define HL_AVX512_NARROW (HL_KFP_ONE * 7 / 4)
 /* Up to these steps a mono iteration's taps lie in ONE 16-frame load: lane
  * 15's index is under 15 * step + 1 frames past lane 0's (floor(a) - floor(b)
- * < a - b + 1; the positions' roundings move it by ~1e-4 at most), so at
- * step <= 0.93 it is at most 14 and its second tap 15; Catmull-Rom's window
- * starts a frame early and reaches 3 past the index: 12, step <= 0.79. */
-#define HL_AVX512_NARROW16       0.93f
-#define HL_AVX512_NARROW16_CUBIC 0.79f
+ * < a - b + 1, the positions being exact), so at step <= 0.93 it is at most
+ * 14 and its second tap 15; Catmull-Rom's window starts a frame early and
+ * reaches 3 past the index: 12, step <= 0.79. */
+#define HL_AVX512_NARROW16       ((uint64_t)(0.93 * 4294967296.0))
+#define HL_AVX512_NARROW16_CUBIC ((uint64_t)(0.79 * 4294967296.0))
 
 #define HL_AVX2_ATTR __attribute__((target("avx2,fma")))
+
+/* The fraction of a 32.32 position's low bits fb as the AVX2 and AVX-512
+ * kernels take it, vector loops and scalar tails alike: fb with its top bit
+ * flipped, as a signed integer to float, times 2^-32, plus 1/2 (one
+ * conversion and one fused multiply-add per eight or sixteen lanes; within
+ * 2^-24 of fb / 2^32, and exact when fb has at most 24 significant bits). */
+HL_AVX2_ATTR static inline float hl_fp_frac_simd(uint32_t fb) {
+    return fmaf((float)(int32_t)(fb ^ 0x80000000u), 0x1p-32f, 0.5f);
+}
+
+/* The AVX2 kernels' positions (mix_kernels.c): lane l's distance from
+ * lane 0 of an iteration, l x step in 32.32: its fraction bits with the top
+ * bit flipped (lx: added to lane 0's fraction the sum then compares as
+ * signed) and its whole frames (h). */
+typedef struct {
+    __m256i lx, h;
+} hl_lanes8_t;
+
+HL_AVX2_ATTR static inline __attribute__((always_inline)) hl_lanes8_t lanes8(uint64_t step) {
+    int32_t lx[8], h[8];
+    for (int l = 0; l < 8; l++) {
+        const uint64_t p = (uint64_t)l * step;
+        lx[l] = (int32_t)((uint32_t)p ^ 0x80000000u);
+        h[l] = (int32_t)(p >> 32);
+    }
+    return (hl_lanes8_t){_mm256_loadu_si256((const __m256i *)(const void *)lx),
+                         _mm256_loadu_si256((const __m256i *)(const void *)h)};
+}
+
+/* The eight positions from lane 0's fraction bits fb0: each lane's frame
+ * relative to lane 0's (returned) and its fraction (*f, hl_fp_frac_simd's
+ * in every lane): exact, whatever the run's first frame was. */
+HL_AVX2_ATTR static inline __attribute__((always_inline)) __m256i
+lanes8_at(const hl_lanes8_t *ln, uint32_t fb0, __m256 *f) {
+    const __m256i fbx = _mm256_add_epi32(ln->lx, _mm256_set1_epi32((int)fb0));
+    *f = _mm256_fmadd_ps(_mm256_cvtepi32_ps(fbx), _mm256_set1_ps(0x1p-32f), _mm256_set1_ps(0.5f));
+    /* the fractions' sum carried: one frame further */
+    return _mm256_sub_epi32(ln->h, _mm256_cmpgt_epi32(ln->lx, fbx));
+}
 
 /* Catmull-Rom through b (f = 0) and c (f = 1), the same polynomial as
  * hl_catmull_rom with fused multiply-adds, at eight lanes (AVX2) and at
@@ -50,7 +93,7 @@ HL_CATMULL_ROM_SIMD(catmull_rom_avx512, HL_AVX512_ATTR, __m512, _mm512)
  * multiple of 16; the caller finishes t .. n - 1 in scalar. */
 #define HL_PITCHED_AVX512_DECL(NAME)                                                               \
     uint32_t hl_##NAME##_avx512(float *acc_l, float *acc_r, const float *src, uint32_t avail,      \
-                                uint32_t n, float f0, float step, const hl_gain_ramp_t *g)
+                                uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g)
 HL_PITCHED_AVX512_DECL(interp_mix_mono);
 HL_PITCHED_AVX512_DECL(cubic_mix_mono);
 HL_PITCHED_AVX512_DECL(interp_mix_stereo);

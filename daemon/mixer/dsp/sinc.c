@@ -112,8 +112,8 @@ void hl_sinc_kernel(const hl_sinc_level_t *lv, uint32_t frac, float *k) {
 
 /* ---- portable kernels ------------------------------------------------------------ */
 
-static inline float gain_at(float g0, float d, float q, uint32_t t) {
-    float k = (float)(t + 1);
+static inline float gain_at(float g0, float d, float q, float k0, uint32_t t) {
+    float k = k0 + (float)(t + 1);
     return g0 + k * (d + k * q);
 }
 
@@ -150,8 +150,8 @@ static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint3
         uint32_t f = (uint32_t)pos;
         const float *x = src + (int64_t)(pos >> 32) - back;
         float v = dot_mono(ROW_OF(lv, f), taps, W_OF(f), x);
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, g->k0, t);
+        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, g->k0, t);
     }
 }
 
@@ -168,8 +168,8 @@ static void mix_mono_generic(float *acc_l, float *acc_r, const float *src, uint3
             float l, r;                                                                            \
             DOT(ROW_OF(lv, f), taps, W_OF(f), src + 2 * ((int64_t)(pos >> 32) - back), &l, &r);    \
             if (down) l = r = (l + r) * 0.5f;                                                      \
-            acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, t);                                       \
-            acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, t);                                       \
+            acc_l[t] += l * gain_at(g->l0, g->dl, g->ql, g->k0, t);                                \
+            acc_r[t] += r * gain_at(g->r0, g->dr, g->qr, g->k0, t);                                \
         }                                                                                          \
     }                                                                                              \
     ATTR static void mix_stereo_##SUFFIX(float *acc_l, float *acc_r, const float *src, uint32_t n, \
@@ -192,13 +192,6 @@ const hl_sinc_kernels_t hl_sinc_kernels_generic = {mix_mono_generic, mix_stereo_
 #ifdef HL_SINC_X86
 #define AVX2 __attribute__((target("avx2,fma")))
 
-AVX2 static inline float hsum256(__m256 v) {
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_movehdup_ps(a));
-    return _mm_cvtss_f32(a);
-}
-
 /* Eight vectors of partial sums to one vector of their eight totals. */
 AVX2 static inline __m256 reduce8(const __m256 s[8]) {
     __m256 a01 = _mm256_hadd_ps(s[0], s[1]), a23 = _mm256_hadd_ps(s[2], s[3]);
@@ -206,6 +199,29 @@ AVX2 static inline __m256 reduce8(const __m256 s[8]) {
     __m256 b0 = _mm256_hadd_ps(a01, a23), b1 = _mm256_hadd_ps(a45, a67);
     return _mm256_add_ps(_mm256_permute2f128_ps(b0, b1, 0x20),
                          _mm256_permute2f128_ps(b0, b1, 0x31));
+}
+
+/* The eight partial sums of one output added in reduce8's order: an
+ * output of a run's scalar tail is the sum its lane of the vector loop
+ * gets (where a run ends must not change a frame: voice_src.h). */
+AVX2 static inline float hsum_r8(__m256 a) {
+    const __m256 x = _mm256_hadd_ps(a, a);
+    const __m256 y = _mm256_hadd_ps(x, x);
+    return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(y), _mm256_extractf128_ps(y, 1)));
+}
+
+/* The vector loops' mix of one output: the ramp polynomial (flat: the
+ * constant gains) and the accumulation fused as theirs. */
+AVX2 static inline void tail_mix(float *acc_l, float *acc_r, uint32_t t, float v,
+                                 const hl_gain_ramp_t *g, const int flat) {
+    float gl = g->l0, gr = g->r0;
+    if (!flat) {
+        const float k = g->k0 + (float)(t + 1);
+        gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
+        gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
+    }
+    acc_l[t] = fmaf(v, gl, acc_l[t]);
+    acc_r[t] = fmaf(v, gr, acc_r[t]);
 }
 
 /* One output's 8 partial sums (mono) for a kernel of nv x 8 taps, nv a
@@ -241,7 +257,7 @@ mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
     const uint32_t taps = 8 * nv, back = taps / 2 - 1; /* constants where inlined */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+    __m256 k = _mm256_add_ps(_mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_ps(g->k0));
     const __m256 eight = _mm256_set1_ps(8.0f);
     uint32_t t = 0;
     const uint32_t slo = (uint32_t)step;
@@ -274,10 +290,9 @@ mono_run(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64_t pos,
     }
     for (; t < n; t++, pos += step) {
         uint32_t f = (uint32_t)pos;
-        float v = hsum256(dotn_mono(ROW_T(lv, f, taps), taps, _mm256_set1_ps(W_OF(f)),
+        float v = hsum_r8(dotn_mono(ROW_T(lv, f, taps), taps, _mm256_set1_ps(W_OF(f)),
                                     src + (int64_t)(pos >> 32) - back, nv));
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+        tail_mix(acc_l, acc_r, t, v, g, flat);
     }
 }
 
@@ -374,7 +389,7 @@ mono_run_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64
     const uint32_t taps = 8 * nv, back = taps / 2 - 1;
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
-    __m256 k = _mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8);
+    __m256 k = _mm256_add_ps(_mm256_setr_ps(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_ps(g->k0));
     const __m256 eight = _mm256_set1_ps(8.0f);
     uint32_t t = 0;
     for (; t + 8 <= n; t += 8, k = _mm256_add_ps(k, eight)) {
@@ -393,10 +408,9 @@ mono_run_avx512(float *acc_l, float *acc_r, const float *src, uint32_t n, uint64
     }
     for (; t < n; t++, pos += step) {
         uint32_t f = (uint32_t)pos;
-        float v = hsum256(dotn_mono_avx512(ROW_T(lv, f, taps), taps, W_OF(f),
+        float v = hsum_r8(dotn_mono_avx512(ROW_T(lv, f, taps), taps, W_OF(f),
                                            src + (int64_t)(pos >> 32) - back, nv));
-        acc_l[t] += v * gain_at(g->l0, g->dl, g->ql, t);
-        acc_r[t] += v * gain_at(g->r0, g->dr, g->qr, t);
+        tail_mix(acc_l, acc_r, t, v, g, 0);
     }
 }
 
