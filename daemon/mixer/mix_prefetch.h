@@ -44,19 +44,30 @@ static inline __attribute__((always_inline)) void prefetch_post(const hl_rt_voic
         __builtin_prefetch(p);
 }
 
+/* The source bytes a steady voice reads over the next n frames at its
+ * pitch, from the steady line alone: [*b, *e), *b at a line's start. */
+static inline __attribute__((always_inline)) void steady_span(const hl_rt_fast_t *f, uint32_t n,
+                                                              const char **b, const char **e) {
+    uint64_t c = f->cursor, last = ((c + (uint64_t)n * f->step) >> 32) + HL_INTERP_TAPS / 2;
+    last = last < f->frames ? last : f->frames;
+    *b = (const char *)((uintptr_t)(f->data + (c >> 32)) & ~(uintptr_t)(HL_PF_LINE - 1));
+    *e = (const char *)(f->data + last);
+}
+
+static inline __attribute__((always_inline)) void prefetch_span(const char *p, const char *e) {
+    for (; p < e; p += HL_PF_LINE)
+        __builtin_prefetch(p);
+}
+
 /* Prefetches the source frames voice v will read over the next n frames at
  * its current pitch (stream voices read the shared scratch: nothing to do). */
 static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice_t *v, uint32_t n) {
     const hl_rt_fast_t *f = &v->f;
     if (f->post) prefetch_post(v);
     if (f->steady) { /* exact span from the steady line alone */
-        uint64_t c = f->cursor, last = ((c + (uint64_t)n * f->step) >> 32) + HL_INTERP_TAPS / 2;
-        last = last < f->frames ? last : f->frames;
-        const char *p = (const char *)(f->data + (c >> 32));
-        const char *e = (const char *)(f->data + last);
-        p = (const char *)((uintptr_t)p & ~(uintptr_t)(HL_PF_LINE - 1));
-        for (; p < e; p += HL_PF_LINE)
-            __builtin_prefetch(p);
+        const char *p, *e;
+        steady_span(f, n, &p, &e);
+        prefetch_span(p, e);
         return;
     }
     prefetch_rest(v);
@@ -86,6 +97,18 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hl_mixer_
     prefetch_rest(v);
     prefetch_post(v);
     __builtin_prefetch(&v->mod);
+}
+
+/* What prefetch_ahead of voice slot s would fetch when that is its source
+ * span alone (a steady voice without a post stage or a pending change):
+ * the span into [*b, *e) and 1, for the pair kernel to prefetch while it
+ * mixes (hl_mix_mono_run_t.pf); 0 (nothing set) otherwise. */
+static inline __attribute__((always_inline)) int
+span_ahead(const hl_mixer_t *m, uint32_t s, uint32_t n, const char **b, const char **e) {
+    const hl_rt_fast_t *f = &m->rt[s].f;
+    if (!f->steady || f->post || (m->mod_pend_any && hl_mod_pending(m, s))) return 0;
+    steady_span(f, n, b, e);
+    return 1;
 }
 
 #endif /* HL_MIX_PREFETCH_H */

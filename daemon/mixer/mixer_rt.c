@@ -553,7 +553,7 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         /* due to take its slot's change: left to render_left (a ramp or post) */
         const int due = hl_mod_due_at(m, s);
         if (pair && !due && i + 1 < b && slot[i + 1] != HL_MIX_NO_SLOT &&
-            !hl_mod_due_at(m, slot[i + 1]) && mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc)) {
+            !hl_mod_due_at(m, slot[i + 1]) && mix_pair(m, f, &m->rt[slot[i + 1]].f, n, acc, NULL)) {
             left[++i] = 0; /* the second: its prefetches as the loop's */
             if (i + HL_PF_STATE_AHEAD < b && slot[i + HL_PF_STATE_AHEAD] != HL_MIX_NO_SLOT)
                 prefetch_state(&m->rt[slot[i + HL_PF_STATE_AHEAD]]);
@@ -635,24 +635,33 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
         if (j < HL_PF_SRC_AHEAD) prefetch_src(&m->rt[m->rt_active[j]], n);
     }
     while (i < m->n_rt_active) {
-        if (i + HL_PF_STATE_AHEAD < m->n_rt_active)
-            prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
-        if (i + HL_PF_SRC_AHEAD < m->n_rt_active)
+        const uint32_t na = m->n_rt_active;
+        if (i + HL_PF_STATE_AHEAD < na) prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
+        /* the source spans of the voices HL_PF_SRC_AHEAD and one more ahead:
+         * a pair's kernel prefetches the plain ones while it mixes (pf[k],
+         * pf[k + 2]), the loop the others and what a declined pair left */
+        const char *pf[4] = {NULL, NULL, NULL, NULL};
+        if (i + HL_PF_SRC_AHEAD < na &&
+            !span_ahead(m, m->rt_active[i + HL_PF_SRC_AHEAD], n, &pf[0], &pf[2]))
             prefetch_ahead(m, m->rt_active[i + HL_PF_SRC_AHEAD], n);
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
         if (m->mod_pend_any && hl_mod_pending(m, m->rt_active[i])) hl_voice_mod_take_rt(m, v);
-        if (pair && i + 1 < m->n_rt_active && !hl_mod_due_at(m, m->rt_active[i + 1]) &&
-            mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL)) {
-            mixed += 2;
-            buses |= 1u << v->f.bus;
-            m->bus[v->f.bus].voices += 2;
-            if (i + 1 + HL_PF_STATE_AHEAD < m->n_rt_active)
-                prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
-            if (i + 1 + HL_PF_SRC_AHEAD < m->n_rt_active)
-                prefetch_ahead(m, m->rt_active[i + 1 + HL_PF_SRC_AHEAD], n);
-            i += 2;
-            continue;
+        if (pair && i + 1 < na && !hl_mod_due_at(m, m->rt_active[i + 1])) {
+            const int later =
+                i + 1 + HL_PF_SRC_AHEAD < na &&
+                !span_ahead(m, m->rt_active[i + 1 + HL_PF_SRC_AHEAD], n, &pf[1], &pf[3]);
+            if (mix_pair(m, &v->f, &m->rt[m->rt_active[i + 1]].f, n, NULL, pf)) {
+                mixed += 2;
+                buses |= 1u << v->f.bus;
+                m->bus[v->f.bus].voices += 2;
+                if (i + 1 + HL_PF_STATE_AHEAD < na)
+                    prefetch_state(&m->rt[m->rt_active[i + 1 + HL_PF_STATE_AHEAD]]);
+                if (later) prefetch_ahead(m, m->rt_active[i + 1 + HL_PF_SRC_AHEAD], n);
+                i += 2;
+                continue;
+            }
         }
+        if (pf[0]) prefetch_span(pf[0], pf[2]); /* no pair: the loop's */
         if (v->f.steady && (v->f.lgen == 0 || v->f.lgen == m->listener_gen) &&
             process_fast(m, &v->f, n, &mixed, &buses)) {
             i++;

@@ -36,16 +36,19 @@ pair_run(const hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n, hl_mix_mono_run
 /* Two plain steady voices in a row on the same bus planes, into those
  * planes of m->acc or (part) of a partition's accumulators: one pass over
  * them for both (interp_mix_mono2), the same sums as two process_fast
- * calls; the cursors move on. Returns 0 (nothing done) otherwise. */
-static inline __attribute__((always_inline)) int
-mix_pair(hl_mixer_t *m, hl_rt_fast_t *a, hl_rt_fast_t *b, uint32_t n, float *part) {
+ * calls; the cursors move on. Returns 0 (nothing done) otherwise. pf
+ * (or NULL): two byte spans [pf[k], pf[k + 2]) (or pf[k] NULL) of other
+ * voices' sources, prefetched during the call. */
+static inline __attribute__((always_inline)) int mix_pair(hl_mixer_t *m, hl_rt_fast_t *a,
+                                                          hl_rt_fast_t *b, uint32_t n, float *part,
+                                                          const char *const *pf) {
     hl_mix_mono_run_t r[2];
     if (!pair_run(m, a, n, &r[0]) || a->bus != b->bus || a->cl != b->cl || a->cr != b->cr ||
         !pair_run(m, b, n, &r[1]))
         return 0;
     float *al = part ? HL_PART_ACC(part, a->bus, a->cl) : m->acc[a->bus][a->cl];
     float *ar = part ? HL_PART_ACC(part, a->bus, a->cr) : m->acc[a->bus][a->cr];
-    if (!m->k->interp_mix_mono2(al, ar, r, n)) return 0;
+    if (!m->k->interp_mix_mono2(al, ar, r, n, pf)) return 0;
     a->cursor += (uint64_t)n * a->step;
     b->cursor += (uint64_t)n * b->step;
     return 1;

@@ -248,7 +248,10 @@ static void test_pair_matches_two_calls(void **state) {
             k->interp_mix_mono(al, ar, r[v].src, r[v].avail, n, r[v].frac, r[v].step, &g);
         }
         memcpy(cl, bl, sizeof cl);
-        if (k->interp_mix_mono2(bl, br, r, n)) {
+        /* a prefetch span on every other call: the sources' (no effect on the sums) */
+        const char *pf[4] = {(const char *)r[1].src, NULL, (const char *)(r[1].src + r[1].avail),
+                             NULL};
+        if (k->interp_mix_mono2(bl, br, r, n, it & 1 ? pf : NULL)) {
             assert_memory_equal(al, bl, sizeof al); /* the sentinels too */
             assert_memory_equal(ar, br, sizeof ar);
             done++;

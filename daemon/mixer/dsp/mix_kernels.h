@@ -97,8 +97,12 @@ typedef struct {
      * 1 when done, 0 having written nothing when a run needs more than the
      * vector loop (n not a multiple of the lanes, a window past avail, a
      * step beyond the window's reach): the caller then makes the two
-     * calls. NULL in a table without it (one call per voice). */
-    int (*interp_mix_mono2)(float *acc_l, float *acc_r, const hl_mix_mono_run_t r[2], uint32_t n);
+     * calls. NULL in a table without it (one call per voice). pf: NULL,
+     * or two byte spans [pf[k], pf[k + 2]) of other voices' sources (pf[k]
+     * NULL: none) that the call prefetches while it mixes, a line-aligned
+     * start each (the block loop's prefetch, in the vector loop's shadow). */
+    int (*interp_mix_mono2)(float *acc_l, float *acc_r, const hl_mix_mono_run_t r[2], uint32_t n,
+                            const char *const *pf);
 } hl_mix_kernels_t;
 
 /* 1 when the gain pair is flat over the run (the steady state of a voice):

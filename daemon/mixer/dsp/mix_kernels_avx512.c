@@ -235,18 +235,35 @@ pair_value(const float *s, const hl_pair_pos_t *p, uint32_t j, int32_t i0, const
     return _mm512_fmadd_ps(f, _mm512_sub_ps(b, a), a);
 }
 
+/* Lines 2j and 2j + 1 of a run's prefetch span [b, e), the first line
+ * where they lie past its end: the block loop's per-voice prefetch loop,
+ * spread over the iterations in branch-free scalar work, which the vector
+ * loop leaves room for (two lines an iteration: 32 lines, a span of up to
+ * 256 frames at step 1.9). */
+static inline __attribute__((always_inline)) void pair_prefetch(const char *b, const char *e,
+                                                                uint32_t j) {
+    const char *q = b + 2 * 64 * (size_t)j, *q1 = q + 64;
+    __builtin_prefetch(q < e ? q : b);
+    __builtin_prefetch(q1 < e ? q1 : b);
+}
+
 /* Two runs, one accumulator pass: run 0's multiply-add, then run 1's, on
  * the same loaded accumulators: each sum is rounded as in two calls. */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) void
 pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_t *r,
           uint32_t iters, const hl_pair_pos_t *pa, const hl_pair_pos_t *pb, const int w16a,
-          const int w16b) {
+          const int w16b, const char *const *pf) {
+    /* no span: the accumulator's first line, in cache */
+    const char *qa = pf && pf[0] ? pf[0] : (const char *)al, *ea = pf && pf[0] ? pf[2] : qa;
+    const char *qb = pf && pf[1] ? pf[1] : (const char *)al, *eb = pf && pf[1] ? pf[3] : qb;
     const __m512 gla = _mm512_set1_ps(r[0].gl), gra = _mm512_set1_ps(r[0].gr);
     const __m512 glb = _mm512_set1_ps(r[1].gl), grb = _mm512_set1_ps(r[1].gr);
     uint64_t xa = r[0].frac, xb = r[1].frac; /* lane 0's positions */
     const uint64_t sa = r[0].step * HL_AVX512_LANES, sb = r[1].step * HL_AVX512_LANES;
     for (uint32_t j = 0; j < iters; j++, xa += sa, xb += sb) {
         const uint32_t t = j * HL_AVX512_LANES;
+        pair_prefetch(qa, ea, j);
+        pair_prefetch(qb, eb, j);
         const __m512 va = pair_value(r[0].src, pa, j, (int32_t)(xa >> 32), w16a);
         const __m512 vb = pair_value(r[1].src, pb, j, (int32_t)(xb >> 32), w16b);
         const __m512 l = _mm512_fmadd_ps(va, gla, _mm512_loadu_ps(al + t));
@@ -257,7 +274,7 @@ pair_loop(float *__restrict__ al, float *__restrict__ ar, const hl_mix_mono_run_
 }
 
 HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix_mono_run_t r[2],
-                                              uint32_t n) {
+                                              uint32_t n, const char *const *pf) {
     hl_pair_pos_t pa, pb;
     if (n > HL_MIX_BLOCK || n % HL_AVX512_LANES || r[0].step > HL_AVX512_NARROW ||
         r[1].step > HL_AVX512_NARROW)
@@ -266,13 +283,13 @@ HL_AVX512_ATTR int hl_interp_mix_mono2_avx512(float *al, float *ar, const hl_mix
     if (!pair_setup(&r[0], iters, &pa) || !pair_setup(&r[1], iters, &pb)) return 0;
     const int na = r[0].step <= HL_AVX512_NARROW16, nb = r[1].step <= HL_AVX512_NARROW16;
     if (na && nb)
-        pair_loop(al, ar, r, iters, &pa, &pb, 1, 1);
+        pair_loop(al, ar, r, iters, &pa, &pb, 1, 1, pf);
     else if (na)
-        pair_loop(al, ar, r, iters, &pa, &pb, 1, 0);
+        pair_loop(al, ar, r, iters, &pa, &pb, 1, 0, pf);
     else if (nb)
-        pair_loop(al, ar, r, iters, &pa, &pb, 0, 1);
+        pair_loop(al, ar, r, iters, &pa, &pb, 0, 1, pf);
     else
-        pair_loop(al, ar, r, iters, &pa, &pb, 0, 0);
+        pair_loop(al, ar, r, iters, &pa, &pb, 0, 0, pf);
     return 1;
 }
 #endif

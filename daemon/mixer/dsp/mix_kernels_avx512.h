@@ -101,8 +101,8 @@ HL_PITCHED_AVX512_DECL(cubic_mix_stereo);
 HL_PITCHED_AVX512_DECL(interp_mix_downmix);
 HL_PITCHED_AVX512_DECL(cubic_mix_downmix);
 /* hl_mix_kernels_t.interp_mix_mono2 (mix_kernels_avx512.c) */
-int hl_interp_mix_mono2_avx512(float *acc_l, float *acc_r, const hl_mix_mono_run_t r[2],
-                               uint32_t n);
+int hl_interp_mix_mono2_avx512(float *acc_l, float *acc_r, const hl_mix_mono_run_t r[2], uint32_t n,
+                               const char *const *pf);
 #endif
 
 #endif /* HL_MIX_KERNELS_AVX512_H */
