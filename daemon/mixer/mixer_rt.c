@@ -418,17 +418,6 @@ static inline int fast_inside(const hl_mixer_t *m, const hl_rt_fast_t *f, uint64
     return !f->cubic || c >= HL_FP_ONE;
 }
 
-/* r / l of a ramping gain pair whose two ramps keep one ratio over this
- * block (a gain ramp at a steady pan), else -1. */
-static float pair_ratio(const hl_rt_voice_t *v, uint32_t n) {
-    const uint32_t rn = v->gl.rem < n ? v->gl.rem : n;
-    const float l0 = v->gl.cur, r0 = v->gr.cur;
-    const float l1 = ramp_after(&v->gl, rn), r1 = ramp_after(&v->gr, rn);
-    if (!(l0 > 0.0f && l1 > 0.0f && r0 >= 0.0f && r1 >= 0.0f)) return -1.0f;
-    const float k = r0 / l0;
-    return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
-}
-
 /* process_fast for a steady height voice (f.ramp HL_FAST_HEIGHT): the kernel
  * run into its own pair, then its planes as the full path's (voice_post.c). */
 static __attribute__((noinline)) int process_fast_height(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n,
@@ -453,8 +442,8 @@ static __attribute__((noinline)) int process_fast_ramp(hl_mixer_t *m, hl_rt_fast
     /* never filtered before the pan: the pair ramps */
     if (!fast_inside(m, f, c, n)) return 0;
     hl_rt_voice_t *v = (hl_rt_voice_t *)(void *)f;
-    const float k = f->post ? pair_ratio(v, n) : -1.0f; /* before the ramps move */
-    const float *u = f->post ? hl_voice_ramp_pan_rt(m, v, n, k) : NULL;
+    float k = -1.0f; /* r = k l over the block (hl_voice_ramp_pan_rt), before the ramps move */
+    const float *u = f->post ? hl_voice_ramp_pan_rt(m, v, n, &k) : NULL;
     if (u) { /* one channel, then the mono post stage */
         f->cursor = c + (uint64_t)n * step;
         (*mixed)++;

@@ -4,6 +4,7 @@
  * rendered binaurally (HRTF), filtered (low/high-pass), scaled by its
  * occlusion gain and added to its bus and sends, each gain ramped.
  */
+#include <math.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -322,6 +323,10 @@ ramp_pan_avx(float *u, const float *in, uint32_t rn, uint32_t n, float l0, float
         u[t] = in[t] * (l0 + kt1 * dl);
     }
     const __m256 vf = _mm256_set1_ps(flat);
+    for (; t + 16 <= n; t += 16) { /* the flat rest, two stores a step */
+        _mm256_storeu_ps(u + t, _mm256_mul_ps(_mm256_loadu_ps(in + t), vf));
+        _mm256_storeu_ps(u + t + 8, _mm256_mul_ps(_mm256_loadu_ps(in + t + 8), vf));
+    }
     for (; t + 8 <= n; t += 8)
         _mm256_storeu_ps(u + t, _mm256_mul_ps(_mm256_loadu_ps(in + t), vf));
     for (; t < n; t++)
@@ -329,19 +334,33 @@ ramp_pan_avx(float *u, const float *in, uint32_t rn, uint32_t n, float l0, float
 }
 #endif
 
+/* r / l of a ramping gain pair whose two ramps keep one ratio over the
+ * block (a gain ramp at a steady pan), else -1: from the pair at the
+ * block's start (l0, r0) and where its ramp stands at its end (l1, r1). */
+static inline float pair_ratio(float l0, float r0, float l1, float r1) {
+    if (!(l0 > 0.0f && l1 > 0.0f && r0 >= 0.0f && r1 >= 0.0f)) return -1.0f;
+    const float k = r0 / l0;
+    return fabsf(r1 - k * l1) <= 1e-6f * (r1 + l1) ? k : -1.0f;
+}
+
 /* The gain ramp of mixer_rt.c's fast_ramped for a voice with a post stage whose pair keeps r = k l
  * (a gain ramp at a steady pan, k >= 0) and whose filter may run on one channel: the left channel
  * alone, with the gains fast_ramped gives it (the kernels' ramp, product for product), into
  * vbuf[0]; returned for the mono post stage with the pan pair (1, k). The pair, its second kernel
  * stream and the r = k l pass are saved: the block where a game parameter moves every voice of a
- * cue. NULL when not taken (nothing done). */
-const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k) {
+ * cue. *k: the pair's ratio over the block (-1: none), for the caller's post stage either way
+ * (when the ramp's gains are not taken, fast_ramped's are not either). The ramp's gains and the
+ * ratio computed once here. NULL when not taken (nothing done). */
+const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float *k) {
     hl_rt_fast_t *f = &v->f;
-    if (!(k >= 0.0f) || v->hrtf) return NULL;
-    if (hl_vfilter_active(&v->vf) && !hl_vfilter_mono_ok(&v->vf, 1.0f, k)) return NULL;
     uint32_t rn;
     hl_gain_ramp_t g1, g2;
     if (!hl_fast_ramp_gains(v, n, &rn, &g1, &g2)) return NULL;
+    const float kr =
+        pair_ratio(v->gl.cur, v->gr.cur, ramp_after(&v->gl, rn), ramp_after(&v->gr, rn));
+    *k = kr;
+    if (!(kr >= 0.0f) || v->hrtf) return NULL;
+    if (hl_vfilter_active(&v->vf) && !hl_vfilter_mono_ok(&v->vf, 1.0f, kr)) return NULL;
     const float *in = hl_voice_mono_in_rt(m, f, n);
     if (!in) return NULL;
     float *u = m->vbuf[0];

@@ -30,6 +30,6 @@ void hl_voice_post_mono_rt(hl_mixer_t *m, hl_rt_voice_t *v, const float *in, uin
 
 /* A steady mono voice's unpanned block (voice_post.c): see there. */
 const float *hl_voice_mono_in_rt(hl_mixer_t *m, const hl_rt_fast_t *f, uint32_t n);
-const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float k);
+const float *hl_voice_ramp_pan_rt(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, float *k);
 
 #endif /* HL_VOICE_POST_H */

@@ -49,6 +49,18 @@ static void cmd_loops(hl_rt_voice_t *v, int32_t loops) {
     hl_voice_pcm_view_rt(v);
 }
 
+/* A steady 2D voice a soft SET kept steady (hl_voice_set_rt's keep): its
+ * line's post flag and ramp, or its flat pair when the pair jumped. */
+static inline void steady_again(hl_rt_voice_t *v) {
+    v->f.post = (uint16_t)v->post;
+    v->f.ramp = (uint16_t)((v->gl.rem | v->gr.rem) != 0);
+    if (!v->f.ramp) { /* a jump (ramp 0 is one block, so only a settled pair) */
+        v->f.gl = v->env.cur * v->gl.cur;
+        v->f.gr = v->env.cur * v->gr.cur;
+    }
+    v->f.steady = 1;
+}
+
 void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
                      hl_rt_mod_t *sl) {
     /* whatever changes, the full path sees it first; but a steady 2D voice
@@ -146,15 +158,7 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
     }
     if (s->mask & HL_MIX_SET_LOOPS) cmd_loops(v, s->loops);
     if (s->mask & (HL_MIX_SET_SEEK | HL_MIX_SET_STREAM)) cmd_jump(m, v, s, now_ns);
-    if (keep) {
-        v->f.post = (uint16_t)v->post;
-        v->f.ramp = (uint16_t)((v->gl.rem | v->gr.rem) != 0);
-        if (!v->f.ramp) { /* a jump (ramp 0 is one block, so only a settled pair) */
-            v->f.gl = v->env.cur * v->gl.cur;
-            v->f.gr = v->env.cur * v->gr.cur;
-        }
-        v->f.steady = 1;
-    }
+    if (keep) steady_again(v);
 }
 
 /* A slot's flush reads and writes a few lines of each voice, cold: fetched
@@ -171,12 +175,53 @@ static inline __attribute__((always_inline)) void mod_prefetch(const hl_rt_voice
     __builtin_prefetch(&v->send[HL_MAX_SENDS - 1]);
 }
 
+/* mod_give for a 2D voice: what hl_voice_set_rt does with a SET of gain
+ * and a stepped filter glide (nothing else is in a slot's change), the
+ * same steps in the same order and the same bits, without the SET's other
+ * checks (the block where a parameter moves every voice of a cue). */
+static void mod_give_2d(hl_mixer_t *m, hl_rt_mod_t *sl, hl_rt_voice_t *v, uint32_t what) {
+    const hl_voice_set_t *s = &sl->c_set;
+    const int keep = !m->no_fast_ramp && v->f.steady;
+    v->f.steady = 0;
+    const uint32_t len = hl_ramp_len(s->ramp_frames);
+    if (what & HL_MOD_GAIN) {
+        const float g = v->mod_base * sl->c_factor;
+        v->gain_2d = g > sl->c_max ? sl->c_max : g;
+        float l, r;
+        uint32_t a, b; /* a mono voice at its law's kept pan: hl_voice_pair_2d_rt's products */
+        memcpy(&a, &v->pan_at, sizeof a);
+        memcpy(&b, &v->pan_2d, sizeof b);
+        if (v->channels == 1 && v->pan_ok && a == b) {
+            l = v->pan_ul * v->gain_2d;
+            r = v->pan_ur * v->gain_2d;
+        } else {
+            hl_voice_pair_2d_rt(v, v->gain_2d, v->pan_2d, &l, &r);
+        }
+        ramp_set(&v->gl, l, len);
+        ramp_set(&v->gr, r, len);
+    }
+    if (what & HL_MOD_FILTER) {
+        v->lp_own = s->lp_hz;
+        v->hp_own = s->hp_hz;
+        hl_voice_filter_follow_rt(v, &sl->vf, &sl->c_at, len);
+        v->occ.cur = ramp_after(&v->occ, 0);
+        const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
+        ramp_set(&v->occ, occ, occ == v->occ.cur && occ == v->occ.target ? 0 : len);
+        v->post = 1u; /* as hl_voice_set_rt */
+    }
+    if (keep) steady_again(v);
+}
+
 /* The slot's pending change given to v (hl_mod_due(m, v)): the SET the
  * command gave each voice before it was made lazy, the same bits. */
 static void mod_give(hl_mixer_t *m, hl_rt_mod_t *sl, hl_rt_voice_t *v) {
     v->mod_seq = sl->c_seq; /* taken: not again */
     hl_voice_set_t *s = &sl->c_set;
     const uint32_t what = sl->c_what & v->mod_what;
+    if (!(v->flags & HL_MIX_3D)) {
+        if (what & (HL_MOD_GAIN | HL_MOD_FILTER)) mod_give_2d(m, sl, v, what);
+        return;
+    }
     s->mask = 0;
     if (what & HL_MOD_GAIN) {
         const float g = v->mod_base * sl->c_factor;

@@ -614,10 +614,19 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
      * run below, one lookup each as they come. */
     const hl_vf_design_t *dc[HL_VF_PLAN];
     uint32_t kf = 0, done = 0;
-    for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0; kf++) {
-        dc[kf] = vf_plan_held(sh, kf);
-        if (!dc[kf]) break;
-        d = dc[kf];
+    const hl_vf_cache_t *cache = sh->ctl.cache;
+    if (cache && sh->kf_misses == cache->misses) { /* no entry replaced since the plan */
+        for (; kf < sh->kf; kf++)
+            dc[kf] = &cache->d[sh->cell[kf].idx];
+        d = kf ? dc[kf - 1] : NULL;
+        done = sh->kf_frames;
+    } else {
+        for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0; kf++) {
+            dc[kf] = vf_plan_held(sh, kf);
+            if (!dc[kf]) break;
+            d = dc[kf];
+            done += sh->cell[kf].m;
+        }
     }
     for (uint32_t c = 0; kf && c < nch; c++) {
         float *x = ch[c], *s = f->s[0][c];
@@ -631,8 +640,6 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
         s[0] = o4[0];
         s[1] = o4[1];
     }
-    for (uint32_t k = 0; k < kf; k++)
-        done += sh->cell[k].m;
     for (uint32_t k = kf; k < sh->ncell; k++) {
         const uint32_t m = sh->cell[k].m;
         const float g = sh->cell[k].g;
@@ -681,12 +688,30 @@ static uint32_t vf_shared_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch
     return 0;
 }
 
+#if defined(VF_HAVE_AVX2)
+/* The plan's first cells whose designs the table holds and whose frames
+ * are whole blocks, found once for the followers (vf_plan_run_avx2): valid
+ * while the table replaces no entry (its misses count each replacement). */
+static void vf_plan_hold(hl_vf_share_t *sh) {
+    const hl_vf_cache_t *cache = sh->ctl.cache;
+    uint32_t kf = 0;
+    sh->kf_frames = 0;
+    for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0 && vf_plan_held(sh, kf); kf++)
+        sh->kf_frames += sh->cell[kf].m;
+    sh->kf = kf;
+    sh->kf_misses = cache ? cache->misses : 0;
+}
+#endif
+
 int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n) {
     hl_vfilter_t *c = &sh->ctl;
     sh->n = 0;
     if (!vf_busy(&c->lp) && !vf_busy(&c->hp)) return 0;
 #if defined(VF_HAVE_AVX2)
-    if (vf_plan(sh, n)) return 1;
+    if (vf_plan(sh, n)) {
+        vf_plan_hold(sh);
+        return 1;
+    }
 #endif
     /* no plan: the control moves on as a follower's own would (no channel) */
     float none = 0.0f;

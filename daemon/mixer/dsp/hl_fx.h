@@ -211,6 +211,9 @@ typedef struct hl_vf_share {
     uint32_t n;       /* frames the plan was made for (0: none) */
     uint32_t done;    /* of those, the frames its cells cover (the glide's end) */
     uint32_t ncell;
+    uint32_t kf,
+        kf_frames; /* the first cells that run in a register (vf_plan_run_avx2), their frames */
+    uint32_t kf_misses; /* the table's misses when kf was found: still valid while equal */
     struct {
         uint16_t m;   /* frames */
         uint16_t idx; /* the design's entry in the cache, or UINT16_MAX */
