@@ -30,12 +30,23 @@ int ctl_vmap_init(ctl_vmap_t *m, const uint8_t *f, size_t n) {
         return -1;
     }
     off = CTL_CAP_HDR;
-    while (ctl_cap_next(f, n, &off, &c) == 1 && m->n < count)
+    /* The replay (worker_run) fills a slot only for the first reply naming
+     * a voice in the REPLY/MREPLY records directly after a REQUEST: any
+     * other (a corrupt capture's stray reply) is NONE from the start, or a
+     * request naming its handle would wait for it forever. */
+    int open = 0; /* the records since the last REQUEST are its replies, none voiced */
+    while (ctl_cap_next(f, n, &off, &c) == 1 && m->n < count) {
+        int reply = c.kind == CTL_CAP_REPLY || c.kind == CTL_CAP_MREPLY;
         if (ctl_vmap_takes_slot(&c)) {
+            if (!open) atomic_init(&m->live[m->n], CTL_VMAP_NONE);
             m->key[m->n].rec = c.voice;
             m->key[m->n].slot = (uint32_t)m->n;
             m->n++;
+            open = 0;
+        } else {
+            open = c.kind == CTL_CAP_REQUEST || (open && reply);
         }
+    }
     qsort(m->key, m->n, sizeof *m->key, key_cmp);
     return 0;
 }

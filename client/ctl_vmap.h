@@ -39,7 +39,8 @@ typedef struct {
 static inline int ctl_vmap_takes_slot(const ctl_cap_rec_t *c) {
     return (c->kind == CTL_CAP_REPLY || c->kind == CTL_CAP_MREPLY) && c->voice != 0;
 }
-/* Sizes the map from the capture f (n bytes), every slot PENDING: before
+/* Sizes the map from the capture f (n bytes), every slot PENDING (NONE: a
+ * stray reply the replay never fills, ctl_vmap.c): before
  * the children are forked. 0, or -1 (out of memory). */
 int ctl_vmap_init(ctl_vmap_t *m, const uint8_t *f, size_t n);
 void ctl_vmap_destroy(ctl_vmap_t *m);
