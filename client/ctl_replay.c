@@ -105,6 +105,11 @@ typedef struct {
     int state;   /* a state preamble's record (CTL_CAP_STATE) */
 } sent_t;
 
+typedef struct {
+    long slot;       /* a PLAY's (or MUSIC's) voice map slot */
+    uint32_t client; /* the recorded client that sent it */
+} mine_t;
+
 struct replay {
     const char *sock;
     uint8_t *file;
@@ -116,7 +121,7 @@ struct replay {
     ctl_vmap_t vm; /* recorded voice handles to live ones, every child's */
     uint32_t upto; /* the voice map slots of the records before this one */
     long slot;     /* this record's slot, until a PLAY sent takes it (-1: none) */
-    long *mine;    /* the slots of the PLAYs this child sent */
+    mine_t *mine;  /* the slots of the PLAYs this child sent */
     size_t nmine, capmine;
     int map_failed;     /* a handle's PLAY reply never came */
     uint32_t plays_out; /* this child's PLAY (and MUSIC) replies not come yet */
@@ -431,7 +436,7 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, const ctl_cap_rec_t *s)
     int voiced = op == HL_OP_PLAY || op == HL_OP_MUSIC;     /* a reply naming a voice */
     if (voiced && r->slot >= 0 && r->nmine == r->capmine) { /* room in mine */
         size_t cap = r->capmine ? 2 * r->capmine : 64;
-        long *m = realloc(r->mine, cap * sizeof *m);
+        mine_t *m = realloc(r->mine, cap * sizeof *m);
         if (!m) return -1;
         r->mine = m;
         r->capmine = cap;
@@ -454,7 +459,8 @@ static int send_req(replay_t *r, const ctl_cap_rec_t *q, const ctl_cap_rec_t *s)
     if (op == HL_OP_LOAD) return send_load(c, body, len, s, st);
     if (voiced) {
         if (r->slot >= 0) { /* its reply writes the slot */
-            r->mine[r->nmine++] = st->slot = r->slot;
+            r->mine[r->nmine++] = (mine_t){.slot = r->slot, .client = c->id};
+            st->slot = r->slot;
             r->slot = -1;
         }
         r->plays_out++;
@@ -598,6 +604,18 @@ static int plan_workers(replay_t *r) {
     return 0;
 }
 
+/* The voice map slots still pending of the PLAYs client (NULL: every
+ * client) of this child sent, closed: their replies never come, no other
+ * child may wait for them (holding the turn this child waits for). */
+static void drop_pending(replay_t *r, const uint32_t *client) {
+    for (size_t i = 0; i < r->nmine; i++)
+        if ((!client || r->mine[i].client == *client) &&
+            ctl_vmap_get(&r->vm, r->mine[i].slot) == CTL_VMAP_PENDING) {
+            map_put(r, r->mine[i].slot, 0);
+            if (r->plays_out) r->plays_out--;
+        }
+}
+
 /* A child: the records of its clients, each on its turn. */
 static int worker_run(replay_t *r) {
     size_t off = CTL_CAP_HDR;
@@ -623,6 +641,7 @@ static int worker_run(replay_t *r) {
                 heliod_sync(k->h);
                 heliod_close(k->h);
                 k->h = NULL;
+                drop_pending(r, &c.client);
             }
         } else {
             /* its REPLY or MREPLY (a PLAY's or a MUSIC's recorded
@@ -652,8 +671,7 @@ static int worker_run(replay_t *r) {
             heliod_close(r->cl[i].h);
             r->cl[i].h = NULL;
         }
-    for (size_t i = 0; i < r->nmine; i++) /* replies that never came: no other child waits on */
-        if (ctl_vmap_get(&r->vm, r->mine[i]) == CTL_VMAP_PENDING) map_put(r, r->mine[i], 0);
+    drop_pending(r, NULL); /* replies that never came: no other child waits on */
     shared_t *sh = r->sh;
     atomic_fetch_add(&sh->sent, r->sent);
     atomic_fetch_add(&sh->skipped, r->skipped);
