@@ -539,8 +539,12 @@ static int run(replay_t *r, const char *path) {
            ")\n",
            r->e0, r->f0, r->f0 - r->e0);
     fflush(stdout);
-    int rc =
-        plan_workers(r) == 0 && ctl_vmap_init(&r->vm, r->file, r->n) == 0 ? run_workers(r) : -1;
+    if (ctl_vmap_init(&r->vm, r->file, r->n) < 0) {
+        heliod_close(r->clock_conn);
+        fprintf(stderr, "heliodctl: replay: out of memory for the voice handle map\n");
+        return CTL_EXIT_FAIL;
+    }
+    int rc = plan_workers(r) == 0 ? run_workers(r) : -1;
     heliod_close(r->clock_conn);
     if (rc < 0) {
         fprintf(stderr, "heliodctl: replay: the connection to the daemon failed\n");
