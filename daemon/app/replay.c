@@ -118,8 +118,10 @@ static size_t vslot(const replay_t *r, uint64_t k) {
     return i;
 }
 
+/* Recorded handle rec is now's (0: none, a MUSIC's waiting transition,
+ * which keeps the recorded handle, as heliodctl replay does). */
 static void vmap_put(replay_t *r, uint64_t rec, uint64_t now) {
-    if (!rec) return;
+    if (!rec || !now) return;
     if (2 * (r->vn + 1) > r->vcap) {
         size_t ocap = r->vcap;
         uint64_t *old = r->vmap;
@@ -359,14 +361,14 @@ static void on_reply(void *user, hld_rconn_t *c, const hl_frame_hdr_t *h, const 
         snprintf(what, sizeof what, "answered %s", rh.status ? hl_errname(rh.status) : "ok");
         diverge(r, e, what, p.status);
     }
-    if (rh.status == 0 && p.op == HL_OP_PLAY && p.voice) {
-        hl_play_reply_t pr;
-        hl_get_play_reply(&rd, &pr);
-        vmap_put(r, p.voice, pr.voice);
-    } else if (rh.status == 0 && p.op == HL_OP_MUSIC && p.voice) { /* its MREPLY */
-        hl_music_reply_t mr;
-        hl_get_music_reply(&rd, &mr);
-        vmap_put(r, p.voice, mr.voice);
+    if (rh.status == 0 && (p.op == HL_OP_PLAY || p.op == HL_OP_MUSIC) && p.voice) {
+        hl_play_reply_t pr = {0};
+        hl_music_reply_t mr = {0}; /* a MUSIC's: its MREPLY */
+        if (p.op == HL_OP_PLAY)
+            hl_get_play_reply(&rd, &pr);
+        else
+            hl_get_music_reply(&rd, &mr);
+        vmap_put(r, p.voice, p.op == HL_OP_PLAY ? pr.voice : mr.voice);
     }
 }
 
