@@ -45,37 +45,27 @@ static double seg_at(double i0, double i1, uint64_t f0, uint64_t f1, uint64_t f)
     return i0 + (i1 - i0) * (double)(f - f0) / (double)(f1 - f0);
 }
 
-/* A glide of p: intensity i0 at f0 to i1 at f1. */
-typedef struct {
-    double i0, i1;
-    uint64_t f0, f1;
-} glide_t;
+typedef hld_snap_glide_t glide_t; /* snapshots.h */
 
 /* The glide of p that a change on frame `known` knew as the latest: the
  * last to start on or before it (the first if none did: its i0 held). */
 static glide_t glide_known(const hld_snap_t *p, uint64_t known) {
+    glide_t g = {p->i0, p->i1, p->f0, p->f1};
     if (known < p->f0) /* before the latest glide: the one that ran then */
         for (uint32_t k = p->npast; k-- > 0;)
             if (known >= p->past[k].f0 || k == 0) {
-                glide_t g = {p->past[k].i0, p->past[k].i1, p->past[k].f0, p->past[k].f1};
-                if (known < g.f0) g = (glide_t){g.i0, g.i0, 0, 0}; /* not begun */
-                return g;
+                g = p->past[k];
+                break;
             }
-    glide_t g = {p->i0, p->i1, p->f0, p->f1};
-    if (known < g.f0) g = (glide_t){g.i0, g.i0, 0, 0};
+    if (known < g.f0) g = (glide_t){g.i0, g.i0, 0, 0}; /* not begun */
     return g;
 }
 
-/* p's intensity on frame f as a change on frame `known` planned it: with
- * the glides begun by then (a later one was not known yet). */
-static double intensity_known(const hld_snap_t *p, uint64_t known, uint64_t f) {
-    if (!p->active) return 0.0;
-    glide_t g = glide_known(p, known);
-    return seg_at(g.i0, g.i1, g.f0, g.f1, f);
-}
-
+/* p's intensity on frame f: with the glides begun by then. */
 static double intensity_at(const hld_snap_t *p, uint64_t f) {
-    return intensity_known(p, f, f);
+    if (!p->active) return 0.0;
+    glide_t g = glide_known(p, f);
+    return seg_at(g.i0, g.i1, g.f0, g.f1, f);
 }
 
 double hld_snap_intensity_now(const hld_snaps_t *s, const hld_snap_t *p) {
@@ -263,7 +253,7 @@ static void plan_eval(hld_snaps_t *s, plan_t *pl, uint64_t from, uint32_t ramp_n
     pl->full = 0;
     for (int k = 0; k <= HL_MAX_BUSES; k++)
         rec[k] = pl->fx[k] ? hld_bus_at(s->buses, k - 1) : NULL;
-    for (uint32_t i = 0; i < nseg; i++) {
+    for (uint32_t i = 0; i < nseg && !pl->full; i++) {   /* full: plan() answers EBUSY */
         uint64_t t0 = i ? pl->brk[i - 1] : from, t1 = 0; /* t1: the next end known at t0 */
         for (uint32_t j = 0; j < pl->n; j++) {
             g[j] = glide_known(pl->st[j], t0);
@@ -455,11 +445,7 @@ static void glide(hld_snaps_t *s, hld_snap_t *p, uint64_t now, double x, uint32_
                 memmove(&p->past[0], &p->past[1], (HLD_SNAP_PAST - 1) * sizeof p->past[0]);
                 p->npast--;
             }
-            p->past[p->npast].i0 = p->i0;
-            p->past[p->npast].i1 = p->i1;
-            p->past[p->npast].f0 = p->f0;
-            p->past[p->npast].f1 = p->f1;
-            p->npast++;
+            p->past[p->npast++] = (glide_t){p->i0, p->i1, p->f0, p->f1};
         }
     }
     p->active = 1;

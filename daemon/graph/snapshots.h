@@ -55,6 +55,12 @@ typedef struct {
     float value;
 } hld_snap_set_t;
 
+/* A glide of a snapshot's intensity: i0 at frame f0 to i1 at f1. */
+typedef struct {
+    double i0, i1;
+    uint64_t f0, f1;
+} hld_snap_glide_t;
+
 typedef struct {
     char name[HL_MAX_NAME + 1]; /* "" = free */
     uint32_t owner;             /* client id that defined it, 0: the daemon (cue sheet) */
@@ -70,10 +76,7 @@ typedef struct {
     /* the glides before it, oldest first: a glide on a frame before f0 (a
      * parameter's binding evaluated again on a frame its grid passed)
      * starts from where they had it */
-    struct {
-        double i0, i1;
-        uint64_t f0, f1;
-    } past[HLD_SNAP_PAST];
+    hld_snap_glide_t past[HLD_SNAP_PAST];
     uint32_t npast;
 } hld_snap_t;
 
