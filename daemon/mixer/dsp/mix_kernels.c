@@ -350,6 +350,7 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
     const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    if (n < HL_AVX2_LANES) return 0; /* an edge frame (n = 1): no vector setup */
     const hl_lanes8_t ln = lanes8(step);
     const int narrow = step <= HL_KFP_ONE;
     uint64_t x0 = frac; /* lane 0's position */
@@ -422,6 +423,7 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    if (n < HL_AVX2_LANES) return 0; /* an edge frame (n = 1): no vector setup */
     const hl_lanes8_t ln = lanes8(step);
     /* frames the window loads read from s + i0 on: taps i0 - 1 .. i0 + last + 2 */
     const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
@@ -537,6 +539,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    if (n < HL_AVX2_LANES) return 0; /* an edge frame (n = 1): no vector setup */
     const hl_lanes8_t ln = lanes8(step);
     /* lane holding frame r of a window after the deinterleave below */
     const __m256i lane_of = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
