@@ -37,7 +37,7 @@ static inline void hl_multi_at_rt(const src_view_t *s, int64_t i, float *y) {
  * whole frame is read as is): one output frame before the gains. */
 static inline void hl_multi_interp_rt(const src_view_t *s, uint64_t pos, float *y) {
     const int64_t i = (int64_t)(pos >> 32);
-    const float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
+    const float f = hl_fp_frac((uint32_t)pos);
     hl_multi_at_rt(s, i, y);
     if (f == 0.0f) return;
     float b[HL_LAYOUT_MAX_CH];

@@ -55,7 +55,7 @@ static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
 /* Interpolated (first, last) channel at fixed-point position pos. */
 static void interp_at(const src_view_t *s, uint64_t pos, float *l, float *r) {
     int64_t i = (int64_t)(pos >> 32);
-    float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
+    float f = hl_fp_frac((uint32_t)pos);
     if (s->cubic == HL_INTERP_SINC && s->sl) {
         const hl_sinc_level_t *sl = s->sl;
         float k[2 * HL_SINC_MAX_HALF], sl_l = 0.0f, sl_r = 0.0f;

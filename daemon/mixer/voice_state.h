@@ -31,8 +31,7 @@
 
 #include "mixer_internal.h"
 
-#define HL_FP_SCALE (1.0f / 4294967296.0f) /* 2^-32: fixed-point fraction to float */
-#define HL_FP_FRAC  0xFFFFFFFFu
+#define HL_FP_FRAC 0xFFFFFFFFu
 
 typedef hl_src_view_t src_view_t;
 
