@@ -52,8 +52,8 @@ typedef struct {
     /* mono = (src[2t] + src[2t+1]) / 2 panned with the gain pair */
     void (*mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t n,
                         const hl_gain_ramp_t *g);
-    /* dst[k] = lerp(src, x), x = frac + k * step (32.32), src mono; reads src[0 .. floor(x_max) +
-     * 1] */
+    /* dst[k] = lerp(src, x), x = frac + k * step (32.32), src mono;
+     * reads src[0 .. floor(x_max) + 1] */
     void (*interp_mono)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
     /* same on interleaved stereo into two planar buffers */
     void (*interp_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, uint32_t frac,
