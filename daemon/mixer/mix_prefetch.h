@@ -99,15 +99,25 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hl_mixer_
     __builtin_prefetch(&v->mod);
 }
 
+/* The pair kernel's prefetch reach: two lines per iteration of
+ * HL_PF_PAIR_FRAMES frames (pair_prefetch in mix_kernels_avx512.c). */
+#define HL_PF_PAIR_FRAMES 16
+
 /* What prefetch_ahead of voice slot s would fetch when that is its source
- * span alone (a steady voice without a post stage or a pending change):
+ * span alone (a steady voice without a post stage or a pending change) and
+ * the pair kernel covers it in n frames (2 lines per HL_PF_PAIR_FRAMES):
  * the span into [*b, *e) and 1, for the pair kernel to prefetch while it
- * mixes (hl_mix_mono_run_t.pf); 0 (nothing set) otherwise. */
+ * mixes (hl_mix_mono_run_t.pf); 0 (nothing set) otherwise, a longer span
+ * (a fast voice) included: prefetch_ahead then fetches it whole. */
 static inline __attribute__((always_inline)) int
 span_ahead(const hl_mixer_t *m, uint32_t s, uint32_t n, const char **b, const char **e) {
     const hl_rt_fast_t *f = &m->rt[s].f;
     if (!f->steady || f->post || (m->mod_pend_any && hl_mod_pending(m, s))) return 0;
-    steady_span(f, n, b, e);
+    const char *sb, *se;
+    steady_span(f, n, &sb, &se);
+    if (se - sb > (ptrdiff_t)(2 * HL_PF_LINE * (size_t)(n / HL_PF_PAIR_FRAMES))) return 0;
+    *b = sb;
+    *e = se;
     return 1;
 }
 

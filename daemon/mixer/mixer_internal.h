@@ -38,9 +38,8 @@
 #include "mix_kernels.h"
 
 #define HL_MIX_ALIGN    64
-#define HL_FP_ONE       ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
-#define HL_NUM_GAINS    (HL_MAX_BUSES + 1)  /* bus gains then the master gain */
-#define HL_MASTER       HL_MAX_BUSES        /* the master's index in the bus arrays */
+#define HL_NUM_GAINS    (HL_MAX_BUSES + 1) /* bus gains then the master gain */
+#define HL_MASTER       HL_MAX_BUSES       /* the master's index in the bus arrays */
 #define HL_LIS_TIMELINE 256   /* listener moves and bus changes kept on the timelines */
 #define HL_TL_KEEP      65536 /* frames of the past the timelines still answer for */
 

@@ -80,7 +80,7 @@ static void skip_voice(hl_rt_voice_t *v, uint32_t n, uint64_t step, int *finishe
 static uint64_t voice_step(const hl_rt_voice_t *v) {
     float p = pitch_now(v) * v->doppler;
     double r = v->stream ? v->stream->ratio : 1.0; /* a client stream at its own rate */
-    return (uint64_t)((double)p * r * (double)HL_FP_ONE + 0.5);
+    return hl_fp_step((double)p * r);
 }
 
 /* Source position of a voice in whole frames: the pcm frame under the cursor

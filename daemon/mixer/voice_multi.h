@@ -20,15 +20,15 @@
  * stream's decoder blends them (dstream.c: out = x + w (pre - x), w from
  * the source frame); outside the data, silence. */
 static inline void hl_multi_at_rt(const src_view_t *s, int64_t i, float *y) {
-    const float *a = hl_src_frame(s, i);
+    int prev;
+    const int64_t k = hl_src_index(s, i, &prev);
+    const float *a = k < 0 ? NULL : s->data + (size_t)k * s->ch;
     const hl_loop_view_t *lp = s->loop;
     for (uint32_t c = 0; c < s->ch; c++)
         y[c] = a ? a[c] : 0.0f;
-    if (!a || !lp->xfade) return;
-    const int64_t k = (a - s->data) / s->ch, xs = (int64_t)lp->le - lp->xfade;
-    if (k < xs || k >= (int64_t)lp->le) return;
-    const float w = (float)((double)(k - xs) / (double)lp->xfade);
-    const float *pre = a - (size_t)(lp->le - lp->ls) * s->ch; /* xfade <= ls */
+    float w;
+    if (!a || !hl_loop_xfade_at(lp, k, prev, &w)) return;
+    const float *pre = a - (size_t)(lp->le - lp->ls) * s->ch;
     for (uint32_t c = 0; c < s->ch; c++)
         y[c] += w * (pre[c] - y[c]);
 }
@@ -37,7 +37,7 @@ static inline void hl_multi_at_rt(const src_view_t *s, int64_t i, float *y) {
  * whole frame is read as is): one output frame before the gains. */
 static inline void hl_multi_interp_rt(const src_view_t *s, uint64_t pos, float *y) {
     const int64_t i = (int64_t)(pos >> 32);
-    const float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
+    const float f = hl_fp_frac((uint32_t)pos);
     hl_multi_at_rt(s, i, y);
     if (f == 0.0f) return;
     float b[HL_LAYOUT_MAX_CH];

@@ -39,9 +39,9 @@ static inline void sinc_follow(const hl_mixer_t *m, src_view_t *s, uint64_t step
     }
 }
 
-/* Frame i of the source as (first, last) channel: past the loop end it
- * continues at the loop start, before frame 0 of a wrapped loop at the loop
- * end, elsewhere outside the data it is silence. */
+/* Frame i of the source as (first, last) channel, mapped as edge_frame
+ * maps it (hl_src_index) without the crossfade (sample_at blends after
+ * interpolating); outside the data, silence. */
 static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
     const float *p = hl_src_frame(s, i);
     if (!p) {
@@ -55,7 +55,7 @@ static void fetch(const src_view_t *s, int64_t i, float *l, float *r) {
 /* Interpolated (first, last) channel at fixed-point position pos. */
 static void interp_at(const src_view_t *s, uint64_t pos, float *l, float *r) {
     int64_t i = (int64_t)(pos >> 32);
-    float f = (float)(uint32_t)(pos & HL_FP_FRAC) * HL_FP_SCALE;
+    float f = hl_fp_frac((uint32_t)pos);
     if (s->cubic == HL_INTERP_SINC && s->sl) {
         const hl_sinc_level_t *sl = s->sl;
         float k[2 * HL_SINC_MAX_HALF], sl_l = 0.0f, sl_r = 0.0f;
@@ -175,23 +175,16 @@ src_kernel(const hl_mixer_t *m, const src_view_t *s, const float *src, uint32_t 
  * Outside the data: silence. */
 static void edge_frame(const src_view_t *s, int64_t i, float *l, float *r) {
     const hl_loop_view_t *lp = s->loop;
-    const int64_t ls = lp->ls, le = lp->le, len = le - ls;
-    uint32_t xf = lp->xfade;
-    if (lp->on && i >= le) {
-        i = ls + (i - ls) % len;
-    } else if (lp->wrapped && i < ls && i >= ls - HL_SINC_MAX_HALF) {
-        i = le - 1 - (ls - 1 - i) % len;
-        xf = lp->pxfade;
-    }
-    if (i < 0 || i >= (int64_t)s->frames) {
+    int prev;
+    const int64_t k = hl_src_index(s, i, &prev);
+    if (k < 0) {
         *l = *r = 0.0f;
         return;
     }
-    const float *p = s->data + (size_t)i * s->ch;
-    float a = p[0], b = p[s->ch - 1];
-    if (xf && i >= le - (int64_t)xf && i < le) {
-        const float w = (float)((double)(i - (le - (int64_t)xf)) / (double)xf);
-        const float *q = p - (size_t)len * s->ch; /* xfade <= ls: inside the data */
+    const float *p = s->data + (size_t)k * s->ch;
+    float a = p[0], b = p[s->ch - 1], w;
+    if (hl_loop_xfade_at(lp, k, prev, &w)) {
+        const float *q = p - (size_t)(lp->le - lp->ls) * s->ch;
         a += w * (q[0] - a);
         b += w * (q[s->ch - 1] - b);
     }

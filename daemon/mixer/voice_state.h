@@ -31,8 +31,7 @@
 
 #include "mixer_internal.h"
 
-#define HL_FP_SCALE (1.0f / 4294967296.0f) /* 2^-32: fixed-point fraction to float */
-#define HL_FP_FRAC  0xFFFFFFFFu
+#define HL_FP_FRAC 0xFFFFFFFFu
 
 typedef hl_src_view_t src_view_t;
 
@@ -100,18 +99,42 @@ static inline void hl_voice_seg_advance_rt(const hl_mixer_t *m, hl_rt_voice_t *v
     ramp_advance(&v->gr, seg);
     hl_voice_rate_advance_rt(m, v, seg);
 }
-/* Frame i of a view's source, continued past the loop end at the loop
- * start and before frame 0 of a wrapped loop at the loop end; NULL outside
- * the data (silence). */
-static inline const float *hl_src_frame(const src_view_t *s, int64_t i) {
+/* The data frame that frame i of a view reads as a stream's decoder loops
+ * the sound (dstream.c): past the loop end at the loop start; once the loop
+ * wrapped, the HL_SINC_MAX_HALF frames before its start (all an
+ * interpolator reads there) are the loop's last ones, *prev set (the
+ * crossfade of the passes that looped applies: hl_loop_xfade_at). -1
+ * outside the data (silence). */
+static inline int64_t hl_src_index(const src_view_t *s, int64_t i, int *prev) {
     const hl_loop_view_t *lp = s->loop;
-    int64_t len = (int64_t)lp->le - (int64_t)lp->ls;
-    if (lp->on && i >= (int64_t)lp->le)
-        i = lp->ls + (i - lp->ls) % len;
-    else if (i < 0 && lp->wrapped)
-        i += len;
-    if (i < 0 || i >= (int64_t)s->frames) return NULL;
-    return s->data + (size_t)i * s->ch;
+    const int64_t ls = lp->ls, le = lp->le, len = le - ls;
+    *prev = 0;
+    if (lp->on && i >= le) {
+        i = ls + (i - ls) % len;
+    } else if (lp->wrapped && i < ls && i >= ls - HL_SINC_MAX_HALF) {
+        i = le - 1 - (ls - 1 - i) % len;
+        *prev = 1;
+    }
+    return i < 0 || i >= (int64_t)s->frames ? -1 : i;
+}
+
+/* Frame i of a view's source (hl_src_index), NULL outside the data. */
+static inline const float *hl_src_frame(const src_view_t *s, int64_t i) {
+    int prev;
+    const int64_t k = hl_src_index(s, i, &prev);
+    return k < 0 ? NULL : s->data + (size_t)k * s->ch;
+}
+
+/* The loop crossfade at data frame k (hl_src_index, prev its flag): 1 and
+ * the weight *w when k lies in the crossfade's frames before the loop end
+ * (the previous passes' when prev), the frame then read as a stream's
+ * decoder blends it, x + w (pre - x), pre the frame le - ls before (inside
+ * the data: xfade <= ls); 0 otherwise. */
+static inline int hl_loop_xfade_at(const hl_loop_view_t *lp, int64_t k, int prev, float *w) {
+    const int64_t xf = prev ? lp->pxfade : lp->xfade, xs = (int64_t)lp->le - xf;
+    if (!xf || k < xs || k >= (int64_t)lp->le) return 0;
+    *w = (float)((double)(k - xs) / (double)xf);
+    return 1;
 }
 void hl_voice_stream_reset_rt(hl_rt_voice_t *v);
 uint32_t hl_voice_post_needed_rt(const hl_rt_voice_t *v);

@@ -736,12 +736,51 @@ static void test_set_interp(void **state) {
     test_pcm_free(pcm);
 }
 
+/* A seek's fade-out (the scalar per-frame path) across a cubic loop's wrap
+ * reads the frame before loop_start as the loop's last one, as the voice
+ * does unfaded (the edge path): a ramp looped on [200, 400) at pitch 1.1
+ * wraps at frame 364 (cursor 200.4: the tap before is 399, not 199). */
+static void test_fade_across_wrap(void **state) {
+    (void)state;
+    const uint32_t t0 = 350, frames = 512;
+    const float sc = 1e-3f;
+    hl_pcm_t *ramp = test_pcm_ramp(1000, sc);
+    float *out[2] = {new_out(frames), new_out(frames)};
+    for (int seek = 0; seek < 2; seek++) {
+        hl_mixer_t *m = test_mixer_new(4, 0);
+        hl_voice_params_t p = test_params(ramp);
+        p.pan = -1.0f;
+        p.flags = HL_MIX_LOOP | HL_MIX_CUBIC;
+        p.loop_start = 200;
+        p.loop_end = 400;
+        p.pitch = 1.1f;
+        uint64_t v, now = 0;
+        assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+        test_render(m, out[seek], t0, 50, &now);
+        hl_voice_set_t s = {.mask = HL_MIX_SET_SEEK, .seek_frame = 600};
+        if (seek) assert_int_equal(hl_mixer_set(m, v, &s, now), 0);
+        test_render(m, out[seek] + 2 * t0, frames - t0, 64, &now);
+        test_mixer_free(m);
+    }
+    assert_true(t0 * 1.1 < 400 && (t0 + HL_SEEK_FADE) * 1.1 > 410); /* the fade holds the wrap */
+    for (uint32_t j = 0; j < HL_SEEK_FADE; j++) {
+        const float g = 1.0f - (float)(j + 1) / (float)HL_SEEK_FADE, want = out[0][2 * (t0 + j)];
+        if (fabsf(out[1][2 * (t0 + j)] - want * g) > 1e-5f)
+            fail_msg("frame %u: %g, unfaded %g x %g", t0 + j, (double)out[1][2 * (t0 + j)],
+                     (double)want, (double)g);
+    }
+    test_pcm_free(ramp);
+    free(out[0]);
+    free(out[1]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sines_sum_and_cancel),
         cmocka_unit_test(test_ramp_block_size),
         cmocka_unit_test(test_pitch),
         cmocka_unit_test(test_loop_seamless),
+        cmocka_unit_test(test_fade_across_wrap),
         cmocka_unit_test(test_oneshot_ends),
         cmocka_unit_test(test_stereo_balance),
         cmocka_unit_test(test_3d_and_virtual),

@@ -350,8 +350,9 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
     const __m256 k1 = _mm256_set1_ps(g->k0 + 1.0f); /* k = t + lane + k1 */
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
+    if (n < HL_AVX2_LANES) return 0; /* an edge frame (n = 1): no vector setup */
     const hl_lanes8_t ln = lanes8(step);
-    const int narrow = step <= HL_KFP_ONE;
+    const int narrow = step <= HL_FP_ONE;
     uint64_t x0 = frac; /* lane 0's position */
     uint32_t t = 0;
     for (; t + HL_AVX2_LANES <= n; t += HL_AVX2_LANES, x0 += HL_AVX2_LANES * step) {
@@ -407,10 +408,10 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
 #define HL_REACH_GATHER 0 /* step > 9/8: one gather per tap */
 #define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
 #define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
-#define HL_STEP_REACH_9 (HL_KFP_ONE + HL_KFP_ONE / 8)
+#define HL_STEP_REACH_9 (HL_FP_ONE + HL_FP_ONE / 8)
 
 static inline int hl_reach(uint64_t step) {
-    return step <= HL_KFP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
+    return step <= HL_FP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
 }
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
@@ -422,6 +423,7 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    if (n < HL_AVX2_LANES) return 0; /* an edge frame (n = 1): no vector setup */
     const hl_lanes8_t ln = lanes8(step);
     /* frames the window loads read from s + i0 on: taps i0 - 1 .. i0 + last + 2 */
     const uint32_t span = reach == HL_REACH_9 ? HL_AVX2_LANES + 3 : HL_AVX2_LANES + 2;
@@ -537,6 +539,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
     const __m256 l0 = _mm256_set1_ps(g->l0), dl = _mm256_set1_ps(g->dl), ql = _mm256_set1_ps(g->ql);
     const __m256 r0 = _mm256_set1_ps(g->r0), dr = _mm256_set1_ps(g->dr), qr = _mm256_set1_ps(g->qr);
     const __m256i seven = _mm256_set1_epi32(HL_AVX2_LANES - 1);
+    if (n < HL_AVX2_LANES) return 0; /* an edge frame (n = 1): no vector setup */
     const hl_lanes8_t ln = lanes8(step);
     /* lane holding frame r of a window after the deinterleave below */
     const __m256i lane_of = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);

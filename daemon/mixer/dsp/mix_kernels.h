@@ -52,8 +52,8 @@ typedef struct {
     /* mono = (src[2t] + src[2t+1]) / 2 panned with the gain pair */
     void (*mix_downmix)(float *acc_l, float *acc_r, const float *src, uint32_t n,
                         const hl_gain_ramp_t *g);
-    /* dst[k] = lerp(src, x), x = frac + k * step (32.32), src mono; reads src[0 .. floor(x_max) +
-     * 1] */
+    /* dst[k] = lerp(src, x), x = frac + k * step (32.32), src mono;
+     * reads src[0 .. floor(x_max) + 1] */
     void (*interp_mono)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
     /* same on interleaved stereo into two planar buffers */
     void (*interp_stereo)(float *dst_l, float *dst_r, const float *src, uint32_t n, uint32_t frac,
@@ -133,13 +133,17 @@ static inline hl_gain_ramp_t hl_gain_rebase(const hl_gain_ramp_t *g, float d) {
                             0.0f};
 }
 
+#define HL_FP_ONE ((uint64_t)1 << 32) /* 32.32 fixed-point cursor: one source frame */
+
 /* The fraction of a 32.32 position as the portable kernels take it (the
- * scalar edge path's too): its low 32 bits to float, times 2^-32. */
+ * mixer's per-frame readers too: interp_at, hl_multi_interp_rt): its low
+ * 32 bits to float, times 2^-32. */
 static inline float hl_fp_frac(uint32_t fb) {
     return (float)fb * (1.0f / 4294967296.0f);
 }
 
-/* The 32.32 step of a pitch given as a float factor (tests, benches). */
+/* The 32.32 step of a pitch given as a float factor (voice_step, tests,
+ * benches). */
 static inline uint64_t hl_fp_step(double step) {
     return (uint64_t)(step * 4294967296.0 + 0.5);
 }

@@ -120,6 +120,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
     const int taps = cubic ? 4 : 2, first = cubic ? -1 : 0, ch = stereo ? 2 : 1;
     uint32_t iters = (n < HL_MIX_BLOCK ? n : HL_MIX_BLOCK) / HL_AVX512_LANES;
+    if (!iters) return 0; /* an edge frame (n = 1): no vector setup */
     uint32_t fb0s[HL_AVX512_LANES] __attribute__((aligned(64)));
     __m512i lx, h;
     positions(frac, step, &lx, &h, fb0s);

@@ -16,12 +16,11 @@
 #include <immintrin.h>
 #include <math.h>
 
-#define HL_KFP_ONE       (1ull << 32) /* a step of one frame, 32.32 */
 #define HL_AVX512_ATTR   __attribute__((target("avx512f,avx512vl,avx2,fma")))
 #define HL_AVX512_LANES  16
 #define HL_AVX512_WINDOW 32 /* frames a window of two 16-frame loads covers */
 /* up to this step (1.75) an iteration's taps lie in one window */
-#define HL_AVX512_NARROW (HL_KFP_ONE * 7 / 4)
+#define HL_AVX512_NARROW (HL_FP_ONE * 7 / 4)
 /* Up to these steps a mono iteration's taps lie in ONE 16-frame load: lane
  * 15's index is under 15 * step + 1 frames past lane 0's (floor(a) - floor(b)
  * < a - b + 1, the positions being exact), so at step <= 0.93 it is at most
