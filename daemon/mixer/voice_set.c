@@ -151,8 +151,9 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
             ramp_set(&v->send[i], s->send_gain[i] * v->dsend_now, len);
         }
     /* on (hl_voice_post_needed_rt's answer or'ed with 1 was always 1): the
-     * stage turns itself off when nothing needs it, at its block's end */
-    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = 1u;
+     * stage turns itself off when nothing needs it, at its block's end; a
+     * filter change turned it on already (hl_voice_filter_rt) */
+    if (s->mask & HL_MIX_SET_SENDS) v->post = 1u;
     if (s->mask & HL_MIX_SET_INTERP) {
         v->flags = hl_interp_flags(
             v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
@@ -202,8 +203,7 @@ static void mod_give_2d(hl_mixer_t *m, hl_rt_mod_t *sl, hl_rt_voice_t *v, uint32
         ramp_set(&v->gr, r, len);
     }
     if (what & HL_MOD_FILTER) {
-        set_filter(v, s, sl, len);
-        v->post = 1u; /* as hl_voice_set_rt */
+        set_filter(v, s, sl, len); /* its post stage on, as hl_voice_set_rt's */
     }
     if (keep) steady_again(v);
 }
