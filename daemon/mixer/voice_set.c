@@ -313,6 +313,11 @@ void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n) {
             const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(b);
             if (!hl_vf_share_block_rt(&m->rt_mod[i].vf, n)) m->mod_busy[w] &= ~(1ull << (i % 64));
         }
+    /* every plan made: a later slot's lookups may replace an earlier's
+     * entries, so the held cells are found once they all are */
+    for (uint32_t w = 0; w < HL_MIX_MODS / 64; w++)
+        for (uint64_t b = m->mod_busy[w]; b; b &= b - 1)
+            hl_vf_share_hold_rt(&m->rt_mod[w * 64 + (uint32_t)__builtin_ctzll(b)].vf);
 }
 
 void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v) {
