@@ -196,7 +196,7 @@ static void mod_give_2d(hl_mixer_t *m, hl_rt_mod_t *sl, hl_rt_voice_t *v, uint32
         v->gain_2d = g > sl->c_max ? sl->c_max : g;
         float l, r;
         if (v->channels == 1) /* hl_voice_pair_2d_rt's mono branch, inlined */
-            hl_voice_pair_mono_rt(v, v->gain_2d, v->pan_2d, &l, &r);
+            hl_voice_pair_mono_rt(v, v->gain_2d, &v->pan_2d, &l, &r);
         else
             hl_voice_pair_2d_rt(v, v->gain_2d, v->pan_2d, &l, &r);
         ramp_set(&v->gl, l, len);

@@ -56,7 +56,7 @@ void hl_voice_pair_2d_rt(hl_rt_voice_t *v, float gain, float pan, float *l, floa
         *l = gain * (pan > 0.0f ? 1.0f - pan : 1.0f);
         *r = gain * (pan < 0.0f ? 1.0f + pan : 1.0f);
     } else {
-        hl_voice_pair_mono_rt(v, gain, pan, l, r);
+        hl_voice_pair_mono_rt(v, gain, &pan, l, r);
     }
 }
 

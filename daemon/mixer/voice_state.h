@@ -83,13 +83,15 @@ void hl_voice_pair_2d_rt(hl_rt_voice_t *v, float gain, float pan, float *l, floa
 /* hl_voice_pair_2d_rt for a mono voice (also a modulation slot's change,
  * voice_set.c): the pan law's pair for this pan, kept, so a change of gain
  * alone (a slot's, on a thousand voices at once) costs two products, no
- * sincosf; the same bits (gain x the law's pair). */
+ * sincosf; the same bits (gain x the law's pair). The pan by its address:
+ * its bits compared as read (no float load and move first). */
 static inline __attribute__((always_inline)) void
-hl_voice_pair_mono_rt(hl_rt_voice_t *v, float gain, float pan, float *l, float *r) {
+hl_voice_pair_mono_rt(hl_rt_voice_t *v, float gain, const float *pan_p, float *l, float *r) {
     uint32_t a, b;
     memcpy(&a, &v->pan_at, sizeof a);
-    memcpy(&b, &pan, sizeof b);
+    memcpy(&b, pan_p, sizeof b);
     if (!(v->pan_ok && a == b)) {
+        const float pan = *pan_p;
         if (v->pan_law == HL_PAN_LAW_OPENAL)
             hl_panlaw_openal(pan, &v->pan_ul, &v->pan_ur);
         else
