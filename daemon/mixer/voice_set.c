@@ -61,6 +61,24 @@ static inline void steady_again(hl_rt_voice_t *v) {
     v->f.steady = 1;
 }
 
+/* A SET's filter change: the voice's own cutoffs become s's, its filter
+ * glides to them (stepped when s says so; following the slot sl's shared
+ * glide when sl), its occlusion ramps to s's (where it stands already: no
+ * ramp, as a ramp from x to x is x at every frame, but keeps the voice off
+ * the flat post path while it runs). hl_voice_set_rt's and mod_give_2d's. */
+static inline __attribute__((always_inline)) void
+set_filter(hl_rt_voice_t *v, const hl_voice_set_t *s, hl_rt_mod_t *sl, uint32_t len) {
+    v->lp_own = s->lp_hz;
+    v->hp_own = s->hp_hz;
+    if (sl)
+        hl_voice_filter_follow_rt(v, &sl->vf, &sl->c_at, len);
+    else
+        hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
+    v->occ.cur = ramp_after(&v->occ, 0);
+    const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
+    ramp_set(&v->occ, occ, occ == v->occ.cur && occ == v->occ.target ? 0 : len);
+}
+
 void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, uint64_t now_ns,
                      hl_rt_mod_t *sl) {
     /* whatever changes, the full path sees it first; but a steady 2D voice
@@ -121,19 +139,7 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
         v->env_mode = HL_ENV_RUN;
         hl_voice_fade_start_rt(v, 1, len, HL_FADE_LINEAR);
     }
-    if (s->mask & HL_MIX_SET_FILTER) {
-        v->lp_own = s->lp_hz;
-        v->hp_own = s->hp_hz;
-        if (sl)
-            hl_voice_filter_follow_rt(v, &sl->vf, &sl->c_at, len);
-        else
-            hl_voice_filter_rt(v, len, (s->mask & HL_MIX_SET_FSTEP) != 0);
-        v->occ.cur = ramp_after(&v->occ, 0);
-        const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
-        /* where it stands already: no ramp (a ramp from x to x is x at every
-         * frame, but keeps the voice off the flat post path while it runs) */
-        ramp_set(&v->occ, occ, occ == v->occ.cur && occ == v->occ.target ? 0 : len);
-    }
+    if (s->mask & HL_MIX_SET_FILTER) set_filter(v, s, sl, len);
     if (s->mask & HL_MIX_SET_SENDS)
         for (int i = 0; i < HL_MAX_SENDS; i++) {
             uint8_t b = (uint8_t)(s->send_bus[i] < HL_MAX_BUSES ? s->send_bus[i] : 0);
@@ -145,8 +151,9 @@ void hl_voice_set_rt(hl_mixer_t *m, hl_rt_voice_t *v, const hl_voice_set_t *s, u
             ramp_set(&v->send[i], s->send_gain[i] * v->dsend_now, len);
         }
     /* on (hl_voice_post_needed_rt's answer or'ed with 1 was always 1): the
-     * stage turns itself off when nothing needs it, at its block's end */
-    if (s->mask & (HL_MIX_SET_FILTER | HL_MIX_SET_SENDS)) v->post = 1u;
+     * stage turns itself off when nothing needs it, at its block's end; a
+     * filter change turned it on already (hl_voice_filter_rt) */
+    if (s->mask & HL_MIX_SET_SENDS) v->post = 1u;
     if (s->mask & HL_MIX_SET_INTERP) {
         v->flags = hl_interp_flags(
             v->flags, s->cubic == HL_INTERP_SINC && !m->sinc ? HL_INTERP_CUBIC : s->cubic);
@@ -188,26 +195,15 @@ static void mod_give_2d(hl_mixer_t *m, hl_rt_mod_t *sl, hl_rt_voice_t *v, uint32
         const float g = v->mod_base * sl->c_factor;
         v->gain_2d = g > sl->c_max ? sl->c_max : g;
         float l, r;
-        uint32_t a, b; /* a mono voice at its law's kept pan: hl_voice_pair_2d_rt's products */
-        memcpy(&a, &v->pan_at, sizeof a);
-        memcpy(&b, &v->pan_2d, sizeof b);
-        if (v->channels == 1 && v->pan_ok && a == b) {
-            l = v->pan_ul * v->gain_2d;
-            r = v->pan_ur * v->gain_2d;
-        } else {
+        if (v->channels == 1) /* hl_voice_pair_2d_rt's mono branch, inlined */
+            hl_voice_pair_mono_rt(v, v->gain_2d, &v->pan_2d, &l, &r);
+        else
             hl_voice_pair_2d_rt(v, v->gain_2d, v->pan_2d, &l, &r);
-        }
         ramp_set(&v->gl, l, len);
         ramp_set(&v->gr, r, len);
     }
     if (what & HL_MOD_FILTER) {
-        v->lp_own = s->lp_hz;
-        v->hp_own = s->hp_hz;
-        hl_voice_filter_follow_rt(v, &sl->vf, &sl->c_at, len);
-        v->occ.cur = ramp_after(&v->occ, 0);
-        const float occ = s->occ_db < 0.0f ? hl_db_to_lin(s->occ_db) : 1.0f;
-        ramp_set(&v->occ, occ, occ == v->occ.cur && occ == v->occ.target ? 0 : len);
-        v->post = 1u; /* as hl_voice_set_rt */
+        set_filter(v, s, sl, len); /* its post stage on, as hl_voice_set_rt's */
     }
     if (keep) steady_again(v);
 }
@@ -317,6 +313,11 @@ void hl_voice_mod_block_rt(hl_mixer_t *m, uint32_t n) {
             const uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(b);
             if (!hl_vf_share_block_rt(&m->rt_mod[i].vf, n)) m->mod_busy[w] &= ~(1ull << (i % 64));
         }
+    /* every plan made: a later slot's lookups may replace an earlier's
+     * entries, so the held cells are found once they all are */
+    for (uint32_t w = 0; w < HL_MIX_MODS / 64; w++)
+        for (uint64_t b = m->mod_busy[w]; b; b &= b - 1)
+            hl_vf_share_hold_rt(&m->rt_mod[w * 64 + (uint32_t)__builtin_ctzll(b)].vf);
 }
 
 void hl_voice_mod_link_rt(hl_mixer_t *m, hl_rt_voice_t *v) {

@@ -56,22 +56,7 @@ void hl_voice_pair_2d_rt(hl_rt_voice_t *v, float gain, float pan, float *l, floa
         *l = gain * (pan > 0.0f ? 1.0f - pan : 1.0f);
         *r = gain * (pan < 0.0f ? 1.0f + pan : 1.0f);
     } else {
-        /* the pan law's pair for this pan, kept: a change of gain alone (a
-         * modulation slot's, on a thousand voices at once) costs two
-         * products, no sincosf; the same bits (gain x the law's pair) */
-        uint32_t a, b;
-        memcpy(&a, &v->pan_at, sizeof a);
-        memcpy(&b, &pan, sizeof b);
-        if (!(v->pan_ok && a == b)) {
-            if (v->pan_law == HL_PAN_LAW_OPENAL)
-                hl_panlaw_openal(pan, &v->pan_ul, &v->pan_ur);
-            else
-                hl_pan_equal_power(pan, &v->pan_ul, &v->pan_ur);
-            v->pan_at = pan;
-            v->pan_ok = 1;
-        }
-        *l = v->pan_ul * gain;
-        *r = v->pan_ur * gain;
+        hl_voice_pair_mono_rt(v, gain, &pan, l, r);
     }
 }
 

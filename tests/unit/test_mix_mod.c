@@ -476,6 +476,58 @@ static void test_lazy_pairs(void **state) {
     test_pcm_free(src);
 }
 
+/* Two slots gliding at once: each block plans both, and a plan's lookups
+ * may replace table entries (its misses), so the cells each slot's
+ * followers run from the table (hl_vf_share_hold_rt) are found after both
+ * plans, still valid as the voices run; found between them, the first
+ * slot's went stale every block and its followers looked them up again. */
+static void test_two_glides_hold(void **state) {
+    (void)state;
+    if (hl_simd_level() < HL_SIMD_AVX2) skip(); /* no plan without AVX2 */
+    hl_pcm_t *src = test_pcm_sine(4800, 1, 0.031, 0.0, LEVEL);
+    hl_mixer_t *m = test_mixer_new(8, 0);
+    float *out = calloc(2 * HL_MIX_BLOCK, sizeof(float));
+    uint64_t now = 0;
+    uint32_t mod[2], gen[2];
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(hl_mixer_mod_alloc(m, &mod[s], &gen[s]), 0);
+        hl_voice_params_t p = test_params(src);
+        p.flags |= HL_MIX_LOOP;
+        p.lp_hz = 2000.0f;
+        p.mod = mod[s];
+        p.mod_gen = gen[s];
+        p.mod_base = 1.0f;
+        p.mod_what = HL_MOD_FILTER;
+        uint64_t v;
+        assert_int_equal(hl_mixer_play(m, &p, now, &v, NULL), 0);
+    }
+    test_render(m, out, HL_MIX_BLOCK, HL_MIX_BLOCK, &now);
+    for (int s = 0; s < 2; s++) {
+        hl_mod_change_t c = {.mask = HL_MOD_FILTER,
+                             .factor = 1.0f,
+                             .max_gain = CAP,
+                             .lp_hz = s ? 4000.0f : 500.0f,
+                             .lp_from = 2000.0f,
+                             .ramp_frames = 4800};
+        assert_int_equal(hl_mixer_mod_change(m, mod[s], &c, now), 0);
+    }
+    for (int b = 0; b < 4; b++) {
+        test_render(m, out, HL_MIX_BLOCK, HL_MIX_BLOCK, &now);
+        const hl_vf_share_t *sh0 = &m->rt_mod[mod[0] - 1].vf, *sh1 = &m->rt_mod[mod[1] - 1].vf;
+        for (int s = 0; s < 2; s++) {
+            const hl_vf_share_t *sh = &m->rt_mod[mod[s] - 1].vf;
+            assert_int_equal(sh->n, HL_MIX_BLOCK); /* planned, gliding */
+            assert_true(sh->kf > 0);
+        }
+        /* both found after both plans: at the same count of the table's misses
+         * (which each block's plans raise: new designs all along the glides) */
+        assert_int_equal(sh0->kf_misses, sh1->kf_misses);
+    }
+    free(out);
+    test_mixer_free(m);
+    test_pcm_free(src);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slot_matches_sets),
@@ -483,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_filter_slot_matches_sets),
         cmocka_unit_test(test_lazy_takes_once),
         cmocka_unit_test(test_lazy_pairs),
+        cmocka_unit_test(test_two_glides_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -589,6 +589,22 @@ static inline const hl_vf_design_t *vf_plan_held(const hl_vf_share_t *sh, uint32
     return i != UINT16_MAX && cache->k[i].fbits == fb && !cache->k[i].hp ? &cache->d[i] : NULL;
 }
 
+/* The plan's first cells whose designs the table holds and whose frames
+ * are whole blocks: how many, their designs into dc (when not NULL) and
+ * their frames into *frames. */
+static inline __attribute__((always_inline)) uint32_t
+vf_plan_held_run(const hl_vf_share_t *sh, const hl_vf_design_t **dc, uint32_t *frames) {
+    uint32_t kf = 0, fr = 0;
+    for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0; kf++) {
+        const hl_vf_design_t *d = vf_plan_held(sh, kf);
+        if (!d) break;
+        if (dc) dc[kf] = d;
+        fr += sh->cell[kf].m;
+    }
+    *frames = fr;
+    return kf;
+}
+
 /* A cell's design: the plan's entry while the table still holds it, else
  * looked up again (the same design). */
 static inline const hl_vf_design_t *vf_plan_design(hl_vfilter_t *f, const hl_vf_share_t *sh,
@@ -615,19 +631,14 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
     const hl_vf_design_t *dc[HL_VF_PLAN];
     uint32_t kf = 0, done = 0;
     const hl_vf_cache_t *cache = sh->ctl.cache;
-    if (cache && sh->kf_misses == cache->misses) { /* no entry replaced since the plan */
+    if (cache && sh->kf_ok && sh->kf_misses == cache->misses) { /* none replaced since */
         for (; kf < sh->kf; kf++)
             dc[kf] = &cache->d[sh->cell[kf].idx];
-        d = kf ? dc[kf - 1] : NULL;
         done = sh->kf_frames;
     } else {
-        for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0; kf++) {
-            dc[kf] = vf_plan_held(sh, kf);
-            if (!dc[kf]) break;
-            d = dc[kf];
-            done += sh->cell[kf].m;
-        }
+        kf = vf_plan_held_run(sh, dc, &done);
     }
+    d = kf ? dc[kf - 1] : NULL;
     for (uint32_t c = 0; kf && c < nch; c++) {
         float *x = ch[c], *s = f->s[0][c];
         __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
@@ -688,30 +699,25 @@ static uint32_t vf_shared_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch
     return 0;
 }
 
+void hl_vf_share_hold_rt(hl_vf_share_t *sh) {
 #if defined(VF_HAVE_AVX2)
-/* The plan's first cells whose designs the table holds and whose frames
- * are whole blocks, found once for the followers (vf_plan_run_avx2): valid
- * while the table replaces no entry (its misses count each replacement). */
-static void vf_plan_hold(hl_vf_share_t *sh) {
+    if (!sh->n) return; /* no plan this block */
     const hl_vf_cache_t *cache = sh->ctl.cache;
-    uint32_t kf = 0;
-    sh->kf_frames = 0;
-    for (; kf < sh->ncell && sh->cell[kf].m % VF_BLK8 == 0 && vf_plan_held(sh, kf); kf++)
-        sh->kf_frames += sh->cell[kf].m;
-    sh->kf = kf;
+    sh->kf = vf_plan_held_run(sh, NULL, &sh->kf_frames);
     sh->kf_misses = cache ? cache->misses : 0;
-}
+    sh->kf_ok = 1;
+#else
+    (void)sh;
 #endif
+}
 
 int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n) {
     hl_vfilter_t *c = &sh->ctl;
     sh->n = 0;
+    sh->kf_ok = 0; /* until hl_vf_share_hold_rt */
     if (!vf_busy(&c->lp) && !vf_busy(&c->hp)) return 0;
 #if defined(VF_HAVE_AVX2)
-    if (vf_plan(sh, n)) {
-        vf_plan_hold(sh);
-        return 1;
-    }
+    if (vf_plan(sh, n)) return 1;
 #endif
     /* no plan: the control moves on as a follower's own would (no channel) */
     float none = 0.0f;

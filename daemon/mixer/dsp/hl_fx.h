@@ -214,6 +214,7 @@ typedef struct hl_vf_share {
     uint32_t kf,
         kf_frames; /* the first cells that run in a register (vf_plan_run_avx2), their frames */
     uint32_t kf_misses; /* the table's misses when kf was found: still valid while equal */
+    uint32_t kf_ok;     /* kf found for this block's plan (hl_vf_share_hold_rt) */
     struct {
         uint16_t m;   /* frames */
         uint16_t idx; /* the design's entry in the cache, or UINT16_MAX */
@@ -231,6 +232,13 @@ void hl_vf_share_set_rt(hl_vf_share_t *sh, float lp_hz, float hp_hz, uint32_t ra
  * control moved on without one (the followers then leave it). Returns 0
  * once the glide has settled (no call needed until the next change). */
 int hl_vf_share_block_rt(hl_vf_share_t *sh, uint32_t n);
+/* After every share's hl_vf_share_block_rt of the block (a plan's lookups
+ * may replace another's entries): the plan's first cells whose designs the
+ * table holds and whose frames are whole blocks, found once for the
+ * followers (vf_plan_run_avx2, fx_vfilter.c), valid while the table
+ * replaces no entry (its misses count each replacement). Without it the
+ * followers find them each. */
+void hl_vf_share_hold_rt(hl_vf_share_t *sh);
 /* A change of sh as it stood just after hl_vf_share_set_rt (its control
  * and positions), for followers that take it later, before or in the next
  * block (hl_vf_share_block_rt moves sh on meanwhile): hl_vf_share_mark_rt
