@@ -87,36 +87,51 @@ static void test_calibrate_keeps_fp_mode(void **state) {
 
 /* The price follows the output layout: the worst-case voice's post stage
  * (its low-pass, occlusion and send) feeds the layout's planes, dearer on
- * 7.1 than on stereo (bench/mix -r post: ~1.6x). Stereo and 7.1 alternate,
- * the cheapest of each counts (preemption only adds); the margin (1.2x)
- * holds on a loaded machine; calibrated on stereo whatever the layout (the
- * old price), the ratio is 1. An optimised build's figure: under a
+ * 7.1 than on stereo (bench/mix -r post: ~1.6x). Stereo and 7.1 are priced
+ * back to back, ROUNDS times; each round's ratio compares two renders made
+ * moments apart, so a machine that changes speed between rounds (a VM's
+ * host moving it: this one runs in two speeds 1.3x apart, for stretches of
+ * whole processes) judges each pair at one speed; the median ratio must
+ * pass 1.15 (measured 1.3-1.4); calibrated on stereo whatever the layout
+ * (the old price), every ratio is 1. An optimised build's figure: under a
  * sanitizer the loops are instrumented and the ratio is not judged. */
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void test_calibrate_follows_layout(void **state) {
     (void)state;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     enum { ROUNDS = 1 }; /* instrumented: priced, not judged (below) */
 #else
-    enum { ROUNDS = 3 };
+    enum { ROUNDS = 5 };
 #endif
     static const uint32_t layouts[2] = {0, 3}; /* stereo, 7.1 (hl_layout.h) */
-    double best[2] = {0};
-    for (int r = 0; r < ROUNDS; r++)
+    double ratio[ROUNDS], best[2] = {0};
+    for (int r = 0; r < ROUNDS; r++) {
+        double ns[2];
         for (int k = 0; k < 2; k++) {
-            double ns = hld_governor_calibrate(48000, 256, layouts[k], 343.0f, NULL, NULL, NULL);
-            assert_true(ns > 0);
-            if (best[k] == 0 || ns < best[k]) best[k] = ns;
+            /* every other round starts with 7.1: neither always goes first */
+            int l = (r & 1) ? 1 - k : k;
+            ns[l] = hld_governor_calibrate(48000, 256, layouts[l], 343.0f, NULL, NULL, NULL);
+            assert_true(ns[l] > 0);
+            if (best[l] == 0 || ns[l] < best[l]) best[l] = ns[l];
         }
+        ratio[r] = ns[1] / ns[0];
+    }
+    qsort(ratio, ROUNDS, sizeof ratio[0], cmp_double);
     fprintf(stderr,
-            "# calibrated worst-case voice: stereo %.0f ns, 7.1 %.0f ns (7.1 / stereo %.2f)\n",
-            best[0], best[1], best[1] / best[0]);
+            "# calibrated worst-case voice: stereo %.0f ns, 7.1 %.0f ns (best of each); "
+            "7.1 / stereo a round: median %.2f (%.2f .. %.2f)\n",
+            best[0], best[1], ratio[ROUNDS / 2], ratio[0], ratio[ROUNDS - 1]);
     assert_true(hld_governor_calibrate(48000, 256, 99, 343.0f, NULL, NULL, NULL) ==
                 0); /* no such layout */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     /* instrumented, neither post stage vectorises: both cost the same (1.02x) */
     skip();
 #else
-    assert_true(best[1] > 1.2 * best[0]);
+    assert_true(ratio[ROUNDS / 2] > 1.15);
 #endif
 }
 
