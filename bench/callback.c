@@ -26,12 +26,14 @@
  * one daemon started at --voices MAX (--max-voices, default heliod's cap)
  * takes counts doubling from --start, then bisected until the gap is within
  * --resolution % (at least CB_MIN_STEP voices), each judged over --trial
- * seconds (a failed count judged again up to --retries times): held when xruns = 0, every voice
- * mixed, p99 load <= --p99-bound and max load <= --max-bound. The count found is then confirmed in
- * a fresh daemon started at --voices N (the pool and tables sized for N, gain 1/N: the same scene
- * as `--counts N`) over --settle seconds; a confirmation that fails steps down by the resolution
- * and tries again (CB_CONFIRM_TRIES in all). The governor is off (--cpu-budget 0) unless
- * --cpu-budget is given. One line:
+ * seconds (a failed count judged again up to --retries times): held when
+ * xruns = 0, every voice mixed, p99 load <= --p99-bound and max load <=
+ * --max-bound. The count found is then confirmed in a fresh daemon started
+ * at --voices N (the pool and tables sized for N, gain 1/N: the same scene
+ * as `--counts N`) over --settle seconds; a confirmation that fails steps
+ * down by the resolution (or to where its load over a bound says the bound
+ * is) and tries again (CB_CONFIRM_TRIES in all). The governor is off
+ * (--cpu-budget 0) unless --cpu-budget is given. One line:
  *
  *   callback-max driver=null mix_threads=2 scene=worst voices=N held_s=60
  *                xruns=0 p99_load=... max_load=... held=1 ...
@@ -120,7 +122,8 @@ static void position(int i, int n, float pos[3]) {
     "                xruns = 0, every voice is mixed, p99 load <= --p99-bound\n"                   \
     "                (default 0.8) and max load <= --max-bound (default 1.0).\n"                   \
     "                The count found is confirmed over --settle seconds in a fresh\n"              \
-    "                daemon started at --voices N (stepping down by the resolution\n"              \
+    "                daemon started at --voices N (stepping down by the resolution,\n"             \
+    "                or to N x bound / load where a load was over its bound,\n"                    \
     "                if it fails, 3 tries); one line: callback-max driver\n"                       \
     "                mix_threads scene voices held_s xruns p99_load max_load ...\n"                \
     "                held (1, or 0 when no try held); each search step goes to\n"                  \
@@ -312,6 +315,19 @@ static int step_of(const cb_find_t *f, int n) {
     return s > CB_MIN_STEP ? s : CB_MIN_STEP;
 }
 
+/* The next count to confirm after n failed: one resolution step lower, or
+ * lower still where the load it measured was over a bound (the load grows
+ * about linearly with the voices: n scaled by bound / load). */
+static int step_down(const cb_find_t *f, int n, const cb_meas_t *m) {
+    int next = n - step_of(f, n);
+    double p99 = stat(m, "callback_load_p99"), mx = stat(m, "callback_load_max");
+    if (p99 > f->p99_bound && (int)(n * f->p99_bound / p99) < next)
+        next = (int)(n * f->p99_bound / p99);
+    if (mx > f->max_bound && (int)(n * f->max_bound / mx) < next)
+        next = (int)(n * f->max_bound / mx);
+    return next > 0 ? next : 0;
+}
+
 /* Doubling, then bisection, in one daemon at max_voices: the largest count
  * held (0 if none) in *found, the counts tried in *trials. */
 static int search(const cb_cfg_t *c, const cb_find_t *f, int *found, int *trials) {
@@ -371,7 +387,7 @@ static int find_max(const cb_cfg_t *c, const cb_find_t *f) {
         ok = held(&m, n, f->p99_bound, f->max_bound);
         fprintf(stderr, "# confirm voices=%d held=%d xruns=%.0f p99_load=%.4f max_load=%.4f\n", n,
                 ok, m.xruns, stat(&m, "callback_load_p99"), stat(&m, "callback_load_max"));
-        if (!ok && tries < CB_CONFIRM_TRIES) n -= step_of(f, n);
+        if (!ok && tries < CB_CONFIRM_TRIES) n = step_down(f, n, &m);
     }
     if (n < 0) n = 0;
     printf("callback-max driver=%s mix_threads=%.0f scene=%s voices=%d held_s=%g xruns=%.0f "
