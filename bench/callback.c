@@ -31,8 +31,8 @@
  * --max-bound. The count found is then confirmed in a fresh daemon started
  * at --voices N (the pool and tables sized for N, gain 1/N: the same scene
  * as `--counts N`) over --settle seconds; a confirmation that fails steps
- * down by the resolution (or to where its load over a bound says the bound
- * is) and tries again (CB_CONFIRM_TRIES in all). The governor is off
+ * down by the resolution (or to where its p99 load over the bound says the
+ * bound is) and tries again (CB_CONFIRM_TRIES in all). The governor is off
  * (--cpu-budget 0) unless --cpu-budget is given. One line:
  *
  *   callback-max driver=null mix_threads=2 scene=worst voices=N held_s=60
@@ -123,7 +123,7 @@ static void position(int i, int n, float pos[3]) {
     "                (default 0.8) and max load <= --max-bound (default 1.0).\n"                   \
     "                The count found is confirmed over --settle seconds in a fresh\n"              \
     "                daemon started at --voices N (stepping down by the resolution,\n"             \
-    "                or to N x bound / load where a load was over its bound,\n"                    \
+    "                or to N x bound / p99 load where that was over its bound,\n"                  \
     "                if it fails, 3 tries); one line: callback-max driver\n"                       \
     "                mix_threads scene voices held_s xruns p99_load max_load ...\n"                \
     "                held (1, or 0 when no try held); each search step goes to\n"                  \
@@ -316,15 +316,14 @@ static int step_of(const cb_find_t *f, int n) {
 }
 
 /* The next count to confirm after n failed: one resolution step lower, or
- * lower still where the load it measured was over a bound (the load grows
- * about linearly with the voices: n scaled by bound / load). */
+ * lower still where its p99 load was over the bound (the p99 grows about
+ * linearly with the voices: n scaled by bound / p99). Not by the max: one
+ * preempted callback sets it, whatever the count. */
 static int step_down(const cb_find_t *f, int n, const cb_meas_t *m) {
     int next = n - step_of(f, n);
-    double p99 = stat(m, "callback_load_p99"), mx = stat(m, "callback_load_max");
+    double p99 = stat(m, "callback_load_p99");
     if (p99 > f->p99_bound && (int)(n * f->p99_bound / p99) < next)
         next = (int)(n * f->p99_bound / p99);
-    if (mx > f->max_bound && (int)(n * f->max_bound / mx) < next)
-        next = (int)(n * f->max_bound / mx);
     return next > 0 ? next : 0;
 }
 
