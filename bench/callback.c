@@ -375,10 +375,11 @@ static int find_max(const cb_cfg_t *c, const cb_find_t *f) {
     if (search(c, f, &n, &trials) != 0) return 1;
     cb_meas_t m;
     memset(&m, 0, sizeof m);
-    int ok = 0, tries = 0;
+    int ok = 0, tries = 0, last = n; /* last: the count the line's figures are of */
     while (n > 0 && !ok && tries < CB_CONFIRM_TRIES) {
         cb_run_t r;
         tries++;
+        last = n;
         if (run_start(&r, c, n, 0) != 0 || run_set(&r, c, n) != 0 ||
             run_measure(&r, f->settle, &m) != 0)
             return run_stop(&r, 1), 1;
@@ -386,20 +387,19 @@ static int find_max(const cb_cfg_t *c, const cb_find_t *f) {
         ok = held(&m, n, f->p99_bound, f->max_bound);
         fprintf(stderr, "# confirm voices=%d held=%d xruns=%.0f p99_load=%.4f max_load=%.4f\n", n,
                 ok, m.xruns, stat(&m, "callback_load_p99"), stat(&m, "callback_load_max"));
-        if (!ok && tries < CB_CONFIRM_TRIES) n = step_down(f, n, &m);
+        if (!ok) n = step_down(f, n, &m);
     }
-    if (n < 0) n = 0;
     printf("callback-max driver=%s mix_threads=%.0f scene=%s voices=%d held_s=%g xruns=%.0f "
            "p99_load=%.4f max_load=%.4f p99_us=%.1f max_us=%.1f avg_us=%.1f overruns=%.0f "
            "underruns=%.0f voices_mixed=%.0f voices_governed=%.0f mix_worker_late=%.0f "
            "period=%d held=%d confirm_tries=%d trials=%d trial_s=%g retries=%d resolution_pct=%g "
            "p99_bound=%g max_bound=%g max_voices=%d capped=%d cpu_budget=%s search_s=%.1f\n",
-           c->driver, stat(&m, "mix_threads"), c->scene, n, f->settle, m.xruns,
+           c->driver, stat(&m, "mix_threads"), c->scene, last, f->settle, m.xruns,
            stat(&m, "callback_load_p99"), stat(&m, "callback_load_max"),
            stat(&m, "callback_us_p99"), stat(&m, "callback_us_max"), stat(&m, "callback_us_avg"),
            m.overruns, m.underruns, stat(&m, "voices_mixed"), stat(&m, "voices_governed"), m.late,
            c->period, ok, tries, trials, f->trial, f->retries, f->res, f->p99_bound, f->max_bound,
-           f->max_voices, ok && n == f->max_voices, c->budget,
+           f->max_voices, ok && last == f->max_voices, c->budget,
            (double)(bd_now_ns() - t0) / BD_NS_PER_S);
     fflush(stdout);
     return 0;
