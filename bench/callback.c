@@ -113,7 +113,7 @@ static void position(int i, int n, float pos[3]) {
     "  --mix-threads the daemon's --mix-threads (default: its own)\n"                              \
     "  --find-max    search the largest count the scene holds instead of --counts:\n"              \
     "                doubling from --start (default 256) up to --max-voices\n"                     \
-    "                (default and at most heliod's cap, 32768), then bisection\n"                  \
+    "                (default and at most heliod's cap, 65536), then bisection\n"                  \
     "                until the gap is within --resolution % (default 5, at least\n"                \
     "                16 voices), each count judged over --trial seconds (default 2;\n"             \
     "                a count that fails is judged again up to --retries times,\n"                  \
@@ -162,7 +162,8 @@ static int run_start(cb_run_t *r, const cb_cfg_t *c, int max_n, int verbose) {
     char period_s[CB_NUM_LEN], voices_s[CB_NUM_LEN], logical_s[CB_NUM_LEN];
     snprintf(period_s, sizeof period_s, "%d", c->period);
     snprintf(voices_s, sizeof voices_s, "%d", max_n);
-    snprintf(logical_s, sizeof logical_s, "%d", max_n * 2); /* one client holds them all */
+    snprintf(logical_s, sizeof logical_s, "%d", max_n * 2); /* one client holds them all (at most
+                                                          * HLD_MAX_LOGICAL: twice the cap) */
     /* Every voice is mixed: at gain 1/max_n and 1..4 m the quietest voices sit
      * near -72 dB, below the voice manager's default -60 dB audibility floor,
      * so the floor goes to its minimum (else they would all be virtual). */
