@@ -31,6 +31,25 @@ typedef struct {
     uint32_t flags; /* RANK_*: what the passes after the selection need without the record */
 } rank_t;
 
+/* A cue's modulation slot as the control side's copies of its voices see
+ * it (vm_params.c). An evaluation that moves the slot's voices (the cue's
+ * bindings shared, its slot change sent) records what every voice on the
+ * slot takes from it and bumps seq, without touching the voices: a voice's
+ * copy (p.gain, p.lp_hz, p.hp_hz and pv.pc's gain_db, lp_hz, hp_hz, for
+ * what it takes, p.mod_what) is brought up to it when next read
+ * (vm_slot_sync), exactly as that evaluation would have set it. quiet:
+ * every counted voice of the cue with bindings is on the slot, taking at
+ * least quiet_what from it, and its bindings are quiet_pc but for what it
+ * takes from the slot; an evaluation whose shared bindings are quiet_pc but
+ * for quiet_what's fields then has nothing to do per voice. */
+typedef struct {
+    uint32_t seq;
+    float factor, db, lp, hp; /* the gain factor (10^(db / 20)); the bindings' gain, cutoffs */
+    float lpc, hpc;           /* the cutoffs those bindings map to (no post stage of its own) */
+    hld_pcontrib_t quiet_pc;
+    uint32_t quiet_what, quiet;
+} vm_slot_t;
+
 struct hld_vm {
     hld_vm_config_t cfg;
     hl_mixer_t *mx;
@@ -59,6 +78,11 @@ struct hld_vm {
     /* ... and the cutoffs (bindings' lp_hz, hp_hz) its filter was last set to */
     float cue_mod_lp[HLD_MAX_CUES], cue_mod_hp[HLD_MAX_CUES];
     uint32_t mod_sent; /* the last mod_send sent a command (vm_params.c) */
+    /* by slot number: what the control side's copies of the voices on it
+     * follow (vm_params.c: vm_slot_sync) */
+    vm_slot_t slot[HL_MIX_MODS + 1];
+    uint32_t slot_clock; /* the last vm_slot_t.seq given out */
+    uint32_t slot_stale; /* a slot moved since the last ranking brought every voice up to it */
     uint32_t cat_head[HLD_MAX_CATEGORIES];
     uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
     uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */
@@ -102,6 +126,16 @@ static inline uint64_t vm_now_frame(const hld_vm_t *vm) {
 /* vm_params.c: attaches a voice just admitted to its cue's modulation slot
  * (taken on first need) when the cue's gain bindings may be shared. */
 void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v);
+/* Brings the control side's copy of a voice on its cue's slot up to the
+ * slot's last change (vm_slot_t): before anything reads or changes its gain,
+ * cutoffs or bindings' contribution (hld_vm_get, hld_vm_foreach, the
+ * ranking, a realisation, a victim's audibility). A few loads for a voice
+ * already up to date or on no slot. */
+void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v);
+static inline void vm_slot_sync(const hld_vm_t *vm, hld_lvoice_t *v) {
+    const uint32_t m = v->p.mod;
+    if (m && m <= HL_MIX_MODS && v->pv.slot_seq != vm->slot[m].seq) vm_slot_sync_slow(vm, v);
+}
 
 /* ---- vm.c: the pool ---- */
 uint64_t vm_clock_ns(void); /* CLOCK_MONOTONIC, ns */

@@ -53,6 +53,10 @@ typedef struct {
     uint8_t layer;   /* blend: its variation */
     uint8_t nlayers; /* blend: the cue's variations (0: not a blend) */
     uint64_t leader; /* blend: the first layer's handle (the one PLAY answered); 0 for it */
+    /* on its cue's modulation slot: the slot's change (vm_slot_t.seq) its
+     * gain and cutoffs (p.gain, p.lp_hz, p.hp_hz, pc's) were last brought up
+     * to (vm_slot_sync) */
+    uint32_t slot_seq;
 } hld_vparams_t;
 
 /* Logical voice states. */
