@@ -134,7 +134,17 @@ void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v);
 void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v);
 static inline void vm_slot_sync(const hld_vm_t *vm, hld_lvoice_t *v) {
     const uint32_t m = v->p.mod;
-    if (m && m <= HL_MIX_MODS && v->pv.slot_seq != vm->slot[m].seq) vm_slot_sync_slow(vm, v);
+    if (m && m <= HL_MIX_MODS && v->slot_seq != vm->slot[m].seq) vm_slot_sync_slow(vm, v);
+}
+/* A walk that brings every voice up to its slot (the ranking) asks for the
+ * lines that reads and writes VM_SLOT_AHEAD voices ahead: p.mod's, slot_seq's
+ * (with p.mod_what and cue), pv's bindings and base gain. */
+#define VM_SLOT_AHEAD 3u
+static inline void vm_slot_prefetch(const hld_lvoice_t *w) {
+    __builtin_prefetch(&w->p.mod, 1);
+    __builtin_prefetch(&w->slot_seq, 1);
+    __builtin_prefetch(&w->pv.pc, 1);
+    __builtin_prefetch(&w->pv.base_gain, 1);
 }
 
 /* ---- vm.c: the pool ---- */

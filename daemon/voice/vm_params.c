@@ -209,7 +209,7 @@ void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
     v->p.mod_gen = vm->cue_mod_gen[c];
     v->p.mod_base = v->pv.base_gain;
     v->p.mod_what = what;
-    v->pv.slot_seq = ms->seq; /* the changes sent after its play */
+    v->slot_seq = ms->seq; /* the changes sent after its play */
     if (ms->quiet && same_but(&v->pv.pc, &ms->quiet_pc, what))
         ms->quiet_what &= what;
     else
@@ -253,7 +253,7 @@ void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v) {
         v->pv.pc.lp_hz = ms->lp;
         v->pv.pc.hp_hz = ms->hp;
     }
-    v->pv.slot_seq = ms->seq;
+    v->slot_seq = ms->seq;
 }
 
 /* One voice: its bindings now, and the SET that follows when they changed

@@ -216,12 +216,17 @@ static void rank_voices(hld_vm_t *vm, uint64_t now_ns) {
     uint64_t f = vm_now_frame(vm);
     uint32_t n = 0;
     /* a slot moved since the last ranking: every voice's copy follows (the
-     * opening ones too, so that none is behind when nothing moved) */
+     * opening ones too, so that none is behind when nothing moved); the
+     * lines that takes, beyond those the ranking reads, are fetched a few
+     * voices ahead (measured: a third to half of what it added, loaded) */
     const uint32_t sync = vm->slot_stale;
     vm->slot_stale = 0;
     for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
-        if (sync) vm_slot_sync(vm, v);
+        if (sync) {
+            if (i + VM_SLOT_AHEAD < vm->hi) vm_slot_prefetch(&vm->lv[i + VM_SLOT_AHEAD]);
+            vm_slot_sync(vm, v);
+        }
         if (v->state != HLD_LV_ACTIVE) continue;
         if (!v->real && !v->opening && !v->paused && v->loops_left >= 0) {
             int ended; /* (a voice that loops forever never ends) */
