@@ -7,11 +7,19 @@
  * Simulated time advances one period (`--period` frames at 48 kHz) per
  * step. Each step: the parameter is set when a 1/hz boundary passed (a new
  * value, a sine over 0..1, seek 0: every change moves every voice), the
- * voice manager's parameter tick runs (hld_vm_params_tick: evaluation and
- * the slot's change, or a ramped SET per voice) and is timed, then the
- * mixer renders the period (hl_mixer_process_rt, timed: the audio thread's
- * cost, every voice's share of the change included). A baseline condition
- * does the same with the parameter still.
+ * voice manager's tick runs (hld_vm_tick: the ranking, every 20 ms, timed
+ * when it ranks), then its parameter tick (hld_vm_params_tick: evaluation
+ * and the slot's change, or a ramped SET per voice; timed), then the mixer
+ * renders the period (hl_mixer_process_rt, timed: the audio thread's cost,
+ * every voice's share of the change included). A baseline condition does
+ * the same with the parameter still.
+ *
+ * With every voice on the cue's modulation slot, the evaluation of a change
+ * visits no voice (visits_per_eval: voices evaluated one by one, per
+ * change): it sends the slot's command and records what the voices take
+ * from it; each voice's control-side copy (gain, cutoffs) is brought up to
+ * it when next read, which for every voice is the next ranking. That part
+ * of a change's cost is in rank_us_*_moving, against rank_us_*_still.
  *
  * Paired design: the two conditions are two instances set up side by side
  * (each its own mixer, voice manager and simulated clock) that run
@@ -29,16 +37,21 @@
  * and the per-change cost stays in the p99. Reported, as % of the period:
  *
  *   params voices=1000 hz=60 period=256 steps=... evals=... sets_per_eval=...
+ *      visits_per_eval=...
  *      eval_us_p50=... eval_us_p99=... eval_pct_p99=...        (main thread, per change)
  *      block_us_p99_still=... block_us_p99_moving=...
  *      callback_added_pct_p99=...                              (audio thread)
+ *      rank_us_p50_still=... rank_us_p50_moving=... rank_us_p99_still=...
+ *      rank_us_p99_moving=... rank_added_pct_p99=...          (main thread, per ranking)
  *
  * Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so a machine
  * loaded by others does not put its preemptions into the figures.
  * eval_pct_p99 is the main thread's evaluation of one change (p99 over the
  * changes); callback_added_pct_p99 what the audio callback's p99 grows by
  * when the parameter moves (can be <= 0 within noise). The target of both:
- * <= 1% of a period.
+ * <= 1% of a period. rank_added_pct_p99: what the ranking's p99 grows by
+ * when the parameter moves (the copies brought up to the slot), as % of
+ * the period (a ranking comes every 20 ms, a change here every 16.7).
  *
  * --dist adds the blocks' percentiles, still and moving (p10 .. p99), one
  * line each: how many blocks a change costs, not only the worst; and the
