@@ -227,6 +227,7 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
         return NULL;
     }
     vm->floor_lin = hl_db_to_lin(cfg->floor_db);
+    vm->gain_cap = hl_db_to_lin(HL_MAX_GAIN_DB);
     vm->rank_lead = vm_ms_frames(vm, (float)HLD_VM_RANK_LEAD_MS);
     return vm;
 }

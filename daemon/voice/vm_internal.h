@@ -83,6 +83,7 @@ struct hld_vm {
     vm_slot_t slot[HL_MIX_MODS + 1];
     uint32_t slot_clock; /* the last vm_slot_t.seq given out */
     uint32_t slot_stale; /* a slot moved since the last ranking brought every voice up to it */
+    float gain_cap;      /* 10^(HL_MAX_GAIN_DB / 20) */
     uint32_t cat_head[HLD_MAX_CATEGORIES];
     uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
     uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */
@@ -126,12 +127,37 @@ static inline uint64_t vm_now_frame(const hld_vm_t *vm) {
 /* vm_params.c: attaches a voice just admitted to its cue's modulation slot
  * (taken on first need) when the cue's gain bindings may be shared. */
 void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v);
+/* 1 if v is attached to its cue's modulation slot as it is now. */
+static inline int vm_on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
+    const uint32_t c = v->cue->index;
+    return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
+}
 /* Brings the control side's copy of a voice on its cue's slot up to the
  * slot's last change (vm_slot_t): before anything reads or changes its gain,
  * cutoffs or bindings' contribution (hld_vm_get, hld_vm_foreach, the
  * ranking, a realisation, a victim's audibility). A few loads for a voice
- * already up to date or on no slot. */
-void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v);
+ * already up to date or on no slot. For what it takes from the slot
+ * (HL_MOD_*), the same arithmetic an evaluation's walk did; a voice not
+ * counted (fading out) keeps the copy it had when stopped. */
+static inline void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v) {
+    if (!v->pv.bound || !v->cue || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) ||
+        !vm_on_slot(vm, v))
+        return;
+    const vm_slot_t *ms = &vm->slot[v->p.mod];
+    const uint32_t what = v->p.mod_what;
+    if (what & HL_MOD_GAIN) {
+        const float g = v->pv.base_gain * ms->factor;
+        v->p.gain = g > vm->gain_cap ? vm->gain_cap : g;
+        v->pv.pc.gain_db = ms->db;
+    }
+    if (what & HL_MOD_FILTER) {
+        v->p.lp_hz = ms->lpc;
+        v->p.hp_hz = ms->hpc;
+        v->pv.pc.lp_hz = ms->lp;
+        v->pv.pc.hp_hz = ms->hp;
+    }
+    v->slot_seq = ms->seq;
+}
 static inline void vm_slot_sync(const hld_vm_t *vm, hld_lvoice_t *v) {
     const uint32_t m = v->p.mod;
     if (m && m <= HL_MIX_MODS && v->slot_seq != vm->slot[m].seq) vm_slot_sync_slow(vm, v);

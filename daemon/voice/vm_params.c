@@ -9,7 +9,9 @@
  * scheduled a ranking lead ahead, hld_vm_params_tick): the audio thread sees the same
  * ramped SETs a game would send, nothing new. Cost: a pass over the voices
  * of bound cues (their intrusive lists), only when something changed, at
- * most every HLD_PARAM_EVAL_MS while a value seeks.
+ * most every HLD_PARAM_EVAL_MS while a value seeks; none over a cue whose
+ * voices are all on its modulation slot with nothing else of theirs
+ * moving (one command, and their copies follow when read: vm_slot_t).
  */
 #include <math.h>
 #include <stddef.h>
@@ -35,18 +37,11 @@ void hld_vm_post_map(float rate, const float u[4], const hld_pcontrib_t *pc, flo
     *occ_db = g < 1.0f ? hl_lin_to_db(g) : 0.0f;
 }
 
-/* 10^(HL_MAX_GAIN_DB / 20), computed once (main thread only): a powf per
- * voice per evaluation was a good part of a 1,000-voice pass. */
-static float max_gain(void) {
-    static float max;
-    if (max == 0.0f) max = hl_db_to_lin(HL_MAX_GAIN_DB);
-    return max;
-}
-
-static float gain_of(float base, float db) {
+/* (the gain cap, 10^(HL_MAX_GAIN_DB / 20), is computed once: vm->gain_cap;
+ * a powf per voice per evaluation was a good part of a 1,000-voice pass) */
+static float gain_of(const hld_vm_t *vm, float base, float db) {
     float g = base * hl_db_to_lin(db);
-    float max = max_gain();
-    return g > max ? max : g;
+    return g > vm->gain_cap ? vm->gain_cap : g;
 }
 
 static float pitch_of(float base, float cents) {
@@ -59,7 +54,7 @@ void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s) {
     if (!v || !v->pv.bound) return;
     if (s->mask & HL_MIX_SET_GAIN) {
         v->pv.base_gain = s->gain;
-        s->gain = gain_of(s->gain, v->pv.pc.gain_db);
+        s->gain = gain_of(vm, s->gain, v->pv.pc.gain_db);
     }
     if (s->mask & HL_MIX_SET_PITCH) {
         v->pv.base_pitch = s->pitch;
@@ -216,11 +211,6 @@ void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
         ms->quiet = 0;
 }
 
-static int on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
-    uint32_t c = v->cue->index;
-    return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
-}
-
 /* An evaluation moved the slot's voices with shared bindings sh: what each
  * voice's copy takes from it when next read (vm_slot_sync). */
 static void slot_moved(hld_vm_t *vm, vm_slot_t *ms, const shared_t *sh) {
@@ -231,29 +221,6 @@ static void slot_moved(hld_vm_t *vm, vm_slot_t *ms, const shared_t *sh) {
     ms->hp = sh->pc.hp_hz;
     slot_cutoffs(vm, &sh->pc, &ms->lpc, &ms->hpc); /* once for every voice */
     vm->slot_stale = 1;
-}
-
-/* A voice on its cue's slot, for what it takes from it (HL_MOD_*): the
- * control side's copy follows the slot's last change (ranking, a later
- * realisation, the voices listing). */
-void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v) {
-    if (!v->pv.bound || !v->cue || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) ||
-        !on_slot(vm, v))
-        return; /* (a voice fading out keeps the copy it had when stopped) */
-    const vm_slot_t *ms = &vm->slot[v->p.mod];
-    const uint32_t what = v->p.mod_what;
-    if (what & HL_MOD_GAIN) {
-        float g = v->pv.base_gain * ms->factor, max = max_gain();
-        v->p.gain = g > max ? max : g;
-        v->pv.pc.gain_db = ms->db;
-    }
-    if (what & HL_MOD_FILTER) {
-        v->p.lp_hz = ms->lpc;
-        v->p.hp_hz = ms->hpc;
-        v->pv.pc.lp_hz = ms->lp;
-        v->pv.pc.hp_hz = ms->hp;
-    }
-    v->slot_seq = ms->seq;
 }
 
 /* One voice: its bindings now, and the SET that follows when they changed
@@ -279,10 +246,10 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     if (!(slot & HL_MOD_GAIN) && (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN))) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
-            float g = v->pv.base_gain * sh->gain, max = max_gain();
-            s.gain = g > max ? max : g;
+            float g = v->pv.base_gain * sh->gain;
+            s.gain = g > vm->gain_cap ? vm->gain_cap : g;
         } else {
-            s.gain = gain_of(v->pv.base_gain, pc.gain_db);
+            s.gain = gain_of(vm, v->pv.base_gain, pc.gain_db);
         }
     }
     if (pc.cents != o->cents || (force & HL_MIX_SET_PITCH)) {
@@ -322,7 +289,7 @@ static int mod_send(hld_vm_t *vm, uint32_t c, const shared_t *sh, uint32_t ramp,
     if ((w & HL_MOD_GAIN) && sh->pc.gain_db != vm->cue_mod_db[c]) {
         ch.mask |= HL_MOD_GAIN;
         ch.factor = sh->gain;
-        ch.max_gain = max_gain();
+        ch.max_gain = vm->gain_cap;
     }
     if ((w & HL_MOD_FILTER) &&
         (sh->pc.lp_hz != vm->cue_mod_lp[c] || sh->pc.hp_hz != vm->cue_mod_hp[c])) {
@@ -382,14 +349,14 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
             P->visits++;
             vm_slot_sync(vm, v);
-            const uint32_t on = slot && on_slot(vm, v) ? v->p.mod_what : 0;
+            const uint32_t on = slot && vm_on_slot(vm, v) ? v->p.mod_what : 0;
             /* the slot moved what it covers: the others alone may need a SET */
             if (!on || !same_but(&v->pv.pc, &sh.pc, on)) {
                 int r = eval_voice(vm, P, v, &sh, on, ramp, force, now_ns);
                 if (r > 0) sets++;
                 if (r < 0) retry = 1;
             }
-            const uint32_t now_on = slot && on_slot(vm, v) ? v->p.mod_what : 0;
+            const uint32_t now_on = slot && vm_on_slot(vm, v) ? v->p.mod_what : 0;
             if (now_on && same_but(&v->pv.pc, &sh.pc, now_on))
                 quiet_what &= now_on;
             else
