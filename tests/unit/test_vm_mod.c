@@ -337,16 +337,16 @@ static void test_slot_change_visits_none(void **state) {
     periods(&r, 2);
     speed(&r, 1.0f);
     uint64_t evals = r.params.evals, visits = r.params.visits;
-    periods(&r, 20);
-    assert_true(r.params.evals >= evals + 5);
+    periods(&r, 10);
+    assert_true(r.params.evals >= evals + 4);
     assert_int_equal(r.params.visits, visits);
     play_lp(&r, 1.0f, 0.0f, 2000.0f); /* mid-seek: its own cutoffs by SETs */
     speed(&r, 0.0f);
     evals = r.params.evals;
     visits = r.params.visits;
-    periods(&r, 20);
-    assert_true(r.params.evals >= evals + 5);
-    assert_true(r.params.visits >= visits + 5 * 5);
+    periods(&r, 10);
+    assert_true(r.params.evals >= evals + 4);
+    assert_true(r.params.visits >= visits + 4 * 5);
     teardown(&r);
 }
 
