@@ -73,27 +73,27 @@ typedef struct {
     uint8_t why;     /* HL_VIRT_WHY_* of the last virtualisation */
     uint8_t beyond, virt;
     uint8_t fade_curve;
-    uint8_t is_stream;    /* source is streamed: realising opens a stream */
-    uint8_t seq_started;  /* admitted (restart applies to later realisations only) */
-    uint8_t started_sent; /* STARTED was notified */
-    uint8_t want_real;    /* first stream open: ranked real at admission */
-    uint8_t end_reason;   /* FADING: HL_END_* to report when silent */
-    uint8_t lowq;         /* quality steps the governor took away (sinc -> cubic -> linear) */
-    uint8_t pinned;       /* a client-fed stream: always real (mixed or ended, never virtual) */
-    uint8_t own_curves;   /* 1 << ATTEN kind: a curve set on the voice itself (its emitter's
-                           * ATTEN leaves that kind alone) */
-    float aud, imp;       /* last ranking */
-    float pw;             /* priority weight 2^(priority/100), set at admission */
-    uint64_t seq;         /* start order */
-    int64_t loops_left;   /* -1 forever, 0 none (plays to the end), N extra passes */
-    hl_voice_params_t p;  /* what the mixer is (or would be) given; p.tag = handle */
-    uint64_t mix;         /* mixer handle while real or fading in the mixer, else 0 */
-    uint64_t vmix;        /* mixer voice still fading out after going virtual, else 0 */
-    uint32_t attack_next; /* fade-in of a stream realisation in flight */
-    /* on its cue's modulation slot p.mod: the slot's change (vm_slot_t.seq)
-     * its p.gain, p.lp_hz, p.hp_hz and pv.pc were last brought up to
-     * (vm_slot_sync; beside p.mod's line, in what was padding) */
-    uint32_t slot_seq;
+    uint8_t is_stream;     /* source is streamed: realising opens a stream */
+    uint8_t seq_started;   /* admitted (restart applies to later realisations only) */
+    uint8_t started_sent;  /* STARTED was notified */
+    uint8_t want_real;     /* first stream open: ranked real at admission */
+    uint8_t end_reason;    /* FADING: HL_END_* to report when silent */
+    uint8_t lowq;          /* quality steps the governor took away (sinc -> cubic -> linear) */
+    uint8_t pinned;        /* a client-fed stream: always real (mixed or ended, never virtual) */
+    uint8_t own_curves;    /* 1 << ATTEN kind: a curve set on the voice itself (its emitter's
+                            * ATTEN leaves that kind alone) */
+    float aud, imp;        /* last ranking */
+    float pw;              /* priority weight 2^(priority/100), set at admission */
+    uint64_t seq;          /* start order */
+    int64_t loops_left;    /* -1 forever, 0 none (plays to the end), N extra passes */
+    hl_voice_params_t p;   /* what the mixer is (or would be) given; p.tag = handle */
+    uint64_t mix;          /* mixer handle while real or fading in the mixer, else 0 */
+    uint64_t vmix;         /* mixer voice still fading out after going virtual, else 0 */
+    uint32_t attack_next;  /* fade-in of a stream realisation in flight */
+    uint32_t slot_seq;     /* on its cue's modulation slot p.mod: the slot's change
+                            * (vm_slot_t.seq) its p.gain, p.lp_hz, p.hp_hz and pv.pc were
+                            * last brought up to (vm_slot_sync; in what was padding, on
+                            * p.mod_what's line) */
     hld_cue_t *cue;        /* NULL for a plain sound */
     hld_category_t *cat;   /* NULL if none */
     struct hld_sound *snd; /* holds one `playing` reference */
