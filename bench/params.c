@@ -7,11 +7,19 @@
  * Simulated time advances one period (`--period` frames at 48 kHz) per
  * step. Each step: the parameter is set when a 1/hz boundary passed (a new
  * value, a sine over 0..1, seek 0: every change moves every voice), the
- * voice manager's parameter tick runs (hld_vm_params_tick: evaluation and
- * the slot's change, or a ramped SET per voice) and is timed, then the
- * mixer renders the period (hl_mixer_process_rt, timed: the audio thread's
- * cost, every voice's share of the change included). A baseline condition
- * does the same with the parameter still.
+ * voice manager's tick runs (hld_vm_tick: the ranking, every 20 ms, timed
+ * when it ranks), then its parameter tick (hld_vm_params_tick: evaluation
+ * and the slot's change, or a ramped SET per voice; timed), then the mixer
+ * renders the period (hl_mixer_process_rt, timed: the audio thread's cost,
+ * every voice's share of the change included). A baseline condition does
+ * the same with the parameter still.
+ *
+ * With every voice on the cue's modulation slot, the evaluation of a change
+ * visits no voice (visits_per_eval: voices evaluated one by one, per
+ * change): it sends the slot's command and records what the voices take
+ * from it; each voice's control-side copy (gain, cutoffs) is brought up to
+ * it when next read, which for every voice is the next ranking. That part
+ * of a change's cost is in rank_us_*_moving, against rank_us_*_still.
  *
  * Paired design: the two conditions are two instances set up side by side
  * (each its own mixer, voice manager and simulated clock) that run
@@ -29,16 +37,21 @@
  * and the per-change cost stays in the p99. Reported, as % of the period:
  *
  *   params voices=1000 hz=60 period=256 steps=... evals=... sets_per_eval=...
+ *      visits_per_eval=...
  *      eval_us_p50=... eval_us_p99=... eval_pct_p99=...        (main thread, per change)
  *      block_us_p99_still=... block_us_p99_moving=...
  *      callback_added_pct_p99=...                              (audio thread)
+ *      rank_us_p50_still=... rank_us_p50_moving=... rank_us_p99_still=...
+ *      rank_us_p99_moving=... rank_added_pct_p99=...          (main thread, per ranking)
  *
  * Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so a machine
  * loaded by others does not put its preemptions into the figures.
  * eval_pct_p99 is the main thread's evaluation of one change (p99 over the
  * changes); callback_added_pct_p99 what the audio callback's p99 grows by
  * when the parameter moves (can be <= 0 within noise). The target of both:
- * <= 1% of a period.
+ * <= 1% of a period. rank_added_pct_p99: what the ranking's p99 grows by
+ * when the parameter moves (the copies brought up to the slot), as % of
+ * the period (a ranking comes every 20 ms, a change here every 16.7).
  *
  * --dist adds the blocks' percentiles, still and moving (p10 .. p99), one
  * line each: how many blocks a change costs, not only the worst; and the
@@ -215,10 +228,11 @@ typedef struct {
     pb_t b;
     int moving;
     hld_param_t *p;
-    uint64_t now, tnow, next_change, change_ns, step_ns, sets0;
+    uint64_t now, tnow, next_change, change_ns, step_ns, sets0, visits0;
     long k;
     uint64_t *eval, *block, *cblock; /* cblock: the blocks that took a change */
-    size_t nevals, nblocks, cap;
+    uint64_t *rank;                  /* the voice manager's ticks that ranked */
+    size_t nevals, nblocks, nranks, cap;
     uint64_t sets;
     uint32_t real; /* voices mixed */
 } run_t;
@@ -228,6 +242,7 @@ static void run_free(run_t *r) {
     free(r->eval);
     free(r->block);
     free(r->cblock);
+    free(r->rank);
 }
 
 /* Sets a condition up: the voices played, their fade-ins over. */
@@ -255,11 +270,13 @@ static int run_init(run_t *r, uint32_t voices, uint32_t period, double hz, size_
     r->eval = calloc(r->cap, sizeof *r->eval);
     r->block = calloc(r->cap, sizeof *r->block);
     r->cblock = calloc(r->cap, sizeof *r->cblock);
-    if (!r->eval || !r->block || !r->cblock) return -1;
+    r->rank = calloc(r->cap, sizeof *r->rank);
+    if (!r->eval || !r->block || !r->cblock || !r->rank) return -1;
     r->p = hld_params_find(&r->b.params, "speed");
     r->change_ns = (uint64_t)(PB_NS / hz);
     r->tnow = r->next_change = r->now;
     r->sets0 = r->b.params.sets;
+    r->visits0 = r->b.params.visits;
     return 0;
 }
 
@@ -279,12 +296,19 @@ static void run_step(run_t *r, int timed) {
         r->next_change += r->change_ns;
         changed = 1;
     }
-    hld_vm_tick(r->b.vm, r->now);
+    hld_vm_stats_t st;
+    hld_vm_stats(r->b.vm, &st);
+    const uint64_t ticks = st.n.ticks;
     uint64_t t0 = now_ns();
+    hld_vm_tick(r->b.vm, r->now);
+    const uint64_t rt = now_ns() - t0;
+    hld_vm_stats(r->b.vm, &st);
+    t0 = now_ns();
     hld_vm_params_tick(r->b.vm, &r->b.params, r->now);
     uint64_t dt = now_ns() - t0;
     const uint64_t bt = render(&r->b, r->now);
     if (!timed) return;
+    if (st.n.ticks != ticks && r->nranks < r->cap) r->rank[r->nranks++] = rt;
     if (changed && r->nevals < r->cap) {
         r->eval[r->nevals] = dt;
         r->cblock[r->nevals++] = bt;
@@ -340,19 +364,26 @@ int main(int argc, char **argv) {
         run_chunk(second, m);
     }
     mov.sets = mov.b.params.sets - mov.sets0;
+    const double visits = (double)(mov.b.params.visits - mov.visits0);
     double period_ns = (double)period * 1e9 / PB_RATE;
     double e50 = pct(mov.eval, mov.nevals, 0.50), e99 = pct(mov.eval, mov.nevals, 0.99);
     double b99s = pct(still.block, still.nblocks, 0.99), b99m = pct(mov.block, mov.nblocks, 0.99);
     double b50s = pct(still.block, still.nblocks, 0.50), b50m = pct(mov.block, mov.nblocks, 0.50);
+    double r50s = pct(still.rank, still.nranks, 0.50), r50m = pct(mov.rank, mov.nranks, 0.50);
+    double r99s = pct(still.rank, still.nranks, 0.99), r99m = pct(mov.rank, mov.nranks, 0.99);
     printf("params voices=%u real=%u hz=%g period=%u lp=%d steps=%zu evals=%zu sets_per_eval=%.0f "
+           "visits_per_eval=%.1f "
            "eval_us_p50=%.1f eval_us_p99=%.1f eval_pct_p99=%.3f block_us_p99_still=%.1f "
            "block_us_p99_moving=%.1f callback_added_pct_p99=%.3f block_us_p50_still=%.1f "
-           "block_us_p50_moving=%.1f callback_added_pct_p50=%.3f chunks=%zu chunk_blocks=%zu "
-           "failed=%d\n",
+           "block_us_p50_moving=%.1f callback_added_pct_p50=%.3f rank_us_p50_still=%.1f "
+           "rank_us_p50_moving=%.1f rank_us_p99_still=%.1f rank_us_p99_moving=%.1f "
+           "rank_added_pct_p99=%.3f chunks=%zu chunk_blocks=%zu failed=%d\n",
            voices, mov.real, hz, period, lp, mov.nblocks, mov.nevals,
-           mov.nevals ? (double)mov.sets / (double)mov.nevals : 0.0, e50 / 1e3, e99 / 1e3,
+           mov.nevals ? (double)mov.sets / (double)mov.nevals : 0.0,
+           mov.nevals ? visits / (double)mov.nevals : 0.0, e50 / 1e3, e99 / 1e3,
            100.0 * e99 / period_ns, b99s / 1e3, b99m / 1e3, 100.0 * (b99m - b99s) / period_ns,
-           b50s / 1e3, b50m / 1e3, 100.0 * (b50m - b50s) / period_ns, chunks, chunk,
+           b50s / 1e3, b50m / 1e3, 100.0 * (b50m - b50s) / period_ns, r50s / 1e3, r50m / 1e3,
+           r99s / 1e3, r99m / 1e3, 100.0 * (r99m - r99s) / period_ns, chunks, chunk,
            mov.nevals == 0 || mov.sets == 0);
     static const double ps[] = {0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99};
     for (size_t i = 0; dist && i < sizeof ps / sizeof ps[0]; i++)

@@ -246,7 +246,7 @@ size_t hld_stats_collect(hld_daemon_t *d, hl_stat_t *out, size_t cap) {
     put(&s, "categories", hld_cues_count_categories(&d->cues));
     put(&s, "params", d->params.n);
     put(&s, "param_values", d->params.nent);         /* emitter and voice values held */
-    put(&s, "param_evals", (double)d->params.evals); /* evaluation passes over bound voices */
+    put(&s, "param_evals", (double)d->params.evals); /* evaluation passes over bound cues */
     put(&s, "param_sets", (double)d->params.sets);   /* SETs they sent */
     put(&s, "param_late", (double)d->params.late);   /* scheduled values past their frame */
     put(&s, "sounds", d->sounds.count);

@@ -147,6 +147,8 @@ typedef struct hld_params {
     const hld_param_t *last_p;
     uint64_t last_sweep_ns;
     uint64_t evals, sets; /* evaluations, SETs sent (stats) */
+    uint64_t visits;      /* voices evaluated one by one (vm_params.c: not those a cue's
+                           * modulation slot moved alone) */
     uint64_t late;        /* scheduled values evaluated past their frame (a late poll) */
     hld_busbind_t bus[HL_MAX_BUS_BINDS];
     uint32_t nbus;

@@ -33,6 +33,7 @@ hld_lvoice_t *hld_vm_get(hld_vm_t *vm, uint64_t voice) {
     if (gen == 0 || idx >= vm->cap) return NULL;
     hld_lvoice_t *v = &vm->lv[idx];
     if (v->gen != gen || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) return NULL;
+    vm_slot_sync(vm, v); /* what it is given is up to date */
     return v;
 }
 
@@ -226,6 +227,7 @@ hld_vm_t *hld_vm_create(const hld_vm_config_t *cfg, hl_mixer_t *mx, hld_cues_t *
         return NULL;
     }
     vm->floor_lin = hl_db_to_lin(cfg->floor_db);
+    vm->gain_cap = hl_db_to_lin(HL_MAX_GAIN_DB);
     vm->rank_lead = vm_ms_frames(vm, (float)HLD_VM_RANK_LEAD_MS);
     return vm;
 }
@@ -312,6 +314,8 @@ int hld_vm_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *s, uint64_t n
     }
     uint64_t f = vm_now_frame(vm);
     if (f > hl_mixer_frames(vm->mx) && f > v->sched_hold) v->sched_hold = f;
+    if ((s->mask & (HL_MIX_SET_GAIN | HL_MIX_SET_FILTER)) && v->p.mod && v->p.mod <= HL_MIX_MODS)
+        vm->slot[v->p.mod].quiet = 0; /* off its cue's slot for that: the next evaluation walks */
     hl_voice_set_fields(&v->p, s);
     if (s->mask & (HL_MIX_SET_PITCH | HL_MIX_SET_PAUSE | HL_MIX_SET_RESUME | HL_MIX_SET_LOOPS))
         flush_beats(vm, v, f); /* the beats up to f played by the old model */
@@ -380,8 +384,9 @@ int hld_vm_stop_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, uint32_t 
                          int reason, uint64_t now_ns) {
     uint64_t need = 0;
     for (uint32_t i = 0; i < vm->hi; i++) {
-        const hld_lvoice_t *v = &vm->lv[i];
+        hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
+        vm_slot_sync(vm, v);
         if (fn && !fn(user, v)) continue;
         need += cmds_of(v);
     }
@@ -401,9 +406,10 @@ int hld_vm_pause_matching(hld_vm_t *vm, hld_vm_match_fn fn, void *user, int paus
                           uint64_t now_ns) {
     uint64_t need = 0;
     for (uint32_t i = 0; i < vm->hi; i++) {
-        const hld_lvoice_t *v = &vm->lv[i];
+        hld_lvoice_t *v = &vm->lv[i];
         if (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) continue;
         if (v->paused == (pause != 0)) continue;
+        vm_slot_sync(vm, v);
         if (fn && !fn(user, v)) continue;
         need += cmds_of(v);
     }
@@ -473,6 +479,7 @@ void hld_vm_foreach(hld_vm_t *vm, int (*fn)(void *user, uint64_t voice, const hl
     for (uint32_t i = 0; i < vm->hi; i++) {
         hld_lvoice_t *v = &vm->lv[i];
         if (v->state == HLD_LV_FREE) continue;
+        vm_slot_sync(vm, v);
         if (fn(user, vm_handle_of(vm, v), v)) return;
     }
 }

@@ -34,6 +34,7 @@ static uint32_t pick_victim(hld_vm_t *vm, uint32_t head, int cat_list, int polic
             break;
         case HL_OVERFLOW_STEAL_QUIETEST: {
             int beyond;
+            vm_slot_sync(vm, v);
             key = vm_audibility(vm, v, &beyond);
             break;
         }

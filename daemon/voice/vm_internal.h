@@ -31,6 +31,25 @@ typedef struct {
     uint32_t flags; /* RANK_*: what the passes after the selection need without the record */
 } rank_t;
 
+/* A cue's modulation slot as the control side's copies of its voices see
+ * it (vm_params.c). An evaluation that moves the slot's voices (the cue's
+ * bindings shared, its slot change sent) records what every voice on the
+ * slot takes from it and bumps seq, without touching the voices: a voice's
+ * copy (p.gain, p.lp_hz, p.hp_hz and pv.pc's gain_db, lp_hz, hp_hz, for
+ * what it takes, p.mod_what) is brought up to it when next read
+ * (vm_slot_sync), exactly as that evaluation would have set it. quiet:
+ * every counted voice of the cue with bindings is on the slot, taking at
+ * least quiet_what from it, and its bindings are quiet_pc but for what it
+ * takes from the slot; an evaluation whose shared bindings are quiet_pc but
+ * for quiet_what's fields then has nothing to do per voice. */
+typedef struct {
+    uint32_t seq;
+    float factor, db, lp, hp; /* the gain factor (10^(db / 20)); the bindings' gain, cutoffs */
+    float lpc, hpc;           /* the cutoffs those bindings map to (no post stage of its own) */
+    hld_pcontrib_t quiet_pc;
+    uint32_t quiet_what, quiet;
+} vm_slot_t;
+
 struct hld_vm {
     hld_vm_config_t cfg;
     hl_mixer_t *mx;
@@ -59,6 +78,12 @@ struct hld_vm {
     /* ... and the cutoffs (bindings' lp_hz, hp_hz) its filter was last set to */
     float cue_mod_lp[HLD_MAX_CUES], cue_mod_hp[HLD_MAX_CUES];
     uint32_t mod_sent; /* the last mod_send sent a command (vm_params.c) */
+    /* by slot number: what the control side's copies of the voices on it
+     * follow (vm_params.c: vm_slot_sync) */
+    vm_slot_t slot[HL_MIX_MODS + 1];
+    uint32_t slot_clock; /* the last vm_slot_t.seq given out */
+    uint32_t slot_stale; /* a slot moved since the last ranking brought every voice up to it */
+    float gain_cap;      /* 10^(HL_MAX_GAIN_DB / 20) */
     uint32_t cat_head[HLD_MAX_CATEGORIES];
     uint32_t prio_head[HLD_PRIO_BUCKETS], prio_tail[HLD_PRIO_BUCKETS]; /* counted voices */
     uint32_t prio_min; /* no counted voice in a lower bucket (a hint: may point at an empty one) */
@@ -102,6 +127,51 @@ static inline uint64_t vm_now_frame(const hld_vm_t *vm) {
 /* vm_params.c: attaches a voice just admitted to its cue's modulation slot
  * (taken on first need) when the cue's gain bindings may be shared. */
 void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v);
+/* 1 if v is attached to its cue's modulation slot as it is now. */
+static inline int vm_on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
+    const uint32_t c = v->cue->index;
+    return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
+}
+/* Brings the control side's copy of a voice on its cue's slot up to the
+ * slot's last change (vm_slot_t): before anything reads or changes its gain,
+ * cutoffs or bindings' contribution (hld_vm_get, hld_vm_foreach, the
+ * ranking, a realisation, a victim's audibility). A few loads for a voice
+ * already up to date or on no slot. For what it takes from the slot
+ * (HL_MOD_*), the same arithmetic an evaluation's walk did; a voice not
+ * counted (fading out) keeps the copy it had when stopped. */
+static inline void vm_slot_sync_slow(const hld_vm_t *vm, hld_lvoice_t *v) {
+    if (!v->pv.bound || !v->cue || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING) ||
+        !vm_on_slot(vm, v))
+        return;
+    const vm_slot_t *ms = &vm->slot[v->p.mod];
+    const uint32_t what = v->p.mod_what;
+    if (what & HL_MOD_GAIN) {
+        const float g = v->pv.base_gain * ms->factor;
+        v->p.gain = g > vm->gain_cap ? vm->gain_cap : g;
+        v->pv.pc.gain_db = ms->db;
+    }
+    if (what & HL_MOD_FILTER) {
+        v->p.lp_hz = ms->lpc;
+        v->p.hp_hz = ms->hpc;
+        v->pv.pc.lp_hz = ms->lp;
+        v->pv.pc.hp_hz = ms->hp;
+    }
+    v->slot_seq = ms->seq;
+}
+static inline void vm_slot_sync(const hld_vm_t *vm, hld_lvoice_t *v) {
+    const uint32_t m = v->p.mod;
+    if (m && m <= HL_MIX_MODS && v->slot_seq != vm->slot[m].seq) vm_slot_sync_slow(vm, v);
+}
+/* A walk that brings every voice up to its slot (the ranking) asks for the
+ * lines that reads and writes VM_SLOT_AHEAD voices ahead: p.mod's, slot_seq's
+ * (with p.mod_what and cue), pv's bindings and base gain. */
+#define VM_SLOT_AHEAD 3u
+static inline void vm_slot_prefetch(const hld_lvoice_t *w) {
+    __builtin_prefetch(&w->p.mod, 1);
+    __builtin_prefetch(&w->slot_seq, 1);
+    __builtin_prefetch(&w->pv.pc, 1);
+    __builtin_prefetch(&w->pv.base_gain, 1);
+}
 
 /* ---- vm.c: the pool ---- */
 uint64_t vm_clock_ns(void); /* CLOCK_MONOTONIC, ns */

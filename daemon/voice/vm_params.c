@@ -9,7 +9,9 @@
  * scheduled a ranking lead ahead, hld_vm_params_tick): the audio thread sees the same
  * ramped SETs a game would send, nothing new. Cost: a pass over the voices
  * of bound cues (their intrusive lists), only when something changed, at
- * most every HLD_PARAM_EVAL_MS while a value seeks.
+ * most every HLD_PARAM_EVAL_MS while a value seeks; none over a cue whose
+ * voices are all on its modulation slot with nothing else of theirs
+ * moving (one command, and their copies follow when read: vm_slot_t).
  */
 #include <math.h>
 #include <stddef.h>
@@ -35,18 +37,11 @@ void hld_vm_post_map(float rate, const float u[4], const hld_pcontrib_t *pc, flo
     *occ_db = g < 1.0f ? hl_lin_to_db(g) : 0.0f;
 }
 
-/* 10^(HL_MAX_GAIN_DB / 20), computed once (main thread only): a powf per
- * voice per evaluation was a good part of a 1,000-voice pass. */
-static float max_gain(void) {
-    static float max;
-    if (max == 0.0f) max = hl_db_to_lin(HL_MAX_GAIN_DB);
-    return max;
-}
-
-static float gain_of(float base, float db) {
+/* (the gain cap, 10^(HL_MAX_GAIN_DB / 20), is computed once: vm->gain_cap;
+ * a powf per voice per evaluation was a good part of a 1,000-voice pass) */
+static float gain_of(const hld_vm_t *vm, float base, float db) {
     float g = base * hl_db_to_lin(db);
-    float max = max_gain();
-    return g > max ? max : g;
+    return g > vm->gain_cap ? vm->gain_cap : g;
 }
 
 static float pitch_of(float base, float cents) {
@@ -59,7 +54,7 @@ void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s) {
     if (!v || !v->pv.bound) return;
     if (s->mask & HL_MIX_SET_GAIN) {
         v->pv.base_gain = s->gain;
-        s->gain = gain_of(s->gain, v->pv.pc.gain_db);
+        s->gain = gain_of(vm, s->gain, v->pv.pc.gain_db);
     }
     if (s->mask & HL_MIX_SET_PITCH) {
         v->pv.base_pitch = s->pitch;
@@ -147,6 +142,18 @@ static int post_own(const hld_lvoice_t *v) {
            v->post_user[3] != 0.0f;
 }
 
+/* 1 if bindings a and b are the same but for what a voice takes from the
+ * slot (HL_MOD_*): gain_db, lp_hz and hp_hz. */
+static int same_but(const hld_pcontrib_t *a, const hld_pcontrib_t *b, uint32_t what) {
+    hld_pcontrib_t t = *b;
+    if (what & HL_MOD_GAIN) t.gain_db = a->gain_db;
+    if (what & HL_MOD_FILTER) {
+        t.lp_hz = a->lp_hz;
+        t.hp_hz = a->hp_hz;
+    }
+    return memcmp(&t, a, sizeof t) == 0;
+}
+
 /* Slots of cues without voices (released cues have none) go back. */
 static void mod_reclaim(hld_vm_t *vm) {
     for (uint32_t c = 0; c < HLD_MAX_CUES; c++)
@@ -172,6 +179,12 @@ void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
         vm->cue_mod_db[c] = v->pv.pc.gain_db;
         vm->cue_mod_lp[c] = v->pv.pc.lp_hz;
         vm->cue_mod_hp[c] = v->pv.pc.hp_hz;
+        vm_slot_t *ms = &vm->slot[mod];
+        ms->seq = ++vm->slot_clock;
+        /* its only voice (else some are off the slot: a walk sorts them) */
+        ms->quiet = vm->cue_head[c] == HLD_NIL;
+        ms->quiet_pc = v->pv.pc;
+        ms->quiet_what = HL_MOD_GAIN | HL_MOD_FILTER;
     }
     /* a voice whose bindings already add what the slot's next change will
      * say (a value set, not evaluated yet) would take that change as a
@@ -182,37 +195,38 @@ void vm_mod_attach(hld_vm_t *vm, hld_lvoice_t *v) {
     if ((w & HL_MOD_FILTER) && !post_own(v) && v->pv.pc.lp_hz == vm->cue_mod_lp[c] &&
         v->pv.pc.hp_hz == vm->cue_mod_hp[c])
         what |= HL_MOD_FILTER;
-    if (!what) return;
+    vm_slot_t *ms = &vm->slot[vm->cue_mod[c]];
+    if (!what) { /* a voice of the cue off the slot: the evaluations walk */
+        ms->quiet = 0;
+        return;
+    }
     v->p.mod = vm->cue_mod[c];
     v->p.mod_gen = vm->cue_mod_gen[c];
     v->p.mod_base = v->pv.base_gain;
     v->p.mod_what = what;
+    v->slot_seq = ms->seq; /* the changes sent after its play */
+    if (ms->quiet && same_but(&v->pv.pc, &ms->quiet_pc, what))
+        ms->quiet_what &= what;
+    else
+        ms->quiet = 0;
 }
 
-static int on_slot(const hld_vm_t *vm, const hld_lvoice_t *v) {
-    uint32_t c = v->cue->index;
-    return v->p.mod && v->p.mod == vm->cue_mod[c] && v->p.mod_gen == vm->cue_mod_gen[c];
-}
-
-/* A voice on its cue's slot, for what it takes from it (HL_MOD_*): the
- * control side's copy follows the slot (ranking, a later realisation). */
-static void slot_copy(const hld_vm_t *vm, hld_lvoice_t *v, const shared_t *sh, uint32_t slot) {
-    if (slot & HL_MOD_GAIN) {
-        float g = v->pv.base_gain * sh->gain, max = max_gain();
-        v->p.gain = g > max ? max : g;
-        v->pv.pc.gain_db = sh->pc.gain_db;
-    }
-    if (slot & HL_MOD_FILTER) {
-        slot_cutoffs(vm, &sh->pc, &v->p.lp_hz, &v->p.hp_hz);
-        v->pv.pc.lp_hz = sh->pc.lp_hz;
-        v->pv.pc.hp_hz = sh->pc.hp_hz;
-    }
+/* An evaluation moved the slot's voices with shared bindings sh: what each
+ * voice's copy takes from it when next read (vm_slot_sync). */
+static void slot_moved(hld_vm_t *vm, vm_slot_t *ms, const shared_t *sh) {
+    ms->seq = ++vm->slot_clock;
+    ms->factor = sh->gain;
+    ms->db = sh->pc.gain_db;
+    ms->lp = sh->pc.lp_hz;
+    ms->hp = sh->pc.hp_hz;
+    slot_cutoffs(vm, &sh->pc, &ms->lpc, &ms->hpc); /* once for every voice */
+    vm->slot_stale = 1;
 }
 
 /* One voice: its bindings now, and the SET that follows when they changed
  * (or, forced, the fields in `force` whatever they were). A voice on its
  * cue's slot (slot: what it takes from it, never in a forced pass) takes
- * that from the slot's change: only the control side's copy follows. */
+ * that from the slot's change: its copy has followed (vm_slot_sync). */
 static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shared_t *sh,
                       uint32_t slot, uint32_t ramp, uint32_t force, uint64_t now_ns) {
     const hld_cue_t *cue = v->cue;
@@ -229,14 +243,13 @@ static int eval_voice(hld_vm_t *vm, hld_params_t *P, hld_lvoice_t *v, const shar
     hl_voice_set_t s;
     memset(&s, 0, sizeof s);
     s.ramp_frames = ramp;
-    slot_copy(vm, v, sh, slot);
     if (!(slot & HL_MOD_GAIN) && (pc.gain_db != o->gain_db || (force & HL_MIX_SET_GAIN))) {
         s.mask |= HL_MIX_SET_GAIN;
         if (sh->valid) {
-            float g = v->pv.base_gain * sh->gain, max = max_gain();
-            s.gain = g > max ? max : g;
+            float g = v->pv.base_gain * sh->gain;
+            s.gain = g > vm->gain_cap ? vm->gain_cap : g;
         } else {
-            s.gain = gain_of(v->pv.base_gain, pc.gain_db);
+            s.gain = gain_of(vm, v->pv.base_gain, pc.gain_db);
         }
     }
     if (pc.cents != o->cents || (force & HL_MIX_SET_PITCH)) {
@@ -276,7 +289,7 @@ static int mod_send(hld_vm_t *vm, uint32_t c, const shared_t *sh, uint32_t ramp,
     if ((w & HL_MOD_GAIN) && sh->pc.gain_db != vm->cue_mod_db[c]) {
         ch.mask |= HL_MOD_GAIN;
         ch.factor = sh->gain;
-        ch.max_gain = max_gain();
+        ch.max_gain = vm->gain_cap;
     }
     if ((w & HL_MOD_FILTER) &&
         (sh->pc.lp_hz != vm->cue_mod_lp[c] || sh->pc.hp_hz != vm->cue_mod_hp[c])) {
@@ -323,32 +336,38 @@ uint32_t hld_vm_params_eval(hld_vm_t *vm, hld_params_t *P, uint64_t now_ns) {
             slot = 0;
         else if (slot)
             P->sets += vm->mod_sent;
+        vm_slot_t *ms = slot ? &vm->slot[vm->cue_mod[c]] : NULL;
+        if (ms) {
+            slot_moved(vm, ms, &sh);
+            /* every voice on the slot, its other bindings unchanged: the
+             * slot's change was all (their copies follow when read) */
+            if (ms->quiet && same_but(&sh.pc, &ms->quiet_pc, ms->quiet_what)) continue;
+        }
+        uint32_t quiet = ms != NULL, quiet_what = HL_MOD_GAIN | HL_MOD_FILTER;
         for (uint32_t i = vm->cue_head[c]; i != HLD_NIL; i = vm->lv[i].cue_next) {
             hld_lvoice_t *v = &vm->lv[i];
             if (!v->pv.bound || (v->state != HLD_LV_ACTIVE && v->state != HLD_LV_OPENING)) continue;
-            const uint32_t on = slot && on_slot(vm, v) ? v->p.mod_what : 0;
-            if (on) { /* the slot moved what it covers: the others alone may need a SET */
-                int rest;
-                if (on == HL_MOD_GAIN) { /* the common case: no copy */
-                    rest = memcmp(&v->pv.pc.cents, &sh.pc.cents,
-                                  sizeof sh.pc - sizeof sh.pc.gain_db) == 0;
-                } else {
-                    hld_pcontrib_t t = sh.pc;
-                    if (on & HL_MOD_GAIN) t.gain_db = v->pv.pc.gain_db;
-                    if (on & HL_MOD_FILTER) {
-                        t.lp_hz = v->pv.pc.lp_hz;
-                        t.hp_hz = v->pv.pc.hp_hz;
-                    }
-                    rest = memcmp(&t, &v->pv.pc, sizeof t) == 0;
-                }
-                if (rest) {
-                    slot_copy(vm, v, &sh, on); /* a few stores */
-                    continue;
-                }
+            P->visits++;
+            vm_slot_sync(vm, v);
+            const uint32_t on = slot && vm_on_slot(vm, v) ? v->p.mod_what : 0;
+            /* the slot moved what it covers: the others alone may need a SET */
+            if (!on || !same_but(&v->pv.pc, &sh.pc, on)) {
+                int r = eval_voice(vm, P, v, &sh, on, ramp, force, now_ns);
+                if (r > 0) sets++;
+                if (r < 0) retry = 1;
             }
-            int r = eval_voice(vm, P, v, &sh, on, ramp, force, now_ns);
-            if (r > 0) sets++;
-            if (r < 0) retry = 1;
+            const uint32_t now_on = slot && vm_on_slot(vm, v) ? v->p.mod_what : 0;
+            if (now_on && same_but(&v->pv.pc, &sh.pc, now_on))
+                quiet_what &= now_on;
+            else
+                quiet = 0;
+        }
+        if (ms) {
+            ms->quiet = quiet;
+            ms->quiet_pc = sh.pc;
+            ms->quiet_what = quiet_what;
+        } else if (vm->cue_mod[c]) { /* their own SETs: the next one walks */
+            vm->slot[vm->cue_mod[c]].quiet = 0;
         }
     }
     if (retry) P->dirty = 1;

@@ -90,6 +90,10 @@ typedef struct {
     uint64_t mix;          /* mixer handle while real or fading in the mixer, else 0 */
     uint64_t vmix;         /* mixer voice still fading out after going virtual, else 0 */
     uint32_t attack_next;  /* fade-in of a stream realisation in flight */
+    uint32_t slot_seq;     /* on its cue's modulation slot p.mod: the slot's change
+                            * (vm_slot_t.seq) its p.gain, p.lp_hz, p.hp_hz and pv.pc were
+                            * last brought up to (vm_slot_sync; in what was padding, on
+                            * p.mod_what's line) */
     hld_cue_t *cue;        /* NULL for a plain sound */
     hld_category_t *cat;   /* NULL if none */
     struct hld_sound *snd; /* holds one `playing` reference */

@@ -23,6 +23,7 @@
 #include "cues.h"
 #include "hl_mixer.h"
 #include "mix_helpers.h"
+#include "hl_dsp.h"
 #include "params.h"
 #include "sounds.h"
 #include "vm.h"
@@ -220,6 +221,135 @@ static void test_slot_filter_equals_sets(void **state) {
     slot_equals_sets(1);
 }
 
+/* n periods without the ranking (which brings every voice's copy up to
+ * its slot): only what reads a voice does. */
+static void periods_unranked(rig_t *r, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++, r->step++) {
+        r->now += (uint64_t)PERIOD * NS / RATE;
+        hld_vm_params_tick(r->vm, &r->params, r->now);
+        hl_mixer_process_rt(r->mx, r->out + 2 * (size_t)PERIOD * r->step, PERIOD, r->now);
+        hl_mixer_poll(r->mx, on_event, r);
+    }
+}
+
+/* Each voice's gain, cutoffs and bindings' contribution as the control side
+ * reports them (hld_vm_get) in a (on the slot) equal, bit for bit, what the
+ * SETs per voice of b gave its twin (eval_voice's own arithmetic), and the
+ * gain is the base times the bindings' gain. */
+static float copies_equal(rig_t *a, rig_t *b, const float *base) {
+    float sum = 0.0f;
+    for (uint32_t i = 0; i < a->nv; i++) {
+        const hld_lvoice_t *x = hld_vm_get(a->vm, a->v[i]), *y = hld_vm_get(b->vm, b->v[i]);
+        assert_non_null(x);
+        assert_non_null(y);
+        if (x->p.gain != y->p.gain || x->p.lp_hz != y->p.lp_hz || x->p.hp_hz != y->p.hp_hz)
+            print_message("voice %u: gain %.9g %.9g lp %.9g %.9g\n", i, x->p.gain, y->p.gain,
+                          x->p.lp_hz, y->p.lp_hz);
+        assert_true(x->p.gain == y->p.gain);
+        assert_true(x->p.lp_hz == y->p.lp_hz);
+        assert_true(x->p.hp_hz == y->p.hp_hz);
+        assert_int_equal(memcmp(&x->pv.pc, &y->pv.pc, sizeof x->pv.pc), 0);
+        if (base[i] > 0.0f) assert_true(x->p.gain == base[i] * hl_db_to_lin(x->pv.pc.gain_db));
+        sum += x->p.gain + x->p.lp_hz;
+    }
+    return sum;
+}
+
+/* The control side's copies of voices on the slot are brought up to it
+ * when read, after several of its changes unread (no ranking, no walk over
+ * the voices: every voice on the slot): the same, bit for bit, as the SETs
+ * per voice give them, through seeks; then with a voice with a low-pass of
+ * its own (the evaluations walk), and one that left the slot for a gain of
+ * its own. */
+static void test_slot_copies_follow(void **state) {
+    (void)state;
+    rig_t a, b;
+    setup(&a, 0, 1);
+    setup(&b, 1, 1); /* every slot taken: SETs per voice */
+    float base[] = {1.0f, 0.5f, 0.25f, 0.8f};
+    for (int k = 0; k < 2; k++) {
+        rig_t *r = k ? &b : &a;
+        play(r, base[0], -0.5f);
+        play(r, base[1], 0.5f);
+        play(r, base[2], 0.2f);
+        periods(r, 4);
+    }
+    static const float vals[] = {1.0f, 0.3f, 0.8f, 0.0f, 0.6f, 0.95f, 0.1f};
+    float last = copies_equal(&a, &b, base);
+    for (uint32_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        if (k == 2) { /* a ranking after changes unread: audibility by the gains now */
+            speed(&a, 0.6f);
+            speed(&b, 0.6f);
+            periods_unranked(&a, 2);
+            periods_unranked(&b, 2);
+            periods(&a, 4);
+            periods(&b, 4);
+            for (uint32_t i = 0; i < a.nv; i++)
+                assert_true(hld_vm_get(a.vm, a.v[i])->aud == hld_vm_get(b.vm, b.v[i])->aud);
+        }
+        if (k == 2) { /* mid-seek, a voice with a low-pass of its own: its filter by SETs */
+            play_lp(&a, base[3], 0.0f, 2000.0f);
+            play_lp(&b, base[3], 0.0f, 2000.0f);
+        }
+        if (k == 4) { /* voice 1 takes a gain of its own: off the slot */
+            /* (once the seek is over: while it runs, the SETs per voice
+             * already scheduled ahead with its former own gain land after
+             * this one, and the two mixes part until the next) */
+            periods_unranked(&a, 36);
+            periods_unranked(&b, 36);
+            copies_equal(&a, &b, base);
+            hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.7f, .ramp_frames = 64};
+            for (int j = 0; j < 2; j++) {
+                rig_t *r = j ? &b : &a;
+                hl_voice_set_t t = s;
+                hld_vm_params_user_set(r->vm, r->v[1], &t);
+                assert_int_equal(hld_vm_set(r->vm, r->v[1], &t, r->now), 0);
+            }
+            base[1] = 0.0f; /* its gain is its own times the bindings' (gain_of) */
+        }
+        const uint64_t evals = a.params.evals, sets = a.params.sets;
+        speed(&a, vals[k]);
+        speed(&b, vals[k]);
+        periods(&a, 7); /* a seek: an evaluation every 10 ms */
+        periods(&b, 7);
+        assert_true(a.params.evals >= evals + 3);
+        assert_true(a.params.sets >= sets + 3); /* the slot's changes, unread until now */
+        float now = copies_equal(&a, &b, base);
+        assert_true(now != last); /* they moved */
+        last = now;
+    }
+    assert_true(a.step <= STEPS);
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)PERIOD * a.step * sizeof(float)), 0);
+    teardown(&a);
+    teardown(&b);
+}
+
+/* A change of a cue whose voices are all on its slot, their other bindings
+ * unchanged, evaluates none of them one by one: the slot's command is all.
+ * A voice that needs SETs of its own (a low-pass of its own while the
+ * cutoffs move, a gain of its own) makes the evaluations look at each. */
+static void test_slot_change_visits_none(void **state) {
+    (void)state;
+    rig_t r;
+    setup(&r, 0, 1);
+    for (int i = 0; i < 4; i++)
+        play(&r, 1.0f, 0.0f);
+    periods(&r, 2);
+    speed(&r, 1.0f);
+    uint64_t evals = r.params.evals, visits = r.params.visits;
+    periods(&r, 10);
+    assert_true(r.params.evals >= evals + 4);
+    assert_int_equal(r.params.visits, visits);
+    play_lp(&r, 1.0f, 0.0f, 2000.0f); /* mid-seek: its own cutoffs by SETs */
+    speed(&r, 0.0f);
+    evals = r.params.evals;
+    visits = r.params.visits;
+    periods(&r, 10);
+    assert_true(r.params.evals >= evals + 4);
+    assert_true(r.params.visits >= visits + 4 * 5);
+    teardown(&r);
+}
+
 /* A cue without voices gives its slot back at the next evaluation. */
 static void test_slot_reclaimed(void **state) {
     (void)state;
@@ -269,6 +399,8 @@ int main(void) {
         cmocka_unit_test(test_slot_equals_sets),
         cmocka_unit_test(test_slot_filter_equals_sets),
         cmocka_unit_test(test_slot_reclaimed),
+        cmocka_unit_test(test_slot_copies_follow),
+        cmocka_unit_test(test_slot_change_visits_none),
         cmocka_unit_test(test_walk_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
