@@ -163,7 +163,7 @@ static int run_start(cb_run_t *r, const cb_cfg_t *c, int max_n, int verbose) {
     snprintf(period_s, sizeof period_s, "%d", c->period);
     snprintf(voices_s, sizeof voices_s, "%d", max_n);
     snprintf(logical_s, sizeof logical_s, "%d", max_n * 2); /* one client holds them all (at most
-                                                          * HLD_MAX_LOGICAL: twice the cap) */
+                                                             * HLD_MAX_LOGICAL: twice the cap) */
     /* Every voice is mixed: at gain 1/max_n and 1..4 m the quietest voices sit
      * near -72 dB, below the voice manager's default -60 dB audibility floor,
      * so the floor goes to its minimum (else they would all be virtual). */
