@@ -55,7 +55,9 @@ int hl_simd_level(void) {
 
 #define HL_RESTRICT __restrict__
 
-#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC)                                                       \
+/* LINV, CUBV: interp_mono's and cubic_mono's vector part (HL_NO_VEC: none) */
+#define HL_NO_VEC(d, s, n, frac, step) 0u
+#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC, LINV, CUBV)                                           \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
                                        const float *HL_RESTRICT s, uint32_t n,                     \
                                        const hl_gain_ramp_t *g) {                                  \
@@ -103,7 +105,7 @@ int hl_simd_level(void) {
     }                                                                                              \
     ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
                                           uint32_t n, uint32_t frac, uint64_t step) {              \
-        for (uint32_t k = 0; k < n; k++) {                                                         \
+        for (uint32_t k = LINV(d, s, n, frac, step); k < n; k++) {                                 \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
             const float f = FRAC((uint32_t)x);                                                     \
@@ -137,7 +139,7 @@ int hl_simd_level(void) {
     }                                                                                              \
     ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
                                          uint32_t n, uint32_t frac, uint64_t step) {               \
-        for (uint32_t k = 0; k < n; k++) {                                                         \
+        for (uint32_t k = CUBV(d, s, n, frac, step); k < n; k++) {                                 \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
             d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], FRAC((uint32_t)x));          \
@@ -185,7 +187,7 @@ int hl_simd_level(void) {
         }                                                                                          \
     }
 
-HL_KERNEL_BODIES(generic, , hl_fp_frac)
+HL_KERNEL_BODIES(generic, , hl_fp_frac, HL_NO_VEC, HL_NO_VEC)
 
 static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                     const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
@@ -340,7 +342,7 @@ HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RE
 }
 
 #define HL_AVX2_LANES 8
-HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd)
+HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd, hl_interp_mono_avx2, hl_cubic_mono_avx2)
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
@@ -401,17 +403,6 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
                      ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1)
                      : interp_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0);
     mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 0);
-}
-
-/* How an iteration's eight lanes find their taps; a constant in each
- * instance of the window loops. */
-#define HL_REACH_GATHER 0 /* step > 9/8: one gather per tap */
-#define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
-#define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
-#define HL_STEP_REACH_9 (HL_FP_ONE + HL_FP_ONE / 8)
-
-static inline int hl_reach(uint64_t step) {
-    return step <= HL_FP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
 }
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
