@@ -556,6 +556,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
                 rc = _mm256_add_epi32(rel, over); /* 8 -> 7, taken from the next window */
             }
             __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rc);
+#pragma GCC unroll 5
             for (int o = 0; o < windows; o++) { /* taps floor(x) + first + o */
                 const float *w = s + 2 * (i0 + first + o);
                 __m256 v0 = _mm256_loadu_ps(w), v1 = _mm256_loadu_ps(w + HL_AVX2_LANES);
@@ -565,6 +566,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
             }
             if (reach == HL_REACH_9) {
                 const __m256 m = _mm256_castsi256_ps(over);
+#pragma GCC unroll 4
                 for (int o = 0; o < taps; o++) {
                     tl[o] = _mm256_blendv_ps(tl[o], tl[o + 1], m);
                     tr[o] = _mm256_blendv_ps(tr[o], tr[o + 1], m);
@@ -573,6 +575,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
         } else {
             const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
             const __m256i i2 = _mm256_add_epi32(i, i);
+#pragma GCC unroll 4
             for (int o = 0; o < taps; o++) {
                 tl[o] = _mm256_i32gather_ps(s + 2 * (first + o), i2, sizeof(float));
                 tr[o] = _mm256_i32gather_ps(s + 2 * (first + o) + 1, i2, sizeof(float));
