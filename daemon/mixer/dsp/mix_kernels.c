@@ -9,8 +9,9 @@
  * run start, frac + t x step in 64-bit integers (idx = x >> 32, the
  * fraction from the low 32 bits: hl_fp_frac here, hl_fp_frac_simd in the
  * AVX2 and AVX-512 kernels), exact wherever the run starts. The cubic
- * (Catmull-Rom) bodies are instantiated the same way, so the AVX2 build
- * vectorises them with gathers.
+ * (Catmull-Rom) bodies are instantiated the same way; the AVX2 build's
+ * interp_mono and cubic_mono take a hand-written vector part first
+ * (mix_kernels_interp.c).
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and
@@ -368,10 +369,10 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
             __m256 w0 = _mm256_loadu_ps(s + i0), w1 = _mm256_loadu_ps(s + i0 + 1);
             a = _mm256_permutevar8x32_ps(w0, rel);
             b = _mm256_permutevar8x32_ps(w1, rel);
-        } else {
-            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
-            a = _mm256_i32gather_ps(s, i, sizeof(float));
-            b = _mm256_i32gather_ps(s + 1, i, sizeof(float));
+        } else { /* each lane's pair: no vgatherdps (hl_lane_taps8) */
+            __m256 p[2];
+            hl_lane_taps8(s, x0, step, 0, p);
+            a = p[0], b = p[1];
         }
         __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
         __m256 gl = l0, gr = r0;
@@ -391,7 +392,8 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
  * Eight output frames at a time, their positions from the 32.32 cursor
  * (lanes8_at). At step <= 1 the eight source frames they need lie in a
  * window of nine starting at the first lane's index, so two unaligned loads
- * and two lane permutes replace a gather; faster steps use vgatherdps. A
+ * and two lane permutes replace a gather; faster steps load each lane's
+ * pair (hl_lane_taps8: vgatherdps measured slower on Zen 4). A
  * flat gain pair (the steady state) gets its own loop without the ramp
  * polynomial.
  */
@@ -429,12 +431,10 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
         __m256 f;
         const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
         __m256 a, b, c, d;
-        if (reach == HL_REACH_GATHER) {
-            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
-            a = _mm256_i32gather_ps(s - 1, i, sizeof(float));
-            b = _mm256_i32gather_ps(s, i, sizeof(float));
-            c = _mm256_i32gather_ps(s + 1, i, sizeof(float));
-            d = _mm256_i32gather_ps(s + 2, i, sizeof(float));
+        if (reach == HL_REACH_GATHER) { /* each lane's four taps (hl_lane_taps8) */
+            __m256 p[4];
+            hl_lane_taps8(s, x0, step, 1, p);
+            a = p[0], b = p[1], c = p[2], d = p[3];
         } else {
             if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
@@ -481,7 +481,8 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
  * s[i0 - 1 .. i0 + 9]: four unaligned loads and four lane permutes replace
  * the four gathers. Up to step 9/8 (a voice pitched a little up, Doppler)
  * only the last lane can reach one frame further: a fifth window and four
- * blends, still far cheaper than four gathers. Each (flat gains, reach)
+ * blends, still far cheaper than four gathers; above, each lane's four
+ * taps by one load (hl_lane_taps8). Each (flat gains, reach)
  * pair is its own loop, so nothing is decided per iteration but the
  * window's bound.
  */

@@ -11,7 +11,7 @@
  * Here the positions come from lanes8 / lanes8_at (mix_kernels_avx512.h:
  * three vector operations an iteration, exact); the taps at step <= 1 from
  * windows of contiguous frames permuted into lanes, as in the fused AVX2
- * kernels, above by one load of each lane's taps (lane_taps). Each lane
+ * kernels, above by one load of each lane's taps (hl_lane_taps8). Each lane
  * computes what the scalar loop does for its frame, with the same
  * operations in the same order (nothing fused), so the output bits do not
  * depend on which frames the vector loop takes, and are the ones the
@@ -42,45 +42,6 @@ catmull_rom_plain(__m256 a, __m256 b, __m256 c, __m256 d, __m256 f) {
     return _mm256_add_ps(b, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), f), in1));
 }
 
-/* Each lane's taps by one load (linear: 64 bits, Catmull-Rom: 128), then
- * transposed into tap vectors p[0 ..]: for Catmull-Rom's eight lanes eight
- * loads and twelve shuffles, where four vgatherdps measured 1.8x slower
- * than the compiler's loop on Zen 4 (a 256-frame call at step 1.37: 775 vs
- * 425 ns; this: 140) and that loop took 32 scalar loads and as many
- * inserts. The lanes' frames are counted in scalar, beside the vector
- * work: x + l x step, the positions exactly. Reads only the taps. */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) void
-lane_taps(const float *s, uint64_t x, uint64_t step, const int cubic, __m256 *p) {
-    const float *q[HL_LANES];
-#pragma GCC unroll 8
-    for (int l = 0; l < HL_LANES; l++, x += step)
-        q[l] = s + (x >> 32);
-    if (cubic) { /* rows 0 .. 3 of each half: lanes 0 .. 3 and 4 .. 7, taps -1 .. 2 */
-        __m256 r[4];
-#pragma GCC unroll 4
-        for (int l = 0; l < 4; l++)
-            r[l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q[l] - 1)),
-                                        _mm_loadu_ps(q[l + 4] - 1), 1);
-        const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-        const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-        p[0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-        p[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
-        p[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-        p[3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
-    } else { /* pairs (s[i], s[i + 1]): lanes 0 1 | 4 5 and 2 3 | 6 7, then split */
-        __m128 h[4];
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++) {
-            const __m128 lo = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)q[2 * k]));
-            h[k] = _mm_loadh_pi(lo, (const __m64 *)(const void *)q[2 * k + 1]);
-        }
-        const __m256 u = _mm256_insertf128_ps(_mm256_castps128_ps256(h[0]), h[2], 1);
-        const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(h[1]), h[3], 1);
-        p[0] = _mm256_shuffle_ps(u, v, 0x88);
-        p[1] = _mm256_shuffle_ps(u, v, 0xDD);
-    }
-}
-
 /* Frames t .. of a run (t a multiple of 8) while eight remain and, in a
  * window loop (`win`, a constant in each instance: step <= 1), the window
  * ends at or before frame `last` of src; returns where it stopped.
@@ -103,7 +64,7 @@ interp_loop(float *d, const float *s, uint32_t t, uint32_t n, uint32_t frac, uin
             for (int o = 0; o < taps; o++)
                 p[o] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(s + i0 + first + o), rel);
         } else {
-            lane_taps(s, x0, step, cubic, p);
+            hl_lane_taps8(s, x0, step, cubic, p);
         }
         const __m256 v = cubic ? catmull_rom_plain(p[0], p[1], p[2], p[3], f)
                                : _mm256_add_ps(p[0], _mm256_mul_ps(f, _mm256_sub_ps(p[1], p[0])));
