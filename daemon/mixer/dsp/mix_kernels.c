@@ -371,7 +371,7 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
             b = _mm256_permutevar8x32_ps(w1, rel);
         } else { /* each lane's pair: no vgatherdps (hl_lane_taps8) */
             __m256 p[2];
-            hl_lane_taps8(s, x0, step, 0, p);
+            hl_lane_taps8(s, x0, step, 0, 1, p);
             a = p[0], b = p[1];
         }
         __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
@@ -433,7 +433,7 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
         __m256 a, b, c, d;
         if (reach == HL_REACH_GATHER) { /* each lane's four taps (hl_lane_taps8) */
             __m256 p[4];
-            hl_lane_taps8(s, x0, step, 1, p);
+            hl_lane_taps8(s, x0, step, 1, 1, p);
             a = p[0], b = p[1], c = p[2], d = p[3];
         } else {
             if ((uint32_t)i0 + span > avail)
@@ -516,10 +516,11 @@ HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RE
  * right (frames in lane order 0 1 4 5 2 3 6 7, folded into the lane index)
  * and two permutes pick the lanes, instead of eight gathers. Catmull-Rom
  * also keeps windows up to step 9/8, where only the last lane can reach one
- * frame further (a fifth window, blends); faster steps gather (a frame's
- * index doubled). A downmixed Catmull-Rom voice sums left and right taps
- * first and runs the polynomial once (it is linear in the taps). `flat`,
- * `cubic`, `down` and `reach` are constants in each instance below.
+ * frame further (a fifth window, blends); faster steps load each lane's
+ * frames (hl_lane_taps8: two frames, left and right, a 128-bit load). A
+ * downmixed Catmull-Rom voice sums left and right taps first and runs the
+ * polynomial once (it is linear in the taps). `flat`, `cubic`, `down` and
+ * `reach` are constants in each instance below.
  */
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
@@ -573,13 +574,12 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
                     tr[o] = _mm256_blendv_ps(tr[o], tr[o + 1], m);
                 }
             }
-        } else {
-            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
-            const __m256i i2 = _mm256_add_epi32(i, i);
-#pragma GCC unroll 4
-            for (int o = 0; o < taps; o++) {
-                tl[o] = _mm256_i32gather_ps(s + 2 * (first + o), i2, sizeof(float));
-                tr[o] = _mm256_i32gather_ps(s + 2 * (first + o) + 1, i2, sizeof(float));
+        } else { /* two frames a lane a load (hl_lane_taps8), no vgatherdps */
+            __m256 p[4];
+#pragma GCC unroll 2
+            for (int o = 0; o < taps; o += 2) {
+                hl_lane_taps8(s + 2 * (first + o) + 1, x0, step, 1, 2, p);
+                tl[o] = p[0], tr[o] = p[1], tl[o + 1] = p[2], tr[o + 1] = p[3];
             }
         }
         __m256 vl, vr;

@@ -83,13 +83,15 @@ lanes8_at(const hl_lanes8_t *ln, uint32_t fb0, __m256 *f) {
  * than the compiler's loop on Zen 4 (a 256-frame call at step 1.37: 775 vs
  * 425 ns; this: 140) and that loop took 32 scalar loads and as many
  * inserts. The lanes' frames are counted in scalar, beside the vector
- * work: x + l x step, the positions exactly. Reads only the taps. */
+ * work: x + l x step, the positions exactly. Reads only the taps. With
+ * ch = 2 (interleaved stereo) the four floats are two frames' left and
+ * right: p[0], p[2] the left taps, p[1], p[3] the right. */
 HL_AVX2_ATTR static inline __attribute__((always_inline)) void
-hl_lane_taps8(const float *s, uint64_t x, uint64_t step, const int cubic, __m256 *p) {
+hl_lane_taps8(const float *s, uint64_t x, uint64_t step, const int cubic, const int ch, __m256 *p) {
     const float *q[8];
 #pragma GCC unroll 8
     for (int l = 0; l < 8; l++, x += step)
-        q[l] = s + (x >> 32);
+        q[l] = s + ch * (x >> 32);
     if (cubic) { /* rows 0 .. 3 of each half: lanes 0 .. 3 and 4 .. 7, taps -1 .. 2 */
         __m256 r[4];
 #pragma GCC unroll 4

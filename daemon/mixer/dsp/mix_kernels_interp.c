@@ -64,7 +64,7 @@ interp_loop(float *d, const float *s, uint32_t t, uint32_t n, uint32_t frac, uin
             for (int o = 0; o < taps; o++)
                 p[o] = _mm256_permutevar8x32_ps(_mm256_loadu_ps(s + i0 + first + o), rel);
         } else {
-            hl_lane_taps8(s, x0, step, cubic, p);
+            hl_lane_taps8(s, x0, step, cubic, 1, p);
         }
         const __m256 v = cubic ? catmull_rom_plain(p[0], p[1], p[2], p[3], f)
                                : _mm256_add_ps(p[0], _mm256_mul_ps(f, _mm256_sub_ps(p[1], p[0])));
