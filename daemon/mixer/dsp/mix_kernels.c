@@ -272,75 +272,7 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
 #include <immintrin.h>
 #include <math.h>
 
-/*
- * Scalar resample + mix from output frame t0: the tails of the SIMD fused
- * kernels (the portable ones run two passes, above). A tail computes each
- * frame with the operations of the vector loops, in their order and fused
- * as they are (catmull_rom_fma is HL_CATMULL_ROM_SIMD in one lane): where
- * a run ends is where a block, a ring refill or the voice's start falls,
- * so a frame must not sound different when it lands in a tail.
- */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) float
-catmull_rom_fma(float a, float b, float c, float d, float f) {
-    const float p1 = c - a;
-    const float p2 = fmaf(2.0f, a, fmaf(4.0f, c, -fmaf(5.0f, b, d)));
-    const float p3 = fmaf(3.0f, b - c, d - a);
-    return fmaf(0.5f * f, fmaf(f, fmaf(f, p3, p2), p1), b);
-}
-
-/* The vector loops' mix: acc += v x gain(t + 1) (flat: the constant gain). */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) void
-mix_tail_fma(float *al, float *ar, uint32_t t, float vl, float vr, const hl_gain_ramp_t *g) {
-    float gl = g->l0, gr = g->r0;
-    if (!hl_gain_is_const(g)) {
-        const float k = g->k0 + (float)(int)(t + 1);
-        gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
-        gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
-    }
-    al[t] = fmaf(vl, gl, al[t]);
-    ar[t] = fmaf(vr, gr, ar[t]);
-}
-
-HL_AVX2_ATTR static void mono_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                                           const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
-                                           uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
-                                           const int cubic) {
-    for (uint32_t t = t0; t < n; t++) {
-        const uint64_t x = frac + (uint64_t)t * step;
-        const int i = (int)(x >> 32);
-        const float f = hl_fp_frac_simd((uint32_t)x);
-        const float v = cubic ? catmull_rom_fma(s[i - 1], s[i], s[i + 1], s[i + 2], f)
-                              : fmaf(f, s[i + 1] - s[i], s[i]);
-        mix_tail_fma(al, ar, t, v, v, g);
-    }
-}
-
-HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                                             const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
-                                             uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
-                                             const int cubic, const int down) {
-    for (uint32_t t = t0; t < n; t++) {
-        const uint64_t x = frac + (uint64_t)t * step;
-        const int i = (int)(x >> 32);
-        const float f = hl_fp_frac_simd((uint32_t)x);
-        const float *p = s + 2 * i;
-        float vl, vr;
-        if (cubic && down) { /* halving is exact: before or after is the same */
-            vl = vr =
-                catmull_rom_fma(p[-2] + p[-1], p[0] + p[1], p[2] + p[3], p[4] + p[5], f) * 0.5f;
-        } else if (cubic) {
-            vl = catmull_rom_fma(p[-2], p[0], p[2], p[4], f);
-            vr = catmull_rom_fma(p[-1], p[1], p[3], p[5], f);
-        } else if (down) {
-            const float a = (p[0] + p[1]) * 0.5f, b = (p[2] + p[3]) * 0.5f;
-            vl = vr = fmaf(f, b - a, a);
-        } else {
-            vl = fmaf(f, p[2] - p[0], p[0]);
-            vr = fmaf(f, p[3] - p[1], p[1]);
-        }
-        mix_tail_fma(al, ar, t, vl, vr, g);
-    }
-}
+#include "mix_kernels_tail.h" /* the SIMD kernels' scalar tails */
 
 #define HL_AVX2_LANES 8
 HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd, hl_interp_mono_avx2, hl_cubic_mono_avx2)
@@ -712,17 +644,37 @@ static const hl_mix_kernels_t kernels_avx512 = {
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured
- * (bench/kernels, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 2026-12-02, best
- * of 7 rounds, ns per 256-frame call with the source in cache, flat gains):
- * linear mono 51 vs 86, Catmull-Rom mono 89 vs 123, linear stereo 82 vs
- * 130, Catmull-Rom stereo 246 vs 317, downmixed 85 vs 141 and 245 vs 328;
- * with 1024 voices' sources out of cache the 16-lane mono kernels win too
- * (149 vs 215, 166 vs 240). So it is the AVX-512 table: the AVX2 Catmull-Rom
- * mono kernel it took before (its gathers beat the older 16-lane loop) is
- * now the slower one. The pointer stays so that a CPU where one kernel
- * measures faster at eight lanes can take it; HELIOD_ISA=avx2 and avx512
- * compare the two. */
-const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512;
+ * (bench/kernels -k stereo,downmix, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU,
+ * 2026-12-02, medians of 7 rounds, ns per 256-frame call, flat / ramped
+ * gains): every 16-lane kernel but the Catmull-Rom stereo pair, whose AVX2
+ * loops now keep their taps in registers (unrolled) and load a lane's
+ * frames where they used to gather: Catmull-Rom downmix 227 / 218-228 vs
+ * 271-275 / 281-288 with the source in cache, 446-489 / 473-509 vs 493-549
+ * / 596-597 out of it (1024 voices); Catmull-Rom stereo 230-251 / 226-249
+ * vs 243-249 / 272-280, and 455-482 / 472-554 vs 460-526 / 547-586. (The
+ * mono kernels: linear 51 vs 86, Catmull-Rom 89 vs 123 in cache, 149 vs 215
+ * and 166 vs 240 out of it; linear stereo 86-91 vs 112-121.) HELIOD_ISA=avx2
+ * and avx512 compare the two sets whole. */
+static const hl_mix_kernels_t kernels_avx512_best = {
+    mix_mono_avx512,
+    mix_stereo_avx2,
+    mix_downmix_avx2,
+    interp_mono_avx2,
+    interp_stereo_avx2,
+    interp_downmix_avx2,
+    interp_mix_mono_avx512,
+    mix_planar_avx2,
+    cubic_mono_avx2,
+    cubic_stereo_avx2,
+    cubic_downmix_avx2,
+    cubic_mix_mono_avx512,
+    cubic_mix_stereo_avx2,
+    cubic_mix_downmix_avx2,
+    interp_mix_stereo_avx512,
+    interp_mix_downmix_avx512,
+    hl_interp_mix_mono2_avx512,
+};
+const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512_best;
 
 int hl_mix_kernels_avx512_usable(void) {
     return hl_simd_level() >= HL_SIMD_AVX512;
