@@ -622,25 +622,17 @@ HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)
 HL_STEREO_MIX_AVX512(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX512(interp_mix_downmix, 0, 1)
 
-static const hl_mix_kernels_t kernels_avx512 = {
-    mix_mono_avx512,
-    mix_stereo_avx2,
-    mix_downmix_avx2,
-    interp_mono_avx2,
-    interp_stereo_avx2,
-    interp_downmix_avx2,
-    interp_mix_mono_avx512,
-    mix_planar_avx2,
-    cubic_mono_avx2,
-    cubic_stereo_avx2,
-    cubic_downmix_avx2,
-    cubic_mix_mono_avx512,
-    cubic_mix_stereo_avx512,
-    cubic_mix_downmix_avx512,
-    interp_mix_stereo_avx512,
-    interp_mix_downmix_avx512,
-    hl_interp_mix_mono2_avx512,
-};
+/* The AVX-512 level's table with its Catmull-Rom stereo pair (CMS, CMD):
+ * the 16-lane ones (HELIOD_ISA=avx512) or the choice below. */
+#define HL_TABLE_AVX512(CMS, CMD)                                                                  \
+    {                                                                                              \
+        mix_mono_avx512, mix_stereo_avx2, mix_downmix_avx2, interp_mono_avx2, interp_stereo_avx2,  \
+            interp_downmix_avx2, interp_mix_mono_avx512, mix_planar_avx2, cubic_mono_avx2,         \
+            cubic_stereo_avx2, cubic_downmix_avx2, cubic_mix_mono_avx512, CMS, CMD,                \
+            interp_mix_stereo_avx512, interp_mix_downmix_avx512, hl_interp_mix_mono2_avx512        \
+    }
+static const hl_mix_kernels_t kernels_avx512 =
+    HL_TABLE_AVX512(cubic_mix_stereo_avx512, cubic_mix_downmix_avx512);
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured
@@ -655,25 +647,8 @@ const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
  * mono kernels: linear 51 vs 86, Catmull-Rom 89 vs 123 in cache, 149 vs 215
  * and 166 vs 240 out of it; linear stereo 86-91 vs 112-121.) HELIOD_ISA=avx2
  * and avx512 compare the two sets whole. */
-static const hl_mix_kernels_t kernels_avx512_best = {
-    mix_mono_avx512,
-    mix_stereo_avx2,
-    mix_downmix_avx2,
-    interp_mono_avx2,
-    interp_stereo_avx2,
-    interp_downmix_avx2,
-    interp_mix_mono_avx512,
-    mix_planar_avx2,
-    cubic_mono_avx2,
-    cubic_stereo_avx2,
-    cubic_downmix_avx2,
-    cubic_mix_mono_avx512,
-    cubic_mix_stereo_avx2,
-    cubic_mix_downmix_avx2,
-    interp_mix_stereo_avx512,
-    interp_mix_downmix_avx512,
-    hl_interp_mix_mono2_avx512,
-};
+static const hl_mix_kernels_t kernels_avx512_best =
+    HL_TABLE_AVX512(cubic_mix_stereo_avx2, cubic_mix_downmix_avx2);
 const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512_best;
 
 int hl_mix_kernels_avx512_usable(void) {
