@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 static double cpu_s(pid_t pid, int main_thread) {
     char path[64];
@@ -129,18 +130,15 @@ int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     long nreq = 200000;
     double busy = 3000;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--heliod") && i + 1 < argc)
-            heliod_arg = argv[++i];
-        else if (!strcmp(argv[i], "--requests") && i + 1 < argc)
-            nreq = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--busy") && i + 1 < argc)
-            busy = atof(argv[++i]);
-        else {
-            fprintf(stderr, "usage: capture [--heliod PATH] [--requests N] [--busy R]\n");
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"requests", 'l', &nreq},
+                             {"busy", 'd', &busy},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts,
+             "[--heliod PATH] [--requests N] [--busy R]\n"
+             "  --heliod    the daemon to start (default: the build's)\n"
+             "  --requests  requests sent, with and without a capture (default 200000)\n"
+             "  --busy      the busy phase's rate (default 3000)");
     if (nreq < 1) nreq = 1;
     char heliod[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0) return 1;

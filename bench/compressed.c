@@ -42,7 +42,6 @@
  * smoke suite runs a tiny size; --settle: seconds the daemon is left before RSS is read)
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -53,6 +52,7 @@
 #include <sndfile.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define CB_CHUNK     4096
 #define CB_LEVEL     0.835 /* libsndfile's Opus compression level for about 96 kb/s stereo */
@@ -60,6 +60,18 @@
 #define CB_PATH      (BD_PATH_MAX + 64)
 #define CB_KIB       1024.0
 #define CB_MAX_PLAYS 100000
+#define CP_USAGE                                                                                   \
+    "[--minutes M] [--voices N] [-s SECONDS] [--plays N]\n"                                        \
+    "        [--burst N [--hold S]] [--stream|--preload] [--settle S] [--heliod PATH]\n"           \
+    "  --minutes  length of the generated Opus file (default 60, at most 600)\n"                   \
+    "  --voices   voices playing it for the decoder CPU figure (default 64, 1..256)\n"             \
+    "  -s         seconds they play (default 10)\n"                                                \
+    "  --plays    blocking PLAYs for play -> first sample (default 200)\n"                         \
+    "  --burst    send the plays N at a time (0: off, at most 64); --hold S: each\n"               \
+    "             round plays S seconds (default 0)\n"                                             \
+    "  --stream   load it as a stream from disk; --preload: decoded at load\n"                     \
+    "  --settle   seconds the daemon is left before RSS is read (default 1)\n"                     \
+    "  --heliod   the daemon to start (default: the build's)"
 
 /* The STARTED events seen (the last CB_STARTED of them): voice and time. */
 #define CB_STARTED 64
@@ -185,40 +197,28 @@ int main(int argc, char **argv) {
     int voices = 64, plays = 200, burst = 0;
     uint32_t flags = HELIOD_LOAD_COMPRESSED;
     const char *mode = "compressed";
-    /* clang-format off */
-    static const struct option opts[] = {
-        {"heliod", required_argument, NULL, 'H'}, {"minutes", required_argument, NULL, 'm'},
-        {"voices", required_argument, NULL, 'v'}, {"plays", required_argument, NULL, 'p'},
-        {"stream", no_argument, NULL, 'S'},       {"preload", no_argument, NULL, 'P'},
-        {"settle", required_argument, NULL, 'T'}, {"burst", required_argument, NULL, 'B'},
-        {"hold", required_argument, NULL, 'O'},   {NULL, 0, NULL, 0}};
-    /* clang-format on */
-    int opt;
-    while ((opt = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
-        switch (opt) {
-        case 's': seconds = atof(optarg); break;
-        case 'H': heliod_arg = optarg; break;
-        case 'm': minutes = atof(optarg); break;
-        case 'v': voices = atoi(optarg); break;
-        case 'p': plays = atoi(optarg); break;
-        case 'T': settle = atof(optarg); break;
-        case 'B': burst = atoi(optarg); break;
-        case 'O': hold = atof(optarg); break;
-        case 'S':
-            flags = HELIOD_LOAD_STREAM;
-            mode = "stream";
-            break;
-        case 'P':
-            flags = 0;
-            mode = "preload";
-            break;
-        default:
-            fprintf(stderr, "usage: compressed [--minutes M] [--voices N] [-s SECONDS] "
-                            "[--plays N] [--burst N [--hold S]] [--stream|--preload] [--settle S] "
-                            "[--heliod PATH]\n");
-            return 2;
-        }
+    int stream = 0, preload = 0;
+    const bo_opt_t opts[] = {{"s", 'd', &seconds},
+                             {"heliod", 's', &heliod_arg},
+                             {"minutes", 'd', &minutes},
+                             {"voices", 'i', &voices},
+                             {"plays", 'i', &plays},
+                             {"settle", 'd', &settle},
+                             {"burst", 'i', &burst},
+                             {"hold", 'd', &hold},
+                             {"stream", 'b', &stream},
+                             {"preload", 'b', &preload},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, CP_USAGE);
+    if (stream) { /* not both: bo_usage below */
+        flags = HELIOD_LOAD_STREAM;
+        mode = "stream";
     }
+    if (preload) {
+        flags = 0;
+        mode = "preload";
+    }
+    if (stream && preload) bo_usage(argv[0], CP_USAGE);
     if (!(settle >= 0) || settle > 60) settle = CB_SETTLE_S;
     if (!(minutes > 0) || minutes > 600 || voices < 1 || voices > 256 || !(seconds > 0) ||
         plays < 1 || plays > CB_MAX_PLAYS || burst < 0 || burst > CB_STARTED || !(hold >= 0) ||

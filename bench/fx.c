@@ -29,11 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #if defined(__SSE2__)
 #include <xmmintrin.h>
 #include <pmmintrin.h>
 #endif
 
+#include "bench_opts.h"
 #include "hl_fx.h"
 
 #define FB_RATE   48000.0f
@@ -165,20 +167,12 @@ static void bench(const fb_case_t *c, double min_cpu) {
     fflush(stdout);
 }
 
-static void usage(const char *prog) {
-    fprintf(stderr, "usage: %s [-s min_cpu_seconds_per_kind (default 0.5)]\n", prog);
-    exit(2);
-}
-
 int main(int argc, char **argv) {
     double min_cpu = 0.5;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
-            min_cpu = atof(argv[++i]);
-        else
-            usage(argv[0]);
-    }
-    if (!(min_cpu > 0.0)) usage(argv[0]);
+    const bo_opt_t opts[] = {{"s", 'd', &min_cpu}, {NULL, 0, NULL}};
+    const char *usage = "[-s min_cpu_seconds_per_kind (default 0.5)]";
+    bo_parse(argc, argv, opts, usage);
+    if (optind < argc || !(min_cpu > 0.0)) bo_usage(argv[0], usage);
 #if defined(__SSE2__)
     _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
     _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);

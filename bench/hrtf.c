@@ -27,7 +27,6 @@
  *
  * Usage: hrtf [-v voices] [-p period] [-s seconds] [-f sofa]
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_opts.h"
 #include "hl_hrtf.h"
 #include "hl_limits.h"
 #include "hl_mixer.h"
@@ -186,23 +186,22 @@ static double run_mixer(const hl_hrtf_set_t *set, int nv, uint32_t period, const
 
 int main(int argc, char **argv) {
     int nv = 128;
-    uint32_t period = HL_MIX_BLOCK;
+    int per = HL_MIX_BLOCK;
     double seconds = 0.5;
     const char *path = NULL;
-    int opt;
-    while ((opt = getopt(argc, argv, "v:p:s:f:")) != -1) {
-        switch (opt) {
-        case 'v': nv = atoi(optarg); break;
-        case 'p': period = (uint32_t)atoi(optarg); break;
-        case 's': seconds = atof(optarg); break;
-        case 'f': path = optarg; break;
-        default:
-            fprintf(stderr, "usage: %s [-v voices] [-p period<=%d] [-s seconds] [-f sofa]\n",
-                    argv[0], HL_MIX_BLOCK);
-            return 2;
-        }
-    }
-    if (nv < 1 || period < 1 || period > HL_MIX_BLOCK || !(seconds > 0.0)) {
+    const bo_opt_t opts[] = {{"v", 'i', &nv},
+                             {"p", 'i', &per},
+                             {"s", 'd', &seconds},
+                             {"f", 's', &path},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts,
+             "[-v voices] [-p period] [-s seconds] [-f sofa]\n"
+             "  -v  voices, each binaural (default 128)\n"
+             "  -p  frames per block, at most the mixer's block, 256 (default 256)\n"
+             "  -s  CPU seconds per mode, at least, after a warm-up (default 0.5)\n"
+             "  -f  a SOFA file (default: the daemon's default set)");
+    uint32_t period = (uint32_t)per;
+    if (nv < 1 || per < 1 || period > HL_MIX_BLOCK || !(seconds > 0.0)) {
         fprintf(stderr, "hrtf: bad arguments\n");
         return 2;
     }

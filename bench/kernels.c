@@ -30,7 +30,6 @@
  * usage: kernels [-v voices] [-p step] [-s seconds] [-r rounds]
  *                [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|post|all]
  */
-#include <getopt.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +42,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "bench_opts.h"
 #include "hl_limits.h"
 #include "mix_kernels.h"
 
@@ -103,18 +103,22 @@ static float noise(void) {
     return (float)((int32_t)(uint32_t)(rng >> 32)) * (1.0f / 2147483648.0f);
 }
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s [-v voices] [-p step] [-s seconds] [-r rounds]\n"
-            "          [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|post|all]\n"
-            "  -v  voices, each with its own 1 s source (default 1024; 1 = hot cache)\n"
-            "  -p  one step for every voice (default: the mix bench's pitched spread)\n"
-            "  -s  CPU seconds per round and kernel (default 0.05)\n"
-            "  -r  rounds, interleaved across kernels (default 9, at most %d)\n"
-            "  -t  kernel table (default auto: the one the mixer picks)\n"
-            "  -k  source shapes to run (default mono; post: the unfused mono interpolators)\n",
-            prog, KB_MAX_RNDS);
-    exit(2);
+#define KB_STR_(x) #x
+#define KB_STR(x)  KB_STR_(x)
+#define KB_USAGE                                                                                   \
+    "[-v voices] [-p step] [-s seconds] [-r rounds]\n"                                             \
+    "          [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|post|all]\n"                  \
+    "  -v  voices, each with its own 1 s source (default 1024; 1 = hot cache)\n"                   \
+    "  -p  one step for every voice (default: the mix bench's pitched spread)\n"                   \
+    "  -s  CPU seconds per round and kernel (default 0.05)\n"                                      \
+    "  -r  rounds, interleaved across kernels (default 9, at most " KB_STR(                        \
+        KB_MAX_RNDS) ")\n"                                                                         \
+                     "  -t  kernel table (default auto: the one the mixer picks)\n"                \
+                     "  -k  source shapes to run (default mono; post: the unfused mono "           \
+                     "interpolators)"
+
+static _Noreturn void usage(const char *prog) {
+    bo_usage(prog, KB_USAGE);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -147,20 +151,13 @@ static uint32_t pass(const hl_mix_kernels_t *k, const kb_kernel_t *kk, kb_voice_
 }
 
 int main(int argc, char **argv) {
-    int nv = 1024, rounds = 9, opt;
+    int nv = 1024, rounds = 9;
     double fixed_step = 0.0, secs = 0.05;
     const char *table = "auto", *shapes = "mono";
-    while ((opt = getopt(argc, argv, "v:p:s:r:t:k:h")) != -1) {
-        switch (opt) {
-        case 'v': nv = atoi(optarg); break;
-        case 'p': fixed_step = atof(optarg); break;
-        case 's': secs = atof(optarg); break;
-        case 'r': rounds = atoi(optarg); break;
-        case 't': table = optarg; break;
-        case 'k': shapes = optarg; break;
-        default: usage(argv[0]);
-        }
-    }
+    const bo_opt_t opts[] = {{"v", 'i', &nv},     {"p", 'd', &fixed_step}, {"s", 'd', &secs},
+                             {"r", 'i', &rounds}, {"t", 's', &table},      {"k", 's', &shapes},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, KB_USAGE);
     if (nv < 1 || rounds < 1 || rounds > KB_MAX_RNDS || secs <= 0.0 || fixed_step < 0.0 ||
         fixed_step > 4.0)
         usage(argv[0]);

@@ -24,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "bench_opts.h"
 #include "hl_mixer.h"
 #include "loudness.h"
 #include "meter_tap.h"
@@ -51,14 +53,9 @@ static void report(const char *part, uint64_t frames, double s) {
 
 int main(int argc, char **argv) {
     double secs = 0.5;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
-            secs = atof(argv[++i]);
-        } else {
-            fprintf(stderr, "usage: meter [-s CPU_SECONDS]\n");
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"s", 'd', &secs}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, "[-s CPU_SECONDS]   CPU seconds per figure, at least (default 0.5)");
+    if (optind < argc) bo_usage(argv[0], "[-s CPU_SECONDS]");
     static float l[MB_BLOCK], r[MB_BLOCK], out[2 * MB_BLOCK];
     for (int t = 0; t < MB_BLOCK; t++) {
         l[t] = 0.5f * sinf(0.1f * (float)t);

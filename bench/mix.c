@@ -53,6 +53,7 @@
 
 #include <soxr.h>
 
+#include "bench_opts.h"
 #include "hl_fx.h"
 #include "hl_layout.h"
 #include "hl_mixer.h"
@@ -99,46 +100,37 @@ typedef struct {
     int turn;     /* -t: the listener turns 1 degree a block (every 3D pair recomputed) */
 } mb_args_t;
 
-static void usage(const char *prog) {
-    fprintf(stderr,
-            "usage: %s N [-s seconds] [-w warmup_seconds] [-b buffers] [-r NAME] [-c CH]\n"
-            "  N    number of simultaneous voices (e.g. 1, 64, 256, 1024, 4096)\n"
-            "  -s   seconds of audio to render in the timed loop (default 10)\n"
-            "  -w   seconds of audio to render before timing (default 0.5)\n"
-            "  -b   number of distinct 1 s source buffers, voices use them\n"
-            "       round-robin (default 0 = one distinct buffer per voice)\n"
-            "  -r   variant: preconv (default: sources resampled to 48 kHz at load\n"
-            "       with libsoxr), pitched (44.1 kHz sources, per-voice pitch, linear\n"
-            "       interpolation), worst (pitched with cubic interpolation), sinc\n"
-            "       (pitched with the band-limited sinc interpolator) or post\n"
-            "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"
-            "       to a reverb bus on every voice)\n"
-            "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1,\n"
-            "       12 7.1.4 (VBAP over three speakers after the post stage; steady voices\n"
-            "       take the steady path: one kernel run, then their three speakers);\n"
-            "       the 3D voices are panned over its speakers\n"
-            "  -t   the listener turns 1 degree every block: every voice's spatial\n"
-            "       gains (and on surround its speaker pair) are recomputed each block\n",
-            prog);
-    exit(2);
+#define MB_USAGE                                                                                   \
+    "N [-s seconds] [-w warmup_seconds] [-b buffers] [-r NAME] [-c CH]\n"                          \
+    "  N    number of simultaneous voices (e.g. 1, 64, 256, 1024, 4096)\n"                         \
+    "  -s   seconds of audio to render in the timed loop (default 10)\n"                           \
+    "  -w   seconds of audio to render before timing (default 0.5)\n"                              \
+    "  -b   number of distinct 1 s source buffers, voices use them\n"                              \
+    "       round-robin (default 0 = one distinct buffer per voice)\n"                             \
+    "  -r   variant: preconv (default: sources resampled to 48 kHz at load\n"                      \
+    "       with libsoxr), pitched (44.1 kHz sources, per-voice pitch, linear\n"                   \
+    "       interpolation), worst (pitched with cubic interpolation), sinc\n"                      \
+    "       (pitched with the band-limited sinc interpolator) or post\n"                           \
+    "       (preconv with a 2 kHz low-pass, -6 dB occlusion and a -12 dB send\n"                   \
+    "       to a reverb bus on every voice)\n"                                                     \
+    "  -c, --channels CH  output layout: 2 stereo (default), 4 quad, 6 5.1, 8 7.1,\n"              \
+    "       12 7.1.4 (VBAP over three speakers after the post stage; steady voices\n"              \
+    "       take the steady path: one kernel run, then their three speakers);\n"                   \
+    "       the 3D voices are panned over its speakers\n"                                          \
+    "  -t   the listener turns 1 degree every block: every voice's spatial\n"                      \
+    "       gains (and on surround its speaker pair) are recomputed each block"
+
+static _Noreturn void usage(const char *prog) {
+    bo_usage(prog, MB_USAGE);
 }
 
 static mb_args_t parse_args(int argc, char **argv) {
     mb_args_t a = {0, MB_DEF_SECS, MB_DEF_WARMUP, 0, "preconv", MB_CHANNELS, 0};
-    static const struct option lopts[] = {{"channels", required_argument, NULL, 'c'},
-                                          {NULL, 0, NULL, 0}};
-    int opt;
-    while ((opt = getopt_long(argc, argv, "s:w:b:r:c:th", lopts, NULL)) != -1) {
-        switch (opt) {
-        case 't': a.turn = 1; break;
-        case 'c': a.channels = atoi(optarg); break;
-        case 's': a.seconds = atof(optarg); break;
-        case 'w': a.warmup = atof(optarg); break;
-        case 'b': a.buffers = atoi(optarg); break;
-        case 'r': a.variant = optarg; break;
-        default: usage(argv[0]);
-        }
-    }
+    const bo_opt_t opts[] = {
+        {"t", 'b', &a.turn},    {"c", 'i', &a.channels}, {"channels", 'i', &a.channels},
+        {"s", 'd', &a.seconds}, {"w", 'd', &a.warmup},   {"b", 'i', &a.buffers},
+        {"r", 's', &a.variant}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, MB_USAGE);
     if (optind >= argc) usage(argv[0]);
     a.voices = atoi(argv[optind]);
     if (a.voices < 1 || a.seconds <= 0.0 || a.warmup < 0.0 || a.buffers < 0 ||

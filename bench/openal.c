@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 static double median(double *v, int n) {
     for (int i = 1; i < n; i++)
@@ -29,18 +30,15 @@ static double median(double *v, int n) {
 int main(int argc, char **argv) {
     long calls = 1000000, plays = 255;
     const char *heliod_arg = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--calls") && i + 1 < argc)
-            calls = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--plays") && i + 1 < argc)
-            plays = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--heliod") && i + 1 < argc)
-            heliod_arg = argv[++i];
-        else {
-            fprintf(stderr, "usage: openal [--calls N] [--plays N] [--heliod PATH]\n");
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"calls", 'l', &calls},
+                             {"plays", 'l', &plays},
+                             {"heliod", 's', &heliod_arg},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts,
+             "[--calls N] [--plays N] [--heliod PATH]\n"
+             "  --calls   alGetSourcei calls timed (default 1000000)\n"
+             "  --plays   sources played (default 255, at most 4000)\n"
+             "  --heliod  the daemon to start (default: the build's)");
     if (calls < 1 || plays < 1 || plays > 4000) return 2;
     char heliod[BD_PATH_MAX], recdir[] = "/tmp/hl-bench-openal-XXXXXX", rec[600];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) < 0 || !mkdtemp(recdir)) return 1;

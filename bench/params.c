@@ -50,13 +50,13 @@
  * usage: params [--voices N] [--hz HZ] [--period FRAMES] [--seconds S] [--chunk S] [--lp]
  *               [--dist]
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_opts.h"
 #include "cues.h"
 #include "hl_mixer.h"
 #include "params.h"
@@ -66,6 +66,16 @@
 #define PB_RATE   48000u
 #define PB_FRAMES PB_RATE
 #define PB_NS     1000000000ull
+#define PB_USAGE                                                                                   \
+    "[--voices N] [--hz HZ] [--period FRAMES] [--seconds S] [--chunk S] [--lp]\n"                  \
+    "              [--dist]   (each also as -v -z -p -s -c -l -d)\n"                               \
+    "  --voices   voices bound to the parameter (default 1000, at most 4096)\n"                    \
+    "  --hz       how often the parameter changes (default 60)\n"                                  \
+    "  --period   frames per block (default 256, 16..4096)\n"                                      \
+    "  --seconds  seconds of blocks per condition (default 10)\n"                                  \
+    "  --chunk    seconds per chunk, still and moving interleaved (default 0.25)\n"                \
+    "  --lp       the binding drives a low-pass cutoff too\n"                                      \
+    "  --dist     the blocks' percentiles, one line each"
 
 typedef struct {
     void *mixer_mem;
@@ -294,33 +304,21 @@ int main(int argc, char **argv) {
     uint32_t voices = 1000, period = 256;
     double hz = 60.0, seconds = 10.0, chunk_s = 0.25;
     int lp = 0, dist = 0;
-    static const struct option opts[] = {
-        {"voices", required_argument, NULL, 'v'}, {"hz", required_argument, NULL, 'z'},
-        {"period", required_argument, NULL, 'p'}, {"seconds", required_argument, NULL, 's'},
-        {"lp", no_argument, NULL, 'l'},           {"dist", no_argument, NULL, 'd'},
-        {"chunk", required_argument, NULL, 'c'},  {NULL, 0, NULL, 0},
-    };
-    int c;
-    while ((c = getopt_long(argc, argv, "v:z:p:s:ldc:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'v': voices = (uint32_t)strtoul(optarg, NULL, 10); break;
-        case 'z': hz = strtod(optarg, NULL); break;
-        case 'p': period = (uint32_t)strtoul(optarg, NULL, 10); break;
-        case 's': seconds = strtod(optarg, NULL); break;
-        case 'l': lp = 1; break;
-        case 'd': dist = 1; break;
-        case 'c': chunk_s = strtod(optarg, NULL); break;
-        default:
-            fprintf(stderr, "usage: params [--voices N] [--hz HZ] [--period FRAMES] "
-                            "[--seconds S] [--chunk S] [--lp] [--dist]\n");
-            return 2;
-        }
-    }
-    if (!voices || voices > 4096 || !(hz > 0) || period < 16 || period > 4096 || !(seconds > 0) ||
+    int nv = (int)voices, per = (int)period;
+    const bo_opt_t opts[] = {
+        {"voices", 'i', &nv},       {"hz", 'd', &hz},     {"period", 'i', &per},
+        {"seconds", 'd', &seconds}, {"lp", 'b', &lp},     {"dist", 'b', &dist},
+        {"chunk", 'd', &chunk_s},   {"v", 'i', &nv},      {"z", 'd', &hz},
+        {"p", 'i', &per},           {"s", 'd', &seconds}, {"l", 'b', &lp},
+        {"d", 'b', &dist},          {"c", 'd', &chunk_s}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts, PB_USAGE);
+    if (nv < 1 || nv > 4096 || !(hz > 0) || per < 16 || per > 4096 || !(seconds > 0) ||
         !(chunk_s > 0)) {
         fprintf(stderr, "params: bad arguments\n");
         return 2;
     }
+    voices = (uint32_t)nv;
+    period = (uint32_t)per;
     const size_t steps = (size_t)(seconds * PB_RATE / period);
     size_t chunk = (size_t)(chunk_s * PB_RATE / period + 0.5);
     if (chunk < 1) chunk = 1;

@@ -23,7 +23,6 @@
  *
  * usage: snapshots [--heliod PATH] [--seconds S] [--fade-ms MS]
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench_daemon.h"
+#include "bench_opts.h"
 
 #define SN_BUSES 8
 #define SN_SNAPS 64
@@ -59,21 +59,18 @@ static int write_files(const char *dir, char *cfg, char *cues, size_t cap) {
 int main(int argc, char **argv) {
     const char *heliod_arg = NULL;
     double seconds = 3.0, fade_ms = 50.0;
-    static const struct option opts[] = {{"heliod", required_argument, NULL, 'H'},
-                                         {"seconds", required_argument, NULL, 's'},
-                                         {"fade-ms", required_argument, NULL, 'f'},
-                                         {NULL, 0, NULL, 0}};
-    int o;
-    while ((o = getopt_long(argc, argv, "H:s:f:", opts, NULL)) != -1) {
-        switch (o) {
-        case 'H': heliod_arg = optarg; break;
-        case 's': seconds = atof(optarg); break;
-        case 'f': fade_ms = atof(optarg); break;
-        default:
-            fprintf(stderr, "usage: snapshots [--heliod PATH] [--seconds S] [--fade-ms MS]\n");
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod_arg},
+                             {"seconds", 'd', &seconds},
+                             {"fade-ms", 'd', &fade_ms},
+                             {"H", 's', &heliod_arg},
+                             {"s", 'd', &seconds},
+                             {"f", 'd', &fade_ms},
+                             {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts,
+             "[--heliod PATH] [--seconds S] [--fade-ms MS]   (also -H -s -f)\n"
+             "  --heliod   the daemon to start (default: the build's)\n"
+             "  --seconds  seconds measured (default 3)\n"
+             "  --fade-ms  each snapshot's fade (default 50)");
     char heliod[BD_PATH_MAX], dir[] = "/tmp/heliod-bench-snap-XXXXXX";
     char cfg[BD_PATH_MAX], cues[BD_PATH_MAX];
     if (bd_heliod_path(heliod_arg, heliod, sizeof heliod) != 0 || !mkdtemp(dir) ||

@@ -36,6 +36,8 @@
 
 #include <sndfile.h>
 
+#include "bench_opts.h"
+
 #define RATE         48000
 #define FRAMES       4096
 #define DIRS         8
@@ -175,14 +177,9 @@ static int same_pair(int a0, int b0, int a1, int b1) {
 
 int main(int argc, char **argv) {
     const char *heliod = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "build/daemon/heliod";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--heliod") && i + 1 < argc) {
-            heliod = argv[++i];
-        } else {
-            fprintf(stderr, "usage: %s [--heliod PATH]\n", argv[0]);
-            return 2;
-        }
-    }
+    const bo_opt_t opts[] = {{"heliod", 's', &heliod}, {NULL, 0, NULL}};
+    bo_parse(argc, argv, opts,
+             "[--heliod PATH]   the daemon to run (default $HELIOD_BIN, else build/daemon/heliod)");
     float h[DIRS][CH];
     if (heliod_gains(heliod, h) != 0) return 1;
     double hmin = 1e9, hmax = -1e9, omin = 1e9, omax = -1e9, dmax = 0;

@@ -339,6 +339,7 @@ static int run_render(int voices, double seconds, const char *heliod) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
+    int help = !strcmp(mode, "--help"); /* usage on stdout, exit 0 */
     int plays = 10000, voices = 1024;
     double seconds = 10.0;
     const char *heliod = getenv("HELIOD_BIN") ? getenv("HELIOD_BIN") : "build/daemon/heliod";
@@ -357,9 +358,9 @@ int main(int argc, char **argv) {
         return run_storm(voices == 1024 ? 64 : voices, plays == 10000 ? 4000 : plays);
     if (!strcmp(mode, "render") && voices > 0 && seconds > 0)
         return run_render(voices, seconds, heliod);
-    fprintf(stderr,
+    fprintf(help ? stdout : stderr,
             "usage: %s jitter [-n PLAYS] | storm [-v VOICES] [-n PERIODS] | render [-v VOICES] "
             "[-s SECONDS] [--heliod PATH]\n",
             argv[0]);
-    return 2;
+    return help ? 0 : 2;
 }

@@ -20,7 +20,10 @@ const char ctl_capture_usage[] =
     "  since the capture started, client, command, status; a LOADed file's size,\n"
     "  mtime and hash; the trailer's counts. The state preamble of a capture started\n"
     "  on a running daemon (what was defined before it) is marked `state` with the\n"
-    "  object each record defines. --json: one JSON object a line.\n"
+    "  object each record defines. A PLAY's reply shows as (reply), a MUSIC's that\n"
+    "  started a track as (music reply): the voice it named. --json: one JSON object\n"
+    "  a line (kind header, session, request, reply, mreply, sound, close, process\n"
+    "  or trailer).\n"
     "  heliod --render FILE --out OUT.wav renders it; heliodctl replay FILE plays it.\n";
 
 static int bad(const char *path, const char *why) {
@@ -150,10 +153,13 @@ static int show(const char *path, int json) {
                        (r.flags & CTL_CAP_OPEN) ? " open" : "", state ? " state " : "", what);
             }
         } else if (r.kind == CTL_CAP_REPLY || r.kind == CTL_CAP_MREPLY) {
+            int music = r.kind == CTL_CAP_MREPLY; /* a MUSIC's reply: the track's voice */
             if (json)
-                printf("{\"kind\":\"reply\",\"voice\":%" PRIu64 "}\n", r.voice);
+                printf("{\"kind\":\"%s\",\"voice\":%" PRIu64 "}\n", music ? "mreply" : "reply",
+                       r.voice);
             else
-                printf("%12s %10s %-11s %-13s voice %" PRIu64 "\n", "", "", "", "(reply)", r.voice);
+                printf("%12s %10s %-11s %-13s voice %" PRIu64 "\n", "", "", "",
+                       music ? "(music reply)" : "(reply)", r.voice);
         } else if (r.kind == CTL_CAP_SESSION) {
             if (json)
                 printf("{\"kind\":\"session\",\"period\":%" PRIu32 ",\"channels\":%" PRIu32

@@ -11,8 +11,9 @@
 /* A table reads better aligned than wrapped. */
 /* clang-format off */
 
-#define HL_MAX_VOICES      32768 /* voices mixed at once: above what one core holds at the worst (~20,000
-                                 * on Zen 4), so the largest scene can be measured; tables sized at start */
+#define HL_MAX_VOICES      65536 /* voices mixed at once: above what two cores hold at the worst (~24,000
+                                 * each on Zen 4), so the largest scene can be measured with
+                                 * --mix-threads; tables sized at start */
 #define HL_DEFAULT_VOICES  64   /* typical game budget */
 #define HL_SLOT_FACTOR     2    /* physical slots = voices * 2: a stolen voice fades in its own slot */
 #define HL_MIX_BLOCK       256  /* internal block: spatial gains are computed once per block */

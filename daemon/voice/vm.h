@@ -59,7 +59,7 @@ struct hld_sound;
 #define HLD_VM_VIRT_FADE_MS  20.0f   /* fade-out of a voice going virtual */
 #define HLD_VM_REAL_FADE_MS  20.0f   /* fade-in of a voice coming back */
 #define HLD_VM_PAUSED_WEIGHT 0.001f  /* -60 dB: a paused real voice yields to anything audible */
-#define HLD_MAX_LOGICAL      65536   /* --virtual-voices cap */
+#define HLD_MAX_LOGICAL      131072  /* --virtual-voices cap: twice HL_MAX_VOICES */
 #define HLD_MAX_EMITTERS     4096    /* emitters at once: one per moving object a game has */
 /* clang-format on */
 

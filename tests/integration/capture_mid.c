@@ -191,7 +191,15 @@ static void state_shown(th_daemon_t *d, mid_t *m) {
         "listener      ok state 0\n"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(o, want[i])) fail_msg("capture show: no '%s' in:\n%s", want[i], o);
+    /* the third capture's MUSIC reply (music_voice) has a name of its own,
+     * apart from its PLAYs' replies */
+    const char *show3[] = {"capture", "show", m->cap3, NULL};
+    assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, show3), 0);
+    assert_non_null(strstr(o, " (music reply) voice "));
+    assert_non_null(strstr(o, " (reply)       voice "));
     assert_int_equal(th_ctl(d, o, sizeof o, e, sizeof e, json), 0); /* the third capture's */
+    assert_non_null(strstr(o, "{\"kind\":\"mreply\",\"voice\":"));
+    assert_non_null(strstr(o, "{\"kind\":\"reply\",\"voice\":"));
     assert_non_null(strstr(o, "\"command\":\"cue\",\"flags\":0,\"id\":0,\"status\":0"));
     assert_non_null(strstr(o, "\"state\":true,\"object\":\"pre_cue\"}"));
     assert_non_null(strstr(o, "\"command\":\"play\",\"flags\":2,"));
