@@ -20,11 +20,15 @@
  * the line gives the median and the minimum over -r rounds, and for each
  * Catmull-Rom kernel its median over the linear kernel's of the same shape.
  *
+ * -k post: the unfused mono interpolators instead (interp_mono, cubic_mono:
+ * the post stage's input for a pitched voice), 256 frames into a buffer; the
+ * gains do not apply to them.
+ *
  * Line: kernels table=T kernel=K gains=flat|ramped voices=V step=scene|S
  *       rounds=R ns_per_call_med=X ns_per_call_min=Y [cubic_over_linear=Z]
  *
  * usage: kernels [-v voices] [-p step] [-s seconds] [-r rounds]
- *                [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|all]
+ *                [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|post|all]
  */
 #include <math.h>
 #include <stddef.h>
@@ -51,21 +55,27 @@
 typedef void (*fused_fn)(float *acc_l, float *acc_r, const float *src, uint32_t avail, uint32_t n,
                          uint32_t frac, uint64_t step, const hl_gain_ramp_t *g);
 
+typedef void (*unfused_fn)(float *dst, const float *src, uint32_t n, uint32_t frac, uint64_t step);
+
 typedef struct {
     const char *name;
     size_t off; /* offset in hl_mix_kernels_t */
     int ch;
+    const char *shape; /* -k */
 } kb_kernel_t;
 
 /* linear then cubic of each shape: the ratio pairs them */
 static const kb_kernel_t all_kernels[] = {
-    {"interp_mix_mono", offsetof(hl_mix_kernels_t, interp_mix_mono), 1},
-    {"cubic_mix_mono", offsetof(hl_mix_kernels_t, cubic_mix_mono), 1},
-    {"interp_mix_stereo", offsetof(hl_mix_kernels_t, interp_mix_stereo), 2},
-    {"cubic_mix_stereo", offsetof(hl_mix_kernels_t, cubic_mix_stereo), 2},
-    {"interp_mix_downmix", offsetof(hl_mix_kernels_t, interp_mix_downmix), 2},
-    {"cubic_mix_downmix", offsetof(hl_mix_kernels_t, cubic_mix_downmix), 2},
+    {"interp_mix_mono", offsetof(hl_mix_kernels_t, interp_mix_mono), 1, "mono"},
+    {"cubic_mix_mono", offsetof(hl_mix_kernels_t, cubic_mix_mono), 1, "mono"},
+    {"interp_mix_stereo", offsetof(hl_mix_kernels_t, interp_mix_stereo), 2, "stereo"},
+    {"cubic_mix_stereo", offsetof(hl_mix_kernels_t, cubic_mix_stereo), 2, "stereo"},
+    {"interp_mix_downmix", offsetof(hl_mix_kernels_t, interp_mix_downmix), 2, "downmix"},
+    {"cubic_mix_downmix", offsetof(hl_mix_kernels_t, cubic_mix_downmix), 2, "downmix"},
+    {"interp_mono", offsetof(hl_mix_kernels_t, interp_mono), 1, "post"},
+    {"cubic_mono", offsetof(hl_mix_kernels_t, cubic_mono), 1, "post"},
 };
+#define KB_KINDS (sizeof all_kernels / sizeof all_kernels[0])
 
 typedef struct {
     float *src;    /* first frame of the voice's source (KB_PAD frames before it valid) */
@@ -97,14 +107,15 @@ static float noise(void) {
 #define KB_STR(x)  KB_STR_(x)
 #define KB_USAGE                                                                                   \
     "[-v voices] [-p step] [-s seconds] [-r rounds]\n"                                             \
-    "          [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|all]\n"                       \
+    "          [-t auto|avx512|avx2|generic] [-k mono|stereo|downmix|post|all]\n"                  \
     "  -v  voices, each with its own 1 s source (default 1024; 1 = hot cache)\n"                   \
     "  -p  one step for every voice (default: the mix bench's pitched spread)\n"                   \
     "  -s  CPU seconds per round and kernel (default 0.05)\n"                                      \
     "  -r  rounds, interleaved across kernels (default 9, at most " KB_STR(                        \
         KB_MAX_RNDS) ")\n"                                                                         \
                      "  -t  kernel table (default auto: the one the mixer picks)\n"                \
-                     "  -k  source shapes to run (default mono)"
+                     "  -k  source shapes to run (default mono; post: the unfused mono "           \
+                     "interpolators)"
 
 static _Noreturn void usage(const char *prog) {
     bo_usage(prog, KB_USAGE);
@@ -117,15 +128,23 @@ static int cmp_double(const void *a, const void *b) {
 
 /* One pass over every voice with kernel fn; returns the calls made. The
  * voices move on as in the mixer, wrapping well inside their sources. */
-static uint32_t pass(fused_fn fn, kb_voice_t *v, int nv, int ch, float *al, float *ar,
-                     const hl_gain_ramp_t *g) {
+static uint32_t pass(const hl_mix_kernels_t *k, const kb_kernel_t *kk, kb_voice_t *v, int nv,
+                     float *al, float *ar, const hl_gain_ramp_t *g) {
+    fused_fn fn;
+    unfused_fn un;
+    memcpy(&fn, (const char *)k + kk->off, sizeof fn);
+    memcpy(&un, (const char *)k + kk->off, sizeof un);
+    const int ch = kk->ch, post = !strcmp(kk->shape, "post");
     for (int i = 0; i < nv; i++) {
         kb_voice_t *x = &v[i];
         const uint64_t span = (uint64_t)KB_N * x->step;
         if (((x->pos + span) >> 32) + 4 >= KB_SRC_LEN) x->pos -= (uint64_t)(KB_SRC_LEN / 2) << 32;
         uint32_t idx = (uint32_t)(x->pos >> 32);
-        fn(al, ar, x->src + (size_t)idx * (size_t)ch, KB_SRC_LEN - idx, KB_N, (uint32_t)x->pos,
-           x->step, g);
+        const float *src = x->src + (size_t)idx * (size_t)ch;
+        if (post)
+            un(al, src, KB_N, (uint32_t)x->pos, x->step);
+        else
+            fn(al, ar, src, KB_SRC_LEN - idx, KB_N, (uint32_t)x->pos, x->step, g);
         x->pos += span;
     }
     return (uint32_t)nv;
@@ -198,11 +217,10 @@ int main(int argc, char **argv) {
     static const char *gname[2] = {"flat", "ramped"};
 
     size_t nk = 0;
-    const kb_kernel_t *ks[6];
-    for (size_t i = 0; i < sizeof all_kernels / sizeof all_kernels[0]; i++) {
-        const char *shape = strrchr(all_kernels[i].name, '_') + 1;
-        if (!strcmp(shapes, "all") || strstr(shapes, shape)) ks[nk++] = &all_kernels[i];
-    }
+    const kb_kernel_t *ks[KB_KINDS];
+    for (size_t i = 0; i < KB_KINDS; i++)
+        if (!strcmp(shapes, "all") || strstr(shapes, all_kernels[i].shape))
+            ks[nk++] = &all_kernels[i];
     if (!nk) usage(argv[0]);
 
     char stepname[32];
@@ -212,18 +230,15 @@ int main(int argc, char **argv) {
         snprintf(stepname, sizeof stepname, "scene");
 
     for (int gi = 0; gi < 2; gi++) {
-        static double ns[6][KB_MAX_RNDS];
-        double best[6] = {1e30, 1e30, 1e30, 1e30, 1e30, 1e30};
+        static double ns[KB_KINDS][KB_MAX_RNDS];
+        double best[KB_KINDS];
         for (size_t j = 0; j < nk; j++) /* warm-up: touch the code and the pages */
             for (int w = 0; w < 2; w++) {
-                fused_fn fn;
-                memcpy(&fn, (const char *)k + ks[j]->off, sizeof fn);
-                pass(fn, ks[j]->ch == 1 ? v1 : v2, nv, ks[j]->ch, al, ar, &gains[gi]);
+                best[j] = 1e30;
+                pass(k, ks[j], ks[j]->ch == 1 ? v1 : v2, nv, al, ar, &gains[gi]);
             }
         for (int r = 0; r < rounds; r++)
             for (size_t j = 0; j < nk; j++) {
-                fused_fn fn;
-                memcpy(&fn, (const char *)k + ks[j]->off, sizeof fn);
                 kb_voice_t *v = ks[j]->ch == 1 ? v1 : v2;
                 uint64_t calls = 0;
                 double t0 = thread_now(), t1;
@@ -231,7 +246,7 @@ int main(int argc, char **argv) {
                     uint32_t bc = 0;
                     double b0 = wall_now();
                     while (bc < 1024)
-                        bc += pass(fn, v, nv, ks[j]->ch, al, ar, &gains[gi]);
+                        bc += pass(k, ks[j], v, nv, al, ar, &gains[gi]);
                     double b = (wall_now() - b0) * 1e9 / (double)bc;
                     if (b < best[j]) best[j] = b;
                     calls += bc;
@@ -239,7 +254,7 @@ int main(int argc, char **argv) {
                 } while (t1 - t0 < secs);
                 ns[j][r] = (t1 - t0) * 1e9 / (double)calls;
             }
-        double med[6];
+        double med[KB_KINDS];
         for (size_t j = 0; j < nk; j++) {
             qsort(ns[j], (size_t)rounds, sizeof(double), cmp_double);
             med[j] = ns[j][rounds / 2];

@@ -54,6 +54,14 @@ static inline __attribute__((always_inline)) void steady_span(const hl_rt_fast_t
     *e = (const char *)(f->data + last);
 }
 
+/* 1 when a steady voice's next n frames reach past its interior (a loop
+ * point, the end): the block takes the full path, which reads the rest of
+ * its state (a loop point comes every few hundred blocks a voice; the
+ * rest of the state is long out of cache by then). */
+static inline __attribute__((always_inline)) int steady_leaves(const hl_rt_fast_t *f, uint32_t n) {
+    return f->cursor + (uint64_t)n * f->step > f->lim_fp;
+}
+
 static inline __attribute__((always_inline)) void prefetch_span(const char *p, const char *e) {
     for (; p < e; p += HL_PF_LINE)
         __builtin_prefetch(p);
@@ -68,6 +76,7 @@ static inline __attribute__((always_inline)) void prefetch_src(const hl_rt_voice
         const char *p, *e;
         steady_span(f, n, &p, &e);
         prefetch_span(p, e);
+        if (steady_leaves(f, n)) prefetch_rest(v); /* the full path reads it all */
         return;
     }
     prefetch_rest(v);
@@ -112,7 +121,8 @@ static inline __attribute__((always_inline)) void prefetch_ahead(const hl_mixer_
 static inline __attribute__((always_inline)) int
 span_ahead(const hl_mixer_t *m, uint32_t s, uint32_t n, const char **b, const char **e) {
     const hl_rt_fast_t *f = &m->rt[s].f;
-    if (!f->steady || f->post || (m->mod_pend_any && hl_mod_pending(m, s))) return 0;
+    if (!f->steady || f->post || steady_leaves(f, n) || (m->mod_pend_any && hl_mod_pending(m, s)))
+        return 0;
     const char *sb, *se;
     steady_span(f, n, &sb, &se);
     if (se - sb > (ptrdiff_t)(2 * HL_PF_LINE * (size_t)(n / HL_PF_PAIR_FRAMES))) return 0;

@@ -326,11 +326,11 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
             } else if (hgt) {
                 hl_voice_height_rt(m, v, own, own + HL_MIX_BLOCK, n);
             } else {
-                float *bl = m->acc[v->bus][v->f.cl], *br = m->acc[v->bus][v->f.cr];
-                for (uint32_t k = 0; k < n; k++) {
-                    bl[k] += own[k];
-                    br[k] += own[HL_MIX_BLOCK + k];
-                }
+                /* the pair joins the bus: x 1 is exact, so the same sums as
+                 * adding (the kernel's vector loop, not a scalar one) */
+                static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f};
+                m->k->mix_planar(m->acc[v->bus][v->f.cl], m->acc[v->bus][v->f.cr], own,
+                                 own + HL_MIX_BLOCK, n, &unity);
             }
         }
     }

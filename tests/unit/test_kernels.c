@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -312,6 +314,51 @@ static void test_split_exact(void **state) {
             }
 }
 
+/* The unfused interpolators (interp_mono, cubic_mono: the post stage's
+ * input) of every table this CPU runs give the same bits wherever a run is
+ * cut (their vector lanes compute what their scalar loop does), and read
+ * no frame past the run's last tap: the source ends at a page the test
+ * cannot read, so a window read past it faults, sanitizer or not. Every
+ * step of `steps` (windows up to 1, each lane's own loads above), random
+ * starts, cuts at every phase of the eight-lane loop. */
+static void test_unfused_split_exact(void **state) {
+    (void)state;
+    const hl_mix_kernels_t *tabs[] = {
+        &hl_mix_kernels_generic, hl_mix_kernels_avx2_usable() ? hl_mix_kernels_avx2 : NULL,
+        hl_mix_kernels_avx512_usable() ? hl_mix_kernels_avx512 : NULL};
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), room = 4 * pg; /* >= MAXN * 4 + 2 frames */
+    char *mem = mmap(NULL, room + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(mem != MAP_FAILED);
+    for (size_t i = 0; i < room / sizeof(float); i++)
+        ((float *)mem)[i] = noise();
+    assert_int_equal(mprotect(mem + room, pg, PROT_NONE), 0);
+    const uint32_t cuts[] = {1, 7, 8, 9, 100, 247, 248, 249, 255};
+    for (size_t ti = 0; ti < 3; ti++)
+        for (int cubic = 0; tabs[ti] && cubic < 2; cubic++)
+            for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++) {
+                typedef void (*un_fn)(float *, const float *, uint32_t, uint32_t, uint64_t);
+                const un_fn fn = cubic ? tabs[ti]->cubic_mono : tabs[ti]->interp_mono;
+                const uint64_t step = hl_fp_step(steps[si]);
+                const uint32_t frac = (uint32_t)(noise() * 2147483647.0f) + 0x80000000u;
+                /* the run's last tap is the buffer's last frame */
+                const uint64_t last = (((uint64_t)frac + (MAXN - 1) * step) >> 32) + 1 + cubic;
+                const float *src = (const float *)(mem + room) - (last + 1);
+                float a[MAXN], b[MAXN];
+                fn(a, src, MAXN, frac, step);
+                for (size_t ci = 0; ci < sizeof cuts / sizeof cuts[0]; ci++) {
+                    const uint32_t m = cuts[ci];
+                    const uint64_t x = frac + (uint64_t)m * step;
+                    fn(b, src, m, frac, step);
+                    fn(b + m, src + (x >> 32), MAXN - m, (uint32_t)x, step);
+                    if (memcmp(a, b, sizeof a))
+                        print_error("table %zu %s step %g cut at %u\n", ti,
+                                    cubic ? "cubic_mono" : "interp_mono", (double)steps[si], m);
+                    assert_memory_equal(a, b, sizeof a);
+                }
+            }
+    munmap(mem, room + pg);
+}
+
 /* HELIOD_ISA (this run's level, set by meson; simd_env.c applied it) caps
  * every kernel choice: the mix tables, the sinc kernels, the HRTF FIR and
  * the voice filters use no wider set than it names; unset, the CPU's own. */
@@ -404,6 +451,7 @@ int main(void) {
         cmocka_unit_test(test_catmull_rom_points),
         cmocka_unit_test(test_fused_matches_two_pass),
         cmocka_unit_test(test_split_exact),
+        cmocka_unit_test(test_unfused_split_exact),
         cmocka_unit_test(test_avx2_matches_generic),
         cmocka_unit_test(test_avx512_matches_generic),
         cmocka_unit_test(test_avx512_windows),

@@ -9,8 +9,9 @@
  * run start, frac + t x step in 64-bit integers (idx = x >> 32, the
  * fraction from the low 32 bits: hl_fp_frac here, hl_fp_frac_simd in the
  * AVX2 and AVX-512 kernels), exact wherever the run starts. The cubic
- * (Catmull-Rom) bodies are instantiated the same way, so the AVX2 build
- * vectorises them with gathers.
+ * (Catmull-Rom) bodies are instantiated the same way; the AVX2 build's
+ * interp_mono and cubic_mono take a hand-written vector part first
+ * (mix_kernels_interp.c).
  * On CPUs with AVX-512 (F + VL) the plain mono mix and every fused pitched
  * kernel (linear and Catmull-Rom; mono, stereo and downmixed stereo) have
  * 16-lane versions; the rest of that table (the unfused interpolators and
@@ -55,7 +56,9 @@ int hl_simd_level(void) {
 
 #define HL_RESTRICT __restrict__
 
-#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC)                                                       \
+/* LINV, CUBV: interp_mono's and cubic_mono's vector part (HL_NO_VEC: none) */
+#define HL_NO_VEC(d, s, n, frac, step) 0u
+#define HL_KERNEL_BODIES(SUFFIX, ATTR, FRAC, LINV, CUBV)                                           \
     ATTR static void mix_mono_##SUFFIX(float *HL_RESTRICT al, float *HL_RESTRICT ar,               \
                                        const float *HL_RESTRICT s, uint32_t n,                     \
                                        const hl_gain_ramp_t *g) {                                  \
@@ -103,7 +106,7 @@ int hl_simd_level(void) {
     }                                                                                              \
     ATTR static void interp_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,        \
                                           uint32_t n, uint32_t frac, uint64_t step) {              \
-        for (uint32_t k = 0; k < n; k++) {                                                         \
+        for (uint32_t k = LINV(d, s, n, frac, step); k < n; k++) {                                 \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
             const float f = FRAC((uint32_t)x);                                                     \
@@ -137,7 +140,7 @@ int hl_simd_level(void) {
     }                                                                                              \
     ATTR static void cubic_mono_##SUFFIX(float *HL_RESTRICT d, const float *HL_RESTRICT s,         \
                                          uint32_t n, uint32_t frac, uint64_t step) {               \
-        for (uint32_t k = 0; k < n; k++) {                                                         \
+        for (uint32_t k = CUBV(d, s, n, frac, step); k < n; k++) {                                 \
             const uint64_t x = frac + (uint64_t)k * step;                                          \
             const int i = (int)(x >> 32);                                                          \
             d[k] = hl_catmull_rom(s[i - 1], s[i], s[i + 1], s[i + 2], FRAC((uint32_t)x));          \
@@ -185,7 +188,7 @@ int hl_simd_level(void) {
         }                                                                                          \
     }
 
-HL_KERNEL_BODIES(generic, , hl_fp_frac)
+HL_KERNEL_BODIES(generic, , hl_fp_frac, HL_NO_VEC, HL_NO_VEC)
 
 static void interp_mix_mono_generic(float *HL_RESTRICT al, float *HL_RESTRICT ar,
                                     const float *HL_RESTRICT s, uint32_t avail, uint32_t n,
@@ -269,78 +272,10 @@ const hl_mix_kernels_t hl_mix_kernels_generic = {
 #include <immintrin.h>
 #include <math.h>
 
-/*
- * Scalar resample + mix from output frame t0: the tails of the SIMD fused
- * kernels (the portable ones run two passes, above). A tail computes each
- * frame with the operations of the vector loops, in their order and fused
- * as they are (catmull_rom_fma is HL_CATMULL_ROM_SIMD in one lane): where
- * a run ends is where a block, a ring refill or the voice's start falls,
- * so a frame must not sound different when it lands in a tail.
- */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) float
-catmull_rom_fma(float a, float b, float c, float d, float f) {
-    const float p1 = c - a;
-    const float p2 = fmaf(2.0f, a, fmaf(4.0f, c, -fmaf(5.0f, b, d)));
-    const float p3 = fmaf(3.0f, b - c, d - a);
-    return fmaf(0.5f * f, fmaf(f, fmaf(f, p3, p2), p1), b);
-}
-
-/* The vector loops' mix: acc += v x gain(t + 1) (flat: the constant gain). */
-HL_AVX2_ATTR static inline __attribute__((always_inline)) void
-mix_tail_fma(float *al, float *ar, uint32_t t, float vl, float vr, const hl_gain_ramp_t *g) {
-    float gl = g->l0, gr = g->r0;
-    if (!hl_gain_is_const(g)) {
-        const float k = g->k0 + (float)(int)(t + 1);
-        gl = fmaf(k, fmaf(k, g->ql, g->dl), g->l0);
-        gr = fmaf(k, fmaf(k, g->qr, g->dr), g->r0);
-    }
-    al[t] = fmaf(vl, gl, al[t]);
-    ar[t] = fmaf(vr, gr, ar[t]);
-}
-
-HL_AVX2_ATTR static void mono_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                                           const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
-                                           uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
-                                           const int cubic) {
-    for (uint32_t t = t0; t < n; t++) {
-        const uint64_t x = frac + (uint64_t)t * step;
-        const int i = (int)(x >> 32);
-        const float f = hl_fp_frac_simd((uint32_t)x);
-        const float v = cubic ? catmull_rom_fma(s[i - 1], s[i], s[i + 1], s[i + 2], f)
-                              : fmaf(f, s[i + 1] - s[i], s[i]);
-        mix_tail_fma(al, ar, t, v, v, g);
-    }
-}
-
-HL_AVX2_ATTR static void stereo_mix_ref_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,
-                                             const float *HL_RESTRICT s, uint32_t t0, uint32_t n,
-                                             uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
-                                             const int cubic, const int down) {
-    for (uint32_t t = t0; t < n; t++) {
-        const uint64_t x = frac + (uint64_t)t * step;
-        const int i = (int)(x >> 32);
-        const float f = hl_fp_frac_simd((uint32_t)x);
-        const float *p = s + 2 * i;
-        float vl, vr;
-        if (cubic && down) { /* halving is exact: before or after is the same */
-            vl = vr =
-                catmull_rom_fma(p[-2] + p[-1], p[0] + p[1], p[2] + p[3], p[4] + p[5], f) * 0.5f;
-        } else if (cubic) {
-            vl = catmull_rom_fma(p[-2], p[0], p[2], p[4], f);
-            vr = catmull_rom_fma(p[-1], p[1], p[3], p[5], f);
-        } else if (down) {
-            const float a = (p[0] + p[1]) * 0.5f, b = (p[2] + p[3]) * 0.5f;
-            vl = vr = fmaf(f, b - a, a);
-        } else {
-            vl = fmaf(f, p[2] - p[0], p[0]);
-            vr = fmaf(f, p[3] - p[1], p[1]);
-        }
-        mix_tail_fma(al, ar, t, vl, vr, g);
-    }
-}
+#include "mix_kernels_tail.h" /* the SIMD kernels' scalar tails */
 
 #define HL_AVX2_LANES 8
-HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd)
+HL_KERNEL_BODIES(avx2, HL_AVX2_ATTR, hl_fp_frac_simd, hl_interp_mono_avx2, hl_cubic_mono_avx2)
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
@@ -366,10 +301,10 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
             __m256 w0 = _mm256_loadu_ps(s + i0), w1 = _mm256_loadu_ps(s + i0 + 1);
             a = _mm256_permutevar8x32_ps(w0, rel);
             b = _mm256_permutevar8x32_ps(w1, rel);
-        } else {
-            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
-            a = _mm256_i32gather_ps(s, i, sizeof(float));
-            b = _mm256_i32gather_ps(s + 1, i, sizeof(float));
+        } else { /* each lane's pair: no vgatherdps (hl_lane_taps8) */
+            __m256 p[2];
+            hl_lane_taps8(s, x0, step, 0, 1, p);
+            a = p[0], b = p[1];
         }
         __m256 v = _mm256_fmadd_ps(f, _mm256_sub_ps(b, a), a);
         __m256 gl = l0, gr = r0;
@@ -389,7 +324,8 @@ interp_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const fl
  * Eight output frames at a time, their positions from the 32.32 cursor
  * (lanes8_at). At step <= 1 the eight source frames they need lie in a
  * window of nine starting at the first lane's index, so two unaligned loads
- * and two lane permutes replace a gather; faster steps use vgatherdps. A
+ * and two lane permutes replace a gather; faster steps load each lane's
+ * pair (hl_lane_taps8: vgatherdps measured slower on Zen 4). A
  * flat gain pair (the steady state) gets its own loop without the ramp
  * polynomial.
  */
@@ -401,17 +337,6 @@ HL_AVX2_ATTR static void interp_mix_mono_avx2(float *HL_RESTRICT al, float *HL_R
                      ? interp_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1)
                      : interp_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0);
     mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 0);
-}
-
-/* How an iteration's eight lanes find their taps; a constant in each
- * instance of the window loops. */
-#define HL_REACH_GATHER 0 /* step > 9/8: one gather per tap */
-#define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
-#define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
-#define HL_STEP_REACH_9 (HL_FP_ONE + HL_FP_ONE / 8)
-
-static inline int hl_reach(uint64_t step) {
-    return step <= HL_FP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
 }
 
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
@@ -438,12 +363,10 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
         __m256 f;
         const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
         __m256 a, b, c, d;
-        if (reach == HL_REACH_GATHER) {
-            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
-            a = _mm256_i32gather_ps(s - 1, i, sizeof(float));
-            b = _mm256_i32gather_ps(s, i, sizeof(float));
-            c = _mm256_i32gather_ps(s + 1, i, sizeof(float));
-            d = _mm256_i32gather_ps(s + 2, i, sizeof(float));
+        if (reach == HL_REACH_GATHER) { /* each lane's four taps (hl_lane_taps8) */
+            __m256 p[4];
+            hl_lane_taps8(s, x0, step, 1, 1, p);
+            a = p[0], b = p[1], c = p[2], d = p[3];
         } else {
             if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
@@ -490,7 +413,8 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
  * s[i0 - 1 .. i0 + 9]: four unaligned loads and four lane permutes replace
  * the four gathers. Up to step 9/8 (a voice pitched a little up, Doppler)
  * only the last lane can reach one frame further: a fifth window and four
- * blends, still far cheaper than four gathers. Each (flat gains, reach)
+ * blends, still far cheaper than four gathers; above, each lane's four
+ * taps by one load (hl_lane_taps8). Each (flat gains, reach)
  * pair is its own loop, so nothing is decided per iteration but the
  * window's bound.
  */
@@ -524,10 +448,11 @@ HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RE
  * right (frames in lane order 0 1 4 5 2 3 6 7, folded into the lane index)
  * and two permutes pick the lanes, instead of eight gathers. Catmull-Rom
  * also keeps windows up to step 9/8, where only the last lane can reach one
- * frame further (a fifth window, blends); faster steps gather (a frame's
- * index doubled). A downmixed Catmull-Rom voice sums left and right taps
- * first and runs the polynomial once (it is linear in the taps). `flat`,
- * `cubic`, `down` and `reach` are constants in each instance below.
+ * frame further (a fifth window, blends); faster steps load each lane's
+ * frames (hl_lane_taps8: two frames, left and right, a 128-bit load). A
+ * downmixed Catmull-Rom voice sums left and right taps first and runs the
+ * polynomial once (it is linear in the taps). `flat`, `cubic`, `down` and
+ * `reach` are constants in each instance below.
  */
 HL_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
 stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *HL_RESTRICT s,
@@ -565,6 +490,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
                 rc = _mm256_add_epi32(rel, over); /* 8 -> 7, taken from the next window */
             }
             __m256i lane = _mm256_permutevar8x32_epi32(lane_of, rc);
+#pragma GCC unroll 5
             for (int o = 0; o < windows; o++) { /* taps floor(x) + first + o */
                 const float *w = s + 2 * (i0 + first + o);
                 __m256 v0 = _mm256_loadu_ps(w), v1 = _mm256_loadu_ps(w + HL_AVX2_LANES);
@@ -574,17 +500,18 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
             }
             if (reach == HL_REACH_9) {
                 const __m256 m = _mm256_castsi256_ps(over);
+#pragma GCC unroll 4
                 for (int o = 0; o < taps; o++) {
                     tl[o] = _mm256_blendv_ps(tl[o], tl[o + 1], m);
                     tr[o] = _mm256_blendv_ps(tr[o], tr[o + 1], m);
                 }
             }
-        } else {
-            const __m256i i = _mm256_add_epi32(rel, _mm256_set1_epi32(i0));
-            const __m256i i2 = _mm256_add_epi32(i, i);
-            for (int o = 0; o < taps; o++) {
-                tl[o] = _mm256_i32gather_ps(s + 2 * (first + o), i2, sizeof(float));
-                tr[o] = _mm256_i32gather_ps(s + 2 * (first + o) + 1, i2, sizeof(float));
+        } else { /* two frames a lane a load (hl_lane_taps8), no vgatherdps */
+            __m256 p[4];
+#pragma GCC unroll 2
+            for (int o = 0; o < taps; o += 2) {
+                hl_lane_taps8(s + 2 * (first + o) + 1, x0, step, 1, 2, p);
+                tl[o] = p[0], tr[o] = p[1], tl[o + 1] = p[2], tr[o + 1] = p[3];
             }
         }
         __m256 vl, vr;
@@ -695,39 +622,34 @@ HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)
 HL_STEREO_MIX_AVX512(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX512(interp_mix_downmix, 0, 1)
 
-static const hl_mix_kernels_t kernels_avx512 = {
-    mix_mono_avx512,
-    mix_stereo_avx2,
-    mix_downmix_avx2,
-    interp_mono_avx2,
-    interp_stereo_avx2,
-    interp_downmix_avx2,
-    interp_mix_mono_avx512,
-    mix_planar_avx2,
-    cubic_mono_avx2,
-    cubic_stereo_avx2,
-    cubic_downmix_avx2,
-    cubic_mix_mono_avx512,
-    cubic_mix_stereo_avx512,
-    cubic_mix_downmix_avx512,
-    interp_mix_stereo_avx512,
-    interp_mix_downmix_avx512,
-    hl_interp_mix_mono2_avx512,
-};
+/* The AVX-512 level's table with its Catmull-Rom stereo pair (CMS, CMD):
+ * the 16-lane ones (HELIOD_ISA=avx512) or the choice below. */
+#define HL_TABLE_AVX512(CMS, CMD)                                                                  \
+    {                                                                                              \
+        mix_mono_avx512, mix_stereo_avx2, mix_downmix_avx2, interp_mono_avx2, interp_stereo_avx2,  \
+            interp_downmix_avx2, interp_mix_mono_avx512, mix_planar_avx2, cubic_mono_avx2,         \
+            cubic_stereo_avx2, cubic_downmix_avx2, cubic_mix_mono_avx512, CMS, CMD,                \
+            interp_mix_stereo_avx512, interp_mix_downmix_avx512, hl_interp_mix_mono2_avx512        \
+    }
+static const hl_mix_kernels_t kernels_avx512 =
+    HL_TABLE_AVX512(cubic_mix_stereo_avx512, cubic_mix_downmix_avx512);
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured
- * (bench/kernels, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU, 2026-12-02, best
- * of 7 rounds, ns per 256-frame call with the source in cache, flat gains):
- * linear mono 51 vs 86, Catmull-Rom mono 89 vs 123, linear stereo 82 vs
- * 130, Catmull-Rom stereo 246 vs 317, downmixed 85 vs 141 and 245 vs 328;
- * with 1024 voices' sources out of cache the 16-lane mono kernels win too
- * (149 vs 215, 166 vs 240). So it is the AVX-512 table: the AVX2 Catmull-Rom
- * mono kernel it took before (its gathers beat the older 16-lane loop) is
- * now the slower one. The pointer stays so that a CPU where one kernel
- * measures faster at eight lanes can take it; HELIOD_ISA=avx2 and avx512
- * compare the two. */
-const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512;
+ * (bench/kernels -k stereo,downmix, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU,
+ * 2026-12-02, medians of 7 rounds, ns per 256-frame call, flat / ramped
+ * gains): every 16-lane kernel but the Catmull-Rom stereo pair, whose AVX2
+ * loops now keep their taps in registers (unrolled) and load a lane's
+ * frames where they used to gather: Catmull-Rom downmix 227 / 218-228 vs
+ * 271-275 / 281-288 with the source in cache, 446-489 / 473-509 vs 493-549
+ * / 596-597 out of it (1024 voices); Catmull-Rom stereo 230-251 / 226-249
+ * vs 243-249 / 272-280, and 455-482 / 472-554 vs 460-526 / 547-586. (The
+ * mono kernels: linear 51 vs 86, Catmull-Rom 89 vs 123 in cache, 149 vs 215
+ * and 166 vs 240 out of it; linear stereo 86-91 vs 112-121.) HELIOD_ISA=avx2
+ * and avx512 compare the two sets whole. */
+static const hl_mix_kernels_t kernels_avx512_best =
+    HL_TABLE_AVX512(cubic_mix_stereo_avx2, cubic_mix_downmix_avx2);
+const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512_best;
 
 int hl_mix_kernels_avx512_usable(void) {
     return hl_simd_level() >= HL_SIMD_AVX512;
