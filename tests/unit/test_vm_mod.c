@@ -347,8 +347,8 @@ static void refused_set_changes_nothing(int exhaust) {
     for (int k = 0; k < 2; k++) {
         rig_t *r = k ? &b : &a;
         periods(r, 4); /* the ring drains */
-        speed(r, 1.0f);
-        periods(r, 50); /* a seek of 0.25 s: its steps are the voices' own SETs or the slot's */
+        speed(r, 0.5f);
+        periods(r, 30); /* a seek of 0.125 s: its steps are the voices' own SETs or the slot's */
     }
     assert_true(a.params.sets >= 10);
     copies_equal(&a, &b, base);
