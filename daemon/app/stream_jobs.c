@@ -240,7 +240,7 @@ int hld_voice_seek(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *
     j->seek_pos = f;
     j->loops = loops;
     if (s->mask) { /* gain, pan ... now, in request order with later SETs */
-        int rc = hld_vm_set(d->vm, voice, s, hld_now_ns());
+        int rc = hld_vm_params_user_set(d->vm, voice, s, hld_now_ns());
         if (rc < 0) {
             j->cancelled = 1; /* answered here; its stream is dropped when it is primed */
             return hld_mixer_fail(q, rc), -1;

@@ -248,9 +248,12 @@ int hld_vm_stop_layers(hld_vm_t *vm, uint64_t leader, uint32_t fade_frames, int 
                        uint64_t now_ns);
 /* Drops the emitter and voice values whose emitter or voice is gone. */
 void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P);
-/* A client's SET on a bound voice: records the gain, pitch and sends it
- * asks for as the base and folds the bindings' contribution into s. */
-void hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, hl_voice_set_t *s);
+/* A client's SET of a voice (hld_vm_set's answers): on a bound voice the
+ * gain, pitch and sends it asks for with the bindings' contribution folded
+ * in, and, only once the SET was taken, they are the voice's new base (a
+ * refused one, EBUSY, leaves the base the mixer has). */
+int hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *asked,
+                           uint64_t now_ns);
 
 /* Reports (fn) every beat and marker of the playing (ACTIVE, real or
  * virtual, not paused) music voices (a cue with a tempo map, a sound with

@@ -54,11 +54,12 @@ static void on_event(void *user, const hl_mix_event_t *ev) {
     if (ev->type != HL_MIX_EV_STREAM_RETIRED) hld_vm_on_mix_event(r->vm, ev);
 }
 
-static void setup(rig_t *r, int exhaust, int lp) {
+/* cmd_ring: the mixer's command ring (0: the default) */
+static void setup_ring(rig_t *r, int exhaust, int lp, uint32_t cmd_ring) {
     memset(r, 0, sizeof *r);
     r->exhaust = exhaust;
     r->lp = lp;
-    hl_mixer_config_t mc = {.rate = RATE, .voices = 16};
+    hl_mixer_config_t mc = {.rate = RATE, .voices = 16, .cmd_capacity = cmd_ring};
     size_t size = hl_mixer_size(&mc);
     r->mem = aligned_alloc(64, (size + 63) / 64 * 64);
     assert_non_null(r->mem);
@@ -89,6 +90,10 @@ static void setup(rig_t *r, int exhaust, int lp) {
     r->vm = hld_vm_create(&vc, r->mx, &r->cues, &ops);
     assert_non_null(r->vm);
     r->now = NS;
+}
+
+static void setup(rig_t *r, int exhaust, int lp) {
+    setup_ring(r, exhaust, lp, 0);
 }
 
 static void teardown(rig_t *r) {
@@ -167,8 +172,7 @@ static void scenario(rig_t *r) {
     s.mask = HL_MIX_SET_GAIN;
     s.gain = 0.25f;
     s.ramp_frames = 64;
-    hld_vm_params_user_set(r->vm, r->v[1], &s);
-    assert_int_equal(hld_vm_set(r->vm, r->v[1], &s, r->now), 0);
+    assert_int_equal(hld_vm_params_user_set(r->vm, r->v[1], &s, r->now), 0);
     periods(r, 6);
     speed(r, 0.2f);
     periods(r, STEPS - r->step);
@@ -299,12 +303,8 @@ static void test_slot_copies_follow(void **state) {
             periods_unranked(&b, 36);
             copies_equal(&a, &b, base);
             hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.7f, .ramp_frames = 64};
-            for (int j = 0; j < 2; j++) {
-                rig_t *r = j ? &b : &a;
-                hl_voice_set_t t = s;
-                hld_vm_params_user_set(r->vm, r->v[1], &t);
-                assert_int_equal(hld_vm_set(r->vm, r->v[1], &t, r->now), 0);
-            }
+            assert_int_equal(hld_vm_params_user_set(a.vm, a.v[1], &s, a.now), 0);
+            assert_int_equal(hld_vm_params_user_set(b.vm, b.v[1], &s, b.now), 0);
             base[1] = 0.0f; /* its gain is its own times the bindings' (gain_of) */
         }
         const uint64_t evals = a.params.evals, sets = a.params.sets;
@@ -322,6 +322,45 @@ static void test_slot_copies_follow(void **state) {
     assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)PERIOD * a.step * sizeof(float)), 0);
     teardown(&a);
     teardown(&b);
+}
+
+/* A client's SET the mixer refuses (its command ring full: EBUSY) changes
+ * nothing, the voice's base gain neither: the parameter's next changes
+ * move the voice from the base the mixer has. The mix and the control
+ * side's copies equal, bit for bit, a twin's that never asked (on the
+ * slot, and by SETs per voice). */
+static void refused_set_changes_nothing(int exhaust) {
+    rig_t a, b;
+    float base[] = {1.0f, 0.5f};
+    for (int k = 0; k < 2; k++) {
+        rig_t *r = k ? &b : &a;
+        setup_ring(r, exhaust, 0, 64);
+        play(r, base[0], -0.5f);
+        play(r, base[1], 0.5f);
+        periods(r, 4);
+        hl_voice_set_t pan = {.mask = HL_MIX_SET_PAN, .pan = -0.4f};
+        while (hl_mixer_cmd_room(r->mx) > 0) /* the same commands in both */
+            assert_int_equal(hld_vm_set(r->vm, r->v[0], &pan, r->now), 0);
+    }
+    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.25f, .ramp_frames = 64};
+    assert_int_equal(hld_vm_params_user_set(a.vm, a.v[1], &s, a.now), HELIOD_EBUSY);
+    for (int k = 0; k < 2; k++) {
+        rig_t *r = k ? &b : &a;
+        periods(r, 4); /* the ring drains */
+        speed(r, 0.5f);
+        periods(r, 30); /* a seek of 0.125 s: its steps are the voices' own SETs or the slot's */
+    }
+    assert_true(a.params.sets >= 10);
+    copies_equal(&a, &b, base);
+    assert_int_equal(memcmp(a.out, b.out, 2 * (size_t)PERIOD * a.step * sizeof(float)), 0);
+    teardown(&a);
+    teardown(&b);
+}
+
+static void test_refused_set_keeps_base(void **state) {
+    (void)state;
+    refused_set_changes_nothing(0);
+    refused_set_changes_nothing(1);
 }
 
 /* A change of a cue whose voices are all on its slot, their other bindings
@@ -401,6 +440,7 @@ int main(void) {
         cmocka_unit_test(test_slot_reclaimed),
         cmocka_unit_test(test_slot_copies_follow),
         cmocka_unit_test(test_slot_change_visits_none),
+        cmocka_unit_test(test_refused_set_keeps_base),
         cmocka_unit_test(test_walk_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
