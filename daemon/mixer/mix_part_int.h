@@ -40,7 +40,7 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
                                     uint32_t *mixed, uint32_t *buses);
 
 /* Before each command drain (the call's, a scheduled frame's): 1 while a
- * worker stuck in a dropped chunk is not back (its voices, the list and the
+ * worker stuck in a dropped partition is not back (its voices, the list and the
  * listener must not change under it: the commands wait, counted as held),
  * else 0. Never waits. */
 int hl_mix_part_hold_rt(hl_mixer_t *m);
