@@ -1,7 +1,7 @@
 /*
  * test_mix_part.c - the partitioned mix (hl_mix_part.h, --mix-threads):
  *
- * - The same scene (five partitions of more than HL_MIX_PART_MIN voices:
+ * - The same scene (four partitions of more than HL_MIX_PART_MIN voices:
  *   looping 3D voices at their own pitch, cubic and linear, 2D voices at
  *   pitch 1, filtered voices on the full path, a listener move, modulation
  *   changes) rendered with 1, 2 and 4 mix threads, every thread made to mix
@@ -44,9 +44,9 @@
 #include "mix_helpers.h"
 #include "mixer_internal.h"
 
-#define VOICES  2048 /* logical: 4096 slots */
-#define PLAYED  1100 /* five partitions */
-#define NPARTS  5
+#define VOICES  1024 /* logical: 2048 slots */
+#define PLAYED  800  /* four partitions */
+#define NPARTS  4
 #define BLOCKS  16
 #define CHUNK   256
 #define NCH_MAX 12 /* output channels at most (7.1.4) */
@@ -268,7 +268,7 @@ static void test_threads_bit_exact(void **state) {
 }
 
 /* The slow worker: it mixes one partition a block, the audio thread the
- * other four, and the bits are the one thread's. */
+ * other three, and the bits are the one thread's. */
 static void test_slow_worker_partitions_taken(void **state) {
     (void)state;
     float *one = calloc(OUT_N, sizeof(float)), *two = calloc(OUT_N, sizeof(float));
