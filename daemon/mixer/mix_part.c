@@ -5,7 +5,8 @@
  *
  * Memory: [hl_mix_part_t][accumulator sets: HL_MIX_PARTS + threads - 1]
  * [left: slots bytes, the audio thread's, then slots per worker]
- * [quarantine: slots bytes][slot lists: slots words, one per thread].
+ * [quarantine: slots bytes][slot lists: slots words, one per thread]
+ * [positions left: slots words, the audio thread's].
  * Partition q of a block mixes into the set its owner word names (handed
  * out in order, skipping the sets stuck workers hold: one each at most). A
  * thread writes the set of a partition it claimed, its own left bytes and
@@ -77,6 +78,7 @@ struct hl_mix_part {
     float *acc;       /* the sets' planes */
     uint8_t *left, *quar;
     uint32_t *buf[HL_MIX_THREADS];                     /* slot lists */
+    uint32_t *pos;                                     /* the block's positions left, in order */
     _Alignas(64) _Atomic uint32_t next;                /* the block's claim counter */
     _Alignas(64) _Atomic uint64_t owner[HL_MIX_PARTS]; /* gen << 32 | set << 8 | thread */
     set_t set[HL_MIX_PARTS + HL_MIX_THREADS - 1];
@@ -96,7 +98,7 @@ static size_t sets_bytes(uint32_t threads) {
 size_t hl_mix_part_size(const hl_mix_part_config_t *cfg) {
     if (!cfg || cfg->threads < 1 || cfg->threads > HL_MIX_THREADS || cfg->slots == 0) return 0;
     return up64(sizeof(hl_mix_part_t)) + sets_bytes(cfg->threads) +
-           (cfg->threads + 1) * up64(cfg->slots) + cfg->threads * up64(cfg->slots * 4u) + 64;
+           (cfg->threads + 1) * up64(cfg->slots) + (cfg->threads + 1) * up64(cfg->slots * 4u) + 64;
 }
 
 hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config_t *cfg) {
@@ -122,6 +124,7 @@ hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config
         p->buf[i] = (uint32_t *)(void *)b;
         b += up64(cfg->slots * 4u);
     }
+    p->pos = (uint32_t *)(void *)b;
     return p;
 }
 int hl_mixer_set_parts(hl_mixer_t *m, hl_mix_part_t *p) {
@@ -394,8 +397,23 @@ static uint32_t own_share(hl_mix_part_t *p, uint32_t g, const uint32_t *list, ui
     return k;
 }
 
-const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
-                                    uint32_t *mixed, uint32_t *buses) {
+/* The positions of the na marked in left, in order, into pos: eight bytes
+ * a look where none is (nearly all of a settled scene). Returns how many. */
+static uint32_t left_positions(const uint8_t *left, uint32_t na, uint32_t *pos) {
+    uint32_t k = 0, i = 0;
+    for (uint64_t w; i + 8 <= na; i += 8) {
+        memcpy(&w, left + i, sizeof w);
+        if (!w) continue;
+        for (uint32_t j = i; j < i + 8; j++)
+            if (left[j]) pos[k++] = j;
+    }
+    for (; i < na; i++)
+        if (left[i]) pos[k++] = i;
+    return k;
+}
+
+const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
+                                     uint32_t *mixed, uint32_t *buses, uint32_t *nleft) {
     hl_mix_part_t *p = m->parts;
     const uint32_t na = m->n_rt_active;
     if (!p) return NULL;
@@ -470,5 +488,6 @@ const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32
     if (nt > 1) atomic_fetch_add_explicit(&p->shared, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&p->worker_parts, wparts, memory_order_relaxed);
     if (late) atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
-    return p->left;
+    *nleft = left_positions(p->left, na, p->pos);
+    return p->pos;
 }
