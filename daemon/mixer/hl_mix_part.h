@@ -39,7 +39,7 @@
 #include "hl_mixer.h"
 
 /* clang-format off */
-#define HL_MIX_PARTS       16  /* partitions at most: the summation order; claims balance the
+#define HL_MIX_PARTS       32  /* partitions at most: the summation order; claims balance the
                                 * threads to within one partition */
 #define HL_MIX_THREADS     4   /* mix threads at most, the audio thread included */
 #define HL_MIX_PART_MIN    256 /* voices per partition at least: a smaller mix is one partition,

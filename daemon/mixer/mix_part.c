@@ -3,7 +3,8 @@
  * block, their claims by every thread, the audio thread's bounded wait and
  * the sum in partition order.
  *
- * Memory: [hl_mix_part_t][accumulator sets: HL_MIX_PARTS + threads - 1]
+ * Memory: [hl_mix_part_t][accumulator sets: the most partitions the slots
+ * allow (HL_MIX_PARTS at most) + threads - 1]
  * [left: slots bytes, the audio thread's, then slots per worker]
  * [quarantine: slots bytes][slot lists: slots words, one per thread]
  * [positions left: slots words, the audio thread's].
@@ -90,15 +91,23 @@ static size_t up64(size_t v) {
     return (v + 63) & ~(size_t)63;
 }
 
-/* Accumulator sets: one per partition, one per worker that may be stuck. */
-static size_t sets_bytes(uint32_t threads) {
-    return (HL_MIX_PARTS + threads - 1) * HL_PART_ACC_FLOATS * sizeof(float);
+/* Partitions of na voices: HL_MIX_PART_MIN voices each at least, at most
+ * HL_MIX_PARTS (the voice count alone decides). */
+static uint32_t parts_of(uint32_t na) {
+    const uint32_t np = (na + HL_MIX_PART_MIN - 1) / HL_MIX_PART_MIN;
+    return np < 1 ? 1 : np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
+}
+
+/* Accumulator sets: one per partition the slots allow, one per worker
+ * that may be stuck holding one. */
+static size_t sets_bytes(const hl_mix_part_config_t *cfg) {
+    return (parts_of(cfg->slots) + cfg->threads - 1) * HL_PART_ACC_FLOATS * sizeof(float);
 }
 
 size_t hl_mix_part_size(const hl_mix_part_config_t *cfg) {
     if (!cfg || cfg->threads < 1 || cfg->threads > HL_MIX_THREADS || cfg->slots == 0) return 0;
-    return up64(sizeof(hl_mix_part_t)) + sets_bytes(cfg->threads) +
-           (cfg->threads + 1) * up64(cfg->slots) + (cfg->threads + 1) * up64(cfg->slots * 4u) + 64;
+    return up64(sizeof(hl_mix_part_t)) + sets_bytes(cfg) + (cfg->threads + 1) * up64(cfg->slots) +
+           (cfg->threads + 1) * up64(cfg->slots * 4u) + 64;
 }
 
 hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config_t *cfg) {
@@ -111,7 +120,7 @@ hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config
     if (!p->cfg.wait_pct) p->cfg.wait_pct = HL_MIX_WAIT_PCT;
     b += up64(sizeof *p);
     p->acc = (float *)(void *)b;
-    b += sets_bytes(cfg->threads);
+    b += sets_bytes(cfg);
     p->left = b;
     b += up64(cfg->slots);
     for (uint32_t w = 1; w < cfg->threads; w++) {
@@ -422,8 +431,7 @@ const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint3
      * voices: one partition, the audio thread's, without them */
     if (na <= HL_MIX_PART_MIN && !p->q_total) return NULL;
     if (p->chunk != chunk) p->chunk = chunk; /* written once: a stuck worker reads it */
-    uint32_t np = (na + HL_MIX_PART_MIN - 1) / HL_MIX_PART_MIN;
-    np = np < 1 ? 1 : np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
+    const uint32_t np = parts_of(na);
     const uint64_t t0 = now_ns(p), dur = (uint64_t)n * 1000000000u / m->cfg.rate;
     worker_t *use[HL_MIX_THREADS];
     uint32_t nt = 1;
