@@ -238,7 +238,7 @@ static void usage(FILE *f) {
             "                       (default %d; beyond is EBUSY naming this option)\n"
             "  --detached-loop-max-s S  end detached loops after S seconds (default 0: never)\n"
             "  --help, --version\n",
-            HL_MIX_PART_MIN, HL_MIX_PARTS, HL_MIX_PARTS, HL_MAX_CLIENTS, HL_MAX_CLIENTS,
+            HL_MIX_PART_MIN, HL_MIX_THREADS, HL_MIX_THREADS, HL_MAX_CLIENTS, HL_MAX_CLIENTS,
             HLD_CONTROL_PLACES, HL_MAX_STREAMS, HL_MAX_STREAMS / HLD_QUOTA_STREAMS_DIV,
             HL_MAX_LOADS_INFLIGHT, HL_MAX_LOADS_INFLIGHT / HLD_QUOTA_LOADS_DIV,
             HLD_MAX_CUES / HLD_QUOTA_OBJ_DIV, HLD_MAX_CATEGORIES / HLD_QUOTA_OBJ_DIV,
@@ -306,7 +306,7 @@ static int apply(hld_config_t *c, int opt, const char *val) {
     case OPT_RATE: return parse_u32("--rate", val, HLD_MIN_RATE, HLD_MAX_RATE, &c->rate);
     case OPT_PERIOD: return parse_u32("--period", val, HLD_MIN_PERIOD, HLD_MAX_PERIOD, &c->period);
     case OPT_VOICES: return parse_u32("--voices", val, 1, HL_MAX_VOICES, &c->voices);
-    case OPT_MIXTHREADS: return parse_u32("--mix-threads", val, 1, HL_MIX_PARTS, &c->mix_threads);
+    case OPT_MIXTHREADS: return parse_u32("--mix-threads", val, 1, HL_MIX_THREADS, &c->mix_threads);
     case OPT_RECORD: return copy_str("--record", c->record, sizeof c->record, val);
     case OPT_RENDER: return copy_str("--render", c->render, sizeof c->render, val);
     case OPT_CAPTURE: return copy_str("--capture", c->capture, sizeof c->capture, val);

@@ -33,14 +33,15 @@ typedef void (*hl_mix_chunk_fn)(hl_mixer_t *m, const uint32_t *slot, uint32_t a,
 
 /* The first pass of a block with more than HL_MIX_PART_MIN voices on a
  * mixer with parts: every partition's steady voices mixed and added into
- * m->acc in partition order, *mixed and *buses counted. Returns the list of
- * positions left for the full path (left[pos] != 0), or NULL when the
+ * m->acc in partition order, *mixed and *buses counted. Returns the
+ * positions of the active list left for the full path, in order, *nleft of
+ * them (the second pass walks these, not every position), or NULL when the
  * block is not partitioned (the caller runs its one-thread loop). */
-const uint8_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
-                                    uint32_t *mixed, uint32_t *buses);
+const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint32_t n,
+                                     uint32_t *mixed, uint32_t *buses, uint32_t *nleft);
 
 /* Before each command drain (the call's, a scheduled frame's): 1 while a
- * worker stuck in a dropped chunk is not back (its voices, the list and the
+ * worker stuck in a dropped partition is not back (its voices, the list and the
  * listener must not change under it: the commands wait, counted as held),
  * else 0. Never waits. */
 int hl_mix_part_hold_rt(hl_mixer_t *m);

@@ -569,18 +569,20 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
     }
 }
 
-/* A partitioned block's second pass: the voices the first left, in list
- * order, on the full path; those that end leave the list in order. */
-static void render_left(hl_mixer_t *m, const uint8_t *left, uint32_t n, uint64_t now_ns,
-                        uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
+/* A partitioned block's second pass: the voices the first left (their
+ * positions pos[0..nl-1], in list order), on the full path; those that end
+ * leave the list in order. */
+static void render_left(hl_mixer_t *m, const uint32_t *pos, uint32_t nl, uint32_t n,
+                        uint64_t now_ns, uint32_t *mixed, uint32_t *virt, uint32_t *streams,
+                        uint32_t *buses) {
     const uint32_t na = m->n_rt_active;
     uint32_t ended = 0;
-    for (uint32_t i = 0; i < na; i++) {
-        if (i + HL_PF_STATE_AHEAD < na && left[i + HL_PF_STATE_AHEAD])
-            prefetch_state(&m->rt[m->rt_active[i + HL_PF_STATE_AHEAD]]);
-        if (i + HL_PF_SRC_AHEAD < na && left[i + HL_PF_SRC_AHEAD])
-            prefetch_src(&m->rt[m->rt_active[i + HL_PF_SRC_AHEAD]], n);
-        if (!left[i]) continue;
+    for (uint32_t k = 0; k < nl; k++) {
+        if (k + HL_PF_STATE_AHEAD < nl)
+            prefetch_state(&m->rt[m->rt_active[pos[k + HL_PF_STATE_AHEAD]]]);
+        if (k + HL_PF_SRC_AHEAD < nl)
+            prefetch_src(&m->rt[m->rt_active[pos[k + HL_PF_SRC_AHEAD]]], n);
+        const uint32_t i = pos[k];
         hl_rt_voice_t *v = &m->rt[m->rt_active[i]];
         if (m->mod_pend_any && hl_mod_pending(m, m->rt_active[i])) hl_voice_mod_take_rt(m, v);
         if (v->f.ramp == HL_FAST_HEIGHT && v->f.steady && v->f.lgen == m->listener_gen &&
@@ -612,9 +614,10 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
     uint32_t i = 0;
     m->hrtf_mixed = 0;
     hl_voice_mod_block_rt(m, n); /* the modulation slots' filter glides first */
-    const uint8_t *left = hl_mix_part_block_rt(m, mix_chunk_rt, n, &mixed, &buses);
+    uint32_t nl = 0;
+    const uint32_t *left = hl_mix_part_block_rt(m, mix_chunk_rt, n, &mixed, &buses, &nl);
     if (left) {
-        render_left(m, left, n, now_ns, &mixed, &virt, &streams, &buses);
+        render_left(m, left, nl, n, now_ns, &mixed, &virt, &streams, &buses);
         i = m->n_rt_active; /* done: the loop below has nothing left */
     }
     const int pair = m->k->interp_mix_mono2 != NULL; /* two plain voices a call */

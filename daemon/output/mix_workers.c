@@ -34,7 +34,7 @@ struct hld_mix_workers {
     hl_mix_part_t *p;
     void *mem;
     uint32_t threads;
-    worker_t w[HL_MIX_PARTS];
+    worker_t w[HL_MIX_THREADS];
 };
 
 /* CLOCK_MONOTONIC (the wall's, also under --render's virtual clock). */
@@ -99,7 +99,7 @@ uint32_t hld_mix_threads_default(void) {
     uint32_t n = 1;
     if (sched_getaffinity(0, sizeof set, &set) == 0) n = (uint32_t)CPU_COUNT(&set);
     if (n < 1) n = 1;
-    return n > HL_MIX_PARTS ? HL_MIX_PARTS : n;
+    return n > HL_MIX_THREADS ? HL_MIX_THREADS : n;
 }
 
 /* Real-time priority where the user may have it. Pinned to a CPU of its own

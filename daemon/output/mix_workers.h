@@ -1,8 +1,8 @@
 /*
  * mix_workers.h - the mix threads of --mix-threads N: N - 1 worker threads
  * beside the audio thread, which share the voices of large mixes with it
- * (daemon/mixer/hl_mix_part.h: partitions, chunks, the bounded wait and
- * the rescue; here only the threads).
+ * (daemon/mixer/hl_mix_part.h: partitions, their claims, the bounded wait;
+ * here only the threads).
  *
  * Created at start, before the audio thread: each is named heliod-mixN, runs
  * SCHED_FIFO at the audio thread's priority where the user may have it, is
@@ -30,14 +30,14 @@ typedef struct hld_mix_workers hld_mix_workers_t;
  * and only burns a CPU (300 us of every 5.3 ms block at 256 frames); it
  * catches tasks that come back to back (a render, the calibration, a block
  * that leaves the worker little slack). A worker woken late costs only
- * speed-up: the audio thread rescues its chunks (hl_mix_part.h). */
+ * speed-up: the audio thread takes the partitions it has not (hl_mix_part.h). */
 #define HLD_MIX_SPIN_NS 300000u
 static inline uint64_t hld_mix_spin_ns(uint64_t idle_ns) {
     return idle_ns <= 2u * HLD_MIX_SPIN_NS ? HLD_MIX_SPIN_NS : 0;
 }
 
 /* The default --mix-threads: the CPUs this process may run on, at most
- * HL_MIX_PARTS (1 on a one-CPU machine). */
+ * HL_MIX_THREADS (1 on a one-CPU machine). */
 uint32_t hld_mix_threads_default(void);
 
 /* Sizes the partitions for m, starts threads - 1 workers and gives the mixer

@@ -28,7 +28,7 @@ static uint64_t mono_ns(void) {
     return (uint64_t)t.tv_sec * HLD_NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
-_Static_assert(HLD_GOV_CALIB_SLOTS == HLD_GOV_CALIB_VOICES * HL_MIX_PARTS * HL_SLOT_FACTOR,
+_Static_assert(HLD_GOV_CALIB_SLOTS == HLD_GOV_CALIB_VOICES * HL_MIX_THREADS * HL_SLOT_FACTOR,
                "the partitions are sized for the calibration's mixer (mix_workers.c)");
 
 /* The daemon's partitions lent to mx (its workers then mix mx's voices):
@@ -55,8 +55,8 @@ double hld_governor_calibrate(uint32_t rate, uint32_t period, uint32_t layout, f
     if (shared) *shared = 0;
     const uint32_t nch = hl_layout_channels((hl_layout_t)layout);
     if (nch == 0) return 0;
-    /* several threads: every partition full, each thread's share of them */
-    const uint32_t nv = parts ? HLD_GOV_CALIB_VOICES * HL_MIX_PARTS : HLD_GOV_CALIB_VOICES;
+    /* several threads: HL_MIX_THREADS full partitions, claimed by the threads */
+    const uint32_t nv = parts ? HLD_GOV_CALIB_VOICES * HL_MIX_THREADS : HLD_GOV_CALIB_VOICES;
     hl_mixer_config_t mc = {.rate = rate,
                             .layout = layout,
                             .voices = nv,

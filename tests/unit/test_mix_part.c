@@ -1,25 +1,31 @@
 /*
  * test_mix_part.c - the partitioned mix (hl_mix_part.h, --mix-threads):
  *
- * - The same scene (more voices than HL_MIX_PART_MIN: looping 3D voices at
- *   their own pitch, cubic and linear, 2D voices at pitch 1, filtered voices
- *   on the full path, short voices that end, a listener move, a STOP) rendered
- *   with 1, 2 and 4 mix threads gives the same output to the bit: the
- *   partitions' sums do not depend on the thread that computed them.
+ * - The same scene (four partitions of more than HL_MIX_PART_MIN voices:
+ *   looping 3D voices at their own pitch, cubic and linear, 2D voices at
+ *   pitch 1, filtered voices on the full path, a listener move, modulation
+ *   changes) rendered with 1, 2 and 4 mix threads, every thread made to mix
+ *   a partition of every block (a barrier at each one's first), gives the
+ *   same output to the bit: a partition's sum does not depend on the thread
+ *   that mixed it.
+ * - A slow worker (held at its first partition of each block until the
+ *   audio thread has started its last): the audio thread takes every
+ *   partition the worker has not, the same bits.
  * - A worker that never runs (its thread not started): the audio thread
- *   finds it late after its share of the block (a fake clock), mixes its
- *   chunks itself, counts it (late), still gives the same bits, and mixes
- *   the later blocks alone.
+ *   takes every partition itself, counts the worker late, gives the same
+ *   bits, and mixes the later blocks alone.
  * - Below HL_MIX_PART_MIN voices the mix is the one-thread loop's exactly.
- * - A worker stalled inside a chunk through whole blocks (a hook): the
- *   chunk is dropped, its voices left alone, no command applied and the
+ * - A worker stalled inside a partition through whole blocks (a hook): the
+ *   partition is dropped, its voices left alone, no command applied and the
  *   list compacted under it while it is away (each put off, counted held),
  *   every voice advanced exactly once a block; the commands apply once it
  *   is back. Under ThreadSanitizer the worker resumes without a
  *   happens-before edge to the blocks it missed: any voice, list or
  *   listener they touched under it is reported.
  * Nothing depends on the machine's speed: the real workers are waited for
- * without a time bound (late_pct >= 1000), the late one on the test's clock.
+ * without a time bound (wait_pct >= 1000), the late one on the test's clock;
+ * between blocks every started worker is waited for (hl_mix_part_settle),
+ * so each block is handed to all of them.
  */
 #include <math.h>
 #include <pthread.h>
@@ -39,11 +45,45 @@
 #include "mixer_internal.h"
 
 #define VOICES  1024 /* logical: 2048 slots */
-#define PLAYED  700
+#define PLAYED  800  /* four partitions */
+#define NPARTS  4
 #define BLOCKS  16
 #define CHUNK   256
 #define NCH_MAX 12 /* output channels at most (7.1.4) */
 #define OUT_N   ((size_t)BLOCKS * CHUNK * NCH_MAX)
+
+/* The partition hooks of render_on (hl_mix_part_config_t.stall). */
+enum { HOOK_NONE, HOOK_BARRIER, HOOK_SLOW };
+static int hook;
+static uint32_t hook_threads;
+static _Atomic uint32_t hook_in, hook_go;
+static uint32_t hook_round[HL_MIX_THREADS];
+
+/* HOOK_BARRIER: each thread at its first partition of a block waits until
+ * every thread has taken one. HOOK_SLOW: worker 1 at its first partition
+ * waits until the audio thread starts its last (its NPARTS - 1-th: the
+ * worker holds the other), and the audio thread at its first waits until
+ * the worker has taken one. */
+static void part_hook(void *user, uint32_t w, uint32_t k) {
+    (void)user;
+    if (hook == HOOK_BARRIER && k == 0) {
+        const uint32_t r = ++hook_round[w];
+        atomic_fetch_add(&hook_in, 1);
+        while (atomic_load(&hook_in) < hook_threads * r)
+            sched_yield();
+    } else if (hook == HOOK_SLOW && w == 1 && k == 0) {
+        const uint32_t r = ++hook_round[1];
+        atomic_fetch_add(&hook_in, 1);
+        while (atomic_load(&hook_go) < r)
+            sched_yield();
+    } else if (hook == HOOK_SLOW && w == 0 && k == 0) {
+        const uint32_t r = ++hook_round[0];
+        while (atomic_load(&hook_in) < r)
+            sched_yield();
+    } else if (hook == HOOK_SLOW && w == 0 && k == NPARTS - 2) {
+        atomic_fetch_add(&hook_go, 1);
+    }
+}
 
 static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t run,
                                      uint64_t (*clock)(void), float *out);
@@ -137,16 +177,21 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
     assert_non_null(m);
     hl_mix_part_config_t pc = {.threads = threads ? threads : 1,
                                .slots = VOICES * 2,
-                               .late_pct = clock ? 0 : 1000,
-                               .clock_ns = clock};
+                               .wait_pct = clock ? 0 : 1000,
+                               .clock_ns = clock,
+                               .stall = part_hook};
+    hook_threads = pc.threads;
+    atomic_store(&hook_in, 0);
+    atomic_store(&hook_go, 0);
+    memset(hook_round, 0, sizeof hook_round);
     size_t size = hl_mix_part_size(&pc);
     assert_true(size > 0);
     void *pmem = malloc(size);
     hl_mix_part_t *p = hl_mix_part_init(pmem, size, &pc);
     assert_non_null(p);
     if (threads) assert_int_equal(hl_mixer_set_parts(m, p), 0);
-    pthread_t th[HL_MIX_PARTS];
-    worker_arg_t args[HL_MIX_PARTS];
+    pthread_t th[HL_MIX_THREADS];
+    worker_arg_t args[HL_MIX_THREADS];
     for (uint32_t w = 1; w < run; w++) {
         args[w] = (worker_arg_t){p, w};
         assert_int_equal(pthread_create(&th[w], NULL, worker, &args[w]), 0);
@@ -165,6 +210,7 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
         mod_step(m, b, now);
         hl_mixer_process_rt(m, out + (size_t)b * CHUNK * NCH_MAX, CHUNK, now);
         now += (uint64_t)CHUNK * 1000000000u / TEST_RATE;
+        if (run == threads) hl_mix_part_settle(p, sched_yield); /* the next block: to all */
     }
     hl_mix_part_stats_t st;
     hl_mix_part_stats(p, &st);
@@ -194,15 +240,21 @@ static void test_threads_bit_exact(void **state) {
     float *one = calloc(n, sizeof(float)), *two = calloc(n, sizeof(float)),
           *four = calloc(n, sizeof(float));
     mod_run = 2;
+    hook = HOOK_BARRIER;
     hl_mix_part_stats_t s1 = render(1, 1, NULL, one);
     mod_run = 1;
     hl_mix_part_stats_t s2 = render(2, 2, NULL, two);
     hl_mix_part_stats_t s4 = render(4, 4, NULL, four);
     mod_run = 0;
+    hook = HOOK_NONE;
     assert_int_equal(s1.blocks, BLOCKS);
+    assert_int_equal(s1.parts, NPARTS * BLOCKS);
     assert_int_equal(s1.shared, 0);
-    assert_int_equal(s2.shared, BLOCKS); /* the worker took part in every block */
+    assert_int_equal(s2.shared, BLOCKS); /* the workers were handed every block */
     assert_int_equal(s4.shared, BLOCKS);
+    assert_true(s2.worker_parts >= BLOCKS); /* and each mixed a partition of it at least */
+    assert_true(s4.worker_parts >= 3 * BLOCKS);
+    assert_int_equal(s4.parts, NPARTS * BLOCKS);
     assert_int_equal(s2.late + s4.late + s2.dropped + s4.dropped, 0);
     double e = 0.0;
     for (size_t i = 0; i < n; i++)
@@ -215,15 +267,34 @@ static void test_threads_bit_exact(void **state) {
     free(four);
 }
 
+/* The slow worker: it mixes one partition a block, the audio thread the
+ * other three, and the bits are the one thread's. */
+static void test_slow_worker_partitions_taken(void **state) {
+    (void)state;
+    float *one = calloc(OUT_N, sizeof(float)), *two = calloc(OUT_N, sizeof(float));
+    render(1, 1, NULL, one);
+    hook = HOOK_SLOW;
+    hl_mix_part_stats_t s = render(2, 2, NULL, two);
+    hook = HOOK_NONE;
+    assert_int_equal(s.shared, BLOCKS);
+    assert_int_equal(s.worker_parts, BLOCKS); /* the one it held each block */
+    assert_int_equal(s.parts, NPARTS * BLOCKS);
+    assert_int_equal(s.late + s.dropped, 0);
+    assert_true(same_bits(one, two, OUT_N));
+    free(one);
+    free(two);
+}
+
 static void test_late_worker_rescued(void **state) {
     (void)state;
     size_t n = OUT_N;
     float *one = calloc(n, sizeof(float)), *late = calloc(n, sizeof(float));
     render(1, 1, fake_clock, one); /* the same clock: the drain's budget runs on it too */
     hl_mix_part_stats_t s = render(2, 1, fake_clock, late); /* worker 1 never runs */
-    assert_int_equal(s.late, 1);    /* found late once, then never handed work again */
-    assert_int_equal(s.dropped, 0); /* it had started no chunk */
+    assert_int_equal(s.late, 1);    /* took no partition, then never handed work again */
+    assert_int_equal(s.dropped, 0); /* it had started none */
     assert_int_equal(s.shared, 1);
+    assert_int_equal(s.worker_parts, 0);
     assert_true(same_bits(one, late, n));
     free(one);
     free(late);
@@ -265,7 +336,7 @@ static void test_small_mix_unchanged(void **state) {
     float a[CHUNK * 2 * 4], b[CHUNK * 2 * 4];
     for (int with = 0; with < 2; with++) {
         hl_mixer_t *m = test_mixer_new(64, 0);
-        hl_mix_part_config_t pc = {.threads = 2, .slots = 128, .late_pct = 1000};
+        hl_mix_part_config_t pc = {.threads = 2, .slots = 128, .wait_pct = 1000};
         void *pmem = malloc(hl_mix_part_size(&pc));
         hl_mix_part_t *p = hl_mix_part_init(pmem, hl_mix_part_size(&pc), &pc);
         if (with) assert_int_equal(hl_mixer_set_parts(m, p), 0);
@@ -288,10 +359,12 @@ static void test_small_mix_unchanged(void **state) {
     assert_true(same_bits(a, b, CHUNK * 2 * 4));
 }
 
-/* The stall: worker 1 stops as it starts its first chunk of a task while
- * `armed`, until `resume` (relaxed both ways: no happens-before edge from
- * the blocks mixed meanwhile). Time stands still but while it is stalled. */
-static _Atomic int armed, stalled, resume;
+/* The stall: worker 1 stops as it starts its first partition of a task
+ * while `armed`, until `resume` (relaxed both ways: no happens-before edge
+ * from the blocks mixed meanwhile), and the audio thread, at its first
+ * partition of that block, waits until it has. Time stands still but while
+ * it is stalled. */
+static _Atomic int armed, stalled, resume, audio_waits;
 static _Atomic uint64_t stall_ns;
 static uint64_t stall_clock(void) {
     if (!atomic_load(&stalled) || atomic_load_explicit(&resume, memory_order_relaxed))
@@ -300,6 +373,11 @@ static uint64_t stall_clock(void) {
 }
 static void stall_hook(void *user, uint32_t w, uint32_t k) {
     (void)user;
+    if (w == 0 && k == 0 && atomic_load(&audio_waits)) {
+        while (!atomic_load(&stalled))
+            sched_yield();
+        atomic_store(&audio_waits, 0);
+    }
     if (w != 1 || k != 0 || !atomic_load_explicit(&armed, memory_order_relaxed)) return;
     atomic_store_explicit(&armed, 0, memory_order_relaxed);
     atomic_store(&stalled, 1);
@@ -307,7 +385,7 @@ static void stall_hook(void *user, uint32_t w, uint32_t k) {
         sched_yield();
 }
 
-#define STUCK_VOICES 600 /* three partitions: the worker takes the last two */
+#define STUCK_VOICES 600 /* three partitions: the worker takes the second */
 
 static void test_stuck_worker_holds_commands(void **state) {
     (void)state;
@@ -346,8 +424,8 @@ static void test_stuck_worker_holds_commands(void **state) {
     for (int b = 0; b < 4; b++) /* settled: every looping voice on the steady path */
         test_render(m, out, CHUNK, CHUNK, &now);
     hl_mix_part_stats_t st;
-    hl_mix_part_stats(p, &st);
-    assert_int_equal(st.shared, 4);
+    hl_mix_part_settle(p, sched_yield); /* block 4 is handed to the worker */
+    atomic_store(&audio_waits, 1);
     atomic_store_explicit(&armed, 1, memory_order_relaxed);
     /* a slot change the stuck chunk's voices do not take in block 4: still
      * pending for them until they are mixed again */
@@ -355,7 +433,7 @@ static void test_stuck_worker_holds_commands(void **state) {
     test_render(m, out, CHUNK, CHUNK, &now); /* block 4: the worker stalls, dropped */
     hl_mix_part_stats(p, &st);
     assert_int_equal(st.dropped, 1);
-    /* a voice of the stuck chunk (the worker's first: position STUCK_VOICES / 3) */
+    /* a voice of the stuck partition (the second: from position STUCK_VOICES / 3) */
     const uint32_t qs = m->rt_active[STUCK_VOICES / 3];
     hl_voice_set_t set = {.mask = HL_MIX_SET_GAIN, .gain = 0.5f, .ramp_frames = CHUNK};
     assert_int_equal(hl_mixer_set(m, h[STUCK_VOICES / 3], &set, now), 0);
@@ -381,9 +459,9 @@ static void test_stuck_worker_holds_commands(void **state) {
     for (uint32_t i = 1; i < STUCK_VOICES; i += 2)
         assert_true(m->rt[(uint32_t)h[i]].gain_2d == 2.0f / 64.0f);
     assert_int_equal(m->rt_mod[mod - 1].pend, 0u);
-    /* every voice mixed once a block (the stuck chunk's 32 skipped the
+    /* every voice mixed once a block (the stuck partition's skipped the
      * blocks the worker was away): no voice mixed twice, none lost; the
-     * chunk's voices due to take the slot's change were left by the worker
+     * partition's voices due to take the slot's change were left by the worker
      * in block 4 (as a SET's ramp leaves them), one block further behind */
     const uint64_t ref = m->rt[(uint32_t)h[2]].f.cursor;
     uint64_t behind = 0;
@@ -406,8 +484,8 @@ static void test_stuck_worker_holds_commands(void **state) {
     print_message("# held %llu, %u voices on time, %u behind by %.0f blocks\n",
                   (unsigned long long)st.held, n_ref, n_behind,
                   (double)((ref - behind) >> 32) / CHUNK);
-    assert_int_equal(n_behind, HL_MIX_CHUNK / 2);
-    assert_int_equal(n_odd, HL_MIX_CHUNK / 2);
+    assert_int_equal(n_behind, STUCK_VOICES / 3 / 2);
+    assert_int_equal(n_odd, STUCK_VOICES / 3 / 2);
     assert_true(behind < ref);
     hl_mix_part_stats(p, &st);
     assert_int_equal(st.dropped, 1);
@@ -422,6 +500,7 @@ static void test_stuck_worker_holds_commands(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_bit_exact),
+        cmocka_unit_test(test_slow_worker_partitions_taken),
         cmocka_unit_test(test_late_worker_rescued),
         cmocka_unit_test(test_parts_match_one_loop),
         cmocka_unit_test(test_small_mix_unchanged),
