@@ -14,8 +14,9 @@
  * that disconnects right after sending stream plays leaks nothing, nor does
  * a shutdown with opens in flight; an open that blocks (a FIFO) stalls only
  * its own request, not other clients; a seek keeps the loop passes left as
- * heard; a start/stop storm of stream voices leaves fds and streams_active where they
- * were, with no xrun.
+ * heard, and the filter sent with it stays the voice's; a start/stop storm
+ * of stream voices leaves fds and streams_active where they were, with no
+ * xrun.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -536,6 +537,38 @@ static void test_failed_seek_keeps_earlier_seek(void **state) {
     heliod_close(h);
 }
 
+/* A filter sent in the same SET as a seek of a real stream voice (the SET
+ * answered when the new stream is primed) is the voice's filter from then
+ * on: a later SET of the high-pass alone keeps that low-pass, and VOICES
+ * reports both. */
+static void test_seek_keeps_filter_set_with_it(void **state) {
+    fixture_t *f = *state;
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, "seekfilt.wav", "sk", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
+                                RATE * 2, gen_music, NULL);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    heliod_voice_t v = play_or_fail(h, "sk", &pp);
+    heliod_voice_set_t s = {.mask = HELIOD_SET_SEEK | HELIOD_SET_LP, .seek_s = 1.0};
+    s.post.lp_hz = 1500;
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    s = (heliod_voice_set_t){.mask = HELIOD_SET_HP};
+    s.post.hp_hz = 120;
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    heliod_voice_info_t vi[2];
+    size_t n = 0;
+    assert_int_equal(heliod_voices(h, vi, 2, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(vi[0].state, HELIOD_VOICE_PLAYING); /* real: the seek opened a stream */
+    print_message("after seek+lp, then hp: lp %g Hz, hp %g Hz, position %.3f s\n",
+                  (double)vi[0].post.lp_hz, (double)vi[0].post.hp_hz, vi[0].position_s);
+    assert_true(vi[0].position_s >= 1.0);
+    assert_float_equal(vi[0].post.lp_hz, 1500, 0);
+    assert_float_equal(vi[0].post.hp_hz, 120, 0);
+    assert_int_equal(heliod_stop(h, v, 0), 0);
+    heliod_close(h);
+}
+
 static int setup_192k(void **state) {
     const char *const args[] = {"--rate", "192000", NULL};
     return th_fixture_alloc(state, sizeof(fixture_t), 0, args);
@@ -897,6 +930,7 @@ int main(void) {
         TH_TEST(test_seek_click_free, setup),
         TH_TEST(test_seek_keeps_loop_count, setup),
         TH_TEST(test_failed_seek_keeps_earlier_seek, setup),
+        TH_TEST(test_seek_keeps_filter_set_with_it, setup),
         TH_TEST(test_huge_values_192k, setup_192k),
         TH_TEST(test_pause_resume, setup),
         TH_TEST(test_start_stop_storm, setup),
