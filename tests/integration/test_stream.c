@@ -194,6 +194,20 @@ static heliod_voice_t play_or_fail(heliod_t *h, const char *sound, heliod_play_p
     return v;
 }
 
+/* A client of f whose voice *v plays (default parameters) `seconds` of
+ * gen_music, a mono WAV written to f's directory as file and loaded
+ * streamed as name. */
+static heliod_t *music_streaming(fixture_t *f, const char *file, const char *name, uint32_t seconds,
+                                 heliod_voice_t *v) {
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, file, name, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
+                                RATE * seconds, gen_music, NULL);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    *v = play_or_fail(h, name, &pp);
+    return h;
+}
+
 /* ---- tests ------------------------------------------------------------------ */
 
 static void test_load_errors_and_formats(void **state) {
@@ -505,13 +519,8 @@ static void on_error_event(void *user, const heliod_event_t *ev) {
  * earlier seek's position. One batch: the voice's own stream and 255 seeks
  * to 8 s hold every stream; the seeks to 1 s after them fail. */
 static void test_failed_seek_keeps_earlier_seek(void **state) {
-    fixture_t *f = *state;
-    char p[400];
-    heliod_t *h = stream_loaded(f, p, "seekfail.wav", "sf", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
-                                RATE * 20, gen_music, NULL);
-    heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    heliod_voice_t v = play_or_fail(h, "sf", &pp);
+    heliod_voice_t v = 0;
+    heliod_t *h = music_streaming(*state, "seekfail.wav", "sf", 20, &v);
     err_count_t e = {0};
     heliod_set_event_callback(h, on_error_event, &e);
     enum { GOOD = 255, BAD = 8 };
@@ -542,13 +551,8 @@ static void test_failed_seek_keeps_earlier_seek(void **state) {
  * on: a later SET of the high-pass alone keeps that low-pass, and VOICES
  * reports both. */
 static void test_seek_keeps_filter_set_with_it(void **state) {
-    fixture_t *f = *state;
-    char p[400];
-    heliod_t *h = stream_loaded(f, p, "seekfilt.wav", "sk", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
-                                RATE * 2, gen_music, NULL);
-    heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    heliod_voice_t v = play_or_fail(h, "sk", &pp);
+    heliod_voice_t v = 0;
+    heliod_t *h = music_streaming(*state, "seekfilt.wav", "sk", 2, &v);
     heliod_voice_set_t s = {.mask = HELIOD_SET_SEEK | HELIOD_SET_LP, .seek_s = 1.0};
     s.post.lp_hz = 1500;
     assert_int_equal(heliod_set(h, v, &s), 0);
