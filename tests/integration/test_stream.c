@@ -194,6 +194,14 @@ static heliod_voice_t play_or_fail(heliod_t *h, const char *sound, heliod_play_p
     return v;
 }
 
+/* Waits (up to 5 s, a wide margin on a loaded machine) until the daemon's
+ * stat key is 0, and checks it is. */
+static void wait_stat_zero(heliod_t *h, const char *key) {
+    for (int i = 0; i < 500 && th_stat(h, key) != 0; i++)
+        th_sleep_ms(10);
+    assert_int_equal(th_stat(h, key), 0);
+}
+
 /* A client of f whose voice *v plays (default parameters) `seconds` of
  * gen_music, a mono WAV written to f's directory as file and loaded
  * streamed as name. */
@@ -443,8 +451,7 @@ static void test_seek_click_free(void **state) {
     th_sleep_ms(200);
     assert_int_equal(heliod_stop(h, vs, 20), 0);
     assert_int_equal(heliod_stop(h, vp, 20), 0);
-    th_sleep_ms(100);
-    assert_int_equal(th_stat(h, "streams_active"), 0);
+    wait_stat_zero(h, "streams_active");
     heliod_close(h);
     rec_t r;
     stop_and_read(f, &r);
@@ -484,7 +491,7 @@ static void test_seek_keeps_loop_count(void **state) {
     heliod_voice_set_t set = {.mask = HELIOD_SET_SEEK, .seek_s = 0.0};
     assert_int_equal(heliod_set(h, vs, &set), 0);
     assert_int_equal(heliod_set(h, vp, &set), 0);
-    th_sleep_ms(900);
+    wait_stat_zero(h, "voices_active"); /* both played their passes out */
     heliod_close(h);
     rec_t r;
     stop_and_read(f, &r);
