@@ -210,9 +210,12 @@ int hld_voice_open_play(hld_req_t *q, hld_sound_t *snd, const hld_lvoice_t *lv, 
 /* SET --seek: pcm voices jump inside their PCM, virtual voices just move
  * their position; a real stream voice gets a new stream opened at the
  * position on the decoder pool, switched to when primed (the other fields
- * of s are applied now and the answer comes from stream_done: returns 1).
- * Returns 0 when the caller replies, -1 after replying an error. */
-int hld_voice_seek(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s) {
+ * of s are applied now, post_user recorded with them as
+ * hld_vm_params_user_set does, and the answer comes from stream_done:
+ * returns 1). Returns 0 when the caller replies, -1 after replying an
+ * error. */
+int hld_voice_seek(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s,
+                   const float post_user[4]) {
     hld_daemon_t *d = q->c->d;
     hld_lvoice_t *lv = hld_vm_get(d->vm, voice);
     if (lv && !lv->snd)
@@ -240,7 +243,7 @@ int hld_voice_seek(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *
     j->seek_pos = f;
     j->loops = loops;
     if (s->mask) { /* gain, pan ... now, in request order with later SETs */
-        int rc = hld_vm_params_user_set(d->vm, voice, s, hld_now_ns());
+        int rc = hld_vm_params_user_set(d->vm, voice, s, post_user, hld_now_ns());
         if (rc < 0) {
             j->cancelled = 1; /* answered here; its stream is dropped when it is primed */
             return hld_mixer_fail(q, rc), -1;

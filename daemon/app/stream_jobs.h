@@ -28,8 +28,11 @@ int hld_voice_open_play(hld_req_t *q, hld_sound_t *snd, const hld_lvoice_t *lv, 
 /* SET --seek: pcm voices jump inside their PCM, virtual voices just move
  * their position; a real stream voice gets a new stream opened at the
  * position on the decoder pool, switched to when primed (the other fields
- * of s are applied now and the answer comes when it is primed: returns 1).
- * Returns 0 when the caller replies, -1 after replying an error. */
-int hld_voice_seek(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s);
+ * of s are applied now, with the post stage as asked, post_user or NULL:
+ * see hld_vm_params_user_set, and the answer comes when it is primed:
+ * returns 1). Returns 0 when the caller replies, -1 after replying an
+ * error. */
+int hld_voice_seek(hld_req_t *q, uint64_t voice, double seek_s, hl_voice_set_t *s,
+                   const float post_user[4]);
 
 #endif /* HLD_STREAM_JOBS_H */

@@ -122,15 +122,15 @@ int hld_op_set(hld_req_t *q) {
         if (hld_voice_sends_resolve(q, &m.post, s.send_bus, s.send_gain) != 0) return 0;
         s.mask |= HL_MIX_SET_SENDS;
     }
+    /* the post stage as asked: recorded once the SET is taken */
+    const float *post = (m.mask & filter_bits) ? u : NULL;
     if (m.mask & HL_SET_SEEK) {
-        int rc = hld_voice_seek(q, m.voice, m.seek_s, &s);
+        int rc = hld_voice_seek(q, m.voice, m.seek_s, &s, post);
         if (rc != 0) return 0; /* answered, or stream_done will */
     }
     /* the bindings ride on what it asks */
-    int rc = hld_vm_params_user_set(d->vm, m.voice, &s, hld_now_ns());
+    int rc = hld_vm_params_user_set(d->vm, m.voice, &s, post, hld_now_ns());
     if (rc < 0) return hld_mixer_fail(q, rc);
-    lv = hld_vm_get(d->vm, m.voice);
-    if (lv) memcpy(lv->post_user, u, sizeof u);
     return hld_reply_ok(q);
 }
 

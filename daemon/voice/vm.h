@@ -251,9 +251,13 @@ void hld_vm_params_sweep(hld_vm_t *vm, hld_params_t *P);
 /* A client's SET of a voice (hld_vm_set's answers): on a bound voice the
  * gain, pitch and sends it asks for with the bindings' contribution folded
  * in, and, only once the SET was taken, they are the voice's new base (a
- * refused one, EBUSY, leaves the base the mixer has). */
+ * refused one, EBUSY, leaves the base the mixer has). post_user, when the
+ * SET changes the post stage (asked has its mapped cutoffs), is the
+ * low-pass, high-pass, occlusion and obstruction as the client gives them:
+ * recorded as the voice's (hld_lvoice_t.post_user) on the same rule; NULL
+ * when the SET leaves them. */
 int hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *asked,
-                           uint64_t now_ns);
+                           const float post_user[4], uint64_t now_ns);
 
 /* Reports (fn) every beat and marker of the playing (ACTIVE, real or
  * virtual, not paused) music voices (a cue with a tempo map, a sound with

@@ -50,17 +50,20 @@ static float pitch_of(float base, float cents) {
 }
 
 int hld_vm_params_user_set(hld_vm_t *vm, uint64_t voice, const hl_voice_set_t *asked,
-                           uint64_t now_ns) {
+                           const float post_user[4], uint64_t now_ns) {
     hld_lvoice_t *v = hld_vm_get(vm, voice);
-    if (!v || !v->pv.bound) return hld_vm_set(vm, voice, asked, now_ns);
     hl_voice_set_t s = *asked;
-    if (s.mask & HL_MIX_SET_GAIN) s.gain = gain_of(vm, s.gain, v->pv.pc.gain_db);
-    if (s.mask & HL_MIX_SET_PITCH) s.pitch = pitch_of(s.pitch, v->pv.pc.cents);
-    if (s.mask & HL_MIX_SET_SENDS)
-        for (int i = 0; i < HL_VOICE_SENDS; i++)
-            s.send_gain[i] *= hl_db_to_lin(v->pv.pc.send_db[i]);
+    if (v && v->pv.bound) {
+        if (s.mask & HL_MIX_SET_GAIN) s.gain = gain_of(vm, s.gain, v->pv.pc.gain_db);
+        if (s.mask & HL_MIX_SET_PITCH) s.pitch = pitch_of(s.pitch, v->pv.pc.cents);
+        if (s.mask & HL_MIX_SET_SENDS)
+            for (int i = 0; i < HL_VOICE_SENDS; i++)
+                s.send_gain[i] *= hl_db_to_lin(v->pv.pc.send_db[i]);
+    }
     int rc = hld_vm_set(vm, voice, &s, now_ns);
-    if (rc < 0) return rc; /* refused (a full ring: EBUSY): the base the mixer has stays */
+    if (rc < 0) return rc; /* refused (a full ring: EBUSY): what the mixer has stays */
+    if (post_user) memcpy(v->post_user, post_user, sizeof v->post_user);
+    if (!v->pv.bound) return rc;
     if (s.mask & HL_MIX_SET_GAIN) v->pv.base_gain = asked->gain;
     if (s.mask & HL_MIX_SET_PITCH) v->pv.base_pitch = asked->pitch;
     if (s.mask & HL_MIX_SET_SENDS)

@@ -14,8 +14,9 @@
  * that disconnects right after sending stream plays leaks nothing, nor does
  * a shutdown with opens in flight; an open that blocks (a FIFO) stalls only
  * its own request, not other clients; a seek keeps the loop passes left as
- * heard; a start/stop storm of stream voices leaves fds and streams_active where they
- * were, with no xrun.
+ * heard, and the filter sent with it stays the voice's; a start/stop storm
+ * of stream voices leaves fds and streams_active where they were, with no
+ * xrun.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -191,6 +192,28 @@ static heliod_voice_t play_or_fail(heliod_t *h, const char *sound, heliod_play_p
     int rc = heliod_play(h, sound, p, &v, NULL);
     if (rc != 0) fail_msg("play %s: %s (%s)", sound, heliod_strerror(rc), heliod_last_error(h));
     return v;
+}
+
+/* Waits (up to 5 s, a wide margin on a loaded machine) until the daemon's
+ * stat key is 0, and checks it is. */
+static void wait_stat_zero(heliod_t *h, const char *key) {
+    for (int i = 0; i < 500 && th_stat(h, key) != 0; i++)
+        th_sleep_ms(10);
+    assert_int_equal(th_stat(h, key), 0);
+}
+
+/* A client of f whose voice *v plays (default parameters) `seconds` of
+ * gen_music, a mono WAV written to f's directory as file and loaded
+ * streamed as name. */
+static heliod_t *music_streaming(fixture_t *f, const char *file, const char *name, uint32_t seconds,
+                                 heliod_voice_t *v) {
+    char p[400];
+    heliod_t *h = stream_loaded(f, p, file, name, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
+                                RATE * seconds, gen_music, NULL);
+    heliod_play_params_t pp;
+    heliod_play_params_init(&pp);
+    *v = play_or_fail(h, name, &pp);
+    return h;
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -428,8 +451,7 @@ static void test_seek_click_free(void **state) {
     th_sleep_ms(200);
     assert_int_equal(heliod_stop(h, vs, 20), 0);
     assert_int_equal(heliod_stop(h, vp, 20), 0);
-    th_sleep_ms(100);
-    assert_int_equal(th_stat(h, "streams_active"), 0);
+    wait_stat_zero(h, "streams_active");
     heliod_close(h);
     rec_t r;
     stop_and_read(f, &r);
@@ -469,7 +491,7 @@ static void test_seek_keeps_loop_count(void **state) {
     heliod_voice_set_t set = {.mask = HELIOD_SET_SEEK, .seek_s = 0.0};
     assert_int_equal(heliod_set(h, vs, &set), 0);
     assert_int_equal(heliod_set(h, vp, &set), 0);
-    th_sleep_ms(900);
+    wait_stat_zero(h, "voices_active"); /* both played their passes out */
     heliod_close(h);
     rec_t r;
     stop_and_read(f, &r);
@@ -504,13 +526,8 @@ static void on_error_event(void *user, const heliod_event_t *ev) {
  * earlier seek's position. One batch: the voice's own stream and 255 seeks
  * to 8 s hold every stream; the seeks to 1 s after them fail. */
 static void test_failed_seek_keeps_earlier_seek(void **state) {
-    fixture_t *f = *state;
-    char p[400];
-    heliod_t *h = stream_loaded(f, p, "seekfail.wav", "sf", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1,
-                                RATE * 20, gen_music, NULL);
-    heliod_play_params_t pp;
-    heliod_play_params_init(&pp);
-    heliod_voice_t v = play_or_fail(h, "sf", &pp);
+    heliod_voice_t v = 0;
+    heliod_t *h = music_streaming(*state, "seekfail.wav", "sf", 20, &v);
     err_count_t e = {0};
     heliod_set_event_callback(h, on_error_event, &e);
     enum { GOOD = 255, BAD = 8 };
@@ -532,6 +549,33 @@ static void test_failed_seek_keeps_earlier_seek(void **state) {
     assert_true(vi[0].voice == v);
     print_message("position after the failed seeks: %.3f s\n", vi[0].position_s);
     assert_true(vi[0].position_s > 7.9 && vi[0].position_s < 12.0);
+    assert_int_equal(heliod_stop(h, v, 0), 0);
+    heliod_close(h);
+}
+
+/* A filter sent in the same SET as a seek of a real stream voice (the SET
+ * answered when the new stream is primed) is the voice's filter from then
+ * on: a later SET of the high-pass alone keeps that low-pass, and VOICES
+ * reports both. */
+static void test_seek_keeps_filter_set_with_it(void **state) {
+    heliod_voice_t v = 0;
+    heliod_t *h = music_streaming(*state, "seekfilt.wav", "sk", 2, &v);
+    heliod_voice_set_t s = {.mask = HELIOD_SET_SEEK | HELIOD_SET_LP, .seek_s = 1.0};
+    s.post.lp_hz = 1500;
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    s = (heliod_voice_set_t){.mask = HELIOD_SET_HP};
+    s.post.hp_hz = 120;
+    assert_int_equal(heliod_set(h, v, &s), 0);
+    heliod_voice_info_t vi[2];
+    size_t n = 0;
+    assert_int_equal(heliod_voices(h, vi, 2, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(vi[0].state, HELIOD_VOICE_PLAYING); /* real: the seek opened a stream */
+    print_message("after seek+lp, then hp: lp %g Hz, hp %g Hz, position %.3f s\n",
+                  (double)vi[0].post.lp_hz, (double)vi[0].post.hp_hz, vi[0].position_s);
+    assert_true(vi[0].position_s >= 1.0);
+    assert_float_equal(vi[0].post.lp_hz, 1500, 0);
+    assert_float_equal(vi[0].post.hp_hz, 120, 0);
     assert_int_equal(heliod_stop(h, v, 0), 0);
     heliod_close(h);
 }
@@ -897,6 +941,7 @@ int main(void) {
         TH_TEST(test_seek_click_free, setup),
         TH_TEST(test_seek_keeps_loop_count, setup),
         TH_TEST(test_failed_seek_keeps_earlier_seek, setup),
+        TH_TEST(test_seek_keeps_filter_set_with_it, setup),
         TH_TEST(test_huge_values_192k, setup_192k),
         TH_TEST(test_pause_resume, setup),
         TH_TEST(test_start_stop_storm, setup),

@@ -172,7 +172,7 @@ static void scenario(rig_t *r) {
     s.mask = HL_MIX_SET_GAIN;
     s.gain = 0.25f;
     s.ramp_frames = 64;
-    assert_int_equal(hld_vm_params_user_set(r->vm, r->v[1], &s, r->now), 0);
+    assert_int_equal(hld_vm_params_user_set(r->vm, r->v[1], &s, NULL, r->now), 0);
     periods(r, 6);
     speed(r, 0.2f);
     periods(r, STEPS - r->step);
@@ -303,8 +303,8 @@ static void test_slot_copies_follow(void **state) {
             periods_unranked(&b, 36);
             copies_equal(&a, &b, base);
             hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.7f, .ramp_frames = 64};
-            assert_int_equal(hld_vm_params_user_set(a.vm, a.v[1], &s, a.now), 0);
-            assert_int_equal(hld_vm_params_user_set(b.vm, b.v[1], &s, b.now), 0);
+            assert_int_equal(hld_vm_params_user_set(a.vm, a.v[1], &s, NULL, a.now), 0);
+            assert_int_equal(hld_vm_params_user_set(b.vm, b.v[1], &s, NULL, b.now), 0);
             base[1] = 0.0f; /* its gain is its own times the bindings' (gain_of) */
         }
         const uint64_t evals = a.params.evals, sets = a.params.sets;
@@ -325,10 +325,10 @@ static void test_slot_copies_follow(void **state) {
 }
 
 /* A client's SET the mixer refuses (its command ring full: EBUSY) changes
- * nothing, the voice's base gain neither: the parameter's next changes
- * move the voice from the base the mixer has. The mix and the control
- * side's copies equal, bit for bit, a twin's that never asked (on the
- * slot, and by SETs per voice). */
+ * nothing, the voice's base gain and its filter as asked (post_user)
+ * neither: the parameter's next changes move the voice from the base the
+ * mixer has. The mix and the control side's copies equal, bit for bit, a
+ * twin's that never asked (on the slot, and by SETs per voice). */
 static void refused_set_changes_nothing(int exhaust) {
     rig_t a, b;
     float base[] = {1.0f, 0.5f};
@@ -342,8 +342,14 @@ static void refused_set_changes_nothing(int exhaust) {
         while (hl_mixer_cmd_room(r->mx) > 0) /* the same commands in both */
             assert_int_equal(hld_vm_set(r->vm, r->v[0], &pan, r->now), 0);
     }
-    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN, .gain = 0.25f, .ramp_frames = 64};
-    assert_int_equal(hld_vm_params_user_set(a.vm, a.v[1], &s, a.now), HELIOD_EBUSY);
+    hl_voice_set_t s = {.mask = HL_MIX_SET_GAIN | HL_MIX_SET_FILTER,
+                        .gain = 0.25f,
+                        .lp_hz = 800,
+                        .ramp_frames = 64};
+    const float post[4] = {800, 0, 0, 0}; /* the low-pass as asked */
+    assert_int_equal(hld_vm_params_user_set(a.vm, a.v[1], &s, post, a.now), HELIOD_EBUSY);
+    const float none[4] = {0};
+    assert_memory_equal(hld_vm_get(a.vm, a.v[1])->post_user, none, sizeof none); /* not recorded */
     for (int k = 0; k < 2; k++) {
         rig_t *r = k ? &b : &a;
         periods(r, 4); /* the ring drains */
