@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "mix_kernels.h"
+#include "hl_gain_ramp.h"
 #include "mix_kernels_avx512.h"
 
 /*
