@@ -121,7 +121,9 @@ HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512 join8(__m256 
  * would read (floor(x) + first + o, exact), by one load a lane (mono: 64
  * bits linear, 128 Catmull-Rom; stereo: two frames' left and right, 128
  * bits, a load per two taps) and a transpose, where sixteen-lane
- * vgatherdps measured slower on Zen 4 (bench/README.md). */
+ * vgatherdps measured slower on Zen 4 (bench/README.md). One transpose at
+ * sixteen lanes (512-bit rows of four 128-bit inserts, 512-bit unpacks)
+ * measured about twice as slow as the two halves (step 2.3, in cache). */
 HL_AVX512_ATTR static inline __attribute__((always_inline)) void
 lane_taps16(const float *s, uint64_t x, uint64_t step, const int stereo, const int cubic,
             __m512 *tl, __m512 *tr) {
