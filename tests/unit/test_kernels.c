@@ -113,17 +113,17 @@ static void fill_acc(float *l, float *r) {
     }
 }
 
-/* Runs kernel `f` of table k and of the portable table on the same input;
- * returns the largest difference. Checks the sentinels. */
-static double compare(const hl_mix_kernels_t *k, const fused_t *f, uint32_t n, float f0, float step,
-                      const hl_gain_ramp_t *g) {
+/* Runs kernel `f` of table k and of table ref on the same input; returns
+ * the largest difference. Checks the sentinels. */
+static double compare_with(const hl_mix_kernels_t *ref, const hl_mix_kernels_t *k, const fused_t *f,
+                           uint32_t n, float f0, float step, const hl_gain_ramp_t *g) {
     float al[MAXN + 8], ar[MAXN + 8], bl[MAXN + 8], br[MAXN + 8], *base;
     uint32_t avail = avail_for(n, f0, step, f->cubic);
     const float *src = new_src(avail, f->ch, &base);
     fill_acc(al, ar);
     memcpy(bl, al, sizeof al);
     memcpy(br, ar, sizeof ar);
-    get(&hl_mix_kernels_generic, f)(al, ar, src, avail, n, fr(f0), hl_fp_step(step), g);
+    get(ref, f)(al, ar, src, avail, n, fr(f0), hl_fp_step(step), g);
     get(k, f)(bl, br, src, avail, n, fr(f0), hl_fp_step(step), g);
     double e = 0.0;
     for (uint32_t t = 0; t < n; t++) {
@@ -140,6 +140,12 @@ static double compare(const hl_mix_kernels_t *k, const fused_t *f, uint32_t n, f
     }
     free(base);
     return e;
+}
+
+/* ... against the portable table */
+static double compare(const hl_mix_kernels_t *k, const fused_t *f, uint32_t n, float f0, float step,
+                      const hl_gain_ramp_t *g) {
+    return compare_with(&hl_mix_kernels_generic, k, f, n, f0, step, g);
 }
 
 static void check_table(const hl_mix_kernels_t *k, const char *table) {
@@ -176,6 +182,30 @@ static void test_avx512_matches_generic(void **state) {
     check_table(hl_mix_kernels_avx512, "avx512");
     if (hl_mix_kernels_avx512_best != hl_mix_kernels_avx512) /* the default there */
         check_table(hl_mix_kernels_avx512_best, "avx512 per-kernel choice");
+}
+
+/* The AVX-512 fused kernels give the AVX2 ones' bits, whichever path
+ * (windows, lane loads, scalar tails) each takes at each step: what lets the
+ * AVX-512 level's default take a kernel from either set
+ * (hl_mix_kernels_avx512_best) and lets HELIOD_ISA pick without changing
+ * the output. */
+static void test_avx512_bits_of_avx2(void **state) {
+    (void)state;
+    if (!hl_mix_kernels_avx512 || !hl_mix_kernels_avx512_usable()) skip();
+    for (size_t fi = 0; fi < NFUSED; fi++)
+        for (size_t si = 0; si < sizeof steps / sizeof steps[0]; si++)
+            for (size_t oi = 0; oi < sizeof starts / sizeof starts[0]; oi++)
+                for (size_t ni = 0; ni < sizeof counts / sizeof counts[0]; ni++)
+                    for (size_t gi = 0; gi < sizeof gains / sizeof gains[0]; gi++) {
+                        const double e =
+                            compare_with(hl_mix_kernels_avx2, hl_mix_kernels_avx512, &fused[fi],
+                                         counts[ni], starts[oi], steps[si], &gains[gi]);
+                        if (e != 0.0)
+                            print_error("%s: n %u f0 %g step %g gains %zu: %g from avx2\n",
+                                        fused[fi].name, counts[ni], (double)starts[oi],
+                                        (double)steps[si], gi, e);
+                        assert_true(e == 0.0);
+                    }
 }
 
 /* The AVX-512 pitched loops (mix_kernels_avx512.c) take no clamp: at
@@ -454,6 +484,7 @@ int main(void) {
         cmocka_unit_test(test_unfused_split_exact),
         cmocka_unit_test(test_avx2_matches_generic),
         cmocka_unit_test(test_avx512_matches_generic),
+        cmocka_unit_test(test_avx512_bits_of_avx2),
         cmocka_unit_test(test_avx512_windows),
         cmocka_unit_test(test_pair_matches_two_calls),
     };

@@ -623,7 +623,8 @@ HL_STEREO_MIX_AVX512(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX512(interp_mix_downmix, 0, 1)
 
 /* The AVX-512 level's table with its Catmull-Rom stereo pair (CMS, CMD):
- * the 16-lane ones (HELIOD_ISA=avx512) or the choice below. */
+ * the 16-lane ones, or AVX2 ones where a per-kernel choice measures them
+ * faster (hl_mix_kernels_avx512_best). */
 #define HL_TABLE_AVX512(CMS, CMD)                                                                  \
     {                                                                                              \
         mix_mono_avx512, mix_stereo_avx2, mix_downmix_avx2, interp_mono_avx2, interp_stereo_avx2,  \
@@ -636,20 +637,19 @@ static const hl_mix_kernels_t kernels_avx512 =
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured
- * (bench/kernels -k stereo,downmix, HELIOD_ISA=avx2 vs avx512, Zen 4 2-vCPU,
- * 2026-12-02, medians of 7 rounds, ns per 256-frame call, flat / ramped
- * gains): every 16-lane kernel but the Catmull-Rom stereo pair, whose AVX2
- * loops now keep their taps in registers (unrolled) and load a lane's
- * frames where they used to gather: Catmull-Rom downmix 227 / 218-228 vs
- * 271-275 / 281-288 with the source in cache, 446-489 / 473-509 vs 493-549
- * / 596-597 out of it (1024 voices); Catmull-Rom stereo 230-251 / 226-249
- * vs 243-249 / 272-280, and 455-482 / 472-554 vs 460-526 / 547-586. (The
- * mono kernels: linear 51 vs 86, Catmull-Rom 89 vs 123 in cache, 149 vs 215
- * and 166 vs 240 out of it; linear stereo 86-91 vs 112-121.) HELIOD_ISA=avx2
- * and avx512 compare the two sets whole. */
-static const hl_mix_kernels_t kernels_avx512_best =
-    HL_TABLE_AVX512(cubic_mix_stereo_avx2, cubic_mix_downmix_avx2);
-const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512_best;
+ * (bench/kernels -t avx512 vs -t avx2, Zen 4 2-vCPU, 2026-12-02, medians,
+ * ns per 256-frame call, flat / ramped gains): every fused kernel's 16-lane
+ * version, now that the Catmull-Rom stereo pair's window loop keeps its
+ * taps in registers (it kept them on the stack) and every kernel loads a
+ * lane's taps past the windows instead of gathering (mix_kernels_avx512.c).
+ * Catmull-Rom stereo, the mix bench's pitch spread, source in cache:
+ * 171 / 187 vs 193 / 212; 1024 voices: 354 / 354 vs 406 / 455; downmix
+ * 151 / 166 vs 191 / 204 and 337 / 339 vs 407 / 476; at step 1.37 (in
+ * cache) 177 / 199 vs 206 / 235 and 160 / 195 vs 207 / 226; at 2.3 a tie
+ * flat (202-207 vs 203-206), 208-216 vs 292-314 ramped. The mono kernels:
+ * linear 52 vs 95, Catmull-Rom 97 vs 125 at 1.37. The two sets give the
+ * same bits (200k random calls of the six fused kernels, steps 0.2-4.5). */
+const hl_mix_kernels_t *const hl_mix_kernels_avx512_best = &kernels_avx512;
 
 int hl_mix_kernels_avx512_usable(void) {
     return hl_simd_level() >= HL_SIMD_AVX512;

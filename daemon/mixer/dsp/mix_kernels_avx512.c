@@ -29,7 +29,10 @@
  *    index is at most floor(15 * 1.75 + 1) = 27 frames past the first
  *    lane's, so its last tap (Catmull-Rom: 3 past it, in a window that
  *    starts a frame early) is inside the window without a clamp. Faster
- *    steps gather.
+ *    steps load each lane's taps (lane_taps16: two hl_lane_taps8, one
+ *    load a lane, and a transpose): sixteen-lane vgatherdps measured 2-5x
+ *    slower on Zen 4 (a hot 256-frame call at step 2.3: linear mono 278
+ *    vs 127 ns, Catmull-Rom stereo 1177 vs 230).
  *  - a mono iteration at step <= HL_AVX512_NARROW16 (0.93; Catmull-Rom
  *    0.79) has its taps within 16 frames of the window's start: one load
  *    and the one-source vpermps instead (mix_kernels_avx512.h says why).
@@ -107,6 +110,46 @@ lanes_at(__m512i lx, __m512i h, uint32_t fb0, __m512 *f) {
     return _mm512_mask_add_epi32(h, _mm512_cmpgt_epi32_mask(lx, fbx), h, _mm512_set1_epi32(1));
 }
 
+/* Two AVX2 halves as one vector: lanes 0 .. 7 from a, 8 .. 15 from b. */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) __m512 join8(__m256 a, __m256 b) {
+    return _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
+}
+
+/* The taps of an iteration past the window reach: hl_lane_taps8 for lanes
+ * 0 .. 7 and 8 .. 15 (lane 8 at x + 8 step), joined: the frames a gather
+ * would read (floor(x) + first + o, exact), by one load a lane (mono: 64
+ * bits linear, 128 Catmull-Rom; stereo: two frames' left and right, 128
+ * bits, a load per two taps) and a transpose, where sixteen-lane
+ * vgatherdps measured slower on Zen 4 (bench/README.md). One transpose at
+ * sixteen lanes (512-bit rows of four 128-bit inserts, 512-bit unpacks)
+ * measured about twice as slow as the two halves (step 2.3, in cache). */
+HL_AVX512_ATTR static inline __attribute__((always_inline)) void
+lane_taps16(const float *s, uint64_t x, uint64_t step, const int stereo, const int cubic,
+            __m512 *tl, __m512 *tr) {
+    const uint64_t xb = x + 8 * step;
+    __m256 pa[4], pb[4];
+    if (!stereo) {
+        hl_lane_taps8(s, x, step, cubic, 1, pa);
+        hl_lane_taps8(s, xb, step, cubic, 1, pb);
+        tl[0] = join8(pa[0], pb[0]), tl[1] = join8(pa[1], pb[1]);
+        if (cubic) tl[2] = join8(pa[2], pb[2]), tl[3] = join8(pa[3], pb[3]);
+        return;
+    }
+    /* frames floor(x) + first + o and one on (o = 0, Catmull-Rom: and 2),
+     * written out: a loop here kept the taps in memory */
+    const float *so = s + (cubic ? -1 : 1);
+    hl_lane_taps8(so, x, step, 1, 2, pa);
+    hl_lane_taps8(so, xb, step, 1, 2, pb);
+    tl[0] = join8(pa[0], pb[0]), tr[0] = join8(pa[1], pb[1]);
+    tl[1] = join8(pa[2], pb[2]), tr[1] = join8(pa[3], pb[3]);
+    if (!cubic) return;
+    hl_lane_taps8(so + 4, x, step, 1, 2, pa);
+    hl_lane_taps8(so + 4, xb, step, 1, 2, pb);
+    tl[2] = join8(pa[0], pb[0]), tr[2] = join8(pa[1], pb[1]);
+    tl[3] = join8(pa[2], pb[2]), tr[3] = join8(pa[3], pb[3]);
+}
+
 HL_AVX512_ATTR static inline __attribute__((always_inline)) uint32_t
 pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__restrict__ s,
              uint32_t avail, uint32_t n, uint32_t frac, uint64_t step, const hl_gain_ramp_t *g,
@@ -145,21 +188,18 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
                 lo = _mm512_permutex2var_ps(lo, evens, hi);
                 hi = _mm512_permutex2var_ps(v2, evens, v3);
             }
+#pragma GCC unroll 4
             for (int o = 0; o < taps; o++) { /* taps floor(x) + first + o */
                 const __m512i at = o ? _mm512_add_epi32(rel, _mm512_set1_epi32(o)) : rel;
                 tl[o] = w16 ? _mm512_permutexvar_ps(at, lo) : _mm512_permutex2var_ps(lo, at, hi);
                 if (stereo) tr[o] = _mm512_permutex2var_ps(rlo, at, rhi);
             }
-        } else {
-            const __m512i i = _mm512_add_epi32(rel, _mm512_set1_epi32(i0));
-            const __m512i ix = stereo ? _mm512_add_epi32(i, i) : i;
-            for (int o = 0; o < taps; o++) {
-                tl[o] = _mm512_i32gather_ps(ix, s + ch * (first + o), sizeof(float));
-                if (stereo) tr[o] = _mm512_i32gather_ps(ix, s + 2 * (first + o) + 1, sizeof(float));
-            }
+        } else { /* each lane's taps by one load (lane_taps16), no vgatherdps */
+            lane_taps16(s, x0, step, stereo, cubic, tl, tr);
         }
         __m512 vl, vr;
         if (stereo && down) { /* (L + R) / 2 first: both interpolators are linear in the taps */
+#pragma GCC unroll 4
             for (int o = 0; o < taps; o++)
                 tl[o] = _mm512_add_ps(tl[o], tr[o]);
         }
@@ -183,7 +223,7 @@ pitched_loop(float *__restrict__ al, float *__restrict__ ar, const float *__rest
     return j * HL_AVX512_LANES;
 }
 
-/* One instance per (flat gains; one 16-frame window (mono), two, or gather). */
+/* One instance per (flat gains; one 16-frame window (mono), two, or lane loads). */
 #define HL_PITCHED_WIN(FLAT, STEREO, CUBIC, DOWN)                                                  \
     (!(STEREO) && step <= ((CUBIC) ? HL_AVX512_NARROW16_CUBIC : HL_AVX512_NARROW16)                \
          ? pitched_loop(al, ar, s, avail, n, frac, step, g, FLAT, STEREO, CUBIC, DOWN, 0, 1)       \
