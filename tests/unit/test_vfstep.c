@@ -7,7 +7,8 @@
  * table, and voices gliding alike compute each design once between them.
  * The fast form of a stepped low-pass glide (cell by cell in the block form,
  * hl_vfilter_process_rt) against the per-sample reference, chunked anyhow.
- * A quick glide takes the steps its size needs.
+ * A quick glide takes the steps its size needs. A mono follower of a
+ * shared glide gives the same bits from a separate input as in place.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -278,11 +279,53 @@ static void test_share_no_channel(void **state) {
     }
 }
 
+/* A panned mono follower of a shared glide runs the plan straight from its
+ * input into its output (hl_vfilter_process_mono_rt with in != out, no
+ * copy first): the same bits as the same follower run in place, through a
+ * quick glide that ends inside a block (the rest settled) and one over two
+ * blocks, the pair's states alike after each. */
+static void test_share_mono_in_out(void **state) {
+    (void)state;
+    static hl_vf_cache_t cache;
+    static hl_vf_share_t sh;
+    static const float lp[] = {2000.0f, 2000.0f, 700.0f, 700.0f, 5000.0f, 5000.0f, 5000.0f};
+    static const uint32_t ramp[] = {0, 0, 144, 0, 480, 0, 0};
+    hl_vf_change_t at;
+    hl_vfilter_t f[2];
+    hl_vf_share_init_rt(&sh, RATE, lp[0], 0.0f, &cache);
+    for (int k = 0; k < 2; k++) {
+        hl_vfilter_init_rt(&f[k], RATE, lp[0], 0.0f);
+        f[k].cache = &cache;
+    }
+    float in[HL_MIX_BLOCK], out[2][HL_MIX_BLOCK];
+    uint32_t shared = 0;
+    for (uint32_t blk = 0; blk < sizeof lp / sizeof lp[0]; blk++) {
+        if (ramp[blk]) {
+            hl_vf_share_set_rt(&sh, lp[blk], 0.0f, ramp[blk]);
+            hl_vf_share_mark_rt(&sh, &at);
+            for (int k = 0; k < 2; k++)
+                assert_true(hl_vfilter_follow_at_rt(&f[k], &sh, &at, lp[blk], 0.0f, ramp[blk]));
+        }
+        if (hl_vf_share_block_rt(&sh, HL_MIX_BLOCK)) hl_vf_share_hold_rt(&sh);
+        for (uint32_t i = 0; i < HL_MIX_BLOCK; i++)
+            in[i] = (float)sin(0.07 * (blk * HL_MIX_BLOCK + i));
+        memcpy(out[1], in, sizeof in);
+        shared += sh.n != 0 && f[0].sh == &sh && f[0].sh_pos == sh.pos0;
+        hl_vfilter_process_mono_rt(&f[0], in, out[0], HL_MIX_BLOCK, 0.6f, 0.8f);
+        hl_vfilter_process_mono_rt(&f[1], out[1], out[1], HL_MIX_BLOCK, 0.6f, 0.8f);
+        assert_memory_equal(out[0], out[1], sizeof out[0]);
+        assert_memory_equal(f[0].s, f[1].s, sizeof f[0].s);
+    }
+    if (hl_vfilter_simd(-1) >= 2) assert_true(shared >= 3); /* the plan ran (AVX2) */
+    assert_float_equal(f[0].lp.f, 5000.0f, 5000.0f * 1e-6f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stepped_no_click), cmocka_unit_test(test_cache_same_bits),
-        cmocka_unit_test(test_cache_shared),     cmocka_unit_test(test_glide_cells_reference),
-        cmocka_unit_test(test_quick_glide),      cmocka_unit_test(test_share_no_channel),
+        cmocka_unit_test(test_stepped_no_click),  cmocka_unit_test(test_cache_same_bits),
+        cmocka_unit_test(test_cache_shared),      cmocka_unit_test(test_glide_cells_reference),
+        cmocka_unit_test(test_quick_glide),       cmocka_unit_test(test_share_no_channel),
+        cmocka_unit_test(test_share_mono_in_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
