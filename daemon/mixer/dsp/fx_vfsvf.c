@@ -13,41 +13,35 @@
  * coefficients. Otherwise g moves by dg a frame (from g at the first frame,
  * to reach the cell's target at its last) with a1 recomputed each frame, and
  * a fading stage outputs x + mix (filtered - x), mix falling by dmix. */
+/* One frame of the SVF at a1, a2, a3: the state (ic1, ic2) moves on, the
+ * low-pass or high-pass output returned. */
+static inline __attribute__((always_inline)) float svf_tick(float *ic1, float *ic2, float v0,
+                                                            float a1, float a2, float a3, int hp) {
+    const float v3 = v0 - *ic2;
+    const float v1 = a1 * *ic1 + a2 * v3;
+    const float v2 = *ic2 + a2 * *ic1 + a3 * v3;
+    *ic1 = 2.0f * v1 - *ic1;
+    *ic2 = 2.0f * v2 - *ic2;
+    return hp ? v0 - FX_SQRT2 * v1 - v2 : v2;
+}
+
 void hl_vf_svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
                    float dmix) {
     float ic1 = s[0], ic2 = s[1];
     if (dg == 0.0f && !fade) {
         const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
-        if (hp) {
-            for (uint32_t i = 0; i < n; i++) {
-                float v0 = x[i];
-                float v3 = v0 - ic2;
-                float v1 = a1 * ic1 + a2 * v3;
-                float v2 = ic2 + a2 * ic1 + a3 * v3;
-                ic1 = 2.0f * v1 - ic1;
-                ic2 = 2.0f * v2 - ic2;
-                x[i] = v0 - FX_SQRT2 * v1 - v2;
-            }
+        if (hp) { /* the output's kind fixed for the loop */
+            for (uint32_t i = 0; i < n; i++)
+                x[i] = svf_tick(&ic1, &ic2, x[i], a1, a2, a3, 1);
         } else {
-            for (uint32_t i = 0; i < n; i++) {
-                float v3 = x[i] - ic2;
-                float v1 = a1 * ic1 + a2 * v3;
-                float v2 = ic2 + a2 * ic1 + a3 * v3;
-                ic1 = 2.0f * v1 - ic1;
-                ic2 = 2.0f * v2 - ic2;
-                x[i] = v2;
-            }
+            for (uint32_t i = 0; i < n; i++)
+                x[i] = svf_tick(&ic1, &ic2, x[i], a1, a2, a3, 0);
         }
     } else {
         for (uint32_t i = 0; i < n; i++) {
             const float a1 = vf_a1(g), a2 = g * a1, a3 = g * a2;
-            float v0 = x[i];
-            float v3 = v0 - ic2;
-            float v1 = a1 * ic1 + a2 * v3;
-            float v2 = ic2 + a2 * ic1 + a3 * v3;
-            ic1 = 2.0f * v1 - ic1;
-            ic2 = 2.0f * v2 - ic2;
-            float y = hp ? v0 - FX_SQRT2 * v1 - v2 : v2;
+            const float v0 = x[i];
+            const float y = svf_tick(&ic1, &ic2, v0, a1, a2, a3, hp);
             x[i] = fade ? v0 + mix * (y - v0) : y;
             g += dg;
             mix -= dmix;
