@@ -8,7 +8,8 @@
  * The fast form of a stepped low-pass glide (cell by cell in the block form,
  * hl_vfilter_process_rt) against the per-sample reference, chunked anyhow.
  * A quick glide takes the steps its size needs. A mono follower of a
- * shared glide gives the same bits from a separate input as in place.
+ * shared glide gives the same bits from a separate input as in place, and
+ * in the plan's AVX-512 build as in its AVX2 one.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 
 #include "hl_fx.h"
 #include "hl_limits.h"
+#include "hl_simd.h"
 #include "mix_helpers.h"
 
 #define RATE    48000.0f
@@ -283,13 +285,16 @@ static void test_share_no_channel(void **state) {
  * input into its output (hl_vfilter_process_mono_rt with in != out, no
  * copy first): the same bits as the same follower run in place, through a
  * quick glide that ends inside a block (the rest settled) and one over two
- * blocks, the pair's states alike after each. */
-static void test_share_mono_in_out(void **state) {
-    (void)state;
+ * blocks, the pair's states alike after each. Its output (SM_BLOCKS
+ * blocks) into y; returns the blocks the plan ran. */
+#define SM_BLOCKS 7
+static uint32_t share_mono_run(float *y) {
     static hl_vf_cache_t cache;
     static hl_vf_share_t sh;
-    static const float lp[] = {2000.0f, 2000.0f, 700.0f, 700.0f, 5000.0f, 5000.0f, 5000.0f};
-    static const uint32_t ramp[] = {0, 0, 144, 0, 480, 0, 0};
+    static const float lp[SM_BLOCKS] = {2000.0f, 2000.0f, 700.0f, 700.0f,
+                                        5000.0f, 5000.0f, 5000.0f};
+    static const uint32_t ramp[SM_BLOCKS] = {0, 0, 144, 0, 480, 0, 0};
+    memset(&cache, 0, sizeof cache);
     hl_vf_change_t at;
     hl_vfilter_t f[2];
     hl_vf_share_init_rt(&sh, RATE, lp[0], 0.0f, &cache);
@@ -297,9 +302,10 @@ static void test_share_mono_in_out(void **state) {
         hl_vfilter_init_rt(&f[k], RATE, lp[0], 0.0f);
         f[k].cache = &cache;
     }
-    float in[HL_MIX_BLOCK], out[2][HL_MIX_BLOCK];
+    float in[HL_MIX_BLOCK], own[HL_MIX_BLOCK];
     uint32_t shared = 0;
-    for (uint32_t blk = 0; blk < sizeof lp / sizeof lp[0]; blk++) {
+    for (uint32_t blk = 0; blk < SM_BLOCKS; blk++) {
+        float *out = y + blk * HL_MIX_BLOCK;
         if (ramp[blk]) {
             hl_vf_share_set_rt(&sh, lp[blk], 0.0f, ramp[blk]);
             hl_vf_share_mark_rt(&sh, &at);
@@ -309,15 +315,29 @@ static void test_share_mono_in_out(void **state) {
         if (hl_vf_share_block_rt(&sh, HL_MIX_BLOCK)) hl_vf_share_hold_rt(&sh);
         for (uint32_t i = 0; i < HL_MIX_BLOCK; i++)
             in[i] = (float)sin(0.07 * (blk * HL_MIX_BLOCK + i));
-        memcpy(out[1], in, sizeof in);
+        memcpy(own, in, sizeof in);
         shared += sh.n != 0 && f[0].sh == &sh && f[0].sh_pos == sh.pos0;
-        hl_vfilter_process_mono_rt(&f[0], in, out[0], HL_MIX_BLOCK, 0.6f, 0.8f);
-        hl_vfilter_process_mono_rt(&f[1], out[1], out[1], HL_MIX_BLOCK, 0.6f, 0.8f);
-        assert_memory_equal(out[0], out[1], sizeof out[0]);
+        hl_vfilter_process_mono_rt(&f[0], in, out, HL_MIX_BLOCK, 0.6f, 0.8f);
+        hl_vfilter_process_mono_rt(&f[1], own, own, HL_MIX_BLOCK, 0.6f, 0.8f);
+        assert_memory_equal(out, own, sizeof own);
         assert_memory_equal(f[0].s, f[1].s, sizeof f[0].s);
     }
-    if (hl_vfilter_simd(-1) >= 2) assert_true(shared >= 3); /* the plan ran (AVX2) */
     assert_float_equal(f[0].lp.f, 5000.0f, 5000.0f * 1e-6f);
+    return shared;
+}
+
+/* ... and, at HELIOD_ISA=avx512, the plan's AVX-512 build gives the bits
+ * of its AVX2 build (the same operations, more registers). */
+static void test_share_mono_in_out(void **state) {
+    (void)state;
+    static float y[2][SM_BLOCKS * HL_MIX_BLOCK];
+    const uint32_t shared = share_mono_run(y[0]);
+    if (hl_vfilter_simd(-1) >= 2) assert_true(shared >= 3); /* the plan ran (AVX2) */
+    if (hl_simd_level() < HL_SIMD_AVX512 || !hl_simd_strict()) return;
+    assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX2), HL_SIMD_AVX2);
+    assert_true(share_mono_run(y[1]) >= 3);
+    assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX512), HL_SIMD_AVX512);
+    assert_memory_equal(y[0], y[1], sizeof y[0]);
 }
 
 int main(void) {

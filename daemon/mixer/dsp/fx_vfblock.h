@@ -12,9 +12,10 @@
 
 #include "hl_fx.h"
 
-#define VF_HAVE_AVX2 1
-#define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
-#define VF_BLK8      8
+#define VF_HAVE_AVX2   1
+#define VF_AVX2_ATTR   __attribute__((target("avx2,fma")))
+#define VF_AVX512_ATTR __attribute__((target("avx2,fma,avx512f,avx512vl")))
+#define VF_BLK8        8
 /* The eight broadcast inputs held as they are: the four-lane products take
  * their low halves, where the compiler would load each input a second
  * time (a four-lane broadcast; loads are what the block form waits on). */

@@ -546,9 +546,9 @@ static void vf_svf_io(float *s, const float *in, float *out, uint32_t m, float g
  * settled on the last cell's design, as hl_vfilter_process_rt's loop would
  * (vf_run_stage: the same design, form and bits, without its lookup);
  * returns the frames done (outs[c] holds them). */
-VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *sh,
-                                              const float *const ins[], float *const outs[],
-                                              uint32_t nch, uint32_t n) {
+VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+vf_plan_run_in(hl_vfilter_t *f, const hl_vf_share_t *sh, const float *const ins[],
+               float *const outs[], uint32_t nch, uint32_t n) {
     hl_vf_design_t scratch;
     const hl_vf_design_t *d = NULL;
     /* the first cells whose designs the table still holds where the plan
@@ -607,6 +607,22 @@ VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share
         vf_svf_io(f->s[0][c], ri[c] + k, ro[c] + k, m - k, st->g);
     return n;
 }
+
+/* The plan's run in AVX2 code, and the same compiled for AVX-512 F + VL
+ * (hl_simd_level, HELIOD_ISA): the same eight-lane operations, so the same
+ * bits, but with 32 vector registers a cell's design and inputs stay in
+ * registers where AVX2's 16 reload them (a gliding voice ~10% cheaper). */
+VF_AVX2_ATTR static uint32_t vf_plan_run_avx2(hl_vfilter_t *f, const hl_vf_share_t *sh,
+                                              const float *const ins[], float *const outs[],
+                                              uint32_t nch, uint32_t n) {
+    return vf_plan_run_in(f, sh, ins, outs, nch, n);
+}
+
+VF_AVX512_ATTR static uint32_t vf_plan_run_avx512(hl_vfilter_t *f, const hl_vf_share_t *sh,
+                                                  const float *const ins[], float *const outs[],
+                                                  uint32_t nch, uint32_t n) {
+    return vf_plan_run_in(f, sh, ins, outs, nch, n);
+}
 #endif
 
 /* A follower's glide, shared when it is in step with its share (whose
@@ -619,7 +635,9 @@ static uint32_t vf_shared_cells(hl_vfilter_t *f, const float *const ins[], float
     if (!vf_busy(&f->lp) && !vf_busy(&f->hp)) return 0;
 #if defined(VF_HAVE_AVX2)
     if (sh->n == n && f->sh_pos == sh->pos0) {
-        const uint32_t done = vf_plan_run_avx2(f, sh, ins, outs, nch, n);
+        const uint32_t done = hl_simd_level() >= HL_SIMD_AVX512
+                                  ? vf_plan_run_avx512(f, sh, ins, outs, nch, n)
+                                  : vf_plan_run_avx2(f, sh, ins, outs, nch, n);
         vf_ctl_copy(f, &sh->ctl);
         f->sh_pos = sh->pos;
         return done;
