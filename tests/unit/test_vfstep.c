@@ -9,7 +9,8 @@
  * hl_vfilter_process_rt) against the per-sample reference, chunked anyhow.
  * A quick glide takes the steps its size needs. A mono follower of a
  * shared glide gives the same bits from a separate input as in place, and
- * in the plan's AVX-512 build as in its AVX2 one.
+ * in the plan's AVX-512 build as in its AVX2 one; so do an own glide's
+ * cells.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -340,12 +341,56 @@ static void test_share_mono_in_out(void **state) {
     assert_memory_equal(y[0], y[1], sizeof y[0]);
 }
 
+/* An own stepped glide's pair (no share) through blocks; its output into y
+ * (2 x TOTAL, channel after channel). */
+static void own_glide_pair(float *y) {
+    static hl_vf_cache_t cache;
+    memset(&cache, 0, sizeof cache);
+    hl_vfilter_t f;
+    hl_vfilter_init_rt(&f, RATE, 900.0f, 0.0f);
+    f.cache = &cache;
+    for (uint32_t i = 0; i < TOTAL; i++) {
+        y[i] = (float)(0.5 * sin(2.0 * TEST_PI * 440.0 * i / RATE));
+        y[TOTAL + i] = (float)(0.3 * sin(2.0 * TEST_PI * 3100.0 * i / RATE + 0.5));
+    }
+    for (uint32_t i = 0; i < TOTAL; i += HL_MIX_BLOCK) {
+        if (i == PREROLL) hl_vfilter_glide_rt(&f, 7000.0f, 0.0f, 144, 1);
+        if (i == PREROLL + 4 * HL_MIX_BLOCK) hl_vfilter_glide_rt(&f, 400.0f, 0.0f, 480, 1);
+        float *ch[2] = {y + i, y + TOTAL + i};
+        hl_vfilter_process_rt(&f, ch, 2, TOTAL - i < HL_MIX_BLOCK ? TOTAL - i : HL_MIX_BLOCK);
+    }
+    assert_float_equal(f.lp.f, 400.0f, 400.0f * 1e-6f);
+}
+
+/* At HELIOD_ISA=avx512, an own stepped glide's cells (mono and a pair) in
+ * their AVX-512 build give the bits of their AVX2 build. */
+static void test_glide_cells_isa(void **state) {
+    (void)state;
+    if (hl_simd_level() < HL_SIMD_AVX512 || !hl_simd_strict()) return;
+    static hl_vf_cache_t cache;
+    float *y[2][2];
+    for (int k = 0; k < 2; k++) {
+        if (k) assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX2), HL_SIMD_AVX2);
+        y[k][0] = malloc(TOTAL * sizeof(float));
+        y[k][1] = malloc(2 * TOTAL * sizeof(float));
+        memset(&cache, 0, sizeof cache);
+        step_ratio(&cache, 440.0, 500.0f, 12000.0f, 144, 1, y[k][0]);
+        own_glide_pair(y[k][1]);
+    }
+    assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX512), HL_SIMD_AVX512);
+    assert_memory_equal(y[0][0], y[1][0], TOTAL * sizeof(float));
+    assert_memory_equal(y[0][1], y[1][1], 2 * TOTAL * sizeof(float));
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < 2; c++)
+            free(y[k][c]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stepped_no_click),  cmocka_unit_test(test_cache_same_bits),
         cmocka_unit_test(test_cache_shared),      cmocka_unit_test(test_glide_cells_reference),
         cmocka_unit_test(test_quick_glide),       cmocka_unit_test(test_share_no_channel),
-        cmocka_unit_test(test_share_mono_in_out),
+        cmocka_unit_test(test_share_mono_in_out), cmocka_unit_test(test_glide_cells_isa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -369,8 +369,8 @@ static void vf_run_stage(hl_vfilter_t *f, int stage, float *const ch[], uint32_t
 #if defined(VF_HAVE_AVX2)
 /* The cells themselves, in one AVX2 function (the block form inlined: no
  * call and no set-up of its own a cell beyond loading the cell's design). */
-VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const ch[], uint32_t nch,
-                                                 uint32_t n) {
+VF_AVX2_ATTR static inline __attribute__((always_inline)) uint32_t
+vf_glide_cells_in(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
     hl_vf_stage_t *st = &f->lp;
     uint32_t done = 0;
     hl_vf_design_t scratch;
@@ -391,6 +391,18 @@ VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const c
     }
     return done;
 }
+
+/* ... built for AVX2 and for AVX-512 F + VL (the same bits; see
+ * vf_plan_run_avx512). */
+VF_AVX2_ATTR static uint32_t vf_glide_cells_avx2(hl_vfilter_t *f, float *const ch[], uint32_t nch,
+                                                 uint32_t n) {
+    return vf_glide_cells_in(f, ch, nch, n);
+}
+
+VF_AVX512_ATTR static uint32_t vf_glide_cells_avx512(hl_vfilter_t *f, float *const ch[],
+                                                     uint32_t nch, uint32_t n) {
+    return vf_glide_cells_in(f, ch, nch, n);
+}
 #endif
 
 /* A stepped glide of the low-pass alone, the form the cells run (and a
@@ -402,7 +414,9 @@ static inline int vf_glide_plain(const hl_vfilter_t *f) {
 
 static uint32_t vf_glide_cells(hl_vfilter_t *f, float *const ch[], uint32_t nch, uint32_t n) {
 #if defined(VF_HAVE_AVX2)
-    if (vf_glide_plain(f)) return vf_glide_cells_avx2(f, ch, nch, n);
+    if (vf_glide_plain(f))
+        return hl_simd_level() >= HL_SIMD_AVX512 ? vf_glide_cells_avx512(f, ch, nch, n)
+                                                 : vf_glide_cells_avx2(f, ch, nch, n);
 #endif
     (void)f, (void)ch, (void)nch, (void)n;
     return 0;
