@@ -327,7 +327,8 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
  * four-sample blocks (SSE), 2 in eight-sample blocks (AVX2 + FMA); -1 (the
  * default) or a level the CPU lacks picks the best it has. Interpolated
  * glides and crossfades run sample by sample; a stepped glide's cells run
- * in the form its level gives a settled stage.
+ * in the form its level gives a settled stage (at 2, in a build for
+ * AVX-512 F + VL where hl_simd_level has it: the same bits).
  * Returns the level now in use. For tests and benchmarks: call while no
  * filter runs (it sets a process-wide switch). */
 int hl_vfilter_simd(int level);
