@@ -7,7 +7,10 @@
  * table, and voices gliding alike compute each design once between them.
  * The fast form of a stepped low-pass glide (cell by cell in the block form,
  * hl_vfilter_process_rt) against the per-sample reference, chunked anyhow.
- * A quick glide takes the steps its size needs.
+ * A quick glide takes the steps its size needs. A mono follower of a
+ * shared glide gives the same bits from a separate input as in place, and
+ * in the plan's AVX-512 build as in its AVX2 one; so do an own glide's
+ * cells.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,6 +24,7 @@
 
 #include "hl_fx.h"
 #include "hl_limits.h"
+#include "hl_simd.h"
 #include "mix_helpers.h"
 
 #define RATE    48000.0f
@@ -278,11 +282,115 @@ static void test_share_no_channel(void **state) {
     }
 }
 
+/* A panned mono follower of a shared glide runs the plan straight from its
+ * input into its output (hl_vfilter_process_mono_rt with in != out, no
+ * copy first): the same bits as the same follower run in place, through a
+ * quick glide that ends inside a block (the rest settled) and one over two
+ * blocks, the pair's states alike after each. Its output (SM_BLOCKS
+ * blocks) into y; returns the blocks the plan ran. */
+#define SM_BLOCKS 7
+static uint32_t share_mono_run(float *y) {
+    static hl_vf_cache_t cache;
+    static hl_vf_share_t sh;
+    static const float lp[SM_BLOCKS] = {2000.0f, 2000.0f, 700.0f, 700.0f,
+                                        5000.0f, 5000.0f, 5000.0f};
+    static const uint32_t ramp[SM_BLOCKS] = {0, 0, 144, 0, 480, 0, 0};
+    memset(&cache, 0, sizeof cache);
+    hl_vf_change_t at;
+    hl_vfilter_t f[2];
+    hl_vf_share_init_rt(&sh, RATE, lp[0], 0.0f, &cache);
+    for (int k = 0; k < 2; k++) {
+        hl_vfilter_init_rt(&f[k], RATE, lp[0], 0.0f);
+        f[k].cache = &cache;
+    }
+    float in[HL_MIX_BLOCK], own[HL_MIX_BLOCK];
+    uint32_t shared = 0;
+    for (uint32_t blk = 0; blk < SM_BLOCKS; blk++) {
+        float *out = y + blk * HL_MIX_BLOCK;
+        if (ramp[blk]) {
+            hl_vf_share_set_rt(&sh, lp[blk], 0.0f, ramp[blk]);
+            hl_vf_share_mark_rt(&sh, &at);
+            for (int k = 0; k < 2; k++)
+                assert_true(hl_vfilter_follow_at_rt(&f[k], &sh, &at, lp[blk], 0.0f, ramp[blk]));
+        }
+        if (hl_vf_share_block_rt(&sh, HL_MIX_BLOCK)) hl_vf_share_hold_rt(&sh);
+        for (uint32_t i = 0; i < HL_MIX_BLOCK; i++)
+            in[i] = (float)sin(0.07 * (blk * HL_MIX_BLOCK + i));
+        memcpy(own, in, sizeof in);
+        shared += sh.n != 0 && f[0].sh == &sh && f[0].sh_pos == sh.pos0;
+        hl_vfilter_process_mono_rt(&f[0], in, out, HL_MIX_BLOCK, 0.6f, 0.8f);
+        hl_vfilter_process_mono_rt(&f[1], own, own, HL_MIX_BLOCK, 0.6f, 0.8f);
+        assert_memory_equal(out, own, sizeof own);
+        assert_memory_equal(f[0].s, f[1].s, sizeof f[0].s);
+    }
+    assert_float_equal(f[0].lp.f, 5000.0f, 5000.0f * 1e-6f);
+    return shared;
+}
+
+/* ... and, at HELIOD_ISA=avx512, the plan's AVX-512 build gives the bits
+ * of its AVX2 build (the same operations, more registers). */
+static void test_share_mono_in_out(void **state) {
+    (void)state;
+    static float y[2][SM_BLOCKS * HL_MIX_BLOCK];
+    const uint32_t shared = share_mono_run(y[0]);
+    if (hl_vfilter_simd(-1) >= 2) assert_true(shared >= 3); /* the plan ran (AVX2) */
+    if (hl_simd_level() < HL_SIMD_AVX512 || !hl_simd_strict()) return;
+    assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX2), HL_SIMD_AVX2);
+    assert_true(share_mono_run(y[1]) >= 3);
+    assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX512), HL_SIMD_AVX512);
+    assert_memory_equal(y[0], y[1], sizeof y[0]);
+}
+
+/* An own stepped glide's pair (no share) through blocks; its output into y
+ * (2 x TOTAL, channel after channel). */
+static void own_glide_pair(float *y) {
+    static hl_vf_cache_t cache;
+    memset(&cache, 0, sizeof cache);
+    hl_vfilter_t f;
+    hl_vfilter_init_rt(&f, RATE, 900.0f, 0.0f);
+    f.cache = &cache;
+    for (uint32_t i = 0; i < TOTAL; i++) {
+        y[i] = (float)(0.5 * sin(2.0 * TEST_PI * 440.0 * i / RATE));
+        y[TOTAL + i] = (float)(0.3 * sin(2.0 * TEST_PI * 3100.0 * i / RATE + 0.5));
+    }
+    for (uint32_t i = 0; i < TOTAL; i += HL_MIX_BLOCK) {
+        if (i == PREROLL) hl_vfilter_glide_rt(&f, 7000.0f, 0.0f, 144, 1);
+        if (i == PREROLL + 4 * HL_MIX_BLOCK) hl_vfilter_glide_rt(&f, 400.0f, 0.0f, 480, 1);
+        float *ch[2] = {y + i, y + TOTAL + i};
+        hl_vfilter_process_rt(&f, ch, 2, TOTAL - i < HL_MIX_BLOCK ? TOTAL - i : HL_MIX_BLOCK);
+    }
+    assert_float_equal(f.lp.f, 400.0f, 400.0f * 1e-6f);
+}
+
+/* At HELIOD_ISA=avx512, an own stepped glide's cells (mono and a pair) in
+ * their AVX-512 build give the bits of their AVX2 build. */
+static void test_glide_cells_isa(void **state) {
+    (void)state;
+    if (hl_simd_level() < HL_SIMD_AVX512 || !hl_simd_strict()) return;
+    static hl_vf_cache_t cache;
+    float *y[2][2];
+    for (int k = 0; k < 2; k++) {
+        if (k) assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX2), HL_SIMD_AVX2);
+        y[k][0] = malloc(TOTAL * sizeof(float));
+        y[k][1] = malloc(2 * TOTAL * sizeof(float));
+        memset(&cache, 0, sizeof cache);
+        step_ratio(&cache, 440.0, 500.0f, 12000.0f, 144, 1, y[k][0]);
+        own_glide_pair(y[k][1]);
+    }
+    assert_int_equal(hl_simd_set_cap(HL_SIMD_AVX512), HL_SIMD_AVX512);
+    assert_memory_equal(y[0][0], y[1][0], TOTAL * sizeof(float));
+    assert_memory_equal(y[0][1], y[1][1], 2 * TOTAL * sizeof(float));
+    for (int k = 0; k < 2; k++)
+        for (int c = 0; c < 2; c++)
+            free(y[k][c]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stepped_no_click), cmocka_unit_test(test_cache_same_bits),
-        cmocka_unit_test(test_cache_shared),     cmocka_unit_test(test_glide_cells_reference),
-        cmocka_unit_test(test_quick_glide),      cmocka_unit_test(test_share_no_channel),
+        cmocka_unit_test(test_stepped_no_click),  cmocka_unit_test(test_cache_same_bits),
+        cmocka_unit_test(test_cache_shared),      cmocka_unit_test(test_glide_cells_reference),
+        cmocka_unit_test(test_quick_glide),       cmocka_unit_test(test_share_no_channel),
+        cmocka_unit_test(test_share_mono_in_out), cmocka_unit_test(test_glide_cells_isa),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

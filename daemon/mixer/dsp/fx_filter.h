@@ -56,6 +56,14 @@ static inline int vf_busy(const hl_vf_stage_t *st) {
 int hl_vf_level_now(void);
 void hl_vf_svf_run(float *s, float *x, uint32_t n, int hp, float g, float dg, int fade, float mix,
                    float dmix);
+/* hl_vf_svf_run on a voice's pair at once (fx_vfsvf.c): the same bits per
+ * channel, the coefficients computed once a frame for both. */
+void hl_vf_svf_run2(float *sl, float *sr, float *xl, float *xr, uint32_t n, int hp, float g,
+                    float dg, int fade, float mix, float dmix);
+/* hl_vfilter_process_rt on one channel from in into out (may be in): a
+ * follower of a shared glide runs its plan straight from in, without the
+ * copy into out first (fx_vfmono.c's glide). */
+void hl_vf_process_io_rt(hl_vfilter_t *f, const float *in, float *out, uint32_t n);
 uint32_t hl_vf_run_avx2(float (*st)[2], const float *const ins[], float *const outs[], uint32_t nch,
                         uint32_t n, const hl_vf_design_t *dp);
 const hl_vf_design_t *hl_vf_design_at(const hl_vfilter_t *f, float f_hz, int hp, float g,

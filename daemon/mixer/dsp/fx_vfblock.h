@@ -12,9 +12,15 @@
 
 #include "hl_fx.h"
 
-#define VF_HAVE_AVX2 1
-#define VF_AVX2_ATTR __attribute__((target("avx2,fma")))
-#define VF_BLK8      8
+#define VF_HAVE_AVX2   1
+#define VF_AVX2_ATTR   __attribute__((target("avx2,fma")))
+#define VF_AVX512_ATTR __attribute__((target("avx2,fma,avx512f,avx512vl")))
+#define VF_BLK8        8
+/* The eight broadcast inputs held as they are: the four-lane products take
+ * their low halves, where the compiler would load each input a second
+ * time (a four-lane broadcast; loads are what the block form waits on). */
+#define VF_HOLD(a, b, c, d, e, f, g, h)                                                            \
+    __asm__("" : "+x"(a), "+x"(b), "+x"(c), "+x"(d), "+x"(e), "+x"(f), "+x"(g), "+x"(h))
 
 /* The form with AVX2 and FMA, eight samples a block, one channel after the
  * other: the state chain (the only dependent part) is then one step per
@@ -46,10 +52,11 @@ vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], ui
         __m128 sv = _mm_setr_ps(s[0], s[1], s[0], s[1]);
         for (uint32_t i = 0; i < nb; i += VF_BLK8) {
             const float *x = in + i;
-            const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
-            const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
-            const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
-            const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+            __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+            __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+            __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+            __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+            VF_HOLD(x0, x1, x2, x3, x4, x5, x6, x7);
             /* the inputs' share of the next state: off the chain */
             __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), pc0);
             __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), pc1);
@@ -84,7 +91,7 @@ vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], ui
     return nb;
 }
 
-/* vf_run_avx2_in on one channel in place, nb frames (a multiple of
+/* vf_run_avx2_in on one channel from x into out (may be x), nb frames (a multiple of
  * VF_BLK8), the same operations in the same order (the same bits), but
  * with the design read where it is used: a cell of a glide is one or two
  * blocks, and loading the whole design into registers first would cost
@@ -92,15 +99,16 @@ vf_run_avx2_in(float (*st)[2], const float *const ins[], float *const outs[], ui
  * lanes 0 and 1 (ic1, ic2; the other two are never read): a glide's
  * cells run one after the other without a round trip through memory. */
 VF_AVX2_ATTR static inline __attribute__((always_inline)) __m128
-vf_cell_sv(__m128 sv, float *x, uint32_t nb, const hl_vf_design_t *d) {
+vf_cell_sv(__m128 sv, const float *x, float *out, uint32_t nb, const hl_vf_design_t *d) {
     const float *hz = d->hz + HL_VF_DMAX;
 #define VF_H(j)  _mm256_loadu_ps(hz - (j))
 #define VF_PC(j) _mm_loadu_ps(d->pc8[j])
-    for (uint32_t i = 0; i < nb; i += VF_BLK8, x += VF_BLK8) {
-        const __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
-        const __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
-        const __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
-        const __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+    for (uint32_t i = 0; i < nb; i += VF_BLK8, x += VF_BLK8, out += VF_BLK8) {
+        __m256 x0 = _mm256_broadcast_ss(x), x1 = _mm256_broadcast_ss(x + 1);
+        __m256 x2 = _mm256_broadcast_ss(x + 2), x3 = _mm256_broadcast_ss(x + 3);
+        __m256 x4 = _mm256_broadcast_ss(x + 4), x5 = _mm256_broadcast_ss(x + 5);
+        __m256 x6 = _mm256_broadcast_ss(x + 6), x7 = _mm256_broadcast_ss(x + 7);
+        VF_HOLD(x0, x1, x2, x3, x4, x5, x6, x7);
         __m128 p0 = _mm_mul_ps(_mm256_castps256_ps128(x0), VF_PC(0));
         __m128 p1 = _mm_mul_ps(_mm256_castps256_ps128(x1), VF_PC(1));
         p0 = _mm_fmadd_ps(_mm256_castps256_ps128(x2), VF_PC(2), p0);
@@ -123,7 +131,7 @@ vf_cell_sv(__m128 sv, float *x, uint32_t nb, const hl_vf_design_t *d) {
         y0 = _mm256_fmadd_ps(x7, VF_H(7), y0);
         sv = _mm_add_ps(_mm_fmadd_ps(sb, _mm_loadu_ps(d->q8[1]), _mm_add_ps(p0, p1)),
                         _mm_mul_ps(sa, _mm_loadu_ps(d->q8[0])));
-        _mm256_storeu_ps(x, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
+        _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(y0, y1), y2));
     }
 #undef VF_H
 #undef VF_PC
@@ -132,8 +140,8 @@ vf_cell_sv(__m128 sv, float *x, uint32_t nb, const hl_vf_design_t *d) {
 
 /* vf_cell_sv on a state in memory. */
 VF_AVX2_ATTR static inline __attribute__((always_inline)) void
-vf_cell_avx2(float s[2], float *x, uint32_t nb, const hl_vf_design_t *d) {
-    const __m128 sv = vf_cell_sv(_mm_setr_ps(s[0], s[1], s[0], s[1]), x, nb, d);
+vf_cell_avx2(float s[2], const float *x, float *out, uint32_t nb, const hl_vf_design_t *d) {
+    const __m128 sv = vf_cell_sv(_mm_setr_ps(s[0], s[1], s[0], s[1]), x, out, nb, d);
     float o4[4];
     _mm_storeu_ps(o4, sv);
     s[0] = o4[0];

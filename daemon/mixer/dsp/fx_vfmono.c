@@ -86,13 +86,12 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
     if (!vf_stage_settled(&f->lp) || !vf_stage_settled(&f->hp)) {
         /* a glide, a crossfade or a seed: the filter is still linear in its
          * input and state (only time-varying), so the stereo machinery runs
-         * on one channel holding the mono state */
-        if (out != in) memcpy(out, in, n * sizeof(float));
+         * on one channel holding the mono state (a shared glide's plan
+         * straight from in) */
         for (int st = 0; st < 2; st++)
             for (int k = 0; k < 2; k++)
                 f->s[st][0][k] = f->s[st][c][k] * inv;
-        float *ch[1] = {out};
-        hl_vfilter_process_rt(f, ch, 1, n);
+        hl_vf_process_io_rt(f, in, out, n);
         for (int st = 0; st < 2; st++)
             for (int k = 0; k < 2; k++) {
                 const float sm = f->s[st][0][k];

@@ -137,17 +137,20 @@ typedef struct {
 enum { HL_VF_OFF, HL_VF_ON, HL_VF_SEED, HL_VF_ENDING, HL_VF_FADING };
 
 /* The block matrices of a settled stage at one coefficient (fx_vfdesign.c):
- * everything the four- and eight-sample forms load. */
+ * everything the four- and eight-sample forms load. Laid out on 64-byte
+ * lines so that no load of the eight-sample form straddles two (a glide's
+ * cells read the design where it is used, every eight samples): hz, n1/n2,
+ * pc8 and q8 first, each vector within a line, the rest after. */
 #define HL_VF_DMAX 8 /* the longest block form */
 typedef struct {
-    float hz[2 * HL_VF_DMAX];             /* HL_VF_DMAX zeros, then h[0..HL_VF_DMAX): from
-                                             hz + HL_VF_DMAX - j, column j of the lower-triangular
-                                             Toeplitz matrix of h */
-    float st[HL_VF_DMAX + 1][2];          /* A^(m-1) B: the state m samples after a unit impulse */
-    float n1[HL_VF_DMAX], n2[HL_VF_DMAX]; /* C A^i: output i's response to ic1, ic2 */
-    float a4[2][2], a8[2][2];             /* A^4 and A^8, [row][column] */
+    _Alignas(64) float hz[2 * HL_VF_DMAX]; /* HL_VF_DMAX zeros, then h[0..HL_VF_DMAX): from
+                                              hz + HL_VF_DMAX - j, column j of the lower-triangular
+                                              Toeplitz matrix of h */
+    float n1[HL_VF_DMAX], n2[HL_VF_DMAX];  /* C A^i: output i's response to ic1, ic2 */
     float pc8[HL_VF_DMAX][4]; /* the eight-sample form's vectors, ready to load: st[8 - j] twice */
     float q8[2][4];           /* columns of A^8, twice: (a8[0][c], a8[1][c]) x 2 */
+    float st[HL_VF_DMAX + 1][2]; /* A^(m-1) B: the state m samples after a unit impulse */
+    float a4[2][2], a8[2][2];    /* A^4 and A^8, [row][column] */
 } hl_vf_design_t;
 
 /* Designs shared by the voices of one mixer (one audio thread, one rate):
@@ -324,7 +327,8 @@ void hl_vfilter_process_mono_rt(hl_vfilter_t *f, const float *in, float *out, ui
  * four-sample blocks (SSE), 2 in eight-sample blocks (AVX2 + FMA); -1 (the
  * default) or a level the CPU lacks picks the best it has. Interpolated
  * glides and crossfades run sample by sample; a stepped glide's cells run
- * in the form its level gives a settled stage.
+ * in the form its level gives a settled stage (at 2, in a build for
+ * AVX-512 F + VL where hl_simd_level has it: the same bits).
  * Returns the level now in use. For tests and benchmarks: call while no
  * filter runs (it sets a process-wide switch). */
 int hl_vfilter_simd(int level);
