@@ -9,7 +9,10 @@
  * tagged with the block's generation) and mixes the steady voices of each
  * (hl_rt_fast_t, no post stage) into that partition's own bus accumulators.
  * The audio thread then adds the partitions into the buses in partition
- * order and mixes the remaining voices itself, in list order. A partition
+ * order and mixes the remaining voices itself, in list order (a steady
+ * voice whose block reaches a loop point or another edge of its source
+ * stays in its partition, on the full path, when that block touches only
+ * the voice: mixer_rt.c, edge_in_part). A partition
  * is mixed whole by one thread into one accumulator set: its sum does not
  * depend on the thread, so the output is the same to the bit with any
  * number of threads, whoever mixed what (tests/unit/test_mix_part.c).
@@ -111,6 +114,7 @@ typedef struct {
     uint64_t worker_parts; /* of those, the workers' */
     uint64_t held;         /* command drains (a call's, a scheduled frame's) put off while a
                             * worker stuck in a dropped chunk still holds voices */
+    uint64_t left;         /* voices left to the audio thread's second pass, all blocks' */
 } hl_mix_part_stats_t;
 void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *out);
 

@@ -83,7 +83,7 @@ struct hl_mix_part {
     _Alignas(64) _Atomic uint32_t next;                /* the block's claim counter */
     _Alignas(64) _Atomic uint64_t owner[HL_MIX_PARTS]; /* gen << 32 | set << 8 | thread */
     set_t set[HL_MIX_PARTS + HL_MIX_THREADS - 1];
-    _Atomic uint64_t blocks, shared, late, dropped, parts, worker_parts, held;
+    _Atomic uint64_t blocks, shared, late, dropped, parts, worker_parts, held, second;
     worker_t w[HL_MIX_THREADS]; /* [0] unused: the audio thread */
 };
 
@@ -166,6 +166,7 @@ void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *o) {
     o->held = atomic_load_explicit(&p->held, memory_order_relaxed);
     o->parts = atomic_load_explicit(&p->parts, memory_order_relaxed);
     o->worker_parts = atomic_load_explicit(&p->worker_parts, memory_order_relaxed);
+    o->left = atomic_load_explicit(&p->second, memory_order_relaxed);
 }
 
 /* The planes of a partition's bus that steady voices may reach: the
@@ -497,5 +498,6 @@ const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint3
     atomic_fetch_add_explicit(&p->worker_parts, wparts, memory_order_relaxed);
     if (late) atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
     *nleft = left_positions(p->left, na, p->pos);
+    atomic_fetch_add_explicit(&p->second, *nleft, memory_order_relaxed);
     return p->pos;
 }
