@@ -58,8 +58,12 @@
 typedef struct hl_mix_part hl_mix_part_t;
 
 typedef struct {
-    uint32_t threads;  /* 1..HL_MIX_THREADS, the audio thread included */
-    uint32_t slots;    /* the mixer's physical slots (hl_mixer_slots) */
+    uint32_t threads; /* 1..HL_MIX_THREADS, the audio thread included */
+    uint32_t slots;   /* the mixer's physical slots (hl_mixer_slots) */
+    /* the output channels of the mixers it serves (hl_mixer_channels): the
+     * planes per bus of its accumulators, HL_MIX_PART_CH at most (0: that
+     * many); a mixer with more is refused (hl_mixer_set_parts) */
+    uint32_t channels;
     uint32_t wait_pct; /* 0 = HL_MIX_WAIT_PCT; >= 1000: no time bound (tests) */
     /* wakes worker w (1..threads-1) if it sleeps on *hl_mix_part_go(p, w):
      * called on the audio thread, RT safe (a futex wake) */
@@ -79,7 +83,7 @@ size_t hl_mix_part_size(const hl_mix_part_config_t *cfg);
 hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config_t *cfg);
 /* The mixer mixes through p from now on (NULL: the one-thread loop). Main
  * thread, while the audio thread is not running. Returns -1 if p was sized
- * for fewer slots than m has. */
+ * for fewer slots or channels than m has. */
 int hl_mixer_set_parts(hl_mixer_t *m, hl_mix_part_t *p);
 
 /* Worker side, worker w in 1..threads-1. The word a worker sleeps on (its

@@ -264,8 +264,8 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         (*mixed)++;
         *buses |= 1u << v->bus;
         (*(d ? &d->voices[v->bus] : &m->bus[v->bus].voices))++;
-        float *const bus_l = d ? HL_PART_ACC(d->acc, v->bus, v->f.cl) : m->acc[v->bus][v->f.cl];
-        float *const bus_r = d ? HL_PART_ACC(d->acc, v->bus, v->f.cr) : m->acc[v->bus][v->f.cr];
+        float *const bus_l = d ? HL_PART_ACC(m, d->acc, v->bus, v->f.cl) : m->acc[v->bus][v->f.cl];
+        float *const bus_r = d ? HL_PART_ACC(m, d->acc, v->bus, v->f.cr) : m->acc[v->bus][v->f.cr];
         float *acc_l = bus_l, *acc_r = bus_r;
         /* a PCM voice on the full path mixes into its own pair (the stream
          * scratch, which PCM voices never use) that joins the bus only if it
@@ -603,14 +603,14 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
                 left[i] = 1;
                 continue;
             }
-            const voice_dst_t d = {acc, HL_PART_SBUF(acc), st->voices};
+            const voice_dst_t d = {acc, HL_PART_SBUF(m, acc), st->voices};
             uint32_t virt = 0, streams = 0;
             (void)process_voice(m, &m->rt[s], n, 0, &st->mixed, &virt, &streams, &st->buses, &d);
             continue;
         }
         const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f, 0.0f};
-        fast_kernel(m, f, HL_PART_ACC(acc, f->bus, f->cl), HL_PART_ACC(acc, f->bus, f->cr), c, n,
-                    &g);
+        fast_kernel(m, f, HL_PART_ACC(m, acc, f->bus, f->cl), HL_PART_ACC(m, acc, f->bus, f->cr), c,
+                    n, &g);
         f->cursor = c + (uint64_t)n * f->step;
         st->mixed++;
         st->buses |= 1u << f->bus;

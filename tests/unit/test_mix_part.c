@@ -15,6 +15,11 @@
  *   takes every partition itself, counts the worker late, gives the same
  *   bits, and mixes the later blocks alone.
  * - Below HL_MIX_PART_MIN voices the mix is the one-thread loop's exactly.
+ * - The accumulators sized for the output's channels (2 threads) give the
+ *   bits of those with 8 planes (1 and 4); sized for fewer than the
+ *   mixer's, they are refused.
+ * - Voices wrapping their loops within a block stay in their partitions:
+ *   the one-thread loop's bits where summation order cannot differ.
  * - A worker stalled inside a partition through whole blocks (a hook): the
  *   partition is dropped, its voices left alone, no command applied and the
  *   list compacted under it while it is away (each put off, counted held),
@@ -176,11 +181,21 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
     void *mem = malloc(hl_mixer_size(&cfg));
     hl_mixer_t *m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
     assert_non_null(m);
+    /* 2 threads: planes for the layout's channels alone, else 8 (the same bits) */
     hl_mix_part_config_t pc = {.threads = threads ? threads : 1,
                                .slots = VOICES * 2,
+                               .channels = threads == 2 ? hl_mixer_channels(m) : 0,
                                .wait_pct = clock ? 0 : 1000,
                                .clock_ns = clock,
                                .stall = part_hook};
+    if (pc.channels > 2) { /* planes for fewer channels than the mixer's: refused */
+        hl_mix_part_config_t st = pc;
+        st.channels = 2;
+        void *smem = malloc(hl_mix_part_size(&st));
+        hl_mix_part_t *sp = hl_mix_part_init(smem, hl_mix_part_size(&st), &st);
+        assert_int_equal(hl_mixer_set_parts(m, sp), -1);
+        free(smem);
+    }
     hook_threads = pc.threads;
     atomic_store(&hook_in, 0);
     atomic_store(&hook_go, 0);
