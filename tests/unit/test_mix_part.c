@@ -109,6 +109,41 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* A mix_part of config pc, lent to m if lend, with workers 1..run-1
+ * started on it (parts_close: its stats, then all of it gone). */
+typedef struct {
+    void *mem;
+    hl_mix_part_t *p;
+    uint32_t run;
+    pthread_t th[HL_MIX_THREADS];
+    worker_arg_t args[HL_MIX_THREADS];
+} parts_t;
+
+static void parts_open(parts_t *r, hl_mixer_t *m, const hl_mix_part_config_t *pc, int lend,
+                       uint32_t run) {
+    size_t size = hl_mix_part_size(pc);
+    assert_true(size > 0);
+    r->mem = malloc(size);
+    r->p = hl_mix_part_init(r->mem, size, pc);
+    assert_non_null(r->p);
+    if (lend) assert_int_equal(hl_mixer_set_parts(m, r->p), 0);
+    r->run = run;
+    for (uint32_t w = 1; w < run; w++) {
+        r->args[w] = (worker_arg_t){r->p, w};
+        assert_int_equal(pthread_create(&r->th[w], NULL, worker, &r->args[w]), 0);
+    }
+}
+
+static hl_mix_part_stats_t parts_close(parts_t *r) {
+    hl_mix_part_stats_t st;
+    hl_mix_part_stats(r->p, &st);
+    hl_mix_part_quit(r->p);
+    for (uint32_t w = 1; w < r->run; w++)
+        pthread_join(r->th[w], NULL);
+    free(r->mem);
+    return st;
+}
+
 static uint64_t fake_ns;
 static uint64_t fake_clock(void) {
     return fake_ns += 1000000; /* 1 ms a look: past a 256-frame block's share at once */
@@ -200,18 +235,8 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
     atomic_store(&hook_in, 0);
     atomic_store(&hook_go, 0);
     memset(hook_round, 0, sizeof hook_round);
-    size_t size = hl_mix_part_size(&pc);
-    assert_true(size > 0);
-    void *pmem = malloc(size);
-    hl_mix_part_t *p = hl_mix_part_init(pmem, size, &pc);
-    assert_non_null(p);
-    if (threads) assert_int_equal(hl_mixer_set_parts(m, p), 0);
-    pthread_t th[HL_MIX_THREADS];
-    worker_arg_t args[HL_MIX_THREADS];
-    for (uint32_t w = 1; w < run; w++) {
-        args[w] = (worker_arg_t){p, w};
-        assert_int_equal(pthread_create(&th[w], NULL, worker, &args[w]), 0);
-    }
+    parts_t r;
+    parts_open(&r, m, &pc, threads != 0, run);
     /* short loops: the looping voices wrap within the test, most of them
      * in more than one block (the partitions keep them: mixer_rt.c,
      * edge_in_part); the last, long, for the voices played once */
@@ -229,17 +254,12 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
         mod_step(m, b, now);
         hl_mixer_process_rt(m, out + (size_t)b * CHUNK * NCH_MAX, CHUNK, now);
         now += (uint64_t)CHUNK * 1000000000u / TEST_RATE;
-        if (run == threads) hl_mix_part_settle(p, sched_yield); /* the next block: to all */
+        if (run == threads) hl_mix_part_settle(r.p, sched_yield); /* the next block: to all */
     }
-    hl_mix_part_stats_t st;
-    hl_mix_part_stats(p, &st);
-    hl_mix_part_quit(p);
-    for (uint32_t w = 1; w < run; w++)
-        pthread_join(th[w], NULL);
+    hl_mix_part_stats_t st = parts_close(&r);
     for (int i = 0; i < 4; i++)
         test_pcm_free(pcm[i]);
     free(mem);
-    free(pmem);
     return st;
 }
 
@@ -367,17 +387,8 @@ static hl_mix_part_stats_t render_wrap(uint32_t threads, float *out) {
     assert_non_null(m);
     hl_mix_part_config_t pc = {
         .threads = threads ? threads : 1, .slots = VOICES * 2, .wait_pct = 1000};
-    size_t size = hl_mix_part_size(&pc);
-    void *pmem = malloc(size);
-    hl_mix_part_t *p = hl_mix_part_init(pmem, size, &pc);
-    assert_non_null(p);
-    if (threads) assert_int_equal(hl_mixer_set_parts(m, p), 0);
-    pthread_t th[HL_MIX_THREADS];
-    worker_arg_t args[HL_MIX_THREADS];
-    for (uint32_t w = 1; w < pc.threads; w++) {
-        args[w] = (worker_arg_t){p, w};
-        assert_int_equal(pthread_create(&th[w], NULL, worker, &args[w]), 0);
-    }
+    parts_t r;
+    parts_open(&r, m, &pc, threads != 0, pc.threads);
     hl_pcm_t *pcm = test_pcm_sine(400, 1, 0.0123, 0.2, 0.5f);
     for (uint32_t i = 0; i < WRAP_PLAYED; i++) {
         hl_voice_params_t v = test_params(pcm);
@@ -403,16 +414,11 @@ static hl_mix_part_stats_t render_wrap(uint32_t threads, float *out) {
     for (uint32_t b = 0; b < BLOCKS; b++) {
         hl_mixer_process_rt(m, out + (size_t)b * CHUNK * 2, CHUNK, now);
         now += (uint64_t)CHUNK * 1000000000u / TEST_RATE;
-        hl_mix_part_settle(p, sched_yield);
+        hl_mix_part_settle(r.p, sched_yield);
     }
-    hl_mix_part_stats_t st;
-    hl_mix_part_stats(p, &st);
-    hl_mix_part_quit(p);
-    for (uint32_t w = 1; w < pc.threads; w++)
-        pthread_join(th[w], NULL);
+    hl_mix_part_stats_t st = parts_close(&r);
     test_pcm_free(pcm);
     free(mem);
-    free(pmem);
     return st;
 }
 
