@@ -47,8 +47,9 @@
 #define HL_MIX_THREADS     4   /* mix threads at most, the audio thread included */
 #define HL_MIX_PART_MIN    256 /* voices per partition at least: a smaller mix is one partition,
                                 * the plain single-threaded loop */
-#define HL_MIX_PART_CH     8 /* planes per bus of a partition's accumulators: a steady voice's
-                                * (7.1's; on 7.1.4 a steady 3D voice is left: f.ramp, a 2D one FL/FR) */
+#define HL_MIX_PART_CH     8 /* planes per bus of a partition's accumulators at most (cfg.channels
+                                * sizes them): a steady voice's (7.1's; on 7.1.4 a steady 3D voice
+                                * is left: f.ramp, a 2D one FL/FR) */
 #define HL_MIX_WAIT_PCT    100 /* % of a block's duration, from its start, the audio thread
                                 * waits at most for a partition a worker is inside */
 #define HL_MIX_LATE_MIN_NS 50000 /* a wait beyond twice the audio thread's mean partition
