@@ -385,14 +385,14 @@ static void test_parts_match_one_loop(void **state) {
 /* Voices at their loop points: a steady voice whose block wraps its loop
  * (or reaches another edge) is mixed on the full path inside its
  * partition, in list order, not on the audio thread's second pass. The
- * scene's audible voices all lie in the first of three partitions (the
+ * scene's audible voices all lie in the first of two partitions (the
  * rest play at gain 0: they add exact zeros), so the partitioned sum is
  * the one-thread loop's to the bit only if each wrapping voice joins its
  * partition where the loop adds it to the bus, with the full path's own
  * bits: 2D at pitch 1 (the copy path), 2D pitched, 3D cubic at their own
  * pitch, some with a loop crossfade, on a 300-frame loop. */
-#define WRAP_PLAYED 600 /* three partitions */
-#define WRAP_LOUD   200 /* the first */
+#define WRAP_PLAYED 300 /* two partitions */
+#define WRAP_LOUD   100 /* in the first */
 #define WRAP_BLOCKS 8   /* each voice wraps five times or more */
 static hl_mix_part_stats_t render_wrap(uint32_t threads, float *out) {
     hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = VOICES, .layout = HL_LAYOUT_STEREO};
