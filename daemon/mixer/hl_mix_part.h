@@ -9,7 +9,10 @@
  * tagged with the block's generation) and mixes the steady voices of each
  * (hl_rt_fast_t, no post stage) into that partition's own bus accumulators.
  * The audio thread then adds the partitions into the buses in partition
- * order and mixes the remaining voices itself, in list order. A partition
+ * order and mixes the remaining voices itself, in list order (a steady
+ * voice whose block reaches a loop point or another edge of its source
+ * stays in its partition, on the full path, when that block touches only
+ * the voice: mixer_rt.c, edge_in_part). A partition
  * is mixed whole by one thread into one accumulator set: its sum does not
  * depend on the thread, so the output is the same to the bit with any
  * number of threads, whoever mixed what (tests/unit/test_mix_part.c).
@@ -44,8 +47,9 @@
 #define HL_MIX_THREADS     4   /* mix threads at most, the audio thread included */
 #define HL_MIX_PART_MIN    256 /* voices per partition at least: a smaller mix is one partition,
                                 * the plain single-threaded loop */
-#define HL_MIX_PART_CH     8 /* planes per bus of a partition's accumulators: a steady voice's
-                                * (7.1's; on 7.1.4 a steady 3D voice is left: f.ramp, a 2D one FL/FR) */
+#define HL_MIX_PART_CH     8 /* planes per bus of a partition's accumulators at most (cfg.channels
+                                * sizes them): a steady voice's (7.1's; on 7.1.4 a steady 3D voice
+                                * is left: f.ramp, a 2D one FL/FR) */
 #define HL_MIX_WAIT_PCT    100 /* % of a block's duration, from its start, the audio thread
                                 * waits at most for a partition a worker is inside */
 #define HL_MIX_LATE_MIN_NS 50000 /* a wait beyond twice the audio thread's mean partition
@@ -55,8 +59,12 @@
 typedef struct hl_mix_part hl_mix_part_t;
 
 typedef struct {
-    uint32_t threads;  /* 1..HL_MIX_THREADS, the audio thread included */
-    uint32_t slots;    /* the mixer's physical slots (hl_mixer_slots) */
+    uint32_t threads; /* 1..HL_MIX_THREADS, the audio thread included */
+    uint32_t slots;   /* the mixer's physical slots (hl_mixer_slots) */
+    /* the output channels of the mixers it serves (hl_mixer_channels): the
+     * planes per bus of its accumulators, HL_MIX_PART_CH at most (0: that
+     * many); a mixer with more is refused (hl_mixer_set_parts) */
+    uint32_t channels;
     uint32_t wait_pct; /* 0 = HL_MIX_WAIT_PCT; >= 1000: no time bound (tests) */
     /* wakes worker w (1..threads-1) if it sleeps on *hl_mix_part_go(p, w):
      * called on the audio thread, RT safe (a futex wake) */
@@ -76,7 +84,7 @@ size_t hl_mix_part_size(const hl_mix_part_config_t *cfg);
 hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config_t *cfg);
 /* The mixer mixes through p from now on (NULL: the one-thread loop). Main
  * thread, while the audio thread is not running. Returns -1 if p was sized
- * for fewer slots than m has. */
+ * for fewer slots or channels than m has. */
 int hl_mixer_set_parts(hl_mixer_t *m, hl_mix_part_t *p);
 
 /* Worker side, worker w in 1..threads-1. The word a worker sleeps on (its
@@ -111,6 +119,7 @@ typedef struct {
     uint64_t worker_parts; /* of those, the workers' */
     uint64_t held;         /* command drains (a call's, a scheduled frame's) put off while a
                             * worker stuck in a dropped chunk still holds voices */
+    uint64_t left;         /* voices left to the audio thread's second pass, all blocks' */
 } hl_mix_part_stats_t;
 void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *out);
 

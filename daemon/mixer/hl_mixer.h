@@ -611,6 +611,8 @@ typedef struct {
 int hl_mixer_voice(const hl_mixer_t *m, uint64_t voice, hl_voice_view_t *out);
 /* Physical slots (2 * voices); slot_view returns 0 if that slot holds a voice. */
 uint32_t hl_mixer_slots(const hl_mixer_t *m);
+/* Output channels (the layout's). */
+uint32_t hl_mixer_channels(const hl_mixer_t *m);
 int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out);
 /* Engine frames rendered so far (the clock: the next block starts there).
  * Any thread (relaxed atomic). */

@@ -83,7 +83,7 @@ struct hl_mix_part {
     _Alignas(64) _Atomic uint32_t next;                /* the block's claim counter */
     _Alignas(64) _Atomic uint64_t owner[HL_MIX_PARTS]; /* gen << 32 | set << 8 | thread */
     set_t set[HL_MIX_PARTS + HL_MIX_THREADS - 1];
-    _Atomic uint64_t blocks, shared, late, dropped, parts, worker_parts, held;
+    _Atomic uint64_t blocks, shared, late, dropped, parts, worker_parts, held, second;
     worker_t w[HL_MIX_THREADS]; /* [0] unused: the audio thread */
 };
 
@@ -98,10 +98,22 @@ static uint32_t parts_of(uint32_t na) {
     return np < 1 ? 1 : np < HL_MIX_PARTS ? np : HL_MIX_PARTS;
 }
 
+/* The planes of a partition's bus that steady voices may reach: the
+ * mixer's nch (a pair may go to any of them), HL_MIX_PART_CH at most. */
+static uint32_t part_planes(uint32_t nch) {
+    return nch < HL_MIX_PART_CH ? nch : HL_MIX_PART_CH;
+}
+
+/* The planes per bus of the sets: the channels the config names. */
+static uint32_t cfg_planes(const hl_mix_part_config_t *cfg) {
+    return cfg->channels ? part_planes(cfg->channels) : HL_MIX_PART_CH;
+}
+
 /* Accumulator sets: one per partition the slots allow, one per worker
  * that may be stuck holding one. */
 static size_t sets_bytes(const hl_mix_part_config_t *cfg) {
-    return (parts_of(cfg->slots) + cfg->threads - 1) * HL_PART_ACC_FLOATS * sizeof(float);
+    return (parts_of(cfg->slots) + cfg->threads - 1) * HL_PART_ACC_FLOATS(cfg_planes(cfg)) *
+           sizeof(float);
 }
 
 size_t hl_mix_part_size(const hl_mix_part_config_t *cfg) {
@@ -137,8 +149,9 @@ hl_mix_part_t *hl_mix_part_init(void *mem, size_t size, const hl_mix_part_config
     return p;
 }
 int hl_mixer_set_parts(hl_mixer_t *m, hl_mix_part_t *p) {
-    if (p && p->cfg.slots < m->slots) return -1;
+    if (p && (p->cfg.slots < m->slots || cfg_planes(&p->cfg) < part_planes(m->nch))) return -1;
     m->parts = p;
+    m->part_np = p ? cfg_planes(&p->cfg) : 0;
     if (p) p->m = m;
     return 0;
 }
@@ -166,19 +179,14 @@ void hl_mix_part_stats(const hl_mix_part_t *p, hl_mix_part_stats_t *o) {
     o->held = atomic_load_explicit(&p->held, memory_order_relaxed);
     o->parts = atomic_load_explicit(&p->parts, memory_order_relaxed);
     o->worker_parts = atomic_load_explicit(&p->worker_parts, memory_order_relaxed);
-}
-
-/* The planes of a partition's bus that steady voices may reach: the
- * mixer's nch (a pair may go to any of them), HL_MIX_PART_CH at most. */
-static uint32_t part_planes(uint32_t nch) {
-    return nch < HL_MIX_PART_CH ? nch : HL_MIX_PART_CH;
+    o->left = atomic_load_explicit(&p->second, memory_order_relaxed);
 }
 
 /* Clears the planes (part_planes) of the buses in dirty. */
-static void zero_acc(float *acc, uint32_t dirty, uint32_t nch) {
-    nch = part_planes(nch);
+static void zero_acc(const hl_mixer_t *m, float *acc, uint32_t dirty) {
+    const uint32_t nch = part_planes(m->nch);
     for (uint32_t b = 0; dirty; b++, dirty >>= 1)
-        if (dirty & 1u) memset(HL_PART_ACC(acc, b, 0), 0, nch * HL_MIX_BLOCK * sizeof(float));
+        if (dirty & 1u) memset(HL_PART_ACC(m, acc, b, 0), 0, nch * HL_MIX_BLOCK * sizeof(float));
 }
 
 /* The first position of partition q of np over na voices. */
@@ -214,8 +222,8 @@ static uint32_t claim(hl_mix_part_t *p, uint32_t g, uint32_t np, uint32_t self, 
 static void mix_part(hl_mix_part_t *p, uint32_t q, uint32_t s, const uint32_t *slot, uint8_t *left,
                      uint32_t na, uint32_t np, uint32_t n) {
     set_t *z = &p->set[s];
-    float *acc = p->acc + s * HL_PART_ACC_FLOATS;
-    zero_acc(acc, z->dirty, p->m->nch);
+    float *acc = p->acc + s * HL_PART_ACC_FLOATS(p->m->part_np);
+    zero_acc(p->m, acc, z->dirty);
     memset(&z->st, 0, sizeof z->st);
     p->chunk(p->m, slot, part_at(q, na, np), part_at(q + 1, na, np), n, acc, &z->st, left);
     z->dirty = z->st.buses;
@@ -312,7 +320,7 @@ static void sum_set(hl_mixer_t *m, const float *acc, const hl_part_stats_t *st, 
     for (uint32_t b = 0, mask = st->buses; mask; b++, mask >>= 1) {
         if (!(mask & 1u)) continue;
         for (uint32_t c = 0; c < part_planes(m->nch); c++) {
-            const float *x = HL_PART_ACC(acc, b, c);
+            const float *x = HL_PART_ACC(m, acc, b, c);
             float *y = m->acc[b][c];
             for (uint32_t i = 0; i < n; i++)
                 y[i] += x[i];
@@ -489,7 +497,7 @@ const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint3
         if (w) memcpy(p->left + a, p->w[w].left + a, b - a);
         const uint32_t s =
             (uint32_t)(atomic_load_explicit(&p->owner[q], memory_order_relaxed) >> 8) & 0xFFu;
-        sum_set(m, p->acc + s * HL_PART_ACC_FLOATS, &p->set[s].st, n, mixed, buses);
+        sum_set(m, p->acc + s * HL_PART_ACC_FLOATS(m->part_np), &p->set[s].st, n, mixed, buses);
     }
     atomic_fetch_add_explicit(&p->blocks, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&p->parts, np, memory_order_relaxed);
@@ -497,5 +505,6 @@ const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint3
     atomic_fetch_add_explicit(&p->worker_parts, wparts, memory_order_relaxed);
     if (late) atomic_fetch_add_explicit(&p->late, 1, memory_order_relaxed);
     *nleft = left_positions(p->left, na, p->pos);
+    atomic_fetch_add_explicit(&p->second, *nleft, memory_order_relaxed);
     return p->pos;
 }

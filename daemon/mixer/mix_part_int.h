@@ -14,14 +14,19 @@ typedef struct {
     uint32_t voices[HL_NUM_GAINS];
 } hl_part_stats_t;
 
-/* Floats of one partition's accumulators: [bus][plane][frame]. */
-#define HL_PART_ACC_FLOATS     ((size_t)HL_NUM_GAINS * HL_MIX_PART_CH * HL_MIX_BLOCK)
-#define HL_PART_ACC(acc, b, c) ((acc) + ((size_t)(b)*HL_MIX_PART_CH + (c)) * HL_MIX_BLOCK)
+/* Floats of one partition's accumulators with np planes per bus:
+ * [bus][plane][frame], then the own pair (two planes) of a voice its chunk
+ * mixes on the full path (an edge: mixer_rt.c), the partition's sbuf.
+ * The mixer's np: m->part_np (hl_mixer_set_parts). */
+#define HL_PART_ACC_FLOATS(np)    ((size_t)(HL_NUM_GAINS * (np) + 2) * HL_MIX_BLOCK)
+#define HL_PART_ACC(m, acc, b, c) ((acc) + ((size_t)(b) * (m)->part_np + (c)) * HL_MIX_BLOCK)
+#define HL_PART_SBUF(m, acc)      ((acc) + (size_t)HL_NUM_GAINS * (m)->part_np * HL_MIX_BLOCK)
 
 /* A position of a slot list whose voice is not to be touched (quarantined). */
 #define HL_MIX_NO_SLOT UINT32_MAX
 
-/* Mixes the steady voices (no post stage, no ramp) at positions a..b-1 of
+/* Mixes the steady voices (no post stage, no ramp; at an edge of the
+ * source on the full path where that is theirs alone) at positions a..b-1 of
  * a slot list (slot[pos]: the voice at pos of the active list as the block
  * began, read from slot[a..b-1] only) into acc, n frames; left[pos] = 1 for
  * a voice it left for the full path, else 0; HL_MIX_NO_SLOT is not touched

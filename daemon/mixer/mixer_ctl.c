@@ -642,6 +642,10 @@ uint32_t hl_mixer_slots(const hl_mixer_t *m) {
     return m->slots;
 }
 
+uint32_t hl_mixer_channels(const hl_mixer_t *m) {
+    return m->nch;
+}
+
 int hl_mixer_slot_view(const hl_mixer_t *m, uint32_t slot, hl_voice_view_t *out) {
     if (slot >= m->slots || m->ctl[slot].state == HL_MIX_STATE_FREE) return HELIOD_ENOVOICE;
     const hl_ctl_voice_t *c = &m->ctl[slot];

@@ -461,6 +461,7 @@ struct hl_mixer {
     uint32_t listener_gen;     /* bumped by every listener command; never 0 */
     uint32_t bus_dirty;        /* buses whose accumulators hold last block's mix (bit per bus) */
     struct hl_mix_part *parts; /* the partitioned mix (hl_mix_part.h), NULL: one thread */
+    uint32_t part_np;          /* planes per bus of its accumulators (HL_PART_ACC) */
     hl_ramp_t bus_gain[HL_NUM_GAINS];
     hl_rt_bus_t bus[HL_NUM_GAINS];
     uint32_t bus_gen[HL_NUM_GAINS]; /* bus_gen_ctl as applied */

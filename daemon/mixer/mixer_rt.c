@@ -210,10 +210,21 @@ __attribute__((noinline, cold)) static int hrtf_ring_out(hl_mixer_t *m, hl_rt_vo
     return v->htail == 0;
 }
 
+/* Where a mono or stereo voice's pair goes (process_voice): a partition's
+ * accumulators (HL_PART_ACC), its own pair's scratch (two HL_MIX_BLOCK
+ * planes) and its bus voice counts. NULL: the mixer's buses, sbuf, counts. */
+typedef struct {
+    float *acc, *sbuf;
+    uint32_t *voices;
+} voice_dst_t;
+
 /* One voice's block: returns 1 when the voice ended (end_reason and
- * end_frame set for its ENDED event), 0 while it plays. */
+ * end_frame set for its ENDED event), 0 while it plays. With d, only a
+ * PCM voice whose block touches nothing but itself and d may come
+ * (edge_in_part). */
 static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t now_ns,
-                         uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses) {
+                         uint32_t *mixed, uint32_t *virt, uint32_t *streams, uint32_t *buses,
+                         const voice_dst_t *d) {
     if (v->stream) (*streams)++;
     if (v->htail) return hrtf_ring_out(m, v, n, buses);
     if (v->env_mode == HL_ENV_RELEASE && v->env.rem == 0) { /* stopped while paused */
@@ -252,15 +263,19 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
     } else {
         (*mixed)++;
         *buses |= 1u << v->bus;
-        m->bus[v->bus].voices++;
-        float *acc_l = m->acc[v->bus][v->f.cl], *acc_r = m->acc[v->bus][v->f.cr];
+        (*(d ? &d->voices[v->bus] : &m->bus[v->bus].voices))++;
+        float *const bus_l = d ? HL_PART_ACC(m, d->acc, v->bus, v->f.cl) : m->acc[v->bus][v->f.cl];
+        float *const bus_r = d ? HL_PART_ACC(m, d->acc, v->bus, v->f.cr) : m->acc[v->bus][v->f.cr];
+        float *acc_l = bus_l, *acc_r = bus_r;
         /* a PCM voice on the full path mixes into its own pair (the stream
          * scratch, which PCM voices never use) that joins the bus only if it
          * is finite; a stream's frames are sanitised as they are copied (a
          * stream voice with a post stage mixes into vbuf) */
         const int lfe = m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f);
         const int hgt = m->height && (v->flags & HL_MIX_3D);
-        float *own = v->stream ? (v->post || lfe || hgt ? m->vbuf[0] : NULL) : m->sbuf;
+        float *own = v->stream ? (v->post || lfe || hgt ? m->vbuf[0] : NULL)
+                     : d       ? d->sbuf
+                               : m->sbuf;
         if (own) {
             acc_l = own;
             acc_r = own + HL_MIX_BLOCK;
@@ -329,8 +344,7 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
                 /* the pair joins the bus: x 1 is exact, so the same sums as
                  * adding (the kernel's vector loop, not a scalar one) */
                 static const hl_gain_ramp_t unity = {1.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f};
-                m->k->mix_planar(m->acc[v->bus][v->f.cl], m->acc[v->bus][v->f.cr], own,
-                                 own + HL_MIX_BLOCK, n, &unity);
+                m->k->mix_planar(bus_l, bus_r, own, own + HL_MIX_BLOCK, n, &unity);
             }
         }
     }
@@ -519,6 +533,32 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
 
 #include "mix_prefetch.h" /* prefetch_state, prefetch_src, prefetch_ahead */
 
+/* A voice the steady path cannot take (its block reaches a loop point or
+ * another edge of its source, above all): 1 if its full path
+ * (process_voice) may run inside a partition, where it touches only
+ * itself, the partition's accumulators and its own scratch pair: a
+ * started mono PCM voice, no post stage, fade, envelope ramp,
+ * switch, LFE or height planes (and no modulation change due: the chunk
+ * leaves those), its 3D pair the one cached, and a block that cannot end
+ * it (an endless loop, or no edge past the end; an ENDED event and the
+ * list's compaction are the audio thread's). Anything else stays on the
+ * second pass. */
+static int edge_in_part(const hl_mixer_t *m, uint32_t s, uint32_t n) {
+    const hl_rt_voice_t *v = &m->rt[s];
+    if (v->stream || v->channels != 1 || v->post || v->hrtf || v->htail || !v->started ||
+        v->env_mode != HL_ENV_RUN || v->env.rem || v->sw_mode != HL_SW_NONE || v->xf.rem ||
+        v->xf.cur != 1.0f || v->pitch_pos < v->pitch_len || v->doppler != v->dop_target ||
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f)))
+        return 0;
+    if (v->flags & HL_MIX_3D) {
+        if (m->height || m->nch > HL_MIX_PART_CH || v->sp_gen != m->listener_gen || v->pos_rem ||
+            v->gain.rem || v->sp_far) /* beyond the partition's planes, or a new pair */
+            return 0;
+    }
+    return (v->loop_on && v->loops_left == HL_LOOP_FOREVER) ||
+           v->f.cursor + (uint64_t)n * voice_step(v) < v->src.end_fp;
+}
+
 /* The partitions' chunk of steady voices (hl_mix_chunk_fn, mix_part_int.h). */
 static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32_t b, uint32_t n,
                          float *acc, hl_part_stats_t *st, uint8_t *left) {
@@ -556,12 +596,21 @@ static void mix_chunk_rt(hl_mixer_t *m, const uint32_t *slot, uint32_t a, uint32
         const uint64_t c = f->cursor;
         if (due || !f->steady || f->post || f->ramp || (f->lgen && f->lgen != m->listener_gen) ||
             !fast_inside(m, f, c, n)) {
-            left[i] = 1;
+            /* an edge (a loop point, the taps before the loop's start just
+             * after a wrap), a 2D gain ramp: its full path here if that
+             * touches only the voice, else the second pass */
+            if (due || f->ramp || !edge_in_part(m, s, n)) {
+                left[i] = 1;
+                continue;
+            }
+            const voice_dst_t d = {acc, HL_PART_SBUF(m, acc), st->voices};
+            uint32_t virt = 0, streams = 0;
+            (void)process_voice(m, &m->rt[s], n, 0, &st->mixed, &virt, &streams, &st->buses, &d);
             continue;
         }
         const hl_gain_ramp_t g = {f->gl, 0.0f, 0.0f, f->gr, 0.0f, 0.0f, 0.0f};
-        fast_kernel(m, f, HL_PART_ACC(acc, f->bus, f->cl), HL_PART_ACC(acc, f->bus, f->cr), c, n,
-                    &g);
+        fast_kernel(m, f, HL_PART_ACC(m, acc, f->bus, f->cl), HL_PART_ACC(m, acc, f->bus, f->cr), c,
+                    n, &g);
         f->cursor = c + (uint64_t)n * f->step;
         st->mixed++;
         st->buses |= 1u << f->bus;
@@ -588,7 +637,7 @@ static void render_left(hl_mixer_t *m, const uint32_t *pos, uint32_t nl, uint32_
         if (v->f.ramp == HL_FAST_HEIGHT && v->f.steady && v->f.lgen == m->listener_gen &&
             process_fast_height(m, &v->f, n, mixed, buses)) /* the partitions leave these */
             continue;
-        if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses)) {
+        if (process_voice(m, v, n, now_ns, mixed, virt, streams, buses, NULL)) {
             end_event(m, v, now_ns);
             ended++;
         }
@@ -659,7 +708,7 @@ static void render_block(hl_mixer_t *m, float *out, uint32_t n, uint64_t now_ns,
             i++;
             continue;
         }
-        if (process_voice(m, v, n, now_ns, &mixed, &virt, &streams, &buses))
+        if (process_voice(m, v, n, now_ns, &mixed, &virt, &streams, &buses, NULL))
             end_voice(m, i, now_ns); /* swapped in: same i again */
         else
             i++;

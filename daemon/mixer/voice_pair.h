@@ -46,8 +46,8 @@ static inline __attribute__((always_inline)) int mix_pair(hl_mixer_t *m, hl_rt_f
     if (!pair_run(m, a, n, &r[0]) || a->bus != b->bus || a->cl != b->cl || a->cr != b->cr ||
         !pair_run(m, b, n, &r[1]))
         return 0;
-    float *al = part ? HL_PART_ACC(part, a->bus, a->cl) : m->acc[a->bus][a->cl];
-    float *ar = part ? HL_PART_ACC(part, a->bus, a->cr) : m->acc[a->bus][a->cr];
+    float *al = part ? HL_PART_ACC(m, part, a->bus, a->cl) : m->acc[a->bus][a->cl];
+    float *ar = part ? HL_PART_ACC(m, part, a->bus, a->cr) : m->acc[a->bus][a->cr];
     if (!m->k->interp_mix_mono2(al, ar, r, n, pf)) return 0;
     a->cursor += (uint64_t)n * a->step;
     b->cursor += (uint64_t)n * b->step;

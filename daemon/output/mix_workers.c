@@ -138,8 +138,10 @@ int hld_mix_workers_open(hld_mix_workers_t **out, hl_mixer_t *m, uint32_t thread
     ws->threads = threads;
     /* slots enough for the governor's calibration too, which borrows them */
     const uint32_t slots = hl_mixer_slots(m);
+    /* planes for the output's channels: the calibration's mixer has the same layout */
     hl_mix_part_config_t pc = {.threads = threads,
                                .slots = slots > HLD_GOV_CALIB_SLOTS ? slots : HLD_GOV_CALIB_SLOTS,
+                               .channels = hl_mixer_channels(m),
                                .wake = wake_rt,
                                .user = ws,
                                .clock_ns = mono_ns};

@@ -15,6 +15,11 @@
  *   takes every partition itself, counts the worker late, gives the same
  *   bits, and mixes the later blocks alone.
  * - Below HL_MIX_PART_MIN voices the mix is the one-thread loop's exactly.
+ * - The accumulators sized for the output's channels (2 threads) give the
+ *   bits of those with 8 planes (1 and 4); sized for fewer than the
+ *   mixer's, they are refused.
+ * - Voices wrapping their loops within a block stay in their partitions:
+ *   the one-thread loop's bits where summation order cannot differ.
  * - A worker stalled inside a partition through whole blocks (a hook): the
  *   partition is dropped, its voices left alone, no command applied and the
  *   list compacted under it while it is away (each put off, counted held),
@@ -104,6 +109,41 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* A mix_part of config pc, lent to m if lend, with workers 1..run-1
+ * started on it (parts_close: its stats, then all of it gone). */
+typedef struct {
+    void *mem;
+    hl_mix_part_t *p;
+    uint32_t run;
+    pthread_t th[HL_MIX_THREADS];
+    worker_arg_t args[HL_MIX_THREADS];
+} parts_t;
+
+static void parts_open(parts_t *r, hl_mixer_t *m, const hl_mix_part_config_t *pc, int lend,
+                       uint32_t run) {
+    size_t size = hl_mix_part_size(pc);
+    assert_true(size > 0);
+    r->mem = malloc(size);
+    r->p = hl_mix_part_init(r->mem, size, pc);
+    assert_non_null(r->p);
+    if (lend) assert_int_equal(hl_mixer_set_parts(m, r->p), 0);
+    r->run = run;
+    for (uint32_t w = 1; w < run; w++) {
+        r->args[w] = (worker_arg_t){r->p, w};
+        assert_int_equal(pthread_create(&r->th[w], NULL, worker, &r->args[w]), 0);
+    }
+}
+
+static hl_mix_part_stats_t parts_close(parts_t *r) {
+    hl_mix_part_stats_t st;
+    hl_mix_part_stats(r->p, &st);
+    hl_mix_part_quit(r->p);
+    for (uint32_t w = 1; w < r->run; w++)
+        pthread_join(r->th[w], NULL);
+    free(r->mem);
+    return st;
+}
+
 static uint64_t fake_ns;
 static uint64_t fake_clock(void) {
     return fake_ns += 1000000; /* 1 ms a look: past a 256-frame block's share at once */
@@ -135,7 +175,7 @@ static void mod_step(hl_mixer_t *m, uint32_t b, uint64_t now) {
     }
 }
 
-static void play_scene(hl_mixer_t *m, hl_pcm_t *const pcm[3]) {
+static void play_scene(hl_mixer_t *m, hl_pcm_t *const pcm[4]) {
     if (mod_run == 1) assert_int_equal(hl_mixer_mod_alloc(m, &mod_id, &mod_gen), 0);
     for (uint32_t i = 0; i < PLAYED; i++) {
         hl_voice_params_t p = test_params(pcm[i % 3]);
@@ -158,7 +198,8 @@ static void play_scene(hl_mixer_t *m, hl_pcm_t *const pcm[3]) {
             p.flags = HL_MIX_LOOP;
             p.lp_hz = 2000.0f;
             p.bus = HL_BUS_MUSIC;
-        } else { /* 2D, pitch 1, once: ends part way */
+        } else { /* 2D, pitch 1, once: plays through the test (the partitions stay four) */
+            p.pcm = pcm[3];
             p.pan = (float)(i % 3) - 1.0f;
         }
         assert_int_equal(hl_mixer_play(m, &p, 0, &mod_v[i], NULL), 0);
@@ -175,30 +216,33 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
     void *mem = malloc(hl_mixer_size(&cfg));
     hl_mixer_t *m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
     assert_non_null(m);
+    /* 2 threads: planes for the layout's channels alone, else 8 (the same bits) */
     hl_mix_part_config_t pc = {.threads = threads ? threads : 1,
                                .slots = VOICES * 2,
+                               .channels = threads == 2 ? hl_mixer_channels(m) : 0,
                                .wait_pct = clock ? 0 : 1000,
                                .clock_ns = clock,
                                .stall = part_hook};
+    if (pc.channels > 2) { /* planes for fewer channels than the mixer's: refused */
+        hl_mix_part_config_t st = pc;
+        st.channels = 2;
+        void *smem = malloc(hl_mix_part_size(&st));
+        hl_mix_part_t *sp = hl_mix_part_init(smem, hl_mix_part_size(&st), &st);
+        assert_int_equal(hl_mixer_set_parts(m, sp), -1);
+        free(smem);
+    }
     hook_threads = pc.threads;
     atomic_store(&hook_in, 0);
     atomic_store(&hook_go, 0);
     memset(hook_round, 0, sizeof hook_round);
-    size_t size = hl_mix_part_size(&pc);
-    assert_true(size > 0);
-    void *pmem = malloc(size);
-    hl_mix_part_t *p = hl_mix_part_init(pmem, size, &pc);
-    assert_non_null(p);
-    if (threads) assert_int_equal(hl_mixer_set_parts(m, p), 0);
-    pthread_t th[HL_MIX_THREADS];
-    worker_arg_t args[HL_MIX_THREADS];
-    for (uint32_t w = 1; w < run; w++) {
-        args[w] = (worker_arg_t){p, w};
-        assert_int_equal(pthread_create(&th[w], NULL, worker, &args[w]), 0);
-    }
-    hl_pcm_t *pcm[3] = {test_pcm_sine(48000, 1, 0.01, 0.0, 0.5f),
-                        test_pcm_sine(30000, 1, 0.0137, 0.3, 0.4f),
-                        test_pcm_sine(9000, 1, 0.002, 0.0, 0.6f)};
+    parts_t r;
+    parts_open(&r, m, &pc, threads != 0, run);
+    /* short loops: the looping voices wrap within the test, most of them
+     * in more than one block (the partitions keep them: mixer_rt.c,
+     * edge_in_part); the last, long, for the voices played once */
+    hl_pcm_t *pcm[4] = {
+        test_pcm_sine(1100, 1, 0.01, 0.0, 0.5f), test_pcm_sine(700, 1, 0.0137, 0.3, 0.4f),
+        test_pcm_sine(450, 1, 0.002, 0.0, 0.6f), test_pcm_sine(9000, 1, 0.002, 0.0, 0.6f)};
     play_scene(m, pcm);
     uint64_t now = 0;
     for (uint32_t b = 0; b < BLOCKS; b++) {
@@ -210,17 +254,12 @@ static hl_mix_part_stats_t render_on(uint32_t layout, uint32_t threads, uint32_t
         mod_step(m, b, now);
         hl_mixer_process_rt(m, out + (size_t)b * CHUNK * NCH_MAX, CHUNK, now);
         now += (uint64_t)CHUNK * 1000000000u / TEST_RATE;
-        if (run == threads) hl_mix_part_settle(p, sched_yield); /* the next block: to all */
+        if (run == threads) hl_mix_part_settle(r.p, sched_yield); /* the next block: to all */
     }
-    hl_mix_part_stats_t st;
-    hl_mix_part_stats(p, &st);
-    hl_mix_part_quit(p);
-    for (uint32_t w = 1; w < run; w++)
-        pthread_join(th[w], NULL);
-    for (int i = 0; i < 3; i++)
+    hl_mix_part_stats_t st = parts_close(&r);
+    for (int i = 0; i < 4; i++)
         test_pcm_free(pcm[i]);
     free(mem);
-    free(pmem);
     return st;
 }
 
@@ -267,12 +306,23 @@ static void test_threads_bit_exact(void **state) {
     free(four);
 }
 
+/* The scene on one thread, stereo, no hook, no modulation: rendered once,
+ * for the tests that compare with it. */
+static const float *stereo_one(void) {
+    static float *one;
+    if (!one) {
+        one = calloc(OUT_N, sizeof(float));
+        render(1, 1, NULL, one);
+    }
+    return one;
+}
+
 /* The slow worker: it mixes one partition a block, the audio thread the
  * other three, and the bits are the one thread's. */
 static void test_slow_worker_partitions_taken(void **state) {
     (void)state;
-    float *one = calloc(OUT_N, sizeof(float)), *two = calloc(OUT_N, sizeof(float));
-    render(1, 1, NULL, one);
+    const float *one = stereo_one();
+    float *two = calloc(OUT_N, sizeof(float));
     hook = HOOK_SLOW;
     hl_mix_part_stats_t s = render(2, 2, NULL, two);
     hook = HOOK_NONE;
@@ -281,7 +331,6 @@ static void test_slow_worker_partitions_taken(void **state) {
     assert_int_equal(s.parts, NPARTS * BLOCKS);
     assert_int_equal(s.late + s.dropped, 0);
     assert_true(same_bits(one, two, OUT_N));
-    free(one);
     free(two);
 }
 
@@ -312,7 +361,10 @@ static void test_parts_match_one_loop(void **state) {
         float *ref = calloc(OUT_N, sizeof(float)), *one = calloc(OUT_N, sizeof(float)),
               *two = calloc(OUT_N, sizeof(float));
         render_on(layouts[k], 0, 0, NULL, ref);
-        render_on(layouts[k], 1, 1, NULL, one);
+        if (k == 0)
+            memcpy(one, stereo_one(), OUT_N * sizeof(float));
+        else
+            render_on(layouts[k], 1, 1, NULL, one);
         render_on(layouts[k], 2, 2, NULL, two);
         double peak = 0.0, worst = 0.0;
         for (size_t i = 0; i < OUT_N; i++) {
@@ -328,6 +380,86 @@ static void test_parts_match_one_loop(void **state) {
         free(one);
         free(two);
     }
+}
+
+/* Voices at their loop points: a steady voice whose block wraps its loop
+ * (or reaches another edge) is mixed on the full path inside its
+ * partition, in list order, not on the audio thread's second pass. The
+ * scene's audible voices all lie in the first of two partitions (the
+ * rest play at gain 0: they add exact zeros), so the partitioned sum is
+ * the one-thread loop's to the bit only if each wrapping voice joins its
+ * partition where the loop adds it to the bus, with the full path's own
+ * bits: 2D at pitch 1 (the copy path), 2D pitched, 3D cubic at their own
+ * pitch, some with a loop crossfade, on a 300-frame loop. */
+#define WRAP_PLAYED 300 /* two partitions */
+#define WRAP_LOUD   100 /* in the first */
+#define WRAP_BLOCKS 8   /* each voice wraps five times or more */
+static hl_mix_part_stats_t render_wrap(uint32_t threads, float *out) {
+    hl_mixer_config_t cfg = {.rate = TEST_RATE, .voices = VOICES, .layout = HL_LAYOUT_STEREO};
+    void *mem = malloc(hl_mixer_size(&cfg));
+    hl_mixer_t *m = hl_mixer_init(mem, hl_mixer_size(&cfg), &cfg);
+    assert_non_null(m);
+    hl_mix_part_config_t pc = {
+        .threads = threads ? threads : 1, .slots = VOICES * 2, .wait_pct = 1000};
+    parts_t r;
+    parts_open(&r, m, &pc, threads != 0, pc.threads);
+    hl_pcm_t *pcm = test_pcm_sine(400, 1, 0.0123, 0.2, 0.5f);
+    for (uint32_t i = 0; i < WRAP_PLAYED; i++) {
+        hl_voice_params_t v = test_params(pcm);
+        v.flags = HL_MIX_LOOP;
+        v.loop_start = 60;
+        v.loop_end = 360;
+        v.loop_xfade = i % 4 == 1 ? 40 : 0;
+        v.start_frame = (i * 37) % 350;
+        v.gain = i < WRAP_LOUD ? 1.0f / 16.0f : 0.0f;
+        if (i % 3 == 1) v.pitch = 0.85f + 0.3f * (float)((i * 0.618034) - (uint32_t)(i * 0.618034));
+        if (i % 3 == 2) {
+            v.flags |= HL_MIX_3D | HL_MIX_CUBIC;
+            v.pitch = 0.9f + 0.2f * (float)((i * 0.414214) - (uint32_t)(i * 0.414214));
+            v.pos[0] = (float)(i % 11) - 5.0f;
+            v.pos[2] = -1.0f - (float)(i % 5);
+            v.min_distance = 1.0f;
+            v.max_distance = 50.0f;
+            v.rolloff = 1.0f;
+        }
+        assert_int_equal(hl_mixer_play(m, &v, 0, NULL, NULL), 0);
+    }
+    uint64_t now = 0;
+    for (uint32_t b = 0; b < WRAP_BLOCKS; b++) {
+        hl_mixer_process_rt(m, out + (size_t)b * CHUNK * 2, CHUNK, now);
+        now += (uint64_t)CHUNK * 1000000000u / TEST_RATE;
+        hl_mix_part_settle(r.p, sched_yield);
+    }
+    hl_mix_part_stats_t st = parts_close(&r);
+    test_pcm_free(pcm);
+    free(mem);
+    return st;
+}
+
+static void test_wrapping_voices_in_partitions(void **state) {
+    (void)state;
+    const size_t n = (size_t)WRAP_BLOCKS * CHUNK * 2;
+    float *ref = calloc(n, sizeof(float)), *out = calloc(n, sizeof(float));
+    render_wrap(0, ref);
+    double e = 0.0;
+    for (size_t i = 0; i < n; i++)
+        e += (double)ref[i] * ref[i];
+    assert_true(e > 1.0);
+    static const uint32_t threads[3] = {1, 2, 4};
+    for (int k = 0; k < 3; k++) {
+        memset(out, 0, n * sizeof(float));
+        hl_mix_part_stats_t st = render_wrap(threads[k], out);
+        assert_int_equal(st.blocks, WRAP_BLOCKS);
+        /* the first block is every voice's full path (none started yet,
+         * the audio thread's); after it, none is left, though a 300-frame
+         * loop wraps in most blocks of a voice */
+        print_message("# %u threads: %llu voices left to the second pass\n", threads[k],
+                      (unsigned long long)st.left);
+        assert_int_equal(st.left, WRAP_PLAYED);
+        assert_true(same_bits(ref, out, n));
+    }
+    free(ref);
+    free(out);
 }
 
 /* Few voices: the parts stay out of the way (the one-thread loop's bits). */
@@ -504,6 +636,7 @@ int main(void) {
         cmocka_unit_test(test_late_worker_rescued),
         cmocka_unit_test(test_parts_match_one_loop),
         cmocka_unit_test(test_small_mix_unchanged),
+        cmocka_unit_test(test_wrapping_voices_in_partitions),
         cmocka_unit_test(test_stuck_worker_holds_commands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
