@@ -60,8 +60,8 @@ void hl_peak_stereo_rt(const float *x, uint32_t frames, float *pl, float *pr) {
     uint32_t i = 0, n = 2 * frames;
     __m128 m = max_abs_ps(x, &i, n, _mm_setzero_ps());
     if (i < n) /* one frame left */
-        m = _mm_max_ps(abs_ps(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)(x + i)))),
-                       m);
+        m = _mm_max_ps(
+            abs_ps(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(x + i)))), m);
     m = _mm_max_ps(m, _mm_movehl_ps(m, m)); /* lanes 0 and 1: left, right */
     *pl = _mm_cvtss_f32(m);
     *pr = _mm_cvtss_f32(_mm_shuffle_ps(m, m, _MM_SHUFFLE(1, 1, 1, 1)));

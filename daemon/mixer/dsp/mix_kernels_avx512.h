@@ -108,7 +108,8 @@ hl_lane_taps8(const float *s, uint64_t x, uint64_t step, const int cubic, const 
         __m128 h[4];
 #pragma GCC unroll 4
         for (int k = 0; k < 4; k++) {
-            const __m128 lo = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)q[2 * k]));
+            const __m128 lo =
+                _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)q[2 * k]));
             h[k] = _mm_loadh_pi(lo, (const __m64 *)(const void *)q[2 * k + 1]);
         }
         const __m256 u = _mm256_insertf128_ps(_mm256_castps128_ps256(h[0]), h[2], 1);
