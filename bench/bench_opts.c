@@ -32,7 +32,7 @@ void bo_parse(int argc, char **argv, const bo_opt_t *opts, const char *usage) {
     struct option lo[BO_MAX_OPTS + 2];
     char shorts[2 * BO_MAX_OPTS + 1];
     int nl = 0, ns = 0;
-    for (int i = 0; opts[i].name && i < BO_MAX_OPTS; i++) {
+    for (int i = 0; i < BO_MAX_OPTS && opts[i].name; i++) {
         int has_arg = opts[i].kind == 'b' ? no_argument : required_argument;
         if (opts[i].name[1] == '\0') {
             shorts[ns++] = opts[i].name[0];

@@ -266,14 +266,15 @@ static int run_measure(cb_run_t *r, double settle, cb_meas_t *m) {
     return 0;
 }
 
-static double stat(const cb_meas_t *m, const char *key) {
+static double cb_stat(const cb_meas_t *m, const char *key) {
     return bd_stat(&m->st, key);
 }
 
 /* Held: no xrun, every voice mixed, the load within both bounds. */
 static int held(const cb_meas_t *m, int n, double p99_bound, double max_bound) {
-    return m->xruns == 0 && stat(m, "voices_mixed") >= n &&
-           stat(m, "callback_load_p99") <= p99_bound && stat(m, "callback_load_max") <= max_bound;
+    return m->xruns == 0 && cb_stat(m, "voices_mixed") >= n &&
+           cb_stat(m, "callback_load_p99") <= p99_bound &&
+           cb_stat(m, "callback_load_max") <= max_bound;
 }
 
 static void print_line(const cb_cfg_t *c, int n, const cb_meas_t *m) {
@@ -282,13 +283,14 @@ static void print_line(const cb_cfg_t *c, int n, const cb_meas_t *m) {
            "underruns=%.0f voices_active=%.0f voices_mixed=%.0f voices_virtual=%.0f "
            "scene=%s voices_governed=%.0f governor_hits=%.0f overruns=%.0f hrtf=%.0f "
            "hrtf_voices=%.0f output_channels=%.0f mix_threads=%.0f mix_worker_late=%.0f\n",
-           c->driver, n, (int)stat(m, "period"), stat(m, "callback_load_p99"),
-           stat(m, "callback_load_max"), stat(m, "callback_us_p99"), stat(m, "callback_us_max"),
-           m->xruns, stat(m, "callback_us_avg"), stat(m, "callback_us_p50"), stat(m, "period_us"),
-           m->callbacks, m->underruns, stat(m, "voices_active"), stat(m, "voices_mixed"),
-           stat(m, "voices_virtual"), c->scene, stat(m, "voices_governed"),
-           stat(m, "governor_hits"), m->overruns, stat(m, "hrtf"), stat(m, "hrtf_voices"),
-           stat(m, "output_channels"), stat(m, "mix_threads"), m->late);
+           c->driver, n, (int)cb_stat(m, "period"), cb_stat(m, "callback_load_p99"),
+           cb_stat(m, "callback_load_max"), cb_stat(m, "callback_us_p99"),
+           cb_stat(m, "callback_us_max"), m->xruns, cb_stat(m, "callback_us_avg"),
+           cb_stat(m, "callback_us_p50"), cb_stat(m, "period_us"), m->callbacks, m->underruns,
+           cb_stat(m, "voices_active"), cb_stat(m, "voices_mixed"), cb_stat(m, "voices_virtual"),
+           c->scene, cb_stat(m, "voices_governed"), cb_stat(m, "governor_hits"), m->overruns,
+           cb_stat(m, "hrtf"), cb_stat(m, "hrtf_voices"), cb_stat(m, "output_channels"),
+           cb_stat(m, "mix_threads"), m->late);
     fflush(stdout);
 }
 
@@ -322,7 +324,7 @@ static int step_of(const cb_find_t *f, int n) {
  * preempted callback sets it, whatever the count. */
 static int step_down(const cb_find_t *f, int n, const cb_meas_t *m) {
     int next = n - step_of(f, n);
-    double p99 = stat(m, "callback_load_p99");
+    double p99 = cb_stat(m, "callback_load_p99");
     if (p99 > f->p99_bound && (int)(n * f->p99_bound / p99) < next)
         next = (int)(n * f->p99_bound / p99);
     return next > 0 ? next : 0;
@@ -355,8 +357,9 @@ static int search(const cb_cfg_t *c, const cb_find_t *f, int *found, int *trials
             fprintf(stderr,
                     "# trial voices=%d held=%d xruns=%.0f p99_load=%.4f max_load=%.4f "
                     "voices_mixed=%.0f voices_governed=%.0f\n",
-                    n, ok, m.xruns, stat(&m, "callback_load_p99"), stat(&m, "callback_load_max"),
-                    stat(&m, "voices_mixed"), stat(&m, "voices_governed"));
+                    n, ok, m.xruns, cb_stat(&m, "callback_load_p99"),
+                    cb_stat(&m, "callback_load_max"), cb_stat(&m, "voices_mixed"),
+                    cb_stat(&m, "voices_governed"));
         }
         if (ok)
             lo = n;
@@ -387,7 +390,7 @@ static int find_max(const cb_cfg_t *c, const cb_find_t *f) {
         run_stop(&r, 0);
         ok = held(&m, n, f->p99_bound, f->max_bound);
         fprintf(stderr, "# confirm voices=%d held=%d xruns=%.0f p99_load=%.4f max_load=%.4f\n", n,
-                ok, m.xruns, stat(&m, "callback_load_p99"), stat(&m, "callback_load_max"));
+                ok, m.xruns, cb_stat(&m, "callback_load_p99"), cb_stat(&m, "callback_load_max"));
         if (!ok) n = step_down(f, n, &m);
     }
     printf("callback-max driver=%s mix_threads=%.0f scene=%s voices=%d held_s=%g xruns=%.0f "
@@ -395,13 +398,13 @@ static int find_max(const cb_cfg_t *c, const cb_find_t *f) {
            "underruns=%.0f voices_mixed=%.0f voices_governed=%.0f mix_worker_late=%.0f "
            "period=%d held=%d confirm_tries=%d trials=%d trial_s=%g retries=%d resolution_pct=%g "
            "p99_bound=%g max_bound=%g max_voices=%d capped=%d cpu_budget=%s search_s=%.1f\n",
-           c->driver, stat(&m, "mix_threads"), c->scene, last, f->settle, m.xruns,
-           stat(&m, "callback_load_p99"), stat(&m, "callback_load_max"),
-           stat(&m, "callback_us_p99"), stat(&m, "callback_us_max"), stat(&m, "callback_us_avg"),
-           m.overruns, m.underruns, stat(&m, "voices_mixed"), stat(&m, "voices_governed"), m.late,
-           c->period, ok, tries, trials, f->trial, f->retries, f->res, f->p99_bound, f->max_bound,
-           f->max_voices, ok && last == f->max_voices, c->budget,
-           (double)(bd_now_ns() - t0) / BD_NS_PER_S);
+           c->driver, cb_stat(&m, "mix_threads"), c->scene, last, tries ? f->settle : 0.0, m.xruns,
+           cb_stat(&m, "callback_load_p99"), cb_stat(&m, "callback_load_max"),
+           cb_stat(&m, "callback_us_p99"), cb_stat(&m, "callback_us_max"),
+           cb_stat(&m, "callback_us_avg"), m.overruns, m.underruns, cb_stat(&m, "voices_mixed"),
+           cb_stat(&m, "voices_governed"), m.late, c->period, ok, tries, trials, f->trial,
+           f->retries, f->res, f->p99_bound, f->max_bound, f->max_voices,
+           ok && last == f->max_voices, c->budget, (double)(bd_now_ns() - t0) / BD_NS_PER_S);
     fflush(stdout);
     return 0;
 }

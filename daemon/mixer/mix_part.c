@@ -308,6 +308,7 @@ static uint32_t collect(hl_mix_part_t *p, worker_t *t, const uint8_t *who, uint6
     *late = 1;
     if (wait_done(p, t, mine, hard)) return mine;
     const uint32_t d = atomic_load_explicit(&t->done, memory_order_acquire);
+    if (d >= mine) return mine;                 /* it finished after all */
     for (uint32_t q = 0, k = 0; q < t->np; q++) /* its d-th partition: the one it is inside */
         if (who[q] == w && k++ == d) quarantine(p, t, q);
     atomic_fetch_add_explicit(&p->dropped, 1, memory_order_relaxed);
@@ -444,7 +445,7 @@ const uint32_t *hl_mix_part_block_rt(hl_mixer_t *m, hl_mix_chunk_fn chunk, uint3
     worker_t *use[HL_MIX_THREADS];
     uint32_t nt = 1;
     for (uint32_t w = 1; w < p->cfg.threads; w++)
-        if (!p->w[w].busy && np > 1) use[nt++] = &p->w[w];
+        if (!p->w[w].busy && nt < np) use[nt++] = &p->w[w];
     const uint32_t *list = nt > 1 || p->q_total ? fill_list(p, m, na) : m->rt_active;
     uint32_t g = ++p->gen ? p->gen : ++p->gen; /* never 0 nor QUIT */
     if (g == HL_MIX_PART_QUIT) g = p->gen = 1;

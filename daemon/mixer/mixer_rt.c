@@ -349,7 +349,9 @@ static int process_voice(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n, uint64_t n
         }
     }
     if (m->height && (v->flags & HL_MIX_3D)) hl_surround_height_advance_rt(v, n);
-    v->end_frame = m->clock + n;
+    if (!d)
+        v->end_frame = m->clock + n; /* a partition's voice cannot end this block, and a
+                                      * stuck worker must not read the clock */
     if (finished) {
         v->end_reason = HL_MIX_END_FINISHED;
         if (!v->hrtf || !m->hrtf_v[v->slot].valid) return 1;

@@ -363,7 +363,7 @@ cubic_mix_mono_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const flo
         __m256 f;
         const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
         __m256 a, b, c, d;
-        if (reach == HL_REACH_GATHER) { /* each lane's four taps (hl_lane_taps8) */
+        if (reach == HL_REACH_LANES) { /* each lane's four taps (hl_lane_taps8) */
             __m256 p[4];
             hl_lane_taps8(s, x0, step, 1, 1, p);
             a = p[0], b = p[1], c = p[2], d = p[3];
@@ -429,13 +429,13 @@ HL_AVX2_ATTR static void cubic_mix_mono_avx2(float *HL_RESTRICT al, float *HL_RE
     else if (flat && reach == HL_REACH_9)
         t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1, HL_REACH_9);
     else if (flat)
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1, HL_REACH_GATHER);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 1, HL_REACH_LANES);
     else if (reach == HL_REACH_8)
         t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_8);
     else if (reach == HL_REACH_9)
         t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_9);
     else
-        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_GATHER);
+        t = cubic_mix_mono_loop_avx2(al, ar, s, avail, n, frac, step, g, 0, HL_REACH_LANES);
     mono_mix_ref_avx2(al, ar, s, t, n, frac, step, g, 1);
 }
 
@@ -481,7 +481,7 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
         __m256 f;
         const __m256i rel = lanes8_at(&ln, (uint32_t)x0, &f);
         __m256 tl[5], tr[5];
-        if (reach != HL_REACH_GATHER) {
+        if (reach != HL_REACH_LANES) {
             if ((uint32_t)i0 + span > avail)
                 break; /* the window would leave the buffer: finish in scalar */
             __m256i over = _mm256_setzero_si256(), rc = rel;
@@ -544,20 +544,20 @@ stereo_mix_loop_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar, const float *
 }
 
 /* One instance per (flat gains, reach): linear keeps its windows to
- * step <= 1 and gathers above. */
+ * step <= 1 and loads each lane's taps above (hl_lane_taps8). */
 #define HL_STEREO_LOOP(FLAT, CUBIC, DOWN)                                                          \
     (reach == HL_REACH_8                                                                           \
          ? stereo_mix_loop_avx2(al, ar, s, avail, n, frac, step, g, FLAT, CUBIC, DOWN, HL_REACH_8) \
      : reach == HL_REACH_9                                                                         \
          ? stereo_mix_loop_avx2(al, ar, s, avail, n, frac, step, g, FLAT, CUBIC, DOWN, HL_REACH_9) \
          : stereo_mix_loop_avx2(al, ar, s, avail, n, frac, step, g, FLAT, CUBIC, DOWN,             \
-                                HL_REACH_GATHER))
+                                HL_REACH_LANES))
 #define HL_STEREO_MIX_AVX2(NAME, CUBIC, DOWN)                                                      \
     HL_AVX2_ATTR static void NAME##_avx2(float *HL_RESTRICT al, float *HL_RESTRICT ar,             \
                                          const float *HL_RESTRICT s, uint32_t avail, uint32_t n,   \
                                          uint32_t frac, uint64_t step, const hl_gain_ramp_t *g) {  \
         int reach = hl_reach(step);                                                                \
-        if (!(CUBIC) && reach == HL_REACH_9) reach = HL_REACH_GATHER;                              \
+        if (!(CUBIC) && reach == HL_REACH_9) reach = HL_REACH_LANES;                               \
         uint32_t t =                                                                               \
             hl_gain_is_const(g) ? HL_STEREO_LOOP(1, CUBIC, DOWN) : HL_STEREO_LOOP(0, CUBIC, DOWN); \
         stereo_mix_ref_avx2(al, ar, s, t, n, frac, step, g, CUBIC, DOWN);                          \
@@ -622,18 +622,14 @@ HL_STEREO_MIX_AVX512(cubic_mix_downmix, 1, 1)
 HL_STEREO_MIX_AVX512(interp_mix_stereo, 0, 0)
 HL_STEREO_MIX_AVX512(interp_mix_downmix, 0, 1)
 
-/* The AVX-512 level's table with its Catmull-Rom stereo pair (CMS, CMD):
- * the 16-lane ones, or AVX2 ones where a per-kernel choice measures them
- * faster (hl_mix_kernels_avx512_best). */
-#define HL_TABLE_AVX512(CMS, CMD)                                                                  \
-    {                                                                                              \
-        mix_mono_avx512, mix_stereo_avx2, mix_downmix_avx2, interp_mono_avx2, interp_stereo_avx2,  \
-            interp_downmix_avx2, interp_mix_mono_avx512, mix_planar_avx2, cubic_mono_avx2,         \
-            cubic_stereo_avx2, cubic_downmix_avx2, cubic_mix_mono_avx512, CMS, CMD,                \
-            interp_mix_stereo_avx512, interp_mix_downmix_avx512, hl_interp_mix_mono2_avx512        \
-    }
-static const hl_mix_kernels_t kernels_avx512 =
-    HL_TABLE_AVX512(cubic_mix_stereo_avx512, cubic_mix_downmix_avx512);
+/* The AVX-512 level's table: the 16-lane kernels, AVX2 where none is. */
+static const hl_mix_kernels_t kernels_avx512 = {
+    mix_mono_avx512,           mix_stereo_avx2,           mix_downmix_avx2,
+    interp_mono_avx2,          interp_stereo_avx2,        interp_downmix_avx2,
+    interp_mix_mono_avx512,    mix_planar_avx2,           cubic_mono_avx2,
+    cubic_stereo_avx2,         cubic_downmix_avx2,        cubic_mix_mono_avx512,
+    cubic_mix_stereo_avx512,   cubic_mix_downmix_avx512,  interp_mix_stereo_avx512,
+    interp_mix_downmix_avx512, hl_interp_mix_mono2_avx512};
 const hl_mix_kernels_t *const hl_mix_kernels_avx512 = &kernels_avx512;
 
 /* The default at the AVX-512 level: per kernel the faster set as measured

@@ -137,7 +137,7 @@ extern const hl_mix_kernels_t *const hl_mix_kernels_avx512;
 int hl_mix_kernels_avx512_usable(void);
 /* The default at the AVX-512 level: each kernel from the set measured faster
  * (mix_kernels.c says which and gives the figures; on Zen 4 every AVX-512
- * kernel but the Catmull-Rom stereo and downmix ones); the strict AVX-512
+ * kernel, so the AVX-512 table itself); the strict AVX-512
  * table when the cap was set to avx512
  * (hl_simd_strict). */
 extern const hl_mix_kernels_t *const hl_mix_kernels_avx512_best;

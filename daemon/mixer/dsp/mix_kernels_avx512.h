@@ -121,13 +121,13 @@ hl_lane_taps8(const float *s, uint64_t x, uint64_t step, const int cubic, const 
 
 /* How an AVX2 iteration's eight lanes find their taps; a constant in each
  * instance of the window loops. */
-#define HL_REACH_GATHER 0 /* step > 9/8: each lane's taps (hl_lane_taps8), no gather */
+#define HL_REACH_LANES  0 /* step > 9/8: each lane's taps (hl_lane_taps8), no gather */
 #define HL_REACH_8      1 /* step <= 1: lane offsets from the first lane's index in 0..7 */
 #define HL_REACH_9      2 /* 1 < step <= 9/8: offsets in 0..8 */
 #define HL_STEP_REACH_9 (HL_FP_ONE + HL_FP_ONE / 8)
 
 static inline int hl_reach(uint64_t step) {
-    return step <= HL_FP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_GATHER;
+    return step <= HL_FP_ONE ? HL_REACH_8 : step <= HL_STEP_REACH_9 ? HL_REACH_9 : HL_REACH_LANES;
 }
 
 /* Catmull-Rom through b (f = 0) and c (f = 1), the same polynomial as
