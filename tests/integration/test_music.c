@@ -565,6 +565,12 @@ static void realtime_beats(void **state) {
     while (rt_beat_pos(nbeats) < RT_LEN)
         nbeats++;
     assert_int_equal((uint64_t)st.n, nbeats);
+    /* a stall of the machine (a VM's stolen time) shows as an xrun and moves
+     * the clock estimate by its length: the frames then say nothing of
+     * time_ns beyond its order */
+    const double xruns = th_stat(h, "xruns");
+    if (xruns != 0)
+        print_message("realtime_beats: %.0f xrun(s): time_ns checked for order only\n", xruns);
     int64_t lat[RT_EVENTS];
     for (int i = 0; i < st.n; i++) {
         uint64_t k = (uint64_t)i;
@@ -580,7 +586,7 @@ static void realtime_beats(void **state) {
         if (i > 0) {
             double dt = (double)(st.ev[i].time_ns - st.ev[0].time_ns) / 1e9;
             double df = (double)(st.ev[i].frame - st.ev[0].frame) / RT_RATE;
-            if (!(fabs(dt - df) < 0.050))
+            if (xruns != 0 ? st.ev[i].time_ns < st.ev[i - 1].time_ns : !(fabs(dt - df) < 0.050))
                 fail_msg("beat %d: %.4f s after the first by time_ns, %.4f s by frames", i, dt, df);
         }
         lat[i] = (int64_t)(st.ev[i].arrival_ns - st.ev[i].time_ns);
