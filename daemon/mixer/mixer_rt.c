@@ -155,20 +155,29 @@ static int update_3d(hl_mixer_t *m, hl_rt_voice_t *v, uint32_t n) {
 /* After a block: caches the voice in its first line when nothing about it
  * moves (see hl_rt_fast_t); only mono PCM voices with linear interpolation
  * qualify, the common case, and 3D ones only while audible. */
+/* A started PCM voice whose envelope, fades, stream switch, pitch, Doppler
+ * and (3D) pan pair are all settled, and no LFE send (the full path's):
+ * what both a steady voice (fast_refresh) and a partition's full-path voice
+ * (edge_in_part) need. */
+static inline int voice_settled(const hl_mixer_t *m, const hl_rt_voice_t *v) {
+    if (v->stream || !v->started || v->env_mode != HL_ENV_RUN || v->env.rem || v->xf.rem ||
+        v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE || v->pitch_pos < v->pitch_len ||
+        v->doppler != v->dop_target ||
+        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f)))
+        return 0;
+    return !(v->flags & HL_MIX_3D) ||
+           !(v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far);
+}
+
 static void fast_refresh(const hl_mixer_t *m, hl_rt_voice_t *v) {
     hl_rt_fast_t *f = &v->f;
     f->steady = 0;
     f->ramp = 0;
-    if (v->stream || v->src.ch != 1 || v->env_mode != HL_ENV_RUN || v->env.rem || v->gl.rem ||
-        v->gr.rem || v->xf.rem || v->xf.cur != 1.0f || v->sw_mode != HL_SW_NONE ||
-        v->pitch_pos < v->pitch_len || !v->started || v->doppler != v->dop_target || !v->pcm ||
-        !v->pcm->finite || /* unchecked samples stay on the guarded path */
-        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f))) /* LFE: full path */
+    if (!voice_settled(m, v) || v->src.ch != 1 || v->gl.rem || v->gr.rem || !v->pcm ||
+        !v->pcm->finite) /* unchecked samples stay on the guarded path */
         return;
     if (v->flags & HL_MIX_3D) {
-        if (v->sp_gen != m->listener_gen || v->pos_rem || v->gain.rem || v->sp_far ||
-            v->gl.target != v->sp_l || v->gr.target != v->sp_r || v->sp_pend)
-            return;
+        if (v->gl.target != v->sp_l || v->gr.target != v->sp_r || v->sp_pend) return;
         f->lgen = m->listener_gen;
     } else {
         f->lgen = 0;
@@ -547,16 +556,9 @@ process_fast(hl_mixer_t *m, hl_rt_fast_t *f, uint32_t n, uint32_t *mixed, uint32
  * second pass. */
 static int edge_in_part(const hl_mixer_t *m, uint32_t s, uint32_t n) {
     const hl_rt_voice_t *v = &m->rt[s];
-    if (v->stream || v->channels != 1 || v->post || v->hrtf || v->htail || !v->started ||
-        v->env_mode != HL_ENV_RUN || v->env.rem || v->sw_mode != HL_SW_NONE || v->xf.rem ||
-        v->xf.cur != 1.0f || v->pitch_pos < v->pitch_len || v->doppler != v->dop_target ||
-        (m->lfe_ch >= 0 && (v->lfe.cur != 0.0f || v->lfe.target != 0.0f)))
-        return 0;
-    if (v->flags & HL_MIX_3D) {
-        if (m->height || m->nch > HL_MIX_PART_CH || v->sp_gen != m->listener_gen || v->pos_rem ||
-            v->gain.rem || v->sp_far) /* beyond the partition's planes, or a new pair */
-            return 0;
-    }
+    if (!voice_settled(m, v) || v->channels != 1 || v->post || v->hrtf || v->htail) return 0;
+    if ((v->flags & HL_MIX_3D) && (m->height || m->nch > HL_MIX_PART_CH))
+        return 0; /* beyond the partition's planes */
     return (v->loop_on && v->loops_left == HL_LOOP_FOREVER) ||
            v->f.cursor + (uint64_t)n * voice_step(v) < v->src.end_fp;
 }
